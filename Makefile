@@ -1,0 +1,36 @@
+# gtidkit: two commands on a fresh machine.
+#   make demo   generate a small multi-host fleet of binlogs and run the PySpark pipeline on it
+#               (and on ../shared/research/fixtures/binlogs when present)
+#   make test   run the test suite
+PY ?= python3
+VENV := .venv
+PYBIN := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+export SPARK_LOCAL_IP ?= 127.0.0.1
+export PYSPARK_PYTHON := $(abspath $(PYBIN))
+export PYSPARK_DRIVER_PYTHON := $(abspath $(PYBIN))
+
+.PHONY: install test demo bench lint clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(PYBIN) -m pip install -q --upgrade pip
+	$(PYBIN) -m pip install -q -e '.[spark,dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: $(STAMP)
+	$(PYBIN) -m pytest -q -p no:cacheprovider
+
+demo: $(STAMP)
+	$(VENV)/bin/gtidkit pipeline demo --output demo-out
+
+bench: $(STAMP)
+	$(PYBIN) bench/run_all.py
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests bench
+
+clean:
+	rm -rf $(VENV) demo-out bench/out

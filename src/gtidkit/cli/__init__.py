@@ -1,0 +1,1 @@
+"""Command-line shell (click + rich). Imports anything; imported by nothing."""

@@ -1,0 +1,8 @@
+"""`gtidkit binlog` subcommands."""
+
+import click
+
+
+@click.group("binlog")
+def binlog() -> None:
+    """binlog subcommands."""

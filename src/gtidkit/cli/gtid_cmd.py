@@ -1,0 +1,8 @@
+"""`gtidkit gtid` subcommands."""
+
+import click
+
+
+@click.group("gtid")
+def gtid() -> None:
+    """gtid subcommands."""

@@ -1,0 +1,1 @@
+"""MySQL wire protocol and session tracking (WL#6972). Not yet built: see the issue tracker."""
