@@ -1,8 +1,13 @@
-"""`gtidkit binlog` subcommands."""
+"""`gtidkit binlog` subcommands: show (reader) and generate (generator)."""
 
 import click
+
+from gtidkit.cli.binlog_generate import generate
 
 
 @click.group("binlog")
 def binlog() -> None:
-    """binlog subcommands."""
+    """Read and write MySQL binary logs."""
+
+
+binlog.add_command(generate)
