@@ -1,0 +1,86 @@
+"""The import direction of STYLE.md §3, checked by walking every import statement in src/gtidkit.
+
+gtid <- binlog <- engine <- protocol <- replication <- cli; pipeline rests on gtid and binlog only, and only cli
+imports pipeline. Codecs (pure modules) never import the edge modules of their package.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "gtidkit"
+
+#: package -> packages of ours it may import (besides itself and gtidkit.errors / gtidkit top level).
+ALLOWED = {
+    "gtid": set(),
+    "binlog": {"gtid"},
+    "engine": {"gtid", "binlog"},
+    "protocol": {"gtid", "binlog", "engine"},
+    "replication": {"gtid", "binlog", "engine", "protocol"},
+    "pipeline": {"gtid", "binlog"},
+    "cli": {"gtid", "binlog", "engine", "protocol", "replication", "pipeline"},
+}
+
+#: modules that do I/O (the edges) -- pure modules of the same package must not import them.
+EDGES = {"binlog": {"file", "writer", "generate"}, "engine": {"storage"}, "protocol": {"server"}}
+#: pure codec modules (no I/O at all).
+PURE = {
+    "binlog": {"constants", "versions", "cursor", "header", "codec", "stream", "transactions", "events"},
+}
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    pkg_parts = path.relative_to(SRC.parent).with_suffix("").parts[:-1]
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(pkg_parts[: len(pkg_parts) - node.level + 1])
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            names.append(mod)
+            names.extend(f"{mod}.{alias.name}" for alias in node.names)
+    return names
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in SRC.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_import_direction(path: Path) -> None:
+    rel = path.relative_to(SRC)
+    if len(rel.parts) == 1:
+        return  # gtidkit/__init__.py, errors.py, __main__.py
+    package = rel.parts[0]
+    allowed = ALLOWED[package] | {package}
+    for name in _imports(path):
+        if not name.startswith("gtidkit."):
+            continue
+        target = name.split(".")[1]
+        if target in {"errors", "__version__"}:
+            continue
+        assert target in allowed, f"{rel} imports gtidkit.{target}, which {package} may not import"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_pure_modules_do_no_io(path: Path) -> None:
+    rel = path.relative_to(SRC)
+    if len(rel.parts) < 2 or rel.parts[0] not in PURE:
+        return
+    package, module = rel.parts[0], rel.parts[1].removesuffix(".py")
+    if module not in PURE[package]:
+        return
+    for name in _imports(path):
+        parts = name.split(".")
+        assert not (len(parts) >= 3 and parts[:2] == ["gtidkit", package] and parts[2] in EDGES[package]), (
+            f"pure module {rel} imports the edge {name}"
+        )
+        assert parts[0] not in {"socket", "threading", "sqlite3", "subprocess"}, f"pure module {rel} imports {name}"
