@@ -1,1 +1,83 @@
-"""(filled in by its owner)."""
+"""gtidkit.binlog: MySQL binary-log event codecs (pure, no I/O) and the file reader (``binlog/file.py``).
+
+Byte layouts follow MySQL's libbinlogevents (``libs/mysql/binlog/event/``) and
+../shared/research/formats.md §1-3. Every event class decodes and encodes (mirror images); unknown event types
+are kept as :class:`UnknownEvent`. The writer (``gtidkit.binlog.writer``) and the generator
+(``gtidkit.binlog.generate``) are imported by their full module paths.
+"""
+
+from gtidkit.binlog.codec import BinlogEvent, UnknownEvent, decode_event, encode_event
+from gtidkit.binlog.constants import (
+    EVENT_TYPE_NAMES,
+    ChecksumAlg,
+    EventFlags,
+    EventType,
+    GtidFlags,
+    event_type_name,
+)
+from gtidkit.binlog.cursor import Cursor, Writer
+from gtidkit.binlog.events import (
+    FormatDescriptionEvent,
+    GtidEvent,
+    HeartbeatEvent,
+    HeartbeatV2Event,
+    IntvarEvent,
+    PreviousGtidsEvent,
+    QueryEvent,
+    RandEvent,
+    RotateEvent,
+    RowsEvent,
+    StopEvent,
+    TableMapEvent,
+    TransactionPayloadEvent,
+    UserVarEvent,
+    XidEvent,
+)
+from gtidkit.binlog.file import FileScan, PositionedEvent, iter_transactions, read_events, scan_file
+from gtidkit.binlog.header import EventHeader
+from gtidkit.binlog.stream import NEED_DATA, BinlogStream
+from gtidkit.binlog.transactions import Transaction, TransactionParser
+from gtidkit.errors import BinlogDecodeError, BinlogError, ChecksumMismatchError
+
+__all__ = [
+    "EVENT_TYPE_NAMES",
+    "NEED_DATA",
+    "BinlogDecodeError",
+    "BinlogError",
+    "BinlogEvent",
+    "BinlogStream",
+    "ChecksumAlg",
+    "ChecksumMismatchError",
+    "Cursor",
+    "EventFlags",
+    "EventHeader",
+    "EventType",
+    "FileScan",
+    "FormatDescriptionEvent",
+    "GtidEvent",
+    "GtidFlags",
+    "HeartbeatEvent",
+    "HeartbeatV2Event",
+    "IntvarEvent",
+    "PositionedEvent",
+    "PreviousGtidsEvent",
+    "QueryEvent",
+    "RandEvent",
+    "RotateEvent",
+    "RowsEvent",
+    "StopEvent",
+    "TableMapEvent",
+    "Transaction",
+    "TransactionParser",
+    "TransactionPayloadEvent",
+    "UnknownEvent",
+    "UserVarEvent",
+    "Writer",
+    "XidEvent",
+    "decode_event",
+    "encode_event",
+    "event_type_name",
+    "iter_transactions",
+    "read_events",
+    "scan_file",
+]

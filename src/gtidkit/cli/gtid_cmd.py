@@ -1,8 +1,189 @@
-"""`gtidkit gtid` subcommands."""
+"""`gtidkit gtid ...`: a GTID-set calculator for DBAs (GTID_SUBSET / GTID_SUBTRACT in a shell).
+
+Every SET argument is GTID-set text in any form MySQL accepts; ``-`` reads it from standard input (so
+``mysql -NBe 'SELECT @@gtid_executed' | gtidkit gtid count -`` works). Results are printed the way MySQL
+prints them; bad input prints MySQL's error line (``ERROR 1772 (HY000): Malformed GTID set specification
+'x'.``) to stderr and exits with status 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import reduce
 
 import click
+
+from gtidkit.errors import MySQLError
+from gtidkit.gtid import GtidSet
+from gtidkit.gtid.encoding import malformed_encoding
+
+
+def _read(text: str) -> str:
+    return sys.stdin.read() if text == "-" else text
+
+
+def _parse(text: str) -> GtidSet:
+    return GtidSet.parse(_read(text))
+
+
+def _fail(err: MySQLError) -> None:
+    click.echo(str(err), err=True)
+    sys.exit(1)
+
+
+def _separator_options(fn: Callable) -> Callable:
+    """Add ``--separator TEXT`` (default ``,``; ``\\n`` is read as a newline) and ``--newline`` (MySQL's ``,\\n``)."""
+    fn = click.option(
+        "--newline",
+        "-n",
+        is_flag=True,
+        help="Separate UUIDs with ',\\n' as MySQL's @@gtid_executed does (same as --separator ',\\n').",
+    )(fn)
+    fn = click.option(
+        "--separator",
+        "-s",
+        default=",",
+        show_default=True,
+        help="Text between UUID groups; a literal \\n is read as a newline.",
+    )(fn)
+    return fn
+
+
+def _emit(s: GtidSet, separator: str, newline: bool) -> None:
+    sep = ",\n" if newline else separator.replace("\\n", "\n")
+    click.echo(s.to_text(sep))
 
 
 @click.group("gtid")
 def gtid() -> None:
-    """gtid subcommands."""
+    """GTID-set calculator: normalize, union, subtract, intersect, subset, count, encode, decode.
+
+    SET arguments are MySQL GTID-set text ('uuid:1-5:7,uuid2:tag:3'); '-' reads standard input.
+    """
+
+
+@gtid.command("normalize")
+@click.argument("gtid_set")
+@click.option("--commented", is_flag=True, help="mysqlbinlog's '# ' form ('# [empty]' for an empty set).")
+@_separator_options
+def normalize(gtid_set: str, commented: bool, separator: str, newline: bool) -> None:
+    """Print SET in MySQL's normalised form: sorted, merged, lowercase."""
+    try:
+        s = _parse(gtid_set)
+    except MySQLError as err:
+        _fail(err)
+        return
+    if commented:
+        click.echo(s.to_text(commented=True))
+    else:
+        _emit(s, separator, newline)
+
+
+@gtid.command("union")
+@click.argument("gtid_sets", nargs=-1, required=True)
+@_separator_options
+def union(gtid_sets: tuple[str, ...], separator: str, newline: bool) -> None:
+    """Print the union of one or more SETs."""
+    try:
+        result = reduce(GtidSet.union, [_parse(t) for t in gtid_sets])
+    except MySQLError as err:
+        _fail(err)
+        return
+    _emit(result, separator, newline)
+
+
+@gtid.command("intersect")
+@click.argument("gtid_sets", nargs=-1, required=True)
+@_separator_options
+def intersect(gtid_sets: tuple[str, ...], separator: str, newline: bool) -> None:
+    """Print the GTIDs present in every one of the SETs."""
+    try:
+        result = reduce(GtidSet.intersection, [_parse(t) for t in gtid_sets])
+    except MySQLError as err:
+        _fail(err)
+        return
+    _emit(result, separator, newline)
+
+
+@gtid.command("subtract")
+@click.argument("set_a")
+@click.argument("set_b")
+@_separator_options
+def subtract(set_a: str, set_b: str, separator: str, newline: bool) -> None:
+    """Print SET_A minus SET_B (like GTID_SUBTRACT(SET_A, SET_B))."""
+    try:
+        result = _parse(set_a) - _parse(set_b)
+    except MySQLError as err:
+        _fail(err)
+        return
+    _emit(result, separator, newline)
+
+
+@gtid.command("subset")
+@click.argument("set_a")
+@click.argument("set_b")
+def subset(set_a: str, set_b: str) -> None:
+    """Print 1 if SET_A is contained in SET_B, else 0 (like GTID_SUBSET(SET_A, SET_B))."""
+    try:
+        result = _parse(set_a) <= _parse(set_b)
+    except MySQLError as err:
+        _fail(err)
+        return
+    click.echo("1" if result else "0")
+
+
+@gtid.command("count")
+@click.argument("gtid_set")
+def count(gtid_set: str) -> None:
+    """Print the number of GTIDs in SET."""
+    try:
+        s = _parse(gtid_set)
+    except MySQLError as err:
+        _fail(err)
+        return
+    click.echo(str(s.count()))
+
+
+@gtid.command("encode")
+@click.argument("gtid_set")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "classic", "tagged"]),
+    default="auto",
+    show_default=True,
+    help="auto: tagged (MySQL 8.3+) iff the set has tags.",
+)
+def encode(gtid_set: str, fmt: str) -> None:
+    """Print the binary SID-block encoding of SET (Previous_gtids body) as hex."""
+    try:
+        s = _parse(gtid_set)
+    except MySQLError as err:
+        _fail(err)
+        return
+    tagged = {"auto": None, "classic": False, "tagged": True}[fmt]
+    try:
+        data = s.encode(tagged=tagged)
+    except ValueError as err:
+        raise click.UsageError(str(err)) from err
+    click.echo(data.hex())
+
+
+@gtid.command("decode")
+@click.argument("hex_data")
+@_separator_options
+def decode(hex_data: str, separator: str, newline: bool) -> None:
+    """Decode HEX_DATA (a binary-encoded GTID set, e.g. from a Previous_gtids event) and print it as text."""
+    raw = _read(hex_data)
+    try:
+        data = bytes.fromhex("".join(raw.split()))
+    except ValueError:
+        _fail(malformed_encoding(None, None))
+        return
+    try:
+        s = GtidSet.decode(data)
+    except MySQLError as err:
+        _fail(err)
+        return
+    _emit(s, separator, newline)

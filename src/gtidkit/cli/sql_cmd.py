@@ -1,9 +1,90 @@
-"""`gtidkit sql`: run statements against an engine datadir. (Owner: engine work, issue 3.)"""
+"""`gtidkit sql`: open a datadir like starting mysqld, run statements in one session, print like `mysql --batch`.
+
+Output follows the mysql client's batch mode: per result set a header line of column names, then one line per
+row, fields separated by tabs, NULL printed as ``NULL``; special characters escaped as ``mysql --batch`` does
+(``\\t``, ``\\n``, ``\\\\``, ``\\0``). Statements without a result set print nothing. On the first error the
+message ``ERROR <code> (<sqlstate>): <message>`` goes to stderr, the server shuts down cleanly and the exit
+status is 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
 
 import click
 
 
+def _field(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).decode("utf-8", "replace")
+    text = str(value)
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\0", "\\0")
+
+
+def format_batch(columns: list[str], rows: list[tuple]) -> str:
+    """One result set as ``mysql --batch`` prints it (header line, tab-separated rows, trailing newline)."""
+    lines = ["\t".join(_field(c) for c in columns)]
+    lines.extend("\t".join(_field(v) for v in row) for row in rows)
+    return "\n".join(lines) + "\n"
+
+
 @click.command("sql")
-def sql() -> None:
-    """Run SQL statements against a gtidkit datadir (not built yet)."""
-    raise click.ClickException("gtidkit sql is not built yet")
+@click.option("--datadir", required=True, type=click.Path(file_okay=False), help="Data directory (created if new).")
+@click.option("--gtid-mode", default="ON", show_default=True,
+              type=click.Choice(["OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON"], case_sensitive=False))
+@click.option("--enforce-gtid-consistency", default=None,
+              type=click.Choice(["OFF", "ON", "WARN"], case_sensitive=False))
+@click.option("--log-bin/--skip-log-bin", default=False, show_default=True, help="Binary logging on or off.")
+@click.option("--log-replica-updates/--skip-log-replica-updates", "--log-slave-updates/--skip-log-slave-updates",
+              default=True, show_default=True)
+@click.option("--gtid-executed-compression-period", type=int, default=None)
+@click.option("--server-id", type=int, default=None)
+@click.option("--binlog-format", default=None, type=click.Choice(["ROW", "STATEMENT", "MIXED"], case_sensitive=False))
+@click.option("--max-binlog-size", type=int, default=None)
+@click.option("--sync-binlog", type=int, default=None)
+@click.option("--binlog-checksum", default=None, type=click.Choice(["NONE", "CRC32"], case_sensitive=False))
+@click.option("-e", "--execute", "statements", required=True, help="Statements to run, separated by ';'.")
+def sql(datadir: str, gtid_mode: str, enforce_gtid_consistency: str | None, log_bin: bool,
+        log_replica_updates: bool, gtid_executed_compression_period: int | None, server_id: int | None,
+        binlog_format: str | None, max_binlog_size: int | None, sync_binlog: int | None,
+        binlog_checksum: str | None, statements: str) -> None:
+    """Run SQL statements against a gtidkit datadir (the server starts, runs them, shuts down)."""
+    from gtidkit.engine import Server
+    from gtidkit.engine.sql import split_statements
+    from gtidkit.errors import MySQLError
+
+    options: dict[str, Any] = {"gtid_mode": gtid_mode.upper(), "log_bin": log_bin,
+                               "log_replica_updates": log_replica_updates}
+    for name, value in (("enforce_gtid_consistency", enforce_gtid_consistency),
+                        ("gtid_executed_compression_period", gtid_executed_compression_period),
+                        ("server_id", server_id), ("binlog_format", binlog_format),
+                        ("max_binlog_size", max_binlog_size), ("sync_binlog", sync_binlog),
+                        ("binlog_checksum", binlog_checksum)):
+        if value is not None:
+            options[name] = value.upper() if isinstance(value, str) else value
+    try:
+        server = Server.open(datadir, **options)
+    except MySQLError as err:
+        click.echo(f"ERROR {err.code} ({err.sqlstate}): {err.message}", err=True)
+        sys.exit(1)
+    failed = False
+    try:
+        session = server.session()
+        for text in split_statements(statements):
+            try:
+                result = session.execute_one(text)
+            except MySQLError as err:
+                click.echo(f"ERROR {err.code} ({err.sqlstate}): {err.message}", err=True)
+                failed = True
+                break
+            if result.columns:
+                sys.stdout.write(format_batch(result.columns, result.rows))
+        session.close()
+    finally:
+        server.shutdown()
+    sys.stdout.flush()
+    if failed:
+        sys.exit(1)

@@ -13,10 +13,10 @@ returns normalised flat tuples and never expands GNOs, so cost is linear in the 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import repeat
-from operator import add, le, lt
-from typing import Iterable
+from operator import add, le, lt, sub
 
 #: Largest usable GNO: MySQL reserves INT64_MAX (2**63-1) as the exclusive bound (``GNO_END``).
 MAX_GNO = 2**63 - 2
@@ -37,7 +37,9 @@ class Interval:
 
     def __post_init__(self) -> None:
         if not (1 <= self.start <= self.end <= MAX_GNO):
-            raise ValueError(f"invalid GNO interval {self.start}-{self.end} (need 1 <= start <= end <= {MAX_GNO})")
+            raise ValueError(
+                f"invalid GNO interval {self.start}-{self.end} (need 1 <= start <= end <= {MAX_GNO})"
+            )
 
     def __len__(self) -> int:
         return self.end - self.start + 1
@@ -73,8 +75,7 @@ def normalize_pairs(pairs: Iterable[tuple[int, int]]) -> Flat:
     cs, ce = ordered[0]
     for s, e in ordered:
         if s <= ce + 1:
-            if e > ce:
-                ce = e
+            ce = max(ce, e)
         else:
             out.append(cs)
             out.append(ce)
@@ -151,7 +152,7 @@ def subtract(a: Flat, b: Flat) -> Flat:
         if s <= e:
             out.append(s)
             out.append(e)
-        j = k if k > j else j
+        j = max(j, k)
     return tuple(out)
 
 
@@ -174,10 +175,10 @@ def intersection(a: Flat, b: Flat) -> Flat:
     i = j = 0
     na, nb = len(a), len(b)
     while i < na and j < nb:
-        s = a[i] if a[i] > b[j] else b[j]
+        s = max(b[j], a[i])
         ae = a[i + 1]
         be = b[j + 1]
-        e = ae if ae < be else be
+        e = min(be, ae)
         if s <= e:
             out.append(s)
             out.append(e)
@@ -197,12 +198,11 @@ def is_subset(a: Flat, b: Flat) -> bool:
     if len(b) == 2:
         return True
     b_starts = b[0::2]
-    for i in range(0, len(a), 2):
-        k = bisect_right(b_starts, a[i]) - 1
-        # a normalised a-interval lies in b iff it lies inside the b-interval starting at or before it.
-        if k < 0 or b[2 * k + 1] < a[i + 1]:
-            return False
-    return True
+    b_ends = b[1::2]
+    # A normalised a-interval lies in b iff it ends within the b-interval starting at or before it. The index
+    # of that b-interval is bisect_right(b_starts, start) - 1, >= 0 because a[0] >= b[0]. All C-level loops.
+    owners = map(sub, map(bisect_right, repeat(b_starts), a[0::2]), repeat(1))
+    return all(map(le, a[1::2], map(b_ends.__getitem__, owners)))
 
 
 def overlaps(a: Flat, b: Flat) -> bool:

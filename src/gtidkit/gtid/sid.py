@@ -9,15 +9,15 @@ A SID is a :class:`uuid.UUID` (16 bytes, printed as 36 lowercase chars ``8-4-4-4
 from __future__ import annotations
 
 import re
-import uuid
 from uuid import UUID
 
 __all__ = [
-    "Sid",
     "TAG_MAX_LENGTH",
     "UUID_TEXT_LENGTH",
     "WHITESPACE",
+    "Sid",
     "format_sid",
+    "is_valid_tag",
     "normalize_tag",
     "parse_sid",
     "parse_sid_at",
@@ -117,9 +117,10 @@ def normalize_tag(tag: str) -> str:
 
     Raises:
         ValueError: if the trimmed text is not ``[A-Za-z_][A-Za-z0-9_]*`` of at most 32 characters.
+        TypeError: if ``tag`` is not a str.
     """
     if not isinstance(tag, str):
-        raise ValueError(f"tag must be a str, not {type(tag).__name__}")
+        raise TypeError(f"tag must be a str, not {type(tag).__name__}")
     t = tag.strip(WHITESPACE).lower()
     if t == "":
         return ""
@@ -131,6 +132,3 @@ def normalize_tag(tag: str) -> str:
 def is_valid_tag(tag: str) -> bool:
     """True if ``tag`` is already normal: ``""`` or 1..32 chars ``[a-z_][a-z0-9_]*``."""
     return tag == "" or _TAG_RE.fullmatch(tag) is not None
-
-
-_ = uuid  # keep the module import explicit for readers: SIDs are uuid.UUID

@@ -1,0 +1,170 @@
+"""Pipeline benchmark: a generated corpus (default 2 GB, 20 hosts) through the PySpark job on local[1] and
+local[2]; parallel efficiency and a cost estimate for 10 TB on a cluster. Writes section "pipeline".
+
+    .venv/bin/python bench/bench_pipeline.py                 # full size: 2 GB, 20 hosts
+    .venv/bin/python bench/bench_pipeline.py --size 200MB    # while developing (shared machine)
+
+Each Spark master runs in its own process (one JVM per run, as spark-submit would), via
+``python -m gtidkit.pipeline.app``; the figures are the job's own stage timings (JVM start excluded). A
+Spark-free baseline decodes the same files in this process with the same executor-side code
+(``gtidkit.pipeline.scan.scan_records``), which gives Spark's overhead per core.
+
+Parallel efficiency = T(local[1]) / (2 x T(local[2])); target >= 70 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from _results import update_section  # noqa: E402
+
+#: On-demand price of one vCPU-hour used for the estimate (AWS m6i.xlarge, 4 vCPU at $0.192/h, us-east-1).
+USD_PER_VCPU_HOUR = 0.048
+
+
+def parse_size(text: str) -> int:
+    """``2GB``, ``200MB``, ``512MiB``, or a byte count → bytes."""
+    m = re.fullmatch(r"\s*([\d.]+)\s*([KMGT]?)(i?)B?\s*", text, re.I)
+    if not m:
+        raise argparse.ArgumentTypeError(f"bad size {text!r}")
+    base = 1024 if m.group(3) else 1000
+    power = " KMGT".index(m.group(2).upper() or " ")
+    return int(float(m.group(1)) * base**power)
+
+
+def ensure_corpus(path: Path, size: int, hosts: int) -> dict:
+    """Generate the corpus unless ``path`` already holds one of the same size and host count."""
+    from gtidkit.binlog.generate import generate_corpus
+
+    manifest = path / "manifest.json"
+    if manifest.exists():
+        data = json.loads(manifest.read_text())
+        if data.get("kind") == "corpus" and len(data["hosts"]) == hosts and abs(data["total_bytes"] - size) < 0.05 * size:
+            return {"generated": False, "seconds": 0.0, "bytes": data["total_bytes"]}
+    t = time.perf_counter()
+    m = generate_corpus(path, size, hosts, overwrite=True)
+    return {"generated": True, "seconds": time.perf_counter() - t, "bytes": m.total_bytes}
+
+
+def run_job(master: str, corpus: Path, out: Path) -> dict:
+    """One pipeline run in a fresh process; returns its summary.json plus the process wall time."""
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable,
+               PYSPARK_DRIVER_PYTHON=sys.executable)
+    t = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "gtidkit.pipeline.app", "--master", master, "--input", str(corpus),
+         "--output", str(out)],
+        capture_output=True, text=True, env=env, check=False)
+    wall = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise SystemExit(f"pipeline on {master} failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+    summary = json.loads(proc.stdout)
+    summary["process_wall_s"] = wall
+    return summary
+
+
+def baseline(corpus: Path) -> dict:
+    """Spark-free: decode every file in this process with the executor-side code; seconds and bytes."""
+    from gtidkit.pipeline.layout import discover
+    from gtidkit.pipeline.scan import scan_records
+
+    layout = discover(corpus)
+    t = time.perf_counter()
+    n = 0
+    for spec in layout.files:
+        for _ in scan_records(spec):
+            n += 1
+    return {"seconds": time.perf_counter() - t, "bytes": layout.total_bytes, "records": n,
+            "files": len(layout.files)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--size", type=parse_size, default=parse_size("2GB"), help="corpus size (default 2GB)")
+    ap.add_argument("--hosts", type=int, default=20)
+    ap.add_argument("--workdir", type=Path, default=HERE / "out" / "pipeline")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the Spark-free baseline")
+    args = ap.parse_args()
+
+    corpus = args.workdir / f"corpus-{args.size}-{args.hosts}"
+    gen = ensure_corpus(corpus, args.size, args.hosts)
+    print(f"corpus {corpus}: {gen['bytes']} bytes ({'generated in %.1f s' % gen['seconds'] if gen['generated'] else 'reused'})")
+    base = None if args.no_baseline else baseline(corpus)
+    if base:
+        print(f"baseline (no Spark, 1 core): {base['seconds']:.1f} s, {base['bytes'] / base['seconds'] / 1e6:.1f} MB/s")
+    runs = {}
+    for master in ("local[1]", "local[2]"):
+        s = run_job(master, corpus, args.workdir / f"out-{master.strip('local[]')}")
+        runs[master] = s
+        print(f"{master}: timings {s['timings_s']} (process {s['process_wall_s']:.1f} s); counts {s['counts']}")
+    t1, t2 = runs["local[1]"]["timings_s"], runs["local[2]"]["timings_s"]
+    size = gen["bytes"]
+    job1 = t1["scan"] + t1["tables"] + t1["state"]
+    job2 = t2["scan"] + t2["tables"] + t2["state"]
+    eff_job = job1 / (2 * job2)
+    eff_scan = t1["scan"] / (2 * t2["scan"])
+    mbps_core = size / t1["scan"] / 1e6
+    # 10 TB estimate: the scan scales with cores (one task per file); per-core rate from local[1], discounted by
+    # the measured 2-core efficiency; the small-table stages are negligible at that size relative to the scan.
+    tb10 = 10e12
+    core_hours = tb10 / (mbps_core * 1e6 * min(1.0, eff_scan)) / 3600
+    cost = core_hours * USD_PER_VCPU_HOUR
+    wall_100 = core_hours / 100
+    files_10tb = int(tb10 / (1 << 30))
+    lines = [
+        "## Pipeline (PySpark job on a generated corpus)",
+        "",
+        f"Command: `.venv/bin/python bench/bench_pipeline.py --size {args.size} --hosts {args.hosts}`",
+        "",
+        f"Corpus: {size / 1e6:.0f} MB of MySQL 8.0 binlogs, {args.hosts} hosts, "
+        f"{runs['local[2]']['counts']['files']} files, {runs['local[2]']['counts']['transactions']} transactions "
+        f"(gtidkit.binlog.generate.generate_corpus). Machine: 2 cores shared with other work.",
+        "",
+        "| run | scan s | tables s | state s | job s | scan MB/s |",
+        "|---|---|---|---|---|---|",
+    ]
+    for master, s in runs.items():
+        t = s["timings_s"]
+        lines.append(f"| {master} | {t['scan']:.1f} | {t['tables']:.1f} | {t['state']:.1f} | "
+                     f"{t['scan'] + t['tables'] + t['state']:.1f} | {size / t['scan'] / 1e6:.1f} |")
+    if base:
+        lines.append(f"| no Spark, 1 core (scan only) | {base['seconds']:.1f} | | | | "
+                     f"{size / base['seconds'] / 1e6:.1f} |")
+    lines += [
+        "",
+        f"Parallel efficiency local[1] → local[2]: **{eff_job:.0%}** for the whole job, **{eff_scan:.0%}** for the "
+        f"scan stage (target >= 70 %).",
+    ]
+    if base:
+        lines.append(f"Spark overhead on one core (scan stage vs the same decoding without Spark): "
+                     f"{t1['scan'] / base['seconds']:.2f}x.")
+    lines += [
+        "",
+        "### Cost estimate for 10 TB on a cluster",
+        "",
+        f"- Measured decode rate: {mbps_core:.1f} MB/s per core in the Spark scan (local[1]). The scan is "
+        f"embarrassingly parallel (one task per binlog file; 10 TB of 1 GiB binlogs is ~{files_10tb} tasks), so "
+        f"it scales with cores at about the measured efficiency ({min(1.0, eff_scan):.0%}).",
+        f"- 10 TB ≈ **{core_hours:,.0f} core-hours** of scan ≈ {wall_100:,.1f} h on a 100-core cluster "
+        f"(e.g. 25 x m6i.xlarge), ≈ **${cost:,.0f}** on demand at ${USD_PER_VCPU_HOUR}/vCPU-hour "
+        "(spot is ~3x cheaper). The later stages work on one row per transaction, then on compressed "
+        "intervals, and add little; Parquet output is about 5-8 % of the input size.",
+        "- Input must be on storage the executors can read (HDFS/S3 mount/NFS); reading at this rate needs "
+        f"≈ {mbps_core * 100 / 1000:.1f} GB/s aggregate for 100 cores.",
+    ]
+    update_section("pipeline", "\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

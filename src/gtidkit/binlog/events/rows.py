@@ -1,0 +1,189 @@
+"""Row events: Table_map (fully decoded) and Write/Update/Delete rows v1/v2 and Update_rows_partial.
+
+MySQL source: ``libs/mysql/binlog/event/rows_event.h`` / ``.cpp`` (``Table_map_event``, ``Rows_event``).
+Row images are kept as opaque bytes (``body``): decoding them needs the table's column metadata and is not
+needed to track GTIDs; the header, table id, flags, extra data, column count and column bitmaps are decoded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gtidkit.binlog.constants import EventType
+from gtidkit.binlog.cursor import Cursor, CursorError, Writer
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from gtidkit.binlog.events.control import FormatDescriptionEvent
+
+#: Post-header with a 6-byte table id (5.1.4+); a 6-byte post-header means a 4-byte table id.
+TABLE_ID_LEN = 6
+OLD_TABLE_ID_LEN = 4
+
+_ENC = ("utf-8", "surrogateescape")
+
+
+def _table_id(body: Cursor, post_header_len: int) -> int:
+    return body.u32() if post_header_len == OLD_TABLE_ID_LEN + 2 else body.u48()
+
+
+def _put_table_id(out: Writer, post_header_len: int, table_id: int) -> None:
+    if post_header_len == OLD_TABLE_ID_LEN + 2:
+        out.u32(table_id)
+    else:
+        out.u48(table_id)
+
+
+@dataclass(frozen=True, slots=True)
+class TableMapEvent:
+    """TABLE_MAP_EVENT (19): maps a table id to a table definition for the rows events that follow.
+
+    | field             | size      | meaning                                               |
+    |-------------------|-----------|-------------------------------------------------------|
+    | table_id          | 6 (4)     | post-header                                           |
+    | flags             | 2         | post-header                                           |
+    | database          | 1+n+NUL   | length-prefixed, NUL-terminated                       |
+    | table             | 1+n+NUL   | length-prefixed, NUL-terminated                       |
+    | column_count      | packed    |                                                       |
+    | column_types      | n         | one MySQL type byte per column                        |
+    | metadata          | packed+n  | per-type metadata block                               |
+    | null_bitmap       | (n+7)/8   | nullable columns                                      |
+    | optional_metadata | rest      | 8.0 TLV block (signedness, names, …), kept as bytes   |
+    """
+
+    table_id: int
+    flags: int
+    database: str
+    table: str
+    column_types: bytes
+    metadata: bytes
+    null_bitmap: bytes
+    optional_metadata: bytes = b""
+
+    @property
+    def column_count(self) -> int:
+        """Number of columns."""
+        return len(self.column_types)
+
+    @classmethod
+    def decode(cls, body: Cursor, fde: FormatDescriptionEvent) -> Self:
+        """Decode every field; raises :class:`CursorError` on truncation or a missing NUL."""
+        post = fde.post_header_len(EventType.TABLE_MAP_EVENT)
+        table_id = _table_id(body, post)
+        flags = body.u16()
+        database = body.bytes(body.u8())
+        if body.u8() != 0:
+            raise CursorError("Table_map: database name is not NUL-terminated")
+        table = body.bytes(body.u8())
+        if body.u8() != 0:
+            raise CursorError("Table_map: table name is not NUL-terminated")
+        n = body.packed_int()
+        column_types = body.bytes(n)
+        metadata = body.bytes(body.packed_int())
+        null_bitmap = body.bytes((n + 7) // 8)
+        return cls(table_id, flags, database.decode(*_ENC), table.decode(*_ENC), column_types, metadata,
+                   null_bitmap, body.rest())
+
+    def encode(self, out: Writer, fde: FormatDescriptionEvent) -> None:
+        """Mirror of :meth:`decode`."""
+        _put_table_id(out, fde.post_header_len(EventType.TABLE_MAP_EVENT), self.table_id)
+        out.u16(self.flags)
+        for name in (self.database, self.table):
+            raw = name.encode(*_ENC)
+            out.u8(len(raw))
+            out.bytes(raw)
+            out.u8(0)
+        out.packed_int(len(self.column_types))
+        out.bytes(self.column_types)
+        out.packed_int(len(self.metadata))
+        out.bytes(self.metadata)
+        if len(self.null_bitmap) != (len(self.column_types) + 7) // 8:
+            raise ValueError("null_bitmap length does not match the column count")
+        out.bytes(self.null_bitmap)
+        out.bytes(self.optional_metadata)
+
+
+#: Rows event types whose body carries two column bitmaps (before and after image).
+_UPDATE_TYPES = frozenset(
+    {EventType.UPDATE_ROWS_EVENT_V1, EventType.UPDATE_ROWS_EVENT, EventType.PARTIAL_UPDATE_ROWS_EVENT}
+)
+#: Rows event type codes handled by :class:`RowsEvent`.
+ROWS_EVENT_TYPES = frozenset(
+    {
+        EventType.WRITE_ROWS_EVENT_V1,
+        EventType.UPDATE_ROWS_EVENT_V1,
+        EventType.DELETE_ROWS_EVENT_V1,
+        EventType.WRITE_ROWS_EVENT,
+        EventType.UPDATE_ROWS_EVENT,
+        EventType.DELETE_ROWS_EVENT,
+        EventType.PARTIAL_UPDATE_ROWS_EVENT,
+    }
+)
+#: Rows event flag ``STMT_END_F``: last rows event of the statement.
+STMT_END_F = 0x0001
+
+
+@dataclass(frozen=True, slots=True)
+class RowsEvent:
+    """WRITE/UPDATE/DELETE_ROWS v1 (23-25), v2 (30-32) and PARTIAL_UPDATE_ROWS (39).
+
+    | field          | size            | meaning                                            |
+    |----------------|-----------------|----------------------------------------------------|
+    | table_id       | 6 (4)           | post-header                                        |
+    | flags          | 2               | post-header (STMT_END_F = 1, …)                    |
+    | extra_len      | 2               | v2 only (post-header 10): includes these 2 bytes   |
+    | extra          | extra_len − 2   | v2 only, kept as bytes                             |
+    | column_count   | packed          |                                                    |
+    | columns_before | (n+7)/8         | columns present in the (before) image              |
+    | columns_after  | (n+7)/8         | update types only                                  |
+    | body           | rest            | row images, opaque                                 |
+
+    Args:
+        type_code: which rows event (23-25, 30-32, 39).
+    """
+
+    type_code: int
+    table_id: int
+    flags: int
+    extra: bytes | None
+    column_count: int
+    columns_before: bytes
+    columns_after: bytes | None
+    body: bytes
+
+    @classmethod
+    def decode_typed(cls, type_code: int, body: Cursor, fde: FormatDescriptionEvent) -> Self:
+        """Decode a rows event of ``type_code``; v2 extra data present when the post-header is 10 bytes."""
+        post = fde.post_header_len(type_code)
+        table_id = _table_id(body, post)
+        flags = body.u16()
+        extra = None
+        if post == TABLE_ID_LEN + 2 + 2:
+            extra_len = body.u16()
+            if extra_len < 2:
+                raise CursorError(f"rows event extra data length {extra_len} < 2")
+            extra = body.bytes(extra_len - 2)
+        n = body.packed_int()
+        nbytes = (n + 7) // 8
+        before = body.bytes(nbytes)
+        after = body.bytes(nbytes) if type_code in _UPDATE_TYPES else None
+        return cls(type_code, table_id, flags, extra, n, before, after, body.rest())
+
+    def encode(self, out: Writer, fde: FormatDescriptionEvent) -> None:
+        """Mirror of :meth:`decode_typed`."""
+        post = fde.post_header_len(self.type_code)
+        _put_table_id(out, post, self.table_id)
+        out.u16(self.flags)
+        if post == TABLE_ID_LEN + 2 + 2:
+            extra = self.extra or b""
+            out.u16(len(extra) + 2)
+            out.bytes(extra)
+        elif self.extra is not None:
+            raise ValueError("this FDE's rows layout (v1) has no extra data")
+        out.packed_int(self.column_count)
+        out.bytes(self.columns_before)
+        if self.type_code in _UPDATE_TYPES:
+            out.bytes(self.columns_after or b"")
+        out.bytes(self.body)

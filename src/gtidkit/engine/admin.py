@@ -1,0 +1,373 @@
+"""Administrative statements and GTID/binlog SHOW statements; the GTID SQL functions; SET gtid_purged.
+
+Sources: MySQL ``sql/rpl_source.cc`` / ``sql/binlog.cc`` (SHOW BINARY LOGS, SHOW BINARY LOG STATUS, SHOW BINLOG
+EVENTS, PURGE BINARY LOGS, RESET MASTER / RESET BINARY LOGS AND GTIDS, FLUSH LOGS), ``sql/sys_vars.cc``
+(``Sys_var_gtid_purged``), ``sql/item_gtid_func.cc`` (GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET),
+``sql/log_event.cc`` (``*::pack_info``: the Info column), formats.md §5.4–5.5, §8.1 and §8.4.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+import re
+from typing import TYPE_CHECKING, Any, Callable
+
+from gtidkit.binlog.constants import EVENT_TYPE_NAMES
+from gtidkit.binlog.events.control import (
+    FormatDescriptionEvent,
+    GtidEvent,
+    PreviousGtidsEvent,
+    RotateEvent,
+    XidEvent,
+)
+from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
+from gtidkit.binlog.events.statement import QueryEvent
+from gtidkit.engine import binlog_scan, gtid_table, sysvars
+from gtidkit.engine.session import Result
+from gtidkit.errors import BinlogDecodeError, MySQLError
+from gtidkit.gtid import GtidSet
+
+if TYPE_CHECKING:
+    from gtidkit.engine.server import Server
+    from gtidkit.engine.session import Session
+
+NO_BINLOG = (1381, "You are not using binary logging")
+
+_SHOW_BINARY_LOGS = re.compile(r"^\s*show\s+(?:binary|master)\s+logs\s*;?\s*$", re.I)
+_SHOW_STATUS = re.compile(r"^\s*show\s+(?:master\s+status|binary\s+log\s+status)\s*;?\s*$", re.I)
+_SHOW_EVENTS = re.compile(
+    r"^\s*show\s+binlog\s+events"
+    r"(?:\s+in\s+(?P<file>'[^']*'|\"[^\"]*\"))?"
+    r"(?:\s+from\s+(?P<pos>\d+))?"
+    r"(?:\s+limit\s+(?P<a>\d+)(?:\s*,\s*(?P<b>\d+))?)?\s*;?\s*$",
+    re.I,
+)
+_SHOW_VARS = re.compile(
+    r"^\s*show\s+(?:(?P<scope>global|session|local)\s+)?variables"
+    r"(?:\s+like\s+(?P<like>'[^']*'|\"[^\"]*\")|\s+where\s+(?P<where>.*))?\s*;?\s*$",
+    re.I | re.S,
+)
+_FLUSH_LOGS = re.compile(r"^\s*flush\s+(?:(?:local|no_write_to_binlog)\s+)?(?:(?:binary|engine|error|general|relay|slow)\s+)?logs\b", re.I)
+_FLUSH_ANY = re.compile(r"^\s*flush\b", re.I)
+_RESET = re.compile(r"^\s*reset\s+(?:master|binary\s+logs\s+and\s+gtids)(?:\s+to\s+(?P<n>\d+))?\s*;?\s*$", re.I)
+_PURGE = re.compile(
+    r"^\s*purge\s+(?:binary|master)\s+logs\s+(?:to\s+(?P<to>'[^']*'|\"[^\"]*\")|before\s+(?P<before>.+?))\s*;?\s*$",
+    re.I | re.S,
+)
+
+
+def _unq(s: str) -> str:
+    return s[1:-1]
+
+
+class Admin:
+    """Statement handlers bound to one server."""
+
+    def __init__(self, server: "Server") -> None:
+        self.server = server
+
+    # ------------------------------------------------------------------ SHOW
+    def show(self, session: "Session", text: str) -> Result | None:
+        """Handle a SHOW statement about binlogs, GTIDs or variables; None when the SQL layer should run it."""
+        if _SHOW_BINARY_LOGS.match(text):
+            return self.show_binary_logs()
+        if _SHOW_STATUS.match(text):
+            return self.show_binary_log_status()
+        m = _SHOW_EVENTS.match(text)
+        if m:
+            limit = None
+            offset = 0
+            if m.group("a") is not None:
+                if m.group("b") is not None:
+                    offset, limit = int(m.group("a")), int(m.group("b"))
+                else:
+                    limit = int(m.group("a"))
+            return self.show_binlog_events(
+                _unq(m.group("file")) if m.group("file") else None,
+                int(m.group("pos")) if m.group("pos") else None, offset, limit,
+            )
+        m = _SHOW_VARS.match(text)
+        if m:
+            return self.show_variables(session, m.group("scope"), _unq(m.group("like")) if m.group("like") else None,
+                                       m.group("where"))
+        return None
+
+    def show_binary_logs(self) -> Result:
+        """SHOW BINARY LOGS: Log_name, File_size, Encrypted. Raises 1381 when the binlog is off."""
+        blog = self.server.binlog
+        if blog is None:
+            raise MySQLError(*NO_BINLOG)
+        return Result(["Log_name", "File_size", "Encrypted"], [(n, size, "No") for n, size in blog.sizes()])
+
+    def show_binary_log_status(self) -> Result:
+        """SHOW BINARY LOG STATUS / SHOW MASTER STATUS (no row when the binlog is off)."""
+        cols = ["File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB", "Executed_Gtid_Set"]
+        blog = self.server.binlog
+        if blog is None:
+            return Result(cols, [])
+        with blog.lock:
+            pos = blog.position
+            executed = self.server.gtid_state.executed().to_text()
+        return Result(cols, [(pos.file, pos.pos, "", "", executed)])
+
+    def show_binlog_events(self, file: str | None, pos: int | None, offset: int, limit: int | None) -> Result:
+        """SHOW BINLOG EVENTS [IN file] [FROM pos] [LIMIT [offset,] n] with MySQL's columns and Info texts.
+
+        Raises:
+            MySQLError: 1220 ER_ERROR_WHEN_EXECUTING_COMMAND for an unknown file or a position not at an event.
+        """
+        cols = ["Log_name", "Pos", "Event_type", "Server_id", "End_log_pos", "Info"]
+        blog = self.server.binlog
+        if blog is None:
+            return Result(cols, [])
+        names = blog.existing_files()
+        name = file if file is not None else (names[0] if names else None)
+        if name is None or name not in names:
+            raise MySQLError(1220, "Error when executing command SHOW BINLOG EVENTS: Could not find target log")
+        rows: list[tuple] = []
+        table_names: dict[int, str] = {}
+        try:
+            with blog.lock:
+                if blog.writer is not None:
+                    blog.writer.flush(fsync=False)
+            for se in binlog_scan.iter_events(blog.path(name), pos if pos and pos > 4 else None):
+                if isinstance(se.event, TableMapEvent):
+                    table_names[se.event.table_id] = f"{se.event.database}.{se.event.table}"
+                rows.append((name, se.pos, EVENT_TYPE_NAMES.get(se.type_code, "Unknown"), se.server_id, se.end,
+                             event_info(se.event, table_names)))
+        except BinlogDecodeError as err:
+            raise MySQLError(
+                1220, f"Error when executing command SHOW BINLOG EVENTS: Wrong offset or I/O error ({err})"
+            ) from err
+        rows = rows[offset:]
+        if limit is not None:
+            rows = rows[:limit]
+        return Result(cols, rows)
+
+    def show_variables(self, session: "Session", scope: str | None, like: str | None, where: str | None) -> Result:
+        """SHOW [GLOBAL|SESSION] VARIABLES [LIKE 'pattern']: Variable_name, Value (sorted by name)."""
+        sc = "GLOBAL" if (scope or "").upper() == "GLOBAL" else None
+        rows = []
+        pattern = None
+        if like is not None:
+            regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in like)
+            pattern = re.compile(f"^{regex}$", re.I | re.S)
+        for name in sorted(sysvars.SYSVARS):
+            var = sysvars.SYSVARS[name]
+            if sc == "GLOBAL" and var.scope == sysvars.SESSION:
+                continue
+            if pattern is not None and not pattern.match(name):
+                continue
+            rows.append((name, session.sysvar_show_value(name, sc)))
+        if where is not None:
+            m = re.match(r"\s*variable_name\s*=\s*'([^']*)'\s*;?\s*$", where, re.I)
+            if not m:
+                raise MySQLError(1235, "This version of MySQL doesn't yet support 'SHOW VARIABLES WHERE'", "42000")
+            rows = [r for r in rows if fnmatch.fnmatch(r[0], m.group(1).lower())]
+        return Result(["Variable_name", "Value"], rows)
+
+    # ------------------------------------------------------------------ FLUSH / RESET / PURGE
+    def run(self, session: "Session", text: str) -> Result:
+        """Run FLUSH, RESET MASTER / RESET BINARY LOGS AND GTIDS, PURGE BINARY LOGS.
+
+        Raises:
+            MySQLError: 1064 for an admin statement we do not know, 1373 for PURGE TO an unknown file.
+        """
+        if _FLUSH_LOGS.match(text):
+            self.server.rotate()
+            return Result()
+        m = _RESET.match(text)
+        if m:
+            self.reset_master(int(m.group("n")) if m.group("n") else None)
+            return Result()
+        m = _PURGE.match(text)
+        if m:
+            if m.group("to"):
+                self.purge(to=_unq(m.group("to")))
+            else:
+                self.purge(before=_parse_datetime(m.group("before")))
+            return Result()
+        if _FLUSH_ANY.match(text):
+            return Result()  # FLUSH TABLES / PRIVILEGES / STATUS: nothing to do for this engine
+        if re.match(r"^\s*(reset\s+(replica|slave)|start\s|stop\s|change\s)", text, re.I):
+            raise MySQLError(1235, f"This version of MySQL doesn't yet support '{text.strip()[:40]}'", "42000")
+        from gtidkit.engine.set_parser import parse_error
+
+        raise parse_error(text, 0)
+
+    def reset_master(self, number: int | None = None) -> None:
+        """RESET MASTER [TO n]: empty the table, delete every binlog, start file n (default 1), clear GTID state."""
+        server = self.server
+        if number is not None and not 1 <= number <= 2_000_000_000:
+            raise MySQLError(1210, "Incorrect arguments to RESET MASTER")
+        server.acquire_write_lock(None)
+        try:
+            conn = server._internal  # noqa: SLF001
+            conn.begin()
+            try:
+                db = server.storage.sqlite(conn)
+                gtid_table.clear(db, server.gtid_table)
+                db.execute('DELETE FROM "_gk_binlog_applied"')
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
+            server.gtid_state.load(GtidSet(), GtidSet())
+            server.binlog_file_gtids = GtidSet()
+            if server.binlog is not None:
+                server.binlog.delete_all()
+                server.binlog.open_new(GtidSet(), number=number or 1)
+                server.save_binlog_gtids_locked(GtidSet(), record_start=True)
+        finally:
+            server.release_write_lock(None)
+
+    def purge(self, *, to: str | None = None, before: float | None = None) -> list[str]:
+        """PURGE BINARY LOGS TO 'file' | BEFORE datetime; gtid_purged grows by the removed files' GTIDs."""
+        server = self.server
+        blog = server.binlog
+        if blog is None:
+            return []
+        server.acquire_write_lock(None)
+        try:
+            removed = blog.purge_to(to) if to is not None else blog.purge_before(before or 0.0)
+            files = blog.existing_files()
+            if removed and files:
+                server.gtid_state.add_purged(binlog_scan.previous_gtids(blog.path(files[0])), also_executed=False)
+            return removed
+        finally:
+            server.release_write_lock(None)
+
+    # ------------------------------------------------------------------ SET gtid_purged
+    def set_gtid_purged(self, session: "Session", value: Any) -> None:
+        """SET GLOBAL gtid_purged = 'set' | '+set' (MySQL 8.0 rules; formats.md §5.5).
+
+        Raises:
+            MySQLError: 1772 malformed set; 3546 ER_CANT_SET_GTID_PURGED_DUE_SETS_CONSTRAINTS with the reason;
+                1231 for NULL.
+        """
+        if value is None:
+            raise MySQLError(1231, "Variable 'gtid_purged' can't be set to the value of 'NULL'", "42000")
+        if session.in_transaction():
+            raise MySQLError(
+                1766, "The system variable gtid_purged cannot be set when there is an ongoing transaction."
+            )
+        text = str(value).strip()
+        append = text.startswith("+")
+        new = GtidSet.parse(text[1:] if append else text)
+        server = self.server
+        state = server.gtid_state
+        server.acquire_write_lock(None)
+        try:
+            executed = state.executed()
+            purged = state.purged()
+            owned = state.owned()
+            if append:
+                added = new
+            else:
+                if not purged <= new:
+                    raise _purged_error("the new value must be a superset of the old value")
+                added = new - purged
+            if not added.isdisjoint(executed):
+                raise _purged_error("the added gtid set must not overlap with @@GLOBAL.GTID_EXECUTED")
+            if not added.isdisjoint(owned):
+                raise _purged_error("the added gtid set must not overlap with @@GLOBAL.GTID_OWNED")
+            if not added:
+                return
+            conn = server._internal  # noqa: SLF001
+            conn.begin()
+            try:
+                gtid_table.save_set(server.storage.sqlite(conn), server.gtid_table, added)
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
+            state.add_purged(added, also_executed=True)
+        finally:
+            server.release_write_lock(None)
+
+
+def _purged_error(reason: str) -> MySQLError:
+    return MySQLError(3546, f"@@GLOBAL.GTID_PURGED cannot be changed: {reason}")
+
+
+def _parse_datetime(text: str) -> float:
+    t = text.strip().rstrip(";").strip()
+    if t.upper() in ("NOW()", "CURRENT_TIMESTAMP", "CURRENT_TIMESTAMP()"):
+        return dt.datetime.now().timestamp()
+    if t[:1] in "'\"":
+        t = t[1:-1]
+    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d"):
+        try:
+            return dt.datetime.strptime(t, fmt).timestamp()
+        except ValueError:
+            continue
+    raise MySQLError(1210, "Incorrect arguments to PURGE BINARY LOGS BEFORE")
+
+
+def event_info(ev: Any, table_names: dict[int, str] | None = None) -> str:
+    """The Info column of SHOW BINLOG EVENTS for one event (``Log_event::pack_info``)."""
+    if isinstance(ev, FormatDescriptionEvent):
+        return f"Server ver: {ev.server_version}, Binlog ver: {ev.binlog_version}"
+    if isinstance(ev, PreviousGtidsEvent):
+        return ev.gtids.to_text()
+    if isinstance(ev, GtidEvent):
+        return f"SET @@SESSION.GTID_NEXT= '{ev.gtid if ev.gtid is not None else 'ANONYMOUS'}'"
+    if isinstance(ev, QueryEvent):
+        q = ev.query.decode() if isinstance(ev.query, (bytes, bytearray)) else str(ev.query)
+        if ev.database and q.upper() not in ("BEGIN", "COMMIT", "ROLLBACK"):
+            return f"use `{ev.database}`; {q}"
+        return q
+    if isinstance(ev, XidEvent):
+        return f"COMMIT /* xid={ev.xid} */"
+    if isinstance(ev, RotateEvent):
+        return f"{ev.next_file};pos={ev.position}"
+    if isinstance(ev, TableMapEvent):
+        return f"table_id: {ev.table_id} ({ev.database}.{ev.table})"
+    if isinstance(ev, RowsEvent):
+        return f"table_id: {ev.table_id}" + (" flags: STMT_END_F" if ev.flags & 1 else "")
+    return ""
+
+
+# ---------------------------------------------------------------------- SQL functions
+def gtid_functions(server: "Server", session: "Session") -> dict[str, Callable[..., Any]]:
+    """GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET for ``session`` (formats.md §8.1).
+
+    Each takes already-evaluated SQL arguments (str, numbers or None) and returns the SQL value.
+    """
+
+    def _set(arg: Any) -> GtidSet:
+        return GtidSet.parse(arg.decode() if isinstance(arg, (bytes, bytearray)) else str(arg))
+
+    def gtid_subset(a: Any, b: Any) -> int | None:
+        if a is None or b is None:
+            return None
+        return 1 if _set(a) <= _set(b) else 0
+
+    def gtid_subtract(a: Any, b: Any) -> str | None:
+        if a is None or b is None:
+            return None
+        return (_set(a) - _set(b)).to_text()
+
+    def wait_for_executed_gtid_set(gtids: Any, timeout: Any = 0) -> int:
+        if server.gtid_mode == "OFF":
+            raise MySQLError(3062, "Cannot use WAIT_FOR_EXECUTED_GTID_SET when GTID_MODE = OFF.")
+        if gtids is None:
+            raise MySQLError(1772, "Malformed GTID set specification 'NULL'.")
+        wanted = _set(gtids)
+        if timeout is None or float(timeout) < 0:
+            raise MySQLError(1210, "Incorrect arguments to WAIT_FOR_EXECUTED_GTID_SET.")
+        if session.owned_gtid is not None and session.owned_gtid in wanted:
+            raise MySQLError(
+                3173,
+                f"The client holds ownership of the GTID {session.owned_gtid}. Therefore WAIT_FOR_EXECUTED_GTID_SET "
+                "cannot wait for this GTID.",
+            )
+        t = float(timeout)
+        return 0 if server.gtid_state.wait_for_executed(wanted, None if t == 0 else t) else 1
+
+    return {
+        "GTID_SUBSET": gtid_subset,
+        "GTID_SUBTRACT": gtid_subtract,
+        "WAIT_FOR_EXECUTED_GTID_SET": wait_for_executed_gtid_set,
+    }

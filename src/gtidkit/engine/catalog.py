@@ -1,0 +1,780 @@
+"""Catalog: MySQL schemas and table definitions, persisted in the engine database next to the data.
+
+Every MySQL column keeps its full definition (type with length/precision/unsigned, nullability, default,
+AUTO_INCREMENT, charset) because ROW-format binlog events and ``information_schema.COLUMNS`` need MySQL's view of
+a table, not SQLite's. The catalog lives in SQLite tables of the same database (``_gk_schemata``, ``_gk_tables``
+with the definition as JSON, ``_gk_columns`` normalised for information_schema), so a DDL statement and its
+catalog change commit in one SQLite transaction (MySQL 8.0's atomic DDL, WL#9536).
+
+Built-in schemas: ``mysql`` (with ``mysql.gtid_executed`` in its 8.3+/8.4 shape, ``scripts/mysql_system_tables.sql``),
+``information_schema`` (SCHEMATA, TABLES, COLUMNS as SQLite views over the catalog tables, MySQL's column names)
+and ``performance_schema`` (``threads``, filled per query from :attr:`Storage.threads_provider`).
+
+Physical layout of a table (SQLite): one column per MySQL column with the affinity of its family; CHECK
+constraints named ``gk:<kind>:<column>`` enforce MySQL strict-mode ranges and lengths (mapped back to errors
+1264/1406/1366 by the executor); a single integer primary key becomes SQLite's ``INTEGER PRIMARY KEY`` (rowid);
+other keys become UNIQUE/plain indexes named ``<table>.<index>``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import asdict, dataclass, field, replace
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from gtidkit.errors import MySQLError
+
+if TYPE_CHECKING:
+    from gtidkit.engine.storage import Connection, Storage
+
+__all__ = [
+    "ColumnDef",
+    "IndexDef",
+    "TableDef",
+    "Catalog",
+    "TYPE_INFO",
+    "GTID_EXECUTED_DDL",
+    "SYSTEM_SCHEMAS",
+    "THREADS_COLUMNS",
+]
+
+#: MySQL's DDL of mysql.gtid_executed (8.3+/8.4 shape with gtid_tag; formats.md §5.1).
+GTID_EXECUTED_DDL = (
+    "CREATE TABLE IF NOT EXISTS mysql.gtid_executed ("
+    "source_uuid CHAR(36) NOT NULL COMMENT 'uuid of the source where the transaction was originally executed.', "
+    "interval_start BIGINT NOT NULL COMMENT 'First number of interval.', "
+    "interval_end BIGINT NOT NULL COMMENT 'Last number of interval.', "
+    "gtid_tag CHAR(32) NOT NULL COMMENT 'GTID Tag.', "
+    "PRIMARY KEY(source_uuid, gtid_tag, interval_start)) ENGINE=InnoDB STATS_PERSISTENT=0"
+)
+
+SYSTEM_SCHEMAS = ("mysql", "information_schema", "performance_schema", "sys")
+#: Schemas whose names (and table names) MySQL treats case-insensitively.
+_CI_SCHEMAS = {"information_schema": str.upper, "performance_schema": str.lower}
+
+
+@dataclass(frozen=True, slots=True)
+class TypeInfo:
+    """One MySQL data type: family, SQLite affinity, binlog type code, storage bytes (ints), default length."""
+
+    family: str  # int, float, decimal, string, binary, temporal, year
+    affinity: str
+    binlog_type: int
+    int_bytes: int = 0
+    default_length: int | None = None
+    max_length: int | None = None  # bytes/characters for TEXT/BLOB variants
+
+
+#: MySQL type name -> TypeInfo. Binlog codes from ``include/field_types.h`` (enum_field_types).
+TYPE_INFO: dict[str, TypeInfo] = {
+    "tinyint": TypeInfo("int", "INTEGER", 1, 1),
+    "smallint": TypeInfo("int", "INTEGER", 2, 2),
+    "mediumint": TypeInfo("int", "INTEGER", 9, 3),
+    "int": TypeInfo("int", "INTEGER", 3, 4),
+    "bigint": TypeInfo("int", "INTEGER", 8, 8),
+    "float": TypeInfo("float", "REAL", 4),
+    "double": TypeInfo("float", "REAL", 5),
+    "decimal": TypeInfo("decimal", "NUMERIC", 246),
+    "char": TypeInfo("string", "TEXT", 254, default_length=1),
+    "varchar": TypeInfo("string", "TEXT", 15),
+    "tinytext": TypeInfo("string", "TEXT", 252, max_length=255),
+    "text": TypeInfo("string", "TEXT", 252, max_length=65535),
+    "mediumtext": TypeInfo("string", "TEXT", 252, max_length=16777215),
+    "longtext": TypeInfo("string", "TEXT", 252, max_length=4294967295),
+    "binary": TypeInfo("binary", "BLOB", 254, default_length=1),
+    "varbinary": TypeInfo("binary", "BLOB", 15),
+    "tinyblob": TypeInfo("binary", "BLOB", 252, max_length=255),
+    "blob": TypeInfo("binary", "BLOB", 252, max_length=65535),
+    "mediumblob": TypeInfo("binary", "BLOB", 252, max_length=16777215),
+    "longblob": TypeInfo("binary", "BLOB", 252, max_length=4294967295),
+    "date": TypeInfo("temporal", "TEXT", 10),
+    "datetime": TypeInfo("temporal", "TEXT", 18),
+    "timestamp": TypeInfo("temporal", "TEXT", 17),
+    "time": TypeInfo("temporal", "TEXT", 19),
+    "year": TypeInfo("year", "INTEGER", 13),
+}
+
+# sqlglot DType name -> (MySQL type name, unsigned)
+_SQLGLOT_TYPES: dict[str, tuple[str, bool]] = {
+    "TINYINT": ("tinyint", False), "UTINYINT": ("tinyint", True),
+    "SMALLINT": ("smallint", False), "USMALLINT": ("smallint", True),
+    "MEDIUMINT": ("mediumint", False), "UMEDIUMINT": ("mediumint", True),
+    "INT": ("int", False), "UINT": ("int", True),
+    "BIGINT": ("bigint", False), "UBIGINT": ("bigint", True),
+    "BOOLEAN": ("tinyint", False),
+    "FLOAT": ("float", False), "UFLOAT": ("float", True),
+    "DOUBLE": ("double", False), "UDOUBLE": ("double", True),
+    "DECIMAL": ("decimal", False), "UDECIMAL": ("decimal", True), "BIGDECIMAL": ("decimal", False),
+    "CHAR": ("char", False), "NCHAR": ("char", False), "VARCHAR": ("varchar", False),
+    "NVARCHAR": ("varchar", False),
+    "TINYTEXT": ("tinytext", False), "TEXT": ("text", False), "MEDIUMTEXT": ("mediumtext", False),
+    "LONGTEXT": ("longtext", False),
+    "BINARY": ("binary", False), "VARBINARY": ("varbinary", False), "TINYBLOB": ("tinyblob", False),
+    "BLOB": ("blob", False), "MEDIUMBLOB": ("mediumblob", False), "LONGBLOB": ("longblob", False),
+    "DATE": ("date", False), "DATETIME": ("datetime", False), "TIMESTAMP": ("timestamp", False),
+    "TIMESTAMPTZ": ("timestamp", False), "TIMESTAMPLTZ": ("timestamp", False), "TIME": ("time", False),
+    "YEAR": ("year", False),
+}
+
+#: Columns of performance_schema.threads (MySQL 8.0), in order.
+THREADS_COLUMNS = (
+    "THREAD_ID", "NAME", "TYPE", "PROCESSLIST_ID", "PROCESSLIST_USER", "PROCESSLIST_HOST", "PROCESSLIST_DB",
+    "PROCESSLIST_COMMAND", "PROCESSLIST_TIME", "PROCESSLIST_STATE", "PROCESSLIST_INFO", "PARENT_THREAD_ID",
+    "ROLE", "INSTRUMENTED", "HISTORY", "CONNECTION_TYPE", "THREAD_OS_ID", "RESOURCE_GROUP",
+)
+_THREADS_TYPES = {"THREAD_ID": "bigint", "PROCESSLIST_ID": "bigint", "PROCESSLIST_TIME": "bigint",
+                  "PARENT_THREAD_ID": "bigint", "THREAD_OS_ID": "bigint"}
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnDef:
+    """A MySQL column definition.
+
+    ``type`` is MySQL's lowercase base type name (a key of :data:`TYPE_INFO`); ``length`` is characters for
+    CHAR/VARCHAR, bytes for BINARY/VARBINARY, display width for YEAR; ``precision``/``scale`` for DECIMAL
+    (MySQL's defaults 10,0) and fractional seconds (``scale``) for DATETIME/TIMESTAMP/TIME. ``default`` is the
+    Python value after coercion to the column type (``None`` = NULL) and only meaningful when ``has_default``;
+    ``default_expr`` is ``"CURRENT_TIMESTAMP"`` for such defaults.
+    """
+
+    name: str
+    type: str
+    length: int | None = None
+    precision: int | None = None
+    scale: int | None = None
+    unsigned: bool = False
+    zerofill: bool = False
+    nullable: bool = True
+    has_default: bool = False
+    default: Any = None
+    default_expr: str | None = None
+    auto_increment: bool = False
+    charset: str | None = None
+    collation: str | None = None
+    comment: str = ""
+
+    @property
+    def info(self) -> TypeInfo:
+        """The :class:`TypeInfo` of this column's type."""
+        return TYPE_INFO[self.type]
+
+    def column_type(self) -> str:
+        """MySQL 8.0's ``COLUMN_TYPE`` text (``int unsigned``, ``char(120)``, ``decimal(10,2)``, ``tinyint(1)``)."""
+        t = self.type
+        if t in ("char", "varchar", "binary", "varbinary"):
+            t = f"{t}({self.length})"
+        elif t == "decimal":
+            t = f"decimal({self.precision},{self.scale})"
+        elif t in ("float", "double") and self.precision is not None:
+            t = f"{t}({self.precision},{self.scale or 0})"
+        elif t in ("datetime", "timestamp", "time") and self.scale:
+            t = f"{t}({self.scale})"
+        elif t == "tinyint" and self.length == 1:
+            t = "tinyint(1)"
+        if self.unsigned:
+            t += " unsigned"
+        if self.zerofill:
+            t += " zerofill"
+        return t
+
+    def int_range(self) -> tuple[int, int] | None:
+        """(min, max) of an integer column as MySQL enforces in strict mode, else ``None``."""
+        info = self.info
+        if info.family == "int":
+            bits = info.int_bytes * 8
+            return (0, 2**bits - 1) if self.unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+        if info.family == "year":
+            return (0, 2155)
+        return None
+
+    def max_chars(self) -> int | None:
+        """Maximum length (characters for strings, bytes for binary) or ``None`` for unbounded/non-string."""
+        info = self.info
+        if info.family not in ("string", "binary"):
+            return None
+        return self.length if self.length is not None else info.max_length
+
+    def is_text_ci(self) -> bool:
+        """True when comparisons are case-insensitive (non-binary string with a ``_ci`` or default collation)."""
+        return self.info.family == "string" and not (self.collation or "").endswith("_bin")
+
+
+@dataclass(frozen=True, slots=True)
+class IndexDef:
+    """An index: MySQL name (``PRIMARY`` for the primary key), its columns in key order, uniqueness."""
+
+    name: str
+    columns: tuple[str, ...]
+    unique: bool = False
+    primary: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableDef:
+    """A MySQL table: schema, name, columns in order, indexes (primary first), options."""
+
+    schema: str
+    name: str
+    columns: tuple[ColumnDef, ...]
+    indexes: tuple[IndexDef, ...] = ()
+    engine: str = "InnoDB"
+    charset: str = "utf8mb4"
+    collation: str = "utf8mb4_0900_ai_ci"
+    comment: str = ""
+    table_type: str = "BASE TABLE"  # or "SYSTEM VIEW" for information_schema / performance_schema
+
+    @property
+    def primary_key(self) -> tuple[str, ...]:
+        """Column names of the primary key (empty when none)."""
+        for ix in self.indexes:
+            if ix.primary:
+                return ix.columns
+        return ()
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        """Column names in table order."""
+        return tuple(c.name for c in self.columns)
+
+    def column(self, name: str) -> ColumnDef | None:
+        """The column called ``name`` (MySQL column names are case-insensitive), or ``None``."""
+        low = name.lower()
+        for c in self.columns:
+            if c.name.lower() == low:
+                return c
+        return None
+
+    def column_index(self, name: str) -> int:
+        """Position of column ``name``; -1 when absent."""
+        low = name.lower()
+        for i, c in enumerate(self.columns):
+            if c.name.lower() == low:
+                return i
+        return -1
+
+    @property
+    def auto_increment_column(self) -> ColumnDef | None:
+        """The AUTO_INCREMENT column, if any."""
+        for c in self.columns:
+            if c.auto_increment:
+                return c
+        return None
+
+    @property
+    def rowid_pk(self) -> bool:
+        """True when the primary key is one integer column, stored as SQLite's ``INTEGER PRIMARY KEY``."""
+        pk = self.primary_key
+        if len(pk) != 1:
+            return False
+        col = self.column(pk[0])
+        return col is not None and col.info.family == "int"
+
+    @property
+    def unique_keys(self) -> tuple[IndexDef, ...]:
+        """Primary and unique keys in MySQL's check order (primary first)."""
+        return tuple(ix for ix in self.indexes if ix.unique or ix.primary)
+
+    def to_json(self) -> str:
+        """Serialise (with defaults that are not JSON-native wrapped)."""
+        d = asdict(self)
+        for c in d["columns"]:
+            c["default"] = _wrap_default(c["default"])
+        return json.dumps(d, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "TableDef":
+        """Inverse of :meth:`to_json`."""
+        d = json.loads(text)
+        cols = tuple(ColumnDef(**{**c, "default": _unwrap_default(c["default"])}) for c in d.pop("columns"))
+        idx = tuple(IndexDef(name=i["name"], columns=tuple(i["columns"]), unique=i["unique"], primary=i["primary"])
+                    for i in d.pop("indexes"))
+        return cls(columns=cols, indexes=idx, **d)
+
+
+def _wrap_default(v: Any) -> Any:
+    if isinstance(v, Decimal):
+        return {"decimal": str(v)}
+    if isinstance(v, bytes):
+        return {"hex": v.hex()}
+    return v
+
+
+def _unwrap_default(v: Any) -> Any:
+    if isinstance(v, dict):
+        return Decimal(v["decimal"]) if "decimal" in v else bytes.fromhex(v["hex"])
+    return v
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _lit(v: Any) -> str:
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return str(int(v))
+    if isinstance(v, (int, float, Decimal)):
+        return str(v)
+    if isinstance(v, bytes):
+        return f"X'{v.hex()}'"
+    return "'" + str(v).replace("'", "''") + "'"
+
+
+def physical_ddl(t: TableDef) -> list[str]:
+    """SQLite statements creating table ``t`` and its secondary indexes (strict-mode CHECKs included)."""
+    from gtidkit.engine.storage import physical_name
+
+    phys = physical_name(t.schema, t.name)
+    parts: list[str] = []
+    rowid = t.rowid_pk
+    for c in t.columns:
+        info = c.info
+        sql = f"{_q(c.name)} {info.affinity}"
+        if rowid and c.name == t.primary_key[0]:
+            sql = f"{_q(c.name)} INTEGER PRIMARY KEY"
+        if not c.nullable:
+            sql += " NOT NULL"
+        if c.has_default and c.default_expr is None:
+            sql += f" DEFAULT {_lit(c.default)}"
+        if c.is_text_ci():
+            sql += " COLLATE NOCASE"
+        checks = []
+        rng = c.int_range()
+        if rng is not None:
+            checks.append((f"gk:range:{c.name}", f"{_q(c.name)} BETWEEN {rng[0]} AND {rng[1]}"))
+            checks.append((f"gk:type:{c.name}", f"typeof({_q(c.name)}) = 'integer'"))
+        if info.family == "float" and c.unsigned:
+            checks.append((f"gk:range:{c.name}", f"{_q(c.name)} >= 0"))
+        n = c.max_chars()
+        if n is not None and n < 4294967295:
+            checks.append((f"gk:len:{c.name}", f"length({_q(c.name)}) <= {n}"))
+        for cname, expr in checks:
+            sql += f" CONSTRAINT {_q(cname)} CHECK ({_q(c.name)} IS NULL OR {expr})"
+        parts.append(sql)
+    pk = t.primary_key
+    if pk and not rowid:
+        parts.append(f"CONSTRAINT {_q('PRIMARY')} PRIMARY KEY ({', '.join(_q(c) for c in pk)})")
+    stmts = [f"CREATE TABLE {_q(phys)} ({', '.join(parts)})"]
+    for ix in t.indexes:
+        if not ix.primary:
+            stmts.append(index_ddl(t, ix))
+    return stmts
+
+
+def index_ddl(t: TableDef, ix: IndexDef) -> str:
+    """SQLite ``CREATE [UNIQUE] INDEX`` for MySQL index ``ix`` of ``t`` (named ``schema.table.index``)."""
+    from gtidkit.engine.storage import physical_name
+
+    phys = physical_name(t.schema, t.name)
+    u = "UNIQUE " if ix.unique else ""
+    return f"CREATE {u}INDEX {_q(phys + '.' + ix.name)} ON {_q(phys)} ({', '.join(_q(c) for c in ix.columns)})"
+
+
+# ---------------------------------------------------------------- information_schema views ----------------
+_CATALOG_DDL = [
+    "CREATE TABLE IF NOT EXISTS _gk_schemata (SCHEMA_NAME TEXT PRIMARY KEY, DEFAULT_CHARACTER_SET_NAME TEXT, "
+    "DEFAULT_COLLATION_NAME TEXT)",
+    "CREATE TABLE IF NOT EXISTS _gk_tables (TABLE_SCHEMA TEXT, TABLE_NAME TEXT, TABLE_TYPE TEXT, ENGINE TEXT, "
+    "TABLE_COLLATION TEXT, TABLE_COMMENT TEXT, DEFINITION TEXT, PRIMARY KEY (TABLE_SCHEMA, TABLE_NAME))",
+    "CREATE TABLE IF NOT EXISTS _gk_columns (TABLE_SCHEMA TEXT, TABLE_NAME TEXT, COLUMN_NAME TEXT, "
+    "ORDINAL_POSITION INTEGER, COLUMN_DEFAULT TEXT, IS_NULLABLE TEXT, DATA_TYPE TEXT, "
+    "CHARACTER_MAXIMUM_LENGTH INTEGER, CHARACTER_OCTET_LENGTH INTEGER, NUMERIC_PRECISION INTEGER, "
+    "NUMERIC_SCALE INTEGER, DATETIME_PRECISION INTEGER, CHARACTER_SET_NAME TEXT, COLLATION_NAME TEXT, "
+    "COLUMN_TYPE TEXT, COLUMN_KEY TEXT, EXTRA TEXT, COLUMN_COMMENT TEXT, "
+    "PRIMARY KEY (TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION))",
+]
+
+_IS_VIEWS = {
+    "SCHEMATA": (
+        "SELECT 'def' AS CATALOG_NAME, SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, "
+        "NULL AS SQL_PATH, 'NO' AS DEFAULT_ENCRYPTION FROM _gk_schemata",
+        ["CATALOG_NAME", "SCHEMA_NAME", "DEFAULT_CHARACTER_SET_NAME", "DEFAULT_COLLATION_NAME", "SQL_PATH",
+         "DEFAULT_ENCRYPTION"],
+    ),
+    "TABLES": (
+        "SELECT 'def' AS TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, ENGINE, 10 AS VERSION, "
+        "'Dynamic' AS ROW_FORMAT, NULL AS TABLE_ROWS, 0 AS AVG_ROW_LENGTH, 0 AS DATA_LENGTH, "
+        "0 AS MAX_DATA_LENGTH, 0 AS INDEX_LENGTH, 0 AS DATA_FREE, NULL AS AUTO_INCREMENT, NULL AS CREATE_TIME, "
+        "NULL AS UPDATE_TIME, NULL AS CHECK_TIME, TABLE_COLLATION, NULL AS CHECKSUM, '' AS CREATE_OPTIONS, "
+        "TABLE_COMMENT FROM _gk_tables",
+        ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE", "ENGINE", "VERSION", "ROW_FORMAT",
+         "TABLE_ROWS", "AVG_ROW_LENGTH", "DATA_LENGTH", "MAX_DATA_LENGTH", "INDEX_LENGTH", "DATA_FREE",
+         "AUTO_INCREMENT", "CREATE_TIME", "UPDATE_TIME", "CHECK_TIME", "TABLE_COLLATION", "CHECKSUM",
+         "CREATE_OPTIONS", "TABLE_COMMENT"],
+    ),
+    "COLUMNS": (
+        "SELECT 'def' AS TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, COLUMN_DEFAULT, "
+        "IS_NULLABLE, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH, NUMERIC_PRECISION, "
+        "NUMERIC_SCALE, DATETIME_PRECISION, CHARACTER_SET_NAME, COLLATION_NAME, COLUMN_TYPE, COLUMN_KEY, EXTRA, "
+        "'select,insert,update,references' AS PRIVILEGES, COLUMN_COMMENT, '' AS GENERATION_EXPRESSION, "
+        "NULL AS SRS_ID FROM _gk_columns",
+        ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME", "ORDINAL_POSITION", "COLUMN_DEFAULT",
+         "IS_NULLABLE", "DATA_TYPE", "CHARACTER_MAXIMUM_LENGTH", "CHARACTER_OCTET_LENGTH", "NUMERIC_PRECISION",
+         "NUMERIC_SCALE", "DATETIME_PRECISION", "CHARACTER_SET_NAME", "COLLATION_NAME", "COLUMN_TYPE",
+         "COLUMN_KEY", "EXTRA", "PRIVILEGES", "COLUMN_COMMENT", "GENERATION_EXPRESSION", "SRS_ID"],
+    ),
+}
+_IS_INT_COLUMNS = {"ORDINAL_POSITION", "CHARACTER_MAXIMUM_LENGTH", "CHARACTER_OCTET_LENGTH",
+                   "NUMERIC_PRECISION", "NUMERIC_SCALE", "DATETIME_PRECISION", "VERSION", "TABLE_ROWS",
+                   "AVG_ROW_LENGTH", "DATA_LENGTH", "MAX_DATA_LENGTH", "INDEX_LENGTH", "DATA_FREE",
+                   "AUTO_INCREMENT", "CHECKSUM", "SRS_ID"}
+
+
+def _system_view_def(schema: str, name: str, columns: list[str], types: dict[str, str] | None = None) -> TableDef:
+    types = types or {}
+    cols = []
+    for c in columns:
+        t = types.get(c) or ("bigint" if c in _IS_INT_COLUMNS else "varchar")
+        cols.append(ColumnDef(name=c, type=t, length=64 if t == "varchar" else None, unsigned=t == "bigint"))
+    return TableDef(schema=schema, name=name, columns=tuple(cols), engine="", table_type="SYSTEM VIEW",
+                    collation="utf8mb3_general_ci")
+
+
+def _column_rows(t: TableDef) -> list[tuple]:
+    pk = set(t.primary_key)
+    uniq = {ix.columns[0] for ix in t.indexes if ix.unique and not ix.primary and len(ix.columns) == 1}
+    mul = {ix.columns[0] for ix in t.indexes if not ix.primary and not (ix.unique and len(ix.columns) == 1)}
+    rows = []
+    for pos, c in enumerate(t.columns, 1):
+        info = c.info
+        key = "PRI" if c.name in pk else "UNI" if c.name in uniq else "MUL" if c.name in mul else ""
+        extra = "auto_increment" if c.auto_increment else ("DEFAULT_GENERATED" if c.default_expr else "")
+        default = c.default_expr if c.default_expr else (None if not c.has_default or c.default is None
+                                                         else _default_text(c.default))
+        charlen = octlen = nprec = nscale = dtprec = None
+        cs = coll = None
+        if info.family in ("string", "binary"):
+            charlen = c.max_chars()
+            octlen = charlen * 4 if info.family == "string" and charlen is not None and info.max_length is None \
+                else charlen
+            if info.family == "string":
+                cs = c.charset or t.charset
+                coll = c.collation or t.collation
+        elif info.family == "int":
+            nprec = {1: 3, 2: 5, 3: 7, 4: 10, 8: 19 if not c.unsigned else 20}[info.int_bytes]
+            nscale = 0
+        elif info.family == "decimal":
+            nprec, nscale = c.precision, c.scale
+        elif info.family == "float":
+            nprec = 12 if c.type == "float" else 22
+        elif info.family == "temporal" and c.type != "date":
+            dtprec = c.scale or 0
+        rows.append((t.schema, t.name, c.name, pos, default, "YES" if c.nullable else "NO", c.type, charlen,
+                     octlen, nprec, nscale, dtprec, cs, coll, c.column_type(), key, extra, c.comment))
+    return rows
+
+
+def _default_text(v: Any) -> str:
+    if isinstance(v, bytes):
+        return "0x" + v.hex()
+    return str(v)
+
+
+@dataclass
+class SchemaDef:
+    """A MySQL database (schema): name and default character set / collation."""
+
+    name: str
+    charset: str = "utf8mb4"
+    collation: str = "utf8mb4_0900_ai_ci"
+
+
+class Catalog:
+    """In-memory view of the persisted catalog, shared by all connections of one :class:`Storage`.
+
+    Readers use :meth:`get_table`/:meth:`has_schema` (dict lookups). Writers call the DDL methods with a
+    connection inside an open transaction; the SQLite catalog rows change in that transaction and the cache is
+    updated at once (and reloaded from disk if the transaction rolls back). ``version`` increments on every
+    change, so statement caches keyed by it never serve a stale plan.
+    """
+
+    def __init__(self, storage: "Storage") -> None:
+        self.storage = storage
+        self.version = 0
+        self._lock = threading.RLock()
+        self._schemas: dict[str, SchemaDef] = {}
+        self._tables: dict[tuple[str, str], TableDef] = {}
+        self._auto_inc: dict[tuple[str, str], int] = {}
+
+    # ---------------------------------------------------------------- reading
+    def canonical_schema(self, name: str) -> str:
+        """Return MySQL's spelling of schema ``name`` (information_schema/performance_schema fold case)."""
+        low = name.lower()
+        if low in _CI_SCHEMAS:
+            return low
+        return name
+
+    def canonical_table(self, schema: str, name: str) -> str:
+        """Return the stored spelling of table ``name`` in ``schema`` (case folding for system schemas)."""
+        fold = _CI_SCHEMAS.get(schema)
+        return fold(name) if fold else name
+
+    def has_schema(self, name: str) -> bool:
+        """True when schema ``name`` exists."""
+        return self.canonical_schema(name) in self._schemas
+
+    def schemas(self) -> list[str]:
+        """All schema names, sorted."""
+        return sorted(self._schemas)
+
+    def tables(self, schema: str) -> list[TableDef]:
+        """Tables of ``schema`` sorted by name."""
+        schema = self.canonical_schema(schema)
+        return sorted((t for (s, _), t in self._tables.items() if s == schema), key=lambda t: t.name)
+
+    def get_table(self, schema: str, name: str) -> TableDef | None:
+        """The :class:`TableDef` of ``schema.name`` or ``None``."""
+        schema = self.canonical_schema(schema)
+        return self._tables.get((schema, self.canonical_table(schema, name)))
+
+    def require_table(self, schema: str | None, name: str) -> TableDef:
+        """Like :meth:`get_table` but raising MySQL's errors.
+
+        Raises:
+            MySQLError: 1046 (3D000) "No database selected" when ``schema`` is None; 1146 (42S02) "Table 'db.t'
+                doesn't exist".
+        """
+        if schema is None:
+            raise MySQLError(1046, "No database selected", "3D000")
+        t = self.get_table(schema, name)
+        if t is None:
+            raise MySQLError(1146, f"Table '{schema}.{name}' doesn't exist", "42S02")
+        return t
+
+    # ---------------------------------------------------------------- bootstrap / reload
+    def bootstrap(self, conn: "Connection") -> None:
+        """Create catalog tables, built-in schemas, information_schema views and ``mysql.gtid_executed`` if
+        missing, then load the cache. Idempotent; runs in its own transaction."""
+        conn.begin()
+        try:
+            for ddl in _CATALOG_DDL:
+                conn.execute(ddl)
+            self._load(conn)
+            for s in SYSTEM_SCHEMAS:
+                if s not in self._schemas:
+                    coll = "utf8mb3_general_ci" if s in _CI_SCHEMAS else "utf8mb4_0900_ai_ci"
+                    self._insert_schema(conn, SchemaDef(s, coll.split("_")[0], coll))
+            for view, (select, cols) in _IS_VIEWS.items():
+                if ("information_schema", view) not in self._tables:
+                    conn.execute(f"CREATE VIEW {_q('information_schema.' + view)} AS {select}")
+                    self._insert_table_rows(conn, _system_view_def("information_schema", view, cols))
+            if ("performance_schema", "threads") not in self._tables:
+                self._insert_table_rows(
+                    conn, _system_view_def("performance_schema", "threads", list(THREADS_COLUMNS), _THREADS_TYPES)
+                )
+            if ("mysql", "gtid_executed") not in self._tables:
+                from gtidkit.engine.sql_ddl import parse_create_table_text
+
+                self.create_table(conn, parse_create_table_text(GTID_EXECUTED_DDL, None), if_not_exists=True)
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+        self._load(conn)
+
+    def ensure_table(self, conn: "Connection", create_sql: str) -> bool:
+        """Create a system table from MySQL DDL text (``CREATE TABLE IF NOT EXISTS db.t (...)``) if absent.
+
+        For the GTID core's own tables (e.g. an applied-binlog-position table in ``mysql``). ``conn`` must be in
+        a transaction. Returns True when created.
+        """
+        from gtidkit.engine.sql_ddl import parse_create_table_text
+
+        return self.create_table(conn, parse_create_table_text(create_sql, None), if_not_exists=True)
+
+    def reload(self, conn: "Connection") -> None:
+        """Re-read the catalog from the database (after a rolled-back DDL)."""
+        self._load(conn)
+
+    def _load(self, conn: "Connection") -> None:
+        with self._lock:
+            schemas = {r[0]: SchemaDef(r[0], r[1], r[2]) for r in conn.execute("SELECT * FROM _gk_schemata")}
+            tables = {}
+            for s, n, d in conn.execute("SELECT TABLE_SCHEMA, TABLE_NAME, DEFINITION FROM _gk_tables"):
+                tables[(s, n)] = TableDef.from_json(d)
+            self._schemas, self._tables = schemas, tables
+            self._auto_inc = {k: v for k, v in self._auto_inc.items() if k in tables}
+            self.version += 1
+
+    # ---------------------------------------------------------------- DDL
+    def _insert_schema(self, conn: "Connection", s: SchemaDef) -> None:
+        conn.execute("INSERT INTO _gk_schemata VALUES (?, ?, ?)", (s.name, s.charset, s.collation))
+        self._schemas[s.name] = s
+        self.version += 1
+
+    def _insert_table_rows(self, conn: "Connection", t: TableDef) -> None:
+        conn.execute(
+            "INSERT INTO _gk_tables VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (t.schema, t.name, t.table_type, t.engine or None, t.collation, t.comment, t.to_json()),
+        )
+        conn.executemany(f"INSERT INTO _gk_columns VALUES ({', '.join('?' * 18)})", _column_rows(t))
+        self._tables[(t.schema, t.name)] = t
+        self.version += 1
+
+    def create_schema(self, conn: "Connection", name: str, *, if_not_exists: bool = False,
+                      charset: str | None = None, collation: str | None = None) -> bool:
+        """``CREATE DATABASE``. Returns False (MySQL adds warning 1007) when it exists and ``if_not_exists``.
+
+        Raises:
+            MySQLError: 1007 (HY000) "Can't create database 'x'; database exists".
+        """
+        name = self.canonical_schema(name)
+        with self._lock:
+            if name in self._schemas:
+                if if_not_exists:
+                    return False
+                raise MySQLError(1007, f"Can't create database '{name}'; database exists")
+            conn.ddl_in_transaction = True
+            self._insert_schema(conn, SchemaDef(name, charset or "utf8mb4", collation or "utf8mb4_0900_ai_ci"))
+            return True
+
+    def drop_schema(self, conn: "Connection", name: str, *, if_exists: bool = False) -> list[str] | None:
+        """``DROP DATABASE``: drops its tables too. Returns dropped table names, or None if absent + if_exists.
+
+        Raises:
+            MySQLError: 1008 (HY000) "Can't drop database 'x'; database doesn't exist"; 3552 (HY000) for a
+                system schema ("Access to system schema 'mysql' is rejected.").
+        """
+        name = self.canonical_schema(name)
+        with self._lock:
+            if name not in self._schemas:
+                if if_exists:
+                    return None
+                raise MySQLError(1008, f"Can't drop database '{name}'; database doesn't exist")
+            if name in SYSTEM_SCHEMAS:
+                raise MySQLError(3552, f"Access to system schema '{name}' is rejected.")
+            conn.ddl_in_transaction = True
+            dropped = []
+            for t in self.tables(name):
+                self.drop_table(conn, name, t.name)
+                dropped.append(t.name)
+            conn.execute("DELETE FROM _gk_schemata WHERE SCHEMA_NAME = ?", (name,))
+            del self._schemas[name]
+            self.version += 1
+            return dropped
+
+    def create_table(self, conn: "Connection", t: TableDef, *, if_not_exists: bool = False) -> bool:
+        """Create the physical table, its indexes and catalog rows. False when it exists and ``if_not_exists``.
+
+        Raises:
+            MySQLError: 1049 unknown database; 1050 (42S01) "Table 't' already exists"; 1044-like 3552 for
+                information_schema/performance_schema.
+        """
+        with self._lock:
+            if t.schema not in self._schemas:
+                raise MySQLError(1049, f"Unknown database '{t.schema}'", "42000")
+            if (t.schema, t.name) in self._tables or self._case_clash(t.schema, t.name):
+                if if_not_exists:
+                    return False
+                raise MySQLError(1050, f"Table '{t.name}' already exists", "42S01")
+            if t.schema in _CI_SCHEMAS:
+                raise MySQLError(3552, f"Access to system schema '{t.schema}' is rejected.")
+            conn.ddl_in_transaction = True
+            for stmt in physical_ddl(t):
+                conn.execute(stmt)
+            self._insert_table_rows(conn, t)
+            self._auto_inc.pop((t.schema, t.name), None)
+            return True
+
+    def _case_clash(self, schema: str, name: str) -> bool:
+        low = name.lower()
+        return any(s == schema and n.lower() == low for (s, n) in self._tables)
+
+    def drop_table(self, conn: "Connection", schema: str, name: str) -> None:
+        """Drop table ``schema.name`` and its catalog rows.
+
+        Raises:
+            MySQLError: 1051 (42S02) "Unknown table 'db.t'"; 3552 for system views.
+        """
+        from gtidkit.engine.storage import physical_name
+
+        with self._lock:
+            t = self.get_table(schema, name)
+            if t is None:
+                raise MySQLError(1051, f"Unknown table '{schema}.{name}'", "42S02")
+            if t.table_type != "BASE TABLE":
+                raise MySQLError(3552, f"Access to system schema '{t.schema}' is rejected.")
+            conn.ddl_in_transaction = True
+            conn.execute(f"DROP TABLE {_q(physical_name(t.schema, t.name))}")
+            conn.execute("DELETE FROM _gk_tables WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name))
+            conn.execute("DELETE FROM _gk_columns WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name))
+            del self._tables[(t.schema, t.name)]
+            self._auto_inc.pop((t.schema, t.name), None)
+            self.version += 1
+
+    def replace_table(self, conn: "Connection", t: TableDef) -> None:
+        """Rewrite the catalog rows of existing table ``t`` (after CREATE INDEX and similar)."""
+        with self._lock:
+            conn.ddl_in_transaction = True
+            conn.execute("DELETE FROM _gk_tables WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name))
+            conn.execute("DELETE FROM _gk_columns WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name))
+            self._insert_table_rows(conn, t)
+
+    def create_index(self, conn: "Connection", schema: str, table: str, ix: IndexDef) -> None:
+        """``CREATE [UNIQUE] INDEX``.
+
+        Raises:
+            MySQLError: 1146 unknown table; 1061 (42000) "Duplicate key name 'x'"; 1072 (42000) "Key column 'c'
+                doesn't exist in table".
+        """
+        with self._lock:
+            t = self.require_table(schema, table)
+            if any(i.name.lower() == ix.name.lower() for i in t.indexes):
+                raise MySQLError(1061, f"Duplicate key name '{ix.name}'", "42000")
+            cols = []
+            for c in ix.columns:
+                col = t.column(c)
+                if col is None:
+                    raise MySQLError(1072, f"Key column '{c}' doesn't exist in table", "42000")
+                cols.append(col.name)
+            ix = replace(ix, columns=tuple(cols))
+            conn.ddl_in_transaction = True
+            conn.execute(index_ddl(t, ix))
+            self.replace_table(conn, replace(t, indexes=t.indexes + (ix,)))
+
+    def drop_index(self, conn: "Connection", schema: str, table: str, name: str) -> None:
+        """``DROP INDEX name ON t``.
+
+        Raises:
+            MySQLError: 1091 (42000) "Can't DROP 'x'; check that column/key exists".
+        """
+        from gtidkit.engine.storage import physical_name
+
+        with self._lock:
+            t = self.require_table(schema, table)
+            keep = tuple(i for i in t.indexes if i.name.lower() != name.lower() or i.primary)
+            if len(keep) == len(t.indexes):
+                raise MySQLError(1091, f"Can't DROP '{name}'; check that column/key exists", "42000")
+            ix = next(i for i in t.indexes if i not in keep)
+            conn.execute(f"DROP INDEX {_q(physical_name(t.schema, t.name) + '.' + ix.name)}")
+            self.replace_table(conn, replace(t, indexes=keep))
+
+    # ---------------------------------------------------------------- AUTO_INCREMENT
+    def next_auto_increment(self, conn: "Connection", t: TableDef, explicit: int | None = None) -> int:
+        """Return the next AUTO_INCREMENT value of ``t`` and advance the counter.
+
+        With ``explicit`` (a value the user supplied), only advance the counter past it and return it. The
+        counter starts at MAX(col)+1 when first used after start-up (MySQL 5.7 semantics; 8.0 persists it in
+        the redo log — here a restart after deleting the top rows may reuse their values). Values handed out to
+        rolled-back statements are not reused (MySQL's gaps).
+        """
+        from gtidkit.engine.storage import physical_name
+
+        key = (t.schema, t.name)
+        col = t.auto_increment_column
+        assert col is not None
+        with self._lock:
+            cur = self._auto_inc.get(key)
+            if cur is None:
+                row = conn.execute(
+                    f"SELECT MAX({_q(col.name)}) FROM {_q(physical_name(t.schema, t.name))}"
+                ).fetchone()
+                cur = (row[0] or 0) + 1
+            if explicit is not None:
+                self._auto_inc[key] = max(cur, explicit + 1)
+                return explicit
+            self._auto_inc[key] = cur + 1
+            return cur

@@ -1,0 +1,163 @@
+"""The server's GTID state: executed, purged and owned GTIDs, with ownership waits (WL#6559, WL#7592).
+
+Source: MySQL ``sql/rpl_gtid_state.cc`` (``Gtid_state::acquire_ownership``, ``generate_automatic_gtid``,
+``update_on_commit``, ``update_on_rollback``), ``sql/rpl_gtid_execution.cc`` (``set_gtid_next``: an owned GTID
+makes the setter wait until the owner commits or rolls back), ../shared/research/formats.md §5.5.
+
+Relations kept here (formats.md §5.5):
+
+* ``gtid_purged ⊆ gtid_executed``;
+* ``GTID_SUBTRACT(gtid_executed, gtid_purged)`` = the GTIDs present in the binary log files;
+* with the binary log off, ``gtid_purged == gtid_executed``;
+* a new AUTOMATIC GTID takes the smallest GNO of ``(server_uuid, tag)`` not in ``executed ∪ owned`` (gaps fill).
+
+All methods are thread-safe: one lock, one condition variable notified whenever ``executed`` grows or an
+ownership is released, so ``SET gtid_next`` and ``WAIT_FOR_EXECUTED_GTID_SET`` can wait without polling.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from uuid import UUID
+
+from gtidkit.errors import MySQLError
+from gtidkit.gtid import Gtid, GtidSet
+
+OWNED = "owned"
+EXECUTED = "executed"
+
+
+class GtidState:
+    """Executed / purged / owned GTIDs of one server.
+
+    ``executed`` and ``purged`` are private mutable :class:`GtidSet` objects updated in place on the commit path;
+    readers get copies through :meth:`executed` / :meth:`purged`.
+    """
+
+    def __init__(self, server_uuid: UUID) -> None:
+        self.server_uuid = server_uuid
+        self._executed = GtidSet()
+        self._purged = GtidSet()
+        self._owned: dict[Gtid, int] = {}
+        self._lock = threading.Lock()
+        self.changed = threading.Condition(self._lock)
+
+    # -- reading -------------------------------------------------------------------------------------------
+    def executed(self) -> GtidSet:
+        """A copy of ``@@GLOBAL.gtid_executed``."""
+        with self._lock:
+            return GtidSet() | self._executed
+
+    def purged(self) -> GtidSet:
+        """A copy of ``@@GLOBAL.gtid_purged``."""
+        with self._lock:
+            return GtidSet() | self._purged
+
+    def owned(self, session_id: int | None = None) -> GtidSet:
+        """GTIDs owned by in-flight sessions (all sessions, or only ``session_id``)."""
+        with self._lock:
+            return GtidSet.from_gtids(g for g, s in self._owned.items() if session_id is None or s == session_id)
+
+    def owner_of(self, gtid: Gtid) -> int | None:
+        """Session id owning ``gtid``, or None."""
+        with self._lock:
+            return self._owned.get(gtid)
+
+    def is_executed(self, gtid: Gtid) -> bool:
+        """True when ``gtid`` is in ``gtid_executed``."""
+        with self._lock:
+            return gtid in self._executed
+
+    # -- loading and resetting -------------------------------------------------------------------------------
+    def load(self, executed: GtidSet, purged: GtidSet) -> None:
+        """Install the state computed at start-up (recovery) or by RESET MASTER."""
+        with self._lock:
+            self._executed = GtidSet() | executed
+            self._purged = GtidSet() | purged
+            self.changed.notify_all()
+
+    def add_purged(self, gtids: GtidSet, *, also_executed: bool) -> None:
+        """Add ``gtids`` to ``gtid_purged`` (and to ``gtid_executed`` when ``also_executed``)."""
+        with self._lock:
+            self._purged.union_in_place(gtids)
+            if also_executed:
+                self._executed.union_in_place(gtids)
+            self.changed.notify_all()
+
+    def set_purged(self, purged: GtidSet) -> None:
+        """Replace ``gtid_purged`` (PURGE BINARY LOGS recomputes it from the new oldest file)."""
+        with self._lock:
+            self._purged = GtidSet() | purged
+
+    # -- ownership -----------------------------------------------------------------------------------------
+    def acquire_ownership(self, gtid: Gtid, session_id: int, timeout: float | None = None) -> str:
+        """Take ``gtid`` for ``session_id`` (``SET gtid_next='uuid:n'``).
+
+        Waits while another session owns it. Returns :data:`EXECUTED` when the GTID is (or becomes) executed —
+        the session must then skip its next transaction, as MySQL does — else :data:`OWNED`.
+
+        Raises:
+            MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT when ``timeout`` seconds pass while another session owns it.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while True:
+                if gtid in self._executed:
+                    return EXECUTED
+                owner = self._owned.get(gtid)
+                if owner is None or owner == session_id:
+                    self._owned[gtid] = session_id
+                    return OWNED
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    raise MySQLError(1205, "Lock wait timeout exceeded; try restarting transaction")
+                self.changed.wait(remaining)
+
+    def generate_automatic(self, session_id: int, tag: str = "") -> Gtid:
+        """Own the next free GTID of ``(server_uuid, tag)`` (``Gtid_state::generate_automatic_gtid``).
+
+        The GNO is the smallest one >= 1 in neither ``executed`` nor ``owned``, so gaps are filled.
+
+        Raises:
+            MySQLError: 1775 ER_GNO_EXHAUSTED when no GNO is left.
+        """
+        with self._lock:
+            gno = self._executed.next_free_gno(self.server_uuid, tag)
+            while True:
+                gtid = Gtid(self.server_uuid, gno, tag)
+                if gtid not in self._owned:
+                    break
+                gno = self._executed.next_free_gno(self.server_uuid, tag, gno + 1)
+            self._owned[gtid] = session_id
+            return gtid
+
+    def release(self, gtid: Gtid) -> None:
+        """Drop ownership without executing (rollback: ``update_on_rollback``)."""
+        with self._lock:
+            self._owned.pop(gtid, None)
+            self.changed.notify_all()
+
+    def commit(self, gtid: Gtid, *, lost: bool = False) -> None:
+        """Add ``gtid`` to ``executed`` (and ``purged`` when ``lost``) and drop its ownership (``update_on_commit``).
+
+        ``lost`` is for GTIDs that never reach the binary log although it is on: binlog off, or a replica
+        applier with ``log_replica_updates=OFF`` (formats.md §5.2).
+        """
+        with self._lock:
+            self._executed.add_in_place(gtid.sid, gtid.tag, gtid.gno)
+            if lost:
+                self._purged.add_in_place(gtid.sid, gtid.tag, gtid.gno)
+            self._owned.pop(gtid, None)
+            self.changed.notify_all()
+
+    def wait_for_executed(self, gtids: GtidSet, timeout: float | None) -> bool:
+        """Block until ``gtids ⊆ executed`` (True) or ``timeout`` seconds pass (False); None = forever."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while not gtids <= self._executed:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self.changed.wait(remaining if remaining is None else min(remaining, 1.0))
+            return True

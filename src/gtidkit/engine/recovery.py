@@ -1,0 +1,192 @@
+"""Start-up and crash recovery: the binlog as the source of truth, then GTID_EXECUTED / GTID_PURGED (WL#6559 §5).
+
+Sources: MySQL ``sql/binlog.cc`` (``MYSQL_BIN_LOG::open_binlog`` + ``binlog::Binlog_recovery``: XA-style recovery
+of prepared InnoDB transactions from the last binlog, truncation of a partially written tail; ``init_gtid_sets``
+with ``binlog_gtid_simple_recovery``), ``sql/rpl_gtid_state.cc`` (``Gtid_state::init``/``save`` at start-up:
+the last binlog's GTIDs missing from mysql.gtid_executed are written there), formats.md §5.2 and §5.5.
+
+Design: why committing the binlog first, without an engine prepare, is safe
+--------------------------------------------------------------------------
+MySQL makes the binlog and InnoDB agree with two-phase commit: InnoDB prepares, the binlog is written and synced,
+InnoDB commits; after a crash every prepared transaction whose Xid is in the binlog is committed, the others
+rolled back. SQLite has no prepare, so we keep the order and replace "prepared" by "re-appliable":
+
+1. The session's SQLite transaction holds the engine write lock (one writer at a time), so binlog order =
+   commit order = apply order.
+2. At commit the transaction's events are appended to the active binlog and flushed (fsync when
+   ``sync_binlog=1``) **before** the SQLite COMMIT.
+3. The same SQLite transaction updates one row, ``_gk_binlog_applied(log_name, log_pos)``, to the binlog end
+   offset of this transaction. The user rows, the GTID row (if any) and this position commit atomically.
+4. The client is acknowledged only after the SQLite COMMIT returned (the WAL fsync with synchronous=FULL).
+
+After a crash (kill -9 at any instant) exactly one of these holds for the last transaction T:
+
+* T's binlog bytes are incomplete → T was never acknowledged and its SQLite transaction never committed (step 2
+  precedes step 3's commit). Recovery truncates the torn tail: T is in neither.
+* T is complete in the binlog, SQLite did not commit → the recorded position is before T. Recovery re-applies
+  every complete binlog transaction past the recorded position (ROW events through
+  :func:`gtidkit.engine.rowimage.apply_rows_event`, Query events through the executor) and advances the
+  position in the same SQLite transaction: T is in both (it may not have been acknowledged; MySQL behaves the
+  same for a transaction that reached the binlog).
+* Both committed → the recorded position covers T; nothing to do.
+
+Rotation records the new file's start position once all earlier transactions are applied, so PURGE can remove
+old files without recovery ever needing them. GTIDs are never duplicated: GTID_EXECUTED is rebuilt from the
+binlog (Previous_gtids of the last file + its Gtid events) ∪ the table, and the table only gains GTIDs whose data
+committed in the same SQLite transaction or that the binlog holds. With the binlog off, steps 2–3 do not exist
+and the GTID row commits atomically with the data (WL#6559).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import TYPE_CHECKING, Any
+
+from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
+from gtidkit.binlog.events.statement import QueryEvent
+from gtidkit.engine import binlog_scan, gtid_table
+from gtidkit.engine.binlog_log import BinlogLog, file_number
+from gtidkit.gtid import GtidSet
+
+if TYPE_CHECKING:
+    from gtidkit.engine.server import Server
+
+log = logging.getLogger(__name__)
+
+
+def make_binlog_log(server: "Server") -> BinlogLog:
+    """The binlog manager configured from the server's variables (reads the index)."""
+    g = server.globals
+    return BinlogLog(
+        server.datadir,
+        server_id=int(g.get("server_id")),
+        checksum=g.get("binlog_checksum") == "CRC32",
+        max_binlog_size=int(g.get("max_binlog_size")),
+        sync_binlog=int(g.get("sync_binlog")),
+    )
+
+
+def start_up(server: "Server") -> None:
+    """Recover the datadir and initialise GTID state; open a new binlog file when ``log_bin`` is on.
+
+    Steps: (1) re-apply binlog transactions past the engine's applied position and cut a torn tail; (2) compute
+    ``gtid_executed = Previous_gtids(last) ∪ GTIDs(last) ∪ table`` and ``gtid_purged = Previous_gtids(first) ∪
+    (table − binlog GTIDs)``, or ``purged = executed`` without binlogs; (3) save the binlog GTIDs missing from the
+    table (crash recovery, the upgrade case); (4) start a new binlog file.
+    """
+    blog = make_binlog_log(server)
+    files = blog.existing_files()
+    conn = server._internal  # noqa: SLF001 - start-up runs before any session exists
+    db = server.storage.sqlite(conn)
+    binlog_set = GtidSet()
+    first_prev = GtidSet()
+    if files:
+        reapplied = reapply_binlogs(server, blog, files)
+        if reapplied:
+            log.info("recovery re-applied %d binlog transactions", reapplied)
+        last = blog.path(files[-1])
+        summary = binlog_scan.summarize(last)
+        binlog_set = GtidSet() | summary.previous_gtids
+        for tx in summary.transactions:
+            if tx.gtid is not None:
+                binlog_set.add_in_place(tx.gtid.sid, tx.gtid.tag, tx.gtid.gno)
+        first_prev = binlog_scan.previous_gtids(blog.path(files[0]))
+    table_set = gtid_table.read_set(db, server.gtid_table)
+    executed = binlog_set | table_set
+    if files:
+        purged = first_prev | (table_set - binlog_set)
+    else:
+        purged = GtidSet() | executed
+    missing = binlog_set - table_set
+    if missing:
+        conn.begin()
+        try:
+            gtid_table.save_set(db, server.gtid_table, missing)
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+    server.gtid_state.load(executed, purged)
+    if server.log_bin:
+        server.binlog = blog
+        blog.open_new(executed, at_startup=True)
+        record_file_start(server)
+
+
+def record_file_start(server: "Server") -> None:
+    """Record (new file, its first transaction offset) as applied: everything before is in the engine."""
+    assert server.binlog is not None
+    pos = server.binlog.position
+    conn = server._internal  # noqa: SLF001
+    conn.begin()
+    try:
+        server._record_position(server.storage.sqlite(conn), pos.file, pos.pos)  # noqa: SLF001
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+
+
+def reapply_binlogs(server: "Server", blog: BinlogLog, files: list[str]) -> int:
+    """Re-apply complete transactions past the applied position; truncate the last file's torn tail.
+
+    Returns:
+        The number of transactions re-applied.
+    """
+    conn = server._internal  # noqa: SLF001
+    db = server.storage.sqlite(conn)
+    applied = server.applied_position(db)
+    start_index = 0
+    start_pos: int | None = None
+    if applied is not None:
+        name, pos = applied
+        if name in files:
+            start_index, start_pos = files.index(name), pos
+        elif files and file_number(name) > file_number(files[-1]):
+            start_index = len(files)  # position in a file newer than all we have: nothing to re-apply
+        # else: the applied file was purged; everything in the remaining files is newer
+    count = 0
+    for i in range(start_index, len(files)):
+        path = blog.path(files[i])
+        from_pos = start_pos if i == start_index else None
+        summary = binlog_scan.summarize(path, from_pos=from_pos, keep_events=True)
+        if i == len(files) - 1 and summary.complete_end < summary.size:
+            log.warning("truncating torn binlog tail of %s at %d (%d bytes)", files[i], summary.complete_end,
+                        summary.size)
+            os.truncate(path, summary.complete_end)
+        for tx in summary.transactions:
+            if from_pos is not None and tx.begin < from_pos:
+                continue
+            apply_transaction(server, files[i], tx)
+            count += 1
+    return count
+
+
+def apply_transaction(server: "Server", file: str, tx: binlog_scan.ScannedTransaction) -> None:
+    """Apply one binlog transaction to the engine and record its end position, in one SQLite transaction."""
+    from gtidkit.engine.sql import Executor, classify
+
+    conn = server._internal  # noqa: SLF001
+    executor = Executor(server.storage, conn)
+    conn.begin()
+    try:
+        table_maps: dict[int, TableMapEvent] = {}
+        for se in tx.events:
+            ev: Any = se.event
+            if isinstance(ev, QueryEvent):
+                text = ev.query.decode() if isinstance(ev.query, (bytes, bytearray)) else str(ev.query)
+                if text.strip().upper() in ("BEGIN", "COMMIT"):
+                    continue
+                executor.execute(classify(text), ev.database or None)
+            elif isinstance(ev, TableMapEvent):
+                table_maps[ev.table_id] = ev
+            elif isinstance(ev, RowsEvent):
+                from gtidkit.engine import rowimage  # the SQL layer's row-image codec
+
+                rowimage.apply_rows_event(executor, table_maps[ev.table_id], ev)
+        server._record_position(server.storage.sqlite(conn), file, tx.end)  # noqa: SLF001
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise

@@ -1,0 +1,493 @@
+"""The embedded server: options, datadir, sessions, the commit path (the WL#6559 write matrix), shutdown.
+
+Sources: MySQL ``sql/mysqld.cc`` (startup: server_uuid in ``auto.cnf``, ``init_server_components``),
+``sql/binlog.cc`` (``MYSQL_BIN_LOG::ordered_commit``: flush → sync → commit; ``new_file_impl`` saves the closed
+file's GTIDs to the table), ``sql/handler.cc`` (``commit_owned_gtids``: binlog off, or replica applier without
+log_replica_updates → the GTID row is inserted into mysql.gtid_executed inside the transaction),
+``sql/rpl_gtid_persist.cc``, WL#6559, WL#7592, ../shared/research/formats.md §5 and §8.
+
+The write matrix (what goes where when a transaction with a GTID commits):
+
+=========================================  ===============================  =========================================
+configuration                              binary log                       mysql.gtid_executed
+=========================================  ===============================  =========================================
+gtid_mode OFF (anonymous transactions)     Anonymous_gtid + events (if on)  nothing, ever
+log_bin OFF                                —                                INSERT (sid, gno, gno) in the transaction
+log_bin ON, log_replica_updates ON         Gtid + events                    the closed file's GTIDs at rotation and
+                                                                            shutdown (and after a crash, at start)
+log_bin ON, log_replica_updates OFF,       — (a replica applier does not    INSERT in the transaction; the GTID is
+explicit GTID_NEXT (replica applier)       log without log_replica_updates) also added to gtid_purged
+log_bin ON, log_replica_updates OFF,       Gtid + events                    rotation/shutdown saves
+AUTOMATIC
+=========================================  ===============================  =========================================
+
+Durability with the binary log on (see :mod:`gtidkit.engine.recovery` for the full argument): the transaction's
+binlog bytes are written and fsynced (per ``sync_binlog``) **before** the SQLite transaction commits, and the
+SQLite transaction also stores the binlog end position it corresponds to. The binlog is the source of truth; after
+a crash, recovery re-applies the complete binlog transactions past the stored position and truncates a torn tail.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid as uuidlib
+from pathlib import Path
+from typing import Any, Callable
+
+from gtidkit.engine import gtid_table, sysvars
+from gtidkit.engine.binlog_log import BinlogLog
+from gtidkit.engine.compressor import Compressor
+from gtidkit.engine.gtid_state import GtidState
+from gtidkit.engine.session import ANONYMOUS, ASSIGNED, AUTOMATIC, Session, now_us
+from gtidkit.engine.storage import Storage
+from gtidkit.errors import MySQLError
+from gtidkit.gtid import Gtid, GtidSet
+
+GTID_TABLE = ("mysql", "gtid_executed")
+#: Internal system table: the binlog end position the engine has applied (one row, id = 1).
+POSITION_TABLE = "_gk_binlog_applied"
+SERVER_VERSION = "8.0.36"
+
+CommitObserver = Callable[[Session, "Gtid | None"], None]
+FlushObserver = Callable[[str, int], None]
+
+#: Server.open options → mysqld variable names (aliases accepted as mysqld accepts them).
+_OPTION_ALIASES = {"log_slave_updates": "log_replica_updates", "skip_log_bin": None}
+
+
+def _read_or_create_uuid(datadir: Path) -> uuidlib.UUID:
+    """server_uuid from ``auto.cnf`` (``[auto]`` / ``server-uuid=...``), generated once like mysqld does."""
+    path = datadir / "auto.cnf"
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip().lower().startswith("server-uuid"):
+                return uuidlib.UUID(line.split("=", 1)[1].strip())
+        raise MySQLError(1105, f"auto.cnf in {datadir} has no server-uuid")
+    value = uuidlib.uuid1()
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(f"[auto]\nserver-uuid={value}\n")
+    tmp.replace(path)
+    return value
+
+
+class Server:
+    """An embedded MySQL-style server over one datadir. Use :meth:`open`.
+
+    Attributes:
+        datadir: the data directory.
+        server_uuid: this server's UUID (``auto.cnf``).
+        globals: global system variables (:class:`~gtidkit.engine.sysvars.GlobalVariables`).
+        gtid_state: executed / purged / owned GTIDs.
+        binlog: the binary log manager, or None when ``log_bin`` is off.
+        storage: the SQLite storage.
+        compressor: the gtid_executed compression thread.
+    """
+
+    def __init__(self, datadir: Path, options: dict[str, Any]) -> None:
+        self.datadir = datadir
+        self.options = options
+        self.server_uuid = _read_or_create_uuid(datadir)
+        overrides = {k: v for k, v in options.items() if k != "synchronous"}
+        overrides["server_uuid"] = str(self.server_uuid)
+        overrides["datadir"] = str(datadir) + "/"
+        self.globals = sysvars.GlobalVariables.with_defaults(overrides)
+        self.globals.on_change["gtid_executed_compression_period"] = [lambda _o, _n: self.compressor.period_changed()]
+        self.gtid_state = GtidState(self.server_uuid)
+        self.storage = Storage.open(datadir, synchronous=options.get("synchronous", "FULL"))
+        self.gtid_table = self.storage.physical_name(*GTID_TABLE)
+        self._write_lock = threading.Lock()
+        self._write_owner: int | None = None
+        self._sessions: dict[int, Session] = {}
+        self._sessions_lock = threading.Lock()
+        self._next_session_id = 10
+        self._commit_observers: list[CommitObserver] = []
+        self._flush_observers: list[FlushObserver] = []
+        self._xid = 0
+        self._table_ids: dict[tuple[str, str], int] = {}
+        self.binlog: BinlogLog | None = None
+        self.binlog_file_gtids = GtidSet()  # GTIDs written into the active binlog file
+        self.closed = False
+        self._internal = self.storage.connect()
+        self._internal.execute(
+            f'CREATE TABLE IF NOT EXISTS "{POSITION_TABLE}" '
+            "(id INTEGER PRIMARY KEY CHECK (id = 1), log_name TEXT NOT NULL, log_pos INTEGER NOT NULL)"
+        )
+        self.compressor = Compressor(
+            self.write_txn, self.read_txn, self.gtid_table,
+            period=lambda: int(self.globals.get("gtid_executed_compression_period")),
+        )
+        self.storage.threads_provider = lambda: [self.compressor.thread_row()]
+        from gtidkit.engine.admin import Admin
+
+        self.admin = Admin(self)
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, datadir: str | Path, **options: Any) -> "Server":
+        """Open (creating if needed) ``datadir`` like starting mysqld with ``options``; runs recovery.
+
+        Args:
+            datadir: the data directory (auto.cnf, gtidkit.sqlite, binlog.NNNNNN, binlog.index).
+            **options: mysqld variable names with underscores: ``gtid_mode`` (default ``"ON"``),
+                ``enforce_gtid_consistency`` (default ON when gtid_mode is ON), ``log_bin`` (default False),
+                ``log_replica_updates`` / ``log_slave_updates`` (default True), ``gtid_executed_compression_period``
+                (default 1000), ``server_id`` (default 1), ``binlog_format`` (``ROW`` or ``STATEMENT``),
+                ``max_binlog_size`` (bytes), ``sync_binlog`` (default 1), ``binlog_checksum`` (``CRC32``/``NONE``);
+                and ``synchronous`` (SQLite: FULL default).
+
+        Returns:
+            The running server (also a context manager: ``with Server.open(d) as s`` shuts down at exit).
+
+        Raises:
+            MySQLError: 1193 for an unknown option, 1231/1232 for a bad value, 3111 for gtid_mode=ON without
+                enforce_gtid_consistency=ON.
+        """
+        datadir = Path(datadir)
+        datadir.mkdir(parents=True, exist_ok=True)
+        opts: dict[str, Any] = {"gtid_mode": "ON", "log_bin": False, "log_replica_updates": True,
+                                "gtid_executed_compression_period": 1000, "server_id": 1,
+                                "binlog_format": "ROW", "sync_binlog": 1}
+        synchronous = options.pop("synchronous", "FULL")
+        for name, value in options.items():
+            if name == "skip_log_bin":
+                opts["log_bin"] = not value
+                continue
+            canon, coerced = sysvars.parse_startup_option(name, value)
+            opts[canon] = coerced
+        opts = {k: sysvars.parse_startup_option(k, v)[1] for k, v in opts.items()}
+        if "enforce_gtid_consistency" not in opts:
+            opts["enforce_gtid_consistency"] = "ON" if opts["gtid_mode"] == "ON" else "OFF"
+        if opts["gtid_mode"] == "ON" and opts["enforce_gtid_consistency"] != "ON":
+            raise MySQLError(
+                3111, "SET @@GLOBAL.GTID_MODE = ON is not allowed because ENFORCE_GTID_CONSISTENCY is not ON."
+            )
+        opts["synchronous"] = synchronous
+        server = cls(datadir, opts)
+        try:
+            from gtidkit.engine.recovery import start_up
+
+            start_up(server)
+            server.compressor.start()
+        except BaseException:
+            server._abort()
+            raise
+        return server
+
+    def __enter__(self) -> "Server":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+    # ------------------------------------------------------------------ options
+    @property
+    def log_bin(self) -> bool:
+        return bool(self.globals.get("log_bin"))
+
+    @property
+    def log_replica_updates(self) -> bool:
+        return bool(self.globals.get("log_replica_updates"))
+
+    @property
+    def gtid_mode(self) -> str:
+        return str(self.globals.get("gtid_mode"))
+
+    # ------------------------------------------------------------------ sessions
+    def session(self) -> Session:
+        """A new session (its own SQLite connection). Close it with ``session.close()`` or ``with``."""
+        if self.closed:
+            raise MySQLError(2006, "MySQL server has gone away")
+        with self._sessions_lock:
+            sid = self._next_session_id
+            self._next_session_id += 1
+        s = Session(self, sid)
+        with self._sessions_lock:
+            self._sessions[sid] = s
+        return s
+
+    def _forget_session(self, s: Session) -> None:
+        with self._sessions_lock:
+            self._sessions.pop(s.id, None)
+
+    def sessions(self) -> list[Session]:
+        """The open sessions."""
+        with self._sessions_lock:
+            return list(self._sessions.values())
+
+    # ------------------------------------------------------------------ the write lock
+    def acquire_write_lock(self, session: Session | None, timeout: float | None = None) -> None:
+        """Take the engine write lock (one writing transaction at a time, as SQLite allows).
+
+        Raises:
+            MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT after ``innodb_lock_wait_timeout`` seconds.
+        """
+        if timeout is None:
+            timeout = float(self.globals.get("innodb_lock_wait_timeout"))
+        if not self._write_lock.acquire(timeout=timeout):
+            raise MySQLError(1205, "Lock wait timeout exceeded; try restarting transaction")
+        self._write_owner = session.id if session is not None else 0
+
+    def release_write_lock(self, session: Session | None) -> None:
+        """Release the engine write lock."""
+        self._write_owner = None
+        self._write_lock.release()
+
+    def write_txn(self, work: Callable[[Any], Any]) -> Any:
+        """Run ``work(sqlite3_connection)`` in one short write transaction on the internal connection."""
+        self.acquire_write_lock(None)
+        try:
+            conn = self._internal
+            conn.begin()
+            try:
+                out = work(self.storage.sqlite(conn))
+                conn.commit()
+                return out
+            except BaseException:
+                conn.rollback()
+                raise
+        finally:
+            self.release_write_lock(None)
+
+    def read_txn(self, work: Callable[[Any], Any]) -> Any:
+        """Run ``work(sqlite3_connection)`` on a fresh read connection (WAL snapshot, no write lock)."""
+        conn = self.storage.connect()
+        try:
+            return work(self.storage.sqlite(conn))
+        finally:
+            conn.close()
+
+    # ------------------------------------------------------------------ observers
+    def add_commit_observer(self, fn: CommitObserver) -> None:
+        """Call ``fn(session, gtid_or_None)`` after every commit (outside the write lock)."""
+        self._commit_observers.append(fn)
+
+    def add_binlog_flush_observer(self, fn: FlushObserver) -> None:
+        """Call ``fn(file, position)`` after every binlog flush (under the write lock; keep it short)."""
+        self._flush_observers.append(fn)
+
+    def notify_commit(self, session: Session, gtid: Gtid | None) -> None:
+        for fn in list(self._commit_observers):
+            fn(session, gtid)
+
+    # ------------------------------------------------------------------ the commit path
+    def next_xid(self) -> int:
+        self._xid += 1
+        return self._xid
+
+    def table_id(self, schema: str, table: str) -> int:
+        """A stable table id for Table_map events (MySQL numbers table shares from 1 upward per run)."""
+        key = (schema, table)
+        tid = self._table_ids.get(key)
+        if tid is None:
+            tid = self._table_ids[key] = len(self._table_ids) + 100
+        return tid
+
+    def commit_transaction(self, session: Session, *, ddl_text: str | None) -> Gtid | None:
+        """Commit ``session``'s open storage transaction through the write matrix (the class docstring).
+
+        The caller holds the write lock with a storage transaction open; on return the transaction is committed
+        and the lock released. Returns the transaction's GTID (None = anonymous).
+
+        Raises:
+            MySQLError: the storage commit failed (the transaction is rolled back; a binlog transaction already
+                written is re-applied by recovery at the next start, so the binlog stays the source of truth).
+        """
+        from gtidkit.engine.binlog_events import transaction_events
+
+        state = self.gtid_state
+        kind = session.gtid_next_kind
+        mode = self.gtid_mode
+        gtid: Gtid | None = None
+        explicit = kind == ASSIGNED
+        if explicit:
+            gtid = session.owned_gtid
+        elif kind == AUTOMATIC and mode in ("ON_PERMISSIVE", "ON") and self.log_bin and self._sql_log_bin(session):
+            gtid = state.generate_automatic(session.id, session.gtid_next_tag)
+        elif kind == ANONYMOUS or kind == AUTOMATIC:
+            gtid = None
+        write_binlog = self.log_bin and self._sql_log_bin(session) and not (explicit and not self.log_replica_updates)
+        save_row = gtid is not None and (not self.log_bin or not write_binlog)
+        db = self.storage.sqlite(session.conn)
+        try:
+            if save_row:
+                gtid_table.save_gtid(db, self.gtid_table, gtid)  # type: ignore[arg-type]
+            position = None
+            if write_binlog and self.binlog is not None:
+                events = transaction_events(self, session, ddl_text)
+                ts = now_us()
+                file, _begin, end = self.binlog.write_transaction(gtid, events, immediate_commit_timestamp=ts)
+                position = (file, end)
+                self._record_position(db, file, end)
+            session.conn.commit()
+        except BaseException:
+            if gtid is not None and not explicit:
+                state.release(gtid)
+            raise
+        if gtid is not None:
+            state.commit(gtid, lost=save_row)
+            if write_binlog:
+                self.binlog_file_gtids.add_in_place(gtid.sid, gtid.tag, gtid.gno)
+        if position is not None:
+            for fn in list(self._flush_observers):
+                fn(*position)
+        rotate = self.binlog is not None and self.binlog.needs_rotation()
+        try:
+            if rotate:
+                self._rotate_locked()
+        finally:
+            session.release_after_commit()
+        if save_row:
+            self.compressor.transactions_saved(1)
+        return gtid
+
+    def _sql_log_bin(self, session: Session) -> bool:
+        return bool(session.session_vars.get("sql_log_bin", True))
+
+    def _record_position(self, db: Any, file: str, pos: int) -> None:
+        db.execute(
+            f'INSERT INTO "{POSITION_TABLE}" (id, log_name, log_pos) VALUES (1, ?, ?) '
+            "ON CONFLICT(id) DO UPDATE SET log_name=excluded.log_name, log_pos=excluded.log_pos",
+            (file, pos),
+        )
+
+    def applied_position(self, db: Any) -> tuple[str, int] | None:
+        """The binlog (file, end position) whose transactions the engine holds, or None."""
+        row = db.execute(f'SELECT log_name, log_pos FROM "{POSITION_TABLE}" WHERE id = 1').fetchone()
+        return (row[0], int(row[1])) if row else None
+
+    # ------------------------------------------------------------------ rotation
+    def rotate(self) -> None:
+        """FLUSH [BINARY] LOGS: close the active binlog, save its GTIDs to the table, open the next one."""
+        if self.binlog is None:
+            return
+        self.acquire_write_lock(None)
+        try:
+            self._rotate_locked()
+        finally:
+            self.release_write_lock(None)
+
+    def _rotate_locked(self) -> None:
+        assert self.binlog is not None
+        executed = self.gtid_state.executed()
+        closed_gtids, self.binlog_file_gtids = self.binlog_file_gtids, GtidSet()
+        with self.binlog.lock:
+            self.binlog.rotate(executed)
+        self.save_binlog_gtids_locked(closed_gtids, record_start=True)
+        self.compressor.request()
+
+    def save_binlog_gtids_locked(self, gtids: GtidSet, *, record_start: bool = False) -> None:
+        """Save ``gtids`` minus what the table already has (rotation, shutdown); write lock held.
+
+        With ``record_start`` the same SQLite transaction records the new active file's first offset as the
+        applied binlog position (every earlier transaction is in the engine), so recovery never needs older files.
+        A rotation whose closed file holds no GTIDs inserts no row (mysql-test
+        binlog_simulate_crash_and_error_on_compress_gtid_table).
+        """
+        if not gtids and not record_start:
+            return
+        conn = self._internal
+        conn.begin()
+        try:
+            db = self.storage.sqlite(conn)
+            if gtids:
+                missing = gtids - gtid_table.read_set(db, self.gtid_table)
+                if missing:
+                    gtid_table.save_set(db, self.gtid_table, missing)
+            if record_start and self.binlog is not None:
+                pos = self.binlog.position
+                self._record_position(db, pos.file, pos.pos)
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+
+    # ------------------------------------------------------------------ variables
+    def set_global(self, session: Session | None, name: str, value: Any) -> None:
+        """SET GLOBAL ``name`` = ``value`` (already coerced), with the checks MySQL makes.
+
+        Raises:
+            MySQLError: 1788 (gtid_mode more than one step), 3111 (gtid_mode ON without enforce_gtid_consistency
+                ON), 1231 (enforce_gtid_consistency away from ON while gtid_mode is ON).
+        """
+        if name == "gtid_mode":
+            old = self.gtid_mode
+            steps = sysvars.GTID_MODES
+            if abs(steps.index(value) - steps.index(old)) > 1:
+                raise MySQLError(
+                    1788,
+                    "The value of @@GLOBAL.GTID_MODE can only be changed one step at a time: OFF <-> OFF_PERMISSIVE "
+                    "<-> ON_PERMISSIVE <-> ON. Also note that this value must be stepped up or down simultaneously "
+                    "on all servers. See the Manual for instructions.",
+                )
+            if value == "ON" and self.globals.get("enforce_gtid_consistency") != "ON":
+                raise MySQLError(
+                    3111, "SET @@GLOBAL.GTID_MODE = ON is not allowed because ENFORCE_GTID_CONSISTENCY is not ON."
+                )
+            if value == old:
+                return
+            self.globals.set(name, value)
+            self.rotate()  # each change rotates the binary log
+            return
+        if name == "enforce_gtid_consistency" and value != "ON" and self.gtid_mode == "ON":
+            raise MySQLError(
+                1231, f"Variable 'enforce_gtid_consistency' can't be set to the value of '{value}'", "42000"
+            )
+        if name in ("max_binlog_size", "sync_binlog") and self.binlog is not None:
+            setattr(self.binlog, name, int(value))
+        self.globals.set(name, value)
+
+    def dynamic_sysvar(self, session: Session, name: str, scope: str | None) -> Any:
+        """Values computed from server state: gtid_executed, gtid_purged, gtid_owned, gtid_next."""
+        if name == "gtid_executed":
+            return self.gtid_state.executed().to_text()
+        if name == "gtid_purged":
+            return self.gtid_state.purged().to_text()
+        if name == "gtid_owned":
+            if scope == "GLOBAL":
+                with self.gtid_state._lock:  # noqa: SLF001 - one consistent snapshot
+                    owned = sorted(self.gtid_state._owned.items(), key=lambda kv: (kv[0].sid.bytes, kv[0].tag, kv[0].gno))
+                return ",\n".join(f"{g}#{s}" for g, s in owned)
+            return str(session.owned_gtid) if session.owned_gtid is not None else ""
+        if name == "gtid_next":
+            return session.gtid_next_text()
+        raise MySQLError(1193, f"Unknown system variable '{name}'")
+
+    def sql_functions(self, session: Session) -> dict[str, Callable[..., Any]]:
+        """GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET bound to ``session`` (formats.md §8.1)."""
+        from gtidkit.engine.admin import gtid_functions
+
+        return gtid_functions(self, session)
+
+    # ------------------------------------------------------------------ shutdown
+    def shutdown(self) -> None:
+        """Clean shutdown: stop the compressor, save the active binlog's GTIDs, Stop event, close everything."""
+        if self.closed:
+            return
+        for s in self.sessions():
+            try:
+                s.close()
+            except Exception:  # noqa: BLE001 - shutting down regardless
+                pass
+        self.compressor.stop()
+        self.acquire_write_lock(None, timeout=60)
+        try:
+            if self.binlog is not None:
+                self.save_binlog_gtids_locked(self.binlog_file_gtids)
+                self.binlog.close()
+            self.closed = True
+        finally:
+            self.release_write_lock(None)
+        self._internal.close()
+        self.storage.checkpoint()
+        self.storage.close()
+
+    def _abort(self) -> None:
+        """Release files after a failed start (no saves)."""
+        self.closed = True
+        try:
+            self.compressor.stop()
+        finally:
+            if self.binlog is not None:
+                self.binlog.abandon()
+            self.storage.close()

@@ -1,0 +1,743 @@
+"""SQL dispatch: MySQL statements on the SQLite storage, with MySQL's results, row images and error codes.
+
+Entry points (docs/INTERFACES.md "engine"): :func:`split_statements`, :func:`classify` (from
+:mod:`gtidkit.engine.sql_parse`) and :class:`Executor`, which runs SELECT, DML, DDL, USE, catalog SHOWs and
+savepoints for one session's connection and returns an :class:`ExecResult` with MySQL's ``affected_rows``,
+``last_insert_id``, warnings and, for DML, the :class:`RowChange` images that ROW-format binlog events need.
+
+How a SELECT runs: the sqlglot tree (MySQL dialect) gets its table references rewritten to physical SQLite names
+(``db.t`` -> ``"db.t" AS t``), ``@@sysvar``/``@uservar`` replaced by bound parameters (resolved through
+:attr:`Executor.sysvar_resolver`), MySQL-only functions fixed (``DATABASE()``, ``VERSION()``, ``NOW()``,
+``CONCAT``...), each computed column aliased with its MySQL text (MySQL names result columns after the
+expression as written), then it is generated for SQLite. A SELECT without FROM whose items are literals,
+variables or registered functions (``GTID_SUBSET``...) is evaluated in Python without touching SQLite.
+
+Plans are cached per statement *shape*: literals are replaced by placeholders (:func:`sql_parse.templatize`) and
+the plan (SQLite text, table definitions) is reused with new values, keyed by (shape, current database, catalog
+version). Shapes whose literals sit where a placeholder would change the meaning (``ORDER BY 1``, the select
+list, type lengths) are detected and planned from the literal text instead.
+
+Errors are MySQL's: 1064 parse, 1046 no database, 1049 unknown database, 1146 no such table, 1054 unknown
+column, 1062 duplicate entry, 1048 column cannot be null, 1364 no default, 1264/1265/1366/1406/1292 strict-mode
+data errors, 1050/1051 DDL, 1235 for statements this engine does not support (never silently ignored).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import random
+import re
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Callable
+
+from sqlglot import exp
+from sqlglot.dialects.sqlite import SQLite
+
+from gtidkit.engine.catalog import THREADS_COLUMNS, TableDef
+from gtidkit.engine.sql_ddl import not_supported, parse_create_index, parse_create_table
+from gtidkit.engine.sql_parse import (Statement, classify, parse_error, parse_tree, split_statements,
+                                      templatize)
+from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
+from gtidkit.errors import MySQLError
+
+if TYPE_CHECKING:
+    from gtidkit.engine.sql_dml import DmlPlan
+
+__all__ = ["Executor", "ExecResult", "RowChange", "Statement", "classify", "split_statements"]
+
+SERVER_VERSION = "8.0.36"
+
+
+class GkSQLite(SQLite):
+    """sqlglot's SQLite dialect with backquoted identifiers.
+
+    SQLite reads an unknown double-quoted identifier as a string literal (its "DQS" misfeature), which would turn
+    ``SELECT nosuch FROM t`` into a constant instead of error 1054; a backquoted identifier never falls back.
+    """
+
+
+GkSQLite.IDENTIFIER_START = "`"
+GkSQLite.IDENTIFIER_END = "`"
+SQLITE = GkSQLite()
+
+
+@dataclass(frozen=True, slots=True)
+class RowChange:
+    """One row changed by DML: images are full rows in table column order (storage form, see sql_values).
+
+    ``kind`` is ``"insert"`` (after only), ``"update"`` (before and after) or ``"delete"`` (before only).
+    """
+
+    schema: str
+    table: str
+    kind: str
+    before: tuple | None
+    after: tuple | None
+
+
+@dataclass
+class ExecResult:
+    """Result of one statement run by :class:`Executor`.
+
+    Attributes:
+        columns: result-set column names (empty when the statement returns no rows).
+        rows: result rows as tuples.
+        affected_rows: MySQL's count (ON DUPLICATE KEY UPDATE counts 2 per updated row, 0 when unchanged).
+        last_insert_id: first AUTO_INCREMENT value generated (or the explicit value stored into the AUTO_INCREMENT
+            column when none was generated), else 0 — what the OK packet carries.
+        warnings: ``(level, code, message)`` as SHOW WARNINGS lists them.
+        row_changes: before/after images of every changed row, in execution order.
+        info: MySQL's info string (``Rows matched: 1  Changed: 1  Warnings: 0``, ``Records: 2  Duplicates: 0
+            Warnings: 0``) or "".
+        new_db: for USE, the database to make current (for DROP DATABASE of the current one: "").
+    """
+
+    columns: list[str] = field(default_factory=list)
+    rows: list[tuple] = field(default_factory=list)
+    affected_rows: int = 0
+    last_insert_id: int = 0
+    warnings: list[tuple[str, int, str]] = field(default_factory=list)
+    row_changes: list[RowChange] = field(default_factory=list)
+    info: str = ""
+    new_db: str | None = None
+
+
+class _Unsafe:
+    """Cache marker: this statement shape must be planned from its literal text."""
+
+
+_UNSAFE = _Unsafe()
+#: First keywords of MySQL statements: an unsupported one is 1235, any other word is a syntax error (1064).
+_KNOWN_STATEMENTS = frozenset(
+    "ALTER ANALYZE BINLOG CACHE CALL CHANGE CHECK CHECKSUM CLONE CREATE DEALLOCATE DELETE DESC DESCRIBE DO DROP "
+    "EXECUTE EXPLAIN FLUSH GET GRANT HANDLER HELP IMPORT INSERT INSTALL KILL LOAD LOCK OPTIMIZE PREPARE PURGE "
+    "RENAME REPAIR REPLACE RESET RESIGNAL RESTART REVOKE SELECT SET SHOW SHUTDOWN SIGNAL START STOP TABLE "
+    "TRUNCATE UNINSTALL UNLOCK UPDATE VALUES WITH XA".split()
+)
+_PLAN_CACHE_MAX = 20000
+_ALLOWED_PLACEHOLDER_PARENTS = (
+    exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.Between, exp.In, exp.Like,
+    exp.ILike, exp.Tuple, exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.Paren, exp.Limit, exp.Offset, exp.And, exp.Or,
+    exp.Not, exp.Values,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SelectPlan:
+    """A planned SELECT: SQLite text, result column names (None = take from the cursor), variable slots."""
+
+    sql: str
+    columns: tuple[str, ...] | None
+    variables: tuple[tuple[str, str, str | None], ...]  # (param name, "sys"|"user", scope)
+    needs_threads: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ConstPlan:
+    """A SELECT without tables evaluated in Python: projection trees and names."""
+
+    items: tuple[exp.Expression, ...]
+    columns: tuple[str, ...]
+
+
+def _now() -> str:
+    return _dt.datetime.now().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _concat(*args: Any) -> Any:
+    if any(a is None for a in args):
+        return None
+    return "".join(_text(a) for a in args)
+
+
+def _concat_ws(sep: Any, *args: Any) -> Any:
+    if sep is None:
+        return None
+    return _text(sep).join(_text(a) for a in args if a is not None)
+
+
+def _text(v: Any) -> str:
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, float) and v.is_integer():
+        return str(v)
+    return str(v)
+
+
+class Executor:
+    """Runs statements for one session connection.
+
+    Attributes:
+        storage: the :class:`Storage`.
+        conn: this session's :class:`Connection`.
+        sysvar_resolver: ``fn(name: str, scope: "GLOBAL"|"SESSION"|None) -> value`` for ``@@name`` reads;
+            raises MySQLError 1193 for unknown variables. ``None`` -> every ``@@x`` is error 1193.
+        functions: ``{UPPER_NAME: callable}`` SQL functions (GTID_SUBSET, GTID_SUBTRACT,
+            WAIT_FOR_EXECUTED_GTID_SET ...) registered by the GTID core; available in every SELECT.
+        user_variables: ``{lower name: value}`` session user variables read by ``@x`` (the session may replace
+            this dict with its own).
+        last_insert_id: value of ``LAST_INSERT_ID()`` (first AUTO_INCREMENT value generated by the last INSERT
+            that generated one).
+    """
+
+    def __init__(self, storage: Storage, conn: Connection) -> None:
+        self.storage = storage
+        self.conn = conn
+        self.sysvar_resolver: Callable[[str, str | None], Any] | None = None
+        self.functions: dict[str, Callable[..., Any]] = {}
+        self.user_variables: dict[str, Any] = {}
+        self.last_insert_id = 0
+        self.current_db: str | None = None
+        self._registered: dict[str, Callable[..., Any]] = {}
+        self._udf_error: BaseException | None = None
+        self._register_builtins()
+        self._plans: dict[Any, Any] = storage.plan_cache
+
+    # ---------------------------------------------------------------- functions
+    def _register_builtins(self) -> None:
+        raw = self.conn.raw
+        raw.create_function("NOW", -1, lambda *a: _now())
+        raw.create_function("SYSDATE", -1, lambda *a: _now())
+        raw.create_function("CURDATE", 0, lambda: _dt.date.today().isoformat())
+        raw.create_function("UNIX_TIMESTAMP", -1, lambda *a: int(time.time()) if not a else None)
+        raw.create_function("CONCAT", -1, _concat)
+        raw.create_function("CONCAT_WS", -1, _concat_ws)
+        raw.create_function("LAST_INSERT_ID", 0, lambda: self.last_insert_id)
+        raw.create_function("CONNECTION_ID", 0, lambda: id(self) & 0xFFFFFFFF)
+        from gtidkit.engine.sql_dml import register_udfs
+
+        register_udfs(raw, random.random)
+
+    def _sync_functions(self) -> None:
+        if self._registered.keys() == self.functions.keys() and all(
+            self._registered[k] is v for k, v in self.functions.items()
+        ):
+            return
+        for name, fn in self.functions.items():
+            if self._registered.get(name) is not fn:
+                self.conn.raw.create_function(name.upper(), -1, self._wrap_udf(fn))
+        self._registered = dict(self.functions)
+
+    def _wrap_udf(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any) -> Any:
+            try:
+                v = fn(*args)
+            except BaseException as err:
+                self._udf_error = err
+                raise
+            return str(v) if isinstance(v, Decimal) else v
+
+        return call
+
+    # ---------------------------------------------------------------- dispatch
+    def execute(self, stmt: Statement | str, current_db: str | None = None) -> ExecResult:
+        """Run one statement (a :class:`Statement` from :func:`classify`, or text) with ``current_db`` as the
+        default database.
+
+        Statements that write run atomically: inside an open transaction under a private savepoint (a failing
+        statement is undone alone, as MySQL's statement rollback), otherwise in their own transaction.
+
+        Raises:
+            MySQLError: MySQL's code/SQLSTATE/message for the failure (see the module docstring).
+        """
+        if isinstance(stmt, str):
+            stmt = classify(stmt)
+        self.current_db = current_db
+        kind = stmt.kind
+        if kind == "select":
+            return self._select(stmt, current_db)
+        if kind == "dml":
+            return self._atomic(lambda: self._dml(stmt, current_db), write=True)
+        if kind == "ddl":
+            return self._atomic(lambda: self._ddl(stmt, current_db), write=True)
+        if kind == "use":
+            db = stmt.info.get("db")
+            if db is None or not self.storage.catalog.has_schema(db):
+                raise MySQLError(1049, f"Unknown database '{db}'", "42000")
+            return ExecResult(new_db=self.storage.catalog.canonical_schema(db))
+        if kind == "savepoint":
+            if self.conn.in_transaction:
+                self.conn.savepoint(stmt.info["name"])
+            return ExecResult()
+        if kind == "release_savepoint":
+            if not self.conn.in_transaction:
+                raise MySQLError(1305, f"SAVEPOINT {stmt.info['name']} does not exist", "42000")
+            self.conn.release_savepoint(stmt.info["name"])
+            return ExecResult()
+        if kind == "rollback_to_savepoint":
+            if not self.conn.in_transaction:
+                raise MySQLError(1305, f"SAVEPOINT {stmt.info['name']} does not exist", "42000")
+            self.conn.rollback_to_savepoint(stmt.info["name"])
+            return ExecResult()
+        if kind == "begin":
+            self.conn.commit()
+            self.conn.begin()
+            return ExecResult()
+        if kind == "commit":
+            self.conn.commit()
+            return ExecResult()
+        if kind == "rollback":
+            self.conn.rollback()
+            return ExecResult()
+        if kind == "show":
+            from gtidkit.engine.sql_show import run_show
+
+            return run_show(self, stmt, current_db)
+        first = stmt.text.split(None, 1)[0].upper() if stmt.text.split() else ""
+        if first not in _KNOWN_STATEMENTS:
+            raise parse_error(stmt.text, 0)
+        raise not_supported(" ".join(stmt.text.split()[:3]).upper())
+
+    def _atomic(self, fn: Callable[[], ExecResult], write: bool) -> ExecResult:
+        conn = self.conn
+        if conn.in_transaction:
+            conn.raw.execute('SAVEPOINT "_gk_stmt"')
+            try:
+                res = fn()
+            except BaseException:
+                conn.raw.execute('ROLLBACK TO SAVEPOINT "_gk_stmt"')
+                conn.raw.execute('RELEASE SAVEPOINT "_gk_stmt"')
+                if conn.ddl_in_transaction:
+                    self.storage.catalog.reload(conn)
+                raise
+            conn.raw.execute('RELEASE SAVEPOINT "_gk_stmt"')
+            return res
+        conn.begin()
+        try:
+            res = fn()
+        except BaseException:
+            conn.rollback()
+            raise
+        conn.commit()
+        return res
+
+    # ---------------------------------------------------------------- planning helpers
+    def _plan_key(self, stmt: Statement, current_db: str | None) -> tuple[Any, dict[str, Any]]:
+        """Return (plan or None, binding) using the shape cache; binding maps placeholder names to values."""
+        tpl = templatize(stmt.text)
+        version = self.storage.catalog.version
+        replace = bool(stmt.info.get("replace"))
+        if tpl is not None:
+            key = (tpl[0], current_db, version, replace)
+            plan = self._plans.get(key)
+            if plan is not _UNSAFE:
+                params = {f"gk{i}": v for i, v in enumerate(tpl[1])}
+                if plan is not None:
+                    return plan, params
+                tree = parse_tree(tpl[0], replace=replace)
+                if _placeholders_safe(tree):
+                    plan = self._build(stmt.kind, tree, current_db, replace)
+                    self._remember(key, plan)
+                    return plan, params
+                self._remember(key, _UNSAFE)
+        key = (stmt.text, current_db, version, replace)
+        plan = self._plans.get(key)
+        if plan is None:
+            tree = parse_tree(stmt.text, replace=replace)
+            plan = self._build(stmt.kind, tree, current_db, replace)
+            self._remember(key, plan)
+        return plan, {}
+
+    def _remember(self, key: Any, plan: Any) -> None:
+        if len(self._plans) > _PLAN_CACHE_MAX:
+            self._plans.clear()
+        self._plans[key] = plan
+
+    def _build(self, kind: str, tree: exp.Expression, current_db: str | None, replace: bool) -> Any:
+        if kind == "select":
+            if not isinstance(tree, (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery)):
+                raise not_supported(tree.key.upper())
+            return self.plan_select(tree, current_db)
+        from gtidkit.engine.sql_dml import plan_dml
+
+        return plan_dml(self, tree, current_db, replace)
+
+    # ---------------------------------------------------------------- table and variable rewriting
+    def resolve_tables(self, tree: exp.Expression, current_db: str | None) -> tuple[list[TableDef], bool]:
+        """Rewrite every table reference in ``tree`` to its physical SQLite name (in place).
+
+        Returns (table definitions referenced, whether performance_schema.threads is read).
+
+        Raises:
+            MySQLError: 1046 no database selected; 1146 no such table.
+        """
+        catalog = self.storage.catalog
+        ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+        found: list[TableDef] = []
+        threads = False
+        for t in list(tree.find_all(exp.Table)):
+            if not t.name or isinstance(t.this, (exp.Func, exp.Unnest)):
+                continue
+            if not t.db and t.name.lower() in ctes:
+                continue
+            db = t.db or current_db
+            tdef = catalog.require_table(db, t.name) if db else catalog.require_table(None, t.name)
+            found.append(tdef)
+            if tdef.schema == "performance_schema" and tdef.name == "threads":
+                threads = True
+            alias = t.alias
+            t.set("this", exp.to_identifier(physical_name(tdef.schema, tdef.name), quoted=True))
+            t.set("db", None)
+            t.set("catalog", None)
+            if not alias:
+                t.set("alias", exp.TableAlias(this=exp.to_identifier(t_name_for_alias(t, tdef), quoted=True)))
+        for c in tree.find_all(exp.Column):
+            if c.args.get("db") is not None:
+                c.set("db", None)
+            if c.args.get("catalog") is not None:
+                c.set("catalog", None)
+        return found, threads
+
+    def bind_variables(self, tree: exp.Expression) -> list[tuple[str, str, str | None]]:
+        """Replace ``@@x`` / ``@x`` nodes by placeholders; returns their (param, kind, scope) slots."""
+        slots: list[tuple[str, str, str | None]] = []
+        for node in list(tree.find_all(exp.SessionParameter, exp.Parameter)):
+            i = len(slots)
+            pname = f"gkv{i}"
+            if isinstance(node, exp.SessionParameter):
+                kind = node.args.get("kind")
+                slots.append((pname, "sys:" + node.name.lower(), str(kind).upper() if kind else None))
+            else:
+                slots.append((pname, "user:" + node.name.lower(), None))
+            node.replace(exp.Placeholder(this=pname))
+        return slots
+
+    def variable_value(self, slot: tuple[str, str, str | None]) -> Any:
+        """Current value of one variable slot from :meth:`bind_variables`."""
+        _, what, scope = slot
+        kind, name = what.split(":", 1)
+        if kind == "user":
+            return self.user_variables.get(name)
+        if self.sysvar_resolver is None:
+            raise MySQLError(1193, f"Unknown system variable '{name}'", "HY000")
+        return self.sysvar_resolver(name, scope)
+
+    def fix_functions(self, tree: exp.Expression, current_db: str | None) -> exp.Expression:
+        """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND())."""
+        for node in list(tree.find_all(exp.CurrentSchema, exp.CurrentVersion, exp.Rand)):
+            if isinstance(node, exp.CurrentSchema):
+                node.replace(exp.Placeholder(this="gkdb"))
+            elif isinstance(node, exp.CurrentVersion):
+                node.replace(exp.Placeholder(this="gkver"))
+            else:
+                node.replace(exp.Anonymous(this="_GK_RAND"))
+        return tree
+
+    # ---------------------------------------------------------------- SELECT
+    def plan_select(self, tree: exp.Expression, current_db: str | None) -> SelectPlan | ConstPlan:
+        """Plan a SELECT tree (mutated in place)."""
+        if isinstance(tree, exp.Select) and tree.args.get("from_") is None and not tree.args.get("joins"):
+            const = self._const_plan(tree)
+            if const is not None:
+                return const
+        if isinstance(tree, exp.Select) and tree.args.get("locks"):
+            tree.set("locks", None)  # FOR UPDATE / LOCK IN SHARE MODE: writers are serialised anyway
+        _, threads = self.resolve_tables(tree, current_db)
+        columns = None
+        if isinstance(tree, exp.Select):
+            names = []
+            star = False
+            for i, proj in enumerate(tree.expressions):
+                if isinstance(proj, exp.Alias):
+                    names.append(proj.alias)
+                elif isinstance(proj, exp.Column) and not isinstance(proj.this, exp.Star):
+                    names.append(proj.name)
+                elif isinstance(proj, exp.Star) or (isinstance(proj, exp.Column) and isinstance(proj.this,
+                                                                                                 exp.Star)):
+                    star = True
+                    names.append("*")
+                else:
+                    name = _item_name(proj)
+                    names.append(name)
+                    proj.replace(exp.alias_(proj.copy(), name, quoted=True))
+            columns = None if star else tuple(names)
+        self.fix_functions(tree, current_db)
+        slots = self.bind_variables(tree)
+        sql = tree.sql(dialect=SQLITE, identify=True)
+        return SelectPlan(sql=sql, columns=columns, variables=tuple(slots), needs_threads=threads)
+
+    def _const_plan(self, tree: exp.Select) -> ConstPlan | None:
+        simple = (exp.Literal, exp.Null, exp.Boolean, exp.Placeholder, exp.SessionParameter, exp.Parameter,
+                  exp.Neg, exp.Paren, exp.Alias, exp.Anonymous, exp.Var, exp.Identifier, exp.Column)
+        for key in tree.args:
+            if key not in ("expressions", "kind", "hint", "distinct", "operation_modifiers") and tree.args[key]:
+                return None
+        names = []
+        for proj in tree.expressions:
+            for n in proj.walk():
+                if not isinstance(n, simple):
+                    return None
+                if isinstance(n, exp.Anonymous) and n.name.upper() not in self.functions:
+                    return None
+                if isinstance(n, exp.Column) and not isinstance(n.parent, (exp.SessionParameter,)):
+                    return None
+            names.append(_item_name(proj))
+        return ConstPlan(items=tuple(p.this if isinstance(p, exp.Alias) else p for p in tree.expressions),
+                         columns=tuple(names))
+
+    def _const_eval(self, node: exp.Expression, params: dict[str, Any]) -> Any:
+        if isinstance(node, exp.Null):
+            return None
+        if isinstance(node, exp.Boolean):
+            return int(node.this)
+        if isinstance(node, exp.Literal):
+            if node.is_string:
+                return node.this
+            t = node.this
+            return int(t) if re.fullmatch(r"\d+", t) else Decimal(t)
+        if isinstance(node, exp.Placeholder):
+            return params[node.name]
+        if isinstance(node, exp.Paren):
+            return self._const_eval(node.this, params)
+        if isinstance(node, exp.Neg):
+            v = self._const_eval(node.this, params)
+            return None if v is None else -v
+        if isinstance(node, exp.SessionParameter):
+            kind = node.args.get("kind")
+            return self.variable_value(("", "sys:" + node.name.lower(), str(kind).upper() if kind else None))
+        if isinstance(node, exp.Parameter):
+            return self.user_variables.get(node.name.lower())
+        if isinstance(node, exp.Anonymous):
+            fn = self.functions[node.name.upper()]
+            return fn(*[self._const_eval(a, params) for a in node.expressions])
+        raise not_supported(node.sql(dialect="mysql"))
+
+    def _select(self, stmt: Statement, current_db: str | None) -> ExecResult:
+        plan, params = self._plan_key(stmt, current_db)
+        if isinstance(plan, ConstPlan):
+            row = tuple(self._const_eval(i, params) for i in plan.items)
+            return ExecResult(columns=list(plan.columns), rows=[row])
+        return self.run_select_plan(plan, params, current_db)
+
+    def run_select_plan(self, plan: SelectPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
+        """Execute a :class:`SelectPlan` with placeholder values ``params``."""
+        binds = {k: _bindable(v) for k, v in params.items()}
+        for slot in plan.variables:
+            binds[slot[0]] = _bindable(self.variable_value(slot))
+        if ":gkdb" in plan.sql:
+            binds["gkdb"] = current_db
+        if ":gkver" in plan.sql:
+            binds["gkver"] = self._version()
+        if plan.needs_threads:
+            self._fill_threads()
+        self._sync_functions()
+        cur = self.run_sqlite(plan.sql, binds)
+        rows = cur.fetchall()
+        cols = list(plan.columns) if plan.columns is not None else [d[0] for d in cur.description or ()]
+        return ExecResult(columns=cols, rows=rows)
+
+    def _version(self) -> str:
+        if self.sysvar_resolver is not None:
+            try:
+                return str(self.sysvar_resolver("version", None))
+            except MySQLError:
+                pass
+        return SERVER_VERSION
+
+    def _fill_threads(self) -> None:
+        raw = self.conn.raw
+        name = quote_ident(physical_name("performance_schema", "threads"))
+        cols = ", ".join(quote_ident(c) for c in THREADS_COLUMNS)
+        raw.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name} ({cols})")
+        raw.execute(f"DELETE FROM temp.{name}")
+        provider = self.storage.threads_provider
+        rows = provider() if provider is not None else []
+        raw.executemany(
+            f"INSERT INTO temp.{name} VALUES ({', '.join('?' * len(THREADS_COLUMNS))})",
+            [tuple(_bindable(r.get(c)) for c in THREADS_COLUMNS) for r in rows],
+        )
+
+    def run_sqlite(self, sql: str, params: dict[str, Any] | tuple = ()) -> sqlite3.Cursor:
+        """Execute SQLite text, translating driver errors into MySQL errors (1054, 1052, 1305 ...)."""
+        self._udf_error = None
+        try:
+            return self.conn.raw.execute(sql, params)
+        except sqlite3.Error as err:
+            raise self.translate_error(err, sql) from err
+
+    def translate_error(self, err: sqlite3.Error, sql: str = "") -> Exception:
+        """Map a sqlite3 error to MySQL's (a UDF's own MySQLError wins)."""
+        if self._udf_error is not None:
+            e, self._udf_error = self._udf_error, None
+            return e
+        text = str(err)
+        m = re.match(r"no such column: (.+)", text)
+        if m:
+            return MySQLError(1054, f"Unknown column '{m.group(1)}' in '{_clause_of(sql, m.group(1))}'", "42S22")
+        m = re.match(r"ambiguous column name: (.+)", text)
+        if m:
+            return MySQLError(1052, f"Column '{m.group(1)}' in field list is ambiguous", "23000")
+        m = re.match(r"no such function: (.+)", text)
+        if m:
+            return MySQLError(1305, f"FUNCTION {self.current_db or 'mysql'}.{m.group(1)} does not exist", "42000")
+        m = re.match(r"wrong number of arguments to function (\w+)", text)
+        if m:
+            return MySQLError(1582, f"Incorrect parameter count in the call to native function '{m.group(1)}'",
+                              "42000")
+        if "locked" in text or "busy" in text:
+            return MySQLError(1205, "Lock wait timeout exceeded; try restarting transaction")
+        if isinstance(err, sqlite3.OperationalError) and "syntax error" in text:
+            return not_supported(f"SQL construct ({text})")
+        return MySQLError(1105, f"Unknown error: {text}")
+
+    # ---------------------------------------------------------------- DML / DDL
+    def _dml(self, stmt: Statement, current_db: str | None) -> ExecResult:
+        from gtidkit.engine.sql_dml import run_dml
+
+        plan, params = self._plan_key(stmt, current_db)
+        self._sync_functions()
+        return run_dml(self, plan, params, current_db)
+
+    def _ddl(self, stmt: Statement, current_db: str | None) -> ExecResult:
+        tree = stmt.tree
+        catalog = self.storage.catalog
+        conn = self.conn
+        warnings: list[tuple[str, int, str]] = []
+        if isinstance(tree, exp.Create):
+            kind = str(tree.args.get("kind") or "").upper()
+            if kind == "TABLE":
+                tdef, if_not_exists = parse_create_table(tree, current_db)
+                if not catalog.has_schema(tdef.schema):
+                    raise MySQLError(1049, f"Unknown database '{tdef.schema}'", "42000")
+                if not catalog.create_table(conn, tdef, if_not_exists=if_not_exists):
+                    warnings.append(("Note", 1050, f"Table '{tdef.name}' already exists"))
+                return ExecResult(warnings=warnings)
+            if kind in ("DATABASE", "SCHEMA"):
+                name = tree.this.name
+                cs = coll = None
+                for p in (tree.args.get("properties") or exp.Properties()).expressions:
+                    if isinstance(p, exp.CharacterSetProperty):
+                        cs = p.this.name
+                    elif isinstance(p, exp.CollateProperty):
+                        coll = p.this.name
+                if not catalog.create_schema(conn, name, if_not_exists=bool(tree.args.get("exists")),
+                                             charset=cs, collation=coll):
+                    warnings.append(("Note", 1007, f"Can't create database '{name}'; database exists"))
+                    return ExecResult(warnings=warnings)
+                return ExecResult(affected_rows=1)
+            if kind == "INDEX":
+                db, table, ix = parse_create_index(tree, current_db)
+                catalog.create_index(conn, db, table, ix)
+                return ExecResult()
+            raise not_supported(f"CREATE {kind}")
+        if isinstance(tree, exp.Drop):
+            kind = str(tree.args.get("kind") or "").upper()
+            if_exists = bool(tree.args.get("exists"))
+            if kind == "TABLE":
+                if tree.args.get("temporary"):
+                    raise not_supported("DROP TEMPORARY TABLE")
+                missing = []
+                targets = []
+                for t in tree.args.get("tables") or [tree.this]:
+                    db = t.db or current_db
+                    if db is None:
+                        raise MySQLError(1046, "No database selected", "3D000")
+                    tdef = catalog.get_table(db, t.name)
+                    if tdef is None:
+                        missing.append(f"{db}.{t.name}")
+                    else:
+                        targets.append(tdef)
+                if missing and not if_exists:
+                    raise MySQLError(1051, f"Unknown table '{','.join(missing)}'", "42S02")
+                for tdef in targets:
+                    catalog.drop_table(conn, tdef.schema, tdef.name)
+                warnings += [("Note", 1051, f"Unknown table '{m}'") for m in missing]
+                return ExecResult(warnings=warnings)
+            if kind in ("DATABASE", "SCHEMA"):
+                name = (tree.this or tree.args["tables"][0]).name
+                dropped = catalog.drop_schema(conn, name, if_exists=if_exists)
+                if dropped is None:
+                    warnings.append(("Note", 1008, f"Can't drop database '{name}'; database doesn't exist"))
+                    return ExecResult(warnings=warnings)
+                res = ExecResult(affected_rows=len(dropped))
+                if current_db is not None and catalog.canonical_schema(name) == current_db:
+                    res.new_db = ""
+                return res
+            if kind == "INDEX":
+                on = tree.args.get("cluster")
+                table = on.this if isinstance(on, exp.OnProperty) else None
+                if table is None:
+                    raise not_supported("DROP INDEX without ON")
+                db = table.db or current_db
+                catalog.drop_index(conn, db, table.name, (tree.this or tree.args["tables"][0]).name)
+                return ExecResult()
+            raise not_supported(f"DROP {kind}")
+        if isinstance(tree, exp.TruncateTable):
+            for t in tree.expressions:
+                tdef = catalog.require_table(t.db or current_db, t.name)
+                if tdef.table_type != "BASE TABLE":
+                    raise MySQLError(1044, f"Access denied for user 'root'@'localhost' to database "
+                                           f"'{tdef.schema}'", "42000")
+                conn.execute(f"DELETE FROM {quote_ident(physical_name(tdef.schema, tdef.name))}")
+                catalog._auto_inc.pop((tdef.schema, tdef.name), None)
+            return ExecResult()
+        raise not_supported(" ".join(stmt.text.split()[:2]).upper())
+
+
+def _item_name(proj: exp.Expression) -> str:
+    """MySQL's name of a select-list item: alias, column name, a string literal's value, else its text."""
+    if isinstance(proj, exp.Alias):
+        return proj.alias
+    if isinstance(proj, exp.Literal) and proj.is_string:
+        return proj.this
+    if isinstance(proj, exp.CurrentSchema):
+        return "DATABASE()"
+    return proj.sql(dialect="mysql")
+
+
+def t_name_for_alias(t: exp.Table, tdef: TableDef) -> str:
+    """Alias given to an unaliased table reference: its MySQL name (so ``t.c`` and ``db.t.c`` still resolve)."""
+    return tdef.name
+
+
+def _bindable(v: Any) -> Any:
+    if isinstance(v, Decimal):
+        return float(v) if v != v.to_integral_value() else int(v)
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, int) and not -(2**63) <= v < 2**63:
+        return float(v)
+    if isinstance(v, (_dt.datetime, _dt.date)):
+        return str(v)
+    return v
+
+
+def _placeholders_safe(tree: exp.Expression) -> bool:
+    """True when every ``:gkN`` placeholder sits where a bound value means the same as the literal."""
+    for ph in tree.find_all(exp.Placeholder):
+        parent = ph.parent
+        if not isinstance(parent, _ALLOWED_PLACEHOLDER_PARENTS):
+            return False
+        node: exp.Expression | None = ph
+        while node is not None and node.parent is not None:
+            p = node.parent
+            if isinstance(p, exp.Select) and node.arg_key == "expressions":
+                return False
+            if isinstance(p, (exp.Order, exp.Group, exp.DataType, exp.Interval)):
+                return False
+            node = p
+    return True
+
+
+_CLAUSES = [("WHERE", "where clause"), ("ORDER BY", "order clause"), ("GROUP BY", "group statement"),
+            ("HAVING", "having clause"), (" ON ", "on clause"), ("SET", "field list")]
+
+
+def _clause_of(sql: str, column: str) -> str:
+    """MySQL's clause name for an unknown column (``field list``, ``where clause``, ...), best effort."""
+    col = column.split(".")[-1]
+    pos = sql.find(f'"{col}"')
+    if pos < 0:
+        pos = sql.find(col)
+    best = "field list"
+    best_at = -1
+    upper = sql.upper()
+    for kw, name in _CLAUSES:
+        at = upper.rfind(kw, 0, pos if pos >= 0 else len(sql))
+        if at > best_at:
+            best, best_at = name, at
+    return best

@@ -1,0 +1,322 @@
+"""CREATE TABLE / CREATE INDEX trees (sqlglot, MySQL dialect) -> catalog definitions, with MySQL's DDL errors.
+
+Accepted: column types of :data:`gtidkit.engine.catalog.TYPE_INFO` with length/precision/UNSIGNED/ZEROFILL,
+NULL/NOT NULL, DEFAULT literal/NULL/CURRENT_TIMESTAMP, AUTO_INCREMENT, PRIMARY KEY / UNIQUE [KEY] on a column,
+table-level PRIMARY KEY, UNIQUE [KEY|INDEX] name (...), KEY/INDEX name (...), CONSTRAINT name PRIMARY KEY,
+CHARACTER SET / COLLATE (column and table), COMMENT, ON UPDATE CURRENT_TIMESTAMP (kept as metadata), ENGINE= and
+other table options (accepted and ignored, as a single-engine server would). Rejected with 1235: FOREIGN KEY,
+CHECK, generated columns, CREATE TEMPORARY TABLE, CREATE TABLE ... LIKE / AS SELECT.
+Errors follow MySQL 8.0 (``sql/sql_table.cc``): 1060 duplicate column, 1068 multiple primary key, 1072 key
+column missing, 1075 bad auto column, 1067 invalid default, 1101 BLOB/TEXT default, 1113 no columns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+from gtidkit.engine.catalog import TYPE_INFO, ColumnDef, IndexDef, TableDef, _SQLGLOT_TYPES
+from gtidkit.engine.sql_values import coerce
+from gtidkit.errors import MySQLError
+
+__all__ = ["parse_create_table", "parse_create_table_text", "parse_create_index", "not_supported"]
+
+
+def not_supported(what: str) -> MySQLError:
+    """ER_NOT_SUPPORTED_YET 1235 (42000): "This version of MySQL doesn't yet support '<what>'"."""
+    return MySQLError(1235, f"This version of MySQL doesn't yet support '{what}'", "42000")
+
+
+def _ident(node: Any) -> str:
+    if isinstance(node, exp.Expression):
+        return node.name
+    return str(node)
+
+
+def _literal_value(node: exp.Expression) -> Any:
+    if isinstance(node, exp.Null):
+        return None
+    if isinstance(node, exp.Boolean):
+        return int(node.this)
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return node.this
+        t = node.this
+        return int(t) if t.lstrip("-").isdigit() else t
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+        v = _literal_value(node.this)
+        return -v if isinstance(v, int) else "-" + v
+    if isinstance(node, exp.Paren):
+        return _literal_value(node.this)
+    raise ValueError(node.sql("mysql"))
+
+
+def _column(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bool, bool]:
+    """Returns (column, is_primary_key, is_unique) for one column definition."""
+    name = cd.name
+    kind = cd.args.get("kind")
+    if not isinstance(kind, exp.DataType):
+        raise MySQLError(1064, f"You have an error in your SQL syntax; check the manual that corresponds to "
+                               f"your MySQL server version for the right syntax to use near '{name}' at line 1",
+                         "42000")
+    dtype = kind.this.name if hasattr(kind.this, "name") else str(kind.this)
+    mapped = _SQLGLOT_TYPES.get(dtype)
+    if mapped is None:
+        raise not_supported(f"column type {kind.sql('mysql')}")
+    tname, unsigned = mapped
+    params = [int(p.this.this) if isinstance(p, exp.DataTypeParam) else int(p.name) for p in kind.expressions]
+    length = precision = scale = None
+    if tname in ("char", "binary"):
+        length = params[0] if params else 1
+    elif tname in ("varchar", "varbinary"):
+        if not params:
+            raise MySQLError(1064, "You have an error in your SQL syntax; check the manual that corresponds to "
+                                   f"your MySQL server version for the right syntax to use near ')' at line 1",
+                             "42000")
+        length = params[0]
+    elif tname == "decimal":
+        precision = params[0] if params else 10
+        scale = params[1] if len(params) > 1 else 0
+        if precision > 65:
+            raise MySQLError(1426, f"Too-big precision {precision} specified for '{name}'. Maximum is 65.",
+                             "42000")
+    elif tname in ("float", "double") and params:
+        precision = params[0]
+        scale = params[1] if len(params) > 1 else None
+    elif tname in ("datetime", "timestamp", "time") and params:
+        scale = params[0]
+        if scale > 6:
+            raise MySQLError(1426, f"Too-big precision {scale} specified for '{name}'. Maximum is 6.", "42000")
+    elif tname == "tinyint" and dtype == "BOOLEAN":
+        length = 1
+    elif tname == "tinyint" and params == [1]:
+        length = 1
+    if tname in ("char",) and length is not None and length > 255:
+        raise MySQLError(1074, f"Column length too big for column '{name}' (max = 255); use BLOB or TEXT instead",
+                         "42000")
+    nullable, has_default, default, default_expr = True, False, None, None
+    auto_inc = is_pk = is_unique = zerofill = False
+    charset = collation = None
+    comment = ""
+    for c in cd.constraints:
+        k = c.kind
+        if isinstance(k, exp.NotNullColumnConstraint):
+            nullable = bool(k.args.get("allow_null"))
+        elif isinstance(k, exp.DefaultColumnConstraint):
+            has_default = True
+            d = k.this
+            if isinstance(d, (exp.CurrentTimestamp, exp.CurrentDatetime)) or (
+                isinstance(d, exp.Anonymous) and d.name.upper() in ("NOW", "CURRENT_TIMESTAMP")
+            ):
+                default_expr = "CURRENT_TIMESTAMP"
+            else:
+                try:
+                    default = _literal_value(d)
+                except ValueError:
+                    raise not_supported("expression DEFAULT") from None
+        elif isinstance(k, exp.AutoIncrementColumnConstraint):
+            auto_inc = True
+        elif isinstance(k, exp.PrimaryKeyColumnConstraint):
+            is_pk = True
+        elif isinstance(k, exp.UniqueColumnConstraint):
+            is_unique = True
+        elif isinstance(k, exp.CharacterSetColumnConstraint):
+            charset = _ident(k.this)
+        elif isinstance(k, exp.CollateColumnConstraint):
+            collation = _ident(k.this)
+        elif isinstance(k, exp.CommentColumnConstraint):
+            comment = k.this.this if isinstance(k.this, exp.Literal) else k.this.name
+        elif isinstance(k, exp.ZeroFillColumnConstraint):
+            zerofill = unsigned = True
+        elif isinstance(k, exp.OnUpdateColumnConstraint):
+            pass  # ON UPDATE CURRENT_TIMESTAMP: accepted; the executor does not auto-update (documented gap)
+        elif isinstance(k, (exp.CheckColumnConstraint, exp.ComputedColumnConstraint,
+                            exp.GeneratedAsIdentityColumnConstraint)):
+            raise not_supported(k.sql("mysql"))
+        else:
+            raise not_supported(f"column option {k.sql('mysql')}")
+    if is_pk:
+        nullable = False
+    col = ColumnDef(name=name, type=tname, length=length, precision=precision, scale=scale, unsigned=unsigned,
+                    zerofill=zerofill, nullable=nullable, has_default=False, auto_increment=auto_inc,
+                    charset=charset if TYPE_INFO[tname].family == "string" else None,
+                    collation=collation, comment=comment)
+    if has_default:
+        if TYPE_INFO[tname].max_length is not None and (default is not None or default_expr):
+            raise MySQLError(1101, f"BLOB, TEXT, GEOMETRY or JSON column '{name}' can't have a default value",
+                             "42000")
+        if default_expr and tname not in ("datetime", "timestamp"):
+            raise MySQLError(1067, f"Invalid default value for '{name}'", "42000")
+        if default is None and not default_expr and not nullable:
+            raise MySQLError(1067, f"Invalid default value for '{name}'", "42000")
+        if default is not None:
+            try:
+                default = coerce(col, default)
+            except MySQLError:
+                raise MySQLError(1067, f"Invalid default value for '{name}'", "42000") from None
+        col = ColumnDef(**{**_asdict(col), "has_default": True, "default": default, "default_expr": default_expr})
+    elif nullable and not auto_inc:
+        col = ColumnDef(**{**_asdict(col), "has_default": True, "default": None})
+    return col, is_pk, is_unique
+
+
+def _asdict(c: ColumnDef) -> dict[str, Any]:
+    return {f: getattr(c, f) for f in c.__slots__}  # type: ignore[attr-defined]
+
+
+def _key_columns(nodes: list[exp.Expression]) -> tuple[str, ...]:
+    out = []
+    for n in nodes:
+        if isinstance(n, exp.Ordered):
+            n = n.this
+        if isinstance(n, exp.Anonymous):  # col(10) prefix length: the whole column is indexed here
+            out.append(n.name)
+        else:
+            out.append(n.name)
+    return tuple(out)
+
+
+def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableDef, bool]:
+    """Build the :class:`TableDef` of a ``CREATE TABLE`` tree. Returns (definition, if_not_exists).
+
+    Raises:
+        MySQLError: 1046 no database selected; 1235 unsupported clause; the DDL errors in the module docstring.
+    """
+    if tree.args.get("temporary") or any(isinstance(p, exp.TemporaryProperty)
+                                         for p in (tree.args.get("properties") or exp.Properties()).expressions):
+        raise not_supported("CREATE TEMPORARY TABLE")
+    if tree.args.get("expression") is not None:
+        raise not_supported("CREATE TABLE ... SELECT")
+    schema_node = tree.this
+    if not isinstance(schema_node, exp.Schema):
+        raise not_supported("CREATE TABLE ... LIKE")
+    table = schema_node.this
+    db = table.db or current_db
+    if not db:
+        raise MySQLError(1046, "No database selected", "3D000")
+    engine, charset, collation, tcomment = "InnoDB", "utf8mb4", "utf8mb4_0900_ai_ci", ""
+    for p in (tree.args.get("properties") or exp.Properties()).expressions:
+        if isinstance(p, exp.EngineProperty):
+            engine = p.this.name if isinstance(p.this, exp.Expression) else str(p.this)
+        elif isinstance(p, exp.CharacterSetProperty):
+            charset = p.this.name
+            if collation.split("_")[0] != charset:
+                collation = {"utf8mb4": "utf8mb4_0900_ai_ci", "latin1": "latin1_swedish_ci",
+                             "utf8": "utf8mb3_general_ci", "utf8mb3": "utf8mb3_general_ci",
+                             "binary": "binary", "ascii": "ascii_general_ci"}.get(charset, f"{charset}_general_ci")
+        elif isinstance(p, exp.CollateProperty):
+            collation = p.this.name
+        elif isinstance(p, exp.SchemaCommentProperty):
+            tcomment = p.this.this if isinstance(p.this, exp.Literal) else p.this.name
+    columns: list[ColumnDef] = []
+    indexes: list[IndexDef] = []
+    pk_cols: tuple[str, ...] | None = None
+
+    def set_pk(cols: tuple[str, ...]) -> None:
+        nonlocal pk_cols
+        if pk_cols is not None:
+            raise MySQLError(1068, "Multiple primary key defined", "42000")
+        pk_cols = cols
+
+    unique_cols: list[str] = []
+    for e in schema_node.expressions:
+        if isinstance(e, exp.ColumnDef):
+            col, is_pk, is_unique = _column(e, charset)
+            if any(c.name.lower() == col.name.lower() for c in columns):
+                raise MySQLError(1060, f"Duplicate column name '{col.name}'", "42S21")
+            columns.append(col)
+            if is_pk:
+                set_pk((col.name,))
+            if is_unique:
+                unique_cols.append(col.name)
+        elif isinstance(e, exp.PrimaryKey):
+            set_pk(_key_columns(e.expressions))
+        elif isinstance(e, exp.Constraint) and e.expressions and isinstance(e.expressions[0], exp.PrimaryKey):
+            set_pk(_key_columns(e.expressions[0].expressions))
+        elif isinstance(e, exp.Constraint) and e.expressions and isinstance(e.expressions[0],
+                                                                            exp.UniqueColumnConstraint):
+            u = e.expressions[0]
+            cols = _key_columns(u.this.expressions if isinstance(u.this, exp.Schema) else [])
+            indexes.append(IndexDef(name=e.name, columns=cols, unique=True))
+        elif isinstance(e, exp.UniqueColumnConstraint):
+            s = e.this
+            cols = _key_columns(s.expressions if isinstance(s, exp.Schema) else [])
+            name = s.this.name if isinstance(s, exp.Schema) and s.this is not None else ""
+            indexes.append(IndexDef(name=name, columns=cols, unique=True))
+        elif isinstance(e, exp.IndexColumnConstraint):
+            if e.args.get("kind"):
+                raise not_supported(f"{e.args['kind']} INDEX")
+            name = e.this.name if e.this is not None else ""
+            indexes.append(IndexDef(name=name, columns=_key_columns(e.expressions)))
+        elif isinstance(e, (exp.ForeignKey,)) or (isinstance(e, exp.Constraint) and any(
+                isinstance(x, exp.ForeignKey) for x in e.expressions)):
+            raise not_supported("FOREIGN KEY")
+        else:
+            raise not_supported(e.sql("mysql"))
+    if not columns:
+        raise MySQLError(1113, "A table must have at least 1 column", "42000")
+    for uc in unique_cols:
+        indexes.append(IndexDef(name=uc, columns=(uc,), unique=True))
+
+    def canon(cols: tuple[str, ...]) -> tuple[str, ...]:
+        out = []
+        for c in cols:
+            match = next((x.name for x in columns if x.name.lower() == c.lower()), None)
+            if match is None:
+                raise MySQLError(1072, f"Key column '{c}' doesn't exist in table", "42000")
+            out.append(match)
+        return tuple(out)
+
+    final: list[IndexDef] = []
+    if pk_cols is not None:
+        pk = canon(pk_cols)
+        final.append(IndexDef(name="PRIMARY", columns=pk, unique=True, primary=True))
+        columns = [ColumnDef(**{**_asdict(c), "nullable": False, "has_default": c.has_default and c.default
+                                is not None or bool(c.default_expr)}) if c.name in pk else c for c in columns]
+    used = {"primary"}
+    for ix in indexes:
+        cols = canon(ix.columns)
+        name = ix.name or cols[0]
+        if not ix.name:
+            base, n = name, 2
+            while name.lower() in used:
+                name, n = f"{base}_{n}", n + 1
+        elif name.lower() in used:
+            raise MySQLError(1061, f"Duplicate key name '{name}'", "42000")
+        used.add(name.lower())
+        final.append(IndexDef(name=name, columns=cols, unique=ix.unique))
+    autos = [c for c in columns if c.auto_increment]
+    if len(autos) > 1 or (autos and not any(ix.columns[0] == autos[0].name for ix in final)):
+        raise MySQLError(1075, "Incorrect table definition; there can be only one auto column and it must be "
+                               "defined as a key", "42000")
+    if autos and autos[0].info.family not in ("int", "float"):
+        raise MySQLError(1063, f"Incorrect column specifier for column '{autos[0].name}'", "42000")
+    tdef = TableDef(schema=db, name=table.name, columns=tuple(columns), indexes=tuple(final), engine=engine,
+                    charset=charset, collation=collation, comment=tcomment)
+    return tdef, bool(tree.args.get("exists"))
+
+
+def parse_create_table_text(sql: str, current_db: str | None) -> TableDef:
+    """Parse MySQL ``CREATE TABLE`` text into a :class:`TableDef` (used for system-table bootstrap)."""
+    tree = sqlglot.parse_one(sql, read="mysql")
+    if not isinstance(tree, exp.Create) or str(tree.args.get("kind")).upper() != "TABLE":
+        raise ValueError(f"not a CREATE TABLE statement: {sql[:60]!r}")
+    return parse_create_table(tree, current_db)[0]
+
+
+def parse_create_index(tree: exp.Create, current_db: str | None) -> tuple[str, str, IndexDef]:
+    """``CREATE [UNIQUE] INDEX name ON [db.]t (cols)`` -> (schema, table, IndexDef).
+
+    Raises:
+        MySQLError: 1046 no database selected; 1235 for FULLTEXT/SPATIAL.
+    """
+    ix = tree.this
+    table = ix.args["table"]
+    db = table.db or current_db
+    if not db:
+        raise MySQLError(1046, "No database selected", "3D000")
+    params = ix.args.get("params")
+    cols = _key_columns(params.args.get("columns") or []) if params is not None else ()
+    return db, table.name, IndexDef(name=ix.name, columns=cols, unique=bool(tree.args.get("unique")))

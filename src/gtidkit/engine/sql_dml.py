@@ -1,0 +1,551 @@
+"""INSERT / REPLACE / UPDATE / DELETE with MySQL semantics and full before/after row images.
+
+Each statement is planned once per shape (see :mod:`gtidkit.engine.sql`) and executed row by row against the
+physical table, so every changed row's before and after image is known (ROW-format binlog events need both):
+
+* INSERT builds the full row in Python (defaults, strict-mode coercion, AUTO_INCREMENT), inserts it, and
+  resolves duplicate keys as MySQL does: error 1062, ``IGNORE`` (warning 1062, row skipped), ``REPLACE``
+  (delete the conflicting rows, insert; affected rows counts both) or ``ON DUPLICATE KEY UPDATE`` (update the
+  conflicting row; affected rows 2 when it changed, 0 when not). ``VALUES(col)`` in the update list reads the
+  row that would have been inserted. Source: manual "INSERT ... ON DUPLICATE KEY UPDATE", ``sql/sql_insert.cc``
+  (``write_record``).
+* UPDATE selects the matching rows (WHERE/ORDER BY/LIMIT) and updates each by rowid with ``RETURNING``.
+  MySQL evaluates single-table assignments left to right, a later one seeing the earlier ones' new values
+  (manual "UPDATE Statement"); assignments that read a column assigned before them go in a later stage. Rows
+  left unchanged are neither counted in affected rows nor logged (``HA_ERR_RECORD_IS_THE_SAME``).
+* DELETE selects the matching rows (WHERE/ORDER BY/LIMIT) then deletes them by rowid.
+
+Differences from MySQL (documented, not silent): REPLACE's row images are delete + insert even where InnoDB
+would log an Update_rows event; multi-table UPDATE/DELETE, INSERT ... VALUES ROW(), and ``AS alias`` row aliases
+raise 1235; IGNORE downgrades only duplicate-key errors.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+import sqlite3
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING, Any, Callable
+
+from sqlglot import exp
+
+from gtidkit.engine.catalog import ColumnDef, IndexDef, TableDef
+from gtidkit.engine.sql_ddl import not_supported
+from gtidkit.engine.sql_values import coerce, from_sqlite, to_sqlite
+from gtidkit.engine.storage import physical_name, quote_ident
+from gtidkit.errors import MySQLError
+
+if TYPE_CHECKING:
+    from gtidkit.engine.sql import ExecResult, Executor
+
+__all__ = ["InsertPlan", "UpdatePlan", "DeletePlan", "plan_dml", "run_dml", "to_int_udf"]
+
+_MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """One UPDATE pass: SQLite UPDATE text (by ``:gkrowid``, RETURNING rowid + all columns), the columns it
+    assigns and a SELECT computing their new values (for duplicate-key messages)."""
+
+    sql: str
+    columns: tuple[int, ...]
+    eval_sql: str
+
+
+@dataclass(frozen=True, slots=True)
+class InsertPlan:
+    """Planned INSERT/REPLACE. ``rows`` holds per-row sources: ("p", name) bound literal, ("c", value) constant,
+    ("d", None) DEFAULT, ("e", i) i-th item of the row's expression SELECT ``row_exprs[r]``."""
+
+    table: TableDef
+    target: tuple[int, ...]
+    rows: tuple[tuple[tuple[str, Any], ...], ...]
+    row_exprs: tuple[str | None, ...]
+    select_sql: str | None
+    mode: str  # "insert" | "ignore" | "replace"
+    odku: tuple[Stage, ...] | None
+    variables: tuple[tuple[str, str, str | None], ...]
+    insert_sql: str
+
+
+@dataclass(frozen=True, slots=True)
+class UpdatePlan:
+    """Planned single-table UPDATE."""
+
+    table: TableDef
+    select_sql: str
+    stages: tuple[Stage, ...]
+    variables: tuple[tuple[str, str, str | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DeletePlan:
+    """Planned single-table DELETE."""
+
+    table: TableDef
+    select_sql: str
+    delete_sql: str
+    variables: tuple[tuple[str, str, str | None], ...]
+
+
+DmlPlan = InsertPlan | UpdatePlan | DeletePlan
+
+
+def to_int_udf(v: Any) -> Any:
+    """SQLite UDF wrapped around values assigned to integer columns: MySQL rounds non-integers half away from
+    zero and converts numeric strings; anything else is returned unchanged (the CHECK then reports 1366)."""
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            return v
+        return int(Decimal(repr(v)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    if isinstance(v, str):
+        s = v.strip()
+        if re.fullmatch(r"[+-]?\d+", s):
+            return int(s)
+        if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", s):
+            return int(Decimal(s).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    return v
+
+
+def _sql(node: exp.Expression) -> str:
+    from gtidkit.engine.sql import SQLITE
+
+    return node.sql(dialect=SQLITE, identify=True)
+
+
+def _target_table(ex: "Executor", node: exp.Expression, current_db: str | None) -> tuple[TableDef, str]:
+    if isinstance(node, exp.Schema):
+        node = node.this
+    if not isinstance(node, exp.Table):
+        raise not_supported("multi-table UPDATE/DELETE")
+    tdef = ex.storage.catalog.require_table(node.db or current_db, node.name)
+    if tdef.table_type != "BASE TABLE":
+        raise MySQLError(1044, f"Access denied for user 'root'@'localhost' to database '{tdef.schema}'", "42000")
+    return tdef, node.alias or tdef.name
+
+
+def _col_index(tdef: TableDef, name: str, clause: str = "field list") -> int:
+    i = tdef.column_index(name)
+    if i < 0:
+        raise MySQLError(1054, f"Unknown column '{name}' in '{clause}'", "42S22")
+    return i
+
+
+def _select_rows_sql(tdef: TableDef, alias: str, tree: exp.Expression) -> str:
+    cols = ", ".join(f"{quote_ident(alias)}.{quote_ident(c.name)}" for c in tdef.columns)
+    sql = f"SELECT {quote_ident(alias)}.rowid, {cols} FROM {quote_ident(physical_name(tdef.schema, tdef.name))} " \
+          f"AS {quote_ident(alias)}"
+    for key in ("where", "order", "limit"):
+        part = tree.args.get(key)
+        if part is not None:
+            sql += " " + _sql(part)
+    return sql
+
+
+def _stages(ex: "Executor", tdef: TableDef, alias: str, assignments: list[exp.Expression]) -> tuple[Stage, ...]:
+    """Group ``col = expr`` assignments into left-to-right stages (see module docstring)."""
+    phys = quote_ident(physical_name(tdef.schema, tdef.name))
+    returning = "rowid, " + ", ".join(quote_ident(c.name) for c in tdef.columns)
+    groups: list[list[tuple[int, exp.Expression]]] = [[]]
+    assigned: set[int] = set()
+    for a in assignments:
+        if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column):
+            raise not_supported(a.sql(dialect="mysql"))
+        if a.this.table and a.this.table not in (alias, tdef.name):
+            raise MySQLError(1054, f"Unknown column '{a.this.sql(dialect='mysql')}' in 'field list'", "42S22")
+        idx = _col_index(tdef, a.this.name)
+        expr = a.expression
+        reads = {tdef.column_index(c.name) for c in expr.find_all(exp.Column)}
+        if reads & assigned or idx in {i for i, _ in groups[-1]}:
+            groups.append([])
+            assigned = set()
+        groups[-1].append((idx, expr))
+        assigned.add(idx)
+    stages = []
+    for g in groups:
+        sets = []
+        evals = []
+        for idx, expr in g:
+            col = tdef.columns[idx]
+            e = _sql(expr)
+            if col.info.family in ("int", "year"):
+                e = f"_GK_TO_INT({e})"
+            sets.append(f"{quote_ident(col.name)} = {e}")
+            evals.append(e)
+        sql = f"UPDATE {phys} AS {quote_ident(alias)} SET {', '.join(sets)} WHERE rowid = :gkrowid " \
+              f"RETURNING {returning}"
+        eval_sql = f"SELECT {', '.join(evals)} FROM {phys} AS {quote_ident(alias)} WHERE rowid = :gkrowid"
+        stages.append(Stage(sql=sql, columns=tuple(i for i, _ in g), eval_sql=eval_sql))
+    return tuple(stages)
+
+
+def plan_dml(ex: "Executor", tree: exp.Expression, current_db: str | None, replace: bool) -> DmlPlan:
+    """Plan an INSERT/REPLACE/UPDATE/DELETE tree (mutated in place).
+
+    Raises:
+        MySQLError: 1046/1146/1054 resolution errors; 1235 for unsupported forms.
+    """
+    if isinstance(tree, exp.Insert):
+        return _plan_insert(ex, tree, current_db, replace)
+    if isinstance(tree, exp.Update):
+        if tree.args.get("from_") or tree.args.get("joins") or isinstance(tree.this, exp.Join):
+            raise not_supported("multi-table UPDATE")
+        tdef, alias = _target_table(ex, tree.this, current_db)
+        ex.resolve_tables(tree, current_db)
+        ex.fix_functions(tree, current_db)
+        variables = ex.bind_variables(tree)
+        stages = _stages(ex, tdef, alias, list(tree.expressions))
+        return UpdatePlan(tdef, _select_rows_sql(tdef, alias, tree), stages, tuple(variables))
+    if isinstance(tree, exp.Delete):
+        if tree.args.get("tables") or tree.args.get("using") or tree.args.get("joins"):
+            raise not_supported("multi-table DELETE")
+        tdef, alias = _target_table(ex, tree.this, current_db)
+        ex.resolve_tables(tree, current_db)
+        ex.fix_functions(tree, current_db)
+        variables = ex.bind_variables(tree)
+        delete_sql = f"DELETE FROM {quote_ident(physical_name(tdef.schema, tdef.name))} WHERE rowid = ?"
+        return DeletePlan(tdef, _select_rows_sql(tdef, alias, tree), delete_sql, tuple(variables))
+    raise not_supported(tree.key.upper())
+
+
+def _plan_insert(ex: "Executor", tree: exp.Insert, current_db: str | None, replace: bool) -> InsertPlan:
+    target_node = tree.this
+    tdef, alias = _target_table(ex, target_node, current_db)
+    if tree.args.get("alias") is not None:
+        raise not_supported("INSERT ... AS row_alias")
+    if isinstance(target_node, exp.Schema) and target_node.expressions:
+        target = tuple(_col_index(tdef, c.name) for c in target_node.expressions)
+        if len(set(target)) != len(target):
+            dup = next(c.name for c in target_node.expressions if target.count(tdef.column_index(c.name)) > 1)
+            raise MySQLError(1110, f"Column '{dup}' specified twice", "42000")
+    else:
+        target = tuple(range(len(tdef.columns)))
+    ex.resolve_tables(tree, current_db)
+    ex.fix_functions(tree, current_db)
+    source = tree.expression
+    rows: list[tuple[tuple[str, Any], ...]] = []
+    row_exprs: list[str | None] = []
+    select_sql = None
+    if isinstance(source, exp.Values):
+        variables = ex.bind_variables(source)
+        for tup in source.expressions:
+            items = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
+            if len(items) != len(target):
+                raise MySQLError(1136, f"Column count doesn't match value count at row {len(rows) + 1}", "21S01")
+            srcs: list[tuple[str, Any]] = []
+            exprs: list[str] = []
+            for it in items:
+                if isinstance(it, exp.Placeholder):
+                    srcs.append(("p", it.name))
+                elif isinstance(it, exp.Null):
+                    srcs.append(("c", None))
+                elif isinstance(it, exp.Literal):
+                    t = it.this
+                    srcs.append(("c", t if it.is_string else int(t) if re.fullmatch(r"\d+", t) else Decimal(t)))
+                elif isinstance(it, exp.Boolean):
+                    srcs.append(("c", int(it.this)))
+                elif isinstance(it, (exp.Var, exp.Column)) and it.name.upper() == "DEFAULT" and not (
+                        isinstance(it, exp.Column) and it.table):
+                    srcs.append(("d", None))
+                else:
+                    srcs.append(("e", len(exprs)))
+                    exprs.append(_sql(it))
+            rows.append(tuple(srcs))
+            row_exprs.append("SELECT " + ", ".join(exprs) if exprs else None)
+    elif isinstance(source, (exp.Select, exp.Union, exp.Subquery)):
+        variables = ex.bind_variables(source)
+        select_sql = _sql(source)
+    elif source is None and tree.args.get("default"):
+        rows.append(())
+        row_exprs.append(None)
+        target = ()
+        variables = []
+    else:
+        raise not_supported("this INSERT form")
+    mode = "replace" if replace else ("ignore" if tree.args.get("ignore") else "insert")
+    odku = None
+    conflict = tree.args.get("conflict")
+    if conflict is not None:
+        if not conflict.args.get("duplicate"):
+            raise not_supported("ON CONFLICT")
+        assigns = list(conflict.expressions)
+        for a in assigns:
+            for fn in list(a.expression.find_all(exp.Anonymous)):
+                if fn.name.upper() == "VALUES":
+                    arg = fn.expressions[0]
+                    fn.replace(exp.Placeholder(this=f"gknew{_col_index(tdef, arg.name)}"))
+            for node in list(a.expression.find_all(exp.Values)):
+                raise not_supported(node.sql(dialect="mysql"))
+        variables = list(variables) + ex.bind_variables(conflict)
+        odku = _stages(ex, tdef, tdef.name, assigns)
+    cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
+    insert_sql = f"INSERT INTO {quote_ident(physical_name(tdef.schema, tdef.name))} ({cols}) " \
+                 f"VALUES ({', '.join('?' * len(tdef.columns))})"
+    return InsertPlan(tdef, target, tuple(rows), tuple(row_exprs), select_sql, mode, odku, tuple(variables),
+                      insert_sql)
+
+
+# ---------------------------------------------------------------- execution ------------------------------------
+def run_dml(ex: "Executor", plan: DmlPlan, params: dict[str, Any], current_db: str | None) -> "ExecResult":
+    """Execute a DML plan with literal values ``params`` inside the caller's transaction."""
+    from gtidkit.engine.sql import _bindable
+
+    binds = {k: _bindable(v) for k, v in params.items()}
+    for slot in plan.variables:
+        binds[slot[0]] = _bindable(ex.variable_value(slot))
+    binds["gkdb"] = current_db
+    binds["gkver"] = ex._version()
+    if isinstance(plan, InsertPlan):
+        return _run_insert(ex, plan, params, binds)
+    if isinstance(plan, UpdatePlan):
+        return _run_update(ex, plan, binds)
+    return _run_delete(ex, plan, binds)
+
+
+def _image(tdef: TableDef, values: Any) -> tuple:
+    return tuple(from_sqlite(c, v) for c, v in zip(tdef.columns, values))
+
+
+def _select_binds(sql: str, binds: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in binds.items() if f":{k}" in sql}
+
+
+def _run_delete(ex: "Executor", plan: DeletePlan, binds: dict[str, Any]) -> "ExecResult":
+    from gtidkit.engine.sql import ExecResult, RowChange
+
+    rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
+    if rows:
+        ex.conn.raw.executemany(plan.delete_sql, [(r[0],) for r in rows])
+    t = plan.table
+    changes = [RowChange(t.schema, t.name, "delete", _image(t, r[1:]), None) for r in rows]
+    return ExecResult(affected_rows=len(rows), row_changes=changes)
+
+
+def _run_update(ex: "Executor", plan: UpdatePlan, binds: dict[str, Any]) -> "ExecResult":
+    from gtidkit.engine.sql import ExecResult, RowChange
+
+    t = plan.table
+    rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
+    changes = []
+    for n, r in enumerate(rows, 1):
+        before = _image(t, r[1:])
+        rowid, after_raw = _apply_stages(ex, t, plan.stages, r[0], r[1:], binds, n)
+        after = _image(t, after_raw)
+        if after != before:
+            changes.append(RowChange(t.schema, t.name, "update", before, after))
+    info = f"Rows matched: {len(rows)}  Changed: {len(changes)}  Warnings: 0"
+    return ExecResult(affected_rows=len(changes), row_changes=changes, info=info)
+
+
+def _apply_stages(ex: "Executor", t: TableDef, stages: tuple[Stage, ...], rowid: int, current: tuple,
+                  binds: dict[str, Any], row_no: int) -> tuple[int, tuple]:
+    raw = ex.conn.raw
+    values = tuple(current)
+    for st in stages:
+        b = _select_binds(st.sql, binds)
+        b["gkrowid"] = rowid
+        ex._udf_error = None
+        try:
+            out = raw.execute(st.sql, b).fetchone()
+        except sqlite3.IntegrityError as err:
+            new = list(values)
+            try:
+                evald = raw.execute(st.eval_sql, b).fetchone()
+                for i, v in zip(st.columns, evald):
+                    new[i] = v
+            except sqlite3.Error:
+                pass
+            raise _integrity_error(err, t, new, row_no) from err
+        except sqlite3.Error as err:
+            raise ex.translate_error(err, st.sql) from err
+        rowid, values = out[0], tuple(out[1:])
+    return rowid, values
+
+
+_UNIQUE_RE = re.compile(r"UNIQUE constraint failed: (.+)")
+_NOTNULL_RE = re.compile(r"NOT NULL constraint failed: (.+)")
+_CHECK_RE = re.compile(r"CHECK constraint failed: gk:(\w+):(.+)")
+
+
+def _key_text(v: Any) -> str:
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _failed_index(err: sqlite3.IntegrityError, t: TableDef) -> IndexDef | None:
+    m = _UNIQUE_RE.match(str(err))
+    if not m:
+        return None
+    prefix = physical_name(t.schema, t.name) + "."
+    cols = [c.strip()[len(prefix):] if c.strip().startswith(prefix) else c.strip().split(".")[-1]
+            for c in m.group(1).split(",")]
+    for ix in t.unique_keys:
+        if [c.lower() for c in ix.columns] == [c.lower() for c in cols]:
+            return ix
+    return t.unique_keys[0] if t.unique_keys else None
+
+
+def dup_entry_error(t: TableDef, ix: IndexDef, row: list | tuple) -> MySQLError:
+    """ER_DUP_ENTRY 1062 (23000): ``Duplicate entry 'v1-v2' for key 't.idx'`` (MySQL 8.0.19+ form)."""
+    vals = "-".join(_key_text(row[t.column_index(c)]) for c in ix.columns)
+    return MySQLError(1062, f"Duplicate entry '{vals}' for key '{t.name}.{ix.name}'", "23000")
+
+
+def _integrity_error(err: sqlite3.IntegrityError, t: TableDef, row: list | tuple, row_no: int) -> MySQLError:
+    text = str(err)
+    ix = _failed_index(err, t)
+    if ix is not None:
+        return dup_entry_error(t, ix, row)
+    m = _NOTNULL_RE.match(text)
+    if m:
+        col = m.group(1).split(".")[-1]
+        return MySQLError(1048, f"Column '{col}' cannot be null", "23000")
+    m = _CHECK_RE.match(text)
+    if m:
+        kind, col = m.group(1), m.group(2)
+        i = t.column_index(col)
+        v = row[i] if 0 <= i < len(row) else ""
+        if kind == "len":
+            return MySQLError(1406, f"Data too long for column '{col}' at row {row_no}", "22001")
+        if kind == "range":
+            return MySQLError(1264, f"Out of range value for column '{col}' at row {row_no}", "22003")
+        return MySQLError(1366, f"Incorrect integer value: '{_key_text(v)}' for column '{col}' at row {row_no}",
+                          "HY000")
+    return MySQLError(1105, f"Unknown error: {text}")
+
+
+def _defaults(t: TableDef) -> list[Any]:
+    out = []
+    for c in t.columns:
+        if c.default_expr == "CURRENT_TIMESTAMP":
+            out.append(_dt.datetime.now())
+        elif c.has_default:
+            out.append(c.default)
+        else:
+            out.append(_MISSING)
+    return out
+
+
+def _run_insert(ex: "Executor", plan: InsertPlan, params: dict[str, Any], binds: dict[str, Any]) -> "ExecResult":
+    from gtidkit.engine.sql import ExecResult, RowChange
+
+    t = plan.table
+    raw = ex.conn.raw
+    catalog = ex.storage.catalog
+    ai = next((i for i, c in enumerate(t.columns) if c.auto_increment), None)
+    if plan.select_sql is not None:
+        src_rows: list[list[Any]] = [list(r) for r in ex.run_sqlite(
+            plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()]
+        for r in src_rows:
+            if len(r) != len(plan.target):
+                raise MySQLError(1136, "Column count doesn't match value count at row 1", "21S01")
+    else:
+        src_rows = []
+        for sources, expr_sql in zip(plan.rows, plan.row_exprs):
+            evald = ex.run_sqlite(expr_sql, _select_binds(expr_sql, binds)).fetchone() if expr_sql else ()
+            vals: list[Any] = []
+            for kind, v in sources:
+                if kind == "p":
+                    vals.append(params[v])
+                elif kind == "c":
+                    vals.append(v)
+                elif kind == "d":
+                    vals.append(_MISSING)
+                else:
+                    vals.append(evald[v])
+            src_rows.append(vals)
+    changes: list[RowChange] = []
+    warnings: list[tuple[str, int, str]] = []
+    affected = 0
+    duplicates = 0
+    first_generated = 0
+    last_explicit = 0
+    for n, vals in enumerate(src_rows, 1):
+        full = _defaults(t)
+        given = [False] * len(t.columns)
+        for idx, v in zip(plan.target, vals):
+            if v is _MISSING:
+                continue
+            full[idx] = coerce(t.columns[idx], v, n)
+            given[idx] = True
+        if ai is not None:
+            v = full[ai]
+            if v is None or v is _MISSING or v == 0:
+                full[ai] = catalog.next_auto_increment(ex.conn, t)
+                if not first_generated:
+                    first_generated = full[ai]
+            else:
+                catalog.next_auto_increment(ex.conn, t, explicit=int(v))
+                last_explicit = int(v)
+        for i, c in enumerate(t.columns):
+            if full[i] is _MISSING:
+                raise MySQLError(1364, f"Field '{c.name}' doesn't have a default value", "HY000")
+            if full[i] is None and not c.nullable:
+                raise MySQLError(1048, f"Column '{c.name}' cannot be null", "23000")
+            if isinstance(full[i], _dt.datetime) and not given[i]:
+                full[i] = coerce(c, full[i], n)
+        row = tuple(full)
+        bound = [to_sqlite(v) for v in row]
+        for _attempt in range(len(t.unique_keys) + 2):
+            try:
+                raw.execute(plan.insert_sql, bound)
+            except sqlite3.IntegrityError as err:
+                ix = _failed_index(err, t)
+                if ix is None or plan.mode == "insert" and plan.odku is None:
+                    raise _integrity_error(err, t, row, n) from err
+                if plan.mode == "ignore" and plan.odku is None:
+                    warnings.append(("Warning", 1062, dup_entry_error(t, ix, row).message))
+                    break
+                old = _find_conflict(ex, t, ix, row)
+                if old is None:
+                    raise _integrity_error(err, t, row, n) from err
+                if plan.odku is not None:
+                    b = dict(binds)
+                    for i, v in enumerate(bound):
+                        b[f"gknew{i}"] = v
+                    before = _image(t, old[1:])
+                    _, after_raw = _apply_stages(ex, t, plan.odku, old[0], old[1:], b, n)
+                    after = _image(t, after_raw)
+                    if after != before:
+                        affected += 2
+                        changes.append(RowChange(t.schema, t.name, "update", before, after))
+                    duplicates += 1
+                    break
+                # REPLACE: delete the conflicting row, then try the insert again
+                raw.execute(f"DELETE FROM {quote_ident(physical_name(t.schema, t.name))} WHERE rowid = ?",
+                            (old[0],))
+                changes.append(RowChange(t.schema, t.name, "delete", _image(t, old[1:]), None))
+                affected += 1
+                duplicates += 1
+                continue
+            except sqlite3.Error as err:
+                raise ex.translate_error(err, plan.insert_sql) from err
+            changes.append(RowChange(t.schema, t.name, "insert", None, _image(t, bound)))
+            affected += 1
+            break
+    if first_generated:
+        ex.last_insert_id = first_generated
+    info = ""
+    if len(src_rows) > 1 or plan.select_sql is not None:
+        info = f"Records: {len(src_rows)}  Duplicates: {duplicates}  Warnings: {len(warnings)}"
+    return ExecResult(affected_rows=affected, last_insert_id=first_generated or last_explicit,
+                      warnings=warnings, row_changes=changes, info=info)
+
+
+def _find_conflict(ex: "Executor", t: TableDef, ix: IndexDef, row: tuple) -> tuple | None:
+    where = " AND ".join(f"{quote_ident(c)} = ?" for c in ix.columns)
+    cols = ", ".join(quote_ident(c.name) for c in t.columns)
+    sql = f"SELECT rowid, {cols} FROM {quote_ident(physical_name(t.schema, t.name))} WHERE {where}"
+    return ex.conn.raw.execute(sql, [to_sqlite(row[t.column_index(c)]) for c in ix.columns]).fetchone()
+
+
+def register_udfs(raw: sqlite3.Connection, rand: Callable[[], float]) -> None:
+    """Register the helper UDFs DML plans use (``_GK_TO_INT``, ``_GK_RAND``) on a sqlite3 connection."""
+    raw.create_function("_GK_TO_INT", 1, to_int_udf, deterministic=True)
+    raw.create_function("_GK_RAND", -1, lambda *a: rand())

@@ -1,0 +1,145 @@
+"""Catalog SHOW statements: SHOW DATABASES, SHOW TABLES, SHOW [FULL] COLUMNS / DESCRIBE, SHOW CREATE TABLE,
+SHOW INDEX — with MySQL 8.0's column names (manual "SHOW Statements"). Binlog/GTID/variable SHOWs belong to the
+GTID core (``admin.py``); anything else here raises ER_NOT_SUPPORTED_YET 1235.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from gtidkit.engine.catalog import TableDef
+from gtidkit.engine.sql_ddl import not_supported
+from gtidkit.engine.sql_parse import Statement, normalize
+from gtidkit.errors import MySQLError
+
+if TYPE_CHECKING:
+    from gtidkit.engine.sql import ExecResult, Executor
+
+__all__ = ["run_show", "show_create_table"]
+
+_ID = r"(`(?:[^`]|``)+`|[A-Za-z0-9_$]+)"
+_LIKE = r"(?: LIKE ('(?:[^'\\]|\\.|'')*'))?"
+
+
+def _unid(s: str | None) -> str | None:
+    if s is None:
+        return None
+    return s[1:-1].replace("``", "`") if s.startswith("`") else s
+
+
+def _like(pattern: str | None):
+    if pattern is None:
+        return lambda s: True
+    from gtidkit.engine.sql_parse import unquote_string
+
+    p = unquote_string(pattern)
+    rx = "".join(".*" if ch == "%" else "." if ch == "_" else re.escape(ch) for ch in p)
+    return lambda s: re.fullmatch(rx, s, re.IGNORECASE | re.DOTALL) is not None
+
+
+def _table_name(db: str | None, qualified: str) -> tuple[str | None, str]:
+    m = re.fullmatch(rf"{_ID}(?:\.{_ID})?", qualified)
+    if m is None:
+        raise not_supported(f"SHOW ... {qualified}")
+    if m.group(2):
+        return _unid(m.group(1)), _unid(m.group(2))  # type: ignore[return-value]
+    return db, _unid(m.group(1))  # type: ignore[return-value]
+
+
+def show_create_table(t: TableDef) -> str:
+    """``SHOW CREATE TABLE`` text in MySQL 8.0's layout (backquoted names, two-space indent)."""
+    lines = []
+    for c in t.columns:
+        s = f"  `{c.name}` {c.column_type()}"
+        if c.info.family == "string" and (c.charset or c.collation):
+            if c.charset:
+                s += f" CHARACTER SET {c.charset}"
+            if c.collation:
+                s += f" COLLATE {c.collation}"
+        s += " NOT NULL" if not c.nullable else ""
+        if c.auto_increment:
+            s += " AUTO_INCREMENT"
+        elif c.default_expr:
+            s += f" DEFAULT {c.default_expr}"
+        elif c.has_default:
+            s += " DEFAULT NULL" if c.default is None else f" DEFAULT '{c.default}'"
+        if c.comment:
+            s += " COMMENT '" + c.comment.replace("'", "''") + "'"
+        lines.append(s)
+    for ix in t.indexes:
+        cols = ",".join(f"`{c}`" for c in ix.columns)
+        if ix.primary:
+            lines.append(f"  PRIMARY KEY ({cols})")
+        else:
+            lines.append(f"  {'UNIQUE KEY' if ix.unique else 'KEY'} `{ix.name}` ({cols})")
+    body = ",\n".join(lines)
+    return (f"CREATE TABLE `{t.name}` (\n{body}\n) ENGINE={t.engine} DEFAULT CHARSET={t.charset} "
+            f"COLLATE={t.collation}")
+
+
+def run_show(ex: "Executor", stmt: Statement, current_db: str | None) -> "ExecResult":
+    """Run a catalog SHOW / DESCRIBE statement.
+
+    Raises:
+        MySQLError: 1046, 1049, 1146 as MySQL; 1235 for SHOW forms not handled here.
+    """
+    from gtidkit.engine.sql import ExecResult
+
+    cat = ex.storage.catalog
+    norm = normalize(stmt.text)
+    m = re.fullmatch(rf"SHOW (?:DATABASES|SCHEMAS){_LIKE}", norm, re.IGNORECASE)
+    if m:
+        ok = _like(m.group(1))
+        return ExecResult(columns=["Database"], rows=[(s,) for s in cat.schemas() if ok(s)])
+    m = re.fullmatch(rf"SHOW (FULL )?TABLES(?: (?:FROM|IN) {_ID})?{_LIKE}", norm, re.IGNORECASE)
+    if m:
+        db = _unid(m.group(2)) or current_db
+        if db is None:
+            raise MySQLError(1046, "No database selected", "3D000")
+        if not cat.has_schema(db):
+            raise MySQLError(1049, f"Unknown database '{db}'", "42000")
+        ok = _like(m.group(3))
+        tables = [t for t in cat.tables(db) if ok(t.name)]
+        col = f"Tables_in_{cat.canonical_schema(db)}"
+        if m.group(1):
+            return ExecResult(columns=[col, "Table_type"], rows=[(t.name, t.table_type) for t in tables])
+        return ExecResult(columns=[col], rows=[(t.name,) for t in tables])
+    m = re.fullmatch(rf"(?:SHOW (FULL )?(?:COLUMNS|FIELDS) (?:FROM|IN) (\S+)(?: (?:FROM|IN) {_ID})?"
+                     rf"|(?:DESCRIBE|DESC) (\S+)){_LIKE}", norm, re.IGNORECASE)
+    if m:
+        qualified = m.group(2) or m.group(4)
+        db, name = _table_name(_unid(m.group(3)) or current_db, qualified)
+        t = cat.require_table(db, name)
+        ok = _like(m.group(5))
+        rows = []
+        for c in t.columns:
+            if not ok(c.name):
+                continue
+            key = "PRI" if c.name in t.primary_key else (
+                "UNI" if any(ix.unique and ix.columns == (c.name,) for ix in t.indexes) else
+                "MUL" if any(ix.columns[0] == c.name for ix in t.indexes if not ix.primary) else "")
+            default = c.default_expr or (None if c.default is None else str(c.default))
+            extra = "auto_increment" if c.auto_increment else ("DEFAULT_GENERATED" if c.default_expr else "")
+            rows.append((c.name, c.column_type(), "YES" if c.nullable else "NO", key, default, extra))
+        return ExecResult(columns=["Field", "Type", "Null", "Key", "Default", "Extra"], rows=rows)
+    m = re.fullmatch(r"SHOW CREATE TABLE (\S+)", norm, re.IGNORECASE)
+    if m:
+        db, name = _table_name(current_db, m.group(1))
+        t = cat.require_table(db, name)
+        return ExecResult(columns=["Table", "Create Table"], rows=[(t.name, show_create_table(t))])
+    m = re.fullmatch(rf"SHOW (?:INDEX|INDEXES|KEYS) (?:FROM|IN) (\S+)(?: (?:FROM|IN) {_ID})?", norm,
+                     re.IGNORECASE)
+    if m:
+        db, name = _table_name(_unid(m.group(2)) or current_db, m.group(1))
+        t = cat.require_table(db, name)
+        rows = []
+        for ix in t.indexes:
+            for seq, c in enumerate(ix.columns, 1):
+                col = t.column(c)
+                rows.append((t.name, 0 if ix.unique else 1, ix.name, seq, c, "A", None, None, None,
+                             "YES" if col is not None and col.nullable else "", "BTREE", "", "", "YES", None))
+        return ExecResult(columns=["Table", "Non_unique", "Key_name", "Seq_in_index", "Column_name", "Collation",
+                                   "Cardinality", "Sub_part", "Packed", "Null", "Index_type", "Comment",
+                                   "Index_comment", "Visible", "Expression"], rows=rows)
+    raise not_supported(" ".join(norm.split()[:3]))

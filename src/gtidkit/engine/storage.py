@@ -1,0 +1,294 @@
+"""Storage: the engine's one SQLite database, its connections and transactions (the only sqlite3 user).
+
+Design (why it looks like this)
+-------------------------------
+* **One database file per datadir** (``<datadir>/gtidkit.sqlite`` when given a directory). User tables, the
+  catalog (``_gk_*`` tables), ``mysql.gtid_executed`` and whatever the GTID core keeps (applied binlog position)
+  all live in it. WL#6559's point is that a transaction's rows and its GTID row commit together with one fsync;
+  ATTACHed databases in WAL mode are *not* committed atomically, so there is exactly one file.
+* **WAL mode, ``synchronous=FULL`` by default**: every COMMIT fsyncs the WAL (about one fsync per commit, see
+  ``../shared/research/tooling.md`` §6). ``synchronous`` is configurable (``OFF``/``NORMAL``/``FULL``/``EXTRA``).
+* **One sqlite3 connection per engine session** (:meth:`Storage.connect`). Connections run in SQLite autocommit
+  mode (``isolation_level=None``); transactions are explicit. :meth:`Connection.begin` issues ``BEGIN
+  IMMEDIATE``, which takes the database write lock at BEGIN time. Two sessions that both read then write can
+  therefore never hit ``SQLITE_BUSY_SNAPSHOT`` (a deferred reader upgraded to writer after another commit); the
+  second writer simply waits in ``BEGIN IMMEDIATE`` up to ``busy_timeout`` ms. This is the moral equivalent of
+  InnoDB's row locks for a single-writer store: writers serialize, readers never block (WAL snapshots).
+* **Savepoints** map 1:1 to SQLite savepoints (MySQL ``SAVEPOINT``/``ROLLBACK TO``/``RELEASE``); the executor also
+  wraps each statement inside a transaction in a private savepoint so a failing statement is undone alone, as
+  MySQL's statement rollback does.
+* Physical names: MySQL ``db.table`` is stored as the SQLite table ``"db.table"`` (one quoted identifier).
+  SQLite table names are case-insensitive, so two MySQL tables differing only in case cannot coexist (as with
+  ``lower_case_table_names=1``; documented limitation).
+
+MySQL sources followed: WL#6559 (GTID table in the same engine transaction), ``innodb_flush_log_at_trx_commit=1``
+semantics (durable at commit).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from gtidkit.errors import MySQLError
+
+__all__ = ["Storage", "Connection", "DB_FILE_NAME", "SYNCHRONOUS_MODES", "IntegrityError", "OperationalError"]
+
+#: File name of the engine database inside a datadir.
+DB_FILE_NAME = "gtidkit.sqlite"
+#: Accepted values of the ``synchronous`` option (SQLite PRAGMA synchronous).
+SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
+
+# Re-exported so higher modules can catch driver errors without importing sqlite3 themselves.
+IntegrityError = sqlite3.IntegrityError
+OperationalError = sqlite3.OperationalError
+DatabaseError = sqlite3.DatabaseError
+
+
+def physical_name(schema: str, table: str) -> str:
+    """Return the SQLite table name of MySQL table ``schema.table`` (unquoted; quote with :func:`quote_ident`)."""
+    return f"{schema}.{table}"
+
+
+def quote_ident(name: str) -> str:
+    """Quote ``name`` as a SQLite identifier (double quotes, embedded quotes doubled)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+@dataclass(eq=False)
+class Connection:
+    """One engine session's SQLite connection with explicit transaction control.
+
+    Not thread-safe: one session (thread) at a time uses a connection, as in MySQL's THD.
+    """
+
+    storage: "Storage"
+    raw: sqlite3.Connection
+    #: Savepoint names currently open, outermost first.
+    savepoints: list[str]
+    #: True when the open transaction ran DDL (the shared catalog cache must be reloaded on rollback).
+    ddl_in_transaction: bool = False
+
+    @property
+    def in_transaction(self) -> bool:
+        """True between :meth:`begin` and :meth:`commit`/:meth:`rollback`."""
+        return self.raw.in_transaction
+
+    def begin(self) -> None:
+        """Start a write transaction (``BEGIN IMMEDIATE``: takes the write lock now, waits up to busy_timeout).
+
+        Raises:
+            MySQLError: 1205 (ER_LOCK_WAIT_TIMEOUT) when the lock is not obtained in time; 1399-like misuse if a
+                transaction is already open (programming error → ``RuntimeError``).
+        """
+        if self.raw.in_transaction:
+            raise RuntimeError("begin() inside an open transaction")
+        try:
+            self.raw.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as err:
+            raise _lock_error(err) from err
+        self.savepoints = []
+        self.ddl_in_transaction = False
+
+    def commit(self) -> None:
+        """Commit the open transaction (one WAL fsync with ``synchronous=FULL``). No-op when none is open."""
+        if self.raw.in_transaction:
+            try:
+                self.raw.execute("COMMIT")
+            except sqlite3.OperationalError as err:
+                raise _lock_error(err) from err
+        self.savepoints = []
+        self.ddl_in_transaction = False
+
+    def rollback(self) -> None:
+        """Roll back the open transaction (no-op when none is open); reloads the catalog if DDL was undone."""
+        if self.raw.in_transaction:
+            self.raw.execute("ROLLBACK")
+        self.savepoints = []
+        if self.ddl_in_transaction:
+            self.ddl_in_transaction = False
+            self.storage.catalog.reload(self)
+
+    def savepoint(self, name: str) -> None:
+        """``SAVEPOINT name`` (MySQL: a savepoint with an existing name replaces it).
+
+        Raises:
+            RuntimeError: when no transaction is open (the session must begin one first).
+        """
+        if not self.raw.in_transaction:
+            raise RuntimeError("savepoint() outside a transaction")
+        if name in self.savepoints:
+            # MySQL deletes the old savepoint of the same name; SQLite would stack a second one.
+            self.release_savepoint(name)
+        self.raw.execute(f"SAVEPOINT {quote_ident(name)}")
+        self.savepoints.append(name)
+
+    def release_savepoint(self, name: str) -> None:
+        """``RELEASE SAVEPOINT name``; also releases every later savepoint.
+
+        Raises:
+            MySQLError: 1305 (ER_SP_DOES_NOT_EXIST) "SAVEPOINT name does not exist" (42000).
+        """
+        self._check_savepoint(name)
+        self.raw.execute(f"RELEASE SAVEPOINT {quote_ident(name)}")
+        del self.savepoints[self.savepoints.index(name) :]
+
+    def rollback_to_savepoint(self, name: str) -> None:
+        """``ROLLBACK TO SAVEPOINT name``: undo work after it; it and earlier savepoints stay, later ones go.
+
+        Raises:
+            MySQLError: 1305 when the savepoint does not exist.
+        """
+        self._check_savepoint(name)
+        self.raw.execute(f"ROLLBACK TO SAVEPOINT {quote_ident(name)}")
+        del self.savepoints[self.savepoints.index(name) + 1 :]
+        if self.ddl_in_transaction:
+            self.storage.catalog.reload(self)
+
+    def _check_savepoint(self, name: str) -> None:
+        if name not in self.savepoints:
+            raise MySQLError(1305, f"SAVEPOINT {name} does not exist", "42000")
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        """Run one SQLite statement on this connection (SQLite dialect, physical names)."""
+        return self.raw.execute(sql, params)
+
+    def executemany(self, sql: str, seq: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
+        """Run one SQLite statement for each parameter tuple."""
+        return self.raw.executemany(sql, seq)
+
+    def close(self) -> None:
+        """Roll back anything open and close the SQLite connection."""
+        try:
+            self.rollback()
+        finally:
+            self.raw.close()
+            self.storage._forget(self)
+
+
+def _lock_error(err: sqlite3.OperationalError) -> Exception:
+    text = str(err)
+    if "locked" in text or "busy" in text:
+        return MySQLError(1205, "Lock wait timeout exceeded; try restarting transaction", "HY000")
+    return MySQLError(1030, f"Got error from storage engine: {text}", "HY000")
+
+
+class Storage:
+    """The engine database of one datadir. Create with :meth:`open`; share one instance per process.
+
+    Attributes:
+        path: the SQLite database file.
+        synchronous: the PRAGMA synchronous mode in force.
+        catalog: the MySQL catalog (:class:`gtidkit.engine.catalog.Catalog`), shared by all connections.
+        threads_provider: callback ``() -> list[dict]`` returning ``performance_schema.threads`` rows (keys are
+            the table's column names, missing keys read as NULL); set by the GTID core.
+    """
+
+    def __init__(self, path: Path, synchronous: str, busy_timeout_ms: int) -> None:
+        self.path = path
+        self.synchronous = synchronous
+        self.busy_timeout_ms = busy_timeout_ms
+        self.threads_provider: Callable[[], list[dict[str, Any]]] | None = None
+        self._lock = threading.Lock()
+        self._connections: list[Connection] = []
+        #: SQL plans shared by all sessions, keyed by (statement shape, current db, catalog version, flags).
+        self.plan_cache: dict[Any, Any] = {}
+        from gtidkit.engine.catalog import Catalog  # catalog uses storage helpers; import here avoids a cycle
+
+        self.catalog = Catalog(self)
+
+    @classmethod
+    def open(
+        cls, path: Path | str, *, synchronous: str = "FULL", busy_timeout_ms: int = 50_000
+    ) -> "Storage":
+        """Open (creating if needed) the engine database and bootstrap the built-in schemas.
+
+        Args:
+            path: the database file, or a datadir directory (the file is then ``<dir>/gtidkit.sqlite``).
+            synchronous: ``OFF``, ``NORMAL``, ``FULL`` (default, fsync per commit) or ``EXTRA``.
+            busy_timeout_ms: how long ``BEGIN IMMEDIATE`` waits for another writer (ms), like
+                ``innodb_lock_wait_timeout`` (default 50 s as in MySQL).
+
+        Raises:
+            ValueError: unknown synchronous mode.
+            MySQLError: 1030 when the file is not a usable SQLite database.
+        """
+        synchronous = synchronous.upper()
+        if synchronous not in SYNCHRONOUS_MODES:
+            raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}, not {synchronous!r}")
+        p = Path(path)
+        if p.is_dir():
+            p = p / DB_FILE_NAME
+        p.parent.mkdir(parents=True, exist_ok=True)
+        storage = cls(p, synchronous, busy_timeout_ms)
+        conn = storage.connect()
+        try:
+            try:
+                mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            except sqlite3.DatabaseError as err:
+                raise MySQLError(1030, f"Got error from storage engine: {err} ({p})") from err
+            if str(mode).lower() != "wal":
+                raise MySQLError(1030, f"Got error from storage engine: cannot enable WAL on {p}")
+            storage.catalog.bootstrap(conn)
+        finally:
+            conn.close()
+        return storage
+
+    def connect(self) -> Connection:
+        """Return a new per-session connection (autocommit at SQLite level; use ``begin()`` for transactions)."""
+        raw = sqlite3.connect(
+            str(self.path), isolation_level=None, check_same_thread=False, timeout=self.busy_timeout_ms / 1000
+        )
+        raw.execute(f"PRAGMA synchronous={self.synchronous}")
+        raw.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
+        raw.execute("PRAGMA foreign_keys=OFF")
+        # Plain LIKE is case-insensitive in SQLite and MySQL's default collation alike.
+        conn = Connection(self, raw, [])
+        with self._lock:
+            self._connections.append(conn)
+        return conn
+
+    def _forget(self, conn: Connection) -> None:
+        with self._lock:
+            if conn in self._connections:
+                self._connections.remove(conn)
+
+    def physical_name(self, schema: str, table: str) -> str:
+        """SQLite table name (unquoted) that stores MySQL table ``schema.table``."""
+        return physical_name(schema, table)
+
+    def sqlite(self, conn: Connection) -> sqlite3.Connection:
+        """The raw sqlite3 connection behind ``conn`` (for the GTID core's system-table SQL)."""
+        return conn.raw
+
+    def checkpoint(self) -> None:
+        """Run a WAL checkpoint (TRUNCATE) so the main file holds everything; used at clean shutdown."""
+        conn = self.connect()
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            conn.close()
+
+    def disk_bytes(self) -> int:
+        """Bytes on disk of the database file plus its WAL (for the benchmarks)."""
+        total = 0
+        for suffix in ("", "-wal"):
+            try:
+                total += os.path.getsize(str(self.path) + suffix)
+            except OSError:
+                pass
+        return total
+
+    def close(self) -> None:
+        """Close every connection this storage handed out (rolling back open transactions)."""
+        with self._lock:
+            conns, self._connections = self._connections, []
+        for c in conns:
+            try:
+                c.close()
+            except sqlite3.ProgrammingError:
+                pass  # already closed by its session (closing twice is harmless)

@@ -1,0 +1,62 @@
+"""spark-submit entry point of the pipeline::
+
+    spark-submit --master spark://127.0.0.1:7077 src/gtidkit/pipeline/app.py --input FLEET --output OUT
+    python -m gtidkit.pipeline.app --master local[2] --input FLEET --output OUT
+
+Without ``--master`` the master comes from spark-submit (or defaults to ``local[*]`` when run directly). The
+executors must be able to import gtidkit (installed in the interpreter named by ``PYSPARK_PYTHON``) and read the
+input paths (a shared filesystem; on one machine, the local disk). Prints ``summary.json`` to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments, run :func:`gtidkit.pipeline.job.run_pipeline`, print the JSON summary.
+
+    Returns:
+        0 on success, 1 when the input holds no binlog or the topology file is malformed.
+    """
+    parser = argparse.ArgumentParser(prog="gtidkit-pipeline", description=__doc__.split("::")[0].strip())
+    parser.add_argument("--input", required=True, help="fleet directory or JSON mapping host -> files")
+    parser.add_argument("--output", required=True, help="output directory")
+    parser.add_argument("--master", default=None, help="Spark master (default: spark-submit's, else local[*])")
+    parser.add_argument("--topology", default=None, help='JSON {"replica": "source"}')
+    parser.add_argument("--no-verify-checksum", action="store_true")
+    args = parser.parse_args(argv)
+
+    from pyspark import SparkContext
+
+    from gtidkit.pipeline.job import dumps_summary, run_pipeline
+    from gtidkit.pipeline.layout import LayoutError
+    from gtidkit.pipeline.session import build_session
+
+    master = args.master
+    if master is None and SparkContext._active_spark_context is None and "spark.master" not in _submit_conf():
+        master = "local[*]"
+    spark = build_session(master=master or "", app_name="gtidkit-pipeline")
+    try:
+        result = run_pipeline(spark, args.input, args.output, topology=args.topology,
+                              verify_checksum=not args.no_verify_checksum)
+    except (LayoutError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    finally:
+        spark.stop()
+    sys.stdout.write(dumps_summary(result))
+    return 0
+
+
+def _submit_conf() -> dict[str, str]:
+    """spark-submit passes its settings to the driver as ``spark.*`` Java system properties via this env."""
+    import os
+
+    return {"spark.master": os.environ["MASTER"]} if "MASTER" in os.environ else (
+        {"spark.master": "submitted"} if "PYSPARK_GATEWAY_PORT" in os.environ else {})
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,322 @@
+"""The pipeline job: binlogs of a fleet → Parquet tables, checks and a report (also the spark-submit entry).
+
+Stages (one Spark job each, the scan being the only one that touches binlogs):
+
+1. **scan** — ``spark.read.format("binlog").option("level", "scan")``: one task per binlog file, streamed by
+   :mod:`gtidkit.pipeline.scan`; the records are persisted so that the file is read exactly once.
+2. **tables** — ``transactions``, ``files``, ``gtid_executed`` (window-function compression) and
+   ``parallelism``, written as Parquet under ``OUTPUT/<table>/``.
+3. **state** — on the driver, over small collected rows: per-host GTID_EXECUTED/GTID_PURGED (WL#6559 §5),
+   Previous_gtids chain checks, topology (given or inferred) and errant sets; then ``hosts`` and ``checks``.
+4. **report** — ``OUTPUT/summary.json`` and ``OUTPUT/report.html`` (see :mod:`gtidkit.pipeline.report`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from gtidkit.gtid import GtidSet
+from gtidkit.pipeline import checks as C
+from gtidkit.pipeline import gtid_state as S
+from gtidkit.pipeline import schemas
+from gtidkit.pipeline import transforms as T
+from gtidkit.pipeline.layout import Layout, discover
+
+TABLES = ("transactions", "files", "gtid_executed", "hosts", "checks", "parallelism")
+
+
+@dataclass(slots=True)
+class PipelineResult:
+    """What one run produced: where, how long, and the small tables the report shows.
+
+    Attributes:
+        output: the output directory (Parquet tables in sub-directories named after :data:`TABLES`).
+        layout: the discovered input (files per host, skipped files).
+        hosts: ``hosts`` rows as dicts (schemas.HOSTS).
+        checks: ``checks`` rows as dicts (schemas.CHECKS), errors first.
+        files: ``files`` rows as dicts (without the interval arrays).
+        counts: row count of every written table.
+        topology: replica → sources used for the errant check, and whether it was ``given`` or ``inferred``.
+        timings: seconds per stage.
+        per_minute: (host, minute, transactions) rows for the report's plot.
+        group_sizes: (host, group_size, groups) rows for the parallelism histogram.
+    """
+
+    output: Path
+    layout: Layout
+    hosts: list[dict]
+    checks: list[dict]
+    files: list[dict]
+    counts: dict[str, int]
+    topology: dict[str, list[str]]
+    topology_origin: str
+    timings: dict[str, float] = field(default_factory=dict)
+    per_minute: list[tuple] = field(default_factory=list)
+    group_sizes: list[tuple] = field(default_factory=list)
+
+    def checks_of(self, check: str) -> list[dict]:
+        """The findings of one check name."""
+        return [c for c in self.checks if c["check"] == check]
+
+    def host(self, name: str) -> dict:
+        """The ``hosts`` row of one host. Raises ``KeyError`` if absent."""
+        for h in self.hosts:
+            if h["host"] == name:
+                return h
+        raise KeyError(name)
+
+
+def read_scan(spark: SparkSession, input_path: str | Path, *, verify_checksum: bool = True) -> DataFrame:
+    """The ``level=scan`` DataFrame of the binlog data source (one partition per file)."""
+    return (
+        spark.read.format("binlog")
+        .option("level", "scan")
+        .option("verifyChecksum", str(verify_checksum).lower())
+        .load(str(input_path))
+    )
+
+
+def _write(df: DataFrame, output: Path, name: str) -> None:
+    df.write.mode("overwrite").parquet(str(output / name))
+
+
+def _located_errant(spark: SparkSession, errant: dict[str, GtidSet], transactions: DataFrame,
+                    files: list[S.FileFacts], file_gtids: dict[tuple[str, str], GtidSet]) -> tuple[DataFrame, list]:
+    """Errant GTIDs as checks: located transactions (Spark join) + driver rows for GTIDs only seen in a
+    Previous_gtids set (pointing at the oldest file whose Previous_gtids holds them)."""
+    rows = [(host, str(sid), tag, start, end) for host, s in errant.items() for sid, tag, start, end in s.intervals()]
+    intervals = spark.createDataFrame(rows, schemas.GTID_EXECUTED)
+    located = C.locate_gtids(intervals, transactions, "errant",
+                             "GTID not executed on the replication source (GTID_SUBTRACT(replica, source))")
+    extra = []
+    in_files: dict[str, GtidSet] = {}
+    for (host, _file), s in file_gtids.items():
+        in_files[host] = in_files.get(host, GtidSet()) | s
+    for host, s in errant.items():
+        rest = s - in_files.get(host, GtidSet())
+        if not rest:
+            continue
+        holder = next((f for f in sorted(files, key=lambda f: f.file_index)
+                       if f.host == host and f.previous_gtids is not None and f.previous_gtids & rest), None)
+        extra.append(S.check_row("errant", "error", host, holder.file if holder else None,
+                                 holder.previous_gtids_pos if holder else None, str(rest),
+                                 "errant GTIDs known only from Previous_gtids (their binlogs are purged)"))
+    return located, extra
+
+
+def run_pipeline(
+    spark: SparkSession,
+    input_path: str | Path,
+    output: str | Path,
+    *,
+    topology: str | Path | dict[str, list[str]] | None = None,
+    verify_checksum: bool = True,
+    on_stage: Callable[[str], None] | None = None,
+    write_report: bool = True,
+) -> PipelineResult:
+    """Run the whole pipeline on a fleet of binlogs.
+
+    Args:
+        spark: the session (see :func:`gtidkit.pipeline.session.build_session`).
+        input_path: fleet directory (one sub-directory per host) or JSON mapping file host → files.
+        output: directory for the Parquet tables, ``summary.json`` and ``report.html`` (tables are overwritten).
+        topology: replica → source(s), as a JSON file path or a dict; None infers it from server UUIDs.
+        verify_checksum: verify CRC32 footers.
+        on_stage: called with each stage's name as it starts (the CLI drives its progress display with it).
+        write_report: write ``report.html`` (matplotlib) and ``summary.json``.
+
+    Returns:
+        A :class:`PipelineResult`.
+
+    Raises:
+        gtidkit.pipeline.layout.LayoutError: no binlog under ``input_path``.
+        ValueError: malformed topology file.
+    """
+    stage = on_stage or (lambda _name: None)
+    timings: dict[str, float] = {}
+    out = Path(output)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+
+    stage("discover")
+    layout = discover(input_path)
+    given: dict[str, list[str]] | None
+    if topology is None:
+        given = None
+    elif isinstance(topology, dict):
+        given = {k: ([v] if isinstance(v, str) else list(v)) for k, v in topology.items()}
+    else:
+        given = S.load_topology(topology)
+
+    stage("scan")
+    scan = read_scan(spark, input_path, verify_checksum=verify_checksum).persist(StorageLevel.MEMORY_AND_DISK)
+    scan.count()
+    timings["scan"] = time.perf_counter() - t0
+
+    stage("tables")
+    t1 = time.perf_counter()
+    transactions = T.transactions_from_scan(scan)
+    files = T.files_from_scan(scan)
+    _write(transactions, out, "transactions")
+    _write(files, out, "files")
+    ge = T.gtid_executed(transactions, files).persist()
+    _write(ge.orderBy("host", "source_uuid", "tag", "interval_start"), out, "gtid_executed")
+    groups = T.parallelism(transactions).persist()
+    _write(groups, out, "parallelism")
+    timings["tables"] = time.perf_counter() - t1
+
+    stage("state")
+    t2 = time.perf_counter()
+    file_rows = files.collect()
+    facts = [S.FileFacts.from_row(r) for r in file_rows]
+    file_gtids = S.sets_by(T.file_gtid_intervals(transactions).collect(), "host", "file")
+    state = S.executed_and_purged(facts, file_gtids)
+    ge_sets = S.sets_by(ge.collect(), "host")
+    fde_ids = files.select("host", "file", F.col("server_id").alias("fde_server_id"))
+    gtid_txn = transactions.where(F.col("gno").isNotNull())
+    local_counts = (
+        gtid_txn.join(fde_ids, on=["host", "file"], how="inner")
+        .where(F.col("server_id") == F.col("fde_server_id"))
+        .groupBy("host", "sid").agg(F.count(F.lit(1)).alias("n")).collect()
+    )
+    sid_counts = gtid_txn.groupBy("host", "sid").agg(F.count(F.lit(1)).alias("n")).collect()
+    uuids = S.infer_server_uuids(local_counts)
+    if given is not None:
+        topo, origin = given, "given"
+    else:
+        topo, origin = S.infer_topology(uuids, sid_counts), "inferred"
+    executed_for_errant = {h: ge_sets.get(h, GtidSet()) for h in layout.hosts}
+    errant = S.errant_sets(executed_for_errant, topo)
+
+    driver_checks = S.chain_breaks(facts, file_gtids)
+    located, extra = _located_errant(spark, errant, transactions, facts, file_gtids)
+    driver_checks += extra
+    per_host_par = {r["host"]: r for r in T.parallelism_per_host(groups).collect()}
+    for host, p in sorted(per_host_par.items()):
+        driver_checks.append(S.check_row(
+            "parallelism", "info", host, None, None, None,
+            f"{p['commit_groups']} commit groups, {p['avg_group_size']:.2f} transactions per group on average "
+            f"(max {p['max_group_size']})"))
+
+    spark_checks = (
+        C.file_errors(files)
+        .unionByName(C.duplicate_gtids(transactions, files))
+        .unionByName(C.anonymous_in_gtid_mode(transactions, files))
+        .unionByName(C.gaps(ge, transactions, files))
+        .unionByName(located)
+    )
+    checks_df = spark_checks.unionByName(spark.createDataFrame(driver_checks, schemas.CHECKS))
+    severity_rank = F.when(F.col("severity") == "error", 0).when(F.col("severity") == "warning", 1).otherwise(2)
+    checks_df = checks_df.orderBy(severity_rank, "check", "host", "file", "offset")
+    _write(checks_df, out, "checks")
+
+    host_stats = {
+        r["host"]: r
+        for r in transactions.groupBy("host").agg(
+            F.count(F.lit(1)).alias("transactions"),
+            F.count("gno").alias("gtid_transactions"),
+            F.sum(F.col("anonymous").cast("int")).alias("anonymous_transactions"),
+            F.min("commit_time").alias("first_commit_time"),
+            F.max("commit_time").alias("last_commit_time"),
+        ).collect()
+    }
+    file_stats = {
+        r["host"]: r
+        for r in files.groupBy("host").agg(
+            F.count(F.lit(1)).alias("files"), F.sum("size").alias("bytes"), F.sum("bad_bytes").alias("bad_bytes"),
+            F.max("server_id").alias("server_id"),
+        ).collect()
+    }
+    host_rows = []
+    for host in layout.hosts:
+        hs, fs, p = host_stats.get(host), file_stats[host], per_host_par.get(host)
+        executed, purged = state.get(host, (GtidSet(), GtidSet()))
+        host_rows.append((
+            host, uuids.get(host), fs["server_id"], ",".join(topo.get(host, [])) or None, fs["files"],
+            hs["transactions"] if hs else 0, hs["gtid_transactions"] if hs else 0,
+            int(hs["anonymous_transactions"] or 0) if hs else 0, fs["bytes"], fs["bad_bytes"],
+            str(executed), str(purged), len(executed),
+            hs["first_commit_time"] if hs else None, hs["last_commit_time"] if hs else None,
+            p["commit_groups"] if p else 0, float(p["avg_group_size"]) if p else None,
+            p["max_group_size"] if p else None,
+        ))
+    hosts_df = spark.createDataFrame(host_rows, schemas.HOSTS)
+    _write(hosts_df, out, "hosts")
+    timings["state"] = time.perf_counter() - t2
+
+    stage("report")
+    t3 = time.perf_counter()
+    per_minute = [
+        (r["host"], r["minute"], r["n"])
+        for r in transactions.groupBy("host", F.date_trunc("minute", "commit_time").alias("minute"))
+        .agg(F.count(F.lit(1)).alias("n")).orderBy("host", "minute").collect()
+    ]
+    group_sizes = [
+        (r["host"], r["group_size"], r["n"])
+        for r in groups.groupBy("host", "group_size").agg(F.count(F.lit(1)).alias("n"))
+        .orderBy("host", "group_size").collect()
+    ]
+    checks_rows = [r.asDict() for r in spark.read.parquet(str(out / "checks")).collect()]
+    rank = {"error": 0, "warning": 1, "info": 2}
+    checks_rows.sort(key=lambda c: (rank.get(c["severity"], 3), c["check"], c["host"], c["file"] or "",
+                                    c["offset"] if c["offset"] is not None else -1))
+    counts = {
+        "transactions": sum(h[5] for h in host_rows),
+        "files": len(file_rows),
+        "gtid_executed": sum(len(list(s.intervals())) for s in ge_sets.values()),
+        "hosts": len(host_rows),
+        "checks": len(checks_rows),
+        "parallelism": sum(n for _h, _s, n in group_sizes),
+    }
+    file_dicts = []
+    for r in file_rows:
+        d = r.asDict()
+        d.pop("previous_gtids_intervals", None)
+        file_dicts.append(d)
+    result = PipelineResult(
+        output=out, layout=layout, hosts=[r.asDict() for r in hosts_df.collect()], checks=checks_rows,
+        files=file_dicts, counts=counts, topology=topo, topology_origin=origin, timings=timings,
+        per_minute=per_minute, group_sizes=group_sizes,
+    )
+    scan.unpersist()
+    ge.unpersist()
+    groups.unpersist()
+    if write_report:
+        from gtidkit.pipeline import report
+
+        report.write_summary_json(result)
+        report.write_html(result)
+    timings["report"] = time.perf_counter() - t3
+    timings["total"] = time.perf_counter() - t0
+    return result
+
+
+def summary_dict(result: PipelineResult) -> dict[str, Any]:
+    """A JSON-able summary: counts, timings, topology, hosts and checks."""
+    def conv(v: Any) -> Any:
+        return v.isoformat() if hasattr(v, "isoformat") else v
+
+    return {
+        "output": str(result.output),
+        "counts": result.counts,
+        "timings_s": {k: round(v, 3) for k, v in result.timings.items()},
+        "topology": result.topology,
+        "topology_origin": result.topology_origin,
+        "skipped_inputs": [{"path": p, "reason": r} for p, r in result.layout.skipped],
+        "hosts": [{k: conv(v) for k, v in h.items()} for h in result.hosts],
+        "checks": result.checks,
+    }
+
+
+def dumps_summary(result: PipelineResult) -> str:
+    """:func:`summary_dict` as indented JSON text."""
+    return json.dumps(summary_dict(result), indent=2, default=str) + "\n"

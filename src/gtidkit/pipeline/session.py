@@ -1,0 +1,79 @@
+"""Build the one SparkSession the pipeline (and its tests) run in.
+
+Settings follow ../shared/research/tooling.md §1: the worker interpreter is pinned to ``sys.executable`` (an
+unactivated venv would otherwise hand tasks to the system ``python3``, which lacks gtidkit), the UI and console
+progress bars are off, the driver binds 127.0.0.1, and shuffles use few partitions (a binlog fleet yields small
+aggregates; Spark's default of 200 shuffle partitions only adds task overhead).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+#: Configuration applied to every session (callers may override any key through ``conf``).
+DEFAULT_CONF: dict[str, str] = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.driver.host": "127.0.0.1",
+    # One binlog file is one partition; never let AQE coalesce the scan's partitions away.
+    "spark.sql.adaptive.coalescePartitions.enabled": "false",
+    "spark.python.worker.reuse": "true",
+}
+
+
+def prepare_environment() -> None:
+    """Set the environment variables Spark reads at JVM/worker start (idempotent, never overrides the user's).
+
+    ``SPARK_LOCAL_IP=127.0.0.1`` silences the loopback-hostname warning and keeps every socket on 127.0.0.1;
+    ``PYSPARK_PYTHON``/``PYSPARK_DRIVER_PYTHON`` make executors run this very interpreter (tooling.md §1).
+    """
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+
+def build_session(
+    master: str = "local[*]",
+    app_name: str = "gtidkit-pipeline",
+    conf: dict[str, Any] | None = None,
+    *,
+    log_level: str = "ERROR",
+) -> SparkSession:
+    """Return a SparkSession for the binlog pipeline, with the ``binlog`` data source registered.
+
+    Args:
+        master: Spark master URL: ``local[2]`` (tests), ``local[*]``, or ``spark://127.0.0.1:7077`` for a
+            standalone cluster. ``None``/empty leaves it to ``spark-submit``.
+        app_name: the application name shown by the master.
+        conf: extra Spark settings (string values), applied after :data:`DEFAULT_CONF`.
+        log_level: the JVM log level (``WARN``, ``ERROR``...).
+
+    Returns:
+        The (possibly pre-existing) active session. Spark allows one per JVM, so a second call returns the
+        first session with the new settings applied where Spark still accepts them.
+
+    Raises:
+        pyspark.errors.PySparkRuntimeError: Java could not start (``JAVA_GATEWAY_EXITED``; Java 17 is required).
+    """
+    prepare_environment()
+    builder = SparkSession.builder.appName(app_name)
+    if master:
+        builder = builder.master(master)
+    settings = dict(DEFAULT_CONF)
+    settings["spark.pyspark.python"] = os.environ["PYSPARK_PYTHON"]
+    settings.update({k: str(v) for k, v in (conf or {}).items()})
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel(log_level)
+    from gtidkit.pipeline.datasource import register
+
+    register(spark)
+    return spark
