@@ -49,8 +49,11 @@ class IndexRow:
 
     def gtid_counts(self) -> dict[int, int]:
         """Expected counts of Gtid (33), Anonymous_gtid (34) and Gtid_tagged (42) events."""
-        counts = {EventType.GTID_LOG_EVENT: 0, EventType.ANONYMOUS_GTID_LOG_EVENT: 0,
-                  EventType.GTID_TAGGED_LOG_EVENT: 0}
+        counts = {
+            EventType.GTID_LOG_EVENT: 0,
+            EventType.ANONYMOUS_GTID_LOG_EVENT: 0,
+            EventType.GTID_TAGGED_LOG_EVENT: 0,
+        }
         m = re.search(r"\((\d+) Gtid(?:, (\d+) Gtid_tagged)?\)", self.gtid_events)
         if m:
             counts[EventType.GTID_LOG_EVENT] = int(m.group(1))
@@ -130,14 +133,16 @@ def parse_index(path: Path) -> list[IndexRow]:
         for item in c[7].split():
             abbrev, _, n = item.partition("×")
             types[type_code_of_abbrev(abbrev)] = types.get(type_code_of_abbrev(abbrev), 0) + int(n)
-        rows.append(IndexRow(
-            file=_unquote(c[0]),
-            size=int(c[2]),
-            server_version=None if version == "None" else version,
-            checksum=c[4],
-            gtid_events=c[5],
-            prev_gtids=c[6],
-            event_types=types,
-            notes=c[8],
-        ))
+        rows.append(
+            IndexRow(
+                file=_unquote(c[0]),
+                size=int(c[2]),
+                server_version=None if version == "None" else version,
+                checksum=c[4],
+                gtid_events=c[5],
+                prev_gtids=c[6],
+                event_types=types,
+                notes=c[8],
+            )
+        )
     return rows

@@ -23,8 +23,14 @@ VARLEN_UNSIGNED = [
     (2**56, "ff00000000000000" + "01"),
 ]
 VARLEN_SIGNED = [(0, "00"), (1, "04"), (-1, "02"), (64, "0102")]
-PACKED = [(0, "00"), (250, "fa"), (251, "fcfb00"), (65535, "fcffff"), (65536, "fd000001"),
-          (2**24, "fe0000000100000000")]
+PACKED = [
+    (0, "00"),
+    (250, "fa"),
+    (251, "fcfb00"),
+    (65535, "fcffff"),
+    (65536, "fd000001"),
+    (2**24, "fe0000000100000000"),
+]
 
 
 @pytest.mark.parametrize(("value", "hexed"), VARLEN_UNSIGNED, ids=[str(v) for v, _ in VARLEN_UNSIGNED])
@@ -130,4 +136,13 @@ def test_fixed_width_round_trip() -> None:
     w.bytes(b"xyz")
     c = Cursor(w.getvalue())
     assert [c.u8(), c.u16(), c.u24(), c.u32(), c.u48(), c.u56(), c.u64(), c.i64(), c.rest()] == [
-        1, 0x0203, 0x040506, 0x0708090A, 0x0B0C0D0E0F10, 2**55 + 3, 2**64 - 1, -2, b"xyz"]
+        1,
+        0x0203,
+        0x040506,
+        0x0708090A,
+        0x0B0C0D0E0F10,
+        2**55 + 3,
+        2**64 - 1,
+        -2,
+        b"xyz",
+    ]

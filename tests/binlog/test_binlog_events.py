@@ -53,16 +53,34 @@ def round_trip(event: object, fde: FormatDescriptionEvent, **header: int) -> tup
     raw = encode_event(event, fde, **header)
     decoded = decode_event(raw, fde if not isinstance(event, FormatDescriptionEvent) else None)
     assert decoded.raw == raw
-    assert encode_event(decoded.event, fde, timestamp=decoded.header.timestamp, server_id=decoded.header.server_id,
-                        log_pos=decoded.header.log_pos, flags=decoded.header.flags) == raw
+    assert (
+        encode_event(
+            decoded.event,
+            fde,
+            timestamp=decoded.header.timestamp,
+            server_id=decoded.header.server_id,
+            log_pos=decoded.header.log_pos,
+            flags=decoded.header.flags,
+        )
+        == raw
+    )
     return raw, decoded.event
 
 
 # ---------------------------------------------------------------- FDE
 
 
-@pytest.mark.parametrize(("version", "size"), [("5.6.51-log", 116), ("5.7.44-log", 119), ("8.0.36", 122),
-                                               ("8.4.0", 123), ("5.5.62-log", 103), ("5.0.96-log", 94)])
+@pytest.mark.parametrize(
+    ("version", "size"),
+    [
+        ("5.6.51-log", 116),
+        ("5.7.44-log", 119),
+        ("8.0.36", 122),
+        ("8.4.0", 123),
+        ("5.5.62-log", 103),
+        ("5.0.96-log", 94),
+    ],
+)
 def test_fde_sizes_per_version(version: str, size: int) -> None:
     """formats.md §1.4 table (with CRC for 5.6.1+; pre-5.6.1 FDEs have no algorithm byte and no CRC)."""
     fde = FormatDescriptionEvent.for_server(version)
@@ -158,7 +176,17 @@ def test_tagged_gtid_event() -> None:
 
 gtid_strategy = st.builds(
     lambda sid, gno, tag, flags, lc, seq, ts, delta, length, ver, vdelta, ticket: GtidEvent(
-        flags, Gtid(UUID(bytes=sid), gno, tag), lc, lc + seq, ts, ts - delta, length, ver, ver - vdelta, ticket),
+        flags,
+        Gtid(UUID(bytes=sid), gno, tag),
+        lc,
+        lc + seq,
+        ts,
+        ts - delta,
+        length,
+        ver,
+        ver - vdelta,
+        ticket,
+    ),
     st.binary(min_size=16, max_size=16),
     st.integers(1, 2**63 - 2),
     st.sampled_from(["", "a", "tag_1", "z" * 32]),
@@ -197,7 +225,9 @@ def test_previous_gtids_tagged() -> None:
     raw, back = round_trip(PreviousGtidsEvent(s), FDE84)
     assert back.gtids == s and back.tagged_format
     bad = bytearray(raw)
-    bad[19 + 8 + 16 + 1 + 3 + 8] = 0xFF  # corrupt an interval: the GTID-set decoder's 1773 becomes a decode error
+    bad[19 + 8 + 16 + 1 + 3 + 8] = (
+        0xFF  # corrupt an interval: the GTID-set decoder's 1773 becomes a decode error
+    )
     with pytest.raises(BinlogDecodeError):
         decode_event(bytes(bad), FDE84, verify_checksum=False)
 
@@ -267,7 +297,9 @@ def test_crc_mismatch_names_type_and_offset() -> None:
     raw[20] ^= 1
     with pytest.raises(ChecksumMismatchError) as info:
         decode_event(bytes(raw), FDE80, offset=1234, file="f")
-    assert info.value.offset == 1234 and info.value.event_type == EventType.XID_EVENT and info.value.file == "f"
+    assert (
+        info.value.offset == 1234 and info.value.event_type == EventType.XID_EVENT and info.value.file == "f"
+    )
     assert decode_event(bytes(raw), FDE80, verify_checksum=False).event.xid != 5
 
 
@@ -288,17 +320,24 @@ def test_trailing_body_bytes_rejected() -> None:
 
 def test_transaction_payload_inner_events_surface() -> None:
     fde = FDE80
-    inner = b"".join(encode_event(e, fde.__class__.for_server("8.0.36", checksum_alg=0)) for e in (
-        QueryEvent(1, 0, 0, b"", "shop", "BEGIN"),
-        TableMapEvent(9, 1, "shop", "orders", b"\x03", b"", b"\x00"),
-        RowsEvent(EventType.WRITE_ROWS_EVENT, 9, 1, b"", 1, b"\x01", None, b"\x00\x01\x00\x00\x00"),
-        XidEvent(77),
-    ))
+    inner = b"".join(
+        encode_event(e, fde.__class__.for_server("8.0.36", checksum_alg=0))
+        for e in (
+            QueryEvent(1, 0, 0, b"", "shop", "BEGIN"),
+            TableMapEvent(9, 1, "shop", "orders", b"\x03", b"", b"\x00"),
+            RowsEvent(EventType.WRITE_ROWS_EVENT, 9, 1, b"", 1, b"\x01", None, b"\x00\x01\x00\x00\x00"),
+            XidEvent(77),
+        )
+    )
     payload = TransactionPayloadEvent(0, len(inner), zstandard.ZstdCompressor().compress(inner))
     _, back = round_trip(payload, fde)
     types = [e.type_code for e in iter_payload_events(back, fde)]
-    assert types == [EventType.QUERY_EVENT, EventType.TABLE_MAP_EVENT, EventType.WRITE_ROWS_EVENT,
-                     EventType.XID_EVENT]
+    assert types == [
+        EventType.QUERY_EVENT,
+        EventType.TABLE_MAP_EVENT,
+        EventType.WRITE_ROWS_EVENT,
+        EventType.XID_EVENT,
+    ]
     broken = TransactionPayloadEvent(0, len(inner), b"\x28\xb5\x2f\xfd garbage")
     with pytest.raises(BinlogDecodeError, match="decompress"):
         list(iter_payload_events(broken, fde, offset=500))
@@ -326,3 +365,26 @@ def test_fuzzed_events_raise_only_binlog_decode_error(raw: bytes, at: int, value
             decode_event(bytes(data), FDE84 if data[4:5] == b"\x2a" else FDE80, verify_checksum=verify)
         except BinlogDecodeError:
             pass
+
+
+def test_verify_crc32_helper() -> None:
+    from gtidkit.binlog.header import verify_crc32
+
+    raw = bytearray(encode_event(FDE80, None, flags=1))  # IN_USE set after the CRC was computed without it
+    raw[17] |= 1
+    verify_crc32(bytes(raw))
+    raw[30] ^= 1
+    with pytest.raises(ChecksumMismatchError) as info:
+        verify_crc32(bytes(raw), offset=4, file="x")
+    assert info.value.event_type == EventType.FORMAT_DESCRIPTION_EVENT and info.value.offset == 4
+
+
+def test_header_round_trip_and_validation() -> None:
+    h = EventHeader(1_700_000_000, 33, 5, 77, 234, 0)
+    assert EventHeader.decode(h.encode()) == h and len(h.encode()) == 19 and h.type_name == "GTID_LOG_EVENT"
+    with pytest.raises(ValueError):
+        EventHeader(0, 256, 0, 19, 0, 0)
+    with pytest.raises(BinlogDecodeError):
+        EventHeader.decode(h.encode()[:18])
+    with pytest.raises(BinlogDecodeError):
+        EventHeader.decode(EventHeader(0, 2, 0, 19, 0, 0).encode()[:9] + b"\x05\x00\x00\x00" + b"\x00" * 6)

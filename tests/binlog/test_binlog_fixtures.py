@@ -44,8 +44,10 @@ GTID_TYPES = (EventType.GTID_LOG_EVENT, EventType.ANONYMOUS_GTID_LOG_EVENT, Even
 DEVIATIONS = {
     "blackbeam__rust_mysql_common/corrupt-relay-bin.000624": (
         91204,
-        "the Query event at 91204 has a garbage body (status_vars_len runs past the event), which MySQL's "
-        "Query_event decoder rejects too; INDEX.md only walked headers",
+        (
+            "the Query event at 91204 has a garbage body (status_vars_len runs past the event), which MySQL's "
+            "Query_event decoder rejects too; INDEX.md only walked headers"
+        ),
     ),
 }
 
@@ -84,11 +86,10 @@ def test_fixture_agrees_with_index(row: IndexRow) -> None:
         assert info.value.offset == 4 and info.value.file == str(path)
         return
 
-    events = []
+    events: list = []
     fault: BinlogDecodeError | None = None
     try:
-        for pe in read_events(path):
-            events.append(pe)
+        events.extend(read_events(path))
     except BinlogDecodeError as err:
         fault = err
 
@@ -110,8 +111,9 @@ def test_fixture_agrees_with_index(row: IndexRow) -> None:
     if deviation is not None:
         counts += _header_walk_counts(path.read_bytes(), deviation[0])
     assert dict(counts) == row.event_types
-    assert {EventType(t).name if t in EventType._value2member_map_ else str(t): n
-            for t, n in counts.items()} == scan.event_type_counts or deviation is not None
+    assert {
+        EventType(t).name if t in EventType._value2member_map_ else str(t): n for t, n in counts.items()
+    } == scan.event_type_counts or deviation is not None
 
     # server version: the FDE that describes the events (the last one in a relay log)
     fdes = [pe.event for pe in top if isinstance(pe.event, FormatDescriptionEvent)]
@@ -138,8 +140,10 @@ def test_fixture_agrees_with_index(row: IndexRow) -> None:
     if row.prev_gtids == "":
         assert prev == [] and scan.previous_gtids is None
     else:
-        expected = GtidSet() if row.prev_gtids == "(empty)" else GtidSet.parse(
-            row.prev_gtids.replace("[tagged format]", "").strip()
+        expected = (
+            GtidSet()
+            if row.prev_gtids == "(empty)"
+            else GtidSet.parse(row.prev_gtids.replace("[tagged format]", "").strip())
         )
         assert prev[0].gtids == expected == scan.previous_gtids
         assert prev[0].tagged_format == ("[tagged format]" in row.prev_gtids)
@@ -178,8 +182,9 @@ def test_fixture_events_round_trip_byte_for_byte(row: IndexRow) -> None:
         if isinstance(ev.event, FormatDescriptionEvent):
             fde = ev.event
         h = ev.header
-        again = encode_event(ev.event, fde, timestamp=h.timestamp, server_id=h.server_id, log_pos=h.log_pos,
-                             flags=h.flags)
+        again = encode_event(
+            ev.event, fde, timestamp=h.timestamp, server_id=h.server_id, log_pos=h.log_pos, flags=h.flags
+        )
         assert again == raw, (pos, h.type_code)
         n += 1
         pos += size
@@ -207,9 +212,13 @@ def test_8_0_gtid_events_are_77_bytes_when_short(binlog_fixtures: Path) -> None:
             continue
         for pe in read_events(_path(row)):
             ev = pe.event
-            if isinstance(ev, GtidEvent) and not ev.tagged_layout and ev.immediate_server_version is not None \
-                    and ev.original_commit_timestamp == ev.immediate_commit_timestamp \
-                    and ev.original_server_version == ev.immediate_server_version:
+            if (
+                isinstance(ev, GtidEvent)
+                and not ev.tagged_layout
+                and ev.immediate_server_version is not None
+                and ev.original_commit_timestamp == ev.immediate_commit_timestamp
+                and ev.original_server_version == ev.immediate_server_version
+            ):
                 expected = 77 if ev.transaction_length < 251 else 79
                 assert pe.header.event_size == expected
                 seen.add(expected)

@@ -52,7 +52,9 @@ def _feed_in_pieces(data: bytes, sizes: list[int]) -> list[tuple[int, int, bytes
 
 def _reference(path: Path) -> list[tuple[int, int, bytes]]:
     data = path.read_bytes()
-    return [(pe.pos, pe.type_code, data[pe.pos : pe.end_pos]) for pe in read_events(path) if not pe.in_payload]
+    return [
+        (pe.pos, pe.type_code, data[pe.pos : pe.end_pos]) for pe in read_events(path) if not pe.in_payload
+    ]
 
 
 @pytest.mark.parametrize("name", SAMPLES)
@@ -83,7 +85,9 @@ def test_trailing_bytes_are_reported_at_their_offset(name: str, extra: bytes) ->
 
 def test_fde_is_tracked_across_relay_log_fdes() -> None:
     stream = BinlogStream()
-    stream.feed((BINLOG_FIXTURES / "blackbeam__rust_mysql_common/rpl_unfiltered_hidden_gcol.000001").read_bytes())
+    stream.feed(
+        (BINLOG_FIXTURES / "blackbeam__rust_mysql_common/rpl_unfiltered_hidden_gcol.000001").read_bytes()
+    )
     _drain(stream)
     stream.end_of_data()
     assert stream.fde_count == 2 and stream.fde is not None and stream.fde.server_version == "8.0.17-debug"
@@ -127,8 +131,11 @@ def test_mariadb_rejected() -> None:
     assert info.value.offset == 4 and info.value.event_type == EventType.FORMAT_DESCRIPTION_EVENT
 
 
-FUZZ_BASE = (BINLOG_FIXTURES / "percona__percona-server-mysql-operator/binlog.000003").read_bytes() \
-    if BINLOG_FIXTURES.exists() else b""
+FUZZ_BASE = (
+    (BINLOG_FIXTURES / "percona__percona-server-mysql-operator/binlog.000003").read_bytes()
+    if BINLOG_FIXTURES.exists()
+    else b""
+)
 
 
 @settings(max_examples=300, deadline=None)

@@ -252,6 +252,31 @@ def test_fleet_options_and_refusals(tmp_path: Path) -> None:
         generate_fleet(tmp_path / "g", transactions=5)
 
 
+def test_duplicate_gtid_option(tmp_path: Path) -> None:
+    m = generate_fleet(
+        tmp_path / "f", seed=8, transactions=80, replicas=1, max_binlog_size=40_000, duplicate=True
+    )
+    (dup,) = m.anomalies_of("duplicate_gtid")
+    where = [
+        (Path(f.file).name, t.begin_pos)
+        for p in _binlogs(tmp_path / "f" / dup["host"])
+        for f in [scan_file(p)]
+        for t in f.transactions
+        if t.gtid and str(t.gtid) == dup["gtid"]
+    ]
+    assert where == [(dup["first_file"], dup["first_pos"]), (dup["file"], dup["pos"])]
+    # only there: every other GTID of the fleet appears once per host
+    for h in m.hosts:
+        gtids = [
+            str(t.gtid)
+            for p in _binlogs(tmp_path / "f" / h.name)
+            for t in scan_file(p).transactions
+            if t.gtid
+        ]
+        repeated = {g for g in gtids if gtids.count(g) > 1}
+        assert repeated == ({dup["gtid"]} if h.name == dup["host"] else set())
+
+
 def test_corpus_reads_back(tmp_path: Path) -> None:
     out = tmp_path / "corpus"
     seen = []

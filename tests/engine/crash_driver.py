@@ -23,13 +23,22 @@ SRC = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 #: mode → (Server.open options, explicit GTID_NEXT per transaction?)
 MODES: dict[str, tuple[dict[str, Any], bool]] = {
     "binlog_off": ({"gtid_mode": "ON", "log_bin": False, "gtid_executed_compression_period": 7}, True),
-    "binlog_row": ({"gtid_mode": "ON", "log_bin": True, "binlog_format": "ROW", "max_binlog_size": 8192}, False),
-    "binlog_statement": ({"gtid_mode": "ON", "log_bin": True, "binlog_format": "STATEMENT",
-                          "max_binlog_size": 8192}, False),
-    "binlog_applier": ({"gtid_mode": "ON", "log_bin": True, "log_replica_updates": False,
-                        "max_binlog_size": 8192}, True),
-    "gtid_off": ({"gtid_mode": "OFF", "log_bin": True, "binlog_format": "STATEMENT", "max_binlog_size": 8192},
-                 False),
+    "binlog_row": (
+        {"gtid_mode": "ON", "log_bin": True, "binlog_format": "ROW", "max_binlog_size": 8192},
+        False,
+    ),
+    "binlog_statement": (
+        {"gtid_mode": "ON", "log_bin": True, "binlog_format": "STATEMENT", "max_binlog_size": 8192},
+        False,
+    ),
+    "binlog_applier": (
+        {"gtid_mode": "ON", "log_bin": True, "log_replica_updates": False, "max_binlog_size": 8192},
+        True,
+    ),
+    "gtid_off": (
+        {"gtid_mode": "OFF", "log_bin": True, "binlog_format": "STATEMENT", "max_binlog_size": 8192},
+        False,
+    ),
 }
 
 SETUP = "CREATE DATABASE IF NOT EXISTS crash; CREATE TABLE IF NOT EXISTS crash.t (k INT PRIMARY KEY, g VARCHAR(80))"
@@ -122,7 +131,9 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
                 problems.append("gtid_mode=OFF but gtid_executed is not empty")
         else:
             if len(executed) != len(present) + n_setup:
-                problems.append(f"gtid_executed has {len(executed)} GTIDs for {len(present)} rows (+{n_setup})")
+                problems.append(
+                    f"gtid_executed has {len(executed)} GTIDs for {len(present)} rows (+{n_setup})"
+                )
             if explicit:
                 data_gtids = GtidSet.from_gtids(Gtid.parse(r[1]) for r in rows)
                 if not data_gtids <= executed:
@@ -142,10 +153,14 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
                         dml += 1
             if len(seen) != len(set(seen)):
                 problems.append("a GTID appears twice in the binlog")
-            binlogged_rows = len(present) if not (explicit and not options.get("log_replica_updates", True)) else 0
+            binlogged_rows = (
+                len(present) if not (explicit and not options.get("log_replica_updates", True)) else 0
+            )
             if dml != binlogged_rows:
                 problems.append(f"binlog has {dml} row transactions, engine has {binlogged_rows}")
-            if options["gtid_mode"] != "OFF" and not (explicit and not options.get("log_replica_updates", True)):
+            if options["gtid_mode"] != "OFF" and not (
+                explicit and not options.get("log_replica_updates", True)
+            ):
                 in_binlogs = previous_gtids(srv.binlog.path(files[0])) | GtidSet.from_gtids(seen)
                 if in_binlogs != executed:
                     problems.append(f"binlog GTIDs {in_binlogs} != gtid_executed {executed}")

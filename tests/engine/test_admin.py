@@ -27,7 +27,9 @@ def test_set_gtid_purged_forms(open_server):
     s.execute(f"SET GLOBAL gtid_purged='+{SRC}:20-30'")
     assert s.execute("SELECT @@GLOBAL.gtid_purged").rows == [(f"{SRC}:1-10:20-30",)]
     assert s.execute("SELECT interval_start, interval_end FROM mysql.gtid_executed ORDER BY 1").rows == [
-        (1, 10), (20, 30)]
+        (1, 10),
+        (20, 30),
+    ]
     code, msg = _code(s, f"SET GLOBAL gtid_purged='{SRC}:1-5'")
     assert code == 3546 and msg.endswith("the new value must be a superset of the old value")
     s.execute(f"SET gtid_next='{SRC}:40'")
@@ -86,7 +88,9 @@ def test_purge_binary_logs_grows_purged(open_server):
     # restart: purged = Previous_gtids of the oldest file
     srv.shutdown()
     s2 = open_server(gtid_mode="ON", log_bin=True).session()
-    assert s2.execute("SELECT @@GLOBAL.gtid_purged, @@GLOBAL.gtid_executed").rows == [(f"{u}:1-2", f"{u}:1-3")]
+    assert s2.execute("SELECT @@GLOBAL.gtid_purged, @@GLOBAL.gtid_executed").rows == [
+        (f"{u}:1-2", f"{u}:1-3")
+    ]
 
 
 def test_purge_before(open_server):
@@ -172,7 +176,8 @@ def test_upgrade_fills_table_from_binlogs(open_server):
     u = srv.server_uuid
     assert s2.execute("SELECT @@GLOBAL.gtid_executed").rows == [(f"{u}:1-2",)]
     assert s2.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed").rows == [
-        (str(u), 1, 2)]
+        (str(u), 1, 2)
+    ]
 
 
 def test_server_uuid_generated_once(open_server):

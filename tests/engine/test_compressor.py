@@ -33,8 +33,15 @@ def _wait_rows(s, srv, expected, timeout=5.0):
 
 
 def test_find_runs_table():
-    rows = [("a", 1, 1, ""), ("a", 2, 2, ""), ("a", 3, 5, ""), ("a", 7, 7, ""), ("a", 8, 8, "t"),
-            ("a", 9, 9, "t"), ("b", 10, 10, "")]
+    rows = [
+        ("a", 1, 1, ""),
+        ("a", 2, 2, ""),
+        ("a", 3, 5, ""),
+        ("a", 7, 7, ""),
+        ("a", 8, 8, "t"),
+        ("a", 9, 9, "t"),
+        ("b", 10, 10, ""),
+    ]
     runs = gtid_table.find_runs(sorted(rows, key=lambda r: (r[0], r[3], r[1])))
     assert [[(r[1], r[2]) for r in run] for run in runs] == [[(1, 1), (2, 2), (3, 5)], [(8, 8), (9, 9)]]
 
@@ -68,8 +75,9 @@ def test_period_zero_never_wakes_and_change_at_runtime(open_server):
 
 
 def test_rotation_wakes_thread(open_server):
-    srv = open_server(gtid_mode="ON", log_bin=True, log_replica_updates=False,
-                      gtid_executed_compression_period=0)
+    srv = open_server(
+        gtid_mode="ON", log_bin=True, log_replica_updates=False, gtid_executed_compression_period=0
+    )
     s = srv.session()
     _apply(s, 1, 3)  # applier transactions: rows per transaction
     srv.compressor.wait_idle()
@@ -107,3 +115,25 @@ def test_compression_keeps_concurrent_inserts(open_server):
     _apply(s, 1, 40)
     _wait_rows(s, srv, [(1, 40)])
     assert s.execute("SELECT @@GLOBAL.gtid_executed").rows == [(f"{SRC}:1-40",)]
+
+
+def test_state_while_compressing_is_visible(open_server):
+    """While a pass runs (here: blocked on the engine write lock) the thread shows 'Compressing gtid_executed
+    table'; committers keep the lock only for their own short transactions."""
+    from gtidkit.engine.compressor import STATE_COMPRESSING
+
+    srv = open_server(gtid_mode="ON", log_bin=False, gtid_executed_compression_period=0)
+    s = srv.session()
+    _apply(s, 1, 3)
+    srv.compressor.wait_idle()
+    srv.acquire_write_lock(None)
+    try:
+        srv.compressor.request()
+        deadline = time.monotonic() + 5
+        while srv.compressor.state != STATE_COMPRESSING and time.monotonic() < deadline:
+            time.sleep(0.01)
+        res = s.execute(f"SELECT PROCESSLIST_STATE FROM performance_schema.threads WHERE NAME = '{THREAD_NAME}'")
+        assert res.rows == [(STATE_COMPRESSING,)]
+    finally:
+        srv.release_write_lock(None)
+    _wait_rows(s, srv, [(1, 3)])

@@ -18,19 +18,23 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import crash_driver  # noqa: E402
+import crash_driver
 
 TRIALS = 3
 
 
-def run_trial(datadir: Path, mode: str, rng: random.Random, max_delay: float = 0.4) -> list[tuple[int, str | None]]:
+def run_trial(
+    datadir: Path, mode: str, rng: random.Random, max_delay: float = 0.4
+) -> list[tuple[int, str | None]]:
     """Start the driver, wait for READY, let it commit for a random time, SIGKILL it; return its ACKs."""
     env = dict(os.environ)
     src = str(HERE.parents[1] / "src")
     env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.Popen(
         [sys.executable, str(HERE / "crash_driver.py"), str(datadir), mode],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
     )
     try:
         assert proc.stdout is not None

@@ -75,11 +75,17 @@ PARSE_BAD = {
     f"{A}:-1": 37,
     f"{A}:1--1": 39,
     f"{A}:1-2-3": 40,
+    f"{A}:1-2:3-4-5:6": 44,  # the extra dash must not pair up with the single GNO
+    f"{A}:7:1-2-3": 42,
+    f"{A}:1-2-3:7,{B}:9": 40,
     f"{A}:1 2": 39,
     f"{A} x": 37,
     f"{A}:{MAX_GNO + 1}": 37,
     f"{A}:1-{MAX_GNO + 1}": 39,
     f"{A}:99999999999999999999999": 37,
+    f"{A}:99999999999999999999-1": 37,  # out of range even where the interval would be ignored (m < n)
+    f"{A}:{MAX_GNO + 1}-1,{B}:1": 37,
+    f"{A}:1-5:{2**64}": 41,
     f"{A}:08": 37,  # octal: strtoll reads "0" and stops at "8": GNO 0
     f"{A}:1,x": 39,
     f"{A}:{'a' * 33}:1": 37,
@@ -132,6 +138,7 @@ def test_fast_paths_decline_what_they_do_not_understand() -> None:
     assert _parse_plain(f"{A}:1e5") is None  # JSON would read an exponent
     assert _parse_plain(f"{A}:tag:1") is None
     assert _parse_plain(f"{A}:1-2-3") is None
+    assert _parse_plain(f"{A}:1-2:3-4-5:6") is None
     assert _parse_plain(f"{A}:1::2") is None
     assert _parse_fast(f"{A}: 1") is None
     assert _parse_plain(f"{A}:1-5:7,{B}:3") == {(SID_A.bytes, ""): (1, 5, 7, 7), (UUID(B).bytes, ""): (3, 3)}
@@ -330,6 +337,8 @@ def test_add_in_place(start_set: str, gnos: list[int], want: str) -> None:
     assert str(s) == want and s == P(want) and hash(s) == hash(P(want))
     with pytest.raises(ValueError):
         s.add_in_place(SID_A, "", 0)
+    with pytest.raises(ValueError):
+        s.add_in_place(SID_A, "Upper", 1)
 
 
 def test_next_free_and_last_gno() -> None:

@@ -151,3 +151,36 @@ def test_fuzzed_bytes_raise_only_gtid_parse_error(data: bytes) -> None:
         assert err.code == 1773
         return
     assert GtidSet.decode(s.encode()) == s
+
+
+MUTATION_CHARS = st.sampled_from(list(":-,0123456789 \nxeE_t"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    gtid_sets.filter(bool),
+    st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 2), MUTATION_CHARS), min_size=1, max_size=4),
+)
+def test_mutated_text_fast_and_careful_parsers_agree(s: GtidSet, edits: list[tuple[int, int, str]]) -> None:
+    """Differential check: small edits of valid text must get the same answer from every parsing path."""
+    text = list(str(s))
+    for where, kind, ch in edits:
+        i = where % (len(text) + 1)
+        if kind == 0:
+            text.insert(i, ch)
+        elif kind == 1 and i < len(text):
+            del text[i]
+        elif i < len(text):
+            text[i] = ch
+    mutated = "".join(text)
+    try:
+        careful = _finish(_parse_slow(mutated))
+    except GtidParseError as err:
+        try:
+            GtidSet.parse(mutated)
+        except GtidParseError as err2:
+            assert (err2.message, err2.position) == (err.message, err.position)
+        else:
+            raise AssertionError(f"fast path accepted what MySQL rejects: {mutated!r}")
+        return
+    assert GtidSet.parse(mutated)._map == careful

@@ -9,8 +9,9 @@ checksum rules: ``Log_event_footer::event_checksum_test`` (``binlog_event.cpp``)
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Union
+from typing import Any, Union
 
 from gtidkit.binlog.constants import (
     CHECKSUM_LEN,
@@ -61,7 +62,7 @@ class UnknownEvent:
 
 
 #: Any decoded event object.
-Event = Union[
+Event = Union[  # noqa: UP007 - a runtime alias, kept readable
     FormatDescriptionEvent,
     PreviousGtidsEvent,
     GtidEvent,
@@ -101,8 +102,17 @@ DECODERS: dict[int, Decoder] = {
     EventType.RAND_EVENT: RandEvent.decode,
     EventType.USER_VAR_EVENT: UserVarEvent.decode,
 }
+
+
+def _rows_decoder(type_code: int) -> Decoder:
+    def decode(body: Cursor, fde: FormatDescriptionEvent) -> RowsEvent:
+        return RowsEvent.decode_typed(type_code, body, fde)
+
+    return decode
+
+
 for _t in ROWS_EVENT_TYPES:
-    DECODERS[_t] = (lambda t: lambda body, fde: RowsEvent.decode_typed(t, body, fde))(_t)
+    DECODERS[_t] = _rows_decoder(_t)
 
 #: Event class → its type code, for classes with a single code (GtidEvent, RowsEvent and UnknownEvent carry
 #: theirs in ``type_code``).
@@ -193,7 +203,9 @@ def fde_has_footer(data: bytes | bytearray | memoryview) -> bool:
     return has_checksum_alg(raw.decode("ascii", "replace"))
 
 
-def footer_len(type_code: int, data: bytes | bytearray | memoryview, fde: FormatDescriptionEvent | None) -> int:
+def footer_len(
+    type_code: int, data: bytes | bytearray | memoryview, fde: FormatDescriptionEvent | None
+) -> int:
     """Length of the CRC footer of the event in ``data`` under ``fde`` (0 or 4)."""
     if type_code == EventType.FORMAT_DESCRIPTION_EVENT:
         return CHECKSUM_LEN if fde_has_footer(data) else 0
@@ -250,20 +262,27 @@ def decode_event(
             if body.remaining:
                 raise BinlogDecodeError(f"{body.remaining} unexpected bytes at the end of the event body")
         if type_code in _GTID_TYPES and event.type_code != type_code:
-            raise BinlogDecodeError(f"Gtid event body does not match its type code (decodes as {event.type_code})")
+            raise BinlogDecodeError(
+                f"Gtid event body does not match its type code (decodes as {event.type_code})"
+            )
     except ChecksumMismatchError:
         raise
     except (GtidkitError, ValueError, UnicodeError) as err:
         message = getattr(err, "message", None) or str(err)
         raise BinlogDecodeError(
-            f"cannot decode {_type_name(type_code)}: {message}", file=file, offset=offset, event_type=type_code
+            f"cannot decode {_type_name(type_code)}: {message}",
+            file=file,
+            offset=offset,
+            event_type=type_code,
         ) from err
     if verify_checksum and flen:
         check = event.crc32 if is_fde else True
         if check:
             stored = int.from_bytes(data[size - CHECKSUM_LEN : size], "little")
-            computed = event_crc32(memoryview(data)[: size - CHECKSUM_LEN]) if is_fde else zlib.crc32(
-                memoryview(data)[: size - CHECKSUM_LEN]
+            computed = (
+                event_crc32(memoryview(data)[: size - CHECKSUM_LEN])
+                if is_fde
+                else zlib.crc32(memoryview(data)[: size - CHECKSUM_LEN])
             )
             if stored != computed:
                 raise ChecksumMismatchError(
@@ -322,7 +341,12 @@ def encode_event(
     layout = event if is_fde else fde
     if layout is None:
         raise ValueError("encoding a non-FDE event needs the Format_description_event in force")
-    if not is_fde and type_code in LAYOUTS and layout.post_header_len(type_code) not in LAYOUTS[type_code]:
+    if (
+        not is_fde
+        and not isinstance(event, UnknownEvent)
+        and type_code in LAYOUTS
+        and layout.post_header_len(type_code) not in LAYOUTS[type_code]
+    ):
         raise ValueError(
             f"the FDE of server {layout.server_version!r} does not describe {_type_name(type_code)} "
             f"(post-header length {layout.post_header_len(type_code)})"

@@ -36,7 +36,7 @@ class Cursor:
     Every read advances :attr:`pos`; reading past :attr:`end` raises :class:`CursorError`.
     """
 
-    __slots__ = ("_buf", "pos", "end")
+    __slots__ = ("_buf", "end", "pos")
 
     def __init__(self, data: bytes | bytearray | memoryview, start: int = 0, end: int | None = None) -> None:
         self._buf = data if isinstance(data, memoryview) else memoryview(data)

@@ -22,8 +22,9 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
-from gtidkit.binlog.codec import BinlogEvent, decode_event
+from gtidkit.binlog.codec import LAYOUTS, BinlogEvent, UnknownEvent, decode_event
 from gtidkit.binlog.constants import (
     BINLOG_MAGIC,
     CHECKSUM_LEN,
@@ -37,27 +38,37 @@ from gtidkit.binlog.constants import (
     event_type_name,
 )
 from gtidkit.binlog.events.control import (
+    _SID_CACHE,
     FormatDescriptionEvent,
     GtidEvent,
     PreviousGtidsEvent,
     RotateEvent,
     TransactionPayloadEvent,
+    sid_from_bytes,
 )
-from gtidkit.binlog.events.statement import query_kind
+from gtidkit.binlog.events.rows import TableMapEvent
+from gtidkit.binlog.events.statement import QueryEvent, query_kind
 from gtidkit.binlog.header import HEADER_STRUCT, EventHeader
 from gtidkit.binlog.stream import NEED_DATA, BinlogStream, iter_payload_events, mariadb_error
 from gtidkit.binlog.transactions import (
+    _TABLE,
+    A_ADD,
+    A_END,
+    A_IGNORE,
+    A_LONE,
+    A_ORPHAN,
+    A_RESTART,
     K_BEGIN,
     K_END,
     K_GTID,
     K_IGNORE,
     K_STATEMENT,
+    S_NONE,
     Transaction,
-    TransactionParser,
     kind_of,
 )
 from gtidkit.errors import BinlogDecodeError, ChecksumMismatchError
-from gtidkit.gtid import GtidSet
+from gtidkit.gtid import Gtid, GtidSet
 
 #: Bytes read per ``read()`` by :func:`read_events`.
 READ_CHUNK = 4 << 20
@@ -192,30 +203,44 @@ class FileScan:
 _HEADER = HEADER_STRUCT
 _QUERY_HEAD = struct.Struct("<IIBHH")  # thread_id, exec_time, db_len, error_code, status_vars_len
 _QUERY_POST = _QUERY_HEAD.size
+#: 5.7.5+ untagged Gtid post-header: gtid_flags, sid, gno, lt_type, last_committed, sequence_number (42 bytes).
+_GTID_FIXED = struct.Struct("<B16sqBqq")
+#: The same plus the 8.0 immediate_commit_timestamp (u56 as u32+u16+u8) and the first transaction_length byte.
+_GTID_80 = struct.Struct("<B16sqBqqIHBB")
+_TS_FLAG = 1 << 55
+_ZERO_SID = bytes(16)
+_MAX_GNO = (1 << 63) - 2
+_PACKED_WIDTH = {0xFC: 2, 0xFD: 3, 0xFE: 8}
 _T_FDE = EventType.FORMAT_DESCRIPTION_EVENT
 _T_QUERY = EventType.QUERY_EVENT
-_T_XID = EventType.XID_EVENT
 _T_TABLE_MAP = EventType.TABLE_MAP_EVENT
 _T_PREV = EventType.PREVIOUS_GTIDS_LOG_EVENT
 _T_ROTATE = EventType.ROTATE_EVENT
 _T_STOP = EventType.STOP_EVENT
 _T_PAYLOAD = EventType.TRANSACTION_PAYLOAD_EVENT
-_GTID_TYPES = (EventType.GTID_LOG_EVENT, EventType.ANONYMOUS_GTID_LOG_EVENT, EventType.GTID_TAGGED_LOG_EVENT)
+_T_GTID = EventType.GTID_LOG_EVENT
+_T_ANON = EventType.ANONYMOUS_GTID_LOG_EVENT
+_GTID_TYPES = (_T_GTID, _T_ANON, EventType.GTID_TAGGED_LOG_EVENT)
 _RELAY_F = 0x40
 
-# Fast boundary kind by type code: -1 = needs a look at the body/flags.
+# Boundary kind by type code when it depends on the type alone; -1 = look closer (Query, Gtid, unknown types
+# whose IGNORABLE flag decides, and the types the scanner decodes: FDE, Previous_gtids, Rotate, Stop, payload).
 _FAST_KIND = [-1] * 256
+_LOOK_CLOSER = (_T_QUERY, _T_FDE, _T_PREV, _T_ROTATE, _T_STOP, _T_PAYLOAD, *_GTID_TYPES, *MARIADB_EVENT_TYPES)
 for _t in range(256):
-    if _t not in (_T_QUERY, *_GTID_TYPES):
-        try:
-            _FAST_KIND[_t] = kind_of(_t, 0) if kind_of(_t, 0) == kind_of(_t, LOG_EVENT_IGNORABLE_F) else -1
-        except Exception:  # pragma: no cover - kind_of is total
-            _FAST_KIND[_t] = -1
-_DIRECT = frozenset({_T_FDE, _T_QUERY, _T_TABLE_MAP, _T_PREV, _T_ROTATE, _T_STOP, _T_PAYLOAD, *_GTID_TYPES})
+    if _t not in _LOOK_CLOSER and kind_of(_t, 0) == kind_of(_t, LOG_EVENT_IGNORABLE_F):
+        _FAST_KIND[_t] = kind_of(_t, 0)
+
+# Trx tuple: (gtid, anonymous, last_committed, sequence_number, immediate_ts, original_ts, transaction_length)
+_NO_GTID = (None, False, None, None, None, None, None)
 
 
-def _classify_query(buf: Any, body: int, end: int) -> tuple[int, str | None]:
-    """Boundary kind and default database of the Query event body at ``buf[body:end]`` (no full decode)."""
+def _query_kind(buf: Any, body: int, end: int) -> tuple[int, bytes | None]:
+    """Boundary kind and default database (raw bytes) of the Query body at ``buf[body:end]`` (no full decode).
+
+    Raises:
+        BinlogDecodeError: the post-header, status variables or database run past the body.
+    """
     if end - body < _QUERY_POST + 1:
         raise BinlogDecodeError("Query event body shorter than its post-header")
     _, _, db_len, _, status_len = _QUERY_HEAD.unpack_from(buf, body)
@@ -223,29 +248,170 @@ def _classify_query(buf: Any, body: int, end: int) -> tuple[int, str | None]:
     q = db_at + db_len + 1
     if q > end or buf[q - 1] != 0:
         raise BinlogDecodeError("Query event: status variables or database run past the body")
-    head = bytes(buf[q : min(q + 24, end)]).lstrip().upper()
-    if head.startswith(b"BEGIN") or head.startswith(b"XA START"):
+    # MySQL writes the boundary statements verbatim: try those first, then the general rule.
+    text = bytes(buf[q : min(q + 24, end)])
+    if text == b"BEGIN":
         return K_BEGIN, None
-    if head.startswith(b"COMMIT") or head.startswith(b"XA COMMIT") or head.startswith(b"XA ROLLBACK"):
+    if text == b"COMMIT":
         return K_END, None
-    if head.startswith(b"ROLLBACK") and not head[8:].lstrip().startswith(b"TO"):
-        return K_END, None
-    db = bytes(buf[db_at : db_at + db_len]).decode("utf-8", "surrogateescape") if db_len else None
-    return K_STATEMENT, db
+    kind = _BOUNDARY_KINDS.get(query_kind(text.decode("latin-1")), K_STATEMENT)
+    if kind != K_STATEMENT:
+        return kind, None
+    return K_STATEMENT, (bytes(buf[db_at : db_at + db_len]) if db_len else None)
 
 
-def _table_map_db(buf: Any, body: int, end: int, post_header: int) -> str | None:
-    at = body + post_header
-    if at >= end:
-        raise BinlogDecodeError("Table_map event body shorter than its post-header")
-    n = buf[at]
-    if at + 1 + n > end:
-        raise BinlogDecodeError("Table_map database name runs past the body")
-    return bytes(buf[at + 1 : at + 1 + n]).decode("utf-8", "surrogateescape") or None
+_BOUNDARY_KINDS = {"BEGIN": K_BEGIN, "COMMIT": K_END, "ROLLBACK": K_END}
+
+
+def _fast_gtid(buf: Any, t: int, body: int, body_end: int) -> tuple | None:
+    """The transaction fields of a 5.7.5+ untagged Gtid/Anonymous body, or ``None`` when anything is unusual
+    (the caller then decodes the event fully, which raises the precise error)."""
+    n = body_end - body
+    if n >= _GTID_80.size:  # 8.0: the 42 fixed bytes, a 7-byte timestamp and the first length byte at once
+        _flags, raw_sid, gno, lt_type, lc, seq, lo, mid, hi, first = _GTID_80.unpack_from(buf, body)
+        imm = lo | mid << 32 | hi << 48
+        p = body + 49
+        if imm & _TS_FLAG:
+            if body_end - p < 8:
+                return None
+            imm &= _TS_FLAG - 1
+            orig = int.from_bytes(buf[p : p + 7], "little")
+            p += 7
+            first = buf[p]
+        else:
+            orig = imm
+        if first < 251:
+            tlen = first
+        else:
+            width = _PACKED_WIDTH.get(first)
+            if width is None or p + 1 + width > body_end:
+                return None
+            tlen = int.from_bytes(buf[p + 1 : p + 1 + width], "little")
+    elif n >= 42:
+        _flags, raw_sid, gno, lt_type, lc, seq = _GTID_FIXED.unpack_from(buf, body)
+        imm = orig = tlen = None
+        if n != 42:
+            return None
+    else:
+        return None
+    if lt_type != 2:
+        return None
+    if gno == 0 and raw_sid == _ZERO_SID:
+        if t != _T_ANON:
+            return None
+        return (None, True, lc, seq, imm, orig, tlen)
+    if t != _T_GTID or not 1 <= gno <= _MAX_GNO:
+        return None
+    sid = _SID_CACHE.get(raw_sid) or sid_from_bytes(raw_sid)
+    return (_untagged_gtid(sid, gno), False, lc, seq, imm, orig, tlen)
+
+
+def _gtid_factory() -> Any:
+    """A constructor for untagged :class:`Gtid` values whose parts the caller has already validated.
+
+    ``Gtid(sid, gno)`` re-validates in ``__post_init__`` (half of its cost); on the hot path the scanner has
+    checked the GNO range and the SID comes from 16 bytes, so it fills the slots directly. The shortcut is used
+    only if it builds values equal to the constructor's (checked once at import), else the constructor is used.
+    """
+    try:
+        new = object.__new__
+        set_sid, set_gno, set_tag = Gtid.sid.__set__, Gtid.gno.__set__, Gtid.tag.__set__  # type: ignore[attr-defined]
+
+        def make(sid: UUID, gno: int) -> Gtid:
+            g = new(Gtid)
+            set_sid(g, sid)
+            set_gno(g, gno)
+            set_tag(g, "")
+            return g
+
+        probe = UUID(int=0x1234)
+        if make(probe, 7) == Gtid(probe, 7) and hash(make(probe, 7)) == hash(Gtid(probe, 7)):
+            return make
+    except (AttributeError, TypeError, ValueError):
+        pass
+    return Gtid
+
+
+_untagged_gtid = _gtid_factory()
+
+
+def _gtid_fields(ev: GtidEvent) -> tuple:
+    return (
+        ev.gtid,
+        ev.gtid is None,
+        ev.last_committed,
+        ev.sequence_number,
+        ev.immediate_commit_timestamp,
+        ev.original_commit_timestamp,
+        ev.transaction_length,
+    )
+
+
+_DB_NAMES: dict[bytes, str] = {}
+
+
+def _dbs(raw: set[bytes] | None) -> tuple[str, ...]:
+    if not raw:
+        return ()
+    names = _DB_NAMES
+    out = []
+    for d in raw:
+        name = names.get(d)
+        if name is None:
+            if len(names) > 65536:
+                names.clear()
+            name = names[d] = d.decode("utf-8", "surrogateescape")
+        out.append(name)
+    if len(out) > 1:
+        out.sort()
+    return tuple(out)
+
+
+_new_tuple = tuple.__new__
+
+
+def _trx(
+    name: str,
+    begin: int,
+    end: int,
+    g: tuple,
+    ts: int,
+    count: int,
+    dbs: set[bytes] | None,
+    server_id: int,
+    complete: bool,
+) -> Transaction:
+    """Build a Transaction (``tuple.__new__`` directly: this runs once per transaction on the hot path)."""
+    return _new_tuple(
+        Transaction,
+        (
+            name,
+            begin,
+            end,
+            g[0],
+            g[1],
+            g[2],
+            g[3],
+            ts,
+            g[4],
+            g[5],
+            end - begin,
+            count,
+            _dbs(dbs),
+            server_id,
+            complete,
+            g[6],
+        ),
+    )
 
 
 class _Scanner:
-    """The fast path shared by :func:`iter_transactions` and :func:`scan_file` (see the module docstring)."""
+    """The fast path shared by :func:`iter_transactions` and :func:`scan_file` (see the module docstring).
+
+    It runs the boundary state table of :mod:`gtidkit.binlog.transactions` (``_TABLE``) inline, keeping the
+    open transaction in local variables; ``tests/binlog`` checks it against :class:`TransactionParser` fed from
+    :func:`read_events` on every fixture.
+    """
 
     def __init__(self, path: str | os.PathLike[str], verify_checksum: bool) -> None:
         self.name = os.fspath(path)
@@ -272,86 +438,219 @@ class _Scanner:
         name, res = self.name, self.result
         if size < 4 or buf[:4] != BINLOG_MAGIC:
             raise BinlogDecodeError("not a binlog file (bad magic)", file=name, offset=0)
-        parser = TransactionParser(name)
-        finished = parser.finished
-        feed = parser.feed
         counts = self.counts
         unpack = _HEADER.unpack_from
         crc32 = zlib.crc32
+        residue = CRC32_RESIDUE
         fast_kind = _FAST_KIND
-        direct = _DIRECT
-        verify = self.verify
+        table = _TABLE
+        t_query, t_table_map, t_fde = _T_QUERY, _T_TABLE_MAP, _T_FDE
+        a_add, a_ignore, a_end = A_ADD, A_IGNORE, A_END
+        relay_f, header_len = _RELAY_F, EVENT_HEADER_LEN
+        out: list[Transaction] = []
         fde: FormatDescriptionEvent | None = None
         crc_on = False
+        footer = 0
+        gtid_fast = False
+        tm_post = 8
+        tm_known = False
         last_type = -1
+        # the open transaction
+        state = S_NONE
+        t_begin = t_end = t_ts = t_sid = t_count = 0
+        t_gtid: tuple = _NO_GTID
+        t_dbs: set[bytes] | None = None
         pos = 4
         res.good_bytes = 4
-        while pos < size:
-            if size - pos < EVENT_HEADER_LEN:
-                raise BinlogDecodeError(
-                    f"truncated event header: trailing {size - pos} bytes at offset {pos}", file=name, offset=pos
-                )
-            ts, t, server_id, ev_size, log_pos, flags = unpack(buf, pos)
-            end = pos + ev_size
-            if ev_size < EVENT_HEADER_LEN or end > size:
-                what = "invalid event_size" if ev_size < EVENT_HEADER_LEN else "truncated event"
-                raise BinlogDecodeError(
-                    f"{what} {ev_size}: trailing {size - pos} bytes at offset {pos}",
-                    file=name, offset=pos, event_type=t,
-                )
-            if t in direct or fde is None:
-                if t == _T_FDE:
-                    fde = self._fde(mv, pos, end, flags)
-                    crc_on = fde.checksum_alg == ChecksumAlg.CRC32
-                    kind = K_IGNORE
-                    extra = None
-                elif fde is None:
-                    raise BinlogDecodeError("event before any Format_description_event", file=name, offset=pos,
-                                            event_type=t)
-                else:
-                    if crc_on and verify and crc32(mv[pos:end]) != CRC32_RESIDUE:
-                        raise self._crc_error(mv, pos, end, t)
-                    kind, extra = self._direct(t, mv, pos, end, fde, crc_on, parser)
-            else:
-                if t in MARIADB_EVENT_TYPES:
-                    raise mariadb_error(None, file=name, offset=pos, event_type=t)
-                if crc_on and verify and crc32(mv[pos:end]) != CRC32_RESIDUE:
+        try:
+            while pos < size:
+                if size - pos < EVENT_HEADER_LEN:
+                    raise BinlogDecodeError(
+                        f"truncated event header: trailing {size - pos} bytes at offset {pos}",
+                        file=name,
+                        offset=pos,
+                    )
+                ts, t, server_id, ev_size, _log_pos, flags = unpack(mv, pos)
+                end = pos + ev_size
+                if ev_size < header_len or end > size:
+                    what = "invalid event_size" if ev_size < EVENT_HEADER_LEN else "truncated event"
+                    raise BinlogDecodeError(
+                        f"{what} {ev_size}: trailing {size - pos} bytes at offset {pos}",
+                        file=name,
+                        offset=pos,
+                        event_type=t,
+                    )
+                if crc_on and t != t_fde and crc32(mv[pos:end]) != residue:
                     raise self._crc_error(mv, pos, end, t)
+                db = None
+                gfields = None
                 kind = fast_kind[t]
-                extra = None
                 if kind < 0:
-                    kind = kind_of(t, flags)
-            counts[t] += 1
-            if flags & _RELAY_F:
-                res.relay_log = True
-            last_type = t
-            if kind == K_GTID:
-                feed(kind, pos, end, ts, server_id, extra)
-            elif kind != K_IGNORE or t == _T_PAYLOAD:
-                if t == _T_PAYLOAD:
-                    self._feed_payload(extra, pos, end, ts, server_id, fde, parser)  # type: ignore[arg-type]
+                    if fde is None and t != _T_FDE:
+                        raise BinlogDecodeError(
+                            "event before any Format_description_event", file=name, offset=pos, event_type=t
+                        )
+                    if t == t_query:
+                        try:
+                            kind, db = _query_kind(mv, pos + EVENT_HEADER_LEN, end - footer)
+                        except BinlogDecodeError as err:
+                            raise BinlogDecodeError(
+                                err.message, file=name, offset=pos, event_type=t
+                            ) from None
+                    elif t in _GTID_TYPES:
+                        kind = K_GTID
+                        gfields = (
+                            _fast_gtid(mv, t, pos + EVENT_HEADER_LEN, end - footer) if gtid_fast else None
+                        )
+                        if gfields is None:
+                            ev = decode_event(
+                                mv[pos:end], fde, verify_checksum=False, offset=pos, file=name
+                            ).event
+                            if isinstance(ev, GtidEvent):
+                                gfields = _gtid_fields(ev)
+                            else:  # a type this FDE does not describe as a Gtid event: an unknown one
+                                kind = K_STATEMENT
+                    elif t == _T_FDE:
+                        fde = self._fde(mv, pos, end, flags)
+                        crc_on = self.verify and fde.checksum_alg == ChecksumAlg.CRC32
+                        footer = CHECKSUM_LEN if fde.checksum_alg == ChecksumAlg.CRC32 else 0
+                        gtid_fast = fde.post_header_len(_T_GTID) == 42 and fde.post_header_len(_T_ANON) == 42
+                        tm_post = fde.post_header_len(t_table_map)
+                        tm_known = tm_post in LAYOUTS[t_table_map]  # else not the Table_map layout we know
+                        kind = K_IGNORE
+                    elif t in MARIADB_EVENT_TYPES:
+                        raise mariadb_error(None, file=name, offset=pos, event_type=t)
+                    elif t in (_T_PREV, _T_ROTATE, _T_STOP, _T_PAYLOAD):
+                        kind, extra = self._special(t, mv, pos, end, fde, flags)
+                        if t == _T_PAYLOAD and extra is not None:
+                            # the payload's events run through the same table (BEGIN ... XID inside)
+                            for k, d, g, its, isid in self._payload_kinds(extra, pos, fde, ts, server_id):
+                                action, state = table[state][k]
+                                if action == A_ADD or action == A_END:
+                                    t_end = end
+                                    t_count += 1
+                                    if d:
+                                        t_dbs = {d} if t_dbs is None else (t_dbs.add(d) or t_dbs)
+                                    if action == A_END:
+                                        out.append(
+                                            _trx(
+                                                name,
+                                                t_begin,
+                                                t_end,
+                                                t_gtid,
+                                                t_ts,
+                                                t_count,
+                                                t_dbs,
+                                                t_sid,
+                                                True,
+                                            )
+                                        )
+                                        t_gtid, t_dbs = _NO_GTID, None
+                                elif action != A_IGNORE:
+                                    if action == A_RESTART:
+                                        out.append(
+                                            _trx(
+                                                name,
+                                                t_begin,
+                                                t_end,
+                                                t_gtid,
+                                                t_ts,
+                                                t_count,
+                                                t_dbs,
+                                                t_sid,
+                                                False,
+                                            )
+                                        )
+                                    t_begin, t_end, t_ts, t_sid, t_count = pos, end, its, isid, 1
+                                    t_gtid = g or _NO_GTID
+                                    t_dbs = {d} if d else None
+                                    if action == A_LONE or action == A_ORPHAN:
+                                        out.append(
+                                            _trx(
+                                                name,
+                                                t_begin,
+                                                t_end,
+                                                _NO_GTID,
+                                                t_ts,
+                                                1,
+                                                t_dbs,
+                                                t_sid,
+                                                action == A_LONE,
+                                            )
+                                        )
+                                        t_gtid, t_dbs = _NO_GTID, None
+                            kind = K_IGNORE
+                        elif t == _T_ROTATE:
+                            res.next_file = extra
+                    else:
+                        kind = kind_of(t, flags)
+                elif t == t_table_map and tm_known:
+                    at = pos + header_len + tm_post
+                    n = buf[at] if at < end else 0
+                    if at + 1 + n > end - footer:
+                        raise BinlogDecodeError(
+                            "Table_map database name runs past the event", file=name, offset=pos, event_type=t
+                        )
+                    db = buf[at + 1 : at + 1 + n] if n else None
+                counts[t] += 1
+                if flags & relay_f:
+                    res.relay_log = True
+                last_type = t
+                # -- the boundary state table, inline (see gtidkit.binlog.transactions) --
+                action, state = table[state][kind]
+                if action == a_add:
+                    t_end = end
+                    t_count += 1
+                    if db:
+                        if t_dbs is None:
+                            t_dbs = {db}
+                        else:
+                            t_dbs.add(db)
+                elif action == a_ignore:
+                    pass
+                elif action == a_end:
+                    t_end = end
+                    t_count += 1
+                    if db:
+                        if t_dbs is None:
+                            t_dbs = {db}
+                        else:
+                            t_dbs.add(db)
+                    out.append(_trx(name, t_begin, end, t_gtid, t_ts, t_count, t_dbs, t_sid, True))
+                    t_gtid, t_dbs = _NO_GTID, None
                 else:
-                    feed(kind, pos, end, ts, server_id, None, extra)
-            if t == _T_ROTATE and extra is not None:
-                res.next_file = extra
-            pos = end
-            res.good_bytes = end
-            if finished:
-                yield from finished
-                finished.clear()
+                    if action == A_RESTART:
+                        out.append(_trx(name, t_begin, t_end, t_gtid, t_ts, t_count, t_dbs, t_sid, False))
+                    t_begin, t_end, t_ts, t_sid, t_count = pos, end, ts, server_id, 1
+                    t_gtid = gfields or _NO_GTID
+                    t_dbs = {db} if db else None
+                    if action == A_LONE or action == A_ORPHAN:
+                        out.append(_trx(name, pos, end, _NO_GTID, ts, 1, t_dbs, server_id, action == A_LONE))
+                        t_gtid, t_dbs = _NO_GTID, None
+                pos = end
+                if out:
+                    res.good_bytes = pos
+                    yield from out
+                    out.clear()
+            res.good_bytes = pos
+        except BinlogDecodeError:
+            res.good_bytes = pos
+            yield from out
+            raise
         res.ends_with = "ROTATE" if last_type == _T_ROTATE else "STOP" if last_type == _T_STOP else None
         if res.ends_with != "ROTATE":
             res.next_file = None
-        parser.close()
-        yield from finished
-        finished.clear()
+        if state != S_NONE:
+            yield _trx(name, t_begin, t_end, t_gtid, t_ts, t_count, t_dbs, t_sid, False)
 
     def _crc_error(self, mv: memoryview, pos: int, end: int, t: int) -> ChecksumMismatchError:
         stored = int.from_bytes(mv[end - CHECKSUM_LEN : end], "little")
         computed = zlib.crc32(mv[pos : end - CHECKSUM_LEN])
         return ChecksumMismatchError(
             f"event CRC32 mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}",
-            file=self.name, offset=pos, event_type=t,
+            file=self.name,
+            offset=pos,
+            event_type=t,
         )
 
     def _fde(self, mv: memoryview, pos: int, end: int, flags: int) -> FormatDescriptionEvent:
@@ -369,58 +668,49 @@ class _Scanner:
         res.checksum_alg = fde.checksum_alg
         return fde
 
-    def _direct(self, t: int, mv: memoryview, pos: int, end: int, fde: FormatDescriptionEvent, crc_on: bool,
-                parser: TransactionParser) -> tuple[int, Any]:
-        """Kind and extra payload (GtidEvent, database, file name, payload event) of a body-inspected event."""
-        name = self.name
-        body_end = end - CHECKSUM_LEN if crc_on else end
-        try:
-            if t == _T_QUERY:
-                return _classify_query(mv, pos + EVENT_HEADER_LEN, body_end)
-            if t in _GTID_TYPES:
-                ev = decode_event(mv[pos:end], fde, verify_checksum=False, offset=pos, file=name)
-                return (K_GTID, ev.event) if isinstance(ev.event, GtidEvent) else (K_STATEMENT, None)
-            if t == _T_TABLE_MAP:
-                return K_STATEMENT, _table_map_db(mv, pos + EVENT_HEADER_LEN, body_end, fde.post_header_len(t))
-            if t == _T_PREV:
-                ev = decode_event(mv[pos:end], fde, verify_checksum=False, offset=pos, file=name)
-                if isinstance(ev.event, PreviousGtidsEvent) and self.result.previous_gtids is None:
-                    self.result.previous_gtids = ev.event.gtids
-                return K_IGNORE, None
-            if t in (_T_ROTATE, _T_STOP, _T_PAYLOAD):
-                ev = decode_event(mv[pos:end], fde, verify_checksum=False, offset=pos, file=name)
-                if isinstance(ev.event, RotateEvent):
-                    return K_IGNORE, ev.event.next_file
-                if isinstance(ev.event, TransactionPayloadEvent):
-                    return K_STATEMENT, ev.event
-                return K_IGNORE, None
-        except BinlogDecodeError as err:
-            if err.offset is None:
-                raise BinlogDecodeError(err.message, file=name, offset=pos, event_type=t) from err
-            raise
-        raise AssertionError(f"unexpected direct type {t}")  # pragma: no cover
+    def _special(
+        self, t: int, mv: memoryview, pos: int, end: int, fde: FormatDescriptionEvent | None, flags: int
+    ) -> tuple[int, Any]:
+        """Previous_gtids, Rotate, Stop, Transaction_payload: decoded fully (they are rare)."""
+        ev = decode_event(mv[pos:end], fde, verify_checksum=False, offset=pos, file=self.name).event
+        if isinstance(ev, PreviousGtidsEvent):
+            if self.result.previous_gtids is None:
+                self.result.previous_gtids = ev.gtids
+            return K_IGNORE, None
+        if isinstance(ev, RotateEvent):
+            return K_IGNORE, ev.next_file
+        if isinstance(ev, TransactionPayloadEvent):
+            return K_STATEMENT, ev
+        if isinstance(ev, UnknownEvent):  # the FDE does not describe this type: classify like any unknown
+            return kind_of(t, flags), None
+        return K_IGNORE, None
 
-    def _feed_payload(self, payload: Any, pos: int, end: int, ts: int, server_id: int,
-                      fde: FormatDescriptionEvent, parser: TransactionParser) -> None:
-        if not isinstance(payload, TransactionPayloadEvent):  # a type-40 event this FDE does not describe
-            parser.feed(kind_of(_T_PAYLOAD, 0), pos, end, ts, server_id)
-            return
+    def _payload_kinds(
+        self,
+        payload: TransactionPayloadEvent,
+        pos: int,
+        fde: FormatDescriptionEvent | None,
+        ts: int,
+        server_id: int,
+    ) -> Iterator[tuple[int, bytes | None, tuple | None, int, int]]:
+        """(kind, database, gtid fields, timestamp, server_id) of each event inside a Transaction_payload."""
+        assert fde is not None
         for inner in iter_payload_events(payload, fde, file=self.name, offset=pos):
-            h = inner.header
-            ev = inner.event
+            h, ev = inner.header, inner.event
             db = None
-            if h.type_code == _T_QUERY:
+            g = None
+            if isinstance(ev, QueryEvent):
                 qk = query_kind(ev.query)
-                kind = kind_of(_T_QUERY, h.flags, qk)
-                db = ev.database or None if qk == "STATEMENT" else None
+                kind = kind_of(h.type_code, h.flags, qk)
+                if qk == "STATEMENT" and ev.database:
+                    db = ev.database.encode("utf-8", "surrogateescape")
             else:
                 kind = kind_of(h.type_code, h.flags)
-                if h.type_code == _T_TABLE_MAP:
-                    db = getattr(ev, "database", None) or None
-            if kind == K_GTID:
-                parser.feed(kind, pos, end, h.timestamp, h.server_id, ev if isinstance(ev, GtidEvent) else None)
-            elif kind != K_IGNORE:
-                parser.feed(kind, pos, end, ts, server_id, None, db)
+                if isinstance(ev, TableMapEvent) and ev.database:
+                    db = ev.database.encode("utf-8", "surrogateescape")
+                elif isinstance(ev, GtidEvent):
+                    g = _gtid_fields(ev)
+            yield kind, db, g, ts, server_id
 
     def event_type_counts(self) -> dict[str, int]:
         """Non-zero per-type counts keyed by MySQL's enum name."""

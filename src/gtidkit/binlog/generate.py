@@ -727,6 +727,7 @@ def generate_fleet(
     purged_gnos: int = 1000,
     chain_break: bool = True,
     anonymous: bool = True,
+    duplicate: bool = False,
     start_us: int = DEFAULT_START_US,
     overwrite: bool = False,
 ) -> FleetManifest:
@@ -755,6 +756,9 @@ def generate_fleet(
     * ``previous_gtids_chain_break`` (last replica, if ``chain_break`` and ``replicas >= 1``): its second file's
       Previous_gtids lacks the last GTID of its first file (``expected``/``found``/``missing``); the host then
       carries the damaged set forward, so its ``gtid_executed`` lacks that GTID too.
+    * ``duplicate_gtid`` (``replica1``, only if ``duplicate``): at 50 % of the history the replica applies the
+      transaction it applied three transactions earlier once more, same GTID (``gtid``; ``pos`` = the second
+      copy, ``first_file``/``first_pos`` = the first).
 
     Args:
         out_dir: directory to create (must be empty or absent unless ``overwrite``).
@@ -766,6 +770,7 @@ def generate_fleet(
         purged_gnos: GNOs ``1..purged_gnos`` of the source are in the first Previous_gtids (0 = empty).
         chain_break: write the Previous_gtids chain break.
         anonymous: write the anonymous transaction.
+        duplicate: write the duplicate GTID (off by default).
         start_us: commit time of the history's start, µs since the epoch.
         overwrite: replace an existing generated directory (one holding a ``manifest.json``).
 
@@ -795,6 +800,7 @@ def generate_fleet(
     # --- the source's history --------------------------------------------------------------------------
     gap_index = int(transactions * 0.4)
     errant_after = int(transactions * 0.6)
+    duplicate_after = int(transactions * 0.5) if duplicate else -1
     anon_index = int(transactions * 0.75) if anonymous else -1
     plan: list[_Planned] = []
     gno = purged_gnos
@@ -863,6 +869,7 @@ def generate_fleet(
         applied = replicated[: len(replicated) - 2 * (k - 1)]
         imm = 0
         prev_gtid = None
+        positions: dict[int, tuple[str, int]] = {}
         for p in applied:
             imm = max(imm + 1, p.commit_us + int(log.rng.expovariate(1 / 1500)) + 200)
             gtid = Gtid(source_sid, p.gno)  # type: ignore[arg-type]
@@ -877,6 +884,31 @@ def generate_fleet(
             if p.gno == missing_gno + 1:
                 anomalies.append(_gap(host.name, source_sid, missing_gno, name, begin, prev_gtid, gtid))
             prev_gtid = gtid
+            positions[p.index] = (name, begin)
+            if k == 1 and p.index == duplicate_after:
+                # The relay log re-applied after a crash without GTID skipping: a GTID committed twice.
+                again = next(q for q in reversed(applied) if q.index <= p.index - 3)
+                imm += 500
+                name, begin, _end = log.write(
+                    Gtid(source_sid, again.gno),  # type: ignore[arg-type]
+                    body(log, again),
+                    commit_us=imm,
+                    original_us=again.commit_us,
+                    server_id=source.server_id,
+                    isolated=again.kind == "ddl",
+                )
+                first_file, first_pos = positions[again.index]
+                anomalies.append(
+                    {
+                        "type": "duplicate_gtid",
+                        "host": host.name,
+                        "file": name,
+                        "pos": begin,
+                        "gtid": f"{source_sid}:{again.gno}",
+                        "first_file": first_file,
+                        "first_pos": first_pos,
+                    }
+                )
             if k == 1 and p.index == errant_after:
                 # A DBA's hot fix on the replica: committed locally with the replica's own server_uuid.
                 imm += 1000

@@ -109,15 +109,20 @@ def event_crc32(event: bytes | bytearray | memoryview) -> int:
     For a Format_description_event the ``LOG_EVENT_BINLOG_IN_USE_F`` flag is cleared first, as MySQL does, so
     closing a file (which clears the flag in place) keeps the checksum valid.
     """
-    if len(event) > _FLAGS_OFFSET and event[4] == EventType.FORMAT_DESCRIPTION_EVENT:
-        if event[_FLAGS_OFFSET] & LOG_EVENT_BINLOG_IN_USE_F:
-            copy = bytearray(event)
-            copy[_FLAGS_OFFSET] &= ~LOG_EVENT_BINLOG_IN_USE_F & 0xFF
-            return zlib.crc32(copy)
+    if (
+        len(event) > _FLAGS_OFFSET
+        and event[4] == EventType.FORMAT_DESCRIPTION_EVENT
+        and event[_FLAGS_OFFSET] & LOG_EVENT_BINLOG_IN_USE_F
+    ):
+        copy = bytearray(event)
+        copy[_FLAGS_OFFSET] &= ~LOG_EVENT_BINLOG_IN_USE_F & 0xFF
+        return zlib.crc32(copy)
     return zlib.crc32(event)
 
 
-def verify_crc32(event: bytes | bytearray | memoryview, *, offset: int | None = None, file: str | None = None) -> None:
+def verify_crc32(
+    event: bytes | bytearray | memoryview, *, offset: int | None = None, file: str | None = None
+) -> None:
     """Check the CRC32 footer of one whole event (header + body + 4-byte footer).
 
     Raises:

@@ -29,14 +29,9 @@ _SIZE_OFFSET = 9
 
 
 class _NeedData:
-    """Sentinel type of :data:`NEED_DATA`."""
+    """Sentinel type of :data:`NEED_DATA` (one instance)."""
 
-    _instance: _NeedData | None = None
-
-    def __new__(cls) -> _NeedData:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    __slots__ = ()
 
     def __repr__(self) -> str:
         return "NEED_DATA"
@@ -49,7 +44,9 @@ NEED_DATA = _NeedData()
 MAX_EVENT_SIZE = (1 << 30) + EVENT_HEADER_LEN + 4
 
 
-def mariadb_error(server_version: str | None, *, file: str | None, offset: int, event_type: int) -> BinlogDecodeError:
+def mariadb_error(
+    server_version: str | None, *, file: str | None, offset: int, event_type: int
+) -> BinlogDecodeError:
     """The error raised for a MariaDB binlog (gtidkit reads MySQL's format only)."""
     what = f"server version {server_version!r}" if server_version else f"MariaDB event type {event_type}"
     return BinlogDecodeError(
@@ -130,7 +127,9 @@ class BinlogStream:
         if self._need_magic:
             if len(buf) - start < len(BINLOG_MAGIC):
                 if bytes(buf[start:]) != BINLOG_MAGIC[: len(buf) - start]:
-                    raise self._fail(BinlogDecodeError("not a binlog file (bad magic)", file=self.file, offset=0))
+                    raise self._fail(
+                        BinlogDecodeError("not a binlog file (bad magic)", file=self.file, offset=0)
+                    )
                 return NEED_DATA
             if bytes(buf[start : start + 4]) != BINLOG_MAGIC:
                 raise self._fail(BinlogDecodeError("not a binlog file (bad magic)", file=self.file, offset=0))
@@ -143,8 +142,9 @@ class BinlogStream:
         type_code = buf[start + 4]
         if size < EVENT_HEADER_LEN or size > MAX_EVENT_SIZE:
             raise self._fail(
-                BinlogDecodeError(f"invalid event_size {size}", file=self.file, offset=self.offset,
-                                  event_type=type_code)
+                BinlogDecodeError(
+                    f"invalid event_size {size}", file=self.file, offset=self.offset, event_type=type_code
+                )
             )
         if len(buf) - start < size:
             return NEED_DATA
@@ -164,7 +164,9 @@ class BinlogStream:
         if type_code == EventType.FORMAT_DESCRIPTION_EVENT:
             fde = event.event
             if fde.is_mariadb:
-                raise self._fail(mariadb_error(fde.server_version, file=self.file, offset=pos, event_type=type_code))
+                raise self._fail(
+                    mariadb_error(fde.server_version, file=self.file, offset=pos, event_type=type_code)
+                )
             self.fde = fde
             self.fde_count += 1
         self._start = start + size
@@ -191,9 +193,9 @@ class BinlogStream:
             raise self._error
         left = self.buffered
         if self._need_magic:
-            raise self._fail(BinlogDecodeError(
-                f"not a binlog file ({left} bytes, no magic)", file=self.file, offset=0
-            ))
+            raise self._fail(
+                BinlogDecodeError(f"not a binlog file ({left} bytes, no magic)", file=self.file, offset=0)
+            )
         if left:
             type_code = self._buf[self._start + 4] if left > 4 else None
             raise self._fail(

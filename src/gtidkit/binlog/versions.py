@@ -101,7 +101,10 @@ POST_HEADER_TABLES: tuple[tuple[tuple[int, int, int], bytes], ...] = (
     ((8, 0, 3), _table(39, zeroed=_ZEROED_80)),  # 8.0.3: + Partial_update_rows [real 8.0.17]
     ((8, 0, 20), _table(40, zeroed=_ZEROED_80)),  # 8.0.20: + Transaction_payload [real 8.0.22, 8.0.26]
     ((8, 0, 27), _table(41, zeroed=_ZEROED_80)),  # + Heartbeat_v2 [real 8.0.28..8.0.40; 8.0.27 uncertain]
-    ((8, 3, 0), _table(42, zeroed=_ZEROED_84)),  # 8.3: + Gtid_tagged [real 8.4.10, 9.0.1, 9.6.0; 8.3 uncertain]
+    (
+        (8, 3, 0),
+        _table(42, zeroed=_ZEROED_84),
+    ),  # 8.3: + Gtid_tagged [real 8.4.10, 9.0.1, 9.6.0; 8.3 uncertain]
 )
 _TABLE_KEYS = [k for k, _ in POST_HEADER_TABLES]
 

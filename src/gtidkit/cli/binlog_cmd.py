@@ -144,8 +144,13 @@ def event_json(pe: PositionedEvent) -> dict[str, Any]:
             original_server_version=ev.original_server_version,
         )
     elif isinstance(ev, QueryEvent):
-        out.update(thread_id=ev.thread_id, exec_time=ev.exec_time, error_code=ev.error_code, database=ev.database,
-                   query=ev.query)
+        out.update(
+            thread_id=ev.thread_id,
+            exec_time=ev.exec_time,
+            error_code=ev.error_code,
+            database=ev.database,
+            query=ev.query,
+        )
     elif isinstance(ev, XidEvent):
         out["xid"] = ev.xid
     elif isinstance(ev, RotateEvent):
@@ -155,8 +160,11 @@ def event_json(pe: PositionedEvent) -> dict[str, Any]:
     elif isinstance(ev, RowsEvent):
         out.update(table_id=ev.table_id, rows_flags=ev.flags, column_count=ev.column_count)
     elif isinstance(ev, TransactionPayloadEvent):
-        out.update(compression_type=ev.compression_type, uncompressed_size=ev.uncompressed_size,
-                   payload_size=len(ev.payload))
+        out.update(
+            compression_type=ev.compression_type,
+            uncompressed_size=ev.uncompressed_size,
+            payload_size=len(ev.payload),
+        )
     elif isinstance(ev, UnknownEvent):
         out["body_size"] = len(ev.body)
     return out
@@ -223,8 +231,10 @@ def event_text(pe: PositionedEvent) -> list[str]:
     if isinstance(ev, FormatDescriptionEvent):
         created = ev.create_timestamp or h.timestamp
         tail = " at startup" if ev.create_timestamp else ""
-        lines.append(f"{head}\tStart: binlog v {ev.binlog_version}, server v {ev.server_version} created "
-                     f"{_short_time(created)}{tail}")
+        lines.append(
+            f"{head}\tStart: binlog v {ev.binlog_version}, server v {ev.server_version} created "
+            f"{_short_time(created)}{tail}"
+        )
         if h.flags & LOG_EVENT_BINLOG_IN_USE_F:
             lines.append("# Warning: this binlog is either in use or was not closed properly.")
     elif isinstance(ev, PreviousGtidsEvent):
@@ -235,11 +245,15 @@ def event_text(pe: PositionedEvent) -> list[str]:
         if ev.last_committed is None:
             lines.append(f"{head}\t{word} [commit={'yes' if ev.flags & 1 else 'no'}]")
         else:
-            text = (f"{head}\t{word}\tlast_committed={ev.last_committed}\tsequence_number={ev.sequence_number}"
-                    f"\trbr_only={'no' if ev.may_have_sbr else 'yes'}")
+            text = (
+                f"{head}\t{word}\tlast_committed={ev.last_committed}\tsequence_number={ev.sequence_number}"
+                f"\trbr_only={'no' if ev.may_have_sbr else 'yes'}"
+            )
             if ev.immediate_commit_timestamp is not None:
-                text += (f"\toriginal_committed_timestamp={ev.original_commit_timestamp}"
-                         f"\timmediate_commit_timestamp={ev.immediate_commit_timestamp}")
+                text += (
+                    f"\toriginal_committed_timestamp={ev.original_commit_timestamp}"
+                    f"\timmediate_commit_timestamp={ev.immediate_commit_timestamp}"
+                )
                 if ev.transaction_length is not None:
                     text += f"\ttransaction_length={ev.transaction_length}"
             lines.append(text)
@@ -251,11 +265,17 @@ def event_text(pe: PositionedEvent) -> list[str]:
             lines.append(f"# immediate_commit_timestamp={imm} ({_micro_time(imm)})")
             lines.append(f"/*!80001 SET @@session.original_commit_timestamp={orig}*//*!*/;")
         if ev.immediate_server_version is not None:
-            lines.append(f"/*!80014 SET @@session.original_server_version={ev.original_server_version}*//*!*/;")
-            lines.append(f"/*!80014 SET @@session.immediate_server_version={ev.immediate_server_version}*//*!*/;")
+            lines.append(
+                f"/*!80014 SET @@session.original_server_version={ev.original_server_version}*//*!*/;"
+            )
+            lines.append(
+                f"/*!80014 SET @@session.immediate_server_version={ev.immediate_server_version}*//*!*/;"
+            )
         lines.append(f"SET @@SESSION.GTID_NEXT= '{_gtid_text(ev)}'/*!*/;")
     elif isinstance(ev, QueryEvent):
-        lines.append(f"{head}\tQuery\tthread_id={ev.thread_id}\texec_time={ev.exec_time}\terror_code={ev.error_code}")
+        lines.append(
+            f"{head}\tQuery\tthread_id={ev.thread_id}\texec_time={ev.exec_time}\terror_code={ev.error_code}"
+        )
         if ev.database:
             lines.append(f"use `{ev.database}`/*!*/;")
         lines.append(f"SET TIMESTAMP={h.timestamp}/*!*/;")
@@ -275,9 +295,11 @@ def event_text(pe: PositionedEvent) -> list[str]:
         end = " flags: STMT_END_F" if ev.flags & 1 else ""
         lines.append(f"{head}\t{name}: table id {ev.table_id}{end}")
     elif isinstance(ev, TransactionPayloadEvent):
-        lines.append(f"{head}\tTransaction_Payload\tpayload_size={len(ev.payload)}"
-                     f"\tcompression_type={'ZSTD' if ev.compression_type == 0 else 'NONE'}"
-                     f"\tuncompressed_size={ev.uncompressed_size}")
+        lines.append(
+            f"{head}\tTransaction_Payload\tpayload_size={len(ev.payload)}"
+            f"\tcompression_type={'ZSTD' if ev.compression_type == 0 else 'NONE'}"
+            f"\tuncompressed_size={ev.uncompressed_size}"
+        )
     elif isinstance(ev, IntvarEvent):
         which = {1: "LAST_INSERT_ID", 2: "INSERT_ID"}.get(ev.type, "INVALID_INT")
         lines.append(f"{head}\tIntvar")
@@ -297,12 +319,17 @@ def event_text(pe: PositionedEvent) -> list[str]:
 def transaction_text(trx: Transaction) -> str:
     """One line per transaction (``--per-transaction`` without ``--json``)."""
     gtid = "ANONYMOUS" if trx.anonymous else ("(no GTID)" if trx.gtid is None else str(trx.gtid))
-    lc = "" if trx.last_committed is None else f"\tlast_committed={trx.last_committed}" \
-        f"\tsequence_number={trx.sequence_number}"
+    lc = (
+        ""
+        if trx.last_committed is None
+        else f"\tlast_committed={trx.last_committed}\tsequence_number={trx.sequence_number}"
+    )
     dbs = ",".join(trx.databases)
     state = "" if trx.complete else "\tINCOMPLETE"
-    return (f"# at {trx.begin_pos}\tend {trx.end_pos}\t{gtid}{lc}\tbytes={trx.bytes}\tevents={trx.event_count}"
-            f"\tdatabases={dbs or '-'}{state}")
+    return (
+        f"# at {trx.begin_pos}\tend {trx.end_pos}\t{gtid}{lc}\tbytes={trx.bytes}\tevents={trx.event_count}"
+        f"\tdatabases={dbs or '-'}{state}"
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -324,20 +351,30 @@ def _events(path: str, verify: bool) -> Iterator[PositionedEvent]:
 
 
 @binlog.command("show")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per line (per event, or per transaction).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="One JSON object per line (per event, or per transaction)."
+)
 @click.option("--per-transaction", is_flag=True, help="One entry per transaction instead of per event.")
 @click.option("--include-gtids", metavar="SET", help="Show only transactions whose GTID is in SET.")
 @click.option("--exclude-gtids", metavar="SET", help="Hide transactions whose GTID is in SET.")
 @click.option("--no-verify-checksum", is_flag=True, help="Do not check CRC32 footers.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-def show(as_json: bool, per_transaction: bool, include_gtids: str | None, exclude_gtids: str | None,
-         no_verify_checksum: bool, files: tuple[str, ...]) -> None:
+def show(
+    as_json: bool,
+    per_transaction: bool,
+    include_gtids: str | None,
+    exclude_gtids: str | None,
+    no_verify_checksum: bool,
+    files: tuple[str, ...],
+) -> None:
     """List the events (or transactions) of binlog FILEs, mysqlbinlog-style.
 
     Exit status 0 when every file was read to its end, 2 when any file failed (its events up to the fault are
     printed, then an error entry with the offset).
     """
-    flt = GtidFilter(_parse_set(include_gtids, "--include-gtids"), _parse_set(exclude_gtids, "--exclude-gtids"))
+    flt = GtidFilter(
+        _parse_set(include_gtids, "--include-gtids"), _parse_set(exclude_gtids, "--exclude-gtids")
+    )
     verify = not no_verify_checksum
     failed = False
     for path in files:

@@ -97,6 +97,12 @@ def generate() -> None:
     show_default=True,
     help="Write an anonymous transaction among the source's GTID transactions.",
 )
+@click.option(
+    "--duplicate/--no-duplicate",
+    default=False,
+    show_default=True,
+    help="Commit one GTID twice on replica1 (a relay log re-applied after a crash).",
+)
 @click.option("--overwrite", is_flag=True, help="Replace a previously generated directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON instead of tables.")
 def fleet(
@@ -107,6 +113,7 @@ def fleet(
     max_binlog_size: int,
     chain_break: bool,
     anonymous: bool,
+    duplicate: bool,
     overwrite: bool,
     as_json: bool,
 ) -> None:
@@ -122,6 +129,7 @@ def fleet(
             max_binlog_size=max_binlog_size,
             chain_break=chain_break,
             anonymous=anonymous,
+            duplicate=duplicate,
             overwrite=overwrite,
         )
     except (FileExistsError, ValueError) as err:

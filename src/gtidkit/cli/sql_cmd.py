@@ -32,37 +32,67 @@ def format_batch(columns: list[str], rows: list[tuple]) -> str:
 
 
 @click.command("sql")
-@click.option("--datadir", required=True, type=click.Path(file_okay=False), help="Data directory (created if new).")
-@click.option("--gtid-mode", default="ON", show_default=True,
-              type=click.Choice(["OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON"], case_sensitive=False))
-@click.option("--enforce-gtid-consistency", default=None,
-              type=click.Choice(["OFF", "ON", "WARN"], case_sensitive=False))
+@click.option(
+    "--datadir", required=True, type=click.Path(file_okay=False), help="Data directory (created if new)."
+)
+@click.option(
+    "--gtid-mode",
+    default="ON",
+    show_default=True,
+    type=click.Choice(["OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON"], case_sensitive=False),
+)
+@click.option(
+    "--enforce-gtid-consistency", default=None, type=click.Choice(["OFF", "ON", "WARN"], case_sensitive=False)
+)
 @click.option("--log-bin/--skip-log-bin", default=False, show_default=True, help="Binary logging on or off.")
-@click.option("--log-replica-updates/--skip-log-replica-updates", "--log-slave-updates/--skip-log-slave-updates",
-              default=True, show_default=True)
+@click.option(
+    "--log-replica-updates/--skip-log-replica-updates",
+    "--log-slave-updates/--skip-log-slave-updates",
+    default=True,
+    show_default=True,
+)
 @click.option("--gtid-executed-compression-period", type=int, default=None)
 @click.option("--server-id", type=int, default=None)
-@click.option("--binlog-format", default=None, type=click.Choice(["ROW", "STATEMENT", "MIXED"], case_sensitive=False))
+@click.option(
+    "--binlog-format", default=None, type=click.Choice(["ROW", "STATEMENT", "MIXED"], case_sensitive=False)
+)
 @click.option("--max-binlog-size", type=int, default=None)
 @click.option("--sync-binlog", type=int, default=None)
 @click.option("--binlog-checksum", default=None, type=click.Choice(["NONE", "CRC32"], case_sensitive=False))
 @click.option("-e", "--execute", "statements", required=True, help="Statements to run, separated by ';'.")
-def sql(datadir: str, gtid_mode: str, enforce_gtid_consistency: str | None, log_bin: bool,
-        log_replica_updates: bool, gtid_executed_compression_period: int | None, server_id: int | None,
-        binlog_format: str | None, max_binlog_size: int | None, sync_binlog: int | None,
-        binlog_checksum: str | None, statements: str) -> None:
+def sql(
+    datadir: str,
+    gtid_mode: str,
+    enforce_gtid_consistency: str | None,
+    log_bin: bool,
+    log_replica_updates: bool,
+    gtid_executed_compression_period: int | None,
+    server_id: int | None,
+    binlog_format: str | None,
+    max_binlog_size: int | None,
+    sync_binlog: int | None,
+    binlog_checksum: str | None,
+    statements: str,
+) -> None:
     """Run SQL statements against a gtidkit datadir (the server starts, runs them, shuts down)."""
     from gtidkit.engine import Server
     from gtidkit.engine.sql import split_statements
     from gtidkit.errors import MySQLError
 
-    options: dict[str, Any] = {"gtid_mode": gtid_mode.upper(), "log_bin": log_bin,
-                               "log_replica_updates": log_replica_updates}
-    for name, value in (("enforce_gtid_consistency", enforce_gtid_consistency),
-                        ("gtid_executed_compression_period", gtid_executed_compression_period),
-                        ("server_id", server_id), ("binlog_format", binlog_format),
-                        ("max_binlog_size", max_binlog_size), ("sync_binlog", sync_binlog),
-                        ("binlog_checksum", binlog_checksum)):
+    options: dict[str, Any] = {
+        "gtid_mode": gtid_mode.upper(),
+        "log_bin": log_bin,
+        "log_replica_updates": log_replica_updates,
+    }
+    for name, value in (
+        ("enforce_gtid_consistency", enforce_gtid_consistency),
+        ("gtid_executed_compression_period", gtid_executed_compression_period),
+        ("server_id", server_id),
+        ("binlog_format", binlog_format),
+        ("max_binlog_size", max_binlog_size),
+        ("sync_binlog", sync_binlog),
+        ("binlog_checksum", binlog_checksum),
+    ):
         if value is not None:
             options[name] = value.upper() if isinstance(value, str) else value
     try:

@@ -9,4 +9,4 @@ from gtidkit.engine.server import Server
 from gtidkit.engine.session import Result, Session
 from gtidkit.errors import MySQLError
 
-__all__ = ["Server", "Session", "Result", "MySQLError"]
+__all__ = ["MySQLError", "Result", "Server", "Session"]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import datetime as dt
 import fnmatch
 import re
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from gtidkit.binlog.constants import EVENT_TYPE_NAMES
 from gtidkit.binlog.events.control import (
@@ -34,26 +35,31 @@ if TYPE_CHECKING:
 
 NO_BINLOG = (1381, "You are not using binary logging")
 
-_SHOW_BINARY_LOGS = re.compile(r"^\s*show\s+(?:binary|master)\s+logs\s*;?\s*$", re.I)
-_SHOW_STATUS = re.compile(r"^\s*show\s+(?:master\s+status|binary\s+log\s+status)\s*;?\s*$", re.I)
+_SHOW_BINARY_LOGS = re.compile(r"^\s*show\s+(?:binary|master)\s+logs\s*;?\s*$", re.IGNORECASE)
+_SHOW_STATUS = re.compile(r"^\s*show\s+(?:master\s+status|binary\s+log\s+status)\s*;?\s*$", re.IGNORECASE)
 _SHOW_EVENTS = re.compile(
     r"^\s*show\s+binlog\s+events"
     r"(?:\s+in\s+(?P<file>'[^']*'|\"[^\"]*\"))?"
     r"(?:\s+from\s+(?P<pos>\d+))?"
     r"(?:\s+limit\s+(?P<a>\d+)(?:\s*,\s*(?P<b>\d+))?)?\s*;?\s*$",
-    re.I,
+    re.IGNORECASE,
 )
 _SHOW_VARS = re.compile(
     r"^\s*show\s+(?:(?P<scope>global|session|local)\s+)?variables"
     r"(?:\s+like\s+(?P<like>'[^']*'|\"[^\"]*\")|\s+where\s+(?P<where>.*))?\s*;?\s*$",
-    re.I | re.S,
+    re.IGNORECASE | re.DOTALL,
 )
-_FLUSH_LOGS = re.compile(r"^\s*flush\s+(?:(?:local|no_write_to_binlog)\s+)?(?:(?:binary|engine|error|general|relay|slow)\s+)?logs\b", re.I)
-_FLUSH_ANY = re.compile(r"^\s*flush\b", re.I)
-_RESET = re.compile(r"^\s*reset\s+(?:master|binary\s+logs\s+and\s+gtids)(?:\s+to\s+(?P<n>\d+))?\s*;?\s*$", re.I)
+_FLUSH_LOGS = re.compile(
+    r"^\s*flush\s+(?:(?:local|no_write_to_binlog)\s+)?(?:(?:binary|engine|error|general|relay|slow)\s+)?logs\b",
+    re.IGNORECASE,
+)
+_FLUSH_ANY = re.compile(r"^\s*flush\b", re.IGNORECASE)
+_RESET = re.compile(
+    r"^\s*reset\s+(?:master|binary\s+logs\s+and\s+gtids)(?:\s+to\s+(?P<n>\d+))?\s*;?\s*$", re.IGNORECASE
+)
 _PURGE = re.compile(
     r"^\s*purge\s+(?:binary|master)\s+logs\s+(?:to\s+(?P<to>'[^']*'|\"[^\"]*\")|before\s+(?P<before>.+?))\s*;?\s*$",
-    re.I | re.S,
+    re.IGNORECASE | re.DOTALL,
 )
 
 
@@ -64,11 +70,11 @@ def _unq(s: str) -> str:
 class Admin:
     """Statement handlers bound to one server."""
 
-    def __init__(self, server: "Server") -> None:
+    def __init__(self, server: Server) -> None:
         self.server = server
 
     # ------------------------------------------------------------------ SHOW
-    def show(self, session: "Session", text: str) -> Result | None:
+    def show(self, session: Session, text: str) -> Result | None:
         """Handle a SHOW statement about binlogs, GTIDs or variables; None when the SQL layer should run it."""
         if _SHOW_BINARY_LOGS.match(text):
             return self.show_binary_logs()
@@ -85,12 +91,18 @@ class Admin:
                     limit = int(m.group("a"))
             return self.show_binlog_events(
                 _unq(m.group("file")) if m.group("file") else None,
-                int(m.group("pos")) if m.group("pos") else None, offset, limit,
+                int(m.group("pos")) if m.group("pos") else None,
+                offset,
+                limit,
             )
         m = _SHOW_VARS.match(text)
         if m:
-            return self.show_variables(session, m.group("scope"), _unq(m.group("like")) if m.group("like") else None,
-                                       m.group("where"))
+            return self.show_variables(
+                session,
+                m.group("scope"),
+                _unq(m.group("like")) if m.group("like") else None,
+                m.group("where"),
+            )
         return None
 
     def show_binary_logs(self) -> Result:
@@ -124,7 +136,9 @@ class Admin:
         names = blog.existing_files()
         name = file if file is not None else (names[0] if names else None)
         if name is None or name not in names:
-            raise MySQLError(1220, "Error when executing command SHOW BINLOG EVENTS: Could not find target log")
+            raise MySQLError(
+                1220, "Error when executing command SHOW BINLOG EVENTS: Could not find target log"
+            )
         rows: list[tuple] = []
         table_names: dict[int, str] = {}
         try:
@@ -134,8 +148,16 @@ class Admin:
             for se in binlog_scan.iter_events(blog.path(name), pos if pos and pos > 4 else None):
                 if isinstance(se.event, TableMapEvent):
                     table_names[se.event.table_id] = f"{se.event.database}.{se.event.table}"
-                rows.append((name, se.pos, EVENT_TYPE_NAMES.get(se.type_code, "Unknown"), se.server_id, se.end,
-                             event_info(se.event, table_names)))
+                rows.append(
+                    (
+                        name,
+                        se.pos,
+                        EVENT_TYPE_NAMES.get(se.type_code, "Unknown"),
+                        se.server_id,
+                        se.end,
+                        event_info(se.event, table_names),
+                    )
+                )
         except BinlogDecodeError as err:
             raise MySQLError(
                 1220, f"Error when executing command SHOW BINLOG EVENTS: Wrong offset or I/O error ({err})"
@@ -145,14 +167,16 @@ class Admin:
             rows = rows[:limit]
         return Result(cols, rows)
 
-    def show_variables(self, session: "Session", scope: str | None, like: str | None, where: str | None) -> Result:
+    def show_variables(
+        self, session: Session, scope: str | None, like: str | None, where: str | None
+    ) -> Result:
         """SHOW [GLOBAL|SESSION] VARIABLES [LIKE 'pattern']: Variable_name, Value (sorted by name)."""
         sc = "GLOBAL" if (scope or "").upper() == "GLOBAL" else None
         rows = []
         pattern = None
         if like is not None:
             regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in like)
-            pattern = re.compile(f"^{regex}$", re.I | re.S)
+            pattern = re.compile(f"^{regex}$", re.IGNORECASE | re.DOTALL)
         for name in sorted(sysvars.SYSVARS):
             var = sysvars.SYSVARS[name]
             if sc == "GLOBAL" and var.scope == sysvars.SESSION:
@@ -161,14 +185,16 @@ class Admin:
                 continue
             rows.append((name, session.sysvar_show_value(name, sc)))
         if where is not None:
-            m = re.match(r"\s*variable_name\s*=\s*'([^']*)'\s*;?\s*$", where, re.I)
+            m = re.match(r"\s*variable_name\s*=\s*'([^']*)'\s*;?\s*$", where, re.IGNORECASE)
             if not m:
-                raise MySQLError(1235, "This version of MySQL doesn't yet support 'SHOW VARIABLES WHERE'", "42000")
+                raise MySQLError(
+                    1235, "This version of MySQL doesn't yet support 'SHOW VARIABLES WHERE'", "42000"
+                )
             rows = [r for r in rows if fnmatch.fnmatch(r[0], m.group(1).lower())]
         return Result(["Variable_name", "Value"], rows)
 
     # ------------------------------------------------------------------ FLUSH / RESET / PURGE
-    def run(self, session: "Session", text: str) -> Result:
+    def run(self, session: Session, text: str) -> Result:
         """Run FLUSH, RESET MASTER / RESET BINARY LOGS AND GTIDS, PURGE BINARY LOGS.
 
         Raises:
@@ -190,8 +216,10 @@ class Admin:
             return Result()
         if _FLUSH_ANY.match(text):
             return Result()  # FLUSH TABLES / PRIVILEGES / STATUS: nothing to do for this engine
-        if re.match(r"^\s*(reset\s+(replica|slave)|start\s|stop\s|change\s)", text, re.I):
-            raise MySQLError(1235, f"This version of MySQL doesn't yet support '{text.strip()[:40]}'", "42000")
+        if re.match(r"^\s*(reset\s+(replica|slave)|start\s|stop\s|change\s)", text, re.IGNORECASE):
+            raise MySQLError(
+                1235, f"This version of MySQL doesn't yet support '{text.strip()[:40]}'", "42000"
+            )
         from gtidkit.engine.set_parser import parse_error
 
         raise parse_error(text, 0)
@@ -203,7 +231,7 @@ class Admin:
             raise MySQLError(1210, "Incorrect arguments to RESET MASTER")
         server.acquire_write_lock(None)
         try:
-            conn = server._internal  # noqa: SLF001
+            conn = server._internal
             conn.begin()
             try:
                 db = server.storage.sqlite(conn)
@@ -233,13 +261,15 @@ class Admin:
             removed = blog.purge_to(to) if to is not None else blog.purge_before(before or 0.0)
             files = blog.existing_files()
             if removed and files:
-                server.gtid_state.add_purged(binlog_scan.previous_gtids(blog.path(files[0])), also_executed=False)
+                server.gtid_state.add_purged(
+                    binlog_scan.previous_gtids(blog.path(files[0])), also_executed=False
+                )
             return removed
         finally:
             server.release_write_lock(None)
 
     # ------------------------------------------------------------------ SET gtid_purged
-    def set_gtid_purged(self, session: "Session", value: Any) -> None:
+    def set_gtid_purged(self, session: Session, value: Any) -> None:
         """SET GLOBAL gtid_purged = 'set' | '+set' (MySQL 8.0 rules; formats.md §5.5).
 
         Raises:
@@ -274,7 +304,7 @@ class Admin:
                 raise _purged_error("the added gtid set must not overlap with @@GLOBAL.GTID_OWNED")
             if not added:
                 return
-            conn = server._internal  # noqa: SLF001
+            conn = server._internal
             conn.begin()
             try:
                 gtid_table.save_set(server.storage.sqlite(conn), server.gtid_table, added)
@@ -330,7 +360,7 @@ def event_info(ev: Any, table_names: dict[int, str] | None = None) -> str:
 
 
 # ---------------------------------------------------------------------- SQL functions
-def gtid_functions(server: "Server", session: "Session") -> dict[str, Callable[..., Any]]:
+def gtid_functions(server: Server, session: Session) -> dict[str, Callable[..., Any]]:
     """GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET for ``session`` (formats.md §8.1).
 
     Each takes already-evaluated SQL arguments (str, numbers or None) and returns the SQL value.

@@ -21,14 +21,14 @@ if TYPE_CHECKING:
     from gtidkit.engine.session import Session
 
 
-def query_event(session: "Session", database: str, text: str) -> QueryEvent:
+def query_event(session: Session, database: str, text: str) -> QueryEvent:
     """A Query event as the session's statement (thread id = session id, exec_time 0, no error)."""
     return QueryEvent(
         thread_id=session.id, exec_time=0, error_code=0, status_vars=b"", database=database or "", query=text
     )
 
 
-def transaction_events(server: "Server", session: "Session", ddl_text: str | None) -> list[Any]:
+def transaction_events(server: Server, session: Session, ddl_text: str | None) -> list[Any]:
     """The body events of the session's transaction being committed (the Gtid event is added by the writer)."""
     if ddl_text is not None:
         return [query_event(session, session.current_db or "", ddl_text.strip().rstrip(";"))]
@@ -45,7 +45,7 @@ def transaction_events(server: "Server", session: "Session", ddl_text: str | Non
     return events
 
 
-def row_events(server: "Server", statements: list[list[Any]]) -> list[Any]:
+def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
     """Table_map + rows events per statement (``statements`` = the RowChange list of each DML statement).
 
     As MySQL's ``THD::binlog_write_table_map`` / ``binlog_prepare_pending_rows_event``: each statement first

@@ -18,9 +18,9 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from gtidkit.binlog.writer import BinlogWriter
 from gtidkit.errors import MySQLError
@@ -117,7 +117,9 @@ class BinlogLog:
         return [n for n in self.index if self.path(n).exists()]
 
     # -- opening and closing -----------------------------------------------------------------------------
-    def open_new(self, previous_gtids: GtidSet, *, at_startup: bool = False, number: int | None = None) -> str:
+    def open_new(
+        self, previous_gtids: GtidSet, *, at_startup: bool = False, number: int | None = None
+    ) -> str:
         """Create the next file (FDE + Previous_gtids), add it to the index and make it active.
 
         Args:
@@ -132,6 +134,12 @@ class BinlogLog:
             if number is None:
                 number = file_number(self.index[-1]) + 1 if self.index else 1
             name = file_name(number)
+            orphan = self.path(name)
+            if orphan.exists() and name not in self.index:
+                # A crash between creating the file and adding it to the index (MySQL's crash-safe index
+                # procedure has the same window). No transaction is written before the index names the file,
+                # so the orphan holds at most FDE + Previous_gtids: recreate it.
+                orphan.unlink()
             self.writer = BinlogWriter.create(
                 self.path(name),
                 server_id=self.server_id,

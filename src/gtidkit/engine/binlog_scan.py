@@ -12,12 +12,13 @@ Transaction grammar (``trx_boundary_parser.h``): ``Gtid|Anonymous_gtid`` then ei
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from gtidkit.binlog.codec import decode_event
-from gtidkit.binlog.constants import EVENT_HEADER_LEN, FIRST_EVENT_POS, BINLOG_MAGIC
+from gtidkit.binlog.constants import BINLOG_MAGIC, EVENT_HEADER_LEN, FIRST_EVENT_POS
 from gtidkit.binlog.events.control import FormatDescriptionEvent, GtidEvent, PreviousGtidsEvent, XidEvent
 from gtidkit.binlog.events.statement import QueryEvent
 from gtidkit.errors import BinlogDecodeError
@@ -60,7 +61,9 @@ def read_fde(data: bytes, name: str = "") -> tuple[FormatDescriptionEvent, int]:
     size = _SIZE.unpack_from(data, FIRST_EVENT_POS + 9)[0]
     ev = decode_event(data[FIRST_EVENT_POS : FIRST_EVENT_POS + size], None, offset=FIRST_EVENT_POS, file=name)
     if not isinstance(ev.event, FormatDescriptionEvent):
-        raise BinlogDecodeError("first event is not a Format_description event", file=name, offset=FIRST_EVENT_POS)
+        raise BinlogDecodeError(
+            "first event is not a Format_description event", file=name, offset=FIRST_EVENT_POS
+        )
     return ev.event, FIRST_EVENT_POS + size
 
 
@@ -85,7 +88,9 @@ def iter_events(path: Path, start: int | None = None) -> Iterator[ScannedEvent]:
             raise BinlogDecodeError(f"invalid event size {size}", file=name, offset=pos)
         if pos + size > len(data):
             return  # torn tail
-        ev = decode_event(data[pos : pos + size], None if pos == FIRST_EVENT_POS else fde, offset=pos, file=name)
+        ev = decode_event(
+            data[pos : pos + size], None if pos == FIRST_EVENT_POS else fde, offset=pos, file=name
+        )
         yield ScannedEvent(pos, pos + size, ev.header.type_code, ev.header.server_id, ev.event)
         pos += size
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -30,14 +30,14 @@ if TYPE_CHECKING:
     from gtidkit.engine.storage import Connection, Storage
 
 __all__ = [
-    "ColumnDef",
-    "IndexDef",
-    "TableDef",
-    "Catalog",
-    "TYPE_INFO",
     "GTID_EXECUTED_DDL",
     "SYSTEM_SCHEMAS",
     "THREADS_COLUMNS",
+    "TYPE_INFO",
+    "Catalog",
+    "ColumnDef",
+    "IndexDef",
+    "TableDef",
 ]
 
 #: MySQL's DDL of mysql.gtid_executed (8.3+/8.4 shape with gtid_tag; formats.md §5.1).
@@ -98,34 +98,75 @@ TYPE_INFO: dict[str, TypeInfo] = {
 
 # sqlglot DType name -> (MySQL type name, unsigned)
 _SQLGLOT_TYPES: dict[str, tuple[str, bool]] = {
-    "TINYINT": ("tinyint", False), "UTINYINT": ("tinyint", True),
-    "SMALLINT": ("smallint", False), "USMALLINT": ("smallint", True),
-    "MEDIUMINT": ("mediumint", False), "UMEDIUMINT": ("mediumint", True),
-    "INT": ("int", False), "UINT": ("int", True),
-    "BIGINT": ("bigint", False), "UBIGINT": ("bigint", True),
+    "TINYINT": ("tinyint", False),
+    "UTINYINT": ("tinyint", True),
+    "SMALLINT": ("smallint", False),
+    "USMALLINT": ("smallint", True),
+    "MEDIUMINT": ("mediumint", False),
+    "UMEDIUMINT": ("mediumint", True),
+    "INT": ("int", False),
+    "UINT": ("int", True),
+    "BIGINT": ("bigint", False),
+    "UBIGINT": ("bigint", True),
     "BOOLEAN": ("tinyint", False),
-    "FLOAT": ("float", False), "UFLOAT": ("float", True),
-    "DOUBLE": ("double", False), "UDOUBLE": ("double", True),
-    "DECIMAL": ("decimal", False), "UDECIMAL": ("decimal", True), "BIGDECIMAL": ("decimal", False),
-    "CHAR": ("char", False), "NCHAR": ("char", False), "VARCHAR": ("varchar", False),
+    "FLOAT": ("float", False),
+    "UFLOAT": ("float", True),
+    "DOUBLE": ("double", False),
+    "UDOUBLE": ("double", True),
+    "DECIMAL": ("decimal", False),
+    "UDECIMAL": ("decimal", True),
+    "BIGDECIMAL": ("decimal", False),
+    "CHAR": ("char", False),
+    "NCHAR": ("char", False),
+    "VARCHAR": ("varchar", False),
     "NVARCHAR": ("varchar", False),
-    "TINYTEXT": ("tinytext", False), "TEXT": ("text", False), "MEDIUMTEXT": ("mediumtext", False),
+    "TINYTEXT": ("tinytext", False),
+    "TEXT": ("text", False),
+    "MEDIUMTEXT": ("mediumtext", False),
     "LONGTEXT": ("longtext", False),
-    "BINARY": ("binary", False), "VARBINARY": ("varbinary", False), "TINYBLOB": ("tinyblob", False),
-    "BLOB": ("blob", False), "MEDIUMBLOB": ("mediumblob", False), "LONGBLOB": ("longblob", False),
-    "DATE": ("date", False), "DATETIME": ("datetime", False), "TIMESTAMP": ("timestamp", False),
-    "TIMESTAMPTZ": ("timestamp", False), "TIMESTAMPLTZ": ("timestamp", False), "TIME": ("time", False),
+    "BINARY": ("binary", False),
+    "VARBINARY": ("varbinary", False),
+    "TINYBLOB": ("tinyblob", False),
+    "BLOB": ("blob", False),
+    "MEDIUMBLOB": ("mediumblob", False),
+    "LONGBLOB": ("longblob", False),
+    "DATE": ("date", False),
+    "DATETIME": ("datetime", False),
+    "TIMESTAMP": ("timestamp", False),
+    "TIMESTAMPTZ": ("timestamp", False),
+    "TIMESTAMPLTZ": ("timestamp", False),
+    "TIME": ("time", False),
     "YEAR": ("year", False),
 }
 
 #: Columns of performance_schema.threads (MySQL 8.0), in order.
 THREADS_COLUMNS = (
-    "THREAD_ID", "NAME", "TYPE", "PROCESSLIST_ID", "PROCESSLIST_USER", "PROCESSLIST_HOST", "PROCESSLIST_DB",
-    "PROCESSLIST_COMMAND", "PROCESSLIST_TIME", "PROCESSLIST_STATE", "PROCESSLIST_INFO", "PARENT_THREAD_ID",
-    "ROLE", "INSTRUMENTED", "HISTORY", "CONNECTION_TYPE", "THREAD_OS_ID", "RESOURCE_GROUP",
+    "THREAD_ID",
+    "NAME",
+    "TYPE",
+    "PROCESSLIST_ID",
+    "PROCESSLIST_USER",
+    "PROCESSLIST_HOST",
+    "PROCESSLIST_DB",
+    "PROCESSLIST_COMMAND",
+    "PROCESSLIST_TIME",
+    "PROCESSLIST_STATE",
+    "PROCESSLIST_INFO",
+    "PARENT_THREAD_ID",
+    "ROLE",
+    "INSTRUMENTED",
+    "HISTORY",
+    "CONNECTION_TYPE",
+    "THREAD_OS_ID",
+    "RESOURCE_GROUP",
 )
-_THREADS_TYPES = {"THREAD_ID": "bigint", "PROCESSLIST_ID": "bigint", "PROCESSLIST_TIME": "bigint",
-                  "PARENT_THREAD_ID": "bigint", "THREAD_OS_ID": "bigint"}
+_THREADS_TYPES = {
+    "THREAD_ID": "bigint",
+    "PROCESSLIST_ID": "bigint",
+    "PROCESSLIST_TIME": "bigint",
+    "PARENT_THREAD_ID": "bigint",
+    "THREAD_OS_ID": "bigint",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +177,9 @@ class ColumnDef:
     CHAR/VARCHAR, bytes for BINARY/VARBINARY, display width for YEAR; ``precision``/``scale`` for DECIMAL
     (MySQL's defaults 10,0) and fractional seconds (``scale``) for DATETIME/TIMESTAMP/TIME. ``default`` is the
     Python value after coercion to the column type (``None`` = NULL) and only meaningful when ``has_default``;
-    ``default_expr`` is ``"CURRENT_TIMESTAMP"`` for such defaults.
+    ``default_expr`` is ``"CURRENT_TIMESTAMP"`` for such defaults; ``on_update`` likewise for ``ON UPDATE
+    CURRENT_TIMESTAMP`` (set by UPDATE and ON DUPLICATE KEY UPDATE when the row changes and the column is not
+    assigned).
     """
 
     name: str
@@ -154,6 +197,7 @@ class ColumnDef:
     charset: str | None = None
     collation: str | None = None
     comment: str = ""
+    on_update: str | None = None  # "CURRENT_TIMESTAMP" for ON UPDATE CURRENT_TIMESTAMP
 
     @property
     def info(self) -> TypeInfo:
@@ -284,12 +328,14 @@ class TableDef:
         return json.dumps(d, sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str) -> "TableDef":
+    def from_json(cls, text: str) -> TableDef:
         """Inverse of :meth:`to_json`."""
         d = json.loads(text)
         cols = tuple(ColumnDef(**{**c, "default": _unwrap_default(c["default"])}) for c in d.pop("columns"))
-        idx = tuple(IndexDef(name=i["name"], columns=tuple(i["columns"]), unique=i["unique"], primary=i["primary"])
-                    for i in d.pop("indexes"))
+        idx = tuple(
+            IndexDef(name=i["name"], columns=tuple(i["columns"]), unique=i["unique"], primary=i["primary"])
+            for i in d.pop("indexes")
+        )
         return cls(columns=cols, indexes=idx, **d)
 
 
@@ -370,67 +416,148 @@ def index_ddl(t: TableDef, ix: IndexDef) -> str:
 
     phys = physical_name(t.schema, t.name)
     u = "UNIQUE " if ix.unique else ""
-    return f"CREATE {u}INDEX {_q(phys + '.' + ix.name)} ON {_q(phys)} ({', '.join(_q(c) for c in ix.columns)})"
+    return (
+        f"CREATE {u}INDEX {_q(phys + '.' + ix.name)} ON {_q(phys)} ({', '.join(_q(c) for c in ix.columns)})"
+    )
 
 
 # ---------------------------------------------------------------- information_schema views ----------------
 _CATALOG_DDL = [
-    "CREATE TABLE IF NOT EXISTS _gk_schemata (SCHEMA_NAME TEXT PRIMARY KEY, DEFAULT_CHARACTER_SET_NAME TEXT, "
-    "DEFAULT_COLLATION_NAME TEXT)",
-    "CREATE TABLE IF NOT EXISTS _gk_tables (TABLE_SCHEMA TEXT, TABLE_NAME TEXT, TABLE_TYPE TEXT, ENGINE TEXT, "
-    "TABLE_COLLATION TEXT, TABLE_COMMENT TEXT, DEFINITION TEXT, PRIMARY KEY (TABLE_SCHEMA, TABLE_NAME))",
-    "CREATE TABLE IF NOT EXISTS _gk_columns (TABLE_SCHEMA TEXT, TABLE_NAME TEXT, COLUMN_NAME TEXT, "
-    "ORDINAL_POSITION INTEGER, COLUMN_DEFAULT TEXT, IS_NULLABLE TEXT, DATA_TYPE TEXT, "
-    "CHARACTER_MAXIMUM_LENGTH INTEGER, CHARACTER_OCTET_LENGTH INTEGER, NUMERIC_PRECISION INTEGER, "
-    "NUMERIC_SCALE INTEGER, DATETIME_PRECISION INTEGER, CHARACTER_SET_NAME TEXT, COLLATION_NAME TEXT, "
-    "COLUMN_TYPE TEXT, COLUMN_KEY TEXT, EXTRA TEXT, COLUMN_COMMENT TEXT, "
-    "PRIMARY KEY (TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION))",
+    (
+        "CREATE TABLE IF NOT EXISTS _gk_schemata (SCHEMA_NAME TEXT PRIMARY KEY, DEFAULT_CHARACTER_SET_NAME TEXT, "
+        "DEFAULT_COLLATION_NAME TEXT)"
+    ),
+    (
+        "CREATE TABLE IF NOT EXISTS _gk_tables (TABLE_SCHEMA TEXT, TABLE_NAME TEXT, TABLE_TYPE TEXT, ENGINE TEXT, "
+        "TABLE_COLLATION TEXT, TABLE_COMMENT TEXT, DEFINITION TEXT, PRIMARY KEY (TABLE_SCHEMA, TABLE_NAME))"
+    ),
+    (
+        "CREATE TABLE IF NOT EXISTS _gk_columns (TABLE_SCHEMA TEXT, TABLE_NAME TEXT, COLUMN_NAME TEXT, "
+        "ORDINAL_POSITION INTEGER, COLUMN_DEFAULT TEXT, IS_NULLABLE TEXT, DATA_TYPE TEXT, "
+        "CHARACTER_MAXIMUM_LENGTH INTEGER, CHARACTER_OCTET_LENGTH INTEGER, NUMERIC_PRECISION INTEGER, "
+        "NUMERIC_SCALE INTEGER, DATETIME_PRECISION INTEGER, CHARACTER_SET_NAME TEXT, COLLATION_NAME TEXT, "
+        "COLUMN_TYPE TEXT, COLUMN_KEY TEXT, EXTRA TEXT, COLUMN_COMMENT TEXT, "
+        "PRIMARY KEY (TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION))"
+    ),
 ]
 
 _IS_VIEWS = {
     "SCHEMATA": (
-        "SELECT 'def' AS CATALOG_NAME, SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, "
-        "NULL AS SQL_PATH, 'NO' AS DEFAULT_ENCRYPTION FROM _gk_schemata",
-        ["CATALOG_NAME", "SCHEMA_NAME", "DEFAULT_CHARACTER_SET_NAME", "DEFAULT_COLLATION_NAME", "SQL_PATH",
-         "DEFAULT_ENCRYPTION"],
+        (
+            "SELECT 'def' AS CATALOG_NAME, SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, "
+            "NULL AS SQL_PATH, 'NO' AS DEFAULT_ENCRYPTION FROM _gk_schemata"
+        ),
+        [
+            "CATALOG_NAME",
+            "SCHEMA_NAME",
+            "DEFAULT_CHARACTER_SET_NAME",
+            "DEFAULT_COLLATION_NAME",
+            "SQL_PATH",
+            "DEFAULT_ENCRYPTION",
+        ],
     ),
     "TABLES": (
-        "SELECT 'def' AS TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, ENGINE, 10 AS VERSION, "
-        "'Dynamic' AS ROW_FORMAT, NULL AS TABLE_ROWS, 0 AS AVG_ROW_LENGTH, 0 AS DATA_LENGTH, "
-        "0 AS MAX_DATA_LENGTH, 0 AS INDEX_LENGTH, 0 AS DATA_FREE, NULL AS AUTO_INCREMENT, NULL AS CREATE_TIME, "
-        "NULL AS UPDATE_TIME, NULL AS CHECK_TIME, TABLE_COLLATION, NULL AS CHECKSUM, '' AS CREATE_OPTIONS, "
-        "TABLE_COMMENT FROM _gk_tables",
-        ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE", "ENGINE", "VERSION", "ROW_FORMAT",
-         "TABLE_ROWS", "AVG_ROW_LENGTH", "DATA_LENGTH", "MAX_DATA_LENGTH", "INDEX_LENGTH", "DATA_FREE",
-         "AUTO_INCREMENT", "CREATE_TIME", "UPDATE_TIME", "CHECK_TIME", "TABLE_COLLATION", "CHECKSUM",
-         "CREATE_OPTIONS", "TABLE_COMMENT"],
+        (
+            "SELECT 'def' AS TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, ENGINE, 10 AS VERSION, "
+            "'Dynamic' AS ROW_FORMAT, NULL AS TABLE_ROWS, 0 AS AVG_ROW_LENGTH, 0 AS DATA_LENGTH, "
+            "0 AS MAX_DATA_LENGTH, 0 AS INDEX_LENGTH, 0 AS DATA_FREE, NULL AS AUTO_INCREMENT, NULL AS CREATE_TIME, "
+            "NULL AS UPDATE_TIME, NULL AS CHECK_TIME, TABLE_COLLATION, NULL AS CHECKSUM, '' AS CREATE_OPTIONS, "
+            "TABLE_COMMENT FROM _gk_tables"
+        ),
+        [
+            "TABLE_CATALOG",
+            "TABLE_SCHEMA",
+            "TABLE_NAME",
+            "TABLE_TYPE",
+            "ENGINE",
+            "VERSION",
+            "ROW_FORMAT",
+            "TABLE_ROWS",
+            "AVG_ROW_LENGTH",
+            "DATA_LENGTH",
+            "MAX_DATA_LENGTH",
+            "INDEX_LENGTH",
+            "DATA_FREE",
+            "AUTO_INCREMENT",
+            "CREATE_TIME",
+            "UPDATE_TIME",
+            "CHECK_TIME",
+            "TABLE_COLLATION",
+            "CHECKSUM",
+            "CREATE_OPTIONS",
+            "TABLE_COMMENT",
+        ],
     ),
     "COLUMNS": (
-        "SELECT 'def' AS TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, COLUMN_DEFAULT, "
-        "IS_NULLABLE, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH, NUMERIC_PRECISION, "
-        "NUMERIC_SCALE, DATETIME_PRECISION, CHARACTER_SET_NAME, COLLATION_NAME, COLUMN_TYPE, COLUMN_KEY, EXTRA, "
-        "'select,insert,update,references' AS PRIVILEGES, COLUMN_COMMENT, '' AS GENERATION_EXPRESSION, "
-        "NULL AS SRS_ID FROM _gk_columns",
-        ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME", "ORDINAL_POSITION", "COLUMN_DEFAULT",
-         "IS_NULLABLE", "DATA_TYPE", "CHARACTER_MAXIMUM_LENGTH", "CHARACTER_OCTET_LENGTH", "NUMERIC_PRECISION",
-         "NUMERIC_SCALE", "DATETIME_PRECISION", "CHARACTER_SET_NAME", "COLLATION_NAME", "COLUMN_TYPE",
-         "COLUMN_KEY", "EXTRA", "PRIVILEGES", "COLUMN_COMMENT", "GENERATION_EXPRESSION", "SRS_ID"],
+        (
+            "SELECT 'def' AS TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, COLUMN_DEFAULT, "
+            "IS_NULLABLE, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH, NUMERIC_PRECISION, "
+            "NUMERIC_SCALE, DATETIME_PRECISION, CHARACTER_SET_NAME, COLLATION_NAME, COLUMN_TYPE, COLUMN_KEY, EXTRA, "
+            "'select,insert,update,references' AS PRIVILEGES, COLUMN_COMMENT, '' AS GENERATION_EXPRESSION, "
+            "NULL AS SRS_ID FROM _gk_columns"
+        ),
+        [
+            "TABLE_CATALOG",
+            "TABLE_SCHEMA",
+            "TABLE_NAME",
+            "COLUMN_NAME",
+            "ORDINAL_POSITION",
+            "COLUMN_DEFAULT",
+            "IS_NULLABLE",
+            "DATA_TYPE",
+            "CHARACTER_MAXIMUM_LENGTH",
+            "CHARACTER_OCTET_LENGTH",
+            "NUMERIC_PRECISION",
+            "NUMERIC_SCALE",
+            "DATETIME_PRECISION",
+            "CHARACTER_SET_NAME",
+            "COLLATION_NAME",
+            "COLUMN_TYPE",
+            "COLUMN_KEY",
+            "EXTRA",
+            "PRIVILEGES",
+            "COLUMN_COMMENT",
+            "GENERATION_EXPRESSION",
+            "SRS_ID",
+        ],
     ),
 }
-_IS_INT_COLUMNS = {"ORDINAL_POSITION", "CHARACTER_MAXIMUM_LENGTH", "CHARACTER_OCTET_LENGTH",
-                   "NUMERIC_PRECISION", "NUMERIC_SCALE", "DATETIME_PRECISION", "VERSION", "TABLE_ROWS",
-                   "AVG_ROW_LENGTH", "DATA_LENGTH", "MAX_DATA_LENGTH", "INDEX_LENGTH", "DATA_FREE",
-                   "AUTO_INCREMENT", "CHECKSUM", "SRS_ID"}
+_IS_INT_COLUMNS = {
+    "ORDINAL_POSITION",
+    "CHARACTER_MAXIMUM_LENGTH",
+    "CHARACTER_OCTET_LENGTH",
+    "NUMERIC_PRECISION",
+    "NUMERIC_SCALE",
+    "DATETIME_PRECISION",
+    "VERSION",
+    "TABLE_ROWS",
+    "AVG_ROW_LENGTH",
+    "DATA_LENGTH",
+    "MAX_DATA_LENGTH",
+    "INDEX_LENGTH",
+    "DATA_FREE",
+    "AUTO_INCREMENT",
+    "CHECKSUM",
+    "SRS_ID",
+}
 
 
-def _system_view_def(schema: str, name: str, columns: list[str], types: dict[str, str] | None = None) -> TableDef:
+def _system_view_def(
+    schema: str, name: str, columns: list[str], types: dict[str, str] | None = None
+) -> TableDef:
     types = types or {}
     cols = []
     for c in columns:
         t = types.get(c) or ("bigint" if c in _IS_INT_COLUMNS else "varchar")
         cols.append(ColumnDef(name=c, type=t, length=64 if t == "varchar" else None, unsigned=t == "bigint"))
-    return TableDef(schema=schema, name=name, columns=tuple(cols), engine="", table_type="SYSTEM VIEW",
-                    collation="utf8mb3_general_ci")
+    return TableDef(
+        schema=schema,
+        name=name,
+        columns=tuple(cols),
+        engine="",
+        table_type="SYSTEM VIEW",
+        collation="utf8mb3_general_ci",
+    )
 
 
 def _column_rows(t: TableDef) -> list[tuple]:
@@ -442,14 +569,22 @@ def _column_rows(t: TableDef) -> list[tuple]:
         info = c.info
         key = "PRI" if c.name in pk else "UNI" if c.name in uniq else "MUL" if c.name in mul else ""
         extra = "auto_increment" if c.auto_increment else ("DEFAULT_GENERATED" if c.default_expr else "")
-        default = c.default_expr if c.default_expr else (None if not c.has_default or c.default is None
-                                                         else _default_text(c.default))
+        if c.on_update:
+            extra = (extra + " " if extra else "") + "on update CURRENT_TIMESTAMP"
+        default = (
+            c.default_expr
+            if c.default_expr
+            else (None if not c.has_default or c.default is None else _default_text(c.default))
+        )
         charlen = octlen = nprec = nscale = dtprec = None
         cs = coll = None
         if info.family in ("string", "binary"):
             charlen = c.max_chars()
-            octlen = charlen * 4 if info.family == "string" and charlen is not None and info.max_length is None \
+            octlen = (
+                charlen * 4
+                if info.family == "string" and charlen is not None and info.max_length is None
                 else charlen
+            )
             if info.family == "string":
                 cs = c.charset or t.charset
                 coll = c.collation or t.collation
@@ -462,8 +597,28 @@ def _column_rows(t: TableDef) -> list[tuple]:
             nprec = 12 if c.type == "float" else 22
         elif info.family == "temporal" and c.type != "date":
             dtprec = c.scale or 0
-        rows.append((t.schema, t.name, c.name, pos, default, "YES" if c.nullable else "NO", c.type, charlen,
-                     octlen, nprec, nscale, dtprec, cs, coll, c.column_type(), key, extra, c.comment))
+        rows.append(
+            (
+                t.schema,
+                t.name,
+                c.name,
+                pos,
+                default,
+                "YES" if c.nullable else "NO",
+                c.type,
+                charlen,
+                octlen,
+                nprec,
+                nscale,
+                dtprec,
+                cs,
+                coll,
+                c.column_type(),
+                key,
+                extra,
+                c.comment,
+            )
+        )
     return rows
 
 
@@ -491,7 +646,7 @@ class Catalog:
     change, so statement caches keyed by it never serve a stale plan.
     """
 
-    def __init__(self, storage: "Storage") -> None:
+    def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self.version = 0
         self._lock = threading.RLock()
@@ -545,7 +700,7 @@ class Catalog:
         return t
 
     # ---------------------------------------------------------------- bootstrap / reload
-    def bootstrap(self, conn: "Connection") -> None:
+    def bootstrap(self, conn: Connection) -> None:
         """Create catalog tables, built-in schemas, information_schema views and ``mysql.gtid_executed`` if
         missing, then load the cache. Idempotent; runs in its own transaction."""
         conn.begin()
@@ -563,7 +718,8 @@ class Catalog:
                     self._insert_table_rows(conn, _system_view_def("information_schema", view, cols))
             if ("performance_schema", "threads") not in self._tables:
                 self._insert_table_rows(
-                    conn, _system_view_def("performance_schema", "threads", list(THREADS_COLUMNS), _THREADS_TYPES)
+                    conn,
+                    _system_view_def("performance_schema", "threads", list(THREADS_COLUMNS), _THREADS_TYPES),
                 )
             if ("mysql", "gtid_executed") not in self._tables:
                 from gtidkit.engine.sql_ddl import parse_create_table_text
@@ -575,7 +731,7 @@ class Catalog:
             raise
         self._load(conn)
 
-    def ensure_table(self, conn: "Connection", create_sql: str) -> bool:
+    def ensure_table(self, conn: Connection, create_sql: str) -> bool:
         """Create a system table from MySQL DDL text (``CREATE TABLE IF NOT EXISTS db.t (...)``) if absent.
 
         For the GTID core's own tables (e.g. an applied-binlog-position table in ``mysql``). ``conn`` must be in
@@ -585,11 +741,11 @@ class Catalog:
 
         return self.create_table(conn, parse_create_table_text(create_sql, None), if_not_exists=True)
 
-    def reload(self, conn: "Connection") -> None:
+    def reload(self, conn: Connection) -> None:
         """Re-read the catalog from the database (after a rolled-back DDL)."""
         self._load(conn)
 
-    def _load(self, conn: "Connection") -> None:
+    def _load(self, conn: Connection) -> None:
         with self._lock:
             schemas = {r[0]: SchemaDef(r[0], r[1], r[2]) for r in conn.execute("SELECT * FROM _gk_schemata")}
             tables = {}
@@ -600,12 +756,12 @@ class Catalog:
             self.version += 1
 
     # ---------------------------------------------------------------- DDL
-    def _insert_schema(self, conn: "Connection", s: SchemaDef) -> None:
+    def _insert_schema(self, conn: Connection, s: SchemaDef) -> None:
         conn.execute("INSERT INTO _gk_schemata VALUES (?, ?, ?)", (s.name, s.charset, s.collation))
         self._schemas[s.name] = s
         self.version += 1
 
-    def _insert_table_rows(self, conn: "Connection", t: TableDef) -> None:
+    def _insert_table_rows(self, conn: Connection, t: TableDef) -> None:
         conn.execute(
             "INSERT INTO _gk_tables VALUES (?, ?, ?, ?, ?, ?, ?)",
             (t.schema, t.name, t.table_type, t.engine or None, t.collation, t.comment, t.to_json()),
@@ -614,8 +770,15 @@ class Catalog:
         self._tables[(t.schema, t.name)] = t
         self.version += 1
 
-    def create_schema(self, conn: "Connection", name: str, *, if_not_exists: bool = False,
-                      charset: str | None = None, collation: str | None = None) -> bool:
+    def create_schema(
+        self,
+        conn: Connection,
+        name: str,
+        *,
+        if_not_exists: bool = False,
+        charset: str | None = None,
+        collation: str | None = None,
+    ) -> bool:
         """``CREATE DATABASE``. Returns False (MySQL adds warning 1007) when it exists and ``if_not_exists``.
 
         Raises:
@@ -628,10 +791,12 @@ class Catalog:
                     return False
                 raise MySQLError(1007, f"Can't create database '{name}'; database exists")
             conn.ddl_in_transaction = True
-            self._insert_schema(conn, SchemaDef(name, charset or "utf8mb4", collation or "utf8mb4_0900_ai_ci"))
+            self._insert_schema(
+                conn, SchemaDef(name, charset or "utf8mb4", collation or "utf8mb4_0900_ai_ci")
+            )
             return True
 
-    def drop_schema(self, conn: "Connection", name: str, *, if_exists: bool = False) -> list[str] | None:
+    def drop_schema(self, conn: Connection, name: str, *, if_exists: bool = False) -> list[str] | None:
         """``DROP DATABASE``: drops its tables too. Returns dropped table names, or None if absent + if_exists.
 
         Raises:
@@ -656,7 +821,7 @@ class Catalog:
             self.version += 1
             return dropped
 
-    def create_table(self, conn: "Connection", t: TableDef, *, if_not_exists: bool = False) -> bool:
+    def create_table(self, conn: Connection, t: TableDef, *, if_not_exists: bool = False) -> bool:
         """Create the physical table, its indexes and catalog rows. False when it exists and ``if_not_exists``.
 
         Raises:
@@ -683,7 +848,7 @@ class Catalog:
         low = name.lower()
         return any(s == schema and n.lower() == low for (s, n) in self._tables)
 
-    def drop_table(self, conn: "Connection", schema: str, name: str) -> None:
+    def drop_table(self, conn: Connection, schema: str, name: str) -> None:
         """Drop table ``schema.name`` and its catalog rows.
 
         Raises:
@@ -699,21 +864,75 @@ class Catalog:
                 raise MySQLError(3552, f"Access to system schema '{t.schema}' is rejected.")
             conn.ddl_in_transaction = True
             conn.execute(f"DROP TABLE {_q(physical_name(t.schema, t.name))}")
-            conn.execute("DELETE FROM _gk_tables WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name))
-            conn.execute("DELETE FROM _gk_columns WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name))
+            conn.execute(
+                "DELETE FROM _gk_tables WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name)
+            )
+            conn.execute(
+                "DELETE FROM _gk_columns WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name)
+            )
             del self._tables[(t.schema, t.name)]
             self._auto_inc.pop((t.schema, t.name), None)
             self.version += 1
 
-    def replace_table(self, conn: "Connection", t: TableDef) -> None:
+    def drop_catalog_rows(self, conn: Connection, t: TableDef) -> None:
+        """Remove ``t``'s catalog rows and cache entry (the physical table is the caller's business)."""
+        with self._lock:
+            conn.ddl_in_transaction = True
+            conn.execute(
+                "DELETE FROM _gk_tables WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name)
+            )
+            conn.execute(
+                "DELETE FROM _gk_columns WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name)
+            )
+            self._tables.pop((t.schema, t.name), None)
+            self._auto_inc.pop((t.schema, t.name), None)
+            self.version += 1
+
+    def insert_catalog_rows(self, conn: Connection, t: TableDef) -> None:
+        """Add ``t``'s catalog rows and cache entry (the physical table must exist or be created alongside)."""
+        with self._lock:
+            conn.ddl_in_transaction = True
+            self._insert_table_rows(conn, t)
+            self._auto_inc.pop((t.schema, t.name), None)
+
+    def alter_schema(self, conn: Connection, name: str, charset: str | None, collation: str | None) -> None:
+        """``ALTER DATABASE``: change the default character set / collation.
+
+        Raises:
+            MySQLError: 1049 unknown database.
+        """
+        name = self.canonical_schema(name)
+        with self._lock:
+            s = self._schemas.get(name)
+            if s is None:
+                raise MySQLError(1049, f"Unknown database '{name}'", "42000")
+            conn.ddl_in_transaction = True
+            s2 = SchemaDef(
+                name,
+                charset or s.charset,
+                collation or (s.collation if not charset else f"{charset}_general_ci"),
+            )
+            conn.execute(
+                "UPDATE _gk_schemata SET DEFAULT_CHARACTER_SET_NAME = ?, DEFAULT_COLLATION_NAME = ? "
+                "WHERE SCHEMA_NAME = ?",
+                (s2.charset, s2.collation, name),
+            )
+            self._schemas[name] = s2
+            self.version += 1
+
+    def replace_table(self, conn: Connection, t: TableDef) -> None:
         """Rewrite the catalog rows of existing table ``t`` (after CREATE INDEX and similar)."""
         with self._lock:
             conn.ddl_in_transaction = True
-            conn.execute("DELETE FROM _gk_tables WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name))
-            conn.execute("DELETE FROM _gk_columns WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name))
+            conn.execute(
+                "DELETE FROM _gk_tables WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name)
+            )
+            conn.execute(
+                "DELETE FROM _gk_columns WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name)
+            )
             self._insert_table_rows(conn, t)
 
-    def create_index(self, conn: "Connection", schema: str, table: str, ix: IndexDef) -> None:
+    def create_index(self, conn: Connection, schema: str, table: str, ix: IndexDef) -> None:
         """``CREATE [UNIQUE] INDEX``.
 
         Raises:
@@ -735,7 +954,7 @@ class Catalog:
             conn.execute(index_ddl(t, ix))
             self.replace_table(conn, replace(t, indexes=t.indexes + (ix,)))
 
-    def drop_index(self, conn: "Connection", schema: str, table: str, name: str) -> None:
+    def drop_index(self, conn: Connection, schema: str, table: str, name: str) -> None:
         """``DROP INDEX name ON t``.
 
         Raises:
@@ -753,7 +972,7 @@ class Catalog:
             self.replace_table(conn, replace(t, indexes=keep))
 
     # ---------------------------------------------------------------- AUTO_INCREMENT
-    def next_auto_increment(self, conn: "Connection", t: TableDef, explicit: int | None = None) -> int:
+    def next_auto_increment(self, conn: Connection, t: TableDef, explicit: int | None = None) -> int:
         """Return the next AUTO_INCREMENT value of ``t`` and advance the counter.
 
         With ``explicit`` (a value the user supplied), only advance the counter past it and return it. The

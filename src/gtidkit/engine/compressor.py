@@ -23,7 +23,8 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from gtidkit.engine import gtid_table
 
@@ -54,7 +55,12 @@ class Compressor:
     """
 
     def __init__(
-        self, write_txn: WriteTxn, read_txn: ReadTxn, table: str, period: Callable[[], int], thread_id: int = 2
+        self,
+        write_txn: WriteTxn,
+        read_txn: ReadTxn,
+        table: str,
+        period: Callable[[], int],
+        thread_id: int = 2,
     ) -> None:
         self._write_txn = write_txn
         self._read_txn = read_txn
@@ -114,7 +120,9 @@ class Compressor:
     def wait_idle(self, timeout: float = 10.0) -> bool:
         """Block until no compression is requested or running (tests and shutdown use it)."""
         with self._cond:
-            return self._cond.wait_for(lambda: not self._requested and self.state == STATE_SUSPENDING, timeout)
+            return self._cond.wait_for(
+                lambda: not self._requested and self.state == STATE_SUSPENDING, timeout
+            )
 
     def thread_row(self) -> dict[str, object]:
         """The performance_schema.threads row of this thread."""

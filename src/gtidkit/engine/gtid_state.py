@@ -57,7 +57,9 @@ class GtidState:
     def owned(self, session_id: int | None = None) -> GtidSet:
         """GTIDs owned by in-flight sessions (all sessions, or only ``session_id``)."""
         with self._lock:
-            return GtidSet.from_gtids(g for g, s in self._owned.items() if session_id is None or s == session_id)
+            return GtidSet.from_gtids(
+                g for g, s in self._owned.items() if session_id is None or s == session_id
+            )
 
     def owner_of(self, gtid: Gtid) -> int | None:
         """Session id owning ``gtid``, or None."""

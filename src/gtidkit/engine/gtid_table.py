@@ -13,7 +13,7 @@ commit, so a GTID row commits atomically with the user transaction that produced
 from __future__ import annotations
 
 import sqlite3
-from typing import Iterable
+from collections.abc import Iterable
 from uuid import UUID
 
 from gtidkit.gtid import Gtid, GtidSet

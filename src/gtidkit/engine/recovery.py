@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def make_binlog_log(server: "Server") -> BinlogLog:
+def make_binlog_log(server: Server) -> BinlogLog:
     """The binlog manager configured from the server's variables (reads the index)."""
     g = server.globals
     return BinlogLog(
@@ -67,7 +67,7 @@ def make_binlog_log(server: "Server") -> BinlogLog:
     )
 
 
-def start_up(server: "Server") -> None:
+def start_up(server: Server) -> None:
     """Recover the datadir and initialise GTID state; open a new binlog file when ``log_bin`` is on.
 
     Steps: (1) re-apply binlog transactions past the engine's applied position and cut a torn tail; (2) compute
@@ -77,7 +77,7 @@ def start_up(server: "Server") -> None:
     """
     blog = make_binlog_log(server)
     files = blog.existing_files()
-    conn = server._internal  # noqa: SLF001 - start-up runs before any session exists
+    conn = server._internal
     db = server.storage.sqlite(conn)
     binlog_set = GtidSet()
     first_prev = GtidSet()
@@ -114,27 +114,27 @@ def start_up(server: "Server") -> None:
         record_file_start(server)
 
 
-def record_file_start(server: "Server") -> None:
+def record_file_start(server: Server) -> None:
     """Record (new file, its first transaction offset) as applied: everything before is in the engine."""
     assert server.binlog is not None
     pos = server.binlog.position
-    conn = server._internal  # noqa: SLF001
+    conn = server._internal
     conn.begin()
     try:
-        server._record_position(server.storage.sqlite(conn), pos.file, pos.pos)  # noqa: SLF001
+        server._record_position(server.storage.sqlite(conn), pos.file, pos.pos)
         conn.commit()
     except BaseException:
         conn.rollback()
         raise
 
 
-def reapply_binlogs(server: "Server", blog: BinlogLog, files: list[str]) -> int:
+def reapply_binlogs(server: Server, blog: BinlogLog, files: list[str]) -> int:
     """Re-apply complete transactions past the applied position; truncate the last file's torn tail.
 
     Returns:
         The number of transactions re-applied.
     """
-    conn = server._internal  # noqa: SLF001
+    conn = server._internal
     db = server.storage.sqlite(conn)
     applied = server.applied_position(db)
     start_index = 0
@@ -152,8 +152,12 @@ def reapply_binlogs(server: "Server", blog: BinlogLog, files: list[str]) -> int:
         from_pos = start_pos if i == start_index else None
         summary = binlog_scan.summarize(path, from_pos=from_pos, keep_events=True)
         if i == len(files) - 1 and summary.complete_end < summary.size:
-            log.warning("truncating torn binlog tail of %s at %d (%d bytes)", files[i], summary.complete_end,
-                        summary.size)
+            log.warning(
+                "truncating torn binlog tail of %s at %d (%d bytes)",
+                files[i],
+                summary.complete_end,
+                summary.size,
+            )
             os.truncate(path, summary.complete_end)
         for tx in summary.transactions:
             if from_pos is not None and tx.begin < from_pos:
@@ -163,11 +167,11 @@ def reapply_binlogs(server: "Server", blog: BinlogLog, files: list[str]) -> int:
     return count
 
 
-def apply_transaction(server: "Server", file: str, tx: binlog_scan.ScannedTransaction) -> None:
+def apply_transaction(server: Server, file: str, tx: binlog_scan.ScannedTransaction) -> None:
     """Apply one binlog transaction to the engine and record its end position, in one SQLite transaction."""
     from gtidkit.engine.sql import Executor, classify
 
-    conn = server._internal  # noqa: SLF001
+    conn = server._internal
     executor = Executor(server.storage, conn)
     conn.begin()
     try:
@@ -185,7 +189,7 @@ def apply_transaction(server: "Server", file: str, tx: binlog_scan.ScannedTransa
                 from gtidkit.engine import rowimage  # the SQL layer's row-image codec
 
                 rowimage.apply_rows_event(executor, table_maps[ev.table_id], ev)
-        server._record_position(server.storage.sqlite(conn), file, tx.end)  # noqa: SLF001
+        server._record_position(server.storage.sqlite(conn), file, tx.end)
         conn.commit()
     except BaseException:
         conn.rollback()

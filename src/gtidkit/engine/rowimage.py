@@ -32,8 +32,9 @@ from __future__ import annotations
 import calendar
 import datetime as _dt
 import struct
+from collections.abc import Iterable
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.cursor import Cursor, Writer
@@ -47,12 +48,12 @@ if TYPE_CHECKING:
     from gtidkit.engine.sql import RowChange
 
 __all__ = [
-    "table_map_event",
-    "rows_events",
-    "encode_row",
-    "decode_rows",
-    "apply_rows_event",
     "MAX_ROWS_BODY",
+    "apply_rows_event",
+    "decode_rows",
+    "encode_row",
+    "rows_events",
+    "table_map_event",
 ]
 
 #: MySQL splits a statement's rows into events of about binlog_row_event_max_size (8192) bytes.
@@ -60,16 +61,35 @@ MAX_ROWS_BODY = 8192
 #: Table_map flag TM_BIT_LEN_EXACT_F, set by every 5.1+ server.
 TM_BIT_LEN_EXACT_F = 0x1
 
-_KIND_TYPE = {"insert": EventType.WRITE_ROWS_EVENT, "update": EventType.UPDATE_ROWS_EVENT,
-              "delete": EventType.DELETE_ROWS_EVENT}
+_KIND_TYPE = {
+    "insert": EventType.WRITE_ROWS_EVENT,
+    "update": EventType.UPDATE_ROWS_EVENT,
+    "delete": EventType.DELETE_ROWS_EVENT,
+}
 _INT_BYTES = {1: 1, 2: 2, 9: 3, 3: 4, 8: 8}
 _NUMERIC_TYPES = frozenset({1, 2, 3, 8, 9, 4, 5, 246})
 _DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
-_COLLATION_IDS = {"utf8mb4_0900_ai_ci": 255, "utf8mb4_bin": 46, "utf8mb4_general_ci": 45, "latin1_swedish_ci": 8,
-                  "latin1_bin": 47, "utf8mb3_general_ci": 33, "utf8mb3_bin": 83, "ascii_general_ci": 11,
-                  "binary": 63}
-_BLOB_PACK = {"tinytext": 1, "tinyblob": 1, "text": 2, "blob": 2, "mediumtext": 3, "mediumblob": 3,
-              "longtext": 4, "longblob": 4}
+_COLLATION_IDS = {
+    "utf8mb4_0900_ai_ci": 255,
+    "utf8mb4_bin": 46,
+    "utf8mb4_general_ci": 45,
+    "latin1_swedish_ci": 8,
+    "latin1_bin": 47,
+    "utf8mb3_general_ci": 33,
+    "utf8mb3_bin": 83,
+    "ascii_general_ci": 11,
+    "binary": 63,
+}
+_BLOB_PACK = {
+    "tinytext": 1,
+    "tinyblob": 1,
+    "text": 2,
+    "blob": 2,
+    "mediumtext": 3,
+    "mediumblob": 3,
+    "longtext": 4,
+    "longblob": 4,
+}
 # optional metadata field types (enum Table_map_event::Optional_metadata_field_type)
 _OM_SIGNEDNESS, _OM_DEFAULT_CHARSET, _OM_COLUMN_NAME, _OM_SIMPLE_PRIMARY_KEY = 1, 2, 4, 8
 
@@ -119,8 +139,11 @@ def _optional_metadata(t: TableDef) -> bytes:
             if c.unsigned:
                 bits[i // 8] |= 0x80 >> (i % 8)
         tlv(_OM_SIGNEDNESS, bytes(bits))
-    chars = [c for c in t.columns if c.info.binlog_type in (254, 15) or
-             (c.info.binlog_type == 252 and c.info.family == "string")]
+    chars = [
+        c
+        for c in t.columns
+        if c.info.binlog_type in (254, 15) or (c.info.binlog_type == 252 and c.info.family == "string")
+    ]
     if chars:
         default = _collation_id(t.collation)
         body = Writer()
@@ -154,9 +177,16 @@ def table_map_event(table_def: TableDef, table_id: int) -> TableMapEvent:
     for i, c in enumerate(cols):
         if c.nullable:
             nulls[i // 8] |= 1 << (i % 8)
-    return TableMapEvent(table_id=table_id, flags=TM_BIT_LEN_EXACT_F, database=table_def.schema,
-                         table=table_def.name, column_types=types, metadata=meta, null_bitmap=bytes(nulls),
-                         optional_metadata=_optional_metadata(table_def))
+    return TableMapEvent(
+        table_id=table_id,
+        flags=TM_BIT_LEN_EXACT_F,
+        database=table_def.schema,
+        table=table_def.name,
+        column_types=types,
+        metadata=meta,
+        null_bitmap=bytes(nulls),
+        optional_metadata=_optional_metadata(table_def),
+    )
 
 
 # ---------------------------------------------------------------- value codecs --------------------------------
@@ -166,7 +196,7 @@ def _decimal_to_bin(value: Decimal, precision: int, scale: int) -> bytes:
     frac0, frac0x = divmod(scale, 9)
     neg = value < 0
     q = abs(value).quantize(Decimal(1).scaleb(-scale))
-    sign, digits, exp_ = q.as_tuple()
+    _sign, digits, exp_ = q.as_tuple()
     s = "".join(map(str, digits))
     if scale:
         s = s.rjust(scale + 1, "0")
@@ -182,12 +212,12 @@ def _decimal_to_bin(value: Decimal, precision: int, scale: int) -> bytes:
         out += int(int_s[:intg0x]).to_bytes(_DIG2BYTES[intg0x], "big")
         pos = intg0x
     for _ in range(intg0):
-        out += int(int_s[pos:pos + 9]).to_bytes(4, "big")
+        out += int(int_s[pos : pos + 9]).to_bytes(4, "big")
         pos += 9
     for i in range(frac0):
-        out += int(frac_s[i * 9:i * 9 + 9]).to_bytes(4, "big")
+        out += int(frac_s[i * 9 : i * 9 + 9]).to_bytes(4, "big")
     if frac0x:
-        out += int(frac_s[frac0 * 9:]).to_bytes(_DIG2BYTES[frac0x], "big")
+        out += int(frac_s[frac0 * 9 :]).to_bytes(_DIG2BYTES[frac0x], "big")
     if neg:
         out = bytearray(b ^ 0xFF for b in out)
     out[0] ^= 0x80
@@ -209,7 +239,7 @@ def _decimal_from_bin(cur: Cursor, precision: int, scale: int) -> Decimal:
 
     def take(nbytes: int, ndigits: int) -> str:
         nonlocal pos
-        v = int.from_bytes(raw[pos:pos + nbytes], "big")
+        v = int.from_bytes(raw[pos : pos + nbytes], "big")
         pos += nbytes
         return str(v).rjust(ndigits, "0")
 
@@ -255,7 +285,9 @@ def _parse_dt(text: str) -> tuple[int, int, int, int, int, int, int]:
     return y, mo, d, h, mi, s, us
 
 
-def _fmt_dt(y: int, mo: int, d: int, h: int, mi: int, s: int, us: int, fsp: int, date_only: bool = False) -> str:
+def _fmt_dt(
+    y: int, mo: int, d: int, h: int, mi: int, s: int, us: int, fsp: int, date_only: bool = False
+) -> str:
     out = f"{y:04d}-{mo:02d}-{d:02d}"
     if date_only:
         return out
@@ -306,8 +338,9 @@ def _write_value(w: Writer, col: ColumnDef, v: Any) -> None:
     elif code == 19:
         text = str(v)
         if text.startswith("-"):
-            raise MySQLError(1235, "This version of MySQL doesn't yet support 'negative TIME in row events'",
-                             "42000")
+            raise MySQLError(
+                1235, "This version of MySQL doesn't yet support 'negative TIME in row events'", "42000"
+            )
         hms, _, frac = text.partition(".")
         h, mi, s = (int(x) for x in hms.split(":"))
         w.bytes((0x800000 + ((h << 12) | (mi << 6) | s)).to_bytes(3, "big"))
@@ -315,7 +348,9 @@ def _write_value(w: Writer, col: ColumnDef, v: Any) -> None:
     elif code == 13:
         w.u8(0 if int(v) == 0 else int(v) - 1900)
     else:  # pragma: no cover - the catalog only admits the types above
-        raise MySQLError(1235, f"This version of MySQL doesn't yet support 'row image of type {code}'", "42000")
+        raise MySQLError(
+            1235, f"This version of MySQL doesn't yet support 'row image of type {code}'", "42000"
+        )
 
 
 def _meta_fields(types: bytes, metadata: bytes) -> list[bytes]:
@@ -323,9 +358,23 @@ def _meta_fields(types: bytes, metadata: bytes) -> list[bytes]:
     out = []
     pos = 0
     for code in types:
-        n = {4: 1, 5: 1, 246: 2, 254: 2, 15: 2, 252: 1, 17: 1, 18: 1, 19: 1, 245: 1, 16: 2, 247: 2, 248: 2,
-             255: 1}.get(code, 0)
-        out.append(metadata[pos:pos + n])
+        n = {
+            4: 1,
+            5: 1,
+            246: 2,
+            254: 2,
+            15: 2,
+            252: 1,
+            17: 1,
+            18: 1,
+            19: 1,
+            245: 1,
+            16: 2,
+            247: 2,
+            248: 2,
+            255: 1,
+        }.get(code, 0)
+        out.append(metadata[pos : pos + n])
         pos += n
     return out
 
@@ -406,9 +455,13 @@ def _full_bitmap(n: int) -> bytes:
     return bytes(bits)
 
 
-def rows_events(changes: list["RowChange"], table_ids: dict[tuple[str, str], int], *,
-                catalog: "Catalog | None" = None,
-                table_defs: dict[tuple[str, str], TableDef] | None = None) -> list[RowsEvent]:
+def rows_events(
+    changes: list[RowChange],
+    table_ids: dict[tuple[str, str], int],
+    *,
+    catalog: Catalog | None = None,
+    table_defs: dict[tuple[str, str], TableDef] | None = None,
+) -> list[RowsEvent]:
     """Write/Update/Delete_rows_v2 events for ``changes`` (consecutive changes of one table and kind share an
     event, split near :data:`MAX_ROWS_BODY` bytes); the last event carries STMT_END_F.
 
@@ -429,7 +482,9 @@ def rows_events(changes: list["RowChange"], table_ids: dict[tuple[str, str], int
         n = len(t.columns)
         w = Writer()
         j = i
-        while j < len(changes) and (changes[j].schema, changes[j].table) == key and changes[j].kind == ch.kind:
+        while (
+            j < len(changes) and (changes[j].schema, changes[j].table) == key and changes[j].kind == ch.kind
+        ):
             c = changes[j]
             if c.kind in ("update", "delete"):
                 _encode_row_into(w, t.columns, c.before)  # type: ignore[arg-type]
@@ -440,14 +495,31 @@ def rows_events(changes: list["RowChange"], table_ids: dict[tuple[str, str], int
                 break
         type_code = _KIND_TYPE[ch.kind]
         bitmap = _full_bitmap(n)
-        events.append(RowsEvent(type_code=type_code, table_id=table_ids[key], flags=0, extra=b"", column_count=n,
-                                columns_before=bitmap,
-                                columns_after=bitmap if ch.kind == "update" else None, body=w.getvalue()))
+        events.append(
+            RowsEvent(
+                type_code=type_code,
+                table_id=table_ids[key],
+                flags=0,
+                extra=b"",
+                column_count=n,
+                columns_before=bitmap,
+                columns_after=bitmap if ch.kind == "update" else None,
+                body=w.getvalue(),
+            )
+        )
         i = j
     if events:
         last = events[-1]
-        events[-1] = RowsEvent(last.type_code, last.table_id, STMT_END_F, last.extra, last.column_count,
-                               last.columns_before, last.columns_after, last.body)
+        events[-1] = RowsEvent(
+            last.type_code,
+            last.table_id,
+            STMT_END_F,
+            last.extra,
+            last.column_count,
+            last.columns_before,
+            last.columns_after,
+            last.body,
+        )
     return events
 
 
@@ -504,25 +576,27 @@ def decode_rows(table_map: TableMapEvent, rows_event: RowsEvent) -> list[tuple[t
             j += 1
         return tuple(out)
 
-    kind = {EventType.WRITE_ROWS_EVENT: "insert", EventType.WRITE_ROWS_EVENT_V1: "insert",
-            EventType.UPDATE_ROWS_EVENT: "update", EventType.UPDATE_ROWS_EVENT_V1: "update",
-            EventType.DELETE_ROWS_EVENT: "delete", EventType.DELETE_ROWS_EVENT_V1: "delete"}.get(
-        EventType(rows_event.type_code))
+    kind = {
+        EventType.WRITE_ROWS_EVENT: "insert",
+        EventType.WRITE_ROWS_EVENT_V1: "insert",
+        EventType.UPDATE_ROWS_EVENT: "update",
+        EventType.UPDATE_ROWS_EVENT_V1: "update",
+        EventType.DELETE_ROWS_EVENT: "delete",
+        EventType.DELETE_ROWS_EVENT_V1: "delete",
+    }.get(EventType(rows_event.type_code))
     if kind is None:
-        raise BinlogDecodeError(f"rows event type {rows_event.type_code} cannot be applied",
-                                event_type=rows_event.type_code)
+        raise BinlogDecodeError(
+            f"rows event type {rows_event.type_code} cannot be applied", event_type=rows_event.type_code
+        )
     out: list[tuple[tuple | None, tuple | None]] = []
-    try:
-        while cur.remaining:
-            if kind == "insert":
-                out.append((None, image(after_cols)))
-            elif kind == "delete":
-                out.append((image(before_cols), None))
-            else:
-                b = image(before_cols)
-                out.append((b, image(after_cols)))
-    except BinlogDecodeError:
-        raise
+    while cur.remaining:  # a truncated image raises CursorError, a BinlogDecodeError
+        if kind == "insert":
+            out.append((None, image(after_cols)))
+        elif kind == "delete":
+            out.append((image(before_cols), None))
+        else:
+            b = image(before_cols)
+            out.append((b, image(after_cols)))
     return out
 
 
@@ -545,7 +619,7 @@ def _to_storage(col: ColumnDef, v: Any) -> Any:
     return v
 
 
-def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEvent) -> list["RowChange"]:
+def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEvent) -> list[RowChange]:
     """Re-apply a decoded rows event to storage (crash recovery, replica applier); returns the RowChanges.
 
     ``target`` is an :class:`~gtidkit.engine.sql.Executor` or a storage :class:`Connection` (with ``.storage``);
@@ -557,17 +631,22 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
             update/delete image matches no row; 1062 when a write conflicts.
         BinlogDecodeError: undecodable image.
     """
-    from gtidkit.engine.sql import RowChange
-    from gtidkit.engine.sql_dml import dup_entry_error, _failed_index
-    from gtidkit.engine.sql_values import to_sqlite
     import sqlite3
+
+    from gtidkit.engine.sql import RowChange
+    from gtidkit.engine.sql_dml import _failed_index, dup_entry_error
+    from gtidkit.engine.sql_values import to_sqlite
 
     conn = getattr(target, "conn", target)
     catalog = conn.storage.catalog
     t = catalog.require_table(table_map.database, table_map.table)
     if len(t.columns) != table_map.column_count:
-        raise MySQLError(1677, f"Column count of {t.schema}.{t.name} does not match the table map "
-                               f"({table_map.column_count} vs {len(t.columns)})", "HY000")
+        raise MySQLError(
+            1677,
+            f"Column count of {t.schema}.{t.name} does not match the table map "
+            f"({table_map.column_count} vs {len(t.columns)})",
+            "HY000",
+        )
     phys = quote_ident(physical_name(t.schema, t.name))
     cols = ", ".join(quote_ident(c.name) for c in t.columns)
     key_cols = [t.column_index(c) for c in t.primary_key] or list(range(len(t.columns)))
@@ -578,8 +657,9 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
         b = tuple(_to_storage(c, v) for c, v in zip(t.columns, before)) if before is not None else None
         a = tuple(_to_storage(c, v) for c, v in zip(t.columns, after)) if after is not None else None
         if b is not None:
-            found = conn.raw.execute(f"SELECT rowid FROM {phys} WHERE {where}",
-                                     [to_sqlite(b[i]) for i in key_cols]).fetchone()
+            found = conn.raw.execute(
+                f"SELECT rowid FROM {phys} WHERE {where}", [to_sqlite(b[i]) for i in key_cols]
+            ).fetchone()
             if found is None:
                 raise MySQLError(1032, f"Can't find record in '{t.name}'", "HY000")
             if a is None:
@@ -588,7 +668,9 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                 continue
             sets = ", ".join(f"{quote_ident(c.name)} = ?" for c in t.columns)
             try:
-                conn.raw.execute(f"UPDATE {phys} SET {sets} WHERE rowid = ?", [to_sqlite(v) for v in a] + [found[0]])
+                conn.raw.execute(
+                    f"UPDATE {phys} SET {sets} WHERE rowid = ?", [to_sqlite(v) for v in a] + [found[0]]
+                )
             except sqlite3.IntegrityError as err:
                 ix = _failed_index(err, t)
                 raise (dup_entry_error(t, ix, a) if ix else MySQLError(1105, str(err))) from err
@@ -596,8 +678,10 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
         else:
             assert a is not None
             try:
-                conn.raw.execute(f"INSERT INTO {phys} ({cols}) VALUES ({', '.join('?' * len(a))})",
-                                 [to_sqlite(v) for v in a])
+                conn.raw.execute(
+                    f"INSERT INTO {phys} ({cols}) VALUES ({', '.join('?' * len(a))})",
+                    [to_sqlite(v) for v in a],
+                )
             except sqlite3.IntegrityError as err:
                 ix = _failed_index(err, t)
                 raise (dup_entry_error(t, ix, a) if ix else MySQLError(1105, str(err))) from err
@@ -607,8 +691,9 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
     return changes
 
 
-def events_for_changes(changes: Iterable["RowChange"], catalog: "Catalog",
-                       table_ids: dict[tuple[str, str], int]) -> list[TableMapEvent | RowsEvent]:
+def events_for_changes(
+    changes: Iterable[RowChange], catalog: Catalog, table_ids: dict[tuple[str, str], int]
+) -> list[TableMapEvent | RowsEvent]:
     """Table_map + rows events for a transaction's changes, one Table_map per run of a table (a helper for tests
     and tools; the GTID core builds its own sequence in ``binlog_events.py``)."""
     changes = list(changes)

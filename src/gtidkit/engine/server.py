@@ -30,10 +30,10 @@ a crash, recovery re-applies the complete binlog transactions past the stored po
 from __future__ import annotations
 
 import threading
-import time
 import uuid as uuidlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from gtidkit.engine import gtid_table, sysvars
 from gtidkit.engine.binlog_log import BinlogLog
@@ -92,7 +92,9 @@ class Server:
         overrides["server_uuid"] = str(self.server_uuid)
         overrides["datadir"] = str(datadir) + "/"
         self.globals = sysvars.GlobalVariables.with_defaults(overrides)
-        self.globals.on_change["gtid_executed_compression_period"] = [lambda _o, _n: self.compressor.period_changed()]
+        self.globals.on_change["gtid_executed_compression_period"] = [
+            lambda _o, _n: self.compressor.period_changed()
+        ]
         self.gtid_state = GtidState(self.server_uuid)
         self.storage = Storage.open(datadir, synchronous=options.get("synchronous", "FULL"))
         self.gtid_table = self.storage.physical_name(*GTID_TABLE)
@@ -108,13 +110,16 @@ class Server:
         self.binlog: BinlogLog | None = None
         self.binlog_file_gtids = GtidSet()  # GTIDs written into the active binlog file
         self.closed = False
+        self.aborted: MySQLError | None = None
         self._internal = self.storage.connect()
         self._internal.execute(
             f'CREATE TABLE IF NOT EXISTS "{POSITION_TABLE}" '
             "(id INTEGER PRIMARY KEY CHECK (id = 1), log_name TEXT NOT NULL, log_pos INTEGER NOT NULL)"
         )
         self.compressor = Compressor(
-            self.write_txn, self.read_txn, self.gtid_table,
+            self.write_txn,
+            self.read_txn,
+            self.gtid_table,
             period=lambda: int(self.globals.get("gtid_executed_compression_period")),
         )
         self.storage.threads_provider = lambda: [self.compressor.thread_row()]
@@ -124,7 +129,7 @@ class Server:
 
     # ------------------------------------------------------------------ opening
     @classmethod
-    def open(cls, datadir: str | Path, **options: Any) -> "Server":
+    def open(cls, datadir: str | Path, **options: Any) -> Server:
         """Open (creating if needed) ``datadir`` like starting mysqld with ``options``; runs recovery.
 
         Args:
@@ -145,9 +150,15 @@ class Server:
         """
         datadir = Path(datadir)
         datadir.mkdir(parents=True, exist_ok=True)
-        opts: dict[str, Any] = {"gtid_mode": "ON", "log_bin": False, "log_replica_updates": True,
-                                "gtid_executed_compression_period": 1000, "server_id": 1,
-                                "binlog_format": "ROW", "sync_binlog": 1}
+        opts: dict[str, Any] = {
+            "gtid_mode": "ON",
+            "log_bin": False,
+            "log_replica_updates": True,
+            "gtid_executed_compression_period": 1000,
+            "server_id": 1,
+            "binlog_format": "ROW",
+            "sync_binlog": 1,
+        }
         synchronous = options.pop("synchronous", "FULL")
         for name, value in options.items():
             if name == "skip_log_bin":
@@ -174,7 +185,7 @@ class Server:
             raise
         return server
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -302,17 +313,26 @@ class Server:
         explicit = kind == ASSIGNED
         if explicit:
             gtid = session.owned_gtid
-        elif kind == AUTOMATIC and mode in ("ON_PERMISSIVE", "ON") and self.log_bin and self._sql_log_bin(session):
+        elif (
+            kind == AUTOMATIC
+            and mode in ("ON_PERMISSIVE", "ON")
+            and self.log_bin
+            and self._sql_log_bin(session)
+        ):
             gtid = state.generate_automatic(session.id, session.gtid_next_tag)
         elif kind == ANONYMOUS or kind == AUTOMATIC:
             gtid = None
-        write_binlog = self.log_bin and self._sql_log_bin(session) and not (explicit and not self.log_replica_updates)
+        write_binlog = (
+            self.log_bin and self._sql_log_bin(session) and not (explicit and not self.log_replica_updates)
+        )
         save_row = gtid is not None and (not self.log_bin or not write_binlog)
+        if self.aborted:
+            raise self.aborted
         db = self.storage.sqlite(session.conn)
+        position = None
         try:
             if save_row:
                 gtid_table.save_gtid(db, self.gtid_table, gtid)  # type: ignore[arg-type]
-            position = None
             if write_binlog and self.binlog is not None:
                 events = transaction_events(self, session, ddl_text)
                 ts = now_us()
@@ -320,8 +340,16 @@ class Server:
                 position = (file, end)
                 self._record_position(db, file, end)
             session.conn.commit()
-        except BaseException:
-            if gtid is not None and not explicit:
+        except BaseException as err:
+            if position is not None:
+                # The binlog holds the transaction but the engine does not: like binlog_error_action=ABORT_SERVER,
+                # stop accepting writes; the next start re-applies it from the binlog (recovery.py).
+                self.aborted = MySQLError(
+                    1598,
+                    "Binary logging not possible. Message: the engine commit failed after the binary log "
+                    f"write ({err}); restart the server to recover",
+                )
+            elif gtid is not None and not explicit:
                 state.release(gtid)
             raise
         if gtid is not None:
@@ -422,7 +450,8 @@ class Server:
                 )
             if value == "ON" and self.globals.get("enforce_gtid_consistency") != "ON":
                 raise MySQLError(
-                    3111, "SET @@GLOBAL.GTID_MODE = ON is not allowed because ENFORCE_GTID_CONSISTENCY is not ON."
+                    3111,
+                    "SET @@GLOBAL.GTID_MODE = ON is not allowed because ENFORCE_GTID_CONSISTENCY is not ON.",
                 )
             if value == old:
                 return
@@ -445,8 +474,10 @@ class Server:
             return self.gtid_state.purged().to_text()
         if name == "gtid_owned":
             if scope == "GLOBAL":
-                with self.gtid_state._lock:  # noqa: SLF001 - one consistent snapshot
-                    owned = sorted(self.gtid_state._owned.items(), key=lambda kv: (kv[0].sid.bytes, kv[0].tag, kv[0].gno))
+                with self.gtid_state._lock:
+                    owned = sorted(
+                        self.gtid_state._owned.items(), key=lambda kv: (kv[0].sid.bytes, kv[0].tag, kv[0].gno)
+                    )
                 return ",\n".join(f"{g}#{s}" for g, s in owned)
             return str(session.owned_gtid) if session.owned_gtid is not None else ""
         if name == "gtid_next":

@@ -77,7 +77,7 @@ class Session:
     concurrently from different threads.
     """
 
-    def __init__(self, server: "Server", session_id: int) -> None:
+    def __init__(self, server: Server, session_id: int) -> None:
         from gtidkit.engine.sql import Executor
 
         self.server = server
@@ -137,7 +137,7 @@ class Session:
             self.conn.close()
             self.server._forget_session(self)
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Session:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -373,9 +373,13 @@ class Session:
         if scope is None:
             scope = "GLOBAL" if var.scope == sysvars.GLOBAL else "SESSION"
         if scope == "SESSION" and var.scope == sysvars.GLOBAL:
-            raise MySQLError(1229, f"Variable '{var.name}' is a GLOBAL variable and should be set with SET GLOBAL")
+            raise MySQLError(
+                1229, f"Variable '{var.name}' is a GLOBAL variable and should be set with SET GLOBAL"
+            )
         if scope == "GLOBAL" and var.scope == sysvars.SESSION:
-            raise MySQLError(1228, f"Variable '{var.name}' is a SESSION variable and can't be used with SET GLOBAL")
+            raise MySQLError(
+                1228, f"Variable '{var.name}' is a SESSION variable and can't be used with SET GLOBAL"
+            )
         if isinstance(value, Default):
             raw: Any = var.default
         else:
@@ -388,7 +392,8 @@ class Session:
             return
         if var.name == "session_track_gtids" and self.in_transaction():
             raise MySQLError(
-                1766, "The system variable session_track_gtids cannot be set when there is an ongoing transaction."
+                1766,
+                "The system variable session_track_gtids cannot be set when there is an ongoing transaction.",
             )
         new = sysvars.coerce(var, raw, warnings)
         if scope == "GLOBAL":
@@ -435,7 +440,8 @@ class Session:
                     raise MySQLError(1774, f"Malformed GTID specification '{text}'.") from err
                 if mode in ("OFF", "OFF_PERMISSIVE"):
                     raise MySQLError(
-                        1781, "@@SESSION.GTID_NEXT cannot be set to UUID:NUMBER when @@GLOBAL.GTID_MODE = OFF."
+                        1781,
+                        "@@SESSION.GTID_NEXT cannot be set to UUID:NUMBER when @@GLOBAL.GTID_MODE = OFF.",
                     )
             self.gtid_next_kind, self.gtid_next_tag, self.next_gtid = AUTOMATIC, tag, None
             self.skip_transaction = False
@@ -452,7 +458,9 @@ class Session:
             raise MySQLError(1231, f"Variable 'gtid_next' can't be set to the value of '{text}'", "42000")
         gtid = Gtid.parse(text)  # 1774 on malformed text
         if mode == "OFF":
-            raise MySQLError(1781, "@@SESSION.GTID_NEXT cannot be set to UUID:NUMBER when @@GLOBAL.GTID_MODE = OFF.")
+            raise MySQLError(
+                1781, "@@SESSION.GTID_NEXT cannot be set to UUID:NUMBER when @@GLOBAL.GTID_MODE = OFF."
+            )
         state = self.server.gtid_state.acquire_ownership(
             gtid, self.id, timeout=float(self._lock_wait_timeout())
         )
@@ -465,7 +473,11 @@ class Session:
             self.owned_gtid = gtid
 
     def _lock_wait_timeout(self) -> int:
-        return int(self.session_vars.get("innodb_lock_wait_timeout", self.server.globals.get("innodb_lock_wait_timeout")))
+        return int(
+            self.session_vars.get(
+                "innodb_lock_wait_timeout", self.server.globals.get("innodb_lock_wait_timeout")
+            )
+        )
 
     # ------------------------------------------------------------------ @@variables
     def resolve_sysvar(self, name: str, scope: str | None = None) -> Any:
@@ -500,7 +512,7 @@ class Session:
         return sysvars.show_text(var, self.server.globals.get(var.name))
 
 
-_USE_RE = re.compile(r"^\s*use\s+`?([^`;\s]+)`?", re.I)
+_USE_RE = re.compile(r"^\s*use\s+`?([^`;\s]+)`?", re.IGNORECASE)
 
 
 def _use_target(text: str) -> str | None:
@@ -513,4 +525,4 @@ def now_us() -> int:
     return time.time_ns() // 1000
 
 
-__all__ = ["Result", "Session", "GtidSet"]
+__all__ = ["GtidSet", "Result", "Session"]

@@ -77,7 +77,7 @@ _TOKEN = re.compile(
       | (?P<word>`[^`]+`|[A-Za-z_][A-Za-z0-9_$.]*)
       | (?P<op>:=|=|,|\(|\)|[-+*/%<>!|&^~])
     )""",
-    re.X | re.S | re.I,
+    re.VERBOSE | re.DOTALL | re.IGNORECASE,
 )
 
 
@@ -85,7 +85,9 @@ def _unquote(s: str) -> str:
     q = s[0]
     body = s[1:-1]
     body = body.replace(q * 2, q)
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "0": "\0", "r": "\r"}.get(m.group(1), m.group(1)), body)
+    return re.sub(
+        r"\\(.)", lambda m: {"n": "\n", "t": "\t", "0": "\0", "r": "\r"}.get(m.group(1), m.group(1)), body
+    )
 
 
 def _tokens(text: str) -> list[tuple[str, str, int, int]]:
@@ -115,8 +117,13 @@ def parse_error(text: str, pos: int) -> MySQLError:
     )
 
 
-_SCOPES = {"GLOBAL": "GLOBAL", "SESSION": "SESSION", "LOCAL": "SESSION", "PERSIST": "PERSIST",
-           "PERSIST_ONLY": "PERSIST"}
+_SCOPES = {
+    "GLOBAL": "GLOBAL",
+    "SESSION": "SESSION",
+    "LOCAL": "SESSION",
+    "PERSIST": "PERSIST",
+    "PERSIST_ONLY": "PERSIST",
+}
 
 
 def _value(text: str, toks: list[tuple[str, str, int, int]]) -> Any:
@@ -170,13 +177,22 @@ def parse_set(text: str) -> list[Assignment]:
     if i < len(toks) and toks[i][0] == "word" and toks[i][1].upper() == "TRANSACTION":
         return [Assignment("transaction", "transaction", None, text[toks[i][3] :].strip())]
     if i + 1 < len(toks) and toks[i][1].upper() in _SCOPES and toks[i + 1][1].upper() == "TRANSACTION":
-        return [Assignment("transaction", "transaction", _SCOPES[toks[i][1].upper()], text[toks[i + 1][3] :].strip())]
+        return [
+            Assignment(
+                "transaction", "transaction", _SCOPES[toks[i][1].upper()], text[toks[i + 1][3] :].strip()
+            )
+        ]
     out: list[Assignment] = []
     default_scope: str | None = None
     while i < len(toks):
         scope = default_scope
         kind, val, start, _ = toks[i]
-        if kind == "word" and val.upper() in _SCOPES and i + 1 < len(toks) and toks[i + 1][1] not in ("=", ":="):
+        if (
+            kind == "word"
+            and val.upper() in _SCOPES
+            and i + 1 < len(toks)
+            and toks[i + 1][1] not in ("=", ":=")
+        ):
             scope = _SCOPES[val.upper()]
             default_scope = scope
             i += 1
@@ -189,8 +205,17 @@ def parse_set(text: str) -> list[Assignment]:
             out.append(Assignment("names", "names", None, charset.strip("'\"`")))
             i = j + 1
             continue
-        if kind == "word" and val.upper() == "CHARACTER" and i + 1 < len(toks) and toks[i + 1][1].upper() == "SET":
-            out.append(Assignment("names", "character set", None, toks[i + 2][1].strip("'\"`") if i + 2 < len(toks) else ""))
+        if (
+            kind == "word"
+            and val.upper() == "CHARACTER"
+            and i + 1 < len(toks)
+            and toks[i + 1][1].upper() == "SET"
+        ):
+            out.append(
+                Assignment(
+                    "names", "character set", None, toks[i + 2][1].strip("'\"`") if i + 2 < len(toks) else ""
+                )
+            )
             i += 3
             continue
         if kind == "sysvar":

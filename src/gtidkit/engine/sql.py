@@ -25,29 +25,34 @@ data errors, 1050/1051 DDL, 1235 for statements this engine does not support (ne
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import random
 import re
 import sqlite3
-import threading
 import time
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any
 
 from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
 
 from gtidkit.engine.catalog import THREADS_COLUMNS, TableDef
 from gtidkit.engine.sql_ddl import not_supported, parse_create_index, parse_create_table
-from gtidkit.engine.sql_parse import (Statement, classify, parse_error, parse_tree, split_statements,
-                                      templatize)
+from gtidkit.engine.sql_parse import (
+    Statement,
+    classify,
+    parse_error,
+    parse_tree,
+    split_statements,
+    templatize,
+)
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
 from gtidkit.errors import MySQLError
 
-if TYPE_CHECKING:
-    from gtidkit.engine.sql_dml import DmlPlan
-
-__all__ = ["Executor", "ExecResult", "RowChange", "Statement", "classify", "split_statements"]
+__all__ = ["ExecResult", "Executor", "RowChange", "Statement", "classify", "split_statements"]
 
 SERVER_VERSION = "8.0.36"
 
@@ -113,16 +118,88 @@ class _Unsafe:
 _UNSAFE = _Unsafe()
 #: First keywords of MySQL statements: an unsupported one is 1235, any other word is a syntax error (1064).
 _KNOWN_STATEMENTS = frozenset(
-    "ALTER ANALYZE BINLOG CACHE CALL CHANGE CHECK CHECKSUM CLONE CREATE DEALLOCATE DELETE DESC DESCRIBE DO DROP "
-    "EXECUTE EXPLAIN FLUSH GET GRANT HANDLER HELP IMPORT INSERT INSTALL KILL LOAD LOCK OPTIMIZE PREPARE PURGE "
-    "RENAME REPAIR REPLACE RESET RESIGNAL RESTART REVOKE SELECT SET SHOW SHUTDOWN SIGNAL START STOP TABLE "
-    "TRUNCATE UNINSTALL UNLOCK UPDATE VALUES WITH XA".split()
+    [
+        "ALTER",
+        "ANALYZE",
+        "BINLOG",
+        "CACHE",
+        "CALL",
+        "CHANGE",
+        "CHECK",
+        "CHECKSUM",
+        "CLONE",
+        "CREATE",
+        "DEALLOCATE",
+        "DELETE",
+        "DESC",
+        "DESCRIBE",
+        "DO",
+        "DROP",
+        "EXECUTE",
+        "EXPLAIN",
+        "FLUSH",
+        "GET",
+        "GRANT",
+        "HANDLER",
+        "HELP",
+        "IMPORT",
+        "INSERT",
+        "INSTALL",
+        "KILL",
+        "LOAD",
+        "LOCK",
+        "OPTIMIZE",
+        "PREPARE",
+        "PURGE",
+        "RENAME",
+        "REPAIR",
+        "REPLACE",
+        "RESET",
+        "RESIGNAL",
+        "RESTART",
+        "REVOKE",
+        "SELECT",
+        "SET",
+        "SHOW",
+        "SHUTDOWN",
+        "SIGNAL",
+        "START",
+        "STOP",
+        "TABLE",
+        "TRUNCATE",
+        "UNINSTALL",
+        "UNLOCK",
+        "UPDATE",
+        "VALUES",
+        "WITH",
+        "XA",
+    ]
 )
 _PLAN_CACHE_MAX = 20000
 _ALLOWED_PLACEHOLDER_PARENTS = (
-    exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.Between, exp.In, exp.Like,
-    exp.ILike, exp.Tuple, exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.Paren, exp.Limit, exp.Offset, exp.And, exp.Or,
-    exp.Not, exp.Values,
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.NullSafeEQ,
+    exp.Between,
+    exp.In,
+    exp.Like,
+    exp.ILike,
+    exp.Tuple,
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Neg,
+    exp.Paren,
+    exp.Limit,
+    exp.Offset,
+    exp.And,
+    exp.Or,
+    exp.Not,
+    exp.Values,
 )
 
 
@@ -168,6 +245,44 @@ def _text(v: Any) -> str:
     return str(v)
 
 
+def _pad(s: Any, n: Any, p: Any, left: bool) -> Any:
+    if s is None or n is None or p is None:
+        return None
+    s, n, p = _text(s), int(n), _text(p)
+    if n <= len(s):
+        return s[:n]
+    if not p:
+        return None
+    fill = (p * (n // len(p) + 1))[: n - len(s)]
+    return fill + s if left else s + fill
+
+
+#: MySQL functions SQLite lacks (name -> (argument count, implementation)); NULL in -> NULL out as in MySQL.
+_BUILTINS: dict[str, tuple[int, Callable[..., Any]]] = {
+    "REPEAT": (2, lambda s, n: None if s is None or n is None else _text(s) * max(0, int(n))),
+    "SPACE": (1, lambda n: None if n is None else " " * max(0, int(n))),
+    "REVERSE": (1, lambda s: None if s is None else _text(s)[::-1]),
+    "LPAD": (3, lambda s, n, p: _pad(s, n, p, True)),
+    "RPAD": (3, lambda s, n, p: _pad(s, n, p, False)),
+    "MD5": (
+        1,
+        lambda s: (
+            None if s is None else hashlib.md5(s if isinstance(s, bytes) else _text(s).encode()).hexdigest()
+        ),
+    ),
+    "SHA1": (
+        1,
+        lambda s: (
+            None if s is None else hashlib.sha1(s if isinstance(s, bytes) else _text(s).encode()).hexdigest()
+        ),
+    ),
+    "UUID": (0, lambda: str(uuid.uuid1())),
+    "UTC_TIMESTAMP": (-1, lambda *a: _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")),
+    "CURTIME": (-1, lambda *a: _dt.datetime.now().strftime("%H:%M:%S")),
+}
+_NONDETERMINISTIC = {"UUID", "UTC_TIMESTAMP", "CURTIME"}
+
+
 class Executor:
     """Runs statements for one session connection.
 
@@ -208,6 +323,8 @@ class Executor:
         raw.create_function("CONCAT_WS", -1, _concat_ws)
         raw.create_function("LAST_INSERT_ID", 0, lambda: self.last_insert_id)
         raw.create_function("CONNECTION_ID", 0, lambda: id(self) & 0xFFFFFFFF)
+        for name, (nargs, fn) in _BUILTINS.items():
+            raw.create_function(name, nargs, fn, deterministic=name not in _NONDETERMINISTIC)
         from gtidkit.engine.sql_dml import register_udfs
 
         register_udfs(raw, random.random)
@@ -430,6 +547,16 @@ class Executor:
     # ---------------------------------------------------------------- SELECT
     def plan_select(self, tree: exp.Expression, current_db: str | None) -> SelectPlan | ConstPlan:
         """Plan a SELECT tree (mutated in place)."""
+        if isinstance(tree, exp.Select):
+            frm = tree.args.get("from_")
+            if (
+                frm is not None
+                and isinstance(frm.this, exp.Table)
+                and not frm.this.db
+                and frm.this.name.upper() == "DUAL"
+                and not tree.args.get("joins")
+            ):
+                tree.set("from_", None)  # SELECT ... FROM DUAL: MySQL's dummy table
         if isinstance(tree, exp.Select) and tree.args.get("from_") is None and not tree.args.get("joins"):
             const = self._const_plan(tree)
             if const is not None:
@@ -446,8 +573,9 @@ class Executor:
                     names.append(proj.alias)
                 elif isinstance(proj, exp.Column) and not isinstance(proj.this, exp.Star):
                     names.append(proj.name)
-                elif isinstance(proj, exp.Star) or (isinstance(proj, exp.Column) and isinstance(proj.this,
-                                                                                                 exp.Star)):
+                elif isinstance(proj, exp.Star) or (
+                    isinstance(proj, exp.Column) and isinstance(proj.this, exp.Star)
+                ):
                     star = True
                     names.append("*")
                 else:
@@ -461,10 +589,26 @@ class Executor:
         return SelectPlan(sql=sql, columns=columns, variables=tuple(slots), needs_threads=threads)
 
     def _const_plan(self, tree: exp.Select) -> ConstPlan | None:
-        simple = (exp.Literal, exp.Null, exp.Boolean, exp.Placeholder, exp.SessionParameter, exp.Parameter,
-                  exp.Neg, exp.Paren, exp.Alias, exp.Anonymous, exp.Var, exp.Identifier, exp.Column)
+        simple = (
+            exp.Literal,
+            exp.Null,
+            exp.Boolean,
+            exp.Placeholder,
+            exp.SessionParameter,
+            exp.Parameter,
+            exp.Neg,
+            exp.Paren,
+            exp.Alias,
+            exp.Anonymous,
+            exp.Var,
+            exp.Identifier,
+            exp.Column,
+        )
         for key in tree.args:
-            if key not in ("expressions", "kind", "hint", "distinct", "operation_modifiers") and tree.args[key]:
+            if (
+                key not in ("expressions", "kind", "hint", "distinct", "operation_modifiers")
+                and tree.args[key]
+            ):
                 return None
         names = []
         for proj in tree.expressions:
@@ -476,8 +620,10 @@ class Executor:
                 if isinstance(n, exp.Column) and not isinstance(n.parent, (exp.SessionParameter,)):
                     return None
             names.append(_item_name(proj))
-        return ConstPlan(items=tuple(p.this if isinstance(p, exp.Alias) else p for p in tree.expressions),
-                         columns=tuple(names))
+        return ConstPlan(
+            items=tuple(p.this if isinstance(p, exp.Alias) else p for p in tree.expressions),
+            columns=tuple(names),
+        )
 
     def _const_eval(self, node: exp.Expression, params: dict[str, Any]) -> Any:
         if isinstance(node, exp.Null):
@@ -567,17 +713,22 @@ class Executor:
         text = str(err)
         m = re.match(r"no such column: (.+)", text)
         if m:
-            return MySQLError(1054, f"Unknown column '{m.group(1)}' in '{_clause_of(sql, m.group(1))}'", "42S22")
+            return MySQLError(
+                1054, f"Unknown column '{m.group(1)}' in '{_clause_of(sql, m.group(1))}'", "42S22"
+            )
         m = re.match(r"ambiguous column name: (.+)", text)
         if m:
             return MySQLError(1052, f"Column '{m.group(1)}' in field list is ambiguous", "23000")
         m = re.match(r"no such function: (.+)", text)
         if m:
-            return MySQLError(1305, f"FUNCTION {self.current_db or 'mysql'}.{m.group(1)} does not exist", "42000")
+            return MySQLError(
+                1305, f"FUNCTION {self.current_db or 'mysql'}.{m.group(1)} does not exist", "42000"
+            )
         m = re.match(r"wrong number of arguments to function (\w+)", text)
         if m:
-            return MySQLError(1582, f"Incorrect parameter count in the call to native function '{m.group(1)}'",
-                              "42000")
+            return MySQLError(
+                1582, f"Incorrect parameter count in the call to native function '{m.group(1)}'", "42000"
+            )
         if "locked" in text or "busy" in text:
             return MySQLError(1205, "Lock wait timeout exceeded; try restarting transaction")
         if isinstance(err, sqlite3.OperationalError) and "syntax error" in text:
@@ -593,7 +744,20 @@ class Executor:
         return run_dml(self, plan, params, current_db)
 
     def _ddl(self, stmt: Statement, current_db: str | None) -> ExecResult:
+        first = stmt.text.split(None, 1)[0].upper() if stmt.text.strip() else ""
+        if first == "RENAME":
+            from gtidkit.engine.sql_alter import run_rename
+
+            return run_rename(self, stmt.text, current_db)
+        m = _ALTER_DB.match(stmt.text)
+        if m:
+            self.storage.catalog.alter_schema(self.conn, _unquote_id(m.group(1)), m.group(2), m.group(3))
+            return ExecResult(affected_rows=1)
         tree = stmt.tree
+        if isinstance(tree, exp.Alter):
+            from gtidkit.engine.sql_alter import run_alter
+
+            return run_alter(self, tree, current_db)
         catalog = self.storage.catalog
         conn = self.conn
         warnings: list[tuple[str, int, str]] = []
@@ -614,8 +778,9 @@ class Executor:
                         cs = p.this.name
                     elif isinstance(p, exp.CollateProperty):
                         coll = p.this.name
-                if not catalog.create_schema(conn, name, if_not_exists=bool(tree.args.get("exists")),
-                                             charset=cs, collation=coll):
+                if not catalog.create_schema(
+                    conn, name, if_not_exists=bool(tree.args.get("exists")), charset=cs, collation=coll
+                ):
                     warnings.append(("Note", 1007, f"Can't create database '{name}'; database exists"))
                     return ExecResult(warnings=warnings)
                 return ExecResult(affected_rows=1)
@@ -670,12 +835,26 @@ class Executor:
             for t in tree.expressions:
                 tdef = catalog.require_table(t.db or current_db, t.name)
                 if tdef.table_type != "BASE TABLE":
-                    raise MySQLError(1044, f"Access denied for user 'root'@'localhost' to database "
-                                           f"'{tdef.schema}'", "42000")
+                    raise MySQLError(
+                        1044,
+                        f"Access denied for user 'root'@'localhost' to database '{tdef.schema}'",
+                        "42000",
+                    )
                 conn.execute(f"DELETE FROM {quote_ident(physical_name(tdef.schema, tdef.name))}")
                 catalog._auto_inc.pop((tdef.schema, tdef.name), None)
             return ExecResult()
         raise not_supported(" ".join(stmt.text.split()[:2]).upper())
+
+
+_ALTER_DB = re.compile(
+    r"^\s*ALTER\s+(?:DATABASE|SCHEMA)\s+(`(?:[^`]|``)+`|[\w$]+)(?:\s+DEFAULT)?"
+    r"(?:\s+(?:CHARACTER\s+SET|CHARSET)\s*=?\s*(\w+))?(?:\s+(?:DEFAULT\s+)?COLLATE\s*=?\s*(\w+))?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _unquote_id(s: str) -> str:
+    return s[1:-1].replace("``", "`") if s.startswith("`") else s
 
 
 def _item_name(proj: exp.Expression) -> str:
@@ -723,8 +902,14 @@ def _placeholders_safe(tree: exp.Expression) -> bool:
     return True
 
 
-_CLAUSES = [("WHERE", "where clause"), ("ORDER BY", "order clause"), ("GROUP BY", "group statement"),
-            ("HAVING", "having clause"), (" ON ", "on clause"), ("SET", "field list")]
+_CLAUSES = [
+    ("WHERE", "where clause"),
+    ("ORDER BY", "order clause"),
+    ("GROUP BY", "group statement"),
+    ("HAVING", "having clause"),
+    (" ON ", "on clause"),
+    ("SET", "field list"),
+]
 
 
 def _clause_of(sql: str, column: str) -> str:

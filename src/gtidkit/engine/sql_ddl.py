@@ -17,11 +17,11 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from gtidkit.engine.catalog import TYPE_INFO, ColumnDef, IndexDef, TableDef, _SQLGLOT_TYPES
+from gtidkit.engine.catalog import _SQLGLOT_TYPES, TYPE_INFO, ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql_values import coerce
 from gtidkit.errors import MySQLError
 
-__all__ = ["parse_create_table", "parse_create_table_text", "parse_create_index", "not_supported"]
+__all__ = ["not_supported", "parse_create_index", "parse_create_table", "parse_create_table_text"]
 
 
 def not_supported(what: str) -> MySQLError:
@@ -58,9 +58,12 @@ def _column(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bo
     name = cd.name
     kind = cd.args.get("kind")
     if not isinstance(kind, exp.DataType):
-        raise MySQLError(1064, f"You have an error in your SQL syntax; check the manual that corresponds to "
-                               f"your MySQL server version for the right syntax to use near '{name}' at line 1",
-                         "42000")
+        raise MySQLError(
+            1064,
+            f"You have an error in your SQL syntax; check the manual that corresponds to "
+            f"your MySQL server version for the right syntax to use near '{name}' at line 1",
+            "42000",
+        )
     dtype = kind.this.name if hasattr(kind.this, "name") else str(kind.this)
     mapped = _SQLGLOT_TYPES.get(dtype)
     if mapped is None:
@@ -72,34 +75,40 @@ def _column(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bo
         length = params[0] if params else 1
     elif tname in ("varchar", "varbinary"):
         if not params:
-            raise MySQLError(1064, "You have an error in your SQL syntax; check the manual that corresponds to "
-                                   f"your MySQL server version for the right syntax to use near ')' at line 1",
-                             "42000")
+            raise MySQLError(
+                1064,
+                "You have an error in your SQL syntax; check the manual that corresponds to "
+                "your MySQL server version for the right syntax to use near ')' at line 1",
+                "42000",
+            )
         length = params[0]
     elif tname == "decimal":
         precision = params[0] if params else 10
         scale = params[1] if len(params) > 1 else 0
         if precision > 65:
-            raise MySQLError(1426, f"Too-big precision {precision} specified for '{name}'. Maximum is 65.",
-                             "42000")
+            raise MySQLError(
+                1426, f"Too-big precision {precision} specified for '{name}'. Maximum is 65.", "42000"
+            )
     elif tname in ("float", "double") and params:
         precision = params[0]
         scale = params[1] if len(params) > 1 else None
     elif tname in ("datetime", "timestamp", "time") and params:
         scale = params[0]
         if scale > 6:
-            raise MySQLError(1426, f"Too-big precision {scale} specified for '{name}'. Maximum is 6.", "42000")
-    elif tname == "tinyint" and dtype == "BOOLEAN":
-        length = 1
-    elif tname == "tinyint" and params == [1]:
+            raise MySQLError(
+                1426, f"Too-big precision {scale} specified for '{name}'. Maximum is 6.", "42000"
+            )
+    elif tname == "tinyint" and dtype == "BOOLEAN" or tname == "tinyint" and params == [1]:
         length = 1
     if tname in ("char",) and length is not None and length > 255:
-        raise MySQLError(1074, f"Column length too big for column '{name}' (max = 255); use BLOB or TEXT instead",
-                         "42000")
+        raise MySQLError(
+            1074, f"Column length too big for column '{name}' (max = 255); use BLOB or TEXT instead", "42000"
+        )
     nullable, has_default, default, default_expr = True, False, None, None
     auto_inc = is_pk = is_unique = zerofill = False
     charset = collation = None
     comment = ""
+    on_update = None
     for c in cd.constraints:
         k = c.kind
         if isinstance(k, exp.NotNullColumnConstraint):
@@ -131,22 +140,49 @@ def _column(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bo
         elif isinstance(k, exp.ZeroFillColumnConstraint):
             zerofill = unsigned = True
         elif isinstance(k, exp.OnUpdateColumnConstraint):
-            pass  # ON UPDATE CURRENT_TIMESTAMP: accepted; the executor does not auto-update (documented gap)
-        elif isinstance(k, (exp.CheckColumnConstraint, exp.ComputedColumnConstraint,
-                            exp.GeneratedAsIdentityColumnConstraint)):
+            d = k.this
+            if not (
+                isinstance(d, (exp.CurrentTimestamp, exp.CurrentDatetime))
+                or (isinstance(d, exp.Anonymous) and d.name.upper() in ("NOW", "CURRENT_TIMESTAMP"))
+            ):
+                raise MySQLError(1294, f"Invalid ON UPDATE clause for '{name}' column", "HY000")
+            on_update = "CURRENT_TIMESTAMP"
+        elif isinstance(
+            k,
+            (
+                exp.CheckColumnConstraint,
+                exp.ComputedColumnConstraint,
+                exp.GeneratedAsIdentityColumnConstraint,
+            ),
+        ):
             raise not_supported(k.sql("mysql"))
         else:
             raise not_supported(f"column option {k.sql('mysql')}")
     if is_pk:
         nullable = False
-    col = ColumnDef(name=name, type=tname, length=length, precision=precision, scale=scale, unsigned=unsigned,
-                    zerofill=zerofill, nullable=nullable, has_default=False, auto_increment=auto_inc,
-                    charset=charset if TYPE_INFO[tname].family == "string" else None,
-                    collation=collation, comment=comment)
+    col = ColumnDef(
+        name=name,
+        type=tname,
+        length=length,
+        precision=precision,
+        scale=scale,
+        unsigned=unsigned,
+        zerofill=zerofill,
+        nullable=nullable,
+        has_default=False,
+        auto_increment=auto_inc,
+        charset=charset if TYPE_INFO[tname].family == "string" else None,
+        collation=collation,
+        comment=comment,
+        on_update=on_update,
+    )
+    if on_update and tname not in ("datetime", "timestamp"):
+        raise MySQLError(1294, f"Invalid ON UPDATE clause for '{name}' column", "HY000")
     if has_default:
         if TYPE_INFO[tname].max_length is not None and (default is not None or default_expr):
-            raise MySQLError(1101, f"BLOB, TEXT, GEOMETRY or JSON column '{name}' can't have a default value",
-                             "42000")
+            raise MySQLError(
+                1101, f"BLOB, TEXT, GEOMETRY or JSON column '{name}' can't have a default value", "42000"
+            )
         if default_expr and tname not in ("datetime", "timestamp"):
             raise MySQLError(1067, f"Invalid default value for '{name}'", "42000")
         if default is None and not default_expr and not nullable:
@@ -156,7 +192,9 @@ def _column(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bo
                 default = coerce(col, default)
             except MySQLError:
                 raise MySQLError(1067, f"Invalid default value for '{name}'", "42000") from None
-        col = ColumnDef(**{**_asdict(col), "has_default": True, "default": default, "default_expr": default_expr})
+        col = ColumnDef(
+            **{**_asdict(col), "has_default": True, "default": default, "default_expr": default_expr}
+        )
     elif nullable and not auto_inc:
         col = ColumnDef(**{**_asdict(col), "has_default": True, "default": None})
     return col, is_pk, is_unique
@@ -184,8 +222,10 @@ def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableD
     Raises:
         MySQLError: 1046 no database selected; 1235 unsupported clause; the DDL errors in the module docstring.
     """
-    if tree.args.get("temporary") or any(isinstance(p, exp.TemporaryProperty)
-                                         for p in (tree.args.get("properties") or exp.Properties()).expressions):
+    if tree.args.get("temporary") or any(
+        isinstance(p, exp.TemporaryProperty)
+        for p in (tree.args.get("properties") or exp.Properties()).expressions
+    ):
         raise not_supported("CREATE TEMPORARY TABLE")
     if tree.args.get("expression") is not None:
         raise not_supported("CREATE TABLE ... SELECT")
@@ -200,12 +240,18 @@ def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableD
     for p in (tree.args.get("properties") or exp.Properties()).expressions:
         if isinstance(p, exp.EngineProperty):
             engine = p.this.name if isinstance(p.this, exp.Expression) else str(p.this)
+            engine = {"innodb": "InnoDB", "myisam": "MyISAM", "memory": "MEMORY"}.get(engine.lower(), engine)
         elif isinstance(p, exp.CharacterSetProperty):
             charset = p.this.name
             if collation.split("_")[0] != charset:
-                collation = {"utf8mb4": "utf8mb4_0900_ai_ci", "latin1": "latin1_swedish_ci",
-                             "utf8": "utf8mb3_general_ci", "utf8mb3": "utf8mb3_general_ci",
-                             "binary": "binary", "ascii": "ascii_general_ci"}.get(charset, f"{charset}_general_ci")
+                collation = {
+                    "utf8mb4": "utf8mb4_0900_ai_ci",
+                    "latin1": "latin1_swedish_ci",
+                    "utf8": "utf8mb3_general_ci",
+                    "utf8mb3": "utf8mb3_general_ci",
+                    "binary": "binary",
+                    "ascii": "ascii_general_ci",
+                }.get(charset, f"{charset}_general_ci")
         elif isinstance(p, exp.CollateProperty):
             collation = p.this.name
         elif isinstance(p, exp.SchemaCommentProperty):
@@ -235,8 +281,11 @@ def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableD
             set_pk(_key_columns(e.expressions))
         elif isinstance(e, exp.Constraint) and e.expressions and isinstance(e.expressions[0], exp.PrimaryKey):
             set_pk(_key_columns(e.expressions[0].expressions))
-        elif isinstance(e, exp.Constraint) and e.expressions and isinstance(e.expressions[0],
-                                                                            exp.UniqueColumnConstraint):
+        elif (
+            isinstance(e, exp.Constraint)
+            and e.expressions
+            and isinstance(e.expressions[0], exp.UniqueColumnConstraint)
+        ):
             u = e.expressions[0]
             cols = _key_columns(u.this.expressions if isinstance(u.this, exp.Schema) else [])
             indexes.append(IndexDef(name=e.name, columns=cols, unique=True))
@@ -250,8 +299,9 @@ def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableD
                 raise not_supported(f"{e.args['kind']} INDEX")
             name = e.this.name if e.this is not None else ""
             indexes.append(IndexDef(name=name, columns=_key_columns(e.expressions)))
-        elif isinstance(e, (exp.ForeignKey,)) or (isinstance(e, exp.Constraint) and any(
-                isinstance(x, exp.ForeignKey) for x in e.expressions)):
+        elif isinstance(e, (exp.ForeignKey,)) or (
+            isinstance(e, exp.Constraint) and any(isinstance(x, exp.ForeignKey) for x in e.expressions)
+        ):
             raise not_supported("FOREIGN KEY")
         else:
             raise not_supported(e.sql("mysql"))
@@ -273,8 +323,18 @@ def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableD
     if pk_cols is not None:
         pk = canon(pk_cols)
         final.append(IndexDef(name="PRIMARY", columns=pk, unique=True, primary=True))
-        columns = [ColumnDef(**{**_asdict(c), "nullable": False, "has_default": c.has_default and c.default
-                                is not None or bool(c.default_expr)}) if c.name in pk else c for c in columns]
+        columns = [
+            ColumnDef(
+                **{
+                    **_asdict(c),
+                    "nullable": False,
+                    "has_default": c.has_default and c.default is not None or bool(c.default_expr),
+                }
+            )
+            if c.name in pk
+            else c
+            for c in columns
+        ]
     used = {"primary"}
     for ix in indexes:
         cols = canon(ix.columns)
@@ -289,12 +349,23 @@ def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableD
         final.append(IndexDef(name=name, columns=cols, unique=ix.unique))
     autos = [c for c in columns if c.auto_increment]
     if len(autos) > 1 or (autos and not any(ix.columns[0] == autos[0].name for ix in final)):
-        raise MySQLError(1075, "Incorrect table definition; there can be only one auto column and it must be "
-                               "defined as a key", "42000")
+        raise MySQLError(
+            1075,
+            "Incorrect table definition; there can be only one auto column and it must be defined as a key",
+            "42000",
+        )
     if autos and autos[0].info.family not in ("int", "float"):
         raise MySQLError(1063, f"Incorrect column specifier for column '{autos[0].name}'", "42000")
-    tdef = TableDef(schema=db, name=table.name, columns=tuple(columns), indexes=tuple(final), engine=engine,
-                    charset=charset, collation=collation, comment=tcomment)
+    tdef = TableDef(
+        schema=db,
+        name=table.name,
+        columns=tuple(columns),
+        indexes=tuple(final),
+        engine=engine,
+        charset=charset,
+        collation=collation,
+        comment=tcomment,
+    )
     return tdef, bool(tree.args.get("exists"))
 
 

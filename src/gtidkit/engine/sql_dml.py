@@ -23,15 +23,17 @@ raise 1235; IGNORE downgrades only duplicate-key errors.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from gtidkit.engine.catalog import ColumnDef, IndexDef, TableDef
+from gtidkit.engine.catalog import IndexDef, TableDef
 from gtidkit.engine.sql_ddl import not_supported
 from gtidkit.engine.sql_values import coerce, from_sqlite, to_sqlite
 from gtidkit.engine.storage import physical_name, quote_ident
@@ -40,7 +42,7 @@ from gtidkit.errors import MySQLError
 if TYPE_CHECKING:
     from gtidkit.engine.sql import ExecResult, Executor
 
-__all__ = ["InsertPlan", "UpdatePlan", "DeletePlan", "plan_dml", "run_dml", "to_int_udf"]
+__all__ = ["DeletePlan", "InsertPlan", "UpdatePlan", "plan_dml", "run_dml", "to_int_udf"]
 
 _MISSING = object()
 
@@ -98,7 +100,7 @@ def to_int_udf(v: Any) -> Any:
     """SQLite UDF wrapped around values assigned to integer columns: MySQL rounds non-integers half away from
     zero and converts numeric strings; anything else is returned unchanged (the CHECK then reports 1366)."""
     if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
+        if not math.isfinite(v):
             return v
         return int(Decimal(repr(v)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
     if isinstance(v, str):
@@ -116,14 +118,16 @@ def _sql(node: exp.Expression) -> str:
     return node.sql(dialect=SQLITE, identify=True)
 
 
-def _target_table(ex: "Executor", node: exp.Expression, current_db: str | None) -> tuple[TableDef, str]:
+def _target_table(ex: Executor, node: exp.Expression, current_db: str | None) -> tuple[TableDef, str]:
     if isinstance(node, exp.Schema):
         node = node.this
     if not isinstance(node, exp.Table):
         raise not_supported("multi-table UPDATE/DELETE")
     tdef = ex.storage.catalog.require_table(node.db or current_db, node.name)
     if tdef.table_type != "BASE TABLE":
-        raise MySQLError(1044, f"Access denied for user 'root'@'localhost' to database '{tdef.schema}'", "42000")
+        raise MySQLError(
+            1044, f"Access denied for user 'root'@'localhost' to database '{tdef.schema}'", "42000"
+        )
     return tdef, node.alias or tdef.name
 
 
@@ -136,8 +140,10 @@ def _col_index(tdef: TableDef, name: str, clause: str = "field list") -> int:
 
 def _select_rows_sql(tdef: TableDef, alias: str, tree: exp.Expression) -> str:
     cols = ", ".join(f"{quote_ident(alias)}.{quote_ident(c.name)}" for c in tdef.columns)
-    sql = f"SELECT {quote_ident(alias)}.rowid, {cols} FROM {quote_ident(physical_name(tdef.schema, tdef.name))} " \
-          f"AS {quote_ident(alias)}"
+    sql = (
+        f"SELECT {quote_ident(alias)}.rowid, {cols} FROM {quote_ident(physical_name(tdef.schema, tdef.name))} "
+        f"AS {quote_ident(alias)}"
+    )
     for key in ("where", "order", "limit"):
         part = tree.args.get(key)
         if part is not None:
@@ -145,7 +151,7 @@ def _select_rows_sql(tdef: TableDef, alias: str, tree: exp.Expression) -> str:
     return sql
 
 
-def _stages(ex: "Executor", tdef: TableDef, alias: str, assignments: list[exp.Expression]) -> tuple[Stage, ...]:
+def _stages(ex: Executor, tdef: TableDef, alias: str, assignments: list[exp.Expression]) -> tuple[Stage, ...]:
     """Group ``col = expr`` assignments into left-to-right stages (see module docstring)."""
     phys = quote_ident(physical_name(tdef.schema, tdef.name))
     returning = "rowid, " + ", ".join(quote_ident(c.name) for c in tdef.columns)
@@ -175,14 +181,16 @@ def _stages(ex: "Executor", tdef: TableDef, alias: str, assignments: list[exp.Ex
                 e = f"_GK_TO_INT({e})"
             sets.append(f"{quote_ident(col.name)} = {e}")
             evals.append(e)
-        sql = f"UPDATE {phys} AS {quote_ident(alias)} SET {', '.join(sets)} WHERE rowid = :gkrowid " \
-              f"RETURNING {returning}"
+        sql = (
+            f"UPDATE {phys} AS {quote_ident(alias)} SET {', '.join(sets)} WHERE rowid = :gkrowid "
+            f"RETURNING {returning}"
+        )
         eval_sql = f"SELECT {', '.join(evals)} FROM {phys} AS {quote_ident(alias)} WHERE rowid = :gkrowid"
         stages.append(Stage(sql=sql, columns=tuple(i for i, _ in g), eval_sql=eval_sql))
     return tuple(stages)
 
 
-def plan_dml(ex: "Executor", tree: exp.Expression, current_db: str | None, replace: bool) -> DmlPlan:
+def plan_dml(ex: Executor, tree: exp.Expression, current_db: str | None, replace: bool) -> DmlPlan:
     """Plan an INSERT/REPLACE/UPDATE/DELETE tree (mutated in place).
 
     Raises:
@@ -211,9 +219,9 @@ def plan_dml(ex: "Executor", tree: exp.Expression, current_db: str | None, repla
     raise not_supported(tree.key.upper())
 
 
-def _plan_insert(ex: "Executor", tree: exp.Insert, current_db: str | None, replace: bool) -> InsertPlan:
+def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace: bool) -> InsertPlan:
     target_node = tree.this
-    tdef, alias = _target_table(ex, target_node, current_db)
+    tdef, _alias = _target_table(ex, target_node, current_db)
     if tree.args.get("alias") is not None:
         raise not_supported("INSERT ... AS row_alias")
     if isinstance(target_node, exp.Schema) and target_node.expressions:
@@ -234,7 +242,9 @@ def _plan_insert(ex: "Executor", tree: exp.Insert, current_db: str | None, repla
         for tup in source.expressions:
             items = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
             if len(items) != len(target):
-                raise MySQLError(1136, f"Column count doesn't match value count at row {len(rows) + 1}", "21S01")
+                raise MySQLError(
+                    1136, f"Column count doesn't match value count at row {len(rows) + 1}", "21S01"
+                )
             srcs: list[tuple[str, Any]] = []
             exprs: list[str] = []
             for it in items:
@@ -244,11 +254,16 @@ def _plan_insert(ex: "Executor", tree: exp.Insert, current_db: str | None, repla
                     srcs.append(("c", None))
                 elif isinstance(it, exp.Literal):
                     t = it.this
-                    srcs.append(("c", t if it.is_string else int(t) if re.fullmatch(r"\d+", t) else Decimal(t)))
+                    srcs.append(
+                        ("c", t if it.is_string else int(t) if re.fullmatch(r"\d+", t) else Decimal(t))
+                    )
                 elif isinstance(it, exp.Boolean):
                     srcs.append(("c", int(it.this)))
-                elif isinstance(it, (exp.Var, exp.Column)) and it.name.upper() == "DEFAULT" and not (
-                        isinstance(it, exp.Column) and it.table):
+                elif (
+                    isinstance(it, (exp.Var, exp.Column))
+                    and it.name.upper() == "DEFAULT"
+                    and not (isinstance(it, exp.Column) and it.table)
+                ):
                     srcs.append(("d", None))
                 else:
                     srcs.append(("e", len(exprs)))
@@ -282,14 +297,17 @@ def _plan_insert(ex: "Executor", tree: exp.Insert, current_db: str | None, repla
         variables = list(variables) + ex.bind_variables(conflict)
         odku = _stages(ex, tdef, tdef.name, assigns)
     cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
-    insert_sql = f"INSERT INTO {quote_ident(physical_name(tdef.schema, tdef.name))} ({cols}) " \
-                 f"VALUES ({', '.join('?' * len(tdef.columns))})"
-    return InsertPlan(tdef, target, tuple(rows), tuple(row_exprs), select_sql, mode, odku, tuple(variables),
-                      insert_sql)
+    insert_sql = (
+        f"INSERT INTO {quote_ident(physical_name(tdef.schema, tdef.name))} ({cols}) "
+        f"VALUES ({', '.join('?' * len(tdef.columns))})"
+    )
+    return InsertPlan(
+        tdef, target, tuple(rows), tuple(row_exprs), select_sql, mode, odku, tuple(variables), insert_sql
+    )
 
 
 # ---------------------------------------------------------------- execution ------------------------------------
-def run_dml(ex: "Executor", plan: DmlPlan, params: dict[str, Any], current_db: str | None) -> "ExecResult":
+def run_dml(ex: Executor, plan: DmlPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
     """Execute a DML plan with literal values ``params`` inside the caller's transaction."""
     from gtidkit.engine.sql import _bindable
 
@@ -313,7 +331,7 @@ def _select_binds(sql: str, binds: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in binds.items() if f":{k}" in sql}
 
 
-def _run_delete(ex: "Executor", plan: DeletePlan, binds: dict[str, Any]) -> "ExecResult":
+def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any]) -> ExecResult:
     from gtidkit.engine.sql import ExecResult, RowChange
 
     rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
@@ -324,7 +342,7 @@ def _run_delete(ex: "Executor", plan: DeletePlan, binds: dict[str, Any]) -> "Exe
     return ExecResult(affected_rows=len(rows), row_changes=changes)
 
 
-def _run_update(ex: "Executor", plan: UpdatePlan, binds: dict[str, Any]) -> "ExecResult":
+def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any]) -> ExecResult:
     from gtidkit.engine.sql import ExecResult, RowChange
 
     t = plan.table
@@ -332,7 +350,7 @@ def _run_update(ex: "Executor", plan: UpdatePlan, binds: dict[str, Any]) -> "Exe
     changes = []
     for n, r in enumerate(rows, 1):
         before = _image(t, r[1:])
-        rowid, after_raw = _apply_stages(ex, t, plan.stages, r[0], r[1:], binds, n)
+        _rowid, after_raw = _apply_stages(ex, t, plan.stages, r[0], r[1:], binds, n)
         after = _image(t, after_raw)
         if after != before:
             changes.append(RowChange(t.schema, t.name, "update", before, after))
@@ -340,8 +358,15 @@ def _run_update(ex: "Executor", plan: UpdatePlan, binds: dict[str, Any]) -> "Exe
     return ExecResult(affected_rows=len(changes), row_changes=changes, info=info)
 
 
-def _apply_stages(ex: "Executor", t: TableDef, stages: tuple[Stage, ...], rowid: int, current: tuple,
-                  binds: dict[str, Any], row_no: int) -> tuple[int, tuple]:
+def _apply_stages(
+    ex: Executor,
+    t: TableDef,
+    stages: tuple[Stage, ...],
+    rowid: int,
+    current: tuple,
+    binds: dict[str, Any],
+    row_no: int,
+) -> tuple[int, tuple]:
     raw = ex.conn.raw
     values = tuple(current)
     for st in stages:
@@ -362,7 +387,29 @@ def _apply_stages(ex: "Executor", t: TableDef, stages: tuple[Stage, ...], rowid:
         except sqlite3.Error as err:
             raise ex.translate_error(err, st.sql) from err
         rowid, values = out[0], tuple(out[1:])
+    if values != tuple(current):
+        values = _touch_on_update(ex, t, stages, rowid, values)
     return rowid, values
+
+
+def _touch_on_update(
+    ex: Executor, t: TableDef, stages: tuple[Stage, ...], rowid: int, values: tuple
+) -> tuple:
+    """Set ON UPDATE CURRENT_TIMESTAMP columns the statement did not assign (the row changed)."""
+    assigned = {i for st in stages for i in st.columns}
+    cols = [i for i, c in enumerate(t.columns) if c.on_update and i not in assigned]
+    if not cols:
+        return values
+    now = _dt.datetime.now()
+    new = list(values)
+    for i in cols:
+        new[i] = coerce(t.columns[i], now)
+    sets = ", ".join(f"{quote_ident(t.columns[i].name)} = ?" for i in cols)
+    ex.conn.raw.execute(
+        f"UPDATE {quote_ident(physical_name(t.schema, t.name))} SET {sets} WHERE rowid = ?",
+        [new[i] for i in cols] + [rowid],
+    )
+    return tuple(new)
 
 
 _UNIQUE_RE = re.compile(r"UNIQUE constraint failed: (.+)")
@@ -383,8 +430,10 @@ def _failed_index(err: sqlite3.IntegrityError, t: TableDef) -> IndexDef | None:
     if not m:
         return None
     prefix = physical_name(t.schema, t.name) + "."
-    cols = [c.strip()[len(prefix):] if c.strip().startswith(prefix) else c.strip().split(".")[-1]
-            for c in m.group(1).split(",")]
+    cols = [
+        c.strip()[len(prefix) :] if c.strip().startswith(prefix) else c.strip().split(".")[-1]
+        for c in m.group(1).split(",")
+    ]
     for ix in t.unique_keys:
         if [c.lower() for c in ix.columns] == [c.lower() for c in cols]:
             return ix
@@ -415,8 +464,9 @@ def _integrity_error(err: sqlite3.IntegrityError, t: TableDef, row: list | tuple
             return MySQLError(1406, f"Data too long for column '{col}' at row {row_no}", "22001")
         if kind == "range":
             return MySQLError(1264, f"Out of range value for column '{col}' at row {row_no}", "22003")
-        return MySQLError(1366, f"Incorrect integer value: '{_key_text(v)}' for column '{col}' at row {row_no}",
-                          "HY000")
+        return MySQLError(
+            1366, f"Incorrect integer value: '{_key_text(v)}' for column '{col}' at row {row_no}", "HY000"
+        )
     return MySQLError(1105, f"Unknown error: {text}")
 
 
@@ -432,7 +482,7 @@ def _defaults(t: TableDef) -> list[Any]:
     return out
 
 
-def _run_insert(ex: "Executor", plan: InsertPlan, params: dict[str, Any], binds: dict[str, Any]) -> "ExecResult":
+def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: dict[str, Any]) -> ExecResult:
     from gtidkit.engine.sql import ExecResult, RowChange
 
     t = plan.table
@@ -440,8 +490,9 @@ def _run_insert(ex: "Executor", plan: InsertPlan, params: dict[str, Any], binds:
     catalog = ex.storage.catalog
     ai = next((i for i, c in enumerate(t.columns) if c.auto_increment), None)
     if plan.select_sql is not None:
-        src_rows: list[list[Any]] = [list(r) for r in ex.run_sqlite(
-            plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()]
+        src_rows: list[list[Any]] = [
+            list(r) for r in ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
+        ]
         for r in src_rows:
             if len(r) != len(plan.target):
                 raise MySQLError(1136, "Column count doesn't match value count at row 1", "21S01")
@@ -474,6 +525,17 @@ def _run_insert(ex: "Executor", plan: InsertPlan, params: dict[str, Any], binds:
                 continue
             full[idx] = coerce(t.columns[idx], v, n)
             given[idx] = True
+        for i, c in enumerate(t.columns):
+            if i == ai:
+                continue
+            if full[i] is _MISSING:
+                raise MySQLError(1364, f"Field '{c.name}' doesn't have a default value", "HY000")
+            if full[i] is None and not c.nullable:
+                raise MySQLError(1048, f"Column '{c.name}' cannot be null", "23000")
+            if isinstance(full[i], _dt.datetime) and not given[i]:
+                full[i] = coerce(c, full[i], n)
+        # AUTO_INCREMENT is allocated when the row is written (handler::update_auto_increment), after the
+        # field checks above, so a row rejected by them does not consume a value.
         if ai is not None:
             v = full[ai]
             if v is None or v is _MISSING or v == 0:
@@ -483,13 +545,6 @@ def _run_insert(ex: "Executor", plan: InsertPlan, params: dict[str, Any], binds:
             else:
                 catalog.next_auto_increment(ex.conn, t, explicit=int(v))
                 last_explicit = int(v)
-        for i, c in enumerate(t.columns):
-            if full[i] is _MISSING:
-                raise MySQLError(1364, f"Field '{c.name}' doesn't have a default value", "HY000")
-            if full[i] is None and not c.nullable:
-                raise MySQLError(1048, f"Column '{c.name}' cannot be null", "23000")
-            if isinstance(full[i], _dt.datetime) and not given[i]:
-                full[i] = coerce(c, full[i], n)
         row = tuple(full)
         bound = [to_sqlite(v) for v in row]
         for _attempt in range(len(t.unique_keys) + 2):
@@ -518,8 +573,9 @@ def _run_insert(ex: "Executor", plan: InsertPlan, params: dict[str, Any], binds:
                     duplicates += 1
                     break
                 # REPLACE: delete the conflicting row, then try the insert again
-                raw.execute(f"DELETE FROM {quote_ident(physical_name(t.schema, t.name))} WHERE rowid = ?",
-                            (old[0],))
+                raw.execute(
+                    f"DELETE FROM {quote_ident(physical_name(t.schema, t.name))} WHERE rowid = ?", (old[0],)
+                )
                 changes.append(RowChange(t.schema, t.name, "delete", _image(t, old[1:]), None))
                 affected += 1
                 duplicates += 1
@@ -534,11 +590,16 @@ def _run_insert(ex: "Executor", plan: InsertPlan, params: dict[str, Any], binds:
     info = ""
     if len(src_rows) > 1 or plan.select_sql is not None:
         info = f"Records: {len(src_rows)}  Duplicates: {duplicates}  Warnings: {len(warnings)}"
-    return ExecResult(affected_rows=affected, last_insert_id=first_generated or last_explicit,
-                      warnings=warnings, row_changes=changes, info=info)
+    return ExecResult(
+        affected_rows=affected,
+        last_insert_id=first_generated or last_explicit,
+        warnings=warnings,
+        row_changes=changes,
+        info=info,
+    )
 
 
-def _find_conflict(ex: "Executor", t: TableDef, ix: IndexDef, row: tuple) -> tuple | None:
+def _find_conflict(ex: Executor, t: TableDef, ix: IndexDef, row: tuple) -> tuple | None:
     where = " AND ".join(f"{quote_ident(c)} = ?" for c in ix.columns)
     cols = ", ".join(quote_ident(c.name) for c in t.columns)
     sql = f"SELECT rowid, {cols} FROM {quote_ident(physical_name(t.schema, t.name))} WHERE {where}"

@@ -27,12 +27,28 @@ from sqlglot.errors import ParseError, TokenError
 
 from gtidkit.errors import MySQLError
 
-__all__ = ["Statement", "split_statements", "classify", "parse_error", "templatize", "parse_tree", "KINDS"]
+__all__ = ["KINDS", "Statement", "classify", "parse_error", "parse_tree", "split_statements", "templatize"]
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)  # its Command fallback warning is handled as an error
 
-KINDS = frozenset({"select", "dml", "ddl", "begin", "commit", "rollback", "savepoint", "release_savepoint",
-                   "rollback_to_savepoint", "set", "show", "use", "admin", "other"})
+KINDS = frozenset(
+    {
+        "select",
+        "dml",
+        "ddl",
+        "begin",
+        "commit",
+        "rollback",
+        "savepoint",
+        "release_savepoint",
+        "rollback_to_savepoint",
+        "set",
+        "show",
+        "use",
+        "admin",
+        "other",
+    }
+)
 
 _TOKEN = re.compile(
     r"""
@@ -50,8 +66,19 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
-_ESCAPES = {"0": "\0", "'": "'", '"': '"', "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a",
-            "\\": "\\", "%": "\\%", "_": "\\_"}
+_ESCAPES = {
+    "0": "\0",
+    "'": "'",
+    '"': '"',
+    "b": "\b",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "Z": "\x1a",
+    "\\": "\\",
+    "%": "\\%",
+    "_": "\\_",
+}
 _ESC_RE = re.compile(r"\\([\s\S])")
 
 
@@ -71,11 +98,14 @@ def split_statements(text: str) -> list[str]:
     ``DELIMITER`` is a mysql-client command, not SQL, and is not supported (it would be sent to the server as a
     statement and fail there with 1064, as with a real server).
     """
+    if ";" not in text and not _has_comment_marker(text):
+        s = text.strip()
+        return [s] if s else []
     out: list[str] = []
     start = 0
     for m in _TOKEN.finditer(text):
         if m.lastgroup == "semi":
-            s = text[start:m.start()].strip()
+            s = text[start : m.start()].strip()
             if _has_code(s):
                 out.append(s)
             start = m.end()
@@ -83,6 +113,10 @@ def split_statements(text: str) -> list[str]:
     if _has_code(s):
         out.append(s)
     return out
+
+
+def _has_comment_marker(text: str) -> bool:
+    return "--" in text or "#" in text or "/*" in text
 
 
 def _has_code(s: str) -> bool:
@@ -107,6 +141,8 @@ def normalize(text: str) -> str:
 
 def strip_comments(text: str) -> str:
     """``text`` with comments removed (``/*! ... */`` bodies kept), other characters unchanged."""
+    if not _has_comment_marker(text):
+        return text.strip()
     parts = []
     for m in _TOKEN.finditer(text):
         g = m.lastgroup
@@ -141,13 +177,21 @@ class Statement:
         Raises:
             MySQLError: 1064 when sqlglot cannot parse the text.
         """
-        if self._tree is None and self.kind not in _NO_TREE:
+        if self._tree is None and self.kind not in _NO_TREE and "command" not in self.info:
             self._tree = parse_tree(self.text, replace=bool(self.info.get("replace")))
         return self._tree
 
 
-_NO_TREE = {"begin", "commit", "rollback", "savepoint", "release_savepoint", "rollback_to_savepoint", "use",
-            "admin"}
+_NO_TREE = {
+    "begin",
+    "commit",
+    "rollback",
+    "savepoint",
+    "release_savepoint",
+    "rollback_to_savepoint",
+    "use",
+    "admin",
+}
 
 
 def parse_error(text: str, near_offset: int | None) -> MySQLError:
@@ -155,7 +199,7 @@ def parse_error(text: str, near_offset: int | None) -> MySQLError:
     if near_offset is None or near_offset >= len(text):
         near, line = "", text.count("\n") + 1
     else:
-        near, line = text[near_offset:near_offset + 80], text.count("\n", 0, near_offset) + 1
+        near, line = text[near_offset : near_offset + 80], text.count("\n", 0, near_offset) + 1
     return MySQLError(
         1064,
         "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version "
@@ -190,7 +234,9 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
         raise parse_error(text, None)
     tree = trees[0]
     if isinstance(tree, exp.Command):
-        raise parse_error(text, 0)
+        # sqlglot's fallback for statements it does not model: valid MySQL we do not execute -> 1235
+        words = " ".join(text.split()[:2]).upper()
+        raise MySQLError(1235, f"This version of MySQL doesn't yet support '{words}'", "42000")
     return tree
 
 
@@ -205,30 +251,61 @@ def _unid(s: str) -> str:
 
 #: (regex over normalized text, kind, command name, group-name -> info key). First match wins.
 _RECOGNISER_SRC: list[tuple[str, str, str]] = [
-    (re.compile(r"^(?:BEGIN(?: WORK)?|START TRANSACTION(?: (?:READ WRITE|READ ONLY|WITH CONSISTENT SNAPSHOT)"
-                r"(?: ?, ?(?:READ WRITE|READ ONLY|WITH CONSISTENT SNAPSHOT))*)?)$"), "begin", "begin"),
+    (
+        re.compile(
+            r"^(?:BEGIN(?: WORK)?|START TRANSACTION(?: (?:READ WRITE|READ ONLY|WITH CONSISTENT SNAPSHOT)"
+            r"(?: ?, ?(?:READ WRITE|READ ONLY|WITH CONSISTENT SNAPSHOT))*)?)$"
+        ),
+        "begin",
+        "begin",
+    ),
     (re.compile(r"^COMMIT(?: WORK)?(?: AND (?:NO )?CHAIN)?(?: (?:NO )?RELEASE)?$"), "commit", "commit"),
-    (re.compile(rf"^ROLLBACK(?: WORK)? TO(?: SAVEPOINT)? (?P<name>{_ID})$"), "rollback_to_savepoint",
-     "rollback_to_savepoint"),
+    (
+        re.compile(rf"^ROLLBACK(?: WORK)? TO(?: SAVEPOINT)? (?P<name>{_ID})$"),
+        "rollback_to_savepoint",
+        "rollback_to_savepoint",
+    ),
     (re.compile(r"^ROLLBACK(?: WORK)?(?: AND (?:NO )?CHAIN)?(?: (?:NO )?RELEASE)?$"), "rollback", "rollback"),
     (re.compile(rf"^SAVEPOINT (?P<name>{_ID})$"), "savepoint", "savepoint"),
     (re.compile(rf"^RELEASE SAVEPOINT (?P<name>{_ID})$"), "release_savepoint", "release_savepoint"),
     (re.compile(rf"^USE (?P<db>{_ID})$"), "use", "use"),
     (re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? (?:BINARY )?LOGS$"), "admin", "flush_logs"),
-    (re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? (?P<what>TABLES|PRIVILEGES|STATUS|HOSTS)$"), "admin",
-     "flush_other"),
-    (re.compile(r"^RESET (?:MASTER|BINARY LOGS AND GTIDS)(?: TO (?P<to>\d+))?$"), "admin", "reset_binary_logs"),
+    (
+        re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? (?P<what>TABLES|PRIVILEGES|STATUS|HOSTS)$"),
+        "admin",
+        "flush_other",
+    ),
+    (
+        re.compile(r"^RESET (?:MASTER|BINARY LOGS AND GTIDS)(?: TO (?P<to>\d+))?$"),
+        "admin",
+        "reset_binary_logs",
+    ),
     (re.compile(r"^RESET (?:REPLICA|SLAVE)(?P<all> ALL)?$"), "admin", "reset_replica"),
     (re.compile(rf"^PURGE (?:BINARY|MASTER) LOGS TO {_STR}$"), "admin", "purge_binary_logs_to"),
-    (re.compile(rf"^PURGE (?:BINARY|MASTER) LOGS BEFORE (?P<expr>.+)$"), "admin", "purge_binary_logs_before"),
-    (re.compile(r"^(?P<verb>START|STOP) (?:REPLICA|SLAVE)(?: (?P<threads>IO_THREAD|SQL_THREAD|RELAY_THREAD)"
-                r"(?: ?, ?(?:IO_THREAD|SQL_THREAD|RELAY_THREAD))*)?(?: (?P<rest>UNTIL .+|FOR CHANNEL .+))?$"),
-     "admin", "replica_thread"),
-    (re.compile(r"^CHANGE (?:REPLICATION SOURCE|MASTER) TO (?P<opts>.+)$"), "admin", "change_replication_source"),
+    (re.compile(r"^PURGE (?:BINARY|MASTER) LOGS BEFORE (?P<expr>.+)$"), "admin", "purge_binary_logs_before"),
+    (
+        re.compile(
+            r"^(?P<verb>START|STOP) (?:REPLICA|SLAVE)(?: (?P<threads>IO_THREAD|SQL_THREAD|RELAY_THREAD)"
+            r"(?: ?, ?(?:IO_THREAD|SQL_THREAD|RELAY_THREAD))*)?(?: (?P<rest>UNTIL .+|FOR CHANNEL .+))?$"
+        ),
+        "admin",
+        "replica_thread",
+    ),
+    (
+        re.compile(r"^CHANGE (?:REPLICATION SOURCE|MASTER) TO (?P<opts>.+)$"),
+        "admin",
+        "change_replication_source",
+    ),
     (re.compile(r"^SHOW (?:BINARY LOG|MASTER) STATUS$"), "show", "binary_log_status"),
     (re.compile(r"^SHOW (?:BINARY|MASTER) LOGS$"), "show", "binary_logs"),
-    (re.compile(rf"^SHOW BINLOG EVENTS(?: IN {_STR})?(?: FROM (?P<pos>\d+))?"
-                r"(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "binlog_events"),
+    (
+        re.compile(
+            rf"^SHOW BINLOG EVENTS(?: IN {_STR})?(?: FROM (?P<pos>\d+))?"
+            r"(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"
+        ),
+        "show",
+        "binlog_events",
+    ),
     (re.compile(r"^SHOW (?:REPLICA|SLAVE) STATUS(?: FOR CHANNEL .+)?$"), "show", "replica_status"),
     (re.compile(r"^SHOW (?:REPLICAS|SLAVE HOSTS)$"), "show", "replicas"),
     (re.compile(r"^SHOW WARNINGS(?: LIMIT .+)?$"), "show", "warnings"),
@@ -239,8 +316,10 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
 ]
 
 
-_RECOGNISER = [(re.compile(rx.pattern if isinstance(rx, re.Pattern) else rx, re.IGNORECASE), kind, cmd)
-               for rx, kind, cmd in _RECOGNISER_SRC]
+_RECOGNISER = [
+    (re.compile(rx.pattern if isinstance(rx, re.Pattern) else rx, re.IGNORECASE), kind, cmd)
+    for rx, kind, cmd in _RECOGNISER_SRC
+]
 
 
 def _recognise(norm: str) -> Statement | None:
@@ -260,7 +339,7 @@ def _recognise(norm: str) -> Statement | None:
             if strs:
                 info["to" if command == "purge_binary_logs_to" else "file"] = unquote_string(strs[0])
         if command == "purge_binary_logs_before":
-            e = info["expr"].strip()
+            e = info.pop("expr").strip()
             info["before"] = unquote_string(e) if e[:1] in "'\"" else e
         if command == "binlog_events":
             for k in ("pos", "off", "cnt"):
@@ -297,11 +376,49 @@ def _parse_change_source(opts: str) -> dict[str, Any]:
     return out
 
 
+_FIRST_WORD = re.compile(r"\s*([A-Za-z]+)")
+#: First words of the statements the recogniser knows; other statements skip it (hot path).
+_RECOGNISER_WORDS = frozenset(
+    [
+        "BEGIN",
+        "START",
+        "COMMIT",
+        "ROLLBACK",
+        "SAVEPOINT",
+        "RELEASE",
+        "USE",
+        "FLUSH",
+        "RESET",
+        "PURGE",
+        "STOP",
+        "CHANGE",
+        "SHOW",
+        "XA",
+        "LOCK",
+        "UNLOCK",
+        "KILL",
+    ]
+)
 _FIRST_WORD_KIND = {
-    "SELECT": "select", "WITH": "select", "(": "select", "VALUES": "select", "TABLE": "select",
-    "INSERT": "dml", "UPDATE": "dml", "DELETE": "dml", "REPLACE": "dml",
-    "CREATE": "ddl", "DROP": "ddl", "ALTER": "ddl", "TRUNCATE": "ddl", "RENAME": "ddl",
-    "SET": "set", "SHOW": "show", "DESCRIBE": "show", "DESC": "show", "EXPLAIN": "other",
+    "SELECT": "select",
+    "WITH": "select",
+    "(": "select",
+    "VALUES": "select",
+    "TABLE": "select",
+    "INSERT": "dml",
+    "UPDATE": "dml",
+    "DELETE": "dml",
+    "REPLACE": "dml",
+    "CREATE": "ddl",
+    "DROP": "ddl",
+    "ALTER": "ddl",
+    "TRUNCATE": "ddl",
+    "RENAME": "ddl",
+    "SET": "set",
+    "SHOW": "show",
+    "DESCRIBE": "show",
+    "DESC": "show",
+    "EXPLAIN": "other",
 }
 
 
@@ -311,12 +428,14 @@ def classify(stmt_text: str) -> Statement:
     The sqlglot tree is parsed lazily (``Statement.tree``), so classification itself is cheap (a regex pass).
     """
     text = strip_comments(stmt_text)
-    norm = normalize(text)
-    st = _recognise(norm)
-    if st is not None:
-        st.text = text
-        return st
-    first = norm.split(" ", 1)[0].upper() if norm else ""
+    m = _FIRST_WORD.match(text)
+    first = m.group(1).upper() if m else text[:1]
+    if first in _RECOGNISER_WORDS:
+        norm = normalize(text)
+        st = _recognise(norm)
+        if st is not None:
+            st.text = text
+            return st
     if first.startswith("("):
         first = "("
     kind = _FIRST_WORD_KIND.get(first, "other")
@@ -324,37 +443,42 @@ def classify(stmt_text: str) -> Statement:
     if first == "REPLACE":
         info["replace"] = True
     if kind == "show":
-        info["show"] = norm
+        info["show"] = normalize(text)
     return Statement(kind, text, info)
 
 
 # ---------------------------------------------------------------- literal templating -------------------------
+_LITERAL = re.compile(
+    r"""(?P<skip>`(?:[^`]|``)*`|--(?:[ \t][^\n]*)?(?:\n|$)|\#[^\n]*|/\*[\s\S]*?\*/
+                 |(?<![\w$])[A-Za-z_$][\w$]*'(?:[^'\\]|\\[\s\S]|'')*')
+      | (?<![\w$])(?P<str>'(?:[^'\\]|\\[\s\S]|'')*'|"(?:[^"\\]|\\[\s\S]|"")*")
+      | (?<![\w$.:@])(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)(?![\w$])""",
+    re.VERBOSE,
+)
+
+
 def templatize(text: str) -> tuple[str, list[Any]] | None:
     """Replace number and string literals by ``:gk<i>`` placeholders.
 
     Returns (template, values) or ``None`` when the statement has no literals. Values are ``int``, ``Decimal``
     (decimal or exponent literals) or ``str`` (quoted strings with MySQL escapes applied). Literals glued to a
-    charset introducer (``_utf8mb4'x'``) or the X/B prefixes are left in place.
+    charset introducer (``_utf8mb4'x'``) or the X/B/N prefixes are left in place, as are literals inside
+    comments and backquoted identifiers.
     """
-    parts: list[str] = []
     values: list[Any] = []
-    prev = ""
-    for m in _TOKEN.finditer(text):
+
+    def sub(m: re.Match[str]) -> str:
         g = m.lastgroup
         tok = m.group()
+        if g == "skip":
+            return tok
         if g == "num":
-            if "." in tok or "e" in tok or "E" in tok:
-                values.append(Decimal(tok))
-            else:
-                values.append(int(tok))
-            parts.append(f":gk{len(values) - 1}")
-        elif g in ("sq", "dq") and not (prev.startswith("_") or prev.upper() in ("X", "B", "N")):
-            values.append(unquote_string(tok))
-            parts.append(f":gk{len(values) - 1}")
+            values.append(Decimal(tok) if ("." in tok or "e" in tok or "E" in tok) else int(tok))
         else:
-            parts.append(tok)
-        if g != "ws":
-            prev = tok
+            values.append(unquote_string(tok))
+        return f":gk{len(values) - 1}"
+
+    out = _LITERAL.sub(sub, text)
     if not values:
         return None
-    return "".join(parts), values
+    return out, values

@@ -64,6 +64,8 @@ def show_create_table(t: TableDef) -> str:
             s += f" DEFAULT {c.default_expr}"
         elif c.has_default:
             s += " DEFAULT NULL" if c.default is None else f" DEFAULT '{c.default}'"
+        if c.on_update:
+            s += f" ON UPDATE {c.on_update}"
         if c.comment:
             s += " COMMENT '" + c.comment.replace("'", "''") + "'"
         lines.append(s)
@@ -74,11 +76,13 @@ def show_create_table(t: TableDef) -> str:
         else:
             lines.append(f"  {'UNIQUE KEY' if ix.unique else 'KEY'} `{ix.name}` ({cols})")
     body = ",\n".join(lines)
-    return (f"CREATE TABLE `{t.name}` (\n{body}\n) ENGINE={t.engine} DEFAULT CHARSET={t.charset} "
-            f"COLLATE={t.collation}")
+    return (
+        f"CREATE TABLE `{t.name}` (\n{body}\n) ENGINE={t.engine} DEFAULT CHARSET={t.charset} "
+        f"COLLATE={t.collation}"
+    )
 
 
-def run_show(ex: "Executor", stmt: Statement, current_db: str | None) -> "ExecResult":
+def run_show(ex: Executor, stmt: Statement, current_db: str | None) -> ExecResult:
     """Run a catalog SHOW / DESCRIBE statement.
 
     Raises:
@@ -105,8 +109,12 @@ def run_show(ex: "Executor", stmt: Statement, current_db: str | None) -> "ExecRe
         if m.group(1):
             return ExecResult(columns=[col, "Table_type"], rows=[(t.name, t.table_type) for t in tables])
         return ExecResult(columns=[col], rows=[(t.name,) for t in tables])
-    m = re.fullmatch(rf"(?:SHOW (FULL )?(?:COLUMNS|FIELDS) (?:FROM|IN) (\S+)(?: (?:FROM|IN) {_ID})?"
-                     rf"|(?:DESCRIBE|DESC) (\S+)){_LIKE}", norm, re.IGNORECASE)
+    m = re.fullmatch(
+        rf"(?:SHOW (FULL )?(?:COLUMNS|FIELDS) (?:FROM|IN) (\S+)(?: (?:FROM|IN) {_ID})?"
+        rf"|(?:DESCRIBE|DESC) (\S+)){_LIKE}",
+        norm,
+        re.IGNORECASE,
+    )
     if m:
         qualified = m.group(2) or m.group(4)
         db, name = _table_name(_unid(m.group(3)) or current_db, qualified)
@@ -116,11 +124,21 @@ def run_show(ex: "Executor", stmt: Statement, current_db: str | None) -> "ExecRe
         for c in t.columns:
             if not ok(c.name):
                 continue
-            key = "PRI" if c.name in t.primary_key else (
-                "UNI" if any(ix.unique and ix.columns == (c.name,) for ix in t.indexes) else
-                "MUL" if any(ix.columns[0] == c.name for ix in t.indexes if not ix.primary) else "")
+            key = (
+                "PRI"
+                if c.name in t.primary_key
+                else (
+                    "UNI"
+                    if any(ix.unique and ix.columns == (c.name,) for ix in t.indexes)
+                    else "MUL"
+                    if any(ix.columns[0] == c.name for ix in t.indexes if not ix.primary)
+                    else ""
+                )
+            )
             default = c.default_expr or (None if c.default is None else str(c.default))
             extra = "auto_increment" if c.auto_increment else ("DEFAULT_GENERATED" if c.default_expr else "")
+            if c.on_update:
+                extra = (extra + " " if extra else "") + "on update CURRENT_TIMESTAMP"
             rows.append((c.name, c.column_type(), "YES" if c.nullable else "NO", key, default, extra))
         return ExecResult(columns=["Field", "Type", "Null", "Key", "Default", "Extra"], rows=rows)
     m = re.fullmatch(r"SHOW CREATE TABLE (\S+)", norm, re.IGNORECASE)
@@ -128,8 +146,9 @@ def run_show(ex: "Executor", stmt: Statement, current_db: str | None) -> "ExecRe
         db, name = _table_name(current_db, m.group(1))
         t = cat.require_table(db, name)
         return ExecResult(columns=["Table", "Create Table"], rows=[(t.name, show_create_table(t))])
-    m = re.fullmatch(rf"SHOW (?:INDEX|INDEXES|KEYS) (?:FROM|IN) (\S+)(?: (?:FROM|IN) {_ID})?", norm,
-                     re.IGNORECASE)
+    m = re.fullmatch(
+        rf"SHOW (?:INDEX|INDEXES|KEYS) (?:FROM|IN) (\S+)(?: (?:FROM|IN) {_ID})?", norm, re.IGNORECASE
+    )
     if m:
         db, name = _table_name(_unid(m.group(2)) or current_db, m.group(1))
         t = cat.require_table(db, name)
@@ -137,9 +156,43 @@ def run_show(ex: "Executor", stmt: Statement, current_db: str | None) -> "ExecRe
         for ix in t.indexes:
             for seq, c in enumerate(ix.columns, 1):
                 col = t.column(c)
-                rows.append((t.name, 0 if ix.unique else 1, ix.name, seq, c, "A", None, None, None,
-                             "YES" if col is not None and col.nullable else "", "BTREE", "", "", "YES", None))
-        return ExecResult(columns=["Table", "Non_unique", "Key_name", "Seq_in_index", "Column_name", "Collation",
-                                   "Cardinality", "Sub_part", "Packed", "Null", "Index_type", "Comment",
-                                   "Index_comment", "Visible", "Expression"], rows=rows)
+                rows.append(
+                    (
+                        t.name,
+                        0 if ix.unique else 1,
+                        ix.name,
+                        seq,
+                        c,
+                        "A",
+                        None,
+                        None,
+                        None,
+                        "YES" if col is not None and col.nullable else "",
+                        "BTREE",
+                        "",
+                        "",
+                        "YES",
+                        None,
+                    )
+                )
+        return ExecResult(
+            columns=[
+                "Table",
+                "Non_unique",
+                "Key_name",
+                "Seq_in_index",
+                "Column_name",
+                "Collation",
+                "Cardinality",
+                "Sub_part",
+                "Packed",
+                "Null",
+                "Index_type",
+                "Comment",
+                "Index_comment",
+                "Visible",
+                "Expression",
+            ],
+            rows=rows,
+        )
     raise not_supported(" ".join(norm.split()[:3]))

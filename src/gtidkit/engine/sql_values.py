@@ -13,6 +13,7 @@ manual "Out-of-Range and Overflow Handling", "The DATE, DATETIME, and TIMESTAMP 
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import re
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 from gtidkit.engine.catalog import ColumnDef
 from gtidkit.errors import MySQLError
 
-__all__ = ["coerce", "to_sqlite", "from_sqlite", "format_datetime"]
+__all__ = ["coerce", "format_datetime", "from_sqlite", "to_sqlite"]
 
 _NUM_PREFIX = re.compile(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _DATETIME = re.compile(
@@ -37,7 +38,7 @@ def _parse_number(col: ColumnDef, v: str, row: int, kind: str) -> Decimal:
     m = _NUM_PREFIX.match(v)
     if not m:
         raise MySQLError(1366, f"Incorrect {kind} value: '{v}' for column '{col.name}' at row {row}", "HY000")
-    if v[m.end():].strip():
+    if v[m.end() :].strip():
         raise MySQLError(1265, f"Data truncated for column '{col.name}' at row {row}", "01000")
     return Decimal(m.group(0).strip())
 
@@ -73,7 +74,7 @@ def coerce(col: ColumnDef, v: Any, row: int = 1) -> Any:
         if isinstance(v, int):
             n = v
         elif isinstance(v, float):
-            if v != v or v in (float("inf"), float("-inf")):
+            if not math.isfinite(v):
                 raise _err_range(col, row)
             n = _round_half_away(Decimal(repr(v)))
         elif isinstance(v, Decimal):
@@ -159,8 +160,15 @@ def _coerce_temporal(col: ColumnDef, v: Any, row: int) -> str:
         if (y, mo, d) == ("0000", "00", "00") or y == "0000" and mo in ("0", "00"):
             return "0000-00-00" if col.type == "date" else "0000-00-00 00:00:00"
         try:
-            dt = _dt.datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(s or 0),
-                              int((frac or "0").ljust(6, "0")))
+            dt = _dt.datetime(
+                int(y),
+                int(mo),
+                int(d),
+                int(h or 0),
+                int(mi or 0),
+                int(s or 0),
+                int((frac or "0").ljust(6, "0")),
+            )
         except ValueError:
             raise bad from None
     if col.type == "date":

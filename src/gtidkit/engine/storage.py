@@ -30,13 +30,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from gtidkit.errors import MySQLError
 
-__all__ = ["Storage", "Connection", "DB_FILE_NAME", "SYNCHRONOUS_MODES", "IntegrityError", "OperationalError"]
+__all__ = ["DB_FILE_NAME", "SYNCHRONOUS_MODES", "Connection", "IntegrityError", "OperationalError", "Storage"]
 
 #: File name of the engine database inside a datadir.
 DB_FILE_NAME = "gtidkit.sqlite"
@@ -66,7 +67,7 @@ class Connection:
     Not thread-safe: one session (thread) at a time uses a connection, as in MySQL's THD.
     """
 
-    storage: "Storage"
+    storage: Storage
     raw: sqlite3.Connection
     #: Savepoint names currently open, outermost first.
     savepoints: list[str]
@@ -202,13 +203,12 @@ class Storage:
         self.catalog = Catalog(self)
 
     @classmethod
-    def open(
-        cls, path: Path | str, *, synchronous: str = "FULL", busy_timeout_ms: int = 50_000
-    ) -> "Storage":
+    def open(cls, path: Path | str, *, synchronous: str = "FULL", busy_timeout_ms: int = 50_000) -> Storage:
         """Open (creating if needed) the engine database and bootstrap the built-in schemas.
 
         Args:
-            path: the database file, or a datadir directory (the file is then ``<dir>/gtidkit.sqlite``).
+            path: a datadir directory (the file is then ``<dir>/gtidkit.sqlite``; a missing path without a
+                suffix is created as a directory) or a database file path such as ``x.sqlite``.
             synchronous: ``OFF``, ``NORMAL``, ``FULL`` (default, fsync per commit) or ``EXTRA``.
             busy_timeout_ms: how long ``BEGIN IMMEDIATE`` waits for another writer (ms), like
                 ``innodb_lock_wait_timeout`` (default 50 s as in MySQL).
@@ -221,16 +221,17 @@ class Storage:
         if synchronous not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}, not {synchronous!r}")
         p = Path(path)
-        if p.is_dir():
+        if p.is_dir() or (not p.exists() and p.suffix == ""):
+            p.mkdir(parents=True, exist_ok=True)
             p = p / DB_FILE_NAME
         p.parent.mkdir(parents=True, exist_ok=True)
         storage = cls(p, synchronous, busy_timeout_ms)
-        conn = storage.connect()
         try:
-            try:
-                mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            except sqlite3.DatabaseError as err:
-                raise MySQLError(1030, f"Got error from storage engine: {err} ({p})") from err
+            conn = storage.connect()
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        except sqlite3.DatabaseError as err:
+            raise MySQLError(1030, f"Got error from storage engine: {err} ({p})") from err
+        try:
             if str(mode).lower() != "wal":
                 raise MySQLError(1030, f"Got error from storage engine: cannot enable WAL on {p}")
             storage.catalog.bootstrap(conn)

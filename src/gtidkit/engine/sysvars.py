@@ -13,8 +13,9 @@ The table :data:`SYSVARS` is data, one :class:`SysVar` per variable; the engine 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from gtidkit.errors import MySQLError
 
@@ -95,10 +96,20 @@ SYSVARS: dict[str, SysVar] = {
         _v("version_comment", GLOBAL, STR, "gtidkit", read_only=True),
         _v("datadir", GLOBAL, STR, "", read_only=True),
         _v("innodb_lock_wait_timeout", BOTH, INT, 50, 1, 1073741824),
-        _v("transaction_isolation", BOTH, ENUM, "REPEATABLE-READ",
-           choices=("READ-UNCOMMITTED", "READ-COMMITTED", "REPEATABLE-READ", "SERIALIZABLE")),
-        _v("sql_mode", BOTH, STR, "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,"
-           "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"),
+        _v(
+            "transaction_isolation",
+            BOTH,
+            ENUM,
+            "REPEATABLE-READ",
+            choices=("READ-UNCOMMITTED", "READ-COMMITTED", "REPEATABLE-READ", "SERIALIZABLE"),
+        ),
+        _v(
+            "sql_mode",
+            BOTH,
+            STR,
+            "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,"
+            "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION",
+        ),
         _v("character_set_client", BOTH, STR, "utf8mb4"),
         _v("character_set_connection", BOTH, STR, "utf8mb4"),
         _v("character_set_results", BOTH, STR, "utf8mb4"),
@@ -241,7 +252,7 @@ class GlobalVariables:
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     @classmethod
-    def with_defaults(cls, overrides: dict[str, Any] | None = None) -> "GlobalVariables":
+    def with_defaults(cls, overrides: dict[str, Any] | None = None) -> GlobalVariables:
         """Defaults of :data:`SYSVARS`, with startup ``overrides`` already coerced (name → value)."""
         gv = cls()
         for var in SYSVARS.values():

@@ -113,9 +113,10 @@ class Gtid:
 
         Raises:
             GtidParseError: code 1774, "Malformed GTID specification '%.200s'.", with ``position``.
+            TypeError: if ``text`` is not a str.
         """
         if not isinstance(text, str):
-            raise malformed_gtid(str(text), 0)
+            raise TypeError(f"GTID text must be str, not {type(text).__name__}")
         s = text.split("\0", 1)[0]  # MySQL sees a C string
         n = len(s)
         p = 0

@@ -20,9 +20,17 @@ from uuid import UUID
 from gtidkit.errors import GtidParseError, MySQLError
 from gtidkit.gtid import encoding as _enc
 from gtidkit.gtid import interval as _iv
-from gtidkit.gtid.gtid import GNO_END, Gtid, parse_gno_at
+from gtidkit.gtid.gtid import Gtid, parse_gno_at
 from gtidkit.gtid.interval import MAX_GNO
-from gtidkit.gtid.sid import WHITESPACE, format_sid, normalize_tag, parse_sid_at, scan_tag, sid_bytes
+from gtidkit.gtid.sid import (
+    WHITESPACE,
+    format_sid,
+    is_valid_tag,
+    normalize_tag,
+    parse_sid_at,
+    scan_tag,
+    sid_bytes,
+)
 
 __all__ = ["ER_GNO_EXHAUSTED_MESSAGE", "GtidSet", "parse_tsids"]
 
@@ -41,9 +49,13 @@ ER_GNO_EXHAUSTED_MESSAGE = (
 # Theory of operation: MySQL's grammar (add_gtid_text) is permissive -- whitespace around every token,
 # strtoll(base 0) numbers (0x1F, 017), empty list elements, bare UUIDs, tags that switch the current TSID,
 # and "n-m" with m < n silently dropped. A faithful character-level port (_parse_slow) handles all of it and
-# reports the failing position. Almost every real input is the canonical form, so a single regex checks
-# for that form first (_FAST_RE) and, when it matches, the text is cut with str.split and int() instead.
-# Both paths produce the same result; the tests run every vector through both.
+# reports the failing position. Almost every real input is in canonical form, so two fast paths go first:
+#   1. _parse_plain: untagged canonical text, with C-speed string operations and one JSON array read;
+#   2. _parse_fast: canonical text with tags, checked by one regex, cut with str.split and int();
+#   3. _parse_slow: everything else, and every error (with its position).
+# A fast path returns None for anything it is not sure about; it never raises. It does not range-check
+# GNOs either: _finish does (raising _GnoOutOfRange so that _parse_slow reports the error). All paths give
+# the same result; tests check this on every vector, on tables, and on fuzzed edits of valid text.
 # ---------------------------------------------------------------------------------------------------------
 
 _UUID_P = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -140,6 +152,7 @@ def _parse_slow(text: str) -> dict[Key, list[int]]:
 
 
 _PLAIN_RE = re.compile(r"[0-9a-fA-F:,\-]*")
+_DROP_DIGITS = str.maketrans("", "", "0123456789abcdefABCDEF")
 
 
 def _parse_plain(text: str) -> dict[Key, Flat] | None:
@@ -176,12 +189,14 @@ def _parse_plain(text: str) -> dict[Key, Flat] | None:
         n_items = rest.count(":") + 1
         if rest.count("-") != n_items:
             rest = ":".join([it if "-" in it else f"{it}-{it}" for it in rest.split(":")])
-            if rest.count("-") != n_items:
-                return None  # an item like 1-2-3
         uuids.append(elem[:36])
         rests.append(rest)
         counts.append(2 * n_items)
     big = ";".join(rests)
+    # Every item must now be exactly "N-M": with the digits dropped, the separators read "-:-;-:...-".
+    seps = big.translate(_DROP_DIGITS)
+    if seps[0::2] != "-" * ((len(seps) + 1) // 2) or "-" in seps[1::2] or len(seps) % 2 == 0:
+        return None  # an item like 1-2-3 (or 1-2-3 hidden next to a single GNO)
     # Only hex letters can be left in GNO slots (the charset check ran); JSON rejects them all except an
     # exponent (1e5), so look for that, and for a leading 0 (GNO 0, or octal to strtoll).
     if "e" in big or "E" in big or big[:1] == "0" or ":0" in big or "-0" in big or ";0" in big:
@@ -191,8 +206,6 @@ def _parse_plain(text: str) -> dict[Key, Flat] | None:
         sids = [bytes.fromhex(u.replace("-", "")) for u in uuids]
     except ValueError:
         return None  # an empty item ("1::2", "1-:"), a non-hex UUID, ...
-    if max(nums) >= GNO_END:
-        return None
     acc: dict[Key, list[int]] = {}
     pos = 0
     for raw, c in zip(sids, counts):
@@ -255,20 +268,29 @@ def _parse_fast(text: str) -> dict[Key, list[int]] | None:
                 cur = acc.get(key)
                 if cur is None:
                     cur = acc[key] = []
-    for flat in acc.values():
-        if flat and max(flat) >= GNO_END:
-            return None  # let the careful parser report the position
     return acc
 
 
+class _GnoOutOfRange(Exception):
+    """Internal: a fast path read a GNO above MAX_GNO; the careful parser must report it."""
+
+
 def _finish(acc: dict[Key, list[int]] | dict[Key, Flat]) -> dict[Key, Flat]:
-    """Normalise parsed interval lists; drop empty TSIDs and ``n-m`` pairs with ``m < n``."""
+    """Normalise parsed interval lists; drop empty TSIDs and ``n-m`` pairs with ``m < n``.
+
+    Raises _GnoOutOfRange if any number exceeds MAX_GNO (the fast paths do not range-check as they read).
+    """
     out: dict[Key, Flat] = {}
     for key, lst in acc.items():
         if not lst:
             continue
         flat = lst if type(lst) is tuple else tuple(lst)
-        if not _iv.is_normal(flat):
+        if _iv.is_normal(flat):
+            if flat[-1] > MAX_GNO:  # sorted: the last item is the largest
+                raise _GnoOutOfRange
+        else:
+            if max(flat) > MAX_GNO:
+                raise _GnoOutOfRange
             flat = _iv.normalize_pairs([(s, e) for s, e in zip(flat[0::2], flat[1::2]) if s <= e])
             if not flat:
                 continue
@@ -363,8 +385,14 @@ class GtidSet:
                 leading whitespace), with ``.text`` (the input) and ``.position`` (character offset of the
                 fault). Rejected: bad UUIDs, GNO 0 or negative or ``>= 2**63-1``, garbage, a trailing ``:``.
         """
-        acc = _parse_acc(text)
-        return cls._wrap(_finish(acc))
+        try:
+            mapping = _finish(_parse_acc(text))
+        except _GnoOutOfRange:
+            # Only the fast paths get here (the careful parser range-checks as it reads): let the careful
+            # parser find the position and raise.
+            _parse_slow(text)
+            raise AssertionError(f"careful parser accepted an out-of-range GNO in {text!r}") from None
+        return cls._wrap(mapping)
 
     @classmethod
     def from_intervals(cls, intervals: Iterable[tuple[UUID | str | bytes, str, int, int]]) -> GtidSet:
@@ -664,10 +692,12 @@ class GtidSet:
         """Add one GTID to this set, mutating it. ``tag`` must already be normal (``""`` or lowercase).
 
         Raises:
-            ValueError: if ``gno`` is outside ``1 .. 2**63-2``.
+            ValueError: if ``gno`` is outside ``1 .. 2**63-2`` or ``tag`` is not a normal tag.
         """
         if not 1 <= gno <= MAX_GNO:
             raise ValueError(f"GNO {gno!r} out of range 1..{MAX_GNO}")
+        if tag and not is_valid_tag(tag):
+            raise ValueError(f"malformed GTID tag {tag!r} (lowercase, 1..32 chars [a-z_][a-z0-9_]*)")
         raw = sid.bytes if isinstance(sid, UUID) else sid_bytes(sid)
         key = (raw, tag)
         m = self._map

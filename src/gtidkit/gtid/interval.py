@@ -12,11 +12,11 @@ returns normalised flat tuples and never expands GNOs, so cost is linear in the 
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import repeat
-from operator import add, le, lt, sub
+from operator import add, le, lt
 
 #: Largest usable GNO: MySQL reserves INT64_MAX (2**63-1) as the exclusive bound (``GNO_END``).
 MAX_GNO = 2**63 - 2
@@ -197,12 +197,10 @@ def is_subset(a: Flat, b: Flat) -> bool:
         return False
     if len(b) == 2:
         return True
-    b_starts = b[0::2]
-    b_ends = b[1::2]
-    # A normalised a-interval lies in b iff it ends within the b-interval starting at or before it. The index
-    # of that b-interval is bisect_right(b_starts, start) - 1, >= 0 because a[0] >= b[0]. All C-level loops.
-    owners = map(sub, map(bisect_right, repeat(b_starts), a[0::2]), repeat(1))
-    return all(map(le, a[1::2], map(b_ends.__getitem__, owners)))
+    # An a-interval [s, e] lies in b iff the first b-interval ending at or after e starts at or before s.
+    # Its index is bisect_left(b_ends, e) (< len because a[-1] <= b[-1]). All loops run in C.
+    owners = map(bisect_left, repeat(b[1::2]), a[1::2])
+    return all(map(le, map(b[0::2].__getitem__, owners), a[0::2]))
 
 
 def overlaps(a: Flat, b: Flat) -> bool:

@@ -113,6 +113,17 @@ def _located_errant(spark: SparkSession, errant: dict[str, GtidSet], transaction
     return located, extra
 
 
+def _parallelism_stats(group_sizes: list[tuple]) -> dict[str, tuple[int, float, int]]:
+    """host → (commit groups, average transactions per group, largest group) from (host, size, groups) rows."""
+    acc: dict[str, list[int]] = {}
+    for host, size, n in group_sizes:
+        a = acc.setdefault(host, [0, 0, 0])
+        a[0] += int(n)
+        a[1] += int(size) * int(n)
+        a[2] = max(a[2], int(size))
+    return {h: (g, total / g, biggest) for h, (g, total, biggest) in acc.items() if g}
+
+
 def run_pipeline(
     spark: SparkSession,
     input_path: str | Path,
@@ -181,76 +192,72 @@ def run_pipeline(
     file_gtids = S.sets_by(T.file_gtid_intervals(transactions).collect(), "host", "file")
     state = S.executed_and_purged(facts, file_gtids)
     ge_sets = S.sets_by(ge.collect(), "host")
-    fde_ids = files.select("host", "file", F.col("server_id").alias("fde_server_id"))
-    gtid_txn = transactions.where(F.col("gno").isNotNull())
-    local_counts = (
-        gtid_txn.join(fde_ids, on=["host", "file"], how="inner")
-        .where(F.col("server_id") == F.col("fde_server_id"))
-        .groupBy("host", "sid").agg(F.count(F.lit(1)).alias("n")).collect()
+    # One pass for every per-(host, sid) count: totals, locally originated (Gtid event server_id == the FDE's,
+    # which MySQL keeps from the originating server on replicated events), anonymous, commit-time range.
+    fde_ids = F.broadcast(files.select("host", "file", F.col("server_id").alias("fde_server_id")))
+    sid_stats = (
+        transactions.join(fde_ids, on=["host", "file"], how="left")
+        .groupBy("host", "sid")
+        .agg(
+            F.count(F.lit(1)).alias("n"),
+            F.sum((F.col("server_id") == F.col("fde_server_id")).cast("int")).alias("local_n"),
+            F.sum(F.col("anonymous").cast("int")).alias("anon_n"),
+            F.min("commit_time").alias("first_commit_time"),
+            F.max("commit_time").alias("last_commit_time"),
+        )
+        .collect()
     )
-    sid_counts = gtid_txn.groupBy("host", "sid").agg(F.count(F.lit(1)).alias("n")).collect()
-    uuids = S.infer_server_uuids(local_counts)
+    gtid_stats = [r for r in sid_stats if r["sid"] is not None]
+    uuids = S.infer_server_uuids({"host": r["host"], "sid": r["sid"], "n": r["local_n"] or 0} for r in gtid_stats)
     if given is not None:
         topo, origin = given, "given"
     else:
-        topo, origin = S.infer_topology(uuids, sid_counts), "inferred"
+        topo, origin = S.infer_topology(uuids, gtid_stats), "inferred"
     executed_for_errant = {h: ge_sets.get(h, GtidSet()) for h in layout.hosts}
     errant = S.errant_sets(executed_for_errant, topo)
+    group_sizes = [
+        (r["host"], r["group_size"], r["n"])
+        for r in groups.groupBy("host", "group_size").agg(F.count(F.lit(1)).alias("n"))
+        .orderBy("host", "group_size").collect()
+    ]
+    per_host_par = _parallelism_stats(group_sizes)
 
     driver_checks = S.chain_breaks(facts, file_gtids)
     located, extra = _located_errant(spark, errant, transactions, facts, file_gtids)
     driver_checks += extra
-    per_host_par = {r["host"]: r for r in T.parallelism_per_host(groups).collect()}
-    for host, p in sorted(per_host_par.items()):
+    for host, (groups_n, avg, biggest) in sorted(per_host_par.items()):
         driver_checks.append(S.check_row(
             "parallelism", "info", host, None, None, None,
-            f"{p['commit_groups']} commit groups, {p['avg_group_size']:.2f} transactions per group on average "
-            f"(max {p['max_group_size']})"))
-
-    spark_checks = (
+            f"{groups_n} commit groups, {avg:.2f} transactions per group on average (max {biggest})"))
+    checks_df = (
         C.file_errors(files)
         .unionByName(C.duplicate_gtids(transactions, files))
         .unionByName(C.anonymous_in_gtid_mode(transactions, files))
         .unionByName(C.gaps(ge, transactions, files))
         .unionByName(located)
+        .unionByName(spark.createDataFrame(driver_checks, schemas.CHECKS))
     )
-    checks_df = spark_checks.unionByName(spark.createDataFrame(driver_checks, schemas.CHECKS))
     severity_rank = F.when(F.col("severity") == "error", 0).when(F.col("severity") == "warning", 1).otherwise(2)
-    checks_df = checks_df.orderBy(severity_rank, "check", "host", "file", "offset")
-    _write(checks_df, out, "checks")
+    _write(checks_df.orderBy(severity_rank, "check", "host", "file", "offset"), out, "checks")
 
-    host_stats = {
-        r["host"]: r
-        for r in transactions.groupBy("host").agg(
-            F.count(F.lit(1)).alias("transactions"),
-            F.count("gno").alias("gtid_transactions"),
-            F.sum(F.col("anonymous").cast("int")).alias("anonymous_transactions"),
-            F.min("commit_time").alias("first_commit_time"),
-            F.max("commit_time").alias("last_commit_time"),
-        ).collect()
-    }
-    file_stats = {
-        r["host"]: r
-        for r in files.groupBy("host").agg(
-            F.count(F.lit(1)).alias("files"), F.sum("size").alias("bytes"), F.sum("bad_bytes").alias("bad_bytes"),
-            F.max("server_id").alias("server_id"),
-        ).collect()
-    }
     host_rows = []
     for host in layout.hosts:
-        hs, fs, p = host_stats.get(host), file_stats[host], per_host_par.get(host)
+        mine = [r for r in sid_stats if r["host"] == host]
+        hfiles = [r for r in file_rows if r["host"] == host]
+        firsts = [r["first_commit_time"] for r in mine if r["first_commit_time"] is not None]
+        lasts = [r["last_commit_time"] for r in mine if r["last_commit_time"] is not None]
+        server_ids = [r["server_id"] for r in hfiles if r["server_id"] is not None]
         executed, purged = state.get(host, (GtidSet(), GtidSet()))
+        groups_n, avg, biggest = per_host_par.get(host, (0, None, None))
         host_rows.append((
-            host, uuids.get(host), fs["server_id"], ",".join(topo.get(host, [])) or None, fs["files"],
-            hs["transactions"] if hs else 0, hs["gtid_transactions"] if hs else 0,
-            int(hs["anonymous_transactions"] or 0) if hs else 0, fs["bytes"], fs["bad_bytes"],
-            str(executed), str(purged), len(executed),
-            hs["first_commit_time"] if hs else None, hs["last_commit_time"] if hs else None,
-            p["commit_groups"] if p else 0, float(p["avg_group_size"]) if p else None,
-            p["max_group_size"] if p else None,
+            host, uuids.get(host), max(set(server_ids), key=server_ids.count) if server_ids else None,
+            ",".join(topo.get(host, [])) or None, len(hfiles),
+            sum(r["n"] for r in mine), sum(r["n"] for r in mine if r["sid"] is not None),
+            sum(r["anon_n"] or 0 for r in mine), sum(r["size"] for r in hfiles), sum(r["bad_bytes"] for r in hfiles),
+            str(executed), str(purged), len(executed), min(firsts) if firsts else None,
+            max(lasts) if lasts else None, groups_n, avg, biggest,
         ))
-    hosts_df = spark.createDataFrame(host_rows, schemas.HOSTS)
-    _write(hosts_df, out, "hosts")
+    _write(spark.createDataFrame(host_rows, schemas.HOSTS), out, "hosts")
     timings["state"] = time.perf_counter() - t2
 
     stage("report")
@@ -259,11 +266,6 @@ def run_pipeline(
         (r["host"], r["minute"], r["n"])
         for r in transactions.groupBy("host", F.date_trunc("minute", "commit_time").alias("minute"))
         .agg(F.count(F.lit(1)).alias("n")).orderBy("host", "minute").collect()
-    ]
-    group_sizes = [
-        (r["host"], r["group_size"], r["n"])
-        for r in groups.groupBy("host", "group_size").agg(F.count(F.lit(1)).alias("n"))
-        .orderBy("host", "group_size").collect()
     ]
     checks_rows = [r.asDict() for r in spark.read.parquet(str(out / "checks")).collect()]
     rank = {"error": 0, "warning": 1, "info": 2}
@@ -282,8 +284,9 @@ def run_pipeline(
         d = r.asDict()
         d.pop("previous_gtids_intervals", None)
         file_dicts.append(d)
+    host_names = schemas.field_names(schemas.HOSTS)
     result = PipelineResult(
-        output=out, layout=layout, hosts=[r.asDict() for r in hosts_df.collect()], checks=checks_rows,
+        output=out, layout=layout, hosts=[dict(zip(host_names, h)) for h in host_rows], checks=checks_rows,
         files=file_dicts, counts=counts, topology=topo, topology_origin=origin, timings=timings,
         per_minute=per_minute, group_sizes=group_sizes,
     )

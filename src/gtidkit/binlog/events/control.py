@@ -84,7 +84,9 @@ class FormatDescriptionEvent:
 
     def __post_init__(self) -> None:
         if len(self.server_version.encode("utf-8", "surrogateescape")) > SERVER_VERSION_LEN:
-            raise ValueError(f"server_version longer than {SERVER_VERSION_LEN} bytes: {self.server_version!r}")
+            raise ValueError(
+                f"server_version longer than {SERVER_VERSION_LEN} bytes: {self.server_version!r}"
+            )
         if not has_checksum_alg(self.server_version) and self.checksum_alg != ChecksumAlg.OFF:
             raise ValueError(f"server {self.server_version!r} (< 5.6.1) has no checksum algorithm byte")
         if not 0 <= self.checksum_alg <= 255:
@@ -105,8 +107,14 @@ class FormatDescriptionEvent:
         """
         if not has_checksum_alg(server_version):
             checksum_alg = ChecksumAlg.OFF
-        return cls(4, server_version, create_timestamp, EVENT_HEADER_LEN, post_header_lengths_for(server_version),
-                   checksum_alg)
+        return cls(
+            4,
+            server_version,
+            create_timestamp,
+            EVENT_HEADER_LEN,
+            post_header_lengths_for(server_version),
+            checksum_alg,
+        )
 
     @property
     def has_checksum_alg_byte(self) -> bool:
@@ -357,8 +365,20 @@ class GtidEvent:
                         orig_ver = body.u32()
                     if body.remaining >= COMMIT_GROUP_TICKET_LEN:
                         ticket = body.u64()
-        return cls(gtid_flags, gtid, last_committed, sequence_number, imm_ts, orig_ts, trx_len, imm_ver, orig_ver,
-                   ticket, False, body.rest())
+        return cls(
+            gtid_flags,
+            gtid,
+            last_committed,
+            sequence_number,
+            imm_ts,
+            orig_ts,
+            trx_len,
+            imm_ver,
+            orig_ver,
+            ticket,
+            False,
+            body.rest(),
+        )
 
     def encode(self, out: Writer, fde: FormatDescriptionEvent) -> None:
         """Encode in the layout of :attr:`type_code` and ``fde`` (mirror of :meth:`decode`).
@@ -521,15 +541,22 @@ class GtidEvent:
         out.bytes(payload)
 
 
-def gtid_event_size(transaction_length: int, *, crc32: bool = True, original_differs: bool = False,
-                    server_versions_differ: bool = False) -> int:
+def gtid_event_size(
+    transaction_length: int,
+    *,
+    crc32: bool = True,
+    original_differs: bool = False,
+    server_versions_differ: bool = False,
+) -> int:
     """Size in bytes of an 8.0 untagged Gtid event (header and CRC included), as MySQL computes it.
 
     77 for an originating server with ``transaction_length`` < 251 (formats.md §2.2), 79 up to 65535.
     """
     from gtidkit.binlog.cursor import packed_int_width
 
-    size = EVENT_HEADER_LEN + GTID_POST_HEADER_57 + COMMIT_TIMESTAMP_LEN + packed_int_width(transaction_length)
+    size = (
+        EVENT_HEADER_LEN + GTID_POST_HEADER_57 + COMMIT_TIMESTAMP_LEN + packed_int_width(transaction_length)
+    )
     size += SERVER_VERSION_FIELD_LEN
     if original_differs:
         size += COMMIT_TIMESTAMP_LEN

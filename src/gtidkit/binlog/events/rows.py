@@ -83,8 +83,16 @@ class TableMapEvent:
         column_types = body.bytes(n)
         metadata = body.bytes(body.packed_int())
         null_bitmap = body.bytes((n + 7) // 8)
-        return cls(table_id, flags, database.decode(*_ENC), table.decode(*_ENC), column_types, metadata,
-                   null_bitmap, body.rest())
+        return cls(
+            table_id,
+            flags,
+            database.decode(*_ENC),
+            table.decode(*_ENC),
+            column_types,
+            metadata,
+            null_bitmap,
+            body.rest(),
+        )
 
     def encode(self, out: Writer, fde: FormatDescriptionEvent) -> None:
         """Mirror of :meth:`decode`."""

@@ -115,9 +115,9 @@ def query_kind(query: str) -> str:
     Returns one of ``"BEGIN"``, ``"COMMIT"``, ``"ROLLBACK"``, ``"STATEMENT"``.
     """
     head = query[:24].lstrip().upper()
-    if head.startswith("BEGIN") or head.startswith("XA START"):
+    if head.startswith(("BEGIN", "XA START")):
         return "BEGIN"
-    if head.startswith("COMMIT") or head.startswith("XA COMMIT") or head.startswith("XA ROLLBACK"):
+    if head.startswith(("COMMIT", "XA COMMIT", "XA ROLLBACK")):
         return "COMMIT"
     if head.startswith("ROLLBACK") and not head[8:].lstrip().startswith("TO"):
         return "ROLLBACK"

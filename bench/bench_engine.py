@@ -1,0 +1,169 @@
+"""Engine benchmark: passive-replica apply of the same N transactions under the WL#6559 configurations.
+
+Configurations (issue 3), each applying N single-row INSERT transactions the way a replica applier does (one
+``SET gtid_next`` per transaction, autocommit):
+
+  (a) gtid_mode=OFF, binlog off             — ``gtid_next='ANONYMOUS'``: no GTID anywhere (baseline)
+  (b) gtid_mode=ON, binlog off              — explicit GTID; the GTID row is inserted in the same SQLite
+                                              transaction (one fsync per commit)
+  (c) gtid_mode=ON, binlog on + log_replica_updates, sync_binlog=1
+                                            — binlog write + fsync, then the SQLite commit (two fsyncs)
+
+Targets: b/a >= 0.95, b/c >= 1.6; GTID-table disk bytes <= 1% of the binlog's after the run. Also: the cost of
+rotation-time table saves with the binlog on (small max_binlog_size → many rotations vs one file, target <= 3%),
+and the compression period 0 / 1 / 1000 in configuration (b).
+
+Run: ``.venv/bin/python bench/bench_engine.py --n 100000`` (develop with ``--n 2000``). Writes the ``engine``
+section of bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from _results import update_section
+
+from gtidkit.engine import Server
+
+SRC = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+
+
+def apply(datadir: Path, n: int, *, anonymous: bool, **options) -> dict:
+    """Apply ``n`` transactions on a fresh datadir; returns timings and sizes."""
+    if datadir.exists():
+        shutil.rmtree(datadir)
+    srv = Server.open(datadir, **options)
+    s = srv.session()
+    if anonymous:
+        s.execute("SET gtid_next='ANONYMOUS'")
+        s.execute("CREATE DATABASE r")
+        s.execute("SET gtid_next='ANONYMOUS'")
+        s.execute("CREATE TABLE r.t (id INT PRIMARY KEY, v VARCHAR(32))")
+    else:
+        s.execute(f"SET gtid_next='{SRC}:1'")
+        s.execute("CREATE DATABASE r")
+        s.execute(f"SET gtid_next='{SRC}:2'")
+        s.execute("CREATE TABLE r.t (id INT PRIMARY KEY, v VARCHAR(32))")
+    t0 = time.perf_counter()
+    for i in range(1, n + 1):
+        s.execute("SET gtid_next='ANONYMOUS'" if anonymous else f"SET gtid_next='{SRC}:{i + 2}'")
+        s.execute(f"INSERT INTO r.t VALUES ({i}, 'row-{i}')")
+    elapsed = time.perf_counter() - t0
+    s.execute("SET gtid_next='AUTOMATIC'")
+    srv.compressor.wait_idle()
+    rotations = len(srv.binlog.existing_files()) - 1 if srv.binlog is not None else 0
+    s.close()
+    srv.shutdown()
+    table_bytes = _table_bytes(datadir / "gtidkit.sqlite")
+    binlog_bytes = sum(p.stat().st_size for p in datadir.glob("binlog.[0-9]*"))
+    return {
+        "tps": n / elapsed,
+        "seconds": elapsed,
+        "table_bytes": table_bytes,
+        "binlog_bytes": binlog_bytes,
+        "rotations": rotations,
+    }
+
+
+def _table_bytes(db_path: Path) -> int:
+    """Bytes of SQLite pages holding mysql.gtid_executed (table + its primary-key index), via dbstat."""
+    db = sqlite3.connect(db_path)
+    try:
+        rows = db.execute(
+            "SELECT SUM(pgsize) FROM dbstat WHERE name = 'mysql.gtid_executed' OR name LIKE "
+            "'sqlite_autoindex_mysql.gtid_executed%'"
+        ).fetchone()
+        return int(rows[0] or 0)
+    except sqlite3.OperationalError:  # dbstat not compiled in: estimate from the row count
+        n = db.execute('SELECT COUNT(*) FROM "mysql.gtid_executed"').fetchone()[0]
+        return int(n) * 64
+    finally:
+        db.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=100_000, help="transactions per configuration")
+    ap.add_argument("--dir", default=None, help="work directory (default: a temp dir)")
+    ap.add_argument("--no-write", action="store_true", help="print only; do not update bench/RESULTS.md")
+    args = ap.parse_args()
+    work = Path(args.dir or tempfile.mkdtemp(prefix="bench_engine_"))
+    n = args.n
+    base = {"log_bin": False}
+    runs = {}
+    runs["a"] = apply(work / "a", n, anonymous=True, gtid_mode="OFF", **base)
+    runs["b"] = apply(
+        work / "b", n, anonymous=False, gtid_mode="ON", gtid_executed_compression_period=1000, **base
+    )
+    runs["c"] = apply(
+        work / "c", n, anonymous=False, gtid_mode="ON", log_bin=True, log_replica_updates=True, sync_binlog=1
+    )
+    # rotation-time saves: same as (c) but rotating every ~64 KiB
+    runs["c_rot"] = apply(
+        work / "c_rot",
+        n,
+        anonymous=False,
+        gtid_mode="ON",
+        log_bin=True,
+        log_replica_updates=True,
+        sync_binlog=1,
+        max_binlog_size=65536,
+    )
+    for period in (0, 1, 1000):
+        runs[f"b_p{period}"] = apply(
+            work / f"b_p{period}",
+            n,
+            anonymous=False,
+            gtid_mode="ON",
+            log_bin=False,
+            gtid_executed_compression_period=period,
+        )
+    shutil.rmtree(work, ignore_errors=True)
+
+    a, b, c, cr = runs["a"], runs["b"], runs["c"], runs["c_rot"]
+    ratio_ba = b["tps"] / a["tps"]
+    ratio_bc = b["tps"] / c["tps"]
+    table_vs_binlog = c["table_bytes"] / c["binlog_bytes"] if c["binlog_bytes"] else float("nan")
+    rotation_cost = 1 - cr["tps"] / c["tps"]
+    lines = [
+        f"Command: `.venv/bin/python bench/bench_engine.py --n {n}` ({n} single-row INSERT transactions per "
+        "configuration, one `SET gtid_next` each, SQLite synchronous=FULL).",
+        "",
+        "| configuration | transactions/s |",
+        "|---|---|",
+        f"| (a) gtid_mode=OFF, binlog off (ANONYMOUS) | {a['tps']:.0f} |",
+        f"| (b) gtid_mode=ON, binlog off, GTID row in the transaction | {b['tps']:.0f} |",
+        f"| (c) gtid_mode=ON, binlog on + log_replica_updates, sync_binlog=1 | {c['tps']:.0f} |",
+        f"| (c) with max_binlog_size=64 KiB ({cr['rotations']} rotations, table saved at each) | {cr['tps']:.0f} |",
+        "",
+        "| ratio | measured | target |",
+        "|---|---|---|",
+        f"| b/a | {ratio_ba:.3f} | >= 0.95 |",
+        f"| b/c | {ratio_bc:.2f} | >= 1.6 |",
+        f"| GTID table bytes / binlog bytes after (c) | {table_vs_binlog:.5f} "
+        f"({c['table_bytes']} / {c['binlog_bytes']}) | <= 0.01 |",
+        f"| rotation-time save cost (1 - c_rot/c) | {rotation_cost:+.3f} | <= 0.03 |",
+        "",
+        "| compression period in (b) | transactions/s | relative to period 1000 |",
+        "|---|---|---|",
+    ]
+    for period in (0, 1, 1000):
+        r = runs[f"b_p{period}"]
+        lines.append(f"| {period} | {r['tps']:.0f} | {r['tps'] / runs['b_p1000']['tps']:.3f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not args.no_write:
+        update_section("engine", "## Engine (issue 3): WL#6559 configurations\n\n" + text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,278 @@
+"""ALTER TABLE and RENAME TABLE by table rebuild (MySQL's ALGORITHM=COPY), atomic with the catalog change.
+
+Supported ALTER actions: ADD [COLUMN] col_def [FIRST | AFTER c], DROP [COLUMN] c, MODIFY [COLUMN] col_def,
+ADD {INDEX|KEY|UNIQUE [KEY]} [name] (cols), ADD PRIMARY KEY (cols), DROP {INDEX|KEY} name, DROP PRIMARY KEY,
+RENAME [TO] t, and table options (ENGINE=, CHARSET=: accepted). Other actions raise 1235.
+Rows are copied in Python through strict-mode coercion, so MODIFY to a narrower type fails like MySQL (1264,
+1265, 1406) and a new NOT NULL column without DEFAULT takes the type's implicit default (0, '', zero date).
+Source: manual "ALTER TABLE Statement", "Data Type Default Values" (implicit defaults), ``sql/sql_table.cc``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from gtidkit.engine.catalog import ColumnDef, IndexDef, TableDef
+from gtidkit.engine.sql_ddl import _column, not_supported
+from gtidkit.engine.sql_values import coerce, from_sqlite, to_sqlite
+from gtidkit.engine.storage import physical_name, quote_ident
+from gtidkit.errors import MySQLError
+
+if TYPE_CHECKING:
+    from gtidkit.engine.sql import ExecResult, Executor
+
+__all__ = ["rebuild_table", "run_alter", "run_rename"]
+
+_IMPLICIT = {"int": 0, "year": 0, "float": 0.0, "decimal": 0, "string": "", "binary": b""}
+
+
+def implicit_default(col: ColumnDef) -> Any:
+    """MySQL's implicit default of a NOT NULL column without DEFAULT (manual "Data Type Default Values")."""
+    fam = col.info.family
+    if fam == "temporal":
+        return {"date": "0000-00-00", "time": "00:00:00"}.get(col.type, "0000-00-00 00:00:00")
+    return _IMPLICIT[fam]
+
+
+def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str | None]) -> None:
+    """Replace ``old`` by ``new`` (possibly renamed), copying rows; ``sources[i]`` names the old column feeding
+    new column ``i`` (None: the new column's default). Runs in the caller's transaction."""
+    conn = ex.conn
+    catalog = ex.storage.catalog
+    old_phys = physical_name(old.schema, old.name)
+    for ix in old.indexes:
+        if not ix.primary:
+            conn.execute(f"DROP INDEX IF EXISTS {quote_ident(old_phys + '.' + ix.name)}")
+    tmp = old_phys + "#gk_old"
+    conn.execute(f"ALTER TABLE {quote_ident(old_phys)} RENAME TO {quote_ident(tmp)}")
+    rows = conn.execute(
+        f"SELECT {', '.join(quote_ident(c.name) for c in old.columns)} FROM {quote_ident(tmp)}"
+    ).fetchall()
+    catalog.drop_catalog_rows(conn, old)
+    from gtidkit.engine.catalog import physical_ddl
+
+    for stmt in physical_ddl(new):
+        conn.execute(stmt)
+    catalog.insert_catalog_rows(conn, new)
+    idx = [old.column_index(s) if s is not None else -1 for s in sources]
+    defaults = []
+    for c in new.columns:
+        if c.has_default and c.default_expr is None:
+            defaults.append(c.default)
+        elif c.nullable:
+            defaults.append(None)
+        else:
+            defaults.append(implicit_default(c))
+    insert = (
+        f"INSERT INTO {quote_ident(physical_name(new.schema, new.name))} "
+        f"({', '.join(quote_ident(c.name) for c in new.columns)}) VALUES ({', '.join('?' * len(new.columns))})"
+    )
+    out = []
+    for n, r in enumerate(rows, 1):
+        vals = []
+        for i, c in enumerate(new.columns):
+            if idx[i] < 0:
+                v = defaults[i]
+            else:
+                v = from_sqlite(old.columns[idx[i]], r[idx[i]])
+            if v is None and not c.nullable:
+                if c.auto_increment:
+                    v = catalog.next_auto_increment(conn, new)
+                else:
+                    raise MySQLError(1138, "Invalid use of NULL value", "22004")
+            vals.append(to_sqlite(coerce(c, v, n)))
+        out.append(vals)
+    try:
+        conn.executemany(insert, out)
+    except Exception as err:
+        import sqlite3
+
+        if isinstance(err, sqlite3.IntegrityError):
+            from gtidkit.engine.sql_dml import _integrity_error
+
+            raise _integrity_error(err, new, [], 0) from err
+        raise
+    conn.execute(f"DROP TABLE {quote_ident(tmp)}")
+
+
+def _position(cols: list[ColumnDef], col: ColumnDef, pos: exp.Expression | None) -> int:
+    if pos is None:
+        return len(cols)
+    where = str(pos.args.get("position") or "").upper()
+    if where == "FIRST":
+        return 0
+    after = pos.this.name if pos.this is not None else ""
+    for i, c in enumerate(cols):
+        if c.name.lower() == after.lower():
+            return i + 1
+    raise MySQLError(1054, f"Unknown column '{after}' in '{cols[0].name if cols else ''}'", "42S22")
+
+
+def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResult:
+    """Execute ``ALTER TABLE``.
+
+    Raises:
+        MySQLError: 1146, 1060 duplicate column, 1091 cannot drop, 1090 all columns dropped, 1068 multiple
+            primary key, 1061 duplicate key name, 1050 rename target exists, 1235 unsupported action.
+    """
+    from gtidkit.engine.sql import ExecResult
+
+    if str(tree.args.get("kind") or "").upper() != "TABLE":
+        raise not_supported(f"ALTER {tree.args.get('kind')}")
+    catalog = ex.storage.catalog
+    t = tree.this
+    old = catalog.require_table(t.db or current_db, t.name)
+    if old.table_type != "BASE TABLE":
+        raise MySQLError(3552, f"Access to system schema '{old.schema}' is rejected.")
+    cols = list(old.columns)
+    sources: list[str | None] = [c.name for c in cols]
+    indexes = list(old.indexes)
+    new_name = old.name
+    new_schema = old.schema
+    for action in tree.args.get("actions") or []:
+        if isinstance(action, exp.ColumnDef):
+            col, is_pk, is_unique = _column(action, old.charset)
+            if any(c.name.lower() == col.name.lower() for c in cols):
+                raise MySQLError(1060, f"Duplicate column name '{col.name}'", "42S21")
+            at = _position(cols, col, action.args.get("position"))
+            cols.insert(at, col)
+            sources.insert(at, None)
+            if is_pk:
+                if any(i.primary for i in indexes):
+                    raise MySQLError(1068, "Multiple primary key defined", "42000")
+                indexes.insert(0, IndexDef("PRIMARY", (col.name,), True, True))
+            if is_unique:
+                indexes.append(IndexDef(col.name, (col.name,), True))
+        elif isinstance(action, exp.ModifyColumn) or (isinstance(action, exp.AlterColumn) and False):
+            cd = action.this
+            col, _, _ = _column(cd, old.charset)
+            i = next((k for k, c in enumerate(cols) if c.name.lower() == col.name.lower()), -1)
+            if i < 0:
+                raise MySQLError(1054, f"Unknown column '{col.name}' in '{old.name}'", "42S22")
+            cols[i] = col
+        elif isinstance(action, exp.Drop):
+            kind = str(action.args.get("kind") or "").upper()
+            targets = action.args.get("tables") or [action.this]
+            for target in targets:
+                name = target.name
+                if kind == "COLUMN":
+                    i = next((k for k, c in enumerate(cols) if c.name.lower() == name.lower()), -1)
+                    if i < 0:
+                        raise MySQLError(1091, f"Can't DROP '{name}'; check that column/key exists", "42000")
+                    del cols[i]
+                    del sources[i]
+                    indexes = [
+                        replace(ix, columns=tuple(c for c in ix.columns if c.lower() != name.lower()))
+                        for ix in indexes
+                    ]
+                    indexes = [ix for ix in indexes if ix.columns]
+                    if not cols:
+                        raise MySQLError(
+                            1090,
+                            "You can't delete all columns with ALTER TABLE; use DROP TABLE instead",
+                            "42000",
+                        )
+                elif kind in ("INDEX", "KEY"):
+                    keep = [ix for ix in indexes if ix.name.lower() != name.lower() or ix.primary]
+                    if len(keep) == len(indexes):
+                        raise MySQLError(1091, f"Can't DROP '{name}'; check that column/key exists", "42000")
+                    indexes = keep
+                else:
+                    raise not_supported(f"ALTER TABLE ... DROP {kind}")
+        elif isinstance(action, exp.AddConstraint):
+            for c in action.expressions:
+                if isinstance(c, exp.PrimaryKey):
+                    if any(i.primary for i in indexes):
+                        raise MySQLError(1068, "Multiple primary key defined", "42000")
+                    indexes.insert(0, IndexDef("PRIMARY", tuple(x.name for x in c.expressions), True, True))
+                elif isinstance(c, exp.IndexColumnConstraint):
+                    names = tuple((x.this if isinstance(x, exp.Ordered) else x).name for x in c.expressions)
+                    indexes.append(IndexDef(c.this.name if c.this is not None else "", names))
+                elif isinstance(c, exp.UniqueColumnConstraint):
+                    s = c.this
+                    names = tuple(x.name for x in (s.expressions if isinstance(s, exp.Schema) else []))
+                    nm = s.this.name if isinstance(s, exp.Schema) and s.this is not None else ""
+                    indexes.append(IndexDef(nm, names, True))
+                else:
+                    raise not_supported(f"ALTER TABLE ... ADD {c.sql(dialect='mysql')}")
+        elif isinstance(action, exp.AlterRename):
+            new_schema = action.this.db or old.schema
+            new_name = action.this.name
+        else:
+            raise not_supported(f"ALTER TABLE ... {action.sql(dialect='mysql')[:40]}")
+    # drop PRIMARY KEY written as "DROP PRIMARY KEY" parses as a Drop of kind None with this=PRIMARY: handled above
+    final: list[IndexDef] = []
+    used: set[str] = set()
+    for ix in indexes:
+        for c in ix.columns:
+            if not any(x.name.lower() == c.lower() for x in cols):
+                raise MySQLError(1072, f"Key column '{c}' doesn't exist in table", "42000")
+        canon = tuple(next(x.name for x in cols if x.name.lower() == c.lower()) for c in ix.columns)
+        name = ix.name or canon[0]
+        if not ix.name:
+            base, k = name, 2
+            while name.lower() in used:
+                name, k = f"{base}_{k}", k + 1
+        elif name.lower() in used:
+            raise MySQLError(1061, f"Duplicate key name '{name}'", "42000")
+        used.add(name.lower())
+        final.append(replace(ix, name=name, columns=canon))
+    pk = next((ix.columns for ix in final if ix.primary), ())
+    cols = [replace(c, nullable=False) if c.name in pk else c for c in cols]
+    if (new_schema, new_name) != (old.schema, old.name):
+        if not catalog.has_schema(new_schema):
+            raise MySQLError(1049, f"Unknown database '{new_schema}'", "42000")
+        if catalog.get_table(new_schema, new_name) is not None:
+            raise MySQLError(1050, f"Table '{new_name}' already exists", "42S01")
+    new = replace(old, schema=new_schema, name=new_name, columns=tuple(cols), indexes=tuple(final))
+    rebuild_table(ex, old, new, sources)
+    return ExecResult(info="Records: 0  Duplicates: 0  Warnings: 0")
+
+
+_RENAME = re.compile(r"^\s*RENAME\s+TABLES?\s+(.+)$", re.IGNORECASE | re.DOTALL)
+_PAIR = re.compile(
+    r"^\s*(`(?:[^`]|``)+`|[\w$]+)(?:\.(`(?:[^`]|``)+`|[\w$]+))?\s+TO\s+"
+    r"(`(?:[^`]|``)+`|[\w$]+)(?:\.(`(?:[^`]|``)+`|[\w$]+))?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _unid(s: str | None) -> str | None:
+    if s is None:
+        return None
+    return s[1:-1].replace("``", "`") if s.startswith("`") else s
+
+
+def run_rename(ex: Executor, text: str, current_db: str | None) -> ExecResult:
+    """``RENAME TABLE a TO b [, c TO d ...]`` (pairs applied in order, all or nothing).
+
+    Raises:
+        MySQLError: 1046, 1146 (source missing), 1050 (target exists), 1064 malformed.
+    """
+    from gtidkit.engine.sql import ExecResult
+    from gtidkit.engine.sql_parse import parse_error
+
+    m = _RENAME.match(text)
+    if not m:
+        raise parse_error(text, 0)
+    for pair in m.group(1).split(","):
+        p = _PAIR.match(pair)
+        if not p:
+            raise parse_error(text, text.find(pair.strip()))
+        a1, a2, b1, b2 = (_unid(g) for g in p.groups())
+        src_db, src = (a1, a2) if a2 else (current_db, a1)
+        dst_db, dst = (b1, b2) if b2 else (current_db, b1)
+        old = ex.storage.catalog.require_table(src_db, src)  # type: ignore[arg-type]
+        if dst_db is None:
+            raise MySQLError(1046, "No database selected", "3D000")
+        if not ex.storage.catalog.has_schema(dst_db):
+            raise MySQLError(1049, f"Unknown database '{dst_db}'", "42000")
+        if ex.storage.catalog.get_table(dst_db, dst) is not None:  # type: ignore[arg-type]
+            raise MySQLError(1050, f"Table '{dst}' already exists", "42S01")
+        new = replace(old, schema=dst_db, name=dst)
+        rebuild_table(ex, old, new, [c.name for c in old.columns])
+    return ExecResult()

@@ -1,0 +1,156 @@
+"""Statement splitting, classification, the admin recogniser in front of sqlglot, templating, 1064 messages."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from gtidkit.engine.sql import classify, split_statements
+from gtidkit.engine.sql_parse import parse_tree, templatize, unquote_string
+from gtidkit.errors import MySQLError
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("SELECT 1; SELECT 2", ["SELECT 1", "SELECT 2"]),
+        ("INSERT INTO t VALUES ('a;b', \"c;d\", `e;f`);", ["INSERT INTO t VALUES ('a;b', \"c;d\", `e;f`)"]),
+        ("SELECT 'it''s;'; SELECT 'x\\';y'", ["SELECT 'it''s;'", "SELECT 'x\\';y'"]),
+        ("SELECT 1; -- trailing; comment\n", ["SELECT 1"]),
+        ("/* a; */ SELECT 1 # b;\n; ;", ["/* a; */ SELECT 1 # b;"]),
+        ("", []),
+    ],
+    ids=["two", "quotes", "escapes", "dash-comment", "block-comment", "empty"],
+)
+def test_split_statements(text, expected):
+    assert split_statements(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, kind, info",
+    [
+        ("FLUSH LOGS", "admin", {"command": "flush_logs"}),
+        ("flush binary logs", "admin", {"command": "flush_logs"}),
+        ("RESET MASTER", "admin", {"command": "reset_binary_logs"}),
+        ("RESET BINARY LOGS AND GTIDS TO 5", "admin", {"command": "reset_binary_logs", "to": 5}),
+        (
+            "PURGE BINARY LOGS TO 'binlog.000003'",
+            "admin",
+            {"command": "purge_binary_logs_to", "to": "binlog.000003"},
+        ),
+        (
+            "PURGE MASTER LOGS BEFORE '2024-01-01 00:00:00'",
+            "admin",
+            {"command": "purge_binary_logs_before", "before": "2024-01-01 00:00:00"},
+        ),
+        ("STOP REPLICA", "admin", {"command": "replica_thread", "start": False}),
+        (
+            "START REPLICA SQL_THREAD",
+            "admin",
+            {"command": "replica_thread", "start": True, "threads": "SQL_THREAD"},
+        ),
+        ("START SLAVE", "admin", {"command": "replica_thread", "start": True}),
+        (
+            "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=3306, SOURCE_AUTO_POSITION=1",
+            "admin",
+            {
+                "command": "change_replication_source",
+                "options": {"source_host": "127.0.0.1", "source_port": 3306, "source_auto_position": 1},
+            },
+        ),
+        ("SHOW BINARY LOG STATUS", "show", {"command": "binary_log_status"}),
+        ("SHOW MASTER STATUS", "show", {"command": "binary_log_status"}),
+        ("SHOW BINARY LOGS", "show", {"command": "binary_logs"}),
+        (
+            "SHOW BINLOG EVENTS IN 'binlog.000002' FROM 4 LIMIT 1, 10",
+            "show",
+            {"command": "binlog_events", "file": "binlog.000002", "pos": 4, "off": 1, "cnt": 10},
+        ),
+        ("BEGIN", "begin", {"command": "begin"}),
+        ("START TRANSACTION READ WRITE", "begin", {"command": "begin"}),
+        ("COMMIT WORK", "commit", {"command": "commit"}),
+        ("ROLLBACK", "rollback", {"command": "rollback"}),
+        (
+            "ROLLBACK TO SAVEPOINT Sp1",
+            "rollback_to_savepoint",
+            {"command": "rollback_to_savepoint", "name": "Sp1"},
+        ),
+        (
+            "ROLLBACK WORK TO sp1",
+            "rollback_to_savepoint",
+            {"command": "rollback_to_savepoint", "name": "sp1"},
+        ),
+        ("SAVEPOINT `my sp`", "savepoint", {"command": "savepoint", "name": "my sp"}),
+        ("RELEASE SAVEPOINT sp1", "release_savepoint", {"command": "release_savepoint", "name": "sp1"}),
+        ("USE MyDb", "use", {"command": "use", "db": "MyDb"}),
+        ("/* hint */ FLUSH /* x */ LOGS", "admin", {"command": "flush_logs"}),
+    ],
+    ids=lambda v: v if isinstance(v, str) and len(v) < 40 else None,
+)
+def test_recogniser_catches_what_sqlglot_misparses(text, kind, info):
+    st = classify(text)
+    assert st.kind == kind
+    assert st.info == info
+    assert st.tree is None
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("SELECT 1", "select"),
+        ("with x as (select 1) select * from x", "select"),
+        ("(SELECT 1)", "select"),
+        ("INSERT INTO t VALUES (1)", "dml"),
+        ("REPLACE INTO t VALUES (1)", "dml"),
+        ("update t set a=1", "dml"),
+        ("DELETE FROM t", "dml"),
+        ("CREATE TABLE t (a INT)", "ddl"),
+        ("DROP DATABASE d", "ddl"),
+        ("TRUNCATE TABLE t", "ddl"),
+        ("SET GTID_NEXT='AUTOMATIC'", "set"),
+        ("SHOW TABLES", "show"),
+        ("DESCRIBE t", "show"),
+        ("EXPLAIN SELECT 1", "other"),
+        ("FOO BAR", "other"),
+    ],
+)
+def test_classify_by_first_keyword(text, kind):
+    assert classify(text).kind == kind
+
+
+def test_replace_is_flagged_and_parsed_as_insert():
+    st = classify("REPLACE INTO t (a) VALUES (1)")
+    assert st.info == {"replace": True}
+    assert st.tree.key == "insert"
+
+
+def test_templatize_replaces_literals_only():
+    tpl, values = templatize(
+        "SELECT c FROM sbtest1 WHERE id=5 AND c='a\\'b' AND x=1.5e3 AND t1.y=_utf8mb4'q'"
+    )
+    assert tpl == "SELECT c FROM sbtest1 WHERE id=:gk0 AND c=:gk1 AND x=:gk2 AND t1.y=_utf8mb4'q'"
+    assert values == [5, "a'b", Decimal("1.5e3")]
+    assert templatize("SELECT c FROM t") is None
+    tpl, values = templatize("INSERT INTO t VALUES (x'00ff', 'a', X'01', 0x1F, _utf8mb4'q', 2) -- 'c' 3")
+    assert tpl == "INSERT INTO t VALUES (x'00ff', :gk0, X'01', 0x1F, _utf8mb4'q', :gk1) -- 'c' 3"
+    assert values == ["a", 2]
+
+
+@pytest.mark.parametrize(
+    "tok, value",
+    [("'a''b'", "a'b"), ("'a\\nb'", "a\nb"), ("'100\\%'", "100\\%"), ('"x\\"y"', 'x"y'), ("'\\0'", "\0")],
+)
+def test_mysql_string_escapes(tok, value):
+    assert unquote_string(tok) == value
+
+
+def test_parse_error_has_mysql_shape():
+    with pytest.raises(MySQLError) as e:
+        parse_tree("SELECT * FROM t WHERE")
+    assert e.value.code == 1064 and e.value.sqlstate == "42000"
+    assert e.value.message.startswith(
+        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version "
+        "for the right syntax to use near '"
+    )
+    assert e.value.message.endswith("at line 1")
