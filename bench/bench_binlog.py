@@ -10,7 +10,7 @@ measures on one core (CPU time of this process):
 
 and writes the ``binlog_reader`` section of bench/RESULTS.md with the command used and the ratios.
 
-Usage: ``.venv/bin/python bench/bench_binlog.py [--size 1GB] [--hosts 20] [--pmr-mb 20]``.
+Usage: ``.venv/bin/python bench/bench_binlog.py [--size 1GB] [--hosts 20] [--pmr-mb 20] [--regenerate]``.
 """
 
 from __future__ import annotations
@@ -34,23 +34,32 @@ from gtidkit.cli.binlog_generate import parse_size
 CORPUS_ROOT = Path(__file__).resolve().parent / "corpus"
 
 
-def corpus_dir(size: int, hosts: int, seed: int) -> Path:
-    return CORPUS_ROOT / f"binlog-{size}-{hosts}h-s{seed}"
+def corpus_dir(size: int, hosts: int, seed: int, max_binlog_size: int) -> Path:
+    """bench/corpus/<name>: one directory per set of generator options."""
+    return CORPUS_ROOT / f"binlog-{size}-{hosts}h-s{seed}-m{max_binlog_size}"
 
 
-def ensure_corpus(size: int, hosts: int, seed: int, max_binlog_size: int) -> tuple[Path, float | None]:
+def ensure_corpus(
+    size: int, hosts: int, seed: int, max_binlog_size: int, regenerate: bool = False
+) -> tuple[Path, float | None]:
     """Reuse bench/corpus/<name> when its manifest is complete, else generate it.
 
     Returns:
         (directory, generation MB/s per CPU second, or None when reused).
     """
-    out = corpus_dir(size, hosts, seed)
+    out = corpus_dir(size, hosts, seed, max_binlog_size)
+    if regenerate:
+        return _generate(out, size, hosts, seed, max_binlog_size)
     try:
         m = load_manifest(out)
         if all((out / f.path).stat().st_size == f.size for h in m.hosts for f in h.files):
             return out, None
     except (OSError, ValueError, KeyError):
         pass
+    return _generate(out, size, hosts, seed, max_binlog_size)
+
+
+def _generate(out: Path, size: int, hosts: int, seed: int, max_binlog_size: int) -> tuple[Path, float]:
     t0 = time.process_time()
     m = generate_corpus(out, size, hosts, seed=seed, max_binlog_size=max_binlog_size, overwrite=out.exists())
     dt = time.process_time() - t0  # CPU time: the machine is shared, wall time measures the neighbours
@@ -164,10 +173,15 @@ def main() -> None:
     ap.add_argument(
         "--pmr-mb", type=float, default=20.0, help="MB of the corpus python-mysql-replication decodes"
     )
+    ap.add_argument(
+        "--regenerate", action="store_true", help="regenerate the corpus (and time the generator)"
+    )
     ap.add_argument("--no-write", action="store_true", help="do not update bench/RESULTS.md")
     args = ap.parse_args()
     size = parse_size(args.size)
-    out, gen_mbps = ensure_corpus(size, args.hosts, args.seed, parse_size(args.max_binlog_size))
+    out, gen_mbps = ensure_corpus(
+        size, args.hosts, args.seed, parse_size(args.max_binlog_size), args.regenerate
+    )
     paths = files_of(out)
     manifest = load_manifest(out)
     closed = [out / f.path for h in manifest.hosts for f in h.files if not f.in_use]

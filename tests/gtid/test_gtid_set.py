@@ -36,6 +36,8 @@ PARSE_OK = {
     f"{A}:1-3,{A}:5": f"{A}:1-3:5",  # repeated UUID
     f"{B}:1,{A}:2": f"{A}:2,{B}:1",  # sorted by UUID bytes
     f"{A}:1,\n{B}:2": f"{A}:1,{B}:2",
+    f"{A}:1-2,": f"{A}:1-2",  # trailing comma: an empty element
+    f",{A}:1-2,,{B}:3,": f"{A}:1-2,{B}:3",
     f"  {A} : 1 - 3 : 7 ,  {B}:2  ": f"{A}:1-3:7,{B}:2",
     f"\t{A}:1\r\n,\v{B}:2\f": f"{A}:1,{B}:2",
     f"{A}:5-4": "",  # end < start silently ignored

@@ -427,12 +427,18 @@ class _Scanner:
             res.size = size
             if size == 0:
                 raise BinlogDecodeError("not a binlog file (empty)", file=self.name, offset=0)
-            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-                mv = memoryview(mm)
+            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            mv = memoryview(mm)
+            try:
+                yield from self._walk(mm, mv, size)
+            finally:
+                # Only temporary slices of ``mv`` are ever taken, so both normally close at once; should a
+                # traceback still hold a view, leave the map to the garbage collector rather than mask the error.
+                mv.release()
                 try:
-                    yield from self._walk(mm, mv, size)
-                finally:
-                    mv.release()
+                    mm.close()
+                except BufferError:  # pragma: no cover - defensive
+                    pass
 
     def _walk(self, buf: mmap.mmap, mv: memoryview, size: int) -> Iterator[Transaction]:
         name, res = self.name, self.result
@@ -445,7 +451,7 @@ class _Scanner:
         fast_kind = _FAST_KIND
         table = _TABLE
         t_query, t_table_map, t_fde = _T_QUERY, _T_TABLE_MAP, _T_FDE
-        a_add, a_ignore, a_end = A_ADD, A_IGNORE, A_END
+        a_add, a_ignore = A_ADD, A_IGNORE
         relay_f, header_len = _RELAY_F, EVENT_HEADER_LEN
         out: list[Transaction] = []
         fde: FormatDescriptionEvent | None = None
@@ -460,6 +466,33 @@ class _Scanner:
         t_begin = t_end = t_ts = t_sid = t_count = 0
         t_gtid: tuple = _NO_GTID
         t_dbs: set[bytes] | None = None
+
+        def apply(
+            action: int, pos: int, end: int, ts: int, server_id: int, gfields: tuple | None, db: bytes | None
+        ) -> None:
+            """Any action but IGNORE on the open transaction (mirrors TransactionParser.feed)."""
+            nonlocal t_begin, t_end, t_ts, t_sid, t_count, t_gtid, t_dbs
+            if action == A_ADD or action == A_END:
+                t_end = end
+                t_count += 1
+                if db:
+                    if t_dbs is None:
+                        t_dbs = {db}
+                    else:
+                        t_dbs.add(db)
+                if action == A_END:
+                    out.append(_trx(name, t_begin, end, t_gtid, t_ts, t_count, t_dbs, t_sid, True))
+                    t_gtid, t_dbs = _NO_GTID, None
+                return
+            if action == A_RESTART:
+                out.append(_trx(name, t_begin, t_end, t_gtid, t_ts, t_count, t_dbs, t_sid, False))
+            t_begin, t_end, t_ts, t_sid, t_count = pos, end, ts, server_id, 1
+            t_gtid = gfields or _NO_GTID
+            t_dbs = {db} if db else None
+            if action == A_LONE or action == A_ORPHAN:
+                out.append(_trx(name, pos, end, _NO_GTID, ts, 1, t_dbs, server_id, action == A_LONE))
+                t_gtid, t_dbs = _NO_GTID, None
+
         pos = 4
         res.good_bytes = 4
         try:
@@ -504,7 +537,7 @@ class _Scanner:
                         )
                         if gfields is None:
                             ev = decode_event(
-                                mv[pos:end], fde, verify_checksum=False, offset=pos, file=name
+                                buf[pos:end], fde, verify_checksum=False, offset=pos, file=name
                             ).event
                             if isinstance(ev, GtidEvent):
                                 gfields = _gtid_fields(ev)
@@ -523,62 +556,14 @@ class _Scanner:
                     elif t in (_T_PREV, _T_ROTATE, _T_STOP, _T_PAYLOAD):
                         kind, extra = self._special(t, mv, pos, end, fde, flags)
                         if t == _T_PAYLOAD and extra is not None:
-                            # the payload's events run through the same table (BEGIN ... XID inside)
-                            for k, d, g, its, isid in self._payload_kinds(extra, pos, fde, ts, server_id):
+                            # the payload's events run through the same table (BEGIN ... XID inside); all of them
+                            # are decoded first, so a corrupt payload emits nothing past the last good event
+                            for k, d, g, its, isid in list(
+                                self._payload_kinds(extra, pos, fde, ts, server_id)
+                            ):
                                 action, state = table[state][k]
-                                if action == A_ADD or action == A_END:
-                                    t_end = end
-                                    t_count += 1
-                                    if d:
-                                        t_dbs = {d} if t_dbs is None else (t_dbs.add(d) or t_dbs)
-                                    if action == A_END:
-                                        out.append(
-                                            _trx(
-                                                name,
-                                                t_begin,
-                                                t_end,
-                                                t_gtid,
-                                                t_ts,
-                                                t_count,
-                                                t_dbs,
-                                                t_sid,
-                                                True,
-                                            )
-                                        )
-                                        t_gtid, t_dbs = _NO_GTID, None
-                                elif action != A_IGNORE:
-                                    if action == A_RESTART:
-                                        out.append(
-                                            _trx(
-                                                name,
-                                                t_begin,
-                                                t_end,
-                                                t_gtid,
-                                                t_ts,
-                                                t_count,
-                                                t_dbs,
-                                                t_sid,
-                                                False,
-                                            )
-                                        )
-                                    t_begin, t_end, t_ts, t_sid, t_count = pos, end, its, isid, 1
-                                    t_gtid = g or _NO_GTID
-                                    t_dbs = {d} if d else None
-                                    if action == A_LONE or action == A_ORPHAN:
-                                        out.append(
-                                            _trx(
-                                                name,
-                                                t_begin,
-                                                t_end,
-                                                _NO_GTID,
-                                                t_ts,
-                                                1,
-                                                t_dbs,
-                                                t_sid,
-                                                action == A_LONE,
-                                            )
-                                        )
-                                        t_gtid, t_dbs = _NO_GTID, None
+                                if action != a_ignore:
+                                    apply(action, pos, end, its, isid, g, d)
                             kind = K_IGNORE
                         elif t == _T_ROTATE:
                             res.next_file = extra
@@ -596,7 +581,7 @@ class _Scanner:
                 if flags & relay_f:
                     res.relay_log = True
                 last_type = t
-                # -- the boundary state table, inline (see gtidkit.binlog.transactions) --
+                # -- the boundary state table (gtidkit.binlog.transactions); ADD, the common case, inline --
                 action, state = table[state][kind]
                 if action == a_add:
                     t_end = end
@@ -606,27 +591,8 @@ class _Scanner:
                             t_dbs = {db}
                         else:
                             t_dbs.add(db)
-                elif action == a_ignore:
-                    pass
-                elif action == a_end:
-                    t_end = end
-                    t_count += 1
-                    if db:
-                        if t_dbs is None:
-                            t_dbs = {db}
-                        else:
-                            t_dbs.add(db)
-                    out.append(_trx(name, t_begin, end, t_gtid, t_ts, t_count, t_dbs, t_sid, True))
-                    t_gtid, t_dbs = _NO_GTID, None
-                else:
-                    if action == A_RESTART:
-                        out.append(_trx(name, t_begin, t_end, t_gtid, t_ts, t_count, t_dbs, t_sid, False))
-                    t_begin, t_end, t_ts, t_sid, t_count = pos, end, ts, server_id, 1
-                    t_gtid = gfields or _NO_GTID
-                    t_dbs = {db} if db else None
-                    if action == A_LONE or action == A_ORPHAN:
-                        out.append(_trx(name, pos, end, _NO_GTID, ts, 1, t_dbs, server_id, action == A_LONE))
-                        t_gtid, t_dbs = _NO_GTID, None
+                elif action != a_ignore:
+                    apply(action, pos, end, ts, server_id, gfields, db)
                 pos = end
                 if out:
                     res.good_bytes = pos
@@ -655,7 +621,8 @@ class _Scanner:
 
     def _fde(self, mv: memoryview, pos: int, end: int, flags: int) -> FormatDescriptionEvent:
         res = self.result
-        ev = decode_event(mv[pos:end], None, verify_checksum=self.verify, offset=pos, file=self.name)
+        # bytes copies (mmap slices), never memoryview slices: a traceback must not pin the map open
+        ev = decode_event(bytes(mv[pos:end]), None, verify_checksum=self.verify, offset=pos, file=self.name)
         fde: FormatDescriptionEvent = ev.event
         if fde.is_mariadb:
             raise mariadb_error(fde.server_version, file=self.name, offset=pos, event_type=_T_FDE)
@@ -672,7 +639,7 @@ class _Scanner:
         self, t: int, mv: memoryview, pos: int, end: int, fde: FormatDescriptionEvent | None, flags: int
     ) -> tuple[int, Any]:
         """Previous_gtids, Rotate, Stop, Transaction_payload: decoded fully (they are rare)."""
-        ev = decode_event(mv[pos:end], fde, verify_checksum=False, offset=pos, file=self.name).event
+        ev = decode_event(bytes(mv[pos:end]), fde, verify_checksum=False, offset=pos, file=self.name).event
         if isinstance(ev, PreviousGtidsEvent):
             if self.result.previous_gtids is None:
                 self.result.previous_gtids = ev.gtids

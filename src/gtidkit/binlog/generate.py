@@ -780,6 +780,11 @@ def generate_fleet(
     Raises:
         FileExistsError: ``out_dir`` is not empty and ``overwrite`` is false (or it holds no manifest).
         ValueError: an argument out of range.
+
+    Examples:
+        >>> m = generate_fleet("fleet", seed=7)  # doctest: +SKIP
+        >>> [a["type"] for a in m.anomalies_of("errant_gtid")], m.topology  # doctest: +SKIP
+        (['errant_gtid'], {'replica1': 'source', 'replica2': 'source'})
     """
     if transactions < 20:
         raise ValueError(f"transactions must be >= 20, got {transactions}")
@@ -1238,6 +1243,9 @@ def generate_corpus(
     Raises:
         FileExistsError: ``out_dir`` is not empty and ``overwrite`` is false.
         ValueError: an argument out of range.
+
+    Examples:
+        >>> generate_corpus("corpus", 10**9, 20, progress=print)  # doctest: +SKIP
     """
     if hosts < 1:
         raise ValueError(f"hosts must be >= 1, got {hosts}")

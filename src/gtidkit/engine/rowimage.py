@@ -40,7 +40,7 @@ from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.cursor import Cursor, Writer
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
 from gtidkit.engine.catalog import ColumnDef, TableDef
-from gtidkit.engine.storage import physical_name, quote_ident
+from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
 from gtidkit.errors import BinlogDecodeError, MySQLError
 
 if TYPE_CHECKING:
@@ -631,7 +631,6 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
             update/delete image matches no row; 1062 when a write conflicts.
         BinlogDecodeError: undecodable image.
     """
-    import sqlite3
 
     from gtidkit.engine.sql import RowChange
     from gtidkit.engine.sql_dml import _failed_index, dup_entry_error
@@ -671,7 +670,7 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                 conn.raw.execute(
                     f"UPDATE {phys} SET {sets} WHERE rowid = ?", [to_sqlite(v) for v in a] + [found[0]]
                 )
-            except sqlite3.IntegrityError as err:
+            except IntegrityError as err:
                 ix = _failed_index(err, t)
                 raise (dup_entry_error(t, ix, a) if ix else MySQLError(1105, str(err))) from err
             changes.append(RowChange(t.schema, t.name, "update", b, a))
@@ -682,7 +681,7 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                     f"INSERT INTO {phys} ({cols}) VALUES ({', '.join('?' * len(a))})",
                     [to_sqlite(v) for v in a],
                 )
-            except sqlite3.IntegrityError as err:
+            except IntegrityError as err:
                 ix = _failed_index(err, t)
                 raise (dup_entry_error(t, ix, a) if ix else MySQLError(1105, str(err))) from err
             if ai is not None and a[ai] is not None:

@@ -28,7 +28,6 @@ import datetime as _dt
 import hashlib
 import random
 import re
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable
@@ -39,6 +38,7 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
 
+from gtidkit.engine import storage as _db
 from gtidkit.engine.catalog import THREADS_COLUMNS, TableDef
 from gtidkit.engine.sql_ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql_parse import (
@@ -697,15 +697,15 @@ class Executor:
             [tuple(_bindable(r.get(c)) for c in THREADS_COLUMNS) for r in rows],
         )
 
-    def run_sqlite(self, sql: str, params: dict[str, Any] | tuple = ()) -> sqlite3.Cursor:
+    def run_sqlite(self, sql: str, params: dict[str, Any] | tuple = ()) -> _db.Cursor:
         """Execute SQLite text, translating driver errors into MySQL errors (1054, 1052, 1305 ...)."""
         self._udf_error = None
         try:
             return self.conn.raw.execute(sql, params)
-        except sqlite3.Error as err:
+        except _db.Error as err:
             raise self.translate_error(err, sql) from err
 
-    def translate_error(self, err: sqlite3.Error, sql: str = "") -> Exception:
+    def translate_error(self, err: _db.Error, sql: str = "") -> Exception:
         """Map a sqlite3 error to MySQL's (a UDF's own MySQLError wins)."""
         if self._udf_error is not None:
             e, self._udf_error = self._udf_error, None
@@ -731,7 +731,7 @@ class Executor:
             )
         if "locked" in text or "busy" in text:
             return MySQLError(1205, "Lock wait timeout exceeded; try restarting transaction")
-        if isinstance(err, sqlite3.OperationalError) and "syntax error" in text:
+        if isinstance(err, _db.OperationalError) and "syntax error" in text:
             return not_supported(f"SQL construct ({text})")
         return MySQLError(1105, f"Unknown error: {text}")
 

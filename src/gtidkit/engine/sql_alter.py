@@ -19,7 +19,7 @@ from sqlglot import exp
 from gtidkit.engine.catalog import ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql_ddl import _column, not_supported
 from gtidkit.engine.sql_values import coerce, from_sqlite, to_sqlite
-from gtidkit.engine.storage import physical_name, quote_ident
+from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
 from gtidkit.errors import MySQLError
 
 if TYPE_CHECKING:
@@ -89,9 +89,7 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
     try:
         conn.executemany(insert, out)
     except Exception as err:
-        import sqlite3
-
-        if isinstance(err, sqlite3.IntegrityError):
+        if isinstance(err, IntegrityError):
             from gtidkit.engine.sql_dml import _integrity_error
 
             raise _integrity_error(err, new, [], 0) from err

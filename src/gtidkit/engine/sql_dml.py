@@ -25,7 +25,6 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from gtidkit.engine import storage as _db
 from gtidkit.engine.catalog import IndexDef, TableDef
 from gtidkit.engine.sql_ddl import not_supported
 from gtidkit.engine.sql_values import coerce, from_sqlite, to_sqlite
@@ -375,16 +375,16 @@ def _apply_stages(
         ex._udf_error = None
         try:
             out = raw.execute(st.sql, b).fetchone()
-        except sqlite3.IntegrityError as err:
+        except _db.IntegrityError as err:
             new = list(values)
             try:
                 evald = raw.execute(st.eval_sql, b).fetchone()
                 for i, v in zip(st.columns, evald):
                     new[i] = v
-            except sqlite3.Error:
+            except _db.Error:
                 pass
             raise _integrity_error(err, t, new, row_no) from err
-        except sqlite3.Error as err:
+        except _db.Error as err:
             raise ex.translate_error(err, st.sql) from err
         rowid, values = out[0], tuple(out[1:])
     if values != tuple(current):
@@ -425,7 +425,7 @@ def _key_text(v: Any) -> str:
     return str(v)
 
 
-def _failed_index(err: sqlite3.IntegrityError, t: TableDef) -> IndexDef | None:
+def _failed_index(err: _db.IntegrityError, t: TableDef) -> IndexDef | None:
     m = _UNIQUE_RE.match(str(err))
     if not m:
         return None
@@ -446,7 +446,7 @@ def dup_entry_error(t: TableDef, ix: IndexDef, row: list | tuple) -> MySQLError:
     return MySQLError(1062, f"Duplicate entry '{vals}' for key '{t.name}.{ix.name}'", "23000")
 
 
-def _integrity_error(err: sqlite3.IntegrityError, t: TableDef, row: list | tuple, row_no: int) -> MySQLError:
+def _integrity_error(err: _db.IntegrityError, t: TableDef, row: list | tuple, row_no: int) -> MySQLError:
     text = str(err)
     ix = _failed_index(err, t)
     if ix is not None:
@@ -550,7 +550,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
         for _attempt in range(len(t.unique_keys) + 2):
             try:
                 raw.execute(plan.insert_sql, bound)
-            except sqlite3.IntegrityError as err:
+            except _db.IntegrityError as err:
                 ix = _failed_index(err, t)
                 if ix is None or plan.mode == "insert" and plan.odku is None:
                     raise _integrity_error(err, t, row, n) from err
@@ -580,7 +580,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                 affected += 1
                 duplicates += 1
                 continue
-            except sqlite3.Error as err:
+            except _db.Error as err:
                 raise ex.translate_error(err, plan.insert_sql) from err
             changes.append(RowChange(t.schema, t.name, "insert", None, _image(t, bound)))
             affected += 1
@@ -606,7 +606,7 @@ def _find_conflict(ex: Executor, t: TableDef, ix: IndexDef, row: tuple) -> tuple
     return ex.conn.raw.execute(sql, [to_sqlite(row[t.column_index(c)]) for c in ix.columns]).fetchone()
 
 
-def register_udfs(raw: sqlite3.Connection, rand: Callable[[], float]) -> None:
+def register_udfs(raw: _db.RawConnection, rand: Callable[[], float]) -> None:
     """Register the helper UDFs DML plans use (``_GK_TO_INT``, ``_GK_RAND``) on a sqlite3 connection."""
     raw.create_function("_GK_TO_INT", 1, to_int_udf, deterministic=True)
     raw.create_function("_GK_RAND", -1, lambda *a: rand())

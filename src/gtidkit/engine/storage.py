@@ -48,6 +48,12 @@ SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
 IntegrityError = sqlite3.IntegrityError
 OperationalError = sqlite3.OperationalError
 DatabaseError = sqlite3.DatabaseError
+#: Base of every driver error (``sqlite3.Error``).
+Error = sqlite3.Error
+#: Cursor type returned by ``Connection.execute``.
+Cursor = sqlite3.Cursor
+#: Raw driver connection type (what :meth:`Storage.sqlite` returns).
+RawConnection = sqlite3.Connection
 
 
 def physical_name(schema: str, table: str) -> str:
