@@ -49,7 +49,10 @@ class Replica:
         self.s = self.srv.session()
         self.next = 1
         self.seconds = 0.0
-        for gno, stmt in ((1, "CREATE DATABASE r"), (2, "CREATE TABLE r.t (id INT PRIMARY KEY, v VARCHAR(32))")):
+        for gno, stmt in (
+            (1, "CREATE DATABASE r"),
+            (2, "CREATE TABLE r.t (id INT PRIMARY KEY, v VARCHAR(32))"),
+        ):
             self.s.execute("SET gtid_next='ANONYMOUS'" if anonymous else f"SET gtid_next='{SRC}:{gno}'")
             self.s.execute(stmt)
 
@@ -110,10 +113,20 @@ def main() -> None:
         "b": dict(anonymous=False, gtid_mode="ON", log_bin=False, gtid_executed_compression_period=1000),
         "c": dict(anonymous=False, gtid_mode="ON", log_bin=True, log_replica_updates=True, sync_binlog=1),
         # rotation-time saves: as (c) but rotating every ~64 KiB
-        "c_rot": dict(anonymous=False, gtid_mode="ON", log_bin=True, log_replica_updates=True, sync_binlog=1,
-                      max_binlog_size=65536),
-        **{f"b_p{p}": dict(anonymous=False, gtid_mode="ON", log_bin=False, gtid_executed_compression_period=p)
-           for p in (0, 1, 1000)},
+        "c_rot": dict(
+            anonymous=False,
+            gtid_mode="ON",
+            log_bin=True,
+            log_replica_updates=True,
+            sync_binlog=1,
+            max_binlog_size=65536,
+        ),
+        **{
+            f"b_p{p}": dict(
+                anonymous=False, gtid_mode="ON", log_bin=False, gtid_executed_compression_period=p
+            )
+            for p in (0, 1, 1000)
+        },
     }
     # All configurations run side by side in interleaved blocks, so disk and CPU contention from the rest of the
     # machine hits them alike (the figures are ratios measured in one run).

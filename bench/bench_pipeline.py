@@ -26,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _results import update_section  # noqa: E402
+from _results import update_section
 
 #: On-demand price of one vCPU-hour used for the estimate (AWS m6i.xlarge, 4 vCPU at $0.192/h, us-east-1).
 USD_PER_VCPU_HOUR = 0.048
@@ -34,7 +34,7 @@ USD_PER_VCPU_HOUR = 0.048
 
 def parse_size(text: str) -> int:
     """``2GB``, ``200MB``, ``512MiB``, or a byte count → bytes."""
-    m = re.fullmatch(r"\s*([\d.]+)\s*([KMGT]?)(i?)B?\s*", text, re.I)
+    m = re.fullmatch(r"\s*([\d.]+)\s*([KMGT]?)(i?)B?\s*", text, re.IGNORECASE)
     if not m:
         raise argparse.ArgumentTypeError(f"bad size {text!r}")
     base = 1024 if m.group(3) else 1000

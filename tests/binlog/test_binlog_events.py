@@ -388,3 +388,17 @@ def test_header_round_trip_and_validation() -> None:
         EventHeader.decode(h.encode()[:18])
     with pytest.raises(BinlogDecodeError):
         EventHeader.decode(EventHeader(0, 2, 0, 19, 0, 0).encode()[:9] + b"\x05\x00\x00\x00" + b"\x00" * 6)
+
+
+def test_table_map_helpers() -> None:
+    tm = TableMapEvent(
+        9, 1, "db", "t", bytes([3, 15, 246]), b"\xfc\x00\x0a\x02", b"\x06", b"\x04\x04\x01a\x01b"
+    )  # COLUMN_NAME: ["a", "b"]
+    assert tm.column_metadata() == (b"", b"\xfc\x00", b"\x0a\x02")
+    assert [tm.nullable(i) for i in range(3)] == [False, True, True]
+    assert tm.optional_metadata_fields() == ((4, b"\x01a\x01b"),)
+    assert tm.column_names() == ("a", "b")
+    with pytest.raises(BinlogDecodeError):
+        TableMapEvent(9, 1, "db", "t", bytes([15]), b"\x01", b"\x00").column_metadata()
+    with pytest.raises(BinlogDecodeError):
+        TableMapEvent(9, 1, "db", "t", bytes([3]), b"", b"\x00", b"\x04\x09ab").optional_metadata_fields()

@@ -74,3 +74,15 @@ def test_mariadb_binlog_reads_and_verifies(open_server):
         timeout=60,
     ).stdout
     assert "### UPDATE `db1`.`t`" in out and "### DELETE FROM `db1`.`t`" in out and "Stop" in out
+
+
+def test_binlog_checksum_none_and_recovery(open_server):
+    srv = open_server(gtid_mode="ON", log_bin=True, binlog_checksum="NONE")
+    _workload(srv)
+    srv.shutdown()
+    scan = scan_file(srv.datadir / "binlog.000002")
+    assert scan.error is None and scan.checksum_alg == 0
+    sizes = scan_gtid_sizes(srv.datadir / "binlog.000001")
+    assert set(sizes) <= {73, 75}  # without the 4-byte CRC
+    s = open_server(gtid_mode="ON", log_bin=True, binlog_checksum="NONE").session()
+    assert s.execute("SELECT @@GLOBAL.gtid_executed").rows == [(f"{srv.server_uuid}:1-5",)]

@@ -132,7 +132,9 @@ def test_state_while_compressing_is_visible(open_server):
         deadline = time.monotonic() + 5
         while srv.compressor.state != STATE_COMPRESSING and time.monotonic() < deadline:
             time.sleep(0.01)
-        res = s.execute(f"SELECT PROCESSLIST_STATE FROM performance_schema.threads WHERE NAME = '{THREAD_NAME}'")
+        res = s.execute(
+            f"SELECT PROCESSLIST_STATE FROM performance_schema.threads WHERE NAME = '{THREAD_NAME}'"
+        )
         assert res.rows == [(STATE_COMPRESSING,)]
     finally:
         srv.release_write_lock(None)

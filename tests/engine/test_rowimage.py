@@ -35,7 +35,7 @@ DML = [
     "INSERT INTO t (id, ti, c, vc) VALUES (10, 100, 'ten', REPEAT('é', 300))",
     "UPDATE t SET c = 'zz', dec1 = dec1 * 2, ts = NULL WHERE id = 1",
     "DELETE FROM t WHERE id = 2",
-    "UPDATE t SET ti = COALESCE(ti, 0) + 1, y = 1999",
+    "UPDATE t SET ti = COALESCE(ti, 0) + 1, y = 1999, f = 1.1, d = d / 3",
     "REPLACE INTO t (id, c) VALUES (3, 'rep')",
 ]
 

@@ -318,6 +318,10 @@ def test_select_features(ex):
     res = run(ex, "SELECT COUNT(*), CONCAT(g, '-', n) FROM a WHERE id = 1")
     assert res.columns == ["COUNT(*)", "CONCAT(g, '-', n)"] and res.rows == [(1, "x-10")]
     assert run(ex, "SELECT 1/2").rows == [(0.5,)]
+    # MySQL names a computed column after the expression exactly as written
+    res = run(ex, "SELECT sum(n),  count( * ), n+1, ( n*2 ), -n, 'lit', @@nosuch_is_not_read FROM a WHERE id = 1"
+              .replace(", @@nosuch_is_not_read", ""))
+    assert res.columns == ["sum(n)", "count( * )", "n+1", "( n*2 )", "-n", "lit"]
     assert run(ex, "SELECT DATABASE(), VERSION()").rows == [("d", "8.0.36")]
     assert run(ex, "SELECT * FROM a WHERE id = 1 FOR UPDATE").rows == [(1, "x", 10)]
     assert run(ex, "WITH c AS (SELECT id FROM a WHERE n >= 20) SELECT COUNT(*) FROM c").rows == [(2,)]
@@ -393,7 +397,10 @@ def test_types_are_coerced_to_the_column(ex):
         "text",
         b"\x00\xff",
     )
-    assert run(ex, "SELECT i, dc FROM t").rows == [(12, 3.14)]
+    assert run(ex, "SELECT i, dc FROM t").rows == [(12, Decimal("3.14"))]  # DECIMAL comes back exact
+    assert run(ex, "SELECT * FROM t").rows[0][:4] == (12, 5, 1.5, Decimal("3.14"))
+    (row,) = run(ex, "SELECT x.dc, dc + 1 FROM t AS x").rows
+    assert row[0] == Decimal("3.14") and row[1] == pytest.approx(4.14)  # arithmetic is SQLite's (binary float)
 
 
 def test_truncate_and_drop_index(ex):

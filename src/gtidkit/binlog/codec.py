@@ -15,6 +15,7 @@ from typing import Any, Union
 
 from gtidkit.binlog.constants import (
     CHECKSUM_LEN,
+    CRC32_RESIDUE,
     DEFAULT_EVENT_FLAGS,
     EVENT_HEADER_LEN,
     SERVER_VERSION_LEN,
@@ -164,12 +165,27 @@ LAYOUTS: dict[int, frozenset[int]] = {
 
 def decoder_for(type_code: int, fde: FormatDescriptionEvent | None) -> Decoder | None:
     """The decoder for ``type_code`` under ``fde``, or ``None`` (→ :class:`UnknownEvent`)."""
-    decoder = DECODERS.get(type_code)
-    if decoder is None or fde is None or type_code == EventType.FORMAT_DESCRIPTION_EVENT:
-        return decoder
-    if fde.post_header_len(type_code) not in LAYOUTS[type_code]:
-        return None
-    return decoder
+    if fde is None or type_code == EventType.FORMAT_DESCRIPTION_EVENT:
+        return DECODERS.get(type_code)
+    table = _DECODER_TABLES.get(fde.post_header_lengths)
+    if table is None:
+        table = _decoder_table(fde)
+    return table[type_code]
+
+
+def _decoder_table(fde: FormatDescriptionEvent) -> list[Decoder | None]:
+    """Decoder per type code for one FDE layout (cached: a file has one or two layouts)."""
+    table: list[Decoder | None] = [None] * 256
+    for code, decoder in DECODERS.items():
+        if code == EventType.FORMAT_DESCRIPTION_EVENT or fde.post_header_len(code) in LAYOUTS[code]:
+            table[code] = decoder
+    if len(_DECODER_TABLES) > 64:
+        _DECODER_TABLES.clear()
+    _DECODER_TABLES[fde.post_header_lengths] = table
+    return table
+
+
+_DECODER_TABLES: dict[bytes, list[Decoder | None]] = {}
 
 
 def type_code_of(event: Any) -> int:
@@ -246,13 +262,22 @@ def decode_event(
             f"event_size {size} but {len(data)} bytes given", file=file, offset=offset, event_type=type_code
         )
     is_fde = type_code == EventType.FORMAT_DESCRIPTION_EVENT
-    if fde is None and not is_fde:
+    if is_fde:
+        flen = CHECKSUM_LEN if fde_has_footer(data) else 0
+        # an FDE says itself whether its CRC counts: the algorithm byte sits right before the footer
+        check = verify_checksum and flen and data[size - CHECKSUM_LEN - 1] == ChecksumAlg.CRC32
+    elif fde is None:
         raise BinlogDecodeError(
             "event before any Format_description_event", file=file, offset=offset, event_type=type_code
         )
+    else:
+        flen = CHECKSUM_LEN if fde.checksum_alg == ChecksumAlg.CRC32 else 0
+        check = verify_checksum and flen
+    # The checksum first, as MySQL does: a damaged body is reported as a CRC mismatch, not as garbage.
+    if check and (event_crc32(data) if is_fde else zlib.crc32(data)) != CRC32_RESIDUE:
+        _raise_crc_mismatch(data, size, type_code, is_fde, offset, file)
     try:
         header = EventHeader(ts, type_code, server_id, size, log_pos, flags)
-        flen = footer_len(type_code, data, fde)
         body = Cursor(data, EVENT_HEADER_LEN, size - flen)
         decoder = decoder_for(type_code, fde)
         if decoder is None:
@@ -265,8 +290,6 @@ def decode_event(
             raise BinlogDecodeError(
                 f"Gtid event body does not match its type code (decodes as {event.type_code})"
             )
-    except ChecksumMismatchError:
-        raise
     except (GtidkitError, ValueError, UnicodeError) as err:
         message = getattr(err, "message", None) or str(err)
         raise BinlogDecodeError(
@@ -275,23 +298,26 @@ def decode_event(
             offset=offset,
             event_type=type_code,
         ) from err
-    if verify_checksum and flen:
-        check = event.crc32 if is_fde else True
-        if check:
-            stored = int.from_bytes(data[size - CHECKSUM_LEN : size], "little")
-            computed = (
-                event_crc32(memoryview(data)[: size - CHECKSUM_LEN])
-                if is_fde
-                else zlib.crc32(memoryview(data)[: size - CHECKSUM_LEN])
-            )
-            if stored != computed:
-                raise ChecksumMismatchError(
-                    f"event CRC32 mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}",
-                    file=file,
-                    offset=offset,
-                    event_type=type_code,
-                )
     return BinlogEvent(header, event, bytes(data))
+
+
+def _raise_crc_mismatch(
+    data: bytes | bytearray | memoryview,
+    size: int,
+    type_code: int,
+    is_fde: bool,
+    offset: int | None,
+    file: str | None,
+) -> None:
+    stored = int.from_bytes(data[size - CHECKSUM_LEN : size], "little")
+    head = memoryview(data)[: size - CHECKSUM_LEN]
+    computed = event_crc32(head) if is_fde else zlib.crc32(head)
+    raise ChecksumMismatchError(
+        f"event CRC32 mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}",
+        file=file,
+        offset=offset,
+        event_type=type_code,
+    )
 
 
 _GTID_TYPES = frozenset(

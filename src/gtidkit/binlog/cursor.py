@@ -59,11 +59,19 @@ class Cursor:
 
     def u8(self) -> int:
         """Read an unsigned 1-byte integer."""
-        return self._buf[self._take(1)]
+        p = self.pos
+        if p >= self.end:
+            raise CursorError(f"need 1 bytes at offset {p}, only 0 left")
+        self.pos = p + 1
+        return self._buf[p]
 
     def u16(self) -> int:
         """Read an unsigned little-endian 2-byte integer."""
-        return _U16.unpack_from(self._buf, self._take(2))[0]
+        p = self.pos
+        if p + 2 > self.end:
+            raise CursorError(f"need 2 bytes at offset {p}, only {self.end - p} left")
+        self.pos = p + 2
+        return _U16.unpack_from(self._buf, p)[0]
 
     def u24(self) -> int:
         """Read an unsigned little-endian 3-byte integer."""
@@ -72,7 +80,11 @@ class Cursor:
 
     def u32(self) -> int:
         """Read an unsigned little-endian 4-byte integer."""
-        return _U32.unpack_from(self._buf, self._take(4))[0]
+        p = self.pos
+        if p + 4 > self.end:
+            raise CursorError(f"need 4 bytes at offset {p}, only {self.end - p} left")
+        self.pos = p + 4
+        return _U32.unpack_from(self._buf, p)[0]
 
     def u48(self) -> int:
         """Read an unsigned little-endian 6-byte integer (table ids)."""
@@ -86,11 +98,19 @@ class Cursor:
 
     def u64(self) -> int:
         """Read an unsigned little-endian 8-byte integer."""
-        return _U64.unpack_from(self._buf, self._take(8))[0]
+        p = self.pos
+        if p + 8 > self.end:
+            raise CursorError(f"need 8 bytes at offset {p}, only {self.end - p} left")
+        self.pos = p + 8
+        return _U64.unpack_from(self._buf, p)[0]
 
     def i64(self) -> int:
         """Read a signed little-endian 8-byte integer."""
-        return _I64.unpack_from(self._buf, self._take(8))[0]
+        p = self.pos
+        if p + 8 > self.end:
+            raise CursorError(f"need 8 bytes at offset {p}, only {self.end - p} left")
+        self.pos = p + 8
+        return _I64.unpack_from(self._buf, p)[0]
 
     def bytes(self, n: int) -> bytes:
         """Read exactly ``n`` bytes (copied)."""

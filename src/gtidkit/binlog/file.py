@@ -102,15 +102,6 @@ class PositionedEvent:
         return self.header.type_code
 
 
-def _checksum_of(ev: BinlogEvent, fde: FormatDescriptionEvent | None) -> int | None:
-    raw = ev.raw
-    if ev.type_code == EventType.FORMAT_DESCRIPTION_EVENT:
-        has = ev.event.has_checksum_alg_byte
-    else:
-        has = fde is not None and fde.checksum_alg == ChecksumAlg.CRC32
-    return int.from_bytes(raw[-CHECKSUM_LEN:], "little") if has else None
-
-
 def read_events(
     path: str | os.PathLike[str], *, verify_checksum: bool = True, expand_payloads: bool = True
 ) -> Iterator[PositionedEvent]:
@@ -149,7 +140,14 @@ def read_events(
             assert isinstance(ev, BinlogEvent)
             fde = stream.fde
             pos, end = stream.last_pos, stream.offset
-            yield PositionedEvent(name, pos, end, ev.header, ev.event, False, _checksum_of(ev, fde))
+            raw = ev.raw
+            has_crc = (
+                ev.event.has_checksum_alg_byte
+                if ev.header.type_code == EventType.FORMAT_DESCRIPTION_EVENT
+                else fde is not None and fde.checksum_alg == ChecksumAlg.CRC32
+            )
+            crc = int.from_bytes(raw[-CHECKSUM_LEN:], "little") if has_crc else None
+            yield PositionedEvent(name, pos, end, ev.header, ev.event, False, crc)
             if expand_payloads and isinstance(ev.event, TransactionPayloadEvent):
                 assert fde is not None
                 for inner in iter_payload_events(ev.event, fde, file=name, offset=pos):

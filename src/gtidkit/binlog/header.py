@@ -31,6 +31,7 @@ from gtidkit.errors import BinlogDecodeError, ChecksumMismatchError
 HEADER_STRUCT = struct.Struct("<IBIIIH")
 _U32 = struct.Struct("<I")
 _FLAGS_OFFSET = 17
+_U32_MAX = 0xFFFFFFFF
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,16 +58,20 @@ class EventHeader:
     flags: int
 
     def __post_init__(self) -> None:
-        for name, bits in (("timestamp", 32), ("server_id", 32), ("event_size", 32), ("log_pos", 32)):
-            value = getattr(self, name)
-            if not 0 <= value < 1 << bits:
-                raise ValueError(f"EventHeader.{name}={value} outside u{bits}")
-        if not 0 <= self.type_code < 256:
-            raise ValueError(f"EventHeader.type_code={self.type_code} outside u8")
-        if not 0 <= self.flags < 1 << 16:
-            raise ValueError(f"EventHeader.flags={self.flags} outside u16")
-        if self.event_size < EVENT_HEADER_LEN:
-            raise ValueError(f"EventHeader.event_size={self.event_size} < {EVENT_HEADER_LEN}")
+        # one expression on the common path: this runs for every event decoded
+        if not (
+            0 <= self.timestamp <= _U32_MAX
+            and 0 <= self.type_code <= 0xFF
+            and 0 <= self.server_id <= _U32_MAX
+            and EVENT_HEADER_LEN <= self.event_size <= _U32_MAX
+            and 0 <= self.log_pos <= _U32_MAX
+            and 0 <= self.flags <= 0xFFFF
+        ):
+            raise ValueError(
+                f"EventHeader field out of range (u32 timestamp/server_id/event_size>=19/log_pos, u8 type_code, "
+                f"u16 flags): {self.timestamp}, {self.type_code}, {self.server_id}, {self.event_size}, "
+                f"{self.log_pos}, {self.flags}"
+            )
 
     @classmethod
     def decode(cls, buf: bytes | bytearray | memoryview, offset: int = 0) -> EventHeader:

@@ -156,7 +156,19 @@ def event_json(pe: PositionedEvent) -> dict[str, Any]:
     elif isinstance(ev, RotateEvent):
         out.update(next_file=ev.next_file, position=ev.position)
     elif isinstance(ev, TableMapEvent):
-        out.update(table_id=ev.table_id, database=ev.database, table=ev.table, column_count=ev.column_count)
+        out.update(
+            table_id=ev.table_id,
+            database=ev.database,
+            table=ev.table,
+            column_count=ev.column_count,
+            column_types=list(ev.column_types),
+        )
+        try:
+            names = ev.column_names()
+        except BinlogDecodeError:  # a malformed optional-metadata block: the event itself decoded fine
+            names = None
+        if names is not None:
+            out["columns"] = list(names)
     elif isinstance(ev, RowsEvent):
         out.update(table_id=ev.table_id, rows_flags=ev.flags, column_count=ev.column_count)
     elif isinstance(ev, TransactionPayloadEvent):

@@ -39,7 +39,7 @@ from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
 
 from gtidkit.engine import storage as _db
-from gtidkit.engine.catalog import THREADS_COLUMNS, TableDef
+from gtidkit.engine.catalog import THREADS_COLUMNS, ColumnDef, TableDef
 from gtidkit.engine.sql_ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql_parse import (
     Statement,
@@ -49,6 +49,7 @@ from gtidkit.engine.sql_parse import (
     split_statements,
     templatize,
 )
+from gtidkit.engine.sql_values import from_sqlite
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
 from gtidkit.errors import MySQLError
 
@@ -211,6 +212,9 @@ class SelectPlan:
     columns: tuple[str, ...] | None
     variables: tuple[tuple[str, str, str | None], ...]  # (param name, "sys"|"user", scope)
     needs_threads: bool
+    #: Per result column, the DECIMAL column it reads directly (values are returned as ``Decimal`` with the
+    #: column's scale, as MySQL does); ``None`` when no result column is a plain DECIMAL column.
+    decimals: tuple[ColumnDef | None, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,7 +451,7 @@ class Executor:
                     return plan, params
                 tree = parse_tree(tpl[0], replace=replace)
                 if _placeholders_safe(tree):
-                    plan = self._build(stmt.kind, tree, current_db, replace)
+                    plan = self._build(stmt.kind, tree, current_db, replace, tpl[0])
                     self._remember(key, plan)
                     return plan, params
                 self._remember(key, _UNSAFE)
@@ -455,7 +459,7 @@ class Executor:
         plan = self._plans.get(key)
         if plan is None:
             tree = parse_tree(stmt.text, replace=replace)
-            plan = self._build(stmt.kind, tree, current_db, replace)
+            plan = self._build(stmt.kind, tree, current_db, replace, stmt.text)
             self._remember(key, plan)
         return plan, {}
 
@@ -464,11 +468,13 @@ class Executor:
             self._plans.clear()
         self._plans[key] = plan
 
-    def _build(self, kind: str, tree: exp.Expression, current_db: str | None, replace: bool) -> Any:
+    def _build(
+        self, kind: str, tree: exp.Expression, current_db: str | None, replace: bool, source: str
+    ) -> Any:
         if kind == "select":
             if not isinstance(tree, (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery)):
                 raise not_supported(tree.key.upper())
-            return self.plan_select(tree, current_db)
+            return self.plan_select(tree, current_db, source)
         from gtidkit.engine.sql_dml import plan_dml
 
         return plan_dml(self, tree, current_db, replace)
@@ -497,6 +503,7 @@ class Executor:
             if tdef.schema == "performance_schema" and tdef.name == "threads":
                 threads = True
             alias = t.alias
+            t.meta["gk_table"] = tdef
             t.set("this", exp.to_identifier(physical_name(tdef.schema, tdef.name), quoted=True))
             t.set("db", None)
             t.set("catalog", None)
@@ -545,8 +552,11 @@ class Executor:
         return tree
 
     # ---------------------------------------------------------------- SELECT
-    def plan_select(self, tree: exp.Expression, current_db: str | None) -> SelectPlan | ConstPlan:
-        """Plan a SELECT tree (mutated in place)."""
+    def plan_select(
+        self, tree: exp.Expression, current_db: str | None, source: str | None = None
+    ) -> SelectPlan | ConstPlan:
+        """Plan a SELECT tree (mutated in place); ``source`` is the text it was parsed from (result column names
+        are taken from it, as MySQL names a computed column after the expression as written)."""
         if isinstance(tree, exp.Select):
             frm = tree.args.get("from_")
             if (
@@ -558,7 +568,7 @@ class Executor:
             ):
                 tree.set("from_", None)  # SELECT ... FROM DUAL: MySQL's dummy table
         if isinstance(tree, exp.Select) and tree.args.get("from_") is None and not tree.args.get("joins"):
-            const = self._const_plan(tree)
+            const = self._const_plan(tree, source)
             if const is not None:
                 return const
         if isinstance(tree, exp.Select) and tree.args.get("locks"):
@@ -579,16 +589,19 @@ class Executor:
                     star = True
                     names.append("*")
                 else:
-                    name = _item_name(proj)
+                    name = _item_name(proj, source)
                     names.append(name)
                     proj.replace(exp.alias_(proj.copy(), name, quoted=True))
             columns = None if star else tuple(names)
+        decimals = _decimal_columns(tree) if isinstance(tree, exp.Select) else None
         self.fix_functions(tree, current_db)
         slots = self.bind_variables(tree)
         sql = tree.sql(dialect=SQLITE, identify=True)
-        return SelectPlan(sql=sql, columns=columns, variables=tuple(slots), needs_threads=threads)
+        return SelectPlan(
+            sql=sql, columns=columns, variables=tuple(slots), needs_threads=threads, decimals=decimals
+        )
 
-    def _const_plan(self, tree: exp.Select) -> ConstPlan | None:
+    def _const_plan(self, tree: exp.Select, source: str | None = None) -> ConstPlan | None:
         simple = (
             exp.Literal,
             exp.Null,
@@ -619,7 +632,7 @@ class Executor:
                     return None
                 if isinstance(n, exp.Column) and not isinstance(n.parent, (exp.SessionParameter,)):
                     return None
-            names.append(_item_name(proj))
+            names.append(_item_name(proj, source))
         return ConstPlan(
             items=tuple(p.this if isinstance(p, exp.Alias) else p for p in tree.expressions),
             columns=tuple(names),
@@ -673,6 +686,9 @@ class Executor:
         self._sync_functions()
         cur = self.run_sqlite(plan.sql, binds)
         rows = cur.fetchall()
+        if plan.decimals is not None and rows and len(plan.decimals) == len(rows[0]):
+            conv = plan.decimals
+            rows = [tuple(v if c is None else from_sqlite(c, v) for c, v in zip(conv, r)) for r in rows]
         cols = list(plan.columns) if plan.columns is not None else [d[0] for d in cur.description or ()]
         return ExecResult(columns=cols, rows=rows)
 
@@ -857,12 +873,110 @@ def _unquote_id(s: str) -> str:
     return s[1:-1].replace("``", "`") if s.startswith("`") else s
 
 
-def _item_name(proj: exp.Expression) -> str:
-    """MySQL's name of a select-list item: alias, column name, a string literal's value, else its text."""
+def _decimal_columns(tree: exp.Select) -> tuple[ColumnDef | None, ...] | None:
+    """For each result column of ``tree`` (already resolved), the DECIMAL catalog column it reads directly."""
+    tables: list[tuple[str, TableDef]] = []
+    frm = tree.args.get("from_")
+    for node in ([frm.this] if frm is not None else []) + [j.this for j in tree.args.get("joins") or []]:
+        if isinstance(node, exp.Table) and "gk_table" in node.meta:
+            tables.append((node.alias_or_name, node.meta["gk_table"]))
+    if not tables:
+        return None
+    out: list[ColumnDef | None] = []
+    for proj in tree.expressions:
+        target = proj.this if isinstance(proj, exp.Alias) else proj
+        if isinstance(target, exp.Star) or (
+            isinstance(target, exp.Column) and isinstance(target.this, exp.Star)
+        ):
+            q = target.table if isinstance(target, exp.Column) else ""
+            for alias, t in tables:
+                if not q or q == alias:
+                    out.extend(t.columns)
+            continue
+        col = None
+        if isinstance(target, exp.Column):
+            cands = [t for alias, t in tables if not target.table or target.table == alias]
+            found = [c for t in cands if (c := t.column(target.name)) is not None]
+            col = found[0] if len(found) == 1 else None
+        out.append(col)
+    conv = tuple(c if c is not None and c.info.family == "decimal" else None for c in out)
+    return conv if any(c is not None for c in conv) else None
+
+
+def _source_span(node: exp.Expression, source: str) -> str | None:
+    """The text of ``node`` in ``source`` from sqlglot's token positions (closing parentheses re-attached)."""
+    if isinstance(node, exp.Paren):
+        inner = _source_bounds(node.this, source)
+        if inner is None:
+            return None
+        a, b = inner
+        while a > 0 and source[a - 1].isspace():
+            a -= 1
+        while b < len(source) and source[b].isspace():
+            b += 1
+        if a > 0 and source[a - 1] == "(" and b < len(source) and source[b] == ")":
+            return source[a - 1 : b + 1]
+        return None
+    bounds = _source_bounds(node, source)
+    return source[bounds[0] : bounds[1]] if bounds else None
+
+
+def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
+    starts, ends = [], []
+    for n in node.walk():
+        meta = n.meta if n._meta is not None else None
+        if meta and "start" in meta:
+            starts.append(meta["start"])
+            ends.append(meta["end"])
+    if not starts:
+        return None
+    a, b = min(starts), max(ends) + 1
+    while a > 0 and (
+        source[a - 1] == "@"
+        or (source[a - 1] in "-+~!" and isinstance(node, (exp.Neg, exp.Not, exp.BitwiseNot)))
+    ):
+        a -= 1  # @@var / @var sigils and a leading unary operator are not part of the first token
+    text = source[a:b]
+    depth = 0
+    in_q = ""
+    for ch in text:
+        if in_q:
+            if ch == in_q:
+                in_q = ""
+        elif ch in "'\"`":
+            in_q = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+    while depth < 0 and a > 0:
+        ch = source[a - 1]
+        if ch == "(":
+            depth += 1
+        elif not ch.isspace():
+            return None
+        a -= 1
+    while depth > 0 and b < len(source):
+        ch = source[b]
+        if ch == ")":
+            depth -= 1
+        elif not ch.isspace():
+            return None
+        b += 1
+    return (a, b) if depth == 0 else None
+
+
+def _item_name(proj: exp.Expression, source: str | None = None) -> str:
+    """MySQL's name of a select-list item: alias, column name, a string literal's value, else its text as written
+    (from ``source`` when positions are known, else sqlglot's rendering)."""
     if isinstance(proj, exp.Alias):
         return proj.alias
     if isinstance(proj, exp.Literal) and proj.is_string:
         return proj.this
+    if source is not None:
+        span = _source_span(proj, source)
+        if span:
+            return span
     if isinstance(proj, exp.CurrentSchema):
         return "DATABASE()"
     return proj.sql(dialect="mysql")

@@ -35,7 +35,7 @@ from sqlglot import exp
 from gtidkit.engine import storage as _db
 from gtidkit.engine.catalog import IndexDef, TableDef
 from gtidkit.engine.sql_ddl import not_supported
-from gtidkit.engine.sql_values import coerce, from_sqlite, to_sqlite
+from gtidkit.engine.sql_values import coerce, from_sqlite, to_float32, to_sqlite
 from gtidkit.engine.storage import physical_name, quote_ident
 from gtidkit.errors import MySQLError
 
@@ -179,6 +179,8 @@ def _stages(ex: Executor, tdef: TableDef, alias: str, assignments: list[exp.Expr
             e = _sql(expr)
             if col.info.family in ("int", "year"):
                 e = f"_GK_TO_INT({e})"
+            elif col.type == "float":
+                e = f"_GK_TO_FLOAT32({e})"
             sets.append(f"{quote_ident(col.name)} = {e}")
             evals.append(e)
         sql = (
@@ -606,7 +608,17 @@ def _find_conflict(ex: Executor, t: TableDef, ix: IndexDef, row: tuple) -> tuple
     return ex.conn.raw.execute(sql, [to_sqlite(row[t.column_index(c)]) for c in ix.columns]).fetchone()
 
 
+def _float32_udf(v: Any) -> Any:
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        try:
+            return to_float32(float(v))
+        except OverflowError:
+            return v  # out of FLOAT's range: stored as is, the row image encoder reports it
+    return v
+
+
 def register_udfs(raw: _db.RawConnection, rand: Callable[[], float]) -> None:
-    """Register the helper UDFs DML plans use (``_GK_TO_INT``, ``_GK_RAND``) on a sqlite3 connection."""
+    """Register the helper UDFs DML plans use (``_GK_TO_INT``, ``_GK_TO_FLOAT32``, ``_GK_RAND``)."""
     raw.create_function("_GK_TO_INT", 1, to_int_udf, deterministic=True)
+    raw.create_function("_GK_TO_FLOAT32", 1, _float32_udf, deterministic=True)
     raw.create_function("_GK_RAND", -1, lambda *a: rand())

@@ -55,9 +55,9 @@ _TOKEN = re.compile(
     (?P<ws>\s+)
   | (?P<comment>--(?:[ \t][^\n]*)?(?:\n|$)|\#[^\n]*(?:\n|$)|/\*(?!!)[\s\S]*?\*/)
   | (?P<vcomment>/\*![0-9]{0,6}|\*/)
-  | (?P<bq>`(?:[^`]|``)*`)
-  | (?P<sq>'(?:[^'\\]|\\[\s\S]|'')*')
-  | (?P<dq>"(?:[^"\\]|\\[\s\S]|"")*")
+  | (?P<bq>`[^`]*(?:``[^`]*)*`)
+  | (?P<sq>'[^'\\]*(?:(?:\\[\s\S]|'')[^'\\]*)*')
+  | (?P<dq>"[^"\\]*(?:(?:\\[\s\S]|"")[^"\\]*)*")
   | (?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?(?![A-Za-z0-9_$]))
   | (?P<word>[A-Za-z0-9_$\x80-\U0010ffff]+)
   | (?P<var>@@?[A-Za-z0-9_$.]*|:[A-Za-z_]\w*)
@@ -448,13 +448,18 @@ def classify(stmt_text: str) -> Statement:
 
 
 # ---------------------------------------------------------------- literal templating -------------------------
+# Every branch starts with a fixed character class, so the regex engine can skip uninteresting text quickly;
+# the "is this literal glued to an identifier?" checks happen in the callback instead of in lookbehinds.
 _LITERAL = re.compile(
-    r"""(?P<skip>`(?:[^`]|``)*`|--(?:[ \t][^\n]*)?(?:\n|$)|\#[^\n]*|/\*[\s\S]*?\*/
-                 |(?<![\w$])[A-Za-z_$][\w$]*'(?:[^'\\]|\\[\s\S]|'')*')
-      | (?<![\w$])(?P<str>'(?:[^'\\]|\\[\s\S]|'')*'|"(?:[^"\\]|\\[\s\S]|"")*")
-      | (?<![\w$.:@])(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)(?![\w$])""",
+    r"""`[^`]*(?:``[^`]*)*`|--(?:[ \t][^\n]*)?(?:\n|$)|\#[^\n]*|/\*[\s\S]*?\*/
+      | (?P<str>'[^'\\]*(?:(?:\\[\s\S]|'')[^'\\]*)*'|"[^"\\]*(?:(?:\\[\s\S]|"")[^"\\]*)*")
+      | (?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)""",
     re.VERBOSE,
 )
+
+
+def _ident_char(ch: str) -> bool:
+    return ch.isalnum() or ch in "_$"
 
 
 def templatize(text: str) -> tuple[str, list[Any]] | None:
@@ -470,9 +475,15 @@ def templatize(text: str) -> tuple[str, list[Any]] | None:
     def sub(m: re.Match[str]) -> str:
         g = m.lastgroup
         tok = m.group()
-        if g == "skip":
-            return tok
+        if g is None:
+            return tok  # comment or backquoted identifier
+        p = m.start()
+        if p and (_ident_char(text[p - 1]) or text[p - 1] in ".@:"):
+            return tok  # X'..', _utf8mb4'..', the digits of t1, @v1, :p1
         if g == "num":
+            e = m.end()
+            if e < len(text) and _ident_char(text[e]):
+                return tok  # 0x1F, 1abc (identifiers may start with digits)
             values.append(Decimal(tok) if ("." in tok or "e" in tok or "E" in tok) else int(tok))
         else:
             values.append(unquote_string(tok))

@@ -6,6 +6,10 @@ rejected with MySQL's error: 1264 out of range, 1265 data truncated, 1366 incorr
 int for INT family/YEAR, float for FLOAT/DOUBLE, ``Decimal`` (stored as text-free NUMERIC) for DECIMAL, ``str``
 for CHAR/VARCHAR/TEXT and temporal types (MySQL's canonical text, e.g. ``2024-01-31 12:00:00.123``), ``bytes`` for
 BINARY/VARBINARY/BLOB.
+Known gap: DECIMAL values are stored with SQLite NUMERIC affinity (so comparisons and ORDER BY are numeric), which
+keeps about 15 significant digits; DECIMAL(p,s) columns with more digits lose precision at rest, and arithmetic on
+them in SELECT is binary floating point. Row images and SELECTs of the column itself come back as ``Decimal``
+quantised to the column's scale.
 Sources: MySQL ``sql/field.cc`` (Field_long::store, Field_string::store, Field_new_decimal::store),
 manual "Out-of-Range and Overflow Handling", "The DATE, DATETIME, and TIMESTAMP Types".
 """
@@ -15,6 +19,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
+import struct
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
@@ -96,6 +101,11 @@ def coerce(col: ColumnDef, v: Any, row: int = 1) -> Any:
             f = float(v)
         if col.unsigned and f < 0:
             raise _err_range(col, row)
+        if col.type == "float":
+            try:
+                f = to_float32(f)
+            except OverflowError:
+                raise _err_range(col, row) from None
         return f
     if fam == "decimal":
         try:
@@ -178,6 +188,11 @@ def _coerce_temporal(col: ColumnDef, v: Any, row: int) -> str:
     if col.type == "timestamp" and not (1970 <= dt.year <= 2038):
         raise bad
     return format_datetime(dt, fsp)
+
+
+def to_float32(f: float) -> float:
+    """``f`` rounded to IEEE single precision, as MySQL stores FLOAT (raises OverflowError beyond its range)."""
+    return struct.unpack("<f", struct.pack("<f", f))[0]
 
 
 def to_sqlite(v: Any) -> Any:

@@ -28,11 +28,12 @@ Follows ``python/pyspark/sql/datasource.py`` (Spark 4) and allisonwang-db/pyspar
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import ClassVar
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from gtidkit.pipeline import schemas
-from gtidkit.pipeline.layout import FileSpec, LayoutError, discover
+from gtidkit.pipeline.layout import FileSpec, discover
 
 
 class BinlogFilePartition(InputPartition):
@@ -66,10 +67,7 @@ class BinlogReader(DataSourceReader):
         path = self.options.get("path")
         if not path:
             raise ValueError("binlog data source: load(path) needs a path")
-        try:
-            layout = discover(path)
-        except LayoutError:
-            raise
+        layout = discover(path)
         return [BinlogFilePartition(spec) for spec in layout.files]
 
     def read(self, partition: BinlogFilePartition) -> Iterator[tuple]:
@@ -90,7 +88,7 @@ class BinlogReader(DataSourceReader):
 class BinlogDataSource(DataSource):
     """``spark.read.format("binlog")``: see the module docstring for path forms, options and partitioning."""
 
-    _SCHEMAS = {
+    _SCHEMAS: ClassVar[dict[str, str]] = {
         "transactions": schemas.TRANSACTIONS,
         "events": schemas.EVENTS,
         "files": schemas.FILES,
@@ -112,11 +110,11 @@ class BinlogDataSource(DataSource):
         """The DDL of the chosen ``level`` (schemas.TRANSACTIONS by default)."""
         return self._SCHEMAS[self._level()]
 
-    def reader(self, schema) -> BinlogReader:  # noqa: ANN001 (pyspark passes a StructType)
+    def reader(self, schema) -> BinlogReader:
         """A :class:`BinlogReader` for this load."""
         return BinlogReader(self.options, self._level())
 
 
-def register(spark) -> None:  # noqa: ANN001
+def register(spark) -> None:
     """Register the ``binlog`` format on ``spark`` (idempotent; build_session does it)."""
     spark.dataSource.register(BinlogDataSource)

@@ -15,6 +15,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,7 @@ class FileFacts:
     status: str
 
     @classmethod
-    def from_row(cls, row: Any) -> "FileFacts":
+    def from_row(cls, row: Any) -> FileFacts:
         d = row.asDict(recursive=True) if hasattr(row, "asDict") else dict(row)
         prev = None
         if d.get("previous_gtids_intervals") is not None:
@@ -89,8 +90,8 @@ def chain_breaks(files: list[FileFacts], file_gtids: dict[tuple[str, str], GtidS
         then unexpected ones), detail names both files. Files without a Previous_gtids event are skipped.
     """
     out = []
-    for (_host, _series), chain in series_of(files).items():
-        for older, newer in zip(chain, chain[1:]):
+    for chain in series_of(files).values():
+        for older, newer in pairwise(chain):
             if older.previous_gtids is None or newer.previous_gtids is None:
                 continue
             expected = older.previous_gtids | file_gtids.get((older.host, older.file), GtidSet())
@@ -172,7 +173,7 @@ def infer_server_uuids(local_counts: Iterable[Any]) -> dict[str, str]:
     best: dict[str, tuple[int, str]] = {}
     for r in local_counts:
         d = r.asDict() if hasattr(r, "asDict") else dict(r)
-        if d["sid"] is None:
+        if d["sid"] is None or not d["n"]:
             continue
         cur = best.get(d["host"])
         if cur is None or (int(d["n"]), d["sid"]) > cur:

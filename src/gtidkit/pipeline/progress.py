@@ -11,7 +11,14 @@ from types import TracebackType
 
 from pyspark.sql import SparkSession
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 
 class SparkProgress:
@@ -41,7 +48,7 @@ class SparkProgress:
         while not self._stop.wait(self._interval):
             try:
                 infos = [self._tracker.getStageInfo(s) for s in self._tracker.getActiveStageIds()]
-            except Exception:  # noqa: BLE001 - the JVM may be shutting down; progress is best effort
+            except Exception:  # noqa: BLE001, S112 - the JVM may be shutting down; progress is best effort
                 continue
             infos = [i for i in infos if i is not None]
             if infos:
@@ -50,7 +57,7 @@ class SparkProgress:
                 self._progress.update(self._task, total=total, completed=done,
                                       description=f"{self._name} ({len(infos)} Spark stage(s))")
 
-    def __enter__(self) -> "SparkProgress":
+    def __enter__(self) -> SparkProgress:
         if self._enabled:
             self._progress.start()
             self._thread = threading.Thread(target=self._poll, name="gtidkit-progress", daemon=True)

@@ -28,7 +28,7 @@ def _short(text: str | None, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def print_summary(result: "PipelineResult", console: Console | None = None, *, max_checks: int = 30) -> None:
+def print_summary(result: PipelineResult, console: Console | None = None, *, max_checks: int = 30) -> None:
     """Print hosts (GTID state per host), files with faults and the checks as rich tables."""
     console = console or Console()
     if not console.is_terminal and console.width < 160:
@@ -74,20 +74,20 @@ def print_summary(result: "PipelineResult", console: Console | None = None, *, m
     )
 
 
-def write_summary_json(result: "PipelineResult") -> None:
+def write_summary_json(result: PipelineResult) -> None:
     """Write ``OUTPUT/summary.json`` (see :func:`gtidkit.pipeline.job.summary_dict`)."""
     from gtidkit.pipeline.job import dumps_summary
 
     (result.output / "summary.json").write_text(dumps_summary(result))
 
 
-def _png(fig) -> str:  # noqa: ANN001
+def _png(fig) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def plot_pngs(result: "PipelineResult") -> dict[str, bytes]:
+def plot_pngs(result: PipelineResult) -> dict[str, bytes]:
     """The three report plots as PNG bytes: ``per_minute``, ``coverage``, ``parallelism``."""
     import matplotlib
 
@@ -162,7 +162,7 @@ def _table(rows: list[dict], cols: list[str]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def render_html(result: "PipelineResult") -> str:
+def render_html(result: PipelineResult) -> str:
     """The report as one self-contained HTML page."""
     pngs = plot_pngs(result)
     imgs = "".join(
@@ -197,6 +197,6 @@ img{{max-width:100%}} code{{background:#f4f4f4}}</style></head><body>
 """
 
 
-def write_html(result: "PipelineResult") -> None:
+def write_html(result: PipelineResult) -> None:
     """Write ``OUTPUT/report.html``."""
     (result.output / "report.html").write_text(render_html(result))

@@ -261,7 +261,7 @@ def event_rows(spec: FileSpec, *, verify_checksum: bool = True) -> Iterator[tupl
             elif name == "FormatDescriptionEvent":
                 info = clean_text(ev.server_version)
             last_end = int(pe.end_pos)
-            yield (  # noqa: UP034 - one row
+            yield (
                 spec.host, spec.file, int(pe.pos), int(pe.end_pos),
                 event_type_name(h.type_code), int(h.type_code),
                 int(h.timestamp), int(h.server_id), int(h.event_size), int(h.flags), bool(pe.in_payload),

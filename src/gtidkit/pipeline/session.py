@@ -9,6 +9,7 @@ aggregates; Spark's default of 200 shuffle partitions only adds task overhead).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any
 
@@ -18,7 +19,6 @@ from pyspark.sql import SparkSession
 DEFAULT_CONF: dict[str, str] = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
-    "spark.sql.shuffle.partitions": "4",
     "spark.sql.session.timeZone": "UTC",
     "spark.driver.bindAddress": "127.0.0.1",
     "spark.driver.host": "127.0.0.1",
@@ -37,6 +37,16 @@ def prepare_environment() -> None:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+
+def local_cores(master: str | None) -> int | None:
+    """Cores of a ``local``/``local[N]``/``local[*]`` master URL; None for a cluster master."""
+    if not master or not master.startswith("local"):
+        return None
+    m = re.fullmatch(r"local(?:\[(\*|\d+)(?:,\s*\d+)?\])?", master.strip())
+    if m is None or m.group(1) in (None, "*"):
+        return os.cpu_count() or 1 if m is not None and m.group(1) == "*" else 1
+    return int(m.group(1))
 
 
 def build_session(
@@ -67,6 +77,13 @@ def build_session(
     if master:
         builder = builder.master(master)
     settings = dict(DEFAULT_CONF)
+    cores = local_cores(master)
+    if cores is not None:
+        # One machine means small aggregates: a shuffle partition per core and no adaptive re-planning (AQE
+        # turns every shuffle into an extra job, which dominates a run over a few GB). On a cluster Spark's
+        # defaults (200 partitions, AQE coalescing) are kept.
+        settings["spark.sql.shuffle.partitions"] = str(max(2, cores))
+        settings["spark.sql.adaptive.enabled"] = "false"
     settings["spark.pyspark.python"] = os.environ["PYSPARK_PYTHON"]
     settings.update({k: str(v) for k, v in (conf or {}).items()})
     for key, value in settings.items():

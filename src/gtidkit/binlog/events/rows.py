@@ -67,6 +67,61 @@ class TableMapEvent:
         """Number of columns."""
         return len(self.column_types)
 
+    def nullable(self, column: int) -> bool:
+        """Whether column ``column`` (0-based) may be NULL (bit ``column`` of the null bitmap)."""
+        return bool(self.null_bitmap[column // 8] >> (column % 8) & 1)
+
+    def column_metadata(self) -> tuple[bytes, ...]:
+        """The metadata block split per column (empty ``bytes`` for types without metadata).
+
+        Widths by type follow ``Table_map_log_event::save_field_metadata`` (:data:`METADATA_WIDTHS`).
+
+        Raises:
+            CursorError: a column type whose metadata width is unknown, or a block of the wrong length.
+        """
+        out = []
+        at = 0
+        for t in self.column_types:
+            width = METADATA_WIDTHS.get(t)
+            if width is None:
+                raise CursorError(f"Table_map: no metadata width known for column type {t}")
+            out.append(self.metadata[at : at + width])
+            at += width
+        if at != len(self.metadata):
+            raise CursorError(
+                f"Table_map: metadata block is {len(self.metadata)} bytes, column types need {at}"
+            )
+        return tuple(out)
+
+    def optional_metadata_fields(self) -> tuple[tuple[int, bytes], ...]:
+        """The 8.0 optional metadata as ``(type, value)`` pairs (``enum_optional_metadata_field_type``:
+        1 SIGNEDNESS, 2 DEFAULT_CHARSET, 3 COLUMN_CHARSET, 4 COLUMN_NAME, 5 SET_STR_VALUE, 6 ENUM_STR_VALUE,
+        7 GEOMETRY_TYPE, 8 SIMPLE_PRIMARY_KEY, 9 PRIMARY_KEY_WITH_PREFIX, 10 ENUM_AND_SET_DEFAULT_CHARSET,
+        11 ENUM_AND_SET_COLUMN_CHARSET, 12 COLUMN_VISIBILITY, 13 VECTOR_DIMENSIONALITY).
+
+        Each field is ``type (u8) length (packed int) value``.
+
+        Raises:
+            CursorError: a field runs past the block.
+        """
+        c = Cursor(self.optional_metadata)
+        fields = []
+        while c.remaining:
+            t = c.u8()
+            fields.append((t, c.bytes(c.packed_int())))
+        return tuple(fields)
+
+    def column_names(self) -> tuple[str, ...] | None:
+        """Column names from the COLUMN_NAME optional field (binlog_row_metadata=FULL), else ``None``."""
+        for t, value in self.optional_metadata_fields():
+            if t == 4:
+                c = Cursor(value)
+                names = []
+                while c.remaining:
+                    names.append(c.bytes(c.packed_int()).decode(*_ENC))
+                return tuple(names)
+        return None
+
     @classmethod
     def decode(cls, body: Cursor, fde: FormatDescriptionEvent) -> Self:
         """Decode every field; raises :class:`CursorError` on truncation or a missing NUL."""
@@ -112,6 +167,32 @@ class TableMapEvent:
         out.bytes(self.null_bitmap)
         out.bytes(self.optional_metadata)
 
+
+#: Metadata bytes per column type (``enum_field_types`` → width), from ``save_field_metadata`` in MySQL's
+#: ``sql/field.cc``: FLOAT/DOUBLE/BLOBs/JSON/GEOMETRY/TIMESTAMP2/DATETIME2/TIME2/VECTOR store one byte;
+#: VARCHAR/BIT/NEWDECIMAL/ENUM/SET/VAR_STRING/STRING two; the rest none.
+METADATA_WIDTHS: dict[int, int] = {
+    **{t: 0 for t in (0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 14)},
+    4: 1,  # FLOAT
+    5: 1,  # DOUBLE
+    15: 2,  # VARCHAR
+    16: 2,  # BIT
+    17: 1,  # TIMESTAMP2
+    18: 1,  # DATETIME2
+    19: 1,  # TIME2
+    242: 1,  # VECTOR (9.0)
+    245: 1,  # JSON
+    246: 2,  # NEWDECIMAL
+    247: 2,  # ENUM
+    248: 2,  # SET
+    249: 1,  # TINY_BLOB
+    250: 1,  # MEDIUM_BLOB
+    251: 1,  # LONG_BLOB
+    252: 1,  # BLOB
+    253: 2,  # VAR_STRING
+    254: 2,  # STRING
+    255: 1,  # GEOMETRY
+}
 
 #: Rows event types whose body carries two column bitmaps (before and after image).
 _UPDATE_TYPES = frozenset(

@@ -1,0 +1,56 @@
+"""The ``binlog`` PySpark Data Source: spark.read.format("binlog"), one partition per file, Spark SQL."""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.testing import assertDataFrameEqual
+
+from gtidkit.binlog.file import iter_transactions
+
+pytestmark = pytest.mark.spark
+
+
+def test_transactions_one_partition_per_file(spark, fleet_dir, fleet_manifest):
+    df = spark.read.format("binlog").load(str(fleet_dir))
+    assert df.rdd.getNumPartitions() == sum(len(h.files) for h in fleet_manifest.hosts)
+    counts = {r["host"]: r["n"] for r in df.groupBy("host").count().withColumnRenamed("count", "n").collect()}
+    assert counts == {h.name: h.transactions for h in fleet_manifest.hosts}
+
+
+def test_transactions_equal_plain_python_reader(spark, fleet_dir):
+    host = "replica1"
+    expected = []
+    for f in sorted((fleet_dir / host).glob("binlog.[0-9]*")):
+        for t in iter_transactions(f):
+            g = t.gtid
+            expected.append((host, f.name, t.begin_pos, t.end_pos, None if g is None else str(g.sid),
+                             None if g is None else g.tag, None if g is None else g.gno, t.last_committed,
+                             t.sequence_number, t.immediate_commit_timestamp))
+    cols = ["host", "file", "begin_pos", "end_pos", "sid", "tag", "gno", "last_committed", "sequence_number",
+            "immediate_commit_timestamp"]
+    got = spark.read.format("binlog").option("level", "transactions").load(str(fleet_dir / host)).select(*cols)
+    # a host directory given directly is one host named after it
+    assertDataFrameEqual(got, spark.createDataFrame(expected, got.schema))
+
+
+def test_events_level_and_sql(spark, fleet_dir, fleet_manifest):
+    info = fleet_manifest.host("source").files[0]
+    events = spark.read.format("binlog").option("level", "events").load(str(fleet_dir / "source" / info.name))
+    rows = events.orderBy("pos").collect()
+    assert len(rows) == info.events
+    assert [r["type"] for r in rows[:2]] == ["FORMAT_DESCRIPTION_EVENT", "PREVIOUS_GTIDS_LOG_EVENT"]
+    assert rows[0]["pos"] == 4 and rows[-1]["end_pos"] == info.size
+    events.createOrReplaceTempView("source_events")
+    n_gtid = spark.sql("SELECT count(*) AS n FROM source_events WHERE type = 'GTID_LOG_EVENT'").first()["n"]
+    assert n_gtid == info.transactions - info.anonymous_transactions
+
+
+def test_files_level(spark, fleet_dir, fleet_manifest):
+    files = spark.read.format("binlog").option("level", "files").load(str(fleet_dir)).collect()
+    assert sorted((f["host"], f["file"], f["size"]) for f in files) == sorted(
+        (h.name, f.name, f.size) for h in fleet_manifest.hosts for f in h.files)
+
+
+def test_bad_level_is_rejected(spark, fleet_dir):
+    with pytest.raises(Exception, match="level must be one of"):
+        spark.read.format("binlog").option("level", "rows").load(str(fleet_dir)).collect()
