@@ -35,6 +35,8 @@ def run_trial(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        # unbuffered: readline() must not pull ACK lines into a Python buffer that communicate() would then skip
+        bufsize=0,
     )
     try:
         assert proc.stdout is not None

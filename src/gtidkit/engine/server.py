@@ -44,6 +44,8 @@ from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
 
+log = logging.getLogger(__name__)
+
 GTID_TABLE = ("mysql", "gtid_executed")
 #: Internal system table: the binlog end position the engine has applied (one row, id = 1).
 POSITION_TABLE = "_gk_binlog_applied"
@@ -498,8 +500,8 @@ class Server:
         for s in self.sessions():
             try:
                 s.close()
-            except Exception:  # noqa: BLE001 - shutting down regardless
-                pass
+            except Exception as err:  # noqa: BLE001 - shutting down regardless, but say so
+                log.warning("closing session %d at shutdown failed: %s", s.id, err)
         self.compressor.stop()
         self.acquire_write_lock(None, timeout=60)
         try:

@@ -249,6 +249,32 @@ def _text(v: Any) -> str:
     return str(v)
 
 
+def _unix_timestamp(*args: Any) -> Any:
+    """MySQL UNIX_TIMESTAMP([datetime]): seconds since the epoch of a local (time_zone=SYSTEM) datetime."""
+    if not args:
+        return int(time.time())
+    v = args[0]
+    if v is None:
+        return None
+    text = _text(v).strip()
+    try:
+        fmt = "%Y-%m-%d %H:%M:%S.%f" if "." in text else ("%Y-%m-%d %H:%M:%S" if " " in text else "%Y-%m-%d")
+        when = _dt.datetime.strptime(text, fmt)
+    except ValueError:
+        return 0  # MySQL returns 0 for an invalid or out-of-range argument
+    secs = when.timestamp()
+    return int(secs) if secs.is_integer() else round(secs, 6)
+
+
+def _from_unixtime(n: Any, *rest: Any) -> Any:
+    """MySQL FROM_UNIXTIME(n): local datetime text; the format argument form is not supported (1235)."""
+    if rest:
+        raise not_supported("FROM_UNIXTIME(unix_timestamp, format)")
+    if n is None:
+        return None
+    return _dt.datetime.fromtimestamp(float(n)).strftime("%Y-%m-%d %H:%M:%S")
+
+
 def _pad(s: Any, n: Any, p: Any, left: bool) -> Any:
     if s is None or n is None or p is None:
         return None
@@ -281,6 +307,7 @@ _BUILTINS: dict[str, tuple[int, Callable[..., Any]]] = {
         ),
     ),
     "UUID": (0, lambda: str(uuid.uuid1())),
+    "FROM_UNIXTIME": (-1, _from_unixtime),
     "UTC_TIMESTAMP": (-1, lambda *a: _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")),
     "CURTIME": (-1, lambda *a: _dt.datetime.now().strftime("%H:%M:%S")),
 }
@@ -322,7 +349,7 @@ class Executor:
         raw.create_function("NOW", -1, lambda *a: _now())
         raw.create_function("SYSDATE", -1, lambda *a: _now())
         raw.create_function("CURDATE", 0, lambda: _dt.date.today().isoformat())
-        raw.create_function("UNIX_TIMESTAMP", -1, lambda *a: int(time.time()) if not a else None)
+        raw.create_function("UNIX_TIMESTAMP", -1, _unix_timestamp)
         raw.create_function("CONCAT", -1, _concat)
         raw.create_function("CONCAT_WS", -1, _concat_ws)
         raw.create_function("LAST_INSERT_ID", 0, lambda: self.last_insert_id)
@@ -759,6 +786,25 @@ class Executor:
         self._sync_functions()
         return run_dml(self, plan, params, current_db)
 
+    def _create_like(self, tree: exp.Create, src: exp.Table, current_db: str | None) -> ExecResult:
+        """``CREATE TABLE t LIKE src``: same columns, keys and options, no rows (MySQL copies the definition)."""
+        from dataclasses import replace as dc_replace
+
+        catalog = self.storage.catalog
+        target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+        db = target.db or current_db
+        if db is None:
+            raise MySQLError(1046, "No database selected", "3D000")
+        source = catalog.require_table(src.db or current_db, src.name)
+        if source.table_type != "BASE TABLE":
+            raise not_supported("CREATE TABLE ... LIKE a system view")
+        if not catalog.has_schema(db):
+            raise MySQLError(1049, f"Unknown database '{db}'", "42000")
+        tdef = dc_replace(source, schema=catalog.canonical_schema(db), name=target.name)
+        if not catalog.create_table(self.conn, tdef, if_not_exists=bool(tree.args.get("exists"))):
+            return ExecResult(warnings=[("Note", 1050, f"Table '{tdef.name}' already exists")])
+        return ExecResult()
+
     def _ddl(self, stmt: Statement, current_db: str | None) -> ExecResult:
         first = stmt.text.split(None, 1)[0].upper() if stmt.text.strip() else ""
         if first == "RENAME":
@@ -779,6 +825,8 @@ class Executor:
         warnings: list[tuple[str, int, str]] = []
         if isinstance(tree, exp.Create):
             kind = str(tree.args.get("kind") or "").upper()
+            if kind == "TABLE" and _like_source(tree) is not None:
+                return self._create_like(tree, _like_source(tree), current_db)  # type: ignore[arg-type]
             if kind == "TABLE":
                 tdef, if_not_exists = parse_create_table(tree, current_db)
                 if not catalog.has_schema(tdef.schema):
@@ -980,6 +1028,15 @@ def _item_name(proj: exp.Expression, source: str | None = None) -> str:
     if isinstance(proj, exp.CurrentSchema):
         return "DATABASE()"
     return proj.sql(dialect="mysql")
+
+
+def _like_source(tree: exp.Create) -> exp.Table | None:
+    """The source table of ``CREATE TABLE t LIKE src`` / ``CREATE TABLE t (LIKE src)``, else None."""
+    props = (tree.args.get("properties") or exp.Properties()).expressions
+    if isinstance(tree.this, exp.Schema):
+        props = list(props) + list(tree.this.expressions)
+    likes = [p for p in props if isinstance(p, exp.LikeProperty)]
+    return likes[0].this if likes else None
 
 
 def t_name_for_alias(t: exp.Table, tdef: TableDef) -> str:

@@ -5,7 +5,7 @@ NULL/NOT NULL, DEFAULT literal/NULL/CURRENT_TIMESTAMP, AUTO_INCREMENT, PRIMARY K
 table-level PRIMARY KEY, UNIQUE [KEY|INDEX] name (...), KEY/INDEX name (...), CONSTRAINT name PRIMARY KEY,
 CHARACTER SET / COLLATE (column and table), COMMENT, ON UPDATE CURRENT_TIMESTAMP (kept as metadata), ENGINE= and
 other table options (accepted and ignored, as a single-engine server would). Rejected with 1235: FOREIGN KEY,
-CHECK, generated columns, CREATE TEMPORARY TABLE, CREATE TABLE ... LIKE / AS SELECT.
+CHECK, generated columns, CREATE TEMPORARY TABLE, CREATE TABLE ... AS SELECT (``CREATE TABLE ... LIKE`` is handled by the executor).
 Errors follow MySQL 8.0 (``sql/sql_table.cc``): 1060 duplicate column, 1068 multiple primary key, 1072 key
 column missing, 1075 bad auto column, 1067 invalid default, 1101 BLOB/TEXT default, 1113 no columns.
 """
