@@ -108,6 +108,11 @@ def test_create_table_catalog_and_information_schema(ex):
         ex, "SELECT TABLE_NAME, TABLE_TYPE, ENGINE FROM information_schema.tables WHERE table_schema = 'd'"
     ).rows == [("t", "BASE TABLE", "InnoDB")]
     assert ("d",) in run(ex, "SELECT SCHEMA_NAME FROM INFORMATION_SCHEMA.SCHEMATA").rows
+    assert run(
+        ex,
+        "SELECT INDEX_NAME, NON_UNIQUE, SEQ_IN_INDEX, COLUMN_NAME FROM information_schema.STATISTICS "
+        "WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 't' ORDER BY INDEX_NAME",
+    ).rows == [("PRIMARY", 0, 1, "id"), ("price", 1, 1, "price"), ("uk_name", 0, 1, "name")]
     assert run(ex, "SHOW TABLES").rows == [("t",)]
     assert (
         run(ex, "SHOW CREATE TABLE t")
@@ -438,9 +443,14 @@ def test_alter_table_rebuilds_with_data_and_catalog(ex):
     assert (e.code, e.message) == (1406, "Data too long for column 'a' at row 2")
     assert run(ex, "SELECT a FROM t ORDER BY id").rows == [("x",), ("yy",)]  # the failed ALTER left no trace
     run(ex, "ALTER TABLE t DROP COLUMN z, DROP INDEX ia")
+    stats = (
+        "SELECT INDEX_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = '{}'"
+    )
+    assert run(ex, stats.format("t")).rows == [("PRIMARY",)]
     assert ex.storage.catalog.get_table("d", "t").column_names == ("id", "n", "a")
     run(ex, "RENAME TABLE t TO t2")
     assert err(ex, "SELECT * FROM t").code == 1146
+    assert run(ex, stats.format("t")).rows == [] and run(ex, stats.format("t2")).rows == [("PRIMARY",)]
     assert err(ex, "INSERT INTO t2 (a) VALUES ('w')").code == 1364  # n NOT NULL, no default
     assert run(ex, "INSERT INTO t2 (n, a) VALUES (5, 'w')").last_insert_id == 3
     run(ex, "ALTER TABLE t2 RENAME TO t3")
@@ -668,3 +678,65 @@ def test_cached_dml_matches_literal_dml(ex):
         )
 
     check()
+
+
+@pytest.mark.parametrize(
+    "expr, expected",
+    [
+        ("LEFT(c, 1)", "A"),
+        ("RIGHT(c, 1)", "b"),
+        ("c = 'ab'", 1),  # utf8mb4_0900_ai_ci compares case-insensitively
+        ("CONCAT(c, '-', k)", "Ab-1"),
+        ("IF(k = 1, 'y', 'n')", "y"),
+        ("IFNULL(NULL, 'x')", "x"),
+        ("REPEAT('ab', 2)", "abab"),
+        ("LPAD(k, 3, '0')", "001"),
+        ("YEAR(d)", 2024),
+        ("MONTH(d)", 1),
+        ("DAYOFWEEK(d)", 4),
+        ("LAST_DAY(dd)", "2024-01-31"),
+        (
+            "DATE_ADD(d, INTERVAL 1 HOUR)",
+            "2024-01-31 11:20:30",
+        ),  # sqlglot alone gives SQLite DATE(): truncated
+        ("d - INTERVAL 1 DAY", "2024-01-30 10:20:30"),
+        ("DATE_SUB(dd, INTERVAL 1 MONTH)", "2023-12-31"),
+        ("dd + INTERVAL 1 MONTH", "2024-02-29"),  # clamped to the month's last day, as MySQL
+        ("DATEDIFF(d, '2024-01-01')", 30),
+        ("UNHEX('41')", b"A"),
+        ("FROM_UNIXTIME(UNIX_TIMESTAMP(d))", "2024-01-31 10:20:30"),
+        ("5 DIV 2", 2),
+        ("CASE WHEN k > 1 THEN 'big' ELSE 'small' END", "small"),
+    ],
+)
+def test_mysql_functions_on_sqlite(ex, expr, expected):
+    run(ex, "CREATE TABLE f (k INT, c VARCHAR(10), d DATETIME, dd DATE)")
+    run(ex, "INSERT INTO f VALUES (1, 'Ab', '2024-01-31 10:20:30', '2024-01-31')")
+    assert run(ex, f"SELECT {expr} FROM f").rows == [(expected,)]
+
+
+def test_unsupported_functions_fail_loudly(ex):
+    run(ex, "CREATE TABLE f (k INT)")
+    run(ex, "INSERT INTO f VALUES (1)")
+    assert err(ex, "SELECT STR_TO_DATE('2024', '%Y') FROM f").code == 1305
+    assert err(ex, "SELECT GROUP_CONCAT(k ORDER BY k SEPARATOR '|') FROM f").code == 1235
+    assert err(ex, "SELECT FROM_UNIXTIME(0, '%Y') FROM f").code == 1235
+
+
+def test_uncommitted_ddl_of_another_session_reads_as_missing_table(ex):
+    other = Executor(ex.storage, ex.storage.connect())
+    other.conn.begin()
+    other.execute("CREATE TABLE pending (a INT)", "d")  # in other's open transaction, not yet committed
+    e = err(ex, "SELECT * FROM pending")
+    assert (e.code, e.message) == (1146, "Table 'd.pending' doesn't exist")
+    other.conn.commit()
+    assert run(ex, "SELECT * FROM pending").rows == []
+
+
+def test_a_column_named_rowid_does_not_confuse_row_addressing(ex):
+    run(ex, "CREATE TABLE r (rowid INT, v INT)")  # no primary key: rows are addressed by SQLite's rowid
+    run(ex, "INSERT INTO r VALUES (7, 1), (7, 2)")
+    res = run(ex, "UPDATE r SET v = v + 10 WHERE v = 2")
+    assert res.row_changes == [RowChange("d", "r", "update", (7, 2), (7, 12))]
+    assert run(ex, "DELETE FROM r WHERE v = 1").row_changes == [RowChange("d", "r", "delete", (7, 1), None)]
+    assert run(ex, "SELECT * FROM r").rows == [(7, 12)]

@@ -99,9 +99,17 @@ def test_savepoints_follow_mysql(storage):
         conn.release_savepoint("b")
     assert (e.value.code, e.value.sqlstate, e.value.message) == (1305, "42000", "SAVEPOINT b does not exist")
     conn.execute("INSERT INTO s VALUES (4)")
-    conn.savepoint("a")  # same name: the old one is replaced, not stacked
-    assert conn.savepoints == ["a"]
-    conn.release_savepoint("a")
+    conn.savepoint("b")
+    conn.execute("INSERT INTO s VALUES (5)")
+    conn.savepoint("A")  # same name (case-insensitive): the old "a" is deleted, b stays, a new one is set
+    assert conn.savepoints == ["b", "A"]
+    conn.execute("INSERT INTO s VALUES (6)")
+    conn.rollback_to_savepoint("a")
+    assert [r[0] for r in conn.execute("SELECT x FROM s ORDER BY x")] == [1, 4, 5]
+    conn.rollback_to_savepoint("b")
+    assert [r[0] for r in conn.execute("SELECT x FROM s ORDER BY x")] == [1, 4]
+    assert conn.savepoints == ["b"]
+    conn.release_savepoint("B")
     conn.commit()
     assert [r[0] for r in conn.execute("SELECT x FROM s ORDER BY x")] == [1, 4]
     with pytest.raises(RuntimeError):

@@ -7,7 +7,7 @@ with the definition as JSON, ``_gk_columns`` normalised for information_schema),
 catalog change commit in one SQLite transaction (MySQL 8.0's atomic DDL, WL#9536).
 
 Built-in schemas: ``mysql`` (with ``mysql.gtid_executed`` in its 8.3+/8.4 shape, ``scripts/mysql_system_tables.sql``),
-``information_schema`` (SCHEMATA, TABLES, COLUMNS as SQLite views over the catalog tables, MySQL's column names)
+``information_schema`` (SCHEMATA, TABLES, COLUMNS, STATISTICS as SQLite views over the catalog tables, MySQL's column names)
 and ``performance_schema`` (``threads``, filled per query from :attr:`Storage.threads_provider`).
 
 Physical layout of a table (SQLite): one column per MySQL column with the affinity of its family; CHECK
@@ -316,6 +316,21 @@ class TableDef:
         return col is not None and col.info.family == "int"
 
     @property
+    def rowid_alias(self) -> str:
+        """A name reaching SQLite's rowid that no MySQL column shadows (``rowid``, ``_rowid_`` or ``oid``).
+
+        Raises:
+            MySQLError: 1235 when the table has columns named all three.
+        """
+        names = {c.name.lower() for c in self.columns}
+        for alias in ("rowid", "_rowid_", "oid"):
+            if alias not in names:
+                return alias
+        raise MySQLError(
+            1235, "This version of MySQL doesn't yet support 'columns named rowid, _rowid_ and oid'", "42000"
+        )
+
+    @property
     def unique_keys(self) -> tuple[IndexDef, ...]:
         """Primary and unique keys in MySQL's check order (primary first)."""
         return tuple(ix for ix in self.indexes if ix.unique or ix.primary)
@@ -439,6 +454,10 @@ _CATALOG_DDL = [
         "COLUMN_TYPE TEXT, COLUMN_KEY TEXT, EXTRA TEXT, COLUMN_COMMENT TEXT, "
         "PRIMARY KEY (TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION))"
     ),
+    (
+        "CREATE TABLE IF NOT EXISTS _gk_statistics (TABLE_SCHEMA TEXT, TABLE_NAME TEXT, NON_UNIQUE INTEGER, "
+        "INDEX_SCHEMA TEXT, INDEX_NAME TEXT, SEQ_IN_INDEX INTEGER, COLUMN_NAME TEXT, NULLABLE TEXT)"
+    ),
 ]
 
 _IS_VIEWS = {
@@ -521,8 +540,40 @@ _IS_VIEWS = {
             "SRS_ID",
         ],
     ),
+    "STATISTICS": (
+        (
+            "SELECT 'def' AS TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, NON_UNIQUE, INDEX_SCHEMA, INDEX_NAME, "
+            "SEQ_IN_INDEX, COLUMN_NAME, 'A' AS COLLATION, NULL AS CARDINALITY, NULL AS SUB_PART, NULL AS PACKED, "
+            "NULLABLE, 'BTREE' AS INDEX_TYPE, '' AS COMMENT, '' AS INDEX_COMMENT, 'YES' AS IS_VISIBLE, "
+            "NULL AS EXPRESSION FROM _gk_statistics"
+        ),
+        [
+            "TABLE_CATALOG",
+            "TABLE_SCHEMA",
+            "TABLE_NAME",
+            "NON_UNIQUE",
+            "INDEX_SCHEMA",
+            "INDEX_NAME",
+            "SEQ_IN_INDEX",
+            "COLUMN_NAME",
+            "COLLATION",
+            "CARDINALITY",
+            "SUB_PART",
+            "PACKED",
+            "NULLABLE",
+            "INDEX_TYPE",
+            "COMMENT",
+            "INDEX_COMMENT",
+            "IS_VISIBLE",
+            "EXPRESSION",
+        ],
+    ),
 }
 _IS_INT_COLUMNS = {
+    "NON_UNIQUE",
+    "SEQ_IN_INDEX",
+    "CARDINALITY",
+    "SUB_PART",
     "ORDINAL_POSITION",
     "CHARACTER_MAXIMUM_LENGTH",
     "CHARACTER_OCTET_LENGTH",
@@ -619,6 +670,31 @@ def _column_rows(t: TableDef) -> list[tuple]:
                 c.comment,
             )
         )
+    return rows
+
+
+def _delete_catalog_rows(conn: Connection, t: TableDef) -> None:
+    for table in ("_gk_tables", "_gk_columns", "_gk_statistics"):
+        conn.execute(f"DELETE FROM {table} WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name))
+
+
+def _statistics_rows(t: TableDef) -> list[tuple]:
+    rows = []
+    for ix in t.indexes:
+        for seq, c in enumerate(ix.columns, 1):
+            col = t.column(c)
+            rows.append(
+                (
+                    t.schema,
+                    t.name,
+                    0 if ix.unique else 1,
+                    t.schema,
+                    ix.name,
+                    seq,
+                    c,
+                    "YES" if col is not None and col.nullable else "",
+                )
+            )
     return rows
 
 
@@ -767,6 +843,7 @@ class Catalog:
             (t.schema, t.name, t.table_type, t.engine or None, t.collation, t.comment, t.to_json()),
         )
         conn.executemany(f"INSERT INTO _gk_columns VALUES ({', '.join('?' * 18)})", _column_rows(t))
+        conn.executemany("INSERT INTO _gk_statistics VALUES (?, ?, ?, ?, ?, ?, ?, ?)", _statistics_rows(t))
         self._tables[(t.schema, t.name)] = t
         self.version += 1
 
@@ -864,12 +941,7 @@ class Catalog:
                 raise MySQLError(3552, f"Access to system schema '{t.schema}' is rejected.")
             conn.ddl_in_transaction = True
             conn.execute(f"DROP TABLE {_q(physical_name(t.schema, t.name))}")
-            conn.execute(
-                "DELETE FROM _gk_tables WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name)
-            )
-            conn.execute(
-                "DELETE FROM _gk_columns WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name)
-            )
+            _delete_catalog_rows(conn, t)
             del self._tables[(t.schema, t.name)]
             self._auto_inc.pop((t.schema, t.name), None)
             self.version += 1
@@ -878,12 +950,7 @@ class Catalog:
         """Remove ``t``'s catalog rows and cache entry (the physical table is the caller's business)."""
         with self._lock:
             conn.ddl_in_transaction = True
-            conn.execute(
-                "DELETE FROM _gk_tables WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name)
-            )
-            conn.execute(
-                "DELETE FROM _gk_columns WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name)
-            )
+            _delete_catalog_rows(conn, t)
             self._tables.pop((t.schema, t.name), None)
             self._auto_inc.pop((t.schema, t.name), None)
             self.version += 1
@@ -924,12 +991,7 @@ class Catalog:
         """Rewrite the catalog rows of existing table ``t`` (after CREATE INDEX and similar)."""
         with self._lock:
             conn.ddl_in_transaction = True
-            conn.execute(
-                "DELETE FROM _gk_tables WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name)
-            )
-            conn.execute(
-                "DELETE FROM _gk_columns WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", (t.schema, t.name)
-            )
+            _delete_catalog_rows(conn, t)
             self._insert_table_rows(conn, t)
 
     def create_index(self, conn: Connection, schema: str, table: str, ix: IndexDef) -> None:

@@ -154,7 +154,7 @@ class Compressor:
                 self.state = STATE_COMPRESSING
             try:
                 self.compress()
-            except Exception as err:  # a failed pass leaves rows uncompressed; never kill the thread
+            except Exception as err:  # noqa: BLE001 - a failed pass leaves rows uncompressed; never kill the thread
                 self.last_error = err
                 log.warning("Failed to compress the gtid_executed table: %s", err)
             with self._cond:

@@ -657,18 +657,19 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
         a = tuple(_to_storage(c, v) for c, v in zip(t.columns, after)) if after is not None else None
         if b is not None:
             found = conn.raw.execute(
-                f"SELECT rowid FROM {phys} WHERE {where}", [to_sqlite(b[i]) for i in key_cols]
+                f"SELECT {t.rowid_alias} FROM {phys} WHERE {where}", [to_sqlite(b[i]) for i in key_cols]
             ).fetchone()
             if found is None:
                 raise MySQLError(1032, f"Can't find record in '{t.name}'", "HY000")
             if a is None:
-                conn.raw.execute(f"DELETE FROM {phys} WHERE rowid = ?", (found[0],))
+                conn.raw.execute(f"DELETE FROM {phys} WHERE {t.rowid_alias} = ?", (found[0],))
                 changes.append(RowChange(t.schema, t.name, "delete", b, None))
                 continue
             sets = ", ".join(f"{quote_ident(c.name)} = ?" for c in t.columns)
             try:
                 conn.raw.execute(
-                    f"UPDATE {phys} SET {sets} WHERE rowid = ?", [to_sqlite(v) for v in a] + [found[0]]
+                    f"UPDATE {phys} SET {sets} WHERE {t.rowid_alias} = ?",
+                    [to_sqlite(v) for v in a] + [found[0]],
                 )
             except IntegrityError as err:
                 ix = _failed_index(err, t)

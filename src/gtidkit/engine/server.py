@@ -29,6 +29,7 @@ a crash, recovery re-applies the complete binlog transactions past the stored po
 
 from __future__ import annotations
 
+import logging
 import threading
 import uuid as uuidlib
 from collections.abc import Callable

@@ -41,6 +41,7 @@ from sqlglot.dialects.sqlite import SQLite
 from gtidkit.engine import storage as _db
 from gtidkit.engine.catalog import THREADS_COLUMNS, ColumnDef, TableDef
 from gtidkit.engine.sql_ddl import not_supported, parse_create_index, parse_create_table
+from gtidkit.engine.sql_functions import UDFS, rewrite_for_sqlite
 from gtidkit.engine.sql_parse import (
     Statement,
     classify,
@@ -355,7 +356,9 @@ class Executor:
         raw.create_function("LAST_INSERT_ID", 0, lambda: self.last_insert_id)
         raw.create_function("CONNECTION_ID", 0, lambda: id(self) & 0xFFFFFFFF)
         for name, (nargs, fn) in _BUILTINS.items():
-            raw.create_function(name, nargs, fn, deterministic=name not in _NONDETERMINISTIC)
+            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
+        for name, (nargs, fn) in UDFS.items():
+            raw.create_function(name, nargs, fn, deterministic=True)
         from gtidkit.engine.sql_dml import register_udfs
 
         register_udfs(raw, random.random)
@@ -568,7 +571,9 @@ class Executor:
         return self.sysvar_resolver(name, scope)
 
     def fix_functions(self, tree: exp.Expression, current_db: str | None) -> exp.Expression:
-        """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND())."""
+        """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the
+        rewrites of :func:`gtidkit.engine.sql_functions.rewrite_for_sqlite`)."""
+        rewrite_for_sqlite(tree)
         for node in list(tree.find_all(exp.CurrentSchema, exp.CurrentVersion, exp.Rand)):
             if isinstance(node, exp.CurrentSchema):
                 node.replace(exp.Placeholder(this="gkdb"))
@@ -759,6 +764,10 @@ class Executor:
             return MySQLError(
                 1054, f"Unknown column '{m.group(1)}' in '{_clause_of(sql, m.group(1))}'", "42S22"
             )
+        m = re.match(r"no such table: (?:main\.|temp\.)?(.+)", text)
+        if m:
+            # the catalog (shared) already shows a table another session created but has not committed yet
+            return MySQLError(1146, f"Table '{m.group(1)}' doesn't exist", "42S02")
         m = re.match(r"ambiguous column name: (.+)", text)
         if m:
             return MySQLError(1052, f"Column '{m.group(1)}' in field list is ambiguous", "23000")

@@ -141,7 +141,8 @@ def _col_index(tdef: TableDef, name: str, clause: str = "field list") -> int:
 def _select_rows_sql(tdef: TableDef, alias: str, tree: exp.Expression) -> str:
     cols = ", ".join(f"{quote_ident(alias)}.{quote_ident(c.name)}" for c in tdef.columns)
     sql = (
-        f"SELECT {quote_ident(alias)}.rowid, {cols} FROM {quote_ident(physical_name(tdef.schema, tdef.name))} "
+        f"SELECT {quote_ident(alias)}.{tdef.rowid_alias}, {cols} "
+        f"FROM {quote_ident(physical_name(tdef.schema, tdef.name))} "
         f"AS {quote_ident(alias)}"
     )
     for key in ("where", "order", "limit"):
@@ -154,7 +155,8 @@ def _select_rows_sql(tdef: TableDef, alias: str, tree: exp.Expression) -> str:
 def _stages(ex: Executor, tdef: TableDef, alias: str, assignments: list[exp.Expression]) -> tuple[Stage, ...]:
     """Group ``col = expr`` assignments into left-to-right stages (see module docstring)."""
     phys = quote_ident(physical_name(tdef.schema, tdef.name))
-    returning = "rowid, " + ", ".join(quote_ident(c.name) for c in tdef.columns)
+    rid = tdef.rowid_alias
+    returning = f"{rid}, " + ", ".join(quote_ident(c.name) for c in tdef.columns)
     groups: list[list[tuple[int, exp.Expression]]] = [[]]
     assigned: set[int] = set()
     for a in assignments:
@@ -184,10 +186,10 @@ def _stages(ex: Executor, tdef: TableDef, alias: str, assignments: list[exp.Expr
             sets.append(f"{quote_ident(col.name)} = {e}")
             evals.append(e)
         sql = (
-            f"UPDATE {phys} AS {quote_ident(alias)} SET {', '.join(sets)} WHERE rowid = :gkrowid "
+            f"UPDATE {phys} AS {quote_ident(alias)} SET {', '.join(sets)} WHERE {rid} = :gkrowid "
             f"RETURNING {returning}"
         )
-        eval_sql = f"SELECT {', '.join(evals)} FROM {phys} AS {quote_ident(alias)} WHERE rowid = :gkrowid"
+        eval_sql = f"SELECT {', '.join(evals)} FROM {phys} AS {quote_ident(alias)} WHERE {rid} = :gkrowid"
         stages.append(Stage(sql=sql, columns=tuple(i for i, _ in g), eval_sql=eval_sql))
     return tuple(stages)
 
@@ -216,7 +218,9 @@ def plan_dml(ex: Executor, tree: exp.Expression, current_db: str | None, replace
         ex.resolve_tables(tree, current_db)
         ex.fix_functions(tree, current_db)
         variables = ex.bind_variables(tree)
-        delete_sql = f"DELETE FROM {quote_ident(physical_name(tdef.schema, tdef.name))} WHERE rowid = ?"
+        delete_sql = (
+            f"DELETE FROM {quote_ident(physical_name(tdef.schema, tdef.name))} WHERE {tdef.rowid_alias} = ?"
+        )
         return DeletePlan(tdef, _select_rows_sql(tdef, alias, tree), delete_sql, tuple(variables))
     raise not_supported(tree.key.upper())
 
@@ -289,7 +293,24 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
         if not conflict.args.get("duplicate"):
             raise not_supported("ON CONFLICT")
         assigns = list(conflict.expressions)
+        row_alias = source.args.get("alias") if isinstance(source, exp.Values) else None
+        alias_cols: dict[str, int] = {}
+        if row_alias is not None:
+            # INSERT ... VALUES (...) AS new[(c1, c2...)] ON DUPLICATE KEY UPDATE b = new.b (MySQL 8.0.19+)
+            names = [c.name for c in row_alias.columns] or [tdef.columns[i].name for i in target]
+            if len(names) != len(target):
+                raise MySQLError(1136, "Column count doesn't match value count at row 1", "21S01")
+            alias_cols = {n.lower(): target[k] for k, n in enumerate(names)}
         for a in assigns:
+            if row_alias is not None:
+                for col in list(a.expression.find_all(exp.Column)):
+                    if col.table and col.table == row_alias.name:
+                        idx = alias_cols.get(col.name.lower())
+                        if idx is None:
+                            raise MySQLError(
+                                1054, f"Unknown column '{col.sql(dialect='mysql')}' in 'field list'", "42S22"
+                            )
+                        col.replace(exp.Placeholder(this=f"gknew{idx}"))
             for fn in list(a.expression.find_all(exp.Anonymous)):
                 if fn.name.upper() == "VALUES":
                     arg = fn.expressions[0]
@@ -408,7 +429,7 @@ def _touch_on_update(
         new[i] = coerce(t.columns[i], now)
     sets = ", ".join(f"{quote_ident(t.columns[i].name)} = ?" for i in cols)
     ex.conn.raw.execute(
-        f"UPDATE {quote_ident(physical_name(t.schema, t.name))} SET {sets} WHERE rowid = ?",
+        f"UPDATE {quote_ident(physical_name(t.schema, t.name))} SET {sets} WHERE {t.rowid_alias} = ?",
         [new[i] for i in cols] + [rowid],
     )
     return tuple(new)
@@ -576,7 +597,8 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                     break
                 # REPLACE: delete the conflicting row, then try the insert again
                 raw.execute(
-                    f"DELETE FROM {quote_ident(physical_name(t.schema, t.name))} WHERE rowid = ?", (old[0],)
+                    f"DELETE FROM {quote_ident(physical_name(t.schema, t.name))} WHERE {t.rowid_alias} = ?",
+                    (old[0],),
                 )
                 changes.append(RowChange(t.schema, t.name, "delete", _image(t, old[1:]), None))
                 affected += 1
@@ -604,7 +626,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
 def _find_conflict(ex: Executor, t: TableDef, ix: IndexDef, row: tuple) -> tuple | None:
     where = " AND ".join(f"{quote_ident(c)} = ?" for c in ix.columns)
     cols = ", ".join(quote_ident(c.name) for c in t.columns)
-    sql = f"SELECT rowid, {cols} FROM {quote_ident(physical_name(t.schema, t.name))} WHERE {where}"
+    sql = f"SELECT {t.rowid_alias}, {cols} FROM {quote_ident(physical_name(t.schema, t.name))} WHERE {where}"
     return ex.conn.raw.execute(sql, [to_sqlite(row[t.column_index(c)]) for c in ix.columns]).fetchone()
 
 

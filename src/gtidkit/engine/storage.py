@@ -31,7 +31,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,8 @@ class Connection:
     savepoints: list[str]
     #: True when the open transaction ran DDL (the shared catalog cache must be reloaded on rollback).
     ddl_in_transaction: bool = False
+    _sqlite_savepoints: list[str] = field(default_factory=list)
+    _savepoint_seq: int = 0
 
     @property
     def in_transaction(self) -> bool:
@@ -99,6 +101,7 @@ class Connection:
         except sqlite3.OperationalError as err:
             raise _lock_error(err) from err
         self.savepoints = []
+        self._sqlite_savepoints = []
         self.ddl_in_transaction = False
 
     def commit(self) -> None:
@@ -109,6 +112,7 @@ class Connection:
             except sqlite3.OperationalError as err:
                 raise _lock_error(err) from err
         self.savepoints = []
+        self._sqlite_savepoints = []
         self.ddl_in_transaction = False
 
     def rollback(self) -> None:
@@ -116,33 +120,42 @@ class Connection:
         if self.raw.in_transaction:
             self.raw.execute("ROLLBACK")
         self.savepoints = []
+        self._sqlite_savepoints = []
         if self.ddl_in_transaction:
             self.ddl_in_transaction = False
             self.storage.catalog.reload(self)
 
     def savepoint(self, name: str) -> None:
-        """``SAVEPOINT name`` (MySQL: a savepoint with an existing name replaces it).
+        """``SAVEPOINT name``. Names are case-insensitive; an existing savepoint of the same name is deleted and a
+        new one set (later savepoints stay), as MySQL documents.
 
         Raises:
             RuntimeError: when no transaction is open (the session must begin one first).
         """
         if not self.raw.in_transaction:
             raise RuntimeError("savepoint() outside a transaction")
-        if name in self.savepoints:
-            # MySQL deletes the old savepoint of the same name; SQLite would stack a second one.
-            self.release_savepoint(name)
-        self.raw.execute(f"SAVEPOINT {quote_ident(name)}")
+        i = self._find_savepoint(name)
+        if i >= 0:
+            # The old SQLite savepoint stays underneath, unnamed for MySQL: harmless, and releasing it would
+            # also release the savepoints set after it.
+            del self.savepoints[i]
+            del self._sqlite_savepoints[i]
+        self._savepoint_seq += 1
+        internal = f"sp{self._savepoint_seq}"
+        self.raw.execute(f"SAVEPOINT {quote_ident(internal)}")
         self.savepoints.append(name)
+        self._sqlite_savepoints.append(internal)
 
     def release_savepoint(self, name: str) -> None:
-        """``RELEASE SAVEPOINT name``; also releases every later savepoint.
+        """``RELEASE SAVEPOINT name``; also releases every later savepoint (InnoDB's behaviour).
 
         Raises:
             MySQLError: 1305 (ER_SP_DOES_NOT_EXIST) "SAVEPOINT name does not exist" (42000).
         """
-        self._check_savepoint(name)
-        self.raw.execute(f"RELEASE SAVEPOINT {quote_ident(name)}")
-        del self.savepoints[self.savepoints.index(name) :]
+        i = self._check_savepoint(name)
+        self.raw.execute(f"RELEASE SAVEPOINT {quote_ident(self._sqlite_savepoints[i])}")
+        del self.savepoints[i:]
+        del self._sqlite_savepoints[i:]
 
     def rollback_to_savepoint(self, name: str) -> None:
         """``ROLLBACK TO SAVEPOINT name``: undo work after it; it and earlier savepoints stay, later ones go.
@@ -150,15 +163,25 @@ class Connection:
         Raises:
             MySQLError: 1305 when the savepoint does not exist.
         """
-        self._check_savepoint(name)
-        self.raw.execute(f"ROLLBACK TO SAVEPOINT {quote_ident(name)}")
-        del self.savepoints[self.savepoints.index(name) + 1 :]
+        i = self._check_savepoint(name)
+        self.raw.execute(f"ROLLBACK TO SAVEPOINT {quote_ident(self._sqlite_savepoints[i])}")
+        del self.savepoints[i + 1 :]
+        del self._sqlite_savepoints[i + 1 :]
         if self.ddl_in_transaction:
             self.storage.catalog.reload(self)
 
-    def _check_savepoint(self, name: str) -> None:
-        if name not in self.savepoints:
+    def _find_savepoint(self, name: str) -> int:
+        low = name.lower()
+        for i, n in enumerate(self.savepoints):
+            if n.lower() == low:
+                return i
+        return -1
+
+    def _check_savepoint(self, name: str) -> int:
+        i = self._find_savepoint(name)
+        if i < 0:
             raise MySQLError(1305, f"SAVEPOINT {name} does not exist", "42000")
+        return i
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
         """Run one SQLite statement on this connection (SQLite dialect, physical names)."""

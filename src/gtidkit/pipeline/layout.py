@@ -4,7 +4,8 @@ Input forms accepted by ``gtidkit pipeline run --input``:
 
 * a directory with one sub-directory per host: every binlog below ``DIR/<host>/`` (recursively) belongs to
   ``<host>``; binlogs directly in ``DIR`` form a host named after ``DIR`` itself;
-* a JSON mapping file ``{"host": ["path", ...], ...}`` (paths relative to the mapping file).
+* a JSON mapping file ``{"host": ["path", ...], ...}`` (paths relative to the mapping file);
+* a single binlog file: one host named after the file's directory.
 
 A file is a binlog when it starts with MySQL's magic ``fe 62 69 6e`` (``BINLOG_MAGIC`` in
 ``libbinlogevents/include/binlog_event.h``); anything else (index files, text dumps, manifests) is skipped and
@@ -152,7 +153,10 @@ def discover(input_path: str | os.PathLike[str]) -> Layout:
         else:
             skipped.append((str(path), "no binlog magic (fe 62 69 6e)"))
 
-    if root.is_file():
+    if root.is_file() and is_binlog(root):
+        # A single binlog: one host, named after its directory.
+        groups[root.resolve().parent.name] = (root.parent, [root])
+    elif root.is_file():
         try:
             mapping = json.loads(root.read_text())
         except (OSError, ValueError) as err:
