@@ -148,7 +148,7 @@ def main() -> None:
         "",
         (
             f"Command: `.venv/bin/python bench/bench_sql.py {n}` ({n} statements per kind, synchronous=OFF so the "
-            "figures are CPU cost; each write is its own transaction as with autocommit)."
+            "figures are CPU cost; each write is its own transaction as with autocommit; best of 3 fresh runs)."
         ),
         "",
         (

@@ -46,7 +46,9 @@ def run_on_cluster(workdir: Path, *, cores: int = 2) -> dict:
         t1 = time.perf_counter()
         proc = subprocess.run(
             [sys.executable, "-m", "gtidkit.pipeline.app", "--master", cluster.url, "--input", str(fleet),
-             "--output", str(out), "--topology", str(fleet / "topology.json")],
+             "--output", str(out), "--topology", str(fleet / "topology.json"),
+             # a small fleet: a few shuffle partitions instead of the cluster default of 200
+             "--conf", "spark.sql.shuffle.partitions=4"],
             capture_output=True, text=True, env=env, timeout=900, check=False)
         t_job = time.perf_counter() - t1
         pids = cluster.pids

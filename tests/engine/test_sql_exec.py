@@ -215,6 +215,12 @@ def test_insert_forms_affected_rows_and_last_insert_id(ex):
         run(ex, "INSERT INTO t (u, v) VALUES (20, 'new') ON DUPLICATE KEY UPDATE v = VALUES(v)").affected_rows
         == 0
     )
+    res = run(
+        ex, "INSERT INTO t (u, v) VALUES (20, 'al') AS nw ON DUPLICATE KEY UPDATE v = CONCAT(nw.v, t.v)"
+    )
+    assert res.row_changes[0].after == (2, 20, "alnew")  # MySQL 8.0.19+ row alias
+    res = run(ex, "INSERT INTO t (u, v) VALUES (20, 'x') AS nw(p, q) ON DUPLICATE KEY UPDATE v = nw.q")
+    assert res.row_changes[0].after == (2, 20, "x")
     res = run(ex, "REPLACE INTO t (id, u, v) VALUES (3, 30, 'rep')")
     assert res.affected_rows == 2
     assert [c.kind for c in res.row_changes] == ["delete", "insert"]

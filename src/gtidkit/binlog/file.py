@@ -458,6 +458,21 @@ def _fast_trx(
     machine would have gone ``NONE -START-> GTID -ADD-> DML -ADD…-> END -> NONE`` over exactly these events, so
     the :class:`Transaction` is the one :class:`~gtidkit.binlog.transactions.TransactionParser` builds.
 
+    Why a separate tier: the per-event dispatch of the general loop (kind table, state table, per-type branches)
+    cost more than framing and CRC together; here each row event is one header unpack, one CRC and one table
+    lookup. The Gtid body is read with one ``unpack_from`` in the two usual 8.0 layouts (:data:`_GTID_80_TWO_TS`,
+    :data:`_GTID_80_ONE_TS`), else by :func:`_fast_gtid`.
+
+    Args:
+        name: file name copied into the Transaction.
+        buf, mv: the mapped file and a memoryview of it (bodies are read through either).
+        pos: offset of the Gtid/Anonymous_gtid event (its type code already checked by the caller).
+        size: file size in bytes.
+        crc_on: verify each event's CRC32 footer (the CRC of an event with its footer is ``CRC32_RESIDUE``).
+        footer: checksum bytes at the end of each event (4 with CRC32, else 0).
+        tm_post: Table_map post-header length from the FDE (the database name follows it).
+        types: the scanner's per-event type codes (appended to only on success).
+
     Returns:
         (transaction, OR of the events' header flags); the events' type codes are appended to ``types``.
     """

@@ -7,7 +7,8 @@ physical table, so every changed row's before and after image is known (ROW-form
   resolves duplicate keys as MySQL does: error 1062, ``IGNORE`` (warning 1062, row skipped), ``REPLACE``
   (delete the conflicting rows, insert; affected rows counts both) or ``ON DUPLICATE KEY UPDATE`` (update the
   conflicting row; affected rows 2 when it changed, 0 when not). ``VALUES(col)`` in the update list reads the
-  row that would have been inserted. Source: manual "INSERT ... ON DUPLICATE KEY UPDATE", ``sql/sql_insert.cc``
+  row that would have been inserted, as does ``alias.col`` with 8.0.19's ``VALUES (...) AS alias[(cols)]``.
+  Source: manual "INSERT ... ON DUPLICATE KEY UPDATE", ``sql/sql_insert.cc``
   (``write_record``).
 * UPDATE selects the matching rows (WHERE/ORDER BY/LIMIT) and updates each by rowid with ``RETURNING``.
   MySQL evaluates single-table assignments left to right, a later one seeing the earlier ones' new values
@@ -16,8 +17,8 @@ physical table, so every changed row's before and after image is known (ROW-form
 * DELETE selects the matching rows (WHERE/ORDER BY/LIMIT) then deletes them by rowid.
 
 Differences from MySQL (documented, not silent): REPLACE's row images are delete + insert even where InnoDB
-would log an Update_rows event; multi-table UPDATE/DELETE, INSERT ... VALUES ROW(), and ``AS alias`` row aliases
-raise 1235; IGNORE downgrades only duplicate-key errors.
+would log an Update_rows event; multi-table UPDATE/DELETE and INSERT ... VALUES ROW() raise 1235; IGNORE
+downgrades only duplicate-key errors (strict-mode data errors stay errors).
 """
 
 from __future__ import annotations

@@ -26,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--master", default=None, help="Spark master (default: spark-submit's, else local[*])")
     parser.add_argument("--topology", default=None, help='JSON {"replica": "source"}')
     parser.add_argument("--no-verify-checksum", action="store_true")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="extra Spark setting, e.g. spark.sql.shuffle.partitions=8 (repeatable)")
     args = parser.parse_args(argv)
 
     from pyspark import SparkContext
@@ -37,7 +39,13 @@ def main(argv: list[str] | None = None) -> int:
     master = args.master
     if master is None and SparkContext._active_spark_context is None and "spark.master" not in _submit_conf():
         master = "local[*]"
-    spark = build_session(master=master or "", app_name="gtidkit-pipeline")
+    conf = {}
+    for item in args.conf:
+        key, sep, value = item.partition("=")
+        if not sep:
+            parser.error(f"--conf expects KEY=VALUE, got {item!r}")
+        conf[key] = value
+    spark = build_session(master=master or "", app_name="gtidkit-pipeline", conf=conf)
     try:
         result = run_pipeline(spark, args.input, args.output, topology=args.topology,
                               verify_checksum=not args.no_verify_checksum)
