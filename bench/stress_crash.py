@@ -40,6 +40,24 @@ crash_driver = _load("crash_driver", ROOT / "tests" / "engine" / "crash_driver.p
 test_crash = _load("test_crash", ROOT / "tests" / "engine" / "test_crash.py")
 
 
+def report(rows: list, args: argparse.Namespace, final: bool) -> str:
+    """The markdown section for the modes finished so far."""
+    lines = [
+        f"Command: `.venv/bin/python bench/stress_crash.py --trials {args.trials}` (SIGKILL after a random "
+        f"0-{args.max_delay}s of committing; restart with recovery; invariant checked after every restart)."
+        + ("" if final else " Partial: modes still running are missing."),
+        "",
+        "| mode | trials | acknowledged commits | invariant violations | seconds |",
+        "|---|---|---|---|---|",
+    ]
+    for mode, trials, nacks, nfail, elapsed, _f in rows:
+        lines.append(f"| {mode} | {trials} | {nacks} | {nfail} | {elapsed:.0f} |")
+    for mode, _t, _n, _nf, _e, fails in rows:
+        for f in fails:
+            lines.append(f"\n- {mode}: {f}")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=200, help="kill/restart cycles per mode")
@@ -62,24 +80,14 @@ def main() -> None:
                 failures.append(f"trial {trial}: {problems}")
         elapsed = time.perf_counter() - t0
         rows.append((mode, args.trials, len(acks), len(failures), elapsed, failures[:3]))
+        if not args.no_write:  # write after every mode, so a long run leaves figures even if stopped
+            update_section("crash", "## Crash safety (issue 3): SIGKILL stress\n\n" + report(rows, args, False))
         print(
             f"{mode}: {args.trials} trials, {len(acks)} acknowledged commits, {len(failures)} failures, "
             f"{elapsed:.0f}s",
             flush=True,
         )
-    lines = [
-        f"Command: `.venv/bin/python bench/stress_crash.py --trials {args.trials}` (SIGKILL after a random "
-        f"0-{args.max_delay}s of committing; restart with recovery; invariant checked after every restart).",
-        "",
-        "| mode | trials | acknowledged commits | invariant violations | seconds |",
-        "|---|---|---|---|---|",
-    ]
-    for mode, trials, nacks, nfail, elapsed, _f in rows:
-        lines.append(f"| {mode} | {trials} | {nacks} | {nfail} | {elapsed:.0f} |")
-    for mode, _t, _n, _nf, _e, fails in rows:
-        for f in fails:
-            lines.append(f"\n- {mode}: {f}")
-    text = "\n".join(lines) + "\n"
+    text = report(rows, args, final=True)
     print(text)
     if not args.no_write:
         update_section("crash", "## Crash safety (issue 3): SIGKILL stress\n\n" + text)

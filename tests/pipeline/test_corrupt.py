@@ -68,3 +68,13 @@ def test_good_transactions_before_the_fault_are_kept(spark, damaged):
         expected = [(t.begin_pos, t.end_pos, t.gtid.gno if t.gtid else None) for t in txns if t.end_pos <= offset]
         assert kept == expected and len(kept) > 0
     assert got.where(got.host == "hostC").count() == len(txns)
+
+
+def test_events_level_ends_with_an_error_row(spark, damaged):
+    result, _txns, faults, _ = damaged
+    path = next(f["path"] for f in result.files if f["host"] == "hostB")
+    rows = spark.read.format("binlog").option("level", "events").load(path).orderBy("pos").collect()
+    last = rows[-1]
+    assert (last["type"], last["pos"]) == ("ERROR", faults["hostB"]) and "CRC32" in last["info"]
+    assert all(r["end_pos"] <= faults["hostB"] for r in rows[:-1])
+    assert rows[-2]["end_pos"] == faults["hostB"]  # every good event before the fault is there

@@ -101,10 +101,13 @@ def anonymous_in_gtid_mode(transactions: DataFrame, files: DataFrame) -> DataFra
     ran with gtid_mode=ON)."""
     series = files.select("host", "file", "series")
     t = transactions.join(series, on=["host", "file"], how="left")
-    w = Window.partitionBy("host", "series").orderBy("file_index", "begin_pos")
+    # Both frames grow from the partition start (O(n)); a (1, unboundedFollowing) frame would be recomputed for
+    # every row by Spark (UnboundedFollowingWindowFunctionFrame), quadratic on a host's millions of transactions.
+    forward = Window.partitionBy("host", "series").orderBy("file_index", "begin_pos")
+    backward = Window.partitionBy("host", "series").orderBy(F.desc("file_index"), F.desc("begin_pos"))
     is_gtid = F.col("gno").isNotNull().cast("int")
-    before = F.max(is_gtid).over(w.rowsBetween(Window.unboundedPreceding, -1))
-    after = F.max(is_gtid).over(w.rowsBetween(1, Window.unboundedFollowing))
+    before = F.max(is_gtid).over(forward.rowsBetween(Window.unboundedPreceding, -1))
+    after = F.max(is_gtid).over(backward.rowsBetween(Window.unboundedPreceding, -1))
     return (
         t.withColumn("_before", before)
         .withColumn("_after", after)

@@ -52,6 +52,7 @@ class Cluster:
 
     @property
     def pids(self) -> tuple[int, int]:
+        """(master pid, worker pid)."""
         return self.master.pid, self.worker.pid
 
 

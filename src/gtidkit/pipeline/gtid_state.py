@@ -56,6 +56,7 @@ class FileFacts:
 
     @classmethod
     def from_row(cls, row: Any) -> FileFacts:
+        """From a ``files`` row (pyspark Row or dict)."""
         d = row.asDict(recursive=True) if hasattr(row, "asDict") else dict(row)
         prev = None
         if d.get("previous_gtids_intervals") is not None:

@@ -306,6 +306,7 @@ def run_pipeline(
 def summary_dict(result: PipelineResult) -> dict[str, Any]:
     """A JSON-able summary: counts, timings, topology, hosts and checks."""
     def conv(v: Any) -> Any:
+        """Timestamps as ISO text."""
         return v.isoformat() if hasattr(v, "isoformat") else v
 
     return {

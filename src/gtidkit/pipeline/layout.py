@@ -146,6 +146,7 @@ def discover(input_path: str | os.PathLike[str]) -> Layout:
     skipped: list[tuple[str, str]] = []
 
     def consider(host: str, host_root: Path, path: Path) -> None:
+        """Add ``path`` to ``host`` when it is a binlog, else record why it is skipped."""
         if not path.is_file():
             skipped.append((str(path), "not a regular file"))
         elif is_binlog(path):

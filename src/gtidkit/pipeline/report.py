@@ -107,6 +107,7 @@ def plot_pngs(result: PipelineResult) -> dict[str, bytes]:
     ax.set_title("Transactions per minute per host (commit time)")
     ax.set_xlabel("minute (UTC)")
     ax.set_ylabel("transactions")
+    ax.set_ylim(bottom=0)
     if series:
         ax.legend(fontsize=7, ncol=2)
     fig.autofmt_xdate()
@@ -133,7 +134,7 @@ def plot_pngs(result: PipelineResult) -> dict[str, bytes]:
     ax.set_title("GTID coverage per host (GTID_EXECUTED from binlogs)")
     ax.set_xlabel("GTIDs")
     if names:
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.invert_yaxis()
     out["coverage"] = base64.b64decode(_png(fig))
     plt.close(fig)
