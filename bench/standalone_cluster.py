@@ -87,14 +87,14 @@ def main() -> None:
         "",
         "Command: `.venv/bin/python bench/standalone_cluster.py`",
         "",
-        f"Master + 1 worker (2 cores, 1 GiB) started with pyspark's `bin/spark-class` on 127.0.0.1 in "
+        (f"Master + 1 worker (2 cores, 1 GiB) started with pyspark's `bin/spark-class` on 127.0.0.1 in "
         f"{r['startup_s']:.1f} s; the job (`python -m gtidkit.pipeline.app --master {r['url'].rsplit(':', 1)[0]}:PORT`, "
-        f"a separate driver) ran in {r['job_s']:.1f} s (stages {r['timings']}).",
-        f"Result: {r['counts']['files']} files, {r['counts']['transactions']} transactions; "
+        f"a separate driver) ran in {r['job_s']:.1f} s (stages {r['timings']})."),
+        (f"Result: {r['counts']['files']} files, {r['counts']['transactions']} transactions; "
         f"{r['anomalies'] - len(r['missed'])}/{r['anomalies']} generator anomalies found, GTID_EXECUTED of "
         f"{'every host matches' if not r['wrong_hosts'] else 'hosts ' + str(r['wrong_hosts']) + ' differ from'} "
         f"the manifest; master and worker killed afterwards ({'none' if not r['alive_after'] else r['alive_after']} "
-        f"left). {'OK' if ok else 'FAILED'}.",
+        f"left). {'OK' if ok else 'FAILED'}."),
     ]
     from _results import update_section
 
