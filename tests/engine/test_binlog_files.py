@@ -24,7 +24,8 @@ def _workload(srv):
 
 
 def test_files_layout_and_logical_clock(open_server):
-    srv = open_server(gtid_mode="ON", log_bin=True)
+    # COMMIT_ORDER: each transaction depends on the previous one (WRITESET is tested in test_logical_clock.py)
+    srv = open_server(gtid_mode="ON", log_bin=True, binlog_transaction_dependency_tracking="COMMIT_ORDER")
     _workload(srv)
     srv.shutdown()
     d = srv.datadir

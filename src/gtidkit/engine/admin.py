@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.binlog.constants import EVENT_TYPE_NAMES
+from gtidkit.binlog.constants import EVENT_TYPE_NAMES, IntvarType
 from gtidkit.binlog.events.control import (
     FormatDescriptionEvent,
     GtidEvent,
@@ -23,7 +23,7 @@ from gtidkit.binlog.events.control import (
     XidEvent,
 )
 from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
-from gtidkit.binlog.events.statement import QueryEvent
+from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
 from gtidkit.engine import binlog_scan, gtid_table, sysvars
 from gtidkit.engine.session import Result
 from gtidkit.errors import BinlogDecodeError, MySQLError
@@ -350,6 +350,10 @@ def event_info(ev: Any, table_names: dict[int, str] | None = None) -> str:
         return q
     if isinstance(ev, XidEvent):
         return f"COMMIT /* xid={ev.xid} */"
+    if isinstance(ev, IntvarEvent):
+        # Intvar_log_event::pack_info: "<get_var_type_name()>=<value>"
+        names = {int(IntvarType.LAST_INSERT_ID_EVENT): "LAST_INSERT_ID", int(IntvarType.INSERT_ID_EVENT): "INSERT_ID"}
+        return f"{names.get(ev.type, 'INVALID_INT')}={ev.value}"
     if isinstance(ev, RotateEvent):
         return f"{ev.next_file};pos={ev.position}"
     if isinstance(ev, TableMapEvent):

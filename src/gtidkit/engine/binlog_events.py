@@ -6,15 +6,22 @@ explicit GTID is ``Query(BEGIN)`` + ``Query(COMMIT)``), RM8 "Binary Logging Form
 
 * ROW: ``Query(BEGIN)``, then per statement a ``Table_map`` for each table and its
   ``Write/Update/Delete_rows_v2`` events (built by the SQL layer's :mod:`gtidkit.engine.rowimage`), ``Xid``.
-* STATEMENT: ``Query(BEGIN)``, one ``Query`` per DML statement (with its default database), ``Xid``.
+* STATEMENT: ``Query(BEGIN)``, per DML statement its ``Intvar`` events then its ``Query`` (with its default
+  database), ``Xid``. As ``MYSQL_BIN_LOG::write_event``: ``LAST_INSERT_ID`` (1) first when the statement calls
+  ``LAST_INSERT_ID()`` (value = what it returned, the previous statement's first generated id), then
+  ``INSERT_ID`` (2) = the first AUTO_INCREMENT value the statement generated; a replica or recovery sets them
+  before running the statement so it produces the same ids.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.binlog.events.control import XidEvent
-from gtidkit.binlog.events.statement import QueryEvent
+from gtidkit.binlog.constants import IntvarType
+from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
+from gtidkit.engine.trx_tracking import NO_WRITESET, Writeset, extract_writeset
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
@@ -37,12 +44,59 @@ def transaction_events(server: Server, session: Session, ddl_text: str | None) -
     events: list[Any] = [query_event(session, "", "BEGIN")]
     fmt = str(session.session_vars.get("binlog_format", server.globals.get("binlog_format")))
     if fmt == "STATEMENT":
-        for db, text in session.statements:
+        for db, text, intvars in session.statements:
+            events.extend(intvars)
             events.append(query_event(session, db, text.strip().rstrip(";")))
     else:
         events.extend(row_events(server, session.row_statements))
     events.append(XidEvent(xid=server.next_xid()))
     return events
+
+
+_LAST_INSERT_ID_CALL = re.compile(r"\bLAST_INSERT_ID\s*\(\s*\)", re.IGNORECASE)
+
+
+def statement_intvars(text: str, last_insert_id_before: int, insert_id: int) -> tuple[IntvarEvent, ...]:
+    """The Intvar events logged before a STATEMENT-format DML (``MYSQL_BIN_LOG::write_event``).
+
+    Args:
+        text: the statement text (a ``LAST_INSERT_ID()`` call in it makes the LAST_INSERT_ID event; the
+            one-argument form ``LAST_INSERT_ID(expr)`` sets the value instead and needs none).
+        last_insert_id_before: ``LAST_INSERT_ID()`` when the statement started
+            (``first_successful_insert_id_in_prev_stmt``).
+        insert_id: first AUTO_INCREMENT value the statement generated, 0 when none.
+
+    Returns:
+        ``(LAST_INSERT_ID event?, INSERT_ID event?)`` in that order, empty when neither applies.
+    """
+    out: list[IntvarEvent] = []
+    if _LAST_INSERT_ID_CALL.search(text):
+        out.append(IntvarEvent(type=int(IntvarType.LAST_INSERT_ID_EVENT), value=last_insert_id_before))
+    if insert_id:
+        out.append(IntvarEvent(type=int(IntvarType.INSERT_ID_EVENT), value=insert_id))
+    return tuple(out)
+
+
+def session_binlog_format(server: Server, session: Session) -> str:
+    """``@@SESSION.binlog_format`` (ROW, STATEMENT or MIXED; MIXED is logged as STATEMENT here)."""
+    return str(session.session_vars.get("binlog_format", server.globals.get("binlog_format")))
+
+
+def transaction_writeset(server: Server, session: Session, ddl_text: str | None) -> Writeset:
+    """The write set of the transaction being committed, for WRITESET dependency tracking.
+
+    DDL and STATEMENT-format transactions have none (:data:`NO_WRITESET`: they depend on the previous transaction
+    and reset the history, as in ``Writeset_trx_dependency_tracker::get_dependency``); an empty transaction
+    (explicit GTID, ``BEGIN; COMMIT``) is marked so it may run in parallel; ROW-format DML hashes the unique keys
+    of every before/after image (:func:`gtidkit.engine.trx_tracking.extract_writeset`).
+    """
+    if ddl_text is not None:
+        return NO_WRITESET
+    if not session.row_changes and not session.trx_dirty:
+        return Writeset(empty_transaction=True)
+    if session_binlog_format(server, session) != "ROW":
+        return NO_WRITESET
+    return extract_writeset(session.row_changes, server.storage.catalog)
 
 
 def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:

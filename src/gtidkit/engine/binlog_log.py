@@ -5,9 +5,10 @@ Source: MySQL ``sql/binlog.cc`` (``MYSQL_BIN_LOG::open_binlog``, ``new_file_impl
 ../shared/research/formats.md §1–3. Files are written through :class:`gtidkit.binlog.writer.BinlogWriter`.
 
 Names follow MySQL 8.0: ``binlog.000001`` ... and ``binlog.index`` listing ``./binlog.000001`` one per line. The
-logical clock (``last_committed`` / ``sequence_number``) restarts in each file (0/1 for the first transaction);
-commits are serialised by the engine's write lock, so each transaction depends on the one before it
-(commit-order tracking with no concurrent group: ``last_committed = sequence_number - 1``).
+logical clock (``last_committed`` / ``sequence_number``) restarts in each file (0/1 for the first transaction)
+and comes from :class:`gtidkit.engine.trx_tracking.DependencyTracker`: commits are serialised by the engine's write
+lock, so COMMIT_ORDER gives ``sequence_number - 1``; WRITESET / WRITESET_SESSION (the default, as MySQL 8.4)
+lower it to the last transaction that changed the same rows, forming commit groups a parallel applier can use.
 
 Not thread-safe by itself: the server calls it under its engine write lock (all writers) and ``self.lock`` (for
 readers such as SHOW BINARY LOG STATUS).
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gtidkit.binlog.writer import BinlogWriter
+from gtidkit.engine.trx_tracking import NO_WRITESET, WRITESET, DependencyTracker, Writeset
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
 
@@ -80,9 +82,14 @@ class BinlogLog:
         self.lock = threading.RLock()
         self.writer: BinlogWriter | None = None
         self.active: str | None = None
-        self.sequence_number = 0
+        self.tracker = DependencyTracker()
         self._unsynced = 0
         self.index: list[str] = self._read_index()
+
+    @property
+    def sequence_number(self) -> int:
+        """sequence_number of the last transaction written to the active file (0 = none yet)."""
+        return self.tracker.sequence_number
 
     # -- index -------------------------------------------------------------------------------------------
     @property
@@ -152,7 +159,7 @@ class BinlogLog:
             self.index.append(name)
             self._write_index()
             self.active = name
-            self.sequence_number = 0
+            self.tracker.rotate()
             self._unsynced = 0
             return name
 
@@ -196,20 +203,35 @@ class BinlogLog:
         immediate_commit_timestamp: int,
         original_commit_timestamp: int | None = None,
         server_id: int | None = None,
+        writeset: Writeset = NO_WRITESET,
+        dependency_tracking: str = WRITESET,
+        history_size: int = 25000,
+        session_id: int | None = None,
     ) -> tuple[str, int, int]:
         """Append one transaction, flush it to the OS and fsync per ``sync_binlog``.
+
+        Args:
+            gtid: the transaction's GTID (None = Anonymous_gtid event).
+            events: body events (after the Gtid event).
+            immediate_commit_timestamp, original_commit_timestamp: µs since the epoch.
+            server_id: header server_id (default: this server's).
+            writeset, dependency_tracking, history_size, session_id: logical-clock inputs, see
+                :meth:`gtidkit.engine.trx_tracking.DependencyTracker.assign` (:data:`NO_WRITESET` = the transaction
+                depends on the previous one).
 
         Returns:
             (file, begin, end) of the transaction; ``end`` is the position the engine records as applied.
         """
         with self.lock:
             assert self.writer is not None and self.active is not None
-            self.sequence_number += 1
+            last_committed, sequence_number = self.tracker.assign(
+                writeset, mode=dependency_tracking, history_size=history_size, session_id=session_id
+            )
             begin, end = self.writer.write_transaction(
                 gtid,
                 list(events),
-                last_committed=self.sequence_number - 1,
-                sequence_number=self.sequence_number,
+                last_committed=last_committed,
+                sequence_number=sequence_number,
                 immediate_commit_timestamp=immediate_commit_timestamp,
                 original_commit_timestamp=original_commit_timestamp,
                 server_id=server_id,

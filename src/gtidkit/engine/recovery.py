@@ -25,7 +25,8 @@ After a crash (kill -9 at any instant) exactly one of these holds for the last t
   precedes step 3's commit). Recovery truncates the torn tail: T is in neither.
 * T is complete in the binlog, SQLite did not commit → the recorded position is before T. Recovery re-applies
   every complete binlog transaction past the recorded position (ROW events through
-  :func:`gtidkit.engine.rowimage.apply_rows_event`, Query events through the executor) and advances the
+  :func:`gtidkit.engine.rowimage.apply_rows_event`, Query events through the executor, honouring the Intvar
+  events before them so AUTO_INCREMENT ids come out as logged) and advances the
   position in the same SQLite transaction: T is in both (it may not have been acknowledged; MySQL behaves the
   same for a transaction that reached the binlog).
 * Both committed → the recorded position covers T; nothing to do.
@@ -44,7 +45,8 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
-from gtidkit.binlog.events.statement import QueryEvent
+from gtidkit.binlog.constants import IntvarType
+from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
 from gtidkit.engine import binlog_scan, gtid_table
 from gtidkit.engine.binlog_log import BinlogLog, file_number
 from gtidkit.gtid import GtidSet
@@ -178,11 +180,20 @@ def apply_transaction(server: Server, file: str, tx: binlog_scan.ScannedTransact
         table_maps: dict[int, TableMapEvent] = {}
         for se in tx.events:
             ev: Any = se.event
-            if isinstance(ev, QueryEvent):
+            if isinstance(ev, IntvarEvent):
+                # the next Query reproduces the source's ids (Intvar_log_event::do_apply_event)
+                if ev.type == IntvarType.INSERT_ID_EVENT:
+                    executor.forced_insert_id = ev.value
+                elif ev.type == IntvarType.LAST_INSERT_ID_EVENT:
+                    executor.last_insert_id = ev.value
+            elif isinstance(ev, QueryEvent):
                 text = ev.query.decode() if isinstance(ev.query, (bytes, bytearray)) else str(ev.query)
                 if text.strip().upper() in ("BEGIN", "COMMIT"):
                     continue
-                executor.execute(classify(text), ev.database or None)
+                try:
+                    executor.execute(classify(text), ev.database or None)
+                finally:
+                    executor.forced_insert_id = None
             elif isinstance(ev, TableMapEvent):
                 table_maps[ev.table_id] = ev
             elif isinstance(ev, RowsEvent):

@@ -223,6 +223,9 @@ class Server:
     def _forget_session(self, s: Session) -> None:
         with self._sessions_lock:
             self._sessions.pop(s.id, None)
+        if self.binlog is not None:
+            with self.binlog.lock:
+                self.binlog.tracker.forget_session(s.id)
 
     def sessions(self) -> list[Session]:
         """The open sessions."""
@@ -307,7 +310,7 @@ class Server:
             MySQLError: the storage commit failed (the transaction is rolled back; a binlog transaction already
                 written is re-applied by recovery at the next start, so the binlog stays the source of truth).
         """
-        from gtidkit.engine.binlog_events import transaction_events
+        from gtidkit.engine.binlog_events import transaction_events, transaction_writeset
 
         state = self.gtid_state
         kind = session.gtid_next_kind
@@ -339,7 +342,15 @@ class Server:
             if write_binlog and self.binlog is not None:
                 events = transaction_events(self, session, ddl_text)
                 ts = now_us()
-                file, _begin, end = self.binlog.write_transaction(gtid, events, immediate_commit_timestamp=ts)
+                file, _begin, end = self.binlog.write_transaction(
+                    gtid,
+                    events,
+                    immediate_commit_timestamp=ts,
+                    writeset=transaction_writeset(self, session, ddl_text),
+                    dependency_tracking=str(self.globals.get("binlog_transaction_dependency_tracking")),
+                    history_size=int(self.globals.get("binlog_transaction_dependency_history_size")),
+                    session_id=session.id,
+                )
                 position = (file, end)
                 self._record_position(db, file, end)
             session.conn.commit()

@@ -100,7 +100,8 @@ class Session:
         self.holds_write_lock = False
         self.row_changes: list[Any] = []
         self.row_statements: list[list[Any]] = []  # RowChanges per DML statement (ROW events)
-        self.statements: list[tuple[str, str]] = []  # (db, text) of DML for STATEMENT format
+        # (db, text, Intvar events) of each DML statement, for STATEMENT format
+        self.statements: list[tuple[str, str, tuple[Any, ...]]] = []
         self.trx_dirty = False
         self.last_insert_id = 0
         self.closed = False
@@ -217,7 +218,14 @@ class Session:
         return self._run_executor(stmt, writes=False)
 
     def _run_executor(self, stmt: Any, *, writes: bool) -> Result:
-        er = self.executor.execute(stmt, self.current_db)
+        prev_last_insert_id = self.executor.last_insert_id
+        forced = self.session_vars.pop("insert_id", 0) if writes else 0
+        if forced:
+            self.executor.forced_insert_id = int(forced)  # SET insert_id = N: the next statement only
+        try:
+            er = self.executor.execute(stmt, self.current_db)
+        finally:
+            self.executor.forced_insert_id = None
         new_db = getattr(er, "new_db", None)
         if new_db is not None:
             self.current_db = new_db or None
@@ -227,7 +235,10 @@ class Session:
             if changes:
                 self.row_statements.append(changes)
             if stmt.kind in ("dml",):
-                self.statements.append((self.current_db or "", stmt.text))
+                from gtidkit.engine.binlog_events import statement_intvars
+
+                intvars = statement_intvars(stmt.text, prev_last_insert_id, int(getattr(er, "insert_id", 0) or 0))
+                self.statements.append((self.current_db or "", stmt.text, intvars))
                 if changes or er.affected_rows:
                     self.trx_dirty = True
         if er.last_insert_id:
@@ -389,6 +400,9 @@ class Session:
             return
         if var.name == "gtid_purged":
             self.server.admin.set_gtid_purged(self, raw)
+            return
+        if var.name == "last_insert_id":
+            self.executor.last_insert_id = sysvars.coerce(var, raw, warnings)  # what LAST_INSERT_ID() returns
             return
         if var.name == "session_track_gtids" and self.in_transaction():
             raise MySQLError(

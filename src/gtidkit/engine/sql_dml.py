@@ -513,6 +513,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
     raw = ex.conn.raw
     catalog = ex.storage.catalog
     ai = next((i for i, c in enumerate(t.columns) if c.auto_increment), None)
+    forced, ex.forced_insert_id = ex.forced_insert_id, None  # SET INSERT_ID / Intvar: one statement only
     if plan.select_sql is not None:
         src_rows: list[list[Any]] = [
             list(r) for r in ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
@@ -562,7 +563,12 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
         # field checks above, so a row rejected by them does not consume a value.
         if ai is not None:
             v = full[ai]
-            if v is None or v is _MISSING or v == 0:
+            if (v is None or v is _MISSING or v == 0) and forced is not None:
+                full[ai] = catalog.next_auto_increment(ex.conn, t, explicit=forced)
+                forced += 1
+                if not first_generated:
+                    first_generated = full[ai]
+            elif v is None or v is _MISSING or v == 0:
                 full[ai] = catalog.next_auto_increment(ex.conn, t)
                 if not first_generated:
                     first_generated = full[ai]
@@ -621,6 +627,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
         warnings=warnings,
         row_changes=changes,
         info=info,
+        insert_id=first_generated,
     )
 
 

@@ -89,9 +89,23 @@ SYSVARS: dict[str, SysVar] = {
         _v("sync_binlog", GLOBAL, INT, 1, 0, UINT32_MAX),
         _v("binlog_checksum", GLOBAL, ENUM, "CRC32", choices=("NONE", "CRC32")),
         _v("binlog_gtid_simple_recovery", GLOBAL, BOOL, True, read_only=True),
+        # 8.0 names; 8.4 removed the variable and always tracks WRITESET, hence WRITESET as our default (8.0's
+        # own default was COMMIT_ORDER). See gtidkit.engine.trx_tracking.
+        _v(
+            "binlog_transaction_dependency_tracking",
+            GLOBAL,
+            ENUM,
+            "WRITESET",
+            choices=("COMMIT_ORDER", "WRITESET", "WRITESET_SESSION"),
+        ),
+        _v("binlog_transaction_dependency_history_size", GLOBAL, INT, 25000, 1, 1000000),
         _v("autocommit", BOTH, BOOL, True),
         _v("session_track_gtids", BOTH, ENUM, "OFF", choices=("OFF", "OWN_GTID", "ALL_GTIDS")),
         _v("sql_log_bin", SESSION, BOOL, True),
+        # what mysqlbinlog prints for Intvar events (SET INSERT_ID=n / SET LAST_INSERT_ID=n); insert_id applies to
+        # the next statement only
+        _v("insert_id", SESSION, INT, 0),
+        _v("last_insert_id", SESSION, INT, 0),
         _v("version", GLOBAL, STR, "8.0.36-gtidkit", read_only=True),
         _v("version_comment", GLOBAL, STR, "gtidkit", read_only=True),
         _v("datadir", GLOBAL, STR, "", read_only=True),
