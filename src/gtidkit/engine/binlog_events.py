@@ -28,10 +28,123 @@ if TYPE_CHECKING:
     from gtidkit.engine.session import Session
 
 
-def query_event(session: Session, database: str, text: str) -> QueryEvent:
-    """A Query event as the session's statement (thread id = session id, exec_time 0, no error)."""
+# Query event status variables (``Query_log_event::write``; codes from ``statement_events.h``), in the order
+# MySQL 8.0/8.4 writes them. Checked against 8.0.28 and 8.4 captures (fixtures/binlogs, formats.md §1.7).
+Q_FLAGS2_CODE = 0
+Q_SQL_MODE_CODE = 1
+Q_CHARSET_CODE = 4
+Q_CATALOG_NZ_CODE = 6
+Q_UPDATED_DB_NAMES = 12
+Q_DEFAULT_COLLATION_FOR_UTF8MB4 = 18
+Q_SQL_REQUIRE_PRIMARY_KEY = 19
+Q_DEFAULT_TABLE_ENCRYPTION = 20
+#: ``MAX_DBS_IN_EVENT_MTS``: more updated databases than this are logged as ``OVER_MAX_DBS_IN_EVENT_MTS``.
+MAX_DBS_IN_EVENT_MTS = 16
+OVER_MAX_DBS_IN_EVENT_MTS = 254
+#: ``OPTION_NOT_AUTOCOMMIT`` in flags2 (the only OPTION_* bit the engine can have set).
+OPTION_NOT_AUTOCOMMIT = 1 << 19
+
+#: ``sql_mode`` names → bits of the 8-byte Q_SQL_MODE_CODE value (``sql/system_variables.h`` MODE_*).
+SQL_MODE_BITS = {
+    "REAL_AS_FLOAT": 1 << 0,
+    "PIPES_AS_CONCAT": 1 << 1,
+    "ANSI_QUOTES": 1 << 2,
+    "IGNORE_SPACE": 1 << 3,
+    "ONLY_FULL_GROUP_BY": 1 << 5,
+    "NO_UNSIGNED_SUBTRACTION": 1 << 6,
+    "NO_DIR_IN_CREATE": 1 << 7,
+    "ANSI": 1 << 18,
+    "NO_AUTO_VALUE_ON_ZERO": 1 << 19,
+    "NO_BACKSLASH_ESCAPES": 1 << 20,
+    "STRICT_TRANS_TABLES": 1 << 21,
+    "STRICT_ALL_TABLES": 1 << 22,
+    "NO_ZERO_IN_DATE": 1 << 23,
+    "NO_ZERO_DATE": 1 << 24,
+    "ALLOW_INVALID_DATES": 1 << 25,
+    "ERROR_FOR_DIVISION_BY_ZERO": 1 << 26,
+    "TRADITIONAL": 1 << 27,
+    "HIGH_NOT_PRECEDENCE": 1 << 29,
+    "NO_ENGINE_SUBSTITUTION": 1 << 30,
+    "PAD_CHAR_TO_FULL_LENGTH": 1 << 31,
+    "TIME_TRUNCATE_FRACTIONAL": 1 << 32,
+}
+
+#: character set / collation names → collation ids (``SHOW COLLATION``); a charset maps to its 8.0 default.
+COLLATION_IDS = {
+    "utf8mb4": 255,
+    "utf8mb4_0900_ai_ci": 255,
+    "utf8mb4_general_ci": 45,
+    "utf8mb4_bin": 46,
+    "utf8mb4_unicode_ci": 224,
+    "utf8mb3": 33,
+    "utf8": 33,
+    "utf8mb3_general_ci": 33,
+    "utf8_general_ci": 33,
+    "latin1": 8,
+    "latin1_swedish_ci": 8,
+    "ascii": 11,
+    "binary": 63,
+}
+
+
+def _collation_id(name: Any) -> int:
+    return COLLATION_IDS.get(str(name or "").lower(), 255)
+
+
+def sql_mode_bits(sql_mode: str) -> int:
+    """The Q_SQL_MODE_CODE value of a ``sql_mode`` text (names MySQL 8.0 no longer has are ignored)."""
+    bits = 0
+    for name in str(sql_mode or "").upper().split(","):
+        bits |= SQL_MODE_BITS.get(name.strip(), 0)
+    return bits
+
+
+def query_status_vars(session: Session, text: str, *, updated_dbs: tuple[str, ...] | None = None) -> bytes:
+    """The status-variable block MySQL 8.0 writes into a Query event of ``session``.
+
+    Always: Q_FLAGS2_CODE (4 bytes), Q_SQL_MODE_CODE (8), Q_CATALOG_NZ_CODE ('std'), Q_CHARSET_CODE (client,
+    connection, server collation ids, 2 bytes each) and Q_DEFAULT_COLLATION_FOR_UTF8MB4 (255). With
+    ``updated_dbs`` (the databases of the tables the statement changed): Q_UPDATED_DB_NAMES (count, NUL-terminated
+    names; ``OVER_MAX_DBS_IN_EVENT_MTS`` past 16) — left out when unknown, which makes a multi-threaded replica
+    apply the event alone (always safe). CREATE/ALTER TABLE add Q_SQL_REQUIRE_PRIMARY_KEY, CREATE/ALTER DATABASE
+    Q_DEFAULT_TABLE_ENCRYPTION (both 0), as in 8.0.28 / 8.4 captures.
+    """
+    var = session.session_vars
+    g = session.server.globals
+    autocommit = bool(var.get("autocommit", g.get("autocommit")))
+    out = bytearray()
+    out += bytes([Q_FLAGS2_CODE]) + (0 if autocommit else OPTION_NOT_AUTOCOMMIT).to_bytes(4, "little")
+    out += bytes([Q_SQL_MODE_CODE]) + sql_mode_bits(var.get("sql_mode", g.get("sql_mode"))).to_bytes(8, "little")
+    out += bytes([Q_CATALOG_NZ_CODE, 3]) + b"std"
+    client = _collation_id(var.get("character_set_client", g.get("character_set_client")))
+    connection = _collation_id(var.get("collation_connection", g.get("collation_connection")))
+    out += bytes([Q_CHARSET_CODE]) + b"".join(v.to_bytes(2, "little") for v in (client, connection, 255))
+    if updated_dbs:
+        if len(updated_dbs) > MAX_DBS_IN_EVENT_MTS:
+            out += bytes([Q_UPDATED_DB_NAMES, OVER_MAX_DBS_IN_EVENT_MTS])
+        else:
+            out += bytes([Q_UPDATED_DB_NAMES, len(updated_dbs)])
+            out += b"".join(db.encode() + b"\0" for db in sorted(updated_dbs))
+    out += bytes([Q_DEFAULT_COLLATION_FOR_UTF8MB4]) + (255).to_bytes(2, "little")
+    head = " ".join(text.split()[:2]).upper()
+    if head in ("CREATE TABLE", "ALTER TABLE"):
+        out += bytes([Q_SQL_REQUIRE_PRIMARY_KEY, 0])
+    elif head in ("CREATE DATABASE", "CREATE SCHEMA", "ALTER DATABASE", "ALTER SCHEMA"):
+        out += bytes([Q_DEFAULT_TABLE_ENCRYPTION, 0])
+    return bytes(out)
+
+
+def query_event(
+    session: Session, database: str, text: str, *, updated_dbs: tuple[str, ...] | None = None
+) -> QueryEvent:
+    """A Query event as the session's statement (thread id = session id, exec_time 0, no error, 8.0 status vars)."""
     return QueryEvent(
-        thread_id=session.id, exec_time=0, error_code=0, status_vars=b"", database=database or "", query=text
+        thread_id=session.id,
+        exec_time=0,
+        error_code=0,
+        status_vars=query_status_vars(session, text, updated_dbs=updated_dbs),
+        database=database or "",
+        query=text,
     )
 
 
@@ -44,9 +157,9 @@ def transaction_events(server: Server, session: Session, ddl_text: str | None) -
     events: list[Any] = [query_event(session, "", "BEGIN")]
     fmt = str(session.session_vars.get("binlog_format", server.globals.get("binlog_format")))
     if fmt == "STATEMENT":
-        for db, text, intvars in session.statements:
+        for db, text, intvars, updated in session.statements:
             events.extend(intvars)
-            events.append(query_event(session, db, text.strip().rstrip(";")))
+            events.append(query_event(session, db, text.strip().rstrip(";"), updated_dbs=updated or None))
     else:
         events.extend(row_events(server, session.row_statements))
     events.append(XidEvent(xid=server.next_xid()))

@@ -79,10 +79,18 @@ class Compressor:
         self._idle = threading.Event()
 
     # -- control -------------------------------------------------------------------------------------------
-    def start(self) -> None:
-        """Launch the thread (it compresses once at launch)."""
+    def start(self, wait_launch_pass: bool = True) -> None:
+        """Launch the thread; it compresses once at launch (8.0.20+, Bug#30541799).
+
+        Args:
+            wait_launch_pass: block until that launch pass is over (default), so the table a session sees right
+                after ``Server.open`` is already compressed, and the launch pass can never race the first
+                transactions (mysqld likewise finishes start-up work before it accepts clients).
+        """
         self._thread = threading.Thread(target=self._run, name="compress_gtid_table", daemon=True)
         self._thread.start()
+        if wait_launch_pass:
+            self.wait_idle(timeout=60.0)
 
     def stop(self) -> None:
         """Ask the thread to finish its current transaction and exit; join it."""

@@ -100,8 +100,8 @@ class Session:
         self.holds_write_lock = False
         self.row_changes: list[Any] = []
         self.row_statements: list[list[Any]] = []  # RowChanges per DML statement (ROW events)
-        # (db, text, Intvar events) of each DML statement, for STATEMENT format
-        self.statements: list[tuple[str, str, tuple[Any, ...]]] = []
+        # (db, text, Intvar events, schemas of the rows it changed) of each DML statement, for STATEMENT format
+        self.statements: list[tuple[str, str, tuple[Any, ...], tuple[str, ...]]] = []
         self.trx_dirty = False
         self.last_insert_id = 0
         self.closed = False
@@ -238,7 +238,8 @@ class Session:
                 from gtidkit.engine.binlog_events import statement_intvars
 
                 intvars = statement_intvars(stmt.text, prev_last_insert_id, int(getattr(er, "insert_id", 0) or 0))
-                self.statements.append((self.current_db or "", stmt.text, intvars))
+                updated = tuple(dict.fromkeys(ch.schema for ch in changes))
+                self.statements.append((self.current_db or "", stmt.text, intvars, updated))
                 if changes or er.affected_rows:
                     self.trx_dirty = True
         if er.last_insert_id:
