@@ -33,7 +33,7 @@ from gtidkit.binlog.events import (
     UserVarEvent,
     XidEvent,
 )
-from gtidkit.binlog.file import FileScan, PositionedEvent, iter_transactions, read_events, scan_file
+from gtidkit.binlog.file import FileScan, FileScanner, PositionedEvent, iter_transactions, read_events, scan_file
 from gtidkit.binlog.header import EventHeader
 from gtidkit.binlog.stream import NEED_DATA, BinlogStream
 from gtidkit.binlog.transactions import Transaction, TransactionParser
@@ -80,4 +80,5 @@ __all__ = [
     "iter_transactions",
     "read_events",
     "scan_file",
+    "FileScanner",
 ]

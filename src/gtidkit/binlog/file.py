@@ -608,12 +608,18 @@ def _fast_trx(
     return None
 
 
-#: Transactions per list handed out by :meth:`_Scanner.run`.
+#: Transactions per list handed out by :meth:`FileScanner.run`.
 _BATCH = 256
 
 
-class _Scanner:
-    """The fast path shared by :func:`iter_transactions` and :func:`scan_file` (see the module docstring).
+class FileScanner:
+    """Streaming transaction scan of one binlog file: the fast path behind :func:`iter_transactions` and
+    :func:`scan_file` (see the module docstring), public for callers that must not hold a whole file's
+    transactions in memory (a Spark task over a 1 GiB binlog).
+
+    Usage: ``sc = FileScanner(path, verify_checksum=True)``; iterate ``sc.run()`` (or ``sc.batches()``) and
+    catch :class:`~gtidkit.errors.BinlogDecodeError`; afterwards ``sc.result`` is the :class:`FileScan` without
+    its ``transactions`` list filled, and ``sc.counts`` the event counts by type code.
 
     It runs the boundary state table of :mod:`gtidkit.binlog.transactions` (``_TABLE``) inline, keeping the
     open transaction in local variables; ``tests/binlog`` checks it against :class:`TransactionParser` fed from
@@ -949,7 +955,7 @@ def iter_transactions(path: str | os.PathLike[str], *, verify_checksum: bool = T
         BinlogDecodeError: at the first fault, after yielding every transaction completed before it.
         OSError: the file cannot be opened.
     """
-    for batch in _Scanner(path, verify_checksum).batches():
+    for batch in FileScanner(path, verify_checksum).batches():
         yield from batch
 
 
@@ -967,7 +973,7 @@ def scan_file(path: str | os.PathLike[str], *, verify_checksum: bool = True) -> 
     Raises:
         OSError: the file cannot be opened or mapped.
     """
-    scanner = _Scanner(path, verify_checksum)
+    scanner = FileScanner(path, verify_checksum)
     res = scanner.result
     try:
         for batch in scanner.batches():

@@ -138,9 +138,9 @@ def scan_records(spec: FileSpec, *, verify_checksum: bool = True) -> Iterator[tu
     Yields:
         Tuples matching schemas.SCAN. Never raises for bad content (it is recorded in the file record).
     """
-    from gtidkit.binlog.file import _Scanner  # streaming FileScan; see docs/PIPELINE.md "binlog API"
+    from gtidkit.binlog.file import FileScanner  # streaming FileScan; see docs/PIPELINE.md "binlog API"
 
-    scanner = _Scanner(spec.path, verify_checksum)
+    scanner = FileScanner(spec.path, verify_checksum)
     acc: dict[str, Any] = {"first_gtid": None, "last_gtid": None, "n_txn": 0, "n_gtid": 0, "n_anon": 0,
                            "first_ts": None, "last_ts": None, "status": "ok", "error": None, "error_offset": None}
     try:
