@@ -43,7 +43,7 @@ def server_with_table(open_server, **options):
 
 # ---------------------------------------------------------------------------------------------- through the engine
 def test_writeset_is_the_default(open_server):
-    srv, s = server_with_table(open_server)
+    _srv, s = server_with_table(open_server)
     assert s.execute("SELECT @@GLOBAL.binlog_transaction_dependency_tracking").rows == [("WRITESET",)]
     assert s.execute("SELECT @@GLOBAL.binlog_transaction_dependency_history_size").rows == [(25000,)]
 
@@ -63,7 +63,9 @@ def test_conflicting_updates_chain(open_server):
     s.execute("UPDATE t SET v = v + 1 WHERE id = 1")  # seq 5: row 1 last written by 3
     s.execute("UPDATE t SET v = v + 1 WHERE id = 1")  # seq 6: by 5
     s.execute("UPDATE t SET v = v + 1 WHERE id = 2")  # seq 7: by 4
-    s.execute("BEGIN; UPDATE t SET v = 9 WHERE id = 1; UPDATE t SET v = 9 WHERE id = 2; COMMIT")  # seq 8: max(6, 7)
+    s.execute(
+        "BEGIN; UPDATE t SET v = 9 WHERE id = 1; UPDATE t SET v = 9 WHERE id = 2; COMMIT"
+    )  # seq 8: max(6, 7)
     assert clock(srv)[2:] == [(2, 3), (2, 4), (3, 5), (5, 6), (4, 7), (7, 8)]
 
 
@@ -146,7 +148,9 @@ def test_empty_transaction_with_explicit_gtid_runs_in_parallel(open_server):
     srv, s = server_with_table(open_server)
     s.execute("INSERT INTO t VALUES (1, 1, 0)")  # seq 3
     s.execute("INSERT INTO t VALUES (2, 2, 0)")  # seq 4
-    s.execute("SET gtid_next = 'aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa:1'; BEGIN; COMMIT; SET gtid_next = AUTOMATIC")
+    s.execute(
+        "SET gtid_next = 'aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa:1'; BEGIN; COMMIT; SET gtid_next = AUTOMATIC"
+    )
     assert clock(srv)[-1] == (2, 5)
 
 
@@ -163,7 +167,7 @@ def test_counters_restart_in_each_file(open_server):
 
 
 def test_bad_values_are_rejected(open_server):
-    srv, s = server_with_table(open_server)
+    _srv, s = server_with_table(open_server)
     with pytest.raises(MySQLError) as exc:
         s.execute("SET GLOBAL binlog_transaction_dependency_tracking = 'BOGUS'")
     assert exc.value.code == 1231
@@ -219,7 +223,11 @@ def test_tracker_rotate_and_unknown_mode():
 
 
 def test_extract_writeset_keys_nulls_and_missing_keys():
-    cols = (ColumnDef("id", "int", nullable=False), ColumnDef("u", "varchar", length=10), ColumnDef("v", "int"))
+    cols = (
+        ColumnDef("id", "int", nullable=False),
+        ColumnDef("u", "varchar", length=10),
+        ColumnDef("v", "int"),
+    )
     keyed = TableDef("d", "t", cols, (IndexDef("PRIMARY", ("id",), True, True), IndexDef("u", ("u",), True)))
     bare = TableDef("d", "n", cols, (IndexDef("u", ("u",), True),))  # nullable unique key only: not keyed
 

@@ -352,7 +352,10 @@ def event_info(ev: Any, table_names: dict[int, str] | None = None) -> str:
         return f"COMMIT /* xid={ev.xid} */"
     if isinstance(ev, IntvarEvent):
         # Intvar_log_event::pack_info: "<get_var_type_name()>=<value>"
-        names = {int(IntvarType.LAST_INSERT_ID_EVENT): "LAST_INSERT_ID", int(IntvarType.INSERT_ID_EVENT): "INSERT_ID"}
+        names = {
+            int(IntvarType.LAST_INSERT_ID_EVENT): "LAST_INSERT_ID",
+            int(IntvarType.INSERT_ID_EVENT): "INSERT_ID",
+        }
         return f"{names.get(ev.type, 'INVALID_INT')}={ev.value}"
     if isinstance(ev, RotateEvent):
         return f"{ev.next_file};pos={ev.position}"

@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.binlog.events.control import XidEvent
 from gtidkit.binlog.constants import IntvarType
+from gtidkit.binlog.events.control import XidEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
 from gtidkit.engine.trx_tracking import NO_WRITESET, Writeset, extract_writeset
 
@@ -114,10 +114,17 @@ def query_status_vars(session: Session, text: str, *, updated_dbs: tuple[str, ..
     autocommit = bool(var.get("autocommit", g.get("autocommit")))
     out = bytearray()
     out += bytes([Q_FLAGS2_CODE]) + (0 if autocommit else OPTION_NOT_AUTOCOMMIT).to_bytes(4, "little")
-    out += bytes([Q_SQL_MODE_CODE]) + sql_mode_bits(var.get("sql_mode", g.get("sql_mode"))).to_bytes(8, "little")
+    out += bytes([Q_SQL_MODE_CODE]) + sql_mode_bits(var.get("sql_mode", g.get("sql_mode"))).to_bytes(
+        8, "little"
+    )
     out += bytes([Q_CATALOG_NZ_CODE, 3]) + b"std"
     client = _collation_id(var.get("character_set_client", g.get("character_set_client")))
-    connection = _collation_id(var.get("collation_connection", g.get("collation_connection")))
+    # SET NAMES x sets character_set_connection (and, in MySQL, collation_connection to x's default)
+    connection = _collation_id(
+        var.get("collation_connection")
+        or var.get("character_set_connection")
+        or g.get("collation_connection")
+    )
     out += bytes([Q_CHARSET_CODE]) + b"".join(v.to_bytes(2, "little") for v in (client, connection, 255))
     if updated_dbs:
         if len(updated_dbs) > MAX_DBS_IN_EVENT_MTS:

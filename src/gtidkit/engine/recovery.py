@@ -44,8 +44,8 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
 from gtidkit.binlog.constants import IntvarType
+from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
 from gtidkit.engine import binlog_scan, gtid_table
 from gtidkit.engine.binlog_log import BinlogLog, file_number

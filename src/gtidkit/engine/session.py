@@ -237,7 +237,9 @@ class Session:
             if stmt.kind in ("dml",):
                 from gtidkit.engine.binlog_events import statement_intvars
 
-                intvars = statement_intvars(stmt.text, prev_last_insert_id, int(getattr(er, "insert_id", 0) or 0))
+                intvars = statement_intvars(
+                    stmt.text, prev_last_insert_id, int(getattr(er, "insert_id", 0) or 0)
+                )
                 updated = tuple(dict.fromkeys(ch.schema for ch in changes))
                 self.statements.append((self.current_db or "", stmt.text, intvars, updated))
                 if changes or er.affected_rows:
