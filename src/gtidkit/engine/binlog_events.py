@@ -198,7 +198,7 @@ def statement_intvars(text: str, last_insert_id_before: int, insert_id: int) -> 
 
 
 def session_binlog_format(server: Server, session: Session) -> str:
-    """``@@SESSION.binlog_format`` (ROW, STATEMENT or MIXED; MIXED is logged as STATEMENT here)."""
+    """``@@SESSION.binlog_format`` (ROW, STATEMENT or MIXED; MIXED is logged as ROW here)."""
     return str(session.session_vars.get("binlog_format", server.globals.get("binlog_format")))
 
 
@@ -214,7 +214,7 @@ def transaction_writeset(server: Server, session: Session, ddl_text: str | None)
         return NO_WRITESET
     if not session.row_changes and not session.trx_dirty:
         return Writeset(empty_transaction=True)
-    if session_binlog_format(server, session) != "ROW":
+    if session_binlog_format(server, session) == "STATEMENT":
         return NO_WRITESET
     return extract_writeset(session.row_changes, server.storage.catalog)
 
