@@ -94,6 +94,7 @@ class BinlogLog:
     # -- index -------------------------------------------------------------------------------------------
     @property
     def index_path(self) -> Path:
+        """Path of ``binlog.index`` in the datadir (one binlog file name per line, as mysqld writes it)."""
         return self.datadir / INDEX_NAME
 
     def _read_index(self) -> list[str]:

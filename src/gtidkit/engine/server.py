@@ -197,14 +197,17 @@ class Server:
     # ------------------------------------------------------------------ options
     @property
     def log_bin(self) -> bool:
+        """``@@GLOBAL.log_bin``: whether the binary log is on (fixed at start-up, as in mysqld)."""
         return bool(self.globals.get("log_bin"))
 
     @property
     def log_replica_updates(self) -> bool:
+        """``@@GLOBAL.log_replica_updates`` (alias log_slave_updates): binlog what the applier executes."""
         return bool(self.globals.get("log_replica_updates"))
 
     @property
     def gtid_mode(self) -> str:
+        """``@@GLOBAL.gtid_mode``: OFF, OFF_PERMISSIVE, ON_PERMISSIVE or ON."""
         return str(self.globals.get("gtid_mode"))
 
     # ------------------------------------------------------------------ sessions
@@ -284,11 +287,13 @@ class Server:
         self._flush_observers.append(fn)
 
     def notify_commit(self, session: Session, gtid: Gtid | None) -> None:
+        """Call every commit observer with the committing session and its GTID (``None`` = anonymous)."""
         for fn in list(self._commit_observers):
             fn(session, gtid)
 
     # ------------------------------------------------------------------ the commit path
     def next_xid(self) -> int:
+        """The next XID for an Xid_log_event (a counter per server run; mysqld also numbers xids per run)."""
         self._xid += 1
         return self._xid
 

@@ -160,6 +160,7 @@ class Warning_:
     message: str
 
     def as_tuple(self) -> tuple[str, int, str]:
+        """``(Level, Code, Message)`` as SHOW WARNINGS lists it."""
         return (self.level, self.code, self.message)
 
 
