@@ -16,8 +16,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _results import update_section
 
-from gtidkit.engine import sql as sql_mod
-from gtidkit.engine.sql import Executor
+from gtidkit.engine.sql import executor as sql_mod
+from gtidkit.engine.sql.executor import Executor
 from gtidkit.engine.storage import Storage
 
 DDL = (

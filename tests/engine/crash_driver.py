@@ -102,8 +102,8 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
     unacknowledged transaction (the one in flight when it was killed) committed.
     """
     from gtidkit.engine import Server
-    from gtidkit.engine.binlog_scan import previous_gtids, summarize
-    from gtidkit.engine.gtid_table import read_set
+    from gtidkit.engine.binlog.scan import previous_gtids, summarize
+    from gtidkit.engine.gtid.table import read_set
     from gtidkit.gtid import Gtid, GtidSet
 
     options, explicit = MODES[mode]

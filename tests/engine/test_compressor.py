@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from gtidkit.engine import gtid_table
-from gtidkit.engine.compressor import STATE_SUSPENDING, THREAD_NAME
+from gtidkit.engine.gtid import table as gtid_table
+from gtidkit.engine.gtid.compressor import STATE_SUSPENDING, THREAD_NAME
 
 SRC = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 
@@ -120,7 +120,7 @@ def test_compression_keeps_concurrent_inserts(open_server):
 def test_state_while_compressing_is_visible(open_server):
     """While a pass runs (here: blocked on the engine write lock) the thread shows 'Compressing gtid_executed
     table'; committers keep the lock only for their own short transactions."""
-    from gtidkit.engine.compressor import STATE_COMPRESSING
+    from gtidkit.engine.gtid.compressor import STATE_COMPRESSING
 
     srv = open_server(gtid_mode="ON", log_bin=False, gtid_executed_compression_period=0)
     s = srv.session()

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from gtidkit.engine.binlog_scan import summarize
+from gtidkit.engine.binlog.scan import summarize
 from gtidkit.gtid import GtidSet
 
 THREADS = 8

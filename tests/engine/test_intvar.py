@@ -11,8 +11,8 @@ import pytest
 
 from gtidkit.binlog.constants import IntvarType
 from gtidkit.binlog.events.statement import IntvarEvent
-from gtidkit.engine.binlog_events import statement_intvars
-from gtidkit.engine.binlog_scan import summarize
+from gtidkit.engine.binlog.scan import summarize
+from gtidkit.engine.binlog.transaction_events import statement_intvars
 
 
 def crash(srv) -> None:

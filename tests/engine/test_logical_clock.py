@@ -14,9 +14,7 @@ from click.testing import CliRunner
 
 from gtidkit.binlog.file import iter_transactions
 from gtidkit.cli.main import cli
-from gtidkit.engine.catalog import ColumnDef, IndexDef, TableDef
-from gtidkit.engine.sql import RowChange
-from gtidkit.engine.trx_tracking import (
+from gtidkit.engine.binlog.dependency import (
     COMMIT_ORDER,
     NO_WRITESET,
     WRITESET,
@@ -25,6 +23,8 @@ from gtidkit.engine.trx_tracking import (
     Writeset,
     extract_writeset,
 )
+from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
+from gtidkit.engine.sql.executor import RowChange
 from gtidkit.errors import MySQLError
 
 

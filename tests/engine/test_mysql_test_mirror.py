@@ -13,7 +13,7 @@ import time
 import pytest
 from tests_paths import MYSQL_TEST
 
-from gtidkit.engine.compressor import STATE_SUSPENDING, THREAD_NAME
+from gtidkit.engine.gtid.compressor import STATE_SUSPENDING, THREAD_NAME
 from gtidkit.errors import MySQLError
 
 SRC = "3e11fa47-71ca-11e1-9e33-c80aa9429562"

@@ -14,7 +14,7 @@ import pytest
 
 from gtidkit.binlog.events.statement import QueryEvent
 from gtidkit.binlog.file import read_events
-from gtidkit.engine.binlog_events import sql_mode_bits
+from gtidkit.engine.binlog.transaction_events import sql_mode_bits
 
 
 def _begin_status_vars(path: Path) -> bytes:

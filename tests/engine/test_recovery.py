@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gtidkit.engine.binlog_scan import summarize
+from gtidkit.engine.binlog.scan import summarize
 from gtidkit.errors import MySQLError
 
 

@@ -10,9 +10,9 @@ import pytest
 from gtidkit.binlog import FormatDescriptionEvent, decode_event, encode_event
 from gtidkit.binlog.cursor import Cursor
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
-from gtidkit.engine import rowimage
-from gtidkit.engine.catalog import ColumnDef
-from gtidkit.engine.sql import Executor
+from gtidkit.engine.sql import rowimage
+from gtidkit.engine.sql.catalog import ColumnDef
+from gtidkit.engine.sql.executor import Executor
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
 
@@ -225,7 +225,7 @@ def test_truncated_image_is_a_decode_error(tmp_path):
 
 
 def test_encode_row_null_bitmap():
-    from gtidkit.engine.catalog import TableDef
+    from gtidkit.engine.sql.catalog import TableDef
 
     t = TableDef("d", "x", (ColumnDef("a", "int"), ColumnDef("b", "varchar", length=10)))
     assert rowimage.encode_row(t, (None, "hi")) == b"\x01" + b"\x02hi"

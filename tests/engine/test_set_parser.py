@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gtidkit.engine.set_parser import (
+from gtidkit.engine.statements.set_parser import (
     Assignment,
     Default,
     Expression,

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from gtidkit.engine.sql import Executor, RowChange
+from gtidkit.engine.sql.executor import Executor, RowChange
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
 
@@ -534,8 +534,7 @@ def test_cached_shapes_give_the_same_results_as_literal_text(ex):
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from gtidkit.engine import sql as sql_mod
-
+    from gtidkit.engine.sql import executor as sql_mod
     run(ex, "CREATE TABLE p (id INT PRIMARY KEY, k INT, c VARCHAR(20))")
     run(ex, "INSERT INTO p VALUES " + ", ".join(f"({i}, {i % 7}, 'c{i % 5}')" for i in range(1, 60)))
     shapes = [
@@ -616,7 +615,7 @@ def test_fuzzed_text_raises_only_mysql_errors(ex):
     def check(tokens):
         text = " ".join(tokens)
         try:
-            for stmt in __import__("gtidkit.engine.sql", fromlist=["x"]).split_statements(text):
+            for stmt in __import__("gtidkit.engine.sql.executor", fromlist=["x"]).split_statements(text):
                 ex.execute(stmt, "d")
         except MySQLError:
             pass
@@ -629,8 +628,7 @@ def test_cached_dml_matches_literal_dml(ex):
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from gtidkit.engine import sql as sql_mod
-
+    from gtidkit.engine.sql import executor as sql_mod
     for db in ("c1", "c2"):
         run(ex, f"CREATE DATABASE {db}")
         run(

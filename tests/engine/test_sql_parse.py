@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from gtidkit.engine.sql import classify, split_statements
-from gtidkit.engine.sql_parse import parse_tree, templatize, unquote_string
+from gtidkit.engine.sql.executor import classify, split_statements
+from gtidkit.engine.sql.parse import parse_tree, templatize, unquote_string
 from gtidkit.errors import MySQLError
 
 

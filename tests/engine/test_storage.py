@@ -146,7 +146,7 @@ def test_eight_threads_read_modify_write_never_lose_updates(storage):
 
 
 def test_catalog_survives_reopen(tmp_path):
-    from gtidkit.engine.sql import Executor
+    from gtidkit.engine.sql.executor import Executor
 
     s = Storage.open(tmp_path)
     ex = Executor(s, s.connect())

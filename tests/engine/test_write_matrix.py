@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gtidkit.engine.binlog_scan import summarize
+from gtidkit.engine.binlog.scan import summarize
 
 
 def _table(s):

@@ -25,7 +25,7 @@ After a crash (kill -9 at any instant) exactly one of these holds for the last t
   precedes step 3's commit). Recovery truncates the torn tail: T is in neither.
 * T is complete in the binlog, SQLite did not commit → the recorded position is before T. Recovery re-applies
   every complete binlog transaction past the recorded position (ROW events through
-  :func:`gtidkit.engine.rowimage.apply_rows_event`, Query events through the executor, honouring the Intvar
+  :func:`gtidkit.engine.sql.rowimage.apply_rows_event`, Query events through the executor, honouring the Intvar
   events before them so AUTO_INCREMENT ids come out as logged) and advances the
   position in the same SQLite transaction: T is in both (it may not have been acknowledged; MySQL behaves the
   same for a transaction that reached the binlog).
@@ -47,8 +47,9 @@ from typing import TYPE_CHECKING, Any
 from gtidkit.binlog.constants import IntvarType
 from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
-from gtidkit.engine import binlog_scan, gtid_table
-from gtidkit.engine.binlog_log import BinlogLog, file_number
+from gtidkit.engine.binlog import scan as binlog_scan
+from gtidkit.engine.binlog.log import BinlogLog, file_number
+from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.gtid import GtidSet
 
 if TYPE_CHECKING:
@@ -171,7 +172,7 @@ def reapply_binlogs(server: Server, blog: BinlogLog, files: list[str]) -> int:
 
 def apply_transaction(server: Server, file: str, tx: binlog_scan.ScannedTransaction) -> None:
     """Apply one binlog transaction to the engine and record its end position, in one SQLite transaction."""
-    from gtidkit.engine.sql import Executor, classify
+    from gtidkit.engine.sql.executor import Executor, classify
 
     conn = server._internal
     executor = Executor(server.storage, conn)
@@ -197,7 +198,7 @@ def apply_transaction(server: Server, file: str, tx: binlog_scan.ScannedTransact
             elif isinstance(ev, TableMapEvent):
                 table_maps[ev.table_id] = ev
             elif isinstance(ev, RowsEvent):
-                from gtidkit.engine import rowimage  # the SQL layer's row-image codec
+                from gtidkit.engine.sql import rowimage  # the SQL layer's row-image codec
 
                 rowimage.apply_rows_event(executor, table_maps[ev.table_id], ev)
         server._record_position(server.storage.sqlite(conn), file, tx.end)

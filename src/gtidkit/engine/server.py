@@ -36,10 +36,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gtidkit.engine import gtid_table, sysvars
-from gtidkit.engine.binlog_log import BinlogLog
-from gtidkit.engine.compressor import Compressor
-from gtidkit.engine.gtid_state import GtidState
+from gtidkit.engine import sysvars
+from gtidkit.engine.binlog.log import BinlogLog
+from gtidkit.engine.gtid import table as gtid_table
+from gtidkit.engine.gtid.compressor import Compressor
+from gtidkit.engine.gtid.state import GtidState
 from gtidkit.engine.session import ANONYMOUS, ASSIGNED, AUTOMATIC, Session, now_us
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
@@ -126,7 +127,7 @@ class Server:
             period=lambda: int(self.globals.get("gtid_executed_compression_period")),
         )
         self.storage.threads_provider = lambda: [self.compressor.thread_row()]
-        from gtidkit.engine.admin import Admin
+        from gtidkit.engine.statements.admin import Admin
 
         self.admin = Admin(self)
 
@@ -315,7 +316,7 @@ class Server:
             MySQLError: the storage commit failed (the transaction is rolled back; a binlog transaction already
                 written is re-applied by recovery at the next start, so the binlog stays the source of truth).
         """
-        from gtidkit.engine.binlog_events import transaction_events, transaction_writeset
+        from gtidkit.engine.binlog.transaction_events import transaction_events, transaction_writeset
 
         state = self.gtid_state
         kind = session.gtid_next_kind
@@ -505,7 +506,7 @@ class Server:
 
     def sql_functions(self, session: Session) -> dict[str, Callable[..., Any]]:
         """GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET bound to ``session`` (formats.md §8.1)."""
-        from gtidkit.engine.admin import gtid_functions
+        from gtidkit.engine.statements.admin import gtid_functions
 
         return gtid_functions(self, session)
 

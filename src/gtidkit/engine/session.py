@@ -5,9 +5,9 @@ than an "innocent" one (SELECT, SET, SHOW without stored functions) fails with E
 1837 while gtid_next is UNDEFINED; an already-executed GTID makes the transaction be skipped), ``sql/sys_vars.cc``
 (``Sys_var_gtid_next::session_update``), ``sql/transaction.cc`` (implicit commits), and formats.md §8.2–8.3.
 
-Statement kinds come from :func:`gtidkit.engine.sql.classify`; SELECT/DML/DDL/USE run in the SQL layer's
-:class:`~gtidkit.engine.sql.Executor`; SET, transaction control, SHOW of binlog/GTID state and the admin
-statements are handled here and in :mod:`gtidkit.engine.admin`. The commit path itself (binlog, GTID table, GTID
+Statement kinds come from :func:`gtidkit.engine.sql.executor.classify`; SELECT/DML/DDL/USE run in the SQL layer's
+:class:`~gtidkit.engine.sql.executor.Executor`; SET, transaction control, SHOW of binlog/GTID state and the admin
+statements are handled here and in :mod:`gtidkit.engine.statements.admin`. The commit path itself (binlog, GTID table, GTID
 state, observers) is :meth:`gtidkit.engine.server.Server.commit_transaction`.
 
 Locking: a session holds the server's write lock from the first write of a transaction until its commit or
@@ -22,9 +22,10 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.engine import set_parser, sysvars
-from gtidkit.engine.gtid_state import EXECUTED
-from gtidkit.engine.set_parser import Default, Expression, Keyword, SysVarRef, UserVarRef
+from gtidkit.engine import sysvars
+from gtidkit.engine.gtid.state import EXECUTED
+from gtidkit.engine.statements import set_parser
+from gtidkit.engine.statements.set_parser import Default, Expression, Keyword, SysVarRef, UserVarRef
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
 
@@ -78,7 +79,7 @@ class Session:
     """
 
     def __init__(self, server: Server, session_id: int) -> None:
-        from gtidkit.engine.sql import Executor
+        from gtidkit.engine.sql.executor import Executor
 
         self.server = server
         self.id = session_id
@@ -115,7 +116,7 @@ class Session:
             MySQLError: MySQL's code, SQLSTATE and message for the first failing statement (the ones before it
                 have taken effect, as with the mysql client).
         """
-        from gtidkit.engine.sql import split_statements
+        from gtidkit.engine.sql.executor import split_statements
 
         if self.closed:
             raise MySQLError(2006, "MySQL server has gone away")
@@ -152,7 +153,7 @@ class Session:
     # ------------------------------------------------------------------ dispatch
     def execute_one(self, text: str) -> Result:
         """Run one statement (no trailing ``;`` needed)."""
-        from gtidkit.engine.sql import classify
+        from gtidkit.engine.sql.executor import classify
 
         stmt = classify(text)
         kind = stmt.kind
@@ -235,7 +236,7 @@ class Session:
             if changes:
                 self.row_statements.append(changes)
             if stmt.kind in ("dml",):
-                from gtidkit.engine.binlog_events import statement_intvars
+                from gtidkit.engine.binlog.transaction_events import statement_intvars
 
                 intvars = statement_intvars(
                     stmt.text, prev_last_insert_id, int(getattr(er, "insert_id", 0) or 0)
@@ -372,7 +373,7 @@ class Session:
         if isinstance(value, Keyword):
             return value.word
         if isinstance(value, Expression):
-            from gtidkit.engine.sql import classify
+            from gtidkit.engine.sql.executor import classify
 
             er = self.executor.execute(classify(f"SELECT {value.text}"), self.current_db)
             return er.rows[0][0] if er.rows else None

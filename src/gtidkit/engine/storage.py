@@ -213,7 +213,7 @@ class Storage:
     Attributes:
         path: the SQLite database file.
         synchronous: the PRAGMA synchronous mode in force.
-        catalog: the MySQL catalog (:class:`gtidkit.engine.catalog.Catalog`), shared by all connections.
+        catalog: the MySQL catalog (:class:`gtidkit.engine.sql.catalog.Catalog`), shared by all connections.
         threads_provider: callback ``() -> list[dict]`` returning ``performance_schema.threads`` rows (keys are
             the table's column names, missing keys read as NULL); set by the GTID core.
     """
@@ -227,7 +227,9 @@ class Storage:
         self._connections: list[Connection] = []
         #: SQL plans shared by all sessions, keyed by (statement shape, current db, catalog version, flags).
         self.plan_cache: dict[Any, Any] = {}
-        from gtidkit.engine.catalog import Catalog  # catalog uses storage helpers; import here avoids a cycle
+        from gtidkit.engine.sql.catalog import (
+            Catalog,  # catalog uses storage helpers; import here avoids a cycle
+        )
 
         self.catalog = Catalog(self)
 

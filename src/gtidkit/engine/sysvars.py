@@ -90,7 +90,7 @@ SYSVARS: dict[str, SysVar] = {
         _v("binlog_checksum", GLOBAL, ENUM, "CRC32", choices=("NONE", "CRC32")),
         _v("binlog_gtid_simple_recovery", GLOBAL, BOOL, True, read_only=True),
         # 8.0 names; 8.4 removed the variable and always tracks WRITESET, hence WRITESET as our default (8.0's
-        # own default was COMMIT_ORDER). See gtidkit.engine.trx_tracking.
+        # own default was COMMIT_ORDER). See gtidkit.engine.binlog.dependency.
         _v(
             "binlog_transaction_dependency_tracking",
             GLOBAL,

@@ -798,7 +798,7 @@ class Catalog:
                     _system_view_def("performance_schema", "threads", list(THREADS_COLUMNS), _THREADS_TYPES),
                 )
             if ("mysql", "gtid_executed") not in self._tables:
-                from gtidkit.engine.sql_ddl import parse_create_table_text
+                from gtidkit.engine.sql.ddl import parse_create_table_text
 
                 self.create_table(conn, parse_create_table_text(GTID_EXECUTED_DDL, None), if_not_exists=True)
             conn.commit()
@@ -813,7 +813,7 @@ class Catalog:
         For the GTID core's own tables (e.g. an applied-binlog-position table in ``mysql``). ``conn`` must be in
         a transaction. Returns True when created.
         """
-        from gtidkit.engine.sql_ddl import parse_create_table_text
+        from gtidkit.engine.sql.ddl import parse_create_table_text
 
         return self.create_table(conn, parse_create_table_text(create_sql, None), if_not_exists=True)
 

@@ -23,7 +23,7 @@ import struct
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
-from gtidkit.engine.catalog import ColumnDef
+from gtidkit.engine.sql.catalog import ColumnDef
 from gtidkit.errors import MySQLError
 
 __all__ = ["coerce", "format_datetime", "from_sqlite", "to_sqlite"]

@@ -6,7 +6,7 @@ Source: MySQL ``sql/binlog.cc`` (``MYSQL_BIN_LOG::open_binlog``, ``new_file_impl
 
 Names follow MySQL 8.0: ``binlog.000001`` ... and ``binlog.index`` listing ``./binlog.000001`` one per line. The
 logical clock (``last_committed`` / ``sequence_number``) restarts in each file (0/1 for the first transaction)
-and comes from :class:`gtidkit.engine.trx_tracking.DependencyTracker`: commits are serialised by the engine's write
+and comes from :class:`gtidkit.engine.binlog.dependency.DependencyTracker`: commits are serialised by the engine's write
 lock, so COMMIT_ORDER gives ``sequence_number - 1``; WRITESET / WRITESET_SESSION (the default, as MySQL 8.4)
 lower it to the last transaction that changed the same rows, forming commit groups a parallel applier can use.
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gtidkit.binlog.writer import BinlogWriter
-from gtidkit.engine.trx_tracking import NO_WRITESET, WRITESET, DependencyTracker, Writeset
+from gtidkit.engine.binlog.dependency import NO_WRITESET, WRITESET, DependencyTracker, Writeset
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
 
@@ -217,7 +217,7 @@ class BinlogLog:
             immediate_commit_timestamp, original_commit_timestamp: µs since the epoch.
             server_id: header server_id (default: this server's).
             writeset, dependency_tracking, history_size, session_id: logical-clock inputs, see
-                :meth:`gtidkit.engine.trx_tracking.DependencyTracker.assign` (:data:`NO_WRITESET` = the transaction
+                :meth:`gtidkit.engine.binlog.dependency.DependencyTracker.assign` (:data:`NO_WRITESET` = the transaction
                 depends on the previous one).
 
         Returns:

@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from gtidkit.engine import gtid_table
+from gtidkit.engine.gtid import table as gtid_table
 
 log = logging.getLogger(__name__)
 

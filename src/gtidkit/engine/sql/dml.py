@@ -1,6 +1,6 @@
 """INSERT / REPLACE / UPDATE / DELETE with MySQL semantics and full before/after row images.
 
-Each statement is planned once per shape (see :mod:`gtidkit.engine.sql`) and executed row by row against the
+Each statement is planned once per shape (see :mod:`gtidkit.engine.sql.executor`) and executed row by row against the
 physical table, so every changed row's before and after image is known (ROW-format binlog events need both):
 
 * INSERT builds the full row in Python (defaults, strict-mode coercion, AUTO_INCREMENT), inserts it, and
@@ -34,14 +34,14 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from gtidkit.engine import storage as _db
-from gtidkit.engine.catalog import IndexDef, TableDef
-from gtidkit.engine.sql_ddl import not_supported
-from gtidkit.engine.sql_values import coerce, from_sqlite, to_float32, to_sqlite
+from gtidkit.engine.sql.catalog import IndexDef, TableDef
+from gtidkit.engine.sql.ddl import not_supported
+from gtidkit.engine.sql.values import coerce, from_sqlite, to_float32, to_sqlite
 from gtidkit.engine.storage import physical_name, quote_ident
 from gtidkit.errors import MySQLError
 
 if TYPE_CHECKING:
-    from gtidkit.engine.sql import ExecResult, Executor
+    from gtidkit.engine.sql.executor import ExecResult, Executor
 
 __all__ = ["DeletePlan", "InsertPlan", "UpdatePlan", "plan_dml", "run_dml", "to_int_udf"]
 
@@ -114,7 +114,7 @@ def to_int_udf(v: Any) -> Any:
 
 
 def _sql(node: exp.Expression) -> str:
-    from gtidkit.engine.sql import SQLITE
+    from gtidkit.engine.sql.executor import SQLITE
 
     return node.sql(dialect=SQLITE, identify=True)
 
@@ -333,7 +333,7 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
 # ---------------------------------------------------------------- execution ------------------------------------
 def run_dml(ex: Executor, plan: DmlPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
     """Execute a DML plan with literal values ``params`` inside the caller's transaction."""
-    from gtidkit.engine.sql import _bindable
+    from gtidkit.engine.sql.executor import _bindable
 
     binds = {k: _bindable(v) for k, v in params.items()}
     for slot in plan.variables:
@@ -356,7 +356,7 @@ def _select_binds(sql: str, binds: dict[str, Any]) -> dict[str, Any]:
 
 
 def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any]) -> ExecResult:
-    from gtidkit.engine.sql import ExecResult, RowChange
+    from gtidkit.engine.sql.executor import ExecResult, RowChange
 
     rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
     if rows:
@@ -367,7 +367,7 @@ def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any]) -> ExecRe
 
 
 def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any]) -> ExecResult:
-    from gtidkit.engine.sql import ExecResult, RowChange
+    from gtidkit.engine.sql.executor import ExecResult, RowChange
 
     t = plan.table
     rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
@@ -507,7 +507,7 @@ def _defaults(t: TableDef) -> list[Any]:
 
 
 def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: dict[str, Any]) -> ExecResult:
-    from gtidkit.engine.sql import ExecResult, RowChange
+    from gtidkit.engine.sql.executor import ExecResult, RowChange
 
     t = plan.table
     raw = ex.conn.raw

@@ -8,13 +8,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gtidkit.engine.catalog import TableDef
-from gtidkit.engine.sql_ddl import not_supported
-from gtidkit.engine.sql_parse import Statement, normalize
+from gtidkit.engine.sql.catalog import TableDef
+from gtidkit.engine.sql.ddl import not_supported
+from gtidkit.engine.sql.parse import Statement, normalize
 from gtidkit.errors import MySQLError
 
 if TYPE_CHECKING:
-    from gtidkit.engine.sql import ExecResult, Executor
+    from gtidkit.engine.sql.executor import ExecResult, Executor
 
 __all__ = ["run_show", "show_create_table"]
 
@@ -31,7 +31,7 @@ def _unid(s: str | None) -> str | None:
 def _like(pattern: str | None):
     if pattern is None:
         return lambda s: True
-    from gtidkit.engine.sql_parse import unquote_string
+    from gtidkit.engine.sql.parse import unquote_string
 
     p = unquote_string(pattern)
     rx = "".join(".*" if ch == "%" else "." if ch == "_" else re.escape(ch) for ch in p)
@@ -88,7 +88,7 @@ def run_show(ex: Executor, stmt: Statement, current_db: str | None) -> ExecResul
     Raises:
         MySQLError: 1046, 1049, 1146 as MySQL; 1235 for SHOW forms not handled here.
     """
-    from gtidkit.engine.sql import ExecResult
+    from gtidkit.engine.sql.executor import ExecResult
 
     cat = ex.storage.catalog
     norm = normalize(stmt.text)

@@ -24,7 +24,9 @@ from gtidkit.binlog.events.control import (
 )
 from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
-from gtidkit.engine import binlog_scan, gtid_table, sysvars
+from gtidkit.engine import sysvars
+from gtidkit.engine.binlog import scan as binlog_scan
+from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.session import Result
 from gtidkit.errors import BinlogDecodeError, MySQLError
 from gtidkit.gtid import GtidSet
@@ -220,7 +222,7 @@ class Admin:
             raise MySQLError(
                 1235, f"This version of MySQL doesn't yet support '{text.strip()[:40]}'", "42000"
             )
-        from gtidkit.engine.set_parser import parse_error
+        from gtidkit.engine.statements.set_parser import parse_error
 
         raise parse_error(text, 0)
 

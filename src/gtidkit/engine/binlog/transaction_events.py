@@ -5,7 +5,7 @@ transaction, ``Xid`` ends it; a DDL is a single ``Query`` with the default datab
 explicit GTID is ``Query(BEGIN)`` + ``Query(COMMIT)``), RM8 "Binary Logging Formats", formats.md §1.7 and §8.2.
 
 * ROW: ``Query(BEGIN)``, then per statement a ``Table_map`` for each table and its
-  ``Write/Update/Delete_rows_v2`` events (built by the SQL layer's :mod:`gtidkit.engine.rowimage`), ``Xid``.
+  ``Write/Update/Delete_rows_v2`` events (built by the SQL layer's :mod:`gtidkit.engine.sql.rowimage`), ``Xid``.
 * STATEMENT: ``Query(BEGIN)``, per DML statement its ``Intvar`` events then its ``Query`` (with its default
   database), ``Xid``. As ``MYSQL_BIN_LOG::write_event``: ``LAST_INSERT_ID`` (1) first when the statement calls
   ``LAST_INSERT_ID()`` (value = what it returned, the previous statement's first generated id), then
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from gtidkit.binlog.constants import IntvarType
 from gtidkit.binlog.events.control import XidEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
-from gtidkit.engine.trx_tracking import NO_WRITESET, Writeset, extract_writeset
+from gtidkit.engine.binlog.dependency import NO_WRITESET, Writeset, extract_writeset
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
@@ -208,7 +208,7 @@ def transaction_writeset(server: Server, session: Session, ddl_text: str | None)
     DDL and STATEMENT-format transactions have none (:data:`NO_WRITESET`: they depend on the previous transaction
     and reset the history, as in ``Writeset_trx_dependency_tracker::get_dependency``); an empty transaction
     (explicit GTID, ``BEGIN; COMMIT``) is marked so it may run in parallel; ROW-format DML hashes the unique keys
-    of every before/after image (:func:`gtidkit.engine.trx_tracking.extract_writeset`).
+    of every before/after image (:func:`gtidkit.engine.binlog.dependency.extract_writeset`).
     """
     if ddl_text is not None:
         return NO_WRITESET
@@ -225,8 +225,7 @@ def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
     As MySQL's ``THD::binlog_write_table_map`` / ``binlog_prepare_pending_rows_event``: each statement first
     maps every table it touches, then its rows events follow; the statement's last rows event has STMT_END_F.
     """
-    from gtidkit.engine import rowimage
-
+    from gtidkit.engine.sql import rowimage
     catalog = server.storage.catalog
     events: list[Any] = []
     for changes in statements:

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from gtidkit.engine.catalog import ColumnDef, IndexDef, TableDef
-from gtidkit.engine.sql_ddl import _column, not_supported
-from gtidkit.engine.sql_values import coerce, from_sqlite, to_sqlite
+from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
+from gtidkit.engine.sql.ddl import _column, not_supported
+from gtidkit.engine.sql.values import coerce, from_sqlite, to_sqlite
 from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
 from gtidkit.errors import MySQLError
 
 if TYPE_CHECKING:
-    from gtidkit.engine.sql import ExecResult, Executor
+    from gtidkit.engine.sql.executor import ExecResult, Executor
 
 __all__ = ["rebuild_table", "run_alter", "run_rename"]
 
@@ -53,7 +53,7 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
         f"SELECT {', '.join(quote_ident(c.name) for c in old.columns)} FROM {quote_ident(tmp)}"
     ).fetchall()
     catalog.drop_catalog_rows(conn, old)
-    from gtidkit.engine.catalog import physical_ddl
+    from gtidkit.engine.sql.catalog import physical_ddl
 
     for stmt in physical_ddl(new):
         conn.execute(stmt)
@@ -90,7 +90,7 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
         conn.executemany(insert, out)
     except Exception as err:
         if isinstance(err, IntegrityError):
-            from gtidkit.engine.sql_dml import _integrity_error
+            from gtidkit.engine.sql.dml import _integrity_error
 
             raise _integrity_error(err, new, [], 0) from err
         raise
@@ -117,7 +117,7 @@ def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResu
         MySQLError: 1146, 1060 duplicate column, 1091 cannot drop, 1090 all columns dropped, 1068 multiple
             primary key, 1061 duplicate key name, 1050 rename target exists, 1235 unsupported action.
     """
-    from gtidkit.engine.sql import ExecResult
+    from gtidkit.engine.sql.executor import ExecResult
 
     if str(tree.args.get("kind") or "").upper() != "TABLE":
         raise not_supported(f"ALTER {tree.args.get('kind')}")
@@ -251,8 +251,8 @@ def run_rename(ex: Executor, text: str, current_db: str | None) -> ExecResult:
     Raises:
         MySQLError: 1046, 1146 (source missing), 1050 (target exists), 1064 malformed.
     """
-    from gtidkit.engine.sql import ExecResult
-    from gtidkit.engine.sql_parse import parse_error
+    from gtidkit.engine.sql.executor import ExecResult
+    from gtidkit.engine.sql.parse import parse_error
 
     m = _RENAME.match(text)
     if not m:

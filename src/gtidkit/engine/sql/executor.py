@@ -1,7 +1,7 @@
 """SQL dispatch: MySQL statements on the SQLite storage, with MySQL's results, row images and error codes.
 
 Entry points (docs/INTERFACES.md "engine"): :func:`split_statements`, :func:`classify` (from
-:mod:`gtidkit.engine.sql_parse`) and :class:`Executor`, which runs SELECT, DML, DDL, USE, catalog SHOWs and
+:mod:`gtidkit.engine.sql.parse`) and :class:`Executor`, which runs SELECT, DML, DDL, USE, catalog SHOWs and
 savepoints for one session's connection and returns an :class:`ExecResult` with MySQL's ``affected_rows``,
 ``last_insert_id``, warnings and, for DML, the :class:`RowChange` images that ROW-format binlog events need.
 
@@ -39,10 +39,10 @@ from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
 
 from gtidkit.engine import storage as _db
-from gtidkit.engine.catalog import THREADS_COLUMNS, ColumnDef, TableDef
-from gtidkit.engine.sql_ddl import not_supported, parse_create_index, parse_create_table
-from gtidkit.engine.sql_functions import UDFS, rewrite_for_sqlite
-from gtidkit.engine.sql_parse import (
+from gtidkit.engine.sql.catalog import THREADS_COLUMNS, ColumnDef, TableDef
+from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
+from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
+from gtidkit.engine.sql.parse import (
     Statement,
     classify,
     parse_error,
@@ -50,7 +50,7 @@ from gtidkit.engine.sql_parse import (
     split_statements,
     templatize,
 )
-from gtidkit.engine.sql_values import from_sqlite
+from gtidkit.engine.sql.values import from_sqlite
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
 from gtidkit.errors import MySQLError
 
@@ -366,7 +366,7 @@ class Executor:
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
         for name, (nargs, fn) in UDFS.items():
             raw.create_function(name, nargs, fn, deterministic=True)
-        from gtidkit.engine.sql_dml import register_udfs
+        from gtidkit.engine.sql.dml import register_udfs
 
         register_udfs(raw, random.random)
 
@@ -442,7 +442,7 @@ class Executor:
             self.conn.rollback()
             return ExecResult()
         if kind == "show":
-            from gtidkit.engine.sql_show import run_show
+            from gtidkit.engine.sql.show import run_show
 
             return run_show(self, stmt, current_db)
         first = stmt.text.split(None, 1)[0].upper() if stmt.text.split() else ""
@@ -512,7 +512,7 @@ class Executor:
             if not isinstance(tree, (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery)):
                 raise not_supported(tree.key.upper())
             return self.plan_select(tree, current_db, source)
-        from gtidkit.engine.sql_dml import plan_dml
+        from gtidkit.engine.sql.dml import plan_dml
 
         return plan_dml(self, tree, current_db, replace)
 
@@ -579,7 +579,7 @@ class Executor:
 
     def fix_functions(self, tree: exp.Expression, current_db: str | None) -> exp.Expression:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the
-        rewrites of :func:`gtidkit.engine.sql_functions.rewrite_for_sqlite`)."""
+        rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
         rewrite_for_sqlite(tree)
         for node in list(tree.find_all(exp.CurrentSchema, exp.CurrentVersion, exp.Rand)):
             if isinstance(node, exp.CurrentSchema):
@@ -796,7 +796,7 @@ class Executor:
 
     # ---------------------------------------------------------------- DML / DDL
     def _dml(self, stmt: Statement, current_db: str | None) -> ExecResult:
-        from gtidkit.engine.sql_dml import run_dml
+        from gtidkit.engine.sql.dml import run_dml
 
         plan, params = self._plan_key(stmt, current_db)
         self._sync_functions()
@@ -824,7 +824,7 @@ class Executor:
     def _ddl(self, stmt: Statement, current_db: str | None) -> ExecResult:
         first = stmt.text.split(None, 1)[0].upper() if stmt.text.strip() else ""
         if first == "RENAME":
-            from gtidkit.engine.sql_alter import run_rename
+            from gtidkit.engine.sql.alter import run_rename
 
             return run_rename(self, stmt.text, current_db)
         m = _ALTER_DB.match(stmt.text)
@@ -833,7 +833,7 @@ class Executor:
             return ExecResult(affected_rows=1)
         tree = stmt.tree
         if isinstance(tree, exp.Alter):
-            from gtidkit.engine.sql_alter import run_alter
+            from gtidkit.engine.sql.alter import run_alter
 
             return run_alter(self, tree, current_db)
         catalog = self.storage.catalog

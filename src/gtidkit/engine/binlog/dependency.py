@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gtidkit.engine.catalog import Catalog, TableDef
+    from gtidkit.engine.sql.catalog import Catalog, TableDef
 
 COMMIT_ORDER = "COMMIT_ORDER"
 WRITESET = "WRITESET"
@@ -123,7 +123,7 @@ def extract_writeset(changes: Iterable[Any], catalog: Catalog) -> Writeset:
     """The write set of a transaction's row changes (``add_pke`` for every before and after image).
 
     Args:
-        changes: :class:`gtidkit.engine.sql.RowChange` objects (``schema``, ``table``, ``before``, ``after`` =
+        changes: :class:`gtidkit.engine.sql.executor.RowChange` objects (``schema``, ``table``, ``before``, ``after`` =
             full rows in column order or None).
         catalog: the catalog giving each table's unique keys.
 

@@ -1,6 +1,6 @@
 """CREATE TABLE / CREATE INDEX trees (sqlglot, MySQL dialect) -> catalog definitions, with MySQL's DDL errors.
 
-Accepted: column types of :data:`gtidkit.engine.catalog.TYPE_INFO` with length/precision/UNSIGNED/ZEROFILL,
+Accepted: column types of :data:`gtidkit.engine.sql.catalog.TYPE_INFO` with length/precision/UNSIGNED/ZEROFILL,
 NULL/NOT NULL, DEFAULT literal/NULL/CURRENT_TIMESTAMP, AUTO_INCREMENT, PRIMARY KEY / UNIQUE [KEY] on a column,
 table-level PRIMARY KEY, UNIQUE [KEY|INDEX] name (...), KEY/INDEX name (...), CONSTRAINT name PRIMARY KEY,
 CHARACTER SET / COLLATE (column and table), COMMENT, ON UPDATE CURRENT_TIMESTAMP (kept as metadata), ENGINE= and
@@ -17,8 +17,8 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from gtidkit.engine.catalog import _SQLGLOT_TYPES, TYPE_INFO, ColumnDef, IndexDef, TableDef
-from gtidkit.engine.sql_values import coerce
+from gtidkit.engine.sql.catalog import _SQLGLOT_TYPES, TYPE_INFO, ColumnDef, IndexDef, TableDef
+from gtidkit.engine.sql.values import coerce
 from gtidkit.errors import MySQLError
 
 __all__ = ["not_supported", "parse_create_index", "parse_create_table", "parse_create_table_text"]

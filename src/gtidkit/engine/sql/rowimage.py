@@ -39,13 +39,13 @@ from typing import TYPE_CHECKING, Any
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.cursor import Cursor, Writer
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
-from gtidkit.engine.catalog import ColumnDef, TableDef
+from gtidkit.engine.sql.catalog import ColumnDef, TableDef
 from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
 from gtidkit.errors import BinlogDecodeError, MySQLError
 
 if TYPE_CHECKING:
-    from gtidkit.engine.catalog import Catalog
-    from gtidkit.engine.sql import RowChange
+    from gtidkit.engine.sql.catalog import Catalog
+    from gtidkit.engine.sql.executor import RowChange
 
 __all__ = [
     "MAX_ROWS_BODY",
@@ -601,7 +601,7 @@ def decode_rows(table_map: TableMapEvent, rows_event: RowsEvent) -> list[tuple[t
 
 
 def _to_storage(col: ColumnDef, v: Any) -> Any:
-    from gtidkit.engine.sql_values import coerce, from_sqlite
+    from gtidkit.engine.sql.values import coerce, from_sqlite
 
     if v is None:
         return None
@@ -622,7 +622,7 @@ def _to_storage(col: ColumnDef, v: Any) -> Any:
 def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEvent) -> list[RowChange]:
     """Re-apply a decoded rows event to storage (crash recovery, replica applier); returns the RowChanges.
 
-    ``target`` is an :class:`~gtidkit.engine.sql.Executor` or a storage :class:`Connection` (with ``.storage``);
+    ``target`` is an :class:`~gtidkit.engine.sql.executor.Executor` or a storage :class:`Connection` (with ``.storage``);
     the caller owns the transaction. Rows are found by primary key (all columns when the table has none), as
     MySQL's applier does with ``slave_rows_search_algorithms=INDEX_SCAN,HASH_SCAN``.
 
@@ -632,9 +632,9 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
         BinlogDecodeError: undecodable image.
     """
 
-    from gtidkit.engine.sql import RowChange
-    from gtidkit.engine.sql_dml import _failed_index, dup_entry_error
-    from gtidkit.engine.sql_values import to_sqlite
+    from gtidkit.engine.sql.dml import _failed_index, dup_entry_error
+    from gtidkit.engine.sql.executor import RowChange
+    from gtidkit.engine.sql.values import to_sqlite
 
     conn = getattr(target, "conn", target)
     catalog = conn.storage.catalog

@@ -1,0 +1,1 @@
+"""Statement handlers of the engine: SET parsing and the administrative / GTID statements."""
