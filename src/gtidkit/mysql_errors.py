@@ -1,0 +1,275 @@
+"""The one table of MySQL error messages: code -> (ER_* name, SQLSTATE, English message template).
+
+Every :class:`~gtidkit.errors.MySQLError` that gtidkit raises with a MySQL error code is built here by
+:func:`mysql_error`, so each message text is written once (issue 7, "one error-message table"). Templates follow
+MySQL 8.4's ``share/messages_to_clients.txt`` (English), with MySQL's ``%s`` / ``%d`` / ``%-.192s`` / ``%lu``
+conversions written as ``%s``; ``%%`` is a literal percent. SQLSTATEs are those of ``include/mysqld_ername.h``
+(``HY000`` where MySQL has no specific one). Client-side codes (2000+, ``CR_*`` of libmysql) that the engine reports
+when it is used in-process are at the end.
+
+The table lives at the top of the package (not in ``engine/``) because ``gtid``, ``binlog``, ``engine`` and
+``protocol`` all raise MySQL errors and lower layers must not import higher ones.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from gtidkit.errors import MySQLError
+
+
+class ErrorSpec(NamedTuple):
+    """One row of :data:`ER`: MySQL's symbolic name, SQLSTATE and English message template (``%s`` slots)."""
+
+    name: str
+    sqlstate: str
+    template: str
+
+
+def _e(name: str, sqlstate: str, template: str) -> ErrorSpec:
+    return ErrorSpec(name, sqlstate, template)
+
+
+#: code -> ErrorSpec. Source: MySQL 8.4 ``share/messages_to_clients.txt`` and ``include/mysqld_ername.h``.
+ER: dict[int, ErrorSpec] = {
+    1007: _e("ER_DB_CREATE_EXISTS", "HY000", "Can't create database '%s'; database exists"),
+    1008: _e("ER_DB_DROP_EXISTS", "HY000", "Can't drop database '%s'; database doesn't exist"),
+    1032: _e("ER_KEY_NOT_FOUND", "HY000", "Can't find record in '%s'"),
+    1040: _e("ER_CON_COUNT_ERROR", "08004", "Too many connections"),
+    1044: _e("ER_DBACCESS_DENIED_ERROR", "42000", "Access denied for user '%s'@'%s' to database '%s'"),
+    1045: _e("ER_ACCESS_DENIED_ERROR", "28000", "Access denied for user '%s'@'%s' (using password: %s)"),
+    1046: _e("ER_NO_DB_ERROR", "3D000", "No database selected"),
+    1048: _e("ER_BAD_NULL_ERROR", "23000", "Column '%s' cannot be null"),
+    1049: _e("ER_BAD_DB_ERROR", "42000", "Unknown database '%s'"),
+    1050: _e("ER_TABLE_EXISTS_ERROR", "42S01", "Table '%s' already exists"),
+    1051: _e("ER_BAD_TABLE_ERROR", "42S02", "Unknown table '%s'"),
+    1052: _e("ER_NON_UNIQ_ERROR", "23000", "Column '%s' in %s is ambiguous"),
+    1054: _e("ER_BAD_FIELD_ERROR", "42S22", "Unknown column '%s' in '%s'"),
+    1060: _e("ER_DUP_FIELDNAME", "42S21", "Duplicate column name '%s'"),
+    1061: _e("ER_DUP_KEYNAME", "42000", "Duplicate key name '%s'"),
+    1062: _e("ER_DUP_ENTRY", "23000", "Duplicate entry '%s' for key '%s'"),
+    1063: _e("ER_WRONG_FIELD_SPEC", "42000", "Incorrect column specifier for column '%s'"),
+    1064: _e("ER_PARSE_ERROR", "42000", "%s near '%s' at line %s"),
+    1065: _e("ER_EMPTY_QUERY", "42000", "Query was empty"),
+    1067: _e("ER_INVALID_DEFAULT", "42000", "Invalid default value for '%s'"),
+    1068: _e("ER_MULTIPLE_PRI_KEY", "42000", "Multiple primary key defined"),
+    1072: _e("ER_KEY_COLUMN_DOES_NOT_EXITS", "42000", "Key column '%s' doesn't exist in table"),
+    1074: _e(
+        "ER_TOO_BIG_FIELDLENGTH",
+        "42000",
+        "Column length too big for column '%s' (max = %s); use BLOB or TEXT instead",
+    ),
+    1075: _e(
+        "ER_WRONG_AUTO_KEY",
+        "42000",
+        "Incorrect table definition; there can be only one auto column and it must be defined as a key",
+    ),
+    1090: _e(
+        "ER_CANT_REMOVE_ALL_FIELDS",
+        "42000",
+        "You can't delete all columns with ALTER TABLE; use DROP TABLE instead",
+    ),
+    1091: _e("ER_CANT_DROP_FIELD_OR_KEY", "42000", "Can't DROP '%s'; check that column/key exists"),
+    1094: _e("ER_NO_SUCH_THREAD", "HY000", "Unknown thread id: %s"),
+    1095: _e("ER_KILL_DENIED_ERROR", "HY000", "You are not owner of thread %s"),
+    1099: _e(
+        "ER_TABLE_NOT_LOCKED_FOR_WRITE",
+        "HY000",
+        "Table '%s' was locked with a READ lock and can't be updated",
+    ),
+    1100: _e("ER_TABLE_NOT_LOCKED", "HY000", "Table '%s' was not locked with LOCK TABLES"),
+    1101: _e(
+        "ER_BLOB_CANT_HAVE_DEFAULT",
+        "42000",
+        "BLOB, TEXT, GEOMETRY or JSON column '%s' can't have a default value",
+    ),
+    1105: _e("ER_UNKNOWN_ERROR", "HY000", "Unknown error"),
+    1110: _e("ER_FIELD_SPECIFIED_TWICE", "42000", "Column '%s' specified twice"),
+    1113: _e("ER_TABLE_MUST_HAVE_COLUMNS", "42000", "A table must have at least 1 column"),
+    1136: _e("ER_WRONG_VALUE_COUNT_ON_ROW", "21S01", "Column count doesn't match value count at row %s"),
+    1138: _e("ER_INVALID_USE_OF_NULL", "22004", "Invalid use of NULL value"),
+    1146: _e("ER_NO_SUCH_TABLE", "42S02", "Table '%s.%s' doesn't exist"),
+    1149: _e(
+        "ER_SYNTAX_ERROR",
+        "42000",
+        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for "
+        "the right syntax to use",
+    ),
+    1193: _e("ER_UNKNOWN_SYSTEM_VARIABLE", "HY000", "Unknown system variable '%s'"),
+    1205: _e("ER_LOCK_WAIT_TIMEOUT", "HY000", "Lock wait timeout exceeded; try restarting transaction"),
+    1210: _e("ER_WRONG_ARGUMENTS", "HY000", "Incorrect arguments to %s"),
+    1220: _e("ER_ERROR_WHEN_EXECUTING_COMMAND", "HY000", "Error when executing command %s: %s"),
+    1223: _e(
+        "ER_CANT_UPDATE_WITH_READLOCK",
+        "HY000",
+        "Can't execute the query because you have a conflicting read lock",
+    ),
+    1227: _e(
+        "ER_SPECIFIC_ACCESS_DENIED_ERROR",
+        "42000",
+        "Access denied; you need (at least one of) the %s privilege(s) for this operation",
+    ),
+    1228: _e(
+        "ER_LOCAL_VARIABLE", "HY000", "Variable '%s' is a SESSION variable and can't be used with SET GLOBAL"
+    ),
+    1229: _e(
+        "ER_GLOBAL_VARIABLE", "HY000", "Variable '%s' is a GLOBAL variable and should be set with SET GLOBAL"
+    ),
+    1230: _e("ER_NO_DEFAULT", "42000", "Variable '%s' doesn't have a default value"),
+    1231: _e("ER_WRONG_VALUE_FOR_VAR", "42000", "Variable '%s' can't be set to the value of '%s'"),
+    1232: _e("ER_WRONG_TYPE_FOR_VAR", "42000", "Incorrect argument type to variable '%s'"),
+    1235: _e("ER_NOT_SUPPORTED_YET", "42000", "This version of MySQL doesn't yet support '%s'"),
+    1236: _e(
+        "ER_SOURCE_FATAL_ERROR_READING_BINLOG",
+        "HY000",
+        "Got fatal error %s from source when reading data from binary log: '%s'",
+    ),
+    1238: _e("ER_INCORRECT_GLOBAL_LOCAL_VAR", "HY000", "Variable '%s' is a %s variable"),
+    1264: _e("ER_WARN_DATA_OUT_OF_RANGE", "22003", "Out of range value for column '%s' at row %s"),
+    1265: _e("WARN_DATA_TRUNCATED", "01000", "Data truncated for column '%s' at row %s"),
+    1292: _e("ER_TRUNCATED_WRONG_VALUE", "22007", "Truncated incorrect %s value: '%s'"),
+    1294: _e("ER_INVALID_ON_UPDATE", "HY000", "Invalid ON UPDATE clause for '%s' column"),
+    1305: _e("ER_SP_DOES_NOT_EXIST", "42000", "%s %s does not exist"),
+    1364: _e("ER_NO_DEFAULT_FOR_FIELD", "HY000", "Field '%s' doesn't have a default value"),
+    1366: _e(
+        "ER_TRUNCATED_WRONG_VALUE_FOR_FIELD", "HY000", "Incorrect %s value: '%s' for column '%s' at row %s"
+    ),
+    1373: _e("ER_UNKNOWN_TARGET_BINLOG", "HY000", "Target log not found in binlog index"),
+    1406: _e("ER_DATA_TOO_LONG", "22001", "Data too long for column '%s' at row %s"),
+    1426: _e("ER_TOO_BIG_PRECISION", "42000", "Too-big precision %s specified for '%s'. Maximum is %s."),
+    1582: _e(
+        "ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT",
+        "42000",
+        "Incorrect parameter count in the call to native function '%s'",
+    ),
+    1598: _e("ER_BINLOG_LOGGING_IMPOSSIBLE", "HY000", "Binary logging not possible. Message: %s"),
+    1677: _e(
+        "ER_REPLICA_CONVERSION_FAILED",
+        "HY000",
+        "Column %s of table '%s.%s' cannot be converted from type '%s' to type '%s'",
+    ),
+    1766: _e(
+        "ER_VARIABLE_NOT_SETTABLE_IN_TRANSACTION",
+        "HY000",
+        "The system variable %s cannot be set when there is an ongoing transaction.",
+    ),
+    1772: _e("ER_MALFORMED_GTID_SET_SPECIFICATION", "HY000", "Malformed GTID set specification '%s'."),
+    1773: _e("ER_MALFORMED_GTID_SET_ENCODING", "HY000", "Malformed GTID set encoding."),
+    1774: _e("ER_MALFORMED_GTID_SPECIFICATION", "HY000", "Malformed GTID specification '%s'."),
+    1775: _e(
+        "ER_GNO_EXHAUSTED",
+        "HY000",
+        "Impossible to generate GTID: the integer component reached the maximum value. Restart the server with a "
+        "new server_uuid.",
+    ),
+    1778: _e(
+        "ER_CANT_DO_IMPLICIT_COMMIT_INSIDE_TRX_WHEN_GTID_NEXT_IS_SET",
+        "HY000",
+        "Cannot execute statements with implicit commit inside a transaction when @@SESSION.GTID_NEXT == 'UUID:NUMBER'.",
+    ),
+    1779: _e(
+        "ER_GTID_MODE_ON_REQUIRES_ENFORCE_GTID_CONSISTENCY_ON",
+        "HY000",
+        "GTID_MODE = ON requires ENFORCE_GTID_CONSISTENCY = ON.",
+    ),
+    1781: _e(
+        "ER_CANT_SET_GTID_NEXT_TO_GTID_WHEN_GTID_MODE_IS_OFF",
+        "HY000",
+        "@@SESSION.GTID_NEXT cannot be set to UUID:NUMBER when @@GLOBAL.GTID_MODE = OFF.",
+    ),
+    1782: _e(
+        "ER_CANT_SET_GTID_NEXT_TO_ANONYMOUS_WHEN_GTID_MODE_IS_ON",
+        "HY000",
+        "@@SESSION.GTID_NEXT cannot be set to ANONYMOUS when @@GLOBAL.GTID_MODE = ON.",
+    ),
+    1788: _e(
+        "ER_GTID_MODE_CAN_ONLY_CHANGE_ONE_STEP_AT_A_TIME",
+        "HY000",
+        "The value of @@GLOBAL.GTID_MODE can only be changed one step at a time: OFF <-> OFF_PERMISSIVE <-> "
+        "ON_PERMISSIVE <-> ON. Also note that this value must be stepped up or down simultaneously on all servers. "
+        "See the Manual for instructions.",
+    ),
+    1790: _e(
+        "ER_CANT_SET_GTID_NEXT_WHEN_OWNING_GTID",
+        "HY000",
+        "@@SESSION.GTID_NEXT cannot be changed by a client that owns a GTID. The client owns %s. Ownership is "
+        "released on COMMIT or ROLLBACK.",
+    ),
+    1837: _e(
+        "ER_GTID_NEXT_TYPE_UNDEFINED_GTID",
+        "HY000",
+        "When @@SESSION.GTID_NEXT is set to a GTID, you must explicitly set it to a different value after a COMMIT "
+        "or ROLLBACK. Please check GTID_NEXT variable manual page for detailed explanation. Current "
+        "@@SESSION.GTID_NEXT is '%s'.",
+    ),
+    3062: _e("ER_GTID_MODE_OFF", "HY000", "Cannot %s when GTID_MODE = OFF."),
+    3111: _e(
+        "ER_CANT_SET_GTID_MODE",
+        "HY000",
+        "SET @@GLOBAL.GTID_MODE = %s is not allowed because %s.",
+    ),
+    3129: _e(
+        "ER_WARN_ON_MODIFYING_GTID_EXECUTED_TABLE",
+        "HY000",
+        "Please do not modify the %s table. This is a mysql internal system table to store GTIDs for committed "
+        "transactions. Modifying it can lead to an inconsistent GTID state.",
+    ),
+    3138: _e(
+        "ER_CANT_SET_VARIABLE_WHEN_OWNING_GTID",
+        "HY000",
+        "Variable %s cannot be changed by a client that owns a GTID. The client owns %s. Ownership is released on "
+        "COMMIT or ROLLBACK.",
+    ),
+    3173: _e(
+        "ER_CANT_WAIT_FOR_EXECUTED_GTID_SET_WHILE_OWNING_A_GTID",
+        "HY000",
+        "The client holds ownership of the GTID %s. Therefore WAIT_FOR_EXECUTED_GTID_SET cannot wait for this GTID.",
+    ),
+    3546: _e(
+        "ER_CANT_SET_GTID_PURGED_DUE_SETS_CONSTRAINTS", "HY000", "@@GLOBAL.GTID_PURGED cannot be changed: %s"
+    ),
+    3552: _e("ER_NO_SYSTEM_SCHEMA_ACCESS", "HY000", "Access to system schema '%s' is rejected."),
+    # client-side (libmysql CR_*) codes that the in-process engine reports
+    2006: _e("CR_SERVER_GONE_ERROR", "HY000", "MySQL server has gone away"),
+    2013: _e("CR_SERVER_LOST", "HY000", "Lost connection to MySQL server during query"),
+}
+
+
+def message(code: int, *args: object) -> str:
+    """MySQL's English message for ``code`` with ``args`` put in its ``%s`` slots, in order.
+
+    Args:
+        code: a MySQL error number present in :data:`ER`.
+        *args: the values of the template's slots (formatted with ``str``).
+
+    Raises:
+        KeyError: ``code`` is not in the table (a bug: add the row).
+        TypeError: the number of ``args`` does not match the template's slots (a bug).
+    """
+    spec = ER[code]
+    return spec.template % tuple(str(a) for a in args) if args or "%" in spec.template else spec.template
+
+
+def mysql_error(
+    code: int, *args: object, sqlstate: str | None = None, text_of: int | None = None
+) -> MySQLError:
+    """A :class:`~gtidkit.errors.MySQLError` carrying MySQL's code, SQLSTATE and formatted message.
+
+    Args:
+        code: a MySQL error number present in :data:`ER` (e.g. 1790).
+        *args: the message template's slot values, in order (see :func:`message`).
+        sqlstate: overrides the table's SQLSTATE (MySQL does so for a few statement-specific uses).
+        text_of: take the message template of this other code. MySQL does this in a few places, e.g. a bad
+            datetime for a column is error 1292 (ER_TRUNCATED_WRONG_VALUE) with the text of 1366
+            (``make_truncated_value_warning`` in ``sql/sql_time.cc``).
+
+    Returns:
+        The error (not raised: ``raise mysql_error(1790, gtid)``).
+
+    Raises:
+        KeyError: ``code`` is not in the table.
+    """
+    return MySQLError(code, message(text_of or code, *args), sqlstate or ER[code].sqlstate)
+
+
+__all__ = ["ER", "ErrorSpec", "message", "mysql_error"]
