@@ -1,6 +1,6 @@
 """Benchmark: transaction extraction from binlogs (CRC32 verified) vs python-mysql-replication's event decoding.
 
-Generates (or reuses) a realistic MySQL 8.0 corpus under bench/corpus/ with ``gtidkit.binlog.generate``, then
+Generates (or reuses) a realistic MySQL 8.0 corpus under bench/corpus/ with ``gtidkit.generate``, then
 measures on one core (CPU time of this process):
 
 * gtidkit ``scan_file`` over every file: events/s and MB/s (targets: >= 1 M events/s and >= 200 MB/s per core);
@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _results import update_section
 
 from gtidkit.binlog.file import scan_file
-from gtidkit.binlog.generate import generate_corpus, load_manifest
 from gtidkit.cli.binlog_generate import parse_size
+from gtidkit.generate import generate_corpus, load_manifest
 
 CORPUS_ROOT = Path(__file__).resolve().parent / "corpus"
 

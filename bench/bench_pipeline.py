@@ -45,7 +45,7 @@ def parse_size(text: str) -> int:
 
 def ensure_corpus(path: Path, size: int, hosts: int) -> dict:
     """Generate the corpus unless ``path`` already holds one of the same size and host count."""
-    from gtidkit.binlog.generate import generate_corpus
+    from gtidkit.generate import generate_corpus
 
     manifest = path / "manifest.json"
     if manifest.exists():
@@ -186,7 +186,7 @@ def main() -> None:
         "",
         (f"Corpus: {size / 1e6:.0f} MB of MySQL 8.0 binlogs, {args.hosts} hosts, "
         f"{runs['local[2]']['counts']['files']} files, {runs['local[2]']['counts']['transactions']} transactions "
-        f"(gtidkit.binlog.generate.generate_corpus). Machine: 2 cores shared with other work."),
+        f"(gtidkit.generate.generate_corpus). Machine: 2 cores shared with other work."),
         "",
         "| run | scan s | tables s | state s | job s | scan MB/s | process CPU s / wall s (cores busy) |",
         "|---|---|---|---|---|---|---|",

@@ -3,7 +3,7 @@
     .venv/bin/python bench/standalone_cluster.py [--workdir bench/out/cluster]
 
 Starts ``org.apache.spark.deploy.master.Master`` and ``...deploy.worker.Worker`` with pyspark's own
-``bin/spark-class`` (gtidkit.pipeline.cluster), generates a small fleet with gtidkit.binlog.generate, submits the
+``bin/spark-class`` (gtidkit.pipeline.cluster), generates a small fleet with gtidkit.generate, submits the
 job to ``spark://127.0.0.1:PORT`` as a separate driver process (``python -m gtidkit.pipeline.app``), checks that
 every anomaly of the generator's manifest was found and that the hosts' GTID_EXECUTED matches it, and ALWAYS kills
 both JVMs. Writes section "pipeline_cluster" of bench/RESULTS.md.
@@ -29,7 +29,7 @@ def run_on_cluster(workdir: Path, *, cores: int = 2) -> dict:
     Raises:
         SystemExit: the job failed or its result disagrees with the generator's manifest.
     """
-    from gtidkit.binlog.generate import generate_fleet, load_manifest
+    from gtidkit.generate import generate_fleet, load_manifest
     from gtidkit.gtid import GtidSet
     from gtidkit.pipeline.cluster import standalone_cluster
     from gtidkit.pipeline.demo import match_expected

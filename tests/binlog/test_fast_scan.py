@@ -20,7 +20,7 @@ import pytest
 import gtidkit.binlog.file as binlog_file
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.file import iter_transactions, read_events, scan_file
-from gtidkit.binlog.generate import generate_fleet
+from gtidkit.generate import generate_fleet
 
 try:
     from tests.binlog.test_binlog_transactions import _reference_transactions

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gtidkit.binlog.generate import generate_fleet, load_manifest
+from gtidkit.generate import generate_fleet, load_manifest
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,8 @@
 
 Byte layouts follow MySQL's libbinlogevents (``libs/mysql/binlog/event/``) and
 ../shared/research/formats.md §1-3. Every event class decodes and encodes (mirror images); unknown event types
-are kept as :class:`UnknownEvent`. The writer (``gtidkit.binlog.writer``) and the generator
-(``gtidkit.binlog.generate``) are imported by their full module paths.
+are kept as :class:`UnknownEvent`. The writer (``gtidkit.binlog.writer``) is imported by its full module
+path; the fleet/corpus generator lives apart from the codecs, in :mod:`gtidkit.generate`.
 """
 
 from gtidkit.binlog.codec import BinlogEvent, UnknownEvent, decode_event, encode_event
@@ -33,7 +33,14 @@ from gtidkit.binlog.events import (
     UserVarEvent,
     XidEvent,
 )
-from gtidkit.binlog.file import FileScan, FileScanner, PositionedEvent, iter_transactions, read_events, scan_file
+from gtidkit.binlog.file import (
+    FileScan,
+    FileScanner,
+    PositionedEvent,
+    iter_transactions,
+    read_events,
+    scan_file,
+)
 from gtidkit.binlog.header import EventHeader
 from gtidkit.binlog.stream import NEED_DATA, BinlogStream
 from gtidkit.binlog.transactions import Transaction, TransactionParser
@@ -53,6 +60,7 @@ __all__ = [
     "EventHeader",
     "EventType",
     "FileScan",
+    "FileScanner",
     "FormatDescriptionEvent",
     "GtidEvent",
     "GtidFlags",
@@ -80,5 +88,4 @@ __all__ = [
     "iter_transactions",
     "read_events",
     "scan_file",
-    "FileScanner",
 ]

@@ -1,9 +1,9 @@
 """`gtidkit binlog generate`: write generated MySQL 8.0-layout binlogs (a click group with two subcommands).
 
 * ``gtidkit binlog generate fleet --output DIR [--seed N]``: a source and its replicas with known anomalies,
-  ``manifest.json`` and ``topology.json`` (see :func:`gtidkit.binlog.generate.generate_fleet`).
+  ``manifest.json`` and ``topology.json`` (see :func:`gtidkit.generate.generate_fleet`).
 * ``gtidkit binlog generate corpus --output DIR --size 1GB --hosts 20``: a large realistic corpus for benchmarks,
-  with a progress bar (see :func:`gtidkit.binlog.generate.generate_corpus`).
+  with a progress bar (see :func:`gtidkit.generate.generate_corpus`).
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def fleet(
     as_json: bool,
 ) -> None:
     """Write a source and its replicas with an errant GTID, a GNO gap, rotations (and more), plus manifest.json."""
-    from gtidkit.binlog.generate import generate_fleet
+    from gtidkit.generate import generate_fleet
 
     try:
         manifest = generate_fleet(
@@ -190,7 +190,7 @@ def corpus(output: Path, size: int, hosts: int, seed: int, max_binlog_size: int,
         TransferSpeedColumn,
     )
 
-    from gtidkit.binlog.generate import generate_corpus
+    from gtidkit.generate import generate_corpus
 
     console = Console(stderr=True)
     start = time.perf_counter()

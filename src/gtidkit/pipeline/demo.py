@@ -1,6 +1,6 @@
 """``gtidkit pipeline demo`` (what ``make demo`` runs): a generated fleet, then the real fixture binlogs.
 
-1. ``gtidkit.binlog.generate.generate_fleet`` writes a source and two replicas with known anomalies (an errant
+1. ``gtidkit.generate.generate_fleet`` writes a source and two replicas with known anomalies (an errant
    GTID, a GNO gap, rotations, a Previous_gtids chain break, an anonymous transaction in a GTID_MODE=ON
    stretch) and a ``manifest.json`` listing them;
 2. the pipeline runs on it with the generated ``topology.json``; the GTID state per host is printed and every
@@ -86,7 +86,7 @@ def run_demo(output: str | Path, *, master: str = "local[*]", fixtures: str | Pa
     Raises:
         pyspark.errors.PySparkRuntimeError: Spark could not start (Java 17 missing).
     """
-    from gtidkit.binlog.generate import generate_fleet, load_manifest
+    from gtidkit.generate import generate_fleet, load_manifest
     from gtidkit.pipeline.job import run_pipeline
     from gtidkit.pipeline.progress import SparkProgress
     from gtidkit.pipeline.report import print_summary
@@ -96,7 +96,7 @@ def run_demo(output: str | Path, *, master: str = "local[*]", fixtures: str | Pa
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     fleet = out / "fleet"
-    console.rule("[bold]1. generating a fleet (gtidkit.binlog.generate)")
+    console.rule("[bold]1. generating a fleet (gtidkit.generate)")
     generate_fleet(fleet, overwrite=True)
     manifest = load_manifest(fleet)
     console.print(f"{len(manifest.hosts)} hosts, {sum(len(h.files) for h in manifest.hosts)} binlogs, "

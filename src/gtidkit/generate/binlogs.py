@@ -503,7 +503,7 @@ class FleetManifest:
     topology: dict[str, str]
     total_bytes: int = 0
     format: int = MANIFEST_FORMAT
-    generator: str = "gtidkit.binlog.generate"
+    generator: str = "gtidkit.generate"
 
     def to_json(self) -> str:
         """The manifest as indented JSON text."""
@@ -526,6 +526,11 @@ class FleetManifest:
         (out_dir / TOPOLOGY_NAME).write_text(json.dumps(self.topology, indent=2, sort_keys=True) + "\n")
 
 
+#: ``generator`` values a manifest may carry: this package's name, and its name before it left ``gtidkit.binlog``
+#: (manifests of corpora generated earlier stay readable).
+_GENERATOR_NAMES = ("gtidkit.generate", "gtidkit.binlog.generate")
+
+
 def load_manifest(path: str | Path) -> FleetManifest:
     """Read a ``manifest.json`` (or the directory holding it) back into a :class:`FleetManifest`.
 
@@ -537,7 +542,7 @@ def load_manifest(path: str | Path) -> FleetManifest:
     if p.is_dir():
         p = p / MANIFEST_NAME
     data = json.loads(p.read_text())
-    if data.get("generator") != "gtidkit.binlog.generate" or data.get("format") != MANIFEST_FORMAT:
+    if data.get("generator") not in _GENERATOR_NAMES or data.get("format") != MANIFEST_FORMAT:
         raise ValueError(f"{p}: not a gtidkit generator manifest (format {MANIFEST_FORMAT})")
     hosts = [HostInfo(**{**h, "files": [FileInfo(**f) for f in h["files"]]}) for h in data.pop("hosts")]
     return FleetManifest(hosts=hosts, **data)

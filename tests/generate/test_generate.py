@@ -16,9 +16,9 @@ from click.testing import CliRunner
 
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.file import read_events, scan_file
-from gtidkit.binlog.generate import generate_corpus, generate_fleet, load_manifest
 from gtidkit.cli.binlog_generate import parse_size
 from gtidkit.cli.main import cli
+from gtidkit.generate import generate_corpus, generate_fleet, load_manifest
 from gtidkit.gtid import GtidSet
 
 
