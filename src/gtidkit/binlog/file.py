@@ -54,7 +54,7 @@ from gtidkit.binlog.events.control import (
 from gtidkit.binlog.events.rows import TableMapEvent
 from gtidkit.binlog.events.statement import QueryEvent, query_kind
 from gtidkit.binlog.header import HEADER_STRUCT, EventHeader
-from gtidkit.binlog.stream import NEED_DATA, BinlogStream, iter_payload_events, mariadb_error
+from gtidkit.binlog.stream import MAX_EVENT_SIZE, NEED_DATA, BinlogStream, iter_payload_events, mariadb_error
 from gtidkit.binlog.transactions import (
     _TABLE,
     A_ADD,
@@ -158,6 +158,136 @@ def read_events(
                 assert fde is not None
                 for inner in iter_payload_events(ev.event, fde, file=name, offset=pos):
                     yield PositionedEvent(name, pos, end, inner.header, inner.event, True, None)
+
+
+class FrameReader:
+    """Stream the events of one binlog or relay-log file as raw frames, in file order, reading fixed-size chunks
+    (memory stays flat in the file size).
+
+    Iterating yields ``(pos, buf, at, size)``: the event starts at file offset ``pos`` and is
+    ``buf[at:at + size]`` (``buf`` is a ``bytes`` chunk, valid as long as the caller holds it). The reader checks
+    the framing (magic, sizes), rejects MariaDB binlogs, tracks the Format_description_event in force
+    (:attr:`fde`; relay logs carry several) and verifies CRC32 footers; bodies are left to the caller.
+
+    Args:
+        path: the file.
+        verify_checksum: check CRC32 footers when the FDE in force says CRC32.
+        start: yield only events starting at or after this offset (the events before it are framed and
+            checked, not yielded, so the FDE in force is known: an offset inside an event starts at the next
+            one, as SHOW BINLOG EVENTS FROM does). ``None``: from the first event.
+        stop_at_torn_tail: a last event cut short (a crash while writing) ends the iteration quietly and sets
+            :attr:`torn_at`, instead of raising.
+        chunk_size: bytes per ``read()``.
+
+    Attributes:
+        file: the path as a string.
+        fde: the Format_description_event in force (``None`` before the first).
+        end: offset right after the last whole, valid event framed (yielded or skipped).
+        torn_at: offset of the torn last event when ``stop_at_torn_tail`` stopped there, else ``None``.
+
+    Raises (while iterating):
+        BinlogDecodeError: bad magic, an invalid event size, a truncated last event (unless
+            ``stop_at_torn_tail``), a CRC mismatch, an event before any FDE, a MariaDB binlog; with the file, the
+            offset of the faulty event and its type code. Every frame before the fault is yielded first.
+        OSError: the file cannot be opened or read.
+    """
+
+    __slots__ = ("chunk_size", "end", "fde", "file", "start", "stop_at_torn_tail", "torn_at", "verify")
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        verify_checksum: bool = True,
+        start: int | None = None,
+        stop_at_torn_tail: bool = False,
+        chunk_size: int = READ_CHUNK,
+    ) -> None:
+        self.file = os.fspath(path)
+        self.verify = verify_checksum
+        self.start = start or 0
+        self.stop_at_torn_tail = stop_at_torn_tail
+        self.chunk_size = chunk_size
+        self.fde: FormatDescriptionEvent | None = None
+        self.end = 0
+        self.torn_at: int | None = None
+
+    def __iter__(self) -> Iterator[tuple[int, bytes, int, int]]:
+        name = self.file
+        chunk = self.chunk_size
+        start = self.start
+        unpack_size = _SIZE_AT_9.unpack_from
+        crc32 = zlib.crc32
+        residue = CRC32_RESIDUE
+        header_len = EVENT_HEADER_LEN
+        t_fde = _T_FDE
+        mariadb = MARIADB_EVENT_TYPES
+        crc_on = False
+        with open(name, "rb") as f:
+            buf = f.read(max(chunk, 4))
+            if len(buf) < 4 or buf[:4] != BINLOG_MAGIC:
+                what = "empty" if not buf else "bad magic"
+                raise BinlogDecodeError(f"not a binlog file ({what})", file=name, offset=0)
+            mv = memoryview(buf)
+            base, at = 0, 4
+            self.end = 4
+            while True:
+                left = len(buf) - at
+                if left >= header_len:
+                    size = unpack_size(buf, at)[0]
+                    if size < header_len or size > MAX_EVENT_SIZE:
+                        raise BinlogDecodeError(
+                            f"invalid event_size {size}", file=name, offset=base + at, event_type=buf[at + 4]
+                        )
+                    if left >= size:
+                        t = buf[at + 4]
+                        pos = base + at
+                    else:
+                        size = -size
+                else:
+                    size = -header_len
+                if size < 0:  # a partial event at the end of the chunk: read on
+                    more = f.read(max(chunk, -size - left))
+                    if more:
+                        buf = buf[at:] + more
+                        mv = memoryview(buf)
+                        base += at
+                        at = 0
+                        continue
+                    if left == 0:
+                        return
+                    if self.stop_at_torn_tail:
+                        self.torn_at = base + at
+                        return
+                    raise BinlogDecodeError(
+                        f"truncated event: trailing {left} bytes at offset {base + at}",
+                        file=name,
+                        offset=base + at,
+                        event_type=buf[at + 4] if left > 4 else None,
+                    )
+                if t in mariadb:
+                    raise mariadb_error(None, file=name, offset=pos, event_type=t)
+                if t == t_fde:
+                    fde = decode_event(buf[at : at + size], None, verify_checksum=self.verify, offset=pos, file=name)
+                    ev = fde.event
+                    if ev.is_mariadb:
+                        raise mariadb_error(ev.server_version, file=name, offset=pos, event_type=t)
+                    self.fde = ev
+                    crc_on = self.verify and ev.checksum_alg == ChecksumAlg.CRC32
+                elif self.fde is None:
+                    raise BinlogDecodeError(
+                        "event before any Format_description_event", file=name, offset=pos, event_type=t
+                    )
+                elif crc_on and crc32(mv[at : at + size]) != residue:
+                    # the codec raises the precise ChecksumMismatchError (stored and computed values)
+                    decode_event(buf[at : at + size], self.fde, verify_checksum=True, offset=pos, file=name)
+                if pos >= start:
+                    yield pos, buf, at, size
+                at += size
+                self.end = base + at
+
+
+_SIZE_AT_9 = struct.Struct("<9xI")
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ command exits with status 2 after the remaining files.
 from __future__ import annotations
 
 import json
-import time
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,11 +23,9 @@ from gtidkit.binlog import (
     EventType,
     FormatDescriptionEvent,
     GtidEvent,
-    IntvarEvent,
     PositionedEvent,
     PreviousGtidsEvent,
     QueryEvent,
-    RandEvent,
     RotateEvent,
     RowsEvent,
     StopEvent,
@@ -35,13 +33,14 @@ from gtidkit.binlog import (
     Transaction,
     TransactionPayloadEvent,
     UnknownEvent,
-    UserVarEvent,
     XidEvent,
     event_type_name,
     iter_transactions,
     read_events,
+    text,
 )
-from gtidkit.binlog.constants import EVENT_TYPE_NAMES, LOG_EVENT_BINLOG_IN_USE_F
+from gtidkit.binlog.constants import LOG_EVENT_BINLOG_IN_USE_F
+from gtidkit.binlog.file import FrameReader
 from gtidkit.cli.binlog_generate import generate
 from gtidkit.errors import GtidParseError
 from gtidkit.gtid import GtidSet
@@ -212,120 +211,18 @@ def transaction_json(trx: Transaction) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# mysqlbinlog-style text
+# mysqlbinlog-style text: gtidkit.binlog.text is the one formatter (shared with SHOW BINLOG EVENTS)
 # ---------------------------------------------------------------------------------------------------------------
-
-
-def _short_time(ts: int) -> str:
-    t = time.gmtime(ts)
-    return f"{t.tm_year % 100:02d}{t.tm_mon:02d}{t.tm_mday:02d} {t.tm_hour:2d}:{t.tm_min:02d}:{t.tm_sec:02d}"
-
-
-def _micro_time(us: int) -> str:
-    t = time.gmtime(us // 1_000_000)
-    return time.strftime("%Y-%m-%d %H:%M:%S", t) + f".{us % 1_000_000:06d} UTC"
 
 
 def header_line(pe: PositionedEvent) -> str:
     """``#yymmdd hh:mm:ss server id N  end_log_pos M CRC32 0x…`` (mysqlbinlog ``print_header``)."""
-    h = pe.header
-    line = f"#{_short_time(h.timestamp)} server id {h.server_id}  end_log_pos {h.log_pos} "
-    if pe.checksum is not None:
-        line += f"CRC32 0x{pe.checksum:08x} "
-    return line
+    return text.header_line(pe.header, pe.checksum)
 
 
 def event_text(pe: PositionedEvent) -> list[str]:
-    """mysqlbinlog-like lines for one event."""
-    h, ev = pe.header, pe.event
-    head = header_line(pe)
-    lines = [f"# at {pe.pos}" + ("  (inside Transaction_payload)" if pe.in_payload else "")]
-    if isinstance(ev, FormatDescriptionEvent):
-        created = ev.create_timestamp or h.timestamp
-        tail = " at startup" if ev.create_timestamp else ""
-        lines.append(
-            f"{head}\tStart: binlog v {ev.binlog_version}, server v {ev.server_version} created "
-            f"{_short_time(created)}{tail}"
-        )
-        if h.flags & LOG_EVENT_BINLOG_IN_USE_F:
-            lines.append("# Warning: this binlog is either in use or was not closed properly.")
-    elif isinstance(ev, PreviousGtidsEvent):
-        lines.append(f"{head}\tPrevious-GTIDs")
-        lines.append(ev.gtids.to_text(commented=True))
-    elif isinstance(ev, GtidEvent):
-        word = "Anonymous_GTID" if ev.gtid is None else "GTID"
-        if ev.last_committed is None:
-            lines.append(f"{head}\t{word} [commit={'yes' if ev.flags & 1 else 'no'}]")
-        else:
-            text = (
-                f"{head}\t{word}\tlast_committed={ev.last_committed}\tsequence_number={ev.sequence_number}"
-                f"\trbr_only={'no' if ev.may_have_sbr else 'yes'}"
-            )
-            if ev.immediate_commit_timestamp is not None:
-                text += (
-                    f"\toriginal_committed_timestamp={ev.original_commit_timestamp}"
-                    f"\timmediate_commit_timestamp={ev.immediate_commit_timestamp}"
-                )
-                if ev.transaction_length is not None:
-                    text += f"\ttransaction_length={ev.transaction_length}"
-            lines.append(text)
-            if not ev.may_have_sbr:
-                lines.append("/*!50718 SET TRANSACTION ISOLATION LEVEL READ COMMITTED*//*!*/;")
-        if ev.immediate_commit_timestamp is not None:
-            orig, imm = ev.original_commit_timestamp or 0, ev.immediate_commit_timestamp
-            lines.append(f"# original_commit_timestamp={orig} ({_micro_time(orig)})")
-            lines.append(f"# immediate_commit_timestamp={imm} ({_micro_time(imm)})")
-            lines.append(f"/*!80001 SET @@session.original_commit_timestamp={orig}*//*!*/;")
-        if ev.immediate_server_version is not None:
-            lines.append(
-                f"/*!80014 SET @@session.original_server_version={ev.original_server_version}*//*!*/;"
-            )
-            lines.append(
-                f"/*!80014 SET @@session.immediate_server_version={ev.immediate_server_version}*//*!*/;"
-            )
-        lines.append(f"SET @@SESSION.GTID_NEXT= '{_gtid_text(ev)}'/*!*/;")
-    elif isinstance(ev, QueryEvent):
-        lines.append(
-            f"{head}\tQuery\tthread_id={ev.thread_id}\texec_time={ev.exec_time}\terror_code={ev.error_code}"
-        )
-        if ev.database:
-            lines.append(f"use `{ev.database}`/*!*/;")
-        lines.append(f"SET TIMESTAMP={h.timestamp}/*!*/;")
-        lines.append(ev.query)
-        lines.append("/*!*/;")
-    elif isinstance(ev, XidEvent):
-        lines.append(f"{head}\tXid = {ev.xid}")
-        lines.append("COMMIT/*!*/;")
-    elif isinstance(ev, RotateEvent):
-        lines.append(f"{head}\tRotate to {ev.next_file}  pos: {ev.position}")
-    elif isinstance(ev, StopEvent):
-        lines.append(f"{head}\tStop")
-    elif isinstance(ev, TableMapEvent):
-        lines.append(f"{head}\tTable_map: `{ev.database}`.`{ev.table}` mapped to number {ev.table_id}")
-    elif isinstance(ev, RowsEvent):
-        name = EVENT_TYPE_NAMES.get(h.type_code, str(h.type_code))
-        end = " flags: STMT_END_F" if ev.flags & 1 else ""
-        lines.append(f"{head}\t{name}: table id {ev.table_id}{end}")
-    elif isinstance(ev, TransactionPayloadEvent):
-        lines.append(
-            f"{head}\tTransaction_Payload\tpayload_size={len(ev.payload)}"
-            f"\tcompression_type={'ZSTD' if ev.compression_type == 0 else 'NONE'}"
-            f"\tuncompressed_size={ev.uncompressed_size}"
-        )
-    elif isinstance(ev, IntvarEvent):
-        which = {1: "LAST_INSERT_ID", 2: "INSERT_ID"}.get(ev.type, "INVALID_INT")
-        lines.append(f"{head}\tIntvar")
-        lines.append(f"SET {which}={ev.value}/*!*/;")
-    elif isinstance(ev, RandEvent):
-        lines.append(f"{head}\tRand")
-        lines.append(f"SET @@RAND_SEED1={ev.seed1}, @@RAND_SEED2={ev.seed2}/*!*/;")
-    elif isinstance(ev, UserVarEvent):
-        lines.append(f"{head}\tUser_var")
-        lines.append(f"SET @`{ev.name}`:={'NULL' if ev.is_null else '...'}/*!*/;")
-    else:
-        name = EVENT_TYPE_NAMES.get(h.type_code)
-        lines.append(f"{head}\t" + (name if name else f"Unknown event type {h.type_code}"))
-    return lines
+    """mysqlbinlog-like lines for one event (:func:`gtidkit.binlog.text.event_lines`)."""
+    return text.event_lines(pe.pos, pe.header, pe.event, pe.checksum, pe.in_payload)
 
 
 def transaction_text(trx: Transaction) -> str:
@@ -356,6 +253,37 @@ def _parse_set(text: str | None, option: str) -> GtidSet | None:
         return GtidSet.parse(text)
     except GtidParseError as err:
         raise click.BadParameter(str(err), param_hint=option) from err
+
+
+#: Listing texts gathered before one write to stdout.
+_WRITE_BATCH = 2048
+_ENC = ("utf-8", "surrogateescape")
+
+
+def _write_listing(path: str, verify: bool, out: Any) -> None:
+    """Write the text listing of one file to the binary stream ``out``: framed by
+    :class:`~gtidkit.binlog.file.FrameReader`, formatted from raw bytes by
+    :class:`~gtidkit.binlog.text.ListingFormatter`, written in large blocks (everything before a fault is written
+    before the error propagates).
+
+    Raises:
+        BinlogDecodeError: at the first fault.
+        OSError: the file cannot be read.
+    """
+    parts = [f"# file {path}"]
+    try:
+        for chunk in text.listing(FrameReader(path, verify_checksum=verify), text.ListingFormatter(path)):
+            parts.append(chunk)
+            if len(parts) >= _WRITE_BATCH:
+                parts.append("")
+                out.write("\n".join(parts).encode(*_ENC))
+                parts = []
+        parts.append("# End of log file")
+    finally:
+        if parts:
+            parts.append("")
+            out.write("\n".join(parts).encode(*_ENC))
+        out.flush()
 
 
 def _events(path: str, verify: bool) -> Iterator[PositionedEvent]:
@@ -389,6 +317,7 @@ def show(
     )
     verify = not no_verify_checksum
     failed = False
+    out = sys.stdout.buffer
     for path in files:
         try:
             if per_transaction:
@@ -397,6 +326,9 @@ def show(
                         continue
                     click.echo(json.dumps(transaction_json(trx)) if as_json else transaction_text(trx))
             else:
+                if not as_json and not flt.active:
+                    _write_listing(path, verify, out)
+                    continue
                 if not as_json:
                     click.echo(f"# file {path}")
                 for pe in _events(path, verify):
