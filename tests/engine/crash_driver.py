@@ -102,7 +102,7 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
     unacknowledged transaction (the one in flight when it was killed) committed.
     """
     from gtidkit.engine import Server
-    from gtidkit.engine.binlog.scan import previous_gtids, summarize
+    from gtidkit.binlog.file import read_previous_gtids, read_transactions
     from gtidkit.engine.gtid.table import read_set
     from gtidkit.gtid import Gtid, GtidSet
 
@@ -145,11 +145,11 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
             seen: list[Gtid] = []
             dml = 0
             for name in files:
-                summ = summarize(srv.binlog.path(name), keep_events=True)
+                summ = read_transactions(srv.binlog.path(name), keep_events_from=0)
                 for tx in summ.transactions:
                     if tx.gtid is not None:
                         seen.append(tx.gtid)
-                    if any(type(e.event).__name__ == "XidEvent" for e in tx.events):
+                    if any(type(e.event).__name__ == "XidEvent" for e in summ.events[tx.begin_pos]):
                         dml += 1
             if len(seen) != len(set(seen)):
                 problems.append("a GTID appears twice in the binlog")
@@ -161,7 +161,7 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
             if options["gtid_mode"] != "OFF" and not (
                 explicit and not options.get("log_replica_updates", True)
             ):
-                in_binlogs = previous_gtids(srv.binlog.path(files[0])) | GtidSet.from_gtids(seen)
+                in_binlogs = (read_previous_gtids(srv.binlog.path(files[0])) or GtidSet()) | GtidSet.from_gtids(seen)
                 if in_binlogs != executed:
                     problems.append(f"binlog GTIDs {in_binlogs} != gtid_executed {executed}")
         s.close()

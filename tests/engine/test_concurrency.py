@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from gtidkit.engine.binlog.scan import summarize
+from gtidkit.binlog.file import read_transactions
 from gtidkit.gtid import GtidSet
 
 THREADS = 8
@@ -52,7 +52,7 @@ def test_eight_threads_binlog_on(open_server, binlog_format):
     # the binlog holds every GTID exactly once, in a logical clock that restarts per file
     gtids = []
     for name in srv.binlog.existing_files():
-        for i, tx in enumerate(summarize(srv.binlog.path(name)).transactions):
+        for i, tx in enumerate(read_transactions(srv.binlog.path(name)).transactions):
             gtids.append(tx.gtid)
     assert len(gtids) == len(set(gtids)) == total + 2
     assert GtidSet.from_gtids(gtids) == executed

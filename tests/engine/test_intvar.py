@@ -11,7 +11,7 @@ import pytest
 
 from gtidkit.binlog.constants import IntvarType
 from gtidkit.binlog.events.statement import IntvarEvent
-from gtidkit.engine.binlog.scan import summarize
+from gtidkit.binlog.file import read_transactions
 from gtidkit.engine.binlog.transaction_events import statement_intvars
 
 
@@ -86,9 +86,10 @@ def test_reapplied_statement_binlog_reproduces_ids_when_the_counter_differs(open
         )
     path = srv.binlog.path(srv.binlog.active)
     crash(srv)
+    read = read_transactions(path, keep_events_from=0)
     intvars = [
         (e.event.type, e.event.value)
-        for e in summarize(path, keep_events=True).transactions[-1].events
+        for e in read.events[read.transactions[-1].begin_pos]
         if isinstance(e.event, IntvarEvent)
     ]
     assert intvars == [

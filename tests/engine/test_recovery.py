@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gtidkit.engine.binlog.scan import summarize
+from gtidkit.binlog.file import read_transactions
 from gtidkit.errors import MySQLError
 
 
@@ -58,13 +58,13 @@ def test_torn_tail_is_truncated(open_server):
     s.execute("INSERT INTO d.t VALUES (1)")
     path = srv.binlog.path(srv.binlog.active)
     whole = path.read_bytes()
-    last = summarize(path).transactions[-1]
+    last = read_transactions(path).transactions[-1]
     crash(srv)
     # a partly written next transaction: the first bytes of a copy of the last one
     with open(path, "ab") as fh:
-        fh.write(whole[last.begin : last.begin + 90])
+        fh.write(whole[last.begin_pos : last.begin_pos + 90])
     srv2 = open_server(gtid_mode="ON", log_bin=True)
-    assert path.stat().st_size == last.end
+    assert path.stat().st_size == last.end_pos
     s2 = srv2.session()
     u = srv.server_uuid
     assert s2.execute("SELECT @@GLOBAL.gtid_executed").rows == [(f"{u}:1-3",)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gtidkit.engine.binlog.scan import summarize
+from gtidkit.binlog.file import read_transactions
 
 
 def _table(s):
@@ -14,7 +14,7 @@ def _table(s):
 def _binlog_gtids(srv):
     out = []
     for name in srv.binlog.existing_files():
-        out += [str(t.gtid) if t.gtid else None for t in summarize(srv.binlog.path(name)).transactions]
+        out += [str(t.gtid) if t.gtid else None for t in read_transactions(srv.binlog.path(name)).transactions]
     return out
 
 

@@ -36,9 +36,13 @@ from gtidkit.binlog.events import (
 from gtidkit.binlog.file import (
     FileScan,
     FileScanner,
+    FrameReader,
     PositionedEvent,
+    TransactionRead,
     iter_transactions,
     read_events,
+    read_previous_gtids,
+    read_transactions,
     scan_file,
 )
 from gtidkit.binlog.header import EventHeader
@@ -62,6 +66,7 @@ __all__ = [
     "FileScan",
     "FileScanner",
     "FormatDescriptionEvent",
+    "FrameReader",
     "GtidEvent",
     "GtidFlags",
     "HeartbeatEvent",
@@ -78,6 +83,7 @@ __all__ = [
     "Transaction",
     "TransactionParser",
     "TransactionPayloadEvent",
+    "TransactionRead",
     "UnknownEvent",
     "UserVarEvent",
     "Writer",
@@ -87,5 +93,7 @@ __all__ = [
     "event_type_name",
     "iter_transactions",
     "read_events",
+    "read_previous_gtids",
+    "read_transactions",
     "scan_file",
 ]

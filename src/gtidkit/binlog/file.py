@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
-from gtidkit.binlog.codec import LAYOUTS, BinlogEvent, UnknownEvent, decode_event
+from gtidkit.binlog.codec import LAYOUTS, UnknownEvent, decode_event
 from gtidkit.binlog.constants import (
     BINLOG_MAGIC,
     CHECKSUM_LEN,
@@ -54,7 +54,7 @@ from gtidkit.binlog.events.control import (
 from gtidkit.binlog.events.rows import TableMapEvent
 from gtidkit.binlog.events.statement import QueryEvent, query_kind
 from gtidkit.binlog.header import HEADER_STRUCT, EventHeader
-from gtidkit.binlog.stream import MAX_EVENT_SIZE, NEED_DATA, BinlogStream, iter_payload_events, mariadb_error
+from gtidkit.binlog.stream import MAX_EVENT_SIZE, iter_payload_events, mariadb_error
 from gtidkit.binlog.transactions import (
     _TABLE,
     A_ADD,
@@ -71,6 +71,7 @@ from gtidkit.binlog.transactions import (
     K_STATEMENT,
     S_NONE,
     Transaction,
+    TransactionParser,
     kind_of,
 )
 from gtidkit.errors import BinlogDecodeError, ChecksumMismatchError
@@ -109,15 +110,23 @@ class PositionedEvent:
 
 
 def read_events(
-    path: str | os.PathLike[str], *, verify_checksum: bool = True, expand_payloads: bool = True
+    path: str | os.PathLike[str],
+    *,
+    verify_checksum: bool = True,
+    expand_payloads: bool = True,
+    start: int | None = None,
+    stop_at_torn_tail: bool = False,
 ) -> Iterator[PositionedEvent]:
-    """Every event of a binlog or relay-log file, fully decoded, in file order.
+    """Every event of a binlog or relay-log file, fully decoded, in file order (streaming: chunked reads).
 
     Args:
         path: the file.
         verify_checksum: check CRC32 footers when the FDE says CRC32.
         expand_payloads: after each Transaction_payload event, also yield the events inside it
             (``in_payload=True``).
+        start: yield only the events starting at or after this offset (an offset inside an event starts at the
+            next one); the FDE before it is still read. ``None``: from the first event.
+        stop_at_torn_tail: a last event cut short ends the iteration quietly instead of raising.
 
     Yields:
         :class:`PositionedEvent` for each event; every good event before a fault is yielded first.
@@ -127,37 +136,31 @@ def read_events(
             binlog), with the file, the offset of the faulty event and its type code.
         OSError: the file cannot be opened or read.
     """
-    name = os.fspath(path)
-    stream = BinlogStream(magic=True, verify_checksum=verify_checksum, file=name)
-    with open(name, "rb") as f:
-        eof = False
-        while True:
-            ev = stream.next_event()
-            if ev is NEED_DATA:
-                if eof:
-                    stream.end_of_data()
-                    return
-                chunk = f.read(READ_CHUNK)
-                if not chunk:
-                    eof = True
-                else:
-                    stream.feed(chunk)
-                continue
-            assert isinstance(ev, BinlogEvent)
-            fde = stream.fde
-            pos, end = stream.last_pos, stream.offset
-            raw = ev.raw
-            has_crc = (
-                ev.event.has_checksum_alg_byte
-                if ev.header.type_code == EventType.FORMAT_DESCRIPTION_EVENT
-                else fde is not None and fde.checksum_alg == ChecksumAlg.CRC32
-            )
-            crc = int.from_bytes(raw[-CHECKSUM_LEN:], "little") if has_crc else None
-            yield PositionedEvent(name, pos, end, ev.header, ev.event, False, crc)
-            if expand_payloads and isinstance(ev.event, TransactionPayloadEvent):
-                assert fde is not None
-                for inner in iter_payload_events(ev.event, fde, file=name, offset=pos):
-                    yield PositionedEvent(name, pos, end, inner.header, inner.event, True, None)
+    reader = FrameReader(
+        path, verify_checksum=verify_checksum, start=start, stop_at_torn_tail=stop_at_torn_tail
+    )
+    return _decoded(reader, expand_payloads)
+
+
+def _decoded(reader: FrameReader, expand_payloads: bool) -> Iterator[PositionedEvent]:
+    name = reader.file
+    for pos, buf, at, size in reader:
+        fde = reader.fde
+        data = buf[at : at + size]
+        t = data[4]
+        ev = decode_event(data, None if t == _T_FDE else fde, verify_checksum=False, offset=pos, file=name)
+        body = ev.event
+        has_crc = (
+            body.has_checksum_alg_byte
+            if t == _T_FDE
+            else fde is not None and fde.checksum_alg == ChecksumAlg.CRC32
+        )
+        crc = int.from_bytes(data[-CHECKSUM_LEN:], "little") if has_crc else None
+        yield PositionedEvent(name, pos, pos + size, ev.header, body, False, crc)
+        if expand_payloads and isinstance(body, TransactionPayloadEvent):
+            assert fde is not None
+            for inner in iter_payload_events(body, fde, file=name, offset=pos):
+                yield PositionedEvent(name, pos, pos + size, inner.header, inner.event, True, None)
 
 
 class FrameReader:
@@ -288,6 +291,127 @@ class FrameReader:
 
 
 _SIZE_AT_9 = struct.Struct("<9xI")
+
+
+@dataclass(slots=True)
+class TransactionRead:
+    """What :func:`read_transactions` learned about one file.
+
+    Args:
+        file: the path as given.
+        size: file size in bytes.
+        previous_gtids: the first Previous_gtids event's set, ``None`` when the file has none.
+        transactions: the complete transactions, in file order (one cut short by the next, or by the end of the
+            file, is left out: :attr:`complete_end` stops before it).
+        events: with ``keep_events_from``, ``begin_pos`` → the decoded events of each complete transaction that
+            begins at or after that offset (its Gtid event first; events inside a Transaction_payload in its
+            place).
+        complete_end: offset right after the last event that is not inside an unfinished transaction: where a
+            torn or unfinished tail starts (a crash recovery truncates there); ``size`` for a clean file.
+        torn_at: offset of a last event cut short by the end of the file, else ``None``.
+        ends_with: ``"ROTATE"`` / ``"STOP"`` when such an event closes the file, else ``None``.
+    """
+
+    file: str
+    size: int
+    previous_gtids: GtidSet | None = None
+    transactions: list[Transaction] = field(default_factory=list)
+    events: dict[int, tuple[PositionedEvent, ...]] = field(default_factory=dict)
+    complete_end: int = 4
+    torn_at: int | None = None
+    ends_with: str | None = None
+
+
+def read_transactions(
+    path: str | os.PathLike[str],
+    *,
+    keep_events_from: int | None = None,
+    verify_checksum: bool = True,
+) -> TransactionRead:
+    """The complete transactions of a binlog file (grouped by :class:`~gtidkit.binlog.transactions.
+    TransactionParser`, MySQL's ``Transaction_boundary_parser``), stopping quietly at a torn tail.
+
+    This is what a server needs at start-up (the GTIDs of its last binlog, the transactions past its applied
+    position, where to truncate a crash's torn tail) and what SHOW BINLOG EVENTS-like callers need to group
+    events: every event is decoded, so use :func:`iter_transactions` when only the transactions' metadata is
+    wanted on large files.
+
+    Args:
+        path: the file.
+        keep_events_from: keep the decoded events of the transactions beginning at or after this offset
+            (``None``: keep none, ``0``: all).
+        verify_checksum: check CRC32 footers when the FDE says CRC32.
+
+    Returns:
+        A :class:`TransactionRead`.
+
+    Raises:
+        BinlogDecodeError: a whole event that is corrupt (CRC mismatch, undecodable body, bad size); a torn last
+            event is not an error.
+        OSError: the file cannot be read.
+    """
+    name = os.fspath(path)
+    reader = FrameReader(name, verify_checksum=verify_checksum, stop_at_torn_tail=True)
+    parser = TransactionParser(name, keep_events=keep_events_from is not None)
+    res = TransactionRead(name, os.stat(name).st_size)
+    feed = parser.feed
+    last_type = -1
+    for pe in _decoded(reader, True):
+        ev = pe.event
+        h = pe.header
+        t = h.type_code
+        if pe.in_payload:
+            pass
+        elif isinstance(ev, TransactionPayloadEvent):
+            continue  # its events follow, fed one by one (the payload itself belongs to no grammar rule)
+        else:
+            last_type = t
+        database = None
+        gtid_event = None
+        if isinstance(ev, QueryEvent):
+            qk = query_kind(ev.query)
+            kind = kind_of(t, h.flags, qk)
+            if qk == "STATEMENT" and ev.database:
+                database = ev.database
+        else:
+            kind = kind_of(t, h.flags)
+            if isinstance(ev, GtidEvent):
+                gtid_event = ev
+            elif isinstance(ev, TableMapEvent) and ev.database:
+                database = ev.database
+            elif isinstance(ev, PreviousGtidsEvent) and res.previous_gtids is None:
+                res.previous_gtids = ev.gtids
+        feed(kind, pe.pos, pe.end_pos, h.timestamp, h.server_id, gtid_event, database, pe)
+        if parser.state == S_NONE:
+            res.complete_end = pe.end_pos
+        if parser.finished:
+            for i, trx in enumerate(parser.finished):
+                if not trx.complete:
+                    continue
+                res.transactions.append(trx)
+                if keep_events_from is not None and trx.begin_pos >= keep_events_from:
+                    res.events[trx.begin_pos] = parser.finished_events[i]
+            parser.finished.clear()
+            parser.finished_events.clear()
+    res.torn_at = reader.torn_at
+    res.ends_with = "ROTATE" if last_type == _T_ROTATE else "STOP" if last_type == _T_STOP else None
+    return res
+
+
+def read_previous_gtids(path: str | os.PathLike[str], *, verify_checksum: bool = True) -> GtidSet | None:
+    """The Previous_gtids set of a binlog file (the event right after its FDE), ``None`` when it has none.
+
+    Raises:
+        BinlogDecodeError: the file's first events are corrupt.
+        OSError: the file cannot be read.
+    """
+    reader = FrameReader(path, verify_checksum=verify_checksum, stop_at_torn_tail=True, chunk_size=64 << 10)
+    for pe in _decoded(reader, False):
+        if isinstance(pe.event, PreviousGtidsEvent):
+            return pe.event.gtids
+        if not isinstance(pe.event, FormatDescriptionEvent):
+            return None
+    return None
 
 
 @dataclass(slots=True)

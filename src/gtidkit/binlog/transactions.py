@@ -31,7 +31,7 @@ an ``END`` with no open transaction is emitted alone, also with ``complete=False
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from gtidkit.binlog.constants import LOG_EVENT_IGNORABLE_F, EventType
 from gtidkit.binlog.events.control import GtidEvent
@@ -172,9 +172,13 @@ class TransactionParser:
 
     Args:
         file: the file name copied into every :class:`Transaction`.
+        keep_events: also collect the ``event`` objects fed with each transaction's events (IGNORE-kind events
+            such as a Rotate inside a transaction are not part of it) into :attr:`finished_events`.
 
     Attributes:
         finished: transactions completed so far, in file order; callers may drain (clear) it.
+        finished_events: with ``keep_events``, the events of each transaction in :attr:`finished` (same index,
+            a tuple each); drain it with :attr:`finished`.
         state: current state (``S_NONE``, ``S_GTID``, ``S_PRE``, ``S_DML``).
     """
 
@@ -183,17 +187,23 @@ class TransactionParser:
         "_count",
         "_dbs",
         "_end",
+        "_events",
         "_gtid_event",
         "_server_id",
         "_ts",
         "file",
         "finished",
+        "finished_events",
+        "keep_events",
         "state",
     )
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, *, keep_events: bool = False) -> None:
         self.file = file
+        self.keep_events = keep_events
         self.finished: list[Transaction] = []
+        self.finished_events: list[tuple[Any, ...]] = []
+        self._events: list[Any] = []
         self.state = S_NONE
         self._begin = 0
         self._end = 0
@@ -212,6 +222,7 @@ class TransactionParser:
         server_id: int,
         gtid_event: GtidEvent | None = None,
         database: str | None = None,
+        event: Any = None,
     ) -> None:
         """Advance the machine by one event.
 
@@ -222,28 +233,28 @@ class TransactionParser:
             timestamp, server_id: from the event header.
             gtid_event: the decoded event when ``kind`` is GTID.
             database: a database the event touches (Query default database, Table_map database), if any.
+            event: the event itself, kept with its transaction when ``keep_events`` is on.
         """
         action, self.state = _TABLE[self.state][kind]
-        if action == A_ADD:
-            self._end = end_pos
-            self._count += 1
-            if database:
-                self._add_db(database)
-        elif action == A_IGNORE:
+        if action == A_IGNORE:
             return
-        elif action == A_END:
+        if action == A_ADD or action == A_END:
             self._end = end_pos
             self._count += 1
             if database:
                 self._add_db(database)
-            self._emit(True)
-        elif action == A_START:
-            self._start(pos, end_pos, timestamp, server_id, gtid_event, database)
-        elif action == A_RESTART:
+            if self.keep_events:
+                self._events.append(event)
+            if action == A_END:
+                self._emit(True)
+            return
+        if action == A_RESTART:
             self._emit(False)
-            self._start(pos, end_pos, timestamp, server_id, gtid_event, database)
-        else:  # A_LONE / A_ORPHAN: a one-event transaction
-            self._start(pos, end_pos, timestamp, server_id, None, database)
+        lone = action == A_LONE or action == A_ORPHAN  # a one-event transaction
+        self._start(pos, end_pos, timestamp, server_id, None if lone else gtid_event, database)
+        if self.keep_events:
+            self._events = [event]
+        if lone:
             self._emit(action == A_LONE)
 
     def _add_db(self, db: str) -> None:
@@ -310,6 +321,9 @@ class TransactionParser:
                 g.transaction_length,
             )
         self.finished.append(trx)
+        if self.keep_events:
+            self.finished_events.append(tuple(self._events))
+            self._events = []
         self._gtid_event = None
         self._dbs = None
 

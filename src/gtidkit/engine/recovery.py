@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from gtidkit.binlog.constants import IntvarType
 from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
-from gtidkit.engine.binlog import scan as binlog_scan
+from gtidkit.binlog.file import PositionedEvent, read_previous_gtids, read_transactions
 from gtidkit.engine.binlog.log import BinlogLog, file_number
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.gtid import GtidSet
@@ -89,12 +89,12 @@ def start_up(server: Server) -> None:
         if reapplied:
             log.info("recovery re-applied %d binlog transactions", reapplied)
         last = blog.path(files[-1])
-        summary = binlog_scan.summarize(last)
-        binlog_set = GtidSet() | summary.previous_gtids
+        summary = read_transactions(last)
+        binlog_set = GtidSet() | (summary.previous_gtids or GtidSet())
         for tx in summary.transactions:
             if tx.gtid is not None:
                 binlog_set.add_in_place(tx.gtid.sid, tx.gtid.tag, tx.gtid.gno)
-        first_prev = binlog_scan.previous_gtids(blog.path(files[0]))
+        first_prev = read_previous_gtids(blog.path(files[0])) or GtidSet()
     table_set = gtid_table.read_set(db, server.gtid_table)
     executed = binlog_set | table_set
     if files:
@@ -153,7 +153,7 @@ def reapply_binlogs(server: Server, blog: BinlogLog, files: list[str]) -> int:
     for i in range(start_index, len(files)):
         path = blog.path(files[i])
         from_pos = start_pos if i == start_index else None
-        summary = binlog_scan.summarize(path, from_pos=from_pos, keep_events=True)
+        summary = read_transactions(path, keep_events_from=from_pos or 0)
         if i == len(files) - 1 and summary.complete_end < summary.size:
             log.warning(
                 "truncating torn binlog tail of %s at %d (%d bytes)",
@@ -163,15 +163,23 @@ def reapply_binlogs(server: Server, blog: BinlogLog, files: list[str]) -> int:
             )
             os.truncate(path, summary.complete_end)
         for tx in summary.transactions:
-            if from_pos is not None and tx.begin < from_pos:
+            if from_pos is not None and tx.begin_pos < from_pos:
                 continue
-            apply_transaction(server, files[i], tx)
+            apply_transaction(server, files[i], tx.end_pos, summary.events[tx.begin_pos])
             count += 1
     return count
 
 
-def apply_transaction(server: Server, file: str, tx: binlog_scan.ScannedTransaction) -> None:
-    """Apply one binlog transaction to the engine and record its end position, in one SQLite transaction."""
+def apply_transaction(
+    server: Server, file: str, end_pos: int, events: tuple[PositionedEvent, ...]
+) -> None:
+    """Apply one binlog transaction to the engine and record its end position, in one SQLite transaction.
+
+    Args:
+        server: the server.
+        file, end_pos: the binlog file name and the offset right after the transaction (the applied position).
+        events: the transaction's decoded events (:func:`gtidkit.binlog.file.read_transactions`).
+    """
     from gtidkit.engine.sql.executor import Executor, classify
 
     conn = server._internal
@@ -179,7 +187,7 @@ def apply_transaction(server: Server, file: str, tx: binlog_scan.ScannedTransact
     conn.begin()
     try:
         table_maps: dict[int, TableMapEvent] = {}
-        for se in tx.events:
+        for se in events:
             ev: Any = se.event
             if isinstance(ev, IntvarEvent):
                 # the next Query reproduces the source's ids (Intvar_log_event::do_apply_event)
@@ -201,7 +209,7 @@ def apply_transaction(server: Server, file: str, tx: binlog_scan.ScannedTransact
                 from gtidkit.engine.sql import rowimage  # the SQL layer's row-image codec
 
                 rowimage.apply_rows_event(executor, table_maps[ev.table_id], ev)
-        server._record_position(server.storage.sqlite(conn), file, tx.end)
+        server._record_position(server.storage.sqlite(conn), file, end_pos)
         conn.commit()
     except BaseException:
         conn.rollback()

@@ -14,18 +14,10 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.binlog.constants import EVENT_TYPE_NAMES, IntvarType
-from gtidkit.binlog.events.control import (
-    FormatDescriptionEvent,
-    GtidEvent,
-    PreviousGtidsEvent,
-    RotateEvent,
-    XidEvent,
-)
-from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
-from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
+from gtidkit.binlog.constants import EVENT_TYPE_NAMES
+from gtidkit.binlog.file import read_events, read_previous_gtids
+from gtidkit.binlog.text import event_info
 from gtidkit.engine import sysvars
-from gtidkit.engine.binlog import scan as binlog_scan
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.session import Result
 from gtidkit.errors import BinlogDecodeError, MySQLError
@@ -142,24 +134,15 @@ class Admin:
                 1220, "Error when executing command SHOW BINLOG EVENTS: Could not find target log"
             )
         rows: list[tuple] = []
-        table_names: dict[int, str] = {}
         try:
             with blog.lock:
                 if blog.writer is not None:
                     blog.writer.flush(fsync=False)
-            for se in binlog_scan.iter_events(blog.path(name), pos if pos and pos > 4 else None):
-                if isinstance(se.event, TableMapEvent):
-                    table_names[se.event.table_id] = f"{se.event.database}.{se.event.table}"
-                rows.append(
-                    (
-                        name,
-                        se.pos,
-                        EVENT_TYPE_NAMES.get(se.type_code, "Unknown"),
-                        se.server_id,
-                        se.end,
-                        event_info(se.event, table_names),
-                    )
-                )
+            start = pos if pos and pos > 4 else None
+            for pe in read_events(blog.path(name), expand_payloads=False, start=start, stop_at_torn_tail=True):
+                h = pe.header
+                type_name = EVENT_TYPE_NAMES.get(h.type_code, "Unknown")
+                rows.append((name, pe.pos, type_name, h.server_id, pe.end_pos, event_info(pe.event)))
         except BinlogDecodeError as err:
             raise MySQLError(
                 1220, f"Error when executing command SHOW BINLOG EVENTS: Wrong offset or I/O error ({err})"
@@ -264,7 +247,7 @@ class Admin:
             files = blog.existing_files()
             if removed and files:
                 server.gtid_state.add_purged(
-                    binlog_scan.previous_gtids(blog.path(files[0])), also_executed=False
+                    read_previous_gtids(blog.path(files[0])) or GtidSet(), also_executed=False
                 )
             return removed
         finally:
@@ -335,37 +318,6 @@ def _parse_datetime(text: str) -> float:
         except ValueError:
             continue
     raise MySQLError(1210, "Incorrect arguments to PURGE BINARY LOGS BEFORE")
-
-
-def event_info(ev: Any, table_names: dict[int, str] | None = None) -> str:
-    """The Info column of SHOW BINLOG EVENTS for one event (``Log_event::pack_info``)."""
-    if isinstance(ev, FormatDescriptionEvent):
-        return f"Server ver: {ev.server_version}, Binlog ver: {ev.binlog_version}"
-    if isinstance(ev, PreviousGtidsEvent):
-        return ev.gtids.to_text()
-    if isinstance(ev, GtidEvent):
-        return f"SET @@SESSION.GTID_NEXT= '{ev.gtid if ev.gtid is not None else 'ANONYMOUS'}'"
-    if isinstance(ev, QueryEvent):
-        q = ev.query.decode() if isinstance(ev.query, (bytes, bytearray)) else str(ev.query)
-        if ev.database and q.upper() not in ("BEGIN", "COMMIT", "ROLLBACK"):
-            return f"use `{ev.database}`; {q}"
-        return q
-    if isinstance(ev, XidEvent):
-        return f"COMMIT /* xid={ev.xid} */"
-    if isinstance(ev, IntvarEvent):
-        # Intvar_log_event::pack_info: "<get_var_type_name()>=<value>"
-        names = {
-            int(IntvarType.LAST_INSERT_ID_EVENT): "LAST_INSERT_ID",
-            int(IntvarType.INSERT_ID_EVENT): "INSERT_ID",
-        }
-        return f"{names.get(ev.type, 'INVALID_INT')}={ev.value}"
-    if isinstance(ev, RotateEvent):
-        return f"{ev.next_file};pos={ev.position}"
-    if isinstance(ev, TableMapEvent):
-        return f"table_id: {ev.table_id} ({ev.database}.{ev.table})"
-    if isinstance(ev, RowsEvent):
-        return f"table_id: {ev.table_id}" + (" flags: STMT_END_F" if ev.flags & 1 else "")
-    return ""
 
 
 # ---------------------------------------------------------------------- SQL functions
