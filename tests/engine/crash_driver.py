@@ -101,8 +101,8 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
     ``acks`` are all acknowledgements of the ``trials`` killed runs so far; each run may leave at most one
     unacknowledged transaction (the one in flight when it was killed) committed.
     """
-    from gtidkit.engine import Server
     from gtidkit.binlog.file import read_previous_gtids, read_transactions
+    from gtidkit.engine import Server
     from gtidkit.engine.gtid.table import read_set
     from gtidkit.gtid import Gtid, GtidSet
 
