@@ -43,6 +43,7 @@ from gtidkit.binlog.events.control import (
 from gtidkit.binlog.events.statement import QueryEvent
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.gtid import Gtid, GtidSet
+from gtidkit.version import MYSQL_VERSION
 
 __all__ = [
     "BinlogWriter",
@@ -303,7 +304,7 @@ class BinlogWriter:
         path: str | os.PathLike[str],
         *,
         server_id: int,
-        server_version: str = "8.0.36",
+        server_version: str = MYSQL_VERSION,
         checksum: bool = True,
         previous_gtids: GtidSet | None = None,
         create_timestamp: int | None = None,

@@ -45,13 +45,14 @@ from gtidkit.engine.session import ANONYMOUS, ASSIGNED, AUTOMATIC, Session, now_
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
+from gtidkit.version import MYSQL_VERSION
 
 log = logging.getLogger(__name__)
 
 GTID_TABLE = ("mysql", "gtid_executed")
 #: Internal system table: the binlog end position the engine has applied (one row, id = 1).
 POSITION_TABLE = "_gk_binlog_applied"
-SERVER_VERSION = "8.0.36"
+SERVER_VERSION = MYSQL_VERSION  # gtidkit.version: the one server-version constant
 
 CommitObserver = Callable[[Session, "Gtid | None"], None]
 FlushObserver = Callable[[str, int], None]

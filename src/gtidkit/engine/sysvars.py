@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gtidkit.errors import MySQLError
+from gtidkit.version import SERVER_VERSION
 
 GLOBAL = "GLOBAL"
 SESSION = "SESSION"
@@ -106,7 +107,7 @@ SYSVARS: dict[str, SysVar] = {
         # the next statement only
         _v("insert_id", SESSION, INT, 0),
         _v("last_insert_id", SESSION, INT, 0),
-        _v("version", GLOBAL, STR, "8.0.36-gtidkit", read_only=True),
+        _v("version", GLOBAL, STR, SERVER_VERSION, read_only=True),
         _v("version_comment", GLOBAL, STR, "gtidkit", read_only=True),
         _v("datadir", GLOBAL, STR, "", read_only=True),
         _v("innodb_lock_wait_timeout", BOTH, INT, 50, 1, 1073741824),

@@ -1,6 +1,6 @@
 """A deterministic (seeded) generator of realistic MySQL 8.0-layout binary logs: small fleets and big corpora.
 
-What a generated file looks like (MySQL 8.0.36, ``binlog_format=ROW``, ``binlog_checksum=CRC32``,
+What a generated file looks like (MySQL :data:`~gtidkit.version.MYSQL_VERSION`, ``binlog_format=ROW``, ``binlog_checksum=CRC32``,
 ``binlog_row_metadata=MINIMAL``): magic, Format_description (41 post-header lengths), Previous_gtids, then
 transactions ``Gtid · Query(BEGIN) · [Table_map · Write/Update/Delete_rows_v2]+ · Xid`` and now and then a DDL
 written as ``Gtid · Query(DDL)``; Rotate at ``max_binlog_size``, Stop on a clean shutdown. The logical clock
@@ -40,6 +40,7 @@ from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
 from gtidkit.binlog.events.statement import QueryEvent
 from gtidkit.binlog.writer import BinlogWriter, EventSpec, encode_transaction
 from gtidkit.gtid import Gtid, GtidSet
+from gtidkit.version import MYSQL_VERSION
 
 __all__ = [
     "DEFAULT_SERVER_VERSION",
@@ -49,7 +50,8 @@ __all__ = [
     "load_manifest",
 ]
 
-DEFAULT_SERVER_VERSION = "8.0.36"
+#: The server version of generated files: the release gtidkit follows (:data:`gtidkit.version.MYSQL_VERSION`).
+DEFAULT_SERVER_VERSION = MYSQL_VERSION
 #: MySQL 8.0's default binlog base name (``log_bin`` without a value → ``binlog``).
 BINLOG_BASENAME = "binlog"
 #: ``binlog_row_event_max_size`` default: rows are split into several rows events past this size.

@@ -33,6 +33,7 @@ from gtidkit.binlog.versions import (
     post_header_lengths_for,
 )
 from gtidkit.gtid import Gtid, GtidSet
+from gtidkit.version import MYSQL_VERSION
 
 if TYPE_CHECKING:
     from typing import Self
@@ -95,7 +96,7 @@ class FormatDescriptionEvent:
     @classmethod
     def for_server(
         cls,
-        server_version: str = "8.0.36",
+        server_version: str = MYSQL_VERSION,
         *,
         checksum_alg: int = ChecksumAlg.CRC32,
         create_timestamp: int = 0,

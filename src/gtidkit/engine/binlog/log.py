@@ -27,6 +27,7 @@ from gtidkit.binlog.writer import BinlogWriter
 from gtidkit.engine.binlog.dependency import NO_WRITESET, WRITESET, DependencyTracker, Writeset
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
+from gtidkit.version import MYSQL_VERSION
 
 BASENAME = "binlog"
 INDEX_NAME = f"{BASENAME}.index"
@@ -68,7 +69,7 @@ class BinlogLog:
         datadir: Path,
         *,
         server_id: int,
-        server_version: str = "8.0.36",
+        server_version: str = MYSQL_VERSION,
         checksum: bool = True,
         max_binlog_size: int = 1 << 30,
         sync_binlog: int = 1,

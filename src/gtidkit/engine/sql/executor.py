@@ -53,10 +53,11 @@ from gtidkit.engine.sql.parse import (
 from gtidkit.engine.sql.values import from_sqlite
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
 from gtidkit.errors import MySQLError
+from gtidkit.version import MYSQL_VERSION
 
 __all__ = ["ExecResult", "Executor", "RowChange", "Statement", "classify", "split_statements"]
 
-SERVER_VERSION = "8.0.36"
+SERVER_VERSION = MYSQL_VERSION  # VERSION(); gtidkit.version is the one server-version constant
 
 
 class GkSQLite(SQLite):

@@ -1,0 +1,17 @@
+"""The one place for the MySQL server version gtidkit presents as (STYLE.md section 5: one server-version constant).
+
+``MYSQL_VERSION`` is the release whose behaviour and byte layouts gtidkit follows: ``VERSION()``, the Format_description
+event of every binlog we write (its post-header table, :mod:`gtidkit.binlog.versions`), the generator's files and the
+Gtid events' ``immediate_server_version`` (``80036``) derive from it. ``SERVER_VERSION`` is ``@@version``: the number
+plus a suffix, the way MySQL appends ``-log`` or ``-debug``. Tables of *real* MySQL versions (what other servers
+wrote) stay in :mod:`gtidkit.binlog.versions`.
+"""
+
+from __future__ import annotations
+
+#: The MySQL release gtidkit follows (``VERSION()``, our binlogs' Format_description ``server_version``).
+MYSQL_VERSION = "8.0.36"
+#: ``@@version``: :data:`MYSQL_VERSION` with gtidkit's suffix.
+SERVER_VERSION = f"{MYSQL_VERSION}-gtidkit"
+
+__all__ = ["MYSQL_VERSION", "SERVER_VERSION"]
