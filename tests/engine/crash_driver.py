@@ -63,7 +63,7 @@ def run(datadir: str, mode: str) -> None:
         s.execute("SET gtid_next=AUTOMATIC")
     else:
         s.execute(SETUP)
-    k = int(s.execute("SELECT COALESCE(MAX(k), 0) FROM crash.t").rows[0][0]) + 1
+    k = int(s.execute("SELECT COALESCE(MAX(k), 0) FROM crash.t")[-1].rows[0][0]) + 1
     out = sys.stdout
     out.write("READY\n")
     out.flush()
@@ -111,7 +111,7 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
     srv = Server.open(datadir, **options)
     try:
         s = srv.session()
-        rows = s.execute("SELECT k, g FROM crash.t ORDER BY k").rows if _has_table(s) else []
+        rows = s.execute("SELECT k, g FROM crash.t ORDER BY k")[-1].rows if _has_table(s) else []
         present = {int(r[0]) for r in rows}
         executed = srv.gtid_state.executed()
         table = srv.read_txn(lambda db: read_set(db, srv.gtid_table))
@@ -173,7 +173,7 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
 def _has_table(s: Any) -> bool:
     rows = s.execute(
         "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='crash' AND TABLE_NAME='t'"
-    ).rows
+    )[-1].rows
     return bool(rows[0][0])
 
 

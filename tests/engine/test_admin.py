@@ -23,10 +23,10 @@ def test_set_gtid_purged_forms(open_server):
     srv = open_server(gtid_mode="ON", log_bin=True)
     s = srv.session()
     s.execute(f"SET GLOBAL gtid_purged='{SRC}:1-10'")
-    assert s.execute("SELECT @@GLOBAL.gtid_purged, @@GLOBAL.gtid_executed").rows == [(f"{SRC}:1-10",) * 2]
+    assert s.execute("SELECT @@GLOBAL.gtid_purged, @@GLOBAL.gtid_executed")[-1].rows == [(f"{SRC}:1-10",) * 2]
     s.execute(f"SET GLOBAL gtid_purged='+{SRC}:20-30'")
-    assert s.execute("SELECT @@GLOBAL.gtid_purged").rows == [(f"{SRC}:1-10:20-30",)]
-    assert s.execute("SELECT interval_start, interval_end FROM mysql.gtid_executed ORDER BY 1").rows == [
+    assert s.execute("SELECT @@GLOBAL.gtid_purged")[-1].rows == [(f"{SRC}:1-10:20-30",)]
+    assert s.execute("SELECT interval_start, interval_end FROM mysql.gtid_executed ORDER BY 1")[-1].rows == [
         (1, 10),
         (20, 30),
     ]
@@ -48,13 +48,13 @@ def test_reset_master(open_server):
     s.execute("FLUSH LOGS")
     s.execute("CREATE DATABASE b")
     s.execute("RESET BINARY LOGS AND GTIDS")
-    assert s.execute("SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged").rows == [("", "")]
-    assert s.execute("SELECT COUNT(*) FROM mysql.gtid_executed").rows == [(0,)]
-    assert [r[0] for r in s.execute("SHOW BINARY LOGS").rows] == ["binlog.000001"]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged")[-1].rows == [("", "")]
+    assert s.execute("SELECT COUNT(*) FROM mysql.gtid_executed")[-1].rows == [(0,)]
+    assert [r[0] for r in s.execute("SHOW BINARY LOGS")[-1].rows] == ["binlog.000001"]
     s.execute("CREATE DATABASE c")
-    assert s.execute("SELECT @@GLOBAL.gtid_executed").rows == [(f"{srv.server_uuid}:1",)]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{srv.server_uuid}:1",)]
     s.execute("RESET MASTER TO 7")
-    assert [r[0] for r in s.execute("SHOW BINARY LOGS").rows] == ["binlog.000007"]
+    assert [r[0] for r in s.execute("SHOW BINARY LOGS")[-1].rows] == ["binlog.000007"]
 
 
 def test_reset_master_binlog_off(open_server):
@@ -64,10 +64,10 @@ def test_reset_master_binlog_off(open_server):
     s.execute("CREATE DATABASE a")
     s.execute("SET gtid_next=AUTOMATIC")
     s.execute("RESET MASTER")
-    assert s.execute("SELECT @@GLOBAL.gtid_executed").rows == [("",)]
-    assert s.execute("SELECT COUNT(*) FROM mysql.gtid_executed").rows == [(0,)]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [("",)]
+    assert s.execute("SELECT COUNT(*) FROM mysql.gtid_executed")[-1].rows == [(0,)]
     assert _code(s, "SHOW BINARY LOGS")[0] == 1381
-    assert s.execute("SHOW BINARY LOG STATUS").rows == []
+    assert s.execute("SHOW BINARY LOG STATUS")[-1].rows == []
 
 
 def test_purge_binary_logs_grows_purged(open_server):
@@ -79,16 +79,16 @@ def test_purge_binary_logs_grows_purged(open_server):
     s.execute("CREATE DATABASE b")
     s.execute("FLUSH LOGS")
     s.execute("CREATE DATABASE c")
-    assert s.execute("SELECT @@GLOBAL.gtid_purged").rows == [("",)]
+    assert s.execute("SELECT @@GLOBAL.gtid_purged")[-1].rows == [("",)]
     s.execute("PURGE BINARY LOGS TO 'binlog.000003'")
-    assert [r[0] for r in s.execute("SHOW BINARY LOGS").rows] == ["binlog.000003"]
-    assert s.execute("SELECT @@GLOBAL.gtid_purged").rows == [(f"{u}:1-2",)]
-    assert s.execute("SELECT @@GLOBAL.gtid_executed").rows == [(f"{u}:1-3",)]
+    assert [r[0] for r in s.execute("SHOW BINARY LOGS")[-1].rows] == ["binlog.000003"]
+    assert s.execute("SELECT @@GLOBAL.gtid_purged")[-1].rows == [(f"{u}:1-2",)]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{u}:1-3",)]
     assert _code(s, "PURGE BINARY LOGS TO 'binlog.000099'")[0] == 1373
     # restart: purged = Previous_gtids of the oldest file
     srv.shutdown()
     s2 = open_server(gtid_mode="ON", log_bin=True).session()
-    assert s2.execute("SELECT @@GLOBAL.gtid_purged, @@GLOBAL.gtid_executed").rows == [
+    assert s2.execute("SELECT @@GLOBAL.gtid_purged, @@GLOBAL.gtid_executed")[-1].rows == [
         (f"{u}:1-2", f"{u}:1-3")
     ]
 
@@ -99,7 +99,7 @@ def test_purge_before(open_server):
     s.execute("CREATE DATABASE a")
     s.execute("FLUSH LOGS")
     s.execute("PURGE BINARY LOGS BEFORE '2999-01-01 00:00:00'")
-    assert [r[0] for r in s.execute("SHOW BINARY LOGS").rows] == ["binlog.000002"]
+    assert [r[0] for r in s.execute("SHOW BINARY LOGS")[-1].rows] == ["binlog.000002"]
 
 
 def test_show_binary_log_status_and_events(open_server):
@@ -107,17 +107,17 @@ def test_show_binary_log_status_and_events(open_server):
     s = srv.session()
     s.execute("CREATE DATABASE a")
     s.execute("CREATE DATABASE b")
-    res = s.execute("SHOW MASTER STATUS")
-    assert res.columns == ["File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB", "Executed_Gtid_Set"]
+    (res,) = s.execute("SHOW MASTER STATUS")
+    assert res.column_names == ["File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB", "Executed_Gtid_Set"]
     assert res.rows[0][0] == "binlog.000001" and res.rows[0][4] == f"{srv.server_uuid}:1-2"
     assert res.rows[0][1] == (srv.datadir / "binlog.000001").stat().st_size
-    ev = s.execute("SHOW BINLOG EVENTS")
-    assert ev.columns == ["Log_name", "Pos", "Event_type", "Server_id", "End_log_pos", "Info"]
+    (ev,) = s.execute("SHOW BINLOG EVENTS")
+    assert ev.column_names == ["Log_name", "Pos", "Event_type", "Server_id", "End_log_pos", "Info"]
     gtid_rows = [r for r in ev.rows if r[2] == "Gtid"]
     assert [r[4] - r[1] for r in gtid_rows] == [77, 77]  # 8.0 originating Gtid event size (formats.md §2.2)
     assert ev.rows[0][5] == "Server ver: 8.0.36, Binlog ver: 4"
     assert ev.rows[2][1] == 157
-    limited = s.execute("SHOW BINLOG EVENTS IN 'binlog.000001' FROM 157 LIMIT 1, 2").rows
+    limited = s.execute("SHOW BINLOG EVENTS IN 'binlog.000001' FROM 157 LIMIT 1, 2")[-1].rows
     assert [r[2] for r in limited] == ["Query", "Gtid"]
     assert _code(s, "SHOW BINLOG EVENTS IN 'nope.000001'")[0] == 1220
 
@@ -125,21 +125,21 @@ def test_show_binary_log_status_and_events(open_server):
 def test_show_variables(open_server):
     srv = open_server(gtid_mode="ON", log_bin=False, gtid_executed_compression_period=1000)
     s = srv.session()
-    res = s.execute("SHOW GLOBAL VARIABLES LIKE 'gtid_executed_compression_period'")
+    (res,) = s.execute("SHOW GLOBAL VARIABLES LIKE 'gtid_executed_compression_period'")
     assert res.rows == [("gtid_executed_compression_period", "1000")]
-    assert ("log_bin", "OFF") in s.execute("SHOW VARIABLES LIKE 'log_bin'").rows
-    assert s.execute("SHOW VARIABLES LIKE 'log_slave_updates'").rows == [("log_slave_updates", "ON")]
+    assert ("log_bin", "OFF") in s.execute("SHOW VARIABLES LIKE 'log_bin'")[-1].rows
+    assert s.execute("SHOW VARIABLES LIKE 'log_slave_updates'")[-1].rows == [("log_slave_updates", "ON")]
 
 
 def test_gtid_functions(open_server):
     srv = open_server(gtid_mode="ON", log_bin=True)
     s = srv.session()
-    assert s.execute(f"SELECT GTID_SUBSET('{SRC}:1-2', '{SRC}:1-5')").rows == [(1,)]
-    assert s.execute(f"SELECT GTID_SUBSET('{SRC}:1-7', '{SRC}:1-5')").rows == [(0,)]
-    assert s.execute(f"SELECT GTID_SUBTRACT('{SRC}:1-10', '{SRC}:3-4')").rows == [(f"{SRC}:1-2:5-10",)]
-    assert s.execute("SELECT GTID_SUBSET(NULL, '')").rows == [(None,)]
+    assert s.execute(f"SELECT GTID_SUBSET('{SRC}:1-2', '{SRC}:1-5')")[-1].rows == [(1,)]
+    assert s.execute(f"SELECT GTID_SUBSET('{SRC}:1-7', '{SRC}:1-5')")[-1].rows == [(0,)]
+    assert s.execute(f"SELECT GTID_SUBTRACT('{SRC}:1-10', '{SRC}:3-4')")[-1].rows == [(f"{SRC}:1-2:5-10",)]
+    assert s.execute("SELECT GTID_SUBSET(NULL, '')")[-1].rows == [(None,)]
     assert _code(s, "SELECT GTID_SUBSET('junk', '')")[0] == 1772
-    assert s.execute(f"SELECT WAIT_FOR_EXECUTED_GTID_SET('{SRC}:1', 0.2)").rows == [(1,)]
+    assert s.execute(f"SELECT WAIT_FOR_EXECUTED_GTID_SET('{SRC}:1', 0.2)")[-1].rows == [(1,)]
     assert _code(s, f"SELECT WAIT_FOR_EXECUTED_GTID_SET('{SRC}:1', -1)")[0] == 1210
     other = srv.session()
 
@@ -150,7 +150,7 @@ def test_gtid_functions(open_server):
 
     t = threading.Thread(target=later)
     t.start()
-    assert s.execute(f"SELECT WAIT_FOR_EXECUTED_GTID_SET('{SRC}:1', 10)").rows == [(0,)]
+    assert s.execute(f"SELECT WAIT_FOR_EXECUTED_GTID_SET('{SRC}:1', 10)")[-1].rows == [(0,)]
     t.join()
 
 
@@ -174,8 +174,8 @@ def test_upgrade_fills_table_from_binlogs(open_server):
     db.close()
     s2 = open_server(gtid_mode="ON", log_bin=True).session()
     u = srv.server_uuid
-    assert s2.execute("SELECT @@GLOBAL.gtid_executed").rows == [(f"{u}:1-2",)]
-    assert s2.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed").rows == [
+    assert s2.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{u}:1-2",)]
+    assert s2.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")[-1].rows == [
         (str(u), 1, 2)
     ]
 

@@ -21,10 +21,10 @@ def test_explicit_gtid_then_undefined(open_server):
     s = srv.session()
     u = srv.server_uuid
     s.execute(f"SET gtid_next='{u}:7'")
-    assert s.execute("SELECT @@SESSION.gtid_owned").rows == [(f"{u}:7",)]
+    assert s.execute("SELECT @@SESSION.gtid_owned")[-1].rows == [(f"{u}:7",)]
     s.execute("CREATE DATABASE d1")
-    assert s.execute("SELECT @@GLOBAL.gtid_executed").rows == [(f"{u}:7",)]
-    assert s.execute("SELECT @@SESSION.gtid_owned").rows == [("",)]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{u}:7",)]
+    assert s.execute("SELECT @@SESSION.gtid_owned")[-1].rows == [("",)]
     with pytest.raises(MySQLError) as exc:
         s.execute("CREATE DATABASE d2")
     assert exc.value.code == 1837
@@ -43,9 +43,9 @@ def test_already_executed_gtid_skips_transaction(open_server):
     s.execute("CREATE DATABASE d1")
     s.execute(f"SET gtid_next='{u}:1'")
     s.execute("CREATE DATABASE skipped")  # silently skipped
-    names = [r[0] for r in s.execute("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA").rows]
+    names = [r[0] for r in s.execute("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA")[-1].rows]
     assert "d1" in names and "skipped" not in names
-    assert s.execute("SELECT @@GLOBAL.gtid_executed").rows == [(f"{u}:1",)]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{u}:1",)]
     assert _code(s.execute, "CREATE DATABASE d3") == 1837
 
 
@@ -85,8 +85,8 @@ def test_rollback_releases_ownership(open_server):
     s.execute(f"SET gtid_next='{u}:5'")
     s.execute("BEGIN")
     s.execute("ROLLBACK")
-    assert s.execute("SELECT @@GLOBAL.gtid_owned").rows == [("",)]
-    assert s.execute("SELECT @@GLOBAL.gtid_executed").rows == [("",)]
+    assert s.execute("SELECT @@GLOBAL.gtid_owned")[-1].rows == [("",)]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [("",)]
     assert _code(s.execute, "CREATE DATABASE x") == 1837
 
 
@@ -97,8 +97,8 @@ def test_empty_transaction_with_explicit_gtid(open_server):
     s.execute(f"SET gtid_next='{u}:3'")
     s.execute("BEGIN")
     s.execute("COMMIT")
-    assert s.execute("SELECT @@GLOBAL.gtid_executed").rows == [(f"{u}:3",)]
-    ev = s.execute("SHOW BINLOG EVENTS").rows
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{u}:3",)]
+    ev = s.execute("SHOW BINLOG EVENTS")[-1].rows
     assert [r[2] for r in ev[2:]] == ["Gtid", "Query", "Query"]
     assert [r[5] for r in ev[3:]] == ["BEGIN", "COMMIT"]
 
@@ -108,14 +108,14 @@ def test_owned_by_other_session_waits(open_server):
     a, b = srv.session(), srv.session()
     u = srv.server_uuid
     a.execute(f"SET gtid_next='{u}:1'")
-    assert a.execute("SELECT @@GLOBAL.gtid_owned").rows == [(f"{u}:1#{a.id}",)]
+    assert a.execute("SELECT @@GLOBAL.gtid_owned")[-1].rows == [(f"{u}:1#{a.id}",)]
     done = threading.Event()
     seen: list[str] = []
 
     def other():
         b.execute(f"SET gtid_next='{u}:1'")  # blocks until a commits, then the GTID is executed → skip
         b.execute("CREATE DATABASE from_b")
-        seen.append(b.execute("SELECT @@SESSION.gtid_next").rows[0][0])
+        seen.append(b.execute("SELECT @@SESSION.gtid_next")[-1].rows[0][0])
         done.set()
 
     t = threading.Thread(target=other)
@@ -125,7 +125,7 @@ def test_owned_by_other_session_waits(open_server):
     a.execute("CREATE DATABASE from_a")
     t.join(10)
     assert done.is_set()
-    names = [r[0] for r in a.execute("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA").rows]
+    names = [r[0] for r in a.execute("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA")[-1].rows]
     assert "from_a" in names and "from_b" not in names
 
 
@@ -138,7 +138,7 @@ def test_automatic_fills_gaps(open_server):
     s.execute("SET gtid_next='AUTOMATIC'")
     s.execute("CREATE DATABASE one")
     s.execute("CREATE DATABASE three")
-    assert s.execute("SELECT @@GLOBAL.gtid_executed").rows == [(f"{u}:1-3",)]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{u}:1-3",)]
 
 
 def test_automatic_with_tag(open_server):
@@ -147,8 +147,8 @@ def test_automatic_with_tag(open_server):
     u = srv.server_uuid
     s.execute("SET gtid_next='AUTOMATIC:Blue'")
     s.execute("CREATE DATABASE tagged")
-    assert s.execute("SELECT @@SESSION.gtid_next").rows == [("AUTOMATIC:blue",)]
-    assert s.execute("SELECT @@GLOBAL.gtid_executed").rows == [(f"{u}:blue:1",)]
+    assert s.execute("SELECT @@SESSION.gtid_next")[-1].rows == [("AUTOMATIC:blue",)]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{u}:blue:1",)]
 
 
 def test_gtid_mode_steps(open_server):
@@ -160,7 +160,7 @@ def test_gtid_mode_steps(open_server):
     assert _code(s.execute, "SET GLOBAL gtid_mode=ON") == 3111
     s.execute("SET GLOBAL enforce_gtid_consistency=ON")
     s.execute("SET GLOBAL gtid_mode=ON")
-    assert s.execute("SELECT @@GLOBAL.gtid_mode").rows == [("ON",)]
+    assert s.execute("SELECT @@GLOBAL.gtid_mode")[-1].rows == [("ON",)]
     assert _code(s.execute, "SET GLOBAL enforce_gtid_consistency=OFF") == 1231
     # each change rotated the binary log
-    assert len(s.execute("SHOW BINARY LOGS").rows) == 4
+    assert len(s.execute("SHOW BINARY LOGS")[-1].rows) == 4

@@ -44,8 +44,8 @@ def server_with_table(open_server, **options):
 # ---------------------------------------------------------------------------------------------- through the engine
 def test_writeset_is_the_default(open_server):
     _srv, s = server_with_table(open_server)
-    assert s.execute("SELECT @@GLOBAL.binlog_transaction_dependency_tracking").rows == [("WRITESET",)]
-    assert s.execute("SELECT @@GLOBAL.binlog_transaction_dependency_history_size").rows == [(25000,)]
+    assert s.execute("SELECT @@GLOBAL.binlog_transaction_dependency_tracking")[-1].rows == [("WRITESET",)]
+    assert s.execute("SELECT @@GLOBAL.binlog_transaction_dependency_history_size")[-1].rows == [(25000,)]
 
 
 def test_independent_inserts_form_one_commit_group(open_server):

@@ -24,7 +24,7 @@ def _table_text(s) -> str:
     return s.execute(
         "SELECT GTID_SUBTRACT(COALESCE(GROUP_CONCAT(source_uuid, ':', interval_start, '-', interval_end), ''), '') "
         "FROM mysql.gtid_executed"
-    ).rows[0][0]
+    )[-1].rows[0][0]
 
 
 def _steps(result_text: str) -> list[tuple[str, str, str]]:
@@ -90,14 +90,14 @@ def test_compress_at_server_start(open_server):
         s.execute(stmt)
         assert s.execute(
             f"SELECT COUNT(*) FROM mysql.gtid_executed WHERE interval_start = {gno} AND interval_end = {gno}"
-        ).rows == [(1,)]
-    assert s.execute("SELECT COUNT(*) FROM mysql.gtid_executed").rows == [(3,)]
-    assert s.execute("SELECT @@GLOBAL.GTID_EXECUTED").rows == [(f"{SRC}:1-3",)]
+        )[-1].rows == [(1,)]
+    assert s.execute("SELECT COUNT(*) FROM mysql.gtid_executed")[-1].rows == [(3,)]
+    assert s.execute("SELECT @@GLOBAL.GTID_EXECUTED")[-1].rows == [(f"{SRC}:1-3",)]
     srv.shutdown()
     srv = open_server(gtid_mode="ON", log_bin=False, gtid_executed_compression_period=0)
     srv.compressor.wait_idle()
     s = srv.session()
-    assert s.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed").rows == [
+    assert s.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")[-1].rows == [
         (SRC, 1, 3)
     ]
 
@@ -111,12 +111,12 @@ def test_flush_logs_saves_and_compresses(open_server):
     s.execute("FLUSH LOGS")
     srv.compressor.wait_idle()
     u = str(srv.server_uuid)
-    assert s.execute("SELECT * FROM mysql.gtid_executed").rows == [(u, 1, 3, "")]
+    assert s.execute("SELECT * FROM mysql.gtid_executed")[-1].rows == [(u, 1, 3, "")]
     s.execute("FLUSH LOGS")
-    assert s.execute("SELECT @@GLOBAL.GTID_EXECUTED").rows == [(f"{u}:1-3",)]
-    assert s.execute("SELECT * FROM mysql.gtid_executed").rows == [(u, 1, 3, "")]
+    assert s.execute("SELECT @@GLOBAL.GTID_EXECUTED")[-1].rows == [(f"{u}:1-3",)]
+    assert s.execute("SELECT * FROM mysql.gtid_executed")[-1].rows == [(u, 1, 3, "")]
     srv.compressor.wait_idle()
-    res = s.execute(
+    (res,) = s.execute(
         "SELECT NAME, TYPE, PROCESSLIST_STATE, PROCESSLIST_COMMAND FROM performance_schema.threads "
         "WHERE NAME = 'thread/sql/compress_gtid_table'"
     )
@@ -138,8 +138,8 @@ def test_crash_recovery_restores_table(open_server, tmp_path):
     srv2 = open_server(gtid_mode="ON", log_bin=True)
     s2 = srv2.session()
     u = str(srv.server_uuid)
-    assert s2.execute("SELECT @@GLOBAL.GTID_EXECUTED").rows == [(f"{u}:1-2",)]
-    assert s2.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed").rows == [
+    assert s2.execute("SELECT @@GLOBAL.GTID_EXECUTED")[-1].rows == [(f"{u}:1-2",)]
+    assert s2.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")[-1].rows == [
         (u, 1, 2)
     ]
 
@@ -158,14 +158,14 @@ def test_compression_period_on_replica_without_binlog(open_server):
         s.execute(f"SET GTID_NEXT='{SRC}:{gno}'")
         s.execute(stmt)
     s.execute("SET GTID_NEXT=AUTOMATIC")
-    assert s.execute("SELECT @@GLOBAL.GTID_EXECUTED").rows == [(f"{SRC}:1-10",)]
+    assert s.execute("SELECT @@GLOBAL.GTID_EXECUTED")[-1].rows == [(f"{SRC}:1-10",)]
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         srv.compressor.wait_idle()
-        if s.execute("SELECT COUNT(*) FROM mysql.gtid_executed").rows == [(1,)]:
+        if s.execute("SELECT COUNT(*) FROM mysql.gtid_executed")[-1].rows == [(1,)]:
             break
         time.sleep(0.02)
-    assert s.execute("SELECT * FROM mysql.gtid_executed").rows == [(SRC, 1, 10, "")]
+    assert s.execute("SELECT * FROM mysql.gtid_executed")[-1].rows == [(SRC, 1, 10, "")]
 
 
 def _result_lines(name: str) -> list[str]:
@@ -193,20 +193,21 @@ def test_compression_period_variable(open_server):
                 assert nxt == f"ERROR {exc.value.sqlstate}: {exc.value.message}"
                 i += 2
             else:
-                res = s.execute(stmt)
+                (res,) = s.execute(stmt)
                 if nxt == "Warnings:":
                     level, code, msg = lines[i + 2].split("\t")
-                    assert res.warnings == [(level, int(code), msg)]
+                    assert [w.as_tuple() for w in res.warnings] == [(level, int(code), msg)]
+                    assert res.warning_count == 1
                     i += 3
                 else:
-                    assert res.warnings == []
+                    assert res.warnings == () and res.warning_count == 0
                     i += 1
             checked += 1
             continue
         if line.startswith("SELECT @@GLOBAL.gtid_executed_compression_period;") or line.startswith(
             "SELECT @@global.gtid_executed_compression_period;"
         ):
-            assert str(s.execute(line.rstrip(";")).rows[0][0]) == lines[i + 2]
+            assert str(s.execute(line.rstrip(";"))[-1].rows[0][0]) == lines[i + 2]
         if line.startswith("SELECT @@SESSION.gtid_executed_compression_period;"):
             with pytest.raises(MySQLError) as exc:
                 s.execute(line.rstrip(";"))

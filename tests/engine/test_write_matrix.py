@@ -8,7 +8,7 @@ from gtidkit.binlog.file import read_transactions
 def _table(s):
     return s.execute(
         "SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed ORDER BY interval_start"
-    ).rows
+    )[-1].rows
 
 
 def _binlog_gtids(srv):
@@ -28,7 +28,7 @@ def test_binlog_off_row_per_transaction(open_server):
         assert _table(s)[-1] == (u, i, i)
     assert len(_table(s)) == 3
     # binlog off: gtid_purged == gtid_executed
-    assert s.execute("SELECT @@GLOBAL.gtid_executed = @@GLOBAL.gtid_purged").rows == [(1,)]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed = @@GLOBAL.gtid_purged")[-1].rows == [(1,)]
     assert srv.binlog is None
     assert not (srv.datadir / "binlog.index").exists()
 
@@ -38,7 +38,7 @@ def test_binlog_off_automatic_gets_no_gtid(open_server):
     srv = open_server(gtid_mode="ON", log_bin=False)
     s = srv.session()
     s.execute("CREATE DATABASE auto")
-    assert s.execute("SELECT @@GLOBAL.gtid_executed").rows == [("",)]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [("",)]
     assert _table(s) == []
 
 
@@ -69,7 +69,7 @@ def test_shutdown_saves_last_binlog(open_server, tmp_path):
     s2 = srv2.session()
     u = str(srv.server_uuid)
     assert _table(s2) == [(u, 1, 2)]
-    assert s2.execute("SELECT @@GLOBAL.gtid_executed").rows == [(f"{u}:1-2",)]
+    assert s2.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{u}:1-2",)]
 
 
 def test_binlog_on_without_replica_updates_applier(open_server):
@@ -83,7 +83,7 @@ def test_binlog_on_without_replica_updates_applier(open_server):
     s.execute("CREATE DATABASE local")  # a client transaction: binlogged, saved at rotation
     assert _table(s) == [(src, 1, 1)]
     assert _binlog_gtids(srv) == [f"{u}:1"]
-    ex, pu = s.execute("SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged").rows[0]
+    ex, pu = s.execute("SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged")[-1].rows[0]
     assert ex == (f"{src}:1,\n{u}:1" if src < u else f"{u}:1,\n{src}:1")
     assert pu == f"{src}:1"
     s.execute("FLUSH LOGS")
@@ -96,8 +96,8 @@ def test_gtid_mode_off_writes_nothing_to_table(open_server):
     s.execute("CREATE DATABASE a")
     s.execute("FLUSH LOGS")
     assert _table(s) == []
-    assert s.execute("SELECT @@GLOBAL.gtid_executed").rows == [("",)]
-    ev = s.execute("SHOW BINLOG EVENTS IN 'binlog.000001'").rows
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [("",)]
+    ev = s.execute("SHOW BINLOG EVENTS IN 'binlog.000001'")[-1].rows
     assert [r[2] for r in ev] == ["Format_desc", "Previous_gtids", "Anonymous_Gtid", "Query", "Rotate"]
     assert ev[2][5] == "SET @@SESSION.GTID_NEXT= 'ANONYMOUS'"
 
@@ -108,4 +108,4 @@ def test_sql_log_bin_off(open_server):
     s.execute("SET sql_log_bin=0")
     s.execute("CREATE DATABASE hidden")
     assert _binlog_gtids(srv) == []
-    assert s.execute("SELECT @@GLOBAL.gtid_executed").rows == [("",)]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [("",)]

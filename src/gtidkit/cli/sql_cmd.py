@@ -105,13 +105,13 @@ def sql(
         session = server.session()
         for text in split_statements(statements):
             try:
-                result = session.execute_one(text)
+                (result,) = session.execute(text)
             except MySQLError as err:
                 click.echo(f"ERROR {err.code} ({err.sqlstate}): {err.message}", err=True)
                 failed = True
                 break
-            if result.columns:
-                sys.stdout.write(format_batch(result.columns, result.rows))
+            if result.has_result_set:
+                sys.stdout.write(format_batch(result.column_names, result.rows))
         session.close()
     finally:
         server.shutdown()

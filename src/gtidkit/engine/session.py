@@ -17,17 +17,19 @@ transaction's binlog write, GTID row and applied-position row are all in one ser
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine import sysvars
+from gtidkit.engine.diagnostics import DiagnosticsArea
 from gtidkit.engine.gtid.state import EXECUTED
+from gtidkit.engine.results import Condition, ServerStatus, StatementResult
 from gtidkit.engine.statements import set_parser
 from gtidkit.engine.statements.set_parser import Default, Expression, Keyword, SysVarRef, UserVarRef
 from gtidkit.errors import MySQLError
-from gtidkit.gtid import Gtid, GtidSet
+from gtidkit.gtid import Gtid
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
@@ -36,30 +38,6 @@ AUTOMATIC = "AUTOMATIC"
 ANONYMOUS = "ANONYMOUS"
 ASSIGNED = "ASSIGNED_GTID"
 UNDEFINED = "UNDEFINED"
-
-
-@dataclass
-class Result:
-    """What one statement returns.
-
-    Args:
-        columns: column names (empty for statements without a result set).
-        rows: rows as tuples (Python values; NULL is ``None``).
-        affected_rows: rows changed (DML), as the OK packet reports.
-        last_insert_id: the AUTO_INCREMENT value generated, or 0.
-        warnings: ``(level, code, message)`` tuples, as SHOW WARNINGS lists them.
-    """
-
-    columns: list[str] = field(default_factory=list)
-    rows: list[tuple] = field(default_factory=list)
-    affected_rows: int = 0
-    last_insert_id: int = 0
-    warnings: list[tuple[str, int, str]] = field(default_factory=list)
-
-    @property
-    def has_result_set(self) -> bool:
-        """True for statements that return rows (SELECT, SHOW), even zero rows."""
-        return bool(self.columns)
 
 
 def _gtid_next_undefined_error(shown: str) -> MySQLError:
@@ -87,6 +65,9 @@ class Session:
         self.executor = Executor(server.storage, self.conn)
         self.executor.sysvar_resolver = self.resolve_sysvar
         self.executor.functions.update(server.sql_functions(self))
+        self.executor.connection_id = session_id
+        self.executor.sysvar_kind = _sysvar_kind
+        self.diagnostics = DiagnosticsArea()
         self.current_db: str | None = None
         self.session_vars: dict[str, Any] = {}
         self.user_vars: dict[str, Any] = {}
@@ -109,21 +90,64 @@ class Session:
         self.committed_gtids: list[Gtid] = []  # since the last take_committed_gtids() (session tracking)
 
     # ------------------------------------------------------------------ public
-    def execute(self, sql: str) -> Result:
-        """Run one or more ``;``-separated statements; return the last statement's result.
+    def execute(self, sql: str) -> list[StatementResult]:
+        """Run one or more ``;``-separated statements; one :class:`StatementResult` per statement, in order.
+
+        Statements run eagerly, one after the other, as mysqld runs a multi-statement COM_QUERY. Every result
+        but the last carries SERVER_MORE_RESULTS_EXISTS in its status flags.
 
         Raises:
-            MySQLError: MySQL's code, SQLSTATE and message for the first failing statement (the ones before it
-                have taken effect, as with the mysql client).
+            MySQLError: MySQL's code, SQLSTATE and message for the first failing statement; the statements
+                before it have taken effect and their results are on the error as ``err.results`` (a tuple of
+                :class:`StatementResult`, empty when the first statement failed): a wire server sends them,
+                then the ERR packet. Statements after the failing one are not run. 1065 ER_EMPTY_QUERY for
+                text without a statement; 2006 after :meth:`close`.
         """
-        from gtidkit.engine.sql.executor import split_statements
+        from gtidkit.engine.sql.parse import split_statements
 
         if self.closed:
             raise MySQLError(2006, "MySQL server has gone away")
-        result = Result()
-        for text in split_statements(sql):
-            result = self.execute_one(text)
-        return result
+        texts = split_statements(sql)
+        if not texts:
+            raise MySQLError(1065, "Query was empty", "42000")
+        results: list[StatementResult] = []
+        for i, text in enumerate(texts):
+            try:
+                results.append(self._execute_statement(text, more=i + 1 < len(texts)))
+            except MySQLError as err:
+                err.results = tuple(results)  # type: ignore[attr-defined]
+                raise
+        return results
+
+    def _execute_statement(self, text: str, *, more: bool) -> StatementResult:
+        """Run one statement and complete its result: diagnostics area, warning count, status flags."""
+        from gtidkit.engine.sql.parse import classify
+
+        stmt = classify(text)
+        command = stmt.info.get("command")
+        diagnostic = command in ("warnings", "errors", "count_warnings", "count_errors")
+        self.diagnostics.begin_statement(diagnostic=diagnostic, uses_tables=_uses_tables(stmt))
+        max_errors = self._max_error_count()
+        try:
+            res = self._dispatch(stmt)
+        except MySQLError as err:
+            self.diagnostics.push(Condition("Error", err.code, err.message), max_errors)
+            raise
+        for w in res.warnings:
+            self.diagnostics.push(w, max_errors)
+        flags = 0
+        if self.in_transaction():
+            flags |= ServerStatus.SERVER_STATUS_IN_TRANS
+        if self._autocommit():
+            flags |= ServerStatus.SERVER_STATUS_AUTOCOMMIT
+        if more:
+            flags |= ServerStatus.SERVER_MORE_RESULTS_EXISTS
+        return dataclasses.replace(
+            res, warning_count=min(self.diagnostics.statement_count, 0xFFFF), status_flags=int(flags)
+        )
+
+    def _max_error_count(self) -> int:
+        return int(self.session_vars.get("max_error_count", self.server.globals.get("max_error_count")))
 
     def close(self) -> None:
         """Roll back any open transaction, release owned GTIDs and close the connection."""
@@ -151,16 +175,15 @@ class Session:
         return out
 
     # ------------------------------------------------------------------ dispatch
-    def execute_one(self, text: str) -> Result:
-        """Run one statement (no trailing ``;`` needed)."""
-        from gtidkit.engine.sql.executor import classify
-
-        stmt = classify(text)
+    def _dispatch(self, stmt: Any) -> StatementResult:
+        """Run one classified statement; the result's status flags and warning count are completed by the caller."""
         kind = stmt.kind
         if kind == "set":
             return self._set(stmt.text)
         if self.gtid_next_kind == UNDEFINED and kind not in ("select", "show", "commit", "rollback"):
             raise _gtid_next_undefined_error(str(self.next_gtid))
+        if kind == "show" and stmt.info.get("command") in _DIAGNOSTIC_SHOWS:
+            return _DIAGNOSTIC_SHOWS[stmt.info["command"]](self, stmt.info)
         if kind == "show":
             handled = self.server.admin.show(self, stmt.text)
             if handled is not None:
@@ -172,23 +195,23 @@ class Session:
         if kind == "begin":
             self._implicit_commit()
             self.explicit_trx = True
-            return Result()
+            return StatementResult()
         if kind == "commit":
             self._commit_trx()
-            return Result()
+            return StatementResult()
         if kind == "rollback":
             self._rollback_trx()
-            return Result()
+            return StatementResult()
         if kind in ("savepoint", "release_savepoint", "rollback_to_savepoint"):
             if self.skip_transaction:
-                return Result()
+                return StatementResult()
             self._ensure_write_trx()
             return self._run_executor(stmt, writes=True)
         if kind == "ddl":
             self._implicit_commit()
             if self.skip_transaction:
                 self._finish_skipped()
-                return Result()
+                return StatementResult()
             self._ensure_write_trx()
             try:
                 res = self._run_executor(stmt, writes=True)
@@ -201,7 +224,7 @@ class Session:
             if self.skip_transaction:
                 if not self.explicit_trx and self._autocommit():
                     self._finish_skipped()
-                return Result()
+                return StatementResult()
             self._ensure_write_trx()
             try:
                 res = self._run_executor(stmt, writes=True)
@@ -218,7 +241,7 @@ class Session:
         # select and anything the SQL layer knows better than we do
         return self._run_executor(stmt, writes=False)
 
-    def _run_executor(self, stmt: Any, *, writes: bool) -> Result:
+    def _run_executor(self, stmt: Any, *, writes: bool) -> StatementResult:
         prev_last_insert_id = self.executor.last_insert_id
         forced = self.session_vars.pop("insert_id", 0) if writes else 0
         if forced:
@@ -247,13 +270,20 @@ class Session:
                     self.trx_dirty = True
         if er.last_insert_id:
             self.last_insert_id = er.last_insert_id
-        return Result(
-            columns=list(er.columns or []),
-            rows=[tuple(r) for r in (er.rows or [])],
-            affected_rows=int(er.affected_rows or 0),
+        affected = int(er.affected_rows or 0)
+        res = StatementResult(
+            affected_rows=affected,
+            matched_rows=affected if er.matched_rows is None else int(er.matched_rows),
             last_insert_id=int(er.last_insert_id or 0),
-            warnings=[tuple(w) for w in (er.warnings or [])],
+            info=er.info or "",
+            warnings=tuple(Condition(*w) for w in (er.warnings or [])),
         )
+        if er.columns:
+            from gtidkit.engine.sql.metadata import result_columns
+
+            rows = [tuple(r) for r in (er.rows or [])]
+            res = dataclasses.replace(res, columns=result_columns(er.columns, rows, er.metadata), rows=rows)
+        return res
 
     # ------------------------------------------------------------------ transactions
     def _autocommit(self) -> bool:
@@ -351,7 +381,7 @@ class Session:
         self.server.release_write_lock(self)
 
     # ------------------------------------------------------------------ SET
-    def _set(self, text: str) -> Result:
+    def _set(self, text: str) -> StatementResult:
         warnings: list[sysvars.Warning_] = []
         for a in set_parser.parse_set(text):
             if a.kind == "user":
@@ -363,7 +393,7 @@ class Session:
                 continue  # isolation level / access mode: accepted (SQLite serialises writers anyway)
             else:
                 self._set_sysvar(a.name, a.scope, a.value, warnings)
-        return Result(warnings=[w.as_tuple() for w in warnings])
+        return StatementResult(warnings=tuple(Condition(*w.as_tuple()) for w in warnings))
 
     def _eval(self, value: Any) -> Any:
         if isinstance(value, SysVarRef):
@@ -513,6 +543,8 @@ class Session:
             raise MySQLError(1238, f"Variable '{var.name}' is a GLOBAL variable")
         if sc == "GLOBAL" and var.scope == sysvars.SESSION:
             raise MySQLError(1238, f"Variable '{var.name}' is a SESSION variable")
+        if var.name in _DIAGNOSTICS_VARS:
+            return _DIAGNOSTICS_VARS[var.name](self.diagnostics)
         if var.dynamic_value:
             return self.server.dynamic_sysvar(self, var.name, sc or None)
         if sc != "GLOBAL" and var.scope != sysvars.GLOBAL and var.name in self.session_vars:
@@ -522,6 +554,8 @@ class Session:
     def sysvar_show_value(self, name: str, scope: str | None) -> str:
         """Value as SHOW [GLOBAL|SESSION] VARIABLES prints it."""
         var = sysvars.lookup(name)
+        if var.name in _DIAGNOSTICS_VARS:
+            return str(_DIAGNOSTICS_VARS[var.name](self.diagnostics))
         if var.dynamic_value:
             v = self.server.dynamic_sysvar(self, var.name, scope if var.scope == sysvars.BOTH else None)
             return "" if v is None else str(v)
@@ -543,4 +577,69 @@ def now_us() -> int:
     return time.time_ns() // 1000
 
 
-__all__ = ["GtidSet", "Result", "Session"]
+def _show_conditions(session: Session, info: dict[str, Any], errors_only: bool) -> StatementResult:
+    """SHOW WARNINGS / SHOW ERRORS [LIMIT [offset,] n]: Level, Code, Message (``sql/sql_error.cc``)."""
+    from gtidkit.engine.results import CHARSET_BINARY, CHARSET_UTF8MB3, Column, ColumnFlag, FieldType
+    from gtidkit.engine.sql.metadata import result_set
+
+    rows = [c.as_tuple() for c in session.diagnostics.show(errors_only=errors_only, offset=info.get("off", 0),
+                                                            limit=info.get("cnt"))]  # fmt: skip
+    text, nn = FieldType.MYSQL_TYPE_VAR_STRING, int(ColumnFlag.NOT_NULL)
+    cols = (
+        Column("Level", type=text, charset=CHARSET_UTF8MB3, length=21, flags=nn),
+        Column("Code", type=FieldType.MYSQL_TYPE_LONG, charset=CHARSET_BINARY, length=4,
+               flags=int(ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED | ColumnFlag.NUM), decimals=0),
+        Column("Message", type=text, charset=CHARSET_UTF8MB3, length=1536, flags=nn),
+    )  # fmt: skip
+    return result_set(["Level", "Code", "Message"], rows, cols)
+
+
+def _show_count(session: Session, name: str) -> StatementResult:
+    """SHOW COUNT(*) WARNINGS / ERRORS: one row, column ``@@session.warning_count`` / ``@@session.error_count``."""
+    from gtidkit.engine.sql.metadata import result_set, sysvar_column
+
+    value = _DIAGNOSTICS_VARS[name](session.diagnostics)
+    col = f"@@session.{name}"
+    return result_set([col], [(value,)], (sysvar_column(col, value, "uint"),))
+
+
+_DIAGNOSTIC_SHOWS = {
+    "warnings": lambda s, i: _show_conditions(s, i, False),
+    "errors": lambda s, i: _show_conditions(s, i, True),
+    "count_warnings": lambda s, i: _show_count(s, "warning_count"),
+    "count_errors": lambda s, i: _show_count(s, "error_count"),
+}
+
+_DIAGNOSTICS_VARS = {
+    "warning_count": lambda da: da.warning_count,
+    "error_count": lambda da: da.error_count,
+}
+
+
+def _sysvar_kind(name: str) -> str | None:
+    """The metadata kind of ``@@name`` (``bool``, ``uint``, ``int``, ``str``) for result-set columns."""
+    try:
+        var = sysvars.lookup(name)
+    except MySQLError:
+        return None
+    if var.kind == sysvars.INT:
+        return "uint" if var.minimum >= 0 else "int"
+    return var.kind if var.kind == sysvars.BOOL else "str"
+
+
+def _uses_tables(stmt: Any) -> bool:
+    """Whether a statement names tables (MySQL clears the diagnostics area at the start of such statements)."""
+    if stmt.kind in ("dml",):
+        return True
+    if stmt.kind == "ddl":
+        return not _DB_DDL.match(stmt.text)
+    if stmt.kind == "select":
+        return bool(_FROM.search(stmt.text))
+    return False
+
+
+_DB_DDL = re.compile(r"^\s*(?:CREATE|DROP|ALTER)\s+(?:DATABASE|SCHEMA)\b", re.IGNORECASE)
+_FROM = re.compile(r"\bFROM\s+(?!DUAL\b)", re.IGNORECASE)
+
+
+__all__ = ["Session"]

@@ -134,6 +134,20 @@ SYSVARS: dict[str, SysVar] = {
         _v("wait_timeout", BOTH, INT, 28800, 1, 31536000),
         _v("net_write_timeout", BOTH, INT, 60, 1, 31536000),
         _v("lower_case_table_names", GLOBAL, INT, 0, 0, 2, read_only=True),
+        # diagnostics area (engine/diagnostics.py): counts of the last statement that raised conditions
+        _v("max_error_count", BOTH, INT, 1024, 0, 65535),
+        _v("warning_count", SESSION, INT, 0, read_only=True, dynamic_value=True),
+        _v("error_count", SESSION, INT, 0, read_only=True, dynamic_value=True),
+        # session-state trackers (engine/tracking.py; WL#6885, WL#6972, WL#6631): what the OK packet reports
+        _v("session_track_schema", BOTH, BOOL, True),
+        _v("session_track_state_change", BOTH, BOOL, False),
+        _v(
+            "session_track_system_variables",
+            BOTH,
+            STR,
+            "time_zone,autocommit,character_set_client,character_set_results,character_set_connection",
+        ),
+        _v("session_track_transaction_info", BOTH, ENUM, "OFF", choices=("OFF", "STATE", "CHARACTERISTICS")),
     ]
 }
 

@@ -379,7 +379,7 @@ def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any]) -> ExecRe
         if after != before:
             changes.append(RowChange(t.schema, t.name, "update", before, after))
     info = f"Rows matched: {len(rows)}  Changed: {len(changes)}  Warnings: 0"
-    return ExecResult(affected_rows=len(changes), row_changes=changes, info=info)
+    return ExecResult(affected_rows=len(changes), row_changes=changes, info=info, matched_rows=len(rows))
 
 
 def _apply_stages(

@@ -39,9 +39,11 @@ from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
 
 from gtidkit.engine import storage as _db
+from gtidkit.engine.results import Column
 from gtidkit.engine.sql.catalog import THREADS_COLUMNS, ColumnDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
+from gtidkit.engine.sql.metadata import column_for_def, expression_column, sysvar_column, user_variable_column
 from gtidkit.engine.sql.parse import (
     Statement,
     classify,
@@ -104,6 +106,10 @@ class ExecResult:
         new_db: for USE, the database to make current (for DROP DATABASE of the current one: "").
         insert_id: first AUTO_INCREMENT value *generated* by this statement (explicit values excluded), else 0 —
             what MySQL logs as the INSERT_ID Intvar event in STATEMENT format.
+        matched_rows: rows found by UPDATE ("Rows matched"), ``None`` when the statement has no such count.
+        metadata: per result column, its MySQL metadata when the SQL layer knows it (a table column, a literal,
+            COUNT, an ``@@variable``), ``None`` where it must be inferred from the values
+            (:func:`gtidkit.engine.sql.metadata.result_columns`).
     """
 
     columns: list[str] = field(default_factory=list)
@@ -115,6 +121,8 @@ class ExecResult:
     info: str = ""
     new_db: str | None = None
     insert_id: int = 0
+    matched_rows: int | None = None
+    metadata: tuple[Column | None, ...] | None = None
 
 
 class _Unsafe:
@@ -220,6 +228,8 @@ class SelectPlan:
     #: Per result column, the DECIMAL column it reads directly (values are returned as ``Decimal`` with the
     #: column's scale, as MySQL does); ``None`` when no result column is a plain DECIMAL column.
     decimals: tuple[ColumnDef | None, ...] | None = None
+    #: Per result column, the metadata known at planning time (None entries are inferred from the values).
+    metadata: tuple[Column | None, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,11 +352,15 @@ class Executor:
         self.storage = storage
         self.conn = conn
         self.sysvar_resolver: Callable[[str, str | None], Any] | None = None
+        #: ``name -> kind`` of a system variable (``bool``, ``int``, ``uint``, ``enum``, ``str``) for metadata
+        self.sysvar_kind: Callable[[str], str | None] | None = None
         self.functions: dict[str, Callable[..., Any]] = {}
         self.user_variables: dict[str, Any] = {}
         self.last_insert_id = 0
         self.forced_insert_id: int | None = None
         self.current_db: str | None = None
+        #: what CONNECTION_ID() returns: the owning session's id (MySQL's thread id)
+        self.connection_id = 0
         self._registered: dict[str, Callable[..., Any]] = {}
         self._udf_error: BaseException | None = None
         self._register_builtins()
@@ -362,7 +376,7 @@ class Executor:
         raw.create_function("CONCAT", -1, _concat)
         raw.create_function("CONCAT_WS", -1, _concat_ws)
         raw.create_function("LAST_INSERT_ID", 0, lambda: self.last_insert_id)
-        raw.create_function("CONNECTION_ID", 0, lambda: id(self) & 0xFFFFFFFF)
+        raw.create_function("CONNECTION_ID", 0, lambda: self.connection_id)
         for name, (nargs, fn) in _BUILTINS.items():
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
         for name, (nargs, fn) in UDFS.items():
@@ -615,6 +629,7 @@ class Executor:
             tree.set("locks", None)  # FOR UPDATE / LOCK IN SHARE MODE: writers are serialised anyway
         _, threads = self.resolve_tables(tree, current_db)
         columns = None
+        metadata = _projection_metadata(tree, source) if isinstance(tree, exp.Select) else None
         if isinstance(tree, exp.Select):
             names = []
             star = False
@@ -638,7 +653,12 @@ class Executor:
         slots = self.bind_variables(tree)
         sql = tree.sql(dialect=SQLITE, identify=True)
         return SelectPlan(
-            sql=sql, columns=columns, variables=tuple(slots), needs_threads=threads, decimals=decimals
+            sql=sql,
+            columns=columns,
+            variables=tuple(slots),
+            needs_threads=threads,
+            decimals=decimals,
+            metadata=metadata,
         )
 
     def _const_plan(self, tree: exp.Select, source: str | None = None) -> ConstPlan | None:
@@ -709,7 +729,8 @@ class Executor:
         plan, params = self._plan_key(stmt, current_db)
         if isinstance(plan, ConstPlan):
             row = tuple(self._const_eval(i, params) for i in plan.items)
-            return ExecResult(columns=list(plan.columns), rows=[row])
+            meta = tuple(self._const_metadata(n, i, v) for n, i, v in zip(plan.columns, plan.items, row))
+            return ExecResult(columns=list(plan.columns), rows=[row], metadata=meta)
         return self.run_select_plan(plan, params, current_db)
 
     def run_select_plan(self, plan: SelectPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
@@ -730,7 +751,17 @@ class Executor:
             conv = plan.decimals
             rows = [tuple(v if c is None else from_sqlite(c, v) for c, v in zip(conv, r)) for r in rows]
         cols = list(plan.columns) if plan.columns is not None else [d[0] for d in cur.description or ()]
-        return ExecResult(columns=cols, rows=rows)
+        meta = plan.metadata if plan.metadata is not None and len(plan.metadata) == len(cols) else None
+        return ExecResult(columns=cols, rows=rows, metadata=meta)
+
+    def _const_metadata(self, name: str, node: exp.Expression, value: Any) -> Column | None:
+        """Metadata of one item of a SELECT without tables (literal, ``@@var``, ``@var``), else None."""
+        if isinstance(node, exp.SessionParameter):
+            kind = self.sysvar_kind(node.name) if self.sysvar_kind is not None else None
+            return sysvar_column(name, value, kind)
+        if isinstance(node, exp.Parameter):
+            return user_variable_column(name, value)
+        return expression_column(name, node)
 
     def _version(self) -> str:
         if self.sysvar_resolver is not None:
@@ -968,6 +999,41 @@ def _decimal_columns(tree: exp.Select) -> tuple[ColumnDef | None, ...] | None:
     return conv if any(c is not None for c in conv) else None
 
 
+def _projection_metadata(tree: exp.Select, source: str | None) -> tuple[Column | None, ...] | None:
+    """For each result column of ``tree`` (tables already resolved): its metadata when a table column is read
+    directly or the item is a literal / COUNT, else None (inferred later from the values)."""
+    tables: list[tuple[str, TableDef]] = []
+    frm = tree.args.get("from_")
+    for node in ([frm.this] if frm is not None else []) + [j.this for j in tree.args.get("joins") or []]:
+        if isinstance(node, exp.Table) and "gk_table" in node.meta:
+            tables.append((node.alias_or_name, node.meta["gk_table"]))
+    out: list[Column | None] = []
+    for proj in tree.expressions:
+        target = proj.this if isinstance(proj, exp.Alias) else proj
+        if isinstance(target, exp.Star) or (
+            isinstance(target, exp.Column) and isinstance(target.this, exp.Star)
+        ):
+            q = target.table if isinstance(target, exp.Column) else ""
+            if not tables:
+                return None
+            for alias, t in tables:
+                if not q or q == alias:
+                    out.extend(column_for_def(c, t, table_alias=alias) for c in t.columns)
+            continue
+        name = _item_name(proj, source)
+        col: Column | None = None
+        if isinstance(target, exp.Column):
+            cands = [(alias, t) for alias, t in tables if not target.table or target.table == alias]
+            found = [(alias, t, c) for alias, t in cands if (c := t.column(target.name)) is not None]
+            if len(found) == 1:
+                alias, t, c = found[0]
+                col = column_for_def(c, t, name=name, table_alias=alias)
+        else:
+            col = expression_column(name, target)
+        out.append(col)
+    return tuple(out)
+
+
 def _source_span(node: exp.Expression, source: str) -> str | None:
     """The text of ``node`` in ``source`` from sqlglot's token positions (closing parentheses re-attached)."""
     if isinstance(node, exp.Paren):
@@ -996,6 +1062,13 @@ def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
     if not starts:
         return None
     a, b = min(starts), max(ends) + 1
+    if isinstance(node, exp.Func) and not node.expressions and not node.args.get("this") or (
+        isinstance(node, exp.Anonymous) and not node.expressions
+    ):
+        # a call without arguments (CONNECTION_ID(), NOW()): sqlglot's positions stop at the name
+        m = re.match(r"\s*\(\s*\)", source[b:])
+        if m:
+            b += m.end()
     while a > 0 and (
         source[a - 1] == "@"
         or (source[a - 1] in "-+~!" and isinstance(node, (exp.Neg, exp.Not, exp.BitwiseNot)))

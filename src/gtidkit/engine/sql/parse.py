@@ -308,8 +308,10 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     ),
     (re.compile(r"^SHOW (?:REPLICA|SLAVE) STATUS(?: FOR CHANNEL .+)?$"), "show", "replica_status"),
     (re.compile(r"^SHOW (?:REPLICAS|SLAVE HOSTS)$"), "show", "replicas"),
-    (re.compile(r"^SHOW WARNINGS(?: LIMIT .+)?$"), "show", "warnings"),
-    (re.compile(r"^SHOW ERRORS(?: LIMIT .+)?$"), "show", "errors"),
+    (re.compile(r"^SHOW WARNINGS(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "warnings"),
+    (re.compile(r"^SHOW ERRORS(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "errors"),
+    (re.compile(r"^SHOW COUNT ?\( ?\* ?\) WARNINGS$"), "show", "count_warnings"),
+    (re.compile(r"^SHOW COUNT ?\( ?\* ?\) ERRORS$"), "show", "count_errors"),
     (re.compile(r"^XA .+$"), "admin", "xa"),
     (re.compile(r"^LOCK TABLES? .+$|^UNLOCK TABLES?$"), "admin", "lock_tables"),
     (re.compile(r"^KILL(?: CONNECTION| QUERY)? (?P<id>\d+)$"), "admin", "kill"),
@@ -341,7 +343,7 @@ def _recognise(norm: str) -> Statement | None:
         if command == "purge_binary_logs_before":
             e = info.pop("expr").strip()
             info["before"] = unquote_string(e) if e[:1] in "'\"" else e
-        if command == "binlog_events":
+        if command in ("binlog_events", "warnings", "errors"):
             for k in ("pos", "off", "cnt"):
                 if k in info:
                     info[k] = int(info[k])

@@ -19,7 +19,8 @@ from gtidkit.binlog.file import read_events, read_previous_gtids
 from gtidkit.binlog.text import event_info
 from gtidkit.engine import sysvars
 from gtidkit.engine.gtid import table as gtid_table
-from gtidkit.engine.session import Result
+from gtidkit.engine.results import StatementResult
+from gtidkit.engine.sql.metadata import result_set
 from gtidkit.errors import BinlogDecodeError, MySQLError
 from gtidkit.gtid import GtidSet
 
@@ -68,7 +69,7 @@ class Admin:
         self.server = server
 
     # ------------------------------------------------------------------ SHOW
-    def show(self, session: Session, text: str) -> Result | None:
+    def show(self, session: Session, text: str) -> StatementResult | None:
         """Handle a SHOW statement about binlogs, GTIDs or variables; None when the SQL layer should run it."""
         if _SHOW_BINARY_LOGS.match(text):
             return self.show_binary_logs()
@@ -99,25 +100,25 @@ class Admin:
             )
         return None
 
-    def show_binary_logs(self) -> Result:
+    def show_binary_logs(self) -> StatementResult:
         """SHOW BINARY LOGS: Log_name, File_size, Encrypted. Raises 1381 when the binlog is off."""
         blog = self.server.binlog
         if blog is None:
             raise MySQLError(*NO_BINLOG)
-        return Result(["Log_name", "File_size", "Encrypted"], [(n, size, "No") for n, size in blog.sizes()])
+        return result_set(["Log_name", "File_size", "Encrypted"], [(n, size, "No") for n, size in blog.sizes()])
 
-    def show_binary_log_status(self) -> Result:
+    def show_binary_log_status(self) -> StatementResult:
         """SHOW BINARY LOG STATUS / SHOW MASTER STATUS (no row when the binlog is off)."""
         cols = ["File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB", "Executed_Gtid_Set"]
         blog = self.server.binlog
         if blog is None:
-            return Result(cols, [])
+            return result_set(cols, [])
         with blog.lock:
             pos = blog.position
             executed = self.server.gtid_state.executed().to_text()
-        return Result(cols, [(pos.file, pos.pos, "", "", executed)])
+        return result_set(cols, [(pos.file, pos.pos, "", "", executed)])
 
-    def show_binlog_events(self, file: str | None, pos: int | None, offset: int, limit: int | None) -> Result:
+    def show_binlog_events(self, file: str | None, pos: int | None, offset: int, limit: int | None) -> StatementResult:
         """SHOW BINLOG EVENTS [IN file] [FROM pos] [LIMIT [offset,] n] with MySQL's columns and Info texts.
 
         Raises:
@@ -126,7 +127,7 @@ class Admin:
         cols = ["Log_name", "Pos", "Event_type", "Server_id", "End_log_pos", "Info"]
         blog = self.server.binlog
         if blog is None:
-            return Result(cols, [])
+            return result_set(cols, [])
         names = blog.existing_files()
         name = file if file is not None else (names[0] if names else None)
         if name is None or name not in names:
@@ -150,11 +151,11 @@ class Admin:
         rows = rows[offset:]
         if limit is not None:
             rows = rows[:limit]
-        return Result(cols, rows)
+        return result_set(cols, rows)
 
     def show_variables(
         self, session: Session, scope: str | None, like: str | None, where: str | None
-    ) -> Result:
+    ) -> StatementResult:
         """SHOW [GLOBAL|SESSION] VARIABLES [LIKE 'pattern']: Variable_name, Value (sorted by name)."""
         sc = "GLOBAL" if (scope or "").upper() == "GLOBAL" else None
         rows = []
@@ -176,10 +177,10 @@ class Admin:
                     1235, "This version of MySQL doesn't yet support 'SHOW VARIABLES WHERE'", "42000"
                 )
             rows = [r for r in rows if fnmatch.fnmatch(r[0], m.group(1).lower())]
-        return Result(["Variable_name", "Value"], rows)
+        return result_set(["Variable_name", "Value"], rows)
 
     # ------------------------------------------------------------------ FLUSH / RESET / PURGE
-    def run(self, session: Session, text: str) -> Result:
+    def run(self, session: Session, text: str) -> StatementResult:
         """Run FLUSH, RESET MASTER / RESET BINARY LOGS AND GTIDS, PURGE BINARY LOGS.
 
         Raises:
@@ -187,20 +188,20 @@ class Admin:
         """
         if _FLUSH_LOGS.match(text):
             self.server.rotate()
-            return Result()
+            return StatementResult()
         m = _RESET.match(text)
         if m:
             self.reset_master(int(m.group("n")) if m.group("n") else None)
-            return Result()
+            return StatementResult()
         m = _PURGE.match(text)
         if m:
             if m.group("to"):
                 self.purge(to=_unq(m.group("to")))
             else:
                 self.purge(before=_parse_datetime(m.group("before")))
-            return Result()
+            return StatementResult()
         if _FLUSH_ANY.match(text):
-            return Result()  # FLUSH TABLES / PRIVILEGES / STATUS: nothing to do for this engine
+            return StatementResult()  # FLUSH TABLES / PRIVILEGES / STATUS: nothing to do for this engine
         if re.match(r"^\s*(reset\s+(replica|slave)|start\s|stop\s|change\s)", text, re.IGNORECASE):
             raise MySQLError(
                 1235, f"This version of MySQL doesn't yet support '{text.strip()[:40]}'", "42000"

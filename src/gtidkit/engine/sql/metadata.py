@@ -1,0 +1,443 @@
+"""Result-set column metadata as MySQL sends it: from catalog columns, from expressions, from values.
+
+A table column's metadata follows its definition (``Field::make_send_field``): type code, length in bytes
+(characters x ``mbmaxlen`` for strings), flags (NOT_NULL, keys, UNSIGNED, BINARY for binary/temporal types,
+NUM for numbers, BLOB, AUTO_INCREMENT, TIMESTAMP / ON_UPDATE_NOW for auto-set timestamps, NO_DEFAULT_VALUE) and
+decimals. An expression's follows MySQL's item typing (``Item::make_field``): an integer literal is
+LONGLONG with its digits plus a sign as length, a string literal is VAR_STRING utf8mb4 with 4 bytes per
+character and decimals 31, NULL is MYSQL_TYPE_NULL, COUNT(*) is a NOT NULL LONGLONG of length 21, ``@@var``
+follows the variable's type (strings are utf8mb3 VAR_STRING, the system character set).
+
+Expected values come from MySQL's ``mysql-test/r/metadata.result`` (8.0, ``--enable_metadata``). Expressions the
+typing below does not know fall back to the Python type of the values produced (:func:`value_column`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from gtidkit.engine.results import (
+    CHARSET_BINARY,
+    CHARSET_UTF8MB3,
+    CHARSET_UTF8MB4,
+    NOT_FIXED_DEC,
+    Column,
+    ColumnFlag,
+    FieldType,
+    StatementResult,
+    charset_id,
+    mbmaxlen,
+)
+
+if TYPE_CHECKING:
+    from gtidkit.engine.sql.catalog import ColumnDef, TableDef
+
+__all__ = [
+    "column_for_def",
+    "expression_column",
+    "result_columns",
+    "result_set",
+    "sysvar_column",
+    "user_variable_column",
+    "value_column",
+]
+
+_F = ColumnFlag
+_T = FieldType
+
+#: MySQL type name -> field type code as sent in result sets (VARCHAR columns are sent as VAR_STRING).
+_SEND_TYPE: dict[str, FieldType] = {
+    "tinyint": _T.MYSQL_TYPE_TINY,
+    "smallint": _T.MYSQL_TYPE_SHORT,
+    "mediumint": _T.MYSQL_TYPE_INT24,
+    "int": _T.MYSQL_TYPE_LONG,
+    "bigint": _T.MYSQL_TYPE_LONGLONG,
+    "float": _T.MYSQL_TYPE_FLOAT,
+    "double": _T.MYSQL_TYPE_DOUBLE,
+    "decimal": _T.MYSQL_TYPE_NEWDECIMAL,
+    "char": _T.MYSQL_TYPE_STRING,
+    "varchar": _T.MYSQL_TYPE_VAR_STRING,
+    "binary": _T.MYSQL_TYPE_STRING,
+    "varbinary": _T.MYSQL_TYPE_VAR_STRING,
+    "tinytext": _T.MYSQL_TYPE_BLOB,
+    "text": _T.MYSQL_TYPE_BLOB,
+    "mediumtext": _T.MYSQL_TYPE_BLOB,
+    "longtext": _T.MYSQL_TYPE_BLOB,
+    "tinyblob": _T.MYSQL_TYPE_BLOB,
+    "blob": _T.MYSQL_TYPE_BLOB,
+    "mediumblob": _T.MYSQL_TYPE_BLOB,
+    "longblob": _T.MYSQL_TYPE_BLOB,
+    "date": _T.MYSQL_TYPE_DATE,
+    "datetime": _T.MYSQL_TYPE_DATETIME,
+    "timestamp": _T.MYSQL_TYPE_TIMESTAMP,
+    "time": _T.MYSQL_TYPE_TIME,
+    "year": _T.MYSQL_TYPE_YEAR,
+}
+#: Display width of integer types (signed, unsigned): metadata.result's tinyint 4/3 ... bigint 20/20.
+_INT_WIDTH = {
+    "tinyint": (4, 3),
+    "smallint": (6, 5),
+    "mediumint": (9, 8),
+    "int": (11, 10),
+    "bigint": (20, 20),
+}
+_BLOB_BYTES = {
+    "tinytext": 255,
+    "text": 65535,
+    "mediumtext": 16777215,
+    "longtext": 4294967295,
+    "tinyblob": 255,
+    "blob": 65535,
+    "mediumblob": 16777215,
+    "longblob": 4294967295,
+}
+_MAX_LEN = 0xFFFFFFFF
+
+
+def _key_flags(col: ColumnDef, tdef: TableDef | None) -> int:
+    if tdef is None:
+        return 0
+    low = col.name.lower()
+    flags = 0
+    for ix in tdef.indexes:
+        names = [c.lower() for c in ix.columns]
+        if low not in names:
+            continue
+        flags |= _F.PART_KEY
+        if ix.primary:
+            flags |= _F.PRI_KEY
+        elif ix.unique and len(names) == 1:
+            flags |= _F.UNIQUE_KEY
+        elif names[0] == low:
+            flags |= _F.MULTIPLE_KEY
+    return flags
+
+
+def column_for_def(
+    col: ColumnDef, tdef: TableDef | None, *, name: str | None = None, table_alias: str | None = None
+) -> Column:
+    """Metadata of a result column that reads table column ``col`` of ``tdef`` directly.
+
+    Args:
+        col: the catalog column.
+        tdef: its table (for schema, table name and key flags); ``None`` for a column without a table.
+        name: the result column's name (its alias; default the column's name).
+        table_alias: the alias the table was read through (default the table's name).
+
+    Returns:
+        The :class:`Column` MySQL sends (``mysql-test/r/metadata.result``).
+    """
+    t = col.type
+    info = col.info
+    family = info.family
+    flags = 0
+    decimals = 0
+    cs = CHARSET_BINARY
+    if not col.nullable:
+        flags |= _F.NOT_NULL
+    if col.unsigned:
+        flags |= _F.UNSIGNED
+    if col.zerofill:
+        flags |= _F.ZEROFILL | _F.UNSIGNED
+    if col.auto_increment:
+        flags |= _F.AUTO_INCREMENT
+    flags |= _key_flags(col, tdef)
+    if not col.nullable and not col.has_default and not col.auto_increment and col.default_expr is None:
+        flags |= _F.NO_DEFAULT_VALUE
+    if family == "int":
+        flags |= _F.NUM
+        signed_w, unsigned_w = _INT_WIDTH[t]
+        length = unsigned_w if col.unsigned else signed_w
+        if t == "tinyint" and col.length == 1:
+            length = 1  # BOOL / TINYINT(1)
+    elif family == "year":
+        flags |= _F.NUM | _F.UNSIGNED | _F.ZEROFILL
+        length = 4
+    elif family == "float":
+        flags |= _F.NUM
+        if col.precision is not None and col.scale is not None:
+            length, decimals = col.precision, col.scale
+        else:
+            length, decimals = (12 if t == "float" else 22), NOT_FIXED_DEC
+    elif family == "decimal":
+        flags |= _F.NUM
+        prec = col.precision if col.precision is not None else 10
+        scale = col.scale or 0
+        length = prec + (1 if scale else 0) + (0 if col.unsigned else 1)
+        decimals = scale
+    elif family == "temporal":
+        flags |= _F.BINARY
+        frac = col.scale or 0
+        base = {"date": 10, "time": 10, "datetime": 19, "timestamp": 19}[t]
+        length = base + (frac + 1 if frac and t != "date" else 0)
+        decimals = frac if t != "date" else 0
+        if t == "timestamp":
+            if col.default_expr == "CURRENT_TIMESTAMP" or col.on_update == "CURRENT_TIMESTAMP":
+                flags |= _F.TIMESTAMP
+            if col.on_update == "CURRENT_TIMESTAMP":
+                flags |= _F.ON_UPDATE_NOW
+    elif family == "binary":
+        flags |= _F.BINARY
+        if t in _BLOB_BYTES:
+            flags |= _F.BLOB
+            length = _BLOB_BYTES[t]
+        else:
+            length = col.length if col.length is not None else 1
+    else:  # string
+        cs = charset_id(col.charset, col.collation)
+        if (col.collation or "").lower() in ("binary",):
+            flags |= _F.BINARY
+        mb = mbmaxlen(col.charset)
+        if t in _BLOB_BYTES:
+            flags |= _F.BLOB
+            length = min(_BLOB_BYTES[t] * mb, _MAX_LEN) if _BLOB_BYTES[t] < _MAX_LEN else _MAX_LEN
+        else:
+            length = (col.length if col.length is not None else 1) * mb
+    return Column(
+        name=col.name if name is None else name,
+        org_name=col.name,
+        table=(tdef.name if tdef is not None else "") if table_alias is None else table_alias,
+        org_table=tdef.name if tdef is not None else "",
+        schema=tdef.schema if tdef is not None else "",
+        type=_SEND_TYPE[t],
+        charset=cs,
+        length=length,
+        flags=int(flags),
+        decimals=decimals,
+    )
+
+
+def _int_literal_column(name: str, text: str, negative: bool) -> Column:
+    digits = len(text.lstrip("0") or "0")
+    value = int(text)
+    if value > 2**63 - 1 + (1 if negative else 0):
+        return Column(
+            name,
+            type=_T.MYSQL_TYPE_NEWDECIMAL,
+            charset=CHARSET_BINARY,
+            length=digits + 1,
+            flags=int(_F.NOT_NULL | _F.BINARY | _F.NUM),
+            decimals=0,
+        )
+    return Column(
+        name,
+        type=_T.MYSQL_TYPE_LONGLONG,
+        charset=CHARSET_BINARY,
+        length=digits + 1,  # digits plus the sign (metadata.result: SELECT 1 -> 2, SELECT -1 -> 2)
+        flags=int(_F.NOT_NULL | _F.BINARY | _F.NUM),
+        decimals=0,
+    )
+
+
+def _decimal_literal_column(name: str, text: str) -> Column:
+    if "e" in text.lower():
+        return Column(
+            name,
+            type=_T.MYSQL_TYPE_DOUBLE,
+            charset=CHARSET_BINARY,
+            length=len(text),
+            flags=int(_F.NOT_NULL | _F.BINARY | _F.NUM),
+            decimals=NOT_FIXED_DEC,
+        )
+    intpart, _, frac = text.partition(".")
+    prec = max(len(intpart.lstrip("0")), 1) + len(frac)
+    return Column(
+        name,
+        type=_T.MYSQL_TYPE_NEWDECIMAL,
+        charset=CHARSET_BINARY,
+        length=prec + (1 if frac else 0) + 1,  # 1.0 -> 4 (metadata.result)
+        flags=int(_F.NOT_NULL | _F.BINARY | _F.NUM),
+        decimals=len(frac),
+    )
+
+
+def _string_column(name: str, chars: int, *, not_null: bool) -> Column:
+    return Column(
+        name,
+        type=_T.MYSQL_TYPE_VAR_STRING,
+        charset=CHARSET_UTF8MB4,
+        length=min(chars * 4, _MAX_LEN),
+        flags=int(_F.NOT_NULL) if not_null else 0,
+        decimals=NOT_FIXED_DEC,
+    )
+
+
+def sysvar_column(name: str, value: Any, kind: str | None) -> Column:
+    """Metadata of ``@@var`` in a select list (``Item_func_get_system_var``).
+
+    Args:
+        name: the result column's name (``@@autocommit``).
+        value: the variable's current value (for string lengths).
+        kind: the sysvar table's type (``bool``, ``int``, ``uint``, ``enum``, ``str``, ``gtid_set`` ...) or None.
+
+    Returns:
+        BOOL-like variables: LONGLONG length 1; integers: LONGLONG length 21 (UNSIGNED ones 20); others:
+        VAR_STRING in the system character set utf8mb3 (33), 3 bytes per character, decimals 31.
+    """
+    if kind == "bool":
+        return Column(
+            name, type=_T.MYSQL_TYPE_LONGLONG, charset=CHARSET_BINARY, length=1,
+            flags=int(_F.BINARY | _F.NUM), decimals=0,
+        )  # fmt: skip
+    if kind in ("int", "uint"):
+        unsigned = kind == "uint"
+        return Column(
+            name,
+            type=_T.MYSQL_TYPE_LONGLONG,
+            charset=CHARSET_BINARY,
+            length=20 if unsigned else 21,
+            flags=int(_F.BINARY | _F.NUM | (_F.UNSIGNED if unsigned else 0)),
+            decimals=0,
+        )
+    text = "" if value is None else str(value)
+    return Column(
+        name,
+        type=_T.MYSQL_TYPE_VAR_STRING,
+        charset=CHARSET_UTF8MB3,
+        length=min(len(text) * 3, _MAX_LEN),
+        flags=0,
+        decimals=NOT_FIXED_DEC,
+    )
+
+
+def expression_column(name: str, node: exp.Expression) -> Column | None:
+    """Metadata of a select-list expression whose type does not depend on data, or ``None`` when unknown.
+
+    Knows literals (integer, decimal, string, NULL, TRUE/FALSE), unary minus on numbers and ``COUNT(...)``.
+    """
+    if isinstance(node, exp.Alias):
+        node = node.this
+    while isinstance(node, exp.Paren):
+        node = node.this
+    negative = False
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
+        negative, node = True, node.this
+    if isinstance(node, exp.Null):
+        return Column(
+            name, type=_T.MYSQL_TYPE_NULL, charset=CHARSET_BINARY, length=0,
+            flags=int(_F.BINARY | _F.NUM), decimals=0,
+        )  # fmt: skip
+    if isinstance(node, exp.Boolean):
+        return _int_literal_column(name, "1" if node.this else "0", False)
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return _string_column(name, len(node.this), not_null=True)
+        text = node.this
+        if re.fullmatch(r"\d+", text):
+            return _int_literal_column(name, text, negative)
+        return _decimal_literal_column(name, text)
+    if isinstance(node, exp.Count):
+        return Column(
+            name, type=_T.MYSQL_TYPE_LONGLONG, charset=CHARSET_BINARY, length=21,
+            flags=int(_F.NOT_NULL | _F.BINARY | _F.NUM), decimals=0,
+        )  # fmt: skip
+    return None
+
+
+def user_variable_column(name: str, value: Any) -> Column:
+    """Metadata of ``@var`` in a select list: an integer is LONGLONG length 21 with only NUM set
+    (metadata.result's ``@arg00``); other values fall back to :func:`value_column`."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Column(
+            name,
+            type=_T.MYSQL_TYPE_LONGLONG,
+            charset=CHARSET_BINARY,
+            length=21,
+            flags=int(_F.NUM),
+            decimals=0,
+        )
+    return value_column(name, [value])
+
+
+def value_column(name: str, values: list[Any]) -> Column:
+    """Fallback metadata from the Python values a column produced (first non-NULL value's type).
+
+    int -> LONGLONG (length 21), float -> DOUBLE (length 23, decimals 31), Decimal -> NEWDECIMAL, str ->
+    VAR_STRING utf8mb4 (4 bytes per character of the longest value), bytes -> BLOB binary, date/datetime/time
+    -> DATE/DATETIME/TIME, all NULL -> VAR_STRING of length 0.
+    """
+    sample = next((v for v in values if v is not None), None)
+    nullable_flags = 0
+    if isinstance(sample, (bool, int)):
+        return Column(
+            name, type=_T.MYSQL_TYPE_LONGLONG, charset=CHARSET_BINARY, length=21,
+            flags=int(_F.BINARY | _F.NUM), decimals=0,
+        )  # fmt: skip
+    if isinstance(sample, float):
+        return Column(
+            name, type=_T.MYSQL_TYPE_DOUBLE, charset=CHARSET_BINARY, length=23,
+            flags=int(_F.BINARY | _F.NUM), decimals=NOT_FIXED_DEC,
+        )  # fmt: skip
+    if isinstance(sample, Decimal):
+        exps = [v.as_tuple().exponent for v in values if isinstance(v, Decimal)]
+        scale = max((-e for e in exps if isinstance(e, int) and e < 0), default=0)
+        width = max((len(str(v)) for v in values if v is not None), default=1)
+        return Column(
+            name, type=_T.MYSQL_TYPE_NEWDECIMAL, charset=CHARSET_BINARY, length=width + 1,
+            flags=int(_F.BINARY | _F.NUM), decimals=min(scale, 30),
+        )  # fmt: skip
+    if isinstance(sample, (bytes, bytearray, memoryview)):
+        return Column(
+            name, type=_T.MYSQL_TYPE_BLOB, charset=CHARSET_BINARY, length=65535,
+            flags=int(_F.BINARY | _F.BLOB), decimals=0,
+        )  # fmt: skip
+    if isinstance(sample, _dt.datetime):
+        return Column(
+            name, type=_T.MYSQL_TYPE_DATETIME, charset=CHARSET_BINARY, length=19, flags=128, decimals=0
+        )
+    if isinstance(sample, _dt.date):
+        return Column(name, type=_T.MYSQL_TYPE_DATE, charset=CHARSET_BINARY, length=10, flags=128, decimals=0)
+    if isinstance(sample, (_dt.time, _dt.timedelta)):
+        return Column(name, type=_T.MYSQL_TYPE_TIME, charset=CHARSET_BINARY, length=10, flags=128, decimals=0)
+    width = max((len(str(v)) for v in values if v is not None), default=0)
+    return Column(
+        name,
+        type=_T.MYSQL_TYPE_VAR_STRING,
+        charset=CHARSET_UTF8MB4,
+        length=min(width * 4, _MAX_LEN),
+        flags=nullable_flags,
+        decimals=NOT_FIXED_DEC,
+    )
+
+
+def result_columns(
+    names: list[str] | tuple[str, ...],
+    rows: list[tuple[Any, ...]] | tuple[tuple[Any, ...], ...],
+    known: tuple[Column | None, ...] | None = None,
+) -> tuple[Column, ...]:
+    """Complete metadata for a result set: ``known[i]`` where given, else :func:`value_column` of column i."""
+    out = []
+    for i, name in enumerate(names):
+        col = known[i] if known is not None and i < len(known) else None
+        if col is None:
+            col = value_column(name, [r[i] for r in rows])
+        elif col.name != name:
+            col = Column(
+                name, col.org_name, col.table, col.org_table, col.schema, col.type, col.charset, col.length,
+                col.flags, col.decimals,
+            )  # fmt: skip
+        out.append(col)
+    return tuple(out)
+
+
+def result_set(
+    names: list[str] | tuple[str, ...],
+    rows: list[tuple[Any, ...]],
+    known: tuple[Column | None, ...] | None = None,
+) -> StatementResult:
+    """A :class:`StatementResult` carrying a result set: columns from ``known`` or inferred from ``rows``.
+
+    Args:
+        names: column names in order.
+        rows: the rows (tuples as wide as ``names``).
+        known: optional per-column metadata (None entries are inferred).
+
+    Raises:
+        ValueError: a row whose width differs from ``names``.
+    """
+    return StatementResult(columns=result_columns(names, rows, known), rows=[tuple(r) for r in rows])
