@@ -6,6 +6,7 @@ The mysqlbinlog-style text itself is checked against real mysqlbinlog outputs in
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -103,7 +104,7 @@ def _payload_free(texts: list[str]) -> list[str]:
 def _raw_listing(path: Path, verify: bool = True) -> tuple[list[str], int | None]:
     out: list[str] = []
     try:
-        out.extend(listing(FrameReader(path, verify_checksum=verify), ListingFormatter(str(path))))
+        out.extend(listing(FrameReader(path, verify_checksum=verify), ListingFormatter(str(path)), batch=1))
     except BinlogDecodeError as err:
         return out, err.offset
     return out, None
@@ -115,6 +116,11 @@ def test_raw_listing_equals_decoded_listing(path: Path) -> None:
     got, got_fault = _raw_listing(path)
     assert got_fault == fault
     assert _payload_free(got) == expected
+    blocks: list[str] = []
+    with pytest.raises(BinlogDecodeError) if fault is not None else contextlib.nullcontext():
+        blocks.extend(listing(FrameReader(path), ListingFormatter(str(path)), batch=7))
+    assert "\n".join(blocks) == "\n".join(got)[: len("\n".join(blocks))]
+    assert fault is not None or "\n".join(blocks) == "\n".join(got)
 
 
 def test_raw_listing_is_fast_path_for_generated_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

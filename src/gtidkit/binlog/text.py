@@ -46,6 +46,7 @@ from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent, RandEvent, UserVarEvent
 from gtidkit.binlog.header import HEADER_STRUCT, EventHeader
 from gtidkit.binlog.stream import iter_payload_events
+from gtidkit.errors import BinlogDecodeError
 
 __all__ = [
     "ListingFormatter",
@@ -134,9 +135,18 @@ def short_time(ts: int) -> str:
     return s
 
 
+_SECONDS: dict[int, str] = {}
+
+
 def micro_time(us: int) -> str:
     """``YYYY-MM-DD hh:mm:ss.uuuuuu UTC`` for a commit timestamp in microseconds since the epoch."""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(us // 1_000_000)) + f".{us % 1_000_000:06d} UTC"
+    sec, frac = divmod(us, 1_000_000)
+    s = _SECONDS.get(sec)
+    if s is None:
+        if len(_SECONDS) > 4096:
+            _SECONDS.clear()
+        s = _SECONDS[sec] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(sec))
+    return f"{s}.{frac:06d} UTC"
 
 
 def header_line(header: EventHeader, checksum: int | None) -> str:
@@ -291,6 +301,8 @@ Frame = tuple[int, Any, int, int]
 
 _QUERY_POST = struct.Struct("<IIBHH")  # thread_id, exec_time, db_len, error_code, status_vars_len
 _TYPE_FLAGS = struct.Struct("<6xH")  # rows post-header with a 6-byte table id: skip it, then flags
+#: The common header then a rows post-header's 6-byte table id (u32 + u16) and flags.
+_HEAD_ROWS = struct.Struct("<IBIIIHIHH")
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
 #: Gtid 5.7.5+ untagged post-header: gtid_flags, sid, gno, lt_type, last_committed, sequence_number (42 bytes).
@@ -531,12 +543,55 @@ class ListingFormatter:
         return "\n".join(_gtid_lines(head[:-1], gtid, flags, lc, seq, imm, orig, tlen, imm_ver, orig_ver))
 
 
-def listing(frames: Iterable[Frame], formatter: ListingFormatter) -> Iterator[str]:
-    """The listing text of each framed event, in order (see :class:`ListingFormatter`).
+def listing(frames: Iterable[Frame], formatter: ListingFormatter, batch: int = 1024) -> Iterator[str]:
+    """The listing text of the framed events, in order, joined ``batch`` events at a time (newline-separated, no
+    final newline): what ``"\n".join`` of :meth:`ListingFormatter.text` over each frame gives.
+
+    The hot loop: the common header line is built once per (timestamp, server id), and rows events (most of a
+    row-based binlog) are formatted inline; other types go through :meth:`ListingFormatter.text`.
 
     Raises:
-        BinlogDecodeError: an event the codecs reject.
+        BinlogDecodeError: an event the codecs reject (the texts of the events before it are yielded first).
     """
-    text = formatter.text
-    for pos, buf, at, size in frames:
-        yield text(buf, at, size, pos)
+    heads = formatter._heads
+    header = _HEAD_ROWS.unpack_from
+    u32 = _U32.unpack_from
+    names = EVENT_TYPE_NAMES
+    rows_types = bytes(1 if t in _ROWS_TYPES else 0 for t in range(256))
+    fast = formatter._fast
+    footer = formatter._footer
+    out: list[str] = []
+    append = out.append
+    try:
+        for pos, buf, at, size in frames:
+            fn = fast.get(buf[at + 4])
+            if fn is not None and size - footer >= EVENT_HEADER_LEN + 8:
+                ts, t, server_id, _, log_pos, _, lo, hi, flags = header(buf, at)
+                head = heads.get((ts, server_id))
+                if head is None:
+                    if len(heads) > 4096:
+                        heads.clear()
+                    head = heads[(ts, server_id)] = f"#{short_time(ts)} server id {server_id}  end_log_pos "
+                crc = f"CRC32 0x{u32(buf, at + size - CHECKSUM_LEN)[0]:08x} " if footer else ""
+                if rows_types[t]:  # inline: most events of a row-based binlog
+                    end = " flags: STMT_END_F" if flags & 1 else ""
+                    append(f"# at {pos}\n{head}{log_pos} {crc}\t{names[t]}: table id {lo | hi << 32}{end}")
+                else:
+                    line = f"# at {pos}\n{head}{log_pos} {crc}\t"
+                    text = fn(buf, at + EVENT_HEADER_LEN, at + size - footer, ts, t, log_pos, line)
+                    if text is None:
+                        text = formatter.text(buf, at, size, pos)
+                    append(text)
+            else:
+                append(formatter.text(buf, at, size, pos))
+                fast = formatter._fast  # an FDE may have changed the layouts
+                footer = formatter._footer
+            if len(out) >= batch:
+                yield "\n".join(out)
+                out.clear()
+    except BinlogDecodeError:
+        if out:
+            yield "\n".join(out)
+        raise
+    if out:
+        yield "\n".join(out)

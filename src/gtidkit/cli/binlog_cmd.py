@@ -255,34 +255,26 @@ def _parse_set(text: str | None, option: str) -> GtidSet | None:
         raise click.BadParameter(str(err), param_hint=option) from err
 
 
-#: Listing texts gathered before one write to stdout.
-_WRITE_BATCH = 2048
 _ENC = ("utf-8", "surrogateescape")
 
 
 def _write_listing(path: str, verify: bool, out: Any) -> None:
     """Write the text listing of one file to the binary stream ``out``: framed by
-    :class:`~gtidkit.binlog.file.FrameReader`, formatted from raw bytes by
-    :class:`~gtidkit.binlog.text.ListingFormatter`, written in large blocks (everything before a fault is written
-    before the error propagates).
+    :class:`~gtidkit.binlog.file.FrameReader`, formatted from raw bytes by :func:`gtidkit.binlog.text.listing`
+    in blocks of events (everything before a fault is written before the error propagates).
 
     Raises:
         BinlogDecodeError: at the first fault.
         OSError: the file cannot be read.
     """
-    parts = [f"# file {path}"]
+    write = out.write
+    write(f"# file {path}\n".encode(*_ENC))
     try:
-        for chunk in text.listing(FrameReader(path, verify_checksum=verify), text.ListingFormatter(path)):
-            parts.append(chunk)
-            if len(parts) >= _WRITE_BATCH:
-                parts.append("")
-                out.write("\n".join(parts).encode(*_ENC))
-                parts = []
-        parts.append("# End of log file")
+        for block in text.listing(FrameReader(path, verify_checksum=verify), text.ListingFormatter(path)):
+            write(block.encode(*_ENC))
+            write(b"\n")
+        write(b"# End of log file\n")
     finally:
-        if parts:
-            parts.append("")
-            out.write("\n".join(parts).encode(*_ENC))
         out.flush()
 
 
