@@ -15,6 +15,7 @@ HERE = Path(__file__).resolve().parent
 BENCHES: list[tuple[str, list[str]]] = [
     ("bench_gtid", []),
     ("bench_binlog", ["--size", "1GB", "--hosts", "20"]),
+    ("bench_binlog_show", ["--size", "100MB"]),
     ("bench_sql", []),
     ("bench_pipeline", []),
     ("standalone_cluster", []),
