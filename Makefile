@@ -1,7 +1,7 @@
 # gtidkit: two commands on a fresh machine.
 #   make demo   generate a small multi-host fleet of binlogs and run the PySpark pipeline on it
 #               (and on ../shared/research/fixtures/binlogs when present)
-#   make test   run the test suite
+#   make test   type-check gtid/ and binlog/ (mypy, config in pyproject.toml), then run the test suite
 PY ?= python3
 VENV := .venv
 PYBIN := $(VENV)/bin/python
@@ -10,7 +10,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 export PYSPARK_PYTHON := $(abspath $(PYBIN))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PYBIN))
 
-.PHONY: install test demo bench lint clean
+.PHONY: install test typecheck demo bench lint clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -20,8 +20,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-test: $(STAMP)
+test: $(STAMP) typecheck
 	$(PYBIN) -m pytest -q -p no:cacheprovider
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
 
 demo: $(STAMP)
 	$(VENV)/bin/gtidkit pipeline demo --output demo-out

@@ -11,6 +11,7 @@ A short read raises :class:`CursorError`; :mod:`gtidkit.binlog.codec` turns it i
 
 from __future__ import annotations
 
+import builtins
 import struct
 
 from gtidkit.errors import BinlogDecodeError
@@ -122,7 +123,7 @@ class Cursor:
         p = self._take(n)
         return self._buf[p : p + n]
 
-    def rest(self) -> bytes:
+    def rest(self) -> builtins.bytes:  # (`bytes` in this class body is the method)
         """Read every remaining byte (copied)."""
         return self.bytes(self.end - self.pos)
 

@@ -553,7 +553,7 @@ def _fast_gtid(buf: Any, t: int, body: int, body_end: int) -> tuple | None:
             tlen = int.from_bytes(buf[p + 1 : p + 1 + width], "little")
     elif n >= 42:
         _flags, raw_sid, gno, lt_type, lc, seq = _GTID_FIXED.unpack_from(buf, body)
-        imm = orig = tlen = None
+        imm = orig = tlen = None  # type: ignore[assignment]  # the 5.7 layout has none of them
         if n != 42:
             return None
     else:
@@ -579,7 +579,8 @@ def _gtid_factory() -> Any:
     """
     try:
         new = object.__new__
-        set_sid, set_gno, set_tag = Gtid.sid.__set__, Gtid.gno.__set__, Gtid.tag.__set__  # type: ignore[attr-defined]
+        slots: Any = Gtid  # the slot descriptors (mypy cannot see them on the class)
+        set_sid, set_gno, set_tag = slots.sid.__set__, slots.gno.__set__, slots.tag.__set__
 
         def make(sid: UUID, gno: int) -> Gtid:
             g = new(Gtid)
@@ -757,7 +758,7 @@ def _fast_trx(
     else:
         first = 0
     if first == 0xFC and lt_type == 2 and gt == _T_GTID and 1 <= gno <= _MAX_GNO:
-        g = (
+        g: tuple | None = (
             _untagged_gtid(_SID_CACHE.get(raw_sid) or sid_from_bytes(raw_sid), gno),
             False,
             lc,

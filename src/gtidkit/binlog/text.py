@@ -245,8 +245,8 @@ def event_lines(
         lines.append(f"{head}\tUser_var")
         lines.append(f"SET @`{ev.name}`:={'NULL' if ev.is_null else '...'}/*!*/;")
     else:
-        name = EVENT_TYPE_NAMES.get(h.type_code)
-        lines.append(f"{head}\t" + (name if name else f"Unknown event type {h.type_code}"))
+        known = EVENT_TYPE_NAMES.get(h.type_code)
+        lines.append(f"{head}\t" + (known if known else f"Unknown event type {h.type_code}"))
     return lines
 
 

@@ -85,7 +85,7 @@ def _table(n_types: int, overrides: dict[int, int] | None = None, zeroed: tuple[
     return bytes(lengths[t] for t in range(1, n_types + 1))
 
 
-_GTID_56 = {_T.GTID_LOG_EVENT: 25, _T.ANONYMOUS_GTID_LOG_EVENT: 25}
+_GTID_56: dict[int, int] = {_T.GTID_LOG_EVENT: 25, _T.ANONYMOUS_GTID_LOG_EVENT: 25}
 
 #: (first server version, post-header length array) in ascending order: a writer of version v uses the last
 #: entry whose version is <= v.

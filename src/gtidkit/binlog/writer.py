@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from gtidkit.binlog.codec import decode_event, encode_event
 from gtidkit.binlog.constants import (
@@ -284,7 +284,7 @@ class BinlogWriter:
     """
 
     def __init__(
-        self, path: Path, fh, fde: FormatDescriptionEvent, server_id: int, position: int, fde_flag_byte: int
+        self, path: Path, fh: BinaryIO, fde: FormatDescriptionEvent, server_id: int, position: int, fde_flag_byte: int
     ) -> None:
         self.path = Path(path)
         self._fde_flag_byte = fde_flag_byte

@@ -57,7 +57,7 @@ Key = tuple[bytes, str]
 Flat = tuple[int, ...]
 
 
-def malformed_encoding(data: bytes | memoryview | None, position: int | None) -> GtidParseError:
+def malformed_encoding(data: bytes | bytearray | memoryview | None, position: int | None) -> GtidParseError:
     """ER_MALFORMED_GTID_SET_ENCODING (1773), failing at byte ``position``."""
     raw = bytes(data) if data is not None else None
     return GtidParseError(1773, "Malformed GTID set encoding.", raw, position)
@@ -161,7 +161,7 @@ def encode_sid_blocks(items: Iterable[tuple[bytes, str, Flat]], tagged: bool) ->
 
 
 def decode_sid_blocks(
-    data: bytes | memoryview, *, exact: bool = True
+    data: bytes | bytearray | memoryview, *, exact: bool = True
 ) -> tuple[dict[Key, Flat], list[Key], int]:
     """Decode SID blocks into ``({(sid bytes, tag): closed flat intervals}, tsids in order read, bytes used)``.
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from json import loads as _json_loads
+from typing import Any
 from uuid import UUID
 
 from gtidkit.errors import GtidParseError, MySQLError
@@ -206,7 +207,7 @@ def _parse_plain(text: str) -> dict[Key, Flat] | None:
         sids = [bytes.fromhex(u.replace("-", "")) for u in uuids]
     except ValueError:
         return None  # an empty item ("1::2", "1-:"), a non-hex UUID, ...
-    acc: dict[Key, list[int]] = {}
+    acc: dict[Key, Flat] = {}
     pos = 0
     for raw, c in zip(sids, counts):
         if len(raw) != 16:
@@ -298,16 +299,17 @@ def _finish(acc: dict[Key, list[int]] | dict[Key, Flat]) -> dict[Key, Flat]:
     return out
 
 
-def _parse_acc(text: str) -> dict[Key, list[int]]:
+def _parse_acc(text: str) -> dict[Key, list[int]] | dict[Key, Flat]:
     if not isinstance(text, str):
         raise TypeError(f"GTID set text must be str, not {type(text).__name__}")
     if not text:
         return {}
-    acc = _parse_plain(text)
+    plain = _parse_plain(text)
+    if plain is not None:
+        return plain
+    acc = _parse_fast(text)
     if acc is None:
-        acc = _parse_fast(text)
-        if acc is None:
-            acc = _parse_slow(text)
+        acc = _parse_slow(text)
     return acc
 
 
@@ -788,5 +790,5 @@ class GtidSet:
         mapping, _order, used = _enc.decode_sid_blocks(data, exact=False)
         return cls._wrap(mapping), used
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
         return (GtidSet.parse, (str(self),))

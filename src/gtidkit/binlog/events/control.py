@@ -12,7 +12,7 @@ Every class decodes from a :class:`~gtidkit.binlog.cursor.Cursor` over the event
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from gtidkit.binlog.constants import (
@@ -36,7 +36,7 @@ from gtidkit.gtid import Gtid, GtidSet
 from gtidkit.version import MYSQL_VERSION
 
 if TYPE_CHECKING:
-    from typing import Self
+    from typing_extensions import Self
 
 # ---------------------------------------------------------------------------------------------------------------
 # Format_description_event (15)
@@ -448,7 +448,7 @@ class GtidEvent:
         if size != body.end - start:
             raise CursorError(f"tagged Gtid event message size {size}, body holds {body.end - start} bytes")
         last_non_ignorable = body.varlen_uint()
-        values: dict[int, object] = {}
+        values: dict[int, Any] = {}  # field id -> int (bytes for the SID, str for the tag)
         extra = b""
         last_id = -1
         while body.remaining:
@@ -489,7 +489,7 @@ class GtidEvent:
             commit_group_ticket=values.get(11, 0),
             tagged_layout=True,
             extra=extra,
-        )  # type: ignore[arg-type]
+        )
 
     def _encode_tagged(self, out: Writer) -> None:
         fields = Writer()
@@ -721,7 +721,9 @@ class TransactionPayloadEvent:
         Raises:
             CursorError: truncated header, or a payload size that disagrees with the body.
         """
-        ctype, usize, psize = CompressionType.NONE, None, None
+        ctype: int = CompressionType.NONE
+        usize: int | None = None
+        psize: int | None = None
         while True:
             t = body.packed_int()
             if t == _TP_END:

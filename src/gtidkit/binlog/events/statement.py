@@ -14,7 +14,7 @@ from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.cursor import Cursor, CursorError, Writer
 
 if TYPE_CHECKING:
-    from typing import Self
+    from typing_extensions import Self
 
     from gtidkit.binlog.events.control import FormatDescriptionEvent
 
