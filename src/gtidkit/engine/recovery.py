@@ -24,9 +24,9 @@ After a crash (kill -9 at any instant) exactly one of these holds for the last t
 * T's binlog bytes are incomplete → T was never acknowledged and its SQLite transaction never committed (step 2
   precedes step 3's commit). Recovery truncates the torn tail: T is in neither.
 * T is complete in the binlog, SQLite did not commit → the recorded position is before T. Recovery re-applies
-  every complete binlog transaction past the recorded position (ROW events through
-  :func:`gtidkit.engine.sql.rowimage.apply_rows_event`, Query events through the executor, honouring the Intvar
-  events before them so AUTO_INCREMENT ids come out as logged) and advances the
+  every complete binlog transaction past the recorded position through the applier seam
+  (:func:`gtidkit.engine.apply.apply`: ROW events by primary key, Query events through the executor, honouring
+  the Intvar/Rand/User_var events before them so AUTO_INCREMENT ids come out as logged) and advances the
   position in the same SQLite transaction: T is in both (it may not have been acknowledged; MySQL behaves the
   same for a transaction that reached the binlog).
 * Both committed → the recorded position covers T; nothing to do.
@@ -42,11 +42,8 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from gtidkit.binlog.constants import IntvarType
-from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
-from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
 from gtidkit.binlog.file import PositionedEvent, read_previous_gtids, read_transactions
 from gtidkit.engine.binlog.log import BinlogLog, file_number
 from gtidkit.engine.gtid import table as gtid_table
@@ -173,44 +170,24 @@ def reapply_binlogs(server: Server, blog: BinlogLog, files: list[str]) -> int:
 def apply_transaction(
     server: Server, file: str, end_pos: int, events: tuple[PositionedEvent, ...]
 ) -> None:
-    """Apply one binlog transaction to the engine and record its end position, in one SQLite transaction.
+    """Re-apply one binlog transaction through the applier seam (:func:`gtidkit.engine.apply.apply`) and record
+    its end position, all in one SQLite transaction.
+
+    The transaction is already in the binlog and start-up recomputes GTID_EXECUTED from the binlog, so this
+    goes through :class:`~gtidkit.engine.apply.ExecutorTarget`: no binlog write, no GTID row, no GTID_NEXT.
 
     Args:
         server: the server.
         file, end_pos: the binlog file name and the offset right after the transaction (the applied position).
         events: the transaction's decoded events (:func:`gtidkit.binlog.file.read_transactions`).
     """
-    from gtidkit.engine.sql.executor import Executor, classify
+    from gtidkit.engine.apply import BinlogTransaction, ExecutorTarget, apply
+    from gtidkit.engine.sql.executor import Executor
 
     conn = server._internal
-    executor = Executor(server.storage, conn)
-    conn.begin()
-    try:
-        table_maps: dict[int, TableMapEvent] = {}
-        for se in events:
-            ev: Any = se.event
-            if isinstance(ev, IntvarEvent):
-                # the next Query reproduces the source's ids (Intvar_log_event::do_apply_event)
-                if ev.type == IntvarType.INSERT_ID_EVENT:
-                    executor.forced_insert_id = ev.value
-                elif ev.type == IntvarType.LAST_INSERT_ID_EVENT:
-                    executor.last_insert_id = ev.value
-            elif isinstance(ev, QueryEvent):
-                text = ev.query.decode() if isinstance(ev.query, (bytes, bytearray)) else str(ev.query)
-                if text.strip().upper() in ("BEGIN", "COMMIT"):
-                    continue
-                try:
-                    executor.execute(classify(text), ev.database or None)
-                finally:
-                    executor.forced_insert_id = None
-            elif isinstance(ev, TableMapEvent):
-                table_maps[ev.table_id] = ev
-            elif isinstance(ev, RowsEvent):
-                from gtidkit.engine.sql import rowimage  # the SQL layer's row-image codec
-
-                rowimage.apply_rows_event(executor, table_maps[ev.table_id], ev)
-        server._record_position(server.storage.sqlite(conn), file, end_pos)
-        conn.commit()
-    except BaseException:
-        conn.rollback()
-        raise
+    target = ExecutorTarget(
+        Executor(server.storage, conn),
+        conn,
+        lambda trx, db: server._record_position(db, trx.file, trx.end_pos),
+    )
+    apply(target, BinlogTransaction(tuple(events), file=file, end_pos=end_pos))

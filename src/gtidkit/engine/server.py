@@ -225,6 +225,23 @@ class Server:
             self._sessions[sid] = s
         return s
 
+    def applier_session(self, channel: str = "") -> Session:
+        """MySQL's replica applier thread context for ``channel`` (:class:`gtidkit.engine.apply.ApplierSession`):
+        ``applier.apply(transaction)`` applies one decoded binlog transaction. ``log_replica_updates`` applies to
+        this session alone.
+        """
+        from gtidkit.engine.apply import ApplierSession
+
+        if self.closed:
+            raise MySQLError(2006, "MySQL server has gone away")
+        with self._sessions_lock:
+            sid = self._next_session_id
+            self._next_session_id += 1
+        s = ApplierSession(self, sid, channel)
+        with self._sessions_lock:
+            self._sessions[sid] = s
+        return s
+
     def _forget_session(self, s: Session) -> None:
         with self._sessions_lock:
             self._sessions.pop(s.id, None)
@@ -335,8 +352,11 @@ class Server:
             gtid = state.generate_automatic(session.id, session.gtid_next_tag)
         elif kind == ANONYMOUS or kind == AUTOMATIC:
             gtid = None
+        origin = session.applier  # the replica applier's CommitOrigin, None for client sessions
         write_binlog = (
-            self.log_bin and self._sql_log_bin(session) and not (explicit and not self.log_replica_updates)
+            self.log_bin
+            and self._sql_log_bin(session)
+            and not ((explicit or origin is not None) and not self.log_replica_updates)
         )
         save_row = gtid is not None and (not self.log_bin or not write_binlog)
         if self.aborted:
@@ -353,6 +373,11 @@ class Server:
                     gtid,
                     events,
                     immediate_commit_timestamp=ts,
+                    # an applier re-logs with the source's values (Gtid_log_event::do_apply_event)
+                    original_commit_timestamp=origin.original_commit_timestamp if origin else None,
+                    original_server_version=origin.original_server_version if origin else None,
+                    server_id=origin.server_id if origin else None,
+                    timestamp=origin.timestamp if origin else None,
                     writeset=transaction_writeset(self, session, ddl_text),
                     dependency_tracking=str(self.globals.get("binlog_transaction_dependency_tracking")),
                     history_size=int(self.globals.get("binlog_transaction_dependency_history_size")),
@@ -360,6 +385,7 @@ class Server:
                 )
                 position = (file, end)
                 self._record_position(db, file, end)
+            session.before_storage_commit(db)
             session.conn.commit()
         except BaseException as err:
             if position is not None:

@@ -56,6 +56,10 @@ class Session:
     concurrently from different threads.
     """
 
+    #: The replica applier's commit origin (:class:`gtidkit.engine.apply.CommitOrigin`) while it applies a
+    #: transaction; None for client sessions. The commit path reads it (write matrix, original timestamps).
+    applier: Any = None
+
     def __init__(self, server: Server, session_id: int) -> None:
         from gtidkit.engine.sql.executor import Executor
 
@@ -451,7 +455,18 @@ class Session:
                 self._implicit_commit()  # SET autocommit=1 commits the open transaction
             self.session_vars[var.name] = new
 
+    def before_storage_commit(self, db: Any) -> None:
+        """Hook run by the commit path just before the SQLite COMMIT (the applier stores its position here)."""
+
     # ------------------------------------------------------------------ GTID_NEXT
+    def set_gtid_next(self, value: Gtid | str) -> None:
+        """``SET GTID_NEXT`` through the API (a :class:`Gtid`, ``"ANONYMOUS"``, ``"AUTOMATIC[:tag]"``).
+
+        Raises:
+            MySQLError: as the SQL form (1766, 1790, 1781, 1782, 1774).
+        """
+        self._set_gtid_next(str(value))
+
     def gtid_next_text(self) -> str:
         """``@@SESSION.gtid_next`` as MySQL shows it."""
         if self.gtid_next_kind == AUTOMATIC:

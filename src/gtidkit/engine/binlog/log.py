@@ -205,6 +205,8 @@ class BinlogLog:
         immediate_commit_timestamp: int,
         original_commit_timestamp: int | None = None,
         server_id: int | None = None,
+        timestamp: int | None = None,
+        original_server_version: int | None = None,
         writeset: Writeset = NO_WRITESET,
         dependency_tracking: str = WRITESET,
         history_size: int = 25000,
@@ -217,6 +219,8 @@ class BinlogLog:
             events: body events (after the Gtid event).
             immediate_commit_timestamp, original_commit_timestamp: µs since the epoch.
             server_id: header server_id (default: this server's).
+            timestamp: header timestamp in seconds (default: the immediate commit time).
+            original_server_version: the source's version for a re-logged transaction (default: this server's).
             writeset, dependency_tracking, history_size, session_id: logical-clock inputs, see
                 :meth:`gtidkit.engine.binlog.dependency.DependencyTracker.assign` (:data:`NO_WRITESET` = the transaction
                 depends on the previous one).
@@ -237,6 +241,8 @@ class BinlogLog:
                 immediate_commit_timestamp=immediate_commit_timestamp,
                 original_commit_timestamp=original_commit_timestamp,
                 server_id=server_id,
+                timestamp=timestamp,
+                original_server_version=original_server_version,
             )
             self._unsynced += 1
             fsync = self.sync_binlog > 0 and self._unsynced >= self.sync_binlog

@@ -528,7 +528,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
             vals: list[Any] = []
             for kind, v in sources:
                 if kind == "p":
-                    vals.append(params[v])
+                    vals.append(binds[v])  # literals and @user variables
                 elif kind == "c":
                     vals.append(v)
                 elif kind == "d":

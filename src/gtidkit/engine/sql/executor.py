@@ -346,6 +346,8 @@ class Executor:
         forced_insert_id: MySQL's ``SET INSERT_ID`` / INSERT_ID Intvar event: when not None, the next INSERT takes
             its generated AUTO_INCREMENT values from here (this value, then +1 per row) instead of the table's
             counter, which is advanced past them; reset to None after that INSERT (``THD::force_one_auto_inc_interval``).
+        rand: the generator behind RAND() (``random.random``; the replica applier seeds a MySQL-compatible one
+            from a Rand event, as ``Rand_log_event::do_apply_event`` seeds ``thd->rand``).
     """
 
     def __init__(self, storage: Storage, conn: Connection) -> None:
@@ -358,6 +360,7 @@ class Executor:
         self.user_variables: dict[str, Any] = {}
         self.last_insert_id = 0
         self.forced_insert_id: int | None = None
+        self.rand: Callable[[], float] = random.random
         self.current_db: str | None = None
         #: what CONNECTION_ID() returns: the owning session's id (MySQL's thread id)
         self.connection_id = 0
@@ -383,7 +386,7 @@ class Executor:
             raw.create_function(name, nargs, fn, deterministic=True)
         from gtidkit.engine.sql.dml import register_udfs
 
-        register_udfs(raw, random.random)
+        register_udfs(raw, lambda: self.rand())
 
     def _sync_functions(self) -> None:
         if self._registered.keys() == self.functions.keys() and all(

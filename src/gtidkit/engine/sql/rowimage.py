@@ -256,6 +256,15 @@ def _decimal_from_bin(cur: Cursor, precision: int, scale: int) -> Decimal:
     return d
 
 
+def decimal_from_bin(data: bytes, precision: int, scale: int) -> Decimal:
+    """A MySQL binary DECIMAL(precision, scale) value (``bin2decimal``), e.g. a DECIMAL user variable's payload.
+
+    Raises:
+        BinlogDecodeError: ``data`` is shorter than the encoding needs.
+    """
+    return _decimal_from_bin(Cursor(bytes(data)), precision, scale)
+
+
 def _frac_bytes(fsp: int) -> int:
     return (fsp + 1) // 2
 
