@@ -293,3 +293,22 @@ def test_applier_survives_restart_position_and_gtids_agree(tmp_path):
             assert checksum(rep) == checksum(src)
     finally:
         src.shutdown()
+
+
+def test_anonymous_transactions_need_gtid_mode_below_on(tmp_path, binlog_fixtures):
+    """A transaction without a GTID applies with GTID_NEXT=ANONYMOUS: accepted with gtid_mode OFF_PERMISSIVE,
+    refused with gtid_mode ON (1782 ER_CANT_SET_GTID_NEXT_TO_ANONYMOUS_WHEN_GTID_MODE_IS_ON, the error a MySQL
+    replica stops with), leaving nothing applied and nothing owned."""
+    path = binlog_fixtures / "Yelp__ybinlogp" / "mysql-bin.default-path"
+    first = next(read_transactions(path))  # CREATE DATABASE ybinlogp, no Gtid event (5.0.91)
+    with Server.open(tmp_path / "on", log_bin=False, gtid_mode="ON") as srv, srv.applier_session() as ap:
+        with pytest.raises(MySQLError) as err:
+            ap.apply(first)
+        assert err.value.code == 1782
+        assert _rows(srv, "SHOW DATABASES LIKE 'ybinlogp'") == []
+    with Server.open(
+        tmp_path / "perm", log_bin=True, gtid_mode="OFF_PERMISSIVE", enforce_gtid_consistency="ON"
+    ) as srv, srv.applier_session() as ap:
+        assert ap.apply(first)
+        assert _rows(srv, "SHOW DATABASES LIKE 'ybinlogp'") == [("ybinlogp",)]
+        assert _executed(srv) == GtidSet()
