@@ -45,7 +45,7 @@ from gtidkit.binlog.events.query_status import QueryStatusVars, decode_status_va
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent, RandEvent, UserVarEvent, query_kind
 from gtidkit.binlog.transactions import TransactionParser, kind_of
-from gtidkit.engine.session import ANONYMOUS, ASSIGNED, Session
+from gtidkit.engine.session import ANONYMOUS, ASSIGNED, AUTOMATIC, Session
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid
 
@@ -522,8 +522,15 @@ class ExecutorTarget:
         """Not used."""
 
     def statement_context(self, ev: QueryEvent, header: Any) -> None:
-        """Take the event's default database."""
+        """Take the event's default database, auto_increment_increment and statement time."""
         self.current_db = ev.database or None
+        micro = 0
+        if ev.status_vars:
+            sv = decode_status_vars(ev.status_vars)
+            self.executor.auto_increment_increment = sv.auto_increment_increment or 1
+            micro = sv.microseconds or 0
+        if header is not None:
+            self.executor.timestamp = header.timestamp + micro / 1e6
 
     def run_statement(self, text: str, ev: QueryEvent) -> None:
         """Run the statement on the executor; an INSERT_ID applies to it alone."""
@@ -706,8 +713,16 @@ class ApplierSession(Session):
         """Default database and the status variables of the event (sql_mode, auto_increment_*, charsets,
         time_zone ...) into this session, as ``Query_log_event::do_apply_event`` sets the applier's THD."""
         self.current_db = ev.database or None
+        micro = 0
         if ev.status_vars:
-            self.session_vars.update(session_settings(decode_status_vars(ev.status_vars)))
+            sv = decode_status_vars(ev.status_vars)
+            settings = session_settings(sv)
+            self.session_vars.update(settings)
+            self.executor.auto_increment_increment = int(settings.get("auto_increment_increment", 1) or 1)
+            micro = sv.microseconds or 0
+        if header is not None:
+            # SET TIMESTAMP: NOW() on the replica is the source's statement time (the event's `when`)
+            self.executor.timestamp = header.timestamp + micro / 1e6
 
     def run_statement(self, text: str, ev: QueryEvent) -> None:
         """Run the statement as this session's; an error the source also got (same code) is expected."""
@@ -772,10 +787,13 @@ class ApplierSession(Session):
             self.execute_one("BEGIN")
             self.execute_one("COMMIT")
         self._pending = _Pending()
+        self.executor.timestamp = None
+        self.committed_gtids.clear()  # session tracking never runs on the applier: keep nothing
 
     def abort(self) -> None:
         """Roll back and release the GTID this transaction owns (the applier stops with the error)."""
         self._pending = _Pending()
+        self.executor.timestamp = None
         try:
             self._rollback_trx()
         finally:
@@ -783,7 +801,7 @@ class ApplierSession(Session):
                 self.server.gtid_state.release(self.owned_gtid)
                 self.owned_gtid = None
             self.skip_transaction = False
-            self.gtid_next_kind = "AUTOMATIC"
+            self.gtid_next_kind = AUTOMATIC
 
     # -- helpers -----------------------------------------------------------------------------------------------
     def _close_statement(self) -> None:

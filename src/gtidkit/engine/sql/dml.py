@@ -424,7 +424,7 @@ def _touch_on_update(
     cols = [i for i, c in enumerate(t.columns) if c.on_update and i not in assigned]
     if not cols:
         return values
-    now = _dt.datetime.now()
+    now = ex.now()
     new = list(values)
     for i in cols:
         new[i] = coerce(t.columns[i], now)
@@ -494,11 +494,11 @@ def _integrity_error(err: _db.IntegrityError, t: TableDef, row: list | tuple, ro
     return MySQLError(1105, f"Unknown error: {text}")
 
 
-def _defaults(t: TableDef) -> list[Any]:
+def _defaults(t: TableDef, now: _dt.datetime) -> list[Any]:
     out = []
     for c in t.columns:
         if c.default_expr == "CURRENT_TIMESTAMP":
-            out.append(_dt.datetime.now())
+            out.append(now)
         elif c.has_default:
             out.append(c.default)
         else:
@@ -543,7 +543,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
     first_generated = 0
     last_explicit = 0
     for n, vals in enumerate(src_rows, 1):
-        full = _defaults(t)
+        full = _defaults(t, ex.now())
         given = [False] * len(t.columns)
         for idx, v in zip(plan.target, vals):
             if v is _MISSING:
@@ -565,7 +565,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
             v = full[ai]
             if (v is None or v is _MISSING or v == 0) and forced is not None:
                 full[ai] = catalog.next_auto_increment(ex.conn, t, explicit=forced)
-                forced += 1
+                forced += ex.auto_increment_increment  # the source's auto_increment_increment
                 if not first_generated:
                     first_generated = full[ai]
             elif v is None or v is _MISSING or v == 0:

@@ -346,6 +346,12 @@ class Executor:
         forced_insert_id: MySQL's ``SET INSERT_ID`` / INSERT_ID Intvar event: when not None, the next INSERT takes
             its generated AUTO_INCREMENT values from here (this value, then +1 per row) instead of the table's
             counter, which is advanced past them; reset to None after that INSERT (``THD::force_one_auto_inc_interval``).
+        auto_increment_increment: step between the AUTO_INCREMENT values of one statement that takes them from
+            ``forced_insert_id`` (a replica applying an INSERT_ID event under the source's
+            ``auto_increment_increment``: ids n, n+k, n+2k ...).
+        timestamp: MySQL's ``@@timestamp``: when set (seconds since the epoch), NOW(), CURRENT_TIMESTAMP,
+            CURDATE(), UNIX_TIMESTAMP() and CURRENT_TIMESTAMP defaults use it instead of the clock, as a replica
+            uses the source's statement time (the Query event's header timestamp); SYSDATE() keeps the clock.
         rand: the generator behind RAND() (``random.random``; the replica applier seeds a MySQL-compatible one
             from a Rand event, as ``Rand_log_event::do_apply_event`` seeds ``thd->rand``).
     """
@@ -361,6 +367,8 @@ class Executor:
         self.last_insert_id = 0
         self.forced_insert_id: int | None = None
         self.rand: Callable[[], float] = random.random
+        self.auto_increment_increment = 1
+        self.timestamp: float | None = None
         self.current_db: str | None = None
         #: what CONNECTION_ID() returns: the owning session's id (MySQL's thread id)
         self.connection_id = 0
@@ -372,10 +380,14 @@ class Executor:
     # ---------------------------------------------------------------- functions
     def _register_builtins(self) -> None:
         raw = self.conn.raw
-        raw.create_function("NOW", -1, lambda *a: _now())
+        raw.create_function("NOW", -1, lambda *a: self.now().strftime("%Y-%m-%d %H:%M:%S"))
         raw.create_function("SYSDATE", -1, lambda *a: _now())
-        raw.create_function("CURDATE", 0, lambda: _dt.date.today().isoformat())
-        raw.create_function("UNIX_TIMESTAMP", -1, _unix_timestamp)
+        raw.create_function("CURDATE", 0, lambda: self.now().date().isoformat())
+        raw.create_function(
+            "UNIX_TIMESTAMP",
+            -1,
+            lambda *a: _unix_timestamp(*a) if a or self.timestamp is None else int(self.timestamp),
+        )
         raw.create_function("CONCAT", -1, _concat)
         raw.create_function("CONCAT_WS", -1, _concat_ws)
         raw.create_function("LAST_INSERT_ID", 0, lambda: self.last_insert_id)
@@ -387,6 +399,12 @@ class Executor:
         from gtidkit.engine.sql.dml import register_udfs
 
         register_udfs(raw, lambda: self.rand())
+
+    def now(self) -> _dt.datetime:
+        """The statement time: ``@@timestamp`` when set (see :attr:`timestamp`), else the clock (local time)."""
+        if self.timestamp is None:
+            return _dt.datetime.now()
+        return _dt.datetime.fromtimestamp(self.timestamp)
 
     def _sync_functions(self) -> None:
         if self._registered.keys() == self.functions.keys() and all(
