@@ -26,7 +26,7 @@ ZALORA_SID = "10440e47-3885-11eb-ac5b-0242ac110002"
 
 def _rows(server: Server, sql: str) -> list[tuple]:
     with server.session() as s:
-        return s.execute(sql).rows
+        return s.execute(sql)[-1].rows
 
 
 def _executed(server: Server) -> GtidSet:
@@ -37,11 +37,11 @@ def checksum(server: Server) -> str:
     """A checksum of every user table's rows (ordered), as a CHECKSUM TABLE over the whole instance."""
     h = hashlib.sha256()
     with server.session() as s:
-        for (db,) in sorted(s.execute("SHOW DATABASES").rows):
+        for (db,) in sorted(s.execute("SHOW DATABASES")[-1].rows):
             if db in ("mysql", "information_schema", "performance_schema", "sys"):
                 continue
-            for (t,) in sorted(s.execute(f"SHOW TABLES FROM `{db}`").rows):
-                rows = s.execute(f"SELECT * FROM `{db}`.`{t}`").rows
+            for (t,) in sorted(s.execute(f"SHOW TABLES FROM `{db}`")[-1].rows):
+                rows = s.execute(f"SELECT * FROM `{db}`.`{t}`")[-1].rows
                 h.update(f"{db}.{t}:{sorted(map(repr, rows))}".encode())
     return h.hexdigest()
 

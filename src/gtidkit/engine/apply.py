@@ -727,7 +727,7 @@ class ApplierSession(Session):
     def run_statement(self, text: str, ev: QueryEvent) -> None:
         """Run the statement as this session's; an error the source also got (same code) is expected."""
         try:
-            self.execute_one(text)
+            self.execute(text)
         except MySQLError as err:
             if ev.error_code and err.code == ev.error_code:
                 return
@@ -735,17 +735,17 @@ class ApplierSession(Session):
 
     def begin(self) -> None:
         """``BEGIN``."""
-        self.execute_one("BEGIN")
+        self.execute("BEGIN")
 
     def commit(self) -> None:
         """``COMMIT`` (an Xid event or a COMMIT Query): the session's commit path."""
         self._close_statement()
-        self.execute_one("COMMIT")
+        self.execute("COMMIT")
 
     def rollback(self) -> None:
         """``ROLLBACK``."""
         self._close_statement()
-        self.execute_one("ROLLBACK")
+        self.execute("ROLLBACK")
 
     def set_intvar(self, ev: IntvarEvent) -> None:
         """INSERT_ID as ``SET insert_id`` (the next statement only); LAST_INSERT_ID as ``SET last_insert_id``."""
@@ -782,10 +782,10 @@ class ApplierSession(Session):
         an owned GTID whose transaction wrote nothing commits as an empty transaction, as MySQL does."""
         self._close_statement()
         if self.in_transaction():
-            self.execute_one("COMMIT")
+            self.execute("COMMIT")
         elif self.gtid_next_kind == ASSIGNED and self.owned_gtid is not None:
-            self.execute_one("BEGIN")
-            self.execute_one("COMMIT")
+            self.execute("BEGIN")
+            self.execute("COMMIT")
         self._pending = _Pending()
         self.executor.timestamp = None
         self.committed_gtids.clear()  # session tracking never runs on the applier: keep nothing
