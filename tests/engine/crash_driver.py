@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 SRC = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
@@ -51,6 +52,9 @@ def run(datadir: str, mode: str) -> None:
     options, explicit = MODES[mode]
     srv = Server.open(datadir, **options)
     s = srv.session()
+    if not options.get("log_replica_updates", True):
+        # the replica applier's session (log_replica_updates applies to it alone): a commit origin marks it
+        s.applier = SimpleNamespace(original_commit_timestamp=None, server_id=None)
     last: list[Any] = [None]
     srv.add_commit_observer(lambda sess, g: last.__setitem__(0, g) if sess is s else None)
     if _has_table(s):

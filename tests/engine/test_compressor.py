@@ -4,6 +4,7 @@ its performance_schema.threads row, and the compression algorithm on the real ta
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.compressor import STATE_SUSPENDING, THREAD_NAME
@@ -79,6 +80,7 @@ def test_rotation_wakes_thread(open_server):
         gtid_mode="ON", log_bin=True, log_replica_updates=False, gtid_executed_compression_period=0
     )
     s = srv.session()
+    s.applier = SimpleNamespace(original_commit_timestamp=None, server_id=None)  # the replica applier's session
     _apply(s, 1, 3)  # applier transactions: rows per transaction
     srv.compressor.wait_idle()
     assert len(_rows(s)) == 3

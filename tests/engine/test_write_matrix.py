@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from gtidkit.binlog.file import read_transactions
 
 
@@ -73,13 +75,16 @@ def test_shutdown_saves_last_binlog(open_server, tmp_path):
 
 
 def test_binlog_on_without_replica_updates_applier(open_server):
+    # handler.cc commit_owned_gtids: "!opt_bin_log || (thd->slave_thread && !opt_log_replica_updates)" -> the
+    # replica applier's GTID goes into mysql.gtid_executed per transaction and into gtid_purged, not the binlog
     srv = open_server(gtid_mode="ON", log_bin=True, log_replica_updates=False)
+    applier = srv.session()
+    applier.applier = SimpleNamespace(original_commit_timestamp=None, server_id=None)  # the applier thread
     s = srv.session()
     src = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
     u = str(srv.server_uuid)
-    s.execute(f"SET gtid_next='{src}:1'")  # replica applier: saved per transaction, not binlogged
-    s.execute("CREATE DATABASE replicated")
-    s.execute("SET gtid_next=AUTOMATIC")
+    applier.execute(f"SET gtid_next='{src}:1'")
+    applier.execute("CREATE DATABASE replicated")
     s.execute("CREATE DATABASE local")  # a client transaction: binlogged, saved at rotation
     assert _table(s) == [(src, 1, 1)]
     assert _binlog_gtids(srv) == [f"{u}:1"]
@@ -88,6 +93,25 @@ def test_binlog_on_without_replica_updates_applier(open_server):
     assert pu == f"{src}:1"
     s.execute("FLUSH LOGS")
     assert sorted(_table(s)) == sorted([(src, 1, 1), (u, 1, 1)])
+
+
+def test_skip_log_replica_updates_client_explicit_gtid_is_binlogged(open_server):
+    # Issue 7 bullet "log_replica_updates applies to the replica applier only": with --log-bin
+    # --skip-log-replica-updates a *client* session's SET GTID_NEXT='uuid:n'; CREATE DATABASE x is binlogged
+    # (binlog.cc gtid_end_transaction / handler.cc commit_owned_gtids test thd->slave_thread), so it is neither
+    # written to the table per transaction nor added to gtid_purged.
+    srv = open_server(gtid_mode="ON", log_bin=True, log_replica_updates=False)
+    s = srv.session()
+    src = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+    s.execute(f"SET gtid_next='{src}:7'")
+    s.execute("CREATE DATABASE x")
+    s.execute("SET gtid_next=AUTOMATIC")
+    assert _binlog_gtids(srv) == [f"{src}:7"]
+    assert _table(s) == []
+    assert s.execute("SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged").rows == [(f"{src}:7", "")]
+    ev = s.execute("SHOW BINLOG EVENTS").rows
+    assert [r[2] for r in ev[2:]] == ["Gtid", "Query"]
+    assert ev[3][5] == "CREATE DATABASE x"
 
 
 def test_gtid_mode_off_writes_nothing_to_table(open_server):

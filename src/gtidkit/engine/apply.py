@@ -45,7 +45,9 @@ from gtidkit.binlog.events.query_status import QueryStatusVars, decode_status_va
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent, RandEvent, UserVarEvent, query_kind
 from gtidkit.binlog.transactions import TransactionParser, kind_of
-from gtidkit.engine.session import ANONYMOUS, ASSIGNED, AUTOMATIC, Session
+from gtidkit.engine.gtid import gtid_next as gnx
+from gtidkit.engine.session import Session
+from gtidkit.engine.statements import transaction as txn
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid
 
@@ -688,12 +690,12 @@ class ApplierSession(Session):
                 int(header.timestamp) if header is not None else 0,
             )
         gtid = trx.gtid
-        self.set_gtid_next(gtid if gtid is not None else ANONYMOUS)
-        return not self.skip_transaction
+        self.set_gtid_next(gtid if gtid is not None else "ANONYMOUS")
+        return not self.gtid.skipping
 
     def skip(self, trx: BinlogTransaction) -> None:
         """A skipped transaction counts as applied: record its position in a transaction of its own."""
-        self._finish_skipped()
+        txn.commit(self)  # ends the skipped transaction (nothing owned): gtid_next becomes UNDEFINED
         self._pending.origin = None
         if trx.file or trx.source_file:
             self.server.acquire_write_lock(self)
@@ -768,7 +770,7 @@ class ApplierSession(Session):
         statement per STMT_END_F), which the commit path re-logs when this session's commits are binlogged."""
         from gtidkit.engine.sql import rowimage
 
-        self._ensure_write_trx()
+        self.ensure_write_trx()
         changes: list[RowChange] = rowimage.apply_rows_event(self.executor, table_map, ev)
         self.row_changes.extend(changes)
         self._pending.statement.extend(changes)
@@ -783,9 +785,8 @@ class ApplierSession(Session):
         self._close_statement()
         if self.in_transaction():
             self.execute("COMMIT")
-        elif self.gtid_next_kind == ASSIGNED and self.owned_gtid is not None:
-            self.execute("BEGIN")
-            self.execute("COMMIT")
+        elif self.gtid.owned is not gnx.NOTHING:
+            self.execute("COMMIT")  # an owned GTID commits as an empty transaction; ANONYMOUS is released
         self._pending = _Pending()
         self.executor.timestamp = None
         self.committed_gtids.clear()  # session tracking never runs on the applier: keep nothing
@@ -795,13 +796,9 @@ class ApplierSession(Session):
         self._pending = _Pending()
         self.executor.timestamp = None
         try:
-            self._rollback_trx()
+            txn.rollback(self)  # releases what is owned
         finally:
-            if self.owned_gtid is not None:
-                self.server.gtid_state.release(self.owned_gtid)
-                self.owned_gtid = None
-            self.skip_transaction = False
-            self.gtid_next_kind = AUTOMATIC
+            self.gtid.handle(gnx.SET_AUTOMATIC)
 
     # -- helpers -----------------------------------------------------------------------------------------------
     def _close_statement(self) -> None:

@@ -41,7 +41,7 @@ from gtidkit.engine.binlog.log import BinlogLog
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.compressor import Compressor
 from gtidkit.engine.gtid.state import GtidState
-from gtidkit.engine.session import ANONYMOUS, ASSIGNED, AUTOMATIC, Session, now_us
+from gtidkit.engine.session import Session, now_us
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
@@ -97,9 +97,6 @@ class Server:
         overrides["server_uuid"] = str(self.server_uuid)
         overrides["datadir"] = str(datadir) + "/"
         self.globals = sysvars.GlobalVariables.with_defaults(overrides)
-        self.globals.on_change["gtid_executed_compression_period"] = [
-            lambda _o, _n: self.compressor.period_changed()
-        ]
         self.gtid_state = GtidState(self.server_uuid)
         self.storage = Storage.open(datadir, synchronous=options.get("synchronous", "FULL"))
         self.gtid_table = self.storage.physical_name(*GTID_TABLE)
@@ -205,7 +202,7 @@ class Server:
     @property
     def log_replica_updates(self) -> bool:
         """``@@GLOBAL.log_replica_updates`` (alias log_slave_updates): binlog what the applier executes."""
-        return bool(self.globals.get("log_replica_updates"))
+        return bool(self.globals.values["log_replica_updates"])
 
     @property
     def gtid_mode(self) -> str:
@@ -267,6 +264,10 @@ class Server:
             raise MySQLError(1205, "Lock wait timeout exceeded; try restarting transaction")
         self._write_owner = session.id if session is not None else 0
 
+    def write_lock_owner(self) -> int | None:
+        """Id of the session holding the write lock (0 = the server itself), or None."""
+        return self._write_owner
+
     def release_write_lock(self, session: Session | None) -> None:
         """Release the engine write lock."""
         self._write_owner = None
@@ -325,99 +326,19 @@ class Server:
         return tid
 
     def commit_transaction(self, session: Session, *, ddl_text: str | None) -> Gtid | None:
-        """Commit ``session``'s open storage transaction through the write matrix (the class docstring).
-
-        The caller holds the write lock with a storage transaction open; on return the transaction is committed
-        and the lock released. Returns the transaction's GTID (None = anonymous).
+        """Commit ``session``'s open storage transaction through the write matrix (:mod:`gtidkit.engine.gtid.commit`).
 
         Raises:
-            MySQLError: the storage commit failed (the transaction is rolled back; a binlog transaction already
-                written is re-applied by recovery at the next start, so the binlog stays the source of truth).
+            MySQLError: as :func:`gtidkit.engine.gtid.commit.commit`.
         """
-        from gtidkit.engine.binlog.transaction_events import transaction_events, transaction_writeset
+        from gtidkit.engine.gtid.commit import commit
 
-        state = self.gtid_state
-        kind = session.gtid_next_kind
-        mode = self.gtid_mode
-        gtid: Gtid | None = None
-        explicit = kind == ASSIGNED
-        if explicit:
-            gtid = session.owned_gtid
-        elif (
-            kind == AUTOMATIC
-            and mode in ("ON_PERMISSIVE", "ON")
-            and self.log_bin
-            and self._sql_log_bin(session)
-        ):
-            gtid = state.generate_automatic(session.id, session.gtid_next_tag)
-        elif kind == ANONYMOUS or kind == AUTOMATIC:
-            gtid = None
-        origin = session.applier  # the replica applier's CommitOrigin, None for client sessions
-        write_binlog = (
-            self.log_bin
-            and self._sql_log_bin(session)
-            and not ((explicit or origin is not None) and not self.log_replica_updates)
-        )
-        save_row = gtid is not None and (not self.log_bin or not write_binlog)
-        if self.aborted:
-            raise self.aborted
-        db = self.storage.sqlite(session.conn)
-        position = None
-        try:
-            if save_row:
-                gtid_table.save_gtid(db, self.gtid_table, gtid)  # type: ignore[arg-type]
-            if write_binlog and self.binlog is not None:
-                events = transaction_events(self, session, ddl_text)
-                ts = now_us()
-                file, _begin, end = self.binlog.write_transaction(
-                    gtid,
-                    events,
-                    immediate_commit_timestamp=ts,
-                    # an applier re-logs with the source's values (Gtid_log_event::do_apply_event)
-                    original_commit_timestamp=origin.original_commit_timestamp if origin else None,
-                    original_server_version=origin.original_server_version if origin else None,
-                    server_id=origin.server_id if origin else None,
-                    timestamp=origin.timestamp if origin else None,
-                    writeset=transaction_writeset(self, session, ddl_text),
-                    dependency_tracking=str(self.globals.get("binlog_transaction_dependency_tracking")),
-                    history_size=int(self.globals.get("binlog_transaction_dependency_history_size")),
-                    session_id=session.id,
-                )
-                position = (file, end)
-                self._record_position(db, file, end)
-            session.before_storage_commit(db)
-            session.conn.commit()
-        except BaseException as err:
-            if position is not None:
-                # The binlog holds the transaction but the engine does not: like binlog_error_action=ABORT_SERVER,
-                # stop accepting writes; the next start re-applies it from the binlog (recovery.py).
-                self.aborted = MySQLError(
-                    1598,
-                    "Binary logging not possible. Message: the engine commit failed after the binary log "
-                    f"write ({err}); restart the server to recover",
-                )
-            elif gtid is not None and not explicit:
-                state.release(gtid)
-            raise
-        if gtid is not None:
-            state.commit(gtid, lost=save_row)
-            if write_binlog:
-                self.binlog_file_gtids.add_in_place(gtid.sid, gtid.tag, gtid.gno)
-        if position is not None:
-            for fn in list(self._flush_observers):
-                fn(*position)
-        rotate = self.binlog is not None and self.binlog.needs_rotation()
-        try:
-            if rotate:
-                self._rotate_locked()
-        finally:
-            session.release_after_commit()
-        if save_row:
-            self.compressor.transactions_saved(1)
-        return gtid
+        return commit(self, session, ddl_text=ddl_text)
 
-    def _sql_log_bin(self, session: Session) -> bool:
-        return bool(session.session_vars.get("sql_log_bin", True))
+    @staticmethod
+    def now_us() -> int:
+        """Microseconds since the epoch (commit timestamps)."""
+        return now_us()
 
     def _record_position(self, db: Any, file: str, pos: int) -> None:
         db.execute(
@@ -478,58 +399,28 @@ class Server:
             raise
 
     # ------------------------------------------------------------------ variables
-    def set_global(self, session: Session | None, name: str, value: Any) -> None:
-        """SET GLOBAL ``name`` = ``value`` (already coerced), with the checks MySQL makes.
+    def set_global(self, session: Session, name: str, value: Any) -> None:
+        """``SET GLOBAL name = value`` from ``session``, through the sysvar table's hooks.
 
         Raises:
-            MySQLError: 1788 (gtid_mode more than one step), 3111 (gtid_mode ON without enforce_gtid_consistency
-                ON), 1231 (enforce_gtid_consistency away from ON while gtid_mode is ON).
+            MySQLError: as :func:`gtidkit.engine.sysvars.set_variable`.
         """
-        if name == "gtid_mode":
-            old = self.gtid_mode
-            steps = sysvars.GTID_MODES
-            if abs(steps.index(value) - steps.index(old)) > 1:
-                raise MySQLError(
-                    1788,
-                    "The value of @@GLOBAL.GTID_MODE can only be changed one step at a time: OFF <-> OFF_PERMISSIVE "
-                    "<-> ON_PERMISSIVE <-> ON. Also note that this value must be stepped up or down simultaneously "
-                    "on all servers. See the Manual for instructions.",
-                )
-            if value == "ON" and self.globals.get("enforce_gtid_consistency") != "ON":
-                raise MySQLError(
-                    3111,
-                    "SET @@GLOBAL.GTID_MODE = ON is not allowed because ENFORCE_GTID_CONSISTENCY is not ON.",
-                )
-            if value == old:
-                return
-            self.globals.set(name, value)
-            self.rotate()  # each change rotates the binary log
-            return
-        if name == "enforce_gtid_consistency" and value != "ON" and self.gtid_mode == "ON":
-            raise MySQLError(
-                1231, f"Variable 'enforce_gtid_consistency' can't be set to the value of '{value}'", "42000"
-            )
-        if name in ("max_binlog_size", "sync_binlog") and self.binlog is not None:
-            setattr(self.binlog, name, int(value))
-        self.globals.set(name, value)
+        sysvars.set_variable(session, name, "GLOBAL", value, is_default=False, warnings=[])
 
-    def dynamic_sysvar(self, session: Session, name: str, scope: str | None) -> Any:
-        """Values computed from server state: gtid_executed, gtid_purged, gtid_owned, gtid_next."""
-        if name == "gtid_executed":
-            return self.gtid_state.executed().to_text()
-        if name == "gtid_purged":
-            return self.gtid_state.purged().to_text()
-        if name == "gtid_owned":
-            if scope == "GLOBAL":
-                with self.gtid_state._lock:
-                    owned = sorted(
-                        self.gtid_state._owned.items(), key=lambda kv: (kv[0].sid.bytes, kv[0].tag, kv[0].gno)
-                    )
-                return ",\n".join(f"{g}#{s}" for g, s in owned)
-            return str(session.owned_gtid) if session.owned_gtid is not None else ""
-        if name == "gtid_next":
-            return session.gtid_next_text()
-        raise MySQLError(1193, f"Unknown system variable '{name}'")
+    def save_gtids_now(self, gtids: GtidSet, *, lock: bool = False) -> None:
+        """Insert ``gtids`` into mysql.gtid_executed in a transaction of its own (caller holds the write lock
+        unless ``lock``)."""
+        if lock:
+            self.write_txn(lambda db: gtid_table.save_set(db, self.gtid_table, gtids))
+            return
+        conn = self._internal
+        conn.begin()
+        try:
+            gtid_table.save_set(self.storage.sqlite(conn), self.gtid_table, gtids)
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
 
     def sql_functions(self, session: Session) -> dict[str, Callable[..., Any]]:
         """GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET bound to ``session`` (formats.md §8.1)."""

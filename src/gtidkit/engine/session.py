@@ -1,14 +1,14 @@
-"""One client session: statement dispatch, GTID_NEXT, ownership, transaction boundaries (WL#6559/WL#7592).
+"""One client session (MySQL's THD): statement dispatch, results, SET, @@variables; GTID and transaction rules elsewhere.
 
-Sources: MySQL ``sql/rpl_gtid_execution.cc`` (``set_gtid_next``, ``gtid_pre_statement_checks``: a statement other
-than an "innocent" one (SELECT, SET, SHOW without stored functions) fails with ER_GTID_NEXT_TYPE_UNDEFINED_GTID
-1837 while gtid_next is UNDEFINED; an already-executed GTID makes the transaction be skipped), ``sql/sys_vars.cc``
-(``Sys_var_gtid_next::session_update``), ``sql/transaction.cc`` (implicit commits), and formats.md §8.2–8.3.
+Sources: MySQL ``sql/sql_parse.cc`` (``mysql_execute_command``), ``sql/rpl_gtid_execution.cc``
+(``gtid_pre_statement_checks``), formats.md §8.2–8.3.
 
-Statement kinds come from :func:`gtidkit.engine.sql.executor.classify`; SELECT/DML/DDL/USE run in the SQL layer's
-:class:`~gtidkit.engine.sql.executor.Executor`; SET, transaction control, SHOW of binlog/GTID state and the admin
-statements are handled here and in :mod:`gtidkit.engine.statements.admin`. The commit path itself (binlog, GTID table, GTID
-state, observers) is :meth:`gtidkit.engine.server.Server.commit_transaction`.
+Where the logic lives: GTID_NEXT and ownership are the transition table of :mod:`gtidkit.engine.gtid.gtid_next`
+(``self.gtid``); BEGIN / COMMIT / ROLLBACK / implicit commit and the per-statement GTID checks are
+:mod:`gtidkit.engine.statements.transaction`; the commit path (write matrix, binlog, GTID table, GTID state) is
+:mod:`gtidkit.engine.gtid.commit`; SET goes through the sysvar table's hooks (:func:`gtidkit.engine.sysvars.set_variable`).
+SELECT/DML/DDL/USE run in the SQL layer's :class:`~gtidkit.engine.sql.executor.Executor`; SHOW of binlog/GTID
+state and the admin statements in :mod:`gtidkit.engine.statements.admin`.
 
 Locking: a session holds the server's write lock from the first write of a transaction until its commit or
 rollback (SQLite has one writer; this lock makes the wait FIFO-ish and lock-free at the SQLite level), so a
@@ -24,30 +24,16 @@ from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine import sysvars
 from gtidkit.engine.diagnostics import DiagnosticsArea
-from gtidkit.engine.gtid.state import EXECUTED
+from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
 from gtidkit.engine.statements import set_parser
+from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.set_parser import Default, Expression, Keyword, SysVarRef, UserVarRef
 from gtidkit.errors import MySQLError
-from gtidkit.gtid import Gtid
+from gtidkit.gtid import Gtid, GtidSet
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
-
-AUTOMATIC = "AUTOMATIC"
-ANONYMOUS = "ANONYMOUS"
-ASSIGNED = "ASSIGNED_GTID"
-UNDEFINED = "UNDEFINED"
-
-
-def _gtid_next_undefined_error(shown: str) -> MySQLError:
-    return MySQLError(
-        1837,
-        "When @@SESSION.GTID_NEXT is set to a GTID, you must explicitly set it to a different value after a COMMIT "
-        "or ROLLBACK. Please check GTID_NEXT variable manual page for detailed explanation. Current "
-        f"@@SESSION.GTID_NEXT is '{shown}'.",
-    )
-
 
 class Session:
     """A session of :class:`~gtidkit.engine.server.Server` (create with ``server.session()``).
@@ -57,7 +43,8 @@ class Session:
     """
 
     #: The replica applier's commit origin (:class:`gtidkit.engine.apply.CommitOrigin`) while it applies a
-    #: transaction; None for client sessions. The commit path reads it (write matrix, original timestamps).
+    #: transaction; None for client sessions. The commit path reads it: log_replica_updates applies to the applier
+    #: alone (gtidkit.engine.gtid.commit), which re-logs with the source's timestamps and server id.
     applier: Any = None
 
     def __init__(self, server: Server, session_id: int) -> None:
@@ -75,12 +62,10 @@ class Session:
         self.current_db: str | None = None
         self.session_vars: dict[str, Any] = {}
         self.user_vars: dict[str, Any] = {}
-        # gtid_next: kind AUTOMATIC (with tag), ANONYMOUS, ASSIGNED (self.next_gtid) or UNDEFINED
-        self.gtid_next_kind = AUTOMATIC
-        self.gtid_next_tag = ""
-        self.next_gtid: Gtid | None = None
-        self.owned_gtid: Gtid | None = None
-        self.skip_transaction = False
+        # gtid_next and GTID ownership (the transition table of gtidkit.engine.gtid.gtid_next)
+        self.gtid = GtidNext()
+        #: gtid_purged rows saved through this session's open transaction (saved again if it rolls back)
+        self.purged_in_trx = GtidSet()
         # transaction state
         self.explicit_trx = False
         self.holds_write_lock = False
@@ -158,11 +143,8 @@ class Session:
         if self.closed:
             return
         try:
-            self._rollback_trx()
+            trx.rollback(self)
         finally:
-            if self.owned_gtid is not None:
-                self.server.gtid_state.release(self.owned_gtid)
-                self.owned_gtid = None
             self.closed = True
             self.conn.close()
             self.server._forget_session(self)
@@ -184,65 +166,75 @@ class Session:
         kind = stmt.kind
         if kind == "set":
             return self._set(stmt.text)
-        if self.gtid_next_kind == UNDEFINED and kind not in ("select", "show", "commit", "rollback"):
-            raise _gtid_next_undefined_error(str(self.next_gtid))
         if kind == "show" and stmt.info.get("command") in _DIAGNOSTIC_SHOWS:
             return _DIAGNOSTIC_SHOWS[stmt.info["command"]](self, stmt.info)
+        skip = trx.pre_statement(self, stmt)
         if kind == "show":
             handled = self.server.admin.show(self, stmt.text)
             if handled is not None:
                 return handled
             return self._run_executor(stmt, writes=False)
-        if kind == "admin":
-            self._implicit_commit()
-            return self.server.admin.run(self, stmt.text)
         if kind == "begin":
-            self._implicit_commit()
-            self.explicit_trx = True
+            trx.begin(self)
             return StatementResult()
         if kind == "commit":
-            self._commit_trx()
+            trx.commit(self)
             return StatementResult()
         if kind == "rollback":
-            self._rollback_trx()
+            trx.rollback(self)
             return StatementResult()
-        if kind in ("savepoint", "release_savepoint", "rollback_to_savepoint"):
-            if self.skip_transaction:
+        if kind == "admin":
+            if trx.causes_implicit_commit(stmt):
+                trx.implicit_commit(self)
+            if skip:
+                trx.commit(self)  # skipped like any statement of an already executed GTID; gtid_next → UNDEFINED
                 return StatementResult()
-            self._ensure_write_trx()
+            return self.server.admin.run(self, stmt.text)
+        if kind in ("savepoint", "release_savepoint", "rollback_to_savepoint"):
+            if skip:
+                return StatementResult()
+            self.ensure_write_trx()
             return self._run_executor(stmt, writes=True)
         if kind == "ddl":
-            self._implicit_commit()
-            if self.skip_transaction:
-                self._finish_skipped()
+            trx.implicit_commit(self)
+            if skip:
+                trx.commit(self)  # ends the skipped transaction: gtid_next becomes UNDEFINED
                 return StatementResult()
-            self._ensure_write_trx()
+            trx.reacquire_anonymous(self)
+            self.ensure_write_trx()
             try:
                 res = self._run_executor(stmt, writes=True)
             except BaseException:
-                self._rollback_trx()
+                trx.rollback(self)
                 raise
-            self._commit_trx(ddl_text=stmt.text)
+            trx.commit(self, ddl_text=stmt.text)
             return res
         if kind == "dml":
-            if self.skip_transaction:
-                if not self.explicit_trx and self._autocommit():
-                    self._finish_skipped()
+            autocommit = not self.explicit_trx and self._autocommit()
+            if skip:
+                if autocommit:
+                    trx.commit(self)
                 return StatementResult()
-            self._ensure_write_trx()
+            self.ensure_write_trx()
             try:
                 res = self._run_executor(stmt, writes=True)
             except BaseException:
-                if not self.explicit_trx and self._autocommit():
-                    self._rollback_trx()
+                trx.statement_failed(self)
                 raise
-            if not self.explicit_trx and self._autocommit():
-                self._commit_trx()
+            if autocommit:
+                trx.commit(self)
             return res
-        if kind == "use":
-            res = self._run_executor(stmt, writes=False)
-            return res
-        # select and anything the SQL layer knows better than we do
+        if kind == "other":
+            # statements the SQL layer may not know (GRANT, CREATE USER, ...): not innocent, so a failure of an
+            # autocommitted one ends its transaction like any other statement's
+            if skip:
+                return StatementResult()
+            try:
+                return self._run_executor(stmt, writes=False)
+            except BaseException:
+                trx.statement_failed(self)
+                raise
+        # select, use
         return self._run_executor(stmt, writes=False)
 
     def _run_executor(self, stmt: Any, *, writes: bool) -> StatementResult:
@@ -291,13 +283,31 @@ class Session:
 
     # ------------------------------------------------------------------ transactions
     def _autocommit(self) -> bool:
-        return bool(self.session_vars.get("autocommit", self.server.globals.get("autocommit")))
+        return bool(self.session_vars.get("autocommit", self.server.globals.values["autocommit"]))
 
     def in_transaction(self) -> bool:
         """True inside BEGIN ... COMMIT, or with autocommit=0 after a write (MySQL's ``in_active_multi_stmt``)."""
         return self.explicit_trx or self.holds_write_lock
 
-    def _ensure_write_trx(self) -> None:
+    def has_changes(self) -> bool:
+        """True when the open transaction changed rows (something to binlog)."""
+        return bool(self.trx_dirty or self.row_changes)
+
+    @property
+    def owned_gtid(self) -> Gtid | None:
+        """The GTID this session owns (``SET gtid_next='uuid:n'``), or None."""
+        return self.gtid.owned_gtid
+
+    def gtid_next_text(self) -> str:
+        """``@@SESSION.gtid_next`` as MySQL shows it."""
+        return self.gtid.text()
+
+    def ensure_write_trx(self) -> None:
+        """Take the engine write lock and open the storage transaction, once per transaction.
+
+        Raises:
+            MySQLError: 1205 after innodb_lock_wait_timeout seconds waiting for the write lock.
+        """
         if self.holds_write_lock:
             return
         self.server.acquire_write_lock(self)
@@ -311,58 +321,12 @@ class Session:
         if not self._autocommit():
             self.explicit_trx = True
 
-    def _implicit_commit(self) -> None:
-        if self.explicit_trx or self.holds_write_lock:
-            self._commit_trx()
+    def implicit_commit(self) -> None:
+        """Commit the open transaction, if any (``trans_commit_implicit``)."""
+        trx.implicit_commit(self)
 
-    def _finish_skipped(self) -> None:
-        """End a transaction skipped because its GTID was already executed (gtid_next → UNDEFINED)."""
-        self.skip_transaction = False
-        self.explicit_trx = False
-        self.gtid_next_kind = UNDEFINED
-
-    def _commit_trx(self, ddl_text: str | None = None) -> None:
-        if self.skip_transaction:
-            self._discard_storage_trx()
-            self._finish_skipped()
-            return
-        assigned = self.gtid_next_kind == ASSIGNED
-        has_work = ddl_text is not None or self.trx_dirty or self.row_changes
-        if not has_work and not (assigned and self.explicit_trx):
-            # read-only or empty transaction without an explicit GTID: nothing to log
-            self._discard_storage_trx()
-            self.explicit_trx = False
-            return
-        self._ensure_write_trx()
-        try:
-            gtid = self.server.commit_transaction(self, ddl_text=ddl_text)
-        except BaseException:
-            self._discard_storage_trx()
-            self.explicit_trx = False
-            raise
-        finally:
-            self._reset_trx_state()
-        if gtid is not None:
-            self.committed_gtids.append(gtid)
-        if assigned:
-            self.owned_gtid = None
-            self.gtid_next_kind = UNDEFINED
-        self.server.notify_commit(self, gtid)
-
-    def _rollback_trx(self) -> None:
-        self._discard_storage_trx()
-        was_active = self.explicit_trx
-        self.explicit_trx = False
-        if self.skip_transaction:
-            self._finish_skipped()
-            return
-        if self.gtid_next_kind == ASSIGNED and was_active and self.owned_gtid is not None:
-            # MySQL: ROLLBACK of a transaction with an assigned GTID releases it and gtid_next becomes UNDEFINED
-            self.server.gtid_state.release(self.owned_gtid)
-            self.owned_gtid = None
-            self.gtid_next_kind = UNDEFINED
-
-    def _discard_storage_trx(self) -> None:
+    def release_after_rollback(self) -> None:
+        """Roll back the storage transaction (if open), forget its changes and drop the write lock."""
         try:
             if self.conn.in_transaction:
                 self.conn.rollback()
@@ -379,14 +343,21 @@ class Session:
         self.trx_dirty = False
 
     def release_after_commit(self) -> None:
-        """Called by the server once the storage transaction is committed: drop the write lock."""
+        """Called once the storage transaction is committed: forget its changes, drop the write lock."""
+        self._reset_trx_state()
         self.holds_write_lock = False
         self.explicit_trx = False
+        self.purged_in_trx = GtidSet()
         self.server.release_write_lock(self)
 
     # ------------------------------------------------------------------ SET
     def _set(self, text: str) -> StatementResult:
         warnings: list[sysvars.Warning_] = []
+        m = _SET_GTID_NEXT.match(text)
+        if m is not None:
+            # the replica-style "SET gtid_next='...'" before every transaction: skip the general SET parser
+            sysvars.set_variable(self, "gtid_next", None, m.group(1), is_default=False, warnings=warnings)
+            return StatementResult()
         for a in set_parser.parse_set(text):
             if a.kind == "user":
                 self.user_vars[a.name] = self._eval(a.value)
@@ -414,46 +385,9 @@ class Session:
         return value
 
     def _set_sysvar(self, name: str, scope: str | None, value: Any, warnings: list[sysvars.Warning_]) -> None:
-        var = sysvars.lookup(name)
-        if scope == "PERSIST":
-            scope = "GLOBAL"
-        if var.read_only and not var.dynamic_value or var.name in ("gtid_executed", "gtid_owned"):
-            raise MySQLError(1238, f"Variable '{var.name}' is a read only variable")
-        if scope is None:
-            scope = "GLOBAL" if var.scope == sysvars.GLOBAL else "SESSION"
-        if scope == "SESSION" and var.scope == sysvars.GLOBAL:
-            raise MySQLError(
-                1229, f"Variable '{var.name}' is a GLOBAL variable and should be set with SET GLOBAL"
-            )
-        if scope == "GLOBAL" and var.scope == sysvars.SESSION:
-            raise MySQLError(
-                1228, f"Variable '{var.name}' is a SESSION variable and can't be used with SET GLOBAL"
-            )
-        if isinstance(value, Default):
-            raw: Any = var.default
-        else:
-            raw = self._eval(value)
-        if var.name == "gtid_next":
-            self._set_gtid_next(raw)
-            return
-        if var.name == "gtid_purged":
-            self.server.admin.set_gtid_purged(self, raw)
-            return
-        if var.name == "last_insert_id":
-            self.executor.last_insert_id = sysvars.coerce(var, raw, warnings)  # what LAST_INSERT_ID() returns
-            return
-        if var.name == "session_track_gtids" and self.in_transaction():
-            raise MySQLError(
-                1766,
-                "The system variable session_track_gtids cannot be set when there is an ongoing transaction.",
-            )
-        new = sysvars.coerce(var, raw, warnings)
-        if scope == "GLOBAL":
-            self.server.set_global(self, var.name, new)
-        else:
-            if var.name == "autocommit" and new and not self._autocommit():
-                self._implicit_commit()  # SET autocommit=1 commits the open transaction
-            self.session_vars[var.name] = new
+        is_default = isinstance(value, Default)
+        raw = None if is_default else self._eval(value)
+        sysvars.set_variable(self, name, scope, raw, is_default=is_default, warnings=warnings)
 
     def before_storage_commit(self, db: Any) -> None:
         """Hook run by the commit path just before the SQLite COMMIT (the applier stores its position here)."""
@@ -465,80 +399,13 @@ class Session:
         Raises:
             MySQLError: as the SQL form (1766, 1790, 1781, 1782, 1774).
         """
-        self._set_gtid_next(str(value))
+        sysvars.set_variable(self, "gtid_next", None, str(value), is_default=False, warnings=[])
 
-    def gtid_next_text(self) -> str:
-        """``@@SESSION.gtid_next`` as MySQL shows it."""
-        if self.gtid_next_kind == AUTOMATIC:
-            return f"AUTOMATIC:{self.gtid_next_tag}" if self.gtid_next_tag else "AUTOMATIC"
-        if self.gtid_next_kind == ANONYMOUS:
-            return "ANONYMOUS"
-        return str(self.next_gtid)
-
-    def _set_gtid_next(self, value: Any) -> None:
-        """``SET gtid_next`` (``Sys_var_gtid_next`` + ``set_gtid_next``); errors per formats.md §8.2."""
-        if value is None:
-            raise MySQLError(1231, "Variable 'gtid_next' can't be set to the value of 'NULL'", "42000")
-        text = str(value).strip()
-        if self.in_transaction():
-            raise MySQLError(
-                1766, "The system variable gtid_next cannot be set when there is an ongoing transaction."
-            )
-        if self.owned_gtid is not None:
-            raise MySQLError(
-                1790,
-                f"@@SESSION.GTID_NEXT cannot be changed by a client that owns a GTID. The client owns "
-                f"{self.owned_gtid}. Ownership is released on COMMIT or ROLLBACK.",
-            )
-        mode = self.server.globals.get("gtid_mode")
-        upper = text.upper()
-        if upper == "AUTOMATIC" or upper.startswith("AUTOMATIC:"):
-            tag = ""
-            if ":" in text:
-                from gtidkit.gtid import normalize_tag
-
-                try:
-                    tag = normalize_tag(text.split(":", 1)[1].strip())
-                except ValueError as err:
-                    raise MySQLError(1774, f"Malformed GTID specification '{text}'.") from err
-                if mode in ("OFF", "OFF_PERMISSIVE"):
-                    raise MySQLError(
-                        1781,
-                        "@@SESSION.GTID_NEXT cannot be set to UUID:NUMBER when @@GLOBAL.GTID_MODE = OFF.",
-                    )
-            self.gtid_next_kind, self.gtid_next_tag, self.next_gtid = AUTOMATIC, tag, None
-            self.skip_transaction = False
-            return
-        if upper == "ANONYMOUS":
-            if mode == "ON":
-                raise MySQLError(
-                    1782, "@@SESSION.GTID_NEXT cannot be set to ANONYMOUS when @@GLOBAL.GTID_MODE = ON."
-                )
-            self.gtid_next_kind, self.next_gtid = ANONYMOUS, None
-            self.skip_transaction = False
-            return
-        if upper == "UNDEFINED":
-            raise MySQLError(1231, f"Variable 'gtid_next' can't be set to the value of '{text}'", "42000")
-        gtid = Gtid.parse(text)  # 1774 on malformed text
-        if mode == "OFF":
-            raise MySQLError(
-                1781, "@@SESSION.GTID_NEXT cannot be set to UUID:NUMBER when @@GLOBAL.GTID_MODE = OFF."
-            )
-        state = self.server.gtid_state.acquire_ownership(
-            gtid, self.id, timeout=float(self._lock_wait_timeout())
-        )
-        self.gtid_next_kind, self.next_gtid = ASSIGNED, gtid
-        if state == EXECUTED:
-            self.skip_transaction = True
-            self.owned_gtid = None
-        else:
-            self.skip_transaction = False
-            self.owned_gtid = gtid
-
-    def _lock_wait_timeout(self) -> int:
+    def lock_wait_timeout(self) -> int:
+        """``@@SESSION.innodb_lock_wait_timeout`` in seconds."""
         return int(
             self.session_vars.get(
-                "innodb_lock_wait_timeout", self.server.globals.get("innodb_lock_wait_timeout")
+                "innodb_lock_wait_timeout", self.server.globals.values["innodb_lock_wait_timeout"]
             )
         )
 
@@ -560,8 +427,8 @@ class Session:
             raise MySQLError(1238, f"Variable '{var.name}' is a SESSION variable")
         if var.name in _DIAGNOSTICS_VARS:
             return _DIAGNOSTICS_VARS[var.name](self.diagnostics)
-        if var.dynamic_value:
-            return self.server.dynamic_sysvar(self, var.name, sc or None)
+        if var.read is not None:
+            return var.read(self, sc or None)
         if sc != "GLOBAL" and var.scope != sysvars.GLOBAL and var.name in self.session_vars:
             return sysvars.display(var, self.session_vars[var.name])
         return sysvars.display(var, self.server.globals.get(var.name))
@@ -571,13 +438,19 @@ class Session:
         var = sysvars.lookup(name)
         if var.name in _DIAGNOSTICS_VARS:
             return str(_DIAGNOSTICS_VARS[var.name](self.diagnostics))
-        if var.dynamic_value:
-            v = self.server.dynamic_sysvar(self, var.name, scope if var.scope == sysvars.BOTH else None)
+        if var.read is not None:
+            v = var.read(self, scope if var.scope == sysvars.BOTH else None)
             return "" if v is None else str(v)
         if scope != "GLOBAL" and var.scope != sysvars.GLOBAL and var.name in self.session_vars:
             return sysvars.show_text(var, self.session_vars[var.name])
         return sysvars.show_text(var, self.server.globals.get(var.name))
 
+
+#: ``SET [SESSION|LOCAL|@@SESSION.|@@LOCAL.|@@]gtid_next = '<text>'`` with a plain quoted value.
+_SET_GTID_NEXT = re.compile(
+    r"^\s*SET\s+(?:(?:SESSION|LOCAL)\s+|@@(?:SESSION\.|LOCAL\.)?)?gtid_next\s*=\s*'([^'\\]*)'\s*;?\s*$",
+    re.IGNORECASE,
+)
 
 _USE_RE = re.compile(r"^\s*use\s+`?([^`;\s]+)`?", re.IGNORECASE)
 

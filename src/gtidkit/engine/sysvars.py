@@ -7,7 +7,21 @@ variables (out of range → clamped with warning 1292; a decimal, float or strin
 
 The table :data:`SYSVARS` is data, one :class:`SysVar` per variable; the engine keeps the global values in a
 :class:`GlobalVariables` and each session its session values. Variables whose value is computed (``gtid_executed``,
-``gtid_owned``, ...) are declared here with ``dynamic_value=True`` and resolved by the server.
+``gtid_owned``, ...) are declared with ``dynamic_value=True`` and a ``read`` hook.
+
+SET goes through one pipeline, :func:`set_variable`, shaped like MySQL's ``set_var::check`` / ``sys_var::update``
+(``sql/set_var.cc``): scope checks (1238 read-only, 1229 GLOBAL-only set without GLOBAL, 1228 SESSION-only set with
+GLOBAL), DEFAULT (1230 when the variable has none), then the variable's hooks, each optional:
+
+* ``check(ctx, value) -> value``: converts the right-hand side (``Sys_var_*::do_check``); default :func:`coerce`;
+* ``on_check(ctx, value)``: refuses the change by raising (MySQL's ``ON_CHECK``, e.g. :func:`check_outside_trx`);
+* ``update(ctx, value)``: stores it (``global_update`` / ``session_update``); default: the global table or the
+  session's values;
+* ``on_update(ctx, old, new)``: reacts after the store (MySQL's ``ON_UPDATE``, e.g. waking the compressor);
+* ``read(session, scope) -> value``: computes the value of a ``dynamic_value`` variable (MySQL's ``ON_READ``).
+
+Add a variable by adding a row to :data:`SYSVARS`; put its hooks in the module that owns the behaviour (GTID
+variables: :mod:`gtidkit.engine.gtid.variables`) and never branch on the variable's name elsewhere.
 """
 
 from __future__ import annotations
@@ -15,10 +29,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from gtidkit.engine.gtid import variables as gv
 from gtidkit.errors import MySQLError
 from gtidkit.version import SERVER_VERSION
+
+if TYPE_CHECKING:
+    from gtidkit.engine.session import Session
 
 GLOBAL = "GLOBAL"
 SESSION = "SESSION"
@@ -32,7 +50,13 @@ STR = "str"
 UINT32_MAX = 4294967295
 UINT64_MAX = 18446744073709551615
 
-GTID_MODES = ("OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON")
+GTID_MODES = gv.GTID_MODES
+
+CheckHook = Callable[["SetContext", Any], Any]
+OnCheckHook = Callable[["SetContext", Any], None]
+UpdateHook = Callable[["SetContext", Any], None]
+OnUpdateHook = Callable[["SetContext", Any, Any], None]
+ReadHook = Callable[["Session", "str | None"], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +72,8 @@ class SysVar:
         read_only: startup option only; SET gives ER_INCORRECT_GLOBAL_LOCAL_VAR 1238.
         dynamic_value: the value is computed by the server (e.g. ``gtid_executed``); SET goes to the server.
         alias_of: the variable this name is an alias of (``log_slave_updates`` → ``log_replica_updates``).
+        no_default: ``SET ... = DEFAULT`` gives ER_NO_DEFAULT 1230 (``gtid_purged``).
+        check, on_check, update, on_update, read: the hooks (module docstring).
     """
 
     name: str
@@ -60,10 +86,33 @@ class SysVar:
     read_only: bool = False
     dynamic_value: bool = False
     alias_of: str | None = None
+    no_default: bool = False
+    check: CheckHook | None = None
+    on_check: OnCheckHook | None = None
+    update: UpdateHook | None = None
+    on_update: OnUpdateHook | None = None
+    read: ReadHook | None = None
 
 
 def _v(*args: Any, **kw: Any) -> SysVar:
     return SysVar(*args, **kw)
+
+
+def _binlog_attribute(ctx: SetContext, _old: Any, new: Any) -> None:
+    """max_binlog_size / sync_binlog: the binlog manager reads its own copy."""
+    if ctx.server.binlog is not None:
+        setattr(ctx.server.binlog, ctx.var.name, int(new))
+
+
+def _autocommit_changed(ctx: SetContext, old: Any, new: Any) -> None:
+    """SET autocommit=1 from 0 commits the open transaction (``fix_autocommit``)."""
+    if ctx.scope == SESSION and new and not old:
+        ctx.session.implicit_commit()
+
+
+def _update_last_insert_id(ctx: SetContext, new: Any) -> None:
+    """SET last_insert_id = N: what LAST_INSERT_ID() returns next."""
+    ctx.session.executor.last_insert_id = new
 
 
 #: The variables gtidkit knows. Defaults follow the issue's options (gtid_executed_compression_period 1000 as in
@@ -71,13 +120,56 @@ def _v(*args: Any, **kw: Any) -> SysVar:
 SYSVARS: dict[str, SysVar] = {
     v.name: v
     for v in [
-        _v("gtid_mode", GLOBAL, ENUM, "OFF", choices=GTID_MODES),
-        _v("enforce_gtid_consistency", GLOBAL, ENUM, "OFF", choices=("OFF", "ON", "WARN")),
-        _v("gtid_executed_compression_period", GLOBAL, INT, 1000, 0, UINT32_MAX),
-        _v("gtid_executed", GLOBAL, STR, "", read_only=True, dynamic_value=True),
-        _v("gtid_purged", GLOBAL, STR, "", dynamic_value=True),
-        _v("gtid_owned", BOTH, STR, "", read_only=True, dynamic_value=True),
-        _v("gtid_next", SESSION, STR, "AUTOMATIC", dynamic_value=True),
+        _v(
+            "gtid_mode",
+            GLOBAL,
+            ENUM,
+            "OFF",
+            choices=GTID_MODES,
+            on_check=gv.check_outside_trx,
+            update=gv.update_gtid_mode,
+        ),
+        _v(
+            "enforce_gtid_consistency",
+            GLOBAL,
+            ENUM,
+            "OFF",
+            choices=("OFF", "ON", "WARN"),
+            on_check=gv.check_outside_trx,
+            update=gv.update_enforce_gtid_consistency,
+        ),
+        _v(
+            "gtid_executed_compression_period",
+            GLOBAL,
+            INT,
+            1000,
+            0,
+            UINT32_MAX,
+            on_update=lambda ctx, _old, _new: ctx.server.compressor.period_changed(),
+        ),
+        _v("gtid_executed", GLOBAL, STR, "", read_only=True, dynamic_value=True, read=gv.read_gtid_executed),
+        _v(
+            "gtid_purged",
+            GLOBAL,
+            STR,
+            "",
+            dynamic_value=True,
+            no_default=True,
+            check=gv.check_gtid_purged,
+            update=gv.update_gtid_purged,
+            read=gv.read_gtid_purged,
+        ),
+        _v("gtid_owned", BOTH, STR, "", read_only=True, dynamic_value=True, read=gv.read_gtid_owned),
+        _v(
+            "gtid_next",
+            SESSION,
+            STR,
+            "AUTOMATIC",
+            dynamic_value=True,
+            check=gv.check_gtid_next,
+            update=gv.update_gtid_next,
+            read=gv.read_gtid_next,
+        ),
         _v("log_bin", GLOBAL, BOOL, True, read_only=True),
         _v("log_bin_basename", GLOBAL, STR, "", read_only=True),
         _v("log_bin_index", GLOBAL, STR, "", read_only=True),
@@ -86,8 +178,8 @@ SYSVARS: dict[str, SysVar] = {
         _v("server_id", GLOBAL, INT, 1, 0, UINT32_MAX),
         _v("server_uuid", GLOBAL, STR, "", read_only=True),
         _v("binlog_format", BOTH, ENUM, "ROW", choices=("MIXED", "STATEMENT", "ROW")),
-        _v("max_binlog_size", GLOBAL, INT, 1073741824, 4096, 1073741824),
-        _v("sync_binlog", GLOBAL, INT, 1, 0, UINT32_MAX),
+        _v("max_binlog_size", GLOBAL, INT, 1073741824, 4096, 1073741824, on_update=_binlog_attribute),
+        _v("sync_binlog", GLOBAL, INT, 1, 0, UINT32_MAX, on_update=_binlog_attribute),
         _v("binlog_checksum", GLOBAL, ENUM, "CRC32", choices=("NONE", "CRC32")),
         _v("binlog_gtid_simple_recovery", GLOBAL, BOOL, True, read_only=True),
         # 8.0 names; 8.4 removed the variable and always tracks WRITESET, hence WRITESET as our default (8.0's
@@ -100,13 +192,20 @@ SYSVARS: dict[str, SysVar] = {
             choices=("COMMIT_ORDER", "WRITESET", "WRITESET_SESSION"),
         ),
         _v("binlog_transaction_dependency_history_size", GLOBAL, INT, 25000, 1, 1000000),
-        _v("autocommit", BOTH, BOOL, True),
-        _v("session_track_gtids", BOTH, ENUM, "OFF", choices=("OFF", "OWN_GTID", "ALL_GTIDS")),
+        _v("autocommit", BOTH, BOOL, True, on_update=_autocommit_changed),
+        _v(
+            "session_track_gtids",
+            BOTH,
+            ENUM,
+            "OFF",
+            choices=("OFF", "OWN_GTID", "ALL_GTIDS"),
+            on_check=gv.check_outside_trx,
+        ),
         _v("sql_log_bin", SESSION, BOOL, True),
         # what mysqlbinlog prints for Intvar events (SET INSERT_ID=n / SET LAST_INSERT_ID=n); insert_id applies to
         # the next statement only
         _v("insert_id", SESSION, INT, 0),
-        _v("last_insert_id", SESSION, INT, 0),
+        _v("last_insert_id", SESSION, INT, 0, update=_update_last_insert_id),
         _v("version", GLOBAL, STR, SERVER_VERSION, read_only=True),
         _v("version_comment", GLOBAL, STR, "gtidkit", read_only=True),
         _v("datadir", GLOBAL, STR, "", read_only=True),
@@ -267,6 +366,96 @@ def show_text(var: SysVar, value: Any) -> str:
     if var.kind == BOOL:
         return "ON" if value else "OFF"
     return "" if value is None else str(value)
+
+
+@dataclass(slots=True)
+class SetContext:
+    """One ``SET`` assignment being checked and applied (MySQL's ``set_var`` with its ``THD``).
+
+    Args:
+        session: the session running the SET (``session.server`` is the server).
+        var: the variable (aliases resolved).
+        scope: ``GLOBAL`` or ``SESSION``.
+        warnings: receives warnings (e.g. 1292 when an integer is clamped).
+    """
+
+    session: Session
+    var: SysVar
+    scope: str
+    warnings: list[Warning_]
+
+    @property
+    def server(self) -> Any:
+        """The session's server."""
+        return self.session.server
+
+    def wrong_value(self, shown: str) -> MySQLError:
+        """ER_WRONG_VALUE_FOR_VAR 1231 (42000) for this variable."""
+        return _value_error(self.var.name, shown)
+
+    def wrong_type(self) -> MySQLError:
+        """ER_WRONG_TYPE_FOR_VAR 1232 (42000) for this variable."""
+        return _type_error(self.var.name)
+
+
+def read_only_error(name: str) -> MySQLError:
+    """ER_INCORRECT_GLOBAL_LOCAL_VAR 1238 for a SET of a read-only variable."""
+    return MySQLError(1238, f"Variable '{name}' is a read only variable")
+
+
+def set_variable(
+    session: Session, name: str, scope: str | None, value: Any, *, is_default: bool, warnings: list[Warning_]
+) -> None:
+    """``SET [GLOBAL|SESSION|PERSIST] name = value``: scope checks, then the variable's hooks (module docstring).
+
+    Args:
+        session: the session running the SET.
+        name: the variable name as written.
+        scope: ``GLOBAL``, ``SESSION``, ``PERSIST`` (treated as GLOBAL) or None (no modifier: SESSION, as MySQL).
+        value: the evaluated right-hand side (ignored when ``is_default``).
+        is_default: ``= DEFAULT`` was written.
+        warnings: receives the statement's warnings.
+
+    Raises:
+        MySQLError: 1193 unknown variable, 1238 read-only, 1229 GLOBAL variable without GLOBAL, 1228 SESSION
+            variable with GLOBAL, 1230 no default, and whatever the hooks raise.
+    """
+    var = lookup(name)
+    if var.read_only:
+        raise read_only_error(var.name)
+    if scope == "PERSIST":
+        scope = GLOBAL
+    if scope is None or scope == "LOCAL":
+        scope = SESSION
+    if scope == SESSION and var.scope == GLOBAL:
+        raise MySQLError(1229, f"Variable '{var.name}' is a GLOBAL variable and should be set with SET GLOBAL")
+    if scope == GLOBAL and var.scope == SESSION:
+        raise MySQLError(1228, f"Variable '{var.name}' is a SESSION variable and can't be used with SET GLOBAL")
+    if is_default:
+        if var.no_default:
+            raise MySQLError(1230, f"Variable '{var.name}' doesn't have a default value", "42000")
+        value = var.default
+        if scope == SESSION and var.scope == BOTH and var.update is None:
+            value = session.server.globals.values[var.name]  # SET SESSION x = DEFAULT: the global value
+    ctx = SetContext(session, var, scope, warnings)
+    new = var.check(ctx, value) if var.check is not None else coerce(var, value, warnings)
+    if var.on_check is not None:
+        var.on_check(ctx, new)
+    old = _current(session, var, scope) if var.on_update is not None else None
+    if var.update is not None:
+        var.update(ctx, new)
+    elif scope == GLOBAL:
+        session.server.globals.set(var.name, new)
+    else:
+        session.session_vars[var.name] = new
+    if var.on_update is not None:
+        var.on_update(ctx, old, new)
+
+
+def _current(session: Session, var: SysVar, scope: str) -> Any:
+    if scope == SESSION and var.name in session.session_vars:
+        return session.session_vars[var.name]
+    return session.server.globals.values.get(var.name)
 
 
 @dataclass

@@ -39,8 +39,10 @@ Key = tuple[bytes, str]
 Flat = tuple[int, ...]
 
 #: ER_GNO_EXHAUSTED (1775) text (share/messages_to_clients.txt).
+#: ER_GNO_EXHAUSTED 1775, MySQL 8.x wording (share/messages_to_clients.txt; 5.6/5.7 said "Impossible to generate
+#: Global Transaction Identifier: the integer component reached the maximal value.").
 ER_GNO_EXHAUSTED_MESSAGE = (
-    "Impossible to generate Global Transaction Identifier: the integer component reached the maximal value. "
+    "Impossible to generate GTID: the integer component reached the maximum value. "
     "Restart the server with a new server_uuid."
 )
 

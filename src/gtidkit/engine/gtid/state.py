@@ -39,7 +39,10 @@ class GtidState:
         self.server_uuid = server_uuid
         self._executed = GtidSet()
         self._purged = GtidSet()
-        self._owned: dict[Gtid, int] = {}
+        # owner key (sid.int, tag, gno) -> (gtid, session id): tuples of ints hash in C, a Gtid's UUID in Python
+        self._owned: dict[tuple[int, str, int], tuple[Gtid, int]] = {}
+        self._waiters = 0  # threads waiting on ``changed``: commits skip notify_all when nobody waits
+        self._anonymous_owners = 0
         self._lock = threading.Lock()
         self.changed = threading.Condition(self._lock)
 
@@ -58,13 +61,34 @@ class GtidState:
         """GTIDs owned by in-flight sessions (all sessions, or only ``session_id``)."""
         with self._lock:
             return GtidSet.from_gtids(
-                g for g, s in self._owned.items() if session_id is None or s == session_id
+                g for g, s in self._owned.values() if session_id is None or s == session_id
             )
+
+    def owned_text(self) -> str:
+        """``@@GLOBAL.gtid_owned``: ``uuid:n#session_id`` entries sorted by GTID, joined by ``,\n``."""
+        with self._lock:
+            owned = sorted(self._owned.values(), key=lambda kv: (kv[0].sid.bytes, kv[0].tag, kv[0].gno))
+        return ",\n".join(f"{g}#{s}" for g, s in owned)
+
+    def anonymous_count(self) -> int:
+        """Sessions owning ANONYMOUS (``Gtid_state::get_anonymous_ownership_count``)."""
+        return self._anonymous_owners
+
+    def acquire_anonymous(self) -> None:
+        """One more session owns ANONYMOUS (``acquire_anonymous_ownership``)."""
+        with self._lock:
+            self._anonymous_owners += 1
+
+    def release_anonymous(self) -> None:
+        """One session less owns ANONYMOUS (``release_anonymous_ownership``)."""
+        with self._lock:
+            self._anonymous_owners -= 1
 
     def owner_of(self, gtid: Gtid) -> int | None:
         """Session id owning ``gtid``, or None."""
         with self._lock:
-            return self._owned.get(gtid)
+            entry = self._owned.get(_key(gtid))
+            return None if entry is None else entry[1]
 
     def is_executed(self, gtid: Gtid) -> bool:
         """True when ``gtid`` is in ``gtid_executed``."""
@@ -102,19 +126,22 @@ class GtidState:
         Raises:
             MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT when ``timeout`` seconds pass while another session owns it.
         """
-        deadline = None if timeout is None else time.monotonic() + timeout
+        key = _key(gtid)
+        deadline = None
         with self._lock:
             while True:
                 if gtid in self._executed:
                     return EXECUTED
-                owner = self._owned.get(gtid)
-                if owner is None or owner == session_id:
-                    self._owned[gtid] = session_id
+                entry = self._owned.get(key)
+                if entry is None or entry[1] == session_id:
+                    self._owned[key] = (gtid, session_id)
                     return OWNED
+                if deadline is None and timeout is not None:
+                    deadline = time.monotonic() + timeout
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     raise MySQLError(1205, "Lock wait timeout exceeded; try restarting transaction")
-                self.changed.wait(remaining)
+                self.wait_changed(remaining)
 
     def generate_automatic(self, session_id: int, tag: str = "") -> Gtid:
         """Own the next free GTID of ``(server_uuid, tag)`` (``Gtid_state::generate_automatic_gtid``).
@@ -128,17 +155,19 @@ class GtidState:
             gno = self._executed.next_free_gno(self.server_uuid, tag)
             while True:
                 gtid = Gtid(self.server_uuid, gno, tag)
-                if gtid not in self._owned:
+                key = _key(gtid)
+                if key not in self._owned:
                     break
                 gno = self._executed.next_free_gno(self.server_uuid, tag, gno + 1)
-            self._owned[gtid] = session_id
+            self._owned[key] = (gtid, session_id)
             return gtid
 
     def release(self, gtid: Gtid) -> None:
         """Drop ownership without executing (rollback: ``update_on_rollback``)."""
         with self._lock:
-            self._owned.pop(gtid, None)
-            self.changed.notify_all()
+            self._owned.pop(_key(gtid), None)
+            if self._waiters:
+                self.changed.notify_all()
 
     def commit(self, gtid: Gtid, *, lost: bool = False) -> None:
         """Add ``gtid`` to ``executed`` (and ``purged`` when ``lost``) and drop its ownership (``update_on_commit``).
@@ -146,12 +175,25 @@ class GtidState:
         ``lost`` is for GTIDs that never reach the binary log although it is on: binlog off, or a replica
         applier with ``log_replica_updates=OFF`` (formats.md §5.2).
         """
+        sid = gtid.sid.bytes
         with self._lock:
-            self._executed.add_in_place(gtid.sid, gtid.tag, gtid.gno)
+            self._executed.add_in_place(sid, gtid.tag, gtid.gno)
             if lost:
-                self._purged.add_in_place(gtid.sid, gtid.tag, gtid.gno)
-            self._owned.pop(gtid, None)
-            self.changed.notify_all()
+                self._purged.add_in_place(sid, gtid.tag, gtid.gno)
+            self._owned.pop(_key(gtid), None)
+            if self._waiters:
+                self.changed.notify_all()
+
+    def wait_changed(self, timeout: float | None) -> None:
+        """Wait on ``changed`` (caller holds ``changed``), counted so commits notify only when someone waits.
+
+        Wait through this method, never ``changed.wait`` directly: a bare wait is not counted and misses wake-ups.
+        """
+        self._waiters += 1
+        try:
+            self.changed.wait(timeout)
+        finally:
+            self._waiters -= 1
 
     def wait_for_executed(self, gtids: GtidSet, timeout: float | None) -> bool:
         """Block until ``gtids ⊆ executed`` (True) or ``timeout`` seconds pass (False); None = forever."""
@@ -161,5 +203,10 @@ class GtidState:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     return False
-                self.changed.wait(remaining if remaining is None else min(remaining, 1.0))
+                self.wait_changed(remaining if remaining is None else min(remaining, 1.0))
             return True
+
+
+def _key(gtid: Gtid) -> tuple[int, str, int]:
+    """The owned-GTID dictionary key of ``gtid``."""
+    return (gtid.sid.int, gtid.tag, gtid.gno)

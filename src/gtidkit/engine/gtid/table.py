@@ -18,13 +18,17 @@ from uuid import UUID
 
 from gtidkit.gtid import Gtid, GtidSet
 
+_INSERT_SQL: dict[str, str] = {}
+
 
 def save_gtid(db: sqlite3.Connection, table: str, gtid: Gtid) -> None:
     """INSERT ``(sid, gno, gno, tag)`` for one transaction (binlog off, or applier without log_replica_updates)."""
-    db.execute(
-        f'INSERT OR IGNORE INTO "{table}" (source_uuid, interval_start, interval_end, gtid_tag) VALUES (?,?,?,?)',
-        (str(gtid.sid), gtid.gno, gtid.gno, gtid.tag),
-    )
+    sql = _INSERT_SQL.get(table)
+    if sql is None:
+        sql = _INSERT_SQL[table] = (
+            f'INSERT OR IGNORE INTO "{table}" (source_uuid, interval_start, interval_end, gtid_tag) VALUES (?,?,?,?)'
+        )
+    db.execute(sql, (str(gtid.sid), gtid.gno, gtid.gno, gtid.tag))
 
 
 def save_set(db: sqlite3.Connection, table: str, gtids: GtidSet) -> int:

@@ -254,58 +254,6 @@ class Admin:
         finally:
             server.release_write_lock(None)
 
-    # ------------------------------------------------------------------ SET gtid_purged
-    def set_gtid_purged(self, session: Session, value: Any) -> None:
-        """SET GLOBAL gtid_purged = 'set' | '+set' (MySQL 8.0 rules; formats.md §5.5).
-
-        Raises:
-            MySQLError: 1772 malformed set; 3546 ER_CANT_SET_GTID_PURGED_DUE_SETS_CONSTRAINTS with the reason;
-                1231 for NULL.
-        """
-        if value is None:
-            raise MySQLError(1231, "Variable 'gtid_purged' can't be set to the value of 'NULL'", "42000")
-        if session.in_transaction():
-            raise MySQLError(
-                1766, "The system variable gtid_purged cannot be set when there is an ongoing transaction."
-            )
-        text = str(value).strip()
-        append = text.startswith("+")
-        new = GtidSet.parse(text[1:] if append else text)
-        server = self.server
-        state = server.gtid_state
-        server.acquire_write_lock(None)
-        try:
-            executed = state.executed()
-            purged = state.purged()
-            owned = state.owned()
-            if append:
-                added = new
-            else:
-                if not purged <= new:
-                    raise _purged_error("the new value must be a superset of the old value")
-                added = new - purged
-            if not added.isdisjoint(executed):
-                raise _purged_error("the added gtid set must not overlap with @@GLOBAL.GTID_EXECUTED")
-            if not added.isdisjoint(owned):
-                raise _purged_error("the added gtid set must not overlap with @@GLOBAL.GTID_OWNED")
-            if not added:
-                return
-            conn = server._internal
-            conn.begin()
-            try:
-                gtid_table.save_set(server.storage.sqlite(conn), server.gtid_table, added)
-                conn.commit()
-            except BaseException:
-                conn.rollback()
-                raise
-            state.add_purged(added, also_executed=True)
-        finally:
-            server.release_write_lock(None)
-
-
-def _purged_error(reason: str) -> MySQLError:
-    return MySQLError(3546, f"@@GLOBAL.GTID_PURGED cannot be changed: {reason}")
-
 
 def _parse_datetime(text: str) -> float:
     t = text.strip().rstrip(";").strip()

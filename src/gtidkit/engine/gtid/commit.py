@@ -1,0 +1,233 @@
+"""The WL#6559 write matrix as a pure decision, then the commit sequence that carries it out.
+
+Sources: MySQL ``sql/binlog.cc`` (``MYSQL_BIN_LOG::ordered_commit``; ``assign_automatic_gtids_to_flush_group``;
+``gtid_end_transaction``: an empty transaction with an owned GTID is written as Gtid + BEGIN + COMMIT, or saved
+to the table when "the binary log is disabled for this thread ... by log_bin=0 or sql_log_bin=0 or by
+log_slave_updates=0 for a slave thread"; ``handle_binlog_flush_or_sync_error`` / ``exec_binlog_error_action_abort``
+for a GNO exhausted at flush), ``sql/handler.cc`` (``commit_owned_gtids``: the row goes into mysql.gtid_executed
+when ``!opt_bin_log || (thd->slave_thread && !opt_log_replica_updates)``), ``sql/rpl_gtid_state.cc``
+(``update_gtids_impl_own_gtid``: a replica applier without log_replica_updates also adds the GTID to
+``lost_gtids`` = gtid_purged), WL#6559, formats.md §5 and §8.2.
+
+The decision (:func:`decide`) is a function of the configuration only:
+
+======================================  ================  ==========================  ==================
+input                                   GTID              binary log                  mysql.gtid_executed
+======================================  ================  ==========================  ==================
+gtid_next ASSIGNED                      the owned GTID    if the thread logs (below)  row when it doesn't
+gtid_next AUTOMATIC, mode >= ON_PERM.,  generated         Gtid + events               saved at rotation
+thread logs
+gtid_next AUTOMATIC otherwise           none (anonymous)  Anonymous_gtid + events     nothing
+gtid_next ANONYMOUS                     none              Anonymous_gtid + events     nothing
+======================================  ================  ==========================  ==================
+
+"The thread logs" = ``log_bin`` and ``sql_log_bin`` and not (replica applier thread and not
+``log_replica_updates``): ``log_replica_updates`` applies to the replica applier only; a client session's
+``SET gtid_next='uuid:n'`` transaction is binlogged whatever log_replica_updates says. A GTID committed without
+reaching the binary log while the binary log is on is also added to gtid_purged (formats.md §5.5: the binlogs
+hold ``gtid_executed - gtid_purged``); with the binary log off gtid_purged == gtid_executed.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gtidkit.engine.binlog.transaction_events import transaction_events, transaction_writeset
+from gtidkit.engine.gtid import table as gtid_table
+from gtidkit.engine.gtid.gtid_next import ASSIGNED, AUTOMATIC, NextType
+from gtidkit.errors import MySQLError
+from gtidkit.gtid import Gtid
+from gtidkit.gtid.gtid_set import ER_GNO_EXHAUSTED_MESSAGE
+
+if TYPE_CHECKING:
+    from gtidkit.engine.server import Server
+    from gtidkit.engine.session import Session
+
+ER_GNO_EXHAUSTED = 1775
+GNO_EXHAUSTED_MESSAGE = ER_GNO_EXHAUSTED_MESSAGE
+
+
+def binlogging_impossible(message: str) -> MySQLError:
+    """ER_BINLOG_LOGGING_IMPOSSIBLE 1598 "Binary logging not possible. Message: %s"."""
+    return MySQLError(1598, f"Binary logging not possible. Message: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class CommitContext:
+    """Everything :func:`decide` looks at.
+
+    Args:
+        log_bin: the server's binary log is on.
+        sql_log_bin: the session's ``sql_log_bin``.
+        log_replica_updates: ``@@GLOBAL.log_replica_updates``.
+        applier: the committing session is the replica applier thread (``server.applier_session()``).
+        gtid_mode: ``@@GLOBAL.gtid_mode`` (OFF, OFF_PERMISSIVE, ON_PERMISSIVE, ON).
+        next_type: the session's gtid_next type (AUTOMATIC, ANONYMOUS or ASSIGNED).
+    """
+
+    log_bin: bool
+    sql_log_bin: bool
+    log_replica_updates: bool
+    applier: bool
+    gtid_mode: str
+    next_type: type[NextType]
+
+
+@dataclass(frozen=True, slots=True)
+class CommitPlan:
+    """What the commit does.
+
+    Args:
+        gtid: ``"assigned"`` (the owned GTID), ``"automatic"`` (generate one) or ``None`` (anonymous).
+        write_binlog: write the transaction into the binary log.
+        save_row: insert the GTID into mysql.gtid_executed inside the transaction.
+        lost: also add the GTID to gtid_purged (it never reaches a binary log).
+    """
+
+    gtid: str | None
+    write_binlog: bool
+    save_row: bool
+    lost: bool
+
+
+@functools.lru_cache(maxsize=256)
+def decide(ctx: CommitContext) -> CommitPlan:
+    """The WL#6559 write matrix (module docstring): pure, and cached since its inputs are few."""
+    thread_logs = ctx.log_bin and ctx.sql_log_bin and not (ctx.applier and not ctx.log_replica_updates)
+    if ctx.next_type is ASSIGNED:
+        gtid: str | None = "assigned"
+    elif ctx.next_type is AUTOMATIC and thread_logs and ctx.gtid_mode in ("ON_PERMISSIVE", "ON"):
+        gtid = "automatic"
+    else:
+        gtid = None
+    save_row = gtid is not None and not thread_logs
+    return CommitPlan(gtid=gtid, write_binlog=thread_logs, save_row=save_row, lost=save_row)
+
+
+def context_of(server: Server, session: Session) -> CommitContext:
+    """The :class:`CommitContext` of ``session`` committing now on ``server``."""
+    return CommitContext(
+        log_bin=server.binlog is not None,
+        sql_log_bin=bool(session.session_vars.get("sql_log_bin", True)),
+        log_replica_updates=server.log_replica_updates,
+        applier=session.applier is not None,
+        gtid_mode=server.globals.values["gtid_mode"],
+        next_type=session.gtid.type,
+    )
+
+
+def commit(
+    server: Server,
+    session: Session,
+    *,
+    ddl_text: str | None,
+) -> Gtid | None:
+    """Commit ``session``'s open storage transaction through the write matrix.
+
+    The caller holds the engine write lock with a storage transaction open; on return the transaction is
+    committed and the lock released (also on error). The session's GTID state (``session.gtid``) is not
+    advanced here: the caller feeds the transaction end to the gtid_next table.
+
+    Args:
+        server: the server.
+        session: the committing session (its ``gtid`` decides the GTID; ``applier`` the matrix row and, for the
+            replica applier, the source's ``original_commit_timestamp`` (µs) and ``server_id`` to log).
+        ddl_text: the DDL statement text for a DDL transaction, else None.
+
+    Returns:
+        The transaction's GTID, or None for an anonymous transaction.
+
+    Raises:
+        MySQLError: 1598 when no GNO is left for an automatic GTID (binlog_error_action=ABORT_SERVER: the server
+            then refuses writes), 1775 with binlog_error_action=IGNORE_ERROR; the storage commit's error (the
+            binlog transaction already written is re-applied by recovery at the next start).
+    """
+    if server.aborted:
+        session.release_after_rollback()
+        raise server.aborted
+    plan = decide(context_of(server, session))
+    state = server.gtid_state
+    gtid: Gtid | None = None
+    if plan.gtid == "assigned":
+        gtid = session.gtid.gtid
+    elif plan.gtid == "automatic":
+        try:
+            gtid = state.generate_automatic(session.id, session.gtid.tag)
+        except MySQLError as err:
+            session.release_after_rollback()
+            if err.code != ER_GNO_EXHAUSTED:
+                raise
+            raise _gno_exhausted(server) from err
+    db = server.storage.sqlite(session.conn)
+    position = None
+    try:
+        if plan.save_row:
+            gtid_table.save_gtid(db, server.gtid_table, gtid)  # type: ignore[arg-type]
+        if plan.write_binlog and server.binlog is not None:
+            ts = server.now_us()
+            file, _begin, end = server.binlog.write_transaction(
+                gtid,
+                transaction_events(server, session, ddl_text),
+                immediate_commit_timestamp=ts,
+                original_commit_timestamp=getattr(session.applier, "original_commit_timestamp", None),
+                server_id=getattr(session.applier, "server_id", None),
+                writeset=transaction_writeset(server, session, ddl_text),
+                dependency_tracking=str(server.globals.values["binlog_transaction_dependency_tracking"]),
+                history_size=int(server.globals.values["binlog_transaction_dependency_history_size"]),
+                session_id=session.id,
+            )
+            position = (file, end)
+            server._record_position(db, file, end)
+        session.before_storage_commit(db)
+        session.conn.commit()
+    except BaseException as err:
+        if position is not None:
+            # The binlog holds the transaction but the engine does not: like binlog_error_action=ABORT_SERVER,
+            # stop accepting writes; the next start re-applies it from the binlog (recovery.py).
+            server.aborted = binlogging_impossible(
+                f"the engine commit failed after the binary log write ({err}); restart the server to recover"
+            )
+        elif gtid is not None and plan.gtid == "automatic":
+            state.release(gtid)
+        session.release_after_rollback()
+        raise
+    if gtid is not None:
+        state.commit(gtid, lost=plan.lost)
+        if plan.write_binlog:
+            server.binlog_file_gtids.add_in_place(gtid.sid, gtid.tag, gtid.gno)
+    if position is not None:
+        for fn in list(server._flush_observers):
+            fn(*position)
+    try:
+        if server.binlog is not None and server.binlog.needs_rotation():
+            server._rotate_locked()
+    finally:
+        session.release_after_commit()
+    if plan.save_row:
+        server.compressor.transactions_saved(1)
+    return gtid
+
+
+def _gno_exhausted(server: Server) -> MySQLError:
+    """The error of an automatic GTID with no GNO left, per binlog_error_action (binlog.cc)."""
+    action = str(server.globals.values.get("binlog_error_action", "ABORT_SERVER"))
+    if action == "IGNORE_ERROR":
+        return MySQLError(ER_GNO_EXHAUSTED, GNO_EXHAUSTED_MESSAGE)
+    # exec_binlog_error_action_abort: "%s Hence aborting the server." sent as ER_BINLOG_LOGGING_IMPOSSIBLE;
+    # mysqld then aborts, we refuse further writes.
+    err = binlogging_impossible(f"{GNO_EXHAUSTED_MESSAGE} Hence aborting the server.")
+    server.aborted = err
+    return err
+
+
+__all__ = [
+    "GNO_EXHAUSTED_MESSAGE",
+    "CommitContext",
+    "CommitPlan",
+    "binlogging_impossible",
+    "commit",
+    "context_of",
+    "decide",
+]

@@ -1,0 +1,306 @@
+"""Check / update / read hooks of the GTID system variables, referenced from the sysvar table.
+
+Sources: MySQL ``sql/sys_vars.cc`` and ``sql/sys_vars.h``: ``Sys_var_gtid_next`` (``do_check``: NULL gives
+ER_WRONG_VALUE_FOR_VAR; ``check_update_type``: a non-string gives ER_WRONG_TYPE_FOR_VAR; ``check_gtid_next``: not
+in a transaction; ``session_update`` parses with ``Gtid_specification::parse`` (ER 1774) then calls
+``set_gtid_next``), ``Sys_var_gtid_purged`` (``do_check`` → ``Gtid_set::is_valid``, which allows one leading
+``+``: anything else gives ER_WRONG_VALUE_FOR_VAR 1231 with the text; no default: ER_NO_DEFAULT 1230;
+``global_update`` → ``Gtid_state::add_lost_gtids`` with its three ER 3546 reasons), ``Sys_var_gtid_mode``
+(``check_session_admin_outside_trx_outside_sf_outside_sp``: ER 1766 in a transaction, ER 3138 while owning a
+GTID or ANONYMOUS; ``global_update``: one step at a time ER 1788, ON needs ENFORCE_GTID_CONSISTENCY=ON ER 3111,
+then a binlog rotation), ``Sys_var_enforce_gtid_consistency::global_update`` (away from ON while gtid_mode=ON:
+ER 1779), ``Sys_var_gtid_executed`` / ``Sys_var_gtid_owned`` (read-only, computed), and
+``sql/rpl_gtid_execution.cc`` ``set_gtid_next``. Expected outputs: mysql-test ``suite/sys_vars/r/
+gtid_next_basic.result`` and ``gtid_purged_basic.result``.
+
+This module imports nothing from :mod:`gtidkit.engine.sysvars` (which imports it): each hook gets a
+``SetContext`` (session, var, scope, warnings, and the standard error builders).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from gtidkit.engine.gtid import gtid_next as gnx
+from gtidkit.engine.gtid import table as gtid_table
+from gtidkit.engine.gtid.state import EXECUTED
+from gtidkit.errors import MySQLError
+from gtidkit.gtid import Gtid, GtidSet
+
+if TYPE_CHECKING:
+    from gtidkit.engine.session import Session
+    from gtidkit.engine.sysvars import SetContext
+
+GTID_MODES = ("OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON")
+
+
+# ---------------------------------------------------------------------------------------------- messages
+def not_settable_in_transaction(name: str) -> MySQLError:
+    """ER_VARIABLE_NOT_SETTABLE_IN_TRANSACTION 1766."""
+    return MySQLError(1766, f"The system variable {name} cannot be set when there is an ongoing transaction.")
+
+
+def cant_set_when_owning_gtid(name: str, owned: str) -> MySQLError:
+    """ER_CANT_SET_VARIABLE_WHEN_OWNING_GTID 3138 (``owned``: ``uuid:n`` or ``ANONYMOUS``)."""
+    return MySQLError(
+        3138,
+        f"Variable {name} cannot be changed by a client that owns a GTID. The client owns {owned}. "
+        "Ownership is released on COMMIT or ROLLBACK.",
+    )
+
+
+def cant_set_gtid_mode(mode: str, reason: str) -> MySQLError:
+    """ER_CANT_SET_GTID_MODE 3111 "SET @@GLOBAL.GTID_MODE = %s is not allowed because %s."."""
+    return MySQLError(3111, f"SET @@GLOBAL.GTID_MODE = {mode} is not allowed because {reason}.")
+
+
+def gtid_mode_one_step() -> MySQLError:
+    """ER_GTID_MODE_CAN_ONLY_CHANGE_ONE_STEP_AT_A_TIME 1788."""
+    return MySQLError(
+        1788,
+        "The value of @@GLOBAL.GTID_MODE can only be changed one step at a time: OFF <-> OFF_PERMISSIVE "
+        "<-> ON_PERMISSIVE <-> ON. Also note that this value must be stepped up or down simultaneously "
+        "on all servers. See the Manual for instructions.",
+    )
+
+
+def gtid_mode_on_requires_enforce() -> MySQLError:
+    """ER_GTID_MODE_ON_REQUIRES_ENFORCE_GTID_CONSISTENCY_ON 1779."""
+    return MySQLError(1779, "GTID_MODE = ON requires ENFORCE_GTID_CONSISTENCY = ON.")
+
+
+def purged_error(reason: str) -> MySQLError:
+    """ER_CANT_SET_GTID_PURGED_DUE_SETS_CONSTRAINTS 3546 (8.0.?+ reasons of ``Gtid_state::add_lost_gtids``)."""
+    return MySQLError(3546, f"@@GLOBAL.GTID_PURGED cannot be changed: {reason}")
+
+
+def malformed_gtid(text: str) -> MySQLError:
+    """ER_MALFORMED_GTID_SPECIFICATION 1774."""
+    return MySQLError(1774, f"Malformed GTID specification '{text}'.")
+
+
+# ---------------------------------------------------------------------------------------------- guards
+def check_outside_trx(ctx: SetContext, _value: Any) -> None:
+    """``check_outside_trx``: ER 1766 inside a transaction, ER 3138 while owning a GTID or ANONYMOUS."""
+    session = ctx.session
+    if session.in_transaction():
+        raise not_settable_in_transaction(ctx.var.name)
+    owned = session.gtid.owned_text()
+    if owned is not None:
+        raise cant_set_when_owning_gtid(ctx.var.name, owned)
+
+
+def _string_value(ctx: SetContext, value: Any) -> str:
+    """``check_update_type`` (string only, else 1232) and NULL (1231) of the GTID string variables."""
+    if value is None:
+        raise ctx.wrong_value("NULL")
+    if isinstance(value, (int, float)):
+        raise ctx.wrong_type()
+    return str(value)
+
+
+# ---------------------------------------------------------------------------------------------- gtid_next
+def check_gtid_next(ctx: SetContext, value: Any) -> str:
+    """``Sys_var_gtid_next::do_check`` + ``check_gtid_next``: a string, outside a transaction."""
+    text = _string_value(ctx, value)
+    if ctx.session.in_transaction():
+        raise not_settable_in_transaction(ctx.var.name)
+    return text
+
+
+def update_gtid_next(ctx: SetContext, text: str) -> None:
+    """``Sys_var_gtid_next::session_update``: parse (1774), then ``set_gtid_next`` (1790, 1781, 1782, waits)."""
+    session = ctx.session
+    gn = session.gtid
+    server = session.server
+    mode = server.globals.values["gtid_mode"]
+    spec = text.strip()
+    upper = spec.upper()
+    if upper == "AUTOMATIC" or upper.startswith("AUTOMATIC:"):
+        tag = ""
+        if ":" in spec:
+            from gtidkit.gtid import normalize_tag
+
+            try:
+                tag = normalize_tag(spec.split(":", 1)[1].strip())
+            except ValueError as err:
+                raise malformed_gtid(text) from err
+        gn.check(gnx.SET_AUTOMATIC)
+        if tag and mode in ("OFF", "OFF_PERMISSIVE"):
+            # 8.3+: AUTOMATIC:<tag> generates GTIDs, so it needs GTIDs (RM84 Table 19.2)
+            raise MySQLError(
+                1781, "@@SESSION.GTID_NEXT cannot be set to UUID:NUMBER when @@GLOBAL.GTID_MODE = OFF."
+            )
+        gn.handle(gnx.SET_AUTOMATIC, tag=tag)
+        return
+    if upper == "ANONYMOUS":
+        gn.check(gnx.SET_ANONYMOUS)
+        if mode == "ON":
+            raise MySQLError(
+                1782, "@@SESSION.GTID_NEXT cannot be set to ANONYMOUS when @@GLOBAL.GTID_MODE = ON."
+            )
+        server.gtid_state.acquire_anonymous()
+        gn.handle(gnx.SET_ANONYMOUS)
+        return
+    gtid = _parse_gtid(spec, text)
+    gn.check(gnx.SET_ASSIGNED)
+    if mode == "OFF":
+        raise MySQLError(
+            1781, "@@SESSION.GTID_NEXT cannot be set to UUID:NUMBER when @@GLOBAL.GTID_MODE = OFF."
+        )
+    state = server.gtid_state.acquire_ownership(gtid, session.id, timeout=float(session.lock_wait_timeout()))
+    gn.handle(gnx.SET_ASSIGNED_EXECUTED if state == EXECUTED else gnx.SET_ASSIGNED, gtid=gtid)
+
+
+#: ``uuid:gno`` in canonical form with a plain decimal GNO (what a replica sends every transaction); anything
+#: else (tags, whitespace, hex or octal GNOs, odd UUID spellings) goes through :meth:`Gtid.parse`.
+_SIMPLE_GTID = re.compile(
+    r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}):([1-9][0-9]{0,17})"
+)
+_SIDS: dict[str, UUID] = {}
+
+
+def _parse_gtid(spec: str, text: str) -> Gtid:
+    """``Gtid.parse(spec)`` with a fast path for the canonical form (UUIDs cached: a replica sees few sources)."""
+    m = _SIMPLE_GTID.fullmatch(spec)
+    if m is not None:
+        sid_text = m.group(1)
+        sid = _SIDS.get(sid_text)
+        if sid is None:
+            if len(_SIDS) > 4096:
+                _SIDS.clear()
+            sid = _SIDS[sid_text] = UUID(sid_text)
+        return Gtid(sid, int(m.group(2)))
+    try:
+        return Gtid.parse(spec)
+    except ValueError as err:
+        raise malformed_gtid(text) from err
+
+
+def read_gtid_next(session: Session, _scope: str | None) -> str:
+    """``@@SESSION.gtid_next``."""
+    return session.gtid.text()
+
+
+# ---------------------------------------------------------------------------------------------- gtid_owned etc.
+def read_gtid_owned(session: Session, scope: str | None) -> str:
+    """``@@SESSION.gtid_owned`` (the GTID, ``ANONYMOUS`` or '') / ``@@GLOBAL.gtid_owned`` (``uuid:n#thread``)."""
+    if scope == "GLOBAL":
+        return session.server.gtid_state.owned_text()
+    return session.gtid.owned_text() or ""
+
+
+def read_gtid_executed(session: Session, _scope: str | None) -> str:
+    """``@@GLOBAL.gtid_executed``."""
+    return session.server.gtid_state.executed().to_text()
+
+
+def read_gtid_purged(session: Session, _scope: str | None) -> str:
+    """``@@GLOBAL.gtid_purged``."""
+    return session.server.gtid_state.purged().to_text()
+
+
+# ---------------------------------------------------------------------------------------------- gtid_purged
+def check_gtid_purged(ctx: SetContext, value: Any) -> tuple[bool, GtidSet]:
+    """``Sys_var_gtid_purged::do_check``: a string that ``Gtid_set::is_valid`` accepts (one leading ``+``).
+
+    Returns:
+        (starts with ``+``, the set).
+
+    Raises:
+        MySQLError: 1232 for a number, 1231 (42000, the text quoted) for NULL or a malformed text.
+    """
+    text = _string_value(ctx, value)
+    body = text.lstrip()
+    plus = body.startswith("+")
+    if plus:
+        body = body[1:]
+    try:
+        return plus, GtidSet.parse(body.strip().lstrip(","))
+    except (ValueError, MySQLError) as err:
+        raise ctx.wrong_value(text) from err
+
+
+def update_gtid_purged(ctx: SetContext, value: tuple[bool, GtidSet]) -> None:
+    """``Sys_var_gtid_purged::global_update`` → ``Gtid_state::add_lost_gtids``; saves the rows to the table.
+
+    Allowed inside a transaction (8.0+): the added set must then not overlap ``gtid_owned`` (ER 3546).
+    """
+    append, new = value
+    session = ctx.session
+    server = session.server
+    state = server.gtid_state
+    own_lock = server.write_lock_owner() == session.id
+    if not own_lock:
+        server.acquire_write_lock(None)
+    try:
+        purged = state.purged()
+        if append:
+            added = new
+        else:
+            if not purged <= new:
+                raise purged_error("the new value must be a superset of the old value")
+            added = new - purged
+        if not added.isdisjoint(state.executed()):
+            raise purged_error("the added gtid set must not overlap with @@GLOBAL.GTID_EXECUTED")
+        if not added.isdisjoint(state.owned()):
+            raise purged_error("the added gtid set must not overlap with @@GLOBAL.GTID_OWNED")
+        if not added:
+            return
+        if own_lock:
+            # this session's SQLite transaction is the writer: save through it, and again after a rollback
+            gtid_table.save_set(server.storage.sqlite(session.conn), server.gtid_table, added)
+            session.purged_in_trx = session.purged_in_trx | added
+        else:
+            server.save_gtids_now(added)
+        state.add_purged(added, also_executed=True)
+    finally:
+        if not own_lock:
+            server.release_write_lock(None)
+
+
+# ---------------------------------------------------------------------------------------------- gtid_mode
+def update_gtid_mode(ctx: SetContext, new: str) -> None:
+    """``Sys_var_gtid_mode::global_update``: one step (1788), ON needs enforce ON (3111); store; rotate."""
+    server = ctx.session.server
+    old = server.globals.values["gtid_mode"]
+    if abs(GTID_MODES.index(new) - GTID_MODES.index(old)) > 1:
+        raise gtid_mode_one_step()
+    if new == "ON" and server.globals.values["enforce_gtid_consistency"] != "ON":
+        raise cant_set_gtid_mode("ON", "ENFORCE_GTID_CONSISTENCY is not ON")
+    if new == old:
+        return
+    server.globals.set("gtid_mode", new)
+    server.rotate()  # each change rotates the binary log
+
+
+def update_enforce_gtid_consistency(ctx: SetContext, new: str) -> None:
+    """``Sys_var_enforce_gtid_consistency::global_update``: not away from ON while gtid_mode=ON (1779)."""
+    server = ctx.session.server
+    if new != "ON" and server.globals.values["gtid_mode"] == "ON":
+        raise gtid_mode_on_requires_enforce()
+    server.globals.set("enforce_gtid_consistency", new)
+
+
+__all__ = [
+    "GTID_MODES",
+    "cant_set_gtid_mode",
+    "cant_set_when_owning_gtid",
+    "check_gtid_next",
+    "check_gtid_purged",
+    "check_outside_trx",
+    "gtid_mode_on_requires_enforce",
+    "gtid_mode_one_step",
+    "not_settable_in_transaction",
+    "purged_error",
+    "read_gtid_executed",
+    "read_gtid_next",
+    "read_gtid_owned",
+    "read_gtid_purged",
+    "update_enforce_gtid_consistency",
+    "update_gtid_mode",
+    "update_gtid_next",
+    "update_gtid_purged",
+]
