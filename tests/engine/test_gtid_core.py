@@ -30,17 +30,17 @@ def _err(s, sql):
 
 
 def _one(s, sql):
-    return s.execute(sql).rows[0][0]
+    return s.execute(sql)[-1].rows[0][0]
 
 
 def _events(s):
-    return [(r[2], r[5]) for r in s.execute("SHOW BINLOG EVENTS").rows[2:]]
+    return [(r[2], r[5]) for r in s.execute("SHOW BINLOG EVENTS")[-1].rows[2:]]
 
 
 def _table(s):
     return s.execute(
         "SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed ORDER BY 1, 2"
-    ).rows
+    )[-1].rows
 
 
 # ------------------------------------------------------------------------------------------ empty transactions
@@ -73,7 +73,7 @@ def test_empty_transaction_binlog_off(open_server, body):
     s.execute(f"SET GTID_NEXT='{SRC}:9'")
     s.execute(body)
     assert _table(s) == [(SRC, 9, 9)]
-    assert s.execute("SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged").rows == [(f"{SRC}:9", f"{SRC}:9")]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged")[-1].rows == [(f"{SRC}:9", f"{SRC}:9")]
 
 
 def test_autocommit_off_commit_consumes_gtid(open_server):
