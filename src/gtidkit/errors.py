@@ -88,7 +88,20 @@ BinlogError = BinlogDecodeError
 
 
 class ProtocolError(GtidkitError):
-    """MySQL wire-protocol violation (h11 style: see subclasses)."""
+    """MySQL wire-protocol violation (h11 style: see subclasses).
+
+    Args:
+        message: what went wrong.
+        code: MySQL's error number for it when MySQL has one (e.g. 1153 ER_NET_PACKET_TOO_LARGE, 1156
+            ER_NET_PACKETS_OUT_OF_ORDER, 1047 ER_UNKNOWN_COM_ERROR), else None.
+        sqlstate: SQLSTATE sent with ``code`` (``08S01`` for network errors).
+    """
+
+    def __init__(self, message: str, *, code: int | None = None, sqlstate: str = "08S01") -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.sqlstate = sqlstate
 
 
 class LocalProtocolError(ProtocolError):

@@ -1,0 +1,375 @@
+"""Sans-I/O server side of one MySQL client/server connection (h11's ``Connection``, for MySQL).
+
+Sources: MySQL DEVDOC ``page_protocol_connection_lifecycle``, ``page_protocol_connection_phase``,
+``page_protocol_command_phase``, ``page_protocol_com_query_response``; ``sql/protocol_classic.cc``.
+
+Theory of operation
+-------------------
+Bytes from the client go in with :meth:`ServerConnection.receive_data`; :meth:`ServerConnection.next_event`
+hands out one client message at a time (:data:`NEED_DATA` when a packet has not fully arrived, :data:`PAUSED`
+when it is the server's turn to speak). Server messages go out through :meth:`ServerConnection.send`, which
+returns the bytes to write. No socket, thread or clock is touched here.
+
+The conversation alternates, so the state says whose turn it is:
+
+* the server speaks in ``CONNECTED`` (Handshake), ``AUTH`` (auth switch, more data, OK, ERR),
+  ``RESPONDING`` / ``SENDING_COLUMNS`` / ``SENDING_ROWS`` / ``FIELD_LIST`` (answers to a command);
+* the client speaks in ``AWAIT_RESPONSE`` (HandshakeResponse41 or SSLRequest), ``AWAIT_AUTH_DATA`` and
+  ``COMMAND``.
+
+Transitions are two tables, one per direction, keyed by (state, message class); a message that has no entry in
+the current state is a protocol violation: :class:`~gtidkit.errors.RemoteProtocolError` for the client's,
+:class:`~gtidkit.errors.LocalProtocolError` for ours. Either moves the connection to ``ERROR``. A few
+transitions depend on the message's contents as well (an OK or EOF with SERVER_MORE_RESULTS_EXISTS keeps the
+server responding; caching_sha2_password's fast_auth_success marker keeps it in ``AUTH``); they are the
+functions in :data:`_SERVER_RULES`.
+
+Sequence ids: every packet carries the next id; each command resets it to 0. A client packet with the wrong id
+raises RemoteProtocolError 1156 (ER_NET_PACKETS_OUT_OF_ORDER), a client packet longer than
+``max_allowed_packet`` RemoteProtocolError 1153 (ER_NET_PACKET_TOO_LARGE).
+
+CLIENT_DEPRECATE_EOF is applied here: with it, the EOF after column definitions is not sent and the EOF that
+closes the rows goes out as an OK packet with header 0xFE, so callers always send :class:`Eof`.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from typing import Any
+
+from gtidkit.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
+from gtidkit.protocol.constants import SERVER_CAPABILITIES, Capability, ServerStatus
+from gtidkit.protocol.messages import (
+    AuthData,
+    AuthMoreData,
+    AuthSwitchRequest,
+    BinaryRow,
+    ColumnCount,
+    ColumnDefinition,
+    ComChangeUser,
+    ComFieldList,
+    ComQuit,
+    ComStmtClose,
+    ComStmtSendLongData,
+    Eof,
+    Err,
+    Handshake,
+    HandshakeResponse,
+    Ok,
+    SSLRequest,
+    StmtPrepareOk,
+    TextRow,
+    decode_command,
+)
+from gtidkit.protocol.packets import PacketReader, frame
+
+
+class State(enum.Enum):
+    """Connection states (see the module docstring)."""
+
+    CONNECTED = "CONNECTED"
+    AWAIT_RESPONSE = "AWAIT_RESPONSE"
+    AUTH = "AUTH"
+    AWAIT_AUTH_DATA = "AWAIT_AUTH_DATA"
+    COMMAND = "COMMAND"
+    RESPONDING = "RESPONDING"
+    SENDING_COLUMNS = "SENDING_COLUMNS"
+    SENDING_ROWS = "SENDING_ROWS"
+    FIELD_LIST = "FIELD_LIST"
+    CLOSED = "CLOSED"
+    ERROR = "ERROR"
+
+
+class _Sentinel:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+#: next_event(): a packet has not fully arrived yet.
+NEED_DATA: Any = _Sentinel("NEED_DATA")
+#: next_event(): it is the server's turn (the client's pipelined bytes wait in the buffer).
+PAUSED: Any = _Sentinel("PAUSED")
+
+
+class ConnectionClosed:
+    """Event: the client closed its end (``receive_data(b"")``) at a packet boundary."""
+
+    def __repr__(self) -> str:
+        return "ConnectionClosed()"
+
+
+class Statistics:
+    """The answer to COM_STATISTICS: a bare string packet (no header byte)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def encode(self) -> bytes:
+        """The payload."""
+        return self.text.encode()
+
+
+_CLIENT_TURN = {State.AWAIT_RESPONSE, State.AWAIT_AUTH_DATA, State.COMMAND}
+
+#: (state, client message class) -> next state. Commands not listed answer in RESPONDING.
+_CLIENT_TRANSITIONS: dict[tuple[State, type], State] = {
+    (State.AWAIT_RESPONSE, SSLRequest): State.AWAIT_RESPONSE,
+    (State.AWAIT_RESPONSE, HandshakeResponse): State.AUTH,
+    (State.AWAIT_AUTH_DATA, AuthData): State.AUTH,
+    (State.COMMAND, ComQuit): State.CLOSED,
+    (State.COMMAND, ComStmtClose): State.COMMAND,
+    (State.COMMAND, ComStmtSendLongData): State.COMMAND,
+    (State.COMMAND, ComFieldList): State.FIELD_LIST,
+    (State.COMMAND, ComChangeUser): State.AUTH,
+}
+
+#: (state, server message class) -> next state.
+_SERVER_TRANSITIONS: dict[tuple[State, type], State] = {
+    (State.CONNECTED, Handshake): State.AWAIT_RESPONSE,
+    (State.CONNECTED, Err): State.CLOSED,
+    (State.AUTH, AuthSwitchRequest): State.AWAIT_AUTH_DATA,
+    (State.AUTH, AuthMoreData): State.AWAIT_AUTH_DATA,
+    (State.AUTH, Ok): State.COMMAND,
+    (State.AUTH, Err): State.CLOSED,
+    (State.RESPONDING, Ok): State.COMMAND,
+    (State.RESPONDING, Err): State.COMMAND,
+    (State.RESPONDING, Eof): State.COMMAND,
+    (State.RESPONDING, Statistics): State.COMMAND,
+    (State.RESPONDING, StmtPrepareOk): State.COMMAND,
+    (State.RESPONDING, ColumnCount): State.SENDING_COLUMNS,
+    (State.SENDING_COLUMNS, ColumnDefinition): State.SENDING_COLUMNS,
+    (State.SENDING_COLUMNS, Eof): State.SENDING_ROWS,
+    (State.SENDING_COLUMNS, Err): State.COMMAND,
+    (State.SENDING_ROWS, TextRow): State.SENDING_ROWS,
+    (State.SENDING_ROWS, BinaryRow): State.SENDING_ROWS,
+    (State.SENDING_ROWS, Eof): State.COMMAND,
+    (State.SENDING_ROWS, Err): State.COMMAND,
+    (State.FIELD_LIST, ColumnDefinition): State.FIELD_LIST,
+    (State.FIELD_LIST, Eof): State.COMMAND,
+    (State.FIELD_LIST, Err): State.COMMAND,
+}
+
+
+def _more_results(msg: Any, new: State) -> State:
+    """An OK/EOF with SERVER_MORE_RESULTS_EXISTS ends one result of a multi-result answer, not the answer."""
+    if new is State.COMMAND and msg.status_flags & ServerStatus.MORE_RESULTS_EXISTS:
+        return State.RESPONDING
+    return new
+
+
+def _fast_auth(msg: AuthMoreData, new: State) -> State:
+    """caching_sha2_password's fast_auth_success (0x03) is followed by the server's OK, not by client data."""
+    return State.AUTH if msg.data == b"\x03" else new
+
+
+_SERVER_RULES: dict[type, Callable[[Any, State], State]] = {Ok: _more_results, Eof: _more_results,
+                                                             AuthMoreData: _fast_auth}
+
+#: MySQL's default max_allowed_packet (64 MiB) and the largest value it accepts (1 GiB).
+DEFAULT_MAX_ALLOWED_PACKET = 64 * 1024 * 1024
+
+
+class ServerConnection:
+    """The server side of one connection, as a state machine over bytes.
+
+    Args:
+        capabilities: the capability flags the server offers (``SERVER_CAPABILITIES``; add
+            ``Capability.SSL`` when TLS is available).
+        max_allowed_packet: largest client payload accepted (bytes).
+
+    Attributes:
+        state: the current :class:`State`.
+        client_capabilities: what the client asked for (after its HandshakeResponse/SSLRequest).
+        capabilities: the negotiated set (offered & asked) that shapes every later packet.
+        tls_requested: the client sent an SSLRequest (the caller must switch the stream to TLS now).
+    """
+
+    def __init__(
+        self,
+        capabilities: int = SERVER_CAPABILITIES,
+        max_allowed_packet: int = DEFAULT_MAX_ALLOWED_PACKET,
+    ) -> None:
+        self.server_capabilities = Capability(capabilities)
+        self.client_capabilities = Capability(0)
+        self.capabilities = Capability(capabilities)
+        self.state = State.CONNECTED
+        self.tls_requested = False
+        self._reader = PacketReader(max_allowed_packet)
+        self._seq = 0
+        self._peer_closed = False
+        self._columns_left = 0
+        self._row_width = 0
+
+    # ------------------------------------------------------------------ options
+    @property
+    def max_allowed_packet(self) -> int:
+        """The largest client payload accepted, in bytes."""
+        return self._reader.max_payload or 0
+
+    @max_allowed_packet.setter
+    def max_allowed_packet(self, value: int) -> None:
+        self._reader.max_payload = value
+
+    @property
+    def deprecate_eof(self) -> bool:
+        """True when the client negotiated CLIENT_DEPRECATE_EOF."""
+        return bool(self.capabilities & Capability.DEPRECATE_EOF)
+
+    # ------------------------------------------------------------------ input
+    def receive_data(self, data: bytes) -> None:
+        """Feed bytes read from the client; ``b""`` means the client closed its end."""
+        if data:
+            self._reader.feed(data)
+        else:
+            self._peer_closed = True
+
+    def take_buffered(self) -> bytes:
+        """Remove and return unread bytes (what arrived after an SSLRequest belongs to the TLS layer)."""
+        return self._reader.take_buffered()
+
+    def next_event(self) -> Any:
+        """The next client message, :data:`NEED_DATA`, :data:`PAUSED`, or :class:`ConnectionClosed`.
+
+        Raises:
+            RemoteProtocolError: the client broke the protocol (bad sequence id, oversized or malformed packet,
+                a message not allowed in this state); the state becomes ``ERROR``.
+            LocalProtocolError: called after the connection was closed or failed.
+        """
+        if self.state in (State.CLOSED, State.ERROR):
+            raise LocalProtocolError(f"next_event() on a connection in state {self.state.name}")
+        if self.state not in _CLIENT_TURN:
+            return PAUSED
+        try:
+            packet = self._reader.next_packet()
+            if packet is None:
+                if self._peer_closed:
+                    if self._reader.buffered:
+                        raise RemoteProtocolError("Got an error reading communication packets", code=1158)
+                    self.state = State.CLOSED
+                    return ConnectionClosed()
+                return NEED_DATA
+            if self.state is State.COMMAND:
+                self._seq = 0
+            if packet.sequence_id != self._seq:
+                raise RemoteProtocolError("Got packets out of order", code=1156)
+            self._seq = packet.next_sequence_id
+            event = self._decode(packet.payload)
+            new = _CLIENT_TRANSITIONS.get((self.state, type(event)))
+            if new is None:
+                if self.state is not State.COMMAND:
+                    raise RemoteProtocolError(
+                        f"unexpected {type(event).__name__} in state {self.state.name}", code=1835, sqlstate="HY000"
+                    )
+                new = State.RESPONDING
+        except RemoteProtocolError:
+            self.state = State.ERROR
+            raise
+        if isinstance(event, SSLRequest):
+            if self.tls_requested or not self.server_capabilities & Capability.SSL:
+                self.state = State.ERROR
+                raise RemoteProtocolError("SSL connection error: unexpected SSLRequest", code=2026)
+            self.tls_requested = True
+            self._negotiate(event.capabilities)
+        elif isinstance(event, HandshakeResponse):
+            if self.server_capabilities & Capability.SSL and event.capabilities & Capability.SSL \
+                    and not self.tls_requested:
+                self.state = State.ERROR
+                raise RemoteProtocolError("SSL connection error: CLIENT_SSL without SSLRequest", code=2026)
+            self._negotiate(event.capabilities)
+        if new is State.COMMAND:
+            self._seq = 0
+        self.state = new
+        return event
+
+    def _negotiate(self, client: int) -> None:
+        self.client_capabilities = Capability(client & 0xFFFFFFFF)
+        self.capabilities = self.server_capabilities & self.client_capabilities
+
+    def _decode(self, payload: bytes) -> Any:
+        if self.state is State.AWAIT_RESPONSE:
+            return HandshakeResponse.decode(payload)
+        if self.state is State.AWAIT_AUTH_DATA:
+            return AuthData(payload)
+        return decode_command(payload, self.capabilities)
+
+    # ------------------------------------------------------------------ output
+    def send(self, msg: Any) -> bytes:
+        """Encode ``msg`` (a server message) and advance the state; returns the bytes to write.
+
+        Raises:
+            LocalProtocolError: the message is not allowed in the current state (e.g. a row before the column
+                definitions, a result set while the client is still authenticating); the state becomes ``ERROR``.
+        """
+        new = _SERVER_TRANSITIONS.get((self.state, type(msg)))
+        if new is None:
+            state, self.state = self.state, State.ERROR
+            raise LocalProtocolError(f"cannot send {type(msg).__name__} in state {state.name}")
+        rule = _SERVER_RULES.get(type(msg))
+        if rule is not None:
+            new = rule(msg, new)
+        try:
+            payloads = self._payloads(msg)
+        except ProtocolError:
+            self.state = State.ERROR
+            raise
+        out = bytearray()
+        for payload in payloads:
+            data, self._seq = frame(payload, self._seq)
+            out += data
+        self.state = new
+        if new is State.COMMAND:
+            self._seq = 0
+        return bytes(out)
+
+    def _payloads(self, msg: Any) -> list[bytes]:
+        caps = self.capabilities
+        state = self.state
+        if isinstance(msg, ColumnCount):
+            self._columns_left = self._row_width = msg.count
+            return [msg.encode()]
+        if isinstance(msg, ColumnDefinition):
+            if state is State.SENDING_COLUMNS:
+                if self._columns_left <= 0:
+                    raise LocalProtocolError("more column definitions than the column count announced")
+                self._columns_left -= 1
+            return [msg.encode()]
+        if isinstance(msg, (TextRow, BinaryRow)):
+            if len(msg.values) != self._row_width:
+                raise LocalProtocolError(f"row of {len(msg.values)} values in a result of {self._row_width} columns")
+            return [msg.encode()]
+        if isinstance(msg, Eof):
+            if state is State.SENDING_COLUMNS:
+                if self._columns_left:
+                    raise LocalProtocolError(f"{self._columns_left} column definitions still to send")
+                return [] if self.deprecate_eof else [msg.encode(caps)]
+            if self.deprecate_eof and state is State.SENDING_ROWS:
+                return [msg.as_ok().encode(caps)]
+            return [msg.encode(caps)]
+        if isinstance(msg, (Ok, Err)):
+            return [msg.encode(caps)]
+        if isinstance(msg, Handshake):
+            return [msg.encode()]
+        if isinstance(msg, StmtPrepareOk):
+            return msg.encode_packets(caps)
+        return [msg.encode()]
+
+    def send_error(self, code: int, message: str, sqlstate: str = "HY000") -> bytes:
+        """An ERR packet with the next sequence id in any state (for fatal errors); the connection is then closed.
+
+        MySQL answers a broken client this way (e.g. 1156 Got packets out of order, 1153 for an oversized packet)
+        before it drops the connection.
+        """
+        data, self._seq = frame(Err(code, message, sqlstate).encode(self.capabilities | Capability.PROTOCOL_41),
+                                self._seq)
+        self.state = State.CLOSED
+        return data
+
+    def reset_sequence(self) -> None:
+        """Start a new command exchange (sequence id 0): used after a command the server does not answer."""
+        self._seq = 0
