@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from gtidkit import __version__
-from gtidkit.cli import binlog_cmd, gtid_cmd, pipeline_cmd, sql_cmd
+from gtidkit.cli import binlog_cmd, gtid_cmd, pipeline_cmd, server_cmd, sql_cmd
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,6 +22,7 @@ cli.add_command(gtid_cmd.gtid)
 cli.add_command(binlog_cmd.binlog)
 cli.add_command(sql_cmd.sql)
 cli.add_command(pipeline_cmd.pipeline)
+cli.add_command(server_cmd.server)
 
 
 def main() -> None:

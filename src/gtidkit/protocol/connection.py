@@ -348,7 +348,7 @@ class ServerConnection:
                 if self._columns_left:
                     raise LocalProtocolError(f"{self._columns_left} column definitions still to send")
                 return [] if self.deprecate_eof else [msg.encode(caps)]
-            if self.deprecate_eof and state is State.SENDING_ROWS:
+            if self.deprecate_eof:
                 return [msg.as_ok().encode(caps)]
             return [msg.encode(caps)]
         if isinstance(msg, (Ok, Err)):

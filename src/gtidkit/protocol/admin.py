@@ -1,0 +1,137 @@
+"""Statements the wire server answers itself, before the engine: SHUTDOWN, KILL, SHOW PROCESSLIST, accounts.
+
+Sources: MySQL manual "SHUTDOWN Statement", "KILL Statement" (1094 ER_NO_SUCH_THREAD "Unknown thread id: %lu"),
+"SHOW PROCESSLIST Statement" (columns Id, User, Host, db, Command, Time, State, Info; Info cut to 100
+characters without FULL), "CREATE USER", "ALTER USER", "DROP USER" (1396 ER_CANNOT_USER).
+
+These need the server process (its connections, its account store), which the engine does not know, so they
+live in the protocol layer. Recognition is by a few anchored regular expressions; everything else goes to the
+engine untouched.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+from gtidkit.errors import MySQLError
+from gtidkit.protocol import auth, engine_seam
+from gtidkit.protocol.constants import BINARY_COLLATION, ColumnFlag, FieldType
+from gtidkit.protocol.engine_seam import Column, StatementResult
+
+if TYPE_CHECKING:
+    from gtidkit.protocol.handler import ClientHandler
+
+_SHUTDOWN = re.compile(r"^\s*shutdown\s*;?\s*$", re.IGNORECASE)
+_KILL = re.compile(r"^\s*kill\s+(?:(connection|query)\s+)?(\d+)\s*;?\s*$", re.IGNORECASE)
+_PROCESSLIST = re.compile(r"^\s*show\s+(full\s+)?processlist\s*;?\s*$", re.IGNORECASE)
+_ACCOUNT = r"""(?:'([^']*)'|`([^`]*)`|"([^"]*)"|([\w.$-]+))(?:\s*@\s*(?:'([^']*)'|`([^`]*)`|"([^"]*)"|([\w.%$:-]+)))?"""
+_CREATE_USER = re.compile(
+    r"^\s*create\s+user\s+(if\s+not\s+exists\s+)?" + _ACCOUNT
+    + r"(?:\s+identified\s+(?:with\s+'?(\w+)'?\s+)?by\s+'((?:[^'\\]|\\.|'')*)')?\s*;?\s*$",
+    re.IGNORECASE,
+)
+_ALTER_USER = re.compile(
+    r"^\s*alter\s+user\s+(?:if\s+exists\s+)?" + _ACCOUNT
+    + r"\s+identified\s+(?:with\s+'?(\w+)'?\s+)?by\s+'((?:[^'\\]|\\.|'')*)'\s*;?\s*$",
+    re.IGNORECASE,
+)
+_DROP_USER = re.compile(r"^\s*drop\s+user\s+(if\s+exists\s+)?" + _ACCOUNT + r"\s*;?\s*$", re.IGNORECASE)
+
+
+def _account(groups: tuple[Any, ...]) -> tuple[str, str]:
+    user = next((g for g in groups[:4] if g is not None), "")
+    host = next((g for g in groups[4:8] if g is not None), "%")
+    return user, host
+
+
+def _unquote(text: str) -> str:
+    return text.replace("''", "'").replace("\\'", "'").replace("\\\\", "\\")
+
+
+def _ok(handler: ClientHandler, affected: int = 0) -> StatementResult:
+    return StatementResult(columns=None, affected_rows=affected,
+                           status_flags=engine_seam.status_flags(handler.session))
+
+
+def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
+    """The statement hook for :func:`gtidkit.protocol.engine_seam.execute` bound to one connection."""
+
+    def intercept(text: str) -> StatementResult | None:
+        if _SHUTDOWN.match(text):
+            handler.shutdown_requested = True  # the edge acts on it after this statement's OK is sent
+            return _ok(handler)
+        m = _KILL.match(text)
+        if m:
+            return _kill(handler, (m.group(1) or "connection").lower(), int(m.group(2)))
+        m = _PROCESSLIST.match(text)
+        if m:
+            return _processlist(handler, full=bool(m.group(1)))
+        m = _CREATE_USER.match(text)
+        if m:
+            user, host = _account(m.groups()[1:9])
+            plugin = (m.group(10) or auth.CACHING_SHA2).lower()
+            handler.ctx.accounts.create(user, host, _unquote(m.group(11) or ""), plugin,
+                                        if_not_exists=bool(m.group(1)))
+            return _ok(handler)
+        m = _ALTER_USER.match(text)
+        if m:
+            user, host = _account(m.groups()[0:8])
+            handler.ctx.accounts.alter(user, host, _unquote(m.group(10)), (m.group(9) or "").lower() or None)
+            handler.ctx.sha2_cache.pop((user, host), None)
+            return _ok(handler)
+        m = _DROP_USER.match(text)
+        if m:
+            user, host = _account(m.groups()[1:9])
+            handler.ctx.accounts.drop(user, host, if_exists=bool(m.group(1)))
+            handler.ctx.sha2_cache.pop((user, host), None)
+            return _ok(handler)
+        return None
+
+    return intercept
+
+
+def _kill(handler: ClientHandler, what: str, target_id: int) -> StatementResult:
+    with handler.ctx.lock:
+        target = handler.ctx.handlers.get(target_id)
+    if target is None:
+        raise MySQLError(1094, f"Unknown thread id: {target_id}")
+    if what == "connection":
+        target.killed = True
+        if target is not handler:
+            target.kill_hook()
+    return _ok(handler)
+
+
+_PROCESSLIST_COLUMNS = (
+    ("Id", FieldType.LONGLONG, 21, ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED | ColumnFlag.NUM),
+    ("User", FieldType.VAR_STRING, 128, ColumnFlag.NOT_NULL),
+    ("Host", FieldType.VAR_STRING, 1020, ColumnFlag.NOT_NULL),
+    ("db", FieldType.VAR_STRING, 256, 0),
+    ("Command", FieldType.VAR_STRING, 64, ColumnFlag.NOT_NULL),
+    ("Time", FieldType.LONG, 7, ColumnFlag.NOT_NULL | ColumnFlag.NUM),
+    ("State", FieldType.VAR_STRING, 120, 0),
+    ("Info", FieldType.VAR_STRING, 400, 0),
+)
+
+
+def _processlist(handler: ClientHandler, *, full: bool) -> StatementResult:
+    with handler.ctx.lock:
+        handlers = sorted(handler.ctx.handlers.items())
+    now = time.monotonic()
+    rows = []
+    for cid, h in handlers:
+        info = h.info
+        if info is not None and not full:
+            info = info[:100]
+        db = engine_seam.current_schema(h.session) if h.session is not None else None
+        state = "init" if h is handler else ("executing" if h.command == "Query" else "")
+        rows.append((cid, h.user or "unauthenticated user", f"{h.peer_host_name()}", db, h.command,
+                     int(now - h.command_started), state, info))
+    columns = tuple(
+        Column(name=name, org_name=name, type=ftype, length=length, flags=flags,
+               charset=BINARY_COLLATION if ftype != FieldType.VAR_STRING else 255)
+        for name, ftype, length, flags in _PROCESSLIST_COLUMNS
+    )
+    return StatementResult(columns=columns, rows=tuple(rows), status_flags=engine_seam.status_flags(handler.session))

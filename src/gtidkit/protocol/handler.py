@@ -1,0 +1,455 @@
+"""One client connection's logic: authentication, command dispatch, results to packets. No sockets here.
+
+Sources: MySQL ``sql/auth/sql_authentication.cc`` (``acl_authenticate``: account lookup, plugin switch, error
+1045), ``sql/sql_parse.cc`` (``dispatch_command``: one ``case`` per COM_*), ``sql/sql_prepare.cc`` and
+``sql/protocol_classic.cc`` (result sets, OK/EOF with SERVER_MORE_RESULTS_EXISTS between the results of a
+multi-statement).
+
+A :class:`ClientHandler` drives one :class:`~gtidkit.protocol.connection.ServerConnection`: the socket edge
+(:mod:`gtidkit.protocol.server`) feeds it received bytes and writes back what it returns; everything else
+(which account, which engine session, which packets) is decided here, through the single engine seam
+(:mod:`gtidkit.protocol.engine_seam`). Tests drive a handler with bytes in memory, exactly as the edge does.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gtidkit.errors import MySQLError, ProtocolError, RemoteProtocolError
+from gtidkit.protocol import auth, engine_seam
+from gtidkit.protocol.accounts import Account, AccountStore
+from gtidkit.protocol.connection import (
+    NEED_DATA,
+    PAUSED,
+    ConnectionClosed,
+    ServerConnection,
+    State,
+    Statistics,
+)
+from gtidkit.protocol.constants import SERVER_CAPABILITIES, Capability, ServerStatus
+from gtidkit.protocol.messages import (
+    AuthData,
+    AuthMoreData,
+    AuthSwitchRequest,
+    ColumnCount,
+    ColumnDefinition,
+    ComChangeUser,
+    ComDebug,
+    ComFieldList,
+    ComInitDb,
+    ComPing,
+    ComProcessKill,
+    ComQuery,
+    ComQuit,
+    ComResetConnection,
+    ComSetOption,
+    ComStatistics,
+    Eof,
+    Err,
+    Handshake,
+    HandshakeResponse,
+    Ok,
+    SSLRequest,
+    TextRow,
+    UnknownCommand,
+    text_value,
+)
+from gtidkit.protocol.session_tracker import encode_state
+
+log = logging.getLogger("gtidkit.server")
+
+
+@dataclass
+class ServerContext:
+    """What every connection of one server shares.
+
+    Attributes:
+        engine: the engine ``Server``.
+        accounts: the account store.
+        server_version: the version string of the Handshake (``@@version``).
+        ssl_available: the server has a certificate (CLIENT_SSL is offered).
+        rsa_keys: ``(private PEM, public PEM)`` for caching_sha2_password's key exchange, or None.
+        max_allowed_packet: largest client packet accepted (bytes).
+        sha2_cache: caching_sha2_password's fast-path cache: (user, host) -> SHA256(SHA256(password)).
+        handlers: open connections by connection id (SHOW PROCESSLIST, KILL).
+        request_shutdown: called by the SHUTDOWN statement.
+        started: server start time (``time.monotonic()``), for COM_STATISTICS' Uptime.
+    """
+
+    engine: Any
+    accounts: AccountStore
+    server_version: str = "8.0.36-gtidkit"
+    ssl_available: bool = False
+    rsa_keys: tuple[bytes, bytes] | None = None
+    max_allowed_packet: int = 64 * 1024 * 1024
+    sha2_cache: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    handlers: dict[int, ClientHandler] = field(default_factory=dict)
+    request_shutdown: Callable[[], None] = lambda: None
+    started: float = field(default_factory=time.monotonic)
+    questions: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def capabilities(self) -> Capability:
+        """The capability flags offered in the Handshake."""
+        caps = Capability(SERVER_CAPABILITIES)
+        if self.ssl_available:
+            caps |= Capability.SSL
+        return caps
+
+
+def _denied(user: str, host: str, with_password: bool) -> MySQLError:
+    return MySQLError(
+        1045, f"Access denied for user '{user}'@'{host}' (using password: {'YES' if with_password else 'NO'})",
+        "28000",
+    )
+
+
+class ClientHandler:
+    """The server's side of one client, from Handshake to COM_QUIT.
+
+    Args:
+        ctx: the shared :class:`ServerContext`.
+        peer_host: the client's IP address (account host matching; ``localhost`` accounts match loopback).
+        secure_transport: True for a connection that is already private (never for TCP; kept for tests).
+
+    After each :meth:`receive_data`: ``want_tls`` asks the edge to start TLS now, ``closed`` to close.
+    """
+
+    def __init__(self, ctx: ServerContext, peer_host: str = "127.0.0.1") -> None:
+        self.ctx = ctx
+        self.peer_host = peer_host
+        self.conn = ServerConnection(ctx.capabilities(), ctx.max_allowed_packet)
+        self.session: Any = None
+        self.connection_id = 0
+        self.scramble = auth.generate_scramble()
+        self.account: Account | None = None
+        self.user = ""
+        self.want_tls = False
+        self.tls_active = False
+        self.closed = False
+        self.multi_statements = True
+        self.command = "Connect"
+        self.command_started = time.monotonic()
+        self.info: str | None = None
+        self._auth_stage = ""
+        self._pending_db: str | None = None
+        self._client_plugin = ""
+        self.killed = False
+        #: SHUTDOWN was executed: the edge starts the server's shutdown once the OK is on the wire.
+        self.shutdown_requested = False
+        #: set by the socket edge: close this connection from another thread (KILL).
+        self.kill_hook: Callable[[], None] = lambda: None
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> bytes:
+        """Open the engine session and return the Handshake bytes (or ERR 1040 when the server is full)."""
+        self.session = engine_seam.open_session(self.ctx.engine)
+        self.connection_id = engine_seam.connection_id(self.session)
+        with self.ctx.lock:
+            self.ctx.handlers[self.connection_id] = self
+        hs = Handshake(
+            server_version=self.ctx.server_version,
+            connection_id=self.connection_id,
+            scramble=self.scramble,
+            capabilities=self.ctx.capabilities(),
+            status_flags=ServerStatus.AUTOCOMMIT,
+            auth_plugin_name=auth.CACHING_SHA2,
+        )
+        return self.conn.send(hs)
+
+    def refuse(self, code: int, message: str, sqlstate: str = "HY000") -> bytes:
+        """An ERR packet instead of the Handshake (e.g. 1040 Too many connections); the connection closes."""
+        self.closed = True
+        return self.conn.send(Err(code, message, sqlstate))
+
+    def close(self) -> None:
+        """Release the engine session (rolling back an open transaction) and leave the process list."""
+        self.closed = True
+        with self.ctx.lock:
+            self.ctx.handlers.pop(self.connection_id, None)
+        if self.session is not None:
+            session, self.session = self.session, None
+            try:
+                session.close()
+            except MySQLError as err:
+                log.warning("closing session %d: %s", self.connection_id, err)
+
+    def tls_started(self) -> None:
+        """The edge switched the stream to TLS."""
+        self.want_tls = False
+        self.tls_active = True
+
+    def idle_timeout(self) -> bytes:
+        """ER_CLIENT_INTERACTION_TIMEOUT (4031) sent when wait_timeout expires; the connection then closes."""
+        self.closed = True
+        return self.conn.send_error(
+            4031,
+            "The client was disconnected by the server because of inactivity. See wait_timeout and "
+            "interactive_timeout for configuring this behavior.",
+        )
+
+    @property
+    def in_command_phase(self) -> bool:
+        """True between commands (where wait_timeout applies)."""
+        return self.conn.state is State.COMMAND
+
+    # ------------------------------------------------------------------ input
+    def receive_data(self, data: bytes) -> bytes:
+        """Feed bytes from the client (``b""`` = it closed); return the bytes to send back.
+
+        Protocol violations are answered with an ERR packet (MySQL's code when it has one) and close the
+        connection; they never escape.
+        """
+        self.conn.receive_data(data)
+        out = bytearray()
+        while not self.closed and not self.want_tls:
+            try:
+                event = self.conn.next_event()
+            except ProtocolError as err:
+                out += self.conn.send_error(err.code or 1835, err.message, err.sqlstate)
+                self.closed = True
+                break
+            if event is NEED_DATA or event is PAUSED:
+                break
+            if isinstance(event, ConnectionClosed):
+                self.closed = True
+                break
+            out += self._dispatch(event)
+        return bytes(out)
+
+    def _dispatch(self, event: Any) -> bytes:
+        if isinstance(event, SSLRequest):
+            self.want_tls = True
+            return b""
+        if isinstance(event, HandshakeResponse):
+            return self._handshake_response(event)
+        if isinstance(event, AuthData):
+            return self._auth_data(event.data)
+        self.command = "Query"
+        self.command_started = time.monotonic()
+        try:
+            return self._command(event)
+        finally:
+            self.command = "Sleep"
+            self.info = None
+            self.command_started = time.monotonic()
+
+    # ------------------------------------------------------------------ authentication
+    def _fail_auth(self, err: MySQLError) -> bytes:
+        self.closed = True
+        log.info("Access denied for connection %d: %s", self.connection_id, err.message)
+        return self.conn.send(Err(err.code, err.message, err.sqlstate))
+
+    def _handshake_response(self, resp: HandshakeResponse) -> bytes:
+        self.user = resp.username
+        self._pending_db = resp.database or None
+        self.multi_statements = bool(resp.capabilities & Capability.MULTI_STATEMENTS)
+        self._client_plugin = resp.auth_plugin_name or auth.NATIVE
+        return self._begin_auth(resp.username, resp.auth_response, self._client_plugin)
+
+    def _begin_auth(self, user: str, token: bytes, client_plugin: str) -> bytes:
+        account = self.ctx.accounts.find(user, self.peer_host)
+        if account is None:
+            return self._fail_auth(_denied(user, self.peer_host_name(), bool(token)))
+        self.account = account
+        if client_plugin != account.plugin:
+            self._auth_stage = "switched"
+            return self.conn.send(AuthSwitchRequest(account.plugin, self.scramble))
+        return self._verify_token(token)
+
+    def peer_host_name(self) -> str:
+        """The host part MySQL shows in messages and PROCESSLIST (``localhost`` for loopback)."""
+        return "localhost" if self.peer_host in ("127.0.0.1", "::1") else self.peer_host
+
+    def _verify_token(self, token: bytes) -> bytes:
+        acc = self.account
+        assert acc is not None
+        if acc.plugin == auth.NATIVE:
+            if auth.native_verify(acc.authentication_string, self.scramble, token):
+                return self._auth_ok()
+            return self._fail_auth(_denied(self.user, self.peer_host_name(), bool(token)))
+        # caching_sha2_password
+        if not acc.authentication_string:
+            if token in (b"", b"\0"):
+                return self._auth_ok()
+            return self._fail_auth(_denied(self.user, self.peer_host_name(), True))
+        if token in (b"", b"\0"):
+            return self._fail_auth(_denied(self.user, self.peer_host_name(), False))
+        cached = self.ctx.sha2_cache.get((acc.user, acc.host))
+        if cached is not None and auth.sha2_fast_verify(cached, self.scramble, token):
+            return self.conn.send(AuthMoreData(auth.FAST_AUTH_SUCCESS)) + self._auth_ok()
+        self._auth_stage = "full"
+        return self.conn.send(AuthMoreData(auth.PERFORM_FULL_AUTHENTICATION))
+
+    def _auth_data(self, data: bytes) -> bytes:
+        acc = self.account
+        assert acc is not None
+        if self._auth_stage == "switched":
+            self._auth_stage = ""
+            return self._verify_token(data)
+        if self._auth_stage == "full":
+            if data == auth.REQUEST_PUBLIC_KEY:
+                if self.ctx.rsa_keys is None:
+                    return self._fail_auth(_denied(self.user, self.peer_host_name(), True))
+                return self.conn.send(AuthMoreData(self.ctx.rsa_keys[1]))
+            if self.tls_active:
+                password: str | None = auth.clear_password(data)
+            elif self.ctx.rsa_keys is not None:
+                password = auth.rsa_decrypt_password(self.ctx.rsa_keys[0], data, self.scramble)
+            else:
+                password = None
+            if password is not None and auth.sha2_check_password(acc.authentication_string, password):
+                with self.ctx.lock:
+                    self.ctx.sha2_cache[(acc.user, acc.host)] = auth.sha2_cache_entry(password)
+                return self._auth_ok()
+            return self._fail_auth(_denied(self.user, self.peer_host_name(), True))
+        return self._fail_auth(_denied(self.user, self.peer_host_name(), True))
+
+    def _auth_ok(self) -> bytes:
+        self._auth_stage = ""
+        if self._pending_db:
+            db, self._pending_db = self._pending_db, None
+            try:
+                for _ in engine_seam.execute(self.session, f"USE `{db.replace('`', '``')}`"):
+                    pass
+            except MySQLError as err:
+                self.closed = True
+                return self.conn.send(Err(err.code, err.message, err.sqlstate))
+        log.debug("connection %d authenticated as %s@%s", self.connection_id, self.user, self.peer_host)
+        return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
+
+    # ------------------------------------------------------------------ commands
+    def _command(self, cmd: Any) -> bytes:
+        with self.ctx.lock:
+            self.ctx.questions += 1
+        if isinstance(cmd, ComQuery):
+            return self._query(cmd.query.decode("utf-8", "surrogateescape"))
+        if isinstance(cmd, ComPing):
+            return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
+        if isinstance(cmd, ComQuit):
+            self.closed = True
+            return b""
+        if isinstance(cmd, ComInitDb):
+            return self._query(f"USE `{cmd.schema.replace('`', '``')}`", track_command="Init DB")
+        if isinstance(cmd, ComFieldList):
+            return self._field_list(cmd)
+        if isinstance(cmd, ComStatistics):
+            return self.conn.send(Statistics(self._statistics()))
+        if isinstance(cmd, ComSetOption):
+            if cmd.option not in (0, 1):
+                return self.conn.send(Err(1047, "Unknown command", "08S01"))
+            self.multi_statements = cmd.option == 0
+            return self.conn.send(Eof(0, engine_seam.status_flags(self.session)))
+        if isinstance(cmd, ComDebug):
+            return self.conn.send(Eof(0, engine_seam.status_flags(self.session)))
+        if isinstance(cmd, ComResetConnection):
+            engine_seam.reset_session(self.session)
+            return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
+        if isinstance(cmd, ComChangeUser):
+            engine_seam.reset_session(self.session)
+            self.user = cmd.username
+            self._pending_db = cmd.database or None
+            return self._begin_auth(cmd.username, cmd.auth_response, cmd.auth_plugin_name or self._client_plugin)
+        if isinstance(cmd, ComProcessKill):
+            return self._query(f"KILL {cmd.connection_id}")
+        if isinstance(cmd, UnknownCommand):
+            return self.conn.send(Err(1047, "Unknown command", "08S01"))
+        # prepared statements and the other commands gtidkit does not serve yet
+        return self.conn.send(Err(1047, "Unknown command", "08S01"))
+
+    def _query(self, sql: str, track_command: str = "Query") -> bytes:
+        from gtidkit.protocol import admin
+
+        self.info = sql
+        out = bytearray()
+        try:
+            statements = engine_seam.split(sql)
+            if len(statements) > 1 and not self.multi_statements:
+                raise MySQLError(
+                    1064,
+                    "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
+                    f"version for the right syntax to use near '{statements[1][:80]}' at line 1",
+                    "42000",
+                )
+            results = engine_seam.execute(self.session, sql, admin.interceptor(self))
+            current = next(results)
+            while True:
+                try:
+                    following = next(results)
+                except StopIteration:
+                    out += self._send_result(current, more=False)
+                    break
+                except MySQLError:
+                    out += self._send_result(current, more=True)
+                    raise
+                out += self._send_result(current, more=True)
+                current = following
+        except MySQLError as err:
+            out += self.conn.send(Err(err.code, err.message, err.sqlstate))
+        except ProtocolError:
+            raise
+        except Exception as err:
+            log.exception("internal error in connection %d on %r", self.connection_id, sql[:200])
+            out += self.conn.send(Err(1815, f"Internal error: {type(err).__name__}: {err}"))
+        if self.killed:
+            self.closed = True
+        return bytes(out)
+
+    def _send_result(self, res: engine_seam.StatementResult, *, more: bool) -> bytes:
+        status = int(res.status_flags)
+        if more:
+            status |= ServerStatus.MORE_RESULTS_EXISTS
+        else:
+            status &= ~ServerStatus.MORE_RESULTS_EXISTS
+        state = b""
+        if res.state_changes and self.conn.capabilities & Capability.SESSION_TRACK:
+            state = encode_state(res.state_changes)
+            if state:
+                status |= ServerStatus.SESSION_STATE_CHANGED
+        info = res.info.encode()
+        if res.columns is None:
+            return self.conn.send(Ok(res.affected_rows, res.last_insert_id, status, res.warning_count, info, state))
+        out = bytearray(self.conn.send(ColumnCount(len(res.columns))))
+        for c in res.columns:
+            out += self.conn.send(ColumnDefinition(
+                name=c.name, type=c.type, schema=c.schema, table=c.table, org_table=c.org_table,
+                org_name=c.org_name, character_set=c.charset, column_length=c.length, flags=c.flags,
+                decimals=c.decimals,
+            ))
+        out += self.conn.send(Eof(res.warning_count, status & ~ServerStatus.SESSION_STATE_CHANGED))
+        for row in res.rows:
+            out += self.conn.send(TextRow(tuple(text_value(v) for v in row)))
+        out += self.conn.send(Eof(res.warning_count, status, b"", state))
+        return bytes(out)
+
+    def _field_list(self, cmd: ComFieldList) -> bytes:
+        try:
+            columns = engine_seam.field_list(self.session, cmd.table, cmd.wildcard)
+        except MySQLError as err:
+            return self.conn.send(Err(err.code, err.message, err.sqlstate))
+        out = bytearray()
+        for c in columns:
+            out += self.conn.send(ColumnDefinition(
+                name=c.name, type=c.type, schema=c.schema, table=c.table, org_table=c.org_table,
+                org_name=c.org_name, character_set=c.charset, column_length=c.length, flags=c.flags,
+                decimals=c.decimals, for_field_list=True,
+            ))
+        out += self.conn.send(Eof(0, engine_seam.status_flags(self.session)))
+        return bytes(out)
+
+    def _statistics(self) -> str:
+        uptime = max(1, int(time.monotonic() - self.ctx.started))
+        with self.ctx.lock:
+            threads, questions = len(self.ctx.handlers), self.ctx.questions
+        return (
+            f"Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: 0  "
+            f"Flush tables: 1  Open tables: 0  Queries per second avg: {questions / uptime:.3f}"
+        )
+
+
+__all__ = ["ClientHandler", "RemoteProtocolError", "ServerContext"]

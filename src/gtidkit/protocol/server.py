@@ -1,0 +1,254 @@
+"""The socket edge of the wire server: accept loop, one thread and one engine session per client, TLS switch.
+
+Sources: MySQL ``sql/conn_handler/connection_handler_per_thread.cc`` (a thread per connection),
+``sql/conn_handler/connection_handler_manager.cc`` (``max_connections``: ERR 1040 "Too many connections"
+instead of the Handshake), ``sql/sql_connect.cc`` (``connect_timeout`` during the handshake,
+``wait_timeout`` / ``interactive_timeout`` between commands, error 4031 when it expires).
+
+This is the only module of :mod:`gtidkit.protocol` that touches sockets. Before the client has answered the
+Handshake, packets are read exactly (header, then payload), so no TLS byte is ever read as plain text: after an
+SSLRequest the socket is wrapped with the datadir's certificate and the conversation goes on inside TLS.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import ssl
+import threading
+from typing import Any
+
+
+from gtidkit.protocol.accounts import AccountStore
+from gtidkit.protocol.connection import State
+from gtidkit.protocol.constants import Capability
+from gtidkit.protocol.handler import ClientHandler, ServerContext
+from gtidkit.protocol.packets import HEADER_LENGTH, LENGTH_WIDTH
+from gtidkit.protocol.tls import rsa_keys, server_context
+
+log = logging.getLogger("gtidkit.server")
+
+RECV_SIZE = 256 * 1024
+
+
+class WireServer:
+    """A MySQL-protocol server over an open engine ``Server``.
+
+    Args:
+        engine: the engine ``Server`` (already open; shut down by the caller after :meth:`shutdown`).
+        datadir: the data directory (accounts, certificates, RSA keys).
+        bind_address: address to listen on (127.0.0.1 by default).
+        port: TCP port (0 picks a free one: read :attr:`port` after :meth:`start`).
+        max_connections: concurrent client connections accepted (MySQL's default 151).
+        wait_timeout: seconds an idle non-interactive client may wait between commands.
+        interactive_timeout: the same for clients with CLIENT_INTERACTIVE.
+        connect_timeout: seconds a client has to complete the handshake.
+        max_allowed_packet: largest client packet, in bytes.
+        server_version: the version string of the Handshake.
+    """
+
+    def __init__(
+        self,
+        engine: Any,
+        datadir: str,
+        *,
+        bind_address: str = "127.0.0.1",
+        port: int = 3306,
+        max_connections: int = 151,
+        wait_timeout: int = 28800,
+        interactive_timeout: int = 28800,
+        connect_timeout: int = 10,
+        max_allowed_packet: int = 64 * 1024 * 1024,
+        server_version: str | None = None,
+    ) -> None:
+        self.engine = engine
+        self.bind_address = bind_address
+        self.port = port
+        self.max_connections = max_connections
+        self.wait_timeout = wait_timeout
+        self.interactive_timeout = interactive_timeout
+        self.connect_timeout = connect_timeout
+        self.ssl_context = server_context(datadir)
+        version = server_version or str(engine.globals.get("version"))
+        self.ctx = ServerContext(
+            engine=engine,
+            accounts=AccountStore(datadir),
+            server_version=version,
+            ssl_available=self.ssl_context is not None,
+            rsa_keys=rsa_keys(datadir),
+            max_allowed_packet=max_allowed_packet,
+        )
+        self.shutdown_requested = threading.Event()
+        self.ctx.request_shutdown = self.shutdown_requested.set
+        self._listener: socket.socket | None = None
+        self._accept_thread: threading.Thread | None = None
+        self._threads: set[threading.Thread] = set()
+        self._sockets: dict[int, socket.socket] = {}
+        self._lock = threading.Lock()
+        self._active = 0
+        self._stopping = False
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> None:
+        """Bind, listen and start accepting in a background thread.
+
+        Raises:
+            OSError: the address is in use or cannot be bound.
+        """
+        family = socket.AF_INET6 if ":" in self.bind_address else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.bind_address, self.port))
+        sock.listen(128)
+        self.port = sock.getsockname()[1]
+        self._listener = sock
+        self._accept_thread = threading.Thread(target=self._accept_loop, name="gtidkit-accept", daemon=True)
+        self._accept_thread.start()
+        log.info("ready for connections. Version: '%s'  bind-address: '%s'  port: %d",
+                 self.ctx.server_version, self.bind_address, self.port)
+
+    def shutdown(self, timeout: float = 30.0) -> None:
+        """Stop accepting, disconnect every client (their open transactions roll back) and wait for their threads.
+
+        The engine itself is left open: the caller shuts it down (WL#6559's save of gtid_executed) afterwards.
+        """
+        self._stopping = True
+        if self._listener is not None:
+            try:
+                self._listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            self._listener.close()
+        if self._accept_thread is not None:
+            self._accept_thread.join(timeout)
+        with self._lock:
+            socks = list(self._sockets.values())
+            threads = list(self._threads)
+        for s in socks:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        for t in threads:
+            t.join(timeout)
+
+    def __enter__(self) -> WireServer:  # noqa: PYI034 - Self needs Python 3.11
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+    # ------------------------------------------------------------------ accept
+    def _accept_loop(self) -> None:
+        assert self._listener is not None
+        while not self._stopping:
+            try:
+                client, addr = self._listener.accept()
+            except OSError:
+                break
+            if self._stopping:
+                client.close()
+                break
+            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            t = threading.Thread(target=self._serve, args=(client, addr[0]), name="gtidkit-conn", daemon=True)
+            with self._lock:
+                self._threads.add(t)
+            t.start()
+
+    # ------------------------------------------------------------------ one connection
+    def _serve(self, sock: socket.socket, peer: str) -> None:
+        handler = ClientHandler(self.ctx, peer)
+        holder = {"sock": sock}
+        key = id(handler)
+        with self._lock:
+            self._sockets[key] = sock
+            full = self._active >= self.max_connections
+            if not full:
+                self._active += 1
+
+        def kill() -> None:
+            try:
+                holder["sock"].shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+        handler.kill_hook = kill
+        try:
+            if full:
+                sock.sendall(handler.refuse(1040, "Too many connections", "08004"))
+                return
+            sock.sendall(handler.start())
+            self._loop(handler, holder)
+        except (OSError, ssl.SSLError) as err:
+            log.debug("connection from %s ended: %s", peer, err)
+        except Exception:
+            log.exception("connection %d from %s failed", handler.connection_id, peer)
+        finally:
+            try:
+                handler.close()
+            finally:
+                try:
+                    holder["sock"].close()
+                except OSError:
+                    pass
+                with self._lock:
+                    self._sockets.pop(key, None)
+                    self._threads.discard(threading.current_thread())
+                    if not full:
+                        self._active -= 1
+
+    def _loop(self, handler: ClientHandler, holder: dict[str, Any]) -> None:
+        while not handler.closed:
+            sock = holder["sock"]
+            state = handler.conn.state
+            if state is State.AWAIT_RESPONSE and not handler.tls_active:
+                sock.settimeout(self.connect_timeout)
+                data = _read_packet(sock)
+            else:
+                if state is State.COMMAND:
+                    interactive = handler.conn.client_capabilities & Capability.INTERACTIVE
+                    sock.settimeout(self.interactive_timeout if interactive else self.wait_timeout)
+                elif state in (State.AWAIT_RESPONSE, State.AWAIT_AUTH_DATA):
+                    sock.settimeout(self.connect_timeout)
+                else:
+                    sock.settimeout(None)
+                try:
+                    data = sock.recv(RECV_SIZE)
+                except TimeoutError:
+                    if state is State.COMMAND:
+                        sock.sendall(handler.idle_timeout())
+                    return
+            out = handler.receive_data(data)
+            if out:
+                sock.sendall(out)
+            if handler.want_tls:
+                assert self.ssl_context is not None
+                sock.settimeout(self.connect_timeout)
+                holder["sock"] = self.ssl_context.wrap_socket(sock, server_side=True)
+                with self._lock:
+                    self._sockets[id(handler)] = holder["sock"]
+                handler.tls_started()
+            if handler.shutdown_requested:
+                self.ctx.request_shutdown()
+            if not data:
+                return
+
+
+def _read_exact(sock: socket.socket, n: int) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            return bytes(buf)
+        buf += chunk
+    return bytes(buf)
+
+
+def _read_packet(sock: socket.socket) -> bytes:
+    """Exactly one physical packet (header + payload), or what arrived before the peer closed."""
+    header = _read_exact(sock, HEADER_LENGTH)
+    if len(header) < HEADER_LENGTH:
+        return header
+    length = int.from_bytes(header[:LENGTH_WIDTH], "little")
+    return header + _read_exact(sock, length)
