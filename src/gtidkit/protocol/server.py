@@ -18,7 +18,6 @@ import ssl
 import threading
 from typing import Any
 
-
 from gtidkit.protocol.accounts import AccountStore
 from gtidkit.protocol.connection import State
 from gtidkit.protocol.constants import Capability
