@@ -41,6 +41,8 @@ def _engine_options(opts: dict[str, str]) -> dict[str, Any]:
     for name, value in opts.items():
         if name in _BOOLEAN_ENGINE_OPTIONS:
             out[name] = str(value).upper() not in ("0", "OFF", "FALSE")
+        elif str(value).lstrip("-").isdigit():
+            out[name] = int(value)  # numeric options arrive as text from argv and option files
         else:
             out[name] = value
     return out

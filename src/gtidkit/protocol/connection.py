@@ -214,6 +214,7 @@ class ServerConnection:
 
     @max_allowed_packet.setter
     def max_allowed_packet(self, value: int) -> None:
+        """Change the limit (SET GLOBAL max_allowed_packet applies to new reads)."""
         self._reader.max_payload = value
 
     @property

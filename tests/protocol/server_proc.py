@@ -1,0 +1,135 @@
+"""Helpers: a real `gtidkit server` process on a free 127.0.0.1 port, always torn down; libmariadb via ctypes."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class ServerProcess:
+    """A running server: its process, port and datadir."""
+
+    proc: subprocess.Popen
+    port: int
+    datadir: Path
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 60) -> int:
+        """Signal the server and wait; returns its exit status."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        return self.proc.wait(timeout)
+
+
+def initialize(datadir: Path, insecure: bool = True, *extra: str) -> str:
+    """`gtidkit server --initialize[-insecure]`; returns its stderr (with the generated password)."""
+    flag = "--initialize-insecure" if insecure else "--initialize"
+    r = subprocess.run([sys.executable, "-m", "gtidkit", "server", flag, "--datadir", str(datadir), *extra],
+                       capture_output=True, text=True, timeout=120, check=False)
+    assert r.returncode == 0, r.stderr
+    return r.stderr
+
+
+@contextlib.contextmanager
+def running_server(datadir: Path, *args: str, init: bool = True) -> Iterator[ServerProcess]:
+    """Start `gtidkit server --datadir D --port 0 ARGS` (initialising D first) and stop it at exit."""
+    if init and not datadir.exists():
+        initialize(datadir)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gtidkit", "server", "--datadir", str(datadir), "--port", "0",
+         "--log-error", "error.log", *args],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert proc.stderr is not None
+        port = None
+        while True:
+            line = proc.stderr.readline()
+            if not line:
+                break
+            if "ready for connections" in line:
+                port = int(line.rsplit("port:", 1)[1])
+                break
+        if port is None:
+            log = (datadir / "error.log").read_text() if (datadir / "error.log").exists() else ""
+            raise AssertionError(f"server did not start (rc={proc.poll()}): {log}")
+        yield ServerProcess(proc, port, datadir)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+class LibMariaDB:
+    """The few libmariadb calls the session-tracking oracle needs (tooling.md section 2), through ctypes."""
+
+    SESSION_TRACK_SYSTEM_VARIABLES, SESSION_TRACK_SCHEMA, SESSION_TRACK_STATE_CHANGE, SESSION_TRACK_GTIDS = 0, 1, 2, 3
+
+    def __init__(self) -> None:
+        name = ctypes.util.find_library("mariadb") or "libmariadb.so.3"
+        lib = ctypes.CDLL(name)
+        vp, cp = ctypes.c_void_p, ctypes.c_char_p
+        lib.mysql_init.restype, lib.mysql_init.argtypes = vp, [vp]
+        lib.mysql_real_connect.restype = vp
+        lib.mysql_real_connect.argtypes = [vp, cp, cp, cp, cp, ctypes.c_uint, cp, ctypes.c_ulong]
+        lib.mysql_query.argtypes = [vp, cp]
+        lib.mysql_store_result.restype, lib.mysql_store_result.argtypes = vp, [vp]
+        lib.mysql_free_result.argtypes = [vp]
+        lib.mysql_next_result.argtypes = [vp]
+        lib.mysql_error.restype, lib.mysql_error.argtypes = cp, [vp]
+        lib.mysql_errno.restype, lib.mysql_errno.argtypes = ctypes.c_uint, [vp]
+        lib.mysql_close.argtypes = [vp]
+        for fn in (lib.mysql_session_track_get_first, lib.mysql_session_track_get_next):
+            fn.argtypes = [vp, ctypes.c_int, ctypes.POINTER(vp), ctypes.POINTER(ctypes.c_size_t)]
+        self.lib = lib
+        self.handle: int | None = None
+
+    def connect(self, port: int, user: str = "root", password: str = "", db: str | None = None) -> None:
+        """mysql_real_connect to 127.0.0.1:port (CLIENT_MULTI_STATEMENTS)."""
+        h = self.lib.mysql_init(None)
+        ok = self.lib.mysql_real_connect(h, b"127.0.0.1", user.encode(), password.encode(),
+                                         db.encode() if db else None, port, None, 1 << 16)
+        if not ok:
+            raise RuntimeError(self.lib.mysql_error(h))
+        self.handle = h
+
+    def query(self, sql: str) -> None:
+        """mysql_query and drain every result."""
+        if self.lib.mysql_query(self.handle, sql.encode()):
+            raise RuntimeError(f"{self.lib.mysql_errno(self.handle)}: {self.lib.mysql_error(self.handle)}")
+        while True:
+            res = self.lib.mysql_store_result(self.handle)
+            if res:
+                self.lib.mysql_free_result(res)
+            if self.lib.mysql_next_result(self.handle) != 0:
+                break
+
+    def tracked(self, kind: int) -> list[bytes]:
+        """Every session-tracking value of ``kind`` in the last OK packet."""
+        data, length = ctypes.c_void_p(), ctypes.c_size_t()
+        out = []
+        rc = self.lib.mysql_session_track_get_first(self.handle, kind, ctypes.byref(data), ctypes.byref(length))
+        while rc == 0:
+            out.append(ctypes.string_at(data, length.value))
+            rc = self.lib.mysql_session_track_get_next(self.handle, kind, ctypes.byref(data), ctypes.byref(length))
+        return out
+
+    def close(self) -> None:
+        """mysql_close."""
+        if self.handle:
+            self.lib.mysql_close(self.handle)
+            self.handle = None

@@ -1,0 +1,85 @@
+"""Auth plugins against independent client implementations (PyMySQL's _auth) and MySQL's documented hashes."""
+
+from __future__ import annotations
+
+import pymysql._auth as client_auth
+import pytest
+
+from gtidkit.protocol import auth
+from gtidkit.protocol.accounts import Account, AccountStore
+from gtidkit.protocol.tls import generate_certs, rsa_keys
+
+SCRAMBLE = auth.generate_scramble()
+
+
+def test_scramble_shape() -> None:
+    for _ in range(50):
+        s = auth.generate_scramble()
+        assert len(s) == 20 and b"\0" not in s and b"$" not in s
+
+
+def test_native_stored_matches_mysql() -> None:
+    # MySQL 5.7 manual, PASSWORD('password') / mysql.user for mysql_native_password
+    assert auth.native_stored("password") == "*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19"
+    assert auth.native_stored("") == ""
+
+
+@pytest.mark.parametrize("password", ["password", "pässwörd", "x" * 100])
+def test_native_token_verifies_pymysql_client(password: str) -> None:
+    token = client_auth.scramble_native_password(password.encode(), SCRAMBLE)
+    assert token == auth.native_token(password, SCRAMBLE)
+    assert auth.native_verify(auth.native_stored(password), SCRAMBLE, token)
+    assert not auth.native_verify(auth.native_stored(password + "!"), SCRAMBLE, token)
+    assert not auth.native_verify(auth.native_stored(password), auth.generate_scramble(), token)
+
+
+@pytest.mark.parametrize("password", ["s3cret", "ü" * 40])
+def test_sha2_fast_path_against_pymysql_client(password: str) -> None:
+    token = client_auth.scramble_caching_sha2(password.encode(), SCRAMBLE)
+    assert token == auth.sha2_token(password, SCRAMBLE)
+    cached = auth.sha2_cache_entry(password)
+    assert auth.sha2_fast_verify(cached, SCRAMBLE, token)
+    assert not auth.sha2_fast_verify(auth.sha2_cache_entry("other"), SCRAMBLE, token)
+
+
+def test_sha2_stored_is_salted_and_checks() -> None:
+    a, b = auth.sha2_stored("pw"), auth.sha2_stored("pw")
+    assert a != b and "pw" not in a
+    assert auth.sha2_check_password(a, "pw") and not auth.sha2_check_password(a, "pW")
+    assert auth.sha2_check_password("", "") and not auth.sha2_check_password("", "x")
+
+
+def test_rsa_exchange_with_pymysql_encryption(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    generate_certs(tmp_path, "8.0.36")
+    keys = rsa_keys(tmp_path)
+    assert keys is not None
+    ciphertext = client_auth.sha2_rsa_encrypt(b"top secret", SCRAMBLE, keys[1])
+    assert auth.rsa_decrypt_password(keys[0], ciphertext, SCRAMBLE) == "top secret"
+    assert auth.rsa_decrypt_password(keys[0], b"\0" * 256, SCRAMBLE) is None
+
+
+def test_certs_created_once(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    first = generate_certs(tmp_path, "8.0.36")
+    assert set(first) == {"ca.pem", "ca-key.pem", "server-cert.pem", "server-key.pem", "client-cert.pem",
+                          "client-key.pem", "private_key.pem", "public_key.pem"}
+    assert (tmp_path / "server-key.pem").stat().st_mode & 0o777 == 0o600
+    assert generate_certs(tmp_path, "8.0.36") == []
+
+
+def test_account_store(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = AccountStore(tmp_path)
+    store.initialize("rootpw")
+    store.create("app", "%", "apppw", auth.NATIVE)
+    store.create("app", "127.0.0.1", "local", auth.CACHING_SHA2)
+    text = (tmp_path / "gtidkit_accounts.json").read_text()
+    assert "rootpw" not in text and "apppw" not in text
+    again = AccountStore(tmp_path)
+    assert again.find("root", "127.0.0.1") is not None
+    assert again.find("root", "10.0.0.1") is None
+    assert again.find("app", "127.0.0.1").host == "127.0.0.1"  # type: ignore[union-attr]
+    assert again.find("app", "10.1.2.3").host == "%"  # type: ignore[union-attr]
+    with pytest.raises(Exception) as exc:
+        again.create("app", "%", "x")
+    assert getattr(exc.value, "code", None) == 1396
+    assert again.drop("nobody", "%", if_exists=True) is False
+    assert Account("u", "10.0.%", auth.NATIVE, "").matches_host("10.0.3.4")

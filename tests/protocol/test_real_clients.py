@@ -1,0 +1,418 @@
+"""Real clients against a real `gtidkit server` process on 127.0.0.1: PyMySQL, mysql-connector-python (pure),
+the Debian `mariadb` CLI and libmariadb (ctypes) as the session-tracking oracle."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import mysql.connector
+import pymysql
+import pytest
+from pymysql.constants import CLIENT
+
+from gtidkit.protocol.constants import SessionStateType
+from gtidkit.protocol.session_tracker import decode_state
+from gtidkit.protocol.wire import Reader
+
+from .server_proc import LibMariaDB, ServerProcess, running_server
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    datadir = tmp_path_factory.mktemp("wire") / "data"
+    with running_server(datadir, "--log-bin", "--server-id=7") as s:
+        conn = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="", autocommit=True)
+        with conn.cursor() as cur:
+            cur.execute("CREATE USER 'sha'@'%' IDENTIFIED BY 'sha-pw'")
+            cur.execute("CREATE USER 'sha_tls'@'%' IDENTIFIED BY 'tls-pw'")
+            cur.execute("CREATE USER 'nat'@'localhost' IDENTIFIED WITH mysql_native_password BY 'nat-pw'")
+            cur.execute("CREATE DATABASE app")
+            cur.execute("CREATE TABLE app.t (id INT PRIMARY KEY AUTO_INCREMENT, v VARCHAR(20))")
+        conn.close()
+        yield s
+
+
+def _pymysql(srv: ServerProcess, **kw: object) -> pymysql.connections.Connection:
+    args: dict[str, object] = {"host": "127.0.0.1", "port": srv.port, "user": "root", "password": "",
+                               "autocommit": True}
+    args.update(kw)
+    return pymysql.connect(**args)  # type: ignore[arg-type]
+
+
+def test_pymysql_ddl_dml_and_result_metadata(srv: ServerProcess) -> None:
+    conn = _pymysql(srv, database="app")
+    with conn.cursor() as cur:
+        assert cur.execute("INSERT INTO t (v) VALUES (%s), (%s)", ("a", "b")) == 2
+        assert cur.lastrowid == 1
+        cur.execute("SELECT id, v FROM t ORDER BY id")
+        assert cur.fetchall() == ((1, "a"), (2, "b"))
+        assert [d[0] for d in cur.description] == ["id", "v"]
+        cur.execute("SELECT @@version_comment LIMIT 1")
+        assert cur.fetchone() == ("gtidkit",)
+        cur.execute("SELECT DATABASE()")
+        assert cur.fetchone() == ("app",)
+    conn.close()
+
+
+def test_pymysql_transactions_and_rollback(srv: ServerProcess) -> None:
+    conn = _pymysql(srv, database="app", autocommit=False)
+    with conn.cursor() as cur:
+        cur.execute("INSERT INTO t (v) VALUES ('rolled-back')")
+        assert conn.get_server_info().startswith("8.0.36")
+        assert conn.server_status & 1  # SERVER_STATUS_IN_TRANS
+        conn.rollback()
+        cur.execute("SELECT COUNT(*) FROM t WHERE v = 'rolled-back'")
+        assert cur.fetchone() == (0,)
+        cur.execute("INSERT INTO t (v) VALUES ('kept')")
+        conn.commit()
+    conn.close()
+    other = _pymysql(srv, database="app")
+    with other.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM t WHERE v = 'kept'")
+        assert cur.fetchone() == (1,)
+    other.close()
+
+
+def test_pymysql_errors_carry_code_and_sqlstate(srv: ServerProcess) -> None:
+    conn = _pymysql(srv)
+    with conn.cursor() as cur:
+        with pytest.raises(pymysql.err.ProgrammingError) as exc:
+            cur.execute("SELECT * FROM app.no_such_table")
+        assert exc.value.args[0] == 1146
+        with pytest.raises(pymysql.err.IntegrityError) as exc2:
+            cur.execute("INSERT INTO app.t (id, v) VALUES (1, 'dup')")
+        assert exc2.value.args[0] == 1062
+        cur.execute("SELECT 1")  # the connection goes on
+        assert cur.fetchone() == (1,)
+    conn.close()
+
+
+def test_pymysql_multi_statements(srv: ServerProcess) -> None:
+    conn = _pymysql(srv, client_flag=CLIENT.MULTI_STATEMENTS)
+    with conn.cursor() as cur:
+        cur.execute("SELECT 1; SELECT 'two'; INSERT INTO app.t (v) VALUES ('m'); SELECT 3")
+        assert cur.fetchall() == ((1,),)
+        assert cur.nextset() and cur.fetchall() == (("two",),)
+        assert cur.nextset() and cur.rowcount == 1
+        assert cur.nextset() and cur.fetchall() == ((3,),)
+        assert not cur.nextset()
+        # an error in the middle: the results before it arrive, then the error
+        cur.execute("SELECT 10; SELECT * FROM app.nope; SELECT 11")
+        assert cur.fetchall() == ((10,),)
+        with pytest.raises(pymysql.err.ProgrammingError):
+            cur.nextset()
+        cur.execute("SELECT 12")
+        assert cur.fetchall() == ((12,),)
+    conn.close()
+
+
+def test_multi_statements_refused_without_capability(srv: ServerProcess) -> None:
+    conn = _pymysql(srv)
+    with conn.cursor() as cur, pytest.raises(pymysql.err.ProgrammingError) as exc:
+        cur.execute("SELECT 1; SELECT 2")
+    assert exc.value.args[0] == 1064
+    conn.close()
+
+
+def test_pymysql_ping_select_db_and_field_list_free_commands(srv: ServerProcess) -> None:
+    conn = _pymysql(srv)
+    conn.ping(reconnect=False)
+    conn.select_db("app")  # COM_INIT_DB
+    with conn.cursor() as cur:
+        cur.execute("SELECT DATABASE()")
+        assert cur.fetchone() == ("app",)
+    with pytest.raises(pymysql.err.OperationalError) as exc:
+        conn.select_db("no_such_db")
+    assert exc.value.args[0] == 1049
+    conn.close()
+
+
+@pytest.mark.parametrize("tls", [False, True], ids=["rsa-key-exchange", "tls"])
+def test_pymysql_caching_sha2_full_then_fast_auth(srv: ServerProcess, tls: bool) -> None:
+    user, pw = ("sha_tls", "tls-pw") if tls else ("sha", "sha-pw")
+    ssl = {"ca": str(srv.datadir / "ca.pem"), "check_hostname": False} if tls else None
+    for _ in range(2):  # first: full authentication; second: the fast path from the cache
+        conn = _pymysql(srv, user=user, password=pw, ssl=ssl)
+        with conn.cursor() as cur:
+            cur.execute("SELECT 1")
+            assert cur.fetchone() == (1,)
+        if tls:
+            assert conn._sock.version() is not None  # type: ignore[union-attr]
+        conn.close()
+    with pytest.raises(pymysql.err.OperationalError) as exc:
+        _pymysql(srv, user=user, password="wrong", ssl=ssl)
+    assert exc.value.args[0] == 1045
+
+
+def test_pymysql_native_password(srv: ServerProcess) -> None:
+    conn = _pymysql(srv, user="nat", password="nat-pw")
+    conn.close()
+    with pytest.raises(pymysql.err.OperationalError) as exc:
+        _pymysql(srv, user="nat", password="bad")
+    assert exc.value.args[0] == 1045
+    assert "Access denied for user 'nat'@'localhost' (using password: YES)" in exc.value.args[1]
+
+
+@pytest.mark.parametrize(
+    ("user", "pw", "kw"),
+    [("sha_tls", "tls-pw", {}), ("sha", "sha-pw", {"ssl_disabled": True}),
+     ("nat", "nat-pw", {"ssl_disabled": True})],
+    ids=["sha2-tls", "sha2-plain", "native"],
+)
+def test_mysql_connector_pure(srv: ServerProcess, user: str, pw: str, kw: dict[str, object]) -> None:
+    conn = mysql.connector.connect(host="127.0.0.1", port=srv.port, user=user, password=pw, use_pure=True,
+                                   database="app", autocommit=True, **kw)
+    cur = conn.cursor()
+    cur.execute("INSERT INTO t (v) VALUES (%s)", ("conn",))
+    assert cur.rowcount == 1 and cur.lastrowid
+    cur.execute("SELECT v FROM t WHERE id = %s", (cur.lastrowid,))
+    assert cur.fetchall() == [("conn",)]
+    with pytest.raises(mysql.connector.errors.ProgrammingError) as exc:
+        cur.execute("SELECT * FROM nope")
+    assert exc.value.errno == 1146 and exc.value.sqlstate == "42S02"
+    conn.cmd_reset_connection()  # COM_RESET_CONNECTION
+    conn.ping()
+    cur = conn.cursor()
+    cur.execute("SELECT 2")
+    assert cur.fetchall() == [(2,)]
+    conn.close()
+
+
+def test_mysql_connector_change_user(srv: ServerProcess) -> None:
+    conn = mysql.connector.connect(host="127.0.0.1", port=srv.port, user="root", password="", use_pure=True,
+                                   ssl_disabled=True)
+    conn.cmd_change_user(username="nat", password="nat-pw", database="app")
+    cur = conn.cursor()
+    cur.execute("SELECT DATABASE()")
+    assert cur.fetchall() == [("app",)]
+    conn.close()
+
+
+def _mariadb_cli() -> str:
+    exe = shutil.which("mariadb")
+    if exe is None:
+        pytest.skip("mariadb client not installed (.ci/run installs mariadb-client)")
+    return exe
+
+
+def test_mariadb_cli_runs_a_script(srv: ServerProcess, tmp_path: Path) -> None:
+    script = tmp_path / "s.sql"
+    script.write_text("USE app;\nINSERT INTO t (v) VALUES ('cli');\nSELECT v FROM t WHERE v = 'cli';\n"
+                      "SELECT 1 AS a, NULL AS b;\n")
+    r = subprocess.run([_mariadb_cli(), "-h127.0.0.1", f"-P{srv.port}", "-uroot", "--batch"],
+                       stdin=script.open(), capture_output=True, text=True, timeout=60, check=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "v\ncli\na\tb\n1\tNULL\n"
+
+
+def test_mariadb_cli_error_exit_status(srv: ServerProcess) -> None:
+    r = subprocess.run([_mariadb_cli(), "-h127.0.0.1", f"-P{srv.port}", "-uroot", "-e", "SELECT * FROM app.x"],
+                       capture_output=True, text=True, timeout=60, check=False)
+    assert r.returncode == 1
+    assert "ERROR 1146 (42S02)" in r.stderr
+
+
+def test_mariadb_admin_status_ping_processlist(srv: ServerProcess) -> None:
+    admin = shutil.which("mariadb-admin")
+    if admin is None:
+        pytest.skip("mariadb-admin not installed")
+    base = [admin, "-h127.0.0.1", f"-P{srv.port}", "-uroot"]
+    r = subprocess.run([*base, "ping"], capture_output=True, text=True, timeout=60, check=False)
+    assert r.returncode == 0 and "mysqld is alive" in r.stdout
+    r = subprocess.run([*base, "status"], capture_output=True, text=True, timeout=60, check=False)
+    assert r.returncode == 0 and r.stdout.startswith("Uptime: ")  # COM_STATISTICS
+    r = subprocess.run([*base, "processlist"], capture_output=True, text=True, timeout=60, check=False)
+    assert r.returncode == 0 and "| Id" in r.stdout
+
+
+def _gtid_entries(conn: pymysql.connections.Connection) -> list[str]:
+    raw = conn._result.message  # type: ignore[union-attr]  # raw bytes after the warnings (tooling.md 2)
+    if not raw or not conn.server_status & 0x4000:
+        return []
+    r = Reader(raw)
+    r.lenenc_str()  # info
+    return [c.value for c in decode_state(r.lenenc_str()) if c.type == SessionStateType.SESSION_TRACK_GTIDS]
+
+
+def test_session_track_own_gtid_pymysql(srv: ServerProcess) -> None:
+    conn = _pymysql(srv, client_flag=CLIENT.SESSION_TRACK)
+    with conn.cursor() as cur:
+        cur.execute("INSERT INTO app.t (v) VALUES ('untracked')")
+        assert _gtid_entries(conn) == []  # session_track_gtids is OFF by default
+        cur.execute("SET SESSION session_track_gtids = OWN_GTID")
+        assert _gtid_entries(conn) == []  # the SET itself is tracked under the old value
+        cur.execute("INSERT INTO app.t (v) VALUES ('tracked')")
+        own = _gtid_entries(conn)
+        cur.execute("SELECT @@server_uuid")
+        uuid = cur.fetchone()[0]
+        assert len(own) == 1 and own[0].startswith(f"{uuid}:")
+        cur.execute("SELECT 1")
+        assert _gtid_entries(conn) == []  # sent once
+        cur.execute("BEGIN")
+        cur.execute("INSERT INTO app.t (v) VALUES ('in-trx')")
+        assert _gtid_entries(conn) == []  # nothing inside an open transaction
+        cur.execute("COMMIT")
+        assert len(_gtid_entries(conn)) == 1
+    conn.close()
+
+
+def test_session_track_gtids_libmariadb_oracle(srv: ServerProcess) -> None:
+    try:
+        client = LibMariaDB()
+    except OSError:
+        pytest.skip("libmariadb not installed")
+    client.connect(srv.port)
+    try:
+        client.query("SET SESSION session_track_gtids = OWN_GTID")
+        client.query("INSERT INTO app.t (v) VALUES ('oracle')")
+        tracked = client.tracked(LibMariaDB.SESSION_TRACK_GTIDS)
+        conn = _pymysql(srv)
+        with conn.cursor() as cur:
+            cur.execute("SELECT @@GLOBAL.gtid_executed, @@server_uuid")
+            executed, uuid = cur.fetchone()
+        conn.close()
+        assert len(tracked) == 1
+        sid, gno = tracked[0].decode().split(":")
+        assert sid == uuid and int(gno) == int(executed.replace("\n", "").split("-")[-1].split(":")[-1])
+        client.query("SET SESSION session_track_gtids = ALL_GTIDS")
+        client.query("SELECT 1")
+        assert [t.decode() for t in client.tracked(LibMariaDB.SESSION_TRACK_GTIDS)] == [executed]
+        client.query("ROLLBACK")
+    finally:
+        client.close()
+
+
+def test_client_vanishing_mid_transaction_rolls_back(srv: ServerProcess) -> None:
+    conn = _pymysql(srv, autocommit=False)
+    with conn.cursor() as cur:
+        cur.execute("INSERT INTO app.t (v) VALUES ('vanished')")
+    conn._sock.shutdown(socket.SHUT_RDWR)  # type: ignore[union-attr]  # gone: no COM_QUIT
+    deadline = time.monotonic() + 30
+    other = _pymysql(srv)
+    with other.cursor() as cur:
+        while True:  # the server notices the closed socket and rolls back, releasing the write lock
+            try:
+                cur.execute("INSERT INTO app.t (v) VALUES ('after')")
+                break
+            except pymysql.err.OperationalError:
+                assert time.monotonic() < deadline
+        cur.execute("SELECT COUNT(*) FROM app.t WHERE v = 'vanished'")
+        assert cur.fetchone() == (0,)
+    other.close()
+
+
+def test_garbage_bytes_get_an_error_and_others_go_on(srv: ServerProcess) -> None:
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    hs = s.recv(4096)
+    assert hs[4] == 10  # protocol version 10
+    s.sendall(b"\x05\x00\x00\x07hello")  # wrong sequence id
+    reply = s.recv(4096)
+    assert reply[4] == 0xFF and int.from_bytes(reply[5:7], "little") == 1156
+    assert s.recv(4096) == b""  # then the server closes
+    s.close()
+    conn = _pymysql(srv)
+    conn.ping(reconnect=False)
+    conn.close()
+
+
+def test_show_processlist_and_kill(srv: ServerProcess) -> None:
+    victim = _pymysql(srv)
+    killer = _pymysql(srv)
+    with killer.cursor() as cur:
+        cur.execute("SHOW PROCESSLIST")
+        rows = cur.fetchall()
+        assert [d[0] for d in cur.description] == ["Id", "User", "Host", "db", "Command", "Time", "State", "Info"]
+        assert victim.thread_id() in [r[0] for r in rows]
+        cur.execute(f"KILL {victim.thread_id()}")
+        with pytest.raises(pymysql.err.OperationalError) as exc:
+            cur.execute("KILL 999999")
+        assert exc.value.args[0] == 1094
+    with pytest.raises(pymysql.err.OperationalError), victim.cursor() as vcur:
+        vcur.execute("SELECT 1")
+    killer.close()
+
+
+def test_max_allowed_packet_enforced(tmp_path: Path) -> None:
+    with running_server(tmp_path / "d", "--max-allowed-packet=1M") as s:
+        conn = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")
+        with conn.cursor() as cur, pytest.raises(pymysql.err.OperationalError) as exc:
+            cur.execute("SELECT '" + "x" * (2 << 20) + "'")
+        # the server answers 1153 and closes while the client is still writing: the client may see either
+        assert exc.value.args[0] in (1153, 2006, 2013)
+        ok = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")
+        with ok.cursor() as cur:
+            cur.execute("SELECT LENGTH('" + "y" * 500_000 + "')")
+            assert cur.fetchone() == (500_000,)
+        ok.close()
+
+
+def test_max_connections_wait_timeout_and_sigterm(tmp_path: Path) -> None:
+    datadir = tmp_path / "d"
+    with running_server(datadir, "--max-connections=2", "--wait-timeout=2", "--log-bin") as s:
+        a = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="", autocommit=True)
+        b = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")
+        with pytest.raises(pymysql.err.OperationalError) as exc:
+            pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")
+        assert exc.value.args[0] == 1040
+        with a.cursor() as cur:
+            cur.execute("CREATE DATABASE kept")
+        time.sleep(3.5)  # both idle longer than wait_timeout
+        with pytest.raises(pymysql.err.OperationalError), b.cursor() as cur:
+            cur.execute("SELECT 1")
+        c = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")
+        c.close()
+        pid_files = list(datadir.glob("*.pid"))
+        assert len(pid_files) == 1 and int(pid_files[0].read_text()) == s.proc.pid
+        assert s.stop() == 0
+        assert not pid_files[0].exists()
+        assert "Shutdown complete" in (datadir / "error.log").read_text()
+    from gtidkit.engine import Server
+
+    with Server.open(datadir, log_bin=True) as engine:  # clean shutdown kept what was committed
+        assert engine.gtid_state.executed()
+
+
+def test_shutdown_statement(tmp_path: Path) -> None:
+    with running_server(tmp_path / "d") as s:
+        conn = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")
+        with conn.cursor() as cur:
+            cur.execute("SHUTDOWN")
+        assert s.proc.wait(60) == 0
+
+
+def test_initialize_prints_password_and_refuses_nonempty(tmp_path: Path) -> None:
+    from .server_proc import initialize
+
+    datadir = tmp_path / "secure"
+    err = initialize(datadir, insecure=False)
+    password = err.split("A temporary password is generated for root@localhost: ", 1)[1].strip()
+    with running_server(datadir, init=False) as s:
+        with pytest.raises(pymysql.err.OperationalError):
+            pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")
+        conn = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password=password)
+        conn.close()
+    r = subprocess.run([sys.executable, "-m", "gtidkit", "server", "--initialize", "--datadir", str(datadir)],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 1 and "MY-010457" in r.stderr
+
+
+def test_defaults_file(tmp_path: Path) -> None:
+    cnf = tmp_path / "my.cnf"
+    cnf.write_text("[client]\nport=1\n[mysqld]\nmax-connections = 1\nskip-log-bin\n")
+    with running_server(tmp_path / "d", f"--defaults-file={cnf}") as s:
+        a = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")
+        with pytest.raises(pymysql.err.OperationalError) as exc:
+            pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")
+        assert exc.value.args[0] == 1040
+        with a.cursor() as cur:
+            cur.execute("SELECT @@log_bin")
+            assert cur.fetchone() == (0,)
+        a.close()
