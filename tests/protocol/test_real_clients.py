@@ -416,3 +416,26 @@ def test_defaults_file(tmp_path: Path) -> None:
             cur.execute("SELECT @@log_bin")
             assert cur.fetchone() == (0,)
         a.close()
+
+
+def test_mysql_connector_prepared_statements(srv: ServerProcess) -> None:
+    import datetime as dt
+    import io
+    from decimal import Decimal
+
+    conn = mysql.connector.connect(host="127.0.0.1", port=srv.port, user="root", password="", use_pure=True,
+                                   autocommit=True, ssl_disabled=True)
+    cur = conn.cursor(prepared=True)
+    cur.execute("SELECT ?, ?, ?, ?, ?", (1, "it's \\ x", None, 2.5, b"\x00\xff"))
+    assert cur.fetchall() == [(1, "it's \\ x", None, 2.5, b"\x00\xff")]
+    cur.execute("CREATE TABLE app.p (id INT PRIMARY KEY AUTO_INCREMENT, v VARCHAR(20), n DECIMAL(6,2), b BLOB)")
+    cur.execute("INSERT INTO app.p (v, n, b) VALUES (?, ?, ?)", ("a", Decimal("1.25"), io.BytesIO(b"long" * 1000)))
+    assert cur.rowcount == 1 and cur.lastrowid == 1
+    cur.execute("SELECT id, v, n, LENGTH(b) FROM app.p WHERE id = ?", (1,))
+    assert cur.fetchall() == [(1, "a", Decimal("1.25"), 4000)]
+    cur.execute("BEGIN")  # sysbench prepares BEGIN and COMMIT
+    cur.execute("INSERT INTO app.p (v) VALUES (?)", (dt.date(2020, 1, 2),))
+    cur.execute("COMMIT")
+    cur.execute("SELECT v FROM app.p WHERE id = ?", (2,))
+    assert cur.fetchall() == [("2020-01-02",)]
+    conn.close()

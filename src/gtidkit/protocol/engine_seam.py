@@ -64,6 +64,7 @@ class StatementResult:
     columns: tuple[Column, ...] | None
     rows: tuple[tuple[Any, ...], ...] = ()
     affected_rows: int = 0
+    matched_rows: int = 0
     last_insert_id: int = 0
     warning_count: int = 0
     info: str = ""
@@ -155,6 +156,7 @@ def _convert(session: Any, result: Any, before_db: str | None) -> StatementResul
         columns=columns,
         rows=rows,
         affected_rows=int(result.affected_rows),
+        matched_rows=int(result.affected_rows),
         last_insert_id=int(result.last_insert_id),
         warning_count=len(result.warnings),
         info="",
@@ -279,6 +281,8 @@ def _infer_column(name: str, values: list[Any]) -> Column:
         return Column(name=name, type=FieldType.VAR_STRING, length=0, decimals=31)
     for cls, (ftype, charset, length, flags, decimals) in _INFERRED:
         if isinstance(sample, cls):
+            if not all(v is None or isinstance(v, cls) for v in values):
+                break  # SQLite's dynamic typing: a column of mixed values is sent as strings
             if cls is Decimal:
                 decimals = max((-v.as_tuple().exponent for v in values if isinstance(v, Decimal)), default=0)
                 decimals = max(0, min(int(decimals), 30))

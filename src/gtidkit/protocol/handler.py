@@ -31,11 +31,19 @@ from gtidkit.protocol.connection import (
     State,
     Statistics,
 )
-from gtidkit.protocol.constants import SERVER_CAPABILITIES, Capability, ServerStatus
+from gtidkit.protocol.constants import (
+    BINARY_COLLATION,
+    SERVER_CAPABILITIES,
+    Capability,
+    ColumnFlag,
+    FieldType,
+    ServerStatus,
+)
 from gtidkit.protocol.messages import (
     AuthData,
     AuthMoreData,
     AuthSwitchRequest,
+    BinaryRow,
     ColumnCount,
     ColumnDefinition,
     ComChangeUser,
@@ -49,16 +57,23 @@ from gtidkit.protocol.messages import (
     ComResetConnection,
     ComSetOption,
     ComStatistics,
+    ComStmtClose,
+    ComStmtExecute,
+    ComStmtPrepare,
+    ComStmtReset,
+    ComStmtSendLongData,
     Eof,
     Err,
     Handshake,
     HandshakeResponse,
     Ok,
     SSLRequest,
+    StmtPrepareOk,
     TextRow,
     UnknownCommand,
     text_value,
 )
+from gtidkit.protocol.prepared import PreparedStatement, placeholder_positions
 from gtidkit.protocol.session_tracker import encode_state
 
 log = logging.getLogger("gtidkit.server")
@@ -139,6 +154,8 @@ class ClientHandler:
         self._auth_stage = ""
         self._pending_db: str | None = None
         self._client_plugin = ""
+        self.statements: dict[int, PreparedStatement] = {}
+        self._next_statement_id = 0
         self.killed = False
         #: SHUTDOWN was executed: the edge starts the server's shutdown once the OK is on the wire.
         self.shutdown_requested = False
@@ -359,10 +376,67 @@ class ClientHandler:
             return self._query(f"KILL {cmd.connection_id}")
         if isinstance(cmd, UnknownCommand):
             return self.conn.send(Err(1047, "Unknown command", "08S01"))
-        # prepared statements and the other commands gtidkit does not serve yet
+        if isinstance(cmd, ComStmtPrepare):
+            return self._stmt_prepare(cmd)
+        if isinstance(cmd, ComStmtExecute):
+            return self._stmt_execute(cmd)
+        if isinstance(cmd, ComStmtSendLongData):
+            stmt = self.statements.get(cmd.statement_id)
+            if stmt is not None:  # never answered, errors included (reported at execute in MySQL)
+                stmt.long_data.setdefault(cmd.param_id, bytearray()).extend(cmd.data)
+            return b""
+        if isinstance(cmd, ComStmtClose):
+            self.statements.pop(cmd.statement_id, None)
+            return b""
+        if isinstance(cmd, ComStmtReset):
+            stmt = self.statements.get(cmd.statement_id)
+            if stmt is None:
+                return self._unknown_statement(cmd.statement_id, "mysqld_stmt_reset")
+            stmt.long_data.clear()
+            return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
         return self.conn.send(Err(1047, "Unknown command", "08S01"))
 
-    def _query(self, sql: str, track_command: str = "Query") -> bytes:
+    # ------------------------------------------------------------------ prepared statements
+    def _unknown_statement(self, statement_id: int, where: str) -> bytes:
+        return self.conn.send(Err(1243, f"Unknown prepared statement handler ({statement_id}) given to {where}"))
+
+    def _stmt_prepare(self, cmd: ComStmtPrepare) -> bytes:
+        sql = cmd.query.decode("utf-8", "surrogateescape")
+        statements = engine_seam.split(sql)
+        if len(statements) != 1:
+            msg = "Query was empty" if not statements else (
+                "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
+                f"version for the right syntax to use near '{statements[1][:80]}' at line 1")
+            return self.conn.send(Err(1065 if not statements else 1064, msg, "42000"))
+        self._next_statement_id += 1
+        stmt = PreparedStatement(self._next_statement_id, statements[0], placeholder_positions(statements[0]))
+        self.statements[stmt.statement_id] = stmt
+        params = tuple(ColumnDefinition("?", FieldType.VAR_STRING, character_set=BINARY_COLLATION)
+                       for _ in range(stmt.param_count))
+        return self.conn.send(StmtPrepareOk(stmt.statement_id, params, (), 0,
+                                            engine_seam.status_flags(self.session)))
+
+    def _stmt_execute(self, cmd: ComStmtExecute) -> bytes:
+        stmt = self.statements.get(cmd.statement_id)
+        if stmt is None:
+            return self._unknown_statement(cmd.statement_id, "mysqld_stmt_execute")
+        try:
+            values, stmt.types = cmd.parameters(stmt.param_count, int(self.conn.capabilities), stmt.types,
+                                                frozenset(stmt.long_data))
+        except RemoteProtocolError as err:
+            return self.conn.send(Err(err.code or 1210, err.message, err.sqlstate))
+        bound = [v.value for v in values[: stmt.param_count]]
+        for index, data in stmt.long_data.items():
+            if index < len(bound):
+                bound[index] = bytes(data)
+        stmt.long_data.clear()
+        try:
+            sql = stmt.bind(bound)
+        except MySQLError as err:
+            return self.conn.send(Err(err.code, err.message, err.sqlstate))
+        return self._query(sql, binary=True)
+
+    def _query(self, sql: str, track_command: str = "Query", *, binary: bool = False) -> bytes:
         from gtidkit.protocol import admin
 
         self.info = sql
@@ -382,12 +456,12 @@ class ClientHandler:
                 try:
                     following = next(results)
                 except StopIteration:
-                    out += self._send_result(current, more=False)
+                    out += self._send_result(current, more=False, binary=binary)
                     break
                 except MySQLError:
-                    out += self._send_result(current, more=True)
+                    out += self._send_result(current, more=True, binary=binary)
                     raise
-                out += self._send_result(current, more=True)
+                out += self._send_result(current, more=True, binary=binary)
                 current = following
         except MySQLError as err:
             out += self.conn.send(Err(err.code, err.message, err.sqlstate))
@@ -400,7 +474,7 @@ class ClientHandler:
             self.closed = True
         return bytes(out)
 
-    def _send_result(self, res: engine_seam.StatementResult, *, more: bool) -> bytes:
+    def _send_result(self, res: engine_seam.StatementResult, *, more: bool, binary: bool = False) -> bytes:
         status = int(res.status_flags)
         if more:
             status |= ServerStatus.MORE_RESULTS_EXISTS
@@ -413,7 +487,9 @@ class ClientHandler:
                 status |= ServerStatus.SESSION_STATE_CHANGED
         info = res.info.encode()
         if res.columns is None:
-            return self.conn.send(Ok(res.affected_rows, res.last_insert_id, status, res.warning_count, info, state))
+            # CLIENT_FOUND_ROWS: the client wants rows matched, not rows changed (UPDATE)
+            affected = res.matched_rows if self.conn.capabilities & Capability.FOUND_ROWS else res.affected_rows
+            return self.conn.send(Ok(affected, res.last_insert_id, status, res.warning_count, info, state))
         out = bytearray(self.conn.send(ColumnCount(len(res.columns))))
         for c in res.columns:
             out += self.conn.send(ColumnDefinition(
@@ -422,8 +498,14 @@ class ClientHandler:
                 decimals=c.decimals,
             ))
         out += self.conn.send(Eof(res.warning_count, status & ~ServerStatus.SESSION_STATE_CHANGED))
-        for row in res.rows:
-            out += self.conn.send(TextRow(tuple(text_value(v) for v in row)))
+        if binary:
+            types = tuple(int(c.type) for c in res.columns)
+            unsigned = tuple(bool(c.flags & ColumnFlag.UNSIGNED) for c in res.columns)
+            for row in res.rows:
+                out += self.conn.send(BinaryRow(tuple(row), types, unsigned))
+        else:
+            for row in res.rows:
+                out += self.conn.send(TextRow(tuple(text_value(v) for v in row)))
         out += self.conn.send(Eof(res.warning_count, status, b"", state))
         return bytes(out)
 

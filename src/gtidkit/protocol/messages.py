@@ -819,10 +819,17 @@ class QueryAttribute:
 
 
 def _read_bound_values(
-    r: Reader, count: int, *, with_names: bool, previous_types: tuple[tuple[int, bool], ...] | None = None
+    r: Reader,
+    count: int,
+    *,
+    with_names: bool,
+    previous_types: tuple[tuple[int, bool], ...] | None = None,
+    long_data: frozenset[int] = frozenset(),
 ) -> tuple[tuple[QueryAttribute, ...], tuple[tuple[int, bool], ...]]:
     """NULL bitmap | new_params_bound_flag | types (and names) | values: shared by COM_QUERY attributes and
-    COM_STMT_EXECUTE parameters. Returns the values and the types in force (for the next execution)."""
+    COM_STMT_EXECUTE parameters. Returns the values and the types in force (for the next execution).
+    Parameters in ``long_data`` were sent with COM_STMT_SEND_LONG_DATA: their value is not in the packet
+    (returned as ``None``; the caller substitutes the long data)."""
     if count == 0:
         return (), previous_types or ()
     nulls = r.bytes((count + 7) // 8)
@@ -842,7 +849,7 @@ def _read_bound_values(
         raise RemoteProtocolError("Incorrect arguments to mysqld_stmt_execute", code=1210, sqlstate="HY000")
     out = []
     for i, (t, uns) in enumerate(typed):
-        if nulls[i // 8] & (1 << (i % 8)):
+        if nulls[i // 8] & (1 << (i % 8)) or i in long_data:
             out.append(QueryAttribute(names[i], t, None, uns))
         else:
             out.append(QueryAttribute(names[i], t, decode_binary_param(r, t, uns), uns))
@@ -1113,7 +1120,11 @@ class ComStmtExecute:
         return cls(r.uint(4), r.u8(), r.uint(4), r.rest())
 
     def parameters(
-        self, num_params: int, capabilities: int, previous_types: tuple[tuple[int, bool], ...] | None = None
+        self,
+        num_params: int,
+        capabilities: int,
+        previous_types: tuple[tuple[int, bool], ...] | None = None,
+        long_data: frozenset[int] = frozenset(),
     ) -> tuple[tuple[QueryAttribute, ...], tuple[tuple[int, bool], ...]]:
         """Decode the bound values for a statement of ``num_params`` placeholders.
 
@@ -1131,7 +1142,8 @@ class ComStmtExecute:
             with_names = True
         if count < num_params:
             raise RemoteProtocolError("Incorrect arguments to mysqld_stmt_execute", code=1210, sqlstate="HY000")
-        return _read_bound_values(r, count, with_names=with_names, previous_types=previous_types)
+        return _read_bound_values(r, count, with_names=with_names, previous_types=previous_types,
+                                  long_data=long_data)
 
     def encode(self, capabilities: int) -> bytes:
         """The payload (with the raw parameter block)."""
