@@ -75,6 +75,7 @@ from gtidkit.protocol.messages import (
 )
 from gtidkit.protocol.prepared import PreparedStatement, placeholder_positions
 from gtidkit.protocol.session_tracker import encode_state
+from gtidkit.version import SERVER_VERSION
 
 log = logging.getLogger("gtidkit.server")
 
@@ -98,7 +99,7 @@ class ServerContext:
 
     engine: Any
     accounts: AccountStore
-    server_version: str = "8.0.36-gtidkit"
+    server_version: str = SERVER_VERSION
     ssl_available: bool = False
     rsa_keys: tuple[bytes, bytes] | None = None
     max_allowed_packet: int = 64 * 1024 * 1024
