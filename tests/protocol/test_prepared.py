@@ -7,6 +7,7 @@ from decimal import Decimal
 
 import pytest
 
+from gtidkit.errors import MySQLError
 from gtidkit.protocol.prepared import PreparedStatement, literal, placeholder_positions
 
 
@@ -33,5 +34,6 @@ def test_bind_injection_stays_a_string() -> None:
     stmt = PreparedStatement(1, "SELECT * FROM t WHERE v = ? AND w = ?", [])
     stmt.positions = placeholder_positions(stmt.sql)
     assert stmt.bind(["x' OR '1'='1", 2]) == "SELECT * FROM t WHERE v = 'x\\' OR \\'1\\'=\\'1' AND w = 2"
-    with pytest.raises(Exception):
+    with pytest.raises(MySQLError) as exc:
         stmt.bind([1])
+    assert exc.value.code == 1210
