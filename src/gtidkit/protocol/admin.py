@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from gtidkit.errors import MySQLError
 from gtidkit.protocol import auth, engine_seam
-from gtidkit.protocol.constants import BINARY_COLLATION, ColumnFlag, FieldType
+from gtidkit.protocol.constants import BINARY_COLLATION, UTF8MB4_0900_AI_CI, ColumnFlag, FieldType
 from gtidkit.protocol.engine_seam import Column, StatementResult
 
 if TYPE_CHECKING:
@@ -131,7 +131,8 @@ def _processlist(handler: ClientHandler, *, full: bool) -> StatementResult:
                      int(now - h.command_started), state, info))
     columns = tuple(
         Column(name=name, org_name=name, type=ftype, length=length, flags=flags,
-               charset=BINARY_COLLATION if ftype != FieldType.VAR_STRING else 255)
+               charset=BINARY_COLLATION if ftype != FieldType.VAR_STRING else UTF8MB4_0900_AI_CI,
+               decimals=0 if ftype != FieldType.VAR_STRING else 31)
         for name, ftype, length, flags in _PROCESSLIST_COLUMNS
     )
-    return StatementResult(columns=columns, rows=tuple(rows), status_flags=engine_seam.status_flags(handler.session))
+    return StatementResult(columns=columns, rows=rows, status_flags=engine_seam.status_flags(handler.session))

@@ -1,25 +1,23 @@
 """The one place where the protocol meets the engine's Session API (STYLE.md section 5).
 
 Everything the wire server needs from a session goes through the functions here: run a statement text and get
-one :class:`StatementResult` per statement, the session's idle status flags, its CONNECTION_ID(), its current
-schema. The rest of :mod:`gtidkit.protocol` only reads the attributes of these results, so moving from the
-engine's interim ``Result`` (column names only, one statement) to its ``StatementResult`` (full column metadata,
-status flags and the session-state changes the engine decides) changes this file alone.
+one :class:`~gtidkit.engine.results.StatementResult` per statement (column metadata, rows, OK-packet fields,
+status flags, session-state changes), the session's idle status flags, its CONNECTION_ID(), its current schema.
+The rest of :mod:`gtidkit.protocol` only reads the attributes of these results.
 
-Until the engine reports column metadata, :func:`_infer_column` derives a column's MySQL type from its values
-(what a client needs to decode them); until it decides the session-state changes, :func:`_state_changes`
-reports committed GTIDs for ``session_track_gtids`` (OWN_GTID: this session's, ALL_GTIDS: ``gtid_executed`` after
-a statement that leaves no transaction open) and the schema for ``session_track_schema``.
+Interim, until the engine fills ``StatementResult.state_changes`` itself: :func:`_interim_state_changes`
+reports committed GTIDs for ``session_track_gtids`` (OWN_GTID: this session's, ALL_GTIDS: ``gtid_executed``
+after a statement that leaves no transaction open) and the schema for ``session_track_schema``; it stands aside
+as soon as the engine reports anything for a statement.
 """
 
 from __future__ import annotations
 
-import datetime as dt
+import dataclasses
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
+from gtidkit.engine.results import Column, StateChange, StatementResult
 from gtidkit.engine.sql.parse import split_statements
 from gtidkit.errors import MySQLError
 from gtidkit.protocol.constants import (
@@ -30,47 +28,8 @@ from gtidkit.protocol.constants import (
     ServerStatus,
     SessionStateType,
 )
-from gtidkit.protocol.session_tracker import TrackedChange
 
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    """Column metadata as a column-definition packet needs it (the engine's ``Column`` shape).
-
-    ``type`` is a :class:`~gtidkit.protocol.constants.FieldType`, ``charset`` a collation id, ``length`` the
-    display length, ``flags`` :class:`~gtidkit.protocol.constants.ColumnFlag` bits.
-    """
-
-    name: str
-    org_name: str = ""
-    table: str = ""
-    org_table: str = ""
-    schema: str = ""
-    type: int = FieldType.VAR_STRING
-    charset: int = UTF8MB4_0900_AI_CI
-    length: int = 0
-    flags: int = 0
-    decimals: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class StatementResult:
-    """One statement's outcome (the engine's ``StatementResult`` shape).
-
-    ``columns`` is None for statements without a result set; ``rows`` are tuples of Python values;
-    ``state_changes`` the session-state entries to report in this statement's OK packet.
-    """
-
-    columns: tuple[Column, ...] | None
-    rows: tuple[tuple[Any, ...], ...] = ()
-    affected_rows: int = 0
-    matched_rows: int = 0
-    last_insert_id: int = 0
-    warning_count: int = 0
-    info: str = ""
-    status_flags: int = ServerStatus.AUTOCOMMIT
-    state_changes: tuple[TrackedChange, ...] = ()
-
+__all__ = ["Column", "StateChange", "StatementResult"]
 
 #: A hook that answers a statement itself (server-level statements: SHUTDOWN, KILL, accounts) or returns None.
 Interceptor = Callable[[str], "StatementResult | None"]
@@ -142,44 +101,30 @@ def execute(session: Any, sql: str, intercept: Interceptor | None = None) -> Ite
             yield res
             continue
         before_db = session.current_db
-        result = session.execute_one(text)
-        yield _convert(session, result, before_db)
+        for result in session.execute(text):
+            interim = () if result.state_changes else _interim_state_changes(session, before_db)
+            if not interim:
+                yield result
+            else:
+                flags = result.status_flags | ServerStatus.SESSION_STATE_CHANGED
+                yield dataclasses.replace(result, state_changes=interim, status_flags=flags)
 
 
-def _convert(session: Any, result: Any, before_db: str | None) -> StatementResult:
-    columns = None
-    rows = tuple(tuple(r) for r in result.rows)
-    if result.columns:
-        columns = tuple(_infer_column(name, [r[i] for r in rows]) for i, name in enumerate(result.columns))
-    changes = _state_changes(session, before_db)
-    return StatementResult(
-        columns=columns,
-        rows=rows,
-        affected_rows=int(result.affected_rows),
-        matched_rows=int(result.affected_rows),
-        last_insert_id=int(result.last_insert_id),
-        warning_count=len(result.warnings),
-        info="",
-        status_flags=status_flags(session),
-        state_changes=changes,
-    )
-
-
-def _state_changes(session: Any, before_db: str | None) -> tuple[TrackedChange, ...]:
-    out: list[TrackedChange] = []
+def _interim_state_changes(session: Any, before_db: str | None) -> tuple[StateChange, ...]:
+    out: list[StateChange] = []
     mode = str(sysvar(session, "session_track_gtids")).upper()
     committed = session.take_committed_gtids()
     in_trx = session.in_transaction()
     if mode == "OWN_GTID" and committed:
         from gtidkit.gtid import GtidSet
 
-        out.append(TrackedChange(SessionStateType.SESSION_TRACK_GTIDS, GtidSet.from_gtids(committed).to_text()))
+        out.append(StateChange(SessionStateType.SESSION_TRACK_GTIDS, GtidSet.from_gtids(committed).to_text()))
     elif mode == "ALL_GTIDS" and not in_trx:
         executed = session.server.gtid_state.executed()
         if executed:
-            out.append(TrackedChange(SessionStateType.SESSION_TRACK_GTIDS, executed.to_text()))
+            out.append(StateChange(SessionStateType.SESSION_TRACK_GTIDS, executed.to_text()))
     if session.current_db != before_db and _tracking(session, "session_track_schema"):
-        out.append(TrackedChange(SessionStateType.SESSION_TRACK_SCHEMA, session.current_db or ""))
+        out.append(StateChange(SessionStateType.SESSION_TRACK_SCHEMA, session.current_db or ""))
     return tuple(out)
 
 
@@ -196,7 +141,7 @@ def reset_session(session: Any) -> None:
     Raises:
         MySQLError: from the rollback.
     """
-    session.execute_one("ROLLBACK")
+    session.execute("ROLLBACK")
     session.user_vars.clear()
     session.session_vars.clear()
     session.take_committed_gtids()
@@ -237,7 +182,7 @@ def field_list(session: Any, table: str, wildcard: str = "") -> list[Column]:
     if not db:
         raise MySQLError(1046, "No database selected", "3D000")
     quoted = table.replace("`", "``")
-    res = session.execute_one(f"SHOW COLUMNS FROM `{quoted}`")
+    res = session.execute(f"SHOW COLUMNS FROM `{quoted}`")[0]
     pattern = None
     if wildcard:
         pattern = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in wildcard)
@@ -260,32 +205,3 @@ def field_list(session: Any, table: str, wildcard: str = "") -> list[Column]:
         out.append(Column(name=name, org_name=name, table=table, org_table=table, schema=db, type=ftype,
                           charset=charset, length=length, flags=flags))
     return out
-
-
-#: (Python type) -> (FieldType, collation, display length, flags, decimals) for columns without metadata.
-_INFERRED: list[tuple[type, tuple[int, int, int, int, int]]] = [
-    (bool, (FieldType.LONGLONG, BINARY_COLLATION, 1, ColumnFlag.BINARY | ColumnFlag.NUM, 0)),
-    (int, (FieldType.LONGLONG, BINARY_COLLATION, 21, ColumnFlag.BINARY | ColumnFlag.NUM, 0)),
-    (float, (FieldType.DOUBLE, BINARY_COLLATION, 22, ColumnFlag.BINARY | ColumnFlag.NUM, 31)),
-    (Decimal, (FieldType.NEWDECIMAL, BINARY_COLLATION, 67, ColumnFlag.BINARY | ColumnFlag.NUM, 30)),
-    (dt.datetime, (FieldType.DATETIME, BINARY_COLLATION, 26, ColumnFlag.BINARY, 6)),
-    (dt.date, (FieldType.DATE, BINARY_COLLATION, 10, ColumnFlag.BINARY, 0)),
-    (dt.timedelta, (FieldType.TIME, BINARY_COLLATION, 17, ColumnFlag.BINARY, 6)),
-    (bytes, (FieldType.BLOB, BINARY_COLLATION, 65535, ColumnFlag.BLOB | ColumnFlag.BINARY, 0)),
-]
-
-
-def _infer_column(name: str, values: list[Any]) -> Column:
-    sample = next((v for v in values if v is not None), None)
-    if sample is None:
-        return Column(name=name, type=FieldType.VAR_STRING, length=0, decimals=31)
-    for cls, (ftype, charset, length, flags, decimals) in _INFERRED:
-        if isinstance(sample, cls):
-            if not all(v is None or isinstance(v, cls) for v in values):
-                break  # SQLite's dynamic typing: a column of mixed values is sent as strings
-            if cls is Decimal:
-                decimals = max((-v.as_tuple().exponent for v in values if isinstance(v, Decimal)), default=0)
-                decimals = max(0, min(int(decimals), 30))
-            return Column(name=name, type=ftype, charset=charset, length=length, flags=flags, decimals=decimals)
-    longest = max((len(str(v)) for v in values if v is not None), default=0)
-    return Column(name=name, type=FieldType.VAR_STRING, length=max(longest, 1) * 4, decimals=31)

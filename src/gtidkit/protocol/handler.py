@@ -237,7 +237,14 @@ class ClientHandler:
             if isinstance(event, ConnectionClosed):
                 self.closed = True
                 break
-            out += self._dispatch(event)
+            try:
+                out += self._dispatch(event)
+            except ProtocolError:
+                raise
+            except Exception as err:
+                log.exception("internal error in connection %d", self.connection_id)
+                out += self.conn.send_error(1815, f"Internal error: {type(err).__name__}: {err}")
+                self.closed = True
         return bytes(out)
 
     def _dispatch(self, event: Any) -> bytes:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from gtidkit.errors import LocalProtocolError
 from gtidkit.protocol.constants import SessionStateType
@@ -59,22 +60,29 @@ class TrackedChange:
 
     def data(self) -> bytes:
         """The entry's data (without its type byte and length)."""
-        value = self.value.encode("utf-8", "surrogateescape")
-        if self.type == SessionStateType.SESSION_TRACK_SYSTEM_VARIABLES:
-            return lenenc_str(self.name.encode()) + lenenc_str(value)
-        if self.type == SessionStateType.SESSION_TRACK_GTIDS:
-            return bytes((GTID_ENCODING_TEXT,)) + lenenc_str(value)
-        return lenenc_str(value)
+        return entry_data(self)
 
 
-def encode_state(changes: Iterable[TrackedChange]) -> bytes:
+def entry_data(change: Any) -> bytes:
+    """The data of one entry (without its type byte and length) for anything with ``type``, ``value`` and
+    ``name`` (a :class:`TrackedChange`, or the engine's ``StateChange``)."""
+    value = change.value.encode("utf-8", "surrogateescape")
+    if change.type == SessionStateType.SESSION_TRACK_SYSTEM_VARIABLES:
+        return lenenc_str(change.name.encode()) + lenenc_str(value)
+    if change.type == SessionStateType.SESSION_TRACK_GTIDS:
+        return bytes((GTID_ENCODING_TEXT,)) + lenenc_str(value)
+    return lenenc_str(value)
+
+
+def encode_state(changes: Iterable[Any]) -> bytes:
     """The session-state block's entries, in MySQL's tracker order (type order; stable within a type).
 
-    Returns ``b""`` when there is nothing to report: the caller then must not set SERVER_SESSION_STATE_CHANGED.
+    ``changes`` are :class:`TrackedChange` or the engine's ``StateChange`` (same fields). Returns ``b""`` when there
+    is nothing to report: the caller then must not set SERVER_SESSION_STATE_CHANGED.
     """
     out = bytearray()
     for change in sorted(changes, key=lambda c: int(c.type)):
-        data = change.data()
+        data = entry_data(change)
         out.append(int(change.type))
         out += lenenc_int(len(data))
         out += data
