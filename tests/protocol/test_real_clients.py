@@ -439,3 +439,52 @@ def test_mysql_connector_prepared_statements(srv: ServerProcess) -> None:
     cur.execute("SELECT v FROM app.p WHERE id = ?", (2,))
     assert cur.fetchall() == [("2020-01-02",)]
     conn.close()
+
+
+def test_sqlalchemy_core_and_orm(srv: ServerProcess) -> None:
+    sa = pytest.importorskip("sqlalchemy")
+    from sqlalchemy.orm import DeclarativeBase, Session
+
+    engine = sa.create_engine(f"mysql+pymysql://root:@127.0.0.1:{srv.port}/app")
+
+    class Base(DeclarativeBase):
+        pass
+
+    class User(Base):
+        __tablename__ = "users"
+        id = sa.Column(sa.Integer, primary_key=True)  # classic columns: annotations are strings here
+        name = sa.Column(sa.String(30), nullable=False)
+
+    Base.metadata.create_all(engine)
+    with Session(engine) as s:
+        s.add_all([User(name="a"), User(name="b")])
+        s.commit()
+        assert [u.name for u in s.scalars(sa.select(User).order_by(User.id))] == ["a", "b"]
+        s.add(User(name="c"))
+        s.flush()
+        s.rollback()
+        assert s.scalar(sa.select(sa.func.count()).select_from(User)) == 2
+    inspector = sa.inspect(engine)
+    assert "users" in inspector.get_table_names()
+    assert [c["name"] for c in inspector.get_columns("users")] == ["id", "name"]
+    engine.dispose()
+
+
+def test_sysbench_oltp_read_write_prepared(srv: ServerProcess) -> None:
+    exe = shutil.which("sysbench")
+    if exe is None:
+        pytest.skip("sysbench not installed (.ci/run installs it)")
+    conn = _pymysql(srv)
+    with conn.cursor() as cur:
+        cur.execute("CREATE DATABASE sbtest")
+    conn.close()
+    base = [exe, "oltp_read_write", "--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={srv.port}",
+            "--mysql-user=root", "--mysql-password=", "--tables=1", "--table-size=100"]
+    r = subprocess.run([*base, "prepare"], capture_output=True, text=True, timeout=120, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    # unmodified oltp_read_write: server-side prepared statements (BEGIN and COMMIT too), 4 threads
+    r = subprocess.run([*base, "--threads=4", "--events=20", "--time=0", "run"], capture_output=True, text=True,
+                       timeout=240, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "FATAL" not in r.stdout + r.stderr
+    assert "transactions:                        20 " in r.stdout

@@ -135,6 +135,26 @@ def _tracking(session: Any, name: str) -> bool:
         return False
 
 
+def describe(session: Any, sql: str, param_count: int) -> tuple[Column, ...] | None:
+    """The result-set columns a prepared statement will return (for COM_STMT_PREPARE_OK), or None for a statement
+    without a result set.
+
+    The engine has no prepare-only path yet, so a SELECT or SHOW is run once with every placeholder NULL and its
+    column metadata kept (read-only statements; their rows are dropped). Other statements report no columns.
+
+    Raises:
+        MySQLError: the statement does not parse or names unknown tables/columns (MySQL also fails at prepare).
+    """
+    from gtidkit.engine.sql.parse import classify
+    from gtidkit.protocol.prepared import PreparedStatement, placeholder_positions
+
+    if classify(sql).kind not in ("select", "show"):
+        return None
+    stmt = PreparedStatement(0, sql, placeholder_positions(sql))
+    results = session.execute(stmt.bind([None] * param_count))
+    return results[-1].columns if results else None
+
+
 def reset_session(session: Any) -> None:
     """COM_RESET_CONNECTION / COM_CHANGE_USER: roll back, forget user variables and session values.
 

@@ -416,12 +416,17 @@ class ClientHandler:
                 "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
                 f"version for the right syntax to use near '{statements[1][:80]}' at line 1")
             return self.conn.send(Err(1065 if not statements else 1064, msg, "42000"))
+        positions = placeholder_positions(statements[0])
+        try:
+            columns = engine_seam.describe(self.session, statements[0], len(positions)) or ()
+        except MySQLError as err:
+            return self.conn.send(Err(err.code, err.message, err.sqlstate))
         self._next_statement_id += 1
-        stmt = PreparedStatement(self._next_statement_id, statements[0], placeholder_positions(statements[0]))
+        stmt = PreparedStatement(self._next_statement_id, statements[0], positions)
         self.statements[stmt.statement_id] = stmt
         params = tuple(ColumnDefinition("?", FieldType.VAR_STRING, character_set=BINARY_COLLATION)
                        for _ in range(stmt.param_count))
-        return self.conn.send(StmtPrepareOk(stmt.statement_id, params, (), 0,
+        return self.conn.send(StmtPrepareOk(stmt.statement_id, params, tuple(_definition(c) for c in columns), 0,
                                             engine_seam.status_flags(self.session)))
 
     def _stmt_execute(self, cmd: ComStmtExecute) -> bytes:
@@ -500,11 +505,7 @@ class ClientHandler:
             return self.conn.send(Ok(affected, res.last_insert_id, status, res.warning_count, info, state))
         out = bytearray(self.conn.send(ColumnCount(len(res.columns))))
         for c in res.columns:
-            out += self.conn.send(ColumnDefinition(
-                name=c.name, type=c.type, schema=c.schema, table=c.table, org_table=c.org_table,
-                org_name=c.org_name, character_set=c.charset, column_length=c.length, flags=c.flags,
-                decimals=c.decimals,
-            ))
+            out += self.conn.send(_definition(c))
         out += self.conn.send(Eof(res.warning_count, status & ~ServerStatus.SESSION_STATE_CHANGED))
         if binary:
             types = tuple(int(c.type) for c in res.columns)
@@ -540,6 +541,14 @@ class ClientHandler:
             f"Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: 0  "
             f"Flush tables: 1  Open tables: 0  Queries per second avg: {questions / uptime:.3f}"
         )
+
+
+def _definition(c: Any) -> ColumnDefinition:
+    """The column-definition packet of an engine ``Column``."""
+    return ColumnDefinition(
+        name=c.name, type=c.type, schema=c.schema, table=c.table, org_table=c.org_table, org_name=c.org_name,
+        character_set=c.charset, column_length=c.length, flags=c.flags, decimals=c.decimals,
+    )
 
 
 __all__ = ["ClientHandler", "RemoteProtocolError", "ServerContext"]
