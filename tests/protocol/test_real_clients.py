@@ -34,6 +34,8 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
             cur.execute("CREATE USER 'sha'@'%' IDENTIFIED BY 'sha-pw'")
             cur.execute("CREATE USER 'sha_tls'@'%' IDENTIFIED BY 'tls-pw'")
             cur.execute("CREATE USER 'nat'@'localhost' IDENTIFIED WITH mysql_native_password BY 'nat-pw'")
+            for account in ("'sha'@'%'", "'sha_tls'@'%'", "'nat'@'localhost'"):
+                cur.execute(f"GRANT ALL PRIVILEGES ON *.* TO {account}")
             cur.execute("CREATE DATABASE app")
             cur.execute("CREATE TABLE app.t (id INT PRIMARY KEY AUTO_INCREMENT, v VARCHAR(20))")
         conn.close()
@@ -488,3 +490,50 @@ def test_sysbench_oltp_read_write_prepared(srv: ServerProcess) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
     assert "FATAL" not in r.stdout + r.stderr
     assert "transactions:                        20 " in r.stdout
+
+
+def test_privileges_grant_revoke_and_enforcement(srv: ServerProcess) -> None:
+    root = _pymysql(srv)
+    with root.cursor() as cur:
+        cur.execute("CREATE USER 'ro'@'%' IDENTIFIED BY 'ro-pw'")
+        cur.execute("GRANT SELECT ON app.* TO 'ro'@'%'")
+        cur.execute("SHOW GRANTS FOR 'ro'@'%'")
+        assert cur.fetchall() == (("GRANT USAGE ON *.* TO `ro`@`%`",), ("GRANT SELECT ON `app`.* TO `ro`@`%`",))
+    ro = _pymysql(srv, user="ro", password="ro-pw", database="app")
+    with ro.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM t")
+        with pytest.raises(pymysql.err.OperationalError) as exc:
+            cur.execute("INSERT INTO t (v) VALUES ('no')")
+        assert exc.value.args == (1142, "INSERT command denied to user 'ro'@'localhost' for table 't'")
+        with pytest.raises(pymysql.err.OperationalError) as exc:
+            cur.execute("USE mysql")
+        assert exc.value.args[0] == 1044
+        with pytest.raises(pymysql.err.OperationalError) as exc:
+            cur.execute("SET GLOBAL gtid_executed_compression_period = 5")
+        assert exc.value.args[0] == 1227 and "SYSTEM_VARIABLES_ADMIN" in exc.value.args[1]
+        with pytest.raises(pymysql.err.OperationalError) as exc:
+            cur.execute("SHUTDOWN")
+        assert exc.value.args[0] == 1227
+        with pytest.raises(pymysql.err.OperationalError) as exc:
+            cur.execute(f"KILL {root.thread_id()}")
+        assert exc.value.args[0] == 1095
+        cur.execute("SHOW PROCESSLIST")
+        assert {r[1] for r in cur.fetchall()} == {"ro"}
+        with pytest.raises(pymysql.err.OperationalError) as exc:
+            cur.execute("CREATE USER 'x'@'%'")
+        assert exc.value.args[0] == 1227
+        cur.execute("ALTER USER 'ro'@'%' IDENTIFIED BY 'ro-pw2'")  # one's own password: no privilege needed
+    with root.cursor() as cur:
+        cur.execute("REVOKE SELECT ON app.* FROM 'ro'@'%'")
+    with ro.cursor() as cur, pytest.raises(pymysql.err.OperationalError) as exc:
+        cur.execute("SELECT COUNT(*) FROM t")  # takes effect at once
+    assert exc.value.args[0] == 1142
+    ro.close()
+    with pytest.raises(pymysql.err.OperationalError) as exc:
+        _pymysql(srv, user="ro", password="ro-pw2", database="app")
+    assert exc.value.args[0] == 1044
+    with root.cursor() as cur:
+        cur.execute("SHOW GRANTS")
+        assert cur.fetchone()[0].endswith("ON *.* TO `root`@`localhost` WITH GRANT OPTION")
+        cur.execute("DROP USER 'ro'@'%'")
+    root.close()

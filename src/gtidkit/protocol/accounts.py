@@ -14,7 +14,7 @@ import json
 import os
 import re
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from gtidkit.errors import MySQLError
@@ -33,12 +33,24 @@ class Account:
         host: host pattern (``localhost``, ``%``, ``127.0.0.1``, ``10.0.%`` ...).
         plugin: ``mysql_native_password`` or ``caching_sha2_password``.
         authentication_string: the stored hash (empty for no password).
+        privileges: global privileges (``*.*``), names as :mod:`gtidkit.protocol.privileges` spells them.
+        db_privileges: ``(database, privileges)`` pairs (``db.*``).
     """
 
     user: str
     host: str
     plugin: str
     authentication_string: str
+    privileges: tuple[str, ...] = ()
+    db_privileges: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @classmethod
+    def from_json(cls, row: dict[str, object]) -> Account:
+        """An account from its JSON row (lists become tuples)."""
+        privs = tuple(row.get("privileges", ()) or ())  # type: ignore[call-overload]
+        dbs = tuple((str(d), tuple(p)) for d, p in row.get("db_privileges", ()) or ())  # type: ignore[union-attr]
+        return cls(str(row["user"]), str(row["host"]), str(row["plugin"]), str(row["authentication_string"]),
+                   privs, dbs)
 
     def matches_host(self, client_host: str) -> bool:
         """Does a connection from ``client_host`` (an IP address) match this account's host pattern?"""
@@ -67,7 +79,7 @@ class AccountStore:
         if self.path.exists():
             data = json.loads(self.path.read_text())
             for row in data.get("accounts", []):
-                acc = Account(**row)
+                acc = Account.from_json(row)
                 self._accounts[(acc.user, acc.host.lower())] = acc
 
     def exists(self) -> bool:
@@ -88,6 +100,11 @@ class AccountStore:
         """Every account."""
         with self._lock:
             return list(self._accounts.values())
+
+    def get(self, user: str, host: str) -> Account | None:
+        """The account ``'user'@'host'`` exactly (host as written in CREATE USER), or None."""
+        with self._lock:
+            return self._accounts.get((user, host.lower()))
 
     def find(self, user: str, client_host: str) -> Account | None:
         """The account a connection of ``user`` from ``client_host`` logs in as (most specific host), or None."""
@@ -128,7 +145,37 @@ class AccountStore:
             if acc is None:
                 raise MySQLError(1396, f"Operation ALTER USER failed for '{user}'@'{host}'")
             plugin = plugin or acc.plugin
-            self._accounts[key] = Account(acc.user, acc.host, plugin, _stored(plugin, password))
+            self._accounts[key] = replace(acc, plugin=plugin, authentication_string=_stored(plugin, password))
+            self._save()
+
+    def grant(self, user: str, host: str, privileges: tuple[str, ...], db: str | None, *, revoke: bool = False) -> None:
+        """GRANT (or REVOKE) ``privileges`` on ``*.*`` (``db`` None) or ``db.*``.
+
+        Raises:
+            MySQLError: 1133 ER_PASSWORD_NO_MATCH for an unknown account (GRANT), 1141 ER_NONEXISTING_GRANT
+                (REVOKE of an unknown account).
+        """
+        key = (user, host.lower())
+        with self._lock:
+            acc = self._accounts.get(key)
+            if acc is None:
+                if revoke:
+                    raise MySQLError(1141, f"There is no such grant defined for user '{user}' on host '{host}'",
+                                     "42000")
+                raise MySQLError(1133, "Can't find any matching row in the user table", "28000")
+            if db is None:
+                held = [p for p in acc.privileges if not (revoke and p in privileges)]
+                if not revoke:
+                    held += [p for p in privileges if p not in held]
+                acc = replace(acc, privileges=tuple(held))
+            else:
+                dbs = dict(acc.db_privileges)
+                current = [p for p in dbs.get(db, ()) if not (revoke and p in privileges)]
+                if not revoke:
+                    current += [p for p in privileges if p not in current]
+                dbs[db] = tuple(current)
+                acc = replace(acc, db_privileges=tuple((d, p) for d, p in sorted(dbs.items()) if p))
+            self._accounts[key] = acc
             self._save()
 
     def drop(self, user: str, host: str, *, if_exists: bool = False) -> bool:
@@ -148,10 +195,14 @@ class AccountStore:
         return True
 
     def initialize(self, root_password: str) -> None:
-        """Create the file with ``root@localhost`` (caching_sha2_password), as ``mysqld --initialize`` does."""
+        """Create the file with ``root@localhost`` (caching_sha2_password, ALL PRIVILEGES WITH GRANT OPTION), as
+        ``mysqld --initialize`` does."""
         with self._lock:
+            from gtidkit.protocol.privileges import DYNAMIC, GRANT_OPTION, STATIC
+
             self._accounts = {("root", "localhost"): Account("root", "localhost", auth.CACHING_SHA2,
-                                                             _stored(auth.CACHING_SHA2, root_password))}
+                                                             _stored(auth.CACHING_SHA2, root_password),
+                                                             (*STATIC, *DYNAMIC, GRANT_OPTION))}
             self._save()
 
 

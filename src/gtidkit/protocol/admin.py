@@ -16,7 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.errors import MySQLError
-from gtidkit.protocol import auth, engine_seam
+from gtidkit.protocol import auth, engine_seam, privileges
 from gtidkit.protocol.constants import BINARY_COLLATION, UTF8MB4_0900_AI_CI, ColumnFlag, FieldType
 from gtidkit.protocol.engine_seam import Column, StatementResult
 
@@ -38,6 +38,10 @@ _ALTER_USER = re.compile(
     re.IGNORECASE,
 )
 _DROP_USER = re.compile(r"^\s*drop\s+user\s+(if\s+exists\s+)?" + _ACCOUNT + r"\s*;?\s*$", re.IGNORECASE)
+_GRANT = re.compile(r"^\s*(grant|revoke)\s+(.+?)\s+on\s+(?:table\s+)?(\S+)\s+(?:to|from)\s+" + _ACCOUNT
+                    + r"\s*(with\s+grant\s+option)?\s*;?\s*$", re.IGNORECASE | re.DOTALL)
+_SHOW_GRANTS = re.compile(r"^\s*show\s+grants(?:\s+for\s+(?:(current_user(?:\s*\(\s*\))?)|" + _ACCOUNT
+                          + r"))?\s*;?\s*$", re.IGNORECASE)
 
 
 def _account(groups: tuple[Any, ...]) -> tuple[str, str]:
@@ -59,9 +63,30 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
     """The statement hook for :func:`gtidkit.protocol.engine_seam.execute` bound to one connection."""
 
     def intercept(text: str) -> StatementResult | None:
+        account = handler.current_account()
         if _SHUTDOWN.match(text):
+            if not privileges.has_global(account, "SHUTDOWN"):
+                raise MySQLError(1227, "Access denied; you need (at least one of) the SHUTDOWN privilege(s) for "
+                                 "this operation", "42000")
             handler.shutdown_requested = True  # the edge acts on it after this statement's OK is sent
             return _ok(handler)
+        m = _GRANT.match(text)
+        if m:
+            return _grant(handler, m)
+        m = _SHOW_GRANTS.match(text)
+        if m:
+            target = account
+            if any(g is not None for g in m.groups()[1:9]):
+                user, host = _account(m.groups()[1:9])
+                target = handler.ctx.accounts.get(user, host)
+                if target is None:
+                    raise MySQLError(1141, f"There is no such grant defined for user '{user}' on host '{host}'",
+                                     "42000")
+            assert target is not None
+            rows = [(g,) for g in privileges.show_grants(target)]
+            name = f"Grants for {target.user}@{target.host}"
+            col = Column(name=name, type=FieldType.VAR_STRING, length=4096, flags=0)
+            return StatementResult(columns=(col,), rows=rows, status_flags=engine_seam.status_flags(handler.session))
         m = _KILL.match(text)
         if m:
             return _kill(handler, (m.group(1) or "connection").lower(), int(m.group(2)))
@@ -70,6 +95,7 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
             return _processlist(handler, full=bool(m.group(1)))
         m = _CREATE_USER.match(text)
         if m:
+            _need_create_user(account)
             user, host = _account(m.groups()[1:9])
             plugin = (m.group(10) or auth.CACHING_SHA2).lower()
             handler.ctx.accounts.create(user, host, _unquote(m.group(11) or ""), plugin,
@@ -78,18 +104,63 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
         m = _ALTER_USER.match(text)
         if m:
             user, host = _account(m.groups()[0:8])
+            if account is None or (user, host.lower()) != (account.user, account.host.lower()):
+                _need_create_user(account)
             handler.ctx.accounts.alter(user, host, _unquote(m.group(10)), (m.group(9) or "").lower() or None)
             handler.ctx.sha2_cache.pop((user, host), None)
             return _ok(handler)
         m = _DROP_USER.match(text)
         if m:
+            _need_create_user(account)
             user, host = _account(m.groups()[1:9])
             handler.ctx.accounts.drop(user, host, if_exists=bool(m.group(1)))
             handler.ctx.sha2_cache.pop((user, host), None)
             return _ok(handler)
+        privileges.check_statement(account, handler.user, handler.peer_host_name(), text,
+                                   engine_seam.current_schema(handler.session))
         return None
 
     return intercept
+
+
+def _need_create_user(account: Any) -> None:
+    if not privileges.has_global(account, "CREATE USER"):
+        raise MySQLError(1227, "Access denied; you need (at least one of) the CREATE USER privilege(s) for this "
+                         "operation", "42000")
+
+
+def _grant(handler: ClientHandler, m: re.Match[str]) -> StatementResult:
+    revoke = m.group(1).lower() == "revoke"
+    target = m.group(3).replace("`", "")
+    user, host = _account(m.groups()[3:11])
+    if target in ("*.*",):
+        db = None
+    elif target == "*":
+        db = engine_seam.current_schema(handler.session)
+        if db is None:
+            raise MySQLError(1046, "No database selected", "3D000")
+    elif target.endswith(".*"):
+        db = target[:-2]
+    else:
+        raise MySQLError(1235, "This version of MySQL doesn't yet support 'table-level privileges'", "42000")
+    names = privileges.normalize_privileges(m.group(2), "global" if db is None else "db")
+    if m.group(12):
+        names = (*names, privileges.GRANT_OPTION)
+    account = handler.current_account()
+    allowed = privileges.has_global(account, privileges.GRANT_OPTION) if db is None else (
+        privileges.has_global(account, privileges.GRANT_OPTION)
+        or privileges.has_on_db(account, privileges.GRANT_OPTION, db))
+    if not allowed or not all(
+        privileges.has_global(account, n) if db is None else privileges.has_on_db(account, n, db)
+        for n in names if n != privileges.GRANT_OPTION
+    ):
+        if db is None:
+            raise MySQLError(1045, f"Access denied for user '{handler.user}'@'{handler.peer_host_name()}' "
+                             "(using password: YES)", "28000")
+        raise MySQLError(1044, f"Access denied for user '{handler.user}'@'{handler.peer_host_name()}' to "
+                         f"database '{db}'", "42000")
+    handler.ctx.accounts.grant(user, host, names, db, revoke=revoke)
+    return _ok(handler)
 
 
 def _kill(handler: ClientHandler, what: str, target_id: int) -> StatementResult:
@@ -97,6 +168,9 @@ def _kill(handler: ClientHandler, what: str, target_id: int) -> StatementResult:
         target = handler.ctx.handlers.get(target_id)
     if target is None:
         raise MySQLError(1094, f"Unknown thread id: {target_id}")
+    me = handler.current_account()
+    if target.user != handler.user and not privileges.has_global(me, "SUPER", "CONNECTION_ADMIN"):
+        raise MySQLError(1095, f"You are not owner of thread {target_id}")
     if what == "connection":
         target.killed = True
         if target is not handler:
@@ -121,7 +195,10 @@ def _processlist(handler: ClientHandler, *, full: bool) -> StatementResult:
         handlers = sorted(handler.ctx.handlers.items())
     now = time.monotonic()
     rows = []
+    see_all = privileges.has_global(handler.current_account(), "PROCESS")
     for cid, h in handlers:
+        if not see_all and h.user != handler.user:
+            continue
         info = h.info
         if info is not None and not full:
             info = info[:100]

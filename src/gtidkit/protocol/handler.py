@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gtidkit.errors import MySQLError, ProtocolError, RemoteProtocolError
-from gtidkit.protocol import auth, engine_seam
+from gtidkit.protocol import auth, engine_seam, privileges
 from gtidkit.protocol.accounts import Account, AccountStore
 from gtidkit.protocol.connection import (
     NEED_DATA,
@@ -287,6 +287,12 @@ class ClientHandler:
             return self.conn.send(AuthSwitchRequest(account.plugin, self.scramble))
         return self._verify_token(token)
 
+    def current_account(self) -> Account | None:
+        """The logged-in account as stored now (GRANT / REVOKE take effect at once, as in MySQL)."""
+        if self.account is None:
+            return None
+        return self.ctx.accounts.get(self.account.user, self.account.host) or self.account
+
     def peer_host_name(self) -> str:
         """The host part MySQL shows in messages and PROCESSLIST (``localhost`` for loopback)."""
         return "localhost" if self.peer_host in ("127.0.0.1", "::1") else self.peer_host
@@ -340,6 +346,9 @@ class ClientHandler:
         if self._pending_db:
             db, self._pending_db = self._pending_db, None
             try:
+                if not privileges.any_on_db(self.current_account(), db):
+                    raise MySQLError(1044, f"Access denied for user '{self.user}'@'{self.peer_host_name()}' to "
+                                     f"database '{db}'", "42000")
                 for _ in engine_seam.execute(self.session, f"USE `{db.replace('`', '``')}`"):
                     pass
             except MySQLError as err:

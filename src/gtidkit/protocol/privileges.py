@@ -1,0 +1,250 @@
+"""Privileges: GRANT / REVOKE / SHOW GRANTS at global (``*.*``) and database (``db.*``) level, and the check made
+before each statement runs.
+
+Sources: MySQL manual "Privileges Provided by MySQL" (static privileges and their levels; ``ALL [PRIVILEGES]``;
+dynamic privileges SYSTEM_VARIABLES_ADMIN, BINLOG_ADMIN, CONNECTION_ADMIN, REPLICATION_SLAVE_ADMIN), "GRANT
+Statement" (1221 ER_WRONG_USAGE for a global privilege at database level, 1141 ER_NONEXISTING_GRANT), "SHOW
+GRANTS", and ``sql/auth/sql_authorization.cc`` / ``sql/sql_parse.cc`` for which statement needs what:
+
+=====================================  ======================================================================
+statement                              needs
+=====================================  ======================================================================
+SELECT (tables)                        SELECT on each table's database (information_schema: always)
+INSERT / REPLACE / UPDATE / DELETE     INSERT / INSERT+DELETE / UPDATE / DELETE on the target's database
+CREATE / DROP / ALTER / TRUNCATE       CREATE / DROP / ALTER / DROP; CREATE INDEX: INDEX
+USE db, COM_INIT_DB                    any privilege on db (else 1044)
+SET GLOBAL                             SUPER or SYSTEM_VARIABLES_ADMIN (1227)
+FLUSH LOGS, RESET BINARY LOGS          RELOAD
+PURGE BINARY LOGS                      SUPER or BINLOG_ADMIN
+replica statements                     SUPER or REPLICATION_SLAVE_ADMIN
+SHOW BINARY LOG STATUS / REPLICAS      SUPER or REPLICATION CLIENT
+SHUTDOWN                               SHUTDOWN
+CREATE / ALTER / DROP USER (others)    CREATE USER
+GRANT / REVOKE                         GRANT OPTION and the privileges granted
+KILL another user's connection         SUPER or CONNECTION_ADMIN (1095)
+SHOW PROCESSLIST (all rows)            PROCESS
+COM_BINLOG_DUMP[_GTID]                 REPLICATION SLAVE (for the replication layer: :func:`has_global`)
+=====================================  ======================================================================
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from gtidkit.errors import MySQLError
+
+if TYPE_CHECKING:
+    from gtidkit.protocol.accounts import Account
+
+#: Static privileges in the order SHOW GRANTS lists them.
+STATIC = (
+    "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "RELOAD", "SHUTDOWN", "PROCESS", "FILE",
+    "REFERENCES", "INDEX", "ALTER", "SHOW DATABASES", "SUPER", "CREATE TEMPORARY TABLES", "LOCK TABLES",
+    "EXECUTE", "REPLICATION SLAVE", "REPLICATION CLIENT", "CREATE VIEW", "SHOW VIEW", "CREATE ROUTINE",
+    "ALTER ROUTINE", "CREATE USER", "EVENT", "TRIGGER", "CREATE TABLESPACE", "CREATE ROLE", "DROP ROLE",
+)
+#: Dynamic privileges gtidkit knows (granted by ALL at global level).
+DYNAMIC = ("BINLOG_ADMIN", "CONNECTION_ADMIN", "REPLICATION_APPLIER", "REPLICATION_SLAVE_ADMIN",
+           "SESSION_VARIABLES_ADMIN", "SYSTEM_VARIABLES_ADMIN")
+#: Privileges that exist at database level.
+DATABASE_LEVEL = (
+    "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "REFERENCES", "INDEX", "ALTER",
+    "CREATE TEMPORARY TABLES", "LOCK TABLES", "EXECUTE", "CREATE VIEW", "SHOW VIEW", "CREATE ROUTINE",
+    "ALTER ROUTINE", "EVENT", "TRIGGER",
+)
+GRANT_OPTION = "GRANT OPTION"
+#: Schemas every account may read (MySQL filters their rows by privilege; gtidkit shows all).
+_OPEN_SCHEMAS = {"information_schema", "performance_schema"}
+_ALIASES = {"REPLICATION REPLICA": "REPLICATION SLAVE"}
+
+
+def normalize_privileges(text: str, level: str) -> tuple[str, ...]:
+    """``"select, insert"`` / ``"ALL PRIVILEGES"`` → canonical names for ``level`` (``"global"`` or ``"db"``).
+
+    Raises:
+        MySQLError: 1064 for an unknown privilege name, 1221 for a global-only privilege at database level.
+    """
+    out: list[str] = []
+    for raw in text.split(","):
+        name = " ".join(raw.upper().split())
+        name = _ALIASES.get(name, name)
+        if name in ("ALL", "ALL PRIVILEGES"):
+            out.extend(STATIC + DYNAMIC if level == "global" else DATABASE_LEVEL)
+            continue
+        if name == "USAGE":
+            continue
+        if name not in STATIC and name not in DYNAMIC and name != GRANT_OPTION:
+            raise MySQLError(1064, "You have an error in your SQL syntax; check the manual that corresponds to "
+                             f"your MySQL server version for the right syntax to use near '{raw.strip()}'", "42000")
+        if level == "db" and name not in DATABASE_LEVEL and name != GRANT_OPTION:
+            raise MySQLError(1221, "Incorrect usage of DB GRANT and GLOBAL PRIVILEGES")
+        out.append(name)
+    return tuple(dict.fromkeys(out))
+
+
+def _sorted(privs: set[str] | tuple[str, ...]) -> list[str]:
+    order = {p: i for i, p in enumerate(STATIC + DYNAMIC)}
+    return sorted((p for p in privs if p != GRANT_OPTION), key=lambda p: order.get(p, 999))
+
+
+def has_global(account: Account | None, *names: str) -> bool:
+    """Does ``account`` hold at least one of ``names`` at global level?"""
+    if account is None:
+        return False
+    held = set(account.privileges)
+    return any(n in held for n in names)
+
+
+def has_on_db(account: Account | None, name: str, db: str) -> bool:
+    """Does ``account`` hold ``name`` on database ``db`` (globally or on ``db.*``)?"""
+    if account is None:
+        return False
+    if name in account.privileges:
+        return True
+    return any(d.lower() == db.lower() and name in privs for d, privs in account.db_privileges)
+
+
+def any_on_db(account: Account | None, db: str) -> bool:
+    """Does ``account`` hold any privilege on ``db`` (what USE needs)?"""
+    if account is None:
+        return False
+    if db.lower() in _OPEN_SCHEMAS:
+        return True
+    if any(p in DATABASE_LEVEL for p in account.privileges):
+        return True
+    return any(d.lower() == db.lower() and privs for d, privs in account.db_privileges)
+
+
+def show_grants(account: Account) -> list[str]:
+    """SHOW GRANTS rows for ``account`` (MySQL 8's shape: static privileges, then dynamic ones, then databases)."""
+    who = f"`{account.user}`@`{account.host}`"
+    with_grant = " WITH GRANT OPTION" if GRANT_OPTION in account.privileges else ""
+    static = [p for p in _sorted(tuple(account.privileges)) if p in STATIC]
+    rows = [f"GRANT {', '.join(static) if static else 'USAGE'} ON *.* TO {who}{with_grant}"]
+    dynamic = [p for p in _sorted(tuple(account.privileges)) if p in DYNAMIC]
+    if dynamic:
+        rows.append(f"GRANT {','.join(dynamic)} ON *.* TO {who}{with_grant}")
+    for db, privs in sorted(account.db_privileges):
+        if privs:
+            grant = " WITH GRANT OPTION" if GRANT_OPTION in privs else ""
+            rows.append(f"GRANT {', '.join(_sorted(privs))} ON `{db}`.* TO {who}{grant}")
+    return rows
+
+
+# ------------------------------------------------------------------ the check before a statement
+def _denied_specific(*names: str) -> MySQLError:
+    return MySQLError(1227, "Access denied; you need (at least one of) the "
+                      f"{' or '.join(names)} privilege(s) for this operation", "42000")
+
+
+def _table_denied(command: str, user: str, host: str, table: str) -> MySQLError:
+    return MySQLError(1142, f"{command} command denied to user '{user}'@'{host}' for table '{table}'", "42000")
+
+
+def _tables(stmt: Any, current_db: str | None) -> list[tuple[str, str]]:
+    """(database, table) of every table the statement names (sqlglot's tree), CTE names excluded."""
+    import sqlglot.expressions as exp
+
+    try:
+        tree = stmt.tree
+    except Exception:  # noqa: BLE001 - unparsable: let the engine report its own error
+        return []
+    if tree is None:
+        return []
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    out = []
+    for t in tree.find_all(exp.Table):
+        name = t.name
+        if not name or (not t.db and name.lower() in ctes):
+            continue
+        out.append((t.db or current_db or "", name))
+    return out
+
+
+_SET_GLOBAL = re.compile(r"\b(global\s+|@@global\.|persist\s+|@@persist\.)", re.IGNORECASE)
+_ADMIN_NEEDS = {
+    "flush_logs": ("RELOAD",),
+    "reset_binary_logs": ("RELOAD",),
+    "purge_binary_logs_to": ("SUPER", "BINLOG_ADMIN"),
+    "purge_binary_logs_before": ("SUPER", "BINLOG_ADMIN"),
+    "replica_thread": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
+    "change_replication_source": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
+    "reset_replica": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
+}
+_SHOW_NEEDS = {
+    "binary_log_status": ("SUPER", "REPLICATION CLIENT"),
+    "binary_logs": ("SUPER", "REPLICATION CLIENT"),
+    "replica_status": ("SUPER", "REPLICATION CLIENT"),
+    "replicas": ("REPLICATION SLAVE",),
+}
+
+
+def check_statement(account: Account | None, user: str, host: str, text: str, current_db: str | None) -> None:
+    """Raise MySQL's access error when ``account`` may not run ``text``; return quietly when it may.
+
+    Raises:
+        MySQLError: 1142 (table-level command denied), 1044 (database), 1227 (specific privilege), 1046 no
+            database selected for an unqualified table.
+    """
+    from gtidkit.engine.sql.parse import classify
+
+    if account is None:
+        raise MySQLError(1045, f"Access denied for user '{user}'@'{host}' (using password: NO)", "28000")
+    if "SUPER" in account.privileges and all(p in account.privileges for p in DATABASE_LEVEL):
+        return  # root-like accounts: no per-statement work
+    stmt = classify(text)
+    kind = stmt.kind
+    command = stmt.info.get("command")
+    if kind == "set":
+        if _SET_GLOBAL.search(text) and not has_global(account, "SUPER", "SYSTEM_VARIABLES_ADMIN"):
+            raise _denied_specific("SUPER", "SYSTEM_VARIABLES_ADMIN")
+        return
+    if kind == "admin" and command in _ADMIN_NEEDS:
+        if not has_global(account, *_ADMIN_NEEDS[command]):
+            raise _denied_specific(*_ADMIN_NEEDS[command])
+        return
+    if kind == "show" and command in _SHOW_NEEDS:
+        if not has_global(account, *_SHOW_NEEDS[command]):
+            raise _denied_specific(*_SHOW_NEEDS[command])
+        return
+    if kind == "use":
+        db = str(stmt.info.get("db") or "")
+        if db and not any_on_db(account, db):
+            raise MySQLError(1044, f"Access denied for user '{user}'@'{host}' to database '{db}'", "42000")
+        return
+    if kind in ("select", "dml", "ddl"):
+        needs = _needs(stmt, text)
+        if kind == "ddl" and re.match(r"\s*(create|drop)\s+(database|schema)\b", text, re.IGNORECASE):
+            m = re.match(r"\s*(create|drop)\s+(?:database|schema)\s+(?:if\s+(?:not\s+)?exists\s+)?`?([^`\s;]+)`?",
+                         text, re.IGNORECASE)
+            if m and not has_on_db(account, m.group(1).upper(), m.group(2)):
+                raise MySQLError(1044, f"Access denied for user '{user}'@'{host}' to database '{m.group(2)}'",
+                                 "42000")
+            return
+        tables = _tables(stmt, current_db)
+        for i, (db, table) in enumerate(tables):
+            if db.lower() in _OPEN_SCHEMAS:
+                continue
+            privs = needs if i == 0 or kind == "select" else ("SELECT",)
+            for priv in privs:
+                if not has_on_db(account, priv, db):
+                    raise _table_denied(priv if kind != "select" else "SELECT", user, host, table)
+
+
+def _needs(stmt: Any, text: str) -> tuple[str, ...]:
+    if stmt.kind == "select":
+        return ("SELECT",)
+    word = text.lstrip().split(None, 1)[0].upper() if text.strip() else ""
+    if stmt.kind == "dml":
+        if stmt.info.get("replace") or word == "REPLACE":
+            return ("INSERT", "DELETE")
+        return {"INSERT": ("INSERT",), "UPDATE": ("UPDATE",), "DELETE": ("DELETE",)}.get(word, ("SELECT",))
+    if word == "CREATE":
+        return ("INDEX",) if re.match(r"\s*create\s+(unique\s+|fulltext\s+|spatial\s+)?index\b", text, re.IGNORECASE) \
+            else ("CREATE",)
+    if word in ("DROP", "TRUNCATE"):
+        return ("INDEX",) if re.match(r"\s*drop\s+index\b", text, re.IGNORECASE) else ("DROP",)
+    if word in ("ALTER", "RENAME"):
+        return ("ALTER",)
+    return ("ALTER",)
