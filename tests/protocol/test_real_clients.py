@@ -16,6 +16,7 @@ import pymysql
 import pytest
 from pymysql.constants import CLIENT
 
+from gtidkit.protocol.client import last_gtids
 from gtidkit.protocol.constants import SessionStateType
 from gtidkit.protocol.session_tracker import decode_state
 from gtidkit.protocol.wire import Reader
@@ -241,7 +242,10 @@ def _gtid_entries(conn: pymysql.connections.Connection) -> list[str]:
         return []
     r = Reader(raw)
     r.lenenc_str()  # info
-    return [c.value for c in decode_state(r.lenenc_str()) if c.type == SessionStateType.SESSION_TRACK_GTIDS]
+    entries = [c.value for c in decode_state(r.lenenc_str()) if c.type == SessionStateType.SESSION_TRACK_GTIDS]
+    helper = last_gtids(conn)  # the shipped client helper agrees with the hand decoding
+    assert (helper is None) == (not entries) and (helper is None or str(helper) == ",".join(entries))
+    return entries
 
 
 def test_session_track_own_gtid_pymysql(srv: ServerProcess) -> None:

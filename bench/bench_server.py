@@ -1,0 +1,125 @@
+"""Wire-server latency: autocommit INSERT and point SELECT with session_track_gtids OWN_GTID vs OFF (issue 8 target:
+<= 5% apart), and sysbench oltp_point_select / oltp_read_write against gtidkit when sysbench is installed.
+
+One `gtidkit server` process on a fresh datadir (binlog on, 127.0.0.1, free port); one PyMySQL connection per mode;
+the two modes alternate in blocks so drift on a shared machine hits both alike. Writes its section of
+bench/RESULTS.md with the command used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pymysql
+from _results import update_section
+from pymysql.constants import CLIENT
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from protocol.server_proc import running_server
+
+
+def _block(cur: pymysql.cursors.Cursor, kind: str, n: int, start_id: int) -> list[float]:
+    out = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        if kind == "insert":
+            cur.execute(f"INSERT INTO b.t (id, v) VALUES ({start_id + i}, 'x')")
+        else:
+            cur.execute(f"SELECT v FROM b.t WHERE id = {1 + (start_id + i) % 1000}")
+            cur.fetchall()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def _sysbench(port: int, test: str, threads: int, seconds: int) -> dict[str, float] | None:
+    exe = shutil.which("sysbench")
+    if exe is None:
+        return None
+    base = [exe, test, "--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={port}", "--mysql-user=root",
+            "--mysql-password=", "--tables=1", "--table-size=10000"]
+    r = subprocess.run([*base, f"--threads={threads}", f"--time={seconds}", "run"], capture_output=True, text=True,
+                       check=False)
+    figures: dict[str, float] = {}
+    for line in r.stdout.splitlines():
+        line = line.strip()
+        if line.startswith("transactions:"):
+            figures["tps"] = float(line.split("(")[1].split()[0])
+        elif line.startswith("avg:"):
+            figures["avg_ms"] = float(line.split()[1])
+        elif line.startswith("95th percentile:"):
+            figures["p95_ms"] = float(line.split()[2])
+    return figures or None
+
+
+def main() -> int:
+    """Run the benchmark and write bench/RESULTS.md's ``server`` section."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--n", type=int, default=300, help="statements per block")
+    ap.add_argument("--blocks", type=int, default=6, help="blocks per mode (alternating)")
+    ap.add_argument("--sysbench-seconds", type=int, default=20)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, running_server(Path(tmp) / "d", "--log-bin") as srv:
+        conns = {}
+        for mode in ("OFF", "OWN_GTID"):
+            c = pymysql.connect(host="127.0.0.1", port=srv.port, user="root", password="", autocommit=True,
+                                client_flag=CLIENT.SESSION_TRACK)
+            c.cursor().execute(f"SET SESSION session_track_gtids = {mode}")
+            conns[mode] = c
+        cur = conns["OFF"].cursor()
+        cur.execute("CREATE DATABASE b")
+        cur.execute("CREATE TABLE b.t (id INT PRIMARY KEY, v VARCHAR(10))")
+        cur.execute("INSERT INTO b.t (id, v) VALUES " + ",".join(f"({i}, 'v')" for i in range(1, 1001)))
+        times: dict[tuple[str, str], list[float]] = {}
+        next_id = 10_000
+        for _ in range(args.blocks):
+            for mode in ("OFF", "OWN_GTID"):
+                c = conns[mode].cursor()
+                for kind in ("insert", "select"):
+                    times.setdefault((mode, kind), []).extend(_block(c, kind, args.n, next_id))
+                    next_id += args.n
+        med = {k: statistics.median(v) * 1e6 for k, v in times.items()}
+        sb = {}
+        if shutil.which("sysbench"):
+            cur.execute("CREATE DATABASE sbtest")
+            exe = shutil.which("sysbench")
+            subprocess.run([exe, "oltp_read_write", "--db-driver=mysql", "--mysql-host=127.0.0.1",  # type: ignore[list-item]
+                            f"--mysql-port={srv.port}", "--mysql-user=root", "--mysql-password=", "--tables=1",
+                            "--table-size=10000", "prepare"], capture_output=True, check=True)
+            for test, threads in (("oltp_point_select", 1), ("oltp_point_select", 4), ("oltp_read_write", 4)):
+                sb[(test, threads)] = _sysbench(srv.port, test, threads, args.sysbench_seconds)
+        for c in conns.values():
+            c.close()
+    lines = [
+        (f"Command: `.venv/bin/python bench/bench_server.py --n {args.n} --blocks {args.blocks} "
+        f"--sysbench-seconds {args.sysbench_seconds}` (one `gtidkit server --log-bin` on 127.0.0.1, PyMySQL, "
+        "median latency per statement, modes alternating in blocks)"),
+        "",
+        "| statement | session_track_gtids=OFF (µs) | OWN_GTID (µs) | OWN_GTID / OFF | target |",
+        "|---|---|---|---|---|",
+    ]
+    for kind, label in (("insert", "autocommit INSERT"), ("select", "point SELECT")):
+        off, own = med[("OFF", kind)], med[("OWN_GTID", kind)]
+        lines.append(f"| {label} | {off:.0f} | {own:.0f} | {own / off:.3f} | <= 1.05 |")
+    if sb:
+        lines += ["", ("sysbench 1.0.20 (Debian), 1 table of 10000 rows, prepared statements (unmodified scripts), "
+                  f"{args.sysbench_seconds} s each; MariaDB comparison not measured yet:"), "",
+                  "| test | threads | TPS | avg ms | p95 ms |", "|---|---|---|---|---|"]
+        for (test, threads), fig in sb.items():
+            if fig:
+                lines.append(f"| {test} | {threads} | {fig.get('tps', 0):.1f} | {fig.get('avg_ms', 0):.2f} | "
+                             f"{fig.get('p95_ms', 0):.2f} |")
+    text = "\n".join(["## Wire server (`gtidkit server`)", "", *lines, ""])
+    update_section("server", text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
