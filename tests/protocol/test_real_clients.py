@@ -289,9 +289,16 @@ def test_session_track_gtids_libmariadb_oracle(srv: ServerProcess) -> None:
         sid, gno = tracked[0].decode().split(":")
         assert sid == uuid and int(gno) == int(executed.replace("\n", "").split("-")[-1].split(":")[-1])
         client.query("SET SESSION session_track_gtids = ALL_GTIDS")
-        client.query("SELECT 1")
-        assert [t.decode() for t in client.tracked(LibMariaDB.SESSION_TRACK_GTIDS)] == [executed]
-        client.query("ROLLBACK")
+        assert client.tracked(LibMariaDB.SESSION_TRACK_GTIDS) == []  # the SET is tracked under the old mode
+        client.query("CREATE DATABASE oracle_all")
+        conn = _pymysql(srv)
+        with conn.cursor() as cur:
+            cur.execute("SELECT @@GLOBAL.gtid_executed")
+            executed_after = cur.fetchone()[0]
+        conn.close()
+        # ALL_GTIDS: the whole gtid_executed (every session's GTIDs), not only this session's
+        assert [t.decode() for t in client.tracked(LibMariaDB.SESSION_TRACK_GTIDS)] == [executed_after]
+        assert executed_after.count(",") == executed.count(",")  # same server UUID, one interval grown
     finally:
         client.close()
 

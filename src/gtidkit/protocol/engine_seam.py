@@ -101,8 +101,10 @@ def execute(session: Any, sql: str, intercept: Interceptor | None = None) -> Ite
             yield res
             continue
         before_db = session.current_db
+        # the statement is tracked under the mode in force before it (a SET of the variable reports by the old one)
+        mode = str(sysvar(session, "session_track_gtids")).upper()
         for result in session.execute(text):
-            interim = () if result.state_changes else _interim_state_changes(session, before_db)
+            interim = () if result.state_changes else _interim_state_changes(session, before_db, mode)
             if not interim:
                 yield result
             else:
@@ -110,9 +112,8 @@ def execute(session: Any, sql: str, intercept: Interceptor | None = None) -> Ite
                 yield dataclasses.replace(result, state_changes=interim, status_flags=flags)
 
 
-def _interim_state_changes(session: Any, before_db: str | None) -> tuple[StateChange, ...]:
+def _interim_state_changes(session: Any, before_db: str | None, mode: str) -> tuple[StateChange, ...]:
     out: list[StateChange] = []
-    mode = str(sysvar(session, "session_track_gtids")).upper()
     committed = session.take_committed_gtids()
     in_trx = session.in_transaction()
     if mode == "OWN_GTID" and committed:
