@@ -425,8 +425,6 @@ class Session:
             raise MySQLError(1238, f"Variable '{var.name}' is a GLOBAL variable")
         if sc == "GLOBAL" and var.scope == sysvars.SESSION:
             raise MySQLError(1238, f"Variable '{var.name}' is a SESSION variable")
-        if var.name in _DIAGNOSTICS_VARS:
-            return _DIAGNOSTICS_VARS[var.name](self.diagnostics)
         if var.read is not None:
             return var.read(self, sc or None)
         if sc != "GLOBAL" and var.scope != sysvars.GLOBAL and var.name in self.session_vars:
@@ -436,8 +434,6 @@ class Session:
     def sysvar_show_value(self, name: str, scope: str | None) -> str:
         """Value as SHOW [GLOBAL|SESSION] VARIABLES prints it."""
         var = sysvars.lookup(name)
-        if var.name in _DIAGNOSTICS_VARS:
-            return str(_DIAGNOSTICS_VARS[var.name](self.diagnostics))
         if var.read is not None:
             v = var.read(self, scope if var.scope == sysvars.BOTH else None)
             return "" if v is None else str(v)
@@ -486,7 +482,7 @@ def _show_count(session: Session, name: str) -> StatementResult:
     """SHOW COUNT(*) WARNINGS / ERRORS: one row, column ``@@session.warning_count`` / ``@@session.error_count``."""
     from gtidkit.engine.sql.metadata import result_set, sysvar_column
 
-    value = _DIAGNOSTICS_VARS[name](session.diagnostics)
+    value = sysvars.lookup(name).read(session, None)  # type: ignore[misc]
     col = f"@@session.{name}"
     return result_set([col], [(value,)], (sysvar_column(col, value, "uint"),))
 
@@ -496,11 +492,6 @@ _DIAGNOSTIC_SHOWS = {
     "errors": lambda s, i: _show_conditions(s, i, True),
     "count_warnings": lambda s, i: _show_count(s, "warning_count"),
     "count_errors": lambda s, i: _show_count(s, "error_count"),
-}
-
-_DIAGNOSTICS_VARS = {
-    "warning_count": lambda da: da.warning_count,
-    "error_count": lambda da: da.error_count,
 }
 
 

@@ -235,8 +235,24 @@ SYSVARS: dict[str, SysVar] = {
         _v("lower_case_table_names", GLOBAL, INT, 0, 0, 2, read_only=True),
         # diagnostics area (engine/diagnostics.py): counts of the last statement that raised conditions
         _v("max_error_count", BOTH, INT, 1024, 0, 65535),
-        _v("warning_count", SESSION, INT, 0, read_only=True, dynamic_value=True),
-        _v("error_count", SESSION, INT, 0, read_only=True, dynamic_value=True),
+        _v(
+            "warning_count",
+            SESSION,
+            INT,
+            0,
+            read_only=True,
+            dynamic_value=True,
+            read=lambda session, _scope: session.diagnostics.warning_count,
+        ),
+        _v(
+            "error_count",
+            SESSION,
+            INT,
+            0,
+            read_only=True,
+            dynamic_value=True,
+            read=lambda session, _scope: session.diagnostics.error_count,
+        ),
         # session-state trackers (engine/tracking.py; WL#6885, WL#6972, WL#6631): what the OK packet reports
         _v("session_track_schema", BOTH, BOOL, True),
         _v("session_track_state_change", BOTH, BOOL, False),
