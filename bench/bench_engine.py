@@ -49,6 +49,7 @@ class Replica:
         self.s = self.srv.session()
         self.next = 1
         self.seconds = 0.0
+        self.cpu = 0.0  # CPU seconds of the applying thread (thread_time): the Python bookkeeping, without fsyncs
         for gno, stmt in (
             (1, "CREATE DATABASE r"),
             (2, "CREATE TABLE r.t (id INT PRIMARY KEY, v VARCHAR(32))"),
@@ -59,10 +60,11 @@ class Replica:
     def run_block(self, count: int) -> None:
         """Apply ``count`` more transactions, timing only them."""
         s = self.s
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         for i in range(self.next, self.next + count):
             s.execute("SET gtid_next='ANONYMOUS'" if self.anonymous else f"SET gtid_next='{SRC}:{i + 2}'")
             s.execute(f"INSERT INTO r.t VALUES ({i}, 'row-{i}')")
+        self.cpu += time.thread_time() - c0
         self.seconds += time.perf_counter() - t0
         self.next += count
 
@@ -77,6 +79,7 @@ class Replica:
         return {
             "tps": n / self.seconds,
             "seconds": self.seconds,
+            "cpu_us": self.cpu / n * 1e6,
             "table_bytes": _table_bytes(self.datadir / "gtidkit.sqlite"),
             "binlog_bytes": sum(p.stat().st_size for p in self.datadir.glob("binlog.[0-9]*")),
             "rotations": rotations,
@@ -143,6 +146,7 @@ def main() -> None:
 
     a, b, c, cr = runs["a"], runs["b"], runs["c"], runs["c_rot"]
     ratio_ba = b["tps"] / a["tps"]
+    ratio_ba_cpu = a["cpu_us"] / b["cpu_us"]
     ratio_bc = b["tps"] / c["tps"]
     table_vs_binlog = c["table_bytes"] / c["binlog_bytes"] if c["binlog_bytes"] else float("nan")
     rotation_cost = 1 - cr["tps"] / c["tps"]
@@ -150,16 +154,20 @@ def main() -> None:
         f"Command: `.venv/bin/python bench/bench_engine.py --n {n}` ({n} single-row INSERT transactions per "
         "configuration, one `SET gtid_next` each, SQLite synchronous=FULL).",
         "",
-        "| configuration | transactions/s |",
-        "|---|---|",
-        f"| (a) gtid_mode=OFF, binlog off (ANONYMOUS) | {a['tps']:.0f} |",
-        f"| (b) gtid_mode=ON, binlog off, GTID row in the transaction | {b['tps']:.0f} |",
-        f"| (c) gtid_mode=ON, binlog on + log_replica_updates, sync_binlog=1 | {c['tps']:.0f} |",
-        f"| (c) with max_binlog_size=64 KiB ({cr['rotations']} rotations, table saved at each) | {cr['tps']:.0f} |",
+        "| configuration | transactions/s | CPU µs per transaction (applying thread) |",
+        "|---|---|---|",
+        f"| (a) gtid_mode=OFF, binlog off (ANONYMOUS) | {a['tps']:.0f} | {a['cpu_us']:.0f} |",
+        f"| (b) gtid_mode=ON, binlog off, GTID row in the transaction | {b['tps']:.0f} | {b['cpu_us']:.0f} |",
+        f"| (c) gtid_mode=ON, binlog on + log_replica_updates, sync_binlog=1 | {c['tps']:.0f} | {c['cpu_us']:.0f} |",
+        (
+            f"| (c) with max_binlog_size=64 KiB ({cr['rotations']} rotations, table saved at each) "
+            f"| {cr['tps']:.0f} | {cr['cpu_us']:.0f} |"
+        ),
         "",
         "| ratio | measured | target |",
         "|---|---|---|",
-        f"| b/a | {ratio_ba:.3f} | >= 0.95 |",
+        f"| b/a (throughput, wall clock) | {ratio_ba:.3f} | >= 0.95 |",
+        f"| b/a (CPU of the applying thread: the commit path's bookkeeping, no fsync) | {ratio_ba_cpu:.3f} | >= 0.95 |",
         f"| b/c | {ratio_bc:.2f} | >= 1.6 |",
         f"| GTID table bytes / binlog bytes after (c) | {table_vs_binlog:.5f} "
         f"({c['table_bytes']} / {c['binlog_bytes']}) | <= 0.01 |",
