@@ -122,7 +122,7 @@ class Server:
             self.write_txn,
             self.read_txn,
             self.gtid_table,
-            period=lambda: int(self.globals.get("gtid_executed_compression_period")),
+            period=lambda: int(self.globals.values["gtid_executed_compression_period"]),
         )
         self.storage.threads_provider = lambda: [self.compressor.thread_row()]
         from gtidkit.engine.statements.admin import Admin

@@ -19,6 +19,7 @@ from uuid import UUID
 from gtidkit.gtid import Gtid, GtidSet
 
 _INSERT_SQL: dict[str, str] = {}
+_SID_TEXT: dict[int, str] = {}  # UUID.int -> its text: str(UUID) is slow and a server sees few source UUIDs
 
 
 def save_gtid(db: sqlite3.Connection, table: str, gtid: Gtid) -> None:
@@ -28,7 +29,13 @@ def save_gtid(db: sqlite3.Connection, table: str, gtid: Gtid) -> None:
         sql = _INSERT_SQL[table] = (
             f'INSERT OR IGNORE INTO "{table}" (source_uuid, interval_start, interval_end, gtid_tag) VALUES (?,?,?,?)'
         )
-    db.execute(sql, (str(gtid.sid), gtid.gno, gtid.gno, gtid.tag))
+    sid = gtid.sid
+    text = _SID_TEXT.get(sid.int)
+    if text is None:
+        if len(_SID_TEXT) > 4096:
+            _SID_TEXT.clear()
+        text = _SID_TEXT[sid.int] = str(sid)
+    db.execute(sql, (text, gtid.gno, gtid.gno, gtid.tag))
 
 
 def save_set(db: sqlite3.Connection, table: str, gtids: GtidSet) -> int:
