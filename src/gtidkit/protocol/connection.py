@@ -371,6 +371,18 @@ class ServerConnection:
         self.state = State.CLOSED
         return data
 
+    def resume_commands(self) -> None:
+        """Back to the command phase after a command served outside this state machine (a takeover hook that
+        wrote its own packets, e.g. a binlog dump); the next command starts at sequence id 0.
+
+        Raises:
+            LocalProtocolError: not in the middle of answering a command.
+        """
+        if self.state is not State.RESPONDING:
+            raise LocalProtocolError(f"resume_commands() in state {self.state.name}")
+        self.state = State.COMMAND
+        self._seq = 0
+
     def reset_sequence(self) -> None:
         """Start a new command exchange (sequence id 0): used after a command the server does not answer."""
         self._seq = 0

@@ -80,6 +80,28 @@ from gtidkit.version import SERVER_VERSION
 log = logging.getLogger("gtidkit.server")
 
 
+class StreamIO:
+    """What a takeover hook gets: the connection's raw stream after a command it owns.
+
+    Attributes:
+        handler: the connection (``handler.current_account()`` for privilege checks, ``handler.session``).
+        send: ``send(payload: bytes)`` frames one packet with the next sequence id and writes it.
+        recv: ``recv() -> bytes | None`` reads the next whole client packet's payload (None when it closed).
+    """
+
+    def __init__(self, handler: ClientHandler, send: Callable[[bytes], None],
+                 recv: Callable[[], bytes | None]) -> None:
+        self.handler = handler
+        self.send = send
+        self.recv = recv
+
+
+#: ``hook(io, command)``: serves one command (an :class:`~gtidkit.protocol.messages.UnknownCommand` with the
+#: command byte and body) on the raw stream; returns True to go back to the command phase (sequence ids restart),
+#: False to close the connection.
+TakeoverHook = Callable[[StreamIO, Any], bool]
+
+
 @dataclass
 class ServerContext:
     """What every connection of one server shares.
@@ -108,6 +130,9 @@ class ServerContext:
     request_shutdown: Callable[[], None] = lambda: None
     started: float = field(default_factory=time.monotonic)
     questions: int = 0
+    #: command byte -> hook for commands served outside the request/response loop (the replication layer
+    #: registers COM_BINLOG_DUMP / COM_BINLOG_DUMP_GTID / COM_REGISTER_SLAVE here); see :class:`StreamIO`.
+    command_hooks: dict[int, TakeoverHook] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def capabilities(self) -> Capability:
@@ -160,6 +185,8 @@ class ClientHandler:
         self.killed = False
         #: SHUTDOWN was executed: the edge starts the server's shutdown once the OK is on the wire.
         self.shutdown_requested = False
+        #: (hook, command) when a registered command takes the stream over (see ServerContext.command_hooks).
+        self.takeover: tuple[TakeoverHook, Any] | None = None
         #: set by the socket edge: close this connection from another thread (KILL).
         self.kill_hook: Callable[[], None] = lambda: None
 
@@ -392,6 +419,11 @@ class ClientHandler:
         if isinstance(cmd, ComProcessKill):
             return self._query(f"KILL {cmd.connection_id}")
         if isinstance(cmd, UnknownCommand):
+            hook = self.ctx.command_hooks.get(cmd.command)
+            if hook is not None:
+                # a long-lived exchange (COM_BINLOG_DUMP[_GTID]): the edge hands the stream over to the hook
+                self.takeover = (hook, cmd)
+                return b""
             return self.conn.send(Err(1047, "Unknown command", "08S01"))
         if isinstance(cmd, ComStmtPrepare):
             return self._stmt_prepare(cmd)

@@ -21,8 +21,8 @@ from typing import Any
 from gtidkit.protocol.accounts import AccountStore
 from gtidkit.protocol.connection import State
 from gtidkit.protocol.constants import Capability
-from gtidkit.protocol.handler import ClientHandler, ServerContext
-from gtidkit.protocol.packets import HEADER_LENGTH, LENGTH_WIDTH
+from gtidkit.protocol.handler import ClientHandler, ServerContext, StreamIO
+from gtidkit.protocol.packets import HEADER_LENGTH, LENGTH_WIDTH, PacketReader, frame
 from gtidkit.protocol.tls import rsa_keys, server_context
 
 log = logging.getLogger("gtidkit.server")
@@ -230,8 +230,45 @@ class WireServer:
                 handler.tls_started()
             if handler.shutdown_requested:
                 self.ctx.request_shutdown()
+            if handler.takeover is not None and not self._run_takeover(handler, holder):
+                return
             if not data:
                 return
+
+    def _run_takeover(self, handler: ClientHandler, holder: dict[str, Any]) -> bool:
+        """Serve a command registered in ``ctx.command_hooks`` on the raw stream; True to resume commands."""
+        hook, cmd = handler.takeover  # type: ignore[misc]
+        handler.takeover = None
+        sock = holder["sock"]
+        sock.settimeout(None)
+        conn = handler.conn
+        seq = [1]
+        reader = PacketReader(conn.max_allowed_packet)
+        leftover = conn.take_buffered()
+        if leftover:
+            reader.feed(leftover)
+
+        def send(payload: bytes) -> None:
+            data, seq[0] = frame(payload, seq[0])
+            sock.sendall(data)
+
+        def recv() -> bytes | None:
+            while True:
+                pkt = reader.next_packet()
+                if pkt is not None:
+                    seq[0] = pkt.next_sequence_id
+                    return pkt.payload
+                chunk = sock.recv(RECV_SIZE)
+                if not chunk:
+                    return None
+                reader.feed(chunk)
+
+        resume = bool(hook(StreamIO(handler, send, recv), cmd))
+        if resume:
+            conn.resume_commands()
+        else:
+            handler.closed = True
+        return resume
 
 
 def _read_exact(sock: socket.socket, n: int) -> bytes:
