@@ -21,6 +21,7 @@ BENCHES: list[tuple[str, list[str]]] = [
     ("standalone_cluster", []),
     ("bench_engine", ["--n", "100000"]),
     ("stress_crash", ["--trials", "200"]),
+    ("bench_server", []),
 ]
 
 
