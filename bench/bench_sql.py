@@ -18,6 +18,7 @@ from _results import update_section
 
 from gtidkit.engine.sql import executor as sql_mod
 from gtidkit.engine.sql.executor import Executor
+from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.storage import Storage
 
 DDL = (
@@ -54,9 +55,9 @@ def _engine(stmts: dict[str, list[str]], cached: bool) -> dict[str, float]:
             Path(d), synchronous="OFF"
         )  # CPU cost only; fsync is measured in the GTID benches
         ex = Executor(storage, storage.connect())
-        ex.execute("CREATE DATABASE sbtest")
-        ex.execute(DDL, "sbtest")
-        ex.execute("CREATE INDEX k_1 ON sbtest1(k)", "sbtest")
+        ex.execute(classify("CREATE DATABASE sbtest"))
+        ex.execute(classify(DDL), "sbtest")
+        ex.execute(classify("CREATE INDEX k_1 ON sbtest1(k)"), "sbtest")
         real_templatize = sql_mod.templatize
         if not cached:
             sql_mod.templatize = lambda text: None  # every statement text is new: full sqlglot parse + plan
@@ -67,7 +68,7 @@ def _engine(stmts: dict[str, list[str]], cached: bool) -> dict[str, float]:
                 for s in texts:
                     if not cached:
                         storage.plan_cache.clear()
-                    ex.execute(s, "sbtest")
+                    ex.execute(classify(s), "sbtest")
                 out[kind] = (time.perf_counter() - t0) / len(texts) * 1e6
         finally:
             sql_mod.templatize = real_templatize

@@ -13,6 +13,7 @@ from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
 from gtidkit.engine.sql import rowimage
 from gtidkit.engine.sql.catalog import ColumnDef
 from gtidkit.engine.sql.executor import Executor
+from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
 
@@ -43,8 +44,8 @@ DML = [
 def _open(path):
     s = Storage.open(path)
     ex = Executor(s, s.connect())
-    ex.execute("CREATE DATABASE db")
-    ex.execute(ALL_TYPES, "db")
+    ex.execute(classify("CREATE DATABASE db"))
+    ex.execute(classify(ALL_TYPES), "db")
     return s, ex
 
 
@@ -58,7 +59,7 @@ def test_dml_to_events_to_bytes_and_back_rebuilds_identical_tables(tmp_path):
     _s2, ex2 = _open(tmp_path / "dst")
     changes = []
     for q in DML:
-        changes += ex1.execute(q, "db").row_changes
+        changes += ex1.execute(classify(q), "db").row_changes
     table = s1.catalog.get_table("db", "t")
     events = rowimage.events_for_changes(changes, s1.catalog, {("db", "t"): 77})
     assert isinstance(events[0], TableMapEvent)
@@ -77,17 +78,17 @@ def test_dml_to_events_to_bytes_and_back_rebuilds_identical_tables(tmp_path):
     ex2.conn.commit()
     assert applied == changes
     q = "SELECT * FROM t ORDER BY id"
-    assert ex1.execute(q, "db").rows == ex2.execute(q, "db").rows
-    assert len(ex1.execute(q, "db").rows) == 4
+    assert ex1.execute(classify(q), "db").rows == ex2.execute(classify(q), "db").rows
+    assert len(ex1.execute(classify(q), "db").rows) == 4
     # the copy's AUTO_INCREMENT counter moved past the applied rows
-    assert ex2.execute("INSERT INTO t (c) VALUES ('next')", "db").last_insert_id == 11
+    assert ex2.execute(classify("INSERT INTO t (c) VALUES ('next')"), "db").last_insert_id == 11
     assert table.column_names[0] == "id"
 
 
 def test_large_statements_split_into_several_events(tmp_path):
     s, ex = _open(tmp_path)
-    ex.execute("INSERT INTO t (c120) VALUES " + ", ".join(["(REPEAT('y', 120))"] * 200), "db")
-    changes = ex.execute("UPDATE t SET c120 = REPEAT('z', 120)", "db").row_changes
+    ex.execute(classify("INSERT INTO t (c120) VALUES " + ", ".join(["(REPEAT('y', 120))"] * 200)), "db")
+    changes = ex.execute(classify("UPDATE t SET c120 = REPEAT('z', 120)"), "db").row_changes
     events = rowimage.rows_events(changes, {("db", "t"): 1}, catalog=s.catalog)
     assert len(events) > 3
     assert all(len(e.body) < rowimage.MAX_ROWS_BODY + 1024 for e in events)
@@ -140,7 +141,7 @@ def test_python_mysql_replication_decodes_our_events(tmp_path):
     from pymysqlreplication.row_event import TableMapEvent as PTableMap
 
     s, ex = _open(tmp_path)
-    changes = ex.execute(DML[0], "db").row_changes + ex.execute(DML[3], "db").row_changes
+    changes = ex.execute(classify(DML[0]), "db").row_changes + ex.execute(classify(DML[3]), "db").row_changes
     events = rowimage.events_for_changes(changes, s.catalog, {("db", "t"): 9})
 
     class Ctl:  # what BinLogPacketWrapper reads from its control connection
@@ -189,8 +190,8 @@ def test_python_mysql_replication_decodes_our_events(tmp_path):
 def test_apply_reports_missing_rows_and_duplicates(tmp_path):
     s1, ex1 = _open(tmp_path / "a")
     _s2, ex2 = _open(tmp_path / "b")
-    ins = ex1.execute("INSERT INTO t (id, c) VALUES (1, 'a')", "db").row_changes
-    upd = ex1.execute("UPDATE t SET c = 'b'", "db").row_changes
+    ins = ex1.execute(classify("INSERT INTO t (id, c) VALUES (1, 'a')"), "db").row_changes
+    upd = ex1.execute(classify("UPDATE t SET c = 'b'"), "db").row_changes
     tm = rowimage.table_map_event(s1.catalog.get_table("db", "t"), 1)
     ids = {("db", "t"): 1}
     with pytest.raises(MySQLError) as e:
@@ -207,7 +208,7 @@ def test_truncated_image_is_a_decode_error(tmp_path):
     from gtidkit.errors import BinlogDecodeError
 
     s, ex = _open(tmp_path)
-    ch = ex.execute("INSERT INTO t (c) VALUES ('abc')", "db").row_changes
+    ch = ex.execute(classify("INSERT INTO t (c) VALUES ('abc')"), "db").row_changes
     tm = rowimage.table_map_event(s.catalog.get_table("db", "t"), 1)
     ev = rowimage.rows_events(ch, {("db", "t"): 1}, catalog=s.catalog)[0]
     cut = RowsEvent(

@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 
 from gtidkit.engine.sql.executor import Executor, RowChange
+from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
 
@@ -21,18 +22,18 @@ SBTEST_DDL = (
 def ex(tmp_path):
     storage = Storage.open(tmp_path)
     e = Executor(storage, storage.connect())
-    e.execute("CREATE DATABASE d")
+    e.execute(classify("CREATE DATABASE d"))
     yield e
     storage.close()
 
 
 def run(ex: Executor, sql: str, db: str | None = "d"):
-    return ex.execute(sql, db)
+    return ex.execute(classify(sql), db)
 
 
 def err(ex: Executor, sql: str, db: str | None = "d") -> MySQLError:
     with pytest.raises(MySQLError) as e:
-        ex.execute(sql, db)
+        ex.execute(classify(sql), db)
     return e.value
 
 
@@ -505,12 +506,12 @@ def test_eight_sessions_insert_concurrently_with_auto_increment(ex):
         try:
             for n in range(40):
                 if n % 2:
-                    res = mine.execute(f"INSERT INTO t (th, n) VALUES ({th}, {n})", "d")
+                    res = mine.execute(classify(f"INSERT INTO t (th, n) VALUES ({th}, {n})"), "d")
                 else:  # an explicit multi-statement transaction: read, then write
                     mine.conn.begin()
-                    mine.execute(f"SELECT COUNT(*) FROM t WHERE th = {th}", "d")
-                    res = mine.execute(f"INSERT INTO t (th, n) VALUES ({th}, {n})", "d")
-                    mine.execute(f"UPDATE t SET n = n + 1000 WHERE id = {res.last_insert_id}", "d")
+                    mine.execute(classify(f"SELECT COUNT(*) FROM t WHERE th = {th}"), "d")
+                    res = mine.execute(classify(f"INSERT INTO t (th, n) VALUES ({th}, {n})"), "d")
+                    mine.execute(classify(f"UPDATE t SET n = n + 1000 WHERE id = {res.last_insert_id}"), "d")
                     mine.conn.commit()
                 with lock:
                     ids.append(res.last_insert_id)
@@ -615,8 +616,8 @@ def test_fuzzed_text_raises_only_mysql_errors(ex):
     def check(tokens):
         text = " ".join(tokens)
         try:
-            for stmt in __import__("gtidkit.engine.sql.executor", fromlist=["x"]).split_statements(text):
-                ex.execute(stmt, "d")
+            for stmt in __import__("gtidkit.engine.sql.parse", fromlist=["x"]).split_statements(text):
+                ex.execute(classify(stmt), "d")
         except MySQLError:
             pass
 
@@ -653,7 +654,7 @@ def test_cached_dml_matches_literal_dml(ex):
             if not cached:
                 sql_mod.templatize = lambda t: None
             try:
-                res = ex.execute(text, db)
+                res = ex.execute(classify(text), db)
                 out.append(
                     (
                         "ok",
@@ -730,7 +731,7 @@ def test_unsupported_functions_fail_loudly(ex):
 def test_uncommitted_ddl_of_another_session_reads_as_missing_table(ex):
     other = Executor(ex.storage, ex.storage.connect())
     other.conn.begin()
-    other.execute("CREATE TABLE pending (a INT)", "d")  # in other's open transaction, not yet committed
+    other.execute(classify("CREATE TABLE pending (a INT)"), "d")  # in other's open transaction, not yet committed
     e = err(ex, "SELECT * FROM pending")
     assert (e.code, e.message) == (1146, "Table 'd.pending' doesn't exist")
     other.conn.commit()

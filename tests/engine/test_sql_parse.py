@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from gtidkit.engine.sql.executor import classify, split_statements
-from gtidkit.engine.sql.parse import parse_tree, templatize, unquote_string
+from gtidkit.engine.sql.parse import parse_tree, split_statements, templatize, unquote_string
+from gtidkit.engine.statements.classify import classify
 from gtidkit.errors import MySQLError
 
 

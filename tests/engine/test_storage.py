@@ -147,15 +147,16 @@ def test_eight_threads_read_modify_write_never_lose_updates(storage):
 
 def test_catalog_survives_reopen(tmp_path):
     from gtidkit.engine.sql.executor import Executor
+    from gtidkit.engine.statements.classify import classify
 
     s = Storage.open(tmp_path)
     ex = Executor(s, s.connect())
-    ex.execute("CREATE DATABASE d")
-    ex.execute("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))", "d")
-    ex.execute("INSERT INTO t VALUES (1, 'x')", "d")
+    ex.execute(classify("CREATE DATABASE d"))
+    ex.execute(classify("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))"), "d")
+    ex.execute(classify("INSERT INTO t VALUES (1, 'x')"), "d")
     s.checkpoint()
     s.close()
     s2 = Storage.open(tmp_path)
     assert s2.catalog.get_table("d", "t").column("v").length == 10
-    assert Executor(s2, s2.connect()).execute("SELECT v FROM d.t").rows == [("x",)]
+    assert Executor(s2, s2.connect()).execute(classify("SELECT v FROM d.t")).rows == [("x",)]
     s2.close()

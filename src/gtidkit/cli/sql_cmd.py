@@ -76,7 +76,7 @@ def sql(
 ) -> None:
     """Run SQL statements against a gtidkit datadir (the server starts, runs them, shuts down)."""
     from gtidkit.engine import Server
-    from gtidkit.engine.sql.executor import split_statements
+    from gtidkit.engine.sql.parse import split_statements
     from gtidkit.errors import MySQLError
 
     options: dict[str, Any] = {

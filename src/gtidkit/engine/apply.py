@@ -536,7 +536,7 @@ class ExecutorTarget:
 
     def run_statement(self, text: str, ev: QueryEvent) -> None:
         """Run the statement on the executor; an INSERT_ID applies to it alone."""
-        from gtidkit.engine.sql.executor import classify
+        from gtidkit.engine.statements.classify import classify
 
         try:
             self.executor.execute(classify(text), self.current_db)
@@ -789,7 +789,6 @@ class ApplierSession(Session):
             self.execute("COMMIT")  # an owned GTID commits as an empty transaction; ANONYMOUS is released
         self._pending = _Pending()
         self.executor.timestamp = None
-        self.committed_gtids.clear()  # session tracking never runs on the applier: keep nothing
 
     def abort(self) -> None:
         """Roll back and release the GTID this transaction owns (the applier stops with the error)."""

@@ -7,8 +7,10 @@ Where the logic lives: GTID_NEXT and ownership are the transition table of :mod:
 (``self.gtid``); BEGIN / COMMIT / ROLLBACK / implicit commit and the per-statement GTID checks are
 :mod:`gtidkit.engine.statements.transaction`; the commit path (write matrix, binlog, GTID table, GTID state) is
 :mod:`gtidkit.engine.gtid.commit`; SET goes through the sysvar table's hooks (:func:`gtidkit.engine.sysvars.set_variable`).
-SELECT/DML/DDL/USE run in the SQL layer's :class:`~gtidkit.engine.sql.executor.Executor`; SHOW of binlog/GTID
-state and the admin statements in :mod:`gtidkit.engine.statements.admin`.
+Statements are classified once (:func:`gtidkit.engine.statements.classify.classify`); SELECT/DML/DDL/USE run in the
+SQL layer's :class:`~gtidkit.engine.sql.executor.Executor`; SHOW of binlog/GTID state and the admin statements in
+:mod:`gtidkit.engine.statements.admin`; results, diagnostics and session-state tracking in
+:mod:`gtidkit.engine.results`, :mod:`gtidkit.engine.diagnostics` and :mod:`gtidkit.engine.tracking`.
 
 Locking: a session holds the server's write lock from the first write of a transaction until its commit or
 rollback (SQLite has one writer; this lock makes the wait FIFO-ish and lock-free at the SQLite level), so a
@@ -29,6 +31,7 @@ from gtidkit.engine.results import Condition, ServerStatus, StatementResult
 from gtidkit.engine.statements import set_parser
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.set_parser import Default, Expression, Keyword, SysVarRef, UserVarRef
+from gtidkit.engine.tracking import SessionTracker, StatementFacts
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
 
@@ -76,7 +79,7 @@ class Session:
         self.trx_dirty = False
         self.last_insert_id = 0
         self.closed = False
-        self.committed_gtids: list[Gtid] = []  # since the last take_committed_gtids() (session tracking)
+        self.tracker = SessionTracker()
 
     # ------------------------------------------------------------------ public
     def execute(self, sql: str) -> list[StatementResult]:
@@ -110,21 +113,31 @@ class Session:
 
     def _execute_statement(self, text: str, *, more: bool) -> StatementResult:
         """Run one statement and complete its result: diagnostics area, warning count, status flags."""
-        from gtidkit.engine.sql.parse import classify
+        from gtidkit.engine.statements.classify import classify
 
         stmt = classify(text)
         command = stmt.info.get("command")
         diagnostic = command in ("warnings", "errors", "count_warnings", "count_errors")
-        self.diagnostics.begin_statement(diagnostic=diagnostic, uses_tables=_uses_tables(stmt))
+        uses_tables = _uses_tables(stmt)
+        self.diagnostics.begin_statement(diagnostic=diagnostic, uses_tables=uses_tables)
         max_errors = self._max_error_count()
+        self.tracker.begin_statement(
+            track_gtids=str(self._session_value("session_track_gtids")),
+            track_state_change=bool(self._session_value("session_track_state_change")),
+            track_trx_info=str(self._session_value("session_track_transaction_info")),
+        )
         try:
             res = self._dispatch(stmt)
         except MySQLError as err:
             self.diagnostics.push(Condition("Error", err.code, err.message), max_errors)
+            self.tracker.statement_failed()
             raise
         for w in res.warnings:
             self.diagnostics.push(w, max_errors)
+        changes = self.tracker.end_statement(self._statement_facts(stmt, uses_tables, res))
         flags = 0
+        if changes:
+            flags |= ServerStatus.SERVER_SESSION_STATE_CHANGED
         if self.in_transaction():
             flags |= ServerStatus.SERVER_STATUS_IN_TRANS
         if self._autocommit():
@@ -132,7 +145,34 @@ class Session:
         if more:
             flags |= ServerStatus.SERVER_MORE_RESULTS_EXISTS
         return dataclasses.replace(
-            res, warning_count=min(self.diagnostics.statement_count, 0xFFFF), status_flags=int(flags)
+            res,
+            warning_count=min(self.diagnostics.statement_count, 0xFFFF),
+            status_flags=int(flags),
+            state_changes=changes,
+        )
+
+    def _session_value(self, name: str) -> Any:
+        return self.session_vars.get(name, self.server.globals.get(name))
+
+    def _statement_facts(self, stmt: Any, uses_tables: bool, res: StatementResult) -> StatementFacts:
+        """What the session-state trackers need to know about a statement that succeeded."""
+        return StatementFacts(
+            kind=str(stmt.kind),
+            text=stmt.text,
+            command=stmt.info.get("command"),
+            uses_tables=uses_tables,
+            result_set=res.has_result_set,
+            assignments=set_parser.parse_set(stmt.text) if stmt.kind == "set" else (),
+            autocommit=self._autocommit(),
+            explicit_trx=self.explicit_trx,
+            current_db=self.current_db,
+            track_gtids=str(self._session_value("session_track_gtids")),
+            track_schema=bool(self._session_value("session_track_schema")),
+            track_state_change=bool(self._session_value("session_track_state_change")),
+            track_sysvars=str(self._session_value("session_track_system_variables")),
+            track_trx_info=str(self._session_value("session_track_transaction_info")),
+            sysvar_text=lambda name: self.sysvar_show_value(name, None),
+            gtid_executed=self.server.gtid_state.executed,
         )
 
     def _max_error_count(self) -> int:
@@ -154,11 +194,6 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def take_committed_gtids(self) -> list[Gtid]:
-        """GTIDs this session committed since the last call (for session_track_gtids=OWN_GTID)."""
-        out, self.committed_gtids = self.committed_gtids, []
-        return out
 
     # ------------------------------------------------------------------ dispatch
     def _dispatch(self, stmt: Any) -> StatementResult:
@@ -378,7 +413,7 @@ class Session:
         if isinstance(value, Keyword):
             return value.word
         if isinstance(value, Expression):
-            from gtidkit.engine.sql.executor import classify
+            from gtidkit.engine.statements.classify import classify
 
             er = self.executor.execute(classify(f"SELECT {value.text}"), self.current_db)
             return er.rows[0][0] if er.rows else None

@@ -1,7 +1,7 @@
 """SQL dispatch: MySQL statements on the SQLite storage, with MySQL's results, row images and error codes.
 
-Entry points (docs/INTERFACES.md "engine"): :func:`split_statements`, :func:`classify` (from
-:mod:`gtidkit.engine.sql.parse`) and :class:`Executor`, which runs SELECT, DML, DDL, USE, catalog SHOWs and
+Entry point (docs/INTERFACES.md "engine"): :class:`Executor`, which runs statements classified by
+:func:`gtidkit.engine.statements.classify.classify` (SELECT, DML, DDL, USE, catalog SHOWs and
 savepoints for one session's connection and returns an :class:`ExecResult` with MySQL's ``affected_rows``,
 ``last_insert_id``, warnings and, for DML, the :class:`RowChange` images that ROW-format binlog events need.
 
@@ -44,20 +44,13 @@ from gtidkit.engine.sql.catalog import THREADS_COLUMNS, ColumnDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
 from gtidkit.engine.sql.metadata import column_for_def, expression_column, sysvar_column, user_variable_column
-from gtidkit.engine.sql.parse import (
-    Statement,
-    classify,
-    parse_error,
-    parse_tree,
-    split_statements,
-    templatize,
-)
+from gtidkit.engine.sql.parse import SqlStatement, parse_error, parse_tree, templatize
 from gtidkit.engine.sql.values import from_sqlite
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
 from gtidkit.errors import MySQLError
 from gtidkit.version import MYSQL_VERSION
 
-__all__ = ["ExecResult", "Executor", "RowChange", "Statement", "classify", "split_statements"]
+__all__ = ["ExecResult", "Executor", "RowChange"]
 
 SERVER_VERSION = MYSQL_VERSION  # VERSION(); gtidkit.version is the one server-version constant
 
@@ -428,9 +421,9 @@ class Executor:
         return call
 
     # ---------------------------------------------------------------- dispatch
-    def execute(self, stmt: Statement | str, current_db: str | None = None) -> ExecResult:
-        """Run one statement (a :class:`Statement` from :func:`classify`, or text) with ``current_db`` as the
-        default database.
+    def execute(self, stmt: SqlStatement, current_db: str | None = None) -> ExecResult:
+        """Run one classified statement (:func:`gtidkit.engine.statements.classify.classify`) with ``current_db``
+        as the default database.
 
         Statements that write run atomically: inside an open transaction under a private savepoint (a failing
         statement is undone alone, as MySQL's statement rollback), otherwise in their own transaction.
@@ -438,8 +431,6 @@ class Executor:
         Raises:
             MySQLError: MySQL's code/SQLSTATE/message for the failure (see the module docstring).
         """
-        if isinstance(stmt, str):
-            stmt = classify(stmt)
         self.current_db = current_db
         kind = stmt.kind
         if kind == "select":
@@ -510,7 +501,7 @@ class Executor:
         return res
 
     # ---------------------------------------------------------------- planning helpers
-    def _plan_key(self, stmt: Statement, current_db: str | None) -> tuple[Any, dict[str, Any]]:
+    def _plan_key(self, stmt: SqlStatement, current_db: str | None) -> tuple[Any, dict[str, Any]]:
         """Return (plan or None, binding) using the shape cache; binding maps placeholder names to values."""
         tpl = templatize(stmt.text)
         version = self.storage.catalog.version
@@ -746,7 +737,7 @@ class Executor:
             return fn(*[self._const_eval(a, params) for a in node.expressions])
         raise not_supported(node.sql(dialect="mysql"))
 
-    def _select(self, stmt: Statement, current_db: str | None) -> ExecResult:
+    def _select(self, stmt: SqlStatement, current_db: str | None) -> ExecResult:
         plan, params = self._plan_key(stmt, current_db)
         if isinstance(plan, ConstPlan):
             row = tuple(self._const_eval(i, params) for i in plan.items)
@@ -848,7 +839,7 @@ class Executor:
         return MySQLError(1105, f"Unknown error: {text}")
 
     # ---------------------------------------------------------------- DML / DDL
-    def _dml(self, stmt: Statement, current_db: str | None) -> ExecResult:
+    def _dml(self, stmt: SqlStatement, current_db: str | None) -> ExecResult:
         from gtidkit.engine.sql.dml import run_dml
 
         plan, params = self._plan_key(stmt, current_db)
@@ -874,7 +865,7 @@ class Executor:
             return ExecResult(warnings=[("Note", 1050, f"Table '{tdef.name}' already exists")])
         return ExecResult()
 
-    def _ddl(self, stmt: Statement, current_db: str | None) -> ExecResult:
+    def _ddl(self, stmt: SqlStatement, current_db: str | None) -> ExecResult:
         first = stmt.text.split(None, 1)[0].upper() if stmt.text.strip() else ""
         if first == "RENAME":
             from gtidkit.engine.sql.alter import run_rename

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from gtidkit.engine.sql.catalog import TableDef
 from gtidkit.engine.sql.ddl import not_supported
-from gtidkit.engine.sql.parse import Statement, normalize
+from gtidkit.engine.sql.parse import SqlStatement, normalize
 from gtidkit.errors import MySQLError
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def show_create_table(t: TableDef) -> str:
     )
 
 
-def run_show(ex: Executor, stmt: Statement, current_db: str | None) -> ExecResult:
+def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecResult:
     """Run a catalog SHOW / DESCRIBE statement.
 
     Raises:

@@ -1,0 +1,351 @@
+"""Statement classification, done once: text -> one typed :class:`Statement` (kind, text, info, sqlglot tree).
+
+Kinds come from sqlglot's trees: :data:`TREE_KINDS` maps each sqlglot expression class to a kind (``exp.Select``
+-> select, ``exp.Insert`` -> dml, ``exp.Create`` -> ddl, ``exp.Set`` -> set, ``exp.Show`` -> show ...). For the
+statement families whose tree class follows from their first keyword (SELECT, INSERT, UPDATE, DELETE, REPLACE,
+CREATE, DROP, ALTER, TRUNCATE, RENAME, SET, SHOW, DESCRIBE) the kind is read off that keyword and the tree is parsed
+lazily (``Statement.tree``): the executor's plan cache usually needs no tree at all (sysbench sends the same shapes).
+A statement with any other first word is parsed by sqlglot at classification and classified by its tree class.
+
+The hand-written recogniser (:data:`_RECOGNISER`) covers only what sqlglot gets wrong (``../shared/research/
+tooling.md`` section 5): ``FLUSH LOGS`` parses as an alias, ``START REPLICA`` as BEGIN, ``RESET BINARY LOGS AND
+GTIDS`` / ``SAVEPOINT`` / ``RELEASE SAVEPOINT`` / ``PURGE BINARY LOGS`` / ``SHOW BINLOG EVENTS`` / ``SHOW WARNINGS`` /
+``LOCK TABLES`` / ``XA`` / ``KILL`` fail or become an opaque ``exp.Command``; transaction control carries options
+(``AND CHAIN``, ``READ ONLY``) the trees drop. It runs on the comment-stripped, whitespace-collapsed text and returns
+the parsed ``info`` the handlers need.
+
+Sources: MySQL ``sql/sql_yacc.yy`` (grammar), ``sql/sql_parse.cc`` (``sql_command_flags``), tooling.md section 5.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from sqlglot import exp
+
+from gtidkit.engine.sql.parse import normalize, parse_tree, strip_comments, unquote_string
+from gtidkit.errors import MySQLError
+
+__all__ = ["KINDS", "TREE_KINDS", "Statement", "StatementKind", "classify"]
+
+
+class StatementKind(StrEnum):
+    """What a statement is, for dispatch (:data:`gtidkit.engine.statements.dispatch.HANDLERS`)."""
+
+    SELECT = "select"
+    DML = "dml"
+    DDL = "ddl"
+    BEGIN = "begin"
+    COMMIT = "commit"
+    ROLLBACK = "rollback"
+    SAVEPOINT = "savepoint"
+    RELEASE_SAVEPOINT = "release_savepoint"
+    ROLLBACK_TO_SAVEPOINT = "rollback_to_savepoint"
+    SET = "set"
+    SHOW = "show"
+    USE = "use"
+    ADMIN = "admin"
+    OTHER = "other"
+
+
+KINDS = frozenset(k.value for k in StatementKind)
+
+#: sqlglot expression class -> kind (the first matching class in order wins; subclasses included).
+TREE_KINDS: tuple[tuple[type[exp.Expression], StatementKind], ...] = (
+    (exp.Select, StatementKind.SELECT),
+    (exp.SetOperation, StatementKind.SELECT),
+    (exp.Subquery, StatementKind.SELECT),
+    (exp.Values, StatementKind.SELECT),
+    (exp.Insert, StatementKind.DML),
+    (exp.Update, StatementKind.DML),
+    (exp.Delete, StatementKind.DML),
+    (exp.Create, StatementKind.DDL),
+    (exp.Drop, StatementKind.DDL),
+    (exp.Alter, StatementKind.DDL),
+    (exp.TruncateTable, StatementKind.DDL),
+    (exp.RenameColumn, StatementKind.DDL),
+    (exp.Set, StatementKind.SET),
+    (exp.Show, StatementKind.SHOW),
+    (exp.Describe, StatementKind.SHOW),
+    (exp.Use, StatementKind.USE),
+    (exp.Transaction, StatementKind.BEGIN),
+    (exp.Commit, StatementKind.COMMIT),
+    (exp.Rollback, StatementKind.ROLLBACK),
+)
+
+#: Kinds whose statements are fully described by the recogniser's ``info`` (no sqlglot tree is built).
+_NO_TREE = frozenset(
+    {
+        StatementKind.BEGIN,
+        StatementKind.COMMIT,
+        StatementKind.ROLLBACK,
+        StatementKind.SAVEPOINT,
+        StatementKind.RELEASE_SAVEPOINT,
+        StatementKind.ROLLBACK_TO_SAVEPOINT,
+        StatementKind.USE,
+        StatementKind.ADMIN,
+    }
+)
+
+
+@dataclass(slots=True)
+class Statement:
+    """One classified statement.
+
+    Attributes:
+        kind: its :class:`StatementKind` (a ``str``: ``stmt.kind == "select"`` holds).
+        text: the statement text as given (comments stripped).
+        info: parsed structure for recogniser statements, e.g. ``{"command": "purge_binary_logs_to", "to":
+            "binlog.000003"}``; ``{"name": "sp1"}`` for savepoints; ``{"db": "x"}`` for USE; ``{"replace":
+            True}`` for REPLACE; ``{"show": normalized text}`` for other SHOWs.
+    """
+
+    kind: StatementKind
+    text: str
+    info: dict[str, Any] = field(default_factory=dict)
+    _tree: exp.Expression | None = None
+
+    @property
+    def tree(self) -> exp.Expression | None:
+        """The sqlglot tree (parsed on first access; ``None`` for recogniser-only statements).
+
+        Raises:
+            MySQLError: 1064 when sqlglot cannot parse the text, 1235 for valid MySQL it only knows as a command.
+        """
+        if self._tree is None and self.kind not in _NO_TREE and "command" not in self.info:
+            self._tree = parse_tree(self.text, replace=bool(self.info.get("replace")))
+        return self._tree
+
+    @property
+    def command(self) -> str | None:
+        """The recogniser's command name (``flush_logs``, ``warnings`` ...), or ``None``."""
+        return self.info.get("command")
+
+
+def kind_of_tree(tree: exp.Expression) -> StatementKind:
+    """The kind :data:`TREE_KINDS` gives a sqlglot tree (OTHER when no class matches)."""
+    for cls, kind in TREE_KINDS:
+        if isinstance(tree, cls):
+            return kind
+    return StatementKind.OTHER
+
+
+_STR = r"('(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\")"
+_ID = r"(`(?:[^`]|``)+`|[A-Za-z0-9_$]+)"
+
+
+def _unid(s: str) -> str:
+    return s[1:-1].replace("``", "`") if s.startswith("`") else s
+
+
+#: (regex over normalized text, kind, command name, group-name -> info key). First match wins.
+_RECOGNISER_SRC: list[tuple[str, str, str]] = [
+    (
+        re.compile(
+            r"^(?:BEGIN(?: WORK)?|START TRANSACTION(?: (?:READ WRITE|READ ONLY|WITH CONSISTENT SNAPSHOT)"
+            r"(?: ?, ?(?:READ WRITE|READ ONLY|WITH CONSISTENT SNAPSHOT))*)?)$"
+        ),
+        "begin",
+        "begin",
+    ),
+    (re.compile(r"^COMMIT(?: WORK)?(?: AND (?:NO )?CHAIN)?(?: (?:NO )?RELEASE)?$"), "commit", "commit"),
+    (
+        re.compile(rf"^ROLLBACK(?: WORK)? TO(?: SAVEPOINT)? (?P<name>{_ID})$"),
+        "rollback_to_savepoint",
+        "rollback_to_savepoint",
+    ),
+    (re.compile(r"^ROLLBACK(?: WORK)?(?: AND (?:NO )?CHAIN)?(?: (?:NO )?RELEASE)?$"), "rollback", "rollback"),
+    (re.compile(rf"^SAVEPOINT (?P<name>{_ID})$"), "savepoint", "savepoint"),
+    (re.compile(rf"^RELEASE SAVEPOINT (?P<name>{_ID})$"), "release_savepoint", "release_savepoint"),
+    (re.compile(rf"^USE (?P<db>{_ID})$"), "use", "use"),
+    (re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? (?:BINARY )?LOGS$"), "admin", "flush_logs"),
+    (
+        re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? (?P<what>TABLES|PRIVILEGES|STATUS|HOSTS)$"),
+        "admin",
+        "flush_other",
+    ),
+    (
+        re.compile(r"^RESET (?:MASTER|BINARY LOGS AND GTIDS)(?: TO (?P<to>\d+))?$"),
+        "admin",
+        "reset_binary_logs",
+    ),
+    (re.compile(r"^RESET (?:REPLICA|SLAVE)(?P<all> ALL)?$"), "admin", "reset_replica"),
+    (re.compile(rf"^PURGE (?:BINARY|MASTER) LOGS TO {_STR}$"), "admin", "purge_binary_logs_to"),
+    (re.compile(r"^PURGE (?:BINARY|MASTER) LOGS BEFORE (?P<expr>.+)$"), "admin", "purge_binary_logs_before"),
+    (
+        re.compile(
+            r"^(?P<verb>START|STOP) (?:REPLICA|SLAVE)(?: (?P<threads>IO_THREAD|SQL_THREAD|RELAY_THREAD)"
+            r"(?: ?, ?(?:IO_THREAD|SQL_THREAD|RELAY_THREAD))*)?(?: (?P<rest>UNTIL .+|FOR CHANNEL .+))?$"
+        ),
+        "admin",
+        "replica_thread",
+    ),
+    (
+        re.compile(r"^CHANGE (?:REPLICATION SOURCE|MASTER) TO (?P<opts>.+)$"),
+        "admin",
+        "change_replication_source",
+    ),
+    (re.compile(r"^SHOW (?:BINARY LOG|MASTER) STATUS$"), "show", "binary_log_status"),
+    (re.compile(r"^SHOW (?:BINARY|MASTER) LOGS$"), "show", "binary_logs"),
+    (
+        re.compile(
+            rf"^SHOW BINLOG EVENTS(?: IN {_STR})?(?: FROM (?P<pos>\d+))?"
+            r"(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"
+        ),
+        "show",
+        "binlog_events",
+    ),
+    (re.compile(r"^SHOW (?:REPLICA|SLAVE) STATUS(?: FOR CHANNEL .+)?$"), "show", "replica_status"),
+    (re.compile(r"^SHOW (?:REPLICAS|SLAVE HOSTS)$"), "show", "replicas"),
+    (re.compile(r"^SHOW WARNINGS(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "warnings"),
+    (re.compile(r"^SHOW ERRORS(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "errors"),
+    (re.compile(r"^SHOW COUNT ?\( ?\* ?\) WARNINGS$"), "show", "count_warnings"),
+    (re.compile(r"^SHOW COUNT ?\( ?\* ?\) ERRORS$"), "show", "count_errors"),
+    (re.compile(r"^XA .+$"), "admin", "xa"),
+    (re.compile(r"^LOCK TABLES? .+$|^UNLOCK TABLES?$"), "admin", "lock_tables"),
+    (re.compile(r"^KILL(?: CONNECTION| QUERY)? (?P<id>\d+)$"), "admin", "kill"),
+]
+
+
+_RECOGNISER = [
+    (re.compile(rx.pattern if isinstance(rx, re.Pattern) else rx, re.IGNORECASE), kind, cmd)
+    for rx, kind, cmd in _RECOGNISER_SRC
+]
+
+
+def _recognise(norm: str) -> Statement | None:
+    for rx, kind, command in _RECOGNISER:
+        m = rx.match(norm)
+        if not m:
+            continue
+        info: dict[str, Any] = {"command": command}
+        for k, v in m.groupdict().items():
+            if v is None:
+                continue
+            if k in ("name", "db"):
+                v = _unid(v)
+            info[k] = v
+        if m.re.groups and command in ("purge_binary_logs_to", "binlog_events"):
+            strs = [g for g in m.groups() if g and g[0] in "'\""]
+            if strs:
+                info["to" if command == "purge_binary_logs_to" else "file"] = unquote_string(strs[0])
+        if command == "purge_binary_logs_before":
+            e = info.pop("expr").strip()
+            info["before"] = unquote_string(e) if e[:1] in "'\"" else e
+        if command in ("binlog_events", "warnings", "errors"):
+            for k in ("pos", "off", "cnt"):
+                if k in info:
+                    info[k] = int(info[k])
+        if command == "replica_thread":
+            info["start"] = info.pop("verb").upper() == "START"
+        if command == "reset_binary_logs" and "to" in info:
+            info["to"] = int(info["to"])
+        if command == "change_replication_source":
+            info["options"] = _parse_change_source(info.pop("opts"))
+        if command == "reset_replica":
+            info["all"] = "all" in info
+        for k in ("threads", "what"):
+            if k in info:
+                info[k] = info[k].upper()
+        return Statement(StatementKind(kind), "", info)
+    return None
+
+
+def _parse_change_source(opts: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for m in re.finditer(rf"([A-Z_]+) ?= ?({_STR}|[0-9.]+|[A-Z_]+|\( ?\))", opts):
+        v = m.group(2)
+        if v[:1] in "'\"":
+            val: Any = unquote_string(v)
+        elif re.fullmatch(r"\d+", v):
+            val = int(v)
+        elif re.fullmatch(r"[0-9.]+", v):
+            val = float(v)
+        else:
+            val = v
+        out[m.group(1).lower()] = val
+    return out
+
+
+_FIRST_WORD = re.compile(r"\s*([A-Za-z]+)")
+#: First words of the statements the recogniser knows; other statements skip it (hot path).
+_RECOGNISER_WORDS = frozenset(
+    [
+        "BEGIN",
+        "START",
+        "COMMIT",
+        "ROLLBACK",
+        "SAVEPOINT",
+        "RELEASE",
+        "USE",
+        "FLUSH",
+        "RESET",
+        "PURGE",
+        "STOP",
+        "CHANGE",
+        "SHOW",
+        "XA",
+        "LOCK",
+        "UNLOCK",
+        "KILL",
+    ]
+)
+#: First keyword -> kind, for the families whose sqlglot tree class that keyword decides (tree parsed lazily).
+_FIRST_WORD_KIND = {
+    "SELECT": StatementKind.SELECT,
+    "WITH": StatementKind.SELECT,
+    "(": StatementKind.SELECT,
+    "VALUES": StatementKind.SELECT,
+    "TABLE": StatementKind.SELECT,
+    "INSERT": StatementKind.DML,
+    "UPDATE": StatementKind.DML,
+    "DELETE": StatementKind.DML,
+    "REPLACE": StatementKind.DML,
+    "CREATE": StatementKind.DDL,
+    "DROP": StatementKind.DDL,
+    "ALTER": StatementKind.DDL,
+    "TRUNCATE": StatementKind.DDL,
+    "RENAME": StatementKind.DDL,
+    "SET": StatementKind.SET,
+    "SHOW": StatementKind.SHOW,
+    "DESCRIBE": StatementKind.SHOW,
+    "DESC": StatementKind.SHOW,
+    "EXPLAIN": StatementKind.OTHER,
+}
+
+
+def classify(stmt_text: str) -> Statement:
+    """Classify one statement (no trailing ``;``): recogniser for what sqlglot gets wrong, else sqlglot's tree.
+
+    Never raises for bad SQL: a statement sqlglot cannot parse is kind OTHER, and its handler reports 1064 (or
+    1235 for valid MySQL the engine does not run).
+    """
+    text = strip_comments(stmt_text)
+    m = _FIRST_WORD.match(text)
+    first = m.group(1).upper() if m else text[:1]
+    if first in _RECOGNISER_WORDS:
+        st = _recognise(normalize(text))
+        if st is not None:
+            st.text = text
+            return st
+    if first.startswith("("):
+        first = "("
+    info: dict[str, Any] = {}
+    kind = _FIRST_WORD_KIND.get(first)
+    if kind is None:
+        try:
+            tree = parse_tree(text)
+        except MySQLError:
+            return Statement(StatementKind.OTHER, text, info)
+        kind = kind_of_tree(tree)
+        if kind in _NO_TREE:
+            kind = StatementKind.OTHER  # e.g. a form the recogniser rejected: let its handler report it
+        return Statement(kind, text, info, tree)
+    if first == "REPLACE":
+        info["replace"] = True
+    if kind == StatementKind.SHOW:
+        info["show"] = normalize(text)
+    return Statement(kind, text, info)

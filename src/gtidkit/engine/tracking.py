@@ -1,0 +1,346 @@
+"""Session-state trackers: what the OK packet's session-state block reports after each statement.
+
+The engine decides what changed; the protocol only encodes the :class:`~gtidkit.engine.results.StateChange`
+entries, in MySQL's tracker order: system variables, schema, state change, GTIDs, transaction characteristics,
+transaction state. Sources: MySQL ``sql/session_tracker.cc``, ``sql/rpl_context.cc``, WL#6885 (schema, system
+variables, state change), WL#6972 (GTIDs), WL#6631 (transaction state and characteristics); expected behaviour
+from mysql-test ``suite/binlog_gtid/r/binlog_gtid_mix_response_packet.result``,
+``binlog_gtid_ok_packet_all_gtids.result`` (shared fixtures) and ``r/session_tracker_trx_state.result``.
+
+Rules, tracker by tracker:
+
+- **session_track_system_variables** (default ``time_zone,autocommit,character_set_client,character_set_results,
+  character_set_connection``; ``*`` = all): after a statement that set the session value of a listed variable,
+  its name and value (as SHOW VARIABLES prints it). The list in force is the one after the statement (setting the
+  list itself reports the new list when it names itself or is ``*``).
+- **session_track_schema** (default ON): the new default database after USE.
+- **session_track_state_change** (default OFF): ``"1"`` after a statement that changed session state: a session
+  system variable (not SET GLOBAL, not a one-shot SET TRANSACTION), a user variable set with SET, the default
+  database. The tracker must be on before and after the statement (turning it on or off reports nothing).
+- **session_track_gtids** OFF / OWN_GTID / ALL_GTIDS, read at the *start* of the statement (a SET of the variable
+  is tracked under its old value). OWN_GTID reports the GTIDs this session committed during the statement (a
+  statement that commits two transactions, such as ``CREATE TABLE`` inside BEGIN, reports both; nothing when it
+  committed none or only anonymous ones). ALL_GTIDS reports the whole ``gtid_executed`` after a statement that
+  committed a transaction (also a read-only one: an autocommitted SELECT from a table, a COMMIT after reads), and
+  after SET session_track_gtids; never after ROLLBACK, BEGIN, or a statement inside an open transaction. The
+  committed GTIDs are collected into one :class:`~gtidkit.gtid.GtidSet` per statement (intervals coalesce),
+  emptied when the statement ends: the bookkeeping is bounded by one statement's commits.
+- **session_track_transaction_info** OFF / STATE / CHARACTERISTICS: STATE reports the 8-character state whenever
+  it differs from the last one reported: position 1 ``T`` (explicit transaction) / ``I`` (implicit: autocommit=0
+  and a table touched) / ``_``; 2 ``r`` / 3 ``R`` non-transactional / transactional reads; 4 ``w`` / 5 ``W``
+  writes; 6 ``s`` unsafe statement (UUID(), SYSDATE() ..., LIMIT without ORDER BY); 7 ``S`` result set sent;
+  8 ``L`` LOCK TABLES. Flags are only added inside a transaction (LOCK TABLES excepted). CHARACTERISTICS also
+  reports the SQL that recreates the transaction's characteristics (``SET TRANSACTION ISOLATION LEVEL
+  SERIALIZABLE; START TRANSACTION READ ONLY;``), "" when none, whenever that text changes. All engine tables are
+  transactional (InnoDB-like), so ``r`` and ``w`` never appear.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gtidkit.engine.results import SessionStateType, StateChange
+from gtidkit.gtid import Gtid, GtidSet
+
+__all__ = ["TRX_STATE_EMPTY", "SessionTracker", "StatementFacts"]
+
+TRX_STATE_EMPTY = "________"
+_T = SessionStateType
+
+#: Functions that make a statement unsafe for statement-based logging (``BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION``).
+_UNSAFE_CALL = re.compile(
+    r"\b(?:UUID|UUID_SHORT|USER|CURRENT_USER|SESSION_USER|SYSTEM_USER|FOUND_ROWS|ROW_COUNT|SYSDATE|"
+    r"LOAD_FILE|GET_LOCK|RELEASE_LOCK|IS_FREE_LOCK|IS_USED_LOCK|MASTER_POS_WAIT|SOURCE_POS_WAIT|SLEEP|VERSION)"
+    r"\s*\(",
+    re.IGNORECASE,
+)
+_LIMIT = re.compile(r"\bLIMIT\b", re.IGNORECASE)
+_ORDER_BY = re.compile(r"\bORDER\s+BY\b", re.IGNORECASE)
+_CHAIN = re.compile(r"\bAND\s+CHAIN\b", re.IGNORECASE)
+_NO_CHAIN = re.compile(r"\bAND\s+NO\s+CHAIN\b", re.IGNORECASE)
+_ISOLATION = re.compile(
+    r"ISOLATION\s+LEVEL\s+(READ\s+UNCOMMITTED|READ\s+COMMITTED|REPEATABLE\s+READ|SERIALIZABLE)", re.IGNORECASE
+)
+_ACCESS = re.compile(r"\bREAD\s+(ONLY|WRITE)\b", re.IGNORECASE)
+_SNAPSHOT = re.compile(r"\bWITH\s+CONSISTENT\s+SNAPSHOT\b", re.IGNORECASE)
+_LOCK_TABLES = re.compile(r"^\s*LOCK\s+TABLES?\b", re.IGNORECASE)
+_UNLOCK_TABLES = re.compile(r"^\s*UNLOCK\s+TABLES?\b", re.IGNORECASE)
+#: SET NAMES / CHARACTER SET change three variables; MySQL reports them in this order
+#: (Session_sysvars_tracker's map order, as in the manual's mysqltest example).
+_NAMES_VARS = ("character_set_connection", "character_set_client", "character_set_results")
+
+
+@dataclass(frozen=True, slots=True)
+class StatementFacts:
+    """What the session tells the trackers about a statement that succeeded.
+
+    Attributes:
+        kind: the statement's kind (``select``, ``dml``, ``ddl``, ``begin``, ``commit``, ``set``, ``use`` ...).
+        text: the statement text (comments stripped).
+        command: the recogniser's command (``lock_tables``, ``flush_logs``...) or None.
+        uses_tables: the statement read or wrote tables.
+        result_set: the statement sent a result set.
+        assignments: for SET, the parsed assignments (``set_parser.Assignment``), else empty.
+        autocommit: @@autocommit after the statement.
+        explicit_trx: an explicit transaction (BEGIN / START TRANSACTION) is open after the statement.
+        current_db: the default database after the statement.
+        track_gtids: session_track_gtids after the statement.
+        track_schema / track_state_change: those variables after the statement.
+        track_sysvars: session_track_system_variables after the statement.
+        track_trx_info: session_track_transaction_info after the statement.
+        sysvar_text: name -> the variable's session value as SHOW VARIABLES prints it.
+        gtid_executed: returns @@GLOBAL.gtid_executed.
+    """
+
+    kind: str
+    text: str
+    command: str | None
+    uses_tables: bool
+    result_set: bool
+    assignments: Sequence[Any]
+    autocommit: bool
+    explicit_trx: bool
+    current_db: str | None
+    track_gtids: str
+    track_schema: bool
+    track_state_change: bool
+    track_sysvars: str
+    track_trx_info: str
+    sysvar_text: Callable[[str], str]
+    gtid_executed: Callable[[], GtidSet]
+
+
+class SessionTracker:
+    """The ``session_track_*`` trackers of one session (see the module docstring for their rules)."""
+
+    def __init__(self) -> None:
+        self._gtids_mode = "OFF"
+        self._state_change_on = False
+        self._trx_info_mode = "OFF"
+        self._own = GtidSet()
+        self._committed = False
+        # transaction state (WL#6631)
+        self._trx = ""  # "", "T" explicit, "I" implicit
+        self._flags: set[str] = set()
+        self._locked = False
+        self._reported_state = TRX_STATE_EMPTY
+        self._chistics = ""
+        self._reported_chistics = ""
+        self._oneshot_isolation: str | None = None
+        self._oneshot_access: str | None = None
+
+    # ---------------------------------------------------------------- per statement
+    def begin_statement(self, *, track_gtids: str, track_state_change: bool, track_trx_info: str) -> None:
+        """Snapshot the tracker variables as they are when a statement starts."""
+        self._gtids_mode = track_gtids
+        self._state_change_on = track_state_change
+        self._trx_info_mode = track_trx_info
+        self._committed = False
+
+    def transaction_committed(self, gtid: Gtid | None) -> None:
+        """The commit path: a transaction of this session committed with ``gtid`` (None = anonymous)."""
+        self._committed = True
+        if gtid is not None and self._gtids_mode == "OWN_GTID":
+            self._own.add_in_place(gtid.sid, gtid.tag, gtid.gno)
+
+    def statement_failed(self) -> None:
+        """The statement failed (an ERR packet carries no session state): forget its per-statement marks."""
+        self._committed = False
+
+    def end_statement(self, facts: StatementFacts) -> tuple[StateChange, ...]:
+        """The state changes to report for a statement that succeeded (empty tuple when none)."""
+        out: list[StateChange] = []
+        changed_vars, state_changed, schema = self._session_changes(facts)
+        tracked = {v.strip().lower() for v in facts.track_sysvars.split(",") if v.strip()}
+        for name in changed_vars:
+            if "*" in tracked or name in tracked:
+                out.append(StateChange(_T.SESSION_TRACK_SYSTEM_VARIABLES, facts.sysvar_text(name), name))
+        if schema is not None and facts.track_schema:
+            out.append(StateChange(_T.SESSION_TRACK_SCHEMA, schema))
+        if state_changed and self._state_change_on and facts.track_state_change:
+            out.append(StateChange(_T.SESSION_TRACK_STATE_CHANGE, "1"))
+        gtids = self._gtids_report(facts)
+        if gtids is not None:
+            out.append(StateChange(_T.SESSION_TRACK_GTIDS, gtids))
+        out.extend(self._transaction_report(facts))
+        return tuple(out)
+
+    # ---------------------------------------------------------------- system variables, schema, state change
+    def _session_changes(self, facts: StatementFacts) -> tuple[list[str], bool, str | None]:
+        names: dict[str, None] = {}
+        state_changed = False
+        schema = None
+        if facts.kind == "use":
+            schema = facts.current_db or ""
+            state_changed = True
+        for a in facts.assignments:
+            if a.kind == "user":
+                state_changed = True
+            elif a.kind == "names":
+                names.update(dict.fromkeys(_NAMES_VARS))
+                state_changed = True
+            elif a.kind == "transaction":
+                if (a.scope or "").upper() in ("SESSION", "LOCAL"):
+                    state_changed = True
+                    if _ISOLATION.search(str(a.value)):
+                        names["transaction_isolation"] = None
+                    if _ACCESS.search(str(a.value)):
+                        names["transaction_read_only"] = None
+            elif (a.scope or "SESSION").upper() in ("SESSION", "LOCAL"):
+                from gtidkit.engine import sysvars
+
+                var = sysvars.SYSVARS.get(a.name.lower())
+                if var is None:
+                    continue
+                if var.alias_of:
+                    var = sysvars.SYSVARS[var.alias_of]
+                if a.scope is None and var.scope == sysvars.GLOBAL:
+                    continue  # SET x = v on a GLOBAL-only variable sets the global value
+                names[var.name] = None
+                state_changed = True
+        return list(names), state_changed, schema
+
+    # ---------------------------------------------------------------- GTIDs
+    def _gtids_report(self, facts: StatementFacts) -> str | None:
+        mode = self._gtids_mode
+        own, self._own = self._own, GtidSet()
+        if mode == "OWN_GTID":
+            return own.to_text() if own else None
+        if mode != "ALL_GTIDS":
+            return None
+        sets_tracker = any(
+            a.kind == "sys" and a.name.lower() == "session_track_gtids" for a in facts.assignments
+        )
+        in_trx = facts.explicit_trx or self._trx == "I"
+        committed = (
+            self._committed
+            or (facts.uses_tables and not in_trx)
+            or facts.kind == "commit"
+            and (bool(self._flags) or self._committed)
+        )
+        if facts.kind == "rollback" or not (committed or sets_tracker):
+            return None
+        executed = facts.gtid_executed()
+        return executed.to_text() if executed else None
+
+    # ---------------------------------------------------------------- transaction state and characteristics
+    def _end_transaction(self) -> None:
+        self._trx = ""
+        self._flags = set()
+        self._chistics = ""
+
+    def _transaction_report(self, facts: StatementFacts) -> list[StateChange]:
+        kind = facts.kind
+        text = facts.text
+        prev_mode = self._trx_info_mode
+        if kind == "begin":
+            self._end_transaction()
+            self._trx = "T"
+            snapshot = bool(_SNAPSHOT.search(text))
+            access = _ACCESS.search(text)
+            access_text = f"READ {access.group(1).upper()}" if access else self._oneshot_access
+            if snapshot:
+                self._flags.add("R")
+            opts = (["WITH CONSISTENT SNAPSHOT"] if snapshot else []) + ([access_text] if access_text else [])
+            start = "START TRANSACTION" + (" " + ", ".join(opts) if opts else "") + ";"
+            iso = (
+                f"SET TRANSACTION ISOLATION LEVEL {self._oneshot_isolation}; "
+                if self._oneshot_isolation
+                else ""
+            )
+            self._chistics = iso + start
+            self._oneshot_isolation = self._oneshot_access = None
+        elif kind in ("commit", "rollback"):
+            chain = bool(_CHAIN.search(text)) and not _NO_CHAIN.search(text)
+            access = _ACCESS.search(self._chistics)
+            self._end_transaction()
+            if chain:
+                self._trx = "T"
+                self._chistics = (
+                    f"START TRANSACTION READ {access.group(1).upper()};" if access else "START TRANSACTION;"
+                )
+        elif facts.command == "lock_tables":
+            self._end_transaction()
+            self._locked = not _UNLOCK_TABLES.match(text) and bool(_LOCK_TABLES.match(text))
+        elif kind in ("ddl", "admin") or (kind == "set" and self._trx == "T" and not facts.explicit_trx):
+            self._end_transaction()  # implicit commit: DDL, FLUSH / RESET / PURGE ..., SET autocommit=1
+        else:
+            if facts.uses_tables and not self._trx and not facts.autocommit:
+                self._trx = "I"
+            if self._trx:
+                if facts.uses_tables:
+                    if kind == "dml":
+                        self._flags.add("W")
+                        if re.search(r"\bSELECT\b", text, re.IGNORECASE):
+                            self._flags.add("R")
+                    else:
+                        self._flags.add("R")
+                if facts.result_set:
+                    self._flags.add("S")
+                if _UNSAFE_CALL.search(text) or (_LIMIT.search(text) and not _ORDER_BY.search(text)):
+                    self._flags.add("s")
+        if kind == "set":
+            self._note_set_transaction(facts)
+        if kind == "set" and facts.autocommit and self._trx == "I":
+            self._end_transaction()  # SET autocommit=1 commits the implicit transaction
+        mode = facts.track_trx_info.upper()
+        out: list[StateChange] = []
+        if mode == "OFF":
+            self._reported_state = TRX_STATE_EMPTY
+            self._reported_chistics = ""
+            return out
+        if mode == "CHARACTERISTICS" and (
+            prev_mode.upper() != "CHARACTERISTICS" or self._chistics != self._reported_chistics
+        ):
+            out.append(StateChange(_T.SESSION_TRACK_TRANSACTION_CHARACTERISTICS, self._chistics))
+            self._reported_chistics = self._chistics
+        state = self.state_string()
+        if state != self._reported_state or prev_mode.upper() == "OFF":
+            out.append(StateChange(_T.SESSION_TRACK_TRANSACTION_STATE, state))
+            self._reported_state = state
+        return out
+
+    def _note_set_transaction(self, facts: StatementFacts) -> None:
+        for a in facts.assignments:
+            if a.kind != "transaction":
+                continue
+            value = str(a.value)
+            iso = _ISOLATION.search(value)
+            access = _ACCESS.search(value)
+            scope = (a.scope or "").upper()
+            if scope in ("SESSION", "LOCAL"):
+                if iso:
+                    self._oneshot_isolation = None
+                if access:
+                    self._oneshot_access = None
+            elif scope == "":
+                if iso:
+                    self._oneshot_isolation = " ".join(iso.group(1).upper().split())
+                if access:
+                    self._oneshot_access = f"READ {access.group(1).upper()}"
+        if not self._trx:
+            parts = []
+            if self._oneshot_isolation:
+                parts.append(f"SET TRANSACTION ISOLATION LEVEL {self._oneshot_isolation};")
+            if self._oneshot_access:
+                parts.append(f"SET TRANSACTION {self._oneshot_access};")
+            self._chistics = " ".join(parts)
+
+    def state_string(self) -> str:
+        """The 8-character transaction state (``T___W_S_``) as SESSION_TRACK_TRANSACTION_STATE reports it."""
+        f = self._flags
+        return "".join(
+            (
+                self._trx or "_",
+                "r" if "r" in f else "_",
+                "R" if "R" in f else "_",
+                "w" if "w" in f else "_",
+                "W" if "W" in f else "_",
+                "s" if "s" in f else "_",
+                "S" if "S" in f else "_",
+                "L" if self._locked else "_",
+            )
+        )
