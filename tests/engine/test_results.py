@@ -241,3 +241,12 @@ def test_connection_id_is_the_query_events_thread_id(open_server):
     assert res.rows[0][0] == sess.id != other.id
     assert ids["CREATE DATABASE d"] == sess.id and ids["INSERT INTO d.t VALUES (1)"] == sess.id
     assert ids["CREATE DATABASE o"] == other.id
+
+
+def test_sysvar_metadata_in_a_select_with_tables(s):
+    """``@@var`` follows the variable's type whether or not the SELECT reads tables."""
+    s.execute("CREATE TABLE t (a INT); INSERT INTO t VALUES (1)")
+    (with_table,) = s.execute("SELECT @@autocommit, @@version FROM t")
+    (without,) = s.execute("SELECT @@autocommit, @@version")
+    assert [meta(c) for c in with_table.columns] == [meta(c) for c in without.columns]
+    assert (with_table.columns[0].type, with_table.columns[0].length) == (FieldType.MYSQL_TYPE_LONGLONG, 1)

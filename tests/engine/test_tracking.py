@@ -18,6 +18,7 @@ import pytest
 from tests_paths import MYSQL_TEST
 
 from gtidkit.engine.results import ServerStatus, SessionStateType
+from gtidkit.errors import MySQLError
 
 DETERMINISTIC_UUID = "00000000-1111-0000-1111-000000000000"  # what --debug=+d,server_uuid_deterministic sets
 
@@ -272,3 +273,40 @@ def test_schema_and_system_variables(open_server):
         ]
         assert _items(s.execute("SET GLOBAL max_error_count = 10")[0]) == []  # global: no session state
         assert _items(s.execute("SELECT 1")[0]) == []
+
+
+def test_set_transaction_inside_a_transaction_is_1568(open_server):
+    """session_tracker_trx_state.result: "SET TRANSACTION READ WRITE; ERROR 25001: Transaction characteristics can't
+    be changed while a transaction is in progress" (an implicit transaction counts once a table was touched)."""
+    srv = open_server()
+    with srv.session() as s:
+        s.execute("CREATE DATABASE test; USE test; CREATE TABLE t1 (f1 INT)")
+        s.execute("SET autocommit=0; SET TRANSACTION ISOLATION LEVEL SERIALIZABLE; INSERT INTO t1 VALUES(1)")
+        with pytest.raises(MySQLError) as exc:
+            s.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
+        assert (exc.value.code, exc.value.sqlstate, exc.value.message) == (
+            1568,
+            "25001",
+            "Transaction characteristics can't be changed while a transaction is in progress",
+        )
+        s.execute("COMMIT; SET autocommit=1; BEGIN")
+        with pytest.raises(MySQLError):
+            s.execute("SET TRANSACTION READ ONLY")
+        s.execute("ROLLBACK; SET TRANSACTION READ ONLY")
+
+
+def test_in_trans_flags(open_server):
+    """SERVER_STATUS_IN_TRANS also for an implicit read-only transaction (autocommit=0 after a SELECT from a
+    table); IN_TRANS_READONLY after START TRANSACTION READ ONLY; DB_DROPPED when the current database goes."""
+    srv = open_server()
+    with srv.session() as s:
+        s.execute("CREATE DATABASE test; USE test; CREATE TABLE t1 (f1 INT)")
+        sel, commit = s.execute("SET autocommit=0; SELECT f1 FROM t1; COMMIT")[1:]
+        assert sel.status_flags & ServerStatus.SERVER_STATUS_IN_TRANS
+        assert not sel.status_flags & ServerStatus.SERVER_STATUS_AUTOCOMMIT
+        assert not commit.status_flags & ServerStatus.SERVER_STATUS_IN_TRANS
+        (ro,) = s.execute("START TRANSACTION READ ONLY")
+        assert ro.status_flags & ServerStatus.SERVER_STATUS_IN_TRANS_READONLY
+        s.execute("COMMIT; SET autocommit=1")
+        (drop,) = s.execute("DROP DATABASE test")
+        assert drop.status_flags & ServerStatus.SERVER_STATUS_DB_DROPPED

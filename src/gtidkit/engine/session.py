@@ -120,6 +120,8 @@ class Session:
         diagnostic = command in ("warnings", "errors", "count_warnings", "count_errors")
         uses_tables = _uses_tables(stmt)
         self.diagnostics.begin_statement(diagnostic=diagnostic, uses_tables=uses_tables)
+        assignments = set_parser.parse_set(stmt.text) if stmt.kind == "set" else ()
+        db_before = self.current_db
         max_errors = self._max_error_count()
         self.tracker.begin_statement(
             track_gtids=str(self._session_value("session_track_gtids")),
@@ -127,6 +129,7 @@ class Session:
             track_trx_info=str(self._session_value("session_track_transaction_info")),
         )
         try:
+            self.tracker.check_set_transaction(assignments, self.in_transaction())
             res = self._dispatch(stmt)
         except MySQLError as err:
             self.diagnostics.push(Condition("Error", err.code, err.message), max_errors)
@@ -134,12 +137,16 @@ class Session:
             raise
         for w in res.warnings:
             self.diagnostics.push(w, max_errors)
-        changes = self.tracker.end_statement(self._statement_facts(stmt, uses_tables, res))
+        changes = self.tracker.end_statement(self._statement_facts(stmt, uses_tables, res, assignments))
         flags = 0
         if changes:
             flags |= ServerStatus.SERVER_SESSION_STATE_CHANGED
-        if self.in_transaction():
+        if self.in_transaction() or self.tracker.transaction_active:
             flags |= ServerStatus.SERVER_STATUS_IN_TRANS
+            if self.tracker.read_only_transaction:
+                flags |= ServerStatus.SERVER_STATUS_IN_TRANS_READONLY
+        if db_before is not None and self.current_db is None and stmt.kind == "ddl":
+            flags |= ServerStatus.SERVER_STATUS_DB_DROPPED
         if self._autocommit():
             flags |= ServerStatus.SERVER_STATUS_AUTOCOMMIT
         if more:
@@ -154,7 +161,9 @@ class Session:
     def _session_value(self, name: str) -> Any:
         return self.session_vars.get(name, self.server.globals.get(name))
 
-    def _statement_facts(self, stmt: Any, uses_tables: bool, res: StatementResult) -> StatementFacts:
+    def _statement_facts(
+        self, stmt: Any, uses_tables: bool, res: StatementResult, assignments: Any
+    ) -> StatementFacts:
         """What the session-state trackers need to know about a statement that succeeded."""
         return StatementFacts(
             kind=str(stmt.kind),
@@ -162,7 +171,7 @@ class Session:
             command=stmt.info.get("command"),
             uses_tables=uses_tables,
             result_set=res.has_result_set,
-            assignments=set_parser.parse_set(stmt.text) if stmt.kind == "set" else (),
+            assignments=assignments,
             autocommit=self._autocommit(),
             explicit_trx=self.explicit_trx,
             current_db=self.current_db,

@@ -43,11 +43,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from gtidkit.engine.results import SessionStateType, StateChange
+from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
 
 __all__ = ["TRX_STATE_EMPTY", "SessionTracker", "StatementFacts"]
 
 TRX_STATE_EMPTY = "________"
+_CANT_CHANGE_TX = (1568, "Transaction characteristics can't be changed while a transaction is in progress", "25001")
 _T = SessionStateType
 
 #: Functions that make a statement unsafe for statement-based logging (``BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION``).
@@ -131,6 +133,27 @@ class SessionTracker:
         self._reported_chistics = ""
         self._oneshot_isolation: str | None = None
         self._oneshot_access: str | None = None
+
+    @property
+    def transaction_active(self) -> bool:
+        """A transaction is open: explicit, or implicit (autocommit=0 after a table was touched, even read-only)."""
+        return bool(self._trx)
+
+    @property
+    def read_only_transaction(self) -> bool:
+        """The open transaction was started READ ONLY (SERVER_STATUS_IN_TRANS_READONLY)."""
+        return bool(self._trx) and "READ ONLY" in self._chistics and "START TRANSACTION" in self._chistics
+
+    def check_set_transaction(self, assignments: Sequence[Any], in_transaction: bool) -> None:
+        """A one-shot SET TRANSACTION inside an active transaction fails (``trans_check_state``).
+
+        Raises:
+            MySQLError: 1568 ER_CANT_CHANGE_TX_CHARACTERISTICS (25001).
+        """
+        if (in_transaction or self._trx) and any(
+            a.kind == "transaction" and not a.scope for a in assignments
+        ):
+            raise MySQLError(*_CANT_CHANGE_TX)
 
     # ---------------------------------------------------------------- per statement
     def begin_statement(self, *, track_gtids: str, track_state_change: bool, track_trx_info: str) -> None:

@@ -221,8 +221,9 @@ class SelectPlan:
     #: Per result column, the DECIMAL column it reads directly (values are returned as ``Decimal`` with the
     #: column's scale, as MySQL does); ``None`` when no result column is a plain DECIMAL column.
     decimals: tuple[ColumnDef | None, ...] | None = None
-    #: Per result column, the metadata known at planning time (None entries are inferred from the values).
-    metadata: tuple[Column | None, ...] | None = None
+    #: Per result column, the metadata known at planning time (None entries are inferred from the values; a str
+    #: is an ``@@variable`` name whose metadata follows the variable's type).
+    metadata: tuple[Column | str | None, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -763,8 +764,17 @@ class Executor:
             conv = plan.decimals
             rows = [tuple(v if c is None else from_sqlite(c, v) for c, v in zip(conv, r)) for r in rows]
         cols = list(plan.columns) if plan.columns is not None else [d[0] for d in cur.description or ()]
-        meta = plan.metadata if plan.metadata is not None and len(plan.metadata) == len(cols) else None
+        meta = None
+        if plan.metadata is not None and len(plan.metadata) == len(cols):
+            meta = tuple(
+                self._sysvar_metadata(cols[i], m, rows[0][i] if rows else None) if isinstance(m, str) else m
+                for i, m in enumerate(plan.metadata)
+            )
         return ExecResult(columns=cols, rows=rows, metadata=meta)
+
+    def _sysvar_metadata(self, name: str, var: str, value: Any) -> Column:
+        kind = self.sysvar_kind(var) if self.sysvar_kind is not None else None
+        return sysvar_column(name, value, kind)
 
     def _const_metadata(self, name: str, node: exp.Expression, value: Any) -> Column | None:
         """Metadata of one item of a SELECT without tables (literal, ``@@var``, ``@var``), else None."""
@@ -1011,7 +1021,7 @@ def _decimal_columns(tree: exp.Select) -> tuple[ColumnDef | None, ...] | None:
     return conv if any(c is not None for c in conv) else None
 
 
-def _projection_metadata(tree: exp.Select, source: str | None) -> tuple[Column | None, ...] | None:
+def _projection_metadata(tree: exp.Select, source: str | None) -> tuple[Column | str | None, ...] | None:
     """For each result column of ``tree`` (tables already resolved): its metadata when a table column is read
     directly or the item is a literal / COUNT, else None (inferred later from the values)."""
     tables: list[tuple[str, TableDef]] = []
@@ -1019,9 +1029,12 @@ def _projection_metadata(tree: exp.Select, source: str | None) -> tuple[Column |
     for node in ([frm.this] if frm is not None else []) + [j.this for j in tree.args.get("joins") or []]:
         if isinstance(node, exp.Table) and "gk_table" in node.meta:
             tables.append((node.alias_or_name, node.meta["gk_table"]))
-    out: list[Column | None] = []
+    out: list[Column | str | None] = []
     for proj in tree.expressions:
         target = proj.this if isinstance(proj, exp.Alias) else proj
+        if isinstance(target, exp.SessionParameter):
+            out.append(target.name)
+            continue
         if isinstance(target, exp.Star) or (
             isinstance(target, exp.Column) and isinstance(target.this, exp.Star)
         ):
