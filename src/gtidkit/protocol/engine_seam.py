@@ -3,17 +3,12 @@
 Everything the wire server needs from a session goes through the functions here: run a statement text and get
 one :class:`~gtidkit.engine.results.StatementResult` per statement (column metadata, rows, OK-packet fields,
 status flags, session-state changes), the session's idle status flags, its CONNECTION_ID(), its current schema.
-The rest of :mod:`gtidkit.protocol` only reads the attributes of these results.
-
-Interim, until the engine fills ``StatementResult.state_changes`` itself: :func:`_interim_state_changes`
-reports committed GTIDs for ``session_track_gtids`` (OWN_GTID: this session's, ALL_GTIDS: ``gtid_executed``
-after a statement that leaves no transaction open) and the schema for ``session_track_schema``; it stands aside
-as soon as the engine reports anything for a statement.
+The rest of :mod:`gtidkit.protocol` only reads the attributes of these results. The session-state changes
+(``session_track_*``) are decided by the engine (:mod:`gtidkit.engine.tracking`); the protocol only encodes them.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -26,7 +21,6 @@ from gtidkit.protocol.constants import (
     ColumnFlag,
     FieldType,
     ServerStatus,
-    SessionStateType,
 )
 
 __all__ = ["Column", "StateChange", "StatementResult"]
@@ -55,7 +49,7 @@ def status_flags(session: Any) -> int:
     flags = 0
     if _autocommit(session):
         flags |= ServerStatus.AUTOCOMMIT
-    if session.in_transaction():
+    if session.in_transaction() or session.tracker.transaction_active:
         flags |= ServerStatus.IN_TRANS
     return flags
 
@@ -100,40 +94,7 @@ def execute(session: Any, sql: str, intercept: Interceptor | None = None) -> Ite
         if res is not None:
             yield res
             continue
-        before_db = session.current_db
-        # the statement is tracked under the mode in force before it (a SET of the variable reports by the old one)
-        mode = str(sysvar(session, "session_track_gtids")).upper()
-        for result in session.execute(text):
-            interim = () if result.state_changes else _interim_state_changes(session, before_db, mode)
-            if not interim:
-                yield result
-            else:
-                flags = result.status_flags | ServerStatus.SESSION_STATE_CHANGED
-                yield dataclasses.replace(result, state_changes=interim, status_flags=flags)
-
-
-def _interim_state_changes(session: Any, before_db: str | None, mode: str) -> tuple[StateChange, ...]:
-    out: list[StateChange] = []
-    committed = session.take_committed_gtids()
-    in_trx = session.in_transaction()
-    if mode == "OWN_GTID" and committed:
-        from gtidkit.gtid import GtidSet
-
-        out.append(StateChange(SessionStateType.SESSION_TRACK_GTIDS, GtidSet.from_gtids(committed).to_text()))
-    elif mode == "ALL_GTIDS" and not in_trx:
-        executed = session.server.gtid_state.executed()
-        if executed:
-            out.append(StateChange(SessionStateType.SESSION_TRACK_GTIDS, executed.to_text()))
-    if session.current_db != before_db and _tracking(session, "session_track_schema"):
-        out.append(StateChange(SessionStateType.SESSION_TRACK_SCHEMA, session.current_db or ""))
-    return tuple(out)
-
-
-def _tracking(session: Any, name: str) -> bool:
-    try:
-        return str(sysvar(session, name)).upper() in ("1", "ON")
-    except MySQLError:
-        return False
+        yield from session.execute(text)
 
 
 def describe(session: Any, sql: str, param_count: int) -> tuple[Column, ...] | None:
@@ -146,7 +107,7 @@ def describe(session: Any, sql: str, param_count: int) -> tuple[Column, ...] | N
     Raises:
         MySQLError: the statement does not parse or names unknown tables/columns (MySQL also fails at prepare).
     """
-    from gtidkit.engine.sql.parse import classify
+    from gtidkit.engine.statements.classify import classify
     from gtidkit.protocol.prepared import PreparedStatement, placeholder_positions
 
     if classify(sql).kind not in ("select", "show"):
@@ -165,7 +126,6 @@ def reset_session(session: Any) -> None:
     session.execute("ROLLBACK")
     session.user_vars.clear()
     session.session_vars.clear()
-    session.take_committed_gtids()
 
 
 #: SHOW COLUMNS type prefix -> (FieldType, collation, display length, flags) for COM_FIELD_LIST.

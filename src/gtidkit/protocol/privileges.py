@@ -187,7 +187,7 @@ def check_statement(account: Account | None, user: str, host: str, text: str, cu
         MySQLError: 1142 (table-level command denied), 1044 (database), 1227 (specific privilege), 1046 no
             database selected for an unqualified table.
     """
-    from gtidkit.engine.sql.parse import classify
+    from gtidkit.engine.statements.classify import classify
 
     if account is None:
         raise MySQLError(1045, f"Access denied for user '{user}'@'{host}' (using password: NO)", "28000")
