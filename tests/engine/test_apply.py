@@ -20,6 +20,7 @@ from gtidkit.engine import Server
 from gtidkit.engine.apply import MySQLRandom, read_transactions
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
+from gtidkit.version import MYSQL_VERSION
 
 ZALORA_SID = "10440e47-3885-11eb-ac5b-0242ac110002"
 
@@ -389,3 +390,26 @@ def test_transactions_from_events_matches_read_transactions(binlog_fixtures):
         (t.gtid, t.end_pos, len(t.events)) for t in whole
     ]
     assert all(isinstance(t.events[0].event, GtidEvent) for t in streamed)
+
+
+def test_log_replica_updates_relogs_a_57_source_with_unknown_originals(tmp_path, binlog_fixtures):
+    """A 5.7 source writes no commit timestamps nor server versions in its Gtid events; an 8.0 replica with
+    log_replica_updates re-logs such a transaction with original_commit_timestamp 0 and original_server_version
+    UNDEFINED_SERVER_VERSION (999999) (control_events.h; formats.md §2.1), the source's server id in every event
+    header, and its own immediate_commit_timestamp / immediate_server_version."""
+    path = binlog_fixtures / "zalora__binlog-parser" / "gtid-fixtures" / "mysql-bin.01"
+    trxs = [t for t in read_transactions(path) if t.gtid.gno <= 17]  # the DDL (no FOREIGN KEY yet)
+    source_ids = {t.events[0].header.server_id for t in trxs}
+    with Server.open(tmp_path / "b", log_bin=True, log_replica_updates=True, server_id=22) as rep:
+        with rep.applier_session() as ap:
+            for trx in trxs:
+                assert ap.apply(trx)
+        relogged = _gtid_events(rep)
+    assert [e.event.gtid for e in relogged] == [t.gtid for t in trxs]
+    for e in relogged:
+        assert e.header.server_id in source_ids and e.header.server_id != 22
+        assert e.event.original_commit_timestamp == 0
+        assert e.event.immediate_commit_timestamp > 0
+        assert e.event.original_server_version == 999999
+        major, minor, patch = (int(x) for x in MYSQL_VERSION.split("."))
+        assert e.event.immediate_server_version == major * 10000 + minor * 100 + patch
