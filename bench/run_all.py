@@ -17,6 +17,7 @@ BENCHES: list[tuple[str, list[str]]] = [
     ("bench_binlog", ["--size", "1GB", "--hosts", "20"]),
     ("bench_binlog_show", ["--size", "100MB"]),
     ("bench_sql", []),
+    ("bench_apply", ["--transactions", "3000"]),
     ("bench_pipeline", []),
     ("standalone_cluster", []),
     ("bench_engine", ["--n", "100000"]),
