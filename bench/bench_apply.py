@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import update_section  # noqa: E402
+from _results import update_section
 
-from gtidkit.engine import Server  # noqa: E402
-from gtidkit.engine.apply import read_transactions  # noqa: E402
+from gtidkit.engine import Server
+from gtidkit.engine.apply import read_transactions
 
 
 def main() -> None:
@@ -50,12 +50,12 @@ def main() -> None:
             ("binlog off", {"log_bin": False}),
             ("log_replica_updates on", {"log_bin": True, "log_replica_updates": True, "sync_binlog": 0}),
         ):
-            with Server.open(d / name.replace(" ", "_"), server_id=2, synchronous="NORMAL", **opts) as rep:
-                with rep.applier_session() as applier:
-                    t0 = time.perf_counter()
-                    for trx in trxs:
-                        applier.apply(trx)
-                    results[name] = time.perf_counter() - t0
+            rep = Server.open(d / name.replace(" ", "_"), server_id=2, synchronous="NORMAL", **opts)
+            with rep, rep.applier_session() as applier:
+                t0 = time.perf_counter()
+                for trx in trxs:
+                    applier.apply(trx)
+                results[name] = time.perf_counter() - t0
     rate = {k: len(trxs) / v for k, v in results.items()}
     src_rate = (n + 2) / source_s
     md = (
