@@ -413,3 +413,51 @@ def test_log_replica_updates_relogs_a_57_source_with_unknown_originals(tmp_path,
         assert e.event.original_server_version == 999999
         major, minor, patch = (int(x) for x in MYSQL_VERSION.split("."))
         assert e.event.immediate_server_version == major * 10000 + minor * 100 + patch
+
+
+def test_transaction_ending_in_rollback_is_consumed(tmp_path):
+    """BEGIN ... ROLLBACK in a binlog (a source rolled back a transaction that had touched a non-transactional
+    table): the applier rolls it back and still records its position, so it is not applied again."""
+    from gtidkit.binlog import GtidEvent, QueryEvent, XidEvent
+    from gtidkit.engine.apply import BinlogTransaction
+
+    sid = "cccccccc-cccc-cccc-cccc-cccccccccccc"
+
+    def gev(gno: int) -> GtidEvent:
+        return GtidEvent(0, Gtid.parse(f"{sid}:{gno}"), 0, gno, 1700000000000000, 1700000000000000)
+
+    setup = [
+        BinlogTransaction(_built([gev(1), QueryEvent(1, 0, 0, b"", "", "CREATE DATABASE d")]), "relay.000001", 100),
+        BinlogTransaction(
+            _built([gev(2), QueryEvent(1, 0, 0, b"", "d", "CREATE TABLE t (a INT PRIMARY KEY)")]), "relay.000001", 200
+        ),
+    ]
+    rolled = BinlogTransaction(
+        _built([
+            gev(3),
+            QueryEvent(1, 0, 0, b"", "d", "BEGIN"),
+            QueryEvent(1, 0, 0, b"", "d", "INSERT INTO t VALUES (1)"),
+            QueryEvent(1, 0, 0, b"", "d", "ROLLBACK"),
+        ]),
+        "relay.000001",
+        300,
+    )
+    after = BinlogTransaction(
+        _built([
+            gev(4),
+            QueryEvent(1, 0, 0, b"", "d", "BEGIN"),
+            QueryEvent(1, 0, 0, b"", "d", "INSERT INTO t VALUES (2)"),
+            XidEvent(3),
+        ]),
+        "relay.000001",
+        400,
+    )
+    with Server.open(tmp_path / "b", log_bin=False) as srv, srv.applier_session() as ap:
+        for trx in [*setup, rolled]:
+            ap.apply(trx)
+        assert _rows(srv, "SELECT a FROM d.t") == []
+        assert ap.applied_position().relay_log_pos == 300
+        assert ap.apply(after)
+        assert _rows(srv, "SELECT a FROM d.t") == [(2,)]
+        assert ap.applied_position().relay_log_pos == 400
+        assert not srv.gtid_state.owned()

@@ -697,19 +697,24 @@ class ApplierSession(Session):
         """A skipped transaction counts as applied: record its position in a transaction of its own."""
         txn.commit(self)  # ends the skipped transaction (nothing owned): gtid_next becomes UNDEFINED
         self._pending.origin = None
-        if trx.file or trx.source_file:
-            self.server.acquire_write_lock(self)
-            try:
-                self.conn.begin()
-                try:
-                    self._write_position(self.conn.raw, trx)
-                    self.conn.commit()
-                except BaseException:
-                    self.conn.rollback()
-                    raise
-            finally:
-                self.server.release_write_lock(self)
+        self._record_position_alone(trx)
         self._pending = _Pending()
+
+    def _record_position_alone(self, trx: BinlogTransaction) -> None:
+        """Store ``trx``'s position in a SQLite transaction of its own (nothing of it was committed)."""
+        if not (trx.file or trx.source_file):
+            return
+        self.server.acquire_write_lock(self)
+        try:
+            self.conn.begin()
+            try:
+                self._write_position(self.conn.raw, trx)
+                self.conn.commit()
+            except BaseException:
+                self.conn.rollback()
+                raise
+        finally:
+            self.server.release_write_lock(self)
 
     def statement_context(self, ev: QueryEvent, header: Any) -> None:
         """Default database and the status variables of the event (sql_mode, auto_increment_*, charsets,
@@ -787,6 +792,9 @@ class ApplierSession(Session):
             self.execute("COMMIT")
         elif self.gtid.owned is not gnx.NOTHING:
             self.execute("COMMIT")  # an owned GTID commits as an empty transaction; ANONYMOUS is released
+        if self._pending.trx is not None:
+            # nothing committed it (a transaction that ended in ROLLBACK): it is consumed all the same
+            self._record_position_alone(self._pending.trx)
         self._pending = _Pending()
         self.executor.timestamp = None
 
