@@ -35,7 +35,7 @@ the file it came from (relay log or binlog) and, when known, in the source's bin
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -672,23 +672,15 @@ class ApplierSession(Session):
         """Set GTID_NEXT to the transaction's GTID (ANONYMOUS without one); False when it is already executed."""
         gev = trx.gtid_event
         header = trx.events[0].header if trx.events else None
+        ocs = gev.original_commit_timestamp if gev is not None else None
+        ver = gev.original_server_version if gev is not None else None
         self._pending = _Pending(trx=trx)
-        if gev is not None:
-            ocs = gev.original_commit_timestamp
-            ver = gev.original_server_version
-            self._pending.origin = CommitOrigin(
-                original_commit_timestamp=int(ocs) if ocs is not None else 0,
-                original_server_version=int(ver) if ver is not None else UNDEFINED_SERVER_VERSION,
-                server_id=int(header.server_id) if header is not None else 0,
-                timestamp=int(header.timestamp) if header is not None else 0,
-            )
-        else:
-            self._pending.origin = CommitOrigin(
-                0,
-                UNDEFINED_SERVER_VERSION,
-                int(header.server_id) if header is not None else 0,
-                int(header.timestamp) if header is not None else 0,
-            )
+        self._pending.origin = CommitOrigin(
+            original_commit_timestamp=int(ocs) if ocs is not None else 0,  # 0 = unknown (pre-8.0.1 source)
+            original_server_version=int(ver) if ver is not None else UNDEFINED_SERVER_VERSION,
+            server_id=int(header.server_id) if header is not None else 0,
+            timestamp=int(header.timestamp) if header is not None else 0,
+        )
         gtid = trx.gtid
         self.set_gtid_next(gtid if gtid is not None else "ANONYMOUS")
         return not self.gtid.skipping
@@ -838,13 +830,4 @@ class ApplierSession(Session):
             "Master_log_pos = excluded.Master_log_pos",
             (_RLI_LINES, trx.file, trx.end_pos, trx.source_file, trx.source_end_pos, self.channel),
         )
-
-
-def apply_all(target: ApplyTarget, transactions: Sequence[BinlogTransaction] | Iterable[BinlogTransaction]) -> int:
-    """Apply transactions in order; returns how many were applied (skipped ones not counted).
-
-    Raises:
-        MySQLError: as :func:`apply`, at the first failing transaction (the earlier ones stay applied).
-    """
-    return sum(1 for trx in transactions if apply(target, trx))
 
