@@ -672,15 +672,23 @@ class ApplierSession(Session):
         """Set GTID_NEXT to the transaction's GTID (ANONYMOUS without one); False when it is already executed."""
         gev = trx.gtid_event
         header = trx.events[0].header if trx.events else None
-        ocs = gev.original_commit_timestamp if gev is not None else None
-        ver = gev.original_server_version if gev is not None else None
         self._pending = _Pending(trx=trx)
-        self._pending.origin = CommitOrigin(
-            original_commit_timestamp=int(ocs) if ocs is not None else 0,  # 0 = unknown (pre-8.0.1 source)
-            original_server_version=int(ver) if ver is not None else UNDEFINED_SERVER_VERSION,
-            server_id=int(header.server_id) if header is not None else 0,
-            timestamp=int(header.timestamp) if header is not None else 0,
-        )
+        if gev is not None:
+            ocs = gev.original_commit_timestamp
+            ver = gev.original_server_version
+            self._pending.origin = CommitOrigin(
+                original_commit_timestamp=int(ocs) if ocs is not None else 0,
+                original_server_version=int(ver) if ver is not None else UNDEFINED_SERVER_VERSION,
+                server_id=int(header.server_id) if header is not None else 0,
+                timestamp=int(header.timestamp) if header is not None else 0,
+            )
+        else:
+            self._pending.origin = CommitOrigin(
+                0,
+                UNDEFINED_SERVER_VERSION,
+                int(header.server_id) if header is not None else 0,
+                int(header.timestamp) if header is not None else 0,
+            )
         gtid = trx.gtid
         self.set_gtid_next(gtid if gtid is not None else "ANONYMOUS")
         return not self.gtid.skipping
