@@ -171,8 +171,11 @@ def commit(
                 gtid,
                 transaction_events(server, session, ddl_text),
                 immediate_commit_timestamp=ts,
+                # the replica applier re-logs with the source's values (Gtid_log_event::do_apply_event)
                 original_commit_timestamp=getattr(session.applier, "original_commit_timestamp", None),
+                original_server_version=getattr(session.applier, "original_server_version", None),
                 server_id=getattr(session.applier, "server_id", None),
+                timestamp=getattr(session.applier, "timestamp", None),
                 writeset=transaction_writeset(server, session, ddl_text),
                 dependency_tracking=str(server.globals.values["binlog_transaction_dependency_tracking"]),
                 history_size=int(server.globals.values["binlog_transaction_dependency_history_size"]),
