@@ -73,7 +73,9 @@ def test_empty_transaction_binlog_off(open_server, body):
     s.execute(f"SET GTID_NEXT='{SRC}:9'")
     s.execute(body)
     assert _table(s) == [(SRC, 9, 9)]
-    assert s.execute("SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged")[-1].rows == [(f"{SRC}:9", f"{SRC}:9")]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged")[-1].rows == [
+        (f"{SRC}:9", f"{SRC}:9")
+    ]
 
 
 def test_autocommit_off_commit_consumes_gtid(open_server):
@@ -425,3 +427,44 @@ def test_gno_exhausted_leaves_other_uuids(open_server):
     s.execute(f"SET GLOBAL gtid_purged = '{u}:1-{MAX_GNO - 2}'")
     s.execute("CREATE DATABASE last_one")
     assert _one(s, "SELECT @@GLOBAL.gtid_executed") == f"{u}:1-{MAX_GNO - 1}"
+
+
+# Sys_var_gtid_mode::global_update (8.x sql/sys_vars.cc): ER_CANT_SET_GTID_MODE reasons for other sessions' work
+def test_gtid_mode_on_with_ongoing_anonymous_transaction(open_server):
+    srv = open_server(gtid_mode="ON_PERMISSIVE", enforce_gtid_consistency="ON", log_bin=True)
+    other, s = srv.session(), srv.session()
+    other.execute("SET GTID_NEXT='ANONYMOUS'")
+    err = _err(s, "SET GLOBAL gtid_mode = ON")
+    assert err.code == 3111
+    assert err.message == (
+        "SET @@GLOBAL.GTID_MODE = ON is not allowed because there are ongoing, anonymous transactions. Before "
+        "setting @@GLOBAL.GTID_MODE = ON, wait until SHOW STATUS LIKE 'ANONYMOUS_TRANSACTION_COUNT' shows zero on "
+        "all servers. Then wait for all existing, anonymous transactions to replicate to all replicas, and then "
+        "execute SET @@GLOBAL.GTID_MODE = ON on all servers. See the Manual for details."
+    )
+    other.execute("ROLLBACK")
+    s.execute("SET GLOBAL gtid_mode = ON")
+    assert _one(s, "SELECT @@GLOBAL.gtid_mode") == "ON"
+
+
+def test_gtid_mode_off_with_ongoing_gtid_transaction(open_server):
+    srv = open_server(gtid_mode="OFF_PERMISSIVE", log_bin=True)
+    other, s = srv.session(), srv.session()
+    other.execute(f"SET GTID_NEXT='{SRC}:1'")
+    err = _err(s, "SET GLOBAL gtid_mode = OFF")
+    assert err.code == 3111
+    assert err.message.startswith(
+        "SET @@GLOBAL.GTID_MODE = OFF is not allowed because there are ongoing transactions that have a GTID. "
+        "Before you set @@GLOBAL.GTID_MODE = OFF, wait until SELECT @@GLOBAL.GTID_OWNED is empty on all servers."
+    )
+    other.execute("COMMIT")  # commits the empty transaction SRC:1
+    s.execute("SET GLOBAL gtid_mode = OFF")
+    s.execute("SET GLOBAL gtid_mode = OFF")  # unchanged: a no-op, not an error
+
+
+def test_enforce_gtid_consistency_unchanged_is_noop(open_server):
+    # Sys_var_enforce_gtid_consistency::global_update: "if (new_mode == old_mode) goto end;" before the 1779 check
+    srv = open_server(gtid_mode="ON", log_bin=False)
+    s = srv.session()
+    s.execute("SET GLOBAL enforce_gtid_consistency = ON")
+    assert _one(s, "SELECT @@GLOBAL.enforce_gtid_consistency") == "ON"

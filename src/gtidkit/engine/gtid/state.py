@@ -42,6 +42,7 @@ class GtidState:
         # owner key (sid.int, tag, gno) -> (gtid, session id): tuples of ints hash in C, a Gtid's UUID in Python
         self._owned: dict[tuple[int, str, int], tuple[Gtid, int]] = {}
         self._waiters = 0  # threads waiting on ``changed``: commits skip notify_all when nobody waits
+        self._gtid_waits = 0  # WAIT_FOR_EXECUTED_GTID_SET calls in progress (Gtid_state::get_gtid_wait_count)
         self._anonymous_owners = 0
         self._lock = threading.Lock()
         self.changed = threading.Condition(self._lock)
@@ -69,6 +70,10 @@ class GtidState:
         with self._lock:
             owned = sorted(self._owned.values(), key=lambda kv: (kv[0].sid.bytes, kv[0].tag, kv[0].gno))
         return ",\n".join(f"{g}#{s}" for g, s in owned)
+
+    def gtid_wait_count(self) -> int:
+        """WAIT_FOR_EXECUTED_GTID_SET calls waiting now (``Gtid_state::get_gtid_wait_count``)."""
+        return self._gtid_waits
 
     def anonymous_count(self) -> int:
         """Sessions owning ANONYMOUS (``Gtid_state::get_anonymous_ownership_count``)."""
@@ -199,12 +204,16 @@ class GtidState:
         """Block until ``gtids ⊆ executed`` (True) or ``timeout`` seconds pass (False); None = forever."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
-            while not gtids <= self._executed:
-                remaining = None if deadline is None else deadline - time.monotonic()
-                if remaining is not None and remaining <= 0:
-                    return False
-                self.wait_changed(remaining if remaining is None else min(remaining, 1.0))
-            return True
+            self._gtid_waits += 1
+            try:
+                while not gtids <= self._executed:
+                    remaining = None if deadline is None else deadline - time.monotonic()
+                    if remaining is not None and remaining <= 0:
+                        return False
+                    self.wait_changed(remaining if remaining is None else min(remaining, 1.0))
+                return True
+            finally:
+                self._gtid_waits -= 1
 
 
 def _key(gtid: Gtid) -> tuple[int, str, int]:

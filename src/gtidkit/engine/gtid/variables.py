@@ -52,8 +52,8 @@ def cant_set_when_owning_gtid(name: str, owned: str) -> MySQLError:
 
 
 def cant_set_gtid_mode(mode: str, reason: str) -> MySQLError:
-    """ER_CANT_SET_GTID_MODE 3111 "SET @@GLOBAL.GTID_MODE = %s is not allowed because %s."."""
-    return MySQLError(3111, f"SET @@GLOBAL.GTID_MODE = {mode} is not allowed because {reason}.")
+    """ER_CANT_SET_GTID_MODE 3111 "SET @@GLOBAL.GTID_MODE = %-.64s is not allowed because %-.384s."."""
+    return MySQLError(3111, f"SET @@GLOBAL.GTID_MODE = {mode[:64]} is not allowed because {reason[:384]}.")
 
 
 def gtid_mode_one_step() -> MySQLError:
@@ -262,16 +262,42 @@ def update_gtid_purged(ctx: SetContext, value: tuple[bool, GtidSet]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- gtid_mode
+_ONGOING_ANONYMOUS = (
+    "there are ongoing, anonymous transactions. Before setting @@GLOBAL.GTID_MODE = ON, wait until "
+    "SHOW STATUS LIKE 'ANONYMOUS_TRANSACTION_COUNT' shows zero on all servers. Then wait for all existing, "
+    "anonymous transactions to replicate to all replicas, and then execute SET @@GLOBAL.GTID_MODE = ON on all "
+    "servers. See the Manual for details"
+)
+_ONGOING_GTID = (
+    "there are ongoing transactions that have a GTID. Before you set @@GLOBAL.GTID_MODE = OFF, wait until "
+    "SELECT @@GLOBAL.GTID_OWNED is empty on all servers. Then wait for all GTID-transactions to replicate to all "
+    "servers, and then execute SET @@GLOBAL.GTID_MODE = OFF on all servers. See the Manual for details"
+)
+_ONGOING_WAITS = (
+    "there are ongoing calls to WAIT_FOR_EXECUTED_GTID_SET or WAIT_UNTIL_SQL_THREAD_AFTER_GTIDS. Before you set "
+    "@@GLOBAL.GTID_MODE = OFF, ensure that no other client is waiting for GTID-transactions to be committed"
+)
+
+
 def update_gtid_mode(ctx: SetContext, new: str) -> None:
-    """``Sys_var_gtid_mode::global_update``: one step (1788), ON needs enforce ON (3111); store; rotate."""
+    """``Sys_var_gtid_mode::global_update`` (8.x): no change is a no-op; one step at a time (1788); then 3111
+    for ongoing anonymous transactions (to ON), transactions owning a GTID (to OFF), ENFORCE_GTID_CONSISTENCY not
+    ON (to ON), ongoing WAIT_FOR_EXECUTED_GTID_SET calls (to OFF); store; rotate the binary log."""
     server = ctx.session.server
     old = server.globals.values["gtid_mode"]
-    if abs(GTID_MODES.index(new) - GTID_MODES.index(old)) > 1:
-        raise gtid_mode_one_step()
-    if new == "ON" and server.globals.values["enforce_gtid_consistency"] != "ON":
-        raise cant_set_gtid_mode("ON", "ENFORCE_GTID_CONSISTENCY is not ON")
     if new == old:
         return
+    if abs(GTID_MODES.index(new) - GTID_MODES.index(old)) > 1:
+        raise gtid_mode_one_step()
+    state = server.gtid_state
+    if new == "ON" and state.anonymous_count() > 0:
+        raise cant_set_gtid_mode("ON", _ONGOING_ANONYMOUS)
+    if new == "OFF" and state.owned():
+        raise cant_set_gtid_mode("OFF", _ONGOING_GTID)
+    if new == "ON" and server.globals.values["enforce_gtid_consistency"] != "ON":
+        raise cant_set_gtid_mode("ON", "ENFORCE_GTID_CONSISTENCY is not ON")
+    if new == "OFF" and state.gtid_wait_count() > 0:
+        raise cant_set_gtid_mode("OFF", _ONGOING_WAITS)
     server.globals.set("gtid_mode", new)
     server.rotate()  # each change rotates the binary log
 
@@ -279,6 +305,8 @@ def update_gtid_mode(ctx: SetContext, new: str) -> None:
 def update_enforce_gtid_consistency(ctx: SetContext, new: str) -> None:
     """``Sys_var_enforce_gtid_consistency::global_update``: not away from ON while gtid_mode=ON (1779)."""
     server = ctx.session.server
+    if new == server.globals.values["enforce_gtid_consistency"]:
+        return
     if new != "ON" and server.globals.values["gtid_mode"] == "ON":
         raise gtid_mode_on_requires_enforce()
     server.globals.set("enforce_gtid_consistency", new)
