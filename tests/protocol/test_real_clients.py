@@ -410,7 +410,26 @@ def test_initialize_prints_password_and_refuses_nonempty(tmp_path: Path) -> None
     with running_server(datadir, init=False) as s:
         with pytest.raises(pymysql.err.OperationalError):
             pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")
-        conn = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password=password)
+        # the generated password is expired: PyMySQL cannot handle that and is refused (1862)
+        with pytest.raises(pymysql.err.OperationalError) as exc:
+            pymysql.connect(host="127.0.0.1", port=s.port, user="root", password=password)
+        assert exc.value.args[0] == 1862
+        # a client that can (CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS) lands in the sandbox: ALTER USER only
+        sandboxed = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password=password,
+                                    client_flag=1 << 22)  # CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS
+        with sandboxed.cursor() as cur:
+            with pytest.raises(pymysql.err.OperationalError) as exc:
+                cur.execute("SELECT 1")
+            assert exc.value.args[0] == 1820
+            cur.execute("ALTER USER USER() IDENTIFIED BY 'new-root-pw'")
+            cur.execute("SELECT 1")
+        sandboxed.close()
+        if shutil.which("mariadb"):
+            r = subprocess.run(["mariadb", "-h127.0.0.1", f"-P{s.port}", "-uroot", "-pnew-root-pw",
+                                "--connect-expired-password", "-e", "SELECT 1"],
+                               capture_output=True, text=True, timeout=60, check=False)
+            assert r.returncode == 0, r.stderr
+        conn = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="new-root-pw")
         conn.close()
     r = subprocess.run([sys.executable, "-m", "gtidkit", "server", "--initialize", "--datadir", str(datadir)],
                        capture_output=True, text=True, check=False)

@@ -115,7 +115,7 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
     version = str(engine.globals.get("version"))
     engine.shutdown()
     password = "" if insecure else generate_password()
-    AccountStore(datadir).initialize(password)
+    AccountStore(datadir).initialize(password, expire=not insecure)
     generate_certs(datadir, version)
     if insecure:
         click.echo("[Warning] [MY-010453] [Server] root@localhost is created with an empty password ! Please "

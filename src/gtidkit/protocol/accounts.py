@@ -43,6 +43,7 @@ class Account:
     authentication_string: str
     privileges: tuple[str, ...] = ()
     db_privileges: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    password_expired: bool = False
 
     @classmethod
     def from_json(cls, row: dict[str, object]) -> Account:
@@ -50,7 +51,7 @@ class Account:
         privs = tuple(row.get("privileges", ()) or ())  # type: ignore[call-overload]
         dbs = tuple((str(d), tuple(p)) for d, p in row.get("db_privileges", ()) or ())  # type: ignore[union-attr]
         return cls(str(row["user"]), str(row["host"]), str(row["plugin"]), str(row["authentication_string"]),
-                   privs, dbs)
+                   privs, dbs, bool(row.get("password_expired", False)))
 
     def matches_host(self, client_host: str) -> bool:
         """Does a connection from ``client_host`` (an IP address) match this account's host pattern?"""
@@ -145,7 +146,8 @@ class AccountStore:
             if acc is None:
                 raise MySQLError(1396, f"Operation ALTER USER failed for '{user}'@'{host}'")
             plugin = plugin or acc.plugin
-            self._accounts[key] = replace(acc, plugin=plugin, authentication_string=_stored(plugin, password))
+            self._accounts[key] = replace(acc, plugin=plugin, authentication_string=_stored(plugin, password),
+                                          password_expired=False)
             self._save()
 
     def grant(self, user: str, host: str, privileges: tuple[str, ...], db: str | None, *, revoke: bool = False) -> None:
@@ -194,15 +196,16 @@ class AccountStore:
             self._save()
         return True
 
-    def initialize(self, root_password: str) -> None:
+    def initialize(self, root_password: str, *, expire: bool = False) -> None:
         """Create the file with ``root@localhost`` (caching_sha2_password, ALL PRIVILEGES WITH GRANT OPTION), as
-        ``mysqld --initialize`` does."""
+        ``mysqld --initialize`` does; ``expire`` marks the password expired (``--initialize`` with a generated
+        password: the first login must ALTER USER)."""
         with self._lock:
             from gtidkit.protocol.privileges import DYNAMIC, GRANT_OPTION, STATIC
 
             self._accounts = {("root", "localhost"): Account("root", "localhost", auth.CACHING_SHA2,
                                                              _stored(auth.CACHING_SHA2, root_password),
-                                                             (*STATIC, *DYNAMIC, GRANT_OPTION))}
+                                                             (*STATIC, *DYNAMIC, GRANT_OPTION), (), expire)}
             self._save()
 
 

@@ -33,7 +33,7 @@ _CREATE_USER = re.compile(
     re.IGNORECASE,
 )
 _ALTER_USER = re.compile(
-    r"^\s*alter\s+user\s+(?:if\s+exists\s+)?" + _ACCOUNT
+    r"^\s*alter\s+user\s+(?:if\s+exists\s+)?(?:(?:user|current_user)\s*\(\s*\)|current_user|" + _ACCOUNT + ")"
     + r"\s+identified\s+(?:with\s+'?(\w+)'?\s+)?by\s+'((?:[^'\\]|\\.|'')*)'\s*;?\s*$",
     re.IGNORECASE,
 )
@@ -64,6 +64,10 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
 
     def intercept(text: str) -> StatementResult | None:
         account = handler.current_account()
+        # sql_parse.cc: in the sandbox only ALTER USER, SET PASSWORD and SET (client initialisation) run
+        if handler.sandbox and not _ALTER_USER.match(text) and not re.match(r"\s*set\b", text, re.IGNORECASE):
+            raise MySQLError(1820, "You must reset your password using ALTER USER statement before executing this "
+                             "statement.")
         if _SHUTDOWN.match(text):
             if not privileges.has_global(account, "SHUTDOWN"):
                 raise MySQLError(1227, "Access denied; you need (at least one of) the SHUTDOWN privilege(s) for "
@@ -103,11 +107,17 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
             return _ok(handler)
         m = _ALTER_USER.match(text)
         if m:
-            user, host = _account(m.groups()[0:8])
-            if account is None or (user, host.lower()) != (account.user, account.host.lower()):
+            if all(g is None for g in m.groups()[0:8]) and account is not None:
+                user, host = account.user, account.host  # USER() / CURRENT_USER
+            else:
+                user, host = _account(m.groups()[0:8])
+            own = account is not None and (user, host.lower()) == (account.user, account.host.lower())
+            if not own:
                 _need_create_user(account)
             handler.ctx.accounts.alter(user, host, _unquote(m.group(10)), (m.group(9) or "").lower() or None)
             handler.ctx.sha2_cache.pop((user, host), None)
+            if own:
+                handler.sandbox = False
             return _ok(handler)
         m = _DROP_USER.match(text)
         if m:

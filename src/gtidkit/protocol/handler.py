@@ -185,6 +185,8 @@ class ClientHandler:
         self.killed = False
         #: SHUTDOWN was executed: the edge starts the server's shutdown once the OK is on the wire.
         self.shutdown_requested = False
+        #: logged in with an expired password: only ALTER USER / SET PASSWORD until it is changed.
+        self.sandbox = False
         #: (hook, command) when a registered command takes the stream over (see ServerContext.command_hooks).
         self.takeover: tuple[TakeoverHook, Any] | None = None
         #: set by the socket edge: close this connection from another thread (KILL).
@@ -381,6 +383,15 @@ class ClientHandler:
             except MySQLError as err:
                 self.closed = True
                 return self.conn.send(Err(err.code, err.message, err.sqlstate))
+        account = self.current_account()
+        if account is not None and account.password_expired:
+            # sql_authentication.cc: a client that cannot handle expired passwords is refused (1862); the others
+            # enter the sandbox, where only ALTER USER / SET PASSWORD run (1820 for the rest)
+            if not self.conn.client_capabilities & Capability.CAN_HANDLE_EXPIRED_PASSWORDS:
+                self.closed = True
+                return self.conn.send(Err(1862, "Your password has expired. To log in you must change it using a "
+                                               "client that supports expired passwords.", "HY000"))
+            self.sandbox = True
         log.debug("connection %d authenticated as %s@%s", self.connection_id, self.user, self.peer_host)
         return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
 
