@@ -30,6 +30,7 @@ from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
 from gtidkit.engine.statements import set_parser
 from gtidkit.engine.statements import transaction as trx
+from gtidkit.engine.statements.dispatch import dispatch
 from gtidkit.engine.statements.set_parser import Default, Expression, Keyword, SysVarRef, UserVarRef
 from gtidkit.engine.tracking import SessionTracker, StatementFacts
 from gtidkit.errors import MySQLError
@@ -130,7 +131,7 @@ class Session:
         )
         try:
             self.tracker.check_set_transaction(assignments, self.in_transaction())
-            res = self._dispatch(stmt)
+            res = dispatch(self, stmt)
         except MySQLError as err:
             self.diagnostics.push(Condition("Error", err.code, err.message), max_errors)
             self.tracker.statement_failed()
@@ -147,7 +148,7 @@ class Session:
                 flags |= ServerStatus.SERVER_STATUS_IN_TRANS_READONLY
         if db_before is not None and self.current_db is None and stmt.kind == "ddl":
             flags |= ServerStatus.SERVER_STATUS_DB_DROPPED
-        if self._autocommit():
+        if self.autocommit():
             flags |= ServerStatus.SERVER_STATUS_AUTOCOMMIT
         if more:
             flags |= ServerStatus.SERVER_MORE_RESULTS_EXISTS
@@ -172,7 +173,7 @@ class Session:
             uses_tables=uses_tables,
             result_set=res.has_result_set,
             assignments=assignments,
-            autocommit=self._autocommit(),
+            autocommit=self.autocommit(),
             explicit_trx=self.explicit_trx,
             current_db=self.current_db,
             track_gtids=str(self._session_value("session_track_gtids")),
@@ -205,83 +206,9 @@ class Session:
         self.close()
 
     # ------------------------------------------------------------------ dispatch
-    def _dispatch(self, stmt: Any) -> StatementResult:
-        """Run one classified statement; the result's status flags and warning count are completed by the caller."""
-        kind = stmt.kind
-        if kind == "set":
-            return self._set(stmt.text)
-        if kind == "show" and stmt.info.get("command") in _DIAGNOSTIC_SHOWS:
-            return _DIAGNOSTIC_SHOWS[stmt.info["command"]](self, stmt.info)
-        skip = trx.pre_statement(self, stmt)
-        if kind == "show":
-            handled = self.server.admin.show(self, stmt.text)
-            if handled is not None:
-                return handled
-            return self._run_executor(stmt, writes=False)
-        if kind == "begin":
-            trx.begin(self)
-            return StatementResult()
-        if kind == "commit":
-            trx.commit(self)
-            return StatementResult()
-        if kind == "rollback":
-            trx.rollback(self)
-            return StatementResult()
-        if kind == "admin":
-            if trx.causes_implicit_commit(stmt):
-                trx.implicit_commit(self)
-            if skip:
-                trx.commit(self)  # skipped like any statement of an already executed GTID; gtid_next → UNDEFINED
-                return StatementResult()
-            return self.server.admin.run(self, stmt.text)
-        if kind in ("savepoint", "release_savepoint", "rollback_to_savepoint"):
-            if skip:
-                return StatementResult()
-            self.ensure_write_trx()
-            return self._run_executor(stmt, writes=True)
-        if kind == "ddl":
-            trx.implicit_commit(self)
-            if skip:
-                trx.commit(self)  # ends the skipped transaction: gtid_next becomes UNDEFINED
-                return StatementResult()
-            trx.reacquire_anonymous(self)
-            self.ensure_write_trx()
-            try:
-                res = self._run_executor(stmt, writes=True)
-            except BaseException:
-                trx.rollback(self)
-                raise
-            trx.commit(self, ddl_text=stmt.text)
-            return res
-        if kind == "dml":
-            autocommit = not self.explicit_trx and self._autocommit()
-            if skip:
-                if autocommit:
-                    trx.commit(self)
-                return StatementResult()
-            self.ensure_write_trx()
-            try:
-                res = self._run_executor(stmt, writes=True)
-            except BaseException:
-                trx.statement_failed(self)
-                raise
-            if autocommit:
-                trx.commit(self)
-            return res
-        if kind == "other":
-            # statements the SQL layer may not know (GRANT, CREATE USER, ...): not innocent, so a failure of an
-            # autocommitted one ends its transaction like any other statement's
-            if skip:
-                return StatementResult()
-            try:
-                return self._run_executor(stmt, writes=False)
-            except BaseException:
-                trx.statement_failed(self)
-                raise
-        # select, use
-        return self._run_executor(stmt, writes=False)
-
-    def _run_executor(self, stmt: Any, *, writes: bool) -> StatementResult:
+    def run_sql(self, stmt: Any, *, writes: bool) -> StatementResult:
+        """Run a classified statement in the SQL layer; ``writes`` records its row changes into the transaction
+        (binlog events, writeset, Intvar events) and consumes a pending SET INSERT_ID."""
         prev_last_insert_id = self.executor.last_insert_id
         forced = self.session_vars.pop("insert_id", 0) if writes else 0
         if forced:
@@ -326,7 +253,8 @@ class Session:
         return res
 
     # ------------------------------------------------------------------ transactions
-    def _autocommit(self) -> bool:
+    def autocommit(self) -> bool:
+        """@@SESSION.autocommit."""
         return bool(self.session_vars.get("autocommit", self.server.globals.values["autocommit"]))
 
     def in_transaction(self) -> bool:
@@ -362,7 +290,7 @@ class Session:
             self.holds_write_lock = False
             self.server.release_write_lock(self)
             raise
-        if not self._autocommit():
+        if not self.autocommit():
             self.explicit_trx = True
 
     def implicit_commit(self) -> None:
@@ -395,7 +323,8 @@ class Session:
         self.server.release_write_lock(self)
 
     # ------------------------------------------------------------------ SET
-    def _set(self, text: str) -> StatementResult:
+    def run_set(self, text: str) -> StatementResult:
+        """SET: user variables, SET NAMES, SET TRANSACTION, system variables (through the sysvar table's hooks)."""
         warnings: list[sysvars.Warning_] = []
         m = _SET_GTID_NEXT.match(text)
         if m is not None:
@@ -503,40 +432,6 @@ def _use_target(text: str) -> str | None:
 def now_us() -> int:
     """Microseconds since the epoch (commit timestamps)."""
     return time.time_ns() // 1000
-
-
-def _show_conditions(session: Session, info: dict[str, Any], errors_only: bool) -> StatementResult:
-    """SHOW WARNINGS / SHOW ERRORS [LIMIT [offset,] n]: Level, Code, Message (``sql/sql_error.cc``)."""
-    from gtidkit.engine.results import CHARSET_BINARY, CHARSET_UTF8MB3, Column, ColumnFlag, FieldType
-    from gtidkit.engine.sql.metadata import result_set
-
-    rows = [c.as_tuple() for c in session.diagnostics.show(errors_only=errors_only, offset=info.get("off", 0),
-                                                            limit=info.get("cnt"))]  # fmt: skip
-    text, nn = FieldType.MYSQL_TYPE_VAR_STRING, int(ColumnFlag.NOT_NULL)
-    cols = (
-        Column("Level", type=text, charset=CHARSET_UTF8MB3, length=21, flags=nn),
-        Column("Code", type=FieldType.MYSQL_TYPE_LONG, charset=CHARSET_BINARY, length=4,
-               flags=int(ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED | ColumnFlag.NUM), decimals=0),
-        Column("Message", type=text, charset=CHARSET_UTF8MB3, length=1536, flags=nn),
-    )  # fmt: skip
-    return result_set(["Level", "Code", "Message"], rows, cols)
-
-
-def _show_count(session: Session, name: str) -> StatementResult:
-    """SHOW COUNT(*) WARNINGS / ERRORS: one row, column ``@@session.warning_count`` / ``@@session.error_count``."""
-    from gtidkit.engine.sql.metadata import result_set, sysvar_column
-
-    value = sysvars.lookup(name).read(session, None)  # type: ignore[misc]
-    col = f"@@session.{name}"
-    return result_set([col], [(value,)], (sysvar_column(col, value, "uint"),))
-
-
-_DIAGNOSTIC_SHOWS = {
-    "warnings": lambda s, i: _show_conditions(s, i, False),
-    "errors": lambda s, i: _show_conditions(s, i, True),
-    "count_warnings": lambda s, i: _show_count(s, "warning_count"),
-    "count_errors": lambda s, i: _show_count(s, "error_count"),
-}
 
 
 def _sysvar_kind(name: str) -> str | None:

@@ -1,0 +1,167 @@
+"""One dispatch table: statement kind -> handler(session, stmt) -> StatementResult (MySQL's mysql_execute_command).
+
+:func:`dispatch` is the only place a classified statement (:mod:`gtidkit.engine.statements.classify`) meets the code
+that runs it. Each handler states which pre-statement checks apply to it: SET and the diagnostic SHOWs run before
+:func:`gtidkit.engine.statements.transaction.pre_statement` (they are "innocent" statements that never touch a
+GTID); every other kind runs the checks first (1837 while gtid_next is UNDEFINED, skipping a transaction whose GTID
+is already executed). Transaction control and the commit around autocommitted DML / DDL are
+:mod:`gtidkit.engine.statements.transaction`; SQL runs in the SQL layer through :meth:`Session.run_sql`.
+The session completes each result (warning count, status flags, state changes): handlers return its content only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from gtidkit.engine.results import StatementResult
+from gtidkit.engine.statements import transaction as trx
+from gtidkit.engine.statements.classify import StatementKind as K
+from gtidkit.engine.statements.show import show_conditions, show_count
+
+if TYPE_CHECKING:
+    from gtidkit.engine.session import Session
+    from gtidkit.engine.statements.classify import Statement
+
+__all__ = ["HANDLERS", "dispatch"]
+
+Handler = Callable[["Session", "Statement"], StatementResult]
+
+
+def _set(session: Session, stmt: Statement) -> StatementResult:
+    return session.run_set(stmt.text)
+
+
+#: SHOW forms answered from the diagnostics area (diagnostic statements: no pre-statement checks).
+_DIAGNOSTIC_SHOWS: dict[str, Handler] = {
+    "warnings": lambda s, st: show_conditions(s, st, errors_only=False),
+    "errors": lambda s, st: show_conditions(s, st, errors_only=True),
+    "count_warnings": lambda s, st: show_count(s, "warning_count"),
+    "count_errors": lambda s, st: show_count(s, "error_count"),
+}
+
+
+def _show(session: Session, stmt: Statement) -> StatementResult:
+    diagnostic = _DIAGNOSTIC_SHOWS.get(stmt.command or "")
+    if diagnostic is not None:
+        return diagnostic(session, stmt)
+    trx.pre_statement(session, stmt)
+    handled = session.server.admin.show(session, stmt.text)
+    if handled is not None:
+        return handled
+    return session.run_sql(stmt, writes=False)
+
+
+def _begin(session: Session, stmt: Statement) -> StatementResult:
+    trx.pre_statement(session, stmt)
+    trx.begin(session)
+    return StatementResult()
+
+
+def _commit(session: Session, stmt: Statement) -> StatementResult:
+    trx.pre_statement(session, stmt)
+    trx.commit(session)
+    return StatementResult()
+
+
+def _rollback(session: Session, stmt: Statement) -> StatementResult:
+    trx.pre_statement(session, stmt)
+    trx.rollback(session)
+    return StatementResult()
+
+
+def _admin(session: Session, stmt: Statement) -> StatementResult:
+    skip = trx.pre_statement(session, stmt)
+    if trx.causes_implicit_commit(stmt):
+        trx.implicit_commit(session)
+    if skip:
+        trx.commit(session)  # skipped like any statement of an already executed GTID; gtid_next -> UNDEFINED
+        return StatementResult()
+    return session.server.admin.run(session, stmt.text)
+
+
+def _savepoint(session: Session, stmt: Statement) -> StatementResult:
+    if trx.pre_statement(session, stmt):
+        return StatementResult()
+    session.ensure_write_trx()
+    return session.run_sql(stmt, writes=True)
+
+
+def _ddl(session: Session, stmt: Statement) -> StatementResult:
+    skip = trx.pre_statement(session, stmt)
+    trx.implicit_commit(session)
+    if skip:
+        trx.commit(session)  # ends the skipped transaction: gtid_next becomes UNDEFINED
+        return StatementResult()
+    trx.reacquire_anonymous(session)
+    session.ensure_write_trx()
+    try:
+        res = session.run_sql(stmt, writes=True)
+    except BaseException:
+        trx.rollback(session)
+        raise
+    trx.commit(session, ddl_text=stmt.text)
+    return res
+
+
+def _dml(session: Session, stmt: Statement) -> StatementResult:
+    skip = trx.pre_statement(session, stmt)
+    autocommit = not session.explicit_trx and session.autocommit()
+    if skip:
+        if autocommit:
+            trx.commit(session)
+        return StatementResult()
+    session.ensure_write_trx()
+    try:
+        res = session.run_sql(stmt, writes=True)
+    except BaseException:
+        trx.statement_failed(session)
+        raise
+    if autocommit:
+        trx.commit(session)
+    return res
+
+
+def _other(session: Session, stmt: Statement) -> StatementResult:
+    # statements the SQL layer may not know (GRANT, CREATE USER, ...): not innocent, so a failure of an
+    # autocommitted one ends its transaction like any other statement's
+    if trx.pre_statement(session, stmt):
+        return StatementResult()
+    try:
+        return session.run_sql(stmt, writes=False)
+    except BaseException:
+        trx.statement_failed(session)
+        raise
+
+
+def _read(session: Session, stmt: Statement) -> StatementResult:
+    trx.pre_statement(session, stmt)
+    return session.run_sql(stmt, writes=False)
+
+
+#: Statement kind -> handler. Every :class:`~gtidkit.engine.statements.classify.StatementKind` has one.
+HANDLERS: dict[K, Handler] = {
+    K.SELECT: _read,
+    K.USE: _read,
+    K.DML: _dml,
+    K.DDL: _ddl,
+    K.BEGIN: _begin,
+    K.COMMIT: _commit,
+    K.ROLLBACK: _rollback,
+    K.SAVEPOINT: _savepoint,
+    K.RELEASE_SAVEPOINT: _savepoint,
+    K.ROLLBACK_TO_SAVEPOINT: _savepoint,
+    K.SET: _set,
+    K.SHOW: _show,
+    K.ADMIN: _admin,
+    K.OTHER: _other,
+}
+
+
+def dispatch(session: Session, stmt: Statement) -> StatementResult:
+    """Run one classified statement through its handler.
+
+    Raises:
+        MySQLError: whatever the statement fails with (MySQL's code, SQLSTATE and message).
+    """
+    return HANDLERS[stmt.kind](session, stmt)

@@ -1,0 +1,38 @@
+"""Classification once, one dispatch table: every kind has a handler; sqlglot's tree class decides the kind."""
+
+from __future__ import annotations
+
+import pytest
+
+from gtidkit.engine.statements.classify import StatementKind, classify
+from gtidkit.engine.statements.dispatch import HANDLERS
+
+
+def test_every_kind_has_one_handler():
+    assert set(HANDLERS) == set(StatementKind)
+
+
+@pytest.mark.parametrize(
+    "text,kind,command",
+    [
+        ("SELECT 1", "select", None),
+        ("(SELECT 1) UNION (SELECT 2)", "select", None),
+        ("INSERT INTO t VALUES (1)", "dml", None),
+        ("CREATE TABLE t (a INT)", "ddl", None),
+        ("FLUSH LOGS", "admin", "flush_logs"),  # sqlglot reads an alias here: the recogniser's job
+        ("START REPLICA", "admin", "replica_thread"),  # sqlglot reads BEGIN here
+        ("SHOW COUNT(*) WARNINGS", "show", "count_warnings"),
+        ("SHOW WARNINGS LIMIT 1, 2", "show", "warnings"),
+        ("COMMIT AND CHAIN", "commit", "commit"),
+        ("GRANT SELECT ON *.* TO u", "other", None),
+        ("NONSENSE STATEMENT", "other", None),
+    ],
+)
+def test_classify(text, kind, command):
+    st = classify(text)
+    assert (st.kind, st.command) == (kind, command)
+    assert isinstance(st.kind, StatementKind)
+
+
+def test_warnings_limit_is_parsed():
+    assert classify("SHOW WARNINGS LIMIT 1, 2").info == {"command": "warnings", "off": 1, "cnt": 2}
