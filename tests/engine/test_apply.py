@@ -480,3 +480,77 @@ def test_tagged_gtid_transaction_from_96(tmp_path, binlog_fixtures):
         assert _rows(srv, "SELECT id, qty, amount FROM test.orders") == [(3, 100, Decimal("250.00"))]
         assert _executed(srv) - before == GtidSet.parse("55778904-0299-11f1-b1b8-4ef0c4956feb:mytag:3")
         assert ap.apply(trx) is False  # executed now: skipped
+
+
+def test_minimal_row_images(tmp_path):
+    """binlog_row_image=MINIMAL (RM8 "binlog_row_image"): the before image carries only the primary key, an UPDATE's
+    after image only the columns the statement set, an INSERT's only the columns given. The applier finds the row
+    by the key, changes only the logged columns and gives the missing INSERT columns their defaults
+    (Rows_log_event::do_apply_event); what it records (for log_replica_updates) are full rows."""
+    import struct
+
+    from gtidkit.binlog import GtidEvent, QueryEvent, XidEvent
+    from gtidkit.binlog.constants import EventType
+    from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
+    from gtidkit.engine.apply import BinlogTransaction
+
+    sid = "dddddddd-dddd-dddd-dddd-dddddddddddd"
+
+    def gev(gno: int) -> GtidEvent:
+        return GtidEvent(0, Gtid.parse(f"{sid}:{gno}"), 0, gno, 1700000000000000, 1700000000000000)
+
+    tm = TableMapEvent(77, 1, "m", "t", bytes([3, 3, 3]), b"", b"\x06")  # id INT NOT NULL, a INT, b INT
+
+    def rows(type_code: EventType, before: bytes, after: bytes | None, body: bytes) -> RowsEvent:
+        return RowsEvent(int(type_code), 77, STMT_END_F, b"", 3, before, after, body)
+
+    def i32(*vals: int) -> bytes:
+        return b"".join(struct.pack("<i", v) for v in vals)
+
+    ddl = [
+        BinlogTransaction(_built([gev(1), QueryEvent(1, 0, 0, b"", "", "CREATE DATABASE m")])),
+        BinlogTransaction(
+            _built([gev(2), QueryEvent(1, 0, 0, b"", "m", "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT DEFAULT 7)")])
+        ),
+    ]
+    # INSERT INTO t (id, a) VALUES (1, 10): image of columns {id, a} (bitmap 0b011), null bits 0, values
+    ins = rows(EventType.WRITE_ROWS_EVENT, b"\x03", None, b"\x00" + i32(1, 10))
+    # UPDATE t SET a = 11 WHERE id = 1: before {id} = 1, after {a} = 11
+    upd = rows(EventType.UPDATE_ROWS_EVENT, b"\x01", b"\x02", b"\x00" + i32(1) + b"\x00" + i32(11))
+    # DELETE FROM t WHERE id = 1 (a second row first, so the table is not empty at the end)
+    ins2 = rows(EventType.WRITE_ROWS_EVENT, b"\x07", None, b"\x00" + i32(2, 20, 30))
+    dele = rows(EventType.DELETE_ROWS_EVENT, b"\x01", None, b"\x00" + i32(1))
+
+    def dml(gno: int, ev: RowsEvent) -> BinlogTransaction:
+        return BinlogTransaction(
+            _built([gev(gno), QueryEvent(1, 0, 0, b"", "m", "BEGIN"), tm, ev, XidEvent(gno)])
+        )
+
+    with Server.open(tmp_path / "b", log_bin=True, log_replica_updates=True) as srv, srv.applier_session() as ap:
+        for trx in ddl:
+            assert ap.apply(trx)
+        assert ap.apply(dml(3, ins))
+        assert _rows(srv, "SELECT * FROM m.t") == [(1, 10, 7)]
+        assert ap.apply(dml(4, upd))
+        assert _rows(srv, "SELECT * FROM m.t") == [(1, 11, 7)]
+        assert ap.apply(dml(5, ins2))
+        assert ap.apply(dml(6, dele))
+        assert _rows(srv, "SELECT * FROM m.t") == [(2, 20, 30)]
+        # re-logged with full images: the update's before/after rows are whole
+        from gtidkit.engine.sql.rowimage import decode_rows
+
+        relogged = []
+        for name in srv.binlog.existing_files():
+            for t in read_transactions(srv.binlog.path(name)):
+                maps = {}
+                for item in t.events:
+                    if isinstance(item.event, TableMapEvent):
+                        maps[item.event.table_id] = item.event
+                    elif isinstance(item.event, RowsEvent):
+                        relogged += decode_rows(maps[item.event.table_id], item.event)
+        assert relogged == [
+            (None, (1, 10, 7)),
+            ((1, 10, 7), (1, 11, 7)),
+            (None, (2, 20, 30)),
+            ((1, 11, 7), None),
+        ]

@@ -632,18 +632,24 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
     """Re-apply a decoded rows event to storage (crash recovery, replica applier); returns the RowChanges.
 
     ``target`` is an :class:`~gtidkit.engine.sql.executor.Executor` or a storage :class:`Connection` (with ``.storage``);
-    the caller owns the transaction. Rows are found by primary key (all columns when the table has none), as
-    MySQL's applier does with ``slave_rows_search_algorithms=INDEX_SCAN,HASH_SCAN``.
+    the caller owns the transaction. Rows are found by primary key when the before image has it, else by the
+    columns the before image carries (all of them with ``binlog_row_image=FULL``), as MySQL's applier does with
+    ``slave_rows_search_algorithms=INDEX_SCAN,HASH_SCAN``. Partial images (``binlog_row_image=MINIMAL`` /
+    ``NOBLOB``: the column bitmaps leave columns out) are honoured as ``Rows_log_event::do_apply_event`` does: an
+    UPDATE changes only the after image's columns, an INSERT gives the missing columns their defaults (a
+    generated AUTO_INCREMENT value for that column). The RowChanges carry full rows (what the row had / has), so
+    a ``log_replica_updates`` replica re-logs FULL images.
 
     Raises:
         MySQLError: 1146 unknown table; 1032 (HA_ERR_KEY_NOT_FOUND, "Can't find record in 't'") when an
-            update/delete image matches no row; 1062 when a write conflicts.
+            update/delete image matches no row; 1062 when a write conflicts; 1364 when an INSERT image leaves out
+            a column without a default.
         BinlogDecodeError: undecodable image.
     """
 
     from gtidkit.engine.sql.dml import _failed_index, dup_entry_error
     from gtidkit.engine.sql.executor import RowChange
-    from gtidkit.engine.sql.values import to_sqlite
+    from gtidkit.engine.sql.values import from_sqlite, to_sqlite
 
     conn = getattr(target, "conn", target)
     catalog = conn.storage.catalog
@@ -655,37 +661,45 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
             f"({table_map.column_count} vs {len(t.columns)})",
             "HY000",
         )
+    n = len(t.columns)
+    in_before = _bits(rows_event.columns_before, n)
+    in_after = _bits(rows_event.columns_after, n) if rows_event.columns_after is not None else in_before
     phys = quote_ident(physical_name(t.schema, t.name))
     cols = ", ".join(quote_ident(c.name) for c in t.columns)
-    key_cols = [t.column_index(c) for c in t.primary_key] or list(range(len(t.columns)))
+    pk = [t.column_index(c) for c in t.primary_key]
+    key_cols = pk if pk and all(in_before[i] for i in pk) else [i for i in range(n) if in_before[i]]
     where = " AND ".join(f"{quote_ident(t.columns[i].name)} IS ?" for i in key_cols)
     ai = next((i for i, c in enumerate(t.columns) if c.auto_increment), None)
+    sets = ", ".join(f"{quote_ident(c.name)} = ?" for c in t.columns)
     changes: list[RowChange] = []
     for before, after in decode_rows(table_map, rows_event):
         b = tuple(_to_storage(c, v) for c, v in zip(t.columns, before)) if before is not None else None
         a = tuple(_to_storage(c, v) for c, v in zip(t.columns, after)) if after is not None else None
         if b is not None:
             found = conn.raw.execute(
-                f"SELECT {t.rowid_alias} FROM {phys} WHERE {where}", [to_sqlite(b[i]) for i in key_cols]
+                f"SELECT {t.rowid_alias}, {cols} FROM {phys} WHERE {where}", [to_sqlite(b[i]) for i in key_cols]
             ).fetchone()
             if found is None:
                 raise MySQLError(1032, f"Can't find record in '{t.name}'", "HY000")
+            old = tuple(from_sqlite(c, v) for c, v in zip(t.columns, found[1:]))
             if a is None:
                 conn.raw.execute(f"DELETE FROM {phys} WHERE {t.rowid_alias} = ?", (found[0],))
-                changes.append(RowChange(t.schema, t.name, "delete", b, None))
+                changes.append(RowChange(t.schema, t.name, "delete", old, None))
                 continue
-            sets = ", ".join(f"{quote_ident(c.name)} = ?" for c in t.columns)
+            new = tuple(a[i] if in_after[i] else old[i] for i in range(n))
             try:
                 conn.raw.execute(
                     f"UPDATE {phys} SET {sets} WHERE {t.rowid_alias} = ?",
-                    [to_sqlite(v) for v in a] + [found[0]],
+                    [to_sqlite(v) for v in new] + [found[0]],
                 )
             except IntegrityError as err:
                 ix = _failed_index(err, t)
-                raise (dup_entry_error(t, ix, a) if ix else MySQLError(1105, str(err))) from err
-            changes.append(RowChange(t.schema, t.name, "update", b, a))
+                raise (dup_entry_error(t, ix, new) if ix else MySQLError(1105, str(err))) from err
+            changes.append(RowChange(t.schema, t.name, "update", old, new))
         else:
             assert a is not None
+            if not all(in_after):
+                a = _fill_missing(conn, t, a, in_after)
             try:
                 conn.raw.execute(
                     f"INSERT INTO {phys} ({cols}) VALUES ({', '.join('?' * len(a))})",
@@ -698,6 +712,29 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                 catalog.next_auto_increment(conn, t, explicit=int(a[ai]))
             changes.append(RowChange(t.schema, t.name, "insert", None, a))
     return changes
+
+
+def _fill_missing(conn: Any, t: TableDef, row: tuple, present: list[bool]) -> tuple:
+    """Complete a partial INSERT image: defaults (CURRENT_TIMESTAMP = now), a generated AUTO_INCREMENT value.
+
+    Raises:
+        MySQLError: 1364 for a NOT NULL column without a default (strict mode, as the applier runs).
+    """
+    out = list(row)
+    for i, c in enumerate(t.columns):
+        if present[i]:
+            continue
+        if c.auto_increment:
+            out[i] = conn.storage.catalog.next_auto_increment(conn, t)
+        elif c.default_expr == "CURRENT_TIMESTAMP":
+            out[i] = _dt.datetime.now()
+        elif c.has_default:
+            out[i] = c.default
+        elif c.nullable:
+            out[i] = None
+        else:
+            raise MySQLError(1364, f"Field '{c.name}' doesn't have a default value", "HY000")
+    return tuple(out)
 
 
 def events_for_changes(
