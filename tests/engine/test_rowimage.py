@@ -7,8 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from gtidkit.binlog import FormatDescriptionEvent, decode_event, encode_event
-from gtidkit.binlog.cursor import Cursor
+from gtidkit.binlog import FormatDescriptionEvent, decode_event, encode_event, row_image
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
 from gtidkit.engine.sql import rowimage
 from gtidkit.engine.sql.catalog import ColumnDef
@@ -101,27 +100,14 @@ def test_large_statements_split_into_several_events(tmp_path):
     )
 
 
-@pytest.mark.parametrize(
-    "value, precision, scale, hex_",
-    [
-        # the examples in MySQL's strings/decimal.cc (decimal2bin comment)
-        (Decimal("1234567890.1234"), 14, 4, "810dfb38d204d2"),
-        (Decimal("-1234567890.1234"), 14, 4, "7ef204c72dfb2d"),
-        (Decimal("0.00"), 5, 2, "800000"),
-        (Decimal("-1.5"), 3, 1, "7efa"),
-    ],
-)
-def test_decimal_binary_encoding(value, precision, scale, hex_):
-    raw = rowimage._decimal_to_bin(value, precision, scale)
-    assert raw.hex() == hex_
-    assert rowimage._decimal_from_bin(Cursor(raw), precision, scale) == value
+# MySQL's DECIMAL bytes and every type's packing are tested with the codec itself: tests/binlog/test_row_image.py
 
 
 def test_table_map_metadata_and_optional_metadata(tmp_path):
     s, _ = _open(tmp_path)
     tm = rowimage.table_map_event(s.catalog.get_table("db", "t"), 5)
     assert tm.column_types[:3] == bytes([3, 1, 2])
-    metas = rowimage._meta_fields(tm.column_types, tm.metadata)
+    metas = tm.column_metadata()
     names = s.catalog.get_table("db", "t").column_names
     meta = dict(zip(names, metas))
     assert meta["c120"] == bytes(
@@ -131,7 +117,7 @@ def test_table_map_metadata_and_optional_metadata(tmp_path):
     assert meta["vc"] == (1200).to_bytes(2, "little")
     assert meta["dec1"] == bytes([12, 3]) and meta["dt6"] == bytes([6]) and meta["tx"] == bytes([2])
     assert tm.null_bitmap[0] & 1 == 0 and tm.null_bitmap[0] & 2  # id NOT NULL, ti nullable
-    assert rowimage._signedness(tm)[:3] == [True, False, True]
+    assert row_image.signedness(tm)[:3] == [True, False, True]
 
 
 def test_python_mysql_replication_decodes_our_events(tmp_path):

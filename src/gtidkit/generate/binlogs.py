@@ -34,10 +34,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from gtidkit.binlog import row_image
 from gtidkit.binlog.constants import CHECKSUM_LEN, EVENT_HEADER_LEN, EventType
+from gtidkit.binlog.cursor import Writer
 from gtidkit.binlog.events.control import FormatDescriptionEvent, XidEvent
 from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
 from gtidkit.binlog.events.statement import QueryEvent
+from gtidkit.binlog.row_image import ColumnSpec, encode_row, rows_events
 from gtidkit.binlog.writer import BinlogWriter, EventSpec, encode_transaction
 from gtidkit.gtid import Gtid, GtidSet
 from gtidkit.version import MYSQL_VERSION
@@ -55,7 +58,7 @@ DEFAULT_SERVER_VERSION = MYSQL_VERSION
 #: MySQL 8.0's default binlog base name (``log_bin`` without a value → ``binlog``).
 BINLOG_BASENAME = "binlog"
 #: ``binlog_row_event_max_size`` default: rows are split into several rows events past this size.
-ROW_EVENT_MAX_SIZE = 8192
+ROW_EVENT_MAX_SIZE = row_image.ROW_EVENT_MAX_SIZE
 #: A fixed epoch so that generated files are byte-identical across runs: 2026-01-15 10:00:00 UTC, in µs.
 DEFAULT_START_US = 1_768_471_200_000_000
 MANIFEST_NAME = "manifest.json"
@@ -75,8 +78,6 @@ UTF8MB4_0900_AI_CI = 255
 # Table_map optional metadata field types (``Table_map_event::Optional_metadata_field_type``).
 OPT_SIGNEDNESS = 1
 OPT_DEFAULT_CHARSET = 2
-# Rows event flags (``Rows_event::enum_flag``).
-STMT_END_F = 0x0001
 #: Table_map flag ``TM_BIT_LEN_EXACT_F``, set by every 5.1+ server.
 TM_BIT_LEN_EXACT_F = 0x0001
 
@@ -150,35 +151,27 @@ TABLES: tuple[TableDef, ...] = (
 _ALPHABET = b"abcdefghijklmnopqrstuvwxyz0123456789-"
 
 
-def _value(col: Column, rng: random.Random) -> bytes | None:
-    """One encoded column value (``sql/rpl_record.cc`` / ``Field::pack``), or ``None`` for NULL."""
+def _value(col: Column, rng: random.Random) -> int | bytes | None:
+    """One column value drawn from ``rng`` (an int, or VARCHAR bytes), or ``None`` for NULL."""
     if col.nullable and rng.random() < 0.05:
         return None
     if col.type_code == MYSQL_TYPE_LONG:
-        return struct.pack("<i", rng.randrange(1, 10_000_000))
+        return rng.randrange(1, 10_000_000)
     if col.type_code == MYSQL_TYPE_LONGLONG:
-        return struct.pack("<q", rng.randrange(1, 1 << 62))
+        return rng.randrange(1, 1 << 62)
     n = rng.randint(col.min_len, col.max_len)
     text = bytes(rng.choice(_ALPHABET) for _ in range(min(n, 64)))
-    text = (text * (n // max(len(text), 1) + 1))[:n]
-    # VARCHAR length prefix: 1 byte when the column holds at most 255 bytes, else 2 (Field_varchar::length_bytes).
-    prefix = struct.pack("<B", n) if col.max_bytes < 256 else struct.pack("<H", n)
-    return prefix + text
+    return (text * (n // max(len(text), 1) + 1))[:n]
 
 
-def _pack_row(values: list[bytes | None]) -> bytes:
-    """A full row image: the NULL bitmap of the present columns, then each non-NULL value."""
-    bitmap = 0
-    for i, v in enumerate(values):
-        if v is None:
-            bitmap |= 1 << i
-    nbytes = (len(values) + 7) // 8
-    return bitmap.to_bytes(nbytes, "little") + b"".join(v for v in values if v is not None)
+def _specs(table: TableDef) -> list[ColumnSpec]:
+    """The row-image codec's view of ``table``'s columns (every integer signed)."""
+    return [ColumnSpec(c.type_code, c.metadata) for c in table.columns]
 
 
 def _row_image(table: TableDef, rng: random.Random) -> bytes:
-    """A full row image with values drawn from ``rng``."""
-    return _pack_row([_value(c, rng) for c in table.columns])
+    """A full row image (:func:`gtidkit.binlog.row_image.encode_row`) with values drawn from ``rng``."""
+    return encode_row(_specs(table), [_value(c, rng) for c in table.columns])
 
 
 def _update_image(table: TableDef, rng: random.Random) -> bytes:
@@ -188,23 +181,17 @@ def _update_image(table: TableDef, rng: random.Random) -> bytes:
     after = list(before)
     i = rng.randrange(1, len(table.columns))
     after[i] = _value(table.columns[i], rng)
-    return _pack_row(before) + _pack_row(after)
+    specs = _specs(table)
+    return encode_row(specs, before) + encode_row(specs, after)
 
 
-def _packed(n: int) -> bytes:
-    if n < 251:
-        return bytes([n])
-    if n < 1 << 16:
-        return b"\xfc" + struct.pack("<H", n)
-    if n < 1 << 24:
-        return b"\xfd" + n.to_bytes(3, "little")
-    return b"\xfe" + struct.pack("<Q", n)
-
-
-def _all_columns(table: TableDef) -> bytes:
-    """Columns-present bitmap with every column set (``binlog_row_image=FULL``)."""
-    n = len(table.columns)
-    return ((1 << n) - 1).to_bytes((n + 7) // 8, "little")
+def _tlv(kind: int, value: bytes) -> bytes:
+    """One Table_map optional-metadata field: type, packed length, value."""
+    w = Writer()
+    w.u8(kind)
+    w.packed_int(len(value))
+    w.bytes(value)
+    return w.getvalue()
 
 
 def _table_map(table: TableDef, table_id: int) -> TableMapEvent:
@@ -213,14 +200,7 @@ def _table_map(table: TableDef, table_id: int) -> TableMapEvent:
     null_bits = sum(1 << i for i, c in enumerate(cols) if c.nullable)
     numeric = [c for c in cols if c.type_code in (MYSQL_TYPE_LONG, MYSQL_TYPE_LONGLONG)]
     sign_bytes = bytes((len(numeric) + 7) // 8)  # every integer column is signed: all bits clear
-    optional = (
-        bytes([OPT_SIGNEDNESS])
-        + _packed(len(sign_bytes))
-        + sign_bytes
-        + bytes([OPT_DEFAULT_CHARSET])
-        + _packed(1)
-        + bytes([UTF8MB4_0900_AI_CI])
-    )
+    optional = _tlv(OPT_SIGNEDNESS, sign_bytes) + _tlv(OPT_DEFAULT_CHARSET, bytes([UTF8MB4_0900_AI_CI]))
     return TableMapEvent(
         table_id=table_id,
         flags=TM_BIT_LEN_EXACT_F,
@@ -237,32 +217,9 @@ def _rows_events(
     type_code: EventType, table: TableDef, table_id: int, images: list[bytes], update: bool
 ) -> list[RowsEvent]:
     """Rows events for ``images`` (one image per row; before+after concatenated for updates), split like MySQL
-    at :data:`ROW_EVENT_MAX_SIZE`; only the last carries ``STMT_END_F``."""
-    columns = _all_columns(table)
-    chunks: list[list[bytes]] = [[]]
-    size = 0
-    for img in images:
-        if chunks[-1] and size + len(img) > ROW_EVENT_MAX_SIZE:
-            chunks.append([])
-            size = 0
-        chunks[-1].append(img)
-        size += len(img)
-    out = []
-    for i, chunk in enumerate(chunks):
-        flags = STMT_END_F if i == len(chunks) - 1 else 0
-        out.append(
-            RowsEvent(
-                type_code=type_code,
-                table_id=table_id,
-                flags=flags,
-                extra=b"",
-                column_count=len(table.columns),
-                columns_before=columns,
-                columns_after=columns if update else None,
-                body=b"".join(chunk),
-            )
-        )
-    return out
+    at :data:`ROW_EVENT_MAX_SIZE` by :func:`gtidkit.binlog.row_image.rows_events`; only the last carries
+    ``STMT_END_F``."""
+    return rows_events(type_code, table_id, len(table.columns), images, max_size=ROW_EVENT_MAX_SIZE)
 
 
 # ---------------------------------------------------------------------------------------------------------

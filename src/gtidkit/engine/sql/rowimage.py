@@ -1,47 +1,31 @@
-"""ROW-format binlog images: catalog tables -> Table_map events, RowChanges -> Write/Update/Delete_rows_v2 bodies
-with MySQL's field encodings, and the reverse (decode a rows event and re-apply it to storage).
+"""ROW-format binlog images for the SQL layer: catalog tables -> Table_map events, RowChanges -> Write/Update/
+Delete_rows_v2 events, and the reverse (re-apply a decoded rows event to storage).
 
-Encodings follow MySQL's ``Field::pack`` / ``Field::do_save_field_metadata`` (``sql/field.cc``) and the reader
-side of ``libs/mysql/binlog/event/binary_log_funcs.cpp`` (``calc_field_size``), with ``binlog_row_image=FULL``
-(every column in both images) and ``binlog_row_metadata=FULL`` optional metadata (SIGNEDNESS, DEFAULT_CHARSET,
-COLUMN_NAME, SIMPLE_PRIMARY_KEY) so python-mysql-replication can name and sign the columns.
-
-Per column type (binlog type code / Table_map metadata / row value):
-
-| MySQL type                | code | metadata                        | value                                       |
-|---------------------------|------|---------------------------------|---------------------------------------------|
-| TINYINT/SMALLINT/MEDIUMINT/INT/BIGINT | 1/2/9/3/8 | none           | 1/2/3/4/8 bytes little-endian, two's compl. |
-| FLOAT / DOUBLE            | 4/5  | 1 byte: 4 / 8                   | IEEE-754 little-endian                      |
-| DECIMAL(p,s)              | 246  | 2 bytes: p, s                   | MySQL binary decimal (``decimal2bin``)      |
-| CHAR(n) / BINARY(n)       | 254  | 2 bytes: type^((len&0x300)>>4), len&0xff | 1-byte length (2 if len>255) + bytes |
-| VARCHAR(n) / VARBINARY(n) | 15   | 2 bytes LE: max bytes           | 1-byte length (2 if max>255) + bytes        |
-| TEXT/BLOB family          | 252  | 1 byte: length bytes (1..4)     | length (1..4 bytes LE) + bytes              |
-| DATE                      | 10   | none                            | 3 bytes: day + month<<5 + year<<9           |
-| DATETIME(fsp)             | 18   | 1 byte fsp                      | 5 bytes BE packed + fsp bytes               |
-| TIMESTAMP(fsp)            | 17   | 1 byte fsp                      | 4 bytes BE epoch (UTC) + fsp bytes          |
-| TIME(fsp)                 | 19   | 1 byte fsp                      | 3 bytes BE packed + fsp bytes               |
-| YEAR                      | 13   | none                            | 1 byte: year - 1900 (0 for 0)               |
-
+The field packing itself (``Field::pack``, every type's bytes) is the one row-image codec,
+:mod:`gtidkit.binlog.row_image`; this module maps catalog columns to what a Table_map says about them
+(binlog type code, metadata, signedness: ``Field::do_save_field_metadata``), with ``binlog_row_image=FULL`` and
+``binlog_row_metadata=FULL`` optional metadata (SIGNEDNESS, DEFAULT_CHARSET, COLUMN_NAME, SIMPLE_PRIMARY_KEY) so
+python-mysql-replication can name and sign the columns, and maps storage values to and from the codec's values.
 Character lengths use utf8mb4 (4 bytes per character) as MySQL computes ``field_length``. TIMESTAMP values are
 read as UTC (the engine runs with ``time_zone='+00:00'``).
-A rows image is: null bitmap over the present columns, then each non-NULL value in column order.
 """
 
 from __future__ import annotations
 
-import calendar
-import datetime as _dt
+import dataclasses
 import struct
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from gtidkit.binlog import row_image
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.cursor import Cursor, Writer
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
+from gtidkit.binlog.row_image import ColumnSpec, decode_rows
 from gtidkit.engine.sql.catalog import ColumnDef, TableDef
 from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
-from gtidkit.errors import BinlogDecodeError, MySQLError
+from gtidkit.errors import MySQLError
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.catalog import Catalog
@@ -50,14 +34,16 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_ROWS_BODY",
     "apply_rows_event",
+    "column_spec",
+    "decimal_from_bin",
     "decode_rows",
     "encode_row",
     "rows_events",
     "table_map_event",
 ]
 
-#: MySQL splits a statement's rows into events of about binlog_row_event_max_size (8192) bytes.
-MAX_ROWS_BODY = 8192
+#: MySQL splits a statement's rows into events of at most binlog_row_event_max_size (8192) bytes.
+MAX_ROWS_BODY = row_image.ROW_EVENT_MAX_SIZE
 #: Table_map flag TM_BIT_LEN_EXACT_F, set by every 5.1+ server.
 TM_BIT_LEN_EXACT_F = 0x1
 
@@ -66,9 +52,7 @@ _KIND_TYPE = {
     "update": EventType.UPDATE_ROWS_EVENT,
     "delete": EventType.DELETE_ROWS_EVENT,
 }
-_INT_BYTES = {1: 1, 2: 2, 9: 3, 3: 4, 8: 8}
-_NUMERIC_TYPES = frozenset({1, 2, 3, 8, 9, 4, 5, 246})
-_DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
+_NUMERIC_TYPES = row_image.NUMERIC_TYPES
 _COLLATION_IDS = {
     "utf8mb4_0900_ai_ci": 255,
     "utf8mb4_bin": 46,
@@ -189,279 +173,51 @@ def table_map_event(table_def: TableDef, table_id: int) -> TableMapEvent:
     )
 
 
-# ---------------------------------------------------------------- value codecs --------------------------------
-def _decimal_to_bin(value: Decimal, precision: int, scale: int) -> bytes:
-    intg = precision - scale
-    intg0, intg0x = divmod(intg, 9)
-    frac0, frac0x = divmod(scale, 9)
-    neg = value < 0
-    q = abs(value).quantize(Decimal(1).scaleb(-scale))
-    _sign, digits, exp_ = q.as_tuple()
-    s = "".join(map(str, digits))
-    if scale:
-        s = s.rjust(scale + 1, "0")
-        int_s, frac_s = s[:-scale], s[-scale:]
-    else:
-        int_s, frac_s = s + "0" * max(0, int(exp_)), ""
-    int_s = int_s.lstrip("0").rjust(intg, "0")
-    if len(int_s) > intg:
-        raise MySQLError(1264, "Out of range value for decimal column", "22003")
-    out = bytearray()
-    pos = 0
-    if intg0x:
-        out += int(int_s[:intg0x]).to_bytes(_DIG2BYTES[intg0x], "big")
-        pos = intg0x
-    for _ in range(intg0):
-        out += int(int_s[pos : pos + 9]).to_bytes(4, "big")
-        pos += 9
-    for i in range(frac0):
-        out += int(frac_s[i * 9 : i * 9 + 9]).to_bytes(4, "big")
-    if frac0x:
-        out += int(frac_s[frac0 * 9 :]).to_bytes(_DIG2BYTES[frac0x], "big")
-    if neg:
-        out = bytearray(b ^ 0xFF for b in out)
-    out[0] ^= 0x80
-    return bytes(out)
-
-
-def _decimal_from_bin(cur: Cursor, precision: int, scale: int) -> Decimal:
-    intg = precision - scale
-    intg0, intg0x = divmod(intg, 9)
-    frac0, frac0x = divmod(scale, 9)
-    size = intg0 * 4 + _DIG2BYTES[intg0x] + frac0 * 4 + _DIG2BYTES[frac0x]
-    raw = bytearray(cur.bytes(size))
-    neg = not (raw[0] & 0x80)
-    raw[0] ^= 0x80
-    if neg:
-        raw = bytearray(b ^ 0xFF for b in raw)
-    pos = 0
-    parts = []
-
-    def take(nbytes: int, ndigits: int) -> str:
-        nonlocal pos
-        v = int.from_bytes(raw[pos : pos + nbytes], "big")
-        pos += nbytes
-        return str(v).rjust(ndigits, "0")
-
-    if intg0x:
-        parts.append(take(_DIG2BYTES[intg0x], intg0x))
-    for _ in range(intg0):
-        parts.append(take(4, 9))
-    int_s = "".join(parts) or "0"
-    frac_parts = [take(4, 9) for _ in range(frac0)]
-    if frac0x:
-        frac_parts.append(take(_DIG2BYTES[frac0x], frac0x))
-    frac_s = "".join(frac_parts)
-    d = Decimal(f"{'-' if neg else ''}{int(int_s)}{'.' + frac_s if frac_s else ''}")
-    return d
+# ---------------------------------------------------------------- catalog columns -> the codec's columns -------
+def column_spec(col: ColumnDef) -> ColumnSpec:
+    """What the Table_map says about ``col``: binlog type code, metadata and signedness."""
+    return ColumnSpec(col.info.binlog_type, _meta(col), bool(col.unsigned))
 
 
 def decimal_from_bin(data: bytes, precision: int, scale: int) -> Decimal:
-    """A MySQL binary DECIMAL(precision, scale) value (``bin2decimal``), e.g. a DECIMAL user variable's payload.
+    """A MySQL binary DECIMAL(precision, scale) value (``bin2decimal``), e.g. a DECIMAL user variable's payload
+    (:func:`gtidkit.binlog.row_image.decode_decimal`).
 
     Raises:
         BinlogDecodeError: ``data`` is shorter than the encoding needs.
     """
-    return _decimal_from_bin(Cursor(bytes(data)), precision, scale)
+    return row_image.decode_decimal(Cursor(bytes(data)), precision, scale)
 
 
-def _frac_bytes(fsp: int) -> int:
-    return (fsp + 1) // 2
-
-
-def _frac_store(usec: int, fsp: int) -> bytes:
-    n = _frac_bytes(fsp)
-    if not n:
-        return b""
-    return (usec // (10 ** (6 - 2 * n))).to_bytes(n, "big")
-
-
-def _frac_load(cur: Cursor, fsp: int) -> int:
-    n = _frac_bytes(fsp)
-    if not n:
-        return 0
-    return int.from_bytes(cur.bytes(n), "big") * 10 ** (6 - 2 * n)
-
-
-def _parse_dt(text: str) -> tuple[int, int, int, int, int, int, int]:
-    date, _, time_ = text.partition(" ")
-    y, mo, d = (int(x) for x in date.split("-"))
-    h = mi = s = us = 0
-    if time_:
-        hms, _, frac = time_.partition(".")
-        h, mi, s = (int(x) for x in hms.split(":"))
-        us = int(frac.ljust(6, "0")) if frac else 0
-    return y, mo, d, h, mi, s, us
-
-
-def _fmt_dt(
-    y: int, mo: int, d: int, h: int, mi: int, s: int, us: int, fsp: int, date_only: bool = False
-) -> str:
-    out = f"{y:04d}-{mo:02d}-{d:02d}"
-    if date_only:
-        return out
-    out += f" {h:02d}:{mi:02d}:{s:02d}"
-    if fsp:
-        out += "." + f"{us:06d}"[:fsp]
-    return out
-
-
-def _write_value(w: Writer, col: ColumnDef, v: Any) -> None:
-    code = col.info.binlog_type
-    if code in _INT_BYTES:
-        n = _INT_BYTES[code]
-        w.bytes(int(v).to_bytes(n, "little", signed=not col.unsigned))
-    elif code == 4:
-        w.bytes(struct.pack("<f", float(v)))
-    elif code == 5:
-        w.bytes(struct.pack("<d", float(v)))
-    elif code == 246:
-        w.bytes(_decimal_to_bin(Decimal(v), col.precision or 10, col.scale or 0))
-    elif code in (254, 15):
+def _packable(col: ColumnDef, v: Any) -> Any:
+    """A storage value in the codec's terms: CHAR values lose their trailing spaces (``Field_string::pack``)."""
+    if col.info.binlog_type == 254 and col.info.family == "string":
         raw = v if isinstance(v, bytes) else str(v).encode("utf-8")
-        if code == 254 and col.info.family == "string":
-            raw = raw.rstrip(b" ")
-        if _byte_len(col) > 255:
-            w.u16(len(raw))
-        else:
-            w.u8(len(raw))
-        w.bytes(raw)
-    elif code == 252:
-        raw = v if isinstance(v, bytes) else str(v).encode("utf-8")
-        w.bytes(len(raw).to_bytes(_BLOB_PACK[col.type], "little"))
-        w.bytes(raw)
-    elif code == 10:
-        y, mo, d, *_ = _parse_dt(str(v))
-        w.u24(d | mo << 5 | y << 9)
-    elif code == 18:
-        y, mo, d, h, mi, s, us = _parse_dt(str(v))
-        ymd = ((y * 13 + mo) << 5) | d
-        hms = (h << 12) | (mi << 6) | s
-        w.bytes((((ymd << 17) | hms) + 0x8000000000).to_bytes(5, "big"))
-        w.bytes(_frac_store(us, col.scale or 0))
-    elif code == 17:
-        y, mo, d, h, mi, s, us = _parse_dt(str(v))
-        secs = 0 if y == 0 else calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0))
-        w.bytes(secs.to_bytes(4, "big"))
-        w.bytes(_frac_store(us, col.scale or 0))
-    elif code == 19:
-        text = str(v)
-        if text.startswith("-"):
-            raise MySQLError(
-                1235, "This version of MySQL doesn't yet support 'negative TIME in row events'", "42000"
-            )
-        hms, _, frac = text.partition(".")
-        h, mi, s = (int(x) for x in hms.split(":"))
-        w.bytes((0x800000 + ((h << 12) | (mi << 6) | s)).to_bytes(3, "big"))
-        w.bytes(_frac_store(int(frac.ljust(6, "0")) if frac else 0, col.scale or 0))
-    elif code == 13:
-        w.u8(0 if int(v) == 0 else int(v) - 1900)
-    else:  # pragma: no cover - the catalog only admits the types above
-        raise MySQLError(
-            1235, f"This version of MySQL doesn't yet support 'row image of type {code}'", "42000"
-        )
-
-
-def _meta_fields(types: bytes, metadata: bytes) -> list[bytes]:
-    """Split a Table_map metadata block into one bytes object per column."""
-    out = []
-    pos = 0
-    for code in types:
-        n = {
-            4: 1,
-            5: 1,
-            246: 2,
-            254: 2,
-            15: 2,
-            252: 1,
-            17: 1,
-            18: 1,
-            19: 1,
-            245: 1,
-            16: 2,
-            247: 2,
-            248: 2,
-            255: 1,
-        }.get(code, 0)
-        out.append(metadata[pos : pos + n])
-        pos += n
-    return out
-
-
-def _read_value(cur: Cursor, code: int, meta: bytes, unsigned: bool) -> Any:
-    if code in _INT_BYTES:
-        return int.from_bytes(cur.bytes(_INT_BYTES[code]), "little", signed=not unsigned)
-    if code == 4:
-        return struct.unpack("<f", cur.bytes(4))[0]
-    if code == 5:
-        return struct.unpack("<d", cur.bytes(8))[0]
-    if code == 246:
-        return _decimal_from_bin(cur, meta[0], meta[1])
-    if code == 254:
-        m0, m1 = meta[0], meta[1]
-        length = m1 | (((m0 & 0x30) ^ 0x30) << 4) if (m0 & 0x30) != 0x30 else m1
-        n = cur.u16() if length > 255 else cur.u8()
-        return cur.bytes(n)
-    if code == 15:
-        maxlen = struct.unpack("<H", meta)[0]
-        n = cur.u16() if maxlen > 255 else cur.u8()
-        return cur.bytes(n)
-    if code == 252:
-        n = int.from_bytes(cur.bytes(meta[0]), "little")
-        return cur.bytes(n)
-    if code == 10:
-        v = cur.u24()
-        return _fmt_dt(v >> 9, (v >> 5) & 0xF, v & 0x1F, 0, 0, 0, 0, 0, date_only=True)
-    if code == 18:
-        fsp = meta[0]
-        packed = int.from_bytes(cur.bytes(5), "big") - 0x8000000000
-        ymd, hms = packed >> 17, packed & 0x1FFFF
-        ym = ymd >> 5
-        us = _frac_load(cur, fsp)
-        return _fmt_dt(ym // 13, ym % 13, ymd & 0x1F, hms >> 12, (hms >> 6) & 0x3F, hms & 0x3F, us, fsp)
-    if code == 17:
-        fsp = meta[0]
-        secs = int.from_bytes(cur.bytes(4), "big")
-        us = _frac_load(cur, fsp)
-        if secs == 0:
-            return _fmt_dt(0, 0, 0, 0, 0, 0, us, fsp)
-        d = _dt.datetime.fromtimestamp(secs, _dt.timezone.utc)
-        return _fmt_dt(d.year, d.month, d.day, d.hour, d.minute, d.second, us, fsp)
-    if code == 19:
-        fsp = meta[0]
-        v = int.from_bytes(cur.bytes(3), "big") - 0x800000
-        us = _frac_load(cur, fsp)
-        out = f"{v >> 12:02d}:{(v >> 6) & 0x3F:02d}:{v & 0x3F:02d}"
-        return out + ("." + f"{us:06d}"[:fsp] if fsp else "")
-    if code == 13:
-        b = cur.u8()
-        return 0 if b == 0 else b + 1900
-    raise BinlogDecodeError(f"rows event: column type {code} not supported by the engine decoder")
+        return raw.rstrip(b" ")
+    return v
 
 
 def encode_row(table_def: TableDef, row: tuple) -> bytes:
-    """One full row image (null bitmap + values) for ``row`` in storage form, columns in table order."""
+    """One full row image (null bitmap + values) for ``row`` in storage form, columns in table order.
+
+    Raises:
+        MySQLError: 1264 for a DECIMAL value out of range, 1235 for a value no row image can hold (negative TIME).
+    """
     w = Writer()
     _encode_row_into(w, table_def.columns, row)
     return w.getvalue()
 
 
 def _encode_row_into(w: Writer, cols: tuple[ColumnDef, ...], row: tuple) -> None:
-    nulls = bytearray((len(cols) + 7) // 8)
-    for i, v in enumerate(row):
-        if v is None:
-            nulls[i // 8] |= 1 << (i % 8)
-    w.bytes(bytes(nulls))
-    for c, v in zip(cols, row):
-        if v is not None:
-            _write_value(w, c, v)
-
-
-def _full_bitmap(n: int) -> bytes:
-    bits = bytearray(b"\xff" * ((n + 7) // 8))
-    if n % 8:
-        bits[-1] = (1 << (n % 8)) - 1
-    return bytes(bits)
+    specs = [column_spec(c) for c in cols]
+    values = [None if v is None else _packable(c, v) for c, v in zip(cols, row)]
+    try:
+        row_image.encode_row_into(w, specs, values)
+    except ValueError as err:
+        bad = next((c for c, v in zip(cols, row) if v is not None and c.info.binlog_type == 246), None)
+        if bad is not None and "DECIMAL" in str(err):
+            raise MySQLError(1264, "Out of range value for decimal column", "22003") from err
+        raise MySQLError(1235, f"This version of MySQL doesn't yet support '{err}'", "42000") from err
 
 
 def rows_events(
@@ -471,14 +227,16 @@ def rows_events(
     catalog: Catalog | None = None,
     table_defs: dict[tuple[str, str], TableDef] | None = None,
 ) -> list[RowsEvent]:
-    """Write/Update/Delete_rows_v2 events for ``changes`` (consecutive changes of one table and kind share an
-    event, split near :data:`MAX_ROWS_BODY` bytes); the last event carries STMT_END_F.
+    """Write/Update/Delete_rows_v2 events for ``changes``: consecutive changes of one table and kind share events,
+    split as MySQL splits them (:func:`gtidkit.binlog.row_image.rows_events`); only the very last event carries
+    STMT_END_F.
 
     Table definitions come from ``table_defs`` or ``catalog``. The caller emits each table's Table_map
     (:func:`table_map_event`) before these events, as MySQL does.
 
     Raises:
         KeyError: a change's table has no table id; ValueError: no definition for a table.
+        MySQLError: a value no row image can hold (see :func:`encode_row`).
     """
     events: list[RowsEvent] = []
     i = 0
@@ -488,125 +246,27 @@ def rows_events(
         t = (table_defs or {}).get(key) or (catalog.get_table(*key) if catalog is not None else None)
         if t is None:
             raise ValueError(f"no table definition for {key[0]}.{key[1]}")
-        n = len(t.columns)
-        w = Writer()
+        images: list[bytes] = []
         j = i
         while (
             j < len(changes) and (changes[j].schema, changes[j].table) == key and changes[j].kind == ch.kind
         ):
             c = changes[j]
+            w = Writer()
             if c.kind in ("update", "delete"):
                 _encode_row_into(w, t.columns, c.before)  # type: ignore[arg-type]
             if c.kind in ("update", "insert"):
                 _encode_row_into(w, t.columns, c.after)  # type: ignore[arg-type]
+            images.append(w.getvalue())
             j += 1
-            if len(w) >= MAX_ROWS_BODY:
-                break
-        type_code = _KIND_TYPE[ch.kind]
-        bitmap = _full_bitmap(n)
-        events.append(
-            RowsEvent(
-                type_code=type_code,
-                table_id=table_ids[key],
-                flags=0,
-                extra=b"",
-                column_count=n,
-                columns_before=bitmap,
-                columns_after=bitmap if ch.kind == "update" else None,
-                body=w.getvalue(),
-            )
+        events.extend(
+            dataclasses.replace(ev, flags=0)
+            for ev in row_image.rows_events(_KIND_TYPE[ch.kind], table_ids[key], len(t.columns), images)
         )
         i = j
     if events:
-        last = events[-1]
-        events[-1] = RowsEvent(
-            last.type_code,
-            last.table_id,
-            STMT_END_F,
-            last.extra,
-            last.column_count,
-            last.columns_before,
-            last.columns_after,
-            last.body,
-        )
+        events[-1] = dataclasses.replace(events[-1], flags=STMT_END_F)
     return events
-
-
-def _signedness(tm: TableMapEvent) -> list[bool]:
-    """Per-column unsigned flags from the optional metadata (False when absent)."""
-    unsigned = [False] * tm.column_count
-    cur = Cursor(tm.optional_metadata)
-    while cur.remaining:
-        kind = cur.u8()
-        payload = cur.bytes(cur.packed_int())
-        if kind == _OM_SIGNEDNESS:
-            k = 0
-            for i, code in enumerate(tm.column_types):
-                if code in _NUMERIC_TYPES:
-                    unsigned[i] = bool(payload[k // 8] & (0x80 >> (k % 8)))
-                    k += 1
-    return unsigned
-
-
-def _bits(bitmap: bytes, n: int) -> list[bool]:
-    return [bool(bitmap[i // 8] & (1 << (i % 8))) for i in range(n)]
-
-
-def decode_rows(table_map: TableMapEvent, rows_event: RowsEvent) -> list[tuple[tuple | None, tuple | None]]:
-    """Decode a rows event's images: list of (before, after) tuples (None where the kind has no such image).
-
-    Values come back in the binlog's natural form: ints, floats, Decimal, bytes for CHAR/VARCHAR/BLOB, text for
-    temporal types. Columns missing from the image read as None.
-
-    Raises:
-        BinlogDecodeError: truncated image or an unsupported column type.
-    """
-    n = table_map.column_count
-    types = table_map.column_types
-    metas = _meta_fields(types, table_map.metadata)
-    unsigned = _signedness(table_map)
-    before_cols = _bits(rows_event.columns_before, n)
-    after_cols = _bits(rows_event.columns_after, n) if rows_event.columns_after is not None else before_cols
-    cur = Cursor(rows_event.body)
-
-    def image(present: list[bool]) -> tuple:
-        k = sum(present)
-        nulls = _bits(cur.bytes((k + 7) // 8), k)
-        out: list[Any] = []
-        j = 0
-        for i in range(n):
-            if not present[i]:
-                out.append(None)
-                continue
-            if nulls[j]:
-                out.append(None)
-            else:
-                out.append(_read_value(cur, types[i], metas[i], unsigned[i]))
-            j += 1
-        return tuple(out)
-
-    kind = {
-        EventType.WRITE_ROWS_EVENT: "insert",
-        EventType.WRITE_ROWS_EVENT_V1: "insert",
-        EventType.UPDATE_ROWS_EVENT: "update",
-        EventType.UPDATE_ROWS_EVENT_V1: "update",
-        EventType.DELETE_ROWS_EVENT: "delete",
-        EventType.DELETE_ROWS_EVENT_V1: "delete",
-    }.get(EventType(rows_event.type_code))
-    if kind is None:
-        raise BinlogDecodeError(
-            f"rows event type {rows_event.type_code} cannot be applied", event_type=rows_event.type_code
-        )
-    out: list[tuple[tuple | None, tuple | None]] = []
-    while cur.remaining:  # a truncated image raises CursorError, a BinlogDecodeError
-        if kind == "insert":
-            out.append((None, image(after_cols)))
-        elif kind == "delete":
-            out.append((image(before_cols), None))
-        else:
-            b = image(before_cols)
-            out.append((b, image(after_cols)))
-    return out
 
 
 def _to_storage(col: ColumnDef, v: Any) -> Any:
