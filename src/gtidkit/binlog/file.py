@@ -8,8 +8,8 @@
   matter for transactions are decoded (Gtid, Query text head, Table_map database, Previous_gtids, FDE, Rotate,
   Transaction_payload). Two tiers: :func:`_fast_trx` takes a whole common 8.0 row-based transaction (Gtid, Query
   ``BEGIN``, Table_map/rows..., Xid) in one call with no per-event dispatch; anything else (DDL, payloads,
-  old layouts, damage) goes through the event-by-event scanner, which runs the boundary state table and raises
-  the precise error. Measured on the bench corpus (MySQL 8.0, CRC32 on, one core of a loaded 2-core machine):
+  old layouts, damage) goes through the event-by-event scanner, which feeds the one
+  :class:`~gtidkit.binlog.transactions.TransactionParser` and raises the precise error. Measured on the bench corpus (MySQL 8.0, CRC32 on, one core of a loaded 2-core machine):
   framing + CRC alone is ~0.35-0.45 µs/event (``struct.unpack_from`` + ``zlib.crc32(memoryview slice)``); the
   whole scan is ~0.9-1.4 µs/event, i.e. ~0.7-1.1 M events/s.
 
@@ -56,13 +56,6 @@ from gtidkit.binlog.events.statement import QueryEvent, query_kind
 from gtidkit.binlog.header import HEADER_STRUCT, EventHeader
 from gtidkit.binlog.stream import MAX_EVENT_SIZE, iter_payload_events, mariadb_error
 from gtidkit.binlog.transactions import (
-    _TABLE,
-    A_ADD,
-    A_END,
-    A_IGNORE,
-    A_LONE,
-    A_ORPHAN,
-    A_RESTART,
     K_BEGIN,
     K_END,
     K_GTID,
@@ -72,6 +65,8 @@ from gtidkit.binlog.transactions import (
     S_NONE,
     Transaction,
     TransactionParser,
+    database_names,
+    gtid_fields,
     kind_of,
 )
 from gtidkit.errors import BinlogDecodeError, ChecksumMismatchError
@@ -495,8 +490,6 @@ for _t in range(256):
     if _t not in _LOOK_CLOSER and kind_of(_t, 0) == kind_of(_t, LOG_EVENT_IGNORABLE_F):
         _FAST_KIND[_t] = kind_of(_t, 0)
 
-# Trx tuple: (gtid, anonymous, last_committed, sequence_number, immediate_ts, original_ts, transaction_length)
-_NO_GTID = (None, False, None, None, None, None, None)
 
 
 def _query_kind(buf: Any, body: int, end: int) -> tuple[int, bytes | None]:
@@ -600,76 +593,6 @@ def _gtid_factory() -> Any:
 _untagged_gtid = _gtid_factory()
 
 
-def _gtid_fields(ev: GtidEvent) -> tuple:
-    return (
-        ev.gtid,
-        ev.gtid is None,
-        ev.last_committed,
-        ev.sequence_number,
-        ev.immediate_commit_timestamp,
-        ev.original_commit_timestamp,
-        ev.transaction_length,
-    )
-
-
-_DB_NAMES: dict[bytes, str] = {}
-
-
-def _dbs(raw: set[bytes] | None) -> tuple[str, ...]:
-    if not raw:
-        return ()
-    names = _DB_NAMES
-    out = []
-    for d in raw:
-        name = names.get(d)
-        if name is None:
-            if len(names) > 65536:
-                names.clear()
-            name = names[d] = d.decode("utf-8", "surrogateescape")
-        out.append(name)
-    if len(out) > 1:
-        out.sort()
-    return tuple(out)
-
-
-_new_tuple = tuple.__new__
-
-
-def _trx(
-    name: str,
-    begin: int,
-    end: int,
-    g: tuple,
-    ts: int,
-    count: int,
-    dbs: set[bytes] | None,
-    server_id: int,
-    complete: bool,
-) -> Transaction:
-    """Build a Transaction (``tuple.__new__`` directly: this runs once per transaction on the hot path)."""
-    return _new_tuple(
-        Transaction,
-        (
-            name,
-            begin,
-            end,
-            g[0],
-            g[1],
-            g[2],
-            g[3],
-            ts,
-            g[4],
-            g[5],
-            end - begin,
-            count,
-            _dbs(dbs),
-            server_id,
-            complete,
-            g[6],
-        ),
-    )
-
-
 # -- the transaction fast path ---------------------------------------------------------------------------------
 #: Header fields the fast path needs: type code, event_size, flags (at offsets 4, 9 and 17).
 _TYPE_SIZE_FLAGS = struct.Struct("<4xBxxxxIxxxxH")
@@ -681,6 +604,7 @@ _PLAIN_IN_DML = bytes(
     1 if _FAST_KIND[_t] in (K_STATEMENT, K_PRE) and _t != _T_TABLE_MAP else 0 for _t in range(256)
 )
 _ONE_DB: dict[bytes, tuple[str, ...]] = {}
+_new_tuple = tuple.__new__
 
 
 def _one_db(raw: bytes) -> tuple[str, ...]:
@@ -689,7 +613,7 @@ def _one_db(raw: bytes) -> tuple[str, ...]:
     if dbs is None:
         if len(_ONE_DB) > 65536:
             _ONE_DB.clear()
-        dbs = _ONE_DB[raw] = _dbs({raw})
+        dbs = _ONE_DB[raw] = database_names({raw})
     return dbs
 
 
@@ -833,7 +757,7 @@ def _fast_trx(
             tapp(t)
             flags |= fl
             gtid, anon, lc, seq, imm, orig, tlen = g
-            dbs = _dbs(dbset) if dbset is not None else _one_db(db1) if db1 is not None else ()
+            dbs = database_names(dbset) if dbset is not None else _one_db(db1) if db1 is not None else ()
             return (
                 _new_tuple(
                     Transaction,
@@ -876,9 +800,10 @@ class FileScanner:
     catch :class:`~gtidkit.errors.BinlogDecodeError`; afterwards ``sc.result`` is the :class:`FileScan` without
     its ``transactions`` list filled, and ``sc.counts`` the event counts by type code.
 
-    It runs the boundary state table of :mod:`gtidkit.binlog.transactions` (``_TABLE``) inline, keeping the
-    open transaction in local variables; ``tests/binlog`` checks it against :class:`TransactionParser` fed from
-    :func:`read_events` on every fixture.
+    Events are grouped by the one :class:`~gtidkit.binlog.transactions.TransactionParser` (fed raw fields with
+    ``feed_fields``); the :func:`_fast_trx` tier only takes, while the parser is between transactions, whole
+    transactions of the one shape whose outcome the grammar fixes (``NONE -START-> GTID -ADD-> DML ... -END->``),
+    and ``tests/binlog`` checks both tiers against the parser fed from :func:`read_events` on every fixture.
     """
 
     def __init__(self, path: str | os.PathLike[str], verify_checksum: bool) -> None:
@@ -937,11 +862,13 @@ class FileScanner:
         crc32 = zlib.crc32
         residue = CRC32_RESIDUE
         fast_kind = _FAST_KIND
-        table = _TABLE
         t_query, t_table_map, t_fde = _T_QUERY, _T_TABLE_MAP, _T_FDE
-        a_add, a_ignore = A_ADD, A_IGNORE
         relay_f, header_len = _RELAY_F, EVENT_HEADER_LEN
+        # the boundary grammar is the one TransactionParser's; finished transactions land in ``out`` directly
+        parser = TransactionParser(name)
         out: list[Transaction] = []
+        parser.finished = out
+        feed = parser.feed_fields
         fde: FormatDescriptionEvent | None = None
         crc_on = False
         footer = 0
@@ -949,44 +876,12 @@ class FileScanner:
         tm_post = 8
         tm_known = False
         last_type = -1
-        # the open transaction
-        state = S_NONE
-        t_begin = t_end = t_ts = t_sid = t_count = 0
-        t_gtid: tuple = _NO_GTID
-        t_dbs: set[bytes] | None = None
-
-        def apply(
-            action: int, pos: int, end: int, ts: int, server_id: int, gfields: tuple | None, db: bytes | None
-        ) -> None:
-            """Any action but IGNORE on the open transaction (mirrors TransactionParser.feed)."""
-            nonlocal t_begin, t_end, t_ts, t_sid, t_count, t_gtid, t_dbs
-            if action == A_ADD or action == A_END:
-                t_end = end
-                t_count += 1
-                if db:
-                    if t_dbs is None:
-                        t_dbs = {db}
-                    else:
-                        t_dbs.add(db)
-                if action == A_END:
-                    out.append(_trx(name, t_begin, end, t_gtid, t_ts, t_count, t_dbs, t_sid, True))
-                    t_gtid, t_dbs = _NO_GTID, None
-                return
-            if action == A_RESTART:
-                out.append(_trx(name, t_begin, t_end, t_gtid, t_ts, t_count, t_dbs, t_sid, False))
-            t_begin, t_end, t_ts, t_sid, t_count = pos, end, ts, server_id, 1
-            t_gtid = gfields or _NO_GTID
-            t_dbs = {db} if db else None
-            if action == A_LONE or action == A_ORPHAN:
-                out.append(_trx(name, pos, end, _NO_GTID, ts, 1, t_dbs, server_id, action == A_LONE))
-                t_gtid, t_dbs = _NO_GTID, None
-
         pos = 4
         res.good_bytes = 4
         try:
             while pos < size:
                 # -- a whole row-based transaction in one call when it has the common shape (see _fast_trx) --
-                if state == S_NONE and fast_ok and size - pos >= header_len:
+                if fast_ok and parser.state == S_NONE and size - pos >= header_len:
                     t = buf[pos + 4]
                     if t == _T_GTID or t == _T_ANON:
                         done = fast_trx(name, buf, mv, pos, size, crc_on, footer, tm_post, types)
@@ -1000,7 +895,7 @@ class FileScanner:
                             if len(out) >= batch:
                                 res.good_bytes = pos
                                 yield out
-                                out = []
+                                out = parser.finished = []
                             continue
                 # -- one event at a time --
                 if size - pos < EVENT_HEADER_LEN:
@@ -1046,7 +941,7 @@ class FileScanner:
                                 buf[pos:end], fde, verify_checksum=False, offset=pos, file=name
                             ).event
                             if isinstance(ev, GtidEvent):
-                                gfields = _gtid_fields(ev)
+                                gfields = gtid_fields(ev)
                             else:  # a type this FDE does not describe as a Gtid event: an unknown one
                                 kind = K_STATEMENT
                     elif t == _T_FDE:
@@ -1068,9 +963,7 @@ class FileScanner:
                             for k, d, g, its, isid in list(
                                 self._payload_kinds(extra, pos, fde, ts, server_id)
                             ):
-                                action, state = table[state][k]
-                                if action != a_ignore:
-                                    apply(action, pos, end, its, isid, g, d)
+                                feed(k, pos, end, its, isid, g, d)
                             kind = K_IGNORE
                         elif t == _T_ROTATE:
                             res.next_file = extra
@@ -1088,23 +981,13 @@ class FileScanner:
                 if flags & relay_f:
                     res.relay_log = True
                 last_type = t
-                # -- the boundary state table (gtidkit.binlog.transactions); ADD, the common case, inline --
-                action, state = table[state][kind]
-                if action == a_add:
-                    t_end = end
-                    t_count += 1
-                    if db:
-                        if t_dbs is None:
-                            t_dbs = {db}
-                        else:
-                            t_dbs.add(db)
-                elif action != a_ignore:
-                    apply(action, pos, end, ts, server_id, gfields, db)
+                # -- the boundary grammar (gtidkit.binlog.transactions.TransactionParser) --
+                feed(kind, pos, end, ts, server_id, gfields, db)
                 pos = end
                 if len(out) >= batch:
                     res.good_bytes = pos
                     yield out
-                    out = []
+                    out = parser.finished = []
             res.good_bytes = pos
         except BinlogDecodeError:
             res.good_bytes = pos
@@ -1114,8 +997,7 @@ class FileScanner:
         res.ends_with = "ROTATE" if last_type == _T_ROTATE else "STOP" if last_type == _T_STOP else None
         if res.ends_with != "ROTATE":
             res.next_file = None
-        if state != S_NONE:
-            out.append(_trx(name, t_begin, t_end, t_gtid, t_ts, t_count, t_dbs, t_sid, False))
+        parser.close()  # a transaction still open at the end of the file: incomplete
         if out:
             yield out
 
@@ -1186,7 +1068,7 @@ class FileScanner:
                 if isinstance(ev, TableMapEvent) and ev.database:
                     db = ev.database.encode("utf-8", "surrogateescape")
                 elif isinstance(ev, GtidEvent):
-                    g = _gtid_fields(ev)
+                    g = gtid_fields(ev)
             yield kind, db, g, ts, server_id
 
     def event_type_counts(self) -> dict[str, int]:

@@ -167,8 +167,100 @@ class Transaction(NamedTuple):
     transaction_length: int | None = None
 
 
+#: The transaction fields of a Gtid event, in :class:`Transaction` order: (gtid, anonymous, last_committed,
+#: sequence_number, immediate_commit_timestamp, original_commit_timestamp, transaction_length).
+GtidFields = tuple[Any, bool, Any, Any, Any, Any, Any]
+#: The fields of a transaction without a Gtid event (pre-GTID files, gtid_mode=OFF 5.6).
+NO_GTID: GtidFields = (None, False, None, None, None, None, None)
+
+
+def gtid_fields(ev: GtidEvent) -> GtidFields:
+    """The :data:`GtidFields` of a decoded Gtid / Anonymous_gtid event."""
+    return (
+        ev.gtid,
+        ev.gtid is None,
+        ev.last_committed,
+        ev.sequence_number,
+        ev.immediate_commit_timestamp,
+        ev.original_commit_timestamp,
+        ev.transaction_length,
+    )
+
+
+_DB_NAMES: dict[bytes, str] = {}
+
+
+def database_names(raw: set[Any] | None) -> tuple[str, ...]:
+    """Sorted database names from a set of names as fed (``str``, or raw ``bytes`` decoded as UTF-8 with
+    ``surrogateescape``; decoded names are cached: a file names a handful)."""
+    if not raw:
+        return ()
+    names = _DB_NAMES
+    out = []
+    for d in raw:
+        if isinstance(d, bytes):
+            name = names.get(d)
+            if name is None:
+                if len(names) > 65536:
+                    names.clear()
+                name = names[d] = d.decode("utf-8", "surrogateescape")
+            d = name
+        out.append(d)
+    if len(out) > 1:
+        out.sort()
+    return tuple(out)
+
+
+_new_tuple = tuple.__new__
+
+
+def make_transaction(
+    file: str,
+    begin: int,
+    end: int,
+    g: GtidFields,
+    timestamp: int,
+    count: int,
+    databases: set[Any] | None,
+    server_id: int,
+    complete: bool,
+) -> Transaction:
+    """Build a :class:`Transaction` from its parts (``tuple.__new__`` directly: this runs once per transaction on
+    the scanners' hot paths).
+
+    Args:
+        file, begin, end, timestamp, count, server_id, complete: as in :class:`Transaction` (``count`` is
+            ``event_count``).
+        g: the :data:`GtidFields` (:data:`NO_GTID` without a Gtid event).
+        databases: the names fed (see :func:`database_names`), or ``None``.
+    """
+    return _new_tuple(
+        Transaction,
+        (
+            file,
+            begin,
+            end,
+            g[0],
+            g[1],
+            g[2],
+            g[3],
+            timestamp,
+            g[4],
+            g[5],
+            end - begin,
+            count,
+            database_names(databases),
+            server_id,
+            complete,
+            g[6],
+        ),
+    )
+
+
 class TransactionParser:
-    """Feed events one at a time (:meth:`feed`); finished transactions accumulate in :attr:`finished`.
+    """Feed events one at a time (:meth:`feed`, or :meth:`feed_fields` from raw bytes); finished transactions
+    accumulate in :attr:`finished`. The one implementation of the boundary grammar: the file scanners, the
+    engine's start-up scan and SHOW-style readers all run it.
 
     Args:
         file: the file name copied into every :class:`Transaction`.
@@ -176,7 +268,8 @@ class TransactionParser:
             such as a Rotate inside a transaction are not part of it) into :attr:`finished_events`.
 
     Attributes:
-        finished: transactions completed so far, in file order; callers may drain (clear) it.
+        finished: transactions completed so far, in file order; callers may drain it (clear it, or replace it
+            with another list).
         finished_events: with ``keep_events``, the events of each transaction in :attr:`finished` (same index,
             a tuple each); drain it with :attr:`finished`.
         state: current state (``S_NONE``, ``S_GTID``, ``S_PRE``, ``S_DML``).
@@ -188,7 +281,7 @@ class TransactionParser:
         "_dbs",
         "_end",
         "_events",
-        "_gtid_event",
+        "_gtid",
         "_server_id",
         "_ts",
         "file",
@@ -207,11 +300,11 @@ class TransactionParser:
         self.state = S_NONE
         self._begin = 0
         self._end = 0
-        self._gtid_event: GtidEvent | None = None
+        self._gtid: GtidFields = NO_GTID
         self._ts = 0
         self._server_id = 0
         self._count = 0
-        self._dbs: set[str] | None = None
+        self._dbs: set[Any] | None = None
 
     def feed(
         self,
@@ -224,7 +317,7 @@ class TransactionParser:
         database: str | None = None,
         event: Any = None,
     ) -> None:
-        """Advance the machine by one event.
+        """Advance the machine by one decoded event.
 
         Args:
             kind: boundary kind (:func:`kind_of`).
@@ -235,6 +328,22 @@ class TransactionParser:
             database: a database the event touches (Query default database, Table_map database), if any.
             event: the event itself, kept with its transaction when ``keep_events`` is on.
         """
+        g = None if gtid_event is None else gtid_fields(gtid_event)
+        self.feed_fields(kind, pos, end_pos, timestamp, server_id, g, database, event)
+
+    def feed_fields(
+        self,
+        kind: int,
+        pos: int,
+        end_pos: int,
+        timestamp: int,
+        server_id: int,
+        gtid: GtidFields | None = None,
+        database: str | bytes | None = None,
+        event: Any = None,
+    ) -> None:
+        """:meth:`feed` for readers of raw bytes: the Gtid event as its :data:`GtidFields`, the database as
+        ``str`` or raw ``bytes``."""
         action, self.state = _TABLE[self.state][kind]
         if action == A_IGNORE:
             return
@@ -242,7 +351,10 @@ class TransactionParser:
             self._end = end_pos
             self._count += 1
             if database:
-                self._add_db(database)
+                if self._dbs is None:
+                    self._dbs = {database}
+                else:
+                    self._dbs.add(database)
             if self.keep_events:
                 self._events.append(event)
             if action == A_END:
@@ -251,80 +363,36 @@ class TransactionParser:
         if action == A_RESTART:
             self._emit(False)
         lone = action == A_LONE or action == A_ORPHAN  # a one-event transaction
-        self._start(pos, end_pos, timestamp, server_id, None if lone else gtid_event, database)
+        self._begin = pos
+        self._end = end_pos
+        self._ts = timestamp
+        self._server_id = server_id
+        self._gtid = NO_GTID if lone or gtid is None else gtid
+        self._count = 1
+        self._dbs = {database} if database else None
         if self.keep_events:
             self._events = [event]
         if lone:
             self._emit(action == A_LONE)
 
-    def _add_db(self, db: str) -> None:
-        if self._dbs is None:
-            self._dbs = {db}
-        else:
-            self._dbs.add(db)
-
-    def _start(
-        self,
-        pos: int,
-        end_pos: int,
-        ts: int,
-        server_id: int,
-        gtid_event: GtidEvent | None,
-        database: str | None,
-    ) -> None:
-        self._begin = pos
-        self._end = end_pos
-        self._ts = ts
-        self._server_id = server_id
-        self._gtid_event = gtid_event
-        self._count = 1
-        self._dbs = {database} if database else None
-
     def _emit(self, complete: bool) -> None:
-        g = self._gtid_event
-        dbs = tuple(sorted(self._dbs)) if self._dbs else ()
-        if g is None:
-            trx = Transaction(
+        self.finished.append(
+            make_transaction(
                 self.file,
                 self._begin,
                 self._end,
-                None,
-                False,
-                None,
-                None,
+                self._gtid,
                 self._ts,
-                None,
-                None,
-                self._end - self._begin,
                 self._count,
-                dbs,
+                self._dbs,
                 self._server_id,
                 complete,
             )
-        else:
-            trx = Transaction(
-                self.file,
-                self._begin,
-                self._end,
-                g.gtid,
-                g.gtid is None,
-                g.last_committed,
-                g.sequence_number,
-                self._ts,
-                g.immediate_commit_timestamp,
-                g.original_commit_timestamp,
-                self._end - self._begin,
-                self._count,
-                dbs,
-                self._server_id,
-                complete,
-                g.transaction_length,
-            )
-        self.finished.append(trx)
+        )
         if self.keep_events:
             self.finished_events.append(tuple(self._events))
             self._events = []
-        self._gtid_event = None
+        self._gtid = NO_GTID
         self._dbs = None
 
     def close(self) -> None:
