@@ -39,7 +39,12 @@ from collections.abc import Callable
 from typing import Any
 
 from gtidkit.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
-from gtidkit.protocol.constants import SERVER_CAPABILITIES, Capability, ServerStatus
+from gtidkit.protocol.constants import (
+    CAP_DEPRECATE_EOF,
+    SERVER_CAPABILITIES,
+    STATUS_MORE_RESULTS_EXISTS,
+    Capability,
+)
 from gtidkit.protocol.messages import (
     AuthData,
     AuthMoreData,
@@ -158,7 +163,7 @@ _SERVER_TRANSITIONS: dict[tuple[State, type], State] = {
 
 def _more_results(msg: Any, new: State) -> State:
     """An OK/EOF with SERVER_MORE_RESULTS_EXISTS ends one result of a multi-result answer, not the answer."""
-    if new is State.COMMAND and msg.status_flags & ServerStatus.MORE_RESULTS_EXISTS:
+    if new is State.COMMAND and int(msg.status_flags) & STATUS_MORE_RESULTS_EXISTS:
         return State.RESPONDING
     return new
 
@@ -198,6 +203,7 @@ class ServerConnection:
         self.server_capabilities = Capability(capabilities)
         self.client_capabilities = Capability(0)
         self.capabilities = Capability(capabilities)
+        self._caps = int(capabilities)
         self.state = State.CONNECTED
         self.tls_requested = False
         self._reader = PacketReader(max_allowed_packet)
@@ -220,7 +226,7 @@ class ServerConnection:
     @property
     def deprecate_eof(self) -> bool:
         """True when the client negotiated CLIENT_DEPRECATE_EOF."""
-        return bool(self.capabilities & Capability.DEPRECATE_EOF)
+        return bool(self._caps & CAP_DEPRECATE_EOF)
 
     # ------------------------------------------------------------------ input
     def receive_data(self, data: bytes) -> None:
@@ -291,6 +297,7 @@ class ServerConnection:
     def _negotiate(self, client: int) -> None:
         self.client_capabilities = Capability(client & 0xFFFFFFFF)
         self.capabilities = self.server_capabilities & self.client_capabilities
+        self._caps = int(self.capabilities)
 
     def _decode(self, payload: bytes) -> Any:
         if self.state is State.AWAIT_RESPONSE:
@@ -329,7 +336,7 @@ class ServerConnection:
         return bytes(out)
 
     def _payloads(self, msg: Any) -> list[bytes]:
-        caps = self.capabilities
+        caps = self._caps
         state = self.state
         if isinstance(msg, ColumnCount):
             self._columns_left = self._row_width = msg.count

@@ -205,6 +205,16 @@ class SessionStateType(IntEnum):
     SESSION_TRACK_TRANSACTION_STATE = 5
 
 
+#: Plain-int copies of the flags tested on every packet (IntFlag arithmetic costs microseconds per operation).
+CAP_PROTOCOL_41 = int(Capability.PROTOCOL_41)
+CAP_TRANSACTIONS = int(Capability.TRANSACTIONS)
+CAP_SESSION_TRACK = int(Capability.SESSION_TRACK)
+CAP_DEPRECATE_EOF = int(Capability.DEPRECATE_EOF)
+CAP_FOUND_ROWS = int(Capability.FOUND_ROWS)
+STATUS_MORE_RESULTS_EXISTS = int(ServerStatus.MORE_RESULTS_EXISTS)
+STATUS_SESSION_STATE_CHANGED = int(ServerStatus.SESSION_STATE_CHANGED)
+FLAG_UNSIGNED = int(ColumnFlag.UNSIGNED)
+
 #: Collation ids used by the server: utf8mb4_0900_ai_ci (MySQL 8's default), binary, utf8mb3_general_ci.
 UTF8MB4_0900_AI_CI = 255
 BINARY_COLLATION = 63

@@ -33,9 +33,13 @@ from gtidkit.protocol.connection import (
 )
 from gtidkit.protocol.constants import (
     BINARY_COLLATION,
+    CAP_FOUND_ROWS,
+    CAP_SESSION_TRACK,
+    FLAG_UNSIGNED,
     SERVER_CAPABILITIES,
+    STATUS_MORE_RESULTS_EXISTS,
+    STATUS_SESSION_STATE_CHANGED,
     Capability,
-    ColumnFlag,
     FieldType,
     ServerStatus,
 )
@@ -542,26 +546,29 @@ class ClientHandler:
     def _send_result(self, res: engine_seam.StatementResult, *, more: bool, binary: bool = False) -> bytes:
         status = int(res.status_flags)
         if more:
-            status |= ServerStatus.MORE_RESULTS_EXISTS
+            status |= STATUS_MORE_RESULTS_EXISTS
         else:
-            status &= ~ServerStatus.MORE_RESULTS_EXISTS
+            status &= ~STATUS_MORE_RESULTS_EXISTS
+        caps = self.conn._caps
         state = b""
-        if res.state_changes and self.conn.capabilities & Capability.SESSION_TRACK:
+        if res.state_changes and caps & CAP_SESSION_TRACK:
             state = encode_state(res.state_changes)
             if state:
-                status |= ServerStatus.SESSION_STATE_CHANGED
-        info = res.info.encode()
+                status |= STATUS_SESSION_STATE_CHANGED
+        if not state:
+            status &= ~STATUS_SESSION_STATE_CHANGED
+        info = res.info.encode() if res.info else b""
         if res.columns is None:
             # CLIENT_FOUND_ROWS: the client wants rows matched, not rows changed (UPDATE)
-            affected = res.matched_rows if self.conn.capabilities & Capability.FOUND_ROWS else res.affected_rows
+            affected = res.matched_rows if caps & CAP_FOUND_ROWS else res.affected_rows
             return self.conn.send(Ok(affected, res.last_insert_id, status, res.warning_count, info, state))
         out = bytearray(self.conn.send(ColumnCount(len(res.columns))))
         for c in res.columns:
             out += self.conn.send(_definition(c))
-        out += self.conn.send(Eof(res.warning_count, status & ~ServerStatus.SESSION_STATE_CHANGED))
+        out += self.conn.send(Eof(res.warning_count, status & ~STATUS_SESSION_STATE_CHANGED))
         if binary:
             types = tuple(int(c.type) for c in res.columns)
-            unsigned = tuple(bool(c.flags & ColumnFlag.UNSIGNED) for c in res.columns)
+            unsigned = tuple(bool(c.flags & FLAG_UNSIGNED) for c in res.columns)
             for row in res.rows:
                 out += self.conn.send(BinaryRow(tuple(row), types, unsigned))
         else:

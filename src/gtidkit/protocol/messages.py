@@ -24,10 +24,14 @@ from gtidkit.errors import LocalProtocolError, RemoteProtocolError
 from gtidkit.protocol.constants import (
     AUTH_MORE_DATA_HEADER,
     AUTH_SWITCH_HEADER,
+    CAP_PROTOCOL_41,
+    CAP_SESSION_TRACK,
+    CAP_TRANSACTIONS,
     EOF_HEADER,
     ERR_HEADER,
     OK_HEADER,
     PARAMETER_COUNT_AVAILABLE,
+    STATUS_SESSION_STATE_CHANGED,
     UNSIGNED_PARAM_FLAG,
     UTF8MB4_0900_AI_CI,
     Capability,
@@ -343,18 +347,19 @@ class Ok:
 
     def encode(self, capabilities: int) -> bytes:
         """The payload for a client with ``capabilities``."""
+        capabilities = int(capabilities)
         status = int(self.status_flags)
-        track = bool(capabilities & Capability.SESSION_TRACK)
+        track = capabilities & CAP_SESSION_TRACK
         if not track:
-            status &= ~ServerStatus.SESSION_STATE_CHANGED
+            status &= ~STATUS_SESSION_STATE_CHANGED
         out = bytearray((self.header,))
         out += lenenc_int(self.affected_rows) + lenenc_int(self.last_insert_id)
-        if capabilities & Capability.PROTOCOL_41:
+        if capabilities & CAP_PROTOCOL_41:
             out += status.to_bytes(2, "little") + self.warnings.to_bytes(2, "little")
-        elif capabilities & Capability.TRANSACTIONS:
+        elif capabilities & CAP_TRANSACTIONS:
             out += status.to_bytes(2, "little")
         if track:
-            changed = status & ServerStatus.SESSION_STATE_CHANGED
+            changed = status & STATUS_SESSION_STATE_CHANGED
             if changed or self.info:
                 out += lenenc_str(self.info)
             if changed:
@@ -437,8 +442,8 @@ class Eof:
     def encode(self, capabilities: int) -> bytes:
         """The payload as a classic EOF packet."""
         out = bytes((EOF_HEADER,))
-        if capabilities & Capability.PROTOCOL_41:
-            status = int(self.status_flags) & ~ServerStatus.SESSION_STATE_CHANGED
+        if int(capabilities) & CAP_PROTOCOL_41:
+            status = int(self.status_flags) & ~STATUS_SESSION_STATE_CHANGED
             out += self.warnings.to_bytes(2, "little") + status.to_bytes(2, "little")
         return out
 
