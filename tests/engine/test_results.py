@@ -250,3 +250,19 @@ def test_sysvar_metadata_in_a_select_with_tables(s):
     (without,) = s.execute("SELECT @@autocommit, @@version")
     assert [meta(c) for c in with_table.columns] == [meta(c) for c in without.columns]
     assert (with_table.columns[0].type, with_table.columns[0].length) == (FieldType.MYSQL_TYPE_LONGLONG, 1)
+
+
+def test_expression_metadata(s):
+    """metadata.result: ``t1.f1+t2.f1 AS d`` over INT columns -> LONGLONG, length 12, flags 32896; COALESCE /
+    IFNULL / IF / CASE / GREATEST / LEAST over a DATE column -> DATE, length 10, flags 128."""
+    s.execute("CREATE TABLE t1 (f1 INTEGER, i INT, d DATE); INSERT INTO t1 VALUES (10, 1, '2008-01-01')")
+    (res,) = s.execute("SELECT t1.f1+t2.f1 AS d FROM t1 JOIN t1 AS t2")
+    assert [meta(c) for c in res.columns] == [("", "", "", "", "d", 8, 12, 32896, 0, 63)]
+    (res,) = s.execute(
+        "SELECT COALESCE(d, d), IFNULL(d, d), IF(i, d, d), CASE i WHEN i THEN d ELSE d END, GREATEST(d, d), "
+        "LEAST(d, d) FROM t1"
+    )
+    assert [(c.type, c.length, c.flags, c.decimals, c.charset) for c in res.columns] == [
+        (10, 10, 128, 0, 63)
+    ] * 6
+    assert res.column_names[0] == "COALESCE(d, d)"

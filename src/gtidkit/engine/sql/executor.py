@@ -43,7 +43,13 @@ from gtidkit.engine.results import Column
 from gtidkit.engine.sql.catalog import THREADS_COLUMNS, ColumnDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
-from gtidkit.engine.sql.metadata import column_for_def, expression_column, sysvar_column, user_variable_column
+from gtidkit.engine.sql.metadata import (
+    column_for_def,
+    derived_column,
+    expression_column,
+    sysvar_column,
+    user_variable_column,
+)
 from gtidkit.engine.sql.parse import SqlStatement, parse_error, parse_tree, templatize
 from gtidkit.engine.sql.values import from_sqlite
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
@@ -1046,15 +1052,19 @@ def _projection_metadata(tree: exp.Select, source: str | None) -> tuple[Column |
                     out.extend(column_for_def(c, t, table_alias=alias) for c in t.columns)
             continue
         name = _item_name(proj, source)
-        col: Column | None = None
+
+        def column_of(ref: exp.Column, name: str = name) -> Column | None:
+            cands = [(alias, t) for alias, t in tables if not ref.table or ref.table == alias]
+            found = [(alias, t, c) for alias, t in cands if (c := t.column(ref.name)) is not None]
+            if len(found) != 1:
+                return None
+            alias, t, c = found[0]
+            return column_for_def(c, t, name=name, table_alias=alias)
+
         if isinstance(target, exp.Column):
-            cands = [(alias, t) for alias, t in tables if not target.table or target.table == alias]
-            found = [(alias, t, c) for alias, t in cands if (c := t.column(target.name)) is not None]
-            if len(found) == 1:
-                alias, t, c = found[0]
-                col = column_for_def(c, t, name=name, table_alias=alias)
+            col = column_of(target)
         else:
-            col = expression_column(name, target)
+            col = expression_column(name, target) or derived_column(name, target, column_of)
         out.append(col)
     return tuple(out)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from decimal import Decimal
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "column_for_def",
+    "derived_column",
     "expression_column",
     "result_columns",
     "result_set",
@@ -352,6 +354,75 @@ def user_variable_column(name: str, value: Any) -> Column:
             decimals=0,
         )
     return value_column(name, [value])
+
+
+_INT_TYPES = frozenset(
+    {_T.MYSQL_TYPE_TINY, _T.MYSQL_TYPE_SHORT, _T.MYSQL_TYPE_INT24, _T.MYSQL_TYPE_LONG, _T.MYSQL_TYPE_LONGLONG}
+)
+
+
+def _branches(node: exp.Expression) -> list[exp.Expression | None] | None:
+    """The value-producing arguments of a type-preserving function (COALESCE/IFNULL, IF, CASE, GREATEST, LEAST)."""
+    if isinstance(node, (exp.Coalesce, exp.Greatest, exp.Least)):
+        return [node.this, *node.expressions]
+    if isinstance(node, exp.If):
+        return [node.args.get("true"), node.args.get("false")]
+    if isinstance(node, exp.Case):
+        return [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
+    return None
+
+
+def derived_column(
+    name: str, node: exp.Expression, column_of: Callable[[exp.Column], Column | None]
+) -> Column | None:
+    """Metadata of an expression over table columns, or None when unknown.
+
+    Integer ``+``/``-`` give LONGLONG with one digit more than the wider operand, ``*`` the sum of their
+    lengths; COALESCE / IFNULL / IF / CASE / GREATEST / LEAST over arguments of one type keep that type and
+    length, without table, key or NOT NULL flags (metadata.result: ``t1.f1+t2.f1`` -> 8 / 12 / 32896;
+    ``COALESCE(d, d)`` of a DATE -> 10 / 10 / 128).
+
+    Args:
+        name: the result column's name.
+        node: the select-list expression (alias removed).
+        column_of: the metadata of a column reference (None when it cannot be resolved).
+    """
+
+    def meta(n: exp.Expression | None) -> Column | None:
+        if n is None:
+            return None
+        while isinstance(n, exp.Paren):
+            n = n.this
+        if isinstance(n, exp.Column):
+            return column_of(n)
+        known = expression_column(name, n)
+        return known if known is not None else derived_column(name, n, column_of)
+
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
+        a, b = meta(node.this), meta(node.expression)
+        if a is None or b is None or a.type not in _INT_TYPES or b.type not in _INT_TYPES:
+            return None
+        length = a.length + b.length if isinstance(node, exp.Mul) else max(a.length, b.length) + 1
+        flags = _F.BINARY | _F.NUM
+        if a.flags & b.flags & _F.NOT_NULL:
+            flags |= _F.NOT_NULL
+        return Column(
+            name, type=_T.MYSQL_TYPE_LONGLONG, charset=CHARSET_BINARY, length=min(length, 21), flags=int(flags),
+            decimals=0,
+        )  # fmt: skip
+    args = _branches(node)
+    if not args or any(a is None for a in args):
+        return None
+    cols = [meta(a) for a in args]
+    if any(c is None for c in cols) or len({(c.type, c.charset, c.decimals) for c in cols if c}) != 1:
+        return None
+    first = cols[0]
+    assert first is not None
+    keep = _F.BINARY | _F.UNSIGNED | _F.NUM | _F.BLOB
+    return Column(
+        name, type=first.type, charset=first.charset, length=max(c.length for c in cols if c),
+        flags=int(first.flags & keep), decimals=first.decimals,
+    )  # fmt: skip
 
 
 def value_column(name: str, values: list[Any]) -> Column:
