@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from decimal import Decimal
 from collections.abc import Callable
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
