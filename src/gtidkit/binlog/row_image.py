@@ -45,6 +45,7 @@ __all__ = [
     "ROW_EVENT_MAX_SIZE",
     "ColumnSpec",
     "column_specs",
+    "columns_present",
     "decode_decimal",
     "decode_rows",
     "decode_value",
@@ -451,8 +452,12 @@ def rows_events(
     ]
 
 
-def _bits(bitmap: bytes, n: int) -> list[bool]:
+def columns_present(bitmap: bytes, n: int) -> list[bool]:
+    """The ``n`` flags of a rows event's columns-present bitmap (bit i of byte i // 8, least significant first)."""
     return [bool(bitmap[i // 8] & (1 << (i % 8))) for i in range(n)]
+
+
+_bits = columns_present
 
 
 def decode_rows(

@@ -13,6 +13,7 @@ read as UTC (the engine runs with ``time_zone='+00:00'``).
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import struct
 from collections.abc import Iterable
 from decimal import Decimal
@@ -22,7 +23,7 @@ from gtidkit.binlog import row_image
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.cursor import Cursor, Writer
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
-from gtidkit.binlog.row_image import ColumnSpec, decode_rows
+from gtidkit.binlog.row_image import ColumnSpec, columns_present, decode_rows
 from gtidkit.engine.sql.catalog import ColumnDef, TableDef
 from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
 from gtidkit.errors import MySQLError
@@ -322,8 +323,8 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
             "HY000",
         )
     n = len(t.columns)
-    in_before = _bits(rows_event.columns_before, n)
-    in_after = _bits(rows_event.columns_after, n) if rows_event.columns_after is not None else in_before
+    in_before = columns_present(rows_event.columns_before, n)
+    in_after = columns_present(rows_event.columns_after, n) if rows_event.columns_after is not None else in_before
     phys = quote_ident(physical_name(t.schema, t.name))
     cols = ", ".join(quote_ident(c.name) for c in t.columns)
     pk = [t.column_index(c) for c in t.primary_key]
