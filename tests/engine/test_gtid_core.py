@@ -468,3 +468,17 @@ def test_enforce_gtid_consistency_unchanged_is_noop(open_server):
     s = srv.session()
     s.execute("SET GLOBAL enforce_gtid_consistency = ON")
     assert _one(s, "SELECT @@GLOBAL.enforce_gtid_consistency") == "ON"
+
+
+def test_implicitly_committing_admin_statement_consumes_owned_gtid(open_server):
+    # sql_parse.cc: at the end of a statement with CF_IMPLICIT_COMMIT_END (FLUSH LOGS) an owned GTID is logged as
+    # an empty transaction (gtid_end_transaction); FLUSH LOGS itself is not logged
+    srv = open_server(gtid_mode="ON", log_bin=True)
+    s = srv.session()
+    s.execute(f"SET GTID_NEXT='{SRC}:3'")
+    s.execute("FLUSH LOGS")
+    assert _one(s, "SELECT @@SESSION.gtid_owned") == ""
+    assert _one(s, "SELECT @@GLOBAL.gtid_executed") == f"{SRC}:3"
+    ev = [(r[2], r[5]) for r in s.execute("SHOW BINLOG EVENTS IN 'binlog.000002'")[-1].rows[2:]]
+    assert ev == [("Gtid", f"SET @@SESSION.GTID_NEXT= '{SRC}:3'"), ("Query", "BEGIN"), ("Query", "COMMIT")]
+    assert _err(s, "FLUSH LOGS").code == 1837

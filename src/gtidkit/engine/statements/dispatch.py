@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.results import StatementResult
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import StatementKind as K
@@ -72,12 +73,22 @@ def _rollback(session: Session, stmt: Statement) -> StatementResult:
 
 def _admin(session: Session, stmt: Statement) -> StatementResult:
     skip = trx.pre_statement(session, stmt)
-    if trx.causes_implicit_commit(stmt):
+    commits = trx.causes_implicit_commit(stmt)
+    if commits:
         trx.implicit_commit(session)
     if skip:
         trx.commit(session)  # skipped like any statement of an already executed GTID; gtid_next -> UNDEFINED
         return StatementResult()
-    return session.server.admin.run(session, stmt.text)
+    try:
+        res = session.server.admin.run(session, stmt.text)
+    except BaseException:
+        trx.statement_failed(session)
+        raise
+    if commits and session.gtid.owned is not gnx.NOTHING and not session.in_transaction():
+        # sql_parse.cc: at the end of an implicitly committing statement an owned GTID is logged as an empty
+        # transaction (gtid_end_transaction); ANONYMOUS ownership is released
+        trx.commit(session)
+    return res
 
 
 def _savepoint(session: Session, stmt: Statement) -> StatementResult:
