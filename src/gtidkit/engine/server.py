@@ -6,20 +6,9 @@ file's GTIDs to the table), ``sql/handler.cc`` (``commit_owned_gtids``: binlog o
 log_replica_updates → the GTID row is inserted into mysql.gtid_executed inside the transaction),
 ``sql/rpl_gtid_persist.cc``, WL#6559, WL#7592, ../shared/research/formats.md §5 and §8.
 
-The write matrix (what goes where when a transaction with a GTID commits):
-
-=========================================  ===============================  =========================================
-configuration                              binary log                       mysql.gtid_executed
-=========================================  ===============================  =========================================
-gtid_mode OFF (anonymous transactions)     Anonymous_gtid + events (if on)  nothing, ever
-log_bin OFF                                —                                INSERT (sid, gno, gno) in the transaction
-log_bin ON, log_replica_updates ON         Gtid + events                    the closed file's GTIDs at rotation and
-                                                                            shutdown (and after a crash, at start)
-log_bin ON, log_replica_updates OFF,       — (a replica applier does not    INSERT in the transaction; the GTID is
-explicit GTID_NEXT (replica applier)       log without log_replica_updates) also added to gtid_purged
-log_bin ON, log_replica_updates OFF,       Gtid + events                    rotation/shutdown saves
-AUTOMATIC
-=========================================  ===============================  =========================================
+The write matrix (what goes where when a transaction commits) is :mod:`gtidkit.engine.gtid.commit`: a pure
+``decide(CommitContext)`` and the commit sequence; log_replica_updates concerns the replica applier session only
+(``server.applier_session()``), a client session's explicit GTID is binlogged like any other.
 
 Durability with the binary log on (see :mod:`gtidkit.engine.recovery` for the full argument): the transaction's
 binlog bytes are written and fsynced (per ``sync_binlog``) **before** the SQLite transaction commits, and the
