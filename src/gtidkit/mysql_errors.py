@@ -95,10 +95,21 @@ ER: dict[int, ErrorSpec] = {
         "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for "
         "the right syntax to use",
     ),
+    1172: _e("ER_TOO_MANY_ROWS", "42000", "Result consisted of more than one row"),
+    1192: _e(
+        "ER_LOCK_OR_ACTIVE_TRANSACTION",
+        "HY000",
+        "Can't execute the given command because you have active locked tables or an active transaction",
+    ),
     1193: _e("ER_UNKNOWN_SYSTEM_VARIABLE", "HY000", "Unknown system variable '%s'"),
     1205: _e("ER_LOCK_WAIT_TIMEOUT", "HY000", "Lock wait timeout exceeded; try restarting transaction"),
     1210: _e("ER_WRONG_ARGUMENTS", "HY000", "Incorrect arguments to %s"),
     1220: _e("ER_ERROR_WHEN_EXECUTING_COMMAND", "HY000", "Error when executing command %s: %s"),
+    1222: _e(
+        "ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT",
+        "21000",
+        "The used SELECT statements have a different number of columns",
+    ),
     1223: _e(
         "ER_CANT_UPDATE_WITH_READLOCK",
         "HY000",
@@ -127,9 +138,16 @@ ER: dict[int, ErrorSpec] = {
     1238: _e("ER_INCORRECT_GLOBAL_LOCAL_VAR", "HY000", "Variable '%s' is a %s variable"),
     1264: _e("ER_WARN_DATA_OUT_OF_RANGE", "22003", "Out of range value for column '%s' at row %s"),
     1265: _e("WARN_DATA_TRUNCATED", "01000", "Data truncated for column '%s' at row %s"),
+    1287: _e(
+        "ER_WARN_DEPRECATED_SYNTAX",
+        "HY000",
+        "'%s' is deprecated and will be removed in a future release. Please use %s instead",
+    ),
     1292: _e("ER_TRUNCATED_WRONG_VALUE", "22007", "Truncated incorrect %s value: '%s'"),
     1294: _e("ER_INVALID_ON_UPDATE", "HY000", "Invalid ON UPDATE clause for '%s' column"),
     1305: _e("ER_SP_DOES_NOT_EXIST", "42000", "%s %s does not exist"),
+    1329: _e("ER_SP_FETCH_NO_DATA", "02000", "No data - zero rows fetched, selected, or processed"),
+    1317: _e("ER_QUERY_INTERRUPTED", "70100", "Query execution was interrupted"),
     1364: _e("ER_NO_DEFAULT_FOR_FIELD", "HY000", "Field '%s' doesn't have a default value"),
     1366: _e(
         "ER_TRUNCATED_WRONG_VALUE_FOR_FIELD", "HY000", "Incorrect %s value: '%s' for column '%s' at row %s"

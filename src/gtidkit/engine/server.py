@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from gtidkit.engine import sysvars
+from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed
 from gtidkit.engine.binlog.log import BinlogLog
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.compressor import Compressor
@@ -102,6 +103,7 @@ class Server:
         self.binlog_file_gtids = GtidSet()  # GTIDs written into the active binlog file
         self.closed = False
         self.aborted: MySQLError | None = None
+        self.crashed = False  # binlog_error_action=ABORT_SERVER stopped it
         self._internal = self.storage.connect()
         self._internal.execute(
             f'CREATE TABLE IF NOT EXISTS "{POSITION_TABLE}" '
@@ -115,8 +117,10 @@ class Server:
         )
         self.storage.threads_provider = lambda: [self.compressor.thread_row()]
         from gtidkit.engine.statements.admin import Admin
+        from gtidkit.engine.statements.locks import LockManager
 
         self.admin = Admin(self)
+        self.table_locks = LockManager()
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -170,6 +174,7 @@ class Server:
             from gtidkit.engine.recovery import start_up
 
             start_up(server)
+            server.admin.expire_logs()  # binlog_expire_logs_seconds: files expired while the server was down
             server.compressor.start()
         except BaseException:
             server._abort()
@@ -352,14 +357,66 @@ class Server:
         finally:
             self.release_write_lock(None)
 
-    def _rotate_locked(self) -> None:
+    def _rotate_locked(self, *, report: bool = True) -> None:
+        """Rotate (write lock held), then purge expired files (binlog_expire_logs_seconds).
+
+        Raises:
+            MySQLError: the rotation failed: 1598 under binlog_error_action=ABORT_SERVER; under IGNORE_ERROR the OS
+                error when ``report`` (FLUSH LOGS), nothing for a size rotation after a commit.
+        """
         assert self.binlog is not None
         executed = self.gtid_state.executed()
-        closed_gtids, self.binlog_file_gtids = self.binlog_file_gtids, GtidSet()
-        with self.binlog.lock:
-            self.binlog.rotate(executed)
+        closed_gtids = self.binlog_file_gtids
+        try:
+            with self.binlog.lock:
+                self.binlog.rotate(executed)
+        except BinlogStageError as failure:
+            failed = binlog_failed(self, failure)
+            if failed is not None and (report or failed.code == 1598):
+                raise failed from failure
+            return
+        self.binlog_file_gtids = GtidSet()
         self.save_binlog_gtids_locked(closed_gtids, record_start=True)
         self.compressor.request()
+        self.admin.expire_logs_locked()
+
+    def disable_binlog(self, db: Any = None) -> None:
+        """binlog_error_action=IGNORE_ERROR: stop binary logging for the rest of this run (write lock held).
+
+        The GTIDs of the file being closed go to mysql.gtid_executed, as at a rotation (inside the committing
+        transaction ``db`` when there is one); from now on the server keeps GTIDs as a server without a binary log
+        does. ``@@log_bin`` still reads ON, as in MySQL.
+        """
+        blog = self.binlog
+        if blog is None:
+            return
+        try:
+            blog.close()
+        except OSError:
+            blog.abandon()
+        self.binlog = None
+        gtids, self.binlog_file_gtids = self.binlog_file_gtids, GtidSet()
+        if db is None:
+            self.save_binlog_gtids_locked(gtids)
+        elif gtids:
+            missing = gtids - gtid_table.read_set(db, self.gtid_table)
+            if missing:
+                gtid_table.save_set(db, self.gtid_table, missing)
+
+    def abort_by_binlog_error(self, err: MySQLError) -> None:
+        """binlog_error_action=ABORT_SERVER: the server stops as a crash would (no Stop event, nothing saved).
+
+        Every later statement of any session fails with CR_SERVER_LOST 2013; the next :meth:`open` of the
+        datadir recovers from the binary log and the engine.
+        """
+        self.aborted = err
+        self.crashed = True
+        if self.binlog is not None:
+            try:
+                self.binlog.abandon()
+            except OSError:
+                pass
+            self.binlog = None
 
     def save_binlog_gtids_locked(self, gtids: GtidSet, *, record_start: bool = False) -> None:
         """Save ``gtids`` minus what the table already has (rotation, shutdown); write lock held.

@@ -28,7 +28,7 @@ from gtidkit.engine import sysvars
 from gtidkit.engine.diagnostics import DiagnosticsArea
 from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
-from gtidkit.engine.statements import set_parser
+from gtidkit.engine.statements import set_parser, user_vars, variables
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.dispatch import dispatch
 from gtidkit.engine.statements.set_parser import Default, Expression, Keyword, SysVarRef, UserVarRef
@@ -66,6 +66,8 @@ class Session:
         self.current_db: str | None = None
         self.session_vars: dict[str, Any] = {}
         self.user_vars: dict[str, Any] = {}
+        self.executor.user_variables = self.user_vars  # one store: SET @a is what SELECT @a reads
+        self.executor.virtual_tables.update(variables.providers(self))  # performance_schema.*_variables
         # gtid_next and GTID ownership (the transition table of gtidkit.engine.gtid.gtid_next)
         self.gtid = GtidNext()
         #: gtid_purged rows saved through this session's open transaction (saved again if it rolls back)
@@ -81,6 +83,7 @@ class Session:
         self.last_insert_id = 0
         self.closed = False
         self.tracker = SessionTracker()
+        self.killed = False  # set by KILL CONNECTION
 
     # ------------------------------------------------------------------ public
     def execute(self, sql: str) -> list[StatementResult]:
@@ -100,6 +103,11 @@ class Session:
 
         if self.closed:
             raise MySQLError(2006, "MySQL server has gone away")
+        if self.server.crashed:  # binlog_error_action=ABORT_SERVER stopped the server
+            raise MySQLError(2013, "Lost connection to MySQL server during query")
+        if self.killed:  # KILL CONNECTION from another session (statements/admin.py)
+            self.close()
+            raise MySQLError(2013, "Lost connection to MySQL server during query")
         texts = split_statements(sql)
         if not texts:
             raise MySQLError(1065, "Query was empty", "42000")
@@ -195,6 +203,7 @@ class Session:
         try:
             trx.rollback(self)
         finally:
+            self.server.table_locks.unlock(self.id)
             self.closed = True
             self.conn.close()
             self.server._forget_session(self)
@@ -333,7 +342,7 @@ class Session:
             return StatementResult()
         for a in set_parser.parse_set(text):
             if a.kind == "user":
-                self.user_vars[a.name] = self._eval(a.value)
+                self.user_vars[a.name] = user_vars.value_of(self, a)
             elif a.kind == "names":
                 for n in ("character_set_client", "character_set_connection", "character_set_results"):
                     self.session_vars[n] = a.value

@@ -263,6 +263,13 @@ SYSVARS: dict[str, SysVar] = {
             "time_zone,autocommit,character_set_client,character_set_results,character_set_connection",
         ),
         _v("session_track_transaction_info", BOTH, ENUM, "OFF", choices=("OFF", "STATE", "CHARACTERISTICS")),
+        # metadata-lock waits (LOCK TABLES, FLUSH TABLES WITH READ LOCK): RM8 default one year
+        _v("lock_wait_timeout", BOTH, INT, 31536000, 1, 31536000),
+        # binary log expiry and error policy (RM8 "Binary Logging Options and Variables"; 8.4 removed
+        # expire_logs_days, so setting it is ER_UNKNOWN_SYSTEM_VARIABLE 1193)
+        _v("binlog_expire_logs_seconds", GLOBAL, INT, 2592000, 0, UINT32_MAX),
+        _v("binlog_expire_logs_auto_purge", GLOBAL, BOOL, True),
+        _v("binlog_error_action", GLOBAL, ENUM, "ABORT_SERVER", choices=("IGNORE_ERROR", "ABORT_SERVER")),
     ]
 }
 

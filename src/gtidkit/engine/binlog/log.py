@@ -12,6 +12,14 @@ lower it to the last transaction that changed the same rows, forming commit grou
 
 Not thread-safe by itself: the server calls it under its engine write lock (all writers) and ``self.lock`` (for
 readers such as SHOW BINARY LOG STATUS).
+
+The dump seam (what a COM_BINLOG_DUMP_GTID thread needs, MySQL ``sql/rpl_binlog_sender.cc`` and
+``MYSQL_BIN_LOG::find_first_log_not_in_gtid_set``): :meth:`BinlogLog.locate` names the first file a replica with a
+given GTID set needs and checks the set against gtid_purged (a structured :class:`DumpStart`, the 1236 texts are
+the dump thread's); :meth:`BinlogLog.end_position` is the end of the last transaction written and flushed to the
+OS (a reader may read any file up to there without a lock); :meth:`BinlogLog.wait_for_update` blocks on a
+condition the writer signals after each flush, rotation and close (MySQL's ``update_cond`` /
+``wait_for_update``), so readers never poll and never make the writer flush for them.
 """
 
 from __future__ import annotations
@@ -22,10 +30,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from uuid import UUID
 
+from gtidkit.binlog.file import read_previous_gtids
 from gtidkit.binlog.writer import BinlogWriter
 from gtidkit.engine.binlog.dependency import NO_WRITESET, WRITESET, DependencyTracker, Writeset
-from gtidkit.errors import MySQLError
+from gtidkit.engine.binlog.error_action import BinlogStageError
+from gtidkit.errors import BinlogDecodeError, MySQLError
 from gtidkit.gtid import Gtid, GtidSet
 from gtidkit.version import MYSQL_VERSION
 
@@ -50,6 +61,29 @@ class LogPosition:
 
     file: str
     pos: int
+
+
+@dataclass(frozen=True, slots=True)
+class DumpStart:
+    """Where a replica asking with GTID set ``requested`` must start, and why it cannot (MySQL's checks in order).
+
+    Attributes:
+        first_file: the newest file whose Previous_gtids is a subset of ``requested`` (every GTID the replica lacks
+            is in it or later), or None when even the oldest file's Previous_gtids holds GTIDs the replica lacks.
+        purged_missing: ``gtid_purged - requested``: GTIDs the replica lacks that no binlog holds any more
+            (non-empty: MySQL's ER_SOURCE_HAS_PURGED_REQUIRED_GTIDS, sent as 1236).
+        replica_has_more: GTIDs of this server's UUID that the replica has and this server never executed
+            (non-empty: ER_REPLICA_HAS_MORE_GTIDS_THAN_SOURCE, sent as 1236).
+    """
+
+    first_file: str | None
+    purged_missing: GtidSet
+    replica_has_more: GtidSet
+
+    @property
+    def ok(self) -> bool:
+        """True when the dump can start at :attr:`first_file`."""
+        return self.first_file is not None and not self.purged_missing and not self.replica_has_more
 
 
 class BinlogLog:
@@ -86,6 +120,10 @@ class BinlogLog:
         self.tracker = DependencyTracker()
         self._unsynced = 0
         self.index: list[str] = self._read_index()
+        # the dump seam: end of the last transaction flushed to the OS, and the condition readers wait on
+        self._update = threading.Condition(threading.Lock())
+        self._end: LogPosition | None = None
+        self._closed = False
 
     @property
     def sequence_number(self) -> int:
@@ -163,17 +201,26 @@ class BinlogLog:
             self.active = name
             self.tracker.rotate()
             self._unsynced = 0
+            self._closed = False
+            self._publish()
             return name
 
     def rotate(self, previous_gtids: GtidSet) -> tuple[str, str]:
-        """Close the active file with a Rotate event and open the next one. Returns (closed, new) names."""
+        """Close the active file with a Rotate event and open the next one. Returns (closed, new) names.
+
+        Raises:
+            BinlogStageError: (stage ``"rotate"``) the OS refused closing, creating or indexing a file.
+        """
         with self.lock:
             assert self.writer is not None and self.active is not None
             closed = self.active
             next_name = file_name(file_number(closed) + 1)
-            self.writer.rotate(next_name, fsync=True)
-            self.writer = None
-            new = self.open_new(previous_gtids)
+            try:
+                self.writer.rotate(next_name, fsync=True)
+                self.writer = None
+                new = self.open_new(previous_gtids)
+            except OSError as err:
+                raise BinlogStageError("rotate", err) from err
             return closed, new
 
     def close(self) -> None:
@@ -182,6 +229,7 @@ class BinlogLog:
             if self.writer is not None:
                 self.writer.close(stop=True, fsync=True)
                 self.writer = None
+            self._publish(closed=True)
 
     def abandon(self) -> None:
         """Close the file handle without a Stop event (leaves IN_USE set, as a crash would)."""
@@ -189,6 +237,7 @@ class BinlogLog:
             if self.writer is not None:
                 self.writer.close(stop=False, in_use=True, fsync=False)
                 self.writer = None
+            self._publish(closed=True)
 
     # -- writing -----------------------------------------------------------------------------------------
     @property
@@ -227,29 +276,116 @@ class BinlogLog:
 
         Returns:
             (file, begin, end) of the transaction; ``end`` is the position the engine records as applied.
+
+        Raises:
+            BinlogStageError: the OS refused the write (stage ``"flush"``) or the fsync (stage ``"sync"``); the
+                server applies ``binlog_error_action`` (:mod:`gtidkit.engine.binlog.error_action`).
         """
         with self.lock:
             assert self.writer is not None and self.active is not None
             last_committed, sequence_number = self.tracker.assign(
                 writeset, mode=dependency_tracking, history_size=history_size, session_id=session_id
             )
-            begin, end = self.writer.write_transaction(
-                gtid,
-                list(events),
-                last_committed=last_committed,
-                sequence_number=sequence_number,
-                immediate_commit_timestamp=immediate_commit_timestamp,
-                original_commit_timestamp=original_commit_timestamp,
-                server_id=server_id,
-                timestamp=timestamp,
-                original_server_version=original_server_version,
-            )
+            try:  # MySQL's flush stage: the transaction's bytes handed to the OS
+                begin, end = self.writer.write_transaction(
+                    gtid,
+                    list(events),
+                    last_committed=last_committed,
+                    sequence_number=sequence_number,
+                    immediate_commit_timestamp=immediate_commit_timestamp,
+                    original_commit_timestamp=original_commit_timestamp,
+                    server_id=server_id,
+                    timestamp=timestamp,
+                    original_server_version=original_server_version,
+                )
+                self.writer.flush(fsync=False)
+            except OSError as err:
+                raise BinlogStageError("flush", err) from err
             self._unsynced += 1
-            fsync = self.sync_binlog > 0 and self._unsynced >= self.sync_binlog
-            self.writer.flush(fsync=fsync)
-            if fsync:
+            if self.sync_binlog > 0 and self._unsynced >= self.sync_binlog:
+                try:  # the sync stage (sync_binlog)
+                    self.writer.flush(fsync=True)
+                except OSError as err:
+                    raise BinlogStageError("sync", err) from err
                 self._unsynced = 0
+            self._publish()
             return self.active, begin, end
+
+    # -- the dump seam -----------------------------------------------------------------------------------
+    def _publish(self, *, closed: bool = False) -> None:
+        """Record the flushed end of the active file and wake every reader (called after each flush)."""
+        end = LogPosition(self.active, self.writer.position) if self.writer and self.active else self._end
+        with self._update:
+            self._end = end
+            self._closed = closed
+            self._update.notify_all()
+
+    def end_position(self) -> LogPosition | None:
+        """(file, pos) just past the last transaction fully written and flushed to the OS; None before any file.
+
+        Bytes before it may be read from the file without any lock (MySQL ``get_binlog_end_pos``).
+        """
+        with self._update:
+            return self._end
+
+    def wait_for_update(self, file: str, pos: int, timeout: float | None) -> LogPosition | None:
+        """Block until the log has grown past ``(file, pos)``, rotated away from ``file``, or was closed.
+
+        A reader that has sent everything up to ``(file, pos)`` calls this instead of polling; the writer signals
+        after each flush (MySQL's ``MYSQL_BIN_LOG::wait_for_update`` on ``update_cond``).
+
+        Args:
+            file: the file the reader is at.
+            pos: the offset the reader has read up to in ``file``.
+            timeout: seconds to wait at most (None = no limit); a dump thread uses its heartbeat period.
+
+        Returns:
+            The new end position, or None on timeout (nothing new: time for a heartbeat). After :meth:`close` /
+            :meth:`abandon` it returns the last end position at once.
+        """
+
+        def moved() -> bool:
+            end = self._end
+            return self._closed or (end is not None and (end.file != file or end.pos > pos))
+
+        with self._update:
+            if not self._update.wait_for(moved, timeout):
+                return None
+            return self._end
+
+    def locate(
+        self, requested: GtidSet, *, gtid_purged: GtidSet, gtid_executed: GtidSet, server_uuid: UUID | str
+    ) -> DumpStart:
+        """Where a replica that has executed ``requested`` must start (COM_BINLOG_DUMP_GTID auto-positioning).
+
+        MySQL's order (``Binlog_sender::init`` / ``check_start_file``): the replica must not have GTIDs of this
+        server's UUID that this server never executed; it must have every purged GTID; then the start file is
+        found by walking the index from the newest file backwards until one's Previous_gtids is a subset of
+        ``requested`` (``find_first_log_not_in_gtid_set``).
+
+        Args:
+            requested: the replica's gtid_executed (the set sent in COM_BINLOG_DUMP_GTID).
+            gtid_purged: this server's ``@@GLOBAL.gtid_purged``.
+            gtid_executed: this server's ``@@GLOBAL.gtid_executed``.
+            server_uuid: this server's UUID (``uuid.UUID`` or text), for the "replica has more" check.
+
+        Returns:
+            A :class:`DumpStart` (never raises for a set the replica cannot use; the caller words the 1236 error).
+        """
+        replica_has_more = requested.restrict(server_uuid) - gtid_executed
+        purged_missing = gtid_purged - requested
+        first = None
+        with self.lock:
+            names = list(self.index)
+        for name in reversed(names):
+            try:
+                previous = read_previous_gtids(self.path(name)) or GtidSet()
+            except (OSError, BinlogDecodeError):
+                break  # purged or unreadable: nothing older can be used either
+            if previous <= requested:
+                first = name
+                break
+        return DumpStart(first, purged_missing, replica_has_more)
 
     def needs_rotation(self) -> bool:
         """True when the active file has grown past ``max_binlog_size``."""

@@ -30,10 +30,12 @@ hold ``gtid_executed - gtid_purged``); with the binary log off gtid_purged == gt
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed
 from gtidkit.engine.binlog.transaction_events import transaction_events, transaction_writeset
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.gtid_next import ASSIGNED, AUTOMATIC, NextType
@@ -167,22 +169,35 @@ def commit(
             gtid_table.save_gtid(db, server.gtid_table, gtid)  # type: ignore[arg-type]
         if plan.write_binlog and server.binlog is not None:
             ts = server.now_us()
-            file, _begin, end = server.binlog.write_transaction(
-                gtid,
-                transaction_events(server, session, ddl_text),
-                immediate_commit_timestamp=ts,
-                # the replica applier re-logs with the source's values (Gtid_log_event::do_apply_event)
-                original_commit_timestamp=getattr(session.applier, "original_commit_timestamp", None),
-                original_server_version=getattr(session.applier, "original_server_version", None),
-                server_id=getattr(session.applier, "server_id", None),
-                timestamp=getattr(session.applier, "timestamp", None),
-                writeset=transaction_writeset(server, session, ddl_text),
-                dependency_tracking=str(server.globals.values["binlog_transaction_dependency_tracking"]),
-                history_size=int(server.globals.values["binlog_transaction_dependency_history_size"]),
-                session_id=session.id,
-            )
-            position = (file, end)
-            server._record_position(db, file, end)
+            try:
+                file, _begin, end = server.binlog.write_transaction(
+                    gtid,
+                    transaction_events(server, session, ddl_text),
+                    immediate_commit_timestamp=ts,
+                    # the replica applier re-logs with the source's values (Gtid_log_event::do_apply_event)
+                    original_commit_timestamp=getattr(session.applier, "original_commit_timestamp", None),
+                    original_server_version=getattr(session.applier, "original_server_version", None),
+                    server_id=getattr(session.applier, "server_id", None),
+                    timestamp=getattr(session.applier, "timestamp", None),
+                    writeset=transaction_writeset(server, session, ddl_text),
+                    dependency_tracking=str(server.globals.values["binlog_transaction_dependency_tracking"]),
+                    history_size=int(server.globals.values["binlog_transaction_dependency_history_size"]),
+                    session_id=session.id,
+                )
+            except BinlogStageError as failure:
+                # binlog_error_action (engine/binlog/error_action.py)
+                failed = binlog_failed(server, failure, db)
+                if failed is not None:
+                    raise failed from failure
+                # IGNORE_ERROR: the transaction commits without the binary log; its GTID goes to the table, as
+                # with the binary log off
+                stored = gtid is not None
+                plan = dataclasses.replace(plan, write_binlog=False, save_row=stored, lost=stored)
+                if gtid is not None:
+                    gtid_table.save_gtid(db, server.gtid_table, gtid)
+            else:
+                position = (file, end)
+                server._record_position(db, file, end)
         session.before_storage_commit(db)
         session.conn.commit()
     except BaseException as err:
@@ -205,7 +220,7 @@ def commit(
             fn(*position)
     try:
         if server.binlog is not None and server.binlog.needs_rotation():
-            server._rotate_locked()
+            server._rotate_locked(report=False)
     finally:
         session.release_after_commit()
     if plan.save_row:

@@ -256,7 +256,9 @@ def run_rename(ex: Executor, text: str, current_db: str | None) -> ExecResult:
 
     m = _RENAME.match(text)
     if not m:
-        raise parse_error(text, 0)
+        from gtidkit.engine.sql.unsupported import statement_error
+
+        raise statement_error(text)  # RENAME USER: 1235; anything else: 1064
     for pair in m.group(1).split(","):
         p = _PAIR.match(pair)
         if not p:

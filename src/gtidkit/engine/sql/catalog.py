@@ -34,6 +34,8 @@ __all__ = [
     "SYSTEM_SCHEMAS",
     "THREADS_COLUMNS",
     "TYPE_INFO",
+    "VARIABLES_COLUMNS",
+    "VARIABLES_TABLES",
     "Catalog",
     "ColumnDef",
     "IndexDef",
@@ -160,6 +162,10 @@ THREADS_COLUMNS = (
     "THREAD_OS_ID",
     "RESOURCE_GROUP",
 )
+#: performance_schema tables of system variables (RM8 29.12.14): ``global_variables`` / ``session_variables``
+#: (VARIABLE_NAME, VARIABLE_VALUE), filled per query by the session (see ``Executor.virtual_tables``).
+VARIABLES_TABLES = ("global_variables", "session_variables")
+VARIABLES_COLUMNS = ("VARIABLE_NAME", "VARIABLE_VALUE")
 _THREADS_TYPES = {
     "THREAD_ID": "bigint",
     "PROCESSLIST_ID": "bigint",
@@ -797,6 +803,11 @@ class Catalog:
                     conn,
                     _system_view_def("performance_schema", "threads", list(THREADS_COLUMNS), _THREADS_TYPES),
                 )
+            for name in VARIABLES_TABLES:
+                if ("performance_schema", name) not in self._tables:
+                    self._insert_table_rows(
+                        conn, _system_view_def("performance_schema", name, list(VARIABLES_COLUMNS))
+                    )
             if ("mysql", "gtid_executed") not in self._tables:
                 from gtidkit.engine.sql.ddl import parse_create_table_text
 

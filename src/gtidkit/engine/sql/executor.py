@@ -28,6 +28,7 @@ import datetime as _dt
 import hashlib
 import random
 import re
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -40,7 +41,7 @@ from sqlglot.dialects.sqlite import SQLite
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column
-from gtidkit.engine.sql.catalog import THREADS_COLUMNS, ColumnDef, TableDef
+from gtidkit.engine.sql.catalog import THREADS_COLUMNS, VARIABLES_TABLES, ColumnDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
 from gtidkit.engine.sql.metadata import (
@@ -50,15 +51,23 @@ from gtidkit.engine.sql.metadata import (
     sysvar_column,
     user_variable_column,
 )
-from gtidkit.engine.sql.parse import SqlStatement, parse_error, parse_tree, templatize
+from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
+from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.sql.values import from_sqlite
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
 from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 from gtidkit.version import MYSQL_VERSION
 
 __all__ = ["ExecResult", "Executor", "RowChange"]
 
 SERVER_VERSION = MYSQL_VERSION  # VERSION(); gtidkit.version is the one server-version constant
+#: Tables filled per query from :attr:`Executor.virtual_tables` (the session's system variables).
+VIRTUAL_TABLES = frozenset(("performance_schema", n) for n in VARIABLES_TABLES)
+#: SQLite function that ``@name := expr`` inside a SELECT/DML expression is rewritten to.
+SET_USER_VAR_FUNCTION = "_GK_SET_USER_VAR"
+#: SQLite function reading ``@name`` in a statement that also assigns user variables.
+GET_USER_VAR_FUNCTION = "_GK_GET_USER_VAR"
 
 
 class GkSQLite(SQLite):
@@ -129,65 +138,17 @@ class _Unsafe:
 
 
 _UNSAFE = _Unsafe()
-#: First keywords of MySQL statements: an unsupported one is 1235, any other word is a syntax error (1064).
-_KNOWN_STATEMENTS = frozenset(
-    [
-        "ALTER",
-        "ANALYZE",
-        "BINLOG",
-        "CACHE",
-        "CALL",
-        "CHANGE",
-        "CHECK",
-        "CHECKSUM",
-        "CLONE",
-        "CREATE",
-        "DEALLOCATE",
-        "DELETE",
-        "DESC",
-        "DESCRIBE",
-        "DO",
-        "DROP",
-        "EXECUTE",
-        "EXPLAIN",
-        "FLUSH",
-        "GET",
-        "GRANT",
-        "HANDLER",
-        "HELP",
-        "IMPORT",
-        "INSERT",
-        "INSTALL",
-        "KILL",
-        "LOAD",
-        "LOCK",
-        "OPTIMIZE",
-        "PREPARE",
-        "PURGE",
-        "RENAME",
-        "REPAIR",
-        "REPLACE",
-        "RESET",
-        "RESIGNAL",
-        "RESTART",
-        "REVOKE",
-        "SELECT",
-        "SET",
-        "SHOW",
-        "SHUTDOWN",
-        "SIGNAL",
-        "START",
-        "STOP",
-        "TABLE",
-        "TRUNCATE",
-        "UNINSTALL",
-        "UNLOCK",
-        "UPDATE",
-        "VALUES",
-        "WITH",
-        "XA",
-    ]
-)
+@dataclass(frozen=True, slots=True)
+class _SelectText:
+    """A SELECT known by its text only (:class:`~gtidkit.engine.sql.parse.SqlStatement` for ``execute_select``)."""
+
+    text: str
+    kind: str = "select"
+    info: dict[str, Any] = field(default_factory=dict)
+    tree: exp.Expression | None = None
+
+
+_DO = re.compile(r"^\s*DO\s+(.+?)\s*;?\s*$", re.IGNORECASE | re.DOTALL)
 _PLAN_CACHE_MAX = 20000
 _ALLOWED_PLACEHOLDER_PARENTS = (
     exp.EQ,
@@ -230,6 +191,8 @@ class SelectPlan:
     #: Per result column, the metadata known at planning time (None entries are inferred from the values; a str
     #: is an ``@@variable`` name whose metadata follows the variable's type).
     metadata: tuple[Column | str | None, ...] | None = None
+    #: (schema, table) of the tables read that :attr:`Executor.virtual_tables` fills per query
+    virtual: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,6 +317,10 @@ class Executor:
             uses the source's statement time (the Query event's header timestamp); SYSDATE() keeps the clock.
         rand: the generator behind RAND() (``random.random``; the replica applier seeds a MySQL-compatible one
             from a Rand event, as ``Rand_log_event::do_apply_event`` seeds ``thd->rand``).
+        virtual_tables: ``{(schema, table): fn() -> rows}`` for tables whose rows the session computes per query
+            (``performance_schema.global_variables`` / ``session_variables``); see :data:`VIRTUAL_TABLES`.
+        interrupt: set by KILL QUERY (the hook for it): a running ``SLEEP()`` wakes and returns 1; cleared before each
+            statement.
     """
 
     def __init__(self, storage: Storage, conn: Connection) -> None:
@@ -372,6 +339,8 @@ class Executor:
         self.current_db: str | None = None
         #: what CONNECTION_ID() returns: the owning session's id (MySQL's thread id)
         self.connection_id = 0
+        self.interrupt = threading.Event()
+        self.virtual_tables: dict[tuple[str, str], Callable[[], list[tuple]]] = {}
         self._registered: dict[str, Callable[..., Any]] = {}
         self._udf_error: BaseException | None = None
         self._register_builtins()
@@ -392,6 +361,11 @@ class Executor:
         raw.create_function("CONCAT_WS", -1, _concat_ws)
         raw.create_function("LAST_INSERT_ID", 0, lambda: self.last_insert_id)
         raw.create_function("CONNECTION_ID", 0, lambda: self.connection_id)
+        raw.create_function(SET_USER_VAR_FUNCTION, 2, self._assign_user_variable)
+        raw.create_function(
+            GET_USER_VAR_FUNCTION, 1, lambda name: _bindable(self.user_variables.get(str(name).lower()))
+        )
+        raw.create_function("SLEEP", 1, self._wrap_udf(self.sleep))
         for name, (nargs, fn) in _BUILTINS.items():
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
         for name, (nargs, fn) in UDFS.items():
@@ -416,6 +390,25 @@ class Executor:
                 self.conn.raw.create_function(name.upper(), -1, self._wrap_udf(fn))
         self._registered = dict(self.functions)
 
+    def _assign_user_variable(self, name: str, value: Any) -> Any:
+        """``@name := value`` inside an expression (``Item_func_set_user_var``): store and return the value."""
+        self.user_variables[str(name).lower()] = value
+        return value
+
+    def sleep(self, seconds: Any) -> int:
+        """MySQL ``SLEEP(n)``: pause ``n`` seconds (fractions allowed); 0, or 1 when interrupted by KILL QUERY.
+
+        Source: RM8 "Miscellaneous Functions" (SLEEP returns 0; "When SLEEP() is the only thing invoked by a
+        query that is interrupted, it returns 1"); ``Item_func_sleep::val_int``.
+
+        Raises:
+            MySQLError: 1210 ER_WRONG_ARGUMENTS "Incorrect arguments to sleep." for NULL or a negative duration
+                (MySQL 8.0+ in strict mode).
+        """
+        if seconds is None or float(seconds) < 0:
+            raise mysql_error(1210, "sleep.")
+        return 1 if self.interrupt.wait(float(seconds)) else 0
+
     def _wrap_udf(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         def call(*args: Any) -> Any:
             try:
@@ -439,6 +432,7 @@ class Executor:
             MySQLError: MySQL's code/SQLSTATE/message for the failure (see the module docstring).
         """
         self.current_db = current_db
+        self.interrupt.clear()
         kind = stmt.kind
         if kind == "select":
             return self._select(stmt, current_db)
@@ -479,10 +473,21 @@ class Executor:
             from gtidkit.engine.sql.show import run_show
 
             return run_show(self, stmt, current_db)
-        first = stmt.text.split(None, 1)[0].upper() if stmt.text.split() else ""
-        if first not in _KNOWN_STATEMENTS:
-            raise parse_error(stmt.text, 0)
-        raise not_supported(" ".join(stmt.text.split()[:3]).upper())
+        m = _DO.match(stmt.text)
+        if m:  # DO expr [, expr ...]: evaluate, discard the result (RM8 15.2.3)
+            self.execute_select(f"SELECT {m.group(1)}", current_db)
+            return ExecResult()
+        raise statement_error(stmt.text)
+
+    def execute_select(self, text: str, current_db: str | None = None) -> ExecResult:
+        """Run the SELECT ``text`` (no classification needed: SET @a = expr, SELECT ... INTO, DO, SHOW VARIABLES).
+
+        Raises:
+            MySQLError: as :meth:`execute`.
+        """
+        self.current_db = current_db
+        self.interrupt.clear()
+        return self._select(_SelectText(text), current_db)
 
     def _atomic(self, fn: Callable[[], ExecResult], write: bool) -> ExecResult:
         conn = self.conn
@@ -520,7 +525,12 @@ class Executor:
                 params = {f"gk{i}": v for i, v in enumerate(tpl[1])}
                 if plan is not None:
                     return plan, params
-                tree = parse_tree(tpl[0], replace=replace)
+                try:
+                    tree = parse_tree(tpl[0], replace=replace)
+                except MySQLError as err:
+                    if err.code == 1064:  # word the error after the text as written, not the template
+                        parse_tree(stmt.text, replace=replace)
+                    raise
                 if _placeholders_safe(tree):
                     plan = self._build(stmt.kind, tree, current_db, replace, tpl[0])
                     self._remember(key, plan)
@@ -615,6 +625,24 @@ class Executor:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
         rewrite_for_sqlite(tree)
+        assignments = [n for n in tree.find_all(exp.PropertyEQ) if isinstance(n.this, exp.Parameter)]
+        for node in assignments:
+            # SELECT @a := expr (deprecated in 8.0.13+, still run by 8.4): a function that stores the value
+            node.replace(
+                exp.Anonymous(
+                    this=SET_USER_VAR_FUNCTION,
+                    expressions=[exp.Literal.string(node.this.name.lower()), node.expression],
+                )
+            )
+        if assignments:
+            # reads of @x in a statement that also assigns must see the assignments made so far (MySQL
+            # evaluates left to right per row), so they are function calls rather than values bound once
+            for node in list(tree.find_all(exp.Parameter)):
+                node.replace(
+                    exp.Anonymous(
+                        this=GET_USER_VAR_FUNCTION, expressions=[exp.Literal.string(node.name.lower())]
+                    )
+                )
         for node in list(tree.find_all(exp.CurrentSchema, exp.CurrentVersion, exp.Rand)):
             if isinstance(node, exp.CurrentSchema):
                 node.replace(exp.Placeholder(this="gkdb"))
@@ -646,7 +674,8 @@ class Executor:
                 return const
         if isinstance(tree, exp.Select) and tree.args.get("locks"):
             tree.set("locks", None)  # FOR UPDATE / LOCK IN SHARE MODE: writers are serialised anyway
-        _, threads = self.resolve_tables(tree, current_db)
+        found, threads = self.resolve_tables(tree, current_db)
+        virtual = tuple(sorted({(t.schema, t.name) for t in found if (t.schema, t.name) in VIRTUAL_TABLES}))
         columns = None
         metadata = _projection_metadata(tree, source) if isinstance(tree, exp.Select) else None
         if isinstance(tree, exp.Select):
@@ -678,6 +707,7 @@ class Executor:
             needs_threads=threads,
             decimals=decimals,
             metadata=metadata,
+            virtual=virtual,
         )
 
     def _const_plan(self, tree: exp.Select, source: str | None = None) -> ConstPlan | None:
@@ -763,6 +793,8 @@ class Executor:
             binds["gkver"] = self._version()
         if plan.needs_threads:
             self._fill_threads()
+        for schema, name in plan.virtual:
+            self._fill_virtual(schema, name)
         self._sync_functions()
         cur = self.run_sqlite(plan.sql, binds)
         rows = cur.fetchall()
@@ -798,6 +830,21 @@ class Executor:
             except MySQLError:
                 pass
         return SERVER_VERSION
+
+    def _fill_virtual(self, schema: str, name: str) -> None:
+        """Fill the temporary table standing for ``schema.name`` from :attr:`virtual_tables` (read per query)."""
+        provider = self.virtual_tables.get((schema, name))
+        rows = provider() if provider is not None else []
+        tdef = self.storage.catalog.require_table(schema, name)
+        cols = [c.name for c in tdef.columns]
+        phys = quote_ident(physical_name(schema, name))
+        raw = self.conn.raw
+        raw.execute(f"CREATE TEMP TABLE IF NOT EXISTS {phys} ({', '.join(quote_ident(c) for c in cols)})")
+        raw.execute(f"DELETE FROM temp.{phys}")
+        raw.executemany(
+            f"INSERT INTO temp.{phys} VALUES ({', '.join('?' * len(cols))})",
+            [tuple(_bindable(v) for v in r) for r in rows],
+        )
 
     def _fill_threads(self) -> None:
         raw = self.conn.raw
@@ -928,7 +975,7 @@ class Executor:
                 db, table, ix = parse_create_index(tree, current_db)
                 catalog.create_index(conn, db, table, ix)
                 return ExecResult()
-            raise not_supported(f"CREATE {kind}")
+            raise statement_error(stmt.text)
         if isinstance(tree, exp.Drop):
             kind = str(tree.args.get("kind") or "").upper()
             if_exists = bool(tree.args.get("exists"))
@@ -970,7 +1017,7 @@ class Executor:
                 db = table.db or current_db
                 catalog.drop_index(conn, db, table.name, (tree.this or tree.args["tables"][0]).name)
                 return ExecResult()
-            raise not_supported(f"DROP {kind}")
+            raise statement_error(stmt.text)
         if isinstance(tree, exp.TruncateTable):
             for t in tree.expressions:
                 tdef = catalog.require_table(t.db or current_db, t.name)
@@ -983,7 +1030,7 @@ class Executor:
                 conn.execute(f"DELETE FROM {quote_ident(physical_name(tdef.schema, tdef.name))}")
                 catalog._auto_inc.pop((tdef.schema, tdef.name), None)
             return ExecResult()
-        raise not_supported(" ".join(stmt.text.split()[:2]).upper())
+        raise statement_error(stmt.text)
 
 
 _ALTER_DB = re.compile(
@@ -1069,6 +1116,23 @@ def _projection_metadata(tree: exp.Select, source: str | None) -> tuple[Column |
     return tuple(out)
 
 
+def _assignment_bounds(node: exp.PropertyEQ, source: str) -> tuple[int, int] | None:
+    """Bounds of ``@a := expr`` as written (sqlglot keeps no position for the ``@a :=`` part)."""
+    value = _source_bounds(node.expression, source)
+    inner = node.expression
+    while value and isinstance(inner, exp.Paren):  # re-attach the parentheses sqlglot keeps no position for
+        a, b = value
+        a = len(source[:a].rstrip())
+        b = b + len(source[b:]) - len(source[b:].lstrip())
+        value = (a - 1, b + 1) if source[a - 1 : a] == "(" and source[b : b + 1] == ")" else None
+        inner = inner.this
+    if value is None:
+        return None
+    name = re.escape(node.this.name)
+    targets = list(re.finditer(rf"@(?:`{name}`|'{name}'|{name})\s*:=", source[: value[0]], re.IGNORECASE))
+    return (targets[-1].start(), value[1]) if targets else None
+
+
 def _source_span(node: exp.Expression, source: str) -> str | None:
     """The text of ``node`` in ``source`` from sqlglot's token positions (closing parentheses re-attached)."""
     if isinstance(node, exp.Paren):
@@ -1088,6 +1152,8 @@ def _source_span(node: exp.Expression, source: str) -> str | None:
 
 
 def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
+    if isinstance(node, exp.PropertyEQ) and isinstance(node.this, exp.Parameter):
+        return _assignment_bounds(node, source)
     starts, ends = [], []
     for n in node.walk():
         meta = n.meta if n._meta is not None else None

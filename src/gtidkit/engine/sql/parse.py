@@ -178,6 +178,11 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
     try:
         trees = sqlglot.parse(src, read="mysql")
     except (ParseError, TokenError) as err:
+        from gtidkit.engine.sql.unsupported import unsupported_family
+
+        feature = unsupported_family(text)
+        if feature is not None:  # MySQL's grammar has it, sqlglot's does not: 1235, not a syntax error
+            raise MySQLError(1235, f"This version of MySQL doesn't yet support '{feature}'", "42000") from err
         off = None
         errs = getattr(err, "errors", None) or []
         if errs:
@@ -192,9 +197,11 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
         raise parse_error(text, None)
     tree = trees[0]
     if isinstance(tree, exp.Command):
-        # sqlglot's fallback for statements it does not model: valid MySQL we do not execute -> 1235
-        words = " ".join(text.split()[:2]).upper()
-        raise MySQLError(1235, f"This version of MySQL doesn't yet support '{words}'", "42000")
+        # sqlglot's fallback for statements it does not model: a MySQL statement family we do not run gives 1235,
+        # anything else is a syntax error (engine/sql/unsupported.py)
+        from gtidkit.engine.sql.unsupported import statement_error
+
+        raise statement_error(text)
     return tree
 
 

@@ -195,4 +195,6 @@ def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecRe
             ],
             rows=rows,
         )
-    raise not_supported(" ".join(norm.split()[:3]))
+    from gtidkit.engine.sql.unsupported import statement_error
+
+    raise statement_error(stmt.text)

@@ -8,20 +8,22 @@ EVENTS, PURGE BINARY LOGS, RESET MASTER / RESET BINARY LOGS AND GTIDS, FLUSH LOG
 from __future__ import annotations
 
 import datetime as dt
-import fnmatch
 import re
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.binlog.constants import EVENT_TYPE_NAMES
 from gtidkit.binlog.file import read_events, read_previous_gtids
 from gtidkit.binlog.text import event_info
-from gtidkit.engine import sysvars
 from gtidkit.engine.gtid import table as gtid_table
-from gtidkit.engine.results import StatementResult
+from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.metadata import result_set
+from gtidkit.engine.sql.unsupported import statement_error
+from gtidkit.engine.statements import locks, variables
 from gtidkit.errors import BinlogDecodeError, MySQLError
 from gtidkit.gtid import GtidSet
+from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
@@ -48,6 +50,14 @@ _FLUSH_LOGS = re.compile(
     re.IGNORECASE,
 )
 _FLUSH_ANY = re.compile(r"^\s*flush\b", re.IGNORECASE)
+_KILL = re.compile(r"^\s*kill\s+(?:(?P<what>connection|query)\s+)?(?P<id>\d+)\s*;?\s*$", re.IGNORECASE)
+_LOCK_TABLES = re.compile(r"^\s*lock\s+tables?\b", re.IGNORECASE)
+_UNLOCK_TABLES = re.compile(r"^\s*unlock\s+tables?\s*;?\s*$", re.IGNORECASE)
+_FTWRL = re.compile(
+    r"^\s*flush\s+(?:(?:local|no_write_to_binlog)\s+)?tables?"
+    r"(?P<tables>\s+(?!with\b).+?)?\s+with\s+read\s+lock\s*;?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
 _RESET = re.compile(
     r"^\s*reset\s+(?:master|binary\s+logs\s+and\s+gtids)(?:\s+to\s+(?P<n>\d+))?\s*;?\s*$", re.IGNORECASE
 )
@@ -55,6 +65,15 @@ _PURGE = re.compile(
     r"^\s*purge\s+(?:binary|master)\s+logs\s+(?:to\s+(?P<to>'[^']*'|\"[^\"]*\")|before\s+(?P<before>.+?))\s*;?\s*$",
     re.IGNORECASE | re.DOTALL,
 )
+
+
+def _conditions(warnings: list[tuple[str, int, str]]) -> tuple[Condition, ...]:
+    return tuple(Condition(*w) for w in warnings)
+
+
+def limit_reached(rows: int, offset: int, limit: int | None) -> bool:
+    """True once ``rows`` rows cover ``LIMIT offset, limit`` (the listing can stop reading)."""
+    return limit is not None and rows >= offset + limit
 
 
 def _unq(s: str) -> str:
@@ -94,7 +113,7 @@ class Admin:
             return self.show_variables(
                 session,
                 m.group("scope"),
-                _unq(m.group("like")) if m.group("like") else None,
+                m.group("like"),
                 m.group("where"),
             )
         return None
@@ -120,9 +139,14 @@ class Admin:
     def show_binlog_events(self, file: str | None, pos: int | None, offset: int, limit: int | None) -> StatementResult:
         """SHOW BINLOG EVENTS [IN file] [FROM pos] [LIMIT [offset,] n] with MySQL's columns and Info texts.
 
+        ``FROM pos`` with ``pos`` inside an event lists from the next event on, with each event's real Pos (MySQL
+        8.0's fix of Bug#29039732 "SHOW BINLOG EVENTS FROM <bad offset>", whose test checks exactly that); a
+        position past the end lists nothing.
+
         Raises:
-            MySQLError: 1220 ER_ERROR_WHEN_EXECUTING_COMMAND for an unknown file or a position not at an event.
+            MySQLError: 1220 ER_ERROR_WHEN_EXECUTING_COMMAND for an unknown file or an unreadable one.
         """
+        limit_rows = limit
         cols = ["Log_name", "Pos", "Event_type", "Server_id", "End_log_pos", "Info"]
         blog = self.server.binlog
         if blog is None:
@@ -134,15 +158,21 @@ class Admin:
                 1220, "Error when executing command SHOW BINLOG EVENTS: Could not find target log"
             )
         rows: list[tuple] = []
+        # Read without the writer's lock: every byte before the end position is flushed (the dump seam).
+        end = blog.end_position()
+        limit = end.pos if end is not None and end.file == name else None
+        start = pos or 0
         try:
-            with blog.lock:
-                if blog.writer is not None:
-                    blog.writer.flush(fsync=False)
-            start = pos if pos and pos > 4 else None
-            for pe in read_events(blog.path(name), expand_payloads=False, start=start, stop_at_torn_tail=True):
+            for pe in read_events(blog.path(name), expand_payloads=False, stop_at_torn_tail=True):
+                if limit is not None and pe.end_pos > limit:
+                    break  # a transaction being written right now
+                if pe.pos < start:
+                    continue  # FROM a position inside an event: listing starts at the next event
                 h = pe.header
                 type_name = EVENT_TYPE_NAMES.get(h.type_code, "Unknown")
                 rows.append((name, pe.pos, type_name, h.server_id, pe.end_pos, event_info(pe.event)))
+                if limit_reached(len(rows), offset, limit_rows):
+                    break
         except BinlogDecodeError as err:
             raise MySQLError(
                 1220, f"Error when executing command SHOW BINLOG EVENTS: Wrong offset or I/O error ({err})"
@@ -155,30 +185,23 @@ class Admin:
     def show_variables(
         self, session: Session, scope: str | None, like: str | None, where: str | None
     ) -> StatementResult:
-        """SHOW [GLOBAL|SESSION] VARIABLES [LIKE 'pattern']: Variable_name, Value (sorted by name)."""
-        sc = "GLOBAL" if (scope or "").upper() == "GLOBAL" else None
-        rows = []
-        pattern = None
-        if like is not None:
-            regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in like)
-            pattern = re.compile(f"^{regex}$", re.IGNORECASE | re.DOTALL)
-        for name in sorted(sysvars.SYSVARS):
-            var = sysvars.SYSVARS[name]
-            if sc == "GLOBAL" and var.scope == sysvars.SESSION:
-                continue
-            if pattern is not None and not pattern.match(name):
-                continue
-            rows.append((name, session.sysvar_show_value(name, sc)))
-        if where is not None:
-            m = re.match(r"\s*variable_name\s*=\s*'([^']*)'\s*;?\s*$", where, re.IGNORECASE)
-            if not m:
-                raise MySQLError(
-                    1235, "This version of MySQL doesn't yet support 'SHOW VARIABLES WHERE'", "42000"
-                )
-            rows = [r for r in rows if fnmatch.fnmatch(r[0], m.group(1).lower())]
-        return result_set(["Variable_name", "Value"], rows)
+        """SHOW [GLOBAL|SESSION] VARIABLES [LIKE 'pattern' | WHERE expr]: Variable_name, Value (sorted by name).
+
+        ``like`` is the quoted pattern literal as written. See :func:`gtidkit.engine.statements.variables.show_variables`.
+        """
+        return variables.show_variables(session, scope, like, where)
 
     # ------------------------------------------------------------------ FLUSH / RESET / PURGE
+    def commits_implicitly(self, session: Session, text: str) -> bool:
+        """Whether this administrative statement commits the open transaction before it runs.
+
+        RM8 "Statements That Cause an Implicit Commit": LOCK TABLES, FLUSH, RESET, PURGE do; UNLOCK TABLES only when
+        the session holds LOCK TABLES locks (not after FLUSH TABLES WITH READ LOCK).
+        """
+        if _UNLOCK_TABLES.match(text):
+            return locks.unlock_tables_commits(session)
+        return True
+
     def run(self, session: Session, text: str) -> StatementResult:
         """Run FLUSH, RESET MASTER / RESET BINARY LOGS AND GTIDS, PURGE BINARY LOGS.
 
@@ -187,6 +210,23 @@ class Admin:
         """
         if _FLUSH_LOGS.match(text):
             self.server.rotate()
+            return StatementResult()
+        if _LOCK_TABLES.match(text):
+            return StatementResult(warnings=_conditions(locks.lock_tables(session, text)))
+        m = _KILL.match(text)
+        if m:
+            self.kill(session, int(m.group("id")), query_only=(m.group("what") or "").upper() == "QUERY")
+            return StatementResult()
+        if _UNLOCK_TABLES.match(text):
+            self.server.table_locks.unlock(session.id)
+            return StatementResult()
+        m = _FTWRL.match(text)
+        if m:
+            if m.group("tables"):  # FLUSH TABLES t1, t2 WITH READ LOCK: READ locks on those tables
+                names = ", ".join(f"{t.strip()} READ" for t in m.group("tables").split(","))
+                locks.lock_tables(session, f"LOCK TABLES {names}")
+            else:
+                locks.flush_tables_with_read_lock(session)
             return StatementResult()
         m = _RESET.match(text)
         if m:
@@ -205,9 +245,27 @@ class Admin:
             raise MySQLError(
                 1235, f"This version of MySQL doesn't yet support '{text.strip()[:40]}'", "42000"
             )
-        from gtidkit.engine.statements.set_parser import parse_error
+        raise statement_error(text)
 
-        raise parse_error(text, 0)
+    def kill(self, session: Session, target_id: int, *, query_only: bool) -> None:
+        """KILL [CONNECTION | QUERY] id (RM8 15.7.8.4).
+
+        KILL QUERY interrupts the statement the target runs (a SLEEP() returns 1; the hook is
+        :attr:`gtidkit.engine.sql.executor.Executor.interrupt`). KILL CONNECTION also marks the session killed:
+        its next statement closes it and fails with CR_SERVER_LOST 2013, as a client sees a killed connection.
+
+        Raises:
+            MySQLError: 1094 ER_NO_SUCH_THREAD for an unknown id; 1317 ER_QUERY_INTERRUPTED when a session kills its
+                own connection.
+        """
+        target = next((s for s in self.server.sessions() if s.id == target_id), None)
+        if target is None:
+            raise mysql_error(1094, target_id)
+        target.executor.interrupt.set()
+        if not query_only:
+            target.killed = True
+            if target is session:
+                raise mysql_error(1317)
 
     def reset_master(self, number: int | None = None) -> None:
         """RESET MASTER [TO n]: empty the table, delete every binlog, start file n (default 1), clear GTID state."""
@@ -238,20 +296,53 @@ class Admin:
     def purge(self, *, to: str | None = None, before: float | None = None) -> list[str]:
         """PURGE BINARY LOGS TO 'file' | BEFORE datetime; gtid_purged grows by the removed files' GTIDs."""
         server = self.server
-        blog = server.binlog
-        if blog is None:
+        if server.binlog is None:
             return []
         server.acquire_write_lock(None)
         try:
-            removed = blog.purge_to(to) if to is not None else blog.purge_before(before or 0.0)
-            files = blog.existing_files()
-            if removed and files:
-                server.gtid_state.add_purged(
-                    read_previous_gtids(blog.path(files[0])) or GtidSet(), also_executed=False
-                )
-            return removed
+            return self.purge_locked(to=to, before=before)
         finally:
             server.release_write_lock(None)
+
+    def purge_locked(self, *, to: str | None = None, before: float | None = None) -> list[str]:
+        """:meth:`purge` with the write lock already held (rotation, start-up expiry).
+
+        gtid_purged becomes what MySQL computes: everything executed before the oldest remaining file, i.e. its
+        Previous_gtids (plus what was already purged); the removed files' GTIDs stay in gtid_executed.
+        """
+        blog = self.server.binlog
+        if blog is None:
+            return []
+        removed = blog.purge_to(to) if to is not None else blog.purge_before(before or 0.0)
+        files = blog.existing_files()
+        if removed and files:
+            self.server.gtid_state.add_purged(
+                read_previous_gtids(blog.path(files[0])) or GtidSet(), also_executed=False
+            )
+        return removed
+
+    def expire_logs_locked(self) -> list[str]:
+        """Purge the files older than ``binlog_expire_logs_seconds`` (write lock held); the names removed.
+
+        RM8 "binlog_expire_logs_seconds" (default 2592000, 30 days; 0 = never) and
+        "binlog_expire_logs_auto_purge" (ON by default; OFF = never automatically): the check runs at start-up and
+        whenever the binary log is rotated (FLUSH LOGS, max_binlog_size); the active file is never removed. MySQL
+        compares each file's modification time, as PURGE BINARY LOGS BEFORE does (mysql-test
+        ``binlog_expire_logs_seconds``: purged on FLUSH LOGS, on a size rotation and at a restart).
+        """
+        server = self.server
+        seconds = int(server.globals.get("binlog_expire_logs_seconds"))
+        if server.binlog is None or seconds == 0 or not server.globals.get("binlog_expire_logs_auto_purge"):
+            return []
+        return self.purge_locked(before=time.time() - seconds)
+
+    def expire_logs(self) -> list[str]:
+        """:meth:`expire_logs_locked`, taking the write lock (start-up)."""
+        self.server.acquire_write_lock(None)
+        try:
+            return self.expire_logs_locked()
+        finally:
+            self.server.release_write_lock(None)
 
 
 def _parse_datetime(text: str) -> float:

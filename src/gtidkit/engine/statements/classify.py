@@ -168,6 +168,11 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         "flush_other",
     ),
     (
+        re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? TABLES?(?: .+)? WITH READ LOCK$"),
+        "admin",
+        "flush_tables_with_read_lock",
+    ),
+    (
         re.compile(r"^RESET (?:MASTER|BINARY LOGS AND GTIDS)(?: TO (?P<to>\d+))?$"),
         "admin",
         "reset_binary_logs",

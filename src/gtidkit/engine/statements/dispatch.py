@@ -11,11 +11,13 @@ The session completes each result (warning count, status flags, state changes): 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gtidkit.engine.gtid import gtid_next as gnx
-from gtidkit.engine.results import StatementResult
+from gtidkit.engine.results import Condition, StatementResult
+from gtidkit.engine.statements import locks, system_tables, user_vars
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import StatementKind as K
 from gtidkit.engine.statements.show import show_conditions, show_count
@@ -56,6 +58,8 @@ def _show(session: Session, stmt: Statement) -> StatementResult:
 def _begin(session: Session, stmt: Statement) -> StatementResult:
     trx.pre_statement(session, stmt)
     trx.begin(session)
+    # START TRANSACTION releases table locks, not the global read lock (statements/locks.py)
+    session.server.table_locks.unlock(session.id, global_read=False)
     return StatementResult()
 
 
@@ -73,7 +77,8 @@ def _rollback(session: Session, stmt: Statement) -> StatementResult:
 
 def _admin(session: Session, stmt: Statement) -> StatementResult:
     skip = trx.pre_statement(session, stmt)
-    commits = trx.causes_implicit_commit(stmt)
+    # UNLOCK TABLES commits only when LOCK TABLES locks are held (statements/locks.py)
+    commits = trx.causes_implicit_commit(stmt) and session.server.admin.commits_implicitly(session, stmt.text)
     if commits:
         trx.implicit_commit(session)
     if skip:
@@ -130,7 +135,7 @@ def _dml(session: Session, stmt: Statement) -> StatementResult:
         raise
     if autocommit:
         trx.commit(session)
-    return res
+    return _with_warnings(res, system_tables.gtid_table_warnings(session, stmt.text))
 
 
 def _other(session: Session, stmt: Statement) -> StatementResult:
@@ -150,9 +155,25 @@ def _read(session: Session, stmt: Statement) -> StatementResult:
     return session.run_sql(stmt, writes=False)
 
 
+def _select(session: Session, stmt: Statement) -> StatementResult:
+    trx.pre_statement(session, stmt)
+    into = user_vars.select_into(session, stmt.text)  # SELECT ... INTO @a, @b
+    if into is not None:
+        return into
+    res = session.run_sql(stmt, writes=False)
+    return _with_warnings(res, user_vars.expression_assignment_warnings(stmt.text))
+
+
+def _with_warnings(res: StatementResult, first: list[tuple[str, int, str]]) -> StatementResult:
+    """``res`` with the conditions ``first`` raised before its own (MySQL raises them when opening/parsing)."""
+    if not first:
+        return res
+    return dataclasses.replace(res, warnings=tuple(Condition(*w) for w in first) + res.warnings)
+
+
 #: Statement kind -> handler. Every :class:`~gtidkit.engine.statements.classify.StatementKind` has one.
 HANDLERS: dict[K, Handler] = {
-    K.SELECT: _read,
+    K.SELECT: _select,
     K.USE: _read,
     K.DML: _dml,
     K.DDL: _ddl,
@@ -175,4 +196,6 @@ def dispatch(session: Session, stmt: Statement) -> StatementResult:
     Raises:
         MySQLError: whatever the statement fails with (MySQL's code, SQLSTATE and message).
     """
+    if session.server.table_locks.active:  # LOCK TABLES / FLUSH TABLES WITH READ LOCK held by some session
+        locks.check_statement(session, stmt.kind, stmt.text)
     return HANDLERS[stmt.kind](session, stmt)

@@ -13,7 +13,7 @@ are refused by integer variables with ER_WRONG_TYPE_FOR_VAR).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gtidkit.errors import MySQLError
@@ -66,6 +66,8 @@ class Assignment:
     name: str
     scope: str | None
     value: Any
+    #: the value's source text as written (MySQL types a user variable after it: ``1.50`` is DECIMAL(3,2))
+    text: str = field(default="", compare=False)
 
 
 _TOKEN = re.compile(
@@ -162,12 +164,22 @@ def _value(text: str, toks: list[tuple[str, str, int, int]]) -> Any:
     return Expression(text[toks[0][2] : toks[-1][3]])
 
 
+_SET_STATEMENTS = re.compile(
+    r"^\s*SET\s+(?:PASSWORD\b(?!\s*\.)|(?:DEFAULT\s+)?ROLE\s|RESOURCE\s+GROUP\s|PERSIST_ONLY\s)",
+    re.IGNORECASE,
+)
+
+
 def parse_set(text: str) -> list[Assignment]:
     """Parse a whole ``SET ...`` statement.
 
     Raises:
         MySQLError: 1064 ER_PARSE_ERROR for text that is not a SET statement MySQL would accept.
     """
+    if _SET_STATEMENTS.match(text):  # SET PASSWORD / ROLE / RESOURCE GROUP: statements, not assignments
+        from gtidkit.engine.sql.unsupported import statement_error
+
+        raise statement_error(text)
     toks = _tokens(text)
     if not toks or toks[0][1].upper() != "SET":
         raise parse_error(text, 0)
@@ -225,6 +237,8 @@ def parse_set(text: str) -> list[Assignment]:
                 scope = _SCOPES[s.upper()]
             target = ("sys", body.strip("`").lower())
         elif kind == "uservar":
+            if scope is not None and i > 0 and toks[i - 1][1].upper() in _SCOPES:
+                raise parse_error(text, start)  # SET SESSION @v = 1: a user variable has no scope
             target = ("user", val[1:].strip("`'").lower())
         elif kind == "word":
             target = ("sys", val.strip("`").lower())
@@ -248,6 +262,7 @@ def parse_set(text: str) -> list[Assignment]:
         if j == i:
             raise parse_error(text, toks[i - 1][3])
         value = _value(text, toks[i:j])
-        out.append(Assignment(target[0], target[1], scope if target[0] == "sys" else None, value))
+        source = text[toks[i][2] : toks[j - 1][3]]
+        out.append(Assignment(target[0], target[1], scope if target[0] == "sys" else None, value, source))
         i = j + 1
     return out

@@ -1,0 +1,38 @@
+"""Guards on explicit changes to the server's own tables: warning 3129 for writes to mysql.gtid_executed.
+
+Source: MySQL ``sql/rpl_gtid_persist.h`` (``Gtid_table_persistor::warn_or_err_on_explicit_modification``: when a
+statement that is not the server's own GTID bookkeeping opens ``mysql.gtid_executed`` with a write lock, a non-XA
+transaction gets warning ER_WARN_ON_MODIFYING_GTID_EXECUTED_TABLE 3129 naming the table, once per statement; the
+statement still runs). ``@@GLOBAL.gtid_executed`` does not follow such a change: that is what the warning is about.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gtidkit.mysql_errors import message
+
+if TYPE_CHECKING:
+    from gtidkit.engine.session import Session
+
+GTID_TABLE = ("mysql", "gtid_executed")
+
+
+def gtid_table_warnings(session: Session, text: str) -> list[tuple[str, int, str]]:
+    """Warning 3129 when the DML statement ``text`` writes mysql.gtid_executed, else nothing.
+
+    Cheap for every other statement: the tree is only looked at when the text names the table.
+    """
+    if "gtid_executed" not in text.lower():
+        return []
+    from gtidkit.engine.sql.parse import parse_tree
+    from gtidkit.engine.statements.locks import statement_tables
+
+    try:
+        tree = parse_tree(text)
+    except Exception:  # noqa: BLE001 - the SQL layer reports the statement's own error
+        return []
+    _, writes = statement_tables(session, tree)
+    if any((schema, name) == GTID_TABLE for schema, name, _ in writes):
+        return [("Warning", 3129, message(3129, GTID_TABLE[1]))]
+    return []

@@ -1,0 +1,71 @@
+"""System variables as tables: performance_schema.global_variables / session_variables and SHOW VARIABLES.
+
+Sources: RM8 29.12.14 "Performance Schema System Variable Tables" (``global_variables``: global values;
+``session_variables``: the values in effect for the current session, a global-only variable showing its global
+value; columns VARIABLE_NAME, VARIABLE_VALUE) and RM8 15.7.7.41 "SHOW VARIABLES" (``SHOW [GLOBAL | SESSION]
+VARIABLES [LIKE 'pattern' | WHERE expr]``; since MySQL 8.0 it reads those Performance Schema tables, so both
+agree and WHERE may use the columns ``Variable_name`` and ``Value``; rows come sorted by name).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from gtidkit.engine import sysvars
+
+if TYPE_CHECKING:
+    from gtidkit.engine.results import StatementResult
+    from gtidkit.engine.session import Session
+
+SHOW_COLUMNS = ["Variable_name", "Value"]
+
+
+def variable_rows(session: Session, scope: str | None) -> list[tuple[str, str]]:
+    """(name, value text) of every variable, sorted by name, as SHOW VARIABLES prints them.
+
+    Args:
+        session: whose session values to show.
+        scope: ``"GLOBAL"`` for global values (variables with a global value only), else the session's view.
+    """
+    rows = []
+    for name in sorted(sysvars.SYSVARS):
+        var = sysvars.SYSVARS[name]
+        if scope == "GLOBAL" and var.scope == sysvars.SESSION:
+            continue
+        rows.append((name, session.sysvar_show_value(name, scope)))
+    return rows
+
+
+def providers(session: Session) -> dict[tuple[str, str], Callable[[], list[tuple]]]:
+    """Row providers for the SQL layer's per-query tables (``Executor.virtual_tables``)."""
+    return {
+        ("performance_schema", "global_variables"): lambda: variable_rows(session, "GLOBAL"),
+        ("performance_schema", "session_variables"): lambda: variable_rows(session, None),
+    }
+
+
+def show_variables(
+    session: Session, scope: str | None, like: str | None, where: str | None
+) -> StatementResult:
+    """SHOW [GLOBAL|SESSION] VARIABLES [LIKE 'pattern' | WHERE expr] over the Performance Schema table.
+
+    ``like`` is the pattern's string literal as written (quotes included), ``where`` the expression text.
+
+    Raises:
+        MySQLError: what the WHERE expression raises (1054 for an unknown column ...).
+    """
+    from gtidkit.engine.sql.metadata import result_set
+
+    table = "global_variables" if (scope or "").upper() == "GLOBAL" else "session_variables"
+    cond = ""
+    if like is not None:
+        cond = f" WHERE Variable_name LIKE {like} ESCAPE '\\\\'"  # MySQL's LIKE escapes with a backslash
+    elif where is not None:
+        cond = f" WHERE {where.strip().rstrip(';')}"
+    sql = (
+        "SELECT Variable_name, Value FROM (SELECT VARIABLE_NAME AS Variable_name, VARIABLE_VALUE AS Value "
+        f"FROM performance_schema.{table}) AS v{cond} ORDER BY Variable_name"
+    )
+    er = session.executor.execute_select(sql, session.current_db)
+    return result_set(list(SHOW_COLUMNS), [tuple(r) for r in er.rows])

@@ -1,0 +1,100 @@
+"""performance_schema.global_variables / session_variables and SHOW VARIABLES reading them.
+
+Expected values: mysql-test ``suite/sys_vars/r/gtid_executed_compression_period_basic.result`` (read in place:
+every SHOW ... VARIABLES and performance_schema query in it is run and its printed table compared), and RM8
+29.12.14 "Performance Schema System Variable Tables" / 15.7.7.41 "SHOW VARIABLES" (SHOW reads those tables; WHERE
+may use Variable_name and Value; a global-only variable appears in the session view with its global value).
+"""
+
+from __future__ import annotations
+
+import pytest
+from tests_paths import MYSQL_TEST
+
+from gtidkit.errors import MySQLError
+
+
+def _queries(lines: list[str]) -> list[tuple[str, list[tuple[str, ...]]]]:
+    """(statement, expected rows) of every SHOW VARIABLES / performance_schema query of a .result file."""
+    out = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("SHOW ") and "VARIABLES" in line or "performance_schema." in line:
+            stmt = line
+            while not stmt.endswith(";"):
+                i += 1
+                stmt += " " + lines[i]
+            i += 2  # the header line
+            rows = []
+            while i < len(lines) and "\t" in lines[i]:
+                rows.append(tuple(lines[i].split("\t")))
+                i += 1
+            out.append((stmt.rstrip(";"), rows))
+            continue
+        i += 1
+    return out
+
+
+def test_sys_vars_result_file_queries(open_server):
+    lines = (
+        (MYSQL_TEST / "suite/sys_vars/r/gtid_executed_compression_period_basic.result")
+        .read_text()
+        .splitlines()
+    )
+    queries = _queries(lines)
+    assert len(queries) == 5
+    srv = open_server(gtid_mode="ON", log_bin=False, gtid_executed_compression_period=1000)
+    s = srv.session()
+    for stmt, rows in queries:
+        res = s.execute(stmt)[-1]
+        assert [tuple(str(v) for v in r) for r in res.rows] == rows, stmt
+        expected_cols = (
+            ["VARIABLE_NAME", "VARIABLE_VALUE"]
+            if "performance_schema" in stmt
+            else ["Variable_name", "Value"]
+        )
+        assert [c.name for c in res.columns] == expected_cols
+
+
+def test_tables_and_show_agree(open_server):
+    srv = open_server(log_bin=True)
+    s = srv.session()
+    s.execute("SET SESSION autocommit = 0, SESSION binlog_format = 'STATEMENT'")
+    for scope, table in (("GLOBAL", "global_variables"), ("SESSION", "session_variables")):
+        shown = s.execute(f"SHOW {scope} VARIABLES")[-1].rows
+        selected = s.execute(
+            f"SELECT VARIABLE_NAME, VARIABLE_VALUE FROM performance_schema.{table} ORDER BY VARIABLE_NAME"
+        )[-1].rows
+        assert shown == selected and len(shown) > 20
+    session = dict(s.execute("SELECT * FROM performance_schema.session_variables")[-1].rows)
+    glob = dict(s.execute("SELECT * FROM performance_schema.global_variables")[-1].rows)
+    assert (session["autocommit"], glob["autocommit"]) == ("OFF", "ON")
+    assert (session["binlog_format"], glob["binlog_format"]) == ("STATEMENT", "ROW")
+    assert "gtid_next" in session and "gtid_next" not in glob  # session-only
+    assert (
+        session["gtid_mode"] == glob["gtid_mode"] == "ON"
+    )  # global-only: its global value in the session view
+    uuid = s.execute("SELECT @@server_uuid")[-1].rows[0][0]
+    s.execute("CREATE DATABASE d")
+    s.execute("COMMIT")
+    assert glob["gtid_executed"] == ""
+    assert s.execute(
+        "SELECT VARIABLE_VALUE FROM performance_schema.global_variables WHERE VARIABLE_NAME = 'gtid_executed'"
+    )[-1].rows == [(f"{uuid}:1",)]
+
+
+def test_show_variables_where(open_server):
+    srv = open_server(log_bin=True)
+    s = srv.session()
+    assert s.execute("SHOW VARIABLES WHERE Variable_name IN ('server_id', 'autocommit')")[-1].rows == [
+        ("autocommit", "ON"),
+        ("server_id", "1"),
+    ]
+    assert s.execute("SHOW GLOBAL VARIABLES WHERE Value = 'ROW' AND Variable_name LIKE 'binlog%'")[
+        -1
+    ].rows == [("binlog_format", "ROW")]
+    assert s.execute("SHOW VARIABLES LIKE 'GTID\\_M%'")[-1].rows == [("gtid_mode", "ON")]  # LIKE ignores case
+    with pytest.raises(MySQLError) as exc:
+        s.execute("SHOW VARIABLES WHERE nosuch = 1")
+    assert exc.value.code == 1054
