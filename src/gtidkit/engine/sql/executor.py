@@ -138,6 +138,8 @@ class _Unsafe:
 
 
 _UNSAFE = _Unsafe()
+
+
 @dataclass(frozen=True, slots=True)
 class _SelectText:
     """A SELECT known by its text only (:class:`~gtidkit.engine.sql.parse.SqlStatement` for ``execute_select``)."""
