@@ -23,8 +23,30 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 
-def run_on_cluster(workdir: Path, *, cores: int = 2) -> dict:
+def bare_worker_python(workdir: Path) -> str:
+    """An interpreter with PySpark, pyarrow and zstandard but without gtidkit: a venv (no pip, no system
+    site-packages) whose one ``.pth`` line adds this venv's site-packages as a plain directory. Python does not
+    process the ``.pth`` files of such a directory, so this venv's editable install of gtidkit is not seen."""
+    import site
+    import venv
+
+    target = workdir / "bare-python"
+    venv.EnvBuilder(with_pip=False, system_site_packages=False, clear=True, symlinks=True).create(target)
+    python = target / "bin" / "python"
+    site_dir = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    ours = [p for p in site.getsitepackages() if (Path(p) / "pyspark").is_dir()]
+    (Path(site_dir) / "deps-without-gtidkit.pth").write_text("\n".join(ours) + "\n")
+    return str(python)
+
+
+def run_on_cluster(workdir: Path, *, cores: int = 2, worker_python: str | None = None) -> dict:
     """Generate a fleet, run the job on a fresh standalone cluster; returns figures and the check results.
+
+    Args:
+        worker_python: the executors' interpreter (``PYSPARK_PYTHON``); when given, the driver ships gtidkit to
+            them (``--ship-package``: ``SparkContext.addPyFile`` of a zip of the package), as a real cluster
+            whose workers lack gtidkit needs.
 
     Raises:
         SystemExit: the job failed or its result disagrees with the generator's manifest.
@@ -41,14 +63,15 @@ def run_on_cluster(workdir: Path, *, cores: int = 2) -> dict:
     t0 = time.perf_counter()
     with standalone_cluster(workdir / "cluster", cores=cores) as cluster:
         t_up = time.perf_counter() - t0
-        env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable,
+        env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=worker_python or sys.executable,
                    PYSPARK_DRIVER_PYTHON=sys.executable)
+        env.pop("PYTHONPATH", None)
         t1 = time.perf_counter()
         proc = subprocess.run(
             [sys.executable, "-m", "gtidkit.pipeline.app", "--master", cluster.url, "--input", str(fleet),
              "--output", str(out), "--topology", str(fleet / "topology.json"),
              # a small fleet: a few shuffle partitions instead of the cluster default of 200
-             "--conf", "spark.sql.shuffle.partitions=4"],
+             "--conf", "spark.sql.shuffle.partitions=4", *(["--ship-package"] if worker_python else [])],
             capture_output=True, text=True, env=env, timeout=900, check=False)
         t_job = time.perf_counter() - t1
         pids = cluster.pids
@@ -79,8 +102,11 @@ def _alive(pid: int) -> bool:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workdir", type=Path, default=HERE / "out" / "cluster")
+    ap.add_argument("--bare-workers", action="store_true",
+                    help="executors run a Python without gtidkit; the driver ships it (addPyFile)")
     args = ap.parse_args()
-    r = run_on_cluster(args.workdir)
+    worker = bare_worker_python(args.workdir) if args.bare_workers else None
+    r = run_on_cluster(args.workdir, worker_python=worker)
     ok = not r["missed"] and not r["wrong_hosts"] and not r["alive_after"]
     lines = [
         "## Pipeline on a Spark standalone cluster",

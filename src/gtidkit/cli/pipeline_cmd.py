@@ -16,17 +16,21 @@ def pipeline() -> None:
 
 
 @pipeline.command("run")
-@click.option("--input", "input_path", required=True, type=click.Path(exists=True),
-              help="Fleet directory (one sub-directory per host) or JSON mapping file host -> [binlog paths].")
-@click.option("--output", required=True, type=click.Path(file_okay=False), help="Output directory (Parquet + report).")
+@click.option("--input", "input_path", required=True,
+              help="Fleet directory (one sub-directory per host) or JSON mapping file host -> [binlog paths]: a "
+                   "local path or a file://, s3://, s3a://, gs://, hdfs:// URI.")
+@click.option("--output", required=True, help="Output directory (Parquet + report): a local path or a URI.")
+@click.option("--fs-option", "fs_options", multiple=True, metavar="KEY=VALUE",
+              help="Storage option, Hadoop names (fs.s3a.endpoint=http://127.0.0.1:9000, fs.s3a.access.key=..., "
+                   "fs.s3a.secret.key=..., fs.s3a.path.style.access=true) or pyarrow's; repeatable.")
 @click.option("--master", default="local[*]", show_default=True, help="Spark master URL (local[N], spark://host:port).")
 @click.option("--topology", type=click.Path(exists=True, dir_okay=False), default=None,
               help='JSON {"replica": "source"}; default: inferred from server UUIDs.')
 @click.option("--no-verify-checksum", is_flag=True, help="Do not verify CRC32 footers.")
 @click.option("--json", "as_json", is_flag=True, help="Print summary.json instead of tables.")
 @click.option("--quiet", is_flag=True, help="No progress display.")
-def run_cmd(input_path: str, output: str, master: str, topology: str | None, no_verify_checksum: bool,
-            as_json: bool, quiet: bool) -> None:
+def run_cmd(input_path: str, output: str, fs_options: tuple[str, ...], master: str, topology: str | None,
+            no_verify_checksum: bool, as_json: bool, quiet: bool) -> None:
     """Run the pipeline on INPUT and write tables, checks and report.html to OUTPUT.
 
     Exits 1 when the input holds no binlog or the topology file is malformed, 0 otherwise (findings are data,
@@ -40,12 +44,21 @@ def run_cmd(input_path: str, output: str, master: str, topology: str | None, no_
     from gtidkit.pipeline.report import print_summary
     from gtidkit.pipeline.session import build_session
 
+    from gtidkit.pipeline.storage import StorageError
+
+    options = {}
+    for item in fs_options:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--fs-option")
+        options[key.strip()] = value
     spark = build_session(master=master, app_name="gtidkit-pipeline")
     try:
         with SparkProgress(spark, enabled=not quiet and not as_json) as progress:
             result = run_pipeline(spark, input_path, output, topology=topology,
-                                  verify_checksum=not no_verify_checksum, on_stage=progress.stage)
-    except (LayoutError, ValueError) as err:
+                                  verify_checksum=not no_verify_checksum, on_stage=progress.stage,
+                                  storage_options=options)
+    except (LayoutError, ValueError, StorageError) as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(1)
     finally:
@@ -54,7 +67,16 @@ def run_cmd(input_path: str, output: str, master: str, topology: str | None, no_
         click.echo(dumps_summary(result), nl=False)
     else:
         print_summary(result, Console())
-        click.echo(f"report: {result.output / 'report.html'}")
+        click.echo(f"report: {result.output_child('report.html')}")
+
+
+@pipeline.command("package")
+@click.argument("dest", type=click.Path(dir_okay=False), default="gtidkit.zip")
+def package_cmd(dest: str) -> None:
+    """Zip the gtidkit package for executors without it: spark-submit --py-files DEST (default gtidkit.zip)."""
+    from gtidkit.pipeline.session import package_zip
+
+    click.echo(package_zip(dest))
 
 
 @pipeline.command("demo")

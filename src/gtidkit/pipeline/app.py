@@ -21,8 +21,16 @@ def main(argv: list[str] | None = None) -> int:
         0 on success, 1 when the input holds no binlog or the topology file is malformed.
     """
     parser = argparse.ArgumentParser(prog="gtidkit-pipeline", description=__doc__.split("::")[0].strip())
-    parser.add_argument("--input", required=True, help="fleet directory or JSON mapping host -> files")
-    parser.add_argument("--output", required=True, help="output directory")
+    parser.add_argument("--input", required=True,
+                        help="fleet directory or JSON mapping host -> files (local path or s3://, s3a://, gs://, "
+                             "hdfs:// URI)")
+    parser.add_argument("--output", required=True, help="output directory (local path or URI)")
+    parser.add_argument("--fs-option", action="append", default=[], metavar="KEY=VALUE",
+                        help="storage option (fs.s3a.endpoint=..., fs.s3a.access.key=...); --conf "
+                             "spark.hadoop.fs.* settings count too (repeatable)")
+    parser.add_argument("--ship-package", action="store_true",
+                        help="zip the gtidkit package and add it to the executors' Python path (addPyFile), for "
+                             "workers whose Python has PySpark but not gtidkit")
     parser.add_argument("--master", default=None, help="Spark master (default: spark-submit's, else local[*])")
     parser.add_argument("--topology", default=None, help='JSON {"replica": "source"}')
     parser.add_argument("--no-verify-checksum", action="store_true")
@@ -34,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from gtidkit.pipeline.job import dumps_summary, run_pipeline
     from gtidkit.pipeline.layout import LayoutError
-    from gtidkit.pipeline.session import build_session
+    from gtidkit.pipeline.session import build_session, ship_package
+    from gtidkit.pipeline.storage import StorageError, storage_options
 
     master = args.master
     if master is None and SparkContext._active_spark_context is None and "spark.master" not in _submit_conf():
@@ -45,11 +54,19 @@ def main(argv: list[str] | None = None) -> int:
         if not sep:
             parser.error(f"--conf expects KEY=VALUE, got {item!r}")
         conf[key] = value
+    options = storage_options(conf)
+    for item in args.fs_option:
+        key, sep, value = item.partition("=")
+        if not sep:
+            parser.error(f"--fs-option expects KEY=VALUE, got {item!r}")
+        options[key.strip()] = value
     spark = build_session(master=master or "", app_name="gtidkit-pipeline", conf=conf)
     try:
+        if args.ship_package:
+            ship_package(spark)
         result = run_pipeline(spark, args.input, args.output, topology=args.topology,
-                              verify_checksum=not args.no_verify_checksum)
-    except (LayoutError, ValueError) as err:
+                              verify_checksum=not args.no_verify_checksum, storage_options=options)
+    except (LayoutError, ValueError, StorageError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     finally:

@@ -7,13 +7,22 @@
     spark.sql("SELECT host, count(*) FROM binlog.`/data/fleet` GROUP BY host")   # after register(spark)
 
 Name: ``binlog``. Path: a fleet directory (one sub-directory per host), a host directory, a single binlog, or
-a JSON mapping file ``{"host": [paths]}`` (see :mod:`gtidkit.pipeline.layout`).
+a JSON mapping file ``{"host": [paths]}`` (see :mod:`gtidkit.pipeline.layout`), as a local path or a
+``file://``, ``s3://``, ``s3a://``, ``gs://`` or ``hdfs://`` URI (the driver lists it once through
+``pyarrow.fs``; executors open their file as a stream).
 
 Options (strings, as Spark passes them):
 
 * ``level``: ``transactions`` (default; schemas.TRANSACTIONS), ``events`` (schemas.EVENTS), ``files``
   (schemas.FILES) or ``scan`` (schemas.SCAN: the pipeline's single pass, transactions then one file record).
 * ``verifyChecksum``: ``true`` (default) or ``false``: verify CRC32 footers when the FDE announces them.
+* ``batchRows``: transactions per Arrow record batch (default 8192; memory per task is one batch).
+* storage: ``fs.s3a.endpoint``, ``fs.s3a.access.key``, ``fs.s3a.secret.key``, ``fs.s3a.path.style.access``...
+  or pyarrow's own names, for ``s3://``/``s3a://``/``gs://``/``hdfs://`` paths (see
+  :mod:`gtidkit.pipeline.storage`).
+
+Output: ``read()`` yields ``pyarrow.RecordBatch`` es (Spark 4 takes them as they are: no per-row conversion
+between Python and the JVM) for every level but ``events``, which yields tuples.
 
 Partitioning: ``partitions()`` runs once on the driver and returns one :class:`BinlogFilePartition` per binlog
 (so one Spark task per file, and a 1 GiB file is streamed by one task, never loaded into one record); files are
@@ -34,6 +43,14 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from gtidkit.pipeline import schemas
 from gtidkit.pipeline.layout import FileSpec, discover
+from gtidkit.pipeline.storage import storage_options
+
+
+def scan_batch_rows() -> int:
+    """Default ``batchRows``: transactions per Arrow record batch (``gtidkit.pipeline.scan.BATCH_ROWS``)."""
+    from gtidkit.pipeline.scan import BATCH_ROWS
+
+    return BATCH_ROWS
 
 
 class BinlogFilePartition(InputPartition):
@@ -54,9 +71,11 @@ class BinlogReader(DataSourceReader):
     """Reader for one ``load()``: plans partitions on the driver, decodes files on executors."""
 
     def __init__(self, options: dict, level: str) -> None:
-        self.options = dict(options)
+        self.options = {str(k).lower(): v for k, v in dict(options).items()}
         self.level = level
         self.verify_checksum = _bool_option(self.options, "verifychecksum", True)
+        self.batch_rows = int(self.options.get("batchrows", scan_batch_rows()))
+        self.arrow = schemas.arrow_schema(BinlogDataSource._SCHEMAS[level]) if level != "events" else None
 
     def partitions(self) -> list[BinlogFilePartition]:
         """One partition per binlog found under the ``path`` option (driver side, at planning time).
@@ -67,22 +86,20 @@ class BinlogReader(DataSourceReader):
         path = self.options.get("path")
         if not path:
             raise ValueError("binlog data source: load(path) needs a path")
-        layout = discover(path)
+        layout = discover(path, storage_options(self.options))
         return [BinlogFilePartition(spec) for spec in layout.files]
 
-    def read(self, partition: BinlogFilePartition) -> Iterator[tuple]:
-        """Stream the rows of one file (executor side; the file is opened here)."""
+    def read(self, partition: BinlogFilePartition) -> Iterator:
+        """Stream one file (executor side; the file is opened here): ``pyarrow.RecordBatch`` es of up to
+        ``batchRows`` transactions for ``transactions``/``scan``/``files``, tuples for ``events``."""
         from gtidkit.pipeline import scan
 
         spec: FileSpec = partition.value
-        if self.level == "transactions":
-            yield from scan.transaction_rows(spec, verify_checksum=self.verify_checksum)
-        elif self.level == "events":
+        if self.level == "events":
             yield from scan.event_rows(spec, verify_checksum=self.verify_checksum)
-        elif self.level == "files":
-            yield from scan.file_rows(spec, verify_checksum=self.verify_checksum)
-        else:
-            yield from scan.scan_records(spec, verify_checksum=self.verify_checksum)
+            return
+        yield from scan.arrow_batches(spec, self.level, self.arrow, verify_checksum=self.verify_checksum,
+                                      batch_rows=self.batch_rows, storage_options=storage_options(self.options))
 
 
 class BinlogDataSource(DataSource):

@@ -149,7 +149,7 @@ def load_topology(path: str | Path) -> dict[str, list[str]]:
     except (OSError, ValueError) as err:
         raise ValueError(f"topology file {p}: {err}") from err
     if not isinstance(data, dict):
-        raise ValueError(f'topology file {p}: expected {{"replica": "source"}}')
+        raise ValueError(f'topology file {p}: expected {{"replica": "source"}}')  # noqa: TRY004 - documented
     out: dict[str, list[str]] = {}
     for replica, sources in data.items():
         if isinstance(sources, str):

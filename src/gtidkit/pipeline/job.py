@@ -39,7 +39,8 @@ class PipelineResult:
     """What one run produced: where, how long, and the small tables the report shows.
 
     Attributes:
-        output: the output directory (Parquet tables in sub-directories named after :data:`TABLES`).
+        output: the output directory (Parquet tables in sub-directories named after :data:`TABLES`): a ``Path``
+            for a local output, the URI text for remote storage.
         layout: the discovered input (files per host, skipped files).
         hosts: ``hosts`` rows as dicts (schemas.HOSTS).
         checks: ``checks`` rows as dicts (schemas.CHECKS), errors first.
@@ -51,7 +52,7 @@ class PipelineResult:
         group_sizes: (host, group_size, groups) rows for the parallelism histogram.
     """
 
-    output: Path
+    output: Path | str
     layout: Layout
     hosts: list[dict]
     checks: list[dict]
@@ -62,6 +63,13 @@ class PipelineResult:
     timings: dict[str, float] = field(default_factory=dict)
     per_minute: list[tuple] = field(default_factory=list)
     group_sizes: list[tuple] = field(default_factory=list)
+    storage_options: dict = field(default_factory=dict, repr=False)
+
+    def output_child(self, name: str) -> str:
+        """Path or URI of ``name`` in the output directory (``report.html``, ``checks``...)."""
+        if isinstance(self.output, Path):
+            return str(self.output / name)
+        return f"{self.output.rstrip('/')}/{name}"
 
     def checks_of(self, check: str) -> list[dict]:
         """The findings of one check name."""
@@ -75,18 +83,80 @@ class PipelineResult:
         raise KeyError(name)
 
 
-def read_scan(spark: SparkSession, input_path: str | Path, *, verify_checksum: bool = True) -> DataFrame:
+def read_scan(spark: SparkSession, input_path: str | Path, *, verify_checksum: bool = True,
+              storage_options: dict | None = None) -> DataFrame:
     """The ``level=scan`` DataFrame of the binlog data source (one partition per file)."""
     return (
         spark.read.format("binlog")
         .option("level", "scan")
         .option("verifyChecksum", str(verify_checksum).lower())
+        .options(**(storage_options or {}))
         .load(str(input_path))
     )
 
 
-def _write(df: DataFrame, output: Path, name: str) -> None:
-    df.write.mode("overwrite").parquet(str(output / name))
+def write_parquet(df: DataFrame, uri: str, storage_options: dict | None = None) -> int:
+    """Write ``df`` as a Parquet directory at ``uri`` (replacing it).
+
+    A local path (or ``file://``) goes through Spark's own writer. Remote storage (``s3://``, ``s3a://``,
+    ``gs://``, ``hdfs://``) is written by the executors themselves through ``pyarrow.fs``: each partition
+    streams its Arrow batches (``mapInArrow``) into ``part-NNNNN.parquet`` with ``pyarrow.parquet`` — no
+    hadoop-aws jars, nothing staged on the driver. Part names follow the partition id, so a retried task
+    overwrites its own part; there is no commit protocol (a failed job leaves a partial directory, replaced by
+    the next run).
+
+    Returns:
+        Rows written (remote), or -1 (local: Spark does not report it).
+
+    Raises:
+        gtidkit.pipeline.storage.StorageError: the storage refused (names the URI).
+    """
+    from gtidkit.pipeline import storage
+
+    if not storage.is_remote(uri):
+        df.write.mode("overwrite").parquet(storage.resolve(uri).path)
+        return -1
+    storage.delete_tree(uri, storage_options)
+    opts = dict(storage_options or {})
+
+    def write_part(batches):
+        """Executor side: this partition's batches → one Parquet file on the remote filesystem."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        from pyspark import TaskContext
+
+        from gtidkit.pipeline import storage as st
+
+        ctx = TaskContext.get()
+        part = ctx.partitionId() if ctx is not None else 0
+        loc = st.resolve(f"{uri.rstrip('/')}/part-{part:05d}.parquet", opts)
+        writer = None
+        n = 0
+        try:
+            for batch in batches:
+                if batch.num_rows == 0:
+                    continue
+                if writer is None:
+                    writer = pq.ParquetWriter(loc.path, batch.schema, filesystem=loc.fs)
+                writer.write_batch(batch)
+                n += batch.num_rows
+        except OSError as err:
+            raise st.StorageError(f"{loc.uri}: {err}") from err
+        finally:
+            if writer is not None:
+                writer.close()
+        yield pa.RecordBatch.from_pydict({"rows": [n]})
+
+    written = sum(r["rows"] for r in df.mapInArrow(write_part, "rows BIGINT").collect())
+    if written == 0:  # keep the table readable: one empty part with the schema
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        schema = to_arrow_schema(df.schema, timezone="UTC")
+        loc = storage.resolve(f"{uri.rstrip('/')}/part-00000.parquet", opts)
+        pq.write_table(pa.Table.from_batches([], schema=schema), loc.path, filesystem=loc.fs)
+    return written
 
 
 def _located_errant(spark: SparkSession, errant: dict[str, GtidSet], transactions: DataFrame,
@@ -133,13 +203,18 @@ def run_pipeline(
     verify_checksum: bool = True,
     on_stage: Callable[[str], None] | None = None,
     write_report: bool = True,
+    storage_options: dict | None = None,
 ) -> PipelineResult:
     """Run the whole pipeline on a fleet of binlogs.
 
     Args:
         spark: the session (see :func:`gtidkit.pipeline.session.build_session`).
-        input_path: fleet directory (one sub-directory per host) or JSON mapping file host → files.
-        output: directory for the Parquet tables, ``summary.json`` and ``report.html`` (tables are overwritten).
+        input_path: fleet directory (one sub-directory per host) or JSON mapping file host → files; a local
+            path or a ``file://``/``s3://``/``s3a://``/``gs://``/``hdfs://`` URI.
+        output: directory for the Parquet tables, ``summary.json`` and ``report.html`` (tables are overwritten);
+            a local path or a URI as for ``input_path`` (see :func:`write_parquet` for remote outputs).
+        storage_options: filesystem options for remote URIs (``fs.s3a.endpoint``, ``fs.s3a.access.key``...; see
+            :mod:`gtidkit.pipeline.storage`).
         topology: replica → source(s), as a JSON file path or a dict; None infers it from server UUIDs.
         verify_checksum: verify CRC32 footers.
         on_stage: called with each stage's name as it starts (the CLI drives its progress display with it).
@@ -150,16 +225,26 @@ def run_pipeline(
 
     Raises:
         gtidkit.pipeline.layout.LayoutError: no binlog under ``input_path``.
+        gtidkit.pipeline.storage.StorageError: remote storage refused (missing bucket or key, bad credentials).
         ValueError: malformed topology file.
     """
+    from gtidkit.pipeline import storage
+
     stage = on_stage or (lambda _name: None)
     timings: dict[str, float] = {}
-    out = Path(output)
-    out.mkdir(parents=True, exist_ok=True)
+    sopts = storage.storage_options(storage_options)
+    out_loc = storage.resolve(output, sopts)
+    out: Path | str = Path(out_loc.path) if out_loc.local else out_loc.uri
+    if out_loc.local:
+        Path(out_loc.path).mkdir(parents=True, exist_ok=True)
+
+    def _write(df: DataFrame, _out: object, name: str) -> None:
+        write_parquet(df, out_loc.child(name), sopts)
+
     t0 = time.perf_counter()
 
     stage("discover")
-    layout = discover(input_path)
+    layout = discover(input_path, sopts)
     given: dict[str, list[str]] | None
     if topology is None:
         given = None
@@ -169,7 +254,8 @@ def run_pipeline(
         given = S.load_topology(topology)
 
     stage("scan")
-    scan = read_scan(spark, input_path, verify_checksum=verify_checksum).persist(StorageLevel.MEMORY_AND_DISK)
+    scan = read_scan(spark, input_path, verify_checksum=verify_checksum, storage_options=sopts).persist(
+        StorageLevel.MEMORY_AND_DISK)
     scan.count()
     timings["scan"] = time.perf_counter() - t0
 
@@ -238,7 +324,8 @@ def run_pipeline(
         .unionByName(spark.createDataFrame(driver_checks, schemas.CHECKS))
     )
     severity_rank = F.when(F.col("severity") == "error", 0).when(F.col("severity") == "warning", 1).otherwise(2)
-    _write(checks_df.orderBy(severity_rank, "check", "host", "file", "offset"), out, "checks")
+    checks_df = checks_df.orderBy(severity_rank, "check", "host", "file", "offset").persist()
+    _write(checks_df, out, "checks")
 
     host_rows = []
     for host in layout.hosts:
@@ -267,7 +354,8 @@ def run_pipeline(
         for r in transactions.groupBy("host", F.date_trunc("minute", "commit_time").alias("minute"))
         .agg(F.count(F.lit(1)).alias("n")).orderBy("host", "minute").collect()
     ]
-    checks_rows = [r.asDict() for r in spark.read.parquet(str(out / "checks")).collect()]
+    checks_rows = [r.asDict() for r in checks_df.collect()]
+    checks_df.unpersist()
     rank = {"error": 0, "warning": 1, "info": 2}
     checks_rows.sort(key=lambda c: (rank.get(c["severity"], 3), c["check"], c["host"], c["file"] or "",
                                     c["offset"] if c["offset"] is not None else -1))
@@ -288,7 +376,7 @@ def run_pipeline(
     result = PipelineResult(
         output=out, layout=layout, hosts=[dict(zip(host_names, h)) for h in host_rows], checks=checks_rows,
         files=file_dicts, counts=counts, topology=topo, topology_origin=origin, timings=timings,
-        per_minute=per_minute, group_sizes=group_sizes,
+        per_minute=per_minute, group_sizes=group_sizes, storage_options=sopts,
     )
     scan.unpersist()
     ge.unpersist()

@@ -57,7 +57,7 @@ class SparkProgress:
                 self._progress.update(self._task, total=total, completed=done,
                                       description=f"{self._name} ({len(infos)} Spark stage(s))")
 
-    def __enter__(self) -> SparkProgress:
+    def __enter__(self) -> SparkProgress:  # noqa: PYI034 - final class
         if self._enabled:
             self._progress.start()
             self._thread = threading.Thread(target=self._poll, name="gtidkit-progress", daemon=True)

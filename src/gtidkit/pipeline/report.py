@@ -63,7 +63,7 @@ def print_summary(result: PipelineResult, console: Console | None = None, *, max
                   _short(c["gtid"], 60), _short(c["detail"], 90))
     console.print(t)
     if len(result.checks) > max_checks:
-        console.print(f"… {len(result.checks) - max_checks} more in {result.output / 'checks'} and report.html")
+        console.print(f"… {len(result.checks) - max_checks} more in {result.output_child('checks')} and report.html")
     totals = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
     console.print(f"[bold]findings:[/bold] {totals or 'none'}")
     console.print(
@@ -77,8 +77,9 @@ def print_summary(result: PipelineResult, console: Console | None = None, *, max
 def write_summary_json(result: PipelineResult) -> None:
     """Write ``OUTPUT/summary.json`` (see :func:`gtidkit.pipeline.job.summary_dict`)."""
     from gtidkit.pipeline.job import dumps_summary
+    from gtidkit.pipeline.storage import write_bytes
 
-    (result.output / "summary.json").write_text(dumps_summary(result))
+    write_bytes(result.output_child("summary.json"), dumps_summary(result).encode(), result.storage_options)
 
 
 def _png(fig) -> str:
@@ -199,5 +200,7 @@ img{{max-width:100%}} code{{background:#f4f4f4}}</style></head><body>
 
 
 def write_html(result: PipelineResult) -> None:
-    """Write ``OUTPUT/report.html``."""
-    (result.output / "report.html").write_text(render_html(result))
+    """Write ``OUTPUT/report.html`` (local or remote output)."""
+    from gtidkit.pipeline.storage import write_bytes
+
+    write_bytes(result.output_child("report.html"), render_html(result).encode(), result.storage_options)

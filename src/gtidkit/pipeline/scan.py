@@ -1,9 +1,23 @@
-"""Executor side: stream one binlog file into pipeline rows (the only module that reads binlogs).
+"""Executor side: stream one binlog file into pipeline records (the only module that reads binlogs).
 
 Runs inside a Spark task, one task per file (:class:`~gtidkit.pipeline.layout.FileSpec`); the file is opened
-here and read as a stream by ``gtidkit.binlog.file`` (never loaded whole: a 1 GiB binlog, MySQL's default
-``max_binlog_size``, is normal, and Spark's ``binaryFile`` source refuses files over 2 GiB), and turned into
-plain tuples whose field order is the DDL in :mod:`gtidkit.pipeline.schemas`.
+here and read as a stream (never loaded whole: a 1 GiB binlog, MySQL's default ``max_binlog_size``, is normal,
+and Spark's ``binaryFile`` source refuses files over 2 GiB).
+
+Two readers, one output:
+
+* a file on a local (or locally mounted) filesystem goes through ``gtidkit.binlog.file.FileScanner``, the
+  memory-mapped fast path (about 1 µs per event);
+* a file on object storage or HDFS (any :mod:`gtidkit.pipeline.storage` URI that is not local) is read as a
+  sequential ``pyarrow.fs`` input stream in :data:`STREAM_CHUNK` pieces, decoded by the sans-I/O
+  ``gtidkit.binlog.BinlogStream`` and grouped by ``TransactionParser`` (:class:`StreamScanner`); it yields the
+  same transactions and file facts as the fast path (tests/pipeline/test_storage.py checks both on every
+  fixture), at the decoder's slower rate.
+
+Output forms: :func:`arrow_batches` builds ``pyarrow.RecordBatch`` es of up to :data:`BATCH_ROWS` transactions
+(what the Data Source hands Spark: no per-row Python → JVM conversion), :func:`scan_records` and friends yield
+plain tuples in the field order of :mod:`gtidkit.pipeline.schemas`. Memory per task is bounded by one batch plus
+one read chunk, whatever the file size.
 
 Fault handling follows go-mysql's rule that errors carry their location: a file that cannot be read to its end
 keeps every transaction decoded before the fault, and its ``files`` row gives ``status`` (``truncated`` when the
@@ -15,19 +29,18 @@ cannot be opened (``OSError``) gets ``status='unreadable'`` and ``bad_bytes = si
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.pipeline.layout import FileSpec
 
-_TRUNCATION_WORDS = ("truncat", "end of file", "eof", "incomplete", "short read", "need")
+_TRUNCATION_WORDS = ("truncat", "end of file", "eof", "incomplete", "short read")  # not "need N bytes": a body overrun inside a whole event is corruption
 
-
-def _gtid_parts(gtid: Any) -> tuple[str | None, str | None, int | None]:
-    if gtid is None:
-        return None, None, None
-    return str(gtid.sid), gtid.tag or "", int(gtid.gno)
+#: Transactions per Arrow record batch (and per list handed between the reader and the row builders).
+BATCH_ROWS = 8192
+#: Bytes per read from a remote input stream.
+STREAM_CHUNK = 4 << 20
 
 
 def _gtid_text(sid: str | None, tag: str | None, gno: int | None) -> str | None:
@@ -48,34 +61,17 @@ def clean_text(text: str | None) -> str | None:
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def _none_if_zero(value: int | None) -> int | None:
-    return None if not value else int(value)
+_SID_TEXT: dict[Any, str] = {}
 
 
-def transaction_row(spec: FileSpec, txn: Any) -> tuple:
-    """One ``transactions`` row (schemas.TRANSACTION_FIELDS order) from a ``gtidkit.binlog`` Transaction."""
-    sid, tag, gno = _gtid_parts(txn.gtid)
-    return (
-        spec.host,
-        spec.file,
-        spec.file_index,
-        int(txn.begin_pos),
-        int(txn.end_pos),
-        sid,
-        tag,
-        gno,
-        bool(txn.anonymous),
-        None if txn.last_committed is None else int(txn.last_committed),
-        None if txn.sequence_number is None else int(txn.sequence_number),
-        None if txn.timestamp is None else int(txn.timestamp),
-        _none_if_zero(txn.immediate_commit_timestamp),
-        _none_if_zero(txn.original_commit_timestamp),
-        int(txn.bytes),
-        int(txn.event_count),
-        None if txn.server_id is None else int(txn.server_id),
-        [clean_text(d) for d in txn.databases or ()],
-        bool(txn.complete),
-    )
+def _sid_text(sid: Any) -> str:
+    """``str(uuid)``, cached (a fleet has a handful of server UUIDs and ``UUID.__str__`` costs a microsecond)."""
+    text = _SID_TEXT.get(sid)
+    if text is None:
+        if len(_SID_TEXT) > 65536:
+            _SID_TEXT.clear()
+        text = _SID_TEXT[sid] = str(sid)
+    return text
 
 
 def classify_error(message: str, error_offset: int | None, size: int) -> str:
@@ -124,72 +120,269 @@ def _checksum_name(alg: Any) -> str | None:
     return {0: "OFF", 1: "CRC32", 255: "UNDEFINED"}.get(int(alg), str(int(alg)))
 
 
-def scan_records(spec: FileSpec, *, verify_checksum: bool = True) -> Iterator[tuple]:
-    """Stream ``("txn", row, None)`` per transaction, then one ``("file", None, row)`` for the file.
+class StreamScanner:
+    """Transactions of one binlog read from a sequential byte stream (object storage, HDFS): the same interface
+    as ``gtidkit.binlog.file.FileScanner`` (``batches()``, ``result``, ``counts``) without a memory map.
 
-    The record shape is schemas.SCAN. One pass over the file by ``gtidkit.binlog.file``'s streaming scanner
-    (the engine behind ``scan_file``/``iter_transactions``): transactions are yielded as they are found, never
-    collected, so memory stays flat whatever the file size.
+    Events come from the sans-I/O ``BinlogStream`` (fed :data:`STREAM_CHUNK` bytes at a time) and are grouped
+    by ``TransactionParser`` (MySQL's ``Trx_boundary_parser``, the one boundary parser of gtidkit); events inside
+    a Transaction_payload take the payload event's position, time and server id, as in the fast path.
 
     Args:
-        spec: the file to read (its ``path`` must be readable on the executor).
-        verify_checksum: verify CRC32 footers when the FDE announces them.
+        opener: returns a binary file object with ``read(n)`` (called once, inside :meth:`batches`).
+        name: the file name copied into every transaction and error (the URI).
+        verify_checksum: check CRC32 footers when the FDE says CRC32.
 
-    Yields:
-        Tuples matching schemas.SCAN. Never raises for bad content (it is recorded in the file record).
+    Attributes:
+        result: a ``FileScan`` (without transactions) filled as the stream is read.
+        fde_server_id: server_id of the first FDE's header (the writing server).
+        previous_gtids_pos: offset of a Previous_gtids event right after the first FDE, else None.
     """
-    from gtidkit.binlog.file import FileScanner  # streaming FileScan; see docs/PIPELINE.md "binlog API"
 
-    scanner = FileScanner(spec.path, verify_checksum)
-    acc: dict[str, Any] = {"first_gtid": None, "last_gtid": None, "n_txn": 0, "n_gtid": 0, "n_anon": 0,
-                           "first_ts": None, "last_ts": None, "status": "ok", "error": None, "error_offset": None}
-    try:
-        for txn in scanner.run():
-            row = transaction_row(spec, txn)
-            acc["n_txn"] += 1
-            if row[7] is None:
-                acc["n_anon"] += 1 if row[8] else 0
-            else:
-                acc["n_gtid"] += 1
-                text = _gtid_text(row[5], row[6], row[7])
-                acc["first_gtid"] = acc["first_gtid"] or text
-                acc["last_gtid"] = text
-            ts = row[11]
-            if ts is not None:
-                acc["first_ts"] = ts if acc["first_ts"] is None else min(acc["first_ts"], ts)
-                acc["last_ts"] = ts if acc["last_ts"] is None else max(acc["last_ts"], ts)
-            yield ("txn", row, None)
-    except BinlogDecodeError as err:
-        good = scanner.result.good_bytes
-        acc["error"] = clean_text(err.message)
-        acc["error_offset"] = int(err.offset) if err.offset is not None else good
-        acc["status"] = classify_error(err.message, acc["error_offset"], spec.size)
-    except OSError as err:
-        acc.update(status="unreadable", error=f"{type(err).__name__}: {err}", error_offset=0)
-    res = scanner.result
-    if acc["status"] == "ok":
-        good_bytes = spec.size
-    elif acc["status"] == "unreadable":
-        good_bytes = 0
-    else:
-        good_bytes = int(acc["error_offset"])
-    acc["good_bytes"] = max(0, min(good_bytes, spec.size))
-    acc["events"] = sum(scanner.counts)
-    server_id, prev_pos = _head_facts(spec.path) if res.server_version is not None else (None, None)
-    yield ("file", None, file_row(spec, res, acc, server_id, prev_pos if res.previous_gtids is not None else None))
+    def __init__(self, opener: Callable[[], Any], name: str, verify_checksum: bool) -> None:
+        from gtidkit.binlog.file import FileScan
+
+        self.opener = opener
+        self.name = name
+        self.verify = verify_checksum
+        self.result = FileScan(name, 0)
+        self.types = bytearray()
+        self.fde_server_id: int | None = None
+        self.previous_gtids_pos: int | None = None
+
+    @property
+    def counts(self) -> list[int]:
+        """Top-level events read so far, by type code (a list of 256 ints)."""
+        out = [0] * 256
+        for t in set(self.types):
+            out[t] = self.types.count(t)
+        return out
+
+    def batches(self) -> Iterator[list]:
+        """Yield lists of transactions (file order); raise BinlogDecodeError at the first fault after yielding
+        every transaction completed before it; OSError when the stream cannot be opened or read."""
+        from gtidkit.binlog import (
+            NEED_DATA,
+            BinlogStream,
+            FormatDescriptionEvent,
+            GtidEvent,
+            PreviousGtidsEvent,
+            QueryEvent,
+            RotateEvent,
+            TableMapEvent,
+            TransactionParser,
+            TransactionPayloadEvent,
+        )
+        from gtidkit.binlog.events.statement import query_kind
+        from gtidkit.binlog.stream import iter_payload_events
+        from gtidkit.binlog.transactions import K_GTID, K_IGNORE, K_STATEMENT, kind_of
+
+        res = self.result
+        stream = BinlogStream(magic=True, verify_checksum=self.verify, file=self.name)
+        parser = TransactionParser(self.name)
+        done = parser.finished
+        types = self.types
+        last_type = -1
+        res.good_bytes = 4
+
+        def classify(h: Any, ev: Any) -> tuple[int, str | None]:
+            if isinstance(ev, QueryEvent):
+                qk = query_kind(ev.query if isinstance(ev.query, str) else bytes(ev.query).decode("latin-1"))
+                kind = kind_of(h.type_code, h.flags, qk)
+                return kind, (ev.database or None) if qk == "STATEMENT" else None
+            kind = kind_of(h.type_code, h.flags)
+            if kind == K_GTID and not isinstance(ev, GtidEvent):
+                kind = K_STATEMENT  # a Gtid type code the FDE does not describe: an unknown event
+            return kind, (ev.database or None) if isinstance(ev, TableMapEvent) else None
+
+        with self.opener() as fh:
+            eof = False
+            try:
+                while True:
+                    be = stream.next_event()
+                    if be is NEED_DATA:
+                        if eof:
+                            stream.end_of_data()
+                            break
+                        chunk = fh.read(STREAM_CHUNK)
+                        if not chunk:
+                            eof = True
+                        else:
+                            stream.feed(chunk)
+                        continue
+                    pos, end = stream.last_pos, stream.offset
+                    h, ev = be.header, be.event
+                    t = h.type_code
+                    types.append(t)
+                    if h.flags & 0x40:  # LOG_EVENT_RELAY_LOG_F
+                        res.relay_log = True
+                    last_type = t
+                    if isinstance(ev, FormatDescriptionEvent):
+                        if res.server_version is None:
+                            res.in_use = bool(h.flags & 0x1)  # LOG_EVENT_BINLOG_IN_USE_F
+                            self.fde_server_id = int(h.server_id)
+                        else:
+                            res.relay_log = True
+                        res.server_version = ev.server_version
+                        res.binlog_version = ev.binlog_version
+                        res.checksum_alg = ev.checksum_alg
+                        kind, db = K_IGNORE, None
+                    elif isinstance(ev, PreviousGtidsEvent):
+                        if res.previous_gtids is None:
+                            res.previous_gtids = ev.gtids
+                            if len(types) == 2:
+                                self.previous_gtids_pos = pos
+                        kind, db = K_IGNORE, None
+                    elif isinstance(ev, RotateEvent):
+                        res.next_file = ev.next_file
+                        kind, db = K_IGNORE, None
+                    elif isinstance(ev, TransactionPayloadEvent):
+                        assert stream.fde is not None
+                        inner_events = list(iter_payload_events(ev, stream.fde, file=self.name, offset=pos))
+                        for inner in inner_events:
+                            k, d = classify(inner.header, inner.event)
+                            parser.feed(k, pos, end, h.timestamp, h.server_id,
+                                        inner.event if k == K_GTID else None, d)
+                        kind = -1
+                    else:
+                        kind, db = classify(h, ev)
+                    if kind >= 0:
+                        parser.feed(kind, pos, end, h.timestamp, h.server_id, ev if kind == K_GTID else None, db)
+                    if len(done) >= 256:
+                        res.good_bytes = end
+                        yield list(done)
+                        done.clear()
+                res.good_bytes = stream.offset
+            except BinlogDecodeError:
+                res.good_bytes = stream.offset
+                if done:
+                    yield list(done)
+                    done.clear()
+                raise
+        res.size = stream.offset
+        res.ends_with = "ROTATE" if last_type == 4 else "STOP" if last_type == 3 else None
+        if res.ends_with != "ROTATE":
+            res.next_file = None
+        parser.close()
+        if done:
+            yield list(done)
+            done.clear()
 
 
-def file_row(spec: FileSpec, res: Any, acc: dict[str, Any], server_id: int | None, prev_pos: int | None) -> tuple:
-    """One ``files`` row (schemas.FILE_FIELDS order) from a ``FileScan`` and what :func:`scan_records` counted."""
+def _scanner(spec: FileSpec, verify_checksum: bool, storage_options: dict | None) -> Any:
+    """The reader for ``spec``: the memory-mapped FileScanner for a local file, else a :class:`StreamScanner`
+    over a ``pyarrow.fs`` input stream."""
+    if spec.uri is None:
+        from gtidkit.binlog.file import FileScanner
+
+        return FileScanner(spec.path, verify_checksum)
+    from gtidkit.pipeline import storage
+
+    return StreamScanner(lambda: storage.open_input_stream(spec.uri, storage_options), spec.uri, verify_checksum)
+
+
+class FileTally:
+    """What the ``files`` row needs beyond the ``FileScan``, accumulated batch by batch (never per row)."""
+
+    __slots__ = ("first_gtid", "first_ts", "last_gtid", "last_ts", "n_anon", "n_gtid", "n_txn")
+
+    def __init__(self) -> None:
+        self.first_gtid: str | None = None
+        self.last_gtid: str | None = None
+        self.n_txn = self.n_gtid = self.n_anon = 0
+        self.first_ts: int | None = None
+        self.last_ts: int | None = None
+
+    def add(self, txns: list) -> None:
+        """Count one list of ``gtidkit.binlog`` Transactions."""
+        self.n_txn += len(txns)
+        first = next((t.gtid for t in txns if t.gtid is not None), None)
+        if first is not None:
+            if self.first_gtid is None:
+                self.first_gtid = _gtid_text(_sid_text(first.sid), first.tag, first.gno)
+            last = next(t.gtid for t in reversed(txns) if t.gtid is not None)
+            self.last_gtid = _gtid_text(_sid_text(last.sid), last.tag, last.gno)
+            self.n_gtid += sum(1 for t in txns if t.gtid is not None)
+        self.n_anon += sum(1 for t in txns if t.anonymous and t.gtid is None)
+        stamps = [t.timestamp for t in txns if t.timestamp is not None]
+        if stamps:
+            lo, hi = min(stamps), max(stamps)
+            self.first_ts = lo if self.first_ts is None else min(self.first_ts, lo)
+            self.last_ts = hi if self.last_ts is None else max(self.last_ts, hi)
+
+
+class FileRun:
+    """One scan of one file: :meth:`batches` yields lists of Transactions (up to ``batch_rows`` each), then
+    :attr:`file_row` holds the ``files`` row (schemas.FILE_FIELDS). Never raises for bad content.
+
+    Args:
+        spec: the file (local path or storage URI).
+        verify_checksum: verify CRC32 footers when the FDE announces them.
+        batch_rows: transactions per yielded list.
+        storage_options: filesystem options for a remote ``spec.uri`` (see :mod:`gtidkit.pipeline.storage`).
+    """
+
+    def __init__(self, spec: FileSpec, verify_checksum: bool = True, batch_rows: int = BATCH_ROWS,
+                 storage_options: dict | None = None) -> None:
+        self.spec = spec
+        self.storage_options = storage_options
+        self.verify = verify_checksum
+        self.batch_rows = batch_rows
+        self.tally = FileTally()
+        self.file_row: tuple | None = None
+
+    def batches(self) -> Iterator[list]:
+        """Transactions in file order, ``batch_rows`` at a time; :attr:`file_row` is set once exhausted."""
+        spec, tally = self.spec, self.tally
+        status, error, error_offset = "ok", None, None
+        scanner = _scanner(spec, self.verify, self.storage_options)
+        pending: list = []
+        try:
+            for chunk in scanner.batches():
+                pending.extend(chunk)
+                if len(pending) >= self.batch_rows:
+                    tally.add(pending)
+                    yield pending
+                    pending = []
+        except BinlogDecodeError as err:
+            error = clean_text(err.message)
+            error_offset = int(err.offset) if err.offset is not None else scanner.result.good_bytes
+            status = classify_error(err.message, error_offset, spec.size)
+        except OSError as err:
+            status, error, error_offset = "unreadable", f"{type(err).__name__}: {err}", 0
+        if pending:
+            tally.add(pending)
+            yield pending
+        res = scanner.result
+        if status == "ok":
+            good = spec.size
+        elif status == "unreadable":
+            good = 0
+        else:
+            good = int(error_offset)
+        good = max(0, min(good, spec.size))
+        if res.server_version is None:
+            server_id = prev_pos = None
+        elif isinstance(scanner, StreamScanner):
+            server_id, prev_pos = scanner.fde_server_id, scanner.previous_gtids_pos
+        else:
+            server_id, prev_pos = _head_facts(spec.path)
+        events = len(scanner.types)
+        self.file_row = file_row(spec, res, tally, status, error, error_offset, good, events, server_id,
+                                 prev_pos if res.previous_gtids is not None else None)
+
+
+def file_row(spec: FileSpec, res: Any, tally: FileTally, status: str, error: str | None, error_offset: int | None,
+             good: int, events: int, server_id: int | None, prev_pos: int | None) -> tuple:
+    """One ``files`` row (schemas.FILE_FIELDS order) from a ``FileScan`` and what :class:`FileRun` counted."""
     prev = res.previous_gtids
     prev_rows = None
     if prev is not None:
         prev_rows = [(str(sid), tag or "", int(start), int(end)) for sid, tag, start, end in prev.intervals()]
-    good = acc["good_bytes"]
     return (
         spec.host,
         spec.file,
-        spec.path,
+        spec.uri or spec.path,
         spec.file_index,
         spec.series,
         spec.seq,
@@ -201,48 +394,213 @@ def file_row(spec: FileSpec, res: Any, acc: dict[str, Any], server_id: int | Non
         None if prev is None else str(prev),
         prev_pos,
         prev_rows,
-        acc["first_gtid"],
-        acc["last_gtid"],
-        acc["n_txn"],
-        acc["n_gtid"],
-        acc["n_anon"],
-        acc["events"],
+        tally.first_gtid,
+        tally.last_gtid,
+        tally.n_txn,
+        tally.n_gtid,
+        tally.n_anon,
+        events,
         bool(res.in_use) if res.server_version is not None else None,
         res.ends_with,
         res.next_file,
-        acc["first_ts"],
-        acc["last_ts"],
-        acc["status"],
-        acc["error"],
-        acc["error_offset"],
+        tally.first_ts,
+        tally.last_ts,
+        status,
+        error,
+        error_offset,
         good,
         spec.size - good,
     )
 
 
-def transaction_rows(spec: FileSpec, *, verify_checksum: bool = True) -> Iterator[tuple]:
+# -- tuples --------------------------------------------------------------------------------------------------
+
+
+def transaction_row(spec: FileSpec, txn: Any) -> tuple:
+    """One ``transactions`` row (schemas.TRANSACTION_FIELDS order) from a ``gtidkit.binlog`` Transaction."""
+    g = txn.gtid
+    sid, tag, gno = (None, None, None) if g is None else (_sid_text(g.sid), g.tag or "", int(g.gno))
+    return (
+        spec.host,
+        spec.file,
+        spec.file_index,
+        int(txn.begin_pos),
+        int(txn.end_pos),
+        sid,
+        tag,
+        gno,
+        bool(txn.anonymous),
+        None if txn.last_committed is None else int(txn.last_committed),
+        None if txn.sequence_number is None else int(txn.sequence_number),
+        None if txn.timestamp is None else int(txn.timestamp),
+        txn.immediate_commit_timestamp or None,
+        txn.original_commit_timestamp or None,
+        int(txn.bytes),
+        int(txn.event_count),
+        None if txn.server_id is None else int(txn.server_id),
+        [clean_text(d) for d in txn.databases or ()],
+        bool(txn.complete),
+    )
+
+
+def scan_records(spec: FileSpec, *, verify_checksum: bool = True,
+                 storage_options: dict | None = None) -> Iterator[tuple]:
+    """Stream ``("txn", row, None)`` per transaction, then one ``("file", None, row)`` for the file.
+
+    The record shape is schemas.SCAN (tuples; :func:`arrow_batches` is the columnar form the Data Source uses).
+
+    Args:
+        spec: the file to read (a local path or a storage URI readable from the executor).
+        verify_checksum: verify CRC32 footers when the FDE announces them.
+        storage_options: filesystem options for a remote file (:mod:`gtidkit.pipeline.storage`).
+
+    Yields:
+        Tuples matching schemas.SCAN. Never raises for bad content (it is recorded in the file record).
+    """
+    run = FileRun(spec, verify_checksum, storage_options=storage_options)
+    for txns in run.batches():
+        for txn in txns:
+            yield ("txn", transaction_row(spec, txn), None)
+    yield ("file", None, run.file_row)
+
+
+def transaction_rows(spec: FileSpec, *, verify_checksum: bool = True,
+                     storage_options: dict | None = None) -> Iterator[tuple]:
     """``level=transactions``: just the transaction rows of one file."""
-    for kind, txn, _ in scan_records(spec, verify_checksum=verify_checksum):
+    for kind, txn, _ in scan_records(spec, verify_checksum=verify_checksum, storage_options=storage_options):
         if kind == "txn":
             yield txn
 
 
-def file_rows(spec: FileSpec, *, verify_checksum: bool = True) -> Iterator[tuple]:
+def file_rows(spec: FileSpec, *, verify_checksum: bool = True,
+              storage_options: dict | None = None) -> Iterator[tuple]:
     """``level=files``: the single file row (the file is still read to its end to count and verify it)."""
-    for kind, _, row in scan_records(spec, verify_checksum=verify_checksum):
-        if kind == "file":
-            yield row
+    run = FileRun(spec, verify_checksum, storage_options=storage_options)
+    for _ in run.batches():
+        pass
+    yield run.file_row
+
+
+# -- Arrow ---------------------------------------------------------------------------------------------------
+
+
+def _transaction_arrays(spec: FileSpec, txns: list, types: list) -> list:
+    """Columns (schemas.TRANSACTION_FIELDS order, Arrow ``types``) of a list of Transactions."""
+    import pyarrow as pa
+
+    n = len(txns)
+    (_f, begin, end, gtid, anon, lc, sn, ts, ict, oct_, nbytes, count, dbs, server_id, complete,
+     *_rest) = zip(*txns)
+    sids: list = []
+    tags: list = []
+    gnos: list = []
+    sa, ta, ga = sids.append, tags.append, gnos.append
+    cache = _SID_TEXT
+    for g in gtid:
+        if g is None:
+            sa(None)
+            ta(None)
+            ga(None)
+        else:
+            s = cache.get(g.sid)
+            sa(s if s is not None else _sid_text(g.sid))
+            ta(g.tag or "")
+            ga(g.gno)
+    try:
+        dbs_array = pa.array(dbs, types[17])
+    except (UnicodeEncodeError, pa.ArrowException):
+        dbs_array = pa.array([[clean_text(d) for d in ds] for ds in dbs], types[17])
+    return [
+        pa.array([spec.host] * n, types[0]),
+        pa.array([spec.file] * n, types[1]),
+        pa.array([spec.file_index] * n, types[2]),
+        pa.array(begin, types[3]),
+        pa.array(end, types[4]),
+        pa.array(sids, types[5]),
+        pa.array(tags, types[6]),
+        pa.array(gnos, types[7]),
+        pa.array(anon, types[8]),
+        pa.array(lc, types[9]),
+        pa.array(sn, types[10]),
+        pa.array(ts, types[11]),
+        pa.array([v or None for v in ict], types[12]),
+        pa.array([v or None for v in oct_], types[13]),
+        pa.array(nbytes, types[14]),
+        pa.array(count, types[15]),
+        pa.array(server_id, types[16]),
+        dbs_array,
+        pa.array(complete, types[18]),
+    ]
+
+
+def _file_array(row: tuple, struct_type: Any) -> Any:
+    import pyarrow as pa
+
+    names = [f.name for f in struct_type]
+    return pa.array([dict(zip(names, row))], struct_type)
+
+
+def arrow_batches(spec: FileSpec, level: str, schema: Any, *, verify_checksum: bool = True,
+                  batch_rows: int = BATCH_ROWS, storage_options: dict | None = None) -> Iterator[Any]:
+    """Stream one file as ``pyarrow.RecordBatch`` es of ``schema`` (the Arrow form of the level's DDL).
+
+    Args:
+        spec: the file to read.
+        level: ``transactions`` (schemas.TRANSACTIONS), ``files`` (schemas.FILES) or ``scan`` (schemas.SCAN:
+            batches of ``txn`` records, then one batch holding the ``file`` record).
+        schema: a ``pyarrow.Schema``; :func:`gtidkit.pipeline.schemas.arrow_schema` of the level's DDL, which
+            equals what Spark derives from it.
+        verify_checksum: verify CRC32 footers when the FDE announces them.
+        batch_rows: transactions per batch (memory per task is bounded by one batch).
+        storage_options: filesystem options for a remote file (:mod:`gtidkit.pipeline.storage`).
+
+    Yields:
+        Record batches (never empty ones). Never raises for bad content (it is recorded in the file record).
+
+    Raises:
+        ValueError: an unknown ``level``.
+    """
+    import pyarrow as pa
+
+    run = FileRun(spec, verify_checksum, batch_rows, storage_options)
+    if level == "transactions":
+        types = schema.types
+        for txns in run.batches():
+            yield pa.RecordBatch.from_arrays(_transaction_arrays(spec, txns, types), schema=schema)
+    elif level == "files":
+        for _ in run.batches():
+            pass
+        row = run.file_row
+        yield pa.RecordBatch.from_arrays([pa.array([v], t) for v, t in zip(row, schema.types)], schema=schema)
+    elif level == "scan":
+        kind_t, txn_t, file_t = schema.types
+        txn_fields = list(txn_t)
+        txn_types = [f.type for f in txn_fields]
+        for txns in run.batches():
+            n = len(txns)
+            txn = pa.StructArray.from_arrays(_transaction_arrays(spec, txns, txn_types), fields=txn_fields)
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(["txn"] * n, kind_t), txn, pa.nulls(n, file_t)], schema=schema)
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(["file"], kind_t), pa.nulls(1, txn_t), _file_array(run.file_row, file_t)], schema=schema)
+    else:
+        raise ValueError(f"arrow_batches: no Arrow form for level {level!r}")
+
+
+# -- events (tuples: a debugging level, one row per event) ---------------------------------------------------
 
 
 def event_rows(spec: FileSpec, *, verify_checksum: bool = True) -> Iterator[tuple]:
     """``level=events``: one row per event (schemas.EVENT_FIELDS), inner events of a Transaction_payload
     included (``in_payload``); a fault ends the stream with a row of type ``ERROR`` at the fault's offset whose
-    ``info`` is the error message."""
+    ``info`` is the error message. Local files only (``read_events`` reads a path)."""
     from gtidkit.binlog.constants import event_type_name
     from gtidkit.binlog.file import read_events
 
     last_end = 4
     try:
+        if spec.uri is not None:
+            raise OSError(f"level=events reads local files only, not {spec.uri}")
         for pe in read_events(spec.path, verify_checksum=verify_checksum):
             h, ev = pe.header, pe.event
             name = type(ev).__name__

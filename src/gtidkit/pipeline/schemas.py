@@ -121,3 +121,41 @@ SCAN = (
 def field_names(ddl: str) -> list[str]:
     """Column names of a flat DDL string (``"a STRING, b INT"`` → ``["a", "b"]``)."""
     return [name for name, _ in _split_fields(ddl)]
+
+
+_ARROW_SCALARS = {
+    "STRING": "string",
+    "INT": "int32",
+    "BIGINT": "int64",
+    "BOOLEAN": "bool_",
+    "DOUBLE": "float64",
+}
+
+
+def _arrow_type(dtype: str) -> object:
+    """Arrow type of one DDL type, as Spark's ``to_arrow_type`` maps it (nullable fields, list item
+    ``element``, ``timestamp[us, tz=UTC]`` with the session time zone UTC)."""
+    import pyarrow as pa
+
+    dtype = dtype.strip()
+    upper = dtype.upper()
+    if upper.startswith("ARRAY<"):
+        return pa.list_(pa.field("element", _arrow_type(dtype[6:-1]), nullable=True))
+    if upper.startswith("STRUCT<"):
+        return pa.struct([pa.field(name.rstrip(":"), _arrow_type(t), nullable=True)
+                          for name, t in _split_fields(dtype[7:-1])])
+    if upper == "TIMESTAMP":
+        return pa.timestamp("us", tz="UTC")
+    return getattr(pa, _ARROW_SCALARS[upper])()
+
+
+def arrow_schema(ddl: str) -> object:
+    """The ``pyarrow.Schema`` Spark derives from a DDL string of this module (what a Python Data Source must
+    yield, field for field: Spark rejects any other with ``DATA_SOURCE_RETURN_SCHEMA_MISMATCH``).
+
+    Raises:
+        KeyError: a type this module does not use.
+    """
+    import pyarrow as pa
+
+    return pa.schema([pa.field(name, _arrow_type(dtype), nullable=True) for name, dtype in _split_fields(ddl)])

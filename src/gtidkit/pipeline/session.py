@@ -94,3 +94,46 @@ def build_session(
 
     register(spark)
     return spark
+
+
+def package_zip(dest: str | os.PathLike[str] | None = None) -> str:
+    """Zip the importable ``gtidkit`` package (its ``.py`` files) for executors that do not have it installed.
+
+    The zip holds ``gtidkit/...`` at its root, the layout ``spark-submit --py-files`` and
+    ``SparkContext.addPyFile`` put on the executors' ``sys.path``. Executors need only PySpark and pyarrow
+    besides it (``zstandard`` too for binlogs with compressed Transaction_payload events).
+
+    Args:
+        dest: the zip file to write; default ``gtidkit-<version>.zip`` in a fresh temporary directory.
+
+    Returns:
+        The path of the zip.
+    """
+    import tempfile
+    import zipfile
+    from pathlib import Path
+
+    import gtidkit
+
+    root = Path(gtidkit.__file__).resolve().parent
+    if dest is None:
+        dest = Path(tempfile.mkdtemp(prefix="gtidkit-zip-")) / f"gtidkit-{gtidkit.__version__}.zip"
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(root.rglob("*.py")):
+            if "__pycache__" not in path.parts:
+                zf.write(path, Path("gtidkit") / path.relative_to(root))
+    return str(dest)
+
+
+def ship_package(spark: SparkSession, zip_path: str | None = None) -> str:
+    """Make ``gtidkit`` importable on executors that lack it: ``SparkContext.addPyFile`` of
+    :func:`package_zip` (the programmatic form of ``spark-submit --py-files gtidkit.zip``).
+
+    Returns:
+        The zip shipped.
+    """
+    path = zip_path or package_zip()
+    spark.sparkContext.addPyFile(path)
+    return path
