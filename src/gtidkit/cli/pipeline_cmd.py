@@ -27,10 +27,12 @@ def pipeline() -> None:
 @click.option("--topology", type=click.Path(exists=True, dir_okay=False), default=None,
               help='JSON {"replica": "source"}; default: inferred from server UUIDs.')
 @click.option("--no-verify-checksum", is_flag=True, help="Do not verify CRC32 footers.")
+@click.option("--incremental", is_flag=True,
+              help="Scan only binlogs new or grown since the previous run into OUTPUT; reuse the rest.")
 @click.option("--json", "as_json", is_flag=True, help="Print summary.json instead of tables.")
 @click.option("--quiet", is_flag=True, help="No progress display.")
 def run_cmd(input_path: str, output: str, fs_options: tuple[str, ...], master: str, topology: str | None,
-            no_verify_checksum: bool, as_json: bool, quiet: bool) -> None:
+            no_verify_checksum: bool, incremental: bool, as_json: bool, quiet: bool) -> None:
     """Run the pipeline on INPUT and write tables, checks and report.html to OUTPUT.
 
     Exits 1 when the input holds no binlog or the topology file is malformed, 0 otherwise (findings are data,
@@ -57,7 +59,7 @@ def run_cmd(input_path: str, output: str, fs_options: tuple[str, ...], master: s
         with SparkProgress(spark, enabled=not quiet and not as_json) as progress:
             result = run_pipeline(spark, input_path, output, topology=topology,
                                   verify_checksum=not no_verify_checksum, on_stage=progress.stage,
-                                  storage_options=options)
+                                  storage_options=options, incremental=incremental)
     except (LayoutError, ValueError, StorageError) as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(1)

@@ -34,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--master", default=None, help="Spark master (default: spark-submit's, else local[*])")
     parser.add_argument("--topology", default=None, help='JSON {"replica": "source"}')
     parser.add_argument("--no-verify-checksum", action="store_true")
+    parser.add_argument("--incremental", action="store_true",
+                        help="scan only binlogs new or grown since the previous run into --output")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                         help="extra Spark setting, e.g. spark.sql.shuffle.partitions=8 (repeatable)")
     args = parser.parse_args(argv)
@@ -65,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.ship_package:
             ship_package(spark)
         result = run_pipeline(spark, args.input, args.output, topology=args.topology,
-                              verify_checksum=not args.no_verify_checksum, storage_options=options)
+                              verify_checksum=not args.no_verify_checksum, storage_options=options,
+                              incremental=args.incremental)
     except (LayoutError, ValueError, StorageError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -50,6 +50,8 @@ class PipelineResult:
         timings: seconds per stage.
         per_minute: (host, minute, transactions) rows for the report's plot.
         group_sizes: (host, group_size, groups) rows for the parallelism histogram.
+        storage_options: the filesystem options used (for writing the report).
+        incremental: what an incremental run scanned and reused (:meth:`Plan.summary`), None for a full run.
     """
 
     output: Path | str
@@ -64,6 +66,7 @@ class PipelineResult:
     per_minute: list[tuple] = field(default_factory=list)
     group_sizes: list[tuple] = field(default_factory=list)
     storage_options: dict = field(default_factory=dict, repr=False)
+    incremental: dict | None = None
 
     def output_child(self, name: str) -> str:
         """Path or URI of ``name`` in the output directory (``report.html``, ``checks``...)."""
@@ -84,15 +87,47 @@ class PipelineResult:
 
 
 def read_scan(spark: SparkSession, input_path: str | Path, *, verify_checksum: bool = True,
-              storage_options: dict | None = None) -> DataFrame:
-    """The ``level=scan`` DataFrame of the binlog data source (one partition per file)."""
-    return (
+              storage_options: dict | None = None, include: list[list[str]] | None = None) -> DataFrame:
+    """The ``level=scan`` DataFrame of the binlog data source (one partition per file; ``include``: only those
+    ``[host, file]`` pairs)."""
+    reader = (
         spark.read.format("binlog")
         .option("level", "scan")
         .option("verifyChecksum", str(verify_checksum).lower())
         .options(**(storage_options or {}))
-        .load(str(input_path))
     )
+    if include is not None:
+        reader = reader.option("include", json.dumps(include))
+    return reader.load(str(input_path))
+
+
+def read_table(spark: SparkSession, uri: str, ddl: str, storage_options: dict | None = None) -> DataFrame:
+    """A Parquet table the job wrote: Spark's reader for a local path, ``gtidkit_parquet`` (pyarrow.fs) for
+    remote storage."""
+    from gtidkit.pipeline import storage
+
+    if not storage.is_remote(uri):
+        return spark.read.schema(ddl).parquet(storage.resolve(uri).path)
+    return spark.read.format("gtidkit_parquet").schema(ddl).options(**(storage_options or {})).load(uri)
+
+
+def previous_files(output: str, storage_options: dict | None = None) -> list[dict] | None:
+    """The ``files`` rows of a previous run into ``output`` (host, file, size, previous_gtids, status), or None
+    when there is none."""
+    import pyarrow.dataset as ds
+    import pyarrow.fs as pafs
+
+    from gtidkit.pipeline import storage
+
+    loc = storage.resolve(storage.resolve(output, storage_options).child("files"), storage_options)
+    if storage.info(loc).type != pafs.FileType.Directory:
+        return None
+    try:
+        table = ds.dataset(loc.path, filesystem=loc.fs, format="parquet", exclude_invalid_files=True).to_table(
+            columns=["host", "file", "size", "previous_gtids", "status"])
+    except Exception as err:  # pyarrow's ArrowInvalid & co.: an unreadable previous output
+        raise storage.StorageError(f"{loc.uri}: previous files table unreadable: {err}") from err
+    return table.to_pylist()
 
 
 def write_parquet(df: DataFrame, uri: str, storage_options: dict | None = None) -> int:
@@ -204,6 +239,7 @@ def run_pipeline(
     on_stage: Callable[[str], None] | None = None,
     write_report: bool = True,
     storage_options: dict | None = None,
+    incremental: bool = False,
 ) -> PipelineResult:
     """Run the whole pipeline on a fleet of binlogs.
 
@@ -215,6 +251,8 @@ def run_pipeline(
             a local path or a URI as for ``input_path`` (see :func:`write_parquet` for remote outputs).
         storage_options: filesystem options for remote URIs (``fs.s3a.endpoint``, ``fs.s3a.access.key``...; see
             :mod:`gtidkit.pipeline.storage`).
+        incremental: reuse the rows of unchanged files from a previous run into ``output`` and scan only new,
+            grown or rewritten ones (see :mod:`gtidkit.pipeline.incremental`); a full run when there is none.
         topology: replica → source(s), as a JSON file path or a dict; None infers it from server UUIDs.
         verify_checksum: verify CRC32 footers.
         on_stage: called with each stage's name as it starts (the CLI drives its progress display with it).
@@ -253,16 +291,39 @@ def run_pipeline(
     else:
         given = S.load_topology(topology)
 
+    plan = None
+    if incremental:
+        from gtidkit.pipeline.incremental import make_plan
+
+        before = previous_files(out_loc.uri, sopts)
+        plan = None if before is None else make_plan(layout, before, sopts)
+
     stage("scan")
-    scan = read_scan(spark, input_path, verify_checksum=verify_checksum, storage_options=sopts).persist(
-        StorageLevel.MEMORY_AND_DISK)
+    include = None if plan is None else [[f.host, f.file] for f in plan.scan]
+    scan = read_scan(spark, input_path, verify_checksum=verify_checksum, storage_options=sopts,
+                     include=include).persist(StorageLevel.MEMORY_AND_DISK)
     scan.count()
+    transactions = T.transactions_from_scan(scan)
+    files = T.files_from_scan(scan)
+    if plan is not None and plan.reuse:
+        # unchanged files: their rows from the previous output, file_index renumbered from today's listing;
+        # materialised (localCheckpoint) before the tables they come from are overwritten below
+        index = F.broadcast(spark.createDataFrame([(f.host, f.file, f.file_index) for f in plan.reuse],
+                                                  "host STRING, file STRING, new_index INT"))
+
+        def reused(df: DataFrame, cols: list[str]) -> DataFrame:
+            return (df.join(index, on=["host", "file"], how="inner")
+                    .withColumn("file_index", F.col("new_index")).select(*cols))
+
+        old_t = read_table(spark, out_loc.child("transactions"), schemas.TRANSACTIONS + ", commit_time TIMESTAMP",
+                           sopts)
+        old_f = read_table(spark, out_loc.child("files"), schemas.FILES, sopts)
+        transactions = transactions.unionByName(reused(old_t, transactions.columns)).localCheckpoint(eager=True)
+        files = files.unionByName(reused(old_f, files.columns)).localCheckpoint(eager=True)
     timings["scan"] = time.perf_counter() - t0
 
     stage("tables")
     t1 = time.perf_counter()
-    transactions = T.transactions_from_scan(scan)
-    files = T.files_from_scan(scan)
     _write(transactions, out, "transactions")
     _write(files, out, "files")
     ge = T.gtid_executed(transactions, files).persist()
@@ -309,6 +370,13 @@ def run_pipeline(
     per_host_par = _parallelism_stats(group_sizes)
 
     driver_checks = S.chain_breaks(facts, file_gtids)
+    if plan is not None:
+        for host, name, why in plan.rewritten:
+            driver_checks.append(S.check_row("file_rewritten", "warning", host, name, None, None,
+                                             f"not the file of the previous run: {why}; scanned again"))
+        for host, name in plan.gone:
+            driver_checks.append(S.check_row("file_gone", "info", host, name, None, None,
+                                             "in the previous run, no longer listed (purged or rotated away)"))
     located, extra = _located_errant(spark, errant, transactions, facts, file_gtids)
     driver_checks += extra
     for host, (groups_n, avg, biggest) in sorted(per_host_par.items()):
@@ -377,6 +445,7 @@ def run_pipeline(
         output=out, layout=layout, hosts=[dict(zip(host_names, h)) for h in host_rows], checks=checks_rows,
         files=file_dicts, counts=counts, topology=topo, topology_origin=origin, timings=timings,
         per_minute=per_minute, group_sizes=group_sizes, storage_options=sopts,
+        incremental=None if plan is None else plan.summary(),
     )
     scan.unpersist()
     ge.unpersist()
@@ -404,6 +473,7 @@ def summary_dict(result: PipelineResult) -> dict[str, Any]:
         "topology": result.topology,
         "topology_origin": result.topology_origin,
         "skipped_inputs": [{"path": p, "reason": r} for p, r in result.layout.skipped],
+        "incremental": result.incremental,
         "hosts": [{k: conv(v) for k, v in h.items()} for h in result.hosts],
         "checks": result.checks,
     }

@@ -338,12 +338,13 @@ class FileRun:
         scanner = _scanner(spec, self.verify, self.storage_options)
         pending: list = []
         try:
+            size = self.batch_rows
             for chunk in scanner.batches():
                 pending.extend(chunk)
-                if len(pending) >= self.batch_rows:
-                    tally.add(pending)
-                    yield pending
-                    pending = []
+                while len(pending) >= size:
+                    out, pending = pending[:size], pending[size:]
+                    tally.add(out)
+                    yield out
         except BinlogDecodeError as err:
             error = clean_text(err.message)
             error_offset = int(err.offset) if err.offset is not None else scanner.result.good_bytes

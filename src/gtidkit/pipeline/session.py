@@ -136,4 +136,9 @@ def ship_package(spark: SparkSession, zip_path: str | None = None) -> str:
     """
     path = zip_path or package_zip()
     spark.sparkContext.addPyFile(path)
+    # The data source captured the Python includes when it was registered: register it again so that its
+    # planning and reading workers (driver and executors) get the zip too.
+    from gtidkit.pipeline.datasource import register
+
+    register(spark)
     return path
