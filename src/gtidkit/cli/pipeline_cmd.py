@@ -45,7 +45,6 @@ def run_cmd(input_path: str, output: str, fs_options: tuple[str, ...], master: s
     from gtidkit.pipeline.progress import SparkProgress
     from gtidkit.pipeline.report import print_summary
     from gtidkit.pipeline.session import build_session
-
     from gtidkit.pipeline.storage import StorageError
 
     options = {}
