@@ -79,7 +79,7 @@ def test_task_memory_is_flat_in_file_size(tmp_path) -> None:
     """One 4 MB and one 32 MB binlog through the executor code, each in a fresh process: the peak of Python
     allocations and of Arrow's memory pool is about one batch for both (the file itself is memory-mapped, i.e.
     page cache, never copied)."""
-    from gtidkit.binlog.generate import generate_corpus
+    from gtidkit.generate import generate_corpus
 
     peaks = {}
     for mb in (4, 32):
