@@ -57,7 +57,7 @@ def test_every_byte_accounted(damaged):
     html = (result.output / "report.html").read_text()
     total = sum(f["size"] for f in result.files)
     good = sum(f["good_bytes"] for f in result.files)
-    assert f"{total} bytes" in html and f"({good} decoded, {total - good} bad)" in html
+    assert f"{total:,} bytes" in html and f"({good:,} decoded, {total - good:,} bad;" in html
 
 
 def test_good_transactions_before_the_fault_are_kept(spark, damaged):

@@ -63,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--fs-option expects KEY=VALUE, got {item!r}")
         options[key.strip()] = value
     spark = build_session(master=master or "", app_name="gtidkit-pipeline", conf=conf)
+    # spark-submit --conf spark.hadoop.fs.s3a.endpoint=... reaches us through the SparkConf
+    options = {**storage_options(dict(spark.sparkContext.getConf().getAll())), **options}
     try:
         if args.ship_package:
             ship_package(spark)

@@ -299,10 +299,16 @@ def run_pipeline(
         plan = None if before is None else make_plan(layout, before, sopts)
 
     stage("scan")
+    from gtidkit.pipeline.session import process_tree_cpu
+
+    cpu0 = process_tree_cpu()
     include = None if plan is None else [[f.host, f.file] for f in plan.scan]
     scan = read_scan(spark, input_path, verify_checksum=verify_checksum, storage_options=sopts,
                      include=include).persist(StorageLevel.MEMORY_AND_DISK)
     scan.count()
+    cpu1 = process_tree_cpu()
+    if cpu0 is not None and cpu1 is not None:
+        timings["scan_cpu"] = cpu1 - cpu0  # driver + JVM + Python workers (local mode: the whole scan)
     transactions = T.transactions_from_scan(scan)
     files = T.files_from_scan(scan)
     if plan is not None and plan.reuse:

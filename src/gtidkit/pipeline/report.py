@@ -155,17 +155,108 @@ def plot_pngs(result: PipelineResult) -> dict[str, bytes]:
     return out
 
 
+_BYTE_COLS = frozenset({"bytes", "bad_bytes", "good_bytes", "size"})
+_ID_COLS = frozenset({"server_id", "offset", "error_offset", "previous_gtids_pos", "file_index", "seq"})
+
+
+def human_bytes(n: int | None) -> str:
+    """``1234567`` → ``1.2 MB`` (decimal units, as disk and object-store sizes are quoted)."""
+    if n is None:
+        return ""
+    value = float(n)
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if abs(value) < 1000 or unit == "TB":
+            return f"{int(value)} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{n} B"  # pragma: no cover - the loop always returns
+
+
+def fmt(value: object, col: str = "") -> str:
+    """A cell for people: integers with thousands separators (offsets and ids as they are, being positions and
+    names), floats to two decimals, byte counts with a unit, timestamps to the second, ``None`` empty."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        if col in _BYTE_COLS:
+            return f"{human_bytes(value)} ({value:,})" if value >= 1000 else f"{value} B"
+        return str(value) if col in _ID_COLS else f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    if hasattr(value, "isoformat"):
+        return value.strftime("%Y-%m-%d %H:%M:%S") if hasattr(value, "strftime") else value.isoformat()
+    return str(value)
+
+
 def _table(rows: list[dict], cols: list[str]) -> str:
+    """An HTML table in a horizontally scrolling box; numbers right-aligned."""
     head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
     body = []
     for r in rows:
-        cells = "".join(f"<td>{html.escape('' if r.get(c) is None else str(r.get(c)))}</td>" for c in cols)
-        body.append(f"<tr>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        cells = []
+        for c in cols:
+            v = r.get(c)
+            num = isinstance(v, (int, float)) and not isinstance(v, bool)
+            cells.append(f'<td{" class=num" if num else ""}>{html.escape(fmt(v, c))}</td>')
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    return (f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>")
+
+
+def host_summaries(result: PipelineResult) -> list[dict]:
+    """One dict per host for the report's first screen: GTID_EXECUTED, GTID_PURGED, errant GTIDs and the
+    findings by severity (errors, warnings; info findings are left to the detail)."""
+    from gtidkit.gtid import GtidSet
+
+    out = []
+    for h in result.hosts:
+        mine = [c for c in result.checks if c["host"] == h["host"]]
+        errant = GtidSet()
+        for c in mine:
+            if c["check"] == "errant" and c["gtid"]:
+                errant = errant | GtidSet.parse(c["gtid"])
+        by_check: dict[tuple[str, str], int] = defaultdict(int)
+        for c in mine:
+            if c["severity"] in ("error", "warning"):
+                by_check[(c["severity"], c["check"])] += 1
+        out.append({
+            "host": h["host"],
+            "source": h["source_host"],
+            "gtid_executed": h["gtid_executed_binlog"] or "",
+            "gtid_purged": h["gtid_purged_binlog"] or "",
+            "errant": str(errant),
+            "errors": sum(n for (sev, _), n in by_check.items() if sev == "error"),
+            "warnings": sum(n for (sev, _), n in by_check.items() if sev == "warning"),
+            "findings": ", ".join(f"{n} {check}" for (_, check), n in sorted(by_check.items())),
+            "transactions": h["transactions"],
+            "files": h["files"],
+            "bytes": h["bytes"],
+        })
+    return out
+
+
+def _summary_cards(result: PipelineResult) -> str:
+    cards = []
+    for s in host_summaries(result):
+        status = "bad" if s["errors"] else "warn" if s["warnings"] else "ok"
+        verdict = (f"{s['errors']} error(s), {s['warnings']} warning(s): {s['findings']}" if s["findings"]
+                   else "no errors or warnings")
+        source = f" ← {html.escape(s['source'])}" if s["source"] else " (no source)"
+        cards.append(
+            f'<div class="card {status}"><h3>{html.escape(s["host"])}<small>{source}</small></h3><dl>'
+            f"<dt>GTID_EXECUTED</dt><dd><code>{html.escape(s['gtid_executed'] or '(empty)')}</code></dd>"
+            f"<dt>GTID_PURGED</dt><dd><code>{html.escape(s['gtid_purged'] or '(empty)')}</code></dd>"
+            f"<dt>errant GTIDs</dt><dd><code>{html.escape(s['errant'] or 'none')}</code></dd>"
+            f"<dt>findings</dt><dd>{html.escape(verdict)}</dd>"
+            f"<dt>binlogs</dt><dd>{s['files']:,} files, {human_bytes(s['bytes'])}, "
+            f"{s['transactions']:,} transactions</dd></dl></div>")
+    return f'<div class="cards">{"".join(cards)}</div>'
 
 
 def render_html(result: PipelineResult) -> str:
-    """The report as one self-contained HTML page."""
+    """The report as one self-contained HTML page: a one-screen summary per host (GTID_EXECUTED, GTID_PURGED,
+    errant GTIDs, findings), then plots, hosts, checks and files in detail."""
     pngs = plot_pngs(result)
     imgs = "".join(
         f'<figure><img alt="{k}" src="data:image/png;base64,{base64.b64encode(v).decode()}"/></figure>'
@@ -181,16 +272,29 @@ def render_html(result: PipelineResult) -> str:
     good = sum(f["good_bytes"] for f in result.files)
     more = ""
     if len(result.checks) > _MAX_CHECK_ROWS:
-        more = f"<p>{len(result.checks) - _MAX_CHECK_ROWS} more findings in the <code>checks</code> table.</p>"
+        more = f"<p>{len(result.checks) - _MAX_CHECK_ROWS:,} more findings in the <code>checks</code> table.</p>"
+    inc = ""
+    if result.incremental:
+        i = result.incremental
+        inc = (f"<p>Incremental run: {i['scanned']:,} file(s) scanned (new {len(i['new'])}, grown "
+               f"{len(i['grown'])}, rewritten {len(i['rewritten'])}), {i['reused']:,} reused, "
+               f"{len(i['gone'])} gone since the previous run.</p>")
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>gtidkit pipeline report</title>
-<style>body{{font-family:sans-serif;margin:2em;}} table{{border-collapse:collapse;font-size:12px;margin-bottom:2em}}
-td,th{{border:1px solid #ccc;padding:3px 6px;vertical-align:top}} th{{background:#eee}}
-img{{max-width:100%}} code{{background:#f4f4f4}}</style></head><body>
+<style>body{{font-family:sans-serif;margin:2em;}} table{{border-collapse:collapse;font-size:12px}}
+td,th{{border:1px solid #ccc;padding:3px 6px;vertical-align:top;white-space:nowrap}} th{{background:#eee}}
+td.num{{text-align:right}} .scroll{{overflow-x:auto;max-width:100%;margin-bottom:2em}}
+.cards{{display:grid;grid-template-columns:repeat(auto-fill,minmax(26em,1fr));gap:1em;margin-bottom:2em}}
+.card{{border:1px solid #ccc;border-left:6px solid #3c9d5d;padding:.5em 1em;font-size:13px}}
+.card.warn{{border-left-color:#e0a800}} .card.bad{{border-left-color:#c0392b}}
+.card h3{{margin:.2em 0}} .card small{{font-weight:normal;color:#666;margin-left:.5em}}
+dl{{display:grid;grid-template-columns:max-content 1fr;gap:.2em .8em;margin:.3em 0}} dt{{color:#555}}
+dd{{margin:0;overflow-wrap:anywhere}} img{{max-width:100%}} code{{background:#f4f4f4}}</style></head><body>
 <h1>gtidkit pipeline report</h1>
-<p>{len(result.layout.files)} binlog files, {len(result.hosts)} hosts, {total} bytes
-({good} decoded, {total - good} bad); topology {html.escape(result.topology_origin)}:
-<code>{html.escape(str(result.topology))}</code>; output <code>{html.escape(str(result.output))}</code>.</p>
+<p>{len(result.layout.files):,} binlog files, {len(result.hosts):,} hosts, {total:,} bytes
+({good:,} decoded, {total - good:,} bad; {human_bytes(total)}); topology {html.escape(result.topology_origin)}:
+<code>{html.escape(str(result.topology))}</code>; output <code>{html.escape(str(result.output))}</code>.</p>{inc}
+<h2>Summary per host</h2>{_summary_cards(result)}
 <h2>Plots</h2>{imgs}
 <h2>Hosts</h2>{_table(result.hosts, host_cols)}
 <h2>Checks</h2>{_table(result.checks[:_MAX_CHECK_ROWS], check_cols)}{more}

@@ -142,3 +142,37 @@ def ship_package(spark: SparkSession, zip_path: str | None = None) -> str:
 
     register(spark)
     return path
+
+
+def process_tree_cpu(root: int | None = None) -> float | None:
+    """CPU seconds (user + system) used so far by process ``root`` (default: this one) and all its descendants —
+    in local mode the JVM and the Python workers — read from ``/proc``; reaped children count through their
+    parent's ``cutime``/``cstime``. None where ``/proc`` is not available.
+
+    The pipeline records its scan stage's CPU with it (``timings['scan_cpu']``): on a shared machine the wall
+    time of a stage says little, its CPU time is what a core costs.
+    """
+    if not os.path.isdir("/proc/self"):
+        return None
+    root = os.getpid() if root is None else root
+    table: dict[int, tuple[int, int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        table[int(entry)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        if pid in table:
+            total += table[pid][1]
+        stack.extend(children.get(pid, []))
+    return total / os.sysconf("SC_CLK_TCK")
