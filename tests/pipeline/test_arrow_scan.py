@@ -14,9 +14,9 @@ from gtidkit.pipeline import scan, schemas
 from gtidkit.pipeline.layout import FileSpec
 
 try:
-    from tests.pipeline.test_storage import FIXTURE_FILES
+    from tests.pipeline.test_object_storage import FIXTURE_FILES
 except ImportError:  # pragma: no cover - run from inside tests/
-    from pipeline.test_storage import FIXTURE_FILES  # type: ignore[no-redef]
+    from pipeline.test_object_storage import FIXTURE_FILES  # type: ignore[no-redef]
 
 
 def _spec(path: Path) -> FileSpec:

@@ -11,7 +11,7 @@ Two readers, one output:
 * a file on object storage or HDFS (any :mod:`gtidkit.pipeline.storage` URI that is not local) is read as a
   sequential ``pyarrow.fs`` input stream in :data:`STREAM_CHUNK` pieces, decoded by the sans-I/O
   ``gtidkit.binlog.BinlogStream`` and grouped by ``TransactionParser`` (:class:`StreamScanner`); it yields the
-  same transactions and file facts as the fast path (tests/pipeline/test_storage.py checks both on every
+  same transactions and file facts as the fast path (tests/pipeline/test_object_storage.py checks both on every
   fixture), at the decoder's slower rate.
 
 Output forms: :func:`arrow_batches` builds ``pyarrow.RecordBatch`` es of up to :data:`BATCH_ROWS` transactions
