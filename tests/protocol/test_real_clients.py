@@ -552,7 +552,8 @@ def test_privileges_grant_revoke_and_enforcement(srv: ServerProcess) -> None:
         with pytest.raises(pymysql.err.OperationalError) as exc:
             cur.execute("CREATE USER 'x'@'%'")
         assert exc.value.args[0] == 1227
-        cur.execute("ALTER USER 'ro'@'%' IDENTIFIED BY 'ro-pw2'")  # one's own password: no privilege needed
+        cur.execute("ALTER USER 'ro'@'%' IDENTIFIED BY 'ro-pw1'")  # one's own password: no privilege needed
+        cur.execute("SET PASSWORD = 'ro-pw2'")
     with root.cursor() as cur:
         cur.execute("REVOKE SELECT ON app.* FROM 'ro'@'%'")
     with ro.cursor() as cur, pytest.raises(pymysql.err.OperationalError) as exc:
@@ -567,3 +568,13 @@ def test_privileges_grant_revoke_and_enforcement(srv: ServerProcess) -> None:
         assert cur.fetchone()[0].endswith("ON *.* TO `root`@`localhost` WITH GRANT OPTION")
         cur.execute("DROP USER 'ro'@'%'")
     root.close()
+
+
+def test_packets_above_16_mib_both_directions(srv: ServerProcess) -> None:
+    conn = _pymysql(srv)
+    with conn.cursor() as cur:
+        cur.execute("SELECT REPEAT('x', 17000000)")  # the row goes out as two physical packets
+        assert len(cur.fetchone()[0]) == 17_000_000
+        cur.execute("SELECT LENGTH('" + "y" * 17_000_000 + "')")  # PyMySQL splits the query; the server joins it
+        assert cur.fetchone() == (17_000_000,)
+    conn.close()

@@ -38,6 +38,8 @@ _ALTER_USER = re.compile(
     re.IGNORECASE,
 )
 _DROP_USER = re.compile(r"^\s*drop\s+user\s+(if\s+exists\s+)?" + _ACCOUNT + r"\s*;?\s*$", re.IGNORECASE)
+_SET_PASSWORD = re.compile(r"^\s*set\s+password\s*(?:for\s+" + _ACCOUNT + r"\s*)?=\s*'((?:[^'\\]|\\.|'')*)'\s*;?\s*$",
+                           re.IGNORECASE)
 _GRANT = re.compile(r"^\s*(grant|revoke)\s+(.+?)\s+on\s+(?:table\s+)?(\S+)\s+(?:to|from)\s+" + _ACCOUNT
                     + r"\s*(with\s+grant\s+option)?\s*;?\s*$", re.IGNORECASE | re.DOTALL)
 _SHOW_GRANTS = re.compile(r"^\s*show\s+grants(?:\s+for\s+(?:(current_user(?:\s*\(\s*\))?)|" + _ACCOUNT
@@ -104,6 +106,20 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
             plugin = (m.group(10) or auth.CACHING_SHA2).lower()
             handler.ctx.accounts.create(user, host, _unquote(m.group(11) or ""), plugin,
                                         if_not_exists=bool(m.group(1)))
+            return _ok(handler)
+        m = _SET_PASSWORD.match(text)
+        if m:  # SET PASSWORD [FOR account] = 'text': ALTER USER ... IDENTIFIED BY with the account's plugin
+            if all(g is None for g in m.groups()[0:8]) and account is not None:
+                user, host = account.user, account.host
+            else:
+                user, host = _account(m.groups()[0:8])
+            own = account is not None and (user, host.lower()) == (account.user, account.host.lower())
+            if not own:
+                _need_create_user(account)
+            handler.ctx.accounts.alter(user, host, _unquote(m.group(9)))
+            handler.ctx.sha2_cache.pop((user, host), None)
+            if own:
+                handler.sandbox = False
             return _ok(handler)
         m = _ALTER_USER.match(text)
         if m:
