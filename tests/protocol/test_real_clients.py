@@ -438,15 +438,15 @@ def test_initialize_prints_password_and_refuses_nonempty(tmp_path: Path) -> None
 
 def test_defaults_file(tmp_path: Path) -> None:
     cnf = tmp_path / "my.cnf"
-    cnf.write_text("[client]\nport=1\n[mysqld]\nmax-connections = 1\nskip-log-bin\n")
+    cnf.write_text("[client]\nport=1\n[mysqld]\nmax-connections = 1\nskip-log-bin\nsession_track_gtids = OWN_GTID\n")
     with running_server(tmp_path / "d", f"--defaults-file={cnf}") as s:
         a = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")
         with pytest.raises(pymysql.err.OperationalError) as exc:
             pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")
         assert exc.value.args[0] == 1040
         with a.cursor() as cur:
-            cur.execute("SELECT @@log_bin")
-            assert cur.fetchone() == (0,)
+            cur.execute("SELECT @@log_bin, @@GLOBAL.session_track_gtids, @@SESSION.session_track_gtids")
+            assert cur.fetchone() == (0, "OWN_GTID", "OWN_GTID")
         a.close()
 
 
