@@ -33,8 +33,10 @@ def test_templates_take_their_slots(code: int) -> None:
         (
             1790,
             ("3e11fa47-71ca-11e1-9e33-c80aa9429562:1",),
-            "@@SESSION.GTID_NEXT cannot be changed by a client that owns a GTID. The client owns "
-            "3e11fa47-71ca-11e1-9e33-c80aa9429562:1. Ownership is released on COMMIT or ROLLBACK.",
+            (
+                "@@SESSION.GTID_NEXT cannot be changed by a client that owns a GTID. The client owns "
+                "3e11fa47-71ca-11e1-9e33-c80aa9429562:1. Ownership is released on COMMIT or ROLLBACK."
+            ),
             "HY000",
         ),
         (1231, ("gtid_next", "NULL"), "Variable 'gtid_next' can't be set to the value of 'NULL'", "42000"),
@@ -58,3 +60,38 @@ def test_text_of_another_code() -> None:
     err = mysql_error(1292, "datetime", "2024-13-01", "d", 1, text_of=1366)
     assert (err.code, err.sqlstate) == (1292, "22007")
     assert err.message == "Incorrect datetime value: '2024-13-01' for column 'd' at row 1"
+
+
+#: MySQLError built from a literal outside the table: (file, code) -> why it is not the table's text.
+NOT_FROM_TABLE = {
+    (
+        "engine/sql/executor.py",
+        1146,
+    ): "SQLite's 'no such table' names one object, not MySQL's schema.table pair",
+    ("engine/sql/rowimage.py", 1264): "a DECIMAL row-image value out of range has no column name to report",
+    ("engine/sql/rowimage.py", 1677): "table-map column count mismatch: our wording, MySQL stops with 1677",
+    (
+        "engine/binlog/error_action.py",
+        "EE_WRITE",
+    ): "mysys EE_WRITE (3) is a client-library code, not a server one",
+}
+
+
+def test_every_mysql_error_comes_from_the_table() -> None:
+    """Issue 7, 'one error-message table': no module builds a MySQL error text of its own."""
+    import ast
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "src" / "gtidkit"
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        rel = path.relative_to(src).as_posix()
+        if rel in {"errors.py", "mysql_errors.py"}:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "MySQLError" and node.args:
+                first = node.args[0]
+                key = first.value if isinstance(first, ast.Constant) else getattr(first, "id", "*")
+                if (rel, key) not in NOT_FROM_TABLE:
+                    found.append(f"{rel}:{node.lineno} MySQLError({key}, ...)")
+    assert not found, "use gtidkit.mysql_errors.mysql_error():\n" + "\n".join(found)

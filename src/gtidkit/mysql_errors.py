@@ -247,6 +247,25 @@ ER: dict[int, ErrorSpec] = {
         "ER_CANT_SET_GTID_PURGED_DUE_SETS_CONSTRAINTS", "HY000", "@@GLOBAL.GTID_PURGED cannot be changed: %s"
     ),
     3552: _e("ER_NO_SYSTEM_SCHEMA_ACCESS", "HY000", "Access to system schema '%s' is rejected."),
+    1030: _e("ER_GET_ERRNO", "HY000", "Got error %s from storage engine"),
+    1133: _e("ER_PASSWORD_NO_MATCH", "42000", "Can't find any matching row in the user table"),
+    1141: _e("ER_NONEXISTING_GRANT", "42000", "There is no such grant defined for user '%s' on host '%s'"),
+    1142: _e("ER_TABLEACCESS_DENIED_ERROR", "42000", "%s command denied to user '%s'@'%s' for table '%s'"),
+    1221: _e("ER_WRONG_USAGE", "HY000", "Incorrect usage of %s and %s"),
+    1396: _e("ER_CANNOT_USER", "HY000", "Operation %s failed for %s"),
+    1524: _e("ER_PLUGIN_IS_NOT_LOADED", "HY000", "Plugin '%s' is not loaded"),
+    1594: _e("ER_REPLICA_RELAY_LOG_READ_FAILURE", "HY000", "Relay log read failure: %s"),
+    1820: _e(
+        "ER_MUST_CHANGE_PASSWORD",
+        "HY000",
+        "You must reset your password using ALTER USER statement before executing this statement.",
+    ),
+    1381: _e("ER_NO_BINARY_LOGGING", "HY000", "You are not using binary logging"),
+    1568: _e(
+        "ER_CANT_CHANGE_TX_CHARACTERISTICS",
+        "25001",
+        "Transaction characteristics can't be changed while a transaction is in progress",
+    ),
     # client-side (libmysql CR_*) codes that the in-process engine reports
     2006: _e("CR_SERVER_GONE_ERROR", "HY000", "MySQL server has gone away"),
     2013: _e("CR_SERVER_LOST", "HY000", "Lost connection to MySQL server during query"),
@@ -290,4 +309,16 @@ def mysql_error(
     return MySQLError(code, message(text_of or code, *args), sqlstate or ER[code].sqlstate)
 
 
-__all__ = ["ER", "ErrorSpec", "message", "mysql_error"]
+def unknown_error(text: str) -> MySQLError:
+    """Error 1105 (ER_UNKNOWN_ERROR) with a free text, as mysqld's ``my_message(ER_UNKNOWN_ERROR, text)``.
+
+    The only code whose text is not the table's: MySQL itself reports conditions it has no catalogued message
+    for this way (SQLSTATE HY000).
+
+    Args:
+        text: the message, as the client should see it.
+    """
+    return MySQLError(1105, text, ER[1105].sqlstate)
+
+
+__all__ = ["ER", "ErrorSpec", "message", "mysql_error", "unknown_error"]

@@ -50,6 +50,7 @@ from gtidkit.engine.session import Session
 from gtidkit.engine.statements import transaction as txn
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid
+from gtidkit.mysql_errors import mysql_error, unknown_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
@@ -257,7 +258,7 @@ def user_var_value(ev: UserVarEvent) -> Any:
         if ev.charset in _LATIN1_COLLATIONS:
             return bytes(raw).decode("cp1252", "replace")
         return bytes(raw).decode("utf-8", "surrogateescape")
-    raise MySQLError(1105, f"User variable '{ev.name}' has an unsupported type {ev.value_type} in the binary log")
+    raise unknown_error(f"User variable '{ev.name}' has an unsupported type {ev.value_type} in the binary log")
 
 
 #: collation id -> (character set, collation) for the ids the status variables carry (``SHOW COLLATION``).
@@ -414,7 +415,7 @@ def _on_rows(t: ApplyTarget, item: Any, maps: dict[int, TableMapEvent]) -> None:
     tm = maps.get(ev.table_id)
     if tm is None:
         # Rows_log_event::do_apply_event: a table id with no Table_map before it
-        raise MySQLError(1594, f"Relay log read failure: rows event for unmapped table id {ev.table_id}")
+        raise mysql_error(1594, 'rows event for unmapped table id ' + str(ev.table_id))
     t.apply_rows(tm, ev)
     if ev.flags & STMT_END_F:
         maps.clear()  # rows_event_stmt_cleanup: the table mappings last until the end of the statement
@@ -443,7 +444,7 @@ _UNAPPLIABLE = {
 def _on_other(t: ApplyTarget, item: Any, maps: dict[int, TableMapEvent]) -> None:
     name = _UNAPPLIABLE.get(item.header.type_code)
     if name is not None:
-        raise MySQLError(1235, f"This version of MySQL doesn't yet support 'applying {name}'", "42000")
+        raise mysql_error(1235, 'applying ' + str(name))
 
 
 #: Event class -> handler(target, item, table maps). Events not listed (Rows_query, Previous_gtids inside a relay

@@ -35,6 +35,7 @@ from gtidkit.engine.session import Session, now_us
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
+from gtidkit.mysql_errors import mysql_error, unknown_error
 from gtidkit.version import MYSQL_VERSION
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ def _read_or_create_uuid(datadir: Path) -> uuidlib.UUID:
         for line in path.read_text().splitlines():
             if line.strip().lower().startswith("server-uuid"):
                 return uuidlib.UUID(line.split("=", 1)[1].strip())
-        raise MySQLError(1105, f"auto.cnf in {datadir} has no server-uuid")
+        raise unknown_error(f"auto.cnf in {datadir} has no server-uuid")
     value = uuidlib.uuid1()
     tmp = path.with_suffix(".tmp")
     tmp.write_text(f"[auto]\nserver-uuid={value}\n")
@@ -165,9 +166,7 @@ class Server:
         if "enforce_gtid_consistency" not in opts:
             opts["enforce_gtid_consistency"] = "ON" if opts["gtid_mode"] == "ON" else "OFF"
         if opts["gtid_mode"] == "ON" and opts["enforce_gtid_consistency"] != "ON":
-            raise MySQLError(
-                3111, "SET @@GLOBAL.GTID_MODE = ON is not allowed because ENFORCE_GTID_CONSISTENCY is not ON."
-            )
+            raise mysql_error(3111, 'ON', 'ENFORCE_GTID_CONSISTENCY is not ON')
         opts["synchronous"] = synchronous
         server = cls(datadir, opts)
         try:
@@ -207,7 +206,7 @@ class Server:
     def session(self) -> Session:
         """A new session (its own SQLite connection). Close it with ``session.close()`` or ``with``."""
         if self.closed:
-            raise MySQLError(2006, "MySQL server has gone away")
+            raise mysql_error(2006)
         with self._sessions_lock:
             sid = self._next_session_id
             self._next_session_id += 1
@@ -224,7 +223,7 @@ class Server:
         from gtidkit.engine.apply import ApplierSession
 
         if self.closed:
-            raise MySQLError(2006, "MySQL server has gone away")
+            raise mysql_error(2006)
         with self._sessions_lock:
             sid = self._next_session_id
             self._next_session_id += 1
@@ -255,7 +254,7 @@ class Server:
         if timeout is None:
             timeout = float(self.globals.get("innodb_lock_wait_timeout"))
         if not self._write_lock.acquire(timeout=timeout):
-            raise MySQLError(1205, "Lock wait timeout exceeded; try restarting transaction")
+            raise mysql_error(1205)
         self._write_owner = session.id if session is not None else 0
 
     def write_lock_owner(self) -> int | None:

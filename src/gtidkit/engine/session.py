@@ -35,6 +35,7 @@ from gtidkit.engine.statements.set_parser import Default, Expression, Keyword, S
 from gtidkit.engine.tracking import SessionTracker, StatementFacts
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
+from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
@@ -102,15 +103,15 @@ class Session:
         from gtidkit.engine.sql.parse import split_statements
 
         if self.closed:
-            raise MySQLError(2006, "MySQL server has gone away")
+            raise mysql_error(2006)
         if self.server.crashed:  # binlog_error_action=ABORT_SERVER stopped the server
-            raise MySQLError(2013, "Lost connection to MySQL server during query")
+            raise mysql_error(2013)
         if self.killed:  # KILL CONNECTION from another session (statements/admin.py)
             self.close()
-            raise MySQLError(2013, "Lost connection to MySQL server during query")
+            raise mysql_error(2013)
         texts = split_statements(sql)
         if not texts:
-            raise MySQLError(1065, "Query was empty", "42000")
+            raise mysql_error(1065)
         results: list[StatementResult] = []
         for i, text in enumerate(texts):
             try:
@@ -404,9 +405,9 @@ class Session:
         if sc == "LOCAL":
             sc = "SESSION"
         if sc == "SESSION" and var.scope == sysvars.GLOBAL:
-            raise MySQLError(1238, f"Variable '{var.name}' is a GLOBAL variable")
+            raise mysql_error(1238, var.name, 'GLOBAL')
         if sc == "GLOBAL" and var.scope == sysvars.SESSION:
-            raise MySQLError(1238, f"Variable '{var.name}' is a SESSION variable")
+            raise mysql_error(1238, var.name, 'SESSION')
         if var.read is not None:
             return var.read(self, sc or None)
         if sc != "GLOBAL" and var.scope != sysvars.GLOBAL and var.name in self.session_vars:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 
 __all__ = ["DB_FILE_NAME", "SYNCHRONOUS_MODES", "Connection", "IntegrityError", "OperationalError", "Storage"]
 
@@ -180,7 +180,7 @@ class Connection:
     def _check_savepoint(self, name: str) -> int:
         i = self._find_savepoint(name)
         if i < 0:
-            raise MySQLError(1305, f"SAVEPOINT {name} does not exist", "42000")
+            raise mysql_error(1305, 'SAVEPOINT', name)
         return i
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
@@ -203,8 +203,8 @@ class Connection:
 def _lock_error(err: sqlite3.OperationalError) -> Exception:
     text = str(err)
     if "locked" in text or "busy" in text:
-        return MySQLError(1205, "Lock wait timeout exceeded; try restarting transaction", "HY000")
-    return MySQLError(1030, f"Got error from storage engine: {text}", "HY000")
+        return mysql_error(1205)
+    return mysql_error(1030, text)
 
 
 class Storage:
@@ -261,10 +261,10 @@ class Storage:
             conn = storage.connect()
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         except sqlite3.DatabaseError as err:
-            raise MySQLError(1030, f"Got error from storage engine: {err} ({p})") from err
+            raise mysql_error(1030, f"{err} ({p})") from err
         try:
             if str(mode).lower() != "wal":
-                raise MySQLError(1030, f"Got error from storage engine: cannot enable WAL on {p}")
+                raise mysql_error(1030, f"cannot enable WAL on {p}")
             storage.catalog.bootstrap(conn)
         finally:
             conn.close()

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine.gtid import variables as gv
 from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 from gtidkit.version import SERVER_VERSION
 
 if TYPE_CHECKING:
@@ -282,7 +283,7 @@ def lookup(name: str) -> SysVar:
     """
     var = SYSVARS.get(name.lower())
     if var is None:
-        raise MySQLError(1193, f"Unknown system variable '{name}'")
+        raise mysql_error(1193, name)
     if var.alias_of:
         return SYSVARS[var.alias_of]
     return var
@@ -302,11 +303,11 @@ class Warning_:
 
 
 def _type_error(name: str) -> MySQLError:
-    return MySQLError(1232, f"Incorrect argument type to variable '{name}'", "42000")
+    return mysql_error(1232, name)
 
 
 def _value_error(name: str, shown: str) -> MySQLError:
-    return MySQLError(1231, f"Variable '{name}' can't be set to the value of '{shown}'", "42000")
+    return mysql_error(1231, name, shown)
 
 
 def _shown(value: Any) -> str:
@@ -423,7 +424,7 @@ class SetContext:
 
 def read_only_error(name: str) -> MySQLError:
     """ER_INCORRECT_GLOBAL_LOCAL_VAR 1238 for a SET of a read-only variable."""
-    return MySQLError(1238, f"Variable '{name}' is a read only variable")
+    return mysql_error(1238, name, 'read only')
 
 
 def set_variable(
@@ -451,12 +452,12 @@ def set_variable(
     if scope is None or scope == "LOCAL":
         scope = SESSION
     if scope == SESSION and var.scope == GLOBAL:
-        raise MySQLError(1229, f"Variable '{var.name}' is a GLOBAL variable and should be set with SET GLOBAL")
+        raise mysql_error(1229, var.name)
     if scope == GLOBAL and var.scope == SESSION:
-        raise MySQLError(1228, f"Variable '{var.name}' is a SESSION variable and can't be used with SET GLOBAL")
+        raise mysql_error(1228, var.name)
     if is_default:
         if var.no_default:
-            raise MySQLError(1230, f"Variable '{var.name}' doesn't have a default value", "42000")
+            raise mysql_error(1230, var.name)
         value = var.default
         if scope == SESSION and var.scope == BOTH and var.update is None:
             value = session.server.globals.values[var.name]  # SET SESSION x = DEFAULT: the global value

@@ -43,13 +43,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from gtidkit.engine.results import SessionStateType, StateChange
-from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
+from gtidkit.mysql_errors import mysql_error
 
 __all__ = ["TRX_STATE_EMPTY", "SessionTracker", "StatementFacts"]
 
 TRX_STATE_EMPTY = "________"
-_CANT_CHANGE_TX = (1568, "Transaction characteristics can't be changed while a transaction is in progress", "25001")
 _T = SessionStateType
 
 #: Functions that make a statement unsafe for statement-based logging (``BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION``).
@@ -153,7 +152,7 @@ class SessionTracker:
         if (in_transaction or self._trx) and any(
             a.kind == "transaction" and not a.scope for a in assignments
         ):
-            raise MySQLError(*_CANT_CHANGE_TX)
+            raise mysql_error(1568)
 
     # ---------------------------------------------------------------- per statement
     def begin_statement(self, *, track_gtids: str, track_state_change: bool, track_trx_info: str) -> None:

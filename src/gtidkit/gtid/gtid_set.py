@@ -18,7 +18,7 @@ from json import loads as _json_loads
 from typing import Any
 from uuid import UUID
 
-from gtidkit.errors import GtidParseError, MySQLError
+from gtidkit.errors import GtidParseError
 from gtidkit.gtid import encoding as _enc
 from gtidkit.gtid import interval as _iv
 from gtidkit.gtid.gtid import Gtid, parse_gno_at
@@ -32,19 +32,16 @@ from gtidkit.gtid.sid import (
     scan_tag,
     sid_bytes,
 )
+from gtidkit.mysql_errors import message, mysql_error
 
 __all__ = ["ER_GNO_EXHAUSTED_MESSAGE", "GtidSet", "parse_tsids"]
 
 Key = tuple[bytes, str]
 Flat = tuple[int, ...]
 
-#: ER_GNO_EXHAUSTED (1775) text (share/messages_to_clients.txt).
 #: ER_GNO_EXHAUSTED 1775, MySQL 8.x wording (share/messages_to_clients.txt; 5.6/5.7 said "Impossible to generate
 #: Global Transaction Identifier: the integer component reached the maximal value.").
-ER_GNO_EXHAUSTED_MESSAGE = (
-    "Impossible to generate GTID: the integer component reached the maximum value. "
-    "Restart the server with a new server_uuid."
-)
+ER_GNO_EXHAUSTED_MESSAGE = message(1775)
 
 # ---------------------------------------------------------------------------------------------------------
 # Text parsing.
@@ -535,7 +532,7 @@ class GtidSet:
         flat = self._map.get((sid_bytes(sid), normalize_tag(tag) if tag else ""), ())
         gno = _iv.next_free(flat, start)
         if gno > MAX_GNO:
-            raise MySQLError(1775, ER_GNO_EXHAUSTED_MESSAGE)
+            raise mysql_error(1775)
         return gno
 
     # -- comparison -------------------------------------------------------------------------------------

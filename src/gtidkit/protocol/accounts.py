@@ -17,7 +17,7 @@ import threading
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol import auth
 
 ACCOUNTS_FILE = "gtidkit_accounts.json"
@@ -129,7 +129,7 @@ class AccountStore:
             if key in self._accounts:
                 if if_not_exists:
                     return False
-                raise MySQLError(1396, f"Operation CREATE USER failed for '{user}'@'{host}'")
+                raise mysql_error(1396, 'CREATE USER', "'" + str(user) + "'@'" + str(host) + "'")
             self._accounts[key] = Account(user, host, plugin, stored)
             self._save()
         return True
@@ -144,7 +144,7 @@ class AccountStore:
         with self._lock:
             acc = self._accounts.get(key)
             if acc is None:
-                raise MySQLError(1396, f"Operation ALTER USER failed for '{user}'@'{host}'")
+                raise mysql_error(1396, 'ALTER USER', "'" + str(user) + "'@'" + str(host) + "'")
             plugin = plugin or acc.plugin
             self._accounts[key] = replace(acc, plugin=plugin, authentication_string=_stored(plugin, password),
                                           password_expired=False)
@@ -162,9 +162,8 @@ class AccountStore:
             acc = self._accounts.get(key)
             if acc is None:
                 if revoke:
-                    raise MySQLError(1141, f"There is no such grant defined for user '{user}' on host '{host}'",
-                                     "42000")
-                raise MySQLError(1133, "Can't find any matching row in the user table", "28000")
+                    raise mysql_error(1141, user, host)
+                raise mysql_error(1133, sqlstate='28000')
             if db is None:
                 held = [p for p in acc.privileges if not (revoke and p in privileges)]
                 if not revoke:
@@ -191,7 +190,7 @@ class AccountStore:
             if key not in self._accounts:
                 if if_exists:
                     return False
-                raise MySQLError(1396, f"Operation DROP USER failed for '{user}'@'{host}'")
+                raise mysql_error(1396, 'DROP USER', "'" + str(user) + "'@'" + str(host) + "'")
             del self._accounts[key]
             self._save()
         return True
@@ -214,4 +213,4 @@ def _stored(plugin: str, password: str) -> str:
         return auth.native_stored(password)
     if plugin == auth.CACHING_SHA2:
         return auth.sha2_stored(password)
-    raise MySQLError(1524, f"Plugin '{plugin}' is not loaded")
+    raise mysql_error(1524, plugin)

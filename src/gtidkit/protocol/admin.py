@@ -15,7 +15,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol import auth, engine_seam, privileges
 from gtidkit.protocol.constants import BINARY_COLLATION, UTF8MB4_0900_AI_CI, ColumnFlag, FieldType
 from gtidkit.protocol.engine_seam import Column, StatementResult
@@ -68,12 +68,10 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
         account = handler.current_account()
         # sql_parse.cc: in the sandbox only ALTER USER, SET PASSWORD and SET (client initialisation) run
         if handler.sandbox and not _ALTER_USER.match(text) and not re.match(r"\s*set\b", text, re.IGNORECASE):
-            raise MySQLError(1820, "You must reset your password using ALTER USER statement before executing this "
-                             "statement.")
+            raise mysql_error(1820)
         if _SHUTDOWN.match(text):
             if not privileges.has_global(account, "SHUTDOWN"):
-                raise MySQLError(1227, "Access denied; you need (at least one of) the SHUTDOWN privilege(s) for "
-                                 "this operation", "42000")
+                raise mysql_error(1227, 'SHUTDOWN')
             handler.shutdown_requested = True  # the edge acts on it after this statement's OK is sent
             return _ok(handler)
         m = _GRANT.match(text)
@@ -86,8 +84,7 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
                 user, host = _account(m.groups()[1:9])
                 target = handler.ctx.accounts.get(user, host)
                 if target is None:
-                    raise MySQLError(1141, f"There is no such grant defined for user '{user}' on host '{host}'",
-                                     "42000")
+                    raise mysql_error(1141, user, host)
             assert target is not None
             rows = [(g,) for g in privileges.show_grants(target)]
             name = f"Grants for {target.user}@{target.host}"
@@ -151,8 +148,7 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
 
 def _need_create_user(account: Any) -> None:
     if not privileges.has_global(account, "CREATE USER"):
-        raise MySQLError(1227, "Access denied; you need (at least one of) the CREATE USER privilege(s) for this "
-                         "operation", "42000")
+        raise mysql_error(1227, 'CREATE USER')
 
 
 def _grant(handler: ClientHandler, m: re.Match[str]) -> StatementResult:
@@ -164,11 +160,11 @@ def _grant(handler: ClientHandler, m: re.Match[str]) -> StatementResult:
     elif target == "*":
         db = engine_seam.current_schema(handler.session)
         if db is None:
-            raise MySQLError(1046, "No database selected", "3D000")
+            raise mysql_error(1046)
     elif target.endswith(".*"):
         db = target[:-2]
     else:
-        raise MySQLError(1235, "This version of MySQL doesn't yet support 'table-level privileges'", "42000")
+        raise mysql_error(1235, 'table-level privileges')
     names = privileges.normalize_privileges(m.group(2), "global" if db is None else "db")
     if m.group(12):
         names = (*names, privileges.GRANT_OPTION)
@@ -181,10 +177,8 @@ def _grant(handler: ClientHandler, m: re.Match[str]) -> StatementResult:
         for n in names if n != privileges.GRANT_OPTION
     ):
         if db is None:
-            raise MySQLError(1045, f"Access denied for user '{handler.user}'@'{handler.peer_host_name()}' "
-                             "(using password: YES)", "28000")
-        raise MySQLError(1044, f"Access denied for user '{handler.user}'@'{handler.peer_host_name()}' to "
-                         f"database '{db}'", "42000")
+            raise mysql_error(1045, handler.user, handler.peer_host_name(), 'YES')
+        raise mysql_error(1044, handler.user, handler.peer_host_name(), db)
     handler.ctx.accounts.grant(user, host, names, db, revoke=revoke)
     return _ok(handler)
 
@@ -193,10 +187,10 @@ def _kill(handler: ClientHandler, what: str, target_id: int) -> StatementResult:
     with handler.ctx.lock:
         target = handler.ctx.handlers.get(target_id)
     if target is None:
-        raise MySQLError(1094, f"Unknown thread id: {target_id}")
+        raise mysql_error(1094, target_id)
     me = handler.current_account()
     if target.user != handler.user and not privileges.has_global(me, "SUPER", "CONNECTION_ADMIN"):
-        raise MySQLError(1095, f"You are not owner of thread {target_id}")
+        raise mysql_error(1095, target_id)
     if what == "connection":
         target.killed = True
         if target is not handler:

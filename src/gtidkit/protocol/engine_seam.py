@@ -15,6 +15,7 @@ from typing import Any
 from gtidkit.engine.results import Column, StateChange, StatementResult
 from gtidkit.engine.sql.parse import split_statements
 from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol.constants import (
     BINARY_COLLATION,
     UTF8MB4_0900_AI_CI,
@@ -88,7 +89,7 @@ def execute(session: Any, sql: str, intercept: Interceptor | None = None) -> Ite
     """
     statements = split(sql)
     if not statements:
-        raise MySQLError(1065, "Query was empty", "42000")
+        raise mysql_error(1065)
     for text in statements:
         res = intercept(text) if intercept is not None else None
         if res is not None:
@@ -161,7 +162,7 @@ def field_list(session: Any, table: str, wildcard: str = "") -> list[Column]:
 
     db = session.current_db
     if not db:
-        raise MySQLError(1046, "No database selected", "3D000")
+        raise mysql_error(1046)
     quoted = table.replace("`", "``")
     res = session.execute(f"SHOW COLUMNS FROM `{quoted}`")[0]
     pattern = None

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gtidkit.errors import MySQLError, ProtocolError, RemoteProtocolError
+from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol import auth, engine_seam, privileges
 from gtidkit.protocol.accounts import Account, AccountStore
 from gtidkit.protocol.connection import (
@@ -148,10 +149,7 @@ class ServerContext:
 
 
 def _denied(user: str, host: str, with_password: bool) -> MySQLError:
-    return MySQLError(
-        1045, f"Access denied for user '{user}'@'{host}' (using password: {'YES' if with_password else 'NO'})",
-        "28000",
-    )
+    return mysql_error(1045, user, host, 'YES' if with_password else 'NO')
 
 
 class ClientHandler:
@@ -380,8 +378,7 @@ class ClientHandler:
             db, self._pending_db = self._pending_db, None
             try:
                 if not privileges.any_on_db(self.current_account(), db):
-                    raise MySQLError(1044, f"Access denied for user '{self.user}'@'{self.peer_host_name()}' to "
-                                     f"database '{db}'", "42000")
+                    raise mysql_error(1044, self.user, self.peer_host_name(), db)
                 for _ in engine_seam.execute(self.session, f"USE `{db.replace('`', '``')}`"):
                     pass
             except MySQLError as err:
@@ -513,12 +510,7 @@ class ClientHandler:
         try:
             statements = engine_seam.split(sql)
             if len(statements) > 1 and not self.multi_statements:
-                raise MySQLError(
-                    1064,
-                    "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
-                    f"version for the right syntax to use near '{statements[1][:80]}' at line 1",
-                    "42000",
-                )
+                raise mysql_error(1064, 'You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use', statements[1][:80], '1')
             results = engine_seam.execute(self.session, sql, admin.interceptor(self))
             current = next(results)
             while True:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error, unknown_error
 
 #: option -> (type, default) of what the wire server owns (mysqld's names and defaults; bind_address is
 #: 127.0.0.1 here, where mysqld's is ``*``).
@@ -68,7 +68,7 @@ def read_defaults_file(path: str | Path, groups: tuple[str, ...] = ("mysqld", "s
     try:
         text = Path(path).read_text()
     except OSError as err:
-        raise MySQLError(1105, f"Could not open required defaults file: {path}") from err
+        raise unknown_error(f"Could not open required defaults file: {path}") from err
     out: dict[str, str] = {}
     active = False
     for lineno, raw in enumerate(text.splitlines(), 1):
@@ -89,7 +89,7 @@ def read_defaults_file(path: str | Path, groups: tuple[str, ...] = ("mysqld", "s
             key, value = line, ""
         name, forced = canonical(key)
         if not name:
-            raise MySQLError(1105, f"Found option without preceding group in config file {path} at line {lineno}")
+            raise unknown_error(f"Found option without preceding group in config file {path} at line {lineno}")
         out[name] = forced if forced is not None else (_unquote(value) if "=" in line else "1")
     return out
 
@@ -105,7 +105,7 @@ def parse_args(args: list[str]) -> dict[str, str]:
     while i < len(args):
         arg = args[i]
         if not arg.startswith("--"):
-            raise MySQLError(1105, f"Too many arguments (first extra is '{arg}').")
+            raise unknown_error(f"Too many arguments (first extra is '{arg}').")
         if "=" in arg:
             key, value = arg.split("=", 1)
             name, forced = canonical(key)
@@ -136,7 +136,7 @@ def parse_size(value: str) -> int:
     try:
         return int(text) * mult
     except ValueError as err:
-        raise MySQLError(1232, f"Incorrect argument type to variable '{value}'", "42000") from err
+        raise mysql_error(1232, value) from err
 
 
 @dataclass

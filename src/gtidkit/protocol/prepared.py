@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 
 _ESCAPES = {"\\": "\\\\", "'": "\\'", "\0": "\\0", "\x1a": "\\Z"}
 
@@ -82,7 +82,7 @@ def literal(value: Any, *, text: bool = True) -> str:
         return f"'{sign}{secs // 3600:02d}:{secs % 3600 // 60:02d}:{secs % 60:02d}'"
     if isinstance(value, str):
         return "'" + "".join(_ESCAPES.get(ch, ch) for ch in value) + "'"
-    raise MySQLError(1210, "Incorrect arguments to mysqld_stmt_execute")
+    raise mysql_error(1210, 'mysqld_stmt_execute')
 
 
 @dataclass
@@ -115,7 +115,7 @@ class PreparedStatement:
             MySQLError: 1210 when the number of values is wrong.
         """
         if len(values) != len(self.positions):
-            raise MySQLError(1210, "Incorrect arguments to mysqld_stmt_execute")
+            raise mysql_error(1210, 'mysqld_stmt_execute')
         out = []
         last = 0
         for pos, value in zip(self.positions, values):

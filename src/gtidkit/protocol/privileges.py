@@ -33,6 +33,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import message, mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.protocol.accounts import Account
@@ -75,10 +76,9 @@ def normalize_privileges(text: str, level: str) -> tuple[str, ...]:
         if name == "USAGE":
             continue
         if name not in STATIC and name not in DYNAMIC and name != GRANT_OPTION:
-            raise MySQLError(1064, "You have an error in your SQL syntax; check the manual that corresponds to "
-                             f"your MySQL server version for the right syntax to use near '{raw.strip()}'", "42000")
+            raise mysql_error(1064, message(1149), raw.strip(), 1)
         if level == "db" and name not in DATABASE_LEVEL and name != GRANT_OPTION:
-            raise MySQLError(1221, "Incorrect usage of DB GRANT and GLOBAL PRIVILEGES")
+            raise mysql_error(1221, 'DB GRANT', 'GLOBAL PRIVILEGES')
         out.append(name)
     return tuple(dict.fromkeys(out))
 
@@ -134,12 +134,11 @@ def show_grants(account: Account) -> list[str]:
 
 # ------------------------------------------------------------------ the check before a statement
 def _denied_specific(*names: str) -> MySQLError:
-    return MySQLError(1227, "Access denied; you need (at least one of) the "
-                      f"{' or '.join(names)} privilege(s) for this operation", "42000")
+    return mysql_error(1227, ' or '.join(names))
 
 
 def _table_denied(command: str, user: str, host: str, table: str) -> MySQLError:
-    return MySQLError(1142, f"{command} command denied to user '{user}'@'{host}' for table '{table}'", "42000")
+    return mysql_error(1142, command, user, host, table)
 
 
 def _tables(stmt: Any, current_db: str | None) -> list[tuple[str, str]]:
@@ -190,7 +189,7 @@ def check_statement(account: Account | None, user: str, host: str, text: str, cu
     from gtidkit.engine.statements.classify import classify
 
     if account is None:
-        raise MySQLError(1045, f"Access denied for user '{user}'@'{host}' (using password: NO)", "28000")
+        raise mysql_error(1045, user, host, 'NO')
     if "SUPER" in account.privileges and all(p in account.privileges for p in DATABASE_LEVEL):
         return  # root-like accounts: no per-statement work
     stmt = classify(text)
@@ -211,7 +210,7 @@ def check_statement(account: Account | None, user: str, host: str, text: str, cu
     if kind == "use":
         db = str(stmt.info.get("db") or "")
         if db and not any_on_db(account, db):
-            raise MySQLError(1044, f"Access denied for user '{user}'@'{host}' to database '{db}'", "42000")
+            raise mysql_error(1044, user, host, db)
         return
     if kind in ("select", "dml", "ddl"):
         needs = _needs(stmt, text)
@@ -219,8 +218,7 @@ def check_statement(account: Account | None, user: str, host: str, text: str, cu
             m = re.match(r"\s*(create|drop)\s+(?:database|schema)\s+(?:if\s+(?:not\s+)?exists\s+)?`?([^`\s;]+)`?",
                          text, re.IGNORECASE)
             if m and not has_on_db(account, m.group(1).upper(), m.group(2)):
-                raise MySQLError(1044, f"Access denied for user '{user}'@'{host}' to database '{m.group(2)}'",
-                                 "42000")
+                raise mysql_error(1044, user, host, m.group(2))
             return
         tables = _tables(stmt, current_db)
         for i, (db, table) in enumerate(tables):

@@ -36,8 +36,9 @@ from gtidkit.binlog.file import read_previous_gtids
 from gtidkit.binlog.writer import BinlogWriter
 from gtidkit.engine.binlog.dependency import NO_WRITESET, WRITESET, DependencyTracker, Writeset
 from gtidkit.engine.binlog.error_action import BinlogStageError
-from gtidkit.errors import BinlogDecodeError, MySQLError
+from gtidkit.errors import BinlogDecodeError
 from gtidkit.gtid import Gtid, GtidSet
+from gtidkit.mysql_errors import mysql_error
 from gtidkit.version import MYSQL_VERSION
 
 BASENAME = "binlog"
@@ -400,7 +401,7 @@ class BinlogLog:
         """
         with self.lock:
             if name not in self.index:
-                raise MySQLError(1373, "Target log not found in binlog index")
+                raise mysql_error(1373)
             cut = self.index.index(name)
             return self._remove(self.index[:cut])
 

@@ -42,6 +42,7 @@ from gtidkit.engine.gtid.gtid_next import ASSIGNED, AUTOMATIC, NextType
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid
 from gtidkit.gtid.gtid_set import ER_GNO_EXHAUSTED_MESSAGE
+from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
@@ -53,7 +54,7 @@ GNO_EXHAUSTED_MESSAGE = ER_GNO_EXHAUSTED_MESSAGE
 
 def binlogging_impossible(message: str) -> MySQLError:
     """ER_BINLOG_LOGGING_IMPOSSIBLE 1598 "Binary logging not possible. Message: %s"."""
-    return MySQLError(1598, f"Binary logging not possible. Message: {message}")
+    return mysql_error(1598, message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +233,7 @@ def _gno_exhausted(server: Server) -> MySQLError:
     """The error of an automatic GTID with no GNO left, per binlog_error_action (binlog.cc)."""
     action = str(server.globals.values.get("binlog_error_action", "ABORT_SERVER"))
     if action == "IGNORE_ERROR":
-        return MySQLError(ER_GNO_EXHAUSTED, GNO_EXHAUSTED_MESSAGE)
+        return mysql_error(ER_GNO_EXHAUSTED)
     # exec_binlog_error_action_abort: "%s Hence aborting the server." sent as ER_BINLOG_LOGGING_IMPOSSIBLE;
     # mysqld then aborts, we refuse further writes.
     err = binlogging_impossible(f"{GNO_EXHAUSTED_MESSAGE} Hence aborting the server.")

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid
+from gtidkit.mysql_errors import mysql_error
 
 
 class _SentinelType(type):
@@ -175,30 +176,17 @@ TRANSITIONS: dict[tuple[State, EventType], State] = {
 
 def owning_gtid_error(owned_text: str) -> MySQLError:
     """ER_CANT_SET_GTID_NEXT_WHEN_OWNING_GTID 1790 (``owned_text``: ``uuid:n`` or ``ANONYMOUS``)."""
-    return MySQLError(
-        1790,
-        f"@@SESSION.GTID_NEXT cannot be changed by a client that owns a GTID. The client owns {owned_text}. "
-        "Ownership is released on COMMIT or ROLLBACK.",
-    )
+    return mysql_error(1790, owned_text)
 
 
 def undefined_error(shown: str) -> MySQLError:
     """ER_GTID_NEXT_TYPE_UNDEFINED_GTID 1837 (``shown``: the GTID last assigned)."""
-    return MySQLError(
-        1837,
-        "When @@SESSION.GTID_NEXT is set to a GTID, you must explicitly set it to a different value after a COMMIT "
-        "or ROLLBACK. Please check GTID_NEXT variable manual page for detailed explanation. Current "
-        f"@@SESSION.GTID_NEXT is '{shown}'.",
-    )
+    return mysql_error(1837, shown)
 
 
 def implicit_commit_error() -> MySQLError:
     """ER_CANT_DO_IMPLICIT_COMMIT_IN_TRX_WHEN_GTID_NEXT_IS_SET 1778 (8.x wording, messages_to_clients.txt)."""
-    return MySQLError(
-        1778,
-        "Cannot execute statements with implicit commit inside a transaction when "
-        "@@SESSION.GTID_NEXT == 'UUID:NUMBER'.",
-    )
+    return mysql_error(1778)
 
 
 @dataclass(slots=True)

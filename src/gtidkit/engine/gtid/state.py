@@ -21,8 +21,8 @@ import threading
 import time
 from uuid import UUID
 
-from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
+from gtidkit.mysql_errors import mysql_error
 
 OWNED = "owned"
 EXECUTED = "executed"
@@ -145,7 +145,7 @@ class GtidState:
                     deadline = time.monotonic() + timeout
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
-                    raise MySQLError(1205, "Lock wait timeout exceeded; try restarting transaction")
+                    raise mysql_error(1205)
                 self.wait_changed(remaining)
 
     def generate_automatic(self, session_id: int, tag: str = "") -> Gtid:

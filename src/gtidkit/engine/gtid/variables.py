@@ -28,6 +28,7 @@ from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.state import EXECUTED
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
+from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.session import Session
@@ -39,46 +40,37 @@ GTID_MODES = ("OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON")
 # ---------------------------------------------------------------------------------------------- messages
 def not_settable_in_transaction(name: str) -> MySQLError:
     """ER_VARIABLE_NOT_SETTABLE_IN_TRANSACTION 1766."""
-    return MySQLError(1766, f"The system variable {name} cannot be set when there is an ongoing transaction.")
+    return mysql_error(1766, name)
 
 
 def cant_set_when_owning_gtid(name: str, owned: str) -> MySQLError:
     """ER_CANT_SET_VARIABLE_WHEN_OWNING_GTID 3138 (``owned``: ``uuid:n`` or ``ANONYMOUS``)."""
-    return MySQLError(
-        3138,
-        f"Variable {name} cannot be changed by a client that owns a GTID. The client owns {owned}. "
-        "Ownership is released on COMMIT or ROLLBACK.",
-    )
+    return mysql_error(3138, name, owned)
 
 
 def cant_set_gtid_mode(mode: str, reason: str) -> MySQLError:
     """ER_CANT_SET_GTID_MODE 3111 "SET @@GLOBAL.GTID_MODE = %-.64s is not allowed because %-.384s."."""
-    return MySQLError(3111, f"SET @@GLOBAL.GTID_MODE = {mode[:64]} is not allowed because {reason[:384]}.")
+    return mysql_error(3111, mode[:64], reason[:384])
 
 
 def gtid_mode_one_step() -> MySQLError:
     """ER_GTID_MODE_CAN_ONLY_CHANGE_ONE_STEP_AT_A_TIME 1788."""
-    return MySQLError(
-        1788,
-        "The value of @@GLOBAL.GTID_MODE can only be changed one step at a time: OFF <-> OFF_PERMISSIVE "
-        "<-> ON_PERMISSIVE <-> ON. Also note that this value must be stepped up or down simultaneously "
-        "on all servers. See the Manual for instructions.",
-    )
+    return mysql_error(1788)
 
 
 def gtid_mode_on_requires_enforce() -> MySQLError:
     """ER_GTID_MODE_ON_REQUIRES_ENFORCE_GTID_CONSISTENCY_ON 1779."""
-    return MySQLError(1779, "GTID_MODE = ON requires ENFORCE_GTID_CONSISTENCY = ON.")
+    return mysql_error(1779)
 
 
 def purged_error(reason: str) -> MySQLError:
     """ER_CANT_SET_GTID_PURGED_DUE_SETS_CONSTRAINTS 3546 (8.0.?+ reasons of ``Gtid_state::add_lost_gtids``)."""
-    return MySQLError(3546, f"@@GLOBAL.GTID_PURGED cannot be changed: {reason}")
+    return mysql_error(3546, reason)
 
 
 def malformed_gtid(text: str) -> MySQLError:
     """ER_MALFORMED_GTID_SPECIFICATION 1774."""
-    return MySQLError(1774, f"Malformed GTID specification '{text}'.")
+    return mysql_error(1774, text)
 
 
 # ---------------------------------------------------------------------------------------------- guards
@@ -130,26 +122,20 @@ def update_gtid_next(ctx: SetContext, text: str) -> None:
         gn.check(gnx.SET_AUTOMATIC)
         if tag and mode in ("OFF", "OFF_PERMISSIVE"):
             # 8.3+: AUTOMATIC:<tag> generates GTIDs, so it needs GTIDs (RM84 Table 19.2)
-            raise MySQLError(
-                1781, "@@SESSION.GTID_NEXT cannot be set to UUID:NUMBER when @@GLOBAL.GTID_MODE = OFF."
-            )
+            raise mysql_error(1781)
         gn.handle(gnx.SET_AUTOMATIC, tag=tag)
         return
     if upper == "ANONYMOUS":
         gn.check(gnx.SET_ANONYMOUS)
         if mode == "ON":
-            raise MySQLError(
-                1782, "@@SESSION.GTID_NEXT cannot be set to ANONYMOUS when @@GLOBAL.GTID_MODE = ON."
-            )
+            raise mysql_error(1782)
         server.gtid_state.acquire_anonymous()
         gn.handle(gnx.SET_ANONYMOUS)
         return
     gtid = _parse_gtid(spec, text)
     gn.check(gnx.SET_ASSIGNED)
     if mode == "OFF":
-        raise MySQLError(
-            1781, "@@SESSION.GTID_NEXT cannot be set to UUID:NUMBER when @@GLOBAL.GTID_MODE = OFF."
-        )
+        raise mysql_error(1781)
     state = server.gtid_state.acquire_ownership(gtid, session.id, timeout=float(session.lock_wait_timeout()))
     gn.handle(gnx.SET_ASSIGNED_EXECUTED if state == EXECUTED else gnx.SET_ASSIGNED, gtid=gtid)
 

@@ -20,7 +20,7 @@ from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql.ddl import _column, not_supported
 from gtidkit.engine.sql.values import coerce, from_sqlite, to_sqlite
 from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
-from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.executor import ExecResult, Executor
@@ -83,7 +83,7 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
                 if c.auto_increment:
                     v = catalog.next_auto_increment(conn, new)
                 else:
-                    raise MySQLError(1138, "Invalid use of NULL value", "22004")
+                    raise mysql_error(1138)
             vals.append(to_sqlite(coerce(c, v, n)))
         out.append(vals)
     try:
@@ -107,7 +107,7 @@ def _position(cols: list[ColumnDef], col: ColumnDef, pos: exp.Expression | None)
     for i, c in enumerate(cols):
         if c.name.lower() == after.lower():
             return i + 1
-    raise MySQLError(1054, f"Unknown column '{after}' in '{cols[0].name if cols else ''}'", "42S22")
+    raise mysql_error(1054, after, cols[0].name if cols else '')
 
 
 def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResult:
@@ -125,7 +125,7 @@ def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResu
     t = tree.this
     old = catalog.require_table(t.db or current_db, t.name)
     if old.table_type != "BASE TABLE":
-        raise MySQLError(3552, f"Access to system schema '{old.schema}' is rejected.")
+        raise mysql_error(3552, old.schema)
     cols = list(old.columns)
     sources: list[str | None] = [c.name for c in cols]
     indexes = list(old.indexes)
@@ -135,13 +135,13 @@ def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResu
         if isinstance(action, exp.ColumnDef):
             col, is_pk, is_unique = _column(action, old.charset)
             if any(c.name.lower() == col.name.lower() for c in cols):
-                raise MySQLError(1060, f"Duplicate column name '{col.name}'", "42S21")
+                raise mysql_error(1060, col.name)
             at = _position(cols, col, action.args.get("position"))
             cols.insert(at, col)
             sources.insert(at, None)
             if is_pk:
                 if any(i.primary for i in indexes):
-                    raise MySQLError(1068, "Multiple primary key defined", "42000")
+                    raise mysql_error(1068)
                 indexes.insert(0, IndexDef("PRIMARY", (col.name,), True, True))
             if is_unique:
                 indexes.append(IndexDef(col.name, (col.name,), True))
@@ -150,7 +150,7 @@ def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResu
             col, _, _ = _column(cd, old.charset)
             i = next((k for k, c in enumerate(cols) if c.name.lower() == col.name.lower()), -1)
             if i < 0:
-                raise MySQLError(1054, f"Unknown column '{col.name}' in '{old.name}'", "42S22")
+                raise mysql_error(1054, col.name, old.name)
             cols[i] = col
         elif isinstance(action, exp.Drop):
             kind = str(action.args.get("kind") or "").upper()
@@ -160,7 +160,7 @@ def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResu
                 if kind == "COLUMN":
                     i = next((k for k, c in enumerate(cols) if c.name.lower() == name.lower()), -1)
                     if i < 0:
-                        raise MySQLError(1091, f"Can't DROP '{name}'; check that column/key exists", "42000")
+                        raise mysql_error(1091, name)
                     del cols[i]
                     del sources[i]
                     indexes = [
@@ -169,15 +169,11 @@ def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResu
                     ]
                     indexes = [ix for ix in indexes if ix.columns]
                     if not cols:
-                        raise MySQLError(
-                            1090,
-                            "You can't delete all columns with ALTER TABLE; use DROP TABLE instead",
-                            "42000",
-                        )
+                        raise mysql_error(1090)
                 elif kind in ("INDEX", "KEY"):
                     keep = [ix for ix in indexes if ix.name.lower() != name.lower() or ix.primary]
                     if len(keep) == len(indexes):
-                        raise MySQLError(1091, f"Can't DROP '{name}'; check that column/key exists", "42000")
+                        raise mysql_error(1091, name)
                     indexes = keep
                 else:
                     raise not_supported(f"ALTER TABLE ... DROP {kind}")
@@ -185,7 +181,7 @@ def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResu
             for c in action.expressions:
                 if isinstance(c, exp.PrimaryKey):
                     if any(i.primary for i in indexes):
-                        raise MySQLError(1068, "Multiple primary key defined", "42000")
+                        raise mysql_error(1068)
                     indexes.insert(0, IndexDef("PRIMARY", tuple(x.name for x in c.expressions), True, True))
                 elif isinstance(c, exp.IndexColumnConstraint):
                     names = tuple((x.this if isinstance(x, exp.Ordered) else x).name for x in c.expressions)
@@ -208,7 +204,7 @@ def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResu
     for ix in indexes:
         for c in ix.columns:
             if not any(x.name.lower() == c.lower() for x in cols):
-                raise MySQLError(1072, f"Key column '{c}' doesn't exist in table", "42000")
+                raise mysql_error(1072, c)
         canon = tuple(next(x.name for x in cols if x.name.lower() == c.lower()) for c in ix.columns)
         name = ix.name or canon[0]
         if not ix.name:
@@ -216,16 +212,16 @@ def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResu
             while name.lower() in used:
                 name, k = f"{base}_{k}", k + 1
         elif name.lower() in used:
-            raise MySQLError(1061, f"Duplicate key name '{name}'", "42000")
+            raise mysql_error(1061, name)
         used.add(name.lower())
         final.append(replace(ix, name=name, columns=canon))
     pk = next((ix.columns for ix in final if ix.primary), ())
     cols = [replace(c, nullable=False) if c.name in pk else c for c in cols]
     if (new_schema, new_name) != (old.schema, old.name):
         if not catalog.has_schema(new_schema):
-            raise MySQLError(1049, f"Unknown database '{new_schema}'", "42000")
+            raise mysql_error(1049, new_schema)
         if catalog.get_table(new_schema, new_name) is not None:
-            raise MySQLError(1050, f"Table '{new_name}' already exists", "42S01")
+            raise mysql_error(1050, new_name)
     new = replace(old, schema=new_schema, name=new_name, columns=tuple(cols), indexes=tuple(final))
     rebuild_table(ex, old, new, sources)
     return ExecResult(info="Records: 0  Duplicates: 0  Warnings: 0")
@@ -268,11 +264,11 @@ def run_rename(ex: Executor, text: str, current_db: str | None) -> ExecResult:
         dst_db, dst = (b1, b2) if b2 else (current_db, b1)
         old = ex.storage.catalog.require_table(src_db, src)  # type: ignore[arg-type]
         if dst_db is None:
-            raise MySQLError(1046, "No database selected", "3D000")
+            raise mysql_error(1046)
         if not ex.storage.catalog.has_schema(dst_db):
-            raise MySQLError(1049, f"Unknown database '{dst_db}'", "42000")
+            raise mysql_error(1049, dst_db)
         if ex.storage.catalog.get_table(dst_db, dst) is not None:  # type: ignore[arg-type]
-            raise MySQLError(1050, f"Table '{dst}' already exists", "42S01")
+            raise mysql_error(1050, dst)
         new = replace(old, schema=dst_db, name=dst)
         rebuild_table(ex, old, new, [c.name for c in old.columns])
     return ExecResult()

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.storage import Connection, Storage
@@ -332,9 +332,7 @@ class TableDef:
         for alias in ("rowid", "_rowid_", "oid"):
             if alias not in names:
                 return alias
-        raise MySQLError(
-            1235, "This version of MySQL doesn't yet support 'columns named rowid, _rowid_ and oid'", "42000"
-        )
+        raise mysql_error(1235, 'columns named rowid, _rowid_ and oid')
 
     @property
     def unique_keys(self) -> tuple[IndexDef, ...]:
@@ -775,10 +773,10 @@ class Catalog:
                 doesn't exist".
         """
         if schema is None:
-            raise MySQLError(1046, "No database selected", "3D000")
+            raise mysql_error(1046)
         t = self.get_table(schema, name)
         if t is None:
-            raise MySQLError(1146, f"Table '{schema}.{name}' doesn't exist", "42S02")
+            raise mysql_error(1146, schema, name)
         return t
 
     # ---------------------------------------------------------------- bootstrap / reload
@@ -877,7 +875,7 @@ class Catalog:
             if name in self._schemas:
                 if if_not_exists:
                     return False
-                raise MySQLError(1007, f"Can't create database '{name}'; database exists")
+                raise mysql_error(1007, name)
             conn.ddl_in_transaction = True
             self._insert_schema(
                 conn, SchemaDef(name, charset or "utf8mb4", collation or "utf8mb4_0900_ai_ci")
@@ -896,9 +894,9 @@ class Catalog:
             if name not in self._schemas:
                 if if_exists:
                     return None
-                raise MySQLError(1008, f"Can't drop database '{name}'; database doesn't exist")
+                raise mysql_error(1008, name)
             if name in SYSTEM_SCHEMAS:
-                raise MySQLError(3552, f"Access to system schema '{name}' is rejected.")
+                raise mysql_error(3552, name)
             conn.ddl_in_transaction = True
             dropped = []
             for t in self.tables(name):
@@ -918,13 +916,13 @@ class Catalog:
         """
         with self._lock:
             if t.schema not in self._schemas:
-                raise MySQLError(1049, f"Unknown database '{t.schema}'", "42000")
+                raise mysql_error(1049, t.schema)
             if (t.schema, t.name) in self._tables or self._case_clash(t.schema, t.name):
                 if if_not_exists:
                     return False
-                raise MySQLError(1050, f"Table '{t.name}' already exists", "42S01")
+                raise mysql_error(1050, t.name)
             if t.schema in _CI_SCHEMAS:
-                raise MySQLError(3552, f"Access to system schema '{t.schema}' is rejected.")
+                raise mysql_error(3552, t.schema)
             conn.ddl_in_transaction = True
             for stmt in physical_ddl(t):
                 conn.execute(stmt)
@@ -947,9 +945,9 @@ class Catalog:
         with self._lock:
             t = self.get_table(schema, name)
             if t is None:
-                raise MySQLError(1051, f"Unknown table '{schema}.{name}'", "42S02")
+                raise mysql_error(1051, str(schema) + '.' + str(name))
             if t.table_type != "BASE TABLE":
-                raise MySQLError(3552, f"Access to system schema '{t.schema}' is rejected.")
+                raise mysql_error(3552, t.schema)
             conn.ddl_in_transaction = True
             conn.execute(f"DROP TABLE {_q(physical_name(t.schema, t.name))}")
             _delete_catalog_rows(conn, t)
@@ -983,7 +981,7 @@ class Catalog:
         with self._lock:
             s = self._schemas.get(name)
             if s is None:
-                raise MySQLError(1049, f"Unknown database '{name}'", "42000")
+                raise mysql_error(1049, name)
             conn.ddl_in_transaction = True
             s2 = SchemaDef(
                 name,
@@ -1015,12 +1013,12 @@ class Catalog:
         with self._lock:
             t = self.require_table(schema, table)
             if any(i.name.lower() == ix.name.lower() for i in t.indexes):
-                raise MySQLError(1061, f"Duplicate key name '{ix.name}'", "42000")
+                raise mysql_error(1061, ix.name)
             cols = []
             for c in ix.columns:
                 col = t.column(c)
                 if col is None:
-                    raise MySQLError(1072, f"Key column '{c}' doesn't exist in table", "42000")
+                    raise mysql_error(1072, c)
                 cols.append(col.name)
             ix = replace(ix, columns=tuple(cols))
             conn.ddl_in_transaction = True
@@ -1039,7 +1037,7 @@ class Catalog:
             t = self.require_table(schema, table)
             keep = tuple(i for i in t.indexes if i.name.lower() != name.lower() or i.primary)
             if len(keep) == len(t.indexes):
-                raise MySQLError(1091, f"Can't DROP '{name}'; check that column/key exists", "42000")
+                raise mysql_error(1091, name)
             ix = next(i for i in t.indexes if i not in keep)
             conn.execute(f"DROP INDEX {_q(physical_name(t.schema, t.name) + '.' + ix.name)}")
             self.replace_table(conn, replace(t, indexes=keep))

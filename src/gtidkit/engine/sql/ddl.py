@@ -20,13 +20,14 @@ from sqlglot import exp
 from gtidkit.engine.sql.catalog import _SQLGLOT_TYPES, TYPE_INFO, ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql.values import coerce
 from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 
 __all__ = ["not_supported", "parse_create_index", "parse_create_table", "parse_create_table_text"]
 
 
 def not_supported(what: str) -> MySQLError:
     """ER_NOT_SUPPORTED_YET 1235 (42000): "This version of MySQL doesn't yet support '<what>'"."""
-    return MySQLError(1235, f"This version of MySQL doesn't yet support '{what}'", "42000")
+    return mysql_error(1235, what)
 
 
 def _ident(node: Any) -> str:
@@ -58,12 +59,7 @@ def _column(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bo
     name = cd.name
     kind = cd.args.get("kind")
     if not isinstance(kind, exp.DataType):
-        raise MySQLError(
-            1064,
-            f"You have an error in your SQL syntax; check the manual that corresponds to "
-            f"your MySQL server version for the right syntax to use near '{name}' at line 1",
-            "42000",
-        )
+        raise mysql_error(1064, 'You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use', name, '1')
     dtype = kind.this.name if hasattr(kind.this, "name") else str(kind.this)
     mapped = _SQLGLOT_TYPES.get(dtype)
     if mapped is None:
@@ -75,35 +71,24 @@ def _column(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bo
         length = params[0] if params else 1
     elif tname in ("varchar", "varbinary"):
         if not params:
-            raise MySQLError(
-                1064,
-                "You have an error in your SQL syntax; check the manual that corresponds to "
-                "your MySQL server version for the right syntax to use near ')' at line 1",
-                "42000",
-            )
+            raise mysql_error(1064, 'You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use', ')', '1')
         length = params[0]
     elif tname == "decimal":
         precision = params[0] if params else 10
         scale = params[1] if len(params) > 1 else 0
         if precision > 65:
-            raise MySQLError(
-                1426, f"Too-big precision {precision} specified for '{name}'. Maximum is 65.", "42000"
-            )
+            raise mysql_error(1426, precision, name, '65')
     elif tname in ("float", "double") and params:
         precision = params[0]
         scale = params[1] if len(params) > 1 else None
     elif tname in ("datetime", "timestamp", "time") and params:
         scale = params[0]
         if scale > 6:
-            raise MySQLError(
-                1426, f"Too-big precision {scale} specified for '{name}'. Maximum is 6.", "42000"
-            )
+            raise mysql_error(1426, scale, name, '6')
     elif tname == "tinyint" and dtype == "BOOLEAN" or tname == "tinyint" and params == [1]:
         length = 1
     if tname in ("char",) and length is not None and length > 255:
-        raise MySQLError(
-            1074, f"Column length too big for column '{name}' (max = 255); use BLOB or TEXT instead", "42000"
-        )
+        raise mysql_error(1074, name, '255')
     nullable, has_default, default, default_expr = True, False, None, None
     auto_inc = is_pk = is_unique = zerofill = False
     charset = collation = None
@@ -145,7 +130,7 @@ def _column(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bo
                 isinstance(d, (exp.CurrentTimestamp, exp.CurrentDatetime))
                 or (isinstance(d, exp.Anonymous) and d.name.upper() in ("NOW", "CURRENT_TIMESTAMP"))
             ):
-                raise MySQLError(1294, f"Invalid ON UPDATE clause for '{name}' column", "HY000")
+                raise mysql_error(1294, name)
             on_update = "CURRENT_TIMESTAMP"
         elif isinstance(
             k,
@@ -177,21 +162,19 @@ def _column(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bo
         on_update=on_update,
     )
     if on_update and tname not in ("datetime", "timestamp"):
-        raise MySQLError(1294, f"Invalid ON UPDATE clause for '{name}' column", "HY000")
+        raise mysql_error(1294, name)
     if has_default:
         if TYPE_INFO[tname].max_length is not None and (default is not None or default_expr):
-            raise MySQLError(
-                1101, f"BLOB, TEXT, GEOMETRY or JSON column '{name}' can't have a default value", "42000"
-            )
+            raise mysql_error(1101, name)
         if default_expr and tname not in ("datetime", "timestamp"):
-            raise MySQLError(1067, f"Invalid default value for '{name}'", "42000")
+            raise mysql_error(1067, name)
         if default is None and not default_expr and not nullable:
-            raise MySQLError(1067, f"Invalid default value for '{name}'", "42000")
+            raise mysql_error(1067, name)
         if default is not None:
             try:
                 default = coerce(col, default)
             except MySQLError:
-                raise MySQLError(1067, f"Invalid default value for '{name}'", "42000") from None
+                raise mysql_error(1067, name) from None
         col = ColumnDef(
             **{**_asdict(col), "has_default": True, "default": default, "default_expr": default_expr}
         )
@@ -235,7 +218,7 @@ def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableD
     table = schema_node.this
     db = table.db or current_db
     if not db:
-        raise MySQLError(1046, "No database selected", "3D000")
+        raise mysql_error(1046)
     engine, charset, collation, tcomment = "InnoDB", "utf8mb4", "utf8mb4_0900_ai_ci", ""
     for p in (tree.args.get("properties") or exp.Properties()).expressions:
         if isinstance(p, exp.EngineProperty):
@@ -263,7 +246,7 @@ def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableD
     def set_pk(cols: tuple[str, ...]) -> None:
         nonlocal pk_cols
         if pk_cols is not None:
-            raise MySQLError(1068, "Multiple primary key defined", "42000")
+            raise mysql_error(1068)
         pk_cols = cols
 
     unique_cols: list[str] = []
@@ -271,7 +254,7 @@ def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableD
         if isinstance(e, exp.ColumnDef):
             col, is_pk, is_unique = _column(e, charset)
             if any(c.name.lower() == col.name.lower() for c in columns):
-                raise MySQLError(1060, f"Duplicate column name '{col.name}'", "42S21")
+                raise mysql_error(1060, col.name)
             columns.append(col)
             if is_pk:
                 set_pk((col.name,))
@@ -306,7 +289,7 @@ def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableD
         else:
             raise not_supported(e.sql("mysql"))
     if not columns:
-        raise MySQLError(1113, "A table must have at least 1 column", "42000")
+        raise mysql_error(1113)
     for uc in unique_cols:
         indexes.append(IndexDef(name=uc, columns=(uc,), unique=True))
 
@@ -315,7 +298,7 @@ def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableD
         for c in cols:
             match = next((x.name for x in columns if x.name.lower() == c.lower()), None)
             if match is None:
-                raise MySQLError(1072, f"Key column '{c}' doesn't exist in table", "42000")
+                raise mysql_error(1072, c)
             out.append(match)
         return tuple(out)
 
@@ -344,18 +327,14 @@ def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableD
             while name.lower() in used:
                 name, n = f"{base}_{n}", n + 1
         elif name.lower() in used:
-            raise MySQLError(1061, f"Duplicate key name '{name}'", "42000")
+            raise mysql_error(1061, name)
         used.add(name.lower())
         final.append(IndexDef(name=name, columns=cols, unique=ix.unique))
     autos = [c for c in columns if c.auto_increment]
     if len(autos) > 1 or (autos and not any(ix.columns[0] == autos[0].name for ix in final)):
-        raise MySQLError(
-            1075,
-            "Incorrect table definition; there can be only one auto column and it must be defined as a key",
-            "42000",
-        )
+        raise mysql_error(1075)
     if autos and autos[0].info.family not in ("int", "float"):
-        raise MySQLError(1063, f"Incorrect column specifier for column '{autos[0].name}'", "42000")
+        raise mysql_error(1063, autos[0].name)
     tdef = TableDef(
         schema=db,
         name=table.name,
@@ -387,7 +366,7 @@ def parse_create_index(tree: exp.Create, current_db: str | None) -> tuple[str, s
     table = ix.args["table"]
     db = table.db or current_db
     if not db:
-        raise MySQLError(1046, "No database selected", "3D000")
+        raise mysql_error(1046)
     params = ix.args.get("params")
     cols = _key_columns(params.args.get("columns") or []) if params is not None else ()
     return db, table.name, IndexDef(name=ix.name, columns=cols, unique=bool(tree.args.get("unique")))

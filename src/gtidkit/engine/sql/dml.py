@@ -39,6 +39,7 @@ from gtidkit.engine.sql.ddl import not_supported
 from gtidkit.engine.sql.values import coerce, from_sqlite, to_float32, to_sqlite
 from gtidkit.engine.storage import physical_name, quote_ident
 from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error, unknown_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.executor import ExecResult, Executor
@@ -126,16 +127,14 @@ def _target_table(ex: Executor, node: exp.Expression, current_db: str | None) ->
         raise not_supported("multi-table UPDATE/DELETE")
     tdef = ex.storage.catalog.require_table(node.db or current_db, node.name)
     if tdef.table_type != "BASE TABLE":
-        raise MySQLError(
-            1044, f"Access denied for user 'root'@'localhost' to database '{tdef.schema}'", "42000"
-        )
+        raise mysql_error(1044, 'root', 'localhost', tdef.schema)
     return tdef, node.alias or tdef.name
 
 
 def _col_index(tdef: TableDef, name: str, clause: str = "field list") -> int:
     i = tdef.column_index(name)
     if i < 0:
-        raise MySQLError(1054, f"Unknown column '{name}' in '{clause}'", "42S22")
+        raise mysql_error(1054, name, clause)
     return i
 
 
@@ -164,7 +163,7 @@ def _stages(ex: Executor, tdef: TableDef, alias: str, assignments: list[exp.Expr
         if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column):
             raise not_supported(a.sql(dialect="mysql"))
         if a.this.table and a.this.table not in (alias, tdef.name):
-            raise MySQLError(1054, f"Unknown column '{a.this.sql(dialect='mysql')}' in 'field list'", "42S22")
+            raise mysql_error(1054, a.this.sql(dialect='mysql'), 'field list')
         idx = _col_index(tdef, a.this.name)
         expr = a.expression
         reads = {tdef.column_index(c.name) for c in expr.find_all(exp.Column)}
@@ -235,7 +234,7 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
         target = tuple(_col_index(tdef, c.name) for c in target_node.expressions)
         if len(set(target)) != len(target):
             dup = next(c.name for c in target_node.expressions if target.count(tdef.column_index(c.name)) > 1)
-            raise MySQLError(1110, f"Column '{dup}' specified twice", "42000")
+            raise mysql_error(1110, dup)
     else:
         target = tuple(range(len(tdef.columns)))
     ex.resolve_tables(tree, current_db)
@@ -249,9 +248,7 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
         for tup in source.expressions:
             items = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
             if len(items) != len(target):
-                raise MySQLError(
-                    1136, f"Column count doesn't match value count at row {len(rows) + 1}", "21S01"
-                )
+                raise mysql_error(1136, len(rows) + 1)
             srcs: list[tuple[str, Any]] = []
             exprs: list[str] = []
             for it in items:
@@ -300,7 +297,7 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
             # INSERT ... VALUES (...) AS new[(c1, c2...)] ON DUPLICATE KEY UPDATE b = new.b (MySQL 8.0.19+)
             names = [c.name for c in row_alias.columns] or [tdef.columns[i].name for i in target]
             if len(names) != len(target):
-                raise MySQLError(1136, "Column count doesn't match value count at row 1", "21S01")
+                raise mysql_error(1136, '1')
             alias_cols = {n.lower(): target[k] for k, n in enumerate(names)}
         for a in assigns:
             if row_alias is not None:
@@ -308,9 +305,7 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
                     if col.table and col.table == row_alias.name:
                         idx = alias_cols.get(col.name.lower())
                         if idx is None:
-                            raise MySQLError(
-                                1054, f"Unknown column '{col.sql(dialect='mysql')}' in 'field list'", "42S22"
-                            )
+                            raise mysql_error(1054, col.sql(dialect='mysql'), 'field list')
                         col.replace(exp.Placeholder(this=f"gknew{idx}"))
             for fn in list(a.expression.find_all(exp.Anonymous)):
                 if fn.name.upper() == "VALUES":
@@ -467,7 +462,7 @@ def _failed_index(err: _db.IntegrityError, t: TableDef) -> IndexDef | None:
 def dup_entry_error(t: TableDef, ix: IndexDef, row: list | tuple) -> MySQLError:
     """ER_DUP_ENTRY 1062 (23000): ``Duplicate entry 'v1-v2' for key 't.idx'`` (MySQL 8.0.19+ form)."""
     vals = "-".join(_key_text(row[t.column_index(c)]) for c in ix.columns)
-    return MySQLError(1062, f"Duplicate entry '{vals}' for key '{t.name}.{ix.name}'", "23000")
+    return mysql_error(1062, vals, str(t.name) + '.' + str(ix.name))
 
 
 def _integrity_error(err: _db.IntegrityError, t: TableDef, row: list | tuple, row_no: int) -> MySQLError:
@@ -478,20 +473,18 @@ def _integrity_error(err: _db.IntegrityError, t: TableDef, row: list | tuple, ro
     m = _NOTNULL_RE.match(text)
     if m:
         col = m.group(1).split(".")[-1]
-        return MySQLError(1048, f"Column '{col}' cannot be null", "23000")
+        return mysql_error(1048, col)
     m = _CHECK_RE.match(text)
     if m:
         kind, col = m.group(1), m.group(2)
         i = t.column_index(col)
         v = row[i] if 0 <= i < len(row) else ""
         if kind == "len":
-            return MySQLError(1406, f"Data too long for column '{col}' at row {row_no}", "22001")
+            return mysql_error(1406, col, row_no)
         if kind == "range":
-            return MySQLError(1264, f"Out of range value for column '{col}' at row {row_no}", "22003")
-        return MySQLError(
-            1366, f"Incorrect integer value: '{_key_text(v)}' for column '{col}' at row {row_no}", "HY000"
-        )
-    return MySQLError(1105, f"Unknown error: {text}")
+            return mysql_error(1264, col, row_no)
+        return mysql_error(1366, 'integer', _key_text(v), col, row_no)
+    return unknown_error(f"Unknown error: {text}")
 
 
 def _defaults(t: TableDef, now: _dt.datetime) -> list[Any]:
@@ -520,7 +513,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
         ]
         for r in src_rows:
             if len(r) != len(plan.target):
-                raise MySQLError(1136, "Column count doesn't match value count at row 1", "21S01")
+                raise mysql_error(1136, '1')
     else:
         src_rows = []
         for sources, expr_sql in zip(plan.rows, plan.row_exprs):
@@ -554,9 +547,9 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
             if i == ai:
                 continue
             if full[i] is _MISSING:
-                raise MySQLError(1364, f"Field '{c.name}' doesn't have a default value", "HY000")
+                raise mysql_error(1364, c.name)
             if full[i] is None and not c.nullable:
-                raise MySQLError(1048, f"Column '{c.name}' cannot be null", "23000")
+                raise mysql_error(1048, c.name)
             if isinstance(full[i], _dt.datetime) and not given[i]:
                 full[i] = coerce(c, full[i], n)
         # AUTO_INCREMENT is allocated when the row is written (handler::update_auto_increment), after the

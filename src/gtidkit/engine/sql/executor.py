@@ -56,7 +56,7 @@ from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.sql.values import from_sqlite
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
 from gtidkit.errors import MySQLError
-from gtidkit.mysql_errors import mysql_error
+from gtidkit.mysql_errors import mysql_error, unknown_error
 from gtidkit.version import MYSQL_VERSION
 
 __all__ = ["ExecResult", "Executor", "RowChange"]
@@ -445,7 +445,7 @@ class Executor:
         if kind == "use":
             db = stmt.info.get("db")
             if db is None or not self.storage.catalog.has_schema(db):
-                raise MySQLError(1049, f"Unknown database '{db}'", "42000")
+                raise mysql_error(1049, db)
             return ExecResult(new_db=self.storage.catalog.canonical_schema(db))
         if kind == "savepoint":
             if self.conn.in_transaction:
@@ -453,12 +453,12 @@ class Executor:
             return ExecResult()
         if kind == "release_savepoint":
             if not self.conn.in_transaction:
-                raise MySQLError(1305, f"SAVEPOINT {stmt.info['name']} does not exist", "42000")
+                raise mysql_error(1305, 'SAVEPOINT', stmt.info['name'])
             self.conn.release_savepoint(stmt.info["name"])
             return ExecResult()
         if kind == "rollback_to_savepoint":
             if not self.conn.in_transaction:
-                raise MySQLError(1305, f"SAVEPOINT {stmt.info['name']} does not exist", "42000")
+                raise mysql_error(1305, 'SAVEPOINT', stmt.info['name'])
             self.conn.rollback_to_savepoint(stmt.info["name"])
             return ExecResult()
         if kind == "begin":
@@ -620,7 +620,7 @@ class Executor:
         if kind == "user":
             return self.user_variables.get(name)
         if self.sysvar_resolver is None:
-            raise MySQLError(1193, f"Unknown system variable '{name}'", "HY000")
+            raise mysql_error(1193, name)
         return self.sysvar_resolver(name, scope)
 
     def fix_functions(self, tree: exp.Expression, current_db: str | None) -> exp.Expression:
@@ -877,31 +877,25 @@ class Executor:
         text = str(err)
         m = re.match(r"no such column: (.+)", text)
         if m:
-            return MySQLError(
-                1054, f"Unknown column '{m.group(1)}' in '{_clause_of(sql, m.group(1))}'", "42S22"
-            )
+            return mysql_error(1054, m.group(1), _clause_of(sql, m.group(1)))
         m = re.match(r"no such table: (?:main\.|temp\.)?(.+)", text)
         if m:
             # the catalog (shared) already shows a table another session created but has not committed yet
             return MySQLError(1146, f"Table '{m.group(1)}' doesn't exist", "42S02")
         m = re.match(r"ambiguous column name: (.+)", text)
         if m:
-            return MySQLError(1052, f"Column '{m.group(1)}' in field list is ambiguous", "23000")
+            return mysql_error(1052, m.group(1), 'field list')
         m = re.match(r"no such function: (.+)", text)
         if m:
-            return MySQLError(
-                1305, f"FUNCTION {self.current_db or 'mysql'}.{m.group(1)} does not exist", "42000"
-            )
+            return mysql_error(1305, 'FUNCTION', str(self.current_db or 'mysql') + '.' + str(m.group(1)))
         m = re.match(r"wrong number of arguments to function (\w+)", text)
         if m:
-            return MySQLError(
-                1582, f"Incorrect parameter count in the call to native function '{m.group(1)}'", "42000"
-            )
+            return mysql_error(1582, m.group(1))
         if "locked" in text or "busy" in text:
-            return MySQLError(1205, "Lock wait timeout exceeded; try restarting transaction")
+            return mysql_error(1205)
         if isinstance(err, _db.OperationalError) and "syntax error" in text:
             return not_supported(f"SQL construct ({text})")
-        return MySQLError(1105, f"Unknown error: {text}")
+        return unknown_error(f"Unknown error: {text}")
 
     # ---------------------------------------------------------------- DML / DDL
     def _dml(self, stmt: SqlStatement, current_db: str | None) -> ExecResult:
@@ -919,12 +913,12 @@ class Executor:
         target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
         db = target.db or current_db
         if db is None:
-            raise MySQLError(1046, "No database selected", "3D000")
+            raise mysql_error(1046)
         source = catalog.require_table(src.db or current_db, src.name)
         if source.table_type != "BASE TABLE":
             raise not_supported("CREATE TABLE ... LIKE a system view")
         if not catalog.has_schema(db):
-            raise MySQLError(1049, f"Unknown database '{db}'", "42000")
+            raise mysql_error(1049, db)
         tdef = dc_replace(source, schema=catalog.canonical_schema(db), name=target.name)
         if not catalog.create_table(self.conn, tdef, if_not_exists=bool(tree.args.get("exists"))):
             return ExecResult(warnings=[("Note", 1050, f"Table '{tdef.name}' already exists")])
@@ -955,7 +949,7 @@ class Executor:
             if kind == "TABLE":
                 tdef, if_not_exists = parse_create_table(tree, current_db)
                 if not catalog.has_schema(tdef.schema):
-                    raise MySQLError(1049, f"Unknown database '{tdef.schema}'", "42000")
+                    raise mysql_error(1049, tdef.schema)
                 if not catalog.create_table(conn, tdef, if_not_exists=if_not_exists):
                     warnings.append(("Note", 1050, f"Table '{tdef.name}' already exists"))
                 return ExecResult(warnings=warnings)
@@ -989,14 +983,14 @@ class Executor:
                 for t in tree.args.get("tables") or [tree.this]:
                     db = t.db or current_db
                     if db is None:
-                        raise MySQLError(1046, "No database selected", "3D000")
+                        raise mysql_error(1046)
                     tdef = catalog.get_table(db, t.name)
                     if tdef is None:
                         missing.append(f"{db}.{t.name}")
                     else:
                         targets.append(tdef)
                 if missing and not if_exists:
-                    raise MySQLError(1051, f"Unknown table '{','.join(missing)}'", "42S02")
+                    raise mysql_error(1051, ','.join(missing))
                 for tdef in targets:
                     catalog.drop_table(conn, tdef.schema, tdef.name)
                 warnings += [("Note", 1051, f"Unknown table '{m}'") for m in missing]
@@ -1024,11 +1018,7 @@ class Executor:
             for t in tree.expressions:
                 tdef = catalog.require_table(t.db or current_db, t.name)
                 if tdef.table_type != "BASE TABLE":
-                    raise MySQLError(
-                        1044,
-                        f"Access denied for user 'root'@'localhost' to database '{tdef.schema}'",
-                        "42000",
-                    )
+                    raise mysql_error(1044, 'root', 'localhost', tdef.schema)
                 conn.execute(f"DELETE FROM {quote_ident(physical_name(tdef.schema, tdef.name))}")
                 catalog._auto_inc.pop((tdef.schema, tdef.name), None)
             return ExecResult()

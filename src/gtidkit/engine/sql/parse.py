@@ -21,6 +21,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
     "SqlStatement",
@@ -158,12 +159,7 @@ def parse_error(text: str, near_offset: int | None) -> MySQLError:
         near, line = "", text.count("\n") + 1
     else:
         near, line = text[near_offset : near_offset + 80], text.count("\n", 0, near_offset) + 1
-    return MySQLError(
-        1064,
-        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version "
-        f"for the right syntax to use near '{near}' at line {line}",
-        "42000",
-    )
+    return mysql_error(1064, 'You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use', near, line)
 
 
 def parse_tree(text: str, replace: bool = False) -> exp.Expression:
@@ -182,7 +178,7 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
 
         feature = unsupported_family(text)
         if feature is not None:  # MySQL's grammar has it, sqlglot's does not: 1235, not a syntax error
-            raise MySQLError(1235, f"This version of MySQL doesn't yet support '{feature}'", "42000") from err
+            raise mysql_error(1235, feature) from err
         off = None
         errs = getattr(err, "errors", None) or []
         if errs:

@@ -27,6 +27,7 @@ from gtidkit.binlog.row_image import ColumnSpec, columns_present, decode_rows
 from gtidkit.engine.sql.catalog import ColumnDef, TableDef
 from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
 from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error, unknown_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.catalog import Catalog
@@ -218,7 +219,7 @@ def _encode_row_into(w: Writer, cols: tuple[ColumnDef, ...], row: tuple) -> None
         bad = next((c for c, v in zip(cols, row) if v is not None and c.info.binlog_type == 246), None)
         if bad is not None and "DECIMAL" in str(err):
             raise MySQLError(1264, "Out of range value for decimal column", "22003") from err
-        raise MySQLError(1235, f"This version of MySQL doesn't yet support '{err}'", "42000") from err
+        raise mysql_error(1235, err) from err
 
 
 def rows_events(
@@ -341,7 +342,7 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                 f"SELECT {t.rowid_alias}, {cols} FROM {phys} WHERE {where}", [to_sqlite(b[i]) for i in key_cols]
             ).fetchone()
             if found is None:
-                raise MySQLError(1032, f"Can't find record in '{t.name}'", "HY000")
+                raise mysql_error(1032, t.name)
             old = tuple(from_sqlite(c, v) for c, v in zip(t.columns, found[1:]))
             if a is None:
                 conn.raw.execute(f"DELETE FROM {phys} WHERE {t.rowid_alias} = ?", (found[0],))
@@ -355,7 +356,7 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                 )
             except IntegrityError as err:
                 ix = _failed_index(err, t)
-                raise (dup_entry_error(t, ix, new) if ix else MySQLError(1105, str(err))) from err
+                raise (dup_entry_error(t, ix, new) if ix else unknown_error(str(err))) from err
             changes.append(RowChange(t.schema, t.name, "update", old, new))
         else:
             assert a is not None
@@ -368,7 +369,7 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                 )
             except IntegrityError as err:
                 ix = _failed_index(err, t)
-                raise (dup_entry_error(t, ix, a) if ix else MySQLError(1105, str(err))) from err
+                raise (dup_entry_error(t, ix, a) if ix else unknown_error(str(err))) from err
             if ai is not None and a[ai] is not None:
                 catalog.next_auto_increment(conn, t, explicit=int(a[ai]))
             changes.append(RowChange(t.schema, t.name, "insert", None, a))
@@ -394,7 +395,7 @@ def _fill_missing(conn: Any, t: TableDef, row: tuple, present: list[bool]) -> tu
         elif c.nullable:
             out[i] = None
         else:
-            raise MySQLError(1364, f"Field '{c.name}' doesn't have a default value", "HY000")
+            raise mysql_error(1364, c.name)
     return tuple(out)
 
 

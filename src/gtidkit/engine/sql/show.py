@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from gtidkit.engine.sql.catalog import TableDef
 from gtidkit.engine.sql.ddl import not_supported
 from gtidkit.engine.sql.parse import SqlStatement, normalize
-from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.executor import ExecResult, Executor
@@ -100,9 +100,9 @@ def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecRe
     if m:
         db = _unid(m.group(2)) or current_db
         if db is None:
-            raise MySQLError(1046, "No database selected", "3D000")
+            raise mysql_error(1046)
         if not cat.has_schema(db):
-            raise MySQLError(1049, f"Unknown database '{db}'", "42000")
+            raise mysql_error(1049, db)
         ok = _like(m.group(3))
         tables = [t for t in cat.tables(db) if ok(t.name)]
         col = f"Tables_in_{cat.canonical_schema(db)}"

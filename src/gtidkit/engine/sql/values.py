@@ -25,6 +25,7 @@ from typing import Any
 
 from gtidkit.engine.sql.catalog import ColumnDef
 from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 
 __all__ = ["coerce", "format_datetime", "from_sqlite", "to_sqlite"]
 
@@ -36,15 +37,15 @@ _TIME = re.compile(r"^\s*(-)?(\d{1,3}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,6}))?)?\
 
 
 def _err_range(col: ColumnDef, row: int) -> MySQLError:
-    return MySQLError(1264, f"Out of range value for column '{col.name}' at row {row}", "22003")
+    return mysql_error(1264, col.name, row)
 
 
 def _parse_number(col: ColumnDef, v: str, row: int, kind: str) -> Decimal:
     m = _NUM_PREFIX.match(v)
     if not m:
-        raise MySQLError(1366, f"Incorrect {kind} value: '{v}' for column '{col.name}' at row {row}", "HY000")
+        raise mysql_error(1366, kind, v, col.name, row)
     if v[m.end() :].strip():
-        raise MySQLError(1265, f"Data truncated for column '{col.name}' at row {row}", "01000")
+        raise mysql_error(1265, col.name, row)
     return Decimal(m.group(0).strip())
 
 
@@ -130,24 +131,24 @@ def coerce(col: ColumnDef, v: Any, row: int = 1) -> Any:
             s = s.rstrip(" ")  # CHAR is padded on disk and stripped on read (PAD_CHAR_TO_FULL_LENGTH off)
         n = col.max_chars()
         if n is not None and len(s) > n:
-            raise MySQLError(1406, f"Data too long for column '{col.name}' at row {row}", "22001")
+            raise mysql_error(1406, col.name, row)
         return s
     if fam == "binary":
         b = v if isinstance(v, bytes) else str(v).encode("utf-8")
         n = col.max_chars()
         if n is not None and len(b) > n:
-            raise MySQLError(1406, f"Data too long for column '{col.name}' at row {row}", "22001")
+            raise mysql_error(1406, col.name, row)
         if col.type == "binary" and n is not None:
             b = b.ljust(n, b"\0")
         return b
     if fam == "temporal":
         return _coerce_temporal(col, v, row)
-    raise MySQLError(1235, f"This version of MySQL doesn't yet support 'column type {col.type}'", "42000")
+    raise mysql_error(1235, 'column type ' + str(col.type))
 
 
 def _coerce_temporal(col: ColumnDef, v: Any, row: int) -> str:
     kind = {"date": "date", "time": "time"}.get(col.type, "datetime")
-    bad = MySQLError(1292, f"Incorrect {kind} value: '{v}' for column '{col.name}' at row {row}", "22007")
+    bad = mysql_error(1292, kind, v, col.name, row, text_of=1366)
     fsp = col.scale or 0
     if isinstance(v, (_dt.datetime, _dt.date)):
         dt = v

@@ -21,7 +21,7 @@ from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.metadata import result_set
 from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.statements import locks, variables
-from gtidkit.errors import BinlogDecodeError, MySQLError
+from gtidkit.errors import BinlogDecodeError
 from gtidkit.gtid import GtidSet
 from gtidkit.mysql_errors import mysql_error
 
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from gtidkit.engine.server import Server
     from gtidkit.engine.session import Session
 
-NO_BINLOG = (1381, "You are not using binary logging")
 
 _SHOW_BINARY_LOGS = re.compile(r"^\s*show\s+(?:binary|master)\s+logs\s*;?\s*$", re.IGNORECASE)
 _SHOW_STATUS = re.compile(r"^\s*show\s+(?:master\s+status|binary\s+log\s+status)\s*;?\s*$", re.IGNORECASE)
@@ -122,7 +121,7 @@ class Admin:
         """SHOW BINARY LOGS: Log_name, File_size, Encrypted. Raises 1381 when the binlog is off."""
         blog = self.server.binlog
         if blog is None:
-            raise MySQLError(*NO_BINLOG)
+            raise mysql_error(1381)
         return result_set(["Log_name", "File_size", "Encrypted"], [(n, size, "No") for n, size in blog.sizes()])
 
     def show_binary_log_status(self) -> StatementResult:
@@ -154,9 +153,7 @@ class Admin:
         names = blog.existing_files()
         name = file if file is not None else (names[0] if names else None)
         if name is None or name not in names:
-            raise MySQLError(
-                1220, "Error when executing command SHOW BINLOG EVENTS: Could not find target log"
-            )
+            raise mysql_error(1220, 'SHOW BINLOG EVENTS', 'Could not find target log')
         rows: list[tuple] = []
         # Read without the writer's lock: every byte before the end position is flushed (the dump seam).
         end = blog.end_position()
@@ -174,9 +171,7 @@ class Admin:
                 if limit_reached(len(rows), offset, limit_rows):
                     break
         except BinlogDecodeError as err:
-            raise MySQLError(
-                1220, f"Error when executing command SHOW BINLOG EVENTS: Wrong offset or I/O error ({err})"
-            ) from err
+            raise mysql_error(1220, 'SHOW BINLOG EVENTS', 'Wrong offset or I/O error (' + str(err) + ')') from err
         rows = rows[offset:]
         if limit is not None:
             rows = rows[:limit]
@@ -242,9 +237,7 @@ class Admin:
         if _FLUSH_ANY.match(text):
             return StatementResult()  # FLUSH TABLES / PRIVILEGES / STATUS: nothing to do for this engine
         if re.match(r"^\s*(reset\s+(replica|slave)|start\s|stop\s|change\s)", text, re.IGNORECASE):
-            raise MySQLError(
-                1235, f"This version of MySQL doesn't yet support '{text.strip()[:40]}'", "42000"
-            )
+            raise mysql_error(1235, text.strip()[:40])
         raise statement_error(text)
 
     def kill(self, session: Session, target_id: int, *, query_only: bool) -> None:
@@ -271,7 +264,7 @@ class Admin:
         """RESET MASTER [TO n]: empty the table, delete every binlog, start file n (default 1), clear GTID state."""
         server = self.server
         if number is not None and not 1 <= number <= 2_000_000_000:
-            raise MySQLError(1210, "Incorrect arguments to RESET MASTER")
+            raise mysql_error(1210, 'RESET MASTER')
         server.acquire_write_lock(None)
         try:
             conn = server._internal
@@ -356,7 +349,7 @@ def _parse_datetime(text: str) -> float:
             return dt.datetime.strptime(t, fmt).timestamp()
         except ValueError:
             continue
-    raise MySQLError(1210, "Incorrect arguments to PURGE BINARY LOGS BEFORE")
+    raise mysql_error(1210, 'PURGE BINARY LOGS BEFORE')
 
 
 # ---------------------------------------------------------------------- SQL functions
@@ -381,18 +374,14 @@ def gtid_functions(server: Server, session: Session) -> dict[str, Callable[..., 
 
     def wait_for_executed_gtid_set(gtids: Any, timeout: Any = 0) -> int:
         if server.gtid_mode == "OFF":
-            raise MySQLError(3062, "Cannot use WAIT_FOR_EXECUTED_GTID_SET when GTID_MODE = OFF.")
+            raise mysql_error(3062, 'use WAIT_FOR_EXECUTED_GTID_SET')
         if gtids is None:
-            raise MySQLError(1772, "Malformed GTID set specification 'NULL'.")
+            raise mysql_error(1772, 'NULL')
         wanted = _set(gtids)
         if timeout is None or float(timeout) < 0:
-            raise MySQLError(1210, "Incorrect arguments to WAIT_FOR_EXECUTED_GTID_SET.")
+            raise mysql_error(1210, 'WAIT_FOR_EXECUTED_GTID_SET.')
         if session.owned_gtid is not None and session.owned_gtid in wanted:
-            raise MySQLError(
-                3173,
-                f"The client holds ownership of the GTID {session.owned_gtid}. Therefore WAIT_FOR_EXECUTED_GTID_SET "
-                "cannot wait for this GTID.",
-            )
+            raise mysql_error(3173, session.owned_gtid)
         t = float(timeout)
         return 0 if server.gtid_state.wait_for_executed(wanted, None if t == 0 else t) else 1
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,12 +112,7 @@ def _tokens(text: str) -> list[tuple[str, str, int, int]]:
 def parse_error(text: str, pos: int) -> MySQLError:
     """ER_PARSE_ERROR 1064 near ``text[pos:]``, worded as MySQL."""
     near = text[pos : pos + 80]
-    return MySQLError(
-        1064,
-        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version "
-        f"for the right syntax to use near '{near}' at line 1",
-        "42000",
-    )
+    return mysql_error(1064, 'You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use', near, '1')
 
 
 _SCOPES = {

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from gtidkit.engine.gtid import commit as commit_mod
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.gtid.gtid_next import ANONYMOUS, ASSIGNED, implicit_commit_error
-from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.session import Session
@@ -69,9 +69,7 @@ def reacquire_anonymous(session: Session) -> None:
     gn = session.gtid
     if gn.type is ANONYMOUS and gn.owned is gnx.NOTHING:
         if session.server.globals.values["gtid_mode"] == "ON":
-            raise MySQLError(
-                1782, "@@SESSION.GTID_NEXT cannot be set to ANONYMOUS when @@GLOBAL.GTID_MODE = ON."
-            )
+            raise mysql_error(1782)
         session.server.gtid_state.acquire_anonymous()
         gn.handle(gnx.STATEMENT)
 
