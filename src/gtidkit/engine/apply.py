@@ -313,13 +313,13 @@ def session_settings(sv: QueryStatusVars) -> dict[str, Any]:
             if cs:
                 out[name] = cs if name == "character_set_client" else coll
         if sv.collation_connection in _COLLATIONS:
-            out["character_set_connection"] = _COLLATIONS[sv.collation_connection][0]  # type: ignore[index]
+            out["character_set_connection"] = _COLLATIONS[sv.collation_connection][0]
     if sv.time_zone is not None:
         out["time_zone"] = sv.time_zone
     if sv.explicit_defaults_for_timestamp is not None:
         out["explicit_defaults_for_timestamp"] = bool(sv.explicit_defaults_for_timestamp)
     if sv.default_collation_for_utf8mb4 in _COLLATIONS:
-        out["default_collation_for_utf8mb4"] = _COLLATIONS[sv.default_collation_for_utf8mb4][1]  # type: ignore[index]
+        out["default_collation_for_utf8mb4"] = _COLLATIONS[sv.default_collation_for_utf8mb4][1]
     if sv.sql_require_primary_key is not None:
         out["sql_require_primary_key"] = bool(sv.sql_require_primary_key)
     if sv.default_table_encryption is not None:

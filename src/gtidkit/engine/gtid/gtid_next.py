@@ -44,6 +44,7 @@ The session (``gtidkit.engine.session``) feeds events in and performs the side e
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 
 from gtidkit.errors import MySQLError
@@ -200,8 +201,8 @@ class GtidNext:
         tag: the tag of ``AUTOMATIC:tag`` ('' when untagged).
     """
 
-    type: type[NextType] = AUTOMATIC
-    owned: type[Owned] = NOTHING
+    type: builtins.type[NextType] = AUTOMATIC
+    owned: builtins.type[Owned] = NOTHING
     gtid: Gtid | None = None
     tag: str = ""
 

@@ -144,7 +144,10 @@ class SqlStatement(Protocol):
     its kind (``select``, ``dml``, ``ddl``, ``use``, ``show``, savepoint kinds), text, recogniser ``info`` and the
     lazily parsed sqlglot ``tree``. Classification itself lives in ``engine/statements/classify.py``, done once."""
 
-    kind: str
+    @property
+    def kind(self) -> str:
+        """The statement kind (read-only here, so a ``str`` subclass such as ``StatementKind`` conforms)."""
+
     text: str
     info: dict[str, Any]
 
