@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-test: $(STAMP) typecheck
+test: $(STAMP) typecheck lint
 	$(PYBIN) -m pytest -q -p no:cacheprovider
 
 typecheck: $(STAMP)
@@ -34,6 +34,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
 
 clean:
 	rm -rf $(VENV) demo-out bench/out

@@ -26,7 +26,7 @@ def update_section(name: str, markdown: str) -> None:
     with open(lock, "w") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         text = RESULTS.read_text() if RESULTS.exists() else HEADER
-        pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end) + r"\n?", re.S)
+        pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end) + r"\n?", re.DOTALL)
         if pattern.search(text):
             text = pattern.sub(lambda _m: block, text)
         else:

@@ -49,7 +49,9 @@ class Replica:
         self.s = self.srv.session()
         self.next = 1
         self.seconds = 0.0
-        self.cpu = 0.0  # CPU seconds of the applying thread (thread_time): the Python bookkeeping, without fsyncs
+        self.cpu = (
+            0.0  # CPU seconds of the applying thread (thread_time): the Python bookkeeping, without fsyncs
+        )
         for gno, stmt in (
             (1, "CREATE DATABASE r"),
             (2, "CREATE TABLE r.t (id INT PRIMARY KEY, v VARCHAR(32))"),
@@ -112,22 +114,36 @@ def main() -> None:
     work = Path(args.dir or tempfile.mkdtemp(prefix="bench_engine_"))
     n = args.n
     configs = {
-        "a": dict(anonymous=True, gtid_mode="OFF", log_bin=False),
-        "b": dict(anonymous=False, gtid_mode="ON", log_bin=False, gtid_executed_compression_period=1000),
-        "c": dict(anonymous=False, gtid_mode="ON", log_bin=True, log_replica_updates=True, sync_binlog=1),
+        "a": {"anonymous": True, "gtid_mode": "OFF", "log_bin": False},
+        "b": {
+            "anonymous": False,
+            "gtid_mode": "ON",
+            "log_bin": False,
+            "gtid_executed_compression_period": 1000,
+        },
+        "c": {
+            "anonymous": False,
+            "gtid_mode": "ON",
+            "log_bin": True,
+            "log_replica_updates": True,
+            "sync_binlog": 1,
+        },
         # rotation-time saves: as (c) but rotating every ~64 KiB
-        "c_rot": dict(
-            anonymous=False,
-            gtid_mode="ON",
-            log_bin=True,
-            log_replica_updates=True,
-            sync_binlog=1,
-            max_binlog_size=65536,
-        ),
+        "c_rot": {
+            "anonymous": False,
+            "gtid_mode": "ON",
+            "log_bin": True,
+            "log_replica_updates": True,
+            "sync_binlog": 1,
+            "max_binlog_size": 65536,
+        },
         **{
-            f"b_p{p}": dict(
-                anonymous=False, gtid_mode="ON", log_bin=False, gtid_executed_compression_period=p
-            )
+            f"b_p{p}": {
+                "anonymous": False,
+                "gtid_mode": "ON",
+                "log_bin": False,
+                "gtid_executed_compression_period": p,
+            }
             for p in (0, 1, 1000)
         },
     }
@@ -151,8 +167,10 @@ def main() -> None:
     table_vs_binlog = c["table_bytes"] / c["binlog_bytes"] if c["binlog_bytes"] else float("nan")
     rotation_cost = 1 - cr["tps"] / c["tps"]
     lines = [
-        f"Command: `.venv/bin/python bench/bench_engine.py --n {n}` ({n} single-row INSERT transactions per "
-        "configuration, one `SET gtid_next` each, SQLite synchronous=FULL).",
+        (
+            f"Command: `.venv/bin/python bench/bench_engine.py --n {n}` ({n} single-row INSERT transactions per "
+            "configuration, one `SET gtid_next` each, SQLite synchronous=FULL)."
+        ),
         "",
         "| configuration | transactions/s | CPU µs per transaction (applying thread) |",
         "|---|---|---|",
@@ -169,8 +187,10 @@ def main() -> None:
         f"| b/a (throughput, wall clock) | {ratio_ba:.3f} | >= 0.95 |",
         f"| b/a (CPU of the applying thread: the commit path's bookkeeping, no fsync) | {ratio_ba_cpu:.3f} | >= 0.95 |",
         f"| b/c | {ratio_bc:.2f} | >= 1.6 |",
-        f"| GTID table bytes / binlog bytes after (c) | {table_vs_binlog:.5f} "
-        f"({c['table_bytes']} / {c['binlog_bytes']}) | <= 0.01 |",
+        (
+            f"| GTID table bytes / binlog bytes after (c) | {table_vs_binlog:.5f} "
+            f"({c['table_bytes']} / {c['binlog_bytes']}) | <= 0.01 |"
+        ),
         f"| rotation-time save cost (1 - c_rot/c) | {rotation_cost:+.3f} | <= 0.03 |",
         "",
         "| compression period in (b) | transactions/s | relative to period 1000 |",
@@ -182,8 +202,10 @@ def main() -> None:
     noise = abs(runs["b"]["tps"] / runs["b_p1000"]["tps"] - 1)
     lines += [
         "",
-        f"(b) and 'period 1000' are the same configuration run twice: their difference ({noise:.1%}) is this "
-        "run's noise floor (fsync latency on a shared disk); smaller differences are not significant.",
+        (
+            f"(b) and 'period 1000' are the same configuration run twice: their difference ({noise:.1%}) is this "
+            "run's noise floor (fsync latency on a shared disk); smaller differences are not significant."
+        ),
     ]
     text = "\n".join(lines) + "\n"
     print(text)

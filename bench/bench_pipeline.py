@@ -50,7 +50,11 @@ def ensure_corpus(path: Path, size: int, hosts: int) -> dict:
     manifest = path / "manifest.json"
     if manifest.exists():
         data = json.loads(manifest.read_text())
-        if data.get("kind") == "corpus" and len(data["hosts"]) == hosts and abs(data["total_bytes"] - size) < 0.05 * size:
+        if (
+            data.get("kind") == "corpus"
+            and len(data["hosts"]) == hosts
+            and abs(data["total_bytes"] - size) < 0.05 * size
+        ):
             return {"generated": False, "seconds": 0.0, "bytes": data["total_bytes"]}
     t = time.perf_counter()
     m = generate_corpus(path, size, hosts, overwrite=True)
@@ -71,7 +75,7 @@ def _proc_table() -> dict[int, tuple[int, int]]:
                 stat = fh.read()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
+        fields = stat[stat.rindex(")") + 2 :].split()
         table[int(entry)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
     return table
 
@@ -97,15 +101,33 @@ def run_job(master: str, corpus: Path, out: Path, cpus: str | None = None) -> di
         cpus: a ``taskset -c`` CPU list ("0", "0,1") the whole process tree (app, JVM, Python workers) is pinned
             to, so that ``local[N]`` really gets N cores; ``None`` = no pinning.
     """
-    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable,
-               PYSPARK_DRIVER_PYTHON=sys.executable)
+    env = dict(
+        os.environ,
+        SPARK_LOCAL_IP="127.0.0.1",
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+    )
     t = time.perf_counter()
     seen: dict[int, int] = {}
     with subprocess.Popen(
-        ([*(["taskset", "-c", cpus] if cpus else [])]
-         + [sys.executable, "-m", "gtidkit.pipeline.app", "--master", master, "--input", str(corpus),
-            "--output", str(out)]),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        (
+            [*(["taskset", "-c", cpus] if cpus else [])]
+            + [
+                sys.executable,
+                "-m",
+                "gtidkit.pipeline.app",
+                "--master",
+                master,
+                "--input",
+                str(corpus),
+                "--output",
+                str(out),
+            ]
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     ) as proc:
         import threading
 
@@ -177,8 +199,12 @@ def steady_scan(corpus: Path, cpu: str | None) -> dict:
         "                  'scan_s': time.perf_counter() - t, 'records': n}))\n"
         "spark.stop()\n"
     )
-    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable,
-               PYSPARK_DRIVER_PYTHON=sys.executable)
+    env = dict(
+        os.environ,
+        SPARK_LOCAL_IP="127.0.0.1",
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+    )
     cmd = [*(["taskset", "-c", cpu] if cpu else []), sys.executable, "-c", code, str(corpus)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
@@ -190,8 +216,11 @@ def main() -> None:
     ap.add_argument("--hosts", type=int, default=20)
     ap.add_argument("--workdir", type=Path, default=HERE / "out" / "pipeline")
     ap.add_argument("--no-baseline", action="store_true", help="skip the Spark-free baseline")
-    ap.add_argument("--no-pin", action="store_true",
-                    help="do not pin local[N] to N CPUs with taskset (pinning is the default when taskset exists)")
+    ap.add_argument(
+        "--no-pin",
+        action="store_true",
+        help="do not pin local[N] to N CPUs with taskset (pinning is the default when taskset exists)",
+    )
     args = ap.parse_args()
 
     corpus = args.workdir / f"corpus-{args.size}-{args.hosts}"
@@ -202,8 +231,10 @@ def main() -> None:
     load_before = f"{os.getloadavg()[0]:.1f}"
     base = None if args.no_baseline else baseline(corpus, "0" if pin else None)
     if base:
-        print(f"baseline (no Spark, 1 core): decode {base['decode_s']:.1f} s "
-              f"({base['bytes'] / base['decode_s'] / 1e6:.1f} MB/s), decode + Arrow {base['arrow_s']:.1f} s")
+        print(
+            f"baseline (no Spark, 1 core): decode {base['decode_s']:.1f} s "
+            f"({base['bytes'] / base['decode_s'] / 1e6:.1f} MB/s), decode + Arrow {base['arrow_s']:.1f} s"
+        )
     steady = None if args.no_baseline else steady_scan(corpus, "0" if pin else None)
     if steady:
         print(f"steady-state scan (warm local[1]): {steady}")
@@ -211,7 +242,9 @@ def main() -> None:
     for master, cpus in (("local[1]", "0"), ("local[2]", "0,1")):
         s = run_job(master, corpus, args.workdir / f"out-{master[6:-1]}", cpus if pin else None)
         runs[master] = s
-        print(f"{master}: timings {s['timings_s']} (process {s['process_wall_s']:.1f} s); counts {s['counts']}")
+        print(
+            f"{master}: timings {s['timings_s']} (process {s['process_wall_s']:.1f} s); counts {s['counts']}"
+        )
     t1, t2 = runs["local[1]"]["timings_s"], runs["local[2]"]["timings_s"]
     size = gen["bytes"]
     job1 = t1["scan"] + t1["tables"] + t1["state"]
@@ -229,34 +262,48 @@ def main() -> None:
     lines = [
         "## Pipeline (PySpark job on a generated corpus)",
         "",
-        (f"Command: `.venv/bin/python bench/bench_pipeline.py --size {args.size} --hosts {args.hosts}"
-         f"{' --no-pin' if not pin else ''}`"),
+        (
+            f"Command: `.venv/bin/python bench/bench_pipeline.py --size {args.size} --hosts {args.hosts}"
+            f"{' --no-pin' if not pin else ''}`"
+        ),
         "",
-        (f"Corpus: {size / 1e6:.0f} MB of MySQL 8.0 binlogs, {args.hosts} hosts, "
-        f"{runs['local[2]']['counts']['files']} files, {runs['local[2]']['counts']['transactions']} transactions "
-        f"(gtidkit.generate.generate_corpus). Machine: 2 cores shared with other work."),
+        (
+            f"Corpus: {size / 1e6:.0f} MB of MySQL 8.0 binlogs, {args.hosts} hosts, "
+            f"{runs['local[2]']['counts']['files']} files, {runs['local[2]']['counts']['transactions']} transactions "
+            f"(gtidkit.generate.generate_corpus). Machine: 2 cores shared with other work."
+        ),
         "",
-        ("| run | scan s | scan CPU s | tables s | state s | job s | scan MB/s (wall) | MB per scan CPU-s "
-         "| process CPU s / wall s (cores busy) |"),
+        (
+            "| run | scan s | scan CPU s | tables s | state s | job s | scan MB/s (wall) | MB per scan CPU-s "
+            "| process CPU s / wall s (cores busy) |"
+        ),
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for master, s in runs.items():
         t = s["timings_s"]
         sc = t.get("scan_cpu")
-        lines.append(f"| {master} | {t['scan']:.1f} | {'' if sc is None else f'{sc:.1f}'} | {t['tables']:.1f} | "
-                     f"{t['state']:.1f} | {t['scan'] + t['tables'] + t['state']:.1f} | "
-                     f"{size / t['scan'] / 1e6:.1f} | {'' if not sc else f'{size / sc / 1e6:.1f}'} | "
-                     f"{s['process_cpu_s']:.0f} / {s['process_wall_s']:.0f} "
-                     f"({s['process_cpu_s'] / s['process_wall_s']:.2f}) |")
+        lines.append(
+            f"| {master} | {t['scan']:.1f} | {'' if sc is None else f'{sc:.1f}'} | {t['tables']:.1f} | "
+            f"{t['state']:.1f} | {t['scan'] + t['tables'] + t['state']:.1f} | "
+            f"{size / t['scan'] / 1e6:.1f} | {'' if not sc else f'{size / sc / 1e6:.1f}'} | "
+            f"{s['process_cpu_s']:.0f} / {s['process_wall_s']:.0f} "
+            f"({s['process_cpu_s'] / s['process_wall_s']:.2f}) |"
+        )
     if base:
-        lines.append(f"| no Spark, 1 core: decoder only (`FileScanner`) | | {base['decode_s']:.1f} | | | | | "
-                     f"{size / base['decode_s'] / 1e6:.1f} | |")
-        lines.append(f"| no Spark, 1 core: executor code (`scan.arrow_batches`: decode + Arrow) | | "
-                     f"{base['arrow_s']:.1f} | | | | | {size / base['arrow_s'] / 1e6:.1f} | |")
+        lines.append(
+            f"| no Spark, 1 core: decoder only (`FileScanner`) | | {base['decode_s']:.1f} | | | | | "
+            f"{size / base['decode_s'] / 1e6:.1f} | |"
+        )
+        lines.append(
+            f"| no Spark, 1 core: executor code (`scan.arrow_batches`: decode + Arrow) | | "
+            f"{base['arrow_s']:.1f} | | | | | {size / base['arrow_s'] / 1e6:.1f} | |"
+        )
     lines += [
         "",
-        (f"Parallel efficiency local[1] → local[2]: **{eff_job:.0%}** for the whole job, **{eff_scan:.0%}** for the "
-        f"scan stage (target >= 70 %)."),
+        (
+            f"Parallel efficiency local[1] → local[2]: **{eff_job:.0%}** for the whole job, **{eff_scan:.0%}** for the "
+            f"scan stage (target >= 70 %)."
+        ),
     ]
     busy1 = runs["local[1]"]["process_cpu_s"] / runs["local[1]"]["process_wall_s"]
     busy2 = runs["local[2]"]["process_cpu_s"] / runs["local[2]"]["process_wall_s"]
@@ -265,13 +312,15 @@ def main() -> None:
             f"Each run's whole process tree (app, JVM, Python workers) was pinned with `taskset` to as many CPUs as "
             f"task slots (local[1] → CPU 0, local[2] → CPUs 0,1), so local[N] really had N cores; cores busy: "
             f"local[1] {busy1:.2f}, local[2] {busy2:.2f} (CPU of the app, its JVM and Python workers sampled from "
-            f"/proc).")
+            f"/proc)."
+        )
     else:
         lines.append(
             f"Not pinned (`--no-pin`): local[1] is one task slot, not one core — the Python worker decoding a file "
             f"and the JVM are separate processes working at the same time, so local[1] kept {busy1:.2f} cores busy "
             f"and local[2] {busy2:.2f}; on a 2-core machine the local[1] → local[2] speedup is then capped by the "
-            f"CPU local[1] already used.")
+            f"CPU local[1] already used."
+        )
     if base:
         cpu1 = t1.get("scan_cpu") or t1["scan"]
         cpu2 = t2.get("scan_cpu") or t2["scan"]
@@ -282,7 +331,8 @@ def main() -> None:
             f"of the no-Spark decode rate (target >= 70 %); vs the executor code alone (decode + Arrow batches, "
             f"{base['arrow_s']:.1f} CPU s): **{base['arrow_s'] / cpu1:.0%}**. By wall time: "
             f"{base['decode_s'] / t1['scan']:.0%} / {base['arrow_s'] / t1['scan']:.0%}. The Data Source yields "
-            "`pyarrow.RecordBatch`es of 8192 transactions, so Spark does no per-row Python conversion.")
+            "`pyarrow.RecordBatch`es of 8192 transactions, so Spark does no per-row Python conversion."
+        )
         if steady:
             lines.append(
                 f"Steady state (a warm local[1] session, pinned the same way, the same `read_scan(...).persist()"
@@ -290,25 +340,33 @@ def main() -> None:
                 f"{steady['warmup_cpu']:.1f} CPU s once per executor): **{steady['scan_cpu']:.1f} CPU s** for the "
                 f"corpus = {size / steady['scan_cpu'] / 1e6:.1f} MB per CPU-second = "
                 f"**{base['decode_s'] / steady['scan_cpu']:.0%}** of the bare decoder's rate and "
-                f"**{base['arrow_s'] / steady['scan_cpu']:.0%}** of the executor code's.")
+                f"**{base['arrow_s'] / steady['scan_cpu']:.0%}** of the executor code's."
+            )
         lines.append(
             f"Scan-stage CPU local[2] / local[1]: {cpu2 / cpu1:.2f} (CPU spent for the same work on two cores; "
             f"1.00 = no parallel overhead). Load average during the runs: {load_before} → {os.getloadavg()[0]:.1f} "
             f"on {os.cpu_count()} CPUs (other engineers' jobs share them), which inflates wall times, not CPU "
-            "times.")
+            "times."
+        )
     lines += [
         "",
         "### Cost estimate for 10 TB on a cluster",
         "",
-        (f"- Measured decode rate: {mbps_core:.1f} MB/s per core in the Spark scan (local[1]). The scan is "
-        f"embarrassingly parallel (one task per binlog file; 10 TB of 1 GiB binlogs is ~{files_10tb} tasks), so "
-        f"it scales with cores at about the measured efficiency ({min(1.0, eff_scan):.0%})."),
-        (f"- 10 TB ≈ **{core_hours:,.0f} core-hours** of scan ≈ {wall_100:,.1f} h on a 100-core cluster "
-        f"(e.g. 25 x m6i.xlarge), ≈ **${cost:,.0f}** on demand at ${USD_PER_VCPU_HOUR}/vCPU-hour "
-        "(spot is ~3x cheaper). The later stages work on one row per transaction, then on compressed "
-        "intervals, and add little; Parquet output is about 5-8 % of the input size."),
-        ("- Input must be on storage the executors can read (HDFS/S3 mount/NFS); reading at this rate needs "
-        f"≈ {mbps_core * 100 / 1000:.1f} GB/s aggregate for 100 cores."),
+        (
+            f"- Measured decode rate: {mbps_core:.1f} MB/s per core in the Spark scan (local[1]). The scan is "
+            f"embarrassingly parallel (one task per binlog file; 10 TB of 1 GiB binlogs is ~{files_10tb} tasks), so "
+            f"it scales with cores at about the measured efficiency ({min(1.0, eff_scan):.0%})."
+        ),
+        (
+            f"- 10 TB ≈ **{core_hours:,.0f} core-hours** of scan ≈ {wall_100:,.1f} h on a 100-core cluster "
+            f"(e.g. 25 x m6i.xlarge), ≈ **${cost:,.0f}** on demand at ${USD_PER_VCPU_HOUR}/vCPU-hour "
+            "(spot is ~3x cheaper). The later stages work on one row per transaction, then on compressed "
+            "intervals, and add little; Parquet output is about 5-8 % of the input size."
+        ),
+        (
+            "- Input must be on storage the executors can read (HDFS/S3 mount/NFS); reading at this rate needs "
+            f"≈ {mbps_core * 100 / 1000:.1f} GB/s aggregate for 100 cores."
+        ),
     ]
     update_section("pipeline", "\n".join(lines))
     print("\n".join(lines))

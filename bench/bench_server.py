@@ -42,10 +42,23 @@ def _sysbench(port: int, test: str, threads: int, seconds: int) -> dict[str, flo
     exe = shutil.which("sysbench")
     if exe is None:
         return None
-    base = [exe, test, "--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={port}", "--mysql-user=root",
-            "--mysql-password=", "--tables=1", "--table-size=10000"]
-    r = subprocess.run([*base, f"--threads={threads}", f"--time={seconds}", "run"], capture_output=True, text=True,
-                       check=False)
+    base = [
+        exe,
+        test,
+        "--db-driver=mysql",
+        "--mysql-host=127.0.0.1",
+        f"--mysql-port={port}",
+        "--mysql-user=root",
+        "--mysql-password=",
+        "--tables=1",
+        "--table-size=10000",
+    ]
+    r = subprocess.run(
+        [*base, f"--threads={threads}", f"--time={seconds}", "run"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     figures: dict[str, float] = {}
     for line in r.stdout.splitlines():
         line = line.strip()
@@ -73,14 +86,36 @@ def _mariadb_sysbench(tmp: Path, tests: list[tuple[str, int]], seconds: int) -> 
     if not Path(mariadbd).exists() or install is None or shutil.which("sysbench") is None:
         return {}
     datadir = tmp / "mariadb"
-    subprocess.run([install, "--no-defaults", f"--datadir={datadir}", "--auth-root-authentication-method=normal",
-                    "--user=root", "--skip-test-db"], capture_output=True, check=True)
+    subprocess.run(
+        [
+            install,
+            "--no-defaults",
+            f"--datadir={datadir}",
+            "--auth-root-authentication-method=normal",
+            "--user=root",
+            "--skip-test-db",
+        ],
+        capture_output=True,
+        check=True,
+    )
     port = _free_port()
-    proc = subprocess.Popen([mariadbd, "--no-defaults", f"--datadir={datadir}", f"--port={port}",
-                             f"--socket={datadir}/mysqld.sock", "--bind-address=127.0.0.1", "--user=root",
-                             f"--log-bin={datadir}/binlog", "--sync-binlog=1", "--server-id=1",
-                             f"--pid-file={datadir}/mariadbd.pid"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            mariadbd,
+            "--no-defaults",
+            f"--datadir={datadir}",
+            f"--port={port}",
+            f"--socket={datadir}/mysqld.sock",
+            "--bind-address=127.0.0.1",
+            "--user=root",
+            f"--log-bin={datadir}/binlog",
+            "--sync-binlog=1",
+            "--server-id=1",
+            f"--pid-file={datadir}/mariadbd.pid",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         for _ in range(120):
             try:
@@ -92,9 +127,22 @@ def _mariadb_sysbench(tmp: Path, tests: list[tuple[str, int]], seconds: int) -> 
         conn.cursor().execute("CREATE DATABASE sbtest")
         conn.close()
         exe = shutil.which("sysbench")
-        subprocess.run([exe, "oltp_read_write", "--db-driver=mysql", "--mysql-host=127.0.0.1",  # type: ignore[list-item]
-                        f"--mysql-port={port}", "--mysql-user=root", "--mysql-password=", "--tables=1",
-                        "--table-size=10000", "prepare"], capture_output=True, check=True)
+        subprocess.run(
+            [
+                exe,
+                "oltp_read_write",
+                "--db-driver=mysql",
+                "--mysql-host=127.0.0.1",  # type: ignore[list-item]
+                f"--mysql-port={port}",
+                "--mysql-user=root",
+                "--mysql-password=",
+                "--tables=1",
+                "--table-size=10000",
+                "prepare",
+            ],
+            capture_output=True,
+            check=True,
+        )
         return {(t, n): f for t, n in tests if (f := _sysbench(port, t, n, seconds))}
     finally:
         proc.terminate()
@@ -114,8 +162,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, running_server(Path(tmp) / "d", "--log-bin") as srv:
         conns = {}
         for mode in ("OFF", "OWN_GTID"):
-            c = pymysql.connect(host="127.0.0.1", port=srv.port, user="root", password="", autocommit=True,
-                                client_flag=CLIENT.SESSION_TRACK)
+            c = pymysql.connect(
+                host="127.0.0.1",
+                port=srv.port,
+                user="root",
+                password="",
+                autocommit=True,
+                client_flag=CLIENT.SESSION_TRACK,
+            )
             c.cursor().execute(f"SET SESSION session_track_gtids = {mode}")
             conns[mode] = c
         cur = conns["OFF"].cursor()
@@ -137,9 +191,22 @@ def main() -> int:
         if shutil.which("sysbench") and args.sysbench_seconds > 0:
             cur.execute("CREATE DATABASE sbtest")
             exe = shutil.which("sysbench")
-            subprocess.run([exe, "oltp_read_write", "--db-driver=mysql", "--mysql-host=127.0.0.1",  # type: ignore[list-item]
-                            f"--mysql-port={srv.port}", "--mysql-user=root", "--mysql-password=", "--tables=1",
-                            "--table-size=10000", "prepare"], capture_output=True, check=True)
+            subprocess.run(
+                [
+                    exe,
+                    "oltp_read_write",
+                    "--db-driver=mysql",
+                    "--mysql-host=127.0.0.1",  # type: ignore[list-item]
+                    f"--mysql-port={srv.port}",
+                    "--mysql-user=root",
+                    "--mysql-password=",
+                    "--tables=1",
+                    "--table-size=10000",
+                    "prepare",
+                ],
+                capture_output=True,
+                check=True,
+            )
             for test, threads in tests:
                 sb[(test, threads)] = _sysbench(srv.port, test, threads, args.sysbench_seconds)
         for c in conns.values():
@@ -148,9 +215,11 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             maria = _mariadb_sysbench(Path(tmp), tests, args.sysbench_seconds)
     lines = [
-        (f"Command: `.venv/bin/python bench/bench_server.py --n {args.n} --blocks {args.blocks} "
-        f"--sysbench-seconds {args.sysbench_seconds}` (one `gtidkit server --log-bin` on 127.0.0.1, PyMySQL, "
-        "median latency per statement, the two modes interleaved statement by statement)"),
+        (
+            f"Command: `.venv/bin/python bench/bench_server.py --n {args.n} --blocks {args.blocks} "
+            f"--sysbench-seconds {args.sysbench_seconds}` (one `gtidkit server --log-bin` on 127.0.0.1, PyMySQL, "
+            "median latency per statement, the two modes interleaved statement by statement)"
+        ),
         "",
         "| statement | session_track_gtids=OFF (µs) | OWN_GTID (µs) | OWN_GTID / OFF | target |",
         "|---|---|---|---|---|",
@@ -159,22 +228,32 @@ def main() -> int:
         off, own = med[("OFF", kind)], med[("OWN_GTID", kind)]
         lines.append(f"| {label} | {off:.0f} | {own:.0f} | {own / off:.3f} | <= 1.05 |")
     if sb:
-        lines += ["", ("sysbench 1.0.20 (Debian), 1 table of 10000 rows, prepared statements (unmodified scripts), "
-                       f"{args.sysbench_seconds} s each, same machine, one after the other; MariaDB 10.11 (Debian "
-                       "mariadb-server, private datadir and port, binlog on with sync_binlog=1, InnoDB defaults); gtidkit "
-                       "with its binlog on (sync_binlog=1) and SQLite synchronous=FULL:"), "",
-                  ("| test | threads | gtidkit TPS | gtidkit p95 ms | MariaDB TPS | MariaDB p95 ms | gtidkit / MariaDB |"
-                  " target |"),
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            (
+                "sysbench 1.0.20 (Debian), 1 table of 10000 rows, prepared statements (unmodified scripts), "
+                f"{args.sysbench_seconds} s each, same machine, one after the other; MariaDB 10.11 (Debian "
+                "mariadb-server, private datadir and port, binlog on with sync_binlog=1, InnoDB defaults); gtidkit "
+                "with its binlog on (sync_binlog=1) and SQLite synchronous=FULL:"
+            ),
+            "",
+            (
+                "| test | threads | gtidkit TPS | gtidkit p95 ms | MariaDB TPS | MariaDB p95 ms | gtidkit / MariaDB |"
+                " target |"
+            ),
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for (test, threads), fig in sb.items():
             if not fig:
                 continue
             other = maria.get((test, threads))
             ratio = f"{fig['tps'] / other['tps']:.3f}" if other else "n/a"
             target = ">= 0.5" if (test, threads) in (("oltp_point_select", 1), ("oltp_read_write", 4)) else ""
-            lines.append(f"| {test} | {threads} | {fig.get('tps', 0):.1f} | {fig.get('p95_ms', 0):.2f} | "
-                         f"{other['tps'] if other else 0:.1f} | {other.get('p95_ms', 0) if other else 0:.2f} | "
-                         f"{ratio} | {target} |")
+            lines.append(
+                f"| {test} | {threads} | {fig.get('tps', 0):.1f} | {fig.get('p95_ms', 0):.2f} | "
+                f"{other['tps'] if other else 0:.1f} | {other.get('p95_ms', 0) if other else 0:.2f} | "
+                f"{ratio} | {target} |"
+            )
     text = "\n".join(["## Wire server (`gtidkit server`)", "", *lines, ""])
     update_section("server", text)
     print(text)

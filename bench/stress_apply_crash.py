@@ -74,7 +74,9 @@ def main() -> None:
                     completions += 1
                     shutil.rmtree(replica)
                     acks = []
-            rows.append((mode, args.trials, kills, completions, len(failures), time.perf_counter() - t0, failures))
+            rows.append(
+                (mode, args.trials, kills, completions, len(failures), time.perf_counter() - t0, failures)
+            )
             print(rows[-1][:6], flush=True)
     md = [
         "## Applier crash stress (SIGKILL during apply)",

@@ -81,7 +81,9 @@ def main() -> None:
         elapsed = time.perf_counter() - t0
         rows.append((mode, args.trials, len(acks), len(failures), elapsed, failures[:3]))
         if not args.no_write:  # write after every mode, so a long run leaves figures even if stopped
-            update_section("crash", "## Crash safety (issue 3): SIGKILL stress\n\n" + report(rows, args, False))
+            update_section(
+                "crash", "## Crash safety (issue 3): SIGKILL stress\n\n" + report(rows, args, False)
+            )
         print(
             f"{mode}: {args.trials} trials, {len(acks)} acknowledged commits, {len(failures)} failures, "
             f"{elapsed:.0f}s",

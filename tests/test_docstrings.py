@@ -15,15 +15,20 @@ def _missing(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(), filename=str(path))
     out = [] if ast.get_docstring(tree) else ["module"]
     for node in tree.body:
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or node.name.startswith("_"):
+        if not isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        ) or node.name.startswith("_"):
             continue
         if not ast.get_docstring(node):
             out.append(f"{node.name} (line {node.lineno})")
         if isinstance(node, ast.ClassDef):
             for sub in node.body:
-                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)) and not sub.name.startswith("_"):
-                    if not ast.get_docstring(sub):
-                        out.append(f"{node.name}.{sub.name} (line {sub.lineno})")
+                if (
+                    isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and not sub.name.startswith("_")
+                    and not ast.get_docstring(sub)
+                ):
+                    out.append(f"{node.name}.{sub.name} (line {sub.lineno})")
     return out
 
 

@@ -69,7 +69,12 @@ def test_import_direction(path: Path) -> None:
         if not name.startswith("gtidkit."):
             continue
         target = name.split(".")[1]
-        if target in {"errors", "mysql_errors", "version", "__version__"}:  # top-level modules every layer may use
+        if target in {
+            "errors",
+            "mysql_errors",
+            "version",
+            "__version__",
+        }:  # top-level modules every layer may use
             continue
         assert target in allowed, f"{rel} imports gtidkit.{target}, which {package} may not import"
 
@@ -87,7 +92,9 @@ def test_pure_modules_do_no_io(path: Path) -> None:
         assert not (len(parts) >= 3 and parts[:2] == ["gtidkit", package] and parts[2] in EDGES[package]), (
             f"pure module {rel} imports the edge {name}"
         )
-        assert parts[0] not in {"socket", "threading", "sqlite3", "subprocess"}, f"pure module {rel} imports {name}"
+        assert parts[0] not in {"socket", "threading", "sqlite3", "subprocess"}, (
+            f"pure module {rel} imports {name}"
+        )
 
 
 def test_generate_is_imported_only_where_allowed() -> None:

@@ -60,7 +60,12 @@ class BinlogDecodeError(GtidkitError):
     """
 
     def __init__(
-        self, message: str, *, file: str | None = None, offset: int | None = None, event_type: int | None = None
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        offset: int | None = None,
+        event_type: int | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message

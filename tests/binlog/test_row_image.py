@@ -135,7 +135,9 @@ def test_images_and_events_round_trip() -> None:
     nulls = tuple(None if i % 3 == 0 else v for i, v in enumerate(row))
     images = [encode_row(specs, row), encode_row(specs, nulls)]
     (ev,) = rows_events(30, 7, len(specs), images)
-    assert ev.flags == STMT_END_F and ev.columns_before == full_bitmap(len(specs)) and ev.columns_after is None
+    assert (
+        ev.flags == STMT_END_F and ev.columns_before == full_bitmap(len(specs)) and ev.columns_after is None
+    )
     assert decode_rows(tm, ev) == [(None, row), (None, nulls)]
     (up,) = rows_events(31, 7, len(specs), [images[0] + images[1]])
     assert decode_rows(tm, up) == [(row, nulls)]
@@ -164,7 +166,9 @@ def _fixture_files() -> list[Path]:
     if not BINLOG_FIXTURES.exists():
         return []
     return sorted(
-        p for p in BINLOG_FIXTURES.rglob("*") if p.is_file() and p.stat().st_size > 4 and p.read_bytes()[:4] == b"\xfebin"
+        p
+        for p in BINLOG_FIXTURES.rglob("*")
+        if p.is_file() and p.stat().st_size > 4 and p.read_bytes()[:4] == b"\xfebin"
     )
 
 

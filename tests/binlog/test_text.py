@@ -123,7 +123,9 @@ def test_raw_listing_equals_decoded_listing(path: Path) -> None:
     assert fault is not None or "\n".join(blocks) == "\n".join(got)
 
 
-def test_raw_listing_is_fast_path_for_generated_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_raw_listing_is_fast_path_for_generated_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     generate_fleet(tmp_path / "fleet", seed=5, replicas=1, transactions=120, max_binlog_size=64 * 1024)
     files = sorted(p for p in (tmp_path / "fleet").rglob("binlog.0*"))
     assert files

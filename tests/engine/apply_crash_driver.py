@@ -18,7 +18,12 @@ from typing import Any
 #: mode -> replica Server.open options
 MODES: dict[str, dict[str, Any]] = {
     "binlog_off": {"log_bin": False, "server_id": 2, "gtid_executed_compression_period": 5},
-    "log_replica_updates": {"log_bin": True, "log_replica_updates": True, "server_id": 2, "max_binlog_size": 16384},
+    "log_replica_updates": {
+        "log_bin": True,
+        "log_replica_updates": True,
+        "server_id": 2,
+        "max_binlog_size": 16384,
+    },
 }
 
 
@@ -71,7 +76,10 @@ def run(source: str, replica: str, mode: str) -> None:
     out.write("READY\n")
     out.flush()
     for trx in trxs:
-        if pos is not None and (order[trx.file], trx.end_pos) <= (order[pos.relay_log_file], pos.relay_log_pos):
+        if pos is not None and (order[trx.file], trx.end_pos) <= (
+            order[pos.relay_log_file],
+            pos.relay_log_pos,
+        ):
             continue
         ap.apply(trx)
         out.write(f"ACK {trx.gtid}\n")
@@ -146,7 +154,11 @@ def check(
         if srv.binlog is not None:  # log_replica_updates: the replica's binlog has each GTID once
             from gtidkit.engine.apply import read_transactions
 
-            seen = [t.gtid for name in srv.binlog.existing_files() for t in read_transactions(srv.binlog.path(name))]
+            seen = [
+                t.gtid
+                for name in srv.binlog.existing_files()
+                for t in read_transactions(srv.binlog.path(name))
+            ]
             if len(seen) != len(set(seen)):
                 problems.append("a GTID appears twice in the replica's binlog")
             if GtidSet.from_gtids(g for g in seen if g is not None) != executed:
@@ -156,7 +168,9 @@ def check(
 
 def parse_acks(text: str) -> tuple[list[str], bool]:
     """(GTIDs acknowledged, DONE seen)."""
-    acks = [line.split()[1] for line in text.splitlines() if line.startswith("ACK ") and len(line.split()) == 2]
+    acks = [
+        line.split()[1] for line in text.splitlines() if line.startswith("ACK ") and len(line.split()) == 2
+    ]
     return acks, "DONE" in text.split()
 
 

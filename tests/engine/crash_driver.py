@@ -165,7 +165,9 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
             if options["gtid_mode"] != "OFF" and not (
                 explicit and not options.get("log_replica_updates", True)
             ):
-                in_binlogs = (read_previous_gtids(srv.binlog.path(files[0])) or GtidSet()) | GtidSet.from_gtids(seen)
+                in_binlogs = (
+                    read_previous_gtids(srv.binlog.path(files[0])) or GtidSet()
+                ) | GtidSet.from_gtids(seen)
                 if in_binlogs != executed:
                     problems.append(f"binlog GTIDs {in_binlogs} != gtid_executed {executed}")
         s.close()

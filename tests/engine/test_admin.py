@@ -177,9 +177,9 @@ def test_upgrade_fills_table_from_binlogs(open_server):
     s2 = open_server(gtid_mode="ON", log_bin=True).session()
     u = srv.server_uuid
     assert s2.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{u}:1-2",)]
-    assert s2.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")[-1].rows == [
-        (str(u), 1, 2)
-    ]
+    assert s2.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")[
+        -1
+    ].rows == [(str(u), 1, 2)]
 
 
 def test_server_uuid_generated_once(open_server):

@@ -80,11 +80,15 @@ def test_zalora_gtid_fixture_rows_and_gtids(tmp_path, binlog_fixtures):
         # binlog off: the GTIDs are in mysql.gtid_executed, committed with the data (WL#6559)
         table = GtidSet.from_intervals(
             (Gtid.parse(f"{u}:1").sid, t, a, b)
-            for u, a, b, t in _rows(srv, "SELECT source_uuid, interval_start, interval_end, gtid_tag FROM mysql.gtid_executed")
+            for u, a, b, t in _rows(
+                srv, "SELECT source_uuid, interval_start, interval_end, gtid_tag FROM mysql.gtid_executed"
+            )
         )
         assert table == expected
         pos = ap.applied_position()
-        assert pos is not None and pos.relay_log_file == "mysql-bin.01" and pos.relay_log_pos == trxs[-1].end_pos
+        assert (
+            pos is not None and pos.relay_log_file == "mysql-bin.01" and pos.relay_log_pos == trxs[-1].end_pos
+        )
         # the applier kept the source's session state from the Query status variables (sql_mode=1436549152 on
         # the DML transactions: mysqlbinlog's "SET @@session.sql_mode=1436549152")
         assert "STRICT_TRANS_TABLES" in ap.session_vars["sql_mode"]
@@ -308,9 +312,12 @@ def test_anonymous_transactions_need_gtid_mode_below_on(tmp_path, binlog_fixture
             ap.apply(first)
         assert err.value.code == 1782
         assert _rows(srv, "SHOW DATABASES LIKE 'ybinlogp'") == []
-    with Server.open(
-        tmp_path / "perm", log_bin=True, gtid_mode="OFF_PERMISSIVE", enforce_gtid_consistency="ON"
-    ) as srv, srv.applier_session() as ap:
+    with (
+        Server.open(
+            tmp_path / "perm", log_bin=True, gtid_mode="OFF_PERMISSIVE", enforce_gtid_consistency="ON"
+        ) as srv,
+        srv.applier_session() as ap,
+    ):
         assert ap.apply(first)
         assert _rows(srv, "SHOW DATABASES LIKE 'ybinlogp'") == [("ybinlogp",)]
         assert _executed(srv) == GtidSet()
@@ -321,7 +328,9 @@ def _built(events: list, server_id: int = 5) -> tuple:
     from gtidkit.binlog import FormatDescriptionEvent, decode_event, encode_event
 
     fde = FormatDescriptionEvent.for_server("8.0.36")
-    return tuple(decode_event(encode_event(e, fde, server_id=server_id, timestamp=1700000000), fde) for e in events)
+    return tuple(
+        decode_event(encode_event(e, fde, server_id=server_id, timestamp=1700000000), fde) for e in events
+    )
 
 
 def test_auto_increment_increment_from_query_status_vars(tmp_path):
@@ -341,22 +350,40 @@ def test_auto_increment_increment_from_query_status_vars(tmp_path):
         return GtidEvent(0, Gtid.parse(f"{sid}:{gno}"), 0, gno, 1700000000000000, 1700000000000000)
 
     ddl = BinlogTransaction(
-        _built([
-            gtid_event(1),
-            QueryEvent(1, 0, 0, b"", "", "CREATE DATABASE test"),
-        ])
+        _built(
+            [
+                gtid_event(1),
+                QueryEvent(1, 0, 0, b"", "", "CREATE DATABASE test"),
+            ]
+        )
     )
     ddl2 = BinlogTransaction(
-        _built([gtid_event(2), QueryEvent(1, 0, 0, b"", "test", "CREATE TABLE autoinc1 (col INT NOT NULL AUTO_INCREMENT PRIMARY KEY)")])
+        _built(
+            [
+                gtid_event(2),
+                QueryEvent(
+                    1,
+                    0,
+                    0,
+                    b"",
+                    "test",
+                    "CREATE TABLE autoinc1 (col INT NOT NULL AUTO_INCREMENT PRIMARY KEY)",
+                ),
+            ]
+        )
     )
     dml = BinlogTransaction(
-        _built([
-            gtid_event(3),
-            QueryEvent(1, 0, 0, status, "test", "BEGIN"),
-            IntvarEvent(2, 1),
-            QueryEvent(1, 0, 0, status, "test", "INSERT INTO autoinc1 VALUES (NULL), (NULL), (NULL), (NULL)"),
-            XidEvent(9),
-        ])
+        _built(
+            [
+                gtid_event(3),
+                QueryEvent(1, 0, 0, status, "test", "BEGIN"),
+                IntvarEvent(2, 1),
+                QueryEvent(
+                    1, 0, 0, status, "test", "INSERT INTO autoinc1 VALUES (NULL), (NULL), (NULL), (NULL)"
+                ),
+                XidEvent(9),
+            ]
+        )
     )
     # the statement time: NOW() / UNIX_TIMESTAMP() on the replica are the source's (the Query event's header
     # timestamp, mysqlbinlog's "SET TIMESTAMP=1700000000"; RM8 "timestamp" system variable)
@@ -364,19 +391,21 @@ def test_auto_increment_increment_from_query_status_vars(tmp_path):
         _built([gtid_event(4), QueryEvent(1, 0, 0, b"", "test", "CREATE TABLE tt (u BIGINT, d DATETIME)")])
     )
     dml2 = BinlogTransaction(
-        _built([
-            gtid_event(5),
-            QueryEvent(1, 0, 0, b"", "test", "BEGIN"),
-            QueryEvent(1, 0, 0, b"", "test", "INSERT INTO tt VALUES (UNIX_TIMESTAMP(), NOW())"),
-            XidEvent(10),
-        ])
+        _built(
+            [
+                gtid_event(5),
+                QueryEvent(1, 0, 0, b"", "test", "BEGIN"),
+                QueryEvent(1, 0, 0, b"", "test", "INSERT INTO tt VALUES (UNIX_TIMESTAMP(), NOW())"),
+                XidEvent(10),
+            ]
+        )
     )
     with Server.open(tmp_path / "b", log_bin=False) as srv, srv.applier_session() as ap:
         for trx in (ddl, ddl2, dml, ddl3, dml2):
             assert ap.apply(trx)
         assert _rows(srv, "SELECT col FROM test.autoinc1 ORDER BY col") == [(1,), (11,), (21,), (31,)]
         assert _executed(srv) == GtidSet.parse(f"{sid}:1-5")
-        (u, d), = _rows(srv, "SELECT u, UNIX_TIMESTAMP(d) FROM test.tt")
+        ((u, d),) = _rows(srv, "SELECT u, UNIX_TIMESTAMP(d) FROM test.tt")
         assert u == 1700000000 and d == 1700000000
 
 
@@ -428,28 +457,36 @@ def test_transaction_ending_in_rollback_is_consumed(tmp_path):
         return GtidEvent(0, Gtid.parse(f"{sid}:{gno}"), 0, gno, 1700000000000000, 1700000000000000)
 
     setup = [
-        BinlogTransaction(_built([gev(1), QueryEvent(1, 0, 0, b"", "", "CREATE DATABASE d")]), "relay.000001", 100),
         BinlogTransaction(
-            _built([gev(2), QueryEvent(1, 0, 0, b"", "d", "CREATE TABLE t (a INT PRIMARY KEY)")]), "relay.000001", 200
+            _built([gev(1), QueryEvent(1, 0, 0, b"", "", "CREATE DATABASE d")]), "relay.000001", 100
+        ),
+        BinlogTransaction(
+            _built([gev(2), QueryEvent(1, 0, 0, b"", "d", "CREATE TABLE t (a INT PRIMARY KEY)")]),
+            "relay.000001",
+            200,
         ),
     ]
     rolled = BinlogTransaction(
-        _built([
-            gev(3),
-            QueryEvent(1, 0, 0, b"", "d", "BEGIN"),
-            QueryEvent(1, 0, 0, b"", "d", "INSERT INTO t VALUES (1)"),
-            QueryEvent(1, 0, 0, b"", "d", "ROLLBACK"),
-        ]),
+        _built(
+            [
+                gev(3),
+                QueryEvent(1, 0, 0, b"", "d", "BEGIN"),
+                QueryEvent(1, 0, 0, b"", "d", "INSERT INTO t VALUES (1)"),
+                QueryEvent(1, 0, 0, b"", "d", "ROLLBACK"),
+            ]
+        ),
         "relay.000001",
         300,
     )
     after = BinlogTransaction(
-        _built([
-            gev(4),
-            QueryEvent(1, 0, 0, b"", "d", "BEGIN"),
-            QueryEvent(1, 0, 0, b"", "d", "INSERT INTO t VALUES (2)"),
-            XidEvent(3),
-        ]),
+        _built(
+            [
+                gev(4),
+                QueryEvent(1, 0, 0, b"", "d", "BEGIN"),
+                QueryEvent(1, 0, 0, b"", "d", "INSERT INTO t VALUES (2)"),
+                XidEvent(3),
+            ]
+        ),
         "relay.000001",
         400,
     )
@@ -510,7 +547,14 @@ def test_minimal_row_images(tmp_path):
     ddl = [
         BinlogTransaction(_built([gev(1), QueryEvent(1, 0, 0, b"", "", "CREATE DATABASE m")])),
         BinlogTransaction(
-            _built([gev(2), QueryEvent(1, 0, 0, b"", "m", "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT DEFAULT 7)")])
+            _built(
+                [
+                    gev(2),
+                    QueryEvent(
+                        1, 0, 0, b"", "m", "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT DEFAULT 7)"
+                    ),
+                ]
+            )
         ),
     ]
     # INSERT INTO t (id, a) VALUES (1, 10): image of columns {id, a} (bitmap 0b011), null bits 0, values
@@ -526,7 +570,10 @@ def test_minimal_row_images(tmp_path):
             _built([gev(gno), QueryEvent(1, 0, 0, b"", "m", "BEGIN"), tm, ev, XidEvent(gno)])
         )
 
-    with Server.open(tmp_path / "b", log_bin=True, log_replica_updates=True) as srv, srv.applier_session() as ap:
+    with (
+        Server.open(tmp_path / "b", log_bin=True, log_replica_updates=True) as srv,
+        srv.applier_session() as ap,
+    ):
         for trx in ddl:
             assert ap.apply(trx)
         assert ap.apply(dml(3, ins))

@@ -60,7 +60,7 @@ def test_mariadb_binlog_reads_and_verifies(open_server):
     _workload(srv)
     srv.shutdown()
     for name in ("binlog.000001", "binlog.000002"):
-        r = subprocess.run(
+        r = subprocess.run(  # noqa: PLW1510 - the return code is asserted
             ["mariadb-binlog", "--verify-binlog-checksum", "-v", str(srv.datadir / name)],
             capture_output=True,
             text=True,
@@ -70,6 +70,7 @@ def test_mariadb_binlog_reads_and_verifies(open_server):
         assert "ERROR" not in r.stderr
     out = subprocess.run(
         ["mariadb-binlog", "-v", str(srv.datadir / "binlog.000002")],
+        check=True,
         capture_output=True,
         text=True,
         timeout=60,

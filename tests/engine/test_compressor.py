@@ -80,7 +80,9 @@ def test_rotation_wakes_thread(open_server):
         gtid_mode="ON", log_bin=True, log_replica_updates=False, gtid_executed_compression_period=0
     )
     s = srv.session()
-    s.applier = SimpleNamespace(original_commit_timestamp=None, server_id=None)  # the replica applier's session
+    s.applier = SimpleNamespace(
+        original_commit_timestamp=None, server_id=None
+    )  # the replica applier's session
     _apply(s, 1, 3)  # applier transactions: rows per transaction
     srv.compressor.wait_idle()
     assert len(_rows(s)) == 3

@@ -59,7 +59,9 @@ def test_eight_threads_binlog_on(open_server, binlog_format):
     # the table, after rotations and a FLUSH, equals gtid_executed
     setup.execute("FLUSH LOGS")
     srv.compressor.wait_idle()
-    table = setup.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")[-1].rows
+    table = setup.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")[
+        -1
+    ].rows
     assert GtidSet.from_intervals((r[0], "", r[1], r[2]) for r in table) == executed
     assert len(set(committed)) == total  # the observer was added after the two setup DDLs
 
@@ -96,4 +98,6 @@ def test_eight_threads_binlog_off_explicit(open_server):
     assert str(srv.gtid_state.executed()) == f"{src}:1-{last}"
     srv.compressor.wait_idle()
     srv.compressor.compress()
-    assert setup.execute("SELECT interval_start, interval_end FROM mysql.gtid_executed")[-1].rows == [(1, last)]
+    assert setup.execute("SELECT interval_start, interval_end FROM mysql.gtid_executed")[-1].rows == [
+        (1, last)
+    ]

@@ -100,7 +100,13 @@ def test_reapplied_statement_binlog_reproduces_ids_when_the_counter_differs(open
     # recovery re-applies the transaction from the binlog: same ids (5, 6, 7) and the same LAST_INSERT_ID() (1),
     # although this process would have generated 3 and LAST_INSERT_ID() would have been 0
     s2 = open_server(gtid_mode="ON", log_bin=True, binlog_format="STATEMENT").session()
-    assert s2.execute("SELECT id, v FROM d.t ORDER BY id")[-1].rows == [(1, 1), (2, 2), (5, 1), (6, 20), (7, 21)]
+    assert s2.execute("SELECT id, v FROM d.t ORDER BY id")[-1].rows == [
+        (1, 1),
+        (2, 2),
+        (5, 1),
+        (6, 20),
+        (7, 21),
+    ]
     # the forced values do not leak: the counter continues after them
     s2.execute("INSERT INTO d.t (v) VALUES (99)")
     assert s2.execute("SELECT MAX(id) FROM d.t")[-1].rows == [(8,)]

@@ -98,9 +98,9 @@ def test_compress_at_server_start(open_server):
     srv = open_server(gtid_mode="ON", log_bin=False, gtid_executed_compression_period=0)
     srv.compressor.wait_idle()
     s = srv.session()
-    assert s.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")[-1].rows == [
-        (SRC, 1, 3)
-    ]
+    assert s.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")[
+        -1
+    ].rows == [(SRC, 1, 3)]
 
 
 def test_flush_logs_saves_and_compresses(open_server):
@@ -140,9 +140,9 @@ def test_crash_recovery_restores_table(open_server, tmp_path):
     s2 = srv2.session()
     u = str(srv.server_uuid)
     assert s2.execute("SELECT @@GLOBAL.GTID_EXECUTED")[-1].rows == [(f"{u}:1-2",)]
-    assert s2.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")[-1].rows == [
-        (u, 1, 2)
-    ]
+    assert s2.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")[
+        -1
+    ].rows == [(u, 1, 2)]
 
 
 def test_compression_period_on_replica_without_binlog(open_server):
@@ -205,8 +205,11 @@ def test_compression_period_variable(open_server):
                     i += 1
             checked += 1
             continue
-        if line.startswith("SELECT @@GLOBAL.gtid_executed_compression_period;") or line.startswith(
-            "SELECT @@global.gtid_executed_compression_period;"
+        if line.startswith(
+            (
+                "SELECT @@GLOBAL.gtid_executed_compression_period;",
+                "SELECT @@global.gtid_executed_compression_period;",
+            )
         ):
             assert str(s.execute(line.rstrip(";"))[-1].rows[0][0]) == lines[i + 2]
         if line.startswith("SELECT @@SESSION.gtid_executed_compression_period;"):

@@ -536,6 +536,7 @@ def test_cached_shapes_give_the_same_results_as_literal_text(ex):
     from hypothesis import strategies as st
 
     from gtidkit.engine.sql import executor as sql_mod
+
     run(ex, "CREATE TABLE p (id INT PRIMARY KEY, k INT, c VARCHAR(20))")
     run(ex, "INSERT INTO p VALUES " + ", ".join(f"({i}, {i % 7}, 'c{i % 5}')" for i in range(1, 60)))
     shapes = [
@@ -630,6 +631,7 @@ def test_cached_dml_matches_literal_dml(ex):
     from hypothesis import strategies as st
 
     from gtidkit.engine.sql import executor as sql_mod
+
     for db in ("c1", "c2"):
         run(ex, f"CREATE DATABASE {db}")
         run(
@@ -731,7 +733,9 @@ def test_unsupported_functions_fail_loudly(ex):
 def test_uncommitted_ddl_of_another_session_reads_as_missing_table(ex):
     other = Executor(ex.storage, ex.storage.connect())
     other.conn.begin()
-    other.execute(classify("CREATE TABLE pending (a INT)"), "d")  # in other's open transaction, not yet committed
+    other.execute(
+        classify("CREATE TABLE pending (a INT)"), "d"
+    )  # in other's open transaction, not yet committed
     e = err(ex, "SELECT * FROM pending")
     assert (e.code, e.message) == (1146, "Table 'd.pending' doesn't exist")
     other.conn.commit()

@@ -16,7 +16,9 @@ def _table(s):
 def _binlog_gtids(srv):
     out = []
     for name in srv.binlog.existing_files():
-        out += [str(t.gtid) if t.gtid else None for t in read_transactions(srv.binlog.path(name)).transactions]
+        out += [
+            str(t.gtid) if t.gtid else None for t in read_transactions(srv.binlog.path(name)).transactions
+        ]
     return out
 
 

@@ -20,8 +20,9 @@ except ImportError:  # pragma: no cover - run from inside tests/
 
 
 def _spec(path: Path) -> FileSpec:
-    return FileSpec(host="h", path=str(path), file=path.name, series="s", seq=None, file_index=3,
-                    size=path.stat().st_size)
+    return FileSpec(
+        host="h", path=str(path), file=path.name, series="s", seq=None, file_index=3, size=path.stat().st_size
+    )
 
 
 def _plain(value):
@@ -42,8 +43,11 @@ def test_arrow_batches_equal_tuple_rows(path: Path) -> None:
         assert 0 < batch.num_rows <= 100
         got += [(r["kind"], _plain(r["txn"]), _plain(r["file"])) for r in batch.to_pylist()]
     assert got == want
-    txns = [r for b in scan.arrow_batches(spec, "transactions", schemas.arrow_schema(schemas.TRANSACTIONS))
-            for r in b.to_pylist()]
+    txns = [
+        r
+        for b in scan.arrow_batches(spec, "transactions", schemas.arrow_schema(schemas.TRANSACTIONS))
+        for r in b.to_pylist()
+    ]
     assert [tuple(r.values()) for r in txns] == [t for k, t, _ in want if k == "txn"]
 
 
@@ -85,8 +89,9 @@ def test_task_memory_is_flat_in_file_size(tmp_path) -> None:
     for mb in (4, 32):
         generate_corpus(tmp_path / f"c{mb}", mb * 1_000_000, hosts=1, max_binlog_size=64 << 20)
         (path,) = [p for p in (tmp_path / f"c{mb}").rglob("binlog.0*")]
-        out = subprocess.run([sys.executable, "-c", _PEAK, str(path)], capture_output=True, text=True,
-                             check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", _PEAK, str(path)], capture_output=True, text=True, check=True
+        ).stdout
         peaks[mb] = json.loads(out)
     small, big = peaks[4], peaks[32]
     assert big["rows"] > 6 * small["rows"]

@@ -64,8 +64,13 @@ def test_good_transactions_before_the_fault_are_kept(spark, damaged):
     result, txns, faults, _ = damaged
     got = spark.read.parquet(str(result.output / "transactions"))
     for host, offset in faults.items():
-        kept = [(r["begin_pos"], r["end_pos"], r["gno"]) for r in got.where(got.host == host).orderBy("begin_pos").collect()]
-        expected = [(t.begin_pos, t.end_pos, t.gtid.gno if t.gtid else None) for t in txns if t.end_pos <= offset]
+        kept = [
+            (r["begin_pos"], r["end_pos"], r["gno"])
+            for r in got.where(got.host == host).orderBy("begin_pos").collect()
+        ]
+        expected = [
+            (t.begin_pos, t.end_pos, t.gtid.gno if t.gtid else None) for t in txns if t.end_pos <= offset
+        ]
         assert kept == expected and len(kept) > 0
     assert got.where(got.host == "hostC").count() == len(txns)
 

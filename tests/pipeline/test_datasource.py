@@ -23,12 +23,35 @@ def test_transactions_equal_plain_python_reader(spark, fleet_dir):
     for f in sorted((fleet_dir / host).glob("binlog.[0-9]*")):
         for t in iter_transactions(f):
             g = t.gtid
-            expected.append((host, f.name, t.begin_pos, t.end_pos, None if g is None else str(g.sid),
-                             None if g is None else g.tag, None if g is None else g.gno, t.last_committed,
-                             t.sequence_number, t.immediate_commit_timestamp))
-    cols = ["host", "file", "begin_pos", "end_pos", "sid", "tag", "gno", "last_committed", "sequence_number",
-            "immediate_commit_timestamp"]
-    got = spark.read.format("binlog").option("level", "transactions").load(str(fleet_dir / host)).select(*cols)
+            expected.append(
+                (
+                    host,
+                    f.name,
+                    t.begin_pos,
+                    t.end_pos,
+                    None if g is None else str(g.sid),
+                    None if g is None else g.tag,
+                    None if g is None else g.gno,
+                    t.last_committed,
+                    t.sequence_number,
+                    t.immediate_commit_timestamp,
+                )
+            )
+    cols = [
+        "host",
+        "file",
+        "begin_pos",
+        "end_pos",
+        "sid",
+        "tag",
+        "gno",
+        "last_committed",
+        "sequence_number",
+        "immediate_commit_timestamp",
+    ]
+    got = (
+        spark.read.format("binlog").option("level", "transactions").load(str(fleet_dir / host)).select(*cols)
+    )
     # a host directory given directly is one host named after it
     assertDataFrameEqual(got, spark.createDataFrame(expected, got.schema))
 
@@ -48,7 +71,8 @@ def test_events_level_and_sql(spark, fleet_dir, fleet_manifest):
 def test_files_level(spark, fleet_dir, fleet_manifest):
     files = spark.read.format("binlog").option("level", "files").load(str(fleet_dir)).collect()
     assert sorted((f["host"], f["file"], f["size"]) for f in files) == sorted(
-        (h.name, f.name, f.size) for h in fleet_manifest.hosts for f in h.files)
+        (h.name, f.name, f.size) for h in fleet_manifest.hosts for f in h.files
+    )
 
 
 def test_bad_level_is_rejected(spark, fleet_dir):

@@ -13,7 +13,9 @@ from gtidkit.gtid import GtidSet
 
 pytestmark = pytest.mark.spark
 
-_GTID_ON = re.compile(r"GTID ON \((\d+) Gtid(?:, (\d+) Gtid_tagged)?\)(?: gno (\d+)\.\.(\d+) sid ([0-9a-f]{32}))?")
+_GTID_ON = re.compile(
+    r"GTID ON \((\d+) Gtid(?:, (\d+) Gtid_tagged)?\)(?: gno (\d+)\.\.(\d+) sid ([0-9a-f]{32}))?"
+)
 _GTID_OFF = re.compile(r"GTID OFF \((\d+) Anonymous_gtid\)")
 _PARSE = re.compile(r"PARSE: trailing (\d+) bytes at (\d+)")
 
@@ -30,10 +32,17 @@ def index_rows(root: Path) -> list[dict]:
         path = cells[0].strip("`")
         host, _, name = path.partition("/")
         prev = cells[6].replace(" [tagged format]", "")
-        rows.append({
-            "host": host, "file": name, "bytes": int(cells[2]), "version": cells[3].strip("`"), "gtids": cells[5],
-            "prev": None if prev == "" else ("" if prev == "(empty)" else prev), "notes": cells[8],
-        })
+        rows.append(
+            {
+                "host": host,
+                "file": name,
+                "bytes": int(cells[2]),
+                "version": cells[3].strip("`"),
+                "gtids": cells[5],
+                "prev": None if prev == "" else ("" if prev == "(empty)" else prev),
+                "notes": cells[8],
+            }
+        )
     return rows
 
 
@@ -76,8 +85,11 @@ def test_every_file_as_index_md_says(fixtures_result, rows):
         assert f["size"] == r["bytes"] and f["good_bytes"] + f["bad_bytes"] == f["size"], where
         parse = _PARSE.search(r["notes"])
         if parse:
-            assert (f["status"], f["error_offset"], f["good_bytes"]) == ("truncated", int(parse.group(2)),
-                                                                          int(parse.group(2))), where
+            assert (f["status"], f["error_offset"], f["good_bytes"]) == (
+                "truncated",
+                int(parse.group(2)),
+                int(parse.group(2)),
+            ), where
             continue
         if "MariaDB" in r["version"]:
             assert f["status"] == "unsupported" and f["error_offset"] == 4, where
@@ -96,8 +108,10 @@ def test_every_file_as_index_md_says(fixtures_result, rows):
 
 def test_host_gtid_state_from_index_md(fixtures_result, rows):
     """Single-series GTID hosts: executed = Previous_gtids(newest) ∪ its GTIDs, purged = Previous_gtids(oldest)."""
-    for host, files in [("percona__percona-server-mysql-operator", ["binlog.000001", "binlog.000002", "binlog.000003"]),
-                        ("apecloud__mysql-binlog-connector-rust", ["mysql-bin.000080"])]:
+    for host, files in [
+        ("percona__percona-server-mysql-operator", ["binlog.000001", "binlog.000002", "binlog.000003"]),
+        ("apecloud__mysql-binlog-connector-rust", ["mysql-bin.000080"]),
+    ]:
         by_name = {r["file"]: r for r in rows if r["host"] == host}
         newest, oldest = by_name[files[-1]], by_name[files[0]]
         executed = GtidSet.parse(newest["prev"]) | _gtids_of(newest)
@@ -126,7 +140,8 @@ def test_gtid_executed_covers_every_gtid_file(spark, fixtures_result, rows):
     per_host: dict[str, GtidSet] = {}
     for r in ge:
         per_host[r["host"]] = per_host.get(r["host"], GtidSet()) | GtidSet.from_intervals(
-            [(r["source_uuid"], r["tag"], r["interval_start"], r["interval_end"])])
+            [(r["source_uuid"], r["tag"], r["interval_start"], r["interval_end"])]
+        )
     for r in rows:
         if r["prev"]:
             assert GtidSet.parse(r["prev"]) <= per_host[r["host"]], r["file"]

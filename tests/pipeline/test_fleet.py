@@ -26,8 +26,11 @@ def test_every_expected_anomaly_is_found(fleet_result, fleet_manifest):
 
 def test_no_unexpected_errors(fleet_result, fleet_manifest):
     expected = {(ANOMALY_CHECKS[a["type"]], a["host"], a["file"], a["pos"]) for a in fleet_manifest.anomalies}
-    errors = {(c["check"], c["host"], c["file"], c["offset"]) for c in fleet_result.checks
-              if c["severity"] != "info"}
+    errors = {
+        (c["check"], c["host"], c["file"], c["offset"])
+        for c in fleet_result.checks
+        if c["severity"] != "info"
+    }
     assert errors == expected
 
 
@@ -57,8 +60,11 @@ def test_gtid_executed_table_equals_plain_python(spark, fleet_result, fleet_dir)
         s = GtidSet()
         for f in sorted(host_dir.glob("binlog.[0-9]*")):
             scan = scan_file(f)
-            s = s | (scan.previous_gtids or GtidSet()) | GtidSet.from_gtids(
-                t.gtid for t in iter_transactions(f) if t.gtid is not None)
+            s = (
+                s
+                | (scan.previous_gtids or GtidSet())
+                | GtidSet.from_gtids(t.gtid for t in iter_transactions(f) if t.gtid is not None)
+            )
         expected += [(host_dir.name, str(sid), tag, a, b) for sid, tag, a, b in s.intervals()]
     got = spark.read.parquet(str(fleet_result.output / "gtid_executed"))
     assertSchemaEqual(got.schema, spark.createDataFrame([], schemas.GTID_EXECUTED).schema)
@@ -71,16 +77,27 @@ def test_files_table_matches_manifest(fleet_result, fleet_manifest):
     for h in fleet_manifest.hosts:
         for info in h.files:
             got = files[(h.name, info.name)]
-            assert got["status"] == "ok" and got["good_bytes"] == got["size"] == info.size and got["bad_bytes"] == 0
+            assert (
+                got["status"] == "ok"
+                and got["good_bytes"] == got["size"] == info.size
+                and got["bad_bytes"] == 0
+            )
             assert GtidSet.parse(got["previous_gtids"]) == GtidSet.parse(info.previous_gtids)
             assert (got["transactions"], got["first_gtid"], got["last_gtid"]) == (
-                info.transactions, info.first_gtid, info.last_gtid)
+                info.transactions,
+                info.first_gtid,
+                info.last_gtid,
+            )
             assert got["ends_with"] == info.ends_with and got["in_use"] == info.in_use
 
 
 def test_parquet_tables_have_documented_schemas(spark, fleet_result):
-    for name, ddl in [("files", schemas.FILES), ("hosts", schemas.HOSTS), ("checks", schemas.CHECKS),
-                      ("parallelism", schemas.PARALLELISM)]:
+    for name, ddl in [
+        ("files", schemas.FILES),
+        ("hosts", schemas.HOSTS),
+        ("checks", schemas.CHECKS),
+        ("parallelism", schemas.PARALLELISM),
+    ]:
         got = spark.read.parquet(str(fleet_result.output / name)).schema
         assertSchemaEqual(got, spark.createDataFrame([], ddl).schema)
     txn = spark.read.parquet(str(fleet_result.output / "transactions"))
@@ -93,8 +110,9 @@ def test_parallelism_reported_per_host(fleet_result, fleet_manifest):
     assert set(par) == {h.name for h in fleet_manifest.hosts}
     for h in fleet_result.hosts:
         assert h["commit_groups"] > 0 and h["avg_group_size"] >= 1.0
-        assert h["commit_groups"] * h["avg_group_size"] == pytest.approx(h["gtid_transactions"]
-                                                                          + h["anonymous_transactions"])
+        assert h["commit_groups"] * h["avg_group_size"] == pytest.approx(
+            h["gtid_transactions"] + h["anonymous_transactions"]
+        )
 
 
 def test_report_html_embeds_three_plots(fleet_result):

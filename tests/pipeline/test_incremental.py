@@ -55,9 +55,15 @@ def test_only_new_grown_and_rewritten_files_are_scanned(runs):
     assert "Previous_gtids changed" in inc["rewritten"][0][2]
     assert inc["gone"] == [["replica1", "binlog.000001"]]
     assert inc["scanned"] == 3 and inc["reused"] == len(reference.files) - 3
-    found = {(c["check"], c["host"], c["file"]) for c in second.checks
-             if c["check"] in ("file_rewritten", "file_gone")}
-    assert found == {("file_rewritten", "replica2", "binlog.000002"), ("file_gone", "replica1", "binlog.000001")}
+    found = {
+        (c["check"], c["host"], c["file"])
+        for c in second.checks
+        if c["check"] in ("file_rewritten", "file_gone")
+    }
+    assert found == {
+        ("file_rewritten", "replica2", "binlog.000002"),
+        ("file_gone", "replica1", "binlog.000001"),
+    }
     summary = json.loads((second.output / "summary.json").read_text())
     assert summary["incremental"]["scanned"] == 3
 

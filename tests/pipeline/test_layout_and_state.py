@@ -29,7 +29,9 @@ def test_discover_hosts_series_and_skips(tmp_path):
     (tmp_path / "manifest.json").write_text("{}")
     layout = discover(tmp_path)
     assert [(f.host, f.file, f.file_index) for f in layout.files] == [
-        ("db1", "binlog.000009", 0), ("db1", "binlog.000010", 1), ("db1", "binlog.000011", 2),
+        ("db1", "binlog.000009", 0),
+        ("db1", "binlog.000010", 1),
+        ("db1", "binlog.000011", 2),
         ("db2", "sub/relay.000001", 0),
     ]
     assert layout.files[0].series == "binlog" and layout.files[3].series == "sub/relay"
@@ -71,11 +73,17 @@ def _facts(host, name, idx, prev, series="binlog"):
 
 
 def test_chain_breaks():
-    files = [_facts("h", "binlog.1", 0, f"{A}:1-10"), _facts("h", "binlog.2", 1, f"{A}:1-20"),
-             _facts("h", "binlog.3", 2, f"{A}:1-24"), _facts("h", "other.1", 3, f"{B}:1-5", series="other")]
+    files = [
+        _facts("h", "binlog.1", 0, f"{A}:1-10"),
+        _facts("h", "binlog.2", 1, f"{A}:1-20"),
+        _facts("h", "binlog.3", 2, f"{A}:1-24"),
+        _facts("h", "other.1", 3, f"{B}:1-5", series="other"),
+    ]
     gtids = {("h", "binlog.1"): GtidSet.parse(f"{A}:11-20"), ("h", "binlog.2"): GtidSet.parse(f"{A}:21-25")}
     rows = S.chain_breaks(files, gtids)
-    assert [(r[0], r[2], r[3], r[4], r[5]) for r in rows] == [("chain_break", "h", "binlog.3", 126, f"{A}:25")]
+    assert [(r[0], r[2], r[3], r[4], r[5]) for r in rows] == [
+        ("chain_break", "h", "binlog.3", 126, f"{A}:25")
+    ]
     assert "missing" in rows[0][6]
 
 
@@ -89,16 +97,28 @@ def test_executed_and_purged_simple_recovery():
 
 
 def test_infer_topology_and_errant():
-    uuids = S.infer_server_uuids([
-        {"host": "src", "sid": A, "n": 100}, {"host": "r1", "sid": B, "n": 1}, {"host": "r2", "sid": A, "n": 0},
-    ])
+    uuids = S.infer_server_uuids(
+        [
+            {"host": "src", "sid": A, "n": 100},
+            {"host": "r1", "sid": B, "n": 1},
+            {"host": "r2", "sid": A, "n": 0},
+        ]
+    )
     assert uuids == {"src": A, "r1": B}
-    counts = [{"host": "src", "sid": A, "n": 100}, {"host": "r1", "sid": A, "n": 99}, {"host": "r1", "sid": B, "n": 1},
-              {"host": "r2", "sid": A, "n": 97}, {"host": "r2", "sid": C, "n": 2}]
+    counts = [
+        {"host": "src", "sid": A, "n": 100},
+        {"host": "r1", "sid": A, "n": 99},
+        {"host": "r1", "sid": B, "n": 1},
+        {"host": "r2", "sid": A, "n": 97},
+        {"host": "r2", "sid": C, "n": 2},
+    ]
     topo = S.infer_topology(uuids, counts)
     assert topo == {"r1": ["src"], "r2": ["src"]}
-    executed = {"src": GtidSet.parse(f"{A}:1-100"), "r1": GtidSet.parse(f"{A}:1-99,{B}:1"),
-                "r2": GtidSet.parse(f"{A}:1-97,{C}:1-2")}
+    executed = {
+        "src": GtidSet.parse(f"{A}:1-100"),
+        "r1": GtidSet.parse(f"{A}:1-99,{B}:1"),
+        "r2": GtidSet.parse(f"{A}:1-97,{C}:1-2"),
+    }
     errant = S.errant_sets(executed, topo)
     assert errant == {"r1": GtidSet.parse(f"{B}:1"), "r2": GtidSet.parse(f"{C}:1-2")}
 

@@ -52,11 +52,22 @@ class _LocalStream:
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_stream_reader_equals_fast_path(path: Path, monkeypatch) -> None:
     """Every real binlog (corrupt ones included): the same transaction rows and the same files row."""
-    local = FileSpec(host="h", path=str(path), file=path.name, series="s", seq=None, file_index=0,
-                     size=path.stat().st_size)
-    remote = FileSpec(host="h", path=str(path), file=path.name, series="s", seq=None, file_index=0,
-                      size=local.size, uri=str(path))
-    monkeypatch.setattr("gtidkit.pipeline.storage.open_input_stream", lambda uri, options=None: _LocalStream(path))
+    local = FileSpec(
+        host="h", path=str(path), file=path.name, series="s", seq=None, file_index=0, size=path.stat().st_size
+    )
+    remote = FileSpec(
+        host="h",
+        path=str(path),
+        file=path.name,
+        series="s",
+        seq=None,
+        file_index=0,
+        size=local.size,
+        uri=str(path),
+    )
+    monkeypatch.setattr(
+        "gtidkit.pipeline.storage.open_input_stream", lambda uri, options=None: _LocalStream(path)
+    )
     want = list(scan.scan_records(local))
     got = list(scan.scan_records(remote))
     assert [r for r in got if r[0] == "txn"] == [r for r in want if r[0] == "txn"]
@@ -68,10 +79,21 @@ def test_stream_reader_equals_fast_path(path: Path, monkeypatch) -> None:
 
 
 def test_storage_options_take_hadoop_names() -> None:
-    opts = storage_options({"fs.s3a.endpoint": "http://127.0.0.1:9", "spark.hadoop.fs.s3a.access.key": "AK",
-                            "FS.S3A.SECRET.KEY": "SK", "fs.s3a.path.style.access": "true", "level": "scan"})
-    assert opts == {"fs.s3a.endpoint": "http://127.0.0.1:9", "fs.s3a.access.key": "AK", "fs.s3a.secret.key": "SK",
-                    "fs.s3a.path.style.access": "true"}
+    opts = storage_options(
+        {
+            "fs.s3a.endpoint": "http://127.0.0.1:9",
+            "spark.hadoop.fs.s3a.access.key": "AK",
+            "FS.S3A.SECRET.KEY": "SK",
+            "fs.s3a.path.style.access": "true",
+            "level": "scan",
+        }
+    )
+    assert opts == {
+        "fs.s3a.endpoint": "http://127.0.0.1:9",
+        "fs.s3a.access.key": "AK",
+        "fs.s3a.secret.key": "SK",
+        "fs.s3a.path.style.access": "true",
+    }
     loc = resolve("s3a://bucket/dir/", opts)
     assert (loc.scheme, loc.path, loc.local) == ("s3a", "bucket/dir", False)
     assert resolve("file:///tmp/x").path == "/tmp/x" and resolve("file:///tmp/x").local
@@ -98,18 +120,34 @@ def s3():
     try:
         host, port = server.get_host_and_port()
         endpoint = f"http://{host}:{port}"
-        admin = {"endpoint_url": endpoint, "region_name": "us-east-1", "aws_access_key_id": "admin",
-                 "aws_secret_access_key": "admin"}
+        admin = {
+            "endpoint_url": endpoint,
+            "region_name": "us-east-1",
+            "aws_access_key_id": "admin",
+            "aws_secret_access_key": "admin",
+        }
         iam = boto3.client("iam", **admin)
         iam.create_user(UserName="pipeline")
-        iam.put_user_policy(UserName="pipeline", PolicyName="s3", PolicyDocument=json.dumps(
-            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
+        iam.put_user_policy(
+            UserName="pipeline",
+            PolicyName="s3",
+            PolicyDocument=json.dumps(
+                {
+                    "Version": "2012-10-17",
+                    "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}],
+                }
+            ),
+        )
         key = iam.create_access_key(UserName="pipeline")["AccessKey"]
         boto3.client("s3", **admin).create_bucket(Bucket=BUCKET)
         old = settings.INITIAL_NO_AUTH_ACTION_COUNT
         settings.INITIAL_NO_AUTH_ACTION_COUNT = 0  # from now on every request is checked against IAM
-        opts = {"fs.s3a.endpoint": endpoint, "fs.s3a.access.key": key["AccessKeyId"],
-                "fs.s3a.secret.key": key["SecretAccessKey"], "fs.s3a.path.style.access": "true"}
+        opts = {
+            "fs.s3a.endpoint": endpoint,
+            "fs.s3a.access.key": key["AccessKeyId"],
+            "fs.s3a.secret.key": key["SecretAccessKey"],
+            "fs.s3a.path.style.access": "true",
+        }
         yield opts
         settings.INITIAL_NO_AUTH_ACTION_COUNT = old
     finally:
@@ -139,7 +177,8 @@ def test_discover_on_s3_equals_local(s3, s3_fleet, fleet_dir) -> None:
     assert strip == [(f.host, f.file, f.series, f.seq, f.file_index, f.size) for f in local.files]
     assert all(f.uri and f.uri.startswith(f"s3a://{BUCKET}/fleet/") for f in remote.files)
     assert sorted(p.rsplit("/", 1)[-1] for p, _ in remote.skipped) == sorted(
-        Path(p).name for p, _ in local.skipped)
+        Path(p).name for p, _ in local.skipped
+    )
 
 
 def _table(uri: str, opts: dict | None):
@@ -159,8 +198,10 @@ def _rows(table, drop: tuple[str, ...] = ()) -> list:
             col = table.column(i).cast(pa.timestamp("us")).cast(pa.int64())
             table = table.set_column(i, field.name, col)
     cols = [c for c in table.column_names if c not in drop]
-    return sorted(tuple(json.dumps(r[c], sort_keys=True, default=str) for c in cols)
-                   for r in table.select(cols).to_pylist())
+    return sorted(
+        tuple(json.dumps(r[c], sort_keys=True, default=str) for c in cols)
+        for r in table.select(cols).to_pylist()
+    )
 
 
 def test_s3_run_equals_local_run(s3, s3_result, fleet_result) -> None:

@@ -22,8 +22,13 @@ def test_job_on_standalone_cluster_with_workers_lacking_gtidkit(tmp_path):
     finally:
         sys.path.remove(str(BENCH))
     worker = bare_worker_python(tmp_path)
-    probe = subprocess.run([worker, "-c", "import pyspark, pyarrow\nimport gtidkit"], capture_output=True,
-                           text=True, cwd=tmp_path, check=False)
+    probe = subprocess.run(
+        [worker, "-c", "import pyspark, pyarrow\nimport gtidkit"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
     assert "No module named 'gtidkit'" in probe.stderr, probe.stderr  # PySpark is there, gtidkit is not
     r = run_on_cluster(tmp_path, worker_python=worker)
     assert r["url"].startswith("spark://127.0.0.1:")

@@ -21,23 +21,72 @@ TXN_COLS = schemas.field_names(schemas.TRANSACTIONS)
 
 def txn(host, file, pos, sid=None, gno=None, tag="", *, idx=0, lc=0, sn=1, server_id=1):
     """A transactions row (anonymous when sid is None)."""
-    return (host, file, idx, pos, pos + 100, sid, None if sid is None else tag, gno, sid is None, lc, sn,
-            1_768_471_200 + pos, None, None, 100, 4, server_id, ["db"], True)
+    return (
+        host,
+        file,
+        idx,
+        pos,
+        pos + 100,
+        sid,
+        None if sid is None else tag,
+        gno,
+        sid is None,
+        lc,
+        sn,
+        1_768_471_200 + pos,
+        None,
+        None,
+        100,
+        4,
+        server_id,
+        ["db"],
+        True,
+    )
 
 
 def file_row(host, file, idx, prev_intervals, *, series="binlog", status="ok", prev_pos=126):
     prev_text = None if prev_intervals is None else str(GtidSet.from_intervals(prev_intervals))
-    return (host, file, f"/x/{file}", idx, series, idx + 1, 1000, "8.0.36", 4, "CRC32", 1, prev_text,
-            None if prev_intervals is None else prev_pos,
-            None if prev_intervals is None else [tuple(i) for i in prev_intervals],
-            None, None, 0, 0, 0, 0, False, "ROTATE", None, None, None, status, None, None, 1000, 0)
+    return (
+        host,
+        file,
+        f"/x/{file}",
+        idx,
+        series,
+        idx + 1,
+        1000,
+        "8.0.36",
+        4,
+        "CRC32",
+        1,
+        prev_text,
+        None if prev_intervals is None else prev_pos,
+        None if prev_intervals is None else [tuple(i) for i in prev_intervals],
+        None,
+        None,
+        0,
+        0,
+        0,
+        0,
+        False,
+        "ROTATE",
+        None,
+        None,
+        None,
+        status,
+        None,
+        None,
+        1000,
+        0,
+    )
 
 
 def test_gtid_executed_matches_gtidset(spark):
     rng = random.Random(7)
     gnos = sorted(rng.sample(range(1, 400), 250))
     rows = [txn("h1", "binlog.000002", 1000 + i, A, g, idx=1) for i, g in enumerate(gnos)]
-    rows += [txn("h1", "binlog.000002", 5000 + i, B, g, tag="blue", idx=1) for i, g in enumerate([3, 4, 5, 9])]
+    rows += [
+        txn("h1", "binlog.000002", 5000 + i, B, g, tag="blue", idx=1) for i, g in enumerate([3, 4, 5, 9])
+    ]
     rows += [txn("h1", "binlog.000002", 9000, None, None, idx=1)]  # anonymous: not in the set
     rows += [txn("h2", "binlog.000001", 4, A, 1)]
     prev = [(A, "", 500, 600), (A, "", 1, 2)]
@@ -45,8 +94,9 @@ def test_gtid_executed_matches_gtidset(spark):
     t = spark.createDataFrame(rows, schemas.TRANSACTIONS)
     f = spark.createDataFrame(files, schemas.FILES)
     got = T.gtid_executed(t, f)
-    expected_h1 = GtidSet.from_intervals([(A, "", g, g) for g in gnos] + [(B, "blue", g, g) for g in (3, 4, 5, 9)]
-                                         + prev)
+    expected_h1 = GtidSet.from_intervals(
+        [(A, "", g, g) for g in gnos] + [(B, "blue", g, g) for g in (3, 4, 5, 9)] + prev
+    )
     expected = [("h1", str(s), tag, a, b) for s, tag, a, b in expected_h1.intervals()] + [("h2", A, "", 1, 1)]
     assertDataFrameEqual(got, spark.createDataFrame(expected, schemas.GTID_EXECUTED))
 
@@ -56,8 +106,10 @@ def test_merge_intervals_overlaps_and_duplicates(spark):
     df = spark.createDataFrame(rows, "k STRING, interval_start BIGINT, interval_end BIGINT")
     assertDataFrameEqual(
         T.merge_intervals(df, ["k"]),
-        spark.createDataFrame([("k", 1, 4), ("k", 10, 20), ("k", 22, 22)], "k STRING, interval_start BIGINT, "
-                              "interval_end BIGINT"),
+        spark.createDataFrame(
+            [("k", 1, 4), ("k", 10, 20), ("k", 22, 22)],
+            "k STRING, interval_start BIGINT, interval_end BIGINT",
+        ),
     )
 
 
@@ -65,12 +117,15 @@ def test_checks_on_plain_rows(spark):
     rows = [
         txn("h", "binlog.000001", 200, A, 1),
         txn("h", "binlog.000001", 300, A, 2),
-        txn("h", "binlog.000001", 400, None, None),       # anonymous between GTIDs
-        txn("h", "binlog.000001", 500, A, 5),             # gap 3-4
-        txn("h", "binlog.000002", 200, A, 2, idx=1),      # duplicate of 2, also in its Previous_gtids
+        txn("h", "binlog.000001", 400, None, None),  # anonymous between GTIDs
+        txn("h", "binlog.000001", 500, A, 5),  # gap 3-4
+        txn("h", "binlog.000002", 200, A, 2, idx=1),  # duplicate of 2, also in its Previous_gtids
         txn("h", "binlog.000002", 300, A, 6, idx=1),
     ]
-    files = [file_row("h", "binlog.000001", 0, []), file_row("h", "binlog.000002", 1, [(A, "", 1, 2), (A, "", 5, 5)])]
+    files = [
+        file_row("h", "binlog.000001", 0, []),
+        file_row("h", "binlog.000002", 1, [(A, "", 1, 2), (A, "", 5, 5)]),
+    ]
     t = spark.createDataFrame(rows, schemas.TRANSACTIONS)
     f = spark.createDataFrame(files, schemas.FILES)
     ge = T.gtid_executed(t, f)
@@ -89,8 +144,10 @@ def test_parallelism_groups(spark):
     groups = T.parallelism(t)
     assertDataFrameEqual(
         groups,
-        spark.createDataFrame([("h", "f1", 0, 3, 1), ("h", "f1", 3, 2, 4), ("h", "f1", 5, 1, 6), ("h", "f2", 0, 1, 1)],
-                              schemas.PARALLELISM),
+        spark.createDataFrame(
+            [("h", "f1", 0, 3, 1), ("h", "f1", 3, 2, 4), ("h", "f1", 5, 1, 6), ("h", "f2", 0, 1, 1)],
+            schemas.PARALLELISM,
+        ),
     )
     per_host = T.parallelism_per_host(groups).collect()[0]
     assert (per_host.commit_groups, per_host.avg_group_size, per_host.max_group_size) == (4, 7 / 4, 3)

@@ -32,8 +32,13 @@ class ServerProcess:
 def initialize(datadir: Path, insecure: bool = True, *extra: str) -> str:
     """`gtidkit server --initialize[-insecure]`; returns its stderr (with the generated password)."""
     flag = "--initialize-insecure" if insecure else "--initialize"
-    r = subprocess.run([sys.executable, "-m", "gtidkit", "server", flag, "--datadir", str(datadir), *extra],
-                       capture_output=True, text=True, timeout=120, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "gtidkit", "server", flag, "--datadir", str(datadir), *extra],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr
     return r.stderr
 
@@ -44,9 +49,23 @@ def running_server(datadir: Path, *args: str, init: bool = True) -> Iterator[Ser
     if init and not datadir.exists():
         initialize(datadir)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gtidkit", "server", "--datadir", str(datadir), "--port", "0",
-         "--log-error", "error.log", *args],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        [
+            sys.executable,
+            "-m",
+            "gtidkit",
+            "server",
+            "--datadir",
+            str(datadir),
+            "--port",
+            "0",
+            "--log-error",
+            "error.log",
+            *args,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
         assert proc.stderr is not None
@@ -77,7 +96,12 @@ def running_server(datadir: Path, *args: str, init: bool = True) -> Iterator[Ser
 class LibMariaDB:
     """The few libmariadb calls the session-tracking oracle needs (tooling.md section 2), through ctypes."""
 
-    SESSION_TRACK_SYSTEM_VARIABLES, SESSION_TRACK_SCHEMA, SESSION_TRACK_STATE_CHANGE, SESSION_TRACK_GTIDS = 0, 1, 2, 3
+    SESSION_TRACK_SYSTEM_VARIABLES, SESSION_TRACK_SCHEMA, SESSION_TRACK_STATE_CHANGE, SESSION_TRACK_GTIDS = (
+        0,
+        1,
+        2,
+        3,
+    )
 
     def __init__(self) -> None:
         name = ctypes.util.find_library("mariadb") or "libmariadb.so.3"
@@ -101,8 +125,16 @@ class LibMariaDB:
     def connect(self, port: int, user: str = "root", password: str = "", db: str | None = None) -> None:
         """mysql_real_connect to 127.0.0.1:port (CLIENT_MULTI_STATEMENTS)."""
         h = self.lib.mysql_init(None)
-        ok = self.lib.mysql_real_connect(h, b"127.0.0.1", user.encode(), password.encode(),
-                                         db.encode() if db else None, port, None, 1 << 16)
+        ok = self.lib.mysql_real_connect(
+            h,
+            b"127.0.0.1",
+            user.encode(),
+            password.encode(),
+            db.encode() if db else None,
+            port,
+            None,
+            1 << 16,
+        )
         if not ok:
             raise RuntimeError(self.lib.mysql_error(h))
         self.handle = h
@@ -122,10 +154,14 @@ class LibMariaDB:
         """Every session-tracking value of ``kind`` in the last OK packet."""
         data, length = ctypes.c_void_p(), ctypes.c_size_t()
         out = []
-        rc = self.lib.mysql_session_track_get_first(self.handle, kind, ctypes.byref(data), ctypes.byref(length))
+        rc = self.lib.mysql_session_track_get_first(
+            self.handle, kind, ctypes.byref(data), ctypes.byref(length)
+        )
         while rc == 0:
             out.append(ctypes.string_at(data, length.value))
-            rc = self.lib.mysql_session_track_get_next(self.handle, kind, ctypes.byref(data), ctypes.byref(length))
+            rc = self.lib.mysql_session_track_get_next(
+                self.handle, kind, ctypes.byref(data), ctypes.byref(length)
+            )
         return out
 
     def close(self) -> None:

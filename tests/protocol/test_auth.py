@@ -60,8 +60,16 @@ def test_rsa_exchange_with_pymysql_encryption(tmp_path) -> None:  # type: ignore
 
 def test_certs_created_once(tmp_path) -> None:  # type: ignore[no-untyped-def]
     first = generate_certs(tmp_path, "8.0.36")
-    assert set(first) == {"ca.pem", "ca-key.pem", "server-cert.pem", "server-key.pem", "client-cert.pem",
-                          "client-key.pem", "private_key.pem", "public_key.pem"}
+    assert set(first) == {
+        "ca.pem",
+        "ca-key.pem",
+        "server-cert.pem",
+        "server-key.pem",
+        "client-cert.pem",
+        "client-key.pem",
+        "private_key.pem",
+        "public_key.pem",
+    }
     assert (tmp_path / "server-key.pem").stat().st_mode & 0o777 == 0o600
     assert generate_certs(tmp_path, "8.0.36") == []
 

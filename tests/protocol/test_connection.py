@@ -31,8 +31,14 @@ from gtidkit.protocol.messages import (
 from gtidkit.protocol.packets import PacketReader, frame
 
 SCRAMBLE = b"0123456789abcdefghij"
-CLIENT_CAPS = (Capability.PROTOCOL_41 | Capability.SECURE_CONNECTION | Capability.PLUGIN_AUTH
-               | Capability.PLUGIN_AUTH_LENENC_CLIENT_DATA | Capability.MULTI_STATEMENTS | Capability.MULTI_RESULTS)
+CLIENT_CAPS = (
+    Capability.PROTOCOL_41
+    | Capability.SECURE_CONNECTION
+    | Capability.PLUGIN_AUTH
+    | Capability.PLUGIN_AUTH_LENENC_CLIENT_DATA
+    | Capability.MULTI_STATEMENTS
+    | Capability.MULTI_RESULTS
+)
 
 
 def _handshake() -> Handshake:
@@ -88,8 +94,9 @@ def test_handshake_and_auth_switch(step: int | None) -> None:
 def test_full_auth_then_public_key_request() -> None:
     conn = ServerConnection()
     conn.send(_handshake())
-    conn.receive_data(frame(HandshakeResponse(CLIENT_CAPS, "u", b"t" * 32, None, "caching_sha2_password").encode(),
-                            1)[0])
+    conn.receive_data(
+        frame(HandshakeResponse(CLIENT_CAPS, "u", b"t" * 32, None, "caching_sha2_password").encode(), 1)[0]
+    )
     conn.next_event()
     conn.send(AuthMoreData(b"\x04"))
     assert conn.state is State.AWAIT_AUTH_DATA
@@ -264,12 +271,33 @@ def test_fuzz_only_protocol_errors() -> None:
     """Mutated client packets never raise anything but ProtocolError (STYLE.md: the fuzz invariant)."""
     rng = random.Random(8)
     good = [
-        frame(HandshakeResponse(CLIENT_CAPS | Capability.CONNECT_ATTRS | Capability.CONNECT_WITH_DB, "user",
-                                b"x" * 20, "db", "mysql_native_password", (("a", "b"),)).encode(), 1)[0],
+        frame(
+            HandshakeResponse(
+                CLIENT_CAPS | Capability.CONNECT_ATTRS | Capability.CONNECT_WITH_DB,
+                "user",
+                b"x" * 20,
+                "db",
+                "mysql_native_password",
+                (("a", "b"),),
+            ).encode(),
+            1,
+        )[0],
     ]
-    commands = [b"\x03SELECT 1", b"\x02db", b"\x04t\0%", b"\x11u\0\x01x" + b"db\0\x21\x00plugin\0",
-                b"\x16SELECT ?", b"\x17\x01\0\0\0\0\x01\0\0\0\x01\x01\x08\x00" + b"\x01" * 8, b"\x18\1\0\0\0\0\0ab",
-                b"\x19\1\0\0\0", b"\x1a\1\0\0\0", b"\x1b\0\0", b"\x0c\1\0\0\0", b"\x1f", b"\x63"]
+    commands = [
+        b"\x03SELECT 1",
+        b"\x02db",
+        b"\x04t\0%",
+        b"\x11u\0\x01x" + b"db\0\x21\x00plugin\0",
+        b"\x16SELECT ?",
+        b"\x17\x01\0\0\0\0\x01\0\0\0\x01\x01\x08\x00" + b"\x01" * 8,
+        b"\x18\1\0\0\0\0\0ab",
+        b"\x19\1\0\0\0",
+        b"\x1a\1\0\0\0",
+        b"\x1b\0\0",
+        b"\x0c\1\0\0\0",
+        b"\x1f",
+        b"\x63",
+    ]
     for _ in range(3000):
         conn = ServerConnection()
         conn.send(_handshake())

@@ -19,9 +19,16 @@ from gtidkit.protocol.messages import Handshake, HandshakeResponse, Ok
 from gtidkit.protocol.packets import PacketReader, frame
 from gtidkit.protocol.tls import generate_certs, rsa_keys
 
-CAPS = (Capability.PROTOCOL_41 | Capability.SECURE_CONNECTION | Capability.PLUGIN_AUTH
-        | Capability.PLUGIN_AUTH_LENENC_CLIENT_DATA | Capability.MULTI_STATEMENTS | Capability.MULTI_RESULTS
-        | Capability.SESSION_TRACK | Capability.DEPRECATE_EOF)
+CAPS = (
+    Capability.PROTOCOL_41
+    | Capability.SECURE_CONNECTION
+    | Capability.PLUGIN_AUTH
+    | Capability.PLUGIN_AUTH_LENENC_CLIENT_DATA
+    | Capability.MULTI_STATEMENTS
+    | Capability.MULTI_RESULTS
+    | Capability.SESSION_TRACK
+    | Capability.DEPRECATE_EOF
+)
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +89,9 @@ def test_caching_sha2_switch_full_then_fast(ctx: ServerContext) -> None:
     assert out[0][0] == 8 and out[0][1][0] == 0
     h.close()
     # the cache now holds the account: the fast path answers 0x01 0x03 then OK
-    h, pk = _login(ctx, "sha", lambda s: client_auth.scramble_caching_sha2(b"pw2", s), "caching_sha2_password")
+    h, pk = _login(
+        ctx, "sha", lambda s: client_auth.scramble_caching_sha2(b"pw2", s), "caching_sha2_password"
+    )
     assert pk[0] == (2, b"\x01\x03") and pk[1][0] == 3 and pk[1][1][0] == 0
     h.close()
 
@@ -98,10 +107,24 @@ def test_unknown_user_and_bad_password(ctx: ServerContext) -> None:
 
 def test_fuzzed_commands_never_raise(ctx: ServerContext) -> None:
     rng = random.Random(86)
-    seeds = [b"\x03SELECT 1", b"\x03SELECT 'a';SELECT 2", b"\x02mysql", b"\x04gtid_executed\0", b"\x09", b"\x0e",
-             b"\x16SELECT ?, ?", b"\x17\x01\0\0\0\0\x01\0\0\0\x03\0\x01\x08\0\x08\0\x08\0" + b"\x01" * 24,
-             b"\x18\x01\0\0\0\0\0data", b"\x1a\x01\0\0\0", b"\x19\x01\0\0\0", b"\x1b\x01\0", b"\x1f", b"\x11root\0\0\0",
-             b"\x0c\xff\xff\0\0", b"\x63abc"]
+    seeds = [
+        b"\x03SELECT 1",
+        b"\x03SELECT 'a';SELECT 2",
+        b"\x02mysql",
+        b"\x04gtid_executed\0",
+        b"\x09",
+        b"\x0e",
+        b"\x16SELECT ?, ?",
+        b"\x17\x01\0\0\0\0\x01\0\0\0\x03\0\x01\x08\0\x08\0\x08\0" + b"\x01" * 24,
+        b"\x18\x01\0\0\0\0\0data",
+        b"\x1a\x01\0\0\0",
+        b"\x19\x01\0\0\0",
+        b"\x1b\x01\0",
+        b"\x1f",
+        b"\x11root\0\0\0",
+        b"\x0c\xff\xff\0\0",
+        b"\x63abc",
+    ]
     h, pk = _login(ctx, "root", None, "caching_sha2_password")
     assert pk[-1][1][0] == 0
     for i in range(400):

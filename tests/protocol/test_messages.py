@@ -52,10 +52,23 @@ def test_handshake_read_by_mysql_connector() -> None:
 def test_handshake_response_built_by_mysql_connector() -> None:
     hs = Handshake("8.0.36", 7, SCRAMBLE, SERVER_CAPABILITIES)
     parsed_hs = MySQLProtocol.parse_handshake(_wire(hs.encode()))
-    flags = int(Capability.PROTOCOL_41 | Capability.SECURE_CONNECTION | Capability.PLUGIN_AUTH
-                | Capability.CONNECT_WITH_DB | Capability.PLUGIN_AUTH_LENENC_CLIENT_DATA | Capability.CONNECT_ATTRS)
-    payload, _ = MySQLProtocol.make_auth(parsed_hs, "alice", "pw", database="db1", client_flags=flags,
-                                         auth_plugin="mysql_native_password", conn_attrs={"_client_name": "x"})
+    flags = int(
+        Capability.PROTOCOL_41
+        | Capability.SECURE_CONNECTION
+        | Capability.PLUGIN_AUTH
+        | Capability.CONNECT_WITH_DB
+        | Capability.PLUGIN_AUTH_LENENC_CLIENT_DATA
+        | Capability.CONNECT_ATTRS
+    )
+    payload, _ = MySQLProtocol.make_auth(
+        parsed_hs,
+        "alice",
+        "pw",
+        database="db1",
+        client_flags=flags,
+        auth_plugin="mysql_native_password",
+        conn_attrs={"_client_name": "x"},
+    )
     resp = HandshakeResponse.decode(payload)
     assert isinstance(resp, HandshakeResponse)
     assert resp.username == "alice" and resp.database == "db1"
@@ -78,7 +91,13 @@ def test_pre_41_client_refused() -> None:
 
 
 def test_ok_read_by_mysql_connector() -> None:
-    ok = Ok(affected_rows=3, last_insert_id=300, status_flags=ServerStatus.AUTOCOMMIT, warnings=1, info=b"Rows matched")
+    ok = Ok(
+        affected_rows=3,
+        last_insert_id=300,
+        status_flags=ServerStatus.AUTOCOMMIT,
+        warnings=1,
+        info=b"Rows matched",
+    )
     parsed = MySQLProtocol.parse_ok(_wire(ok.encode(CAPS)))
     assert parsed["affected_rows"] == 3 and parsed["insert_id"] == 300
     assert parsed["status_flag"] == 2 and parsed["warning_count"] == 1
@@ -91,7 +110,9 @@ def test_ok_with_session_state_exact_layout() -> None:
     gtid = b"3e11fa47-71ca-11e1-9e33-c80aa9429562:1"
     entry = bytes([0x03, 0x28, 0x00, 0x26]) + gtid
     ok = Ok(0, 0, ServerStatus.AUTOCOMMIT | ServerStatus.SESSION_STATE_CHANGED, 0, b"", entry)
-    assert ok.encode(CAPS) == bytes([0, 0, 0]) + (0x4002).to_bytes(2, "little") + b"\0\0" + b"\x00\x2a" + entry
+    assert (
+        ok.encode(CAPS) == bytes([0, 0, 0]) + (0x4002).to_bytes(2, "little") + b"\0\0" + b"\x00\x2a" + entry
+    )
     # PyMySQL keeps the raw bytes after the warnings in .message (tooling.md section 2)
     wrapped = pymysql.protocol.OKPacketWrapper(pymysql.protocol.MysqlPacket(ok.encode(CAPS), "utf8"))
     assert wrapped.server_status == 0x4002
@@ -130,9 +151,17 @@ def test_eof_layout() -> None:
 
 
 def test_column_definition_read_by_mysql_connector() -> None:
-    col = ColumnDefinition(name="id", type=FieldType.LONG, schema="db", table="t", org_table="t", org_name="id",
-                           character_set=63, column_length=11,
-                           flags=ColumnFlag.NOT_NULL | ColumnFlag.PRI_KEY | ColumnFlag.NUM)
+    col = ColumnDefinition(
+        name="id",
+        type=FieldType.LONG,
+        schema="db",
+        table="t",
+        org_table="t",
+        org_name="id",
+        character_set=63,
+        column_length=11,
+        flags=ColumnFlag.NOT_NULL | ColumnFlag.PRI_KEY | ColumnFlag.NUM,
+    )
     parsed = MySQLProtocol.parse_column(_wire(col.encode()))
     assert parsed[0] == "id" and parsed[1] == FieldType.LONG
     assert parsed[7] == int(col.flags)
@@ -146,10 +175,26 @@ def test_text_row() -> None:
 
 
 def test_binary_row_read_by_mysql_connector() -> None:
-    types = (FieldType.LONGLONG, FieldType.VAR_STRING, FieldType.DOUBLE, FieldType.DATETIME, FieldType.NEWDECIMAL,
-             FieldType.LONG, FieldType.DATE, FieldType.TIME)
-    values = (-5, "héllo", 1.5, dt.datetime(2024, 2, 29, 13, 4, 5, 123456), Decimal("12.34"), None,
-              dt.date(2020, 1, 2), dt.timedelta(days=1, hours=2, minutes=3, seconds=4, microseconds=5))
+    types = (
+        FieldType.LONGLONG,
+        FieldType.VAR_STRING,
+        FieldType.DOUBLE,
+        FieldType.DATETIME,
+        FieldType.NEWDECIMAL,
+        FieldType.LONG,
+        FieldType.DATE,
+        FieldType.TIME,
+    )
+    values = (
+        -5,
+        "héllo",
+        1.5,
+        dt.datetime(2024, 2, 29, 13, 4, 5, 123456),
+        Decimal("12.34"),
+        None,
+        dt.date(2020, 1, 2),
+        dt.timedelta(days=1, hours=2, minutes=3, seconds=4, microseconds=5),
+    )
     # (not a negative TIME: mysql-connector 26 negates only the days of one, a client bug)
     payload = BinaryRow(values, types).encode()
     fields = [("c", t, None, None, None, None, 1, 0, 255 if t == FieldType.VAR_STRING else 63) for t in types]
@@ -180,7 +225,14 @@ def test_com_stmt_execute_params_from_mysql_connector() -> None:
 @pytest.mark.parametrize(
     "payload",
     [b"", b"\x16", b"\x17\x01", b"\x11user", b"\x04table-without-nul", b"\x19\x01\x02"],
-    ids=["empty", "prepare-empty-ok", "execute-truncated", "change-user-truncated", "field-list", "close-short"],
+    ids=[
+        "empty",
+        "prepare-empty-ok",
+        "execute-truncated",
+        "change-user-truncated",
+        "field-list",
+        "close-short",
+    ],
 )
 def test_malformed_commands_raise_only_protocol_errors(payload: bytes) -> None:
     try:

@@ -22,8 +22,13 @@ def test_sequence_id_wraps() -> None:
 
 @pytest.mark.parametrize(
     ("size", "parts"),
-    [(0, [0]), (MAX_PAYLOAD - 1, [MAX_PAYLOAD - 1]), (MAX_PAYLOAD, [MAX_PAYLOAD, 0]),
-     (MAX_PAYLOAD + 5, [MAX_PAYLOAD, 5]), (2 * MAX_PAYLOAD, [MAX_PAYLOAD, MAX_PAYLOAD, 0])],
+    [
+        (0, [0]),
+        (MAX_PAYLOAD - 1, [MAX_PAYLOAD - 1]),
+        (MAX_PAYLOAD, [MAX_PAYLOAD, 0]),
+        (MAX_PAYLOAD + 5, [MAX_PAYLOAD, 5]),
+        (2 * MAX_PAYLOAD, [MAX_PAYLOAD, MAX_PAYLOAD, 0]),
+    ],
     ids=["empty", "max-1", "exactly-max", "max+5", "2max"],
 )
 def test_split_and_join(size: int, parts: list[int]) -> None:

@@ -13,8 +13,15 @@ from gtidkit.protocol.prepared import PreparedStatement, literal, placeholder_po
 
 @pytest.mark.parametrize(
     ("sql", "count"),
-    [("SELECT ?", 1), ("SELECT '?', \"?\", `?` , ?", 1), ("SELECT 1 -- ?\n, ?", 1), ("SELECT 1 # ?\n", 0),
-     ("SELECT /* ? */ ?, ?", 2), ("SELECT 'it\\'s ?', ?", 1), ("INSERT INTO t VALUES (?, ?, ?)", 3)],
+    [
+        ("SELECT ?", 1),
+        ("SELECT '?', \"?\", `?` , ?", 1),
+        ("SELECT 1 -- ?\n, ?", 1),
+        ("SELECT 1 # ?\n", 0),
+        ("SELECT /* ? */ ?, ?", 2),
+        ("SELECT 'it\\'s ?', ?", 1),
+        ("INSERT INTO t VALUES (?, ?, ?)", 3),
+    ],
 )
 def test_placeholders(sql: str, count: int) -> None:
     assert len(placeholder_positions(sql)) == count
@@ -22,9 +29,19 @@ def test_placeholders(sql: str, count: int) -> None:
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(None, "NULL"), (5, "5"), (-1.5, "-1.5"), (Decimal("1.20"), "1.20"), ("it's", "'it\\'s'"),
-     ("a\\b", "'a\\\\b'"), (b"x\0y", "'x\\0y'"), (b"\xff", "X'ff'"), (dt.date(2020, 1, 2), "'2020-01-02'"),
-     (dt.datetime(2020, 1, 2, 3, 4, 5), "'2020-01-02 03:04:05'"), (dt.timedelta(hours=-1), "'-01:00:00'")],
+    [
+        (None, "NULL"),
+        (5, "5"),
+        (-1.5, "-1.5"),
+        (Decimal("1.20"), "1.20"),
+        ("it's", "'it\\'s'"),
+        ("a\\b", "'a\\\\b'"),
+        (b"x\0y", "'x\\0y'"),
+        (b"\xff", "X'ff'"),
+        (dt.date(2020, 1, 2), "'2020-01-02'"),
+        (dt.datetime(2020, 1, 2, 3, 4, 5), "'2020-01-02 03:04:05'"),
+        (dt.timedelta(hours=-1), "'-01:00:00'"),
+    ],
 )
 def test_literals(value: object, text: str) -> None:
     assert literal(value) == text

@@ -44,8 +44,13 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 
 def _pymysql(srv: ServerProcess, **kw: object) -> pymysql.connections.Connection:
-    args: dict[str, object] = {"host": "127.0.0.1", "port": srv.port, "user": "root", "password": "",
-                               "autocommit": True}
+    args: dict[str, object] = {
+        "host": "127.0.0.1",
+        "port": srv.port,
+        "user": "root",
+        "password": "",
+        "autocommit": True,
+    }
     args.update(kw)
     return pymysql.connect(**args)  # type: ignore[arg-type]
 
@@ -166,13 +171,24 @@ def test_pymysql_native_password(srv: ServerProcess) -> None:
 
 @pytest.mark.parametrize(
     ("user", "pw", "kw"),
-    [("sha_tls", "tls-pw", {}), ("sha", "sha-pw", {"ssl_disabled": True}),
-     ("nat", "nat-pw", {"ssl_disabled": True})],
+    [
+        ("sha_tls", "tls-pw", {}),
+        ("sha", "sha-pw", {"ssl_disabled": True}),
+        ("nat", "nat-pw", {"ssl_disabled": True}),
+    ],
     ids=["sha2-tls", "sha2-plain", "native"],
 )
 def test_mysql_connector_pure(srv: ServerProcess, user: str, pw: str, kw: dict[str, object]) -> None:
-    conn = mysql.connector.connect(host="127.0.0.1", port=srv.port, user=user, password=pw, use_pure=True,
-                                   database="app", autocommit=True, **kw)
+    conn = mysql.connector.connect(
+        host="127.0.0.1",
+        port=srv.port,
+        user=user,
+        password=pw,
+        use_pure=True,
+        database="app",
+        autocommit=True,
+        **kw,
+    )
     cur = conn.cursor()
     cur.execute("INSERT INTO t (v) VALUES (%s)", ("conn",))
     assert cur.rowcount == 1 and cur.lastrowid
@@ -190,8 +206,9 @@ def test_mysql_connector_pure(srv: ServerProcess, user: str, pw: str, kw: dict[s
 
 
 def test_mysql_connector_change_user(srv: ServerProcess) -> None:
-    conn = mysql.connector.connect(host="127.0.0.1", port=srv.port, user="root", password="", use_pure=True,
-                                   ssl_disabled=True)
+    conn = mysql.connector.connect(
+        host="127.0.0.1", port=srv.port, user="root", password="", use_pure=True, ssl_disabled=True
+    )
     conn.cmd_change_user(username="nat", password="nat-pw", database="app")
     cur = conn.cursor()
     cur.execute("SELECT DATABASE()")
@@ -208,17 +225,30 @@ def _mariadb_cli() -> str:
 
 def test_mariadb_cli_runs_a_script(srv: ServerProcess, tmp_path: Path) -> None:
     script = tmp_path / "s.sql"
-    script.write_text("USE app;\nINSERT INTO t (v) VALUES ('cli');\nSELECT v FROM t WHERE v = 'cli';\n"
-                      "SELECT 1 AS a, NULL AS b;\n")
-    r = subprocess.run([_mariadb_cli(), "-h127.0.0.1", f"-P{srv.port}", "-uroot", "--batch"],
-                       stdin=script.open(), capture_output=True, text=True, timeout=60, check=False)
+    script.write_text(
+        "USE app;\nINSERT INTO t (v) VALUES ('cli');\nSELECT v FROM t WHERE v = 'cli';\n"
+        "SELECT 1 AS a, NULL AS b;\n"
+    )
+    r = subprocess.run(
+        [_mariadb_cli(), "-h127.0.0.1", f"-P{srv.port}", "-uroot", "--batch"],
+        stdin=script.open(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout == "v\ncli\na\tb\n1\tNULL\n"
 
 
 def test_mariadb_cli_error_exit_status(srv: ServerProcess) -> None:
-    r = subprocess.run([_mariadb_cli(), "-h127.0.0.1", f"-P{srv.port}", "-uroot", "-e", "SELECT * FROM app.x"],
-                       capture_output=True, text=True, timeout=60, check=False)
+    r = subprocess.run(
+        [_mariadb_cli(), "-h127.0.0.1", f"-P{srv.port}", "-uroot", "-e", "SELECT * FROM app.x"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert r.returncode == 1
     assert "ERROR 1146 (42S02)" in r.stderr
 
@@ -242,7 +272,9 @@ def _gtid_entries(conn: pymysql.connections.Connection) -> list[str]:
         return []
     r = Reader(raw)
     r.lenenc_str()  # info
-    entries = [c.value for c in decode_state(r.lenenc_str()) if c.type == SessionStateType.SESSION_TRACK_GTIDS]
+    entries = [
+        c.value for c in decode_state(r.lenenc_str()) if c.type == SessionStateType.SESSION_TRACK_GTIDS
+    ]
     helper = last_gtids(conn)  # the shipped client helper agrees with the hand decoding
     assert (helper is None) == (not entries) and (helper is None or str(helper) == ",".join(entries))
     return entries
@@ -342,7 +374,16 @@ def test_show_processlist_and_kill(srv: ServerProcess) -> None:
     with killer.cursor() as cur:
         cur.execute("SHOW PROCESSLIST")
         rows = cur.fetchall()
-        assert [d[0] for d in cur.description] == ["Id", "User", "Host", "db", "Command", "Time", "State", "Info"]
+        assert [d[0] for d in cur.description] == [
+            "Id",
+            "User",
+            "Host",
+            "db",
+            "Command",
+            "Time",
+            "State",
+            "Info",
+        ]
         assert victim.thread_id() in [r[0] for r in rows]
         cur.execute(f"KILL {victim.thread_id()}")
         with pytest.raises(pymysql.err.OperationalError) as exc:
@@ -415,8 +456,9 @@ def test_initialize_prints_password_and_refuses_nonempty(tmp_path: Path) -> None
             pymysql.connect(host="127.0.0.1", port=s.port, user="root", password=password)
         assert exc.value.args[0] == 1862
         # a client that can (CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS) lands in the sandbox: ALTER USER only
-        sandboxed = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password=password,
-                                    client_flag=1 << 22)  # CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS
+        sandboxed = pymysql.connect(
+            host="127.0.0.1", port=s.port, user="root", password=password, client_flag=1 << 22
+        )  # CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS
         with sandboxed.cursor() as cur:
             with pytest.raises(pymysql.err.OperationalError) as exc:
                 cur.execute("SELECT 1")
@@ -425,20 +467,39 @@ def test_initialize_prints_password_and_refuses_nonempty(tmp_path: Path) -> None
             cur.execute("SELECT 1")
         sandboxed.close()
         if shutil.which("mariadb"):
-            r = subprocess.run(["mariadb", "-h127.0.0.1", f"-P{s.port}", "-uroot", "-pnew-root-pw",
-                                "--connect-expired-password", "-e", "SELECT 1"],
-                               capture_output=True, text=True, timeout=60, check=False)
+            r = subprocess.run(
+                [
+                    "mariadb",
+                    "-h127.0.0.1",
+                    f"-P{s.port}",
+                    "-uroot",
+                    "-pnew-root-pw",
+                    "--connect-expired-password",
+                    "-e",
+                    "SELECT 1",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
             assert r.returncode == 0, r.stderr
         conn = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="new-root-pw")
         conn.close()
-    r = subprocess.run([sys.executable, "-m", "gtidkit", "server", "--initialize", "--datadir", str(datadir)],
-                       capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "gtidkit", "server", "--initialize", "--datadir", str(datadir)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert r.returncode == 1 and "MY-010457" in r.stderr
 
 
 def test_defaults_file(tmp_path: Path) -> None:
     cnf = tmp_path / "my.cnf"
-    cnf.write_text("[client]\nport=1\n[mysqld]\nmax-connections = 1\nskip-log-bin\nsession_track_gtids = OWN_GTID\n")
+    cnf.write_text(
+        "[client]\nport=1\n[mysqld]\nmax-connections = 1\nskip-log-bin\nsession_track_gtids = OWN_GTID\n"
+    )
     with running_server(tmp_path / "d", f"--defaults-file={cnf}") as s:
         a = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")
         with pytest.raises(pymysql.err.OperationalError) as exc:
@@ -455,13 +516,24 @@ def test_mysql_connector_prepared_statements(srv: ServerProcess) -> None:
     import io
     from decimal import Decimal
 
-    conn = mysql.connector.connect(host="127.0.0.1", port=srv.port, user="root", password="", use_pure=True,
-                                   autocommit=True, ssl_disabled=True)
+    conn = mysql.connector.connect(
+        host="127.0.0.1",
+        port=srv.port,
+        user="root",
+        password="",
+        use_pure=True,
+        autocommit=True,
+        ssl_disabled=True,
+    )
     cur = conn.cursor(prepared=True)
     cur.execute("SELECT ?, ?, ?, ?, ?", (1, "it's \\ x", None, 2.5, b"\x00\xff"))
     assert cur.fetchall() == [(1, "it's \\ x", None, 2.5, b"\x00\xff")]
-    cur.execute("CREATE TABLE app.p (id INT PRIMARY KEY AUTO_INCREMENT, v VARCHAR(20), n DECIMAL(6,2), b BLOB)")
-    cur.execute("INSERT INTO app.p (v, n, b) VALUES (?, ?, ?)", ("a", Decimal("1.25"), io.BytesIO(b"long" * 1000)))
+    cur.execute(
+        "CREATE TABLE app.p (id INT PRIMARY KEY AUTO_INCREMENT, v VARCHAR(20), n DECIMAL(6,2), b BLOB)"
+    )
+    cur.execute(
+        "INSERT INTO app.p (v, n, b) VALUES (?, ?, ?)", ("a", Decimal("1.25"), io.BytesIO(b"long" * 1000))
+    )
     assert cur.rowcount == 1 and cur.lastrowid == 1
     cur.execute("SELECT id, v, n, LENGTH(b) FROM app.p WHERE id = ?", (1,))
     assert cur.fetchall() == [(1, "a", Decimal("1.25"), 4000)]
@@ -510,13 +582,27 @@ def test_sysbench_oltp_read_write_prepared(srv: ServerProcess) -> None:
     with conn.cursor() as cur:
         cur.execute("CREATE DATABASE sbtest")
     conn.close()
-    base = [exe, "oltp_read_write", "--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={srv.port}",
-            "--mysql-user=root", "--mysql-password=", "--tables=1", "--table-size=100"]
+    base = [
+        exe,
+        "oltp_read_write",
+        "--db-driver=mysql",
+        "--mysql-host=127.0.0.1",
+        f"--mysql-port={srv.port}",
+        "--mysql-user=root",
+        "--mysql-password=",
+        "--tables=1",
+        "--table-size=100",
+    ]
     r = subprocess.run([*base, "prepare"], capture_output=True, text=True, timeout=120, check=False)
     assert r.returncode == 0, r.stdout + r.stderr
     # unmodified oltp_read_write: server-side prepared statements (BEGIN and COMMIT too), 4 threads
-    r = subprocess.run([*base, "--threads=4", "--events=20", "--time=0", "run"], capture_output=True, text=True,
-                       timeout=240, check=False)
+    r = subprocess.run(
+        [*base, "--threads=4", "--events=20", "--time=0", "run"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "FATAL" not in r.stdout + r.stderr
     assert "transactions:                        20 " in r.stdout
@@ -528,7 +614,10 @@ def test_privileges_grant_revoke_and_enforcement(srv: ServerProcess) -> None:
         cur.execute("CREATE USER 'ro'@'%' IDENTIFIED BY 'ro-pw'")
         cur.execute("GRANT SELECT ON app.* TO 'ro'@'%'")
         cur.execute("SHOW GRANTS FOR 'ro'@'%'")
-        assert cur.fetchall() == (("GRANT USAGE ON *.* TO `ro`@`%`",), ("GRANT SELECT ON `app`.* TO `ro`@`%`",))
+        assert cur.fetchall() == (
+            ("GRANT USAGE ON *.* TO `ro`@`%`",),
+            ("GRANT SELECT ON `app`.* TO `ro`@`%`",),
+        )
     ro = _pymysql(srv, user="ro", password="ro-pw", database="app")
     with ro.cursor() as cur:
         cur.execute("SELECT COUNT(*) FROM t")
@@ -575,6 +664,8 @@ def test_packets_above_16_mib_both_directions(srv: ServerProcess) -> None:
     with conn.cursor() as cur:
         cur.execute("SELECT REPEAT('x', 17000000)")  # the row goes out as two physical packets
         assert len(cur.fetchone()[0]) == 17_000_000
-        cur.execute("SELECT LENGTH('" + "y" * 17_000_000 + "')")  # PyMySQL splits the query; the server joins it
+        cur.execute(
+            "SELECT LENGTH('" + "y" * 17_000_000 + "')"
+        )  # PyMySQL splits the query; the server joins it
         assert cur.fetchone() == (17_000_000,)
     conn.close()

@@ -32,11 +32,17 @@ def test_entry_layouts(change: TrackedChange, data: bytes) -> None:
 
 
 def test_tracker_order_and_empty() -> None:
-    changes = [TrackedChange(T.SESSION_TRACK_GTIDS, GTID), TrackedChange(T.SESSION_TRACK_SCHEMA, "d"),
-               TrackedChange(T.SESSION_TRACK_SYSTEM_VARIABLES, "x", "autocommit")]
+    changes = [
+        TrackedChange(T.SESSION_TRACK_GTIDS, GTID),
+        TrackedChange(T.SESSION_TRACK_SCHEMA, "d"),
+        TrackedChange(T.SESSION_TRACK_SYSTEM_VARIABLES, "x", "autocommit"),
+    ]
     block = encode_state(changes)
-    assert [c.type for c in decode_state(block)] == [T.SESSION_TRACK_SYSTEM_VARIABLES, T.SESSION_TRACK_SCHEMA,
-                                                    T.SESSION_TRACK_GTIDS]
+    assert [c.type for c in decode_state(block)] == [
+        T.SESSION_TRACK_SYSTEM_VARIABLES,
+        T.SESSION_TRACK_SCHEMA,
+        T.SESSION_TRACK_GTIDS,
+    ]
     assert encode_state([]) == b""
 
 

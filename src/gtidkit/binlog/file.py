@@ -266,7 +266,9 @@ class FrameReader:
                 if t in mariadb:
                     raise mariadb_error(None, file=name, offset=pos, event_type=t)
                 if t == t_fde:
-                    fde = decode_event(buf[at : at + size], None, verify_checksum=self.verify, offset=pos, file=name)
+                    fde = decode_event(
+                        buf[at : at + size], None, verify_checksum=self.verify, offset=pos, file=name
+                    )
                     ev = fde.event
                     if ev.is_mariadb:
                         raise mariadb_error(ev.server_version, file=name, offset=pos, event_type=t)
@@ -489,7 +491,6 @@ _LOOK_CLOSER = (_T_QUERY, _T_FDE, _T_PREV, _T_ROTATE, _T_STOP, _T_PAYLOAD, *_GTI
 for _t in range(256):
     if _t not in _LOOK_CLOSER and kind_of(_t, 0) == kind_of(_t, LOG_EVENT_IGNORABLE_F):
         _FAST_KIND[_t] = kind_of(_t, 0)
-
 
 
 def _query_kind(buf: Any, body: int, end: int) -> tuple[int, bytes | None]:

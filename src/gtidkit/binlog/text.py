@@ -66,7 +66,10 @@ _T = EventType
 # ---------------------------------------------------------------------------------------------------------------
 
 #: ``Intvar_log_event::get_var_type_name``.
-_INTVAR_NAMES = {int(IntvarType.LAST_INSERT_ID_EVENT): "LAST_INSERT_ID", int(IntvarType.INSERT_ID_EVENT): "INSERT_ID"}
+_INTVAR_NAMES = {
+    int(IntvarType.LAST_INSERT_ID_EVENT): "LAST_INSERT_ID",
+    int(IntvarType.INSERT_ID_EVENT): "INSERT_ID",
+}
 #: Query texts that ``Query_log_event::pack_info`` prints without the ``use `db`;`` prefix (MySQL writes the
 #: transaction-control statements with no default database).
 _BARE_QUERIES = frozenset({"BEGIN", "COMMIT", "ROLLBACK"})

@@ -284,7 +284,13 @@ class BinlogWriter:
     """
 
     def __init__(
-        self, path: Path, fh: BinaryIO, fde: FormatDescriptionEvent, server_id: int, position: int, fde_flag_byte: int
+        self,
+        path: Path,
+        fh: BinaryIO,
+        fde: FormatDescriptionEvent,
+        server_id: int,
+        position: int,
+        fde_flag_byte: int,
     ) -> None:
         self.path = Path(path)
         self._fde_flag_byte = fde_flag_byte

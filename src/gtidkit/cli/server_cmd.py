@@ -66,16 +66,31 @@ def _setup_logging(log_error: str, datadir: Path) -> None:
 
 @click.command(
     "server",
-    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": ["--help"]},
+    context_settings={
+        "ignore_unknown_options": True,
+        "allow_extra_args": True,
+        "help_option_names": ["--help"],
+    },
 )
 @click.option("--datadir", type=click.Path(file_okay=False), default=None, help="Data directory.")
-@click.option("--defaults-file", type=click.Path(dir_okay=False), default=None,
-              help="Option file whose [mysqld] group is read first.")
-@click.option("--initialize", is_flag=True, help="Create the datadir with root@localhost and a generated password.")
+@click.option(
+    "--defaults-file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Option file whose [mysqld] group is read first.",
+)
+@click.option(
+    "--initialize", is_flag=True, help="Create the datadir with root@localhost and a generated password."
+)
 @click.option("--initialize-insecure", is_flag=True, help="Create the datadir with an empty root password.")
 @click.pass_context
-def server(ctx: click.Context, datadir: str | None, defaults_file: str | None, initialize: bool,
-           initialize_insecure: bool) -> None:
+def server(
+    ctx: click.Context,
+    datadir: str | None,
+    defaults_file: str | None,
+    initialize: bool,
+    initialize_insecure: bool,
+) -> None:
     """Run a gtidkit datadir as a MySQL server (mysqld options: --port, --bind-address, --gtid-mode, ...)."""
     from gtidkit.errors import MySQLError
     from gtidkit.protocol.options import ServerOptions, parse_args, read_defaults_file
@@ -103,8 +118,11 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
     from gtidkit.protocol.tls import generate_certs
 
     if datadir.exists() and any(datadir.iterdir()):
-        click.echo("[ERROR] [MY-010457] [Server] --initialize specified but the data directory has files in it. "
-                   "Aborting.", err=True)
+        click.echo(
+            "[ERROR] [MY-010457] [Server] --initialize specified but the data directory has files in it. "
+            "Aborting.",
+            err=True,
+        )
         return 1
     datadir.mkdir(parents=True, exist_ok=True)
     try:
@@ -118,11 +136,16 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
     AccountStore(datadir).initialize(password, expire=not insecure)
     generate_certs(datadir, version)
     if insecure:
-        click.echo("[Warning] [MY-010453] [Server] root@localhost is created with an empty password ! Please "
-                   "consider switching off the --initialize-insecure option.", err=True)
+        click.echo(
+            "[Warning] [MY-010453] [Server] root@localhost is created with an empty password ! Please "
+            "consider switching off the --initialize-insecure option.",
+            err=True,
+        )
     else:
-        click.echo(f"[Note] [MY-010454] [Server] A temporary password is generated for root@localhost: {password}",
-                   err=True)
+        click.echo(
+            f"[Note] [MY-010454] [Server] A temporary password is generated for root@localhost: {password}",
+            err=True,
+        )
     return 0
 
 
@@ -136,8 +159,11 @@ def _run(datadir: Path, opts: Any) -> int:
     log = logging.getLogger("gtidkit.server")
     s = opts.server
     if not AccountStore(datadir).exists():
-        click.echo(f"[ERROR] [MY-010119] [Server] Data directory {datadir} is not initialized (no accounts): run "
-                   "gtidkit server --initialize --datadir first. Aborting.", err=True)
+        click.echo(
+            f"[ERROR] [MY-010119] [Server] Data directory {datadir} is not initialized (no accounts): run "
+            "gtidkit server --initialize --datadir first. Aborting.",
+            err=True,
+        )
         return 1
     _setup_logging(str(s["log_error"]), datadir)
     host = socket.gethostname()
@@ -182,8 +208,10 @@ def _run(datadir: Path, opts: Any) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     # mysqld's start line, parsed by tests and scripts: the actual port (useful with --port=0)
-    click.echo(f"ready for connections. Version: '{wire.ctx.server_version}'  socket: ''  port: {wire.port}",
-               err=True)
+    click.echo(
+        f"ready for connections. Version: '{wire.ctx.server_version}'  socket: ''  port: {wire.port}",
+        err=True,
+    )
     try:
         while not stop.wait(0.5):
             pass

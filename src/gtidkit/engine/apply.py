@@ -258,7 +258,9 @@ def user_var_value(ev: UserVarEvent) -> Any:
         if ev.charset in _LATIN1_COLLATIONS:
             return bytes(raw).decode("cp1252", "replace")
         return bytes(raw).decode("utf-8", "surrogateescape")
-    raise unknown_error(f"User variable '{ev.name}' has an unsupported type {ev.value_type} in the binary log")
+    raise unknown_error(
+        f"User variable '{ev.name}' has an unsupported type {ev.value_type} in the binary log"
+    )
 
 
 #: collation id -> (character set, collation) for the ids the status variables carry (``SHOW COLLATION``).
@@ -415,7 +417,7 @@ def _on_rows(t: ApplyTarget, item: Any, maps: dict[int, TableMapEvent]) -> None:
     tm = maps.get(ev.table_id)
     if tm is None:
         # Rows_log_event::do_apply_event: a table id with no Table_map before it
-        raise mysql_error(1594, 'rows event for unmapped table id ' + str(ev.table_id))
+        raise mysql_error(1594, "rows event for unmapped table id " + str(ev.table_id))
     t.apply_rows(tm, ev)
     if ev.flags & STMT_END_F:
         maps.clear()  # rows_event_stmt_cleanup: the table mappings last until the end of the statement
@@ -444,7 +446,7 @@ _UNAPPLIABLE = {
 def _on_other(t: ApplyTarget, item: Any, maps: dict[int, TableMapEvent]) -> None:
     name = _UNAPPLIABLE.get(item.header.type_code)
     if name is not None:
-        raise mysql_error(1235, 'applying ' + str(name))
+        raise mysql_error(1235, "applying " + str(name))
 
 
 #: Event class -> handler(target, item, table maps). Events not listed (Rows_query, Previous_gtids inside a relay
@@ -839,4 +841,3 @@ class ApplierSession(Session):
             "Master_log_pos = excluded.Master_log_pos",
             (_RLI_LINES, trx.file, trx.end_pos, trx.source_file, trx.source_end_pos, self.channel),
         )
-

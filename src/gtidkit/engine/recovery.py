@@ -167,9 +167,7 @@ def reapply_binlogs(server: Server, blog: BinlogLog, files: list[str]) -> int:
     return count
 
 
-def apply_transaction(
-    server: Server, file: str, end_pos: int, events: tuple[PositionedEvent, ...]
-) -> None:
+def apply_transaction(server: Server, file: str, end_pos: int, events: tuple[PositionedEvent, ...]) -> None:
     """Re-apply one binlog transaction through the applier seam (:func:`gtidkit.engine.apply.apply`) and record
     its end position, all in one SQLite transaction.
 

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from typing_extensions import Self
+
 from gtidkit.engine import sysvars
 from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed
 from gtidkit.engine.binlog.log import BinlogLog
@@ -166,7 +168,7 @@ class Server:
         if "enforce_gtid_consistency" not in opts:
             opts["enforce_gtid_consistency"] = "ON" if opts["gtid_mode"] == "ON" else "OFF"
         if opts["gtid_mode"] == "ON" and opts["enforce_gtid_consistency"] != "ON":
-            raise mysql_error(3111, 'ON', 'ENFORCE_GTID_CONSISTENCY is not ON')
+            raise mysql_error(3111, "ON", "ENFORCE_GTID_CONSISTENCY is not ON")
         opts["synchronous"] = synchronous
         server = cls(datadir, opts)
         try:
@@ -180,7 +182,7 @@ class Server:
             raise
         return server
 
-    def __enter__(self) -> Server:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -24,6 +24,8 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+from typing_extensions import Self
+
 from gtidkit.engine import sysvars
 from gtidkit.engine.diagnostics import DiagnosticsArea
 from gtidkit.engine.gtid.gtid_next import GtidNext
@@ -39,6 +41,7 @@ from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
+
 
 class Session:
     """A session of :class:`~gtidkit.engine.server.Server` (create with ``server.session()``).
@@ -209,7 +212,7 @@ class Session:
             self.conn.close()
             self.server._forget_session(self)
 
-    def __enter__(self) -> Session:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -405,9 +408,9 @@ class Session:
         if sc == "LOCAL":
             sc = "SESSION"
         if sc == "SESSION" and var.scope == sysvars.GLOBAL:
-            raise mysql_error(1238, var.name, 'GLOBAL')
+            raise mysql_error(1238, var.name, "GLOBAL")
         if sc == "GLOBAL" and var.scope == sysvars.SESSION:
-            raise mysql_error(1238, var.name, 'SESSION')
+            raise mysql_error(1238, var.name, "SESSION")
         if var.read is not None:
             return var.read(self, sc or None)
         if sc != "GLOBAL" and var.scope != sysvars.GLOBAL and var.name in self.session_vars:

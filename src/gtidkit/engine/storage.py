@@ -180,7 +180,7 @@ class Connection:
     def _check_savepoint(self, name: str) -> int:
         i = self._find_savepoint(name)
         if i < 0:
-            raise mysql_error(1305, 'SAVEPOINT', name)
+            raise mysql_error(1305, "SAVEPOINT", name)
         return i
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:

@@ -424,7 +424,7 @@ class SetContext:
 
 def read_only_error(name: str) -> MySQLError:
     """ER_INCORRECT_GLOBAL_LOCAL_VAR 1238 for a SET of a read-only variable."""
-    return mysql_error(1238, name, 'read only')
+    return mysql_error(1238, name, "read only")
 
 
 def set_variable(

@@ -21,23 +21,44 @@ def main(argv: list[str] | None = None) -> int:
         0 on success, 1 when the input holds no binlog or the topology file is malformed.
     """
     parser = argparse.ArgumentParser(prog="gtidkit-pipeline", description=__doc__.split("::")[0].strip())
-    parser.add_argument("--input", required=True,
-                        help="fleet directory or JSON mapping host -> files (local path or s3://, s3a://, gs://, "
-                             "hdfs:// URI)")
+    parser.add_argument(
+        "--input",
+        required=True,
+        help="fleet directory or JSON mapping host -> files (local path or s3://, s3a://, gs://, "
+        "hdfs:// URI)",
+    )
     parser.add_argument("--output", required=True, help="output directory (local path or URI)")
-    parser.add_argument("--fs-option", action="append", default=[], metavar="KEY=VALUE",
-                        help="storage option (fs.s3a.endpoint=..., fs.s3a.access.key=...); --conf "
-                             "spark.hadoop.fs.* settings count too (repeatable)")
-    parser.add_argument("--ship-package", action="store_true",
-                        help="zip the gtidkit package and add it to the executors' Python path (addPyFile), for "
-                             "workers whose Python has PySpark but not gtidkit")
-    parser.add_argument("--master", default=None, help="Spark master (default: spark-submit's, else local[*])")
+    parser.add_argument(
+        "--fs-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="storage option (fs.s3a.endpoint=..., fs.s3a.access.key=...); --conf "
+        "spark.hadoop.fs.* settings count too (repeatable)",
+    )
+    parser.add_argument(
+        "--ship-package",
+        action="store_true",
+        help="zip the gtidkit package and add it to the executors' Python path (addPyFile), for "
+        "workers whose Python has PySpark but not gtidkit",
+    )
+    parser.add_argument(
+        "--master", default=None, help="Spark master (default: spark-submit's, else local[*])"
+    )
     parser.add_argument("--topology", default=None, help='JSON {"replica": "source"}')
     parser.add_argument("--no-verify-checksum", action="store_true")
-    parser.add_argument("--incremental", action="store_true",
-                        help="scan only binlogs new or grown since the previous run into --output")
-    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
-                        help="extra Spark setting, e.g. spark.sql.shuffle.partitions=8 (repeatable)")
+    parser.add_argument(
+        "--incremental",
+        action="store_true",
+        help="scan only binlogs new or grown since the previous run into --output",
+    )
+    parser.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra Spark setting, e.g. spark.sql.shuffle.partitions=8 (repeatable)",
+    )
     args = parser.parse_args(argv)
 
     from pyspark import SparkContext
@@ -68,9 +89,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.ship_package:
             ship_package(spark)
-        result = run_pipeline(spark, args.input, args.output, topology=args.topology,
-                              verify_checksum=not args.no_verify_checksum, storage_options=options,
-                              incremental=args.incremental)
+        result = run_pipeline(
+            spark,
+            args.input,
+            args.output,
+            topology=args.topology,
+            verify_checksum=not args.no_verify_checksum,
+            storage_options=options,
+            incremental=args.incremental,
+        )
     except (LayoutError, ValueError, StorageError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
@@ -84,8 +111,11 @@ def _submit_conf() -> dict[str, str]:
     """spark-submit passes its settings to the driver as ``spark.*`` Java system properties via this env."""
     import os
 
-    return {"spark.master": os.environ["MASTER"]} if "MASTER" in os.environ else (
-        {"spark.master": "submitted"} if "PYSPARK_GATEWAY_PORT" in os.environ else {})
+    return (
+        {"spark.master": os.environ["MASTER"]}
+        if "MASTER" in os.environ
+        else ({"spark.master": "submitted"} if "PYSPARK_GATEWAY_PORT" in os.environ else {})
+    )
 
 
 if __name__ == "__main__":

@@ -32,9 +32,9 @@ CHECK_COLS = schemas.field_names(schemas.CHECKS)
 
 
 def _gtid_text(sid: str = "sid", tag: str = "tag", gno: str = "gno") -> F.Column:
-    return F.when(
-        F.col(tag) == "", F.concat_ws(":", F.col(sid), F.col(gno).cast("string"))
-    ).otherwise(F.concat_ws(":", F.col(sid), F.col(tag), F.col(gno).cast("string")))
+    return F.when(F.col(tag) == "", F.concat_ws(":", F.col(sid), F.col(gno).cast("string"))).otherwise(
+        F.concat_ws(":", F.col(sid), F.col(tag), F.col(gno).cast("string"))
+    )
 
 
 def file_errors(files: DataFrame) -> DataFrame:
@@ -70,17 +70,28 @@ def duplicate_gtids(transactions: DataFrame, files: DataFrame) -> DataFrame:
             "file",
             F.col("begin_pos").alias("offset"),
             _gtid_text().alias("gtid"),
-            F.format_string("GTID committed again; first at %s:%d", "_first_file", "_first_pos").alias("detail"),
+            F.format_string("GTID committed again; first at %s:%d", "_first_file", "_first_pos").alias(
+                "detail"
+            ),
         )
     )
     prev = (
         files.where(F.col("previous_gtids_intervals").isNotNull())
         .select("host", "file", F.explode("previous_gtids_intervals").alias("i"))
-        .select("host", "file", F.col("i.sid").alias("p_sid"), F.col("i.tag").alias("p_tag"),
-                F.col("i.interval_start").alias("p_start"), F.col("i.interval_end").alias("p_end"))
+        .select(
+            "host",
+            "file",
+            F.col("i.sid").alias("p_sid"),
+            F.col("i.tag").alias("p_tag"),
+            F.col("i.interval_start").alias("p_start"),
+            F.col("i.interval_end").alias("p_end"),
+        )
     )
     cond = (
-        (t.host == prev.host) & (t.file == prev.file) & (t.sid == prev.p_sid) & (t.tag == prev.p_tag)
+        (t.host == prev.host)
+        & (t.file == prev.file)
+        & (t.sid == prev.p_sid)
+        & (t.tag == prev.p_tag)
         & t.gno.between(prev.p_start, prev.p_end)
     )
     in_prev = t.join(prev, on=cond, how="inner").select(
@@ -119,7 +130,10 @@ def anonymous_in_gtid_mode(transactions: DataFrame, files: DataFrame) -> DataFra
             "file",
             F.col("begin_pos").alias("offset"),
             F.lit("ANONYMOUS").alias("gtid"),
-            F.when(F.col("anonymous"), "Anonymous_gtid transaction between GTID transactions (gtid_mode=ON stretch)")
+            F.when(
+                F.col("anonymous"),
+                "Anonymous_gtid transaction between GTID transactions (gtid_mode=ON stretch)",
+            )
             .otherwise("transaction without a Gtid event between GTID transactions (gtid_mode=ON stretch)")
             .alias("detail"),
         )
@@ -136,38 +150,61 @@ def gaps(gtid_executed: DataFrame, transactions: DataFrame, files: DataFrame) ->
     holes = (
         gtid_executed.withColumn("_prev_end", F.lag("interval_end").over(w))
         .where(F.col("_prev_end").isNotNull())
-        .select("host", "source_uuid", "tag",
-                (F.col("_prev_end") + 1).alias("gap_start"), (F.col("interval_start") - 1).alias("gap_end"),
-                F.col("interval_start").alias("after"))
+        .select(
+            "host",
+            "source_uuid",
+            "tag",
+            (F.col("_prev_end") + 1).alias("gap_start"),
+            (F.col("interval_start") - 1).alias("gap_end"),
+            F.col("interval_start").alias("after"),
+        )
     )
     at_txn = transactions.where(F.col("gno").isNotNull()).select(
-        "host", F.col("sid").alias("source_uuid"), "tag", F.col("gno").alias("after"),
-        F.col("file").alias("t_file"), F.col("begin_pos").alias("t_pos"), F.col("file_index").alias("t_idx"),
+        "host",
+        F.col("sid").alias("source_uuid"),
+        "tag",
+        F.col("gno").alias("after"),
+        F.col("file").alias("t_file"),
+        F.col("begin_pos").alias("t_pos"),
+        F.col("file_index").alias("t_idx"),
     )
     first_txn = (
-        at_txn.withColumn("_n", F.row_number().over(
-            Window.partitionBy("host", "source_uuid", "tag", "after").orderBy("t_idx", "t_pos")))
+        at_txn.withColumn(
+            "_n",
+            F.row_number().over(
+                Window.partitionBy("host", "source_uuid", "tag", "after").orderBy("t_idx", "t_pos")
+            ),
+        )
         .where(F.col("_n") == 1)
         .drop("_n", "t_idx")
     )
-    prev = (
-        files.where(F.col("previous_gtids_intervals").isNotNull())
-        .select("host", "file", "file_index", "previous_gtids_pos", F.explode("previous_gtids_intervals").alias("i"))
+    prev = files.where(F.col("previous_gtids_intervals").isNotNull()).select(
+        "host", "file", "file_index", "previous_gtids_pos", F.explode("previous_gtids_intervals").alias("i")
     )
     located = holes.join(first_txn, on=["host", "source_uuid", "tag", "after"], how="left")
     in_prev = (
         located.alias("h")
-        .join(prev.alias("p"),
-              on=(F.col("h.host") == F.col("p.host")) & (F.col("h.source_uuid") == F.col("i.sid"))
-              & (F.col("h.tag") == F.col("i.tag")) & F.col("h.after").between(F.col("i.interval_start"),
-                                                                                F.col("i.interval_end")),
-              how="left")
-        .withColumn("_n", F.row_number().over(
-            Window.partitionBy("h.host", "h.source_uuid", "h.tag", "h.after").orderBy(F.col("p.file_index"))))
+        .join(
+            prev.alias("p"),
+            on=(F.col("h.host") == F.col("p.host"))
+            & (F.col("h.source_uuid") == F.col("i.sid"))
+            & (F.col("h.tag") == F.col("i.tag"))
+            & F.col("h.after").between(F.col("i.interval_start"), F.col("i.interval_end")),
+            how="left",
+        )
+        .withColumn(
+            "_n",
+            F.row_number().over(
+                Window.partitionBy("h.host", "h.source_uuid", "h.tag", "h.after").orderBy(
+                    F.col("p.file_index")
+                )
+            ),
+        )
         .where(F.col("_n") == 1)
     )
-    gtid = F.when(F.col("h.tag") == "", F.format_string("%s:%d-%d", "h.source_uuid", "h.gap_start", "h.gap_end")
-                  ).otherwise(F.format_string("%s:%s:%d-%d", "h.source_uuid", "h.tag", "h.gap_start", "h.gap_end"))
+    gtid = F.when(
+        F.col("h.tag") == "", F.format_string("%s:%d-%d", "h.source_uuid", "h.gap_start", "h.gap_end")
+    ).otherwise(F.format_string("%s:%s:%d-%d", "h.source_uuid", "h.tag", "h.gap_start", "h.gap_end"))
     return in_prev.select(
         F.lit("gap").alias("check"),
         F.lit("warning").alias("severity"),
@@ -175,8 +212,9 @@ def gaps(gtid_executed: DataFrame, transactions: DataFrame, files: DataFrame) ->
         F.coalesce(F.col("h.t_file"), F.col("p.file")).alias("file"),
         F.coalesce(F.col("h.t_pos"), F.col("p.previous_gtids_pos")).alias("offset"),
         F.regexp_replace(gtid, r":(\d+)-\1$", ":$1").alias("gtid"),
-        F.format_string("%d missing GNO(s) before %d", F.col("h.gap_end") - F.col("h.gap_start") + 1,
-                        "h.after").alias("detail"),
+        F.format_string(
+            "%d missing GNO(s) before %d", F.col("h.gap_end") - F.col("h.gap_start") + 1, "h.after"
+        ).alias("detail"),
     )
 
 
@@ -184,11 +222,17 @@ def locate_gtids(intervals: DataFrame, transactions: DataFrame, check: str, deta
     """Rows of ``check`` for every transaction of ``intervals`` (host, source_uuid, tag, interval_start,
     interval_end; inclusive) found in ``transactions`` (offset = its ``begin_pos``)."""
     t = transactions.where(F.col("gno").isNotNull())
-    i = intervals.select(F.col("host").alias("i_host"), F.col("source_uuid").alias("i_sid"),
-                         F.col("tag").alias("i_tag"), F.col("interval_start").alias("i_start"),
-                         F.col("interval_end").alias("i_end"))
+    i = intervals.select(
+        F.col("host").alias("i_host"),
+        F.col("source_uuid").alias("i_sid"),
+        F.col("tag").alias("i_tag"),
+        F.col("interval_start").alias("i_start"),
+        F.col("interval_end").alias("i_end"),
+    )
     cond = (
-        (F.col("host") == F.col("i_host")) & (F.col("sid") == F.col("i_sid")) & (F.col("tag") == F.col("i_tag"))
+        (F.col("host") == F.col("i_host"))
+        & (F.col("sid") == F.col("i_sid"))
+        & (F.col("tag") == F.col("i_tag"))
         & F.col("gno").between(F.col("i_start"), F.col("i_end"))
     )
     return t.join(F.broadcast(i), on=cond, how="inner").select(

@@ -58,14 +58,16 @@ class Cluster:
 
 def _env(workdir: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env.update({
-        "SPARK_HOME": str(spark_home()),
-        "SPARK_LOCAL_IP": "127.0.0.1",
-        "SPARK_LOG_DIR": str(workdir / "logs"),
-        "SPARK_WORKER_DIR": str(workdir / "work"),
-        "PYSPARK_PYTHON": env.get("PYSPARK_PYTHON", sys.executable),
-        "SPARK_NO_DAEMONIZE": "1",
-    })
+    env.update(
+        {
+            "SPARK_HOME": str(spark_home()),
+            "SPARK_LOCAL_IP": "127.0.0.1",
+            "SPARK_LOG_DIR": str(workdir / "logs"),
+            "SPARK_WORKER_DIR": str(workdir / "work"),
+            "PYSPARK_PYTHON": env.get("PYSPARK_PYTHON", sys.executable),
+            "SPARK_NO_DAEMONIZE": "1",
+        }
+    )
     return env
 
 
@@ -96,8 +98,9 @@ def _kill(proc: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def standalone_cluster(workdir: str | Path, *, cores: int = 2, memory: str = "1g",
-                       timeout_s: float = 90.0) -> Iterator[Cluster]:
+def standalone_cluster(
+    workdir: str | Path, *, cores: int = 2, memory: str = "1g", timeout_s: float = 90.0
+) -> Iterator[Cluster]:
     """Start a master and one worker on 127.0.0.1, yield the :class:`Cluster`, always kill both.
 
     Args:
@@ -121,16 +124,44 @@ def standalone_cluster(workdir: str | Path, *, cores: int = 2, memory: str = "1g
     try:
         with open(master_log, "wb") as mlog:
             master = subprocess.Popen(
-                [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
-                 "--webui-port", str(free_port())],
-                stdout=mlog, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                [
+                    spark_class,
+                    "org.apache.spark.deploy.master.Master",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(port),
+                    "--webui-port",
+                    str(free_port()),
+                ],
+                stdout=mlog,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+            )
         _wait_for(master, master_log, "I have been elected leader", timeout_s)
         with open(worker_log, "wb") as wlog:
             worker = subprocess.Popen(
-                [spark_class, "org.apache.spark.deploy.worker.Worker", url, "--host", "127.0.0.1",
-                 "--cores", str(cores), "--memory", memory, "--webui-port", str(free_port()),
-                 "--work-dir", str(work / "work")],
-                stdout=wlog, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                [
+                    spark_class,
+                    "org.apache.spark.deploy.worker.Worker",
+                    url,
+                    "--host",
+                    "127.0.0.1",
+                    "--cores",
+                    str(cores),
+                    "--memory",
+                    memory,
+                    "--webui-port",
+                    str(free_port()),
+                    "--work-dir",
+                    str(work / "work"),
+                ],
+                stdout=wlog,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+            )
         _wait_for(worker, worker_log, "Successfully registered with master", timeout_s)
         yield Cluster(url=url, master=master, worker=worker, workdir=work)
     finally:

@@ -105,8 +105,14 @@ class BinlogReader(DataSourceReader):
         if self.level == "events":
             yield from scan.event_rows(spec, verify_checksum=self.verify_checksum)
             return
-        yield from scan.arrow_batches(spec, self.level, self.arrow, verify_checksum=self.verify_checksum,
-                                      batch_rows=self.batch_rows, storage_options=storage_options(self.options))
+        yield from scan.arrow_batches(
+            spec,
+            self.level,
+            self.arrow,
+            verify_checksum=self.verify_checksum,
+            batch_rows=self.batch_rows,
+            storage_options=storage_options(self.options),
+        )
 
 
 class BinlogDataSource(DataSource):
@@ -127,7 +133,9 @@ class BinlogDataSource(DataSource):
     def _level(self) -> str:
         level = str(self.options.get("level", "transactions")).lower()
         if level not in self._SCHEMAS:
-            raise ValueError(f"binlog data source: level must be one of {sorted(self._SCHEMAS)}, not {level!r}")
+            raise ValueError(
+                f"binlog data source: level must be one of {sorted(self._SCHEMAS)}, not {level!r}"
+            )
         return level
 
     def schema(self) -> str:

@@ -47,8 +47,13 @@ def match_expected(anomalies: list[dict], checks: list[dict]) -> list[tuple[dict
         name = ANOMALY_CHECKS.get(a["type"])
         hit = None
         for c in checks:
-            if (c["check"] == name and c["host"] == a["host"] and c["file"] == a.get("file")
-                    and c["offset"] == a.get("pos") and _gtid_matches(a, c)):
+            if (
+                c["check"] == name
+                and c["host"] == a["host"]
+                and c["file"] == a.get("file")
+                and c["offset"] == a.get("pos")
+                and _gtid_matches(a, c)
+            ):
                 hit = c
                 break
         out.append((a, hit))
@@ -74,13 +79,20 @@ def _print_expected(console: Console, pairs: list[tuple[dict, dict | None]]) -> 
     for col in ("anomaly", "host", "file", "pos", "found as"):
         t.add_column(col)
     for a, hit in pairs:
-        found = f"[green]{hit['check']} at {hit['file']}:{hit['offset']}[/green]" if hit else "[red]MISSED[/red]"
+        found = (
+            f"[green]{hit['check']} at {hit['file']}:{hit['offset']}[/green]" if hit else "[red]MISSED[/red]"
+        )
         t.add_row(a["type"], a["host"], str(a.get("file")), str(a.get("pos")), found)
     console.print(t)
 
 
-def run_demo(output: str | Path, *, master: str = "local[*]", fixtures: str | Path | None = None,
-             console: Console | None = None) -> int:
+def run_demo(
+    output: str | Path,
+    *,
+    master: str = "local[*]",
+    fixtures: str | Path | None = None,
+    console: Console | None = None,
+) -> int:
     """Run the demo; returns the process exit status (0 = every expected anomaly found).
 
     Raises:
@@ -99,15 +111,18 @@ def run_demo(output: str | Path, *, master: str = "local[*]", fixtures: str | Pa
     console.rule("[bold]1. generating a fleet (gtidkit.generate)")
     generate_fleet(fleet, overwrite=True)
     manifest = load_manifest(fleet)
-    console.print(f"{len(manifest.hosts)} hosts, {sum(len(h.files) for h in manifest.hosts)} binlogs, "
-                  f"{manifest.total_bytes} bytes in {fleet}; topology {manifest.topology}")
+    console.print(
+        f"{len(manifest.hosts)} hosts, {sum(len(h.files) for h in manifest.hosts)} binlogs, "
+        f"{manifest.total_bytes} bytes in {fleet}; topology {manifest.topology}"
+    )
     spark = build_session(master=master, app_name="gtidkit-demo")
     status = 0
     try:
         console.rule("[bold]2. pipeline on the generated fleet")
         with SparkProgress(spark) as progress:
-            result = run_pipeline(spark, fleet, out / "fleet-report", topology=fleet / "topology.json",
-                                  on_stage=progress.stage)
+            result = run_pipeline(
+                spark, fleet, out / "fleet-report", topology=fleet / "topology.json", on_stage=progress.stage
+            )
         print_summary(result, console)
         pairs = match_expected(manifest.anomalies, result.checks)
         _print_expected(console, pairs)

@@ -61,8 +61,15 @@ class FileFacts:
         prev = None
         if d.get("previous_gtids_intervals") is not None:
             prev = set_from_rows(d["previous_gtids_intervals"])
-        return cls(d["host"], d["file"], int(d["file_index"]), d["series"], prev, d.get("previous_gtids_pos"),
-                   d.get("status") or "ok")
+        return cls(
+            d["host"],
+            d["file"],
+            int(d["file_index"]),
+            d["series"],
+            prev,
+            d.get("previous_gtids_pos"),
+            d.get("status") or "ok",
+        )
 
 
 def series_of(files: list[FileFacts]) -> dict[tuple[str, str], list[FileFacts]]:
@@ -73,8 +80,9 @@ def series_of(files: list[FileFacts]) -> dict[tuple[str, str], list[FileFacts]]:
     return out
 
 
-def check_row(check: str, severity: str, host: str, file: str | None, offset: int | None, gtid: str | None,
-              detail: str) -> tuple:
+def check_row(
+    check: str, severity: str, host: str, file: str | None, offset: int | None, gtid: str | None, detail: str
+) -> tuple:
     """A ``checks`` row (schemas.CHECKS order)."""
     return (check, severity, host, file, None if offset is None else int(offset), gtid, detail)
 
@@ -105,15 +113,27 @@ def chain_breaks(files: list[FileFacts], file_gtids: dict[tuple[str, str], GtidS
                 parts.append(f"missing {missing}")
             if extra:
                 parts.append(f"unexpected {extra}")
-            detail = (f"Previous_gtids of {newer.file} is {actual or '(empty)'}; {older.file} ends at "
-                      f"{expected or '(empty)'} ({'; '.join(parts)})")
-            out.append(check_row("chain_break", "error", newer.host, newer.file, newer.previous_gtids_pos,
-                                 str(missing | extra), detail))
+            detail = (
+                f"Previous_gtids of {newer.file} is {actual or '(empty)'}; {older.file} ends at "
+                f"{expected or '(empty)'} ({'; '.join(parts)})"
+            )
+            out.append(
+                check_row(
+                    "chain_break",
+                    "error",
+                    newer.host,
+                    newer.file,
+                    newer.previous_gtids_pos,
+                    str(missing | extra),
+                    detail,
+                )
+            )
     return out
 
 
-def executed_and_purged(files: list[FileFacts], file_gtids: dict[tuple[str, str], GtidSet]
-                        ) -> dict[str, tuple[GtidSet, GtidSet]]:
+def executed_and_purged(
+    files: list[FileFacts], file_gtids: dict[tuple[str, str], GtidSet]
+) -> dict[str, tuple[GtidSet, GtidSet]]:
     """GTID_EXECUTED_BINLOG and GTID_PURGED_BINLOG per host (WL#6559 §5 with binlog_gtid_simple_recovery=ON).
 
     Per series: executed = Previous_gtids(newest file) ∪ GTIDs in the newest file (what ``mysqld`` computes at
@@ -129,7 +149,9 @@ def executed_and_purged(files: list[FileFacts], file_gtids: dict[tuple[str, str]
             executed = executed | newest.previous_gtids | file_gtids.get((host, newest.file), GtidSet())
         else:
             for f in chain:
-                executed = executed | (f.previous_gtids or GtidSet()) | file_gtids.get((host, f.file), GtidSet())
+                executed = (
+                    executed | (f.previous_gtids or GtidSet()) | file_gtids.get((host, f.file), GtidSet())
+                )
         oldest_with_prev = next((f for f in chain if f.previous_gtids is not None), None)
         if oldest_with_prev is not None:
             purged = purged | oldest_with_prev.previous_gtids
@@ -159,7 +181,9 @@ def load_topology(path: str | Path) -> dict[str, list[str]]:
         elif sources is None:
             continue
         else:
-            raise ValueError(f"topology file {p}: source of {replica!r} must be a host name or a list of them")
+            raise ValueError(
+                f"topology file {p}: source of {replica!r} must be a host name or a list of them"
+            )
     return out
 
 
@@ -199,8 +223,9 @@ def infer_topology(server_uuids: dict[str, str], sid_counts: Iterable[Any]) -> d
     out: dict[str, list[str]] = {}
     for host, counts in per_host.items():
         own = counts.get(server_uuids.get(host, ""), 0)
-        sources = sorted(owner[sid] for sid, n in counts.items()
-                         if sid in owner and owner[sid] != host and n > own)
+        sources = sorted(
+            owner[sid] for sid, n in counts.items() if sid in owner and owner[sid] != host and n > own
+        )
         if sources:
             out[host] = sources
     return out

@@ -48,9 +48,12 @@ class Plan:
     def summary(self) -> dict[str, Any]:
         """Counts and names, for ``summary.json``."""
         return {
-            "scanned": len(self.scan), "reused": len(self.reuse),
-            "new": [list(k) for k in self.new], "grown": [list(k) for k in self.grown],
-            "rewritten": [list(k) for k in self.rewritten], "gone": [list(k) for k in self.gone],
+            "scanned": len(self.scan),
+            "reused": len(self.reuse),
+            "new": [list(k) for k in self.new],
+            "grown": [list(k) for k in self.grown],
+            "rewritten": [list(k) for k in self.rewritten],
+            "gone": [list(k) for k in self.gone],
         }
 
 
@@ -106,13 +109,18 @@ def make_plan(layout: Layout, previous: list[dict], options: dict | None = None)
         head = head_previous_gtids(spec, options)
         same_head = (head or None) == (old["previous_gtids"] or None)
         if spec.size == old["size"] and same_head:
-            plan.reuse.append(spec)  # a damaged file too: the same bytes give the same fault at the same offset
+            plan.reuse.append(
+                spec
+            )  # a damaged file too: the same bytes give the same fault at the same offset
         elif spec.size > old["size"] and same_head:
             plan.grown.append(key)
             plan.scan.append(spec)
         else:
-            why = (f"Previous_gtids changed ({old['previous_gtids'] or 'none'} -> {head or 'none'})"
-                   if not same_head else f"shrank from {old['size']} to {spec.size} bytes")
+            why = (
+                f"Previous_gtids changed ({old['previous_gtids'] or 'none'} -> {head or 'none'})"
+                if not same_head
+                else f"shrank from {old['size']} to {spec.size} bytes"
+            )
             plan.rewritten.append((*key, why))
             plan.scan.append(spec)
     current = {(f.host, f.file) for f in layout.files}

@@ -86,8 +86,14 @@ class PipelineResult:
         raise KeyError(name)
 
 
-def read_scan(spark: SparkSession, input_path: str | Path, *, verify_checksum: bool = True,
-              storage_options: dict | None = None, include: list[list[str]] | None = None) -> DataFrame:
+def read_scan(
+    spark: SparkSession,
+    input_path: str | Path,
+    *,
+    verify_checksum: bool = True,
+    storage_options: dict | None = None,
+    include: list[list[str]] | None = None,
+) -> DataFrame:
     """The ``level=scan`` DataFrame of the binlog data source (one partition per file; ``include``: only those
     ``[host, file]`` pairs)."""
     reader = (
@@ -123,8 +129,9 @@ def previous_files(output: str, storage_options: dict | None = None) -> list[dic
     if storage.info(loc).type != pafs.FileType.Directory:
         return None
     try:
-        table = ds.dataset(loc.path, filesystem=loc.fs, format="parquet", exclude_invalid_files=True).to_table(
-            columns=["host", "file", "size", "previous_gtids", "status"])
+        table = ds.dataset(
+            loc.path, filesystem=loc.fs, format="parquet", exclude_invalid_files=True
+        ).to_table(columns=["host", "file", "size", "previous_gtids", "status"])
     except Exception as err:  # pyarrow's ArrowInvalid & co.: an unreadable previous output
         raise storage.StorageError(f"{loc.uri}: previous files table unreadable: {err}") from err
     return table.to_pylist()
@@ -194,14 +201,27 @@ def write_parquet(df: DataFrame, uri: str, storage_options: dict | None = None) 
     return written
 
 
-def _located_errant(spark: SparkSession, errant: dict[str, GtidSet], transactions: DataFrame,
-                    files: list[S.FileFacts], file_gtids: dict[tuple[str, str], GtidSet]) -> tuple[DataFrame, list]:
+def _located_errant(
+    spark: SparkSession,
+    errant: dict[str, GtidSet],
+    transactions: DataFrame,
+    files: list[S.FileFacts],
+    file_gtids: dict[tuple[str, str], GtidSet],
+) -> tuple[DataFrame, list]:
     """Errant GTIDs as checks: located transactions (Spark join) + driver rows for GTIDs only seen in a
     Previous_gtids set (pointing at the oldest file whose Previous_gtids holds them)."""
-    rows = [(host, str(sid), tag, start, end) for host, s in errant.items() for sid, tag, start, end in s.intervals()]
+    rows = [
+        (host, str(sid), tag, start, end)
+        for host, s in errant.items()
+        for sid, tag, start, end in s.intervals()
+    ]
     intervals = spark.createDataFrame(rows, schemas.GTID_EXECUTED)
-    located = C.locate_gtids(intervals, transactions, "errant",
-                             "GTID not executed on the replication source (GTID_SUBTRACT(replica, source))")
+    located = C.locate_gtids(
+        intervals,
+        transactions,
+        "errant",
+        "GTID not executed on the replication source (GTID_SUBTRACT(replica, source))",
+    )
     extra = []
     in_files: dict[str, GtidSet] = {}
     for (host, _file), s in file_gtids.items():
@@ -210,11 +230,25 @@ def _located_errant(spark: SparkSession, errant: dict[str, GtidSet], transaction
         rest = s - in_files.get(host, GtidSet())
         if not rest:
             continue
-        holder = next((f for f in sorted(files, key=lambda f: f.file_index)
-                       if f.host == host and f.previous_gtids is not None and f.previous_gtids & rest), None)
-        extra.append(S.check_row("errant", "error", host, holder.file if holder else None,
-                                 holder.previous_gtids_pos if holder else None, str(rest),
-                                 "errant GTIDs known only from Previous_gtids (their binlogs are purged)"))
+        holder = next(
+            (
+                f
+                for f in sorted(files, key=lambda f: f.file_index)
+                if f.host == host and f.previous_gtids is not None and f.previous_gtids & rest
+            ),
+            None,
+        )
+        extra.append(
+            S.check_row(
+                "errant",
+                "error",
+                host,
+                holder.file if holder else None,
+                holder.previous_gtids_pos if holder else None,
+                str(rest),
+                "errant GTIDs known only from Previous_gtids (their binlogs are purged)",
+            )
+        )
     return located, extra
 
 
@@ -303,8 +337,9 @@ def run_pipeline(
 
     cpu0 = process_tree_cpu()
     include = None if plan is None else [[f.host, f.file] for f in plan.scan]
-    scan = read_scan(spark, input_path, verify_checksum=verify_checksum, storage_options=sopts,
-                     include=include).persist(StorageLevel.MEMORY_AND_DISK)
+    scan = read_scan(
+        spark, input_path, verify_checksum=verify_checksum, storage_options=sopts, include=include
+    ).persist(StorageLevel.MEMORY_AND_DISK)
     scan.count()
     cpu1 = process_tree_cpu()
     if cpu0 is not None and cpu1 is not None:
@@ -314,17 +349,27 @@ def run_pipeline(
     if plan is not None and plan.reuse:
         # unchanged files: their rows from the previous output, file_index renumbered from today's listing;
         # materialised (localCheckpoint) before the tables they come from are overwritten below
-        index = F.broadcast(spark.createDataFrame([(f.host, f.file, f.file_index) for f in plan.reuse],
-                                                  "host STRING, file STRING, new_index INT"))
+        index = F.broadcast(
+            spark.createDataFrame(
+                [(f.host, f.file, f.file_index) for f in plan.reuse],
+                "host STRING, file STRING, new_index INT",
+            )
+        )
 
         def reused(df: DataFrame, cols: list[str]) -> DataFrame:
-            return (df.join(index, on=["host", "file"], how="inner")
-                    .withColumn("file_index", F.col("new_index")).select(*cols))
+            return (
+                df.join(index, on=["host", "file"], how="inner")
+                .withColumn("file_index", F.col("new_index"))
+                .select(*cols)
+            )
 
-        old_t = read_table(spark, out_loc.child("transactions"), schemas.TRANSACTIONS + ", commit_time TIMESTAMP",
-                           sopts)
+        old_t = read_table(
+            spark, out_loc.child("transactions"), schemas.TRANSACTIONS + ", commit_time TIMESTAMP", sopts
+        )
         old_f = read_table(spark, out_loc.child("files"), schemas.FILES, sopts)
-        transactions = transactions.unionByName(reused(old_t, transactions.columns)).localCheckpoint(eager=True)
+        transactions = transactions.unionByName(reused(old_t, transactions.columns)).localCheckpoint(
+            eager=True
+        )
         files = files.unionByName(reused(old_f, files.columns)).localCheckpoint(eager=True)
     timings["scan"] = time.perf_counter() - t0
 
@@ -361,7 +406,9 @@ def run_pipeline(
         .collect()
     )
     gtid_stats = [r for r in sid_stats if r["sid"] is not None]
-    uuids = S.infer_server_uuids({"host": r["host"], "sid": r["sid"], "n": r["local_n"] or 0} for r in gtid_stats)
+    uuids = S.infer_server_uuids(
+        {"host": r["host"], "sid": r["sid"], "n": r["local_n"] or 0} for r in gtid_stats
+    )
     if given is not None:
         topo, origin = given, "given"
     else:
@@ -370,25 +417,53 @@ def run_pipeline(
     errant = S.errant_sets(executed_for_errant, topo)
     group_sizes = [
         (r["host"], r["group_size"], r["n"])
-        for r in groups.groupBy("host", "group_size").agg(F.count(F.lit(1)).alias("n"))
-        .orderBy("host", "group_size").collect()
+        for r in groups.groupBy("host", "group_size")
+        .agg(F.count(F.lit(1)).alias("n"))
+        .orderBy("host", "group_size")
+        .collect()
     ]
     per_host_par = _parallelism_stats(group_sizes)
 
     driver_checks = S.chain_breaks(facts, file_gtids)
     if plan is not None:
         for host, name, why in plan.rewritten:
-            driver_checks.append(S.check_row("file_rewritten", "warning", host, name, None, None,
-                                             f"not the file of the previous run: {why}; scanned again"))
+            driver_checks.append(
+                S.check_row(
+                    "file_rewritten",
+                    "warning",
+                    host,
+                    name,
+                    None,
+                    None,
+                    f"not the file of the previous run: {why}; scanned again",
+                )
+            )
         for host, name in plan.gone:
-            driver_checks.append(S.check_row("file_gone", "info", host, name, None, None,
-                                             "in the previous run, no longer listed (purged or rotated away)"))
+            driver_checks.append(
+                S.check_row(
+                    "file_gone",
+                    "info",
+                    host,
+                    name,
+                    None,
+                    None,
+                    "in the previous run, no longer listed (purged or rotated away)",
+                )
+            )
     located, extra = _located_errant(spark, errant, transactions, facts, file_gtids)
     driver_checks += extra
     for host, (groups_n, avg, biggest) in sorted(per_host_par.items()):
-        driver_checks.append(S.check_row(
-            "parallelism", "info", host, None, None, None,
-            f"{groups_n} commit groups, {avg:.2f} transactions per group on average (max {biggest})"))
+        driver_checks.append(
+            S.check_row(
+                "parallelism",
+                "info",
+                host,
+                None,
+                None,
+                None,
+                f"{groups_n} commit groups, {avg:.2f} transactions per group on average (max {biggest})",
+            )
+        )
     checks_df = (
         C.file_errors(files)
         .unionByName(C.duplicate_gtids(transactions, files))
@@ -397,7 +472,9 @@ def run_pipeline(
         .unionByName(located)
         .unionByName(spark.createDataFrame(driver_checks, schemas.CHECKS))
     )
-    severity_rank = F.when(F.col("severity") == "error", 0).when(F.col("severity") == "warning", 1).otherwise(2)
+    severity_rank = (
+        F.when(F.col("severity") == "error", 0).when(F.col("severity") == "warning", 1).otherwise(2)
+    )
     checks_df = checks_df.orderBy(severity_rank, "check", "host", "file", "offset").persist()
     _write(checks_df, out, "checks")
 
@@ -410,14 +487,28 @@ def run_pipeline(
         server_ids = [r["server_id"] for r in hfiles if r["server_id"] is not None]
         executed, purged = state.get(host, (GtidSet(), GtidSet()))
         groups_n, avg, biggest = per_host_par.get(host, (0, None, None))
-        host_rows.append((
-            host, uuids.get(host), max(set(server_ids), key=server_ids.count) if server_ids else None,
-            ",".join(topo.get(host, [])) or None, len(hfiles),
-            sum(r["n"] for r in mine), sum(r["n"] for r in mine if r["sid"] is not None),
-            sum(r["anon_n"] or 0 for r in mine), sum(r["size"] for r in hfiles), sum(r["bad_bytes"] for r in hfiles),
-            str(executed), str(purged), len(executed), min(firsts) if firsts else None,
-            max(lasts) if lasts else None, groups_n, avg, biggest,
-        ))
+        host_rows.append(
+            (
+                host,
+                uuids.get(host),
+                max(set(server_ids), key=server_ids.count) if server_ids else None,
+                ",".join(topo.get(host, [])) or None,
+                len(hfiles),
+                sum(r["n"] for r in mine),
+                sum(r["n"] for r in mine if r["sid"] is not None),
+                sum(r["anon_n"] or 0 for r in mine),
+                sum(r["size"] for r in hfiles),
+                sum(r["bad_bytes"] for r in hfiles),
+                str(executed),
+                str(purged),
+                len(executed),
+                min(firsts) if firsts else None,
+                max(lasts) if lasts else None,
+                groups_n,
+                avg,
+                biggest,
+            )
+        )
     _write(spark.createDataFrame(host_rows, schemas.HOSTS), out, "hosts")
     timings["state"] = time.perf_counter() - t2
 
@@ -426,13 +517,22 @@ def run_pipeline(
     per_minute = [
         (r["host"], r["minute"], r["n"])
         for r in transactions.groupBy("host", F.date_trunc("minute", "commit_time").alias("minute"))
-        .agg(F.count(F.lit(1)).alias("n")).orderBy("host", "minute").collect()
+        .agg(F.count(F.lit(1)).alias("n"))
+        .orderBy("host", "minute")
+        .collect()
     ]
     checks_rows = [r.asDict() for r in checks_df.collect()]
     checks_df.unpersist()
     rank = {"error": 0, "warning": 1, "info": 2}
-    checks_rows.sort(key=lambda c: (rank.get(c["severity"], 3), c["check"], c["host"], c["file"] or "",
-                                    c["offset"] if c["offset"] is not None else -1))
+    checks_rows.sort(
+        key=lambda c: (
+            rank.get(c["severity"], 3),
+            c["check"],
+            c["host"],
+            c["file"] or "",
+            c["offset"] if c["offset"] is not None else -1,
+        )
+    )
     counts = {
         "transactions": sum(h[5] for h in host_rows),
         "files": len(file_rows),
@@ -448,9 +548,18 @@ def run_pipeline(
         file_dicts.append(d)
     host_names = schemas.field_names(schemas.HOSTS)
     result = PipelineResult(
-        output=out, layout=layout, hosts=[dict(zip(host_names, h)) for h in host_rows], checks=checks_rows,
-        files=file_dicts, counts=counts, topology=topo, topology_origin=origin, timings=timings,
-        per_minute=per_minute, group_sizes=group_sizes, storage_options=sopts,
+        output=out,
+        layout=layout,
+        hosts=[dict(zip(host_names, h)) for h in host_rows],
+        checks=checks_rows,
+        files=file_dicts,
+        counts=counts,
+        topology=topo,
+        topology_origin=origin,
+        timings=timings,
+        per_minute=per_minute,
+        group_sizes=group_sizes,
+        storage_options=sopts,
         incremental=None if plan is None else plan.summary(),
     )
     scan.unpersist()
@@ -468,6 +577,7 @@ def run_pipeline(
 
 def summary_dict(result: PipelineResult) -> dict[str, Any]:
     """A JSON-able summary: counts, timings, topology, hosts and checks."""
+
     def conv(v: Any) -> Any:
         """Timestamps as ISO text."""
         return v.isoformat() if hasattr(v, "isoformat") else v

@@ -120,12 +120,26 @@ def _order_host(host: str, root: Path, paths: list[Path]) -> list[FileSpec]:
         if path.parent not in index_cache:
             index_cache[path.parent] = _index_order(path.parent)
         idx = index_cache[path.parent].get(path.name)
-        keyed.append(((series, idx if idx is not None else -1, seq if seq is not None else -1, rel), path, rel,
-                      series, seq))
+        keyed.append(
+            (
+                (series, idx if idx is not None else -1, seq if seq is not None else -1, rel),
+                path,
+                rel,
+                series,
+                seq,
+            )
+        )
     keyed.sort(key=lambda k: k[0])
     return [
-        FileSpec(host=host, path=str(path.resolve()), file=rel, series=series, seq=seq, file_index=i,
-                 size=path.stat().st_size)
+        FileSpec(
+            host=host,
+            path=str(path.resolve()),
+            file=rel,
+            series=series,
+            seq=seq,
+            file_index=i,
+            size=path.stat().st_size,
+        )
         for i, (_, path, rel, series, seq) in enumerate(keyed)
     ]
 
@@ -262,7 +276,8 @@ def _discover_remote(loc, options: dict | None) -> Layout:
         elif rel.endswith(".index"):
             try:
                 index_texts[uri.rsplit("/", 1)[0] + "\0" + uri] = storage.read_bytes(uri, options).decode(
-                    "utf-8", "replace")
+                    "utf-8", "replace"
+                )
             except storage.StorageError:
                 pass
             skipped.append((uri, "no binlog magic (fe 62 69 6e)"))
@@ -284,8 +299,16 @@ def _discover_remote(loc, options: dict | None) -> Layout:
             base, seq = _split_name(name)
             series = f"{reldir}/{base}" if reldir else base
             idx = order.get(name)
-            keyed.append(((series, idx if idx is not None else -1, seq if seq is not None else -1, rel),
-                          uri, rel, series, seq, size))
+            keyed.append(
+                (
+                    (series, idx if idx is not None else -1, seq if seq is not None else -1, rel),
+                    uri,
+                    rel,
+                    series,
+                    seq,
+                    size,
+                )
+            )
         keyed.sort(key=lambda k: k[0])
         files.extend(
             FileSpec(host=host, path=uri, file=rel, series=series, seq=seq, file_index=i, size=size, uri=uri)

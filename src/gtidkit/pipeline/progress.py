@@ -24,8 +24,14 @@ from rich.progress import (
 class SparkProgress:
     """Context manager: ``with SparkProgress(spark) as p: run_pipeline(..., on_stage=p.stage)``."""
 
-    def __init__(self, spark: SparkSession, console: Console | None = None, *, interval_s: float = 0.25,
-                 enabled: bool = True) -> None:
+    def __init__(
+        self,
+        spark: SparkSession,
+        console: Console | None = None,
+        *,
+        interval_s: float = 0.25,
+        enabled: bool = True,
+    ) -> None:
         self._tracker = spark.sparkContext.statusTracker()
         self._console = console or Console(stderr=True)
         self._interval = interval_s
@@ -33,8 +39,14 @@ class SparkProgress:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._progress = Progress(
-            SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("tasks"), TimeElapsedColumn(), console=self._console, transient=True,
+            SpinnerColumn(),
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("tasks"),
+            TimeElapsedColumn(),
+            console=self._console,
+            transient=True,
         )
         self._task = self._progress.add_task("starting", total=None)
         self._name = "starting"
@@ -54,8 +66,12 @@ class SparkProgress:
             if infos:
                 total = sum(i.numTasks for i in infos)
                 done = sum(i.numCompletedTasks for i in infos)
-                self._progress.update(self._task, total=total, completed=done,
-                                      description=f"{self._name} ({len(infos)} Spark stage(s))")
+                self._progress.update(
+                    self._task,
+                    total=total,
+                    completed=done,
+                    description=f"{self._name} ({len(infos)} Spark stage(s))",
+                )
 
     def __enter__(self) -> SparkProgress:  # noqa: PYI034 - final class
         if self._enabled:
@@ -64,8 +80,9 @@ class SparkProgress:
             self._thread.start()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=2)

@@ -34,13 +34,29 @@ def print_summary(result: PipelineResult, console: Console | None = None, *, max
     if not console.is_terminal and console.width < 160:
         console.width = 160  # piped output (make demo | tee): keep the GTID sets readable
     hosts = Table(title="GTID state per host (WL#6559 §5, from the binlogs)", show_lines=False)
-    for col in ("host", "files", "trx", "anon", "GTID_EXECUTED", "GTID_PURGED", "source", "groups", "avg/grp"):
+    for col in (
+        "host",
+        "files",
+        "trx",
+        "anon",
+        "GTID_EXECUTED",
+        "GTID_PURGED",
+        "source",
+        "groups",
+        "avg/grp",
+    ):
         hosts.add_column(col, overflow="fold")
     for h in result.hosts:
         hosts.add_row(
-            h["host"], str(h["files"]), str(h["transactions"]), str(h["anonymous_transactions"]),
-            h["gtid_executed_binlog"] or "(empty)", h["gtid_purged_binlog"] or "(empty)", h["source_host"] or "",
-            str(h["commit_groups"]), f"{h['avg_group_size']:.2f}" if h["avg_group_size"] is not None else "",
+            h["host"],
+            str(h["files"]),
+            str(h["transactions"]),
+            str(h["anonymous_transactions"]),
+            h["gtid_executed_binlog"] or "(empty)",
+            h["gtid_purged_binlog"] or "(empty)",
+            h["source_host"] or "",
+            str(h["commit_groups"]),
+            f"{h['avg_group_size']:.2f}" if h["avg_group_size"] is not None else "",
         )
     console.print(hosts)
     bad = [f for f in result.files if f["status"] != "ok"]
@@ -49,8 +65,16 @@ def print_summary(result: PipelineResult, console: Console | None = None, *, max
         for col in ("host", "file", "status", "error_offset", "good_bytes", "bad_bytes", "size", "error"):
             t.add_column(col, overflow="fold")
         for f in bad:
-            t.add_row(f["host"], f["file"], f["status"], str(f["error_offset"]), str(f["good_bytes"]),
-                      str(f["bad_bytes"]), str(f["size"]), _short(f["error"], 70))
+            t.add_row(
+                f["host"],
+                f["file"],
+                f["status"],
+                str(f["error_offset"]),
+                str(f["good_bytes"]),
+                str(f["bad_bytes"]),
+                str(f["size"]),
+                _short(f["error"], 70),
+            )
         console.print(t)
     counts = defaultdict(int)
     for c in result.checks:
@@ -59,11 +83,20 @@ def print_summary(result: PipelineResult, console: Console | None = None, *, max
     for col in ("check", "severity", "host", "file", "offset", "gtid", "detail"):
         t.add_column(col, overflow="fold")
     for c in result.checks[:max_checks]:
-        t.add_row(c["check"], c["severity"], c["host"], c["file"] or "", "" if c["offset"] is None else str(c["offset"]),
-                  _short(c["gtid"], 60), _short(c["detail"], 90))
+        t.add_row(
+            c["check"],
+            c["severity"],
+            c["host"],
+            c["file"] or "",
+            "" if c["offset"] is None else str(c["offset"]),
+            _short(c["gtid"], 60),
+            _short(c["detail"], 90),
+        )
     console.print(t)
     if len(result.checks) > max_checks:
-        console.print(f"… {len(result.checks) - max_checks} more in {result.output_child('checks')} and report.html")
+        console.print(
+            f"… {len(result.checks) - max_checks} more in {result.output_child('checks')} and report.html"
+        )
     totals = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
     console.print(f"[bold]findings:[/bold] {totals or 'none'}")
     console.print(
@@ -130,8 +163,15 @@ def plot_pngs(result: PipelineResult) -> dict[str, bytes]:
     ax.barh(names, present, left=purged, color="#2f6db5", label="in the binlogs")
     for i, name in enumerate(names):
         if errant[name]:
-            ax.annotate(f"{errant[name]} errant", (purged[i] + present[i], i), xytext=(4, 0),
-                        textcoords="offset points", va="center", color="#c0392b", fontsize=8)
+            ax.annotate(
+                f"{errant[name]} errant",
+                (purged[i] + present[i], i),
+                xytext=(4, 0),
+                textcoords="offset points",
+                va="center",
+                color="#c0392b",
+                fontsize=8,
+            )
     ax.set_title("GTID coverage per host (GTID_EXECUTED from binlogs)")
     ax.set_xlabel("GTIDs")
     if names:
@@ -198,10 +238,12 @@ def _table(rows: list[dict], cols: list[str]) -> str:
         for c in cols:
             v = r.get(c)
             num = isinstance(v, (int, float)) and not isinstance(v, bool)
-            cells.append(f'<td{" class=num" if num else ""}>{html.escape(fmt(v, c))}</td>')
+            cells.append(f"<td{' class=num' if num else ''}>{html.escape(fmt(v, c))}</td>")
         body.append(f"<tr>{''.join(cells)}</tr>")
-    return (f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table></div>")
+    return (
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def host_summaries(result: PipelineResult) -> list[dict]:
@@ -220,19 +262,21 @@ def host_summaries(result: PipelineResult) -> list[dict]:
         for c in mine:
             if c["severity"] in ("error", "warning"):
                 by_check[(c["severity"], c["check"])] += 1
-        out.append({
-            "host": h["host"],
-            "source": h["source_host"],
-            "gtid_executed": h["gtid_executed_binlog"] or "",
-            "gtid_purged": h["gtid_purged_binlog"] or "",
-            "errant": str(errant),
-            "errors": sum(n for (sev, _), n in by_check.items() if sev == "error"),
-            "warnings": sum(n for (sev, _), n in by_check.items() if sev == "warning"),
-            "findings": ", ".join(f"{n} {check}" for (_, check), n in sorted(by_check.items())),
-            "transactions": h["transactions"],
-            "files": h["files"],
-            "bytes": h["bytes"],
-        })
+        out.append(
+            {
+                "host": h["host"],
+                "source": h["source_host"],
+                "gtid_executed": h["gtid_executed_binlog"] or "",
+                "gtid_purged": h["gtid_purged_binlog"] or "",
+                "errant": str(errant),
+                "errors": sum(n for (sev, _), n in by_check.items() if sev == "error"),
+                "warnings": sum(n for (sev, _), n in by_check.items() if sev == "warning"),
+                "findings": ", ".join(f"{n} {check}" for (_, check), n in sorted(by_check.items())),
+                "transactions": h["transactions"],
+                "files": h["files"],
+                "bytes": h["bytes"],
+            }
+        )
     return out
 
 
@@ -240,8 +284,11 @@ def _summary_cards(result: PipelineResult) -> str:
     cards = []
     for s in host_summaries(result):
         status = "bad" if s["errors"] else "warn" if s["warnings"] else "ok"
-        verdict = (f"{s['errors']} error(s), {s['warnings']} warning(s): {s['findings']}" if s["findings"]
-                   else "no errors or warnings")
+        verdict = (
+            f"{s['errors']} error(s), {s['warnings']} warning(s): {s['findings']}"
+            if s["findings"]
+            else "no errors or warnings"
+        )
         source = f" ← {html.escape(s['source'])}" if s["source"] else " (no source)"
         cards.append(
             f'<div class="card {status}"><h3>{html.escape(s["host"])}<small>{source}</small></h3><dl>'
@@ -250,7 +297,8 @@ def _summary_cards(result: PipelineResult) -> str:
             f"<dt>errant GTIDs</dt><dd><code>{html.escape(s['errant'] or 'none')}</code></dd>"
             f"<dt>findings</dt><dd>{html.escape(verdict)}</dd>"
             f"<dt>binlogs</dt><dd>{s['files']:,} files, {human_bytes(s['bytes'])}, "
-            f"{s['transactions']:,} transactions</dd></dl></div>")
+            f"{s['transactions']:,} transactions</dd></dl></div>"
+        )
     return f'<div class="cards">{"".join(cards)}</div>'
 
 
@@ -262,23 +310,55 @@ def render_html(result: PipelineResult) -> str:
         f'<figure><img alt="{k}" src="data:image/png;base64,{base64.b64encode(v).decode()}"/></figure>'
         for k, v in pngs.items()
     )
-    host_cols = ["host", "server_uuid", "server_id", "source_host", "files", "transactions", "gtid_transactions",
-                 "anonymous_transactions", "bytes", "bad_bytes", "gtid_executed_binlog", "gtid_purged_binlog",
-                 "commit_groups", "avg_group_size", "max_group_size"]
-    file_cols = ["host", "file", "server_version", "checksum_alg", "previous_gtids", "first_gtid", "last_gtid",
-                 "transactions", "status", "error_offset", "good_bytes", "bad_bytes", "size", "error"]
+    host_cols = [
+        "host",
+        "server_uuid",
+        "server_id",
+        "source_host",
+        "files",
+        "transactions",
+        "gtid_transactions",
+        "anonymous_transactions",
+        "bytes",
+        "bad_bytes",
+        "gtid_executed_binlog",
+        "gtid_purged_binlog",
+        "commit_groups",
+        "avg_group_size",
+        "max_group_size",
+    ]
+    file_cols = [
+        "host",
+        "file",
+        "server_version",
+        "checksum_alg",
+        "previous_gtids",
+        "first_gtid",
+        "last_gtid",
+        "transactions",
+        "status",
+        "error_offset",
+        "good_bytes",
+        "bad_bytes",
+        "size",
+        "error",
+    ]
     check_cols = ["check", "severity", "host", "file", "offset", "gtid", "detail"]
     total = sum(f["size"] for f in result.files)
     good = sum(f["good_bytes"] for f in result.files)
     more = ""
     if len(result.checks) > _MAX_CHECK_ROWS:
-        more = f"<p>{len(result.checks) - _MAX_CHECK_ROWS:,} more findings in the <code>checks</code> table.</p>"
+        more = (
+            f"<p>{len(result.checks) - _MAX_CHECK_ROWS:,} more findings in the <code>checks</code> table.</p>"
+        )
     inc = ""
     if result.incremental:
         i = result.incremental
-        inc = (f"<p>Incremental run: {i['scanned']:,} file(s) scanned (new {len(i['new'])}, grown "
-               f"{len(i['grown'])}, rewritten {len(i['rewritten'])}), {i['reused']:,} reused, "
-               f"{len(i['gone'])} gone since the previous run.</p>")
+        inc = (
+            f"<p>Incremental run: {i['scanned']:,} file(s) scanned (new {len(i['new'])}, grown "
+            f"{len(i['grown'])}, rewritten {len(i['rewritten'])}), {i['reused']:,} reused, "
+            f"{len(i['gone'])} gone since the previous run.</p>"
+        )
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>gtidkit pipeline report</title>
 <style>body{{font-family:sans-serif;margin:2em;}} table{{border-collapse:collapse;font-size:12px}}

@@ -35,7 +35,13 @@ from typing import Any
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.pipeline.layout import FileSpec
 
-_TRUNCATION_WORDS = ("truncat", "end of file", "eof", "incomplete", "short read")  # not "need N bytes": a body overrun inside a whole event is corruption
+_TRUNCATION_WORDS = (
+    "truncat",
+    "end of file",
+    "eof",
+    "incomplete",
+    "short read",
+)  # not "need N bytes": a body overrun inside a whole event is corruption
 
 #: Transactions per Arrow record batch (and per list handed between the reader and the row builders).
 BATCH_ROWS = 8192
@@ -241,13 +247,16 @@ class StreamScanner:
                         inner_events = list(iter_payload_events(ev, stream.fde, file=self.name, offset=pos))
                         for inner in inner_events:
                             k, d = classify(inner.header, inner.event)
-                            parser.feed(k, pos, end, h.timestamp, h.server_id,
-                                        inner.event if k == K_GTID else None, d)
+                            parser.feed(
+                                k, pos, end, h.timestamp, h.server_id, inner.event if k == K_GTID else None, d
+                            )
                         kind = -1
                     else:
                         kind, db = classify(h, ev)
                     if kind >= 0:
-                        parser.feed(kind, pos, end, h.timestamp, h.server_id, ev if kind == K_GTID else None, db)
+                        parser.feed(
+                            kind, pos, end, h.timestamp, h.server_id, ev if kind == K_GTID else None, db
+                        )
                     if len(done) >= 256:
                         res.good_bytes = end
                         yield list(done)
@@ -278,7 +287,9 @@ def _scanner(spec: FileSpec, verify_checksum: bool, storage_options: dict | None
         return FileScanner(spec.path, verify_checksum)
     from gtidkit.pipeline import storage
 
-    return StreamScanner(lambda: storage.open_input_stream(spec.uri, storage_options), spec.uri, verify_checksum)
+    return StreamScanner(
+        lambda: storage.open_input_stream(spec.uri, storage_options), spec.uri, verify_checksum
+    )
 
 
 class FileTally:
@@ -322,8 +333,13 @@ class FileRun:
         storage_options: filesystem options for a remote ``spec.uri`` (see :mod:`gtidkit.pipeline.storage`).
     """
 
-    def __init__(self, spec: FileSpec, verify_checksum: bool = True, batch_rows: int = BATCH_ROWS,
-                 storage_options: dict | None = None) -> None:
+    def __init__(
+        self,
+        spec: FileSpec,
+        verify_checksum: bool = True,
+        batch_rows: int = BATCH_ROWS,
+        storage_options: dict | None = None,
+    ) -> None:
         self.spec = spec
         self.storage_options = storage_options
         self.verify = verify_checksum
@@ -369,12 +385,32 @@ class FileRun:
         else:
             server_id, prev_pos = _head_facts(spec.path)
         events = len(scanner.types)
-        self.file_row = file_row(spec, res, tally, status, error, error_offset, good, events, server_id,
-                                 prev_pos if res.previous_gtids is not None else None)
+        self.file_row = file_row(
+            spec,
+            res,
+            tally,
+            status,
+            error,
+            error_offset,
+            good,
+            events,
+            server_id,
+            prev_pos if res.previous_gtids is not None else None,
+        )
 
 
-def file_row(spec: FileSpec, res: Any, tally: FileTally, status: str, error: str | None, error_offset: int | None,
-             good: int, events: int, server_id: int | None, prev_pos: int | None) -> tuple:
+def file_row(
+    spec: FileSpec,
+    res: Any,
+    tally: FileTally,
+    status: str,
+    error: str | None,
+    error_offset: int | None,
+    good: int,
+    events: int,
+    server_id: int | None,
+    prev_pos: int | None,
+) -> tuple:
     """One ``files`` row (schemas.FILE_FIELDS order) from a ``FileScan`` and what :class:`FileRun` counted."""
     prev = res.previous_gtids
     prev_rows = None
@@ -444,8 +480,9 @@ def transaction_row(spec: FileSpec, txn: Any) -> tuple:
     )
 
 
-def scan_records(spec: FileSpec, *, verify_checksum: bool = True,
-                 storage_options: dict | None = None) -> Iterator[tuple]:
+def scan_records(
+    spec: FileSpec, *, verify_checksum: bool = True, storage_options: dict | None = None
+) -> Iterator[tuple]:
     """Stream ``("txn", row, None)`` per transaction, then one ``("file", None, row)`` for the file.
 
     The record shape is schemas.SCAN (tuples; :func:`arrow_batches` is the columnar form the Data Source uses).
@@ -465,16 +502,18 @@ def scan_records(spec: FileSpec, *, verify_checksum: bool = True,
     yield ("file", None, run.file_row)
 
 
-def transaction_rows(spec: FileSpec, *, verify_checksum: bool = True,
-                     storage_options: dict | None = None) -> Iterator[tuple]:
+def transaction_rows(
+    spec: FileSpec, *, verify_checksum: bool = True, storage_options: dict | None = None
+) -> Iterator[tuple]:
     """``level=transactions``: just the transaction rows of one file."""
     for kind, txn, _ in scan_records(spec, verify_checksum=verify_checksum, storage_options=storage_options):
         if kind == "txn":
             yield txn
 
 
-def file_rows(spec: FileSpec, *, verify_checksum: bool = True,
-              storage_options: dict | None = None) -> Iterator[tuple]:
+def file_rows(
+    spec: FileSpec, *, verify_checksum: bool = True, storage_options: dict | None = None
+) -> Iterator[tuple]:
     """``level=files``: the single file row (the file is still read to its end to count and verify it)."""
     run = FileRun(spec, verify_checksum, storage_options=storage_options)
     for _ in run.batches():
@@ -490,8 +529,9 @@ def _transaction_arrays(spec: FileSpec, txns: list, types: list) -> list:
     import pyarrow as pa
 
     n = len(txns)
-    (_f, begin, end, gtid, anon, lc, sn, ts, ict, oct_, nbytes, count, dbs, server_id, complete,
-     *_rest) = zip(*txns)
+    (_f, begin, end, gtid, anon, lc, sn, ts, ict, oct_, nbytes, count, dbs, server_id, complete, *_rest) = (
+        zip(*txns)
+    )
     sids: list = []
     tags: list = []
     gnos: list = []
@@ -541,8 +581,15 @@ def _file_array(row: tuple, struct_type: Any) -> Any:
     return pa.array([dict(zip(names, row))], struct_type)
 
 
-def arrow_batches(spec: FileSpec, level: str, schema: Any, *, verify_checksum: bool = True,
-                  batch_rows: int = BATCH_ROWS, storage_options: dict | None = None) -> Iterator[Any]:
+def arrow_batches(
+    spec: FileSpec,
+    level: str,
+    schema: Any,
+    *,
+    verify_checksum: bool = True,
+    batch_rows: int = BATCH_ROWS,
+    storage_options: dict | None = None,
+) -> Iterator[Any]:
     """Stream one file as ``pyarrow.RecordBatch`` es of ``schema`` (the Arrow form of the level's DDL).
 
     Args:
@@ -581,9 +628,11 @@ def arrow_batches(spec: FileSpec, level: str, schema: Any, *, verify_checksum: b
             n = len(txns)
             txn = pa.StructArray.from_arrays(_transaction_arrays(spec, txns, txn_types), fields=txn_fields)
             yield pa.RecordBatch.from_arrays(
-                [pa.array(["txn"] * n, kind_t), txn, pa.nulls(n, file_t)], schema=schema)
+                [pa.array(["txn"] * n, kind_t), txn, pa.nulls(n, file_t)], schema=schema
+            )
         yield pa.RecordBatch.from_arrays(
-            [pa.array(["file"], kind_t), pa.nulls(1, txn_t), _file_array(run.file_row, file_t)], schema=schema)
+            [pa.array(["file"], kind_t), pa.nulls(1, txn_t), _file_array(run.file_row, file_t)], schema=schema
+        )
     else:
         raise ValueError(f"arrow_batches: no Arrow form for level {level!r}")
 
@@ -621,15 +670,56 @@ def event_rows(spec: FileSpec, *, verify_checksum: bool = True) -> Iterator[tupl
                 info = clean_text(ev.server_version)
             last_end = int(pe.end_pos)
             yield (
-                spec.host, spec.file, int(pe.pos), int(pe.end_pos),
-                event_type_name(h.type_code), int(h.type_code),
-                int(h.timestamp), int(h.server_id), int(h.event_size), int(h.flags), bool(pe.in_payload),
-                gtid, None if lc is None else int(lc), None if sn is None else int(sn), info,
+                spec.host,
+                spec.file,
+                int(pe.pos),
+                int(pe.end_pos),
+                event_type_name(h.type_code),
+                int(h.type_code),
+                int(h.timestamp),
+                int(h.server_id),
+                int(h.event_size),
+                int(h.flags),
+                bool(pe.in_payload),
+                gtid,
+                None if lc is None else int(lc),
+                None if sn is None else int(sn),
+                info,
             )
     except BinlogDecodeError as err:
         off = err.offset if err.offset is not None else last_end
-        yield (spec.host, spec.file, int(off), spec.size, "ERROR", err.event_type, None, None, None, None, False,
-               None, None, None, clean_text(err.message))
+        yield (
+            spec.host,
+            spec.file,
+            int(off),
+            spec.size,
+            "ERROR",
+            err.event_type,
+            None,
+            None,
+            None,
+            None,
+            False,
+            None,
+            None,
+            None,
+            clean_text(err.message),
+        )
     except OSError as err:
-        yield (spec.host, spec.file, 0, spec.size, "ERROR", None, None, None, None, None, False,
-               None, None, None, f"{type(err).__name__}: {err}")
+        yield (
+            spec.host,
+            spec.file,
+            0,
+            spec.size,
+            "ERROR",
+            None,
+            None,
+            None,
+            None,
+            None,
+            False,
+            None,
+            None,
+            None,
+            f"{type(err).__name__}: {err}",
+        )

@@ -80,7 +80,9 @@ HOSTS = (
 
 CHECKS = "check STRING, severity STRING, host STRING, file STRING, offset BIGINT, gtid STRING, detail STRING"
 
-PARALLELISM = "host STRING, file STRING, last_committed BIGINT, group_size BIGINT, first_sequence_number BIGINT"
+PARALLELISM = (
+    "host STRING, file STRING, last_committed BIGINT, group_size BIGINT, first_sequence_number BIGINT"
+)
 
 LEVELS = ("events", "transactions", "files", "scan")
 
@@ -113,8 +115,7 @@ def _split_fields(ddl: str) -> list[tuple[str, str]]:
 
 #: ``level=scan``: the job's single pass: one ``txn`` record per transaction, then one ``file`` record per file.
 SCAN = (
-    f"kind STRING, txn STRUCT<{_struct_body(TRANSACTION_FIELDS)}>, "
-    f"file STRUCT<{_struct_body(FILE_FIELDS)}>"
+    f"kind STRING, txn STRUCT<{_struct_body(TRANSACTION_FIELDS)}>, file STRUCT<{_struct_body(FILE_FIELDS)}>"
 )
 
 
@@ -142,8 +143,12 @@ def _arrow_type(dtype: str) -> object:
     if upper.startswith("ARRAY<"):
         return pa.list_(pa.field("element", _arrow_type(dtype[6:-1]), nullable=True))
     if upper.startswith("STRUCT<"):
-        return pa.struct([pa.field(name.rstrip(":"), _arrow_type(t), nullable=True)
-                          for name, t in _split_fields(dtype[7:-1])])
+        return pa.struct(
+            [
+                pa.field(name.rstrip(":"), _arrow_type(t), nullable=True)
+                for name, t in _split_fields(dtype[7:-1])
+            ]
+        )
     if upper == "TIMESTAMP":
         return pa.timestamp("us", tz="UTC")
     return getattr(pa, _ARROW_SCALARS[upper])()
@@ -158,4 +163,6 @@ def arrow_schema(ddl: str) -> object:
     """
     import pyarrow as pa
 
-    return pa.schema([pa.field(name, _arrow_type(dtype), nullable=True) for name, dtype in _split_fields(ddl)])
+    return pa.schema(
+        [pa.field(name, _arrow_type(dtype), nullable=True) for name, dtype in _split_fields(ddl)]
+    )

@@ -167,7 +167,7 @@ def process_tree_cpu(root: int | None = None) -> float | None:
                 stat = fh.read()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
+        fields = stat[stat.rindex(")") + 2 :].split()
         table[int(entry)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))
     children: dict[int, list[int]] = {}
     for pid, (ppid, _) in table.items():

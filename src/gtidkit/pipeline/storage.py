@@ -46,9 +46,28 @@ _S3_NAMES = {
     "fs.s3a.endpoint.region": "region",
     "fs.s3a.region": "region",
 }
-_S3_KEYS = ("endpoint_override", "access_key", "secret_key", "session_token", "region", "scheme", "anonymous",
-            "force_virtual_addressing", "request_timeout", "connect_timeout", "role_arn", "proxy_options")
-_GCS_KEYS = ("endpoint_override", "scheme", "project_id", "anonymous", "access_token", "default_bucket_location")
+_S3_KEYS = (
+    "endpoint_override",
+    "access_key",
+    "secret_key",
+    "session_token",
+    "region",
+    "scheme",
+    "anonymous",
+    "force_virtual_addressing",
+    "request_timeout",
+    "connect_timeout",
+    "role_arn",
+    "proxy_options",
+)
+_GCS_KEYS = (
+    "endpoint_override",
+    "scheme",
+    "project_id",
+    "anonymous",
+    "access_token",
+    "default_bucket_location",
+)
 _HDFS_KEYS = ("host", "port", "user", "kerb_ticket", "replication", "buffer_size", "default_block_size")
 _BOOL_KEYS = ("anonymous", "force_virtual_addressing")
 
@@ -90,7 +109,7 @@ class Location:
         if self.local:
             return fs_path
         base = self.path.rstrip("/")
-        rel = fs_path[len(base):].lstrip("/") if fs_path.startswith(base) else fs_path
+        rel = fs_path[len(base) :].lstrip("/") if fs_path.startswith(base) else fs_path
         return self.uri.rstrip("/") + ("/" + rel if rel else "")
 
 
@@ -172,8 +191,10 @@ def resolve(uri: str | os.PathLike[str], options: dict | None = None) -> Locatio
         path = os.path.abspath(os.path.expanduser(path))
         return Location(path, "", path, pafs.LocalFileSystem())
     if scheme not in REMOTE_SCHEMES:
-        raise StorageError(f"{text}: unsupported storage scheme {scheme!r} (local path, file://, s3://, s3a://, "
-                           "gs://, hdfs://)")
+        raise StorageError(
+            f"{text}: unsupported storage scheme {scheme!r} (local path, file://, s3://, s3a://, "
+            "gs://, hdfs://)"
+        )
     inner = (parts.netloc + parts.path).rstrip("/") if scheme not in ("hdfs", "viewfs") else parts.path or "/"
     try:
         if scheme in ("s3", "s3a", "s3n"):
@@ -204,12 +225,20 @@ def _explain(uri: str, err: BaseException) -> StorageError:
     hint = ""
     if "NoSuchBucket" in text or "bucket does not exist" in text.lower():
         hint = "no such bucket: "
-    elif "InvalidAccessKeyId" in text or "SignatureDoesNotMatch" in text or "ACCESS_DENIED" in text.upper() \
-            or "AccessDenied" in text \
-            or "403" in text:
+    elif (
+        "InvalidAccessKeyId" in text
+        or "SignatureDoesNotMatch" in text
+        or "ACCESS_DENIED" in text.upper()
+        or "AccessDenied" in text
+        or "403" in text
+    ):
         hint = "access denied (check fs.s3a.access.key / fs.s3a.secret.key): "
-    elif isinstance(err, FileNotFoundError) or "NoSuchKey" in text or "not found" in text.lower() \
-            or "does not exist" in text.lower():
+    elif (
+        isinstance(err, FileNotFoundError)
+        or "NoSuchKey" in text
+        or "not found" in text.lower()
+        or "does not exist" in text.lower()
+    ):
         hint = "no such file: "
     return StorageError(f"{uri}: {hint}{text}")
 
@@ -272,7 +301,7 @@ def list_files(loc: Location) -> list[Entry]:
     for fi in infos:
         if fi.type != pafs.FileType.File:
             continue
-        rel = fi.path[len(base):].lstrip("/") if fi.path.startswith(base) else fi.base_name
+        rel = fi.path[len(base) :].lstrip("/") if fi.path.startswith(base) else fi.base_name
         out.append(Entry(loc.uri_of(fi.path), rel, int(fi.size or 0)))
     out.sort(key=lambda e: e.rel)
     return out

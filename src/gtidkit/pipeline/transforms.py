@@ -101,8 +101,10 @@ def previous_gtids_intervals(files: DataFrame) -> DataFrame:
 def gtid_executed(transactions: DataFrame, files: DataFrame) -> DataFrame:
     """The WL#6559 table per host: Previous_gtids ∪ GTIDs in the binlogs, compressed (schemas.GTID_EXECUTED)."""
     keys = ["host", "source_uuid", "tag"]
-    rows = transaction_gtids(transactions).select(*keys, "interval_start", "interval_end").unionByName(
-        previous_gtids_intervals(files).select(*keys, "interval_start", "interval_end")
+    rows = (
+        transaction_gtids(transactions)
+        .select(*keys, "interval_start", "interval_end")
+        .unionByName(previous_gtids_intervals(files).select(*keys, "interval_start", "interval_end"))
     )
     return merge_intervals(rows, keys).select(*schemas.field_names(schemas.GTID_EXECUTED))
 

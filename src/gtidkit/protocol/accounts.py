@@ -50,8 +50,15 @@ class Account:
         """An account from its JSON row (lists become tuples)."""
         privs = tuple(row.get("privileges", ()) or ())  # type: ignore[call-overload]
         dbs = tuple((str(d), tuple(p)) for d, p in row.get("db_privileges", ()) or ())  # type: ignore[union-attr]
-        return cls(str(row["user"]), str(row["host"]), str(row["plugin"]), str(row["authentication_string"]),
-                   privs, dbs, bool(row.get("password_expired", False)))
+        return cls(
+            str(row["user"]),
+            str(row["host"]),
+            str(row["plugin"]),
+            str(row["authentication_string"]),
+            privs,
+            dbs,
+            bool(row.get("password_expired", False)),
+        )
 
     def matches_host(self, client_host: str) -> bool:
         """Does a connection from ``client_host`` (an IP address) match this account's host pattern?"""
@@ -89,7 +96,9 @@ class AccountStore:
 
     def _save(self) -> None:
         tmp = self.path.with_suffix(".tmp")
-        payload = {"accounts": [asdict(a) for a in sorted(self._accounts.values(), key=lambda a: (a.user, a.host))]}
+        payload = {
+            "accounts": [asdict(a) for a in sorted(self._accounts.values(), key=lambda a: (a.user, a.host))]
+        }
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
             json.dump(payload, f, indent=1)
@@ -110,11 +119,20 @@ class AccountStore:
     def find(self, user: str, client_host: str) -> Account | None:
         """The account a connection of ``user`` from ``client_host`` logs in as (most specific host), or None."""
         with self._lock:
-            candidates = [a for a in self._accounts.values() if a.user == user and a.matches_host(client_host)]
+            candidates = [
+                a for a in self._accounts.values() if a.user == user and a.matches_host(client_host)
+            ]
         return min(candidates, key=Account.specificity) if candidates else None
 
-    def create(self, user: str, host: str, password: str, plugin: str = auth.CACHING_SHA2, *,
-               if_not_exists: bool = False) -> bool:
+    def create(
+        self,
+        user: str,
+        host: str,
+        password: str,
+        plugin: str = auth.CACHING_SHA2,
+        *,
+        if_not_exists: bool = False,
+    ) -> bool:
         """CREATE USER: add ``'user'@'host'`` with ``password`` hashed for ``plugin``.
 
         Returns:
@@ -129,7 +147,7 @@ class AccountStore:
             if key in self._accounts:
                 if if_not_exists:
                     return False
-                raise mysql_error(1396, 'CREATE USER', "'" + str(user) + "'@'" + str(host) + "'")
+                raise mysql_error(1396, "CREATE USER", "'" + str(user) + "'@'" + str(host) + "'")
             self._accounts[key] = Account(user, host, plugin, stored)
             self._save()
         return True
@@ -144,13 +162,16 @@ class AccountStore:
         with self._lock:
             acc = self._accounts.get(key)
             if acc is None:
-                raise mysql_error(1396, 'ALTER USER', "'" + str(user) + "'@'" + str(host) + "'")
+                raise mysql_error(1396, "ALTER USER", "'" + str(user) + "'@'" + str(host) + "'")
             plugin = plugin or acc.plugin
-            self._accounts[key] = replace(acc, plugin=plugin, authentication_string=_stored(plugin, password),
-                                          password_expired=False)
+            self._accounts[key] = replace(
+                acc, plugin=plugin, authentication_string=_stored(plugin, password), password_expired=False
+            )
             self._save()
 
-    def grant(self, user: str, host: str, privileges: tuple[str, ...], db: str | None, *, revoke: bool = False) -> None:
+    def grant(
+        self, user: str, host: str, privileges: tuple[str, ...], db: str | None, *, revoke: bool = False
+    ) -> None:
         """GRANT (or REVOKE) ``privileges`` on ``*.*`` (``db`` None) or ``db.*``.
 
         Raises:
@@ -163,7 +184,7 @@ class AccountStore:
             if acc is None:
                 if revoke:
                     raise mysql_error(1141, user, host)
-                raise mysql_error(1133, sqlstate='28000')
+                raise mysql_error(1133, sqlstate="28000")
             if db is None:
                 held = [p for p in acc.privileges if not (revoke and p in privileges)]
                 if not revoke:
@@ -190,7 +211,7 @@ class AccountStore:
             if key not in self._accounts:
                 if if_exists:
                     return False
-                raise mysql_error(1396, 'DROP USER', "'" + str(user) + "'@'" + str(host) + "'")
+                raise mysql_error(1396, "DROP USER", "'" + str(user) + "'@'" + str(host) + "'")
             del self._accounts[key]
             self._save()
         return True
@@ -202,9 +223,17 @@ class AccountStore:
         with self._lock:
             from gtidkit.protocol.privileges import DYNAMIC, GRANT_OPTION, STATIC
 
-            self._accounts = {("root", "localhost"): Account("root", "localhost", auth.CACHING_SHA2,
-                                                             _stored(auth.CACHING_SHA2, root_password),
-                                                             (*STATIC, *DYNAMIC, GRANT_OPTION), (), expire)}
+            self._accounts = {
+                ("root", "localhost"): Account(
+                    "root",
+                    "localhost",
+                    auth.CACHING_SHA2,
+                    _stored(auth.CACHING_SHA2, root_password),
+                    (*STATIC, *DYNAMIC, GRANT_OPTION),
+                    (),
+                    expire,
+                )
+            }
             self._save()
 
 

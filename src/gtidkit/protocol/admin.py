@@ -28,22 +28,32 @@ _KILL = re.compile(r"^\s*kill\s+(?:(connection|query)\s+)?(\d+)\s*;?\s*$", re.IG
 _PROCESSLIST = re.compile(r"^\s*show\s+(full\s+)?processlist\s*;?\s*$", re.IGNORECASE)
 _ACCOUNT = r"""(?:'([^']*)'|`([^`]*)`|"([^"]*)"|([\w.$-]+))(?:\s*@\s*(?:'([^']*)'|`([^`]*)`|"([^"]*)"|([\w.%$:-]+)))?"""
 _CREATE_USER = re.compile(
-    r"^\s*create\s+user\s+(if\s+not\s+exists\s+)?" + _ACCOUNT
+    r"^\s*create\s+user\s+(if\s+not\s+exists\s+)?"
+    + _ACCOUNT
     + r"(?:\s+identified\s+(?:with\s+'?(\w+)'?\s+)?by\s+'((?:[^'\\]|\\.|'')*)')?\s*;?\s*$",
     re.IGNORECASE,
 )
 _ALTER_USER = re.compile(
-    r"^\s*alter\s+user\s+(?:if\s+exists\s+)?(?:(?:user|current_user)\s*\(\s*\)|current_user|" + _ACCOUNT + ")"
+    r"^\s*alter\s+user\s+(?:if\s+exists\s+)?(?:(?:user|current_user)\s*\(\s*\)|current_user|"
+    + _ACCOUNT
+    + ")"
     + r"\s+identified\s+(?:with\s+'?(\w+)'?\s+)?by\s+'((?:[^'\\]|\\.|'')*)'\s*;?\s*$",
     re.IGNORECASE,
 )
 _DROP_USER = re.compile(r"^\s*drop\s+user\s+(if\s+exists\s+)?" + _ACCOUNT + r"\s*;?\s*$", re.IGNORECASE)
-_SET_PASSWORD = re.compile(r"^\s*set\s+password\s*(?:for\s+" + _ACCOUNT + r"\s*)?=\s*'((?:[^'\\]|\\.|'')*)'\s*;?\s*$",
-                           re.IGNORECASE)
-_GRANT = re.compile(r"^\s*(grant|revoke)\s+(.+?)\s+on\s+(?:table\s+)?(\S+)\s+(?:to|from)\s+" + _ACCOUNT
-                    + r"\s*(with\s+grant\s+option)?\s*;?\s*$", re.IGNORECASE | re.DOTALL)
-_SHOW_GRANTS = re.compile(r"^\s*show\s+grants(?:\s+for\s+(?:(current_user(?:\s*\(\s*\))?)|" + _ACCOUNT
-                          + r"))?\s*;?\s*$", re.IGNORECASE)
+_SET_PASSWORD = re.compile(
+    r"^\s*set\s+password\s*(?:for\s+" + _ACCOUNT + r"\s*)?=\s*'((?:[^'\\]|\\.|'')*)'\s*;?\s*$", re.IGNORECASE
+)
+_GRANT = re.compile(
+    r"^\s*(grant|revoke)\s+(.+?)\s+on\s+(?:table\s+)?(\S+)\s+(?:to|from)\s+"
+    + _ACCOUNT
+    + r"\s*(with\s+grant\s+option)?\s*;?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_SHOW_GRANTS = re.compile(
+    r"^\s*show\s+grants(?:\s+for\s+(?:(current_user(?:\s*\(\s*\))?)|" + _ACCOUNT + r"))?\s*;?\s*$",
+    re.IGNORECASE,
+)
 
 
 def _account(groups: tuple[Any, ...]) -> tuple[str, str]:
@@ -57,8 +67,9 @@ def _unquote(text: str) -> str:
 
 
 def _ok(handler: ClientHandler, affected: int = 0) -> StatementResult:
-    return StatementResult(columns=None, affected_rows=affected,
-                           status_flags=engine_seam.status_flags(handler.session))
+    return StatementResult(
+        columns=None, affected_rows=affected, status_flags=engine_seam.status_flags(handler.session)
+    )
 
 
 def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
@@ -71,7 +82,7 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
             raise mysql_error(1820)
         if _SHUTDOWN.match(text):
             if not privileges.has_global(account, "SHUTDOWN"):
-                raise mysql_error(1227, 'SHUTDOWN')
+                raise mysql_error(1227, "SHUTDOWN")
             handler.shutdown_requested = True  # the edge acts on it after this statement's OK is sent
             return _ok(handler)
         m = _GRANT.match(text)
@@ -89,7 +100,9 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
             rows = [(g,) for g in privileges.show_grants(target)]
             name = f"Grants for {target.user}@{target.host}"
             col = Column(name=name, type=FieldType.VAR_STRING, length=4096, flags=0)
-            return StatementResult(columns=(col,), rows=rows, status_flags=engine_seam.status_flags(handler.session))
+            return StatementResult(
+                columns=(col,), rows=rows, status_flags=engine_seam.status_flags(handler.session)
+            )
         m = _KILL.match(text)
         if m:
             return _kill(handler, (m.group(1) or "connection").lower(), int(m.group(2)))
@@ -101,8 +114,9 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
             _need_create_user(account)
             user, host = _account(m.groups()[1:9])
             plugin = (m.group(10) or auth.CACHING_SHA2).lower()
-            handler.ctx.accounts.create(user, host, _unquote(m.group(11) or ""), plugin,
-                                        if_not_exists=bool(m.group(1)))
+            handler.ctx.accounts.create(
+                user, host, _unquote(m.group(11) or ""), plugin, if_not_exists=bool(m.group(1))
+            )
             return _ok(handler)
         m = _SET_PASSWORD.match(text)
         if m:  # SET PASSWORD [FOR account] = 'text': ALTER USER ... IDENTIFIED BY with the account's plugin
@@ -139,8 +153,9 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
             handler.ctx.accounts.drop(user, host, if_exists=bool(m.group(1)))
             handler.ctx.sha2_cache.pop((user, host), None)
             return _ok(handler)
-        privileges.check_statement(account, handler.user, handler.peer_host_name(), text,
-                                   engine_seam.current_schema(handler.session))
+        privileges.check_statement(
+            account, handler.user, handler.peer_host_name(), text, engine_seam.current_schema(handler.session)
+        )
         return None
 
     return intercept
@@ -148,7 +163,7 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
 
 def _need_create_user(account: Any) -> None:
     if not privileges.has_global(account, "CREATE USER"):
-        raise mysql_error(1227, 'CREATE USER')
+        raise mysql_error(1227, "CREATE USER")
 
 
 def _grant(handler: ClientHandler, m: re.Match[str]) -> StatementResult:
@@ -164,20 +179,26 @@ def _grant(handler: ClientHandler, m: re.Match[str]) -> StatementResult:
     elif target.endswith(".*"):
         db = target[:-2]
     else:
-        raise mysql_error(1235, 'table-level privileges')
+        raise mysql_error(1235, "table-level privileges")
     names = privileges.normalize_privileges(m.group(2), "global" if db is None else "db")
     if m.group(12):
         names = (*names, privileges.GRANT_OPTION)
     account = handler.current_account()
-    allowed = privileges.has_global(account, privileges.GRANT_OPTION) if db is None else (
+    allowed = (
         privileges.has_global(account, privileges.GRANT_OPTION)
-        or privileges.has_on_db(account, privileges.GRANT_OPTION, db))
+        if db is None
+        else (
+            privileges.has_global(account, privileges.GRANT_OPTION)
+            or privileges.has_on_db(account, privileges.GRANT_OPTION, db)
+        )
+    )
     if not allowed or not all(
         privileges.has_global(account, n) if db is None else privileges.has_on_db(account, n, db)
-        for n in names if n != privileges.GRANT_OPTION
+        for n in names
+        if n != privileges.GRANT_OPTION
     ):
         if db is None:
-            raise mysql_error(1045, handler.user, handler.peer_host_name(), 'YES')
+            raise mysql_error(1045, handler.user, handler.peer_host_name(), "YES")
         raise mysql_error(1044, handler.user, handler.peer_host_name(), db)
     handler.ctx.accounts.grant(user, host, names, db, revoke=revoke)
     return _ok(handler)
@@ -224,12 +245,28 @@ def _processlist(handler: ClientHandler, *, full: bool) -> StatementResult:
             info = info[:100]
         db = engine_seam.current_schema(h.session) if h.session is not None else None
         state = "init" if h is handler else ("executing" if h.command == "Query" else "")
-        rows.append((cid, h.user or "unauthenticated user", f"{h.peer_host_name()}", db, h.command,
-                     int(now - h.command_started), state, info))
+        rows.append(
+            (
+                cid,
+                h.user or "unauthenticated user",
+                f"{h.peer_host_name()}",
+                db,
+                h.command,
+                int(now - h.command_started),
+                state,
+                info,
+            )
+        )
     columns = tuple(
-        Column(name=name, org_name=name, type=ftype, length=length, flags=flags,
-               charset=BINARY_COLLATION if ftype != FieldType.VAR_STRING else UTF8MB4_0900_AI_CI,
-               decimals=0 if ftype != FieldType.VAR_STRING else 31)
+        Column(
+            name=name,
+            org_name=name,
+            type=ftype,
+            length=length,
+            flags=flags,
+            charset=BINARY_COLLATION if ftype != FieldType.VAR_STRING else UTF8MB4_0900_AI_CI,
+            decimals=0 if ftype != FieldType.VAR_STRING else 31,
+        )
         for name, ftype, length, flags in _PROCESSLIST_COLUMNS
     )
     return StatementResult(columns=columns, rows=rows, status_flags=engine_seam.status_flags(handler.session))

@@ -173,8 +173,11 @@ def _fast_auth(msg: AuthMoreData, new: State) -> State:
     return State.AUTH if msg.data == b"\x03" else new
 
 
-_SERVER_RULES: dict[type, Callable[[Any, State], State]] = {Ok: _more_results, Eof: _more_results,
-                                                             AuthMoreData: _fast_auth}
+_SERVER_RULES: dict[type, Callable[[Any, State], State]] = {
+    Ok: _more_results,
+    Eof: _more_results,
+    AuthMoreData: _fast_auth,
+}
 
 #: MySQL's default max_allowed_packet (64 MiB) and the largest value it accepts (1 GiB).
 DEFAULT_MAX_ALLOWED_PACKET = 64 * 1024 * 1024
@@ -271,7 +274,9 @@ class ServerConnection:
             if new is None:
                 if self.state is not State.COMMAND:
                     raise RemoteProtocolError(
-                        f"unexpected {type(event).__name__} in state {self.state.name}", code=1835, sqlstate="HY000"
+                        f"unexpected {type(event).__name__} in state {self.state.name}",
+                        code=1835,
+                        sqlstate="HY000",
                     )
                 new = State.RESPONDING
         except RemoteProtocolError:
@@ -284,8 +289,11 @@ class ServerConnection:
             self.tls_requested = True
             self._negotiate(event.capabilities)
         elif isinstance(event, HandshakeResponse):
-            if self.server_capabilities & Capability.SSL and event.capabilities & Capability.SSL \
-                    and not self.tls_requested:
+            if (
+                self.server_capabilities & Capability.SSL
+                and event.capabilities & Capability.SSL
+                and not self.tls_requested
+            ):
                 self.state = State.ERROR
                 raise RemoteProtocolError("SSL connection error: CLIENT_SSL without SSLRequest", code=2026)
             self._negotiate(event.capabilities)
@@ -349,7 +357,9 @@ class ServerConnection:
             return [msg.encode()]
         if isinstance(msg, (TextRow, BinaryRow)):
             if len(msg.values) != self._row_width:
-                raise LocalProtocolError(f"row of {len(msg.values)} values in a result of {self._row_width} columns")
+                raise LocalProtocolError(
+                    f"row of {len(msg.values)} values in a result of {self._row_width} columns"
+                )
             return [msg.encode()]
         if isinstance(msg, Eof):
             if state is State.SENDING_COLUMNS:
@@ -373,8 +383,9 @@ class ServerConnection:
         MySQL answers a broken client this way (e.g. 1156 Got packets out of order, 1153 for an oversized packet)
         before it drops the connection.
         """
-        data, self._seq = frame(Err(code, message, sqlstate).encode(self.capabilities | Capability.PROTOCOL_41),
-                                self._seq)
+        data, self._seq = frame(
+            Err(code, message, sqlstate).encode(self.capabilities | Capability.PROTOCOL_41), self._seq
+        )
         self.state = State.CLOSED
         return data
 

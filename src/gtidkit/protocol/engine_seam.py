@@ -184,6 +184,17 @@ def field_list(session: Any, table: str, wildcard: str = "") -> list[Column]:
             flags |= ColumnFlag.PRI_KEY
         if "unsigned" in sql_type:
             flags |= ColumnFlag.UNSIGNED
-        out.append(Column(name=name, org_name=name, table=table, org_table=table, schema=db, type=ftype,
-                          charset=charset, length=length, flags=flags))
+        out.append(
+            Column(
+                name=name,
+                org_name=name,
+                table=table,
+                org_table=table,
+                schema=db,
+                type=ftype,
+                charset=charset,
+                length=length,
+                flags=flags,
+            )
+        )
     return out

@@ -94,8 +94,9 @@ class StreamIO:
         recv: ``recv() -> bytes | None`` reads the next whole client packet's payload (None when it closed).
     """
 
-    def __init__(self, handler: ClientHandler, send: Callable[[bytes], None],
-                 recv: Callable[[], bytes | None]) -> None:
+    def __init__(
+        self, handler: ClientHandler, send: Callable[[bytes], None], recv: Callable[[], bytes | None]
+    ) -> None:
         self.handler = handler
         self.send = send
         self.recv = recv
@@ -149,7 +150,7 @@ class ServerContext:
 
 
 def _denied(user: str, host: str, with_password: bool) -> MySQLError:
-    return mysql_error(1045, user, host, 'YES' if with_password else 'NO')
+    return mysql_error(1045, user, host, "YES" if with_password else "NO")
 
 
 class ClientHandler:
@@ -390,8 +391,14 @@ class ClientHandler:
             # enter the sandbox, where only ALTER USER / SET PASSWORD run (1820 for the rest)
             if not self.conn.client_capabilities & Capability.CAN_HANDLE_EXPIRED_PASSWORDS:
                 self.closed = True
-                return self.conn.send(Err(1862, "Your password has expired. To log in you must change it using a "
-                                               "client that supports expired passwords.", "HY000"))
+                return self.conn.send(
+                    Err(
+                        1862,
+                        "Your password has expired. To log in you must change it using a "
+                        "client that supports expired passwords.",
+                        "HY000",
+                    )
+                )
             self.sandbox = True
         log.debug("connection %d authenticated as %s@%s", self.connection_id, self.user, self.peer_host)
         return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
@@ -427,7 +434,9 @@ class ClientHandler:
             engine_seam.reset_session(self.session)
             self.user = cmd.username
             self._pending_db = cmd.database or None
-            return self._begin_auth(cmd.username, cmd.auth_response, cmd.auth_plugin_name or self._client_plugin)
+            return self._begin_auth(
+                cmd.username, cmd.auth_response, cmd.auth_plugin_name or self._client_plugin
+            )
         if isinstance(cmd, ComProcessKill):
             return self._query(f"KILL {cmd.connection_id}")
         if isinstance(cmd, UnknownCommand):
@@ -459,15 +468,22 @@ class ClientHandler:
 
     # ------------------------------------------------------------------ prepared statements
     def _unknown_statement(self, statement_id: int, where: str) -> bytes:
-        return self.conn.send(Err(1243, f"Unknown prepared statement handler ({statement_id}) given to {where}"))
+        return self.conn.send(
+            Err(1243, f"Unknown prepared statement handler ({statement_id}) given to {where}")
+        )
 
     def _stmt_prepare(self, cmd: ComStmtPrepare) -> bytes:
         sql = cmd.query.decode("utf-8", "surrogateescape")
         statements = engine_seam.split(sql)
         if len(statements) != 1:
-            msg = "Query was empty" if not statements else (
-                "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
-                f"version for the right syntax to use near '{statements[1][:80]}' at line 1")
+            msg = (
+                "Query was empty"
+                if not statements
+                else (
+                    "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
+                    f"version for the right syntax to use near '{statements[1][:80]}' at line 1"
+                )
+            )
             return self.conn.send(Err(1065 if not statements else 1064, msg, "42000"))
         positions = placeholder_positions(statements[0])
         try:
@@ -477,18 +493,28 @@ class ClientHandler:
         self._next_statement_id += 1
         stmt = PreparedStatement(self._next_statement_id, statements[0], positions)
         self.statements[stmt.statement_id] = stmt
-        params = tuple(ColumnDefinition("?", FieldType.VAR_STRING, character_set=BINARY_COLLATION)
-                       for _ in range(stmt.param_count))
-        return self.conn.send(StmtPrepareOk(stmt.statement_id, params, tuple(_definition(c) for c in columns), 0,
-                                            engine_seam.status_flags(self.session)))
+        params = tuple(
+            ColumnDefinition("?", FieldType.VAR_STRING, character_set=BINARY_COLLATION)
+            for _ in range(stmt.param_count)
+        )
+        return self.conn.send(
+            StmtPrepareOk(
+                stmt.statement_id,
+                params,
+                tuple(_definition(c) for c in columns),
+                0,
+                engine_seam.status_flags(self.session),
+            )
+        )
 
     def _stmt_execute(self, cmd: ComStmtExecute) -> bytes:
         stmt = self.statements.get(cmd.statement_id)
         if stmt is None:
             return self._unknown_statement(cmd.statement_id, "mysqld_stmt_execute")
         try:
-            values, stmt.types = cmd.parameters(stmt.param_count, int(self.conn.capabilities), stmt.types,
-                                                frozenset(stmt.long_data))
+            values, stmt.types = cmd.parameters(
+                stmt.param_count, int(self.conn.capabilities), stmt.types, frozenset(stmt.long_data)
+            )
         except RemoteProtocolError as err:
             return self.conn.send(Err(err.code or 1210, err.message, err.sqlstate))
         bound = [v.value for v in values[: stmt.param_count]]
@@ -510,7 +536,12 @@ class ClientHandler:
         try:
             statements = engine_seam.split(sql)
             if len(statements) > 1 and not self.multi_statements:
-                raise mysql_error(1064, 'You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use', statements[1][:80], '1')
+                raise mysql_error(
+                    1064,
+                    "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use",
+                    statements[1][:80],
+                    "1",
+                )
             results = engine_seam.execute(self.session, sql, admin.interceptor(self))
             current = next(results)
             while True:
@@ -576,11 +607,21 @@ class ClientHandler:
             return self.conn.send(Err(err.code, err.message, err.sqlstate))
         out = bytearray()
         for c in columns:
-            out += self.conn.send(ColumnDefinition(
-                name=c.name, type=c.type, schema=c.schema, table=c.table, org_table=c.org_table,
-                org_name=c.org_name, character_set=c.charset, column_length=c.length, flags=c.flags,
-                decimals=c.decimals, for_field_list=True,
-            ))
+            out += self.conn.send(
+                ColumnDefinition(
+                    name=c.name,
+                    type=c.type,
+                    schema=c.schema,
+                    table=c.table,
+                    org_table=c.org_table,
+                    org_name=c.org_name,
+                    character_set=c.charset,
+                    column_length=c.length,
+                    flags=c.flags,
+                    decimals=c.decimals,
+                    for_field_list=True,
+                )
+            )
         out += self.conn.send(Eof(0, engine_seam.status_flags(self.session)))
         return bytes(out)
 
@@ -597,8 +638,16 @@ class ClientHandler:
 def _definition(c: Any) -> ColumnDefinition:
     """The column-definition packet of an engine ``Column``."""
     return ColumnDefinition(
-        name=c.name, type=c.type, schema=c.schema, table=c.table, org_table=c.org_table, org_name=c.org_name,
-        character_set=c.charset, column_length=c.length, flags=c.flags, decimals=c.decimals,
+        name=c.name,
+        type=c.type,
+        schema=c.schema,
+        table=c.table,
+        org_table=c.org_table,
+        org_name=c.org_name,
+        character_set=c.charset,
+        column_length=c.length,
+        flags=c.flags,
+        decimals=c.decimals,
     )
 
 

@@ -200,9 +200,7 @@ class HandshakeResponse:
     def encode(self) -> bytes:
         """The payload (what a client sends; used by tests and the in-memory client)."""
         caps = int(self.capabilities)
-        out = bytearray(
-            SSLRequest(self.capabilities, self.max_packet_size, self.character_set).encode()
-        )
+        out = bytearray(SSLRequest(self.capabilities, self.max_packet_size, self.character_set).encode())
         out += self.username.encode() + b"\0"
         if caps & Capability.PLUGIN_AUTH_LENENC_CLIENT_DATA:
             out += lenenc_str(self.auth_response)
@@ -520,13 +518,19 @@ class ColumnDefinition:
         for text in (self.catalog, self.schema, self.table, self.org_table, self.name, self.org_name):
             out += lenenc_str(text.encode("utf-8", "surrogateescape"))
         out += lenenc_int(COLUMN_FIXED)
-        out += self.character_set.to_bytes(2, "little") + (self.column_length & 0xFFFFFFFF).to_bytes(4, "little")
+        out += self.character_set.to_bytes(2, "little") + (self.column_length & 0xFFFFFFFF).to_bytes(
+            4, "little"
+        )
         out.append(int(self.type))
         out += int(self.flags).to_bytes(2, "little")
         out.append(self.decimals)
         out += b"\0\0"
         if self.for_field_list:
-            out += bytes((NULL_MARKER,)) if self.field_list_default is None else lenenc_str(self.field_list_default)
+            out += (
+                bytes((NULL_MARKER,))
+                if self.field_list_default is None
+                else lenenc_str(self.field_list_default)
+            )
         return bytes(out)
 
     @classmethod
@@ -731,7 +735,13 @@ def _binary_datetime(value: dt.date) -> bytes:
     if isinstance(value, dt.datetime):
         if value.microsecond:
             return bytes((11,)) + struct.pack(
-                "<HBBBBBI", value.year, value.month, value.day, value.hour, value.minute, value.second,
+                "<HBBBBBI",
+                value.year,
+                value.month,
+                value.day,
+                value.hour,
+                value.minute,
+                value.second,
                 value.microsecond,
             )
         if value.hour or value.minute or value.second:
@@ -798,15 +808,28 @@ def decode_binary_param(r: Reader, ftype: int, unsigned: bool) -> Any:
         return None
     if ftype in _STRING_PARAM_TYPES:
         return r.lenenc_str()
-    raise RemoteProtocolError(f"Incorrect arguments to mysqld_stmt_execute (type {ftype})", code=1210,
-                              sqlstate="HY000")
+    raise RemoteProtocolError(
+        f"Incorrect arguments to mysqld_stmt_execute (type {ftype})", code=1210, sqlstate="HY000"
+    )
 
 
 _STRING_PARAM_TYPES = frozenset(
     {
-        FieldType.DECIMAL, FieldType.NEWDECIMAL, FieldType.VARCHAR, FieldType.BIT, FieldType.JSON,
-        FieldType.ENUM, FieldType.SET, FieldType.TINY_BLOB, FieldType.MEDIUM_BLOB, FieldType.LONG_BLOB,
-        FieldType.BLOB, FieldType.VAR_STRING, FieldType.STRING, FieldType.GEOMETRY, FieldType.NEWDATE,
+        FieldType.DECIMAL,
+        FieldType.NEWDECIMAL,
+        FieldType.VARCHAR,
+        FieldType.BIT,
+        FieldType.JSON,
+        FieldType.ENUM,
+        FieldType.SET,
+        FieldType.TINY_BLOB,
+        FieldType.MEDIUM_BLOB,
+        FieldType.LONG_BLOB,
+        FieldType.BLOB,
+        FieldType.VAR_STRING,
+        FieldType.STRING,
+        FieldType.GEOMETRY,
+        FieldType.NEWDATE,
         FieldType.VECTOR,
     }
 )
@@ -1142,13 +1165,18 @@ class ComStmtExecute:
         r = Reader(self.body)
         count = num_params
         with_names = False
-        if capabilities & Capability.QUERY_ATTRIBUTES and (num_params > 0 or self.flags & PARAMETER_COUNT_AVAILABLE):
+        if capabilities & Capability.QUERY_ATTRIBUTES and (
+            num_params > 0 or self.flags & PARAMETER_COUNT_AVAILABLE
+        ):
             count = r.lenenc_int() if r.remaining() else 0
             with_names = True
         if count < num_params:
-            raise RemoteProtocolError("Incorrect arguments to mysqld_stmt_execute", code=1210, sqlstate="HY000")
-        return _read_bound_values(r, count, with_names=with_names, previous_types=previous_types,
-                                  long_data=long_data)
+            raise RemoteProtocolError(
+                "Incorrect arguments to mysqld_stmt_execute", code=1210, sqlstate="HY000"
+            )
+        return _read_bound_values(
+            r, count, with_names=with_names, previous_types=previous_types, long_data=long_data
+        )
 
     def encode(self, capabilities: int) -> bytes:
         """The payload (with the raw parameter block)."""
@@ -1178,7 +1206,9 @@ class ComStmtSendLongData:
     def encode(self, capabilities: int) -> bytes:
         """The payload."""
         return (
-            bytes((self.code,)) + self.statement_id.to_bytes(4, "little") + self.param_id.to_bytes(2, "little")
+            bytes((self.code,))
+            + self.statement_id.to_bytes(4, "little")
+            + self.param_id.to_bytes(2, "little")
             + self.data
         )
 
@@ -1233,9 +1263,22 @@ class UnknownCommand:
 COMMANDS: dict[int, Any] = {
     c.code: c
     for c in (
-        ComQuit, ComInitDb, ComQuery, ComFieldList, ComStatistics, ComDebug, ComPing, ComProcessKill,
-        ComChangeUser, ComStmtPrepare, ComStmtExecute, ComStmtSendLongData, ComStmtClose, ComStmtReset,
-        ComSetOption, ComResetConnection,
+        ComQuit,
+        ComInitDb,
+        ComQuery,
+        ComFieldList,
+        ComStatistics,
+        ComDebug,
+        ComPing,
+        ComProcessKill,
+        ComChangeUser,
+        ComStmtPrepare,
+        ComStmtExecute,
+        ComStmtSendLongData,
+        ComStmtClose,
+        ComStmtReset,
+        ComSetOption,
+        ComResetConnection,
     )
 }
 

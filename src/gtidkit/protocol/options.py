@@ -48,7 +48,7 @@ def canonical(name: str) -> tuple[str, str | None]:
     name = name.strip().lstrip("-").replace("-", "_").lower()
     for prefix, value in (("skip_", "0"), ("disable_", "0"), ("enable_", "1")):
         if name.startswith(prefix) and name not in ("skip_name_resolve",):
-            return name[len(prefix):], value
+            return name[len(prefix) :], value
     return name, None
 
 
@@ -89,7 +89,9 @@ def read_defaults_file(path: str | Path, groups: tuple[str, ...] = ("mysqld", "s
             key, value = line, ""
         name, forced = canonical(key)
         if not name:
-            raise unknown_error(f"Found option without preceding group in config file {path} at line {lineno}")
+            raise unknown_error(
+                f"Found option without preceding group in config file {path} at line {lineno}"
+            )
         out[name] = forced if forced is not None else (_unquote(value) if "=" in line else "1")
     return out
 

@@ -82,7 +82,7 @@ def literal(value: Any, *, text: bool = True) -> str:
         return f"'{sign}{secs // 3600:02d}:{secs % 3600 // 60:02d}:{secs % 60:02d}'"
     if isinstance(value, str):
         return "'" + "".join(_ESCAPES.get(ch, ch) for ch in value) + "'"
-    raise mysql_error(1210, 'mysqld_stmt_execute')
+    raise mysql_error(1210, "mysqld_stmt_execute")
 
 
 @dataclass
@@ -115,7 +115,7 @@ class PreparedStatement:
             MySQLError: 1210 when the number of values is wrong.
         """
         if len(values) != len(self.positions):
-            raise mysql_error(1210, 'mysqld_stmt_execute')
+            raise mysql_error(1210, "mysqld_stmt_execute")
         out = []
         last = 0
         for pos, value in zip(self.positions, values):

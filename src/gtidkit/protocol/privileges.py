@@ -40,19 +40,66 @@ if TYPE_CHECKING:
 
 #: Static privileges in the order SHOW GRANTS lists them.
 STATIC = (
-    "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "RELOAD", "SHUTDOWN", "PROCESS", "FILE",
-    "REFERENCES", "INDEX", "ALTER", "SHOW DATABASES", "SUPER", "CREATE TEMPORARY TABLES", "LOCK TABLES",
-    "EXECUTE", "REPLICATION SLAVE", "REPLICATION CLIENT", "CREATE VIEW", "SHOW VIEW", "CREATE ROUTINE",
-    "ALTER ROUTINE", "CREATE USER", "EVENT", "TRIGGER", "CREATE TABLESPACE", "CREATE ROLE", "DROP ROLE",
+    "SELECT",
+    "INSERT",
+    "UPDATE",
+    "DELETE",
+    "CREATE",
+    "DROP",
+    "RELOAD",
+    "SHUTDOWN",
+    "PROCESS",
+    "FILE",
+    "REFERENCES",
+    "INDEX",
+    "ALTER",
+    "SHOW DATABASES",
+    "SUPER",
+    "CREATE TEMPORARY TABLES",
+    "LOCK TABLES",
+    "EXECUTE",
+    "REPLICATION SLAVE",
+    "REPLICATION CLIENT",
+    "CREATE VIEW",
+    "SHOW VIEW",
+    "CREATE ROUTINE",
+    "ALTER ROUTINE",
+    "CREATE USER",
+    "EVENT",
+    "TRIGGER",
+    "CREATE TABLESPACE",
+    "CREATE ROLE",
+    "DROP ROLE",
 )
 #: Dynamic privileges gtidkit knows (granted by ALL at global level).
-DYNAMIC = ("BINLOG_ADMIN", "CONNECTION_ADMIN", "REPLICATION_APPLIER", "REPLICATION_SLAVE_ADMIN",
-           "SESSION_VARIABLES_ADMIN", "SYSTEM_VARIABLES_ADMIN")
+DYNAMIC = (
+    "BINLOG_ADMIN",
+    "CONNECTION_ADMIN",
+    "REPLICATION_APPLIER",
+    "REPLICATION_SLAVE_ADMIN",
+    "SESSION_VARIABLES_ADMIN",
+    "SYSTEM_VARIABLES_ADMIN",
+)
 #: Privileges that exist at database level.
 DATABASE_LEVEL = (
-    "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "REFERENCES", "INDEX", "ALTER",
-    "CREATE TEMPORARY TABLES", "LOCK TABLES", "EXECUTE", "CREATE VIEW", "SHOW VIEW", "CREATE ROUTINE",
-    "ALTER ROUTINE", "EVENT", "TRIGGER",
+    "SELECT",
+    "INSERT",
+    "UPDATE",
+    "DELETE",
+    "CREATE",
+    "DROP",
+    "REFERENCES",
+    "INDEX",
+    "ALTER",
+    "CREATE TEMPORARY TABLES",
+    "LOCK TABLES",
+    "EXECUTE",
+    "CREATE VIEW",
+    "SHOW VIEW",
+    "CREATE ROUTINE",
+    "ALTER ROUTINE",
+    "EVENT",
+    "TRIGGER",
 )
 GRANT_OPTION = "GRANT OPTION"
 #: Schemas every account may read (MySQL filters their rows by privilege; gtidkit shows all).
@@ -78,7 +125,7 @@ def normalize_privileges(text: str, level: str) -> tuple[str, ...]:
         if name not in STATIC and name not in DYNAMIC and name != GRANT_OPTION:
             raise mysql_error(1064, message(1149), raw.strip(), 1)
         if level == "db" and name not in DATABASE_LEVEL and name != GRANT_OPTION:
-            raise mysql_error(1221, 'DB GRANT', 'GLOBAL PRIVILEGES')
+            raise mysql_error(1221, "DB GRANT", "GLOBAL PRIVILEGES")
         out.append(name)
     return tuple(dict.fromkeys(out))
 
@@ -134,7 +181,7 @@ def show_grants(account: Account) -> list[str]:
 
 # ------------------------------------------------------------------ the check before a statement
 def _denied_specific(*names: str) -> MySQLError:
-    return mysql_error(1227, ' or '.join(names))
+    return mysql_error(1227, " or ".join(names))
 
 
 def _table_denied(command: str, user: str, host: str, table: str) -> MySQLError:
@@ -189,7 +236,7 @@ def check_statement(account: Account | None, user: str, host: str, text: str, cu
     from gtidkit.engine.statements.classify import classify
 
     if account is None:
-        raise mysql_error(1045, user, host, 'NO')
+        raise mysql_error(1045, user, host, "NO")
     if "SUPER" in account.privileges and all(p in account.privileges for p in DATABASE_LEVEL):
         return  # root-like accounts: no per-statement work
     stmt = classify(text)
@@ -215,8 +262,11 @@ def check_statement(account: Account | None, user: str, host: str, text: str, cu
     if kind in ("select", "dml", "ddl"):
         needs = _needs(stmt, text)
         if kind == "ddl" and re.match(r"\s*(create|drop)\s+(database|schema)\b", text, re.IGNORECASE):
-            m = re.match(r"\s*(create|drop)\s+(?:database|schema)\s+(?:if\s+(?:not\s+)?exists\s+)?`?([^`\s;]+)`?",
-                         text, re.IGNORECASE)
+            m = re.match(
+                r"\s*(create|drop)\s+(?:database|schema)\s+(?:if\s+(?:not\s+)?exists\s+)?`?([^`\s;]+)`?",
+                text,
+                re.IGNORECASE,
+            )
             if m and not has_on_db(account, m.group(1).upper(), m.group(2)):
                 raise mysql_error(1044, user, host, m.group(2))
             return
@@ -239,8 +289,11 @@ def _needs(stmt: Any, text: str) -> tuple[str, ...]:
             return ("INSERT", "DELETE")
         return {"INSERT": ("INSERT",), "UPDATE": ("UPDATE",), "DELETE": ("DELETE",)}.get(word, ("SELECT",))
     if word == "CREATE":
-        return ("INDEX",) if re.match(r"\s*create\s+(unique\s+|fulltext\s+|spatial\s+)?index\b", text, re.IGNORECASE) \
+        return (
+            ("INDEX",)
+            if re.match(r"\s*create\s+(unique\s+|fulltext\s+|spatial\s+)?index\b", text, re.IGNORECASE)
             else ("CREATE",)
+        )
     if word in ("DROP", "TRUNCATE"):
         return ("INDEX",) if re.match(r"\s*drop\s+index\b", text, re.IGNORECASE) else ("DROP",)
     if word in ("ALTER", "RENAME"):

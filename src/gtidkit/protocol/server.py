@@ -103,8 +103,12 @@ class WireServer:
         self._listener = sock
         self._accept_thread = threading.Thread(target=self._accept_loop, name="gtidkit-accept", daemon=True)
         self._accept_thread.start()
-        log.info("ready for connections. Version: '%s'  bind-address: '%s'  port: %d",
-                 self.ctx.server_version, self.bind_address, self.port)
+        log.info(
+            "ready for connections. Version: '%s'  bind-address: '%s'  port: %d",
+            self.ctx.server_version,
+            self.bind_address,
+            self.port,
+        )
 
     def shutdown(self, timeout: float = 30.0) -> None:
         """Stop accepting, disconnect every client (their open transactions roll back) and wait for their threads.

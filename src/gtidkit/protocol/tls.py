@@ -32,7 +32,9 @@ def _pem_key(key) -> bytes:  # type: ignore[no-untyped-def]
     from cryptography.hazmat.primitives import serialization
 
     return key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.TraditionalOpenSSL,
+        serialization.NoEncryption(),
     )
 
 
@@ -83,8 +85,10 @@ def generate_certs(datadir: str | Path, server_version: str) -> list[str]:
         pem = serialization.Encoding.PEM
         _write(d / CA_KEY, _pem_key(ca_key), True)
         _write(d / CA_CERT, ca.public_bytes(pem), False)
-        for cert_name, key_name, cn in ((SERVER_CERT, SERVER_KEY, "Server_Certificate"),
-                                        (CLIENT_CERT, CLIENT_KEY, "Client_Certificate")):
+        for cert_name, key_name, cn in (
+            (SERVER_CERT, SERVER_KEY, "Server_Certificate"),
+            (CLIENT_CERT, CLIENT_KEY, "Client_Certificate"),
+        ):
             key = _key()
             cert = _cert(prefix + cn, key, prefix + "CA_Certificate", ca_key, ca=False)
             _write(d / key_name, _pem_key(key), True)

@@ -226,6 +226,7 @@ def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
     maps every table it touches, then its rows events follow; the statement's last rows event has STMT_END_F.
     """
     from gtidkit.engine.sql import rowimage
+
     catalog = server.storage.catalog
     events: list[Any] = []
     for changes in statements:

@@ -107,7 +107,7 @@ def _position(cols: list[ColumnDef], col: ColumnDef, pos: exp.Expression | None)
     for i, c in enumerate(cols):
         if c.name.lower() == after.lower():
             return i + 1
-    raise mysql_error(1054, after, cols[0].name if cols else '')
+    raise mysql_error(1054, after, cols[0].name if cols else "")
 
 
 def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResult:

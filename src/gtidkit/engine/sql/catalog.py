@@ -332,7 +332,7 @@ class TableDef:
         for alias in ("rowid", "_rowid_", "oid"):
             if alias not in names:
                 return alias
-        raise mysql_error(1235, 'columns named rowid, _rowid_ and oid')
+        raise mysql_error(1235, "columns named rowid, _rowid_ and oid")
 
     @property
     def unique_keys(self) -> tuple[IndexDef, ...]:
@@ -945,7 +945,7 @@ class Catalog:
         with self._lock:
             t = self.get_table(schema, name)
             if t is None:
-                raise mysql_error(1051, str(schema) + '.' + str(name))
+                raise mysql_error(1051, str(schema) + "." + str(name))
             if t.table_type != "BASE TABLE":
                 raise mysql_error(3552, t.schema)
             conn.ddl_in_transaction = True

@@ -59,7 +59,12 @@ def _column(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bo
     name = cd.name
     kind = cd.args.get("kind")
     if not isinstance(kind, exp.DataType):
-        raise mysql_error(1064, 'You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use', name, '1')
+        raise mysql_error(
+            1064,
+            "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use",
+            name,
+            "1",
+        )
     dtype = kind.this.name if hasattr(kind.this, "name") else str(kind.this)
     mapped = _SQLGLOT_TYPES.get(dtype)
     if mapped is None:
@@ -71,24 +76,29 @@ def _column(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bo
         length = params[0] if params else 1
     elif tname in ("varchar", "varbinary"):
         if not params:
-            raise mysql_error(1064, 'You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use', ')', '1')
+            raise mysql_error(
+                1064,
+                "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use",
+                ")",
+                "1",
+            )
         length = params[0]
     elif tname == "decimal":
         precision = params[0] if params else 10
         scale = params[1] if len(params) > 1 else 0
         if precision > 65:
-            raise mysql_error(1426, precision, name, '65')
+            raise mysql_error(1426, precision, name, "65")
     elif tname in ("float", "double") and params:
         precision = params[0]
         scale = params[1] if len(params) > 1 else None
     elif tname in ("datetime", "timestamp", "time") and params:
         scale = params[0]
         if scale > 6:
-            raise mysql_error(1426, scale, name, '6')
+            raise mysql_error(1426, scale, name, "6")
     elif tname == "tinyint" and dtype == "BOOLEAN" or tname == "tinyint" and params == [1]:
         length = 1
     if tname in ("char",) and length is not None and length > 255:
-        raise mysql_error(1074, name, '255')
+        raise mysql_error(1074, name, "255")
     nullable, has_default, default, default_expr = True, False, None, None
     auto_inc = is_pk = is_unique = zerofill = False
     charset = collation = None

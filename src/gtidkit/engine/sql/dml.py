@@ -127,7 +127,7 @@ def _target_table(ex: Executor, node: exp.Expression, current_db: str | None) ->
         raise not_supported("multi-table UPDATE/DELETE")
     tdef = ex.storage.catalog.require_table(node.db or current_db, node.name)
     if tdef.table_type != "BASE TABLE":
-        raise mysql_error(1044, 'root', 'localhost', tdef.schema)
+        raise mysql_error(1044, "root", "localhost", tdef.schema)
     return tdef, node.alias or tdef.name
 
 
@@ -163,7 +163,7 @@ def _stages(ex: Executor, tdef: TableDef, alias: str, assignments: list[exp.Expr
         if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column):
             raise not_supported(a.sql(dialect="mysql"))
         if a.this.table and a.this.table not in (alias, tdef.name):
-            raise mysql_error(1054, a.this.sql(dialect='mysql'), 'field list')
+            raise mysql_error(1054, a.this.sql(dialect="mysql"), "field list")
         idx = _col_index(tdef, a.this.name)
         expr = a.expression
         reads = {tdef.column_index(c.name) for c in expr.find_all(exp.Column)}
@@ -297,7 +297,7 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
             # INSERT ... VALUES (...) AS new[(c1, c2...)] ON DUPLICATE KEY UPDATE b = new.b (MySQL 8.0.19+)
             names = [c.name for c in row_alias.columns] or [tdef.columns[i].name for i in target]
             if len(names) != len(target):
-                raise mysql_error(1136, '1')
+                raise mysql_error(1136, "1")
             alias_cols = {n.lower(): target[k] for k, n in enumerate(names)}
         for a in assigns:
             if row_alias is not None:
@@ -305,7 +305,7 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
                     if col.table and col.table == row_alias.name:
                         idx = alias_cols.get(col.name.lower())
                         if idx is None:
-                            raise mysql_error(1054, col.sql(dialect='mysql'), 'field list')
+                            raise mysql_error(1054, col.sql(dialect="mysql"), "field list")
                         col.replace(exp.Placeholder(this=f"gknew{idx}"))
             for fn in list(a.expression.find_all(exp.Anonymous)):
                 if fn.name.upper() == "VALUES":
@@ -462,7 +462,7 @@ def _failed_index(err: _db.IntegrityError, t: TableDef) -> IndexDef | None:
 def dup_entry_error(t: TableDef, ix: IndexDef, row: list | tuple) -> MySQLError:
     """ER_DUP_ENTRY 1062 (23000): ``Duplicate entry 'v1-v2' for key 't.idx'`` (MySQL 8.0.19+ form)."""
     vals = "-".join(_key_text(row[t.column_index(c)]) for c in ix.columns)
-    return mysql_error(1062, vals, str(t.name) + '.' + str(ix.name))
+    return mysql_error(1062, vals, str(t.name) + "." + str(ix.name))
 
 
 def _integrity_error(err: _db.IntegrityError, t: TableDef, row: list | tuple, row_no: int) -> MySQLError:
@@ -483,7 +483,7 @@ def _integrity_error(err: _db.IntegrityError, t: TableDef, row: list | tuple, ro
             return mysql_error(1406, col, row_no)
         if kind == "range":
             return mysql_error(1264, col, row_no)
-        return mysql_error(1366, 'integer', _key_text(v), col, row_no)
+        return mysql_error(1366, "integer", _key_text(v), col, row_no)
     return unknown_error(f"Unknown error: {text}")
 
 
@@ -513,7 +513,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
         ]
         for r in src_rows:
             if len(r) != len(plan.target):
-                raise mysql_error(1136, '1')
+                raise mysql_error(1136, "1")
     else:
         src_rows = []
         for sources, expr_sql in zip(plan.rows, plan.row_exprs):

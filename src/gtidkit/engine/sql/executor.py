@@ -453,12 +453,12 @@ class Executor:
             return ExecResult()
         if kind == "release_savepoint":
             if not self.conn.in_transaction:
-                raise mysql_error(1305, 'SAVEPOINT', stmt.info['name'])
+                raise mysql_error(1305, "SAVEPOINT", stmt.info["name"])
             self.conn.release_savepoint(stmt.info["name"])
             return ExecResult()
         if kind == "rollback_to_savepoint":
             if not self.conn.in_transaction:
-                raise mysql_error(1305, 'SAVEPOINT', stmt.info['name'])
+                raise mysql_error(1305, "SAVEPOINT", stmt.info["name"])
             self.conn.rollback_to_savepoint(stmt.info["name"])
             return ExecResult()
         if kind == "begin":
@@ -884,10 +884,10 @@ class Executor:
             return MySQLError(1146, f"Table '{m.group(1)}' doesn't exist", "42S02")
         m = re.match(r"ambiguous column name: (.+)", text)
         if m:
-            return mysql_error(1052, m.group(1), 'field list')
+            return mysql_error(1052, m.group(1), "field list")
         m = re.match(r"no such function: (.+)", text)
         if m:
-            return mysql_error(1305, 'FUNCTION', str(self.current_db or 'mysql') + '.' + str(m.group(1)))
+            return mysql_error(1305, "FUNCTION", str(self.current_db or "mysql") + "." + str(m.group(1)))
         m = re.match(r"wrong number of arguments to function (\w+)", text)
         if m:
             return mysql_error(1582, m.group(1))
@@ -990,7 +990,7 @@ class Executor:
                     else:
                         targets.append(tdef)
                 if missing and not if_exists:
-                    raise mysql_error(1051, ','.join(missing))
+                    raise mysql_error(1051, ",".join(missing))
                 for tdef in targets:
                     catalog.drop_table(conn, tdef.schema, tdef.name)
                 warnings += [("Note", 1051, f"Unknown table '{m}'") for m in missing]
@@ -1018,7 +1018,7 @@ class Executor:
             for t in tree.expressions:
                 tdef = catalog.require_table(t.db or current_db, t.name)
                 if tdef.table_type != "BASE TABLE":
-                    raise mysql_error(1044, 'root', 'localhost', tdef.schema)
+                    raise mysql_error(1044, "root", "localhost", tdef.schema)
                 conn.execute(f"DELETE FROM {quote_ident(physical_name(tdef.schema, tdef.name))}")
                 catalog._auto_inc.pop((tdef.schema, tdef.name), None)
             return ExecResult()
@@ -1155,8 +1155,11 @@ def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
     if not starts:
         return None
     a, b = min(starts), max(ends) + 1
-    if isinstance(node, exp.Func) and not node.expressions and not node.args.get("this") or (
-        isinstance(node, exp.Anonymous) and not node.expressions
+    if (
+        isinstance(node, exp.Func)
+        and not node.expressions
+        and not node.args.get("this")
+        or (isinstance(node, exp.Anonymous) and not node.expressions)
     ):
         # a call without arguments (CONNECTION_ID(), NOW()): sqlglot's positions stop at the name
         m = re.match(r"\s*\(\s*\)", source[b:])

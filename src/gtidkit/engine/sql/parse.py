@@ -162,7 +162,12 @@ def parse_error(text: str, near_offset: int | None) -> MySQLError:
         near, line = "", text.count("\n") + 1
     else:
         near, line = text[near_offset : near_offset + 80], text.count("\n", 0, near_offset) + 1
-    return mysql_error(1064, 'You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use', near, line)
+    return mysql_error(
+        1064,
+        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use",
+        near,
+        line,
+    )
 
 
 def parse_tree(text: str, replace: bool = False) -> exp.Expression:

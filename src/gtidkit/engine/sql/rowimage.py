@@ -325,7 +325,9 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
         )
     n = len(t.columns)
     in_before = columns_present(rows_event.columns_before, n)
-    in_after = columns_present(rows_event.columns_after, n) if rows_event.columns_after is not None else in_before
+    in_after = (
+        columns_present(rows_event.columns_after, n) if rows_event.columns_after is not None else in_before
+    )
     phys = quote_ident(physical_name(t.schema, t.name))
     cols = ", ".join(quote_ident(c.name) for c in t.columns)
     pk = [t.column_index(c) for c in t.primary_key]
@@ -339,7 +341,8 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
         a = tuple(_to_storage(c, v) for c, v in zip(t.columns, after)) if after is not None else None
         if b is not None:
             found = conn.raw.execute(
-                f"SELECT {t.rowid_alias}, {cols} FROM {phys} WHERE {where}", [to_sqlite(b[i]) for i in key_cols]
+                f"SELECT {t.rowid_alias}, {cols} FROM {phys} WHERE {where}",
+                [to_sqlite(b[i]) for i in key_cols],
             ).fetchone()
             if found is None:
                 raise mysql_error(1032, t.name)

@@ -143,7 +143,7 @@ def coerce(col: ColumnDef, v: Any, row: int = 1) -> Any:
         return b
     if fam == "temporal":
         return _coerce_temporal(col, v, row)
-    raise mysql_error(1235, 'column type ' + str(col.type))
+    raise mysql_error(1235, "column type " + str(col.type))
 
 
 def _coerce_temporal(col: ColumnDef, v: Any, row: int) -> str:

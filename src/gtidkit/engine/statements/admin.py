@@ -122,7 +122,9 @@ class Admin:
         blog = self.server.binlog
         if blog is None:
             raise mysql_error(1381)
-        return result_set(["Log_name", "File_size", "Encrypted"], [(n, size, "No") for n, size in blog.sizes()])
+        return result_set(
+            ["Log_name", "File_size", "Encrypted"], [(n, size, "No") for n, size in blog.sizes()]
+        )
 
     def show_binary_log_status(self) -> StatementResult:
         """SHOW BINARY LOG STATUS / SHOW MASTER STATUS (no row when the binlog is off)."""
@@ -135,7 +137,9 @@ class Admin:
             executed = self.server.gtid_state.executed().to_text()
         return result_set(cols, [(pos.file, pos.pos, "", "", executed)])
 
-    def show_binlog_events(self, file: str | None, pos: int | None, offset: int, limit: int | None) -> StatementResult:
+    def show_binlog_events(
+        self, file: str | None, pos: int | None, offset: int, limit: int | None
+    ) -> StatementResult:
         """SHOW BINLOG EVENTS [IN file] [FROM pos] [LIMIT [offset,] n] with MySQL's columns and Info texts.
 
         ``FROM pos`` with ``pos`` inside an event lists from the next event on, with each event's real Pos (MySQL
@@ -153,7 +157,7 @@ class Admin:
         names = blog.existing_files()
         name = file if file is not None else (names[0] if names else None)
         if name is None or name not in names:
-            raise mysql_error(1220, 'SHOW BINLOG EVENTS', 'Could not find target log')
+            raise mysql_error(1220, "SHOW BINLOG EVENTS", "Could not find target log")
         rows: list[tuple] = []
         # Read without the writer's lock: every byte before the end position is flushed (the dump seam).
         end = blog.end_position()
@@ -171,7 +175,9 @@ class Admin:
                 if limit_reached(len(rows), offset, limit_rows):
                     break
         except BinlogDecodeError as err:
-            raise mysql_error(1220, 'SHOW BINLOG EVENTS', 'Wrong offset or I/O error (' + str(err) + ')') from err
+            raise mysql_error(
+                1220, "SHOW BINLOG EVENTS", "Wrong offset or I/O error (" + str(err) + ")"
+            ) from err
         rows = rows[offset:]
         if limit is not None:
             rows = rows[:limit]
@@ -264,7 +270,7 @@ class Admin:
         """RESET MASTER [TO n]: empty the table, delete every binlog, start file n (default 1), clear GTID state."""
         server = self.server
         if number is not None and not 1 <= number <= 2_000_000_000:
-            raise mysql_error(1210, 'RESET MASTER')
+            raise mysql_error(1210, "RESET MASTER")
         server.acquire_write_lock(None)
         try:
             conn = server._internal
@@ -349,7 +355,7 @@ def _parse_datetime(text: str) -> float:
             return dt.datetime.strptime(t, fmt).timestamp()
         except ValueError:
             continue
-    raise mysql_error(1210, 'PURGE BINARY LOGS BEFORE')
+    raise mysql_error(1210, "PURGE BINARY LOGS BEFORE")
 
 
 # ---------------------------------------------------------------------- SQL functions
@@ -374,12 +380,12 @@ def gtid_functions(server: Server, session: Session) -> dict[str, Callable[..., 
 
     def wait_for_executed_gtid_set(gtids: Any, timeout: Any = 0) -> int:
         if server.gtid_mode == "OFF":
-            raise mysql_error(3062, 'use WAIT_FOR_EXECUTED_GTID_SET')
+            raise mysql_error(3062, "use WAIT_FOR_EXECUTED_GTID_SET")
         if gtids is None:
-            raise mysql_error(1772, 'NULL')
+            raise mysql_error(1772, "NULL")
         wanted = _set(gtids)
         if timeout is None or float(timeout) < 0:
-            raise mysql_error(1210, 'WAIT_FOR_EXECUTED_GTID_SET.')
+            raise mysql_error(1210, "WAIT_FOR_EXECUTED_GTID_SET.")
         if session.owned_gtid is not None and session.owned_gtid in wanted:
             raise mysql_error(3173, session.owned_gtid)
         t = float(timeout)

@@ -112,7 +112,12 @@ def _tokens(text: str) -> list[tuple[str, str, int, int]]:
 def parse_error(text: str, pos: int) -> MySQLError:
     """ER_PARSE_ERROR 1064 near ``text[pos:]``, worded as MySQL."""
     near = text[pos : pos + 80]
-    return mysql_error(1064, 'You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use', near, '1')
+    return mysql_error(
+        1064,
+        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use",
+        near,
+        "1",
+    )
 
 
 _SCOPES = {

@@ -100,7 +100,9 @@ def commit(session: Session, *, ddl_text: str | None = None) -> None:
         elif ddl_text is not None or session.has_changes() or gn.owned is gnx.OWN_GTID:
             session.ensure_write_trx()
             gtid = commit_mod.commit(session.server, session, ddl_text=ddl_text)
-            session.tracker.transaction_committed(gtid)  # session_track_gtids (bounded: one statement's GTIDs)
+            session.tracker.transaction_committed(
+                gtid
+            )  # session_track_gtids (bounded: one statement's GTIDs)
             session.server.notify_commit(session, gtid)
         else:
             session.release_after_rollback()  # read-only: nothing to log
