@@ -1143,6 +1143,31 @@ def _source_span(node: exp.Expression, source: str) -> str | None:
     return source[bounds[0] : bounds[1]] if bounds else None
 
 
+_IS_TAIL = re.compile(r"(?:\s*\(\s*\)|\s*\))*\s+IS\s+(?:NOT\s+)?(?:NULL|TRUE|FALSE|UNKNOWN)\b", re.IGNORECASE)
+
+
+def _matching_paren(source: str, pos: int) -> int | None:
+    """Index of the ``)`` closing the ``(`` that follows ``pos`` (after blanks), quotes respected; else None."""
+    m = re.compile(r"\s*\(").match(source, pos)
+    if not m:
+        return None
+    depth, in_q = 1, ""
+    for i in range(m.end(), len(source)):
+        ch = source[i]
+        if in_q:
+            if ch == in_q:
+                in_q = ""
+        elif ch in "'\"`":
+            in_q = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
 def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
     if isinstance(node, exp.PropertyEQ) and isinstance(node.this, exp.Parameter):
         return _assignment_bounds(node, source)
@@ -1155,6 +1180,17 @@ def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
     if not starts:
         return None
     a, b = min(starts), max(ends) + 1
+    for n in node.walk():
+        if isinstance(n, exp.Func) and n._meta is not None and "end" in n.meta:
+            # a call's argument list: arguments without token positions (@user_var) must not cut the span short
+            close = _matching_paren(source, n.meta["end"] + 1)
+            if close is not None:
+                b = max(b, close + 1)
+    if isinstance(node, exp.Is) or (isinstance(node, exp.Not) and isinstance(node.this, exp.Is)):
+        # "x IS [NOT] NULL": the IS / NOT / NULL keywords carry no token positions in sqlglot's tree
+        m = _IS_TAIL.match(source, b)
+        if m:
+            b = m.end()
     if (
         isinstance(node, exp.Func)
         and not node.expressions
