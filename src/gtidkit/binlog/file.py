@@ -43,7 +43,7 @@ from gtidkit.binlog.constants import (
     event_type_name,
 )
 from gtidkit.binlog.events.control import (
-    _SID_CACHE,
+    SID_CACHE,
     FormatDescriptionEvent,
     GtidEvent,
     PreviousGtidsEvent,
@@ -560,7 +560,7 @@ def _fast_gtid(buf: Any, t: int, body: int, body_end: int) -> tuple | None:
         return (None, True, lc, seq, imm, orig, tlen)
     if t != _T_GTID or not 1 <= gno <= _MAX_GNO:
         return None
-    sid = _SID_CACHE.get(raw_sid) or sid_from_bytes(raw_sid)
+    sid = SID_CACHE.get(raw_sid) or sid_from_bytes(raw_sid)
     return (_untagged_gtid(sid, gno), False, lc, seq, imm, orig, tlen)
 
 
@@ -684,7 +684,7 @@ def _fast_trx(
         first = 0
     if first == 0xFC and lt_type == 2 and gt == _T_GTID and 1 <= gno <= _MAX_GNO:
         g: tuple | None = (
-            _untagged_gtid(_SID_CACHE.get(raw_sid) or sid_from_bytes(raw_sid), gno),
+            _untagged_gtid(SID_CACHE.get(raw_sid) or sid_from_bytes(raw_sid), gno),
             False,
             lc,
             seq,

@@ -77,7 +77,7 @@ def start_up(server: Server) -> None:
     """
     blog = make_binlog_log(server)
     files = blog.existing_files()
-    conn = server._internal
+    conn = server.internal_conn
     db = server.storage.sqlite(conn)
     binlog_set = GtidSet()
     first_prev = GtidSet()
@@ -118,10 +118,10 @@ def record_file_start(server: Server) -> None:
     """Record (new file, its first transaction offset) as applied: everything before is in the engine."""
     assert server.binlog is not None
     pos = server.binlog.position
-    conn = server._internal
+    conn = server.internal_conn
     conn.begin()
     try:
-        server._record_position(server.storage.sqlite(conn), pos.file, pos.pos)
+        server.record_position(server.storage.sqlite(conn), pos.file, pos.pos)
         conn.commit()
     except BaseException:
         conn.rollback()
@@ -134,7 +134,7 @@ def reapply_binlogs(server: Server, blog: BinlogLog, files: list[str]) -> int:
     Returns:
         The number of transactions re-applied.
     """
-    conn = server._internal
+    conn = server.internal_conn
     db = server.storage.sqlite(conn)
     applied = server.applied_position(db)
     start_index = 0
@@ -182,10 +182,10 @@ def apply_transaction(server: Server, file: str, end_pos: int, events: tuple[Pos
     from gtidkit.engine.apply import BinlogTransaction, ExecutorTarget, apply
     from gtidkit.engine.sql.executor import Executor
 
-    conn = server._internal
+    conn = server.internal_conn
     target = ExecutorTarget(
         Executor(server.storage, conn),
         conn,
-        lambda trx, db: server._record_position(db, trx.file, trx.end_pos),
+        lambda trx, db: server.record_position(db, trx.file, trx.end_pos),
     )
     apply(target, BinlogTransaction(tuple(events), file=file, end_pos=end_pos))

@@ -99,7 +99,8 @@ class Server:
         self._sessions_lock = threading.Lock()
         self._next_session_id = 10
         self._commit_observers: list[CommitObserver] = []
-        self._flush_observers: list[FlushObserver] = []
+        #: ``fn(file, position)`` callbacks run after each binlog flush (commit.py); register via add_binlog_flush_observer.
+        self.flush_observers: list[FlushObserver] = []
         self._xid = 0
         self._table_ids: dict[tuple[str, str], int] = {}
         self.binlog: BinlogLog | None = None
@@ -107,8 +108,9 @@ class Server:
         self.closed = False
         self.aborted: MySQLError | None = None
         self.crashed = False  # binlog_error_action=ABORT_SERVER stopped it
-        self._internal = self.storage.connect()
-        self._internal.execute(
+        #: the server's own storage connection (recovery, RESET MASTER, write_txn); use under the write lock.
+        self.internal_conn = self.storage.connect()
+        self.internal_conn.execute(
             f'CREATE TABLE IF NOT EXISTS "{POSITION_TABLE}" '
             "(id INTEGER PRIMARY KEY CHECK (id = 1), log_name TEXT NOT NULL, log_pos INTEGER NOT NULL)"
         )
@@ -234,7 +236,8 @@ class Server:
             self._sessions[sid] = s
         return s
 
-    def _forget_session(self, s: Session) -> None:
+    def forget_session(self, s: Session) -> None:
+        """Drop ``s`` from the session table (called by :meth:`Session.close`)."""
         with self._sessions_lock:
             self._sessions.pop(s.id, None)
         if self.binlog is not None:
@@ -272,7 +275,7 @@ class Server:
         """Run ``work(sqlite3_connection)`` in one short write transaction on the internal connection."""
         self.acquire_write_lock(None)
         try:
-            conn = self._internal
+            conn = self.internal_conn
             conn.begin()
             try:
                 out = work(self.storage.sqlite(conn))
@@ -299,7 +302,7 @@ class Server:
 
     def add_binlog_flush_observer(self, fn: FlushObserver) -> None:
         """Call ``fn(file, position)`` after every binlog flush (under the write lock; keep it short)."""
-        self._flush_observers.append(fn)
+        self.flush_observers.append(fn)
 
     def notify_commit(self, session: Session, gtid: Gtid | None) -> None:
         """Call every commit observer with the committing session and its GTID (``None`` = anonymous)."""
@@ -335,7 +338,8 @@ class Server:
         """Microseconds since the epoch (commit timestamps)."""
         return now_us()
 
-    def _record_position(self, db: Any, file: str, pos: int) -> None:
+    def record_position(self, db: Any, file: str, pos: int) -> None:
+        """Upsert the applied binlog (``file``, end ``pos`` in bytes) into the position table on sqlite3 ``db``."""
         db.execute(
             f'INSERT INTO "{POSITION_TABLE}" (id, log_name, log_pos) VALUES (1, ?, ?) '
             "ON CONFLICT(id) DO UPDATE SET log_name=excluded.log_name, log_pos=excluded.log_pos",
@@ -354,12 +358,12 @@ class Server:
             return
         self.acquire_write_lock(None)
         try:
-            self._rotate_locked()
+            self.rotate_locked()
         finally:
             self.release_write_lock(None)
 
-    def _rotate_locked(self, *, report: bool = True) -> None:
-        """Rotate (write lock held), then purge expired files (binlog_expire_logs_seconds).
+    def rotate_locked(self, *, report: bool = True) -> None:
+        """Rotate (caller holds the write lock), then purge expired files (binlog_expire_logs_seconds).
 
         Raises:
             MySQLError: the rotation failed: 1598 under binlog_error_action=ABORT_SERVER; under IGNORE_ERROR the OS
@@ -429,7 +433,7 @@ class Server:
         """
         if not gtids and not record_start:
             return
-        conn = self._internal
+        conn = self.internal_conn
         conn.begin()
         try:
             db = self.storage.sqlite(conn)
@@ -439,7 +443,7 @@ class Server:
                     gtid_table.save_set(db, self.gtid_table, missing)
             if record_start and self.binlog is not None:
                 pos = self.binlog.position
-                self._record_position(db, pos.file, pos.pos)
+                self.record_position(db, pos.file, pos.pos)
             conn.commit()
         except BaseException:
             conn.rollback()
@@ -460,7 +464,7 @@ class Server:
         if lock:
             self.write_txn(lambda db: gtid_table.save_set(db, self.gtid_table, gtids))
             return
-        conn = self._internal
+        conn = self.internal_conn
         conn.begin()
         try:
             gtid_table.save_set(self.storage.sqlite(conn), self.gtid_table, gtids)
@@ -494,7 +498,7 @@ class Server:
             self.closed = True
         finally:
             self.release_write_lock(None)
-        self._internal.close()
+        self.internal_conn.close()
         self.storage.checkpoint()
         self.storage.close()
 

@@ -210,7 +210,7 @@ class Session:
             self.server.table_locks.unlock(self.id)
             self.closed = True
             self.conn.close()
-            self.server._forget_session(self)
+            self.server.forget_session(self)
 
     def __enter__(self) -> Self:
         return self

@@ -572,7 +572,7 @@ class ClientHandler:
             status |= STATUS_MORE_RESULTS_EXISTS
         else:
             status &= ~STATUS_MORE_RESULTS_EXISTS
-        caps = self.conn._caps
+        caps = int(self.conn.capabilities)
         state = b""
         if res.state_changes and caps & CAP_SESSION_TRACK:
             state = encode_state(res.state_changes)

@@ -228,16 +228,17 @@ COMMIT_GROUP_TICKET_LEN = 8
 SERIALIZATION_FORMAT_VERSION = 1
 
 _ZERO_SID = bytes(ENCODED_SID_LENGTH)
-_SID_CACHE: dict[bytes, UUID] = {}
+#: 16 SID bytes -> UUID, filled by :func:`sid_from_bytes`; hot loops may read it directly (``.get``) to skip a call.
+SID_CACHE: dict[bytes, UUID] = {}
 
 
 def sid_from_bytes(raw: bytes) -> UUID:
     """A cached ``UUID`` for 16 SID bytes (a binlog repeats a handful of SIDs millions of times)."""
-    sid = _SID_CACHE.get(raw)
+    sid = SID_CACHE.get(raw)
     if sid is None:
-        if len(_SID_CACHE) > 4096:
-            _SID_CACHE.clear()
-        sid = _SID_CACHE[raw] = UUID(bytes=raw)
+        if len(SID_CACHE) > 4096:
+            SID_CACHE.clear()
+        sid = SID_CACHE[raw] = UUID(bytes=raw)
     return sid
 
 

@@ -198,7 +198,7 @@ def commit(
                     gtid_table.save_gtid(db, server.gtid_table, gtid)
             else:
                 position = (file, end)
-                server._record_position(db, file, end)
+                server.record_position(db, file, end)
         session.before_storage_commit(db)
         session.conn.commit()
     except BaseException as err:
@@ -217,11 +217,11 @@ def commit(
         if plan.write_binlog:
             server.binlog_file_gtids.add_in_place(gtid.sid, gtid.tag, gtid.gno)
     if position is not None:
-        for fn in list(server._flush_observers):
+        for fn in list(server.flush_observers):
             fn(*position)
     try:
         if server.binlog is not None and server.binlog.needs_rotation():
-            server._rotate_locked(report=False)
+            server.rotate_locked(report=False)
     finally:
         session.release_after_commit()
     if plan.save_row:

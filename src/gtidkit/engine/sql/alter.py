@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
-from gtidkit.engine.sql.ddl import _column, not_supported
+from gtidkit.engine.sql.ddl import column_def, not_supported
 from gtidkit.engine.sql.values import coerce, from_sqlite, to_sqlite
 from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
 from gtidkit.mysql_errors import mysql_error
@@ -90,9 +90,9 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
         conn.executemany(insert, out)
     except Exception as err:
         if isinstance(err, IntegrityError):
-            from gtidkit.engine.sql.dml import _integrity_error
+            from gtidkit.engine.sql.dml import integrity_error
 
-            raise _integrity_error(err, new, [], 0) from err
+            raise integrity_error(err, new, [], 0) from err
         raise
     conn.execute(f"DROP TABLE {quote_ident(tmp)}")
 
@@ -133,7 +133,7 @@ def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResu
     new_schema = old.schema
     for action in tree.args.get("actions") or []:
         if isinstance(action, exp.ColumnDef):
-            col, is_pk, is_unique = _column(action, old.charset)
+            col, is_pk, is_unique = column_def(action, old.charset)
             if any(c.name.lower() == col.name.lower() for c in cols):
                 raise mysql_error(1060, col.name)
             at = _position(cols, col, action.args.get("position"))
@@ -147,7 +147,7 @@ def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResu
                 indexes.append(IndexDef(col.name, (col.name,), True))
         elif isinstance(action, exp.ModifyColumn) or (isinstance(action, exp.AlterColumn) and False):
             cd = action.this
-            col, _, _ = _column(cd, old.charset)
+            col, _, _ = column_def(cd, old.charset)
             i = next((k for k, c in enumerate(cols) if c.name.lower() == col.name.lower()), -1)
             if i < 0:
                 raise mysql_error(1054, col.name, old.name)

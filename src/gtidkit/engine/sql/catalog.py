@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GTID_EXECUTED_DDL",
+    "SQLGLOT_TYPES",
     "SYSTEM_SCHEMAS",
     "THREADS_COLUMNS",
     "TYPE_INFO",
@@ -98,8 +99,8 @@ TYPE_INFO: dict[str, TypeInfo] = {
     "year": TypeInfo("year", "INTEGER", 13),
 }
 
-# sqlglot DType name -> (MySQL type name, unsigned)
-_SQLGLOT_TYPES: dict[str, tuple[str, bool]] = {
+#: sqlglot DType name -> (MySQL type name, unsigned).
+SQLGLOT_TYPES: dict[str, tuple[str, bool]] = {
     "TINYINT": ("tinyint", False),
     "UTINYINT": ("tinyint", True),
     "SMALLINT": ("smallint", False),
@@ -1068,3 +1069,8 @@ class Catalog:
                 return explicit
             self._auto_inc[key] = cur + 1
             return cur
+
+    def forget_auto_increment(self, schema: str, name: str) -> None:
+        """Drop the cached AUTO_INCREMENT counter of ``schema.name`` (TRUNCATE TABLE restarts it at MAX(col)+1)."""
+        with self._lock:
+            self._auto_inc.pop((schema, name), None)

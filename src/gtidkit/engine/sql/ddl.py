@@ -17,12 +17,18 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from gtidkit.engine.sql.catalog import _SQLGLOT_TYPES, TYPE_INFO, ColumnDef, IndexDef, TableDef
+from gtidkit.engine.sql.catalog import SQLGLOT_TYPES, TYPE_INFO, ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql.values import coerce
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
-__all__ = ["not_supported", "parse_create_index", "parse_create_table", "parse_create_table_text"]
+__all__ = [
+    "column_def",
+    "not_supported",
+    "parse_create_index",
+    "parse_create_table",
+    "parse_create_table_text",
+]
 
 
 def not_supported(what: str) -> MySQLError:
@@ -54,8 +60,11 @@ def _literal_value(node: exp.Expression) -> Any:
     raise ValueError(node.sql("mysql"))
 
 
-def _column(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bool, bool]:
-    """Returns (column, is_primary_key, is_unique) for one column definition."""
+def column_def(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bool, bool]:
+    """Build the :class:`ColumnDef` for one sqlglot column definition (CREATE TABLE / ALTER TABLE ADD|MODIFY).
+
+    Returns (column, is_primary_key, is_unique); ``table_charset`` is the table's default character set.
+    """
     name = cd.name
     kind = cd.args.get("kind")
     if not isinstance(kind, exp.DataType):
@@ -66,7 +75,7 @@ def _column(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bo
             "1",
         )
     dtype = kind.this.name if hasattr(kind.this, "name") else str(kind.this)
-    mapped = _SQLGLOT_TYPES.get(dtype)
+    mapped = SQLGLOT_TYPES.get(dtype)
     if mapped is None:
         raise not_supported(f"column type {kind.sql('mysql')}")
     tname, unsigned = mapped
@@ -262,7 +271,7 @@ def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableD
     unique_cols: list[str] = []
     for e in schema_node.expressions:
         if isinstance(e, exp.ColumnDef):
-            col, is_pk, is_unique = _column(e, charset)
+            col, is_pk, is_unique = column_def(e, charset)
             if any(c.name.lower() == col.name.lower() for c in columns):
                 raise mysql_error(1060, col.name)
             columns.append(col)

@@ -44,7 +44,17 @@ from gtidkit.mysql_errors import mysql_error, unknown_error
 if TYPE_CHECKING:
     from gtidkit.engine.sql.executor import ExecResult, Executor
 
-__all__ = ["DeletePlan", "InsertPlan", "UpdatePlan", "plan_dml", "run_dml", "to_int_udf"]
+__all__ = [
+    "DeletePlan",
+    "InsertPlan",
+    "UpdatePlan",
+    "dup_entry_error",
+    "failed_index",
+    "integrity_error",
+    "plan_dml",
+    "run_dml",
+    "to_int_udf",
+]
 
 _MISSING = object()
 
@@ -328,13 +338,13 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
 # ---------------------------------------------------------------- execution ------------------------------------
 def run_dml(ex: Executor, plan: DmlPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
     """Execute a DML plan with literal values ``params`` inside the caller's transaction."""
-    from gtidkit.engine.sql.executor import _bindable
+    from gtidkit.engine.sql.executor import bindable
 
-    binds = {k: _bindable(v) for k, v in params.items()}
+    binds = {k: bindable(v) for k, v in params.items()}
     for slot in plan.variables:
-        binds[slot[0]] = _bindable(ex.variable_value(slot))
+        binds[slot[0]] = bindable(ex.variable_value(slot))
     binds["gkdb"] = current_db
-    binds["gkver"] = ex._version()
+    binds["gkver"] = ex.server_version()
     if isinstance(plan, InsertPlan):
         return _run_insert(ex, plan, params, binds)
     if isinstance(plan, UpdatePlan):
@@ -391,7 +401,7 @@ def _apply_stages(
     for st in stages:
         b = _select_binds(st.sql, binds)
         b["gkrowid"] = rowid
-        ex._udf_error = None
+        ex.clear_udf_error()
         try:
             out = raw.execute(st.sql, b).fetchone()
         except _db.IntegrityError as err:
@@ -402,7 +412,7 @@ def _apply_stages(
                     new[i] = v
             except _db.Error:
                 pass
-            raise _integrity_error(err, t, new, row_no) from err
+            raise integrity_error(err, t, new, row_no) from err
         except _db.Error as err:
             raise ex.translate_error(err, st.sql) from err
         rowid, values = out[0], tuple(out[1:])
@@ -444,7 +454,8 @@ def _key_text(v: Any) -> str:
     return str(v)
 
 
-def _failed_index(err: _db.IntegrityError, t: TableDef) -> IndexDef | None:
+def failed_index(err: _db.IntegrityError, t: TableDef) -> IndexDef | None:
+    """The unique key of ``t`` that SQLite's UNIQUE constraint failure ``err`` names (None when not a UNIQUE failure)."""
     m = _UNIQUE_RE.match(str(err))
     if not m:
         return None
@@ -465,9 +476,10 @@ def dup_entry_error(t: TableDef, ix: IndexDef, row: list | tuple) -> MySQLError:
     return mysql_error(1062, vals, str(t.name) + "." + str(ix.name))
 
 
-def _integrity_error(err: _db.IntegrityError, t: TableDef, row: list | tuple, row_no: int) -> MySQLError:
+def integrity_error(err: _db.IntegrityError, t: TableDef, row: list | tuple, row_no: int) -> MySQLError:
+    """Translate SQLite's IntegrityError for ``row`` (1-based ``row_no``) of ``t`` into MySQL's error (1062, 1048 ...)."""
     text = str(err)
-    ix = _failed_index(err, t)
+    ix = failed_index(err, t)
     if ix is not None:
         return dup_entry_error(t, ix, row)
     m = _NOTNULL_RE.match(text)
@@ -574,15 +586,15 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
             try:
                 raw.execute(plan.insert_sql, bound)
             except _db.IntegrityError as err:
-                ix = _failed_index(err, t)
+                ix = failed_index(err, t)
                 if ix is None or plan.mode == "insert" and plan.odku is None:
-                    raise _integrity_error(err, t, row, n) from err
+                    raise integrity_error(err, t, row, n) from err
                 if plan.mode == "ignore" and plan.odku is None:
                     warnings.append(("Warning", 1062, dup_entry_error(t, ix, row).message))
                     break
                 old = _find_conflict(ex, t, ix, row)
                 if old is None:
-                    raise _integrity_error(err, t, row, n) from err
+                    raise integrity_error(err, t, row, n) from err
                 if plan.odku is not None:
                     b = dict(binds)
                     for i, v in enumerate(bound):

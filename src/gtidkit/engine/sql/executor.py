@@ -59,7 +59,7 @@ from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error, unknown_error
 from gtidkit.version import MYSQL_VERSION
 
-__all__ = ["ExecResult", "Executor", "RowChange"]
+__all__ = ["ExecResult", "Executor", "RowChange", "bindable"]
 
 SERVER_VERSION = MYSQL_VERSION  # VERSION(); gtidkit.version is the one server-version constant
 #: Tables filled per query from :attr:`Executor.virtual_tables` (the session's system variables).
@@ -365,7 +365,7 @@ class Executor:
         raw.create_function("CONNECTION_ID", 0, lambda: self.connection_id)
         raw.create_function(SET_USER_VAR_FUNCTION, 2, self._assign_user_variable)
         raw.create_function(
-            GET_USER_VAR_FUNCTION, 1, lambda name: _bindable(self.user_variables.get(str(name).lower()))
+            GET_USER_VAR_FUNCTION, 1, lambda name: bindable(self.user_variables.get(str(name).lower()))
         )
         raw.create_function("SLEEP", 1, self._wrap_udf(self.sleep))
         for name, (nargs, fn) in _BUILTINS.items():
@@ -786,13 +786,13 @@ class Executor:
 
     def run_select_plan(self, plan: SelectPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
         """Execute a :class:`SelectPlan` with placeholder values ``params``."""
-        binds = {k: _bindable(v) for k, v in params.items()}
+        binds = {k: bindable(v) for k, v in params.items()}
         for slot in plan.variables:
-            binds[slot[0]] = _bindable(self.variable_value(slot))
+            binds[slot[0]] = bindable(self.variable_value(slot))
         if ":gkdb" in plan.sql:
             binds["gkdb"] = current_db
         if ":gkver" in plan.sql:
-            binds["gkver"] = self._version()
+            binds["gkver"] = self.server_version()
         if plan.needs_threads:
             self._fill_threads()
         for schema, name in plan.virtual:
@@ -825,7 +825,8 @@ class Executor:
             return user_variable_column(name, value)
         return expression_column(name, node)
 
-    def _version(self) -> str:
+    def server_version(self) -> str:
+        """The ``version`` system variable (VERSION()), falling back to :data:`SERVER_VERSION`."""
         if self.sysvar_resolver is not None:
             try:
                 return str(self.sysvar_resolver("version", None))
@@ -845,7 +846,7 @@ class Executor:
         raw.execute(f"DELETE FROM temp.{phys}")
         raw.executemany(
             f"INSERT INTO temp.{phys} VALUES ({', '.join('?' * len(cols))})",
-            [tuple(_bindable(v) for v in r) for r in rows],
+            [tuple(bindable(v) for v in r) for r in rows],
         )
 
     def _fill_threads(self) -> None:
@@ -858,8 +859,12 @@ class Executor:
         rows = provider() if provider is not None else []
         raw.executemany(
             f"INSERT INTO temp.{name} VALUES ({', '.join('?' * len(THREADS_COLUMNS))})",
-            [tuple(_bindable(r.get(c)) for c in THREADS_COLUMNS) for r in rows],
+            [tuple(bindable(r.get(c)) for c in THREADS_COLUMNS) for r in rows],
         )
+
+    def clear_udf_error(self) -> None:
+        """Forget a UDF error left over from an earlier statement (call before running SQLite text directly)."""
+        self._udf_error = None
 
     def run_sqlite(self, sql: str, params: dict[str, Any] | tuple = ()) -> _db.Cursor:
         """Execute SQLite text, translating driver errors into MySQL errors (1054, 1052, 1305 ...)."""
@@ -1020,7 +1025,7 @@ class Executor:
                 if tdef.table_type != "BASE TABLE":
                     raise mysql_error(1044, "root", "localhost", tdef.schema)
                 conn.execute(f"DELETE FROM {quote_ident(physical_name(tdef.schema, tdef.name))}")
-                catalog._auto_inc.pop((tdef.schema, tdef.name), None)
+                catalog.forget_auto_increment(tdef.schema, tdef.name)
             return ExecResult()
         raise statement_error(stmt.text)
 
@@ -1266,7 +1271,9 @@ def t_name_for_alias(t: exp.Table, tdef: TableDef) -> str:
     return tdef.name
 
 
-def _bindable(v: Any) -> Any:
+def bindable(v: Any) -> Any:
+    """A value sqlite3 can bind: Decimal to int (integral) or float, bool to int, integers outside 64 bits to
+    float, datetime/date to their ISO text; anything else unchanged."""
     if isinstance(v, Decimal):
         return float(v) if v != v.to_integral_value() else int(v)
     if isinstance(v, bool):

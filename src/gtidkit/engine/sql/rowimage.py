@@ -309,7 +309,7 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
         BinlogDecodeError: undecodable image.
     """
 
-    from gtidkit.engine.sql.dml import _failed_index, dup_entry_error
+    from gtidkit.engine.sql.dml import dup_entry_error, failed_index
     from gtidkit.engine.sql.executor import RowChange
     from gtidkit.engine.sql.values import from_sqlite, to_sqlite
 
@@ -358,7 +358,7 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                     [to_sqlite(v) for v in new] + [found[0]],
                 )
             except IntegrityError as err:
-                ix = _failed_index(err, t)
+                ix = failed_index(err, t)
                 raise (dup_entry_error(t, ix, new) if ix else unknown_error(str(err))) from err
             changes.append(RowChange(t.schema, t.name, "update", old, new))
         else:
@@ -371,7 +371,7 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                     [to_sqlite(v) for v in a],
                 )
             except IntegrityError as err:
-                ix = _failed_index(err, t)
+                ix = failed_index(err, t)
                 raise (dup_entry_error(t, ix, a) if ix else unknown_error(str(err))) from err
             if ai is not None and a[ai] is not None:
                 catalog.next_auto_increment(conn, t, explicit=int(a[ai]))

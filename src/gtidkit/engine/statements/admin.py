@@ -273,7 +273,7 @@ class Admin:
             raise mysql_error(1210, "RESET MASTER")
         server.acquire_write_lock(None)
         try:
-            conn = server._internal
+            conn = server.internal_conn
             conn.begin()
             try:
                 db = server.storage.sqlite(conn)
