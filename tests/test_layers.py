@@ -102,3 +102,59 @@ def test_generate_is_imported_only_where_allowed() -> None:
     for pkg, allowed in ALLOWED.items():
         assert ("generate" in allowed) == (pkg == "cli"), pkg
     assert set(EXCEPTIONS) == {"pipeline/demo.py"}
+
+
+def _runtime_imports(path: Path) -> set[str]:
+    """Modules of ours that ``path`` imports when run: module level and inside functions, but not the
+    ``if TYPE_CHECKING:`` blocks (annotations only)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
+            skip.update(id(n) for n in ast.walk(node))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("gtidkit"):
+            out.add(node.module)
+            out.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names if alias.name.startswith("gtidkit"))
+    return out
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_no_import_cycles_inside_the_engine() -> None:
+    """Issue 7 ("no import cycles inside the engine"): the engine's modules form a DAG, counting function-level
+    (lazy) imports too — a lazy import is how a cycle hides. Annotation-only imports do not count."""
+    modules = {_module_name(p): p for p in _modules() if _module_name(p).startswith("gtidkit.engine")}
+    graph = {
+        name: {
+            d for d in _runtime_imports(path) if d in modules and d != name and not name.startswith(d + ".")
+        }
+        for name, path in modules.items()
+    }
+    # package __init__ modules re-export their children; edges into a package are edges into its __init__ only
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for dep in sorted(graph[node]):
+            if state.get(dep) == 1:
+                cycle = stack[stack.index(dep) :] + [dep]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if dep not in state:
+                visit(dep)
+        stack.pop()
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name)

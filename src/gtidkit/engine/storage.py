@@ -35,6 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gtidkit.engine.sql.catalog import Catalog
+from gtidkit.engine.sql.ddl import parse_create_table_text
+from gtidkit.engine.sql.names import physical_name, quote_ident
 from gtidkit.mysql_errors import mysql_error
 
 __all__ = ["DB_FILE_NAME", "SYNCHRONOUS_MODES", "Connection", "IntegrityError", "OperationalError", "Storage"]
@@ -54,16 +57,6 @@ Error = sqlite3.Error
 Cursor = sqlite3.Cursor
 #: Raw driver connection type (what :meth:`Storage.sqlite` returns).
 RawConnection = sqlite3.Connection
-
-
-def physical_name(schema: str, table: str) -> str:
-    """Return the SQLite table name of MySQL table ``schema.table`` (unquoted; quote with :func:`quote_ident`)."""
-    return f"{schema}.{table}"
-
-
-def quote_ident(name: str) -> str:
-    """Quote ``name`` as a SQLite identifier (double quotes, embedded quotes doubled)."""
-    return '"' + name.replace('"', '""') + '"'
 
 
 @dataclass(eq=False)
@@ -227,11 +220,7 @@ class Storage:
         self._connections: list[Connection] = []
         #: SQL plans shared by all sessions, keyed by (statement shape, current db, catalog version, flags).
         self.plan_cache: dict[Any, Any] = {}
-        from gtidkit.engine.sql.catalog import (
-            Catalog,  # catalog uses storage helpers; import here avoids a cycle
-        )
-
-        self.catalog = Catalog(self)
+        self.catalog = Catalog(self, parse_ddl=parse_create_table_text)
 
     @classmethod
     def open(cls, path: Path | str, *, synchronous: str = "FULL", busy_timeout_ms: int = 50_000) -> Storage:

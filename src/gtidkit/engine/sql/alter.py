@@ -23,7 +23,8 @@ from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
-    from gtidkit.engine.sql.executor import ExecResult, Executor
+    from gtidkit.engine.sql.exec_result import ExecResult
+    from gtidkit.engine.sql.executor import Executor
 
 __all__ = ["rebuild_table", "run_alter", "run_rename"]
 
@@ -117,7 +118,7 @@ def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResu
         MySQLError: 1146, 1060 duplicate column, 1091 cannot drop, 1090 all columns dropped, 1068 multiple
             primary key, 1061 duplicate key name, 1050 rename target exists, 1235 unsupported action.
     """
-    from gtidkit.engine.sql.executor import ExecResult
+    from gtidkit.engine.sql.exec_result import ExecResult
 
     if str(tree.args.get("kind") or "").upper() != "TABLE":
         raise not_supported(f"ALTER {tree.args.get('kind')}")
@@ -247,7 +248,7 @@ def run_rename(ex: Executor, text: str, current_db: str | None) -> ExecResult:
     Raises:
         MySQLError: 1046, 1146 (source missing), 1050 (target exists), 1064 malformed.
     """
-    from gtidkit.engine.sql.executor import ExecResult
+    from gtidkit.engine.sql.exec_result import ExecResult
     from gtidkit.engine.sql.parse import parse_error
 
     m = _RENAME.match(text)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -391,7 +392,7 @@ def _lit(v: Any) -> str:
 
 def physical_ddl(t: TableDef) -> list[str]:
     """SQLite statements creating table ``t`` and its secondary indexes (strict-mode CHECKs included)."""
-    from gtidkit.engine.storage import physical_name
+    from gtidkit.engine.sql.names import physical_name
 
     phys = physical_name(t.schema, t.name)
     parts: list[str] = []
@@ -432,7 +433,7 @@ def physical_ddl(t: TableDef) -> list[str]:
 
 def index_ddl(t: TableDef, ix: IndexDef) -> str:
     """SQLite ``CREATE [UNIQUE] INDEX`` for MySQL index ``ix`` of ``t`` (named ``schema.table.index``)."""
-    from gtidkit.engine.storage import physical_name
+    from gtidkit.engine.sql.names import physical_name
 
     phys = physical_name(t.schema, t.name)
     u = "UNIQUE " if ix.unique else ""
@@ -727,8 +728,15 @@ class Catalog:
     change, so statement caches keyed by it never serve a stale plan.
     """
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, parse_ddl: Callable[[str, str | None], TableDef]) -> None:
+        """Args:
+        storage: the engine database this catalog describes.
+        parse_ddl: MySQL ``CREATE TABLE`` text (and default schema) -> :class:`TableDef`, used for the built-in
+            system tables; the DDL parser (:func:`gtidkit.engine.sql.ddl.parse_create_table_text`) sits above
+            the catalog, so it is passed in rather than imported (no import cycle).
+        """
         self.storage = storage
+        self._parse_ddl = parse_ddl
         self.version = 0
         self._lock = threading.RLock()
         self._schemas: dict[str, SchemaDef] = {}
@@ -808,9 +816,7 @@ class Catalog:
                         conn, _system_view_def("performance_schema", name, list(VARIABLES_COLUMNS))
                     )
             if ("mysql", "gtid_executed") not in self._tables:
-                from gtidkit.engine.sql.ddl import parse_create_table_text
-
-                self.create_table(conn, parse_create_table_text(GTID_EXECUTED_DDL, None), if_not_exists=True)
+                self.create_table(conn, self._parse_ddl(GTID_EXECUTED_DDL, None), if_not_exists=True)
             conn.commit()
         except BaseException:
             conn.rollback()
@@ -823,9 +829,7 @@ class Catalog:
         For the GTID core's own tables (e.g. an applied-binlog-position table in ``mysql``). ``conn`` must be in
         a transaction. Returns True when created.
         """
-        from gtidkit.engine.sql.ddl import parse_create_table_text
-
-        return self.create_table(conn, parse_create_table_text(create_sql, None), if_not_exists=True)
+        return self.create_table(conn, self._parse_ddl(create_sql, None), if_not_exists=True)
 
     def reload(self, conn: Connection) -> None:
         """Re-read the catalog from the database (after a rolled-back DDL)."""
@@ -941,7 +945,7 @@ class Catalog:
         Raises:
             MySQLError: 1051 (42S02) "Unknown table 'db.t'"; 3552 for system views.
         """
-        from gtidkit.engine.storage import physical_name
+        from gtidkit.engine.sql.names import physical_name
 
         with self._lock:
             t = self.get_table(schema, name)
@@ -1032,7 +1036,7 @@ class Catalog:
         Raises:
             MySQLError: 1091 (42000) "Can't DROP 'x'; check that column/key exists".
         """
-        from gtidkit.engine.storage import physical_name
+        from gtidkit.engine.sql.names import physical_name
 
         with self._lock:
             t = self.require_table(schema, table)
@@ -1052,7 +1056,7 @@ class Catalog:
         the redo log — here a restart after deleting the top rows may reuse their values). Values handed out to
         rolled-back statements are not reused (MySQL's gaps).
         """
-        from gtidkit.engine.storage import physical_name
+        from gtidkit.engine.sql.names import physical_name
 
         key = (t.schema, t.name)
         col = t.auto_increment_column

@@ -42,7 +42,8 @@ from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error, unknown_error
 
 if TYPE_CHECKING:
-    from gtidkit.engine.sql.executor import ExecResult, Executor
+    from gtidkit.engine.sql.exec_result import ExecResult
+    from gtidkit.engine.sql.executor import Executor
 
 __all__ = [
     "DeletePlan",
@@ -125,7 +126,7 @@ def to_int_udf(v: Any) -> Any:
 
 
 def _sql(node: exp.Expression) -> str:
-    from gtidkit.engine.sql.executor import SQLITE
+    from gtidkit.engine.sql.exec_result import SQLITE
 
     return node.sql(dialect=SQLITE, identify=True)
 
@@ -338,7 +339,7 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
 # ---------------------------------------------------------------- execution ------------------------------------
 def run_dml(ex: Executor, plan: DmlPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
     """Execute a DML plan with literal values ``params`` inside the caller's transaction."""
-    from gtidkit.engine.sql.executor import bindable
+    from gtidkit.engine.sql.exec_result import bindable
 
     binds = {k: bindable(v) for k, v in params.items()}
     for slot in plan.variables:
@@ -361,7 +362,7 @@ def _select_binds(sql: str, binds: dict[str, Any]) -> dict[str, Any]:
 
 
 def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any]) -> ExecResult:
-    from gtidkit.engine.sql.executor import ExecResult, RowChange
+    from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
     rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
     if rows:
@@ -372,7 +373,7 @@ def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any]) -> ExecRe
 
 
 def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any]) -> ExecResult:
-    from gtidkit.engine.sql.executor import ExecResult, RowChange
+    from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
     t = plan.table
     rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
@@ -512,7 +513,7 @@ def _defaults(t: TableDef, now: _dt.datetime) -> list[Any]:
 
 
 def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: dict[str, Any]) -> ExecResult:
-    from gtidkit.engine.sql.executor import ExecResult, RowChange
+    from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
     t = plan.table
     raw = ex.conn.raw

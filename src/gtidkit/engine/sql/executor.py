@@ -37,12 +37,12 @@ from decimal import Decimal
 from typing import Any
 
 from sqlglot import exp
-from sqlglot.dialects.sqlite import SQLite
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column
 from gtidkit.engine.sql.catalog import THREADS_COLUMNS, VARIABLES_TABLES, ColumnDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
+from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
 from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
 from gtidkit.engine.sql.metadata import (
     column_for_def,
@@ -68,69 +68,6 @@ VIRTUAL_TABLES = frozenset(("performance_schema", n) for n in VARIABLES_TABLES)
 SET_USER_VAR_FUNCTION = "_GK_SET_USER_VAR"
 #: SQLite function reading ``@name`` in a statement that also assigns user variables.
 GET_USER_VAR_FUNCTION = "_GK_GET_USER_VAR"
-
-
-class GkSQLite(SQLite):
-    """sqlglot's SQLite dialect with backquoted identifiers.
-
-    SQLite reads an unknown double-quoted identifier as a string literal (its "DQS" misfeature), which would turn
-    ``SELECT nosuch FROM t`` into a constant instead of error 1054; a backquoted identifier never falls back.
-    """
-
-
-GkSQLite.IDENTIFIER_START = "`"
-GkSQLite.IDENTIFIER_END = "`"
-SQLITE = GkSQLite()
-
-
-@dataclass(frozen=True, slots=True)
-class RowChange:
-    """One row changed by DML: images are full rows in table column order (storage form, see sql_values).
-
-    ``kind`` is ``"insert"`` (after only), ``"update"`` (before and after) or ``"delete"`` (before only).
-    """
-
-    schema: str
-    table: str
-    kind: str
-    before: tuple | None
-    after: tuple | None
-
-
-@dataclass
-class ExecResult:
-    """Result of one statement run by :class:`Executor`.
-
-    Attributes:
-        columns: result-set column names (empty when the statement returns no rows).
-        rows: result rows as tuples.
-        affected_rows: MySQL's count (ON DUPLICATE KEY UPDATE counts 2 per updated row, 0 when unchanged).
-        last_insert_id: first AUTO_INCREMENT value generated (or the explicit value stored into the AUTO_INCREMENT
-            column when none was generated), else 0 — what the OK packet carries.
-        warnings: ``(level, code, message)`` as SHOW WARNINGS lists them.
-        row_changes: before/after images of every changed row, in execution order.
-        info: MySQL's info string (``Rows matched: 1  Changed: 1  Warnings: 0``, ``Records: 2  Duplicates: 0
-            Warnings: 0``) or "".
-        new_db: for USE, the database to make current (for DROP DATABASE of the current one: "").
-        insert_id: first AUTO_INCREMENT value *generated* by this statement (explicit values excluded), else 0 —
-            what MySQL logs as the INSERT_ID Intvar event in STATEMENT format.
-        matched_rows: rows found by UPDATE ("Rows matched"), ``None`` when the statement has no such count.
-        metadata: per result column, its MySQL metadata when the SQL layer knows it (a table column, a literal,
-            COUNT, an ``@@variable``), ``None`` where it must be inferred from the values
-            (:func:`gtidkit.engine.sql.metadata.result_columns`).
-    """
-
-    columns: list[str] = field(default_factory=list)
-    rows: list[tuple] = field(default_factory=list)
-    affected_rows: int = 0
-    last_insert_id: int = 0
-    warnings: list[tuple[str, int, str]] = field(default_factory=list)
-    row_changes: list[RowChange] = field(default_factory=list)
-    info: str = ""
-    new_db: str | None = None
-    insert_id: int = 0
-    matched_rows: int | None = None
-    metadata: tuple[Column | None, ...] | None = None
 
 
 class _Unsafe:
@@ -1269,20 +1206,6 @@ def _like_source(tree: exp.Create) -> exp.Table | None:
 def t_name_for_alias(t: exp.Table, tdef: TableDef) -> str:
     """Alias given to an unaliased table reference: its MySQL name (so ``t.c`` and ``db.t.c`` still resolve)."""
     return tdef.name
-
-
-def bindable(v: Any) -> Any:
-    """A value sqlite3 can bind: Decimal to int (integral) or float, bool to int, integers outside 64 bits to
-    float, datetime/date to their ISO text; anything else unchanged."""
-    if isinstance(v, Decimal):
-        return float(v) if v != v.to_integral_value() else int(v)
-    if isinstance(v, bool):
-        return int(v)
-    if isinstance(v, int) and not -(2**63) <= v < 2**63:
-        return float(v)
-    if isinstance(v, (_dt.datetime, _dt.date)):
-        return str(v)
-    return v
 
 
 def _placeholders_safe(tree: exp.Expression) -> bool:

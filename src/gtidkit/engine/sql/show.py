@@ -14,7 +14,8 @@ from gtidkit.engine.sql.parse import SqlStatement, normalize
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
-    from gtidkit.engine.sql.executor import ExecResult, Executor
+    from gtidkit.engine.sql.exec_result import ExecResult
+    from gtidkit.engine.sql.executor import Executor
 
 __all__ = ["run_show", "show_create_table"]
 
@@ -88,7 +89,7 @@ def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecRe
     Raises:
         MySQLError: 1046, 1049, 1146 as MySQL; 1235 for SHOW forms not handled here.
     """
-    from gtidkit.engine.sql.executor import ExecResult
+    from gtidkit.engine.sql.exec_result import ExecResult
 
     cat = ex.storage.catalog
     norm = normalize(stmt.text)

@@ -1,0 +1,94 @@
+"""What the SQL layer's statement runners return, shared by the executor and the DML / ALTER / SHOW runners it
+dispatches to (kept apart from :mod:`gtidkit.engine.sql.executor` so those runners need not import it back).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from sqlglot.dialects.sqlite import SQLite
+
+if TYPE_CHECKING:
+    from gtidkit.engine.results import Column
+
+__all__ = ["SQLITE", "ExecResult", "GkSQLite", "RowChange", "bindable"]
+
+
+class GkSQLite(SQLite):
+    """sqlglot's SQLite dialect with backquoted identifiers.
+
+    SQLite reads an unknown double-quoted identifier as a string literal (its "DQS" misfeature), which would turn
+    ``SELECT nosuch FROM t`` into a constant instead of error 1054; a backquoted identifier never falls back.
+    """
+
+
+GkSQLite.IDENTIFIER_START = "`"
+GkSQLite.IDENTIFIER_END = "`"
+SQLITE = GkSQLite()
+
+
+@dataclass(frozen=True, slots=True)
+class RowChange:
+    """One row changed by DML: images are full rows in table column order (storage form, see sql_values).
+
+    ``kind`` is ``"insert"`` (after only), ``"update"`` (before and after) or ``"delete"`` (before only).
+    """
+
+    schema: str
+    table: str
+    kind: str
+    before: tuple | None
+    after: tuple | None
+
+
+@dataclass
+class ExecResult:
+    """Result of one statement run by :class:`Executor`.
+
+    Attributes:
+        columns: result-set column names (empty when the statement returns no rows).
+        rows: result rows as tuples.
+        affected_rows: MySQL's count (ON DUPLICATE KEY UPDATE counts 2 per updated row, 0 when unchanged).
+        last_insert_id: first AUTO_INCREMENT value generated (or the explicit value stored into the AUTO_INCREMENT
+            column when none was generated), else 0 — what the OK packet carries.
+        warnings: ``(level, code, message)`` as SHOW WARNINGS lists them.
+        row_changes: before/after images of every changed row, in execution order.
+        info: MySQL's info string (``Rows matched: 1  Changed: 1  Warnings: 0``, ``Records: 2  Duplicates: 0
+            Warnings: 0``) or "".
+        new_db: for USE, the database to make current (for DROP DATABASE of the current one: "").
+        insert_id: first AUTO_INCREMENT value *generated* by this statement (explicit values excluded), else 0 —
+            what MySQL logs as the INSERT_ID Intvar event in STATEMENT format.
+        matched_rows: rows found by UPDATE ("Rows matched"), ``None`` when the statement has no such count.
+        metadata: per result column, its MySQL metadata when the SQL layer knows it (a table column, a literal,
+            COUNT, an ``@@variable``), ``None`` where it must be inferred from the values
+            (:func:`gtidkit.engine.sql.metadata.result_columns`).
+    """
+
+    columns: list[str] = field(default_factory=list)
+    rows: list[tuple] = field(default_factory=list)
+    affected_rows: int = 0
+    last_insert_id: int = 0
+    warnings: list[tuple[str, int, str]] = field(default_factory=list)
+    row_changes: list[RowChange] = field(default_factory=list)
+    info: str = ""
+    new_db: str | None = None
+    insert_id: int = 0
+    matched_rows: int | None = None
+    metadata: tuple[Column | None, ...] | None = None
+
+
+def bindable(v: Any) -> Any:
+    """A value sqlite3 can bind: Decimal to int (integral) or float, bool to int, integers outside 64 bits to
+    float, datetime/date to their ISO text; anything else unchanged."""
+    if isinstance(v, Decimal):
+        return float(v) if v != v.to_integral_value() else int(v)
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, int) and not -(2**63) <= v < 2**63:
+        return float(v)
+    if isinstance(v, (_dt.datetime, _dt.date)):
+        return str(v)
+    return v
