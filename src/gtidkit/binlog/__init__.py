@@ -38,12 +38,14 @@ from gtidkit.binlog.file import (
     FileScanner,
     FrameReader,
     PositionedEvent,
+    StreamScanner,
     TransactionRead,
     iter_transactions,
     read_events,
     read_previous_gtids,
     read_transactions,
     scan_file,
+    scan_stream,
 )
 from gtidkit.binlog.header import EventHeader
 from gtidkit.binlog.stream import NEED_DATA, BinlogStream
@@ -79,6 +81,7 @@ __all__ = [
     "RotateEvent",
     "RowsEvent",
     "StopEvent",
+    "StreamScanner",
     "TableMapEvent",
     "Transaction",
     "TransactionParser",
@@ -96,4 +99,5 @@ __all__ = [
     "read_previous_gtids",
     "read_transactions",
     "scan_file",
+    "scan_stream",
 ]

@@ -24,7 +24,7 @@ import mmap
 import os
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -628,6 +628,7 @@ def _fast_trx(
     footer: int,
     tm_post: int,
     types: bytearray,
+    base: int = 0,
 ) -> tuple[Transaction, int] | None:
     """One whole row-based transaction ``Gtid|Anonymous_gtid, Query BEGIN, (Table_map | rows …)*, Xid`` at
     ``pos`` in one pass (the state machine in ``S_NONE``), or ``None``.
@@ -652,6 +653,7 @@ def _fast_trx(
         footer: checksum bytes at the end of each event (4 with CRC32, else 0).
         tm_post: Table_map post-header length from the FDE (the database name follows it).
         types: the scanner's per-event type codes (appended to only on success).
+        base: file offset of ``buf[0]`` (a stream scan holds a window of the file; 0 for a mapped file).
 
     Returns:
         (transaction, OR of the events' header flags); the events' type codes are appended to ``types``.
@@ -764,8 +766,8 @@ def _fast_trx(
                     Transaction,
                     (
                         name,
-                        pos,
-                        e,
+                        base + pos,
+                        base + e,
                         gtid,
                         anon,
                         lc,
@@ -790,6 +792,23 @@ def _fast_trx(
 
 #: Transactions per list handed out by :meth:`FileScanner.run`.
 _BATCH = 256
+#: A stream scan refills its window when fewer bytes than this are left ahead (a whole common transaction then
+#: fits the window, so the fast tier still takes it).
+_LOW_WATER = 1 << 20
+
+
+def _fill(read: Callable[[int], Any], have: bytes, need: int) -> tuple[bytes, bool]:
+    """``have`` followed by what ``read`` returns until there are ``need`` bytes or the stream ends (raw streams
+    may return short reads). Returns (bytes, True when the stream has ended)."""
+    parts = [have]
+    n = len(have)
+    while n < need:
+        more = read(max(READ_CHUNK, need - n))
+        if not more:
+            return b"".join(parts), True
+        parts.append(more)
+        n += len(more)
+    return b"".join(parts), False
 
 
 class FileScanner:
@@ -850,7 +869,11 @@ class FileScanner:
                 except BufferError:  # pragma: no cover - defensive
                     pass
 
-    def _walk(self, buf: mmap.mmap, mv: memoryview, size: int) -> Iterator[list[Transaction]]:
+    def _walk(
+        self, buf: Any, mv: memoryview, size: int, read: Callable[[int], Any] | None = None
+    ) -> Iterator[list[Transaction]]:
+        """The scan proper over ``buf[:size]``. With ``read`` (a stream's ``read(n)``), ``buf`` is a window of the
+        file starting at offset ``base``, refilled from ``read`` as the scan advances; without it, the whole file."""
         name, res = self.name, self.result
         if size < 4 or buf[:4] != BINLOG_MAGIC:
             raise BinlogDecodeError("not a binlog file (bad magic)", file=name, offset=0)
@@ -878,59 +901,80 @@ class FileScanner:
         tm_known = False
         last_type = -1
         pos = 4
+        base = 0  # file offset of buf[0]
+        eof = read is None
+        low = _LOW_WATER
         res.good_bytes = 4
         try:
-            while pos < size:
+            while True:
+                if not eof and size - pos < low:  # a stream: keep at least ``low`` bytes ahead when there are
+                    assert read is not None
+                    buf, eof = _fill(read, buf[pos:size], low + READ_CHUNK)
+                    base += pos
+                    pos, size = 0, len(buf)
+                    mv = memoryview(buf)
+                if pos >= size:
+                    break
                 # -- a whole row-based transaction in one call when it has the common shape (see _fast_trx) --
                 if fast_ok and parser.state == S_NONE and size - pos >= header_len:
                     t = buf[pos + 4]
                     if t == _T_GTID or t == _T_ANON:
-                        done = fast_trx(name, buf, mv, pos, size, crc_on, footer, tm_post, types)
+                        done = fast_trx(name, buf, mv, pos, size, crc_on, footer, tm_post, types, base)
                         if done is not None:
                             trx, flags = done
                             if flags & relay_f:
                                 res.relay_log = True
                             last_type = _T_XID
-                            pos = trx[2]
+                            pos = trx[2] - base
                             out.append(trx)
                             if len(out) >= batch:
-                                res.good_bytes = pos
+                                res.good_bytes = base + pos
                                 yield out
                                 out = parser.finished = []
                             continue
                 # -- one event at a time --
                 if size - pos < EVENT_HEADER_LEN:
                     raise BinlogDecodeError(
-                        f"truncated event header: trailing {size - pos} bytes at offset {pos}",
+                        f"truncated event header: trailing {size - pos} bytes at offset {base + pos}",
                         file=name,
-                        offset=pos,
+                        offset=base + pos,
                     )
                 ts, t, server_id, ev_size, _log_pos, flags = unpack(mv, pos)
                 end = pos + ev_size
                 if ev_size < header_len or end > size:
+                    if not eof and ev_size >= header_len:  # an event longer than the window: read it whole
+                        assert read is not None
+                        buf, eof = _fill(read, buf[pos:size], ev_size)
+                        base += pos
+                        pos, size = 0, len(buf)
+                        mv = memoryview(buf)
+                        continue
                     what = "invalid event_size" if ev_size < EVENT_HEADER_LEN else "truncated event"
                     raise BinlogDecodeError(
-                        f"{what} {ev_size}: trailing {size - pos} bytes at offset {pos}",
+                        f"{what} {ev_size}: trailing {size - pos} bytes at offset {base + pos}",
                         file=name,
-                        offset=pos,
+                        offset=base + pos,
                         event_type=t,
                     )
                 if crc_on and t != t_fde and crc32(mv[pos:end]) != residue:
-                    raise self._crc_error(mv, pos, end, t)
+                    raise self._crc_error(mv, pos, end, t, base)
                 db = None
                 gfields = None
                 kind = fast_kind[t]
                 if kind < 0:
                     if fde is None and t != _T_FDE:
                         raise BinlogDecodeError(
-                            "event before any Format_description_event", file=name, offset=pos, event_type=t
+                            "event before any Format_description_event",
+                            file=name,
+                            offset=base + pos,
+                            event_type=t,
                         )
                     if t == t_query:
                         try:
                             kind, db = _query_kind(mv, pos + EVENT_HEADER_LEN, end - footer)
                         except BinlogDecodeError as err:
                             raise BinlogDecodeError(
-                                err.message, file=name, offset=pos, event_type=t
+                                err.message, file=name, offset=base + pos, event_type=t
                             ) from None
                     elif t in _GTID_TYPES:
                         kind = K_GTID
@@ -939,14 +983,14 @@ class FileScanner:
                         )
                         if gfields is None:
                             ev = decode_event(
-                                buf[pos:end], fde, verify_checksum=False, offset=pos, file=name
+                                buf[pos:end], fde, verify_checksum=False, offset=base + pos, file=name
                             ).event
                             if isinstance(ev, GtidEvent):
                                 gfields = gtid_fields(ev)
                             else:  # a type this FDE does not describe as a Gtid event: an unknown one
                                 kind = K_STATEMENT
                     elif t == _T_FDE:
-                        fde = self._fde(mv, pos, end, flags)
+                        fde = self._fde(mv, pos, end, flags, base)
                         crc_on = self.verify and fde.checksum_alg == ChecksumAlg.CRC32
                         footer = CHECKSUM_LEN if fde.checksum_alg == ChecksumAlg.CRC32 else 0
                         gtid_fast = fde.post_header_len(_T_GTID) == 42 and fde.post_header_len(_T_ANON) == 42
@@ -955,16 +999,16 @@ class FileScanner:
                         fast_ok = gtid_fast and tm_known
                         kind = K_IGNORE
                     elif t in MARIADB_EVENT_TYPES:
-                        raise mariadb_error(None, file=name, offset=pos, event_type=t)
+                        raise mariadb_error(None, file=name, offset=base + pos, event_type=t)
                     elif t in (_T_PREV, _T_ROTATE, _T_STOP, _T_PAYLOAD):
-                        kind, extra = self._special(t, mv, pos, end, fde, flags)
+                        kind, extra = self._special(t, mv, pos, end, fde, flags, base)
                         if t == _T_PAYLOAD and extra is not None:
                             # the payload's events run through the same table (BEGIN ... XID inside); all of them
                             # are decoded first, so a corrupt payload emits nothing past the last good event
                             for k, d, g, its, isid in list(
-                                self._payload_kinds(extra, pos, fde, ts, server_id)
+                                self._payload_kinds(extra, base + pos, fde, ts, server_id)
                             ):
-                                feed(k, pos, end, its, isid, g, d)
+                                feed(k, base + pos, base + end, its, isid, g, d)
                             kind = K_IGNORE
                         elif t == _T_ROTATE:
                             res.next_file = extra
@@ -975,7 +1019,10 @@ class FileScanner:
                     n = buf[at] if at < end else 0
                     if at + 1 + n > end - footer:
                         raise BinlogDecodeError(
-                            "Table_map database name runs past the event", file=name, offset=pos, event_type=t
+                            "Table_map database name runs past the event",
+                            file=name,
+                            offset=base + pos,
+                            event_type=t,
                         )
                     db = buf[at + 1 : at + 1 + n] if n else None
                 tapp(t)
@@ -983,15 +1030,15 @@ class FileScanner:
                     res.relay_log = True
                 last_type = t
                 # -- the boundary grammar (gtidkit.binlog.transactions.TransactionParser) --
-                feed(kind, pos, end, ts, server_id, gfields, db)
+                feed(kind, base + pos, base + end, ts, server_id, gfields, db)
                 pos = end
                 if len(out) >= batch:
-                    res.good_bytes = pos
+                    res.good_bytes = base + pos
                     yield out
                     out = parser.finished = []
-            res.good_bytes = pos
+            res.good_bytes = base + pos
         except BinlogDecodeError:
-            res.good_bytes = pos
+            res.good_bytes = base + pos
             if out:
                 yield out
             raise
@@ -1002,23 +1049,25 @@ class FileScanner:
         if out:
             yield out
 
-    def _crc_error(self, mv: memoryview, pos: int, end: int, t: int) -> ChecksumMismatchError:
+    def _crc_error(self, mv: memoryview, pos: int, end: int, t: int, base: int = 0) -> ChecksumMismatchError:
         stored = int.from_bytes(mv[end - CHECKSUM_LEN : end], "little")
         computed = zlib.crc32(mv[pos : end - CHECKSUM_LEN])
         return ChecksumMismatchError(
             f"event CRC32 mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}",
             file=self.name,
-            offset=pos,
+            offset=base + pos,
             event_type=t,
         )
 
-    def _fde(self, mv: memoryview, pos: int, end: int, flags: int) -> FormatDescriptionEvent:
+    def _fde(self, mv: memoryview, pos: int, end: int, flags: int, base: int = 0) -> FormatDescriptionEvent:
         res = self.result
         # bytes copies (mmap slices), never memoryview slices: a traceback must not pin the map open
-        ev = decode_event(bytes(mv[pos:end]), None, verify_checksum=self.verify, offset=pos, file=self.name)
+        ev = decode_event(
+            bytes(mv[pos:end]), None, verify_checksum=self.verify, offset=base + pos, file=self.name
+        )
         fde: FormatDescriptionEvent = ev.event
         if fde.is_mariadb:
-            raise mariadb_error(fde.server_version, file=self.name, offset=pos, event_type=_T_FDE)
+            raise mariadb_error(fde.server_version, file=self.name, offset=base + pos, event_type=_T_FDE)
         if res.server_version is None:
             res.in_use = bool(flags & LOG_EVENT_BINLOG_IN_USE_F)
         else:
@@ -1029,10 +1078,19 @@ class FileScanner:
         return fde
 
     def _special(
-        self, t: int, mv: memoryview, pos: int, end: int, fde: FormatDescriptionEvent | None, flags: int
+        self,
+        t: int,
+        mv: memoryview,
+        pos: int,
+        end: int,
+        fde: FormatDescriptionEvent | None,
+        flags: int,
+        base: int = 0,
     ) -> tuple[int, Any]:
         """Previous_gtids, Rotate, Stop, Transaction_payload: decoded fully (they are rare)."""
-        ev = decode_event(bytes(mv[pos:end]), fde, verify_checksum=False, offset=pos, file=self.name).event
+        ev = decode_event(
+            bytes(mv[pos:end]), fde, verify_checksum=False, offset=base + pos, file=self.name
+        ).event
         if isinstance(ev, PreviousGtidsEvent):
             if self.result.previous_gtids is None:
                 self.result.previous_gtids = ev.gtids
@@ -1078,6 +1136,86 @@ class FileScanner:
         return {event_type_name(t): types.count(t) for t in sorted(set(types))}
 
 
+class StreamScanner(FileScanner):
+    """The :class:`FileScanner` scan of a binlog read from a sequential binary stream (any object with
+    ``read(n) -> bytes``: ``io.RawIOBase``, ``io.BufferedReader``, ``pyarrow.fs`` input streams): the same code
+    walks a window of the stream (at least :data:`_LOW_WATER` bytes ahead, refilled :data:`READ_CHUNK` bytes at a
+    time; an event longer than the window is read whole), so transactions, counts, ``result`` and errors (message
+    and offset) are the path scan's; memory stays bounded by the window plus the largest event.
+
+    Usage as :class:`FileScanner`: iterate :meth:`batches` (or :meth:`run`), catch
+    :class:`~gtidkit.errors.BinlogDecodeError`, then read ``result`` / ``counts``. The stream is read from its
+    current position (the file's first byte) and never closed here.
+
+    Args:
+        stream: the binary stream.
+        name: the file name copied into ``result``, transactions and errors (a path or URI).
+        verify_checksum: check CRC32 footers when the FDE says CRC32.
+        size: the file size in bytes when known (``result.size``); ``None``: the bytes read, counted to the end
+            of the stream even after a fault.
+
+    Attributes:
+        head: the first bytes of the stream (up to :data:`READ_CHUNK`), e.g. for the FDE's header fields.
+    """
+
+    def __init__(self, stream: Any, name: str, verify_checksum: bool, size: int | None = None) -> None:
+        super().__init__(name, verify_checksum)
+        self.stream = stream
+        self.known_size = size
+        self.head = b""
+
+    def batches(self) -> Iterator[list[Transaction]]:
+        """Yield lists of transactions as :meth:`FileScanner.batches` does.
+
+        Raises:
+            BinlogDecodeError: at the first fault, after yielding every transaction completed before it (an empty
+                stream: ``not a binlog file (empty)``).
+            OSError: the stream cannot be read.
+        """
+        res, read = self.result, self.stream.read
+        buf, eof = _fill(read, b"", READ_CHUNK)
+        self.head = buf[:READ_CHUNK]
+        total = [len(buf)]
+
+        def counted(n: int) -> Any:
+            data = read(n)
+            if data:
+                total[0] += len(data)
+            return data
+
+        res.size = self.known_size if self.known_size is not None else len(buf)
+        try:
+            if not buf:
+                raise BinlogDecodeError("not a binlog file (empty)", file=self.name, offset=0)
+            yield from self._walk(buf, memoryview(buf), len(buf), None if eof else counted)
+        except BinlogDecodeError:
+            if self.known_size is None:
+                while counted(READ_CHUNK):  # the size of the file is the rest of the stream too
+                    pass
+                res.size = total[0]
+            raise
+        if self.known_size is None:
+            res.size = total[0]
+
+
+def scan_stream(stream: Any, name: str, *, verify_checksum: bool = True, size: int | None = None) -> FileScan:
+    """:func:`scan_file` for a binlog read from a sequential binary stream (see :class:`StreamScanner`).
+
+    Args:
+        stream: an object with ``read(n) -> bytes`` positioned at the file's first byte (not closed here).
+        name: the file name recorded in the result (a path or URI).
+        verify_checksum: check CRC32 footers when the FDE says CRC32.
+        size: the file size when known, else counted from the stream.
+
+    Returns:
+        The same :class:`FileScan` as :func:`scan_file` on the same bytes.
+
+    Raises:
+        OSError: the stream cannot be read.
+    """
+    return _collect(StreamScanner(stream, name, verify_checksum, size))
+
+
 def iter_transactions(path: str | os.PathLike[str], *, verify_checksum: bool = True) -> Iterator[Transaction]:
     """Transactions of a binlog file, in file order (the fast path).
 
@@ -1111,7 +1249,11 @@ def scan_file(path: str | os.PathLike[str], *, verify_checksum: bool = True) -> 
     Raises:
         OSError: the file cannot be opened or mapped.
     """
-    scanner = FileScanner(path, verify_checksum)
+    return _collect(FileScanner(path, verify_checksum))
+
+
+def _collect(scanner: FileScanner) -> FileScan:
+    """Run ``scanner`` to its end (or first fault) into its :class:`FileScan`."""
     res = scanner.result
     try:
         for batch in scanner.batches():
