@@ -9,15 +9,14 @@ Two readers, one output:
 * a file on a local (or locally mounted) filesystem goes through ``gtidkit.binlog.file.FileScanner``, the
   memory-mapped fast path (about 1 µs per event);
 * a file on object storage or HDFS (any :mod:`gtidkit.pipeline.storage` URI that is not local) is read as a
-  sequential ``pyarrow.fs`` input stream in :data:`STREAM_CHUNK` pieces, decoded by the sans-I/O
-  ``gtidkit.binlog.BinlogStream`` and grouped by ``TransactionParser`` (:class:`StreamScanner`); it yields the
-  same transactions and file facts as the fast path (tests/pipeline/test_object_storage.py checks both on every
-  fixture), at the decoder's slower rate.
+  sequential ``pyarrow.fs`` input stream by ``gtidkit.binlog.file.StreamScanner``, the same scan over a window
+  of the stream; it yields the same transactions and file facts as the fast path
+  (tests/pipeline/test_object_storage.py checks both on every fixture).
 
 Output forms: :func:`arrow_batches` builds ``pyarrow.RecordBatch`` es of up to :data:`BATCH_ROWS` transactions
 (what the Data Source hands Spark: no per-row Python → JVM conversion), :func:`scan_records` and friends yield
 plain tuples in the field order of :mod:`gtidkit.pipeline.schemas`. Memory per task is bounded by one batch plus
-one read chunk, whatever the file size.
+one read window, whatever the file size.
 
 Fault handling follows go-mysql's rule that errors carry their location: a file that cannot be read to its end
 keeps every transaction decoded before the fault, and its ``files`` row gives ``status`` (``truncated`` when the
@@ -29,7 +28,7 @@ cannot be opened (``OSError``) gets ``status='unreadable'`` and ``bad_bytes = si
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from gtidkit.errors import BinlogDecodeError
@@ -45,8 +44,6 @@ _TRUNCATION_WORDS = (
 
 #: Transactions per Arrow record batch (and per list handed between the reader and the row builders).
 BATCH_ROWS = 8192
-#: Bytes per read from a remote input stream.
-STREAM_CHUNK = 4 << 20
 
 
 def _gtid_text(sid: str | None, tag: str | None, gno: int | None) -> str | None:
@@ -97,27 +94,30 @@ _HEADER = struct.Struct("<IBIIIH")  # timestamp, type_code, server_id, event_siz
 _PREVIOUS_GTIDS_LOG_EVENT = 35
 
 
-def _head_facts(path: str) -> tuple[int | None, int | None]:
-    """(FDE header server_id, offset of a Previous_gtids event right after the FDE) from the first two headers.
+def _head_facts(head: bytes) -> tuple[int | None, int | None]:
+    """(FDE header server_id, offset of a Previous_gtids event right after the FDE) from the first two headers
+    in ``head`` (the file's first bytes).
 
     ``FileScan`` does not carry them; the writing server's id tells local transactions from replicated ones
     (MySQL keeps the originating server_id on replicated events) and the offset locates chain findings.
     """
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(4)
-            first = fh.read(_HEADER.size)
-            if len(first) < _HEADER.size:
-                return None, None
-            _, _, server_id, size, _, _ = _HEADER.unpack(first)
-            fh.seek(4 + size)
-            second = fh.read(_HEADER.size)
-    except OSError:
+    if len(head) < 4 + _HEADER.size:
         return None, None
+    _, _, server_id, size, _, _ = _HEADER.unpack_from(head, 4)
+    second = head[4 + size : 4 + size + _HEADER.size]
     prev_pos = None
     if len(second) == _HEADER.size and second[4] == _PREVIOUS_GTIDS_LOG_EVENT:
         prev_pos = 4 + size
     return int(server_id), prev_pos
+
+
+def _path_head_facts(path: str) -> tuple[int | None, int | None]:
+    """:func:`_head_facts` of a local file (its first 64 KiB; an FDE is a few hundred bytes)."""
+    try:
+        with open(path, "rb") as fh:
+            return _head_facts(fh.read(64 << 10))
+    except OSError:
+        return None, None
 
 
 def _checksum_name(alg: Any) -> str | None:
@@ -126,170 +126,21 @@ def _checksum_name(alg: Any) -> str | None:
     return {0: "OFF", 1: "CRC32", 255: "UNDEFINED"}.get(int(alg), str(int(alg)))
 
 
-class StreamScanner:
-    """Transactions of one binlog read from a sequential byte stream (object storage, HDFS): the same interface
-    as ``gtidkit.binlog.file.FileScanner`` (``batches()``, ``result``, ``counts``) without a memory map.
-
-    Events come from the sans-I/O ``BinlogStream`` (fed :data:`STREAM_CHUNK` bytes at a time) and are grouped
-    by ``TransactionParser`` (MySQL's ``Trx_boundary_parser``, the one boundary parser of gtidkit); events inside
-    a Transaction_payload take the payload event's position, time and server id, as in the fast path.
-
-    Args:
-        opener: returns a binary file object with ``read(n)`` (called once, inside :meth:`batches`).
-        name: the file name copied into every transaction and error (the URI).
-        verify_checksum: check CRC32 footers when the FDE says CRC32.
-
-    Attributes:
-        result: a ``FileScan`` (without transactions) filled as the stream is read.
-        fde_server_id: server_id of the first FDE's header (the writing server).
-        previous_gtids_pos: offset of a Previous_gtids event right after the first FDE, else None.
-    """
-
-    def __init__(self, opener: Callable[[], Any], name: str, verify_checksum: bool) -> None:
-        from gtidkit.binlog.file import FileScan
-
-        self.opener = opener
-        self.name = name
-        self.verify = verify_checksum
-        self.result = FileScan(name, 0)
-        self.types = bytearray()
-        self.fde_server_id: int | None = None
-        self.previous_gtids_pos: int | None = None
-
-    @property
-    def counts(self) -> list[int]:
-        """Top-level events read so far, by type code (a list of 256 ints)."""
-        out = [0] * 256
-        for t in set(self.types):
-            out[t] = self.types.count(t)
-        return out
-
-    def batches(self) -> Iterator[list]:
-        """Yield lists of transactions (file order); raise BinlogDecodeError at the first fault after yielding
-        every transaction completed before it; OSError when the stream cannot be opened or read."""
-        from gtidkit.binlog import (
-            NEED_DATA,
-            BinlogStream,
-            FormatDescriptionEvent,
-            GtidEvent,
-            PreviousGtidsEvent,
-            QueryEvent,
-            RotateEvent,
-            TableMapEvent,
-            TransactionParser,
-            TransactionPayloadEvent,
-        )
-        from gtidkit.binlog.events.statement import query_kind
-        from gtidkit.binlog.stream import iter_payload_events
-        from gtidkit.binlog.transactions import K_GTID, K_IGNORE, K_STATEMENT, kind_of
-
-        res = self.result
-        stream = BinlogStream(magic=True, verify_checksum=self.verify, file=self.name)
-        parser = TransactionParser(self.name)
-        done = parser.finished
-        types = self.types
-        last_type = -1
-        res.good_bytes = 4
-
-        def classify(h: Any, ev: Any) -> tuple[int, str | None]:
-            if isinstance(ev, QueryEvent):
-                qk = query_kind(ev.query if isinstance(ev.query, str) else bytes(ev.query).decode("latin-1"))
-                kind = kind_of(h.type_code, h.flags, qk)
-                return kind, (ev.database or None) if qk == "STATEMENT" else None
-            kind = kind_of(h.type_code, h.flags)
-            if kind == K_GTID and not isinstance(ev, GtidEvent):
-                kind = K_STATEMENT  # a Gtid type code the FDE does not describe: an unknown event
-            return kind, (ev.database or None) if isinstance(ev, TableMapEvent) else None
-
-        with self.opener() as fh:
-            eof = False
-            try:
-                while True:
-                    be = stream.next_event()
-                    if be is NEED_DATA:
-                        if eof:
-                            stream.end_of_data()
-                            break
-                        chunk = fh.read(STREAM_CHUNK)
-                        if not chunk:
-                            eof = True
-                        else:
-                            stream.feed(chunk)
-                        continue
-                    pos, end = stream.last_pos, stream.offset
-                    h, ev = be.header, be.event
-                    t = h.type_code
-                    types.append(t)
-                    if h.flags & 0x40:  # LOG_EVENT_RELAY_LOG_F
-                        res.relay_log = True
-                    last_type = t
-                    if isinstance(ev, FormatDescriptionEvent):
-                        if res.server_version is None:
-                            res.in_use = bool(h.flags & 0x1)  # LOG_EVENT_BINLOG_IN_USE_F
-                            self.fde_server_id = int(h.server_id)
-                        else:
-                            res.relay_log = True
-                        res.server_version = ev.server_version
-                        res.binlog_version = ev.binlog_version
-                        res.checksum_alg = ev.checksum_alg
-                        kind, db = K_IGNORE, None
-                    elif isinstance(ev, PreviousGtidsEvent):
-                        if res.previous_gtids is None:
-                            res.previous_gtids = ev.gtids
-                            if len(types) == 2:
-                                self.previous_gtids_pos = pos
-                        kind, db = K_IGNORE, None
-                    elif isinstance(ev, RotateEvent):
-                        res.next_file = ev.next_file
-                        kind, db = K_IGNORE, None
-                    elif isinstance(ev, TransactionPayloadEvent):
-                        assert stream.fde is not None
-                        inner_events = list(iter_payload_events(ev, stream.fde, file=self.name, offset=pos))
-                        for inner in inner_events:
-                            k, d = classify(inner.header, inner.event)
-                            parser.feed(
-                                k, pos, end, h.timestamp, h.server_id, inner.event if k == K_GTID else None, d
-                            )
-                        kind = -1
-                    else:
-                        kind, db = classify(h, ev)
-                    if kind >= 0:
-                        parser.feed(
-                            kind, pos, end, h.timestamp, h.server_id, ev if kind == K_GTID else None, db
-                        )
-                    if len(done) >= 256:
-                        res.good_bytes = end
-                        yield list(done)
-                        done.clear()
-                res.good_bytes = stream.offset
-            except BinlogDecodeError:
-                res.good_bytes = stream.offset
-                if done:
-                    yield list(done)
-                    done.clear()
-                raise
-        res.size = stream.offset
-        res.ends_with = "ROTATE" if last_type == 4 else "STOP" if last_type == 3 else None
-        if res.ends_with != "ROTATE":
-            res.next_file = None
-        parser.close()
-        if done:
-            yield list(done)
-            done.clear()
-
-
 def _scanner(spec: FileSpec, verify_checksum: bool, storage_options: dict | None) -> Any:
-    """The reader for ``spec``: the memory-mapped FileScanner for a local file, else a :class:`StreamScanner`
-    over a ``pyarrow.fs`` input stream."""
-    if spec.uri is None:
-        from gtidkit.binlog.file import FileScanner
+    """The reader for ``spec``: the memory-mapped ``FileScanner`` for a local file, else a ``StreamScanner``
+    over a ``pyarrow.fs`` input stream (opened here; the caller closes ``scanner.stream``).
 
+    Raises:
+        OSError: the remote file cannot be opened.
+    """
+    from gtidkit.binlog.file import FileScanner, StreamScanner
+
+    if spec.uri is None:
         return FileScanner(spec.path, verify_checksum)
     from gtidkit.pipeline import storage
 
-    return StreamScanner(
-        lambda: storage.open_input_stream(spec.uri, storage_options), spec.uri, verify_checksum
-    )
+    stream = storage.open_input_stream(spec.uri, storage_options)
+    return StreamScanner(stream, spec.uri, verify_checksum, size=spec.size)
 
 
 class FileTally:
@@ -351,9 +202,10 @@ class FileRun:
         """Transactions in file order, ``batch_rows`` at a time; :attr:`file_row` is set once exhausted."""
         spec, tally = self.spec, self.tally
         status, error, error_offset = "ok", None, None
-        scanner = _scanner(spec, self.verify, self.storage_options)
+        scanner = None
         pending: list = []
         try:
+            scanner = _scanner(spec, self.verify, self.storage_options)
             size = self.batch_rows
             for chunk in scanner.batches():
                 pending.extend(chunk)
@@ -362,15 +214,27 @@ class FileRun:
                     tally.add(out)
                     yield out
         except BinlogDecodeError as err:
+            assert scanner is not None
             error = clean_text(err.message)
             error_offset = int(err.offset) if err.offset is not None else scanner.result.good_bytes
             status = classify_error(err.message, error_offset, spec.size)
         except OSError as err:
             status, error, error_offset = "unreadable", f"{type(err).__name__}: {err}", 0
+        finally:
+            stream = getattr(scanner, "stream", None)
+            if stream is not None:
+                stream.close()
         if pending:
             tally.add(pending)
             yield pending
-        res = scanner.result
+        if scanner is None:
+            from gtidkit.binlog.file import FileScan
+
+            res = FileScan(spec.uri or spec.path, 0)
+            events = 0
+        else:
+            res = scanner.result
+            events = len(scanner.types)
         if status == "ok":
             good = spec.size
         elif status == "unreadable":
@@ -380,11 +244,9 @@ class FileRun:
         good = max(0, min(good, spec.size))
         if res.server_version is None:
             server_id = prev_pos = None
-        elif isinstance(scanner, StreamScanner):
-            server_id, prev_pos = scanner.fde_server_id, scanner.previous_gtids_pos
         else:
-            server_id, prev_pos = _head_facts(spec.path)
-        events = len(scanner.types)
+            head = getattr(scanner, "head", None)
+            server_id, prev_pos = _head_facts(head) if head is not None else _path_head_facts(spec.path)
         self.file_row = file_row(
             spec,
             res,
