@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
+from contextlib import ExitStack
 from typing import Any
 
 from gtidkit.errors import BinlogDecodeError
@@ -126,9 +127,9 @@ def _checksum_name(alg: Any) -> str | None:
     return {0: "OFF", 1: "CRC32", 255: "UNDEFINED"}.get(int(alg), str(int(alg)))
 
 
-def _scanner(spec: FileSpec, verify_checksum: bool, storage_options: dict | None) -> Any:
+def _scanner(spec: FileSpec, verify_checksum: bool, storage_options: dict | None, stack: ExitStack) -> Any:
     """The reader for ``spec``: the memory-mapped ``FileScanner`` for a local file, else a ``StreamScanner``
-    over a ``pyarrow.fs`` input stream (opened here; the caller closes ``scanner.stream``).
+    over a ``pyarrow.fs`` input stream (opened here, closed when ``stack`` closes).
 
     Raises:
         OSError: the remote file cannot be opened.
@@ -139,7 +140,7 @@ def _scanner(spec: FileSpec, verify_checksum: bool, storage_options: dict | None
         return FileScanner(spec.path, verify_checksum)
     from gtidkit.pipeline import storage
 
-    stream = storage.open_input_stream(spec.uri, storage_options)
+    stream = stack.enter_context(storage.open_input_stream(spec.uri, storage_options))
     return StreamScanner(stream, spec.uri, verify_checksum, size=spec.size)
 
 
@@ -204,8 +205,9 @@ class FileRun:
         status, error, error_offset = "ok", None, None
         scanner = None
         pending: list = []
+        stack = ExitStack()
         try:
-            scanner = _scanner(spec, self.verify, self.storage_options)
+            scanner = _scanner(spec, self.verify, self.storage_options, stack)
             size = self.batch_rows
             for chunk in scanner.batches():
                 pending.extend(chunk)
@@ -221,9 +223,7 @@ class FileRun:
         except OSError as err:
             status, error, error_offset = "unreadable", f"{type(err).__name__}: {err}", 0
         finally:
-            stream = getattr(scanner, "stream", None)
-            if stream is not None:
-                stream.close()
+            stack.close()
         if pending:
             tally.add(pending)
             yield pending
