@@ -49,6 +49,7 @@ from gtidkit.binlog.events.control import (
     PreviousGtidsEvent,
     RotateEvent,
     TransactionPayloadEvent,
+    gtid_body_fields,
     sid_from_bytes,
 )
 from gtidkit.binlog.events.rows import TableMapEvent
@@ -458,19 +459,13 @@ class FileScan:
 _HEADER = HEADER_STRUCT
 _QUERY_HEAD = struct.Struct("<IIBHH")  # thread_id, exec_time, db_len, error_code, status_vars_len
 _QUERY_POST = _QUERY_HEAD.size
-#: 5.7.5+ untagged Gtid post-header: gtid_flags, sid, gno, lt_type, last_committed, sequence_number (42 bytes).
-_GTID_FIXED = struct.Struct("<B16sqBqq")
-#: The same plus the 8.0 immediate_commit_timestamp (u56 as u32+u16+u8) and the first transaction_length byte.
-_GTID_80 = struct.Struct("<B16sqBqqIHBB")
 #: The commonest 8.0 layouts in full: the 42 fixed bytes, immediate_commit_timestamp (u56 as u32+u16+u8) with its
 #: top bit set then original_commit_timestamp (u56) -- or with the bit clear and no original --, then
 #: transaction_length packed as 0xFC + u16 (251..65535 bytes).
 _GTID_80_TWO_TS = struct.Struct("<B16sqBqqIHBIHBBH")
 _GTID_80_ONE_TS = struct.Struct("<B16sqBqqIHBBH")
-_TS_FLAG = 1 << 55
 _ZERO_SID = bytes(16)
 _MAX_GNO = (1 << 63) - 2
-_PACKED_WIDTH = {0xFC: 2, 0xFD: 3, 0xFE: 8}
 _T_FDE = EventType.FORMAT_DESCRIPTION_EVENT
 _T_QUERY = EventType.QUERY_EVENT
 _T_TABLE_MAP = EventType.TABLE_MAP_EVENT
@@ -522,37 +517,14 @@ _BOUNDARY_KINDS = {"BEGIN": K_BEGIN, "COMMIT": K_END, "ROLLBACK": K_END}
 
 
 def _fast_gtid(buf: Any, t: int, body: int, body_end: int) -> tuple | None:
-    """The transaction fields of a 5.7.5+ untagged Gtid/Anonymous body, or ``None`` when anything is unusual
-    (the caller then decodes the event fully, which raises the precise error)."""
-    n = body_end - body
-    if n >= _GTID_80.size:  # 8.0: the 42 fixed bytes, a 7-byte timestamp and the first length byte at once
-        _flags, raw_sid, gno, lt_type, lc, seq, lo, mid, hi, first = _GTID_80.unpack_from(buf, body)
-        imm = lo | mid << 32 | hi << 48
-        p = body + 49
-        if imm & _TS_FLAG:
-            if body_end - p < 8:
-                return None
-            imm &= _TS_FLAG - 1
-            orig = int.from_bytes(buf[p : p + 7], "little")
-            p += 7
-            first = buf[p]
-        else:
-            orig = imm
-        if first < 251:
-            tlen = first
-        else:
-            width = _PACKED_WIDTH.get(first)
-            if width is None or p + 1 + width > body_end:
-                return None
-            tlen = int.from_bytes(buf[p + 1 : p + 1 + width], "little")
-    elif n >= 42:
-        _flags, raw_sid, gno, lt_type, lc, seq = _GTID_FIXED.unpack_from(buf, body)
-        imm = orig = tlen = None  # type: ignore[assignment]  # the 5.7 layout has none of them
-        if n != 42:
-            return None
-    else:
+    """The transaction fields of a 5.7.5+ untagged Gtid/Anonymous body (parsed by
+    :func:`~gtidkit.binlog.events.control.gtid_body_fields`), or ``None`` when anything is unusual (the caller
+    then decodes the event fully, which raises the precise error). An 8.0 body must carry transaction_length."""
+    f = gtid_body_fields(buf, body, body_end)
+    if f is None:
         return None
-    if lt_type != 2:
+    _flags, raw_sid, gno, lc, seq, imm, orig, tlen, _next = f
+    if tlen is None and imm is not None:
         return None
     if gno == 0 and raw_sid == _ZERO_SID:
         if t != _T_ANON:

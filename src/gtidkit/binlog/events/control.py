@@ -11,6 +11,7 @@ Every class decodes from a :class:`~gtidkit.binlog.cursor.Cursor` over the event
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -240,6 +241,75 @@ def sid_from_bytes(raw: bytes) -> UUID:
             SID_CACHE.clear()
         sid = SID_CACHE[raw] = UUID(bytes=raw)
     return sid
+
+
+#: 5.7.5+ untagged Gtid post-header: gtid_flags, sid, gno, lt_type, last_committed, sequence_number (42 bytes).
+_GTID_FIXED = struct.Struct("<B16sqBqq")
+#: The same plus the 8.0 immediate_commit_timestamp (u56 as u32+u16+u8) and the next byte, in one unpack.
+_GTID_FIXED_TS = struct.Struct("<B16sqBqqIHBB")
+_TS_FLAG = 1 << 55
+_PACKED_WIDTH = {0xFC: 2, 0xFD: 3, 0xFE: 8}
+
+
+def gtid_body_fields(buf: Any, body: int, end: int) -> tuple | None:
+    """The raw fields of an untagged (5.7.5+/8.0) Gtid or Anonymous_gtid body at ``buf[body:end]`` without a
+    :class:`~gtidkit.binlog.cursor.Cursor`: the one byte-level parse behind the scanner's and the listing's fast
+    paths (``Gtid_log_event`` layout, ``libbinlogevents/src/control_events.cpp``).
+
+    Reads the 42 fixed bytes, then (8.0) immediate_commit_timestamp, original_commit_timestamp when the
+    immediate one has its top bit set (else equal to it), and transaction_length (a packed integer). SID/GNO
+    rules (anonymous or not, GNO range) and whatever follows transaction_length (server versions, commit group
+    ticket) are left to the caller, which starts at the returned ``next`` offset.
+
+    Args:
+        buf: bytes-like (``bytes``, ``mmap``, ``memoryview``); ``body``/``end``: the body's bounds (no footer).
+
+    Returns:
+        ``(gtid_flags, raw_sid, gno, last_committed, sequence_number, immediate_ts, original_ts,
+        transaction_length, next)`` (the last three ``None`` when absent), or ``None`` when the layout is not one
+        of these (lt_type not 2, a length between the known ones, a field running past ``end``, an unknown packed
+        length prefix): the caller then decodes the event with the codec, which raises the precise error.
+    """
+    n = end - body
+    if n >= _GTID_FIXED_TS.size:
+        flags, raw_sid, gno, lt_type, lc, seq, lo, mid, hi, first = _GTID_FIXED_TS.unpack_from(buf, body)
+        imm = lo | mid << 32 | hi << 48
+        p = body + 49
+        if imm & _TS_FLAG:
+            if end - p < 7:
+                return None
+            imm &= _TS_FLAG - 1
+            orig = int.from_bytes(buf[p : p + 7], "little")
+            p += 7
+            if p >= end:
+                return (flags, raw_sid, gno, lc, seq, imm, orig, None, p) if lt_type == 2 else None
+            first = buf[p]
+        else:
+            orig = imm
+        if first < 251:
+            tlen = first
+            p += 1
+        else:
+            width = _PACKED_WIDTH.get(first)
+            if width is None or p + 1 + width > end:
+                return None
+            tlen = int.from_bytes(buf[p + 1 : p + 1 + width], "little")
+            p += 1 + width
+    elif n == 49:  # immediate_commit_timestamp only (its top bit set would announce an original one: missing)
+        flags, raw_sid, gno, lt_type, lc, seq = _GTID_FIXED.unpack_from(buf, body)
+        imm = orig = int.from_bytes(buf[body + 42 : end], "little")
+        if imm & _TS_FLAG:
+            return None
+        tlen, p = None, end
+    elif n == 42:
+        flags, raw_sid, gno, lt_type, lc, seq = _GTID_FIXED.unpack_from(buf, body)
+        imm = orig = tlen = None
+        p = end
+    else:
+        return None
+    if lt_type != 2:
+        return None
+    return (flags, raw_sid, gno, lc, seq, imm, orig, tlen, p)
 
 
 @dataclass(frozen=True, slots=True)
