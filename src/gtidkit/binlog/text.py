@@ -41,6 +41,7 @@ from gtidkit.binlog.events.control import (
     StopEvent,
     TransactionPayloadEvent,
     XidEvent,
+    gtid_body_fields,
 )
 from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent, RandEvent, UserVarEvent
@@ -308,13 +309,11 @@ _TYPE_FLAGS = struct.Struct("<6xH")  # rows post-header with a 6-byte table id: 
 _HEAD_ROWS = struct.Struct("<IBIIIHIHH")
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
-#: Gtid 5.7.5+ untagged post-header: gtid_flags, sid, gno, lt_type, last_committed, sequence_number (42 bytes).
+#: Gtid 5.7.5+ untagged post-header length (the body itself is read by ``gtid_body_fields``).
 _GTID_42 = struct.Struct("<B16sqBqq")
-_TS_FLAG = 1 << 55
 _VERSION_FLAG = 1 << 31
 _ZERO_SID = bytes(16)
 _MAX_GNO = (1 << 63) - 2
-_PACKED_WIDTH = {0xFC: 2, 0xFD: 3, 0xFE: 8}
 _ROWS_TYPES = frozenset(
     {
         _T.WRITE_ROWS_EVENT,
@@ -492,11 +491,10 @@ class ListingFormatter:
 
     @staticmethod
     def _gtid(buf: Any, b: int, e: int, ts: int, t: int, log_pos: int, head: str) -> str | None:
-        if e - b < _GTID_42.size:
+        f = gtid_body_fields(buf, b, e)
+        if f is None:
             return None
-        flags, raw_sid, gno, lt_type, lc, seq = _GTID_42.unpack_from(buf, b)
-        if lt_type != 2:
-            return None
+        flags, raw_sid, gno, lc, seq, imm, orig, tlen, p = f
         raw_sid = bytes(raw_sid)
         if gno == 0 and raw_sid == _ZERO_SID:
             gtid = "ANONYMOUS"
@@ -504,44 +502,19 @@ class ListingFormatter:
             gtid = f"{_sid_text(raw_sid)}:{gno}"
         else:
             return None
-        p = b + _GTID_42.size
-        imm = orig = tlen = imm_ver = orig_ver = None
-        if e - p >= 7:
-            imm = int.from_bytes(buf[p : p + 7], "little")
-            p += 7
-            if imm & _TS_FLAG:
-                if e - p < 7:
+        imm_ver = orig_ver = None
+        if tlen is not None and e - p >= 4:
+            imm_ver = _U32.unpack_from(buf, p)[0]
+            p += 4
+            if imm_ver & _VERSION_FLAG:
+                if e - p < 4:
                     return None
-                imm &= _TS_FLAG - 1
-                orig = int.from_bytes(buf[p : p + 7], "little")
-                p += 7
+                imm_ver &= _VERSION_FLAG - 1
+                orig_ver = _U32.unpack_from(buf, p)[0]
+                p += 4
             else:
-                orig = imm
-            if p < e:
-                first = buf[p]
-                if first < 251:
-                    tlen = first
-                    p += 1
-                else:
-                    width = _PACKED_WIDTH.get(first)
-                    if width is None or p + 1 + width > e:
-                        return None
-                    tlen = int.from_bytes(buf[p + 1 : p + 1 + width], "little")
-                    p += 1 + width
-                if e - p >= 4:
-                    imm_ver = _U32.unpack_from(buf, p)[0]
-                    p += 4
-                    if imm_ver & _VERSION_FLAG:
-                        if e - p < 4:
-                            return None
-                        imm_ver &= _VERSION_FLAG - 1
-                        orig_ver = _U32.unpack_from(buf, p)[0]
-                        p += 4
-                    else:
-                        orig_ver = imm_ver
-            if p != e:  # a commit_group_ticket or anything newer: let the codec decide
-                return None
-        elif p != e:
+                orig_ver = imm_ver
+        if p != e:  # a commit_group_ticket or anything newer: let the codec decide
             return None
         return "\n".join(_gtid_lines(head[:-1], gtid, flags, lc, seq, imm, orig, tlen, imm_ver, orig_ver))
 

@@ -271,6 +271,9 @@ def gtid_body_fields(buf: Any, body: int, end: int) -> tuple | None:
         length prefix): the caller then decodes the event with the codec, which raises the precise error.
     """
     n = end - body
+    imm: int | None
+    orig: int | None
+    tlen: int | None
     if n >= _GTID_FIXED_TS.size:
         flags, raw_sid, gno, lt_type, lc, seq, lo, mid, hi, first = _GTID_FIXED_TS.unpack_from(buf, body)
         imm = lo | mid << 32 | hi << 48
