@@ -7,6 +7,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -669,3 +670,132 @@ def test_packets_above_16_mib_both_directions(srv: ServerProcess) -> None:
         )  # PyMySQL splits the query; the server joins it
         assert cur.fetchone() == (17_000_000,)
     conn.close()
+
+
+def _in_thread(conn: pymysql.connections.Connection, sql: str, out: list) -> threading.Thread:
+    def run() -> None:
+        try:
+            with conn.cursor() as cur:
+                cur.execute(sql)
+                out.append(cur.fetchall())
+        except pymysql.err.MySQLError as err:
+            out.append(err.args)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t
+
+
+def _wait_running(killer: pymysql.connections.Connection, victim_id: int, needle: str) -> None:
+    with killer.cursor() as cur:
+        for _ in range(200):
+            cur.execute(f"SELECT INFO FROM information_schema.PROCESSLIST WHERE ID = {victim_id}")
+            row = cur.fetchone()
+            if row and row[0] and needle in row[0]:
+                return
+            time.sleep(0.02)
+    raise AssertionError(f"{needle!r} never showed up in the process list")
+
+
+def test_kill_query_over_the_wire(srv: ServerProcess) -> None:
+    # RM8 "KILL Statement": KILL QUERY ends the statement, the connection stays; SLEEP() then returns 1
+    # ("Miscellaneous Functions"); other statements fail with 1317 ER_QUERY_INTERRUPTED
+    victim, killer = _pymysql(srv), _pymysql(srv)
+    vid = victim.thread_id()
+    out: list = []
+    t = _in_thread(victim, "SELECT SLEEP(60)", out)
+    _wait_running(killer, vid, "SLEEP(60)")
+    with killer.cursor() as cur:
+        cur.execute(f"KILL QUERY {vid}")
+    t.join(10)
+    assert out == [((1,),)]
+    long_query = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000000) SELECT COUNT(*) FROM c"
+    out.clear()
+    t = _in_thread(victim, long_query, out)
+    _wait_running(killer, vid, "WITH RECURSIVE")
+    with killer.cursor() as cur:
+        cur.execute(f"KILL QUERY {vid}")
+    t.join(10)
+    assert out == [(1317, "Query execution was interrupted")]
+    with victim.cursor() as vcur:  # the connection is still usable
+        vcur.execute("SELECT 2")
+        assert vcur.fetchone() == (2,)
+    # KILL CONNECTION during a statement: the victim loses the connection
+    out.clear()
+    t = _in_thread(victim, "SELECT SLEEP(60)", out)
+    _wait_running(killer, vid, "SLEEP(60)")
+    with killer.cursor() as cur:
+        cur.execute(f"KILL CONNECTION {vid}")
+    t.join(10)
+    assert not t.is_alive()
+    assert out and out[0][0] == 2013  # CR_SERVER_LOST: the server closed the connection mid-statement
+    with pytest.raises(pymysql.err.MySQLError), victim.cursor() as vcur:
+        vcur.execute("SELECT 1")
+    killer.close()
+
+
+def test_kill_needs_ownership_or_connection_admin(srv: ServerProcess) -> None:
+    root, other = _pymysql(srv), _pymysql(srv)
+    with root.cursor() as cur:
+        cur.execute("CREATE USER 'plain'@'%' IDENTIFIED BY 'plain-pw'")
+    plain = _pymysql(srv, user="plain", password="plain-pw")
+    try:
+        with plain.cursor() as cur:
+            with pytest.raises(pymysql.err.OperationalError) as exc:
+                cur.execute(f"KILL QUERY {other.thread_id()}")
+            assert exc.value.args == (1095, f"You are not owner of thread {other.thread_id()}")
+            with pytest.raises(pymysql.err.OperationalError) as exc:
+                cur.execute("KILL QUERY 4000000")
+            assert exc.value.args == (1094, "Unknown thread id: 4000000")
+            cur.execute(f"KILL QUERY {plain.thread_id()}")  # its own connection: allowed, nothing running
+            cur.execute("SELECT ID, USER FROM information_schema.PROCESSLIST")
+            assert cur.fetchall() == ((plain.thread_id(), "plain"),)  # no PROCESS: own threads only
+    finally:
+        plain.close()
+        other.close()
+        with root.cursor() as cur:
+            cur.execute("DROP USER 'plain'@'%'")
+        root.close()
+
+
+def test_processlist_tables_match_show_processlist(srv: ServerProcess) -> None:
+    conn, other = _pymysql(srv, database="app"), _pymysql(srv)
+    with conn.cursor() as cur:
+        cur.execute("SHOW FULL PROCESSLIST")
+        shown = {r[0]: r for r in cur.fetchall()}
+        cur.execute(
+            "SELECT ID, USER, HOST, DB, COMMAND, TIME, STATE, INFO FROM information_schema.PROCESSLIST"
+        )
+        assert [d[0] for d in cur.description] == [
+            "ID",
+            "USER",
+            "HOST",
+            "DB",
+            "COMMAND",
+            "TIME",
+            "STATE",
+            "INFO",
+        ]
+        # MySQL's types: ID bigint unsigned, TIME int, the rest strings
+        assert [d[1] for d in cur.description][:6] == [
+            pymysql.constants.FIELD_TYPE.LONGLONG,
+            pymysql.constants.FIELD_TYPE.VAR_STRING,
+            pymysql.constants.FIELD_TYPE.VAR_STRING,
+            pymysql.constants.FIELD_TYPE.VAR_STRING,
+            pymysql.constants.FIELD_TYPE.VAR_STRING,
+            pymysql.constants.FIELD_TYPE.LONG,
+        ]
+        rows = {r[0]: r for r in cur.fetchall()}
+        assert set(rows) == set(shown)
+        mine = rows[conn.thread_id()]
+        assert mine[1:5] == ("root", shown[conn.thread_id()][2], "app", "Query")
+        assert mine[7].startswith("SELECT ID, USER")
+        assert rows[other.thread_id()][4] == "Sleep" and rows[other.thread_id()][7] is None
+        cur.execute(
+            "SELECT ID, COMMAND FROM performance_schema.processlist WHERE ID = %s", (other.thread_id(),)
+        )
+        assert cur.fetchall() == ((other.thread_id(), "Sleep"),)
+        cur.execute("SELECT COUNT(*) FROM performance_schema.processlist WHERE EXECUTION_ENGINE = 'PRIMARY'")
+        assert cur.fetchone() == (len(shown),)
+    conn.close()
+    other.close()

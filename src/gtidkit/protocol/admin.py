@@ -75,6 +75,19 @@ def _ok(handler: ClientHandler, affected: int = 0) -> StatementResult:
 def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
     """The statement hook for :func:`gtidkit.protocol.engine_seam.execute` bound to one connection."""
 
+    if handler.session is not None:  # information_schema.PROCESSLIST / performance_schema.processlist
+        engine_seam.provide_tables(
+            handler.session,
+            {
+                ("information_schema", "PROCESSLIST"): lambda: _processlist_rows(
+                    handler, full=True, table=True
+                ),
+                ("performance_schema", "processlist"): lambda: [
+                    (*r, "PRIMARY") for r in _processlist_rows(handler, full=True, table=True)
+                ],
+            },
+        )
+
     def intercept(text: str) -> StatementResult | None:
         account = handler.current_account()
         # sql_parse.cc: in the sandbox only ALTER USER, SET PASSWORD and SET (client initialisation) run
@@ -212,7 +225,9 @@ def _kill(handler: ClientHandler, what: str, target_id: int) -> StatementResult:
     me = handler.current_account()
     if target.user != handler.user and not privileges.has_global(me, "SUPER", "CONNECTION_ADMIN"):
         raise mysql_error(1095, target_id)
-    if what == "connection":
+    if target.session is not None:  # both forms stop the running statement first (THD::awake)
+        engine_seam.interrupt(target.session)
+    if what != "query":
         target.killed = True
         if target is not handler:
             target.kill_hook()
@@ -231,7 +246,9 @@ _PROCESSLIST_COLUMNS = (
 )
 
 
-def _processlist(handler: ClientHandler, *, full: bool) -> StatementResult:
+def _processlist_rows(handler: ClientHandler, *, full: bool, table: bool) -> list[tuple[Any, ...]]:
+    """The rows of SHOW [FULL] PROCESSLIST (``table``: as the PROCESSLIST tables show them, the reader's own row
+    "executing" instead of "init"); without PROCESS only the user's own connections (RM8 "SHOW PROCESSLIST")."""
     with handler.ctx.lock:
         handlers = sorted(handler.ctx.handlers.items())
     now = time.monotonic()
@@ -244,7 +261,10 @@ def _processlist(handler: ClientHandler, *, full: bool) -> StatementResult:
         if info is not None and not full:
             info = info[:100]
         db = engine_seam.current_schema(h.session) if h.session is not None else None
-        state = "init" if h is handler else ("executing" if h.command == "Query" else "")
+        if h is handler:
+            state = "executing" if table else "init"
+        else:
+            state = "executing" if h.command == "Query" else ""
         rows.append(
             (
                 cid,
@@ -257,6 +277,11 @@ def _processlist(handler: ClientHandler, *, full: bool) -> StatementResult:
                 info,
             )
         )
+    return rows
+
+
+def _processlist(handler: ClientHandler, *, full: bool) -> StatementResult:
+    rows = _processlist_rows(handler, full=full, table=False)
     columns = tuple(
         Column(
             name=name,

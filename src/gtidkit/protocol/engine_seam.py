@@ -45,6 +45,23 @@ def current_schema(session: Any) -> str | None:
     return session.current_db
 
 
+def interrupt(session: Any) -> None:
+    """KILL QUERY: stop the statement ``session`` runs now (a SLEEP() returns 1, anything else fails with 1317).
+
+    Safe from another thread; a session between statements is not affected (the flag is cleared when its next
+    statement starts).
+    """
+    session.executor.interrupt.set()
+
+
+def provide_tables(
+    session: Any, providers: dict[tuple[str, str], Callable[[], list[tuple[Any, ...]]]]
+) -> None:
+    """Fill the engine's per-query system tables from the server: ``{(schema, table): () -> rows}`` (e.g.
+    ``("information_schema", "PROCESSLIST")``, see ``gtidkit.engine.sql.catalog.PROCESSLIST_TABLES``)."""
+    session.executor.virtual_tables.update(providers)
+
+
 def status_flags(session: Any) -> int:
     """SERVER_STATUS_* of the session between statements: AUTOCOMMIT and IN_TRANS."""
     flags = 0

@@ -36,6 +36,7 @@ __all__ = [
     "SYSTEM_SCHEMAS",
     "THREADS_COLUMNS",
     "TYPE_INFO",
+    "PROCESSLIST_TABLES",
     "VARIABLES_COLUMNS",
     "VARIABLES_TABLES",
     "Catalog",
@@ -168,6 +169,32 @@ THREADS_COLUMNS = (
 #: (VARIABLE_NAME, VARIABLE_VALUE), filled per query by the session (see ``Executor.virtual_tables``).
 VARIABLES_TABLES = ("global_variables", "session_variables")
 VARIABLES_COLUMNS = ("VARIABLE_NAME", "VARIABLE_VALUE")
+#: The process list as tables (RM8 28.3.23 INFORMATION_SCHEMA.PROCESSLIST, 29.12.21.7 performance_schema.processlist),
+#: filled per query by the session (``Executor.virtual_tables``; the wire server provides the rows, as SHOW
+#: PROCESSLIST shows them): ``(schema, table) -> ((column, type, length, unsigned, nullable), ...)``.
+PROCESSLIST_TABLES: dict[tuple[str, str], tuple[tuple[str, str, int | None, bool, bool], ...]] = {
+    ("information_schema", "PROCESSLIST"): (
+        ("ID", "bigint", None, True, False),
+        ("USER", "varchar", 32, False, False),
+        ("HOST", "varchar", 261, False, False),
+        ("DB", "varchar", 64, False, True),
+        ("COMMAND", "varchar", 16, False, False),
+        ("TIME", "int", None, False, False),
+        ("STATE", "varchar", 64, False, True),
+        ("INFO", "varchar", 65535, False, True),
+    ),
+    ("performance_schema", "processlist"): (
+        ("ID", "bigint", None, True, False),
+        ("USER", "varchar", 32, False, True),
+        ("HOST", "varchar", 255, False, True),
+        ("DB", "varchar", 64, False, True),
+        ("COMMAND", "varchar", 16, False, True),
+        ("TIME", "bigint", None, False, True),
+        ("STATE", "varchar", 64, False, True),
+        ("INFO", "longtext", None, False, True),
+        ("EXECUTION_ENGINE", "varchar", 9, False, True),
+    ),
+}
 _THREADS_TYPES = {
     "THREAD_ID": "bigint",
     "PROCESSLIST_ID": "bigint",
@@ -814,6 +841,22 @@ class Catalog:
                 if ("performance_schema", name) not in self._tables:
                     self._insert_table_rows(
                         conn, _system_view_def("performance_schema", name, list(VARIABLES_COLUMNS))
+                    )
+            for (schema, name), cols in PROCESSLIST_TABLES.items():
+                if (schema, name) not in self._tables:
+                    self._insert_table_rows(
+                        conn,
+                        TableDef(
+                            schema=schema,
+                            name=name,
+                            columns=tuple(
+                                ColumnDef(name=c, type=t, length=n, unsigned=u, nullable=null)
+                                for c, t, n, u, null in cols
+                            ),
+                            engine="",
+                            table_type="SYSTEM VIEW",
+                            collation="utf8mb3_general_ci",
+                        ),
                     )
             if ("mysql", "gtid_executed") not in self._tables:
                 self.create_table(conn, self._parse_ddl(GTID_EXECUTED_DDL, None), if_not_exists=True)

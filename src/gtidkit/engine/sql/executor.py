@@ -40,7 +40,13 @@ from sqlglot import exp
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column
-from gtidkit.engine.sql.catalog import THREADS_COLUMNS, VARIABLES_TABLES, ColumnDef, TableDef
+from gtidkit.engine.sql.catalog import (
+    PROCESSLIST_TABLES,
+    THREADS_COLUMNS,
+    VARIABLES_TABLES,
+    ColumnDef,
+    TableDef,
+)
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
 from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
@@ -62,8 +68,11 @@ from gtidkit.version import MYSQL_VERSION
 __all__ = ["ExecResult", "Executor", "RowChange", "bindable"]
 
 SERVER_VERSION = MYSQL_VERSION  # VERSION(); gtidkit.version is the one server-version constant
-#: Tables filled per query from :attr:`Executor.virtual_tables` (the session's system variables).
-VIRTUAL_TABLES = frozenset(("performance_schema", n) for n in VARIABLES_TABLES)
+#: SQLite virtual-machine steps between two checks of :attr:`Executor.interrupt` (KILL QUERY latency vs cost).
+_PROGRESS_OPS = 20_000
+
+#: Tables filled per query from :attr:`Executor.virtual_tables` (the session's system variables, the process list).
+VIRTUAL_TABLES = frozenset({("performance_schema", n) for n in VARIABLES_TABLES} | set(PROCESSLIST_TABLES))
 #: SQLite function that ``@name := expr`` inside a SELECT/DML expression is rewritten to.
 SET_USER_VAR_FUNCTION = "_GK_SET_USER_VAR"
 #: SQLite function reading ``@name`` in a statement that also assigns user variables.
@@ -258,8 +267,9 @@ class Executor:
             from a Rand event, as ``Rand_log_event::do_apply_event`` seeds ``thd->rand``).
         virtual_tables: ``{(schema, table): fn() -> rows}`` for tables whose rows the session computes per query
             (``performance_schema.global_variables`` / ``session_variables``); see :data:`VIRTUAL_TABLES`.
-        interrupt: set by KILL QUERY (the hook for it): a running ``SLEEP()`` wakes and returns 1; cleared before each
-            statement.
+        interrupt: set by KILL QUERY (the hook for it): a running ``SLEEP()`` wakes and returns 1; any other running
+            SQLite statement stops at its next progress check and fails with 1317 ER_QUERY_INTERRUPTED; cleared before
+            each statement.
     """
 
     def __init__(self, storage: Storage, conn: Connection) -> None:
@@ -283,6 +293,10 @@ class Executor:
         self._registered: dict[str, Callable[..., Any]] = {}
         self._udf_error: BaseException | None = None
         self._register_builtins()
+        # KILL QUERY: SQLite calls this every _PROGRESS_OPS virtual-machine steps; non-zero aborts the statement
+        #: True only while a SELECT or a DML statement runs (never during COMMIT or the GTID bookkeeping)
+        self._interruptible = False
+        self.conn.raw.set_progress_handler(self._progress, _PROGRESS_OPS)
         self._plans: dict[Any, Any] = storage.plan_cache
 
     # ---------------------------------------------------------------- functions
@@ -334,6 +348,9 @@ class Executor:
         self.user_variables[str(name).lower()] = value
         return value
 
+    def _progress(self) -> int:
+        return 1 if self._interruptible and self.interrupt.is_set() else 0
+
     def sleep(self, seconds: Any) -> int:
         """MySQL ``SLEEP(n)``: pause ``n`` seconds (fractions allowed); 0, or 1 when interrupted by KILL QUERY.
 
@@ -346,7 +363,10 @@ class Executor:
         """
         if seconds is None or float(seconds) < 0:
             raise mysql_error(1210, "sleep.")
-        return 1 if self.interrupt.wait(float(seconds)) else 0
+        if self.interrupt.wait(float(seconds)):
+            self.interrupt.clear()  # the kill is consumed: the statement completes with SLEEP() = 1
+            return 1
+        return 0
 
     def _wrap_udf(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         def call(*args: Any) -> Any:
@@ -374,9 +394,9 @@ class Executor:
         self.interrupt.clear()
         kind = stmt.kind
         if kind == "select":
-            return self._select(stmt, current_db)
+            return self._interruptibly(lambda: self._select(stmt, current_db))
         if kind == "dml":
-            return self._atomic(lambda: self._dml(stmt, current_db), write=True)
+            return self._atomic(lambda: self._interruptibly(lambda: self._dml(stmt, current_db)), write=True)
         if kind == "ddl":
             return self._atomic(lambda: self._ddl(stmt, current_db), write=True)
         if kind == "use":
@@ -417,6 +437,13 @@ class Executor:
             self.execute_select(f"SELECT {m.group(1)}", current_db)
             return ExecResult()
         raise statement_error(stmt.text)
+
+    def _interruptibly(self, fn: Callable[[], ExecResult]) -> ExecResult:
+        self._interruptible = True
+        try:
+            return fn()
+        finally:
+            self._interruptible = False
 
     def execute_select(self, text: str, current_db: str | None = None) -> ExecResult:
         """Run the SELECT ``text`` (no classification needed: SET @a = expr, SELECT ... INTO, DO, SHOW VARIABLES).
@@ -817,6 +844,8 @@ class Executor:
             e, self._udf_error = self._udf_error, None
             return e
         text = str(err)
+        if text == "interrupted":  # the progress handler saw KILL QUERY
+            return mysql_error(1317)
         m = re.match(r"no such column: (.+)", text)
         if m:
             return mysql_error(1054, m.group(1), _clause_of(sql, m.group(1)))
