@@ -153,7 +153,9 @@ def test_multi_results_keep_responding() -> None:
     conn = _authenticated()
     conn.receive_data(frame(b"\x03SELECT 1; SELECT 2", 0)[0])
     conn.next_event()
-    conn.send(Ok(status_flags=ServerStatus.AUTOCOMMIT | ServerStatus.MORE_RESULTS_EXISTS))
+    conn.send(
+        Ok(status_flags=ServerStatus.SERVER_STATUS_AUTOCOMMIT | ServerStatus.SERVER_MORE_RESULTS_EXISTS)
+    )
     assert conn.state is State.RESPONDING
     conn.send(Ok())
     assert conn.state is State.COMMAND

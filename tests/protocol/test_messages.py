@@ -94,7 +94,7 @@ def test_ok_read_by_mysql_connector() -> None:
     ok = Ok(
         affected_rows=3,
         last_insert_id=300,
-        status_flags=ServerStatus.AUTOCOMMIT,
+        status_flags=ServerStatus.SERVER_STATUS_AUTOCOMMIT,
         warnings=1,
         info=b"Rows matched",
     )
@@ -109,7 +109,9 @@ def test_ok_with_session_state_exact_layout() -> None:
     # formats.md 6.3: OWN_GTID after committing 3e11fa47-...:1 -> 00 2a 03 28 00 26 <38 bytes> after the warnings
     gtid = b"3e11fa47-71ca-11e1-9e33-c80aa9429562:1"
     entry = bytes([0x03, 0x28, 0x00, 0x26]) + gtid
-    ok = Ok(0, 0, ServerStatus.AUTOCOMMIT | ServerStatus.SESSION_STATE_CHANGED, 0, b"", entry)
+    ok = Ok(
+        0, 0, ServerStatus.SERVER_STATUS_AUTOCOMMIT | ServerStatus.SERVER_SESSION_STATE_CHANGED, 0, b"", entry
+    )
     assert (
         ok.encode(CAPS) == bytes([0, 0, 0]) + (0x4002).to_bytes(2, "little") + b"\0\0" + b"\x00\x2a" + entry
     )
@@ -121,7 +123,14 @@ def test_ok_with_session_state_exact_layout() -> None:
 
 def test_ok_without_session_track_drops_state_and_flag() -> None:
     caps = CAPS & ~Capability.SESSION_TRACK
-    ok = Ok(0, 0, ServerStatus.AUTOCOMMIT | ServerStatus.SESSION_STATE_CHANGED, 0, b"", b"\x01\x02\x01x")
+    ok = Ok(
+        0,
+        0,
+        ServerStatus.SERVER_STATUS_AUTOCOMMIT | ServerStatus.SERVER_SESSION_STATE_CHANGED,
+        0,
+        b"",
+        b"\x01\x02\x01x",
+    )
     assert ok.encode(caps) == bytes([0, 0, 0, 2, 0, 0, 0])
 
 
@@ -153,7 +162,7 @@ def test_eof_layout() -> None:
 def test_column_definition_read_by_mysql_connector() -> None:
     col = ColumnDefinition(
         name="id",
-        type=FieldType.LONG,
+        type=FieldType.MYSQL_TYPE_LONG,
         schema="db",
         table="t",
         org_table="t",
@@ -163,7 +172,7 @@ def test_column_definition_read_by_mysql_connector() -> None:
         flags=ColumnFlag.NOT_NULL | ColumnFlag.PRI_KEY | ColumnFlag.NUM,
     )
     parsed = MySQLProtocol.parse_column(_wire(col.encode()))
-    assert parsed[0] == "id" and parsed[1] == FieldType.LONG
+    assert parsed[0] == "id" and parsed[1] == FieldType.MYSQL_TYPE_LONG
     assert parsed[7] == int(col.flags)
     assert ColumnDefinition.decode(col.encode()) == col
 
@@ -176,14 +185,14 @@ def test_text_row() -> None:
 
 def test_binary_row_read_by_mysql_connector() -> None:
     types = (
-        FieldType.LONGLONG,
-        FieldType.VAR_STRING,
-        FieldType.DOUBLE,
-        FieldType.DATETIME,
-        FieldType.NEWDECIMAL,
-        FieldType.LONG,
-        FieldType.DATE,
-        FieldType.TIME,
+        FieldType.MYSQL_TYPE_LONGLONG,
+        FieldType.MYSQL_TYPE_VAR_STRING,
+        FieldType.MYSQL_TYPE_DOUBLE,
+        FieldType.MYSQL_TYPE_DATETIME,
+        FieldType.MYSQL_TYPE_NEWDECIMAL,
+        FieldType.MYSQL_TYPE_LONG,
+        FieldType.MYSQL_TYPE_DATE,
+        FieldType.MYSQL_TYPE_TIME,
     )
     values = (
         -5,
@@ -197,7 +206,10 @@ def test_binary_row_read_by_mysql_connector() -> None:
     )
     # (not a negative TIME: mysql-connector 26 negates only the days of one, a client bug)
     payload = BinaryRow(values, types).encode()
-    fields = [("c", t, None, None, None, None, 1, 0, 255 if t == FieldType.VAR_STRING else 63) for t in types]
+    fields = [
+        ("c", t, None, None, None, None, 1, 0, 255 if t == FieldType.MYSQL_TYPE_VAR_STRING else 63)
+        for t in types
+    ]
     parsed = MySQLProtocol()._parse_binary_values(fields, payload[1:], "utf-8")
     assert parsed[0] == -5 and parsed[1] == "héllo" and parsed[2] == 1.5
     assert parsed[3] == values[3] and parsed[4] == Decimal("12.34") and parsed[5] is None

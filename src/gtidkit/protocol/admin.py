@@ -112,7 +112,7 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
             assert target is not None
             rows = [(g,) for g in privileges.show_grants(target)]
             name = f"Grants for {target.user}@{target.host}"
-            col = Column(name=name, type=FieldType.VAR_STRING, length=4096, flags=0)
+            col = Column(name=name, type=FieldType.MYSQL_TYPE_VAR_STRING, length=4096, flags=0)
             return StatementResult(
                 columns=(col,), rows=rows, status_flags=engine_seam.status_flags(handler.session)
             )
@@ -235,14 +235,14 @@ def _kill(handler: ClientHandler, what: str, target_id: int) -> StatementResult:
 
 
 _PROCESSLIST_COLUMNS = (
-    ("Id", FieldType.LONGLONG, 21, ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED | ColumnFlag.NUM),
-    ("User", FieldType.VAR_STRING, 128, ColumnFlag.NOT_NULL),
-    ("Host", FieldType.VAR_STRING, 1020, ColumnFlag.NOT_NULL),
-    ("db", FieldType.VAR_STRING, 256, 0),
-    ("Command", FieldType.VAR_STRING, 64, ColumnFlag.NOT_NULL),
-    ("Time", FieldType.LONG, 7, ColumnFlag.NOT_NULL | ColumnFlag.NUM),
-    ("State", FieldType.VAR_STRING, 120, 0),
-    ("Info", FieldType.VAR_STRING, 400, 0),
+    ("Id", FieldType.MYSQL_TYPE_LONGLONG, 21, ColumnFlag.NOT_NULL | ColumnFlag.UNSIGNED | ColumnFlag.NUM),
+    ("User", FieldType.MYSQL_TYPE_VAR_STRING, 128, ColumnFlag.NOT_NULL),
+    ("Host", FieldType.MYSQL_TYPE_VAR_STRING, 1020, ColumnFlag.NOT_NULL),
+    ("db", FieldType.MYSQL_TYPE_VAR_STRING, 256, 0),
+    ("Command", FieldType.MYSQL_TYPE_VAR_STRING, 64, ColumnFlag.NOT_NULL),
+    ("Time", FieldType.MYSQL_TYPE_LONG, 7, ColumnFlag.NOT_NULL | ColumnFlag.NUM),
+    ("State", FieldType.MYSQL_TYPE_VAR_STRING, 120, 0),
+    ("Info", FieldType.MYSQL_TYPE_VAR_STRING, 400, 0),
 )
 
 
@@ -289,8 +289,8 @@ def _processlist(handler: ClientHandler, *, full: bool) -> StatementResult:
             type=ftype,
             length=length,
             flags=flags,
-            charset=BINARY_COLLATION if ftype != FieldType.VAR_STRING else UTF8MB4_0900_AI_CI,
-            decimals=0 if ftype != FieldType.VAR_STRING else 31,
+            charset=BINARY_COLLATION if ftype != FieldType.MYSQL_TYPE_VAR_STRING else UTF8MB4_0900_AI_CI,
+            decimals=0 if ftype != FieldType.MYSQL_TYPE_VAR_STRING else 31,
         )
         for name, ftype, length, flags in _PROCESSLIST_COLUMNS
     )

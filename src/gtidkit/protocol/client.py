@@ -33,7 +33,7 @@ def session_state(after_warnings: bytes, status_flags: int) -> list[TrackedChang
     Raises:
         RemoteProtocolError: the bytes are not a well-formed info string + state block.
     """
-    if not status_flags & ServerStatus.SESSION_STATE_CHANGED or not after_warnings:
+    if not status_flags & ServerStatus.SERVER_SESSION_STATE_CHANGED or not after_warnings:
         return []
     r = Reader(after_warnings)
     r.lenenc_str()  # the info string

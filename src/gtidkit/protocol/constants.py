@@ -10,6 +10,38 @@ from __future__ import annotations
 
 from enum import IntEnum, IntFlag
 
+# Result-side wire values are the engine's (one copy: gtidkit.engine.results), re-exported here for the codecs.
+from gtidkit.engine.results import ColumnFlag, FieldType, ServerStatus, SessionStateType
+
+__all__ = [
+    "AUTH_MORE_DATA_HEADER",
+    "AUTH_SWITCH_HEADER",
+    "BINARY_COLLATION",
+    "CAP_DEPRECATE_EOF",
+    "CAP_FOUND_ROWS",
+    "CAP_PROTOCOL_41",
+    "CAP_SESSION_TRACK",
+    "CAP_TRANSACTIONS",
+    "EOF_HEADER",
+    "ERR_HEADER",
+    "FLAG_UNSIGNED",
+    "LOCAL_INFILE_HEADER",
+    "OK_HEADER",
+    "PARAMETER_COUNT_AVAILABLE",
+    "SERVER_CAPABILITIES",
+    "STATUS_MORE_RESULTS_EXISTS",
+    "STATUS_SESSION_STATE_CHANGED",
+    "UNSIGNED_PARAM_FLAG",
+    "UTF8MB3_GENERAL_CI",
+    "UTF8MB4_0900_AI_CI",
+    "Capability",
+    "ColumnFlag",
+    "Command",
+    "FieldType",
+    "ServerStatus",
+    "SessionStateType",
+]
+
 
 class Capability(IntFlag):
     """``CLIENT_*`` capability flags (``mysql_com.h``)."""
@@ -77,25 +109,6 @@ SERVER_CAPABILITIES = (
 )
 
 
-class ServerStatus(IntFlag):
-    """``SERVER_STATUS_*`` / ``SERVER_*`` status flags sent in OK and EOF packets (``mysql_com.h``)."""
-
-    IN_TRANS = 1
-    AUTOCOMMIT = 2
-    MORE_RESULTS_EXISTS = 8
-    QUERY_NO_GOOD_INDEX_USED = 16
-    QUERY_NO_INDEX_USED = 32
-    CURSOR_EXISTS = 64
-    LAST_ROW_SENT = 128
-    DB_DROPPED = 256
-    NO_BACKSLASH_ESCAPES = 512
-    METADATA_CHANGED = 1024
-    QUERY_WAS_SLOW = 2048
-    PS_OUT_PARAMS = 4096
-    IN_TRANS_READONLY = 8192
-    SESSION_STATE_CHANGED = 16384
-
-
 class Command(IntEnum):
     """``enum_server_command``: the first byte of every packet of the command phase."""
 
@@ -134,85 +147,14 @@ class Command(IntEnum):
     COM_CLONE = 32
 
 
-class FieldType(IntEnum):
-    """``enum_field_types`` (``field_types.h``): the type byte of a column definition and of binary values."""
-
-    DECIMAL = 0
-    TINY = 1
-    SHORT = 2
-    LONG = 3
-    FLOAT = 4
-    DOUBLE = 5
-    NULL = 6
-    TIMESTAMP = 7
-    LONGLONG = 8
-    INT24 = 9
-    DATE = 10
-    TIME = 11
-    DATETIME = 12
-    YEAR = 13
-    NEWDATE = 14
-    VARCHAR = 15
-    BIT = 16
-    TIMESTAMP2 = 17
-    DATETIME2 = 18
-    TIME2 = 19
-    TYPED_ARRAY = 20
-    VECTOR = 242
-    INVALID = 243
-    BOOL = 244
-    JSON = 245
-    NEWDECIMAL = 246
-    ENUM = 247
-    SET = 248
-    TINY_BLOB = 249
-    MEDIUM_BLOB = 250
-    LONG_BLOB = 251
-    BLOB = 252
-    VAR_STRING = 253
-    STRING = 254
-    GEOMETRY = 255
-
-
-class ColumnFlag(IntFlag):
-    """Column definition flags (``*_FLAG`` in ``mysql_com.h``)."""
-
-    NOT_NULL = 1
-    PRI_KEY = 2
-    UNIQUE_KEY = 4
-    MULTIPLE_KEY = 8
-    BLOB = 16
-    UNSIGNED = 32
-    ZEROFILL = 64
-    BINARY = 128
-    ENUM = 256
-    AUTO_INCREMENT = 512
-    TIMESTAMP = 1024
-    SET = 2048
-    NO_DEFAULT_VALUE = 4096
-    ON_UPDATE_NOW = 8192
-    NUM = 32768
-
-
-class SessionStateType(IntEnum):
-    """``enum_session_state_type``: the type byte of each entry of the OK packet's session-state block."""
-
-    SESSION_TRACK_SYSTEM_VARIABLES = 0
-    SESSION_TRACK_SCHEMA = 1
-    SESSION_TRACK_STATE_CHANGE = 2
-    SESSION_TRACK_GTIDS = 3
-    SESSION_TRACK_TRANSACTION_CHARACTERISTICS = 4
-    SESSION_TRACK_TRANSACTION_STATE = 5
-
-
 #: Plain-int copies of the flags tested on every packet (IntFlag arithmetic costs microseconds per operation).
 CAP_PROTOCOL_41 = int(Capability.PROTOCOL_41)
 CAP_TRANSACTIONS = int(Capability.TRANSACTIONS)
 CAP_SESSION_TRACK = int(Capability.SESSION_TRACK)
 CAP_DEPRECATE_EOF = int(Capability.DEPRECATE_EOF)
 CAP_FOUND_ROWS = int(Capability.FOUND_ROWS)
-STATUS_MORE_RESULTS_EXISTS = int(ServerStatus.MORE_RESULTS_EXISTS)
-STATUS_SESSION_STATE_CHANGED = int(ServerStatus.SESSION_STATE_CHANGED)
+STATUS_MORE_RESULTS_EXISTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
+STATUS_SESSION_STATE_CHANGED = int(ServerStatus.SERVER_SESSION_STATE_CHANGED)
 FLAG_UNSIGNED = int(ColumnFlag.UNSIGNED)
 
 #: Collation ids used by the server: utf8mb4_0900_ai_ci (MySQL 8's default), binary, utf8mb3_general_ci.

@@ -66,9 +66,9 @@ def status_flags(session: Any) -> int:
     """SERVER_STATUS_* of the session between statements: AUTOCOMMIT and IN_TRANS."""
     flags = 0
     if _autocommit(session):
-        flags |= ServerStatus.AUTOCOMMIT
+        flags |= ServerStatus.SERVER_STATUS_AUTOCOMMIT
     if session.in_transaction() or session.tracker.transaction_active:
-        flags |= ServerStatus.IN_TRANS
+        flags |= ServerStatus.SERVER_STATUS_IN_TRANS
     return flags
 
 
@@ -148,24 +148,24 @@ def reset_session(session: Any) -> None:
 
 #: SHOW COLUMNS type prefix -> (FieldType, collation, display length, flags) for COM_FIELD_LIST.
 _SQL_TYPES: dict[str, tuple[int, int, int, int]] = {
-    "tinyint": (FieldType.TINY, BINARY_COLLATION, 4, ColumnFlag.NUM),
-    "smallint": (FieldType.SHORT, BINARY_COLLATION, 6, ColumnFlag.NUM),
-    "mediumint": (FieldType.INT24, BINARY_COLLATION, 9, ColumnFlag.NUM),
-    "int": (FieldType.LONG, BINARY_COLLATION, 11, ColumnFlag.NUM),
-    "integer": (FieldType.LONG, BINARY_COLLATION, 11, ColumnFlag.NUM),
-    "bigint": (FieldType.LONGLONG, BINARY_COLLATION, 20, ColumnFlag.NUM),
-    "double": (FieldType.DOUBLE, BINARY_COLLATION, 22, ColumnFlag.NUM),
-    "float": (FieldType.FLOAT, BINARY_COLLATION, 12, ColumnFlag.NUM),
-    "decimal": (FieldType.NEWDECIMAL, BINARY_COLLATION, 11, ColumnFlag.NUM),
-    "datetime": (FieldType.DATETIME, BINARY_COLLATION, 19, ColumnFlag.BINARY),
-    "timestamp": (FieldType.TIMESTAMP, BINARY_COLLATION, 19, ColumnFlag.BINARY),
-    "date": (FieldType.DATE, BINARY_COLLATION, 10, ColumnFlag.BINARY),
-    "time": (FieldType.TIME, BINARY_COLLATION, 10, ColumnFlag.BINARY),
-    "blob": (FieldType.BLOB, BINARY_COLLATION, 65535, ColumnFlag.BLOB | ColumnFlag.BINARY),
-    "varbinary": (FieldType.VAR_STRING, BINARY_COLLATION, 255, ColumnFlag.BINARY),
-    "text": (FieldType.BLOB, UTF8MB4_0900_AI_CI, 262140, ColumnFlag.BLOB),
-    "char": (FieldType.STRING, UTF8MB4_0900_AI_CI, 4, 0),
-    "varchar": (FieldType.VAR_STRING, UTF8MB4_0900_AI_CI, 1020, 0),
+    "tinyint": (FieldType.MYSQL_TYPE_TINY, BINARY_COLLATION, 4, ColumnFlag.NUM),
+    "smallint": (FieldType.MYSQL_TYPE_SHORT, BINARY_COLLATION, 6, ColumnFlag.NUM),
+    "mediumint": (FieldType.MYSQL_TYPE_INT24, BINARY_COLLATION, 9, ColumnFlag.NUM),
+    "int": (FieldType.MYSQL_TYPE_LONG, BINARY_COLLATION, 11, ColumnFlag.NUM),
+    "integer": (FieldType.MYSQL_TYPE_LONG, BINARY_COLLATION, 11, ColumnFlag.NUM),
+    "bigint": (FieldType.MYSQL_TYPE_LONGLONG, BINARY_COLLATION, 20, ColumnFlag.NUM),
+    "double": (FieldType.MYSQL_TYPE_DOUBLE, BINARY_COLLATION, 22, ColumnFlag.NUM),
+    "float": (FieldType.MYSQL_TYPE_FLOAT, BINARY_COLLATION, 12, ColumnFlag.NUM),
+    "decimal": (FieldType.MYSQL_TYPE_NEWDECIMAL, BINARY_COLLATION, 11, ColumnFlag.NUM),
+    "datetime": (FieldType.MYSQL_TYPE_DATETIME, BINARY_COLLATION, 19, ColumnFlag.BINARY),
+    "timestamp": (FieldType.MYSQL_TYPE_TIMESTAMP, BINARY_COLLATION, 19, ColumnFlag.BINARY),
+    "date": (FieldType.MYSQL_TYPE_DATE, BINARY_COLLATION, 10, ColumnFlag.BINARY),
+    "time": (FieldType.MYSQL_TYPE_TIME, BINARY_COLLATION, 10, ColumnFlag.BINARY),
+    "blob": (FieldType.MYSQL_TYPE_BLOB, BINARY_COLLATION, 65535, ColumnFlag.BLOB | ColumnFlag.BINARY),
+    "varbinary": (FieldType.MYSQL_TYPE_VAR_STRING, BINARY_COLLATION, 255, ColumnFlag.BINARY),
+    "text": (FieldType.MYSQL_TYPE_BLOB, UTF8MB4_0900_AI_CI, 262140, ColumnFlag.BLOB),
+    "char": (FieldType.MYSQL_TYPE_STRING, UTF8MB4_0900_AI_CI, 4, 0),
+    "varchar": (FieldType.MYSQL_TYPE_VAR_STRING, UTF8MB4_0900_AI_CI, 1020, 0),
 }
 
 
@@ -193,7 +193,11 @@ def field_list(session: Any, table: str, wildcard: str = "") -> list[Column]:
         base = re.match(r"[a-z]+", sql_type)
         ftype, charset, length, flags = _SQL_TYPES.get(base.group(0) if base else "", _SQL_TYPES["varchar"])
         m = re.search(r"\((\d+)", sql_type)
-        if m and ftype in (FieldType.VAR_STRING, FieldType.STRING) and charset != BINARY_COLLATION:
+        if (
+            m
+            and ftype in (FieldType.MYSQL_TYPE_VAR_STRING, FieldType.MYSQL_TYPE_STRING)
+            and charset != BINARY_COLLATION
+        ):
             length = int(m.group(1)) * 4
         if nullable.upper() == "NO":
             flags |= ColumnFlag.NOT_NULL

@@ -207,7 +207,7 @@ class ClientHandler:
             connection_id=self.connection_id,
             scramble=self.scramble,
             capabilities=self.ctx.capabilities(),
-            status_flags=ServerStatus.AUTOCOMMIT,
+            status_flags=ServerStatus.SERVER_STATUS_AUTOCOMMIT,
             auth_plugin_name=auth.CACHING_SHA2,
         )
         return self.conn.send(hs)
@@ -494,7 +494,7 @@ class ClientHandler:
         stmt = PreparedStatement(self._next_statement_id, statements[0], positions)
         self.statements[stmt.statement_id] = stmt
         params = tuple(
-            ColumnDefinition("?", FieldType.VAR_STRING, character_set=BINARY_COLLATION)
+            ColumnDefinition("?", FieldType.MYSQL_TYPE_VAR_STRING, character_set=BINARY_COLLATION)
             for _ in range(stmt.param_count)
         )
         return self.conn.send(

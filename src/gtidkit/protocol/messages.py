@@ -84,7 +84,7 @@ class Handshake:
     scramble: bytes
     capabilities: Capability
     character_set: int = UTF8MB4_0900_AI_CI
-    status_flags: int = ServerStatus.AUTOCOMMIT
+    status_flags: int = ServerStatus.SERVER_STATUS_AUTOCOMMIT
     auth_plugin_name: str = "caching_sha2_password"
     protocol_version: int = 10
 
@@ -337,7 +337,7 @@ class Ok:
 
     affected_rows: int = 0
     last_insert_id: int = 0
-    status_flags: int = ServerStatus.AUTOCOMMIT
+    status_flags: int = ServerStatus.SERVER_STATUS_AUTOCOMMIT
     warnings: int = 0
     info: bytes = b""
     session_state: bytes = b""
@@ -384,7 +384,7 @@ class Ok:
         if capabilities & Capability.SESSION_TRACK:
             if r.remaining():
                 info = r.lenenc_str()
-            if status & ServerStatus.SESSION_STATE_CHANGED and r.remaining():
+            if status & ServerStatus.SERVER_SESSION_STATE_CHANGED and r.remaining():
                 state = r.lenenc_str()
         else:
             info = r.rest()
@@ -433,7 +433,7 @@ class Eof:
     """
 
     warnings: int = 0
-    status_flags: int = ServerStatus.AUTOCOMMIT
+    status_flags: int = ServerStatus.SERVER_STATUS_AUTOCOMMIT
     info: bytes = b""
     session_state: bytes = b""
 
@@ -499,7 +499,7 @@ class ColumnDefinition:
     """
 
     name: str
-    type: int = FieldType.VAR_STRING
+    type: int = FieldType.MYSQL_TYPE_VAR_STRING
     schema: str = ""
     table: str = ""
     org_table: str = ""
@@ -628,7 +628,7 @@ class StmtPrepareOk:
     params: tuple[ColumnDefinition, ...]
     columns: tuple[ColumnDefinition, ...]
     warnings: int = 0
-    status_flags: int = ServerStatus.AUTOCOMMIT
+    status_flags: int = ServerStatus.SERVER_STATUS_AUTOCOMMIT
 
     def encode_packets(self, capabilities: int) -> list[bytes]:
         """The payloads, one per packet."""
@@ -693,12 +693,12 @@ def _time_text(value: dt.timedelta) -> str:
 
 
 _INT_WIDTHS = {
-    FieldType.TINY: 1,
-    FieldType.SHORT: 2,
-    FieldType.YEAR: 2,
-    FieldType.LONG: 4,
-    FieldType.INT24: 4,
-    FieldType.LONGLONG: 8,
+    FieldType.MYSQL_TYPE_TINY: 1,
+    FieldType.MYSQL_TYPE_SHORT: 2,
+    FieldType.MYSQL_TYPE_YEAR: 2,
+    FieldType.MYSQL_TYPE_LONG: 4,
+    FieldType.MYSQL_TYPE_INT24: 4,
+    FieldType.MYSQL_TYPE_LONGLONG: 8,
 }
 
 
@@ -716,15 +716,19 @@ def binary_value(value: Any, ftype: int, unsigned: bool = False) -> bytes:
     try:
         if ftype in _INT_WIDTHS:
             return int(value).to_bytes(_INT_WIDTHS[ftype], "little", signed=not unsigned and int(value) < 0)
-        if ftype == FieldType.DOUBLE:
+        if ftype == FieldType.MYSQL_TYPE_DOUBLE:
             return struct.pack("<d", float(value))
-        if ftype == FieldType.FLOAT:
+        if ftype == FieldType.MYSQL_TYPE_FLOAT:
             return struct.pack("<f", float(value))
     except (OverflowError, ValueError, TypeError) as err:
         raise LocalProtocolError(f"value {value!r} does not fit column type {ftype}") from err
-    if ftype in (FieldType.DATE, FieldType.DATETIME, FieldType.TIMESTAMP) and isinstance(value, dt.date):
+    if ftype in (
+        FieldType.MYSQL_TYPE_DATE,
+        FieldType.MYSQL_TYPE_DATETIME,
+        FieldType.MYSQL_TYPE_TIMESTAMP,
+    ) and isinstance(value, dt.date):
         return _binary_datetime(value)
-    if ftype == FieldType.TIME and isinstance(value, dt.timedelta):
+    if ftype == FieldType.MYSQL_TYPE_TIME and isinstance(value, dt.timedelta):
         return _binary_time(value)
     text = text_value(value)
     assert text is not None
@@ -774,16 +778,16 @@ def decode_binary_param(r: Reader, ftype: int, unsigned: bool) -> Any:
             ER_WRONG_ARGUMENTS for unknown type codes).
     """
     if ftype in _INT_WIDTHS:
-        width = 8 if ftype == FieldType.LONGLONG else _INT_WIDTHS[ftype]
+        width = 8 if ftype == FieldType.MYSQL_TYPE_LONGLONG else _INT_WIDTHS[ftype]
         return r.uint(width) if unsigned else r.sint(width)
-    if ftype == FieldType.DOUBLE:
+    if ftype == FieldType.MYSQL_TYPE_DOUBLE:
         return struct.unpack("<d", r.bytes(8))[0]
-    if ftype == FieldType.FLOAT:
+    if ftype == FieldType.MYSQL_TYPE_FLOAT:
         return struct.unpack("<f", r.bytes(4))[0]
-    if ftype in (FieldType.DATE, FieldType.DATETIME, FieldType.TIMESTAMP):
+    if ftype in (FieldType.MYSQL_TYPE_DATE, FieldType.MYSQL_TYPE_DATETIME, FieldType.MYSQL_TYPE_TIMESTAMP):
         n = r.u8()
         if n == 0:
-            return dt.datetime(1, 1, 1) if ftype != FieldType.DATE else dt.date(1, 1, 1)
+            return dt.datetime(1, 1, 1) if ftype != FieldType.MYSQL_TYPE_DATE else dt.date(1, 1, 1)
         y, mo, d = r.uint(2), r.u8(), r.u8()
         h = mi = s = us = 0
         if n >= 7:
@@ -791,12 +795,12 @@ def decode_binary_param(r: Reader, ftype: int, unsigned: bool) -> Any:
         if n >= 11:
             us = r.uint(4)
         try:
-            if ftype == FieldType.DATE:
+            if ftype == FieldType.MYSQL_TYPE_DATE:
                 return dt.date(y, mo, d)
             return dt.datetime(y, mo, d, h, mi, s, us)
         except ValueError:
             return f"{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}".encode()
-    if ftype == FieldType.TIME:
+    if ftype == FieldType.MYSQL_TYPE_TIME:
         n = r.u8()
         if n == 0:
             return dt.timedelta(0)
@@ -804,7 +808,7 @@ def decode_binary_param(r: Reader, ftype: int, unsigned: bool) -> Any:
         us = r.uint(4) if n >= 12 else 0
         value = dt.timedelta(days=days, hours=h, minutes=mi, seconds=s, microseconds=us)
         return -value if neg else value
-    if ftype == FieldType.NULL:
+    if ftype == FieldType.MYSQL_TYPE_NULL:
         return None
     if ftype in _STRING_PARAM_TYPES:
         return r.lenenc_str()
@@ -815,22 +819,22 @@ def decode_binary_param(r: Reader, ftype: int, unsigned: bool) -> Any:
 
 _STRING_PARAM_TYPES = frozenset(
     {
-        FieldType.DECIMAL,
-        FieldType.NEWDECIMAL,
-        FieldType.VARCHAR,
-        FieldType.BIT,
-        FieldType.JSON,
-        FieldType.ENUM,
-        FieldType.SET,
-        FieldType.TINY_BLOB,
-        FieldType.MEDIUM_BLOB,
-        FieldType.LONG_BLOB,
-        FieldType.BLOB,
-        FieldType.VAR_STRING,
-        FieldType.STRING,
-        FieldType.GEOMETRY,
-        FieldType.NEWDATE,
-        FieldType.VECTOR,
+        FieldType.MYSQL_TYPE_DECIMAL,
+        FieldType.MYSQL_TYPE_NEWDECIMAL,
+        FieldType.MYSQL_TYPE_VARCHAR,
+        FieldType.MYSQL_TYPE_BIT,
+        FieldType.MYSQL_TYPE_JSON,
+        FieldType.MYSQL_TYPE_ENUM,
+        FieldType.MYSQL_TYPE_SET,
+        FieldType.MYSQL_TYPE_TINY_BLOB,
+        FieldType.MYSQL_TYPE_MEDIUM_BLOB,
+        FieldType.MYSQL_TYPE_LONG_BLOB,
+        FieldType.MYSQL_TYPE_BLOB,
+        FieldType.MYSQL_TYPE_VAR_STRING,
+        FieldType.MYSQL_TYPE_STRING,
+        FieldType.MYSQL_TYPE_GEOMETRY,
+        FieldType.MYSQL_TYPE_NEWDATE,
+        FieldType.MYSQL_TYPE_VECTOR,
     }
 )
 
@@ -912,7 +916,7 @@ class ComQuery:
                 out += bytes((len(self.attributes) + 7) // 8)
                 out.append(1)
                 for a in self.attributes:
-                    out += bytes((FieldType.VAR_STRING, 0)) + lenenc_str(a.name.encode())
+                    out += bytes((FieldType.MYSQL_TYPE_VAR_STRING, 0)) + lenenc_str(a.name.encode())
                 for a in self.attributes:
                     out += lenenc_str(text_value(a.value) or b"")
         return bytes(out) + self.query
