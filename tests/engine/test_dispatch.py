@@ -36,3 +36,26 @@ def test_classify(text, kind, command):
 
 def test_warnings_limit_is_parsed():
     assert classify("SHOW WARNINGS LIMIT 1, 2").info == {"command": "warnings", "off": 1, "cnt": 2}
+
+
+def test_statement_hooks_answer_replication_statements(open_server):
+    """A higher layer (replication) answers the statements it owns; without a hook they give 1235 as before."""
+    from gtidkit.engine.results import StatementResult
+    from gtidkit.errors import MySQLError
+
+    server = open_server()
+    session = server.session()
+    with pytest.raises(MySQLError) as err:
+        session.execute("START REPLICA")
+    assert err.value.code == 1235
+    seen = []
+
+    def hook(sess, stmt):
+        seen.append((sess.id, stmt.command))
+        return StatementResult(affected_rows=7)
+
+    server.statement_hooks["replica_thread"] = hook
+    server.statement_hooks["replica_status"] = hook
+    assert session.execute("START REPLICA")[0].affected_rows == 7
+    assert session.execute("SHOW REPLICA STATUS")[0].affected_rows == 7
+    assert seen == [(session.id, "replica_thread"), (session.id, "replica_status")]

@@ -23,7 +23,7 @@ import threading
 import uuid as uuidlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from typing_extensions import Self
 
@@ -40,6 +40,10 @@ from gtidkit.gtid import Gtid, GtidSet
 from gtidkit.mysql_errors import mysql_error, unknown_error
 from gtidkit.version import MYSQL_VERSION
 
+if TYPE_CHECKING:
+    from gtidkit.engine.results import StatementResult
+    from gtidkit.engine.statements.classify import Statement
+
 log = logging.getLogger(__name__)
 
 GTID_TABLE = ("mysql", "gtid_executed")
@@ -49,6 +53,8 @@ SERVER_VERSION = MYSQL_VERSION  # gtidkit.version: the one server-version consta
 
 CommitObserver = Callable[[Session, "Gtid | None"], None]
 FlushObserver = Callable[[str, int], None]
+#: ``fn(session, stmt) -> StatementResult`` for a statement a higher layer owns (see ``Server.statement_hooks``).
+StatementHook = Callable[[Session, "Statement"], "StatementResult"]
 
 #: Server.open options → mysqld variable names (aliases accepted as mysqld accepts them).
 _OPTION_ALIASES = {"log_slave_updates": "log_replica_updates", "skip_log_bin": None}
@@ -101,6 +107,10 @@ class Server:
         self._commit_observers: list[CommitObserver] = []
         #: ``fn(file, position)`` callbacks run after each binlog flush (commit.py); register via add_binlog_flush_observer.
         self.flush_observers: list[FlushObserver] = []
+        #: Statements a higher layer answers (replication): ``statement_hooks[command] = fn(session, stmt) ->
+        #: StatementResult``, keyed by the classifier's ``Statement.command`` ("change_replication_source",
+        #: "replica_thread", "reset_replica", "replica_status", "replicas"). Unhooked ones give 1235.
+        self.statement_hooks: dict[str, StatementHook] = {}
         self._xid = 0
         self._table_ids: dict[tuple[str, str], int] = {}
         self.binlog: BinlogLog | None = None

@@ -49,6 +49,9 @@ def _show(session: Session, stmt: Statement) -> StatementResult:
     if diagnostic is not None:
         return diagnostic(session, stmt)
     trx.pre_statement(session, stmt)
+    hook = session.server.statement_hooks.get(stmt.command or "")
+    if hook is not None:
+        return hook(session, stmt)
     handled = session.server.admin.show(session, stmt.text)
     if handled is not None:
         return handled
@@ -84,8 +87,9 @@ def _admin(session: Session, stmt: Statement) -> StatementResult:
     if skip:
         trx.commit(session)  # skipped like any statement of an already executed GTID; gtid_next -> UNDEFINED
         return StatementResult()
+    hook = session.server.statement_hooks.get(stmt.command or "")
     try:
-        res = session.server.admin.run(session, stmt.text)
+        res = hook(session, stmt) if hook is not None else session.server.admin.run(session, stmt.text)
     except BaseException:
         trx.statement_failed(session)
         raise
