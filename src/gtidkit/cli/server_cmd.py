@@ -155,6 +155,7 @@ def _run(datadir: Path, opts: Any) -> int:
     from gtidkit.protocol.accounts import AccountStore
     from gtidkit.protocol.server import WireServer
     from gtidkit.protocol.tls import generate_certs
+    from gtidkit.replication import install as install_replication
 
     log = logging.getLogger("gtidkit.server")
     s = opts.server
@@ -193,6 +194,7 @@ def _run(datadir: Path, opts: Any) -> int:
         if not int(s["ssl"]):
             wire.ssl_context = None
             wire.ctx.ssl_available = False
+        replication = install_replication(engine, wire)
         wire.start()
     except (OSError, MySQLError) as err:
         log.error("Can't start server: %s", err)
@@ -217,6 +219,7 @@ def _run(datadir: Path, opts: Any) -> int:
             pass
     finally:
         log.info("Normal shutdown")
+        replication.shutdown()
         wire.shutdown()
         engine.shutdown()
         try:
