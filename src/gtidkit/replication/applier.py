@@ -1,0 +1,246 @@
+"""The replica applier (MySQL's SQL thread): reads the relay log by transaction and applies it through the engine.
+
+MySQL sources: ``sql/rpl_replica.cc`` (``handle_slave_sql``: read the next event, execute, stop on error;
+``sql_slave_killed``: STOP REPLICA SQL_THREAD lets the transaction being applied finish), ``sql/rpl_rli.cc``
+(``Relay_log_info``: the group relay-log position, stored with ``relay_log_info_repository=TABLE`` in
+``mysql.slave_relay_log_info`` inside each applied transaction; ``purge_first_log`` under ``relay_log_purge``:
+a relay file is deleted once the applier has moved past it), ``sql/rpl_rli_pdb.cc`` (``Slave_worker::do_report``:
+``Worker %u failed executing transaction '%s' at source log %s, end_log_pos %llu; %s``), and the manual's
+"Replication Applier Status" / SHOW REPLICA STATUS (Last_SQL_Errno, Last_SQL_Error, Last_SQL_Error_Timestamp in
+``YYMMDD hh:mm:ss``).
+
+Theory of operation
+-------------------
+:meth:`Applier.start` runs one thread. It opens the engine's applier session (``server.applier_session(channel)``:
+no session tracking, ``log_replica_updates`` applies to it alone), reads the applied position the engine stored
+with the data (``applied_position()``) and reads the relay log from there through a
+:class:`~gtidkit.replication.relay_log.RelayReader`, which blocks on the relay log's condition until the receiver
+writes a whole transaction (no polling). Each transaction goes to ``applier.apply(trx)``: its GTID becomes
+GTID_NEXT, an already executed GTID is skipped (counted as applied, as MySQL does), and the data, the
+``mysql.gtid_executed`` row (binary log off, WL#6559) or the replica's own binlog (``log_replica_updates=ON``),
+and the relay position commit in one SQLite transaction: no fsync of ours, no window where one is durable without
+the others. Once the applier has committed a transaction from a later relay file, the files before it are purged
+(``relay_log_purge=ON``).
+
+:meth:`Applier.stop` is STOP REPLICA SQL_THREAD: the transaction being applied finishes, then the thread exits. An
+error stops the thread with Last_SQL_Errno / Last_SQL_Error set (and nothing of the failed transaction applied).
+
+Multi-threaded applier: ``replica_parallel_workers`` > 1 is accepted and recorded but transactions are applied by
+one worker in commit order. ``bench/replica_apply.py`` measured a logical-clock scheduler on this engine (one SQLite
+writer, the engine's write lock held for a whole transaction): it did not help (see ``bench/RESULTS.md``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from gtidkit.errors import BinlogDecodeError, MySQLError
+from gtidkit.mysql_errors import mysql_error
+from gtidkit.replication.relay_log import RelayLog, RelayReader
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Applier", "SqlError", "worker_error_text"]
+
+#: ``Slave_worker::do_report`` (rpl_rli_pdb.cc, 8.0.26+ wording): the worker's error text; the engine's message
+#: follows after ``"; "``.
+WORKER_ERROR = "Worker %d failed executing transaction '%s' at source log %s, end_log_pos %d"
+#: The coordinator's Last_SQL_Error when a worker failed (``Slave_worker::do_report`` -> ``fill_coord_err_buf``).
+COORDINATOR_ERROR = (
+    "Coordinator stopped because there were error(s) in the worker(s). The most recent failure being: %s. "
+    "See error log and/or performance_schema.replication_applier_status_by_worker table for more details "
+    "about this failure or others, if any."
+)
+
+
+def worker_error_text(worker: int, gtid: str, source_file: str, source_pos: int, message: str) -> str:
+    """``Worker 1 failed executing transaction '<gtid>' at source log <file>, end_log_pos <pos>; <message>``.
+
+    Args:
+        worker: the worker's number (1-based, as MySQL prints it).
+        gtid: the transaction's GTID text, or ``ANONYMOUS``.
+        source_file, source_pos: the transaction's end in the source's binlog.
+        message: the error's own text.
+    """
+    return WORKER_ERROR % (worker, gtid, source_file, source_pos) + "; " + message
+
+
+@dataclass(frozen=True, slots=True)
+class SqlError:
+    """The applier's last error (SHOW REPLICA STATUS and performance_schema.replication_applier_status_by_*).
+
+    Attributes:
+        errno: Last_SQL_Errno (the engine error's code, e.g. 1062).
+        message: Last_SQL_Error as the worker reports it (``Worker 1 failed executing transaction ...; <error>``;
+            performance_schema.replication_applier_status_by_worker.LAST_ERROR_MESSAGE).
+        coordinator_message: the coordinator's text that wraps it (what SHOW REPLICA STATUS shows with
+            replica_parallel_workers > 0, the 8.0.27+ default).
+        timestamp: Last_SQL_Error_Timestamp, ``YYMMDD hh:mm:ss`` local time.
+        time: the same moment, seconds since the epoch.
+    """
+
+    errno: int
+    message: str
+    coordinator_message: str
+    timestamp: str
+    time: float
+
+
+class Applier:
+    """The SQL thread of one channel.
+
+    Args:
+        server: the engine ``Server`` (replica).
+        relay: the channel's :class:`~gtidkit.replication.relay_log.RelayLog`.
+        channel: channel name (``""`` = default).
+        relay_log_purge: delete relay files once applied (MySQL's ``relay_log_purge``, default ON).
+        replica_parallel_workers: recorded for SHOW/performance_schema; the applier uses one worker (see the
+            module docstring).
+
+    Attributes:
+        last_error: the :class:`SqlError` that stopped the thread, or None (cleared by :meth:`start`).
+        applied: transactions applied since start (skipped ones included).
+        skipped: of those, how many were skipped because their GTID was already executed.
+    """
+
+    def __init__(
+        self,
+        server: Any,
+        relay: RelayLog,
+        *,
+        channel: str = "",
+        relay_log_purge: bool = True,
+        replica_parallel_workers: int = 1,
+    ) -> None:
+        self.server = server
+        self.relay = relay
+        self.channel = channel
+        self.relay_log_purge = relay_log_purge
+        self.replica_parallel_workers = replica_parallel_workers
+        self.last_error: SqlError | None = None
+        self.applied = 0
+        self.skipped = 0
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._reader: RelayReader | None = None
+        self._lock = threading.Lock()
+        self._started = threading.Event()
+        #: (relay file, end offset, source file, source end) of the last transaction applied
+        self.last_applied: tuple[str, int, str, int] | None = None
+        #: the applier session's CONNECTION_ID() while running (processlist, KILL)
+        self.session_id: int | None = None
+
+    @property
+    def running(self) -> bool:
+        """True while the thread runs (Replica_SQL_Running)."""
+        t = self._thread
+        return t is not None and t.is_alive()
+
+    def start(self) -> None:
+        """START REPLICA SQL_THREAD: start the thread (no-op when running); clears the last error.
+
+        Raises:
+            MySQLError: the applier session cannot be opened (the server is shut down: 2006).
+        """
+        with self._lock:
+            if self.running:
+                return
+            self.last_error = None
+            self._stop.clear()
+            self._started.clear()
+            session = self.server.applier_session(self.channel)
+            self.session_id = session.id
+            self._thread = threading.Thread(
+                target=self._run, args=(session,), name=f"replica-sql{self.channel and '-' + self.channel}"
+            )
+            self._thread.daemon = True
+            self._thread.start()
+        self._started.wait(10)
+
+    def stop(self, timeout: float | None = None) -> bool:
+        """STOP REPLICA SQL_THREAD: let the transaction being applied finish, then end the thread.
+
+        Args:
+            timeout: seconds to wait for the thread (``None`` = as long as it takes; MySQL's
+                ``rpl_stop_replica_timeout`` is 31536000).
+
+        Returns:
+            True when the thread has ended.
+        """
+        with self._lock:
+            self._stop.set()
+            reader = self._reader
+            if reader is not None:
+                reader.close()
+            t = self._thread
+        if t is None:
+            return True
+        t.join(timeout)
+        return not t.is_alive()
+
+    def _run(self, session: Any) -> None:
+        reader = None
+        try:
+            pos = session.applied_position()
+            start = (
+                (pos.relay_log_file, pos.relay_log_pos) if pos is not None and pos.relay_log_file else None
+            )
+            reader = self.relay.reader(start)
+            with self._lock:
+                self._reader = reader
+                if self._stop.is_set():
+                    return
+            self._started.set()
+            for trx in reader:
+                try:
+                    done = session.apply(trx)
+                except MySQLError as err:
+                    self._fail(err.code, err.message, trx)
+                    return
+                self.applied += 1
+                if not done:
+                    self.skipped += 1
+                self.last_applied = (trx.file, trx.end_pos, trx.source_file, trx.source_end_pos)
+                if self.relay_log_purge:
+                    self.relay.purge_applied(trx.file)
+                if self._stop.is_set():
+                    return
+        except BinlogDecodeError as err:
+            e = mysql_error(1594, str(err))
+            self._fail(e.code, e.message, None)
+        except Exception as err:  # the thread must report, not die silently
+            log.exception("replica SQL thread failed")
+            self._fail(getattr(err, "code", 1105), str(err), None)
+        finally:
+            self._started.set()
+            with self._lock:
+                self._reader = None
+            if reader is not None:
+                reader.close()
+            try:
+                session.close()
+            except Exception:
+                log.exception("closing the applier session failed")
+
+    def _fail(self, errno: int, message: str, trx: Any) -> None:
+        now = time.time()
+        if trx is not None:
+            gtid = trx.gtid
+            text = worker_error_text(
+                1,
+                str(gtid) if gtid is not None else "ANONYMOUS",
+                trx.source_file,
+                trx.source_end_pos,
+                message,
+            )
+            coord = COORDINATOR_ERROR % text.split("; ", 1)[0]
+        else:
+            text = coord = message
+        self.last_error = SqlError(
+            errno, text, coord, time.strftime("%y%m%d %H:%M:%S", time.localtime(now)), now
+        )
+        log.error("Replica SQL for channel '%s': %s, Error_code: MY-%06d", self.channel, text, errno)
