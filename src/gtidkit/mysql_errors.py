@@ -241,7 +241,7 @@ ER: dict[int, ErrorSpec] = {
     3173: _e(
         "ER_CANT_WAIT_FOR_EXECUTED_GTID_SET_WHILE_OWNING_A_GTID",
         "HY000",
-        "The client holds ownership of the GTID %s. Therefore WAIT_FOR_EXECUTED_GTID_SET cannot wait for this GTID.",
+        "The client holds ownership of the GTID %s. Therefore, WAIT_FOR_EXECUTED_GTID_SET cannot wait for this GTID.",
     ),
     3546: _e(
         "ER_CANT_SET_GTID_PURGED_DUE_SETS_CONSTRAINTS", "HY000", "@@GLOBAL.GTID_PURGED cannot be changed: %s"

@@ -76,6 +76,8 @@ class Session:
         self.gtid = GtidNext()
         #: gtid_purged rows saved through this session's open transaction (saved again if it rolls back)
         self.purged_in_trx = GtidSet()
+        #: MySQL's thread stage while a statement waits (PROCESSLIST State / PROCESSLIST_STATE), "" otherwise
+        self.stage = ""
         # transaction state
         self.explicit_trx = False
         self.holds_write_lock = False
@@ -277,6 +279,12 @@ class Session:
     def has_changes(self) -> bool:
         """True when the open transaction changed rows (something to binlog)."""
         return bool(self.trx_dirty or self.row_changes)
+
+    def interrupt(self) -> None:
+        """KILL QUERY from another thread: the running statement stops (a SLEEP() returns 1, a
+        WAIT_FOR_EXECUTED_GTID_SET fails with 1317, anything else with 1317 at its next progress check)."""
+        self.executor.interrupt.set()
+        self.server.gtid_state.wake_waiters()
 
     @property
     def owned_gtid(self) -> Gtid | None:

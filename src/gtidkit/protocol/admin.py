@@ -264,7 +264,7 @@ def _processlist_rows(handler: ClientHandler, *, full: bool, table: bool) -> lis
         if h is handler:
             state = "executing" if table else "init"
         else:
-            state = "executing" if h.command == "Query" else ""
+            state = (engine_seam.stage(h.session) or "executing") if h.command == "Query" else ""
         rows.append(
             (
                 cid,

@@ -51,7 +51,13 @@ def interrupt(session: Any) -> None:
     Safe from another thread; a session between statements is not affected (the flag is cleared when its next
     statement starts).
     """
-    session.executor.interrupt.set()
+    session.interrupt()
+
+
+def stage(session: Any) -> str:
+    """The thread stage a waiting statement shows in PROCESSLIST's State ("" when none, e.g.
+    "Waiting for GTID to be committed" inside WAIT_FOR_EXECUTED_GTID_SET)."""
+    return str(getattr(session, "stage", "") or "")
 
 
 def provide_tables(

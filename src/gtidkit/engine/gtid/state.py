@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from uuid import UUID
 
 from gtidkit.gtid import Gtid, GtidSet
@@ -200,13 +201,23 @@ class GtidState:
         finally:
             self._waiters -= 1
 
-    def wait_for_executed(self, gtids: GtidSet, timeout: float | None) -> bool:
-        """Block until ``gtids ⊆ executed`` (True) or ``timeout`` seconds pass (False); None = forever."""
+    def wait_for_executed(
+        self, gtids: GtidSet, timeout: float | None, *, interrupted: Callable[[], bool] | None = None
+    ) -> bool | None:
+        """Block until ``gtids ⊆ executed`` (True) or ``timeout`` seconds pass (False); None = forever.
+
+        Woken by :meth:`commit`, :meth:`load` and :meth:`add_purged` (no polling: a timed wait is cut into waits of at
+        most a second only as a safety net). ``interrupted`` is checked at each wake-up (KILL QUERY calls :meth:`wake_waiters`);
+        when it answers True the wait ends and None is returned (``Gtid_state::wait_for_gtid_set`` seeing
+        ``thd->killed``).
+        """
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
             self._gtid_waits += 1
             try:
                 while not gtids <= self._executed:
+                    if interrupted is not None and interrupted():
+                        return None
                     remaining = None if deadline is None else deadline - time.monotonic()
                     if remaining is not None and remaining <= 0:
                         return False
@@ -214,6 +225,11 @@ class GtidState:
                 return True
             finally:
                 self._gtid_waits -= 1
+
+    def wake_waiters(self) -> None:
+        """Wake every waiter so it re-checks its condition (KILL QUERY of a session waiting here)."""
+        with self._lock:
+            self.changed.notify_all()
 
 
 def _key(gtid: Gtid) -> tuple[int, str, int]:
