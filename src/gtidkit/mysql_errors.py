@@ -88,6 +88,18 @@ ER: dict[int, ErrorSpec] = {
     1113: _e("ER_TABLE_MUST_HAVE_COLUMNS", "42000", "A table must have at least 1 column"),
     1136: _e("ER_WRONG_VALUE_COUNT_ON_ROW", "21S01", "Column count doesn't match value count at row %s"),
     1138: _e("ER_INVALID_USE_OF_NULL", "22004", "Invalid use of NULL value"),
+    1109: _e("ER_UNKNOWN_TABLE", "42S02", "Unknown table '%s' in %s"),
+    1347: _e("ER_WRONG_OBJECT", "HY000", "'%s.%s' is not %s"),
+    1351: _e("ER_VIEW_SELECT_VARIABLE", "HY000", "View's SELECT contains a variable or parameter"),
+    1353: _e("ER_VIEW_WRONG_LIST", "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"),
+    1471: _e("ER_NON_INSERTABLE_TABLE", "HY000", "The target table %s of the %s is not insertable-into"),
+    1288: _e("ER_NON_UPDATABLE_TABLE", "HY000", "The target table %s of the %s is not updatable"),
+    3748: _e(
+        "ER_CLIENT_GTID_UNSAFE_CREATE_DROP_TEMP_TABLE_IN_TRX_IN_SBR",
+        "HY000",
+        "Statement violates GTID consistency: CREATE TEMPORARY TABLE and DROP TEMPORARY TABLE are not allowed inside "
+        "a transaction or inside a procedure in a transactional context when @@session.binlog_format=STATEMENT.",
+    ),
     1146: _e("ER_NO_SUCH_TABLE", "42S02", "Table '%s.%s' doesn't exist"),
     1149: _e(
         "ER_SYNTAX_ERROR",

@@ -86,6 +86,10 @@ class Session:
         # (db, text, Intvar events, schemas of the rows it changed) of each DML statement, for STATEMENT format
         self.statements: list[tuple[str, str, tuple[Any, ...], tuple[str, ...]]] = []
         self.trx_dirty = False
+        #: the open transaction changed temporary tables (not logged in ROW format, committed all the same)
+        self.temp_dirty = False
+        #: the open transaction's CREATE TABLE ... SELECT as ROW format logs it before its rows, or None
+        self.ddl_binlog_text: str | None = None
         self.last_insert_id = 0
         self.closed = False
         self.tracker = SessionTracker()
@@ -236,7 +240,11 @@ class Session:
         if new_db is not None:
             self.current_db = new_db or None
         changes = list(getattr(er, "row_changes", None) or [])
+        if writes and self.executor.temp_tables:
+            writes = self._log_temporary(stmt, changes)
         if writes:
+            if er.binlog_ddl is not None:  # CREATE TABLE ... SELECT (engine/binlog/transaction_events.py)
+                self.ddl_binlog_text = er.binlog_ddl
             self.row_changes.extend(changes)
             if changes:
                 self.row_statements.append(changes)
@@ -266,6 +274,21 @@ class Session:
             rows = [tuple(r) for r in (er.rows or [])]
             res = dataclasses.replace(res, columns=result_columns(er.columns, rows, er.metadata), rows=rows)
         return res
+
+    def _log_temporary(self, stmt: Any, changes: list[Any]) -> bool:
+        """Drop the row changes of temporary tables from ``changes`` (ROW / MIXED format never logs them); False
+        when nothing of the statement is to be logged (it changed temporary tables only)."""
+        from gtidkit.engine.binlog.transaction_events import session_binlog_format
+
+        if session_binlog_format(self.server, self) == "STATEMENT":
+            return True
+        temp = self.executor.temp_tables
+        kept = [c for c in changes if (c.schema, c.table) not in temp]
+        if len(kept) != len(changes):
+            self.temp_dirty = True  # committed with the transaction even when nothing else is
+            changes[:] = kept
+            return bool(kept)
+        return True
 
     # ------------------------------------------------------------------ transactions
     def autocommit(self) -> bool:
@@ -323,6 +346,7 @@ class Session:
         try:
             if self.conn.in_transaction:
                 self.conn.rollback()
+                self.executor.after_rollback()
         finally:
             self._reset_trx_state()
             if self.holds_write_lock:
@@ -334,6 +358,8 @@ class Session:
         self.row_statements = []
         self.statements = []
         self.trx_dirty = False
+        self.temp_dirty = False
+        self.ddl_binlog_text = None
 
     def release_after_commit(self) -> None:
         """Called once the storage transaction is committed: forget its changes, drop the write lock."""

@@ -157,12 +157,16 @@ def query_event(
 
 def transaction_events(server: Server, session: Session, ddl_text: str | None) -> list[Any]:
     """The body events of the session's transaction being committed (the Gtid event is added by the writer)."""
-    if ddl_text is not None:
+    fmt = str(session.session_vars.get("binlog_format", server.globals.get("binlog_format")))
+    # CREATE TABLE ... SELECT in ROW format (8.0.21+): BEGIN, the definition "... START TRANSACTION", its rows, Xid
+    ctas = session.ddl_binlog_text if fmt != "STATEMENT" else None
+    if ddl_text is not None and ctas is None:
         return [query_event(session, session.current_db or "", ddl_text.strip().rstrip(";"))]
-    if not session.row_changes and not session.trx_dirty:
+    if not session.row_changes and not session.trx_dirty and ctas is None:
         return [query_event(session, "", "BEGIN"), query_event(session, "", "COMMIT")]
     events: list[Any] = [query_event(session, "", "BEGIN")]
-    fmt = str(session.session_vars.get("binlog_format", server.globals.get("binlog_format")))
+    if ctas is not None:
+        events.append(query_event(session, session.current_db or "", ctas))
     if fmt == "STATEMENT":
         for db, text, intvars, updated in session.statements:
             events.extend(intvars)

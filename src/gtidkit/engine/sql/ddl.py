@@ -218,20 +218,38 @@ def _key_columns(nodes: list[exp.Expression]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableDef, bool]:
-    """Build the :class:`TableDef` of a ``CREATE TABLE`` tree. Returns (definition, if_not_exists).
+def parse_create_table(
+    tree: exp.Create,
+    current_db: str | None,
+    *,
+    temporary: bool = False,
+    select_columns: tuple[ColumnDef, ...] | None = None,
+) -> tuple[TableDef, bool]:
+    """Build the :class:`TableDef` of a ``CREATE [TEMPORARY] TABLE`` tree. Returns (definition, if_not_exists).
+
+    Args:
+        tree: the sqlglot tree.
+        current_db: the default database.
+        temporary: the caller handles CREATE TEMPORARY TABLE (else it is refused).
+        select_columns: for ``CREATE TABLE ... SELECT``, the columns the SELECT produces; those not defined
+            explicitly are appended after the explicit ones (RM8 "CREATE TABLE ... SELECT Statement").
 
     Raises:
         MySQLError: 1046 no database selected; 1235 unsupported clause; the DDL errors in the module docstring.
     """
-    if tree.args.get("temporary") or any(
-        isinstance(p, exp.TemporaryProperty)
-        for p in (tree.args.get("properties") or exp.Properties()).expressions
+    if not temporary and (
+        tree.args.get("temporary")
+        or any(
+            isinstance(p, exp.TemporaryProperty)
+            for p in (tree.args.get("properties") or exp.Properties()).expressions
+        )
     ):
         raise not_supported("CREATE TEMPORARY TABLE")
-    if tree.args.get("expression") is not None:
+    if tree.args.get("expression") is not None and select_columns is None:
         raise not_supported("CREATE TABLE ... SELECT")
     schema_node = tree.this
+    if select_columns is not None and isinstance(schema_node, exp.Table):
+        schema_node = exp.Schema(this=schema_node, expressions=[])
     if not isinstance(schema_node, exp.Schema):
         raise not_supported("CREATE TABLE ... LIKE")
     table = schema_node.this
@@ -307,6 +325,9 @@ def parse_create_table(tree: exp.Create, current_db: str | None) -> tuple[TableD
             raise not_supported("FOREIGN KEY")
         else:
             raise not_supported(e.sql("mysql"))
+    for extra in select_columns or ():
+        if not any(c.name.lower() == extra.name.lower() for c in columns):
+            columns.append(extra)
     if not columns:
         raise mysql_error(1113)
     for uc in unique_cols:

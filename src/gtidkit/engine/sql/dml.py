@@ -16,9 +16,18 @@ physical table, so every changed row's before and after image is known (ROW-form
   left unchanged are neither counted in affected rows nor logged (``HA_ERR_RECORD_IS_THE_SAME``).
 * DELETE selects the matching rows (WHERE/ORDER BY/LIMIT) then deletes them by rowid.
 
+* Multi-table UPDATE (``UPDATE t1 JOIN t2 ON ... SET``, ``UPDATE t1, t2 SET ... WHERE``) and DELETE (``DELETE t1
+  [, t2] FROM t1 JOIN t2 ...``, ``DELETE FROM t1 USING t1, t2 WHERE ...``) select the joined rows once (each target
+  table's rowid and full image, and the assigned values computed from the joined row), then change every target
+  row at most once, in join order: MySQL's ``Query_result_update`` / ``Query_result_delete`` (a row reached
+  through several join rows is updated or deleted once; "Rows matched" counts distinct target rows). Their row
+  changes are grouped per table, so a ROW-format binlog gets one Table_map per table and a rows event run per
+  table, as ``multi_update::do_updates`` / ``multi_delete::do_deletes`` write them.
+
 Differences from MySQL (documented, not silent): REPLACE's row images are delete + insert even where InnoDB
-would log an Update_rows event; multi-table UPDATE/DELETE and INSERT ... VALUES ROW() raise 1235; IGNORE
-downgrades only duplicate-key errors (strict-mode data errors stay errors).
+would log an Update_rows event; INSERT ... VALUES ROW() raises 1235; IGNORE downgrades only duplicate-key errors
+(strict-mode data errors stay errors); in a multi-table UPDATE every assignment reads the joined row as it was
+before the statement (MySQL gives no order guarantee for multi-table assignments either).
 """
 
 from __future__ import annotations
@@ -48,6 +57,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DeletePlan",
     "InsertPlan",
+    "MultiPlan",
     "UpdatePlan",
     "dup_entry_error",
     "failed_index",
@@ -106,7 +116,23 @@ class DeletePlan:
     variables: tuple[tuple[str, str, str | None], ...]
 
 
-DmlPlan = InsertPlan | UpdatePlan | DeletePlan
+@dataclass(frozen=True, slots=True)
+class MultiPlan:
+    """Planned multi-table UPDATE or DELETE.
+
+    ``select_sql`` returns, per joined row, for each target in ``targets`` its rowid and full image (in that
+    order), then (UPDATE) the new value of each assignment; ``assignments[i]`` lists (target index, column
+    index) for the value columns of target ``i``.
+    """
+
+    kind: str  # "update" | "delete"
+    targets: tuple[TableDef, ...]
+    select_sql: str
+    assignments: tuple[tuple[int, ...], ...]
+    variables: tuple[tuple[str, str, str | None], ...]
+
+
+DmlPlan = InsertPlan | UpdatePlan | DeletePlan | MultiPlan
 
 
 def to_int_udf(v: Any) -> Any:
@@ -136,7 +162,7 @@ def _target_table(ex: Executor, node: exp.Expression, current_db: str | None) ->
         node = node.this
     if not isinstance(node, exp.Table):
         raise not_supported("multi-table UPDATE/DELETE")
-    tdef = ex.storage.catalog.require_table(node.db or current_db, node.name)
+    tdef = ex.require_table(node.db or current_db, node.name)
     if tdef.table_type != "BASE TABLE":
         raise mysql_error(1044, "root", "localhost", tdef.schema)
     return tdef, node.alias or tdef.name
@@ -214,8 +240,10 @@ def plan_dml(ex: Executor, tree: exp.Expression, current_db: str | None, replace
     if isinstance(tree, exp.Insert):
         return _plan_insert(ex, tree, current_db, replace)
     if isinstance(tree, exp.Update):
-        if tree.args.get("from_") or tree.args.get("joins") or isinstance(tree.this, exp.Join):
-            raise not_supported("multi-table UPDATE")
+        if tree.args.get("from_") or isinstance(tree.this, exp.Join):
+            raise not_supported("UPDATE ... FROM")
+        if isinstance(tree.this, exp.Table) and tree.this.args.get("joins"):
+            return _plan_multi(ex, tree, current_db)
         tdef, alias = _target_table(ex, tree.this, current_db)
         ex.resolve_tables(tree, current_db)
         ex.fix_functions(tree, current_db)
@@ -223,8 +251,12 @@ def plan_dml(ex: Executor, tree: exp.Expression, current_db: str | None, replace
         stages = _stages(ex, tdef, alias, list(tree.expressions))
         return UpdatePlan(tdef, _select_rows_sql(tdef, alias, tree), stages, tuple(variables))
     if isinstance(tree, exp.Delete):
-        if tree.args.get("tables") or tree.args.get("using") or tree.args.get("joins"):
-            raise not_supported("multi-table DELETE")
+        if (
+            tree.args.get("tables")
+            or tree.args.get("using")
+            or (isinstance(tree.this, exp.Table) and tree.this.args.get("joins"))
+        ):
+            return _plan_multi(ex, tree, current_db)
         tdef, alias = _target_table(ex, tree.this, current_db)
         ex.resolve_tables(tree, current_db)
         ex.fix_functions(tree, current_db)
@@ -234,6 +266,186 @@ def plan_dml(ex: Executor, tree: exp.Expression, current_db: str | None, replace
         )
         return DeletePlan(tdef, _select_rows_sql(tdef, alias, tree), delete_sql, tuple(variables))
     raise not_supported(tree.key.upper())
+
+
+def _sources(source: exp.Table) -> list[exp.Table]:
+    """The tables a multi-table statement joins (the first table and each joined one), in join order."""
+    if not isinstance(source, exp.Table):
+        raise not_supported("multi-table UPDATE/DELETE of this form")
+    out = [source]
+    for j in source.args.get("joins") or []:
+        if not isinstance(j.this, exp.Table):
+            raise not_supported("a derived table in a multi-table UPDATE/DELETE")
+        out.append(j.this)
+    return out
+
+
+def _plan_multi(ex: Executor, tree: exp.Update | exp.Delete, current_db: str | None) -> MultiPlan:
+    """Plan a multi-table UPDATE / DELETE (see the module docstring).
+
+    Raises:
+        MySQLError: 1109 a DELETE target that is not in the FROM list; 1054 / 1052 unknown or ambiguous assigned
+            column; 1046 / 1146 resolution errors; 1235 for derived tables.
+    """
+    is_update = isinstance(tree, exp.Update)
+    if is_update:
+        source = tree.this
+        target_nodes: list[exp.Table] = []
+    elif tree.args.get("using"):
+        (source,) = tree.args["using"]
+        target_nodes = _sources(tree.this)  # DELETE FROM t1, t2 USING ...: the targets parse as joins
+    else:
+        source = tree.this
+        target_nodes = list(tree.args.get("tables") or [])
+    sources = _sources(source)
+    # alias (or name) -> (table definition, node) of every joined table, before resolve_tables renames them
+    by_alias: dict[str, TableDef] = {}
+    for t in sources:
+        tdef = ex.require_table(t.db or current_db, t.name)
+        by_alias[(t.alias or t.name).lower()] = tdef
+    if is_update:
+        assigned: dict[str, list[tuple[int, exp.Expression]]] = {}
+        for a in tree.expressions:
+            if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column):
+                raise not_supported(a.sql(dialect="mysql"))
+            col = a.this
+            if col.table:
+                alias = col.table.lower()
+                if alias not in by_alias:
+                    raise mysql_error(1054, col.sql(dialect="mysql"), "field list")
+            else:
+                owners = [al for al, td in by_alias.items() if td.column_index(col.name) >= 0]
+                if not owners:
+                    raise mysql_error(1054, col.name, "field list")
+                if len(owners) > 1:
+                    raise mysql_error(1052, col.name, "field list")
+                alias = owners[0]
+            idx = _col_index(by_alias[alias], col.name)
+            assigned.setdefault(alias, []).append((idx, a.expression))
+        target_aliases = list(assigned)
+    else:
+        target_aliases = []
+        for t in target_nodes:
+            alias = t.name.lower()
+            if alias not in by_alias:
+                raise mysql_error(1109, t.name, "MULTI DELETE")
+            target_aliases.append(alias)
+    targets = []
+    for alias in dict.fromkeys(target_aliases):
+        tdef = by_alias[alias]
+        if tdef.table_type != "BASE TABLE":
+            raise mysql_error(1044, "root", "localhost", tdef.schema)
+        targets.append((alias, tdef))
+    # the select runs over the joined tables with MySQL's names resolved
+    sel = exp.Select()
+    base = source.copy()
+    joins = base.args.pop("joins", None) or []
+    sel = sel.from_(base)
+    for j in joins:
+        sel = sel.join(j)
+    where = tree.args.get("where")
+    if where is not None:
+        sel = sel.where(where.this.copy())
+    items: list[str] = []
+    value_slots: list[tuple[int, ...]] = []
+    exprs: list[tuple[TableDef, int, exp.Expression]] = []
+    for alias, tdef in targets:
+        q = quote_ident(alias)
+        items.append(f"{q}.{tdef.rowid_alias}")
+        items.extend(f"{q}.{quote_ident(c.name)}" for c in tdef.columns)
+    for ti, (alias, tdef) in enumerate(targets):
+        slots = []
+        for idx, e in assigned.get(alias, []) if is_update else []:
+            slots.append(idx)
+            exprs.append((tdef, idx, e.copy()))
+        value_slots.append(tuple(slots))
+    holder = exp.Tuple(expressions=[e for _t, _i, e in exprs]) if exprs else None
+    if holder is not None:
+        sel = sel.select(holder, append=False)
+    ex.resolve_tables(sel, current_db)
+    ex.fix_functions(sel, current_db)
+    variables = ex.bind_variables(sel)
+    holder = sel.expressions[0] if exprs else None
+    resolved = holder.expressions if holder is not None else []
+    for (tdef, idx, _orig), e in zip(exprs, resolved):
+        col = tdef.columns[idx]
+        text = _sql(e)
+        if col.info.family in ("int", "year"):
+            text = f"_GK_TO_INT({text})"
+        elif col.type == "float":
+            text = f"_GK_TO_FLOAT32({text})"
+        items.append(text)
+    sel.set("expressions", [])
+    body = _sql(sel)
+    assert body.startswith("SELECT ")
+    select_sql = "SELECT " + ", ".join(items) + " " + body[len("SELECT ") :].lstrip()
+    return MultiPlan(
+        "update" if is_update else "delete",
+        tuple(t for _a, t in targets),
+        select_sql,
+        tuple(value_slots),
+        tuple(variables),
+    )
+
+
+def _run_multi(ex: Executor, plan: MultiPlan, binds: dict[str, Any]) -> ExecResult:
+    """Execute a :class:`MultiPlan`: each target row changed once, changes grouped per table."""
+    from gtidkit.engine.sql.exec_result import ExecResult, RowChange
+
+    rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
+    raw = ex.conn.raw
+    seen: list[set[Any]] = [set() for _ in plan.targets]
+    per_table: list[list[RowChange]] = [[] for _ in plan.targets]
+    matched = 0
+    offsets = []
+    pos = 0
+    for t in plan.targets:
+        offsets.append(pos)
+        pos += 1 + len(t.columns)
+    value_pos = pos
+    for n, r in enumerate(rows, 1):
+        vp = value_pos
+        for ti, t in enumerate(plan.targets):
+            start = offsets[ti]
+            rowid = r[start]
+            slots = plan.assignments[ti] if plan.kind == "update" else ()
+            values = r[vp : vp + len(slots)]
+            vp += len(slots)
+            if rowid is None or rowid in seen[ti]:
+                continue  # a LEFT JOIN's missing row, or a row already reached through another join row
+            seen[ti].add(rowid)
+            current = tuple(r[start + 1 : start + 1 + len(t.columns)])
+            phys = quote_ident(physical_name(t.schema, t.name))
+            if plan.kind == "delete":
+                raw.execute(f"DELETE FROM {phys} WHERE {t.rowid_alias} = ?", (rowid,))
+                per_table[ti].append(RowChange(t.schema, t.name, "delete", _image(t, current), None))
+                continue
+            if not slots:
+                continue
+            matched += 1
+            sets = ", ".join(f"{quote_ident(t.columns[i].name)} = ?" for i in slots)
+            returning = f"{t.rowid_alias}, " + ", ".join(quote_ident(c.name) for c in t.columns)
+            sql = f"UPDATE {phys} SET {sets} WHERE {t.rowid_alias} = ? RETURNING {returning}"
+            try:
+                out = raw.execute(sql, (*values, rowid)).fetchone()
+            except _db.IntegrityError as err:
+                new = list(current)
+                for i, v in zip(slots, values):
+                    new[i] = v
+                raise integrity_error(err, t, new, n) from err
+            except _db.Error as err:
+                raise ex.translate_error(err, sql) from err
+            after_raw = tuple(out[1:])
+            if after_raw != current:
+                after_raw = _touch_on_update(ex, t, (Stage("", tuple(slots), ""),), out[0], after_raw)
+            before, after = _image(t, current), _image(t, after_raw)
+            if after != before:
+                per_table[ti].append(RowChange(t.schema, t.name, "update", before, after))
+    changes = [c for group in per_table for c in group]
+    if plan.kind == "delete":
+        return ExecResult(affected_rows=len(changes), row_changes=changes)
+    info = f"Rows matched: {matched}  Changed: {len(changes)}  Warnings: 0"
+    return ExecResult(affected_rows=len(changes), row_changes=changes, info=info, matched_rows=matched)
 
 
 def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace: bool) -> InsertPlan:
@@ -350,6 +562,8 @@ def run_dml(ex: Executor, plan: DmlPlan, params: dict[str, Any], current_db: str
         return _run_insert(ex, plan, params, binds)
     if isinstance(plan, UpdatePlan):
         return _run_update(ex, plan, binds)
+    if isinstance(plan, MultiPlan):
+        return _run_multi(ex, plan, binds)
     return _run_delete(ex, plan, binds)
 
 
@@ -517,7 +731,6 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
 
     t = plan.table
     raw = ex.conn.raw
-    catalog = ex.storage.catalog
     ai = next((i for i, c in enumerate(t.columns) if c.auto_increment), None)
     forced, ex.forced_insert_id = ex.forced_insert_id, None  # SET INSERT_ID / Intvar: one statement only
     if plan.select_sql is not None:
@@ -570,16 +783,16 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
         if ai is not None:
             v = full[ai]
             if (v is None or v is _MISSING or v == 0) and forced is not None:
-                full[ai] = catalog.next_auto_increment(ex.conn, t, explicit=forced)
+                full[ai] = ex.next_auto_increment(t, explicit=forced)
                 forced += ex.auto_increment_increment  # the source's auto_increment_increment
                 if not first_generated:
                     first_generated = full[ai]
             elif v is None or v is _MISSING or v == 0:
-                full[ai] = catalog.next_auto_increment(ex.conn, t)
+                full[ai] = ex.next_auto_increment(t)
                 if not first_generated:
                     first_generated = full[ai]
             else:
-                catalog.next_auto_increment(ex.conn, t, explicit=int(v))
+                ex.next_auto_increment(t, explicit=int(v))
                 last_explicit = int(v)
         row = tuple(full)
         bound = [to_sqlite(v) for v in row]

@@ -65,6 +65,8 @@ class ExecResult:
         metadata: per result column, its MySQL metadata when the SQL layer knows it (a table column, a literal,
             COUNT, an ``@@variable``), ``None`` where it must be inferred from the values
             (:func:`gtidkit.engine.sql.metadata.result_columns`).
+        binlog_ddl: for CREATE TABLE ... SELECT, the definition a ROW-format binlog logs before the rows
+            (``CREATE TABLE `t` (...) START TRANSACTION``), else None.
     """
 
     columns: list[str] = field(default_factory=list)
@@ -78,6 +80,7 @@ class ExecResult:
     insert_id: int = 0
     matched_rows: int | None = None
     metadata: tuple[Column | None, ...] | None = None
+    binlog_ddl: str | None = None
 
 
 def bindable(v: Any) -> Any:

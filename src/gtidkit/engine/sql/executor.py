@@ -298,6 +298,53 @@ class Executor:
         self._interruptible = False
         self.conn.raw.set_progress_handler(self._progress, _PROGRESS_OPS)
         self._plans: dict[Any, Any] = storage.plan_cache
+        #: this session's temporary tables (CREATE TEMPORARY TABLE): ``(schema, name) -> TableDef``. They shadow
+        #: base tables of the same name (SQLite's ``temp`` schema is searched first), are seen by no other
+        #: session and vanish with the connection (gtidkit.engine.sql.temporary).
+        self.temp_tables: dict[tuple[str, str], TableDef] = {}
+        #: plan-cache key part while temporary tables exist (plans then depend on this session's tables)
+        self.temp_key: object | None = None
+        #: set once this session created a temporary table (rollbacks then re-sync SQLite's temp schema)
+        self.temp_used = False
+
+    # ---------------------------------------------------------------- tables
+    def get_table(self, schema: str, name: str) -> TableDef | None:
+        """The table ``schema.name`` as this session sees it: its temporary table of that name, else the
+        catalog's, else None."""
+        if self.temp_tables:
+            t = self.temp_tables.get((self.storage.catalog.canonical_schema(schema), name))
+            if t is not None:
+                return t
+        return self.storage.catalog.get_table(schema, name)
+
+    def require_table(self, schema: str | None, name: str) -> TableDef:
+        """:meth:`get_table`, raising MySQL's errors.
+
+        Raises:
+            MySQLError: 1046 no database selected; 1146 no such table.
+        """
+        if schema is not None and self.temp_tables:
+            t = self.get_table(schema, name)
+            if t is not None:
+                return t
+        return self.storage.catalog.require_table(schema, name)
+
+    def next_auto_increment(self, t: TableDef, explicit: int | None = None) -> int:
+        """The next AUTO_INCREMENT value of ``t`` (see :meth:`Catalog.next_auto_increment`; a temporary table
+        counts on its own)."""
+        if self.temp_tables and self.temp_tables.get((t.schema, t.name)) is t:
+            from gtidkit.engine.sql import temporary
+
+            return temporary.next_auto_increment(self, t, explicit)
+        return self.storage.catalog.next_auto_increment(self.conn, t, explicit=explicit)
+
+    def after_rollback(self) -> None:
+        """Call after the SQLite transaction (or a savepoint) rolled back: temporary tables created or dropped in
+        it keep their state, as MySQL does not roll back CREATE / DROP TEMPORARY TABLE."""
+        if self.temp_used:
+            from gtidkit.engine.sql import temporary
+
+            temporary.resync(self)
 
     # ---------------------------------------------------------------- functions
     def _register_builtins(self) -> None:
@@ -417,6 +464,7 @@ class Executor:
             if not self.conn.in_transaction:
                 raise mysql_error(1305, "SAVEPOINT", stmt.info["name"])
             self.conn.rollback_to_savepoint(stmt.info["name"])
+            self.after_rollback()
             return ExecResult()
         if kind == "begin":
             self.conn.commit()
@@ -464,6 +512,7 @@ class Executor:
             except BaseException:
                 conn.raw.execute('ROLLBACK TO SAVEPOINT "_gk_stmt"')
                 conn.raw.execute('RELEASE SAVEPOINT "_gk_stmt"')
+                self.after_rollback()
                 if conn.ddl_in_transaction:
                     self.storage.catalog.reload(conn)
                 raise
@@ -474,6 +523,7 @@ class Executor:
             res = fn()
         except BaseException:
             conn.rollback()
+            self.after_rollback()
             raise
         conn.commit()
         return res
@@ -482,7 +532,9 @@ class Executor:
     def _plan_key(self, stmt: SqlStatement, current_db: str | None) -> tuple[Any, dict[str, Any]]:
         """Return (plan or None, binding) using the shape cache; binding maps placeholder names to values."""
         tpl = templatize(stmt.text)
-        version = self.storage.catalog.version
+        version: Any = self.storage.catalog.version
+        if self.temp_key is not None:
+            version = (version, self.temp_key)
         replace = bool(stmt.info.get("replace"))
         if tpl is not None:
             key = (tpl[0], current_db, version, replace)
@@ -545,7 +597,7 @@ class Executor:
             if not t.db and t.name.lower() in ctes:
                 continue
             db = t.db or current_db
-            tdef = catalog.require_table(db, t.name) if db else catalog.require_table(None, t.name)
+            tdef = self.require_table(db, t.name) if db else catalog.require_table(None, t.name)
             found.append(tdef)
             if tdef.schema == "performance_schema" and tdef.name == "threads":
                 threads = True
@@ -885,12 +937,17 @@ class Executor:
         db = target.db or current_db
         if db is None:
             raise mysql_error(1046)
-        source = catalog.require_table(src.db or current_db, src.name)
+        source = self.require_table(src.db or current_db, src.name)
         if source.table_type != "BASE TABLE":
             raise not_supported("CREATE TABLE ... LIKE a system view")
         if not catalog.has_schema(db):
             raise mysql_error(1049, db)
         tdef = dc_replace(source, schema=catalog.canonical_schema(db), name=target.name)
+        if _is_temporary(tree):
+            from gtidkit.engine.sql import temporary as temp
+
+            self.temp_used = True
+            return temp.create(self, tdef, if_not_exists=bool(tree.args.get("exists")))
         if not catalog.create_table(self.conn, tdef, if_not_exists=bool(tree.args.get("exists"))):
             return ExecResult(warnings=[("Note", 1050, f"Table '{tdef.name}' already exists")])
         return ExecResult()
@@ -915,8 +972,19 @@ class Executor:
         warnings: list[tuple[str, int, str]] = []
         if isinstance(tree, exp.Create):
             kind = str(tree.args.get("kind") or "").upper()
+            temporary = kind == "TABLE" and _is_temporary(tree)
+            if kind == "TABLE" and isinstance(tree.args.get("expression"), (exp.Select, exp.SetOperation)):
+                from gtidkit.engine.sql import create_select
+
+                return create_select.run(self, tree, stmt.text, current_db, temporary=temporary)
             if kind == "TABLE" and _like_source(tree) is not None:
                 return self._create_like(tree, _like_source(tree), current_db)  # type: ignore[arg-type]
+            if temporary:
+                from gtidkit.engine.sql import temporary as temp
+
+                tdef, if_not_exists = parse_create_table(tree, current_db, temporary=True)
+                self.temp_used = True
+                return temp.create(self, tdef, if_not_exists=if_not_exists)
             if kind == "TABLE":
                 tdef, if_not_exists = parse_create_table(tree, current_db)
                 if not catalog.has_schema(tdef.schema):
@@ -947,14 +1015,22 @@ class Executor:
             kind = str(tree.args.get("kind") or "").upper()
             if_exists = bool(tree.args.get("exists"))
             if kind == "TABLE":
+                from gtidkit.engine.sql import temporary as temp
+
+                names = list(tree.args.get("tables") or [tree.this])
                 if tree.args.get("temporary"):
-                    raise not_supported("DROP TEMPORARY TABLE")
+                    return temp.drop(self, names, current_db, if_exists=if_exists)
                 missing = []
                 targets = []
+                dropped_temp = []
                 for t in tree.args.get("tables") or [tree.this]:
                     db = t.db or current_db
                     if db is None:
                         raise mysql_error(1046)
+                    key = (catalog.canonical_schema(db), t.name)
+                    if key in self.temp_tables:  # DROP TABLE drops a temporary table of that name first
+                        dropped_temp.append(key)
+                        continue
                     tdef = catalog.get_table(db, t.name)
                     if tdef is None:
                         missing.append(f"{db}.{t.name}")
@@ -962,6 +1038,8 @@ class Executor:
                         targets.append(tdef)
                 if missing and not if_exists:
                     raise mysql_error(1051, ",".join(missing))
+                for key in dropped_temp:
+                    temp.drop_one(self, key)
                 for tdef in targets:
                     catalog.drop_table(conn, tdef.schema, tdef.name)
                 warnings += [("Note", 1051, f"Unknown table '{m}'") for m in missing]
@@ -1221,6 +1299,11 @@ def _item_name(proj: exp.Expression, source: str | None = None) -> str:
     if isinstance(proj, exp.CurrentSchema):
         return "DATABASE()"
     return proj.sql(dialect="mysql")
+
+
+def _is_temporary(tree: exp.Create) -> bool:
+    props = tree.args.get("properties")
+    return props is not None and any(isinstance(p, exp.TemporaryProperty) for p in props.expressions)
 
 
 def _like_source(tree: exp.Create) -> exp.Table | None:

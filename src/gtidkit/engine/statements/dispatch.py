@@ -15,12 +15,16 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from gtidkit.engine.binlog.transaction_events import session_binlog_format
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.results import Condition, StatementResult
+from gtidkit.engine.sql.create_select import START_TRANSACTION
+from gtidkit.engine.sql.temporary import is_temporary_ddl
 from gtidkit.engine.statements import locks, system_tables, user_vars
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import StatementKind as K
 from gtidkit.engine.statements.show import show_conditions, show_count
+from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.session import Session
@@ -108,6 +112,10 @@ def _savepoint(session: Session, stmt: Statement) -> StatementResult:
 
 
 def _ddl(session: Session, stmt: Statement) -> StatementResult:
+    if is_temporary_ddl(stmt.text):
+        return _temporary_ddl(session, stmt)
+    if START_TRANSACTION.search(stmt.text):
+        return _create_start_transaction(session, stmt)
     skip = trx.pre_statement(session, stmt)
     trx.implicit_commit(session)
     if skip:
@@ -122,6 +130,59 @@ def _ddl(session: Session, stmt: Statement) -> StatementResult:
         raise
     trx.commit(session, ddl_text=stmt.text)
     return res
+
+
+def _create_start_transaction(session: Session, stmt: Statement) -> StatementResult:
+    """``CREATE TABLE ... START TRANSACTION``: how 8.0.21+ logs a CREATE TABLE ... SELECT (a replica applies it
+    between the transaction's BEGIN and its row events): the table is created inside the open transaction, which
+    its Xid commits; logged again in the same form (log_replica_updates)."""
+    from gtidkit.engine.statements.classify import classify
+
+    if session.gtid.skipping:
+        return StatementResult()
+    text = START_TRANSACTION.sub(")", stmt.text)
+    session.ensure_write_trx()
+    session.explicit_trx = True  # the DDL does not end the transaction: its row events and Xid follow
+    res = session.run_sql(classify(text), writes=True)
+    session.ddl_binlog_text = stmt.text.strip().rstrip(";")
+    return res
+
+
+def _temporary_ddl(session: Session, stmt: Statement) -> StatementResult:
+    """CREATE / DROP TEMPORARY TABLE: no implicit commit (RM8 "Statements That Cause an Implicit Commit"); with
+    ROW / MIXED format nothing is logged, so an autocommitted one consumes a GTID only when it owns one (an
+    explicit GTID_NEXT: committed as an empty transaction, as no_binlog_gtid_mode_on shows); with STATEMENT format
+    it is logged as a statement, and inside a transaction enforce_gtid_consistency refuses it (3748)."""
+    skip = trx.pre_statement(session, stmt)
+    autocommit = not session.explicit_trx and session.autocommit()
+    if skip:
+        if autocommit:
+            trx.commit(session)
+        return StatementResult()
+    statement_format = session_binlog_format(session.server, session) == "STATEMENT"
+    warnings: list[tuple[str, int, str]] = []
+    if statement_format and session.in_transaction():
+        enforce = str(session.server.globals.get("enforce_gtid_consistency")).upper()
+        if enforce in ("ON", "1", "TRUE"):
+            raise mysql_error(3748)
+        if enforce == "WARN":
+            warnings.append(("Warning", 3748, mysql_error(3748).message))
+    session.ensure_write_trx()
+    try:
+        res = session.run_sql(stmt, writes=True)
+    except BaseException:
+        trx.statement_failed(session)
+        raise
+    session.temp_dirty = True
+    if statement_format:
+        if autocommit:
+            trx.commit(session, ddl_text=stmt.text)
+            return _with_warnings(res, warnings)
+        session.statements.append((session.current_db or "", stmt.text, (), ()))
+        session.trx_dirty = True
+    if autocommit:
+        trx.commit(session)
+    return _with_warnings(res, warnings)
 
 
 def _dml(session: Session, stmt: Statement) -> StatementResult:

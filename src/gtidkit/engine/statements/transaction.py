@@ -105,6 +105,8 @@ def commit(session: Session, *, ddl_text: str | None = None) -> None:
             )  # session_track_gtids (bounded: one statement's GTIDs)
             session.server.notify_commit(session, gtid)
         else:
+            if session.temp_dirty and session.conn.in_transaction:
+                session.conn.commit()  # temporary tables only: kept, nothing to log (ROW format)
             session.release_after_rollback()  # read-only: nothing to log
     except BaseException:
         _release_owned(session)
