@@ -91,7 +91,12 @@ ER: dict[int, ErrorSpec] = {
     1109: _e("ER_UNKNOWN_TABLE", "42S02", "Unknown table '%s' in %s"),
     1347: _e("ER_WRONG_OBJECT", "HY000", "'%s.%s' is not %s"),
     1351: _e("ER_VIEW_SELECT_VARIABLE", "HY000", "View's SELECT contains a variable or parameter"),
-    1353: _e("ER_VIEW_WRONG_LIST", "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"),
+    1353: _e(
+        "ER_VIEW_WRONG_LIST",
+        "HY000",
+        "In definition of view, derived table or common table expression, SELECT list and column names list have "
+        "different column counts",
+    ),
     1471: _e("ER_NON_INSERTABLE_TABLE", "HY000", "The target table %s of the %s is not insertable-into"),
     1288: _e("ER_NON_UPDATABLE_TABLE", "HY000", "The target table %s of the %s is not updatable"),
     3748: _e(
