@@ -141,11 +141,10 @@ def run(ex: Executor, tree: exp.Create, text: str, current_db: str | None, *, te
     """
     from gtidkit.engine.sql import temporary as temp
     from gtidkit.engine.sql.ddl import parse_create_table
-    from gtidkit.engine.sql.executor import _SelectText
     from gtidkit.engine.sql.metadata import result_columns
 
     query = select_text(text)
-    probe = ex._select(_SelectText(query), current_db)
+    probe = ex.execute_select(query, current_db)
     metadata = result_columns(probe.columns, probe.rows, probe.metadata)
     columns = []
     for name, meta in zip(probe.columns, metadata):
@@ -176,7 +175,7 @@ def run(ex: Executor, tree: exp.Create, text: str, current_db: str | None, *, te
         ex.storage.catalog.create_table(ex.conn, tdef)
     names = ", ".join("`" + n.replace("`", "``") + "`" for n in probe.columns)
     target = "`" + tdef.schema.replace("`", "``") + "`.`" + tdef.name.replace("`", "``") + "`"
-    res = ex._dml(_SelectText(f"INSERT INTO {target} ({names}) {query}", kind="dml"), current_db)
+    res = ex.execute_dml(f"INSERT INTO {target} ({names}) {query}", current_db)
     res.info = f"Records: {res.affected_rows}  Duplicates: 0  Warnings: {len(res.warnings)}"
     res.binlog_ddl = binlog_text(tdef)
     return res

@@ -503,6 +503,16 @@ class Executor:
         self.interrupt.clear()
         return self._select(_SelectText(text), current_db)
 
+    def execute_dml(self, text: str, current_db: str | None = None) -> ExecResult:
+        """Run the INSERT / UPDATE / DELETE ``text`` in the caller's open transaction (no classification, no
+        savepoint of its own: CREATE TABLE ... SELECT inserts its rows with it).
+
+        Raises:
+            MySQLError: as :meth:`execute`.
+        """
+        self.current_db = current_db
+        return self._dml(_SelectText(text, kind="dml"), current_db)
+
     def _atomic(self, fn: Callable[[], ExecResult], write: bool) -> ExecResult:
         conn = self.conn
         if conn.in_transaction:
