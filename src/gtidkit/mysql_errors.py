@@ -224,6 +224,14 @@ ER: dict[int, ErrorSpec] = {
         "ON_PERMISSIVE <-> ON. Also note that this value must be stepped up or down simultaneously on all servers. "
         "See the Manual for instructions.",
     ),
+    # sent by the dump thread as ERR 1236 with this text (sql/binlog.cc report_missing_purged_gtids, 8.0.26+)
+    1789: _e(
+        "ER_SOURCE_HAS_PURGED_REQUIRED_GTIDS",
+        "HY000",
+        "Cannot replicate because the source purged required binary logs. Replicate the missing transactions from "
+        "elsewhere, or provision a new replica from backup. Consider increasing the source's binary log expiration "
+        "period. %s",
+    ),
     1790: _e(
         "ER_CANT_SET_GTID_NEXT_WHEN_OWNING_GTID",
         "HY000",
@@ -236,6 +244,18 @@ ER: dict[int, ErrorSpec] = {
         "When @@SESSION.GTID_NEXT is set to a GTID, you must explicitly set it to a different value after a COMMIT "
         "or ROLLBACK. Please check GTID_NEXT variable manual page for detailed explanation. Current "
         "@@SESSION.GTID_NEXT is '%s'.",
+    ),
+    1835: _e("ER_MALFORMED_PACKET", "HY000", "Malformed communication packet."),
+    # sent by the dump thread as ERR 1236 with this text (sql/rpl_binlog_sender.cc check_start_file, 8.0.26+)
+    1885: _e(
+        "ER_REPLICA_HAS_MORE_GTIDS_THAN_SOURCE",
+        "HY000",
+        "Replica has more GTIDs than the source has, using the source's SERVER_UUID. This may indicate that the "
+        "end of the binary log was truncated or that the last binary log file was lost, e.g., after a power or "
+        "disk failure when sync_binlog != 1. The source may or may not have rolled back transactions that were "
+        "already replicated to the replica. Suggest to replicate any transactions that source has rolled back "
+        "from replica to source, and/or commit empty transactions on source to account for transactions that "
+        "have been committed on source but are not included in GTID_EXECUTED.",
     ),
     3062: _e("ER_GTID_MODE_OFF", "HY000", "Cannot %s when GTID_MODE = OFF."),
     3111: _e(

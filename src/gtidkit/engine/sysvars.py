@@ -182,6 +182,12 @@ SYSVARS: dict[str, SysVar] = {
         _v("max_binlog_size", GLOBAL, INT, 1073741824, 4096, 1073741824, on_update=_binlog_attribute),
         _v("sync_binlog", GLOBAL, INT, 1, 0, UINT32_MAX, on_update=_binlog_attribute),
         _v("binlog_checksum", GLOBAL, ENUM, "CRC32", choices=("NONE", "CRC32")),
+        # The engine always writes Table_map optional metadata in full (engine/sql/rowimage.py), so FULL is what
+        # it does (MySQL's default is MINIMAL); python-mysql-replication needs FULL for column names.
+        _v("binlog_row_metadata", GLOBAL, ENUM, "FULL", choices=("MINIMAL", "FULL")),
+        # the dump thread checks each event's CRC32 before sending it (replication/dump.py)
+        _v("source_verify_checksum", GLOBAL, BOOL, False),
+        _v("master_verify_checksum", GLOBAL, BOOL, False, alias_of="source_verify_checksum"),
         _v("binlog_gtid_simple_recovery", GLOBAL, BOOL, True, read_only=True),
         # 8.0 names; 8.4 removed the variable and always tracks WRITESET, hence WRITESET as our default (8.0's
         # own default was COMMIT_ORDER). See gtidkit.engine.binlog.dependency.

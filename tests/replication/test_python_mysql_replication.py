@@ -1,0 +1,200 @@
+"""python-mysql-replication (PyPI mysql-replication) streams from a real `gtidkit server` (tooling.md section 3).
+
+The client is the oracle: it speaks to MySQL in production (SHOW GLOBAL VARIABLES LIKE 'BINLOG_CHECKSUM',
+SET @master_binlog_checksum, SET @mariadb_slave_capability, COM_REGISTER_SLAVE, COM_BINLOG_DUMP_GTID with its
+3-byte empty file name, or SHOW BINARY LOG STATUS + COM_BINLOG_DUMP; its control connection reads
+BINLOG_ROW_METADATA) and decodes row values with the Table_map's column names.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+
+import pymysql
+import pytest
+from protocol.server_proc import ServerProcess, running_server
+from pymysqlreplication import BinLogStreamReader
+from pymysqlreplication.event import GtidEvent, QueryEvent, RotateEvent, XidEvent
+from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, WriteRowsEvent
+
+SOURCE_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
+ROW_EVENTS = [GtidEvent, WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent, XidEvent, QueryEvent, RotateEvent]
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Iterator[ServerProcess]:
+    with running_server(tmp_path / "d", *SOURCE_ARGS) as srv:
+        yield srv
+
+
+def settings(srv: ServerProcess) -> dict:
+    return {"host": "127.0.0.1", "port": srv.port, "user": "root", "password": ""}
+
+
+def execute(srv: ServerProcess, *statements: str) -> None:
+    with (
+        pymysql.connect(host="127.0.0.1", port=srv.port, user="root", autocommit=True) as c,
+        c.cursor() as cur,
+    ):
+        for s in statements:
+            cur.execute(s)
+
+
+def uuid_of(srv: ServerProcess) -> str:
+    with pymysql.connect(host="127.0.0.1", port=srv.port, user="root") as c, c.cursor() as cur:
+        cur.execute("SELECT @@GLOBAL.server_uuid")
+        return cur.fetchone()[0]
+
+
+WORKLOAD = (
+    "CREATE DATABASE shop",
+    "CREATE TABLE shop.items (id INT PRIMARY KEY, name VARCHAR(40), price DECIMAL(8,2), qty BIGINT)",
+    "INSERT INTO shop.items VALUES (1, 'apple', 1.25, 10), (2, 'pear', 2.50, 20)",
+    "UPDATE shop.items SET qty = qty + 1 WHERE id = 1",
+    "DELETE FROM shop.items WHERE id = 2",
+    "INSERT INTO shop.items VALUES (3, 'fig', 9.99, -3)",
+)
+
+
+def collect(stream: BinLogStreamReader, *, until_gtids: int | None = None, timeout: float = 30) -> list:
+    out = []
+    deadline = time.monotonic() + timeout
+    for ev in stream:
+        out.append(ev)
+        if until_gtids is not None and sum(isinstance(e, GtidEvent) for e in out) >= until_gtids:
+            # wait for the last transaction's commit event too
+            if isinstance(ev, (XidEvent, QueryEvent)) and not isinstance(out[-2], GtidEvent):
+                break
+            if isinstance(ev, QueryEvent) and ev.query != "BEGIN":
+                break
+        assert time.monotonic() < deadline, "stream did not deliver in time"
+    return out
+
+
+def test_non_blocking_auto_position_sees_every_gtid_and_row(source: ServerProcess) -> None:
+    execute(source, *WORKLOAD)
+    uuid = uuid_of(source)
+    stream = BinLogStreamReader(
+        connection_settings=settings(source),
+        server_id=101,
+        auto_position="",
+        blocking=False,
+        only_events=ROW_EVENTS,
+        report_slave=("replica-host", "ru", "rp", 3307),
+    )
+    try:
+        events = list(stream)
+    finally:
+        stream.close()
+    assert [e.gtid for e in events if isinstance(e, GtidEvent)] == [f"{uuid}:{n}" for n in range(1, 7)]
+    writes = [r["values"] for e in events if isinstance(e, WriteRowsEvent) for r in e.rows]
+    assert writes == [
+        {"id": 1, "name": "apple", "price": Decimal("1.25"), "qty": 10},
+        {"id": 2, "name": "pear", "price": Decimal("2.50"), "qty": 20},
+        {"id": 3, "name": "fig", "price": Decimal("9.99"), "qty": -3},
+    ]
+    updates = [
+        (r["before_values"], r["after_values"])
+        for e in events
+        if isinstance(e, UpdateRowsEvent)
+        for r in e.rows
+    ]
+    assert [(b["qty"], a["qty"]) for b, a in updates] == [(10, 11)]
+    deletes = [r["values"]["id"] for e in events if isinstance(e, DeleteRowsEvent) for r in e.rows]
+    assert deletes == [2]
+    assert all(e.schema == "shop" and e.table == "items" for e in events if isinstance(e, WriteRowsEvent))
+
+
+def test_auto_position_skips_what_the_reader_has(source: ServerProcess) -> None:
+    execute(source, *WORKLOAD)
+    uuid = uuid_of(source)
+    stream = BinLogStreamReader(
+        connection_settings=settings(source),
+        server_id=102,
+        auto_position=f"{uuid}:1-4",
+        blocking=False,
+        only_events=ROW_EVENTS,
+    )
+    try:
+        events = list(stream)
+    finally:
+        stream.close()
+    assert [e.gtid for e in events if isinstance(e, GtidEvent)] == [f"{uuid}:5", f"{uuid}:6"]
+
+
+def test_blocking_stream_sees_live_commits(source: ServerProcess) -> None:
+    execute(source, *WORKLOAD[:2])
+    uuid = uuid_of(source)
+    stream = BinLogStreamReader(
+        connection_settings=settings(source),
+        server_id=103,
+        auto_position="",
+        blocking=True,
+        only_events=ROW_EVENTS,
+        slave_heartbeat=1,
+    )
+    got: list = []
+    done = threading.Event()
+
+    def read() -> None:
+        for ev in stream:
+            got.append(ev)
+            if isinstance(ev, WriteRowsEvent) and any(r["values"]["id"] == 50 for r in ev.rows):
+                done.set()
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 30
+        while sum(isinstance(e, GtidEvent) for e in got) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sum(isinstance(e, GtidEvent) for e in got) == 2  # caught up, now blocked in the dump
+        for i in range(40, 51):  # commits made while the reader waits
+            execute(source, f"INSERT INTO shop.items VALUES ({i}, 'n{i}', {i}.5, {i})")
+        assert done.wait(30)
+    finally:
+        stream.close()
+        reader.join(10)
+    assert [e.gtid for e in got if isinstance(e, GtidEvent)] == [f"{uuid}:{n}" for n in range(1, 14)]
+    ids = [r["values"]["id"] for e in got if isinstance(e, WriteRowsEvent) for r in e.rows]
+    assert ids == list(range(40, 51))
+
+
+def test_file_position_mode(source: ServerProcess) -> None:
+    execute(source, *WORKLOAD[:3])
+    with pymysql.connect(host="127.0.0.1", port=source.port, user="root") as c, c.cursor() as cur:
+        cur.execute("SHOW BINARY LOG STATUS")
+        file, pos = cur.fetchone()[:2]
+    execute(source, "INSERT INTO shop.items VALUES (7, 'kiwi', 0.5, 7)", "FLUSH BINARY LOGS")
+    execute(source, "INSERT INTO shop.items VALUES (8, 'lime', 0.75, 8)")
+    stream = BinLogStreamReader(
+        connection_settings=settings(source),
+        server_id=104,
+        log_file=file,
+        log_pos=pos,
+        resume_stream=True,
+        blocking=False,
+        only_events=ROW_EVENTS,
+    )
+    try:
+        events = list(stream)
+    finally:
+        stream.close()
+    ids = [r["values"]["id"] for e in events if isinstance(e, WriteRowsEvent) for r in e.rows]
+    assert ids == [7, 8]  # from the given position, across the rotation
+    rotates = [(e.next_binlog, e.position) for e in events if isinstance(e, RotateEvent)]
+    assert ("binlog.000002", 4) in rotates
+    # without a position the client asks SHOW BINARY LOG STATUS for the current file and (no resume_stream)
+    # dumps it from position 4: only the row written after the rotation
+    stream = BinLogStreamReader(
+        connection_settings=settings(source), server_id=105, blocking=False, only_events=[WriteRowsEvent]
+    )
+    try:
+        assert [r["values"]["id"] for e in stream for r in e.rows] == [8]
+    finally:
+        stream.close()

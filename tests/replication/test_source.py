@@ -1,0 +1,453 @@
+"""The source side over real `gtidkit server` processes, byte by byte (formats.md section 7, rpl_binlog_sender.cc).
+
+Expected layouts are MySQL's: the fake Rotate (timestamp 0, log_pos 0, flags 0x20 LOG_EVENT_ARTIFICIAL_F, body u64
+position + file name, CRC32 only when the replica declared a checksum), the file's own FDE with IN_USE cleared
+(log_pos and create_timestamp zeroed when a file/pos dump starts past 4), the file's events byte for byte, Heartbeat
+(type 27, timestamp 0, log_pos = the position, body = file name), EOF at the end of a non-blocking dump, ERR 1236
+with the sender's texts (8.0.26+ wording).
+"""
+
+from __future__ import annotations
+
+import struct
+import threading
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pymysql
+import pytest
+from protocol.server_proc import ServerProcess, running_server
+
+from gtidkit.gtid import GtidSet
+
+SOURCE_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
+NON_BLOCK = 0x01
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A source with db.t and five committed transactions (GTIDs 1-5)."""
+    with running_server(tmp_path_factory.mktemp("src") / "d", *SOURCE_ARGS) as srv:
+        with connect(srv) as c, c.cursor() as cur:
+            cur.execute("CREATE DATABASE db")
+            cur.execute("CREATE TABLE db.t (id INT PRIMARY KEY, v VARCHAR(20))")
+            for i in range(3):
+                cur.execute("INSERT INTO db.t VALUES (%s, %s)", (i, f"v{i}"))
+        yield srv
+
+
+def connect(srv: ServerProcess, user: str = "root", password: str = "") -> pymysql.Connection:
+    """A client connection (autocommit)."""
+    return pymysql.connect(host="127.0.0.1", port=srv.port, user=user, password=password, autocommit=True)
+
+
+def server_uuid(srv: ServerProcess) -> str:
+    with connect(srv) as c, c.cursor() as cur:
+        cur.execute("SELECT @@GLOBAL.server_uuid")
+        return cur.fetchone()[0]
+
+
+def binlog_bytes(srv: ServerProcess, name: str = "binlog.000001") -> bytes:
+    """The file as the source wrote it (the input the dump must reproduce)."""
+    return (srv.datadir / name).read_bytes()
+
+
+def file_events(data: bytes) -> list[tuple[int, bytes]]:
+    """(offset, raw event) of every event of a binlog file."""
+    out, pos = [], 4
+    while pos + 19 <= len(data):
+        size = struct.unpack_from("<I", data, pos + 9)[0]
+        out.append((pos, data[pos : pos + size]))
+        pos += size
+    return out
+
+
+def header(ev: bytes) -> tuple[int, int, int, int, int, int]:
+    """(timestamp, type, server_id, size, log_pos, flags)."""
+    return struct.unpack_from("<IBIIIH", ev, 0)
+
+
+def crc_ok(ev: bytes) -> bool:
+    return zlib.crc32(ev[:-4]) == struct.unpack_from("<I", ev, len(ev) - 4)[0]
+
+
+def dump_gtid_body(
+    gtids: GtidSet, *, flags: int = NON_BLOCK, server_id: int = 99, name: bytes = b""
+) -> bytes:
+    data = gtids.encode()
+    return struct.pack("<HII", flags, server_id, len(name)) + name + struct.pack("<QI", 4, len(data)) + data
+
+
+def dump_body(pos: int, name: str, *, flags: int = NON_BLOCK, server_id: int = 99) -> bytes:
+    return struct.pack("<IHI", pos, flags, server_id) + name.encode()
+
+
+class Stream:
+    """A dump connection read packet by packet (PyMySQL checks framing and sequence ids)."""
+
+    def __init__(self, conn: pymysql.Connection) -> None:
+        self.conn = conn
+
+    def next(self) -> bytes:
+        """The next event (without the 00 byte); raises StopIteration at EOF, OperationalError on ERR."""
+        pkt = self.conn._read_packet()  # type: ignore[attr-defined]
+        if pkt.is_eof_packet():
+            raise StopIteration
+        data = pkt.get_all_data()
+        assert data[0] == 0
+        return data[1:]
+
+    def all(self) -> list[bytes]:
+        out = []
+        while True:
+            try:
+                out.append(self.next())
+            except StopIteration:
+                return out
+
+
+def start_dump(
+    srv: ServerProcess, command: int, body: bytes, *, checksum: bool = True, setup: tuple[str, ...] = ()
+) -> Stream:
+    conn = connect(srv)
+    with conn.cursor() as cur:
+        if checksum:
+            cur.execute(
+                "SET @source_binlog_checksum = @@global.binlog_checksum, "
+                "@master_binlog_checksum = @@global.binlog_checksum"
+            )
+        for q in setup:
+            cur.execute(q)
+    conn._execute_command(command, body)  # type: ignore[attr-defined]
+    return Stream(conn)
+
+
+def test_gtid_dump_from_scratch_is_fake_rotate_fde_then_the_file(source: ServerProcess) -> None:
+    s = start_dump(source, 0x1E, dump_gtid_body(GtidSet()))
+    events = s.all()
+    s.conn.close()
+    data = binlog_bytes(source)
+    rot = events[0]
+    ts, typ, sid, size, log_pos, flags = header(rot)
+    assert (ts, typ, sid, log_pos, flags) == (0, 4, 1, 0, 0x20)
+    assert size == len(rot) == 19 + 8 + len("binlog.000001") + 4 and crc_ok(rot)
+    assert rot[19:-4] == struct.pack("<Q", 4) + b"binlog.000001"
+    file_evs = file_events(data)
+    fde = bytearray(file_evs[0][1])
+    fde[17] &= ~1  # IN_USE cleared; the CRC was computed with it cleared
+    assert events[1] == bytes(fde) and crc_ok(events[1])
+    # then every event of the file, byte for byte, up to the end of the flushed data
+    assert events[2:] == [raw for _, raw in file_evs[1:]]
+
+
+def test_file_pos_dump_past_4_zeroes_fde_log_pos_and_created(source: ServerProcess) -> None:
+    data = binlog_bytes(source)
+    evs = file_events(data)
+    gtid_offsets = [pos for pos, raw in evs if raw[4] == 33]
+    start = gtid_offsets[2]
+    s = start_dump(source, 0x12, dump_body(start, "binlog.000001"))
+    events = s.all()
+    s.conn.close()
+    assert events[0][19:-4] == struct.pack("<Q", start) + b"binlog.000001"
+    fde = events[1]
+    assert header(fde)[4] == 0  # log_pos 0: the replica must not take it as a position
+    assert struct.unpack_from("<I", fde, 19 + 2 + 50)[0] == 0  # create_timestamp 0
+    assert crc_ok(fde)  # recomputed after the change
+    assert events[2:] == [raw for pos, raw in evs if pos >= start]
+
+
+def test_file_pos_dump_at_4_keeps_the_fde_log_pos(source: ServerProcess) -> None:
+    s = start_dump(source, 0x12, dump_body(4, "binlog.000001"))
+    events = s.all()
+    s.conn.close()
+    evs = file_events(binlog_bytes(source))
+    assert header(events[1])[4] == evs[0][0] + len(evs[0][1])
+    assert events[2:] == [raw for _, raw in evs[1:]]
+
+
+def test_skipping_the_replicas_gtids_sends_a_heartbeat_at_the_skipped_end(source: ServerProcess) -> None:
+    uuid = server_uuid(source)
+    s = start_dump(source, 0x1E, dump_gtid_body(GtidSet.parse(f"{uuid}:1-3")))
+    events = s.all()
+    s.conn.close()
+    evs = file_events(binlog_bytes(source))
+    gtid4 = [pos for pos, raw in evs if raw[4] == 33][3]
+    # first transaction skipped: create_timestamp zeroed, log_pos kept (GTID protocol)
+    assert struct.unpack_from("<I", events[1], 19 + 52)[0] == 0 and header(events[1])[4] != 0
+    assert crc_ok(events[1])
+    assert events[2][4] == 35  # Previous_gtids
+    hb = events[3]
+    ts, typ, sid, _size, log_pos, flags = header(hb)
+    assert (ts, typ, sid, log_pos, flags) == (0, 27, 1, gtid4, 0)
+    assert hb[19:-4] == b"binlog.000001" and crc_ok(hb)
+    assert events[4:] == [raw for pos, raw in evs if pos >= gtid4]
+
+
+def test_all_skipped_ends_with_a_heartbeat_at_the_end(source: ServerProcess) -> None:
+    uuid = server_uuid(source)
+    s = start_dump(source, 0x1E, dump_gtid_body(GtidSet.parse(f"{uuid}:1-5")))
+    events = s.all()
+    s.conn.close()
+    end = len(binlog_bytes(source))
+    assert [e[4] for e in events] == [4, 15, 35, 27]
+    assert header(events[-1])[4] == end
+
+
+def test_no_checksum_declared_is_fatal_after_the_fake_rotate(source: ServerProcess) -> None:
+    s = start_dump(source, 0x1E, dump_gtid_body(GtidSet()), checksum=False)
+    rot = s.next()
+    assert header(rot)[3] == len(rot) == 19 + 8 + len("binlog.000001")  # no CRC: none was declared
+    fde_end = file_events(binlog_bytes(source))[0][1]
+    fde_end_pos = 4 + len(fde_end)
+    with pytest.raises(pymysql.err.OperationalError) as err:
+        s.next()
+    assert err.value.args == (
+        1236,
+        (
+            "Replica can not handle replication events with the checksum that source is configured to log; "
+            f"the first event '' at 4, the last event read from './binlog.000001' at {fde_end_pos}, "
+            f"the last byte read from './binlog.000001' at {fde_end_pos}."
+        ),
+    )
+    s.conn.close()
+
+
+@pytest.mark.parametrize(
+    ("pos", "name", "text"),
+    [
+        (3, "binlog.000001", "Client requested source to start replication from position < 4"),
+        (10**9, "binlog.000001", "Client requested source to start replication from position > file size"),
+        (4, "binlog.000099", "Could not find first log file name in binary log index file"),
+    ],
+    ids=["pos-below-4", "pos-past-size", "unknown-file"],
+)
+def test_file_pos_errors(source: ServerProcess, pos: int, name: str, text: str) -> None:
+    s = start_dump(source, 0x12, dump_body(pos, name))
+    with pytest.raises(pymysql.err.OperationalError) as err:
+        s.next()
+    assert err.value.args == (1236, text)
+    s.conn.close()
+
+
+def test_replica_with_more_gtids_of_the_source_uuid(source: ServerProcess) -> None:
+    uuid = server_uuid(source)
+    s = start_dump(source, 0x1E, dump_gtid_body(GtidSet.parse(f"{uuid}:1-100")))
+    with pytest.raises(pymysql.err.OperationalError) as err:
+        s.next()
+    assert err.value.args[0] == 1236
+    assert err.value.args[1].startswith(
+        "Replica has more GTIDs than the source has, using the source's SERVER_UUID. This may indicate that the "
+        "end of the binary log was truncated"
+    )
+    s.conn.close()
+
+
+def test_malformed_gtid_dump_packet(source: ServerProcess) -> None:
+    s = start_dump(source, 0x1E, b"\x01\x00")
+    with pytest.raises(pymysql.err.OperationalError) as err:
+        s.next()
+    assert err.value.args == (1835, "Malformed communication packet.")
+    s.conn.close()
+
+
+def test_dump_needs_replication_slave(source: ServerProcess) -> None:
+    with connect(source) as c, c.cursor() as cur:
+        cur.execute("CREATE USER IF NOT EXISTS 'plain'@'%' IDENTIFIED BY 'pw'")
+    conn = connect(source, "plain", "pw")
+    conn._execute_command(0x1E, dump_gtid_body(GtidSet()))  # type: ignore[attr-defined]
+    with pytest.raises(pymysql.err.OperationalError) as err:
+        conn._read_packet()  # type: ignore[attr-defined]
+    assert err.value.args == (
+        1227,
+        "Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) for this operation",
+    )
+    with conn.cursor() as cur:  # the connection stays usable, as after check_global_access in MySQL
+        cur.execute("SELECT 1")
+        assert cur.fetchone() == (1,)
+    conn.close()
+
+
+# ------------------------------------------------------------------------------------ a source of its own
+@pytest.fixture
+def fresh(tmp_path: Path) -> Iterator[ServerProcess]:
+    with running_server(tmp_path / "d", *SOURCE_ARGS) as srv:
+        with connect(srv) as c, c.cursor() as cur:
+            cur.execute("CREATE DATABASE db")
+            cur.execute("CREATE TABLE db.t (id INT PRIMARY KEY)")
+        yield srv
+
+
+def test_blocking_dump_heartbeats_follows_commits_and_rotations(fresh: ServerProcess) -> None:
+    s = start_dump(
+        fresh,
+        0x1E,
+        dump_gtid_body(GtidSet(), flags=0),
+        setup=("SET @master_heartbeat_period = 200000000, @source_heartbeat_period = 200000000",),
+    )
+    first = [s.next() for _ in range(1 + 1 + 1 + 2 * 2)]  # rotate, FDE, Previous_gtids, 2 DDL (Gtid + Query)
+    assert [e[4] for e in first] == [4, 15, 35, 33, 2, 33, 2]
+    end = len(binlog_bytes(fresh))
+    hb = s.next()  # idle: a heartbeat after the period, at the read position
+    assert header(hb)[1] == 27 and header(hb)[4] == end and hb[19:-4] == b"binlog.000001"
+    # a commit made while the dump waits is sent at once (woken by the binlog)
+    with connect(fresh) as c, c.cursor() as cur:
+        cur.execute("INSERT INTO db.t VALUES (1)")
+        evs = []
+        while len(evs) < 5:
+            e = s.next()
+            if e[4] != 27:
+                evs.append(e)
+        assert [e[4] for e in evs] == [33, 2, 19, 30, 16]  # Gtid, BEGIN, Table_map, Write_rows, Xid
+        cur.execute("FLUSH BINARY LOGS")
+    got = []
+    while len(got) < 4:
+        e = s.next()
+        if e[4] != 27:
+            got.append(e)
+    real_rotate, fake_rotate, fde, prev = got
+    assert header(real_rotate)[4] != 0 and real_rotate[19:-4] == struct.pack("<Q", 4) + b"binlog.000002"
+    assert header(fake_rotate)[4] == 0 and header(fake_rotate)[5] == 0x20
+    assert fake_rotate[19:-4] == struct.pack("<Q", 4) + b"binlog.000002"
+    assert fde[4] == 15 and prev[4] == 35
+    s.conn.close()
+
+
+def test_processlist_shows_the_dump_and_a_new_dump_of_the_same_replica_kills_it(fresh: ServerProcess) -> None:
+    uuid_setup = (
+        (
+            "SET @slave_uuid = 'aaaaaaaa-0000-0000-0000-000000000001', "
+            "@replica_uuid = 'aaaaaaaa-0000-0000-0000-000000000001'"
+        ),
+    )
+    old = start_dump(fresh, 0x1E, dump_gtid_body(GtidSet(), flags=0, server_id=7), setup=uuid_setup)
+    for _ in range(3):
+        old.next()
+    with connect(fresh) as c, c.cursor() as cur:
+        deadline = time.monotonic() + 10
+        while True:
+            cur.execute("SHOW PROCESSLIST")
+            commands = [r[4] for r in cur.fetchall()]
+            if "Binlog Dump GTID" in commands or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert "Binlog Dump GTID" in commands
+    new = start_dump(fresh, 0x1E, dump_gtid_body(GtidSet(), flags=0, server_id=7), setup=uuid_setup)
+    assert new.next()[4] == 4
+    with pytest.raises(pymysql.err.OperationalError) as err:
+        while True:
+            old.next()
+    assert err.value.args[0] == 1236
+    assert err.value.args[1].startswith(
+        "A replica with the same server_uuid/server_id as this replica has connected to the source; "
+        "the first event '' at 4, the last event read from './binlog.000001'"
+    )
+    old.conn.close()
+    new.conn.close()
+
+
+def register_body(
+    server_id: int, host: bytes, user: bytes, pw: bytes, port: int, source_id: int = 0
+) -> bytes:
+    return (
+        struct.pack("<I", server_id)
+        + bytes([len(host)])
+        + host
+        + bytes([len(user)])
+        + user
+        + bytes([len(pw)])
+        + pw
+        + struct.pack("<HII", port, 0, source_id)
+    )
+
+
+def test_register_slave_and_show_replicas(fresh: ServerProcess) -> None:
+    conn = connect(fresh)
+    with conn.cursor() as cur:
+        cur.execute("SET @replica_uuid = 'aaaaaaaa-0000-0000-0000-000000000002'")
+    conn._execute_command(0x15, register_body(42, b"replica-host", b"ru", b"rp", 3307))  # type: ignore[attr-defined]
+    assert conn._read_packet().is_ok_packet()  # type: ignore[attr-defined]
+    with connect(fresh) as c, c.cursor() as cur:
+        cur.execute("SHOW REPLICAS")
+        assert [d[0] for d in cur.description] == ["Server_Id", "Host", "Port", "Source_Id", "Replica_UUID"]
+        assert cur.fetchall() == ((42, "replica-host", 3307, 1, "aaaaaaaa-0000-0000-0000-000000000002"),)
+        cur.execute("SHOW SLAVE HOSTS")
+        assert [d[0] for d in cur.description] == ["Server_id", "Host", "Port", "Master_id", "Slave_UUID"]
+        assert len(cur.fetchall()) == 1
+        conn.close()  # unregister_replica when its connection ends
+        deadline = time.monotonic() + 10
+        rows: tuple = ((),)
+        while rows and time.monotonic() < deadline:
+            cur.execute("SHOW REPLICAS")
+            rows = cur.fetchall()
+            time.sleep(0.05)
+        assert rows == ()
+
+
+def test_register_slave_wrong_parameters(fresh: ServerProcess) -> None:
+    conn = connect(fresh)
+    conn._execute_command(0x15, struct.pack("<I", 5) + b"\x00\x00\x00")  # type: ignore[attr-defined]
+    with pytest.raises(pymysql.err.OperationalError) as err:
+        conn._read_packet()  # type: ignore[attr-defined]
+    assert err.value.args == (1105, "Wrong parameters when registering replica")
+    conn.close()
+
+
+def test_purged_required_gtids(fresh: ServerProcess) -> None:
+    uuid = server_uuid(fresh)
+    with connect(fresh) as c, c.cursor() as cur:
+        cur.execute("INSERT INTO db.t VALUES (1)")
+        cur.execute("FLUSH BINARY LOGS")
+        cur.execute("PURGE BINARY LOGS TO 'binlog.000002'")
+        cur.execute("SELECT @@GLOBAL.gtid_purged")
+        assert cur.fetchone()[0] == f"{uuid}:1-3"
+    s = start_dump(fresh, 0x1E, dump_gtid_body(GtidSet.parse(f"{uuid}:1")))
+    with pytest.raises(pymysql.err.OperationalError) as err:
+        s.next()
+    assert err.value.args == (
+        1236,
+        (
+            "Cannot replicate because the source purged required binary logs. Replicate the missing transactions "
+            "from elsewhere, or provision a new replica from backup. Consider increasing the source's binary log "
+            f"expiration period. The GTID set sent by the replica is '{uuid}:1', and the missing transactions are "
+            f"'{uuid}:2-3'"
+        ),
+    )
+    s.conn.close()
+    # a replica holding every purged GTID starts in binlog.000002
+    s = start_dump(fresh, 0x1E, dump_gtid_body(GtidSet.parse(f"{uuid}:1-3")))
+    events = s.all()
+    assert events[0][19:-4] == struct.pack("<Q", 4) + b"binlog.000002"
+    s.conn.close()
+
+
+def test_gtid_dump_needs_gtid_mode_on(tmp_path: Path) -> None:
+    with running_server(tmp_path / "d", "--log-bin", "--server-id=1", "--gtid-mode=OFF") as srv:
+        s = start_dump(srv, 0x1E, dump_gtid_body(GtidSet()))
+        with pytest.raises(pymysql.err.OperationalError) as err:
+            s.next()
+        assert err.value.args == (
+            1236,
+            (
+                "The replication sender thread cannot start in AUTO_POSITION mode: this server has GTID_MODE = OFF "
+                "instead of ON."
+            ),
+        )
+        s.conn.close()
+
+
+def test_concurrent_dumps_see_the_same_stream(fresh: ServerProcess) -> None:
+    results: list[list[bytes]] = []
+
+    def one(server_id: int) -> None:  # distinct server ids: the same one would kill the other (zombie)
+        s = start_dump(fresh, 0x1E, dump_gtid_body(GtidSet(), server_id=server_id))
+        results.append(s.all())
+        s.conn.close()
+
+    threads = [threading.Thread(target=one, args=(100 + i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(results) == 3 and results[0] == results[1] == results[2]
