@@ -451,3 +451,70 @@ def test_concurrent_dumps_see_the_same_stream(fresh: ServerProcess) -> None:
     for t in threads:
         t.join(30)
     assert len(results) == 3 and results[0] == results[1] == results[2]
+
+
+def test_heartbeat_v2_when_asked(fresh: ServerProcess) -> None:
+    s = start_dump(
+        fresh,
+        0x1E,
+        dump_gtid_body(GtidSet(), flags=0x02),  # USE_HEARTBEAT_EVENT_V2, blocking
+        setup=("SET @source_heartbeat_period = 100000000",),
+    )
+    end = len(binlog_bytes(fresh))
+    while True:
+        e = s.next()
+        if e[4] == 41:
+            break
+    ts, _typ, sid, _size, log_pos, flags = header(e)
+    assert (ts, sid, log_pos, flags) == (0, 1, end, 0) and crc_ok(e)
+    name = b"binlog.000001"
+    pos = end.to_bytes(2, "little")  # packed int: < 2**16 -> 0xfc + u16
+    assert e[19:-4] == bytes([1, len(name)]) + name + bytes([2, 3, 0xFC]) + pos + b"\x00"
+    s.conn.close()
+
+
+def test_checksum_mismatch_with_source_verify_checksum(fresh: ServerProcess) -> None:
+    with connect(fresh) as c, c.cursor() as cur:
+        cur.execute("INSERT INTO db.t VALUES (1)")
+        cur.execute("FLUSH BINARY LOGS")
+    path = fresh.datadir / "binlog.000001"
+    data = bytearray(path.read_bytes())
+    evs = file_events(bytes(data))
+    bad_at, bad = next((p, raw) for p, raw in evs if raw[4] == 30)  # the Write_rows event
+    data[bad_at + 25] ^= 0xFF  # a body byte: the CRC no longer matches
+    path.write_bytes(bytes(data))
+    s = start_dump(fresh, 0x1E, dump_gtid_body(GtidSet()))  # source_verify_checksum OFF: sent as it is
+    assert bytes(data[bad_at : bad_at + len(bad)]) in s.all()
+    s.conn.close()
+    with connect(fresh) as c, c.cursor() as cur:
+        cur.execute("SET GLOBAL source_verify_checksum = ON")
+    s = start_dump(fresh, 0x1E, dump_gtid_body(GtidSet()))
+    with pytest.raises(pymysql.err.OperationalError) as err:
+        while True:
+            s.next()
+    assert err.value.args == (
+        1236,
+        (
+            "event read from binlog did not pass crc check; the first event '' at 4, the last event read from "
+            f"'./binlog.000001' at {bad_at}, the last byte read from './binlog.000001' at {bad_at + len(bad)}."
+        ),
+    )
+    s.conn.close()
+
+
+def test_kill_ends_a_waiting_dump_and_shutdown_is_not_held_up(fresh: ServerProcess) -> None:
+    s = start_dump(fresh, 0x1E, dump_gtid_body(GtidSet(), flags=0, server_id=8))
+    for _ in range(3):
+        s.next()
+    dump_id = s.conn.thread_id()
+    with connect(fresh) as c, c.cursor() as cur:
+        cur.execute(f"KILL {dump_id}")
+    with pytest.raises(pymysql.err.OperationalError) as err:
+        while True:  # what was sent before the KILL, then the closed connection
+            s.next()
+    assert err.value.args[0] == 2013
+    s.conn.close()
+    waiting = start_dump(fresh, 0x1E, dump_gtid_body(GtidSet(), flags=0, server_id=9))
+    waiting.next()
+    assert fresh.stop(timeout=30) == 0  # SIGTERM with a dump blocked in wait_for_update
+    waiting.conn.close()

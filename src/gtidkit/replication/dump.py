@@ -230,6 +230,8 @@ class _Reader:
         self.verify_checksum = verify_checksum
         self.checksum_alg = CHECKSUM_OFF
         self.position = BIN_LOG_HEADER_SIZE
+        #: end of the last bytes read (MySQL's ``reader.position()`` in the error suffix)
+        self.read_to = BIN_LOG_HEADER_SIZE
         self._buf = b""
         self._buf_at = 0
 
@@ -272,6 +274,7 @@ class _Reader:
             raise DumpError("binlog truncated in the middle of event; consider out of disk space on source")
         if raw[EVENT_TYPE_OFFSET] == EventType.FORMAT_DESCRIPTION_EVENT:
             self.checksum_alg = fde_checksum_alg(raw)
+        self.read_to = pos + size  # the bytes were read even when the check below fails (reader.position())
         if self.verify_checksum and self.checksum_alg == CHECKSUM_CRC32 and not _crc_ok(raw):
             raise DumpError("event read from binlog did not pass crc check")
         self.position = pos + size
@@ -353,6 +356,7 @@ class BinlogSender:
         self.last_file: str | None = None
         self.last_pos = 0
         self._reader: _Reader | None = None
+        self._fde: Any = None  # the current file's decoded FDE (to decode its Gtid events)
         self._last_sent = time.monotonic()
         #: events and heartbeats sent, for tests and SHOW PROCESSLIST-like reporting
         self.events_sent = 0
@@ -461,6 +465,7 @@ class BinlogSender:
                 self._packet(
                     fake_rotate_event(file, pos, server_id=self.source_server_id, crc=self.checksum_on)
                 )
+                self._fde = None
                 try:
                     self._reader = _Reader(binlog.path(file), self.verify_checksum)
                 except OSError as err:
@@ -489,7 +494,7 @@ class BinlogSender:
         return (
             f"{text}; the first event '{self.request.file}' at {self.request.pos}, the last event read from "
             f"'{last_file}' at {self.last_pos}, the last byte read from './{self.file}' at "
-            f"{self._reader.position}."
+            f"{max(self._reader.position, self._reader.read_to)}."
         )
 
     def _check_stop(self) -> None:
@@ -595,7 +600,6 @@ class BinlogSender:
         assert reader is not None
         exclude_group_end = 0
         in_exclude = False
-        fde = None
         while reader.position < end:
             self._check_stop()
             raw = self._read(end)
@@ -605,9 +609,9 @@ class BinlogSender:
             etype = raw[EVENT_TYPE_OFFSET]
             if self.exclude is not None:
                 if etype in (EventType.GTID_LOG_EVENT, EventType.GTID_TAGGED_LOG_EVENT):
-                    if fde is None:
-                        fde = self._file_fde()
-                    in_exclude = _gtid_of(raw, fde) in self.exclude
+                    if self._fde is None:
+                        self._fde = self._file_fde()
+                    in_exclude = _gtid_of(raw, self._fde) in self.exclude
                 elif etype == EventType.ROTATE_EVENT:
                     in_exclude = False
             if in_exclude:
