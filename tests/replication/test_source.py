@@ -518,3 +518,99 @@ def test_kill_ends_a_waiting_dump_and_shutdown_is_not_held_up(fresh: ServerProce
     waiting.next()
     assert fresh.stop(timeout=30) == 0  # SIGTERM with a dump blocked in wait_for_update
     waiting.conn.close()
+
+
+def test_what_replicas_send_first_runs_through_the_engine(source: ServerProcess) -> None:
+    """The I/O thread's and python-mysql-replication's opening queries (formats.md 7.5, tooling.md 3)."""
+    with connect(source) as c, c.cursor() as cur:
+        cur.execute("SELECT UNIX_TIMESTAMP()")
+        assert abs(cur.fetchone()[0] - time.time()) < 60
+        cur.execute("SELECT @@GLOBAL.SERVER_ID")
+        assert cur.fetchone() == (1,)
+        cur.execute("SET @master_heartbeat_period = 30000000000, @source_heartbeat_period = 30000000000")
+        cur.execute(
+            "SET @master_binlog_checksum = @@global.binlog_checksum, "
+            "@source_binlog_checksum = @@global.binlog_checksum"
+        )
+        cur.execute("SELECT @source_binlog_checksum")
+        assert cur.fetchone() == ("CRC32",)
+        cur.execute("SELECT @master_binlog_checksum")
+        assert cur.fetchone() == ("CRC32",)
+        cur.execute("SELECT @@GLOBAL.GTID_MODE")
+        assert cur.fetchone() == ("ON",)
+        cur.execute("SELECT @@GLOBAL.SERVER_UUID")
+        assert cur.fetchone() == (server_uuid(source),)
+        cur.execute(
+            "SET @slave_uuid = 'aaaaaaaa-0000-0000-0000-000000000003', "
+            "@replica_uuid = 'aaaaaaaa-0000-0000-0000-000000000003'"
+        )
+        cur.execute("SET @mariadb_slave_capability=4")
+        cur.execute("SHOW GLOBAL VARIABLES LIKE 'BINLOG_CHECKSUM'")
+        assert cur.fetchall() == (("binlog_checksum", "CRC32"),)
+        cur.execute("SHOW VARIABLES LIKE 'BINLOG_ROW_METADATA'")
+        assert cur.fetchall() == (("binlog_row_metadata", "FULL"),)
+        size = len(binlog_bytes(source))
+        for stmt in ("SHOW BINARY LOG STATUS", "SHOW MASTER STATUS"):
+            cur.execute(stmt)
+            assert [d[0] for d in cur.description] == [
+                "File",
+                "Position",
+                "Binlog_Do_DB",
+                "Binlog_Ignore_DB",
+                "Executed_Gtid_Set",
+            ]
+            assert cur.fetchall() == (("binlog.000001", size, "", "", f"{server_uuid(source)}:1-5"),)
+
+
+def test_zombie_by_server_id_without_uuid(fresh: ServerProcess) -> None:
+    old = start_dump(fresh, 0x12, dump_body(4, "binlog.000001", flags=0, server_id=11))
+    assert old.next()[4] == 4
+    deadline = time.monotonic() + 10
+    with connect(fresh) as c, c.cursor() as cur:
+        while True:  # the first dump is running (Binlog Dump in the process list)
+            cur.execute("SHOW PROCESSLIST")
+            if "Binlog Dump" in [r[4] for r in cur.fetchall()] or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+    other = start_dump(fresh, 0x12, dump_body(4, "binlog.000001", flags=0, server_id=12))
+    new = start_dump(fresh, 0x12, dump_body(4, "binlog.000001", flags=0, server_id=11))
+    assert new.next()[4] == 4
+    with pytest.raises(pymysql.err.OperationalError) as err:
+        while True:
+            old.next()
+    assert err.value.args[1].startswith("A replica with the same server_uuid/server_id as this replica has")
+    assert other.next()[4] == 4  # another server_id is left alone
+    for s in (old, new, other):
+        s.conn.close()
+
+
+def test_binlog_checksum_none(tmp_path: Path) -> None:
+    """A NONE binlog: events without CRC; the first fake Rotate still follows the replica's declaration."""
+    with running_server(tmp_path / "d", *SOURCE_ARGS, "--binlog-checksum=NONE") as srv:
+        with connect(srv) as c, c.cursor() as cur:
+            cur.execute("CREATE DATABASE db")
+            cur.execute("FLUSH BINARY LOGS")
+        declared = start_dump(  # a replica that can read CRC32 (a MySQL replica sends its own global's value)
+            srv,
+            0x1E,
+            dump_gtid_body(GtidSet()),
+            checksum=False,
+            setup=("SET @source_binlog_checksum = 'CRC32'",),
+        )
+        events = declared.all()
+        declared.conn.close()
+        rot1 = events[0]
+        assert len(rot1) == 19 + 8 + 13 + 4 and crc_ok(rot1)  # CRC: the replica's algorithm before any FDE
+        data1 = binlog_bytes(srv)
+        evs1 = [raw for _, raw in file_events(data1)]
+        assert events[1 : 1 + len(evs1)] == [
+            evs1[0][:17] + bytes([evs1[0][17] & ~1]) + evs1[0][18:],
+            *evs1[1:],
+        ]
+        rot2 = events[1 + len(evs1)]
+        assert (
+            len(rot2) == 19 + 8 + 13 and rot2[19:] == struct.pack("<Q", 4) + b"binlog.000002"
+        )  # file 1: NONE
+        undeclared = start_dump(srv, 0x1E, dump_gtid_body(GtidSet()), checksum=False)
+        assert [e[4] for e in undeclared.all()][:3] == [4, 15, 35]  # nothing to refuse: no checksums
+        undeclared.conn.close()
