@@ -81,7 +81,9 @@ FDE_CREATED_OFFSET = LOG_EVENT_HEADER_LEN + 2 + 50
 #: checksum algorithms as ``binlog_checksum_typelib`` orders them (``enum_binlog_checksum_alg``)
 CHECKSUM_OFF, CHECKSUM_CRC32, CHECKSUM_UNDEF = 0, 1, 255
 _CHECKSUM_NAMES = {"NONE": CHECKSUM_OFF, "CRC32": CHECKSUM_CRC32}
-#: how long a waiting sender sleeps at most before looking at its stop flag (a kill also closes the socket)
+#: how long a waiting sender blocks in ``wait_for_update`` at most before looking at its stop flag. New events
+#: wake it at once (the binlog's condition, MySQL's ``update_cond``); this bound only limits how long a KILL, a
+#: newer dump of the same replica or a shutdown waits for it (MySQL's ``THD::awake`` signals the condition instead).
 _STOP_CHECK_SECONDS = 0.25
 _READ_CHUNK = 1 << 16
 #: MYSQL_ERRMSG_SIZE: longer 1236 texts for purged GTIDs use the "too long to print" wording

@@ -39,6 +39,7 @@ from gtidkit.replication.dump import (
     COM_BINLOG_DUMP,
     COM_BINLOG_DUMP_GTID,
     COM_REGISTER_SLAVE,
+    MYSQL_ERRMSG_SIZE,
     BinlogSender,
     DumpError,
     DumpRequest,
@@ -196,6 +197,10 @@ class SourceRole:
     def _send_fatal(self, io: Any, text: str) -> None:
         """ERR 1236 (ER_SOURCE_FATAL_ERROR_READING_BINLOG) with the sender's own text, as ``my_message(m_errno,
         m_errmsg)``; the replica words it with the table's template ("Got fatal error 1236 from source ...")."""
+        # the diagnostics area keeps MYSQL_ERRMSG_SIZE - 1 bytes (strmake): the 1885 text reaches replicas cut
+        # after "...transactions that have been", as real ones show it
+        raw = text.encode("utf-8", "surrogateescape")[: MYSQL_ERRMSG_SIZE - 1]
+        text = raw.decode("utf-8", "ignore")
         try:
             io.send(Err(1236, text, "HY000").encode(self._caps(io)))
         except OSError:
@@ -265,15 +270,14 @@ class SourceRole:
             self._dumps.append(me)
         handler.command = "Binlog Dump GTID" if cmd.command == COM_BINLOG_DUMP_GTID else "Binlog Dump"
         handler.command_started = time.monotonic()
-        if request.gtids is not None:
-            log.info(
-                "Start binlog_dump to source_thread_id(%d) replica_server(%d), pos(%s, %d) GTIDs: '%s'",
-                handler.connection_id,
-                request.server_id,
-                request.file,
-                request.pos,
-                request.gtids,
-            )
+        log.info(  # ER_RPL_BINLOG_STARTING_DUMP, plus the GTID set the general log shows
+            "Start binlog_dump to source_thread_id(%d) replica_server(%d), pos(%s, %d)%s",
+            handler.connection_id,
+            request.server_id,
+            request.file,
+            request.pos,
+            "" if request.gtids is None else f" GTIDs: '{request.gtids}'",
+        )
         period = _user_var(session, "source_heartbeat_period", "master_heartbeat_period")
         checksum = _user_var(session, "source_binlog_checksum", "master_binlog_checksum")
         verify = str(self.engine.globals.get("source_verify_checksum") or "").upper() in ("1", "ON", "TRUE")
