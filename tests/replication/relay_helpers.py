@@ -15,7 +15,8 @@ from pathlib import Path
 from gtidkit.binlog.codec import encode_event
 from gtidkit.binlog.constants import LOG_EVENT_ARTIFICIAL_F, ChecksumAlg
 from gtidkit.binlog.events.control import FormatDescriptionEvent, RotateEvent
-from gtidkit.binlog.file import FrameReader
+from gtidkit.binlog.file import FrameReader, read_transactions
+from gtidkit.gtid import GtidSet
 
 
 def fake_rotate(next_file: str, position: int = 4, *, checksum: bool = True, server_id: int = 1) -> bytes:
@@ -38,14 +39,34 @@ def file_events(path: str | os.PathLike[str]) -> Iterator[bytes]:
         yield bytes(buf[at : at + size])
 
 
-def dump_stream(paths: Iterable[str | os.PathLike[str]], *, checksum: bool = True) -> Iterator[bytes]:
-    """The events a replica receives for ``paths`` (consecutive binlog files of one source) from position 4."""
+def dump_stream(
+    paths: Iterable[str | os.PathLike[str]], *, checksum: bool = True, exclude: GtidSet | None = None
+) -> Iterator[bytes]:
+    """The events a replica receives for ``paths`` (consecutive binlog files of one source) from position 4.
+
+    Args:
+        paths: the source's binlog files, oldest first.
+        checksum: the replica declared CRC32 (the fake Rotate carries one).
+        exclude: the replica's GTID set (COM_BINLOG_DUMP_GTID): transactions whose GTID is in it are not sent,
+            as the dump thread skips them (their events are left out whole).
+    """
     paths = list(paths)
     if not paths:
         return
     yield fake_rotate(Path(paths[0]).name, checksum=checksum, server_id=_server_id(paths[0]))
     for p in paths:
-        yield from file_events(p)
+        if not exclude:
+            yield from file_events(p)
+            continue
+        skip = {(t.begin_pos, t.end_pos) for t in read_transactions(p).transactions if t.gtid in exclude}
+        ranges = sorted(skip)
+        i = 0
+        for pos, buf, at, size in FrameReader(p, stop_at_torn_tail=True):
+            while i < len(ranges) and ranges[i][1] <= pos:
+                i += 1
+            if i < len(ranges) and ranges[i][0] <= pos < ranges[i][1]:
+                continue
+            yield bytes(buf[at : at + size])
 
 
 def _server_id(path: str | os.PathLike[str]) -> int:

@@ -190,6 +190,10 @@ class Applier:
                 (pos.relay_log_file, pos.relay_log_pos) if pos is not None and pos.relay_log_file else None
             )
             reader = self.relay.reader(start)
+            if self.relay_log_purge:
+                # the reader moves on only once every transaction of the file was returned, and this thread
+                # asks for the next one only after applying (and committing) the previous: the file is applied
+                reader.on_next_file = self.relay.purge_applied
             with self._lock:
                 self._reader = reader
                 if self._stop.is_set():

@@ -60,7 +60,7 @@ import socket
 import struct
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -780,6 +780,9 @@ class RelayReader:
         self._closed = False
         self._pending: list[BinlogTransaction] = []
         self._fh: Any = None
+        #: called with the new file's name when the reader moves on to the next relay file (every transaction
+        #: of the previous one has been returned): the applier purges there (``relay_log_purge``)
+        self.on_next_file: Callable[[str], None] | None = None
         self._open(name)
 
     def _open(self, name: str) -> None:
@@ -843,6 +846,8 @@ class RelayReader:
                 if nxt is not None:
                     self._open(nxt)
                     self._skip_until = 0
+                    if self.on_next_file is not None:
+                        self.on_next_file(nxt)
                     continue
             if relay_closed:  # everything written has been read
                 self._close_file()
