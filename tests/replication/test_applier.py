@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gtidkit.binlog.file import read_transactions
+from gtidkit.binlog.file import read_events, read_transactions
 from gtidkit.engine import Server
 from gtidkit.gtid import GtidSet
 from gtidkit.replication.applier import Applier
@@ -131,12 +131,11 @@ def test_live_relay_stop_and_restart(tmp_path):
         relay.close()
 
 
-def test_apply_error_stops_with_mysql_wording(tmp_path, source):
+def test_query_error_stops_with_mysql_wording(tmp_path, source):
     src_dir, (_sum, _gtids) = source
     with Server.open(tmp_path / "replica", log_bin=False, server_id=2) as srv:
-        with srv.session() as s:  # a conflicting row the source never had
+        with srv.session() as s:  # a database the source's first transaction creates
             s.execute("CREATE DATABASE r")
-            s.execute("CREATE TABLE r.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(30), n INT)")
         relay = RelayLog.open(tmp_path / "replica", server=srv, basename="relay-bin")
         applier = Applier(srv, relay)
         applier.start()
@@ -146,16 +145,59 @@ def test_apply_error_stops_with_mysql_wording(tmp_path, source):
         assert not applier.running
         err = applier.last_error
         assert err is not None and err.errno == 1007
-        assert err.message == (
+        # rpl_rli_pdb.cc Slave_worker::do_report + log_event.cc Query_log_event::do_apply_event
+        head = (
             f"Worker 1 failed executing transaction '{first.gtid}' at source log binlog.000001, "
-            f"end_log_pos {first.end_pos}; Can't create database 'r'; database exists"
+            f"end_log_pos {first.end_pos}"
         )
-        assert err.coordinator_message.startswith(
+        assert err.message == (
+            head + "; Error 'Can't create database 'r'; database exists' on query. Default database: ''. "
+            "Query: 'CREATE DATABASE r'"
+        )
+        assert err.coordinator_message == (
             "Coordinator stopped because there were error(s) in the worker(s). The most recent failure being: "
-            f"Worker 1 failed executing transaction '{first.gtid}' at source log binlog.000001, end_log_pos"
+            + head
+            + ". See error log and/or performance_schema.replication_applier_status_by_worker table for more "
+            "details about this failure or others, if any."
         )
         assert len(err.timestamp) == 15 and err.timestamp[6] == " "
         assert first.gtid not in srv.gtid_state.executed()
+        relay.close()
+
+
+def test_rows_error_stops_with_mysql_wording(tmp_path, source):
+    src_dir, (_sum, _gtids) = source
+    trxs = [t for p in binlog_paths(src_dir) for t in read_transactions(p).transactions]
+    with Server.open(tmp_path / "replica", log_bin=False, server_id=2) as srv:
+        with (
+            srv.session() as s
+        ):  # the source's DDL, executed here already, and a row its first INSERT also adds
+            s.execute(f"SET GLOBAL gtid_purged = '{GtidSet.from_gtids(t.gtid for t in trxs[:3])}'")
+            s.execute("CREATE DATABASE r")
+            s.execute("CREATE TABLE r.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(30), n INT)")
+            s.execute("CREATE TABLE r.nopk (a INT, b VARCHAR(10))")
+            s.execute("SET sql_log_bin = 0")
+            s.execute("INSERT INTO r.t VALUES (1, 'mine', 0)")
+        relay = RelayLog.open(tmp_path / "replica", server=srv, basename="relay-bin")
+        applier = Applier(srv, relay)
+        applier.start()
+        relay_all(relay, src_dir)
+        applier._thread.join(30)
+        err = applier.last_error
+        assert err is not None and err.errno == 1062
+        bad = trxs[3]
+        rows_end = next(
+            pe.end_pos
+            for pe in read_events(binlog_paths(src_dir)[0])
+            if bad.begin_pos <= pe.pos < bad.end_pos and pe.header.type_code == 30
+        )
+        assert err.message == (
+            f"Worker 1 failed executing transaction '{bad.gtid}' at source log binlog.000001, end_log_pos "
+            f"{rows_end}; Could not execute Write_rows event on table r.t; Duplicate entry '1' for key "
+            f"'t.PRIMARY', Error_code: 1062; handler error HA_ERR_FOUND_DUPP_KEY; the event's source log "
+            f"binlog.000001, end_log_pos {rows_end}"
+        )
+        assert srv.gtid_state.executed() == GtidSet.from_gtids(t.gtid for t in trxs[:3])
         relay.close()
 
 

@@ -266,3 +266,121 @@ def test_reopen_keeps_retrieved_and_source_position(tmp_path, source):
     relay = RelayLog.open(d, basename="relay-bin", server_id=2)
     assert (relay.retrieved_gtids(), relay.source_position()) == want
     relay.close()
+
+
+def _events_of(relay: RelayLog, d: Path) -> list:
+    return [pe for name in relay.index for pe in read_events(d / name)]
+
+
+def test_heartbeat_moves_position_and_is_not_written(tmp_path, source):
+    from gtidkit.binlog.codec import encode_event
+    from gtidkit.binlog.events.control import FormatDescriptionEvent, HeartbeatV2Event
+
+    paths = binlog_paths(source)
+    d = tmp_path / "r"
+    relay = RelayLog.open(d, basename="relay-bin", server_id=2)
+    relay.begin_source()
+    for ev in dump_stream(paths):
+        relay.append(ev)
+    name, pos = relay.source_position()
+    before = len(_events_of(relay, d))
+    fde = FormatDescriptionEvent.for_server("8.0.36")
+    # a heartbeat at the current position changes nothing (heartbeat_queue_event)
+    relay.append(encode_event(HeartbeatV2Event(name, pos), fde, server_id=1, flags=0x20))
+    assert relay.source_position() == (name, pos) and len(_events_of(relay, d)) == before
+    # past it (the source skipped transactions the replica has): the position moves, carried by a Rotate
+    relay.append(encode_event(HeartbeatV2Event(name, pos + 500), fde, server_id=1, flags=0x20))
+    assert relay.source_position() == (name, pos + 500)
+    evs = _events_of(relay, d)
+    assert len(evs) == before + 1 and evs[-1].header.type_code == EventType.ROTATE_EVENT
+    assert (evs[-1].event.next_file, evs[-1].event.position) == (name, pos + 500)
+    assert not any(pe.header.type_code in (27, 41) for pe in evs)
+    relay.close()
+    relay = RelayLog.open(d, basename="relay-bin", server_id=2)
+    assert relay.source_position() == (name, pos + 500)
+    relay.close()
+
+
+def test_previous_gtids_replaced_by_rotate_and_own_events_filtered(tmp_path, source):
+    paths = binlog_paths(source)
+    d = tmp_path / "r"
+    # this replica has the source's server_id: queue_event drops every event carrying it (FDE and Rotate kept)
+    relay = RelayLog.open(d, basename="relay-bin", server_id=1)
+    relay.begin_source()
+    for ev in dump_stream(paths):
+        relay.append(ev)
+    assert relay.retrieved_gtids() == GtidSet()
+    kinds = {
+        pe.header.type_code for pe in _events_of(relay, d) if not pe.header.flags & LOG_EVENT_RELAY_LOG_F
+    }
+    assert kinds <= {EventType.ROTATE_EVENT, EventType.FORMAT_DESCRIPTION_EVENT}
+    relay.close()
+    relay = RelayLog.open(tmp_path / "r2", basename="relay-bin", server_id=2)
+    relay.begin_source()
+    for ev in dump_stream(paths):
+        relay.append(ev)
+    relay.close()
+    prev = [pe for pe in _events_of(relay, tmp_path / "r2") if pe.header.type_code == 35]
+    assert all(pe.header.flags & LOG_EVENT_RELAY_LOG_F for pe in prev)  # only the relay files' own
+
+
+def test_checksum_mismatch_refused(tmp_path, source):
+    from gtidkit.errors import BinlogDecodeError
+
+    events = list(dump_stream(binlog_paths(source)))
+    relay = RelayLog.open(tmp_path / "r", basename="relay-bin", server_id=2)
+    relay.begin_source()
+    for ev in events[:5]:
+        relay.append(ev)
+    bad = bytearray(events[5])
+    bad[-6] ^= 0xFF
+    with pytest.raises(BinlogDecodeError):
+        relay.append(bytes(bad))
+    with pytest.raises(BinlogDecodeError):
+        relay.append(events[5][:-1])  # shorter than its header says
+    relay.close()
+
+
+def test_source_without_checksum(tmp_path):
+    d = tmp_path / "source"
+    with Server.open(d, log_bin=True, server_id=1, binlog_checksum="NONE") as srv, srv.session() as s:
+        s.execute("CREATE DATABASE r")
+        s.execute("CREATE TABLE r.t (id INT PRIMARY KEY)")
+        for i in range(5):
+            s.execute(f"INSERT INTO r.t VALUES ({i})")
+        want = srv.gtid_state.executed()
+    relay = RelayLog.open(tmp_path / "r", basename="relay-bin", server_id=2)
+    relay.begin_source()
+    for ev in dump_stream(binlog_paths(d), checksum=True):  # the replica declared CRC32, the source has none
+        relay.append(ev)
+    assert relay.retrieved_gtids() == want
+    relay.close()
+    for name in relay.index:
+        list(read_events(tmp_path / "r" / name))
+    relay = RelayLog.open(tmp_path / "r", basename="relay-bin", server_id=2)
+    assert relay.retrieved_gtids() == want
+    assert GtidSet.from_gtids(t.gtid for t in _drain(relay.reader(None))) == want
+    relay.close()
+
+
+def test_reader_from_a_position_knows_the_source_file(tmp_path, source):
+    paths = binlog_paths(source)
+    relay = RelayLog.open(tmp_path / "r", basename="relay-bin", server_id=2)
+    relay.begin_source()
+    for ev in dump_stream(paths):
+        relay.append(ev)
+    everything = list(_drain(relay.reader(None)))
+    mid = everything[len(everything) // 2]
+    rest = list(_drain(relay.reader((mid.file, mid.end_pos))))
+    assert [(t.gtid, t.source_file, t.source_end_pos) for t in rest] == [
+        (t.gtid, t.source_file, t.source_end_pos) for t in everything[len(everything) // 2 + 1 :]
+    ]
+    # source coordinates match the source's binlog: each transaction ends where the source's does
+    ends = {t.gtid: (p.name, t.end_pos) for p in paths for t in read_transactions(p).transactions}
+    assert all(ends[t.gtid] == (t.source_file, t.source_end_pos) for t in everything)
+    relay.close()
+
+
+def _drain(reader):
+    while (trx := reader.next(timeout=0)) is not None:
+        yield trx

@@ -38,13 +38,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from gtidkit.engine.apply import apply as engine_apply
 from gtidkit.errors import BinlogDecodeError, MySQLError
 from gtidkit.mysql_errors import mysql_error
 from gtidkit.replication.relay_log import RelayLog, RelayReader
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Applier", "SqlError", "worker_error_text"]
+__all__ = ["Applier", "SqlError", "event_error_text", "worker_error_text"]
 
 #: ``Slave_worker::do_report`` (rpl_rli_pdb.cc, 8.0.26+ wording): the worker's error text; the engine's message
 #: follows after ``"; "``.
@@ -133,6 +134,8 @@ class Applier:
         self.last_applied: tuple[str, int, str, int] | None = None
         #: the applier session's CONNECTION_ID() while running (processlist, KILL)
         self.session_id: int | None = None
+        #: the transaction being applied (performance_schema APPLYING_TRANSACTION), or None
+        self.applying: Any = None
 
     @property
     def running(self) -> bool:
@@ -199,12 +202,19 @@ class Applier:
                 if self._stop.is_set():
                     return
             self._started.set()
+            tracker = _EventTracker(session)
             for trx in reader:
+                tracker.current = tracker.table_map = None
+                self.applying = trx
                 try:
-                    done = session.apply(trx)
+                    # session.apply(trx) is apply(session, trx); the tracker in between remembers which event
+                    # failed, for MySQL's wording of the error
+                    done = engine_apply(tracker, trx)
                 except MySQLError as err:
-                    self._fail(err.code, err.message, trx)
+                    self._fail(err.code, err.message, trx, tracker.current, tracker.table_map)
                     return
+                finally:
+                    self.applying = None
                 self.applied += 1
                 if not done:
                     self.skipped += 1
@@ -215,10 +225,10 @@ class Applier:
                     return
         except BinlogDecodeError as err:
             e = mysql_error(1594, str(err))
-            self._fail(e.code, e.message, None)
+            self._fail(e.code, e.message, None, None, None)
         except Exception as err:  # the thread must report, not die silently
             log.exception("replica SQL thread failed")
-            self._fail(getattr(err, "code", 1105), str(err), None)
+            self._fail(getattr(err, "code", 1105), str(err), None, None, None)
         finally:
             self._started.set()
             with self._lock:
@@ -230,21 +240,90 @@ class Applier:
             except Exception:
                 log.exception("closing the applier session failed")
 
-    def _fail(self, errno: int, message: str, trx: Any) -> None:
+    def _fail(self, errno: int, message: str, trx: Any, failed: Any, table_map: Any) -> None:
         now = time.time()
         if trx is not None:
             gtid = trx.gtid
-            text = worker_error_text(
-                1,
-                str(gtid) if gtid is not None else "ANONYMOUS",
-                trx.source_file,
-                trx.source_end_pos,
-                message,
-            )
-            coord = COORDINATOR_ERROR % text.split("; ", 1)[0]
+            item = _item_of(trx, failed)
+            pos = item.header.log_pos if item is not None and item.header.log_pos else trx.source_end_pos
+            detail = event_error_text(errno, message, item, trx.source_file, pos, table_map)
+            head = WORKER_ERROR % (1, str(gtid) if gtid is not None else "ANONYMOUS", trx.source_file, pos)
+            text = head + "; " + detail
+            coord = COORDINATOR_ERROR % head
         else:
             text = coord = message
-        self.last_error = SqlError(
-            errno, text, coord, time.strftime("%y%m%d %H:%M:%S", time.localtime(now)), now
-        )
+        stamp = time.strftime("%y%m%d %H:%M:%S", time.localtime(now))
+        self.last_error = SqlError(errno, text, coord, stamp, now)
         log.error("Replica SQL for channel '%s': %s, Error_code: MY-%06d", self.channel, text, errno)
+
+
+class _EventTracker:
+    """The applier session as :func:`gtidkit.engine.apply.apply` sees it, remembering the Query or rows event
+    being applied (``current``) so an error can name it as MySQL's applier does."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+        self.current: Any = None
+        self.table_map: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+    def statement_context(self, ev: Any, header: Any) -> None:
+        """Remember the Query event, then the session's own."""
+        self.current = ev
+        self._session.statement_context(ev, header)
+
+    def apply_rows(self, table_map: Any, ev: Any) -> None:
+        """Remember the rows event and its table, then the session's own."""
+        self.current = ev
+        self.table_map = table_map
+        self._session.apply_rows(table_map, ev)
+
+
+def _item_of(trx: Any, ev: Any) -> Any:
+    if ev is None:
+        return None
+    for item in trx.events:
+        if item.event is ev:
+            return item
+    return None
+
+
+#: ``HA_ERR_*`` names MySQL prints after "handler error" for the row errors the engine raises.
+HANDLER_ERRORS = {1032: "HA_ERR_KEY_NOT_FOUND", 1062: "HA_ERR_FOUND_DUPP_KEY"}
+
+
+def event_error_text(
+    errno: int, message: str, item: Any, source_file: str, log_pos: int, table_map: Any = None
+) -> str:
+    """The event-level part of an applier error, in MySQL's words.
+
+    * Query event (``Query_log_event::do_apply_event``): ``Error '<message>' on query. Default database: '<db>'.
+      Query: '<query>'``;
+    * rows event (``Rows_log_event::do_apply_event`` -> ``slave_rows_error_report``): ``Could not execute
+      Write_rows event on table <db>.<table>; <message>, Error_code: <errno>; handler error <HA_ERR_...>; the
+      event's source log <file>, end_log_pos <pos>``;
+    * otherwise the message alone.
+
+    Args:
+        errno, message: the engine's error.
+        item: the failing event (``.header``, ``.event``) or None.
+        source_file, log_pos: where the event ends in the source's binlog.
+        table_map: the Table_map event in force for a rows event.
+    """
+    from gtidkit.binlog.constants import EVENT_TYPE_NAMES
+    from gtidkit.binlog.events.rows import RowsEvent
+    from gtidkit.binlog.events.statement import QueryEvent
+
+    ev = item.event if item is not None else None
+    if isinstance(ev, QueryEvent):
+        return f"Error '{message}' on query. Default database: '{ev.database}'. Query: '{ev.query}'"
+    if isinstance(ev, RowsEvent):
+        name = EVENT_TYPE_NAMES.get(item.header.type_code, str(item.header.type_code))
+        table = f"{table_map.database}.{table_map.table}" if table_map is not None else "?"
+        return (
+            f"Could not execute {name} event on table {table}; {message}, Error_code: {errno}; handler error "
+            f"{HANDLER_ERRORS.get(errno, '<unknown>')}; the event's source log {source_file}, end_log_pos {log_pos}"
+        )
+    return message
