@@ -239,3 +239,28 @@ def relay_all_paths(relay: RelayLog, paths) -> None:
     relay.begin_source()
     for ev in dump_stream(paths):
         relay.append(ev)
+
+
+def test_reset_replica_forgets_the_applied_position(tmp_path, source):
+    """RESET REPLICA reuses relay file names from .000001: the old applied position must not skip the new
+    files' transactions (MySQL's reset_slave resets the relay log info with the relay logs)."""
+    src_dir, (src_sum, src_gtids) = source
+    with Server.open(tmp_path / "replica", log_bin=False, server_id=2) as srv:
+        relay = RelayLog.open(tmp_path / "replica", server=srv, basename="relay-bin")
+        applier = Applier(srv, relay, relay_log_purge=False)
+        applier.start()
+        relay_all(relay, src_dir)
+        assert srv.gtid_state.wait_for_executed(src_gtids, 30)
+        assert applier.stop(10)
+        relay.reset()
+        with srv.applier_session() as ap:
+            assert ap.applied_position() is None
+        with srv.session() as s:  # start over: the replica forgets everything it applied
+            s.execute("RESET BINARY LOGS AND GTIDS")
+            s.execute("DROP DATABASE r")
+        applier.start()
+        relay_all(relay, src_dir)
+        assert srv.gtid_state.wait_for_executed(src_gtids, 30)
+        assert applier.stop(10)
+        assert checksum(srv) == src_sum
+        relay.close()

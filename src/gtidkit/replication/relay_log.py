@@ -181,6 +181,8 @@ class RelayLog:
         self._source_pos = 0
         self._unsynced_events = 0
         self.closed = False
+        #: the engine Server given to :meth:`open` (its applied position is reset with the relay log), or None
+        self.server: Any = None
         #: fsyncs done and seconds spent in them (for SHOW-style status and the benchmark)
         self.fsyncs = 0
         self.fsync_seconds = 0.0
@@ -238,6 +240,7 @@ class RelayLog:
             max_relay_log_size,
             replicate_same_server_id,
         )
+        relay.server = server
         with relay._lock:
             relay._recover()
             relay._open_new_file()
@@ -709,10 +712,14 @@ class RelayLog:
 
     def reset(self) -> None:
         """RESET REPLICA: delete every relay file and the index, forget Retrieved_Gtid_Set and the source
-        coordinates, start a new relay file (``Relay_log_info::purge_relay_logs``). The threads must be stopped.
+        coordinates, start a new relay file (``Relay_log_info::purge_relay_logs``), and, with a server, delete the
+        channel's applied position from ``mysql.slave_relay_log_info`` (``reset_info``: the new relay files reuse
+        the old names, so a stale position would skip their transactions). The threads must be stopped.
         """
         with self._lock:
             self._check_open()
+            if self.server is not None:
+                self._forget_applied_position()
             if self._active is not None:
                 self._active.fh.close()
                 self._active = None
@@ -728,6 +735,16 @@ class RelayLog:
             self._source_fde_raw = None
             self._parser = TransactionParser("")
             self._open_new_file()
+
+    def _forget_applied_position(self) -> None:
+        storage = self.server.storage
+        if storage.catalog.get_table("mysql", "slave_relay_log_info") is None:
+            return
+        table = storage.physical_name("mysql", "slave_relay_log_info")
+        channel = self.channel
+        self.server.write_txn(
+            lambda db: db.execute(f'DELETE FROM "{table}" WHERE Channel_name = ?', (channel,))
+        )
 
     def close(self) -> None:
         """Cut an unfinished transaction out, sync and close the active file, wake every reader (their
