@@ -100,7 +100,7 @@ def test_lock_result_delete_using_read_locked(srv):
     s.execute("CREATE TABLE t2 (a INT NOT NULL AUTO_INCREMENT, PRIMARY KEY (a))")
     # lock tables t1 write, t2 read; delete from t1 using t1,t2 ...; delete from t2 using t1,t2 -> 1099 't2'
     s.execute("LOCK TABLES t1 WRITE, t2 READ")
-    s.execute("DELETE FROM t1 WHERE a = 1")  # (multi-table DELETE itself is not in this engine: 1235)
+    s.execute("DELETE FROM t1 WHERE a = 1")
     msg = "Table 't2' was locked with a READ lock and can't be updated"
     assert _err(s, "DELETE FROM t2 USING t1, t2 WHERE t1.a = t2.a") == (1099, msg)
     # drop table t1,t2;  ERROR HY000: Table 't2' was locked with a READ lock and can't be updated

@@ -262,7 +262,7 @@ def test_insert_forms_affected_rows_and_last_insert_id(ex):
         ("SELCT 1", 1064, "42000", None),
         ("SELECT * FROM s WHERE", 1064, "42000", None),
         ("CREATE TABLE f (a INT, FOREIGN KEY (a) REFERENCES s (a))", 1235, "42000", None),
-        ("CREATE VIEW v AS SELECT 1", 1235, "42000", None),
+        ("ALTER VIEW v AS SELECT 1", 1235, "42000", None),
         ("CREATE USER u1", 1235, "42000", "This version of MySQL doesn't yet support 'CREATE USER'"),
         ("CREATE TABLE g (a INT, a INT)", 1060, "42S21", "Duplicate column name 'a'"),
         ("CREATE TABLE g (a INT AUTO_INCREMENT)", 1075, "42000", None),

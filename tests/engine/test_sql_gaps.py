@@ -238,3 +238,83 @@ def test_create_temporary_table_select(primary):
     s.execute("CREATE TEMPORARY TABLE tmp AS SELECT a, b * 2 AS b2 FROM t1 WHERE a < 3")
     assert s.execute("SELECT * FROM tmp")[-1].rows == [(1, 20), (2, 40)]
     assert len(_events(s)) == n
+
+
+# ---------------------------------------------------------------- views (RM8 15.1.23, 15.1.35, 15.7.7.13)
+def test_view_create_select_show_and_replicate(primary, open_server, tmp_path):
+    srv, s = primary
+    s.execute("CREATE VIEW v1 AS SELECT 1")
+    assert s.execute("SELECT * FROM v1")[-1].rows == [(1,)]
+    s.execute("CREATE VIEW v2 (k, v) AS SELECT a, b * 2 FROM t1 WHERE a > 1")
+    (res,) = s.execute("SELECT * FROM v2 ORDER BY k")
+    assert res.rows == [(2, 40), (3, 60)]
+    assert [(c.name, c.table, c.schema) for c in res.columns] == [("k", "v2", "test"), ("v", "v2", "test")]
+    # a view is DDL: one Query event, one GTID
+    assert [t for t, _ in _last_trx(s)] == ["Gtid", "Query"]
+    assert s.execute("SHOW FULL TABLES")[-1].rows == [
+        ("t1", "BASE TABLE"),
+        ("t2", "BASE TABLE"),
+        ("v1", "VIEW"),
+        ("v2", "VIEW"),
+    ]
+    assert s.execute(
+        "SELECT TABLE_NAME, TABLE_TYPE, ENGINE, TABLE_COMMENT FROM information_schema.TABLES "
+        "WHERE TABLE_SCHEMA = 'test' AND TABLE_NAME LIKE 'v%' ORDER BY TABLE_NAME"
+    )[-1].rows == [("v1", "VIEW", None, "VIEW"), ("v2", "VIEW", None, "VIEW")]
+    assert s.execute(
+        "SELECT TABLE_SCHEMA, TABLE_NAME, CHECK_OPTION, DEFINER, SECURITY_TYPE FROM information_schema.VIEWS "
+        "ORDER BY TABLE_NAME"
+    )[-1].rows == [
+        ("test", "v1", "NONE", "root@localhost", "DEFINER"),
+        ("test", "v2", "NONE", "root@localhost", "DEFINER"),
+    ]
+    (show,) = s.execute("SHOW CREATE VIEW v2")
+    assert list(show.column_names) == ["View", "Create View", "character_set_client", "collation_connection"]
+    assert show.rows[0][1].startswith(
+        "CREATE ALGORITHM=UNDEFINED DEFINER=`root`@`localhost` SQL SECURITY DEFINER VIEW `v2` AS "
+    )
+    assert (
+        s.execute("SHOW CREATE TABLE v2")[-1].rows == show.rows
+    )  # SHOW CREATE TABLE of a view shows the view
+    s.execute("CREATE OR REPLACE VIEW v1 AS SELECT b FROM t1 WHERE a = 1")
+    assert s.execute("SELECT * FROM v1")[-1].rows == [(10,)]
+    s.execute("UPDATE t1 SET b = 11 WHERE a = 1")
+    assert s.execute("SELECT * FROM v1")[-1].rows == [(11,)]  # a view reads the table as it is now
+    rep = _replay(srv, open_server, tmp_path)
+    assert rep.execute("SELECT * FROM test.v2 ORDER BY k")[-1].rows == [(2, 40), (3, 60)]
+    assert rep.execute("SELECT * FROM test.v1")[-1].rows == [(11,)]
+
+
+@pytest.mark.parametrize(
+    ("sql", "code", "message"),
+    [
+        ("CREATE VIEW v1 AS SELECT 2", 1050, "Table 'v1' already exists"),
+        ("CREATE OR REPLACE VIEW t1 AS SELECT 1", 1347, "'test.t1' is not VIEW"),
+        ("DROP VIEW t1", 1347, "'test.t1' is not VIEW"),
+        ("DROP TABLE v1", 1051, "Unknown table 'test.v1'"),
+        ("DROP VIEW v1, v9", 1051, "Unknown table 'test.v9'"),
+        ("SHOW CREATE VIEW t1", 1347, "'test.t1' is not VIEW"),
+        ("CREATE VIEW v5 AS SELECT @a", 1351, "View's SELECT contains a variable or parameter"),
+        ("CREATE VIEW v6 (x) AS SELECT 1, 2", 1353, None),
+        ("CREATE VIEW v7 AS SELECT nosuch FROM t1", 1054, None),
+    ],
+)
+def test_view_errors(primary, sql, code, message):
+    _srv, s = primary
+    s.execute("CREATE VIEW v1 AS SELECT a FROM t1")
+    with pytest.raises(MySQLError) as exc:
+        s.execute(sql)
+    assert exc.value.code == code
+    if message is not None:
+        assert exc.value.message == message
+    assert s.execute("SELECT COUNT(*) FROM v1")[-1].rows == [(3,)]  # the failed statement changed nothing
+
+
+def test_drop_view_if_exists_and_drop_database(primary):
+    _srv, s = primary
+    s.execute("CREATE VIEW v1 AS SELECT a FROM t1")
+    (res,) = s.execute("DROP VIEW IF EXISTS v1, v8")
+    assert [w.as_tuple() for w in res.warnings] == [("Note", 1051, "Unknown table 'test.v8'")]
+    s.execute("CREATE VIEW v2 AS SELECT a FROM t1")
+    s.execute("DROP DATABASE test")
+    assert s.execute("SELECT COUNT(*) FROM information_schema.VIEWS")[-1].rows == [(0,)]

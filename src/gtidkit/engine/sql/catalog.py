@@ -302,7 +302,11 @@ class TableDef:
     charset: str = "utf8mb4"
     collation: str = "utf8mb4_0900_ai_ci"
     comment: str = ""
-    table_type: str = "BASE TABLE"  # or "SYSTEM VIEW" for information_schema / performance_schema
+    table_type: str = (
+        "BASE TABLE"  # "VIEW" (CREATE VIEW), "SYSTEM VIEW" for information_schema / performance_schema
+    )
+    #: a VIEW's SELECT as written (engine/sql/views.py)
+    view_definition: str = ""
 
     @property
     def primary_key(self) -> tuple[str, ...]:
@@ -494,6 +498,27 @@ _CATALOG_DDL = [
 ]
 
 _IS_VIEWS = {
+    "VIEWS": (
+        (
+            "SELECT 'def' AS TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, "
+            "json_extract(DEFINITION, '$.view_definition') AS VIEW_DEFINITION, 'NONE' AS CHECK_OPTION, "
+            "'NO' AS IS_UPDATABLE, 'root@localhost' AS DEFINER, 'DEFINER' AS SECURITY_TYPE, "
+            "'utf8mb4' AS CHARACTER_SET_CLIENT, 'utf8mb4_0900_ai_ci' AS COLLATION_CONNECTION "
+            "FROM _gk_tables WHERE TABLE_TYPE = 'VIEW'"
+        ),
+        [
+            "TABLE_CATALOG",
+            "TABLE_SCHEMA",
+            "TABLE_NAME",
+            "VIEW_DEFINITION",
+            "CHECK_OPTION",
+            "IS_UPDATABLE",
+            "DEFINER",
+            "SECURITY_TYPE",
+            "CHARACTER_SET_CLIENT",
+            "COLLATION_CONNECTION",
+        ],
+    ),
     "SCHEMATA": (
         (
             "SELECT 'def' AS CATALOG_NAME, SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, "
@@ -897,7 +922,7 @@ class Catalog:
     def _insert_table_rows(self, conn: Connection, t: TableDef) -> None:
         conn.execute(
             "INSERT INTO _gk_tables VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (t.schema, t.name, t.table_type, t.engine or None, t.collation, t.comment, t.to_json()),
+            (t.schema, t.name, t.table_type, t.engine or None, t.collation or None, t.comment, t.to_json()),
         )
         conn.executemany(f"INSERT INTO _gk_columns VALUES ({', '.join('?' * 18)})", _column_rows(t))
         conn.executemany("INSERT INTO _gk_statistics VALUES (?, ?, ?, ?, ?, ?, ?, ?)", _statistics_rows(t))
@@ -978,6 +1003,26 @@ class Catalog:
             self._auto_inc.pop((t.schema, t.name), None)
             return True
 
+    def create_view(
+        self, conn: Connection, view: TableDef, sqlite_ddl: str, *, replace: bool = False
+    ) -> None:
+        """Create (or with ``replace``, redefine) the view ``view`` as the SQLite view ``sqlite_ddl`` defines.
+
+        Raises:
+            MySQLError: 1049 unknown database; 1050 the name exists (without ``replace``).
+        """
+        with self._lock:
+            if view.schema not in self._schemas:
+                raise mysql_error(1049, view.schema)
+            old = self._tables.get((view.schema, view.name))
+            if old is not None or self._case_clash(view.schema, view.name):
+                if not replace or old is None:
+                    raise mysql_error(1050, view.name)
+                self.drop_table(conn, view.schema, view.name)
+            conn.ddl_in_transaction = True
+            conn.execute(sqlite_ddl)
+            self._insert_table_rows(conn, view)
+
     def _case_clash(self, schema: str, name: str) -> bool:
         low = name.lower()
         return any(s == schema and n.lower() == low for (s, n) in self._tables)
@@ -994,10 +1039,11 @@ class Catalog:
             t = self.get_table(schema, name)
             if t is None:
                 raise mysql_error(1051, str(schema) + "." + str(name))
-            if t.table_type != "BASE TABLE":
+            if t.table_type not in ("BASE TABLE", "VIEW"):
                 raise mysql_error(3552, t.schema)
             conn.ddl_in_transaction = True
-            conn.execute(f"DROP TABLE {_q(physical_name(t.schema, t.name))}")
+            kind = "VIEW" if t.table_type == "VIEW" else "TABLE"
+            conn.execute(f"DROP {kind} {_q(physical_name(t.schema, t.name))}")
             _delete_catalog_rows(conn, t)
             del self._tables[(t.schema, t.name)]
             self._auto_inc.pop((t.schema, t.name), None)

@@ -1016,6 +1016,10 @@ class Executor:
                     warnings.append(("Note", 1007, f"Can't create database '{name}'; database exists"))
                     return ExecResult(warnings=warnings)
                 return ExecResult(affected_rows=1)
+            if kind == "VIEW":
+                from gtidkit.engine.sql import views
+
+                return views.create_view(self, tree, stmt.text, current_db)
             if kind == "INDEX":
                 db, table, ix = parse_create_index(tree, current_db)
                 catalog.create_index(conn, db, table, ix)
@@ -1042,7 +1046,7 @@ class Executor:
                         dropped_temp.append(key)
                         continue
                     tdef = catalog.get_table(db, t.name)
-                    if tdef is None:
+                    if tdef is None or tdef.table_type == "VIEW":  # DROP TABLE of a view: 1051 (RM8 15.1.32)
                         missing.append(f"{db}.{t.name}")
                     else:
                         targets.append(tdef)
@@ -1054,6 +1058,11 @@ class Executor:
                     catalog.drop_table(conn, tdef.schema, tdef.name)
                 warnings += [("Note", 1051, f"Unknown table '{m}'") for m in missing]
                 return ExecResult(warnings=warnings)
+            if kind == "VIEW":
+                from gtidkit.engine.sql import views
+
+                names = list(tree.args.get("tables") or [tree.this])
+                return views.drop_views(self, names, current_db, if_exists=if_exists)
             if kind in ("DATABASE", "SCHEMA"):
                 name = (tree.this or tree.args["tables"][0]).name
                 dropped = catalog.drop_schema(conn, name, if_exists=if_exists)

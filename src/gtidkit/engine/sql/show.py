@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from gtidkit.engine.sql.exec_result import ExecResult
     from gtidkit.engine.sql.executor import Executor
 
-__all__ = ["run_show", "show_create_table"]
+__all__ = ["VIEW_DEFINER", "run_show", "show_create_table", "show_create_view"]
 
 _ID = r"(`(?:[^`]|``)+`|[A-Za-z0-9_$]+)"
 _LIKE = r"(?: LIKE ('(?:[^'\\]|\\.|'')*'))?"
@@ -83,6 +83,19 @@ def show_create_table(t: TableDef) -> str:
     )
 
 
+#: The definer shown for views (the engine has no accounts of its own: MySQL's default root account).
+VIEW_DEFINER = "`root`@`localhost`"
+
+
+def show_create_view(t: TableDef) -> tuple[str, str, str, str]:
+    """The row of ``SHOW CREATE VIEW`` (View, Create View, character_set_client, collation_connection)."""
+    text = (
+        f"CREATE ALGORITHM=UNDEFINED DEFINER={VIEW_DEFINER} SQL SECURITY DEFINER VIEW `{t.name}` AS "
+        f"{t.view_definition}"
+    )
+    return (t.name, text, "utf8mb4", "utf8mb4_0900_ai_ci")
+
+
 def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecResult:
     """Run a catalog SHOW / DESCRIBE statement.
 
@@ -142,11 +155,19 @@ def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecRe
                 extra = (extra + " " if extra else "") + "on update CURRENT_TIMESTAMP"
             rows.append((c.name, c.column_type(), "YES" if c.nullable else "NO", key, default, extra))
         return ExecResult(columns=["Field", "Type", "Null", "Key", "Default", "Extra"], rows=rows)
-    m = re.fullmatch(r"SHOW CREATE TABLE (\S+)", norm, re.IGNORECASE)
+    m = re.fullmatch(r"SHOW CREATE (TABLE|VIEW) (\S+)", norm, re.IGNORECASE)
     if m:
-        db, name = _table_name(current_db, m.group(1))
-        t = cat.require_table(db, name)
-        return ExecResult(columns=["Table", "Create Table"], rows=[(t.name, show_create_table(t))])
+        db, name = _table_name(current_db, m.group(2))
+        t = ex.require_table(db, name)
+        if t.table_type == "VIEW":  # SHOW CREATE TABLE of a view shows the view (RM8 15.7.7.10)
+            cols = ["View", "Create View", "character_set_client", "collation_connection"]
+            return ExecResult(columns=cols, rows=[show_create_view(t)])
+        if m.group(1).upper() == "VIEW":
+            raise mysql_error(1347, t.schema, t.name, "VIEW")
+        text = show_create_table(t)
+        if (t.schema, t.name) in ex.temp_tables:
+            text = "CREATE TEMPORARY TABLE" + text[len("CREATE TABLE") :]
+        return ExecResult(columns=["Table", "Create Table"], rows=[(t.name, text)])
     m = re.fullmatch(
         rf"SHOW (?:INDEX|INDEXES|KEYS) (?:FROM|IN) (\S+)(?: (?:FROM|IN) {_ID})?", norm, re.IGNORECASE
     )
