@@ -105,6 +105,7 @@ ER: dict[int, ErrorSpec] = {
         "Statement violates GTID consistency: CREATE TEMPORARY TABLE and DROP TEMPORARY TABLE are not allowed inside "
         "a transaction or inside a procedure in a transactional context when @@session.binlog_format=STATEMENT.",
     ),
+    1243: _e("ER_UNKNOWN_STMT_HANDLER", "HY000", "Unknown prepared statement handler (%s) given to %s"),
     1146: _e("ER_NO_SUCH_TABLE", "42S02", "Table '%s.%s' doesn't exist"),
     1149: _e(
         "ER_SYNTAX_ERROR",

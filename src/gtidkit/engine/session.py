@@ -94,6 +94,8 @@ class Session:
         self.closed = False
         self.tracker = SessionTracker()
         self.killed = False  # set by KILL CONNECTION
+        #: SQL PREPARE'd statements by lowercase name (engine/statements/prepared.py)
+        self.sql_prepared: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ public
     def execute(self, sql: str) -> list[StatementResult]:
@@ -130,11 +132,51 @@ class Session:
                 raise
         return results
 
-    def _execute_statement(self, text: str, *, more: bool) -> StatementResult:
+    def prepare(self, sql: str) -> Any:
+        """Prepare one statement: a :class:`gtidkit.engine.statements.prepared.PreparedStatement` (its
+        ``param_count`` and result ``columns``) for :meth:`execute_prepared`.
+
+        Raises:
+            MySQLError: 1065 / 1064 / 1146 / 1054 ... as MySQL's PREPARE (the statement is checked now).
+        """
+        from gtidkit.engine.statements import prepared
+
+        if self.closed:
+            raise mysql_error(2006)
+        return prepared.prepare(self, sql)
+
+    def execute_prepared(self, stmt: Any, params: list[Any] | tuple[Any, ...]) -> list[StatementResult]:
+        """Run a prepared statement with ``params`` (one Python value per placeholder, bound as typed values);
+        one result, completed (status flags, session-state changes) exactly as :meth:`execute` completes it.
+
+        Raises:
+            MySQLError: 1210 for a wrong number of values; what the statement fails with (``err.results`` is
+                empty).
+        """
+        from gtidkit.engine.statements import prepared
+
+        if self.closed:
+            raise mysql_error(2006)
+        bound = prepared.bound_statement(stmt, params)
+        if isinstance(bound, str):
+            return [prepared.named_result(r) for r in self.execute(bound)]
+        try:
+            return [prepared.named_result(self._execute_statement(bound.text, more=False, stmt=bound))]
+        except MySQLError as err:
+            err.results = ()  # type: ignore[attr-defined]
+            raise
+
+    def _execute_statement(self, text: str, *, more: bool, stmt: Any = None) -> StatementResult:
         """Run one statement and complete its result: diagnostics area, warning count, status flags."""
         from gtidkit.engine.statements.classify import classify
 
-        stmt = classify(text)
+        if stmt is None:
+            stmt = classify(text)
+            if stmt.kind == "prepared" and stmt.info["command"] == "execute":
+                from gtidkit.engine.statements import prepared
+
+                bound = prepared.sql_execute(self, stmt)  # EXECUTE runs as the statement it names
+                stmt = classify(bound) if isinstance(bound, str) else bound
         command = stmt.info.get("command")
         diagnostic = command in ("warnings", "errors", "count_warnings", "count_errors")
         uses_tables = _uses_tables(stmt)
@@ -255,7 +297,10 @@ class Session:
                     stmt.text, prev_last_insert_id, int(getattr(er, "insert_id", 0) or 0)
                 )
                 updated = tuple(dict.fromkeys(ch.schema for ch in changes))
-                self.statements.append((self.current_db or "", stmt.text, intvars, updated))
+                text = stmt.info.get(
+                    "bound_text", stmt.text
+                )  # a prepared statement: the text with its values
+                self.statements.append((self.current_db or "", text, intvars, updated))
                 if changes or er.affected_rows:
                     self.trx_dirty = True
         if er.last_insert_id:

@@ -123,22 +123,44 @@ def execute(session: Any, sql: str, intercept: Interceptor | None = None) -> Ite
 
 def describe(session: Any, sql: str, param_count: int) -> tuple[Column, ...] | None:
     """The result-set columns a prepared statement will return (for COM_STMT_PREPARE_OK), or None for a statement
-    without a result set.
-
-    The engine has no prepare-only path yet, so a SELECT or SHOW is run once with every placeholder NULL and its
-    column metadata kept (read-only statements; their rows are dropped). Other statements report no columns.
+    without a result set (``session.prepare(sql).columns``; ``param_count`` is implied by the text).
 
     Raises:
         MySQLError: the statement does not parse or names unknown tables/columns (MySQL also fails at prepare).
     """
-    from gtidkit.engine.statements.classify import classify
-    from gtidkit.protocol.prepared import PreparedStatement, placeholder_positions
+    return prepare(session, sql).columns
 
-    if classify(sql).kind not in ("select", "show"):
-        return None
-    stmt = PreparedStatement(0, sql, placeholder_positions(sql))
-    results = session.execute(stmt.bind([None] * param_count))
-    return results[-1].columns if results else None
+
+def prepare(session: Any, sql: str) -> Any:
+    """COM_STMT_PREPARE: the engine's prepared statement (``param_count``, ``columns``, ``kind``, ``template``).
+
+    Raises:
+        MySQLError: 1065 / 1064 / 1146 / 1054 ... as MySQL's PREPARE.
+    """
+    return session.prepare(sql)
+
+
+def execute_prepared(
+    session: Any, stmt: Any, params: list[Any], intercept: Interceptor | None = None
+) -> Iterator[StatementResult]:
+    """COM_STMT_EXECUTE: run the engine's prepared ``stmt`` with ``params`` (typed values, bound by the engine);
+    ``intercept`` sees the statement first as :func:`execute` does (privileges, server-level statements).
+
+    Raises:
+        MySQLError: 1210 for a wrong number of values; what the statement fails with.
+    """
+    from gtidkit.engine.statements.prepared import bound_text
+
+    if stmt.kind in ("select", "dml"):
+        if (
+            intercept is not None and intercept(stmt.template) is not None
+        ):  # pragma: no cover - never answered
+            raise mysql_error(1235, "this statement as a prepared statement")
+        yield from session.execute_prepared(stmt, params)
+        return
+    if len(params) != stmt.param_count:
+        raise mysql_error(1210, "mysqld_stmt_execute")
+    yield from execute(session, bound_text(stmt.text, stmt.positions, params), intercept)
 
 
 def reset_session(session: Any) -> None:
@@ -150,6 +172,7 @@ def reset_session(session: Any) -> None:
     session.execute("ROLLBACK")
     session.user_vars.clear()
     session.session_vars.clear()
+    session.sql_prepared.clear()
 
 
 #: SHOW COLUMNS type prefix -> (FieldType, collation, display length, flags) for COM_FIELD_LIST.

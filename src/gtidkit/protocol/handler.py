@@ -78,7 +78,7 @@ from gtidkit.protocol.messages import (
     UnknownCommand,
     text_value,
 )
-from gtidkit.protocol.prepared import PreparedStatement, placeholder_positions
+from gtidkit.protocol.prepared import PreparedStatement
 from gtidkit.protocol.session_tracker import encode_state
 from gtidkit.version import SERVER_VERSION
 
@@ -473,25 +473,19 @@ class ClientHandler:
         )
 
     def _stmt_prepare(self, cmd: ComStmtPrepare) -> bytes:
+        from gtidkit.protocol import admin
+
         sql = cmd.query.decode("utf-8", "surrogateescape")
-        statements = engine_seam.split(sql)
-        if len(statements) != 1:
-            msg = (
-                "Query was empty"
-                if not statements
-                else (
-                    "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
-                    f"version for the right syntax to use near '{statements[1][:80]}' at line 1"
-                )
-            )
-            return self.conn.send(Err(1065 if not statements else 1064, msg, "42000"))
-        positions = placeholder_positions(statements[0])
         try:
-            columns = engine_seam.describe(self.session, statements[0], len(positions)) or ()
+            prepared = engine_seam.prepare(self.session, sql)
+            if prepared.kind in ("select", "dml"):
+                admin.interceptor(self)(prepared.template)  # privileges are checked at PREPARE too
         except MySQLError as err:
             return self.conn.send(Err(err.code, err.message, err.sqlstate))
         self._next_statement_id += 1
-        stmt = PreparedStatement(self._next_statement_id, statements[0], positions)
+        stmt = PreparedStatement(
+            self._next_statement_id, prepared.text, list(prepared.positions), engine=prepared
+        )
         self.statements[stmt.statement_id] = stmt
         params = tuple(
             ColumnDefinition("?", FieldType.MYSQL_TYPE_VAR_STRING, character_set=BINARY_COLLATION)
@@ -501,7 +495,7 @@ class ClientHandler:
             StmtPrepareOk(
                 stmt.statement_id,
                 params,
-                tuple(_definition(c) for c in columns),
+                tuple(_definition(c) for c in prepared.columns or ()),
                 0,
                 engine_seam.status_flags(self.session),
             )
@@ -522,19 +516,29 @@ class ClientHandler:
             if index < len(bound):
                 bound[index] = bytes(data)
         stmt.long_data.clear()
-        try:
-            sql = stmt.bind(bound)
-        except MySQLError as err:
-            return self.conn.send(Err(err.code, err.message, err.sqlstate))
-        return self._query(sql, binary=True)
+        return self._query(stmt.sql, binary=True, prepared=(stmt.engine, bound))
 
-    def _query(self, sql: str, track_command: str = "Query", *, binary: bool = False) -> bytes:
+    def _query(
+        self,
+        sql: str,
+        track_command: str = "Query",
+        *,
+        binary: bool = False,
+        prepared: tuple[Any, list[Any]] | None = None,
+    ) -> bytes:
+        """Run ``sql`` (or, with ``prepared`` = (engine statement, values), a prepared statement) and answer."""
         from gtidkit.protocol import admin
 
         self.info = sql
         out = bytearray()
         try:
-            statements = engine_seam.split(sql)
+            if prepared is not None:
+                results = engine_seam.execute_prepared(
+                    self.session, prepared[0], prepared[1], admin.interceptor(self)
+                )
+                statements = [sql]
+            else:
+                statements = engine_seam.split(sql)
             if len(statements) > 1 and not self.multi_statements:
                 raise mysql_error(
                     1064,
@@ -542,7 +546,8 @@ class ClientHandler:
                     statements[1][:80],
                     "1",
                 )
-            results = engine_seam.execute(self.session, sql, admin.interceptor(self))
+            if prepared is None:
+                results = engine_seam.execute(self.session, sql, admin.interceptor(self))
             current = next(results)
             while True:
                 try:

@@ -804,6 +804,9 @@ class Executor:
 
     def _select(self, stmt: SqlStatement, current_db: str | None) -> ExecResult:
         plan, params = self._plan_key(stmt, current_db)
+        bound = getattr(stmt, "params", None)  # a prepared statement's parameters (:gp<i>)
+        if bound:
+            params = {**params, **bound}
         if isinstance(plan, ConstPlan):
             row = tuple(self._const_eval(i, params) for i in plan.items)
             meta = tuple(self._const_metadata(n, i, v) for n, i, v in zip(plan.columns, plan.items, row))
@@ -935,8 +938,20 @@ class Executor:
         from gtidkit.engine.sql.dml import run_dml
 
         plan, params = self._plan_key(stmt, current_db)
+        bound = getattr(stmt, "params", None)  # a prepared statement's parameters (:gp<i>)
+        if bound:
+            params = {**params, **bound}
         self._sync_functions()
         return run_dml(self, plan, params, current_db)
+
+    def check(self, stmt: SqlStatement, current_db: str | None) -> None:
+        """Plan a DML statement without running it (PREPARE): unknown tables and columns fail now.
+
+        Raises:
+            MySQLError: the planning errors of :meth:`execute` (1046, 1146, 1054 ...).
+        """
+        self.current_db = current_db
+        self._plan_key(stmt, current_db)
 
     def _create_like(self, tree: exp.Create, src: exp.Table, current_db: str | None) -> ExecResult:
         """``CREATE TABLE t LIKE src``: same columns, keys and options, no rows (MySQL copies the definition)."""
@@ -1245,6 +1260,12 @@ def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
         if meta and "start" in meta:
             starts.append(meta["start"])
             ends.append(meta["end"])
+        elif isinstance(n, exp.Placeholder) and str(n.name).startswith("gp"):
+            # a prepared statement's parameter (:gp<i>, unique in its text) has no token position in the tree
+            m = re.search(rf":{n.name}(?!\d)", source)
+            if m:
+                starts.append(m.start())
+                ends.append(m.end() - 1)
     if not starts:
         return None
     a, b = min(starts), max(ends) + 1

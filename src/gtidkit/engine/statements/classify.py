@@ -48,6 +48,7 @@ class StatementKind(StrEnum):
     SHOW = "show"
     USE = "use"
     ADMIN = "admin"
+    PREPARED = "prepared"  # SQL PREPARE / EXECUTE / DEALLOCATE PREPARE (engine/statements/prepared.py)
     OTHER = "other"
 
 
@@ -87,6 +88,7 @@ _NO_TREE = frozenset(
         StatementKind.ROLLBACK_TO_SAVEPOINT,
         StatementKind.USE,
         StatementKind.ADMIN,
+        StatementKind.PREPARED,
     }
 )
 
@@ -98,6 +100,7 @@ class Statement:
     Attributes:
         kind: its :class:`StatementKind` (a ``str``: ``stmt.kind == "select"`` holds).
         text: the statement text as given (comments stripped).
+        params: bound parameter values of a prepared statement (``{"gp0": 1, ...}``), else None.
         info: parsed structure for recogniser statements, e.g. ``{"command": "purge_binary_logs_to", "to":
             "binlog.000003"}``; ``{"name": "sp1"}`` for savepoints; ``{"db": "x"}`` for USE; ``{"replace":
             True}`` for REPLACE; ``{"show": normalized text}`` for other SHOWs.
@@ -107,6 +110,8 @@ class Statement:
     text: str
     info: dict[str, Any] = field(default_factory=dict)
     _tree: exp.Expression | None = None
+    #: values of the ``:gp<i>`` parameters of a prepared statement's template (engine/statements/prepared.py)
+    params: dict[str, Any] | None = None
 
     @property
     def tree(self) -> exp.Expression | None:
@@ -212,6 +217,19 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     (re.compile(r"^XA .+$"), "admin", "xa"),
     (re.compile(r"^LOCK TABLES? .+$|^UNLOCK TABLES?$"), "admin", "lock_tables"),
     (re.compile(r"^KILL(?: CONNECTION| QUERY)? (?P<id>\d+)$"), "admin", "kill"),
+    (
+        re.compile(rf"^PREPARE (?P<name>{_ID}) FROM (?:{_STR}|@(?P<var>[A-Za-z0-9_$.]+))$"),
+        "prepared",
+        "prepare",
+    ),
+    (
+        re.compile(
+            rf"^EXECUTE (?P<name>{_ID})(?: USING (?P<using>@[A-Za-z0-9_$.]+(?: ?, ?@[A-Za-z0-9_$.]+)*))?$"
+        ),
+        "prepared",
+        "execute",
+    ),
+    (re.compile(rf"^(?:DEALLOCATE|DROP) PREPARE (?P<name>{_ID})$"), "prepared", "deallocate"),
 ]
 
 
@@ -233,6 +251,12 @@ def _recognise(norm: str) -> Statement | None:
             if k in ("name", "db"):
                 v = _unid(v)
             info[k] = v
+        if command == "prepare" and "var" not in info:
+            info["text"] = unquote_string(next(g for g in m.groups() if g and g[0] in "'\""))
+        if command == "execute":
+            info["using"] = tuple(
+                v.strip().lstrip("@") for v in info.get("using", "").split(",") if v.strip()
+            )
         if m.re.groups and command in ("purge_binary_logs_to", "binlog_events"):
             strs = [g for g in m.groups() if g and g[0] in "'\""]
             if strs:
@@ -296,6 +320,10 @@ _RECOGNISER_WORDS = frozenset(
         "LOCK",
         "UNLOCK",
         "KILL",
+        "PREPARE",
+        "EXECUTE",
+        "DEALLOCATE",
+        "DROP",
     ]
 )
 #: First keyword -> kind, for the families whose sqlglot tree class that keyword decides (tree parsed lazily).

@@ -203,6 +203,15 @@ def _dml(session: Session, stmt: Statement) -> StatementResult:
     return _with_warnings(res, system_tables.gtid_table_warnings(session, stmt.text))
 
 
+def _prepared(session: Session, stmt: Statement) -> StatementResult:
+    # PREPARE / DEALLOCATE PREPARE touch no table and no GTID; EXECUTE was replaced by its statement in the session
+    from gtidkit.engine.statements import prepared
+
+    if stmt.command == "prepare":
+        return prepared.sql_prepare(session, stmt)
+    return prepared.deallocate(session, stmt)
+
+
 def _other(session: Session, stmt: Statement) -> StatementResult:
     # statements the SQL layer may not know (GRANT, CREATE USER, ...): not innocent, so a failure of an
     # autocommitted one ends its transaction like any other statement's
@@ -251,6 +260,7 @@ HANDLERS: dict[K, Handler] = {
     K.SET: _set,
     K.SHOW: _show,
     K.ADMIN: _admin,
+    K.PREPARED: _prepared,
     K.OTHER: _other,
 }
 

@@ -1,0 +1,333 @@
+"""Prepared statements in the engine: ``session.prepare(sql)`` / ``session.execute_prepared(stmt, params)`` and
+SQL's PREPARE / EXECUTE / DEALLOCATE PREPARE.
+
+Sources: MySQL ``sql/sql_prepare.cc`` (``Prepared_statement``: ``?`` placeholders outside quotes and comments; a
+statement is checked when prepared (unknown tables and columns fail then); its parameters are bound as typed
+values at execute; 1210 ER_WRONG_ARGUMENTS "Incorrect arguments to EXECUTE" for a wrong parameter count; the
+binary log gets the statement with the values written in (``insert_params_with_log``); 1243
+ER_UNKNOWN_STMT_HANDLER for an unknown name), RM8 "Prepared Statements" (PREPARE answers "Statement prepared";
+PREPARE of a name in use deallocates the old statement first; EXECUTE ... USING takes user variables).
+
+Binding: a SELECT or DML statement's placeholders become named SQLite parameters (``:gp0`` ...) of the template
+the SQL layer plans once and caches like any statement shape, and the values are bound as typed values (no text
+substitution: a value can never become SQL). Other statement kinds (SET, SHOW, CALL, DO ...) rarely take
+parameters; for them the values are written into the text as exact MySQL literals, as MySQL's own binlog text is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from gtidkit.engine.results import Column, StatementResult
+from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
+
+if TYPE_CHECKING:
+    from gtidkit.engine.session import Session
+    from gtidkit.engine.statements.classify import Statement
+
+__all__ = [
+    "PreparedStatement",
+    "bind_value",
+    "bound_statement",
+    "bound_text",
+    "deallocate",
+    "literal",
+    "placeholder_positions",
+    "prepare",
+    "sql_execute",
+    "sql_prepare",
+]
+
+_ESCAPES = {"\\": "\\\\", "'": "\\'", "\0": "\\0", "\x1a": "\\Z"}
+#: kinds whose placeholders are bound as SQLite parameters (the SQL layer plans them)
+_BOUND_KINDS = frozenset({"select", "dml"})
+#: errors that mean the statement itself is wrong (MySQL reports them at PREPARE)
+_PREPARE_ERRORS = frozenset({1044, 1046, 1049, 1052, 1054, 1064, 1109, 1142, 1146, 1235, 1305, 1351})
+_GP = re.compile(r":gp(\d+)")
+
+
+def placeholder_positions(sql: str) -> list[int]:
+    """Offsets of the ``?`` placeholders of ``sql`` (not inside quotes, backticks or comments)."""
+    out: list[int] = []
+    i, n = 0, len(sql)
+    while i < n:
+        c = sql[i]
+        if c in "'\"`":
+            i += 1
+            while i < n and sql[i] != c:
+                if sql[i] == "\\" and c != "`":
+                    i += 1
+                i += 1
+        elif c == "#" or (c == "-" and sql.startswith("-- ", i)):
+            end = sql.find("\n", i)
+            i = n if end < 0 else end
+        elif c == "/" and sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            i = n if end < 0 else end + 1
+        elif c == "?":
+            out.append(i)
+        i += 1
+    return out
+
+
+def literal(value: Any, *, text: bool = True) -> str:
+    """``value`` as a MySQL literal. ``bytes`` are character data (decoded as UTF-8) when ``text`` is true and
+    they decode, else a hexadecimal literal.
+
+    Raises:
+        MySQLError: 1210 for a value that has no literal form.
+    """
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, (bytes, bytearray)):
+        if not text:
+            return "X'" + bytes(value).hex() + "'" if value else "''"
+        try:
+            value = bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return "X'" + bytes(value).hex() + "'"
+    if isinstance(value, dt.datetime):
+        fmt = "%Y-%m-%d %H:%M:%S.%f" if value.microsecond else "%Y-%m-%d %H:%M:%S"
+        return "'" + value.strftime(fmt) + "'"
+    if isinstance(value, dt.date):
+        return "'" + value.isoformat() + "'"
+    if isinstance(value, dt.timedelta):
+        return "'" + _time_text(value) + "'"
+    if isinstance(value, str):
+        return "'" + "".join(_ESCAPES.get(ch, ch) for ch in value) + "'"
+    raise mysql_error(1210, "mysqld_stmt_execute")
+
+
+def _time_text(value: dt.timedelta) -> str:
+    secs = int(abs(value).total_seconds())
+    sign = "-" if value < dt.timedelta(0) else ""
+    return f"{sign}{secs // 3600:02d}:{secs % 3600 // 60:02d}:{secs % 60:02d}"
+
+
+def bind_value(value: Any) -> Any:
+    """A parameter value as the SQL layer binds it: what its literal would have parsed to (bytes that are UTF-8 are
+    character data, other bytes stay binary; dates and times as MySQL's text; bool as 0/1).
+
+    Raises:
+        MySQLError: 1210 for a value of no SQL type.
+    """
+    if value is None or isinstance(value, (int, float, Decimal, str)):
+        return int(value) if isinstance(value, bool) else value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        raw = bytes(value)
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return raw
+    if isinstance(value, dt.datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S.%f" if value.microsecond else "%Y-%m-%d %H:%M:%S")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return _time_text(value)
+    raise mysql_error(1210, "mysqld_stmt_execute")
+
+
+def bound_text(text: str, positions: tuple[int, ...] | list[int], values: list[Any] | tuple[Any, ...]) -> str:
+    """``text`` with each ``?`` at ``positions`` replaced by the literal of its value (the binlog's form).
+
+    Raises:
+        MySQLError: 1210 for a value with no literal.
+    """
+    out = []
+    last = 0
+    for pos, value in zip(positions, values):
+        out.append(text[last:pos])
+        out.append(literal(value))
+        last = pos + 1
+    out.append(text[last:])
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedStatement:
+    """One prepared statement (``session.prepare``).
+
+    Attributes:
+        text: the statement as given, with its ``?`` placeholders.
+        param_count: number of placeholders.
+        columns: the result-set metadata EXECUTE returns (None: the statement answers with an OK packet); for a
+            SELECT, computed by running it once with every parameter NULL, so columns read from tables carry
+            their table's metadata exactly as EXECUTE sends it.
+        kind: the statement's kind (:class:`~gtidkit.engine.statements.classify.StatementKind` value).
+        positions: offsets of the placeholders in ``text``.
+        template: ``text`` with placeholder i written ``:gp<i>`` (the SQL layer's named parameter).
+    """
+
+    text: str
+    param_count: int
+    columns: tuple[Column, ...] | None
+    kind: str
+    positions: tuple[int, ...]
+    template: str
+
+
+def _template(text: str, positions: list[int]) -> str:
+    out = []
+    last = 0
+    for i, pos in enumerate(positions):
+        out.append(text[last:pos])
+        out.append(f":gp{i}")
+        last = pos + 1
+    out.append(text[last:])
+    return "".join(out)
+
+
+def prepare(session: Session, sql: str) -> PreparedStatement:
+    """Check and describe one statement (``mysql_stmt_prepare``).
+
+    Raises:
+        MySQLError: 1065 empty text; 1064 for more than one statement or bad syntax; 1146 / 1054 ... for a
+            SELECT or DML statement naming unknown tables or columns (MySQL checks them at PREPARE too).
+    """
+    from gtidkit.engine.sql.metadata import result_columns
+    from gtidkit.engine.sql.parse import split_statements
+    from gtidkit.engine.statements.classify import classify
+
+    texts = [t for t in split_statements(sql) if t.strip()]
+    if not texts:
+        raise mysql_error(1065)
+    if len(texts) > 1:
+        raise mysql_error(
+            1064,
+            "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version "
+            "for the right syntax to use",
+            texts[1][:80],
+            1,
+        )
+    text = texts[0]
+    positions = placeholder_positions(text)
+    template = _template(text, positions)
+    kind = str(classify(text).kind)
+    columns: tuple[Column, ...] | None = None
+    if kind in _BOUND_KINDS:
+        stmt = _bound(template, kind, {f"gp{i}": None for i in range(len(positions))}, None)
+        ex = session.executor
+        try:
+            if kind == "select":
+                er = ex.execute(stmt, session.current_db)
+                if er.columns:
+                    rows = [tuple(r) for r in er.rows or []]
+                    columns = _named(result_columns(er.columns, rows, er.metadata))
+            else:
+                ex.check(stmt, session.current_db)
+        except MySQLError as err:
+            if err.code in _PREPARE_ERRORS:
+                raise
+    elif kind == "show":
+        res = session.execute(bound_text(text, positions, [None] * len(positions)))
+        columns = res[-1].columns if res else None
+    return PreparedStatement(text, len(positions), columns, kind, tuple(positions), template)
+
+
+def _bound(template: str, kind: str, params: dict[str, Any], text: str | None) -> Statement:
+    from gtidkit.engine.statements.classify import classify
+
+    stmt = classify(template)
+    stmt.params = params
+    if text is not None:
+        stmt.info["bound_text"] = text
+    return stmt
+
+
+def _named(columns: tuple[Column, ...]) -> tuple[Column, ...]:
+    """Result columns named after a placeholder are called ``?``, as MySQL names them."""
+    if not any(":gp" in c.name for c in columns):
+        return columns
+    return tuple(dataclasses.replace(c, name=_GP.sub("?", c.name)) for c in columns)
+
+
+def bound_statement(stmt: PreparedStatement, params: list[Any] | tuple[Any, ...]) -> Statement | str:
+    """The classified statement to run for ``stmt`` with ``params``: the template with typed parameters for SELECT
+    and DML, else the text with the values written in as literals.
+
+    Raises:
+        MySQLError: 1210 "Incorrect arguments to mysqld_stmt_execute" for a wrong number of values or a value
+            of no SQL type.
+    """
+    if len(params) != stmt.param_count:
+        raise mysql_error(1210, "mysqld_stmt_execute")
+    if stmt.kind not in _BOUND_KINDS or not stmt.param_count:
+        return bound_text(stmt.text, stmt.positions, params) if stmt.param_count else stmt.text
+    values = {f"gp{i}": bind_value(v) for i, v in enumerate(params)}
+    text = bound_text(stmt.text, stmt.positions, params) if stmt.kind == "dml" else None
+    return _bound(stmt.template, stmt.kind, values, text)
+
+
+def named_result(res: StatementResult) -> StatementResult:
+    """``res`` with result columns named after a placeholder renamed ``?``."""
+    if res.columns is None:
+        return res
+    cols = _named(res.columns)
+    return res if cols is res.columns else dataclasses.replace(res, columns=cols)
+
+
+# ---------------------------------------------------------------- SQL PREPARE / EXECUTE / DEALLOCATE PREPARE
+def sql_prepare(session: Session, stmt: Statement) -> StatementResult:
+    """``PREPARE name FROM 'text' | @var``: replaces a statement of that name ("Statement prepared").
+
+    Raises:
+        MySQLError: what :func:`prepare` raises (the old statement of that name is gone then too, as in MySQL).
+    """
+    name = stmt.info["name"].lower()
+    if "var" in stmt.info:
+        value = session.user_vars.get(stmt.info["var"].lower())
+        text = (
+            value.decode("utf-8", "replace")
+            if isinstance(value, bytes)
+            else "NULL"
+            if value is None
+            else str(value)
+        )
+    else:
+        text = stmt.info["text"]
+    session.sql_prepared.pop(name, None)
+    session.sql_prepared[name] = prepare(session, text)
+    return StatementResult(info="Statement prepared")
+
+
+def sql_execute(session: Session, stmt: Statement) -> Statement | str:
+    """``EXECUTE name [USING @a, ...]``: the statement to run in its place (see :func:`bound_statement`).
+
+    Raises:
+        MySQLError: 1243 unknown name; 1210 "Incorrect arguments to EXECUTE" for a wrong number of variables.
+    """
+    name = stmt.info["name"]
+    prepared = session.sql_prepared.get(name.lower())
+    if prepared is None:
+        raise mysql_error(1243, name, "EXECUTE")
+    values = [session.user_vars.get(v.lower()) for v in stmt.info.get("using", ())]
+    if len(values) != prepared.param_count:
+        raise mysql_error(1210, "EXECUTE")
+    return bound_statement(prepared, values)
+
+
+def deallocate(session: Session, stmt: Statement) -> StatementResult:
+    """``{DEALLOCATE | DROP} PREPARE name``.
+
+    Raises:
+        MySQLError: 1243 unknown name.
+    """
+    name = stmt.info["name"]
+    if session.sql_prepared.pop(name.lower(), None) is None:
+        raise mysql_error(1243, name, "DEALLOCATE PREPARE")
+    return StatementResult()
