@@ -91,6 +91,7 @@ ER: dict[int, ErrorSpec] = {
     1109: _e("ER_UNKNOWN_TABLE", "42S02", "Unknown table '%s' in %s"),
     1347: _e("ER_WRONG_OBJECT", "HY000", "'%s.%s' is not %s"),
     1351: _e("ER_VIEW_SELECT_VARIABLE", "HY000", "View's SELECT contains a variable or parameter"),
+    1352: _e("ER_VIEW_SELECT_TMPTABLE", "HY000", "View's SELECT refers to a temporary table '%s'"),
     1353: _e(
         "ER_VIEW_WRONG_LIST",
         "HY000",

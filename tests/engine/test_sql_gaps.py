@@ -318,3 +318,21 @@ def test_drop_view_if_exists_and_drop_database(primary):
     s.execute("CREATE VIEW v2 AS SELECT a FROM t1")
     s.execute("DROP DATABASE test")
     assert s.execute("SELECT COUNT(*) FROM information_schema.VIEWS")[-1].rows == [(0,)]
+
+
+def test_temporary_table_describe_and_refused_changes(primary):
+    _srv, s = primary
+    s.execute("CREATE TEMPORARY TABLE t1 (x INT, y INT)")
+    assert [r[0] for r in s.execute("DESCRIBE t1")[-1].rows] == ["x", "y"]
+    assert s.execute("SHOW CREATE TABLE t1")[-1].rows[0][1].startswith("CREATE TEMPORARY TABLE `t1`")
+    for sql in ("ALTER TABLE t1 ADD COLUMN z INT", "CREATE INDEX ix ON t1 (x)"):
+        with pytest.raises(MySQLError) as exc:
+            s.execute(sql)
+        assert exc.value.code == 1235
+    # the base table t1 was not touched
+    s.execute("DROP TEMPORARY TABLE t1")
+    assert [r[0] for r in s.execute("DESCRIBE t1")[-1].rows] == ["a", "b"]
+    s.execute("CREATE TEMPORARY TABLE tmp (a INT)")
+    with pytest.raises(MySQLError) as exc:
+        s.execute("CREATE VIEW v AS SELECT * FROM tmp")
+    assert (exc.value.code, exc.value.message) == (1352, "View's SELECT refers to a temporary table 'tmp'")

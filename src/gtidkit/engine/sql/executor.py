@@ -503,6 +503,25 @@ class Executor:
         self.interrupt.clear()
         return self._select(_SelectText(text), current_db)
 
+    def _refuse_temporary_ddl(self, tree: exp.Expression | None, current_db: str | None) -> None:
+        """ALTER TABLE / CREATE INDEX / DROP INDEX / TRUNCATE naming one of this session's temporary tables: 1235
+        (they would change the base table of that name; the catalog holds base tables only)."""
+        target = None
+        if isinstance(tree, (exp.Alter, exp.TruncateTable)):
+            target = tree.this if isinstance(tree, exp.Alter) else (tree.expressions or [None])[0]
+        elif isinstance(tree, exp.Create) and str(tree.args.get("kind") or "").upper() == "INDEX":
+            target = tree.this.args.get("table") if isinstance(tree.this, exp.Index) else None
+        elif isinstance(tree, exp.Drop) and str(tree.args.get("kind") or "").upper() == "INDEX":
+            on = tree.args.get("cluster")
+            target = on.this if isinstance(on, exp.OnProperty) else None
+        if isinstance(target, exp.Table) and target.name:
+            db = target.db or current_db
+            if (
+                db is not None
+                and (self.storage.catalog.canonical_schema(db), target.name) in self.temp_tables
+            ):
+                raise not_supported("ALTER TABLE, TRUNCATE or an index change of a temporary table")
+
     def execute_dml(self, text: str, current_db: str | None = None) -> ExecResult:
         """Run the INSERT / UPDATE / DELETE ``text`` in the caller's open transaction (no classification, no
         savepoint of its own: CREATE TABLE ... SELECT inserts its rows with it).
@@ -988,6 +1007,8 @@ class Executor:
             self.storage.catalog.alter_schema(self.conn, _unquote_id(m.group(1)), m.group(2), m.group(3))
             return ExecResult(affected_rows=1)
         tree = stmt.tree
+        if self.temp_tables:
+            self._refuse_temporary_ddl(tree, current_db)
         if isinstance(tree, exp.Alter):
             from gtidkit.engine.sql.alter import run_alter
 

@@ -132,7 +132,7 @@ def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecRe
     if m:
         qualified = m.group(2) or m.group(4)
         db, name = _table_name(_unid(m.group(3)) or current_db, qualified)
-        t = cat.require_table(db, name)
+        t = ex.require_table(db, name)  # this session's temporary table first
         ok = _like(m.group(5))
         rows = []
         for c in t.columns:
@@ -173,7 +173,7 @@ def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecRe
     )
     if m:
         db, name = _table_name(_unid(m.group(2)) or current_db, m.group(1))
-        t = cat.require_table(db, name)
+        t = ex.require_table(db, name)  # this session's temporary table first
         rows = []
         for ix in t.indexes:
             for seq, c in enumerate(ix.columns, 1):

@@ -2,7 +2,7 @@
 
 Sources: RM8 "CREATE VIEW Statement" (the view's columns are named by the column list or after the SELECT's
 items; 1353 ER_VIEW_WRONG_LIST when the list's length differs; 1351 ER_VIEW_SELECT_VARIABLE for a SELECT that
-reads variables; 1050 when the name exists, unless OR REPLACE, which on a base table gives 1347 ER_WRONG_OBJECT),
+reads variables; 1352 ER_VIEW_SELECT_TMPTABLE for one reading a temporary table; 1050 when the name exists, unless OR REPLACE, which on a base table gives 1347 ER_WRONG_OBJECT),
 "DROP VIEW Statement" (1051 ER_BAD_TABLE_ERROR listing the missing views, notes with IF EXISTS; 1347 for a base
 table), "SHOW CREATE VIEW Statement" (columns View, Create View, character_set_client, collation_connection),
 "The INFORMATION_SCHEMA VIEWS Table"; ``no_binlog_gtid_mode_on``: CREATE VIEW and DROP VIEW are DDL, one GTID each.
@@ -69,6 +69,10 @@ def create_view(ex: Executor, tree: exp.Create, text: str, current_db: str | Non
         if existing.table_type != "VIEW":
             raise mysql_error(1347, db, target.name, "VIEW")
     select_tree = parse_tree(query)
+    for t in select_tree.find_all(exp.Table):
+        tdb = t.db or current_db
+        if tdb is not None and (catalog.canonical_schema(tdb), t.name) in ex.temp_tables:
+            raise mysql_error(1352, t.name)
     if any(True for _ in select_tree.find_all(exp.Parameter, exp.Placeholder)):
         raise mysql_error(1351)
     plan = ex.plan_select(select_tree, db if target.db else current_db, query)
