@@ -17,10 +17,10 @@ from typing import Any
 
 import pymysql
 import pytest
+from protocol.server_proc import ServerProcess, running_server
 
 from gtidkit.gtid import GtidSet
 from gtidkit.replication.read_your_writes import Endpoint, ReadYourWrites
-from tests.protocol.server_proc import ServerProcess, running_server
 
 OPTIONS = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON")
 

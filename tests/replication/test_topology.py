@@ -20,6 +20,7 @@ from uuid import UUID
 import pymysql
 import pytest
 from click.testing import CliRunner
+from protocol.server_proc import ServerProcess, running_server
 from pymysql.constants import CLIENT
 
 from gtidkit.cli.main import cli
@@ -27,7 +28,6 @@ from gtidkit.gtid import GtidSet
 from gtidkit.protocol.client import last_gtids
 from gtidkit.replication.read_your_writes import Endpoint
 from gtidkit.replication.topology import ServerState, check_topology, compare
-from tests.protocol.server_proc import ServerProcess, running_server
 
 OPTIONS = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--log-bin")
 PURGED_ELSEWHERE = "eeeeeeee-eeee-eeee-eeee-eeeeeeeeeeee:1-5"
@@ -186,33 +186,21 @@ def test_compare_rules(
     assert got == expected
 
 
-def test_no_binlog_server(tmp_path: Path) -> None:
+def test_no_binlog_server(diverged: tuple[ServerProcess, ServerProcess, GtidSet], tmp_path: Path) -> None:
     """A server with the binary log off: SHOW BINARY LOGS fails with 1381, so its errant GTIDs are in no binlog.
 
     With the binary log off, a client's AUTOMATIC transactions take no GTID (WL#6559): the errant one is committed
     under an explicit GTID_NEXT, as a hand-made fix would be."""
-    with (
-        running_server(tmp_path / "a", *OPTIONS, "--server-id=1") as a,
-        running_server(
-            tmp_path / "b",
-            "--gtid-mode=ON",
-            "--enforce-gtid-consistency=ON",
-            "--skip-log-bin",
-            "--server-id=2",
-        ) as b,
-    ):
+    source, _, _ = diverged
+    with running_server(
+        tmp_path / "b", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--skip-log-bin", "--server-id=3"
+    ) as b:
         conn = _connect(b)
-        for sql in (
-            f"SET GTID_NEXT = '{PURGED_ELSEWHERE[:-4]}:7'",
-            "CREATE DATABASE only_here",
-            "SET GTID_NEXT = 'AUTOMATIC'",
-        ):
+        gtid = PURGED_ELSEWHERE.replace("1-5", "7")
+        for sql in (f"SET GTID_NEXT = '{gtid}'", "CREATE DATABASE only_here", "SET GTID_NEXT = 'AUTOMATIC'"):
             conn.cursor().execute(sql)
         conn.close()
-        report = check_topology([Endpoint("127.0.0.1", a.port), Endpoint("127.0.0.1", b.port)])
+        report = check_topology([Endpoint("127.0.0.1", source.port), Endpoint("127.0.0.1", b.port)])
         (chk,) = report.checks
         assert report.servers[1].binlogs is None
-        assert (
-            chk.errant == GtidSet.parse(f"{PURGED_ELSEWHERE[:-4]}:7") == chk.not_in_binlogs
-            and chk.binlogs == ()
-        )
+        assert chk.errant == GtidSet.parse(gtid) == chk.not_in_binlogs and chk.binlogs == ()

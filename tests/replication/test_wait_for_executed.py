@@ -16,8 +16,7 @@ from typing import Any
 
 import pymysql
 import pytest
-
-from tests.protocol.server_proc import ServerProcess, running_server
+from protocol.server_proc import ServerProcess, running_server
 
 A = "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"
 B = "bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb"

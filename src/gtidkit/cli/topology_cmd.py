@@ -58,24 +58,20 @@ def _print(report: object) -> None:
     from gtidkit.replication.topology import TopologyReport
 
     assert isinstance(report, TopologyReport)
-    console = Console(highlight=False, soft_wrap=True)
-    servers = Table(title="Servers", show_lines=True)
-    for col in ("server", "server_uuid", "role", "gtid_executed", "gtid_purged", "binary logs"):
-        servers.add_column(col, overflow="fold")
+    console = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+    servers = Table(title="Servers")
+    for col in ("server", "server_uuid", "role", "binary logs"):
+        servers.add_column(col, no_wrap=True)
     for s in report.servers:
         role = (
             "replica of " + ", ".join(f"{h}:{p}" for h, p in s.sources) if s.sources else "no replica status"
         )
         logs = "OFF" if s.binlogs is None else f"{len(s.binlogs)} file(s)"
-        servers.add_row(
-            s.address,
-            s.server_uuid,
-            role,
-            s.gtid_executed.to_text(",\n") or "(empty)",
-            s.gtid_purged.to_text(",\n") or "(empty)",
-            logs,
-        )
+        servers.add_row(s.address, s.server_uuid, role, logs)
     console.print(servers)
+    for s in report.servers:
+        console.print(f"{s.address} gtid_executed: {s.gtid_executed or '(empty)'}")
+        console.print(f"{s.address} gtid_purged:   {s.gtid_purged or '(empty)'}")
     for address, error in report.unreachable:
         console.print(f"[red]unreachable[/red] {address}: {error}")
     for w in report.warnings:
