@@ -623,3 +623,23 @@ def test_binlog_checksum_none(tmp_path: Path) -> None:
         undeclared = start_dump(srv, 0x1E, dump_gtid_body(GtidSet()), checksum=False)
         assert [e[4] for e in undeclared.all()][:3] == [4, 15, 35]  # nothing to refuse: no checksums
         undeclared.conn.close()
+
+
+def test_register_needs_replication_slave(source: ServerProcess) -> None:
+    with connect(source) as c, c.cursor() as cur:
+        cur.execute("CREATE USER IF NOT EXISTS 'plain2'@'%' IDENTIFIED BY 'pw'")
+    conn = connect(source, "plain2", "pw")
+    conn._execute_command(0x15, register_body(43, b"h", b"u", b"p", 1))  # type: ignore[attr-defined]
+    with pytest.raises(pymysql.err.OperationalError) as err:
+        conn._read_packet()  # type: ignore[attr-defined]
+    assert err.value.args[0] == 1227
+    conn.close()
+    with connect(source) as c, c.cursor() as cur:
+        cur.execute("GRANT REPLICATION SLAVE ON *.* TO 'plain2'@'%'")
+    conn = connect(source, "plain2", "pw")
+    conn._execute_command(0x15, register_body(43, b"h", b"u", b"p", 1))  # type: ignore[attr-defined]
+    assert conn._read_packet().is_ok_packet()  # type: ignore[attr-defined]
+    with conn.cursor() as cur:  # REPLICATION SLAVE is also what SHOW REPLICAS needs
+        cur.execute("SHOW REPLICAS")
+        assert [r[0] for r in cur.fetchall()] == [43]
+    conn.close()
