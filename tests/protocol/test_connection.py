@@ -3,17 +3,20 @@ test_io.py shape); local misuse and remote violations; a fuzz invariant (only pr
 
 from __future__ import annotations
 
+import datetime as dt
 import random
+from decimal import Decimal
 
 import pytest
 
 from gtidkit.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from gtidkit.protocol.connection import NEED_DATA, PAUSED, ConnectionClosed, ServerConnection, State
-from gtidkit.protocol.constants import SERVER_CAPABILITIES, Capability, ServerStatus
+from gtidkit.protocol.constants import SERVER_CAPABILITIES, Capability, FieldType, ServerStatus
 from gtidkit.protocol.messages import (
     AuthData,
     AuthMoreData,
     AuthSwitchRequest,
+    BinaryRow,
     ColumnCount,
     ColumnDefinition,
     ComPing,
@@ -27,6 +30,7 @@ from gtidkit.protocol.messages import (
     Ok,
     SSLRequest,
     TextRow,
+    text_value,
 )
 from gtidkit.protocol.packets import PacketReader, frame
 
@@ -323,3 +327,82 @@ def test_fuzz_only_protocol_errors() -> None:
                     ev.parameters(rng.randint(0, 3), int(conn.capabilities))
         except ProtocolError:
             pass
+
+
+def _result_rows() -> list[tuple[object, ...]]:
+    """Rows of every value shape a result carries, with 300-byte strings (3-byte lenenc lengths)."""
+    return [
+        (1, -7, "abc", None, b"\x00\xff", 1.5, Decimal("-1.25"), dt.date(2024, 2, 29)),
+        (None, 2**40, "é" * 150, "x" * 300, b"", 0.1, Decimal(0), dt.datetime(2024, 1, 2, 3, 4, 5, 6)),
+        (255, 0, "", "t", b"y" * 251, -2e300, None, None),
+        (True, False, "9", "", b"z", 3.0, Decimal("1e-3"), dt.datetime(1999, 12, 31)),
+    ]
+
+
+_TYPES = (
+    FieldType.MYSQL_TYPE_LONGLONG,
+    FieldType.MYSQL_TYPE_LONGLONG,
+    FieldType.MYSQL_TYPE_VAR_STRING,
+    FieldType.MYSQL_TYPE_STRING,
+    FieldType.MYSQL_TYPE_BLOB,
+    FieldType.MYSQL_TYPE_DOUBLE,
+    FieldType.MYSQL_TYPE_NEWDECIMAL,
+    FieldType.MYSQL_TYPE_DATETIME,
+)
+
+
+def _rows_phase(conn: ServerConnection, width: int) -> bytes:
+    conn.receive_data(frame(b"\x03SELECT 1", 0)[0])
+    conn.next_event()
+    out = conn.send(ColumnCount(width))
+    for i in range(width):
+        out += conn.send(ColumnDefinition(f"c{i}"))
+    return out + conn.send(Eof())
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_send_rows_is_send_of_each_row(binary: bool) -> None:
+    # the bulk row encoder used for result sets gives the same bytes and sequence ids as one send() per row
+    rows = _result_rows()
+    unsigned = (True, False, False, False, False, False, False, False)
+    one, bulk = _authenticated(), _authenticated()
+    assert _rows_phase(one, len(_TYPES)) == _rows_phase(bulk, len(_TYPES))
+    expected = b"".join(
+        one.send(BinaryRow(r, _TYPES, unsigned) if binary else TextRow(tuple(text_value(v) for v in r)))
+        for r in rows
+    )
+    assert bulk.send_rows(rows, binary=binary, types=_TYPES, unsigned=unsigned) == expected
+    assert one.send(Eof()) == bulk.send(Eof()) and bulk.state is State.COMMAND
+
+
+def test_send_rows_checks_state_width_and_range() -> None:
+    conn = _authenticated()
+    with pytest.raises(LocalProtocolError):
+        conn.send_rows([(1,)])  # no result set open
+    conn = _authenticated()
+    _rows_phase(conn, 1)
+    with pytest.raises(LocalProtocolError):
+        conn.send_rows([(1, 2)])
+    assert conn.state is State.ERROR
+    conn = _authenticated()
+    _rows_phase(conn, 1)
+    with pytest.raises(LocalProtocolError):  # 300 does not fit a TINY column
+        conn.send_rows([(300,)], binary=True, types=(FieldType.MYSQL_TYPE_TINY,), unsigned=(True,))
+    assert conn.state is State.ERROR
+
+
+def test_send_column_definitions_counts_columns() -> None:
+    conn = _authenticated()
+    conn.receive_data(frame(b"\x03SELECT 1", 0)[0])
+    conn.next_event()
+    conn.send(ColumnCount(2))
+    defs = [ColumnDefinition("a").encode(), ColumnDefinition("b").encode()]
+    assert _seqs(conn.send_column_definitions(defs)) == [2, 3]
+    conn.send(Eof())
+    assert conn.state is State.SENDING_ROWS
+    conn = _authenticated()
+    conn.receive_data(frame(b"\x03SELECT 1", 0)[0])
+    conn.next_event()
+    conn.send(ColumnCount(1))
+    with pytest.raises(LocalProtocolError):
+        conn.send_column_definitions(defs)

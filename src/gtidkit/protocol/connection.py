@@ -66,8 +66,10 @@ from gtidkit.protocol.messages import (
     StmtPrepareOk,
     TextRow,
     decode_command,
+    encode_binary_rows,
+    encode_text_rows,
 )
-from gtidkit.protocol.packets import PacketReader, frame
+from gtidkit.protocol.packets import MAX_PAYLOAD, PacketReader, frame
 
 
 class State(enum.Enum):
@@ -178,6 +180,9 @@ _SERVER_RULES: dict[type, Callable[[Any, State], State]] = {
     Eof: _more_results,
     AuthMoreData: _fast_auth,
 }
+
+#: 3-byte little-endian length fields of short payloads
+_HEADERS = tuple(n.to_bytes(3, "little") for n in range(256))
 
 #: MySQL's default max_allowed_packet (64 MiB) and the largest value it accepts (1 GiB).
 DEFAULT_MAX_ALLOWED_PACKET = 64 * 1024 * 1024
@@ -342,6 +347,67 @@ class ServerConnection:
         if new is State.COMMAND:
             self._seq = 0
         return bytes(out)
+
+    def send_rows(
+        self,
+        rows: Any,
+        *,
+        binary: bool = False,
+        types: tuple[int, ...] = (),
+        unsigned: tuple[bool, ...] = (),
+    ) -> bytes:
+        """Encode many rows at once (as :meth:`send` of one :class:`TextRow` / :class:`BinaryRow` each, byte for
+        byte, in a single pass); ``rows`` are tuples of Python values (text forms per
+        :func:`~gtidkit.protocol.messages.text_value`, binary per the column ``types``).
+
+        Raises:
+            LocalProtocolError: not sending rows, a row of the wrong width, or a value its type cannot carry; the
+                state becomes ``ERROR``.
+        """
+        if self.state is not State.SENDING_ROWS:
+            state, self.state = self.state, State.ERROR
+            raise LocalProtocolError(f"cannot send rows in state {state.name}")
+        width = self._row_width
+        for r in rows:
+            if len(r) != width:
+                self.state = State.ERROR
+                raise LocalProtocolError(f"row of {len(r)} values in a result of {width} columns")
+        try:
+            payloads = encode_binary_rows(rows, types, unsigned) if binary else encode_text_rows(rows)
+        except ProtocolError:
+            self.state = State.ERROR
+            raise
+        return self._frame_all(payloads)
+
+    def send_column_definitions(self, payloads: list[bytes]) -> bytes:
+        """Send already-encoded column-definition payloads (:meth:`ColumnDefinition.encode`, cached by the
+        caller) as :meth:`send` of each definition would.
+
+        Raises:
+            LocalProtocolError: not sending column definitions, or more than the column count announced.
+        """
+        if self.state is not State.SENDING_COLUMNS or len(payloads) > self._columns_left:
+            state, self.state = self.state, State.ERROR
+            raise LocalProtocolError(f"cannot send {len(payloads)} column definitions in state {state.name}")
+        self._columns_left -= len(payloads)
+        return self._frame_all(payloads)
+
+    def _frame_all(self, payloads: list[bytes]) -> bytes:
+        """Frame payloads one after the other with consecutive sequence ids (no state change)."""
+        seq = self._seq
+        parts: list[bytes] = []
+        add = parts.append
+        for payload in payloads:
+            n = len(payload)
+            if n < MAX_PAYLOAD:
+                add(_HEADERS[n] + bytes((seq,)) if n < 256 else n.to_bytes(3, "little") + bytes((seq,)))
+                add(payload)
+                seq = (seq + 1) & 0xFF
+            else:
+                data, seq = frame(payload, seq)
+                add(data)
+        self._seq = seq
+        return b"".join(parts)
 
     def _payloads(self, msg: Any) -> list[bytes]:
         caps = self._caps

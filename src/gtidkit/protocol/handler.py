@@ -48,7 +48,6 @@ from gtidkit.protocol.messages import (
     AuthData,
     AuthMoreData,
     AuthSwitchRequest,
-    BinaryRow,
     ColumnCount,
     ColumnDefinition,
     ComChangeUser,
@@ -74,9 +73,7 @@ from gtidkit.protocol.messages import (
     Ok,
     SSLRequest,
     StmtPrepareOk,
-    TextRow,
     UnknownCommand,
-    text_value,
 )
 from gtidkit.protocol.prepared import PreparedStatement
 from gtidkit.protocol.session_tracker import encode_state
@@ -590,20 +587,22 @@ class ClientHandler:
             # CLIENT_FOUND_ROWS: the client wants rows matched, not rows changed (UPDATE)
             affected = res.matched_rows if caps & CAP_FOUND_ROWS else res.affected_rows
             return self.conn.send(Ok(affected, res.last_insert_id, status, res.warning_count, info, state))
-        out = bytearray(self.conn.send(ColumnCount(len(res.columns))))
-        for c in res.columns:
-            out += self.conn.send(_definition(c))
-        out += self.conn.send(Eof(res.warning_count, status & ~STATUS_SESSION_STATE_CHANGED))
-        if binary:
-            types = tuple(int(c.type) for c in res.columns)
-            unsigned = tuple(bool(c.flags & FLAG_UNSIGNED) for c in res.columns)
-            for row in res.rows:
-                out += self.conn.send(BinaryRow(tuple(row), types, unsigned))
-        else:
-            for row in res.rows:
-                out += self.conn.send(TextRow(tuple(text_value(v) for v in row)))
-        out += self.conn.send(Eof(res.warning_count, status, b"", state))
-        return bytes(out)
+        conn = self.conn
+        columns = res.columns
+        out = [
+            conn.send(ColumnCount(len(columns))),
+            conn.send_column_definitions([_definition_payload(c) for c in columns]),
+            conn.send(Eof(res.warning_count, status & ~STATUS_SESSION_STATE_CHANGED)),
+        ]
+        if res.rows:
+            if binary:
+                types = tuple(int(c.type) for c in columns)
+                unsigned = tuple(bool(c.flags & FLAG_UNSIGNED) for c in columns)
+                out.append(conn.send_rows(res.rows, binary=True, types=types, unsigned=unsigned))
+            else:
+                out.append(conn.send_rows(res.rows))
+        out.append(conn.send(Eof(res.warning_count, status, b"", state)))
+        return b"".join(out)
 
     def _field_list(self, cmd: ComFieldList) -> bytes:
         try:
@@ -638,6 +637,22 @@ class ClientHandler:
             f"Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: 0  "
             f"Flush tables: 1  Open tables: 0  Queries per second avg: {questions / uptime:.3f}"
         )
+
+
+#: engine Column -> its encoded column-definition payload (Columns are frozen; the same ones come back for every
+#: execution of a statement, so each is encoded once)
+_DEFINITIONS: dict[Any, bytes] = {}
+
+
+def _definition_payload(c: Any) -> bytes:
+    """The encoded column-definition packet payload of an engine ``Column`` (cached)."""
+    payload = _DEFINITIONS.get(c)
+    if payload is None:
+        payload = _definition(c).encode()
+        if len(_DEFINITIONS) >= 4096:
+            _DEFINITIONS.clear()
+        _DEFINITIONS[c] = payload
+    return payload
 
 
 def _definition(c: Any) -> ColumnDefinition:
