@@ -220,7 +220,9 @@ class Session:
         )
 
     def _session_value(self, name: str) -> Any:
-        return self.session_vars.get(name, self.server.globals.get(name))
+        """The session value of the variable called ``name`` (its canonical name), else the global one."""
+        sv = self.session_vars
+        return sv[name] if name in sv else self.server.globals.values[name]
 
     def _statement_facts(
         self, stmt: Any, uses_tables: bool, res: StatementResult, assignments: Any
@@ -246,7 +248,7 @@ class Session:
         )
 
     def _max_error_count(self) -> int:
-        return int(self.session_vars.get("max_error_count", self.server.globals.get("max_error_count")))
+        return int(self._session_value("max_error_count"))
 
     def close(self) -> None:
         """Roll back any open transaction, release owned GTIDs and close the connection."""
@@ -306,19 +308,22 @@ class Session:
         if er.last_insert_id:
             self.last_insert_id = er.last_insert_id
         affected = int(er.affected_rows or 0)
-        res = StatementResult(
+        columns = None
+        rows: list[tuple[Any, ...]] = []
+        if er.columns:
+            from gtidkit.engine.sql.metadata import result_columns
+
+            rows = [r if type(r) is tuple else tuple(r) for r in (er.rows or [])]
+            columns = result_columns(er.columns, rows, er.metadata)
+        return StatementResult(
+            columns=columns,
+            rows=rows,
             affected_rows=affected,
             matched_rows=affected if er.matched_rows is None else int(er.matched_rows),
             last_insert_id=int(er.last_insert_id or 0),
             info=er.info or "",
             warnings=tuple(Condition(*w) for w in (er.warnings or [])),
         )
-        if er.columns:
-            from gtidkit.engine.sql.metadata import result_columns
-
-            rows = [tuple(r) for r in (er.rows or [])]
-            res = dataclasses.replace(res, columns=result_columns(er.columns, rows, er.metadata), rows=rows)
-        return res
 
     def _log_temporary(self, stmt: Any, changes: list[Any]) -> bool:
         """Drop the row changes of temporary tables from ``changes`` (ROW / MIXED format never logs them); False

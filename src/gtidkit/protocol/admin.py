@@ -23,6 +23,9 @@ from gtidkit.protocol.engine_seam import Column, StatementResult
 if TYPE_CHECKING:
     from gtidkit.protocol.handler import ClientHandler
 
+#: the first word of every statement answered here (each pattern below starts with ``^\s*`` and one of them)
+_FIRST_WORD = re.compile(r"\s*(\w+)")
+_ADMIN_WORDS = frozenset({"shutdown", "kill", "show", "create", "alter", "drop", "set", "grant", "revoke"})
 _SHUTDOWN = re.compile(r"^\s*shutdown\s*;?\s*$", re.IGNORECASE)
 _KILL = re.compile(r"^\s*kill\s+(?:(connection|query)\s+)?(\d+)\s*;?\s*$", re.IGNORECASE)
 _PROCESSLIST = re.compile(r"^\s*show\s+(full\s+)?processlist\s*;?\s*$", re.IGNORECASE)
@@ -93,6 +96,12 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
         # sql_parse.cc: in the sandbox only ALTER USER, SET PASSWORD and SET (client initialisation) run
         if handler.sandbox and not _ALTER_USER.match(text) and not re.match(r"\s*set\b", text, re.IGNORECASE):
             raise mysql_error(1820)
+        first = _FIRST_WORD.match(text)
+        if first is None or first.group(1).lower() not in _ADMIN_WORDS:  # none of the statements below
+            privileges.check_statement(
+                account, handler.user, handler.peer_host_name(), text, engine_seam.current_schema(handler.session)
+            )
+            return None
         if _SHUTDOWN.match(text):
             if not privileges.has_global(account, "SHUTDOWN"):
                 raise mysql_error(1227, "SHUTDOWN")

@@ -79,8 +79,7 @@ def status_flags(session: Any) -> int:
 
 
 def _autocommit(session: Any) -> bool:
-    value = session.resolve_sysvar("autocommit")
-    return str(value).upper() in ("1", "ON", "TRUE")
+    return bool(session.autocommit())
 
 
 def sysvar(session: Any, name: str) -> Any:
@@ -102,15 +101,19 @@ def split(sql: str) -> list[str]:
     return [s for s in split_statements(sql) if s.strip()]
 
 
-def execute(session: Any, sql: str, intercept: Interceptor | None = None) -> Iterator[StatementResult]:
+def execute(
+    session: Any, sql: str, intercept: Interceptor | None = None, *, statements: list[str] | None = None
+) -> Iterator[StatementResult]:
     """Run ``sql`` (one or more statements); yield one result per statement, in order.
 
     ``intercept`` sees each statement first and may answer it (returning a result) instead of the engine.
+    ``statements`` is ``split(sql)`` when the caller has it already.
 
     Raises:
         MySQLError: from the failing statement (results of the statements before it were yielded first).
     """
-    statements = split(sql)
+    if statements is None:
+        statements = split(sql)
     if not statements:
         raise mysql_error(1065)
     for text in statements:

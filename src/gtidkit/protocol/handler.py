@@ -48,6 +48,7 @@ from gtidkit.protocol.messages import (
     AuthData,
     AuthMoreData,
     AuthSwitchRequest,
+    BinaryRow,
     ColumnCount,
     ColumnDefinition,
     ComChangeUser,
@@ -73,7 +74,9 @@ from gtidkit.protocol.messages import (
     Ok,
     SSLRequest,
     StmtPrepareOk,
+    TextRow,
     UnknownCommand,
+    text_value,
 )
 from gtidkit.protocol.prepared import PreparedStatement
 from gtidkit.protocol.session_tracker import encode_state
@@ -191,6 +194,7 @@ class ClientHandler:
         self.takeover: tuple[TakeoverHook, Any] | None = None
         #: set by the socket edge: close this connection from another thread (KILL).
         self.kill_hook: Callable[[], None] = lambda: None
+        self._intercept: tuple[Any, engine_seam.Interceptor] | None = None
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> bytes:
@@ -406,6 +410,8 @@ class ClientHandler:
             self.ctx.questions += 1
         if isinstance(cmd, ComQuery):
             return self._query(cmd.query.decode("utf-8", "surrogateescape"))
+        if isinstance(cmd, ComStmtExecute):
+            return self._stmt_execute(cmd)
         if isinstance(cmd, ComPing):
             return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
         if isinstance(cmd, ComQuit):
@@ -445,8 +451,6 @@ class ClientHandler:
             return self.conn.send(Err(1047, "Unknown command", "08S01"))
         if isinstance(cmd, ComStmtPrepare):
             return self._stmt_prepare(cmd)
-        if isinstance(cmd, ComStmtExecute):
-            return self._stmt_execute(cmd)
         if isinstance(cmd, ComStmtSendLongData):
             stmt = self.statements.get(cmd.statement_id)
             if stmt is not None:  # never answered, errors included (reported at execute in MySQL)
@@ -515,6 +519,15 @@ class ClientHandler:
         stmt.long_data.clear()
         return self._query(stmt.sql, binary=True, prepared=(stmt.engine, bound))
 
+    def _interceptor(self) -> engine_seam.Interceptor:
+        """The admin-statement hook of this connection (built once per engine session)."""
+        from gtidkit.protocol import admin
+
+        cached = self._intercept
+        if cached is None or cached[0] is not self.session:
+            cached = self._intercept = (self.session, admin.interceptor(self))
+        return cached[1]
+
     def _query(
         self,
         sql: str,
@@ -524,14 +537,12 @@ class ClientHandler:
         prepared: tuple[Any, list[Any]] | None = None,
     ) -> bytes:
         """Run ``sql`` (or, with ``prepared`` = (engine statement, values), a prepared statement) and answer."""
-        from gtidkit.protocol import admin
-
         self.info = sql
         out = bytearray()
         try:
             if prepared is not None:
                 results = engine_seam.execute_prepared(
-                    self.session, prepared[0], prepared[1], admin.interceptor(self)
+                    self.session, prepared[0], prepared[1], self._interceptor()
                 )
                 statements = [sql]
             else:
@@ -544,7 +555,7 @@ class ClientHandler:
                     "1",
                 )
             if prepared is None:
-                results = engine_seam.execute(self.session, sql, admin.interceptor(self))
+                results = engine_seam.execute(self.session, sql, self._interceptor(), statements=statements)
             current = next(results)
             while True:
                 try:
@@ -587,22 +598,20 @@ class ClientHandler:
             # CLIENT_FOUND_ROWS: the client wants rows matched, not rows changed (UPDATE)
             affected = res.matched_rows if caps & CAP_FOUND_ROWS else res.affected_rows
             return self.conn.send(Ok(affected, res.last_insert_id, status, res.warning_count, info, state))
-        conn = self.conn
-        columns = res.columns
-        out = [
-            conn.send(ColumnCount(len(columns))),
-            conn.send_column_definitions([_definition_payload(c) for c in columns]),
-            conn.send(Eof(res.warning_count, status & ~STATUS_SESSION_STATE_CHANGED)),
-        ]
-        if res.rows:
-            if binary:
-                types = tuple(int(c.type) for c in columns)
-                unsigned = tuple(bool(c.flags & FLAG_UNSIGNED) for c in columns)
-                out.append(conn.send_rows(res.rows, binary=True, types=types, unsigned=unsigned))
-            else:
-                out.append(conn.send_rows(res.rows))
-        out.append(conn.send(Eof(res.warning_count, status, b"", state)))
-        return b"".join(out)
+        out = bytearray(self.conn.send(ColumnCount(len(res.columns))))
+        for c in res.columns:
+            out += self.conn.send(_definition(c))
+        out += self.conn.send(Eof(res.warning_count, status & ~STATUS_SESSION_STATE_CHANGED))
+        if binary:
+            types = tuple(int(c.type) for c in res.columns)
+            unsigned = tuple(bool(c.flags & FLAG_UNSIGNED) for c in res.columns)
+            for row in res.rows:
+                out += self.conn.send(BinaryRow(tuple(row), types, unsigned))
+        else:
+            for row in res.rows:
+                out += self.conn.send(TextRow(tuple(text_value(v) for v in row)))
+        out += self.conn.send(Eof(res.warning_count, status, b"", state))
+        return bytes(out)
 
     def _field_list(self, cmd: ComFieldList) -> bytes:
         try:
@@ -637,22 +646,6 @@ class ClientHandler:
             f"Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: 0  "
             f"Flush tables: 1  Open tables: 0  Queries per second avg: {questions / uptime:.3f}"
         )
-
-
-#: engine Column -> its encoded column-definition payload (Columns are frozen; the same ones come back for every
-#: execution of a statement, so each is encoded once)
-_DEFINITIONS: dict[Any, bytes] = {}
-
-
-def _definition_payload(c: Any) -> bytes:
-    """The encoded column-definition packet payload of an engine ``Column`` (cached)."""
-    payload = _DEFINITIONS.get(c)
-    if payload is None:
-        payload = _definition(c).encode()
-        if len(_DEFINITIONS) >= 4096:
-            _DEFINITIONS.clear()
-        _DEFINITIONS[c] = payload
-    return payload
 
 
 def _definition(c: Any) -> ColumnDefinition:

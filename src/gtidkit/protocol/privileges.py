@@ -29,6 +29,7 @@ COM_BINLOG_DUMP[_GTID]                 REPLICATION SLAVE (for the replication la
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -226,6 +227,12 @@ _SHOW_NEEDS = {
 }
 
 
+@functools.lru_cache(maxsize=256)
+def _root_like(privileges: tuple[str, ...]) -> bool:
+    """SUPER and every database-level privilege (answered once per distinct privilege list)."""
+    return "SUPER" in privileges and all(p in privileges for p in DATABASE_LEVEL)
+
+
 def check_statement(account: Account | None, user: str, host: str, text: str, current_db: str | None) -> None:
     """Raise MySQL's access error when ``account`` may not run ``text``; return quietly when it may.
 
@@ -237,7 +244,7 @@ def check_statement(account: Account | None, user: str, host: str, text: str, cu
 
     if account is None:
         raise mysql_error(1045, user, host, "NO")
-    if "SUPER" in account.privileges and all(p in account.privileges for p in DATABASE_LEVEL):
+    if _root_like(account.privileges):
         return  # root-like accounts: no per-statement work
     stmt = classify(text)
     kind = stmt.kind

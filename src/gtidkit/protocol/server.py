@@ -211,11 +211,13 @@ class WireServer:
             else:
                 if state is State.COMMAND:
                     interactive = handler.conn.client_capabilities & Capability.INTERACTIVE
-                    sock.settimeout(self.interactive_timeout if interactive else self.wait_timeout)
+                    timeout: float | None = self.interactive_timeout if interactive else self.wait_timeout
                 elif state in (State.AWAIT_RESPONSE, State.AWAIT_AUTH_DATA):
-                    sock.settimeout(self.connect_timeout)
+                    timeout = self.connect_timeout
                 else:
-                    sock.settimeout(None)
+                    timeout = None
+                if sock.gettimeout() != timeout:  # settimeout is a system call: only when it changes
+                    sock.settimeout(timeout)
                 try:
                     data = sock.recv(RECV_SIZE)
                 except TimeoutError:
