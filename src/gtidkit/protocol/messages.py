@@ -759,6 +759,13 @@ def encode_text_rows(rows: Any) -> list[bytes]:
     out: list[bytes] = []
     append = out.append
     for row in rows:
+        if len(row) == 1:  # one column: no per-row list
+            v = row[0]
+            if type(v) is str:
+                b = v.encode("utf-8", "surrogateescape")
+                m = len(b)
+                append((_SHORT_LENGTHS[m] if m < 0xFB else lenenc_int(m)) + b)
+                continue
         parts: list[bytes] = []
         add = parts.append
         for v in row:
@@ -796,6 +803,15 @@ def encode_binary_rows(rows: Any, types: tuple[int, ...], unsigned: tuple[bool, 
     uns = tuple(bool(unsigned[i]) if i < len(unsigned) else False for i in range(n))
     out: list[bytes] = []
     append = out.append
+    if n == 1 and text_ok[0]:  # one string column (sysbench's SELECT c): header 0x00, empty bitmap, lenenc text
+        for (v,) in rows:
+            if type(v) is str:
+                b = v.encode("utf-8", "surrogateescape")
+                m = len(b)
+                append(b"\0\0" + (_SHORT_LENGTHS[m] if m < 0xFB else lenenc_int(m)) + b)
+            else:
+                append(b"\0\x04" if v is None else b"\0\0" + binary_value(v, types[0], uns[0]))
+        return out
     for row in rows:
         bitmap = bytearray(width)
         parts: list[bytes] = [b"\0", b""]
