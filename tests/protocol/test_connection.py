@@ -361,7 +361,9 @@ def _rows_phase(conn: ServerConnection, width: int) -> bytes:
 
 
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
-@pytest.mark.parametrize("column", [None, *range(len(_TYPES))], ids=["all", *(f"col{i}" for i in range(len(_TYPES)))])
+@pytest.mark.parametrize(
+    "column", [None, *range(len(_TYPES))], ids=["all", *(f"col{i}" for i in range(len(_TYPES)))]
+)
 def test_send_rows_is_send_of_each_row(binary: bool, column: int | None) -> None:
     # the bulk row encoder used for result sets gives the same bytes and sequence ids as one send() per row
     # (whole rows, and one-column results of each type, which have a fast path of their own)

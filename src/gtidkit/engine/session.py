@@ -199,23 +199,23 @@ class Session:
         for w in res.warnings:
             self.diagnostics.push(w, max_errors)
         changes = self.tracker.end_statement(self._statement_facts(stmt, uses_tables, res, assignments))
-        flags = 0
+        flags = 0  # plain ints: IntFlag arithmetic is slow on this per-statement path
         if changes:
-            flags |= ServerStatus.SERVER_SESSION_STATE_CHANGED
+            flags |= _SESSION_STATE_CHANGED
         if self.in_transaction() or self.tracker.transaction_active:
-            flags |= ServerStatus.SERVER_STATUS_IN_TRANS
+            flags |= _IN_TRANS
             if self.tracker.read_only_transaction:
-                flags |= ServerStatus.SERVER_STATUS_IN_TRANS_READONLY
+                flags |= _IN_TRANS_READONLY
         if db_before is not None and self.current_db is None and stmt.kind == "ddl":
-            flags |= ServerStatus.SERVER_STATUS_DB_DROPPED
+            flags |= _DB_DROPPED
         if self.autocommit():
-            flags |= ServerStatus.SERVER_STATUS_AUTOCOMMIT
+            flags |= _AUTOCOMMIT
         if more:
-            flags |= ServerStatus.SERVER_MORE_RESULTS_EXISTS
+            flags |= _MORE_RESULTS_EXISTS
         return dataclasses.replace(
             res,
             warning_count=min(self.diagnostics.statement_count, 0xFFFF),
-            status_flags=int(flags),
+            status_flags=flags,
             state_changes=changes,
         )
 
@@ -540,6 +540,14 @@ def _sysvar_kind(name: str) -> str | None:
     if var.kind == sysvars.INT:
         return "uint" if var.minimum >= 0 else "int"
     return var.kind if var.kind == sysvars.BOOL else "str"
+
+
+_SESSION_STATE_CHANGED = int(ServerStatus.SERVER_SESSION_STATE_CHANGED)
+_IN_TRANS = int(ServerStatus.SERVER_STATUS_IN_TRANS)
+_IN_TRANS_READONLY = int(ServerStatus.SERVER_STATUS_IN_TRANS_READONLY)
+_DB_DROPPED = int(ServerStatus.SERVER_STATUS_DB_DROPPED)
+_AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
+_MORE_RESULTS_EXISTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
 
 
 def _uses_tables(stmt: Any) -> bool:

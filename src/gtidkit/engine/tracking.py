@@ -37,6 +37,7 @@ Rules, tracker by tracker:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -176,7 +177,7 @@ class SessionTracker:
         """The state changes to report for a statement that succeeded (empty tuple when none)."""
         out: list[StateChange] = []
         changed_vars, state_changed, schema = self._session_changes(facts)
-        tracked = {v.strip().lower() for v in facts.track_sysvars.split(",") if v.strip()}
+        tracked = _tracked_names(facts.track_sysvars) if changed_vars else frozenset()
         for name in changed_vars:
             if "*" in tracked or name in tracked:
                 out.append(StateChange(_T.SESSION_TRACK_SYSTEM_VARIABLES, facts.sysvar_text(name), name))
@@ -228,7 +229,9 @@ class SessionTracker:
     # ---------------------------------------------------------------- GTIDs
     def _gtids_report(self, facts: StatementFacts) -> str | None:
         mode = self._gtids_mode
-        own, self._own = self._own, GtidSet()
+        own = self._own
+        if own:
+            self._own = GtidSet()
         if mode == "OWN_GTID":
             return own.to_text() if own else None
         if mode != "ALL_GTIDS":
@@ -366,3 +369,9 @@ class SessionTracker:
                 "L" if self._locked else "_",
             )
         )
+
+
+@functools.lru_cache(maxsize=64)
+def _tracked_names(track_sysvars: str) -> frozenset[str]:
+    """The variable names listed in session_track_system_variables (lower case; ``*`` for all)."""
+    return frozenset(v.strip().lower() for v in track_sysvars.split(",") if v.strip())

@@ -99,7 +99,11 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
         first = _FIRST_WORD.match(text)
         if first is None or first.group(1).lower() not in _ADMIN_WORDS:  # none of the statements below
             privileges.check_statement(
-                account, handler.user, handler.peer_host_name(), text, engine_seam.current_schema(handler.session)
+                account,
+                handler.user,
+                handler.peer_host_name(),
+                text,
+                engine_seam.current_schema(handler.session),
             )
             return None
         if _SHUTDOWN.match(text):

@@ -803,7 +803,9 @@ def encode_binary_rows(rows: Any, types: tuple[int, ...], unsigned: tuple[bool, 
     uns = tuple(bool(unsigned[i]) if i < len(unsigned) else False for i in range(n))
     out: list[bytes] = []
     append = out.append
-    if n == 1 and text_ok[0]:  # one string column (sysbench's SELECT c): header 0x00, empty bitmap, lenenc text
+    if (
+        n == 1 and text_ok[0]
+    ):  # one string column (sysbench's SELECT c): header 0x00, empty bitmap, lenenc text
         for (v,) in rows:
             if type(v) is str:
                 b = v.encode("utf-8", "surrogateescape")
