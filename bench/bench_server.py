@@ -9,12 +9,15 @@ bench/RESULTS.md with the command used.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pymysql
@@ -38,13 +41,17 @@ def _block(cur: pymysql.cursors.Cursor, kind: str, n: int, start_id: int) -> lis
     return out
 
 
-def _sysbench(port: int, test: str, threads: int, seconds: int) -> dict[str, float] | None:
+def _cpu_seconds(pid: int) -> float:
+    """utime + stime of process ``pid`` (all its threads), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _sysbench_cmd(port: int) -> list[str]:
     exe = shutil.which("sysbench")
-    if exe is None:
-        return None
-    base = [
+    assert exe is not None
+    return [
         exe,
-        test,
         "--db-driver=mysql",
         "--mysql-host=127.0.0.1",
         f"--mysql-port={port}",
@@ -53,22 +60,38 @@ def _sysbench(port: int, test: str, threads: int, seconds: int) -> dict[str, flo
         "--tables=1",
         "--table-size=10000",
     ]
+
+
+def _sysbench_prepare(port: int) -> None:
+    cmd = _sysbench_cmd(port)
+    subprocess.run([cmd[0], "oltp_read_write", *cmd[1:], "prepare"], capture_output=True, check=True)
+
+
+def _sysbench(port: int, pid: int, test: str, threads: int, seconds: int) -> dict[str, float] | None:
+    """One sysbench run; TPS, latency and the server's CPU time per query (µs, all its threads)."""
+    cmd = _sysbench_cmd(port)
+    cpu0 = _cpu_seconds(pid)
     r = subprocess.run(
-        [*base, f"--threads={threads}", f"--time={seconds}", "run"],
+        [cmd[0], test, *cmd[1:], f"--threads={threads}", f"--time={seconds}", "run"],
         capture_output=True,
         text=True,
         check=False,
     )
+    cpu = _cpu_seconds(pid) - cpu0
     figures: dict[str, float] = {}
     for line in r.stdout.splitlines():
         line = line.strip()
         if line.startswith("transactions:"):
             figures["tps"] = float(line.split("(")[1].split()[0])
+        elif line.startswith("queries:"):
+            figures["queries"] = float(line.split()[1])
         elif line.startswith("avg:"):
             figures["avg_ms"] = float(line.split()[1])
         elif line.startswith("95th percentile:"):
             figures["p95_ms"] = float(line.split()[2])
-    return figures or None
+    if figures.get("queries"):
+        figures["cpu_us_per_query"] = cpu / figures["queries"] * 1e6
+    return figures if "tps" in figures else None
 
 
 def _free_port() -> int:
@@ -79,12 +102,15 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _mariadb_sysbench(tmp: Path, tests: list[tuple[str, int]], seconds: int) -> dict[tuple[str, int], dict]:
-    """The same sysbench runs against Debian's MariaDB server on a private datadir and port (bench only)."""
+@contextlib.contextmanager
+def _mariadb(tmp: Path) -> Iterator[tuple[int, int] | None]:
+    """Debian's MariaDB server on a private datadir and port (bench only): yields (port, pid), or None when it is
+    not installed."""
     mariadbd = shutil.which("mariadbd") or "/usr/sbin/mariadbd"
     install = shutil.which("mariadb-install-db")
-    if not Path(mariadbd).exists() or install is None or shutil.which("sysbench") is None:
-        return {}
+    if not Path(mariadbd).exists() or install is None:
+        yield None
+        return
     datadir = tmp / "mariadb"
     subprocess.run(
         [
@@ -123,30 +149,15 @@ def _mariadb_sysbench(tmp: Path, tests: list[tuple[str, int]], seconds: int) -> 
                 break
             except pymysql.err.OperationalError:
                 time.sleep(0.5)
-        conn = pymysql.connect(host="127.0.0.1", port=port, user="root", password="", autocommit=True)
-        conn.cursor().execute("CREATE DATABASE sbtest")
-        conn.close()
-        exe = shutil.which("sysbench")
-        subprocess.run(
-            [
-                exe,
-                "oltp_read_write",
-                "--db-driver=mysql",
-                "--mysql-host=127.0.0.1",  # type: ignore[list-item]
-                f"--mysql-port={port}",
-                "--mysql-user=root",
-                "--mysql-password=",
-                "--tables=1",
-                "--table-size=10000",
-                "prepare",
-            ],
-            capture_output=True,
-            check=True,
-        )
-        return {(t, n): f for t, n in tests if (f := _sysbench(port, t, n, seconds))}
+        yield port, proc.pid
     finally:
         proc.terminate()
         proc.wait(60)
+
+
+def _median_fig(runs: list[dict[str, float]], key: str) -> float:
+    vals = [r[key] for r in runs if key in r]
+    return statistics.median(vals) if vals else 0.0
 
 
 def main() -> int:
@@ -155,10 +166,13 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=300, help="statements per block")
     ap.add_argument("--blocks", type=int, default=6, help="statements per mode = n * blocks")
     ap.add_argument("--sysbench-seconds", type=int, default=20)
+    ap.add_argument("--repeat", type=int, default=3, help="gtidkit/MariaDB sysbench pairs per test")
     ap.add_argument("--no-mariadb", action="store_true", help="skip the MariaDB comparison")
     args = ap.parse_args()
     tests = [("oltp_point_select", 1), ("oltp_point_select", 4), ("oltp_read_write", 4)]
-    maria: dict[tuple[str, int], dict] = {}
+    sb: dict[tuple[str, int], list[dict[str, float]]] = {}
+    maria: dict[tuple[str, int], list[dict[str, float]]] = {}
+    ratios: dict[tuple[str, int], list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp, running_server(Path(tmp) / "d", "--log-bin") as srv:
         conns = {}
         for mode in ("OFF", "OWN_GTID"):
@@ -187,38 +201,46 @@ def main() -> int:
                     times.setdefault((mode, kind), []).extend(_block(cursors[mode], kind, 1, next_id))
                     next_id += 1
         med = {k: statistics.median(v) * 1e6 for k, v in times.items()}
-        sb = {}
-        if shutil.which("sysbench") and args.sysbench_seconds > 0:
-            cur.execute("CREATE DATABASE sbtest")
-            exe = shutil.which("sysbench")
-            subprocess.run(
-                [
-                    exe,
-                    "oltp_read_write",
-                    "--db-driver=mysql",
-                    "--mysql-host=127.0.0.1",  # type: ignore[list-item]
-                    f"--mysql-port={srv.port}",
-                    "--mysql-user=root",
-                    "--mysql-password=",
-                    "--tables=1",
-                    "--table-size=10000",
-                    "prepare",
-                ],
-                capture_output=True,
-                check=True,
-            )
-            for test, threads in tests:
-                sb[(test, threads)] = _sysbench(srv.port, test, threads, args.sysbench_seconds)
         for c in conns.values():
             c.close()
-    if sb and not args.no_mariadb:
-        with tempfile.TemporaryDirectory() as tmp:
-            maria = _mariadb_sysbench(Path(tmp), tests, args.sysbench_seconds)
+        if shutil.which("sysbench") and args.sysbench_seconds > 0:
+            cur = pymysql.connect(host="127.0.0.1", port=srv.port, user="root", password="", autocommit=True)
+            cur.cursor().execute("CREATE DATABASE sbtest")
+            cur.close()
+            _sysbench_prepare(srv.port)
+            with _mariadb(Path(tmp)) if not args.no_mariadb else contextlib.nullcontext() as maria_srv:
+                if maria_srv is not None:
+                    mc = pymysql.connect(host="127.0.0.1", port=maria_srv[0], user="root", password="")
+                    mc.cursor().execute("CREATE DATABASE sbtest")
+                    mc.close()
+                    _sysbench_prepare(maria_srv[0])
+                for test, threads in tests:
+                    for rep in range(args.repeat):
+                        # pairs run back to back, alternating which goes first, so load drift hits both alike
+                        order = ("gtidkit", "mariadb") if rep % 2 == 0 else ("mariadb", "gtidkit")
+                        pair: dict[str, dict[str, float]] = {}
+                        for who in order:
+                            if who == "mariadb" and maria_srv is None:
+                                continue
+                            port, pid = (srv.port, srv.proc.pid) if who == "gtidkit" else maria_srv
+                            fig = _sysbench(port, pid, test, threads, args.sysbench_seconds)
+                            if fig:
+                                pair[who] = fig
+                        if "gtidkit" in pair:
+                            sb.setdefault((test, threads), []).append(pair["gtidkit"])
+                        if "mariadb" in pair:
+                            maria.setdefault((test, threads), []).append(pair["mariadb"])
+                        if "gtidkit" in pair and "mariadb" in pair:
+                            ratio = pair["gtidkit"]["tps"] / pair["mariadb"]["tps"]
+                            ratios.setdefault((test, threads), []).append(ratio)
+    cmd = (
+        f".venv/bin/python bench/bench_server.py --n {args.n} --blocks {args.blocks} "
+        f"--sysbench-seconds {args.sysbench_seconds} --repeat {args.repeat}"
+    )
     lines = [
         (
-            f"Command: `.venv/bin/python bench/bench_server.py --n {args.n} --blocks {args.blocks} "
-            f"--sysbench-seconds {args.sysbench_seconds}` (one `gtidkit server --log-bin` on 127.0.0.1, PyMySQL, "
-            "median latency per statement, the two modes interleaved statement by statement)"
+            f"Command: `{cmd}` (one `gtidkit server --log-bin` on 127.0.0.1, PyMySQL, median latency per statement, "
+            "the two modes interleaved statement by statement)"
         ),
         "",
         "| statement | session_track_gtids=OFF (µs) | OWN_GTID (µs) | OWN_GTID / OFF | target |",
@@ -232,28 +254,41 @@ def main() -> int:
             "",
             (
                 "sysbench 1.0.20 (Debian), 1 table of 10000 rows, prepared statements (unmodified scripts), "
-                f"{args.sysbench_seconds} s each, same machine, one after the other; MariaDB 10.11 (Debian "
-                "mariadb-server, private datadir and port, binlog on with sync_binlog=1, InnoDB defaults); gtidkit "
-                "with its binlog on (sync_binlog=1) and SQLite synchronous=FULL:"
+                f"{args.sysbench_seconds} s per run, same machine; both servers up at once and each test run as "
+                f"{args.repeat} gtidkit/MariaDB pairs back to back (order alternating), the ratio taken per pair. "
+                "MariaDB 10.11 (Debian mariadb-server, private datadir and port, binlog on with sync_binlog=1, InnoDB "
+                "defaults); gtidkit with its binlog on (sync_binlog=1: the binlog fsync makes a commit durable, "
+                "recovery re-applies from it, so SQLite's WAL is not fsynced again) and SQLite synchronous=FULL "
+                "otherwise. Medians over the pairs; server CPU = the server process's user+system time per query "
+                "(all threads)."
             ),
             "",
             (
-                "| test | threads | gtidkit TPS | gtidkit p95 ms | MariaDB TPS | MariaDB p95 ms | gtidkit / MariaDB |"
-                " target |"
+                "| test | threads | gtidkit TPS | gtidkit p95 ms | gtidkit CPU µs/query | MariaDB TPS | MariaDB p95 ms "
+                "| MariaDB CPU µs/query | gtidkit / MariaDB (per pair) | target |"
             ),
-            "|---|---|---|---|---|---|---|---|",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
-        for (test, threads), fig in sb.items():
-            if not fig:
-                continue
-            other = maria.get((test, threads))
-            ratio = f"{fig['tps'] / other['tps']:.3f}" if other else "n/a"
-            target = ">= 0.5" if (test, threads) in (("oltp_point_select", 1), ("oltp_read_write", 4)) else ""
-            lines.append(
-                f"| {test} | {threads} | {fig.get('tps', 0):.1f} | {fig.get('p95_ms', 0):.2f} | "
-                f"{other['tps'] if other else 0:.1f} | {other.get('p95_ms', 0) if other else 0:.2f} | "
-                f"{ratio} | {target} |"
+        for key, runs in sb.items():
+            test, threads = key
+            other = maria.get(key, [])
+            pairs = ratios.get(key, [])
+            ratio = (
+                f"**{statistics.median(pairs):.3f}** ({', '.join(f'{r:.3f}' for r in pairs)})"
+                if pairs
+                else "n/a"
             )
+            target = ">= 0.5" if key in (("oltp_point_select", 1), ("oltp_read_write", 4)) else ""
+            lines.append(
+                f"| {test} | {threads} | {_median_fig(runs, 'tps'):.1f} | {_median_fig(runs, 'p95_ms'):.2f} | "
+                f"{_median_fig(runs, 'cpu_us_per_query'):.0f} | {_median_fig(other, 'tps'):.1f} | "
+                f"{_median_fig(other, 'p95_ms'):.2f} | {_median_fig(other, 'cpu_us_per_query'):.0f} | {ratio} | "
+                f"{target} |"
+            )
+        lines += [
+            "",
+            f"Load average at the end of the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.",
+        ]
     text = "\n".join(["## Wire server (`gtidkit server`)", "", *lines, ""])
     update_section("server", text)
     print(text)

@@ -27,7 +27,7 @@ def crash(srv) -> None:
 def fail_engine_commit(session) -> None:
     """The next storage COMMIT fails after the binlog write: the transaction is in the binlog only."""
 
-    def failing_commit():
+    def failing_commit(**_kw: object) -> None:
         raise OSError("simulated crash before the engine commit")
 
     session.conn.commit = failing_commit

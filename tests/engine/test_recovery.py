@@ -27,7 +27,7 @@ def test_binlog_ahead_of_engine_is_reapplied(open_server, fmt):
     # fault injection: the binlog write succeeds, the SQLite COMMIT fails (as if the process died right there)
     real_commit = s.conn.commit
 
-    def failing_commit():
+    def failing_commit(**_kw: object) -> None:
         raise OSError("simulated crash before the engine commit")
 
     s.conn.commit = failing_commit
@@ -97,7 +97,7 @@ def test_binlog_off_crash_keeps_table_and_data_together(open_server):
     s.execute("CREATE DATABASE d")
     s.execute(f"SET gtid_next='{src}:2'")
     real_commit = s.conn.commit
-    s.conn.commit = lambda: (_ for _ in ()).throw(OSError("crash"))
+    s.conn.commit = lambda **_kw: (_ for _ in ()).throw(OSError("crash"))
     with pytest.raises(OSError):
         s.execute("CREATE TABLE d.t (id INT)")
     s.conn.commit = real_commit
@@ -107,3 +107,23 @@ def test_binlog_off_crash_keeps_table_and_data_together(open_server):
     assert s2.execute(
         "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='d' AND TABLE_NAME='t'"
     )[-1].rows == [(0,)]
+
+
+def test_one_fsync_per_binlogged_commit(open_server, monkeypatch):
+    # sync_binlog=1: the binlog's fsync makes the transaction durable (it is re-applied from there, see above),
+    # so the WAL is not fsynced as well; a session with sql_log_bin=0 keeps synchronous=FULL
+    import os
+
+    srv = open_server(gtid_mode="ON", log_bin=True, sync_binlog=1)
+    s = srv.session()
+    s.execute("CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY)")
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    s.execute("INSERT INTO d.t VALUES (1)")
+    assert len(synced) == 1  # the binlog's
+    assert s.conn.execute("PRAGMA synchronous").fetchone()[0] == 1
+    s.execute("SET sql_log_bin = 0")
+    s.execute("INSERT INTO d.t VALUES (2)")
+    assert len(synced) == 1 and s.conn.execute("PRAGMA synchronous").fetchone()[0] == 2
+    assert s.execute("SELECT COUNT(*) FROM d.t")[0].rows == [(2,)]

@@ -160,3 +160,30 @@ def test_catalog_survives_reopen(tmp_path):
     assert s2.catalog.get_table("d", "t").column("v").length == 10
     assert Executor(s2, s2.connect()).execute(classify("SELECT v FROM d.t")).rows == [("x",)]
     s2.close()
+
+
+def test_binlog_durable_transaction_skips_only_the_wal_fsync(storage, monkeypatch):
+    # a transaction whose binlog is fsynced before its COMMIT commits with synchronous=NORMAL (recovery re-applies
+    # it from the binlog); told the binlog was not synced, the WAL is fsynced after the COMMIT all the same
+    import os
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    conn = storage.connect()
+    conn.execute('CREATE TABLE "d.t" (id INTEGER PRIMARY KEY)')
+    conn.begin(binlog_durable=True)
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1
+    conn.execute('INSERT INTO "d.t" VALUES (1)')
+    conn.commit(binlog_synced=True)
+    assert synced == []
+    conn.begin(binlog_durable=True)
+    conn.execute('INSERT INTO "d.t" VALUES (2)')
+    conn.commit()  # the binlog write did not end with an fsync: the WAL is synced here
+    assert len(synced) == 1
+    conn.begin()
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # back to FULL for any other transaction
+    conn.execute('INSERT INTO "d.t" VALUES (3)')
+    conn.commit(binlog_synced=True)
+    assert len(synced) == 1 and conn.execute('SELECT count(*) FROM "d.t"').fetchone()[0] == 3
+    conn.close()

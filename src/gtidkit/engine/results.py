@@ -301,6 +301,9 @@ class Condition:
         return (self.level, self.code, self.message)
 
 
+_STATE_CHANGED = int(ServerStatus.SERVER_SESSION_STATE_CHANGED)  # a plain int: IntFlag "&" is slow
+
+
 @dataclass(frozen=True, slots=True)
 class StatementResult:
     """What one statement of :meth:`gtidkit.engine.session.Session.execute` returns: a result set or an OK.
@@ -351,7 +354,7 @@ class StatementResult:
             for r in self.rows:
                 if len(r) != n:
                     raise ValueError(f"row of {len(r)} values for {n} columns")
-        if bool(self.state_changes) != bool(self.status_flags & ServerStatus.SERVER_SESSION_STATE_CHANGED):
+        if bool(self.state_changes) != bool(self.status_flags & _STATE_CHANGED):
             raise ValueError(
                 "SERVER_SESSION_STATE_CHANGED must be set exactly when state_changes is non-empty"
             )

@@ -379,13 +379,25 @@ class Session:
         self.server.acquire_write_lock(self)
         self.holds_write_lock = True
         try:
-            self.conn.begin()
+            self.conn.begin(binlog_durable=self._binlog_durable())
         except BaseException:
             self.holds_write_lock = False
             self.server.release_write_lock(self)
             raise
         if not self.autocommit():
             self.explicit_trx = True
+
+    def _binlog_durable(self) -> bool:
+        """This session's transactions go to a binary log fsynced at every commit (``sync_binlog=1``), which
+        recovery re-applies from (gtidkit.engine.recovery): the binlog's fsync makes them durable. Client sessions
+        only: the replica applier also stores its source position in the transaction."""
+        binlog = self.server.binlog
+        return (
+            binlog is not None
+            and binlog.sync_binlog == 1
+            and self.applier is None
+            and bool(self.session_vars.get("sql_log_bin", True))
+        )
 
     def implicit_commit(self) -> None:
         """Commit the open transaction, if any (``trans_commit_implicit``)."""

@@ -74,14 +74,23 @@ class Connection:
     ddl_in_transaction: bool = False
     _sqlite_savepoints: list[str] = field(default_factory=list)
     _savepoint_seq: int = 0
+    #: PRAGMA synchronous set on this connection when it differs from the storage's mode ("" = the storage's)
+    _sync_mode: str = ""
 
     @property
     def in_transaction(self) -> bool:
         """True between :meth:`begin` and :meth:`commit`/:meth:`rollback`."""
         return self.raw.in_transaction
 
-    def begin(self) -> None:
+    def begin(self, *, binlog_durable: bool = False) -> None:
         """Start a write transaction (``BEGIN IMMEDIATE``: takes the write lock now, waits up to busy_timeout).
+
+        Args:
+            binlog_durable: the transaction is going to the binary log, fsynced before this COMMIT
+                (``sync_binlog=1``), from which recovery re-applies any transaction the database lost
+                (:mod:`gtidkit.engine.recovery`). With ``synchronous=FULL`` its WAL fsync is then redundant, so
+                the transaction commits with ``synchronous=NORMAL`` (one fsync per commit, the binlog's);
+                :meth:`commit` still fsyncs the WAL unless told that the binlog was synced.
 
         Raises:
             MySQLError: 1205 (ER_LOCK_WAIT_TIMEOUT) when the lock is not obtained in time; 1399-like misuse if a
@@ -89,6 +98,10 @@ class Connection:
         """
         if self.raw.in_transaction:
             raise RuntimeError("begin() inside an open transaction")
+        want = "NORMAL" if binlog_durable and self.storage.synchronous == "FULL" else ""
+        if want != self._sync_mode:  # PRAGMA synchronous cannot change inside a transaction
+            self.raw.execute(f"PRAGMA synchronous={want or self.storage.synchronous}")
+            self._sync_mode = want
         try:
             self.raw.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as err:
@@ -97,16 +110,35 @@ class Connection:
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
 
-    def commit(self) -> None:
-        """Commit the open transaction (one WAL fsync with ``synchronous=FULL``). No-op when none is open."""
+    def commit(self, *, binlog_synced: bool = False) -> None:
+        """Commit the open transaction (one WAL fsync with ``synchronous=FULL``). No-op when none is open.
+
+        Args:
+            binlog_synced: the transaction's binlog bytes were fsynced before this COMMIT; a transaction begun
+                with ``binlog_durable`` then skips the WAL fsync. Without it such a transaction's WAL is fsynced
+                right after the COMMIT, so it is as durable as with ``synchronous=FULL``.
+        """
         if self.raw.in_transaction:
             try:
                 self.raw.execute("COMMIT")
             except sqlite3.OperationalError as err:
                 raise _lock_error(err) from err
+            if self._sync_mode and not binlog_synced:
+                self.sync_wal()
         self.savepoints = []
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
+
+    def sync_wal(self) -> None:
+        """fsync the database's write-ahead log (what ``synchronous=FULL`` does at each COMMIT)."""
+        try:
+            fd = os.open(f"{self.storage.path}-wal", os.O_RDONLY)
+        except FileNotFoundError:
+            return  # no WAL: every commit is already checkpointed into the database file
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def rollback(self) -> None:
         """Roll back the open transaction (no-op when none is open); reloads the catalog if DDL was undone."""

@@ -120,6 +120,8 @@ class BinlogLog:
         self.active: str | None = None
         self.tracker = DependencyTracker()
         self._unsynced = 0
+        #: the last :meth:`write_transaction` ended with an fsync (its transaction is on disk)
+        self.last_write_synced = False
         self.index: list[str] = self._read_index()
         # the dump seam: end of the last transaction flushed to the OS, and the condition readers wait on
         self._update = threading.Condition(threading.Lock())
@@ -303,12 +305,14 @@ class BinlogLog:
             except OSError as err:
                 raise BinlogStageError("flush", err) from err
             self._unsynced += 1
+            self.last_write_synced = False
             if self.sync_binlog > 0 and self._unsynced >= self.sync_binlog:
                 try:  # the sync stage (sync_binlog)
                     self.writer.flush(fsync=True)
                 except OSError as err:
                     raise BinlogStageError("sync", err) from err
                 self._unsynced = 0
+                self.last_write_synced = True
             self._publish()
             return self.active, begin, end
 
