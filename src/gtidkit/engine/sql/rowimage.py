@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -154,8 +154,25 @@ def _optional_metadata(t: TableDef) -> bytes:
     return w.getvalue()
 
 
-def table_map_event(table_def: TableDef, table_id: int) -> TableMapEvent:
-    """TABLE_MAP_EVENT for ``table_def`` under ``table_id`` (with binlog_row_metadata=FULL optional metadata)."""
+#: id(object) -> (object, value derived from it): table definitions are immutable and the same ones come back
+#: for every transaction, so their Table_map parts and column specs are derived once (the object is kept, so its
+#: id cannot be reused while the entry exists)
+_DERIVED: dict[tuple[str, int], tuple[Any, Any]] = {}
+
+
+def _derived(kind: str, obj: Any, make: Callable[[Any], Any]) -> Any:
+    key = (kind, id(obj))
+    hit = _DERIVED.get(key)
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    value = make(obj)
+    if len(_DERIVED) >= 4096:
+        _DERIVED.clear()
+    _DERIVED[key] = (obj, value)
+    return value
+
+
+def _table_map_parts(table_def: TableDef) -> tuple[bytes, bytes, bytes, bytes]:
     cols = table_def.columns
     types = bytes(c.info.binlog_type for c in cols)
     meta = b"".join(_meta(c) for c in cols)
@@ -163,6 +180,12 @@ def table_map_event(table_def: TableDef, table_id: int) -> TableMapEvent:
     for i, c in enumerate(cols):
         if c.nullable:
             nulls[i // 8] |= 1 << (i % 8)
+    return types, meta, bytes(nulls), _optional_metadata(table_def)
+
+
+def table_map_event(table_def: TableDef, table_id: int) -> TableMapEvent:
+    """TABLE_MAP_EVENT for ``table_def`` under ``table_id`` (with binlog_row_metadata=FULL optional metadata)."""
+    types, meta, nulls, optional = _derived("table_map", table_def, _table_map_parts)
     return TableMapEvent(
         table_id=table_id,
         flags=TM_BIT_LEN_EXACT_F,
@@ -170,8 +193,8 @@ def table_map_event(table_def: TableDef, table_id: int) -> TableMapEvent:
         table=table_def.name,
         column_types=types,
         metadata=meta,
-        null_bitmap=bytes(nulls),
-        optional_metadata=_optional_metadata(table_def),
+        null_bitmap=nulls,
+        optional_metadata=optional,
     )
 
 
@@ -211,7 +234,7 @@ def encode_row(table_def: TableDef, row: tuple) -> bytes:
 
 
 def _encode_row_into(w: Writer, cols: tuple[ColumnDef, ...], row: tuple) -> None:
-    specs = [column_spec(c) for c in cols]
+    specs = _derived("specs", cols, lambda cs: [column_spec(c) for c in cs])
     values = [None if v is None else _packable(c, v) for c, v in zip(cols, row)]
     try:
         row_image.encode_row_into(w, specs, values)
