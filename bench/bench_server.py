@@ -19,6 +19,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pymysql
 from _results import update_section
@@ -155,6 +156,87 @@ def _mariadb(tmp: Path) -> Iterator[tuple[int, int] | None]:
         proc.wait(60)
 
 
+def _layer_costs(n: int = 3000) -> list[tuple[str, float]]:
+    """CPU µs per sysbench point select at each layer, in this process (no sockets): where the time goes.
+
+    One engine ``Server`` (binlog on) and one ``ClientHandler`` fed COM_STMT_EXECUTE packets in memory; each layer
+    is timed alone with its inputs prepared (best of 5 rounds of ``n`` statements, process CPU time).
+    """
+    import random
+    import struct
+
+    from gtidkit.engine import Server
+    from gtidkit.engine.statements.classify import classify
+    from gtidkit.protocol.accounts import AccountStore
+    from gtidkit.protocol.constants import Capability
+    from gtidkit.protocol.handler import ClientHandler, ServerContext
+    from gtidkit.protocol.messages import HandshakeResponse
+    from gtidkit.protocol.packets import frame
+
+    caps = (
+        Capability.PROTOCOL_41
+        | Capability.SECURE_CONNECTION
+        | Capability.PLUGIN_AUTH
+        | Capability.PLUGIN_AUTH_LENENC_CLIENT_DATA
+        | Capability.TRANSACTIONS
+    )
+    out: list[tuple[str, float]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = Server.open(Path(tmp), log_bin=True)
+        try:
+            accounts = AccountStore(Path(tmp))
+            accounts.initialize("")
+            h = ClientHandler(ServerContext(engine=engine, accounts=accounts))
+            h.start()
+            login = HandshakeResponse(caps, "root", b"", None, "caching_sha2_password")
+            h.receive_data(frame(login.encode(), 1)[0])
+            s = h.session
+            s.execute("CREATE DATABASE sbtest; USE sbtest")
+            s.execute(
+                "CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
+                "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))"
+            )
+            rows = ",".join(f"({i}, {i}, '{i:011d}-{i:011d}', '{i:011d}')" for i in range(1, 10001))
+            s.execute(f"INSERT INTO sbtest1 (id, k, c, pad) VALUES {rows}")
+            ids = [random.randint(1, 10000) for _ in range(n)]
+            texts = [f"SELECT c FROM sbtest1 WHERE id={i}" for i in ids]
+            stmts = [classify(t) for t in texts]
+            prepared = h.receive_data(frame(b"\x16SELECT c FROM sbtest1 WHERE id=?", 0)[0])
+            sid = struct.unpack("<I", prepared[5:9])[0]
+            head = b"\x17" + struct.pack("<IBI", sid, 0, 1) + b"\0\x01\x08\x00"
+            packets = [frame(head + struct.pack("<q", i), 0)[0] for i in ids]
+            raw = s.conn.raw
+            table = s.executor.storage.physical_name("sbtest", "sbtest1")
+            sqlite_text = f'SELECT c FROM "{table}" WHERE id=?'
+            layers: list[tuple[str, Any]] = [
+                (
+                    "SQLite (sqlite3 execute + fetchall)",
+                    lambda i: raw.execute(sqlite_text, (ids[i],)).fetchall(),
+                ),
+                (
+                    "+ SQL layer (plan cache, binds, metadata)",
+                    lambda i: s.executor.execute(stmts[i], "sbtest"),
+                ),
+                ("+ session (diagnostics, GTID checks, trackers, status)", lambda i: s.execute(texts[i])),
+                (
+                    "+ protocol (COM_STMT_EXECUTE decode, bind, privileges, result packets)",
+                    lambda i: h.receive_data(packets[i]),
+                ),
+            ]
+            for label, fn in layers:
+                best = float("inf")
+                for _ in range(5):
+                    t0 = time.process_time()
+                    for i in range(n):
+                        fn(i)
+                    best = min(best, (time.process_time() - t0) / n * 1e6)
+                out.append((label, best))
+            h.close()
+        finally:
+            engine.shutdown()
+    return out
+
+
 def _median_fig(runs: list[dict[str, float]], key: str) -> float:
     vals = [r[key] for r in runs if key in r]
     return statistics.median(vals) if vals else 0.0
@@ -289,6 +371,19 @@ def main() -> int:
             "",
             f"Load average at the end of the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.",
         ]
+    costs = _layer_costs()
+    lines += [
+        "",
+        (
+            "Where a point select's server CPU goes (`_layer_costs`: the same statement at each layer in one process, "
+            "no sockets, best of 5 × 3000; each row includes the ones above it). The rest of the CPU per query "
+            "measured above is the socket edge and the kernel (recv/send/poll, loopback TCP):"
+        ),
+        "",
+        "| layer | CPU µs per statement |",
+        "|---|---|",
+        *(f"| {label} | {us:.1f} |" for label, us in costs),
+    ]
     text = "\n".join(["## Wire server (`gtidkit server`)", "", *lines, ""])
     update_section("server", text)
     print(text)

@@ -414,3 +414,67 @@ def test_send_column_definitions_counts_columns() -> None:
     conn.send(ColumnCount(1))
     with pytest.raises(LocalProtocolError):
         conn.send_column_definitions(defs)
+
+
+@pytest.mark.parametrize("deprecate_eof", [False, True], ids=["eof", "deprecate-eof"])
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+@pytest.mark.parametrize(
+    ("status", "state", "rows"),
+    [
+        (int(ServerStatus.SERVER_STATUS_AUTOCOMMIT), b"", None),
+        (int(ServerStatus.SERVER_STATUS_IN_TRANS | ServerStatus.SERVER_MORE_RESULTS_EXISTS), b"", None),
+        (
+            int(ServerStatus.SERVER_STATUS_AUTOCOMMIT | ServerStatus.SERVER_SESSION_STATE_CHANGED),
+            b"\x03\x02\x00\x00",
+            [],
+        ),
+    ],
+    ids=["last", "more-results", "state-no-rows"],
+)
+def test_send_result_set_is_the_sequence_of_sends(
+    deprecate_eof: bool, binary: bool, status: int, state: bytes, rows: list | None
+) -> None:
+    # the one-call result set of the SELECT hot path gives the bytes, sequence ids and state that the message by
+    # message conversation gives
+    caps = CLIENT_CAPS | Capability.SESSION_TRACK | (Capability.DEPRECATE_EOF if deprecate_eof else 0)
+    rows = _result_rows() if rows is None else rows
+    unsigned = (True, False, False, False, False, False, False, False)
+    defs = [ColumnDefinition(f"c{i}", t) for i, t in enumerate(_TYPES)]
+    one, whole = _authenticated(caps), _authenticated(caps)
+    for conn in (one, whole):
+        conn.receive_data(frame(b"\x03SELECT 1", 0)[0])
+        conn.next_event()
+    expected = one.send(ColumnCount(len(defs))) + b"".join(one.send(d) for d in defs)
+    expected += one.send(Eof(2, status & ~ServerStatus.SERVER_SESSION_STATE_CHANGED))
+    for r in rows:
+        expected += one.send(
+            BinaryRow(r, _TYPES, unsigned) if binary else TextRow(tuple(text_value(v) for v in r))
+        )
+    expected += one.send(Eof(2, status, b"", state))
+    got = whole.send_result_set(
+        [d.encode() for d in defs],
+        rows,
+        warnings=2,
+        status_flags=status,
+        session_state=state,
+        binary=binary,
+        types=_TYPES,
+        unsigned=unsigned,
+    )
+    assert got == expected
+    assert whole.state is one.state
+    assert _seqs(whole.send(Ok()) if whole.state is State.RESPONDING else b"") == _seqs(
+        one.send(Ok()) if one.state is State.RESPONDING else b""
+    )
+
+
+def test_send_result_set_checks_state_and_width() -> None:
+    conn = _authenticated()
+    with pytest.raises(LocalProtocolError):  # not answering a command
+        conn.send_result_set([ColumnDefinition("a").encode()], [], warnings=0, status_flags=2)
+    conn = _authenticated()
+    conn.receive_data(frame(b"\x03SELECT 1", 0)[0])
+    conn.next_event()
+    with pytest.raises(LocalProtocolError):
+        conn.send_result_set([ColumnDefinition("a").encode()], [(1, 2)], warnings=0, status_flags=2)
+    assert conn.state is State.ERROR

@@ -43,6 +43,7 @@ from gtidkit.protocol.constants import (
     CAP_DEPRECATE_EOF,
     SERVER_CAPABILITIES,
     STATUS_MORE_RESULTS_EXISTS,
+    STATUS_SESSION_STATE_CHANGED,
     Capability,
 )
 from gtidkit.protocol.messages import (
@@ -378,6 +379,60 @@ class ServerConnection:
             self.state = State.ERROR
             raise
         return self._frame_all(payloads)
+
+    def send_result_set(
+        self,
+        column_payloads: list[bytes],
+        rows: Any,
+        *,
+        warnings: int,
+        status_flags: int,
+        info: bytes = b"",
+        session_state: bytes = b"",
+        binary: bool = False,
+        types: tuple[int, ...] = (),
+        unsigned: tuple[bool, ...] = (),
+    ) -> bytes:
+        """A whole result set in one call, byte for byte what :meth:`send` of ``ColumnCount``, each
+        ``ColumnDefinition`` (``column_payloads``: their encoded payloads), ``Eof(warnings, status_flags without
+        SESSION_STATE_CHANGED)``, the rows (:meth:`send_rows`) and ``Eof(warnings, status_flags, info,
+        session_state)`` gives: the answer to one statement of a query, the hot path of every SELECT.
+
+        The state ends in ``COMMAND``, or stays ``RESPONDING`` when ``status_flags`` has
+        SERVER_MORE_RESULTS_EXISTS (another result follows).
+
+        Raises:
+            LocalProtocolError: not answering a command, no columns, a row of the wrong width or a value its type
+                cannot carry; the state becomes ``ERROR``.
+        """
+        width = len(column_payloads)
+        if self.state is not State.RESPONDING or width == 0:
+            state, self.state = self.state, State.ERROR
+            raise LocalProtocolError(f"cannot send a result set of {width} columns in state {state.name}")
+        for r in rows:
+            if len(r) != width:
+                self.state = State.ERROR
+                raise LocalProtocolError(f"row of {len(r)} values in a result of {width} columns")
+        caps = self._caps
+        try:
+            encoded = encode_binary_rows(rows, types, unsigned) if binary else encode_text_rows(rows)
+        except ProtocolError:
+            self.state = State.ERROR
+            raise
+        payloads = [ColumnCount(width).encode(), *column_payloads]
+        deprecate_eof = bool(caps & CAP_DEPRECATE_EOF)
+        if not deprecate_eof:
+            payloads.append(Eof(warnings, status_flags & ~STATUS_SESSION_STATE_CHANGED).encode(caps))
+        payloads += encoded
+        end = Eof(warnings, status_flags, info, session_state)
+        payloads.append(end.as_ok().encode(caps) if deprecate_eof else end.encode(caps))
+        out = self._frame_all(payloads)
+        if status_flags & STATUS_MORE_RESULTS_EXISTS:
+            self.state = State.RESPONDING
+        else:
+            self.state = State.COMMAND
+            self._seq = 0
+        return out
 
     def send_column_definitions(self, payloads: list[bytes]) -> bytes:
         """Send already-encoded column-definition payloads (:meth:`ColumnDefinition.encode`, cached by the

@@ -48,8 +48,6 @@ from gtidkit.protocol.messages import (
     AuthData,
     AuthMoreData,
     AuthSwitchRequest,
-    BinaryRow,
-    ColumnCount,
     ColumnDefinition,
     ComChangeUser,
     ComDebug,
@@ -74,9 +72,7 @@ from gtidkit.protocol.messages import (
     Ok,
     SSLRequest,
     StmtPrepareOk,
-    TextRow,
     UnknownCommand,
-    text_value,
 )
 from gtidkit.protocol.prepared import PreparedStatement
 from gtidkit.protocol.session_tracker import encode_state
@@ -598,20 +594,22 @@ class ClientHandler:
             # CLIENT_FOUND_ROWS: the client wants rows matched, not rows changed (UPDATE)
             affected = res.matched_rows if caps & CAP_FOUND_ROWS else res.affected_rows
             return self.conn.send(Ok(affected, res.last_insert_id, status, res.warning_count, info, state))
-        out = bytearray(self.conn.send(ColumnCount(len(res.columns))))
-        for c in res.columns:
-            out += self.conn.send(_definition(c))
-        out += self.conn.send(Eof(res.warning_count, status & ~STATUS_SESSION_STATE_CHANGED))
+        columns = res.columns
+        types: tuple[int, ...] = ()
+        unsigned: tuple[bool, ...] = ()
         if binary:
-            types = tuple(int(c.type) for c in res.columns)
-            unsigned = tuple(bool(c.flags & FLAG_UNSIGNED) for c in res.columns)
-            for row in res.rows:
-                out += self.conn.send(BinaryRow(tuple(row), types, unsigned))
-        else:
-            for row in res.rows:
-                out += self.conn.send(TextRow(tuple(text_value(v) for v in row)))
-        out += self.conn.send(Eof(res.warning_count, status, b"", state))
-        return bytes(out)
+            types = tuple(int(c.type) for c in columns)
+            unsigned = tuple(bool(c.flags & FLAG_UNSIGNED) for c in columns)
+        return self.conn.send_result_set(
+            [_definition_payload(c) for c in columns],
+            res.rows,
+            warnings=res.warning_count,
+            status_flags=status,
+            session_state=state,
+            binary=binary,
+            types=types,
+            unsigned=unsigned,
+        )
 
     def _field_list(self, cmd: ComFieldList) -> bytes:
         try:
@@ -646,6 +644,22 @@ class ClientHandler:
             f"Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: 0  "
             f"Flush tables: 1  Open tables: 0  Queries per second avg: {questions / uptime:.3f}"
         )
+
+
+#: engine Column -> its encoded column-definition payload (Columns are frozen; the same ones come back for every
+#: execution of a statement, so each is encoded once)
+_DEFINITIONS: dict[Any, bytes] = {}
+
+
+def _definition_payload(c: Any) -> bytes:
+    """The encoded column-definition packet payload of an engine ``Column`` (cached)."""
+    payload = _DEFINITIONS.get(c)
+    if payload is None:
+        payload = _definition(c).encode()
+        if len(_DEFINITIONS) >= 4096:
+            _DEFINITIONS.clear()
+        _DEFINITIONS[c] = payload
+    return payload
 
 
 def _definition(c: Any) -> ColumnDefinition:
