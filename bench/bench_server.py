@@ -237,6 +237,26 @@ def _layer_costs(n: int = 3000) -> list[tuple[str, float]]:
     return out
 
 
+@contextlib.contextmanager
+def _baseline(tmp: Path, src: str) -> Iterator[tuple[int, int]]:
+    """A `gtidkit server --log-bin` from an older source tree ``src`` (its ``src/`` directory, first on
+    PYTHONPATH), on its own datadir: yields (port, pid)."""
+    saved = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = str(Path(src).resolve())
+    try:
+        ctx = running_server(tmp / "before", "--log-bin")
+        before = ctx.__enter__()
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved
+    try:
+        yield before.port, before.proc.pid
+    finally:
+        ctx.__exit__(None, None, None)
+
+
 def _median_fig(runs: list[dict[str, float]], key: str) -> float:
     vals = [r[key] for r in runs if key in r]
     return statistics.median(vals) if vals else 0.0
@@ -250,11 +270,16 @@ def main() -> int:
     ap.add_argument("--sysbench-seconds", type=int, default=20)
     ap.add_argument("--repeat", type=int, default=3, help="gtidkit/MariaDB sysbench pairs per test")
     ap.add_argument("--no-mariadb", action="store_true", help="skip the MariaDB comparison")
+    ap.add_argument(
+        "--baseline-src",
+        help="an older gtidkit's src/ directory (e.g. from `git archive`): its server runs in the same sysbench "
+        "rounds, for before/after ratios measured in one run",
+    )
+    ap.add_argument("--baseline-label", help="how the command line in RESULTS.md names --baseline-src")
     args = ap.parse_args()
     tests = [("oltp_point_select", 1), ("oltp_point_select", 4), ("oltp_read_write", 4)]
-    sb: dict[tuple[str, int], list[dict[str, float]]] = {}
-    maria: dict[tuple[str, int], list[dict[str, float]]] = {}
-    ratios: dict[tuple[str, int], list[float]] = {}
+    runs: dict[tuple[str, str, int], list[dict[str, float]]] = {}
+    ratios: dict[tuple[str, str, int], list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp, running_server(Path(tmp) / "d", "--log-bin") as srv:
         conns = {}
         for mode in ("OFF", "OWN_GTID"):
@@ -286,38 +311,41 @@ def main() -> int:
         for c in conns.values():
             c.close()
         if shutil.which("sysbench") and args.sysbench_seconds > 0:
-            cur = pymysql.connect(host="127.0.0.1", port=srv.port, user="root", password="", autocommit=True)
-            cur.cursor().execute("CREATE DATABASE sbtest")
-            cur.close()
-            _sysbench_prepare(srv.port)
-            with _mariadb(Path(tmp)) if not args.no_mariadb else contextlib.nullcontext() as maria_srv:
-                if maria_srv is not None:
-                    mc = pymysql.connect(host="127.0.0.1", port=maria_srv[0], user="root", password="")
-                    mc.cursor().execute("CREATE DATABASE sbtest")
-                    mc.close()
-                    _sysbench_prepare(maria_srv[0])
+            with contextlib.ExitStack() as stack:
+                servers: dict[str, tuple[int, int]] = {"gtidkit": (srv.port, srv.proc.pid)}
+                if args.baseline_src:
+                    servers["before"] = stack.enter_context(_baseline(Path(tmp), args.baseline_src))
+                if not args.no_mariadb:
+                    maria_srv = stack.enter_context(_mariadb(Path(tmp)))
+                    if maria_srv is not None:
+                        servers["mariadb"] = maria_srv
+                for port, _pid in servers.values():
+                    c = pymysql.connect(
+                        host="127.0.0.1", port=port, user="root", password="", autocommit=True
+                    )
+                    c.cursor().execute("CREATE DATABASE sbtest")
+                    c.close()
+                    _sysbench_prepare(port)
+                names = list(servers)
                 for test, threads in tests:
                     for rep in range(args.repeat):
-                        # pairs run back to back, alternating which goes first, so load drift hits both alike
-                        order = ("gtidkit", "mariadb") if rep % 2 == 0 else ("mariadb", "gtidkit")
-                        pair: dict[str, dict[str, float]] = {}
-                        for who in order:
-                            if who == "mariadb" and maria_srv is None:
-                                continue
-                            port, pid = (srv.port, srv.proc.pid) if who == "gtidkit" else maria_srv
-                            fig = _sysbench(port, pid, test, threads, args.sysbench_seconds)
+                        # one run per server back to back, the order rotating, so load drift hits all alike
+                        rotation = names[rep % len(names) :] + names[: rep % len(names)]
+                        group: dict[str, dict[str, float]] = {}
+                        for who in rotation:
+                            fig = _sysbench(*servers[who], test, threads, args.sysbench_seconds)
                             if fig:
-                                pair[who] = fig
-                        if "gtidkit" in pair:
-                            sb.setdefault((test, threads), []).append(pair["gtidkit"])
-                        if "mariadb" in pair:
-                            maria.setdefault((test, threads), []).append(pair["mariadb"])
-                        if "gtidkit" in pair and "mariadb" in pair:
-                            ratio = pair["gtidkit"]["tps"] / pair["mariadb"]["tps"]
-                            ratios.setdefault((test, threads), []).append(ratio)
+                                group[who] = fig
+                                runs.setdefault((who, test, threads), []).append(fig)
+                        if "mariadb" in group:
+                            for who in ("gtidkit", "before"):
+                                if who in group:
+                                    ratio = group[who]["tps"] / group["mariadb"]["tps"]
+                                    ratios.setdefault((who, test, threads), []).append(ratio)
     cmd = (
         f".venv/bin/python bench/bench_server.py --n {args.n} --blocks {args.blocks} "
         f"--sysbench-seconds {args.sysbench_seconds} --repeat {args.repeat}"
+        + (f" --baseline-src {args.baseline_label or args.baseline_src}" if args.baseline_src else "")
     )
     lines = [
         (
@@ -331,42 +359,45 @@ def main() -> int:
     for kind, label in (("insert", "autocommit INSERT"), ("select", "point SELECT")):
         off, own = med[("OFF", kind)], med[("OWN_GTID", kind)]
         lines.append(f"| {label} | {off:.0f} | {own:.0f} | {own / off:.3f} | <= 1.05 |")
-    if sb:
+    if runs:
+        before = " and the baseline gtidkit (`--baseline-src`, same options)" if args.baseline_src else ""
         lines += [
             "",
             (
                 "sysbench 1.0.20 (Debian), 1 table of 10000 rows, prepared statements (unmodified scripts), "
-                f"{args.sysbench_seconds} s per run, same machine; both servers up at once and each test run as "
-                f"{args.repeat} gtidkit/MariaDB pairs back to back (order alternating), the ratio taken per pair. "
-                "MariaDB 10.11 (Debian mariadb-server, private datadir and port, binlog on with sync_binlog=1, InnoDB "
-                "defaults); gtidkit with its binlog on (sync_binlog=1: the binlog fsync makes a commit durable, "
-                "recovery re-applies from it, so SQLite's WAL is not fsynced again) and SQLite synchronous=FULL "
-                "otherwise. Medians over the pairs; server CPU = the server process's user+system time per query "
-                "(all threads)."
+                f"{args.sysbench_seconds} s per run, same machine. All servers up at once (gtidkit{before}, MariaDB); "
+                f"each test runs {args.repeat} rounds of one run per server back to back (order rotating), a ratio "
+                "is taken within each round. MariaDB 10.11 (Debian mariadb-server, private datadir and port, binlog "
+                "on with sync_binlog=1, InnoDB defaults); gtidkit with its binlog on (sync_binlog=1: the binlog fsync "
+                "makes a commit durable, recovery re-applies from it, so SQLite's WAL is not fsynced again) and "
+                "SQLite synchronous=FULL otherwise. Medians over the rounds (each round's ratio in brackets); server "
+                "CPU = the server process's user+system time per query (all threads)."
             ),
             "",
-            (
-                "| test | threads | gtidkit TPS | gtidkit p95 ms | gtidkit CPU µs/query | MariaDB TPS | MariaDB p95 ms "
-                "| MariaDB CPU µs/query | gtidkit / MariaDB (per pair) | target |"
-            ),
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "| test | threads | server | TPS | p95 ms | server CPU µs/query | / MariaDB | target |",
+            "|---|---|---|---|---|---|---|---|",
         ]
-        for key, runs in sb.items():
-            test, threads = key
-            other = maria.get(key, [])
-            pairs = ratios.get(key, [])
-            ratio = (
-                f"**{statistics.median(pairs):.3f}** ({', '.join(f'{r:.3f}' for r in pairs)})"
-                if pairs
-                else "n/a"
-            )
-            target = ">= 0.5" if key in (("oltp_point_select", 1), ("oltp_read_write", 4)) else ""
-            lines.append(
-                f"| {test} | {threads} | {_median_fig(runs, 'tps'):.1f} | {_median_fig(runs, 'p95_ms'):.2f} | "
-                f"{_median_fig(runs, 'cpu_us_per_query'):.0f} | {_median_fig(other, 'tps'):.1f} | "
-                f"{_median_fig(other, 'p95_ms'):.2f} | {_median_fig(other, 'cpu_us_per_query'):.0f} | {ratio} | "
-                f"{target} |"
-            )
+        label_of = {"gtidkit": "gtidkit", "before": "gtidkit before", "mariadb": "MariaDB"}
+        for test, threads in tests:
+            for who in ("before", "gtidkit", "mariadb"):
+                figs = runs.get((who, test, threads))
+                if not figs:
+                    continue
+                rs = ratios.get((who, test, threads), [])
+                ratio_text = (
+                    f"**{statistics.median(rs):.3f}** ({', '.join(f'{r:.3f}' for r in rs)})" if rs else ""
+                )
+                target = (
+                    ">= 0.5"
+                    if who == "gtidkit"
+                    and (test, threads) in (("oltp_point_select", 1), ("oltp_read_write", 4))
+                    else ""
+                )
+                lines.append(
+                    f"| {test} | {threads} | {label_of[who]} | {_median_fig(figs, 'tps'):.1f} | "
+                    f"{_median_fig(figs, 'p95_ms'):.2f} | {_median_fig(figs, 'cpu_us_per_query'):.0f} | {ratio_text} | "
+                    f"{target} |"
+                )
         lines += [
             "",
             f"Load average at the end of the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.",
