@@ -189,6 +189,8 @@ def mbmaxlen(charset: str | None) -> int:
 
 
 def _check_uint(name: str, value: int, limit: int) -> None:
+    if type(value) is int and 0 <= value <= limit:  # the common case, without isinstance calls
+        return
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= limit:
         raise ValueError(f"{name} must be an int in 0..{limit}, got {value!r}")
 

@@ -381,9 +381,7 @@ class Executor:
         return _dt.datetime.fromtimestamp(self.timestamp)
 
     def _sync_functions(self) -> None:
-        if self._registered.keys() == self.functions.keys() and all(
-            self._registered[k] is v for k, v in self.functions.items()
-        ):
+        if self._registered == self.functions:  # functions compare by identity: same names, same objects
             return
         for name, fn in self.functions.items():
             if self._registered.get(name) is not fn:
