@@ -396,6 +396,7 @@ class Session:
             binlog is not None
             and binlog.sync_binlog == 1
             and self.applier is None
+            and type(self).applier is Session.applier  # never an applier session, even between transactions
             and bool(self.session_vars.get("sql_log_bin", True))
         )
 
