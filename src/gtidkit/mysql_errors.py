@@ -305,10 +305,101 @@ ER: dict[int, ErrorSpec] = {
         "25001",
         "Transaction characteristics can't be changed while a transaction is in progress",
     ),
+    # replica control (CHANGE REPLICATION SOURCE / START|STOP|RESET REPLICA; gtidkit.replication.statements) and the
+    # receiver's Last_IO_Errno values (sql/rpl_replica.cc; 8.0.22+ SOURCE/REPLICA wording)
+    1200: _e(
+        "ER_BAD_REPLICA",
+        "HY000",
+        "The server is not configured as replica; fix in config file or with CHANGE REPLICATION SOURCE TO",
+    ),
+    1759: _e("ER_INSECURE_PLAIN_TEXT", "HY000", "Sending passwords in plain text without SSL/TLS is extremely insecure."),
+    1760: _e(
+        "ER_INSECURE_CHANGE_SOURCE",
+        "HY000",
+        "Storing MySQL user name or password information in the connection metadata repository is not secure and is "
+        "therefore not recommended. Please consider using the USER and PASSWORD connection options for START "
+        "REPLICA; see the 'START REPLICA Syntax' in the MySQL Manual for more information.",
+    ),
+    1776: _e(
+        "ER_BAD_REPLICA_AUTO_POSITION",
+        "HY000",
+        "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when "
+        "SOURCE_AUTO_POSITION is active.",
+    ),
+    1777: _e(
+        "ER_AUTO_POSITION_REQUIRES_GTID_MODE_NOT_OFF",
+        "HY000",
+        "CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 1 cannot be executed because @@GLOBAL.GTID_MODE = OFF.",
+    ),
+    3021: _e(
+        "ER_REPLICA_CHANNEL_IO_THREAD_MUST_STOP",
+        "HY000",
+        "This operation cannot be performed with a running replica io thread; run STOP REPLICA IO_THREAD FOR "
+        "CHANNEL '%s' first.",
+    ),
+    3056: _e(
+        "ER_CHANGE_SOURCE_PASSWORD_LENGTH",
+        "HY000",
+        "The password provided for the replication user exceeds the maximum length of 32 characters",
+    ),
+    3074: _e("ER_REPLICA_CHANNEL_DOES_NOT_EXIST", "HY000", "Replica channel '%s' does not exist."),
+    3081: _e(
+        "ER_REPLICA_CHANNEL_MUST_STOP",
+        "HY000",
+        "This operation cannot be performed with running replication threads; run STOP REPLICA FOR CHANNEL '%s' "
+        "first",
+    ),
+    3083: _e("ER_REPLICA_CHANNEL_WAS_RUNNING", "HY000", "Replication thread(s) for channel '%s' are already runnning."),
+    3084: _e(
+        "ER_REPLICA_CHANNEL_WAS_NOT_RUNNING", "HY000", "Replication thread(s) for channel '%s' are already stopped."
+    ),
+    3085: _e(
+        "ER_REPLICA_CHANNEL_SQL_THREAD_MUST_STOP",
+        "HY000",
+        "This operation cannot be performed with a running replica sql thread; run STOP REPLICA SQL_THREAD FOR "
+        "CHANNEL '%s' first.",
+    ),
+    # error-log section codes the receiver reports as Last_IO_Errno (messages_to_error_log.txt)
+    13114: _e(
+        "ER_SERVER_SOURCE_FATAL_ERROR_READING_BINLOG",
+        "HY000",
+        "Got fatal error %s from source when reading data from binary log: '%s'",
+    ),
+    13117: _e("ER_REPLICA_FATAL_ERROR", "HY000", "Fatal error: %s"),
     # client-side (libmysql CR_*) codes that the in-process engine reports
     2006: _e("CR_SERVER_GONE_ERROR", "HY000", "MySQL server has gone away"),
     2013: _e("CR_SERVER_LOST", "HY000", "Lost connection to MySQL server during query"),
+    2003: _e("CR_CONN_HOST_ERROR", "HY000", "Can't connect to MySQL server on '%s:%s' (%s)"),
+    2005: _e("CR_UNKNOWN_HOST", "HY000", "Unknown MySQL server host '%s' (%s)"),
 }
+
+
+#: The receiver's Last_IO_Error when it cannot (re)connect: a literal of ``connect_to_source()`` in
+#: ``sql/rpl_replica.cc`` (8.0.27+, ``mi->report(ERROR_LEVEL, last_errno, ...)``), not a catalogued message; its
+#: Last_IO_Errno is the client library's error (2003, 2005, 1045, 2061 ...). Slots: "connecting" or "reconnecting",
+#: user, host, port, attempt, SOURCE_RETRY_COUNT, SOURCE_CONNECT_RETRY, the client's message.
+SOURCE_CONNECT_ERROR = (
+    "Error %s to source '%s@%s:%s'. This was attempt %s/%s, with a delay of %s seconds between attempts. Message: %s"
+)
+
+#: The receiver's fatal texts (slot of 13117 "Fatal error: %s"), as ``get_source_version_and_clock`` /
+#: ``get_source_uuid`` in ``sql/rpl_replica.cc`` word them.
+REPLICA_EQUAL_SERVER_IDS = (
+    "The replica I/O thread stops because source and replica have equal MySQL server ids; these ids must be "
+    "different for replication to work (or the --replicate-same-server-id option must be used on replica but this "
+    "does not always make sense; please check the manual before using it)."
+)
+REPLICA_EQUAL_SERVER_UUIDS = (
+    "The replica I/O thread stops because source and replica have equal MySQL server UUIDs; these UUIDs must be "
+    "different for replication to work."
+)
+REPLICA_AUTO_POSITION_GTID_MODE = (
+    "The replication receiver thread cannot start in AUTO_POSITION mode: this server uses @@GLOBAL.GTID_MODE = "
+    "%s."
+)
+SOURCE_AUTO_POSITION_GTID_MODE = (
+    "The replication receiver thread cannot start in AUTO_POSITION mode: the source has GTID_MODE = %s instead of ON."
+)
 
 
 def message(code: int, *args: object) -> str:
@@ -360,4 +451,15 @@ def unknown_error(text: str) -> MySQLError:
     return MySQLError(1105, text, ER[1105].sqlstate)
 
 
-__all__ = ["ER", "ErrorSpec", "message", "mysql_error", "unknown_error"]
+__all__ = [
+    "ER",
+    "REPLICA_AUTO_POSITION_GTID_MODE",
+    "REPLICA_EQUAL_SERVER_IDS",
+    "REPLICA_EQUAL_SERVER_UUIDS",
+    "SOURCE_AUTO_POSITION_GTID_MODE",
+    "SOURCE_CONNECT_ERROR",
+    "ErrorSpec",
+    "message",
+    "mysql_error",
+    "unknown_error",
+]

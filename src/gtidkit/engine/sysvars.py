@@ -178,6 +178,11 @@ SYSVARS: dict[str, SysVar] = {
         _v("log_slave_updates", GLOBAL, BOOL, True, read_only=True, alias_of="log_replica_updates"),
         _v("server_id", GLOBAL, INT, 1, 0, UINT32_MAX),
         _v("server_uuid", GLOBAL, STR, "", read_only=True),
+        # replica start-up and receiver (gtidkit.replication; sql/sys_vars.cc)
+        _v("skip_replica_start", GLOBAL, BOOL, False, read_only=True),
+        _v("skip_slave_start", GLOBAL, BOOL, False, read_only=True, alias_of="skip_replica_start"),
+        _v("replica_net_timeout", GLOBAL, INT, 60, 1, 31536000),
+        _v("slave_net_timeout", GLOBAL, INT, 60, 1, 31536000, alias_of="replica_net_timeout"),
         _v("binlog_format", BOTH, ENUM, "ROW", choices=("MIXED", "STATEMENT", "ROW")),
         _v("max_binlog_size", GLOBAL, INT, 1073741824, 4096, 1073741824, on_update=_binlog_attribute),
         _v("sync_binlog", GLOBAL, INT, 1, 0, UINT32_MAX, on_update=_binlog_attribute),

@@ -43,11 +43,15 @@ IGNORED = {"socket", "user", "mysqlx", "skip_name_resolve"}
 _SIZE_SUFFIX = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 
 
+#: Options whose own name starts with ``skip_`` (my_getopt matches the whole name before the prefix rule).
+_SKIP_NAMED = ("skip_name_resolve", "skip_replica_start", "skip_slave_start")
+
+
 def canonical(name: str) -> tuple[str, str | None]:
     """``--skip-log-bin`` → (``log_bin``, ``"0"``); ``--enable-x`` → (``x``, ``"1"``); else (name, None)."""
     name = name.strip().lstrip("-").replace("-", "_").lower()
     for prefix, value in (("skip_", "0"), ("disable_", "0"), ("enable_", "1")):
-        if name.startswith(prefix) and name not in ("skip_name_resolve",):
+        if name.startswith(prefix) and name not in _SKIP_NAMED:
             return name[len(prefix) :], value
     return name, None
 

@@ -45,9 +45,10 @@ def install(engine_server: Any, wire_server: Any) -> Replication:
     Called once, before ``wire_server.start()``. Returns the :class:`Replication` whose ``shutdown()`` the caller runs
     before ``engine_server.shutdown()`` (MySQL stops replica threads before the final gtid_executed save).
     """
-    from gtidkit.replication import source
+    from gtidkit.replication import replica, source
 
     repl = Replication()
     # Each role adds its line here: source.install(engine_server, wire_server, repl) / replica.install(...)
     source.install(engine_server, wire_server, repl)
+    replica.install(engine_server, wire_server, repl)
     return repl

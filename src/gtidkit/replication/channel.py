@@ -1,0 +1,383 @@
+"""A replication channel's connection settings: what CHANGE REPLICATION SOURCE TO sets, kept in the datadir.
+
+MySQL keeps them in the *connection metadata repository*, ``mysql.slave_master_info`` (``Master_info`` in
+``sql/rpl_mi.cc``, stored by ``rpl_info_table.cc``; ``master_info_repository=TABLE`` is the only choice since 8.0.23),
+one row per channel. So do we: the row lives in the engine's SQLite file (``SELECT * FROM mysql.slave_master_info``
+reads it) and survives restarts. As in MySQL, ``User_password`` is stored in plain text in that table (MySQL warns
+with note 1760 ER_INSECURE_CHANGE_SOURCE and recommends START REPLICA USER/PASSWORD instead; the table is readable
+by accounts with privileges on ``mysql.*`` only).
+
+Option names follow the manual page "CHANGE REPLICATION SOURCE TO Statement" (8.4); ``CHANGE MASTER TO`` spells them
+``MASTER_*`` (:data:`MASTER_ALIASES`). Defaults: SOURCE_CONNECT_RETRY 60 s, SOURCE_RETRY_COUNT 10 (8.4; 8.0 had
+86400), SOURCE_HEARTBEAT_PERIOD half of ``replica_net_timeout`` (30 s), SOURCE_PORT 3306, SOURCE_USER empty.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from gtidkit.mysql_errors import mysql_error
+
+__all__ = [
+    "CONNECTION_METADATA_DDL",
+    "DEFAULT_HEARTBEAT_PERIOD",
+    "DEFAULT_RETRY_COUNT",
+    "MASTER_ALIASES",
+    "MAX_HEARTBEAT_PERIOD",
+    "RECEIVE_OPTIONS",
+    "ChannelConfig",
+    "ConnectionMetadata",
+    "canonical_options",
+    "check_password",
+]
+
+#: ``MASTER_*`` (CHANGE MASTER TO) -> ``SOURCE_*`` option names (lowercase, as the classifier gives them).
+MASTER_ALIASES = {
+    "master_host": "source_host",
+    "master_port": "source_port",
+    "master_user": "source_user",
+    "master_password": "source_password",
+    "master_auto_position": "source_auto_position",
+    "master_ssl": "source_ssl",
+    "master_ssl_ca": "source_ssl_ca",
+    "master_ssl_capath": "source_ssl_capath",
+    "master_ssl_cert": "source_ssl_cert",
+    "master_ssl_key": "source_ssl_key",
+    "master_ssl_cipher": "source_ssl_cipher",
+    "master_ssl_verify_server_cert": "source_ssl_verify_server_cert",
+    "master_connect_retry": "source_connect_retry",
+    "master_heartbeat_period": "source_heartbeat_period",
+    "master_retry_count": "source_retry_count",
+    "master_log_file": "source_log_file",
+    "master_log_pos": "source_log_pos",
+    "master_delay": "source_delay",
+    "master_bind": "source_bind",
+    "master_tls_version": "source_tls_version",
+    "master_public_key_path": "source_public_key_path",
+    "get_master_public_key": "get_source_public_key",
+}
+
+#: ChannelConfig field of each option the receiver (I/O thread) uses: MySQL's "receiver options", which need the
+#: I/O thread stopped (3021) — ``have_receive_option`` in ``change_receive_options()`` of ``sql/rpl_replica.cc``.
+RECEIVE_OPTIONS = {
+    "source_host": "host",
+    "source_port": "port",
+    "source_user": "user",
+    "source_password": "password",
+    "source_auto_position": "auto_position",
+    "source_ssl": "ssl",
+    "source_ssl_ca": "ssl_ca",
+    "source_ssl_capath": "ssl_capath",
+    "source_ssl_cert": "ssl_cert",
+    "source_ssl_key": "ssl_key",
+    "source_ssl_cipher": "ssl_cipher",
+    "source_ssl_verify_server_cert": "ssl_verify_server_cert",
+    "source_connect_retry": "connect_retry",
+    "source_heartbeat_period": "heartbeat_period",
+    "source_retry_count": "retry_count",
+    "source_log_file": "log_file",
+    "source_log_pos": "log_pos",
+    "source_tls_version": "tls_version",
+    "source_public_key_path": "public_key_path",
+    "get_source_public_key": "get_public_key",
+}
+
+#: Options MySQL accepts that gtidkit does not implement (1235 "This version of MySQL doesn't yet support").
+_UNSUPPORTED = {
+    "source_delay",
+    "source_bind",
+    "relay_log_file",
+    "relay_log_pos",
+    "privilege_checks_user",
+    "require_row_format",
+    "require_table_primary_key_check",
+    "assign_gtids_to_anonymous_transactions",
+    "gtid_only",
+    "source_compression_algorithms",
+    "source_zstd_compression_level",
+    "source_tls_ciphersuites",
+    "source_connection_auto_failover",
+    "network_namespace",
+    "ignore_server_ids",
+    "source_ssl_crl",
+    "source_ssl_crlpath",
+}
+
+#: ``mysql.slave_master_info`` with MySQL 8.0's column names and order (``Master_info`` fields as
+#: ``rpl_info_table`` stores them); ``Channel_name`` is the key.
+CONNECTION_METADATA_DDL = (
+    "CREATE TABLE IF NOT EXISTS mysql.slave_master_info ("
+    "Number_of_lines INT UNSIGNED NOT NULL, "
+    "Master_log_name TEXT NOT NULL, "
+    "Master_log_pos BIGINT UNSIGNED NOT NULL, "
+    "Host VARCHAR(255), "
+    "User_name TEXT, "
+    "User_password TEXT, "
+    "Port INT UNSIGNED NOT NULL, "
+    "Connect_retry INT UNSIGNED NOT NULL, "
+    "Enabled_ssl TINYINT NOT NULL, "
+    "Ssl_ca TEXT, "
+    "Ssl_capath TEXT, "
+    "Ssl_cert TEXT, "
+    "Ssl_cipher TEXT, "
+    "Ssl_key TEXT, "
+    "Ssl_verify_server_cert TINYINT NOT NULL, "
+    "Heartbeat DOUBLE NOT NULL, "
+    "Bind TEXT, "
+    "Ignored_server_ids TEXT, "
+    "Uuid TEXT, "
+    "Retry_count BIGINT UNSIGNED NOT NULL, "
+    "Ssl_crl TEXT, "
+    "Ssl_crlpath TEXT, "
+    "Enabled_auto_position TINYINT NOT NULL, "
+    "Channel_name CHAR(64) NOT NULL, "
+    "Tls_version TEXT, "
+    "Public_key_path TEXT, "
+    "Get_public_key TINYINT NOT NULL, "
+    "PRIMARY KEY (Channel_name)) ENGINE=InnoDB"
+)
+#: ``Number_of_lines`` of the row (the count of fields MySQL 8.0 writes).
+_LINES = 33
+
+#: Default heartbeat: half of replica_net_timeout's default (60 s), as ``Master_info::init_info`` sets it.
+DEFAULT_HEARTBEAT_PERIOD = 30.0
+#: 8.4's default SOURCE_RETRY_COUNT (8.0: 86400).
+DEFAULT_RETRY_COUNT = 10
+#: SOURCE_HEARTBEAT_PERIOD's upper bound in seconds (``SLAVE_MAX_HEARTBEAT_PERIOD`` = ULONG_MAX / 1000).
+MAX_HEARTBEAT_PERIOD = 4294967.0
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelConfig:
+    """The connection settings of one channel (a ``mysql.slave_master_info`` row). Immutable: CHANGE REPLICATION
+    SOURCE TO builds a new one with :meth:`changed`.
+
+    Attributes:
+        channel: channel name (``""`` = the default channel).
+        host: SOURCE_HOST (``""`` = not configured: START REPLICA gives 1200).
+        port: SOURCE_PORT.
+        user, password: SOURCE_USER / SOURCE_PASSWORD (the password kept in plain text, as MySQL does).
+        auto_position: SOURCE_AUTO_POSITION (GTID auto-positioning).
+        ssl, ssl_ca, ssl_capath, ssl_cert, ssl_key, ssl_cipher, ssl_verify_server_cert, tls_version: SOURCE_SSL*.
+        connect_retry: SOURCE_CONNECT_RETRY, seconds between reconnection attempts.
+        heartbeat_period: SOURCE_HEARTBEAT_PERIOD in seconds (0 = no heartbeats).
+        retry_count: SOURCE_RETRY_COUNT, reconnection attempts before the I/O thread gives up.
+        log_file, log_pos: SOURCE_LOG_FILE / SOURCE_LOG_POS (file/position replication; unused with
+            auto-position).
+        uuid: the source's server_uuid, as last seen by the receiver (Source_UUID).
+        public_key_path, get_public_key: SOURCE_PUBLIC_KEY_PATH / GET_SOURCE_PUBLIC_KEY.
+    """
+
+    channel: str = ""
+    host: str = ""
+    port: int = 3306
+    user: str = ""
+    password: str = ""
+    auto_position: bool = False
+    ssl: bool = False
+    ssl_ca: str = ""
+    ssl_capath: str = ""
+    ssl_cert: str = ""
+    ssl_key: str = ""
+    ssl_cipher: str = ""
+    ssl_verify_server_cert: bool = False
+    tls_version: str = ""
+    connect_retry: int = 60
+    heartbeat_period: float = DEFAULT_HEARTBEAT_PERIOD
+    retry_count: int = DEFAULT_RETRY_COUNT
+    log_file: str = ""
+    log_pos: int = 4
+    uuid: str = ""
+    public_key_path: str = ""
+    get_public_key: bool = False
+
+    @property
+    def configured(self) -> bool:
+        """True once SOURCE_HOST is set (``Master_info::host[0] != 0``)."""
+        return bool(self.host)
+
+    def changed(self, options: dict[str, Any]) -> ChannelConfig:
+        """A copy with ``options`` (canonical names, see :func:`canonical_options`) applied.
+
+        Changing SOURCE_HOST or SOURCE_PORT without SOURCE_LOG_FILE/POS resets the file/position coordinates, as
+        ``change_receive_options()`` does.
+
+        Raises:
+            MySQLError: 1232 for a value of the wrong type, 1703-style range errors as 1231.
+        """
+        new: dict[str, Any] = {}
+        for name, value in options.items():
+            field = RECEIVE_OPTIONS[name]
+            new[field] = _coerce(name, field, value)
+        if ("host" in new or "port" in new) and "log_file" not in new and "log_pos" not in new:
+            new["log_file"], new["log_pos"] = "", 4
+        return dataclasses.replace(self, **new)
+
+
+def _coerce(name: str, field: str, value: Any) -> Any:
+    kind = type(getattr(ChannelConfig(), field))
+    if kind is str:
+        if not isinstance(value, str):
+            raise mysql_error(1064, "You have an error in your SQL syntax", f"{value}", 1)
+        return value
+    if kind is bool:
+        if value not in (0, 1):
+            raise mysql_error(1064, "You have an error in your SQL syntax", f"{value}", 1)
+        return bool(value)
+    if kind is float:
+        if isinstance(value, str):
+            raise mysql_error(1064, "You have an error in your SQL syntax", f"'{value}'", 1)
+        v = float(value)
+        if v < 0 or v > MAX_HEARTBEAT_PERIOD:
+            raise mysql_error(1231, name.upper(), value)
+        return v
+    if isinstance(value, (str, float)):
+        raise mysql_error(1064, "You have an error in your SQL syntax", f"{value}", 1)
+    if name == "source_port" and not 0 <= value <= 65535:
+        raise mysql_error(1231, name.upper(), value)
+    return int(value)
+
+
+def canonical_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The classifier's ``{lowercase name: value}`` with ``MASTER_*`` names turned into ``SOURCE_*`` ones.
+
+    Raises:
+        MySQLError: 1235 for an option gtidkit does not implement (SOURCE_DELAY, RELAY_LOG_FILE, ...); 1064 for a
+            name MySQL does not know.
+    """
+    out: dict[str, Any] = {}
+    for name, value in options.items():
+        canon = MASTER_ALIASES.get(name, name)
+        if canon in _UNSUPPORTED:
+            raise mysql_error(1235, f"CHANGE REPLICATION SOURCE TO {canon.upper()}")
+        if canon not in RECEIVE_OPTIONS:
+            raise mysql_error(1064, "You have an error in your SQL syntax", name.upper(), 1)
+        out[canon] = value
+    return out
+
+
+class ConnectionMetadata:
+    """The connection metadata repository: ``mysql.slave_master_info`` rows in the engine's storage.
+
+    Args:
+        server: the engine ``Server`` (its storage, catalog and write lock are used).
+    """
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self._table = server.storage.physical_name("mysql", "slave_master_info")
+
+    def _ensure(self) -> None:
+        catalog = self.server.storage.catalog
+        if catalog.get_table("mysql", "slave_master_info") is not None:
+            return
+        self.server.acquire_write_lock(None)
+        try:
+            conn = self.server.internal_conn
+            conn.begin()
+            try:
+                catalog.ensure_table(conn, CONNECTION_METADATA_DDL)
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
+        finally:
+            self.server.release_write_lock(None)
+
+    def load(self, channel: str = "") -> ChannelConfig | None:
+        """The stored settings of ``channel``, or None when it was never configured (or RESET REPLICA ALL)."""
+        self._ensure()
+        q = (
+            "SELECT Host, Port, User_name, User_password, Enabled_auto_position, Enabled_ssl, Ssl_ca, Ssl_capath, "
+            "Ssl_cert, Ssl_key, Ssl_cipher, Ssl_verify_server_cert, Tls_version, Connect_retry, Heartbeat, "
+            "Retry_count, Master_log_name, Master_log_pos, Uuid, Public_key_path, Get_public_key "
+            f'FROM "{self._table}" WHERE Channel_name = ?'
+        )
+        row = self.server.write_txn(lambda db: db.execute(q, (channel,)).fetchone())
+        if row is None:
+            return None
+        (host, port, user, pw, auto, ssl, ca, capath, cert, key, cipher, verify, tls, retry, hb, count, lf, lp,
+         uuid, pkp, gpk) = row  # fmt: skip
+        return ChannelConfig(
+            channel=channel,
+            host=host or "",
+            port=int(port),
+            user=user or "",
+            password=pw or "",
+            auto_position=bool(auto),
+            ssl=bool(ssl),
+            ssl_ca=ca or "",
+            ssl_capath=capath or "",
+            ssl_cert=cert or "",
+            ssl_key=key or "",
+            ssl_cipher=cipher or "",
+            ssl_verify_server_cert=bool(verify),
+            tls_version=tls or "",
+            connect_retry=int(retry),
+            heartbeat_period=float(hb),
+            retry_count=int(count),
+            log_file=lf or "",
+            log_pos=int(lp),
+            uuid=uuid or "",
+            public_key_path=pkp or "",
+            get_public_key=bool(gpk),
+        )
+
+    def save(self, cfg: ChannelConfig) -> None:
+        """Store ``cfg`` as its channel's row (insert or replace), durably (one SQLite transaction)."""
+        self._ensure()
+        values = (
+            _LINES,
+            cfg.log_file,
+            cfg.log_pos,
+            cfg.host,
+            cfg.user,
+            cfg.password,
+            cfg.port,
+            cfg.connect_retry,
+            int(cfg.ssl),
+            cfg.ssl_ca,
+            cfg.ssl_capath,
+            cfg.ssl_cert,
+            cfg.ssl_cipher,
+            cfg.ssl_key,
+            int(cfg.ssl_verify_server_cert),
+            cfg.heartbeat_period,
+            "",
+            "0",
+            cfg.uuid,
+            cfg.retry_count,
+            "",
+            "",
+            int(cfg.auto_position),
+            cfg.channel,
+            cfg.tls_version,
+            cfg.public_key_path,
+            int(cfg.get_public_key),
+        )
+        cols = (
+            "Number_of_lines, Master_log_name, Master_log_pos, Host, User_name, User_password, Port, Connect_retry, "
+            "Enabled_ssl, Ssl_ca, Ssl_capath, Ssl_cert, Ssl_cipher, Ssl_key, Ssl_verify_server_cert, Heartbeat, Bind, "
+            "Ignored_server_ids, Uuid, Retry_count, Ssl_crl, Ssl_crlpath, Enabled_auto_position, Channel_name, "
+            "Tls_version, Public_key_path, Get_public_key"
+        )
+        q = f'INSERT OR REPLACE INTO "{self._table}" ({cols}) VALUES ({", ".join("?" * len(values))})'
+        self.server.write_txn(lambda db: db.execute(q, values))
+
+    def delete(self, channel: str = "") -> None:
+        """Remove the channel's row (RESET REPLICA ALL)."""
+        self._ensure()
+        q = f'DELETE FROM "{self._table}" WHERE Channel_name = ?'
+        self.server.write_txn(lambda db: db.execute(q, (channel,)))
+
+
+def check_password(password: str) -> None:
+    """SOURCE_PASSWORD longer than 32 characters is refused (3056 ER_CHANGE_SOURCE_PASSWORD_LENGTH).
+
+    Raises:
+        MySQLError: 3056.
+    """
+    if len(password) > 32:
+        raise mysql_error(3056)

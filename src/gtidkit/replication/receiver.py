@@ -1,0 +1,490 @@
+"""The receiver (replication I/O thread): connect to the source, ask for what we lack by GTID, queue the events.
+
+What MySQL's ``handle_slave_io()`` in ``sql/rpl_replica.cc`` does, in order (formats.md section 7.5):
+
+1. connect (``safe_connect`` / ``connect_to_source``): handshake, authentication and TLS are PyMySQL's; a failed
+   attempt sets Last_IO_Error to ``Error connecting to source 'user@host:port'. This was attempt n/RETRY, with a
+   delay of CONNECT_RETRY seconds between attempts. Message: ...`` with the client's error number, and is retried
+   every SOURCE_CONNECT_RETRY seconds up to SOURCE_RETRY_COUNT times;
+2. ``get_source_version_and_clock()``: ``SELECT UNIX_TIMESTAMP()`` (clock difference, for Seconds_Behind_Source),
+   ``SELECT @@GLOBAL.SERVER_ID`` (equal to ours: fatal, 13117), ``SET @master_heartbeat_period``/
+   ``@source_heartbeat_period`` (nanoseconds), ``SET @master_binlog_checksum``/``@source_binlog_checksum``
+   (``= @@global.binlog_checksum``) and ``SELECT @source_binlog_checksum``, ``SELECT @@GLOBAL.GTID_MODE``
+   (auto-position needs ON on both sides);
+3. ``get_source_uuid()``: ``SELECT @@GLOBAL.SERVER_UUID`` (equal to ours: fatal), then ``SET @slave_uuid``/
+   ``@replica_uuid``;
+4. ``register_replica_on_source()``: COM_REGISTER_SLAVE;
+5. ``request_dump()``: COM_BINLOG_DUMP_GTID with ``gtid_executed ∪ Retrieved_Gtid_Set`` in the binary SID-block
+   format (so nothing already held is asked for again), binlog name empty and position 4;
+6. ``read_event()`` / ``queue_event()``: every ``00``-prefixed packet is one raw event, handed unchanged to the relay
+   log (heartbeats too: they advance the source position there). An ERR packet is the source's fatal error:
+   Last_IO_Errno 13114, ``Got fatal error 1236 from source when reading data from binary log: '<msg>'``, and the
+   thread stops. A lost connection (or no byte for ``replica_net_timeout`` seconds) is retried like a failed connect.
+
+The thread owns the socket; :meth:`Receiver.stop` shuts it down from outside to end a blocking read.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import ssl as ssl_module
+import struct
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gtidkit.binlog.codec import decode_event
+from gtidkit.binlog.constants import EventType
+from gtidkit.gtid.gtid_set import GtidSet
+from gtidkit.mysql_errors import (
+    REPLICA_AUTO_POSITION_GTID_MODE,
+    REPLICA_EQUAL_SERVER_IDS,
+    REPLICA_EQUAL_SERVER_UUIDS,
+    SOURCE_AUTO_POSITION_GTID_MODE,
+    SOURCE_CONNECT_ERROR,
+    message,
+)
+from gtidkit.replication.channel import ChannelConfig
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "COM_BINLOG_DUMP_GTID",
+    "COM_REGISTER_SLAVE",
+    "IoError",
+    "Receiver",
+    "dump_gtid_body",
+    "register_body",
+]
+
+COM_REGISTER_SLAVE = 0x15
+COM_BINLOG_DUMP_GTID = 0x1E
+#: Replica_IO_State values (``stage_*`` of ``sql/rpl_replica.cc``, 8.0.26+ wording).
+STATE_CONNECTING = "Connecting to source"
+STATE_WAITING = "Waiting for source to send event"
+STATE_RECONNECTING = "Reconnecting after a failed source event read"
+STATE_WAIT_RECONNECT = "Waiting to reconnect after a failed source event read"
+STATE_REGISTERING = "Registering replica on source"
+STATE_REQUESTING = "Requesting binlog dump"
+STATE_QUEUEING = "Queueing source event to the relay log"
+_T = EventType
+
+
+@dataclass(frozen=True, slots=True)
+class IoError:
+    """The receiver's last error (Last_IO_Errno / Last_IO_Error / Last_IO_Error_Timestamp).
+
+    Attributes:
+        errno: the number (13114 for a source's dump error, 13117 for fatal checks, the client's 2003/1045/... for
+            connection failures).
+        message: the text as SHOW REPLICA STATUS shows it.
+        timestamp: ``YYMMDD hh:mm:ss`` local time, as MySQL prints Last_IO_Error_Timestamp.
+        time: the same moment in seconds since the epoch.
+    """
+
+    errno: int
+    message: str
+    timestamp: str
+    time: float
+
+
+class _Fatal(Exception):
+    """The thread stops with this Last_IO error (no reconnection)."""
+
+    def __init__(self, errno: int, text: str) -> None:
+        super().__init__(text)
+        self.errno = errno
+        self.text = text
+
+
+class _Stopped(Exception):
+    """STOP REPLICA was asked for while connecting or waiting."""
+
+
+def register_body(server_id: int, host: str = "", user: str = "", password: str = "", port: int = 0) -> bytes:
+    """COM_REGISTER_SLAVE's body after the command byte: ``u32 server_id, u8 len + report_host, u8 len + user,
+    u8 len + password, u16 port, u32 rank (0), u32 source_id (0)`` (``register_replica_on_source()``).
+
+    Args:
+        server_id: this replica's server_id.
+        host, user, password, port: ``report_host`` / ``report_user`` / ``report_password`` / ``report_port``.
+    """
+    out = struct.pack("<I", server_id)
+    for s in (host, user, password):
+        b = s.encode()[:255]
+        out += bytes([len(b)]) + b
+    return out + struct.pack("<HII", port, 0, 0)
+
+
+def dump_gtid_body(server_id: int, gtids: GtidSet, flags: int = 0) -> bytes:
+    """COM_BINLOG_DUMP_GTID's body after the command byte: ``u16 flags, u32 server_id, u32 name_size (0), u64 pos
+    (4), u32 data_size, data`` with ``data`` the SID-block encoding of ``gtids`` (``request_dump()``).
+
+    Args:
+        server_id: this replica's server_id.
+        gtids: the set the replica already has (gtid_executed ∪ Retrieved_Gtid_Set).
+        flags: BINLOG_DUMP_NON_BLOCK (1) to get EOF at the end instead of waiting.
+    """
+    data = gtids.encode()
+    return (
+        struct.pack("<HII", flags, server_id, 0) + struct.pack("<Q", 4) + struct.pack("<I", len(data)) + data
+    )
+
+
+def _now_text(t: float) -> str:
+    return time.strftime("%y%m%d %H:%M:%S", time.localtime(t))
+
+
+class Receiver:
+    """The I/O thread of one channel.
+
+    Args:
+        server: the engine ``Server`` of the replica (server_id, server_uuid, gtid_mode, gtid_executed).
+        relay: the channel's ``RelayLog`` (``append``, ``begin_source``, ``retrieved_gtids``).
+        config: returns the channel's current :class:`ChannelConfig` (read at each (re)connection).
+        on_source_uuid: called with the source's server_uuid once known (stored in the connection metadata).
+
+    Attributes:
+        state: Replica_IO_State (``""`` when stopped).
+        last_error: the :class:`IoError` shown as Last_IO_*, or None (cleared at START and at each connect).
+        connected: True while a dump stream is open (Replica_IO_Running ``Yes``; ``Connecting`` otherwise).
+        source_server_id, source_uuid: what the source answered (Source_Server_Id, Source_UUID).
+        clock_diff: replica clock minus source clock in whole seconds (``clock_diff_with_source``).
+        last_heartbeat, heartbeats: time of the last heartbeat received, and how many (performance_schema).
+        last_queued: the GTID text of the last transaction queued whole; ``queueing``: the one being queued.
+        last_event_time: header timestamp of the last Gtid event received.
+    """
+
+    def __init__(
+        self,
+        server: Any,
+        relay: Any,
+        config: Callable[[], ChannelConfig],
+        *,
+        on_source_uuid: Callable[[str], None] | None = None,
+    ) -> None:
+        self.server = server
+        self.relay = relay
+        self._config = config
+        self._on_source_uuid = on_source_uuid
+        self.state = ""
+        self.last_error: IoError | None = None
+        self.connected = False
+        self.source_server_id = 0
+        self.source_uuid = ""
+        self.clock_diff = 0
+        self.last_heartbeat = 0.0
+        self.heartbeats = 0
+        self.last_queued = ""
+        self.queueing = ""
+        self.last_event_time = 0
+        self.thread_id: int | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._conn: Any = None
+        self._fde: Any = None
+
+    # ------------------------------------------------------------------------------------------------ control
+    @property
+    def running(self) -> bool:
+        """True while the thread runs (connecting, connected or waiting to reconnect)."""
+        t = self._thread
+        return t is not None and t.is_alive()
+
+    def start(self) -> None:
+        """START REPLICA IO_THREAD: start the thread (no-op when running); clears Last_IO_Error."""
+        with self._lock:
+            if self.running:
+                return
+            self.last_error = None
+            self._stop.clear()
+            self.state = STATE_CONNECTING
+            self._thread = threading.Thread(target=self._run, name="replica-io", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float | None = 60) -> bool:
+        """STOP REPLICA IO_THREAD: end the connection (a blocking read is interrupted) and the thread.
+
+        Returns:
+            True when the thread has ended within ``timeout`` seconds.
+        """
+        with self._lock:
+            self._stop.set()
+            conn = self._conn
+            t = self._thread
+        if conn is not None:
+            _shutdown(conn)
+        if t is None:
+            return True
+        t.join(timeout)
+        return not t.is_alive()
+
+    # ------------------------------------------------------------------------------------------------ thread
+    def _run(self) -> None:
+        attempt = 0
+        reconnect = False
+        try:
+            while not self._stop.is_set():
+                cfg = self._config()
+                self.state = STATE_RECONNECTING if reconnect else STATE_CONNECTING
+                try:
+                    conn = self._connect(cfg)
+                except _Stopped:
+                    return
+                except Exception as err:  # noqa: BLE001 - every client failure is a Last_IO_Error and a retry
+                    attempt += 1
+                    errno, text = _client_error(err, cfg.host, cfg.port)
+                    self._set_error(
+                        errno,
+                        SOURCE_CONNECT_ERROR
+                        % (
+                            "reconnecting" if reconnect else "connecting",
+                            cfg.user,
+                            cfg.host,
+                            cfg.port,
+                            attempt,
+                            cfg.retry_count,
+                            cfg.connect_retry,
+                            text,
+                        ),
+                    )
+                    if attempt >= max(cfg.retry_count, 1):
+                        return
+                    self.state = STATE_WAIT_RECONNECT if reconnect else STATE_CONNECTING
+                    if self._stop.wait(cfg.connect_retry):
+                        return
+                    continue
+                attempt = 0
+                try:
+                    self._session(conn, cfg)
+                except _Fatal as err:
+                    self._set_error(err.errno, err.text)
+                    return
+                except _Stopped:
+                    return
+                except Exception as err:  # noqa: BLE001 - a lost connection: reconnect
+                    if self._stop.is_set():
+                        return
+                    log.warning(
+                        "Replica I/O thread: Failed reading log event, reconnecting to retry, log '%s' at "
+                        "position %s (%s)",
+                        *self._source_position(),
+                        err,
+                    )
+                finally:
+                    self.connected = False
+                    with self._lock:
+                        self._conn = None
+                    _close(conn)
+                reconnect = True
+                # try_to_reconnect(): the first reconnection is immediate; failed ones wait connect_retry
+        except Exception as err:  # the thread must report, not die silently
+            log.exception("replica I/O thread failed")
+            self._set_error(getattr(err, "errno", 1105), str(err))
+        finally:
+            self.connected = False
+            self.state = ""
+
+    def _source_position(self) -> tuple[str, int]:
+        try:
+            return self.relay.source_position()
+        except Exception:  # noqa: BLE001 - only for a log line
+            return ("", 0)
+
+    def _set_error(self, errno: int, text: str) -> None:
+        now = time.time()
+        self.last_error = IoError(errno, text, _now_text(now), now)
+        log.error("Replica I/O for channel '': %s, Error_code: MY-%06d", text, errno)
+
+    def _connect(self, cfg: ChannelConfig) -> Any:
+        import pymysql
+
+        ssl_ctx = None
+        if cfg.ssl:
+            ssl_ctx = ssl_module.create_default_context(
+                cafile=cfg.ssl_ca or None, capath=cfg.ssl_capath or None
+            )
+            if not cfg.ssl_verify_server_cert:
+                ssl_ctx.check_hostname = False
+                ssl_ctx.verify_mode = ssl_module.CERT_NONE
+            if cfg.ssl_cert:
+                ssl_ctx.load_cert_chain(cfg.ssl_cert, cfg.ssl_key or None)
+            if cfg.ssl_cipher:
+                ssl_ctx.set_ciphers(cfg.ssl_cipher)
+        net_timeout = float(_global(self.server, "replica_net_timeout", 60))
+        conn = pymysql.connections.Connection(
+            host=cfg.host,
+            port=cfg.port,
+            user=cfg.user,
+            password=cfg.password,
+            ssl=ssl_ctx,
+            connect_timeout=max(1, min(cfg.connect_retry or 60, 60)),
+            read_timeout=net_timeout,
+            write_timeout=net_timeout,
+            autocommit=True,
+            charset="utf8mb4",
+            defer_connect=True,
+        )
+        with self._lock:
+            if self._stop.is_set():
+                raise _Stopped
+            self._conn = conn
+        conn.connect()
+        return conn
+
+    def _query(self, conn: Any, sql: str) -> Any:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            row = cur.fetchone()
+        return row[0] if row else None
+
+    def _session(self, conn: Any, cfg: ChannelConfig) -> None:
+        import pymysql
+
+        server = self.server
+        my_id = int(_global(server, "server_id", 1))
+        my_uuid = str(server.server_uuid)
+        # get_source_version_and_clock()
+        src_time = self._query(conn, "SELECT UNIX_TIMESTAMP()")
+        if src_time is not None:
+            self.clock_diff = int(time.time() - float(src_time))
+        src_id = self._query(conn, "SELECT @@GLOBAL.SERVER_ID")
+        self.source_server_id = int(src_id or 0)
+        if self.source_server_id == my_id and not _global(server, "replicate_same_server_id", False):
+            raise _Fatal(13117, message(13117, REPLICA_EQUAL_SERVER_IDS))
+        period_ns = round(cfg.heartbeat_period * 1e9)
+        with conn.cursor() as cur:
+            cur.execute(f"SET @master_heartbeat_period = {period_ns}, @source_heartbeat_period = {period_ns}")
+            cur.execute(
+                "SET @master_binlog_checksum = @@global.binlog_checksum, "
+                "@source_binlog_checksum = @@global.binlog_checksum"
+            )
+        self._query(conn, "SELECT @source_binlog_checksum")
+        if cfg.auto_position:
+            my_mode = str(_global(server, "gtid_mode", "ON")).upper()
+            if my_mode != "ON":
+                raise _Fatal(13117, message(13117, REPLICA_AUTO_POSITION_GTID_MODE % my_mode))
+            src_mode = str(self._query(conn, "SELECT @@GLOBAL.GTID_MODE") or "OFF").upper()
+            if src_mode != "ON":
+                raise _Fatal(13117, message(13117, SOURCE_AUTO_POSITION_GTID_MODE % src_mode))
+        # get_source_uuid()
+        self.source_uuid = str(self._query(conn, "SELECT @@GLOBAL.SERVER_UUID") or "")
+        if self.source_uuid and self.source_uuid == my_uuid:
+            raise _Fatal(13117, message(13117, REPLICA_EQUAL_SERVER_UUIDS))
+        if self._on_source_uuid is not None and self.source_uuid:
+            self._on_source_uuid(self.source_uuid)
+        with conn.cursor() as cur:
+            cur.execute(f"SET @slave_uuid = '{my_uuid}', @replica_uuid = '{my_uuid}'")
+        if self._stop.is_set():
+            raise _Stopped
+        # register_replica_on_source()
+        self.state = STATE_REGISTERING
+        conn._execute_command(COM_REGISTER_SLAVE, register_body(my_id))
+        conn._read_packet()
+        # request_dump(): what we hold, executed or only received, is never asked for again
+        self.state = STATE_REQUESTING
+        have = server.gtid_state.executed() | self.relay.retrieved_gtids()
+        self.relay.begin_source()
+        conn._execute_command(COM_BINLOG_DUMP_GTID, dump_gtid_body(my_id, have))
+        self.connected = True
+        self.last_error = None
+        self.state = STATE_WAITING
+        self._fde = None
+        while not self._stop.is_set():
+            try:
+                pkt = conn._read_packet()
+            except pymysql.err.MySQLError as err:
+                code = err.args[0] if err.args else 0
+                if isinstance(code, int) and code < 2000 and not isinstance(err, pymysql.err.InterfaceError):
+                    # the source's ERR packet: fatal (get_source_version_and_clock / read_event)
+                    raise _Fatal(
+                        13114, message(13114, code, err.args[1] if len(err.args) > 1 else "")
+                    ) from err
+                raise
+            data = pkt.get_all_data()
+            if data[:1] == b"\xfe" and len(data) < 9:
+                raise ConnectionError("end of dump stream")  # non-blocking dump ended: reconnect
+            self._queue(memoryview(data)[1:].tobytes())
+
+    def _queue(self, event: bytes) -> None:
+        """``queue_event()``: note what the stream says, then hand the event to the relay log."""
+        if len(event) >= 19:
+            t = event[4]
+            if t in (_T.HEARTBEAT_LOG_EVENT, _T.HEARTBEAT_LOG_EVENT_V2):
+                self.last_heartbeat = time.time()
+                self.heartbeats += 1
+            elif t == _T.FORMAT_DESCRIPTION_EVENT:
+                try:
+                    self._fde = decode_event(event, None, verify_checksum=False).event
+                except Exception:  # noqa: BLE001 - the relay log reports a corrupt FDE
+                    self._fde = None
+            elif t in (_T.GTID_LOG_EVENT, _T.GTID_TAGGED_LOG_EVENT) and self._fde is not None:
+                if self.queueing:
+                    self.last_queued = self.queueing
+                ev = decode_event(event, self._fde, verify_checksum=False)
+                gtid = getattr(ev.event, "gtid", None)
+                self.queueing = str(gtid) if gtid is not None else ""
+                self.last_event_time = int(ev.header.timestamp)
+            elif t == _T.XID_EVENT or (
+                t == _T.QUERY_EVENT
+                and self._fde is not None
+                and self.queueing
+                and _ends_transaction(event, self._fde)
+            ):
+                self.last_queued, self.queueing = self.queueing, ""
+        self.state = STATE_QUEUEING
+        self.relay.append(event)
+        self.state = STATE_WAITING
+
+
+def _ends_transaction(event: bytes, fde: Any) -> bool:
+    """A Query event ends the transaction unless it is BEGIN (COMMIT, ROLLBACK, DDL, XA COMMIT ...)."""
+    try:
+        q = decode_event(event, fde, verify_checksum=False).event.query
+    except Exception:  # noqa: BLE001 - the relay log reports corrupt events
+        return False
+    return str(q).strip().upper() not in ("BEGIN", "XA START")
+
+
+def _global(server: Any, name: str, default: Any) -> Any:
+    try:
+        return server.globals.get(name)
+    except Exception:  # noqa: BLE001 - a variable this build does not have
+        return default
+
+
+def _client_error(err: Exception, host: str, port: int) -> tuple[int, str]:
+    """(errno, message) of a PyMySQL / socket failure, as libmysql numbers and words it: 2003 CR_CONN_HOST_ERROR
+    ``Can't connect to MySQL server on 'host:port' (errno)``, 2005 CR_UNKNOWN_HOST ``Unknown MySQL server host
+    'host' (errno)``, else the server's own error (1045 ...)."""
+    orig = getattr(err, "original_exception", None)
+    if isinstance(orig, socket.gaierror):
+        return 2005, message(2005, host, orig.errno if orig.errno is not None else 0)
+    if isinstance(orig, OSError):
+        return 2003, message(2003, host, port, orig.errno if orig.errno is not None else 0)
+    args = getattr(err, "args", ())
+    if len(args) >= 2 and isinstance(args[0], int):
+        return int(args[0]), str(args[1])
+    if isinstance(err, (socket.timeout, TimeoutError)):
+        return 2003, "Can't connect to MySQL server (timed out)"
+    return 2003, str(err)
+
+
+def _shutdown(conn: Any) -> None:
+    sock = getattr(conn, "_sock", None)
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def _close(conn: Any) -> None:
+    try:
+        conn._force_close()
+    except Exception:
+        log.debug("closing the source connection failed", exc_info=True)
