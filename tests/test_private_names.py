@@ -26,6 +26,17 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("engine/sql/executor.py", "_meta"): (
         "sqlglot's Expression.meta property creates the dict on first read; reading _meta avoids that per node"
     ),
+    # PyMySQL has no public API for raw commands: the replica's receiver sends COM_REGISTER_SLAVE and
+    # COM_BINLOG_DUMP_GTID and reads the event packets the way python-mysql-replication does
+    (
+        "replication/receiver.py",
+        "_execute_command",
+    ): "PyMySQL: send a raw command packet (COM_BINLOG_DUMP_GTID)",
+    ("replication/receiver.py", "_read_packet"): "PyMySQL: read one (possibly multi-packet) event packet",
+    (
+        "replication/receiver.py",
+        "_force_close",
+    ): "PyMySQL: close without sending COM_QUIT on a dead connection",
 }
 
 

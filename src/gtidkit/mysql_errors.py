@@ -312,7 +312,11 @@ ER: dict[int, ErrorSpec] = {
         "HY000",
         "The server is not configured as replica; fix in config file or with CHANGE REPLICATION SOURCE TO",
     ),
-    1759: _e("ER_INSECURE_PLAIN_TEXT", "HY000", "Sending passwords in plain text without SSL/TLS is extremely insecure."),
+    1759: _e(
+        "ER_INSECURE_PLAIN_TEXT",
+        "HY000",
+        "Sending passwords in plain text without SSL/TLS is extremely insecure.",
+    ),
     1760: _e(
         "ER_INSECURE_CHANGE_SOURCE",
         "HY000",
@@ -349,9 +353,15 @@ ER: dict[int, ErrorSpec] = {
         "This operation cannot be performed with running replication threads; run STOP REPLICA FOR CHANNEL '%s' "
         "first",
     ),
-    3083: _e("ER_REPLICA_CHANNEL_WAS_RUNNING", "HY000", "Replication thread(s) for channel '%s' are already runnning."),
+    3083: _e(
+        "ER_REPLICA_CHANNEL_WAS_RUNNING",
+        "HY000",
+        "Replication thread(s) for channel '%s' are already runnning.",
+    ),
     3084: _e(
-        "ER_REPLICA_CHANNEL_WAS_NOT_RUNNING", "HY000", "Replication thread(s) for channel '%s' are already stopped."
+        "ER_REPLICA_CHANNEL_WAS_NOT_RUNNING",
+        "HY000",
+        "Replication thread(s) for channel '%s' are already stopped.",
     ),
     3085: _e(
         "ER_REPLICA_CHANNEL_SQL_THREAD_MUST_STOP",
@@ -378,9 +388,7 @@ ER: dict[int, ErrorSpec] = {
 #: ``sql/rpl_replica.cc`` (8.0.27+, ``mi->report(ERROR_LEVEL, last_errno, ...)``), not a catalogued message; its
 #: Last_IO_Errno is the client library's error (2003, 2005, 1045, 2061 ...). Slots: "connecting" or "reconnecting",
 #: user, host, port, attempt, SOURCE_RETRY_COUNT, SOURCE_CONNECT_RETRY, the client's message.
-SOURCE_CONNECT_ERROR = (
-    "Error %s to source '%s@%s:%s'. This was attempt %s/%s, with a delay of %s seconds between attempts. Message: %s"
-)
+SOURCE_CONNECT_ERROR = "Error %s to source '%s@%s:%s'. This was attempt %s/%s, with a delay of %s seconds between attempts. Message: %s"
 
 #: The receiver's fatal texts (slot of 13117 "Fatal error: %s"), as ``get_source_version_and_clock`` /
 #: ``get_source_uuid`` in ``sql/rpl_replica.cc`` word them.
@@ -397,9 +405,7 @@ REPLICA_AUTO_POSITION_GTID_MODE = (
     "The replication receiver thread cannot start in AUTO_POSITION mode: this server uses @@GLOBAL.GTID_MODE = "
     "%s."
 )
-SOURCE_AUTO_POSITION_GTID_MODE = (
-    "The replication receiver thread cannot start in AUTO_POSITION mode: the source has GTID_MODE = %s instead of ON."
-)
+SOURCE_AUTO_POSITION_GTID_MODE = "The replication receiver thread cannot start in AUTO_POSITION mode: the source has GTID_MODE = %s instead of ON."
 
 
 def message(code: int, *args: object) -> str:

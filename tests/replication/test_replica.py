@@ -61,9 +61,11 @@ NOTE_1759 = ("Note", 1759, "Sending passwords in plain text without SSL/TLS is e
 NOTE_1760 = (
     "Note",
     1760,
-    "Storing MySQL user name or password information in the connection metadata repository is not secure and is "
-    "therefore not recommended. Please consider using the USER and PASSWORD connection options for START REPLICA; "
-    "see the 'START REPLICA Syntax' in the MySQL Manual for more information.",
+    (
+        "Storing MySQL user name or password information in the connection metadata repository is not secure and is "
+        "therefore not recommended. Please consider using the USER and PASSWORD connection options for START REPLICA; "
+        "see the 'START REPLICA Syntax' in the MySQL Manual for more information."
+    ),
 )
 
 
@@ -172,7 +174,7 @@ def test_change_master_aliases_and_repository_survives_restart(replica, tmp_path
     assert row == [("src.example", 3307, "repl", "secret", 1, 2.5, 7, "")]
     repl.shutdown()
     srv.shutdown()
-    srv2, sess2, _ = replica(skip_replica_start=1)
+    _srv2, sess2, _ = replica(skip_replica_start=1)
     st = status(sess2, "SHOW SLAVE STATUS")
     assert (st["Master_Host"], st["Master_Port"], st["Master_User"], st["Master_Retry_Count"]) == (
         "src.example",
@@ -194,8 +196,10 @@ def test_change_source_errors(replica):
     e = err(sess, "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h', SOURCE_AUTO_POSITION=1, SOURCE_LOG_POS=100")
     assert (e.code, e.message) == (
         1776,
-        "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when "
-        "SOURCE_AUTO_POSITION is active.",
+        (
+            "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when "
+            "SOURCE_AUTO_POSITION is active."
+        ),
     )
     e = err(sess, "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'other'")
     assert (e.code, e.message) == (3074, "Replica channel 'other' does not exist.")
@@ -237,14 +241,18 @@ def test_start_stop_notes_and_connect_errors(replica):
     e = err(sess, "CHANGE REPLICATION SOURCE TO SOURCE_PORT=1")
     assert (e.code, e.message) == (
         3021,
-        "This operation cannot be performed with a running replica io thread; run STOP REPLICA IO_THREAD FOR "
-        "CHANNEL '' first.",
+        (
+            "This operation cannot be performed with a running replica io thread; run STOP REPLICA IO_THREAD FOR "
+            "CHANNEL '' first."
+        ),
     )
     e = err(sess, "RESET REPLICA")
     assert (e.code, e.message) == (
         3081,
-        "This operation cannot be performed with running replication threads; run STOP REPLICA FOR CHANNEL '' "
-        "first",
+        (
+            "This operation cannot be performed with running replication threads; run STOP REPLICA FOR CHANNEL '' "
+            "first"
+        ),
     )
     # SOURCE_RETRY_COUNT reached: the I/O thread gives up and keeps the last error
     assert wait(lambda: status(sess)["Replica_IO_Running"] == "No")
@@ -285,7 +293,9 @@ def test_skip_replica_start_option():
 def test_register_and_dump_bodies():
     # formats.md 7.1: u32 server_id, u8 len + host, u8 len + user, u8 len + password, u16 port, u32 rank, u32 master id
     assert register_body(7) == struct.pack("<I", 7) + b"\0\0\0" + struct.pack("<HII", 0, 0, 0)
-    assert register_body(7, "h", "u", "p", 3307) == struct.pack("<I", 7) + b"\1h\1u\1p" + struct.pack("<HII", 3307, 0, 0)
+    assert register_body(7, "h", "u", "p", 3307) == struct.pack("<I", 7) + b"\1h\1u\1p" + struct.pack(
+        "<HII", 3307, 0, 0
+    )
     # formats.md 7.3: u16 flags, u32 server_id, u32 name size (0: MySQL replicas send no name), u64 pos 4, u32 size,
     # the SID-block set
     gs = GtidSet.parse("3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5")

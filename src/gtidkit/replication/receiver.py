@@ -475,7 +475,7 @@ def _client_error(err: Exception, host: str, port: int) -> tuple[int, str]:
 
 
 def _shutdown(conn: Any) -> None:
-    sock = getattr(conn, "_sock", None)
+    sock = getattr(conn, "_sock", None)  # PyMySQL's socket: shut down to end a blocking read
     if sock is not None:
         try:
             sock.shutdown(socket.SHUT_RDWR)
