@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pymysql
 import pytest
-
 from protocol.server_proc import running_server
 
 SOURCE_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
@@ -173,7 +172,9 @@ def test_source_restart_reconnects(tmp_path: Path) -> None:
             assert wait(lambda: status(rep.port)["Replica_IO_Running"] == "Connecting")
             st = status(rep.port)
             assert st["Last_IO_Errno"] == 2003
-            assert st["Last_IO_Error"].startswith(f"Error reconnecting to source 'root@127.0.0.1:{port}'. This was ")
+            assert st["Last_IO_Error"].startswith(
+                f"Error reconnecting to source 'root@127.0.0.1:{port}'. This was "
+            )
             with running_server(src_dir, *SOURCE_ARGS, f"--port={port}") as src2:
                 assert src2.port == port
                 q(port, "INSERT INTO d.t VALUES (1, 'after restart')")
