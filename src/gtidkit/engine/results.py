@@ -338,7 +338,7 @@ class StatementResult:
     last_insert_id: int = 0
     warning_count: int = 0
     info: str = ""
-    status_flags: int = ServerStatus.SERVER_STATUS_AUTOCOMMIT
+    status_flags: int = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
     state_changes: tuple[StateChange, ...] = ()
     warnings: tuple[Condition, ...] = ()
 
