@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from gtidkit import __version__
-from gtidkit.cli import binlog_cmd, gtid_cmd, pipeline_cmd, server_cmd, sql_cmd, topology_cmd
+from gtidkit.cli import binlog_cmd, demo_cmd, gtid_cmd, pipeline_cmd, server_cmd, sql_cmd, topology_cmd
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,6 +24,7 @@ cli.add_command(sql_cmd.sql)
 cli.add_command(pipeline_cmd.pipeline)
 cli.add_command(server_cmd.server)
 cli.add_command(topology_cmd.topology)
+cli.add_command(demo_cmd.demo)
 
 
 def main() -> None:
