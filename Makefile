@@ -1,5 +1,5 @@
 # gtidkit: two commands on a fresh machine.
-#   make demo   generate a small multi-host fleet of binlogs and run the PySpark pipeline on it
+#   make demo   source + passive replica by GTIDs (read-your-writes, crash, resume), then the PySpark pipeline
 #               (and on ../shared/research/fixtures/binlogs when present)
 #   make test   type-check gtid/ and binlog/ (mypy, config in pyproject.toml), then run the test suite
 PY ?= python3
@@ -27,7 +27,7 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
 demo: $(STAMP)
-	$(VENV)/bin/gtidkit pipeline demo --output demo-out
+	$(VENV)/bin/gtidkit demo --output demo-out
 
 bench: $(STAMP)
 	$(PYBIN) bench/run_all.py
