@@ -198,3 +198,46 @@ def test_file_position_mode(source: ServerProcess) -> None:
         assert [r["values"]["id"] for e in stream for r in e.rows] == [8]
     finally:
         stream.close()
+
+
+def test_blocking_stream_across_rotations_made_while_streaming(source: ServerProcess) -> None:
+    """Commits and FLUSH BINARY LOGS racing the dump: every GTID arrives once, in order, across the files."""
+    execute(source, *WORKLOAD[:2])
+    uuid = uuid_of(source)
+    stream = BinLogStreamReader(
+        connection_settings=settings(source),
+        server_id=106,
+        auto_position="",
+        blocking=True,
+        only_events=ROW_EVENTS,
+    )
+    got: list = []
+    done = threading.Event()
+
+    def read() -> None:
+        for ev in stream:
+            got.append(ev)
+            if isinstance(ev, WriteRowsEvent) and any(r["values"]["id"] == 129 for r in ev.rows):
+                done.set()
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        conn = pymysql.connect(host="127.0.0.1", port=source.port, user="root", autocommit=True)
+        with conn, conn.cursor() as cur:
+            for i in range(100, 130):
+                cur.execute(f"INSERT INTO shop.items VALUES ({i}, 'r', 1, {i})")
+                if i % 6 == 0:
+                    cur.execute("FLUSH BINARY LOGS")
+        assert done.wait(60)
+    finally:
+        stream.close()
+        reader.join(10)
+    gtids = [e.gtid for e in got if isinstance(e, GtidEvent)]
+    assert gtids == [f"{uuid}:{n}" for n in range(1, 33)]
+    assert [r["values"]["id"] for e in got if isinstance(e, WriteRowsEvent) for r in e.rows] == list(
+        range(100, 130)
+    )
+    files = [e.next_binlog for e in got if isinstance(e, RotateEvent)]
+    assert files[-1] == "binlog.000006" and "binlog.000002" in files

@@ -643,3 +643,25 @@ def test_register_needs_replication_slave(source: ServerProcess) -> None:
         cur.execute("SHOW REPLICAS")
         assert [r[0] for r in cur.fetchall()] == [43]
     conn.close()
+
+
+def test_empty_file_name_starts_at_the_first_binlog_and_server_id_0_does_not_block(
+    source: ServerProcess,
+) -> None:
+    # COM_BINLOG_DUMP with no file name: the first file of the index; server_id 0 without NON_BLOCK: EOF at the end
+    s = start_dump(source, 0x12, dump_body(4, "", flags=0, server_id=0))
+    events = s.all()
+    s.conn.close()
+    assert events[0][19:-4] == struct.pack("<Q", 4) + b"binlog.000001"
+    assert events[2:] == [raw for _, raw in file_events(binlog_bytes(source))[1:]]
+
+
+def test_gtid_dump_naming_a_file_skips_the_gtid_start_checks(source: ServerProcess) -> None:
+    """check_start_file: a file named in COM_BINLOG_DUMP_GTID is used as it is (no "has more GTIDs" check), only
+    the skipping applies."""
+    uuid = server_uuid(source)
+    body = dump_gtid_body(GtidSet.parse(f"{uuid}:1-100"), name=b"binlog.000001")
+    s = start_dump(source, 0x1E, body)
+    events = s.all()
+    s.conn.close()
+    assert [e[4] for e in events] == [4, 15, 35, 27]  # everything skipped, one heartbeat at the end

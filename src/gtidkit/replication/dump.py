@@ -581,7 +581,7 @@ class BinlogSender:
         deadline = time.monotonic() + hb if hb > 0 else None
         while True:
             self._check_stop()
-            if binlog is None or binlog.writer is None:  # closed (shutdown / RESET): the dump ends with it
+            if binlog is None:
                 raise DumpStopped()
             now = time.monotonic()
             timeout = (
@@ -590,8 +590,11 @@ class BinlogSender:
                 else max(0.0, min(_STOP_CHECK_SECONDS, deadline - now))
             )
             moved = binlog.wait_for_update(self.file, read_pos, timeout)
-            if moved is not None and (moved.file != self.file or moved.pos > read_pos):
-                return
+            if moved is not None:
+                if moved.file != self.file or moved.pos > read_pos:
+                    return
+                # woken without progress: the log was closed (server shutdown), the dump ends with it
+                raise DumpStopped()
             if deadline is not None and time.monotonic() >= deadline:
                 self._heartbeat(read_pos)
                 deadline = time.monotonic() + hb
