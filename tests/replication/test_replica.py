@@ -303,3 +303,57 @@ def test_register_and_dump_bodies():
     body = dump_gtid_body(2, gs)
     assert body == struct.pack("<HIIQI", 0, 2, 0, 4, len(data)) + data
     assert GtidSet.decode(body[22:]) == gs
+
+
+# performance_schema column lists, MySQL 8.0 (RM8 29.12.11.1 / .2 / .4).
+PS_COLUMNS = {
+    "replication_connection_configuration": [
+        "CHANNEL_NAME", "HOST", "PORT", "USER", "NETWORK_INTERFACE", "AUTO_POSITION", "SSL_ALLOWED", "SSL_CA_FILE",
+        "SSL_CA_PATH", "SSL_CERTIFICATE", "SSL_CIPHER", "SSL_KEY", "SSL_VERIFY_SERVER_CERTIFICATE", "SSL_CRL_FILE",
+        "SSL_CRL_PATH", "CONNECTION_RETRY_INTERVAL", "CONNECTION_RETRY_COUNT", "HEARTBEAT_INTERVAL", "TLS_VERSION",
+        "PUBLIC_KEY_PATH", "GET_PUBLIC_KEY", "NETWORK_NAMESPACE", "COMPRESSION_ALGORITHM", "ZSTD_COMPRESSION_LEVEL",
+        "TLS_CIPHERSUITES", "SOURCE_CONNECTION_AUTO_FAILOVER", "GTID_ONLY",
+    ],
+    "replication_connection_status": [
+        "CHANNEL_NAME", "GROUP_NAME", "SOURCE_UUID", "THREAD_ID", "SERVICE_STATE", "COUNT_RECEIVED_HEARTBEATS",
+        "LAST_HEARTBEAT_TIMESTAMP", "RECEIVED_TRANSACTION_SET", "LAST_ERROR_NUMBER", "LAST_ERROR_MESSAGE",
+        "LAST_ERROR_TIMESTAMP", "LAST_QUEUED_TRANSACTION", "LAST_QUEUED_TRANSACTION_ORIGINAL_COMMIT_TIMESTAMP",
+        "LAST_QUEUED_TRANSACTION_IMMEDIATE_COMMIT_TIMESTAMP", "LAST_QUEUED_TRANSACTION_START_QUEUE_TIMESTAMP",
+        "LAST_QUEUED_TRANSACTION_END_QUEUE_TIMESTAMP", "QUEUEING_TRANSACTION",
+        "QUEUEING_TRANSACTION_ORIGINAL_COMMIT_TIMESTAMP", "QUEUEING_TRANSACTION_IMMEDIATE_COMMIT_TIMESTAMP",
+        "QUEUEING_TRANSACTION_START_QUEUE_TIMESTAMP",
+    ],
+    "replication_applier_status": ["CHANNEL_NAME", "SERVICE_STATE", "REMAINING_DELAY", "COUNT_TRANSACTIONS_RETRIES"],
+}  # fmt: skip
+
+
+def test_performance_schema_tables(replica):
+    _, sess, _ = replica()
+    for table, cols in PS_COLUMNS.items():
+        res = sess.execute(f"SELECT * FROM performance_schema.{table}")[0]
+        assert (list(res.column_names), res.rows) == (cols, [])
+    port = closed_port()
+    sess.execute(
+        f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={port}, SOURCE_USER='repl', "
+        "SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1, SOURCE_RETRY_COUNT=100, SOURCE_HEARTBEAT_PERIOD=2"
+    )
+    res = sess.execute(
+        "SELECT HOST, PORT, USER, AUTO_POSITION, SSL_ALLOWED, HEARTBEAT_INTERVAL, CONNECTION_RETRY_COUNT "
+        "FROM performance_schema.replication_connection_configuration"
+    )[0]
+    assert res.rows == [("127.0.0.1", port, "repl", "1", "NO", "2.000", 100)]
+    st = "SELECT SERVICE_STATE, LAST_ERROR_NUMBER, LAST_HEARTBEAT_TIMESTAMP FROM "
+    assert sess.execute(st + "performance_schema.replication_connection_status")[0].rows == [
+        ("OFF", 0, "0000-00-00 00:00:00.000000")
+    ]
+    sess.execute("START REPLICA IO_THREAD")
+    assert wait(
+        lambda: (
+            sess.execute(st + "performance_schema.replication_connection_status")[0].rows[0][:2]
+            == ("CONNECTING", 2003)
+        )
+    )
+    assert sess.execute("SELECT SERVICE_STATE FROM performance_schema.replication_applier_status")[
+        0
+    ].rows == [("OFF",)]
+    sess.execute("STOP REPLICA")

@@ -93,6 +93,39 @@ def test_replicate_restart_stop_start_reset(tmp_path: Path) -> None:
             # binlog off on the replica: the GTIDs are in mysql.gtid_executed (WL#6559)
             table = q(rep.port, "SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")
             assert {r["source_uuid"] for r in table} == {src_uuid}
+            # performance_schema (RM8 29.12.11): the same state as tables
+            cs = q(
+                rep.port,
+                "SELECT SERVICE_STATE, SOURCE_UUID, RECEIVED_TRANSACTION_SET, LAST_QUEUED_TRANSACTION, "
+                "LAST_ERROR_NUMBER, QUEUEING_TRANSACTION FROM performance_schema.replication_connection_status",
+            )
+            assert cs == [
+                {
+                    "SERVICE_STATE": "ON",
+                    "SOURCE_UUID": src_uuid,
+                    "RECEIVED_TRANSACTION_SET": f"{src_uuid}:1-3",
+                    "LAST_QUEUED_TRANSACTION": f"{src_uuid}:3",
+                    "LAST_ERROR_NUMBER": 0,
+                    "QUEUEING_TRANSACTION": "",
+                }
+            ]
+            applier = "SELECT CHANNEL_NAME, SERVICE_STATE FROM performance_schema.replication_applier_status"
+            assert q(rep.port, applier) == [{"CHANNEL_NAME": "", "SERVICE_STATE": "ON"}]
+            cfg = q(
+                rep.port,
+                "SELECT HOST, PORT, USER, AUTO_POSITION, CONNECTION_RETRY_INTERVAL, CONNECTION_RETRY_COUNT "
+                "FROM performance_schema.replication_connection_configuration",
+            )
+            assert cfg == [
+                {
+                    "HOST": "127.0.0.1",
+                    "PORT": src.port,
+                    "USER": "root",
+                    "AUTO_POSITION": "1",
+                    "CONNECTION_RETRY_INTERVAL": 1,
+                    "CONNECTION_RETRY_COUNT": 60,
+                }
+            ]
             # the source lists its replica
             assert [r["Server_Id"] for r in q(src.port, "SHOW REPLICAS")] == [2]
 
@@ -108,6 +141,9 @@ def test_replicate_restart_stop_start_reset(tmp_path: Path) -> None:
                 "No",
                 None,
             )
+            states = "SELECT SERVICE_STATE FROM performance_schema.replication_connection_status"
+            assert q(rep.port, states) == [{"SERVICE_STATE": "OFF"}]
+            assert q(rep.port, applier) == [{"CHANNEL_NAME": "", "SERVICE_STATE": "OFF"}]
             q(src.port, "UPDATE d.t SET b = 'TWO' WHERE a = 2")
             q(src.port, "INSERT INTO d.t VALUES (4, 'four')")
             time.sleep(0.3)

@@ -241,6 +241,9 @@ class Storage:
         catalog: the MySQL catalog (:class:`gtidkit.engine.sql.catalog.Catalog`), shared by all connections.
         threads_provider: callback ``() -> list[dict]`` returning ``performance_schema.threads`` rows (keys are
             the table's column names, missing keys read as NULL); set by the GTID core.
+        table_providers: ``{(schema, table): () -> rows}`` for server-wide per-query tables a higher layer fills
+            (the replica's ``performance_schema.replication_*``, see ``gtidkit.engine.sql.catalog.REPLICATION_TABLES``);
+            a session's own ``Executor.virtual_tables`` entry wins.
     """
 
     def __init__(self, path: Path, synchronous: str, busy_timeout_ms: int) -> None:
@@ -248,6 +251,7 @@ class Storage:
         self.synchronous = synchronous
         self.busy_timeout_ms = busy_timeout_ms
         self.threads_provider: Callable[[], list[dict[str, Any]]] | None = None
+        self.table_providers: dict[tuple[str, str], Callable[[], list[tuple[Any, ...]]]] = {}
         self._lock = threading.Lock()
         self._connections: list[Connection] = []
         #: SQL plans shared by all sessions, keyed by (statement shape, current db, catalog version, flags).

@@ -155,6 +155,8 @@ class Receiver:
         clock_diff: replica clock minus source clock in whole seconds (``clock_diff_with_source``).
         last_heartbeat, heartbeats: time of the last heartbeat received, and how many (performance_schema).
         last_queued: the GTID text of the last transaction queued whole; ``queueing``: the one being queued.
+        last_queued_times: (original_commit_timestamp µs, immediate_commit_timestamp µs, start of queueing s, end of
+            queueing s) of ``last_queued``; queueing_times: the first three for ``queueing``.
         last_event_time: header timestamp of the last Gtid event received.
     """
 
@@ -180,6 +182,8 @@ class Receiver:
         self.heartbeats = 0
         self.last_queued = ""
         self.queueing = ""
+        self.last_queued_times: tuple[int, int, float, float] = (0, 0, 0.0, 0.0)
+        self.queueing_times: tuple[int, int, float] = (0, 0, 0.0)
         self.last_event_time = 0
         self.thread_id: int | None = None
         self._thread: threading.Thread | None = None
@@ -410,6 +414,11 @@ class Receiver:
                 raise ConnectionError("end of dump stream")  # non-blocking dump ended: reconnect
             self._queue(memoryview(data)[1:].tobytes())
 
+    def _queued(self) -> None:
+        """The transaction being queued is whole: it becomes LAST_QUEUED_TRANSACTION."""
+        self.last_queued, self.queueing = self.queueing, ""
+        self.last_queued_times = (*self.queueing_times, time.time())
+
     def _queue(self, event: bytes) -> None:
         """``queue_event()``: note what the stream says, then hand the event to the relay log."""
         if len(event) >= 19:
@@ -424,10 +433,15 @@ class Receiver:
                     self._fde = None
             elif t in (_T.GTID_LOG_EVENT, _T.GTID_TAGGED_LOG_EVENT) and self._fde is not None:
                 if self.queueing:
-                    self.last_queued = self.queueing
+                    self._queued()
                 ev = decode_event(event, self._fde, verify_checksum=False)
                 gtid = getattr(ev.event, "gtid", None)
                 self.queueing = str(gtid) if gtid is not None else ""
+                self.queueing_times = (
+                    int(getattr(ev.event, "original_commit_timestamp", 0) or 0),
+                    int(getattr(ev.event, "immediate_commit_timestamp", 0) or 0),
+                    time.time(),
+                )
                 self.last_event_time = int(ev.header.timestamp)
             elif t == _T.XID_EVENT or (
                 t == _T.QUERY_EVENT
@@ -435,7 +449,7 @@ class Receiver:
                 and self.queueing
                 and _ends_transaction(event, self._fde)
             ):
-                self.last_queued, self.queueing = self.queueing, ""
+                self._queued()
         self.state = STATE_QUEUEING
         self.relay.append(event)
         self.state = STATE_WAITING

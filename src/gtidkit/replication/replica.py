@@ -131,6 +131,22 @@ _SLAVE_NAMES = {
 }
 SLAVE_STATUS_COLUMNS = tuple(_SLAVE_NAMES.get(c, c) for c in REPLICA_STATUS_COLUMNS)
 
+#: performance_schema's zero TIMESTAMP(6) (what MySQL shows before anything happened).
+ZERO_TIMESTAMP = "0000-00-00 00:00:00.000000"
+
+
+def ps_timestamp(t: float) -> str:
+    """A performance_schema TIMESTAMP(6) value (local time, microseconds) for ``t`` seconds since the epoch; the zero
+    timestamp for 0."""
+    if not t:
+        return ZERO_TIMESTAMP
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t)) + f".{int(t % 1 * 1e6):06d}"
+
+
+def _us_timestamp(us: int) -> str:
+    return ps_timestamp(us / 1e6) if us else ZERO_TIMESTAMP
+
+
 #: Replica_SQL_Running_State values (``stage_*`` of ``sql/rpl_replica.cc``).
 SQL_STATE_WAITING = "Replica has read all relay log; waiting for more updates"
 SQL_STATE_APPLYING = "Waiting for dependent transaction to commit"
@@ -404,6 +420,85 @@ class Replica:
             "",
         )
 
+    # ------------------------------------------------------------------------------------------------ p_s tables
+    def connection_configuration_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_connection_configuration`` (one row per configured channel)."""
+        if not self.exists:
+            return []
+        c = self.config
+        return [
+            (
+                self.channel,
+                c.host,
+                c.port,
+                c.user,
+                "",
+                "1" if c.auto_position else "0",
+                "YES" if c.ssl else "NO",
+                c.ssl_ca,
+                c.ssl_capath,
+                c.ssl_cert,
+                c.ssl_cipher,
+                c.ssl_key,
+                "YES" if c.ssl_verify_server_cert else "NO",
+                "",
+                "",
+                c.connect_retry,
+                c.retry_count,
+                f"{c.heartbeat_period:.3f}",
+                c.tls_version,
+                c.public_key_path,
+                "YES" if c.get_public_key else "NO",
+                "",
+                "uncompressed",
+                3,
+                None,
+                "0",
+                "0",
+            )
+        ]
+
+    def connection_status_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_connection_status``: SERVICE_STATE ON / CONNECTING / OFF, heartbeats,
+        RECEIVED_TRANSACTION_SET (= Retrieved_Gtid_Set), the last error, LAST_QUEUED_TRANSACTION and
+        QUEUEING_TRANSACTION with their timestamps."""
+        if not self.exists:
+            return []
+        rcv = self.receiver
+        err = rcv.last_error
+        state = "ON" if rcv.running and rcv.connected else ("CONNECTING" if rcv.running else "OFF")
+        lq, qq = rcv.last_queued_times, rcv.queueing_times
+        return [
+            (
+                self.channel,
+                "",
+                rcv.source_uuid or self.config.uuid,
+                None,
+                state,
+                rcv.heartbeats,
+                ps_timestamp(rcv.last_heartbeat),
+                self.relay.retrieved_gtids().to_text(),
+                err.errno if err else 0,
+                err.message if err else "",
+                ps_timestamp(err.time) if err else ZERO_TIMESTAMP,
+                rcv.last_queued,
+                _us_timestamp(lq[0]),
+                _us_timestamp(lq[1]),
+                ps_timestamp(lq[2]),
+                ps_timestamp(lq[3]),
+                rcv.queueing,
+                _us_timestamp(qq[0]),
+                _us_timestamp(qq[1]),
+                ps_timestamp(qq[2]),
+            )
+        ]
+
+    def applier_status_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_applier_status``: SERVICE_STATE ON / OFF."""
+        if not self.exists:
+            return []
+        return [(self.channel, "ON" if self.applier.running else "OFF", None, 0)]
+
     def _applied_position(self) -> tuple[str, int, str, int] | None:
         storage = self.server.storage
         if storage.catalog.get_table("mysql", "slave_relay_log_info") is None:
@@ -471,6 +566,16 @@ def install(engine_server: Any, wire_server: Any, repl: Any) -> Replica:
 
     replica = Replica(engine_server)
     statements.register(engine_server, replica)
+    engine_server.storage.table_providers.update(
+        {
+            (
+                "performance_schema",
+                "replication_connection_configuration",
+            ): replica.connection_configuration_rows,
+            ("performance_schema", "replication_connection_status"): replica.connection_status_rows,
+            ("performance_schema", "replication_applier_status"): replica.applier_status_rows,
+        }
+    )
     repl.roles["replica"] = replica
     repl.on_shutdown(replica.shutdown)
     replica.start_at_boot()

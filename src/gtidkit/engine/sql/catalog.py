@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "GTID_EXECUTED_DDL",
     "PROCESSLIST_TABLES",
+    "REPLICATION_TABLES",
     "SQLGLOT_TYPES",
     "SYSTEM_SCHEMAS",
     "THREADS_COLUMNS",
@@ -193,6 +194,69 @@ PROCESSLIST_TABLES: dict[tuple[str, str], tuple[tuple[str, str, int | None, bool
         ("STATE", "varchar", 64, False, True),
         ("INFO", "longtext", None, False, True),
         ("EXECUTION_ENGINE", "varchar", 9, False, True),
+    ),
+}
+#: performance_schema replication tables (RM8 29.12.11 "Performance Schema Replication Tables", MySQL 8.0 columns in
+#: order), filled per query by the replica role (``Storage.table_providers``, see ``gtidkit.replication.replica``):
+#: ``(schema, table) -> ((column, type, length, unsigned, nullable), ...)``. MySQL's ENUM columns (SERVICE_STATE,
+#: AUTO_POSITION ...) and HEARTBEAT_INTERVAL (DECIMAL(10,3)) are VARCHAR here, holding the same texts.
+REPLICATION_TABLES: dict[tuple[str, str], tuple[tuple[str, str, int | None, bool, bool], ...]] = {
+    ("performance_schema", "replication_connection_configuration"): (
+        ("CHANNEL_NAME", "char", 64, False, False),
+        ("HOST", "char", 255, False, False),
+        ("PORT", "int", None, False, False),
+        ("USER", "char", 32, False, False),
+        ("NETWORK_INTERFACE", "char", 60, False, False),
+        ("AUTO_POSITION", "varchar", 16, False, False),
+        ("SSL_ALLOWED", "varchar", 16, False, False),
+        ("SSL_CA_FILE", "varchar", 512, False, False),
+        ("SSL_CA_PATH", "varchar", 512, False, False),
+        ("SSL_CERTIFICATE", "varchar", 512, False, False),
+        ("SSL_CIPHER", "varchar", 512, False, False),
+        ("SSL_KEY", "varchar", 512, False, False),
+        ("SSL_VERIFY_SERVER_CERTIFICATE", "varchar", 16, False, False),
+        ("SSL_CRL_FILE", "varchar", 255, False, False),
+        ("SSL_CRL_PATH", "varchar", 255, False, False),
+        ("CONNECTION_RETRY_INTERVAL", "int", None, False, False),
+        ("CONNECTION_RETRY_COUNT", "bigint", None, True, False),
+        ("HEARTBEAT_INTERVAL", "varchar", 16, False, False),
+        ("TLS_VERSION", "varchar", 255, False, False),
+        ("PUBLIC_KEY_PATH", "varchar", 512, False, False),
+        ("GET_PUBLIC_KEY", "varchar", 16, False, False),
+        ("NETWORK_NAMESPACE", "varchar", 64, False, False),
+        ("COMPRESSION_ALGORITHM", "char", 64, False, False),
+        ("ZSTD_COMPRESSION_LEVEL", "int", None, False, False),
+        ("TLS_CIPHERSUITES", "text", None, False, True),
+        ("SOURCE_CONNECTION_AUTO_FAILOVER", "varchar", 16, False, False),
+        ("GTID_ONLY", "varchar", 16, False, False),
+    ),
+    ("performance_schema", "replication_connection_status"): (
+        ("CHANNEL_NAME", "char", 64, False, False),
+        ("GROUP_NAME", "char", 36, False, False),
+        ("SOURCE_UUID", "char", 36, False, False),
+        ("THREAD_ID", "bigint", None, True, True),
+        ("SERVICE_STATE", "varchar", 16, False, False),
+        ("COUNT_RECEIVED_HEARTBEATS", "bigint", None, True, False),
+        ("LAST_HEARTBEAT_TIMESTAMP", "timestamp", None, False, False),
+        ("RECEIVED_TRANSACTION_SET", "longtext", None, False, False),
+        ("LAST_ERROR_NUMBER", "int", None, False, False),
+        ("LAST_ERROR_MESSAGE", "varchar", 1024, False, False),
+        ("LAST_ERROR_TIMESTAMP", "timestamp", None, False, False),
+        ("LAST_QUEUED_TRANSACTION", "char", 57, False, True),
+        ("LAST_QUEUED_TRANSACTION_ORIGINAL_COMMIT_TIMESTAMP", "timestamp", None, False, False),
+        ("LAST_QUEUED_TRANSACTION_IMMEDIATE_COMMIT_TIMESTAMP", "timestamp", None, False, False),
+        ("LAST_QUEUED_TRANSACTION_START_QUEUE_TIMESTAMP", "timestamp", None, False, False),
+        ("LAST_QUEUED_TRANSACTION_END_QUEUE_TIMESTAMP", "timestamp", None, False, False),
+        ("QUEUEING_TRANSACTION", "char", 57, False, True),
+        ("QUEUEING_TRANSACTION_ORIGINAL_COMMIT_TIMESTAMP", "timestamp", None, False, False),
+        ("QUEUEING_TRANSACTION_IMMEDIATE_COMMIT_TIMESTAMP", "timestamp", None, False, False),
+        ("QUEUEING_TRANSACTION_START_QUEUE_TIMESTAMP", "timestamp", None, False, False),
+    ),
+    ("performance_schema", "replication_applier_status"): (
+        ("CHANNEL_NAME", "char", 64, False, False),
+        ("SERVICE_STATE", "varchar", 16, False, False),
+        ("REMAINING_DELAY", "int", None, True, True),
+        ("COUNT_TRANSACTIONS_RETRIES", "bigint", None, True, False),
     ),
 }
 _THREADS_TYPES = {
@@ -867,7 +931,7 @@ class Catalog:
                     self._insert_table_rows(
                         conn, _system_view_def("performance_schema", name, list(VARIABLES_COLUMNS))
                     )
-            for (schema, name), cols in PROCESSLIST_TABLES.items():
+            for (schema, name), cols in {**PROCESSLIST_TABLES, **REPLICATION_TABLES}.items():
                 if (schema, name) not in self._tables:
                     self._insert_table_rows(
                         conn,

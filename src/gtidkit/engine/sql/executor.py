@@ -42,6 +42,7 @@ from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column
 from gtidkit.engine.sql.catalog import (
     PROCESSLIST_TABLES,
+    REPLICATION_TABLES,
     THREADS_COLUMNS,
     VARIABLES_TABLES,
     ColumnDef,
@@ -72,7 +73,9 @@ SERVER_VERSION = MYSQL_VERSION  # VERSION(); gtidkit.version is the one server-v
 _PROGRESS_OPS = 20_000
 
 #: Tables filled per query from :attr:`Executor.virtual_tables` (the session's system variables, the process list).
-VIRTUAL_TABLES = frozenset({("performance_schema", n) for n in VARIABLES_TABLES} | set(PROCESSLIST_TABLES))
+VIRTUAL_TABLES = frozenset(
+    {("performance_schema", n) for n in VARIABLES_TABLES} | set(PROCESSLIST_TABLES) | set(REPLICATION_TABLES)
+)
 #: SQLite function that ``@name := expr`` inside a SELECT/DML expression is rewritten to.
 SET_USER_VAR_FUNCTION = "_GK_SET_USER_VAR"
 #: SQLite function reading ``@name`` in a statement that also assigns user variables.
@@ -882,7 +885,7 @@ class Executor:
 
     def _fill_virtual(self, schema: str, name: str) -> None:
         """Fill the temporary table standing for ``schema.name`` from :attr:`virtual_tables` (read per query)."""
-        provider = self.virtual_tables.get((schema, name))
+        provider = self.virtual_tables.get((schema, name)) or self.storage.table_providers.get((schema, name))
         rows = provider() if provider is not None else []
         tdef = self.storage.catalog.require_table(schema, name)
         cols = [c.name for c in tdef.columns]
