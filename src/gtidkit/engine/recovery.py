@@ -17,7 +17,11 @@ rolled back. SQLite has no prepare, so we keep the order and replace "prepared" 
    ``sync_binlog=1``) **before** the SQLite COMMIT.
 3. The same SQLite transaction updates one row, ``_gk_binlog_applied(log_name, log_pos)``, to the binlog end
    offset of this transaction. The user rows, the GTID row (if any) and this position commit atomically.
-4. The client is acknowledged only after the SQLite COMMIT returned (the WAL fsync with synchronous=FULL).
+4. The client is acknowledged only after the SQLite COMMIT returned. With ``sync_binlog=1`` the binlog fsync of
+   step 2 already makes a client transaction durable (after a power loss the case "in the binlog, not in SQLite"
+   below re-applies it), so that COMMIT runs with ``synchronous=NORMAL``: one fsync per commit, not two. Everything
+   else (binlog off or not synced per commit, ``sql_log_bin=0``, the replica applier, which also stores its
+   position) keeps the WAL fsync of ``synchronous=FULL``.
 
 After a crash (kill -9 at any instant) exactly one of these holds for the last transaction T:
 

@@ -8,6 +8,8 @@ Design (why it looks like this)
   ATTACHed databases in WAL mode are *not* committed atomically, so there is exactly one file.
 * **WAL mode, ``synchronous=FULL`` by default**: every COMMIT fsyncs the WAL (about one fsync per commit, see
   ``../shared/research/tooling.md`` §6). ``synchronous`` is configurable (``OFF``/``NORMAL``/``FULL``/``EXTRA``).
+  A transaction the binlog makes durable (fsynced before its COMMIT, re-applied by recovery) commits with
+  ``NORMAL`` instead (:meth:`Connection.begin` ``binlog_durable``): one fsync per commit, the binlog's.
 * **One sqlite3 connection per engine session** (:meth:`Storage.connect`). Connections run in SQLite autocommit
   mode (``isolation_level=None``); transactions are explicit. :meth:`Connection.begin` issues ``BEGIN
   IMMEDIATE``, which takes the database write lock at BEGIN time. Two sessions that both read then write can
