@@ -103,6 +103,18 @@ def test_apply_source_binlog(tmp_path, source, mode):
                 for t in read_transactions(srv.binlog.path(name)).transactions
             ]
             assert GtidSet.from_gtids(seen) == src_gtids and len(seen) == len(set(seen))
+            # the original GTIDs keep the source's original_commit_timestamp (Gtid_log_event::do_apply_event)
+            src_ts = {
+                t.gtid: t.original_commit_timestamp
+                for p in binlog_paths(src_dir)
+                for t in read_transactions(p).transactions
+            }
+            rep_ts = {
+                t.gtid: t.original_commit_timestamp
+                for name in srv.binlog.existing_files()
+                for t in read_transactions(srv.binlog.path(name)).transactions
+            }
+            assert rep_ts == src_ts
         relay.close()
 
 
@@ -263,4 +275,38 @@ def test_reset_replica_forgets_the_applied_position(tmp_path, source):
         assert srv.gtid_state.wait_for_executed(src_gtids, 30)
         assert applier.stop(10)
         assert checksum(srv) == src_sum
+        relay.close()
+
+
+def test_stop_finishes_the_transaction_being_applied(tmp_path, source):
+    """STOP REPLICA SQL_THREAD in the middle of a stream: what is executed is a prefix of whole transactions and
+    the stored position is the end of the last one (position, data and GTID row commit together)."""
+    src_dir, (_sum, src_gtids) = source
+    trxs = [t for p in binlog_paths(src_dir) for t in read_transactions(p).transactions]
+    with Server.open(tmp_path / "replica", log_bin=False, server_id=2) as srv:
+        relay = RelayLog.open(tmp_path / "replica", server=srv, basename="relay-bin")
+        applier = Applier(srv, relay)
+        applier.start()
+        relay.begin_source()
+        stopped = False
+        for i, ev in enumerate(dump_stream(binlog_paths(src_dir))):
+            relay.append(ev)
+            if i == 200:
+                assert srv.gtid_state.wait_for_executed(GtidSet.from_gtids(t.gtid for t in trxs[:3]), 30)
+                assert applier.stop(30)
+                stopped = True
+        assert stopped and not applier.running
+        executed = srv.gtid_state.executed()
+        n = len(executed)
+        assert executed == GtidSet.from_gtids(t.gtid for t in trxs[:n])
+        assert applier.applied == n and 0 < n < len(trxs)
+        with srv.applier_session() as ap:
+            pos = ap.applied_position()
+        assert (pos.source_log_file, pos.source_log_pos) == (
+            trxs[n - 1].file.rsplit("/", 1)[-1],
+            trxs[n - 1].end_pos,
+        )
+        applier.start()  # resumes from there
+        assert srv.gtid_state.wait_for_executed(src_gtids, 30)
+        assert applier.stop(10)
         relay.close()
