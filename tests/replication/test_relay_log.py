@@ -313,7 +313,11 @@ def test_previous_gtids_replaced_by_rotate_and_own_events_filtered(tmp_path, sou
     kinds = {
         pe.header.type_code for pe in _events_of(relay, d) if not pe.header.flags & LOG_EVENT_RELAY_LOG_F
     }
-    assert kinds <= {EventType.ROTATE_EVENT, EventType.FORMAT_DESCRIPTION_EVENT}
+    assert kinds <= {EventType.ROTATE_EVENT}  # only the positions carried by our own Rotates
+    # the coordinates still follow the stream
+    last = paths[-1]
+    ends = [pe.end_pos for pe in read_events(last) if pe.header.type_code != EventType.STOP_EVENT]
+    assert relay.source_position() == (last.name, ends[-1])
     relay.close()
     relay = RelayLog.open(tmp_path / "r2", basename="relay-bin", server_id=2)
     relay.begin_source()
@@ -384,3 +388,21 @@ def test_reader_from_a_position_knows_the_source_file(tmp_path, source):
 def _drain(reader):
     while (trx := reader.next(timeout=0)) is not None:
         yield trx
+
+
+def test_queue_status_names_last_queued_and_queueing(tmp_path, source):
+    events = list(dump_stream(binlog_paths(source)))
+    gtid_at = [i for i, ev in enumerate(events) if ev[4] == EventType.GTID_LOG_EVENT]
+    relay = RelayLog.open(tmp_path / "r", basename="relay-bin", server_id=2)
+    relay.begin_source()
+    assert relay.queue_status() == (None, None)
+    for ev in events[: gtid_at[3] + 1]:
+        relay.append(ev)
+    trxs = [t for p in binlog_paths(source) for t in read_transactions(p).transactions]
+    last, queueing = relay.queue_status()
+    assert (last.gtid, queueing.gtid) == (trxs[2].gtid, trxs[3].gtid)
+    assert last.original_commit_timestamp == trxs[2].original_commit_timestamp
+    for ev in events[gtid_at[3] + 1 : gtid_at[4]]:
+        relay.append(ev)
+    assert [g.gtid if g else None for g in relay.queue_status()] == [trxs[3].gtid, None]
+    relay.close()

@@ -174,12 +174,13 @@ class RelayLog:
         self._published = 0  # readable end of the active file (after the last whole transaction)
         self._parser = TransactionParser("")
         self._retrieved = GtidSet()
-        self._pending_gtid: Any = None
         self._source_fde: FormatDescriptionEvent | None = None
         self._source_fde_raw: bytes | None = None
         self._source_file = ""
         self._source_pos = 0
         self._unsynced_events = 0
+        self._queueing: GtidEvent | None = None
+        self._last_queued: GtidEvent | None = None
         self.closed = False
         #: the engine Server given to :meth:`open` (its applied position is reset with the relay log), or None
         self.server: Any = None
@@ -443,7 +444,7 @@ class RelayLog:
         f.fh.seek(self._published)
         f.pos = self._published
         self._parser = TransactionParser(f.name)
-        self._pending_gtid = None
+        self._queueing = None
 
     def _bump(self) -> None:
         self._version += 1
@@ -507,7 +508,13 @@ class RelayLog:
                 self._heartbeat(data, t, log_pos)
                 return
             if server_id == self.server_id and not self.replicate_same_server_id:
-                if t not in (_T.FORMAT_DESCRIPTION_EVENT, _T.ROTATE_EVENT):
+                # not queued; the coordinates and format still follow it (queue_event's switch runs first)
+                if t == _T.ROTATE_EVENT:
+                    rev = decode_event(data, self._source_fde or f.fde, verify_checksum=False).event
+                    self._source_file, self._source_pos = rev.next_file, rev.position
+                elif dec is not None:
+                    self._source_fde, self._source_fde_raw = dec.event, data
+                else:
                     self._source_pos = log_pos or self._source_pos + size
                 return
             if t == _T.PREVIOUS_GTIDS_LOG_EVENT:
@@ -560,9 +567,8 @@ class RelayLog:
                 data = body + zlib.crc32(body).to_bytes(CHECKSUM_LEN, "little")
             return data
         if fde is not None and fde.checksum_alg == ChecksumAlg.CRC32 and not _crc_ok(data):
-            raise BinlogDecodeError(
-                "Replica I/O thread: relay log write failure: could not queue event from source "
-                "(event checksum failure)",
+            raise BinlogDecodeError(  # ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE (1743)'s text
+                "Replication event checksum verification failed while reading from network.",
                 event_type=t,
                 offset=None,
             )
@@ -589,6 +595,7 @@ class RelayLog:
         qk = None
         if t in (_T.GTID_LOG_EVENT, _T.ANONYMOUS_GTID_LOG_EVENT, _T.GTID_TAGGED_LOG_EVENT):
             gtid_event = decode_event(data, fde, verify_checksum=False).event
+            self._queueing = gtid_event
         elif t == _T.QUERY_EVENT:
             qk = query_kind(decode_event(data, fde, verify_checksum=False).event.query)
         kind = kind_of(t, flags, qk)
@@ -612,6 +619,9 @@ class RelayLog:
             if trx.complete and trx.gtid is not None:
                 g = trx.gtid
                 self._retrieved.add_in_place(g.sid, g.tag, g.gno)
+            if trx.complete and self._queueing is not None:
+                self._last_queued = self._queueing
+        self._queueing = None
         parser.finished.clear()
         self._publish(f)
         if f.pos >= self.max_relay_log_size:
@@ -643,6 +653,14 @@ class RelayLog:
         """``(Master_Log_File, Read_Master_Log_Pos)``: where in the source's binlog the receiver has read to."""
         with self._lock:
             return self._source_file, self._source_pos
+
+    def queue_status(self) -> tuple[GtidEvent | None, GtidEvent | None]:
+        """``(last queued, queueing)``: the Gtid events of the last whole transaction written and of the one being
+        written (``None`` when none), for performance_schema.replication_connection_status'
+        LAST_QUEUED_TRANSACTION* / QUEUEING_TRANSACTION* columns (``gtid``, ``original_commit_timestamp``,
+        ``immediate_commit_timestamp`` in µs). Boundaries come from the relay log's TransactionParser."""
+        with self._lock:
+            return self._last_queued, self._queueing
 
     def position(self) -> tuple[str, int]:
         """``(Relay_Log_File, Relay_Log_Pos)`` of the last write (end of the active file)."""
