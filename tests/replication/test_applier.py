@@ -310,3 +310,20 @@ def test_stop_finishes_the_transaction_being_applied(tmp_path, source):
         assert srv.gtid_state.wait_for_executed(src_gtids, 30)
         assert applier.stop(10)
         relay.close()
+
+
+def test_session_tracking_never_runs_on_the_applier(tmp_path, source):
+    src_dir, (_sum, src_gtids) = source
+    with Server.open(tmp_path / "replica", log_bin=False, server_id=2, session_track_gtids="OWN_GTID") as srv:
+        relay = RelayLog.open(tmp_path / "replica", server=srv, basename="relay-bin")
+        applier = Applier(srv, relay)
+        applier.start()
+        relay_all(relay, src_dir)
+        assert srv.gtid_state.wait_for_executed(src_gtids, 30)
+        (ap,) = [s for s in srv.sessions() if s.id == applier.session_id]
+        assert ap.resolve_sysvar("session_track_gtids", "SESSION") == "OFF"
+        assert ap.resolve_sysvar("session_track_state_change", "SESSION") in (0, False, "OFF")
+        with srv.session() as client:  # a client still gets the global default
+            assert client.resolve_sysvar("session_track_gtids", "SESSION") == "OWN_GTID"
+        assert applier.stop(10)
+        relay.close()

@@ -188,6 +188,8 @@ class Applier:
     def _run(self, session: Any) -> None:
         reader = None
         try:
+            for name, value in _NO_TRACKING:
+                session.execute(f"SET SESSION {name} = {value}")
             pos = session.applied_position()
             start = (
                 (pos.relay_log_file, pos.relay_log_pos) if pos is not None and pos.relay_log_file else None
@@ -255,6 +257,17 @@ class Applier:
         stamp = time.strftime("%y%m%d %H:%M:%S", time.localtime(now))
         self.last_error = SqlError(errno, text, coord, stamp, now)
         log.error("Replica SQL for channel '%s': %s, Error_code: MY-%06d", self.channel, text, errno)
+
+
+#: Session tracking never runs on the applier (WL#6972: it serves clients; the applier has none), whatever the
+#: global defaults a read-your-writes setup gives client sessions.
+_NO_TRACKING = (
+    ("session_track_gtids", "OFF"),
+    ("session_track_state_change", "OFF"),
+    ("session_track_transaction_info", "OFF"),
+    ("session_track_schema", "OFF"),
+    ("session_track_system_variables", "''"),
+)
 
 
 class _EventTracker:
