@@ -88,6 +88,11 @@ def test_apply_source_binlog(tmp_path, source, mode):
         assert checksum(srv) == src_sum
         assert srv.gtid_state.executed() == src_gtids
         assert relay.retrieved_gtids() == src_gtids
+        last_src = [t for p in binlog_paths(src_dir) for t in read_transactions(p).transactions][-1]
+        done = applier.last_applied_transaction
+        assert done is not None and done.gtid == str(last_src.gtid) and not done.skipped
+        assert done.original_commit_timestamp == last_src.original_commit_timestamp
+        assert done.start_apply_timestamp <= done.end_apply_timestamp
         # applied relay files were purged (relay_log_purge=ON): only the file holding the last one is left,
         # plus the active one
         assert len(relay.index) <= 2

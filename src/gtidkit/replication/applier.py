@@ -45,7 +45,7 @@ from gtidkit.replication.relay_log import RelayLog, RelayReader
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Applier", "SqlError", "event_error_text", "worker_error_text"]
+__all__ = ["AppliedTransaction", "Applier", "SqlError", "event_error_text", "worker_error_text"]
 
 #: ``Slave_worker::do_report`` (rpl_rli_pdb.cc, 8.0.26+ wording): the worker's error text; the engine's message
 #: follows after ``"; "``.
@@ -89,6 +89,27 @@ class SqlError:
     coordinator_message: str
     timestamp: str
     time: float
+
+
+@dataclass(frozen=True, slots=True)
+class AppliedTransaction:
+    """One transaction the applier finished (performance_schema.replication_applier_status_by_worker's
+    LAST_APPLIED_TRANSACTION* columns).
+
+    Attributes:
+        gtid: its GTID text (``ANONYMOUS`` without one).
+        original_commit_timestamp, immediate_commit_timestamp: µs since the epoch from its Gtid event (0 when the
+            source wrote none).
+        start_apply_timestamp, end_apply_timestamp: seconds since the epoch on this replica.
+        skipped: True when its GTID was already executed (MySQL counts it as applied).
+    """
+
+    gtid: str
+    original_commit_timestamp: int
+    immediate_commit_timestamp: int
+    start_apply_timestamp: float
+    end_apply_timestamp: float
+    skipped: bool
 
 
 class Applier:
@@ -136,6 +157,8 @@ class Applier:
         self.session_id: int | None = None
         #: the transaction being applied (performance_schema APPLYING_TRANSACTION), or None
         self.applying: Any = None
+        #: the last transaction applied (:class:`AppliedTransaction`), or None
+        self.last_applied_transaction: AppliedTransaction | None = None
 
     @property
     def running(self) -> bool:
@@ -208,6 +231,7 @@ class Applier:
             for trx in reader:
                 tracker.current = tracker.table_map = None
                 self.applying = trx
+                started = time.time()
                 try:
                     # session.apply(trx) is apply(session, trx); the tracker in between remembers which event
                     # failed, for MySQL's wording of the error
@@ -220,6 +244,7 @@ class Applier:
                 self.applied += 1
                 if not done:
                     self.skipped += 1
+                self.last_applied_transaction = _applied(trx, started, not done)
                 self.last_applied = (trx.file, trx.end_pos, trx.source_file, trx.source_end_pos)
                 if self.relay_log_purge:
                     self.relay.purge_applied(trx.file)
@@ -268,6 +293,19 @@ _NO_TRACKING = (
     ("session_track_schema", "OFF"),
     ("session_track_system_variables", "''"),
 )
+
+
+def _applied(trx: Any, started: float, skipped: bool) -> AppliedTransaction:
+    gev = trx.gtid_event
+    gtid = trx.gtid
+    return AppliedTransaction(
+        str(gtid) if gtid is not None else "ANONYMOUS",
+        int(gev.original_commit_timestamp or 0) if gev is not None else 0,
+        int(gev.immediate_commit_timestamp or 0) if gev is not None else 0,
+        started,
+        time.time(),
+        skipped,
+    )
 
 
 class _EventTracker:
