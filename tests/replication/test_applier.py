@@ -332,3 +332,69 @@ def test_session_tracking_never_runs_on_the_applier(tmp_path, source):
             assert client.resolve_sysvar("session_track_gtids", "SESSION") == "OWN_GTID"
         assert applier.stop(10)
         relay.close()
+
+
+#: Real MySQL binlogs the engine can apply from an empty replica: (file, databases the source had beforehand
+#: (MySQL 5.6's default ``test``), tables expected at the end with their row count).
+REAL_APPLY = [
+    ("blackbeam__rust_mysql_common/binlog_transaction_with_GTID.000001", ["test"], {}),
+    ("blackbeam__rust_mysql_common/binlog_56_gtid_reserved_word.000001", ["test"], {}),
+    ("percona__percona-server-mysql-operator/binlog.000002", [], {"t.a": 0}),
+]
+
+
+@pytest.mark.parametrize(("name", "dbs", "tables"), REAL_APPLY, ids=[r[0].split("/")[-1] for r in REAL_APPLY])
+def test_apply_real_mysql_binlog(tmp_path, binlog_fixtures, name, dbs, tables):
+    """A real MySQL binlog relayed and applied for real into a binlog-off replica: its GTIDs become
+    gtid_executed and the tables end as its statements leave them (DDL, DML, DROP)."""
+    path = binlog_fixtures / name
+    gtids = GtidSet.from_gtids(t.gtid for t in read_transactions(path).transactions)
+    with Server.open(tmp_path / "replica", log_bin=False, server_id=2) as srv:
+        with srv.session() as s:
+            for db in dbs:
+                s.execute(f"CREATE DATABASE {db}")
+        executed_before = srv.gtid_state.executed()
+        relay = RelayLog.open(tmp_path / "replica", server=srv, basename="relay-bin")
+        applier = Applier(srv, relay)
+        applier.start()
+        relay_all_paths(relay, [path])
+        assert srv.gtid_state.wait_for_executed(gtids, 30), applier.last_error
+        assert applier.stop(10) and applier.last_error is None
+        assert srv.gtid_state.executed() == executed_before | gtids
+        with srv.session() as s:
+            for db in {*dbs, *(t.split(".")[0] for t in tables)}:
+                rows = s.execute(
+                    f"SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = '{db}'"
+                )[-1].rows
+                have = {f"{db}.{r[0]}" for r in rows}
+                assert have == {t for t in tables if t.startswith(db + ".")}
+            for t, n in tables.items():
+                assert s.execute(f"SELECT COUNT(*) FROM {t}")[-1].rows[0][0] == n
+        relay.close()
+
+
+def test_rows_on_a_missing_table_mysql_wording(tmp_path, binlog_fixtures):
+    """A real 5.7 binlog whose tables the replica lacks: the applier stops at its first rows event with 1146 in
+    MySQL's words (Worker 1 failed executing transaction ...; Error executing row event: '...')."""
+    path = binlog_fixtures / "apecloud__mysql-binlog-connector-rust/mysql-bin.000080"
+    first = read_transactions(path).transactions[0]
+    rows = next(
+        pe
+        for pe in read_events(path)
+        if first.begin_pos <= pe.pos < first.end_pos and pe.header.type_code in (30, 31, 32)
+    )
+    table = next(pe.event for pe in read_events(path) if pe.header.type_code == 19)
+    with Server.open(tmp_path / "replica", log_bin=False, server_id=2) as srv:
+        relay = RelayLog.open(tmp_path / "replica", server=srv, basename="relay-bin")
+        applier = Applier(srv, relay)
+        applier.start()
+        relay_all_paths(relay, [path])
+        applier._thread.join(30)
+        err = applier.last_error
+        assert err is not None and err.errno == 1146
+        assert err.message == (
+            f"Worker 1 failed executing transaction '{first.gtid}' at source log {path.name}, end_log_pos "
+            f"{rows.header.log_pos}; Error executing row event: 'Table '{table.database}.{table.table}' "
+            "doesn't exist'"
+        )
+        relay.close()

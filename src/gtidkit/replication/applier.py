@@ -352,7 +352,8 @@ def event_error_text(
 
     * Query event (``Query_log_event::do_apply_event``): ``Error '<message>' on query. Default database: '<db>'.
       Query: '<query>'``;
-    * rows event (``Rows_log_event::do_apply_event`` -> ``slave_rows_error_report``): ``Could not execute
+    * rows event whose table does not exist (1146): ``Error executing row event: '<message>'``;
+    * other rows-event errors (``Rows_log_event::do_apply_event`` -> ``slave_rows_error_report``): ``Could not execute
       Write_rows event on table <db>.<table>; <message>, Error_code: <errno>; handler error <HA_ERR_...>; the
       event's source log <file>, end_log_pos <pos>``;
     * otherwise the message alone.
@@ -371,6 +372,8 @@ def event_error_text(
     if isinstance(ev, QueryEvent):
         return f"Error '{message}' on query. Default database: '{ev.database}'. Query: '{ev.query}'"
     if isinstance(ev, RowsEvent):
+        if errno == 1146:  # the table cannot be opened: Rows_log_event::do_apply_event's open_tables failure
+            return f"Error executing row event: '{message}'"
         name = EVENT_TYPE_NAMES.get(item.header.type_code, str(item.header.type_code))
         table = f"{table_map.database}.{table_map.table}" if table_map is not None else "?"
         return (
