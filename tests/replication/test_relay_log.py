@@ -367,9 +367,10 @@ def test_source_without_checksum(tmp_path):
     relay.close()
 
 
-def test_reader_from_a_position_knows_the_source_file(tmp_path, source):
+@pytest.mark.parametrize("max_size", [0, 2048], ids=["one-file-per-source-file", "size-rotations"])
+def test_reader_from_a_position_knows_the_source_file(tmp_path, source, max_size):
     paths = binlog_paths(source)
-    relay = RelayLog.open(tmp_path / "r", basename="relay-bin", server_id=2)
+    relay = RelayLog.open(tmp_path / "r", basename="relay-bin", server_id=2, max_relay_log_size=max_size)
     relay.begin_source()
     for ev in dump_stream(paths):
         relay.append(ev)
@@ -379,6 +380,16 @@ def test_reader_from_a_position_knows_the_source_file(tmp_path, source):
     assert [(t.gtid, t.source_file, t.source_end_pos) for t in rest] == [
         (t.gtid, t.source_file, t.source_end_pos) for t in everything[len(everything) // 2 + 1 :]
     ]
+    for k in (1, 7, len(everything) - 3):  # every start position gives the same rest
+        at = everything[k]
+        rest = list(_drain(relay.reader((at.file, at.end_pos))))
+        assert [(t.gtid, t.source_file, t.source_end_pos, t.file, t.end_pos) for t in rest] == [
+            (t.gtid, t.source_file, t.source_end_pos, t.file, t.end_pos) for t in everything[k + 1 :]
+        ]
+    # a position that is not an event boundary: the file is read from its start, transactions ending before it
+    # are skipped all the same
+    rest = list(_drain(relay.reader((mid.file, mid.end_pos - 1))))
+    assert [t.gtid for t in rest] == [t.gtid for t in everything[len(everything) // 2 :]]
     # source coordinates match the source's binlog: each transaction ends where the source's does
     ends = {t.gtid: (p.name, t.end_pos) for p in paths for t in read_transactions(p).transactions}
     assert all(ends[t.gtid] == (t.source_file, t.source_end_pos) for t in everything)

@@ -819,6 +819,8 @@ class RelayReader:
         #: of the previous one has been returned): the applier purges there (``relay_log_purge``)
         self.on_next_file: Callable[[str], None] | None = None
         self._open(name)
+        if skip_until > FIRST_EVENT_POS:
+            self._seek(skip_until)
 
     def _open(self, name: str) -> None:
         if self._fh is not None:
@@ -830,6 +832,48 @@ class RelayReader:
         self._parser = TransactionParser(name, keep_events=True)
         self.source_file = ""
         self.source_pos = 0
+
+    def _seek(self, target: int) -> None:
+        """Start at ``target`` (the end of a transaction already applied) without decoding the events before it:
+        only their headers are framed, and their Format_description and Rotate events read (the format in force,
+        the source's coordinates), as ``Relay_log_info::init_relay_log_pos`` seeks. A ``target`` that is not an
+        event boundary leaves the reader at the file's start (its transactions up to ``target`` are skipped)."""
+        fh = self._fh
+        fh.seek(0)
+        buf = fh.read(_READ_CHUNK)
+        if buf[:FIRST_EVENT_POS] != BINLOG_MAGIC:
+            return
+        base, at = 0, FIRST_EVENT_POS  # buf holds the file from offset `base`
+        fde: FormatDescriptionEvent | None = None
+        src_file, src_pos = self.source_file, self.source_pos
+        while base + at < target:
+            if len(buf) - at < EVENT_HEADER_LEN:
+                buf, base, at = buf[at:] + fh.read(_READ_CHUNK), base + at, 0
+                if len(buf) < EVENT_HEADER_LEN:
+                    return
+            _ts, t, _sid, size, log_pos, flags = _HEADER.unpack_from(buf, at)
+            if size < EVENT_HEADER_LEN:
+                return
+            if t == _T.FORMAT_DESCRIPTION_EVENT or (
+                t == _T.ROTATE_EVENT and not flags & LOG_EVENT_RELAY_LOG_F
+            ):
+                if len(buf) - at < size:
+                    buf, base, at = buf[at:] + fh.read(max(size, _READ_CHUNK)), base + at, 0
+                    if len(buf) < size:
+                        return
+                ev = decode_event(buf[at : at + size], fde, offset=base + at, file=self.file).event
+                if isinstance(ev, FormatDescriptionEvent):
+                    fde = ev
+                else:
+                    src_file, src_pos = ev.next_file, ev.position
+            elif log_pos and not flags & LOG_EVENT_RELAY_LOG_F:
+                src_pos = log_pos
+            at += size
+        if base + at != target or fde is None:
+            return
+        self._stream = BinlogStream(magic=False, fde=fde, file=self.file, offset=target)
+        self._read_pos = target
+        self.source_file, self.source_pos = src_file, src_pos
 
     def close(self) -> None:
         """Stop reading: a blocked :meth:`next` returns ``None`` (STOP REPLICA SQL_THREAD). (When the relay log
