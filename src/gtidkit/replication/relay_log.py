@@ -817,7 +817,7 @@ class RelayReader:
         self._fh: Any = None
         #: called with the new file's name when the reader moves on to the next relay file (every transaction
         #: of the previous one has been returned): the applier purges there (``relay_log_purge``)
-        self.on_next_file: Callable[[str], None] | None = None
+        self.on_next_file: Callable[[str], object] | None = None
         self._open(name)
         if skip_until > FIRST_EVENT_POS:
             self._seek(skip_until)
