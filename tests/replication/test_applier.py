@@ -270,6 +270,8 @@ def test_reset_replica_forgets_the_applied_position(tmp_path, source):
         assert srv.gtid_state.wait_for_executed(src_gtids, 30)
         assert applier.stop(10)
         relay.reset()
+        applier.reset()
+        assert (applier.last_applied, applier.last_applied_transaction, applier.applied) == (None, None, 0)
         with srv.applier_session() as ap:
             assert ap.applied_position() is None
         with srv.session() as s:  # start over: the replica forgets everything it applied

@@ -187,6 +187,20 @@ class Applier:
             self._thread.start()
         self._started.wait(10)
 
+    def reset(self) -> None:
+        """RESET REPLICA's part of the applier: forget the last error, the last applied transaction and the counters
+        (the stored position goes with :meth:`RelayLog.reset`). The thread must be stopped.
+
+        Raises:
+            RuntimeError: the thread is running.
+        """
+        if self.running:
+            raise RuntimeError("the applier must be stopped before RESET REPLICA")
+        self.last_error = None
+        self.last_applied = None
+        self.last_applied_transaction = None
+        self.applied = self.skipped = 0
+
     def stop(self, timeout: float | None = None) -> bool:
         """STOP REPLICA SQL_THREAD: let the transaction being applied finish, then end the thread.
 
