@@ -19,6 +19,8 @@ Options (strings, as Spark passes them):
 * ``include``: JSON list of ``[host, file]`` pairs: read only those files of the listing (``file_index`` stays
   the one of the whole listing; incremental runs use it).
 * ``batchRows``: transactions per Arrow record batch (default 8192; memory per task is one batch).
+* ``maxPartitionBytes`` / ``minPartitions``: pack several files into one partition (task) as Spark's file
+  sources do (:func:`pack_files`; a file is never split); unset (default): one partition per file.
 * storage: ``fs.s3a.endpoint``, ``fs.s3a.access.key``, ``fs.s3a.secret.key``, ``fs.s3a.path.style.access``...
   or pyarrow's own names, for ``s3://``/``s3a://``/``gs://``/``hdfs://`` paths (see
   :mod:`gtidkit.pipeline.storage`).
@@ -27,8 +29,8 @@ Output: ``read()`` yields ``pyarrow.RecordBatch`` es (Spark 4 takes them as they
 between Python and the JVM) for every level but ``events``, which yields tuples.
 
 Partitioning: ``partitions()`` runs once on the driver and returns one :class:`BinlogFilePartition` per binlog
-(so one Spark task per file, and a 1 GiB file is streamed by one task, never loaded into one record); files are
-opened inside ``read()`` on the executor, as the Data Source contract requires for unpicklable resources.
+(so one Spark task per file, and a 1 GiB file is streamed by one task, never loaded into one record), or small
+files packed together with ``maxPartitionBytes``; files are opened inside ``read()`` on the executor, as the Data Source contract requires for unpicklable resources.
 A corrupt or truncated file never fails the query: ``events`` ends that file with an ``ERROR`` row at the
 fault's offset, ``files``/``scan`` report status, error and offset, and ``transactions`` keeps every
 transaction before the fault.
@@ -57,10 +59,80 @@ def scan_batch_rows() -> int:
 
 
 class BinlogFilePartition(InputPartition):
-    """One binlog file to read: carries a picklable :class:`FileSpec` (``value``)."""
+    """The binlog files one task reads, in order: carries a picklable list of :class:`FileSpec` (``value``)."""
 
-    def __init__(self, spec: FileSpec) -> None:
-        super().__init__(spec)
+    def __init__(self, specs: list[FileSpec]) -> None:
+        super().__init__(list(specs))
+
+
+#: Spark's ``spark.sql.files.openCostInBytes`` default: what opening one file is estimated to cost, in bytes.
+OPEN_COST_BYTES = 4 << 20
+
+
+def pack_files(files: list[FileSpec], max_bytes: int, min_partitions: int) -> list[list[FileSpec]]:
+    """Group files into partitions the way Spark's file sources size them: a target of
+    ``min(max_bytes, max(OPEN_COST_BYTES, total / min_partitions))`` bytes (each file counted with
+    :data:`OPEN_COST_BYTES` added), filled in listing order (next fit); a file larger than the target is a
+    partition of its own, and a file is never split.
+
+    Why: a Spark task costs tens of milliseconds of CPU whatever it reads (the Python worker's task set-up and
+    its ``gc.collect()`` after each task, the JVM runner), so one task per small binlog wastes a measurable share
+    of the scan (bench/bench_pipeline.py); ``min_partitions`` (the cluster's default parallelism) keeps every
+    core busy.
+
+    Args:
+        files: the listing (FileSpec, each with ``size`` in bytes).
+        max_bytes: the largest target (Spark's ``spark.sql.files.maxPartitionBytes``, 128 MiB); <= 0 gives
+            one partition per file.
+        min_partitions: the parallelism to keep (>= 1).
+
+    Returns:
+        The partitions, each a non-empty list of files in listing order.
+    """
+    if max_bytes <= 0 or len(files) <= 1:
+        return [[f] for f in files]
+    total = sum(f.size + OPEN_COST_BYTES for f in files)
+    target = min(max_bytes, max(OPEN_COST_BYTES, total // max(1, min_partitions)))
+    parts: list[list[FileSpec]] = []
+    current: list[FileSpec] = []
+    filled = 0
+    for f in files:
+        cost = f.size + OPEN_COST_BYTES
+        if current and filled + cost > target:
+            parts.append(current)
+            current, filled = [], 0
+        current.append(f)
+        filled += cost
+    if current:
+        parts.append(current)
+    return parts
+
+
+_FROZEN = False
+
+
+def _freeze_worker_heap() -> None:
+    """Inside a Spark Python worker, move the objects alive now (modules, pyspark, pyarrow, gtidkit: all long
+    lived) to the collector's permanent generation, once per process.
+
+    PySpark's daemon runs ``gc.collect()`` after every task of a reused worker; a full collection walks every
+    tracked object of those libraries, about 25 ms per task here, and ``gc.freeze()`` takes them out of that
+    walk (bench/bench_pipeline.py measures the per-task cost). Only the objects existing at the first call are
+    frozen (a collection runs first, so no garbage is kept), and nothing happens outside a Spark task (a driver
+    calling ``read()`` directly is left alone).
+    """
+    global _FROZEN
+    if _FROZEN:
+        return
+    from pyspark import TaskContext
+
+    if TaskContext.get() is None:
+        return
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    _FROZEN = True
 
 
 def _bool_option(options: dict, key: str, default: bool) -> bool:
@@ -78,10 +150,13 @@ class BinlogReader(DataSourceReader):
         self.level = level
         self.verify_checksum = _bool_option(self.options, "verifychecksum", True)
         self.batch_rows = int(self.options.get("batchrows", scan_batch_rows()))
+        self.max_partition_bytes = int(self.options.get("maxpartitionbytes", 0))
+        self.min_partitions = int(self.options.get("minpartitions", 1))
         self.arrow = schemas.arrow_schema(BinlogDataSource._SCHEMAS[level]) if level != "events" else None
 
     def partitions(self) -> list[BinlogFilePartition]:
-        """One partition per binlog found under the ``path`` option (driver side, at planning time).
+        """The binlogs found under the ``path`` option (driver side, at planning time), one partition per file,
+        or packed by :func:`pack_files` when the ``maxPartitionBytes`` option is given.
 
         Raises:
             ValueError: no ``path`` given, or :class:`~gtidkit.pipeline.layout.LayoutError` (no binlog there).
@@ -94,25 +169,31 @@ class BinlogReader(DataSourceReader):
         if self.options.get("include"):
             wanted = {tuple(k) for k in json.loads(self.options["include"])}
             files = [f for f in files if (f.host, f.file) in wanted]
-        return [BinlogFilePartition(spec) for spec in files]
+        return [
+            BinlogFilePartition(group)
+            for group in pack_files(files, self.max_partition_bytes, self.min_partitions)
+        ]
 
     def read(self, partition: BinlogFilePartition) -> Iterator:
-        """Stream one file (executor side; the file is opened here): ``pyarrow.RecordBatch`` es of up to
-        ``batchRows`` transactions for ``transactions``/``scan``/``files``, tuples for ``events``."""
+        """Stream the partition's files one after the other (executor side; each file is opened here):
+        ``pyarrow.RecordBatch`` es of up to ``batchRows`` transactions for ``transactions``/``scan``/``files``,
+        tuples for ``events``."""
         from gtidkit.pipeline import scan
 
-        spec: FileSpec = partition.value
-        if self.level == "events":
-            yield from scan.event_rows(spec, verify_checksum=self.verify_checksum)
-            return
-        yield from scan.arrow_batches(
-            spec,
-            self.level,
-            self.arrow,
-            verify_checksum=self.verify_checksum,
-            batch_rows=self.batch_rows,
-            storage_options=storage_options(self.options),
-        )
+        _freeze_worker_heap()
+        sopts = storage_options(self.options)
+        for spec in partition.value:
+            if self.level == "events":
+                yield from scan.event_rows(spec, verify_checksum=self.verify_checksum)
+                continue
+            yield from scan.arrow_batches(
+                spec,
+                self.level,
+                self.arrow,
+                verify_checksum=self.verify_checksum,
+                batch_rows=self.batch_rows,
+                storage_options=sopts,
+            )
 
 
 class BinlogDataSource(DataSource):

@@ -86,6 +86,10 @@ class PipelineResult:
         raise KeyError(name)
 
 
+#: Target bytes of binlog per scan task (Spark's ``spark.sql.files.maxPartitionBytes`` default).
+SCAN_PARTITION_BYTES = 128 << 20
+
+
 def read_scan(
     spark: SparkSession,
     input_path: str | Path,
@@ -94,12 +98,16 @@ def read_scan(
     storage_options: dict | None = None,
     include: list[list[str]] | None = None,
 ) -> DataFrame:
-    """The ``level=scan`` DataFrame of the binlog data source (one partition per file; ``include``: only those
-    ``[host, file]`` pairs)."""
+    """The ``level=scan`` DataFrame of the binlog data source (``include``: only those ``[host, file]`` pairs).
+
+    Small files are packed into partitions of up to :data:`SCAN_PARTITION_BYTES` while keeping at least the
+    context's default parallelism (``datasource.pack_files``); a file is never split."""
     reader = (
         spark.read.format("binlog")
         .option("level", "scan")
         .option("verifyChecksum", str(verify_checksum).lower())
+        .option("maxPartitionBytes", str(SCAN_PARTITION_BYTES))
+        .option("minPartitions", str(spark.sparkContext.defaultParallelism))
         .options(**(storage_options or {}))
     )
     if include is not None:

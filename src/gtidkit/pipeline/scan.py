@@ -4,14 +4,13 @@ Runs inside a Spark task, one task per file (:class:`~gtidkit.pipeline.layout.Fi
 here and read as a stream (never loaded whole: a 1 GiB binlog, MySQL's default ``max_binlog_size``, is normal,
 and Spark's ``binaryFile`` source refuses files over 2 GiB).
 
-Two readers, one output:
-
-* a file on a local (or locally mounted) filesystem goes through ``gtidkit.binlog.file.FileScanner``, the
-  memory-mapped fast path (about 1 µs per event);
-* a file on object storage or HDFS (any :mod:`gtidkit.pipeline.storage` URI that is not local) is read as a
-  sequential ``pyarrow.fs`` input stream by ``gtidkit.binlog.file.StreamScanner``, the same scan over a window
-  of the stream; it yields the same transactions and file facts as the fast path
-  (tests/pipeline/test_object_storage.py checks both on every fixture).
+Two readers, one output: a local file of at most :data:`MMAP_MAX_BYTES` goes through the memory-mapped
+``gtidkit.binlog.file.FileScanner`` (the fastest path); a larger local file, and a file on object storage or HDFS
+(any :mod:`gtidkit.pipeline.storage` URI that is not local), is read as a sequential stream (``open`` / a
+``pyarrow.fs`` input stream) by ``gtidkit.binlog.file.StreamScanner``, the same scan over a window of the stream,
+so that the task's resident memory stays flat in the file size (mapped pages would count in it until the scan
+ends). Both yield the same transactions and file facts (tests/pipeline/test_object_storage.py checks them on
+every fixture).
 
 Output forms: :func:`arrow_batches` builds ``pyarrow.RecordBatch`` es of up to :data:`BATCH_ROWS` transactions
 (what the Data Source hands Spark: no per-row Python → JVM conversion), :func:`scan_records` and friends yield
@@ -30,6 +29,8 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from contextlib import ExitStack
+from itertools import repeat
+from operator import attrgetter, is_
 from typing import Any
 
 from gtidkit.errors import BinlogDecodeError
@@ -127,25 +128,42 @@ def _checksum_name(alg: Any) -> str | None:
     return {0: "OFF", 1: "CRC32", 255: "UNDEFINED"}.get(int(alg), str(int(alg)))
 
 
+#: Local files up to this size are memory-mapped (``FileScanner``, the fastest scan); larger ones are read as a
+#: stream (``StreamScanner``, about 10 % slower) so that a task's resident memory stays bounded whatever the file
+#: size: mapped pages count in the resident set until the scan ends (what YARN and Kubernetes limits look at).
+MMAP_MAX_BYTES = 256 << 20
+
+
 def _scanner(spec: FileSpec, verify_checksum: bool, storage_options: dict | None, stack: ExitStack) -> Any:
-    """The reader for ``spec``: the memory-mapped ``FileScanner`` for a local file, else a ``StreamScanner``
-    over a ``pyarrow.fs`` input stream (opened here, closed when ``stack`` closes).
+    """The reader for ``spec``: the memory-mapped ``FileScanner`` for a local file of at most
+    :data:`MMAP_MAX_BYTES`, else a ``StreamScanner`` over the file read sequentially (a local file through
+    ``open``, a remote one through a ``pyarrow.fs`` input stream) opened here and closed when ``stack`` closes.
 
     Raises:
-        OSError: the remote file cannot be opened.
+        OSError: the file cannot be opened.
     """
     from gtidkit.binlog.file import FileScanner, StreamScanner
 
     if spec.uri is None:
-        return FileScanner(spec.path, verify_checksum)
+        if spec.size <= MMAP_MAX_BYTES:
+            return FileScanner(spec.path, verify_checksum)
+        stream = stack.enter_context(open(spec.path, "rb", buffering=0))  # noqa: SIM115 (closed by stack)
+        return StreamScanner(stream, spec.path, verify_checksum)
     from gtidkit.pipeline import storage
 
     stream = stack.enter_context(storage.open_input_stream(spec.uri, storage_options))
     return StreamScanner(stream, spec.uri, verify_checksum, size=spec.size)
 
 
+def _count_none(values: tuple) -> int:
+    """How many items of ``values`` are ``None``, by identity (``tuple.count(None)`` would call ``Gtid.__eq__``,
+    a Python method, per item)."""
+    return sum(map(is_, values, repeat(None)))
+
+
 class FileTally:
-    """What the ``files`` row needs beyond the ``FileScan``, accumulated batch by batch (never per row)."""
+    """What the ``files`` row needs beyond the ``FileScan``, accumulated batch by batch from column tuples (C-speed
+    ``count``/``min``/``max``; never a Python loop per row)."""
 
     __slots__ = ("first_gtid", "first_ts", "last_gtid", "last_ts", "n_anon", "n_gtid", "n_txn")
 
@@ -158,16 +176,26 @@ class FileTally:
 
     def add(self, txns: list) -> None:
         """Count one list of ``gtidkit.binlog`` Transactions."""
-        self.n_txn += len(txns)
-        first = next((t.gtid for t in txns if t.gtid is not None), None)
-        if first is not None:
+        if txns:
+            self.add_columns(tuple(zip(*txns)))
+
+    def add_columns(self, cols: tuple) -> None:
+        """Count one batch given as the columns of its Transactions (``tuple(zip(*txns))``)."""
+        gtids, anon, stamps = cols[3], cols[4], cols[7]
+        n = len(gtids)
+        self.n_txn += n
+        nulls = _count_none(gtids)
+        if nulls < n:
+            first = next(g for g in gtids if g is not None)
             if self.first_gtid is None:
                 self.first_gtid = _gtid_text(_sid_text(first.sid), first.tag, first.gno)
-            last = next(t.gtid for t in reversed(txns) if t.gtid is not None)
+            last = next(g for g in reversed(gtids) if g is not None)
             self.last_gtid = _gtid_text(_sid_text(last.sid), last.tag, last.gno)
-            self.n_gtid += sum(1 for t in txns if t.gtid is not None)
-        self.n_anon += sum(1 for t in txns if t.anonymous and t.gtid is None)
-        stamps = [t.timestamp for t in txns if t.timestamp is not None]
+            self.n_gtid += n - nulls
+        if nulls and True in anon:
+            self.n_anon += sum(1 for a, g in zip(anon, gtids) if a and g is None)
+        if None in stamps:
+            stamps = tuple(t for t in stamps if t is not None)
         if stamps:
             lo, hi = min(stamps), max(stamps)
             self.first_ts = lo if self.first_ts is None else min(self.first_ts, lo)
@@ -201,20 +229,38 @@ class FileRun:
 
     def batches(self) -> Iterator[list]:
         """Transactions in file order, ``batch_rows`` at a time; :attr:`file_row` is set once exhausted."""
+        for txns, _cols in self._batches(False):
+            yield txns
+
+    def column_batches(self) -> Iterator[tuple]:
+        """The same batches as columns: one tuple per Transaction field (``tuple(zip(*txns))``, the transposition
+        done once for the tally and the Arrow arrays); :attr:`file_row` is set once exhausted."""
+        for _txns, cols in self._batches(True):
+            yield cols
+
+    def _batches(self, columns: bool) -> Iterator[tuple[list, tuple]]:
         spec, tally = self.spec, self.tally
         status, error, error_offset = "ok", None, None
         scanner = None
         pending: list = []
         stack = ExitStack()
+
+        def emit(out: list) -> tuple[list, tuple]:
+            cols = tuple(zip(*out))
+            tally.add_columns(cols)
+            return out, cols if columns else ()
+
         try:
             scanner = _scanner(spec, self.verify, self.storage_options, stack)
             size = self.batch_rows
             for chunk in scanner.batches():
+                if not pending and len(chunk) == size:
+                    yield emit(chunk)
+                    continue
                 pending.extend(chunk)
                 while len(pending) >= size:
                     out, pending = pending[:size], pending[size:]
-                    tally.add(out)
-                    yield out
+                    yield emit(out)
         except BinlogDecodeError as err:
             assert scanner is not None
             error = clean_text(err.message)
@@ -225,8 +271,7 @@ class FileRun:
         finally:
             stack.close()
         if pending:
-            tally.add(pending)
-            yield pending
+            yield emit(pending)
         if scanner is None:
             from gtidkit.binlog.file import FileScan
 
@@ -386,37 +431,65 @@ def file_rows(
 # -- Arrow ---------------------------------------------------------------------------------------------------
 
 
-def _transaction_arrays(spec: FileSpec, txns: list, types: list) -> list:
-    """Columns (schemas.TRANSACTION_FIELDS order, Arrow ``types``) of a list of Transactions."""
-    import pyarrow as pa
+_GNO = attrgetter("gno")
+_SID = attrgetter("sid")
+_TAG = attrgetter("tag")
 
-    n = len(txns)
-    (_f, begin, end, gtid, anon, lc, sn, ts, ict, oct_, nbytes, count, dbs, server_id, complete, *_rest) = (
-        zip(*txns)
-    )
+
+def _gtid_columns(gtid: tuple) -> tuple[list, list, list]:
+    """(sid text, tag, gno) columns of a Gtid column (``None`` for anonymous transactions).
+
+    Without anonymous rows (the usual case) the attributes are read with ``map`` (C speed) and each distinct SID
+    object is turned into text once per batch: the scanner hands out one UUID object per server UUID, so the
+    lookup is keyed by ``id`` and never calls ``UUID.__hash__`` per row.
+    """
+    if not _count_none(gtid):
+        sid_objs = list(map(_SID, gtid))
+        by_id = {k: _sid_text(v) for k, v in dict(zip(map(id, sid_objs), sid_objs)).items()}
+        tags = list(map(_TAG, gtid))
+        if None in tags:
+            tags = [t or "" for t in tags]
+        return list(map(by_id.__getitem__, map(id, sid_objs))), tags, list(map(_GNO, gtid))
     sids: list = []
-    tags: list = []
+    tags = []
     gnos: list = []
     sa, ta, ga = sids.append, tags.append, gnos.append
-    cache = _SID_TEXT
     for g in gtid:
         if g is None:
             sa(None)
             ta(None)
             ga(None)
         else:
-            s = cache.get(g.sid)
-            sa(s if s is not None else _sid_text(g.sid))
+            sa(_sid_text(g.sid))
             ta(g.tag or "")
             ga(g.gno)
+    return sids, tags, gnos
+
+
+def _zero_to_null(values: tuple) -> Any:
+    """A timestamp column where 0 (not written by the server) becomes NULL; the tuple itself when it has no 0."""
+    return [v or None for v in values] if 0 in values else values
+
+
+def _transaction_arrays(spec: FileSpec, cols: tuple, types: list) -> list:
+    """Columns (schemas.TRANSACTION_FIELDS order, Arrow ``types``) of one batch of Transactions given as their
+    columns (``FileRun.column_batches``): every column converted by ``pyarrow.array`` in one call, the file's
+    constant host/file/file_index by ``pyarrow.repeat``."""
+    import pyarrow as pa
+
+    (_f, begin, end, gtid, anon, lc, sn, ts, ict, oct_, nbytes, count, dbs, server_id, complete, *_rest) = (
+        cols
+    )
+    n = len(begin)
+    sids, tags, gnos = _gtid_columns(gtid)
     try:
         dbs_array = pa.array(dbs, types[17])
     except (UnicodeEncodeError, pa.ArrowException):
         dbs_array = pa.array([[clean_text(d) for d in ds] for ds in dbs], types[17])
     return [
-        pa.array([spec.host] * n, types[0]),
-        pa.array([spec.file] * n, types[1]),
-        pa.array([spec.file_index] * n, types[2]),
+        pa.repeat(pa.scalar(spec.host, types[0]), n),
+        pa.repeat(pa.scalar(spec.file, types[1]), n),
+        pa.repeat(pa.scalar(spec.file_index, types[2]), n),
         pa.array(begin, types[3]),
         pa.array(end, types[4]),
         pa.array(sids, types[5]),
@@ -426,8 +499,8 @@ def _transaction_arrays(spec: FileSpec, txns: list, types: list) -> list:
         pa.array(lc, types[9]),
         pa.array(sn, types[10]),
         pa.array(ts, types[11]),
-        pa.array([v or None for v in ict], types[12]),
-        pa.array([v or None for v in oct_], types[13]),
+        pa.array(_zero_to_null(ict), types[12]),
+        pa.array(_zero_to_null(oct_), types[13]),
         pa.array(nbytes, types[14]),
         pa.array(count, types[15]),
         pa.array(server_id, types[16]),
@@ -475,8 +548,8 @@ def arrow_batches(
     run = FileRun(spec, verify_checksum, batch_rows, storage_options)
     if level == "transactions":
         types = schema.types
-        for txns in run.batches():
-            yield pa.RecordBatch.from_arrays(_transaction_arrays(spec, txns, types), schema=schema)
+        for cols in run.column_batches():
+            yield pa.RecordBatch.from_arrays(_transaction_arrays(spec, cols, types), schema=schema)
     elif level == "files":
         for _ in run.batches():
             pass
@@ -486,11 +559,12 @@ def arrow_batches(
         kind_t, txn_t, file_t = schema.types
         txn_fields = list(txn_t)
         txn_types = [f.type for f in txn_fields]
-        for txns in run.batches():
-            n = len(txns)
-            txn = pa.StructArray.from_arrays(_transaction_arrays(spec, txns, txn_types), fields=txn_fields)
+        kind_txn = pa.scalar("txn", kind_t)
+        for cols in run.column_batches():
+            n = len(cols[0])
+            txn = pa.StructArray.from_arrays(_transaction_arrays(spec, cols, txn_types), fields=txn_fields)
             yield pa.RecordBatch.from_arrays(
-                [pa.array(["txn"] * n, kind_t), txn, pa.nulls(n, file_t)], schema=schema
+                [pa.repeat(kind_txn, n), txn, pa.nulls(n, file_t)], schema=schema
             )
         yield pa.RecordBatch.from_arrays(
             [pa.array(["file"], kind_t), pa.nulls(1, txn_t), _file_array(run.file_row, file_t)], schema=schema
