@@ -96,3 +96,49 @@ def test_task_memory_is_flat_in_file_size(tmp_path) -> None:
     small, big = peaks[4], peaks[32]
     assert big["rows"] > 6 * small["rows"]
     assert big["python"] + big["arrow"] < 1.3 * (small["python"] + small["arrow"]) + (1 << 20), peaks
+
+
+_RSS = """
+import json, sys
+from pathlib import Path
+from gtidkit.pipeline import scan, schemas
+from gtidkit.pipeline.layout import FileSpec
+p = Path(sys.argv[1])
+scan.MMAP_MAX_BYTES = int(sys.argv[2])
+spec = FileSpec("h", str(p), p.name, "s", None, 0, p.stat().st_size)
+def status(key):
+    with open("/proc/self/status") as fh:
+        return next(int(x.split()[1]) for x in fh if x.startswith(key + ":"))
+first = next(iter(scan.arrow_batches(spec, "scan", schemas.arrow_schema(schemas.SCAN), batch_rows=2048)))
+before = status("VmHWM")
+rows = sum(b.num_rows for b in scan.arrow_batches(spec, "scan", schemas.arrow_schema(schemas.SCAN), batch_rows=2048))
+print(json.dumps({"rows": rows, "growth_kib": status("VmHWM") - before}))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM from /proc")
+def test_streamed_file_keeps_resident_memory_flat(tmp_path) -> None:
+    """Above ``scan.MMAP_MAX_BYTES`` the Data Source streams the file: while scanning, the process's peak resident
+    set (VmHWM, file-backed pages included) grows by the same read window for a 16 MB and a 64 MB binlog, whereas
+    the memory-mapped scan keeps the pages of the file resident (the reason for the threshold)."""
+    from gtidkit.generate import generate_corpus
+
+    def run(path: Path, threshold: int) -> dict:
+        out = subprocess.run(
+            [sys.executable, "-c", _RSS, str(path), str(threshold)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        return json.loads(out)
+
+    runs = {}
+    for mb in (16, 64):
+        generate_corpus(tmp_path / f"c{mb}", mb * 1_000_000, hosts=1, max_binlog_size=128 << 20)
+        (path,) = list((tmp_path / f"c{mb}").rglob("binlog.0*"))
+        runs[mb] = {"size_kib": path.stat().st_size // 1024, "stream": run(path, 0)}
+    runs[64]["mmap"] = run(path, 1 << 40)
+    small, big = runs[16], runs[64]
+    assert big["stream"]["rows"] == big["mmap"]["rows"] > 3 * small["stream"]["rows"]
+    assert big["stream"]["growth_kib"] < small["stream"]["growth_kib"] + (8 << 10), runs
+    assert big["mmap"]["growth_kib"] > big["size_kib"] // 2, runs  # the contrast the threshold exists for

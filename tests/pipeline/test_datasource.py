@@ -78,3 +78,37 @@ def test_files_level(spark, fleet_dir, fleet_manifest):
 def test_bad_level_is_rejected(spark, fleet_dir):
     with pytest.raises(Exception, match="level must be one of"):
         spark.read.format("binlog").option("level", "rows").load(str(fleet_dir)).collect()
+
+
+def test_pack_files_sizes_partitions_like_spark() -> None:
+    from gtidkit.pipeline.datasource import OPEN_COST_BYTES, pack_files
+    from gtidkit.pipeline.layout import FileSpec
+
+    mib = 1 << 20
+    files = [
+        FileSpec("h", f"/x/b.{i}", f"b.{i}", "b", i, i, s * mib)
+        for i, s in enumerate([50, 50, 50, 300, 10, 10])
+    ]
+    assert pack_files(files, 0, 4) == [[f] for f in files]  # unset: one partition per file
+    parts = pack_files(files, 128 * mib, 1)
+    assert [[f.file for f in p] for p in parts] == [["b.0", "b.1"], ["b.2"], ["b.3"], ["b.4", "b.5"]]
+    assert [f for p in parts for f in p] == files  # listing order kept, nothing split or dropped
+    # parallelism wins over packing: total / min_partitions below the cap
+    small = files[:3] + files[4:]
+    target = sum(f.size + OPEN_COST_BYTES for f in small) // 8
+    assert all(
+        sum(f.size + OPEN_COST_BYTES for f in p) <= max(target, p[0].size + OPEN_COST_BYTES)
+        for p in pack_files(small, 128 * mib, 8)
+    )
+    assert len(pack_files(small, 128 * mib, 8)) == len(small)
+
+
+def test_packed_partitions_read_the_same_rows(spark, fleet_dir, fleet_manifest):
+    """maxPartitionBytes packs the fleet's small files into fewer tasks; the rows are the same."""
+    plain = spark.read.format("binlog").load(str(fleet_dir))
+    packed = spark.read.format("binlog").option("maxPartitionBytes", str(64 << 20)).load(str(fleet_dir))
+    n_files = sum(len(h.files) for h in fleet_manifest.hosts)
+    assert packed.rdd.getNumPartitions() < n_files == plain.rdd.getNumPartitions()
+    assertDataFrameEqual(packed, plain)
+    files = spark.read.format("binlog").option("level", "files").option("maxPartitionBytes", str(64 << 20))
+    assert files.load(str(fleet_dir)).count() == n_files
