@@ -36,7 +36,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gtidkit.binlog.codec import decode_event
 from gtidkit.binlog.constants import EventType
 from gtidkit.gtid.gtid_set import GtidSet
 from gtidkit.mysql_errors import (
@@ -184,13 +183,14 @@ class Receiver:
         self.queueing = ""
         self.last_queued_times: tuple[int, int, float, float] = (0, 0, 0.0, 0.0)
         self.queueing_times: tuple[int, int, float] = (0, 0, 0.0)
+        self._queueing_event: Any = None  # the relay log's Gtid event objects last seen (identity compared)
+        self._last_queued_event: Any = None
         self.last_event_time = 0
         self.thread_id: int | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._conn: Any = None
-        self._fde: Any = None
 
     # ------------------------------------------------------------------------------------------------ control
     @property
@@ -397,7 +397,6 @@ class Receiver:
         self.connected = True
         self.last_error = None
         self.state = STATE_WAITING
-        self._fde = None
         while not self._stop.is_set():
             try:
                 pkt = conn._read_packet()
@@ -414,54 +413,41 @@ class Receiver:
                 raise ConnectionError("end of dump stream")  # non-blocking dump ended: reconnect
             self._queue(memoryview(data)[1:].tobytes())
 
-    def _queued(self) -> None:
-        """The transaction being queued is whole: it becomes LAST_QUEUED_TRANSACTION."""
-        self.last_queued, self.queueing = self.queueing, ""
-        self.last_queued_times = (*self.queueing_times, time.time())
-
     def _queue(self, event: bytes) -> None:
-        """``queue_event()``: note what the stream says, then hand the event to the relay log."""
+        """``queue_event()``: note what the stream says, then hand the event to the relay log.
+
+        Transaction boundaries (LAST_QUEUED_TRANSACTION / QUEUEING_TRANSACTION) are the relay log's: its one
+        TransactionParser decides them (:meth:`RelayLog.queue_status`); the receiver only adds the wall-clock times.
+        """
         if len(event) >= 19:
             t = event[4]
             if t in (_T.HEARTBEAT_LOG_EVENT, _T.HEARTBEAT_LOG_EVENT_V2):
                 self.last_heartbeat = time.time()
                 self.heartbeats += 1
-            elif t == _T.FORMAT_DESCRIPTION_EVENT:
-                try:
-                    self._fde = decode_event(event, None, verify_checksum=False).event
-                except Exception:  # noqa: BLE001 - the relay log reports a corrupt FDE
-                    self._fde = None
-            elif t in (_T.GTID_LOG_EVENT, _T.GTID_TAGGED_LOG_EVENT) and self._fde is not None:
-                if self.queueing:
-                    self._queued()
-                ev = decode_event(event, self._fde, verify_checksum=False)
-                gtid = getattr(ev.event, "gtid", None)
-                self.queueing = str(gtid) if gtid is not None else ""
-                self.queueing_times = (
-                    int(getattr(ev.event, "original_commit_timestamp", 0) or 0),
-                    int(getattr(ev.event, "immediate_commit_timestamp", 0) or 0),
-                    time.time(),
-                )
-                self.last_event_time = int(ev.header.timestamp)
-            elif t == _T.XID_EVENT or (
-                t == _T.QUERY_EVENT
-                and self._fde is not None
-                and self.queueing
-                and _ends_transaction(event, self._fde)
-            ):
-                self._queued()
+            elif t in (_T.GTID_LOG_EVENT, _T.GTID_TAGGED_LOG_EVENT, _T.ANONYMOUS_GTID_LOG_EVENT):
+                self.last_event_time = struct.unpack_from("<I", event, 0)[0]  # common header: timestamp (s)
         self.state = STATE_QUEUEING
         self.relay.append(event)
         self.state = STATE_WAITING
+        self._note_queue_status()
 
-
-def _ends_transaction(event: bytes, fde: Any) -> bool:
-    """A Query event ends the transaction unless it is BEGIN (COMMIT, ROLLBACK, DDL, XA COMMIT ...)."""
-    try:
-        q = decode_event(event, fde, verify_checksum=False).event.query
-    except Exception:  # noqa: BLE001 - the relay log reports corrupt events
-        return False
-    return str(q).strip().upper() not in ("BEGIN", "XA START")
+    def _note_queue_status(self) -> None:
+        last, queueing = self.relay.queue_status()
+        now = time.time()
+        if queueing is not None and queueing is not self._queueing_event:
+            self._queueing_event = queueing
+            self.queueing = str(queueing.gtid) if queueing.gtid is not None else "ANONYMOUS"
+            self.queueing_times = (
+                int(getattr(queueing, "original_commit_timestamp", 0) or 0),
+                int(getattr(queueing, "immediate_commit_timestamp", 0) or 0),
+                now,
+            )
+        if last is not None and last is not self._last_queued_event:
+            self._last_queued_event = last
+            self.last_queued = str(last.gtid) if last.gtid is not None else "ANONYMOUS"
+            self.last_queued_times = (*self.queueing_times, now)
+            if queueing is None or queueing is last:
+                self.queueing = ""
 
 
 def _global(server: Any, name: str, default: Any) -> Any:

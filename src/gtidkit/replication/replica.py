@@ -308,7 +308,7 @@ class Replica:
             self.relay.reset()
             self._reset_applier_position()
             self.receiver.last_error = None
-            self.applier.last_error = None
+            self.applier.reset()
             self.receiver.source_server_id = 0
             if all_:
                 self.metadata.delete(self.channel)
