@@ -195,6 +195,17 @@ def test_kill_query_interrupts_the_wait(server: ServerProcess, timeout: str) -> 
     admin.close()
 
 
+def test_kill_connection_stops_the_wait_at_once(server: ServerProcess) -> None:
+    """Section 1.5: KILL of the waiting connection: the client sees CR_SERVER_LOST (2013), the thread is gone."""
+    admin = _connect(server)
+    waiter = Waiter(server, f"SELECT WAIT_FOR_EXECUTED_GTID_SET('{A}:9999')")
+    _wait_until_waiting(admin, waiter)
+    _query(admin, f"KILL {waiter.id}")
+    assert waiter.done() == (2013, "Lost connection to MySQL server during query")
+    assert _state(admin, waiter.id) is None
+    admin.close()
+
+
 def test_woken_by_commits_not_before_every_gtid(server: ServerProcess) -> None:
     """Section 7: waiting for GTIDs of two UUIDs; one commit is not enough, the second one wakes it with 0.
 
