@@ -9,6 +9,8 @@ auto-position; figures are ratios and percentiles measured in one run on this ma
    ``log_replica_updates`` on. Per replica: the apply rate while the load ran, the time to catch up after it stopped,
    and the lag of every transaction (replica commit time minus source acknowledgement time; the replica's commit is
    seen by a watcher blocked in WAIT_FOR_EXECUTED_GTID_SET, woken by the commit).
+   Then each replica's own capacity: both appliers stopped while ``--backlog`` transactions commit, then each
+   drains its relay log alone (``--rounds`` rounds, order alternating).
 2. **Read-your-writes.** Under background loads of 0 %, 50 % and 100 % of the writer's speed, a ReadYourWrites session
    (timeout 1 s) does ``--ryw-pairs`` write+read pairs; the wait latency on the replica, the share of reads that fell
    back to the source, and the replica's lag in transactions behind the source at the same time. Then the wait
@@ -138,6 +140,54 @@ def keeping_up(base: Path, seconds: float, writers: int) -> dict[str, Any]:
                 "same_data": replicas[name].checksum("app") == source.checksum("app"),
             }
     return out
+
+
+def apply_capacity(base: Path, backlog: int, rounds: int) -> dict[str, Any]:
+    """Part 1b: each replica's own apply rate, not bounded by the source: both appliers stopped while ``backlog``
+    transactions commit (the receivers keep fetching into the relay logs), then one applier at a time drains its
+    relay log alone; the order alternates between rounds so drift hits both alike."""
+    times: dict[str, list[float]] = {"binlog off": [], "log_replica_updates": []}
+    with cluster(base) as c:
+        source = c.node("source", 1, log_bin=True)
+        replicas = {
+            "binlog off": c.node("r_off", 2, log_bin=False),
+            "log_replica_updates": c.node("r_lru", 3, log_bin=True, log_replica_updates=True),
+        }
+        Load.create_schema(source)
+        for r in replicas.values():
+            r.replicate_from(source)
+            assert r.wait_for(source.executed())
+        next_id = 1
+        for rnd in range(rounds):
+            for r in replicas.values():
+                r.query("STOP REPLICA SQL_THREAD")
+            conn = source.connect()
+            cur = conn.cursor()
+            for _ in range(backlog):
+                cur.execute("BEGIN")
+                cur.execute(
+                    "INSERT INTO app.log VALUES (%s, %s, %s)", (next_id, f"row {next_id}", next_id % 7)
+                )
+                cur.execute("UPDATE app.counter SET n = n + 1 WHERE id = 1")
+                cur.execute("COMMIT")
+                next_id += 1
+            conn.close()
+            target = source.executed()
+            for r in replicas.values():  # every transaction is in the relay logs before any applier starts
+                deadline = time.monotonic() + 600
+                while not target <= GtidSet.parse(r.replica_status().get("Retrieved_Gtid_Set") or ""):
+                    assert time.monotonic() < deadline, "receiver did not fetch the backlog"
+                    time.sleep(0.05)
+            order = list(replicas) if rnd % 2 == 0 else list(reversed(list(replicas)))
+            for name in order:
+                r = replicas[name]
+                t0 = time.monotonic()
+                r.query("START REPLICA SQL_THREAD")
+                assert r.wait_for(target, 600)
+                times[name].append(time.monotonic() - t0)
+        same = {name: r.checksum("app") == source.checksum("app") for name, r in replicas.items()}
+    rates = {name: backlog * len(ts) / sum(ts) for name, ts in times.items()}
+    return {"backlog": backlog, "rounds": rounds, "rates": rates, "same_data": same}
 
 
 def ryw_vs_lag(base: Path, pairs: int, max_rate: float) -> list[dict[str, Any]]:
@@ -270,6 +320,7 @@ def failover(base: Path, trials: int) -> list[dict[str, float]]:
 def render(
     args: argparse.Namespace,
     up: dict[str, Any],
+    cap: dict[str, Any],
     ryw: list[dict[str, Any]],
     backlog: list[dict[str, Any]],
     fo: list[dict[str, float]],
@@ -277,7 +328,7 @@ def render(
     """The markdown section."""
     cmd = (
         f"`.venv/bin/python bench/bench_replication.py --seconds {args.seconds} --writers {args.writers} "
-        f"--ryw-pairs {args.ryw_pairs} "
+        f"--backlog {args.backlog} --rounds {args.rounds} --ryw-pairs {args.ryw_pairs} "
         f"--ryw-reps {args.ryw_reps} --failover-trials {args.failover_trials}`"
     )
     lines = [
@@ -312,6 +363,15 @@ def render(
             f"start): {off['drain_rate']:.0f} / {lru['drain_rate']:.0f} trx/s = {off['drain_rate'] / lru['drain_rate']:.2f}."
         ),
         "",
+        (
+            f"**Apply capacity** (both appliers stopped while {cap['backlog']} transactions commit on the source, the "
+            f"receivers fetching them; then each applier drains its relay log alone, {cap['rounds']} rounds, order "
+            "alternating): binlog off "
+            f"{cap['rates']['binlog off']:.0f} trx/s, log_replica_updates {cap['rates']['log_replica_updates']:.0f} "
+            f"trx/s, ratio {cap['rates']['binlog off'] / cap['rates']['log_replica_updates']:.2f} (WL#6559 NF-3: the "
+            f"binlog-off replica should be the faster); data equal to the source's: {cap['same_data']}."
+        ),
+        "",
         f"**Read-your-writes** ({args.ryw_pairs} write+read pairs per row, timeout 1 s, binlog-off replica):",
         "",
         (
@@ -333,14 +393,11 @@ def render(
             "with Router's default timeout of 1 s, reads whose wait exceeds it go to the source):"
         ),
         "",
-        "| backlog (transactions) | RYW wait median (ms) | max (ms) | implied apply rate (trx/s) |",
-        "|---|---|---|---|",
+        "| backlog (transactions) | RYW wait median (ms) | max (ms) |",
+        "|---|---|---|",
     ]
     for row in backlog:
-        rate = (row["backlog"] + 1) / row["wait_p50"] if row["wait_p50"] > 0 else float("nan")
-        lines.append(
-            f"| {row['backlog']} | {row['wait_p50'] * 1e3:.0f} | {row['wait_max'] * 1e3:.0f} | {rate:.0f} |"
-        )
+        lines.append(f"| {row['backlog']} | {row['wait_p50'] * 1e3:.0f} | {row['wait_max'] * 1e3:.0f} |")
     lines += [
         "",
         (
@@ -367,6 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=20.0)
     p.add_argument("--writers", type=int, default=4)
+    p.add_argument("--backlog", type=int, default=500)
+    p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--ryw-pairs", type=int, default=100)
     p.add_argument("--ryw-reps", type=int, default=5)
     p.add_argument("--failover-trials", type=int, default=3)
@@ -375,13 +434,15 @@ def main(argv: list[str] | None = None) -> int:
         base = Path(tmp)
         up = keeping_up(base / "up", args.seconds, args.writers)
         print("keeping up:", up, flush=True)
+        cap = apply_capacity(base / "cap", args.backlog, args.rounds)
+        print("capacity:", cap, flush=True)
         ryw = ryw_vs_lag(base / "ryw", args.ryw_pairs, up["commit_rate"])
         print("ryw:", ryw, flush=True)
         backlog = ryw_vs_backlog(base / "backlog", [0, 25, 100, 400], args.ryw_reps)
         print("backlog:", backlog, flush=True)
         fo = failover(base / "fo", args.failover_trials)
         print("failover:", fo, flush=True)
-    update_section("replication", render(args, up, ryw, backlog, fo))
+    update_section("replication", render(args, up, cap, ryw, backlog, fo))
     return 0
 
 
