@@ -276,6 +276,8 @@ def ryw_vs_backlog(base: Path, backlogs: list[int], reps: int) -> list[dict[str,
                     log_id += 1
                 conn.close()
                 with ReadYourWrites(ep_s, [ep_r], timeout=300) as rw:
+                    # connect to the replica now, so the timed wait starts when the applier does
+                    rw.read("SELECT 1")
                     rw.write("INSERT INTO app.ryw VALUES (%s, 1)", (next_id,))
                     replica.query("START REPLICA SQL_THREAD")
                     r = rw.read("SELECT v FROM app.ryw WHERE id = %s", (next_id,))
