@@ -202,7 +202,9 @@ def test_kill_connection_stops_the_wait_at_once(server: ServerProcess) -> None:
     _wait_until_waiting(admin, waiter)
     _query(admin, f"KILL {waiter.id}")
     assert waiter.done() == (2013, "Lost connection to MySQL server during query")
-    deadline = time.monotonic() + 60  # the thread leaves the process list as the server closes it (wait_condition)
+    deadline = (
+        time.monotonic() + 60
+    )  # the thread leaves the process list as the server closes it (wait_condition)
     while _state(admin, waiter.id) is not None:
         assert time.monotonic() < deadline, "the killed thread stayed in the process list"
         time.sleep(0.02)
