@@ -401,6 +401,13 @@ REPLICA_EQUAL_SERVER_UUIDS = (
     "The replica I/O thread stops because source and replica have equal MySQL server UUIDs; these UUIDs must be "
     "different for replication to work."
 )
+#: gtidkit's SHOW REPLICA STATUS warning (code 1105, as mysqld's my_message texts): MySQL has no such check on the
+#: replica side; the issue asks for errant transactions to be reported where a DBA looks first.
+REPLICA_ERRANT_GTIDS = (
+    "Replica has GTIDs that the source lacks (errant transactions, committed on this replica or on a former "
+    "source): '%s'. Failover to this replica would replicate them; remove them or commit empty transactions with "
+    "these GTIDs on the source."
+)
 REPLICA_AUTO_POSITION_GTID_MODE = (
     "The replication receiver thread cannot start in AUTO_POSITION mode: this server uses @@GLOBAL.GTID_MODE = "
     "%s."
@@ -462,6 +469,7 @@ __all__ = [
     "REPLICA_AUTO_POSITION_GTID_MODE",
     "REPLICA_EQUAL_SERVER_IDS",
     "REPLICA_EQUAL_SERVER_UUIDS",
+    "REPLICA_ERRANT_GTIDS",
     "SOURCE_AUTO_POSITION_GTID_MODE",
     "SOURCE_CONNECT_ERROR",
     "ErrorSpec",

@@ -253,3 +253,39 @@ def test_fatal_receiver_errors(tmp_path: Path) -> None:
 
 
 pytestmark = pytest.mark.timeout(300)
+
+
+def test_errant_gtids_are_warned_by_show_replica_status(tmp_path: Path) -> None:
+    """A transaction committed on the replica itself is a GTID the source lacks: after the receiver connects, SHOW
+    REPLICA STATUS carries a warning naming it; replication itself goes on. (With the binary log off a client
+    transaction gets no GTID, WL#6559; an explicit GTID_NEXT, as a DBA's manual fix or a former source's, does.)"""
+    with running_server(tmp_path / "source", *SOURCE_ARGS) as src:
+        q(src.port, "CREATE DATABASE d", "CREATE TABLE d.t (a INT PRIMARY KEY, b VARCHAR(20))")
+        with running_server(tmp_path / "replica", *REPLICA_ARGS) as rep:
+            errant = "aaaaaaaa-1111-2222-3333-bbbbbbbbbbbb:7"
+            q(
+                rep.port,
+                f"SET GTID_NEXT = '{errant}'",
+                "CREATE DATABASE local_only",
+                "SET GTID_NEXT = AUTOMATIC",
+            )
+            change_source(rep.port, src.port)
+            c = pymysql.connect(host="127.0.0.1", port=rep.port, user="root", autocommit=True)
+            try:
+                with c.cursor() as cur:
+                    cur.execute("SHOW REPLICA STATUS")
+                    cur.execute("SHOW WARNINGS")
+                    assert cur.fetchall() == ()  # not connected yet: nothing known
+                    cur.execute("START REPLICA")
+                    assert wait(lambda: "d" in {r["Database"] for r in q(rep.port, "SHOW DATABASES")})
+                    cur.execute("SHOW REPLICA STATUS")
+                    cur.execute("SHOW WARNINGS")
+                    warnings = cur.fetchall()
+            finally:
+                c.close()
+            assert len(warnings) == 1
+            level, code, text = warnings[0]
+            assert (level, code) == ("Warning", 1105)
+            assert f"'{errant}'" in text
+            q(src.port, "INSERT INTO d.t VALUES (1, 'one')")
+            assert wait(lambda: rows(rep.port) == [{"a": 1, "b": "one"}])

@@ -42,6 +42,7 @@ from gtidkit.mysql_errors import (
     REPLICA_AUTO_POSITION_GTID_MODE,
     REPLICA_EQUAL_SERVER_IDS,
     REPLICA_EQUAL_SERVER_UUIDS,
+    REPLICA_ERRANT_GTIDS,
     SOURCE_AUTO_POSITION_GTID_MODE,
     SOURCE_CONNECT_ERROR,
     message,
@@ -176,6 +177,8 @@ class Receiver:
         self.connected = False
         self.source_server_id = 0
         self.source_uuid = ""
+        #: GTIDs this replica held at its last dump request that the source lacked (errant transactions)
+        self.errant_gtids = GtidSet()
         self.clock_diff = 0
         self.last_heartbeat = 0.0
         self.heartbeats = 0
@@ -392,6 +395,11 @@ class Receiver:
         # request_dump(): what we hold, executed or only received, is never asked for again
         self.state = STATE_REQUESTING
         have = server.gtid_state.executed() | self.relay.retrieved_gtids()
+        # errant transactions: what we hold that the source lacks (its set only grows, so a snapshot read before
+        # the dump request never over-reports); SHOW REPLICA STATUS warns with them
+        self.errant_gtids = have - self._source_executed(conn)
+        if self.errant_gtids:
+            log.warning(REPLICA_ERRANT_GTIDS, self.errant_gtids)
         self.relay.begin_source()
         conn._execute_command(COM_BINLOG_DUMP_GTID, dump_gtid_body(my_id, have))
         self.connected = True
@@ -412,6 +420,13 @@ class Receiver:
             if data[:1] == b"\xfe" and len(data) < 9:
                 raise ConnectionError("end of dump stream")  # non-blocking dump ended: reconnect
             self._queue(memoryview(data)[1:].tobytes())
+
+    def _source_executed(self, conn: Any) -> GtidSet:
+        """The source's ``@@GLOBAL.gtid_executed`` (empty when it cannot be read or parsed)."""
+        try:
+            return GtidSet.parse(str(self._query(conn, "SELECT @@GLOBAL.GTID_EXECUTED") or ""))
+        except Exception:  # noqa: BLE001 - only the errant-GTID warning depends on it
+            return GtidSet()
 
     def _queue(self, event: bytes) -> None:
         """``queue_event()``: note what the stream says, then hand the event to the relay log.

@@ -8,12 +8,13 @@ REFRESH_REPLICA, SQLCOM_SHOW_SLAVE_STAT) dispatching to ``sql/rpl_replica.cc``.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
-from gtidkit.engine.results import StatementResult
+from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.metadata import result_set
-from gtidkit.mysql_errors import mysql_error
+from gtidkit.mysql_errors import REPLICA_ERRANT_GTIDS, mysql_error
 from gtidkit.replication.replica import REPLICA_STATUS_COLUMNS, SLAVE_STATUS_COLUMNS, Replica
 
 __all__ = ["register", "thread_types"]
@@ -72,7 +73,12 @@ def register(server: Any, replica: Replica) -> None:
         slave = re.match(r"\s*SHOW\s+SLAVE\b", stmt.text, re.IGNORECASE) is not None
         names = SLAVE_STATUS_COLUMNS if slave else REPLICA_STATUS_COLUMNS
         rows = [replica.status_row()] if replica.exists else []
-        return result_set(list(names), rows)
+        res = result_set(list(names), rows)
+        errant = replica.receiver.errant_gtids if replica.exists else None
+        if errant:
+            warning = Condition("Warning", 1105, REPLICA_ERRANT_GTIDS % errant)
+            res = dataclasses.replace(res, warnings=(*res.warnings, warning))
+        return res
 
     server.statement_hooks["change_replication_source"] = change
     server.statement_hooks["replica_thread"] = thread
