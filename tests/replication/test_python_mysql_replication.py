@@ -212,11 +212,12 @@ def test_blocking_stream_across_rotations_made_while_streaming(source: ServerPro
         only_events=ROW_EVENTS,
     )
     got: list = []
-    done = threading.Event()
+    done, streaming = threading.Event(), threading.Event()
 
     def read() -> None:
         for ev in stream:
             got.append(ev)
+            streaming.set()
             if isinstance(ev, WriteRowsEvent) and any(r["values"]["id"] == 129 for r in ev.rows):
                 done.set()
                 return
@@ -224,6 +225,9 @@ def test_blocking_stream_across_rotations_made_while_streaming(source: ServerPro
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     try:
+        # auto_position="" is falsy for the library: it asks SHOW BINARY LOG STATUS and dumps the *current* file from
+        # position 4, so the race starts only once the stream is on binlog.000001 (it connects lazily, in the thread)
+        assert streaming.wait(60)
         conn = pymysql.connect(host="127.0.0.1", port=source.port, user="root", autocommit=True)
         with conn, conn.cursor() as cur:
             for i in range(100, 130):
