@@ -289,3 +289,34 @@ def test_errant_gtids_are_warned_by_show_replica_status(tmp_path: Path) -> None:
             assert f"'{errant}'" in text
             q(src.port, "INSERT INTO d.t VALUES (1, 'one')")
             assert wait(lambda: rows(rep.port) == [{"a": 1, "b": "one"}])
+
+
+def test_source_ssl_connects_over_tls_and_verifies_the_source_certificate(tmp_path: Path) -> None:
+    """SOURCE_SSL=1 replicates over TLS; with SOURCE_SSL_VERIFY_SERVER_CERT=1 and a CA that did not sign the source's
+    certificate (the replica's own auto-generated CA) the TLS handshake fails: Last_IO_Errno is set and nothing is
+    replicated, which shows the connection really is TLS (manual: CHANGE REPLICATION SOURCE TO, SOURCE_SSL_*)."""
+    with running_server(tmp_path / "source", *SOURCE_ARGS) as src:
+        q(src.port, "CREATE DATABASE d", "CREATE TABLE d.t (a INT PRIMARY KEY, b VARCHAR(20))")
+        q(src.port, "INSERT INTO d.t VALUES (1, 'tls')")
+        with running_server(tmp_path / "replica", *REPLICA_ARGS) as rep:
+            wrong_ca = tmp_path / "replica" / "ca.pem"
+            assert wrong_ca.exists()
+            change_source(rep.port, src.port)
+            q(
+                rep.port,
+                f"CHANGE REPLICATION SOURCE TO SOURCE_SSL=1, SOURCE_SSL_CA='{wrong_ca}', "
+                "SOURCE_SSL_VERIFY_SERVER_CERT=1",
+                "START REPLICA",
+            )
+            assert wait(lambda: status(rep.port).get("Last_IO_Errno", 0) != 0)
+            assert "d" not in {r["Database"] for r in q(rep.port, "SHOW DATABASES")}
+            q(
+                rep.port,
+                "STOP REPLICA",
+                "CHANGE REPLICATION SOURCE TO SOURCE_SSL_VERIFY_SERVER_CERT=0",
+                "START REPLICA",
+            )
+            assert wait(lambda: converged(src.port, rep.port))
+            assert rows(rep.port) == [{"a": 1, "b": "tls"}]
+            st = status(rep.port)
+            assert (st["Source_SSL_Allowed"], st["Source_SSL_Verify_Server_Cert"]) == ("Yes", "No")
