@@ -381,6 +381,7 @@ ER: dict[int, ErrorSpec] = {
     2013: _e("CR_SERVER_LOST", "HY000", "Lost connection to MySQL server during query"),
     2003: _e("CR_CONN_HOST_ERROR", "HY000", "Can't connect to MySQL server on '%s:%s' (%s)"),
     2005: _e("CR_UNKNOWN_HOST", "HY000", "Unknown MySQL server host '%s' (%s)"),
+    2026: _e("CR_SSL_CONNECTION_ERROR", "HY000", "SSL connection error: %s"),
 }
 
 

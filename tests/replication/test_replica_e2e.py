@@ -309,6 +309,11 @@ def test_source_ssl_connects_over_tls_and_verifies_the_source_certificate(tmp_pa
                 "START REPLICA",
             )
             assert wait(lambda: status(rep.port).get("Last_IO_Errno", 0) != 0)
+            st = status(rep.port)
+            assert (
+                st["Last_IO_Errno"] == 2026
+            )  # CR_SSL_CONNECTION_ERROR, as libmysql reports a failed handshake
+            assert "SSL connection error: " in st["Last_IO_Error"]
             assert "d" not in {r["Database"] for r in q(rep.port, "SHOW DATABASES")}
             q(
                 rep.port,

@@ -477,6 +477,15 @@ def _client_error(err: Exception, host: str, port: int) -> tuple[int, str]:
     ``Can't connect to MySQL server on 'host:port' (errno)``, 2005 CR_UNKNOWN_HOST ``Unknown MySQL server host
     'host' (errno)``, else the server's own error (1045 ...)."""
     orig = getattr(err, "original_exception", None)
+    tls = (
+        orig
+        if isinstance(orig, ssl_module.SSLError)
+        else err
+        if isinstance(err, ssl_module.SSLError)
+        else None
+    )
+    if tls is not None:
+        return 2026, message(2026, getattr(tls, "reason", None) or str(tls))
     if isinstance(orig, socket.gaierror):
         return 2005, message(2005, host, orig.errno if orig.errno is not None else 0)
     if isinstance(orig, OSError):
