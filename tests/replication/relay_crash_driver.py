@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from relay_helpers import binlog_paths, dump_stream
+from relay_helpers import binlog_paths, dump_stream, workload
 
 #: mode -> replica Server.open options
 MODES: dict[str, dict[str, Any]] = {
@@ -138,23 +138,7 @@ def make_source(datadir: str, transactions: int = 150) -> tuple[str, Any]:
     from gtidkit.engine import Server
 
     with Server.open(datadir, log_bin=True, server_id=1, max_binlog_size=16384) as src, src.session() as s:
-        s.execute("CREATE DATABASE r")
-        s.execute("CREATE TABLE r.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(30), n INT)")
-        s.execute("CREATE TABLE r.nopk (a INT, b VARCHAR(10))")
-        for i in range(transactions):
-            if i % 10 == 5:
-                s.execute("SET SESSION binlog_format = 'STATEMENT'")
-                s.execute(f"INSERT INTO r.t (v, n) VALUES ('stmt{i}', {i})")
-                s.execute("SET SESSION binlog_format = 'ROW'")
-            elif i % 7 == 3:
-                s.execute("BEGIN")
-                s.execute(f"UPDATE r.t SET n = n + 1 WHERE id % 5 = {i % 5}")
-                s.execute(f"INSERT INTO r.nopk VALUES ({i}, 'x'), ({i}, 'x')")
-                s.execute("COMMIT")
-            elif i % 13 == 0:
-                s.execute(f"DELETE FROM r.t WHERE id = {i // 2}")
-            else:
-                s.execute(f"INSERT INTO r.t (v, n) VALUES ('v{i}', {i}), ('w{i}', NULL)")
+        workload(s, transactions)
         return checksum(src), src.gtid_state.executed()
 
 
