@@ -6,7 +6,9 @@ Each bench script calls :func:`update_section` with its own name; other sections
 from __future__ import annotations
 
 import fcntl
+import importlib.util
 import re
+import sys
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
@@ -33,3 +35,13 @@ def update_section(name: str, markdown: str) -> None:
             text = text.rstrip("\n") + "\n\n" + block
         RESULTS.write_text(text)
     lock.unlink(missing_ok=True)
+
+
+def load_module(name: str, path: Path):
+    """Import the file ``path`` as module ``name`` (test drivers and harnesses the stress scripts reuse)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod

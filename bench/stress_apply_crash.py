@@ -16,7 +16,6 @@ Run: ``.venv/bin/python bench/stress_apply_crash.py --trials 200``
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import random
 import shutil
 import sys
@@ -29,20 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests" / "engine"))
 
-from _results import update_section
+from _results import load_module, update_section
 
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-driver = _load("apply_crash_driver", ROOT / "tests" / "engine" / "apply_crash_driver.py")
-harness = _load("test_apply_crash", ROOT / "tests" / "engine" / "test_apply_crash.py")
+driver = load_module("apply_crash_driver", ROOT / "tests" / "engine" / "apply_crash_driver.py")
+harness = load_module("test_apply_crash", ROOT / "tests" / "engine" / "test_apply_crash.py")
 
 
 def main() -> None:

@@ -12,7 +12,6 @@ Run: ``.venv/bin/python bench/stress_crash.py --trials 200`` (a few minutes per 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import random
 import sys
 import tempfile
@@ -24,20 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests" / "engine"))
 
-from _results import update_section
+from _results import load_module, update_section
 
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-crash_driver = _load("crash_driver", ROOT / "tests" / "engine" / "crash_driver.py")
-test_crash = _load("test_crash", ROOT / "tests" / "engine" / "test_crash.py")
+crash_driver = load_module("crash_driver", ROOT / "tests" / "engine" / "crash_driver.py")
+test_crash = load_module("test_crash", ROOT / "tests" / "engine" / "test_crash.py")
 
 
 def report(rows: list, args: argparse.Namespace, final: bool) -> str:
