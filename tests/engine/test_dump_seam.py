@@ -133,6 +133,30 @@ def test_wait_for_update_wakes_on_commit_rotation_and_close(open_server):
     assert not t.is_alive() and got[-1] is not None
 
 
+def test_wait_for_update_ends_when_interrupted_and_woken(open_server):
+    """A reader with no timeout ends only on progress, close, or its ``interrupted`` test after ``wake_readers``
+    (a KILLed dump thread: ``THD::awake`` signals ``update_cond``); a wake-up alone does not end the wait."""
+    srv = open_server(log_bin=True)
+    blog = srv.binlog
+    end = blog.end_position()
+    stop = threading.Event()
+    got: list = []
+    t = threading.Thread(
+        target=lambda: got.append(blog.wait_for_update(end.file, end.pos, None, interrupted=stop.is_set))
+    )
+    t.start()
+    blog.wake_readers()  # woken with nothing new and no stop: waits on
+    t.join(0.2)
+    assert t.is_alive()
+    stop.set()
+    blog.wake_readers()
+    t.join(30)
+    assert not t.is_alive()
+    assert got == [end]  # the unchanged end: no progress, the caller looks at its stop flag
+    # already interrupted: returns at once
+    assert blog.wait_for_update(end.file, end.pos, None, interrupted=lambda: True) == end
+
+
 def test_many_readers_see_every_commit(open_server):
     srv = open_server(log_bin=True)
     s = srv.session()

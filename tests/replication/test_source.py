@@ -21,6 +21,7 @@ import pytest
 from protocol.server_proc import ServerProcess, running_server
 
 from gtidkit.gtid import GtidSet
+from replication.cluster import wait_until
 
 SOURCE_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
 NON_BLOCK = 0x01
@@ -511,11 +512,18 @@ def test_checksum_mismatch_with_source_verify_checksum(fresh: ServerProcess) -> 
     s.conn.close()
 
 
+def processlist_ids(srv: ServerProcess) -> set[int]:
+    with connect(srv) as c, c.cursor() as cur:
+        cur.execute("SHOW PROCESSLIST")
+        return {r[0] for r in cur.fetchall()}
+
+
 def test_kill_ends_a_waiting_dump_and_shutdown_is_not_held_up(fresh: ServerProcess) -> None:
     s = start_dump(fresh, 0x1E, dump_gtid_body(GtidSet(), flags=0, server_id=8))
     for _ in range(3):
         s.next()
     dump_id = s.conn.thread_id()
+    assert dump_id in processlist_ids(fresh)
     with connect(fresh) as c, c.cursor() as cur:
         cur.execute(f"KILL {dump_id}")
     with pytest.raises(pymysql.err.OperationalError) as err:
@@ -523,6 +531,9 @@ def test_kill_ends_a_waiting_dump_and_shutdown_is_not_held_up(fresh: ServerProce
             s.next()
     assert err.value.args[0] == 2013
     s.conn.close()
+    # the dump thread waits for the binlog with no heartbeat and no polling (nothing is committed): only the
+    # KILL's wake-up of that wait ends it, and then its connection leaves the process list
+    wait_until(lambda: dump_id not in processlist_ids(fresh), timeout=30, what="the killed dump to end")
     waiting = start_dump(fresh, 0x1E, dump_gtid_body(GtidSet(), flags=0, server_id=9))
     waiting.next()
     assert fresh.stop(timeout=30) == 0  # SIGTERM with a dump blocked in wait_for_update
@@ -665,3 +676,52 @@ def test_gtid_dump_naming_a_file_skips_the_gtid_start_checks(source: ServerProce
     events = s.all()
     s.conn.close()
     assert [e[4] for e in events] == [4, 15, 35, 27]  # everything skipped, one heartbeat at the end
+
+
+# ----------------------------------------------------------------------------------------- PROCESSLIST State
+SENDING = "Sending binlog event to replica"  # the manual's "Replication Source Thread States", 8.0.26+ names
+WAITING = "Source has sent all binlog to replica; waiting for more updates"
+
+
+def dump_row(srv: ServerProcess, dump_id: int) -> tuple[str, str, str]:
+    """(Command, State) of SHOW PROCESSLIST and STATE of information_schema.PROCESSLIST for one connection."""
+    with connect(srv) as c, c.cursor() as cur:
+        cur.execute("SHOW PROCESSLIST")
+        command, state = next((r[4], r[6]) for r in cur.fetchall() if r[0] == dump_id)
+        cur.execute(f"SELECT STATE FROM information_schema.PROCESSLIST WHERE ID = {dump_id}")
+        return command, state, cur.fetchone()[0]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="protocol/admin.py shows engine_seam.stage() only for Command 'Query' (asked of the protocol owner, "
+    "see /work/notes/speed_team.md); remove this marker with that change",
+)
+def test_processlist_shows_dump_thread_state(fresh: ServerProcess) -> None:
+    with connect(fresh) as c, c.cursor() as cur:
+        cur.execute("CREATE TABLE db.b (id INT PRIMARY KEY, v LONGTEXT)")
+        for i in range(12):  # 12 MiB of row events: more than the socket buffers hold while nobody reads
+            cur.execute("INSERT INTO db.b VALUES (%s, REPEAT('x', 1048576))", (i,))
+    end = len(binlog_bytes(fresh))
+    s = start_dump(fresh, 0x1E, dump_gtid_body(GtidSet(), flags=0, server_id=11))
+    dump_id = s.conn.thread_id()
+    s.next()
+    assert s.next()[4] == 15  # the FDE: the sender is in the file, and blocked sending while we do not read
+    assert dump_row(fresh, dump_id) == ("Binlog Dump GTID", SENDING, SENDING)
+    while header(s.next())[4] != end:  # read everything: the sender reaches the end and waits
+        pass
+    wait_until(lambda: dump_row(fresh, dump_id) == ("Binlog Dump GTID", WAITING, WAITING), timeout=30)
+    with connect(fresh) as c, c.cursor() as cur:  # woken by a commit, sends it, and waits again
+        cur.execute("INSERT INTO db.t VALUES (100)")
+    while header(s.next())[1] != 16:  # up to the Xid
+        pass
+    wait_until(lambda: dump_row(fresh, dump_id) == ("Binlog Dump GTID", WAITING, WAITING), timeout=30)
+    # COM_BINLOG_DUMP (file/pos) from the end of the file: Command 'Binlog Dump', waiting at once
+    end = len(binlog_bytes(fresh))
+    fp = start_dump(fresh, 0x12, dump_body(end, "binlog.000001", flags=0, server_id=12))
+    fp.next()
+    fp.next()
+    fp_id = fp.conn.thread_id()
+    wait_until(lambda: dump_row(fresh, fp_id) == ("Binlog Dump", WAITING, WAITING), timeout=30)
+    s.conn.close()
+    fp.conn.close()

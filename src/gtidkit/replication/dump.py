@@ -27,7 +27,12 @@ The stream, as MySQL 8.0.26+/8.4 sends it (every event is one packet ``00`` + th
 5. At the end of the active file: EOF packet in non-blocking mode (flag ``BINLOG_DUMP_NON_BLOCK`` or replica
    server_id 0), else wait on the binlog's update condition (``BinlogLog.wait_for_update``, never polling),
    sending a Heartbeat (log_pos = read position) each ``@source_heartbeat_period`` / ``@master_heartbeat_period``
-   nanoseconds of silence.
+   nanoseconds of silence. A stop request (KILL, a newer dump of the same replica, shutdown) wakes that wait.
+
+The sender reports MySQL's thread stages (PROCESSLIST State, ``STAGE_*``): "Sending binlog event to replica" from
+the opening of each file, "Source has sent all binlog to replica; waiting for more updates" while waiting (then
+back), "Finished reading one binlog; switching to next binlog" between files, "Waiting to finalize termination" at
+the end. Only the 8.0.26+ names: ``terminology_use_previous`` is not supported.
 
 Fatal errors are ERR 1236 (ER_SOURCE_FATAL_ERROR_READING_BINLOG) with the sender's message; once a file is open
 the message gets MySQL's suffix ``; the first event '<start file>' at <start pos>, the last event read from
@@ -81,10 +86,13 @@ FDE_CREATED_OFFSET = LOG_EVENT_HEADER_LEN + 2 + 50
 #: checksum algorithms as ``binlog_checksum_typelib`` orders them (``enum_binlog_checksum_alg``)
 CHECKSUM_OFF, CHECKSUM_CRC32, CHECKSUM_UNDEF = 0, 1, 255
 _CHECKSUM_NAMES = {"NONE": CHECKSUM_OFF, "CRC32": CHECKSUM_CRC32}
-#: how long a waiting sender blocks in ``wait_for_update`` at most before looking at its stop flag. New events
-#: wake it at once (the binlog's condition, MySQL's ``update_cond``); this bound only limits how long a KILL, a
-#: newer dump of the same replica or a shutdown waits for it (MySQL's ``THD::awake`` signals the condition instead).
-_STOP_CHECK_SECONDS = 0.25
+#: The dump thread's stages (PROCESSLIST State), 8.0.26+ wording (manual "Replication Source Thread States";
+#: ``Binlog_sender::run`` / ``wait_new_events``): sending a file, idle at the end of the binlog, between two
+#: files, stopping.
+STAGE_SENDING = "Sending binlog event to replica"
+STAGE_WAITING = "Source has sent all binlog to replica; waiting for more updates"
+STAGE_SWITCHING = "Finished reading one binlog; switching to next binlog"
+STAGE_FINALIZING = "Waiting to finalize termination"
 _READ_CHUNK = 1 << 16
 #: MYSQL_ERRMSG_SIZE: longer 1236 texts for purged GTIDs use the "too long to print" wording
 MYSQL_ERRMSG_SIZE = 512
@@ -321,9 +329,13 @@ class BinlogSender:
         replica_checksum: the value of ``@source_binlog_checksum`` (else ``@master_binlog_checksum``) in the dump
             connection's session ("CRC32" / "NONE"), None when unset.
         heartbeat_period_ns: ``@source_heartbeat_period`` (else ``@master_heartbeat_period``), nanoseconds; 0 = none.
-        should_stop: polled between events and while waiting: True = stop quietly (KILL, shutdown), a text = stop
-            with that fatal error (a newer dump of the same replica), False = go on.
+        should_stop: checked between events and at each wake-up while waiting: True = stop quietly (KILL,
+            shutdown), a text = stop with that fatal error (a newer dump of the same replica), False = go on.
+            Whoever makes it answer non-False while the sender may wait calls ``server.binlog.wake_readers()``
+            (the sender does not poll: MySQL's ``THD::awake`` signalling ``update_cond``).
         verify_checksum: ``source_verify_checksum``: check each event's CRC32 before sending it.
+        on_stage: called with each new stage (``STAGE_*``, what SHOW PROCESSLIST shows in State), from the
+            sender's thread.
     """
 
     def __init__(
@@ -336,8 +348,12 @@ class BinlogSender:
         heartbeat_period_ns: int = 0,
         should_stop: Callable[[], bool | str] = lambda: False,
         verify_checksum: bool = False,
+        on_stage: Callable[[str], None] | None = None,
     ) -> None:
         self.server = server
+        self._on_stage = on_stage
+        #: the current stage (``STAGE_*``), "" before :meth:`run`
+        self.stage = ""
         self.request = request
         self._send = send
         self.should_stop = should_stop
@@ -387,6 +403,15 @@ class BinlogSender:
             )
         )
         self.heartbeats_sent += 1
+
+    def _set_stage(self, stage: str) -> None:
+        """``THD_STAGE_INFO``: record ``stage`` and report it."""
+        self.stage = stage
+        if self._on_stage is not None:
+            self._on_stage(stage)
+
+    def _stopping(self) -> bool:
+        return bool(self.should_stop())
 
     # -- start ---------------------------------------------------------------------------------------------
     def _init(self) -> tuple[str, int]:
@@ -472,10 +497,12 @@ class BinlogSender:
                     self._reader = _Reader(binlog.path(file), self.verify_checksum)
                 except OSError as err:
                     raise DumpError("Could not open log file") from err
+                self._set_stage(STAGE_SENDING)
                 if not self._send_binlog(pos):
                     return  # non-blocking end
                 self._reader.close()
                 self._reader = None
+                self._set_stage(STAGE_SWITCHING)
                 names = binlog.existing_files()
                 if file not in names or names.index(file) + 1 >= len(names):
                     raise DumpError("could not find next log")
@@ -487,6 +514,7 @@ class BinlogSender:
             if self._reader is not None:
                 self._reader.close()
                 self._reader = None
+            self._set_stage(STAGE_FINALIZING)
 
     def with_suffix(self, text: str) -> str:
         """``text`` with MySQL's "; the first event ..." suffix when a file is open (``Binlog_sender::run``)."""
@@ -575,29 +603,31 @@ class BinlogSender:
             self._wait(read_pos)
 
     def _wait(self, read_pos: int) -> None:
-        """``wait_new_events``: block on the binlog's update condition, with heartbeats when a period is set."""
+        """``wait_new_events``: block on the binlog's update condition (stage :data:`STAGE_WAITING`), with
+        heartbeats when a period is set; no polling: a stop request wakes it (see ``should_stop``)."""
         binlog = self.server.binlog
         hb = self.heartbeat_period
         deadline = time.monotonic() + hb if hb > 0 else None
-        while True:
-            self._check_stop()
-            if binlog is None:
-                raise DumpStopped()
-            now = time.monotonic()
-            timeout = (
-                _STOP_CHECK_SECONDS
-                if deadline is None
-                else max(0.0, min(_STOP_CHECK_SECONDS, deadline - now))
-            )
-            moved = binlog.wait_for_update(self.file, read_pos, timeout)
-            if moved is not None:
-                if moved.file != self.file or moved.pos > read_pos:
-                    return
-                # woken without progress: the log was closed (server shutdown), the dump ends with it
-                raise DumpStopped()
-            if deadline is not None and time.monotonic() >= deadline:
-                self._heartbeat(read_pos)
-                deadline = time.monotonic() + hb
+        before = self.stage
+        self._set_stage(STAGE_WAITING)  # ENTER_COND
+        try:
+            while True:
+                self._check_stop()
+                if binlog is None:
+                    raise DumpStopped()
+                timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+                moved = binlog.wait_for_update(self.file, read_pos, timeout, interrupted=self._stopping)
+                if moved is not None:
+                    self._check_stop()
+                    if moved.file != self.file or moved.pos > read_pos:
+                        return
+                    # woken without progress: the log was closed (server shutdown), the dump ends with it
+                    raise DumpStopped()
+                if deadline is not None and time.monotonic() >= deadline:
+                    self._heartbeat(read_pos)
+                    deadline = time.monotonic() + hb
+        finally:
+            self._set_stage(before)  # EXIT_COND
 
     def _send_events(self, end: int, *, inactive: bool) -> None:
         """``send_events``: events up to ``end``, skipping the replica's GTIDs with heartbeats after skips."""

@@ -15,8 +15,10 @@ MySQL source: ``sql/rpl_source.cc`` (``register_replica``, ``unregister_replica`
   replica is killed (``kill_zombie_dump_threads``: same ``@replica_uuid`` when this connection set one, else the
   same server_id among dumps without a UUID; a server_id 0 dump without UUID kills nothing); the killed dump ends
   with ERR 1236 "A replica with the same server_uuid/server_id as this replica has connected to the source".
-  The connection then shows Command ``Binlog Dump`` / ``Binlog Dump GTID`` in SHOW PROCESSLIST and streams; it is
-  closed after the dump (MySQL's "fake COM_QUIT"), after EOF (non-blocking end) or ERR 1236.
+  The connection then shows Command ``Binlog Dump`` / ``Binlog Dump GTID`` in SHOW PROCESSLIST, its session's
+  ``stage`` (PROCESSLIST State) follows the sender (``Binlog_sender``'s stages, ``dump.STAGE_*``), and it streams; it
+  is closed after the dump (MySQL's "fake COM_QUIT"), after EOF (non-blocking end) or ERR 1236. A KILL, a newer dump
+  of the same replica and shutdown wake a sender waiting for the binlog (``THD::awake``): it never polls.
 """
 
 from __future__ import annotations
@@ -125,10 +127,11 @@ def replica_uuid_of(session: Any) -> str:
 class _Dump:
     """A running dump: its connection, replica identity and stop flag."""
 
-    def __init__(self, handler: Any, server_id: int, replica_uuid: str) -> None:
+    def __init__(self, handler: Any, server_id: int, replica_uuid: str, engine: Any) -> None:
         self.handler = handler
         self.server_id = server_id
         self.replica_uuid = replica_uuid
+        self.engine = engine
         self.stop = threading.Event()
         self.duplicate = False
 
@@ -137,6 +140,19 @@ class _Dump:
         if self.duplicate:
             return "A replica with the same server_uuid/server_id as this replica has connected to the source"
         return self.stop.is_set() or bool(self.handler.killed)
+
+    def wake(self) -> None:
+        """Wake the sender if it waits for the binlog, so it sees :meth:`should_stop` now (``THD::awake``)."""
+        binlog = self.engine.binlog
+        if binlog is not None:
+            binlog.wake_readers()
+
+    def request_stop(self, *, duplicate: bool = False) -> None:
+        """Stop the sender (quietly, or with the zombie's fatal error) and wake it."""
+        if duplicate:
+            self.duplicate = True
+        self.stop.set()
+        self.wake()
 
 
 class SourceRole:
@@ -169,7 +185,7 @@ class SourceRole:
             self._stopping = True
             dumps = list(self._dumps)
         for d in dumps:
-            d.stop.set()
+            d.request_stop()
             try:
                 d.handler.kill_hook()
             except Exception:  # a socket already gone
@@ -262,7 +278,7 @@ class SourceRole:
             return False
         session = handler.session
         ruuid = replica_uuid_of(session)
-        me = _Dump(handler, request.server_id, ruuid)
+        me = _Dump(handler, request.server_id, ruuid, self.engine)
         self._kill_zombies(me)
         with self._lock:
             if self._stopping:
@@ -270,6 +286,15 @@ class SourceRole:
             self._dumps.append(me)
         handler.command = "Binlog Dump GTID" if cmd.command == COM_BINLOG_DUMP_GTID else "Binlog Dump"
         handler.command_started = time.monotonic()
+        # KILL sets handler.killed, then calls the edge's kill_hook (which shuts the socket down): wake the sender
+        # too, which may be waiting for the binlog and would not see the socket go
+        edge_kill = handler.kill_hook
+
+        def kill() -> None:
+            me.wake()
+            edge_kill()
+
+        handler.kill_hook = kill
         log.info(  # ER_RPL_BINLOG_STARTING_DUMP, plus the GTID set the general log shows
             "Start binlog_dump to source_thread_id(%d) replica_server(%d), pos(%s, %d)%s",
             handler.connection_id,
@@ -289,6 +314,7 @@ class SourceRole:
             heartbeat_period_ns=_int(period),
             should_stop=me.should_stop,
             verify_checksum=verify,
+            on_stage=lambda stage: setattr(session, "stage", stage),  # PROCESSLIST State (engine_seam.stage)
         )
         try:
             sender.run()
@@ -301,6 +327,7 @@ class SourceRole:
         except OSError as err:
             log.debug("dump connection %d: %s", handler.connection_id, err)
         finally:
+            handler.kill_hook = edge_kill
             with self._lock:
                 if me in self._dumps:
                     self._dumps.remove(me)
@@ -329,8 +356,7 @@ class SourceRole:
                         "UUID" if me.replica_uuid else "server_id",
                         d.handler.connection_id,
                     )
-                    d.duplicate = True
-                    d.stop.set()
+                    d.request_stop(duplicate=True)
                     break  # MySQL's find_thd stops at the first match
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from uuid import UUID
@@ -333,7 +333,9 @@ class BinlogLog:
         with self._update:
             return self._end
 
-    def wait_for_update(self, file: str, pos: int, timeout: float | None) -> LogPosition | None:
+    def wait_for_update(
+        self, file: str, pos: int, timeout: float | None, *, interrupted: Callable[[], bool] | None = None
+    ) -> LogPosition | None:
         """Block until the log has grown past ``(file, pos)``, rotated away from ``file``, or was closed.
 
         A reader that has sent everything up to ``(file, pos)`` calls this instead of polling; the writer signals
@@ -343,20 +345,31 @@ class BinlogLog:
             file: the file the reader is at.
             pos: the offset the reader has read up to in ``file``.
             timeout: seconds to wait at most (None = no limit); a dump thread uses its heartbeat period.
+            interrupted: checked under the condition's lock at each wake-up; True ends the wait. Whoever makes it
+                True calls :meth:`wake_readers` afterwards (MySQL's ``THD::awake`` signalling the condition a
+                killed dump thread waits on), so the wake-up cannot be lost.
 
         Returns:
             The new end position, or None on timeout (nothing new: time for a heartbeat). After :meth:`close` /
-            :meth:`abandon` it returns the last end position at once.
+            :meth:`abandon`, or once ``interrupted()`` is True, it returns the last end position at once (the caller
+            tells these apart from progress by comparing it with ``(file, pos)``).
         """
 
         def moved() -> bool:
             end = self._end
-            return self._closed or (end is not None and (end.file != file or end.pos > pos))
+            if self._closed or (end is not None and (end.file != file or end.pos > pos)):
+                return True
+            return interrupted is not None and interrupted()
 
         with self._update:
             if not self._update.wait_for(moved, timeout):
                 return None
             return self._end
+
+    def wake_readers(self) -> None:
+        """Wake every reader blocked in :meth:`wait_for_update` so it re-checks its condition (a KILLed dump)."""
+        with self._update:
+            self._update.notify_all()
 
     def locate(
         self, requested: GtidSet, *, gtid_purged: GtidSet, gtid_executed: GtidSet, server_uuid: UUID | str
