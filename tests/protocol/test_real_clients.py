@@ -420,6 +420,13 @@ def test_max_connections_wait_timeout_and_sigterm(tmp_path: Path) -> None:
         with a.cursor() as cur:
             cur.execute("CREATE DATABASE kept")
         time.sleep(3.5)  # both idle longer than wait_timeout
+        # the server said why before closing: ERR 4031 ER_CLIENT_INTERACTION_TIMEOUT (sequence id 0), then EOF
+        b._sock.settimeout(10)
+        data = b""
+        while chunk := b._sock.recv(4096):
+            data += chunk
+        assert data[3:7] == b"\x00\xff" + (4031).to_bytes(2, "little"), data
+        assert b"disconnected by the server because of inactivity" in data
         with pytest.raises(pymysql.err.OperationalError), b.cursor() as cur:
             cur.execute("SELECT 1")
         c = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")

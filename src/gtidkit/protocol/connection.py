@@ -35,18 +35,22 @@ closes the rows goes out as an OK packet with header 0xFE, so callers always sen
 from __future__ import annotations
 
 import enum
+import struct
 from collections.abc import Callable
 from typing import Any
 
 from gtidkit.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from gtidkit.protocol.constants import (
     CAP_DEPRECATE_EOF,
+    CAP_PROTOCOL_41,
+    EOF_HEADER,
     SERVER_CAPABILITIES,
     STATUS_MORE_RESULTS_EXISTS,
     STATUS_SESSION_STATE_CHANGED,
     Capability,
 )
 from gtidkit.protocol.messages import (
+    _NON_TEXT_TYPES,
     AuthData,
     AuthMoreData,
     AuthSwitchRequest,
@@ -66,11 +70,13 @@ from gtidkit.protocol.messages import (
     SSLRequest,
     StmtPrepareOk,
     TextRow,
+    binary_value,
     decode_command,
     encode_binary_rows,
     encode_text_rows,
 )
-from gtidkit.protocol.packets import MAX_PAYLOAD, PacketReader, frame
+from gtidkit.protocol.packets import HEADER_LENGTH, MAX_PAYLOAD, PacketReader, frame
+from gtidkit.protocol.wire import lenenc_int
 
 
 class State(enum.Enum):
@@ -189,6 +195,72 @@ _HEADERS = tuple(n.to_bytes(3, "little") for n in range(256))
 DEFAULT_MAX_ALLOWED_PACKET = 64 * 1024 * 1024
 
 
+#: a packet header as one little-endian word: length (3 bytes) | sequence id << 24
+_HEADER = struct.Struct("<I")
+_SHORT_LENGTHS = tuple(bytes((i,)) for i in range(0xFB))
+_NOT_STATE_CHANGED = ~STATUS_SESSION_STATE_CHANGED & 0xFFFF
+
+
+def _add_packet(add: Callable[[bytes], None], payload: bytes, seq: int) -> int:
+    """Append one framed payload (split when 16 MiB or longer) to a list's ``append``; returns the next id."""
+    n = len(payload)
+    if n < MAX_PAYLOAD:
+        add(_HEADER.pack(n | seq << 24))
+        add(payload)
+        return (seq + 1) & 0xFF
+    data, seq = frame(payload, seq)
+    add(data)
+    return seq
+
+
+def _eof_packet(seq: int, protocol_41: int, warnings: int, status_flags: int) -> bytes:
+    """A framed classic EOF packet: what ``Eof(warnings, status_flags).encode(caps)`` frames to."""
+    if protocol_41:
+        return _EOF_41.pack(5 | seq << 24, EOF_HEADER, warnings, status_flags & _NOT_STATE_CHANGED)
+    return _HEADER.pack(1 | seq << 24) + _EOF_ONLY
+
+
+_EOF_41 = struct.Struct("<IBHH")
+_EOF_ONLY = bytes((EOF_HEADER,))
+
+
+def _frame_binary_text_column(
+    rows: Any, seq: int, add: Callable[[bytes], None], ftype: int, unsigned: bool
+) -> int:
+    """Frame binary-protocol rows of one column whose strings go out as lenenc text (sysbench's ``SELECT c``):
+    byte for byte :func:`encode_binary_rows` then framing, in one pass. Returns the next sequence id.
+
+    Raises:
+        LocalProtocolError: a row that is not one value wide, or a value its type cannot carry.
+    """
+    pack = _SHORT_ROW.pack
+    for row in rows:
+        if len(row) != 1:
+            raise LocalProtocolError(f"row of {len(row)} values in a result of 1 columns")
+        v = row[0]
+        if type(v) is str:
+            b = v.encode("utf-8", "surrogateescape")
+            m = len(b)
+            if m < 0xFB:
+                add(pack((m + 3) | seq << 24, 0, m))  # header, row header 0x00, empty bitmap, length byte
+                add(b)
+                seq = (seq + 1) & 0xFF
+                continue
+            payload = _ROW_PREFIX + lenenc_int(m) + b
+        elif v is None:
+            payload = b"\0\x04"
+        else:
+            payload = _ROW_PREFIX + binary_value(v, ftype, unsigned)
+        seq = _add_packet(add, payload, seq)
+    return seq
+
+
+#: packet header | row header and NULL bitmap (two zero bytes) | one-byte length of a short string
+_SHORT_ROW = struct.Struct("<IHB")
+#: a binary row's header byte and the empty NULL bitmap of a one-column row
+_ROW_PREFIX = b"\0\0"
+
+
 class ServerConnection:
     """The server side of one connection, as a state machine over bytes.
 
@@ -231,6 +303,11 @@ class ServerConnection:
     def max_allowed_packet(self, value: int) -> None:
         """Change the limit (SET GLOBAL max_allowed_packet applies to new reads)."""
         self._reader.max_payload = value
+
+    @property
+    def capability_bits(self) -> int:
+        """The negotiated capabilities as a plain int (cheaper to test than the ``capabilities`` flag)."""
+        return self._caps
 
     @property
     def deprecate_eof(self) -> bool:
@@ -307,6 +384,34 @@ class ServerConnection:
             self._seq = 0
         self.state = new
         return event
+
+    def peek_command(self, data: bytes) -> bytes | None:
+        """The payload of ``data`` when it is exactly one whole command packet that :meth:`receive_data` +
+        :meth:`next_event` would accept as it is: in ``COMMAND`` with nothing buffered, sequence id 0, one physical
+        packet no longer than ``max_allowed_packet``. None otherwise. Nothing changes either way: a caller that
+        answers the command itself calls :meth:`begin_response` first, else it feeds ``data`` as usual.
+        """
+        n = len(data) - HEADER_LENGTH
+        if (
+            n <= 0
+            or self.state is not State.COMMAND
+            or data[3]
+            or (data[0] | data[1] << 8 | data[2] << 16) != n
+            or n >= MAX_PAYLOAD
+            or self._reader.buffered
+            or self._peer_closed
+        ):
+            return None
+        limit = self._reader.max_payload
+        if limit is not None and n > limit:
+            return None
+        return data[HEADER_LENGTH:]
+
+    def begin_response(self) -> None:
+        """The command :meth:`peek_command` returned was taken: the server answers now (``RESPONDING``, next
+        sequence id 1), as after :meth:`next_event` returned a command answered with a response."""
+        self.state = State.RESPONDING
+        self._seq = 1
 
     def _negotiate(self, client: int) -> None:
         self.client_capabilities = Capability(client & 0xFFFFFFFF)
@@ -409,30 +514,48 @@ class ServerConnection:
         if self.state is not State.RESPONDING or width == 0:
             state, self.state = self.state, State.ERROR
             raise LocalProtocolError(f"cannot send a result set of {width} columns in state {state.name}")
-        for r in rows:
-            if len(r) != width:
-                self.state = State.ERROR
-                raise LocalProtocolError(f"row of {len(r)} values in a result of {width} columns")
         caps = self._caps
+        seq = self._seq
+        parts: list[bytes] = []
+        add = parts.append
+        add(_HEADER.pack(1 | seq << 24) + (_SHORT_LENGTHS[width] if width < 0xFB else lenenc_int(width)))
+        seq = (seq + 1) & 0xFF
+        for payload in column_payloads:
+            seq = _add_packet(add, payload, seq)
+        deprecate_eof = caps & CAP_DEPRECATE_EOF
+        protocol_41 = caps & CAP_PROTOCOL_41
+        if not deprecate_eof:
+            add(_eof_packet(seq, protocol_41, warnings, status_flags))
+            seq = (seq + 1) & 0xFF
         try:
-            encoded = encode_binary_rows(rows, types, unsigned) if binary else encode_text_rows(rows)
+            if binary and width == 1 and types[0] not in _NON_TEXT_TYPES:
+                seq = _frame_binary_text_column(rows, seq, add, types[0], bool(unsigned and unsigned[0]))
+            else:
+                for r in rows:
+                    if len(r) != width:
+                        self.state = State.ERROR
+                        raise LocalProtocolError(f"row of {len(r)} values in a result of {width} columns")
+                encoded = encode_binary_rows(rows, types, unsigned) if binary else encode_text_rows(rows)
+                self._seq = seq
+                add(self._frame_all(encoded))
+                seq = self._seq
         except ProtocolError:
             self.state = State.ERROR
             raise
-        payloads = [ColumnCount(width).encode(), *column_payloads]
-        deprecate_eof = bool(caps & CAP_DEPRECATE_EOF)
-        if not deprecate_eof:
-            payloads.append(Eof(warnings, status_flags & ~STATUS_SESSION_STATE_CHANGED).encode(caps))
-        payloads += encoded
-        end = Eof(warnings, status_flags, info, session_state)
-        payloads.append(end.as_ok().encode(caps) if deprecate_eof else end.encode(caps))
-        out = self._frame_all(payloads)
+        if deprecate_eof:
+            seq = _add_packet(
+                add, Ok(0, 0, status_flags, warnings, info, session_state, EOF_HEADER).encode(caps), seq
+            )
+        else:
+            add(_eof_packet(seq, protocol_41, warnings, status_flags))
+            seq = (seq + 1) & 0xFF
         if status_flags & STATUS_MORE_RESULTS_EXISTS:
             self.state = State.RESPONDING
+            self._seq = seq
         else:
             self.state = State.COMMAND
             self._seq = 0
-        return out
+        return b"".join(parts)
 
     def send_column_definitions(self, payloads: list[bytes]) -> bytes:
         """Send already-encoded column-definition payloads (:meth:`ColumnDefinition.encode`, cached by the

@@ -35,6 +35,7 @@ from gtidkit.protocol.connection import (
 from gtidkit.protocol.constants import (
     BINARY_COLLATION,
     CAP_FOUND_ROWS,
+    CAP_QUERY_ATTRIBUTES,
     CAP_SESSION_TRACK,
     FLAG_UNSIGNED,
     SERVER_CAPABILITIES,
@@ -73,12 +74,20 @@ from gtidkit.protocol.messages import (
     SSLRequest,
     StmtPrepareOk,
     UnknownCommand,
+    execute_parameters,
 )
 from gtidkit.protocol.prepared import PreparedStatement
 from gtidkit.protocol.session_tracker import encode_state
 from gtidkit.version import SERVER_VERSION
 
 log = logging.getLogger("gtidkit.server")
+
+#: the command byte of COM_STMT_EXECUTE, as the fifth byte of its packet
+_EXECUTE_BYTE = b"\x17"
+#: command byte + statement_id (4) + flags (1) + iteration_count (4)
+_EXECUTE_FIXED = 10
+#: prepared statements whose execution is ``session.execute_prepared`` behind the privilege hook
+_FAST_KINDS = frozenset({"select", "dml"})
 
 
 class StreamIO:
@@ -191,6 +200,9 @@ class ClientHandler:
         #: set by the socket edge: close this connection from another thread (KILL).
         self.kill_hook: Callable[[], None] = lambda: None
         self._intercept: tuple[Any, engine_seam.Interceptor] | None = None
+        #: (columns, their definition payloads, types, unsigned flags) of the last result set sent: a statement
+        #: executed again gets the same engine Column objects back, so this is rarely rebuilt
+        self._result_meta: tuple[Any, list[bytes], tuple[int, ...], tuple[bool, ...]] | None = None
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> bytes:
@@ -252,6 +264,10 @@ class ClientHandler:
         Protocol violations are answered with an ERR packet (MySQL's code when it has one) and close the
         connection; they never escape.
         """
+        if data and data[4:5] == _EXECUTE_BYTE and not (self.closed or self.want_tls):
+            out = self._fast_execute(data)
+            if out is not None:
+                return out
         self.conn.receive_data(data)
         out = bytearray()
         while not self.closed and not self.want_tls:
@@ -515,6 +531,83 @@ class ClientHandler:
         stmt.long_data.clear()
         return self._query(stmt.sql, binary=True, prepared=(stmt.engine, bound))
 
+    def _fast_execute(self, data: bytes) -> bytes | None:
+        """COM_STMT_EXECUTE of a prepared SELECT / DML arriving alone in one packet: the answer, byte for byte what
+        the general path (:meth:`receive_data` -> :meth:`_dispatch` -> :meth:`_stmt_execute` -> :meth:`_query`)
+        sends, without its generic steps (packet buffering, the message object, the dispatch chain, the per-call
+        generator). None, with nothing changed, for anything else (then the general path answers).
+
+        Kept as the general path does: PROCESSLIST's Command / Time / Info, the Questions counter, the privilege
+        check (cached per statement while the account, the default schema and the sandbox stay the same: the check
+        is a pure function of them), KILL QUERY / CONNECTION, the engine's own per-statement work (diagnostics,
+        status flags, session-state tracking), every OK / ERR / result-set byte.
+        """
+        payload = self.conn.peek_command(data)
+        if payload is None or len(payload) < _EXECUTE_FIXED:
+            return None
+        stmt = self.statements.get(payload[1] | payload[2] << 8 | payload[3] << 16 | payload[4] << 24)
+        if stmt is None or stmt.long_data:
+            return None
+        prepared = stmt.engine
+        if prepared is None or prepared.kind not in _FAST_KINDS:
+            return None
+        decoded = execute_parameters(
+            payload,
+            stmt.param_count,
+            bool(self.conn.capability_bits & CAP_QUERY_ATTRIBUTES),
+            stmt.types,
+        )
+        if decoded is None:
+            return None
+        values, stmt.types = decoded
+        self.conn.begin_response()
+        self.command = "Query"
+        self.command_started = time.monotonic()
+        with self.ctx.lock:
+            self.ctx.questions += 1
+        self.info = stmt.sql
+        out = b""
+        try:
+            try:
+                self._check_prepared(stmt)
+                results = self.session.execute_prepared(prepared, values)
+                if not results:
+                    raise StopIteration  # what next() on the general path's empty generator raises
+                last = len(results) - 1
+                for i, res in enumerate(results):
+                    out += self._send_result(res, more=i < last, binary=True)
+            except MySQLError as err:
+                out += self.conn.send(Err(err.code, err.message, err.sqlstate))
+            except ProtocolError:
+                raise
+            except Exception as err:
+                log.exception("internal error in connection %d on %r", self.connection_id, stmt.sql[:200])
+                out += self.conn.send(Err(1815, f"Internal error: {type(err).__name__}: {err}"))
+        finally:
+            self.command = "Sleep"
+            self.info = None
+            self.command_started = time.monotonic()
+        if self.killed:
+            self.closed = True
+        return out
+
+    def _check_prepared(self, stmt: PreparedStatement) -> None:
+        """The privilege hook on a prepared SELECT / DML's template, as :func:`engine_seam.execute_prepared` runs
+        it; skipped when it passed for this statement with the same account object (accounts are frozen: GRANT and
+        REVOKE store a new one), default schema and sandbox state.
+
+        Raises:
+            MySQLError: what the hook raises (1142, 1044, 1820 ...); 1235 if it answered the statement itself.
+        """
+        account = self.current_account()
+        schema = engine_seam.current_schema(self.session)
+        passed = stmt.checked
+        if passed is not None and passed[0] is account and passed[1] == schema and passed[2] == self.sandbox:
+            return
+        if self._interceptor()(stmt.engine.template) is not None:  # pragma: no cover - never answered
+            raise mysql_error(1235, "this statement as a prepared statement")
+        stmt.checked = (account, schema, self.sandbox)
+
     def _interceptor(self) -> engine_seam.Interceptor:
         """The admin-statement hook of this connection (built once per engine session)."""
         from gtidkit.protocol import admin
@@ -576,12 +669,12 @@ class ClientHandler:
         return bytes(out)
 
     def _send_result(self, res: engine_seam.StatementResult, *, more: bool, binary: bool = False) -> bytes:
-        status = int(res.status_flags)
+        status = res.status_flags
         if more:
             status |= STATUS_MORE_RESULTS_EXISTS
         else:
             status &= ~STATUS_MORE_RESULTS_EXISTS
-        caps = int(self.conn.capabilities)
+        caps = self.conn.capability_bits
         state = b""
         if res.state_changes and caps & CAP_SESSION_TRACK:
             state = encode_state(res.state_changes)
@@ -590,25 +683,28 @@ class ClientHandler:
         if not state:
             status &= ~STATUS_SESSION_STATE_CHANGED
         info = res.info.encode() if res.info else b""
-        if res.columns is None:
+        columns = res.columns
+        if columns is None:
             # CLIENT_FOUND_ROWS: the client wants rows matched, not rows changed (UPDATE)
             affected = res.matched_rows if caps & CAP_FOUND_ROWS else res.affected_rows
             return self.conn.send(Ok(affected, res.last_insert_id, status, res.warning_count, info, state))
-        columns = res.columns
-        types: tuple[int, ...] = ()
-        unsigned: tuple[bool, ...] = ()
-        if binary:
-            types = tuple(int(c.type) for c in columns)
-            unsigned = tuple(bool(c.flags & FLAG_UNSIGNED) for c in columns)
+        meta = self._result_meta
+        if meta is None or (columns is not meta[0] and columns != meta[0]):
+            meta = self._result_meta = (
+                columns,
+                [_definition_payload(c) for c in columns],
+                tuple(int(c.type) for c in columns),
+                tuple(bool(c.flags & FLAG_UNSIGNED) for c in columns),
+            )
         return self.conn.send_result_set(
-            [_definition_payload(c) for c in columns],
+            meta[1],
             res.rows,
             warnings=res.warning_count,
             status_flags=status,
             session_state=state,
             binary=binary,
-            types=types,
-            unsigned=unsigned,
+            types=meta[2] if binary else (),
+            unsigned=meta[3] if binary else (),
         )
 
     def _field_list(self, cmd: ComFieldList) -> bytes:

@@ -995,6 +995,84 @@ def _read_bound_values(
     return tuple(out), typed
 
 
+#: (type, unsigned) -> struct of the fixed-width binary parameter forms (what decode_binary_param reads for them)
+_FIXED_PARAMS: dict[tuple[int, bool], struct.Struct] = {
+    **{
+        (int(t), uns): struct.Struct(
+            "<"
+            + ({1: "b", 2: "h", 4: "i", 8: "q"}[w].upper() if uns else {1: "b", 2: "h", 4: "i", 8: "q"}[w])
+        )
+        for t, w in _INT_WIDTHS.items()
+        for uns in (False, True)
+    },
+    **{(int(FieldType.MYSQL_TYPE_DOUBLE), u): struct.Struct("<d") for u in (False, True)},
+    **{(int(FieldType.MYSQL_TYPE_FLOAT), u): struct.Struct("<f") for u in (False, True)},
+}
+
+
+def execute_parameters(
+    payload: bytes,
+    num_params: int,
+    query_attributes: bool,
+    previous_types: tuple[tuple[int, bool], ...] | None,
+) -> tuple[list[Any], tuple[tuple[int, bool], ...]] | None:
+    """The bound values of a whole COM_STMT_EXECUTE ``payload`` (command byte included) in one pass: the common
+    layouts only, with the values :meth:`ComStmtExecute.parameters` gives for them (``[v.value ...]`` of its
+    first ``num_params``) and the types then in force.
+
+    Returns None for anything else: query attributes with names or a count other than ``num_params``, no types
+    bound yet, a truncated or malformed block, a type the client may not send. The caller then takes the general
+    path, which answers those exactly (errors included). Nothing is raised.
+    """
+    if num_params == 0:
+        if query_attributes and payload[5] & PARAMETER_COUNT_AVAILABLE:
+            return None
+        return [], previous_types or ()
+    pos = 10
+    end = len(payload)
+    if query_attributes:  # lenenc parameter count first; named attributes beyond it take the general path
+        if pos >= end or payload[pos] != num_params or num_params >= 0xFB:
+            return None
+        pos += 1
+    nulls = payload[pos : pos + (num_params + 7) // 8]
+    pos += (num_params + 7) // 8
+    if pos >= end:
+        return None
+    if payload[pos]:
+        if query_attributes:
+            return None  # new types come with a name each
+        pos += 1
+        raw = payload[pos : pos + 2 * num_params]
+        if len(raw) < 2 * num_params:
+            return None
+        types = tuple((raw[i], bool(raw[i + 1] & UNSIGNED_PARAM_FLAG)) for i in range(0, 2 * num_params, 2))
+        pos += 2 * num_params
+    else:
+        pos += 1
+        if previous_types is None or len(previous_types) != num_params:
+            return None
+        types = previous_types
+    values: list[Any] = []
+    add = values.append
+    fixed = _FIXED_PARAMS
+    try:
+        for i, key in enumerate(types):
+            if nulls[i >> 3] & (1 << (i & 7)):
+                add(None)
+                continue
+            st = fixed.get(key)
+            if st is not None:
+                add(st.unpack_from(payload, pos)[0])
+                pos += st.size
+            else:
+                r = Reader(payload, pos)
+                add(decode_binary_param(r, key[0], key[1]))
+                pos = r.pos
+    except (struct.error, RemoteProtocolError):
+        return None
+    return values, types
+
+
 @dataclass(frozen=True, slots=True)
 class ComQuery:
     """COM_QUERY: ``0x03`` | [with QUERY_ATTRIBUTES: lenenc parameter_count, lenenc parameter_set_count (1),

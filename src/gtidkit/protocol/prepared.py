@@ -29,6 +29,8 @@ class PreparedStatement:
         long_data: parameter index -> bytes sent with COM_STMT_SEND_LONG_DATA since the last execute/reset.
         types: the parameter types last bound ((type, unsigned) pairs), reused when a client does not resend them.
         engine: the engine's prepared statement (``session.prepare``), None until prepared.
+        checked: ``(account, default schema, sandbox)`` under which the privilege check last passed (see
+            ``ClientHandler._check_prepared``), or None.
     """
 
     statement_id: int
@@ -37,6 +39,7 @@ class PreparedStatement:
     long_data: dict[int, bytearray] = field(default_factory=dict)
     types: tuple[tuple[int, bool], ...] | None = None
     engine: Any = None
+    checked: tuple[Any, str | None, bool] | None = None
 
     @property
     def param_count(self) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import socket
 import ssl
+import struct
 import threading
 from typing import Any
 
@@ -202,42 +203,47 @@ class WireServer:
                         self._active -= 1
 
     def _loop(self, handler: ClientHandler, holder: dict[str, Any]) -> None:
+        buf = bytearray(RECV_SIZE)
+        view = memoryview(buf)
+        timer = _Timeouts()
         while not handler.closed:
             sock = holder["sock"]
             state = handler.conn.state
-            if state is State.AWAIT_RESPONSE and not handler.tls_active:
-                sock.settimeout(self.connect_timeout)
-                data = _read_packet(sock)
+            tls = handler.tls_active
+            if state is State.COMMAND:
+                interactive = handler.conn.client_capabilities & Capability.INTERACTIVE
+                timeout: float | None = self.interactive_timeout if interactive else self.wait_timeout
+            elif state in (State.AWAIT_RESPONSE, State.AWAIT_AUTH_DATA):
+                timeout = self.connect_timeout
             else:
-                if state is State.COMMAND:
-                    interactive = handler.conn.client_capabilities & Capability.INTERACTIVE
-                    timeout: float | None = self.interactive_timeout if interactive else self.wait_timeout
-                elif state in (State.AWAIT_RESPONSE, State.AWAIT_AUTH_DATA):
-                    timeout = self.connect_timeout
+                timeout = None
+            timer.apply(sock, timeout, tls)
+            try:
+                if state is State.AWAIT_RESPONSE and not tls:
+                    data = _read_packet(sock)
                 else:
-                    timeout = None
-                if sock.gettimeout() != timeout:  # settimeout is a system call: only when it changes
-                    sock.settimeout(timeout)
-                try:
-                    data = sock.recv(RECV_SIZE)
-                except TimeoutError:
-                    if state is State.COMMAND:
-                        sock.sendall(handler.idle_timeout())
-                    return
+                    n = sock.recv_into(buf)
+                    data = bytes(view[:n])
+            except (TimeoutError, BlockingIOError):
+                if state is State.COMMAND:
+                    sock.sendall(handler.idle_timeout())
+                return
             out = handler.receive_data(data)
             if out:
                 sock.sendall(out)
             if handler.want_tls:
                 assert self.ssl_context is not None
-                sock.settimeout(self.connect_timeout)
+                timer.apply(sock, self.connect_timeout, True)
                 holder["sock"] = self.ssl_context.wrap_socket(sock, server_side=True)
                 with self._lock:
                     self._sockets[id(handler)] = holder["sock"]
                 handler.tls_started()
             if handler.shutdown_requested:
                 self.ctx.request_shutdown()
-            if handler.takeover is not None and not self._run_takeover(handler, holder):
-                return
+            if handler.takeover is not None:
+                timer.apply(holder["sock"], None, handler.tls_active)
+                if not self._run_takeover(handler, holder):
+                    return
             if not data:
                 return
 
@@ -246,7 +252,6 @@ class WireServer:
         hook, cmd = handler.takeover  # type: ignore[misc]
         handler.takeover = None
         sock = holder["sock"]
-        sock.settimeout(None)
         conn = handler.conn
         seq = [1]
         reader = PacketReader(conn.max_allowed_packet)
@@ -275,6 +280,49 @@ class WireServer:
         else:
             handler.closed = True
         return resume
+
+
+class _Timeouts:
+    """The receive/send timeout of one client socket, changed only when it differs (each change is a system call).
+
+    A plain TCP socket stays in blocking mode and the kernel enforces the timeout (SO_RCVTIMEO / SO_SNDTIMEO: an
+    expired wait fails with EAGAIN, raised as BlockingIOError), so a command costs one recv and one send and no
+    poll. A TLS socket keeps Python's own timeout (poll before each read): the ssl module reports a kernel timeout
+    as SSLWantReadError, not as a timeout. KILL still works on both: it shuts the socket down, which wakes a
+    blocked recv with end-of-file.
+    """
+
+    __slots__ = ("current",)
+
+    def __init__(self) -> None:
+        self.current: tuple[float | None, bool] | None = None
+
+    def apply(self, sock: Any, timeout: float | None, tls: bool) -> None:
+        """Make ``timeout`` (seconds, None = wait forever) the socket's read and write timeout."""
+        wanted = (timeout, tls)
+        if wanted == self.current:
+            return
+        if tls:
+            if self.current is not None and not self.current[1] and self.current[0] is not None:
+                _kernel_timeout(sock, None)  # the fd outlives the plain phase: no kernel timeout under TLS
+            sock.settimeout(timeout)
+        else:
+            if sock.gettimeout() is not None:
+                sock.settimeout(None)
+            _kernel_timeout(sock, timeout)
+        self.current = wanted
+
+
+def _kernel_timeout(sock: Any, timeout: float | None) -> None:
+    seconds = 0.0 if timeout is None else max(float(timeout), 0.001)
+    whole = int(seconds)
+    value = _TIMEVAL.pack(whole, int((seconds - whole) * 1_000_000))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, value)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, value)
+
+
+#: struct timeval (seconds, microseconds) as SO_RCVTIMEO / SO_SNDTIMEO take it
+_TIMEVAL = struct.Struct("@ll")
 
 
 def _read_exact(sock: socket.socket, n: int) -> bytes:
