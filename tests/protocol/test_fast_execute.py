@@ -43,7 +43,10 @@ CAPS = {
     "classic": BASE,
     "track+deprecate_eof": BASE | Capability.SESSION_TRACK | Capability.DEPRECATE_EOF,
     "track": BASE | Capability.SESSION_TRACK,
-    "query_attributes": BASE | Capability.SESSION_TRACK | Capability.DEPRECATE_EOF | Capability.QUERY_ATTRIBUTES,
+    "query_attributes": BASE
+    | Capability.SESSION_TRACK
+    | Capability.DEPRECATE_EOF
+    | Capability.QUERY_ATTRIBUTES,
 }
 LONGLONG, LONG, DOUBLE, DATETIME, VAR_STRING = 8, 3, 5, 12, 253
 
@@ -102,7 +105,9 @@ class Pair:
         assert out[0][0] == 0, out[0]
         return int(struct.unpack_from("<I", out[0], 1)[0])
 
-    def execute(self, stmt_id: int, params: list[tuple[int, bytes | None]], *, types: bool = True) -> list[bytes]:
+    def execute(
+        self, stmt_id: int, params: list[tuple[int, bytes | None]], *, types: bool = True
+    ) -> list[bytes]:
         """COM_STMT_EXECUTE on both (``params``: (type, binary value or None for NULL)); must take the fast path,
         except types sent with query-attribute names (left to the general path)."""
         before = self.fast_hits
@@ -119,7 +124,9 @@ class Pair:
             e.shutdown()
 
 
-def execute_body(stmt_id: int, params: list[tuple[int, bytes | None]], caps: int, *, types: bool = True) -> bytes:
+def execute_body(
+    stmt_id: int, params: list[tuple[int, bytes | None]], caps: int, *, types: bool = True
+) -> bytes:
     """The body of COM_STMT_EXECUTE after its command byte."""
     body = struct.pack("<IBI", stmt_id, 0, 1)
     if params and caps & Capability.QUERY_ATTRIBUTES:

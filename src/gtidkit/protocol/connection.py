@@ -50,7 +50,7 @@ from gtidkit.protocol.constants import (
     Capability,
 )
 from gtidkit.protocol.messages import (
-    _NON_TEXT_TYPES,
+    NON_TEXT_TYPES,
     AuthData,
     AuthMoreData,
     AuthSwitchRequest,
@@ -528,7 +528,7 @@ class ServerConnection:
             add(_eof_packet(seq, protocol_41, warnings, status_flags))
             seq = (seq + 1) & 0xFF
         try:
-            if binary and width == 1 and types[0] not in _NON_TEXT_TYPES:
+            if binary and width == 1 and types[0] not in NON_TEXT_TYPES:
                 seq = _frame_binary_text_column(rows, seq, add, types[0], bool(unsigned and unsigned[0]))
             else:
                 for r in rows:

@@ -703,7 +703,7 @@ _INT_WIDTHS = {
 
 
 #: column types whose binary form is not a lenenc string of the value's text (numbers, temporal types).
-_NON_TEXT_TYPES = frozenset(
+NON_TEXT_TYPES = frozenset(
     {
         *_INT_WIDTHS,
         FieldType.MYSQL_TYPE_DOUBLE,
@@ -799,7 +799,7 @@ def encode_binary_rows(rows: Any, types: tuple[int, ...], unsigned: tuple[bool, 
     width = (n + 7 + 2) // 8
     ints = tuple(_INT_WIDTHS.get(t, 0) for t in types)  # type: ignore[call-overload]
     # strings go out as lenenc text unless the column type has a binary form of its own
-    text_ok = tuple(t not in _NON_TEXT_TYPES for t in types)
+    text_ok = tuple(t not in NON_TEXT_TYPES for t in types)
     uns = tuple(bool(unsigned[i]) if i < len(unsigned) else False for i in range(n))
     out: list[bytes] = []
     append = out.append
