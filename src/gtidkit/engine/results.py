@@ -351,15 +351,46 @@ class StatementResult:
         if self.columns is None:
             if self.rows:
                 raise ValueError("rows without columns")
-        else:
+        elif self.rows:
             n = len(self.columns)
-            for r in self.rows:
-                if len(r) != n:
-                    raise ValueError(f"row of {len(r)} values for {n} columns")
+            widths = set(map(len, self.rows))  # C speed: results of range selects carry many rows
+            if widths != {n}:
+                w = next(x for x in sorted(widths) if x != n)
+                raise ValueError(f"row of {w} values for {n} columns")
         if bool(self.state_changes) != bool(self.status_flags & _STATE_CHANGED):
             raise ValueError(
                 "SERVER_SESSION_STATE_CHANGED must be set exactly when state_changes is non-empty"
             )
+
+    def completed(
+        self, warning_count: int, status_flags: int, state_changes: tuple[StateChange, ...]
+    ) -> StatementResult:
+        """This result with the session's completion fields set: ``dataclasses.replace(self, warning_count=...,
+        status_flags=..., state_changes=...)``, checking only the fields that change (the session's per-statement
+        path; the rest were checked when this result was made).
+
+        Raises:
+            ValueError: as the constructor, for the three fields given.
+        """
+        _check_uint("warning_count", warning_count, 0xFFFF)
+        _check_uint("status_flags", status_flags, 0xFFFF)
+        if bool(state_changes) != bool(status_flags & _STATE_CHANGED):
+            raise ValueError(
+                "SERVER_SESSION_STATE_CHANGED must be set exactly when state_changes is non-empty"
+            )
+        new = object.__new__(StatementResult)
+        put = object.__setattr__  # frozen: the constructor's own way of setting fields
+        put(new, "columns", self.columns)
+        put(new, "rows", self.rows)
+        put(new, "affected_rows", self.affected_rows)
+        put(new, "matched_rows", self.matched_rows)
+        put(new, "last_insert_id", self.last_insert_id)
+        put(new, "warning_count", warning_count)
+        put(new, "info", self.info)
+        put(new, "status_flags", status_flags)
+        put(new, "state_changes", state_changes)
+        put(new, "warnings", self.warnings)
+        return new
 
     @property
     def has_result_set(self) -> bool:

@@ -19,7 +19,6 @@ transaction's binlog write, GTID row and applied-position row are all in one ser
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import time
 from typing import TYPE_CHECKING, Any
@@ -32,6 +31,7 @@ from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
 from gtidkit.engine.statements import set_parser, user_vars, variables
 from gtidkit.engine.statements import transaction as trx
+from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.statements.dispatch import dispatch
 from gtidkit.engine.statements.set_parser import Default, Expression, Keyword, SysVarRef, UserVarRef
 from gtidkit.engine.tracking import SessionTracker, StatementFacts
@@ -168,8 +168,6 @@ class Session:
 
     def _execute_statement(self, text: str, *, more: bool, stmt: Any = None) -> StatementResult:
         """Run one statement and complete its result: diagnostics area, warning count, status flags."""
-        from gtidkit.engine.statements.classify import classify
-
         if stmt is None:
             stmt = classify(text)
             if stmt.kind == "prepared" and stmt.info["command"] == "execute":
@@ -177,47 +175,56 @@ class Session:
 
                 bound = prepared.sql_execute(self, stmt)  # EXECUTE runs as the statement it names
                 stmt = classify(bound) if isinstance(bound, str) else bound
+        kind = stmt.kind
         command = stmt.info.get("command")
-        diagnostic = command in ("warnings", "errors", "count_warnings", "count_errors")
         uses_tables = _uses_tables(stmt)
-        self.diagnostics.begin_statement(diagnostic=diagnostic, uses_tables=uses_tables)
-        assignments = set_parser.parse_set(stmt.text) if stmt.kind == "set" else ()
+        self.diagnostics.begin_statement(diagnostic=command in _DIAGNOSTIC_COMMANDS, uses_tables=uses_tables)
+        assignments = set_parser.parse_set(stmt.text) if kind == "set" else ()
         db_before = self.current_db
-        max_errors = self._max_error_count()
-        self.tracker.begin_statement(
-            track_gtids=str(self._session_value("session_track_gtids")),
-            track_state_change=bool(self._session_value("session_track_state_change")),
-            track_trx_info=str(self._session_value("session_track_transaction_info")),
+        sv = self.session_vars
+        gv = self.server.globals.values
+        max_errors = int(sv["max_error_count"] if "max_error_count" in sv else gv["max_error_count"])
+        tracker = self.tracker
+        tracker.begin_statement(
+            track_gtids=str(
+                sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]
+            ),
+            track_state_change=bool(
+                sv["session_track_state_change"]
+                if "session_track_state_change" in sv
+                else gv["session_track_state_change"]
+            ),
+            track_trx_info=str(
+                sv["session_track_transaction_info"]
+                if "session_track_transaction_info" in sv
+                else gv["session_track_transaction_info"]
+            ),
         )
         try:
-            self.tracker.check_set_transaction(assignments, self.in_transaction())
+            if assignments:
+                tracker.check_set_transaction(assignments, self.in_transaction())
             res = dispatch(self, stmt)
         except MySQLError as err:
             self.diagnostics.push(Condition("Error", err.code, err.message), max_errors)
-            self.tracker.statement_failed()
+            tracker.statement_failed()
             raise
         for w in res.warnings:
             self.diagnostics.push(w, max_errors)
-        changes = self.tracker.end_statement(self._statement_facts(stmt, uses_tables, res, assignments))
+        changes = tracker.end_statement(self._statement_facts(stmt, uses_tables, res, assignments))
         flags = 0  # plain ints: IntFlag arithmetic is slow on this per-statement path
         if changes:
             flags |= _SESSION_STATE_CHANGED
-        if self.in_transaction() or self.tracker.transaction_active:
+        if self.explicit_trx or self.holds_write_lock or tracker.transaction_active:
             flags |= _IN_TRANS
-            if self.tracker.read_only_transaction:
+            if tracker.read_only_transaction:
                 flags |= _IN_TRANS_READONLY
-        if db_before is not None and self.current_db is None and stmt.kind == "ddl":
+        if db_before is not None and self.current_db is None and kind == "ddl":
             flags |= _DB_DROPPED
         if self.autocommit():
             flags |= _AUTOCOMMIT
         if more:
             flags |= _MORE_RESULTS_EXISTS
-        return dataclasses.replace(
-            res,
-            warning_count=min(self.diagnostics.statement_count, 0xFFFF),
-            status_flags=flags,
-            state_changes=changes,
-        )
+        return res.completed(min(self.diagnostics.statement_count, 0xFFFF), flags, changes)
 
     def _session_value(self, name: str) -> Any:
         """The session value of the variable called ``name`` (its canonical name), else the global one."""
@@ -228,21 +235,39 @@ class Session:
         self, stmt: Any, uses_tables: bool, res: StatementResult, assignments: Any
     ) -> StatementFacts:
         """What the session-state trackers need to know about a statement that succeeded."""
+        sv = self.session_vars
+        gv = self.server.globals.values
         return StatementFacts(
             kind=str(stmt.kind),
             text=stmt.text,
             command=stmt.info.get("command"),
             uses_tables=uses_tables,
-            result_set=res.has_result_set,
+            result_set=res.columns is not None,
             assignments=assignments,
             autocommit=self.autocommit(),
             explicit_trx=self.explicit_trx,
             current_db=self.current_db,
-            track_gtids=str(self._session_value("session_track_gtids")),
-            track_schema=bool(self._session_value("session_track_schema")),
-            track_state_change=bool(self._session_value("session_track_state_change")),
-            track_sysvars=str(self._session_value("session_track_system_variables")),
-            track_trx_info=str(self._session_value("session_track_transaction_info")),
+            track_gtids=str(
+                sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]
+            ),
+            track_schema=bool(
+                sv["session_track_schema"] if "session_track_schema" in sv else gv["session_track_schema"]
+            ),
+            track_state_change=bool(
+                sv["session_track_state_change"]
+                if "session_track_state_change" in sv
+                else gv["session_track_state_change"]
+            ),
+            track_sysvars=str(
+                sv["session_track_system_variables"]
+                if "session_track_system_variables" in sv
+                else gv["session_track_system_variables"]
+            ),
+            track_trx_info=str(
+                sv["session_track_transaction_info"]
+                if "session_track_transaction_info" in sv
+                else gv["session_track_transaction_info"]
+            ),
             sysvar_text=lambda name: self.sysvar_show_value(name, None),
             gtid_executed=self.server.gtid_state.executed,
         )
@@ -461,8 +486,6 @@ class Session:
         if isinstance(value, Keyword):
             return value.word
         if isinstance(value, Expression):
-            from gtidkit.engine.statements.classify import classify
-
             er = self.executor.execute(classify(f"SELECT {value.text}"), self.current_db)
             return er.rows[0][0] if er.rows else None
         return value
@@ -563,15 +586,29 @@ _AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
 _MORE_RESULTS_EXISTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
 
 
+_DIAGNOSTIC_COMMANDS = frozenset({"warnings", "errors", "count_warnings", "count_errors"})
+
+
 def _uses_tables(stmt: Any) -> bool:
     """Whether a statement names tables (MySQL clears the diagnostics area at the start of such statements)."""
-    if stmt.kind in ("dml",):
+    kind = stmt.kind
+    if kind == "dml":
         return True
-    if stmt.kind == "ddl":
+    if kind == "select":
+        text = stmt.text
+        known = _SELECT_USES_TABLES.get(text)
+        if known is None:
+            if len(_SELECT_USES_TABLES) >= 4096:
+                _SELECT_USES_TABLES.clear()
+            known = _SELECT_USES_TABLES[text] = bool(_FROM.search(text))
+        return known
+    if kind == "ddl":
         return not _DB_DDL.match(stmt.text)
-    if stmt.kind == "select":
-        return bool(_FROM.search(stmt.text))
     return False
+
+
+#: SELECT text -> whether it reads a table (prepared statements and sysbench repeat a few texts)
+_SELECT_USES_TABLES: dict[str, bool] = {}
 
 
 _DB_DDL = re.compile(r"^\s*(?:CREATE|DROP|ALTER)\s+(?:DATABASE|SCHEMA)\b", re.IGNORECASE)

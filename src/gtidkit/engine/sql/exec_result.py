@@ -86,6 +86,9 @@ class ExecResult:
 def bindable(v: Any) -> Any:
     """A value sqlite3 can bind: Decimal to int (integral) or float, bool to int, integers outside 64 bits to
     float, datetime/date to their ISO text; anything else unchanged."""
+    t = type(v)
+    if t is str or v is None or (t is int and -(2**63) <= v < 2**63):
+        return v
     if isinstance(v, Decimal):
         return float(v) if v != v.to_integral_value() else int(v)
     if isinstance(v, bool):

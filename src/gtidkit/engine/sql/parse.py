@@ -232,6 +232,8 @@ def templatize(text: str) -> tuple[str, list[Any]] | None:
     charset introducer (``_utf8mb4'x'``) or the X/B/N prefixes are left in place, as are literals inside
     comments and backquoted identifiers.
     """
+    if text in _NO_LITERALS:  # a prepared statement's template, seen before
+        return None
     values: list[Any] = []
 
     def sub(m: re.Match[str]) -> str:
@@ -253,5 +255,12 @@ def templatize(text: str) -> tuple[str, list[Any]] | None:
 
     out = _LITERAL.sub(sub, text)
     if not values:
+        if len(_NO_LITERALS) >= 4096:
+            _NO_LITERALS.clear()
+        _NO_LITERALS.add(text)
         return None
     return out, values
+
+
+#: statement texts without literals (``templatize`` returns None for them; prepared templates repeat)
+_NO_LITERALS: set[str] = set()

@@ -125,6 +125,11 @@ class Statement:
         return self._tree
 
     @property
+    def parsed(self) -> bool:
+        """True when the sqlglot tree is already built (a statement classified by its tree, not its first word)."""
+        return self._tree is not None
+
+    @property
     def command(self) -> str | None:
         """The recogniser's command name (``flush_logs``, ``warnings`` ...), or ``None``."""
         return self.info.get("command")
@@ -350,12 +355,21 @@ _FIRST_WORD_KIND = {
 }
 
 
+#: kinds whose classification is remembered by text (their ``info`` holds only plain values)
+_CACHED_KINDS = frozenset({StatementKind.BEGIN, StatementKind.COMMIT, StatementKind.ROLLBACK})
+#: statement text -> (kind, text, info) of a transaction-control statement classified before
+_TRANSACTION_CONTROL: dict[str, tuple[StatementKind, str, dict[str, Any]]] = {}
+
+
 def classify(stmt_text: str) -> Statement:
     """Classify one statement (no trailing ``;``): recogniser for what sqlglot gets wrong, else sqlglot's tree.
 
     Never raises for bad SQL: a statement sqlglot cannot parse is kind OTHER, and its handler reports 1064 (or
     1235 for valid MySQL the engine does not run).
     """
+    known = _TRANSACTION_CONTROL.get(stmt_text)
+    if known is not None:  # BEGIN / COMMIT / ROLLBACK as sent before: a fresh Statement, same content
+        return Statement(known[0], known[1], dict(known[2]))
     text = strip_comments(stmt_text)
     m = _FIRST_WORD.match(text)
     first = m.group(1).upper() if m else text[:1]
@@ -363,6 +377,10 @@ def classify(stmt_text: str) -> Statement:
         st = _recognise(normalize(text))
         if st is not None:
             st.text = text
+            if st.kind in _CACHED_KINDS and all(type(v) in (str, bool, type(None)) for v in st.info.values()):
+                if len(_TRANSACTION_CONTROL) >= 256:
+                    _TRANSACTION_CONTROL.clear()
+                _TRANSACTION_CONTROL[stmt_text] = (st.kind, st.text, dict(st.info))
             return st
     if first.startswith("("):
         first = "("

@@ -241,13 +241,29 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
 
 
 def _bound(template: str, kind: str, params: dict[str, Any], text: str | None) -> Statement:
-    from gtidkit.engine.statements.classify import classify
+    from gtidkit.engine.statements.classify import Statement, classify
 
-    stmt = classify(template)
+    shape = _CLASSIFIED.get(template)
+    if shape is None:
+        first = classify(template)
+        if first.parsed:  # classified by its tree: no shortcut (the tree is the statement's own)
+            first.params = params
+            if text is not None:
+                first.info["bound_text"] = text
+            return first
+        if len(_CLASSIFIED) >= 1024:
+            _CLASSIFIED.clear()
+        shape = _CLASSIFIED[template] = (first.kind, first.text, dict(first.info))
+    # what classify(template) returns, without classifying the same text at every execution
+    stmt = Statement(shape[0], shape[1], dict(shape[2]))
     stmt.params = params
     if text is not None:
         stmt.info["bound_text"] = text
     return stmt
+
+
+#: template -> (kind, text, info) of ``classify(template)`` for templates classified without a tree
+_CLASSIFIED: dict[str, tuple[Any, str, dict[str, Any]]] = {}
 
 
 def _named(columns: tuple[Column, ...]) -> tuple[Column, ...]:

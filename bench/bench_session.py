@@ -1,0 +1,175 @@
+"""Engine session cost of what sysbench sends: each oltp_read_write statement kind at the session API
+(``session.prepare`` / ``session.execute_prepared``, BEGIN / COMMIT as sysbench's prepared text statements),
+in one process, no sockets. CPU µs per statement (process CPU: the binlog fsync's wait is not CPU).
+
+Before/after in one run: ``--baseline-src DIR`` (an older ``src/``, e.g. from ``git archive main src``) runs the
+same workload in a child process importing that tree; both columns are printed side by side.
+
+Usage: .venv/bin/python bench/bench_session.py [--tx 400] [--baseline-src /tmp/base/src] [--no-write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+TABLE_ROWS = 10000
+#: sysbench 1.0.20 oltp_common.lua statement texts (sbtest1), prepared as sysbench prepares them
+STATEMENTS = {
+    "point_select": "SELECT c FROM sbtest1 WHERE id=?",
+    "simple_range": "SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?",
+    "sum_range": "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?",
+    "order_range": "SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+    "distinct_range": "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+    "update_index": "UPDATE sbtest1 SET k=k+1 WHERE id=?",
+    "update_non_index": "UPDATE sbtest1 SET c=? WHERE id=?",
+    "delete": "DELETE FROM sbtest1 WHERE id=?",
+    "insert": "INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)",
+    "begin": "BEGIN",
+    "commit": "COMMIT",
+}
+
+
+def _c(rng: random.Random, groups: int) -> bytes:
+    return "-".join(f"{rng.randrange(10**11):011d}" for _ in range(groups)).encode()
+
+
+def _run(tx: int, track: str, profiler: Any = None) -> dict[str, float]:
+    """CPU µs per statement kind over ``tx`` oltp_read_write transactions (plus ``tx`` x 10 autocommit point
+    selects as ``point_select_autocommit``) with session_track_gtids=``track``."""
+    from gtidkit.engine import Server
+
+    rng = random.Random(7)
+    costs: dict[str, list[float]] = {k: [] for k in STATEMENTS}
+    costs["point_select_autocommit"] = []
+    costs["transaction"] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        server = Server.open(Path(tmp), log_bin=True)
+        try:
+            s = server.session()
+            s.execute("CREATE DATABASE sbtest; USE sbtest")
+            s.execute(
+                "CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
+                "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))"
+            )
+            s.execute("CREATE INDEX k_1 ON sbtest1(k)")
+            for lo in range(1, TABLE_ROWS + 1, 1000):
+                rows = ",".join(
+                    f"({i}, {rng.randrange(TABLE_ROWS)}, '{_c(rng, 10).decode()}', '{_c(rng, 5).decode()}')"
+                    for i in range(lo, lo + 1000)
+                )
+                s.execute(f"INSERT INTO sbtest1 (id, k, c, pad) VALUES {rows}")
+            s.execute(f"SET SESSION session_track_gtids = {track}")
+            p = {k: s.prepare(t) for k, t in STATEMENTS.items()}
+            clock = time.process_time
+
+            def run(kind: str, params: list[Any], label: str | None = None) -> None:
+                t0 = clock()
+                s.execute_prepared(p[kind], params)
+                costs[label or kind].append(clock() - t0)
+
+            if profiler is not None:  # cProfile.Profile of the workload alone (not the table load)
+                profiler.enable()
+            for _ in range(tx):
+                t_tx = clock()
+                run("begin", [])
+                for _ in range(10):
+                    run("point_select", [rng.randint(1, TABLE_ROWS)])
+                for kind in ("simple_range", "sum_range", "order_range", "distinct_range"):
+                    lo = rng.randint(1, TABLE_ROWS - 99)
+                    run(kind, [lo, lo + 99])
+                run("update_index", [rng.randint(1, TABLE_ROWS)])
+                run("update_non_index", [_c(rng, 10), rng.randint(1, TABLE_ROWS)])
+                i = rng.randint(1, TABLE_ROWS)
+                run("delete", [i])
+                run("insert", [i, rng.randint(1, TABLE_ROWS), _c(rng, 10), _c(rng, 5)])
+                run("commit", [])
+                costs["transaction"].append(clock() - t_tx)
+                for _ in range(10):
+                    run("point_select", [rng.randint(1, TABLE_ROWS)], "point_select_autocommit")
+            if profiler is not None:
+                profiler.disable()
+            s.close()
+        finally:
+            server.shutdown()
+    # the median per kind (robust to the machine's other load), in µs
+    out = {}
+    for k, v in costs.items():
+        v.sort()
+        out[k] = v[len(v) // 2] * 1e6
+    return out
+
+
+def _child(src: str, tx: int, track: str) -> dict[str, float]:
+    """One run of the workload in a fresh process importing gtidkit from ``src``."""
+    env = dict(os.environ, PYTHONPATH=str(Path(src).resolve()))
+    cmd = [sys.executable, __file__, "--child", "--tx", str(tx), "--track", track]
+    return json.loads(subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout)
+
+
+def main() -> int:
+    """Run the workload (and the baseline's) and write bench/RESULTS.md's ``session`` section."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--tx", type=int, default=400, help="oltp_read_write transactions per run")
+    ap.add_argument("--track", default="OWN_GTID", help="session_track_gtids for the workload")
+    ap.add_argument("--baseline-src", help="an older gtidkit src/ directory: the 'before' column")
+    ap.add_argument("--baseline-label", help="how RESULTS.md names --baseline-src")
+    ap.add_argument("--rounds", type=int, default=3, help="fresh processes per tree; the best median counts")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
+    args = ap.parse_args()
+    if args.child:
+        print(json.dumps(_run(args.tx, args.track)))
+        return 0
+    here = Path(__file__).resolve().parent.parent / "src"
+    base: dict[str, float] | None = None
+    now: dict[str, float] = {}
+    # before and after alternate, each in a fresh process: the machine's load hits both
+    for _ in range(args.rounds):
+        if args.baseline_src:
+            b = _child(args.baseline_src, args.tx, args.track)
+            base = b if base is None else {k: min(v, b[k]) for k, v in base.items()}
+        n = _child(os.environ.get("BENCH_SESSION_SRC", str(here)), args.tx, args.track)
+        now = n if not now else {k: min(v, n[k]) for k, v in now.items()}
+    cmd_line = (
+        f".venv/bin/python bench/bench_session.py --tx {args.tx} --track {args.track} --rounds {args.rounds}"
+    )
+    if args.baseline_src:
+        cmd_line += f" --baseline-src {args.baseline_label or args.baseline_src}"
+    lines = [
+        "## Engine session: sysbench oltp_read_write statements (`session.execute_prepared`)",
+        "",
+        (
+            f"Command: `{cmd_line}` (one engine Server, binlog on, sync_binlog=1; {TABLE_ROWS} rows; median "
+            "process-CPU µs per statement in a run, the best of the rounds' medians (before and after alternate); each transaction is sysbench's: BEGIN, 10 point selects, "
+            "4 ranges of 100 rows, 2 UPDATEs, DELETE, INSERT, COMMIT; then 10 autocommitted point selects)."
+        ),
+        "",
+    ]
+    if base is not None:
+        lines += ["| statement | before µs | after µs | after / before |", "|---|---|---|---|"]
+        lines += [f"| {k} | {base[k]:.1f} | {now[k]:.1f} | {now[k] / base[k]:.2f} |" for k in now]
+    else:
+        lines += ["| statement | CPU µs |", "|---|---|"]
+        lines += [f"| {k} | {now[k]:.1f} |" for k in now]
+    text = "\n".join(lines)
+    print(text)
+    if not args.no_write:
+        from _results import update_section
+
+        update_section("session", text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,219 @@
+"""The session's per-statement shortcuts give what the general path gives.
+
+The shortcuts (engine/session.py, statements/prepared.py, statements/classify.py, sql/parse.py, results.py): a
+prepared statement's template is classified once and re-used; BEGIN / COMMIT / ROLLBACK texts are classified once;
+templates without literals skip ``templatize``; a SELECT's "uses tables" answer is remembered per text; results are
+completed without ``dataclasses.replace``. The general path is the same statement sent as text with its values
+written in (``session.execute``), which classifies and plans from scratch.
+
+Each scenario runs sysbench's oltp_read_write statements (and errors, warnings, explicit GTIDs) twice, on two
+servers with the same server_uuid: once as text with every shortcut switched off, once prepared with them on. Everything a client or replica sees must be
+identical: each statement's result (rows, columns, counts, info, warnings, status flags, session-state changes) or
+error, SHOW WARNINGS after it, gtid_executed, and the binary log's events (SHOW BINLOG EVENTS).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from gtidkit.engine import Server
+from gtidkit.engine.results import Condition, SessionStateType, StateChange, StatementResult
+from gtidkit.engine.statements.classify import classify
+from gtidkit.engine.statements.prepared import bound_text, placeholder_positions
+from gtidkit.errors import MySQLError
+
+UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+
+SETUP = [
+    "CREATE DATABASE sbtest",
+    "USE sbtest",
+    (
+        "CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
+        "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))"
+    ),
+    "INSERT INTO sbtest1 (id, k, c, pad) VALUES "
+    + ",".join(f"({i}, {i % 7}, 'c-{i:05d}', 'p-{i}')" for i in range(1, 301)),
+]
+
+#: sysbench oltp_read_write's statements, one transaction's worth (with values), then statements that fail or warn
+OLTP: list[tuple[str, list[Any]]] = [
+    ("SELECT c FROM sbtest1 WHERE id=?", [7]),
+    ("SELECT c FROM sbtest1 WHERE id=?", [999]),  # no row
+    ("SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?", [10, 109]),
+    ("SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?", [10, 109]),
+    ("SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c", [50, 149]),
+    ("SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c", [50, 149]),
+    ("UPDATE sbtest1 SET k=k+1 WHERE id=?", [20]),
+    ("UPDATE sbtest1 SET c=? WHERE id=?", [b"new-c", 21]),
+    ("DELETE FROM sbtest1 WHERE id=?", [22]),
+    ("INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)", [22, 5, b"c-again", b"p-again"]),
+]
+FAILING: list[tuple[str, list[Any]]] = [
+    ("INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)", [5, 1, b"dup", b"dup"]),  # 1062
+    ("INSERT IGNORE INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)", [6, 1, b"dup", b"dup"]),  # a warning
+    ("SELECT c FROM sbtest1 WHERE id=?", [8]),
+]
+
+
+class _Forgetful(dict):
+    """A cache that never keeps anything: the general path, every time."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
+
+
+class _ForgetfulSet(set):
+    def add(self, item: Any) -> None:
+        pass
+
+
+def _general_path(mp: pytest.MonkeyPatch) -> None:
+    """Switch every shortcut off: nothing remembered, results completed by ``dataclasses.replace``."""
+    from gtidkit.engine import session
+    from gtidkit.engine.sql import parse
+    from gtidkit.engine.statements import classify as classify_mod
+    from gtidkit.engine.statements import prepared
+
+    mp.setattr(classify_mod, "_TRANSACTION_CONTROL", _Forgetful())
+    mp.setattr(prepared, "_CLASSIFIED", _Forgetful())
+    mp.setattr(parse, "_NO_LITERALS", _ForgetfulSet())
+    mp.setattr(session, "_SELECT_USES_TABLES", _Forgetful())
+    mp.setattr(
+        StatementResult,
+        "completed",
+        lambda self, wc, flags, ch: dataclasses.replace(
+            self, warning_count=wc, status_flags=flags, state_changes=ch
+        ),
+    )
+
+
+def _outcome(run) -> Any:
+    try:
+        (res,) = run()
+    except MySQLError as err:
+        return ("error", err.code, err.sqlstate, err.message)
+    return tuple(getattr(res, f.name) for f in dataclasses.fields(res))
+
+
+def _script(mode: str) -> list[tuple[str, list[Any]]]:
+    """The statements of one scenario, with their values ([] for statements sent without parameters)."""
+    if mode == "autocommit":
+        return OLTP + FAILING
+    if mode == "begin_commit":
+        return [("BEGIN", []), *OLTP, ("COMMIT", []), ("BEGIN", []), *FAILING, ("ROLLBACK", [])]
+    if mode == "autocommit_0":
+        return [
+            ("SET autocommit = 0", []),
+            *OLTP,
+            ("COMMIT", []),
+            *FAILING,
+            ("COMMIT", []),
+            ("SET autocommit = 1", []),
+        ]
+    if mode == "gtid_next":
+        return [
+            (f"SET gtid_next = '{UUID}:100'", []),
+            ("BEGIN", []),
+            *OLTP[6:8],
+            ("COMMIT", []),
+            (f"SET gtid_next = '{UUID}:101'", []),
+            OLTP[8],
+            ("SET gtid_next = 'AUTOMATIC'", []),
+            *OLTP,
+            *FAILING,
+        ]
+    raise AssertionError(mode)
+
+
+def _run(tmp_path, name: str, *, prepared: bool, mode: str, track: str, log_bin: bool) -> dict[str, Any]:
+    datadir = tmp_path / name
+    datadir.mkdir()
+    (datadir / "auto.cnf").write_text(f"[auto]\nserver-uuid={UUID}\n")
+    srv = Server.open(datadir, log_bin=log_bin)
+    try:
+        s = srv.session()
+        for sql in SETUP:
+            s.execute(sql)
+        s.execute(f"SET SESSION session_track_gtids = {track}")
+        s.execute("SET SESSION session_track_transaction_info = STATE")
+        s.execute("SET SESSION session_track_state_change = ON")
+        seen = []
+        for round_ in range(2):  # the second round meets every cache warm
+            for text, values in _script(mode):
+                if prepared:
+                    p = s.prepare(text)
+                    seen.append(_outcome(lambda p=p, v=values: s.execute_prepared(p, v)))
+                else:
+                    sql = bound_text(text, placeholder_positions(text), values) if values else text
+                    seen.append(_outcome(lambda sql=sql: s.execute(sql)))
+                seen.append(s.execute("SHOW WARNINGS")[0].rows)
+            seen.append(round_)
+        s.close()
+        events = [r[1:] for r in srv.session().execute("SHOW BINLOG EVENTS")[0].rows] if log_bin else []
+        return {"statements": seen, "executed": str(srv.gtid_state.executed()), "events": events}
+    finally:
+        srv.shutdown()
+
+
+@pytest.mark.parametrize("mode", ["autocommit", "begin_commit", "autocommit_0", "gtid_next"])
+@pytest.mark.parametrize(
+    ("track", "log_bin"), [("OFF", True), ("OWN_GTID", True), ("ALL_GTIDS", True), ("OWN_GTID", False)]
+)
+def test_prepared_equals_text(tmp_path, mode, track, log_bin):
+    with pytest.MonkeyPatch.context() as mp:
+        _general_path(mp)
+        text = _run(tmp_path, "text", prepared=False, mode=mode, track=track, log_bin=log_bin)
+    prep = _run(tmp_path, "prepared", prepared=True, mode=mode, track=track, log_bin=log_bin)
+    assert prep["statements"] == text["statements"]
+    assert prep["executed"] == text["executed"]
+    assert prep["events"] == text["events"]
+    # the scenario did what it says: GTIDs were reported and the failing statements failed
+    flat = [x for x in text["statements"] if isinstance(x, tuple)]
+    assert any(x[0] == "error" and x[1] == 1062 for x in flat)
+    gtid_changes = [
+        c for x in flat if x[0] != "error" for c in x[8] if c.type == SessionStateType.SESSION_TRACK_GTIDS
+    ]
+    # binlog off: automatic transactions get no GTID (WL#6559), explicit ones do
+    assert bool(gtid_changes) == (track != "OFF" and (log_bin or mode == "gtid_next")), gtid_changes
+    if log_bin:
+        assert any(e[1] == "Gtid" for e in text["events"])
+
+
+def test_completed_is_replace():
+    """``StatementResult.completed`` is ``dataclasses.replace`` of the three completion fields, every field kept."""
+    res = StatementResult(
+        columns=None,
+        affected_rows=3,
+        matched_rows=4,
+        last_insert_id=9,
+        info="Rows matched: 4  Changed: 3  Warnings: 1",
+        warnings=(Condition("Warning", 1265, "Data truncated"),),
+    )
+    changes = (StateChange(SessionStateType.SESSION_TRACK_GTIDS, f"{UUID}:1"),)
+    for wc, flags, ch in [(1, 2, ()), (0, 0x4002, changes), (0xFFFF, 0x4000 | 1, changes)]:
+        done = res.completed(wc, flags, ch)
+        assert done == dataclasses.replace(res, warning_count=wc, status_flags=flags, state_changes=ch)
+        assert {f.name: getattr(done, f.name) for f in dataclasses.fields(done)} == {
+            **{f.name: getattr(res, f.name) for f in dataclasses.fields(res)},
+            "warning_count": wc,
+            "status_flags": flags,
+            "state_changes": ch,
+        }
+    with pytest.raises(ValueError):
+        res.completed(0, 2, changes)  # state changes without SERVER_SESSION_STATE_CHANGED
+    with pytest.raises(ValueError):
+        res.completed(0x10000, 2, ())
+    with pytest.raises(ValueError):
+        StatementResult(columns=(), rows=[(1,)])  # row widths are still checked at construction
+
+
+def test_remembered_classification_is_a_fresh_statement():
+    """BEGIN / COMMIT classified from the cache are new objects: changing one never reaches the next."""
+    first = classify("START TRANSACTION READ ONLY")
+    first.info["scribbled"] = True
+    again = classify("START TRANSACTION READ ONLY")
+    assert again is not first and "scribbled" not in again.info
+    assert (again.kind, again.text) == (first.kind, first.text)
