@@ -91,20 +91,26 @@ def _uuid(text: str) -> Any:
     return UUID(text)
 
 
+def source_and_two_replicas(c: Any) -> tuple[Node, dict[str, Node]]:
+    """A source with the Load schema and its two replicas, caught up: {"binlog off", "log_replica_updates"}."""
+    source = c.node("source", 1, log_bin=True)
+    replicas = {
+        "binlog off": c.node("r_off", 2, log_bin=False),
+        "log_replica_updates": c.node("r_lru", 3, log_bin=True, log_replica_updates=True),
+    }
+    Load.create_schema(source)
+    for r in replicas.values():
+        r.replicate_from(source)
+        assert r.wait_for(source.executed())
+    return source, replicas
+
+
 def keeping_up(base: Path, seconds: float, writers: int) -> dict[str, Any]:
     """Part 1: one source, a binlog-off and a log_replica_updates replica, ``writers`` max-speed writers for
     ``seconds``."""
     out: dict[str, Any] = {}
     with cluster(base) as c:
-        source = c.node("source", 1, log_bin=True)
-        replicas = {
-            "binlog off": c.node("r_off", 2, log_bin=False),
-            "log_replica_updates": c.node("r_lru", 3, log_bin=True, log_replica_updates=True),
-        }
-        Load.create_schema(source)
-        for r in replicas.values():
-            r.replicate_from(source)
-            assert r.wait_for(source.executed())
+        source, replicas = source_and_two_replicas(c)
         uuid = source.server_uuid()
         first = source.executed().last_gno(_uuid(uuid)) + 1
         watchers = {name: ApplyWatcher(r, uuid, first) for name, r in replicas.items()}
@@ -148,15 +154,7 @@ def apply_capacity(base: Path, backlog: int, rounds: int) -> dict[str, Any]:
     relay log alone; the order alternates between rounds so drift hits both alike."""
     times: dict[str, list[float]] = {"binlog off": [], "log_replica_updates": []}
     with cluster(base) as c:
-        source = c.node("source", 1, log_bin=True)
-        replicas = {
-            "binlog off": c.node("r_off", 2, log_bin=False),
-            "log_replica_updates": c.node("r_lru", 3, log_bin=True, log_replica_updates=True),
-        }
-        Load.create_schema(source)
-        for r in replicas.values():
-            r.replicate_from(source)
-            assert r.wait_for(source.executed())
+        source, replicas = source_and_two_replicas(c)
         next_id = 1
         for rnd in range(rounds):
             for r in replicas.values():

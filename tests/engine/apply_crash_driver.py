@@ -9,46 +9,26 @@ the data), as MySQL's applier resumes from its relay-log info. The parent SIGKIL
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from workload import REPLICA_MODES, checksum, workload
+
 #: mode -> replica Server.open options
-MODES: dict[str, dict[str, Any]] = {
-    "binlog_off": {"log_bin": False, "server_id": 2, "gtid_executed_compression_period": 5},
-    "log_replica_updates": {
-        "log_bin": True,
-        "log_replica_updates": True,
-        "server_id": 2,
-        "max_binlog_size": 16384,
-    },
-}
+MODES = REPLICA_MODES
 
 
 def make_source(datadir: str, transactions: int = 150) -> None:
-    """A source with DDL, ROW and STATEMENT DML (AUTO_INCREMENT, a table without a primary key), binlog on."""
+    """A source running the shared :func:`workload.workload` (DDL, ROW and STATEMENT DML, AUTO_INCREMENT, a table
+    without a primary key), binlog on."""
     from gtidkit.engine import Server
 
     with Server.open(datadir, log_bin=True, server_id=1, max_binlog_size=16384) as src, src.session() as s:
-        s.execute("CREATE DATABASE r")
-        s.execute("CREATE TABLE r.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(30), n INT)")
-        s.execute("CREATE TABLE r.nopk (a INT, b VARCHAR(10))")
-        for i in range(transactions):
-            if i % 10 == 5:
-                s.execute("SET SESSION binlog_format = 'STATEMENT'")
-                s.execute(f"INSERT INTO r.t (v, n) VALUES ('stmt{i}', {i})")
-                s.execute("SET SESSION binlog_format = 'ROW'")
-            elif i % 7 == 3:
-                s.execute("BEGIN")
-                s.execute(f"UPDATE r.t SET n = n + 1 WHERE id % 5 = {i % 5}")
-                s.execute(f"INSERT INTO r.nopk VALUES ({i}, 'x'), ({i}, 'x')")
-                s.execute("COMMIT")
-            elif i % 13 == 0:
-                s.execute(f"DELETE FROM r.t WHERE id = {i // 2}")
-            else:
-                s.execute(f"INSERT INTO r.t (v, n) VALUES ('v{i}', {i}), ('w{i}', NULL)")
+        workload(s, transactions)
 
 
 def source_transactions(source: str) -> list[Any]:
@@ -88,24 +68,6 @@ def run(source: str, replica: str, mode: str) -> None:
     out.flush()
     while True:
         time.sleep(1)
-
-
-def checksum(server: Any) -> str:
-    """sha256 over the sorted rows of the r.* tables."""
-    h = hashlib.sha256()
-    with server.session() as s:
-        for t in ("t", "nopk"):
-            rows = s.execute(f"SELECT * FROM r.{t}")[-1].rows if _has(s, t) else []
-            h.update(f"{t}:{sorted(map(repr, rows))}".encode())
-    return h.hexdigest()
-
-
-def _has(s: Any, table: str) -> bool:
-    return bool(
-        s.execute(
-            f"SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='r' AND TABLE_NAME='{table}'"
-        )[-1].rows[0][0]
-    )
 
 
 def source_state(source: str) -> tuple[str, Any]:

@@ -4,64 +4,25 @@ short). Binlog off (WL#6559: position, data and GTID row in one SQLite transacti
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
 import apply_crash_driver as driver
+from workload import run_driver
 
 TRIALS = 3
 
 
-def _spawn(source: Path, replica: Path, mode: str) -> subprocess.Popen:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(HERE.parents[1] / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.Popen(
-        [sys.executable, str(HERE / "apply_crash_driver.py"), str(source), str(replica), mode],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        bufsize=0,
-    )
-
-
 def _run(source: Path, replica: Path, mode: str, delay: float | None) -> tuple[list[str], bool]:
-    """One applier run: killed after ``delay`` seconds, or (None) once it printed DONE."""
-    proc = _spawn(source, replica, mode)
-    try:
-        assert proc.stdout is not None
-        first = proc.stdout.readline()
-        if first.strip() != b"READY":
-            proc.kill()
-            raise AssertionError(f"driver did not start: {first!r} {proc.stderr.read().decode()[-2000:]}")
-        if delay is not None:
-            time.sleep(delay)
-            proc.send_signal(signal.SIGKILL)
-            out, _ = proc.communicate(timeout=60)
-            return driver.parse_acks(out.decode())
-        lines = []
-        while True:
-            line = proc.stdout.readline()
-            if not line:
-                raise AssertionError(f"driver exited: {proc.stderr.read().decode()[-2000:]}")
-            lines.append(line.decode())
-            if line.strip() == b"DONE":
-                break
-        proc.send_signal(signal.SIGKILL)
-        proc.communicate(timeout=60)
-        return driver.parse_acks("".join(lines))
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    """One applier run: killed after ``delay`` seconds, or (None) once it printed DONE -> (acks, DONE seen)."""
+    text, _done = run_driver(HERE / "apply_crash_driver.py", [str(source), str(replica), mode], delay)
+    return driver.parse_acks(text)
 
 
 @pytest.fixture(scope="module")

@@ -18,18 +18,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from relay_helpers import binlog_paths, dump_stream, workload
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from relay_helpers import binlog_paths, dump_stream
+from workload import REPLICA_MODES, checksum, workload
 
 #: mode -> replica Server.open options
-MODES: dict[str, dict[str, Any]] = {
-    "binlog_off": {"log_bin": False, "server_id": 2, "gtid_executed_compression_period": 5},
-    "log_replica_updates": {
-        "log_bin": True,
-        "log_replica_updates": True,
-        "server_id": 2,
-        "max_binlog_size": 16384,
-    },
-}
+MODES = REPLICA_MODES
 #: small relay files so the kills land around rotations and purges too
 RELAY_OPTIONS: dict[str, Any] = {"basename": "relay-bin", "max_relay_log_size": 4096}
 
@@ -115,21 +109,6 @@ def check(source: str, replica: str, mode: str, *, final: tuple[str, Any] | None
         finally:
             relay.close()
     return problems
-
-
-def checksum(server: Any) -> str:
-    """sha256 over the sorted rows of r.t and r.nopk (empty when the tables do not exist yet)."""
-    import hashlib
-
-    h = hashlib.sha256()
-    with server.session() as s:
-        for t in ("t", "nopk"):
-            n = s.execute(
-                f"SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='r' AND TABLE_NAME='{t}'"
-            )[-1].rows[0][0]
-            rows = s.execute(f"SELECT * FROM r.{t}")[-1].rows if n else []
-            h.update(f"{t}:{sorted(map(repr, rows))}".encode())
-    return h.hexdigest()
 
 
 def make_source(datadir: str, transactions: int = 150) -> tuple[str, Any]:

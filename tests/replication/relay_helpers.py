@@ -84,25 +84,3 @@ def binlog_paths(datadir: str | os.PathLike[str]) -> list[Path]:
         if line.strip()
     ]
     return [d / n for n in names]
-
-
-def workload(s, n: int = 40, start: int = 0) -> None:
-    """DDL, ROW and STATEMENT DML, a multi-statement transaction, a table without a primary key."""
-    if start == 0:
-        s.execute("CREATE DATABASE r")
-        s.execute("CREATE TABLE r.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(30), n INT)")
-        s.execute("CREATE TABLE r.nopk (a INT, b VARCHAR(10))")
-    for i in range(start, start + n):
-        if i % 10 == 5:
-            s.execute("SET SESSION binlog_format = 'STATEMENT'")
-            s.execute(f"INSERT INTO r.t (v, n) VALUES ('stmt{i}', {i})")
-            s.execute("SET SESSION binlog_format = 'ROW'")
-        elif i % 7 == 3:
-            s.execute("BEGIN")
-            s.execute(f"UPDATE r.t SET n = n + 1 WHERE id % 5 = {i % 5}")
-            s.execute(f"INSERT INTO r.nopk VALUES ({i}, 'x'), ({i}, 'x')")
-            s.execute("COMMIT")
-        elif i % 13 == 0:
-            s.execute(f"DELETE FROM r.t WHERE id = {i // 2}")
-        else:
-            s.execute(f"INSERT INTO r.t (v, n) VALUES ('v{i}', {i}), ('w{i}', NULL)")

@@ -5,7 +5,6 @@ in the replica's binlog); stop, restart, errors, purge.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 import threading
 from pathlib import Path
@@ -19,22 +18,14 @@ from gtidkit.replication.applier import Applier
 from gtidkit.replication.relay_log import RelayLog
 
 sys.path.insert(0, str(Path(__file__).parent))
-from relay_helpers import binlog_paths, dump_stream, workload
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from relay_helpers import binlog_paths, dump_stream
+from workload import checksum, workload
 
 MODES = {
     "binlog_off": {"log_bin": False, "server_id": 2},
     "log_replica_updates": {"log_bin": True, "log_replica_updates": True, "server_id": 2},
 }
-
-
-def checksum(srv) -> str:
-    """sha256 over the sorted rows of r.t and r.nopk."""
-    h = hashlib.sha256()
-    with srv.session() as s:
-        for t in ("t", "nopk"):
-            rows = s.execute(f"SELECT * FROM r.{t}")[-1].rows
-            h.update(f"{t}:{sorted(map(repr, rows))}".encode())
-    return h.hexdigest()
 
 
 @pytest.fixture

@@ -5,63 +5,35 @@ log_replica_updates on. ``bench/relay_crash_stress.py`` runs the same trials man
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
 import relay_crash_driver as driver
+from workload import run_driver
 
 TRIALS = 2
 KILLS = 2
 
 
-def spawn(source: Path, replica: Path, mode: str, seed: int) -> subprocess.Popen:
-    """Start the driver process (its own interpreter, like a mysqld that can be SIGKILLed)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(HERE.parents[1] / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.Popen(
-        [sys.executable, str(HERE / "relay_crash_driver.py"), str(source), str(replica), mode, str(seed)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        bufsize=0,
-    )
-
-
 def run_once(source: Path, replica: Path, mode: str, seed: int, delay: float | None) -> bool:
-    """One replica run: SIGKILLed ``delay`` seconds after READY, or (None) once it printed DONE. True if DONE."""
-    proc = spawn(source, replica, mode, seed)
-    try:
-        assert proc.stdout is not None
-        first = proc.stdout.readline()
-        if first.strip() != b"READY":
-            proc.kill()
-            raise AssertionError(f"driver did not start: {first!r} {proc.stderr.read().decode()[-2000:]}")
-        if delay is not None:
-            time.sleep(delay)
-            proc.send_signal(signal.SIGKILL)
-            out, _ = proc.communicate(timeout=60)
-            return b"DONE" in out
-        while True:
-            line = proc.stdout.readline()
-            if not line:
-                raise AssertionError(f"driver exited: {proc.stderr.read().decode()[-2000:]}")
-            if line.startswith(b"STUCK"):
-                raise AssertionError(line.decode())
-            if line.strip() == b"DONE":
-                return True
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate(timeout=60)
+    """One replica run: SIGKILLed ``delay`` seconds after READY, or (None) once it printed DONE. True if DONE.
+
+    Raises:
+        AssertionError: the driver reported STUCK (the applier did not reach the source's gtid_executed).
+    """
+    text, done = run_driver(
+        HERE / "relay_crash_driver.py", [str(source), str(replica), mode, str(seed)], delay
+    )
+    stuck = [line for line in text.splitlines() if line.startswith("STUCK")]
+    if stuck:
+        raise AssertionError(stuck[0])
+    return done
 
 
 @pytest.fixture(scope="module")

@@ -89,6 +89,7 @@ from gtidkit.binlog.header import EventHeader, event_crc32
 from gtidkit.binlog.stream import NEED_DATA, BinlogStream, iter_payload_events
 from gtidkit.binlog.transactions import A_RESTART, S_NONE, TRANSITIONS, TransactionParser, kind_of
 from gtidkit.engine.apply import BinlogTransaction
+from gtidkit.engine.binlog.log import read_index_file, write_index_file
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.gtid import GtidSet
 from gtidkit.version import MYSQL_VERSION
@@ -111,14 +112,6 @@ def default_basename(channel: str = "") -> str:
     """MySQL's default ``relay_log``: ``<host_name>-relay-bin``, ``-<channel>`` appended for a named channel."""
     host = socket.gethostname().split(".", 1)[0] or "localhost"
     return f"{host}-relay-bin" + (f"-{channel}" if channel else "")
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class _File:
@@ -257,19 +250,10 @@ class RelayLog:
         return self.datadir / name
 
     def _read_index(self) -> list[str]:
-        if not self.index_path.exists():
-            return []
-        names = [os.path.basename(line.strip()) for line in self.index_path.read_text().splitlines()]
-        return [n for n in names if n]
+        return read_index_file(self.index_path)
 
     def _write_index(self) -> None:
-        tmp = self.index_path.with_name(self.index_path.name + "_crash_safe")
-        with open(tmp, "w") as fh:
-            fh.write("".join(f"./{n}\n" for n in self.index))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.index_path)
-        _fsync_dir(self.datadir)
+        write_index_file(self.index_path, self.index)
 
     def _number(self, name: str) -> int:
         return int(name.rsplit(".", 1)[1])

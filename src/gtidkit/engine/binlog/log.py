@@ -140,23 +140,10 @@ class BinlogLog:
         return self.datadir / INDEX_NAME
 
     def _read_index(self) -> list[str]:
-        if not self.index_path.exists():
-            return []
-        names = []
-        for line in self.index_path.read_text().splitlines():
-            line = line.strip()
-            if line:
-                names.append(os.path.basename(line))
-        return names
+        return read_index_file(self.index_path)
 
     def _write_index(self) -> None:
-        tmp = self.index_path.with_suffix(".index_crash_safe")
-        with open(tmp, "w") as fh:
-            fh.write("".join(f"./{n}\n" for n in self.index))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.index_path)
-        _fsync_dir(self.datadir)
+        write_index_file(self.index_path, self.index)
 
     def path(self, name: str) -> Path:
         """Full path of binlog ``name``."""
@@ -480,6 +467,31 @@ class BinlogLog:
                     except FileNotFoundError:
                         continue
             return out
+
+
+def read_index_file(index_path: Path) -> list[str]:
+    """The file names an index lists (``binlog.index``, ``relay-bin.index``: one ``./<name>`` per line), without
+    their directory; [] when the index does not exist."""
+    if not index_path.exists():
+        return []
+    names = [os.path.basename(line.strip()) for line in index_path.read_text().splitlines()]
+    return [n for n in names if n]
+
+
+def write_index_file(index_path: Path, names: Sequence[str]) -> None:
+    """Replace an index crash-safely, as mysqld does: write ``<index>_crash_safe`` (one ``./<name>`` per line),
+    fsync it, rename it over the index, fsync the directory.
+
+    Raises:
+        OSError: writing, syncing or renaming failed (the old index is intact).
+    """
+    tmp = index_path.with_name(index_path.name + "_crash_safe")
+    with open(tmp, "w") as fh:
+        fh.write("".join(f"./{n}\n" for n in names))
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, index_path)
+    _fsync_dir(index_path.parent)
 
 
 def _fsync_dir(path: Path) -> None:
