@@ -24,6 +24,8 @@ from typing import Any
 
 import click
 
+from gtidkit.errors import MySQLError
+
 _PASSWORD_ALPHABET = string.ascii_letters + string.digits + "!#%&()*+,-.:;<=>?_"
 
 
@@ -92,7 +94,6 @@ def server(
     initialize_insecure: bool,
 ) -> None:
     """Run a gtidkit datadir as a MySQL server (mysqld options: --port, --bind-address, --gtid-mode, ...)."""
-    from gtidkit.errors import MySQLError
     from gtidkit.protocol.options import ServerOptions, parse_args, read_defaults_file
 
     try:
@@ -113,7 +114,6 @@ def server(
 
 def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
     from gtidkit.engine import Server
-    from gtidkit.errors import MySQLError
     from gtidkit.protocol.accounts import AccountStore
     from gtidkit.protocol.tls import generate_certs
 
@@ -151,7 +151,6 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
 
 def _run(datadir: Path, opts: Any) -> int:
     from gtidkit.engine import Server
-    from gtidkit.errors import MySQLError
     from gtidkit.protocol.accounts import AccountStore
     from gtidkit.protocol.server import WireServer
     from gtidkit.protocol.tls import generate_certs

@@ -34,6 +34,7 @@ the file it came from (relay log or binlog) and, when known, in the source's bin
 
 from __future__ import annotations
 
+import os
 import struct
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -44,10 +45,14 @@ from gtidkit.binlog.events.control import GtidEvent, TransactionPayloadEvent, Xi
 from gtidkit.binlog.events.query_status import QueryStatusVars, decode_status_vars
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent, RandEvent, UserVarEvent, query_kind
+from gtidkit.binlog.file import read_transactions as read_file_transactions
 from gtidkit.binlog.transactions import TransactionParser, kind_of
+from gtidkit.engine.binlog.transaction_events import SQL_MODE_BITS
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.session import Session
+from gtidkit.engine.sql import rowimage
 from gtidkit.engine.statements import transaction as txn
+from gtidkit.engine.statements.classify import classify
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid
 from gtidkit.mysql_errors import mysql_error, unknown_error
@@ -188,10 +193,6 @@ def read_transactions(path: Any) -> Iterator[BinlogTransaction]:
         BinlogDecodeError: a corrupt event.
         OSError: the file cannot be read.
     """
-    import os
-
-    from gtidkit.binlog.file import read_transactions as read_file_transactions
-
     res = read_file_transactions(path, keep_events_from=0)
     name = os.path.basename(os.fspath(path))
     for trx in res.transactions:
@@ -249,9 +250,7 @@ def user_var_value(ev: UserVarEvent) -> Any:
         unsigned = bool((ev.flags or 0) & _UNSIGNED_F)
         return int.from_bytes(raw[:8], "little", signed=not unsigned)
     if ev.value_type == _DECIMAL_RESULT:
-        from gtidkit.engine.sql.rowimage import decimal_from_bin
-
-        return decimal_from_bin(raw[2:], raw[0], raw[1])
+        return rowimage.decimal_from_bin(raw[2:], raw[0], raw[1])
     if ev.value_type == _STRING_RESULT:
         if ev.charset == _BINARY_COLLATION:
             return bytes(raw)
@@ -283,8 +282,6 @@ _COLLATIONS = {
 
 def sql_mode_text(bits: int) -> str:
     """The ``sql_mode`` text of a Q_SQL_MODE_CODE value (names in bit order, as ``@@sql_mode`` shows them)."""
-    from gtidkit.engine.binlog.transaction_events import SQL_MODE_BITS
-
     names = [name for name, bit in sorted(SQL_MODE_BITS.items(), key=lambda kv: kv[1]) if bits & bit]
     # combination modes (ANSI, TRADITIONAL) have bits of their own only in old servers' values; MySQL 8 shows
     # the individual modes, so drop the combination names when they appear
@@ -539,8 +536,6 @@ class ExecutorTarget:
 
     def run_statement(self, text: str, ev: QueryEvent) -> None:
         """Run the statement on the executor; an INSERT_ID applies to it alone."""
-        from gtidkit.engine.statements.classify import classify
-
         try:
             self.executor.execute(classify(text), self.current_db)
         finally:
@@ -574,8 +569,6 @@ class ExecutorTarget:
 
     def apply_rows(self, table_map: TableMapEvent, ev: RowsEvent) -> None:
         """Apply the rows event to storage."""
-        from gtidkit.engine.sql import rowimage
-
         rowimage.apply_rows_event(self.executor, table_map, ev)
 
     def finish(self, trx: BinlogTransaction) -> None:
@@ -776,8 +769,6 @@ class ApplierSession(Session):
     def apply_rows(self, table_map: TableMapEvent, ev: RowsEvent) -> None:
         """Apply a rows event in the open transaction; its changes become this session's row changes (one
         statement per STMT_END_F), which the commit path re-logs when this session's commits are binlogged."""
-        from gtidkit.engine.sql import rowimage
-
         self.ensure_write_trx()
         changes: list[RowChange] = rowimage.apply_rows_event(self.executor, table_map, ev)
         self.row_changes.extend(changes)

@@ -49,8 +49,10 @@ import os
 from typing import TYPE_CHECKING
 
 from gtidkit.binlog.file import PositionedEvent, read_previous_gtids, read_transactions
+from gtidkit.engine.apply import BinlogTransaction, ExecutorTarget, apply
 from gtidkit.engine.binlog.log import BinlogLog, file_number
 from gtidkit.engine.gtid import table as gtid_table
+from gtidkit.engine.sql.executor import Executor
 from gtidkit.gtid import GtidSet
 
 if TYPE_CHECKING:
@@ -183,9 +185,6 @@ def apply_transaction(server: Server, file: str, end_pos: int, events: tuple[Pos
         file, end_pos: the binlog file name and the offset right after the transaction (the applied position).
         events: the transaction's decoded events (:func:`gtidkit.binlog.file.read_transactions`).
     """
-    from gtidkit.engine.apply import BinlogTransaction, ExecutorTarget, apply
-    from gtidkit.engine.sql.executor import Executor
-
     conn = server.internal_conn
     target = ExecutorTarget(
         Executor(server.storage, conn),

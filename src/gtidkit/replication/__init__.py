@@ -45,6 +45,8 @@ def install(engine_server: Any, wire_server: Any) -> Replication:
     Called once, before ``wire_server.start()``. Returns the :class:`Replication` whose ``shutdown()`` the caller runs
     before ``engine_server.shutdown()`` (MySQL stops replica threads before the final gtid_executed save).
     """
+    # the roles import this package (and the engine and protocol): loaded here, so that importing a light module
+    # of the package (topology, read_your_writes) does not load the whole server side
     from gtidkit.replication import replica, source
 
     repl = Replication()

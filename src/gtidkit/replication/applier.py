@@ -56,6 +56,9 @@ COORDINATOR_ERROR = (
     "See error log and/or performance_schema.replication_applier_status_by_worker table for more details "
     "about this failure or others, if any."
 )
+from gtidkit.binlog.constants import EVENT_TYPE_NAMES
+from gtidkit.binlog.events.rows import RowsEvent
+from gtidkit.binlog.events.statement import QueryEvent
 
 
 def worker_error_text(worker: int, gtid: str, source_file: str, source_pos: int, message: str) -> str:
@@ -378,10 +381,6 @@ def event_error_text(
         source_file, log_pos: where the event ends in the source's binlog.
         table_map: the Table_map event in force for a rows event.
     """
-    from gtidkit.binlog.constants import EVENT_TYPE_NAMES
-    from gtidkit.binlog.events.rows import RowsEvent
-    from gtidkit.binlog.events.statement import QueryEvent
-
     ev = item.event if item is not None else None
     if isinstance(ev, QueryEvent):
         return f"Error '{message}' on query. Default database: '{ev.database}'. Query: '{ev.query}'"

@@ -51,10 +51,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gtidkit.binlog import EventType
+from gtidkit.binlog import EventType, read_events
 from gtidkit.binlog.codec import decode_event
 from gtidkit.binlog.cursor import Writer
 from gtidkit.binlog.events.control import HeartbeatV2Event
+from gtidkit.binlog.file import read_previous_gtids
 from gtidkit.binlog.header import EventHeader
 from gtidkit.errors import BinlogDecodeError, MySQLError
 from gtidkit.gtid import GtidSet
@@ -685,8 +686,6 @@ def _gtid_of(raw: bytes, fde: Any) -> Any:
 
 def _first_gtid(path: Path) -> Any:
     """The GTID of the first Gtid event of a file (None when there is none yet)."""
-    from gtidkit.binlog import read_events
-
     try:
         for pe in read_events(path, expand_payloads=False, stop_at_torn_tail=True):
             t = pe.header.type_code
@@ -700,8 +699,6 @@ def _first_gtid(path: Path) -> Any:
 
 
 def _previous_gtids(binlog: Any, name: str) -> GtidSet:
-    from gtidkit.binlog.file import read_previous_gtids
-
     try:
         return read_previous_gtids(binlog.path(name)) or GtidSet()
     except (OSError, BinlogDecodeError):

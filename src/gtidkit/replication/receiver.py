@@ -308,7 +308,7 @@ class Receiver:
         log.error("Replica I/O for channel '': %s, Error_code: MY-%06d", text, errno)
 
     def _connect(self, cfg: ChannelConfig) -> Any:
-        import pymysql
+        import pymysql  # lazy: loaded once a channel connects, so a server that replicates from no one starts lighter
 
         ssl_ctx = None
         if cfg.ssl:

@@ -59,6 +59,7 @@ import os
 import socket
 import struct
 import threading
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -410,8 +411,6 @@ class RelayLog:
         self._active = None
 
     def _sync(self, f: _File) -> None:
-        import time
-
         t0 = time.perf_counter()
         os.fsync(f.fh.fileno())
         self.fsync_seconds += time.perf_counter() - t0
@@ -768,8 +767,6 @@ class RelayLog:
 
 
 def _now() -> int:
-    import time
-
     return int(time.time())
 
 
@@ -887,8 +884,6 @@ class RelayReader:
             BinlogDecodeError: a corrupt event in a relay file.
             OSError: a relay file cannot be read.
         """
-        import time
-
         deadline = None if timeout is None else time.monotonic() + timeout
         relay = self.relay
         while True:

@@ -19,6 +19,7 @@ from typing import Any
 from gtidkit.engine.results import Condition
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import message, mysql_error
+from gtidkit.replication.applier import Applier
 from gtidkit.replication.channel import (
     RECEIVE_OPTIONS,
     ChannelConfig,
@@ -27,6 +28,7 @@ from gtidkit.replication.channel import (
     check_password,
 )
 from gtidkit.replication.receiver import Receiver
+from gtidkit.replication.relay_log import RelayLog
 
 log = logging.getLogger(__name__)
 
@@ -167,9 +169,6 @@ class Replica:
     """
 
     def __init__(self, server: Any, channel: str = "") -> None:
-        from gtidkit.replication.applier import Applier
-        from gtidkit.replication.relay_log import RelayLog
-
         self.server = server
         self.channel = channel
         self.metadata = ConnectionMetadata(server)
@@ -562,7 +561,7 @@ def install(engine_server: Any, wire_server: Any, repl: Any) -> Replica:
     Returns:
         The :class:`Replica` (also ``repl.roles["replica"]``).
     """
-    from gtidkit.replication import statements
+    from gtidkit.replication import statements  # cycle break: statements imports this module's Replica
 
     replica = Replica(engine_server)
     statements.register(engine_server, replica)

@@ -26,7 +26,7 @@ from gtidkit.binlog.constants import (
     CompressionType,
     EventType,
 )
-from gtidkit.binlog.cursor import Cursor, CursorError, Writer, varlen_width
+from gtidkit.binlog.cursor import Cursor, CursorError, Writer, packed_int_width, varlen_width
 from gtidkit.binlog.versions import (
     has_checksum_alg,
     is_mariadb,
@@ -627,8 +627,6 @@ def gtid_event_size(
 
     77 for an originating server with ``transaction_length`` < 251 (formats.md §2.2), 79 up to 65535.
     """
-    from gtidkit.binlog.cursor import packed_int_width
-
     size = (
         EVENT_HEADER_LEN + GTID_POST_HEADER_57 + COMMIT_TIMESTAMP_LEN + packed_int_width(transaction_length)
     )
@@ -842,7 +840,7 @@ class TransactionPayloadEvent:
             return self.payload
         if self.compression_type != CompressionType.ZSTD:
             raise CursorError(f"unknown Transaction_payload compression type {self.compression_type}")
-        import zstandard
+        import zstandard  # lazy: only compressed payloads need it (the CLI loads this module at start)
 
         limit = self.uncompressed_size if self.uncompressed_size is not None else max_size
         try:

@@ -22,6 +22,7 @@ from gtidkit.binlog.constants import IntvarType
 from gtidkit.binlog.events.control import XidEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
 from gtidkit.engine.binlog.dependency import NO_WRITESET, Writeset, extract_writeset
+from gtidkit.engine.sql import rowimage
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
@@ -229,8 +230,6 @@ def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
     As MySQL's ``THD::binlog_write_table_map`` / ``binlog_prepare_pending_rows_event``: each statement first
     maps every table it touches, then its rows events follow; the statement's last rows event has STMT_END_F.
     """
-    from gtidkit.engine.sql import rowimage
-
     catalog = server.storage.catalog
     events: list[Any] = []
     for changes in statements:

@@ -27,7 +27,7 @@ from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.state import EXECUTED
 from gtidkit.errors import MySQLError
-from gtidkit.gtid import Gtid, GtidSet
+from gtidkit.gtid import Gtid, GtidSet, normalize_tag
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
@@ -113,8 +113,6 @@ def update_gtid_next(ctx: SetContext, text: str) -> None:
     if upper == "AUTOMATIC" or upper.startswith("AUTOMATIC:"):
         tag = ""
         if ":" in spec:
-            from gtidkit.gtid import normalize_tag
-
             try:
                 tag = normalize_tag(spec.split(":", 1)[1].strip())
             except ValueError as err:
