@@ -73,9 +73,17 @@ def main() -> None:
     master, corpus = sys.argv[1], sys.argv[2]
     spark = build_session(master)
     # warm-up: JVM start, first JIT, Python worker start and imports (a one-time cost per executor)
+    first = discover(corpus).files[0].path
     for _ in range(2):
-        read_scan(spark, discover(corpus).files[0].path).write.format("noop").mode("overwrite").save()
-    print(json.dumps({"ready": True}), flush=True)
+        read_scan(spark, first).write.format("noop").mode("overwrite").save()
+        df = read_scan(spark, first).persist(StorageLevel.MEMORY_AND_DISK)  # the cache's code paths too
+        df.count()
+        df.unpersist(blocking=True)
+    import gtidkit
+
+    # which gtidkit the driver and the Python workers import (--baseline-src puts an older one first)
+    workers = spark.sparkContext.parallelize([0], 1).map(lambda _: __import__("gtidkit").__file__).collect()
+    print(json.dumps({"ready": True, "gtidkit": gtidkit.__file__, "worker_gtidkit": workers[0]}), flush=True)
     for line in sys.stdin:
         cmd, _, arg = line.strip().partition(" ")
         if cmd == "quit":

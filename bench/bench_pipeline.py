@@ -158,21 +158,28 @@ def run_job(master: str, corpus: Path, out: Path, cpus: str | None = None) -> di
 
 
 _BASELINE = r"""
-import json, sys, time
+import gc, json, sys, time
 from gtidkit.binlog.file import FileScanner
 from gtidkit.pipeline import scan, schemas
 from gtidkit.pipeline.layout import discover
 layout = discover(sys.argv[1])
 sch = schemas.arrow_schema(schemas.SCAN)
-out = {"decode_s": [], "arrow_s": [], "bytes": layout.total_bytes, "files": len(layout.files)}
+out = {"decode_s": [], "decode_nogc_s": [], "arrow_s": [], "bytes": layout.total_bytes, "files": len(layout.files)}
 first = layout.files[0]  # warm-up, untimed: imports (pyarrow) and first calls, as a warm executor has them
 for b in FileScanner(first.path, True).batches(): pass
 for b in scan.arrow_batches(first, "scan", sch): pass
-for _ in range(int(sys.argv[2])):
-    t = time.process_time(); n = 0
+def decode():
+    n = 0
     for spec in layout.files:
         for b in FileScanner(spec.path, True).batches(): n += len(b)
+    return n
+for _ in range(int(sys.argv[2])):
+    t = time.process_time(); n = decode()
     out["decode_s"].append(time.process_time() - t)
+    gc.disable()
+    t = time.process_time(); decode()
+    out["decode_nogc_s"].append(time.process_time() - t)
+    gc.enable()
     t = time.process_time(); rows = 0
     for spec in layout.files:
         for b in scan.arrow_batches(spec, "scan", sch): rows += b.num_rows
@@ -182,9 +189,11 @@ print(json.dumps(out))
 """
 
 
-def baseline(corpus: Path, cpu: str | None, repeat: int) -> dict:
+def baseline(corpus: Path, cpu: str | None, repeat: int, src: str | None = None) -> dict:
     """Spark-free CPU seconds over every file, in a child process pinned to ``cpu``: ``decode_s`` (the bare
-    decoder) and ``arrow_s`` (the Data Source's executor code), ``repeat`` times each."""
+    decoder), ``decode_nogc_s`` (the same with the cyclic GC off, as the executor code runs it) and ``arrow_s``
+    (the Data Source's executor code), ``repeat`` times each, alternately. ``src``: an older gtidkit's ``src/``
+    directory put first on PYTHONPATH (``--baseline-src``)."""
     cmd = [
         *(["taskset", "-c", cpu] if cpu else []),
         sys.executable,
@@ -193,22 +202,31 @@ def baseline(corpus: Path, cpu: str | None, repeat: int) -> dict:
         str(corpus),
         str(repeat),
     ]
-    return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    return json.loads(
+        subprocess.run(cmd, check=True, capture_output=True, text=True, env=_spark_env(src)).stdout
+    )
 
 
-def _spark_env() -> dict:
-    return dict(
+def _spark_env(src: str | None = None) -> dict:
+    """The environment of a bench child: Spark on 127.0.0.1, this interpreter for the workers, and ``src`` (an
+    older gtidkit's ``src/``) first on PYTHONPATH when given: the driver, and through it the JVM and the Python
+    workers, then import that gtidkit instead of the worktree's."""
+    env = dict(
         os.environ,
         SPARK_LOCAL_IP="127.0.0.1",
         PYSPARK_PYTHON=sys.executable,
         PYSPARK_DRIVER_PYTHON=sys.executable,
     )
+    if src:
+        env["PYTHONPATH"] = str(Path(src).resolve())
+    return env
 
 
 class Session:
-    """A warm Spark session in a child process (bench/_pipeline_worker.py), pinned with ``taskset``."""
+    """A warm Spark session in a child process (bench/_pipeline_worker.py), pinned with ``taskset``; ``src``: run
+    an older gtidkit (see :func:`_spark_env`)."""
 
-    def __init__(self, master: str, corpus: Path, cpus: str | None) -> None:
+    def __init__(self, master: str, corpus: Path, cpus: str | None, src: str | None = None) -> None:
         cmd = [*(["taskset", "-c", cpus] if cpus else [])]
         cmd += [sys.executable, str(HERE / "_pipeline_worker.py"), master, str(corpus)]
         self.proc = subprocess.Popen(
@@ -217,9 +235,9 @@ class Session:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
-            env=_spark_env(),
+            env=_spark_env(src),
         )
-        self._answer()
+        self.ready = self._answer()
 
     def _answer(self) -> dict:
         assert self.proc.stdout is not None
@@ -301,6 +319,16 @@ def _pct(x: float) -> str:
     return f"{x:.0%}"
 
 
+def _row(label: str, runs: list[dict], decode: float, size: int) -> str:
+    """One table row of part 1 for the Spark runs ``runs`` (best by total CPU)."""
+    best = min(runs, key=_total)
+    med = statistics.median(_total(r) for r in runs)
+    return (
+        f"| {label} | {_total(best):.2f} | {med:.2f} | {best['cpu']['java']:.2f} | "
+        f"{best['cpu']['python_worker']:.2f} | {size / _total(best) / 1e6:.0f} | **{_pct(decode / _total(best))}** |"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", type=parse_size, default=parse_size("1GB"), help="corpus size (default 1GB)")
@@ -308,6 +336,12 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="repetitions of every measurement (default 3)")
     ap.add_argument("--workdir", type=Path, default=HERE / "out" / "pipeline")
     ap.add_argument("--no-memory", action="store_true", help="skip the memory part (generates 1 GiB)")
+    ap.add_argument(
+        "--baseline-src",
+        help="an older gtidkit's src/ directory (e.g. from `git archive`): its executor code and its Spark scan "
+        "run in the same rounds (alternately), for before/after figures measured in one run",
+    )
+    ap.add_argument("--baseline-label", help="how the command line in RESULTS.md names --baseline-src")
     ap.add_argument(
         "--jobs", action="store_true", help="also run the whole job once on local[1] and local[2]"
     )
@@ -320,18 +354,38 @@ def main() -> None:
     pin = shutil.which("taskset") is not None and (os.cpu_count() or 1) >= 2
     one, two = ("0", "0,1") if pin else (None, None)
     loads = [os.getloadavg()[0]]
+    old_src = args.baseline_src
 
     # 1. per core
     base = baseline(corpus, one, args.repeat)
-    decode, arrow = min(base["decode_s"]), min(base["arrow_s"])
-    print(f"baseline: decode {base['decode_s']} arrow {base['arrow_s']}", flush=True)
+    decode, decode_nogc, arrow = min(base["decode_s"]), min(base["decode_nogc_s"]), min(base["arrow_s"])
+    print(
+        f"baseline: decode {base['decode_s']} nogc {base['decode_nogc_s']} arrow {base['arrow_s']}",
+        flush=True,
+    )
+    old_arrow = None
+    if old_src:
+        old_base = baseline(corpus, one, args.repeat, old_src)
+        old_arrow = min(old_base["arrow_s"])
+        print(f"baseline before: arrow {old_base['arrow_s']}", flush=True)
     s1 = Session("local[1]", corpus, one)
-    noop1, persist1 = [], []
+    print(f"session: {s1.ready}", flush=True)
+    s0 = Session("local[1]", corpus, one, old_src) if old_src else None
+    if s0 is not None:
+        print(f"session before: {s0.ready}", flush=True)
+    noop1, persist1, noop0, persist0 = [], [], [], []
     try:
         for _ in range(args.repeat):
-            noop1.append(s1.run("noop"))
             persist1.append(s1.run("persist"))
-            print(f"local[1] noop {noop1[-1]} persist {persist1[-1]}", flush=True)
+            noop1.append(s1.run("noop"))
+            print(f"local[1] persist {persist1[-1]} noop {noop1[-1]}", flush=True)
+            if s0 is not None:
+                persist0.append(s0.run("persist"))
+                noop0.append(s0.run("noop"))
+                print(f"before: local[1] persist {persist0[-1]} noop {noop0[-1]}", flush=True)
+        if s0 is not None:
+            s0.close()
+            s0 = None
         loads.append(os.getloadavg()[0])
         # 2. parallel efficiency: the same warm local[1] session against a warm local[2] one, alternately
         s2 = Session("local[2]", corpus, two)
@@ -346,6 +400,8 @@ def main() -> None:
             s2.close()
     finally:
         s1.close()
+        if s0 is not None:
+            s0.close()
     loads.append(os.getloadavg()[0])
     mem = None if args.no_memory else memory(args.workdir, one)
 
@@ -355,13 +411,16 @@ def main() -> None:
     med_persist = statistics.median(_total(r) for r in persist1)
     effs = [a["wall"] / (2 * b["wall"]) for a, b, _ in pairs]
     cpu_ratio = [_total(b) / _total(a) for a, b, _ in pairs]
+    command = (
+        f"Command: `.venv/bin/python bench/bench_pipeline.py --size {args.size} --hosts {args.hosts} "
+        f"--repeat {args.repeat}{' --no-memory' if args.no_memory else ''}"
+        + (f" --baseline-src {args.baseline_label or old_src}" if old_src else "")
+        + "`"
+    )
     lines = [
         "## Pipeline: Spark scan per core, parallel efficiency, task memory (issue 10)",
         "",
-        (
-            f"Command: `.venv/bin/python bench/bench_pipeline.py --size {args.size} --hosts {args.hosts} "
-            f"--repeat {args.repeat}{' --no-memory' if args.no_memory else ''}`"
-        ),
+        command,
         "",
         (
             f"Corpus: {size / 1e6:.0f} MB of MySQL 8.0 binlogs (gtidkit.generate.generate_corpus), {args.hosts} hosts, "
@@ -375,7 +434,7 @@ def main() -> None:
         "",
         (
             "| what (all on one CPU) | CPU s (best) | CPU s (median) | JVM s | Python workers s | MB per CPU-s | "
-            "bare decoder's rate / this rate |"
+            "bare decoder's CPU / this CPU |"
         ),
         "|---|---|---|---|---|---|---|",
         (
@@ -383,30 +442,51 @@ def main() -> None:
             f"{statistics.median(base['decode_s']):.2f} | | | {size / decode / 1e6:.0f} | 100% |"
         ),
         (
+            f"| the same, cyclic GC off (as the executor code runs) | {decode_nogc:.2f} | "
+            f"{statistics.median(base['decode_nogc_s']):.2f} | | | {size / decode_nogc / 1e6:.0f} | "
+            f"{_pct(decode / decode_nogc)} |"
+        ),
+        (
             f"| executor code, no Spark (`scan.arrow_batches`: decode + Arrow batches) | {arrow:.2f} | "
             f"{statistics.median(base['arrow_s']):.2f} | | | {size / arrow / 1e6:.0f} | {_pct(decode / arrow)} |"
         ),
-        (
-            f"| Spark local[1], the job's scan into the `noop` sink | {_total(best_noop):.2f} | {med_noop:.2f} | "
-            f"{best_noop['cpu']['java']:.2f} | {best_noop['cpu']['python_worker']:.2f} | "
-            f"{size / _total(best_noop) / 1e6:.0f} | **{_pct(decode / _total(best_noop))}** |"
-        ),
-        (
-            f"| Spark local[1], the job's scan stage (`persist().count()`) | {_total(best_persist):.2f} | "
-            f"{med_persist:.2f} | {best_persist['cpu']['java']:.2f} | {best_persist['cpu']['python_worker']:.2f} | "
-            f"{size / _total(best_persist) / 1e6:.0f} | **{_pct(decode / _total(best_persist))}** |"
-        ),
+    ]
+    if old_arrow is not None:
+        lines.append(
+            f"| before (`--baseline-src`): executor code, no Spark | {old_arrow:.2f} | "
+            f"{statistics.median(old_base['arrow_s']):.2f} | | | {size / old_arrow / 1e6:.0f} | "
+            f"{_pct(decode / old_arrow)} |"
+        )
+    lines.append(
+        _row(
+            "**Spark local[1], the job's scan stage** (`read_scan(...).persist(MEMORY_AND_DISK).count()`, as "
+            "`job.run_pipeline` runs it)",
+            persist1,
+            decode,
+            size,
+        )
+    )
+    if persist0:
+        lines.append(_row("before (`--baseline-src`): the job's scan stage", persist0, decode, size))
+    lines.append(_row("Spark local[1], the job's scan into the `noop` sink (no cache)", noop1, decode, size))
+    if noop0:
+        lines.append(_row("before (`--baseline-src`): the scan into the `noop` sink", noop0, decode, size))
+    strict = min(decode, decode_nogc)
+    lines += [
         "",
         (
-            f"Spark scan per core = **{_pct(decode / _total(best_noop))}** of the no-Spark decode rate (best of "
-            f"{args.repeat}; median {_pct(decode / med_noop)}), **{_pct(decode / _total(best_persist))}** for the "
-            f"scan stage with the job's cache (median {_pct(decode / med_persist)}); target >= 70 %. Where the rest "
-            f"goes (best runs): the Python workers spend {best_noop['cpu']['python_worker']:.2f} s against "
-            f"{arrow:.2f} s for the same code outside Spark (the difference is Spark's per-task cost in the worker "
-            f"and the Arrow IPC stream to the JVM), the JVM {best_noop['cpu']['java']:.2f} s turning the Arrow "
-            f"batches into rows (Spark 4.x's Python Data Source has no columnar read path: "
-            f"`PythonPartitionReaderFactory.supportColumnarReads` is false) and "
-            f"{best_persist['cpu']['java'] - best_noop['cpu']['java']:.2f} s more building the in-memory cache."
+            f"Spark scan stage per core (as the job runs it) = **{_pct(decode / _total(best_persist))}** of the "
+            f"no-Spark decode rate (best of {args.repeat}; median {_pct(decode / med_persist)}); the bare scan into "
+            f"the `noop` sink **{_pct(decode / _total(best_noop))}** (median {_pct(decode / med_noop)}); target "
+            f">= 70 %. Against the bare decoder with the GC off as well (the stricter baseline): "
+            f"{_pct(strict / _total(best_persist))} and {_pct(strict / _total(best_noop))}. Where the rest goes "
+            f"(best runs): the Python workers spend {best_noop['cpu']['python_worker']:.2f} s against "
+            f"{arrow:.2f} s for the same code outside Spark (the difference is Spark's per-task and per-query cost in "
+            f"the workers and the Arrow IPC stream to the JVM), the JVM {best_noop['cpu']['java']:.2f} s turning the "
+            f"Arrow batches into rows (Spark 4.x's Python Data Source has no columnar read path: "
+            f"`PythonPartitionReaderFactory.supportColumnarReads` is false) plus, for the scan stage, "
+            f"{best_persist['cpu']['java'] - best_noop['cpu']['java']:.2f} s building the in-memory cache. "
+            "Each figure includes the query's fixed cost (planning, the data source's listing, task set-up)."
         ),
         "",
         "### 2. Parallel efficiency local[1] → local[2] (the job's scan, warm sessions, alternately)",

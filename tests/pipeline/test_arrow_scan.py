@@ -142,3 +142,61 @@ def test_streamed_file_keeps_resident_memory_flat(tmp_path) -> None:
     assert big["stream"]["rows"] == big["mmap"]["rows"] > 3 * small["stream"]["rows"]
     assert big["stream"]["growth_kib"] < small["stream"]["growth_kib"] + (8 << 10), runs
     assert big["mmap"]["growth_kib"] > big["size_kib"] // 2, runs  # the contrast the threshold exists for
+
+
+@pytest.mark.parametrize(
+    ("values", "type_name"),
+    [
+        ((1, 2, 2**62), "int64"),
+        ((1, None, 3), "int64"),
+        ((None, None), "int64"),
+        ((), "int64"),
+        ((7, 2**31 - 1), "int32"),
+        ((7, None), "int32"),
+    ],
+)
+def test_int_columns_through_numpy_equal_pyarrow(values, type_name) -> None:
+    """The numpy route for int columns gives the array ``pyarrow.array`` gives (values, nulls, type)."""
+    import pyarrow as pa
+
+    arrow_type = getattr(pa, type_name)()
+    got = scan._int_array(values, arrow_type)
+    want = pa.array(values, arrow_type)
+    assert got.type == want.type
+    assert got.equals(want)
+    assert got.to_pylist() == list(values)
+
+
+def test_int_column_out_of_range_is_refused_as_before() -> None:
+    """A value outside the Arrow type's range fails as ``pyarrow.array`` fails (the numpy route is no looser)."""
+    import pyarrow as pa
+
+    with pytest.raises((OverflowError, pa.ArrowInvalid)):
+        scan._int_array((1, 2**63), pa.int64())
+    with pytest.raises((OverflowError, pa.ArrowInvalid)):
+        scan._int_array((1, 2**31), pa.int32())
+
+
+def test_gc_state_restored_after_scan(tmp_path) -> None:
+    """The executor code pauses the cyclic GC while it scans (scan.gc_paused) and restores it afterwards, also
+    when the consumer stops early; a caller that had it off keeps it off."""
+    import gc
+
+    path = FIXTURE_FILES[0] if FIXTURE_FILES else None
+    if path is None:
+        pytest.skip("no binlog fixtures")
+    sch = schemas.arrow_schema(schemas.SCAN)
+    assert gc.isenabled()
+    batches = scan.arrow_batches(_spec(path), "scan", sch, batch_rows=1)
+    next(batches)
+    assert not gc.isenabled()
+    batches.close()
+    assert gc.isenabled()
+    assert sum(b.num_rows for b in scan.arrow_batches(_spec(path), "scan", sch)) > 0
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        list(scan.arrow_batches(_spec(path), "scan", sch))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
