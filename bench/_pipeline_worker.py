@@ -4,7 +4,10 @@
 
 Commands (one per line): ``noop`` (the job's scan, ``read_scan``, with every column materialised by the
 ``noop`` sink), ``persist`` (the job's scan stage as it runs: ``persist(MEMORY_AND_DISK).count()``),
-``file PATH`` (a ``level=scan`` noop read of one file, reporting the Python workers' peak RSS), ``quit``.
+``replay_noop DIR`` / ``replay_persist DIR`` (the same two with the scan's record batches read back from the
+Arrow IPC files in DIR, written beforehand by ``bench_pipeline.write_replay``: the same rows, schema and
+partitions at almost no Python cost, i.e. what Spark alone costs for them), ``file PATH`` (a ``level=scan`` noop
+read of one file, reporting the Python workers' peak RSS), ``quit``.
 Each answer: wall seconds and CPU seconds of this process tree, split into the JVM and the Python workers.
 """
 
@@ -63,6 +66,52 @@ def cpu_split() -> dict[str, float]:
     return acc
 
 
+def replay_source(corpus: str) -> type:
+    """A Python Data Source ``binlog_replay`` (defined here, in ``__main__``, so that cloudpickle ships it by
+    value): ``load(DIR)`` yields the record batches stored in ``DIR/<host>__<file>.arrow`` for every binlog of
+    ``corpus``, packed into the partitions ``job.read_scan`` gives the same listing, schema schemas.SCAN."""
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+    from gtidkit.pipeline import schemas
+
+    class ReplayReader(DataSourceReader):
+        def __init__(self, options: dict) -> None:
+            self.options = dict(options)
+
+        def partitions(self) -> list:
+            from gtidkit.pipeline.datasource import pack_files
+            from gtidkit.pipeline.job import SCAN_PARTITION_BYTES
+            from gtidkit.pipeline.layout import discover
+
+            root = self.options["path"]
+            groups = pack_files(
+                discover(corpus).files, SCAN_PARTITION_BYTES, int(self.options["parallelism"])
+            )
+            return [InputPartition([f"{root}/{f.host}__{f.file}.arrow" for f in g]) for g in groups]
+
+        def read(self, partition):
+            import pyarrow as pa
+
+            for path in partition.value:
+                with pa.memory_map(path) as src:
+                    reader = pa.ipc.open_file(src)
+                    for i in range(reader.num_record_batches):
+                        yield reader.get_batch(i)
+
+    class ReplaySource(DataSource):
+        @classmethod
+        def name(cls) -> str:
+            return "binlog_replay"
+
+        def schema(self) -> str:
+            return schemas.SCAN
+
+        def reader(self, schema) -> ReplayReader:
+            return ReplayReader(self.options)
+
+    return ReplaySource
+
+
 def main() -> None:
     from pyspark import StorageLevel
 
@@ -95,6 +144,21 @@ def main() -> None:
             df = read_scan(spark, corpus).persist(StorageLevel.MEMORY_AND_DISK)
             df.count()
             df.unpersist(blocking=True)
+        elif cmd in ("replay_noop", "replay_persist"):
+            if not hasattr(spark, "_replay_registered"):
+                spark.dataSource.register(replay_source(corpus))
+                spark._replay_registered = True
+            df = (
+                spark.read.format("binlog_replay")
+                .option("parallelism", str(spark.sparkContext.defaultParallelism))
+                .load(arg)
+            )
+            if cmd == "replay_noop":
+                df.write.format("noop").mode("overwrite").save()
+            else:
+                df = df.persist(StorageLevel.MEMORY_AND_DISK)
+                df.count()
+                df.unpersist(blocking=True)
         elif cmd == "file":
             spark.read.format("binlog").option("level", "scan").load(arg).write.format("noop").mode(
                 "overwrite"

@@ -3,15 +3,21 @@ parallel efficiency local[1] -> local[2], and a task's memory against the file s
 
     .venv/bin/python bench/bench_pipeline.py --size 1GB --hosts 20           # the RESULTS.md run
     .venv/bin/python bench/bench_pipeline.py --size 200MB --repeat 2 --no-memory   # while developing
+    .venv/bin/python bench/bench_pipeline.py --no-memory --repeat 3 --baseline-src /tmp/old/src  # before/after
 
 1. Per core: every process pinned to CPU 0 (``taskset``). The baseline runs in a child process: the bare decoder
    (``gtidkit.binlog.file.FileScanner``: every event framed and CRC-checked, every transaction built with every
-   field the scan outputs) and the executor code of the Data Source (``scan.arrow_batches``: the same decode plus
-   the Arrow record batches), best CPU time of ``--repeat``. The Spark side is a warm ``local[1]`` session
+   field the scan outputs), the same with the cyclic GC off (the executor code pauses it: a stricter baseline)
+   and the executor code of the Data Source (``scan.arrow_batches``: the same decode plus the Arrow record
+   batches), best CPU time of ``--repeat``, alternately. The Spark side is a warm ``local[1]`` session
    (``bench/_pipeline_worker.py``; JVM start, JIT warm-up and Python-worker start paid before measuring, as on a
-   long-lived executor) running the job's scan (``job.read_scan``: same files, same fields) into the ``noop``
-   sink, which materialises every column, and as the job runs it (``persist().count()``); CPU of the whole
-   process tree (driver, JVM, Python workers), split JVM / Python workers.
+   long-lived executor) running the job's scan stage exactly as ``job.run_pipeline`` does (``job.read_scan(...)
+   .persist(MEMORY_AND_DISK).count()``: the headline figure) and the same scan into the ``noop`` sink (every
+   column materialised, no cache); CPU of the whole process tree (driver, JVM, Python workers), split JVM /
+   Python workers. "Spark alone" replays the scan's own record batches from Arrow IPC files through a Data Source
+   with the same schema and partitions: what Spark costs for these rows when the Python side does nothing, hence
+   the ceiling of the ratio. ``--baseline-src DIR`` (an older ``src/``, e.g. ``git archive main src``) runs that
+   gtidkit's executor code and Spark scan in the same rounds, for before/after figures from one run.
 2. Parallel efficiency: a warm ``local[1]`` session pinned to one CPU and a warm ``local[2]`` session pinned to
    two run the same scan alternately (never at the same time), ``--repeat`` pairs; efficiency of a pair =
    T1 / (2 x T2) in wall time; the spread over pairs and the load average are reported (the machine is shared).
@@ -266,6 +272,24 @@ class Session:
                 self.proc.wait()
 
 
+def write_replay(corpus: Path, dest: Path) -> None:
+    """The executor code's record batches (``scan.arrow_batches``, level ``scan``) of every binlog of ``corpus``,
+    stored as Arrow IPC files ``dest/<host>__<file>.arrow`` for the workers' ``replay_*`` commands."""
+    import pyarrow as pa
+
+    from gtidkit.pipeline import scan, schemas
+    from gtidkit.pipeline.layout import discover
+
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    schema = schemas.arrow_schema(schemas.SCAN)
+    for spec in discover(corpus).files:
+        path = str(dest / f"{spec.host}__{spec.file}.arrow")
+        with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
+            for batch in scan.arrow_batches(spec, "scan", schema):
+                writer.write_batch(batch)
+
+
 def _total(r: dict) -> float:
     return sum(r["cpu"].values())
 
@@ -319,13 +343,15 @@ def _pct(x: float) -> str:
     return f"{x:.0%}"
 
 
-def _row(label: str, runs: list[dict], decode: float, size: int) -> str:
-    """One table row of part 1 for the Spark runs ``runs`` (best by total CPU)."""
+def _row(label: str, runs: list[dict], decode: float, size: int, ratio: bool = True) -> str:
+    """One table row of part 1 for the Spark runs ``runs`` (best by total CPU); ``ratio``: fill the last column
+    (not for the replay rows, which decode nothing)."""
     best = min(runs, key=_total)
     med = statistics.median(_total(r) for r in runs)
+    last = f"**{_pct(decode / _total(best))}**" if ratio else "(no decoding)"
     return (
         f"| {label} | {_total(best):.2f} | {med:.2f} | {best['cpu']['java']:.2f} | "
-        f"{best['cpu']['python_worker']:.2f} | {size / _total(best) / 1e6:.0f} | **{_pct(decode / _total(best))}** |"
+        f"{best['cpu']['python_worker']:.2f} | {size / _total(best) / 1e6:.0f} | {last} |"
     )
 
 
@@ -368,17 +394,24 @@ def main() -> None:
         old_base = baseline(corpus, one, args.repeat, old_src)
         old_arrow = min(old_base["arrow_s"])
         print(f"baseline before: arrow {old_base['arrow_s']}", flush=True)
+    replay = args.workdir / f"replay-{args.size}-{args.hosts}"
+    write_replay(corpus, replay)
     s1 = Session("local[1]", corpus, one)
     print(f"session: {s1.ready}", flush=True)
+    s1.run(f"replay_noop {replay}")  # warm-up of the replay source, untimed
+    s1.run(f"replay_persist {replay}")
     s0 = Session("local[1]", corpus, one, old_src) if old_src else None
     if s0 is not None:
         print(f"session before: {s0.ready}", flush=True)
-    noop1, persist1, noop0, persist0 = [], [], [], []
+    noop1, persist1, noop0, persist0, rnoop, rpersist = [], [], [], [], [], []
     try:
         for _ in range(args.repeat):
             persist1.append(s1.run("persist"))
             noop1.append(s1.run("noop"))
+            rpersist.append(s1.run(f"replay_persist {replay}"))
+            rnoop.append(s1.run(f"replay_noop {replay}"))
             print(f"local[1] persist {persist1[-1]} noop {noop1[-1]}", flush=True)
+            print(f"replay persist {rpersist[-1]} noop {rnoop[-1]}", flush=True)
             if s0 is not None:
                 persist0.append(s0.run("persist"))
                 noop0.append(s0.run("noop"))
@@ -471,7 +504,21 @@ def main() -> None:
     lines.append(_row("Spark local[1], the job's scan into the `noop` sink (no cache)", noop1, decode, size))
     if noop0:
         lines.append(_row("before (`--baseline-src`): the scan into the `noop` sink", noop0, decode, size))
+    lines.append(
+        _row(
+            "Spark alone: the scan stage with the same batches replayed from Arrow IPC files (no decoding)",
+            rpersist,
+            decode,
+            size,
+            ratio=False,
+        )
+    )
+    lines.append(
+        _row("Spark alone: the `noop` scan with the batches replayed", rnoop, decode, size, ratio=False)
+    )
     strict = min(decode, decode_nogc)
+    spark_stage = min(_total(r) for r in rpersist)
+    spark_noop = min(_total(r) for r in rnoop)
     lines += [
         "",
         (
@@ -487,6 +534,15 @@ def main() -> None:
             f"`PythonPartitionReaderFactory.supportColumnarReads` is false) plus, for the scan stage, "
             f"{best_persist['cpu']['java'] - best_noop['cpu']['java']:.2f} s building the in-memory cache. "
             "Each figure includes the query's fixed cost (planning, the data source's listing, task set-up)."
+        ),
+        "",
+        (
+            f"What Spark itself costs for these rows (the replay rows: the scan's own batches, schema and partitions "
+            f"read back from Arrow IPC files, so the Python side does almost nothing but hand them over): "
+            f"{spark_stage:.2f} CPU s for the scan stage, {spark_noop:.2f} s into `noop`. Even with decoding and "
+            f"Arrow building free of any overhead the ratio could not exceed decode / (decode + Spark alone) = "
+            f"**{_pct(decode / (decode + spark_stage))}** for the scan stage and "
+            f"**{_pct(decode / (decode + spark_noop))}** for `noop`."
         ),
         "",
         "### 2. Parallel efficiency local[1] → local[2] (the job's scan, warm sessions, alternately)",
