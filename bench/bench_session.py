@@ -57,18 +57,7 @@ def _run(tx: int, track: str, profiler: Any = None) -> dict[str, float]:
         server = Server.open(Path(tmp), log_bin=True)
         try:
             s = server.session()
-            s.execute("CREATE DATABASE sbtest; USE sbtest")
-            s.execute(
-                "CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
-                "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))"
-            )
-            s.execute("CREATE INDEX k_1 ON sbtest1(k)")
-            for lo in range(1, TABLE_ROWS + 1, 1000):
-                rows = ",".join(
-                    f"({i}, {rng.randrange(TABLE_ROWS)}, '{_c(rng, 10).decode()}', '{_c(rng, 5).decode()}')"
-                    for i in range(lo, lo + 1000)
-                )
-                s.execute(f"INSERT INTO sbtest1 (id, k, c, pad) VALUES {rows}")
+            _load(s, rng)
             s.execute(f"SET SESSION session_track_gtids = {track}")
             p = {k: s.prepare(t) for k, t in STATEMENTS.items()}
             clock = time.process_time
@@ -110,10 +99,112 @@ def _run(tx: int, track: str, profiler: Any = None) -> dict[str, float]:
     return out
 
 
-def _child(src: str, tx: int, track: str) -> dict[str, float]:
-    """One run of the workload in a fresh process importing gtidkit from ``src``."""
+def _load(s: Any, rng: random.Random) -> None:
+    s.execute("CREATE DATABASE sbtest; USE sbtest")
+    s.execute(
+        "CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
+        "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))"
+    )
+    s.execute("CREATE INDEX k_1 ON sbtest1(k)")
+    for lo in range(1, TABLE_ROWS + 1, 1000):
+        rows = ",".join(
+            f"({i}, {rng.randrange(TABLE_ROWS)}, '{_c(rng, 10).decode()}', '{_c(rng, 5).decode()}')"
+            for i in range(lo, lo + 1000)
+        )
+        s.execute(f"INSERT INTO sbtest1 (id, k, c, pad) VALUES {rows}")
+
+
+def _concurrent(threads: int, tx: int) -> dict[str, float]:
+    """``threads`` sessions each running ``tx`` oltp_read_write transactions at once (no sockets): TPS, process
+    CPU per transaction, and how the threads' time splits between waiting for the engine write lock, holding it
+    (first write .. commit, binlog fsync included) and the rest."""
+    import threading
+
+    from gtidkit.engine import Server
+
+    rng = random.Random(11)
+    with tempfile.TemporaryDirectory() as tmp:
+        server = Server.open(Path(tmp), log_bin=True)
+        try:
+            _load(server.session(), rng)
+            waited = [0.0]
+            held = [0.0]
+            since: dict[int, float] = {}
+            acquire, release = server.acquire_write_lock, server.release_write_lock
+
+            def timed_acquire(session: Any, timeout: float | None = None) -> None:
+                t0 = time.perf_counter()
+                acquire(session, timeout)
+                t1 = time.perf_counter()
+                waited[0] += t1 - t0
+                since[threading.get_ident()] = t1
+
+            def timed_release(session: Any) -> None:
+                t0 = since.pop(threading.get_ident(), None)
+                release(session)
+                if t0 is not None:
+                    held[0] += time.perf_counter() - t0
+
+            fsync_wall = [0.0, 0]
+            real_fsync = os.fsync
+
+            def timed_fsync(fd: int) -> None:
+                t0 = time.perf_counter()
+                real_fsync(fd)
+                fsync_wall[0] += time.perf_counter() - t0
+                fsync_wall[1] += 1
+
+            os.fsync = timed_fsync  # the bench's own process only: how long the binlog fsync keeps the lock
+            server.acquire_write_lock = timed_acquire  # type: ignore[method-assign]
+            server.release_write_lock = timed_release  # type: ignore[method-assign]
+
+            def work(seed: int) -> None:
+                r = random.Random(seed)
+                s = server.session()
+                s.execute("USE sbtest")
+                p = {k: s.prepare(t) for k, t in STATEMENTS.items()}
+                e = s.execute_prepared
+                for _ in range(tx):
+                    e(p["begin"], [])
+                    for _ in range(10):
+                        e(p["point_select"], [r.randint(1, TABLE_ROWS)])
+                    for kind in ("simple_range", "sum_range", "order_range", "distinct_range"):
+                        lo = r.randint(1, TABLE_ROWS - 99)
+                        e(p[kind], [lo, lo + 99])
+                    e(p["update_index"], [r.randint(1, TABLE_ROWS)])
+                    e(p["update_non_index"], [_c(r, 10), r.randint(1, TABLE_ROWS)])
+                    i = r.randint(1, TABLE_ROWS)
+                    e(p["delete"], [i])
+                    e(p["insert"], [i, r.randint(1, TABLE_ROWS), _c(r, 10), _c(r, 5)])
+                    e(p["commit"], [])
+                s.close()
+
+            workers = [threading.Thread(target=work, args=(n,)) for n in range(threads)]
+            c0, w0 = time.process_time(), time.perf_counter()
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
+            cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        finally:
+            os.fsync = real_fsync
+            server.shutdown()
+    n = threads * tx
+    return {
+        "tps": n / wall,
+        "cpu_us_per_tx": cpu / n * 1e6,
+        "lock_wait_share": waited[0] / (wall * threads),
+        "lock_held_share": held[0] / wall,
+        "fsync_us": fsync_wall[0] / max(fsync_wall[1], 1) * 1e6,
+        "cpu_bound_tps": n / cpu,
+    }
+
+
+def _child(src: str, tx: int, track: str, threads: int = 0) -> dict[str, float]:
+    """One run of the workload (``threads`` > 0: the concurrent one) in a fresh process importing gtidkit from
+    ``src``."""
     env = dict(os.environ, PYTHONPATH=str(Path(src).resolve()))
-    cmd = [sys.executable, __file__, "--child", "--tx", str(tx), "--track", track]
+    cmd = [sys.executable, __file__, "--child", "--tx", str(tx), "--track", track, "--threads", str(threads)]
     return json.loads(subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout)
 
 
@@ -126,10 +217,17 @@ def main() -> int:
     ap.add_argument("--baseline-label", help="how RESULTS.md names --baseline-src")
     ap.add_argument("--rounds", type=int, default=3, help="fresh processes per tree; the best median counts")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--threads", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--concurrent-tx", type=int, default=150, help="transactions per thread in the 1 / 4 thread runs"
+    )
     ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(_run(args.tx, args.track)))
+        if args.threads:
+            print(json.dumps(_concurrent(args.threads, args.tx)))
+        else:
+            print(json.dumps(_run(args.tx, args.track)))
         return 0
     here = Path(__file__).resolve().parent.parent / "src"
     base: dict[str, float] | None = None
@@ -162,6 +260,28 @@ def main() -> int:
     else:
         lines += ["| statement | CPU µs |", "|---|---|"]
         lines += [f"| {k} | {now[k]:.1f} |" for k in now]
+    conc = {
+        t: _child(os.environ.get("BENCH_SESSION_SRC", str(here)), args.concurrent_tx, args.track, t)
+        for t in (1, 4)
+    }
+    lines += [
+        "",
+        (
+            f"Concurrency (the same transactions from 1 and 4 threads at once, {args.concurrent_tx} per thread, this "
+            "tree): TPS, process CPU per transaction, the TPS that CPU allows under the GIL (1 / CPU per "
+            "transaction), the share of the threads' time spent waiting for the engine write lock, the share of "
+            "wall time the lock is held (a transaction's first write through its binlog fsync), and the fsync's "
+            "wall time:"
+        ),
+        "",
+        "| threads | TPS | CPU µs/tx | CPU-bound TPS | lock wait share | lock held share | fsync µs |",
+        "|---|---|---|---|---|---|---|",
+        *(
+            f"| {t} | {c['tps']:.0f} | {c['cpu_us_per_tx']:.0f} | {c['cpu_bound_tps']:.0f} | "
+            f"{c['lock_wait_share']:.2f} | {c['lock_held_share']:.2f} | {c['fsync_us']:.0f} |"
+            for t, c in conc.items()
+        ),
+    ]
     text = "\n".join(lines)
     print(text)
     if not args.no_write:

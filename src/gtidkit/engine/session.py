@@ -338,7 +338,9 @@ class Session:
         if er.columns:
             from gtidkit.engine.sql.metadata import result_columns
 
-            rows = [r if type(r) is tuple else tuple(r) for r in (er.rows or [])]
+            rows = er.rows or []
+            if type(rows) is not list or (rows and set(map(type, rows)) != _TUPLE_ONLY):  # C-speed check
+                rows = [r if type(r) is tuple else tuple(r) for r in rows]
             columns = result_columns(er.columns, rows, er.metadata)
         return StatementResult(
             columns=columns,
@@ -586,6 +588,7 @@ _AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
 _MORE_RESULTS_EXISTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
 
 
+_TUPLE_ONLY = {tuple}
 _DIAGNOSTIC_COMMANDS = frozenset({"warnings", "errors", "count_warnings", "count_errors"})
 
 

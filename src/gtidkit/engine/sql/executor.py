@@ -439,7 +439,8 @@ class Executor:
             MySQLError: MySQL's code/SQLSTATE/message for the failure (see the module docstring).
         """
         self.current_db = current_db
-        self.interrupt.clear()
+        if self.interrupt.is_set():  # an attribute read: Event.clear() takes the Event's lock every statement
+            self.interrupt.clear()
         kind = stmt.kind
         if kind == "select":
             return self._interruptibly(lambda: self._select(stmt, current_db))
