@@ -2,7 +2,8 @@
 
 The shortcuts (engine/session.py, statements/prepared.py, statements/classify.py, sql/parse.py, results.py): a
 prepared statement's template is classified once and re-used; BEGIN / COMMIT / ROLLBACK texts are classified once;
-templates without literals skip ``templatize``; a SELECT's "uses tables" answer is remembered per text; results are
+templates without literals skip ``templatize``; a SELECT's "uses tables" answer and the transaction-state tracker's
+marks of a text are remembered per text; results are
 completed without ``dataclasses.replace``. The general path is the same statement sent as text with its values
 written in (``session.execute``), which classifies and plans from scratch.
 
@@ -72,7 +73,7 @@ class _ForgetfulSet(set):
 
 def _general_path(mp: pytest.MonkeyPatch) -> None:
     """Switch every shortcut off: nothing remembered, results completed by ``dataclasses.replace``."""
-    from gtidkit.engine import session
+    from gtidkit.engine import session, tracking
     from gtidkit.engine.sql import parse
     from gtidkit.engine.statements import classify as classify_mod
     from gtidkit.engine.statements import prepared
@@ -81,6 +82,7 @@ def _general_path(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(prepared, "_CLASSIFIED", _Forgetful())
     mp.setattr(parse, "_NO_LITERALS", _ForgetfulSet())
     mp.setattr(session, "_SELECT_USES_TABLES", _Forgetful())
+    mp.setattr(tracking, "_text_marks", tracking._text_marks.__wrapped__)
     mp.setattr(
         StatementResult,
         "completed",

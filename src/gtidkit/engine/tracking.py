@@ -297,16 +297,17 @@ class SessionTracker:
             if facts.uses_tables and not self._trx and not facts.autocommit:
                 self._trx = "I"
             if self._trx:
+                reads_in_dml, unsafe = _text_marks(text)
                 if facts.uses_tables:
                     if kind == "dml":
                         self._flags.add("W")
-                        if re.search(r"\bSELECT\b", text, re.IGNORECASE):
+                        if reads_in_dml:
                             self._flags.add("R")
                     else:
                         self._flags.add("R")
                 if facts.result_set:
                     self._flags.add("S")
-                if _UNSAFE_CALL.search(text) or (_LIMIT.search(text) and not _ORDER_BY.search(text)):
+                if unsafe:
                     self._flags.add("s")
         if kind == "set":
             self._note_set_transaction(facts)
@@ -370,6 +371,15 @@ class SessionTracker:
                 "L" if self._locked else "_",
             )
         )
+
+
+@functools.lru_cache(maxsize=1024)
+def _text_marks(text: str) -> tuple[bool, bool]:
+    """(the text has a SELECT: a DML statement that also reads, unsafe for statement logging: a system function
+    or LIMIT without ORDER BY) — per text, since prepared statements and sysbench send the same texts again."""
+    reads = re.search(r"\bSELECT\b", text, re.IGNORECASE) is not None
+    unsafe = bool(_UNSAFE_CALL.search(text) or (_LIMIT.search(text) and not _ORDER_BY.search(text)))
+    return reads, unsafe
 
 
 @functools.lru_cache(maxsize=64)

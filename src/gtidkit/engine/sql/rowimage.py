@@ -284,12 +284,13 @@ def rows_events(
                 _encode_row_into(w, t.columns, c.after)  # type: ignore[arg-type]
             images.append(w.getvalue())
             j += 1
+        # only the statement's very last event keeps STMT_END_F (each group's last one carries it)
         events.extend(
-            dataclasses.replace(ev, flags=0)
+            ev if ev.flags == 0 else dataclasses.replace(ev, flags=0)
             for ev in row_image.rows_events(_KIND_TYPE[ch.kind], table_ids[key], len(t.columns), images)
         )
         i = j
-    if events:
+    if events and events[-1].flags != STMT_END_F:
         events[-1] = dataclasses.replace(events[-1], flags=STMT_END_F)
     return events
 
