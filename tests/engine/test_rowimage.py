@@ -217,3 +217,19 @@ def test_encode_row_null_bitmap():
     t = TableDef("d", "x", (ColumnDef("a", "int"), ColumnDef("b", "varchar", length=10)))
     assert rowimage.encode_row(t, (None, "hi")) == b"\x01" + b"\x02hi"
     assert rowimage.encode_row(t, (-1, None)) == b"\x02" + b"\xff\xff\xff\xff"
+
+
+def test_only_the_statements_last_rows_event_ends_it(tmp_path):
+    """STMT_END_F on the very last rows event of a statement only, however its changes split into groups (kinds)
+    and events (size): MySQL's ``binlog_flush_pending_rows_event(stmt_end=true)``."""
+    s, ex = _open(tmp_path)
+    ins = ex.execute(
+        classify("INSERT INTO t (c120) VALUES " + ", ".join(["(REPEAT('y', 120))"] * 200)), "db"
+    ).row_changes
+    upd = ex.execute(classify("UPDATE t SET c120 = 'z' WHERE id <= 3"), "db").row_changes
+    dele = ex.execute(classify("DELETE FROM t WHERE id = 4"), "db").row_changes
+    for changes in (ins, upd, ins + upd, upd + ins + dele, dele + upd + dele):
+        events = rowimage.rows_events(changes, {("db", "t"): 1}, catalog=s.catalog)
+        flags = [e.flags for e in events]
+        assert flags == [0] * (len(flags) - 1) + [rowimage.STMT_END_F], flags
+    assert len(rowimage.rows_events(ins + upd, {("db", "t"): 1}, catalog=s.catalog)) > 2

@@ -214,12 +214,10 @@ def decimal_from_bin(data: bytes, precision: int, scale: int) -> Decimal:
     return row_image.decode_decimal(Cursor(bytes(data)), precision, scale)
 
 
-def _packable(col: ColumnDef, v: Any) -> Any:
-    """A storage value in the codec's terms: CHAR values lose their trailing spaces (``Field_string::pack``)."""
-    if col.info.binlog_type == 254 and col.info.family == "string":
-        raw = v if isinstance(v, bytes) else str(v).encode("utf-8")
-        return raw.rstrip(b" ")
-    return v
+def _packed_char(v: Any) -> bytes:
+    """A CHAR column's storage value in the codec's terms: trailing spaces dropped (``Field_string::pack``)."""
+    raw = v if isinstance(v, bytes) else str(v).encode("utf-8")
+    return raw.rstrip(b" ")
 
 
 def encode_row(table_def: TableDef, row: tuple) -> bytes:
@@ -233,9 +231,15 @@ def encode_row(table_def: TableDef, row: tuple) -> bytes:
     return w.getvalue()
 
 
+def _char_columns(cols: tuple[ColumnDef, ...]) -> tuple[bool, ...]:
+    """Per column: a CHAR column (its values go through :func:`_packed_char`)."""
+    return tuple(c.info.binlog_type == 254 and c.info.family == "string" for c in cols)
+
+
 def _encode_row_into(w: Writer, cols: tuple[ColumnDef, ...], row: tuple) -> None:
     specs = _derived("specs", cols, lambda cs: [column_spec(c) for c in cs])
-    values = [None if v is None else _packable(c, v) for c, v in zip(cols, row)]
+    chars = _derived("chars", cols, _char_columns)  # per table, not per value
+    values = [None if v is None else _packed_char(v) if char else v for char, v in zip(chars, row)]
     try:
         row_image.encode_row_into(w, specs, values)
     except ValueError as err:
@@ -284,11 +288,10 @@ def rows_events(
                 _encode_row_into(w, t.columns, c.after)  # type: ignore[arg-type]
             images.append(w.getvalue())
             j += 1
-        # only the statement's very last event keeps STMT_END_F (each group's last one carries it)
-        events.extend(
-            ev if ev.flags == 0 else dataclasses.replace(ev, flags=0)
-            for ev in row_image.rows_events(_KIND_TYPE[ch.kind], table_ids[key], len(t.columns), images)
-        )
+        # each group's events end with STMT_END_F; only the statement's very last event keeps it
+        if events and events[-1].flags != 0:
+            events[-1] = dataclasses.replace(events[-1], flags=0)
+        events.extend(row_image.rows_events(_KIND_TYPE[ch.kind], table_ids[key], len(t.columns), images))
         i = j
     if events and events[-1].flags != STMT_END_F:
         events[-1] = dataclasses.replace(events[-1], flags=STMT_END_F)
