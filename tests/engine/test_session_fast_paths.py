@@ -3,7 +3,7 @@
 The shortcuts (engine/session.py, statements/prepared.py, statements/classify.py, sql/parse.py, results.py): a
 prepared statement's template is classified once and re-used; BEGIN / COMMIT / ROLLBACK texts are classified once;
 templates without literals skip ``templatize``; a SELECT's "uses tables" answer and the transaction-state tracker's
-marks of a text are remembered per text; results are
+marks of a text are remembered per text; a Query event's status variables per inputs; results are
 completed without ``dataclasses.replace``. The general path is the same statement sent as text with its values
 written in (``session.execute``), which classifies and plans from scratch.
 
@@ -74,6 +74,7 @@ class _ForgetfulSet(set):
 def _general_path(mp: pytest.MonkeyPatch) -> None:
     """Switch every shortcut off: nothing remembered, results completed by ``dataclasses.replace``."""
     from gtidkit.engine import session, tracking
+    from gtidkit.engine.binlog import transaction_events
     from gtidkit.engine.sql import parse
     from gtidkit.engine.statements import classify as classify_mod
     from gtidkit.engine.statements import prepared
@@ -83,6 +84,7 @@ def _general_path(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(parse, "_NO_LITERALS", _ForgetfulSet())
     mp.setattr(session, "_SELECT_USES_TABLES", _Forgetful())
     mp.setattr(tracking, "_text_marks", tracking._text_marks.__wrapped__)
+    mp.setattr(transaction_events, "_STATUS_VARS", _Forgetful())
     mp.setattr(
         StatementResult,
         "completed",
@@ -130,11 +132,13 @@ def _script(mode: str) -> list[tuple[str, list[Any]]]:
     raise AssertionError(mode)
 
 
-def _run(tmp_path, name: str, *, prepared: bool, mode: str, track: str, log_bin: bool) -> dict[str, Any]:
+def _run(
+    tmp_path, name: str, *, prepared: bool, mode: str, track: str, log_bin: bool, fmt: str = "ROW"
+) -> dict[str, Any]:
     datadir = tmp_path / name
     datadir.mkdir()
     (datadir / "auto.cnf").write_text(f"[auto]\nserver-uuid={UUID}\n")
-    srv = Server.open(datadir, log_bin=log_bin)
+    srv = Server.open(datadir, log_bin=log_bin, binlog_format=fmt)
     try:
         s = srv.session()
         for sql in SETUP:
@@ -162,13 +166,20 @@ def _run(tmp_path, name: str, *, prepared: bool, mode: str, track: str, log_bin:
 
 @pytest.mark.parametrize("mode", ["autocommit", "begin_commit", "autocommit_0", "gtid_next"])
 @pytest.mark.parametrize(
-    ("track", "log_bin"), [("OFF", True), ("OWN_GTID", True), ("ALL_GTIDS", True), ("OWN_GTID", False)]
+    ("track", "log_bin", "fmt"),
+    [
+        ("OFF", True, "ROW"),
+        ("OWN_GTID", True, "ROW"),
+        ("ALL_GTIDS", True, "ROW"),
+        ("OWN_GTID", False, "ROW"),
+        ("OWN_GTID", True, "STATEMENT"),
+    ],
 )
-def test_prepared_equals_text(tmp_path, mode, track, log_bin):
+def test_prepared_equals_text(tmp_path, mode, track, log_bin, fmt):
     with pytest.MonkeyPatch.context() as mp:
         _general_path(mp)
-        text = _run(tmp_path, "text", prepared=False, mode=mode, track=track, log_bin=log_bin)
-    prep = _run(tmp_path, "prepared", prepared=True, mode=mode, track=track, log_bin=log_bin)
+        text = _run(tmp_path, "text", prepared=False, mode=mode, track=track, log_bin=log_bin, fmt=fmt)
+    prep = _run(tmp_path, "prepared", prepared=True, mode=mode, track=track, log_bin=log_bin, fmt=fmt)
     assert prep["statements"] == text["statements"]
     assert prep["executed"] == text["executed"]
     assert prep["events"] == text["events"]

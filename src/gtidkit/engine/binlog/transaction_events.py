@@ -113,19 +113,45 @@ def query_status_vars(session: Session, text: str, *, updated_dbs: tuple[str, ..
     var = session.session_vars
     g = session.server.globals
     autocommit = bool(var.get("autocommit", g.get("autocommit")))
-    out = bytearray()
-    out += bytes([Q_FLAGS2_CODE]) + (0 if autocommit else OPTION_NOT_AUTOCOMMIT).to_bytes(4, "little")
-    out += bytes([Q_SQL_MODE_CODE]) + sql_mode_bits(var.get("sql_mode", g.get("sql_mode"))).to_bytes(
-        8, "little"
-    )
-    out += bytes([Q_CATALOG_NZ_CODE, 3]) + b"std"
-    client = _collation_id(var.get("character_set_client", g.get("character_set_client")))
+    sql_mode = var.get("sql_mode", g.get("sql_mode"))
+    charset_client = var.get("character_set_client", g.get("character_set_client"))
     # SET NAMES x sets character_set_connection (and, in MySQL, collation_connection to x's default)
-    connection = _collation_id(
+    connection_name = (
         var.get("collation_connection")
         or var.get("character_set_connection")
         or g.get("collation_connection")
     )
+    head = " ".join(text.split()[:2]).upper()
+    key = (autocommit, sql_mode, charset_client, connection_name, updated_dbs, head)
+    try:
+        known = _STATUS_VARS.get(key)
+    except TypeError:  # a value that cannot be a key: no caching
+        return _status_vars(*key)
+    if known is None:
+        if len(_STATUS_VARS) >= 256:
+            _STATUS_VARS.clear()
+        known = _STATUS_VARS[key] = _status_vars(*key)
+    return known
+
+
+#: the inputs of a Query event's status-variable block -> its bytes (every BEGIN of a session is the same)
+_STATUS_VARS: dict[tuple[Any, ...], bytes] = {}
+
+
+def _status_vars(
+    autocommit: bool,
+    sql_mode: Any,
+    charset_client: Any,
+    connection_name: Any,
+    updated_dbs: tuple[str, ...] | None,
+    head: str,
+) -> bytes:
+    out = bytearray()
+    out += bytes([Q_FLAGS2_CODE]) + (0 if autocommit else OPTION_NOT_AUTOCOMMIT).to_bytes(4, "little")
+    out += bytes([Q_SQL_MODE_CODE]) + sql_mode_bits(sql_mode).to_bytes(8, "little")
+    out += bytes([Q_CATALOG_NZ_CODE, 3]) + b"std"
+    client = _collation_id(charset_client)
+    connection = _collation_id(connection_name)
     out += bytes([Q_CHARSET_CODE]) + b"".join(v.to_bytes(2, "little") for v in (client, connection, 255))
     if updated_dbs:
         if len(updated_dbs) > MAX_DBS_IN_EVENT_MTS:
@@ -134,7 +160,6 @@ def query_status_vars(session: Session, text: str, *, updated_dbs: tuple[str, ..
             out += bytes([Q_UPDATED_DB_NAMES, len(updated_dbs)])
             out += b"".join(db.encode() + b"\0" for db in sorted(updated_dbs))
     out += bytes([Q_DEFAULT_COLLATION_FOR_UTF8MB4]) + (255).to_bytes(2, "little")
-    head = " ".join(text.split()[:2]).upper()
     if head in ("CREATE TABLE", "ALTER TABLE"):
         out += bytes([Q_SQL_REQUIRE_PRIMARY_KEY, 0])
     elif head in ("CREATE DATABASE", "CREATE SCHEMA", "ALTER DATABASE", "ALTER SCHEMA"):
