@@ -296,6 +296,7 @@ class BinlogWriter:
         self._fde_flag_byte = fde_flag_byte
         self._fh = fh
         self.fde = fde
+        self._version_of: tuple[FormatDescriptionEvent, int] | None = None
         self.server_id = server_id
         self._pos = position
         self._checksum = fde.checksum_alg == ChecksumAlg.CRC32
@@ -499,7 +500,9 @@ class BinlogWriter:
             sequence_number=sequence_number,
             immediate_commit_timestamp=immediate_commit_timestamp,
             original_commit_timestamp=original_commit_timestamp,
-            immediate_server_version=immediate_server_version,
+            immediate_server_version=(
+                self._fde_version() if immediate_server_version is None else immediate_server_version
+            ),
             original_server_version=original_server_version,
             gtid_flags=gtid_flags,
         )
@@ -507,6 +510,13 @@ class BinlogWriter:
         self._fh.write(data)
         self._pos += len(data)
         return begin, self._pos
+
+    def _fde_version(self) -> int:
+        """:func:`server_version_int` of this file's FDE, parsed once (not at every transaction)."""
+        cached = self._version_of
+        if cached is None or cached[0] is not self.fde:
+            cached = self._version_of = (self.fde, server_version_int(self.fde.server_version))
+        return cached[1]
 
     def write_raw(self, data: bytes | bytearray | memoryview) -> int:
         """Append already-encoded events verbatim (the generator's fast path).
