@@ -29,7 +29,9 @@ from gtidkit.engine import sysvars
 from gtidkit.engine.diagnostics import DiagnosticsArea
 from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
-from gtidkit.engine.statements import set_parser, user_vars, variables
+from gtidkit.engine.sql.metadata import result_columns
+from gtidkit.engine.sql.parse import split_statements
+from gtidkit.engine.statements import prepared, set_parser, user_vars, variables
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.statements.dispatch import dispatch
@@ -111,8 +113,6 @@ class Session:
                 then the ERR packet. Statements after the failing one are not run. 1065 ER_EMPTY_QUERY for
                 text without a statement; 2006 after :meth:`close`.
         """
-        from gtidkit.engine.sql.parse import split_statements
-
         if self.closed:
             raise mysql_error(2006)
         if self.server.crashed:  # binlog_error_action=ABORT_SERVER stopped the server
@@ -139,8 +139,6 @@ class Session:
         Raises:
             MySQLError: 1065 / 1064 / 1146 / 1054 ... as MySQL's PREPARE (the statement is checked now).
         """
-        from gtidkit.engine.statements import prepared
-
         if self.closed:
             raise mysql_error(2006)
         return prepared.prepare(self, sql)
@@ -153,8 +151,6 @@ class Session:
             MySQLError: 1210 for a wrong number of values; what the statement fails with (``err.results`` is
                 empty).
         """
-        from gtidkit.engine.statements import prepared
-
         if self.closed:
             raise mysql_error(2006)
         bound = prepared.bound_statement(stmt, params)
@@ -171,8 +167,6 @@ class Session:
         if stmt is None:
             stmt = classify(text)
             if stmt.kind == "prepared" and stmt.info["command"] == "execute":
-                from gtidkit.engine.statements import prepared
-
                 bound = prepared.sql_execute(self, stmt)  # EXECUTE runs as the statement it names
                 stmt = classify(bound) if isinstance(bound, str) else bound
         kind = stmt.kind
@@ -336,8 +330,6 @@ class Session:
         columns = None
         rows: list[tuple[Any, ...]] = []
         if er.columns:
-            from gtidkit.engine.sql.metadata import result_columns
-
             rows = er.rows or []
             if type(rows) is not list or (rows and set(map(type, rows)) != _TUPLE_ONLY):  # C-speed check
                 rows = [r if type(r) is tuple else tuple(r) for r in rows]
