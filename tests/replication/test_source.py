@@ -692,11 +692,6 @@ def dump_row(srv: ServerProcess, dump_id: int) -> tuple[str, str, str]:
         return command, state, cur.fetchone()[0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="protocol/admin.py shows engine_seam.stage() only for Command 'Query' (asked of the protocol owner, "
-    "see /work/notes/speed_team.md); remove this marker with that change",
-)
 def test_processlist_shows_dump_thread_state(fresh: ServerProcess) -> None:
     with connect(fresh) as c, c.cursor() as cur:
         cur.execute("CREATE TABLE db.b (id INT PRIMARY KEY, v LONGTEXT)")

@@ -277,7 +277,11 @@ def _processlist_rows(handler: ClientHandler, *, full: bool, table: bool) -> lis
         if h is handler:
             state = "executing" if table else "init"
         else:
-            state = (engine_seam.stage(h.session) or "executing") if h.command == "Query" else ""
+            # a statement's stage, else "executing"; other commands show their own stage (the binlog dump's
+            # "Source has sent all binlog to replica; waiting for more updates"), Sleep none
+            state = engine_seam.stage(h.session) if h.session is not None else ""
+            if h.command == "Query":
+                state = state or "executing"
         rows.append(
             (
                 cid,
