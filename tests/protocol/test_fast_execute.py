@@ -230,7 +230,7 @@ def test_same_bytes_as_the_general_path(pair: Pair, track: str) -> None:
     pair.execute(wide, [(LONG, struct.pack("<i", 290)), (DOUBLE, struct.pack("<d", 295.0))])
     for autocommitted in (True, False):
         if not autocommitted:
-            assert pair.run(b"\x17" + execute_body(begin, [], pair.caps))[0][0] == 0
+            assert pair.execute(begin, [])[0][0] == 0
         pair.execute(insert, [_q(1000 + autocommitted), _q(1), _s(b"new"), _s(b"pad")])
         pair.execute(update, [_q(3)])
         pair.execute(set_c, [_s(b"changed"), _q(4)])
@@ -242,8 +242,12 @@ def test_same_bytes_as_the_general_path(pair: Pair, track: str) -> None:
         assert null[0][0] == 0xFF
         pair.execute(simple_range, [_q(1), _q(20)])
         if not autocommitted:
-            assert pair.run(b"\x17" + execute_body(commit, [], pair.caps))[0][0] == 0
+            assert pair.execute(commit, [])[0][0] == 0
     pair.query("SELECT @@GLOBAL.gtid_executed")
+    set_var = pair.prepare("SET @v = ?")  # neither SELECT nor DML: bound as text, run through the hook
+    pair.execute(set_var, [_s(b"it's")])
+    pair.query("SELECT @v")
+    pair.execute(pair.prepare("SELECT ? + 1, ?"), [_q(41), _s(b"x")])
     # what the fast path leaves to the general one answers the same too
     assert pair.run(b"\x17" + execute_body(999, [_q(1)], pair.caps))[0][0] == 0xFF  # unknown statement
     truncated = pair.run(b"\x17" + execute_body(point, [_q(1)], pair.caps)[:-3])

@@ -74,6 +74,7 @@ from gtidkit.protocol.messages import (
     decode_command,
     encode_binary_rows,
     encode_text_rows,
+    ok_payload,
 )
 from gtidkit.protocol.packets import HEADER_LENGTH, MAX_PAYLOAD, PacketReader, frame
 from gtidkit.protocol.wire import lenenc_int
@@ -453,6 +454,35 @@ class ServerConnection:
         if new is State.COMMAND:
             self._seq = 0
         return bytes(out)
+
+    def send_ok(
+        self,
+        affected_rows: int,
+        last_insert_id: int,
+        status_flags: int,
+        warnings: int,
+        info: bytes = b"",
+        session_state: bytes = b"",
+    ) -> bytes:
+        """:meth:`send` of ``Ok(affected_rows, last_insert_id, status_flags, warnings, info, session_state)``, byte
+        for byte and with the same state change, without building the message when answering a command.
+
+        Raises:
+            LocalProtocolError: as :meth:`send` (an OK where none may go).
+        """
+        if self.state is not State.RESPONDING:
+            return self.send(Ok(affected_rows, last_insert_id, status_flags, warnings, info, session_state))
+        payload = ok_payload(
+            self._caps, affected_rows, last_insert_id, status_flags, warnings, info, session_state
+        )
+        parts: list[bytes] = []
+        seq = _add_packet(parts.append, payload, self._seq)
+        if status_flags & STATUS_MORE_RESULTS_EXISTS:
+            self._seq = seq
+        else:
+            self.state = State.COMMAND
+            self._seq = 0
+        return parts[0] + parts[1] if len(parts) == 2 else parts[0]
 
     def send_rows(
         self,

@@ -532,10 +532,11 @@ class ClientHandler:
         return self._query(stmt.sql, binary=True, prepared=(stmt.engine, bound))
 
     def _fast_execute(self, data: bytes) -> bytes | None:
-        """COM_STMT_EXECUTE of a prepared SELECT / DML arriving alone in one packet: the answer, byte for byte what
-        the general path (:meth:`receive_data` -> :meth:`_dispatch` -> :meth:`_stmt_execute` -> :meth:`_query`)
-        sends, without its generic steps (packet buffering, the message object, the dispatch chain, the per-call
-        generator). None, with nothing changed, for anything else (then the general path answers).
+        """COM_STMT_EXECUTE arriving alone in one packet: the answer, byte for byte what the general path
+        (:meth:`receive_data` -> :meth:`_dispatch` -> :meth:`_stmt_execute` -> :meth:`_query`) sends, without its
+        generic steps (packet buffering, the message object, the dispatch chain) and, for a prepared SELECT / DML,
+        without the per-call generator and hook of :meth:`_query`. None, with nothing changed, for anything else
+        (long data, parameters the one-pass decoder leaves to the general one): then the general path answers.
 
         Kept as the general path does: PROCESSLIST's Command / Time / Info, the Questions counter, the privilege
         check (cached per statement while the account, the default schema and the sandbox stay the same: the check
@@ -549,7 +550,7 @@ class ClientHandler:
         if stmt is None or stmt.long_data:
             return None
         prepared = stmt.engine
-        if prepared is None or prepared.kind not in _FAST_KINDS:
+        if prepared is None:
             return None
         decoded = execute_parameters(
             payload,
@@ -563,11 +564,13 @@ class ClientHandler:
         self.conn.begin_response()
         self.command = "Query"
         self.command_started = time.monotonic()
-        with self.ctx.lock:
-            self.ctx.questions += 1
-        self.info = stmt.sql
-        out = b""
         try:
+            with self.ctx.lock:
+                self.ctx.questions += 1
+            if prepared.kind not in _FAST_KINDS:  # BEGIN, COMMIT, SET ...: as _stmt_execute goes on
+                return self._query(stmt.sql, binary=True, prepared=(prepared, values))
+            self.info = stmt.sql
+            out = b""
             try:
                 self._check_prepared(stmt)
                 results = self.session.execute_prepared(prepared, values)
@@ -583,13 +586,13 @@ class ClientHandler:
             except Exception as err:
                 log.exception("internal error in connection %d on %r", self.connection_id, stmt.sql[:200])
                 out += self.conn.send(Err(1815, f"Internal error: {type(err).__name__}: {err}"))
+            if self.killed:
+                self.closed = True
+            return out
         finally:
             self.command = "Sleep"
             self.info = None
             self.command_started = time.monotonic()
-        if self.killed:
-            self.closed = True
-        return out
 
     def _check_prepared(self, stmt: PreparedStatement) -> None:
         """The privilege hook on a prepared SELECT / DML's template, as :func:`engine_seam.execute_prepared` runs
@@ -687,7 +690,7 @@ class ClientHandler:
         if columns is None:
             # CLIENT_FOUND_ROWS: the client wants rows matched, not rows changed (UPDATE)
             affected = res.matched_rows if caps & CAP_FOUND_ROWS else res.affected_rows
-            return self.conn.send(Ok(affected, res.last_insert_id, status, res.warning_count, info, state))
+            return self.conn.send_ok(affected, res.last_insert_id, status, res.warning_count, info, state)
         meta = self._result_meta
         if meta is None or (columns is not meta[0] and columns != meta[0]):
             meta = self._result_meta = (

@@ -345,26 +345,16 @@ class Ok:
 
     def encode(self, capabilities: int) -> bytes:
         """The payload for a client with ``capabilities``."""
-        capabilities = int(capabilities)
-        status = int(self.status_flags)
-        track = capabilities & CAP_SESSION_TRACK
-        if not track:
-            status &= ~STATUS_SESSION_STATE_CHANGED
-        out = bytearray((self.header,))
-        out += lenenc_int(self.affected_rows) + lenenc_int(self.last_insert_id)
-        if capabilities & CAP_PROTOCOL_41:
-            out += status.to_bytes(2, "little") + self.warnings.to_bytes(2, "little")
-        elif capabilities & CAP_TRANSACTIONS:
-            out += status.to_bytes(2, "little")
-        if track:
-            changed = status & STATUS_SESSION_STATE_CHANGED
-            if changed or self.info:
-                out += lenenc_str(self.info)
-            if changed:
-                out += lenenc_str(self.session_state)
-        elif self.info:
-            out += self.info
-        return bytes(out)
+        return ok_payload(
+            int(capabilities),
+            self.affected_rows,
+            self.last_insert_id,
+            int(self.status_flags),
+            self.warnings,
+            self.info,
+            self.session_state,
+            self.header,
+        )
 
     @classmethod
     def decode(cls, payload: bytes, capabilities: int) -> Ok:
@@ -389,6 +379,54 @@ class Ok:
         else:
             info = r.rest()
         return cls(affected, insert_id, status, warnings, info, state, header)
+
+
+_OK_FIXED = struct.Struct("<BBBHH")
+_STATUS_WARNINGS = struct.Struct("<HH")
+
+
+def ok_payload(
+    capabilities: int,
+    affected_rows: int,
+    last_insert_id: int,
+    status: int,
+    warnings: int,
+    info: bytes = b"",
+    session_state: bytes = b"",
+    header: int = OK_HEADER,
+) -> bytes:
+    """The payload of an OK packet (the layout in :class:`Ok`) from plain values: what ``Ok(...).encode`` gives,
+    without building the message (the hot path of every statement answered with an OK).
+
+    Raises:
+        ValueError: a negative or too large count (as :func:`~gtidkit.protocol.wire.lenenc_int`).
+    """
+    track = capabilities & CAP_SESSION_TRACK
+    if not track:
+        status &= ~STATUS_SESSION_STATE_CHANGED
+    if (
+        0 <= affected_rows < 0xFB
+        and 0 <= last_insert_id < 0xFB
+        and capabilities & CAP_PROTOCOL_41
+        and 0 <= status <= 0xFFFF
+        and 0 <= warnings <= 0xFFFF
+    ):
+        out = _OK_FIXED.pack(header, affected_rows, last_insert_id, status, warnings)
+    else:
+        out = bytes((header,)) + lenenc_int(affected_rows) + lenenc_int(last_insert_id)
+        if capabilities & CAP_PROTOCOL_41:
+            out += status.to_bytes(2, "little") + warnings.to_bytes(2, "little")
+        elif capabilities & CAP_TRANSACTIONS:
+            out += status.to_bytes(2, "little")
+    if track:
+        changed = status & STATUS_SESSION_STATE_CHANGED
+        if changed or info:
+            out += lenenc_str(info)
+        if changed:
+            out += lenenc_str(session_state)
+    elif info:
+        out += info
+    return out
 
 
 @dataclass(frozen=True, slots=True)
