@@ -238,12 +238,15 @@ def _kill(handler: ClientHandler, what: str, target_id: int) -> StatementResult:
     me = handler.current_account()
     if target.user != handler.user and not privileges.has_global(me, "SUPER", "CONNECTION_ADMIN"):
         raise mysql_error(1095, target_id)
-    if target.session is not None:  # both forms stop the running statement first (THD::awake)
-        engine_seam.interrupt(target.session)
+    # THD::awake: KILL CONNECTION shuts the client's socket down first (shutdown_active_vio), then both forms stop
+    # the running statement; in that order the interrupted statement's answer can no longer reach the client, which
+    # sees the connection end (2013) as with MySQL, never an ERR 1317 racing the shutdown
     if what != "query":
         target.killed = True
         if target is not handler:
             target.kill_hook()
+    if target.session is not None:
+        engine_seam.interrupt(target.session)
     return _ok(handler)
 
 

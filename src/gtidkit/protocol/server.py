@@ -129,10 +129,7 @@ class WireServer:
             socks = list(self._sockets.values())
             threads = list(self._threads)
         for s in socks:
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+            _shutdown(s)
         for t in threads:
             t.join(timeout)
 
@@ -172,10 +169,7 @@ class WireServer:
                 self._active += 1
 
         def kill() -> None:
-            try:
-                holder["sock"].shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+            _shutdown(holder["sock"])
 
         handler.kill_hook = kill
         try:
@@ -280,6 +274,20 @@ class WireServer:
         else:
             handler.closed = True
         return resume
+
+
+def _shutdown(sock: socket.socket) -> None:
+    """Shut both directions of a client socket from another thread (KILL, server shutdown): its thread's blocked
+    recv returns end-of-file and its next send fails.
+
+    A TLS socket is shut down at the socket level, not through ``SSLSocket.shutdown``: that one also drops the TLS
+    object first, and a response the connection's thread sends in between would go out as plain text inside the
+    TLS stream (the client then fails with WRONG_VERSION_NUMBER instead of seeing the connection end).
+    """
+    try:
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+    except OSError:
+        pass
 
 
 class _Timeouts:
