@@ -176,6 +176,9 @@ class LockManager:
 
         ``global_read=False`` keeps the global read lock (START TRANSACTION releases table locks only).
         """
+        if session_id not in self._tables and (not global_read or session_id not in self._global_read):
+            # holds nothing (every BEGIN asks): no lock round trip. Only this session's own thread adds its entries.
+            return False
         with self._cond:
             had_tables = self._tables.pop(session_id, None) is not None
             if global_read:
