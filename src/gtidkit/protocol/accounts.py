@@ -112,9 +112,12 @@ class AccountStore:
             return list(self._accounts.values())
 
     def get(self, user: str, host: str) -> Account | None:
-        """The account ``'user'@'host'`` exactly (host as written in CREATE USER), or None."""
-        with self._lock:
-            return self._accounts.get((user, host.lower()))
+        """The account ``'user'@'host'`` exactly (host as written in CREATE USER), or None.
+
+        Read without the lock (every statement asks): writers replace whole entries under it, and one dict lookup
+        is atomic, so a reader sees the account before or after a change, never half of one.
+        """
+        return self._accounts.get((user, host.lower()))
 
     def find(self, user: str, client_host: str) -> Account | None:
         """The account a connection of ``user`` from ``client_host`` logs in as (most specific host), or None."""
