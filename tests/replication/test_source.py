@@ -540,6 +540,26 @@ def test_kill_ends_a_waiting_dump_and_shutdown_is_not_held_up(fresh: ServerProce
     waiting.conn.close()
 
 
+def test_kill_query_ends_a_waiting_dump(fresh: ServerProcess) -> None:
+    """MySQL's sender stops on ``thd->killed`` (KILL QUERY too) and the dump command then closes the connection."""
+    s = start_dump(fresh, 0x1E, dump_gtid_body(GtidSet(), flags=0, server_id=8))
+    for _ in range(3):
+        s.next()
+    dump_id = s.conn.thread_id()
+    assert dump_id in processlist_ids(fresh)
+    with connect(fresh) as c, c.cursor() as cur:
+        cur.execute(f"KILL QUERY {dump_id}")
+        assert cur.description is None  # an OK to the killer, no result set
+    s.conn._sock.settimeout(20)  # type: ignore[attr-defined]  # a dump the KILL QUERY missed fails, not hangs
+    with pytest.raises(pymysql.err.OperationalError) as err:
+        while True:  # what was sent before the KILL QUERY, then the closed connection
+            s.next()
+    assert err.value.args[0] == 2013 and "timed out" not in str(err.value)
+    s.conn.close()
+    # nothing is committed and no heartbeat is due: only the KILL QUERY's wake-up ends the wait
+    wait_until(lambda: dump_id not in processlist_ids(fresh), timeout=30, what="the KILLed dump to end")
+
+
 def test_what_replicas_send_first_runs_through_the_engine(source: ServerProcess) -> None:
     """The I/O thread's and python-mysql-replication's opening queries (formats.md 7.5, tooling.md 3)."""
     with connect(source) as c, c.cursor() as cur:

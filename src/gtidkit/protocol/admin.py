@@ -247,6 +247,7 @@ def _kill(handler: ClientHandler, what: str, target_id: int) -> StatementResult:
             target.kill_hook()
     if target.session is not None:
         engine_seam.interrupt(target.session)
+    target.kill_query_hook()  # a running command hook (binlog dump) stops too
     return _ok(handler)
 
 

@@ -199,6 +199,9 @@ class ClientHandler:
         self.takeover: tuple[TakeoverHook, Any] | None = None
         #: set by the socket edge: close this connection from another thread (KILL).
         self.kill_hook: Callable[[], None] = lambda: None
+        #: set by a command hook while it runs (a binlog dump): stop that command from another thread (KILL QUERY,
+        #: as MySQL's dump thread ends when it sees ``thd->killed``).
+        self.kill_query_hook: Callable[[], None] = lambda: None
         self._intercept: tuple[Any, engine_seam.Interceptor] | None = None
         #: (columns, their definition payloads, types, unsigned flags) of the last result set sent: a statement
         #: executed again gets the same engine Column objects back, so this is rarely rebuilt

@@ -17,8 +17,9 @@ MySQL source: ``sql/rpl_source.cc`` (``register_replica``, ``unregister_replica`
   with ERR 1236 "A replica with the same server_uuid/server_id as this replica has connected to the source".
   The connection then shows Command ``Binlog Dump`` / ``Binlog Dump GTID`` in SHOW PROCESSLIST, its session's
   ``stage`` (PROCESSLIST State) follows the sender (``Binlog_sender``'s stages, ``dump.STAGE_*``), and it streams; it
-  is closed after the dump (MySQL's "fake COM_QUIT"), after EOF (non-blocking end) or ERR 1236. A KILL, a newer dump
-  of the same replica and shutdown wake a sender waiting for the binlog (``THD::awake``): it never polls.
+  is closed after the dump (MySQL's "fake COM_QUIT"), after EOF (non-blocking end) or ERR 1236. A KILL (CONNECTION or
+  QUERY), a newer dump of the same replica and shutdown wake a sender waiting for the binlog (``THD::awake``): it never
+  polls.
 """
 
 from __future__ import annotations
@@ -295,6 +296,8 @@ class SourceRole:
             edge_kill()
 
         handler.kill_hook = kill
+        # KILL QUERY ends the dump too (the sender checks thd->killed, com_binlog_dump returns, the connection closes)
+        handler.kill_query_hook = me.request_stop
         log.info(  # ER_RPL_BINLOG_STARTING_DUMP, plus the GTID set the general log shows
             "Start binlog_dump to source_thread_id(%d) replica_server(%d), pos(%s, %d)%s",
             handler.connection_id,
@@ -320,7 +323,7 @@ class SourceRole:
             sender.run()
             io.send(Eof().encode(self._caps(io)))
         except DumpStopped:
-            pass  # KILL / shutdown: the connection just closes
+            pass  # KILL [QUERY] / shutdown: the connection just closes
         except DumpError as err:
             log.info("binlog dump to connection %d ended: %s", handler.connection_id, err.message)
             self._send_fatal(io, err.message)
@@ -328,6 +331,7 @@ class SourceRole:
             log.debug("dump connection %d: %s", handler.connection_id, err)
         finally:
             handler.kill_hook = edge_kill
+            handler.kill_query_hook = lambda: None
             with self._lock:
                 if me in self._dumps:
                     self._dumps.remove(me)
