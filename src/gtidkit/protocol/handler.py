@@ -720,21 +720,7 @@ class ClientHandler:
             return self.conn.send(Err(err.code, err.message, err.sqlstate))
         out = bytearray()
         for c in columns:
-            out += self.conn.send(
-                ColumnDefinition(
-                    name=c.name,
-                    type=c.type,
-                    schema=c.schema,
-                    table=c.table,
-                    org_table=c.org_table,
-                    org_name=c.org_name,
-                    character_set=c.charset,
-                    column_length=c.length,
-                    flags=c.flags,
-                    decimals=c.decimals,
-                    for_field_list=True,
-                )
-            )
+            out += self.conn.send(_definition(c, for_field_list=True))
         out += self.conn.send(Eof(0, engine_seam.status_flags(self.session)))
         return bytes(out)
 
@@ -764,8 +750,9 @@ def _definition_payload(c: Any) -> bytes:
     return payload
 
 
-def _definition(c: Any) -> ColumnDefinition:
-    """The column-definition packet of an engine ``Column``."""
+def _definition(c: Any, *, for_field_list: bool = False) -> ColumnDefinition:
+    """The column-definition packet of an engine ``Column`` (``for_field_list``: COM_FIELD_LIST's form, with the
+    default-value field)."""
     return ColumnDefinition(
         name=c.name,
         type=c.type,
@@ -777,6 +764,7 @@ def _definition(c: Any) -> ColumnDefinition:
         column_length=c.length,
         flags=c.flags,
         decimals=c.decimals,
+        for_field_list=for_field_list,
     )
 
 
