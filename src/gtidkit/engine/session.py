@@ -175,24 +175,13 @@ class Session:
         self.diagnostics.begin_statement(diagnostic=command in _DIAGNOSTIC_COMMANDS, uses_tables=uses_tables)
         assignments = set_parser.parse_set(stmt.text) if kind == "set" else ()
         db_before = self.current_db
-        sv = self.session_vars
-        gv = self.server.globals.values
-        max_errors = int(sv["max_error_count"] if "max_error_count" in sv else gv["max_error_count"])
+        value = self._session_value
+        max_errors = int(value("max_error_count"))
         tracker = self.tracker
         tracker.begin_statement(
-            track_gtids=str(
-                sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]
-            ),
-            track_state_change=bool(
-                sv["session_track_state_change"]
-                if "session_track_state_change" in sv
-                else gv["session_track_state_change"]
-            ),
-            track_trx_info=str(
-                sv["session_track_transaction_info"]
-                if "session_track_transaction_info" in sv
-                else gv["session_track_transaction_info"]
-            ),
+            track_gtids=str(value("session_track_gtids")),
+            track_state_change=bool(value("session_track_state_change")),
+            track_trx_info=str(value("session_track_transaction_info")),
         )
         try:
             if assignments:
@@ -229,8 +218,7 @@ class Session:
         self, stmt: Any, uses_tables: bool, res: StatementResult, assignments: Any
     ) -> StatementFacts:
         """What the session-state trackers need to know about a statement that succeeded."""
-        sv = self.session_vars
-        gv = self.server.globals.values
+        value = self._session_value
         return StatementFacts(
             kind=str(stmt.kind),
             text=stmt.text,
@@ -241,27 +229,11 @@ class Session:
             autocommit=self.autocommit(),
             explicit_trx=self.explicit_trx,
             current_db=self.current_db,
-            track_gtids=str(
-                sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]
-            ),
-            track_schema=bool(
-                sv["session_track_schema"] if "session_track_schema" in sv else gv["session_track_schema"]
-            ),
-            track_state_change=bool(
-                sv["session_track_state_change"]
-                if "session_track_state_change" in sv
-                else gv["session_track_state_change"]
-            ),
-            track_sysvars=str(
-                sv["session_track_system_variables"]
-                if "session_track_system_variables" in sv
-                else gv["session_track_system_variables"]
-            ),
-            track_trx_info=str(
-                sv["session_track_transaction_info"]
-                if "session_track_transaction_info" in sv
-                else gv["session_track_transaction_info"]
-            ),
+            track_gtids=str(value("session_track_gtids")),
+            track_schema=bool(value("session_track_schema")),
+            track_state_change=bool(value("session_track_state_change")),
+            track_sysvars=str(value("session_track_system_variables")),
+            track_trx_info=str(value("session_track_transaction_info")),
             sysvar_text=lambda name: self.sysvar_show_value(name, None),
             gtid_executed=self.server.gtid_state.executed,
         )
