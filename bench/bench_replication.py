@@ -188,16 +188,22 @@ def apply_capacity(base: Path, backlog: int, rounds: int) -> dict[str, Any]:
     return {"backlog": backlog, "rounds": rounds, "rates": rates, "same_data": same}
 
 
+def _ryw_pair(c: Any) -> tuple[Any, Any]:
+    """A source (binlog on) and a binlog-off replica of it, with the table app.ryw, caught up."""
+    source = c.node("source", 1, log_bin=True)
+    replica = c.node("replica", 2, log_bin=False)
+    Load.create_schema(source)
+    source.query("CREATE TABLE app.ryw (id INT PRIMARY KEY, v INT)")
+    replica.replicate_from(source)
+    assert replica.wait_for(source.executed())
+    return source, replica
+
+
 def ryw_vs_lag(base: Path, pairs: int, max_rate: float) -> list[dict[str, Any]]:
     """Part 2: RYW wait latency and fallbacks under background loads of 0, 50 and 100 % of ``max_rate``."""
     rows = []
     with cluster(base) as c:
-        source = c.node("source", 1, log_bin=True)
-        replica = c.node("replica", 2, log_bin=False)
-        Load.create_schema(source)
-        source.query("CREATE TABLE app.ryw (id INT PRIMARY KEY, v INT)")
-        replica.replicate_from(source)
-        assert replica.wait_for(source.executed())
+        source, replica = _ryw_pair(c)
         next_id = 1
         for share in (0.0, 0.5, 1.0):
             load = None
@@ -254,12 +260,7 @@ def ryw_vs_backlog(base: Path, backlogs: list[int], reps: int) -> list[dict[str,
     applier starts, and the session's read waits (timeout 300 s, so the wait is measured, not cut)."""
     rows = []
     with cluster(base) as c:
-        source = c.node("source", 1, log_bin=True)
-        replica = c.node("replica", 2, log_bin=False)
-        Load.create_schema(source)
-        source.query("CREATE TABLE app.ryw (id INT PRIMARY KEY, v INT)")
-        replica.replicate_from(source)
-        assert replica.wait_for(source.executed())
+        source, replica = _ryw_pair(c)
         ep_s = Endpoint("127.0.0.1", source.port, "root", "", "app")
         ep_r = Endpoint("127.0.0.1", replica.port, "root", "", "app")
         next_id, log_id = 1, 1
