@@ -168,6 +168,7 @@ ER: dict[int, ErrorSpec] = {
     1329: _e("ER_SP_FETCH_NO_DATA", "02000", "No data - zero rows fetched, selected, or processed"),
     1317: _e("ER_QUERY_INTERRUPTED", "70100", "Query execution was interrupted"),
     1364: _e("ER_NO_DEFAULT_FOR_FIELD", "HY000", "Field '%s' doesn't have a default value"),
+    1365: _e("ER_DIVISION_BY_ZERO", "22012", "Division by 0"),
     1366: _e(
         "ER_TRUNCATED_WRONG_VALUE_FOR_FIELD", "HY000", "Incorrect %s value: '%s' for column '%s' at row %s"
     ),

@@ -3,8 +3,8 @@
 Each statement is planned once per shape (see :mod:`gtidkit.engine.sql.executor`) and executed row by row against the
 physical table, so every changed row's before and after image is known (ROW-format binlog events need both):
 
-* INSERT builds the full row in Python (defaults, strict-mode coercion, AUTO_INCREMENT), inserts it, and
-  resolves duplicate keys as MySQL does: error 1062, ``IGNORE`` (warning 1062, row skipped), ``REPLACE``
+* INSERT builds the full row in Python (defaults, coercion under the session's sql_mode, AUTO_INCREMENT),
+  inserts it, and resolves duplicate keys as MySQL does: error 1062, ``IGNORE`` (warning 1062, row skipped), ``REPLACE``
   (delete the conflicting rows, insert; affected rows counts both) or ``ON DUPLICATE KEY UPDATE`` (update the
   conflicting row; affected rows 2 when it changed, 0 when not). ``VALUES(col)`` in the update list reads the
   row that would have been inserted, as does ``alias.col`` with 8.0.19's ``VALUES (...) AS alias[(cols)]``.
@@ -25,8 +25,7 @@ physical table, so every changed row's before and after image is known (ROW-form
   table, as ``multi_update::do_updates`` / ``multi_delete::do_deletes`` write them.
 
 Differences from MySQL (documented, not silent): REPLACE's row images are delete + insert even where InnoDB
-would log an Update_rows event; INSERT ... VALUES ROW() raises 1235; IGNORE downgrades only duplicate-key errors
-(strict-mode data errors stay errors); in a multi-table UPDATE every assignment reads the joined row as it was
+would log an Update_rows event; INSERT ... VALUES ROW() raises 1235; UPDATE IGNORE is not parsed; in a multi-table UPDATE every assignment reads the joined row as it was
 before the statement (MySQL gives no order guarantee for multi-table assignments either).
 """
 
@@ -45,7 +44,15 @@ from sqlglot import exp
 from gtidkit.engine import storage as _db
 from gtidkit.engine.sql.catalog import IndexDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
-from gtidkit.engine.sql.values import coerce, from_sqlite, to_float32, to_sqlite
+from gtidkit.engine.sql.values import (
+    FieldStore,
+    coerce,
+    from_sqlite,
+    implicit_default,
+    store_null,
+    to_float32,
+    to_sqlite,
+)
 from gtidkit.engine.storage import physical_name, quote_ident
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error, unknown_error
@@ -73,11 +80,14 @@ _MISSING = object()
 @dataclass(frozen=True, slots=True)
 class Stage:
     """One UPDATE pass: SQLite UPDATE text (by ``:gkrowid``, RETURNING rowid + all columns), the columns it
-    assigns and a SELECT computing their new values (for duplicate-key messages)."""
+    assigns, a SELECT computing their new values (duplicate-key messages; the non-strict path) and the UPDATE
+    that stores values computed in Python (bound as ``:gkv0``, ``:gkv1`` ...: the non-strict path, where each
+    new value goes through :func:`coerce` so conversion problems become warnings)."""
 
     sql: str
     columns: tuple[int, ...]
     eval_sql: str
+    bound_sql: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +244,11 @@ def _stages(ex: Executor, tdef: TableDef, alias: str, assignments: list[exp.Expr
             f"RETURNING {returning}"
         )
         eval_sql = f"SELECT {', '.join(evals)} FROM {phys} AS {quote_ident(alias)} WHERE {rid} = :gkrowid"
-        stages.append(Stage(sql=sql, columns=tuple(i for i, _ in g), eval_sql=eval_sql))
+        bound_sets = ", ".join(
+            f"{quote_ident(tdef.columns[idx].name)} = :gkv{k}" for k, (idx, _e) in enumerate(g)
+        )
+        bound_sql = f"UPDATE {phys} SET {bound_sets} WHERE {rid} = :gkrowid RETURNING {returning}"
+        stages.append(Stage(sql=sql, columns=tuple(i for i, _ in g), eval_sql=eval_sql, bound_sql=bound_sql))
     return tuple(stages)
 
 
@@ -400,6 +414,7 @@ def _run_multi(ex: Executor, plan: MultiPlan, binds: dict[str, Any]) -> ExecResu
 
     rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
     raw = ex.conn.raw
+    store = ex.field_store()
     seen: list[set[Any]] = [set() for _ in plan.targets]
     per_table: list[list[RowChange]] = [[] for _ in plan.targets]
     matched = 0
@@ -429,6 +444,8 @@ def _run_multi(ex: Executor, plan: MultiPlan, binds: dict[str, Any]) -> ExecResu
             if not slots:
                 continue
             matched += 1
+            if not store.strict:
+                values = tuple(_converted(t.columns[i], v, n, store) for i, v in zip(slots, values))
             sets = ", ".join(f"{quote_ident(t.columns[i].name)} = ?" for i in slots)
             returning = f"{t.rowid_alias}, " + ", ".join(quote_ident(c.name) for c in t.columns)
             sql = f"UPDATE {phys} SET {sets} WHERE {t.rowid_alias} = ? RETURNING {returning}"
@@ -450,8 +467,22 @@ def _run_multi(ex: Executor, plan: MultiPlan, binds: dict[str, Any]) -> ExecResu
     changes = [c for group in per_table for c in group]
     if plan.kind == "delete":
         return ExecResult(affected_rows=len(changes), row_changes=changes)
-    info = f"Rows matched: {matched}  Changed: {len(changes)}  Warnings: 0"
-    return ExecResult(affected_rows=len(changes), row_changes=changes, info=info, matched_rows=matched)
+    info = f"Rows matched: {matched}  Changed: {len(changes)}  Warnings: {len(store.warnings)}"
+    return ExecResult(
+        affected_rows=len(changes),
+        row_changes=changes,
+        info=info,
+        matched_rows=matched,
+        warnings=store.warnings,
+    )
+
+
+def _converted(col: Any, v: Any, row_no: int, store: FieldStore) -> Any:
+    """A multi-table UPDATE's new value for ``col`` converted under a non-strict ``store``, bindable."""
+    v = coerce(col, v, row_no, store)
+    if v is None and not col.nullable:
+        v = store_null(col, row_no, store)
+    return to_sqlite(v)
 
 
 def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace: bool) -> InsertPlan:
@@ -596,16 +627,23 @@ def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any]) -> ExecRe
     from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
     t = plan.table
+    store = ex.field_store()
     rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
     changes = []
     for n, r in enumerate(rows, 1):
         before = _image(t, r[1:])
-        _rowid, after_raw = _apply_stages(ex, t, plan.stages, r[0], r[1:], binds, n)
+        _rowid, after_raw = _apply_stages(ex, t, plan.stages, r[0], r[1:], binds, n, store)
         after = _image(t, after_raw)
         if after != before:
             changes.append(RowChange(t.schema, t.name, "update", before, after))
-    info = f"Rows matched: {len(rows)}  Changed: {len(changes)}  Warnings: 0"
-    return ExecResult(affected_rows=len(changes), row_changes=changes, info=info, matched_rows=len(rows))
+    info = f"Rows matched: {len(rows)}  Changed: {len(changes)}  Warnings: {len(store.warnings)}"
+    return ExecResult(
+        affected_rows=len(changes),
+        row_changes=changes,
+        info=info,
+        matched_rows=len(rows),
+        warnings=store.warnings,
+    )
 
 
 def _apply_stages(
@@ -616,10 +654,20 @@ def _apply_stages(
     current: tuple,
     binds: dict[str, Any],
     row_no: int,
+    store: FieldStore,
 ) -> tuple[int, tuple]:
+    """Run the UPDATE ``stages`` on row ``rowid`` (full image ``current``); returns its rowid and new image.
+
+    In strict mode each stage is one SQLite UPDATE whose CHECK constraints reject bad values (mapped to MySQL's
+    errors); otherwise the new values are computed first and stored through :func:`coerce` with ``store``, so a
+    bad value is adjusted with a warning as MySQL does without strict mode.
+    """
     raw = ex.conn.raw
     values = tuple(current)
     for st in stages:
+        if not store.strict:
+            rowid, values = _apply_stage_converted(ex, t, st, rowid, values, binds, row_no, store)
+            continue
         b = _select_binds(st.sql, binds)
         b["gkrowid"] = rowid
         ex.clear_udf_error()
@@ -640,6 +688,44 @@ def _apply_stages(
     if values != tuple(current):
         values = _touch_on_update(ex, t, stages, rowid, values)
     return rowid, values
+
+
+def _apply_stage_converted(
+    ex: Executor,
+    t: TableDef,
+    st: Stage,
+    rowid: int,
+    values: tuple,
+    binds: dict[str, Any],
+    row_no: int,
+    store: FieldStore,
+) -> tuple[int, tuple]:
+    """One UPDATE stage with its new values computed by SQLite, then converted by :func:`coerce` under
+    ``store`` (a NOT NULL column given NULL takes its implicit default with warning 1048) and bound."""
+    raw = ex.conn.raw
+    b = _select_binds(st.eval_sql, binds)
+    b["gkrowid"] = rowid
+    ex.clear_udf_error()
+    try:
+        evald = raw.execute(st.eval_sql, b).fetchone()
+    except _db.Error as err:
+        raise ex.translate_error(err, st.eval_sql) from err
+    bound: dict[str, Any] = {"gkrowid": rowid}
+    new = list(values)
+    for k, (i, v) in enumerate(zip(st.columns, evald)):
+        col = t.columns[i]
+        v = coerce(col, v, row_no, store)
+        if v is None and not col.nullable:
+            v = store_null(col, row_no, store)
+        new[i] = v
+        bound[f"gkv{k}"] = to_sqlite(v)
+    try:
+        out = raw.execute(st.bound_sql, bound).fetchone()
+    except _db.IntegrityError as err:
+        raise integrity_error(err, t, new, row_no) from err
+    except _db.Error as err:
+        raise ex.translate_error(err, st.bound_sql) from err
+    return out[0], tuple(out[1:])
 
 
 def _touch_on_update(
@@ -762,7 +848,19 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                     vals.append(evald[v])
             src_rows.append(vals)
     changes: list[RowChange] = []
-    warnings: list[tuple[str, int, str]] = []
+    store = ex.field_store(ignore=plan.mode == "ignore")
+    warnings = store.warnings  # conversion warnings and duplicate-key warnings, in the order they happen
+    # MySQL's check_that_all_fields_are_given_values / CHECK_FIELD_WARN: without strict mode a missing value
+    # takes the implicit default (warning 1364), and NULL into NOT NULL does too (warning 1048) except in a
+    # single-row INSERT without IGNORE, which stays error 1048 (manual "Constraints on Invalid Data").
+    null_is_error = store.strict or (plan.select_sql is None and len(src_rows) == 1 and plan.mode != "ignore")
+    # a column the statement leaves out that has no default: checked once per statement, before any row
+    # (check_that_all_fields_are_given_values; strict.result "INSERT IGNORE INTO t1 (col1) values (3)")
+    missing = set(range(len(t.columns))) - set(plan.target) - {ai}
+    for i in sorted(missing):
+        c = t.columns[i]
+        if not c.has_default and c.default_expr != "CURRENT_TIMESTAMP" and src_rows:
+            store.adjust(mysql_error(1364, c.name), None)
     affected = 0
     duplicates = 0
     first_generated = 0
@@ -773,17 +871,28 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
         for idx, v in zip(plan.target, vals):
             if v is _MISSING:
                 continue
-            full[idx] = coerce(t.columns[idx], v, n)
+            c = t.columns[idx]
+            full[idx] = coerce(c, v, n, store)
             given[idx] = True
+            if full[idx] is None and not c.nullable and idx != ai:
+                # fill_record: NULL into NOT NULL is reported as the field is filled, in column-list order
+                if null_is_error:
+                    raise mysql_error(1048, c.name)
+                full[idx] = store_null(c, n, store)
         for i, c in enumerate(t.columns):
             if i == ai:
                 continue
             if full[i] is _MISSING:
-                raise mysql_error(1364, c.name)
+                if i in missing:
+                    full[i] = implicit_default(c)  # warned once above
+                else:  # VALUES (..., DEFAULT, ...) for a column without a default
+                    full[i] = store.adjust(mysql_error(1364, c.name), implicit_default(c))
             if full[i] is None and not c.nullable:
-                raise mysql_error(1048, c.name)
+                if null_is_error:
+                    raise mysql_error(1048, c.name)
+                full[i] = store_null(c, n, store)
             if isinstance(full[i], _dt.datetime) and not given[i]:
-                full[i] = coerce(c, full[i], n)
+                full[i] = coerce(c, full[i], n, store)
         # AUTO_INCREMENT is allocated when the row is written (handler::update_auto_increment), after the
         # field checks above, so a row rejected by them does not consume a value.
         if ai is not None:
@@ -820,7 +929,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                     for i, v in enumerate(bound):
                         b[f"gknew{i}"] = v
                     before = _image(t, old[1:])
-                    _, after_raw = _apply_stages(ex, t, plan.odku, old[0], old[1:], b, n)
+                    _, after_raw = _apply_stages(ex, t, plan.odku, old[0], old[1:], b, n, store)
                     after = _image(t, after_raw)
                     if after != before:
                         affected += 2

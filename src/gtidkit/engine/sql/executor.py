@@ -59,8 +59,9 @@ from gtidkit.engine.sql.metadata import (
     user_variable_column,
 )
 from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
+from gtidkit.engine.sql.sql_mode import DEFAULT_SQL_MODE, SqlMode, parse_sql_mode
 from gtidkit.engine.sql.unsupported import statement_error
-from gtidkit.engine.sql.values import from_sqlite
+from gtidkit.engine.sql.values import FieldStore, from_sqlite
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error, unknown_error
@@ -669,6 +670,18 @@ class Executor:
         if self.sysvar_resolver is None:
             raise mysql_error(1193, name)
         return self.sysvar_resolver(name, scope)
+
+    def sql_mode(self) -> SqlMode:
+        """The session's ``@@sql_mode`` (MySQL 8's default when no session resolves variables, e.g. recovery)."""
+        if self.sysvar_resolver is None:
+            return parse_sql_mode(DEFAULT_SQL_MODE)
+        return parse_sql_mode(self.sysvar_resolver("sql_mode", None))
+
+    def field_store(self, *, ignore: bool = False) -> FieldStore:
+        """A fresh :class:`FieldStore` for one DML statement: strict when ``@@sql_mode`` is strict and the
+        statement has no IGNORE (manual "Server SQL Modes": "The IGNORE keyword ... converts errors to warnings").
+        This is the one place the SQL layer reads the session's strictness."""
+        return FieldStore(strict=self.sql_mode().strict and not ignore)
 
     def fix_functions(self, tree: exp.Expression, current_db: str | None) -> exp.Expression:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the

@@ -1,8 +1,9 @@
-"""Value coercion to MySQL column types under strict SQL mode (STRICT_TRANS_TABLES, MySQL 8.0's default).
+"""Value coercion to MySQL column types, strict or not (the statement's :class:`FieldStore` says which).
 
-A value headed for a column is converted the way MySQL's ``Field::store`` does for the supported types, or
-rejected with MySQL's error: 1264 out of range, 1265 data truncated, 1366 incorrect value, 1406 data too long,
-1292 incorrect datetime value, 1048 column cannot be null. Storage form (what SQLite holds and row images carry):
+A value headed for a column is converted the way MySQL's ``Field::store`` does for the supported types. In strict
+mode (STRICT_TRANS_TABLES, MySQL 8.0's default) a bad value is rejected with MySQL's error: 1264 out of range, 1265
+data truncated, 1366 incorrect value, 1406 data too long, 1292 incorrect datetime value, 1048 column cannot be
+null; otherwise (``sql_mode=''``, INSERT IGNORE) the adjusted value is stored with a warning of the same family. Storage form (what SQLite holds and row images carry):
 int for INT family/YEAR, float for FLOAT/DOUBLE, ``Decimal`` (stored as text-free NUMERIC) for DECIMAL, ``str``
 for CHAR/VARCHAR/TEXT and temporal types (MySQL's canonical text, e.g. ``2024-01-31 12:00:00.123``), ``bytes`` for
 BINARY/VARBINARY/BLOB.
@@ -20,6 +21,7 @@ import datetime as _dt
 import math
 import re
 import struct
+from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
@@ -27,7 +29,15 @@ from gtidkit.engine.sql.catalog import ColumnDef
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
-__all__ = ["coerce", "format_datetime", "from_sqlite", "to_sqlite"]
+__all__ = [
+    "FieldStore",
+    "coerce",
+    "format_datetime",
+    "from_sqlite",
+    "implicit_default",
+    "store_null",
+    "to_sqlite",
+]
 
 _NUM_PREFIX = re.compile(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _DATETIME = re.compile(
@@ -36,17 +46,62 @@ _DATETIME = re.compile(
 _TIME = re.compile(r"^\s*(-)?(\d{1,3}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,6}))?)?\s*$")
 
 
-def _err_range(col: ColumnDef, row: int) -> MySQLError:
-    return mysql_error(1264, col.name, row)
+@dataclass(slots=True)
+class FieldStore:
+    """How one statement stores values into fields: MySQL's ``check_for_truncated_fields`` for the statement.
+
+    In strict mode (``strict=True``: STRICT_TRANS_TABLES / STRICT_ALL_TABLES and no IGNORE) a conversion problem
+    is the statement's error; otherwise it becomes a warning and the adjusted value is stored (manual "Server SQL
+    Modes", strict mode: "If strict mode is not in effect, MySQL inserts adjusted values for invalid or missing
+    values and produces warnings"). Notes (e.g. DECIMAL rounding, trailing spaces cut) are recorded in both.
+
+    Attributes:
+        strict: errors (True) or warnings with adjusted values (False).
+        warnings: ``(level, code, message)`` conditions raised so far, in order (SHOW WARNINGS rows).
+    """
+
+    strict: bool = True
+    warnings: list[tuple[str, int, str]] = field(default_factory=list)
+
+    def adjust(self, err: MySQLError, value: Any) -> Any:
+        """Raise ``err`` in strict mode; else record it as a Warning and return the adjusted ``value``.
+
+        Raises:
+            MySQLError: ``err`` itself, in strict mode.
+        """
+        if self.strict:
+            raise err
+        self.warnings.append(("Warning", err.code, err.message))
+        return value
+
+    def note(self, err: MySQLError) -> None:
+        """Record ``err``'s text as a Note (raised in either mode, never an error)."""
+        self.warnings.append(("Note", err.code, err.message))
 
 
-def _parse_number(col: ColumnDef, v: str, row: int, kind: str) -> Decimal:
+def _strict() -> FieldStore:
+    """The store used when a caller passes none: strict, its notes discarded."""
+    return FieldStore()
+
+
+def _parse_number(col: ColumnDef, v: str, row: int, kind: str, store: FieldStore) -> Decimal:
+    """The numeric prefix of ``v``: no number at all is 1366 (1265 for FLOAT/DOUBLE) with 0; trailing garbage is
+    1265 with the prefix (for DECIMAL: 1366 in strict mode, a Note 1265 otherwise) — MySQL 8.0
+    ``mysql-test/r/strict.result`` ('a59b', '1a', '2a' into INT, DECIMAL, FLOAT columns)."""
     m = _NUM_PREFIX.match(v)
     if not m:
-        raise mysql_error(1366, kind, v, col.name, row)
+        if kind == "double":
+            return store.adjust(mysql_error(1265, col.name, row), Decimal(0))
+        return store.adjust(mysql_error(1366, kind, v, col.name, row), Decimal(0))
+    d = Decimal(m.group(0).strip())
     if v[m.end() :].strip():
-        raise mysql_error(1265, col.name, row)
-    return Decimal(m.group(0).strip())
+        if kind == "decimal":
+            if store.strict:
+                raise mysql_error(1366, kind, v, col.name, row)
+            store.note(mysql_error(1265, col.name, row))
+            return d
+        return store.adjust(mysql_error(1265, col.name, row), d)
+    return d
 
 
 def _round_half_away(d: Decimal) -> int:
@@ -63,61 +118,73 @@ def format_datetime(value: _dt.datetime | _dt.date, fsp: int = 0) -> str:
     return value.strftime("%Y-%m-%d")
 
 
-def coerce(col: ColumnDef, v: Any, row: int = 1) -> Any:
-    """Convert ``v`` to the storage form of column ``col`` (strict mode), row number ``row`` for messages.
+def implicit_default(col: ColumnDef) -> Any:
+    """The implicit default of ``col``'s type (manual "Data Type Default Values", implicit defaults): 0 for
+    numbers, '' for strings, zero bytes for BINARY(n), the "zero" value for temporal types, 0 (0000) for YEAR."""
+    fam = col.info.family
+    if fam in ("int", "year"):
+        return 0
+    if fam == "float":
+        return 0.0
+    if fam == "decimal":
+        return Decimal(0).quantize(Decimal(1).scaleb(-(col.scale or 0)))
+    if fam == "string":
+        return ""
+    if fam == "binary":
+        n = col.max_chars()
+        return b"\0" * n if col.type == "binary" and n else b""
+    return _zero_temporal(col)
 
-    ``None`` stays ``None`` (NOT NULL is checked by the caller, which knows about AUTO_INCREMENT and defaults).
+
+def _zero_temporal(col: ColumnDef) -> str:
+    if col.type == "date":
+        return "0000-00-00"
+    if col.type == "time":
+        return "00:00:00" + ("." + "0" * col.scale if col.scale else "")
+    return "0000-00-00 00:00:00" + ("." + "0" * col.scale if col.scale else "")
+
+
+def store_null(col: ColumnDef, row: int, store: FieldStore | None = None) -> Any:
+    """NULL assigned to NOT NULL column ``col``: error 1048 in strict mode, else warning 1048 and the implicit
+    default (MySQL 8.0 ``mysql-test/r/strict.result``: ``INSERT IGNORE INTO t1 values (NULL,NULL,NULL)`` stores
+    0, '' and 0000-00-00 with three warnings 1048).
+
+    Raises:
+        MySQLError: 1048 in strict mode.
+    """
+    return (store or _strict()).adjust(mysql_error(1048, col.name), implicit_default(col))
+
+
+def coerce(col: ColumnDef, v: Any, row: int = 1, store: FieldStore | None = None) -> Any:
+    """Convert ``v`` to the storage form of column ``col``, row number ``row`` for messages.
+
+    ``None`` stays ``None`` (NOT NULL is checked by the caller, which knows about AUTO_INCREMENT and defaults;
+    see :func:`store_null`). With a non-strict ``store`` each problem is recorded there as a warning and the
+    adjusted value MySQL stores is returned: out of range -> the type's nearest bound (1264; YEAR -> 0), no
+    number -> 0 (1366), trailing garbage -> the numeric prefix (1265), too long -> cut to the column length
+    (1265), a bad date or time -> the zero value (1265). Sources: manual "Out-of-Range and Overflow Handling",
+    "Server SQL Modes"; MySQL 8.0 ``mysql-test/r/strict.result`` (INSERT IGNORE, which converts as non-strict).
+
+    Args:
+        col: the target column.
+        v: the value (int, float, Decimal, str, bytes, date/datetime, None).
+        row: 1-based row number of the statement, for the messages.
+        store: the statement's :class:`FieldStore`; ``None`` means strict, notes discarded.
 
     Raises:
         MySQLError: 1264, 1265, 1366, 1406, 1292 as MySQL does in strict mode.
     """
+    if store is None:
+        store = _strict()
     if v is None:
         return None
     fam = col.info.family
     if fam in ("int", "year"):
-        if isinstance(v, bool):
-            v = int(v)
-        if isinstance(v, int):
-            n = v
-        elif isinstance(v, float):
-            if not math.isfinite(v):
-                raise _err_range(col, row)
-            n = _round_half_away(Decimal(repr(v)))
-        elif isinstance(v, Decimal):
-            n = _round_half_away(v)
-        elif isinstance(v, bytes):
-            return coerce(col, v.decode("utf-8", "replace"), row)
-        else:
-            n = _round_half_away(_parse_number(col, str(v), row, "integer"))
-        lo, hi = col.int_range()  # type: ignore[misc]
-        if fam == "year" and 0 < n < 100:  # MySQL: 1-69 -> 2001-2069, 70-99 -> 1970-1999
-            n += 2000 if n < 70 else 1900
-        if n < lo or n > hi or (fam == "year" and n != 0 and n < 1901):
-            raise _err_range(col, row)
-        return n
+        return _coerce_int(col, v, row, store)
     if fam == "float":
-        if isinstance(v, (bytes, str)):
-            f = float(_parse_number(col, v.decode() if isinstance(v, bytes) else v, row, "double"))
-        else:
-            f = float(v)
-        if col.unsigned and f < 0:
-            raise _err_range(col, row)
-        if col.type == "float":
-            try:
-                f = to_float32(f)
-            except OverflowError:
-                raise _err_range(col, row) from None
-        return f
+        return _coerce_float(col, v, row, store)
     if fam == "decimal":
-        try:
-            d = Decimal(v) if not isinstance(v, float) else Decimal(repr(v))
-        except (InvalidOperation, TypeError, ValueError):
-            d = _parse_number(col, v.decode() if isinstance(v, bytes) else str(v), row, "decimal")
-        scale = col.scale or 0
-        d = d.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
-        if abs(d) >= Decimal(10) ** ((col.precision or 10) - scale) or (col.unsigned and d < 0):
-            raise _err_range(col, row)
-        return d
+        return _coerce_decimal(col, v, row, store)
     if fam == "string":
         if isinstance(v, bytes):
             s = v.decode("utf-8", "replace")
@@ -131,23 +198,119 @@ def coerce(col: ColumnDef, v: Any, row: int = 1) -> Any:
             s = s.rstrip(" ")  # CHAR is padded on disk and stripped on read (PAD_CHAR_TO_FULL_LENGTH off)
         n = col.max_chars()
         if n is not None and len(s) > n:
-            raise mysql_error(1406, col.name, row)
+            if not s[n:].strip(" "):
+                # only spaces cut: a Note in every mode (strict.result: 'hello  ' into VARCHAR(6))
+                store.note(mysql_error(1265, col.name, row))
+                return s[:n]
+            if store.strict:
+                raise mysql_error(1406, col.name, row)
+            return _truncated(store, col, row, s[:n])
         return s
     if fam == "binary":
         b = v if isinstance(v, bytes) else str(v).encode("utf-8")
         n = col.max_chars()
         if n is not None and len(b) > n:
-            raise mysql_error(1406, col.name, row)
+            if store.strict:
+                raise mysql_error(1406, col.name, row)
+            b = _truncated(store, col, row, b[:n])
         if col.type == "binary" and n is not None:
             b = b.ljust(n, b"\0")
         return b
     if fam == "temporal":
-        return _coerce_temporal(col, v, row)
+        return _coerce_temporal(col, v, row, store)
     raise mysql_error(1235, "column type " + str(col.type))
 
 
-def _coerce_temporal(col: ColumnDef, v: Any, row: int) -> str:
+def _truncated(store: FieldStore, col: ColumnDef, row: int, value: Any) -> Any:
+    """Non-strict: a value cut to fit is warning 1265 (strict mode reports 1406 instead)."""
+    return store.adjust(mysql_error(1265, col.name, row), value)
+
+
+def _coerce_int(col: ColumnDef, v: Any, row: int, store: FieldStore) -> int:
+    lo, hi = col.int_range()  # type: ignore[misc]
+    year = col.info.family == "year"
+    out_of_range = mysql_error(1264, col.name, row)
+    if isinstance(v, bool):
+        v = int(v)
+    if isinstance(v, int):
+        n = v
+    elif isinstance(v, float):
+        if not math.isfinite(v):
+            clipped = 0 if year or math.isnan(v) else (hi if v > 0 else lo)
+            return int(store.adjust(out_of_range, clipped))
+        n = _round_half_away(Decimal(repr(v)))
+    elif isinstance(v, Decimal):
+        n = _round_half_away(v)
+    elif isinstance(v, bytes):
+        return _coerce_int(col, v.decode("utf-8", "replace"), row, store)
+    else:
+        n = _round_half_away(_parse_number(col, str(v), row, "integer", store))
+    if year and 0 < n < 100:  # MySQL: 1-69 -> 2001-2069, 70-99 -> 1970-1999
+        n += 2000 if n < 70 else 1900
+    if n < lo or n > hi or (year and n != 0 and n < 1901):
+        # Field_year stores 0 for an out-of-range year; integer types clip to the nearest bound
+        return int(store.adjust(out_of_range, 0 if year else (lo if n < lo else hi)))
+    return n
+
+
+_DBL_MAX = 1.7976931348623157e308
+_FLT_MAX = 3.4028234663852886e38
+
+
+def _coerce_float(col: ColumnDef, v: Any, row: int, store: FieldStore) -> float:
+    if isinstance(v, (bytes, str)):
+        text = v.decode() if isinstance(v, bytes) else v
+        f = float(_parse_number(col, text, row, "double", store))
+    else:
+        f = float(v)
+    top = _FLT_MAX if col.type == "float" else _DBL_MAX
+    out_of_range = mysql_error(1264, col.name, row)
+    if math.isnan(f):
+        return float(store.adjust(out_of_range, 0.0))
+    if col.unsigned and f < 0:
+        return float(store.adjust(out_of_range, 0.0))
+    if abs(f) > top:
+        return float(store.adjust(out_of_range, math.copysign(top, f)))
+    if col.type == "float":
+        try:
+            f = to_float32(f)
+        except OverflowError:
+            return float(store.adjust(out_of_range, math.copysign(_FLT_MAX, f)))
+    return f
+
+
+def _coerce_decimal(col: ColumnDef, v: Any, row: int, store: FieldStore) -> Decimal:
+    try:
+        d = Decimal(v) if not isinstance(v, float) else Decimal(repr(v))
+        if not d.is_finite():
+            raise InvalidOperation
+    except (InvalidOperation, TypeError, ValueError):
+        d = _parse_number(col, v.decode() if isinstance(v, bytes) else str(v), row, "decimal", store)
+    scale = col.scale or 0
+    quantum = Decimal(1).scaleb(-scale)
+    q = d.quantize(quantum, rounding=ROUND_HALF_UP)
+    top = Decimal(10) ** ((col.precision or 10) - scale) - quantum
+    if q > top or q < -top or (col.unsigned and q < 0):
+        bound = Decimal(0).quantize(quantum) if col.unsigned and q < 0 else (top if q > 0 else -top)
+        return Decimal(store.adjust(mysql_error(1264, col.name, row), bound))
+    if q != d:
+        # fractional digits dropped: Note 1265 in every mode (strict.result: 10.5555 into NUMERIC(4,2))
+        store.note(mysql_error(1265, col.name, row))
+    return q
+
+
+def _coerce_temporal(col: ColumnDef, v: Any, row: int, store: FieldStore) -> str:
     kind = {"date": "date", "time": "time"}.get(col.type, "datetime")
+    try:
+        return _parse_temporal(col, v, kind, row)
+    except MySQLError:
+        if store.strict:
+            raise
+        # non-strict: the zero value with warning 1265 (strict.result: INSERT IGNORE of '2004-13-31' into DATE)
+        return str(store.adjust(mysql_error(1265, col.name, row), _zero_temporal(col)))
+
+
+def _parse_temporal(col: ColumnDef, v: Any, kind: str, row: int) -> str:
     bad = mysql_error(1292, kind, v, col.name, row, text_of=1366)
     fsp = col.scale or 0
     if isinstance(v, (_dt.datetime, _dt.date)):
