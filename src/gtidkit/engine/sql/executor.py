@@ -672,10 +672,14 @@ class Executor:
         return self.sysvar_resolver(name, scope)
 
     def sql_mode(self) -> SqlMode:
-        """The session's ``@@sql_mode`` (MySQL 8's default when no session resolves variables, e.g. recovery)."""
+        """The session's ``@@sql_mode`` (MySQL 8's default when no session resolves variables, e.g. recovery, or
+        the resolver does not know the variable)."""
         if self.sysvar_resolver is None:
             return parse_sql_mode(DEFAULT_SQL_MODE)
-        return parse_sql_mode(self.sysvar_resolver("sql_mode", None))
+        try:
+            return parse_sql_mode(self.sysvar_resolver("sql_mode", None))
+        except MySQLError:
+            return parse_sql_mode(DEFAULT_SQL_MODE)
 
     def field_store(self, *, ignore: bool = False) -> FieldStore:
         """A fresh :class:`FieldStore` for one DML statement: strict when ``@@sql_mode`` is strict and the
