@@ -55,7 +55,10 @@ def error(s, sql):
 @pytest.mark.parametrize(
     ("text", "strict"),
     [
-        ("ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO", True),
+        (
+            "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO",
+            True,
+        ),
         ("strict_all_tables", True),
         ("TRADITIONAL", True),  # manual "Combination SQL Modes": TRADITIONAL includes both STRICT modes
         ("ANSI", False),
@@ -71,12 +74,11 @@ def test_strictness_of_sql_mode(text, strict):
 
 def test_default_sql_mode_is_mysql_8(s):
     # manual "Server SQL Modes": the MySQL 8.4 default
-    assert rows(s, "SELECT @@sql_mode") == [
-        (
-            "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,"
-            "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION",
-        )
-    ]
+    default = (
+        "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,"
+        "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"
+    )
+    assert rows(s, "SELECT @@sql_mode") == [(default,)]
 
 
 # ------------------------------------------------------------------------------------------------ the brief's case
@@ -98,7 +100,10 @@ def test_incorrect_integer_strict_is_error_non_strict_is_zero_with_warning(s):
 def test_integer_trailing_garbage_keeps_the_prefix(s):
     s.execute("CREATE TABLE t1 (col1 INT)")
     # strict.result: INSERT INTO t1 (col1) VALUES ('1a') -> ERROR 01000 Data truncated
-    assert error(s, "INSERT INTO t1 (col1) VALUES ('1a')") == (1265, "Data truncated for column 'col1' at row 1")
+    assert error(s, "INSERT INTO t1 (col1) VALUES ('1a')") == (
+        1265,
+        "Data truncated for column 'col1' at row 1",
+    )
     # strict.result: INSERT IGNORE INTO t1 (col1) VALUES ('2a') -> Warning 1265, the row holds 2
     one(s, "INSERT IGNORE INTO t1 (col1) VALUES ('2a')")
     assert warnings(s) == [("Warning", 1265, "Data truncated for column 'col1' at row 1")]
@@ -109,19 +114,16 @@ def test_integer_trailing_garbage_keeps_the_prefix(s):
 
 
 # ------------------------------------------------------------------------------------------------ out of range
-def test_bigint_out_of_range_clips_per_row(s):
-    s.execute("CREATE TABLE t1 (col1 BIGINT, col2 BIGINT UNSIGNED)")
-    # strict.result: INSERT INTO t1 (col1) VALUES(-9223372036854775809) -> ERROR 22003
-    assert error(s, "INSERT INTO t1 (col1) VALUES (-9223372036854775809)") == (
+def test_int_out_of_range_clips_per_row(s):
+    s.execute("CREATE TABLE t1 (col1 INT, col2 INT UNSIGNED)")
+    # strict.result: INSERT INTO t1 (col1) VALUES(-2147483649) -> ERROR 22003
+    assert error(s, "INSERT INTO t1 (col1) VALUES (-2147483649)") == (
         1264,
         "Out of range value for column 'col1' at row 1",
     )
-    # strict.result: INSERT IGNORE INTO t1 VALUES(-9223372036854775809,-1),(9223372036854775808,
-    # 18446744073709551616) -> four warnings 1264, rows (-9223372036854775808, 0), (9223372036854775807,
-    # 18446744073709551615)
-    res = one(
-        s, "INSERT IGNORE INTO t1 VALUES (-9223372036854775809,-1),(9223372036854775808,18446744073709551616)"
-    )
+    # strict.result: INSERT IGNORE INTO t1 values (-2147483649, -1),(2147643648,4294967296) -> four warnings 1264;
+    # the final SELECT shows (-2147483648, 0) and (2147483647, 4294967295)
+    res = one(s, "INSERT IGNORE INTO t1 VALUES (-2147483649, -1),(2147643648,4294967296)")
     assert (res.affected_rows, res.warning_count) == (2, 4)
     assert res.info == "Records: 2  Duplicates: 0  Warnings: 4"
     assert warnings(s) == [
@@ -130,7 +132,17 @@ def test_bigint_out_of_range_clips_per_row(s):
         ("Warning", 1264, "Out of range value for column 'col1' at row 2"),
         ("Warning", 1264, "Out of range value for column 'col2' at row 2"),
     ]
-    assert rows(s, "SELECT * FROM t1") == [(-9223372036854775808, 0), (9223372036854775807, 18446744073709551615)]
+    assert rows(s, "SELECT * FROM t1") == [(-2147483648, 0), (2147483647, 4294967295)]
+
+
+def test_bigint_out_of_range_clips(s):
+    s.execute("CREATE TABLE t1 (col1 BIGINT)")
+    s.execute("SET sql_mode=''")
+    # strict.result: INSERT IGNORE ... VALUES(-9223372036854775809, ...),(9223372036854775808, ...) -> 1264 per
+    # row; -9223372036854775808 and 9223372036854775807 stored
+    res = one(s, "INSERT INTO t1 VALUES (-9223372036854775809), (9223372036854775808)")
+    assert res.info == "Records: 2  Duplicates: 0  Warnings: 2"
+    assert rows(s, "SELECT * FROM t1") == [(-9223372036854775808,), (9223372036854775807,)]
 
 
 def test_int_out_of_range_with_sql_mode_empty(s):
@@ -175,7 +187,10 @@ def test_float_out_of_range_and_garbage(s):
     s.execute("CREATE TABLE t1 (col1 FLOAT)")
     # strict.result: FLOAT ('+3.4E+39') -> ERROR 22003; ('a59b') -> ERROR 01000 Data truncated (not 1366)
     assert error(s, "INSERT INTO t1 (col1) VALUES ('+3.4E+39')")[0] == 1264
-    assert error(s, "INSERT INTO t1 (col1) VALUES ('a59b')") == (1265, "Data truncated for column 'col1' at row 1")
+    assert error(s, "INSERT INTO t1 (col1) VALUES ('a59b')") == (
+        1265,
+        "Data truncated for column 'col1' at row 1",
+    )
     s.execute("SET sql_mode=''")
     # strict.result: INSERT IGNORE VALUES (+3.4E+39, ...) -> 1264, the column holds FLOAT's maximum 3.40282e38
     one(s, "INSERT INTO t1 VALUES ('+3.4E+39')")
@@ -188,7 +203,10 @@ def test_float_out_of_range_and_garbage(s):
 def test_string_too_long_truncates_with_1265(s):
     s.execute("CREATE TABLE t1 (col1 CHAR(5), col2 VARCHAR(6))")
     # strict.result: INSERT INTO t1 (col1) VALUES ('hellobob') -> ERROR 22001 Data too long
-    assert error(s, "INSERT INTO t1 (col1) VALUES ('hellobob')") == (1406, "Data too long for column 'col1' at row 1")
+    assert error(s, "INSERT INTO t1 (col1) VALUES ('hellobob')") == (
+        1406,
+        "Data too long for column 'col1' at row 1",
+    )
     # strict.result: INSERT INTO t1 (col2) VALUES ('hello  ') -> Note 1265 (only spaces cut), even when strict
     one(s, "INSERT INTO t1 (col2) VALUES ('hello  ')")
     assert warnings(s) == [("Note", 1265, "Data truncated for column 'col2' at row 1")]
@@ -207,7 +225,10 @@ def test_string_too_long_truncates_with_1265(s):
 def test_null_into_not_null(s):
     s.execute("CREATE TABLE t1 (col1 INT NOT NULL, col2 CHAR(5) NOT NULL, col3 DATE NOT NULL)")
     # strict.result: INSERT ... (NULL, '', '2004-01-01') -> ERROR 23000 Column 'col1' cannot be null
-    assert error(s, "INSERT INTO t1 VALUES (NULL, '', '2004-01-01')") == (1048, "Column 'col1' cannot be null")
+    assert error(s, "INSERT INTO t1 VALUES (NULL, '', '2004-01-01')") == (
+        1048,
+        "Column 'col1' cannot be null",
+    )
     # strict.result: INSERT IGNORE INTO t1 values (NULL,NULL,NULL) -> 1048 x3, the row (0, '', 0000-00-00)
     one(s, "INSERT IGNORE INTO t1 VALUES (NULL, NULL, NULL)")
     assert warnings(s) == [
