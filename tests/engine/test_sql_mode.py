@@ -330,3 +330,30 @@ def test_replace_non_strict(s):
     res = one(s, "REPLACE INTO t1 VALUES (1, 'x'), (2, '7z')")
     assert res.info == "Records: 2  Duplicates: 0  Warnings: 2"
     assert rows(s, "SELECT * FROM t1") == [(1, 0), (2, 7)]
+
+
+# ------------------------------------------------------------------------------------------------ replication
+def test_statement_format_event_applies_with_the_sources_sql_mode(tmp_path):
+    """A Query event carries the source session's sql_mode (Q_SQL_MODE_CODE) and the applier runs the statement
+    under it (``Query_log_event::do_apply_event`` copies ``sql_mode`` into the applier's THD), so a non-strict
+    INSERT converts on the replica as on the source (0 for 'abc': manual "Constraints on Invalid Data")."""
+    from gtidkit.engine import Server
+    from gtidkit.engine.apply import read_transactions
+
+    src = Server.open(tmp_path / "a", log_bin=True, server_id=11, binlog_format="STATEMENT")
+    try:
+        with src.session() as s:
+            s.execute("CREATE DATABASE db")
+            s.execute("CREATE TABLE db.t (id INT PRIMARY KEY, v INT, c CHAR(2))")
+            s.execute("SET sql_mode=''")
+            s.execute("INSERT INTO db.t VALUES (1, 'abc', 'xyz'), (2, '7q', 'ok')")
+        assert src.binlog is not None
+        trxs = [t for name in src.binlog.existing_files() for t in read_transactions(src.binlog.path(name))]
+        with Server.open(tmp_path / "b", log_bin=False, server_id=22) as rep, rep.applier_session() as ap:
+            for trx in trxs:
+                assert ap.apply(trx)
+            assert ap.session_vars["sql_mode"] == ""
+            with rep.session() as r:
+                assert r.execute("SELECT * FROM db.t ORDER BY id")[-1].rows == [(1, 0, "xy"), (2, 7, "ok")]
+    finally:
+        src.shutdown()
