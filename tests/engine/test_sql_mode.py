@@ -357,3 +357,27 @@ def test_statement_format_event_applies_with_the_sources_sql_mode(tmp_path):
                 assert r.execute("SELECT * FROM db.t ORDER BY id")[-1].rows == [(1, 0, "xy"), (2, 7, "ok")]
     finally:
         src.shutdown()
+
+
+# ------------------------------------------------------------------------------------------------ division by zero
+def test_division_by_zero_follows_error_for_division_by_zero(s):
+    s.execute("CREATE TABLE t1 (col1 TINYINT, col2 TINYINT UNSIGNED)")
+    s.execute("INSERT INTO t1 VALUES (4, 8)")
+    # strict.result (traditional): UPDATE t1 SET col1 = col1 / 0 ... -> ERROR 22012 Division by 0; so is MOD(col1,0)
+    assert error(s, "UPDATE t1 SET col1 = col1 / 0") == (1365, "Division by 0")
+    assert error(s, "UPDATE t1 SET col1 = MOD(col1, 0)") == (1365, "Division by 0")
+    assert error(s, "INSERT INTO t1 VALUES (1/0, 1)") == (1365, "Division by 0")
+    # strict.result: INSERT IGNORE INTO t1 values (1/0,1/0) -> two warnings 1365, NULLs stored
+    res = one(s, "INSERT IGNORE INTO t1 VALUES (1/0, 1/0)")
+    assert res.warning_count == 2
+    assert warnings(s) == [("Warning", 1365, "Division by 0")] * 2
+    # strict.result: set @@sql_mode='ERROR_FOR_DIVISION_BY_ZERO'; INSERT INTO t1 values (1/0,1/0) -> two warnings
+    s.execute("SET sql_mode='ERROR_FOR_DIVISION_BY_ZERO'")
+    one(s, "INSERT INTO t1 VALUES (1/0, 1/0)")
+    assert warnings(s) == [("Warning", 1365, "Division by 0")] * 2
+    # strict.result: set @@sql_mode='ansi'; INSERT INTO t1 values (1/0,1/0) -> no warnings (manual: "If this mode
+    # is not enabled, division by zero inserts NULL and produces no warning")
+    s.execute("SET sql_mode='ANSI'")
+    res = one(s, "INSERT INTO t1 VALUES (1/0, 7 DIV 0)")
+    assert res.warning_count == 0
+    assert rows(s, "SELECT * FROM t1") == [(4, 8)] + [(None, None)] * 3

@@ -161,6 +161,17 @@ def to_int_udf(v: Any) -> Any:
     return v
 
 
+def _guard_division(node: exp.Expression) -> exp.Expression:
+    """Wrap every divisor of ``/``, DIV, ``%`` / MOD in ``node`` in ``_GK_DIVISOR`` (see
+    :meth:`Executor._divisor`), so division by zero in a stored value follows ERROR_FOR_DIVISION_BY_ZERO."""
+    for div in list(node.find_all(exp.Div, exp.IntDiv, exp.Mod)):
+        divisor = div.expression
+        if isinstance(divisor, exp.Anonymous) and divisor.name.upper() == "_GK_DIVISOR":
+            continue
+        div.set("expression", exp.Anonymous(this="_GK_DIVISOR", expressions=[divisor.copy()]))
+    return node
+
+
 def _sql(node: exp.Expression) -> str:
     from gtidkit.engine.sql.exec_result import SQLITE
 
@@ -232,7 +243,7 @@ def _stages(ex: Executor, tdef: TableDef, alias: str, assignments: list[exp.Expr
         evals = []
         for idx, expr in g:
             col = tdef.columns[idx]
-            e = _sql(expr)
+            e = _sql(_guard_division(expr))
             if col.info.family in ("int", "year"):
                 e = f"_GK_TO_INT({e})"
             elif col.type == "float":
@@ -389,7 +400,7 @@ def _plan_multi(ex: Executor, tree: exp.Update | exp.Delete, current_db: str | N
     resolved = holder.expressions if holder is not None else []
     for (tdef, idx, _orig), e in zip(exprs, resolved):
         col = tdef.columns[idx]
-        text = _sql(e)
+        text = _sql(_guard_division(e))
         if col.info.family in ("int", "year"):
             text = f"_GK_TO_INT({text})"
         elif col.type == "float":
@@ -531,7 +542,7 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
                     srcs.append(("d", None))
                 else:
                     srcs.append(("e", len(exprs)))
-                    exprs.append(_sql(it))
+                    exprs.append(_sql(_guard_division(it)))
             rows.append(tuple(srcs))
             row_exprs.append("SELECT " + ", ".join(exprs) if exprs else None)
     elif isinstance(source, (exp.Select, exp.Union, exp.Subquery)):
@@ -825,6 +836,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
     raw = ex.conn.raw
     ai = next((i for i, c in enumerate(t.columns) if c.auto_increment), None)
     forced, ex.forced_insert_id = ex.forced_insert_id, None  # SET INSERT_ID / Intvar: one statement only
+    store = ex.field_store(ignore=plan.mode == "ignore")
     if plan.select_sql is not None:
         src_rows: list[list[Any]] = [
             list(r) for r in ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
@@ -848,7 +860,6 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                     vals.append(evald[v])
             src_rows.append(vals)
     changes: list[RowChange] = []
-    store = ex.field_store(ignore=plan.mode == "ignore")
     warnings = store.warnings  # conversion warnings and duplicate-key warnings, in the order they happen
     # MySQL's check_that_all_fields_are_given_values / CHECK_FIELD_WARN: without strict mode a missing value
     # takes the implicit default (warning 1364), and NULL into NOT NULL does too (warning 1048) except in a

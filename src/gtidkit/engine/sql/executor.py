@@ -296,6 +296,8 @@ class Executor:
         self.virtual_tables: dict[tuple[str, str], Callable[[], list[tuple]]] = {}
         self._registered: dict[str, Callable[..., Any]] = {}
         self._udf_error: BaseException | None = None
+        #: the FieldStore of the DML statement running now (division by zero reports to it)
+        self.dml_store: FieldStore | None = None
         self._register_builtins()
         # KILL QUERY: SQLite calls this every _PROGRESS_OPS virtual-machine steps; non-zero aborts the statement
         #: True only while a SELECT or a DML statement runs (never during COMMIT or the GTID bookkeeping)
@@ -370,6 +372,7 @@ class Executor:
             GET_USER_VAR_FUNCTION, 1, lambda name: bindable(self.user_variables.get(str(name).lower()))
         )
         raw.create_function("SLEEP", 1, self._wrap_udf(self.sleep))
+        raw.create_function("_GK_DIVISOR", 1, self._wrap_udf(self._divisor))
         for name, (nargs, fn) in _BUILTINS.items():
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
         for name, (nargs, fn) in UDFS.items():
@@ -685,7 +688,26 @@ class Executor:
         """A fresh :class:`FieldStore` for one DML statement: strict when ``@@sql_mode`` is strict and the
         statement has no IGNORE (manual "Server SQL Modes": "The IGNORE keyword ... converts errors to warnings").
         This is the one place the SQL layer reads the session's strictness."""
-        return FieldStore(strict=self.sql_mode().strict and not ignore)
+        mode = self.sql_mode()
+        store = FieldStore(
+            strict=mode.strict and not ignore, error_for_division_by_zero=mode.error_for_division_by_zero
+        )
+        self.dml_store = store
+        return store
+
+    def _divisor(self, v: Any) -> Any:
+        """``_GK_DIVISOR(x)``, wrapped around the divisor of ``/``, DIV, ``%`` and MOD in the values a DML statement
+        stores: a zero divisor is reported to the statement's :class:`FieldStore` and becomes NULL (so the
+        quotient is NULL, as MySQL's)."""
+        try:
+            zero = v is not None and float(v) == 0
+        except (TypeError, ValueError):
+            zero = False
+        if not zero:
+            return v
+        if self.dml_store is not None:
+            self.dml_store.division_by_zero()
+        return None
 
     def fix_functions(self, tree: exp.Expression, current_db: str | None) -> exp.Expression:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the

@@ -62,6 +62,20 @@ class FieldStore:
 
     strict: bool = True
     warnings: list[tuple[str, int, str]] = field(default_factory=list)
+    error_for_division_by_zero: bool = False
+
+    def division_by_zero(self) -> None:
+        """A ``/``, DIV, ``%`` or MOD by zero in a value the statement stores (the result is NULL either way).
+
+        Manual "Server SQL Modes", ERROR_FOR_DIVISION_BY_ZERO: without the mode, no warning; with it, a warning
+        1365, or (with strict mode and no IGNORE) error 1365 (strict.result: ``UPDATE t1 SET col1 = col1 / 0``
+        -> ERROR 22012 Division by 0; ``INSERT IGNORE ... (1/0, 1/0)`` -> two warnings 1365).
+
+        Raises:
+            MySQLError: 1365 in strict mode with ERROR_FOR_DIVISION_BY_ZERO.
+        """
+        if self.error_for_division_by_zero:
+            self.adjust(mysql_error(1365), None)
 
     def adjust(self, err: MySQLError, value: Any) -> Any:
         """Raise ``err`` in strict mode; else record it as a Warning and return the adjusted ``value``.
