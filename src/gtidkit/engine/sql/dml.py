@@ -24,9 +24,18 @@ physical table, so every changed row's before and after image is known (ROW-form
   changes are grouped per table, so a ROW-format binlog gets one Table_map per table and a rows event run per
   table, as ``multi_update::do_updates`` / ``multi_delete::do_deletes`` write them.
 
+sql_mode: values are converted under the statement's :class:`~gtidkit.engine.sql.values.FieldStore`
+(:meth:`Executor.field_store`): strict mode keeps conversion problems errors (the statement is rolled back);
+without it, or with INSERT IGNORE, they are warnings and the adjusted value is stored. A strict UPDATE lets
+SQLite compute and CHECK the new values in one statement; a non-strict one computes them first, converts them in
+Python, then stores them. Divisors in stored values go through ``_GK_DIVISOR`` (ERROR_FOR_DIVISION_BY_ZERO).
+
 Differences from MySQL (documented, not silent): REPLACE's row images are delete + insert even where InnoDB
-would log an Update_rows event; INSERT ... VALUES ROW() raises 1235; UPDATE IGNORE is not parsed; in a multi-table UPDATE every assignment reads the joined row as it was
-before the statement (MySQL gives no order guarantee for multi-table assignments either).
+would log an Update_rows event; INSERT ... VALUES ROW() raises 1235; UPDATE IGNORE is not parsed; in a
+multi-table UPDATE every assignment reads the joined row as it was before the statement (MySQL gives no order
+guarantee for multi-table assignments either); an UPDATE's "at row N" counts the rows it matched, where MySQL
+counts the rows its scan read (strict.result: ``UPDATE ... WHERE col2 > 0`` fails "at row 3" for the first
+matching row); INSERT's division-by-zero warnings of all rows come before the rows' conversion warnings.
 """
 
 from __future__ import annotations
