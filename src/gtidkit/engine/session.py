@@ -68,6 +68,8 @@ class Session:
         self.executor.functions.update(server.sql_functions(self))
         self.executor.connection_id = session_id
         self.executor.sysvar_kind = _sysvar_kind
+        # @@session.time_zone, however it was set (SET, the applier's Query status variables) or the global one
+        self.executor.time_zone_source = lambda: str(self._session_value("time_zone"))
         self.diagnostics = DiagnosticsArea()
         self.current_db: str | None = None
         self.session_vars: dict[str, Any] = {}
