@@ -22,15 +22,22 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import sqlglot
+from sqlglot import exp
+
+from gtidkit.engine.storage import physical_name, quote_ident
 from gtidkit.engine.time_zone import TimeZone, find_time_zone
 
 if TYPE_CHECKING:
+    from gtidkit.engine.sql.catalog import TableDef
     from gtidkit.engine.sql.executor import Executor
 
 __all__ = [
     "TS_IN_FUNCTION",
     "TS_OUT_FUNCTION",
     "convert_tz",
+    "localize_columns",
+    "localize_tables",
     "session_functions",
     "timestamp_in",
     "timestamp_out",
@@ -193,3 +200,56 @@ def session_functions(ex: Executor) -> dict[str, tuple[int, Callable[..., Any]]]
         TS_OUT_FUNCTION: (1, lambda v: timestamp_out(ex.time_zone(), v)),
         TS_IN_FUNCTION: (1, lambda v: timestamp_in(ex.time_zone(), v)),
     }
+
+
+def _timestamp_columns(tdef: TableDef) -> list[str]:
+    return [c.name for c in tdef.columns if c.type == "timestamp"]
+
+
+def localize_tables(tree: exp.Expression) -> None:
+    """Make every table of a SELECT tree (after ``Executor.resolve_tables``) that has TIMESTAMP columns read
+    them in the session zone: ``"db.t" AS t`` becomes ``(SELECT a, _GK_TS_OUT(ts) AS ts, ... FROM "db.t") AS t``
+    (in place). Projections, WHERE, joins and ``*`` then all see session-zone values; SQLite flattens the
+    subquery, so keys on the other columns are still used."""
+    for t in list(tree.find_all(exp.Table)):
+        tdef = t.meta.get("gk_table")
+        if tdef is None or not _timestamp_columns(tdef) or not t.alias:
+            continue
+        items = ", ".join(
+            f"{TS_OUT_FUNCTION}({quote_ident(c.name)}) AS {quote_ident(c.name)}"
+            if c.type == "timestamp"
+            else quote_ident(c.name)
+            for c in tdef.columns
+        )
+        inner = sqlglot.parse_one(
+            f"SELECT {items} FROM {quote_ident(physical_name(tdef.schema, tdef.name))}", read="sqlite"
+        )
+        t.replace(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(t.alias, quoted=True))))
+
+
+def localize_columns(node: exp.Expression, tdef: TableDef, alias: str) -> exp.Expression:
+    """In an expression over the single table ``tdef`` (alias ``alias``), read its TIMESTAMP columns in the session
+    zone: ``ts`` -> ``_GK_TS_OUT(ts)`` (in place; returns ``node``, replaced when it is such a column itself).
+    The ``gknew<i>`` placeholders of ON DUPLICATE KEY UPDATE's ``VALUES(ts)`` hold stored values too."""
+    names = {n.lower() for n in _timestamp_columns(tdef)}
+    if not names:
+        return node
+    new_slots = {f"gknew{i}" for i, c in enumerate(tdef.columns) if c.type == "timestamp"}
+    def stored(n: exp.Expression) -> bool:
+        if isinstance(n.parent, exp.Anonymous) and n.parent.name == TS_OUT_FUNCTION:
+            return False  # already converted
+        if isinstance(n, exp.Placeholder):
+            return n.name in new_slots
+        return (
+            isinstance(n, exp.Column)
+            and n.name.lower() in names
+            and (not n.table or n.table in (alias, tdef.name))
+        )
+
+    targets = [n for n in node.walk() if stored(n)]
+    for n in targets:
+        wrapped = exp.Anonymous(this=TS_OUT_FUNCTION, expressions=[n.copy()])
+        if n is node:
+            return wrapped
+        n.replace(wrapped)
+    return node
