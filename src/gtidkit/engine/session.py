@@ -88,7 +88,7 @@ class Session:
         self.row_changes: list[Any] = []
         self.row_statements: list[list[Any]] = []  # RowChanges per DML statement (ROW events)
         # (db, text, Intvar events, schemas of the rows it changed) of each DML statement, for STATEMENT format
-        self.statements: list[tuple[str, str, tuple[Any, ...], tuple[str, ...]]] = []
+        self.statements: list[tuple[str, str, tuple[Any, ...], tuple[str, ...], str]] = []
         self.trx_dirty = False
         #: the open transaction changed temporary tables (not logged in ROW format, committed all the same)
         self.temp_dirty = False
@@ -295,7 +295,10 @@ class Session:
                 text = stmt.info.get(
                     "bound_text", stmt.text
                 )  # a prepared statement: the text with its values
-                self.statements.append((self.current_db or "", text, intvars, updated))
+                zone = (
+                    self.executor.time_zone().name
+                )  # the zone it ran in, for the Query event's Q_TIME_ZONE_CODE
+                self.statements.append((self.current_db or "", text, intvars, updated, zone))
                 if changes or er.affected_rows:
                     self.trx_dirty = True
         if er.last_insert_id:

@@ -23,7 +23,15 @@ from dataclasses import dataclass
 
 from gtidkit.mysql_errors import mysql_error
 
-__all__ = ["SYSTEM", "UTC_OFFSET", "TimeZone", "find_time_zone", "parse_time_zone", "system_time_zone_name"]
+__all__ = [
+    "MAX_OFFSET",
+    "MIN_OFFSET",
+    "SYSTEM",
+    "TimeZone",
+    "find_time_zone",
+    "parse_time_zone",
+    "system_time_zone_name",
+]
 
 SYSTEM = "SYSTEM"
 #: widest offsets MySQL accepts since 8.0.19: -13:59 .. +14:00 (manual "MySQL Server Time Zone Support")

@@ -40,7 +40,7 @@ from sqlglot import exp
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column
-from gtidkit.engine.time_zone import SYSTEM, TimeZone, parse_time_zone
+from gtidkit.engine.sql import temporal
 from gtidkit.engine.sql.catalog import (
     PROCESSLIST_TABLES,
     REPLICATION_TABLES,
@@ -51,7 +51,6 @@ from gtidkit.engine.sql.catalog import (
 )
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
-from gtidkit.engine.sql import temporal
 from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
 from gtidkit.engine.sql.metadata import (
     column_for_def,
@@ -64,6 +63,7 @@ from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
 from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.sql.values import from_sqlite
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
+from gtidkit.engine.time_zone import SYSTEM, TimeZone, parse_time_zone
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error, unknown_error
 from gtidkit.version import MYSQL_VERSION

@@ -224,7 +224,9 @@ def localize_tables(tree: exp.Expression) -> None:
         inner = sqlglot.parse_one(
             f"SELECT {items} FROM {quote_ident(physical_name(tdef.schema, tdef.name))}", read="sqlite"
         )
-        t.replace(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(t.alias, quoted=True))))
+        t.replace(
+            exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(t.alias, quoted=True)))
+        )
 
 
 def localize_columns(node: exp.Expression, tdef: TableDef, alias: str) -> exp.Expression:
@@ -235,6 +237,7 @@ def localize_columns(node: exp.Expression, tdef: TableDef, alias: str) -> exp.Ex
     if not names:
         return node
     new_slots = {f"gknew{i}" for i, c in enumerate(tdef.columns) if c.type == "timestamp"}
+
     def stored(n: exp.Expression) -> bool:
         if isinstance(n.parent, exp.Anonymous) and n.parent.name == TS_OUT_FUNCTION:
             return False  # already converted
