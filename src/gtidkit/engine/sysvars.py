@@ -120,6 +120,11 @@ def _update_last_insert_id(ctx: SetContext, new: Any) -> None:
     ctx.session.executor.last_insert_id = new
 
 
+def _update_timestamp(ctx: SetContext, new: Any) -> None:
+    """SET timestamp = N: the statement time of NOW() & co. until set to 0 / DEFAULT (RM8 "timestamp")."""
+    ctx.session.executor.timestamp = float(new) if new else None
+
+
 #: The variables gtidkit knows. Defaults follow the issue's options (gtid_executed_compression_period 1000 as in
 #: 5.7/8.0 <= 8.0.22, the mysql-test result we mirror); MySQL's own defaults are noted where they differ.
 SYSVARS: dict[str, SysVar] = {
@@ -222,6 +227,17 @@ SYSVARS: dict[str, SysVar] = {
         # the next statement only
         _v("insert_id", SESSION, INT, 0),
         _v("last_insert_id", SESSION, INT, 0, update=_update_last_insert_id),
+        _v(
+            "timestamp",
+            SESSION,
+            INT,
+            0,
+            1,
+            2**31 - 1,
+            dynamic_value=True,
+            update=_update_timestamp,
+            read=lambda session, _scope: int(session.executor.statement_time()),
+        ),
         _v("version", GLOBAL, STR, SERVER_VERSION, read_only=True),
         _v("version_comment", GLOBAL, STR, "gtidkit", read_only=True),
         _v("datadir", GLOBAL, STR, "", read_only=True),

@@ -702,7 +702,6 @@ class Executor:
         if isinstance(tree, exp.Select) and tree.args.get("locks"):
             tree.set("locks", None)  # FOR UPDATE / LOCK IN SHARE MODE: writers are serialised anyway
         found, threads = self.resolve_tables(tree, current_db)
-        temporal.localize_tables(tree)  # TIMESTAMP columns read in the session time zone
         virtual = tuple(sorted({(t.schema, t.name) for t in found if (t.schema, t.name) in VIRTUAL_TABLES}))
         columns = None
         metadata = _projection_metadata(tree, source) if isinstance(tree, exp.Select) else None
@@ -725,6 +724,7 @@ class Executor:
                     proj.replace(exp.alias_(proj.copy(), name, quoted=True))
             columns = None if star else tuple(names)
         decimals = _decimal_columns(tree) if isinstance(tree, exp.Select) else None
+        temporal.localize_tables(tree)  # TIMESTAMP columns read in the session time zone (after the metadata)
         self.fix_functions(tree, current_db)
         slots = self.bind_variables(tree)
         sql = tree.sql(dialect=SQLITE, identify=True)

@@ -169,6 +169,7 @@ def rewrite_for_sqlite(tree: exp.Expression) -> exp.Expression:
             exp.Localtimestamp,
             exp.UtcDate,
             exp.UtcTime,
+            exp.UtcTimestamp,
             exp.ConvertTimezone,
         )
     ):
@@ -193,6 +194,8 @@ def rewrite_for_sqlite(tree: exp.Expression) -> exp.Expression:
             new = exp.Anonymous(this="UTC_DATE")
         elif isinstance(node, exp.UtcTime):
             new = exp.Anonymous(this="UTC_TIME")
+        elif isinstance(node, exp.UtcTimestamp):
+            new = exp.Anonymous(this="UTC_TIMESTAMP")
         elif isinstance(node, exp.ConvertTimezone):
             args = [node.args.get("timestamp"), node.args.get("source_tz"), node.args.get("target_tz")]
             new = exp.Anonymous(this="CONVERT_TZ", expressions=[a or exp.Null() for a in args])
