@@ -53,6 +53,7 @@ from gtidkit.engine.session import Session
 from gtidkit.engine.sql import rowimage
 from gtidkit.engine.statements import transaction as txn
 from gtidkit.engine.statements.classify import classify
+from gtidkit.engine.time_zone import parse_time_zone
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid
 from gtidkit.mysql_errors import mysql_error, unknown_error
@@ -720,6 +721,11 @@ class ApplierSession(Session):
         if ev.status_vars:
             sv = decode_status_vars(ev.status_vars)
             settings = session_settings(sv)
+            if "time_zone" in settings:
+                # an unknown zone fails the event as MySQL's applier does (my_tz_find -> ER_UNKNOWN_TIME_ZONE)
+                settings["time_zone"] = parse_time_zone(settings["time_zone"]).name
+            else:
+                self.session_vars.pop("time_zone", None)  # no Q_TIME_ZONE_CODE: the applier's own zone
             self.session_vars.update(settings)
             self.executor.auto_increment_increment = int(settings.get("auto_increment_increment", 1) or 1)
             micro = sv.microseconds or 0

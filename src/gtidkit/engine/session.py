@@ -68,6 +68,8 @@ class Session:
         self.executor.functions.update(server.sql_functions(self))
         self.executor.connection_id = session_id
         self.executor.sysvar_kind = _sysvar_kind
+        # @@session.time_zone, however it was set (SET, the applier's Query status variables) or the global one
+        self.executor.time_zone_source = lambda: str(self._session_value("time_zone"))
         self.diagnostics = DiagnosticsArea()
         self.current_db: str | None = None
         self.session_vars: dict[str, Any] = {}
@@ -86,7 +88,7 @@ class Session:
         self.row_changes: list[Any] = []
         self.row_statements: list[list[Any]] = []  # RowChanges per DML statement (ROW events)
         # (db, text, Intvar events, schemas of the rows it changed) of each DML statement, for STATEMENT format
-        self.statements: list[tuple[str, str, tuple[Any, ...], tuple[str, ...]]] = []
+        self.statements: list[tuple[str, str, tuple[Any, ...], tuple[str, ...], str]] = []
         self.trx_dirty = False
         #: the open transaction changed temporary tables (not logged in ROW format, committed all the same)
         self.temp_dirty = False
@@ -293,7 +295,10 @@ class Session:
                 text = stmt.info.get(
                     "bound_text", stmt.text
                 )  # a prepared statement: the text with its values
-                self.statements.append((self.current_db or "", text, intvars, updated))
+                zone = (
+                    self.executor.time_zone().name
+                )  # the zone it ran in, for the Query event's Q_TIME_ZONE_CODE
+                self.statements.append((self.current_db or "", text, intvars, updated, zone))
                 if changes or er.affected_rows:
                     self.trx_dirty = True
         if er.last_insert_id:

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gtidkit.engine import time_zone as tz
 from gtidkit.engine.gtid import variables as gv
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
@@ -75,6 +76,8 @@ class SysVar:
         alias_of: the variable this name is an alias of (``log_slave_updates`` → ``log_replica_updates``).
         no_default: ``SET ... = DEFAULT`` gives ER_NO_DEFAULT 1230 (``gtid_purged``).
         check, on_check, update, on_update, read: the hooks (module docstring).
+        parse: ``fn(value) -> value`` converting a value that needs no session (``time_zone``): used by SET
+            before ``check`` and by start-up options (:func:`parse_startup_option`), so both refuse the same values.
     """
 
     name: str
@@ -93,6 +96,7 @@ class SysVar:
     update: UpdateHook | None = None
     on_update: OnUpdateHook | None = None
     read: ReadHook | None = None
+    parse: Callable[[Any], Any] | None = None
 
 
 def _v(*args: Any, **kw: Any) -> SysVar:
@@ -114,6 +118,11 @@ def _autocommit_changed(ctx: SetContext, old: Any, new: Any) -> None:
 def _update_last_insert_id(ctx: SetContext, new: Any) -> None:
     """SET last_insert_id = N: what LAST_INSERT_ID() returns next."""
     ctx.session.executor.last_insert_id = new
+
+
+def _update_timestamp(ctx: SetContext, new: Any) -> None:
+    """SET timestamp = N: the statement time of NOW() & co. until set to 0 / DEFAULT (RM8 "timestamp")."""
+    ctx.session.executor.timestamp = float(new) if new else None
 
 
 #: The variables gtidkit knows. Defaults follow the issue's options (gtid_executed_compression_period 1000 as in
@@ -218,6 +227,17 @@ SYSVARS: dict[str, SysVar] = {
         # the next statement only
         _v("insert_id", SESSION, INT, 0),
         _v("last_insert_id", SESSION, INT, 0, update=_update_last_insert_id),
+        _v(
+            "timestamp",
+            SESSION,
+            INT,
+            0,
+            1,
+            2**31 - 1,
+            dynamic_value=True,
+            update=_update_timestamp,
+            read=lambda session, _scope: int(session.executor.statement_time()),
+        ),
         _v("version", GLOBAL, STR, SERVER_VERSION, read_only=True),
         _v("version_comment", GLOBAL, STR, "gtidkit", read_only=True),
         _v("datadir", GLOBAL, STR, "", read_only=True),
@@ -240,7 +260,9 @@ SYSVARS: dict[str, SysVar] = {
         _v("character_set_connection", BOTH, STR, "utf8mb4"),
         _v("character_set_results", BOTH, STR, "utf8mb4"),
         _v("collation_connection", BOTH, STR, "utf8mb4_0900_ai_ci"),
-        _v("time_zone", BOTH, STR, "SYSTEM"),
+        # '+HH:MM' offsets and SYSTEM; named zones need time zone tables a fresh MySQL lacks (engine/time_zone.py)
+        _v("time_zone", BOTH, STR, tz.SYSTEM, parse=lambda value: tz.parse_time_zone(value).name),
+        _v("system_time_zone", GLOBAL, STR, tz.system_time_zone_name(), read_only=True),
         _v("max_allowed_packet", BOTH, INT, 67108864, 1024, 1073741824),
         _v("wait_timeout", BOTH, INT, 28800, 1, 31536000),
         _v("net_write_timeout", BOTH, INT, 60, 1, 31536000),
@@ -473,6 +495,10 @@ def set_variable(
         if scope == SESSION and var.scope == BOTH and var.update is None:
             value = session.server.globals.values[var.name]  # SET SESSION x = DEFAULT: the global value
     ctx = SetContext(session, var, scope, warnings)
+    if var.parse is not None and not is_default:
+        if value is None:
+            raise _value_error(var.name, "NULL")
+        value = var.parse(value)
     new = var.check(ctx, value) if var.check is not None else coerce(var, value, warnings)
     if var.on_check is not None:
         var.on_check(ctx, new)
@@ -534,14 +560,23 @@ def parse_startup_option(name: str, value: Any) -> tuple[str, Any]:
     """Validate one ``Server.open`` option the way mysqld validates its command line.
 
     Args:
-        name: the option, mysqld's name with underscores (``log_slave_updates`` is accepted as an alias).
+        name: the option, mysqld's name with underscores (``log_slave_updates`` is accepted as an alias, and
+            the options of :data:`STARTUP_OPTIONS` for their variables: ``default_time_zone`` sets ``time_zone``).
         value: Python value (bool, int or str such as ``"ON"``).
 
     Returns:
         (canonical name, coerced value).
 
     Raises:
-        MySQLError: 1193 for an unknown option, 1231/1232 for a bad value (mysqld would refuse to start).
+        MySQLError: 1193 for an unknown option, 1231/1232 for a bad value, 1298 for an unknown time zone
+            (mysqld would refuse to start).
     """
-    var = lookup(name)
+    var = lookup(STARTUP_OPTIONS.get(name.lower(), name))
+    if var.parse is not None:
+        value = var.parse(value)
     return var.name, coerce(var, value, warnings=None)
+
+
+#: mysqld options whose name is not their variable's (RM8 "Server Command Options": ``--default-time-zone``
+#: sets the global ``time_zone``)
+STARTUP_OPTIONS = {"default_time_zone": "time_zone"}

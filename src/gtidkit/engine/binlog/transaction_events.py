@@ -23,6 +23,7 @@ from gtidkit.binlog.events.control import XidEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
 from gtidkit.engine.binlog.dependency import NO_WRITESET, Writeset, extract_writeset
 from gtidkit.engine.sql import rowimage
+from gtidkit.engine.time_zone import SYSTEM
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 Q_FLAGS2_CODE = 0
 Q_SQL_MODE_CODE = 1
 Q_CHARSET_CODE = 4
+Q_TIME_ZONE_CODE = 5
 Q_CATALOG_NZ_CODE = 6
 Q_UPDATED_DB_NAMES = 12
 Q_DEFAULT_COLLATION_FOR_UTF8MB4 = 18
@@ -100,7 +102,9 @@ def sql_mode_bits(sql_mode: str) -> int:
     return bits
 
 
-def query_status_vars(session: Session, text: str, *, updated_dbs: tuple[str, ...] | None = None) -> bytes:
+def query_status_vars(
+    session: Session, text: str, *, updated_dbs: tuple[str, ...] | None = None, time_zone: str | None = None
+) -> bytes:
     """The status-variable block MySQL 8.0 writes into a Query event of ``session``.
 
     Always: Q_FLAGS2_CODE (4 bytes), Q_SQL_MODE_CODE (8), Q_CATALOG_NZ_CODE ('std'), Q_CHARSET_CODE (client,
@@ -108,7 +112,11 @@ def query_status_vars(session: Session, text: str, *, updated_dbs: tuple[str, ..
     ``updated_dbs`` (the databases of the tables the statement changed): Q_UPDATED_DB_NAMES (count, NUL-terminated
     names; ``OVER_MAX_DBS_IN_EVENT_MTS`` past 16) — left out when unknown, which makes a multi-threaded replica
     apply the event alone (always safe). CREATE/ALTER TABLE add Q_SQL_REQUIRE_PRIMARY_KEY, CREATE/ALTER DATABASE
-    Q_DEFAULT_TABLE_ENCRYPTION (both 0), as in 8.0.28 / 8.4 captures.
+    Q_DEFAULT_TABLE_ENCRYPTION (both 0), as in 8.0.28 / 8.4 captures. ``time_zone`` (the zone a DML statement
+    ran in) adds Q_TIME_ZONE_CODE after Q_CHARSET_CODE unless it is ``SYSTEM``, so a replica applies the
+    statement's NOW() and TIMESTAMP values in the source's zone (``Query_log_event::do_apply_event``). MySQL
+    writes it whenever the statement used the zone (``thd->time_zone_used``), ``SYSTEM`` included; gtidkit leaves
+    ``SYSTEM`` out, which its applier reads as its own default zone.
     """
     var = session.session_vars
     g = session.server.globals
@@ -122,7 +130,8 @@ def query_status_vars(session: Session, text: str, *, updated_dbs: tuple[str, ..
         or g.get("collation_connection")
     )
     head = " ".join(text.split()[:2]).upper()
-    key = (autocommit, sql_mode, charset_client, connection_name, updated_dbs, head)
+    zone = time_zone if time_zone is not None and time_zone != SYSTEM else None
+    key = (autocommit, sql_mode, charset_client, connection_name, updated_dbs, head, zone)
     try:
         known = _STATUS_VARS.get(key)
     except TypeError:  # a value that cannot be a key: no caching
@@ -145,6 +154,7 @@ def _status_vars(
     connection_name: Any,
     updated_dbs: tuple[str, ...] | None,
     head: str,
+    time_zone: str | None,
 ) -> bytes:
     out = bytearray()
     out += bytes([Q_FLAGS2_CODE]) + (0 if autocommit else OPTION_NOT_AUTOCOMMIT).to_bytes(4, "little")
@@ -153,6 +163,9 @@ def _status_vars(
     client = _collation_id(charset_client)
     connection = _collation_id(connection_name)
     out += bytes([Q_CHARSET_CODE]) + b"".join(v.to_bytes(2, "little") for v in (client, connection, 255))
+    if time_zone is not None:
+        name = time_zone.encode()
+        out += bytes([Q_TIME_ZONE_CODE, len(name)]) + name
     if updated_dbs:
         if len(updated_dbs) > MAX_DBS_IN_EVENT_MTS:
             out += bytes([Q_UPDATED_DB_NAMES, OVER_MAX_DBS_IN_EVENT_MTS])
@@ -168,14 +181,20 @@ def _status_vars(
 
 
 def query_event(
-    session: Session, database: str, text: str, *, updated_dbs: tuple[str, ...] | None = None
+    session: Session,
+    database: str,
+    text: str,
+    *,
+    updated_dbs: tuple[str, ...] | None = None,
+    time_zone: str | None = None,
 ) -> QueryEvent:
-    """A Query event as the session's statement (thread id = session id, exec_time 0, no error, 8.0 status vars)."""
+    """A Query event as the session's statement (thread id = session id, exec_time 0, no error, 8.0 status vars;
+    ``time_zone``: the zone a DML statement ran in, see :func:`query_status_vars`)."""
     return QueryEvent(
         thread_id=session.id,
         exec_time=0,
         error_code=0,
-        status_vars=query_status_vars(session, text, updated_dbs=updated_dbs),
+        status_vars=query_status_vars(session, text, updated_dbs=updated_dbs, time_zone=time_zone),
         database=database or "",
         query=text,
     )
@@ -194,9 +213,13 @@ def transaction_events(server: Server, session: Session, ddl_text: str | None) -
     if ctas is not None:
         events.append(query_event(session, session.current_db or "", ctas))
     if fmt == "STATEMENT":
-        for db, text, intvars, updated in session.statements:
+        for db, text, intvars, updated, zone in session.statements:
             events.extend(intvars)
-            events.append(query_event(session, db, text.strip().rstrip(";"), updated_dbs=updated or None))
+            events.append(
+                query_event(
+                    session, db, text.strip().rstrip(";"), updated_dbs=updated or None, time_zone=zone
+                )
+            )
     else:
         events.extend(row_events(server, session.row_statements))
     events.append(XidEvent(xid=server.next_xid()))

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from gtidkit.engine import storage as _db
+from gtidkit.engine.sql import temporal
 from gtidkit.engine.sql.catalog import IndexDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
 from gtidkit.engine.sql.values import (
@@ -222,7 +223,8 @@ def _select_rows_sql(tdef: TableDef, alias: str, tree: exp.Expression) -> str:
     for key in ("where", "order", "limit"):
         part = tree.args.get(key)
         if part is not None:
-            sql += " " + _sql(part)
+            # TIMESTAMP columns compare in the session time zone; the images keep the stored values
+            sql += " " + _sql(temporal.localize_columns(part, tdef, alias))
     return sql
 
 
@@ -244,7 +246,7 @@ def _stages(ex: Executor, tdef: TableDef, alias: str, assignments: list[exp.Expr
         if reads & assigned or idx in {i for i, _ in groups[-1]}:
             groups.append([])
             assigned = set()
-        groups[-1].append((idx, expr))
+        groups[-1].append((idx, temporal.localize_columns(expr, tdef, alias)))
         assigned.add(idx)
     stages = []
     for g in groups:
@@ -257,6 +259,8 @@ def _stages(ex: Executor, tdef: TableDef, alias: str, assignments: list[exp.Expr
                 e = f"_GK_TO_INT({e})"
             elif col.type == "float":
                 e = f"_GK_TO_FLOAT32({e})"
+            elif col.type == "timestamp":
+                e = f"{temporal.TS_IN_FUNCTION}({e})"  # the session-zone value is stored in UTC
             sets.append(f"{quote_ident(col.name)} = {e}")
             evals.append(e)
         sql = (
@@ -555,6 +559,7 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
             rows.append(tuple(srcs))
             row_exprs.append("SELECT " + ", ".join(exprs) if exprs else None)
     elif isinstance(source, (exp.Select, exp.Union, exp.Subquery)):
+        temporal.localize_tables(source)  # INSERT ... SELECT reads TIMESTAMP columns in the session zone
         variables = ex.bind_variables(source)
         select_sql = _sql(source)
     elif source is None and tree.args.get("default"):
@@ -758,8 +763,11 @@ def _touch_on_update(
         return values
     now = ex.now()
     new = list(values)
+    tz = ex.time_zone()
     for i in cols:
         new[i] = coerce(t.columns[i], now)
+        if t.columns[i].type == "timestamp":
+            new[i] = temporal.timestamp_to_storage(tz, new[i])
     sets = ", ".join(f"{quote_ident(t.columns[i].name)} = ?" for i in cols)
     ex.conn.raw.execute(
         f"UPDATE {quote_ident(physical_name(t.schema, t.name))} SET {sets} WHERE {t.rowid_alias} = ?",
@@ -885,6 +893,8 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
     duplicates = 0
     first_generated = 0
     last_explicit = 0
+    tz = ex.time_zone()
+    stamps = [i for i, c in enumerate(t.columns) if c.type == "timestamp"]
     for n, vals in enumerate(src_rows, 1):
         full = _defaults(t, ex.now())
         given = [False] * len(t.columns)
@@ -913,6 +923,8 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                 full[i] = store_null(c, n, store)
             if isinstance(full[i], _dt.datetime) and not given[i]:
                 full[i] = coerce(c, full[i], n, store)
+        for i in stamps:  # TIMESTAMP: the session-zone value is stored in UTC
+            full[i] = temporal.timestamp_to_storage(tz, full[i])
         # AUTO_INCREMENT is allocated when the row is written (handler::update_auto_increment), after the
         # field checks above, so a row rejected by them does not consume a value.
         if ai is not None:

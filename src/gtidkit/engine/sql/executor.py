@@ -40,6 +40,7 @@ from sqlglot import exp
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column
+from gtidkit.engine.sql import temporal
 from gtidkit.engine.sql.catalog import (
     PROCESSLIST_TABLES,
     REPLICATION_TABLES,
@@ -63,6 +64,7 @@ from gtidkit.engine.sql.sql_mode import DEFAULT_SQL_MODE, SqlMode, parse_sql_mod
 from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.sql.values import FieldStore, from_sqlite
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
+from gtidkit.engine.time_zone import SYSTEM, TimeZone, parse_time_zone
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error, unknown_error
 from gtidkit.version import MYSQL_VERSION
@@ -155,10 +157,6 @@ class ConstPlan:
     columns: tuple[str, ...]
 
 
-def _now() -> str:
-    return _dt.datetime.now().strftime("%Y-%m-%d %H:%M:%S")
-
-
 def _concat(*args: Any) -> Any:
     if any(a is None for a in args):
         return None
@@ -177,32 +175,6 @@ def _text(v: Any) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(v)
     return str(v)
-
-
-def _unix_timestamp(*args: Any) -> Any:
-    """MySQL UNIX_TIMESTAMP([datetime]): seconds since the epoch of a local (time_zone=SYSTEM) datetime."""
-    if not args:
-        return int(time.time())
-    v = args[0]
-    if v is None:
-        return None
-    text = _text(v).strip()
-    try:
-        fmt = "%Y-%m-%d %H:%M:%S.%f" if "." in text else ("%Y-%m-%d %H:%M:%S" if " " in text else "%Y-%m-%d")
-        when = _dt.datetime.strptime(text, fmt)
-    except ValueError:
-        return 0  # MySQL returns 0 for an invalid or out-of-range argument
-    secs = when.timestamp()
-    return int(secs) if secs.is_integer() else round(secs, 6)
-
-
-def _from_unixtime(n: Any, *rest: Any) -> Any:
-    """MySQL FROM_UNIXTIME(n): local datetime text; the format argument form is not supported (1235)."""
-    if rest:
-        raise not_supported("FROM_UNIXTIME(unix_timestamp, format)")
-    if n is None:
-        return None
-    return _dt.datetime.fromtimestamp(float(n)).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _pad(s: Any, n: Any, p: Any, left: bool) -> Any:
@@ -237,11 +209,9 @@ _BUILTINS: dict[str, tuple[int, Callable[..., Any]]] = {
         ),
     ),
     "UUID": (0, lambda: str(uuid.uuid1())),
-    "FROM_UNIXTIME": (-1, _from_unixtime),
-    "UTC_TIMESTAMP": (-1, lambda *a: _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")),
-    "CURTIME": (-1, lambda *a: _dt.datetime.now().strftime("%H:%M:%S")),
+    "CONVERT_TZ": (3, temporal.convert_tz),
 }
-_NONDETERMINISTIC = {"UUID", "UTC_TIMESTAMP", "CURTIME"}
+_NONDETERMINISTIC = {"UUID"}
 
 
 class Executor:
@@ -289,6 +259,9 @@ class Executor:
         self.rand: Callable[[], float] = random.random
         self.auto_increment_increment = 1
         self.timestamp: float | None = None
+        #: ``fn() -> str``: the session's ``@@time_zone`` value (the session wires its variables in; the one place
+        #: the SQL layer learns the zone, see :meth:`time_zone`)
+        self.time_zone_source: Callable[[], str] = lambda: SYSTEM
         self.current_db: str | None = None
         #: what CONNECTION_ID() returns: the owning session's id (MySQL's thread id)
         self.connection_id = 0
@@ -355,14 +328,8 @@ class Executor:
     # ---------------------------------------------------------------- functions
     def _register_builtins(self) -> None:
         raw = self.conn.raw
-        raw.create_function("NOW", -1, lambda *a: self.now().strftime("%Y-%m-%d %H:%M:%S"))
-        raw.create_function("SYSDATE", -1, lambda *a: _now())
-        raw.create_function("CURDATE", 0, lambda: self.now().date().isoformat())
-        raw.create_function(
-            "UNIX_TIMESTAMP",
-            -1,
-            lambda *a: _unix_timestamp(*a) if a or self.timestamp is None else int(self.timestamp),
-        )
+        for name, (nargs, fn) in temporal.session_functions(self).items():
+            raw.create_function(name, nargs, self._wrap_udf(fn))
         raw.create_function("CONCAT", -1, _concat)
         raw.create_function("CONCAT_WS", -1, _concat_ws)
         raw.create_function("LAST_INSERT_ID", 0, lambda: self.last_insert_id)
@@ -382,10 +349,21 @@ class Executor:
         register_udfs(raw, lambda: self.rand())
 
     def now(self) -> _dt.datetime:
-        """The statement time: ``@@timestamp`` when set (see :attr:`timestamp`), else the clock (local time)."""
-        if self.timestamp is None:
-            return _dt.datetime.now()
-        return _dt.datetime.fromtimestamp(self.timestamp)
+        """The statement time in the session time zone (naive): ``@@timestamp`` when set (see :attr:`timestamp`),
+        else the clock."""
+        return self.time_zone().from_epoch(self.statement_time())
+
+    def statement_time(self) -> float:
+        """Seconds since the epoch of the statement time: ``@@timestamp`` when set, else the clock."""
+        return time.time() if self.timestamp is None else self.timestamp
+
+    def time_zone(self) -> TimeZone:
+        """The session time zone (``@@session.time_zone``, read through :attr:`time_zone_source`).
+
+        Raises:
+            MySQLError: 1298 when the stored value names no zone (a value set before it was validated).
+        """
+        return parse_time_zone(self.time_zone_source())
 
     def _sync_functions(self) -> None:
         if self._registered == self.functions:  # functions compare by identity: same names, same objects
@@ -785,6 +763,7 @@ class Executor:
                     proj.replace(exp.alias_(proj.copy(), name, quoted=True))
             columns = None if star else tuple(names)
         decimals = _decimal_columns(tree) if isinstance(tree, exp.Select) else None
+        temporal.localize_tables(tree)  # TIMESTAMP columns read in the session time zone (after the metadata)
         self.fix_functions(tree, current_db)
         slots = self.bind_variables(tree)
         sql = tree.sql(dialect=SQLITE, identify=True)

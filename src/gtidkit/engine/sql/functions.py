@@ -5,7 +5,8 @@ Found by running MySQL expressions through sqlglot 30 + SQLite 3.40 (see tests):
 syntax error; ``DATE_ADD(d, INTERVAL 1 HOUR)`` becomes SQLite ``DATE(d, '1 HOUR')``, which truncates to a date
 (a silently wrong result); ``CURRENT_TIMESTAMP``/``CURRENT_DATE`` are UTC in SQLite but session-local in MySQL;
 ``YEAR()``/``MONTH()``/..., ``UNHEX``, ``FROM_UNIXTIME`` do not exist. Temporal values are MySQL's canonical
-text (``YYYY-MM-DD[ HH:MM:SS[.ffffff]]``) and the session time zone is the system's (``time_zone=SYSTEM``).
+text (``YYYY-MM-DD[ HH:MM:SS[.ffffff]]``); the functions that depend on the session time zone are in
+:mod:`gtidkit.engine.sql.temporal`.
 Sources: MySQL manual "Date and Time Functions", "String Functions".
 """
 
@@ -164,6 +165,12 @@ def rewrite_for_sqlite(tree: exp.Expression) -> exp.Expression:
             exp.CurrentDate,
             exp.CurrentTime,
             exp.UnixToTime,
+            exp.Localtime,
+            exp.Localtimestamp,
+            exp.UtcDate,
+            exp.UtcTime,
+            exp.UtcTimestamp,
+            exp.ConvertTimezone,
         )
     ):
         new: exp.Expression | None = None
@@ -180,8 +187,18 @@ def rewrite_for_sqlite(tree: exp.Expression) -> exp.Expression:
                 new = _interval_call(node.this, node.expression, -1 if isinstance(node, exp.Sub) else 1)
             elif isinstance(node, exp.Add) and isinstance(node.this, exp.Interval):
                 new = _interval_call(node.expression, node.this, 1)
-        elif isinstance(node, exp.CurrentTimestamp):
-            new = exp.Anonymous(this="NOW")
+        elif isinstance(node, (exp.CurrentTimestamp, exp.Localtime, exp.Localtimestamp)):
+            fsp = node.this if isinstance(node.this, exp.Expression) else None
+            new = exp.Anonymous(this="NOW", expressions=[fsp] if fsp is not None else [])
+        elif isinstance(node, exp.UtcDate):
+            new = exp.Anonymous(this="UTC_DATE")
+        elif isinstance(node, exp.UtcTime):
+            new = exp.Anonymous(this="UTC_TIME")
+        elif isinstance(node, exp.UtcTimestamp):
+            new = exp.Anonymous(this="UTC_TIMESTAMP")
+        elif isinstance(node, exp.ConvertTimezone):
+            args = [node.args.get("timestamp"), node.args.get("source_tz"), node.args.get("target_tz")]
+            new = exp.Anonymous(this="CONVERT_TZ", expressions=[a or exp.Null() for a in args])
         elif isinstance(node, exp.CurrentDate):
             new = exp.Anonymous(this="CURDATE")
         elif isinstance(node, exp.CurrentTime):

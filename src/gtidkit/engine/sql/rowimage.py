@@ -7,7 +7,7 @@ The field packing itself (``Field::pack``, every type's bytes) is the one row-im
 ``binlog_row_metadata=FULL`` optional metadata (SIGNEDNESS, DEFAULT_CHARSET, COLUMN_NAME, SIMPLE_PRIMARY_KEY) so
 python-mysql-replication can name and sign the columns, and maps storage values to and from the codec's values.
 Character lengths use utf8mb4 (4 bytes per character) as MySQL computes ``field_length``. TIMESTAMP values are
-read as UTC (the engine runs with ``time_zone='+00:00'``).
+stored in UTC (:mod:`gtidkit.engine.sql.temporal`), which is what a rows event carries: seconds since the epoch.
 """
 
 from __future__ import annotations
@@ -419,7 +419,12 @@ def _fill_missing(conn: Any, t: TableDef, row: tuple, present: list[bool]) -> tu
         if c.auto_increment:
             out[i] = conn.storage.catalog.next_auto_increment(conn, t)
         elif c.default_expr == "CURRENT_TIMESTAMP":
-            out[i] = _dt.datetime.now()
+            # a TIMESTAMP is stored in UTC; a DATETIME default is the applier's local (SYSTEM) time
+            out[i] = (
+                _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None)
+                if c.type == "timestamp"
+                else _dt.datetime.now()
+            )
         elif c.has_default:
             out[i] = c.default
         elif c.nullable:
