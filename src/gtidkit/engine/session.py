@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from typing_extensions import Self
 
-from gtidkit.engine import sysvars
+from gtidkit.engine import charsets, sysvars
 from gtidkit.engine.diagnostics import DiagnosticsArea
 from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
@@ -441,13 +441,29 @@ class Session:
             if a.kind == "user":
                 self.user_vars[a.name] = user_vars.value_of(self, a)
             elif a.kind == "names":
-                for n in ("character_set_client", "character_set_connection", "character_set_results"):
-                    self.session_vars[n] = a.value
+                self._set_names(str(a.value))
             elif a.kind == "transaction":
                 continue  # isolation level / access mode: accepted (SQLite serialises writers anyway)
             else:
                 self._set_sysvar(a.name, a.scope, a.value, warnings)
         return StatementResult(warnings=tuple(Condition(*w.as_tuple()) for w in warnings))
+
+    def _set_names(self, name: str) -> None:
+        """``SET NAMES cs`` / ``SET CHARACTER SET cs``: character_set_client, _connection and _results become the
+        set's canonical name and collation_connection its default collation (RM 8.4 "Connection Character Sets and
+        Collations"; ``DEFAULT`` is the server's character_set_server).
+
+        Raises:
+            MySQLError: 1115 an unknown set; 1231 a set no client may use (ucs2, utf16, utf16le, utf32).
+        """
+        if name.upper() == "DEFAULT":
+            name = str(self.server.globals.values.get("character_set_server", "utf8mb4"))
+        cs = charsets.lookup(name)
+        if not cs.client_ok:
+            raise mysql_error(1231, "character_set_client", name)
+        for n in ("character_set_client", "character_set_connection", "character_set_results"):
+            self.session_vars[n] = cs.name
+        self.session_vars["collation_connection"] = cs.default_collation
 
     def _eval(self, value: Any) -> Any:
         if isinstance(value, SysVarRef):

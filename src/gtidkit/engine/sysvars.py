@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gtidkit.engine import charsets
 from gtidkit.engine import time_zone as tz
 from gtidkit.engine.gtid import variables as gv
 from gtidkit.errors import MySQLError
@@ -123,6 +124,30 @@ def _update_last_insert_id(ctx: SetContext, new: Any) -> None:
 def _update_timestamp(ctx: SetContext, new: Any) -> None:
     """SET timestamp = N: the statement time of NOW() & co. until set to 0 / DEFAULT (RM8 "timestamp")."""
     ctx.session.executor.timestamp = float(new) if new else None
+
+
+def _check_charset(ctx: SetContext, value: Any) -> Any:
+    """character_set_client / _connection / _results (``Sys_var_charptr``-like ``check_cs_client``): a set's name
+    (any case, ``utf8`` = utf8mb3) or a collation id, stored as the canonical name; NULL only for _results (no
+    conversion of results).
+
+    Raises:
+        MySQLError: 1115 an unknown set; 1231 NULL elsewhere, or ucs2 / utf16 / utf16le / utf32 as the client's set.
+    """
+    name = ctx.var.name
+    if value is None:
+        if name == "character_set_results":
+            return None
+        raise _value_error(name, "NULL")
+    if isinstance(value, int) and not isinstance(value, bool):
+        cs = charsets.for_collation_id(value)
+        if cs is None:
+            raise mysql_error(1115, str(value))
+    else:
+        cs = charsets.lookup(str(value))
+    if name == "character_set_client" and not cs.client_ok:
+        raise _value_error(name, cs.name)
+    return cs.name
 
 
 #: The variables gtidkit knows. Defaults follow the issue's options (gtid_executed_compression_period 1000 as in
@@ -256,9 +281,9 @@ SYSVARS: dict[str, SysVar] = {
             "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,"
             "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION",
         ),
-        _v("character_set_client", BOTH, STR, "utf8mb4"),
-        _v("character_set_connection", BOTH, STR, "utf8mb4"),
-        _v("character_set_results", BOTH, STR, "utf8mb4"),
+        _v("character_set_client", BOTH, STR, "utf8mb4", check=_check_charset),
+        _v("character_set_connection", BOTH, STR, "utf8mb4", check=_check_charset),
+        _v("character_set_results", BOTH, STR, "utf8mb4", check=_check_charset),
         _v("collation_connection", BOTH, STR, "utf8mb4_0900_ai_ci"),
         # '+HH:MM' offsets and SYSTEM; named zones need time zone tables a fresh MySQL lacks (engine/time_zone.py)
         _v("time_zone", BOTH, STR, tz.SYSTEM, parse=lambda value: tz.parse_time_zone(value).name),

@@ -96,6 +96,24 @@ def sysvar(session: Any, name: str) -> Any:
         return session.resolve_sysvar(name, "GLOBAL")
 
 
+def connection_charsets(session: Any) -> tuple[str, str | None]:
+    """``(character_set_client, character_set_results)`` of ``session`` (session values, else the global ones);
+    results is None when ``character_set_results`` is NULL (RM 8.4 "Connection Character Sets and Collations":
+    no conversion)."""
+    sv = session.session_vars
+    glob = session.server.globals.values
+    client = sv["character_set_client"] if "character_set_client" in sv else glob["character_set_client"]
+    results = sv["character_set_results"] if "character_set_results" in sv else glob["character_set_results"]
+    return str(client or "utf8mb4"), (None if results is None else str(results))
+
+
+def set_names(session: Any, charset: str) -> None:
+    """What a HandshakeResponse's collation does (``thd_init_client_charset``): character_set_client,
+    _connection and _results all become ``charset`` (its default collation for collation_connection)."""
+    for _ in session.execute(f"SET NAMES {charset}"):
+        pass
+
+
 def split(sql: str) -> list[str]:
     """The statements of a multi-statement text (MySQL's splitting rules: quotes, comments, ``;``)."""
     return [s for s in split_statements(sql) if s.strip()]

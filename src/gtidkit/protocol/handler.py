@@ -13,6 +13,7 @@ A :class:`ClientHandler` drives one :class:`~gtidkit.protocol.connection.ServerC
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gtidkit.engine import charsets
 from gtidkit.errors import MySQLError, ProtocolError, RemoteProtocolError
 from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol import auth, engine_seam, privileges
@@ -187,6 +189,8 @@ class ClientHandler:
         self.info: str | None = None
         self._auth_stage = ""
         self._pending_db: str | None = None
+        #: the collation id of the HandshakeResponse / COM_CHANGE_USER (the connection's character sets)
+        self._client_collation = 255
         self._client_plugin = ""
         self.statements: dict[int, PreparedStatement] = {}
         self._next_statement_id = 0
@@ -323,6 +327,7 @@ class ClientHandler:
         self._pending_db = resp.database or None
         self.multi_statements = bool(resp.capabilities & Capability.MULTI_STATEMENTS)
         self._client_plugin = resp.auth_plugin_name or auth.NATIVE
+        self._client_collation = resp.character_set
         return self._begin_auth(resp.username, resp.auth_response, self._client_plugin)
 
     def _begin_auth(self, user: str, token: bytes, client_plugin: str) -> bytes:
@@ -391,6 +396,11 @@ class ClientHandler:
 
     def _auth_ok(self) -> bytes:
         self._auth_stage = ""
+        # the client's collation sets the connection's character sets (sql_connect.cc thd_init_client_charset): an
+        # unknown one, or one no client may use (ucs2, utf16, utf32), leaves the server's defaults
+        cs = charsets.for_collation_id(self._client_collation)
+        if cs is not None and cs.client_ok and cs.name != engine_seam.connection_charsets(self.session)[0]:
+            engine_seam.set_names(self.session, cs.name)
         if self._pending_db:
             db, self._pending_db = self._pending_db, None
             try:
@@ -420,11 +430,19 @@ class ClientHandler:
         return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
 
     # ------------------------------------------------------------------ commands
+    def _text_in(self, data: bytes) -> str:
+        """A statement's text from the client's bytes, in character_set_client (UTF-8 bytes it does not hold stay
+        as surrogate escapes, as before)."""
+        client, _ = engine_seam.connection_charsets(self.session)
+        if _native(client):
+            return data.decode("utf-8", "surrogateescape")
+        return charsets.decode(data, client)
+
     def _command(self, cmd: Any) -> bytes:
         with self.ctx.lock:
             self.ctx.questions += 1
         if isinstance(cmd, ComQuery):
-            return self._query(cmd.query.decode("utf-8", "surrogateescape"))
+            return self._query(self._text_in(cmd.query))
         if isinstance(cmd, ComStmtExecute):
             return self._stmt_execute(cmd)
         if isinstance(cmd, ComPing):
@@ -452,6 +470,7 @@ class ClientHandler:
             engine_seam.reset_session(self.session)
             self.user = cmd.username
             self._pending_db = cmd.database or None
+            self._client_collation = cmd.character_set
             return self._begin_auth(
                 cmd.username, cmd.auth_response, cmd.auth_plugin_name or self._client_plugin
             )
@@ -491,7 +510,7 @@ class ClientHandler:
     def _stmt_prepare(self, cmd: ComStmtPrepare) -> bytes:
         from gtidkit.protocol import admin
 
-        sql = cmd.query.decode("utf-8", "surrogateescape")
+        sql = self._text_in(cmd.query)
         try:
             prepared = engine_seam.prepare(self.session, sql)
             if prepared.kind in ("select", "dml"):
@@ -532,6 +551,9 @@ class ClientHandler:
             if index < len(bound):
                 bound[index] = bytes(data)
         stmt.long_data.clear()
+        client, _ = engine_seam.connection_charsets(self.session)
+        if not _native(client):
+            bound = _params_in(bound, stmt.types, client)
         return self._query(stmt.sql, binary=True, prepared=(stmt.engine, bound))
 
     def _fast_execute(self, data: bytes) -> bytes | None:
@@ -546,6 +568,9 @@ class ClientHandler:
         is a pure function of them), KILL QUERY / CONNECTION, the engine's own per-statement work (diagnostics,
         status flags, session-state tracking), every OK / ERR / result-set byte.
         """
+        client, results = engine_seam.connection_charsets(self.session)
+        if not (_native(client) and (results is None or _native(results))):
+            return None  # text to convert: the general path converts it
         payload = self.conn.peek_command(data)
         if payload is None or len(payload) < _EXECUTE_FIXED:
             return None
@@ -694,6 +719,10 @@ class ClientHandler:
             # CLIENT_FOUND_ROWS: the client wants rows matched, not rows changed (UPDATE)
             affected = res.matched_rows if caps & CAP_FOUND_ROWS else res.affected_rows
             return self.conn.send_ok(affected, res.last_insert_id, status, res.warning_count, info, state)
+        rows = res.rows
+        _, results = engine_seam.connection_charsets(self.session)
+        if results is not None and not _native(results):
+            columns, rows = _results_out(columns, rows, results)
         meta = self._result_meta
         if meta is None or (columns is not meta[0] and columns != meta[0]):
             meta = self._result_meta = (
@@ -704,7 +733,7 @@ class ClientHandler:
             )
         return self.conn.send_result_set(
             meta[1],
-            res.rows,
+            rows,
             warnings=res.warning_count,
             status_flags=status,
             session_state=state,
@@ -769,3 +798,63 @@ def _definition(c: Any, *, for_field_list: bool = False) -> ColumnDefinition:
 
 
 __all__ = ["ClientHandler", "RemoteProtocolError", "ServerContext"]
+
+
+#: Parameter types whose bytes are binary, never converted from character_set_client (sql_prepare.cc: a BLOB-typed
+#: placeholder takes the binary character set).
+_BLOB_PARAM_TYPES = frozenset({249, 250, 251, 252})
+
+
+def _native(charset: str) -> bool:
+    """``charset`` needs no conversion: the engine's text is UTF-8, and ``binary`` is passed through."""
+    return charset in _NATIVE or charset.lower() in _NATIVE
+
+
+_NATIVE = frozenset({"utf8mb4", "utf8mb3", "utf8", "binary"})
+
+
+def _params_in(values: list[Any], types: Any, client: str) -> list[Any]:
+    """String parameters of COM_STMT_EXECUTE converted from ``client`` (character_set_client) to the engine's UTF-8
+    bytes (RM 8.4 "Connection Character Sets and Collations"); BLOB-typed ones stay as sent."""
+    out = list(values)
+    for i, v in enumerate(out):
+        if isinstance(v, (bytes, bytearray)):
+            ftype = types[i][0] if types is not None and i < len(types) else 253
+            if ftype not in _BLOB_PARAM_TYPES:
+                out[i] = charsets.decode(bytes(v), client).encode("utf-8", "surrogateescape")
+    return out
+
+
+def _text_out(text: str, results: str) -> str:
+    """``text`` as a string whose UTF-8 (surrogateescape) bytes are its bytes in character set ``results``: what
+    the packet encoders write for it."""
+    return charsets.encode(text, results).decode("utf-8", "surrogateescape")
+
+
+def _results_out(columns: Any, rows: Any, results: str) -> tuple[Any, list[Any]]:
+    """Columns and rows of a result set converted to ``character_set_results`` (Protocol_classic::
+    send_field_metadata): names and string values in that set, a non-binary column announced with the set's
+    default collation and a length of ``length / mbmaxlen(column) * mbmaxlen(results)``."""
+    target = charsets.lookup(results)
+    cols = []
+    for c in columns:
+        if c.charset == BINARY_COLLATION:
+            charset, length = c.charset, c.length
+        else:
+            own = charsets.for_collation_id(c.charset)
+            length = c.length // (own.maxlen if own is not None else 4) * target.maxlen
+            charset = target.collation_id
+        cols.append(
+            dataclasses.replace(
+                c,
+                name=_text_out(c.name, results),
+                org_name=_text_out(c.org_name, results),
+                table=_text_out(c.table, results),
+                org_table=_text_out(c.org_table, results),
+                schema=_text_out(c.schema, results),
+                charset=charset,
+                length=min(length, 0xFFFFFFFF),
+            )
+        )
+    out = [tuple(_text_out(v, results) if type(v) is str else v for v in row) for row in rows]
+    return tuple(cols), out
