@@ -185,6 +185,11 @@ ER: dict[int, ErrorSpec] = {
         "HY000",
         "Column %s of table '%s.%s' cannot be converted from type '%s' to type '%s'",
     ),
+    1681: _e(
+        "ER_WARN_DEPRECATED_SYNTAX_NO_REPLACEMENT",
+        "HY000",
+        "'%s' is deprecated and will be removed in a future release.",
+    ),
     1766: _e(
         "ER_VARIABLE_NOT_SETTABLE_IN_TRANSACTION",
         "HY000",

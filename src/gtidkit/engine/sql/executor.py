@@ -63,7 +63,7 @@ from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.sql.values import from_sqlite
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
 from gtidkit.errors import MySQLError
-from gtidkit.mysql_errors import mysql_error, unknown_error
+from gtidkit.mysql_errors import message, mysql_error, unknown_error
 from gtidkit.version import MYSQL_VERSION
 
 __all__ = ["ExecResult", "Executor", "RowChange", "bindable"]
@@ -443,7 +443,10 @@ class Executor:
             self.interrupt.clear()
         kind = stmt.kind
         if kind == "select":
-            return self._interruptibly(lambda: self._select(stmt, current_db))
+            res = self._interruptibly(lambda: self._select(stmt, current_db))
+            if stmt.info.get("sql_no_cache"):  # classify removed the modifier; MySQL 8 warns (sql_yacc.yy)
+                res.warnings.insert(0, ("Warning", 1681, message(1681, "SQL_NO_CACHE")))
+            return res
         if kind == "dml":
             return self._atomic(lambda: self._interruptibly(lambda: self._dml(stmt, current_db)), write=True)
         if kind == "ddl":
