@@ -34,6 +34,7 @@ def _e(name: str, sqlstate: str, template: str) -> ErrorSpec:
 ER: dict[int, ErrorSpec] = {
     1007: _e("ER_DB_CREATE_EXISTS", "HY000", "Can't create database '%s'; database exists"),
     1008: _e("ER_DB_DROP_EXISTS", "HY000", "Can't drop database '%s'; database doesn't exist"),
+    1031: _e("ER_ILLEGAL_HA", "HY000", "Table storage engine for '%s' doesn't have this option"),
     1032: _e("ER_KEY_NOT_FOUND", "HY000", "Can't find record in '%s'"),
     1040: _e("ER_CON_COUNT_ERROR", "08004", "Too many connections"),
     1044: _e("ER_DBACCESS_DENIED_ERROR", "42000", "Access denied for user '%s'@'%s' to database '%s'"),

@@ -1011,6 +1011,12 @@ class Executor:
         if m:
             self.storage.catalog.alter_schema(self.conn, _unquote_id(m.group(1)), m.group(2), m.group(3))
             return ExecResult(affected_rows=1)
+        if first == "ALTER" and "KEYS" in stmt.text.upper():
+            from gtidkit.engine.sql.alter import KEYS_ONOFF, run_keys_onoff
+
+            m = KEYS_ONOFF.match(stmt.text)
+            if m:
+                return run_keys_onoff(self, m.group(1), current_db)
         tree = stmt.tree
         if self.temp_tables:
             self._refuse_temporary_ddl(tree, current_db)
