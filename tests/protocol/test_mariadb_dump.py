@@ -29,15 +29,19 @@ _GTID_ON = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON")
 #: Source data: the column types, NULLs, quoting hazards, binary bytes, indexes and a view the dump must carry.
 _SEED = [
     "CREATE DATABASE d1",
-    "CREATE TABLE d1.t1 (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, b BIGINT, dec1 DECIMAL(10,2), "
-    "v VARCHAR(50), tx TEXT, bl BLOB, d DATE, dt DATETIME, ts TIMESTAMP NULL, UNIQUE KEY uv (v), KEY kb (b))",
-    "INSERT INTO d1.t1 (b, dec1, v, tx, bl, d, dt, ts) VALUES "
-    "(9223372036854775807, 12.34, 'it''s', 'back\\\\slash\\nnew\"line\\ttab', X'00FF0A0D275C1A', '2024-01-02', "
-    "'2024-01-02 03:04:05', '2024-01-02 03:04:05'), "
-    "(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL), "
-    "(-9223372036854775807, -0.01, '\"dq\"', '', X'', '1000-01-01', '9999-12-31 23:59:59', NULL), "
-    "(0, 99999999.99, 'ünïcødé ✓', 'line1\\r\\nline2', X'80', '2000-02-29', '1970-01-01 00:00:01', "
-    "'2038-01-19 03:14:07')",
+    (
+        "CREATE TABLE d1.t1 (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, b BIGINT, dec1 DECIMAL(10,2), "
+        "v VARCHAR(50), tx TEXT, bl BLOB, d DATE, dt DATETIME, ts TIMESTAMP NULL, UNIQUE KEY uv (v), KEY kb (b))"
+    ),
+    (
+        "INSERT INTO d1.t1 (b, dec1, v, tx, bl, d, dt, ts) VALUES "
+        "(9223372036854775807, 12.34, 'it''s', 'back\\\\slash\\nnew\"line\\ttab', X'00FF0A0D275C1A', '2024-01-02', "
+        "'2024-01-02 03:04:05', '2024-01-02 03:04:05'), "
+        "(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL), "
+        "(-9223372036854775807, -0.01, '\"dq\"', '', X'', '1000-01-01', '9999-12-31 23:59:59', NULL), "
+        "(0, 99999999.99, 'ünïcødé ✓', 'line1\\r\\nline2', X'80', '2000-02-29', '1970-01-01 00:00:01', "
+        "'2038-01-19 03:14:07')"
+    ),
     "DELETE FROM d1.t1 WHERE id = 3",  # a gap: the restored AUTO_INCREMENT must not reuse it
     "CREATE TABLE d1.t2 (a INT, s VARCHAR(10))",
     "INSERT INTO d1.t2 VALUES (1, 'x'), (2, NULL), (3, 'x')",
