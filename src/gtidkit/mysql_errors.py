@@ -34,6 +34,7 @@ def _e(name: str, sqlstate: str, template: str) -> ErrorSpec:
 ER: dict[int, ErrorSpec] = {
     1007: _e("ER_DB_CREATE_EXISTS", "HY000", "Can't create database '%s'; database exists"),
     1008: _e("ER_DB_DROP_EXISTS", "HY000", "Can't drop database '%s'; database doesn't exist"),
+    1031: _e("ER_ILLEGAL_HA", "HY000", "Table storage engine for '%s' doesn't have this option"),
     1032: _e("ER_KEY_NOT_FOUND", "HY000", "Can't find record in '%s'"),
     1040: _e("ER_CON_COUNT_ERROR", "08004", "Too many connections"),
     1044: _e("ER_DBACCESS_DENIED_ERROR", "42000", "Access denied for user '%s'@'%s' to database '%s'"),
@@ -187,6 +188,11 @@ ER: dict[int, ErrorSpec] = {
         "ER_REPLICA_CONVERSION_FAILED",
         "HY000",
         "Column %s of table '%s.%s' cannot be converted from type '%s' to type '%s'",
+    ),
+    1681: _e(
+        "ER_WARN_DEPRECATED_SYNTAX_NO_REPLACEMENT",
+        "HY000",
+        "'%s' is deprecated and will be removed in a future release.",
     ),
     1766: _e(
         "ER_VARIABLE_NOT_SETTABLE_IN_TRANSACTION",

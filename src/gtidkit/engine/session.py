@@ -193,8 +193,11 @@ class Session:
             self.diagnostics.push(Condition("Error", err.code, err.message), max_errors)
             tracker.statement_failed()
             raise
-        for w in res.warnings:
-            self.diagnostics.push(w, max_errors)
+        if res.warnings:
+            notes = bool(value("sql_notes"))  # sql_notes=0: notes are not recorded (RM8.4 sql_notes)
+            for w in res.warnings:
+                if notes or w.level != "Note":
+                    self.diagnostics.push(w, max_errors)
         changes = tracker.end_statement(self._statement_facts(stmt, uses_tables, res, assignments))
         flags = 0  # plain ints: IntFlag arithmetic is slow on this per-statement path
         if changes:

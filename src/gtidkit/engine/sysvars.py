@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.engine import charsets
+from gtidkit.engine import charsets, optimizer_switch
 from gtidkit.engine import time_zone as tz
 from gtidkit.engine.gtid import variables as gv
 from gtidkit.errors import MySQLError
@@ -331,6 +331,66 @@ SYSVARS: dict[str, SysVar] = {
         _v("binlog_error_action", GLOBAL, ENUM, "ABORT_SERVER", choices=("IGNORE_ERROR", "ABORT_SERVER")),
     ]
 }
+
+
+def _check_optimizer_switch(ctx: SetContext, value: Any) -> str:
+    """SET optimizer_switch: merge the commands into the current flags (:func:`optimizer_switch.merge`)."""
+    text = coerce(ctx.var, value, ctx.warnings)
+    return optimizer_switch.merge(str(_current(ctx.session, ctx.var, ctx.scope)), text)
+
+
+def _database_charset(index: int) -> ReadHook:
+    """``@@character_set_database`` (index 0) / ``@@collation_database`` (1): the default database's, else the
+    server's (RM8.4 "Server System Variables": "the database used by the default database ... If there is no
+    default database, the variable has the same value as character_set_server")."""
+
+    def read(session: Session, _scope: str | None) -> str:
+        db = session.current_db
+        cat = session.executor.storage.catalog
+        if db is not None and cat.has_schema(db):
+            return cat.schema_charset(db)[index]
+        name = ("character_set_server", "collation_server")[index]
+        return str(session.server.globals.values[name])
+
+    return read
+
+
+#: Session options that dump tools and their dumps set (mariadb-dump / mysqldump headers:
+#: ``SET SQL_QUOTE_SHOW_CREATE=1``, ``/*!40014 SET UNIQUE_CHECKS=0, FOREIGN_KEY_CHECKS=0 */``,
+#: ``/*!40111 SET SQL_NOTES=0 */``, ``SET optimizer_switch='semijoin=off'``, ``select @@collation_database``). Scopes and defaults from RM8.4
+#: "Server System Variables". ``sql_notes`` = OFF keeps notes out of the diagnostics area (engine/session.py);
+#: ``unique_checks`` / ``foreign_key_checks`` are accepted and shown but change nothing (no InnoDB change buffer,
+#: no foreign keys); ``sql_quote_show_create`` = OFF is kept but SHOW CREATE always quotes.
+_CLIENT_OPTION_VARS = (
+    _v("sql_quote_show_create", BOTH, BOOL, True),
+    _v("sql_notes", BOTH, BOOL, True),
+    _v("sql_warnings", BOTH, BOOL, False),
+    _v("unique_checks", BOTH, BOOL, True),
+    _v("foreign_key_checks", BOTH, BOOL, True),
+    _v("optimizer_switch", BOTH, STR, optimizer_switch.DEFAULT, check=_check_optimizer_switch),
+    _v("character_set_server", BOTH, STR, "utf8mb4"),
+    _v("collation_server", BOTH, STR, "utf8mb4_0900_ai_ci"),
+    # MySQL lets a client SET these (deprecated, warning 1681); gtidkit computes them from the default database
+    _v(
+        "character_set_database",
+        BOTH,
+        STR,
+        "utf8mb4",
+        read_only=True,
+        dynamic_value=True,
+        read=_database_charset(0),
+    ),
+    _v(
+        "collation_database",
+        BOTH,
+        STR,
+        "utf8mb4_0900_ai_ci",
+        read_only=True,
+        dynamic_value=True,
+        read=_database_charset(1),
+    ),
+)
+SYSVARS.update((v.name, v) for v in _CLIENT_OPTION_VARS)
 
 
 def lookup(name: str) -> SysVar:

@@ -26,7 +26,14 @@ if TYPE_CHECKING:
     from gtidkit.engine.sql.exec_result import ExecResult
     from gtidkit.engine.sql.executor import Executor
 
-__all__ = ["rebuild_table", "run_alter", "run_rename"]
+__all__ = ["KEYS_ONOFF", "rebuild_table", "run_alter", "run_keys_onoff", "run_rename"]
+
+#: ``ALTER TABLE t {DISABLE|ENABLE} KEYS`` (what mysqldump / mariadb-dump put around a table's INSERTs, inside
+#: ``/*!40000 ... */``); sqlglot does not parse it, so it is matched on the text.
+KEYS_ONOFF = re.compile(
+    r"^\s*ALTER\s+TABLE\s+(`(?:[^`]|``)+`(?:\.`(?:[^`]|``)+`)?|[\w$.`]+)\s+(?:DISABLE|ENABLE)\s+KEYS\s*$",
+    re.IGNORECASE,
+)
 
 _IMPLICIT = {"int": 0, "year": 0, "float": 0.0, "decimal": 0, "string": "", "binary": b""}
 
@@ -109,6 +116,29 @@ def _position(cols: list[ColumnDef], col: ColumnDef, pos: exp.Expression | None)
         if c.name.lower() == after.lower():
             return i + 1
     raise mysql_error(1054, after, cols[0].name if cols else "")
+
+
+def run_keys_onoff(ex: Executor, table: str, current_db: str | None) -> ExecResult:
+    """``ALTER TABLE t {DISABLE|ENABLE} KEYS`` on our (InnoDB) tables: nothing changes and MySQL adds note 1031
+    ER_ILLEGAL_HA naming the table (``sql/sql_table.cc`` ``alter_table_manage_keys``: only MyISAM-like engines
+    can disable non-unique indexes). The statement is still DDL (implicit commit, binary-logged).
+
+    Args:
+        table: the table as written (``t``, ```t```, ```db`.`t```).
+
+    Raises:
+        MySQLError: 1046 / 1146 as for any ALTER TABLE; 1347 ER_WRONG_OBJECT for a view.
+    """
+    from gtidkit.engine.sql.exec_result import ExecResult
+    from gtidkit.mysql_errors import message
+
+    parts = re.findall(r"`((?:[^`]|``)+)`|([\w$]+)", table)
+    names = [(q.replace("``", "`") if q else w) for q, w in parts]
+    db, name = (names[0], names[1]) if len(names) == 2 else (current_db, names[0])
+    t = ex.require_table(db, name)
+    if t.table_type != "BASE TABLE":
+        raise mysql_error(1347, t.schema, t.name, "BASE TABLE")
+    return ExecResult(warnings=[("Note", 1031, message(1031, t.name))])
 
 
 def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResult:

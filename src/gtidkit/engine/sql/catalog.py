@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from gtidkit.engine.sql.is_objects import IS_OBJECT_TYPES, IS_OBJECT_VIEWS
+from gtidkit.engine.sql.log_tables import LOG_TABLE_DDL
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
@@ -876,6 +878,15 @@ class Catalog:
         """True when schema ``name`` exists."""
         return self.canonical_schema(name) in self._schemas
 
+    def schema_charset(self, name: str) -> tuple[str, str]:
+        """``(default character set, default collation)`` of schema ``name`` (canonical spelling).
+
+        Raises:
+            KeyError: ``name`` is not a schema (check :meth:`has_schema` first).
+        """
+        s = self._schemas[self.canonical_schema(name)]
+        return (s.charset, s.collation)
+
     def schemas(self) -> list[str]:
         """All schema names, sorted."""
         return sorted(self._schemas)
@@ -921,6 +932,12 @@ class Catalog:
                 if ("information_schema", view) not in self._tables:
                     conn.execute(f"CREATE VIEW {_q('information_schema.' + view)} AS {select}")
                     self._insert_table_rows(conn, _system_view_def("information_schema", view, cols))
+            for view, (select, cols) in IS_OBJECT_VIEWS.items():
+                if ("information_schema", view) not in self._tables:
+                    conn.execute(f"CREATE VIEW {_q('information_schema.' + view)} AS {select}")
+                    self._insert_table_rows(
+                        conn, _system_view_def("information_schema", view, cols, IS_OBJECT_TYPES)
+                    )
             if ("performance_schema", "threads") not in self._tables:
                 self._insert_table_rows(
                     conn,
@@ -949,6 +966,8 @@ class Catalog:
                     )
             if ("mysql", "gtid_executed") not in self._tables:
                 self.create_table(conn, self._parse_ddl(GTID_EXECUTED_DDL, None), if_not_exists=True)
+            for ddl in LOG_TABLE_DDL:  # mysql.general_log / slow_log (engine/sql/log_tables.py)
+                self.create_table(conn, self._parse_ddl(ddl, None), if_not_exists=True)
             conn.commit()
         except BaseException:
             conn.rollback()

@@ -66,7 +66,7 @@ from gtidkit.engine.sql.values import FieldStore, from_sqlite
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
 from gtidkit.engine.time_zone import SYSTEM, TimeZone, parse_time_zone
 from gtidkit.errors import MySQLError
-from gtidkit.mysql_errors import mysql_error, unknown_error
+from gtidkit.mysql_errors import message, mysql_error, unknown_error
 from gtidkit.version import MYSQL_VERSION
 
 __all__ = ["ExecResult", "Executor", "RowChange", "bindable"]
@@ -425,7 +425,10 @@ class Executor:
             self.interrupt.clear()
         kind = stmt.kind
         if kind == "select":
-            return self._interruptibly(lambda: self._select(stmt, current_db))
+            res = self._interruptibly(lambda: self._select(stmt, current_db))
+            if stmt.info.get("sql_no_cache"):  # classify removed the modifier; MySQL 8 warns (sql_yacc.yy)
+                res.warnings.insert(0, ("Warning", 1681, message(1681, "SQL_NO_CACHE")))
+            return res
         if kind == "dml":
             return self._atomic(lambda: self._interruptibly(lambda: self._dml(stmt, current_db)), write=True)
         if kind == "ddl":
@@ -1026,6 +1029,12 @@ class Executor:
         if m:
             self.storage.catalog.alter_schema(self.conn, _unquote_id(m.group(1)), m.group(2), m.group(3))
             return ExecResult(affected_rows=1)
+        if first == "ALTER" and "KEYS" in stmt.text.upper():
+            from gtidkit.engine.sql.alter import KEYS_ONOFF, run_keys_onoff
+
+            m = KEYS_ONOFF.match(stmt.text)
+            if m:
+                return run_keys_onoff(self, m.group(1), current_db)
         tree = stmt.tree
         if self.temp_tables:
             self._refuse_temporary_ddl(tree, current_db)

@@ -217,6 +217,11 @@ def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecRe
             ],
             rows=rows,
         )
+    from gtidkit.engine.sql.show_objects import run_show_objects
+
+    shown = run_show_objects(cat, norm, current_db)
+    if shown is not None:
+        return shown
     from gtidkit.engine.sql.unsupported import statement_error
 
     raise statement_error(stmt.text)

@@ -221,7 +221,9 @@ def coerce(col: ColumnDef, v: Any, row: int = 1, store: FieldStore | None = None
             return _truncated(store, col, row, s[:n])
         return s
     if fam == "binary":
-        b = v if isinstance(v, bytes) else str(v).encode("utf-8")
+        # a string literal's bytes as the client sent them: the wire text is decoded with surrogateescape, so
+        # bytes that are not UTF-8 (mysqldump's '\0\xff...' BLOB literals) come back unchanged
+        b = v if isinstance(v, bytes) else str(v).encode("utf-8", "surrogateescape")
         n = col.max_chars()
         if n is not None and len(b) > n:
             if store.strict:
@@ -390,7 +392,7 @@ def from_sqlite(col: ColumnDef, v: Any) -> Any:
     if fam == "float" and isinstance(v, int):
         return float(v)
     if fam == "binary" and isinstance(v, str):
-        return v.encode("utf-8")
+        return v.encode("utf-8", "surrogateescape")
     if fam == "string" and not isinstance(v, str):
         return str(v)
     return v

@@ -305,6 +305,10 @@ def _parse_change_source(opts: str) -> dict[str, Any]:
 
 
 _FIRST_WORD = re.compile(r"\s*([A-Za-z]+)")
+#: ``SELECT SQL_NO_CACHE ...`` (mysqldump / mariadb-dump: ``SELECT /*!40001 SQL_NO_CACHE */ * FROM t``). MySQL 8
+#: parses the modifier, ignores it (no query cache since 8.0) and warns 1681 (``sql/sql_yacc.yy``
+#: ``select_option``: SQL_NO_CACHE_SYM pushes ER_WARN_DEPRECATED_SYNTAX_NO_REPLACEMENT).
+_SQL_NO_CACHE = re.compile(r"(\s*SELECT\s+)SQL_NO_CACHE(?![A-Za-z0-9_$])\s*", re.IGNORECASE)
 #: First words of the statements the recogniser knows; other statements skip it (hot path).
 _RECOGNISER_WORDS = frozenset(
     [
@@ -397,6 +401,11 @@ def classify(stmt_text: str) -> Statement:
         return Statement(kind, text, info, tree)
     if first == "REPLACE":
         info["replace"] = True
+    elif first == "SELECT" and "NO_CACHE" in text.upper():
+        m = _SQL_NO_CACHE.match(text)
+        if m:
+            text = m.group(1) + text[m.end() :]
+            info["sql_no_cache"] = True
     if kind == StatementKind.SHOW:
         info["show"] = normalize(text)
     return Statement(kind, text, info)
