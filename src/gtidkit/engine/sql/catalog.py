@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from gtidkit.engine import charsets
 from gtidkit.engine.sql.is_objects import IS_OBJECT_TYPES, IS_OBJECT_VIEWS
 from gtidkit.engine.sql.log_tables import LOG_TABLE_DDL
 from gtidkit.mysql_errors import mysql_error
@@ -1033,9 +1034,12 @@ class Catalog:
                     return False
                 raise mysql_error(1007, name)
             conn.ddl_in_transaction = True
-            self._insert_schema(
-                conn, SchemaDef(name, charset or "utf8mb4", collation or "utf8mb4_0900_ai_ci")
-            )
+            # a character set alone takes its default collation; a collation alone names its character set
+            # (RM 8.4 "Database Character Set and Collation")
+            if charset is None and collation:
+                charset = collation.split("_")[0]
+            cs = charsets.lookup(charset or "utf8mb4")
+            self._insert_schema(conn, SchemaDef(name, cs.name, collation or cs.default_collation))
             return True
 
     def drop_schema(self, conn: Connection, name: str, *, if_exists: bool = False) -> list[str] | None:
