@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from typing_extensions import Self
 
@@ -56,6 +56,9 @@ class Session:
     #: transaction; None for client sessions. The commit path reads it: log_replica_updates applies to the applier
     #: alone (gtidkit.engine.gtid.commit), which re-logs with the source's timestamps and server id.
     applier: Any = None
+    #: COMMIT / ROLLBACK follow ``completion_type`` (False for the replica applier: its Xid events commit through
+    #: ``trans_commit``, never SQLCOM_COMMIT's chain / release; gtidkit.engine.statements.transaction.completion)
+    follows_completion_type: ClassVar[bool] = True
 
     def __init__(self, server: Server, session_id: int) -> None:
         from gtidkit.engine.sql.executor import Executor
@@ -82,6 +85,10 @@ class Session:
         self.stage = ""
         # transaction state
         self.explicit_trx = False
+        #: the open explicit transaction is READ ONLY (MySQL's ``thd->tx_read_only``; writes fail with 1792)
+        self.trx_read_only = False
+        #: a one-shot ``SET TRANSACTION READ ONLY|READ WRITE`` for the next transaction (True / False), or None
+        self.oneshot_read_only: bool | None = None
         self.holds_write_lock = False
         self.row_changes: list[Any] = []
         self.row_statements: list[list[Any]] = []  # RowChanges per DML statement (ROW events)
@@ -130,6 +137,8 @@ class Session:
             except MySQLError as err:
                 err.results = tuple(results)  # type: ignore[attr-defined]
                 raise
+            if self.killed:  # COMMIT RELEASE: mysqld runs no further statement of the text (thd->killed)
+                break
         return results
 
     def prepare(self, sql: str) -> Any:
@@ -199,7 +208,7 @@ class Session:
             flags |= _SESSION_STATE_CHANGED
         if self.explicit_trx or self.holds_write_lock or tracker.transaction_active:
             flags |= _IN_TRANS
-            if tracker.read_only_transaction:
+            if tracker.read_only_transaction or (self.explicit_trx and self.trx_read_only):
                 flags |= _IN_TRANS_READONLY
         if db_before is not None and self.current_db is None and kind == "ddl":
             flags |= _DB_DROPPED
@@ -208,6 +217,10 @@ class Session:
         if more:
             flags |= _MORE_RESULTS_EXISTS
         return res.completed(min(self.diagnostics.statement_count, 0xFFFF), flags, changes)
+
+    def session_value(self, name: str) -> Any:
+        """The session value of the variable called ``name`` (its canonical name), else the global one."""
+        return self._session_value(name)
 
     def _session_value(self, name: str) -> Any:
         """The session value of the variable called ``name`` (its canonical name), else the global one."""
@@ -340,6 +353,17 @@ class Session:
         """True inside BEGIN ... COMMIT, or with autocommit=0 after a write (MySQL's ``in_active_multi_stmt``)."""
         return self.explicit_trx or self.holds_write_lock
 
+    def next_read_only(self) -> bool:
+        """The access mode the next transaction starts with: a one-shot ``SET TRANSACTION`` one, else
+        ``@@SESSION.transaction_read_only``."""
+        if self.oneshot_read_only is not None:
+            return self.oneshot_read_only
+        return bool(self._session_value("transaction_read_only"))
+
+    def reset_one_shot_characteristics(self) -> None:
+        """Forget a one-shot ``SET TRANSACTION`` (``trans_reset_one_shot_chistics``: a transaction ended unchained)."""
+        self.oneshot_read_only = None
+
     def has_changes(self) -> bool:
         """True when the open transaction changed rows (something to binlog)."""
         return bool(self.trx_dirty or self.row_changes)
@@ -439,10 +463,24 @@ class Session:
                 for n in ("character_set_client", "character_set_connection", "character_set_results"):
                     self.session_vars[n] = a.value
             elif a.kind == "transaction":
-                continue  # isolation level / access mode: accepted (SQLite serialises writers anyway)
+                self._set_transaction(a.scope, str(a.value))
             else:
                 self._set_sysvar(a.name, a.scope, a.value, warnings)
         return StatementResult(warnings=tuple(Condition(*w.as_tuple()) for w in warnings))
+
+    def _set_transaction(self, scope: str | None, text: str) -> None:
+        """``SET [GLOBAL|SESSION] TRANSACTION ...``: the access mode (no scope: the next transaction only). The
+        isolation level is accepted and not kept (SQLite serialises writers; the trackers report it)."""
+        access = _ACCESS_MODE.search(text)
+        if access is None:
+            return
+        read_only = access.group(1).upper() == "ONLY"
+        if scope is None:
+            self.oneshot_read_only = read_only
+        elif scope.upper() == "GLOBAL":
+            self.server.globals.set("transaction_read_only", read_only)
+        else:
+            self.session_vars["transaction_read_only"] = read_only
 
     def _eval(self, value: Any) -> Any:
         if isinstance(value, SysVarRef):
@@ -519,6 +557,8 @@ _SET_GTID_NEXT = re.compile(
     r"^\s*SET\s+(?:(?:SESSION|LOCAL)\s+|@@(?:SESSION\.|LOCAL\.)?)?gtid_next\s*=\s*'([^'\\]*)'\s*;?\s*$",
     re.IGNORECASE,
 )
+
+_ACCESS_MODE = re.compile(r"\bREAD\s+(ONLY|WRITE)\b", re.IGNORECASE)
 
 _USE_RE = re.compile(r"^\s*use\s+`?([^`;\s]+)`?", re.IGNORECASE)
 
