@@ -324,3 +324,24 @@ def test_applier_ignores_completion_type(srv):
         assert applier.execute("SELECT a FROM db.t")[0].rows == [(1,)]
     finally:
         applier.close()
+
+
+def test_chained_characteristics_keep_the_isolation_level(srv):
+    """CHARACTERISTICS after a chain: READ ONLY kept and WITH CONSISTENT SNAPSHOT dropped as in
+    session_tracker_trx_state.result ("COMMIT AND CHAIN" -> "START TRANSACTION READ ONLY;"), and the one-shot
+    isolation level kept as r/commit.result (Bug#53343) requires of a chained transaction."""
+    chistics = SessionStateType.SESSION_TRACK_TRANSACTION_CHARACTERISTICS
+    with srv.session() as s:
+        s.execute("SET SESSION session_track_transaction_info='CHARACTERISTICS'")
+        s.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
+        res = s.execute("START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT")[0]
+        assert (
+            chistics,
+            "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE; START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY;",
+        ) in {(c.type, c.value) for c in res.state_changes}
+        res = s.execute("COMMIT AND CHAIN")[0]
+        assert (chistics, "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE; START TRANSACTION READ ONLY;") in {
+            (c.type, c.value) for c in res.state_changes
+        }
+        res = s.execute("COMMIT")[0]
+        assert (chistics, "") in {(c.type, c.value) for c in res.state_changes}

@@ -282,12 +282,18 @@ class SessionTracker:
             # a COMMIT / ROLLBACK an explicit transaction is open exactly when it chained
             chain = facts.explicit_trx
             access = _ACCESS.search(self._chistics)
+            iso = _ISOLATION.search(self._chistics)
             self._end_transaction()
             if chain:
+                # the chained transaction keeps the access mode and the isolation level of the one it replaces
+                # (Bug#53343, r/commit.result; trans_reset_one_shot_chistics runs only without a chain), not
+                # WITH CONSISTENT SNAPSHOT (session_tracker_trx_state.result)
                 self._trx = "T"
                 self._chistics = (
-                    f"START TRANSACTION READ {access.group(1).upper()};" if access else "START TRANSACTION;"
-                )
+                    f"SET TRANSACTION ISOLATION LEVEL {' '.join(iso.group(1).upper().split())}; "
+                    if iso
+                    else ""
+                ) + (f"START TRANSACTION READ {access.group(1).upper()};" if access else "START TRANSACTION;")
         elif facts.command == "lock_tables":
             self._end_transaction()
             self._locked = not _UNLOCK_TABLES.match(text) and bool(_LOCK_TABLES.match(text))
