@@ -345,3 +345,19 @@ def test_chained_characteristics_keep_the_isolation_level(srv):
         }
         res = s.execute("COMMIT")[0]
         assert (chistics, "") in {(c.type, c.value) for c in res.state_changes}
+
+
+def test_one_shot_read_only_applies_to_the_next_transaction_only(srv):
+    """RM8 SET TRANSACTION: "Without any SESSION or GLOBAL keyword: The statement applies only to the next single
+    transaction performed within the session"; a chain of it stays READ ONLY (1792), the one after does not."""
+    with srv.session() as s:
+        s.execute("SET TRANSACTION READ ONLY")
+        s.execute("BEGIN")
+        assert _err(s, "INSERT INTO db.t VALUES (1,1)") == 1792
+        s.execute("COMMIT AND CHAIN")
+        assert _err(s, "INSERT INTO db.t VALUES (1,1)") == 1792
+        s.execute("COMMIT")
+        s.execute("BEGIN")
+        s.execute("INSERT INTO db.t VALUES (1,1)")
+        s.execute("COMMIT")
+        assert _rows(s) == [1]

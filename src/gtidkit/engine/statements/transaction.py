@@ -146,6 +146,7 @@ def begin(session: Session, text: str = "") -> None:
     implicit_commit(session)
     access = _ACCESS_MODE.search(text)
     read_only = access.group(1).upper() == "ONLY" if access else session.next_read_only()
+    session.reset_one_shot_characteristics()  # a one-shot SET TRANSACTION applies to this transaction only
     _open_explicit(session, read_only)
 
 
