@@ -282,7 +282,7 @@ class SessionTracker:
             # a COMMIT / ROLLBACK an explicit transaction is open exactly when it chained
             chain = facts.explicit_trx
             access = _ACCESS.search(self._chistics)
-            iso = _ISOLATION.search(self._chistics)
+            level = _ISOLATION.search(self._chistics)
             self._end_transaction()
             if chain:
                 # the chained transaction keeps the access mode and the isolation level of the one it replaces
@@ -290,8 +290,8 @@ class SessionTracker:
                 # WITH CONSISTENT SNAPSHOT (session_tracker_trx_state.result)
                 self._trx = "T"
                 self._chistics = (
-                    f"SET TRANSACTION ISOLATION LEVEL {' '.join(iso.group(1).upper().split())}; "
-                    if iso
+                    f"SET TRANSACTION ISOLATION LEVEL {' '.join(level.group(1).upper().split())}; "
+                    if level
                     else ""
                 ) + (f"START TRANSACTION READ {access.group(1).upper()};" if access else "START TRANSACTION;")
         elif facts.command == "lock_tables":
