@@ -361,3 +361,20 @@ def test_one_shot_read_only_applies_to_the_next_transaction_only(srv):
         s.execute("INSERT INTO db.t VALUES (1,1)")
         s.execute("COMMIT")
         assert _rows(s) == [1]
+
+
+def test_trans_read_only_implicit_commit(srv):
+    """mysql-test r/trans_read_only.result (WL#5968) Test 10: a DDL statement's implicit commit ends the "next"
+    transaction a one-shot SET TRANSACTION READ ONLY was for, and the one START TRANSACTION READ ONLY opened, so
+    the DDL runs (and what follows is READ WRITE); Test 9: SET SESSION TRANSACTION sets @@transaction_read_only."""
+    with srv.session() as s:
+        s.execute("SET SESSION TRANSACTION READ WRITE")
+        assert s.execute("SELECT @@transaction_read_only")[0].rows == [(0,)]
+        s.execute("SET TRANSACTION READ ONLY")
+        s.execute("CREATE TABLE db.t1 (a INT)")
+        s.execute("INSERT INTO db.t1 VALUES (1)")  # the one-shot READ ONLY is gone
+        s.execute("START TRANSACTION READ ONLY")
+        s.execute("DROP TABLE db.t1")
+        s.execute("SET SESSION TRANSACTION READ ONLY")
+        assert s.execute("SELECT @@transaction_read_only")[0].rows == [(1,)]
+        assert _err(s, "INSERT INTO db.t VALUES (1,1)") == 1792  # autocommitted, READ ONLY session default

@@ -143,9 +143,12 @@ def begin(session: Session, text: str = "") -> None:
         text: the statement text; its ``READ ONLY`` / ``READ WRITE`` option sets the access mode, else the
             one-shot ``SET TRANSACTION`` or ``@@transaction_read_only`` value applies (``trans_begin``).
     """
-    implicit_commit(session)
     access = _ACCESS_MODE.search(text)
     read_only = access.group(1).upper() == "ONLY" if access else session.next_read_only()
+    if session.explicit_trx or session.holds_write_lock:
+        commit(
+            session
+        )  # trans_begin commits the open transaction itself (the one-shot stays for the new one)
     session.reset_one_shot_characteristics()  # a one-shot SET TRANSACTION applies to this transaction only
     _open_explicit(session, read_only)
 
@@ -208,9 +211,13 @@ def _writes_temporary_only(session: Session, stmt: Statement) -> bool:
 
 
 def implicit_commit(session: Session) -> None:
-    """Commit the open transaction, if any (``trans_commit_implicit``)."""
+    """Commit the open transaction, if any (``trans_commit_implicit``), and forget a one-shot ``SET TRANSACTION``:
+    mysql-test ``r/trans_read_only.result`` Test 10, "Since DDL does implicit commit before starting, SET
+    TRANSACTION will have no effect because the "next" transaction will already be over before the DDL statement
+    starts"."""
     if session.explicit_trx or session.holds_write_lock:
         commit(session)
+    session.reset_one_shot_characteristics()
 
 
 def commit(session: Session, *, ddl_text: str | None = None) -> None:
