@@ -378,3 +378,17 @@ def test_trans_read_only_implicit_commit(srv):
         s.execute("SET SESSION TRANSACTION READ ONLY")
         assert s.execute("SELECT @@transaction_read_only")[0].rows == [(1,)]
         assert _err(s, "INSERT INTO db.t VALUES (1,1)") == 1792  # autocommitted, READ ONLY session default
+
+
+def test_release_leaves_the_process_list(srv):
+    """RELEASE ends the session after its statement (mysqld closes the connection after the OK): it is no longer
+    among the server's sessions, and a prepared COMMIT RELEASE does the same."""
+    for run in ("text", "prepared"):
+        s = srv.session()
+        s.execute("BEGIN")
+        if run == "text":
+            s.execute("COMMIT RELEASE")
+        else:
+            s.execute_prepared(s.prepare("COMMIT RELEASE"), [])
+        assert s.id not in [x.id for x in srv.sessions()], run
+        assert _err(s, "SELECT 1") in (2006, 2013)

@@ -103,6 +103,9 @@ class Session:
         self.closed = False
         self.tracker = SessionTracker()
         self.killed = False  # set by KILL CONNECTION
+        #: COMMIT / ROLLBACK RELEASE (or completion_type=RELEASE) ended this session: also ``killed``, and closed
+        #: once the statement's results are made
+        self.released = False
         #: SQL PREPARE'd statements by lowercase name (engine/statements/prepared.py)
         self.sql_prepared: dict[str, Any] = {}
 
@@ -139,6 +142,8 @@ class Session:
                 raise
             if self.killed:  # COMMIT RELEASE: mysqld runs no further statement of the text (thd->killed)
                 break
+        if self.released:
+            self.close()  # mysqld ends the connection once the RELEASE statement's OK is out
         return results
 
     def prepare(self, sql: str) -> Any:
@@ -166,10 +171,13 @@ class Session:
         if isinstance(bound, str):
             return [prepared.named_result(r) for r in self.execute(bound)]
         try:
-            return [prepared.named_result(self._execute_statement(bound.text, more=False, stmt=bound))]
+            results = [prepared.named_result(self._execute_statement(bound.text, more=False, stmt=bound))]
         except MySQLError as err:
             err.results = ()  # type: ignore[attr-defined]
             raise
+        if self.released:
+            self.close()  # a prepared COMMIT RELEASE ends the session as the text statement does
+        return results
 
     def _execute_statement(self, text: str, *, more: bool, stmt: Any = None) -> StatementResult:
         """Run one statement and complete its result: diagnostics area, warning count, status flags."""

@@ -180,7 +180,9 @@ def complete(session: Session, stmt: Statement, *, rollback_trx: bool) -> None:
     else:
         session.reset_one_shot_characteristics()
     if how.release:
-        session.killed = True  # THD::KILL_CONNECTION: the OK goes out, then the session ends
+        session.killed = session.released = (
+            True  # THD::KILL_CONNECTION: the OK goes out, then the session ends
+        )
 
 
 def check_writable(session: Session, stmt: Statement) -> None:
