@@ -15,7 +15,8 @@ Completion (``COMMIT|ROLLBACK [WORK] [AND [NO] CHAIN] [[NO] RELEASE]``, :func:`c
 (``SQLCOM_COMMIT`` / ``SQLCOM_ROLLBACK``): chain when ``AND CHAIN`` is written, or ``completion_type`` is CHAIN and
 ``AND NO CHAIN`` is not; release likewise with RELEASE / ``NO RELEASE``; ``AND CHAIN RELEASE`` is a syntax error
 (``sql_yacc.yy``). After the commit or rollback a chained transaction begins at once (``trans_begin``) and keeps the
-access mode (and isolation level) of the one it replaces; without a chain the one-shot ``SET TRANSACTION``
+access mode of the one it replaces (the isolation level too: SQLite serialises writers, so only the session trackers
+show it, :mod:`gtidkit.engine.tracking`); without a chain the one-shot ``SET TRANSACTION``
 characteristics are reset (``trans_reset_one_shot_chistics``); RELEASE marks the session killed
 (``thd->killed = KILL_CONNECTION``): its OK is sent, then the connection ends. ``completion_type`` applies to these
 two statements only: not to implicit commits, not to autocommitted statements, not to the replica applier (whose
@@ -36,6 +37,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from sqlglot import exp
 
 from gtidkit.engine.gtid import commit as commit_mod
 from gtidkit.engine.gtid import gtid_next as gnx
@@ -109,10 +112,6 @@ class Completion:
     release: bool = False
 
 
-#: a statement that neither chains nor releases (implicit commits, autocommitted statements, the applier)
-NO_CHAIN = Completion()
-
-
 def completion(session: Session, stmt: Statement) -> Completion:
     """The completion a COMMIT / ROLLBACK statement asks for, ``completion_type`` applied.
 
@@ -146,9 +145,8 @@ def begin(session: Session, text: str = "") -> None:
     access = _ACCESS_MODE.search(text)
     read_only = access.group(1).upper() == "ONLY" if access else session.next_read_only()
     if session.explicit_trx or session.holds_write_lock:
-        commit(
-            session
-        )  # trans_begin commits the open transaction itself (the one-shot stays for the new one)
+        # trans_begin commits the open transaction itself (the one-shot stays for the new one)
+        commit(session)
     session.reset_one_shot_characteristics()  # a one-shot SET TRANSACTION applies to this transaction only
     _open_explicit(session, read_only)
 
@@ -180,9 +178,8 @@ def complete(session: Session, stmt: Statement, *, rollback_trx: bool) -> None:
     else:
         session.reset_one_shot_characteristics()
     if how.release:
-        session.killed = session.released = (
-            True  # THD::KILL_CONNECTION: the OK goes out, then the session ends
-        )
+        # THD::KILL_CONNECTION: the OK goes out, then the session ends
+        session.killed = session.released = True
 
 
 def check_writable(session: Session, stmt: Statement) -> None:
@@ -200,8 +197,6 @@ def _writes_temporary_only(session: Session, stmt: Statement) -> bool:
     temp = session.executor.temp_tables
     if not temp:
         return False
-    from sqlglot import exp
-
     tree = stmt.tree
     target = tree.this if tree is not None else None
     while target is not None and not isinstance(target, exp.Table):
@@ -287,7 +282,6 @@ def _release_owned(session: Session) -> None:
 __all__ = [
     "CONTROL",
     "INNOCENT",
-    "NO_CHAIN",
     "Completion",
     "begin",
     "causes_implicit_commit",
