@@ -249,6 +249,11 @@ ER: dict[int, ErrorSpec] = {
         "@@SESSION.GTID_NEXT cannot be changed by a client that owns a GTID. The client owns %s. Ownership is "
         "released on COMMIT or ROLLBACK.",
     ),
+    1792: _e(
+        "ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION",
+        "25006",
+        "Cannot execute statement in a READ ONLY transaction.",
+    ),
     1837: _e(
         "ER_GTID_NEXT_TYPE_UNDEFINED_GTID",
         "HY000",

@@ -624,6 +624,10 @@ class ApplierSession(Session):
         channel: the replication channel name (``""`` = the default channel).
     """
 
+    #: its COMMIT never chains nor releases, whatever completion_type says (MySQL's Xid_log_event::do_commit
+    #: commits through trans_commit, not SQLCOM_COMMIT)
+    follows_completion_type = False
+
     def __init__(self, server: Server, session_id: int, channel: str = "") -> None:
         super().__init__(server, session_id)
         self.channel = channel

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from typing_extensions import Self
 
@@ -56,6 +56,9 @@ class Session:
     #: transaction; None for client sessions. The commit path reads it: log_replica_updates applies to the applier
     #: alone (gtidkit.engine.gtid.commit), which re-logs with the source's timestamps and server id.
     applier: Any = None
+    #: COMMIT / ROLLBACK follow ``completion_type`` (False for the replica applier: its Xid events commit through
+    #: ``trans_commit``, never SQLCOM_COMMIT's chain / release; gtidkit.engine.statements.transaction.completion)
+    follows_completion_type: ClassVar[bool] = True
 
     def __init__(self, server: Server, session_id: int) -> None:
         from gtidkit.engine.sql.executor import Executor
@@ -84,6 +87,10 @@ class Session:
         self.stage = ""
         # transaction state
         self.explicit_trx = False
+        #: the open explicit transaction is READ ONLY (MySQL's ``thd->tx_read_only``; writes fail with 1792)
+        self.trx_read_only = False
+        #: a one-shot ``SET TRANSACTION READ ONLY|READ WRITE`` for the next transaction (True / False), or None
+        self.oneshot_read_only: bool | None = None
         self.holds_write_lock = False
         self.row_changes: list[Any] = []
         self.row_statements: list[list[Any]] = []  # RowChanges per DML statement (ROW events)
@@ -98,6 +105,9 @@ class Session:
         self.closed = False
         self.tracker = SessionTracker()
         self.killed = False  # set by KILL CONNECTION
+        #: COMMIT / ROLLBACK RELEASE (or completion_type=RELEASE) ended this session: also ``killed``, and closed
+        #: once the statement's results are made
+        self.released = False
         #: SQL PREPARE'd statements by lowercase name (engine/statements/prepared.py)
         self.sql_prepared: dict[str, Any] = {}
 
@@ -132,6 +142,10 @@ class Session:
             except MySQLError as err:
                 err.results = tuple(results)  # type: ignore[attr-defined]
                 raise
+            if self.killed:  # COMMIT RELEASE: mysqld runs no further statement of the text (thd->killed)
+                break
+        if self.released:
+            self.close()  # mysqld ends the connection once the RELEASE statement's OK is out
         return results
 
     def prepare(self, sql: str) -> Any:
@@ -159,10 +173,13 @@ class Session:
         if isinstance(bound, str):
             return [prepared.named_result(r) for r in self.execute(bound)]
         try:
-            return [prepared.named_result(self._execute_statement(bound.text, more=False, stmt=bound))]
+            results = [prepared.named_result(self._execute_statement(bound.text, more=False, stmt=bound))]
         except MySQLError as err:
             err.results = ()  # type: ignore[attr-defined]
             raise
+        if self.released:
+            self.close()  # a prepared COMMIT RELEASE ends the session as the text statement does
+        return results
 
     def _execute_statement(self, text: str, *, more: bool, stmt: Any = None) -> StatementResult:
         """Run one statement and complete its result: diagnostics area, warning count, status flags."""
@@ -204,7 +221,7 @@ class Session:
             flags |= _SESSION_STATE_CHANGED
         if self.explicit_trx or self.holds_write_lock or tracker.transaction_active:
             flags |= _IN_TRANS
-            if tracker.read_only_transaction:
+            if tracker.read_only_transaction or (self.explicit_trx and self.trx_read_only):
                 flags |= _IN_TRANS_READONLY
         if db_before is not None and self.current_db is None and kind == "ddl":
             flags |= _DB_DROPPED
@@ -213,6 +230,10 @@ class Session:
         if more:
             flags |= _MORE_RESULTS_EXISTS
         return res.completed(min(self.diagnostics.statement_count, 0xFFFF), flags, changes)
+
+    def session_value(self, name: str) -> Any:
+        """The session value of the variable called ``name`` (its canonical name), else the global one."""
+        return self._session_value(name)
 
     def _session_value(self, name: str) -> Any:
         """The session value of the variable called ``name`` (its canonical name), else the global one."""
@@ -348,6 +369,17 @@ class Session:
         """True inside BEGIN ... COMMIT, or with autocommit=0 after a write (MySQL's ``in_active_multi_stmt``)."""
         return self.explicit_trx or self.holds_write_lock
 
+    def next_read_only(self) -> bool:
+        """The access mode the next transaction starts with: a one-shot ``SET TRANSACTION`` one, else
+        ``@@SESSION.transaction_read_only``."""
+        if self.oneshot_read_only is not None:
+            return self.oneshot_read_only
+        return bool(self._session_value("transaction_read_only"))
+
+    def reset_one_shot_characteristics(self) -> None:
+        """Forget a one-shot ``SET TRANSACTION`` (``trans_reset_one_shot_chistics``: a transaction ended unchained)."""
+        self.oneshot_read_only = None
+
     def has_changes(self) -> bool:
         """True when the open transaction changed rows (something to binlog)."""
         return bool(self.trx_dirty or self.row_changes)
@@ -446,7 +478,7 @@ class Session:
             elif a.kind == "names":
                 self._set_names(str(a.value))
             elif a.kind == "transaction":
-                continue  # isolation level / access mode: accepted (SQLite serialises writers anyway)
+                self._set_transaction(a.scope, str(a.value))
             else:
                 self._set_sysvar(a.name, a.scope, a.value, warnings)
         return StatementResult(warnings=tuple(Condition(*w.as_tuple()) for w in warnings))
@@ -467,6 +499,20 @@ class Session:
         for n in ("character_set_client", "character_set_connection", "character_set_results"):
             self.session_vars[n] = cs.name
         self.session_vars["collation_connection"] = cs.default_collation
+
+    def _set_transaction(self, scope: str | None, text: str) -> None:
+        """``SET [GLOBAL|SESSION] TRANSACTION ...``: the access mode (no scope: the next transaction only). The
+        isolation level is accepted and not kept (SQLite serialises writers; the trackers report it)."""
+        access = _ACCESS_MODE.search(text)
+        if access is None:
+            return
+        read_only = access.group(1).upper() == "ONLY"
+        if scope is None:
+            self.oneshot_read_only = read_only
+        elif scope.upper() == "GLOBAL":
+            self.server.globals.set("transaction_read_only", read_only)
+        else:
+            self.session_vars["transaction_read_only"] = read_only
 
     def _eval(self, value: Any) -> Any:
         if isinstance(value, SysVarRef):
@@ -543,6 +589,8 @@ _SET_GTID_NEXT = re.compile(
     r"^\s*SET\s+(?:(?:SESSION|LOCAL)\s+|@@(?:SESSION\.|LOCAL\.)?)?gtid_next\s*=\s*'([^'\\]*)'\s*;?\s*$",
     re.IGNORECASE,
 )
+
+_ACCESS_MODE = re.compile(r"\bREAD\s+(ONLY|WRITE)\b", re.IGNORECASE)
 
 _USE_RE = re.compile(r"^\s*use\s+`?([^`;\s]+)`?", re.IGNORECASE)
 

@@ -239,6 +239,12 @@ SYSVARS: dict[str, SysVar] = {
         ),
         _v("binlog_transaction_dependency_history_size", GLOBAL, INT, 25000, 1, 1000000),
         _v("autocommit", BOTH, BOOL, True, on_update=_autocommit_changed),
+        # how a plain COMMIT / ROLLBACK ends (RM8 "START TRANSACTION, COMMIT, and ROLLBACK Statements"; mysql-test
+        # suite/sys_vars/r/completion_type_basic.result: 0/1/2 or the names, TRUE = CHAIN, 10 / -1 / OFF -> 1231,
+        # 2.4 -> 1232); read by gtidkit.engine.statements.transaction.completion
+        _v("completion_type", BOTH, ENUM, "NO_CHAIN", choices=("NO_CHAIN", "CHAIN", "RELEASE")),
+        # the session's default access mode (SET SESSION TRANSACTION READ ONLY sets it; 1792 on writes)
+        _v("transaction_read_only", BOTH, BOOL, False),
         _v(
             "session_track_gtids",
             BOTH,

@@ -61,8 +61,6 @@ _UNSAFE_CALL = re.compile(
 )
 _LIMIT = re.compile(r"\bLIMIT\b", re.IGNORECASE)
 _ORDER_BY = re.compile(r"\bORDER\s+BY\b", re.IGNORECASE)
-_CHAIN = re.compile(r"\bAND\s+CHAIN\b", re.IGNORECASE)
-_NO_CHAIN = re.compile(r"\bAND\s+NO\s+CHAIN\b", re.IGNORECASE)
 _ISOLATION = re.compile(
     r"ISOLATION\s+LEVEL\s+(READ\s+UNCOMMITTED|READ\s+COMMITTED|REPEATABLE\s+READ|SERIALIZABLE)", re.IGNORECASE
 )
@@ -280,14 +278,22 @@ class SessionTracker:
             self._chistics = iso + start
             self._oneshot_isolation = self._oneshot_access = None
         elif kind in ("commit", "rollback"):
-            chain = bool(_CHAIN.search(text)) and not _NO_CHAIN.search(text)
+            # the engine decided the completion (AND CHAIN, or completion_type=CHAIN without AND NO CHAIN): after
+            # a COMMIT / ROLLBACK an explicit transaction is open exactly when it chained
+            chain = facts.explicit_trx
             access = _ACCESS.search(self._chistics)
+            level = _ISOLATION.search(self._chistics)
             self._end_transaction()
             if chain:
+                # the chained transaction keeps the access mode and the isolation level of the one it replaces
+                # (Bug#53343, r/commit.result; trans_reset_one_shot_chistics runs only without a chain), not
+                # WITH CONSISTENT SNAPSHOT (session_tracker_trx_state.result)
                 self._trx = "T"
                 self._chistics = (
-                    f"START TRANSACTION READ {access.group(1).upper()};" if access else "START TRANSACTION;"
-                )
+                    f"SET TRANSACTION ISOLATION LEVEL {' '.join(level.group(1).upper().split())}; "
+                    if level
+                    else ""
+                ) + (f"START TRANSACTION READ {access.group(1).upper()};" if access else "START TRANSACTION;")
         elif facts.command == "lock_tables":
             self._end_transaction()
             self._locked = not _UNLOCK_TABLES.match(text) and bool(_LOCK_TABLES.match(text))

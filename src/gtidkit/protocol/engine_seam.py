@@ -54,6 +54,13 @@ def interrupt(session: Any) -> None:
     session.interrupt()
 
 
+def session_ended(session: Any) -> bool:
+    """The engine session asked for its connection to end once the current answer is sent: ``COMMIT RELEASE`` /
+    ``ROLLBACK RELEASE`` (or ``completion_type=RELEASE``), which set MySQL's ``thd->killed = KILL_CONNECTION``;
+    mysqld sends the statement's OK, then closes the connection (the client's next command fails with 2013)."""
+    return bool(session is not None and session.killed)
+
+
 def stage(session: Any) -> str:
     """The thread stage a waiting statement shows in PROCESSLIST's State ("" when none, e.g.
     "Waiting for GTID to be committed" inside WAIT_FOR_EXECUTED_GTID_SET)."""

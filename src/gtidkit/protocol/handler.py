@@ -614,7 +614,7 @@ class ClientHandler:
             except Exception as err:
                 log.exception("internal error in connection %d on %r", self.connection_id, stmt.sql[:200])
                 out += self.conn.send(Err(1815, f"Internal error: {type(err).__name__}: {err}"))
-            if self.killed:
+            if self.killed or engine_seam.session_ended(self.session):
                 self.closed = True
             return out
         finally:
@@ -695,7 +695,7 @@ class ClientHandler:
         except Exception as err:
             log.exception("internal error in connection %d on %r", self.connection_id, sql[:200])
             out += self.conn.send(Err(1815, f"Internal error: {type(err).__name__}: {err}"))
-        if self.killed:
+        if self.killed or engine_seam.session_ended(self.session):  # KILL, or COMMIT / ROLLBACK RELEASE
             self.closed = True
         return bytes(out)
 

@@ -151,6 +151,11 @@ def _unid(s: str) -> str:
     return s[1:-1].replace("``", "`") if s.startswith("`") else s
 
 
+#: ``[AND [NO] CHAIN] [[NO] RELEASE]`` of COMMIT / ROLLBACK (sql_yacc.yy ``opt_chain`` / ``opt_release``): the
+#: groups become ``info["chain"]`` / ``info["release"]`` = ``"AND CHAIN"``, ``"AND NO CHAIN"``, ``"RELEASE"``,
+#: ``"NO RELEASE"`` (absent when not written); :func:`gtidkit.engine.statements.transaction.completion` reads them.
+_COMPLETION = r"(?: (?P<chain>AND (?:NO )?CHAIN))?(?: (?P<release>(?:NO )?RELEASE))?"
+
 #: (regex over normalized text, kind, command name, group-name -> info key). First match wins.
 _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     (
@@ -161,13 +166,13 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         "begin",
         "begin",
     ),
-    (re.compile(r"^COMMIT(?: WORK)?(?: AND (?:NO )?CHAIN)?(?: (?:NO )?RELEASE)?$"), "commit", "commit"),
+    (re.compile(rf"^COMMIT(?: WORK)?{_COMPLETION}$"), "commit", "commit"),
     (
         re.compile(rf"^ROLLBACK(?: WORK)? TO(?: SAVEPOINT)? (?P<name>{_ID})$"),
         "rollback_to_savepoint",
         "rollback_to_savepoint",
     ),
-    (re.compile(r"^ROLLBACK(?: WORK)?(?: AND (?:NO )?CHAIN)?(?: (?:NO )?RELEASE)?$"), "rollback", "rollback"),
+    (re.compile(rf"^ROLLBACK(?: WORK)?{_COMPLETION}$"), "rollback", "rollback"),
     (re.compile(rf"^SAVEPOINT (?P<name>{_ID})$"), "savepoint", "savepoint"),
     (re.compile(rf"^RELEASE SAVEPOINT (?P<name>{_ID})$"), "release_savepoint", "release_savepoint"),
     (re.compile(rf"^USE (?P<db>{_ID})$"), "use", "use"),

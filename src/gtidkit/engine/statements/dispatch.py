@@ -64,21 +64,23 @@ def _show(session: Session, stmt: Statement) -> StatementResult:
 
 def _begin(session: Session, stmt: Statement) -> StatementResult:
     trx.pre_statement(session, stmt)
-    trx.begin(session)
+    trx.begin(session, stmt.text)
     # START TRANSACTION releases table locks, not the global read lock (statements/locks.py)
     session.server.table_locks.unlock(session.id, global_read=False)
     return StatementResult()
 
 
 def _commit(session: Session, stmt: Statement) -> StatementResult:
+    trx.completion(session, stmt)  # AND CHAIN RELEASE: 1064 before anything ends
     trx.pre_statement(session, stmt)
-    trx.commit(session)
+    trx.complete(session, stmt, rollback_trx=False)
     return StatementResult()
 
 
 def _rollback(session: Session, stmt: Statement) -> StatementResult:
+    trx.completion(session, stmt)
     trx.pre_statement(session, stmt)
-    trx.rollback(session)
+    trx.complete(session, stmt, rollback_trx=True)
     return StatementResult()
 
 
@@ -192,6 +194,11 @@ def _dml(session: Session, stmt: Statement) -> StatementResult:
         if autocommit:
             trx.commit(session)
         return StatementResult()
+    try:
+        trx.check_writable(session, stmt)  # 1792 in a READ ONLY transaction
+    except BaseException:
+        trx.statement_failed(session)
+        raise
     session.ensure_write_trx()
     try:
         res = session.run_sql(stmt, writes=True)
@@ -200,6 +207,7 @@ def _dml(session: Session, stmt: Statement) -> StatementResult:
         raise
     if autocommit:
         trx.commit(session)
+        session.reset_one_shot_characteristics()
     return _with_warnings(res, system_tables.gtid_table_warnings(session, stmt.text))
 
 

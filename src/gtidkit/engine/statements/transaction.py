@@ -11,6 +11,22 @@ Gtid + BEGIN + COMMIT or saved to the table), ``sql/handler.cc`` (``ha_rollback_
 gtid_rollback ... if complete transaction is being rollback or autocommit=1": a failing autocommitted statement
 releases ownership and leaves gtid_next UNDEFINED; inside BEGIN it keeps it).
 
+Completion (``COMMIT|ROLLBACK [WORK] [AND [NO] CHAIN] [[NO] RELEASE]``, :func:`complete`) follows ``sql_parse.cc``
+(``SQLCOM_COMMIT`` / ``SQLCOM_ROLLBACK``): chain when ``AND CHAIN`` is written, or ``completion_type`` is CHAIN and
+``AND NO CHAIN`` is not; release likewise with RELEASE / ``NO RELEASE``; ``AND CHAIN RELEASE`` is a syntax error
+(``sql_yacc.yy``). After the commit or rollback a chained transaction begins at once (``trans_begin``) and keeps the
+access mode of the one it replaces (the isolation level too: SQLite serialises writers, so only the session trackers
+show it, :mod:`gtidkit.engine.tracking`); without a chain the one-shot ``SET TRANSACTION``
+characteristics are reset (``trans_reset_one_shot_chistics``); RELEASE marks the session killed
+(``thd->killed = KILL_CONNECTION``): its OK is sent, then the connection ends. ``completion_type`` applies to these
+two statements only: not to implicit commits, not to autocommitted statements, not to the replica applier (whose
+Xid events commit through ``trans_commit``). RM8 "START TRANSACTION, COMMIT, and ROLLBACK Statements"; mysql-test
+``r/commit.result`` (Bug#20837 / Bug#53343) and ``suite/sys_vars/r/completion_type_func.result``.
+
+Access mode: a transaction is READ ONLY when START TRANSACTION READ ONLY opened it, or (no READ WRITE written) when
+a one-shot ``SET TRANSACTION READ ONLY`` or ``@@transaction_read_only`` says so (``trans_begin``: ``thd->tx_read_only``);
+a write to a non-temporary table in it fails with 1792 ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION.
+
 The GTID bookkeeping is the table of :mod:`gtidkit.engine.gtid.gtid_next`; this module feeds it events and
 performs the side effects on the server's GTID state. The write matrix of a commit is
 :func:`gtidkit.engine.gtid.commit.commit`.
@@ -18,11 +34,16 @@ performs the side effects on the server's GTID state. The write matrix of a comm
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from sqlglot import exp
 
 from gtidkit.engine.gtid import commit as commit_mod
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.gtid.gtid_next import ANONYMOUS, ASSIGNED, implicit_commit_error
+from gtidkit.engine.sql.parse import parse_error
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
@@ -74,16 +95,126 @@ def reacquire_anonymous(session: Session) -> None:
         gn.handle(gnx.STATEMENT)
 
 
-def begin(session: Session) -> None:
-    """BEGIN / START TRANSACTION: commit the open transaction, then open an explicit one."""
-    implicit_commit(session)
+#: START TRANSACTION's access-mode option (the recogniser already checked the whole statement)
+_ACCESS_MODE = re.compile(r"\bREAD\s+(ONLY|WRITE)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """How a COMMIT / ROLLBACK statement ends (``sql_parse.cc``: ``tx_chain`` / ``tx_release``).
+
+    Attributes:
+        chain: a new transaction begins at once, with the same characteristics.
+        release: the session ends once the statement's OK is sent.
+    """
+
+    chain: bool = False
+    release: bool = False
+
+
+def completion(session: Session, stmt: Statement) -> Completion:
+    """The completion a COMMIT / ROLLBACK statement asks for, ``completion_type`` applied.
+
+    Args:
+        session: the session running it (its ``completion_type``; an applier session ignores it).
+        stmt: the classified COMMIT / ROLLBACK; ``info["chain"]`` / ``info["release"]`` hold the clauses written.
+
+    Raises:
+        MySQLError: 1064 ER_PARSE_ERROR for ``AND CHAIN RELEASE`` (``sql_yacc.yy``: "Don't allow AND CHAIN
+            RELEASE").
+    """
+    chain_kw = " ".join(str(stmt.info.get("chain") or "").upper().split())
+    release_kw = " ".join(str(stmt.info.get("release") or "").upper().split())
+    if chain_kw == "AND CHAIN" and release_kw == "RELEASE":
+        raise parse_error(stmt.text, None)
+    ctype = str(session.session_value("completion_type")) if session.follows_completion_type else "NO_CHAIN"
+    return Completion(
+        chain=chain_kw == "AND CHAIN" or (ctype == "CHAIN" and chain_kw != "AND NO CHAIN"),
+        release=release_kw == "RELEASE" or (ctype == "RELEASE" and release_kw != "NO RELEASE"),
+    )
+
+
+def begin(session: Session, text: str = "") -> None:
+    """BEGIN / START TRANSACTION: commit the open transaction, then open an explicit one.
+
+    Args:
+        session: the session.
+        text: the statement text; its ``READ ONLY`` / ``READ WRITE`` option sets the access mode, else the
+            one-shot ``SET TRANSACTION`` or ``@@transaction_read_only`` value applies (``trans_begin``).
+    """
+    access = _ACCESS_MODE.search(text)
+    read_only = access.group(1).upper() == "ONLY" if access else session.next_read_only()
+    if session.explicit_trx or session.holds_write_lock:
+        # trans_begin commits the open transaction itself (the one-shot stays for the new one)
+        commit(session)
+    session.reset_one_shot_characteristics()  # a one-shot SET TRANSACTION applies to this transaction only
+    _open_explicit(session, read_only)
+
+
+def _open_explicit(session: Session, read_only: bool) -> None:
     session.explicit_trx = True
+    session.trx_read_only = read_only
+
+
+def complete(session: Session, stmt: Statement, *, rollback_trx: bool) -> None:
+    """COMMIT / ROLLBACK as a statement: end the transaction, then chain or release as :func:`completion` says.
+
+    A chained transaction is explicit (SERVER_STATUS_IN_TRANS stays set) and keeps the access mode of the one it
+    replaces; its GTID is a new one (each committed transaction of a chain is logged as any other). After a commit
+    with ``gtid_next='UUID:N'`` gtid_next is UNDEFINED, so the chained transaction's first statement fails with
+    1837 until gtid_next is set again, as in MySQL.
+
+    Raises:
+        MySQLError: 1064 for ``AND CHAIN RELEASE``; what the commit raises (then nothing is chained).
+    """
+    how = completion(session, stmt)
+    read_only = session.trx_read_only
+    if rollback_trx:
+        rollback(session)
+    else:
+        commit(session)
+    if how.chain:
+        _open_explicit(session, read_only)
+    else:
+        session.reset_one_shot_characteristics()
+    if how.release:
+        # THD::KILL_CONNECTION: the OK goes out, then the session ends
+        session.killed = session.released = True
+
+
+def check_writable(session: Session, stmt: Statement) -> None:
+    """A write in a READ ONLY transaction fails (temporary tables excepted, as InnoDB allows them).
+
+    Raises:
+        MySQLError: 1792 ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION (25006).
+    """
+    read_only = session.trx_read_only if session.explicit_trx else session.next_read_only()
+    if read_only and not _writes_temporary_only(session, stmt):
+        raise mysql_error(1792)
+
+
+def _writes_temporary_only(session: Session, stmt: Statement) -> bool:
+    temp = session.executor.temp_tables
+    if not temp:
+        return False
+    tree = stmt.tree
+    target = tree.this if tree is not None else None
+    while target is not None and not isinstance(target, exp.Table):
+        target = target.this if isinstance(target, exp.Expression) else None
+    if target is None:
+        return False
+    schema = session.executor.storage.catalog.canonical_schema(target.db or session.current_db or "")
+    return (schema, target.name) in temp
 
 
 def implicit_commit(session: Session) -> None:
-    """Commit the open transaction, if any (``trans_commit_implicit``)."""
+    """Commit the open transaction, if any (``trans_commit_implicit``), and forget a one-shot ``SET TRANSACTION``:
+    mysql-test ``r/trans_read_only.result`` Test 10, "Since DDL does implicit commit before starting, SET
+    TRANSACTION will have no effect because the "next" transaction will already be over before the DDL statement
+    starts"."""
     if session.explicit_trx or session.holds_write_lock:
         commit(session)
+    session.reset_one_shot_characteristics()
 
 
 def commit(session: Session, *, ddl_text: str | None = None) -> None:
@@ -114,6 +245,7 @@ def commit(session: Session, *, ddl_text: str | None = None) -> None:
         raise
     finally:
         session.explicit_trx = False
+        session.trx_read_only = False
     if gn.owned is gnx.OWN_ANONYMOUS:
         session.server.gtid_state.release_anonymous()
     gn.handle(gnx.TRX_END)
@@ -123,6 +255,7 @@ def rollback(session: Session) -> None:
     """ROLLBACK (also a failing autocommitted statement): discard, release what is owned, advance gtid_next."""
     session.release_after_rollback()
     session.explicit_trx = False
+    session.trx_read_only = False
     _release_owned(session)
     session.gtid.handle(gnx.TRX_END)
     if session.purged_in_trx:
@@ -149,9 +282,13 @@ def _release_owned(session: Session) -> None:
 __all__ = [
     "CONTROL",
     "INNOCENT",
+    "Completion",
     "begin",
     "causes_implicit_commit",
+    "check_writable",
     "commit",
+    "complete",
+    "completion",
     "implicit_commit",
     "pre_statement",
     "reacquire_anonymous",
