@@ -73,6 +73,7 @@ class Session:
         self.executor.sysvar_kind = _sysvar_kind
         # @@session.time_zone, however it was set (SET, the applier's Query status variables) or the global one
         self.executor.time_zone_source = lambda: str(self._session_value("time_zone"))
+        self.executor.sql_mode_source = lambda: self._session_value("sql_mode")
         self.diagnostics = DiagnosticsArea()
         self.current_db: str | None = None
         self.session_vars: dict[str, Any] = {}

@@ -262,6 +262,8 @@ class Executor:
         #: ``fn() -> str``: the session's ``@@time_zone`` value (the session wires its variables in; the one place
         #: the SQL layer learns the zone, see :meth:`time_zone`)
         self.time_zone_source: Callable[[], str] = lambda: SYSTEM
+        #: ``@@sql_mode`` of the session (its value, else the global one) without the general variable resolver
+        self.sql_mode_source: Callable[[], Any] | None = None
         self.current_db: str | None = None
         #: what CONNECTION_ID() returns: the owning session's id (MySQL's thread id)
         self.connection_id = 0
@@ -658,6 +660,8 @@ class Executor:
     def sql_mode(self) -> SqlMode:
         """The session's ``@@sql_mode`` (MySQL 8's default when no session resolves variables, e.g. recovery, or
         the resolver does not know the variable)."""
+        if self.sql_mode_source is not None:
+            return parse_sql_mode(self.sql_mode_source())
         if self.sysvar_resolver is None:
             return parse_sql_mode(DEFAULT_SQL_MODE)
         try:

@@ -242,10 +242,14 @@ def _truncated(store: FieldStore, col: ColumnDef, row: int, value: Any) -> Any:
     return store.adjust(mysql_error(1265, col.name, row), value)
 
 
+def _out_of_range(col: ColumnDef, row: int) -> MySQLError:
+    """1264 ER_WARN_DATA_OUT_OF_RANGE for ``col`` at ``row`` (built only when a value is out of range)."""
+    return mysql_error(1264, col.name, row)
+
+
 def _coerce_int(col: ColumnDef, v: Any, row: int, store: FieldStore) -> int:
     lo, hi = col.int_range()  # type: ignore[misc]
     year = col.info.family == "year"
-    out_of_range = mysql_error(1264, col.name, row)
     if isinstance(v, bool):
         v = int(v)
     if isinstance(v, int):
@@ -253,7 +257,7 @@ def _coerce_int(col: ColumnDef, v: Any, row: int, store: FieldStore) -> int:
     elif isinstance(v, float):
         if not math.isfinite(v):
             clipped = 0 if year or math.isnan(v) else (hi if v > 0 else lo)
-            return int(store.adjust(out_of_range, clipped))
+            return int(store.adjust(_out_of_range(col, row), clipped))
         n = _round_half_away(Decimal(repr(v)))
     elif isinstance(v, Decimal):
         n = _round_half_away(v)
@@ -265,7 +269,7 @@ def _coerce_int(col: ColumnDef, v: Any, row: int, store: FieldStore) -> int:
         n += 2000 if n < 70 else 1900
     if n < lo or n > hi or (year and n != 0 and n < 1901):
         # Field_year stores 0 for an out-of-range year; integer types clip to the nearest bound
-        return int(store.adjust(out_of_range, 0 if year else (lo if n < lo else hi)))
+        return int(store.adjust(_out_of_range(col, row), 0 if year else (lo if n < lo else hi)))
     return n
 
 
@@ -280,18 +284,17 @@ def _coerce_float(col: ColumnDef, v: Any, row: int, store: FieldStore) -> float:
     else:
         f = float(v)
     top = _FLT_MAX if col.type == "float" else _DBL_MAX
-    out_of_range = mysql_error(1264, col.name, row)
     if math.isnan(f):
-        return float(store.adjust(out_of_range, 0.0))
+        return float(store.adjust(_out_of_range(col, row), 0.0))
     if col.unsigned and f < 0:
-        return float(store.adjust(out_of_range, 0.0))
+        return float(store.adjust(_out_of_range(col, row), 0.0))
     if abs(f) > top:
-        return float(store.adjust(out_of_range, math.copysign(top, f)))
+        return float(store.adjust(_out_of_range(col, row), math.copysign(top, f)))
     if col.type == "float":
         try:
             f = to_float32(f)
         except OverflowError:
-            return float(store.adjust(out_of_range, math.copysign(_FLT_MAX, f)))
+            return float(store.adjust(_out_of_range(col, row), math.copysign(_FLT_MAX, f)))
     return f
 
 
