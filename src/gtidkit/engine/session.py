@@ -98,6 +98,8 @@ class Session:
         self.killed = False  # set by KILL CONNECTION
         #: SQL PREPARE'd statements by lowercase name (engine/statements/prepared.py)
         self.sql_prepared: dict[str, Any] = {}
+        #: FOUND_ROWS() after the running SELECT SQL_CALC_FOUND_ROWS (its count without LIMIT), else None
+        self.calc_found_rows: int | None = None
 
     # ------------------------------------------------------------------ public
     def execute(self, sql: str) -> list[StatementResult]:
@@ -183,6 +185,7 @@ class Session:
             track_state_change=bool(value("session_track_state_change")),
             track_trx_info=str(value("session_track_transaction_info")),
         )
+        executor = self.executor
         try:
             if assignments:
                 tracker.check_set_transaction(assignments, self.in_transaction())
@@ -190,7 +193,18 @@ class Session:
         except MySQLError as err:
             self.diagnostics.push(Condition("Error", err.code, err.message), max_errors)
             tracker.statement_failed()
+            executor.row_count = -1
+            self.calc_found_rows = None
             raise
+        # ROW_COUNT(): my_ok() stores the affected rows, my_eof() (a result set) -1 (sql_class.h); FOUND_ROWS():
+        # the rows the SELECT sent, or its count without LIMIT under SQL_CALC_FOUND_ROWS (RM8 "Information Functions")
+        if res.columns is None:
+            executor.row_count = res.affected_rows
+        else:
+            executor.row_count = -1
+            if kind == "select":
+                calc, self.calc_found_rows = self.calc_found_rows, None
+                executor.found_rows = len(res.rows) if calc is None else calc
         for w in res.warnings:
             self.diagnostics.push(w, max_errors)
         changes = tracker.end_statement(self._statement_facts(stmt, uses_tables, res, assignments))
@@ -258,6 +272,20 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def set_account(self, user: str, host: str, priv_user: str, priv_host: str) -> None:
+        """Who this session is, as the wire server authenticated it (MySQL's Security_context).
+
+        Args:
+            user: the user name the client sent; ``host``: the client's host (``localhost`` for loopback).
+                USER(), SESSION_USER() and SYSTEM_USER() return ``user@host``.
+            priv_user: the matched account's user; ``priv_host``: its host pattern (``%``, ``localhost``).
+                CURRENT_USER() returns ``priv_user@priv_host``.
+
+        Source: RM8 "Information Functions" (USER(), CURRENT_USER()); ``Item_func_user::val_str``.
+        """
+        self.executor.user = f"{user}@{host}"
+        self.executor.current_user = f"{priv_user}@{priv_host}"
 
     # ------------------------------------------------------------------ dispatch
     def run_sql(self, stmt: Any, *, writes: bool) -> StatementResult:

@@ -291,6 +291,14 @@ class Executor:
         self.current_db: str | None = None
         #: what CONNECTION_ID() returns: the owning session's id (MySQL's thread id)
         self.connection_id = 0
+        #: what USER() / SESSION_USER() / SYSTEM_USER() return: the client's ``user@host`` as it connected
+        self.user = "root@localhost"
+        #: what CURRENT_USER() returns: the account the server matched (``app@%``), see Session.set_account
+        self.current_user = "root@localhost"
+        #: what ROW_COUNT() returns: the previous statement's affected rows, -1 after a result set (Session sets it)
+        self.row_count = -1
+        #: what FOUND_ROWS() returns: rows of the previous SELECT (its count before LIMIT with SQL_CALC_FOUND_ROWS)
+        self.found_rows = 0
         self.interrupt = threading.Event()
         self.virtual_tables: dict[tuple[str, str], Callable[[], list[tuple]]] = {}
         self._registered: dict[str, Callable[..., Any]] = {}
@@ -364,6 +372,13 @@ class Executor:
         raw.create_function("CONCAT_WS", -1, _concat_ws)
         raw.create_function("LAST_INSERT_ID", 0, lambda: self.last_insert_id)
         raw.create_function("CONNECTION_ID", 0, lambda: self.connection_id)
+        # RM8 "Information Functions": USER() = SESSION_USER() = SYSTEM_USER() is the client's user@host,
+        # CURRENT_USER() the authenticated account (Item_func_user / Item_func_current_user)
+        for name in ("USER", "SESSION_USER", "SYSTEM_USER"):
+            raw.create_function(name, 0, lambda: self.user)
+        raw.create_function("CURRENT_USER", 0, lambda: self.current_user)
+        raw.create_function("ROW_COUNT", 0, lambda: self.row_count)
+        raw.create_function("FOUND_ROWS", 0, lambda: self.found_rows)
         raw.create_function(SET_USER_VAR_FUNCTION, 2, self._assign_user_variable)
         raw.create_function(
             GET_USER_VAR_FUNCTION, 1, lambda name: bindable(self.user_variables.get(str(name).lower()))
@@ -692,8 +707,10 @@ class Executor:
                         this=GET_USER_VAR_FUNCTION, expressions=[exp.Literal.string(node.name.lower())]
                     )
                 )
-        for node in list(tree.find_all(exp.CurrentSchema, exp.CurrentVersion, exp.Rand)):
-            if isinstance(node, exp.CurrentSchema):
+        for node in list(tree.find_all(exp.CurrentSchema, exp.CurrentVersion, exp.Rand, exp.SessionUser)):
+            if isinstance(node, exp.SessionUser):  # sqlglot writes SESSION_USER bare: a column to SQLite
+                node.replace(exp.Anonymous(this="SESSION_USER"))
+            elif isinstance(node, exp.CurrentSchema):
                 node.replace(exp.Placeholder(this="gkdb"))
             elif isinstance(node, exp.CurrentVersion):
                 node.replace(exp.Placeholder(this="gkver"))
