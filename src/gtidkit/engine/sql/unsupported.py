@@ -141,7 +141,6 @@ UNSUPPORTED: tuple[Family, ...] = (
         "SHOW STATUS",
     ),
     _f(r"SHOW\s+OPEN\s+TABLES(?:\s.*)?", "SHOW OPEN TABLES"),
-    _f(r"SHOW\s+TABLE\s+STATUS(?:\s.*)?", "SHOW TABLE STATUS"),
     _f(
         r"SHOW\s+(?:CHARACTER\s+SET|CHARSET|COLLATION)(?:\s.*)?",
         "SHOW CHARACTER SET/COLLATION",
