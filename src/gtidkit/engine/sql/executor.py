@@ -51,6 +51,9 @@ from gtidkit.engine.sql.catalog import (
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
 from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
+from gtidkit.engine.sql.group_concat import FUNCTION as GROUP_CONCAT_FUNCTION
+from gtidkit.engine.sql.group_concat import make_aggregate as make_group_concat
+from gtidkit.engine.sql.group_concat import rewrite_group_concat
 from gtidkit.engine.sql.metadata import (
     column_for_def,
     derived_column,
@@ -299,6 +302,9 @@ class Executor:
         self.row_count = -1
         #: what FOUND_ROWS() returns: rows of the previous SELECT (its count before LIMIT with SQL_CALC_FOUND_ROWS)
         self.found_rows = 0
+        #: rows fed to GROUP_CONCAT in the running statement, and the 1260 warnings it raised (group_concat.py)
+        self.group_concat_rows = [0]
+        self.udf_warnings: list[tuple[str, int, str]] = []
         self.interrupt = threading.Event()
         self.virtual_tables: dict[tuple[str, str], Callable[[], list[tuple]]] = {}
         self._registered: dict[str, Callable[..., Any]] = {}
@@ -388,9 +394,22 @@ class Executor:
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
         for name, (nargs, fn) in UDFS.items():
             raw.create_function(name, nargs, fn, deterministic=True)
+        raw.create_aggregate(
+            GROUP_CONCAT_FUNCTION,
+            -1,
+            make_group_concat(self._group_concat_max_len, self._group_concat_cut, self.group_concat_rows),
+        )
         from gtidkit.engine.sql.dml import register_udfs
 
         register_udfs(raw, lambda: self.rand())
+
+    def _group_concat_max_len(self) -> int:
+        if self.sysvar_resolver is None:
+            return 1024
+        return int(self.sysvar_resolver("group_concat_max_len", None))
+
+    def _group_concat_cut(self, row: int) -> None:
+        self.udf_warnings.append(("Warning", 1260, mysql_error(1260, row).message))
 
     def now(self) -> _dt.datetime:
         """The statement time: ``@@timestamp`` when set (see :attr:`timestamp`), else the clock (local time)."""
@@ -689,6 +708,7 @@ class Executor:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
         rewrite_for_sqlite(tree)
+        rewrite_group_concat(tree)
         assignments = [n for n in tree.find_all(exp.PropertyEQ) if isinstance(n.this, exp.Parameter)]
         for node in assignments:
             # SELECT @a := expr (deprecated in 8.0.13+, still run by 8.4): a function that stores the value
@@ -865,6 +885,8 @@ class Executor:
         for schema, name in plan.virtual:
             self._fill_virtual(schema, name)
         self._sync_functions()
+        self.group_concat_rows[0] = 0
+        self.udf_warnings.clear()
         cur = self.run_sqlite(plan.sql, binds)
         rows = cur.fetchall()
         if plan.decimals is not None and rows and len(plan.decimals) == len(rows[0]):
@@ -877,7 +899,8 @@ class Executor:
                 self._sysvar_metadata(cols[i], m, rows[0][i] if rows else None) if isinstance(m, str) else m
                 for i, m in enumerate(plan.metadata)
             )
-        return ExecResult(columns=cols, rows=rows, metadata=meta)
+        warnings, self.udf_warnings = self.udf_warnings, []
+        return ExecResult(columns=cols, rows=rows, metadata=meta, warnings=warnings)
 
     def _sysvar_metadata(self, name: str, var: str, value: Any) -> Column:
         kind = self.sysvar_kind(var) if self.sysvar_kind is not None else None
@@ -1269,6 +1292,9 @@ def _source_span(node: exp.Expression, source: str) -> str | None:
 _IS_TAIL = re.compile(r"(?:\s*\(\s*\)|\s*\))*\s+IS\s+(?:NOT\s+)?(?:NULL|TRUE|FALSE|UNKNOWN)\b", re.IGNORECASE)
 
 
+_GROUP_CONCAT_HEAD = re.compile(r"GROUP_CONCAT\s*\(\s*(?:DISTINCT\s+)?\Z", re.IGNORECASE)
+
+
 def _matching_paren(source: str, pos: int) -> int | None:
     """Index of the ``)`` closing the ``(`` that follows ``pos`` (after blanks), quotes respected; else None."""
     m = re.compile(r"\s*\(").match(source, pos)
@@ -1315,6 +1341,13 @@ def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
             close = _matching_paren(source, n.meta["end"] + 1)
             if close is not None:
                 b = max(b, close + 1)
+    if isinstance(node, exp.GroupConcat):
+        # GROUP_CONCAT's name, DISTINCT, ORDER BY and SEPARATOR carry no token positions: widen to the call
+        m = _GROUP_CONCAT_HEAD.search(source, 0, a)
+        if m:
+            close = _matching_paren(source, m.start() + len("GROUP_CONCAT"))
+            if close is not None:
+                a, b = m.start(), close + 1
     if isinstance(node, exp.Is) or (isinstance(node, exp.Not) and isinstance(node.this, exp.Is)):
         # "x IS [NOT] NULL": the IS / NOT / NULL keywords carry no token positions in sqlglot's tree
         m = _IS_TAIL.match(source, b)
