@@ -50,6 +50,7 @@ from gtidkit.engine.sql.catalog import (
 )
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
+from gtidkit.engine.sql.encoding_functions import UDFS as ENCODING_UDFS
 from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
 from gtidkit.engine.sql.group_concat import FUNCTION as GROUP_CONCAT_FUNCTION
 from gtidkit.engine.sql.group_concat import make_aggregate as make_group_concat
@@ -394,6 +395,8 @@ class Executor:
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
         for name, (nargs, fn) in UDFS.items():
             raw.create_function(name, nargs, fn, deterministic=True)
+        for name, (nargs, fn) in ENCODING_UDFS.items():
+            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
         raw.create_aggregate(
             GROUP_CONCAT_FUNCTION,
             -1,
