@@ -49,8 +49,8 @@ from gtidkit.engine.sql.catalog import (
     TableDef,
 )
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
-from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
 from gtidkit.engine.sql.encoding_functions import UDFS as ENCODING_UDFS
+from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
 from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
 from gtidkit.engine.sql.group_concat import FUNCTION as GROUP_CONCAT_FUNCTION
 from gtidkit.engine.sql.group_concat import make_aggregate as make_group_concat
