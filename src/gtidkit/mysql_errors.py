@@ -181,6 +181,27 @@ ER: dict[int, ErrorSpec] = {
         "42000",
         "Incorrect parameter count in the call to native function '%s'",
     ),
+    3141: _e(
+        "ER_INVALID_JSON_TEXT_IN_PARAM",
+        "22032",
+        'Invalid JSON text in argument %s to function %s: "%s" at position %s.',
+    ),
+    3143: _e(
+        "ER_INVALID_JSON_PATH",
+        "42000",
+        "Invalid JSON path expression. The error is around character position %s.",
+    ),
+    3146: _e(
+        "ER_INVALID_TYPE_FOR_JSON",
+        "22032",
+        "Invalid data type for JSON data in argument %s to function %s; a JSON string or JSON type is required.",
+    ),
+    3149: _e(
+        "ER_INVALID_JSON_PATH_WILDCARD",
+        "42000",
+        "In this situation, path expressions may not contain the * and ** tokens or an array range.",
+    ),
+    3158: _e("ER_JSON_DOCUMENT_NULL_KEY", "22032", "JSON documents may not contain NULL member names."),
     1598: _e("ER_BINLOG_LOGGING_IMPOSSIBLE", "HY000", "Binary logging not possible. Message: %s"),
     1677: _e(
         "ER_REPLICA_CONVERSION_FAILED",

@@ -55,6 +55,8 @@ from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
 from gtidkit.engine.sql.group_concat import FUNCTION as GROUP_CONCAT_FUNCTION
 from gtidkit.engine.sql.group_concat import make_aggregate as make_group_concat
 from gtidkit.engine.sql.group_concat import rewrite_group_concat
+from gtidkit.engine.sql.json_functions import UDFS as JSON_UDFS
+from gtidkit.engine.sql.json_functions import json_result_column, rewrite_json
 from gtidkit.engine.sql.metadata import (
     column_for_def,
     derived_column,
@@ -395,7 +397,7 @@ class Executor:
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
         for name, (nargs, fn) in UDFS.items():
             raw.create_function(name, nargs, fn, deterministic=True)
-        for name, (nargs, fn) in ENCODING_UDFS.items():
+        for name, (nargs, fn) in {**ENCODING_UDFS, **JSON_UDFS}.items():
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
         raw.create_aggregate(
             GROUP_CONCAT_FUNCTION,
@@ -614,10 +616,13 @@ class Executor:
                 try:
                     tree = parse_tree(tpl[0], replace=replace)
                 except MySQLError as err:
-                    if err.code == 1064:  # word the error after the text as written, not the template
-                        parse_tree(stmt.text, replace=replace)
-                    raise
-                if _placeholders_safe(tree):
+                    if err.code != 1064:
+                        raise
+                    # word the error after the text as written, not the template; a text that parses only with
+                    # its literals (JSON_OBJECT('a', 1): sqlglot wants literal keys) is planned without the cache
+                    parse_tree(stmt.text, replace=replace)
+                    tree = None
+                if tree is not None and _placeholders_safe(tree):
                     plan = self._build(stmt.kind, tree, current_db, replace, tpl[0])
                     self._remember(key, plan)
                     return plan, params
@@ -712,6 +717,7 @@ class Executor:
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
         rewrite_for_sqlite(tree)
         rewrite_group_concat(tree)
+        rewrite_json(tree)
         assignments = [n for n in tree.find_all(exp.PropertyEQ) if isinstance(n.this, exp.Parameter)]
         for node in assignments:
             # SELECT @a := expr (deprecated in 8.0.13+, still run by 8.4): a function that stores the value
@@ -1252,7 +1258,11 @@ def _projection_metadata(tree: exp.Select, source: str | None) -> tuple[Column |
         if isinstance(target, exp.Column):
             col = column_of(target)
         else:
-            col = expression_column(name, target) or derived_column(name, target, column_of)
+            col = (
+                json_result_column(name, target)
+                or expression_column(name, target)
+                or derived_column(name, target, column_of)
+            )
         out.append(col)
     return tuple(out)
 
@@ -1295,7 +1305,13 @@ def _source_span(node: exp.Expression, source: str) -> str | None:
 _IS_TAIL = re.compile(r"(?:\s*\(\s*\)|\s*\))*\s+IS\s+(?:NOT\s+)?(?:NULL|TRUE|FALSE|UNKNOWN)\b", re.IGNORECASE)
 
 
-_GROUP_CONCAT_HEAD = re.compile(r"GROUP_CONCAT\s*\(\s*(?:DISTINCT\s+)?\Z", re.IGNORECASE)
+_JSON_ARROW_TAIL = re.compile(r"\s*->>?\s*(?:'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\")")
+#: sqlglot node -> the text before its first positioned token (up to the span's start)
+_UNPOSITIONED_HEADS: dict[type[exp.Expression], re.Pattern[str]] = {
+    exp.GroupConcat: re.compile(r"GROUP_CONCAT\s*\(\s*(?:DISTINCT\s+)?\Z", re.IGNORECASE),
+    exp.JSONObject: re.compile(r"JSON_OBJECT\s*\(\s*\Z", re.IGNORECASE),
+    exp.Cast: re.compile(r"CAST\s*\(\s*\Z", re.IGNORECASE),
+}
 
 
 def _matching_paren(source: str, pos: int) -> int | None:
@@ -1344,11 +1360,20 @@ def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
             close = _matching_paren(source, n.meta["end"] + 1)
             if close is not None:
                 b = max(b, close + 1)
-    if isinstance(node, exp.GroupConcat):
-        # GROUP_CONCAT's name, DISTINCT, ORDER BY and SEPARATOR carry no token positions: widen to the call
-        m = _GROUP_CONCAT_HEAD.search(source, 0, a)
+    if isinstance(node, (exp.JSONExtract, exp.JSONExtractScalar)) and not isinstance(
+        node.this, exp.Anonymous
+    ):
+        # col->'$.path' / col->>'$.path': the operator and its path carry no token positions
+        m = _JSON_ARROW_TAIL.match(source, b)
         if m:
-            close = _matching_paren(source, m.start() + len("GROUP_CONCAT"))
+            b = m.end()
+    head = _UNPOSITIONED_HEADS.get(type(node))
+    if head is not None:
+        # GROUP_CONCAT / JSON_OBJECT / CAST: the name (and DISTINCT, ORDER BY, SEPARATOR, AS type) carry no token
+        # positions in sqlglot's tree: widen the span to the whole call
+        m = head.search(source, 0, a)
+        if m:
+            close = _matching_paren(source, source.index("(", m.start()))
             if close is not None:
                 a, b = m.start(), close + 1
     if isinstance(node, exp.Is) or (isinstance(node, exp.Not) and isinstance(node.this, exp.Is)):

@@ -2,8 +2,8 @@
 
 SQLite 3.40 has ``group_concat(x, sep)`` but no ORDER BY inside an aggregate, no DISTINCT with a separator and no
 length limit, so every GROUP_CONCAT becomes one call of the aggregate :data:`FUNCTION` registered here:
-``_GK_GROUP_CONCAT(spec, value1 .. valueN, key1 .. keyM)`` where ``spec`` (JSON) carries DISTINCT, the separator,
-N and the direction of each ORDER BY key.
+``_GK_GROUP_CONCAT(spec, separator, value1 .. valueN, key1 .. keyM)`` where ``spec`` (JSON) carries DISTINCT, N and
+the direction of each ORDER BY key.
 
 MySQL's rules (RM8 "Aggregate Function Descriptions", GROUP_CONCAT; ``Item_func_group_concat`` in
 ``sql/item_sum.cc``):
@@ -50,13 +50,12 @@ def rewrite_group_concat(tree: exp.Expression) -> exp.Expression:
             inner = exprs[0] if len(exprs) == 1 else exp.Concat(expressions=exprs)
         values = list(inner.expressions) if isinstance(inner, exp.Concat) else [inner]
         sep = node.args.get("separator")
-        separator = sep.this if isinstance(sep, exp.Literal) else ","
-        spec = json.dumps([distinct, separator, len(values), [bool(k.args.get("desc")) for k in keys]])
-        node.replace(
-            exp.Anonymous(
-                this=FUNCTION, expressions=[exp.Literal.string(spec), *values, *[k.this for k in keys]]
-            )
-        )
+        separator = (
+            sep if sep is not None else exp.Literal.string(",")
+        )  # a literal, or a cached plan's :gk<i>
+        spec = json.dumps([distinct, len(values), [bool(k.args.get("desc")) for k in keys]])
+        args = [exp.Literal.string(spec), separator, *values, *[k.this for k in keys]]
+        node.replace(exp.Anonymous(this=FUNCTION, expressions=args))
     return tree
 
 
@@ -100,11 +99,13 @@ def make_aggregate(max_len: Callable[[], int], warn: Callable[[int], None], rows
         def __init__(self) -> None:
             self.rows: list[tuple[str, tuple[Any, ...], int]] = []
             self.spec: list[Any] | None = None
+            self.separator = ","
 
-        def step(self, spec: str, *args: Any) -> None:
+        def step(self, spec: str, separator: Any, *args: Any) -> None:
             if self.spec is None:
                 self.spec = json.loads(spec)
-            n = int(self.spec[2])
+                self.separator = "" if separator is None else _text(separator)
+            n = int(self.spec[1])
             rows_read[0] += 1
             values = args[:n]
             if any(v is None for v in values):
@@ -114,7 +115,8 @@ def make_aggregate(max_len: Callable[[], int], warn: Callable[[int], None], rows
         def finalize(self) -> str | None:
             if self.spec is None or not self.rows:
                 return None
-            distinct, separator, _, desc = self.spec
+            distinct, _, desc = self.spec
+            separator = self.separator
             rows = self.rows
             if distinct:  # the first of equal values stays; equal as utf8mb4_0900_ai_ci compares case
                 seen: set[str] = set()
