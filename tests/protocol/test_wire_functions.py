@@ -94,3 +94,51 @@ def test_table_maintenance(srv: ServerProcess) -> None:
             )
     finally:
         conn.close()
+
+
+def test_maintenance_needs_select_and_insert(srv: ServerProcess) -> None:
+    # RM8 "ANALYZE TABLE Statement": "ANALYZE TABLE requires SELECT and INSERT privileges for the table"
+    root = _connect(srv)
+    try:
+        with root.cursor() as cur:
+            cur.execute("CREATE USER 'reader'@'%' IDENTIFIED BY 'r-pw'")
+            cur.execute("GRANT SELECT ON smoke.* TO 'reader'@'%'")
+    finally:
+        root.close()
+    conn = _connect(srv, "reader", "r-pw")
+    try:
+        with conn.cursor() as cur:
+            cur.execute("CHECK TABLE emp")
+            assert cur.fetchall() == (("smoke.emp", "check", "status", "OK"),)
+            with pytest.raises(pymysql.err.OperationalError) as exc:
+                cur.execute("ANALYZE TABLE emp")
+            assert exc.value.args == (
+                1142,
+                "SELECT, INSERT command denied to user 'reader'@'localhost' for table 'emp'",
+            )
+    finally:
+        conn.close()
+
+
+def test_everyday_functions_and_metadata(srv: ServerProcess) -> None:
+    # JSON results are MYSQL_TYPE_JSON (245) in the column definitions (PyMySQL FIELD_TYPE.JSON); values as MySQL
+    # prints them (RM8 "The JSON Data Type"); GROUP_CONCAT / SHA2 / SHOW TABLE STATUS (see the engine tests)
+    conn = _connect(srv)
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT JSON_OBJECT('a', 1, 'b', name) FROM emp ORDER BY id")
+            assert cur.description[0][1] == pymysql.constants.FIELD_TYPE.JSON
+            assert cur.fetchall() == (
+                ('{"a": 1, "b": "bob"}',),
+                ('{"a": 1, "b": "al"}',),
+                ('{"a": 1, "b": "cy"}',),
+            )
+            cur.execute("SELECT GROUP_CONCAT(name ORDER BY name SEPARATOR '|') FROM emp")
+            assert cur.fetchall() == (("al|bob|cy",),)
+            cur.execute("SELECT SHA2('a', 256)")
+            assert cur.fetchall() == (("ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb",),)
+            cur.execute("SHOW TABLE STATUS LIKE 'emp'")
+            row = cur.fetchone()
+            assert [d[0] for d in cur.description][:2] == ["Name", "Engine"] and row[:2] == ("emp", "InnoDB")
+    finally:
+        conn.close()
