@@ -185,7 +185,6 @@ class Session:
             track_state_change=bool(value("session_track_state_change")),
             track_trx_info=str(value("session_track_transaction_info")),
         )
-        executor = self.executor
         try:
             if assignments:
                 tracker.check_set_transaction(assignments, self.in_transaction())
@@ -193,18 +192,10 @@ class Session:
         except MySQLError as err:
             self.diagnostics.push(Condition("Error", err.code, err.message), max_errors)
             tracker.statement_failed()
-            executor.row_count = -1
+            self.executor.row_count = -1  # a failed statement: ROW_COUNT() -1
             self.calc_found_rows = None
             raise
-        # ROW_COUNT(): my_ok() stores the affected rows, my_eof() (a result set) -1 (sql_class.h); FOUND_ROWS():
-        # the rows the SELECT sent, or its count without LIMIT under SQL_CALC_FOUND_ROWS (RM8 "Information Functions")
-        if res.columns is None:
-            executor.row_count = res.affected_rows
-        else:
-            executor.row_count = -1
-            if kind == "select":
-                calc, self.calc_found_rows = self.calc_found_rows, None
-                executor.found_rows = len(res.rows) if calc is None else calc
+        self.note_result(res, select=kind == "select")
         for w in res.warnings:
             self.diagnostics.push(w, max_errors)
         changes = tracker.end_statement(self._statement_facts(stmt, uses_tables, res, assignments))
@@ -272,6 +263,22 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def note_result(self, res: StatementResult, *, select: bool = False) -> None:
+        """Remember what ROW_COUNT() and FOUND_ROWS() report after a statement that returned ``res``: my_ok()
+        stores the affected rows and my_eof() (a result set) -1 (sql_class.h); FOUND_ROWS() is the rows a SELECT
+        sent, or its count without LIMIT under SQL_CALC_FOUND_ROWS (RM8 "Information Functions").
+
+        The wire server calls it for the statements it answers itself (CREATE USER, GRANT ...).
+        """
+        executor = self.executor
+        if res.columns is None:
+            executor.row_count = res.affected_rows
+            return
+        executor.row_count = -1
+        if select:
+            calc, self.calc_found_rows = self.calc_found_rows, None
+            executor.found_rows = len(res.rows) if calc is None else calc
 
     def set_account(self, user: str, host: str, priv_user: str, priv_host: str) -> None:
         """Who this session is, as the wire server authenticated it (MySQL's Security_context).

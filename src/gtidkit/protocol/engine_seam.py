@@ -125,6 +125,7 @@ def execute(
     for text in statements:
         res = intercept(text) if intercept is not None else None
         if res is not None:
+            session.note_result(res)  # ROW_COUNT() after CREATE USER / GRANT ... answered by the server
             yield res
             continue
         yield from session.execute(text)
