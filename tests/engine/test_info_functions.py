@@ -81,3 +81,12 @@ def test_found_rows(session) -> None:
     assert _one(session, "SELECT FOUND_ROWS()") == 2  # without SQL_CALC_FOUND_ROWS: rows returned
     session.execute("SELECT DISTINCT SQL_CALC_FOUND_ROWS b FROM t LIMIT 1")
     assert _one(session, "SELECT FOUND_ROWS()") == 3
+
+
+@pytest.mark.parametrize(
+    "item", ["CURRENT_USER", "current_user()", "SESSION_USER()", "user()", "System_User()"]
+)
+def test_item_named_as_written(session, item) -> None:
+    # MySQL names a select-list expression after its text (mysql-test r/func_system.result: "select user()"
+    # shows the column "user()")
+    assert [c.name for c in session.execute(f"SELECT {item}")[0].columns] == [item]

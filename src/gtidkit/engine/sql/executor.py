@@ -1439,7 +1439,22 @@ def _item_name(proj: exp.Expression, source: str | None = None) -> str:
             return span
     if isinstance(proj, exp.CurrentSchema):
         return "DATABASE()"
+    keyword = _UNPOSITIONED_CALLS.get(type(proj))
+    if source is not None and keyword is not None:
+        # CURRENT_USER / SESSION_USER() / JSON_OBJECT(): no token positions at all; named as written when the
+        # statement spells it once
+        found = keyword.findall(source)
+        if len(found) == 1:
+            return str(found[0])
     return proj.sql(dialect="mysql")
+
+
+#: calls sqlglot keeps no position for: how they may be written
+_UNPOSITIONED_CALLS: dict[type[exp.Expression], re.Pattern[str]] = {
+    exp.CurrentUser: re.compile(r"\bCURRENT_USER\b(?:\s*\(\s*\))?", re.IGNORECASE),
+    exp.SessionUser: re.compile(r"\bSESSION_USER\s*\(\s*\)", re.IGNORECASE),
+    exp.JSONObject: re.compile(r"\bJSON_OBJECT\s*\(\s*\)", re.IGNORECASE),
+}
 
 
 def _is_temporary(tree: exp.Create) -> bool:
