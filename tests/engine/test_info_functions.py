@@ -87,6 +87,6 @@ def test_found_rows(session) -> None:
     "item", ["CURRENT_USER", "current_user()", "SESSION_USER()", "user()", "System_User()"]
 )
 def test_item_named_as_written(session, item) -> None:
-    # MySQL names a select-list expression after its text (mysql-test r/func_system.result: "select user()"
-    # shows the column "user()")
+    # MySQL names a select-list expression after its text (mysql-test r/func_system.result: "select user() like
+    # "%@%"" is headed `user() like "%@%"`; CREATE TABLE t1 ... SELECT database(), user() makes a column `user()`)
     assert [c.name for c in session.execute(f"SELECT {item}")[0].columns] == [item]
