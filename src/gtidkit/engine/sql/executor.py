@@ -235,12 +235,6 @@ _BUILTINS: dict[str, tuple[int, Callable[..., Any]]] = {
             None if s is None else hashlib.md5(s if isinstance(s, bytes) else _text(s).encode()).hexdigest()
         ),
     ),
-    "SHA1": (
-        1,
-        lambda s: (
-            None if s is None else hashlib.sha1(s if isinstance(s, bytes) else _text(s).encode()).hexdigest()
-        ),
-    ),
     "UUID": (0, lambda: str(uuid.uuid1())),
     "FROM_UNIXTIME": (-1, _from_unixtime),
     "UTC_TIMESTAMP": (-1, lambda *a: _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")),
