@@ -201,6 +201,11 @@ ER: dict[int, ErrorSpec] = {
         "42000",
         "In this situation, path expressions may not contain the * and ** tokens or an array range.",
     ),
+    3150: _e(
+        "ER_JSON_BAD_ONE_OR_ALL_ARG",
+        "42000",
+        "The oneOrAll argument to %s may take these values: 'one' or 'all'.",
+    ),
     3158: _e("ER_JSON_DOCUMENT_NULL_KEY", "22032", "JSON documents may not contain NULL member names."),
     1598: _e("ER_BINLOG_LOGGING_IMPOSSIBLE", "HY000", "Binary logging not possible. Message: %s"),
     1677: _e(

@@ -1,5 +1,6 @@
 """MySQL's common JSON functions on SQLite: JSON_OBJECT, JSON_ARRAY, JSON_EXTRACT / ``->`` / ``->>``, JSON_UNQUOTE,
-JSON_QUOTE, JSON_VALID, JSON_TYPE, JSON_LENGTH, JSON_KEYS, JSON_CONTAINS and CAST(... AS JSON), with MySQL's text.
+JSON_QUOTE, JSON_VALID, JSON_TYPE, JSON_LENGTH, JSON_DEPTH, JSON_KEYS, JSON_CONTAINS, JSON_CONTAINS_PATH and
+CAST(... AS JSON), with MySQL's text.
 
 Every call is rewritten (:func:`rewrite_json`) to a private UDF (``_GK_JSON_*``: SQLite's own json_* functions stay
 as they are for the engine's internal queries). Values are Python objects (dict, list, str, int, float, bool,
@@ -62,6 +63,8 @@ _NAMES = {
         "JSON_LENGTH",
         "JSON_KEYS",
         "JSON_CONTAINS",
+        "JSON_CONTAINS_PATH",
+        "JSON_DEPTH",
     )
 }
 #: functions whose result is of type JSON (column type 245)
@@ -478,6 +481,44 @@ def json_contains(target: Any, candidate: Any, *path: Any) -> int | None:
     return int(_contains(v, cand))
 
 
+def json_contains_path(doc: Any, one_or_all: Any = None, *paths: Any) -> int | None:
+    """JSON_CONTAINS_PATH(doc, 'one' | 'all', path[, path] ...): 1 when one / all of the paths select something.
+
+    Raises:
+        MySQLError: 1582 fewer than three arguments; 3150 a oneOrAll other than 'one' / 'all' (any case); 3141
+            bad document; 3143 bad path.
+    """
+    if not paths:
+        raise mysql_error(1582, "json_contains_path")
+    if doc is None or one_or_all is None or any(p is None for p in paths):
+        return None
+    value = _doc(doc, 1, "json_contains_path")
+    mode = (one_or_all.decode() if isinstance(one_or_all, bytes) else str(one_or_all)).lower()
+    if mode not in ("one", "all"):
+        raise mysql_error(3150, "json_contains_path")
+    found = [bool(_walk(value, _path(p, "json_contains_path")[0])) for p in paths]
+    return int(any(found) if mode == "one" else all(found))
+
+
+def _depth(v: Any) -> int:
+    if isinstance(v, dict) and v:
+        return 1 + max(_depth(x) for x in v.values())
+    if isinstance(v, list) and v:
+        return 1 + max(_depth(x) for x in v)
+    return 1
+
+
+def json_depth(doc: Any) -> int | None:
+    """JSON_DEPTH(doc): 1 for a scalar or an empty array / object, else 1 + the deepest member's depth.
+
+    Raises:
+        MySQLError: 3141 bad document; 3146 a number instead of a document.
+    """
+    if doc is None:
+        return None
+    return _depth(_doc(doc, 1, "json_depth"))
+
+
 def _tag(v: Any) -> Any:
     return None if v is None else _TAG + (v.decode() if isinstance(v, bytes) else str(v))
 
@@ -508,6 +549,8 @@ UDFS: dict[str, tuple[int, Callable[..., Any]]] = {
     "_GK_JSON_LENGTH": (-1, json_length),
     "_GK_JSON_KEYS": (-1, json_keys),
     "_GK_JSON_CONTAINS": (-1, json_contains),
+    "_GK_JSON_CONTAINS_PATH": (-1, json_contains_path),
+    "_GK_JSON_DEPTH": (1, json_depth),
     "_GK_JSON_TAG": (1, _tag),
     "_GK_JSON_BOOL": (1, _bool),
     "_GK_CAST_JSON": (1, _cast_json),
