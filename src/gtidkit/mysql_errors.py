@@ -157,6 +157,8 @@ ER: dict[int, ErrorSpec] = {
         "Got fatal error %s from source when reading data from binary log: '%s'",
     ),
     1238: _e("ER_INCORRECT_GLOBAL_LOCAL_VAR", "HY000", "Variable '%s' is a %s variable"),
+    1411: _e("ER_WRONG_VALUE_FOR_TYPE", "HY000", "Incorrect %s value: '%s' for function %s"),
+    1260: _e("ER_CUT_VALUE_GROUP_CONCAT", "HY000", "Row %s was cut by GROUP_CONCAT()"),
     1264: _e("ER_WARN_DATA_OUT_OF_RANGE", "22003", "Out of range value for column '%s' at row %s"),
     1265: _e("WARN_DATA_TRUNCATED", "01000", "Data truncated for column '%s' at row %s"),
     1287: _e(
@@ -183,6 +185,32 @@ ER: dict[int, ErrorSpec] = {
         "42000",
         "Incorrect parameter count in the call to native function '%s'",
     ),
+    3141: _e(
+        "ER_INVALID_JSON_TEXT_IN_PARAM",
+        "22032",
+        'Invalid JSON text in argument %s to function %s: "%s" at position %s.',
+    ),
+    3143: _e(
+        "ER_INVALID_JSON_PATH",
+        "42000",
+        "Invalid JSON path expression. The error is around character position %s.",
+    ),
+    3146: _e(
+        "ER_INVALID_TYPE_FOR_JSON",
+        "22032",
+        "Invalid data type for JSON data in argument %s to function %s; a JSON string or JSON type is required.",
+    ),
+    3149: _e(
+        "ER_INVALID_JSON_PATH_WILDCARD",
+        "42000",
+        "In this situation, path expressions may not contain the * and ** tokens or an array range.",
+    ),
+    3150: _e(
+        "ER_JSON_BAD_ONE_OR_ALL_ARG",
+        "42000",
+        "The oneOrAll argument to %s may take these values: 'one' or 'all'.",
+    ),
+    3158: _e("ER_JSON_DOCUMENT_NULL_KEY", "22032", "JSON documents may not contain NULL member names."),
     1598: _e("ER_BINLOG_LOGGING_IMPOSSIBLE", "HY000", "Binary logging not possible. Message: %s"),
     1677: _e(
         "ER_REPLICA_CONVERSION_FAILED",

@@ -111,6 +111,8 @@ class Session:
         self.released = False
         #: SQL PREPARE'd statements by lowercase name (engine/statements/prepared.py)
         self.sql_prepared: dict[str, Any] = {}
+        #: FOUND_ROWS() after the running SELECT SQL_CALC_FOUND_ROWS (its count without LIMIT), else None
+        self.calc_found_rows: int | None = None
 
     # ------------------------------------------------------------------ public
     def execute(self, sql: str) -> list[StatementResult]:
@@ -210,7 +212,10 @@ class Session:
         except MySQLError as err:
             self.diagnostics.push(Condition("Error", err.code, err.message), max_errors)
             tracker.statement_failed()
+            self.executor.row_count = -1  # a failed statement: ROW_COUNT() -1
+            self.calc_found_rows = None
             raise
+        self.note_result(res, select=kind == "select")
         if res.warnings:
             notes = bool(value("sql_notes"))  # sql_notes=0: notes are not recorded (RM8.4 sql_notes)
             for w in res.warnings:
@@ -285,6 +290,36 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def note_result(self, res: StatementResult, *, select: bool = False) -> None:
+        """Remember what ROW_COUNT() and FOUND_ROWS() report after a statement that returned ``res``: my_ok()
+        stores the affected rows and my_eof() (a result set) -1 (sql_class.h); FOUND_ROWS() is the rows a SELECT
+        sent, or its count without LIMIT under SQL_CALC_FOUND_ROWS (RM8 "Information Functions").
+
+        The wire server calls it for the statements it answers itself (CREATE USER, GRANT ...).
+        """
+        executor = self.executor
+        if res.columns is None:
+            executor.row_count = res.affected_rows
+            return
+        executor.row_count = -1
+        if select:
+            calc, self.calc_found_rows = self.calc_found_rows, None
+            executor.found_rows = len(res.rows) if calc is None else calc
+
+    def set_account(self, user: str, host: str, priv_user: str, priv_host: str) -> None:
+        """Who this session is, as the wire server authenticated it (MySQL's Security_context).
+
+        Args:
+            user: the user name the client sent; ``host``: the client's host (``localhost`` for loopback).
+                USER(), SESSION_USER() and SYSTEM_USER() return ``user@host``.
+            priv_user: the matched account's user; ``priv_host``: its host pattern (``%``, ``localhost``).
+                CURRENT_USER() returns ``priv_user@priv_host``.
+
+        Source: RM8 "Information Functions" (USER(), CURRENT_USER()); ``Item_func_user::val_str``.
+        """
+        self.executor.user = f"{user}@{host}"
+        self.executor.current_user = f"{priv_user}@{priv_host}"
 
     # ------------------------------------------------------------------ dispatch
     def run_sql(self, stmt: Any, *, writes: bool) -> StatementResult:

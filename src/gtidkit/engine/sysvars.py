@@ -295,6 +295,9 @@ SYSVARS: dict[str, SysVar] = {
         _v("time_zone", BOTH, STR, tz.SYSTEM, parse=lambda value: tz.parse_time_zone(value).name),
         _v("system_time_zone", GLOBAL, STR, tz.system_time_zone_name(), read_only=True),
         _v("max_allowed_packet", BOTH, INT, 67108864, 1024, 1073741824),
+        _v(
+            "group_concat_max_len", BOTH, INT, 1024, 4, 18446744073709551615
+        ),  # RM8: GROUP_CONCAT result bytes
         _v("wait_timeout", BOTH, INT, 28800, 1, 31536000),
         _v("net_write_timeout", BOTH, INT, 60, 1, 31536000),
         _v("lower_case_table_names", GLOBAL, INT, 0, 0, 2, read_only=True),

@@ -45,6 +45,12 @@ def current_schema(session: Any) -> str | None:
     return session.current_db
 
 
+def set_account(session: Any, user: str, host: str, priv_user: str, priv_host: str) -> None:
+    """Tell the engine session who authenticated: the client's ``user``/``host`` (USER()) and the matched
+    account ``priv_user``/``priv_host`` (CURRENT_USER())."""
+    session.set_account(user, host, priv_user, priv_host)
+
+
 def interrupt(session: Any) -> None:
     """KILL QUERY: stop the statement ``session`` runs now (a SLEEP() returns 1, anything else fails with 1317).
 
@@ -144,6 +150,7 @@ def execute(
     for text in statements:
         res = intercept(text) if intercept is not None else None
         if res is not None:
+            session.note_result(res)  # ROW_COUNT() after CREATE USER / GRANT ... answered by the server
             yield res
             continue
         yield from session.execute(text)

@@ -426,6 +426,10 @@ class ClientHandler:
                     )
                 )
             self.sandbox = True
+        if account is not None:
+            engine_seam.set_account(
+                self.session, self.user, self.peer_host_name(), account.user, account.host
+            )
         log.debug("connection %d authenticated as %s@%s", self.connection_id, self.user, self.peer_host)
         return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
 

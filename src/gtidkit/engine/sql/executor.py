@@ -50,8 +50,14 @@ from gtidkit.engine.sql.catalog import (
     TableDef,
 )
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
+from gtidkit.engine.sql.encoding_functions import UDFS as ENCODING_UDFS
 from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
 from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
+from gtidkit.engine.sql.group_concat import FUNCTION as GROUP_CONCAT_FUNCTION
+from gtidkit.engine.sql.group_concat import make_aggregate as make_group_concat
+from gtidkit.engine.sql.group_concat import rewrite_group_concat
+from gtidkit.engine.sql.json_functions import UDFS as JSON_UDFS
+from gtidkit.engine.sql.json_functions import json_result_column, rewrite_json
 from gtidkit.engine.sql.metadata import (
     column_for_def,
     derived_column,
@@ -202,12 +208,6 @@ _BUILTINS: dict[str, tuple[int, Callable[..., Any]]] = {
             None if s is None else hashlib.md5(s if isinstance(s, bytes) else _text(s).encode()).hexdigest()
         ),
     ),
-    "SHA1": (
-        1,
-        lambda s: (
-            None if s is None else hashlib.sha1(s if isinstance(s, bytes) else _text(s).encode()).hexdigest()
-        ),
-    ),
     "UUID": (0, lambda: str(uuid.uuid1())),
     "CONVERT_TZ": (3, temporal.convert_tz),
 }
@@ -267,6 +267,17 @@ class Executor:
         self.current_db: str | None = None
         #: what CONNECTION_ID() returns: the owning session's id (MySQL's thread id)
         self.connection_id = 0
+        #: what USER() / SESSION_USER() / SYSTEM_USER() return: the client's ``user@host`` as it connected
+        self.user = "root@localhost"
+        #: what CURRENT_USER() returns: the account the server matched (``app@%``), see Session.set_account
+        self.current_user = "root@localhost"
+        #: what ROW_COUNT() returns: the previous statement's affected rows, -1 after a result set (Session sets it)
+        self.row_count = -1
+        #: what FOUND_ROWS() returns: rows of the previous SELECT (its count before LIMIT with SQL_CALC_FOUND_ROWS)
+        self.found_rows = 0
+        #: rows fed to GROUP_CONCAT in the running statement, and the 1260 warnings it raised (group_concat.py)
+        self.group_concat_rows = [0]
+        self.udf_warnings: list[tuple[str, int, str]] = []
         self.interrupt = threading.Event()
         self.virtual_tables: dict[tuple[str, str], Callable[[], list[tuple]]] = {}
         self._registered: dict[str, Callable[..., Any]] = {}
@@ -336,6 +347,13 @@ class Executor:
         raw.create_function("CONCAT_WS", -1, _concat_ws)
         raw.create_function("LAST_INSERT_ID", 0, lambda: self.last_insert_id)
         raw.create_function("CONNECTION_ID", 0, lambda: self.connection_id)
+        # RM8 "Information Functions": USER() = SESSION_USER() = SYSTEM_USER() is the client's user@host,
+        # CURRENT_USER() the authenticated account (Item_func_user / Item_func_current_user)
+        for name in ("USER", "SESSION_USER", "SYSTEM_USER"):
+            raw.create_function(name, 0, lambda: self.user)
+        raw.create_function("CURRENT_USER", 0, lambda: self.current_user)
+        raw.create_function("ROW_COUNT", 0, lambda: self.row_count)
+        raw.create_function("FOUND_ROWS", 0, lambda: self.found_rows)
         raw.create_function(SET_USER_VAR_FUNCTION, 2, self._assign_user_variable)
         raw.create_function(
             GET_USER_VAR_FUNCTION, 1, lambda name: bindable(self.user_variables.get(str(name).lower()))
@@ -346,9 +364,24 @@ class Executor:
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
         for name, (nargs, fn) in UDFS.items():
             raw.create_function(name, nargs, fn, deterministic=True)
+        for name, (nargs, fn) in {**ENCODING_UDFS, **JSON_UDFS}.items():
+            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
+        raw.create_aggregate(
+            GROUP_CONCAT_FUNCTION,
+            -1,
+            make_group_concat(self._group_concat_max_len, self._group_concat_cut, self.group_concat_rows),
+        )
         from gtidkit.engine.sql.dml import register_udfs
 
         register_udfs(raw, lambda: self.rand())
+
+    def _group_concat_max_len(self) -> int:
+        if self.sysvar_resolver is None:
+            return 1024
+        return int(self.sysvar_resolver("group_concat_max_len", None))
+
+    def _group_concat_cut(self, row: int) -> None:
+        self.udf_warnings.append(("Warning", 1260, mysql_error(1260, row).message))
 
     def now(self) -> _dt.datetime:
         """The statement time in the session time zone (naive): ``@@timestamp`` when set (see :attr:`timestamp`),
@@ -564,10 +597,13 @@ class Executor:
                 try:
                     tree = parse_tree(tpl[0], replace=replace)
                 except MySQLError as err:
-                    if err.code == 1064:  # word the error after the text as written, not the template
-                        parse_tree(stmt.text, replace=replace)
-                    raise
-                if _placeholders_safe(tree):
+                    if err.code != 1064:
+                        raise
+                    # word the error after the text as written, not the template; a text that parses only with
+                    # its literals (JSON_OBJECT('a', 1): sqlglot wants literal keys) is planned without the cache
+                    parse_tree(stmt.text, replace=replace)
+                    tree = None
+                if tree is not None and _placeholders_safe(tree):
                     plan = self._build(stmt.kind, tree, current_db, replace, tpl[0])
                     self._remember(key, plan)
                     return plan, params
@@ -698,6 +734,8 @@ class Executor:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
         rewrite_for_sqlite(tree)
+        rewrite_group_concat(tree)
+        rewrite_json(tree)
         assignments = [n for n in tree.find_all(exp.PropertyEQ) if isinstance(n.this, exp.Parameter)]
         for node in assignments:
             # SELECT @a := expr (deprecated in 8.0.13+, still run by 8.4): a function that stores the value
@@ -716,8 +754,10 @@ class Executor:
                         this=GET_USER_VAR_FUNCTION, expressions=[exp.Literal.string(node.name.lower())]
                     )
                 )
-        for node in list(tree.find_all(exp.CurrentSchema, exp.CurrentVersion, exp.Rand)):
-            if isinstance(node, exp.CurrentSchema):
+        for node in list(tree.find_all(exp.CurrentSchema, exp.CurrentVersion, exp.Rand, exp.SessionUser)):
+            if isinstance(node, exp.SessionUser):  # sqlglot writes SESSION_USER bare: a column to SQLite
+                node.replace(exp.Anonymous(this="SESSION_USER"))
+            elif isinstance(node, exp.CurrentSchema):
                 node.replace(exp.Placeholder(this="gkdb"))
             elif isinstance(node, exp.CurrentVersion):
                 node.replace(exp.Placeholder(this="gkver"))
@@ -873,6 +913,8 @@ class Executor:
         for schema, name in plan.virtual:
             self._fill_virtual(schema, name)
         self._sync_functions()
+        self.group_concat_rows[0] = 0
+        self.udf_warnings.clear()
         cur = self.run_sqlite(plan.sql, binds)
         rows = cur.fetchall()
         if plan.decimals is not None and rows and len(plan.decimals) == len(rows[0]):
@@ -885,7 +927,8 @@ class Executor:
                 self._sysvar_metadata(cols[i], m, rows[0][i] if rows else None) if isinstance(m, str) else m
                 for i, m in enumerate(plan.metadata)
             )
-        return ExecResult(columns=cols, rows=rows, metadata=meta)
+        warnings, self.udf_warnings = self.udf_warnings, []
+        return ExecResult(columns=cols, rows=rows, metadata=meta, warnings=warnings)
 
     def _sysvar_metadata(self, name: str, var: str, value: Any) -> Column:
         kind = self.sysvar_kind(var) if self.sysvar_kind is not None else None
@@ -1240,7 +1283,11 @@ def _projection_metadata(tree: exp.Select, source: str | None) -> tuple[Column |
         if isinstance(target, exp.Column):
             col = column_of(target)
         else:
-            col = expression_column(name, target) or derived_column(name, target, column_of)
+            col = (
+                json_result_column(name, target)
+                or expression_column(name, target)
+                or derived_column(name, target, column_of)
+            )
         out.append(col)
     return tuple(out)
 
@@ -1281,6 +1328,15 @@ def _source_span(node: exp.Expression, source: str) -> str | None:
 
 
 _IS_TAIL = re.compile(r"(?:\s*\(\s*\)|\s*\))*\s+IS\s+(?:NOT\s+)?(?:NULL|TRUE|FALSE|UNKNOWN)\b", re.IGNORECASE)
+
+
+_JSON_ARROW_TAIL = re.compile(r"\s*->>?\s*(?:'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\")")
+#: sqlglot node -> the text before its first positioned token (up to the span's start)
+_UNPOSITIONED_HEADS: dict[type[exp.Expression], re.Pattern[str]] = {
+    exp.GroupConcat: re.compile(r"GROUP_CONCAT\s*\(\s*(?:DISTINCT\s+)?\Z", re.IGNORECASE),
+    exp.JSONObject: re.compile(r"JSON_OBJECT\s*\(\s*\Z", re.IGNORECASE),
+    exp.Cast: re.compile(r"CAST\s*\(\s*\Z", re.IGNORECASE),
+}
 
 
 def _matching_paren(source: str, pos: int) -> int | None:
@@ -1329,6 +1385,22 @@ def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
             close = _matching_paren(source, n.meta["end"] + 1)
             if close is not None:
                 b = max(b, close + 1)
+    if isinstance(node, (exp.JSONExtract, exp.JSONExtractScalar)) and not isinstance(
+        node.this, exp.Anonymous
+    ):
+        # col->'$.path' / col->>'$.path': the operator and its path carry no token positions
+        m = _JSON_ARROW_TAIL.match(source, b)
+        if m:
+            b = m.end()
+    head = _UNPOSITIONED_HEADS.get(type(node))
+    if head is not None:
+        # GROUP_CONCAT / JSON_OBJECT / CAST: the name (and DISTINCT, ORDER BY, SEPARATOR, AS type) carry no token
+        # positions in sqlglot's tree: widen the span to the whole call
+        m = head.search(source, 0, a)
+        if m:
+            close = _matching_paren(source, source.index("(", m.start()))
+            if close is not None:
+                a, b = m.start(), close + 1
     if isinstance(node, exp.Is) or (isinstance(node, exp.Not) and isinstance(node.this, exp.Is)):
         # "x IS [NOT] NULL": the IS / NOT / NULL keywords carry no token positions in sqlglot's tree
         m = _IS_TAIL.match(source, b)
@@ -1392,7 +1464,22 @@ def _item_name(proj: exp.Expression, source: str | None = None) -> str:
             return span
     if isinstance(proj, exp.CurrentSchema):
         return "DATABASE()"
+    keyword = _UNPOSITIONED_CALLS.get(type(proj))
+    if source is not None and keyword is not None:
+        # CURRENT_USER / SESSION_USER() / JSON_OBJECT(): no token positions at all; named as written when the
+        # statement spells it once
+        found = keyword.findall(source)
+        if len(found) == 1:
+            return str(found[0])
     return proj.sql(dialect="mysql")
+
+
+#: calls sqlglot keeps no position for: how they may be written
+_UNPOSITIONED_CALLS: dict[type[exp.Expression], re.Pattern[str]] = {
+    exp.CurrentUser: re.compile(r"\bCURRENT_USER\b(?:\s*\(\s*\))?", re.IGNORECASE),
+    exp.SessionUser: re.compile(r"\bSESSION_USER\s*\(\s*\)", re.IGNORECASE),
+    exp.JSONObject: re.compile(r"\bJSON_OBJECT\s*\(\s*\)", re.IGNORECASE),
+}
 
 
 def _is_temporary(tree: exp.Create) -> bool:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import calendar
 import datetime as _dt
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from sqlglot import exp
@@ -122,20 +121,6 @@ def _unhex(s: Any) -> Any:
         return None
 
 
-def _hex(v: Any) -> Any:
-    """MySQL's HEX(N_or_S) (RM 8.4 "String Functions"): NULL stays NULL; a number is rounded to a BIGINT and shown
-    in hexadecimal (negative values as their 64-bit two's complement, HEX(-1) = 'FFFFFFFFFFFFFFFF'); a string or
-    binary string gives two uppercase digits per byte (SQLite's own hex() would hex a number's text instead)."""
-    if v is None:
-        return None
-    if isinstance(v, float):
-        v = int(Decimal(repr(v)).to_integral_value(ROUND_HALF_UP))
-    if isinstance(v, int):
-        return format(v & 0xFFFFFFFFFFFFFFFF, "X")
-    data = v if isinstance(v, bytes) else str(v).encode("utf-8", "surrogateescape")
-    return data.hex().upper()
-
-
 #: name -> (argument count, implementation); registered on every session connection.
 UDFS: dict[str, tuple[int, Callable[..., Any]]] = {
     "YEAR": (1, _part("year")),
@@ -149,7 +134,6 @@ UDFS: dict[str, tuple[int, Callable[..., Any]]] = {
     "DAYOFWEEK": (1, _dayofweek),
     "LAST_DAY": (1, _last_day),
     "UNHEX": (1, _unhex),
-    "HEX": (1, _hex),
     "_GK_RIGHT": (2, _right),
     "_GK_DATE_ADD": (4, lambda v, n, unit, sign: date_add(v, n, unit, int(sign))),
 }

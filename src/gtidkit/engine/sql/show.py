@@ -103,7 +103,11 @@ def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecRe
         MySQLError: 1046, 1049, 1146 as MySQL; 1235 for SHOW forms not handled here.
     """
     from gtidkit.engine.sql.exec_result import ExecResult
+    from gtidkit.engine.sql.show_table_status import match_show_table_status, show_table_status
 
+    status = match_show_table_status(stmt.text)
+    if status is not None:
+        return show_table_status(ex, status, current_db)
     cat = ex.storage.catalog
     norm = normalize(stmt.text)
     m = re.fullmatch(rf"SHOW (?:DATABASES|SCHEMAS){_LIKE}", norm, re.IGNORECASE)

@@ -88,8 +88,8 @@ UNSUPPORTED: tuple[Family, ...] = (
     _f(rf"DEALLOCATE\s+PREPARE\s+{_ID}", "DEALLOCATE PREPARE"),
     _f(rf"CALL\s+{_ID}(?:\s*\(.*\))?", "CALL"),
     _f(
-        rf"(ANALYZE|OPTIMIZE|CHECK|CHECKSUM|REPAIR)\s+(?:NO_WRITE_TO_BINLOG\s+|LOCAL\s+)?TABLES?\s+{_ID}.*",
-        "ANALYZE/CHECK/CHECKSUM/OPTIMIZE/REPAIR TABLE",
+        rf"CHECKSUM\s+(?:NO_WRITE_TO_BINLOG\s+|LOCAL\s+)?TABLES?\s+{_ID}.*",
+        "CHECKSUM TABLE",
     ),
     _f(rf"HANDLER\s+{_ID}\s+(?:OPEN|READ|CLOSE)\b.*", "HANDLER"),
     _f(r"XA\s+(?:START|BEGIN|END|PREPARE|COMMIT|ROLLBACK)\s.+|XA\s+RECOVER(?:\s+CONVERT\s+XID)?", "XA"),
@@ -141,7 +141,6 @@ UNSUPPORTED: tuple[Family, ...] = (
         "SHOW STATUS",
     ),
     _f(r"SHOW\s+OPEN\s+TABLES(?:\s.*)?", "SHOW OPEN TABLES"),
-    _f(r"SHOW\s+TABLE\s+STATUS(?:\s.*)?", "SHOW TABLE STATUS"),
     _f(
         r"SHOW\s+(?:CHARACTER\s+SET|CHARSET|COLLATION)(?:\s.*)?",
         "SHOW CHARACTER SET/COLLATION",

@@ -224,6 +224,13 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     (re.compile(r"^SHOW ERRORS(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "errors"),
     (re.compile(r"^SHOW COUNT ?\( ?\* ?\) WARNINGS$"), "show", "count_warnings"),
     (re.compile(r"^SHOW COUNT ?\( ?\* ?\) ERRORS$"), "show", "count_errors"),
+    (
+        re.compile(
+            r"^(?P<op>ANALYZE|OPTIMIZE|CHECK|REPAIR)(?P<local> NO_WRITE_TO_BINLOG| LOCAL)? TABLES? (?P<tables>.+)$"
+        ),
+        "admin",
+        "table_maintenance",
+    ),
     (re.compile(r"^XA .+$"), "admin", "xa"),
     (re.compile(r"^LOCK TABLES? .+$|^UNLOCK TABLES?$"), "admin", "lock_tables"),
     (re.compile(r"^KILL(?: CONNECTION| QUERY)? (?P<id>\d+)$"), "admin", "kill"),
@@ -284,6 +291,9 @@ def _recognise(norm: str) -> Statement | None:
             info["to"] = int(info["to"])
         if command == "change_replication_source":
             info["options"] = _parse_change_source(info.pop("opts"))
+        if command == "table_maintenance":
+            info["op"] = info["op"].lower()
+            info["local"] = "local" in info
         if command == "reset_replica":
             info["all"] = "all" in info
         for k in ("threads", "what"):
@@ -338,6 +348,10 @@ _RECOGNISER_WORDS = frozenset(
         "EXECUTE",
         "DEALLOCATE",
         "DROP",
+        "ANALYZE",
+        "OPTIMIZE",
+        "CHECK",
+        "REPAIR",
     ]
 )
 #: First keyword -> kind, for the families whose sqlglot tree class that keyword decides (tree parsed lazily).

@@ -1,0 +1,676 @@
+"""MySQL's common JSON functions on SQLite: JSON_OBJECT, JSON_ARRAY, JSON_EXTRACT / ``->`` / ``->>``, JSON_UNQUOTE,
+JSON_QUOTE, JSON_VALID, JSON_TYPE, JSON_LENGTH, JSON_DEPTH, JSON_KEYS, JSON_CONTAINS, JSON_CONTAINS_PATH and
+CAST(... AS JSON), with MySQL's text.
+
+Every call is rewritten (:func:`rewrite_json`) to a private UDF (``_GK_JSON_*``: SQLite's own json_* functions stay
+as they are for the engine's internal queries). Values are Python objects (dict, list, str, int, float, bool,
+None); a JSON result is sent as MySQL prints a JSON value (``Json_wrapper::to_string``; RM8 "The JSON Data Type",
+"Normalization, Merging, and Autowrapping of JSON Values"):
+
+- ``{"a": 1, "b": "x"}`` / ``[1, 2]``: ", " between members, ": " after a key;
+- object keys sorted by length, then bytewise ("MySQL also discards extra whitespace between keys, values, or
+  elements in the original JSON document, and leaves (or inserts, when necessary) a single space following each
+  comma (,) or colon (:) when displaying it"; keys are sorted as stored: shorter keys first);
+- a duplicate key keeps its last value ("last duplicate key wins", 8.0.3 and later);
+- a string argument of JSON_OBJECT / JSON_ARRAY is a JSON string, a JSON result of a nested JSON function stays
+  JSON, and a boolean SQL expression (``TRUE``, ``a = b``) becomes ``true`` / ``false``.
+
+SQLite has no JSON type, so a JSON value passed to another JSON function travels as text tagged with
+:data:`_TAG` (added by ``_GK_JSON_TAG`` around nested JSON calls) and booleans through ``_GK_JSON_BOOL``.
+
+Errors: 3141 ER_INVALID_JSON_TEXT_IN_PARAM for a document that does not parse, 3143 ER_INVALID_JSON_PATH for a
+bad path, 1582 for JSON_OBJECT with an odd number of arguments, 3158 for a NULL key.
+
+Known differences: JSON_TYPE reports integers and doubles only (no DECIMAL / UNSIGNED INTEGER distinction); the
+``[m to n]`` path leg is not supported (3143); document error positions follow Python's parser (the same for a
+missing value, comma or closing quote).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from sqlglot import exp
+
+from gtidkit.engine.results import Column, ColumnFlag, FieldType
+from gtidkit.errors import MySQLError
+from gtidkit.mysql_errors import mysql_error
+
+__all__ = ["JSON_RESULT_FUNCTIONS", "UDFS", "json_result_column", "rewrite_json", "to_text"]
+
+#: prefix of a JSON value passed between JSON UDFs as text (a private-use character no client sends first)
+_TAG = "\ue000"
+#: utf8mb4_bin: the collation of JSON function results (Item_json_func)
+_UTF8MB4_BIN = 46
+_MAX_BLOB_WIDTH = 4294967295
+
+#: MySQL name -> private UDF name
+_NAMES = {
+    name: "_GK_" + name
+    for name in (
+        "JSON_OBJECT",
+        "JSON_ARRAY",
+        "JSON_EXTRACT",
+        "JSON_UNQUOTE",
+        "JSON_QUOTE",
+        "JSON_VALID",
+        "JSON_TYPE",
+        "JSON_LENGTH",
+        "JSON_KEYS",
+        "JSON_CONTAINS",
+        "JSON_CONTAINS_PATH",
+        "JSON_DEPTH",
+    )
+}
+#: functions whose result is of type JSON (column type 245)
+JSON_RESULT_FUNCTIONS = frozenset({"JSON_OBJECT", "JSON_ARRAY", "JSON_EXTRACT", "JSON_KEYS"})
+#: the private UDFs whose result is JSON (a value argument made of one of them stays JSON)
+_PRIVATE_JSON_RESULTS = frozenset({_NAMES[n] for n in JSON_RESULT_FUNCTIONS} | {"_GK_CAST_JSON"})
+_BOOLEAN_NODES = (
+    exp.Boolean,
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.And,
+    exp.Or,
+    exp.Not,
+    exp.In,
+    exp.Like,
+    exp.Is,
+    exp.Between,
+)
+
+
+# ---------------------------------------------------------------- text form
+def _key_order(key: str) -> tuple[int, bytes]:
+    raw = key.encode("utf-8", "surrogateescape")
+    return (len(raw), raw)
+
+
+def _number_text(v: float) -> str:
+    if math.isnan(v) or math.isinf(v):
+        raise mysql_error(3141, 1, "json_array", "Invalid value.", 0)
+    return repr(v).replace("e+", "e")
+
+
+def to_text(v: Any) -> str:
+    """MySQL's printed form of a JSON value (see the module docstring)."""
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return _number_text(v)
+    if isinstance(v, Decimal):
+        return format(v, "f")
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, list):
+        return "[" + ", ".join(to_text(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{to_text(k)}: {to_text(v[k])}" for k in sorted(v, key=_key_order)) + "}"
+    raise TypeError(f"not a JSON value: {v!r}")
+
+
+# ---------------------------------------------------------------- parsing
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"Invalid value: {name}")
+
+
+_REASONS = (
+    ("Expecting property name", "Missing a name for object member."),
+    ("Expecting ':' delimiter", "Missing a colon after a name of object member."),
+    ("Extra data", "The document root must not be followed by other values."),
+    ("Unterminated string", "Missing a closing quotation mark in string."),
+    ("Invalid control character", "Invalid encoding in string."),
+    ("Invalid \\escape", "Invalid escape character in string."),
+)
+
+
+def _parse(text: str, arg: int, function: str) -> Any:
+    """Parse a JSON document argument.
+
+    Raises:
+        MySQLError: 3141 "Invalid JSON text in argument %s to function %s: "%s" at position %s."
+    """
+    if not text.strip():
+        raise mysql_error(3141, arg, function, "The document is empty.", len(text.encode()))
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as err:
+        reason = "Invalid value."
+        for start, mysql_reason in _REASONS:
+            if err.msg.startswith(start):
+                reason = mysql_reason
+                break
+        if err.msg.startswith("Expecting ',' delimiter"):
+            opener = _innermost_open(text, err.pos)
+            reason = f"Missing a comma or '{']' if opener == '[' else '}'}' after an {'array element' if opener == '[' else 'object member'}."
+        raise mysql_error(3141, arg, function, reason, len(text[: err.pos].encode())) from err
+    except ValueError as err:
+        raise mysql_error(3141, arg, function, "Invalid value.", 0) from err
+
+
+def _innermost_open(text: str, pos: int) -> str:
+    stack: list[str] = []
+    in_str = esc = False
+    for ch in text[:pos]:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            stack.append(ch)
+        elif ch in "]}" and stack:
+            stack.pop()
+    return stack[-1] if stack else "["
+
+
+def _doc(v: Any, arg: int, function: str) -> Any:
+    """A JSON document argument: a tagged JSON value or text to parse."""
+    if isinstance(v, bytes):
+        v = v.decode("utf-8", "surrogateescape")
+    if isinstance(v, str):
+        return _parse(v[1:] if v.startswith(_TAG) else v, arg, function)
+    if isinstance(v, (int, float)):
+        # a number where a document is expected: MySQL reports the argument as not a JSON text
+        raise mysql_error(3146, arg, function)
+    return v
+
+
+def _value(v: Any) -> Any:
+    """A value argument (JSON_OBJECT / JSON_ARRAY): strings are JSON strings, tagged text is JSON."""
+    if isinstance(v, bytes):
+        v = v.decode("utf-8", "surrogateescape")
+    if isinstance(v, str) and v.startswith(_TAG):
+        return json.loads(v[1:])
+    return v
+
+
+# ---------------------------------------------------------------- paths
+_LEG = re.compile(
+    r"\s*(?:\.\s*(?P<key>[A-Za-z_$][A-Za-z0-9_$]*)|\.\s*(?P<qkey>\"(?:[^\"\\]|\\.)*\")|\.\s*(?P<kstar>\*)"
+    r"|(?P<desc>\*\*)(?=\s*[.\[])"
+    r"|\[\s*(?:(?P<idx>\d+)|(?P<last>last)(?:\s*-\s*(?P<back>\d+))?|(?P<astar>\*))\s*\])"
+)
+
+#: a path leg: (kind, argument); kinds ``key``, ``key*`` (.*), ``idx``, ``last`` (argument: n of last-n),
+#: ``idx*`` ([*]) and ``**`` (any depth, the value itself included)
+Leg = tuple[str, Any]
+
+
+def _path(text: Any, function: str) -> tuple[list[Leg], bool]:
+    """Parse a path (``$.a[0]."b c"[*]``, ``$**.x``): its legs and whether it has a wildcard or ``**``.
+
+    MySQL reports the character position after an opening ``.`` / ``[`` whose leg does not parse, else the
+    position of the unexpected character (1 when the path does not start with ``$``).
+
+    Raises:
+        MySQLError: 3143 "Invalid JSON path expression. The error is around character position %s."
+    """
+    s = text.decode() if isinstance(text, bytes) else str(text)
+    m = re.match(r"\s*\$", s)
+    if m is None:
+        raise mysql_error(3143, 1)
+    pos = m.end()
+    legs: list[Leg] = []
+    wild = False
+    while pos < len(s) and s[pos:].strip():
+        lm = _LEG.match(s, pos)
+        if lm is None:
+            at = pos + len(s[pos:]) - len(s[pos:].lstrip())
+            raise mysql_error(3143, at + 1 if s[at] in ".[" else max(at, 1))
+        if lm.group("key") is not None:
+            legs.append(("key", lm.group("key")))
+        elif lm.group("qkey") is not None:
+            legs.append(("key", json.loads(lm.group("qkey"))))
+        elif lm.group("kstar") is not None:
+            legs.append(("key*", None))
+            wild = True
+        elif lm.group("desc") is not None:
+            legs.append(("**", None))
+            wild = True
+        elif lm.group("idx") is not None:
+            legs.append(("idx", int(lm.group("idx"))))
+        elif lm.group("last") is not None:
+            legs.append(("last", int(lm.group("back") or 0)))
+        else:
+            legs.append(("idx*", None))
+            wild = True
+        pos = lm.end()
+    return legs, wild
+
+
+def _descendants(v: Any, path: tuple[Any, ...]) -> list[tuple[Any, tuple[Any, ...]]]:
+    """``v`` and everything inside it, in document order (pre-order), with their paths."""
+    out = [(v, path)]
+    if isinstance(v, dict):
+        for k in sorted(v, key=_key_order):
+            out.extend(_descendants(v[k], (*path, k)))
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            out.extend(_descendants(x, (*path, i)))
+    return out
+
+
+def _walk(v: Any, legs: list[Leg]) -> list[Any]:
+    """The values ``legs`` select in ``v``, in document order, each once (a scalar or object autowraps as a
+    one-element array for ``[0]`` / ``[last]``: RM8 "Searching and Modifying JSON Values")."""
+    found: list[tuple[Any, tuple[Any, ...]]] = [(v, ())]
+    for kind, arg in legs:
+        nxt: list[tuple[Any, tuple[Any, ...]]] = []
+        for x, path in found:
+            if kind == "key":
+                if isinstance(x, dict) and arg in x:
+                    nxt.append((x[arg], (*path, arg)))
+            elif kind == "key*":
+                if isinstance(x, dict):
+                    nxt.extend((x[k], (*path, k)) for k in sorted(x, key=_key_order))
+            elif kind == "idx*":
+                if isinstance(x, list):
+                    nxt.extend((e, (*path, i)) for i, e in enumerate(x))
+            elif kind == "**":
+                nxt.extend(_descendants(x, path))
+            elif isinstance(x, list):
+                i = arg if kind == "idx" else len(x) - 1 - arg
+                if 0 <= i < len(x):
+                    nxt.append((x[i], (*path, i)))
+            elif (arg if kind == "idx" else -arg) == 0:
+                nxt.append((x, path))  # autowrapping: the value itself is element 0 (and the last)
+        seen: set[tuple[Any, ...]] = set()
+        found = []
+        for x, path in nxt:  # one value reached twice (through ** and autowrapping) counts once
+            if path not in seen:
+                seen.add(path)
+                found.append((x, path))
+    return [x for x, _ in found]
+
+
+# ---------------------------------------------------------------- functions
+def json_object(*args: Any) -> str:
+    """JSON_OBJECT(key, value, ...).
+
+    Raises:
+        MySQLError: 1582 an odd number of arguments; 3158 a NULL key.
+    """
+    if len(args) % 2:
+        raise mysql_error(1582, "json_object")
+    out: dict[str, Any] = {}
+    for k, v in zip(args[::2], args[1::2]):
+        if k is None:
+            raise mysql_error(3158)
+        key = k.decode("utf-8", "surrogateescape") if isinstance(k, bytes) else _scalar_text(k)
+        out[key] = _value(v)  # the last duplicate key wins
+    return to_text(out)
+
+
+def _scalar_text(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def json_array(*args: Any) -> str:
+    """JSON_ARRAY(value, ...)."""
+    return to_text([_value(v) for v in args])
+
+
+def json_extract(doc: Any, *paths: Any) -> str | None:
+    """JSON_EXTRACT(doc, path[, path] ...): one value, or an array of matches with several paths or a wildcard;
+    NULL when nothing matches or an argument is NULL.
+
+    Raises:
+        MySQLError: 1582 without a path; 3141 bad document; 3143 bad path.
+    """
+    if not paths:
+        raise mysql_error(1582, "json_extract")
+    if doc is None or any(p is None for p in paths):
+        return None
+    value = _doc(doc, 1, "json_extract")
+    parsed = [_path(p, "json_extract") for p in paths]
+    matches: list[Any] = []
+    for legs, _ in parsed:
+        matches.extend(_walk(value, legs))
+    if len(parsed) == 1 and not parsed[0][1]:
+        return to_text(matches[0]) if matches else None
+    return to_text(matches) if matches else None
+
+
+def json_unquote(v: Any) -> str | None:
+    """JSON_UNQUOTE(json_val): a JSON string's content; any other text as it is.
+
+    Raises:
+        MySQLError: 3141 for text that starts and ends with a double quote but is no valid JSON string.
+    """
+    if v is None:
+        return None
+    s = v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else str(v)
+    if s.startswith(_TAG):
+        s = s[1:]
+    if len(s) >= 2 and s[0] == '"' and s[-1] == '"':
+        parsed = _parse(s, 1, "json_unquote")
+        return parsed if isinstance(parsed, str) else s
+    return s
+
+
+def json_quote(v: Any) -> str | None:
+    """JSON_QUOTE(string): the string as a JSON string literal."""
+    if v is None:
+        return None
+    return to_text(v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else str(v))
+
+
+def json_valid(v: Any) -> int | None:
+    """JSON_VALID(val): 1 when ``val`` is a valid JSON document, else 0; NULL for NULL."""
+    if v is None:
+        return None
+    if isinstance(v, str) and v.startswith(_TAG):
+        return 1
+    if not isinstance(v, (str, bytes)):
+        return 0
+    try:
+        _doc(v, 1, "json_valid")
+    except MySQLError:
+        return 0
+    return 1
+
+
+def json_type(v: Any) -> str | None:
+    """JSON_TYPE(json_val): OBJECT, ARRAY, STRING, INTEGER, DOUBLE, BOOLEAN or NULL.
+
+    Raises:
+        MySQLError: 3141 for a document that does not parse.
+    """
+    if v is None:
+        return None
+    x = _doc(v, 1, "json_type")
+    if isinstance(x, bool):
+        return "BOOLEAN"
+    for cls, name in (
+        (dict, "OBJECT"),
+        (list, "ARRAY"),
+        (str, "STRING"),
+        (int, "INTEGER"),
+        (float, "DOUBLE"),
+    ):
+        if isinstance(x, cls):
+            return name
+    return "NULL"
+
+
+def _at(doc: Any, path: Any, function: str) -> tuple[bool, Any]:
+    """The value at ``path`` (no wildcards) in the document ``doc``: (found, value)."""
+    value = _doc(doc, 1, function)
+    if path is None:
+        return True, value
+    legs, wild = _path(path, function)
+    if wild:
+        raise mysql_error(3149)  # ER_INVALID_JSON_PATH_WILDCARD
+    found = _walk(value, legs)
+    return (True, found[0]) if found else (False, None)
+
+
+def json_length(doc: Any, *path: Any) -> int | None:
+    """JSON_LENGTH(doc[, path]): members of an object, elements of an array, 1 for a scalar; NULL when the path
+    selects nothing."""
+    if doc is None or (path and path[0] is None):
+        return None
+    ok, v = _at(doc, path[0] if path else None, "json_length")
+    if not ok:
+        return None
+    return len(v) if isinstance(v, (dict, list)) else 1
+
+
+def json_keys(doc: Any, *path: Any) -> str | None:
+    """JSON_KEYS(doc[, path]): the top-level keys of the object as a JSON array (in stored order), else NULL."""
+    if doc is None or (path and path[0] is None):
+        return None
+    ok, v = _at(doc, path[0] if path else None, "json_keys")
+    if not ok or not isinstance(v, dict):
+        return None
+    return to_text(sorted(v, key=_key_order))
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def _contains(target: Any, candidate: Any) -> bool:
+    if isinstance(target, list):
+        if isinstance(candidate, list):
+            return all(_contains(target, c) for c in candidate)
+        return any(_contains(t, candidate) for t in target)
+    if isinstance(target, dict):
+        if not isinstance(candidate, dict):
+            return False
+        return all(k in target and _contains(target[k], v) for k, v in candidate.items())
+    if isinstance(candidate, (list, dict)):
+        return False
+    return _equal(target, candidate)
+
+
+def json_contains(target: Any, candidate: Any, *path: Any) -> int | None:
+    """JSON_CONTAINS(target, candidate[, path]): 1 when ``candidate`` is contained in ``target`` (at ``path``)."""
+    if target is None or candidate is None or (path and path[0] is None):
+        return None
+    cand = _doc(candidate, 2, "json_contains")
+    ok, v = _at(target, path[0] if path else None, "json_contains")
+    if not ok:
+        return None
+    return int(_contains(v, cand))
+
+
+def json_contains_path(doc: Any, one_or_all: Any = None, *paths: Any) -> int | None:
+    """JSON_CONTAINS_PATH(doc, 'one' | 'all', path[, path] ...): 1 when one / all of the paths select something.
+
+    Raises:
+        MySQLError: 1582 fewer than three arguments; 3150 a oneOrAll other than 'one' / 'all' (any case); 3141
+            bad document; 3143 bad path.
+    """
+    if not paths:
+        raise mysql_error(1582, "json_contains_path")
+    if doc is None or one_or_all is None or any(p is None for p in paths):
+        return None
+    value = _doc(doc, 1, "json_contains_path")
+    mode = (one_or_all.decode() if isinstance(one_or_all, bytes) else str(one_or_all)).lower()
+    if mode not in ("one", "all"):
+        raise mysql_error(3150, "json_contains_path")
+    found = [bool(_walk(value, _path(p, "json_contains_path")[0])) for p in paths]
+    return int(any(found) if mode == "one" else all(found))
+
+
+def _depth(v: Any) -> int:
+    if isinstance(v, dict) and v:
+        return 1 + max(_depth(x) for x in v.values())
+    if isinstance(v, list) and v:
+        return 1 + max(_depth(x) for x in v)
+    return 1
+
+
+def json_depth(doc: Any) -> int | None:
+    """JSON_DEPTH(doc): 1 for a scalar or an empty array / object, else 1 + the deepest member's depth.
+
+    Raises:
+        MySQLError: 3141 bad document; 3146 a number instead of a document.
+    """
+    if doc is None:
+        return None
+    return _depth(_doc(doc, 1, "json_depth"))
+
+
+def _tag(v: Any) -> Any:
+    return None if v is None else _TAG + (v.decode() if isinstance(v, bytes) else str(v))
+
+
+def _bool(v: Any) -> Any:
+    return None if v is None else _TAG + ("true" if v else "false")
+
+
+def _cast_json(v: Any) -> str | None:
+    """CAST(x AS JSON): a string is parsed as a document (a JSON value or boolean stays what it is); a number
+    becomes a JSON number."""
+    if v is None:
+        return None
+    if isinstance(v, (str, bytes)):
+        return to_text(_doc(v, 1, "cast_as_json"))
+    return to_text(v)
+
+
+#: private UDF name -> (argument count, implementation)
+UDFS: dict[str, tuple[int, Callable[..., Any]]] = {
+    "_GK_JSON_OBJECT": (-1, json_object),
+    "_GK_JSON_ARRAY": (-1, json_array),
+    "_GK_JSON_EXTRACT": (-1, json_extract),
+    "_GK_JSON_UNQUOTE": (1, json_unquote),
+    "_GK_JSON_QUOTE": (1, json_quote),
+    "_GK_JSON_VALID": (1, json_valid),
+    "_GK_JSON_TYPE": (1, json_type),
+    "_GK_JSON_LENGTH": (-1, json_length),
+    "_GK_JSON_KEYS": (-1, json_keys),
+    "_GK_JSON_CONTAINS": (-1, json_contains),
+    "_GK_JSON_CONTAINS_PATH": (-1, json_contains_path),
+    "_GK_JSON_DEPTH": (1, json_depth),
+    "_GK_JSON_TAG": (1, _tag),
+    "_GK_JSON_BOOL": (1, _bool),
+    "_GK_CAST_JSON": (1, _cast_json),
+    "_GK_JSON_SCALAR": (1, lambda v: _scalar(v)),
+}
+
+
+# ---------------------------------------------------------------- tree rewrite
+def _path_arg(node: exp.Expression) -> exp.Expression:
+    """sqlglot's parsed JSONPath back to the path text MySQL received."""
+    if isinstance(node, exp.JSONPath):
+        return exp.Literal.string(node.sql(dialect="mysql").strip("'"))
+    return node
+
+
+def _mysql_name(node: exp.Expression) -> str | None:
+    if isinstance(node, exp.Anonymous):
+        name = str(node.name).upper()
+        return name if name in _NAMES else None
+    if isinstance(node, exp.JSONObject):
+        return "JSON_OBJECT"
+    if isinstance(node, exp.JSONArray):
+        return "JSON_ARRAY"
+    if isinstance(node, (exp.JSONExtract, exp.JSONExtractScalar)):
+        return "JSON_EXTRACT"
+    if isinstance(node, exp.JSONType):
+        return "JSON_TYPE"
+    if isinstance(node, exp.JSONKeys):
+        return "JSON_KEYS"
+    return None
+
+
+def _is_json_cast(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Cast) and node.to.is_type(exp.DataType.Type.JSON)
+
+
+def _args(node: exp.Expression) -> list[exp.Expression]:
+    if isinstance(node, exp.JSONObject):
+        out: list[exp.Expression] = []
+        for kv in node.expressions:
+            out.extend([kv.this, kv.expression] if isinstance(kv, exp.JSONKeyValue) else [kv])
+        return out
+    if isinstance(node, (exp.JSONExtract, exp.JSONExtractScalar)):
+        return [node.this, _path_arg(node.expression), *[_path_arg(e) for e in node.expressions]]
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    this = node.args.get("this")
+    rest = [_path_arg(e) for e in (node.args.get("expression"), *node.expressions) if e is not None]
+    return ([this] if this is not None else []) + rest
+
+
+def _value_arg(arg: exp.Expression) -> exp.Expression:
+    """Wrap a value argument that is JSON (nested JSON call or cast) or boolean so its type survives SQLite."""
+    inner = arg.this if isinstance(arg, exp.Paren) else arg
+    if isinstance(inner, exp.Anonymous) and str(inner.name) in _PRIVATE_JSON_RESULTS:  # rewritten already
+        return exp.Anonymous(this="_GK_JSON_TAG", expressions=[arg])
+    if isinstance(inner, _BOOLEAN_NODES):
+        return exp.Anonymous(this="_GK_JSON_BOOL", expressions=[arg])
+    return arg
+
+
+def rewrite_json(tree: exp.Expression) -> exp.Expression:
+    """Rewrite MySQL's JSON calls, ``->`` / ``->>`` and CAST(... AS JSON) in ``tree`` (in place) to the private
+    UDFs of :data:`UDFS`; returns ``tree``. Innermost calls are rewritten first."""
+    nodes = [n for n in tree.find_all(exp.Expression) if _mysql_name(n) is not None or _is_json_cast(n)]
+    for node in reversed(nodes):  # find_all is breadth-first: children after parents
+        if _is_json_cast(node):
+            node.replace(exp.Anonymous(this="_GK_CAST_JSON", expressions=[_value_arg(node.this)]))
+            continue
+        name = _mysql_name(node)
+        assert name is not None
+        args = _args(node)
+        if name == "JSON_OBJECT":
+            args = [a if i % 2 == 0 else _value_arg(a) for i, a in enumerate(args)]
+        elif name == "JSON_ARRAY":
+            args = [_value_arg(a) for a in args]
+        call: exp.Expression = exp.Anonymous(this=_NAMES[name], expressions=args)
+        if isinstance(node, exp.JSONExtractScalar):  # ->> is JSON_UNQUOTE(JSON_EXTRACT(...))
+            call = exp.Anonymous(this="_GK_JSON_UNQUOTE", expressions=[call])
+        node.replace(call)
+    for cmp in list(tree.find_all(*_COMPARISONS)):
+        # JSON compared with an SQL value compares as that value (c->'$.id' > 1, c->'$.name' = 'Barney'):
+        # a JSON scalar's SQL form, not its JSON text
+        for side in ("this", "expression"):
+            arg = cmp.args.get(side)
+            if isinstance(arg, exp.Anonymous) and str(arg.name) in _PRIVATE_JSON_RESULTS:
+                arg.replace(exp.Anonymous(this="_GK_JSON_SCALAR", expressions=[arg.copy()]))
+    return tree
+
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
+
+
+def _scalar(v: Any) -> Any:
+    """A JSON value as SQL compares it with an SQL value: numbers as numbers, strings unquoted, true/false as 1/0,
+    objects and arrays as their JSON text."""
+    if v is None:
+        return None
+    x = _doc(v, 1, "json_compare")
+    if isinstance(x, bool):
+        return int(x)
+    if isinstance(x, (int, float, str)) or x is None:
+        return x
+    return to_text(x)
+
+
+def json_result_column(name: str, node: exp.Expression) -> Column | None:
+    """Result metadata of a select-list item whose type is JSON (MYSQL_TYPE_JSON 245, utf8mb4_bin, the maximum
+    BLOB width), or None. ``->>`` and JSON_UNQUOTE return text, not JSON."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.JSONExtractScalar):
+        return None
+    if not (_is_json_cast(node) or _mysql_name(node) in JSON_RESULT_FUNCTIONS):
+        return None
+    return Column(
+        name,
+        type=FieldType.MYSQL_TYPE_JSON,
+        charset=_UTF8MB4_BIN,
+        length=_MAX_BLOB_WIDTH,
+        flags=int(ColumnFlag.BLOB),
+        decimals=0,
+    )
