@@ -51,7 +51,7 @@ from gtidkit.engine.sql.catalog import (
 )
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
-from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
+from gtidkit.engine.sql.functions import AGGREGATES, BUILTIN_FUNCTIONS, UDFS, rewrite_for_sqlite
 from gtidkit.engine.sql.metadata import (
     column_for_def,
     derived_column,
@@ -344,6 +344,10 @@ class Executor:
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
         for name, (nargs, fn) in UDFS.items():
             raw.create_function(name, nargs, fn, deterministic=True)
+        for name, (nargs, fn) in BUILTIN_FUNCTIONS.items():
+            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
+        for name, (nargs, cls) in AGGREGATES.items():
+            raw.create_aggregate(name, nargs, cls)
         from gtidkit.engine.sql.dml import register_udfs
 
         register_udfs(raw, lambda: self.rand())
