@@ -31,6 +31,7 @@ from sqlglot.dialects.mysql import MySQL
 from gtidkit.engine.sql.functions_datetime import DATETIME_FUNCTIONS
 from gtidkit.engine.sql.functions_numeric import AGGREGATES, NUMERIC_FUNCTIONS
 from gtidkit.engine.sql.functions_string import STRING_FUNCTIONS
+from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
     "AGGREGATES",
@@ -63,7 +64,7 @@ _US = {"MICROSECOND": 1, "SECOND": 10**6, "MINUTE": 60 * 10**6, "HOUR": 3600 * 1
 PLAIN_CALLS = (
     "DATE_FORMAT", "STR_TO_DATE", "MONTHNAME", "DAYNAME", "DAYOFYEAR", "WEEK", "WEEKOFYEAR", "TO_DAYS",
     "DATEDIFF", "MAKETIME", "TIMESTAMP", "TRUNCATE", "LOG", "LN", "LOG2", "LOG10", "MOD", "ATAN", "FORMAT",
-    "QUARTER",
+    "QUARTER", "ELT", "LOCATE",
 )  # fmt: skip
 
 
@@ -300,8 +301,10 @@ def _builtin_call(node: exp.Expression) -> exp.Expression | None:
     if isinstance(node, exp.Interval) and node.args.get("unit") is None:
         if isinstance(node.this, exp.Tuple):  # INTERVAL(N, N1, ...), the comparison function
             return _call("_GK_INTERVAL", *node.this.expressions)
-        if isinstance(node.this, exp.Paren):
-            return _call("_GK_INTERVAL", node.this.this)
+        if isinstance(node.this, exp.Paren):  # INTERVAL(N): MySQL's grammar wants a second argument
+            from gtidkit.engine.sql.parse import parse_error
+
+            raise parse_error(")", 0)
     if isinstance(node, exp.BitwiseXor):
         return _call("_GK_BIT_XOR", node.this, node.expression)
     if isinstance(node, exp.Trim) and node.expression is not None:
@@ -313,16 +316,42 @@ def _builtin_call(node: exp.Expression) -> exp.Expression | None:
         return _call("TIMESTAMPDIFF", exp.Literal.string(_unit_name(node)), node.expression, node.this)
     if isinstance(node, exp.TimestampAdd):
         return _call(
-            "_GK_DATE_ADD", node.this, node.expression, exp.Literal.string(_unit_name(node)), exp.Literal.number(1)
+            "_GK_DATE_ADD",
+            node.this,
+            node.expression,
+            exp.Literal.string(_unit_name(node)),
+            exp.Literal.number(1),
         )
     if isinstance(node, exp.TimeFromParts):
         return _call("MAKETIME", node.args.get("hour"), node.args.get("min"), node.args.get("sec"))
+    if isinstance(node, exp.Anonymous) and node.name.upper() in _ARG_COUNTS:
+        low, high = _ARG_COUNTS[node.name.upper()]
+        if not low <= len(node.expressions) <= high:
+            raise mysql_error(1582, node.name)  # the name as written, as MySQL's Create_func reports it
     if isinstance(node, exp.Anonymous) and node.name.upper() in ("ADDDATE", "SUBDATE"):
         args = node.expressions
         if len(args) == 2 and isinstance(args[1], exp.Interval):
             return _interval_call(args[0], args[1], -1 if node.name.upper() == "SUBDATE" else 1)
     return None
 
+
+_MANY = 1 << 16
+#: argument counts of variadic built-ins parsed as plain calls (low, high): checked when the statement is planned,
+#: so a wrong count is ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT (1582) even when no row is evaluated
+_ARG_COUNTS: dict[str, tuple[int, int]] = {
+    "FIELD": (2, _MANY),
+    "ELT": (2, _MANY),
+    "MAKE_SET": (2, _MANY),
+    "EXPORT_SET": (3, 5),
+    "WEEK": (1, 2),
+    "YEARWEEK": (1, 2),
+    "LOG": (1, 2),
+    "ATAN": (1, 2),
+    "TIMESTAMP": (1, 2),
+    "FORMAT": (2, 3),
+    "LOCATE": (2, 3),
+    "INTERVAL": (2, _MANY),
+}
 
 #: the value of a bit aggregate over no rows (manual: BIT_AND 18446744073709551615, BIT_OR / BIT_XOR 0)
 _EMPTY_SET_VALUE: dict[str, exp.Expression] = {

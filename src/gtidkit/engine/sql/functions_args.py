@@ -9,6 +9,7 @@ read up to its first character that cannot continue a number; ``'x-3'`` is 0).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -63,7 +64,7 @@ def to_int(v: Any) -> int:
     n = to_number(v)
     if isinstance(n, int):
         return n
-    if n != n or n in (float("inf"), float("-inf")):
+    if not math.isfinite(n):
         return 0
     return int(n + 0.5) if n >= 0 else -int(-n + 0.5)
 

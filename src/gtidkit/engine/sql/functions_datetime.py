@@ -391,7 +391,7 @@ def str_to_date(s: Any, fmt: Any) -> str | None:
         while pos < len(text) and text[pos].isspace() and spec not in "%":
             pos += 1
         if spec in _STR_NUM:
-            m = re.match(r"\d{1,%d}" % _STR_NUM[spec], text[pos:])
+            m = re.match(rf"\d{{1,{_STR_NUM[spec]}}}", text[pos:])
             if m is None:
                 return None
             n, pos = int(m.group()), pos + m.end()
@@ -453,7 +453,9 @@ def str_to_date(s: Any, fmt: Any) -> str | None:
     if pm is not None:
         vals["H"] = vals["H"] % 12 + (12 if pm else 0)
     if has_date:
-        p = _valid(Parts(vals["Y"], vals["m"], vals["d"], vals["H"], vals["i"], vals["s"], vals["f"], has_time))
+        p = _valid(
+            Parts(vals["Y"], vals["m"], vals["d"], vals["H"], vals["i"], vals["s"], vals["f"], has_time)
+        )
         if p is None or not p.year and not p.month and not p.day or not p.month or not p.day:
             return None
         d = p.datetime()
@@ -717,7 +719,9 @@ def extract(unit: Any, v: Any) -> int | None:
     parts = _EXTRACT.get(u)
     if parts is None:
         return None
-    text = "".join(f"{getattr(p, name):06d}" if name == "micro" else f"{getattr(p, name):02d}" for name in parts)
+    text = "".join(
+        f"{getattr(p, name):06d}" if name == "micro" else f"{getattr(p, name):02d}" for name in parts
+    )
     if parts[0] == "year":
         text = f"{p.year}{p.month:02d}"
     return int(text)

@@ -153,7 +153,7 @@ def _signed(v: int) -> int | str:
 
 def bit_count(v: Any) -> int | None:
     """``BIT_COUNT(N)``: the number of bits set in ``N`` as an unsigned 64-bit integer; NULL -> NULL."""
-    return None if v is None else bin(to_int(v) % _U64).count("1")
+    return None if v is None else (to_int(v) % _U64).bit_count()
 
 
 def _atan(*args: Any) -> float | None:
@@ -165,7 +165,9 @@ def _atan(*args: Any) -> float | None:
     return math.atan2(to_float(args[0]), to_float(args[1]))
 
 
-def _unary(fn: Callable[[float], float], domain: Callable[[float], bool] = lambda x: True) -> Callable[..., Any]:
+def _unary(
+    fn: Callable[[float], float], domain: Callable[[float], bool] = lambda x: True
+) -> Callable[..., Any]:
     def f(v: Any) -> float | None:
         if v is None:
             return None
@@ -187,7 +189,10 @@ NUMERIC_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
     "TRUNCATE": (2, truncate),
     "_GK_INTERVAL": (-1, interval),
     "_GK_BIT_COUNT": (1, bit_count),
-    "_GK_BIT_XOR": (2, lambda a, b: None if a is None or b is None else _signed((to_int(a) ^ to_int(b)) % _U64)),
+    "_GK_BIT_XOR": (
+        2,
+        lambda a, b: None if a is None or b is None else _signed((to_int(a) ^ to_int(b)) % _U64),
+    ),
     "ATAN": (-1, _atan),
     "COT": (1, _unary(lambda x: 1 / math.tan(x), lambda x: x != 0)),
 }

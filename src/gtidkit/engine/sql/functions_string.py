@@ -418,6 +418,7 @@ STRING_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
     "SUBSTRING_INDEX": (3, substring_index),
     "_GK_TRIM": (3, trim),
     "_GK_LOCATE": (-1, ranged("locate", 2, 3, locate)),
+    "LOCATE": (-1, ranged("locate", 2, 3, locate)),
     "FORMAT": (-1, ranged("format", 2, 3, format_)),
     "CONV": (3, conv),
     "BIN": (1, lambda n: _int_in_base(n, 2)),
