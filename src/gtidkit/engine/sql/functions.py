@@ -305,6 +305,8 @@ def _builtin_call(node: exp.Expression) -> exp.Expression | None:
             from gtidkit.engine.sql.parse import parse_error
 
             raise parse_error(")", 0)
+    if isinstance(node, exp.Concat) and len(node.expressions) == 1:  # sqlglot drops a one-argument CONCAT
+        return _call("CONCAT", *node.expressions)
     if isinstance(node, exp.BitwiseXor):
         return _call("_GK_BIT_XOR", node.this, node.expression)
     if isinstance(node, exp.Trim) and node.expression is not None:
@@ -370,6 +372,7 @@ _BUILTIN_NODES = (
     exp.Log,
     exp.Interval,
     exp.BitwiseXor,
+    exp.Concat,
     exp.Trim,
     exp.Extract,
     exp.TimestampDiff,
