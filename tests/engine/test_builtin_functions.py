@@ -31,7 +31,9 @@ from typing import Any
 
 import pytest
 
+from gtidkit.engine.results import CHARSET_UTF8MB4, FieldType
 from gtidkit.engine.sql.executor import Executor
+from gtidkit.engine.sql.metadata import result_columns
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
@@ -562,3 +564,31 @@ def test_mod_by_zero_in_strict_insert_is_1365(ex):
     with pytest.raises(MySQLError) as e:
         ex.execute(classify("INSERT INTO m VALUES (MOD(5, 0))"), "d")
     assert e.value.code == 1365
+
+
+@pytest.mark.parametrize(
+    ("expr", "field_type"),
+    [
+        ("LENGTH('é')", FieldType.MYSQL_TYPE_LONGLONG),
+        ("STRCMP('a', 'b')", FieldType.MYSQL_TYPE_LONGLONG),
+        ("FIELD('b', 'a', 'b')", FieldType.MYSQL_TYPE_LONGLONG),
+        ("LOCATE('b', 'abc')", FieldType.MYSQL_TYPE_LONGLONG),
+        ("TIMESTAMPDIFF(DAY, '2003-01-01', '2003-02-01')", FieldType.MYSQL_TYPE_LONGLONG),
+        ("WEEK(NULL)", FieldType.MYSQL_TYPE_LONGLONG),  # typed by the function, not by a NULL value
+        ("LAST_DAY('2003-02-05')", FieldType.MYSQL_TYPE_DATE),
+        ("MAKEDATE(2011, 32)", FieldType.MYSQL_TYPE_DATE),
+        ("SEC_TO_TIME(2378)", FieldType.MYSQL_TYPE_TIME),
+        ("STR_TO_DATE('01,5,2013', '%d,%m,%Y')", FieldType.MYSQL_TYPE_DATE),
+        ("STR_TO_DATE('09:30:17', '%h:%i:%s')", FieldType.MYSQL_TYPE_TIME),
+        ("TIMESTAMP('2003-12-31')", FieldType.MYSQL_TYPE_DATETIME),
+        ("CONCAT_WS(',', 'a', 'b')", FieldType.MYSQL_TYPE_VAR_STRING),
+        ("REPEAT('MySQL', 3)", FieldType.MYSQL_TYPE_VAR_STRING),
+    ],
+)
+def test_result_metadata(ex, expr, field_type):
+    """Result types as MySQL announces them (RM 8.4: each function's return type), so clients convert alike."""
+    res = ex.execute(classify(f"SELECT {expr} FROM t WHERE g = 2"), "d")
+    col = result_columns(res.columns, res.rows, res.metadata)[0]
+    assert col.type == field_type
+    if field_type == FieldType.MYSQL_TYPE_VAR_STRING:
+        assert col.charset == CHARSET_UTF8MB4 and col.length == 4 * len(res.rows[0][0])

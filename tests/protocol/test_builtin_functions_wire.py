@@ -59,3 +59,28 @@ def test_builtin_function_types_over_the_wire(tmp_path: Path) -> None:
                 )
         finally:
             conn.close()
+
+
+def test_temporal_function_types_over_the_wire(tmp_path: Path) -> None:
+    """DATE(), TIME(), TIMESTAMP() and STR_TO_DATE (typed by its format) reach PyMySQL as date / timedelta /
+    datetime, as MySQL's DATE / TIME / DATETIME results do (RM 8.4 "Date and Time Functions" examples)."""
+    with running_server(tmp_path / "data") as srv:
+        conn = pymysql.connect(host="127.0.0.1", port=srv.port, user="root", password="", autocommit=True)
+        try:
+            with conn.cursor() as cur:
+                cur.execute(
+                    "SELECT DATE('2003-12-31 01:02:03'), TIME('2003-12-31 01:02:03'), TIMESTAMP('2003-12-31'), "
+                    "STR_TO_DATE('01,5,2013','%d,%m,%Y'), STR_TO_DATE('a09:30:17','a%h:%i:%s'), "
+                    "STR_TO_DATE('2013-05-01 10:11','%Y-%m-%d %H:%i'), DATE_ADD('2018-05-01', INTERVAL 1 DAY)"
+                )
+                assert cur.fetchone() == (
+                    dt.date(2003, 12, 31),
+                    dt.timedelta(hours=1, minutes=2, seconds=3),
+                    dt.datetime(2003, 12, 31),
+                    dt.date(2013, 5, 1),
+                    dt.timedelta(hours=9, minutes=30, seconds=17),
+                    dt.datetime(2013, 5, 1, 10, 11),
+                    "2018-05-02",  # a string argument gives a string (manual: DATE_ADD "returns a string")
+                )
+        finally:
+            conn.close()

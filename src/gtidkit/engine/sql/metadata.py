@@ -359,6 +359,8 @@ _FUNCTION_TYPES: dict[str, tuple[FieldType, int]] = {
     },
     **{name: (_T.MYSQL_TYPE_DATE, 10) for name in ("LAST_DAY", "MAKEDATE", "FROM_DAYS")},
     **{name: (_T.MYSQL_TYPE_TIME, 10) for name in ("SEC_TO_TIME", "MAKETIME")},
+    "DATE": (_T.MYSQL_TYPE_DATE, 10),
+    "TIMESTAMP": (_T.MYSQL_TYPE_DATETIME, 19),
 }  # fmt: skip
 
 #: sqlglot expression classes of those functions (MySQL name as parsed)
@@ -376,7 +378,25 @@ _FUNCTION_NODES: dict[type[exp.Expression], str] = {
     exp.Month: "MONTH",
     exp.TimeFromParts: "MAKETIME",
     exp.LastDay: "LAST_DAY",
+    exp.TsOrDsToDate: "DATE",
 }
+
+_DATE_SPECIFIERS = frozenset("abcDdejMmUuVvWwXxYy")
+_TIME_SPECIFIERS = frozenset("fHhIiklprSsT")
+
+
+def _str_to_date_type(fmt: str) -> tuple[FieldType, int] | None:
+    """STR_TO_DATE's result type from its format: DATE for date parts only, TIME for time parts only, DATETIME
+    for both (RM 8.4 "Date and Time Functions", STR_TO_DATE)."""
+    specs = {fmt[i + 1] for i in range(len(fmt) - 1) if fmt[i] == "%" and (i == 0 or fmt[i - 1] != "%")}
+    has_date, has_time = bool(specs & _DATE_SPECIFIERS), bool(specs & _TIME_SPECIFIERS)
+    if has_date and has_time:
+        return _T.MYSQL_TYPE_DATETIME, 19
+    if has_date:
+        return _T.MYSQL_TYPE_DATE, 10
+    if has_time:
+        return _T.MYSQL_TYPE_TIME, 10
+    return None
 
 
 def function_column(name: str, node: exp.Expression) -> Column | None:
@@ -393,6 +413,12 @@ def function_column(name: str, node: exp.Expression) -> Column | None:
     else:
         fname = _FUNCTION_NODES.get(type(node), "")
     known = _FUNCTION_TYPES.get(fname)
+    if fname == "STR_TO_DATE" and isinstance(node, exp.Anonymous) and len(node.expressions) == 2:
+        fmt = node.expressions[1]
+        if isinstance(fmt, exp.Literal) and fmt.is_string:
+            known = _str_to_date_type(fmt.this)
+    elif fname == "TIME" or isinstance(node, exp.Time):
+        known = (_T.MYSQL_TYPE_TIME, 10)
     if known is None:
         return None
     ftype, length = known
