@@ -266,6 +266,9 @@ CASES: list[tuple[str, Any, str]] = [
     ),
     ("DATE_FORMAT('1999-01-01', '%X %V')", "1998 52", DATE),
     ("DATE_FORMAT('2006-06-00', '%d')", "00", DATE),
+    # the specifier table: %U / %u / %V / %v are WEEK() modes 0 / 1 / 2 / 3 (WEEK('2008-02-20', m): 7, 8, 7, 8)
+    ("DATE_FORMAT('2008-02-20', '%U %u %V %v')", "07 08 07 08", DATE),
+    ("DATE_FORMAT('2000-01-01', '%U %V %X')", "00 52 1999", DATE),
     ("DAYNAME('2007-02-03')", "Saturday", DATE),
     ("DAYOFMONTH('2007-02-03')", 3, DATE),
     ("DAYOFWEEK('2007-02-03')", 7, DATE),

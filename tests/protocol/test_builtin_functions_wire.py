@@ -51,6 +51,9 @@ def test_builtin_function_types_over_the_wire(tmp_path: Path) -> None:
                 cur.execute("INSERT INTO d.t VALUES (1, 1), (1, 2), (1, 3), (1, 4)")
                 cur.execute("SELECT BIT_OR(v), VAR_POP(v), LAST_DAY(MAKEDATE(2004, 40)) FROM d.t")
                 assert cur.fetchone() == (7, 1.25, dt.date(2004, 2, 29))
+                # "BIT_AND() returns 18446744073709551615 if there were no matching rows" (BIGINT UNSIGNED)
+                cur.execute("SELECT BIT_AND(v), BIT_OR(v) FROM d.t WHERE g = 99")
+                assert cur.fetchone() == (18446744073709551615, 0)
                 with pytest.raises(pymysql.err.OperationalError) as err:
                     cur.execute("SELECT FIELD('a')")
                 assert err.value.args == (

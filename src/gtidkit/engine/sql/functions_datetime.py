@@ -321,21 +321,21 @@ def _render(p: Parts, fmt: str, time_only: bool) -> str | None:
         elif s == "T":
             out.append(f"{p.hour:02d}:{p.minute:02d}:{p.second:02d}")
         elif s == "U":
-            out.append(f"{_calc_week(p, 0)[0]:02d}")
+            out.append(f"{_calc_week(p, _week_mode(0))[0]:02d}")
         elif s == "u":
-            out.append(f"{_calc_week(p, 1)[0]:02d}")
+            out.append(f"{_calc_week(p, _week_mode(1))[0]:02d}")
         elif s == "V":
-            out.append(f"{_calc_week(p, 2)[0]:02d}")
+            out.append(f"{_calc_week(p, _week_mode(2))[0]:02d}")
         elif s == "v":
-            out.append(f"{_calc_week(p, 3)[0]:02d}")
+            out.append(f"{_calc_week(p, _week_mode(3))[0]:02d}")
         elif s == "W":
             out.append(_DAY_NAMES[wd])  # type: ignore[index]
         elif s == "w":
             out.append(str((wd + 1) % 7))  # type: ignore[operator]
         elif s == "X":
-            out.append(f"{_calc_week(p, 2)[1]:04d}")
+            out.append(f"{_calc_week(p, _week_mode(2))[1]:04d}")
         elif s == "x":
-            out.append(f"{_calc_week(p, 3)[1]:04d}")
+            out.append(f"{_calc_week(p, _week_mode(3))[1]:04d}")
         elif s == "Y":
             out.append(f"{p.year:04d}")
         elif s == "y":

@@ -360,6 +360,7 @@ _FUNCTION_TYPES: dict[str, tuple[FieldType, int]] = {
     **{name: (_T.MYSQL_TYPE_DATE, 10) for name in ("LAST_DAY", "MAKEDATE", "FROM_DAYS")},
     **{name: (_T.MYSQL_TYPE_TIME, 10) for name in ("SEC_TO_TIME", "MAKETIME")},
     "DATE": (_T.MYSQL_TYPE_DATE, 10),
+    **{name: (_T.MYSQL_TYPE_LONGLONG, 21) for name in ("BIT_AND", "BIT_OR", "BIT_XOR")},
     "TIMESTAMP": (_T.MYSQL_TYPE_DATETIME, 19),
 }  # fmt: skip
 
@@ -379,6 +380,9 @@ _FUNCTION_NODES: dict[type[exp.Expression], str] = {
     exp.TimeFromParts: "MAKETIME",
     exp.LastDay: "LAST_DAY",
     exp.TsOrDsToDate: "DATE",
+    exp.BitwiseAndAgg: "BIT_AND",
+    exp.BitwiseOrAgg: "BIT_OR",
+    exp.BitwiseXorAgg: "BIT_XOR",
 }
 
 _DATE_SPECIFIERS = frozenset("abcDdejMmUuVvWwXxYy")
@@ -397,6 +401,10 @@ def _str_to_date_type(fmt: str) -> tuple[FieldType, int] | None:
     if has_time:
         return _T.MYSQL_TYPE_TIME, 10
     return None
+
+
+#: functions whose result is BIGINT UNSIGNED (RM 8.4 "Bit Functions and Operators", "Aggregate Functions")
+_UNSIGNED_FUNCTIONS = frozenset({"BIT_AND", "BIT_OR", "BIT_XOR"})
 
 
 def function_column(name: str, node: exp.Expression) -> Column | None:
@@ -423,6 +431,8 @@ def function_column(name: str, node: exp.Expression) -> Column | None:
         return None
     ftype, length = known
     flags = _F.BINARY | _F.NUM if ftype == _T.MYSQL_TYPE_LONGLONG else _F.BINARY
+    if fname in _UNSIGNED_FUNCTIONS:
+        flags |= _F.UNSIGNED
     return Column(name, type=ftype, charset=CHARSET_BINARY, length=length, flags=int(flags), decimals=0)
 
 
