@@ -64,7 +64,7 @@ _US = {"MICROSECOND": 1, "SECOND": 10**6, "MINUTE": 60 * 10**6, "HOUR": 3600 * 1
 PLAIN_CALLS = (
     "DATE_FORMAT", "STR_TO_DATE", "MONTHNAME", "DAYNAME", "DAYOFYEAR", "WEEK", "WEEKOFYEAR", "TO_DAYS",
     "DATEDIFF", "MAKETIME", "TIMESTAMP", "TRUNCATE", "LOG", "LN", "LOG2", "LOG10", "MOD", "ATAN", "FORMAT",
-    "QUARTER", "ELT", "LOCATE",
+    "QUARTER", "ELT", "LOCATE", "INSTR",
 )  # fmt: skip
 
 
@@ -352,6 +352,7 @@ _ARG_COUNTS: dict[str, tuple[int, int]] = {
     "TIMESTAMP": (1, 2),
     "FORMAT": (2, 3),
     "LOCATE": (2, 3),
+    "INSTR": (2, 2),
     "INTERVAL": (2, _MANY),
 }
 

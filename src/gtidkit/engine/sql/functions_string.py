@@ -194,10 +194,16 @@ def trim(position: str, s: Any, remstr: Any) -> Any:
 
 def locate(substr: Any, s: Any, pos: Any = 1) -> int | None:
     """``LOCATE(substr, str[, pos])`` / ``POSITION(substr IN str)``: 1-based position of the first ``substr`` at or
-    after ``pos``, 0 when absent; NULL if any argument is NULL (manual: ``LOCATE('bar', 'foobarbar', 5)`` -> 7)."""
+    after ``pos``, 0 when absent; NULL if any argument is NULL (manual: ``LOCATE('bar', 'foobarbar', 5)`` -> 7).
+    Case-insensitive under the default collation, "case-sensitive only if at least one argument is a binary
+    string" (manual)."""
     if substr is None or s is None or pos is None:
         return None
-    text, p = to_text(s), to_int(pos)
+    p = to_int(pos)
+    if isinstance(s, bytes) or isinstance(substr, bytes):  # case-sensitive only for a binary string (manual)
+        data = to_bytes(s)
+        return 0 if p < 1 or p > len(data) + 1 else data.find(to_bytes(substr), p - 1) + 1
+    text = to_text(s)
     if p < 1 or p > len(text) + 1:
         return 0
     return _fold(text).find(_fold(to_text(substr)), p - 1) + 1
@@ -419,6 +425,7 @@ STRING_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
     "_GK_TRIM": (3, trim),
     "_GK_LOCATE": (-1, ranged("locate", 2, 3, locate)),
     "LOCATE": (-1, ranged("locate", 2, 3, locate)),
+    "INSTR": (2, lambda s, substr: locate(substr, s)),
     "FORMAT": (-1, ranged("format", 2, 3, format_)),
     "CONV": (3, conv),
     "BIN": (1, lambda n: _int_in_base(n, 2)),
