@@ -97,6 +97,10 @@ CASES: list[tuple[str, Any, str]] = [
     ("LOCATE('bar', 'foobarbar')", 4, STR),
     ("LOCATE('xbar', 'foobar')", 0, STR),
     ("LOCATE('bar', 'foobarbar', 5)", 7, STR),
+    ("MID('Quadratically',5,6)", "ratica", STR),  # "MID(str,pos,len) is a synonym for SUBSTRING(str,pos,len)"
+    ("SUBSTR('Quadratically',5)", "ratically", STR),
+    ("HEX(-1)", "FFFFFFFFFFFFFFFF", STR),  # N is a longlong (BIGINT) number
+    ("UNHEX(HEX('abc'))", b"abc", STR),
     ("POSITION('bar' IN 'foobarbar')", 4, STR),
     # "case-sensitive only if at least one argument is a binary string" (INSTR, LOCATE)
     ("INSTR('FooBarBar', 'bar')", 4, STR),
@@ -273,6 +277,10 @@ CASES: list[tuple[str, Any, str]] = [
     # the specifier table: %U / %u / %V / %v are WEEK() modes 0 / 1 / 2 / 3 (WEEK('2008-02-20', m): 7, 8, 7, 8)
     ("DATE_FORMAT('2008-02-20', '%U %u %V %v')", "07 08 07 08", DATE),
     ("DATE_FORMAT('2000-01-01', '%U %V %X')", "00 52 1999", DATE),
+    ("DATE_FORMAT('2003-10-03',GET_FORMAT(DATE,'EUR'))", "03.10.2003", DATE),
+    ("STR_TO_DATE('10.31.2003',GET_FORMAT(DATE,'USA'))", "2003-10-31", DATE),
+    ("GET_FORMAT(DATETIME,'JIS')", "%Y-%m-%d %H:%i:%s", DATE),
+    ("GET_FORMAT(TIME,'USA')", "%h:%i:%s %p", DATE),
     ("DAYNAME('2007-02-03')", "Saturday", DATE),
     ("DAYOFMONTH('2007-02-03')", 3, DATE),
     ("DAYOFWEEK('2007-02-03')", 7, DATE),

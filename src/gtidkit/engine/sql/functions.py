@@ -68,11 +68,22 @@ PLAIN_CALLS = (
 )  # fmt: skip
 
 
+def _build_get_format(args: list[exp.Expression]) -> exp.Expression:
+    """``GET_FORMAT({DATE|TIME|DATETIME|TIMESTAMP}, 'EUR'|'USA'|'JIS'|'ISO'|'INTERNAL')``: the type keyword, which
+    sqlglot reads as a column, becomes a string argument."""
+    if args and isinstance(args[0], exp.Column) and not args[0].table:
+        args = [exp.Literal.string(args[0].name.upper()), *args[1:]]
+    return exp.Anonymous(this="GET_FORMAT", expressions=args)
+
+
 def install_plain_calls() -> None:
-    """Make sqlglot's MySQL parser read :data:`PLAIN_CALLS` as plain calls (idempotent; MySQL dialect only)."""
+    """Make sqlglot's MySQL parser read :data:`PLAIN_CALLS` as plain calls and ``GET_FORMAT``'s type keyword as a
+    string (idempotent; MySQL dialect only)."""
     parser = MySQL.Parser
-    if any(name in parser.FUNCTIONS for name in PLAIN_CALLS):
-        parser.FUNCTIONS = {k: v for k, v in parser.FUNCTIONS.items() if k not in PLAIN_CALLS}
+    if any(name in parser.FUNCTIONS for name in PLAIN_CALLS) or "GET_FORMAT" not in parser.FUNCTIONS:
+        functions = {k: v for k, v in parser.FUNCTIONS.items() if k not in PLAIN_CALLS}
+        functions["GET_FORMAT"] = _build_get_format
+        parser.FUNCTIONS = functions
 
 
 install_plain_calls()
@@ -354,6 +365,7 @@ _ARG_COUNTS: dict[str, tuple[int, int]] = {
     "LOCATE": (2, 3),
     "INSTR": (2, 2),
     "INTERVAL": (2, _MANY),
+    "GET_FORMAT": (2, 2),
 }
 
 #: the value of a bit aggregate over no rows (manual: BIT_AND 18446744073709551615, BIT_OR / BIT_XOR 0)

@@ -26,6 +26,7 @@ __all__ = [
     "date_format",
     "day_number",
     "extract",
+    "get_format",
     "parse_datetime",
     "parse_time",
     "str_to_date",
@@ -727,9 +728,39 @@ def extract(unit: Any, v: Any) -> int | None:
     return int(text)
 
 
+#: GET_FORMAT's table (RM 8.4 "Date and Time Functions", GET_FORMAT): (type, standard) -> format
+_GET_FORMAT = {
+    ("DATE", "USA"): "%m.%d.%Y",
+    ("DATE", "JIS"): "%Y-%m-%d",
+    ("DATE", "ISO"): "%Y-%m-%d",
+    ("DATE", "EUR"): "%d.%m.%Y",
+    ("DATE", "INTERNAL"): "%Y%m%d",
+    ("DATETIME", "USA"): "%Y-%m-%d %H.%i.%s",
+    ("DATETIME", "JIS"): "%Y-%m-%d %H:%i:%s",
+    ("DATETIME", "ISO"): "%Y-%m-%d %H:%i:%s",
+    ("DATETIME", "EUR"): "%Y-%m-%d %H.%i.%s",
+    ("DATETIME", "INTERNAL"): "%Y%m%d%H%i%s",
+    ("TIME", "USA"): "%h:%i:%s %p",
+    ("TIME", "JIS"): "%H:%i:%s",
+    ("TIME", "ISO"): "%H:%i:%s",
+    ("TIME", "EUR"): "%H.%i.%s",
+    ("TIME", "INTERNAL"): "%H%i%s",
+}
+
+
+def get_format(kind: Any, standard: Any) -> str | None:
+    """``GET_FORMAT({DATE|TIME|DATETIME|TIMESTAMP}, {'EUR'|'USA'|'JIS'|'ISO'|'INTERNAL'})``: the format string
+    of the manual's table (TIMESTAMP as DATETIME); NULL for another standard or NULL."""
+    if kind is None or standard is None:
+        return None
+    k = to_text(kind).upper()
+    return _GET_FORMAT.get(("DATETIME" if k == "TIMESTAMP" else k, to_text(standard).upper()))
+
+
 #: name -> (argument count, -1 for variadic; implementation)
 DATETIME_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
     "DATE_FORMAT": (2, date_format),
+    "GET_FORMAT": (2, get_format),
     "TIME_FORMAT": (2, _time_format),
     "STR_TO_DATE": (2, str_to_date),
     "DAYNAME": (1, _valid_date_part(lambda d: _DAY_NAMES[d.weekday()])),
