@@ -52,7 +52,7 @@ from gtidkit.engine.sql.catalog import (
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.encoding_functions import UDFS as ENCODING_UDFS
 from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
-from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
+from gtidkit.engine.sql.functions import AGGREGATES, BUILTIN_FUNCTIONS, UDFS, rewrite_for_sqlite
 from gtidkit.engine.sql.group_concat import FUNCTION as GROUP_CONCAT_FUNCTION
 from gtidkit.engine.sql.group_concat import make_aggregate as make_group_concat
 from gtidkit.engine.sql.group_concat import rewrite_group_concat
@@ -371,6 +371,10 @@ class Executor:
             -1,
             make_group_concat(self._group_concat_max_len, self._group_concat_cut, self.group_concat_rows),
         )
+        for name, (nargs, fn) in BUILTIN_FUNCTIONS.items():
+            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
+        for name, (nargs, cls) in AGGREGATES.items():
+            raw.create_aggregate(name, nargs, cls)
         from gtidkit.engine.sql.dml import register_udfs
 
         register_udfs(raw, lambda: self.rand())

@@ -7,21 +7,109 @@ syntax error; ``DATE_ADD(d, INTERVAL 1 HOUR)`` becomes SQLite ``DATE(d, '1 HOUR'
 ``YEAR()``/``MONTH()``/..., ``UNHEX``, ``FROM_UNIXTIME`` do not exist. Temporal values are MySQL's canonical
 text (``YYYY-MM-DD[ HH:MM:SS[.ffffff]]``); the functions that depend on the session time zone are in
 :mod:`gtidkit.engine.sql.temporal`.
-Sources: MySQL manual "Date and Time Functions", "String Functions".
+The function families themselves live in :mod:`~gtidkit.engine.sql.functions_string`,
+:mod:`~gtidkit.engine.sql.functions_numeric` and :mod:`~gtidkit.engine.sql.functions_datetime`; this module
+decides which MySQL call reaches which UDF. Some MySQL functions are parsed by sqlglot into expressions whose
+SQLite form loses MySQL's meaning (``DATE_FORMAT``'s ``%i`` and ``%M`` both become ``%M``, ``TO_DAYS`` becomes
+``JULIANDAY`` arithmetic, ``TRUNCATE(x, d)`` drops ``d``): :data:`PLAIN_CALLS` are parsed as plain calls instead
+(:func:`install_plain_calls`), and :func:`rewrite_for_sqlite` maps the other expressions to UDFs.
+Sources: MySQL 8.4 Reference Manual "Date and Time Functions", "String Functions and Operators",
+"Mathematical Functions", "Bit Functions and Operators", "Aggregate Function Descriptions".
 """
 
 from __future__ import annotations
 
 import calendar
 import datetime as _dt
+import re
 from collections.abc import Callable
 from typing import Any
 
 from sqlglot import exp
+from sqlglot.dialects.mysql import MySQL
 
-__all__ = ["UDFS", "date_add", "rewrite_for_sqlite"]
+from gtidkit.engine.sql.functions_datetime import DATETIME_FUNCTIONS
+from gtidkit.engine.sql.functions_numeric import AGGREGATES, NUMERIC_FUNCTIONS
+from gtidkit.engine.sql.functions_string import STRING_FUNCTIONS
+from gtidkit.mysql_errors import mysql_error
+
+__all__ = [
+    "AGGREGATES",
+    "BUILTIN_FUNCTIONS",
+    "PLAIN_CALLS",
+    "UDFS",
+    "date_add",
+    "install_plain_calls",
+    "rewrite_for_sqlite",
+]
 
 _UNITS = {"MICROSECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"}
+#: compound INTERVAL units -> the simple units of their parts, largest first (manual "Temporal Intervals")
+_COMPOUND_UNITS = {
+    "SECOND_MICROSECOND": ("SECOND", "MICROSECOND"),
+    "MINUTE_MICROSECOND": ("MINUTE", "SECOND", "MICROSECOND"),
+    "MINUTE_SECOND": ("MINUTE", "SECOND"),
+    "HOUR_MICROSECOND": ("HOUR", "MINUTE", "SECOND", "MICROSECOND"),
+    "HOUR_SECOND": ("HOUR", "MINUTE", "SECOND"),
+    "HOUR_MINUTE": ("HOUR", "MINUTE"),
+    "DAY_MICROSECOND": ("DAY", "HOUR", "MINUTE", "SECOND", "MICROSECOND"),
+    "DAY_SECOND": ("DAY", "HOUR", "MINUTE", "SECOND"),
+    "DAY_MINUTE": ("DAY", "HOUR", "MINUTE"),
+    "DAY_HOUR": ("DAY", "HOUR"),
+    "YEAR_MONTH": ("YEAR", "MONTH"),
+}
+_US = {"MICROSECOND": 1, "SECOND": 10**6, "MINUTE": 60 * 10**6, "HOUR": 3600 * 10**6, "DAY": 86400 * 10**6}
+
+#: MySQL functions parsed as plain calls (exp.Anonymous) and served by a UDF of the same name
+PLAIN_CALLS = (
+    "DATE_FORMAT", "STR_TO_DATE", "MONTHNAME", "DAYNAME", "DAYOFYEAR", "WEEK", "WEEKOFYEAR", "TO_DAYS",
+    "DATEDIFF", "MAKETIME", "TIMESTAMP", "TRUNCATE", "LOG", "LN", "LOG2", "LOG10", "MOD", "ATAN", "FORMAT",
+    "QUARTER", "ELT", "LOCATE", "INSTR",
+)  # fmt: skip
+
+
+def _build_get_format(args: list[exp.Expression]) -> exp.Expression:
+    """``GET_FORMAT({DATE|TIME|DATETIME|TIMESTAMP}, 'EUR'|'USA'|'JIS'|'ISO'|'INTERNAL')``: the type keyword, which
+    sqlglot reads as a column, becomes a string argument."""
+    if args and isinstance(args[0], exp.Column) and not args[0].table:
+        args = [exp.Literal.string(args[0].name.upper()), *args[1:]]
+    return exp.Anonymous(this="GET_FORMAT", expressions=args)
+
+
+def install_plain_calls() -> None:
+    """Make sqlglot's MySQL parser read :data:`PLAIN_CALLS` as plain calls and ``GET_FORMAT``'s type keyword as a
+    string (idempotent; MySQL dialect only)."""
+    parser = MySQL.Parser
+    if any(name in parser.FUNCTIONS for name in PLAIN_CALLS) or "GET_FORMAT" not in parser.FUNCTIONS:
+        functions = {k: v for k, v in parser.FUNCTIONS.items() if k not in PLAIN_CALLS}
+        functions["GET_FORMAT"] = _build_get_format
+        parser.FUNCTIONS = functions
+
+
+install_plain_calls()
+
+
+def _compound_amount(amount: Any, unit: str) -> tuple[int, int] | None:
+    """(months, microseconds) of ``INTERVAL 'amount' unit`` for a compound unit: the string's numbers fill the
+    unit's parts from the right (``'1:1' MINUTE_SECOND`` is 61 s; ``'-1 10' DAY_HOUR`` is minus 34 h)."""
+    parts = _COMPOUND_UNITS[unit]
+    text = (amount.decode() if isinstance(amount, bytes) else str(amount)).strip()
+    negative = text.startswith("-")
+    numbers = re.findall(r"\d+", text)
+    if not numbers or len(numbers) > len(parts):
+        return None
+    values = dict(zip(parts[len(parts) - len(numbers) :], numbers, strict=True))
+    months = us = 0
+    for name, raw in values.items():
+        if name == "YEAR":
+            months += int(raw) * 12
+        elif name == "MONTH":
+            months += int(raw)
+        elif name == "MICROSECOND":
+            us += int(raw.ljust(6, "0")[:6]) if parts[-2:] == ("SECOND", "MICROSECOND") else int(raw)
+        else:
+            us += int(raw) * _US[name]
+    return (-months, -us) if negative else (months, us)
 
 
 def _parse(v: Any) -> tuple[_dt.datetime, bool] | None:
@@ -60,8 +148,18 @@ def date_add(value: Any, amount: Any, unit: str, sign: int = 1) -> str | None:
     if parsed is None or amount is None:
         return None
     d, has_time = parsed
-    n = float(amount) * sign
     unit = unit.upper()
+    if unit in _COMPOUND_UNITS:
+        got = _compound_amount(amount, unit)
+        if got is None:
+            return None
+        months, us = got
+        try:
+            d = _add_months(d, sign * months) + _dt.timedelta(microseconds=sign * us)
+        except (OverflowError, ValueError):
+            return None
+        return _fmt(d, has_time or unit != "YEAR_MONTH")
+    n = float(amount) * sign
     try:
         if unit in ("MONTH", "QUARTER", "YEAR"):
             months = int(n) * {"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit]
@@ -127,22 +225,47 @@ UDFS: dict[str, tuple[int, Callable[..., Any]]] = {
     "MONTH": (1, _part("month")),
     "DAY": (1, _part("day")),
     "DAYOFMONTH": (1, _part("day")),
-    "HOUR": (1, _part("hour")),
-    "MINUTE": (1, _part("minute")),
-    "SECOND": (1, _part("second")),
+    "DAY_OF_MONTH": (1, _part("day")),
     "DAY_OF_WEEK": (1, _dayofweek),
     "DAYOFWEEK": (1, _dayofweek),
     "LAST_DAY": (1, _last_day),
     "UNHEX": (1, _unhex),
     "_GK_RIGHT": (2, _right),
     "_GK_DATE_ADD": (4, lambda v, n, unit, sign: date_add(v, n, unit, int(sign))),
+    "ADDDATE": (2, lambda v, n: date_add(v, n, "DAY")),
+    "SUBDATE": (2, lambda v, n: date_add(v, n, "DAY", -1)),
+}
+
+#: the MySQL built-ins of the function-family modules (name -> (argument count, -1 variadic; implementation));
+#: registered through the executor's error-keeping wrapper, so their MySQL errors (1582) reach the client
+BUILTIN_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
+    **STRING_FUNCTIONS,
+    **NUMERIC_FUNCTIONS,
+    **DATETIME_FUNCTIONS,
+}
+
+#: node class -> UDF name for expressions whose arguments pass through unchanged
+_SAME_ARGS: dict[type[exp.Expression], str] = {
+    exp.BitwiseCount: "_GK_BIT_COUNT",
+    exp.Ceil: "_GK_CEILING",
+    exp.Floor: "_GK_FLOOR",
+    exp.Hex: "_GK_HEX",
+    exp.Time: "_GK_TIME",
+    exp.BitwiseAndAgg: "BIT_AND",
+    exp.BitwiseOrAgg: "BIT_OR",
+    exp.BitwiseXorAgg: "BIT_XOR",
+    exp.StddevPop: "_GK_STD_POP",
+    exp.StddevSamp: "_GK_STD_SAMP",
+    exp.VariancePop: "_GK_VAR_POP",
+    exp.Variance: "_GK_VAR_SAMP",
+    exp.Stddev: "_GK_STD_POP",
 }
 
 
 def _interval_call(base: exp.Expression, interval: exp.Interval, sign: int) -> exp.Expression | None:
     unit = interval.args.get("unit")
     unit_name = (unit.name if isinstance(unit, exp.Expression) else str(unit or "")).upper()
-    if unit_name not in _UNITS:
+    if unit_name not in _UNITS and unit_name not in _COMPOUND_UNITS:
         return None
     amount = interval.this
     return exp.Anonymous(
@@ -151,8 +274,133 @@ def _interval_call(base: exp.Expression, interval: exp.Interval, sign: int) -> e
     )
 
 
+def _call(name: str, *args: exp.Expression | None) -> exp.Anonymous:
+    return exp.Anonymous(this=name, expressions=[a for a in args if a is not None])
+
+
+def _unit_name(node: exp.Expression) -> str:
+    unit = node.args.get("unit")
+    return (unit.name if isinstance(unit, exp.Expression) else str(unit or "DAY")).upper()
+
+
+def _builtin_call(node: exp.Expression) -> exp.Expression | None:
+    """The UDF call replacing a sqlglot expression of a MySQL built-in, or None to keep it."""
+    name = _SAME_ARGS.get(type(node))
+    if name is not None:
+        call = _call(name, node.this, *node.expressions)
+        if name in _EMPTY_SET_VALUE:  # SQLite gives a Python aggregate of no rows NULL
+            return exp.Coalesce(this=call, expressions=[_EMPTY_SET_VALUE[name]])
+        return call
+    if isinstance(node, exp.Length):
+        return _call("_GK_OCTET_LENGTH", node.this) if node.args.get("binary") else None
+    if isinstance(node, exp.StrPosition):
+        return _call("_GK_LOCATE", node.args.get("substr"), node.this, node.args.get("position"))
+    if isinstance(node, exp.Substring):
+        start, length = node.args.get("start"), node.args.get("length")
+        if length is None:
+            return _call("_GK_SUBSTRING", node.this, start or exp.Literal.number(1))
+        return _call("MID", node.this, start or exp.Literal.number(1), length)
+    if isinstance(node, exp.Chr):
+        charset = node.args.get("charset")
+        if not isinstance(charset, exp.Expression):
+            return _call("_GK_CHAR", *node.expressions)
+        return _call("_GK_CHAR_USING", *node.expressions, exp.Literal.string(charset.name))
+    if isinstance(node, exp.Mod):
+        return _call("MOD", node.this, node.expression)
+    if isinstance(node, exp.Log):
+        return _call("LOG", node.this, node.expression)
+    if isinstance(node, exp.Interval) and node.args.get("unit") is None:
+        if isinstance(node.this, exp.Tuple):  # INTERVAL(N, N1, ...), the comparison function
+            return _call("_GK_INTERVAL", *node.this.expressions)
+        if isinstance(node.this, exp.Paren):  # INTERVAL(N): MySQL's grammar wants a second argument
+            from gtidkit.engine.sql.parse import parse_error
+
+            raise parse_error(")", 0)
+    if isinstance(node, exp.Concat) and len(node.expressions) == 1:  # sqlglot drops a one-argument CONCAT
+        return _call("CONCAT", *node.expressions)
+    if isinstance(node, exp.BitwiseXor):
+        return _call("_GK_BIT_XOR", node.this, node.expression)
+    if isinstance(node, exp.Trim) and node.expression is not None:
+        position = str(node.args.get("position") or "BOTH").upper()
+        return _call("_GK_TRIM", exp.Literal.string(position), node.this, node.expression)
+    if isinstance(node, exp.Extract):
+        return _call("_GK_EXTRACT", exp.Literal.string(node.this.name.upper()), node.expression)
+    if isinstance(node, exp.TimestampDiff):
+        return _call("TIMESTAMPDIFF", exp.Literal.string(_unit_name(node)), node.expression, node.this)
+    if isinstance(node, exp.TimestampAdd):
+        return _call(
+            "_GK_DATE_ADD",
+            node.this,
+            node.expression,
+            exp.Literal.string(_unit_name(node)),
+            exp.Literal.number(1),
+        )
+    if isinstance(node, exp.TimeFromParts):
+        return _call("MAKETIME", node.args.get("hour"), node.args.get("min"), node.args.get("sec"))
+    if isinstance(node, exp.Anonymous) and node.name.upper() in _ARG_COUNTS:
+        low, high = _ARG_COUNTS[node.name.upper()]
+        if not low <= len(node.expressions) <= high:
+            raise mysql_error(1582, node.name)  # the name as written, as MySQL's Create_func reports it
+    if isinstance(node, exp.Anonymous) and node.name.upper() in ("ADDDATE", "SUBDATE"):
+        args = node.expressions
+        if len(args) == 2 and isinstance(args[1], exp.Interval):
+            return _interval_call(args[0], args[1], -1 if node.name.upper() == "SUBDATE" else 1)
+    return None
+
+
+_MANY = 1 << 16
+#: argument counts of variadic built-ins parsed as plain calls (low, high): checked when the statement is planned,
+#: so a wrong count is ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT (1582) even when no row is evaluated
+_ARG_COUNTS: dict[str, tuple[int, int]] = {
+    "FIELD": (2, _MANY),
+    "ELT": (2, _MANY),
+    "MAKE_SET": (2, _MANY),
+    "EXPORT_SET": (3, 5),
+    "WEEK": (1, 2),
+    "YEARWEEK": (1, 2),
+    "LOG": (1, 2),
+    "ATAN": (1, 2),
+    "TIMESTAMP": (1, 2),
+    "FORMAT": (2, 3),
+    "LOCATE": (2, 3),
+    "INSTR": (2, 2),
+    "INTERVAL": (2, _MANY),
+    "GET_FORMAT": (2, 2),
+}
+
+#: the value of a bit aggregate over no rows (manual: BIT_AND 18446744073709551615, BIT_OR / BIT_XOR 0)
+_EMPTY_SET_VALUE: dict[str, exp.Expression] = {
+    "BIT_AND": exp.Literal.string(str((1 << 64) - 1)),
+    "BIT_OR": exp.Literal.number(0),
+    "BIT_XOR": exp.Literal.number(0),
+}
+
+_BUILTIN_NODES = (
+    *_SAME_ARGS,
+    exp.Length,
+    exp.StrPosition,
+    exp.Substring,
+    exp.Chr,
+    exp.Mod,
+    exp.Log,
+    exp.Interval,
+    exp.BitwiseXor,
+    exp.Concat,
+    exp.Trim,
+    exp.Extract,
+    exp.TimestampDiff,
+    exp.TimestampAdd,
+    exp.TimeFromParts,
+    exp.Anonymous,
+)
+
+
 def rewrite_for_sqlite(tree: exp.Expression) -> exp.Expression:
     """Rewrite the MySQL constructs listed in the module docstring in place (returns ``tree``)."""
+    for node in list(tree.find_all(*_BUILTIN_NODES)):
+        new_call = _builtin_call(node)
+        if new_call is not None:
+            node.replace(new_call)
     for node in list(
         tree.find_all(
             exp.Left,
@@ -183,10 +431,13 @@ def rewrite_for_sqlite(tree: exp.Expression) -> exp.Expression:
             iv = exp.Interval(this=node.expression, unit=unit if unit is not None else exp.var("DAY"))
             new = _interval_call(node.this, iv, -1 if isinstance(node, exp.DateSub) else 1)
         elif isinstance(node, (exp.Add, exp.Sub)):
-            if isinstance(node.expression, exp.Interval):
+            if isinstance(node.expression, exp.Interval) and node.expression.args.get("unit") is not None:
                 new = _interval_call(node.this, node.expression, -1 if isinstance(node, exp.Sub) else 1)
             elif isinstance(node, exp.Add) and isinstance(node.this, exp.Interval):
-                new = _interval_call(node.expression, node.this, 1)
+                other = node.expression
+                if isinstance(other, exp.Interval) and other.args.get("unit") is None:
+                    other = other.this  # sqlglot reads INTERVAL 1 DAY + '2018-12-31' as two intervals
+                new = _interval_call(other, node.this, 1)
         elif isinstance(node, (exp.CurrentTimestamp, exp.Localtime, exp.Localtimestamp)):
             fsp = node.this if isinstance(node.this, exp.Expression) else None
             new = exp.Anonymous(this="NOW", expressions=[fsp] if fsp is not None else [])

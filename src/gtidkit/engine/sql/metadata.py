@@ -42,6 +42,7 @@ __all__ = [
     "column_for_def",
     "derived_column",
     "expression_column",
+    "function_column",
     "result_columns",
     "result_set",
     "sysvar_column",
@@ -338,7 +339,101 @@ def expression_column(name: str, node: exp.Expression) -> Column | None:
             name, type=_T.MYSQL_TYPE_LONGLONG, charset=CHARSET_BINARY, length=21,
             flags=int(_F.NOT_NULL | _F.BINARY | _F.NUM), decimals=0,
         )  # fmt: skip
+    return function_column(name, node)
+
+
+#: built-in functions whose result type does not depend on their arguments: name -> (type, length). Integer
+#: functions are LONGLONG (``Item_int_func``), DATE / TIME / DATETIME functions their temporal type, so a client
+#: converts their values as it would MySQL's (PyMySQL: int, datetime.date, datetime.timedelta, datetime.datetime).
+#: Source: RM 8.4 "String Functions and Operators", "Date and Time Functions" (each function's return type).
+_FUNCTION_TYPES: dict[str, tuple[FieldType, int]] = {
+    **{
+        name: (_T.MYSQL_TYPE_LONGLONG, 21)
+        for name in (
+            "LENGTH", "OCTET_LENGTH", "CHAR_LENGTH", "BIT_LENGTH", "STRCMP", "FIELD", "FIND_IN_SET", "LOCATE",
+            "INSTR", "ASCII", "ORD", "CRC32", "BIT_COUNT", "INTERVAL", "DATEDIFF", "TIMESTAMPDIFF", "TO_DAYS",
+            "TO_SECONDS", "TIME_TO_SEC", "DAYOFWEEK", "DAYOFMONTH", "DAYOFYEAR", "WEEKDAY", "WEEK", "WEEKOFYEAR",
+            "YEARWEEK", "QUARTER", "YEAR", "MONTH", "HOUR", "MINUTE", "SECOND", "MICROSECOND", "PERIOD_ADD",
+            "PERIOD_DIFF", "EXTRACT",
+        )
+    },
+    **{name: (_T.MYSQL_TYPE_DATE, 10) for name in ("LAST_DAY", "MAKEDATE", "FROM_DAYS")},
+    **{name: (_T.MYSQL_TYPE_TIME, 10) for name in ("SEC_TO_TIME", "MAKETIME")},
+    "DATE": (_T.MYSQL_TYPE_DATE, 10),
+    **{name: (_T.MYSQL_TYPE_LONGLONG, 21) for name in ("BIT_AND", "BIT_OR", "BIT_XOR")},
+    "TIMESTAMP": (_T.MYSQL_TYPE_DATETIME, 19),
+}  # fmt: skip
+
+#: sqlglot expression classes of those functions (MySQL name as parsed)
+_FUNCTION_NODES: dict[type[exp.Expression], str] = {
+    exp.StrPosition: "LOCATE",
+    exp.BitLength: "BIT_LENGTH",
+    exp.Ascii: "ASCII",
+    exp.BitwiseCount: "BIT_COUNT",
+    exp.TimestampDiff: "TIMESTAMPDIFF",
+    exp.Extract: "EXTRACT",
+    exp.DayOfWeek: "DAYOFWEEK",
+    exp.DayOfMonth: "DAYOFMONTH",
+    exp.Quarter: "QUARTER",
+    exp.Year: "YEAR",
+    exp.Month: "MONTH",
+    exp.TimeFromParts: "MAKETIME",
+    exp.LastDay: "LAST_DAY",
+    exp.TsOrDsToDate: "DATE",
+    exp.BitwiseAndAgg: "BIT_AND",
+    exp.BitwiseOrAgg: "BIT_OR",
+    exp.BitwiseXorAgg: "BIT_XOR",
+}
+
+_DATE_SPECIFIERS = frozenset("abcDdejMmUuVvWwXxYy")
+_TIME_SPECIFIERS = frozenset("fHhIiklprSsT")
+
+
+def _str_to_date_type(fmt: str) -> tuple[FieldType, int] | None:
+    """STR_TO_DATE's result type from its format: DATE for date parts only, TIME for time parts only, DATETIME
+    for both (RM 8.4 "Date and Time Functions", STR_TO_DATE)."""
+    specs = {fmt[i + 1] for i in range(len(fmt) - 1) if fmt[i] == "%" and (i == 0 or fmt[i - 1] != "%")}
+    has_date, has_time = bool(specs & _DATE_SPECIFIERS), bool(specs & _TIME_SPECIFIERS)
+    if has_date and has_time:
+        return _T.MYSQL_TYPE_DATETIME, 19
+    if has_date:
+        return _T.MYSQL_TYPE_DATE, 10
+    if has_time:
+        return _T.MYSQL_TYPE_TIME, 10
     return None
+
+
+#: functions whose result is BIGINT UNSIGNED (RM 8.4 "Bit Functions and Operators", "Aggregate Functions")
+_UNSIGNED_FUNCTIONS = frozenset({"BIT_AND", "BIT_OR", "BIT_XOR"})
+
+
+def function_column(name: str, node: exp.Expression) -> Column | None:
+    """Metadata of a built-in function call whose result type is fixed (see ``_FUNCTION_TYPES``), else None.
+
+    Integer results: LONGLONG, length 21, BINARY | NUM; DATE / TIME results: length 10, BINARY, charset binary.
+    """
+    if isinstance(node, exp.Anonymous):
+        fname = node.name.upper()
+    elif isinstance(node, exp.Length):
+        fname = "LENGTH"
+    elif isinstance(node, exp.Interval) and node.args.get("unit") is None:
+        fname = "INTERVAL"
+    else:
+        fname = _FUNCTION_NODES.get(type(node), "")
+    known = _FUNCTION_TYPES.get(fname)
+    if fname == "STR_TO_DATE" and isinstance(node, exp.Anonymous) and len(node.expressions) == 2:
+        fmt = node.expressions[1]
+        if isinstance(fmt, exp.Literal) and fmt.is_string:
+            known = _str_to_date_type(fmt.this)
+    elif fname == "TIME" or isinstance(node, exp.Time):
+        known = (_T.MYSQL_TYPE_TIME, 10)
+    if known is None:
+        return None
+    ftype, length = known
+    flags = _F.BINARY | _F.NUM if ftype == _T.MYSQL_TYPE_LONGLONG else _F.BINARY
+    if fname in _UNSIGNED_FUNCTIONS:
+        flags |= _F.UNSIGNED
+    return Column(name, type=ftype, charset=CHARSET_BINARY, length=length, flags=int(flags), decimals=0)
 
 
 def user_variable_column(name: str, value: Any) -> Column:
