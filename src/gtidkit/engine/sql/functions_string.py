@@ -14,6 +14,7 @@ from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
+from gtidkit.engine.sql.encoding_functions import hex_
 from gtidkit.engine.sql.functions_args import check_count, ranged, to_bytes, to_int, to_number, to_text
 
 __all__ = [
@@ -272,16 +273,6 @@ def _int_in_base(n: Any, base: int) -> str | None:
     if n is None:
         return None
     return _in_base(to_int(n) % _U64, base)
-
-
-def hex_(v: Any) -> str | None:
-    """``HEX(N_or_S)``: a number as hexadecimal of its 64-bit value, a string as two hex digits per byte;
-    NULL -> NULL (manual: ``HEX(255)`` -> ``'FF'``, ``HEX('abc')`` -> ``'616263'``)."""
-    if v is None:
-        return None
-    if isinstance(v, (int, float)):
-        return _in_base(to_int(v) % _U64, 16)
-    return to_bytes(v).hex().upper()
 
 
 def char_(*args: Any) -> bytes:
