@@ -48,9 +48,11 @@ from gtidkit.engine.sql.catalog import (
     ColumnDef,
     TableDef,
 )
+from gtidkit.engine.sql import decimal_math
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
 from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
+from gtidkit.engine.sql.numeric_types import NumType, type_of_column
 from gtidkit.engine.sql.metadata import (
     column_for_def,
     derived_column,
@@ -87,6 +89,22 @@ class _Unsafe:
 
 
 _UNSAFE = _Unsafe()
+
+
+class _ByShape:
+    """Cache marker: this template's plan depends on its literals' kinds and widths (a literal is an operand of
+    arithmetic, whose MySQL result type follows it: ``salary * 2`` is DECIMAL(11,2), ``salary * 2.5`` is
+    DECIMAL(12,3)); plans are cached under the template plus :func:`_literal_shape`."""
+
+
+_BY_SHAPE = _ByShape()
+#: nodes whose result type follows a literal operand's type
+_TYPED_PARENTS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg, exp.Round)
+
+
+def _literal_shape(values: list[Any]) -> tuple[tuple[type, int], ...]:
+    """What of a template's literal values its plan's types depend on: each value's type and printed width."""
+    return tuple((type(v), len(str(v))) for v in values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +157,10 @@ class SelectPlan:
     #: Per result column, the DECIMAL column it reads directly (values are returned as ``Decimal`` with the
     #: column's scale, as MySQL does); ``None`` when no result column is a plain DECIMAL column.
     decimals: tuple[ColumnDef | None, ...] | None = None
+    #: Per result column, the conversion of the value SQLite returns to the value of the column's MySQL type
+    #: (a DECIMAL expression's ``Decimal`` with its scale; :func:`decimal_math.result_converter`); ``None`` when
+    #: no computed column needs one.
+    convert: tuple[Callable[[Any], Any] | None, ...] | None = None
     #: Per result column, the metadata known at planning time (None entries are inferred from the values; a str
     #: is an ``@@variable`` name whose metadata follows the variable's type).
     metadata: tuple[Column | str | None, ...] | None = None
@@ -309,6 +331,8 @@ class Executor:
         self.temp_key: object | None = None
         #: set once this session created a temporary table (rollbacks then re-sync SQLite's temp schema)
         self.temp_used = False
+        #: the literal values of the template being planned (``gk<i>`` -> value), for result types
+        self._literals: dict[str, Any] = {}
 
     # ---------------------------------------------------------------- tables
     def get_table(self, schema: str, name: str) -> TableDef | None:
@@ -376,6 +400,7 @@ class Executor:
         from gtidkit.engine.sql.dml import register_udfs
 
         register_udfs(raw, lambda: self.rand())
+        decimal_math.register_udfs(raw)
 
     def now(self) -> _dt.datetime:
         """The statement time: ``@@timestamp`` when set (see :attr:`timestamp`), else the clock (local time)."""
@@ -570,6 +595,9 @@ class Executor:
         if tpl is not None:
             key = (tpl[0], current_db, version, replace)
             plan = self._plans.get(key)
+            if plan is _BY_SHAPE:
+                key = (*key, _literal_shape(tpl[1]))
+                plan = self._plans.get(key)
             if plan is not _UNSAFE:
                 params = {f"gk{i}": v for i, v in enumerate(tpl[1])}
                 if plan is not None:
@@ -581,7 +609,14 @@ class Executor:
                         parse_tree(stmt.text, replace=replace)
                     raise
                 if _placeholders_safe(tree):
-                    plan = self._build(stmt.kind, tree, current_db, replace, tpl[0])
+                    if len(key) == 4 and _literals_typed(tree):
+                        self._remember(key, _BY_SHAPE)
+                        key = (*key, _literal_shape(tpl[1]))
+                    self._literals = params
+                    try:
+                        plan = self._build(stmt.kind, tree, current_db, replace, tpl[0])
+                    finally:
+                        self._literals = {}
                     self._remember(key, plan)
                     return plan, params
                 self._remember(key, _UNSAFE)
@@ -674,6 +709,7 @@ class Executor:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
         rewrite_for_sqlite(tree)
+        decimal_math.rewrite_exact(tree, _type_resolver(tree), self._literals.get)
         assignments = [n for n in tree.find_all(exp.PropertyEQ) if isinstance(n.this, exp.Parameter)]
         for node in assignments:
             # SELECT @a := expr (deprecated in 8.0.13+, still run by 8.4): a function that stores the value
@@ -726,7 +762,7 @@ class Executor:
         found, threads = self.resolve_tables(tree, current_db)
         virtual = tuple(sorted({(t.schema, t.name) for t in found if (t.schema, t.name) in VIRTUAL_TABLES}))
         columns = None
-        metadata = _projection_metadata(tree, source) if isinstance(tree, exp.Select) else None
+        metadata = _projection_metadata(tree, source, self._literals.get) if isinstance(tree, exp.Select) else None
         if isinstance(tree, exp.Select):
             names = []
             star = False
@@ -746,6 +782,7 @@ class Executor:
                     proj.replace(exp.alias_(proj.copy(), name, quoted=True))
             columns = None if star else tuple(names)
         decimals = _decimal_columns(tree) if isinstance(tree, exp.Select) else None
+        convert = _converters(metadata, decimals)
         self.fix_functions(tree, current_db)
         slots = self.bind_variables(tree)
         sql = tree.sql(dialect=SQLITE, identify=True)
@@ -755,6 +792,7 @@ class Executor:
             variables=tuple(slots),
             needs_threads=threads,
             decimals=decimals,
+            convert=convert,
             metadata=metadata,
             virtual=virtual,
         )
@@ -853,6 +891,9 @@ class Executor:
         if plan.decimals is not None and rows and len(plan.decimals) == len(rows[0]):
             conv = plan.decimals
             rows = [tuple(v if c is None else from_sqlite(c, v) for c, v in zip(conv, r)) for r in rows]
+        if plan.convert is not None and rows and len(plan.convert) == len(rows[0]):
+            fns = plan.convert
+            rows = [tuple(v if f is None else f(v) for f, v in zip(fns, r)) for r in rows]
         cols = list(plan.columns) if plan.columns is not None else [d[0] for d in cur.description or ()]
         meta = None
         if plan.metadata is not None and len(plan.metadata) == len(cols):
@@ -1172,7 +1213,54 @@ def _decimal_columns(tree: exp.Select) -> tuple[ColumnDef | None, ...] | None:
     return conv if any(c is not None for c in conv) else None
 
 
-def _projection_metadata(tree: exp.Select, source: str | None) -> tuple[Column | str | None, ...] | None:
+def _tables_of(tree: exp.Expression) -> list[tuple[str, TableDef]]:
+    """(alias, table) of every resolved table reference in ``tree``."""
+    return [(t.alias_or_name, t.meta["gk_table"]) for t in tree.find_all(exp.Table) if "gk_table" in t.meta]
+
+
+def _type_resolver(tree: exp.Expression) -> Callable[[exp.Column], NumType | None]:
+    """The numeric type of a column reference of ``tree``: the one resolved table column it names (by qualifier
+    and name), else None (unknown, ambiguous or not numeric)."""
+    tables = _tables_of(tree)
+
+    def column_type(ref: exp.Column) -> NumType | None:
+        found = [
+            (t, c)
+            for alias, t in tables
+            if not ref.table or ref.table == alias
+            if (c := t.column(ref.name)) is not None
+        ]
+        if len(found) != 1:
+            return None
+        t, c = found[0]
+        return type_of_column(column_for_def(c, t))
+
+    return column_type
+
+
+def _literals_typed(tree: exp.Expression) -> bool:
+    """Whether a ``:gk<i>`` literal of ``tree`` is an operand of arithmetic (its plan then depends on it)."""
+    return any(isinstance(p.parent, _TYPED_PARENTS) for p in tree.find_all(exp.Placeholder))
+
+
+def _converters(
+    metadata: tuple[Column | str | None, ...] | None, decimals: tuple[ColumnDef | None, ...] | None
+) -> tuple[Callable[[Any], Any] | None, ...] | None:
+    """Per result column, the value conversion its computed (not table-column) metadata asks for."""
+    if metadata is None:
+        return None
+    out = []
+    for i, m in enumerate(metadata):
+        direct = decimals is not None and i < len(decimals) and decimals[i] is not None
+        out.append(
+            decimal_math.result_converter(m) if isinstance(m, Column) and not m.org_table and not direct else None
+        )
+    return tuple(out) if any(f is not None for f in out) else None
+
+
+def _projection_metadata(
+    tree: exp.Select, source: str | None, literal_of: Callable[[str], Any] | None = None
+) -> tuple[Column | str | None, ...] | None:
     """For each result column of ``tree`` (tables already resolved): its metadata when a table column is read
     directly or the item is a literal / COUNT, else None (inferred later from the values)."""
     tables: list[tuple[str, TableDef]] = []
@@ -1209,7 +1297,7 @@ def _projection_metadata(tree: exp.Select, source: str | None) -> tuple[Column |
         if isinstance(target, exp.Column):
             col = column_of(target)
         else:
-            col = expression_column(name, target) or derived_column(name, target, column_of)
+            col = expression_column(name, target) or derived_column(name, target, column_of, literal_of)
         out.append(col)
     return tuple(out)
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from gtidkit.engine.sql.numeric_types import NumType, column_of_type, numeric_type, type_of_column
 from gtidkit.engine.results import (
     CHARSET_BINARY,
     CHARSET_UTF8MB3,
@@ -356,9 +357,8 @@ def user_variable_column(name: str, value: Any) -> Column:
     return value_column(name, [value])
 
 
-_INT_TYPES = frozenset(
-    {_T.MYSQL_TYPE_TINY, _T.MYSQL_TYPE_SHORT, _T.MYSQL_TYPE_INT24, _T.MYSQL_TYPE_LONG, _T.MYSQL_TYPE_LONGLONG}
-)
+#: expressions whose type :func:`numeric_types.numeric_type` derives
+_NUMERIC_NODES = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg, exp.Sum, exp.Avg, exp.Round, exp.Abs)
 
 
 def _branches(node: exp.Expression) -> list[exp.Expression | None] | None:
@@ -369,23 +369,30 @@ def _branches(node: exp.Expression) -> list[exp.Expression | None] | None:
         return [node.args.get("true"), node.args.get("false")]
     if isinstance(node, exp.Case):
         return [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
+    if isinstance(node, (exp.Min, exp.Max)) and not node.expressions:
+        return [node.this]  # MIN / MAX keep their argument's type (manual "Aggregate Function Descriptions")
     return None
 
 
 def derived_column(
-    name: str, node: exp.Expression, column_of: Callable[[exp.Column], Column | None]
+    name: str,
+    node: exp.Expression,
+    column_of: Callable[[exp.Column], Column | None],
+    literal_of: Callable[[str], Any] | None = None,
 ) -> Column | None:
     """Metadata of an expression over table columns, or None when unknown.
 
-    Integer ``+``/``-`` give LONGLONG with one digit more than the wider operand, ``*`` the sum of their
-    lengths; COALESCE / IFNULL / IF / CASE / GREATEST / LEAST over arguments of one type keep that type and
-    length, without table, key or NOT NULL flags (metadata.result: ``t1.f1+t2.f1`` -> 8 / 12 / 32896;
-    ``COALESCE(d, d)`` of a DATE -> 10 / 10 / 128).
+    Arithmetic and SUM / AVG / ROUND / ABS follow :func:`numeric_types.numeric_type` (integer ``+``/``-``:
+    LONGLONG one digit wider than the wider operand, ``*`` the sum of their lengths; DECIMAL and DOUBLE per
+    MySQL's precision-math rules); COALESCE / IFNULL / IF / CASE / GREATEST / LEAST / MIN / MAX over arguments
+    of one type keep that type and length, without table, key or NOT NULL flags (metadata.result:
+    ``t1.f1+t2.f1`` -> 8 / 12 / 32896; ``COALESCE(d, d)`` of a DATE -> 10 / 10 / 128).
 
     Args:
         name: the result column's name.
         node: the select-list expression (alias removed).
         column_of: the metadata of a column reference (None when it cannot be resolved).
+        literal_of: the value of a ``:gk<i>`` placeholder standing for a literal (None: unknown).
     """
 
     def meta(n: exp.Expression | None) -> Column | None:
@@ -396,20 +403,20 @@ def derived_column(
         if isinstance(n, exp.Column):
             return column_of(n)
         known = expression_column(name, n)
-        return known if known is not None else derived_column(name, n, column_of)
+        return known if known is not None else derived_column(name, n, column_of, literal_of)
 
-    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
-        a, b = meta(node.this), meta(node.expression)
-        if a is None or b is None or a.type not in _INT_TYPES or b.type not in _INT_TYPES:
+    if isinstance(node, exp.Placeholder) and literal_of is not None:
+        value = literal_of(node.name)  # a literal the statement cache took out: numbers are typed as written
+        if not isinstance(value, (int, Decimal)) or isinstance(value, bool):
             return None
-        length = a.length + b.length if isinstance(node, exp.Mul) else max(a.length, b.length) + 1
-        flags = _F.BINARY | _F.NUM
-        if a.flags & b.flags & _F.NOT_NULL:
-            flags |= _F.NOT_NULL
-        return Column(
-            name, type=_T.MYSQL_TYPE_LONGLONG, charset=CHARSET_BINARY, length=min(length, 21), flags=int(flags),
-            decimals=0,
-        )  # fmt: skip
+    if isinstance(node, (*_NUMERIC_NODES, exp.Placeholder)):
+
+        def column_type(ref: exp.Column) -> NumType | None:
+            col = column_of(ref)
+            return None if col is None else type_of_column(col)
+
+        t = numeric_type(node, column_type, literal_of)
+        return None if t is None else column_of_type(name, t)
     args = _branches(node)
     if not args or any(a is None for a in args):
         return None
