@@ -35,7 +35,9 @@ __all__ = [
     "DecimalAvg",
     "DecimalSum",
     "dec_add",
+    "dbl_round",
     "dec_div",
+    "dec_mod",
     "dec_mul",
     "dec_round",
     "dec_sub",
@@ -129,6 +131,28 @@ def dec_div(a: Any, b: Any) -> int | float | None:
     return None if q is None else _to_sqlite(q)
 
 
+def dec_mod(a: Any, b: Any) -> int | float | None:
+    """UDF ``_GK_DEC_MOD(a, b)``: exact ``a % b`` with the dividend's sign, NULL for NULL or a zero divisor
+    (manual "Arithmetic Operators": ``MOD(N, 0)`` returns NULL)."""
+    x, y = to_decimal(a), to_decimal(b)
+    if x is None or y is None or y == 0:
+        return None
+    return _to_sqlite(_CTX.remainder(x, y))
+
+
+def dbl_round(a: Any, d: Any = 0) -> float | None:
+    """UDF ``_GK_DBL_ROUND(a, d)``: ROUND of an approximate value, MySQL's ``rint(a * 10^d) / 10^d`` (round half
+    to even in the default floating-point mode: ``ROUND(25E-1)`` is 2, manual "Rounding Behavior")."""
+    if a is None or d is None:
+        return None
+    x, n = float(a), int(d)
+    if n >= 0:
+        f = 10.0**n
+        return round(x * f) / f
+    f = 10.0**-n
+    return float(round(x / f) * f)
+
+
 def dec_round(a: Any, d: Any = 0) -> int | float | None:
     """UDF ``_GK_DEC_ROUND(a, d)``: ``a`` rounded half away from zero to ``d`` fraction digits (negative ``d``
     rounds left of the point), MySQL's ROUND of a DECIMAL."""
@@ -177,7 +201,13 @@ class DecimalAvg(DecimalSum):
         return None if q is None else _to_sqlite(q)
 
 
-_BINARY_UDF = {exp.Add: "_GK_DEC_ADD", exp.Sub: "_GK_DEC_SUB", exp.Mul: "_GK_DEC_MUL", exp.Div: "_GK_DEC_DIV"}
+_BINARY_UDF = {
+    exp.Add: "_GK_DEC_ADD",
+    exp.Sub: "_GK_DEC_SUB",
+    exp.Mul: "_GK_DEC_MUL",
+    exp.Div: "_GK_DEC_DIV",
+    exp.Mod: "_GK_DEC_MOD",
+}
 
 
 def register_udfs(raw: sqlite3.Connection) -> None:
@@ -186,7 +216,9 @@ def register_udfs(raw: sqlite3.Connection) -> None:
     raw.create_function("_GK_DEC_SUB", 2, dec_sub, deterministic=True)
     raw.create_function("_GK_DEC_MUL", 2, dec_mul, deterministic=True)
     raw.create_function("_GK_DEC_DIV", 2, dec_div, deterministic=True)
+    raw.create_function("_GK_DEC_MOD", 2, dec_mod, deterministic=True)
     raw.create_function("_GK_DEC_ROUND", 2, dec_round, deterministic=True)
+    raw.create_function("_GK_DBL_ROUND", 2, dbl_round, deterministic=True)
     raw.create_aggregate("_GK_DEC_SUM", 1, DecimalSum)  # type: ignore[arg-type]
     raw.create_aggregate("_GK_DEC_AVG", 1, DecimalAvg)  # type: ignore[arg-type]
 
@@ -212,7 +244,7 @@ def rewrite_exact(
         column_type: the :class:`NumType` of a column reference (None: unknown).
         literal_of: values of the ``:gk<i>`` placeholders standing for literals.
     """
-    kinds = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Sum, exp.Avg, exp.Round)
+    kinds = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Sum, exp.Avg, exp.Round)
     # innermost first: an operand's type is derived before it is replaced, so bottom-up replacement is safe as
     # long as each node's type is computed on the original tree; compute them all before replacing any
     todo: list[tuple[exp.Expression, NumType]] = []
@@ -225,12 +257,12 @@ def rewrite_exact(
             if arg is None or arg.kind == "double" or (isinstance(node, exp.Sum) and arg.kind == "int"):
                 continue  # SQLite's SUM of integers is exact; DOUBLE stays DOUBLE
         elif isinstance(node, exp.Round):
-            if t.kind != "decimal":
+            if t.kind == "int":
                 continue
         elif t.kind != "decimal":
             continue
         todo.append((node, t))
-    for node, _t in reversed(todo):
+    for node, t in reversed(todo):
         new: exp.Expression
         if isinstance(node, exp.Sum | exp.Avg):
             name = "_GK_DEC_SUM" if isinstance(node, exp.Sum) else "_GK_DEC_AVG"
@@ -241,7 +273,7 @@ def rewrite_exact(
         elif isinstance(node, exp.Round):
             d = node.args.get("decimals")
             new = exp.Anonymous(
-                this="_GK_DEC_ROUND",
+                this="_GK_DEC_ROUND" if t.kind == "decimal" else "_GK_DBL_ROUND",
                 expressions=[_exact_operand(node.this), d if d is not None else exp.Literal.number(0)],
             )
         else:

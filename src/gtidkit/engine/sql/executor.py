@@ -99,7 +99,7 @@ class _ByShape:
 
 _BY_SHAPE = _ByShape()
 #: nodes whose result type follows a literal operand's type
-_TYPED_PARENTS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg, exp.Round)
+_TYPED_PARENTS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Neg, exp.Round)
 
 
 def _literal_shape(values: list[Any]) -> tuple[tuple[type, int], ...]:

@@ -12,6 +12,7 @@ Operators", "Aggregate Function Descriptions", "Type Conversion in Expression Ev
   ``*``: scale s1+s2, precision p1+p2;
   ``/``: scale s1 + div_precision_increment (4), precision p1 + s2 + div_precision_increment
   (manual: "5.05 / 0.014 has a scale of six decimal places (360.714286)");
+  ``%`` (MOD): scale max(s1,s2), precision max(p1-s1, p2-s2) + scale;
   precision at most 65 and scale at most 30 (DECIMAL_MAX_PRECISION / DECIMAL_MAX_SCALE);
 * SUM of an exact value is DECIMAL(p + 22, s) (``DECIMAL_LONGLONG_DIGITS``), AVG is DECIMAL(p + 4, s + 4),
   MIN/MAX keep their argument's type, and SUM/AVG of an approximate value are DOUBLE ("The SUM() and AVG()
@@ -154,12 +155,18 @@ def _arith(op: type, a: NumType, b: NumType) -> NumType:
     if a.kind == "double" or b.kind == "double":
         return NumType("double", 17, 0, _DOUBLE_LENGTH, False, not_null)
     unsigned = a.unsigned and b.unsigned
+    if op is exp.Mod and a.kind == "int" and b.kind == "int":
+        length = max(a.length, b.length)  # the result is smaller than the divisor and has the dividend's sign
+        return NumType("int", length - (0 if unsigned else 1), 0, length, unsigned, False)
     if op is not exp.Div and a.kind == "int" and b.kind == "int":
         # integer arithmetic: one digit more than the wider operand for + and -, the sum of the lengths for *
         # (metadata.result: t1.f1+t2.f1 of two INT columns -> LONGLONG length 12)
         length = a.length + b.length if op is exp.Mul else max(a.length, b.length) + 1
         length = min(length, 21 if not unsigned else 20)
         return NumType("int", length - (0 if unsigned else 1), 0, length, unsigned, not_null)
+    if op is exp.Mod:
+        scale = max(a.scale, b.scale)
+        return _decimal(max(a.precision - a.scale, b.precision - b.scale) + scale, scale, unsigned, False)
     if op is exp.Mul:
         return _decimal(a.precision + b.precision, a.scale + b.scale, unsigned, not_null)
     if op is exp.Div:
@@ -196,7 +203,7 @@ def numeric_type(
         return _value_type(literal_of(node.name)) if literal_of is not None and node.name else None
     if isinstance(node, exp.Neg):
         return numeric_type(node.this, column_type, literal_of)
-    if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div)):
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
         if isinstance(node.expression, exp.Interval) or isinstance(node.this, exp.Interval):
             return None  # date arithmetic
         a = numeric_type(node.this, column_type, literal_of)
