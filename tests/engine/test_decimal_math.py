@@ -82,7 +82,9 @@ LITERAL_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("expr", "value", "type_", "decimals"), LITERAL_CASES, ids=[c[0] for c in LITERAL_CASES])
+@pytest.mark.parametrize(
+    ("expr", "value", "type_", "decimals"), LITERAL_CASES, ids=[c[0] for c in LITERAL_CASES]
+)
 def test_literal_arithmetic(s, expr, value, type_, decimals):
     res = one(s, f"SELECT {expr}")
     col = res.columns[0]
@@ -196,7 +198,9 @@ def test_literals_of_another_kind_get_their_own_plan(s):
 def test_prepared_metadata_equals_execute(s):
     stmt = s.prepare("SELECT salary * 2 FROM emp WHERE id > ?")
     (res,) = s.execute_prepared(stmt, [1])
-    assert stmt.columns == res.columns and [(int(c.type), c.decimals) for c in res.columns] == [(NEWDECIMAL, 2)]
+    assert stmt.columns == res.columns and [(int(c.type), c.decimals) for c in res.columns] == [
+        (NEWDECIMAL, 2)
+    ]
     stmt = s.prepare("SELECT dept, SUM(salary), AVG(salary) FROM emp WHERE id > ? GROUP BY dept")
     (res,) = s.execute_prepared(stmt, [0])
     assert stmt.columns == res.columns

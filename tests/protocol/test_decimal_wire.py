@@ -52,7 +52,10 @@ def test_pymysql_reads_decimal_expressions(srv: ServerProcess) -> None:
             assert (name, type_code, scale) == ("dbl", NEWDECIMAL, 2)
             cur.execute("SELECT dept, SUM(salary), AVG(salary) FROM emp GROUP BY dept ORDER BY dept DESC")
             rows = cur.fetchall()
-            assert rows == (("ops", Decimal("300.50"), Decimal("150.250000")), ("dev", Decimal("300.25"), Decimal("300.250000")))
+            assert rows == (
+                ("ops", Decimal("300.50"), Decimal("150.250000")),
+                ("dev", Decimal("300.25"), Decimal("300.250000")),
+            )
             assert [str(v) for v in rows[0][1:]] == ["300.50", "150.250000"]  # trailing zeros to the scale
             assert [(d[1], d[5]) for d in cur.description[1:]] == [(NEWDECIMAL, 2), (NEWDECIMAL, 6)]
             cur.execute("SELECT 0.1 + 0.2 = 0.3, 1/3, 1e0/3")

@@ -24,7 +24,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
-from typing import Any
+from typing import Any, cast
 
 from sqlglot import exp
 
@@ -34,8 +34,8 @@ from gtidkit.engine.sql.numeric_types import DIV_PRECISION_INCREMENT, NumType, n
 __all__ = [
     "DecimalAvg",
     "DecimalSum",
-    "dec_add",
     "dbl_round",
+    "dec_add",
     "dec_div",
     "dec_mod",
     "dec_mul",
@@ -225,7 +225,12 @@ def register_udfs(raw: sqlite3.Connection) -> None:
 
 def _exact_operand(node: exp.Expression) -> exp.Expression:
     """A decimal literal is passed as text so that all its digits reach the UDF."""
-    if isinstance(node, exp.Literal) and not node.is_string and "." in node.this and "e" not in node.this.lower():
+    if (
+        isinstance(node, exp.Literal)
+        and not node.is_string
+        and "." in node.this
+        and "e" not in node.this.lower()
+    ):
         return exp.Literal.string(node.this)
     return node
 
@@ -248,12 +253,16 @@ def rewrite_exact(
     # innermost first: an operand's type is derived before it is replaced, so bottom-up replacement is safe as
     # long as each node's type is computed on the original tree; compute them all before replacing any
     todo: list[tuple[exp.Expression, NumType]] = []
-    for node in tree.find_all(*kinds):
+    for found in tree.find_all(*kinds):
+        node = cast(exp.Expression, found)
         t = numeric_type(node, column_type, literal_of)
         if t is None:
             continue
         if isinstance(node, exp.Sum | exp.Avg):
-            arg = numeric_type(node.this, column_type, literal_of)
+            inner = node.this
+            if isinstance(inner, exp.Distinct) and len(inner.expressions) == 1:
+                inner = inner.expressions[0]
+            arg = numeric_type(inner, column_type, literal_of)
             if arg is None or arg.kind == "double" or (isinstance(node, exp.Sum) and arg.kind == "int"):
                 continue  # SQLite's SUM of integers is exact; DOUBLE stays DOUBLE
         elif isinstance(node, exp.Round):
@@ -266,10 +275,10 @@ def rewrite_exact(
         new: exp.Expression
         if isinstance(node, exp.Sum | exp.Avg):
             name = "_GK_DEC_SUM" if isinstance(node, exp.Sum) else "_GK_DEC_AVG"
-            arg = node.this
-            if isinstance(arg, exp.Distinct):
-                arg = exp.Distinct(expressions=[_exact_operand(arg.expressions[0])])
-            new = exp.Anonymous(this=name, expressions=[arg])
+            operand: exp.Expression = node.this
+            if isinstance(operand, exp.Distinct):
+                operand = exp.Distinct(expressions=[_exact_operand(operand.expressions[0])])
+            new = exp.Anonymous(this=name, expressions=[operand])
         elif isinstance(node, exp.Round):
             d = node.args.get("decimals")
             new = exp.Anonymous(
@@ -277,7 +286,7 @@ def rewrite_exact(
                 expressions=[_exact_operand(node.this), d if d is not None else exp.Literal.number(0)],
             )
         else:
-            udf = _BINARY_UDF[type(node)]
+            udf = _BINARY_UDF[type(node)]  # type: ignore[index]
             new = exp.Anonymous(
                 this=udf, expressions=[_exact_operand(node.this), _exact_operand(node.expression)]
             )

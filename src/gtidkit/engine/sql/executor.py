@@ -40,6 +40,7 @@ from sqlglot import exp
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column
+from gtidkit.engine.sql import decimal_math
 from gtidkit.engine.sql.catalog import (
     PROCESSLIST_TABLES,
     REPLICATION_TABLES,
@@ -48,11 +49,9 @@ from gtidkit.engine.sql.catalog import (
     ColumnDef,
     TableDef,
 )
-from gtidkit.engine.sql import decimal_math
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
 from gtidkit.engine.sql.functions import UDFS, rewrite_for_sqlite
-from gtidkit.engine.sql.numeric_types import NumType, type_of_column
 from gtidkit.engine.sql.metadata import (
     column_for_def,
     derived_column,
@@ -60,6 +59,7 @@ from gtidkit.engine.sql.metadata import (
     sysvar_column,
     user_variable_column,
 )
+from gtidkit.engine.sql.numeric_types import NumType, type_of_column
 from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
 from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.sql.values import from_sqlite
@@ -593,7 +593,7 @@ class Executor:
             version = (version, self.temp_key)
         replace = bool(stmt.info.get("replace"))
         if tpl is not None:
-            key = (tpl[0], current_db, version, replace)
+            key: tuple[Any, ...] = (tpl[0], current_db, version, replace)
             plan = self._plans.get(key)
             if plan is _BY_SHAPE:
                 key = (*key, _literal_shape(tpl[1]))
@@ -762,7 +762,9 @@ class Executor:
         found, threads = self.resolve_tables(tree, current_db)
         virtual = tuple(sorted({(t.schema, t.name) for t in found if (t.schema, t.name) in VIRTUAL_TABLES}))
         columns = None
-        metadata = _projection_metadata(tree, source, self._literals.get) if isinstance(tree, exp.Select) else None
+        metadata = (
+            _projection_metadata(tree, source, self._literals.get) if isinstance(tree, exp.Select) else None
+        )
         if isinstance(tree, exp.Select):
             names = []
             star = False
@@ -1253,7 +1255,9 @@ def _converters(
     for i, m in enumerate(metadata):
         direct = decimals is not None and i < len(decimals) and decimals[i] is not None
         out.append(
-            decimal_math.result_converter(m) if isinstance(m, Column) and not m.org_table and not direct else None
+            decimal_math.result_converter(m)
+            if isinstance(m, Column) and not m.org_table and not direct
+            else None
         )
     return tuple(out) if any(f is not None for f in out) else None
 

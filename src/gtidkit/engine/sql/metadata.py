@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from gtidkit.engine.sql.numeric_types import NumType, column_of_type, numeric_type, type_of_column
 from gtidkit.engine.results import (
     CHARSET_BINARY,
     CHARSET_UTF8MB3,
@@ -35,6 +34,7 @@ from gtidkit.engine.results import (
     charset_id,
     mbmaxlen,
 )
+from gtidkit.engine.sql.numeric_types import NumType, column_of_type, numeric_type, type_of_column
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.catalog import ColumnDef, TableDef

@@ -171,7 +171,10 @@ def _arith(op: type, a: NumType, b: NumType) -> NumType:
         return _decimal(a.precision + b.precision, a.scale + b.scale, unsigned, not_null)
     if op is exp.Div:
         return _decimal(
-            a.precision + b.scale + DIV_PRECISION_INCREMENT, a.scale + DIV_PRECISION_INCREMENT, unsigned, False
+            a.precision + b.scale + DIV_PRECISION_INCREMENT,
+            a.scale + DIV_PRECISION_INCREMENT,
+            unsigned,
+            False,
         )
     scale = max(a.scale, b.scale)
     return _decimal(max(a.precision - a.scale, b.precision - b.scale) + 1 + scale, scale, unsigned, not_null)
@@ -221,7 +224,11 @@ def numeric_type(
         if t is None:
             return None
         if isinstance(node, exp.Sum):
-            return _DOUBLE if t.kind == "double" else _decimal(t.precision + _SUM_EXTRA_DIGITS, t.scale, t.unsigned)
+            return (
+                _DOUBLE
+                if t.kind == "double"
+                else _decimal(t.precision + _SUM_EXTRA_DIGITS, t.scale, t.unsigned)
+            )
         if isinstance(node, exp.Avg):
             if t.kind == "double":
                 return _DOUBLE
