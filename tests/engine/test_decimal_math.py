@@ -205,3 +205,31 @@ def test_prepared_metadata_equals_execute(s):
     (res,) = s.execute_prepared(stmt, [0])
     assert stmt.columns == res.columns
     assert [(int(c.type), c.decimals) for c in res.columns[1:]] == [(NEWDECIMAL, 2), (NEWDECIMAL, 6)]
+
+
+def test_derived_table_columns_keep_their_decimal_type(s):
+    # a derived table's columns have its select list's types, so an outer reference stays DECIMAL(11,2)
+    res = one(s, "SELECT x, x + 0.5 FROM (SELECT salary * 2 AS x FROM emp) AS d ORDER BY x")
+    assert [tuple(text(v) for v in r) for r in res.rows] == [
+        ("201.00", "201.50"),
+        ("400.00", "400.50"),
+        ("600.50", "601.00"),
+    ]
+    assert [(int(c.type), c.decimals) for c in res.columns] == [(NEWDECIMAL, 2), (NEWDECIMAL, 2)]
+
+
+def test_create_table_select_takes_the_result_types(s):
+    # CREATE TABLE ... SELECT makes each column of its item's type: DECIMAL(10,2) * 2 -> decimal(11,2),
+    # SUM -> decimal(32,2), AVG -> decimal(14,6) (the DBA report's MySQL 8.4 types)
+    s.execute(
+        "CREATE TABLE c AS SELECT salary * 2 AS x, SUM(salary) AS t, AVG(salary) AS a FROM emp GROUP BY x"
+    )
+    ddl = one(s, "SHOW CREATE TABLE c").rows[0][1]
+    assert "`x` decimal(11,2)" in ddl and "`t` decimal(32,2)" in ddl and "`a` decimal(14,6)" in ddl
+
+
+def test_fallback_metadata_never_announces_an_integer_for_fractions():
+    from gtidkit.engine.sql.metadata import value_column
+
+    assert int(value_column("v", [400, 600.5]).type) == DOUBLE
+    assert int(value_column("v", [400, 600]).type) == LONGLONG

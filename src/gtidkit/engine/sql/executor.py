@@ -33,13 +33,14 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from dataclasses import replace as dc_replace
 from decimal import Decimal
 from typing import Any
 
 from sqlglot import exp
 
 from gtidkit.engine import storage as _db
-from gtidkit.engine.results import Column
+from gtidkit.engine.results import Column, FieldType
 from gtidkit.engine.sql import decimal_math
 from gtidkit.engine.sql.catalog import (
     PROCESSLIST_TABLES,
@@ -1220,22 +1221,62 @@ def _tables_of(tree: exp.Expression) -> list[tuple[str, TableDef]]:
     return [(t.alias_or_name, t.meta["gk_table"]) for t in tree.find_all(exp.Table) if "gk_table" in t.meta]
 
 
+def _derived_columns(
+    tree: exp.Expression, literal_of: Callable[[str], Any] | None = None
+) -> list[tuple[str, dict[str, Column]]]:
+    """(alias, lowercase name -> metadata) of the DECIMAL columns of each derived table (``FROM (SELECT ...) AS
+    d``) of ``tree``: what an outer reference to them is typed as (MySQL types a derived table's columns as its
+    select list's items)."""
+    out: list[tuple[str, dict[str, Column]]] = []
+    for sub in tree.find_all(exp.Subquery):
+        inner = sub.this
+        if not sub.alias or not isinstance(inner, exp.Select) or sub.find_ancestor(exp.Subquery) is not None:
+            continue
+        metadata = _projection_metadata(inner, None, literal_of)
+        if metadata is None or len(metadata) != len(inner.expressions):
+            continue
+        cols = {}
+        for proj, m in zip(inner.expressions, metadata):
+            if isinstance(m, Column) and m.type == FieldType.MYSQL_TYPE_NEWDECIMAL:
+                cols[(proj.alias or proj.name or _item_name(proj)).lower()] = m
+        out.append((sub.alias, cols))
+    return out
+
+
+def _derived_column(derived: list[tuple[str, dict[str, Column]]], ref: exp.Column) -> Column | None:
+    hits = [
+        c
+        for alias, cols in derived
+        if (not ref.table or ref.table == alias)
+        if (c := cols.get(ref.name.lower()))
+    ]
+    return hits[0] if len(hits) == 1 else None
+
+
 def _type_resolver(tree: exp.Expression) -> Callable[[exp.Column], NumType | None]:
     """The numeric type of a column reference of ``tree``: the one resolved table column it names (by qualifier
-    and name), else None (unknown, ambiguous or not numeric)."""
+    and name), or the DECIMAL column of a derived table it names, else None (unknown, ambiguous or not
+    numeric)."""
     tables = _tables_of(tree)
+    derived: list[tuple[str, dict[str, Column]]] | None = None
 
     def column_type(ref: exp.Column) -> NumType | None:
+        nonlocal derived
         found = [
             (t, c)
             for alias, t in tables
             if not ref.table or ref.table == alias
             if (c := t.column(ref.name)) is not None
         ]
-        if len(found) != 1:
+        if len(found) == 1:
+            t, c = found[0]
+            return type_of_column(column_for_def(c, t))
+        if found:
             return None
-        t, c = found[0]
-        return type_of_column(column_for_def(c, t))
+        if derived is None:
+            derived = _derived_columns(tree)
+        col = _derived_column(derived, ref)
+        return None if col is None else type_of_column(col)
 
     return column_type
 
@@ -1272,6 +1313,7 @@ def _projection_metadata(
     for node in ([frm.this] if frm is not None else []) + [j.this for j in tree.args.get("joins") or []]:
         if isinstance(node, exp.Table) and "gk_table" in node.meta:
             tables.append((node.alias_or_name, node.meta["gk_table"]))
+    derived = _derived_columns(tree, literal_of) if any(tree.find_all(exp.Subquery)) else []
     out: list[Column | str | None] = []
     for proj in tree.expressions:
         target = proj.this if isinstance(proj, exp.Alias) else proj
@@ -1293,6 +1335,9 @@ def _projection_metadata(
         def column_of(ref: exp.Column, name: str = name) -> Column | None:
             cands = [(alias, t) for alias, t in tables if not ref.table or ref.table == alias]
             found = [(alias, t, c) for alias, t in cands if (c := t.column(ref.name)) is not None]
+            if not found:
+                inner = _derived_column(derived, ref)
+                return None if inner is None else dc_replace(inner, name=name)
             if len(found) != 1:
                 return None
             alias, t, c = found[0]

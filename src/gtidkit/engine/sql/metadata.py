@@ -435,12 +435,14 @@ def derived_column(
 def value_column(name: str, values: list[Any]) -> Column:
     """Fallback metadata from the Python values a column produced (first non-NULL value's type).
 
-    int -> LONGLONG (length 21), float -> DOUBLE (length 23, decimals 31), Decimal -> NEWDECIMAL, str ->
+    int -> LONGLONG (length 21; DOUBLE when floats follow), float -> DOUBLE (length 23, decimals 31), Decimal -> NEWDECIMAL, str ->
     VAR_STRING utf8mb4 (4 bytes per character of the longest value), bytes -> BLOB binary, date/datetime/time
     -> DATE/DATETIME/TIME, all NULL -> VAR_STRING of length 0.
     """
     sample = next((v for v in values if v is not None), None)
     nullable_flags = 0
+    if isinstance(sample, (bool, int)) and any(type(v) is float for v in values):
+        sample = 0.0  # integers and fractions in one column: announcing an integer type would break clients
     if isinstance(sample, (bool, int)):
         return Column(
             name, type=_T.MYSQL_TYPE_LONGLONG, charset=CHARSET_BINARY, length=21,
