@@ -79,6 +79,11 @@ LITERAL_CASES = [
     ("1e0/3", "0.3333333333333333", DOUBLE, 31),
     ("MOD(5.5, 0)", None, NEWDECIMAL, 1),
     ("7/2", "3.5000", NEWDECIMAL, 4),
+    # manual "Cast Functions and Operators": DECIMAL(M,D), M defaults to 10 and D to 0; exact values round half
+    # away from zero ("Rounding Behavior")
+    ("CAST(2.675 AS DECIMAL(5,2))", "2.68", NEWDECIMAL, 2),
+    ("CAST('1.005' AS DECIMAL(6,2))", "1.01", NEWDECIMAL, 2),
+    ("CAST(-7.5 AS DECIMAL)", "-8", NEWDECIMAL, 0),
 ]
 
 
@@ -138,6 +143,12 @@ def test_column_arithmetic_types(s, expr, value, type_, decimals):
     res = one(s, f"SELECT {expr} FROM emp WHERE id = 1")
     col = res.columns[0]
     assert (text(res.rows[0][0]), int(col.type), col.decimals) == (value, type_, decimals)
+
+
+def test_count_is_an_exact_integer_operand(s):
+    res = one(s, "SELECT COUNT(*) * 1.5, COUNT(*) / 2 FROM emp")
+    assert [text(v) for v in res.rows[0]] == ["4.5", "1.5000"]
+    assert [(int(c.type), c.decimals) for c in res.columns] == [(NEWDECIMAL, 1), (NEWDECIMAL, 4)]
 
 
 def test_aggregates_keep_or_widen_types(s):

@@ -29,7 +29,7 @@ from typing import Any, cast
 from sqlglot import exp
 
 from gtidkit.engine.results import Column, FieldType
-from gtidkit.engine.sql.numeric_types import DIV_PRECISION_INCREMENT, NumType, numeric_type
+from gtidkit.engine.sql.numeric_types import DIV_PRECISION_INCREMENT, NumType, cast_decimal_type, numeric_type
 
 __all__ = [
     "DecimalAvg",
@@ -249,7 +249,7 @@ def rewrite_exact(
         column_type: the :class:`NumType` of a column reference (None: unknown).
         literal_of: values of the ``:gk<i>`` placeholders standing for literals.
     """
-    kinds = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Sum, exp.Avg, exp.Round)
+    kinds = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Sum, exp.Avg, exp.Round, exp.Cast)
     # innermost first: an operand's type is derived before it is replaced, so bottom-up replacement is safe as
     # long as each node's type is computed on the original tree; compute them all before replacing any
     todo: list[tuple[exp.Expression, NumType]] = []
@@ -268,6 +268,9 @@ def rewrite_exact(
         elif isinstance(node, exp.Round):
             if t.kind == "int":
                 continue
+        elif isinstance(node, exp.Cast):
+            if cast_decimal_type(node) is None:
+                continue
         elif t.kind != "decimal":
             continue
         todo.append((node, t))
@@ -279,6 +282,11 @@ def rewrite_exact(
             if isinstance(operand, exp.Distinct):
                 operand = exp.Distinct(expressions=[_exact_operand(operand.expressions[0])])
             new = exp.Anonymous(this=name, expressions=[operand])
+        elif isinstance(node, exp.Cast):
+            # CAST to DECIMAL(p,s) rounds half away from zero to s digits (manual "Rounding Behavior")
+            new = exp.Anonymous(
+                this="_GK_DEC_ROUND", expressions=[_exact_operand(node.this), exp.Literal.number(t.scale)]
+            )
         elif isinstance(node, exp.Round):
             d = node.args.get("decimals")
             new = exp.Anonymous(

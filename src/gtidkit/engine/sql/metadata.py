@@ -358,7 +358,19 @@ def user_variable_column(name: str, value: Any) -> Column:
 
 
 #: expressions whose type :func:`numeric_types.numeric_type` derives
-_NUMERIC_NODES = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Neg, exp.Sum, exp.Avg, exp.Round, exp.Abs)
+_NUMERIC_NODES = (
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Div,
+    exp.Mod,
+    exp.Neg,
+    exp.Sum,
+    exp.Avg,
+    exp.Round,
+    exp.Abs,
+    exp.Cast,
+)
 
 
 def _branches(node: exp.Expression) -> list[exp.Expression | None] | None:

@@ -18,7 +18,9 @@ Operators", "Aggregate Function Descriptions", "Type Conversion in Expression Ev
   MIN/MAX keep their argument's type, and SUM/AVG of an approximate value are DOUBLE ("The SUM() and AVG()
   functions return a DECIMAL value for exact-value arguments (integer or DECIMAL), and a DOUBLE value for
   approximate-value arguments (FLOAT or DOUBLE)");
-* ROUND(x, d) of a DECIMAL keeps DECIMAL with scale d; ABS and unary minus keep their argument's type.
+* ROUND(x, d) of a DECIMAL keeps DECIMAL with scale d; ABS and unary minus keep their argument's type;
+  COUNT is BIGINT; ``CAST(x AS DECIMAL(p,s))`` is DECIMAL(p,s), DECIMAL alone meaning DECIMAL(10,0) (manual
+  "Cast Functions and Operators").
 
 A DECIMAL result column is NEWDECIMAL (246) with length precision + (1 if scale) + (1 unless UNSIGNED) and
 decimals = scale (``my_decimal_precision_to_length_no_truncation``); DOUBLE is length 23 with decimals 31
@@ -41,6 +43,7 @@ __all__ = [
     "DECIMAL_MAX_SCALE",
     "DIV_PRECISION_INCREMENT",
     "NumType",
+    "cast_decimal_type",
     "column_of_type",
     "numeric_type",
     "type_of_column",
@@ -206,6 +209,10 @@ def numeric_type(
         return _value_type(literal_of(node.name)) if literal_of is not None and node.name else None
     if isinstance(node, exp.Neg):
         return numeric_type(node.this, column_type, literal_of)
+    if isinstance(node, exp.Count):
+        return NumType("int", 20, 0, 21, False, True)
+    if isinstance(node, exp.Cast):
+        return cast_decimal_type(node)
     if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
         if isinstance(node.expression, exp.Interval) or isinstance(node.this, exp.Interval):
             return None  # date arithmetic
@@ -240,6 +247,19 @@ def numeric_type(
             return t
         return NumType(t.kind, t.precision, t.scale, t.length, t.unsigned, False)  # MIN / MAX
     return None
+
+
+def cast_decimal_type(node: exp.Cast) -> NumType | None:
+    """The DECIMAL(p,s) type of ``CAST(x AS DECIMAL(p,s))`` (default (10,0)), None for any other target."""
+    to = node.args.get("to")
+    if not isinstance(to, exp.DataType) or to.this != exp.DataType.Type.DECIMAL:
+        return None
+    params = [e.name for e in to.expressions]
+    if not all(p.isdigit() for p in params):
+        return None
+    precision = int(params[0]) if params else 10
+    scale = int(params[1]) if len(params) > 1 else 0
+    return _decimal(precision, scale)
 
 
 def _round_type(node: exp.Round, t: NumType, literal_of: Callable[[str], Any] | None) -> NumType | None:
