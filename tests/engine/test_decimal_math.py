@@ -244,3 +244,12 @@ def test_fallback_metadata_never_announces_an_integer_for_fractions():
 
     assert int(value_column("v", [400, 600.5]).type) == DOUBLE
     assert int(value_column("v", [400, 600]).type) == LONGLONG
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["(14620 / 9432456) / (24250 / 9432456)", "CAST(2.675 AS DECIMAL(5,2))", "CONVERT(7.5, DECIMAL(4,1))"],
+)
+def test_items_are_named_as_written(s, expr):
+    # MySQL names an unaliased item after its text as written (metadata.result: "select 1, 1.0, -1" -> 1, 1.0, -1)
+    assert one(s, f"SELECT {expr}").columns[0].name == expr

@@ -1386,6 +1386,7 @@ def _source_span(node: exp.Expression, source: str) -> str | None:
     return source[bounds[0] : bounds[1]] if bounds else None
 
 
+_CAST_HEAD = re.compile(r"\b(?:CAST|CONVERT)\s*\(\s*\Z", re.IGNORECASE)
 _IS_TAIL = re.compile(r"(?:\s*\(\s*\)|\s*\))*\s+IS\s+(?:NOT\s+)?(?:NULL|TRUE|FALSE|UNKNOWN)\b", re.IGNORECASE)
 
 
@@ -1455,8 +1456,13 @@ def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
         or (source[a - 1] in "-+~!" and isinstance(node, (exp.Neg, exp.Not, exp.BitwiseNot)))
     ):
         a -= 1  # @@var / @var sigils and a leading unary operator are not part of the first token
+    if isinstance(node, exp.Cast):
+        # "CAST(" / "CONVERT(" carry no token position: the span starts at the operand
+        m = _CAST_HEAD.search(source, 0, a)
+        if m:
+            a = m.start()
     text = source[a:b]
-    depth = 0
+    depth = lowest = 0
     in_q = ""
     for ch in text:
         if in_q:
@@ -1468,13 +1474,19 @@ def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
             depth += 1
         elif ch == ")":
             depth -= 1
-    while depth < 0 and a > 0:
+            lowest = min(lowest, depth)
+    # "(a) / (b)": the first token is inside a parenthesis the span must open with, even when it balances
+    missing = -lowest
+    while missing > 0 and a > 0:
         ch = source[a - 1]
         if ch == "(":
             depth += 1
+            missing -= 1
         elif not ch.isspace():
             return None
         a -= 1
+    if missing:
+        return None
     while depth > 0 and b < len(source):
         ch = source[b]
         if ch == ")":
