@@ -253,3 +253,18 @@ def test_fallback_metadata_never_announces_an_integer_for_fractions():
 def test_items_are_named_as_written(s, expr):
     # MySQL names an unaliased item after its text as written (metadata.result: "select 1, 1.0, -1" -> 1, 1.0, -1)
     assert one(s, f"SELECT {expr}").columns[0].name == expr
+
+
+def test_div_precision_increment(s):
+    # manual, div_precision_increment: "SELECT 1/7" -> 0.1429; after "SET div_precision_increment = 12" ->
+    # 0.142857142857. AVG's scale follows the variable as well (Item_sum_avg adds it to the argument's scale).
+    assert text(one(s, "SELECT 1/7").rows[0][0]) == "0.1429"
+    s.execute("SET div_precision_increment = 12")
+    res = one(s, "SELECT 1/7")
+    assert (text(res.rows[0][0]), res.columns[0].decimals) == ("0.142857142857", 12)
+    res = one(s, "SELECT AVG(salary) FROM emp WHERE dept = 'ops'")
+    assert (text(res.rows[0][0]), res.columns[0].decimals) == ("150.25000000000000", 14)
+    s.execute("SET div_precision_increment = 0")
+    assert text(one(s, "SELECT 1/7").rows[0][0]) == "0"
+    s.execute("SET div_precision_increment = DEFAULT")
+    assert text(one(s, "SELECT 1/7").rows[0][0]) == "0.1429"

@@ -122,12 +122,13 @@ def divide(x: Decimal, y: Decimal, increment: int = DIV_PRECISION_INCREMENT) -> 
         return (x / y).quantize(Decimal(1).scaleb(-frac), rounding=ROUND_DOWN)
 
 
-def dec_div(a: Any, b: Any) -> int | float | None:
-    """UDF ``_GK_DEC_DIV(a, b)``: :func:`divide` of two exact values (NULL for NULL or a zero divisor)."""
+def dec_div(a: Any, b: Any, increment: Any = DIV_PRECISION_INCREMENT) -> int | float | None:
+    """UDF ``_GK_DEC_DIV(a, b, increment)``: :func:`divide` of two exact values with the session's
+    ``div_precision_increment`` (NULL for NULL or a zero divisor)."""
     x, y = to_decimal(a), to_decimal(b)
     if x is None or y is None:
         return None
-    q = divide(x, y)
+    q = divide(x, y, int(increment))
     return None if q is None else _to_sqlite(q)
 
 
@@ -181,7 +182,10 @@ class DecimalSum:
 
 
 class DecimalAvg(DecimalSum):
-    """Aggregate ``_GK_DEC_AVG(x)``: exact sum divided by the count with MySQL's :func:`divide`."""
+    """Aggregate ``_GK_DEC_AVG(x)``: exact sum divided by the count with MySQL's :func:`divide`
+    (``_GK_DEC_AVG_<n>``: with ``div_precision_increment`` n instead of the default 4)."""
+
+    increment = DIV_PRECISION_INCREMENT
 
     def __init__(self) -> None:
         super().__init__()
@@ -197,9 +201,16 @@ class DecimalAvg(DecimalSum):
         """The average as SQLite carries it (NULL for no rows)."""
         if self.total is None:
             return None
-        q = divide(self.total, Decimal(self.count))
+        q = divide(self.total, Decimal(self.count), self.increment)
         return None if q is None else _to_sqlite(q)
 
+
+#: AVG aggregates for every other ``div_precision_increment`` (0..30, the variable's range)
+_AVG_BY_INCREMENT: dict[int, type[DecimalAvg]] = {
+    n: type(f"DecimalAvg{n}", (DecimalAvg,), {"increment": n})
+    for n in range(31)
+    if n != DIV_PRECISION_INCREMENT
+}
 
 _BINARY_UDF = {
     exp.Add: "_GK_DEC_ADD",
@@ -215,12 +226,14 @@ def register_udfs(raw: sqlite3.Connection) -> None:
     raw.create_function("_GK_DEC_ADD", 2, dec_add, deterministic=True)
     raw.create_function("_GK_DEC_SUB", 2, dec_sub, deterministic=True)
     raw.create_function("_GK_DEC_MUL", 2, dec_mul, deterministic=True)
-    raw.create_function("_GK_DEC_DIV", 2, dec_div, deterministic=True)
+    raw.create_function("_GK_DEC_DIV", 3, dec_div, deterministic=True)
     raw.create_function("_GK_DEC_MOD", 2, dec_mod, deterministic=True)
     raw.create_function("_GK_DEC_ROUND", 2, dec_round, deterministic=True)
     raw.create_function("_GK_DBL_ROUND", 2, dbl_round, deterministic=True)
     raw.create_aggregate("_GK_DEC_SUM", 1, DecimalSum)  # type: ignore[arg-type]
     raw.create_aggregate("_GK_DEC_AVG", 1, DecimalAvg)  # type: ignore[arg-type]
+    for n, cls in _AVG_BY_INCREMENT.items():
+        raw.create_aggregate(f"_GK_DEC_AVG_{n}", 1, cls)  # type: ignore[arg-type]
 
 
 def _exact_operand(node: exp.Expression) -> exp.Expression:
@@ -239,6 +252,7 @@ def rewrite_exact(
     tree: exp.Expression,
     column_type: Callable[[exp.Column], NumType | None],
     literal_of: Callable[[str], Any] | None = None,
+    increment: int = DIV_PRECISION_INCREMENT,
 ) -> exp.Expression:
     """Replace, in place, the arithmetic and aggregates of ``tree`` whose MySQL result is DECIMAL by the exact
     UDFs above (``a * b`` -> ``_GK_DEC_MUL(a, b)``, ``SUM(d)`` -> ``_GK_DEC_SUM(d)``, ``7 / 2`` ->
@@ -248,6 +262,7 @@ def rewrite_exact(
         tree: a resolved statement tree (its column references answer ``column_type``).
         column_type: the :class:`NumType` of a column reference (None: unknown).
         literal_of: values of the ``:gk<i>`` placeholders standing for literals.
+        increment: the session's ``div_precision_increment``.
     """
     kinds = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Sum, exp.Avg, exp.Round, exp.Cast)
     # innermost first: an operand's type is derived before it is replaced, so bottom-up replacement is safe as
@@ -255,14 +270,14 @@ def rewrite_exact(
     todo: list[tuple[exp.Expression, NumType]] = []
     for found in tree.find_all(*kinds):
         node = cast(exp.Expression, found)
-        t = numeric_type(node, column_type, literal_of)
+        t = numeric_type(node, column_type, literal_of, increment)
         if t is None:
             continue
         if isinstance(node, exp.Sum | exp.Avg):
             inner = node.this
             if isinstance(inner, exp.Distinct) and len(inner.expressions) == 1:
                 inner = inner.expressions[0]
-            arg = numeric_type(inner, column_type, literal_of)
+            arg = numeric_type(inner, column_type, literal_of, increment)
             if arg is None or arg.kind == "double" or (isinstance(node, exp.Sum) and arg.kind == "int"):
                 continue  # SQLite's SUM of integers is exact; DOUBLE stays DOUBLE
         elif isinstance(node, exp.Round):
@@ -278,6 +293,8 @@ def rewrite_exact(
         new: exp.Expression
         if isinstance(node, exp.Sum | exp.Avg):
             name = "_GK_DEC_SUM" if isinstance(node, exp.Sum) else "_GK_DEC_AVG"
+            if isinstance(node, exp.Avg) and increment != DIV_PRECISION_INCREMENT:
+                name = f"_GK_DEC_AVG_{increment}"
             operand: exp.Expression = node.this
             if isinstance(operand, exp.Distinct):
                 operand = exp.Distinct(expressions=[_exact_operand(operand.expressions[0])])
@@ -295,9 +312,10 @@ def rewrite_exact(
             )
         else:
             udf = _BINARY_UDF[type(node)]  # type: ignore[index]
-            new = exp.Anonymous(
-                this=udf, expressions=[_exact_operand(node.this), _exact_operand(node.expression)]
-            )
+            args = [_exact_operand(node.this), _exact_operand(node.expression)]
+            if isinstance(node, exp.Div):
+                args.append(exp.Literal.number(increment))
+            new = exp.Anonymous(this=udf, expressions=args)
         node.replace(new)
     return tree
 

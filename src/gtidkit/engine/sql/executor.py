@@ -60,7 +60,7 @@ from gtidkit.engine.sql.metadata import (
     sysvar_column,
     user_variable_column,
 )
-from gtidkit.engine.sql.numeric_types import NumType, type_of_column
+from gtidkit.engine.sql.numeric_types import DIV_PRECISION_INCREMENT, NumType, type_of_column
 from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
 from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.sql.values import from_sqlite
@@ -334,6 +334,8 @@ class Executor:
         self.temp_used = False
         #: the literal values of the template being planned (``gk<i>`` -> value), for result types
         self._literals: dict[str, Any] = {}
+        #: the session's ``div_precision_increment``, read when first needed (None: read it again; SET resets it)
+        self.div_precision_increment: int | None = None
 
     # ---------------------------------------------------------------- tables
     def get_table(self, schema: str, name: str) -> TableDef | None:
@@ -593,6 +595,11 @@ class Executor:
         if self.temp_key is not None:
             version = (version, self.temp_key)
         replace = bool(stmt.info.get("replace"))
+        increment = self.div_precision_increment
+        if increment is None:
+            increment = self.div_increment()
+        if increment != DIV_PRECISION_INCREMENT:
+            version = (version, "div_precision_increment", increment)  # result types and values follow it
         if tpl is not None:
             key: tuple[Any, ...] = (tpl[0], current_db, version, replace)
             plan = self._plans.get(key)
@@ -628,6 +635,18 @@ class Executor:
             plan = self._build(stmt.kind, tree, current_db, replace, stmt.text)
             self._remember(key, plan)
         return plan, {}
+
+    def div_increment(self) -> int:
+        """The session's ``div_precision_increment`` (cached in :attr:`div_precision_increment`)."""
+        if self.div_precision_increment is None:
+            value = DIV_PRECISION_INCREMENT
+            if self.sysvar_resolver is not None:
+                try:
+                    value = int(self.sysvar_resolver("div_precision_increment", None))
+                except (MySQLError, TypeError, ValueError):
+                    value = DIV_PRECISION_INCREMENT
+            self.div_precision_increment = value
+        return self.div_precision_increment
 
     def _remember(self, key: Any, plan: Any) -> None:
         if len(self._plans) > _PLAN_CACHE_MAX:
@@ -710,7 +729,7 @@ class Executor:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
         rewrite_for_sqlite(tree)
-        decimal_math.rewrite_exact(tree, _type_resolver(tree), self._literals.get)
+        decimal_math.rewrite_exact(tree, _type_resolver(tree), self._literals.get, self.div_increment())
         assignments = [n for n in tree.find_all(exp.PropertyEQ) if isinstance(n.this, exp.Parameter)]
         for node in assignments:
             # SELECT @a := expr (deprecated in 8.0.13+, still run by 8.4): a function that stores the value
@@ -764,7 +783,9 @@ class Executor:
         virtual = tuple(sorted({(t.schema, t.name) for t in found if (t.schema, t.name) in VIRTUAL_TABLES}))
         columns = None
         metadata = (
-            _projection_metadata(tree, source, self._literals.get) if isinstance(tree, exp.Select) else None
+            _projection_metadata(tree, source, self._literals.get, self.div_increment())
+            if isinstance(tree, exp.Select)
+            else None
         )
         if isinstance(tree, exp.Select):
             names = []
@@ -1222,7 +1243,9 @@ def _tables_of(tree: exp.Expression) -> list[tuple[str, TableDef]]:
 
 
 def _derived_columns(
-    tree: exp.Expression, literal_of: Callable[[str], Any] | None = None
+    tree: exp.Expression,
+    literal_of: Callable[[str], Any] | None = None,
+    increment: int = DIV_PRECISION_INCREMENT,
 ) -> list[tuple[str, dict[str, Column]]]:
     """(alias, lowercase name -> metadata) of the DECIMAL columns of each derived table (``FROM (SELECT ...) AS
     d``) of ``tree``: what an outer reference to them is typed as (MySQL types a derived table's columns as its
@@ -1232,7 +1255,7 @@ def _derived_columns(
         inner = sub.this
         if not sub.alias or not isinstance(inner, exp.Select) or sub.find_ancestor(exp.Subquery) is not None:
             continue
-        metadata = _projection_metadata(inner, None, literal_of)
+        metadata = _projection_metadata(inner, None, literal_of, increment)
         if metadata is None or len(metadata) != len(inner.expressions):
             continue
         cols = {}
@@ -1304,7 +1327,10 @@ def _converters(
 
 
 def _projection_metadata(
-    tree: exp.Select, source: str | None, literal_of: Callable[[str], Any] | None = None
+    tree: exp.Select,
+    source: str | None,
+    literal_of: Callable[[str], Any] | None = None,
+    increment: int = DIV_PRECISION_INCREMENT,
 ) -> tuple[Column | str | None, ...] | None:
     """For each result column of ``tree`` (tables already resolved): its metadata when a table column is read
     directly or the item is a literal / COUNT, else None (inferred later from the values)."""
@@ -1313,7 +1339,7 @@ def _projection_metadata(
     for node in ([frm.this] if frm is not None else []) + [j.this for j in tree.args.get("joins") or []]:
         if isinstance(node, exp.Table) and "gk_table" in node.meta:
             tables.append((node.alias_or_name, node.meta["gk_table"]))
-    derived = _derived_columns(tree, literal_of) if any(tree.find_all(exp.Subquery)) else []
+    derived = _derived_columns(tree, literal_of, increment) if any(tree.find_all(exp.Subquery)) else []
     out: list[Column | str | None] = []
     for proj in tree.expressions:
         target = proj.this if isinstance(proj, exp.Alias) else proj
@@ -1346,7 +1372,9 @@ def _projection_metadata(
         if isinstance(target, exp.Column):
             col = column_of(target)
         else:
-            col = expression_column(name, target) or derived_column(name, target, column_of, literal_of)
+            col = expression_column(name, target) or derived_column(
+                name, target, column_of, literal_of, increment
+            )
         out.append(col)
     return tuple(out)
 

@@ -34,7 +34,13 @@ from gtidkit.engine.results import (
     charset_id,
     mbmaxlen,
 )
-from gtidkit.engine.sql.numeric_types import NumType, column_of_type, numeric_type, type_of_column
+from gtidkit.engine.sql.numeric_types import (
+    DIV_PRECISION_INCREMENT,
+    NumType,
+    column_of_type,
+    numeric_type,
+    type_of_column,
+)
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.catalog import ColumnDef, TableDef
@@ -391,6 +397,7 @@ def derived_column(
     node: exp.Expression,
     column_of: Callable[[exp.Column], Column | None],
     literal_of: Callable[[str], Any] | None = None,
+    increment: int = DIV_PRECISION_INCREMENT,
 ) -> Column | None:
     """Metadata of an expression over table columns, or None when unknown.
 
@@ -405,6 +412,7 @@ def derived_column(
         node: the select-list expression (alias removed).
         column_of: the metadata of a column reference (None when it cannot be resolved).
         literal_of: the value of a ``:gk<i>`` placeholder standing for a literal (None: unknown).
+        increment: the session's ``div_precision_increment``.
     """
 
     def meta(n: exp.Expression | None) -> Column | None:
@@ -415,7 +423,7 @@ def derived_column(
         if isinstance(n, exp.Column):
             return column_of(n)
         known = expression_column(name, n)
-        return known if known is not None else derived_column(name, n, column_of, literal_of)
+        return known if known is not None else derived_column(name, n, column_of, literal_of, increment)
 
     if isinstance(node, exp.Placeholder) and literal_of is not None:
         value = literal_of(node.name)  # a literal the statement cache took out: numbers are typed as written
@@ -427,7 +435,7 @@ def derived_column(
             col = column_of(ref)
             return None if col is None else type_of_column(col)
 
-        t = numeric_type(node, column_type, literal_of)
+        t = numeric_type(node, column_type, literal_of, increment)
         return None if t is None else column_of_type(name, t)
     args = _branches(node)
     if not args or any(a is None for a in args):

@@ -153,7 +153,7 @@ def _value_type(value: Any) -> NumType | None:
     return None
 
 
-def _arith(op: type, a: NumType, b: NumType) -> NumType:
+def _arith(op: type, a: NumType, b: NumType, increment: int) -> NumType:
     not_null = a.not_null and b.not_null
     if a.kind == "double" or b.kind == "double":
         return NumType("double", 17, 0, _DOUBLE_LENGTH, False, not_null)
@@ -174,8 +174,8 @@ def _arith(op: type, a: NumType, b: NumType) -> NumType:
         return _decimal(a.precision + b.precision, a.scale + b.scale, unsigned, not_null)
     if op is exp.Div:
         return _decimal(
-            a.precision + b.scale + DIV_PRECISION_INCREMENT,
-            a.scale + DIV_PRECISION_INCREMENT,
+            a.precision + b.scale + increment,
+            a.scale + increment,
             unsigned,
             False,
         )
@@ -187,6 +187,7 @@ def numeric_type(
     node: exp.Expression,
     column_type: Callable[[exp.Column], NumType | None],
     literal_of: Callable[[str], Any] | None = None,
+    increment: int = DIV_PRECISION_INCREMENT,
 ) -> NumType | None:
     """The MySQL result type of a numeric expression, or None when it is not one this module derives.
 
@@ -195,6 +196,7 @@ def numeric_type(
         column_type: the type of a column reference (None when unknown or not numeric).
         literal_of: the value of a ``:gk<i>`` placeholder that stands for a literal (the statement cache's
             template), or None when placeholders are unknown.
+        increment: the session's ``div_precision_increment`` (digits ``/`` and AVG add to the scale).
 
     Returns:
         The :class:`NumType` per the rules in the module docstring, or None (string, temporal, unknown).
@@ -208,7 +210,7 @@ def numeric_type(
     if isinstance(node, exp.Placeholder):
         return _value_type(literal_of(node.name)) if literal_of is not None and node.name else None
     if isinstance(node, exp.Neg):
-        return numeric_type(node.this, column_type, literal_of)
+        return numeric_type(node.this, column_type, literal_of, increment)
     if isinstance(node, exp.Count):
         return NumType("int", 20, 0, 21, False, True)
     if isinstance(node, exp.Cast):
@@ -216,18 +218,18 @@ def numeric_type(
     if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
         if isinstance(node.expression, exp.Interval) or isinstance(node.this, exp.Interval):
             return None  # date arithmetic
-        a = numeric_type(node.this, column_type, literal_of)
-        b = numeric_type(node.expression, column_type, literal_of)
+        a = numeric_type(node.this, column_type, literal_of, increment)
+        b = numeric_type(node.expression, column_type, literal_of, increment)
         if a is None or b is None:
             return None
-        return _arith(type(node), a, b)
+        return _arith(type(node), a, b, increment)
     if isinstance(node, (exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Abs, exp.Round)):
         arg = node.this
         if isinstance(arg, exp.Distinct):
             arg = arg.expressions[0] if len(arg.expressions) == 1 else None
         if arg is None:
             return None
-        t = numeric_type(arg, column_type, literal_of)
+        t = numeric_type(arg, column_type, literal_of, increment)
         if t is None:
             return None
         if isinstance(node, exp.Sum):
@@ -239,7 +241,7 @@ def numeric_type(
         if isinstance(node, exp.Avg):
             if t.kind == "double":
                 return _DOUBLE
-            inc = DIV_PRECISION_INCREMENT
+            inc = increment
             return _decimal(t.precision + inc, t.scale + inc, t.unsigned)
         if isinstance(node, exp.Round):
             return _round_type(node, t, literal_of)
