@@ -268,3 +268,14 @@ def test_div_precision_increment(s):
     assert text(one(s, "SELECT 1/7").rows[0][0]) == "0"
     s.execute("SET div_precision_increment = DEFAULT")
     assert text(one(s, "SELECT 1/7").rows[0][0]) == "0.1429"
+
+
+def test_union_of_decimal_items(s):
+    # a UNION column's type joins its SELECTs' types: DECIMAL(11,2) and DECIMAL(2,1) -> DECIMAL(11,2), named after
+    # the first SELECT's item as written; a string column stays a string
+    res = one(s, "SELECT salary*2 FROM emp WHERE id = 1 UNION ALL SELECT 1.5")
+    assert [text(r[0]) for r in res.rows] == ["201.00", "1.50"]
+    col = res.columns[0]
+    assert (col.name, int(col.type), col.length, col.decimals) == ("salary*2", NEWDECIMAL, 13, 2)
+    res = one(s, "SELECT name FROM emp WHERE id = 1 UNION ALL SELECT 1.5")
+    assert int(res.columns[0].type) != NEWDECIMAL and [str(r[0]) for r in res.rows] == ["ann", "1.5"]

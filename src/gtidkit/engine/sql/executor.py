@@ -40,7 +40,7 @@ from typing import Any
 from sqlglot import exp
 
 from gtidkit.engine import storage as _db
-from gtidkit.engine.results import Column, FieldType
+from gtidkit.engine.results import Column, ColumnFlag, FieldType
 from gtidkit.engine.sql import decimal_math
 from gtidkit.engine.sql.catalog import (
     PROCESSLIST_TABLES,
@@ -60,7 +60,13 @@ from gtidkit.engine.sql.metadata import (
     sysvar_column,
     user_variable_column,
 )
-from gtidkit.engine.sql.numeric_types import DIV_PRECISION_INCREMENT, NumType, type_of_column
+from gtidkit.engine.sql.numeric_types import (
+    DIV_PRECISION_INCREMENT,
+    NumType,
+    column_of_type,
+    type_of_column,
+    union_type,
+)
 from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
 from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.sql.values import from_sqlite
@@ -805,6 +811,17 @@ class Executor:
                     names.append(name)
                     proj.replace(exp.alias_(proj.copy(), name, quoted=True))
             columns = None if star else tuple(names)
+        elif isinstance(tree, exp.SetOperation):
+            # a UNION's columns are named after its first SELECT's items as written (the exact-arithmetic
+            # rewrite below must not show through the names SQLite reports)
+            first = tree
+            while isinstance(first, exp.SetOperation):
+                first = first.this
+            if isinstance(first, exp.Select):
+                for proj in list(first.expressions):
+                    if not isinstance(proj, (exp.Alias, exp.Column, exp.Star)):
+                        proj.replace(exp.alias_(proj.copy(), _item_name(proj, source), quoted=True))
+                metadata = _union_metadata(tree, first, self._literals.get, self.div_increment())
         decimals = _decimal_columns(tree) if isinstance(tree, exp.Select) else None
         convert = _converters(metadata, decimals)
         self.fix_functions(tree, current_db)
@@ -1324,6 +1341,39 @@ def _converters(
             else None
         )
     return tuple(out) if any(f is not None for f in out) else None
+
+
+def _union_metadata(
+    tree: exp.SetOperation, first: exp.Select, literal_of: Callable[[str], Any], increment: int
+) -> tuple[Column | str | None, ...] | None:
+    """A UNION's column metadata where a column mixes exact values of which one is DECIMAL (or approximate
+    ones): :func:`numeric_types.union_type` of its SELECTs' types, named after the first SELECT's items; other
+    columns None (inferred from the values, as before)."""
+    branches: list[exp.Select] = []
+    stack: list[exp.Expression] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, exp.SetOperation):
+            stack += [node.expression, node.this]
+        elif isinstance(node, exp.Select):
+            branches.append(node)
+        else:
+            return None
+    metas = [_projection_metadata(b, None, literal_of, increment) for b in branches]
+    if any(m is None or len(m) != len(first.expressions) for m in metas):
+        return None
+    out: list[Column | str | None] = []
+    for i, proj in enumerate(first.expressions):
+        cols = [m[i] for m in metas if m is not None]
+        types = [
+            type_of_column(c) if isinstance(c, Column) and c.flags & ColumnFlag.NUM else None for c in cols
+        ]
+        known = [t for t in types if t is not None]
+        if len(known) != len(types) or all(t.kind == "int" for t in known):
+            out.append(None)
+            continue
+        out.append(column_of_type(proj.alias_or_name, union_type(known)))
+    return tuple(out) if any(c is not None for c in out) else None
 
 
 def _projection_metadata(

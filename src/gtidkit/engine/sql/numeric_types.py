@@ -47,6 +47,7 @@ __all__ = [
     "column_of_type",
     "numeric_type",
     "type_of_column",
+    "union_type",
 ]
 
 _T = FieldType
@@ -282,6 +283,24 @@ def _round_type(node: exp.Round, t: NumType, literal_of: Callable[[str], Any] | 
     scale = max(min(int(d), DECIMAL_MAX_SCALE), 0)
     grow = 1 if scale < t.scale else 0  # rounding may carry into a new integer digit
     return _decimal(t.precision - t.scale + scale + grow, scale, t.unsigned, t.not_null)
+
+
+def union_type(types: list[NumType]) -> NumType:
+    """The type of a UNION column whose SELECTs give ``types``: DOUBLE if any is approximate, else DECIMAL with
+    the most integer digits and the largest scale of them (``Item_aggregate_type``; manual "UNION Clause": the
+    column types are determined from all SELECTs).
+
+    Raises:
+        ValueError: ``types`` is empty.
+    """
+    if not types:
+        raise ValueError("a UNION column has at least one SELECT")
+    not_null = all(t.not_null for t in types)
+    if any(t.kind == "double" for t in types):
+        return NumType("double", 17, 0, _DOUBLE_LENGTH, False, not_null)
+    scale = max(t.scale for t in types)
+    digits = max(t.precision - t.scale for t in types)
+    return _decimal(digits + scale, scale, all(t.unsigned for t in types), not_null)
 
 
 def column_of_type(name: str, t: NumType) -> Column:
