@@ -256,7 +256,8 @@ def rewrite_exact(
 ) -> exp.Expression:
     """Replace, in place, the arithmetic and aggregates of ``tree`` whose MySQL result is DECIMAL by the exact
     UDFs above (``a * b`` -> ``_GK_DEC_MUL(a, b)``, ``SUM(d)`` -> ``_GK_DEC_SUM(d)``, ``7 / 2`` ->
-    ``_GK_DEC_DIV(7, 2)``). Other nodes are left to SQLite. Returns ``tree``.
+    ``_GK_DEC_DIV(7, 2, 4)``, ``CAST(x AS DECIMAL(5,2))`` -> ``_GK_DEC_ROUND(x, 2)``; ROUND of a DOUBLE ->
+    ``_GK_DBL_ROUND``). Other nodes are left to SQLite. Returns ``tree``.
 
     Args:
         tree: a resolved statement tree (its column references answer ``column_type``).
@@ -265,8 +266,9 @@ def rewrite_exact(
         increment: the session's ``div_precision_increment``.
     """
     kinds = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Sum, exp.Avg, exp.Round, exp.Cast)
-    # innermost first: an operand's type is derived before it is replaced, so bottom-up replacement is safe as
-    # long as each node's type is computed on the original tree; compute them all before replacing any
+    # every node is typed on the original tree first (a replaced operand could no longer be typed), then the
+    # nodes are replaced deepest first (find_all is breadth-first), each new call taking its already-replaced
+    # operands along
     todo: list[tuple[exp.Expression, NumType]] = []
     for found in tree.find_all(*kinds):
         node = cast(exp.Expression, found)
