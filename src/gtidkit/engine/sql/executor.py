@@ -98,20 +98,23 @@ class _Unsafe:
 _UNSAFE = _Unsafe()
 
 
+@dataclass(frozen=True, slots=True)
 class _ByShape:
-    """Cache marker: this template's plan depends on its literals' kinds and widths (a literal is an operand of
-    arithmetic, whose MySQL result type follows it: ``salary * 2`` is DECIMAL(11,2), ``salary * 2.5`` is
-    DECIMAL(12,3)); plans are cached under the template plus :func:`_literal_shape`."""
+    """Cache marker: this template's plan depends on the kinds and widths of the literals at ``positions``
+    (operands of arithmetic, whose MySQL result type follows them: ``salary * 2`` is DECIMAL(11,2),
+    ``salary * 2.5`` is DECIMAL(12,3)); plans are cached under the template plus :func:`_literal_shape`."""
+
+    positions: tuple[int, ...]
 
 
-_BY_SHAPE = _ByShape()
 #: nodes whose result type follows a literal operand's type
 _TYPED_PARENTS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Neg, exp.Round)
 
 
-def _literal_shape(values: list[Any]) -> tuple[tuple[type, int], ...]:
-    """What of a template's literal values its plan's types depend on: each value's type and printed width."""
-    return tuple((type(v), len(str(v))) for v in values)
+def _literal_shape(values: list[Any], positions: tuple[int, ...]) -> tuple[tuple[type, int], ...]:
+    """What of a template's literal values its plan's types depend on: the type and printed width of each value
+    at ``positions``."""
+    return tuple((type(values[i]), len(str(values[i]))) for i in positions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -609,8 +612,8 @@ class Executor:
         if tpl is not None:
             key: tuple[Any, ...] = (tpl[0], current_db, version, replace)
             plan = self._plans.get(key)
-            if plan is _BY_SHAPE:
-                key = (*key, _literal_shape(tpl[1]))
+            if type(plan) is _ByShape:
+                key = (*key, _literal_shape(tpl[1], plan.positions))
                 plan = self._plans.get(key)
             if plan is not _UNSAFE:
                 params = {f"gk{i}": v for i, v in enumerate(tpl[1])}
@@ -623,9 +626,10 @@ class Executor:
                         parse_tree(stmt.text, replace=replace)
                     raise
                 if _placeholders_safe(tree):
-                    if len(key) == 4 and _literals_typed(tree):
-                        self._remember(key, _BY_SHAPE)
-                        key = (*key, _literal_shape(tpl[1]))
+                    typed = _typed_literals(tree) if len(key) == 4 else ()
+                    if typed:
+                        self._remember(key, _ByShape(typed))
+                        key = (*key, _literal_shape(tpl[1], typed))
                     self._literals = params
                     try:
                         plan = self._build(stmt.kind, tree, current_db, replace, tpl[0])
@@ -1321,9 +1325,16 @@ def _type_resolver(tree: exp.Expression) -> Callable[[exp.Column], NumType | Non
     return column_type
 
 
-def _literals_typed(tree: exp.Expression) -> bool:
-    """Whether a ``:gk<i>`` literal of ``tree`` is an operand of arithmetic (its plan then depends on it)."""
-    return any(isinstance(p.parent, _TYPED_PARENTS) for p in tree.find_all(exp.Placeholder))
+def _typed_literals(tree: exp.Expression) -> tuple[int, ...]:
+    """The positions ``i`` of the ``:gk<i>`` literals of ``tree`` that are operands of arithmetic (its plan
+    depends on their kinds and widths)."""
+    return tuple(
+        sorted(
+            int(p.name[2:])
+            for p in tree.find_all(exp.Placeholder)
+            if isinstance(p.parent, _TYPED_PARENTS) and re.fullmatch(r"gk\d+", str(p.name))
+        )
+    )
 
 
 def _converters(
