@@ -114,6 +114,9 @@ _TYPED_PARENTS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Neg, exp.Roun
 def _literal_shape(values: list[Any], positions: tuple[int, ...]) -> tuple[tuple[type, int], ...]:
     """What of a template's literal values its plan's types depend on: the type and printed width of each value
     at ``positions``."""
+    if len(positions) == 1:  # the common case (k = k + 1): no generator on the per-statement path
+        v = values[positions[0]]
+        return ((type(v), len(str(v))),)
     return tuple((type(values[i]), len(str(values[i]))) for i in positions)
 
 
