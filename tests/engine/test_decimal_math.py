@@ -279,3 +279,22 @@ def test_union_of_decimal_items(s):
     assert (col.name, int(col.type), col.length, col.decimals) == ("salary*2", NEWDECIMAL, 13, 2)
     res = one(s, "SELECT name FROM emp WHERE id = 1 UNION ALL SELECT 1.5")
     assert int(res.columns[0].type) != NEWDECIMAL and [str(r[0]) for r in res.rows] == ["ann", "1.5"]
+
+
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [
+        # manual "Mathematical Functions", ROUND(X,D): "D can be negative to cause D digits left of the decimal
+        # point of the value X to become zero"; "The return value has the same type as the first argument"
+        ("ROUND(23.298, -1)", "20"),
+        ("ROUND(1.298, 1)", "1.3"),
+        ("ROUND(1.298, 0)", "1"),
+        ("ROUND(-1.58)", "-2"),
+        ("ROUND(150.000,2)", "150.00"),
+        ("ROUND(150,2)", "150"),
+    ],
+)
+def test_round_digits(s, expr, value):
+    res = one(s, f"SELECT {expr}")
+    assert text(res.rows[0][0]) == value
+    assert int(res.columns[0].type) == (LONGLONG if expr == "ROUND(150,2)" else NEWDECIMAL)

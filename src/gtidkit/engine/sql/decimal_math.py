@@ -21,6 +21,7 @@ Sources: MySQL manual "Precision Math", "Arithmetic Operators", "Aggregate Funct
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Callable
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
@@ -29,7 +30,13 @@ from typing import Any, cast
 from sqlglot import exp
 
 from gtidkit.engine.results import Column, FieldType
-from gtidkit.engine.sql.numeric_types import DIV_PRECISION_INCREMENT, NumType, cast_decimal_type, numeric_type
+from gtidkit.engine.sql.numeric_types import (
+    DECIMAL_MAX_PRECISION,
+    DIV_PRECISION_INCREMENT,
+    NumType,
+    cast_decimal_type,
+    numeric_type,
+)
 
 __all__ = [
     "DecimalAvg",
@@ -147,6 +154,10 @@ def dbl_round(a: Any, d: Any = 0) -> float | None:
     if a is None or d is None:
         return None
     x, n = float(a), int(d)
+    if n > 308 or not math.isfinite(x):
+        return x  # more digits than a double has: unchanged
+    if n < -308:
+        return 0.0
     if n >= 0:
         f = 10.0**n
         return round(x * f) / f
@@ -160,8 +171,10 @@ def dec_round(a: Any, d: Any = 0) -> int | float | None:
     x = to_decimal(a)
     if x is None or d is None:
         return None
+    # MySQL caps the digits at DECIMAL_MAX_SCALE (30); rounding left of a 65-digit value's first digit gives 0
+    n = max(min(int(d), 30), -DECIMAL_MAX_PRECISION)
     with localcontext(_CTX):
-        return _to_sqlite(x.quantize(Decimal(1).scaleb(-int(d)), rounding=ROUND_HALF_UP))
+        return _to_sqlite(x.quantize(Decimal(1).scaleb(-n), rounding=ROUND_HALF_UP))
 
 
 class DecimalSum:
@@ -283,8 +296,7 @@ def rewrite_exact(
             if arg is None or arg.kind == "double" or (isinstance(node, exp.Sum) and arg.kind == "int"):
                 continue  # SQLite's SUM of integers is exact; DOUBLE stays DOUBLE
         elif isinstance(node, exp.Round):
-            if t.kind == "int":
-                continue
+            pass  # exact (integer, DECIMAL) and approximate ROUND both differ from SQLite's round()
         elif isinstance(node, exp.Cast):
             if cast_decimal_type(node) is None:
                 continue
@@ -309,7 +321,7 @@ def rewrite_exact(
         elif isinstance(node, exp.Round):
             d = node.args.get("decimals")
             new = exp.Anonymous(
-                this="_GK_DEC_ROUND" if t.kind == "decimal" else "_GK_DBL_ROUND",
+                this="_GK_DBL_ROUND" if t.kind == "double" else "_GK_DEC_ROUND",
                 expressions=[_exact_operand(node.this), d if d is not None else exp.Literal.number(0)],
             )
         else:

@@ -266,10 +266,15 @@ def cast_decimal_type(node: exp.Cast) -> NumType | None:
 
 
 def _round_type(node: exp.Round, t: NumType, literal_of: Callable[[str], Any] | None) -> NumType | None:
-    """ROUND(x[, d]) of a DECIMAL with a constant d: DECIMAL with scale d (``Item_func_round::resolve_type``)."""
-    if t.kind != "decimal":
-        return t if t.kind == "double" else None
+    """ROUND(x[, d]) with a constant d (``Item_func_round::resolve_type``; manual "Mathematical Functions": "The
+    return value has the same type as the first argument"): a DECIMAL gets scale d (none when d < 0), an integer
+    stays an integer, a DOUBLE stays DOUBLE; None when d is not a constant."""
+    if t.kind == "double":
+        return t
     d_node = node.args.get("decimals")
+    sign = 1
+    if isinstance(d_node, exp.Neg):
+        sign, d_node = -1, d_node.this
     d: Any = 0
     if d_node is not None:
         if isinstance(d_node, exp.Literal) and not d_node.is_string:
@@ -280,7 +285,9 @@ def _round_type(node: exp.Round, t: NumType, literal_of: Callable[[str], Any] | 
             return None
     if not isinstance(d, (int, str)) or not str(d).lstrip("-").isdigit():
         return None
-    scale = max(min(int(d), DECIMAL_MAX_SCALE), 0)
+    if t.kind == "int":
+        return t
+    scale = max(min(sign * int(d), DECIMAL_MAX_SCALE), 0)
     grow = 1 if scale < t.scale else 0  # rounding may carry into a new integer digit
     return _decimal(t.precision - t.scale + scale + grow, scale, t.unsigned, t.not_null)
 
