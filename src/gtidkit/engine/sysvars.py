@@ -116,6 +116,14 @@ def _autocommit_changed(ctx: SetContext, old: Any, new: Any) -> None:
         ctx.session.implicit_commit()
 
 
+def _div_precision_changed(ctx: SetContext, old: Any, new: Any) -> None:
+    """SET div_precision_increment: sessions re-read it before their next statement (plans and result types of
+    ``/`` and AVG follow it; gtidkit.engine.sql.numeric_types)."""
+    sessions = [ctx.session] if ctx.scope == SESSION else ctx.session.server.sessions()
+    for s in sessions:
+        s.executor.div_precision_increment = None
+
+
 def _update_last_insert_id(ctx: SetContext, new: Any) -> None:
     """SET last_insert_id = N: what LAST_INSERT_ID() returns next."""
     ctx.session.executor.last_insert_id = new
@@ -273,6 +281,8 @@ SYSVARS: dict[str, SysVar] = {
         _v("version_comment", GLOBAL, STR, "gtidkit", read_only=True),
         _v("datadir", GLOBAL, STR, "", read_only=True),
         _v("innodb_lock_wait_timeout", BOTH, INT, 50, 1, 1073741824),
+        # manual "Server System Variables": digits "/" adds to the dividend's scale, 0..30, default 4
+        _v("div_precision_increment", BOTH, INT, 4, 0, 30, on_update=_div_precision_changed),
         _v(
             "transaction_isolation",
             BOTH,

@@ -33,14 +33,15 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from dataclasses import replace as dc_replace
 from decimal import Decimal
 from typing import Any
 
 from sqlglot import exp
 
 from gtidkit.engine import storage as _db
-from gtidkit.engine.results import Column
-from gtidkit.engine.sql import temporal
+from gtidkit.engine.results import Column, ColumnFlag, FieldType
+from gtidkit.engine.sql import decimal_math, temporal
 from gtidkit.engine.sql.catalog import (
     PROCESSLIST_TABLES,
     REPLICATION_TABLES,
@@ -64,6 +65,13 @@ from gtidkit.engine.sql.metadata import (
     expression_column,
     sysvar_column,
     user_variable_column,
+)
+from gtidkit.engine.sql.numeric_types import (
+    DIV_PRECISION_INCREMENT,
+    NumType,
+    column_of_type,
+    type_of_column,
+    union_type,
 )
 from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
 from gtidkit.engine.sql.sql_mode import DEFAULT_SQL_MODE, SqlMode, parse_sql_mode
@@ -96,6 +104,28 @@ class _Unsafe:
 
 
 _UNSAFE = _Unsafe()
+
+
+@dataclass(frozen=True, slots=True)
+class _ByShape:
+    """Cache marker: this template's plan depends on the kinds and widths of the literals at ``positions``
+    (operands of arithmetic, whose MySQL result type follows them: ``salary * 2`` is DECIMAL(11,2),
+    ``salary * 2.5`` is DECIMAL(12,3)); plans are cached under the template plus :func:`_literal_shape`."""
+
+    positions: tuple[int, ...]
+
+
+#: nodes whose result type follows a literal operand's type
+_TYPED_PARENTS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Neg, exp.Round)
+
+
+def _literal_shape(values: list[Any], positions: tuple[int, ...]) -> tuple[tuple[type, int], ...]:
+    """What of a template's literal values its plan's types depend on: the type and printed width of each value
+    at ``positions``."""
+    if len(positions) == 1:  # the common case (k = k + 1): no generator on the per-statement path
+        v = values[positions[0]]
+        return ((type(v), len(str(v))),)
+    return tuple((type(values[i]), len(str(values[i]))) for i in positions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +178,10 @@ class SelectPlan:
     #: Per result column, the DECIMAL column it reads directly (values are returned as ``Decimal`` with the
     #: column's scale, as MySQL does); ``None`` when no result column is a plain DECIMAL column.
     decimals: tuple[ColumnDef | None, ...] | None = None
+    #: Per result column, the conversion of the value SQLite returns to the value of the column's MySQL type
+    #: (a DECIMAL expression's ``Decimal`` with its scale; :func:`decimal_math.result_converter`); ``None`` when
+    #: no computed column needs one.
+    convert: tuple[Callable[[Any], Any] | None, ...] | None = None
     #: Per result column, the metadata known at planning time (None entries are inferred from the values; a str
     #: is an ``@@variable`` name whose metadata follows the variable's type).
     metadata: tuple[Column | str | None, ...] | None = None
@@ -298,6 +332,10 @@ class Executor:
         self.temp_key: object | None = None
         #: set once this session created a temporary table (rollbacks then re-sync SQLite's temp schema)
         self.temp_used = False
+        #: the literal values of the template being planned (``gk<i>`` -> value), for result types
+        self._literals: dict[str, Any] = {}
+        #: the session's ``div_precision_increment``, read when first needed (None: read it again; SET resets it)
+        self.div_precision_increment: int | None = None
 
     # ---------------------------------------------------------------- tables
     def get_table(self, schema: str, name: str) -> TableDef | None:
@@ -378,6 +416,7 @@ class Executor:
         from gtidkit.engine.sql.dml import register_udfs
 
         register_udfs(raw, lambda: self.rand())
+        decimal_math.register_udfs(raw)
 
     def _group_concat_max_len(self) -> int:
         if self.sysvar_resolver is None:
@@ -591,9 +630,17 @@ class Executor:
         if self.temp_key is not None:
             version = (version, self.temp_key)
         replace = bool(stmt.info.get("replace"))
+        increment = self.div_precision_increment
+        if increment is None:
+            increment = self.div_increment()
+        if increment != DIV_PRECISION_INCREMENT:
+            version = (version, "div_precision_increment", increment)  # result types and values follow it
         if tpl is not None:
-            key = (tpl[0], current_db, version, replace)
+            key: tuple[Any, ...] = (tpl[0], current_db, version, replace)
             plan = self._plans.get(key)
+            if type(plan) is _ByShape:
+                key = (*key, _literal_shape(tpl[1], plan.positions))
+                plan = self._plans.get(key)
             if plan is not _UNSAFE:
                 params = {f"gk{i}": v for i, v in enumerate(tpl[1])}
                 if plan is not None:
@@ -608,7 +655,15 @@ class Executor:
                     parse_tree(stmt.text, replace=replace)
                     tree = None
                 if tree is not None and _placeholders_safe(tree):
-                    plan = self._build(stmt.kind, tree, current_db, replace, tpl[0])
+                    typed = _typed_literals(tree) if len(key) == 4 else ()
+                    if typed:
+                        self._remember(key, _ByShape(typed))
+                        key = (*key, _literal_shape(tpl[1], typed))
+                    self._literals = params
+                    try:
+                        plan = self._build(stmt.kind, tree, current_db, replace, tpl[0])
+                    finally:
+                        self._literals = {}
                     self._remember(key, plan)
                     return plan, params
                 self._remember(key, _UNSAFE)
@@ -619,6 +674,18 @@ class Executor:
             plan = self._build(stmt.kind, tree, current_db, replace, stmt.text)
             self._remember(key, plan)
         return plan, {}
+
+    def div_increment(self) -> int:
+        """The session's ``div_precision_increment`` (cached in :attr:`div_precision_increment`)."""
+        if self.div_precision_increment is None:
+            value = DIV_PRECISION_INCREMENT
+            if self.sysvar_resolver is not None:
+                try:
+                    value = int(self.sysvar_resolver("div_precision_increment", None))
+                except (MySQLError, TypeError, ValueError):
+                    value = DIV_PRECISION_INCREMENT
+            self.div_precision_increment = value
+        return self.div_precision_increment
 
     def _remember(self, key: Any, plan: Any) -> None:
         if len(self._plans) > _PLAN_CACHE_MAX:
@@ -740,6 +807,7 @@ class Executor:
         rewrite_for_sqlite(tree)
         rewrite_group_concat(tree)
         rewrite_json(tree)
+        decimal_math.rewrite_exact(tree, _type_resolver(tree), self._literals.get, self.div_increment())
         assignments = [n for n in tree.find_all(exp.PropertyEQ) if isinstance(n.this, exp.Parameter)]
         for node in assignments:
             # SELECT @a := expr (deprecated in 8.0.13+, still run by 8.4): a function that stores the value
@@ -794,7 +862,11 @@ class Executor:
         found, threads = self.resolve_tables(tree, current_db)
         virtual = tuple(sorted({(t.schema, t.name) for t in found if (t.schema, t.name) in VIRTUAL_TABLES}))
         columns = None
-        metadata = _projection_metadata(tree, source) if isinstance(tree, exp.Select) else None
+        metadata = (
+            _projection_metadata(tree, source, self._literals.get, self.div_increment())
+            if isinstance(tree, exp.Select)
+            else None
+        )
         if isinstance(tree, exp.Select):
             names = []
             star = False
@@ -813,8 +885,20 @@ class Executor:
                     names.append(name)
                     proj.replace(exp.alias_(proj.copy(), name, quoted=True))
             columns = None if star else tuple(names)
+        elif isinstance(tree, exp.SetOperation):
+            # a UNION's columns are named after its first SELECT's items as written (the exact-arithmetic
+            # rewrite below must not show through the names SQLite reports)
+            first = tree
+            while isinstance(first, exp.SetOperation):
+                first = first.this
+            if isinstance(first, exp.Select):
+                for proj in list(first.expressions):
+                    if not isinstance(proj, (exp.Alias, exp.Column, exp.Star)):
+                        proj.replace(exp.alias_(proj.copy(), _item_name(proj, source), quoted=True))
+                metadata = _union_metadata(tree, first, self._literals.get, self.div_increment())
         decimals = _decimal_columns(tree) if isinstance(tree, exp.Select) else None
         temporal.localize_tables(tree)  # TIMESTAMP columns read in the session time zone (after the metadata)
+        convert = _converters(metadata, decimals)
         self.fix_functions(tree, current_db)
         slots = self.bind_variables(tree)
         sql = tree.sql(dialect=SQLITE, identify=True)
@@ -824,6 +908,7 @@ class Executor:
             variables=tuple(slots),
             needs_threads=threads,
             decimals=decimals,
+            convert=convert,
             metadata=metadata,
             virtual=virtual,
         )
@@ -924,6 +1009,9 @@ class Executor:
         if plan.decimals is not None and rows and len(plan.decimals) == len(rows[0]):
             conv = plan.decimals
             rows = [tuple(v if c is None else from_sqlite(c, v) for c, v in zip(conv, r)) for r in rows]
+        if plan.convert is not None and rows and len(plan.convert) == len(rows[0]):
+            fns = plan.convert
+            rows = [tuple(v if f is None else f(v) for f, v in zip(fns, r)) for r in rows]
         cols = list(plan.columns) if plan.columns is not None else [d[0] for d in cur.description or ()]
         meta = None
         if plan.metadata is not None and len(plan.metadata) == len(cols):
@@ -1250,7 +1338,141 @@ def _decimal_columns(tree: exp.Select) -> tuple[ColumnDef | None, ...] | None:
     return conv if any(c is not None for c in conv) else None
 
 
-def _projection_metadata(tree: exp.Select, source: str | None) -> tuple[Column | str | None, ...] | None:
+def _tables_of(tree: exp.Expression) -> list[tuple[str, TableDef]]:
+    """(alias, table) of every resolved table reference in ``tree``."""
+    return [(t.alias_or_name, t.meta["gk_table"]) for t in tree.find_all(exp.Table) if "gk_table" in t.meta]
+
+
+def _derived_columns(
+    tree: exp.Expression,
+    literal_of: Callable[[str], Any] | None = None,
+    increment: int = DIV_PRECISION_INCREMENT,
+) -> list[tuple[str, dict[str, Column]]]:
+    """(alias, lowercase name -> metadata) of the DECIMAL columns of each derived table (``FROM (SELECT ...) AS
+    d``) of ``tree``: what an outer reference to them is typed as (MySQL types a derived table's columns as its
+    select list's items)."""
+    out: list[tuple[str, dict[str, Column]]] = []
+    for sub in tree.find_all(exp.Subquery):
+        inner = sub.this
+        if not sub.alias or not isinstance(inner, exp.Select) or sub.find_ancestor(exp.Subquery) is not None:
+            continue
+        metadata = _projection_metadata(inner, None, literal_of, increment)
+        if metadata is None or len(metadata) != len(inner.expressions):
+            continue
+        cols = {}
+        for proj, m in zip(inner.expressions, metadata):
+            if isinstance(m, Column) and m.type == FieldType.MYSQL_TYPE_NEWDECIMAL:
+                cols[(proj.alias or proj.name or _item_name(proj)).lower()] = m
+        out.append((sub.alias, cols))
+    return out
+
+
+def _derived_column(derived: list[tuple[str, dict[str, Column]]], ref: exp.Column) -> Column | None:
+    hits = [
+        c
+        for alias, cols in derived
+        if (not ref.table or ref.table == alias)
+        if (c := cols.get(ref.name.lower()))
+    ]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _type_resolver(tree: exp.Expression) -> Callable[[exp.Column], NumType | None]:
+    """The numeric type of a column reference of ``tree``: the one resolved table column it names (by qualifier
+    and name), or the DECIMAL column of a derived table it names, else None (unknown, ambiguous or not
+    numeric)."""
+    tables = _tables_of(tree)
+    derived: list[tuple[str, dict[str, Column]]] | None = None
+
+    def column_type(ref: exp.Column) -> NumType | None:
+        nonlocal derived
+        found = [
+            (t, c)
+            for alias, t in tables
+            if not ref.table or ref.table == alias
+            if (c := t.column(ref.name)) is not None
+        ]
+        if len(found) == 1:
+            t, c = found[0]
+            return type_of_column(column_for_def(c, t))
+        if found:
+            return None
+        if derived is None:
+            derived = _derived_columns(tree)
+        col = _derived_column(derived, ref)
+        return None if col is None else type_of_column(col)
+
+    return column_type
+
+
+def _typed_literals(tree: exp.Expression) -> tuple[int, ...]:
+    """The positions ``i`` of the ``:gk<i>`` literals of ``tree`` that are operands of arithmetic (its plan
+    depends on their kinds and widths)."""
+    return tuple(
+        sorted(
+            int(p.name[2:])
+            for p in tree.find_all(exp.Placeholder)
+            if isinstance(p.parent, _TYPED_PARENTS) and re.fullmatch(r"gk\d+", str(p.name))
+        )
+    )
+
+
+def _converters(
+    metadata: tuple[Column | str | None, ...] | None, decimals: tuple[ColumnDef | None, ...] | None
+) -> tuple[Callable[[Any], Any] | None, ...] | None:
+    """Per result column, the value conversion its computed (not table-column) metadata asks for."""
+    if metadata is None:
+        return None
+    out = []
+    for i, m in enumerate(metadata):
+        direct = decimals is not None and i < len(decimals) and decimals[i] is not None
+        out.append(
+            decimal_math.result_converter(m)
+            if isinstance(m, Column) and not m.org_table and not direct
+            else None
+        )
+    return tuple(out) if any(f is not None for f in out) else None
+
+
+def _union_metadata(
+    tree: exp.SetOperation, first: exp.Select, literal_of: Callable[[str], Any], increment: int
+) -> tuple[Column | str | None, ...] | None:
+    """A UNION's column metadata where a column mixes exact values of which one is DECIMAL (or approximate
+    ones): :func:`numeric_types.union_type` of its SELECTs' types, named after the first SELECT's items; other
+    columns None (inferred from the values, as before)."""
+    branches: list[exp.Select] = []
+    stack: list[exp.Expression] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, exp.SetOperation):
+            stack += [node.expression, node.this]
+        elif isinstance(node, exp.Select):
+            branches.append(node)
+        else:
+            return None
+    metas = [_projection_metadata(b, None, literal_of, increment) for b in branches]
+    if any(m is None or len(m) != len(first.expressions) for m in metas):
+        return None
+    out: list[Column | str | None] = []
+    for i, proj in enumerate(first.expressions):
+        cols = [m[i] for m in metas if m is not None]
+        types = [
+            type_of_column(c) if isinstance(c, Column) and c.flags & ColumnFlag.NUM else None for c in cols
+        ]
+        known = [t for t in types if t is not None]
+        if len(known) != len(types) or all(t.kind == "int" for t in known):
+            out.append(None)
+            continue
+        out.append(column_of_type(proj.alias_or_name, union_type(known)))
+    return tuple(out) if any(c is not None for c in out) else None
+
+
+def _projection_metadata(
+    tree: exp.Select,
+    source: str | None,
+    literal_of: Callable[[str], Any] | None = None,
+    increment: int = DIV_PRECISION_INCREMENT,
+) -> tuple[Column | str | None, ...] | None:
     """For each result column of ``tree`` (tables already resolved): its metadata when a table column is read
     directly or the item is a literal / COUNT, else None (inferred later from the values)."""
     tables: list[tuple[str, TableDef]] = []
@@ -1258,6 +1480,7 @@ def _projection_metadata(tree: exp.Select, source: str | None) -> tuple[Column |
     for node in ([frm.this] if frm is not None else []) + [j.this for j in tree.args.get("joins") or []]:
         if isinstance(node, exp.Table) and "gk_table" in node.meta:
             tables.append((node.alias_or_name, node.meta["gk_table"]))
+    derived = _derived_columns(tree, literal_of, increment) if any(tree.find_all(exp.Subquery)) else []
     out: list[Column | str | None] = []
     for proj in tree.expressions:
         target = proj.this if isinstance(proj, exp.Alias) else proj
@@ -1279,6 +1502,9 @@ def _projection_metadata(tree: exp.Select, source: str | None) -> tuple[Column |
         def column_of(ref: exp.Column, name: str = name) -> Column | None:
             cands = [(alias, t) for alias, t in tables if not ref.table or ref.table == alias]
             found = [(alias, t, c) for alias, t in cands if (c := t.column(ref.name)) is not None]
+            if not found:
+                inner = _derived_column(derived, ref)
+                return None if inner is None else dc_replace(inner, name=name)
             if len(found) != 1:
                 return None
             alias, t, c = found[0]
@@ -1290,7 +1516,7 @@ def _projection_metadata(tree: exp.Select, source: str | None) -> tuple[Column |
             col = (
                 json_result_column(name, target)
                 or expression_column(name, target)
-                or derived_column(name, target, column_of)
+                or derived_column(name, target, column_of, literal_of, increment)
             )
         out.append(col)
     return tuple(out)
@@ -1331,6 +1557,7 @@ def _source_span(node: exp.Expression, source: str) -> str | None:
     return source[bounds[0] : bounds[1]] if bounds else None
 
 
+_CAST_HEAD = re.compile(r"\b(?:CAST|CONVERT)\s*\(\s*\Z", re.IGNORECASE)
 _IS_TAIL = re.compile(r"(?:\s*\(\s*\)|\s*\))*\s+IS\s+(?:NOT\s+)?(?:NULL|TRUE|FALSE|UNKNOWN)\b", re.IGNORECASE)
 
 
@@ -1425,8 +1652,13 @@ def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
         or (source[a - 1] in "-+~!" and isinstance(node, (exp.Neg, exp.Not, exp.BitwiseNot)))
     ):
         a -= 1  # @@var / @var sigils and a leading unary operator are not part of the first token
+    if isinstance(node, exp.Cast):
+        # "CAST(" / "CONVERT(" carry no token position: the span starts at the operand
+        m = _CAST_HEAD.search(source, 0, a)
+        if m:
+            a = m.start()
     text = source[a:b]
-    depth = 0
+    depth = lowest = 0
     in_q = ""
     for ch in text:
         if in_q:
@@ -1438,13 +1670,19 @@ def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
             depth += 1
         elif ch == ")":
             depth -= 1
-    while depth < 0 and a > 0:
+            lowest = min(lowest, depth)
+    # "(a) / (b)": the first token is inside a parenthesis the span must open with, even when it balances
+    missing = -lowest
+    while missing > 0 and a > 0:
         ch = source[a - 1]
         if ch == "(":
             depth += 1
+            missing -= 1
         elif not ch.isspace():
             return None
         a -= 1
+    if missing:
+        return None
     while depth > 0 and b < len(source):
         ch = source[b]
         if ch == ")":

@@ -34,6 +34,13 @@ from gtidkit.engine.results import (
     charset_id,
     mbmaxlen,
 )
+from gtidkit.engine.sql.numeric_types import (
+    DIV_PRECISION_INCREMENT,
+    NumType,
+    column_of_type,
+    numeric_type,
+    type_of_column,
+)
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.catalog import ColumnDef, TableDef
@@ -451,8 +458,19 @@ def user_variable_column(name: str, value: Any) -> Column:
     return value_column(name, [value])
 
 
-_INT_TYPES = frozenset(
-    {_T.MYSQL_TYPE_TINY, _T.MYSQL_TYPE_SHORT, _T.MYSQL_TYPE_INT24, _T.MYSQL_TYPE_LONG, _T.MYSQL_TYPE_LONGLONG}
+#: expressions whose type :func:`numeric_types.numeric_type` derives
+_NUMERIC_NODES = (
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Div,
+    exp.Mod,
+    exp.Neg,
+    exp.Sum,
+    exp.Avg,
+    exp.Round,
+    exp.Abs,
+    exp.Cast,
 )
 
 
@@ -464,23 +482,32 @@ def _branches(node: exp.Expression) -> list[exp.Expression | None] | None:
         return [node.args.get("true"), node.args.get("false")]
     if isinstance(node, exp.Case):
         return [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
+    if isinstance(node, (exp.Min, exp.Max)) and not node.expressions:
+        return [node.this]  # MIN / MAX keep their argument's type (manual "Aggregate Function Descriptions")
     return None
 
 
 def derived_column(
-    name: str, node: exp.Expression, column_of: Callable[[exp.Column], Column | None]
+    name: str,
+    node: exp.Expression,
+    column_of: Callable[[exp.Column], Column | None],
+    literal_of: Callable[[str], Any] | None = None,
+    increment: int = DIV_PRECISION_INCREMENT,
 ) -> Column | None:
     """Metadata of an expression over table columns, or None when unknown.
 
-    Integer ``+``/``-`` give LONGLONG with one digit more than the wider operand, ``*`` the sum of their
-    lengths; COALESCE / IFNULL / IF / CASE / GREATEST / LEAST over arguments of one type keep that type and
-    length, without table, key or NOT NULL flags (metadata.result: ``t1.f1+t2.f1`` -> 8 / 12 / 32896;
-    ``COALESCE(d, d)`` of a DATE -> 10 / 10 / 128).
+    Arithmetic and SUM / AVG / ROUND / ABS follow :func:`numeric_types.numeric_type` (integer ``+``/``-``:
+    LONGLONG one digit wider than the wider operand, ``*`` the sum of their lengths; DECIMAL and DOUBLE per
+    MySQL's precision-math rules); COALESCE / IFNULL / IF / CASE / GREATEST / LEAST / MIN / MAX over arguments
+    of one type keep that type and length, without table, key or NOT NULL flags (metadata.result:
+    ``t1.f1+t2.f1`` -> 8 / 12 / 32896; ``COALESCE(d, d)`` of a DATE -> 10 / 10 / 128).
 
     Args:
         name: the result column's name.
         node: the select-list expression (alias removed).
         column_of: the metadata of a column reference (None when it cannot be resolved).
+        literal_of: the value of a ``:gk<i>`` placeholder standing for a literal (None: unknown).
+        increment: the session's ``div_precision_increment``.
     """
 
     def meta(n: exp.Expression | None) -> Column | None:
@@ -491,20 +518,20 @@ def derived_column(
         if isinstance(n, exp.Column):
             return column_of(n)
         known = expression_column(name, n)
-        return known if known is not None else derived_column(name, n, column_of)
+        return known if known is not None else derived_column(name, n, column_of, literal_of, increment)
 
-    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
-        a, b = meta(node.this), meta(node.expression)
-        if a is None or b is None or a.type not in _INT_TYPES or b.type not in _INT_TYPES:
+    if isinstance(node, exp.Placeholder) and literal_of is not None:
+        value = literal_of(node.name)  # a literal the statement cache took out: numbers are typed as written
+        if not isinstance(value, (int, Decimal)) or isinstance(value, bool):
             return None
-        length = a.length + b.length if isinstance(node, exp.Mul) else max(a.length, b.length) + 1
-        flags = _F.BINARY | _F.NUM
-        if a.flags & b.flags & _F.NOT_NULL:
-            flags |= _F.NOT_NULL
-        return Column(
-            name, type=_T.MYSQL_TYPE_LONGLONG, charset=CHARSET_BINARY, length=min(length, 21), flags=int(flags),
-            decimals=0,
-        )  # fmt: skip
+    if isinstance(node, (*_NUMERIC_NODES, exp.Placeholder)):
+
+        def column_type(ref: exp.Column) -> NumType | None:
+            col = column_of(ref)
+            return None if col is None else type_of_column(col)
+
+        t = numeric_type(node, column_type, literal_of, increment)
+        return None if t is None else column_of_type(name, t)
     args = _branches(node)
     if not args or any(a is None for a in args):
         return None
@@ -523,12 +550,14 @@ def derived_column(
 def value_column(name: str, values: list[Any]) -> Column:
     """Fallback metadata from the Python values a column produced (first non-NULL value's type).
 
-    int -> LONGLONG (length 21), float -> DOUBLE (length 23, decimals 31), Decimal -> NEWDECIMAL, str ->
+    int -> LONGLONG (length 21; DOUBLE when floats follow), float -> DOUBLE (length 23, decimals 31), Decimal -> NEWDECIMAL, str ->
     VAR_STRING utf8mb4 (4 bytes per character of the longest value), bytes -> BLOB binary, date/datetime/time
     -> DATE/DATETIME/TIME, all NULL -> VAR_STRING of length 0.
     """
     sample = next((v for v in values if v is not None), None)
     nullable_flags = 0
+    if isinstance(sample, (bool, int)) and any(type(v) is float for v in values):
+        sample = 0.0  # integers and fractions in one column: announcing an integer type would break clients
     if isinstance(sample, (bool, int)):
         return Column(
             name, type=_T.MYSQL_TYPE_LONGLONG, charset=CHARSET_BINARY, length=21,

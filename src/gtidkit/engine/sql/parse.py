@@ -248,7 +248,9 @@ def templatize(text: str) -> tuple[str, list[Any]] | None:
             e = m.end()
             if e < len(text) and _ident_char(text[e]):
                 return tok  # 0x1F, 1abc (identifiers may start with digits)
-            values.append(Decimal(tok) if ("." in tok or "e" in tok or "E" in tok) else int(tok))
+            if "e" in tok or "E" in tok:
+                return tok  # an approximate (DOUBLE) literal: its kind would be lost as a Decimal value
+            values.append(Decimal(tok) if "." in tok else int(tok))
         else:
             values.append(unquote_string(tok))
         return f":gk{len(values) - 1}"

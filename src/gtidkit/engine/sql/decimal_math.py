@@ -1,0 +1,364 @@
+"""Exact DECIMAL arithmetic for statements run on SQLite: UDFs, the tree rewrite that calls them, and the final
+conversion of result values to their MySQL type.
+
+SQLite holds a DECIMAL value as the nearest double (NUMERIC affinity, see ``values.py``), and a double of at most
+15 significant digits gives its decimal digits back exactly (``repr``). Arithmetic whose MySQL result type is
+DECIMAL (:mod:`numeric_types`) is therefore rewritten into UDFs that read their operands back as ``Decimal``,
+compute exactly (Python ``decimal``, rounding half away from zero as MySQL does) and hand SQLite the nearest
+double of the exact result again. Equal exact results give equal doubles, so WHERE / HAVING comparisons, GROUP
+BY and ORDER BY see MySQL's values (``0.1 + 0.2 = 0.3`` is 1); the values sent are then formatted to the
+result's scale (:func:`result_converter`, ``'600.50'``). Integer arithmetic, DOUBLE arithmetic and every
+statement without DECIMAL-typed arithmetic stay plain SQLite (the point-select path is untouched).
+
+Division follows MySQL's ``decimal_div``: the quotient keeps the dividend's and divisor's fraction digits plus
+``div_precision_increment`` rounded up to a multiple of 9 (one ``decimal_digit_t``), truncated, and is rounded to
+the declared scale only when sent (manual "Arithmetic Operators": ``(14620 / 9432456) / (24250 / 9432456)``
+gives 0.60288653). SUM and AVG of DECIMAL/integer arguments are exact aggregates (``_GK_DEC_SUM``,
+``_GK_DEC_AVG``). Known limit: values with more than 15 significant digits are held as doubles at rest, as the
+storage note in ``values.py`` says.
+Sources: MySQL manual "Precision Math", "Arithmetic Operators", "Aggregate Function Descriptions".
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Callable
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
+from typing import Any, cast
+
+from sqlglot import exp
+
+from gtidkit.engine.results import Column, FieldType
+from gtidkit.engine.sql.numeric_types import (
+    DECIMAL_MAX_PRECISION,
+    DIV_PRECISION_INCREMENT,
+    NumType,
+    cast_decimal_type,
+    numeric_type,
+)
+
+__all__ = [
+    "DecimalAvg",
+    "DecimalSum",
+    "dbl_round",
+    "dec_add",
+    "dec_div",
+    "dec_mod",
+    "dec_mul",
+    "dec_round",
+    "dec_sub",
+    "register_udfs",
+    "result_converter",
+    "rewrite_exact",
+    "to_decimal",
+]
+
+#: Exact intermediate arithmetic: wide enough for two 65-digit operands multiplied.
+_CTX = Context(prec=160, rounding=ROUND_HALF_UP)
+_DIG_PER_DEC1 = 9  # decimal digits per MySQL decimal_digit_t word
+
+
+def to_decimal(v: Any) -> Decimal | None:
+    """The exact DECIMAL value of an operand as SQLite hands it to a UDF.
+
+    A double gives back its shortest decimal form (the DECIMAL it was stored from), an int itself, a str (a
+    literal bound as text) its digits; None stays None (NULL). Non-numeric text counts as 0, as MySQL's string to
+    number conversion of a non-number does.
+    """
+    t = type(v)
+    if t is float:
+        return Decimal(repr(v))
+    if t is int:
+        return Decimal(v)
+    if v is None:
+        return None
+    if isinstance(v, Decimal):
+        return v
+    try:
+        return Decimal(v.decode() if isinstance(v, bytes) else str(v).strip())
+    except InvalidOperation:
+        return Decimal(0)
+
+
+def _to_sqlite(d: Decimal) -> int | float:
+    """The value SQLite carries for an exact result: an int when integral and within 64 bits, else the nearest
+    double (which gives ``d`` back through :func:`to_decimal` up to 15 significant digits)."""
+    if d == d.to_integral_value() and -(2**63) <= d < 2**63:
+        return int(d)
+    return float(d)
+
+
+def _frac_digits(d: Decimal) -> int:
+    e = d.as_tuple().exponent
+    return -e if isinstance(e, int) and e < 0 else 0
+
+
+def dec_add(a: Any, b: Any) -> int | float | None:
+    """UDF ``_GK_DEC_ADD(a, b)``: exact ``a + b`` (NULL if either is NULL)."""
+    x, y = to_decimal(a), to_decimal(b)
+    if x is None or y is None:
+        return None
+    return _to_sqlite(_CTX.add(x, y))
+
+
+def dec_sub(a: Any, b: Any) -> int | float | None:
+    """UDF ``_GK_DEC_SUB(a, b)``: exact ``a - b`` (NULL if either is NULL)."""
+    x, y = to_decimal(a), to_decimal(b)
+    if x is None or y is None:
+        return None
+    return _to_sqlite(_CTX.subtract(x, y))
+
+
+def dec_mul(a: Any, b: Any) -> int | float | None:
+    """UDF ``_GK_DEC_MUL(a, b)``: exact ``a * b`` (NULL if either is NULL)."""
+    x, y = to_decimal(a), to_decimal(b)
+    if x is None or y is None:
+        return None
+    return _to_sqlite(_CTX.multiply(x, y))
+
+
+def divide(x: Decimal, y: Decimal, increment: int = DIV_PRECISION_INCREMENT) -> Decimal | None:
+    """MySQL's DECIMAL division ``x / y``: None when ``y`` is 0 (MySQL returns NULL), else the quotient truncated
+    to (fraction digits of x + of y + ``increment``) rounded up to a multiple of 9 digits (``decimal_div``)."""
+    if y == 0:
+        return None
+    digits = _frac_digits(x) + _frac_digits(y) + increment
+    frac = -(-digits // _DIG_PER_DEC1) * _DIG_PER_DEC1
+    with localcontext(_CTX):
+        return (x / y).quantize(Decimal(1).scaleb(-frac), rounding=ROUND_DOWN)
+
+
+def dec_div(a: Any, b: Any, increment: Any = DIV_PRECISION_INCREMENT) -> int | float | None:
+    """UDF ``_GK_DEC_DIV(a, b, increment)``: :func:`divide` of two exact values with the session's
+    ``div_precision_increment`` (NULL for NULL or a zero divisor)."""
+    x, y = to_decimal(a), to_decimal(b)
+    if x is None or y is None:
+        return None
+    q = divide(x, y, int(increment))
+    return None if q is None else _to_sqlite(q)
+
+
+def dec_mod(a: Any, b: Any) -> int | float | None:
+    """UDF ``_GK_DEC_MOD(a, b)``: exact ``a % b`` with the dividend's sign, NULL for NULL or a zero divisor
+    (manual "Arithmetic Operators": ``MOD(N, 0)`` returns NULL)."""
+    x, y = to_decimal(a), to_decimal(b)
+    if x is None or y is None or y == 0:
+        return None
+    return _to_sqlite(_CTX.remainder(x, y))
+
+
+def dbl_round(a: Any, d: Any = 0) -> float | None:
+    """UDF ``_GK_DBL_ROUND(a, d)``: ROUND of an approximate value, MySQL's ``rint(a * 10^d) / 10^d`` (round half
+    to even in the default floating-point mode: ``ROUND(25E-1)`` is 2, manual "Rounding Behavior")."""
+    if a is None or d is None:
+        return None
+    x, n = float(a), int(d)
+    if n > 308 or not math.isfinite(x):
+        return x  # more digits than a double has: unchanged
+    if n < -308:
+        return 0.0
+    if n >= 0:
+        f = 10.0**n
+        return round(x * f) / f
+    f = 10.0**-n
+    return float(round(x / f) * f)
+
+
+def dec_round(a: Any, d: Any = 0) -> int | float | None:
+    """UDF ``_GK_DEC_ROUND(a, d)``: ``a`` rounded half away from zero to ``d`` fraction digits (negative ``d``
+    rounds left of the point), MySQL's ROUND of a DECIMAL."""
+    x = to_decimal(a)
+    if x is None or d is None:
+        return None
+    # MySQL caps the digits at DECIMAL_MAX_SCALE (30); rounding left of a 65-digit value's first digit gives 0
+    n = max(min(int(d), 30), -DECIMAL_MAX_PRECISION)
+    with localcontext(_CTX):
+        return _to_sqlite(x.quantize(Decimal(1).scaleb(-n), rounding=ROUND_HALF_UP))
+
+
+class DecimalSum:
+    """Aggregate ``_GK_DEC_SUM(x)``: the exact sum of DECIMAL values (NULL for no non-NULL value)."""
+
+    def __init__(self) -> None:
+        self.total: Decimal | None = None
+
+    def step(self, v: Any) -> None:
+        """Add one value (NULL is skipped)."""
+        d = to_decimal(v)
+        if d is not None:
+            self.total = d if self.total is None else _CTX.add(self.total, d)
+
+    def finalize(self) -> int | float | None:
+        """The sum as SQLite carries it."""
+        return None if self.total is None else _to_sqlite(self.total)
+
+
+class DecimalAvg(DecimalSum):
+    """Aggregate ``_GK_DEC_AVG(x)``: exact sum divided by the count with MySQL's :func:`divide`
+    (``_GK_DEC_AVG_<n>``: with ``div_precision_increment`` n instead of the default 4)."""
+
+    increment = DIV_PRECISION_INCREMENT
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def step(self, v: Any) -> None:
+        """Add one value (NULL is skipped and not counted)."""
+        if v is not None:
+            self.count += 1
+        super().step(v)
+
+    def finalize(self) -> int | float | None:
+        """The average as SQLite carries it (NULL for no rows)."""
+        if self.total is None:
+            return None
+        q = divide(self.total, Decimal(self.count), self.increment)
+        return None if q is None else _to_sqlite(q)
+
+
+#: AVG aggregates for every other ``div_precision_increment`` (0..30, the variable's range)
+_AVG_BY_INCREMENT: dict[int, type[DecimalAvg]] = {
+    n: type(f"DecimalAvg{n}", (DecimalAvg,), {"increment": n})
+    for n in range(31)
+    if n != DIV_PRECISION_INCREMENT
+}
+
+_BINARY_UDF = {
+    exp.Add: "_GK_DEC_ADD",
+    exp.Sub: "_GK_DEC_SUB",
+    exp.Mul: "_GK_DEC_MUL",
+    exp.Div: "_GK_DEC_DIV",
+    exp.Mod: "_GK_DEC_MOD",
+}
+
+
+def register_udfs(raw: sqlite3.Connection) -> None:
+    """Register the UDFs and aggregates :func:`rewrite_exact` calls on a SQLite connection."""
+    raw.create_function("_GK_DEC_ADD", 2, dec_add, deterministic=True)
+    raw.create_function("_GK_DEC_SUB", 2, dec_sub, deterministic=True)
+    raw.create_function("_GK_DEC_MUL", 2, dec_mul, deterministic=True)
+    raw.create_function("_GK_DEC_DIV", 3, dec_div, deterministic=True)
+    raw.create_function("_GK_DEC_MOD", 2, dec_mod, deterministic=True)
+    raw.create_function("_GK_DEC_ROUND", 2, dec_round, deterministic=True)
+    raw.create_function("_GK_DBL_ROUND", 2, dbl_round, deterministic=True)
+    raw.create_aggregate("_GK_DEC_SUM", 1, DecimalSum)  # type: ignore[arg-type]
+    raw.create_aggregate("_GK_DEC_AVG", 1, DecimalAvg)  # type: ignore[arg-type]
+    for n, cls in _AVG_BY_INCREMENT.items():
+        raw.create_aggregate(f"_GK_DEC_AVG_{n}", 1, cls)  # type: ignore[arg-type]
+
+
+def _exact_operand(node: exp.Expression) -> exp.Expression:
+    """A decimal literal is passed as text so that all its digits reach the UDF."""
+    if (
+        isinstance(node, exp.Literal)
+        and not node.is_string
+        and "." in node.this
+        and "e" not in node.this.lower()
+    ):
+        return exp.Literal.string(node.this)
+    return node
+
+
+def rewrite_exact(
+    tree: exp.Expression,
+    column_type: Callable[[exp.Column], NumType | None],
+    literal_of: Callable[[str], Any] | None = None,
+    increment: int = DIV_PRECISION_INCREMENT,
+) -> exp.Expression:
+    """Replace, in place, the arithmetic and aggregates of ``tree`` whose MySQL result is DECIMAL by the exact
+    UDFs above (``a * b`` -> ``_GK_DEC_MUL(a, b)``, ``SUM(d)`` -> ``_GK_DEC_SUM(d)``, ``7 / 2`` ->
+    ``_GK_DEC_DIV(7, 2, 4)``, ``CAST(x AS DECIMAL(5,2))`` -> ``_GK_DEC_ROUND(x, 2)``; ROUND of a DOUBLE ->
+    ``_GK_DBL_ROUND``). Other nodes are left to SQLite. Returns ``tree``.
+
+    Args:
+        tree: a resolved statement tree (its column references answer ``column_type``).
+        column_type: the :class:`NumType` of a column reference (None: unknown).
+        literal_of: values of the ``:gk<i>`` placeholders standing for literals.
+        increment: the session's ``div_precision_increment``.
+    """
+    kinds = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Sum, exp.Avg, exp.Round, exp.Cast)
+    # every node is typed on the original tree first (a replaced operand could no longer be typed), then the
+    # nodes are replaced deepest first (find_all is breadth-first), each new call taking its already-replaced
+    # operands along
+    todo: list[tuple[exp.Expression, NumType]] = []
+    for found in tree.find_all(*kinds):
+        node = cast(exp.Expression, found)
+        t = numeric_type(node, column_type, literal_of, increment)
+        if t is None:
+            continue
+        if isinstance(node, exp.Sum | exp.Avg):
+            inner = node.this
+            if isinstance(inner, exp.Distinct) and len(inner.expressions) == 1:
+                inner = inner.expressions[0]
+            arg = numeric_type(inner, column_type, literal_of, increment)
+            if arg is None or arg.kind == "double" or (isinstance(node, exp.Sum) and arg.kind == "int"):
+                continue  # SQLite's SUM of integers is exact; DOUBLE stays DOUBLE
+        elif isinstance(node, exp.Round):
+            pass  # exact (integer, DECIMAL) and approximate ROUND both differ from SQLite's round()
+        elif isinstance(node, exp.Cast):
+            if cast_decimal_type(node) is None:
+                continue
+        elif t.kind != "decimal":
+            continue
+        todo.append((node, t))
+    for node, t in reversed(todo):
+        new: exp.Expression
+        if isinstance(node, exp.Sum | exp.Avg):
+            name = "_GK_DEC_SUM" if isinstance(node, exp.Sum) else "_GK_DEC_AVG"
+            if isinstance(node, exp.Avg) and increment != DIV_PRECISION_INCREMENT:
+                name = f"_GK_DEC_AVG_{increment}"
+            operand: exp.Expression = node.this
+            if isinstance(operand, exp.Distinct):
+                operand = exp.Distinct(expressions=[_exact_operand(operand.expressions[0])])
+            new = exp.Anonymous(this=name, expressions=[operand])
+        elif isinstance(node, exp.Cast):
+            # CAST to DECIMAL(p,s) rounds half away from zero to s digits (manual "Rounding Behavior")
+            new = exp.Anonymous(
+                this="_GK_DEC_ROUND", expressions=[_exact_operand(node.this), exp.Literal.number(t.scale)]
+            )
+        elif isinstance(node, exp.Round):
+            d = node.args.get("decimals")
+            new = exp.Anonymous(
+                this="_GK_DBL_ROUND" if t.kind == "double" else "_GK_DEC_ROUND",
+                expressions=[_exact_operand(node.this), d if d is not None else exp.Literal.number(0)],
+            )
+        else:
+            udf = _BINARY_UDF[type(node)]  # type: ignore[index]
+            args = [_exact_operand(node.this), _exact_operand(node.expression)]
+            if isinstance(node, exp.Div):
+                args.append(exp.Literal.number(increment))
+            new = exp.Anonymous(this=udf, expressions=args)
+        node.replace(new)
+    return tree
+
+
+def _decimal_converter(scale: int) -> Callable[[Any], Any]:
+    quantum = Decimal(1).scaleb(-scale)
+
+    def convert(v: Any) -> Any:
+        d = to_decimal(v)
+        if d is None:
+            return None
+        with localcontext(_CTX):
+            return d.quantize(quantum, rounding=ROUND_HALF_UP)
+
+    return convert
+
+
+def _double(v: Any) -> Any:
+    return float(v) if isinstance(v, int) else v
+
+
+def result_converter(col: Column | None) -> Callable[[Any], Any] | None:
+    """The conversion from the value SQLite returns to the value sent for a result column of metadata ``col``:
+    NEWDECIMAL -> ``Decimal`` with exactly ``col.decimals`` fraction digits (rounded half away from zero, so
+    ``600.5`` is sent as ``'600.50'``), DOUBLE -> float; None when the value needs no conversion."""
+    if col is None:
+        return None
+    if col.type == FieldType.MYSQL_TYPE_NEWDECIMAL:
+        return _decimal_converter(col.decimals)
+    if col.type == FieldType.MYSQL_TYPE_DOUBLE:
+        return _double
+    return None
