@@ -171,12 +171,19 @@ def to_int_udf(v: Any) -> Any:
     return v
 
 
+#: calls whose second argument is a divisor: MOD (functions.rewrite_for_sqlite) and the exact DECIMAL division and
+#: modulo of decimal_math
+_DIVIDING_CALLS = frozenset({"MOD", "_GK_DEC_DIV", "_GK_DEC_MOD"})
+
+
 def _guard_division(node: exp.Expression) -> exp.Expression:
     """Wrap every divisor of ``/``, DIV, ``%`` / MOD in ``node`` in ``_GK_DIVISOR`` (see
     :meth:`Executor._divisor`), so division by zero in a stored value follows ERROR_FOR_DIVISION_BY_ZERO."""
     for div in list(node.find_all(exp.Div, exp.IntDiv, exp.Mod, exp.Anonymous)):
-        if isinstance(div, exp.Anonymous):  # MOD(a, b), as rewrite_for_sqlite leaves % and MOD
-            if div.name.upper() == "MOD" and len(div.expressions) == 2:
+        if isinstance(
+            div, exp.Anonymous
+        ):  # MOD(a, b) as rewrite_for_sqlite leaves % and MOD; exact DECIMAL / and %
+            if div.name.upper() in _DIVIDING_CALLS and len(div.expressions) >= 2:
                 b = div.expressions[1]
                 if not (isinstance(b, exp.Anonymous) and b.name.upper() == "_GK_DIVISOR"):
                     b.replace(exp.Anonymous(this="_GK_DIVISOR", expressions=[b.copy()]))

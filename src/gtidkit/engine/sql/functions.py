@@ -60,10 +60,11 @@ _COMPOUND_UNITS = {
 }
 _US = {"MICROSECOND": 1, "SECOND": 10**6, "MINUTE": 60 * 10**6, "HOUR": 3600 * 10**6, "DAY": 86400 * 10**6}
 
-#: MySQL functions parsed as plain calls (exp.Anonymous) and served by a UDF of the same name
+#: MySQL functions parsed as plain calls (exp.Anonymous) and served by a UDF of the same name (not MOD: it stays
+#: exp.Mod, so DECIMAL typing and exact arithmetic see it; rewrite_for_sqlite then makes it the MOD UDF)
 PLAIN_CALLS = (
     "DATE_FORMAT", "STR_TO_DATE", "MONTHNAME", "DAYNAME", "DAYOFYEAR", "WEEK", "WEEKOFYEAR", "TO_DAYS",
-    "DATEDIFF", "MAKETIME", "TIMESTAMP", "TRUNCATE", "LOG", "LN", "LOG2", "LOG10", "MOD", "ATAN", "FORMAT",
+    "DATEDIFF", "MAKETIME", "TIMESTAMP", "TRUNCATE", "LOG", "LN", "LOG2", "LOG10", "ATAN", "FORMAT",
     "QUARTER", "ELT", "LOCATE", "INSTR",
 )  # fmt: skip
 
