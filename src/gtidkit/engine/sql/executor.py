@@ -499,6 +499,10 @@ class Executor:
             self.conn.rollback()
             return ExecResult()
         if kind == "show":
+            if stmt.info.get("explain"):
+                from gtidkit.engine.sql.explain import run_explain
+
+                return self._interruptibly(lambda: run_explain(self, stmt, current_db))
             from gtidkit.engine.sql.show import run_show
 
             return run_show(self, stmt, current_db)

@@ -129,7 +129,7 @@ def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecRe
         return ExecResult(columns=[col], rows=[(t.name,) for t in tables])
     m = re.fullmatch(
         rf"(?:SHOW (FULL )?(?:COLUMNS|FIELDS) (?:FROM|IN) (\S+)(?: (?:FROM|IN) {_ID})?"
-        rf"|(?:DESCRIBE|DESC) (\S+)){_LIKE}",
+        rf"|(?:DESCRIBE|DESC|EXPLAIN) (\S+)){_LIKE}",
         norm,
         re.IGNORECASE,
     )

@@ -118,11 +118,7 @@ UNSUPPORTED: tuple[Family, ...] = (
     _f(r"CHANGE\s+REPLICATION\s+FILTER\s.+", "CHANGE REPLICATION FILTER"),
     _f(r"(?:SIGNAL\s+(?:SQLSTATE\s.+|\w+.*)|RESIGNAL(?:\s.*)?)", "SIGNAL"),
     _f(r"GET\s+(?:CURRENT\s+|STACKED\s+)?DIAGNOSTICS\s.+", "GET DIAGNOSTICS"),
-    _f(
-        r"(?:EXPLAIN|DESCRIBE|DESC)\s+(?:ANALYZE\s+|FORMAT\s*=\s*\w+\s+)?"
-        r"(?:SELECT|WITH|TABLE|INSERT|REPLACE|UPDATE|DELETE|FOR\s+CONNECTION|\()\b.*",
-        "EXPLAIN",
-    ),
+    _f(r"(?:EXPLAIN|DESCRIBE|DESC)\s+(?:FORMAT\s*=\s*\w+\s+)?FOR\s+CONNECTION\s.*", "EXPLAIN FOR CONNECTION"),
     _f(r"VALUES\s+ROW\s*\(.*", "VALUES statement"),
     _f(r"SHOW\s+ENGINE\s+\w+\s+(?:STATUS|MUTEX|LOGS)", "SHOW ENGINE"),
     _f(r"SHOW\s+(?:STORAGE\s+)?ENGINES", "SHOW ENGINES"),
