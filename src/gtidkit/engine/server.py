@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid as uuidlib
 from collections.abc import Callable
 from pathlib import Path
@@ -92,6 +93,8 @@ class Server:
         self.datadir = datadir
         self.options = options
         self.server_uuid = _read_or_create_uuid(datadir)
+        #: start-up time (``time.time()``), for the Uptime status variable (statements/status.py)
+        self.started_at = time.time()
         overrides = {k: v for k, v in options.items() if k != "synchronous"}
         overrides["server_uuid"] = str(self.server_uuid)
         overrides["datadir"] = str(datadir) + "/"

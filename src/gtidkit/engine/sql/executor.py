@@ -49,6 +49,9 @@ from gtidkit.engine.sql.catalog import (
     ColumnDef,
     TableDef,
 )
+from gtidkit.engine.sql.checksum_functions import AGGREGATES as CHECKSUM_AGGREGATES
+from gtidkit.engine.sql.checksum_functions import UDFS as CHECKSUM_UDFS
+from gtidkit.engine.sql.checksum_functions import rewrite_checksum
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.encoding_functions import UDFS as ENCODING_UDFS
 from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
@@ -366,6 +369,10 @@ class Executor:
             raw.create_function(name, nargs, fn, deterministic=True)
         for name, (nargs, fn) in {**ENCODING_UDFS, **JSON_UDFS}.items():
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
+        for name, (nargs, fn) in CHECKSUM_UDFS.items():
+            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
+        for name, (nargs, cls) in CHECKSUM_AGGREGATES.items():
+            raw.create_aggregate(name, nargs, cls)
         raw.create_aggregate(
             GROUP_CONCAT_FUNCTION,
             -1,
@@ -738,6 +745,7 @@ class Executor:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
         rewrite_for_sqlite(tree)
+        rewrite_checksum(tree)
         rewrite_group_concat(tree)
         rewrite_json(tree)
         assignments = [n for n in tree.find_all(exp.PropertyEQ) if isinstance(n.this, exp.Parameter)]
