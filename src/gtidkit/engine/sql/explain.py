@@ -83,6 +83,10 @@ EXPLAINABLE = re.compile(
     r"(?P<stmt>(?:SELECT|WITH|TABLE|INSERT|REPLACE|UPDATE|DELETE)\b.*|\(.*)$",
     re.IGNORECASE | re.DOTALL,
 )
+_SQL_NO_CACHE = re.compile(
+    r"(SELECT\s+(?:(?:ALL|DISTINCT|DISTINCTROW|HIGH_PRIORITY|STRAIGHT_JOIN)\s+)*)SQL_NO_CACHE\s+",
+    re.IGNORECASE,
+)
 _FORMATS = {"TRADITIONAL", "TREE", "JSON"}
 _FILTERED = Decimal("100.00")
 
@@ -173,6 +177,11 @@ def run_explain(ex: Executor, stmt: SqlStatement, current_db: str | None) -> Exe
     if fmt != "TRADITIONAL":
         raise mysql_error(1235, f"EXPLAIN FORMAT={fmt}")
     inner = m.group("stmt").strip().rstrip(";")
+    warnings: list[tuple[str, int, str]] = []
+    no_cache = _SQL_NO_CACHE.match(inner)
+    if no_cache:  # SELECT SQL_NO_CACHE: deprecated, ignored (MySQL 8 warns 1681 as for the SELECT itself)
+        inner = no_cache.group(1) + inner[no_cache.end() :]
+        warnings.append(("Warning", 1681, message(1681, "SQL_NO_CACHE")))
     replace = inner[:7].upper() == "REPLACE"
     shown = parse_tree(inner, replace=replace)
     tree = shown.copy()
@@ -182,7 +191,7 @@ def run_explain(ex: Executor, stmt: SqlStatement, current_db: str | None) -> Exe
         rows = _explain_insert(ex, tree, current_db, replace, inner)
     else:
         rows = _explain_select(ex, tree, current_db, inner)
-    res = ExecResult(columns=list(COLUMNS), rows=[r.values() for r in rows])
+    res = ExecResult(columns=list(COLUMNS), rows=[r.values() for r in rows], warnings=warnings)
     note = _note(shown, current_db)
     if replace:  # sqlglot spells a REPLACE tree as INSERT
         note = note.replace("*/ INSERT", "*/ REPLACE", 1)
