@@ -123,7 +123,9 @@ def rewrite_checksum(tree: exp.Expression) -> exp.Expression:
     """Rewrite ``tree`` in place for SQLite: BitwiseXorAgg -> ``BIT_XOR()``, CONVERT(x USING cs) -> x."""
     for node in list(tree.find_all(exp.BitwiseXorAgg, exp.Cast)):
         if isinstance(node, exp.BitwiseXorAgg):
-            node.replace(exp.Anonymous(this="BIT_XOR", expressions=[node.this]))
+            # SQLite's Python aggregates give NULL for no rows without calling finalize: MySQL's BIT_XOR gives 0
+            call = exp.Anonymous(this="BIT_XOR", expressions=[node.this])
+            node.replace(exp.Coalesce(this=call, expressions=[exp.Literal.number(0)]))
         elif node.to.this == exp.DataType.Type.CHARACTER_SET:
             node.replace(node.this)
     return tree
