@@ -32,6 +32,9 @@ def _e(name: str, sqlstate: str, template: str) -> ErrorSpec:
 
 #: code -> ErrorSpec. Source: MySQL 8.4 ``share/messages_to_clients.txt`` and ``include/mysqld_ername.h``.
 ER: dict[int, ErrorSpec] = {
+    # ER_YES's text is "YES"; EXPLAIN's note 1003 carries the rewritten query in its place (sql_explain.cc
+    # push_warning(thd, SL_NOTE, ER_YES, query)): the template is the query itself
+    1003: _e("ER_YES", "HY000", "%s"),
     1007: _e("ER_DB_CREATE_EXISTS", "HY000", "Can't create database '%s'; database exists"),
     1008: _e("ER_DB_DROP_EXISTS", "HY000", "Can't drop database '%s'; database doesn't exist"),
     1031: _e("ER_ILLEGAL_HA", "HY000", "Table storage engine for '%s' doesn't have this option"),

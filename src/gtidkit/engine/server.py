@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid as uuidlib
 from collections.abc import Callable
 from pathlib import Path
@@ -92,6 +93,8 @@ class Server:
         self.datadir = datadir
         self.options = options
         self.server_uuid = _read_or_create_uuid(datadir)
+        #: start-up time (``time.time()``), for the Uptime status variable (statements/status.py)
+        self.started_at = time.time()
         overrides = {k: v for k, v in options.items() if k != "synchronous"}
         overrides["server_uuid"] = str(self.server_uuid)
         overrides["datadir"] = str(datadir) + "/"
@@ -111,6 +114,9 @@ class Server:
         #: StatementResult``, keyed by the classifier's ``Statement.command`` ("change_replication_source",
         #: "replica_thread", "reset_replica", "replica_status", "replicas"). Unhooked ones give 1235.
         self.statement_hooks: dict[str, StatementHook] = {}
+        #: SQL functions a higher layer provides (replication: SOURCE_POS_WAIT): ``fn(session) -> {NAME: callable}``
+        #: called for each new session, merged into its executor's functions (:meth:`sql_functions`).
+        self.function_providers: list[Callable[[Session], dict[str, Callable[..., Any]]]] = []
         self._xid = 0
         self._table_ids: dict[tuple[str, str], int] = {}
         self.binlog: BinlogLog | None = None
@@ -484,10 +490,14 @@ class Server:
             raise
 
     def sql_functions(self, session: Session) -> dict[str, Callable[..., Any]]:
-        """GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET bound to ``session`` (formats.md §8.1)."""
+        """GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET bound to ``session`` (formats.md §8.1), and the
+        functions of :attr:`function_providers`."""
         from gtidkit.engine.statements.admin import gtid_functions
 
-        return gtid_functions(self, session)
+        functions = gtid_functions(self, session)
+        for provider in self.function_providers:
+            functions.update(provider(session))
+        return functions
 
     # ------------------------------------------------------------------ shutdown
     def shutdown(self) -> None:

@@ -26,6 +26,7 @@ variables: :mod:`gtidkit.engine.gtid.variables`) and never branch on the variabl
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from gtidkit.engine import time_zone as tz
 from gtidkit.engine.gtid import variables as gv
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
-from gtidkit.version import SERVER_VERSION
+from gtidkit.version import MYSQL_VERSION, SERVER_VERSION
 
 if TYPE_CHECKING:
     from gtidkit.engine.session import Session
@@ -280,6 +281,12 @@ SYSVARS: dict[str, SysVar] = {
         _v("version", GLOBAL, STR, SERVER_VERSION, read_only=True),
         _v("version_comment", GLOBAL, STR, "gtidkit", read_only=True),
         _v("datadir", GLOBAL, STR, "", read_only=True),
+        # the host name and the TCP port the server listens on (RM 8.4 "Server System Variables": hostname, port);
+        # the wire server stores the bound port at start-up (protocol/server.py)
+        # InnoDB's version is the server's number since 8.0 (RM 8.4 "InnoDB System Variables": innodb_version)
+        _v("innodb_version", GLOBAL, STR, MYSQL_VERSION, read_only=True),
+        _v("hostname", GLOBAL, STR, socket.gethostname(), read_only=True),
+        _v("port", GLOBAL, INT, 3306, 0, 65535, read_only=True),
         _v("innodb_lock_wait_timeout", BOTH, INT, 50, 1, 1073741824),
         # manual "Server System Variables": digits "/" adds to the dividend's scale, 0..30, default 4
         _v("div_precision_increment", BOTH, INT, 4, 0, 30, on_update=_div_precision_changed),

@@ -102,6 +102,7 @@ class WireServer:
         sock.bind((self.bind_address, self.port))
         sock.listen(128)
         self.port = sock.getsockname()[1]
+        self.engine.globals.set("port", self.port)  # @@port: the port actually bound (--port=0 picks one)
         self._listener = sock
         self._accept_thread = threading.Thread(target=self._accept_loop, name="gtidkit-accept", daemon=True)
         self._accept_thread.start()

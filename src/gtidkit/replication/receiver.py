@@ -390,7 +390,10 @@ class Receiver:
             raise _Stopped
         # register_replica_on_source()
         self.state = STATE_REGISTERING
-        conn._execute_command(COM_REGISTER_SLAVE, register_body(my_id))
+        # report_port defaults to the port this replica listens on (RM 8.4 "Replica Server Options": report_port)
+        conn._execute_command(
+            COM_REGISTER_SLAVE, register_body(my_id, port=int(server.globals.get("port") or 0))
+        )
         conn._read_packet()
         # request_dump(): what we hold, executed or only received, is never asked for again
         self.state = STATE_REQUESTING

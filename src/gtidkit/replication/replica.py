@@ -498,6 +498,15 @@ class Replica:
             return []
         return [(self.channel, "ON" if self.applier.running else "OFF", None, 0)]
 
+    def executed_source_position(self) -> tuple[str, int] | None:
+        """(Relay_Source_Log_File, Exec_Source_Log_Pos): the source position the applier has executed up to."""
+        applied = self.applier.last_applied
+        if applied is None:
+            applied = self._applied_position()
+        if applied is None or not applied[2]:
+            return None
+        return applied[2], applied[3]
+
     def _applied_position(self) -> tuple[str, int, str, int] | None:
         storage = self.server.storage
         if storage.catalog.get_table("mysql", "slave_relay_log_info") is None:
@@ -575,6 +584,9 @@ def install(engine_server: Any, wire_server: Any, repl: Any) -> Replica:
             ("performance_schema", "replication_applier_status"): replica.applier_status_rows,
         }
     )
+    from gtidkit.replication.pos_wait import pos_wait_functions
+
+    engine_server.function_providers.append(pos_wait_functions(replica))
     repl.roles["replica"] = replica
     repl.on_shutdown(replica.shutdown)
     replica.start_at_boot()

@@ -50,6 +50,9 @@ from gtidkit.engine.sql.catalog import (
     ColumnDef,
     TableDef,
 )
+from gtidkit.engine.sql.checksum_functions import AGGREGATES as CHECKSUM_AGGREGATES
+from gtidkit.engine.sql.checksum_functions import UDFS as CHECKSUM_UDFS
+from gtidkit.engine.sql.checksum_functions import rewrite_checksum
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.encoding_functions import UDFS as ENCODING_UDFS
 from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
@@ -404,6 +407,10 @@ class Executor:
             raw.create_function(name, nargs, fn, deterministic=True)
         for name, (nargs, fn) in {**ENCODING_UDFS, **JSON_UDFS}.items():
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
+        for name, (nargs, fn) in CHECKSUM_UDFS.items():
+            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
+        for name, (nargs, cls) in CHECKSUM_AGGREGATES.items():
+            raw.create_aggregate(name, nargs, cls)
         raw.create_aggregate(
             GROUP_CONCAT_FUNCTION,
             -1,
@@ -542,6 +549,10 @@ class Executor:
             self.conn.rollback()
             return ExecResult()
         if kind == "show":
+            if stmt.info.get("explain"):
+                from gtidkit.engine.sql.explain import run_explain
+
+                return self._interruptibly(lambda: run_explain(self, stmt, current_db))
             from gtidkit.engine.sql.show import run_show
 
             return run_show(self, stmt, current_db)
@@ -805,6 +816,7 @@ class Executor:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
         rewrite_for_sqlite(tree)
+        rewrite_checksum(tree)
         rewrite_group_concat(tree)
         rewrite_json(tree)
         decimal_math.rewrite_exact(tree, _type_resolver(tree), self._literals.get, self.div_increment())

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from gtidkit.engine.sql.catalog import TableDef
 from gtidkit.engine.sql.ddl import not_supported
 from gtidkit.engine.sql.parse import SqlStatement, normalize
+from gtidkit.engine.sql.show_engines import SHOW_ENGINES, show_engines
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
@@ -110,6 +111,8 @@ def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecRe
         return show_table_status(ex, status, current_db)
     cat = ex.storage.catalog
     norm = normalize(stmt.text)
+    if SHOW_ENGINES.fullmatch(norm):
+        return show_engines()
     m = re.fullmatch(rf"SHOW (?:DATABASES|SCHEMAS){_LIKE}", norm, re.IGNORECASE)
     if m:
         ok = _like(m.group(1))
@@ -129,7 +132,7 @@ def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecRe
         return ExecResult(columns=[col], rows=[(t.name,) for t in tables])
     m = re.fullmatch(
         rf"(?:SHOW (FULL )?(?:COLUMNS|FIELDS) (?:FROM|IN) (\S+)(?: (?:FROM|IN) {_ID})?"
-        rf"|(?:DESCRIBE|DESC) (\S+)){_LIKE}",
+        rf"|(?:DESCRIBE|DESC|EXPLAIN) (\S+)){_LIKE}",
         norm,
         re.IGNORECASE,
     )

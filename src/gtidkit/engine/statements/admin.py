@@ -21,6 +21,7 @@ from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.metadata import result_set
 from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.statements import locks, variables
+from gtidkit.engine.statements.status import show_status
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.gtid import GtidSet
 from gtidkit.mysql_errors import mysql_error
@@ -107,6 +108,9 @@ class Admin:
                 offset,
                 limit,
             )
+        status = show_status(session, text)
+        if status is not None:
+            return status
         m = _SHOW_VARS.match(text)
         if m:
             return self.show_variables(

@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from gtidkit.engine.sql.explain import explain_target
 from gtidkit.engine.sql.parse import normalize, parse_tree, strip_comments, unquote_string
 from gtidkit.errors import MySQLError
 
@@ -374,7 +375,7 @@ _FIRST_WORD_KIND = {
     "SHOW": StatementKind.SHOW,
     "DESCRIBE": StatementKind.SHOW,
     "DESC": StatementKind.SHOW,
-    "EXPLAIN": StatementKind.OTHER,
+    "EXPLAIN": StatementKind.SHOW,  # EXPLAIN t = SHOW COLUMNS; EXPLAIN <statement> is caught before
 }
 
 
@@ -407,6 +408,9 @@ def classify(stmt_text: str) -> Statement:
             return st
     if first.startswith("("):
         first = "("
+    if first in ("EXPLAIN", "DESCRIBE", "DESC") and explain_target(text) is not None:
+        # EXPLAIN <statement>: a read-only SHOW-like statement answered by engine/sql/explain.py
+        return Statement(StatementKind.SHOW, text, {"explain": True})
     info: dict[str, Any] = {}
     kind = _FIRST_WORD_KIND.get(first)
     if kind is None:

@@ -1,0 +1,70 @@
+"""SHOW [GLOBAL | SESSION] STATUS [LIKE 'pattern' | WHERE expr]: the server status variables the engine keeps.
+
+Only the counters the engine can answer truthfully are listed (MySQL has several hundred): ``Threads_connected``
+(open sessions, replication's own included, as MySQL counts its replica threads), ``Threads_running`` (1: the
+engine does not track which sessions are mid-statement; the asking session always is), ``Uptime`` and
+``Uptime_since_flush_status`` (seconds since start-up; FLUSH STATUS is not supported). Tools read these before
+and while they work: Percona Toolkit's ``--max-load`` / ``--critical-load`` poll ``SHOW GLOBAL STATUS LIKE
+'Threads_running'``. Rows are sorted by name; LIKE and WHERE filter as SHOW VARIABLES does (``Variable_name``,
+``Value``).
+
+Source: MySQL 8.4 Reference Manual "SHOW STATUS Statement" and "Server Status Variables" (Threads_connected,
+Threads_running, Uptime, Uptime_since_flush_status).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import TYPE_CHECKING
+
+from gtidkit.engine.results import StatementResult
+from gtidkit.engine.statements.variables import SHOW_COLUMNS
+
+if TYPE_CHECKING:
+    from gtidkit.engine.session import Session
+
+__all__ = ["SHOW_STATUS", "show_status", "status_rows"]
+
+#: ``SHOW [GLOBAL|SESSION|LOCAL] STATUS [LIKE 'p' | WHERE expr]`` (not SHOW ... STATUS of other objects)
+SHOW_STATUS = re.compile(
+    r"^\s*show\s+(?:(?P<scope>global|session|local)\s+)?status"
+    r"(?:\s+like\s+(?P<like>'[^']*'|\"[^\"]*\")|\s+where\s+(?P<where>.*))?\s*;?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def status_rows(session: Session) -> list[tuple[str, str]]:
+    """(Variable_name, Value) of every status variable kept, sorted by name."""
+    server = session.server
+    uptime = str(int(time.time() - server.started_at))
+    rows = {
+        "Threads_connected": str(len(server.sessions())),
+        "Threads_running": "1",
+        "Uptime": uptime,
+        "Uptime_since_flush_status": uptime,
+    }
+    return sorted(rows.items())
+
+
+def show_status(session: Session, text: str) -> StatementResult | None:
+    """Run SHOW STATUS ``text``; None when ``text`` is not that statement.
+
+    Raises:
+        MySQLError: what the WHERE expression raises (1054 for an unknown column ...).
+    """
+    from gtidkit.engine.sql.metadata import result_set
+
+    m = SHOW_STATUS.match(text)
+    if m is None:
+        return None
+    rows = status_rows(session)
+    cond = ""
+    if m.group("like") is not None:
+        cond = f" WHERE Variable_name LIKE {m.group('like')} ESCAPE '\\\\'"
+    elif m.group("where") is not None:
+        cond = f" WHERE {m.group('where').strip().rstrip(';')}"
+    values = " UNION ALL ".join(f"SELECT '{n}' AS Variable_name, '{v}' AS Value" for n, v in rows)
+    sql = f"SELECT Variable_name, Value FROM ({values}) AS v{cond} ORDER BY Variable_name"
+    er = session.executor.execute_select(sql, session.current_db)
+    return result_set(list(SHOW_COLUMNS), [tuple(r) for r in er.rows])
