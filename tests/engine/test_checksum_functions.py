@@ -1,4 +1,4 @@
-"""CONV, BIT_XOR and CONVERT(... USING) (engine/sql/checksum_functions.py), SHOW STATUS and SHOW ENGINES.
+"""CONV, BIT_XOR (engine/sql/functions_string.py, functions_numeric.py) and CONVERT(... USING) (checksum_functions.py), SHOW STATUS and SHOW ENGINES.
 
 Expected values: RM 8.4 "Mathematical Functions" CONV examples (CONV('a',16,2) = '1010', CONV('6E',18,8) = '172',
 CONV(-17,10,-18) = '-H', CONV(10+'10'+'10'+X'0a',10,10) = '40'); "Aggregate Function Descriptions" (BIT_XOR over no
@@ -12,7 +12,7 @@ import zlib
 
 import pytest
 
-from gtidkit.engine.sql.checksum_functions import conv
+from gtidkit.engine.sql.functions_string import conv
 from gtidkit.version import MYSQL_VERSION
 
 

@@ -50,8 +50,6 @@ from gtidkit.engine.sql.catalog import (
     ColumnDef,
     TableDef,
 )
-from gtidkit.engine.sql.checksum_functions import AGGREGATES as CHECKSUM_AGGREGATES
-from gtidkit.engine.sql.checksum_functions import UDFS as CHECKSUM_UDFS
 from gtidkit.engine.sql.checksum_functions import rewrite_checksum
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.encoding_functions import UDFS as ENCODING_UDFS
@@ -407,10 +405,6 @@ class Executor:
             raw.create_function(name, nargs, fn, deterministic=True)
         for name, (nargs, fn) in {**ENCODING_UDFS, **JSON_UDFS}.items():
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
-        for name, (nargs, fn) in CHECKSUM_UDFS.items():
-            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
-        for name, (nargs, cls) in CHECKSUM_AGGREGATES.items():
-            raw.create_aggregate(name, nargs, cls)
         raw.create_aggregate(
             GROUP_CONCAT_FUNCTION,
             -1,
