@@ -9,12 +9,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
 
 if TYPE_CHECKING:
     from gtidkit.engine.results import Column
 
-__all__ = ["SQLITE", "ExecResult", "GkSQLite", "RowChange", "bindable"]
+__all__ = ["SQLITE", "ConstPlan", "ExecResult", "GkSQLite", "RowChange", "bindable"]
 
 
 class GkSQLite(SQLite):
@@ -28,6 +29,14 @@ class GkSQLite(SQLite):
 GkSQLite.IDENTIFIER_START = "`"
 GkSQLite.IDENTIFIER_END = "`"
 SQLITE = GkSQLite()
+
+
+@dataclass(frozen=True, slots=True)
+class ConstPlan:
+    """A SELECT without tables evaluated in Python: projection trees and names (the executor's plan for it)."""
+
+    items: tuple[exp.Expression, ...]
+    columns: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

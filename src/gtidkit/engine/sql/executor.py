@@ -53,7 +53,7 @@ from gtidkit.engine.sql.catalog import (
 from gtidkit.engine.sql.checksum_functions import rewrite_checksum
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.encoding_functions import UDFS as ENCODING_UDFS
-from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, RowChange, bindable
+from gtidkit.engine.sql.exec_result import SQLITE, ConstPlan, ExecResult, RowChange, bindable
 from gtidkit.engine.sql.functions import AGGREGATES, BUILTIN_FUNCTIONS, UDFS, rewrite_for_sqlite
 from gtidkit.engine.sql.group_concat import FUNCTION as GROUP_CONCAT_FUNCTION
 from gtidkit.engine.sql.group_concat import make_aggregate as make_group_concat
@@ -188,14 +188,6 @@ class SelectPlan:
     metadata: tuple[Column | str | None, ...] | None = None
     #: (schema, table) of the tables read that :attr:`Executor.virtual_tables` fills per query
     virtual: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class ConstPlan:
-    """A SELECT without tables evaluated in Python: projection trees and names."""
-
-    items: tuple[exp.Expression, ...]
-    columns: tuple[str, ...]
 
 
 def _concat(*args: Any) -> Any:

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
-from gtidkit.engine.sql.exec_result import SQLITE, ExecResult, bindable
+from gtidkit.engine.sql.exec_result import SQLITE, ConstPlan, ExecResult, bindable
 from gtidkit.engine.sql.names import physical_name, quote_ident
 from gtidkit.engine.sql.parse import parse_tree
 from gtidkit.engine.sql.unsupported import syntax_error
@@ -211,8 +211,6 @@ def _note(tree: exp.Expression, current_db: str | None) -> str:
 def _explain_select(
     ex: Executor, tree: exp.Expression, current_db: str | None, source: str | None
 ) -> list[_Row]:
-    from gtidkit.engine.sql.executor import ConstPlan
-
     plan = ex.plan_select(tree, current_db, source)
     if isinstance(plan, ConstPlan):
         return [_Row(1, "SIMPLE", None, extra=["No tables used"])]
