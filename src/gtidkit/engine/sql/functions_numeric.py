@@ -14,6 +14,7 @@ https://dev.mysql.com/doc/refman/8.4/en/comparison-operators.html).
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from decimal import ROUND_DOWN, Decimal
 from typing import Any
@@ -202,6 +203,8 @@ class _BitAgg:
     """Base of BIT_AND / BIT_OR / BIT_XOR: NULL values are ignored; the result is an unsigned 64-bit integer."""
 
     start = 0
+    #: how the accumulator takes one value (``operator.and_`` / ``or_`` / ``xor``)
+    combine: Callable[[int, int], int] = staticmethod(operator.or_)
 
     def __init__(self) -> None:
         self.acc = self.start
@@ -210,10 +213,6 @@ class _BitAgg:
         """Fold one value (NULL ignored)."""
         if v is not None:
             self.acc = self.combine(self.acc, to_int(v) % _U64)
-
-    def combine(self, acc: int, v: int) -> int:
-        """The accumulator after ``v``."""
-        raise NotImplementedError
 
     def finalize(self) -> int | str:
         """The result (values above BIGINT's range, such as BIT_AND of no rows, as their decimal text)."""
@@ -224,26 +223,19 @@ class BitAnd(_BitAgg):
     """``BIT_AND(expr)``: bitwise AND of all values; 18446744073709551615 (all bits) when there are none."""
 
     start = _U64 - 1
-
-    def combine(self, acc: int, v: int) -> int:
-        """AND."""
-        return acc & v
+    combine = staticmethod(operator.and_)
 
 
 class BitOr(_BitAgg):
     """``BIT_OR(expr)``: bitwise OR of all values; 0 when there are none."""
 
-    def combine(self, acc: int, v: int) -> int:
-        """OR."""
-        return acc | v
+    combine = staticmethod(operator.or_)
 
 
 class BitXor(_BitAgg):
     """``BIT_XOR(expr)``: bitwise XOR of all values; 0 when there are none."""
 
-    def combine(self, acc: int, v: int) -> int:
-        """XOR."""
-        return acc ^ v
+    combine = staticmethod(operator.xor)
 
 
 class Variance:
