@@ -3,6 +3,7 @@ split as MySQL splits them, and the rows events of real MySQL binlogs decode to 
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from gtidkit.binlog.row_image import (
     encode_row,
     encode_value,
     full_bitmap,
+    row_encoder,
     rows_events,
     signedness,
 )
@@ -145,6 +147,48 @@ def test_images_and_events_round_trip() -> None:
     assert decode_rows(tm, de) == [(nulls, None)]
     with pytest.raises(BinlogDecodeError):
         decode_rows(tm, RowsEvent(30, 7, 0, b"", len(specs), full_bitmap(len(specs)), None, images[0][:-1]))
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        tuple(c[1] for c in CASES),
+        tuple(None if i % 3 == 0 else c[1] for i, c in enumerate(CASES)),
+        tuple(None for _ in CASES),
+        tuple(
+            c[1].decode("utf-8", "replace") if isinstance(c[1], bytes) else c[1] for c in CASES
+        ),  # str values: as UTF-8
+    ],
+    ids=["values", "some-null", "all-null", "str-values"],
+)
+def test_compiled_row_encoder_gives_encode_row_bytes(row: tuple[Any, ...]) -> None:
+    specs = [c[0] for c in CASES]
+    assert row_encoder(specs)(row) == encode_row(specs, row)
+    strip = [
+        (lambda v: v.rstrip(b" ") if isinstance(v, bytes) else v) if s.type_code == 254 else None
+        for s in specs
+    ]
+    padded = tuple(
+        v + b"  " if isinstance(v, bytes) and s.type_code == 254 else v for s, v in zip(specs, row)
+    )
+    assert row_encoder(specs, strip)(padded) == encode_row(specs, row)
+
+
+@pytest.mark.parametrize(
+    ("spec", "value"),
+    [
+        (ColumnSpec(1), 300),  # TINYINT overflow (int.to_bytes's OverflowError, as encode_row)
+        (ColumnSpec(254, bytes([0xFE, 40])), b"x" * 300),  # a 1-byte length prefix cannot hold 300
+        (ColumnSpec(246, bytes([5, 2])), Decimal(1000)),  # DECIMAL(5,2) overflow: ValueError
+        (ColumnSpec(19, b"\x00"), "-01:00:00"),  # negative TIME: ValueError
+    ],
+    ids=["tinyint-overflow", "char-too-long", "decimal-overflow", "negative-time"],
+)
+def test_compiled_row_encoder_raises_what_encode_row_raises(spec: ColumnSpec, value: Any) -> None:
+    with pytest.raises(Exception) as expected:
+        encode_row([spec], [value])
+    with pytest.raises(type(expected.value), match=re.escape(str(expected.value))):
+        row_encoder([spec])([value])
 
 
 def test_rows_events_split_like_mysql() -> None:

@@ -332,6 +332,29 @@ def _type_name(type_code: int) -> str:
         return f"event type {type_code}"
 
 
+def check_layout(event: Any, type_code: int, fde: FormatDescriptionEvent) -> None:
+    """Refuse to encode ``event`` (of ``type_code``, not an FDE) under an FDE whose post-header length for its type
+    is not one its codec writes (:data:`LAYOUTS`); an :class:`UnknownEvent` is written as it came.
+
+    Raises:
+        ValueError: the FDE does not describe the event's layout.
+    """
+    if (fde.post_header_lengths, type_code) in _LAYOUTS_OK or isinstance(event, UnknownEvent):
+        return
+    if type_code in LAYOUTS and fde.post_header_len(type_code) not in LAYOUTS[type_code]:
+        raise ValueError(
+            f"the FDE of server {fde.server_version!r} does not describe {_type_name(type_code)} "
+            f"(post-header length {fde.post_header_len(type_code)})"
+        )
+    if len(_LAYOUTS_OK) > 4096:
+        _LAYOUTS_OK.clear()
+    _LAYOUTS_OK.add((fde.post_header_lengths, type_code))
+
+
+#: (FDE post-header table, type code) pairs :func:`check_layout` accepted: a writer checks each once per file
+_LAYOUTS_OK: set[tuple[bytes, int]] = set()
+
+
 def encode_event(
     event: Any,
     fde: FormatDescriptionEvent | None,
@@ -367,16 +390,8 @@ def encode_event(
     layout = event if is_fde else fde
     if layout is None:
         raise ValueError("encoding a non-FDE event needs the Format_description_event in force")
-    if (
-        not is_fde
-        and not isinstance(event, UnknownEvent)
-        and type_code in LAYOUTS
-        and layout.post_header_len(type_code) not in LAYOUTS[type_code]
-    ):
-        raise ValueError(
-            f"the FDE of server {layout.server_version!r} does not describe {_type_name(type_code)} "
-            f"(post-header length {layout.post_header_len(type_code)})"
-        )
+    if not is_fde:
+        check_layout(event, type_code, layout)
     out = Writer()
     event.encode(out, layout)
     body = out.getvalue()

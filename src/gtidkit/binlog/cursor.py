@@ -213,18 +213,30 @@ class Writer:
         """The bytes written so far."""
         return bytes(self._buf)
 
+    @staticmethod
+    def _overflow(value: int, width: int) -> ValueError:
+        return ValueError(f"{value} does not fit an unsigned {width}-byte field")
+
     def _uint(self, value: int, width: int) -> None:
-        if not 0 <= value < 1 << (8 * width):
-            raise ValueError(f"{value} does not fit an unsigned {width}-byte field")
-        self._buf += value.to_bytes(width, "little")
+        # int.to_bytes refuses a negative or too-wide value (OverflowError): one C call checks and packs
+        try:
+            self._buf += value.to_bytes(width, "little")
+        except OverflowError:
+            raise self._overflow(value, width) from None
 
     def u8(self, value: int) -> None:
         """Append an unsigned 1-byte integer."""
-        self._uint(value, 1)
+        try:
+            self._buf += value.to_bytes(1, "little")
+        except OverflowError:
+            raise self._overflow(value, 1) from None
 
     def u16(self, value: int) -> None:
         """Append an unsigned little-endian 2-byte integer."""
-        self._uint(value, 2)
+        try:
+            self._buf += value.to_bytes(2, "little")
+        except OverflowError:
+            raise self._overflow(value, 2) from None
 
     def u24(self, value: int) -> None:
         """Append an unsigned little-endian 3-byte integer."""
@@ -232,7 +244,10 @@ class Writer:
 
     def u32(self, value: int) -> None:
         """Append an unsigned little-endian 4-byte integer."""
-        self._uint(value, 4)
+        try:
+            self._buf += value.to_bytes(4, "little")
+        except OverflowError:
+            raise self._overflow(value, 4) from None
 
     def u48(self, value: int) -> None:
         """Append an unsigned little-endian 6-byte integer."""
@@ -244,13 +259,17 @@ class Writer:
 
     def u64(self, value: int) -> None:
         """Append an unsigned little-endian 8-byte integer."""
-        self._uint(value, 8)
+        try:
+            self._buf += value.to_bytes(8, "little")
+        except OverflowError:
+            raise self._overflow(value, 8) from None
 
     def i64(self, value: int) -> None:
         """Append a signed little-endian 8-byte integer."""
-        if not -(1 << 63) <= value < 1 << 63:
-            raise ValueError(f"{value} does not fit a signed 8-byte field")
-        self._buf += _I64.pack(value)
+        try:
+            self._buf += value.to_bytes(8, "little", signed=True)
+        except OverflowError:
+            raise ValueError(f"{value} does not fit a signed 8-byte field") from None
 
     def bytes(self, data: bytes | bytearray | memoryview) -> None:
         """Append raw bytes."""

@@ -22,17 +22,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from gtidkit.binlog.codec import decode_event, encode_event
+from gtidkit.binlog.codec import check_layout, decode_event, encode_event, type_code_of
 from gtidkit.binlog.constants import (
     BINLOG_MAGIC,
     CHECKSUM_LEN,
+    DEFAULT_EVENT_FLAGS,
     EVENT_HEADER_LEN,
     FIRST_EVENT_POS,
     LOG_EVENT_BINLOG_IN_USE_F,
     ChecksumAlg,
     EventFlags,
+    EventType,
     GtidFlags,
 )
+from gtidkit.binlog.cursor import Writer
 from gtidkit.binlog.events.control import (
     FormatDescriptionEvent,
     GtidEvent,
@@ -41,6 +44,7 @@ from gtidkit.binlog.events.control import (
     StopEvent,
 )
 from gtidkit.binlog.events.statement import QueryEvent
+from gtidkit.binlog.header import HEADER_STRUCT
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.gtid import Gtid, GtidSet
 from gtidkit.version import MYSQL_VERSION
@@ -108,21 +112,6 @@ def transaction_length_for(rest_bytes: int, gtid_event_size_without_length: int)
         if base + width < _packed_width_limit(width):
             return base + width
     raise ValueError(f"transaction of {base} bytes is too long")
-
-
-def _split_spec(spec: object) -> tuple[object, int | None]:
-    if isinstance(spec, tuple):
-        event, flags = spec
-        return event, int(flags)
-    return spec, None
-
-
-def _default_flags(event: object) -> int | None:
-    # Query_log_event sets LOG_EVENT_SUPPRESS_USE_F when the statement does not depend on the default
-    # database; BEGIN/COMMIT always carry it (sql/log_event.cc, Query_log_event::Query_log_event).
-    if isinstance(event, QueryEvent) and _query_text(event) in ("BEGIN", "COMMIT"):
-        return int(EventFlags.SUPPRESS_USE)
-    return None
 
 
 def _query_text(event: QueryEvent) -> str:
@@ -214,61 +203,94 @@ def encode_transaction(
         original_server_version = immediate_server_version
     if original_commit_timestamp is None:
         original_commit_timestamp = immediate_commit_timestamp
-    if gtid_flags is None:
-        sbr = any(
-            isinstance(ev, QueryEvent) and _query_text(ev) not in ("BEGIN", "COMMIT")
-            for ev, _f in map(_split_spec, events)
-        )
-        gtid_flags = int(GtidFlags.MAY_HAVE_SBR) if sbr else 0
-
-    body_parts: list[bytes] = []
+    # The events are assembled here rather than through encode_event: each body is encoded once, its header is
+    # packed with its final log_pos (no patching) and its CRC32 computed once, into one buffer.
+    if not (0 <= timestamp <= _U32_MAX and 0 <= server_id <= _U32_MAX):
+        raise ValueError(f"header timestamp {timestamp} or server_id {server_id} outside u32")
+    footer = CHECKSUM_LEN if checksum else 0
+    bodies: list[tuple[int, int, bytes]] = []
+    rest = 0
+    sbr = False
     for spec in events:
-        event, flags = _split_spec(spec)
+        if isinstance(spec, tuple):
+            event, flags = spec
+            flags = int(flags)
+        else:
+            event, flags = spec, None
+        type_code, body = _event_body(event, fde)
+        if type_code == _QUERY and isinstance(event, QueryEvent):
+            # Query_log_event sets LOG_EVENT_SUPPRESS_USE_F when the statement does not depend on the default
+            # database; BEGIN/COMMIT always carry it (sql/log_event.cc, Query_log_event::Query_log_event).
+            if _query_text(event) in ("BEGIN", "COMMIT"):
+                if flags is None:
+                    flags = _SUPPRESS_USE
+            else:
+                sbr = True
         if flags is None:
-            flags = _default_flags(event)
-        body_parts.append(
-            _encode(event, fde, timestamp=timestamp, server_id=server_id, log_pos=0, flags=flags)
-        )
-    rest = sum(len(p) for p in body_parts)
+            flags = DEFAULT_EVENT_FLAGS.get(type_code, 0)
+        elif not 0 <= flags <= 0xFFFF:
+            raise ValueError(f"header flags {flags} outside u16")
+        bodies.append((type_code, flags, body))
+        rest += EVENT_HEADER_LEN + len(body) + footer
+    if gtid_flags is None:
+        gtid_flags = _MAY_HAVE_SBR if sbr else 0
 
-    gtid_event = GtidEvent(
-        flags=gtid_flags,
-        gtid=gtid,
-        last_committed=last_committed,
-        sequence_number=sequence_number,
-        immediate_commit_timestamp=immediate_commit_timestamp,
-        original_commit_timestamp=original_commit_timestamp,
-        transaction_length=0,
-        immediate_server_version=immediate_server_version,
-        original_server_version=original_server_version,
-        commit_group_ticket=commit_group_ticket,
-    )
     # Self-inclusive length: the Gtid event's own size depends on the width of the length field it carries
-    # (net_store_length 1/3/4/9 bytes, or a varlen integer in the tagged layout). Iterate to the fixpoint;
-    # sizes only grow with the value, so this ends after at most a few rounds.
+    # (net_store_length 1/3/4/9 bytes, or a varlen integer in the tagged layout). Iterate to the least fixpoint
+    # from below (``rest`` is less than any length); sizes only grow with the value, so this ends after a few
+    # rounds (two for a transaction whose length keeps the width ``rest`` has).
     # Header flags 0 for Gtid *and* Anonymous_gtid events: every real 5.7/8.0 file shows 0 (the fixtures).
-    length = rest + len(
-        _encode(gtid_event, fde, timestamp=timestamp, server_id=server_id, log_pos=0, flags=0)
-    )
+    length = rest
     while True:
-        gtid_event = replace(gtid_event, transaction_length=length)
-        gtid_bytes = _encode(gtid_event, fde, timestamp=timestamp, server_id=server_id, log_pos=0, flags=0)
-        if rest + len(gtid_bytes) == length:
+        gtid_event = GtidEvent(
+            gtid_flags,
+            gtid,
+            last_committed,
+            sequence_number,
+            immediate_commit_timestamp,
+            original_commit_timestamp,
+            length,
+            immediate_server_version,
+            original_server_version,
+            commit_group_ticket,
+        )
+        gtid_type, gtid_body = _event_body(gtid_event, fde)
+        gtid_size = EVENT_HEADER_LEN + len(gtid_body) + footer
+        if rest + gtid_size == length:
             break
-        length = rest + len(gtid_bytes)
-    if len(gtid_bytes) + rest != length:  # pragma: no cover - a codec bug, not an input error
-        raise AssertionError(f"transaction_length {length} != encoded {len(gtid_bytes) + rest}")
+        length = rest + gtid_size
 
-    out = bytearray(gtid_bytes)
-    patch_event(out, 0, len(gtid_bytes), log_pos=start_pos + len(gtid_bytes), checksum=checksum)
-    positions = [(start_pos, start_pos + len(gtid_bytes))]
-    for part in body_parts:
-        begin = start_pos + len(out)
-        at = len(out)
-        out += part
-        patch_event(out, at, len(part), log_pos=begin + len(part), checksum=checksum)
-        positions.append((begin, begin + len(part)))
+    out = bytearray()
+    positions = []
+    pos = start_pos
+    for type_code, flags, body in [(gtid_type, 0, gtid_body), *bodies]:
+        size = EVENT_HEADER_LEN + len(body) + footer
+        end = pos + size
+        head = HEADER_STRUCT.pack(timestamp, type_code, server_id, size, end, flags)
+        out += head
+        out += body
+        if checksum:
+            out += _U32.pack(zlib.crc32(body, zlib.crc32(head)))
+        positions.append((pos, end))
+        pos = end
+    if len(out) != length:  # pragma: no cover - a codec bug, not an input error
+        raise AssertionError(f"transaction_length {length} != encoded {len(out)}")
     return bytes(out), positions
+
+
+_U32_MAX = 0xFFFFFFFF
+_QUERY = int(EventType.QUERY_EVENT)
+_SUPPRESS_USE = int(EventFlags.SUPPRESS_USE)
+_MAY_HAVE_SBR = int(GtidFlags.MAY_HAVE_SBR)
+
+
+def _event_body(event: object, fde: FormatDescriptionEvent) -> tuple[int, bytes]:
+    """``(type code, body bytes)`` of a non-FDE event under ``fde``, checked as :func:`encode_event` checks it."""
+    type_code = type_code_of(event)
+    check_layout(event, type_code, fde)
+    out = Writer()
+    event.encode(out, fde)  # type: ignore[attr-defined]
+    return type_code, out.getvalue()
 
 
 class BinlogWriter:

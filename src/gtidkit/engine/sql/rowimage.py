@@ -226,9 +226,7 @@ def encode_row(table_def: TableDef, row: tuple) -> bytes:
     Raises:
         MySQLError: 1264 for a DECIMAL value out of range, 1235 for a value no row image can hold (negative TIME).
     """
-    w = Writer()
-    _encode_row_into(w, table_def.columns, row)
-    return w.getvalue()
+    return _row_image(table_def.columns, row)
 
 
 def _char_columns(cols: tuple[ColumnDef, ...]) -> tuple[bool, ...]:
@@ -236,12 +234,18 @@ def _char_columns(cols: tuple[ColumnDef, ...]) -> tuple[bool, ...]:
     return tuple(c.info.binlog_type == 254 and c.info.family == "string" for c in cols)
 
 
-def _encode_row_into(w: Writer, cols: tuple[ColumnDef, ...], row: tuple) -> None:
-    specs = _derived("specs", cols, lambda cs: [column_spec(c) for c in cs])
-    chars = _derived("chars", cols, _char_columns)  # per table, not per value
-    values = [None if v is None else _packed_char(v) if char else v for char, v in zip(chars, row)]
+def _row_encoder(cols: tuple[ColumnDef, ...]) -> Callable[[tuple], bytes]:
+    """The codec's compiled row encoder for ``cols`` (:func:`gtidkit.binlog.row_image.row_encoder`), CHAR values
+    stripped first."""
+    return row_image.row_encoder(
+        [column_spec(c) for c in cols], [_packed_char if char else None for char in _char_columns(cols)]
+    )
+
+
+def _row_image(cols: tuple[ColumnDef, ...], row: tuple) -> bytes:
+    encode = _derived("encoder", cols, _row_encoder)  # per table, not per row
     try:
-        row_image.encode_row_into(w, specs, values)
+        return encode(row)  # type: ignore[no-any-return]
     except ValueError as err:
         bad = next((c for c, v in zip(cols, row) if v is not None and c.info.binlog_type == 246), None)
         if bad is not None and "DECIMAL" in str(err):
@@ -276,17 +280,19 @@ def rows_events(
         if t is None:
             raise ValueError(f"no table definition for {key[0]}.{key[1]}")
         images: list[bytes] = []
+        cols = t.columns
+        kind = ch.kind
         j = i
-        while (
-            j < len(changes) and (changes[j].schema, changes[j].table) == key and changes[j].kind == ch.kind
-        ):
+        while j < len(changes) and (changes[j].schema, changes[j].table) == key and changes[j].kind == kind:
             c = changes[j]
-            w = Writer()
-            if c.kind in ("update", "delete"):
-                _encode_row_into(w, t.columns, c.before)  # type: ignore[arg-type]
-            if c.kind in ("update", "insert"):
-                _encode_row_into(w, t.columns, c.after)  # type: ignore[arg-type]
-            images.append(w.getvalue())
+            if kind == "update":
+                images.append(_row_image(cols, c.before) + _row_image(cols, c.after))  # type: ignore[arg-type]
+            elif kind == "delete":
+                images.append(_row_image(cols, c.before))  # type: ignore[arg-type]
+            elif kind == "insert":
+                images.append(_row_image(cols, c.after))  # type: ignore[arg-type]
+            else:
+                images.append(b"")
             j += 1
         # each group's events end with STMT_END_F; only the statement's very last event keeps it
         if events and events[-1].flags != 0:
