@@ -195,6 +195,22 @@ def packed_int_width(value: int) -> int:
     return 9
 
 
+def packed_int_bytes(value: int) -> bytes:
+    """The ``net_store_length`` bytes of ``value`` (what :meth:`Writer.packed_int` appends).
+
+    Raises:
+        ValueError: ``value`` is negative or does not fit 64 bits.
+    """
+    if 0 <= value < 251:
+        return _ONE_BYTE[value]
+    w = Writer()
+    w.packed_int(value)
+    return w.getvalue()
+
+
+_ONE_BYTE = tuple(bytes((i,)) for i in range(256))
+
+
 class Writer:
     """Append-only little-endian encoder: the mirror of :class:`Cursor`.
 

@@ -26,7 +26,14 @@ from gtidkit.binlog.constants import (
     CompressionType,
     EventType,
 )
-from gtidkit.binlog.cursor import Cursor, CursorError, Writer, packed_int_width, varlen_width
+from gtidkit.binlog.cursor import (
+    Cursor,
+    CursorError,
+    Writer,
+    packed_int_bytes,
+    packed_int_width,
+    varlen_width,
+)
 from gtidkit.binlog.versions import (
     has_checksum_alg,
     is_mariadb,
@@ -465,6 +472,10 @@ class GtidEvent:
         if self.tagged_layout:
             self._encode_tagged(out)
             return
+        fast = self._untagged_fast(fde)
+        if fast is not None:
+            out.bytes(fast)
+            return
         out.u8(self.flags)
         if self.gtid is None:
             out.bytes(_ZERO_SID)
@@ -503,6 +514,54 @@ class GtidEvent:
                     if self.commit_group_ticket:
                         out.u64(self.commit_group_ticket)
         out.bytes(self.extra)
+
+    def _untagged_fast(self, fde: FormatDescriptionEvent) -> bytes | None:
+        """The 5.7.5+ untagged body :meth:`encode` writes, packed at once; None when a field needs its checks
+        (out of range, absent where the layout needs it): :meth:`encode` then writes it field by field and
+        raises its error."""
+        if fde.post_header_len(EventType.GTID_LOG_EVENT) < GTID_POST_HEADER_57:
+            return None
+        gtid = self.gtid
+        try:
+            head = _GTID_FIXED.pack(
+                self.flags,
+                _ZERO_SID if gtid is None else gtid.sid.bytes,
+                0 if gtid is None else gtid.gno,
+                LOGICAL_TIMESTAMP_TYPECODE,
+                self.last_committed,  # type: ignore[arg-type]
+                self.sequence_number,  # type: ignore[arg-type]
+            )
+        except struct.error:
+            return None
+        imm, orig = self.immediate_commit_timestamp, self.original_commit_timestamp
+        if imm is None:
+            return head + self.extra
+        if not (0 <= imm < COMMIT_TIMESTAMP_FLAG and 0 <= orig < COMMIT_TIMESTAMP_FLAG):  # type: ignore[operator]
+            return None
+        if orig != imm:
+            parts = [head, (imm | COMMIT_TIMESTAMP_FLAG).to_bytes(7, "little"), orig.to_bytes(7, "little")]  # type: ignore[union-attr]
+        else:
+            parts = [head, imm.to_bytes(7, "little")]
+        length = self.transaction_length
+        if length is not None:
+            if not 0 <= length < 1 << 64:
+                return None
+            parts.append(packed_int_bytes(length))
+            iv, ov = self.immediate_server_version, self.original_server_version
+            if iv is not None:
+                if not (0 <= iv < SERVER_VERSION_FLAG and 0 <= ov < SERVER_VERSION_FLAG):  # type: ignore[operator]
+                    return None
+                if ov != iv:
+                    parts.append((iv | SERVER_VERSION_FLAG).to_bytes(4, "little") + ov.to_bytes(4, "little"))  # type: ignore[union-attr]
+                else:
+                    parts.append(iv.to_bytes(4, "little"))
+                ticket = self.commit_group_ticket
+                if ticket:
+                    if not 0 <= ticket < 1 << 64:
+                        return None
+                    parts.append(ticket.to_bytes(8, "little"))
+        parts.append(self.extra)
+        return b"".join(parts)
 
     # -- tagged layout (42) ------------------------------------------------------------------------------
 

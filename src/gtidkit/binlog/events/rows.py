@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gtidkit.binlog.constants import EventType
-from gtidkit.binlog.cursor import Cursor, CursorError, Writer
+from gtidkit.binlog.cursor import Cursor, CursorError, Writer, packed_int_bytes
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -23,6 +23,7 @@ TABLE_ID_LEN = 6
 OLD_TABLE_ID_LEN = 4
 
 _ENC = ("utf-8", "surrogateescape")
+_ONE_BYTE = tuple(bytes((i,)) for i in range(256))
 
 
 def _table_id(body: Cursor, post_header_len: int) -> int:
@@ -151,7 +152,36 @@ class TableMapEvent:
 
     def encode(self, out: Writer, fde: FormatDescriptionEvent) -> None:
         """Mirror of :meth:`decode`."""
-        _put_table_id(out, fde.post_header_len(EventType.TABLE_MAP_EVENT), self.table_id)
+        post = fde.post_header_len(EventType.TABLE_MAP_EVENT)
+        try:  # packed at once; a field out of range is written field by field below, which raises its error
+            db = self.database.encode(*_ENC)
+            table = self.table.encode(*_ENC)
+            n = len(self.column_types)
+            if len(self.null_bitmap) == (n + 7) // 8 and len(db) < 256 and len(table) < 256:
+                out.bytes(
+                    b"".join(
+                        (
+                            self.table_id.to_bytes(4 if post == OLD_TABLE_ID_LEN + 2 else 6, "little"),
+                            self.flags.to_bytes(2, "little"),
+                            _ONE_BYTE[len(db)],
+                            db,
+                            b"\0",
+                            _ONE_BYTE[len(table)],
+                            table,
+                            b"\0",
+                            packed_int_bytes(n),
+                            self.column_types,
+                            packed_int_bytes(len(self.metadata)),
+                            self.metadata,
+                            self.null_bitmap,
+                            self.optional_metadata,
+                        )
+                    )
+                )
+                return
+        except (OverflowError, ValueError):
+            pass
+        _put_table_id(out, post, self.table_id)
         out.u16(self.flags)
         for name in (self.database, self.table):
             raw = name.encode(*_ENC)
@@ -263,6 +293,28 @@ class RowsEvent:
     def encode(self, out: Writer, fde: FormatDescriptionEvent) -> None:
         """Mirror of :meth:`decode_typed`."""
         post = fde.post_header_len(self.type_code)
+        if (
+            post == TABLE_ID_LEN + 2 + 2
+        ):  # v2, packed at once; a field out of range takes the checked path below
+            extra = self.extra or b""
+            try:
+                out.bytes(
+                    b"".join(
+                        (
+                            self.table_id.to_bytes(TABLE_ID_LEN, "little"),
+                            self.flags.to_bytes(2, "little"),
+                            (len(extra) + 2).to_bytes(2, "little"),
+                            extra,
+                            packed_int_bytes(self.column_count),
+                            self.columns_before,
+                            (self.columns_after or b"") if self.type_code in _UPDATE_TYPES else b"",
+                            self.body,
+                        )
+                    )
+                )
+                return
+            except (OverflowError, ValueError):
+                pass
         _put_table_id(out, post, self.table_id)
         out.u16(self.flags)
         if post == TABLE_ID_LEN + 2 + 2:

@@ -7,6 +7,7 @@ MySQL source: ``libs/mysql/binlog/event/statement_events.h`` / ``.cpp`` (``Query
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,8 @@ QUERY_POST_HEADER_LEN = 4 + 4 + 1 + 2 + 2
 QUERY_POST_HEADER_MINIMAL_LEN = 4 + 4 + 1 + 2
 
 _ENC = ("utf-8", "surrogateescape")
+#: Query post-header: thread_id, exec_time, db_len, error_code, status_vars_len
+_QUERY_HEAD = struct.Struct("<IIBHH")
 
 
 def _text(raw: bytes) -> str:
@@ -88,6 +91,16 @@ class QueryEvent:
     def encode(self, out: Writer, fde: FormatDescriptionEvent) -> None:
         """Mirror of :meth:`decode`."""
         db = _raw(self.database)
+        if fde.post_header_len(EventType.QUERY_EVENT) >= QUERY_POST_HEADER_LEN:
+            try:  # packed at once; a field out of range is written field by field below, which raises its error
+                head = _QUERY_HEAD.pack(
+                    self.thread_id, self.exec_time, len(db), self.error_code, len(self.status_vars)
+                )
+            except struct.error:
+                pass
+            else:
+                out.bytes(b"".join((head, self.status_vars, db, b"\0", _raw(self.query))))
+                return
         out.u32(self.thread_id)
         out.u32(self.exec_time)
         out.u8(len(db))

@@ -85,6 +85,8 @@ NO_WRITESET = Writeset(usable=False)
 
 def _norm(value: Any, text_ci: bool) -> Any:
     """Key value as the index compares it: ``_ci`` strings case-folded, numbers by value, bytes as bytes."""
+    if type(value) is int:  # the common key (an integer primary key), before the isinstance chain
+        return ("n", value)
     if isinstance(value, str):
         return ("s", value.casefold().rstrip(" ") if text_ci else value.rstrip(" "))
     if isinstance(value, bool):
@@ -133,29 +135,53 @@ def extract_writeset(changes: Iterable[Any], catalog: Catalog) -> Writeset:
     """
     keys: dict[WritesetKey, None] = {}
     missing = False
-    plans: dict[tuple[str, str], tuple[list[tuple[str, list[int], list[bool]]], bool] | None] = {}
+    plans: dict[tuple[str, str], tuple[list[tuple[str, list[int], list[bool]]], bool, str, str] | None] = {}
     for ch in changes:
         ident = (ch.schema, ch.table)
-        if ident not in plans:
+        plan = plans.get(ident, _UNSEEN)
+        if plan is _UNSEEN:
             t = catalog.get_table(*ident)
-            plans[ident] = _key_plan(t) if t is not None else None
-        plan = plans[ident]
+            plan = plans[ident] = (
+                (*_table_key_plan(t), ch.schema.lower(), ch.table.lower()) if t is not None else None
+            )
         if plan is None:
             missing = True
             continue
-        indexes, keyed = plan
+        indexes, keyed, db, table = plan
         if not keyed:
             missing = True
-        db, table = ch.schema.lower(), ch.table.lower()
         for image in (ch.before, ch.after):
             if image is None:
                 continue
             for name, pos, ci in indexes:
+                if len(pos) == 1:  # a one-column key: no intermediate lists
+                    v = image[pos[0]]
+                    if v is not None:
+                        keys[(db, table, name, (_norm(v, ci[0]),))] = None
+                    continue
                 vals = [image[p] for p in pos]
                 if any(v is None for v in vals):
                     continue
                 keys[(db, table, name, tuple(_norm(v, c) for v, c in zip(vals, ci)))] = None
     return Writeset(keys=tuple(keys), has_missing_keys=missing)
+
+
+_UNSEEN: Any = object()
+#: id(TableDef) -> (TableDef, its key plan): table definitions are immutable (DDL makes a new one) and the same
+#: ones come back at every commit; the definition is kept so its id cannot be reused while the entry exists
+_KEY_PLANS: dict[int, tuple[Any, tuple[list[tuple[str, list[int], list[bool]]], bool]]] = {}
+
+
+def _table_key_plan(t: TableDef) -> tuple[list[tuple[str, list[int], list[bool]]], bool]:
+    """:func:`_key_plan` of ``t``, computed once per table definition."""
+    hit = _KEY_PLANS.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1]
+    plan = _key_plan(t)
+    if len(_KEY_PLANS) >= 1024:
+        _KEY_PLANS.clear()
+    _KEY_PLANS[id(t)] = (t, plan)
+    return plan
 
 
 class DependencyTracker:

@@ -284,11 +284,13 @@ def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
         if not changes:
             continue
         table_ids: dict[tuple[str, str], int] = {}
+        table_defs: dict[tuple[str, str], Any] = {}
         for ch in changes:
             key = (ch.schema, ch.table)
             if key not in table_ids:
                 table_ids[key] = server.table_id(*key)
-                table_def = catalog.get_table(*key)
+                table_def = table_defs[key] = catalog.get_table(*key)
                 events.append(rowimage.table_map_event(table_def, table_ids[key]))
-        events.extend(rowimage.rows_events(changes, table_ids, catalog=catalog))
+        # each table looked up once per statement (a table dropped since has no definition: the catalog says so)
+        events.extend(rowimage.rows_events(changes, table_ids, catalog=catalog, table_defs=table_defs))
     return events
