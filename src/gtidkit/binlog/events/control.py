@@ -528,18 +528,18 @@ class GtidEvent:
                 _ZERO_SID if gtid is None else gtid.sid.bytes,
                 0 if gtid is None else gtid.gno,
                 LOGICAL_TIMESTAMP_TYPECODE,
-                self.last_committed,  # type: ignore[arg-type]
-                self.sequence_number,  # type: ignore[arg-type]
+                self.last_committed,
+                self.sequence_number,
             )
         except struct.error:
             return None
         imm, orig = self.immediate_commit_timestamp, self.original_commit_timestamp
         if imm is None:
             return head + self.extra
-        if not (0 <= imm < COMMIT_TIMESTAMP_FLAG and 0 <= orig < COMMIT_TIMESTAMP_FLAG):  # type: ignore[operator]
+        if orig is None or not (0 <= imm < COMMIT_TIMESTAMP_FLAG and 0 <= orig < COMMIT_TIMESTAMP_FLAG):
             return None
         if orig != imm:
-            parts = [head, (imm | COMMIT_TIMESTAMP_FLAG).to_bytes(7, "little"), orig.to_bytes(7, "little")]  # type: ignore[union-attr]
+            parts = [head, (imm | COMMIT_TIMESTAMP_FLAG).to_bytes(7, "little"), orig.to_bytes(7, "little")]
         else:
             parts = [head, imm.to_bytes(7, "little")]
         length = self.transaction_length
@@ -549,10 +549,10 @@ class GtidEvent:
             parts.append(packed_int_bytes(length))
             iv, ov = self.immediate_server_version, self.original_server_version
             if iv is not None:
-                if not (0 <= iv < SERVER_VERSION_FLAG and 0 <= ov < SERVER_VERSION_FLAG):  # type: ignore[operator]
+                if ov is None or not (0 <= iv < SERVER_VERSION_FLAG and 0 <= ov < SERVER_VERSION_FLAG):
                     return None
                 if ov != iv:
-                    parts.append((iv | SERVER_VERSION_FLAG).to_bytes(4, "little") + ov.to_bytes(4, "little"))  # type: ignore[union-attr]
+                    parts.append((iv | SERVER_VERSION_FLAG).to_bytes(4, "little") + ov.to_bytes(4, "little"))
                 else:
                     parts.append(iv.to_bytes(4, "little"))
                 ticket = self.commit_group_ticket

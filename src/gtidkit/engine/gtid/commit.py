@@ -121,6 +121,29 @@ def context_of(server: Server, session: Session) -> CommitContext:
     )
 
 
+def _plan_of(server: Server, session: Session) -> CommitPlan:
+    """``decide(context_of(server, session))``, looked up by the context's values (no context object built)."""
+    key = (
+        server.binlog is not None,
+        bool(session.session_vars.get("sql_log_bin", True)),
+        server.log_replica_updates,
+        session.applier is not None,
+        server.globals.values["gtid_mode"],
+        session.gtid.type,
+    )
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = decide(CommitContext(*key))
+        if len(_PLANS) >= 256:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
+#: the :class:`CommitContext` values -> the plan :func:`decide` gives for them
+_PLANS: dict[tuple[bool, bool, bool, bool, str, type[NextType]], CommitPlan] = {}
+
+
 def commit(
     server: Server,
     session: Session,
@@ -150,7 +173,7 @@ def commit(
     if server.aborted:
         session.release_after_rollback()
         raise server.aborted
-    plan = decide(context_of(server, session))
+    plan = _plan_of(server, session)
     state = server.gtid_state
     gtid: Gtid | None = None
     if plan.gtid == "assigned":

@@ -185,17 +185,21 @@ def _table_map_parts(table_def: TableDef) -> tuple[bytes, bytes, bytes, bytes]:
 
 def table_map_event(table_def: TableDef, table_id: int) -> TableMapEvent:
     """TABLE_MAP_EVENT for ``table_def`` under ``table_id`` (with binlog_row_metadata=FULL optional metadata)."""
-    types, meta, nulls, optional = _derived("table_map", table_def, _table_map_parts)
-    return TableMapEvent(
-        table_id=table_id,
-        flags=TM_BIT_LEN_EXACT_F,
-        database=table_def.schema,
-        table=table_def.name,
-        column_types=types,
-        metadata=meta,
-        null_bitmap=nulls,
-        optional_metadata=optional,
-    )
+    by_id: dict[int, TableMapEvent] = _derived("table_map_events", table_def, lambda _t: {})
+    event = by_id.get(table_id)
+    if event is None:  # an immutable value: the same one serves every transaction touching the table
+        types, meta, nulls, optional = _derived("table_map", table_def, _table_map_parts)
+        event = by_id[table_id] = TableMapEvent(
+            table_id=table_id,
+            flags=TM_BIT_LEN_EXACT_F,
+            database=table_def.schema,
+            table=table_def.name,
+            column_types=types,
+            metadata=meta,
+            null_bitmap=nulls,
+            optional_metadata=optional,
+        )
+    return event
 
 
 # ---------------------------------------------------------------- catalog columns -> the codec's columns -------

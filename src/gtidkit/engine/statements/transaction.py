@@ -112,6 +112,10 @@ class Completion:
     release: bool = False
 
 
+#: neither chain nor release
+_PLAIN = Completion()
+
+
 def completion(session: Session, stmt: Statement) -> Completion:
     """The completion a COMMIT / ROLLBACK statement asks for, ``completion_type`` applied.
 
@@ -123,11 +127,14 @@ def completion(session: Session, stmt: Statement) -> Completion:
         MySQLError: 1064 ER_PARSE_ERROR for ``AND CHAIN RELEASE`` (``sql_yacc.yy``: "Don't allow AND CHAIN
             RELEASE").
     """
-    chain_kw = " ".join(str(stmt.info.get("chain") or "").upper().split())
-    release_kw = " ".join(str(stmt.info.get("release") or "").upper().split())
+    chain, release = stmt.info.get("chain"), stmt.info.get("release")
+    chain_kw = " ".join(str(chain).upper().split()) if chain else ""
+    release_kw = " ".join(str(release).upper().split()) if release else ""
     if chain_kw == "AND CHAIN" and release_kw == "RELEASE":
         raise parse_error(stmt.text, None)
     ctype = str(session.session_value("completion_type")) if session.follows_completion_type else "NO_CHAIN"
+    if ctype == "NO_CHAIN" and not chain_kw and not release_kw:
+        return _PLAIN  # a bare COMMIT / ROLLBACK (sysbench's every transaction)
     return Completion(
         chain=chain_kw == "AND CHAIN" or (ctype == "CHAIN" and chain_kw != "AND NO CHAIN"),
         release=release_kw == "RELEASE" or (ctype == "RELEASE" and release_kw != "NO RELEASE"),
