@@ -29,6 +29,7 @@ from gtidkit.engine import charsets, sysvars
 from gtidkit.engine.diagnostics import DiagnosticsArea
 from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
+from gtidkit.engine.sql.executor import PreparedPlan
 from gtidkit.engine.sql.metadata import result_columns
 from gtidkit.engine.sql.parse import split_statements
 from gtidkit.engine.statements import prepared, set_parser, user_vars, variables
@@ -172,9 +173,14 @@ class Session:
         """
         if self.closed:
             raise mysql_error(2006)
+        if stmt.shape.fast_select and not self.server.table_locks.active:
+            return [self._prepared_select(stmt, params)]
         bound = prepared.bound_statement(stmt, params)
         if isinstance(bound, str):
             return [prepared.named_result(r) for r in self.execute(bound)]
+        if stmt.shape.fast_select is None:
+            prepared.classify_fast_select(stmt, bound)
+            stmt.shape.uses_tables = _uses_tables(bound)
         try:
             results = [prepared.named_result(self._execute_statement(bound.text, more=False, stmt=bound))]
         except MySQLError as err:
@@ -183,6 +189,113 @@ class Session:
         if self.released:
             self.close()  # a prepared COMMIT RELEASE ends the session as the text statement does
         return results
+
+    def _prepared_select(self, prepared_stmt: Any, params: list[Any] | tuple[Any, ...]) -> StatementResult:
+        """A prepared SELECT on the short path (``shape.fast_select``, no LOCK TABLES in force): what
+        :meth:`_execute_statement` does for it, step for step, with what does not depend on the values kept with
+        the statement (its plan, its result columns) and the session variables read once.
+
+        Raises:
+            MySQLError: what the statement fails with (``err.results`` is empty).
+        """
+        shape = prepared_stmt.shape
+        values = prepared.fast_select_values(prepared_stmt, params)
+        server = self.server
+        sv = self.session_vars
+        gv = server.globals.values
+        self.diagnostics.begin_statement(diagnostic=False, uses_tables=shape.uses_tables)
+        tracker = self.tracker
+        track_trx_info = str(
+            sv["session_track_transaction_info"]
+            if "session_track_transaction_info" in sv
+            else gv["session_track_transaction_info"]
+        )
+        tracker.begin_statement(
+            track_gtids=str(
+                sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]
+            ),
+            track_state_change=bool(
+                sv["session_track_state_change"]
+                if "session_track_state_change" in sv
+                else gv["session_track_state_change"]
+            ),
+            track_trx_info=track_trx_info,
+        )
+        executor = self.executor
+        current_db = self.current_db
+        try:
+            slot = shape.plan
+            if slot is None:
+                slot = shape.plan = PreparedPlan()
+            if not executor.plan_is_current(slot, current_db):
+                stmt = prepared.bound_statement(prepared_stmt, params)
+                executor.prepared_plan(stmt, slot, current_db)
+                if not slot.simple:  # planned as a constant or reading variables: the general path
+                    return self._prepared_general(prepared_stmt, stmt)
+            names, rows, meta, warnings = executor.run_prepared_select(slot, values, current_db)
+        except MySQLError as err:
+            self.diagnostics.push(Condition("Error", err.code, err.message), self._max_error_count())
+            tracker.statement_failed()
+            executor.row_count = -1
+            self.calc_found_rows = None
+            err.results = ()  # type: ignore[attr-defined]
+            raise
+        columns = slot.columns
+        if columns is None:
+            columns = prepared.named_columns(result_columns(names, rows, meta))
+            if meta is not None and None not in meta and meta is slot.plan.metadata:
+                slot.columns = columns  # known at planning time: the same for every execution
+        # note_result for a result set
+        executor.row_count = -1
+        calc, self.calc_found_rows = self.calc_found_rows, None
+        executor.found_rows = len(rows) if calc is None else calc
+        conditions: tuple[Condition, ...] = ()
+        if warnings:
+            conditions = tuple(Condition(*w) for w in warnings)
+            max_errors = self._max_error_count()
+            notes = bool(self._session_value("sql_notes"))
+            for w in conditions:
+                if notes or w.level != "Note":
+                    self.diagnostics.push(w, max_errors)
+        explicit = self.explicit_trx
+        autocommit = bool(sv["autocommit"] if "autocommit" in sv else gv["autocommit"])
+        changes = tracker.end_plain_statement(
+            "select",
+            shape.classified[1],
+            shape.uses_tables,
+            True,
+            autocommit,
+            explicit,
+            track_trx_info,
+            server.gtid_state.executed,
+        )
+        flags = _SESSION_STATE_CHANGED if changes else 0
+        if explicit or self.holds_write_lock or tracker.transaction_active:
+            flags |= _IN_TRANS
+            if tracker.read_only_transaction or (explicit and self.trx_read_only):
+                flags |= _IN_TRANS_READONLY
+        if autocommit:
+            flags |= _AUTOCOMMIT
+        if type(rows) is not list or (rows and set(map(type, rows)) != _TUPLE_ONLY):
+            rows = [r if type(r) is tuple else tuple(r) for r in rows]
+        return StatementResult(
+            columns,
+            rows,
+            0,
+            0,
+            0,
+            min(self.diagnostics.statement_count, 0xFFFF),
+            "",
+            flags,
+            changes,
+            conditions,
+        )
+
+    def _prepared_general(self, prepared_stmt: Any, stmt: Any) -> StatementResult:
+        """A prepared SELECT the short path cannot run after all: the general path, from the diagnostics area on.
+        ``prepared_stmt.shape.fast_select`` is switched off (its plan is a constant or reads variables)."""
+        prepared_stmt.shape.fast_select = False
+        return prepared.named_result(self._execute_statement(stmt.text, more=False, stmt=stmt))
 
     def _execute_statement(self, text: str, *, more: bool, stmt: Any = None) -> StatementResult:
         """Run one statement and complete its result: diagnostics area, warning count, status flags."""

@@ -172,6 +172,43 @@ class SessionTracker:
         """The statement failed (an ERR packet carries no session state): forget its per-statement marks."""
         self._committed = False
 
+    def end_plain_statement(
+        self,
+        kind: str,
+        text: str,
+        uses_tables: bool,
+        result_set: bool,
+        autocommit: bool,
+        explicit_trx: bool,
+        track_trx_info: str,
+        gtid_executed: Callable[[], GtidSet],
+    ) -> tuple[StateChange, ...]:
+        """:meth:`end_statement` for a SELECT or DML statement (kind ``select`` / ``dml``, no SET assignments),
+        without building :class:`StatementFacts`: such a statement changes no session variable, schema or session
+        state, so only the GTID and transaction trackers can report. The arguments are the facts' fields of the
+        same names."""
+        mode = self._gtids_mode
+        gtids = None
+        own = self._own
+        if own:
+            self._own = GtidSet()
+            if mode == "OWN_GTID":
+                gtids = own.to_text()
+        if mode == "ALL_GTIDS" and (
+            self._committed or (uses_tables and not (explicit_trx or self._trx == "I"))
+        ):
+            executed = gtid_executed()
+            gtids = executed.to_text() if executed else None
+        prev_mode = self._trx_info_mode
+        self._note_statement(kind, text, uses_tables, result_set, autocommit)
+        if track_trx_info == "OFF" and gtids is None:  # the common case: nothing to report
+            self._reported_state = TRX_STATE_EMPTY
+            self._reported_chistics = ""
+            return ()
+        out = [StateChange(_T.SESSION_TRACK_GTIDS, gtids)] if gtids is not None else []
+        out.extend(self._trx_info_changes(track_trx_info, prev_mode))
+        return tuple(out)
+
     def end_statement(self, facts: StatementFacts) -> tuple[StateChange, ...]:
         """The state changes to report for a statement that succeeded (empty tuple when none)."""
         out: list[StateChange] = []
@@ -300,26 +337,38 @@ class SessionTracker:
         elif kind in ("ddl", "admin") or (kind == "set" and self._trx == "T" and not facts.explicit_trx):
             self._end_transaction()  # implicit commit: DDL, FLUSH / RESET / PURGE ..., SET autocommit=1
         else:
-            if facts.uses_tables and not self._trx and not facts.autocommit:
-                self._trx = "I"
-            if self._trx:
-                reads_in_dml, unsafe = _text_marks(text)
-                if facts.uses_tables:
-                    if kind == "dml":
-                        self._flags.add("W")
-                        if reads_in_dml:
-                            self._flags.add("R")
-                    else:
-                        self._flags.add("R")
-                if facts.result_set:
-                    self._flags.add("S")
-                if unsafe:
-                    self._flags.add("s")
+            self._note_statement(kind, text, facts.uses_tables, facts.result_set, facts.autocommit)
         if kind == "set":
             self._note_set_transaction(facts)
         if kind == "set" and facts.autocommit and self._trx == "I":
             self._end_transaction()  # SET autocommit=1 commits the implicit transaction
-        mode = facts.track_trx_info.upper()
+        return self._trx_info_changes(facts.track_trx_info, prev_mode)
+
+    def _note_statement(
+        self, kind: str, text: str, uses_tables: bool, result_set: bool, autocommit: bool
+    ) -> None:
+        """The transaction-state marks of a statement that neither begins nor ends a transaction."""
+        if uses_tables and not self._trx and not autocommit:
+            self._trx = "I"
+        if self._trx:
+            reads_in_dml, unsafe = _text_marks(text)
+            flags = self._flags
+            if uses_tables:
+                if kind == "dml":
+                    flags.add("W")
+                    if reads_in_dml:
+                        flags.add("R")
+                else:
+                    flags.add("R")
+            if result_set:
+                flags.add("S")
+            if unsafe:
+                flags.add("s")
+
+    def _trx_info_changes(self, track_trx_info: str, prev_mode: str) -> list[StateChange]:
+        """What session_track_transaction_info (``track_trx_info`` after the statement, ``prev_mode`` before it)
+        reports now."""
+        mode = track_trx_info if track_trx_info == "OFF" else track_trx_info.upper()
         out: list[StateChange] = []
         if mode == "OFF":
             self._reported_state = TRX_STATE_EMPTY

@@ -24,6 +24,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine.results import Column, StatementResult
+from gtidkit.engine.sql.exec_result import bindable
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
@@ -180,6 +181,32 @@ class PreparedStatement:
     kind: str
     positions: tuple[int, ...]
     template: str
+    #: what executions re-use (the classified template, the plan): :class:`Shape`
+    shape: Shape = dataclasses.field(default_factory=lambda: Shape(), compare=False, repr=False)
+
+
+class Shape:
+    """What every execution of one prepared SELECT / DML statement shares, filled by the first one: nothing in it
+    depends on the parameter values.
+
+    Attributes:
+        classified: ``(kind, text, info)`` of ``classify(template)`` when it was classified without a tree (None:
+            not yet, or classified by its tree, which is the statement's own and is made at every execution).
+        names: the template's parameter names (``gp0`` ...).
+        fast_select: a SELECT the session may run on its short path (no ``INTO @var``, no SQL_CALC_FOUND_ROWS,
+            no ``@var := expr``, no SQL_NO_CACHE): None until known.
+        uses_tables: the statement names tables (the diagnostics area is cleared when it starts).
+        plan: the executor's :class:`~gtidkit.engine.sql.executor.PreparedPlan`.
+    """
+
+    __slots__ = ("classified", "fast_select", "names", "plan", "uses_tables")
+
+    def __init__(self) -> None:
+        self.classified: tuple[Any, str, dict[str, Any]] | None = None
+        self.names: tuple[str, ...] = ()
+        self.fast_select: bool | None = None
+        self.uses_tables = False
+        self.plan: Any = None
 
 
 def _template(text: str, positions: list[int]) -> str:
@@ -285,9 +312,65 @@ def bound_statement(stmt: PreparedStatement, params: list[Any] | tuple[Any, ...]
         raise mysql_error(1210, "mysqld_stmt_execute")
     if stmt.kind not in _BOUND_KINDS or not stmt.param_count:
         return bound_text(stmt.text, stmt.positions, params) if stmt.param_count else stmt.text
-    values = {f"gp{i}": bind_value(v) for i, v in enumerate(params)}
+    shape = stmt.shape
+    values = dict(zip(shape.names or _names(stmt), map(bind_value, params)))
     text = bound_text(stmt.text, stmt.positions, params) if stmt.kind == "dml" else None
-    return _bound(stmt.template, stmt.kind, values, text)
+    classified = shape.classified
+    if classified is None:
+        bound = _bound(stmt.template, stmt.kind, values, text)
+        if not bound.parsed:
+            shape.classified = (bound.kind, bound.text, dict(bound.info))
+        return bound
+    from gtidkit.engine.statements.classify import Statement
+
+    # what classify(template) returns, without classifying the same text at every execution
+    bound = Statement(classified[0], classified[1], dict(classified[2]))
+    bound.params = values
+    if text is not None:
+        bound.info["bound_text"] = text
+    return bound
+
+
+def _names(stmt: PreparedStatement) -> tuple[str, ...]:
+    names = stmt.shape.names = tuple(f"gp{i}" for i in range(stmt.param_count))
+    return names
+
+
+def fast_select_values(stmt: PreparedStatement, params: list[Any] | tuple[Any, ...]) -> dict[str, Any] | None:
+    """The bound values (``gp<i>`` -> value as sqlite3 binds it) of a prepared SELECT the session may run on its
+    short path (:attr:`Shape.fast_select`), else None (the statement takes :func:`bound_statement`'s path).
+
+    Raises:
+        MySQLError: 1210 "Incorrect arguments to mysqld_stmt_execute" for a wrong number of values or a value
+            of no SQL type.
+    """
+    shape = stmt.shape
+    if not shape.fast_select:
+        return None
+    if len(params) != stmt.param_count:
+        raise mysql_error(1210, "mysqld_stmt_execute")
+    return {name: bindable(bind_value(v)) for name, v in zip(shape.names, params)}
+
+
+def classify_fast_select(stmt: PreparedStatement, bound: Statement) -> None:
+    """Decide :attr:`Shape.fast_select` of ``stmt`` once, from its first bound statement ``bound``."""
+    from gtidkit.engine.statements.found_rows import strip_calc_found_rows
+
+    shape = stmt.shape
+    text = bound.text
+    shape.fast_select = (
+        stmt.kind == "select"
+        and bound.kind == "select"
+        and shape.classified is not None
+        and "@" not in text  # SELECT ... INTO @var, @var := expr, @@var
+        and not bound.info.get("sql_no_cache")
+        and strip_calc_found_rows(text) is None
+    )
+
+
+def named_columns(columns: tuple[Column, ...]) -> tuple[Column, ...]:
+    """``columns`` with those named after a placeholder renamed ``?`` (as :func:`named_result` renames them)."""
+    return _named(columns)
 
 
 def named_result(res: StatementResult) -> StatementResult:
