@@ -310,13 +310,22 @@ class Session:
         self.diagnostics.begin_statement(diagnostic=command in _DIAGNOSTIC_COMMANDS, uses_tables=uses_tables)
         assignments = set_parser.parse_set(stmt.text) if kind == "set" else ()
         db_before = self.current_db
-        value = self._session_value
-        max_errors = int(value("max_error_count"))
+        sv = self.session_vars
+        gv = self.server.globals.values
+        max_errors = int(sv["max_error_count"] if "max_error_count" in sv else gv["max_error_count"])
         tracker = self.tracker
         tracker.begin_statement(
-            track_gtids=str(value("session_track_gtids")),
-            track_state_change=bool(value("session_track_state_change")),
-            track_trx_info=str(value("session_track_transaction_info")),
+            track_gtids=str(sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]),
+            track_state_change=bool(
+                sv["session_track_state_change"]
+                if "session_track_state_change" in sv
+                else gv["session_track_state_change"]
+            ),
+            track_trx_info=str(
+                sv["session_track_transaction_info"]
+                if "session_track_transaction_info" in sv
+                else gv["session_track_transaction_info"]
+            ),
         )
         try:
             if assignments:
@@ -330,21 +339,38 @@ class Session:
             raise
         self.note_result(res, select=kind == "select")
         if res.warnings:
-            notes = bool(value("sql_notes"))  # sql_notes=0: notes are not recorded (RM8.4 sql_notes)
+            notes = bool(self._session_value("sql_notes"))  # sql_notes=0: notes are not recorded (RM8.4 sql_notes)
             for w in res.warnings:
                 if notes or w.level != "Note":
                     self.diagnostics.push(w, max_errors)
-        changes = tracker.end_statement(self._statement_facts(stmt, uses_tables, res, assignments))
-        flags = 0  # plain ints: IntFlag arithmetic is slow on this per-statement path
-        if changes:
-            flags |= _SESSION_STATE_CHANGED
-        if self.explicit_trx or self.holds_write_lock or tracker.transaction_active:
+        sv = self.session_vars  # SET may have replaced neither, but read them after the statement all the same
+        autocommit = bool(sv["autocommit"] if "autocommit" in sv else gv["autocommit"])
+        explicit = self.explicit_trx
+        if kind == "select" or kind == "dml":  # no SET assignments: only the GTID and transaction trackers report
+            changes = tracker.end_plain_statement(
+                kind,
+                stmt.text,
+                uses_tables,
+                res.columns is not None,
+                autocommit,
+                explicit,
+                str(
+                    sv["session_track_transaction_info"]
+                    if "session_track_transaction_info" in sv
+                    else gv["session_track_transaction_info"]
+                ),
+                self.server.gtid_state.executed,
+            )
+        else:
+            changes = tracker.end_statement(self._statement_facts(stmt, uses_tables, res, assignments))
+        flags = _SESSION_STATE_CHANGED if changes else 0  # plain ints: IntFlag arithmetic is slow here
+        if explicit or self.holds_write_lock or tracker.transaction_active:
             flags |= _IN_TRANS
-            if tracker.read_only_transaction or (self.explicit_trx and self.trx_read_only):
+            if tracker.read_only_transaction or (explicit and self.trx_read_only):
                 flags |= _IN_TRANS_READONLY
         if db_before is not None and self.current_db is None and kind == "ddl":
             flags |= _DB_DROPPED
-        if self.autocommit():
+        if autocommit:
             flags |= _AUTOCOMMIT
         if more:
             flags |= _MORE_RESULTS_EXISTS
@@ -364,8 +390,16 @@ class Session:
     ) -> StatementFacts:
         """What the session-state trackers need to know about a statement that succeeded."""
         value = self._session_value
+        kind = stmt.kind
+        if kind == "set" or kind == "use":
+            track_schema = bool(value("session_track_schema"))
+            track_state_change = bool(value("session_track_state_change"))
+            track_sysvars = str(value("session_track_system_variables"))
+        else:  # no assignment, no new schema: the trackers read none of these (SessionTracker._session_changes)
+            track_schema = track_state_change = False
+            track_sysvars = ""
         return StatementFacts(
-            kind=str(stmt.kind),
+            kind=str(kind),
             text=stmt.text,
             command=stmt.info.get("command"),
             uses_tables=uses_tables,
@@ -375,13 +409,17 @@ class Session:
             explicit_trx=self.explicit_trx,
             current_db=self.current_db,
             track_gtids=str(value("session_track_gtids")),
-            track_schema=bool(value("session_track_schema")),
-            track_state_change=bool(value("session_track_state_change")),
-            track_sysvars=str(value("session_track_system_variables")),
+            track_schema=track_schema,
+            track_state_change=track_state_change,
+            track_sysvars=track_sysvars,
             track_trx_info=str(value("session_track_transaction_info")),
-            sysvar_text=lambda name: self.sysvar_show_value(name, None),
+            sysvar_text=self._sysvar_text,
             gtid_executed=self.server.gtid_state.executed,
         )
+
+    def _sysvar_text(self, name: str) -> str:
+        """A variable's session value as SHOW VARIABLES prints it (for the system-variables tracker)."""
+        return self.sysvar_show_value(name, None)
 
     def _max_error_count(self) -> int:
         return int(self._session_value("max_error_count"))

@@ -1234,7 +1234,12 @@ class Executor:
     def _dml(self, stmt: SqlStatement, current_db: str | None) -> ExecResult:
         from gtidkit.engine.sql.dml import run_dml
 
-        plan, params = self._plan_key(stmt, current_db)
+        slot = stmt.info.get("prepared_plan")  # a prepared statement's: planned once per schema / catalog version
+        if slot is not None:
+            self.prepared_plan(stmt, slot, current_db)
+            plan, params = slot.plan, slot.params
+        else:
+            plan, params = self._plan_key(stmt, current_db)
         bound = getattr(stmt, "params", None)  # a prepared statement's parameters (:gp<i>)
         if bound:
             params = {**params, **bound}

@@ -328,6 +328,12 @@ def bound_statement(stmt: PreparedStatement, params: list[Any] | tuple[Any, ...]
     bound.params = values
     if text is not None:
         bound.info["bound_text"] = text
+        plan = shape.plan
+        if plan is None:
+            from gtidkit.engine.sql.executor import PreparedPlan
+
+            plan = shape.plan = PreparedPlan()
+        bound.info["prepared_plan"] = plan  # the executor plans the template once (Executor.prepared_plan)
     return bound
 
 
