@@ -262,6 +262,7 @@ class Session:
         changes = tracker.end_plain_statement(
             "select",
             shape.classified[1],
+            None,
             shape.uses_tables,
             True,
             autocommit,
@@ -315,7 +316,9 @@ class Session:
         max_errors = int(sv["max_error_count"] if "max_error_count" in sv else gv["max_error_count"])
         tracker = self.tracker
         tracker.begin_statement(
-            track_gtids=str(sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]),
+            track_gtids=str(
+                sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]
+            ),
             track_state_change=bool(
                 sv["session_track_state_change"]
                 if "session_track_state_change" in sv
@@ -339,17 +342,20 @@ class Session:
             raise
         self.note_result(res, select=kind == "select")
         if res.warnings:
-            notes = bool(self._session_value("sql_notes"))  # sql_notes=0: notes are not recorded (RM8.4 sql_notes)
+            # sql_notes=0: notes are not recorded (RM8.4 sql_notes)
+            notes = bool(self._session_value("sql_notes"))
             for w in res.warnings:
                 if notes or w.level != "Note":
                     self.diagnostics.push(w, max_errors)
-        sv = self.session_vars  # SET may have replaced neither, but read them after the statement all the same
+        # the values after the statement (a SET may have changed them)
+        sv = self.session_vars
         autocommit = bool(sv["autocommit"] if "autocommit" in sv else gv["autocommit"])
         explicit = self.explicit_trx
-        if kind == "select" or kind == "dml":  # no SET assignments: only the GTID and transaction trackers report
+        if kind != "set" and kind != "use":  # only the GTID and transaction trackers can report
             changes = tracker.end_plain_statement(
                 kind,
                 stmt.text,
+                command,
                 uses_tables,
                 res.columns is not None,
                 autocommit,
@@ -390,16 +396,8 @@ class Session:
     ) -> StatementFacts:
         """What the session-state trackers need to know about a statement that succeeded."""
         value = self._session_value
-        kind = stmt.kind
-        if kind == "set" or kind == "use":
-            track_schema = bool(value("session_track_schema"))
-            track_state_change = bool(value("session_track_state_change"))
-            track_sysvars = str(value("session_track_system_variables"))
-        else:  # no assignment, no new schema: the trackers read none of these (SessionTracker._session_changes)
-            track_schema = track_state_change = False
-            track_sysvars = ""
         return StatementFacts(
-            kind=str(kind),
+            kind=str(stmt.kind),
             text=stmt.text,
             command=stmt.info.get("command"),
             uses_tables=uses_tables,
@@ -409,9 +407,9 @@ class Session:
             explicit_trx=self.explicit_trx,
             current_db=self.current_db,
             track_gtids=str(value("session_track_gtids")),
-            track_schema=track_schema,
-            track_state_change=track_state_change,
-            track_sysvars=track_sysvars,
+            track_schema=bool(value("session_track_schema")),
+            track_state_change=bool(value("session_track_state_change")),
+            track_sysvars=str(value("session_track_system_variables")),
             track_trx_info=str(value("session_track_transaction_info")),
             sysvar_text=self._sysvar_text,
             gtid_executed=self.server.gtid_state.executed,

@@ -176,6 +176,7 @@ class SessionTracker:
         self,
         kind: str,
         text: str,
+        command: str | None,
         uses_tables: bool,
         result_set: bool,
         autocommit: bool,
@@ -183,24 +184,12 @@ class SessionTracker:
         track_trx_info: str,
         gtid_executed: Callable[[], GtidSet],
     ) -> tuple[StateChange, ...]:
-        """:meth:`end_statement` for a SELECT or DML statement (kind ``select`` / ``dml``, no SET assignments),
-        without building :class:`StatementFacts`: such a statement changes no session variable, schema or session
-        state, so only the GTID and transaction trackers can report. The arguments are the facts' fields of the
-        same names."""
-        mode = self._gtids_mode
-        gtids = None
-        own = self._own
-        if own:
-            self._own = GtidSet()
-            if mode == "OWN_GTID":
-                gtids = own.to_text()
-        if mode == "ALL_GTIDS" and (
-            self._committed or (uses_tables and not (explicit_trx or self._trx == "I"))
-        ):
-            executed = gtid_executed()
-            gtids = executed.to_text() if executed else None
+        """:meth:`end_statement` for a statement other than SET and USE, without building
+        :class:`StatementFacts`: such a statement changes no session variable, schema or session state, so only
+        the GTID and transaction trackers can report. The arguments are the facts' fields of the same names."""
+        gtids = self._gtids_text(kind, uses_tables, explicit_trx, False, gtid_executed)
         prev_mode = self._trx_info_mode
-        self._note_statement(kind, text, uses_tables, result_set, autocommit)
+        self._transaction_marks(kind, text, command, uses_tables, result_set, autocommit, explicit_trx)
         if track_trx_info == "OFF" and gtids is None:  # the common case: nothing to report
             self._reported_state = TRX_STATE_EMPTY
             self._reported_chistics = ""
@@ -221,7 +210,12 @@ class SessionTracker:
             out.append(StateChange(_T.SESSION_TRACK_SCHEMA, schema))
         if state_changed and self._state_change_on and facts.track_state_change:
             out.append(StateChange(_T.SESSION_TRACK_STATE_CHANGE, "1"))
-        gtids = self._gtids_report(facts)
+        sets_tracker = any(
+            a.kind == "sys" and a.name.lower() == "session_track_gtids" for a in facts.assignments
+        )
+        gtids = self._gtids_text(
+            facts.kind, facts.uses_tables, facts.explicit_trx, sets_tracker, facts.gtid_executed
+        )
         if gtids is not None:
             out.append(StateChange(_T.SESSION_TRACK_GTIDS, gtids))
         out.extend(self._transaction_report(facts))
@@ -263,7 +257,16 @@ class SessionTracker:
         return list(names), state_changed, schema
 
     # ---------------------------------------------------------------- GTIDs
-    def _gtids_report(self, facts: StatementFacts) -> str | None:
+    def _gtids_text(
+        self,
+        kind: str,
+        uses_tables: bool,
+        explicit_trx: bool,
+        sets_tracker: bool,
+        gtid_executed: Callable[[], GtidSet],
+    ) -> str | None:
+        """What session_track_gtids reports for the statement ending (None: nothing); ``sets_tracker``: the
+        statement is a SET of session_track_gtids."""
         mode = self._gtids_mode
         own = self._own
         if own:
@@ -272,19 +275,16 @@ class SessionTracker:
             return own.to_text() if own else None
         if mode != "ALL_GTIDS":
             return None
-        sets_tracker = any(
-            a.kind == "sys" and a.name.lower() == "session_track_gtids" for a in facts.assignments
-        )
-        in_trx = facts.explicit_trx or self._trx == "I"
+        in_trx = explicit_trx or self._trx == "I"
         committed = (
             self._committed
-            or (facts.uses_tables and not in_trx)
-            or facts.kind == "commit"
+            or (uses_tables and not in_trx)
+            or kind == "commit"
             and (bool(self._flags) or self._committed)
         )
-        if facts.kind == "rollback" or not (committed or sets_tracker):
+        if kind == "rollback" or not (committed or sets_tracker):
             return None
-        executed = facts.gtid_executed()
+        executed = gtid_executed()
         return executed.to_text() if executed else None
 
     # ---------------------------------------------------------------- transaction state and characteristics
@@ -295,8 +295,33 @@ class SessionTracker:
 
     def _transaction_report(self, facts: StatementFacts) -> list[StateChange]:
         kind = facts.kind
-        text = facts.text
         prev_mode = self._trx_info_mode
+        self._transaction_marks(
+            kind,
+            facts.text,
+            facts.command,
+            facts.uses_tables,
+            facts.result_set,
+            facts.autocommit,
+            facts.explicit_trx,
+        )
+        if kind == "set":
+            self._note_set_transaction(facts)
+        if kind == "set" and facts.autocommit and self._trx == "I":
+            self._end_transaction()  # SET autocommit=1 commits the implicit transaction
+        return self._trx_info_changes(facts.track_trx_info, prev_mode)
+
+    def _transaction_marks(
+        self,
+        kind: str,
+        text: str,
+        command: str | None,
+        uses_tables: bool,
+        result_set: bool,
+        autocommit: bool,
+        explicit_trx: bool,
+    ) -> None:
+        """The transaction state and characteristics after a statement (SET's own characteristics aside)."""
         if kind == "begin":
             self._end_transaction()
             self._trx = "T"
@@ -317,7 +342,7 @@ class SessionTracker:
         elif kind in ("commit", "rollback"):
             # the engine decided the completion (AND CHAIN, or completion_type=CHAIN without AND NO CHAIN): after
             # a COMMIT / ROLLBACK an explicit transaction is open exactly when it chained
-            chain = facts.explicit_trx
+            chain = explicit_trx
             access = _ACCESS.search(self._chistics)
             level = _ISOLATION.search(self._chistics)
             self._end_transaction()
@@ -331,18 +356,13 @@ class SessionTracker:
                     if level
                     else ""
                 ) + (f"START TRANSACTION READ {access.group(1).upper()};" if access else "START TRANSACTION;")
-        elif facts.command == "lock_tables":
+        elif command == "lock_tables":
             self._end_transaction()
             self._locked = not _UNLOCK_TABLES.match(text) and bool(_LOCK_TABLES.match(text))
-        elif kind in ("ddl", "admin") or (kind == "set" and self._trx == "T" and not facts.explicit_trx):
+        elif kind in ("ddl", "admin") or (kind == "set" and self._trx == "T" and not explicit_trx):
             self._end_transaction()  # implicit commit: DDL, FLUSH / RESET / PURGE ..., SET autocommit=1
         else:
-            self._note_statement(kind, text, facts.uses_tables, facts.result_set, facts.autocommit)
-        if kind == "set":
-            self._note_set_transaction(facts)
-        if kind == "set" and facts.autocommit and self._trx == "I":
-            self._end_transaction()  # SET autocommit=1 commits the implicit transaction
-        return self._trx_info_changes(facts.track_trx_info, prev_mode)
+            self._note_statement(kind, text, uses_tables, result_set, autocommit)
 
     def _note_statement(
         self, kind: str, text: str, uses_tables: bool, result_set: bool, autocommit: bool

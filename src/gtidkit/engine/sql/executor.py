@@ -521,14 +521,18 @@ class Executor:
             self.interrupt.clear()
         kind = stmt.kind
         if kind == "select":
-            res = self._interruptibly(lambda: self._select(stmt, current_db))
+            self._interruptible = True  # no closure per statement: _interruptibly, written out
+            try:
+                res = self._select(stmt, current_db)
+            finally:
+                self._interruptible = False
             if stmt.info.get("sql_no_cache"):  # classify removed the modifier; MySQL 8 warns (sql_yacc.yy)
                 res.warnings.insert(0, ("Warning", 1681, message(1681, "SQL_NO_CACHE")))
             return res
         if kind == "dml":
-            return self._atomic(lambda: self._interruptibly(lambda: self._dml(stmt, current_db)), write=True)
+            return self._atomic(self._interruptible_dml, stmt, current_db)
         if kind == "ddl":
-            return self._atomic(lambda: self._ddl(stmt, current_db), write=True)
+            return self._atomic(self._ddl, stmt, current_db)
         if kind == "use":
             db = stmt.info.get("db")
             if db is None or not self.storage.catalog.has_schema(db):
@@ -619,12 +623,23 @@ class Executor:
         self.current_db = current_db
         return self._dml(_SelectText(text, kind="dml"), current_db)
 
-    def _atomic(self, fn: Callable[[], ExecResult], write: bool) -> ExecResult:
+    def _interruptible_dml(self, stmt: SqlStatement, current_db: str | None) -> ExecResult:
+        self._interruptible = True
+        try:
+            return self._dml(stmt, current_db)
+        finally:
+            self._interruptible = False
+
+    def _atomic(
+        self, fn: Callable[[SqlStatement, str | None], ExecResult], stmt: SqlStatement, current_db: str | None
+    ) -> ExecResult:
+        """``fn(stmt, current_db)`` as one statement: under a savepoint inside an open transaction (undone alone
+        when it fails), else in a transaction of its own."""
         conn = self.conn
         if conn.in_transaction:
             conn.raw.execute('SAVEPOINT "_gk_stmt"')
             try:
-                res = fn()
+                res = fn(stmt, current_db)
             except BaseException:
                 conn.raw.execute('ROLLBACK TO SAVEPOINT "_gk_stmt"')
                 conn.raw.execute('RELEASE SAVEPOINT "_gk_stmt"')
@@ -636,7 +651,7 @@ class Executor:
             return res
         conn.begin()
         try:
-            res = fn()
+            res = fn(stmt, current_db)
         except BaseException:
             conn.rollback()
             self.after_rollback()
@@ -1234,7 +1249,9 @@ class Executor:
     def _dml(self, stmt: SqlStatement, current_db: str | None) -> ExecResult:
         from gtidkit.engine.sql.dml import run_dml
 
-        slot = stmt.info.get("prepared_plan")  # a prepared statement's: planned once per schema / catalog version
+        slot = stmt.info.get(
+            "prepared_plan"
+        )  # a prepared statement's: planned once per schema / catalog version
         if slot is not None:
             self.prepared_plan(stmt, slot, current_db)
             plan, params = slot.plan, slot.params

@@ -355,7 +355,15 @@ def fast_select_values(stmt: PreparedStatement, params: list[Any] | tuple[Any, .
         return None
     if len(params) != stmt.param_count:
         raise mysql_error(1210, "mysqld_stmt_execute")
-    return {name: bindable(bind_value(v)) for name, v in zip(shape.names, params)}
+    return {name: _sqlite_value(v) for name, v in zip(shape.names, params)}
+
+
+def _sqlite_value(value: Any) -> Any:
+    """``bindable(bind_value(value))`` (what the SQL layer binds for a parameter), ints and str without calls."""
+    t = type(value)
+    if (t is int and -(2**63) <= value < 2**63) or t is str:
+        return value
+    return bindable(bind_value(value))
 
 
 def classify_fast_select(stmt: PreparedStatement, bound: Statement) -> None:
