@@ -177,6 +177,20 @@ class Session:
             return [self._prepared_select(stmt, params)]
         bound = prepared.bound_statement(stmt, params)
         if isinstance(bound, str):
+            if bound is stmt.text and stmt.shape.single_text:  # BEGIN, COMMIT ...: execute() of one statement
+                if self.server.crashed:
+                    raise mysql_error(2013)
+                if self.killed:
+                    self.close()
+                    raise mysql_error(2013)
+                try:
+                    res = self._execute_statement(bound, more=False)
+                except MySQLError as err:
+                    err.results = ()  # type: ignore[attr-defined]
+                    raise
+                if self.released:
+                    self.close()
+                return [prepared.named_result(res)]
             return [prepared.named_result(r) for r in self.execute(bound)]
         if stmt.shape.fast_select is None:
             prepared.classify_fast_select(stmt, bound)
@@ -277,8 +291,7 @@ class Session:
                 flags |= _IN_TRANS_READONLY
         if autocommit:
             flags |= _AUTOCOMMIT
-        if type(rows) is not list or (rows and set(map(type, rows)) != _TUPLE_ONLY):
-            rows = [r if type(r) is tuple else tuple(r) for r in rows]
+        # rows is a list of tuples: sqlite3's fetchall without a row_factory, or the executor's conversions
         return StatementResult(
             columns,
             rows,

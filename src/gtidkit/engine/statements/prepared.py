@@ -110,8 +110,16 @@ def literal(value: Any, *, text: bool = True) -> str:
     if isinstance(value, dt.timedelta):
         return "'" + _time_text(value) + "'"
     if isinstance(value, str):
-        return "'" + value.translate(_ESCAPE_TABLE) + "'"
+        return "'" + _escaped(value) + "'"
     raise mysql_error(1210, "mysqld_stmt_execute")
+
+
+def _escaped(value: str) -> str:
+    """``value`` with MySQL's string-literal escapes (``str.translate`` only when there is something to escape:
+    it maps character by character through a dict, the four ``in`` tests scan at C speed)."""
+    if "'" in value or "\\" in value or "\0" in value or "\x1a" in value:
+        return value.translate(_ESCAPE_TABLE)
+    return value
 
 
 def _time_text(value: dt.timedelta) -> str:
@@ -197,11 +205,14 @@ class Shape:
             no ``@var := expr``, no SQL_NO_CACHE): None until known.
         uses_tables: the statement names tables (the diagnostics area is cleared when it starts).
         plan: the executor's :class:`~gtidkit.engine.sql.executor.PreparedPlan`.
+        single_text: ``split_statements(text)`` is ``[text]`` (a statement without parameters runs without
+            splitting it again).
     """
 
-    __slots__ = ("classified", "fast_select", "names", "plan", "uses_tables")
+    __slots__ = ("classified", "fast_select", "names", "plan", "single_text", "uses_tables")
 
-    def __init__(self) -> None:
+    def __init__(self, single_text: bool = False) -> None:
+        self.single_text = single_text
         self.classified: tuple[Any, str, dict[str, Any]] | None = None
         self.names: tuple[str, ...] = ()
         self.fast_select: bool | None = None
@@ -264,7 +275,8 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
     elif kind == "show":
         res = session.execute(bound_text(text, positions, [None] * len(positions)))
         columns = res[-1].columns if res else None
-    return PreparedStatement(text, len(positions), columns, kind, tuple(positions), template)
+    shape = Shape(single_text=split_statements(text) == [text])
+    return PreparedStatement(text, len(positions), columns, kind, tuple(positions), template, shape)
 
 
 def _bound(template: str, kind: str, params: dict[str, Any], text: str | None) -> Statement:
