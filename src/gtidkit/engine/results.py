@@ -304,6 +304,7 @@ class Condition:
 
 
 _STATE_CHANGED = int(ServerStatus.SERVER_SESSION_STATE_CHANGED)  # a plain int: IntFlag "&" is slow
+_U64 = 2**64 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,11 +344,30 @@ class StatementResult:
     warnings: tuple[Condition, ...] = ()
 
     def __post_init__(self) -> None:
-        _check_uint("affected_rows", self.affected_rows, 2**64 - 1)
-        _check_uint("matched_rows", self.matched_rows, 2**64 - 1)
-        _check_uint("last_insert_id", self.last_insert_id, 2**64 - 1)
-        _check_uint("warning_count", self.warning_count, 0xFFFF)
-        _check_uint("status_flags", self.status_flags, 0xFFFF)
+        a, m, li, wc, sf = (
+            self.affected_rows,
+            self.matched_rows,
+            self.last_insert_id,
+            self.warning_count,
+            self.status_flags,
+        )
+        if not (  # the common case in one expression: no call per field on this per-statement path
+            type(a) is int
+            and type(m) is int
+            and type(li) is int
+            and type(wc) is int
+            and type(sf) is int
+            and 0 <= a <= _U64
+            and 0 <= m <= _U64
+            and 0 <= li <= _U64
+            and 0 <= wc <= 0xFFFF
+            and 0 <= sf <= 0xFFFF
+        ):
+            _check_uint("affected_rows", a, _U64)
+            _check_uint("matched_rows", m, _U64)
+            _check_uint("last_insert_id", li, _U64)
+            _check_uint("warning_count", wc, 0xFFFF)
+            _check_uint("status_flags", sf, 0xFFFF)
         if self.columns is None:
             if self.rows:
                 raise ValueError("rows without columns")
@@ -372,8 +392,14 @@ class StatementResult:
         Raises:
             ValueError: as the constructor, for the three fields given.
         """
-        _check_uint("warning_count", warning_count, 0xFFFF)
-        _check_uint("status_flags", status_flags, 0xFFFF)
+        if not (
+            type(warning_count) is int
+            and type(status_flags) is int
+            and 0 <= warning_count <= 0xFFFF
+            and 0 <= status_flags <= 0xFFFF
+        ):
+            _check_uint("warning_count", warning_count, 0xFFFF)
+            _check_uint("status_flags", status_flags, 0xFFFF)
         if bool(state_changes) != bool(status_flags & _STATE_CHANGED):
             raise ValueError(
                 "SERVER_SESSION_STATE_CHANGED must be set exactly when state_changes is non-empty"

@@ -29,6 +29,7 @@ from gtidkit.engine import charsets, sysvars
 from gtidkit.engine.diagnostics import DiagnosticsArea
 from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
+from gtidkit.engine.sql.executor import PreparedPlan
 from gtidkit.engine.sql.metadata import result_columns
 from gtidkit.engine.sql.parse import split_statements
 from gtidkit.engine.statements import prepared, set_parser, user_vars, variables
@@ -172,9 +173,28 @@ class Session:
         """
         if self.closed:
             raise mysql_error(2006)
+        if stmt.shape.fast_select and not self.server.table_locks.active:
+            return [self._prepared_select(stmt, params)]
         bound = prepared.bound_statement(stmt, params)
         if isinstance(bound, str):
+            if bound is stmt.text and stmt.shape.single_text:  # BEGIN, COMMIT ...: execute() of one statement
+                if self.server.crashed:
+                    raise mysql_error(2013)
+                if self.killed:
+                    self.close()
+                    raise mysql_error(2013)
+                try:
+                    res = self._execute_statement(bound, more=False)
+                except MySQLError as err:
+                    err.results = ()  # type: ignore[attr-defined]
+                    raise
+                if self.released:
+                    self.close()
+                return [prepared.named_result(res)]
             return [prepared.named_result(r) for r in self.execute(bound)]
+        if stmt.shape.fast_select is None:
+            prepared.classify_fast_select(stmt, bound)
+            stmt.shape.uses_tables = _uses_tables(bound)
         try:
             results = [prepared.named_result(self._execute_statement(bound.text, more=False, stmt=bound))]
         except MySQLError as err:
@@ -183,6 +203,113 @@ class Session:
         if self.released:
             self.close()  # a prepared COMMIT RELEASE ends the session as the text statement does
         return results
+
+    def _prepared_select(self, prepared_stmt: Any, params: list[Any] | tuple[Any, ...]) -> StatementResult:
+        """A prepared SELECT on the short path (``shape.fast_select``, no LOCK TABLES in force): what
+        :meth:`_execute_statement` does for it, step for step, with what does not depend on the values kept with
+        the statement (its plan, its result columns) and the session variables read once.
+
+        Raises:
+            MySQLError: what the statement fails with (``err.results`` is empty).
+        """
+        shape = prepared_stmt.shape
+        values = prepared.fast_select_values(prepared_stmt, params)
+        server = self.server
+        sv = self.session_vars
+        gv = server.globals.values
+        self.diagnostics.begin_statement(diagnostic=False, uses_tables=shape.uses_tables)
+        tracker = self.tracker
+        track_trx_info = str(
+            sv["session_track_transaction_info"]
+            if "session_track_transaction_info" in sv
+            else gv["session_track_transaction_info"]
+        )
+        tracker.begin_statement(
+            track_gtids=str(
+                sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]
+            ),
+            track_state_change=bool(
+                sv["session_track_state_change"]
+                if "session_track_state_change" in sv
+                else gv["session_track_state_change"]
+            ),
+            track_trx_info=track_trx_info,
+        )
+        executor = self.executor
+        current_db = self.current_db
+        try:
+            slot = shape.plan
+            if slot is None:
+                slot = shape.plan = PreparedPlan()
+            if not executor.plan_is_current(slot, current_db):
+                stmt = prepared.bound_statement(prepared_stmt, params)
+                executor.prepared_plan(stmt, slot, current_db)
+                if not slot.simple:  # planned as a constant or reading variables: the general path
+                    return self._prepared_general(prepared_stmt, stmt)
+            names, rows, meta, warnings = executor.run_prepared_select(slot, values, current_db)
+        except MySQLError as err:
+            self.diagnostics.push(Condition("Error", err.code, err.message), self._max_error_count())
+            tracker.statement_failed()
+            executor.row_count = -1
+            self.calc_found_rows = None
+            err.results = ()  # type: ignore[attr-defined]
+            raise
+        columns = slot.columns
+        if columns is None:
+            columns = prepared.named_columns(result_columns(names, rows, meta))
+            if meta is not None and None not in meta and meta is slot.plan.metadata:
+                slot.columns = columns  # known at planning time: the same for every execution
+        # note_result for a result set
+        executor.row_count = -1
+        calc, self.calc_found_rows = self.calc_found_rows, None
+        executor.found_rows = len(rows) if calc is None else calc
+        conditions: tuple[Condition, ...] = ()
+        if warnings:
+            conditions = tuple(Condition(*w) for w in warnings)
+            max_errors = self._max_error_count()
+            notes = bool(self._session_value("sql_notes"))
+            for w in conditions:
+                if notes or w.level != "Note":
+                    self.diagnostics.push(w, max_errors)
+        explicit = self.explicit_trx
+        autocommit = bool(sv["autocommit"] if "autocommit" in sv else gv["autocommit"])
+        changes = tracker.end_plain_statement(
+            "select",
+            shape.classified[1],
+            None,
+            shape.uses_tables,
+            True,
+            autocommit,
+            explicit,
+            track_trx_info,
+            server.gtid_state.executed,
+        )
+        flags = _SESSION_STATE_CHANGED if changes else 0
+        if explicit or self.holds_write_lock or tracker.transaction_active:
+            flags |= _IN_TRANS
+            if tracker.read_only_transaction or (explicit and self.trx_read_only):
+                flags |= _IN_TRANS_READONLY
+        if autocommit:
+            flags |= _AUTOCOMMIT
+        # rows is a list of tuples: sqlite3's fetchall without a row_factory, or the executor's conversions
+        return StatementResult(
+            columns,
+            rows,
+            0,
+            0,
+            0,
+            min(self.diagnostics.statement_count, 0xFFFF),
+            "",
+            flags,
+            changes,
+            conditions,
+        )
+
+    def _prepared_general(self, prepared_stmt: Any, stmt: Any) -> StatementResult:
+        """A prepared SELECT the short path cannot run after all: the general path, from the diagnostics area on.
+        ``prepared_stmt.shape.fast_select`` is switched off (its plan is a constant or reads variables)."""
+        prepared_stmt.shape.fast_select = False
+        return prepared.named_result(self._execute_statement(stmt.text, more=False, stmt=stmt))
 
     def _execute_statement(self, text: str, *, more: bool, stmt: Any = None) -> StatementResult:
         """Run one statement and complete its result: diagnostics area, warning count, status flags."""
@@ -197,13 +324,24 @@ class Session:
         self.diagnostics.begin_statement(diagnostic=command in _DIAGNOSTIC_COMMANDS, uses_tables=uses_tables)
         assignments = set_parser.parse_set(stmt.text) if kind == "set" else ()
         db_before = self.current_db
-        value = self._session_value
-        max_errors = int(value("max_error_count"))
+        sv = self.session_vars
+        gv = self.server.globals.values
+        max_errors = int(sv["max_error_count"] if "max_error_count" in sv else gv["max_error_count"])
         tracker = self.tracker
         tracker.begin_statement(
-            track_gtids=str(value("session_track_gtids")),
-            track_state_change=bool(value("session_track_state_change")),
-            track_trx_info=str(value("session_track_transaction_info")),
+            track_gtids=str(
+                sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]
+            ),
+            track_state_change=bool(
+                sv["session_track_state_change"]
+                if "session_track_state_change" in sv
+                else gv["session_track_state_change"]
+            ),
+            track_trx_info=str(
+                sv["session_track_transaction_info"]
+                if "session_track_transaction_info" in sv
+                else gv["session_track_transaction_info"]
+            ),
         )
         try:
             if assignments:
@@ -217,21 +355,41 @@ class Session:
             raise
         self.note_result(res, select=kind == "select")
         if res.warnings:
-            notes = bool(value("sql_notes"))  # sql_notes=0: notes are not recorded (RM8.4 sql_notes)
+            # sql_notes=0: notes are not recorded (RM8.4 sql_notes)
+            notes = bool(self._session_value("sql_notes"))
             for w in res.warnings:
                 if notes or w.level != "Note":
                     self.diagnostics.push(w, max_errors)
-        changes = tracker.end_statement(self._statement_facts(stmt, uses_tables, res, assignments))
-        flags = 0  # plain ints: IntFlag arithmetic is slow on this per-statement path
-        if changes:
-            flags |= _SESSION_STATE_CHANGED
-        if self.explicit_trx or self.holds_write_lock or tracker.transaction_active:
+        # the values after the statement (a SET may have changed them)
+        sv = self.session_vars
+        autocommit = bool(sv["autocommit"] if "autocommit" in sv else gv["autocommit"])
+        explicit = self.explicit_trx
+        if kind != "set" and kind != "use":  # only the GTID and transaction trackers can report
+            changes = tracker.end_plain_statement(
+                kind,
+                stmt.text,
+                command,
+                uses_tables,
+                res.columns is not None,
+                autocommit,
+                explicit,
+                str(
+                    sv["session_track_transaction_info"]
+                    if "session_track_transaction_info" in sv
+                    else gv["session_track_transaction_info"]
+                ),
+                self.server.gtid_state.executed,
+            )
+        else:
+            changes = tracker.end_statement(self._statement_facts(stmt, uses_tables, res, assignments))
+        flags = _SESSION_STATE_CHANGED if changes else 0  # plain ints: IntFlag arithmetic is slow here
+        if explicit or self.holds_write_lock or tracker.transaction_active:
             flags |= _IN_TRANS
-            if tracker.read_only_transaction or (self.explicit_trx and self.trx_read_only):
+            if tracker.read_only_transaction or (explicit and self.trx_read_only):
                 flags |= _IN_TRANS_READONLY
         if db_before is not None and self.current_db is None and kind == "ddl":
             flags |= _DB_DROPPED
-        if self.autocommit():
+        if autocommit:
             flags |= _AUTOCOMMIT
         if more:
             flags |= _MORE_RESULTS_EXISTS
@@ -266,9 +424,13 @@ class Session:
             track_state_change=bool(value("session_track_state_change")),
             track_sysvars=str(value("session_track_system_variables")),
             track_trx_info=str(value("session_track_transaction_info")),
-            sysvar_text=lambda name: self.sysvar_show_value(name, None),
+            sysvar_text=self._sysvar_text,
             gtid_executed=self.server.gtid_state.executed,
         )
+
+    def _sysvar_text(self, name: str) -> str:
+        """A variable's session value as SHOW VARIABLES prints it (for the system-variables tracker)."""
+        return self.sysvar_show_value(name, None)
 
     def _max_error_count(self) -> int:
         return int(self._session_value("max_error_count"))

@@ -172,6 +172,32 @@ class SessionTracker:
         """The statement failed (an ERR packet carries no session state): forget its per-statement marks."""
         self._committed = False
 
+    def end_plain_statement(
+        self,
+        kind: str,
+        text: str,
+        command: str | None,
+        uses_tables: bool,
+        result_set: bool,
+        autocommit: bool,
+        explicit_trx: bool,
+        track_trx_info: str,
+        gtid_executed: Callable[[], GtidSet],
+    ) -> tuple[StateChange, ...]:
+        """:meth:`end_statement` for a statement other than SET and USE, without building
+        :class:`StatementFacts`: such a statement changes no session variable, schema or session state, so only
+        the GTID and transaction trackers can report. The arguments are the facts' fields of the same names."""
+        gtids = self._gtids_text(kind, uses_tables, explicit_trx, False, gtid_executed)
+        prev_mode = self._trx_info_mode
+        self._transaction_marks(kind, text, command, uses_tables, result_set, autocommit, explicit_trx)
+        if track_trx_info == "OFF" and gtids is None:  # the common case: nothing to report
+            self._reported_state = TRX_STATE_EMPTY
+            self._reported_chistics = ""
+            return ()
+        out = [StateChange(_T.SESSION_TRACK_GTIDS, gtids)] if gtids is not None else []
+        out.extend(self._trx_info_changes(track_trx_info, prev_mode))
+        return tuple(out)
+
     def end_statement(self, facts: StatementFacts) -> tuple[StateChange, ...]:
         """The state changes to report for a statement that succeeded (empty tuple when none)."""
         out: list[StateChange] = []
@@ -184,7 +210,12 @@ class SessionTracker:
             out.append(StateChange(_T.SESSION_TRACK_SCHEMA, schema))
         if state_changed and self._state_change_on and facts.track_state_change:
             out.append(StateChange(_T.SESSION_TRACK_STATE_CHANGE, "1"))
-        gtids = self._gtids_report(facts)
+        sets_tracker = any(
+            a.kind == "sys" and a.name.lower() == "session_track_gtids" for a in facts.assignments
+        )
+        gtids = self._gtids_text(
+            facts.kind, facts.uses_tables, facts.explicit_trx, sets_tracker, facts.gtid_executed
+        )
         if gtids is not None:
             out.append(StateChange(_T.SESSION_TRACK_GTIDS, gtids))
         out.extend(self._transaction_report(facts))
@@ -226,7 +257,16 @@ class SessionTracker:
         return list(names), state_changed, schema
 
     # ---------------------------------------------------------------- GTIDs
-    def _gtids_report(self, facts: StatementFacts) -> str | None:
+    def _gtids_text(
+        self,
+        kind: str,
+        uses_tables: bool,
+        explicit_trx: bool,
+        sets_tracker: bool,
+        gtid_executed: Callable[[], GtidSet],
+    ) -> str | None:
+        """What session_track_gtids reports for the statement ending (None: nothing); ``sets_tracker``: the
+        statement is a SET of session_track_gtids."""
         mode = self._gtids_mode
         own = self._own
         if own:
@@ -235,19 +275,16 @@ class SessionTracker:
             return own.to_text() if own else None
         if mode != "ALL_GTIDS":
             return None
-        sets_tracker = any(
-            a.kind == "sys" and a.name.lower() == "session_track_gtids" for a in facts.assignments
-        )
-        in_trx = facts.explicit_trx or self._trx == "I"
+        in_trx = explicit_trx or self._trx == "I"
         committed = (
             self._committed
-            or (facts.uses_tables and not in_trx)
-            or facts.kind == "commit"
+            or (uses_tables and not in_trx)
+            or kind == "commit"
             and (bool(self._flags) or self._committed)
         )
-        if facts.kind == "rollback" or not (committed or sets_tracker):
+        if kind == "rollback" or not (committed or sets_tracker):
             return None
-        executed = facts.gtid_executed()
+        executed = gtid_executed()
         return executed.to_text() if executed else None
 
     # ---------------------------------------------------------------- transaction state and characteristics
@@ -258,8 +295,33 @@ class SessionTracker:
 
     def _transaction_report(self, facts: StatementFacts) -> list[StateChange]:
         kind = facts.kind
-        text = facts.text
         prev_mode = self._trx_info_mode
+        self._transaction_marks(
+            kind,
+            facts.text,
+            facts.command,
+            facts.uses_tables,
+            facts.result_set,
+            facts.autocommit,
+            facts.explicit_trx,
+        )
+        if kind == "set":
+            self._note_set_transaction(facts)
+        if kind == "set" and facts.autocommit and self._trx == "I":
+            self._end_transaction()  # SET autocommit=1 commits the implicit transaction
+        return self._trx_info_changes(facts.track_trx_info, prev_mode)
+
+    def _transaction_marks(
+        self,
+        kind: str,
+        text: str,
+        command: str | None,
+        uses_tables: bool,
+        result_set: bool,
+        autocommit: bool,
+        explicit_trx: bool,
+    ) -> None:
+        """The transaction state and characteristics after a statement (SET's own characteristics aside)."""
         if kind == "begin":
             self._end_transaction()
             self._trx = "T"
@@ -280,7 +342,7 @@ class SessionTracker:
         elif kind in ("commit", "rollback"):
             # the engine decided the completion (AND CHAIN, or completion_type=CHAIN without AND NO CHAIN): after
             # a COMMIT / ROLLBACK an explicit transaction is open exactly when it chained
-            chain = facts.explicit_trx
+            chain = explicit_trx
             access = _ACCESS.search(self._chistics)
             level = _ISOLATION.search(self._chistics)
             self._end_transaction()
@@ -294,32 +356,39 @@ class SessionTracker:
                     if level
                     else ""
                 ) + (f"START TRANSACTION READ {access.group(1).upper()};" if access else "START TRANSACTION;")
-        elif facts.command == "lock_tables":
+        elif command == "lock_tables":
             self._end_transaction()
             self._locked = not _UNLOCK_TABLES.match(text) and bool(_LOCK_TABLES.match(text))
-        elif kind in ("ddl", "admin") or (kind == "set" and self._trx == "T" and not facts.explicit_trx):
+        elif kind in ("ddl", "admin") or (kind == "set" and self._trx == "T" and not explicit_trx):
             self._end_transaction()  # implicit commit: DDL, FLUSH / RESET / PURGE ..., SET autocommit=1
         else:
-            if facts.uses_tables and not self._trx and not facts.autocommit:
-                self._trx = "I"
-            if self._trx:
-                reads_in_dml, unsafe = _text_marks(text)
-                if facts.uses_tables:
-                    if kind == "dml":
-                        self._flags.add("W")
-                        if reads_in_dml:
-                            self._flags.add("R")
-                    else:
-                        self._flags.add("R")
-                if facts.result_set:
-                    self._flags.add("S")
-                if unsafe:
-                    self._flags.add("s")
-        if kind == "set":
-            self._note_set_transaction(facts)
-        if kind == "set" and facts.autocommit and self._trx == "I":
-            self._end_transaction()  # SET autocommit=1 commits the implicit transaction
-        mode = facts.track_trx_info.upper()
+            self._note_statement(kind, text, uses_tables, result_set, autocommit)
+
+    def _note_statement(
+        self, kind: str, text: str, uses_tables: bool, result_set: bool, autocommit: bool
+    ) -> None:
+        """The transaction-state marks of a statement that neither begins nor ends a transaction."""
+        if uses_tables and not self._trx and not autocommit:
+            self._trx = "I"
+        if self._trx:
+            reads_in_dml, unsafe = _text_marks(text)
+            flags = self._flags
+            if uses_tables:
+                if kind == "dml":
+                    flags.add("W")
+                    if reads_in_dml:
+                        flags.add("R")
+                else:
+                    flags.add("R")
+            if result_set:
+                flags.add("S")
+            if unsafe:
+                flags.add("s")
+
+    def _trx_info_changes(self, track_trx_info: str, prev_mode: str) -> list[StateChange]:
+        """What session_track_transaction_info (``track_trx_info`` after the statement, ``prev_mode`` before it)
+        reports now."""
+        mode = track_trx_info if track_trx_info == "OFF" else track_trx_info.upper()
         out: list[StateChange] = []
         if mode == "OFF":
             self._reported_state = TRX_STATE_EMPTY

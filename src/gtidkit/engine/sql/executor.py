@@ -190,6 +190,31 @@ class SelectPlan:
     virtual: tuple[tuple[str, str], ...] = ()
 
 
+class PreparedPlan:
+    """A prepared statement's plan, kept with the statement (:meth:`Executor.prepared_plan` fills it): valid for
+    ``key`` = (default database, catalog version, temporary-table key, div_precision_increment).
+
+    Attributes:
+        key: what the plan was made for (None: not planned yet).
+        plan: the :class:`SelectPlan` / :class:`ConstPlan` / DML plan of the template.
+        params: the template's literal values (``gk<i>`` -> value), as ``_plan_key`` returns them.
+        binds: ``params`` as sqlite3 binds them.
+        simple: a :class:`SelectPlan` that :meth:`Executor.run_prepared_select` can run.
+        columns: the session's result columns for this plan when they do not depend on the values (None: not
+            known yet or value-dependent).
+    """
+
+    __slots__ = ("binds", "columns", "key", "params", "plan", "simple")
+
+    def __init__(self) -> None:
+        self.key: tuple[Any, ...] | None = None
+        self.plan: Any = None
+        self.params: dict[str, Any] = {}
+        self.binds: dict[str, Any] = {}
+        self.simple = False
+        self.columns: Any = None
+
+
 def _concat(*args: Any) -> Any:
     if any(a is None for a in args):
         return None
@@ -496,14 +521,18 @@ class Executor:
             self.interrupt.clear()
         kind = stmt.kind
         if kind == "select":
-            res = self._interruptibly(lambda: self._select(stmt, current_db))
+            self._interruptible = True  # no closure per statement: _interruptibly, written out
+            try:
+                res = self._select(stmt, current_db)
+            finally:
+                self._interruptible = False
             if stmt.info.get("sql_no_cache"):  # classify removed the modifier; MySQL 8 warns (sql_yacc.yy)
                 res.warnings.insert(0, ("Warning", 1681, message(1681, "SQL_NO_CACHE")))
             return res
         if kind == "dml":
-            return self._atomic(lambda: self._interruptibly(lambda: self._dml(stmt, current_db)), write=True)
+            return self._atomic(self._interruptible_dml, stmt, current_db)
         if kind == "ddl":
-            return self._atomic(lambda: self._ddl(stmt, current_db), write=True)
+            return self._atomic(self._ddl, stmt, current_db)
         if kind == "use":
             db = stmt.info.get("db")
             if db is None or not self.storage.catalog.has_schema(db):
@@ -594,12 +623,23 @@ class Executor:
         self.current_db = current_db
         return self._dml(_SelectText(text, kind="dml"), current_db)
 
-    def _atomic(self, fn: Callable[[], ExecResult], write: bool) -> ExecResult:
+    def _interruptible_dml(self, stmt: SqlStatement, current_db: str | None) -> ExecResult:
+        self._interruptible = True
+        try:
+            return self._dml(stmt, current_db)
+        finally:
+            self._interruptible = False
+
+    def _atomic(
+        self, fn: Callable[[SqlStatement, str | None], ExecResult], stmt: SqlStatement, current_db: str | None
+    ) -> ExecResult:
+        """``fn(stmt, current_db)`` as one statement: under a savepoint inside an open transaction (undone alone
+        when it fails), else in a transaction of its own."""
         conn = self.conn
         if conn.in_transaction:
             conn.raw.execute('SAVEPOINT "_gk_stmt"')
             try:
-                res = fn()
+                res = fn(stmt, current_db)
             except BaseException:
                 conn.raw.execute('ROLLBACK TO SAVEPOINT "_gk_stmt"')
                 conn.raw.execute('RELEASE SAVEPOINT "_gk_stmt"')
@@ -611,7 +651,7 @@ class Executor:
             return res
         conn.begin()
         try:
-            res = fn()
+            res = fn(stmt, current_db)
         except BaseException:
             conn.rollback()
             self.after_rollback()
@@ -986,6 +1026,99 @@ class Executor:
             return ExecResult(columns=list(plan.columns), rows=[row], metadata=meta)
         return self.run_select_plan(plan, params, current_db)
 
+    def prepared_plan(self, stmt: SqlStatement, slot: PreparedPlan, current_db: str | None) -> PreparedPlan:
+        """``slot`` holding the plan of the prepared statement ``stmt`` (its template's statement) for
+        ``current_db``: planned (through the shared plan cache, as :meth:`execute` plans) only when the slot was
+        made for another default database, catalog version, temporary-table set or div_precision_increment (what
+        the shared cache keys plans on besides the text, which a prepared statement never changes).
+
+        Raises:
+            MySQLError: the planning errors of :meth:`execute`.
+        """
+        key = self._prepared_key(current_db)
+        if slot.key != key:
+            plan, params = self._plan_key(stmt, current_db)
+            slot.key = None  # stays unusable if binding the literals fails
+            slot.plan = plan
+            slot.binds = {k: bindable(v) for k, v in params.items()}
+            slot.params = params
+            slot.simple = (
+                type(plan) is SelectPlan
+                and not plan.variables
+                and not plan.needs_threads
+                and not plan.virtual
+                and ":gkdb" not in plan.sql
+                and ":gkver" not in plan.sql
+            )
+            slot.columns = None
+            slot.key = key
+        return slot
+
+    def _prepared_key(self, current_db: str | None) -> tuple[Any, ...]:
+        increment = self.div_precision_increment
+        if increment is None:
+            increment = self.div_increment()
+        return (current_db, self.storage.catalog.version, self.temp_key, increment)
+
+    def plan_is_current(self, slot: PreparedPlan, current_db: str | None) -> bool:
+        """True when ``slot`` holds a plan :meth:`prepared_plan` would keep for ``current_db`` now."""
+        return slot.key == self._prepared_key(current_db)
+
+    def run_prepared_select(
+        self, slot: PreparedPlan, values: Any, current_db: str | None
+    ) -> tuple[
+        list[str], list[tuple[Any, ...]], tuple[Column | None, ...] | None, list[tuple[str, int, str]]
+    ]:
+        """Run a prepared SELECT whose :meth:`prepared_plan` slot is ``simple`` (a :class:`SelectPlan` reading no
+        variable, virtual table or ``:gkdb`` / ``:gkver``), with its parameters ``values`` (``gp<i>`` -> value
+        as :func:`bindable` returns it): what :meth:`execute` does for it, without an :class:`ExecResult`.
+
+        Returns:
+            (column names, rows, metadata, warnings) as :meth:`run_select_plan` puts them in its result.
+
+        Raises:
+            MySQLError: as :meth:`execute`.
+        """
+        self.current_db = current_db
+        if self.interrupt.is_set():
+            self.interrupt.clear()
+        plan: SelectPlan = slot.plan
+        binds = slot.binds.copy()
+        binds.update(values)
+        if self._registered != self.functions:
+            self._sync_functions()
+        self.group_concat_rows[0] = 0
+        if self.udf_warnings:
+            self.udf_warnings = []
+        self._interruptible = True
+        try:
+            cur = self.run_sqlite(plan.sql, binds)
+            rows = cur.fetchall()
+        finally:
+            self._interruptible = False
+        if rows:
+            if plan.decimals is not None and len(plan.decimals) == len(rows[0]):
+                conv = plan.decimals
+                rows = [tuple(v if c is None else from_sqlite(c, v) for c, v in zip(conv, r)) for r in rows]
+            if plan.convert is not None and len(plan.convert) == len(rows[0]):
+                fns = plan.convert
+                rows = [tuple(v if f is None else f(v) for f, v in zip(fns, r)) for r in rows]
+        cols = list(plan.columns) if plan.columns is not None else [d[0] for d in cur.description or ()]
+        meta = None
+        if plan.metadata is not None and len(plan.metadata) == len(cols):
+            meta = plan.metadata
+            if any(type(m) is str for m in meta):
+                meta = tuple(
+                    self._sysvar_metadata(cols[i], m, rows[0][i] if rows else None) if type(m) is str else m
+                    for i, m in enumerate(meta)
+                )
+        warnings = self.udf_warnings
+        if warnings:
+            self.udf_warnings = []
+        else:
+            warnings = []
+        return cols, rows, meta, warnings
+
     def run_select_plan(self, plan: SelectPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
         """Execute a :class:`SelectPlan` with placeholder values ``params``."""
         binds = {k: bindable(v) for k, v in params.items()}
@@ -1116,7 +1249,14 @@ class Executor:
     def _dml(self, stmt: SqlStatement, current_db: str | None) -> ExecResult:
         from gtidkit.engine.sql.dml import run_dml
 
-        plan, params = self._plan_key(stmt, current_db)
+        slot = stmt.info.get(
+            "prepared_plan"
+        )  # a prepared statement's: planned once per schema / catalog version
+        if slot is not None:
+            self.prepared_plan(stmt, slot, current_db)
+            plan, params = slot.plan, slot.params
+        else:
+            plan, params = self._plan_key(stmt, current_db)
         bound = getattr(stmt, "params", None)  # a prepared statement's parameters (:gp<i>)
         if bound:
             params = {**params, **bound}

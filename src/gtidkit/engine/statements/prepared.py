@@ -24,6 +24,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine.results import Column, StatementResult
+from gtidkit.engine.sql.exec_result import bindable
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
@@ -109,8 +110,16 @@ def literal(value: Any, *, text: bool = True) -> str:
     if isinstance(value, dt.timedelta):
         return "'" + _time_text(value) + "'"
     if isinstance(value, str):
-        return "'" + value.translate(_ESCAPE_TABLE) + "'"
+        return "'" + _escaped(value) + "'"
     raise mysql_error(1210, "mysqld_stmt_execute")
+
+
+def _escaped(value: str) -> str:
+    """``value`` with MySQL's string-literal escapes (``str.translate`` only when there is something to escape:
+    it maps character by character through a dict, the four ``in`` tests scan at C speed)."""
+    if "'" in value or "\\" in value or "\0" in value or "\x1a" in value:
+        return value.translate(_ESCAPE_TABLE)
+    return value
 
 
 def _time_text(value: dt.timedelta) -> str:
@@ -180,6 +189,35 @@ class PreparedStatement:
     kind: str
     positions: tuple[int, ...]
     template: str
+    #: what executions re-use (the classified template, the plan): :class:`Shape`
+    shape: Shape = dataclasses.field(default_factory=lambda: Shape(), compare=False, repr=False)
+
+
+class Shape:
+    """What every execution of one prepared SELECT / DML statement shares, filled by the first one: nothing in it
+    depends on the parameter values.
+
+    Attributes:
+        classified: ``(kind, text, info)`` of ``classify(template)`` when it was classified without a tree (None:
+            not yet, or classified by its tree, which is the statement's own and is made at every execution).
+        names: the template's parameter names (``gp0`` ...).
+        fast_select: a SELECT the session may run on its short path (no ``INTO @var``, no SQL_CALC_FOUND_ROWS,
+            no ``@var := expr``, no SQL_NO_CACHE): None until known.
+        uses_tables: the statement names tables (the diagnostics area is cleared when it starts).
+        plan: the executor's :class:`~gtidkit.engine.sql.executor.PreparedPlan`.
+        single_text: ``split_statements(text)`` is ``[text]`` (a statement without parameters runs without
+            splitting it again).
+    """
+
+    __slots__ = ("classified", "fast_select", "names", "plan", "single_text", "uses_tables")
+
+    def __init__(self, single_text: bool = False) -> None:
+        self.single_text = single_text
+        self.classified: tuple[Any, str, dict[str, Any]] | None = None
+        self.names: tuple[str, ...] = ()
+        self.fast_select: bool | None = None
+        self.uses_tables = False
+        self.plan: Any = None
 
 
 def _template(text: str, positions: list[int]) -> str:
@@ -237,7 +275,8 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
     elif kind == "show":
         res = session.execute(bound_text(text, positions, [None] * len(positions)))
         columns = res[-1].columns if res else None
-    return PreparedStatement(text, len(positions), columns, kind, tuple(positions), template)
+    shape = Shape(single_text=split_statements(text) == [text])
+    return PreparedStatement(text, len(positions), columns, kind, tuple(positions), template, shape)
 
 
 def _bound(template: str, kind: str, params: dict[str, Any], text: str | None) -> Statement:
@@ -285,9 +324,79 @@ def bound_statement(stmt: PreparedStatement, params: list[Any] | tuple[Any, ...]
         raise mysql_error(1210, "mysqld_stmt_execute")
     if stmt.kind not in _BOUND_KINDS or not stmt.param_count:
         return bound_text(stmt.text, stmt.positions, params) if stmt.param_count else stmt.text
-    values = {f"gp{i}": bind_value(v) for i, v in enumerate(params)}
+    shape = stmt.shape
+    values = dict(zip(shape.names or _names(stmt), map(bind_value, params)))
     text = bound_text(stmt.text, stmt.positions, params) if stmt.kind == "dml" else None
-    return _bound(stmt.template, stmt.kind, values, text)
+    classified = shape.classified
+    if classified is None:
+        bound = _bound(stmt.template, stmt.kind, values, text)
+        if not bound.parsed:
+            shape.classified = (bound.kind, bound.text, dict(bound.info))
+        return bound
+    from gtidkit.engine.statements.classify import Statement
+
+    # what classify(template) returns, without classifying the same text at every execution
+    bound = Statement(classified[0], classified[1], dict(classified[2]))
+    bound.params = values
+    if text is not None:
+        bound.info["bound_text"] = text
+        plan = shape.plan
+        if plan is None:
+            from gtidkit.engine.sql.executor import PreparedPlan
+
+            plan = shape.plan = PreparedPlan()
+        bound.info["prepared_plan"] = plan  # the executor plans the template once (Executor.prepared_plan)
+    return bound
+
+
+def _names(stmt: PreparedStatement) -> tuple[str, ...]:
+    names = stmt.shape.names = tuple(f"gp{i}" for i in range(stmt.param_count))
+    return names
+
+
+def fast_select_values(stmt: PreparedStatement, params: list[Any] | tuple[Any, ...]) -> dict[str, Any] | None:
+    """The bound values (``gp<i>`` -> value as sqlite3 binds it) of a prepared SELECT the session may run on its
+    short path (:attr:`Shape.fast_select`), else None (the statement takes :func:`bound_statement`'s path).
+
+    Raises:
+        MySQLError: 1210 "Incorrect arguments to mysqld_stmt_execute" for a wrong number of values or a value
+            of no SQL type.
+    """
+    shape = stmt.shape
+    if not shape.fast_select:
+        return None
+    if len(params) != stmt.param_count:
+        raise mysql_error(1210, "mysqld_stmt_execute")
+    return {name: _sqlite_value(v) for name, v in zip(shape.names, params)}
+
+
+def _sqlite_value(value: Any) -> Any:
+    """``bindable(bind_value(value))`` (what the SQL layer binds for a parameter), ints and str without calls."""
+    t = type(value)
+    if (t is int and -(2**63) <= value < 2**63) or t is str:
+        return value
+    return bindable(bind_value(value))
+
+
+def classify_fast_select(stmt: PreparedStatement, bound: Statement) -> None:
+    """Decide :attr:`Shape.fast_select` of ``stmt`` once, from its first bound statement ``bound``."""
+    from gtidkit.engine.statements.found_rows import strip_calc_found_rows
+
+    shape = stmt.shape
+    text = bound.text
+    shape.fast_select = (
+        stmt.kind == "select"
+        and bound.kind == "select"
+        and shape.classified is not None
+        and "@" not in text  # SELECT ... INTO @var, @var := expr, @@var
+        and not bound.info.get("sql_no_cache")
+        and strip_calc_found_rows(text) is None
+    )
+
+
+def named_columns(columns: tuple[Column, ...]) -> tuple[Column, ...]:
+    """``columns`` with those named after a placeholder renamed ``?`` (as :func:`named_result` renames them)."""
+    return _named(columns)
 
 
 def named_result(res: StatementResult) -> StatementResult:
