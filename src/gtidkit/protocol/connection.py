@@ -632,7 +632,7 @@ class ServerConnection:
             raise
         if deprecate_eof:
             seq = _add_packet(
-                add, Ok(0, 0, status_flags, warnings, info, session_state, EOF_HEADER).encode(caps), seq
+                add, ok_payload(caps, 0, 0, int(status_flags), warnings, info, session_state, EOF_HEADER), seq
             )
         else:
             add(_eof_packet(seq, protocol_41, warnings, status_flags))
