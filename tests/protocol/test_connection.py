@@ -468,6 +468,43 @@ def test_send_result_set_is_the_sequence_of_sends(
     )
 
 
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [
+            ("a" * (i % 7 * 40),) for i in range(300)
+        ],  # ASCII: the one-pass path, sequence ids wrapping past 255
+        [("x" * 250,), ("y" * 251,)],  # a length that needs a lenenc prefix
+        [("plain",), ("naïve",)],  # not ASCII
+        [("plain",), (None,), (7,)],  # not a string
+        [("\udc80",)],  # a surrogate escape (bytes that were not UTF-8)
+        [],
+    ],
+    ids=["ascii-300", "long", "non-ascii", "null-and-int", "surrogate", "empty"],
+)
+def test_send_result_set_one_text_column(binary: bool, rows: list) -> None:
+    # a one-column result of strings (sysbench's range selects) is framed in one pass when every value is ASCII:
+    # the same bytes as the message-by-message conversation, whichever path the values take
+    types, unsigned = (int(FieldType.MYSQL_TYPE_STRING),), (False,)
+    one, whole = _authenticated(), _authenticated()
+    for conn in (one, whole):
+        conn.receive_data(frame(b"\x03SELECT c", 0)[0])
+        conn.next_event()
+    definition = ColumnDefinition("c", FieldType.MYSQL_TYPE_STRING)
+    expected = one.send(ColumnCount(1)) + one.send(definition) + one.send(Eof(0, 2))
+    for r in rows:
+        expected += one.send(
+            BinaryRow(r, types, unsigned) if binary else TextRow(tuple(text_value(v) for v in r))
+        )
+    expected += one.send(Eof(0, 2))
+    got = whole.send_result_set(
+        [definition.encode()], rows, warnings=0, status_flags=2, binary=binary, types=types, unsigned=unsigned
+    )
+    assert got == expected
+    assert whole.state is one.state is State.COMMAND
+
+
 def test_send_result_set_checks_state_and_width() -> None:
     conn = _authenticated()
     with pytest.raises(LocalProtocolError):  # not answering a command

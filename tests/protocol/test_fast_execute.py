@@ -243,6 +243,11 @@ def test_same_bytes_as_the_general_path(pair: Pair, track: str) -> None:
         pair.execute(simple_range, [_q(1), _q(20)])
         if not autocommitted:
             assert pair.execute(commit, [])[0][0] == 0
+    start, rollback = pair.prepare("START TRANSACTION"), pair.prepare("ROLLBACK")
+    for _ in range(2):  # the second time with the privilege check remembered
+        assert pair.execute(start, [])[0][0] == 0
+        pair.execute(update, [_q(5)])
+        assert pair.execute(rollback, [])[0][0] == 0
     pair.query("SELECT @@GLOBAL.gtid_executed")
     set_var = pair.prepare("SET @v = ?")  # neither SELECT nor DML: bound as text, run through the hook
     pair.execute(set_var, [_s(b"it's")])

@@ -84,6 +84,9 @@ class AccountStore:
         self.path = Path(datadir) / ACCOUNTS_FILE
         self._lock = threading.Lock()
         self._accounts: dict[tuple[str, str], Account] = {}
+        #: bumped by every change (CREATE / ALTER / DROP USER, GRANT, REVOKE, initialize): a connection keeps its
+        #: account between statements while this stays the same (see ``ClientHandler.current_account``)
+        self.version = 0
         if self.path.exists():
             data = json.loads(self.path.read_text())
             for row in data.get("accounts", []):
@@ -95,6 +98,9 @@ class AccountStore:
         return self.path.exists()
 
     def _save(self) -> None:
+        """Write the accounts after a change to them (made under the lock), first counting the change in
+        :attr:`version` (so a failed write still invalidates what connections cached)."""
+        self.version += 1
         tmp = self.path.with_suffix(".tmp")
         payload = {
             "accounts": [asdict(a) for a in sorted(self._accounts.values(), key=lambda a: (a.user, a.host))]

@@ -75,6 +75,14 @@ def _ok(handler: ClientHandler, affected: int = 0) -> StatementResult:
     )
 
 
+def may_answer(text: str) -> bool:
+    """False when the hook of :func:`interceptor` certainly leaves ``text`` to the engine after its privilege
+    check (its first word starts none of the statements answered here): what it does then depends only on the
+    account, the default schema and the sandbox state, so a caller may remember that it passed."""
+    first = _FIRST_WORD.match(text)
+    return first is not None and first.group(1).lower() in _ADMIN_WORDS
+
+
 def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
     """The statement hook for :func:`gtidkit.protocol.engine_seam.execute` bound to one connection."""
 

@@ -234,6 +234,10 @@ def _frame_binary_text_column(
     Raises:
         LocalProtocolError: a row that is not one value wide, or a value its type cannot carry.
     """
+    framed = _frame_ascii_column(rows, seq, _BINARY_ROW_HEADERS)
+    if framed is not None:
+        add(framed[0])
+        return framed[1]
     pack = _SHORT_ROW.pack
     for row in rows:
         if len(row) != 1:
@@ -256,8 +260,54 @@ def _frame_binary_text_column(
     return seq
 
 
+def _frame_ascii_column(rows: Any, seq: int, headers: list[list[str] | None]) -> tuple[bytes, int] | None:
+    """Framed rows of one column whose values are all ASCII strings shorter than 251 characters (sysbench's ``c``
+    column), or None for anything else (then the caller's general loop frames them, and raises what it raises).
+
+    The common case of a range select, in a few C-level passes instead of a Python loop of calls per row: an ASCII
+    ``str`` is its own UTF-8, so each row is a cached header string (packet header, row prefix and the one-byte
+    length, all below 256: one latin-1 character per byte) then the value, and one ``join`` + ``encode`` gives the
+    bytes. ``headers`` is :data:`_BINARY_ROW_HEADERS` or :data:`_TEXT_ROW_HEADERS`. Returns (bytes, next sequence
+    id).
+    """
+    try:
+        values = [v for (v,) in rows]  # ValueError: a row that is not one value wide
+        if not "".join(values).isascii():  # TypeError: a value that is not a string
+            return None
+    except (ValueError, TypeError):
+        return None
+    parts: list[str] = []
+    add = parts.append
+    for v in values:
+        if type(v) is not str:
+            return None  # a str subclass: the general loop's business
+        m = len(v)
+        if m >= 0xFB:
+            return None
+        row_headers = headers[m]
+        if row_headers is None:
+            row_headers = headers[m] = _row_headers(m, headers is _BINARY_ROW_HEADERS)
+        add(row_headers[seq])
+        add(v)
+        seq = (seq + 1) & 0xFF
+    return "".join(parts).encode("latin-1"), seq
+
+
+def _row_headers(m: int, binary: bool) -> list[str]:
+    """The 256 header strings (one per sequence id) of a one-column row holding a string of ``m`` bytes: packet
+    header (length, sequence id), for a binary row its header byte and empty NULL bitmap, and the length byte."""
+    if binary:
+        return [_SHORT_ROW.pack((m + 3) | s << 24, 0, m).decode("latin-1") for s in range(256)]
+    return [_SHORT_TEXT_ROW.pack((m + 1) | s << 24, m).decode("latin-1") for s in range(256)]
+
+
+#: row-header strings by string length (see :func:`_frame_ascii_column`), filled as lengths are met
+_BINARY_ROW_HEADERS: list[list[str] | None] = [None] * 0xFB
+_TEXT_ROW_HEADERS: list[list[str] | None] = [None] * 0xFB
 #: packet header | row header and NULL bitmap (two zero bytes) | one-byte length of a short string
 _SHORT_ROW = struct.Struct("<IHB")
+#: packet header | one-byte length of a short string (a one-column text row)
+_SHORT_TEXT_ROW = struct.Struct("<IB")
 #: a binary row's header byte and the empty NULL bitmap of a one-column row
 _ROW_PREFIX = b"\0\0"
 
@@ -558,8 +608,16 @@ class ServerConnection:
             add(_eof_packet(seq, protocol_41, warnings, status_flags))
             seq = (seq + 1) & 0xFF
         try:
-            if binary and width == 1 and types[0] not in NON_TEXT_TYPES:
-                seq = _frame_binary_text_column(rows, seq, add, types[0], bool(unsigned and unsigned[0]))
+            framed = None
+            if width == 1:
+                if not binary:
+                    framed = _frame_ascii_column(rows, seq, _TEXT_ROW_HEADERS)
+                elif types[0] not in NON_TEXT_TYPES:
+                    seq = _frame_binary_text_column(rows, seq, add, types[0], bool(unsigned and unsigned[0]))
+                    framed = (b"", seq)
+            if framed is not None:
+                add(framed[0])
+                seq = framed[1]
             else:
                 for r in rows:
                     if len(r) != width:
@@ -574,7 +632,7 @@ class ServerConnection:
             raise
         if deprecate_eof:
             seq = _add_packet(
-                add, Ok(0, 0, status_flags, warnings, info, session_state, EOF_HEADER).encode(caps), seq
+                add, ok_payload(caps, 0, 0, int(status_flags), warnings, info, session_state, EOF_HEADER), seq
             )
         else:
             add(_eof_packet(seq, protocol_41, warnings, status_flags))

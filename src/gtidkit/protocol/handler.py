@@ -179,6 +179,9 @@ class ClientHandler:
         self.connection_id = 0
         self.scramble = auth.generate_scramble()
         self.account: Account | None = None
+        #: (account store version, self.account, current_account()): the account as stored, looked up again
+        #: only when the store changed (every statement asks for it)
+        self._current: tuple[int, Account, Account] | None = None
         self.user = ""
         self.want_tls = False
         self.tls_active = False
@@ -342,9 +345,17 @@ class ClientHandler:
 
     def current_account(self) -> Account | None:
         """The logged-in account as stored now (GRANT / REVOKE take effect at once, as in MySQL)."""
-        if self.account is None:
+        account = self.account
+        if account is None:
             return None
-        return self.ctx.accounts.get(self.account.user, self.account.host) or self.account
+        store = self.ctx.accounts
+        version = store.version  # read before the lookup: a change made in between is seen next time
+        cached = self._current
+        if cached is not None and cached[0] == version and cached[1] is account:
+            return cached[2]
+        current = store.get(account.user, account.host) or account
+        self._current = (version, account, current)
+        return current
 
     def peer_host_name(self) -> str:
         """The host part MySQL shows in messages and PROCESSLIST (``localhost`` for loopback)."""
@@ -599,18 +610,23 @@ class ClientHandler:
         try:
             with self.ctx.lock:
                 self.ctx.questions += 1
-            if prepared.kind not in _FAST_KINDS:  # BEGIN, COMMIT, SET ...: as _stmt_execute goes on
+            fast = prepared.kind in _FAST_KINDS
+            if not fast and not self._plain(stmt):  # SET, SHOW ...: as _stmt_execute goes on
                 return self._query(stmt.sql, binary=True, prepared=(prepared, values))
             self.info = stmt.sql
             out = b""
             try:
-                self._check_prepared(stmt)
-                results = self.session.execute_prepared(prepared, values)
+                if fast:
+                    self._check_prepared(stmt, prepared.template)
+                    results = self.session.execute_prepared(prepared, values)
+                else:  # BEGIN, COMMIT ...: what engine_seam.execute_prepared runs for them, without its steps
+                    self._check_prepared(stmt, prepared.text)
+                    results = self.session.execute(prepared.text)
                 if not results:
                     raise StopIteration  # what next() on the general path's empty generator raises
                 last = len(results) - 1
                 for i, res in enumerate(results):
-                    out += self._send_result(res, more=i < last, binary=True)
+                    out += self._send_result(res, more=i < last, binary=True, stmt=stmt if fast else None)
             except MySQLError as err:
                 out += self.conn.send(Err(err.code, err.message, err.sqlstate))
             except ProtocolError:
@@ -626,10 +642,11 @@ class ClientHandler:
             self.info = None
             self.command_started = time.monotonic()
 
-    def _check_prepared(self, stmt: PreparedStatement) -> None:
-        """The privilege hook on a prepared SELECT / DML's template, as :func:`engine_seam.execute_prepared` runs
-        it; skipped when it passed for this statement with the same account object (accounts are frozen: GRANT and
-        REVOKE store a new one), default schema and sandbox state.
+    def _check_prepared(self, stmt: PreparedStatement, text: str) -> None:
+        """The privilege hook on ``text`` (a prepared SELECT / DML's template, or a :meth:`_plain` statement's
+        text), as :func:`engine_seam.execute_prepared` runs it; skipped when it passed for this statement with the
+        same account object (accounts are frozen: GRANT and REVOKE store a new one), default schema and sandbox
+        state.
 
         Raises:
             MySQLError: what the hook raises (1142, 1044, 1820 ...); 1235 if it answered the statement itself.
@@ -639,9 +656,24 @@ class ClientHandler:
         passed = stmt.checked
         if passed is not None and passed[0] is account and passed[1] == schema and passed[2] == self.sandbox:
             return
-        if self._interceptor()(stmt.engine.template) is not None:  # pragma: no cover - never answered
+        if self._interceptor()(text) is not None:  # pragma: no cover - never answered
             raise mysql_error(1235, "this statement as a prepared statement")
         stmt.checked = (account, schema, self.sandbox)
+
+    @staticmethod
+    def _plain(stmt: PreparedStatement) -> bool:
+        """True for a prepared statement without placeholders whose execution on the general path
+        (:func:`engine_seam.execute_prepared`: its text split into statements, each passed to the admin hook, then
+        to ``session.execute``) is one statement the hook never answers: BEGIN, COMMIT (sysbench prepares them)."""
+        plain = stmt.plain
+        if plain is None:
+            from gtidkit.protocol import admin
+
+            text = stmt.engine.text
+            plain = stmt.plain = (
+                stmt.param_count == 0 and engine_seam.split(text) == [text] and not admin.may_answer(text)
+            )
+        return plain
 
     def _interceptor(self) -> engine_seam.Interceptor:
         """The admin-statement hook of this connection (built once per engine session)."""
@@ -703,7 +735,20 @@ class ClientHandler:
             self.closed = True
         return bytes(out)
 
-    def _send_result(self, res: engine_seam.StatementResult, *, more: bool, binary: bool = False) -> bytes:
+    def _send_result(
+        self,
+        res: engine_seam.StatementResult,
+        *,
+        more: bool,
+        binary: bool = False,
+        stmt: PreparedStatement | None = None,
+    ) -> bytes:
+        """The packets of one statement's result (OK, or a result set in the text or ``binary`` protocol).
+
+        ``stmt``: the prepared SELECT / DML of :meth:`_fast_execute`, which checked before running it that its
+        results need no character-set conversion (such statements cannot change ``character_set_results``), and
+        which keeps its own result-set metadata.
+        """
         status = res.status_flags
         if more:
             status |= STATUS_MORE_RESULTS_EXISTS
@@ -724,17 +769,25 @@ class ClientHandler:
             affected = res.matched_rows if caps & CAP_FOUND_ROWS else res.affected_rows
             return self.conn.send_ok(affected, res.last_insert_id, status, res.warning_count, info, state)
         rows = res.rows
-        _, results = engine_seam.connection_charsets(self.session)
-        if results is not None and not _native(results):
-            columns, rows = _results_out(columns, rows, results)
-        meta = self._result_meta
+        if stmt is None:
+            _, results = engine_seam.connection_charsets(self.session)
+            if results is not None and not _native(results):
+                columns, rows = _results_out(columns, rows, results)
+            meta = self._result_meta
+        else:
+            meta = stmt.result_meta
+        # a statement's columns come back as a new tuple of the same Column objects: equal at identity speed
         if meta is None or (columns is not meta[0] and columns != meta[0]):
-            meta = self._result_meta = (
+            meta = (
                 columns,
                 [_definition_payload(c) for c in columns],
                 tuple(int(c.type) for c in columns),
                 tuple(bool(c.flags & FLAG_UNSIGNED) for c in columns),
             )
+            if stmt is None:
+                self._result_meta = meta
+            else:
+                stmt.result_meta = meta
         return self.conn.send_result_set(
             meta[1],
             rows,

@@ -1048,6 +1048,12 @@ _FIXED_PARAMS: dict[tuple[int, bool], struct.Struct] = {
 }
 
 
+#: the raw type block of COM_STMT_EXECUTE (type, flags per parameter) -> its (type, unsigned) pairs, for the blocks
+#: seen first (a server sees few distinct ones: one per statement shape)
+_PARAM_TYPES: dict[bytes, tuple[tuple[int, bool], ...]] = {}
+_PARAM_TYPES_KEPT = 4096
+
+
 def execute_parameters(
     payload: bytes,
     num_params: int,
@@ -1080,10 +1086,16 @@ def execute_parameters(
         if query_attributes:
             return None  # new types come with a name each
         pos += 1
-        raw = payload[pos : pos + 2 * num_params]
+        raw = bytes(payload[pos : pos + 2 * num_params])  # a dict key (the same object when payload is bytes)
         if len(raw) < 2 * num_params:
             return None
-        types = tuple((raw[i], bool(raw[i + 1] & UNSIGNED_PARAM_FLAG)) for i in range(0, 2 * num_params, 2))
+        types = _PARAM_TYPES.get(raw)  # a client sends the same types with every execution
+        if types is None:
+            types = tuple(
+                (raw[i], bool(raw[i + 1] & UNSIGNED_PARAM_FLAG)) for i in range(0, 2 * num_params, 2)
+            )
+            if len(_PARAM_TYPES) < _PARAM_TYPES_KEPT:
+                _PARAM_TYPES[raw] = types
         pos += 2 * num_params
     else:
         pos += 1

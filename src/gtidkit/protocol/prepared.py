@@ -31,6 +31,12 @@ class PreparedStatement:
         engine: the engine's prepared statement (``session.prepare``), None until prepared.
         checked: ``(account, default schema, sandbox)`` under which the privilege check last passed (see
             ``ClientHandler._check_prepared``), or None.
+        result_meta: what the connection last built to send this statement's result set (its columns, their
+            encoded definitions, types, unsigned flags): each execution returns the same columns, so it is
+            rarely rebuilt.
+        plain: for a statement without placeholders that is neither a SELECT nor a DML (BEGIN, COMMIT ...), whether
+            it is one statement the server never answers itself, so that executing it is the privilege check and
+            ``session.execute`` of its text (see ``ClientHandler._fast_execute``); None until first executed.
     """
 
     statement_id: int
@@ -40,6 +46,8 @@ class PreparedStatement:
     types: tuple[tuple[int, bool], ...] | None = None
     engine: Any = None
     checked: tuple[Any, str | None, bool] | None = None
+    result_meta: Any = None
+    plain: bool | None = None
 
     @property
     def param_count(self) -> int:
