@@ -41,6 +41,8 @@ matching row); INSERT's division-by-zero warnings of all rows come before the ro
 from __future__ import annotations
 
 import datetime as _dt
+import functools
+import itertools
 import math
 import re
 from collections.abc import Callable
@@ -52,7 +54,7 @@ from sqlglot import exp
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.sql import temporal
-from gtidkit.engine.sql.catalog import IndexDef, TableDef
+from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
 from gtidkit.engine.sql.values import (
     FieldStore,
@@ -643,7 +645,40 @@ def run_dml(ex: Executor, plan: DmlPlan, params: dict[str, Any], current_db: str
 
 
 def _image(tdef: TableDef, values: Any) -> tuple:
-    return tuple(from_sqlite(c, v) for c, v in zip(tdef.columns, values))
+    """The row image (storage form) of a row read from SQLite: :func:`from_sqlite` per column, with the columns it
+    leaves unchanged (integers, temporal values, ...) passed through and a ``str`` in a string column kept."""
+    convert = _image_plan(tdef.columns)
+    return tuple(v if f is None else f(v) for f, v in zip(convert, values))
+
+
+def _image_converter(col: ColumnDef) -> Callable[[Any], Any] | None:
+    """``from_sqlite`` for ``col``, or None where it returns every value as it is."""
+    fam = col.info.family
+    if fam == "string":
+
+        def string(v: Any, col: ColumnDef = col) -> Any:
+            return v if type(v) is str else from_sqlite(col, v)
+
+        return string
+    if fam in ("decimal", "float", "binary"):
+        return functools.partial(from_sqlite, col)
+    return None
+
+
+#: id(columns) -> (columns, their converters): a table definition's columns are immutable and come back with every
+#: statement (the tuple is kept so its id cannot be reused while the entry exists)
+_IMAGE_PLANS: dict[int, tuple[tuple[ColumnDef, ...], tuple[Callable[[Any], Any] | None, ...]]] = {}
+
+
+def _image_plan(cols: tuple[ColumnDef, ...]) -> tuple[Callable[[Any], Any] | None, ...]:
+    hit = _IMAGE_PLANS.get(id(cols))
+    if hit is not None and hit[0] is cols:
+        return hit[1]
+    plan = tuple(_image_converter(c) for c in cols)
+    if len(_IMAGE_PLANS) >= 4096:
+        _IMAGE_PLANS.clear()
+    _IMAGE_PLANS[id(cols)] = (cols, plan)
+    return plan
 
 
 def _select_binds(sql: str, binds: dict[str, Any]) -> dict[str, Any]:
@@ -956,7 +991,10 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                 last_explicit = int(v)
         row = tuple(full)
         bound = [to_sqlite(v) for v in row]
-        for _attempt in range(len(t.unique_keys) + 2):
+        for attempt in itertools.count():
+            # REPLACE retries once per unique key at most (the count is only needed when it retries)
+            if attempt > 1 and attempt >= len(t.unique_keys) + 2:
+                break
             try:
                 raw.execute(plan.insert_sql, bound)
             except _db.IntegrityError as err:
