@@ -882,16 +882,42 @@ def integrity_error(err: _db.IntegrityError, t: TableDef, row: list | tuple, row
     return unknown_error(f"Unknown error: {text}")
 
 
-def _defaults(t: TableDef, now: _dt.datetime) -> list[Any]:
-    out = []
-    for c in t.columns:
+def _defaults(t: TableDef, now: Callable[[], _dt.datetime]) -> list[Any]:
+    """Each column's default for a new row (``now()`` for CURRENT_TIMESTAMP, read only when a column has it),
+    :data:`_MISSING` where the column has none."""
+    template, now_columns = _default_template(t)
+    out = list(template)
+    if now_columns:
+        at = now()
+        for i in now_columns:
+            out[i] = at
+    return out
+
+
+#: id(TableDef) -> (TableDef, (defaults with None at CURRENT_TIMESTAMP columns, those columns)): per table, not
+#: per row (a definition is immutable; it is kept so its id cannot be reused while the entry exists)
+_DEFAULT_TEMPLATES: dict[int, tuple[TableDef, tuple[tuple[Any, ...], tuple[int, ...]]]] = {}
+
+
+def _default_template(t: TableDef) -> tuple[tuple[Any, ...], tuple[int, ...]]:
+    hit = _DEFAULT_TEMPLATES.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1]
+    out: list[Any] = []
+    now_columns = []
+    for i, c in enumerate(t.columns):
         if c.default_expr == "CURRENT_TIMESTAMP":
-            out.append(now)
+            out.append(None)
+            now_columns.append(i)
         elif c.has_default:
             out.append(c.default)
         else:
             out.append(_MISSING)
-    return out
+    value = (tuple(out), tuple(now_columns))
+    if len(_DEFAULT_TEMPLATES) >= 4096:
+        _DEFAULT_TEMPLATES.clear()
+    _DEFAULT_TEMPLATES[id(t)] = (t, value)
+    return value
 
 
 def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: dict[str, Any]) -> ExecResult:
@@ -944,7 +970,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
     tz = ex.time_zone()
     stamps = [i for i, c in enumerate(t.columns) if c.type == "timestamp"]
     for n, vals in enumerate(src_rows, 1):
-        full = _defaults(t, ex.now())
+        full = _defaults(t, ex.now)
         given = [False] * len(t.columns)
         for idx, v in zip(plan.target, vals):
             if v is _MISSING:
