@@ -7,8 +7,10 @@ rewritten in place at ``BIN_LOG_HEADER_SIZE + FLAGS_OFFSET``; ``new_file_impl``:
 ``transaction_length``), and ../shared/research/formats.md §1-2.
 
 Layering: this module is the only place besides :mod:`gtidkit.binlog.file` that touches binlog files. Event bytes
-come from the codecs (:func:`gtidkit.binlog.codec.encode_event`); the pure helper :func:`encode_transaction` turns
-a transaction into bytes (used by :class:`BinlogWriter` and by the generator's templates).
+come from the codecs (:func:`gtidkit.binlog.codec.encode_event`, or for a transaction each event's own ``encode``
+under :func:`gtidkit.binlog.codec.check_layout`, assembled with its final header in one buffer); the pure helper
+:func:`encode_transaction` turns a transaction into bytes (used by :class:`BinlogWriter` and by the generator's
+templates).
 """
 
 from __future__ import annotations
