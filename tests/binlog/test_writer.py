@@ -196,6 +196,38 @@ def test_transaction_length_self_inclusive_boundary(rest: int) -> None:
     assert gtid.may_have_sbr  # DDL: FLAG_MAY_HAVE_SBR set, as MySQL does for statement events
 
 
+@pytest.mark.parametrize("before", [0, 300, 70_000], ids=lambda n: f"after-{n}-byte-statement")
+def test_transaction_length_is_the_least_whatever_was_encoded_before(before: int) -> None:
+    # MySQL's length is the smallest self-inclusive one: 250 rather than 252 (a 3-byte field would also be
+    # self-consistent at 252), whatever size the previous transaction had
+    from gtidkit.binlog.events.control import FormatDescriptionEvent
+
+    fde = FormatDescriptionEvent.for_server("8.0.36")
+
+    def length_of(text: str) -> tuple[int, int]:
+        data, positions = encode_transaction(
+            Gtid(SID, 9),
+            [ddl(text)],
+            fde,
+            start_pos=157,
+            server_id=1,
+            timestamp=1,
+            last_committed=0,
+            sequence_number=1,
+            immediate_commit_timestamp=T0,
+        )
+        gtid = decode_event(data[: positions[0][1] - 157], fde).event
+        assert gtid.transaction_length == len(data)
+        return positions[1][1] - positions[1][0], len(data)
+
+    query_size = 19 + 13 + 4 + 1 + 4
+    for rest in range(170, 178):
+        length_of("DROP TABLE t -- " + "z" * before)
+        got_rest, length = length_of("DROP TABLE t -- " + "x" * (rest - query_size - len("DROP TABLE t -- ")))
+        assert got_rest == rest
+        assert length == (rest + 77 if rest + 77 < 251 else rest + 79)
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     n=st.one_of(st.integers(0, 400), st.integers(65_300, 65_700), st.integers(0, 70_000)),

@@ -229,6 +229,10 @@ class Writer:
         """The bytes written so far."""
         return bytes(self._buf)
 
+    def getbuffer(self) -> bytearray:
+        """The bytes written so far, not copied: the writer's own buffer (stop writing once it is taken)."""
+        return self._buf
+
     @staticmethod
     def _overflow(value: int, width: int) -> ValueError:
         return ValueError(f"{value} does not fit an unsigned {width}-byte field")

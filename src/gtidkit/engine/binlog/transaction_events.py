@@ -119,15 +119,15 @@ def query_status_vars(
     ``SYSTEM`` out, which its applier reads as its own default zone.
     """
     var = session.session_vars
-    g = session.server.globals
-    autocommit = bool(var.get("autocommit", g.get("autocommit")))
-    sql_mode = var.get("sql_mode", g.get("sql_mode"))
-    charset_client = var.get("character_set_client", g.get("character_set_client"))
+    g = session.server.globals.values  # canonical names: no alias lookup, and only when the session has none
+    autocommit = bool(var["autocommit"] if "autocommit" in var else g["autocommit"])
+    sql_mode = var["sql_mode"] if "sql_mode" in var else g["sql_mode"]
+    charset_client = (
+        var["character_set_client"] if "character_set_client" in var else g["character_set_client"]
+    )
     # SET NAMES x sets character_set_connection (and, in MySQL, collation_connection to x's default)
     connection_name = (
-        var.get("collation_connection")
-        or var.get("character_set_connection")
-        or g.get("collation_connection")
+        var.get("collation_connection") or var.get("character_set_connection") or g["collation_connection"]
     )
     head = " ".join(text.split()[:2]).upper()
     zone = time_zone if time_zone is not None and time_zone != SYSTEM else None
@@ -202,7 +202,7 @@ def query_event(
 
 def transaction_events(server: Server, session: Session, ddl_text: str | None) -> list[Any]:
     """The body events of the session's transaction being committed (the Gtid event is added by the writer)."""
-    fmt = str(session.session_vars.get("binlog_format", server.globals.get("binlog_format")))
+    fmt = session_binlog_format(server, session)
     # CREATE TABLE ... SELECT in ROW format (8.0.21+): BEGIN, the definition "... START TRANSACTION", its rows, Xid
     ctas = session.ddl_binlog_text if fmt != "STATEMENT" else None
     if ddl_text is not None and ctas is None:
@@ -252,7 +252,8 @@ def statement_intvars(text: str, last_insert_id_before: int, insert_id: int) -> 
 
 def session_binlog_format(server: Server, session: Session) -> str:
     """``@@SESSION.binlog_format`` (ROW, STATEMENT or MIXED; MIXED is logged as ROW here)."""
-    return str(session.session_vars.get("binlog_format", server.globals.get("binlog_format")))
+    var = session.session_vars
+    return str(var["binlog_format"] if "binlog_format" in var else server.globals.values["binlog_format"])
 
 
 def transaction_writeset(server: Server, session: Session, ddl_text: str | None) -> Writeset:

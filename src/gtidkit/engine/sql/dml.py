@@ -41,6 +41,8 @@ matching row); INSERT's division-by-zero warnings of all rows come before the ro
 from __future__ import annotations
 
 import datetime as _dt
+import functools
+import itertools
 import math
 import re
 from collections.abc import Callable
@@ -52,7 +54,7 @@ from sqlglot import exp
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.sql import temporal
-from gtidkit.engine.sql.catalog import IndexDef, TableDef
+from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
 from gtidkit.engine.sql.values import (
     FieldStore,
@@ -643,7 +645,40 @@ def run_dml(ex: Executor, plan: DmlPlan, params: dict[str, Any], current_db: str
 
 
 def _image(tdef: TableDef, values: Any) -> tuple:
-    return tuple(from_sqlite(c, v) for c, v in zip(tdef.columns, values))
+    """The row image (storage form) of a row read from SQLite: :func:`from_sqlite` per column, with the columns it
+    leaves unchanged (integers, temporal values, ...) passed through and a ``str`` in a string column kept."""
+    convert = _image_plan(tdef.columns)
+    return tuple(v if f is None else f(v) for f, v in zip(convert, values))
+
+
+def _image_converter(col: ColumnDef) -> Callable[[Any], Any] | None:
+    """``from_sqlite`` for ``col``, or None where it returns every value as it is."""
+    fam = col.info.family
+    if fam == "string":
+
+        def string(v: Any, col: ColumnDef = col) -> Any:
+            return v if type(v) is str else from_sqlite(col, v)
+
+        return string
+    if fam in ("decimal", "float", "binary"):
+        return functools.partial(from_sqlite, col)
+    return None
+
+
+#: id(columns) -> (columns, their converters): a table definition's columns are immutable and come back with every
+#: statement (the tuple is kept so its id cannot be reused while the entry exists)
+_IMAGE_PLANS: dict[int, tuple[tuple[ColumnDef, ...], tuple[Callable[[Any], Any] | None, ...]]] = {}
+
+
+def _image_plan(cols: tuple[ColumnDef, ...]) -> tuple[Callable[[Any], Any] | None, ...]:
+    hit = _IMAGE_PLANS.get(id(cols))
+    if hit is not None and hit[0] is cols:
+        return hit[1]
+    plan = tuple(_image_converter(c) for c in cols)
+    if len(_IMAGE_PLANS) >= 4096:
+        _IMAGE_PLANS.clear()
+    _IMAGE_PLANS[id(cols)] = (cols, plan)
+    return plan
 
 
 def _select_binds(sql: str, binds: dict[str, Any]) -> dict[str, Any]:
@@ -847,16 +882,42 @@ def integrity_error(err: _db.IntegrityError, t: TableDef, row: list | tuple, row
     return unknown_error(f"Unknown error: {text}")
 
 
-def _defaults(t: TableDef, now: _dt.datetime) -> list[Any]:
-    out = []
-    for c in t.columns:
+def _defaults(t: TableDef, now: Callable[[], _dt.datetime]) -> list[Any]:
+    """Each column's default for a new row (``now()`` for CURRENT_TIMESTAMP, read only when a column has it),
+    :data:`_MISSING` where the column has none."""
+    template, now_columns = _default_template(t)
+    out = list(template)
+    if now_columns:
+        at = now()
+        for i in now_columns:
+            out[i] = at
+    return out
+
+
+#: id(TableDef) -> (TableDef, (defaults with None at CURRENT_TIMESTAMP columns, those columns)): per table, not
+#: per row (a definition is immutable; it is kept so its id cannot be reused while the entry exists)
+_DEFAULT_TEMPLATES: dict[int, tuple[TableDef, tuple[tuple[Any, ...], tuple[int, ...]]]] = {}
+
+
+def _default_template(t: TableDef) -> tuple[tuple[Any, ...], tuple[int, ...]]:
+    hit = _DEFAULT_TEMPLATES.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1]
+    out: list[Any] = []
+    now_columns = []
+    for i, c in enumerate(t.columns):
         if c.default_expr == "CURRENT_TIMESTAMP":
-            out.append(now)
+            out.append(None)
+            now_columns.append(i)
         elif c.has_default:
             out.append(c.default)
         else:
             out.append(_MISSING)
-    return out
+    value = (tuple(out), tuple(now_columns))
+    if len(_DEFAULT_TEMPLATES) >= 4096:
+        _DEFAULT_TEMPLATES.clear()
+    _DEFAULT_TEMPLATES[id(t)] = (t, value)
+    return value
 
 
 def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: dict[str, Any]) -> ExecResult:
@@ -909,7 +970,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
     tz = ex.time_zone()
     stamps = [i for i, c in enumerate(t.columns) if c.type == "timestamp"]
     for n, vals in enumerate(src_rows, 1):
-        full = _defaults(t, ex.now())
+        full = _defaults(t, ex.now)
         given = [False] * len(t.columns)
         for idx, v in zip(plan.target, vals):
             if v is _MISSING:
@@ -956,7 +1017,10 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                 last_explicit = int(v)
         row = tuple(full)
         bound = [to_sqlite(v) for v in row]
-        for _attempt in range(len(t.unique_keys) + 2):
+        for attempt in itertools.count():
+            # REPLACE retries once per unique key at most (the count is only needed when it retries)
+            if attempt > 1 and attempt >= len(t.unique_keys) + 2:
+                break
             try:
                 raw.execute(plan.insert_sql, bound)
             except _db.IntegrityError as err:
