@@ -237,16 +237,19 @@ class Session:
         )
         executor = self.executor
         current_db = self.current_db
+        general = None
         try:
             slot = shape.plan
             if slot is None:
                 slot = shape.plan = PreparedPlan()
             if not executor.plan_is_current(slot, current_db):
                 stmt = prepared.bound_statement(prepared_stmt, params)
+                assert not isinstance(stmt, str)  # a SELECT with parameters is bound, never written out
                 executor.prepared_plan(stmt, slot, current_db)
                 if not slot.simple:  # planned as a constant or reading variables: the general path
-                    return self._prepared_general(prepared_stmt, stmt)
-            names, rows, meta, warnings = executor.run_prepared_select(slot, values, current_db)
+                    general = stmt
+            if general is None:
+                names, rows, meta, warnings = executor.run_prepared_select(slot, values, current_db)
         except MySQLError as err:
             self.diagnostics.push(Condition("Error", err.code, err.message), self._max_error_count())
             tracker.statement_failed()
@@ -254,6 +257,8 @@ class Session:
             self.calc_found_rows = None
             err.results = ()  # type: ignore[attr-defined]
             raise
+        if general is not None:
+            return self._prepared_general(prepared_stmt, general)
         columns = slot.columns
         if columns is None:
             columns = prepared.named_columns(result_columns(names, rows, meta))
@@ -309,7 +314,11 @@ class Session:
         """A prepared SELECT the short path cannot run after all: the general path, from the diagnostics area on.
         ``prepared_stmt.shape.fast_select`` is switched off (its plan is a constant or reads variables)."""
         prepared_stmt.shape.fast_select = False
-        return prepared.named_result(self._execute_statement(stmt.text, more=False, stmt=stmt))
+        try:
+            return prepared.named_result(self._execute_statement(stmt.text, more=False, stmt=stmt))
+        except MySQLError as err:
+            err.results = ()  # type: ignore[attr-defined]
+            raise
 
     def _execute_statement(self, text: str, *, more: bool, stmt: Any = None) -> StatementResult:
         """Run one statement and complete its result: diagnostics area, warning count, status flags."""
