@@ -312,7 +312,8 @@ def test_short_select_path_follows_schema_and_catalog(tmp_path):
         assert [r[1] for r in s.execute("SHOW WARNINGS")[0].rows] == [1146]
         s.execute("USE sbtest")
         s.execute("LOCK TABLES sbtest1 READ")
-        assert s.execute_prepared(p, [7])[0].rows == [("c-00007",)]  # the general path while LOCK TABLES holds
+        # the general path while LOCK TABLES holds
+        assert s.execute_prepared(p, [7])[0].rows == [("c-00007",)]
         s.execute("UNLOCK TABLES")
     finally:
         srv.shutdown()
