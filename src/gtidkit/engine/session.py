@@ -519,16 +519,19 @@ class Session:
             if stmt.kind in ("dml",):
                 from gtidkit.engine.binlog.transaction_events import statement_intvars
 
-                intvars = statement_intvars(
-                    stmt.text, prev_last_insert_id, int(getattr(er, "insert_id", 0) or 0)
-                )
+                insert_id = int(getattr(er, "insert_id", 0) or 0)
+                sql = stmt.text
+                calls = _CALLS_LAST_INSERT_ID.get(sql)
+                if calls is None:  # its LAST_INSERT_ID() call is what makes an event without an insert id
+                    if len(_CALLS_LAST_INSERT_ID) >= 4096:
+                        _CALLS_LAST_INSERT_ID.clear()
+                    calls = _CALLS_LAST_INSERT_ID[sql] = bool(statement_intvars(sql, 0, 0))
+                intvars = statement_intvars(sql, prev_last_insert_id, insert_id) if calls or insert_id else ()
                 updated = tuple(dict.fromkeys(ch.schema for ch in changes))
-                text = stmt.info.get(
-                    "bound_text", stmt.text
-                )  # a prepared statement: the text with its values
-                zone = (
-                    self.executor.time_zone().name
-                )  # the zone it ran in, for the Query event's Q_TIME_ZONE_CODE
+                # a prepared statement: the text with its values
+                text = stmt.info.get("bound_text", sql)
+                # the zone it ran in, for the Query event's Q_TIME_ZONE_CODE
+                zone = self.executor.time_zone().name
                 self.statements.append((self.current_db or "", text, intvars, updated, zone))
                 if changes or er.affected_rows:
                     self.trx_dirty = True
@@ -852,6 +855,10 @@ def _uses_tables(stmt: Any) -> bool:
         return not _DB_DDL.match(stmt.text)
     return False
 
+
+#: DML text -> whether it logs a LAST_INSERT_ID Intvar event in STATEMENT format (it calls LAST_INSERT_ID(); see
+#: transaction_events.statement_intvars), remembered per text as prepared statements repeat theirs
+_CALLS_LAST_INSERT_ID: dict[str, bool] = {}
 
 #: SELECT text -> whether it reads a table (prepared statements and sysbench repeat a few texts)
 _SELECT_USES_TABLES: dict[str, bool] = {}
