@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from typing_extensions import Self
 
 from gtidkit.engine import charsets, sysvars
+from gtidkit.engine.binlog.transaction_events import statement_intvars
 from gtidkit.engine.diagnostics import DiagnosticsArea
 from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
@@ -516,9 +517,7 @@ class Session:
             self.row_changes.extend(changes)
             if changes:
                 self.row_statements.append(changes)
-            if stmt.kind in ("dml",):
-                from gtidkit.engine.binlog.transaction_events import statement_intvars
-
+            if stmt.kind == "dml":
                 insert_id = int(getattr(er, "insert_id", 0) or 0)
                 sql = stmt.text
                 calls = _CALLS_LAST_INSERT_ID.get(sql)

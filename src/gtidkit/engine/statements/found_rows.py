@@ -38,7 +38,7 @@ def strip_calc_found_rows(text: str) -> str | None:
     Args:
         text: one SELECT statement (comments stripped).
     """
-    if "CALC_FOUND_ROWS" not in text.upper():  # the common case, without the regex's backtracking over options
+    if "CALC_FOUND_ROWS" not in text.upper():  # the common case: no regex pass over the select options
         return None
     m = _CALC.match(text)
     if m is None:
