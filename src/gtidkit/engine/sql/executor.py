@@ -1061,8 +1061,16 @@ class Executor:
         return (current_db, self.storage.catalog.version, self.temp_key, increment)
 
     def plan_is_current(self, slot: PreparedPlan, current_db: str | None) -> bool:
-        """True when ``slot`` holds a plan :meth:`prepared_plan` would keep for ``current_db`` now."""
-        return slot.key == self._prepared_key(current_db)
+        """True when ``slot`` holds a plan :meth:`prepared_plan` would keep for ``current_db`` now (False too while
+        div_precision_increment is to be read again after a SET: :meth:`prepared_plan` decides then)."""
+        key = slot.key
+        return (
+            key is not None
+            and key[0] == current_db
+            and key[1] == self.storage.catalog.version
+            and key[2] == self.temp_key
+            and key[3] == self.div_precision_increment
+        )
 
     def run_prepared_select(
         self, slot: PreparedPlan, values: Any, current_db: str | None
