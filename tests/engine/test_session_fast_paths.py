@@ -230,3 +230,90 @@ def test_remembered_classification_is_a_fresh_statement():
     again = classify("START TRANSACTION READ ONLY")
     assert again is not first and "scribbled" not in again.info
     assert (again.kind, again.text) == (first.kind, first.text)
+
+
+def _both(s, short: Any, general: Any, values: list[Any]) -> tuple[Any, Any]:
+    """The outcome (and SHOW WARNINGS after it) of the prepared ``short`` and ``general`` (the same text, kept off
+    the short path) with ``values``."""
+    out = []
+    for p in (short, general):
+        out.append((_outcome(lambda p=p: s.execute_prepared(p, values)), s.execute("SHOW WARNINGS")[0].rows))
+    return out[0], out[1]
+
+
+def _prepare_both(s, text: str) -> tuple[Any, Any]:
+    try:
+        short, general = s.prepare(text), s.prepare(text)
+    except MySQLError as err:
+        return err.code, err.code
+    general.shape.fast_select = False  # decided once, before the first execution: never the short path
+    return short, general
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("SELECT ?", [5]),  # planned as a constant: the general path
+        ("SELECT ? + 1, ?", [1.5, b"x"]),
+        ("SELECT c, ? FROM sbtest1 WHERE id = ?", ["v", 3]),
+        ("SELECT SUM(k), COUNT(*) FROM sbtest1 WHERE id BETWEEN ? AND ?", [1, 50]),
+        ("SELECT c FROM sbtest1 WHERE id = ? LIMIT 1", [4]),
+        ("SELECT 1 / ? FROM sbtest1 WHERE id = 1", [0]),  # a warning (division by 0)
+        ("SELECT nosuch FROM sbtest1 WHERE id = ?", [1]),  # 1054 at PREPARE
+    ],
+)
+def test_short_select_path_equals_text(tmp_path, text, values):
+    """A prepared SELECT on the session's short path answers as on the general path (session._execute_statement)."""
+    srv = Server.open(tmp_path, log_bin=True)
+    try:
+        s = srv.session()
+        for sql in SETUP:
+            s.execute(sql)
+        short, general = _prepare_both(s, text)
+        if isinstance(short, int):
+            assert short == 1054  # checked at PREPARE
+            return
+        for _ in range(3):
+            prep, plain = _both(s, short, general, values)
+            assert prep == plain
+        if text == "SELECT ?":
+            assert short.shape.fast_select is False  # its constant plan sent it to the general path
+    finally:
+        srv.shutdown()
+
+
+def test_short_select_path_follows_schema_and_catalog(tmp_path):
+    """A prepared SELECT's kept plan is made again after USE of another schema, a DDL, a temporary table of the
+    same name; a dropped table fails with 1146, recorded once in the diagnostics area."""
+    srv = Server.open(tmp_path, log_bin=True)
+    try:
+        s = srv.session()
+        for sql in SETUP:
+            s.execute(sql)
+        s.execute("CREATE DATABASE other")
+        s.execute("CREATE TABLE other.sbtest1 (id INT PRIMARY KEY, c VARCHAR(10))")
+        s.execute("INSERT INTO other.sbtest1 VALUES (7, 'other')")
+        p = s.prepare("SELECT c FROM sbtest1 WHERE id = ?")
+        assert s.execute_prepared(p, [7])[0].rows == [("c-00007",)]
+        s.execute("USE other")
+        (res,) = s.execute_prepared(p, [7])
+        assert res.rows == [("other",)] and res.columns[0].schema == "other"
+        s.execute("ALTER TABLE sbtest1 MODIFY c VARCHAR(20)")
+        assert s.execute_prepared(p, [7])[0].columns[0].length == 80
+        s.execute("CREATE TEMPORARY TABLE sbtest1 (id INT, c VARCHAR(5))")
+        s.execute("INSERT INTO sbtest1 VALUES (7, 'temp')")
+        assert s.execute_prepared(p, [7])[0].rows == [("temp",)]
+        s.execute("DROP TEMPORARY TABLE sbtest1")
+        assert s.execute_prepared(p, [7])[0].rows == [("other",)]
+        s.execute("DROP TABLE sbtest1")
+        with pytest.raises(MySQLError) as err:
+            s.execute_prepared(p, [7])
+        assert err.value.code == 1146 and err.value.results == ()
+        assert [r[1] for r in s.execute("SHOW WARNINGS")[0].rows] == [1146]
+        s.execute("USE sbtest")
+        s.execute("LOCK TABLES sbtest1 READ")
+        # the general path while LOCK TABLES holds
+        assert s.execute_prepared(p, [7])[0].rows == [("c-00007",)]
+        s.execute("UNLOCK TABLES")
+    finally:
+        srv.shutdown()

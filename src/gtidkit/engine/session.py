@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from typing_extensions import Self
 
 from gtidkit.engine import charsets, sysvars
+from gtidkit.engine.binlog.transaction_events import statement_intvars
 from gtidkit.engine.diagnostics import DiagnosticsArea
 from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
@@ -237,16 +238,19 @@ class Session:
         )
         executor = self.executor
         current_db = self.current_db
+        general = None
         try:
             slot = shape.plan
             if slot is None:
                 slot = shape.plan = PreparedPlan()
             if not executor.plan_is_current(slot, current_db):
                 stmt = prepared.bound_statement(prepared_stmt, params)
+                assert not isinstance(stmt, str)  # a SELECT with parameters is bound, never written out
                 executor.prepared_plan(stmt, slot, current_db)
                 if not slot.simple:  # planned as a constant or reading variables: the general path
-                    return self._prepared_general(prepared_stmt, stmt)
-            names, rows, meta, warnings = executor.run_prepared_select(slot, values, current_db)
+                    general = stmt
+            if general is None:
+                names, rows, meta, warnings = executor.run_prepared_select(slot, values, current_db)
         except MySQLError as err:
             self.diagnostics.push(Condition("Error", err.code, err.message), self._max_error_count())
             tracker.statement_failed()
@@ -254,6 +258,8 @@ class Session:
             self.calc_found_rows = None
             err.results = ()  # type: ignore[attr-defined]
             raise
+        if general is not None:
+            return self._prepared_general(prepared_stmt, general)
         columns = slot.columns
         if columns is None:
             columns = prepared.named_columns(result_columns(names, rows, meta))
@@ -309,7 +315,11 @@ class Session:
         """A prepared SELECT the short path cannot run after all: the general path, from the diagnostics area on.
         ``prepared_stmt.shape.fast_select`` is switched off (its plan is a constant or reads variables)."""
         prepared_stmt.shape.fast_select = False
-        return prepared.named_result(self._execute_statement(stmt.text, more=False, stmt=stmt))
+        try:
+            return prepared.named_result(self._execute_statement(stmt.text, more=False, stmt=stmt))
+        except MySQLError as err:
+            err.results = ()  # type: ignore[attr-defined]
+            raise
 
     def _execute_statement(self, text: str, *, more: bool, stmt: Any = None) -> StatementResult:
         """Run one statement and complete its result: diagnostics area, warning count, status flags."""
@@ -507,19 +517,20 @@ class Session:
             self.row_changes.extend(changes)
             if changes:
                 self.row_statements.append(changes)
-            if stmt.kind in ("dml",):
-                from gtidkit.engine.binlog.transaction_events import statement_intvars
-
-                intvars = statement_intvars(
-                    stmt.text, prev_last_insert_id, int(getattr(er, "insert_id", 0) or 0)
-                )
+            if stmt.kind == "dml":
+                insert_id = int(getattr(er, "insert_id", 0) or 0)
+                sql = stmt.text
+                calls = _CALLS_LAST_INSERT_ID.get(sql)
+                if calls is None:  # its LAST_INSERT_ID() call is what makes an event without an insert id
+                    if len(_CALLS_LAST_INSERT_ID) >= 4096:
+                        _CALLS_LAST_INSERT_ID.clear()
+                    calls = _CALLS_LAST_INSERT_ID[sql] = bool(statement_intvars(sql, 0, 0))
+                intvars = statement_intvars(sql, prev_last_insert_id, insert_id) if calls or insert_id else ()
                 updated = tuple(dict.fromkeys(ch.schema for ch in changes))
-                text = stmt.info.get(
-                    "bound_text", stmt.text
-                )  # a prepared statement: the text with its values
-                zone = (
-                    self.executor.time_zone().name
-                )  # the zone it ran in, for the Query event's Q_TIME_ZONE_CODE
+                # a prepared statement: the text with its values
+                text = stmt.info.get("bound_text", sql)
+                # the zone it ran in, for the Query event's Q_TIME_ZONE_CODE
+                zone = self.executor.time_zone().name
                 self.statements.append((self.current_db or "", text, intvars, updated, zone))
                 if changes or er.affected_rows:
                     self.trx_dirty = True
@@ -843,6 +854,10 @@ def _uses_tables(stmt: Any) -> bool:
         return not _DB_DDL.match(stmt.text)
     return False
 
+
+#: DML text -> whether it logs a LAST_INSERT_ID Intvar event in STATEMENT format (it calls LAST_INSERT_ID(); see
+#: transaction_events.statement_intvars), remembered per text as prepared statements repeat theirs
+_CALLS_LAST_INSERT_ID: dict[str, bool] = {}
 
 #: SELECT text -> whether it reads a table (prepared statements and sysbench repeat a few texts)
 _SELECT_USES_TABLES: dict[str, bool] = {}

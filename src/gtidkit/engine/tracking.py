@@ -189,7 +189,10 @@ class SessionTracker:
         the GTID and transaction trackers can report. The arguments are the facts' fields of the same names."""
         gtids = self._gtids_text(kind, uses_tables, explicit_trx, False, gtid_executed)
         prev_mode = self._trx_info_mode
-        self._transaction_marks(kind, text, command, uses_tables, result_set, autocommit, explicit_trx)
+        if kind == "select" or kind == "dml":  # neither begins nor ends a transaction
+            self._note_statement(kind, text, uses_tables, result_set, autocommit)
+        else:
+            self._transaction_marks(kind, text, command, uses_tables, result_set, autocommit, explicit_trx)
         if track_trx_info == "OFF" and gtids is None:  # the common case: nothing to report
             self._reported_state = TRX_STATE_EMPTY
             self._reported_chistics = ""

@@ -1061,8 +1061,16 @@ class Executor:
         return (current_db, self.storage.catalog.version, self.temp_key, increment)
 
     def plan_is_current(self, slot: PreparedPlan, current_db: str | None) -> bool:
-        """True when ``slot`` holds a plan :meth:`prepared_plan` would keep for ``current_db`` now."""
-        return slot.key == self._prepared_key(current_db)
+        """True when ``slot`` holds a plan :meth:`prepared_plan` would keep for ``current_db`` now (False too while
+        div_precision_increment is to be read again after a SET: :meth:`prepared_plan` decides then)."""
+        key = slot.key
+        return (
+            key is not None
+            and key[0] == current_db
+            and key[1] == self.storage.catalog.version
+            and key[2] == self.temp_key
+            and key[3] == self.div_precision_increment
+        )
 
     def run_prepared_select(
         self, slot: PreparedPlan, values: Any, current_db: str | None
@@ -1082,42 +1090,13 @@ class Executor:
         self.current_db = current_db
         if self.interrupt.is_set():
             self.interrupt.clear()
-        plan: SelectPlan = slot.plan
         binds = slot.binds.copy()
         binds.update(values)
-        if self._registered != self.functions:
-            self._sync_functions()
-        self.group_concat_rows[0] = 0
-        if self.udf_warnings:
-            self.udf_warnings = []
         self._interruptible = True
         try:
-            cur = self.run_sqlite(plan.sql, binds)
-            rows = cur.fetchall()
+            return self._run_plan(slot.plan, binds)
         finally:
             self._interruptible = False
-        if rows:
-            if plan.decimals is not None and len(plan.decimals) == len(rows[0]):
-                conv = plan.decimals
-                rows = [tuple(v if c is None else from_sqlite(c, v) for c, v in zip(conv, r)) for r in rows]
-            if plan.convert is not None and len(plan.convert) == len(rows[0]):
-                fns = plan.convert
-                rows = [tuple(v if f is None else f(v) for f, v in zip(fns, r)) for r in rows]
-        cols = list(plan.columns) if plan.columns is not None else [d[0] for d in cur.description or ()]
-        meta = None
-        if plan.metadata is not None and len(plan.metadata) == len(cols):
-            meta = plan.metadata
-            if any(type(m) is str for m in meta):
-                meta = tuple(
-                    self._sysvar_metadata(cols[i], m, rows[0][i] if rows else None) if type(m) is str else m
-                    for i, m in enumerate(meta)
-                )
-        warnings = self.udf_warnings
-        if warnings:
-            self.udf_warnings = []
-        else:
-            warnings = []
-        return cols, rows, meta, warnings
 
     def run_select_plan(self, plan: SelectPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
         """Execute a :class:`SelectPlan` with placeholder values ``params``."""
@@ -1132,26 +1111,45 @@ class Executor:
             self._fill_threads()
         for schema, name in plan.virtual:
             self._fill_virtual(schema, name)
-        self._sync_functions()
+        cols, rows, meta, warnings = self._run_plan(plan, binds)
+        return ExecResult(columns=cols, rows=rows, metadata=meta, warnings=warnings)
+
+    def _run_plan(
+        self, plan: SelectPlan, binds: dict[str, Any]
+    ) -> tuple[
+        list[str], list[tuple[Any, ...]], tuple[Column | None, ...] | None, list[tuple[str, int, str]]
+    ]:
+        """Run ``plan.sql`` with ``binds`` (every placeholder's value, as sqlite3 binds it): (column names, rows
+        converted to the columns' MySQL types, metadata, warnings)."""
+        if self._registered != self.functions:
+            self._sync_functions()
         self.group_concat_rows[0] = 0
-        self.udf_warnings.clear()
+        if self.udf_warnings:
+            self.udf_warnings = []
         cur = self.run_sqlite(plan.sql, binds)
         rows = cur.fetchall()
-        if plan.decimals is not None and rows and len(plan.decimals) == len(rows[0]):
-            conv = plan.decimals
-            rows = [tuple(v if c is None else from_sqlite(c, v) for c, v in zip(conv, r)) for r in rows]
-        if plan.convert is not None and rows and len(plan.convert) == len(rows[0]):
-            fns = plan.convert
-            rows = [tuple(v if f is None else f(v) for f, v in zip(fns, r)) for r in rows]
+        if rows:
+            if plan.decimals is not None and len(plan.decimals) == len(rows[0]):
+                conv = plan.decimals
+                rows = [tuple(v if c is None else from_sqlite(c, v) for c, v in zip(conv, r)) for r in rows]
+            if plan.convert is not None and len(plan.convert) == len(rows[0]):
+                fns = plan.convert
+                rows = [tuple(v if f is None else f(v) for f, v in zip(fns, r)) for r in rows]
         cols = list(plan.columns) if plan.columns is not None else [d[0] for d in cur.description or ()]
         meta = None
         if plan.metadata is not None and len(plan.metadata) == len(cols):
-            meta = tuple(
-                self._sysvar_metadata(cols[i], m, rows[0][i] if rows else None) if isinstance(m, str) else m
-                for i, m in enumerate(plan.metadata)
-            )
-        warnings, self.udf_warnings = self.udf_warnings, []
-        return ExecResult(columns=cols, rows=rows, metadata=meta, warnings=warnings)
+            meta = plan.metadata
+            if any(type(m) is str for m in meta):  # an @@variable's metadata follows its value
+                meta = tuple(
+                    self._sysvar_metadata(cols[i], m, rows[0][i] if rows else None) if type(m) is str else m
+                    for i, m in enumerate(meta)
+                )
+        warnings = self.udf_warnings
+        if warnings:
+            self.udf_warnings = []
+        else:
+            warnings = []
+        return cols, rows, meta, warnings
 
     def _sysvar_metadata(self, name: str, var: str, value: Any) -> Column:
         kind = self.sysvar_kind(var) if self.sysvar_kind is not None else None

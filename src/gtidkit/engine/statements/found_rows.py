@@ -38,6 +38,8 @@ def strip_calc_found_rows(text: str) -> str | None:
     Args:
         text: one SELECT statement (comments stripped).
     """
+    if "CALC_FOUND_ROWS" not in text.upper():  # the common case: no regex pass over the select options
+        return None
     m = _CALC.match(text)
     if m is None:
         return None
