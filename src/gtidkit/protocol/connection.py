@@ -267,9 +267,11 @@ def _frame_ascii_column(rows: Any, seq: int, headers: list[list[str] | None]) ->
     The common case of a range select, in a few C-level passes instead of a Python loop of calls per row: an ASCII
     ``str`` is its own UTF-8, so each row is a cached header string (packet header, row prefix and the one-byte
     length, all below 256: one latin-1 character per byte) then the value, and one ``join`` + ``encode`` gives the
-    bytes. ``headers`` is :data:`_BINARY_ROW_HEADERS` or :data:`_TEXT_ROW_HEADERS`. Returns (bytes, next sequence
+    bytes. Lists and tuples of at least :data:`_ONE_PASS_ROWS` rows only. ``headers`` is :data:`_BINARY_ROW_HEADERS` or :data:`_TEXT_ROW_HEADERS`. Returns (bytes, next sequence
     id).
     """
+    if (type(rows) is not list and type(rows) is not tuple) or len(rows) < _ONE_PASS_ROWS:
+        return None  # an iterator is read once, by the general loop; a row or two is faster there
     try:
         values = [v for (v,) in rows]  # ValueError: a row that is not one value wide
         if not "".join(values).isascii():  # TypeError: a value that is not a string
@@ -301,6 +303,10 @@ def _row_headers(m: int, binary: bool) -> list[str]:
     return [_SHORT_TEXT_ROW.pack((m + 1) | s << 24, m).decode("latin-1") for s in range(256)]
 
 
+#: framed column definitions kept per connection (see ``ServerConnection._framed_columns``)
+_FRAMED_COLUMNS_KEPT = 64
+#: fewer rows than this are framed by the plain loop (the one-pass path's set-up costs more for them)
+_ONE_PASS_ROWS = 4
 #: row-header strings by string length (see :func:`_frame_ascii_column`), filled as lengths are met
 _BINARY_ROW_HEADERS: list[list[str] | None] = [None] * 0xFB
 _TEXT_ROW_HEADERS: list[list[str] | None] = [None] * 0xFB
@@ -343,6 +349,10 @@ class ServerConnection:
         self._peer_closed = False
         self._columns_left = 0
         self._row_width = 0
+        #: id(column payloads) -> (those payloads, first sequence id, their framed packets, next sequence id): a
+        #: caller that keeps one payload list per statement (``ClientHandler``) gets its column count and
+        #: definitions framed once
+        self._framed_columns: dict[int, tuple[list[bytes], int, bytes, int]] = {}
 
     # ------------------------------------------------------------------ options
     @property
@@ -584,7 +594,8 @@ class ServerConnection:
         session_state)`` gives: the answer to one statement of a query, the hot path of every SELECT.
 
         The state ends in ``COMMAND``, or stays ``RESPONDING`` when ``status_flags`` has
-        SERVER_MORE_RESULTS_EXISTS (another result follows).
+        SERVER_MORE_RESULTS_EXISTS (another result follows). ``column_payloads`` is framed once per list object
+        and sequence id, so a caller must not change a list it passed before (build a new one instead).
 
         Raises:
             LocalProtocolError: not answering a command, no columns, a row of the wrong width or a value its type
@@ -598,10 +609,22 @@ class ServerConnection:
         seq = self._seq
         parts: list[bytes] = []
         add = parts.append
-        add(_HEADER.pack(1 | seq << 24) + (_SHORT_LENGTHS[width] if width < 0xFB else lenenc_int(width)))
-        seq = (seq + 1) & 0xFF
-        for payload in column_payloads:
-            seq = _add_packet(add, payload, seq)
+        framed_columns = self._framed_columns.get(id(column_payloads))
+        if framed_columns is None or framed_columns[0] is not column_payloads or framed_columns[1] != seq:
+            first = seq
+            columns: list[bytes] = []
+            columns.append(
+                _HEADER.pack(1 | seq << 24) + (_SHORT_LENGTHS[width] if width < 0xFB else lenenc_int(width))
+            )
+            seq = (seq + 1) & 0xFF
+            for payload in column_payloads:
+                seq = _add_packet(columns.append, payload, seq)
+            framed_columns = (column_payloads, first, b"".join(columns), seq)
+            if len(self._framed_columns) >= _FRAMED_COLUMNS_KEPT:
+                self._framed_columns.clear()
+            self._framed_columns[id(column_payloads)] = framed_columns
+        add(framed_columns[2])
+        seq = framed_columns[3]
         deprecate_eof = caps & CAP_DEPRECATE_EOF
         protocol_41 = caps & CAP_PROTOCOL_41
         if not deprecate_eof:

@@ -1114,6 +1114,12 @@ def execute_parameters(
             if st is not None:
                 add(st.unpack_from(payload, pos)[0])
                 pos += st.size
+            elif key[0] in _STRING_PARAM_TYPES and pos < end and payload[pos] < 0xFB:
+                n = payload[pos] + 1  # a string of fewer than 251 bytes: its one-byte length, then the bytes
+                if pos + n > end:
+                    return None
+                add(bytes(payload[pos + 1 : pos + n]))
+                pos += n
             else:
                 r = Reader(payload, pos)
                 add(decode_binary_param(r, key[0], key[1]))
