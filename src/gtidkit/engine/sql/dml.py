@@ -103,7 +103,9 @@ class Stage:
 @dataclass(frozen=True, slots=True)
 class InsertPlan:
     """Planned INSERT/REPLACE. ``rows`` holds per-row sources: ("p", name) bound literal, ("c", value) constant,
-    ("d", None) DEFAULT, ("e", i) i-th item of the row's expression SELECT ``row_exprs[r]``."""
+    ("d", None) DEFAULT, ("e", i) i-th item of the row's expression SELECT ``row_exprs[r]``, ("n", (name, i)) a
+    negated literal: minus the exact value when it is a number (``-9223372036854775808``, BIGINT's minimum, whose
+    digits do not fit a 64-bit bind), else the i-th expression item."""
 
     table: TableDef
     target: tuple[int, ...]
@@ -161,7 +163,7 @@ def to_int_udf(v: Any) -> Any:
     if isinstance(v, float):
         if not math.isfinite(v):
             return v
-        return int(Decimal(repr(v)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+        return int(Decimal(v).quantize(Decimal(1), rounding=ROUND_HALF_UP))  # exact: -2**63 stays in range
     if isinstance(v, str):
         s = v.strip()
         if re.fullmatch(r"[+-]?\d+", s):
@@ -551,6 +553,9 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
             for it in items:
                 if isinstance(it, exp.Placeholder):
                     srcs.append(("p", it.name))
+                elif isinstance(it, exp.Neg) and isinstance(it.this, exp.Placeholder):
+                    srcs.append(("n", (it.this.name, len(exprs))))
+                    exprs.append(_sql(it))
                 elif isinstance(it, exp.Null):
                     srcs.append(("c", None))
                 elif isinstance(it, exp.Literal):
@@ -886,6 +891,10 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                     vals.append(v)
                 elif kind == "d":
                     vals.append(_MISSING)
+                elif kind == "n":
+                    raw_value = params.get(v[0])
+                    numeric = isinstance(raw_value, (int, Decimal)) and not isinstance(raw_value, bool)
+                    vals.append(-raw_value if numeric else evald[v[1]])
                 else:
                     vals.append(evald[v])
             src_rows.append(vals)
