@@ -421,6 +421,7 @@ def _plan_multi(ex: Executor, tree: exp.Update | exp.Delete, current_db: str | N
     holder = exp.Tuple(expressions=[e for _t, _i, e in exprs]) if exprs else None
     if holder is not None:
         sel = sel.select(holder, append=False)
+    sel.meta["gk_dml"] = True  # its conversions report to the UPDATE / DELETE (comparison.py)
     ex.resolve_tables(sel, current_db)
     ex.fix_functions(sel, current_db)
     variables = ex.bind_variables(sel)
@@ -451,9 +452,9 @@ def _run_multi(ex: Executor, plan: MultiPlan, binds: dict[str, Any]) -> ExecResu
     """Execute a :class:`MultiPlan`: each target row changed once, changes grouped per table."""
     from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
+    store = ex.field_store()  # before the select: its WHERE's conversions report to it (comparison.py)
     rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
     raw = ex.conn.raw
-    store = ex.field_store()
     seen: list[set[Any]] = [set() for _ in plan.targets]
     per_table: list[list[RowChange]] = [[] for _ in plan.targets]
     matched = 0
@@ -663,7 +664,10 @@ def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any]) -> ExecRe
         ex.conn.raw.executemany(plan.delete_sql, [(r[0],) for r in rows])
     t = plan.table
     changes = [RowChange(t.schema, t.name, "delete", _image(t, r[1:]), None) for r in rows]
-    return ExecResult(affected_rows=len(rows), row_changes=changes)
+    warnings: list[tuple[str, int, str]] = []
+    if ex.udf_warnings:  # the WHERE's conversion warnings without strict mode (comparison.py)
+        warnings, ex.udf_warnings = ex.udf_warnings, []
+    return ExecResult(affected_rows=len(rows), row_changes=changes, warnings=warnings)
 
 
 def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any]) -> ExecResult:
