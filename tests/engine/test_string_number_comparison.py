@@ -223,3 +223,13 @@ def test_one_plan_per_literal_kind(s):
     assert rows(s, "SELECT id FROM t WHERE v = 'abcdefgh'") == []
     assert rows(s, "SELECT id FROM t WHERE v = 1e2") == [(4,)]
     assert rows(s, "SELECT id FROM t WHERE v = 0.0 ORDER BY id") == [(1,), (3,)]
+
+
+def test_assignments_are_not_comparisons(s):
+    # UPDATE ... SET v = 5 and ON DUPLICATE KEY UPDATE v = 9 assign (sqlglot reads them as "="): nothing converted
+    s.execute("UPDATE t SET v = 5 WHERE id = 1")
+    s.execute("INSERT INTO t VALUES (2, 'x') ON DUPLICATE KEY UPDATE v = 9")
+    s.execute("UPDATE t AS a JOIN t AS b ON a.id = b.id SET a.v = 7 WHERE b.id = 3")
+    assert rows(s, "SELECT id, v FROM t WHERE id <= 3 ORDER BY id") == [(1, "5"), (2, "9"), (3, "7")]
+    s.execute("UPDATE t SET v = (v = 7.0) WHERE id = 3")  # a comparison inside an assigned value is one
+    assert rows(s, "SELECT v FROM t WHERE id = 3") == [("1",)]

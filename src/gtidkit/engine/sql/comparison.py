@@ -252,6 +252,20 @@ def operand_kind(
 
 
 # ---------------------------------------------------------------------------------------------- templates
+def _comparisons(tree: exp.Expression) -> list[exp.Expression]:
+    """The comparison nodes of ``tree``, without the assignments sqlglot also reads as ``=`` (UPDATE ... SET, ON
+    DUPLICATE KEY UPDATE, SET)."""
+    return [
+        node
+        for node in tree.find_all(*_COMPARISONS)
+        if not (
+            isinstance(node, exp.EQ)
+            and node.arg_key == "expressions"
+            and isinstance(node.parent, (exp.Update, exp.OnConflict, exp.Set, exp.SetItem))
+        )
+    ]
+
+
 def _partners(cmp: exp.Expression) -> list[tuple[exp.Expression, list[exp.Expression]]]:
     """(operand, the operands it is compared with) for each operand of a comparison node."""
     if isinstance(cmp, exp.Between):
@@ -270,7 +284,7 @@ def _kind_matters(tree: exp.Expression, family: ColumnFamily) -> set[str]:
     :gk0``: a number converts ``name``) or with another literal. A literal compared with a number column is not
     among them (its plan serves every literal: the hot path ``id = :gk0``)."""
     names: set[str] = set()
-    for cmp in tree.find_all(*_COMPARISONS):
+    for cmp in _comparisons(tree):
         for operand, others in _partners(cmp):
             node = _unwrap(operand)
             if not isinstance(node, exp.Placeholder) or not _TEMPLATE_LITERAL.fullmatch(str(node.name)):
@@ -306,7 +320,7 @@ def compared_literals(ex: Executor, tree: exp.Expression, current_db: str | None
     except MySQLError:
         names = {
             str(p.name)
-            for cmp in copy.find_all(*_COMPARISONS)
+            for cmp in _comparisons(copy)
             for p in cmp.find_all(exp.Placeholder)
             if _TEMPLATE_LITERAL.fullmatch(str(p.name))
         }
@@ -327,7 +341,7 @@ def rewrite_comparisons(tree: exp.Expression, literal_of: Callable[[str], Any] |
             statement's SELECT carries ``meta["gk_dml"]``).
         literal_of: the values of the template's ``:gk<i>`` literals, or None.
     """
-    comparisons = list(tree.find_all(*_COMPARISONS))
+    comparisons = _comparisons(tree)
     if not comparisons:
         return
     family = column_families(tree)
