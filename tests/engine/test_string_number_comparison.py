@@ -143,6 +143,10 @@ def test_number_column_against_a_string(s):
     assert rows(s, "SELECT id FROM t WHERE id IN ('2', 3) ORDER BY id") == [(2,), (3,)]
     assert rows(s, "SELECT id FROM t WHERE id BETWEEN '2' AND '3.5' ORDER BY id") == [(2,), (3,)]
     assert warnings(s) == []
+    # a number that is not a column (no SQLite affinity) converts any string literal, as MySQL
+    assert rows(s, "SELECT id FROM t WHERE id + 1 = '4'") == [(3,)]
+    assert rows(s, "SELECT id FROM t WHERE id * 2 IN ('8x', 2) ORDER BY id") == [(1,), (4,)]
+    assert warnings(s) == [truncated("8x")]
 
 
 def test_columns_of_both_kinds(s):

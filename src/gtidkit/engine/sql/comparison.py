@@ -41,8 +41,9 @@ SELECT's a warning).
 
 Statement templates. The statement cache plans ``WHERE name = 'x'`` once for all literals as ``name = :gk0``; the
 plan of a string operand compared with a literal depends on that literal's kind (``name = 0`` converts ``name``),
-so :func:`compared_literals` names those literal positions and the cache keeps one plan per kind. A number column
-compared with a literal keeps one plan for all literals (the point-select hot path ``id = :gk0`` is unchanged): a
+so :func:`compared_literals` names those literal positions (and those compared with a number expression that is
+not a column, ``k + 1 = '5'``) and the cache keeps one plan per kind. A number column compared with a literal
+keeps one plan for all literals (the point-select hot path ``id = :gk0`` is unchanged): a
 quoted numeric literal there is converted by SQLite's column affinity, as MySQL converts it; a quoted literal that
 is not a number (``id = '5x'``) does not compare as its numeric prefix. Known differences left: that last case; a
 prepared statement's ``?`` compared with a string column (compared by SQLite's affinity, as text); CASE, NULLIF,
@@ -279,10 +280,17 @@ def _partners(cmp: exp.Expression) -> list[tuple[exp.Expression, list[exp.Expres
     return [(cmp.this, [cmp.expression]), (cmp.expression, [cmp.this])]
 
 
+def _any_literal(name: str) -> Any:
+    """A stand-in value for a ``:gk<i>`` literal inside arithmetic, whose result is a number whatever the literal
+    (a string operand is a DOUBLE); None for any other placeholder."""
+    return 0 if _TEMPLATE_LITERAL.fullmatch(name) else None
+
+
 def _kind_matters(tree: exp.Expression, family: ColumnFamily) -> set[str]:
     """Names of the ``:gk<i>`` literals whose kind the rewrite uses: those compared with a string operand (``name =
-    :gk0``: a number converts ``name``) or with another literal. A literal compared with a number column is not
-    among them (its plan serves every literal: the hot path ``id = :gk0``)."""
+    :gk0``: a number converts ``name``), with another literal, or with a number that is not a column (``k + 1 =
+    '5'``: SQLite gives an expression no affinity, so a string there is converted). A literal compared with a
+    number column is not among them (its plan serves every literal: the hot path ``id = :gk0``)."""
     names: set[str] = set()
     for cmp in _comparisons(tree):
         for operand, others in _partners(cmp):
@@ -291,9 +299,11 @@ def _kind_matters(tree: exp.Expression, family: ColumnFamily) -> set[str]:
                 continue
             for other in others:
                 o = _unwrap(other)
-                if (
-                    isinstance(o, exp.Placeholder) and _TEMPLATE_LITERAL.fullmatch(str(o.name))
-                ) or operand_kind(o, family) == _STRING:
+                if isinstance(o, exp.Placeholder) and _TEMPLATE_LITERAL.fullmatch(str(o.name)):
+                    names.add(node.name)
+                    continue
+                kind = operand_kind(o, family, _any_literal)
+                if kind == _STRING or (kind == _NUMBER and not isinstance(o, exp.Column)):
                     names.add(node.name)
     return names
 
