@@ -108,7 +108,7 @@ _NUMBER_CASTS = frozenset(
     }
 )
 #: ``my_strtod``'s number: leading spaces/tabs, a sign, digits with an optional fraction, an optional exponent
-_DOUBLE_PREFIX = re.compile(r"[ \t]*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+_DOUBLE_PREFIX = re.compile(r"[ \t]*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
 _DBL_MAX = 1.7976931348623157e308
 _TEMPLATE_LITERAL = re.compile(r"gk\d+")
 
@@ -150,10 +150,14 @@ def _to_double(value: Any) -> tuple[Any, str | None]:
 def session_functions(ex: Executor) -> dict[str, tuple[int, Callable[..., Any]]]:
     """``{name: (nargs, fn)}`` of this module's SQLite functions for ``ex``'s session, for the executor to register
     deterministic (a constant's conversion then runs, and warns, once per statement): ``_GK_DOUBLE(x[, where])``,
-    reporting a truncation (1292 "Truncated incorrect DOUBLE value: '...'") as the module docstring says.
+    reporting a truncation (1292 "Truncated incorrect DOUBLE value: '...'") as the module docstring says: the
+    function raises MySQLError 1292 in INSERT ... SELECT / UPDATE / DELETE under strict mode without IGNORE.
 
-    Raises (from ``fn``):
-        MySQLError: 1292 in INSERT ... SELECT / UPDATE / DELETE under strict mode without IGNORE.
+    Args:
+        ex: the session's executor (its ``udf_warnings``, ``dml_store`` and ``sql_mode()`` receive the reports).
+
+    Returns:
+        ``{"_GK_DOUBLE": (-1, fn)}``.
     """
 
     def report(text: str, where: int) -> None:
