@@ -237,3 +237,23 @@ def test_assignments_are_not_comparisons(s):
     assert rows(s, "SELECT id, v FROM t WHERE id <= 3 ORDER BY id") == [(1, "5"), (2, "9"), (3, "7")]
     s.execute("UPDATE t SET v = (v = 7.0) WHERE id = 3")  # a comparison inside an assigned value is one
     assert rows(s, "SELECT v FROM t WHERE id = 3") == [("1",)]
+
+
+def test_case_and_nullif_compare_as_equality(s):
+    # manual "Flow Control Functions": CASE value WHEN compare_value "returns the result for the first
+    # value=compare_value comparison that is true"; NULLIF(expr1,expr2) "Returns NULL if expr1 = expr2 is true"
+    got = rows(
+        s, "SELECT CASE 'a' WHEN 0 THEN 'zero' WHEN 'a' THEN 'a' END, NULLIF('1x', 1), NULLIF('2x', 1)"
+    )
+    assert got == [("zero", None, "2x")]
+    got = rows(
+        s, "SELECT id, CASE v WHEN 10 THEN 'ten' WHEN 'abc' THEN 'abc' END, NULLIF(v, 0) FROM t ORDER BY id"
+    )
+    assert got == [
+        (1, "abc", None),
+        (2, "ten", "10abc"),
+        (3, None, None),
+        (4, None, " 1e2"),
+        (5, None, None),
+        (6, "ten", "10"),
+    ]

@@ -26,7 +26,9 @@ over (``double_from_string_with_check`` in ``sql/item.cc``). An operand's kind (
 BETWEEN compares its three arguments by one aggregated type (``Item_func_between::resolve_type``), so a number
 among them turns every string argument into a double (``2 BETWEEN 2 AND 'x-3'`` -> 0). IN compares its left
 operand with each list value by that pair's type (``Item_func_in``: one comparator per type found), so ``s IN (1,
-'a')`` becomes ``s IN ('a') OR _GK_DOUBLE(s) IN (1)``: the same three-valued result.
+'a')`` becomes ``s IN ('a') OR _GK_DOUBLE(s) IN (1)``: the same three-valued result. ``CASE x WHEN v ...``
+compares pairwise too (a mixed pair makes it a searched CASE), and ``NULLIF(a, b)`` of a string and a number
+becomes ``CASE WHEN a = b THEN NULL ELSE a END`` with the pair converted.
 
 Where MySQL keeps an index, so does the rewrite: a number column compared with a string constant converts the
 constant (``id = _GK_DOUBLE('5x')``, evaluated once), never the column; a string column compared with a number is
@@ -46,8 +48,8 @@ not a column, ``k + 1 = '5'``) and the cache keeps one plan per kind. A number c
 keeps one plan for all literals (the point-select hot path ``id = :gk0`` is unchanged): a
 quoted numeric literal there is converted by SQLite's column affinity, as MySQL converts it; a quoted literal that
 is not a number (``id = '5x'``) does not compare as its numeric prefix. Known differences left: that last case; a
-prepared statement's ``?`` compared with a string column (compared by SQLite's affinity, as text); CASE, NULLIF,
-GREATEST and LEAST with mixed arguments; integers beyond 2^53 compared with strings are exact here when SQLite's
+prepared statement's ``?`` compared with a string column (compared by SQLite's affinity, as text); GREATEST and
+LEAST with mixed arguments (MySQL compares those as strings); integers beyond 2^53 compared with strings are exact here when SQLite's
 affinity converts the string (MySQL compares them as doubles).
 """
 
@@ -89,7 +91,7 @@ _IN_DELETE = 2
 _STRING, _NUMBER = "string", "number"
 
 _BINARY_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
-_COMPARISONS = (*_BINARY_COMPARISONS, exp.Between, exp.In)
+_COMPARISONS = (*_BINARY_COMPARISONS, exp.Between, exp.In, exp.Case, exp.Nullif)
 _STRING_FAMILIES = frozenset({"string", "binary"})
 _NUMBER_FAMILIES = frozenset({"int", "decimal", "float", "year"})
 _STRING_FUNCTIONS = (exp.Concat, exp.ConcatWs, exp.Upper, exp.Lower)
@@ -281,6 +283,11 @@ def _partners(cmp: exp.Expression) -> list[tuple[exp.Expression, list[exp.Expres
             return []
         items = list(cmp.expressions)
         return [(cmp.this, items)] + [(i, [cmp.this]) for i in items]
+    if isinstance(cmp, exp.Case):  # CASE x WHEN v1 ... (a searched CASE compares nothing itself)
+        if cmp.this is None:
+            return []
+        values = [i.this for i in cmp.args.get("ifs") or []]
+        return [(cmp.this, values)] + [(v, [cmp.this]) for v in values]
     return [(cmp.this, [cmp.expression]), (cmp.expression, [cmp.this])]
 
 
@@ -374,6 +381,12 @@ def rewrite_comparisons(tree: exp.Expression, literal_of: Callable[[str], Any] |
         if isinstance(cmp, exp.In):
             _rewrite_in(cmp, kind, where)
             continue
+        if isinstance(cmp, exp.Case):
+            _rewrite_case(cmp, kind, where)
+            continue
+        if isinstance(cmp, exp.Nullif):
+            _rewrite_nullif(cmp, kind, where)
+            continue
         operands = _partners(cmp)
         kinds = [kind(o) for o, _ in operands]
         if _STRING in kinds and _NUMBER in kinds:
@@ -406,3 +419,39 @@ def _rewrite_in(node: exp.In, kind: Callable[[exp.Expression], str | None], wher
         return
     plain = exp.In(this=node.this.copy(), expressions=others)
     node.replace(exp.Paren(this=exp.Or(this=plain, expression=converted)))
+
+
+def _pair(a: exp.Expression, b: exp.Expression, kinds: tuple[str | None, str | None], where: int) -> exp.EQ:
+    """``a = b`` with the string side converted when ``kinds`` mix a string and a number (copies of both)."""
+    mixed = set(kinds) == {_STRING, _NUMBER}
+    left = _double(a, where) if mixed and kinds[0] == _STRING else a.copy()
+    right = _double(b, where) if mixed and kinds[1] == _STRING else b.copy()
+    return exp.EQ(this=left, expression=right)
+
+
+def _rewrite_case(node: exp.Case, kind: Callable[[exp.Expression], str | None], where: int) -> None:
+    """``CASE x WHEN v ...`` compares ``x`` with each ``v`` by that pair's type (``Item_func_case``, as IN): with a
+    mixed pair it becomes the searched ``CASE WHEN x = v ...``, each pair converted as a comparison."""
+    x = node.this
+    if x is None:
+        return
+    kx = kind(x)
+    ifs = list(node.args.get("ifs") or [])
+    kinds = [(kx, kind(i.this)) for i in ifs]
+    if not any(set(k) == {_STRING, _NUMBER} for k in kinds):
+        return
+    node.set(
+        "ifs", [exp.If(this=_pair(x, i.this, k, where), true=i.args["true"]) for i, k in zip(ifs, kinds)]
+    )
+    node.set("this", None)
+
+
+def _rewrite_nullif(node: exp.Nullif, kind: Callable[[exp.Expression], str | None], where: int) -> None:
+    """``NULLIF(a, b)`` of a string and a number compares them as doubles and returns ``a`` unconverted: it
+    becomes ``CASE WHEN a = b THEN NULL ELSE a END`` with the pair converted."""
+    a, b = node.this, node.expression
+    kinds = (kind(a), kind(b))
+    if set(kinds) != {_STRING, _NUMBER}:
+        return
+    when = exp.If(this=_pair(a, b, kinds, where), true=exp.Null())
+    node.replace(exp.Case(ifs=[when], default=a.copy()))
