@@ -257,3 +257,20 @@ def test_case_and_nullif_compare_as_equality(s):
         (5, None, None),
         (6, "ten", "10"),
     ]
+
+
+def test_number_column_templates_keep_one_plan(s):
+    # a number column compared with literals is planned once for every literal (no per-kind cache key): the
+    # sysbench shapes; a string column compared with a literal is planned per kind
+    for sql in [
+        "SELECT v FROM t WHERE id = 3",
+        "SELECT v FROM t WHERE id BETWEEN 2 AND 4",
+        "SELECT v FROM t WHERE id IN (2, 4)",
+        "DELETE FROM t WHERE id = 9",
+        "SELECT id FROM t WHERE v = 'abc'",
+    ]:
+        s.execute(sql)
+    by_shape = {
+        str(k[0]) for k, plan in s.executor.storage.plan_cache.items() if type(plan).__name__ == "_ByShape"
+    }
+    assert by_shape == {"SELECT id FROM t WHERE v = :gk0"}

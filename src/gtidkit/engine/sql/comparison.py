@@ -275,9 +275,9 @@ def _comparisons(tree: exp.Expression) -> list[exp.Expression]:
 
 def _partners(cmp: exp.Expression) -> list[tuple[exp.Expression, list[exp.Expression]]]:
     """(operand, the operands it is compared with) for each operand of a comparison node."""
-    if isinstance(cmp, exp.Between):
-        args = [cmp.this, cmp.args["low"], cmp.args["high"]]
-        return [(a, [b for b in args if b is not a]) for a in args]
+    if isinstance(cmp, exp.Between):  # the bounds are compared with x, not with each other
+        low, high = cmp.args["low"], cmp.args["high"]
+        return [(cmp.this, [low, high]), (low, [cmp.this]), (high, [cmp.this])]
     if isinstance(cmp, exp.In):
         if cmp.args.get("query") is not None or cmp.args.get("unnest") is not None:
             return []
