@@ -187,7 +187,14 @@ ColumnFamily = Callable[[exp.Column], "str | None"]
 def column_families(tree: exp.Expression) -> ColumnFamily:
     """The catalog type family (``int``, ``string``, ``temporal`` ...) of a column reference of ``tree`` (tables
     already resolved): the one column of the statement's tables it names by qualifier and name, else None
-    (unknown or ambiguous)."""
+    (unknown or ambiguous).
+
+    Args:
+        tree: the statement, its ``exp.Table`` nodes carrying ``meta["gk_table"]`` (``Executor.resolve_tables``).
+
+    Returns:
+        ``fn(column reference) -> family | None``.
+    """
     tables = [(t.alias_or_name, t.meta["gk_table"]) for t in tree.find_all(exp.Table) if "gk_table" in t.meta]
 
     def family(ref: exp.Column) -> str | None:
