@@ -458,10 +458,6 @@ KNOWN_GAPS = {
     "PI()": "MySQL shows PI() with 6 decimals (a DOUBLE of decimals 6); the engine sends the full double",
     "~0": "bitwise NOT gives a BIGINT UNSIGNED; SQLite integers are signed 64-bit",
     "CONV(10+'10'+'10'+X'0a',10,10)": "a hex literal in arithmetic is a number (types of + are branch h-decimal's)",
-    "'0' = 0": "string = number compares as numbers in MySQL (comparison semantics left unchanged here)",
-    "'0.0' = 0": "string = number compares as numbers in MySQL (comparison semantics left unchanged here)",
-    "'.01' = 0.01": "string = number compares as numbers in MySQL (comparison semantics left unchanged here)",
-    "2 BETWEEN 2 AND 'x-3'": "string bound compared as a number in MySQL (comparison semantics left unchanged)",
 }
 
 

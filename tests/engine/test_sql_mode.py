@@ -145,6 +145,21 @@ def test_bigint_out_of_range_clips(s):
     assert rows(s, "SELECT * FROM t1") == [(-9223372036854775808,), (9223372036854775807,)]
 
 
+def test_bigint_bounds_are_valid_values(s):
+    s.execute("CREATE TABLE t1 (col1 BIGINT)")
+    # strict.result: INSERT INTO t1 VALUES(-9223372036854775808,0),(0,0),(9223372036854775807,...) and the same
+    # values quoted succeed in strict mode; -9223372036854775809 is ERROR 22003
+    one(s, "INSERT INTO t1 VALUES (-9223372036854775808), (0), (9223372036854775807)")
+    one(s, "INSERT INTO t1 VALUES ('-9223372036854775808'), ('9223372036854775807')")
+    assert error(s, "INSERT INTO t1 (col1) VALUES (-9223372036854775809)") == (
+        1264,
+        "Out of range value for column 'col1' at row 1",
+    )
+    assert rows(s, "SELECT col1 FROM t1 WHERE col1 = -9223372036854775808") == [(-9223372036854775808,)] * 2
+    one(s, "UPDATE t1 SET col1 = -9223372036854775808 WHERE col1 = 0")
+    assert rows(s, "SELECT COUNT(*) FROM t1 WHERE col1 = -9223372036854775808") == [(3,)]
+
+
 def test_int_out_of_range_with_sql_mode_empty(s):
     s.execute("CREATE TABLE t1 (col1 TINYINT, col2 TINYINT UNSIGNED)")
     s.execute("SET sql_mode=''")

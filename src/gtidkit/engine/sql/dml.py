@@ -105,7 +105,9 @@ class Stage:
 @dataclass(frozen=True, slots=True)
 class InsertPlan:
     """Planned INSERT/REPLACE. ``rows`` holds per-row sources: ("p", name) bound literal, ("c", value) constant,
-    ("d", None) DEFAULT, ("e", i) i-th item of the row's expression SELECT ``row_exprs[r]``."""
+    ("d", None) DEFAULT, ("e", i) i-th item of the row's expression SELECT ``row_exprs[r]``, ("n", (name, i)) a
+    negated literal: minus the exact value when it is a number (``-9223372036854775808``, BIGINT's minimum, whose
+    digits do not fit a 64-bit bind), else the i-th expression item."""
 
     table: TableDef
     target: tuple[int, ...]
@@ -163,7 +165,7 @@ def to_int_udf(v: Any) -> Any:
     if isinstance(v, float):
         if not math.isfinite(v):
             return v
-        return int(Decimal(repr(v)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+        return int(Decimal(v).quantize(Decimal(1), rounding=ROUND_HALF_UP))  # exact: -2**63 stays in range
     if isinstance(v, str):
         s = v.strip()
         if re.fullmatch(r"[+-]?\d+", s):
@@ -421,6 +423,7 @@ def _plan_multi(ex: Executor, tree: exp.Update | exp.Delete, current_db: str | N
     holder = exp.Tuple(expressions=[e for _t, _i, e in exprs]) if exprs else None
     if holder is not None:
         sel = sel.select(holder, append=False)
+    sel.meta["gk_dml"] = True  # its conversions report to the UPDATE / DELETE (comparison.py)
     ex.resolve_tables(sel, current_db)
     ex.fix_functions(sel, current_db)
     variables = ex.bind_variables(sel)
@@ -451,9 +454,9 @@ def _run_multi(ex: Executor, plan: MultiPlan, binds: dict[str, Any]) -> ExecResu
     """Execute a :class:`MultiPlan`: each target row changed once, changes grouped per table."""
     from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
+    store = ex.field_store()  # before the select: its WHERE's conversions report to it (comparison.py)
     rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
     raw = ex.conn.raw
-    store = ex.field_store()
     seen: list[set[Any]] = [set() for _ in plan.targets]
     per_table: list[list[RowChange]] = [[] for _ in plan.targets]
     matched = 0
@@ -553,6 +556,9 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
             for it in items:
                 if isinstance(it, exp.Placeholder):
                     srcs.append(("p", it.name))
+                elif isinstance(it, exp.Neg) and isinstance(it.this, exp.Placeholder):
+                    srcs.append(("n", (it.this.name, len(exprs))))
+                    exprs.append(_sql(it))
                 elif isinstance(it, exp.Null):
                     srcs.append(("c", None))
                 elif isinstance(it, exp.Literal):
@@ -693,7 +699,10 @@ def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any]) -> ExecRe
         ex.conn.raw.executemany(plan.delete_sql, [(r[0],) for r in rows])
     t = plan.table
     changes = [RowChange(t.schema, t.name, "delete", _image(t, r[1:]), None) for r in rows]
-    return ExecResult(affected_rows=len(rows), row_changes=changes)
+    warnings: list[tuple[str, int, str]] = []
+    if ex.udf_warnings:  # the WHERE's conversion warnings without strict mode (comparison.py)
+        warnings, ex.udf_warnings = ex.udf_warnings, []
+    return ExecResult(affected_rows=len(rows), row_changes=changes, warnings=warnings)
 
 
 def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any]) -> ExecResult:
@@ -947,6 +956,10 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                     vals.append(v)
                 elif kind == "d":
                     vals.append(_MISSING)
+                elif kind == "n":
+                    raw_value = params.get(v[0])
+                    numeric = isinstance(raw_value, (int, Decimal)) and not isinstance(raw_value, bool)
+                    vals.append(-raw_value if numeric else evald[v[1]])
                 else:
                     vals.append(evald[v])
             src_rows.append(vals)

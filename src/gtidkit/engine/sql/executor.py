@@ -41,7 +41,7 @@ from sqlglot import exp
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column, ColumnFlag, FieldType
-from gtidkit.engine.sql import decimal_math, temporal
+from gtidkit.engine.sql import comparison, decimal_math, temporal
 from gtidkit.engine.sql.catalog import (
     PROCESSLIST_TABLES,
     REPLICATION_TABLES,
@@ -122,11 +122,11 @@ _TYPED_PARENTS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Neg, exp.Roun
 
 def _literal_shape(values: list[Any], positions: tuple[int, ...]) -> tuple[tuple[type, int], ...]:
     """What of a template's literal values its plan's types depend on: the type and printed width of each value
-    at ``positions``."""
+    at ``positions`` (a string's width never matters: a string operand is a DOUBLE, a compared one a string)."""
     if len(positions) == 1:  # the common case (k = k + 1): no generator on the per-statement path
         v = values[positions[0]]
-        return ((type(v), len(str(v))),)
-    return tuple((type(values[i]), len(str(values[i]))) for i in positions)
+        return ((type(v), 0 if type(v) is str else len(str(v))),)
+    return tuple((type(v), 0 if type(v) is str else len(str(v))) for v in (values[i] for i in positions))
 
 
 @dataclass(frozen=True, slots=True)
@@ -435,6 +435,9 @@ class Executor:
 
         register_udfs(raw, lambda: self.rand())
         decimal_math.register_udfs(raw)
+        # _GK_DOUBLE: a string compared with a number (deterministic: a constant converts once per statement)
+        for name, (nargs, fn) in comparison.session_functions(self).items():
+            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
 
     def _group_concat_max_len(self) -> int:
         if self.sysvar_resolver is None:
@@ -693,6 +696,8 @@ class Executor:
                     tree = None
                 if tree is not None and _placeholders_safe(tree):
                     typed = _typed_literals(tree) if len(key) == 4 else ()
+                    if len(key) == 4:  # and the literals compared with a string operand: a plan per kind
+                        typed = tuple(sorted({*typed, *comparison.compared_literals(self, tree, current_db)}))
                     if typed:
                         self._remember(key, _ByShape(typed))
                         key = (*key, _literal_shape(tpl[1], typed))
@@ -841,6 +846,8 @@ class Executor:
     def fix_functions(self, tree: exp.Expression, current_db: str | None) -> exp.Expression:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
+        # first: it reads the operands as MySQL wrote them
+        comparison.rewrite_comparisons(tree, self._literals.get)
         rewrite_for_sqlite(tree)
         rewrite_checksum(tree)
         rewrite_group_concat(tree)

@@ -258,7 +258,9 @@ def _coerce_int(col: ColumnDef, v: Any, row: int, store: FieldStore) -> int:
         if not math.isfinite(v):
             clipped = 0 if year or math.isnan(v) else (hi if v > 0 else lo)
             return int(store.adjust(_out_of_range(col, row), clipped))
-        n = _round_half_away(Decimal(repr(v)))
+        # the exact binary value, not its shortest repr: -2**63 (BIGINT's minimum, bound as a double when a
+        # statement template negates the literal 9223372036854775808) must not round to -9223372036854776000
+        n = _round_half_away(Decimal(v))
     elif isinstance(v, Decimal):
         n = _round_half_away(v)
     elif isinstance(v, bytes):
