@@ -188,6 +188,11 @@ ER: dict[int, ErrorSpec] = {
         "42000",
         "Incorrect parameter count in the call to native function '%s'",
     ),
+    3140: _e(
+        "ER_INVALID_JSON_TEXT",
+        "22032",
+        'Invalid JSON text: "%s" at position %s in value for column \'%s\'.',
+    ),
     3141: _e(
         "ER_INVALID_JSON_TEXT_IN_PARAM",
         "22032",

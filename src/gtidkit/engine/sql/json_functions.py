@@ -41,7 +41,16 @@ from gtidkit.engine.results import Column, ColumnFlag, FieldType
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
-__all__ = ["JSON_RESULT_FUNCTIONS", "UDFS", "json_result_column", "rewrite_json", "to_text"]
+__all__ = [
+    "JSON_RESULT_FUNCTIONS",
+    "UDFS",
+    "JsonTextError",
+    "column_value",
+    "json_result_column",
+    "parse_text",
+    "rewrite_json",
+    "to_text",
+]
 
 #: prefix of a JSON value passed between JSON UDFs as text (a private-use character no client sends first)
 _TAG = "\ue000"
@@ -139,14 +148,25 @@ _REASONS = (
 )
 
 
-def _parse(text: str, arg: int, function: str) -> Any:
-    """Parse a JSON document argument.
+class JsonTextError(ValueError):
+    """A JSON text that does not parse: MySQL's reason text and the byte position it reports."""
+
+    def __init__(self, reason: str, position: int) -> None:
+        super().__init__(f"{reason} at position {position}")
+        self.reason = reason
+        self.position = position
+
+
+def parse_text(text: str) -> Any:
+    """Parse a JSON text the way MySQL's JSON parser accepts it, to Python values (dict, list, str, int, float,
+    bool, None); a duplicate key keeps its last value ("last duplicate key wins", RM8 "The JSON Data Type").
 
     Raises:
-        MySQLError: 3141 "Invalid JSON text in argument %s to function %s: "%s" at position %s."
+        JsonTextError: the text is empty or no valid JSON; ``reason`` is MySQL's (``rapidjson``'s) wording and
+            ``position`` the byte offset MySQL reports.
     """
     if not text.strip():
-        raise mysql_error(3141, arg, function, "The document is empty.", len(text.encode()))
+        raise JsonTextError("The document is empty.", len(text.encode()))
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
@@ -158,9 +178,44 @@ def _parse(text: str, arg: int, function: str) -> Any:
         if err.msg.startswith("Expecting ',' delimiter"):
             opener = _innermost_open(text, err.pos)
             reason = f"Missing a comma or '{']' if opener == '[' else '}'}' after an {'array element' if opener == '[' else 'object member'}."
-        raise mysql_error(3141, arg, function, reason, len(text[: err.pos].encode())) from err
+        raise JsonTextError(reason, len(text[: err.pos].encode())) from err
     except ValueError as err:
-        raise mysql_error(3141, arg, function, "Invalid value.", 0) from err
+        raise JsonTextError("Invalid value.", 0) from err
+
+
+def _parse(text: str, arg: int, function: str) -> Any:
+    """Parse a JSON document argument.
+
+    Raises:
+        MySQLError: 3141 "Invalid JSON text in argument %s to function %s: "%s" at position %s."
+    """
+    try:
+        return parse_text(text)
+    except JsonTextError as err:
+        raise mysql_error(3141, arg, function, err.reason, err.position) from err
+
+
+def column_value(v: Any, column: str) -> str:
+    """The stored form of value ``v`` assigned to a JSON column: MySQL's text of the parsed document
+    (``Field_json::store``: the text is parsed, then kept as binary JSON, which prints keys sorted and with
+    MySQL's separators).
+
+    Args:
+        v: the SQL value: a string (text or bytes) holding a JSON text; JSON function results arrive as text.
+        column: ``table.column`` for the message.
+
+    Raises:
+        MySQLError: 3140 ER_INVALID_JSON_TEXT for text that does not parse, and for a number or temporal value
+            ("not a JSON text, may need CAST" at position 0: Field_json::store of a non-string).
+    """
+    if isinstance(v, bytes):
+        v = v.decode("utf-8", "surrogateescape")
+    if not isinstance(v, str):
+        raise mysql_error(3140, "not a JSON text, may need CAST", 0, column)
+    try:
+        return to_text(parse_text(v[1:] if v.startswith(_TAG) else v))
+    except JsonTextError as err:
+        raise mysql_error(3140, err.reason, err.position, column) from err
 
 
 def _innermost_open(text: str, pos: int) -> str:
