@@ -241,7 +241,14 @@ def _container(v: dict[str, Any] | list[Any], large: bool, is_object: bool) -> b
         offset += len(data)
     if offset > limit:
         raise _Overflow
-    return struct.pack(fmt, n) + struct.pack(fmt, offset) + key_entries + value_entries + b"".join(raw_keys) + tail
+    return (
+        struct.pack(fmt, n)
+        + struct.pack(fmt, offset)
+        + key_entries
+        + value_entries
+        + b"".join(raw_keys)
+        + tail
+    )
 
 
 def encode(value: Any) -> bytes:
@@ -270,7 +277,9 @@ def encode(value: Any) -> bytes:
 # -- decoding ------------------------------------------------------------------------------------------------------
 def _need(buf: bytes, pos: int, n: int) -> None:
     if pos < 0 or pos + n > len(buf):
-        raise BinlogDecodeError(f"binary JSON: need {n} bytes at offset {pos}, only {max(0, len(buf) - pos)} left")
+        raise BinlogDecodeError(
+            f"binary JSON: need {n} bytes at offset {pos}, only {max(0, len(buf) - pos)} left"
+        )
 
 
 def _read_length(buf: bytes, pos: int) -> tuple[int, int]:
@@ -319,7 +328,12 @@ def _decode_scalar(t: int, buf: bytes, pos: int, end: int) -> Any:
 
 
 def _decode_value(t: int, buf: bytes, pos: int, end: int, depth: int) -> Any:
-    if t in (JSONB_TYPE_SMALL_OBJECT, JSONB_TYPE_LARGE_OBJECT, JSONB_TYPE_SMALL_ARRAY, JSONB_TYPE_LARGE_ARRAY):
+    if t in (
+        JSONB_TYPE_SMALL_OBJECT,
+        JSONB_TYPE_LARGE_OBJECT,
+        JSONB_TYPE_SMALL_ARRAY,
+        JSONB_TYPE_LARGE_ARRAY,
+    ):
         if depth > 100:  # MySQL's JSON_DOCUMENT_MAX_DEPTH
             raise BinlogDecodeError("binary JSON: document nested deeper than 100 levels")
         large = t in (JSONB_TYPE_LARGE_OBJECT, JSONB_TYPE_LARGE_ARRAY)
@@ -334,7 +348,9 @@ def _decode_container(buf: bytes, base: int, end: int, large: bool, is_object: b
     count = u.unpack_from(buf, base)[0]
     size = u.unpack_from(buf, base + width)[0]
     if size > end - base:
-        raise BinlogDecodeError(f"binary JSON: container at offset {base} claims {size} bytes, {end - base} left")
+        raise BinlogDecodeError(
+            f"binary JSON: container at offset {base} claims {size} bytes, {end - base} left"
+        )
     stop = base + size
     header = 2 * width + (count * key_entry if is_object else 0) + count * value_entry
     if header > size:
@@ -349,7 +365,9 @@ def _decode_container(buf: bytes, base: int, end: int, large: bool, is_object: b
             continue
         offset = u.unpack_from(buf, e + 1)[0]
         if not header <= offset < size:
-            raise BinlogDecodeError(f"binary JSON: value offset {offset} outside its container at offset {base}")
+            raise BinlogDecodeError(
+                f"binary JSON: value offset {offset} outside its container at offset {base}"
+            )
         values.append(_decode_value(t, buf, base + offset, stop, depth + 1))
     if not is_object:
         return values
@@ -359,8 +377,12 @@ def _decode_container(buf: bytes, base: int, end: int, large: bool, is_object: b
         key_offset = u.unpack_from(buf, k)[0]
         key_length = struct.unpack_from("<H", buf, k + width)[0]
         if not header <= key_offset <= size - key_length:
-            raise BinlogDecodeError(f"binary JSON: key offset {key_offset} outside its container at offset {base}")
-        key = bytes(buf[base + key_offset : base + key_offset + key_length]).decode("utf-8", "surrogateescape")
+            raise BinlogDecodeError(
+                f"binary JSON: key offset {key_offset} outside its container at offset {base}"
+            )
+        key = bytes(buf[base + key_offset : base + key_offset + key_length]).decode(
+            "utf-8", "surrogateescape"
+        )
         out[key] = values[i]
     return out
 
