@@ -30,7 +30,8 @@ Values: ``dict`` (str keys), ``list``, ``str``, ``int``, ``float``, ``bool``, ``
 :class:`~decimal.Decimal` (a DECIMAL opaque value) and :class:`JsonOpaque` for other opaque data. Integers are
 typed as MySQL types a parsed JSON text: a number that fits 32 bits (signed or unsigned) is a Json_int stored as
 int16 / int32 / int64 by magnitude, a larger positive one a Json_uint (uint64), a larger negative one int64
-(``Rapid_json_handler`` in ``sql-common/json_dom.cc`` and rapidjson's Int/Uint/Int64/Uint64 callbacks).
+(``Rapid_json_handler`` in ``sql-common/json_dom.cc``: rapidjson's Int / Uint / Int64 callbacks make a Json_int,
+Uint64 a Json_uint).
 """
 
 from __future__ import annotations
@@ -322,6 +323,8 @@ def _decode_scalar(t: int, buf: bytes, pos: int, end: int) -> Any:
         _need(buf, p, n)
         data = bytes(buf[p : p + n])
         if field_type == _NEWDECIMAL and n >= 2:
+            if not data[1] <= data[0] <= 65:
+                raise BinlogDecodeError(f"binary JSON: DECIMAL({data[0]},{data[1]}) at offset {pos}")
             return decode_decimal(Cursor(data, 2), data[0], data[1])
         return JsonOpaque(field_type, data)
     raise BinlogDecodeError(f"binary JSON: unknown value type {t:#x} at offset {pos}")

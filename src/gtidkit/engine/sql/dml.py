@@ -483,6 +483,13 @@ def _run_multi(ex: Executor, plan: MultiPlan, binds: dict[str, Any]) -> ExecResu
             matched += 1
             if not store.strict:
                 values = tuple(_converted(t.columns[i], v, n, store, t.name) for i, v in zip(slots, values))
+            elif any(
+                t.columns[i].type == "json" for i in slots
+            ):  # JSON text is parsed and normalized in Python
+                values = tuple(
+                    _converted(t.columns[i], v, n, store, t.name) if t.columns[i].type == "json" else v
+                    for i, v in zip(slots, values)
+                )
             sets = ", ".join(f"{quote_ident(t.columns[i].name)} = ?" for i in slots)
             returning = f"{t.rowid_alias}, " + ", ".join(quote_ident(c.name) for c in t.columns)
             sql = f"UPDATE {phys} SET {sets} WHERE {t.rowid_alias} = ? RETURNING {returning}"
@@ -703,7 +710,8 @@ def _apply_stages(
     raw = ex.conn.raw
     values = tuple(current)
     for st in stages:
-        if not store.strict:
+        if not store.strict or any(t.columns[i].type == "json" for i in st.columns):
+            # a JSON column's new value is parsed and normalized in Python (no CHECK constraint can do that)
             rowid, values = _apply_stage_converted(ex, t, st, rowid, values, binds, row_no, store)
             continue
         b = _select_binds(st.sql, binds)
