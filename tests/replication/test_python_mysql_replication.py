@@ -273,6 +273,11 @@ def test_json_columns_decode_to_the_same_documents(source: ServerProcess) -> Non
         f"""INSERT INTO app.docs VALUES (5, '{{"k": "{big}", "n": 7}}')""",
         """UPDATE app.docs SET doc = JSON_OBJECT('a', 1) WHERE id = 1""",
     )
+    with pymysql.connect(host="127.0.0.1", port=source.port, user="root") as c, c.cursor() as cur:
+        # PyMySQL decodes a JSON column (type 245, binary charset) as text in the connection's encoding
+        cur.execute("SELECT doc FROM app.docs WHERE id = 1")
+        assert cur.description[0][1] == 245
+        assert cur.fetchone() == ('{"a": 1}',)
     stream = BinLogStreamReader(
         connection_settings=settings(source),
         server_id=105,
