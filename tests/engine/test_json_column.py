@@ -350,3 +350,17 @@ def test_row_events_carry_binary_json_and_the_applier_rebuilds_the_table(tmp_pat
             assert ap.apply(trx)
         with replica.session() as r:
             assert r.execute("SELECT * FROM app.docs ORDER BY id")[0].rows == expected
+
+
+def test_order_by_a_json_path_sorts_numbers_as_numbers(s) -> None:
+    # RM8.4 "The JSON Data Type", Comparison and Ordering of JSON Values: INTEGER / DOUBLE sort below STRING, numbers
+    # by value; a missing path is SQL NULL (first ascending)
+    s.execute("CREATE TABLE t (id INT PRIMARY KEY, doc JSON)")
+    s.execute("""INSERT INTO t VALUES (1, '{"a": 2}'), (2, '{"a": 10}'), (3, '[1, 2]'), (4, '{"a": "b"}')""")
+    assert _rows(s, "SELECT id FROM t ORDER BY doc->'$.a'") == [(3,), (1,), (2,), (4,)]
+    assert _rows(s, "SELECT id, doc->'$.a' AS a FROM t ORDER BY a DESC") == [
+        (4, '"b"'),
+        (2, "10"),
+        (1, "2"),
+        (3, None),
+    ]

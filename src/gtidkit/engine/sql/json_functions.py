@@ -888,6 +888,22 @@ def rewrite_json(tree: exp.Expression, json_columns: frozenset[str] = frozenset(
             arg = cmp.args.get(side)
             if isinstance(arg, exp.Anonymous) and str(arg.name) in _PRIVATE_JSON_RESULTS:
                 arg.replace(exp.Anonymous(this="_GK_JSON_SCALAR", expressions=[arg.copy()]))
+    for key in list(tree.find_all(exp.Ordered)):
+        # ORDER BY c->'$.n' (or its alias): JSON numbers sort as numbers, below strings (MySQL's JSON ordering puts
+        # INTEGER and DOUBLE below STRING), not as their text
+        arg = key.this
+        if isinstance(arg, exp.Column) and not arg.table:
+            select = key.find_ancestor(exp.Select)
+            aliased = {
+                p.alias: p.this
+                for p in (select.expressions if select is not None else [])
+                if isinstance(p, exp.Alias)
+            }
+            target = aliased.get(arg.name)
+            if isinstance(target, exp.Anonymous) and str(target.name) in _PRIVATE_JSON_RESULTS:
+                arg.replace(exp.Anonymous(this="_GK_JSON_SCALAR", expressions=[target.copy()]))
+        elif isinstance(arg, exp.Anonymous) and str(arg.name) in _PRIVATE_JSON_RESULTS:
+            arg.replace(exp.Anonymous(this="_GK_JSON_SCALAR", expressions=[arg.copy()]))
     return tree
 
 
