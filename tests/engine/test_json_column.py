@@ -277,6 +277,10 @@ def test_aggregates(s) -> None:
     assert res.columns[1].name == "JSON_OBJECTAGG(attribute, val)"
     assert res.columns[1].type == FieldType.MYSQL_TYPE_JSON
     assert _rows(s, "SELECT JSON_ARRAYAGG(o_id) FROM t3 WHERE o_id > 9") == [(None,)]
+    s.execute("INSERT INTO t3 VALUES (4, NULL, 'x')")
+    with pytest.raises(MySQLError) as e:
+        s.execute("SELECT JSON_OBJECTAGG(attribute, val) FROM t3")
+    assert (e.value.code, e.value.message) == (3158, "JSON documents may not contain NULL member names.")
 
 
 def test_a_json_column_given_as_a_value_stays_json(s) -> None:

@@ -405,8 +405,10 @@ class Executor:
         )
         for name, (nargs, fn) in BUILTIN_FUNCTIONS.items():
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
-        for name, (nargs, cls) in {**AGGREGATES, **JSON_AGGREGATES}.items():
+        for name, (nargs, cls) in AGGREGATES.items():
             raw.create_aggregate(name, nargs, cls)
+        for name, (nargs, cls) in JSON_AGGREGATES.items():
+            raw.create_aggregate(name, nargs, self._wrap_aggregate(cls))
         from gtidkit.engine.sql.dml import register_udfs
 
         register_udfs(raw, lambda: self.rand())
@@ -480,6 +482,21 @@ class Executor:
             return str(v) if isinstance(v, Decimal) else v
 
         return call
+
+    def _wrap_aggregate(self, cls: type) -> type:
+        """``cls`` whose ``step`` errors (a MySQLError such as JSON_OBJECTAGG's 3158) reach the statement as
+        :meth:`_wrap_udf`'s do."""
+        executor = self
+
+        class Reporting(cls):  # type: ignore[valid-type, misc]
+            def step(self, *args: Any) -> None:
+                try:
+                    super().step(*args)
+                except BaseException as err:
+                    executor._udf_error = err
+                    raise
+
+        return Reporting
 
     # ---------------------------------------------------------------- dispatch
     def execute(self, stmt: SqlStatement, current_db: str | None = None) -> ExecResult:

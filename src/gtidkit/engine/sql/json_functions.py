@@ -24,8 +24,7 @@ bad path, 1582 for JSON_OBJECT with an odd number of arguments, 3158 for a NULL 
 
 Known differences: JSON_TYPE reports integers and doubles only (no DECIMAL / UNSIGNED INTEGER distinction); the
 ``[m to n]`` path leg is not supported (3143); document error positions follow Python's parser (the same for a
-missing value, comma or closing quote); JSON_ARRAYAGG / JSON_OBJECTAGG take no ORDER BY, and a NULL key in
-JSON_OBJECTAGG fails without MySQL's error code (SQLite reports an aggregate's exception as its own error).
+missing value, comma or closing quote); JSON_ARRAYAGG / JSON_OBJECTAGG take no ORDER BY.
 """
 
 from __future__ import annotations
