@@ -79,6 +79,16 @@ def test_large_format_when_offsets_pass_64k() -> None:
     arr = ["x" * 70000, 5, 70000]
     raw = encode(arr)
     assert raw[0] == 0x03 and decode(raw) == arr
+    # a small child of a large container stays small; a child holding a big value is large (serialize_json_value)
+    doc = {"k": "x" * 70000, "m": [1, {"z": "y" * 70000}], "n": {"a": 1}}
+    raw = encode(doc)
+    value_entries = 1 + 4 + 4 + 3 * 6  # type, count, size, three large key entries
+    assert [raw[value_entries + 5 * i] for i in range(3)] == [
+        0x0C,
+        0x03,
+        0x00,
+    ]  # string, large array, small object
+    assert decode(raw) == doc
 
 
 def test_decimal_and_opaque_values() -> None:

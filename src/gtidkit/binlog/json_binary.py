@@ -190,12 +190,23 @@ def _inlined(t: int, large: bool) -> bool:
     )
 
 
-def _value(v: Any, large: bool) -> tuple[int, bytes]:
-    """(type, bytes) of any value, containers in the given format (``large``)."""
-    if isinstance(v, dict):
-        return (JSONB_TYPE_LARGE_OBJECT if large else JSONB_TYPE_SMALL_OBJECT), _container(v, large, True)
-    if isinstance(v, list):
-        return (JSONB_TYPE_LARGE_ARRAY if large else JSONB_TYPE_SMALL_ARRAY), _container(v, large, False)
+def _value(v: Any, small_parent: bool) -> tuple[int, bytes]:
+    """(type, bytes) of any value. A container is written in the small format unless it does not fit; then it is
+    written large, unless its parent is small too, which must then grow first (``serialize_json_value``: "If the
+    parent also uses the small storage format, it needs to grow too"), so a large document keeps its small
+    children small."""
+    if isinstance(v, (dict, list)):
+        is_object = isinstance(v, dict)
+        try:
+            return (JSONB_TYPE_SMALL_OBJECT if is_object else JSONB_TYPE_SMALL_ARRAY), _container(
+                v, False, is_object
+            )
+        except _Overflow:
+            if small_parent:
+                raise
+        return (JSONB_TYPE_LARGE_OBJECT if is_object else JSONB_TYPE_LARGE_ARRAY), _container(
+            v, True, is_object
+        )
     return _scalar(v)
 
 
@@ -225,7 +236,7 @@ def _container(v: dict[str, Any] | list[Any], large: bool, is_object: bool) -> b
     value_entries = bytearray()
     tail = bytearray()
     for x in values:
-        t, data = _value(x, large)
+        t, data = _value(x, not large)
         if _inlined(t, large):
             # insert_offset_or_size of the value as a 16-bit (small) or 32-bit (large) integer: a negative
             # int16 is sign-extended in the large format
@@ -255,8 +266,8 @@ def _container(v: dict[str, Any] | list[Any], large: bool, is_object: bool) -> b
 def encode(value: Any) -> bytes:
     """MySQL's binary JSON of ``value`` (type byte first), as a JSON column's row-image value carries it.
 
-    Containers use the small format unless an offset or size does not fit 16 bits (MySQL's choice, per container:
-    ``serialize_json_object`` retries a too-big small object as a large one; here the whole document is retried).
+    Each container uses the small format unless an offset or size does not fit 16 bits (MySQL's choice, see
+    :func:`_value`).
 
     Args:
         value: a JSON value (see the module docstring); ``None`` is the JSON null literal.
@@ -268,10 +279,7 @@ def encode(value: Any) -> bytes:
     try:
         t, data = _value(value, False)
     except _Overflow:
-        try:
-            t, data = _value(value, True)
-        except _Overflow:
-            raise ValueError("the JSON document is larger than 4 GiB") from None
+        raise ValueError("the JSON document is larger than 4 GiB") from None
     return bytes([t]) + data
 
 
