@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
 from gtidkit.binlog.file import read_events
-from gtidkit.binlog.json_binary import JsonOpaque, decode, encode
+from gtidkit.binlog.json_binary import JsonOpaque, decode, encode, temporal_text
 from gtidkit.binlog.row_image import decode_rows
 from gtidkit.errors import BinlogDecodeError
 
@@ -208,3 +208,33 @@ def test_fuzzed_bytes_raise_only_binlog_decode_error(raw: bytes) -> None:
         decode(raw)
     except BinlogDecodeError:
         pass
+
+
+def _packed_datetime(y: int, mo: int, d: int, h: int, mi: int, s: int, us: int) -> bytes:
+    ymd = ((y * 13 + mo) << 5) | d
+    hms = (h << 12) | (mi << 6) | s
+    return ((((ymd << 17) | hms) << 24) + us).to_bytes(8, "little", signed=True)
+
+
+@pytest.mark.parametrize(
+    ("field_type", "data", "text"),
+    [
+        # json_insert_innodb.result: CAST(CAST('2015-01-15 23:24:25' AS DATETIME) AS JSON) and friends
+        (12, _packed_datetime(2015, 1, 15, 23, 24, 25, 0), "2015-01-15 23:24:25.000000"),
+        (7, _packed_datetime(2015, 1, 15, 23, 24, 25, 0), "2015-01-15 23:24:25.000000"),
+        (10, _packed_datetime(2015, 1, 15, 0, 0, 0, 0), "2015-01-15"),
+        (11, (((23 << 12) | (24 << 6) | 25) << 24).to_bytes(8, "little", signed=True), "23:24:25.000000"),
+        (12, _packed_datetime(2024, 2, 29, 1, 2, 3, 123456), "2024-02-29 01:02:03.123456"),
+        (15, b"\xca\xfe", None),
+    ],
+)
+def test_temporal_opaque_values_print_as_mysql_does(field_type: int, data: bytes, text: str | None) -> None:
+    opaque = JsonOpaque(field_type, data)
+    assert temporal_text(opaque) == text
+    if (
+        text is not None and field_type != 7
+    ):  # python-mysql-replication reads the same instant (it has no TIMESTAMP)
+        parse_json = pytest.importorskip("pymysqlreplication.json_binary").parse_json
+        raw = encode(opaque)
+        theirs = str(parse_json(raw[0], raw[1:]))
+        assert theirs.replace(" 00:00:00", "").startswith(text.rstrip("0").rstrip("."))

@@ -63,6 +63,7 @@ __all__ = [
     "JsonOpaque",
     "decode",
     "encode",
+    "temporal_text",
 ]
 
 JSONB_TYPE_SMALL_OBJECT = 0x00
@@ -114,6 +115,37 @@ class JsonOpaque:
     def __post_init__(self) -> None:
         if not 0 <= self.field_type <= 0xFF:
             raise ValueError(f"opaque field type {self.field_type} is not a byte")
+
+
+#: opaque field types MySQL keeps as a packed temporal longlong (``TIME_to_longlong_*_packed``, 8 bytes LE)
+_DATE, _TIME, _DATETIME, _TIMESTAMP = 10, 11, 12, 7
+
+
+def temporal_text(value: JsonOpaque) -> str | None:
+    """The text MySQL prints for a DATE / TIME / DATETIME / TIMESTAMP opaque value (``Json_datetime``:
+    ``"2015-01-15"``, ``"23:24:25.000000"``, ``"2015-01-15 23:24:25.000000"``, mysql-test
+    ``json_insert_innodb.result``), else ``None``.
+
+    The 8 bytes are MySQL's packed form (``my_time.cc``): a signed integer whose high 40 bits hold
+    ``((year * 13 + month) << 5 | day) << 17 | hour << 12 | minute << 6 | second`` (TIME: hours, minutes and
+    seconds only) and whose low 24 bits the microseconds.
+    """
+    if value.field_type not in (_DATE, _TIME, _DATETIME, _TIMESTAMP) or len(value.data) < 8:
+        return None
+    packed = int.from_bytes(value.data[:8], "little", signed=True)
+    sign = "-" if packed < 0 else ""
+    packed = abs(packed)
+    usec = packed & 0xFFFFFF
+    whole = packed >> 24
+    if value.field_type == _TIME:
+        hms = whole
+        return f"{sign}{hms >> 12:02d}:{(hms >> 6) & 0x3F:02d}:{hms & 0x3F:02d}.{usec:06d}"
+    ymd, hms = whole >> 17, whole & 0x1FFFF
+    year, month = divmod(ymd >> 5, 13)
+    date = f"{year:04d}-{month:02d}-{ymd & 0x1F:02d}"
+    if value.field_type == _DATE:
+        return date
+    return f"{date} {hms >> 12:02d}:{(hms >> 6) & 0x3F:02d}:{hms & 0x3F:02d}.{usec:06d}"
 
 
 class _Overflow(Exception):

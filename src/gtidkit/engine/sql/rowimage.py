@@ -344,10 +344,12 @@ def _json_to_image(text: Any) -> bytes:
 
 
 def _opaque_text(v: Any) -> Any:
-    """Opaque JSON values (dates, BLOBs a MySQL source put in a document) as MySQL prints an opaque value it has no
-    text form for: ``"base64:type<field type>:<data>"`` (``Json_opaque``, ``Json_wrapper::to_string``)."""
+    """Opaque JSON values a MySQL source put in a document as strings of MySQL's text: dates and times as MySQL
+    prints them, anything else as ``"base64:type<field type>:<data>"`` (``Json_opaque``, mysql-test
+    ``json_insert_innodb.result``: ``CAST(x'cafe' AS JSON)`` prints ``"base64:type15:yv4="``)."""
     if isinstance(v, json_binary.JsonOpaque):
-        return f"base64:type{v.field_type}:{base64.b64encode(v.data).decode()}"
+        text = json_binary.temporal_text(v)
+        return text if text is not None else f"base64:type{v.field_type}:{base64.b64encode(v.data).decode()}"
     if isinstance(v, dict):
         return {k: _opaque_text(x) for k, x in v.items()}
     if isinstance(v, list):
