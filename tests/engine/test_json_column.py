@@ -368,3 +368,15 @@ def test_order_by_a_json_path_sorts_numbers_as_numbers(s) -> None:
         (1, "2"),
         (3, None),
     ]
+
+
+def test_create_table_select_and_like_keep_json(s) -> None:
+    # CREATE ... SELECT makes a JSON column of a JSON column or a JSON function's result (Item_json_func's type)
+    s.execute("CREATE TABLE t (id INT PRIMARY KEY, doc JSON)")
+    s.execute("INSERT INTO t VALUES (1, '[1]')")
+    s.execute("CREATE TABLE t2 AS SELECT id, doc, JSON_OBJECT('a', id) AS j FROM t")
+    lines = _rows(s, "SHOW CREATE TABLE t2")[0][1].splitlines()
+    assert "  `doc` json DEFAULT NULL," in lines and "  `j` json DEFAULT NULL" in lines
+    assert _rows(s, "SELECT * FROM t2") == [(1, "[1]", '{"a": 1}')]
+    s.execute("CREATE TABLE t3 LIKE t")
+    assert "  `doc` json DEFAULT NULL," in _rows(s, "SHOW CREATE TABLE t3")[0][1].splitlines()
