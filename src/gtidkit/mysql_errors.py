@@ -188,6 +188,11 @@ ER: dict[int, ErrorSpec] = {
         "42000",
         "Incorrect parameter count in the call to native function '%s'",
     ),
+    3140: _e(
+        "ER_INVALID_JSON_TEXT",
+        "22032",
+        "Invalid JSON text: \"%s\" at position %s in value for column '%s'.",
+    ),
     3141: _e(
         "ER_INVALID_JSON_TEXT_IN_PARAM",
         "22032",
@@ -197,6 +202,11 @@ ER: dict[int, ErrorSpec] = {
         "ER_INVALID_JSON_PATH",
         "42000",
         "Invalid JSON path expression. The error is around character position %s.",
+    ),
+    3144: _e(
+        "ER_INVALID_JSON_CHARSET",
+        "22032",
+        "Cannot create a JSON value from a string with CHARACTER SET '%s'.",
     ),
     3146: _e(
         "ER_INVALID_TYPE_FOR_JSON",
@@ -213,6 +223,7 @@ ER: dict[int, ErrorSpec] = {
         "42000",
         "The oneOrAll argument to %s may take these values: 'one' or 'all'.",
     ),
+    3153: _e("ER_JSON_VACUOUS_PATH", "42000", "The path expression '$' is not allowed in this context."),
     3158: _e("ER_JSON_DOCUMENT_NULL_KEY", "22032", "JSON documents may not contain NULL member names."),
     1598: _e("ER_BINLOG_LOGGING_IMPOSSIBLE", "HY000", "Binary logging not possible. Message: %s"),
     1677: _e(

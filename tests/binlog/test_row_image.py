@@ -101,9 +101,9 @@ def test_value_round_trip(spec: ColumnSpec, value: Any, hex_: str | None) -> Non
 
 def test_unsupported_types_raise_documented_errors() -> None:
     with pytest.raises(ValueError):
-        encode_value(Writer(), ColumnSpec(245, b"\x04"), b"{}")
+        encode_value(Writer(), ColumnSpec(255, b"\x04"), b"{}")  # GEOMETRY
     with pytest.raises(BinlogDecodeError):
-        decode_value(Cursor(b"\x00"), ColumnSpec(245, b"\x04"))
+        decode_value(Cursor(b"\x00"), ColumnSpec(255, b"\x04"))
     with pytest.raises(ValueError):
         encode_value(Writer(), ColumnSpec(19, b"\x00"), "-01:00:00")
 

@@ -20,9 +20,11 @@ the Table_map event describes it: binlog type code, its metadata bytes, and sign
 | TIMESTAMP2(fsp)           | 17   | 1 byte fsp                                | 4 bytes BE epoch (UTC) + fsp bytes     |
 | TIME2(fsp)                | 19   | 1 byte fsp                                | 3 bytes BE packed + fsp bytes          |
 | YEAR                      | 13   | none                                      | 1 byte: year - 1900 (0 for 0)          |
+| JSON                      | 245  | 1 byte: length bytes (4)                  | length (LE) + binary JSON (json_binary) |
 
 Values: ``int`` for integers, YEAR, ENUM indexes and SET bits, ``float``, :class:`~decimal.Decimal`, ``bytes`` for the string types
-(``str`` is accepted when encoding, as UTF-8), and text (``'YYYY-MM-DD hh:mm:ss[.ffffff]'``, ``'hh:mm:ss'``) for
+(``str`` is accepted when encoding, as UTF-8) and JSON (the binary JSON document, see
+:mod:`gtidkit.binlog.json_binary`), and text (``'YYYY-MM-DD hh:mm:ss[.ffffff]'``, ``'hh:mm:ss'``) for
 the temporal types; TIMESTAMP is read and written as UTC.
 """
 
@@ -73,6 +75,8 @@ _DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
 #: ENUM (247) and SET (248) columns are binlogged as STRING (254) with the real type in metadata byte 0 and the
 #: value's pack length (1-2 for ENUM, 1-8 for SET) in byte 1 (``Field_enum::do_save_field_metadata``).
 _ENUM_SET = (247, 248)
+#: MYSQL_TYPE_JSON: its value is the binary JSON document as ``bytes`` (gtidkit.binlog.json_binary reads it)
+_JSON = 245
 _KIND_BY_TYPE = {
     EventType.WRITE_ROWS_EVENT: "insert",
     EventType.WRITE_ROWS_EVENT_V1: "insert",
@@ -309,6 +313,9 @@ def encode_value(w: Writer, spec: ColumnSpec, v: Any) -> None:
         w.bytes(_frac_store(int(frac.ljust(6, "0")) if frac else 0, meta[0]))
     elif code == 13:
         w.u8(0 if int(v) == 0 else int(v) - 1900)
+    elif code == _JSON:  # packed as a BLOB of the binary JSON bytes (Field_json is a Field_blob)
+        w.bytes(len(v).to_bytes(meta[0], "little"))
+        w.bytes(v)
     else:
         raise ValueError(f"row images of column type {code} are not supported")
 
@@ -365,6 +372,8 @@ def decode_value(cur: Cursor, spec: ColumnSpec) -> Any:
     if code == 13:
         b = cur.u8()
         return 0 if b == 0 else b + 1900
+    if code == _JSON:
+        return cur.bytes(int.from_bytes(cur.bytes(meta[0]), "little"))
     raise BinlogDecodeError(f"rows event: column type {code} is not supported by the row-image decoder")
 
 

@@ -35,7 +35,7 @@ KEYS_ONOFF = re.compile(
     re.IGNORECASE,
 )
 
-_IMPLICIT = {"int": 0, "year": 0, "float": 0.0, "decimal": 0, "string": "", "binary": b""}
+_IMPLICIT = {"int": 0, "year": 0, "float": 0.0, "decimal": 0, "string": "", "binary": b"", "json": "null"}
 
 
 def implicit_default(col: ColumnDef) -> Any:

@@ -68,7 +68,7 @@ _CI_SCHEMAS = {"information_schema": str.upper, "performance_schema": str.lower}
 class TypeInfo:
     """One MySQL data type: family, SQLite affinity, binlog type code, storage bytes (ints), default length."""
 
-    family: str  # int, float, decimal, string, binary, temporal, year
+    family: str  # int, float, decimal, string, binary, temporal, year, json
     affinity: str
     binlog_type: int
     int_bytes: int = 0
@@ -103,6 +103,9 @@ TYPE_INFO: dict[str, TypeInfo] = {
     "timestamp": TypeInfo("temporal", "TEXT", 17),
     "time": TypeInfo("temporal", "TEXT", 19),
     "year": TypeInfo("year", "INTEGER", 13),
+    # JSON (RM8 13.5 "The JSON Data Type"): stored in SQLite as MySQL's canonical text, binlogged as binary JSON
+    # (MYSQL_TYPE_JSON 245); no default literal (1101), like the BLOB family it is sized as (4 GiB)
+    "json": TypeInfo("json", "TEXT", 245, max_length=4294967295),
 }
 
 #: sqlglot DType name -> (MySQL type name, unsigned).
@@ -146,6 +149,7 @@ SQLGLOT_TYPES: dict[str, tuple[str, bool]] = {
     "TIMESTAMPLTZ": ("timestamp", False),
     "TIME": ("time", False),
     "YEAR": ("year", False),
+    "JSON": ("json", False),
 }
 
 #: Columns of performance_schema.threads (MySQL 8.0), in order.

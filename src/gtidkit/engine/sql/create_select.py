@@ -89,6 +89,8 @@ def column_from_metadata(name: str, col: Column) -> ColumnDef:
         return ColumnDef(type="year", length=4, **base)
     if t == FieldType.MYSQL_TYPE_NULL:
         return ColumnDef(type="binary", length=0, **base)  # SELECT NULL creates binary(0)
+    if t == FieldType.MYSQL_TYPE_JSON:
+        return ColumnDef(type="json", **base)  # a JSON function's result makes a JSON column (Item_json_func)
     binary = int(col.charset) == _BINARY
     charset, collation, width = _CHARSETS.get(int(col.charset), ("utf8mb4", "utf8mb4_0900_ai_ci", 4))
     chars = int(col.length) if binary else int(col.length) // width
@@ -100,7 +102,6 @@ def column_from_metadata(name: str, col: Column) -> ColumnDef:
             FieldType.MYSQL_TYPE_TINY_BLOB,
             FieldType.MYSQL_TYPE_MEDIUM_BLOB,
             FieldType.MYSQL_TYPE_LONG_BLOB,
-            FieldType.MYSQL_TYPE_JSON,
         )
         or chars > 16383
     ):

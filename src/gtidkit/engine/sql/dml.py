@@ -487,7 +487,14 @@ def _run_multi(ex: Executor, plan: MultiPlan, binds: dict[str, Any]) -> ExecResu
                 continue
             matched += 1
             if not store.strict:
-                values = tuple(_converted(t.columns[i], v, n, store) for i, v in zip(slots, values))
+                values = tuple(_converted(t.columns[i], v, n, store, t.name) for i, v in zip(slots, values))
+            elif any(
+                t.columns[i].type == "json" for i in slots
+            ):  # JSON text is parsed and normalized in Python
+                values = tuple(
+                    _converted(t.columns[i], v, n, store, t.name) if t.columns[i].type == "json" else v
+                    for i, v in zip(slots, values)
+                )
             sets = ", ".join(f"{quote_ident(t.columns[i].name)} = ?" for i in slots)
             returning = f"{t.rowid_alias}, " + ", ".join(quote_ident(c.name) for c in t.columns)
             sql = f"UPDATE {phys} SET {sets} WHERE {t.rowid_alias} = ? RETURNING {returning}"
@@ -519,9 +526,9 @@ def _run_multi(ex: Executor, plan: MultiPlan, binds: dict[str, Any]) -> ExecResu
     )
 
 
-def _converted(col: Any, v: Any, row_no: int, store: FieldStore) -> Any:
-    """A multi-table UPDATE's new value for ``col`` converted under a non-strict ``store``, bindable."""
-    v = coerce(col, v, row_no, store)
+def _converted(col: Any, v: Any, row_no: int, store: FieldStore, table: str) -> Any:
+    """A multi-table UPDATE's new value for ``col`` (of ``table``) converted under a non-strict ``store``, bindable."""
+    v = coerce(col, v, row_no, store, table)
     if v is None and not col.nullable:
         v = store_null(col, row_no, store)
     return to_sqlite(v)
@@ -747,7 +754,8 @@ def _apply_stages(
     raw = ex.conn.raw
     values = tuple(current)
     for st in stages:
-        if not store.strict:
+        if not store.strict or any(t.columns[i].type == "json" for i in st.columns):
+            # a JSON column's new value is parsed and normalized in Python (no CHECK constraint can do that)
             rowid, values = _apply_stage_converted(ex, t, st, rowid, values, binds, row_no, store)
             continue
         b = _select_binds(st.sql, binds)
@@ -796,7 +804,7 @@ def _apply_stage_converted(
     new = list(values)
     for k, (i, v) in enumerate(zip(st.columns, evald)):
         col = t.columns[i]
-        v = coerce(col, v, row_no, store)
+        v = coerce(col, v, row_no, store, t.name)
         if v is None and not col.nullable:
             v = store_null(col, row_no, store)
         new[i] = v
@@ -989,7 +997,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
             if v is _MISSING:
                 continue
             c = t.columns[idx]
-            full[idx] = coerce(c, v, n, store)
+            full[idx] = coerce(c, v, n, store, t.name)
             given[idx] = True
             if full[idx] is None and not c.nullable and idx != ai:
                 # fill_record: NULL into NOT NULL is reported as the field is filled, in column-list order
@@ -1009,7 +1017,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                     raise mysql_error(1048, c.name)
                 full[i] = store_null(c, n, store)
             if isinstance(full[i], _dt.datetime) and not given[i]:
-                full[i] = coerce(c, full[i], n, store)
+                full[i] = coerce(c, full[i], n, store, t.name)
         for i in stamps:  # TIMESTAMP: the session-zone value is stored in UTC
             full[i] = temporal.timestamp_to_storage(tz, full[i])
         # AUTO_INCREMENT is allocated when the row is written (handler::update_auto_increment), after the

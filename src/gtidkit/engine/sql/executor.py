@@ -58,6 +58,7 @@ from gtidkit.engine.sql.functions import AGGREGATES, BUILTIN_FUNCTIONS, UDFS, re
 from gtidkit.engine.sql.group_concat import FUNCTION as GROUP_CONCAT_FUNCTION
 from gtidkit.engine.sql.group_concat import make_aggregate as make_group_concat
 from gtidkit.engine.sql.group_concat import rewrite_group_concat
+from gtidkit.engine.sql.json_functions import AGGREGATES as JSON_AGGREGATES
 from gtidkit.engine.sql.json_functions import UDFS as JSON_UDFS
 from gtidkit.engine.sql.json_functions import json_result_column, rewrite_json
 from gtidkit.engine.sql.metadata import (
@@ -431,6 +432,8 @@ class Executor:
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
         for name, (nargs, cls) in AGGREGATES.items():
             raw.create_aggregate(name, nargs, cls)
+        for name, (nargs, cls) in JSON_AGGREGATES.items():
+            raw.create_aggregate(name, nargs, self._wrap_aggregate(cls))
         from gtidkit.engine.sql.dml import register_udfs
 
         register_udfs(raw, lambda: self.rand())
@@ -507,6 +510,21 @@ class Executor:
             return str(v) if isinstance(v, Decimal) else v
 
         return call
+
+    def _wrap_aggregate(self, cls: type) -> type:
+        """``cls`` whose ``step`` errors (a MySQLError such as JSON_OBJECTAGG's 3158) reach the statement as
+        :meth:`_wrap_udf`'s do."""
+        executor = self
+
+        class Reporting(cls):  # type: ignore[valid-type, misc]
+            def step(self, *args: Any) -> None:
+                try:
+                    super().step(*args)
+                except BaseException as err:
+                    executor._udf_error = err
+                    raise
+
+        return Reporting
 
     # ---------------------------------------------------------------- dispatch
     def execute(self, stmt: SqlStatement, current_db: str | None = None) -> ExecResult:
@@ -843,6 +861,17 @@ class Executor:
             self.dml_store.division_by_zero()
         return None
 
+    def _json_columns(self, tree: exp.Expression, current_db: str | None) -> frozenset[str]:
+        """Lowercase names of the JSON columns of the tables ``tree`` reads (for :func:`rewrite_json`)."""
+        names: set[str] = set()
+        for table in tree.find_all(exp.Table):
+            t = table.meta.get("gk_table")  # set by resolve_tables
+            if t is None and (table.db or current_db) and table.name:
+                t = self.get_table(table.db or current_db, table.name)  # type: ignore[arg-type]
+            if t is not None:
+                names.update(c.name.lower() for c in t.columns if c.type == "json")
+        return frozenset(names)
+
     def fix_functions(self, tree: exp.Expression, current_db: str | None) -> exp.Expression:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
@@ -851,7 +880,7 @@ class Executor:
         rewrite_for_sqlite(tree)
         rewrite_checksum(tree)
         rewrite_group_concat(tree)
-        rewrite_json(tree)
+        rewrite_json(tree, self._json_columns(tree, current_db))
         decimal_math.rewrite_exact(tree, _type_resolver(tree), self._literals.get, self.div_increment())
         assignments = [n for n in tree.find_all(exp.PropertyEQ) if isinstance(n.this, exp.Parameter)]
         for node in assignments:
@@ -1845,6 +1874,10 @@ def _item_name(proj: exp.Expression, source: str | None = None) -> str:
         return proj.this
     if source is not None:
         span = _source_span(proj, source)
+        if span and isinstance(proj, exp.JSONObjectAgg):
+            # sqlglot's positions cover the arguments only: the call as written around them
+            m = re.search(r"\bJSON_OBJECTAGG\s*\(\s*" + re.escape(span) + r"\s*\)", source, re.IGNORECASE)
+            return m.group(0) if m else span
         if span:
             return span
     if isinstance(proj, exp.CurrentSchema):

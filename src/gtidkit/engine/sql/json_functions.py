@@ -1,6 +1,7 @@
 """MySQL's common JSON functions on SQLite: JSON_OBJECT, JSON_ARRAY, JSON_EXTRACT / ``->`` / ``->>``, JSON_UNQUOTE,
-JSON_QUOTE, JSON_VALID, JSON_TYPE, JSON_LENGTH, JSON_DEPTH, JSON_KEYS, JSON_CONTAINS, JSON_CONTAINS_PATH and
-CAST(... AS JSON), with MySQL's text.
+JSON_QUOTE, JSON_VALID, JSON_TYPE, JSON_LENGTH, JSON_DEPTH, JSON_KEYS, JSON_CONTAINS, JSON_CONTAINS_PATH, JSON_SET,
+JSON_INSERT, JSON_REPLACE, JSON_REMOVE, the aggregates JSON_ARRAYAGG and JSON_OBJECTAGG, and CAST(... AS JSON),
+with MySQL's text; and the stored form of a JSON column's value (:func:`column_value`).
 
 Every call is rewritten (:func:`rewrite_json`) to a private UDF (``_GK_JSON_*``: SQLite's own json_* functions stay
 as they are for the engine's internal queries). Values are Python objects (dict, list, str, int, float, bool,
@@ -23,7 +24,7 @@ bad path, 1582 for JSON_OBJECT with an odd number of arguments, 3158 for a NULL 
 
 Known differences: JSON_TYPE reports integers and doubles only (no DECIMAL / UNSIGNED INTEGER distinction); the
 ``[m to n]`` path leg is not supported (3143); document error positions follow Python's parser (the same for a
-missing value, comma or closing quote).
+missing value, comma or closing quote); JSON_ARRAYAGG / JSON_OBJECTAGG take no ORDER BY.
 """
 
 from __future__ import annotations
@@ -41,7 +42,17 @@ from gtidkit.engine.results import Column, ColumnFlag, FieldType
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
-__all__ = ["JSON_RESULT_FUNCTIONS", "UDFS", "json_result_column", "rewrite_json", "to_text"]
+__all__ = [
+    "AGGREGATES",
+    "JSON_RESULT_FUNCTIONS",
+    "UDFS",
+    "JsonTextError",
+    "column_value",
+    "json_result_column",
+    "parse_text",
+    "rewrite_json",
+    "to_text",
+]
 
 #: prefix of a JSON value passed between JSON UDFs as text (a private-use character no client sends first)
 _TAG = "\ue000"
@@ -65,10 +76,29 @@ _NAMES = {
         "JSON_CONTAINS",
         "JSON_CONTAINS_PATH",
         "JSON_DEPTH",
+        "JSON_SET",
+        "JSON_INSERT",
+        "JSON_REPLACE",
+        "JSON_REMOVE",
+        "JSON_ARRAYAGG",
+        "JSON_OBJECTAGG",
     )
 }
 #: functions whose result is of type JSON (column type 245)
-JSON_RESULT_FUNCTIONS = frozenset({"JSON_OBJECT", "JSON_ARRAY", "JSON_EXTRACT", "JSON_KEYS"})
+JSON_RESULT_FUNCTIONS = frozenset(
+    {
+        "JSON_OBJECT",
+        "JSON_ARRAY",
+        "JSON_EXTRACT",
+        "JSON_KEYS",
+        "JSON_SET",
+        "JSON_INSERT",
+        "JSON_REPLACE",
+        "JSON_REMOVE",
+        "JSON_ARRAYAGG",
+        "JSON_OBJECTAGG",
+    }
+)
 #: the private UDFs whose result is JSON (a value argument made of one of them stays JSON)
 _PRIVATE_JSON_RESULTS = frozenset({_NAMES[n] for n in JSON_RESULT_FUNCTIONS} | {"_GK_CAST_JSON"})
 _BOOLEAN_NODES = (
@@ -129,6 +159,13 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"Invalid value: {name}")
 
 
+def _parse_int(text: str) -> int | float:
+    """An integer literal as MySQL's parser keeps it: a 64-bit signed or unsigned integer, else a double
+    (``json_insert_innodb.result``: '18446744073709551616' is stored as 1.8446744073709552e19)."""
+    v = int(text)
+    return v if -(2**63) <= v <= 2**64 - 1 else float(v)
+
+
 _REASONS = (
     ("Expecting property name", "Missing a name for object member."),
     ("Expecting ':' delimiter", "Missing a colon after a name of object member."),
@@ -139,16 +176,27 @@ _REASONS = (
 )
 
 
-def _parse(text: str, arg: int, function: str) -> Any:
-    """Parse a JSON document argument.
+class JsonTextError(ValueError):
+    """A JSON text that does not parse: MySQL's reason text and the byte position it reports."""
+
+    def __init__(self, reason: str, position: int) -> None:
+        super().__init__(f"{reason} at position {position}")
+        self.reason = reason
+        self.position = position
+
+
+def parse_text(text: str) -> Any:
+    """Parse a JSON text the way MySQL's JSON parser accepts it, to Python values (dict, list, str, int, float,
+    bool, None); a duplicate key keeps its last value ("last duplicate key wins", RM8 "The JSON Data Type").
 
     Raises:
-        MySQLError: 3141 "Invalid JSON text in argument %s to function %s: "%s" at position %s."
+        JsonTextError: the text is empty or no valid JSON; ``reason`` is MySQL's (``rapidjson``'s) wording and
+            ``position`` the byte offset MySQL reports.
     """
     if not text.strip():
-        raise mysql_error(3141, arg, function, "The document is empty.", len(text.encode()))
+        raise JsonTextError("The document is empty.", len(text.encode()))
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
     except json.JSONDecodeError as err:
         reason = "Invalid value."
         for start, mysql_reason in _REASONS:
@@ -158,9 +206,45 @@ def _parse(text: str, arg: int, function: str) -> Any:
         if err.msg.startswith("Expecting ',' delimiter"):
             opener = _innermost_open(text, err.pos)
             reason = f"Missing a comma or '{']' if opener == '[' else '}'}' after an {'array element' if opener == '[' else 'object member'}."
-        raise mysql_error(3141, arg, function, reason, len(text[: err.pos].encode())) from err
+        raise JsonTextError(reason, len(text[: err.pos].encode())) from err
     except ValueError as err:
-        raise mysql_error(3141, arg, function, "Invalid value.", 0) from err
+        raise JsonTextError("Invalid value.", 0) from err
+
+
+def _parse(text: str, arg: int, function: str) -> Any:
+    """Parse a JSON document argument.
+
+    Raises:
+        MySQLError: 3141 "Invalid JSON text in argument %s to function %s: "%s" at position %s."
+    """
+    try:
+        return parse_text(text)
+    except JsonTextError as err:
+        raise mysql_error(3141, arg, function, err.reason, err.position) from err
+
+
+def column_value(v: Any, column: str) -> str:
+    """The stored form of value ``v`` assigned to a JSON column: MySQL's text of the parsed document
+    (``Field_json::store``: the text is parsed, then kept as binary JSON, which prints keys sorted and with
+    MySQL's separators).
+
+    Args:
+        v: the SQL value: a string holding a JSON text (JSON function results arrive as text).
+        column: ``table.column`` for the message.
+
+    Raises:
+        MySQLError: 3140 ER_INVALID_JSON_TEXT for text that does not parse, and for a number or temporal value
+            ("not a JSON text, may need CAST" at position 0: Field_json::store of a non-string); 3144
+            ER_INVALID_JSON_CHARSET for a binary string (all from mysql-test ``suite/json/r/json_insert_innodb.result``).
+    """
+    if isinstance(v, bytes):
+        raise mysql_error(3144, "binary")  # a binary string (x'cafebabe') is no text
+    if not isinstance(v, str):
+        raise mysql_error(3140, "not a JSON text, may need CAST", 0, column)
+    try:
+        return to_text(parse_text(v[1:] if v.startswith(_TAG) else v))
+    except JsonTextError as err:
+        raise mysql_error(3140, err.reason, err.position, column) from err
 
 
 def _innermost_open(text: str, pos: int) -> str:
@@ -519,6 +603,150 @@ def json_depth(doc: Any) -> int | None:
     return _depth(_doc(doc, 1, "json_depth"))
 
 
+# ---------------------------------------------------------------- modifying functions
+def _modify(v: Any, legs: list[Leg], value: Any, mode: str) -> Any:
+    """``v`` with ``value`` put at the path ``legs`` (no wildcards): ``mode`` "set" replaces or adds, "insert" only
+    adds, "replace" only replaces. A missing object member is added, an array index past the end appends, and
+    ``[n]`` (n > 0) on a non-array wraps it in an array with the value after it (RM8 "Functions That Modify JSON
+    Values": JSON_SET, JSON_INSERT, JSON_REPLACE). Returns the new ``v`` (containers change in place)."""
+    if not legs:
+        return value if mode != "insert" else v
+    kind, arg = legs[0]
+    rest = legs[1:]
+    if kind == "key":
+        if isinstance(v, dict):
+            if arg in v:
+                v[arg] = _modify(v[arg], rest, value, mode)
+            elif not rest and mode != "replace":
+                v[arg] = value
+        return v
+    if isinstance(v, list):
+        i = arg if kind == "idx" else len(v) - 1 - arg
+        if 0 <= i < len(v):
+            v[i] = _modify(v[i], rest, value, mode)
+        elif i >= len(v) and not rest and mode != "replace":
+            v.append(value)
+        return v
+    i = arg if kind == "idx" else -arg  # autowrapping: a non-array is a one-element array
+    if i == 0:
+        return _modify(v, rest, value, mode)
+    if i > 0 and not rest and mode != "replace":
+        return [v, value]
+    return v
+
+
+def _remove(v: Any, legs: list[Leg]) -> Any:
+    """``v`` without the element at ``legs`` (no wildcards), when there is one."""
+    kind, arg = legs[0]
+    rest = legs[1:]
+    if kind == "key" and isinstance(v, dict) and arg in v:
+        if rest:
+            v[arg] = _remove(v[arg], rest)
+        else:
+            del v[arg]
+    elif kind in ("idx", "last") and isinstance(v, list):
+        i = arg if kind == "idx" else len(v) - 1 - arg
+        if 0 <= i < len(v):
+            if rest:
+                v[i] = _remove(v[i], rest)
+            else:
+                del v[i]
+    elif kind in ("idx", "last") and arg == 0 and rest:
+        return _remove(v, rest)
+    return v
+
+
+def _modifier(function: str, mode: str) -> Callable[..., str | None]:
+    def modify(doc: Any, *args: Any) -> str | None:
+        if not args or len(args) % 2:
+            raise mysql_error(1582, function)
+        if doc is None:
+            return None
+        value = _doc(doc, 1, function)
+        for path, new in zip(args[::2], args[1::2]):
+            if path is None:
+                return None
+            legs, wild = _path(path, function)
+            if wild:
+                raise mysql_error(3149)  # ER_INVALID_JSON_PATH_WILDCARD
+            value = _modify(value, legs, _value(new), mode)
+        return to_text(value)
+
+    modify.__doc__ = f"""{function.upper()}(doc, path, value[, path, value] ...) (see :func:`_modify`).
+
+    Raises:
+        MySQLError: 1582 a missing path or value; 3141 bad document; 3143 bad path; 3149 a wildcard path."""
+    return modify
+
+
+json_set = _modifier("json_set", "set")
+json_insert = _modifier("json_insert", "insert")
+json_replace = _modifier("json_replace", "replace")
+
+
+def json_remove(doc: Any, *paths: Any) -> str | None:
+    """JSON_REMOVE(doc, path[, path] ...): the document without the elements the paths name, removed in order.
+
+    Raises:
+        MySQLError: 1582 without a path; 3141 bad document; 3143 bad path; 3149 a wildcard path; 3153 the path
+            ``$`` (ER_JSON_VACUOUS_PATH).
+    """
+    if not paths:
+        raise mysql_error(1582, "json_remove")
+    if doc is None or any(p is None for p in paths):
+        return None
+    value = _doc(doc, 1, "json_remove")
+    for path in paths:
+        legs, wild = _path(path, "json_remove")
+        if wild:
+            raise mysql_error(3149)
+        if not legs:
+            raise mysql_error(3153)
+        value = _remove(value, legs)
+    return to_text(value)
+
+
+class JsonArrayAgg:
+    """JSON_ARRAYAGG(value): the group's values as a JSON array, NULL for no rows (a NULL value is ``null``)."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self.rows = 0
+
+    def step(self, v: Any) -> None:
+        self.rows += 1
+        self.items.append(_value(v))
+
+    def finalize(self) -> str | None:
+        return to_text(self.items) if self.rows else None
+
+
+class JsonObjectAgg:
+    """JSON_OBJECTAGG(key, value): the group's pairs as a JSON object (the last duplicate key wins), NULL for no
+    rows. A NULL key is error 3158 in MySQL; SQLite reports an aggregate's error without MySQL's code."""
+
+    def __init__(self) -> None:
+        self.members: dict[str, Any] = {}
+        self.rows = 0
+
+    def step(self, k: Any, v: Any) -> None:
+        if k is None:
+            raise mysql_error(3158)
+        self.rows += 1
+        key = k.decode("utf-8", "surrogateescape") if isinstance(k, bytes) else _scalar_text(k)
+        self.members[key] = _value(v)
+
+    def finalize(self) -> str | None:
+        return to_text(self.members) if self.rows else None
+
+
+#: private aggregate name -> (argument count, class)
+AGGREGATES: dict[str, tuple[int, type]] = {
+    "_GK_JSON_ARRAYAGG": (1, JsonArrayAgg),
+    "_GK_JSON_OBJECTAGG": (2, JsonObjectAgg),
+}
+
+
 def _tag(v: Any) -> Any:
     return None if v is None else _TAG + (v.decode() if isinstance(v, bytes) else str(v))
 
@@ -551,6 +779,10 @@ UDFS: dict[str, tuple[int, Callable[..., Any]]] = {
     "_GK_JSON_CONTAINS": (-1, json_contains),
     "_GK_JSON_CONTAINS_PATH": (-1, json_contains_path),
     "_GK_JSON_DEPTH": (1, json_depth),
+    "_GK_JSON_SET": (-1, json_set),
+    "_GK_JSON_INSERT": (-1, json_insert),
+    "_GK_JSON_REPLACE": (-1, json_replace),
+    "_GK_JSON_REMOVE": (-1, json_remove),
     "_GK_JSON_TAG": (1, _tag),
     "_GK_JSON_BOOL": (1, _bool),
     "_GK_CAST_JSON": (1, _cast_json),
@@ -580,6 +812,12 @@ def _mysql_name(node: exp.Expression) -> str | None:
         return "JSON_TYPE"
     if isinstance(node, exp.JSONKeys):
         return "JSON_KEYS"
+    if isinstance(node, exp.JSONSet):
+        return "JSON_SET"
+    if isinstance(node, exp.JSONRemove):
+        return "JSON_REMOVE"
+    if isinstance(node, exp.JSONObjectAgg):
+        return "JSON_OBJECTAGG"
     return None
 
 
@@ -588,7 +826,7 @@ def _is_json_cast(node: exp.Expression) -> bool:
 
 
 def _args(node: exp.Expression) -> list[exp.Expression]:
-    if isinstance(node, exp.JSONObject):
+    if isinstance(node, (exp.JSONObject, exp.JSONObjectAgg)):
         out: list[exp.Expression] = []
         for kv in node.expressions:
             out.extend([kv.this, kv.expression] if isinstance(kv, exp.JSONKeyValue) else [kv])
@@ -602,19 +840,28 @@ def _args(node: exp.Expression) -> list[exp.Expression]:
     return ([this] if this is not None else []) + rest
 
 
-def _value_arg(arg: exp.Expression) -> exp.Expression:
-    """Wrap a value argument that is JSON (nested JSON call or cast) or boolean so its type survives SQLite."""
+def _value_arg(arg: exp.Expression, json_columns: frozenset[str] = frozenset()) -> exp.Expression:
+    """Wrap a value argument that is JSON (nested JSON call or cast, a JSON column named in ``json_columns``) or
+    boolean so its type survives SQLite."""
     inner = arg.this if isinstance(arg, exp.Paren) else arg
     if isinstance(inner, exp.Anonymous) and str(inner.name) in _PRIVATE_JSON_RESULTS:  # rewritten already
+        return exp.Anonymous(this="_GK_JSON_TAG", expressions=[arg])
+    if isinstance(inner, exp.Column) and inner.name.lower() in json_columns:
         return exp.Anonymous(this="_GK_JSON_TAG", expressions=[arg])
     if isinstance(inner, _BOOLEAN_NODES):
         return exp.Anonymous(this="_GK_JSON_BOOL", expressions=[arg])
     return arg
 
 
-def rewrite_json(tree: exp.Expression) -> exp.Expression:
+def rewrite_json(tree: exp.Expression, json_columns: frozenset[str] = frozenset()) -> exp.Expression:
     """Rewrite MySQL's JSON calls, ``->`` / ``->>`` and CAST(... AS JSON) in ``tree`` (in place) to the private
-    UDFs of :data:`UDFS`; returns ``tree``. Innermost calls are rewritten first."""
+    UDFs of :data:`UDFS` and aggregates of :data:`AGGREGATES`; returns ``tree``. Innermost calls are rewritten first.
+
+    Args:
+        tree: the statement.
+        json_columns: lowercase names of the JSON columns of the statement's tables: such a column given as a
+            value (JSON_OBJECT('k', doc), JSON_ARRAYAGG(doc)) is a JSON value, not a string.
+    """
     nodes = [n for n in tree.find_all(exp.Expression) if _mysql_name(n) is not None or _is_json_cast(n)]
     for node in reversed(nodes):  # find_all is breadth-first: children after parents
         if _is_json_cast(node):
@@ -623,10 +870,12 @@ def rewrite_json(tree: exp.Expression) -> exp.Expression:
         name = _mysql_name(node)
         assert name is not None
         args = _args(node)
-        if name == "JSON_OBJECT":
-            args = [a if i % 2 == 0 else _value_arg(a) for i, a in enumerate(args)]
-        elif name == "JSON_ARRAY":
-            args = [_value_arg(a) for a in args]
+        if name in ("JSON_OBJECT", "JSON_OBJECTAGG"):
+            args = [a if i % 2 == 0 else _value_arg(a, json_columns) for i, a in enumerate(args)]
+        elif name in ("JSON_ARRAY", "JSON_ARRAYAGG"):
+            args = [_value_arg(a, json_columns) for a in args]
+        elif name in ("JSON_SET", "JSON_INSERT", "JSON_REPLACE"):
+            args = [a if i % 2 or i == 0 else _value_arg(a, json_columns) for i, a in enumerate(args)]
         call: exp.Expression = exp.Anonymous(this=_NAMES[name], expressions=args)
         if isinstance(node, exp.JSONExtractScalar):  # ->> is JSON_UNQUOTE(JSON_EXTRACT(...))
             call = exp.Anonymous(this="_GK_JSON_UNQUOTE", expressions=[call])
@@ -638,6 +887,22 @@ def rewrite_json(tree: exp.Expression) -> exp.Expression:
             arg = cmp.args.get(side)
             if isinstance(arg, exp.Anonymous) and str(arg.name) in _PRIVATE_JSON_RESULTS:
                 arg.replace(exp.Anonymous(this="_GK_JSON_SCALAR", expressions=[arg.copy()]))
+    for key in list(tree.find_all(exp.Ordered)):
+        # ORDER BY c->'$.n' (or its alias): JSON numbers sort as numbers, below strings (MySQL's JSON ordering puts
+        # INTEGER and DOUBLE below STRING), not as their text
+        arg = key.this
+        if isinstance(arg, exp.Column) and not arg.table:
+            select = key.find_ancestor(exp.Select)
+            aliased = {
+                p.alias: p.this
+                for p in (select.expressions if select is not None else [])
+                if isinstance(p, exp.Alias)
+            }
+            target = aliased.get(arg.name)
+            if isinstance(target, exp.Anonymous) and str(target.name) in _PRIVATE_JSON_RESULTS:
+                arg.replace(exp.Anonymous(this="_GK_JSON_SCALAR", expressions=[target.copy()]))
+        elif isinstance(arg, exp.Anonymous) and str(arg.name) in _PRIVATE_JSON_RESULTS:
+            arg.replace(exp.Anonymous(this="_GK_JSON_SCALAR", expressions=[arg.copy()]))
     return tree
 
 

@@ -87,6 +87,7 @@ _SEND_TYPE: dict[str, FieldType] = {
     "timestamp": _T.MYSQL_TYPE_TIMESTAMP,
     "time": _T.MYSQL_TYPE_TIME,
     "year": _T.MYSQL_TYPE_YEAR,
+    "json": _T.MYSQL_TYPE_JSON,
 }
 #: Display width of integer types (signed, unsigned): metadata.result's tinyint 4/3 ... bigint 20/20.
 _INT_WIDTH = {
@@ -198,6 +199,10 @@ def column_for_def(
             length = _BLOB_BYTES[t]
         else:
             length = col.length if col.length is not None else 1
+    elif family == "json":
+        # Field_json is a Field_blob over my_charset_bin: binary charset, BLOB | BINARY, the 4 GiB BLOB width
+        flags |= _F.BLOB | _F.BINARY
+        length = _MAX_LEN
     else:  # string
         cs = charset_id(col.charset, col.collation)
         if (col.collation or "").lower() in ("binary",):

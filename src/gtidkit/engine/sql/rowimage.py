@@ -12,6 +12,7 @@ stored in UTC (:mod:`gtidkit.engine.sql.temporal`), which is what a rows event c
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import datetime as _dt
 import struct
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.binlog import row_image
+from gtidkit.binlog import json_binary, row_image
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.cursor import Cursor, Writer
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
@@ -103,6 +104,8 @@ def _meta(col: ColumnDef) -> bytes:
         return bytes([_BLOB_PACK[col.type]])
     if code in (17, 18, 19):
         return bytes([col.scale or 0])
+    if code == 245:
+        return _JSON_META
     return b""
 
 
@@ -240,9 +243,14 @@ def _char_columns(cols: tuple[ColumnDef, ...]) -> tuple[bool, ...]:
 
 def _row_encoder(cols: tuple[ColumnDef, ...]) -> Callable[[tuple], bytes]:
     """The codec's compiled row encoder for ``cols`` (:func:`gtidkit.binlog.row_image.row_encoder`), CHAR values
-    stripped first."""
+    stripped first, JSON text as binary JSON."""
+    json_columns = set(_json_columns(cols))
     return row_image.row_encoder(
-        [column_spec(c) for c in cols], [_packed_char if char else None for char in _char_columns(cols)]
+        [column_spec(c) for c in cols],
+        [
+            _json_to_image if i in json_columns else _packed_char if char else None
+            for i, char in enumerate(_char_columns(cols))
+        ],
     )
 
 
@@ -324,7 +332,52 @@ def _to_storage(col: ColumnDef, v: Any) -> Any:
         return from_sqlite(col, v)
     if fam == "temporal" and isinstance(v, str):
         return coerce(col, v) if not v.startswith("0000") else v
+    if fam == "json" and isinstance(v, bytes):
+        return _json_from_image(v)
     return v
+
+
+# ---------------------------------------------------------------- JSON columns ----------------------------------
+# A JSON column is stored as MySQL's printed text (engine/sql/json_functions.py) and travels in row images as binary
+# JSON (binlog/json_binary.py), with Table_map metadata 4: the bytes of its length (Field_json::pack_length_no_ptr).
+_JSON_META = b"\x04"
+
+
+def _json_columns(cols: tuple[ColumnDef, ...]) -> tuple[int, ...]:
+    """Positions of the JSON columns (their values go through :func:`_json_to_image`)."""
+    return tuple(i for i, c in enumerate(cols) if c.info.binlog_type == 245)
+
+
+def _json_to_image(text: Any) -> bytes:
+    """A JSON column's stored text -> its binary JSON."""
+    from gtidkit.engine.sql.json_functions import parse_text
+
+    return json_binary.encode(parse_text(text))
+
+
+def _opaque_text(v: Any) -> Any:
+    """Opaque JSON values a MySQL source put in a document as strings of MySQL's text: dates and times as MySQL
+    prints them, anything else as ``"base64:type<field type>:<data>"`` (``Json_opaque``, mysql-test
+    ``json_insert_innodb.result``: ``CAST(x'cafe' AS JSON)`` prints ``"base64:type15:yv4="``)."""
+    if isinstance(v, json_binary.JsonOpaque):
+        text = json_binary.temporal_text(v)
+        return text if text is not None else f"base64:type{v.field_type}:{base64.b64encode(v.data).decode()}"
+    if isinstance(v, dict):
+        return {k: _opaque_text(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_opaque_text(x) for x in v]
+    return v
+
+
+def _json_from_image(raw: bytes) -> str:
+    """A row image's binary JSON -> the JSON column's stored text.
+
+    Raises:
+        BinlogDecodeError: malformed binary JSON.
+    """
+    from gtidkit.engine.sql.json_functions import to_text
+
+    return to_text(_opaque_text(json_binary.decode(raw)))
 
 
 def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEvent) -> list[RowChange]:

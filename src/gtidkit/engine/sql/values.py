@@ -5,7 +5,7 @@ mode (STRICT_TRANS_TABLES, MySQL 8.0's default) a bad value is rejected with MyS
 data truncated, 1366 incorrect value, 1406 data too long, 1292 incorrect datetime value, 1048 column cannot be
 null; otherwise (``sql_mode=''``, INSERT IGNORE) the adjusted value is stored with a warning of the same family. Storage form (what SQLite holds and row images carry):
 int for INT family/YEAR, float for FLOAT/DOUBLE, ``Decimal`` (stored as text-free NUMERIC) for DECIMAL, ``str``
-for CHAR/VARCHAR/TEXT and temporal types (MySQL's canonical text, e.g. ``2024-01-31 12:00:00.123``), ``bytes`` for
+for CHAR/VARCHAR/TEXT, JSON (MySQL's printed form of the document) and temporal types (MySQL's canonical text, e.g. ``2024-01-31 12:00:00.123``), ``bytes`` for
 BINARY/VARBINARY/BLOB.
 Known gap: DECIMAL values are stored with SQLite NUMERIC affinity (so comparisons and ORDER BY are numeric), which
 keeps about 15 significant digits; DECIMAL(p,s) columns with more digits lose precision at rest, and arithmetic on
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
+from gtidkit.engine.sql import json_functions
 from gtidkit.engine.sql.catalog import ColumnDef
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
@@ -144,6 +145,8 @@ def implicit_default(col: ColumnDef) -> Any:
         return Decimal(0).quantize(Decimal(1).scaleb(-(col.scale or 0)))
     if fam == "string":
         return ""
+    if fam == "json":
+        return "null"  # Field_json::reset stores the JSON null literal
     if fam == "binary":
         n = col.max_chars()
         return b"\0" * n if col.type == "binary" and n else b""
@@ -169,7 +172,9 @@ def store_null(col: ColumnDef, row: int, store: FieldStore | None = None) -> Any
     return (store or _strict()).adjust(mysql_error(1048, col.name), implicit_default(col))
 
 
-def coerce(col: ColumnDef, v: Any, row: int = 1, store: FieldStore | None = None) -> Any:
+def coerce(
+    col: ColumnDef, v: Any, row: int = 1, store: FieldStore | None = None, table: str | None = None
+) -> Any:
     """Convert ``v`` to the storage form of column ``col``, row number ``row`` for messages.
 
     ``None`` stays ``None`` (NOT NULL is checked by the caller, which knows about AUTO_INCREMENT and defaults;
@@ -184,9 +189,11 @@ def coerce(col: ColumnDef, v: Any, row: int = 1, store: FieldStore | None = None
         v: the value (int, float, Decimal, str, bytes, date/datetime, None).
         row: 1-based row number of the statement, for the messages.
         store: the statement's :class:`FieldStore`; ``None`` means strict, notes discarded.
+        table: the table's name, for the JSON column message (``'t.doc'``).
 
     Raises:
-        MySQLError: 1264, 1265, 1366, 1406, 1292 as MySQL does in strict mode.
+        MySQLError: 1264, 1265, 1366, 1406, 1292 as MySQL does in strict mode; 3140 for a JSON column given
+            invalid JSON text (in every mode, as MySQL: INSERT IGNORE does not store it either).
     """
     if store is None:
         store = _strict()
@@ -234,6 +241,8 @@ def coerce(col: ColumnDef, v: Any, row: int = 1, store: FieldStore | None = None
         return b
     if fam == "temporal":
         return _coerce_temporal(col, v, row, store)
+    if fam == "json":
+        return json_functions.column_value(v, f"{table}.{col.name}" if table else col.name)
     raise mysql_error(1235, "column type " + str(col.type))
 
 
