@@ -267,8 +267,8 @@ def _frame_ascii_column(rows: Any, seq: int, headers: list[list[str] | None]) ->
     The common case of a range select, in a few C-level passes instead of a Python loop of calls per row: an ASCII
     ``str`` is its own UTF-8, so each row is a cached header string (packet header, row prefix and the one-byte
     length, all below 256: one latin-1 character per byte) then the value, and one ``join`` + ``encode`` gives the
-    bytes. Lists and tuples of at least :data:`_ONE_PASS_ROWS` rows only. ``headers`` is :data:`_BINARY_ROW_HEADERS` or :data:`_TEXT_ROW_HEADERS`. Returns (bytes, next sequence
-    id).
+    bytes. Lists and tuples of at least :data:`_ONE_PASS_ROWS` rows only. ``headers`` is
+    :data:`_BINARY_ROW_HEADERS` or :data:`_TEXT_ROW_HEADERS`. Returns (bytes, next sequence id).
     """
     if (type(rows) is not list and type(rows) is not tuple) or len(rows) < _ONE_PASS_ROWS:
         return None  # an iterator is read once, by the general loop; a row or two is faster there

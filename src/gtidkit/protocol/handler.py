@@ -574,8 +574,9 @@ class ClientHandler:
     def _fast_execute(self, data: bytes) -> bytes | None:
         """COM_STMT_EXECUTE arriving alone in one packet: the answer, byte for byte what the general path
         (:meth:`receive_data` -> :meth:`_dispatch` -> :meth:`_stmt_execute` -> :meth:`_query`) sends, without its
-        generic steps (packet buffering, the message object, the dispatch chain) and, for a prepared SELECT / DML,
-        without the per-call generator and hook of :meth:`_query`. None, with nothing changed, for anything else
+        generic steps (packet buffering, the message object, the dispatch chain) and, for a prepared SELECT / DML
+        or a :meth:`_plain` statement (BEGIN, COMMIT), without the per-call generators, statement splitting and hook
+        of :meth:`_query`. None, with nothing changed, for anything else
         (long data, parameters the one-pass decoder leaves to the general one): then the general path answers.
 
         Kept as the general path does: PROCESSLIST's Command / Time / Info, the Questions counter, the privilege
