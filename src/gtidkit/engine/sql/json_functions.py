@@ -714,10 +714,12 @@ class JsonArrayAgg:
         self.rows = 0
 
     def step(self, v: Any) -> None:
+        """Add one row's value (a string is a JSON string; tagged JSON stays JSON)."""
         self.rows += 1
         self.items.append(_value(v))
 
     def finalize(self) -> str | None:
+        """The JSON array's text, or NULL for a group without rows."""
         return to_text(self.items) if self.rows else None
 
 
@@ -730,6 +732,11 @@ class JsonObjectAgg:
         self.rows = 0
 
     def step(self, k: Any, v: Any) -> None:
+        """Add one row's member (a later duplicate key replaces the value).
+
+        Raises:
+            MySQLError: 3158 for a NULL key.
+        """
         if k is None:
             raise mysql_error(3158)
         self.rows += 1
@@ -737,6 +744,7 @@ class JsonObjectAgg:
         self.members[key] = _value(v)
 
     def finalize(self) -> str | None:
+        """The JSON object's text, or NULL for a group without rows."""
         return to_text(self.members) if self.rows else None
 
 
