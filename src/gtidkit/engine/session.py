@@ -220,22 +220,7 @@ class Session:
         gv = server.globals.values
         self.diagnostics.begin_statement(diagnostic=False, uses_tables=shape.uses_tables)
         tracker = self.tracker
-        track_trx_info = str(
-            sv["session_track_transaction_info"]
-            if "session_track_transaction_info" in sv
-            else gv["session_track_transaction_info"]
-        )
-        tracker.begin_statement(
-            track_gtids=str(
-                sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]
-            ),
-            track_state_change=bool(
-                sv["session_track_state_change"]
-                if "session_track_state_change" in sv
-                else gv["session_track_state_change"]
-            ),
-            track_trx_info=track_trx_info,
-        )
+        track_trx_info = self._begin_tracking(sv, gv)
         executor = self.executor
         current_db = self.current_db
         general = None
@@ -338,21 +323,7 @@ class Session:
         gv = self.server.globals.values
         max_errors = int(sv["max_error_count"] if "max_error_count" in sv else gv["max_error_count"])
         tracker = self.tracker
-        tracker.begin_statement(
-            track_gtids=str(
-                sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]
-            ),
-            track_state_change=bool(
-                sv["session_track_state_change"]
-                if "session_track_state_change" in sv
-                else gv["session_track_state_change"]
-            ),
-            track_trx_info=str(
-                sv["session_track_transaction_info"]
-                if "session_track_transaction_info" in sv
-                else gv["session_track_transaction_info"]
-            ),
-        )
+        self._begin_tracking(sv, gv)
         try:
             if assignments:
                 tracker.check_set_transaction(assignments, self.in_transaction())
@@ -404,6 +375,28 @@ class Session:
         if more:
             flags |= _MORE_RESULTS_EXISTS
         return res.completed(min(self.diagnostics.statement_count, 0xFFFF), flags, changes)
+
+    def _begin_tracking(self, sv: dict[str, Any], gv: dict[str, Any]) -> str:
+        """Start the session-state trackers for a statement with the session values ``sv`` (else the global ones
+        ``gv``) of session_track_gtids / _state_change / _transaction_info (WL#6972); returns the last one's
+        value. Reads the dictionaries inline: this runs for every statement."""
+        track_trx_info = str(
+            sv["session_track_transaction_info"]
+            if "session_track_transaction_info" in sv
+            else gv["session_track_transaction_info"]
+        )
+        self.tracker.begin_statement(
+            track_gtids=str(
+                sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]
+            ),
+            track_state_change=bool(
+                sv["session_track_state_change"]
+                if "session_track_state_change" in sv
+                else gv["session_track_state_change"]
+            ),
+            track_trx_info=track_trx_info,
+        )
+        return track_trx_info
 
     def session_value(self, name: str) -> Any:
         """The session value of the variable called ``name`` (its canonical name), else the global one."""
