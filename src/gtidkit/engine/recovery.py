@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 
 from gtidkit.binlog.file import PositionedEvent, read_previous_gtids, read_transactions
 from gtidkit.engine.apply import BinlogTransaction, ExecutorTarget, apply
-from gtidkit.engine.binlog.log import BinlogLog, file_number
+from gtidkit.engine.binlog.log import BASENAME, BinlogLog, file_number
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.sql.executor import Executor
 from gtidkit.gtid import GtidSet
@@ -66,6 +66,8 @@ def make_binlog_log(server: Server) -> BinlogLog:
     g = server.globals
     return BinlogLog(
         server.datadir,
+        basename=g.get("log_bin_basename") or BASENAME,
+        index_file=g.get("log_bin_index") or None,
         server_id=int(g.get("server_id")),
         checksum=g.get("binlog_checksum") == "CRC32",
         max_binlog_size=int(g.get("max_binlog_size")),

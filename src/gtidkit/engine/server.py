@@ -30,7 +30,7 @@ from typing_extensions import Self
 
 from gtidkit.engine import sysvars
 from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed
-from gtidkit.engine.binlog.log import BinlogLog
+from gtidkit.engine.binlog.log import BASENAME, BinlogLog
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.compressor import Compressor
 from gtidkit.engine.gtid.state import GtidState
@@ -74,6 +74,22 @@ def _read_or_create_uuid(datadir: Path) -> uuidlib.UUID:
     tmp.write_text(f"[auto]\nserver-uuid={value}\n")
     tmp.replace(path)
     return value
+
+
+def _binlog_paths(datadir: Path, opts: dict[str, Any]) -> dict[str, str | None]:
+    """``@@log_bin_basename`` and ``@@log_bin_index`` from the ``log_bin_basename`` (``--log-bin=NAME``) and
+    ``log_bin_index`` options: absolute paths, relative names taken in the datadir, an extension of the base name
+    dropped (RM8 "Binary Logging Options and Variables": ``--log-bin=base_name.extension`` ignores the
+    extension); both NULL when the binary log is off, as in mysqld."""
+    if not opts["log_bin"]:
+        return {"log_bin_basename": None, "log_bin_index": None}
+    name = str(opts.get("log_bin_basename") or BASENAME)
+    base = (datadir / name).absolute()
+    if base.suffix:
+        base = base.with_suffix("")
+    index = opts.get("log_bin_index")
+    index_path = (datadir / str(index)).absolute() if index else base.with_name(base.name + ".index")
+    return {"log_bin_basename": str(base), "log_bin_index": str(index_path)}
 
 
 class Server:
@@ -154,8 +170,10 @@ class Server:
                 ``enforce_gtid_consistency`` (default ON when gtid_mode is ON), ``log_bin`` (default False),
                 ``log_replica_updates`` / ``log_slave_updates`` (default True), ``gtid_executed_compression_period``
                 (default 1000), ``server_id`` (default 1), ``binlog_format`` (``ROW`` or ``STATEMENT``),
-                ``max_binlog_size`` (bytes), ``sync_binlog`` (default 1), ``binlog_checksum`` (``CRC32``/``NONE``);
-                and ``synchronous`` (SQLite: FULL default).
+                ``max_binlog_size`` (bytes), ``sync_binlog`` (default 1), ``binlog_checksum`` (``CRC32``/``NONE``),
+                ``log_bin_basename`` (``--log-bin=NAME``: the files' name or path without extension, default
+                ``binlog`` in the datadir), ``log_bin_index`` (``--log-bin-index``); and ``synchronous`` (SQLite:
+                FULL default).
 
         Returns:
             The running server (also a context manager: ``with Server.open(d) as s`` shuts down at exit).
@@ -187,6 +205,7 @@ class Server:
             opts["enforce_gtid_consistency"] = "ON" if opts["gtid_mode"] == "ON" else "OFF"
         if opts["gtid_mode"] == "ON" and opts["enforce_gtid_consistency"] != "ON":
             raise mysql_error(3111, "ON", "ENFORCE_GTID_CONSISTENCY is not ON")
+        opts.update(_binlog_paths(datadir, opts))
         opts["synchronous"] = synchronous
         server = cls(datadir, opts)
         try:

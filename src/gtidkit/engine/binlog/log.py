@@ -4,7 +4,10 @@ Source: MySQL ``sql/binlog.cc`` (``MYSQL_BIN_LOG::open_binlog``, ``new_file_impl
 ``reset_logs``, ``ordered_commit``'s flush and sync stages, ``sync_binlog`` counting), RM8 "The Binary Log",
 ../shared/research/formats.md §1–3. Files are written through :class:`gtidkit.binlog.writer.BinlogWriter`.
 
-Names follow MySQL 8.0: ``binlog.000001`` ... and ``binlog.index`` listing ``./binlog.000001`` one per line. The
+Names follow MySQL 8.0: ``binlog.000001`` ... and ``binlog.index`` listing ``./binlog.000001`` one per line; another
+base name (``--log-bin=mysql-bin``: ``mysql-bin.000001``), directory (``--log-bin=/logs/mysql-bin``) or index file
+(``--log-bin-index``) is given to :class:`BinlogLog` (RM8 "Binary Logging Options and Variables": log_bin_basename,
+log_bin_index; an index entry is ``./<name>`` when the file is beside the index, else its full path). The
 logical clock (``last_committed`` / ``sequence_number``) restarts in each file (0/1 for the first transaction)
 and comes from :class:`gtidkit.engine.binlog.dependency.DependencyTracker`: commits are serialised by the engine's write
 lock, so COMMIT_ORDER gives ``sequence_number - 1``; WRITESET / WRITESET_SESSION (the default, as MySQL 8.4)
@@ -46,9 +49,10 @@ INDEX_NAME = f"{BASENAME}.index"
 FIRST_EVENT_POS = 4
 
 
-def file_name(number: int) -> str:
-    """``binlog.000001`` for 1 (six digits, as MySQL; more digits past 999999)."""
-    return f"{BASENAME}.{number:06d}"
+def file_name(number: int, basename: str = BASENAME) -> str:
+    """``binlog.000001`` for 1 (six digits, as MySQL; more digits past 999999); ``basename`` is the file's name
+    without extension (``mysql-bin`` for ``--log-bin=mysql-bin``)."""
+    return f"{basename}.{number:06d}"
 
 
 def file_number(name: str) -> int:
@@ -91,12 +95,17 @@ class BinlogLog:
     """The set of binlog files of one datadir and the open (active) one.
 
     Args:
-        datadir: directory holding the files and the index.
+        datadir: the data directory; the files and the index are there unless ``basename`` / ``index_file`` say
+            otherwise.
         server_id: header server_id of the events this server writes.
         server_version: FDE server version.
         checksum: ``binlog_checksum=CRC32`` (True) or NONE.
         max_binlog_size: rotate after a transaction that makes the file exceed this many bytes.
         sync_binlog: 0 = never fsync (the OS decides), 1 = fsync at every commit, N = every N commits.
+        basename: ``@@log_bin_basename``: the files' path without extension, absolute or relative to ``datadir``
+            (default ``binlog``).
+        index_file: ``@@log_bin_index``: the index's path, absolute or relative to ``datadir`` (default
+            ``<basename>.index``).
     """
 
     def __init__(
@@ -104,12 +113,19 @@ class BinlogLog:
         datadir: Path,
         *,
         server_id: int,
+        basename: str | Path = BASENAME,
+        index_file: str | Path | None = None,
         server_version: str = MYSQL_VERSION,
         checksum: bool = True,
         max_binlog_size: int = 1 << 30,
         sync_binlog: int = 1,
     ) -> None:
         self.datadir = Path(datadir)
+        base = self.datadir / basename
+        #: ``@@log_bin_basename``: directory and name of the files without the ``.NNNNNN`` extension
+        self.basename = base
+        self.file_dir = base.parent
+        self._index_path = self.datadir / index_file if index_file else base.with_name(base.name + ".index")
         self.server_id = server_id
         self.server_version = server_version
         self.checksum = checksum
@@ -136,18 +152,20 @@ class BinlogLog:
     # -- index -------------------------------------------------------------------------------------------
     @property
     def index_path(self) -> Path:
-        """Path of ``binlog.index`` in the datadir (one binlog file name per line, as mysqld writes it)."""
-        return self.datadir / INDEX_NAME
+        """Path of the index (``binlog.index`` in the datadir by default; one binlog file per line, as mysqld
+        writes it)."""
+        return self._index_path
 
     def _read_index(self) -> list[str]:
         return read_index_file(self.index_path)
 
     def _write_index(self) -> None:
-        write_index_file(self.index_path, self.index)
+        prefix = "./" if self.file_dir.resolve() == self._index_path.parent.resolve() else f"{self.file_dir}/"
+        write_index_file(self.index_path, self.index, prefix=prefix)
 
     def path(self, name: str) -> Path:
         """Full path of binlog ``name``."""
-        return self.datadir / name
+        return self.file_dir / name
 
     def existing_files(self) -> list[str]:
         """Names in the index whose file exists, oldest first."""
@@ -170,7 +188,7 @@ class BinlogLog:
         with self.lock:
             if number is None:
                 number = file_number(self.index[-1]) + 1 if self.index else 1
-            name = file_name(number)
+            name = file_name(number, self.basename.name)
             orphan = self.path(name)
             if orphan.exists() and name not in self.index:
                 # A crash between creating the file and adding it to the index (MySQL's crash-safe index
@@ -204,7 +222,7 @@ class BinlogLog:
         with self.lock:
             assert self.writer is not None and self.active is not None
             closed = self.active
-            next_name = file_name(file_number(closed) + 1)
+            next_name = file_name(file_number(closed) + 1, self.basename.name)
             try:
                 self.writer.rotate(next_name, fsync=True)
                 self.writer = None
@@ -478,16 +496,17 @@ def read_index_file(index_path: Path) -> list[str]:
     return [n for n in names if n]
 
 
-def write_index_file(index_path: Path, names: Sequence[str]) -> None:
-    """Replace an index crash-safely, as mysqld does: write ``<index>_crash_safe`` (one ``./<name>`` per line),
-    fsync it, rename it over the index, fsync the directory.
+def write_index_file(index_path: Path, names: Sequence[str], prefix: str = "./") -> None:
+    """Replace an index crash-safely, as mysqld does: write ``<index>_crash_safe`` (one ``<prefix><name>`` per
+    line: ``./`` for files beside the index, else their directory), fsync it, rename it over the index, fsync the
+    directory.
 
     Raises:
         OSError: writing, syncing or renaming failed (the old index is intact).
     """
     tmp = index_path.with_name(index_path.name + "_crash_safe")
     with open(tmp, "w") as fh:
-        fh.write("".join(f"./{n}\n" for n in names))
+        fh.write("".join(f"{prefix}{n}\n" for n in names))
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, index_path)
