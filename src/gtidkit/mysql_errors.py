@@ -432,6 +432,48 @@ ER: dict[int, ErrorSpec] = {
         "Got fatal error %s from source when reading data from binary log: '%s'",
     ),
     13117: _e("ER_REPLICA_FATAL_ERROR", "HY000", "Fatal error: %s"),
+    # mysys's global messages (EE_*, mysys/errors.cc globerrs; MY-0000NN in the error log): option files and
+    # my_getopt, as `gtidkit server` reports them at start-up (gtidkit.protocol.options)
+    12: _e("EE_DIR", "HY000", "Can't read dir of '%s' (OS errno %s - %s)"),
+    47: _e("EE_FAILED_TO_OPEN_DEFAULTS_FILE", "HY000", "Failed to open required defaults file: %s"),
+    48: _e(
+        "EE_FAILED_TO_HANDLE_DEFAULTS_FILE", "HY000", "Fatal error in defaults handling. Program aborted!"
+    ),
+    49: _e(
+        "EE_WRONG_DIRECTIVE_IN_CONFIG_FILE", "HY000", "Wrong '!%s' directive in config file %s at line %s."
+    ),
+    51: _e(
+        "EE_INCORRECT_GRP_DEFINITION_IN_CONFIG_FILE",
+        "HY000",
+        "Wrong group definition in config file %s at line %s.",
+    ),
+    52: _e(
+        "EE_OPTION_WITHOUT_GRP_IN_CONFIG_FILE",
+        "HY000",
+        "Found option without preceding group in config file %s at line %s.",
+    ),
+    58: _e(
+        "EE_UNKNOWN_SUFFIX_FOR_VARIABLE", "HY000", "Unknown suffix '%s' used for variable '%s' (value '%s')."
+    ),
+    67: _e("EE_UNKNOWN_VARIABLE", "HY000", "unknown variable '%s'."),
+    68: _e("EE_UNKNOWN_OPTION", "HY000", "unknown option '--%s'."),
+    69: _e("EE_UNKNOWN_SHORT_OPTION", "HY000", "%s: unknown option '-%s'."),
+    71: _e("EE_OPTION_REQUIRES_ARGUMENT", "HY000", "%s: option '--%s' requires an argument."),
+    72: _e("EE_SHORT_OPTION_REQUIRES_ARGUMENT", "HY000", "%s: option '-%s' requires an argument."),
+    73: _e(
+        "EE_OPTION_IGNORED_DUE_TO_INVALID_VALUE",
+        "HY000",
+        "%s: ignoring option '--%s' due to invalid value '%s'.",
+    ),
+    77: _e("EE_FAILED_TO_SET_OPTION_VALUE", "HY000", "%s: Error while setting value '%s' to '%s'."),
+    79: _e("EE_INCORRECT_UINT_VALUE_FOR_OPTION", "HY000", "Incorrect unsigned integer value: '%s'."),
+    81: _e(
+        "EE_ADJUSTED_UNSIGNED_VALUE_FOR_OPTION", "HY000", "option '%s': unsigned value %s adjusted to %s."
+    ),
+    82: _e("EE_ADJUSTED_ULONGLONG_VALUE_FOR_OPTION", "HY000", "option '%s': value %s adjusted to %s."),
+    # mysqld's start-up error-log messages (share/messages_to_error_log.txt)
+    10119: _e("ER_ABORTING", "HY000", "Aborting"),
+    10147: _e("ER_EXTRA_ARGS", "HY000", "Too many arguments (first extra is '%s')."),
     # client-side (libmysql CR_*) codes that the in-process engine reports
     2006: _e("CR_SERVER_GONE_ERROR", "HY000", "MySQL server has gone away"),
     2013: _e("CR_SERVER_LOST", "HY000", "Lost connection to MySQL server during query"),

@@ -5,9 +5,11 @@ for root@localhost, ``--initialize-insecure`` an empty one; an existing non-empt
 "The Server Shutdown Process" (SIGTERM and the SHUTDOWN statement shut down cleanly), ``--pid-file`` and
 ``--log-error`` (both relative to the datadir).
 
-Any ``--option[=value]`` mysqld knows may be given, on the command line or in ``[mysqld]`` of
-``--defaults-file``; the wire server's own ones are listed in :data:`gtidkit.protocol.options.SERVER_OPTIONS`,
-the rest go to the engine (``Server.open``), which refuses unknown names as mysqld does.
+Options are mysqld's, on the command line or in ``--defaults-file`` (:mod:`gtidkit.protocol.options`: the option
+table, option files, the warnings and errors of an unknown or out-of-range option); the engine's go to
+``Server.open``, the wire server's to :class:`~gtidkit.protocol.server.WireServer`. Defaults are mysqld 8.0's:
+binary log ON (``binlog.000001`` in the datadir), server_id 1, gtid_mode OFF, enforce_gtid_consistency OFF,
+binlog_format ROW.
 """
 
 from __future__ import annotations
@@ -34,26 +36,24 @@ def generate_password(length: int = 12) -> str:
     return "".join(secrets.choice(_PASSWORD_ALPHABET) for _ in range(length))
 
 
-#: mysqld's on/off options whose value may also be a name (``--log-bin=binlog``: on, with that basename).
-_BOOLEAN_ENGINE_OPTIONS = {"log_bin", "log_replica_updates", "log_slave_updates"}
+#: Python logging levels -> mysqld's error-log labels.
+_LEVELS = {"INFO": "Note", "WARNING": "Warning", "ERROR": "ERROR", "CRITICAL": "ERROR", "DEBUG": "Note"}
 
 
-def _engine_options(opts: dict[str, str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name, value in opts.items():
-        if name in _BOOLEAN_ENGINE_OPTIONS:
-            out[name] = str(value).upper() not in ("0", "OFF", "FALSE")
-        elif str(value).lstrip("-").isdigit():
-            out[name] = int(value)  # numeric options arrive as text from argv and option files
-        else:
-            out[name] = value
-    return out
+class _MysqldFormatter(logging.Formatter):
+    """mysqld's error-log lines: ``<time> [Warning] [MY-000081] [Server] <text>`` (the MY- code from a record's
+    ``mysql_code`` attribute, when there is one)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        code = getattr(record, "mysql_code", 0)
+        level = _LEVELS.get(record.levelname, record.levelname)
+        tag = f" [MY-{code:06d}]" if code else ""
+        return f"{self.formatTime(record, '%Y-%m-%dT%H:%M:%S')} [{level}]{tag} [Server] {record.getMessage()}"
 
 
 def _setup_logging(log_error: str, datadir: Path) -> None:
     root = logging.getLogger("gtidkit")
     root.setLevel(logging.INFO)
-    fmt = logging.Formatter("%(asctime)s [%(levelname)s] [Server] %(message)s", "%Y-%m-%dT%H:%M:%S")
     handler: logging.Handler
     if log_error:
         path = Path(log_error)
@@ -62,53 +62,53 @@ def _setup_logging(log_error: str, datadir: Path) -> None:
         handler = logging.FileHandler(path)
     else:
         handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(fmt)
+    handler.setFormatter(_MysqldFormatter())
     root.addHandler(handler)
+
+
+def _log_option_warnings(opts: Any) -> None:
+    """The option warnings (adjusted values, options gtidkit ignores) as the error log's first lines."""
+    log = logging.getLogger("gtidkit.server")
+    for line in opts.warnings:
+        log.warning("%s", line.text, extra={"mysql_code": line.code})
 
 
 @click.command(
     "server",
+    add_help_option=False,
     context_settings={
         "ignore_unknown_options": True,
         "allow_extra_args": True,
-        "help_option_names": ["--help"],
+        "allow_interspersed_args": False,
     },
 )
-@click.option("--datadir", type=click.Path(file_okay=False), default=None, help="Data directory.")
-@click.option(
-    "--defaults-file",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Option file whose [mysqld] group is read first.",
-)
-@click.option(
-    "--initialize", is_flag=True, help="Create the datadir with root@localhost and a generated password."
-)
-@click.option("--initialize-insecure", is_flag=True, help="Create the datadir with an empty root password.")
 @click.pass_context
-def server(
-    ctx: click.Context,
-    datadir: str | None,
-    defaults_file: str | None,
-    initialize: bool,
-    initialize_insecure: bool,
-) -> None:
-    """Run a gtidkit datadir as a MySQL server (mysqld options: --port, --bind-address, --gtid-mode, ...)."""
-    from gtidkit.protocol.options import ServerOptions, parse_args, read_defaults_file
+def server(ctx: click.Context) -> None:
+    """Run a gtidkit datadir as a MySQL server, with mysqld's options (--help --verbose lists them)."""
+    from gtidkit.protocol.options import OptionError, help_text, load
 
     try:
-        file_opts = read_defaults_file(defaults_file) if defaults_file else {}
-        opts = ServerOptions.build(file_opts, parse_args(list(ctx.args)))
-    except MySQLError as err:
-        click.echo(f"[ERROR] [Server] {err.message}", err=True)
+        opts = load(list(ctx.args))
+    except OptionError as err:
+        for line in err.lines:
+            click.echo(str(line), err=True)
         sys.exit(1)
-    datadir = datadir or str(opts.server.get("datadir") or "")
+    cmd = opts.command
+    if cmd["help"]:
+        click.echo(help_text(verbose=bool(cmd["verbose"])), nl=False)
+        return
+    if cmd["version"]:
+        from gtidkit.version import SERVER_VERSION
+
+        click.echo(f"gtidkit server  Ver {SERVER_VERSION} (mysqld-compatible, gtidkit)")
+        return
+    datadir = cmd["datadir"]
     if not datadir:
-        click.echo("[ERROR] [Server] --datadir is required", err=True)
+        click.echo("[ERROR] [Server] --datadir (-h) is required", err=True)
         sys.exit(1)
     path = Path(datadir).resolve()
-    if initialize or initialize_insecure:
-        sys.exit(_initialize(path, opts, insecure=initialize_insecure))
+    if cmd["initialize"] or cmd["initialize_insecure"]:
+        sys.exit(_initialize(path, opts, insecure=bool(cmd["initialize_insecure"])))
     sys.exit(_run(path, opts))
 
 
@@ -125,8 +125,10 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
         )
         return 1
     datadir.mkdir(parents=True, exist_ok=True)
+    for line in opts.warnings:
+        click.echo(str(line), err=True)
     try:
-        engine = Server.open(datadir, **_engine_options(opts.engine))
+        engine = Server.open(datadir, **opts.engine)
     except MySQLError as err:
         click.echo(f"[ERROR] [Server] {err}", err=True)
         return 1
@@ -157,7 +159,7 @@ def _run(datadir: Path, opts: Any) -> int:
     from gtidkit.replication import install as install_replication
 
     log = logging.getLogger("gtidkit.server")
-    s = opts.server
+    s = opts.wire
     if not AccountStore(datadir).exists():
         click.echo(
             f"[ERROR] [MY-010119] [Server] Data directory {datadir} is not initialized (no accounts): run "
@@ -165,16 +167,17 @@ def _run(datadir: Path, opts: Any) -> int:
             err=True,
         )
         return 1
-    _setup_logging(str(s["log_error"]), datadir)
+    _setup_logging(str(s["log_error"] or ""), datadir)
+    _log_option_warnings(opts)
     host = socket.gethostname()
-    pid_file = Path(str(s["pid_file"]) or f"{host}.pid")
+    pid_file = Path(str(s["pid_file"] or f"{host}.pid"))
     if not pid_file.is_absolute():
         pid_file = datadir / pid_file
     try:
-        engine = Server.open(datadir, **_engine_options(opts.engine))
+        engine = Server.open(datadir, **opts.engine)
     except MySQLError as err:
         log.error("%s", err)
-        log.error("Aborting")
+        log.error("Aborting", extra={"mysql_code": 10119})
         return 1
     try:
         if int(s["auto_generate_certs"]):
