@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from gtidkit.cli.main import cli
 from gtidkit.cli.sql_cmd import format_batch
+
+
+GTID_ON = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON")
 
 
 def run(*args):
@@ -17,6 +21,7 @@ def test_batch_output_and_reopen(tmp_path):
     r = run(
         "--datadir",
         d,
+        *GTID_ON,
         "--log-bin",
         "-e",
         "CREATE DATABASE x; CREATE TABLE x.t (a INT PRIMARY KEY, b VARCHAR(5)); "
@@ -25,12 +30,17 @@ def test_batch_output_and_reopen(tmp_path):
     assert r.exit_code == 0, r.output
     assert r.output == "a\tb\n1\tNULL\n2\ta\\tb\n@@GLOBAL.gtid_mode\nON\n"
     uuid = (tmp_path / "d" / "auto.cnf").read_text().split("=")[1].strip()
-    r = run("--datadir", d, "--log-bin", "-e", "SHOW BINARY LOG STATUS")
+    r = run("--datadir", d, *GTID_ON, "--log-bin", "-e", "SHOW BINARY LOG STATUS")
     lines = r.output.splitlines()
     assert lines[0] == "File\tPosition\tBinlog_Do_DB\tBinlog_Ignore_DB\tExecuted_Gtid_Set"
     assert lines[1].startswith("binlog.000002\t") and lines[1].endswith(f"{uuid}:1-3")
     r = run(
-        "--datadir", d, "--skip-log-bin", "-e", "SELECT interval_start, interval_end FROM mysql.gtid_executed"
+        "--datadir",
+        d,
+        *GTID_ON,
+        "--skip-log-bin",
+        "-e",
+        "SELECT interval_start, interval_end FROM mysql.gtid_executed",
     )
     assert r.output == "interval_start\tinterval_end\n1\t3\n"
 
@@ -69,3 +79,39 @@ def test_options(tmp_path):
 
 def test_format_batch_escapes():
     assert format_batch(["a"], [("x\ny",), (None,), (b"\\",)]) == "a\nx\\ny\nNULL\n\\\\\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        # mysqld 8.0's defaults, the same as `gtidkit server`'s (one datadir, one meaning)
+        ((), "1\tOFF\tOFF\t1\tROW"),
+        (("--skip-log-bin",), "0\tOFF\tOFF\t1\tROW"),
+        (("--gtid_mode", "ON", "--enforce-gtid-consistency"), "1\tON\tON\t1\tROW"),
+        (("--server-id", "7", "--disable-log-bin"), "0\tOFF\tOFF\t7\tROW"),
+        (("--loose-no-such-option=1", "--binlog-format", "statement"), "1\tOFF\tOFF\t1\tSTATEMENT"),
+    ],
+    ids=["defaults", "skip-log-bin", "gtid-on", "server-id-space", "loose"],
+)
+def test_mysqld_spellings_and_defaults(tmp_path, args, expected):
+    r = run(
+        "--datadir",
+        str(tmp_path / "d"),
+        *args,
+        "-e",
+        "SELECT @@log_bin, @@gtid_mode, @@enforce_gtid_consistency, @@server_id, @@binlog_format",
+    )
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines()[1] == expected
+
+
+def test_unknown_option_refused(tmp_path):
+    r = CliRunner().invoke(
+        cli, ["sql", "--datadir", str(tmp_path / "d"), "--no-such=1", "--nope", "-e", "SELECT 1"]
+    )
+    assert r.exit_code == 1
+    assert r.stderr.splitlines() == [
+        "[ERROR] [MY-000067] [Server] unknown variable 'no-such=1'.",
+        "[ERROR] [MY-000068] [Server] unknown option '--nope'.",
+        "[ERROR] [MY-010119] [Server] Aborting",
+    ]

@@ -29,11 +29,23 @@ class ServerProcess:
         return self.proc.wait(timeout)
 
 
+#: The options every test server starts with, before the test's own (a later option wins, as in mysqld): the suite
+#: was written for GTIDs on and no binary log, while `gtidkit server`'s defaults are mysqld 8.0's (log_bin ON,
+#: gtid_mode OFF, enforce_gtid_consistency OFF). A test that needs the binary log passes ``--log-bin``, one that
+#: needs GTIDs off ``--gtid-mode=OFF``; ``running_server(..., base=())`` starts with mysqld's defaults.
+BASE_ARGS = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--skip-log-bin")
+
+#: ``--initialize`` without a binary log, so that a datadir's first binlog file is the first start's
+#: (``binlog.000001``) when the test turns the binary log on.
+INIT_ARGS = ("--skip-log-bin",)
+
+
 def initialize(datadir: Path, insecure: bool = True, *extra: str) -> str:
-    """`gtidkit server --initialize[-insecure]`; returns its stderr (with the generated password)."""
+    """`gtidkit server --initialize[-insecure] --skip-log-bin EXTRA`; returns its stderr (with the generated
+    password)."""
     flag = "--initialize-insecure" if insecure else "--initialize"
     r = subprocess.run(
-        [sys.executable, "-m", "gtidkit", "server", flag, "--datadir", str(datadir), *extra],
+        [sys.executable, "-m", "gtidkit", "server", flag, "--datadir", str(datadir), *INIT_ARGS, *extra],
         capture_output=True,
         text=True,
         timeout=120,
@@ -44,8 +56,13 @@ def initialize(datadir: Path, insecure: bool = True, *extra: str) -> str:
 
 
 @contextlib.contextmanager
-def running_server(datadir: Path, *args: str, init: bool = True) -> Iterator[ServerProcess]:
-    """Start `gtidkit server --datadir D --port 0 ARGS` (initialising D first) and stop it at exit."""
+def running_server(
+    datadir: Path, *args: str, init: bool = True, base: tuple[str, ...] = BASE_ARGS
+) -> Iterator[ServerProcess]:
+    """Start `gtidkit server --datadir D --port 0 BASE ARGS` (initialising D first) and stop it at exit.
+
+    ``base`` (default :data:`BASE_ARGS`: GTIDs on, no binary log) comes before ``args``, which override it.
+    """
     if init and not datadir.exists():
         initialize(datadir)
     proc = subprocess.Popen(
@@ -60,6 +77,7 @@ def running_server(datadir: Path, *args: str, init: bool = True) -> Iterator[Ser
             "0",
             "--log-error",
             "error.log",
+            *base,
             *args,
         ],
         stdout=subprocess.DEVNULL,

@@ -21,7 +21,7 @@ import pytest
 from gtidkit.engine import Server
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import GtidSet
-from gtidkit.protocol.options import ServerOptions, parse_args
+from gtidkit.protocol.options import load
 from gtidkit.replication import Replication
 from gtidkit.replication.receiver import dump_gtid_body, register_body
 from gtidkit.replication.replica import install as install_replica
@@ -286,8 +286,11 @@ def test_reset_replica(replica):
 
 def test_skip_replica_start_option():
     # my_getopt matches the whole name first: --skip-replica-start sets skip_replica_start, it is not --replica-start=0
-    opts = ServerOptions.build({}, parse_args(["--skip-replica-start", "--skip-slave-start"]))
-    assert opts.engine == {"skip_replica_start": "1", "skip_slave_start": "1"}
+    opts = load(["--skip-replica-start"])
+    assert opts.engine["skip_replica_start"] is True
+    opts = load(["--skip-slave-start"])
+    assert opts.engine["skip_replica_start"] is True
+    assert load(["--skip-replica-start=0"]).engine["skip_replica_start"] is False
 
 
 def test_register_and_dump_bodies():

@@ -100,7 +100,14 @@ def replication_story(out: Path) -> dict[str, Any]:
         "ON",
     )
     replica = ServerProcess(
-        servers / "replica", "--server-id", "2", "--gtid-mode", "ON", "--enforce-gtid-consistency", "ON"
+        servers / "replica",
+        "--server-id",
+        "2",
+        "--skip-log-bin",
+        "--gtid-mode",
+        "ON",
+        "--enforce-gtid-consistency",
+        "ON",
     )
     figures: dict[str, Any] = {}
     try:

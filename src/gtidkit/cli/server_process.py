@@ -46,7 +46,9 @@ def initialize(datadir: Path, *extra: str) -> None:
 
 
 class ServerProcess:
-    """One `gtidkit server` process over ``datadir`` started with mysqld-style ``args`` (e.g. ``--log-bin``).
+    """One `gtidkit server` process over ``datadir`` started with mysqld-style ``args`` (e.g. ``--skip-log-bin``).
+
+    The server's defaults are mysqld 8.0's (binary log ON, gtid_mode OFF): pass what the process needs.
 
     ``port`` keeps the first run's port across :meth:`restart`, so replicas pointed at it reconnect.
     """
@@ -64,7 +66,7 @@ class ServerProcess:
             RuntimeError: the server exited before it was ready (the error log's tail is in the message).
         """
         if not (self.datadir / "gtidkit_accounts.json").exists():
-            initialize(self.datadir)
+            initialize(self.datadir, *self.args)  # mysqld --initialize reads the same options as the server
         cmd = [
             sys.executable,
             "-m",

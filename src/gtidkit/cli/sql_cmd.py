@@ -1,5 +1,8 @@
 """`gtidkit sql`: open a datadir like starting mysqld, run statements in one session, print like `mysql --batch`.
 
+Options are ``gtidkit server``'s (:mod:`gtidkit.protocol.options`: mysqld's spellings and defaults), limited to the
+engine's; a wire-server option (``--port``, ``--bind-address`` ...) is accepted with a warning.
+
 Output follows the mysql client's batch mode: per result set a header line of column names, then one line per
 row, fields separated by tabs, NULL printed as ``NULL``; special characters escaped as ``mysql --batch`` does
 (``\\t``, ``\\n``, ``\\\\``, ``\\0``). Statements without a result set print nothing. On the first error the
@@ -31,70 +34,70 @@ def format_batch(columns: list[str], rows: list[tuple]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@click.command("sql")
-@click.option(
-    "--datadir", required=True, type=click.Path(file_okay=False), help="Data directory (created if new)."
+def _split_execute(args: list[str]) -> tuple[str | None, list[str]]:
+    """``-e STMTS`` / ``-eSTMTS`` / ``--execute STMTS`` / ``--execute=STMTS`` (the mysql client's spelling) apart
+    from the server options."""
+    statements: str | None = None
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-e", "--execute") and i + 1 < len(args):
+            statements, i = args[i + 1], i + 2
+            continue
+        if arg.startswith("--execute="):
+            statements = arg.split("=", 1)[1]
+        elif arg.startswith("-e") and not arg.startswith("--") and len(arg) > 2:
+            statements = arg[2:]
+        else:
+            rest.append(arg)
+        i += 1
+    return statements, rest
+
+
+def _engine_option(opt: Any) -> bool:
+    from gtidkit.protocol.options import BOTH, COMMAND, ENGINE
+
+    return opt.owner in (ENGINE, BOTH) or (opt.owner == COMMAND and opt.name in _SQL_COMMAND_OPTIONS)
+
+
+#: The command-level options `gtidkit sql` takes (the rest are the server's: --initialize, --help ...).
+_SQL_COMMAND_OPTIONS = {"datadir", "defaults_file", "defaults_extra_file", "no_defaults"}
+
+
+@click.command(
+    "sql",
+    add_help_option=False,
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "allow_interspersed_args": False},
 )
-@click.option(
-    "--gtid-mode",
-    default="ON",
-    show_default=True,
-    type=click.Choice(["OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON"], case_sensitive=False),
-)
-@click.option(
-    "--enforce-gtid-consistency", default=None, type=click.Choice(["OFF", "ON", "WARN"], case_sensitive=False)
-)
-@click.option("--log-bin/--skip-log-bin", default=False, show_default=True, help="Binary logging on or off.")
-@click.option(
-    "--log-replica-updates/--skip-log-replica-updates",
-    "--log-slave-updates/--skip-log-slave-updates",
-    default=True,
-    show_default=True,
-)
-@click.option("--gtid-executed-compression-period", type=int, default=None)
-@click.option("--server-id", type=int, default=None)
-@click.option(
-    "--binlog-format", default=None, type=click.Choice(["ROW", "STATEMENT", "MIXED"], case_sensitive=False)
-)
-@click.option("--max-binlog-size", type=int, default=None)
-@click.option("--sync-binlog", type=int, default=None)
-@click.option("--binlog-checksum", default=None, type=click.Choice(["NONE", "CRC32"], case_sensitive=False))
-@click.option("-e", "--execute", "statements", required=True, help="Statements to run, separated by ';'.")
-def sql(
-    datadir: str,
-    gtid_mode: str,
-    enforce_gtid_consistency: str | None,
-    log_bin: bool,
-    log_replica_updates: bool,
-    gtid_executed_compression_period: int | None,
-    server_id: int | None,
-    binlog_format: str | None,
-    max_binlog_size: int | None,
-    sync_binlog: int | None,
-    binlog_checksum: str | None,
-    statements: str,
-) -> None:
-    """Run SQL statements against a gtidkit datadir (the server starts, runs them, shuts down)."""
+@click.pass_context
+def sql(ctx: click.Context) -> None:
+    """Run SQL statements against a gtidkit datadir: gtidkit sql --datadir D [mysqld options] -e 'STMTS'.
+
+    Takes mysqld's spellings of the engine's options (``--log-bin[=name]``, ``--skip-log-bin``, ``--gtid-mode=ON``,
+    ``--server-id 7``, ``--defaults-file``, ``loose-`` ...), with the same defaults as ``gtidkit server``
+    (mysqld 8.0's: binary log ON, gtid_mode OFF), so one datadir reads the same under both commands.
+    """
     from gtidkit.engine import Server
     from gtidkit.engine.sql.parse import split_statements
     from gtidkit.errors import MySQLError
+    from gtidkit.protocol.options import OptionError, load
 
-    options: dict[str, Any] = {
-        "gtid_mode": gtid_mode.upper(),
-        "log_bin": log_bin,
-        "log_replica_updates": log_replica_updates,
-    }
-    for name, value in (
-        ("enforce_gtid_consistency", enforce_gtid_consistency),
-        ("gtid_executed_compression_period", gtid_executed_compression_period),
-        ("server_id", server_id),
-        ("binlog_format", binlog_format),
-        ("max_binlog_size", max_binlog_size),
-        ("sync_binlog", sync_binlog),
-        ("binlog_checksum", binlog_checksum),
-    ):
-        if value is not None:
-            options[name] = value.upper() if isinstance(value, str) else value
+    statements, rest = _split_execute(list(ctx.args))
+    try:
+        opts = load(rest, accept=_engine_option)
+    except OptionError as err:
+        for line in err.lines:
+            click.echo(str(line), err=True)
+        sys.exit(1)
+    for line in opts.warnings:
+        click.echo(str(line), err=True)
+    datadir = opts.command.get("datadir")
+    if not datadir or statements is None:
+        click.echo("Usage: gtidkit sql --datadir DIR [mysqld options] -e 'STATEMENTS'", err=True)
+        sys.exit(2)
+    options = dict(opts.engine)
+    options.pop("port", None)  # no listener here
     try:
         server = Server.open(datadir, **options)
     except MySQLError as err:
