@@ -8,7 +8,6 @@ from click.testing import CliRunner
 from gtidkit.cli.main import cli
 from gtidkit.cli.sql_cmd import format_batch
 
-
 GTID_ON = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON")
 
 

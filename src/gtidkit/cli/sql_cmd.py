@@ -68,7 +68,11 @@ _SQL_COMMAND_OPTIONS = {"datadir", "defaults_file", "defaults_extra_file", "no_d
 @click.command(
     "sql",
     add_help_option=False,
-    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "allow_interspersed_args": False},
+    context_settings={
+        "ignore_unknown_options": True,
+        "allow_extra_args": True,
+        "allow_interspersed_args": False,
+    },
 )
 @click.pass_context
 def sql(ctx: click.Context) -> None:
