@@ -7,7 +7,7 @@ Source: MySQL ``sql/binlog.cc`` (``MYSQL_BIN_LOG::open_binlog``, ``new_file_impl
 Names follow MySQL 8.0: ``binlog.000001`` ... and ``binlog.index`` listing ``./binlog.000001`` one per line; another
 base name (``--log-bin=mysql-bin``: ``mysql-bin.000001``), directory (``--log-bin=/logs/mysql-bin``) or index file
 (``--log-bin-index``) is given to :class:`BinlogLog` (RM8 "Binary Logging Options and Variables": log_bin_basename,
-log_bin_index; an index entry is ``./<name>`` when the file is beside the index, else its full path). The
+log_bin_index; an index entry is ``./<name>`` for a file in the datadir, else its full path). The
 logical clock (``last_committed`` / ``sequence_number``) restarts in each file (0/1 for the first transaction)
 and comes from :class:`gtidkit.engine.binlog.dependency.DependencyTracker`: commits are serialised by the engine's write
 lock, so COMMIT_ORDER gives ``sequence_number - 1``; WRITESET / WRITESET_SESSION (the default, as MySQL 8.4)
@@ -160,7 +160,8 @@ class BinlogLog:
         return read_index_file(self.index_path)
 
     def _write_index(self) -> None:
-        prefix = "./" if self.file_dir.resolve() == self._index_path.parent.resolve() else f"{self.file_dir}/"
+        # mysqld lists a file by the name it built it with: ./name in the datadir, else its full path
+        prefix = "./" if self.file_dir.resolve() == self.datadir.resolve() else f"{self.file_dir}/"
         write_index_file(self.index_path, self.index, prefix=prefix)
 
     def path(self, name: str) -> Path:
@@ -498,7 +499,7 @@ def read_index_file(index_path: Path) -> list[str]:
 
 def write_index_file(index_path: Path, names: Sequence[str], prefix: str = "./") -> None:
     """Replace an index crash-safely, as mysqld does: write ``<index>_crash_safe`` (one ``<prefix><name>`` per
-    line: ``./`` for files beside the index, else their directory), fsync it, rename it over the index, fsync the
+    line: ``./`` for files in the datadir, else their directory), fsync it, rename it over the index, fsync the
     directory.
 
     Raises:
