@@ -27,6 +27,8 @@ from gtidkit.protocol.options import OPTIONS, help_text, load
         (["--SERVER-ID=5"], "server_id", 5),
         (["--gtid-mode", "on", "--enforce-gtid-consistency"], "gtid_mode", "ON"),
         (["--enforce-gtid-consistency"], "enforce_gtid_consistency", "ON"),
+        (["--enforce-gtid-consistency", "warn"], "enforce_gtid_consistency", "WARN"),
+        (["--enforce-gtid-consistency", "--server-id=2"], "enforce_gtid_consistency", "ON"),
         (["--enforce-gtid-consistency=WARN"], "enforce_gtid_consistency", "WARN"),
         (["--gtid-mode=3", "--enforce-gtid-consistency=ON"], "gtid_mode", "ON"),  # an enum's index
         (["--skip-log-bin"], "log_bin", False),

@@ -29,6 +29,11 @@ same name (``log_bin``'s base name, ``defaults_file``, ``initialize``, ...). Def
 (``gtidkit server --help --verbose`` lists them), where the variable table has them; the few places where gtidkit
 differs are noted on the rows (``bind_address`` 127.0.0.1, ``binlog_row_metadata`` FULL, ...).
 
+An option that needs a value takes the next argument when written without ``=`` (``--server-id 2``, my_getopt's
+REQUIRED_ARG). One whose value is optional (``--log-bin[=name]``, ``--enforce-gtid-consistency[=value]``) takes it
+only after ``=`` in mysqld; gtidkit also takes the next argument of ``--enforce-gtid-consistency`` when it is one of
+its values (``--enforce-gtid-consistency ON``, a common spelling that mysqld would refuse as an extra argument).
+
 Short options are mysqld's: ``-h`` is ``--datadir`` (not help), ``-P`` ``--port``, ``-u`` ``--user``, ``-C``
 ``--character-set-server``, ``-V`` ``--version``, ``-v`` ``--verbose``, ``-?`` ``--help``.
 """
@@ -263,7 +268,7 @@ def _takes_value(name: str) -> bool:
     key = _normal(name).removeprefix("loose_")
     opt = OPTIONS.get(key)
     if opt is not None:
-        return opt.kind in (INT, ENUM, STR) and opt.bare is None
+        return opt.kind in (INT, ENUM, STR)
     return key in MYSQLD_OPTION_NAMES
 
 
@@ -271,7 +276,12 @@ def _next_is_value(name: str, following: str) -> bool:
     """Whether ``following`` is the value of ``--name`` (a known option's; an option-like word never is for an
     option gtidkit does not model, whose type it does not know)."""
     key = _normal(name).removeprefix("loose_")
-    return key in OPTIONS or not following.startswith("-")
+    opt = OPTIONS.get(key)
+    if opt is not None and opt.bare is not None:
+        # an optional value (my_getopt's OPT_ARG) is only ``--name=value`` in mysqld; gtidkit also takes the next
+        # argument when it is one of the option's values (``--enforce-gtid-consistency ON``)
+        return following.strip().upper() in opt.choices
+    return opt is not None or not following.startswith("-")
 
 
 # ---------------------------------------------------------------------------------------------- resolving
