@@ -124,12 +124,12 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
             err=True,
         )
         return 1
-    datadir.mkdir(parents=True, exist_ok=True)
     for line in opts.warnings:
         click.echo(str(line), err=True)
     try:
+        datadir.mkdir(parents=True, exist_ok=True)
         engine = Server.open(datadir, **opts.engine)
-    except MySQLError as err:
+    except (MySQLError, OSError) as err:
         click.echo(f"[ERROR] [Server] {err}", err=True)
         return 1
     version = str(engine.globals.get("version"))
@@ -167,7 +167,16 @@ def _run(datadir: Path, opts: Any) -> int:
             err=True,
         )
         return 1
-    _setup_logging(str(s["log_error"] or ""), datadir)
+    try:
+        _setup_logging(str(s["log_error"] or ""), datadir)
+    except OSError as err:
+        # mysqld: "Could not open file '...' for error logging", then Aborting
+        click.echo(
+            f"[ERROR] [Server] Could not open file '{err.filename}' for error logging: {err.strerror}",
+            err=True,
+        )
+        click.echo("[ERROR] [MY-010119] [Server] Aborting", err=True)
+        return 1
     _log_option_warnings(opts)
     host = socket.gethostname()
     pid_file = Path(str(s["pid_file"] or f"{host}.pid"))
@@ -175,7 +184,7 @@ def _run(datadir: Path, opts: Any) -> int:
         pid_file = datadir / pid_file
     try:
         engine = Server.open(datadir, **opts.engine)
-    except MySQLError as err:
+    except (MySQLError, OSError) as err:  # OSError: e.g. --log-bin=/no/such/dir/name
         log.error("%s", err)
         log.error("Aborting", extra={"mysql_code": 10119})
         return 1
@@ -202,7 +211,14 @@ def _run(datadir: Path, opts: Any) -> int:
         log.error("Can't start server: %s", err)
         engine.shutdown()
         return 1
-    pid_file.write_text(f"{os.getpid()}\n")
+    try:
+        pid_file.write_text(f"{os.getpid()}\n")
+    except OSError as err:
+        log.error("Can't start server: can't create PID file: %s", err)
+        replication.shutdown()
+        wire.shutdown()
+        engine.shutdown()
+        return 1
     stop = wire.shutdown_requested
 
     def on_signal(signum: int, _frame: Any) -> None:
