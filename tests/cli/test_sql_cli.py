@@ -114,3 +114,10 @@ def test_unknown_option_refused(tmp_path):
         "[ERROR] [MY-000068] [Server] unknown option '--nope'.",
         "[ERROR] [MY-010119] [Server] Aborting",
     ]
+
+
+def test_help_lists_the_engine_options():
+    r = run("--help", "--verbose")
+    assert r.exit_code == 0
+    assert "--gtid-mode=name" in r.stdout and "--log-bin[=name]" in r.stdout
+    assert "--bind-address" not in r.stdout  # a wire-server option: not `gtidkit sql`'s

@@ -95,6 +95,7 @@ def server(ctx: click.Context) -> None:
         sys.exit(1)
     cmd = opts.command
     if cmd["help"]:
+        click.echo("Usage: gtidkit server [OPTIONS]")
         click.echo(help_text(verbose=bool(cmd["verbose"])), nl=False)
         return
     if cmd["version"]:

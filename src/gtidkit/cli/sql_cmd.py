@@ -62,7 +62,9 @@ def _engine_option(opt: Any) -> bool:
 
 
 #: The command-level options `gtidkit sql` takes (the rest are the server's: --initialize, --help ...).
-_SQL_COMMAND_OPTIONS = {"datadir", "defaults_file", "defaults_extra_file", "no_defaults"}
+_SQL_COMMAND_OPTIONS = {"datadir", "defaults_file", "defaults_extra_file", "no_defaults", "help", "verbose"}
+
+_USAGE = "Usage: gtidkit sql --datadir DIR [mysqld options] -e 'STATEMENTS'"
 
 
 @click.command(
@@ -85,7 +87,7 @@ def sql(ctx: click.Context) -> None:
     from gtidkit.engine import Server
     from gtidkit.engine.sql.parse import split_statements
     from gtidkit.errors import MySQLError
-    from gtidkit.protocol.options import OptionError, load
+    from gtidkit.protocol.options import OptionError, help_text, load
 
     statements, rest = _split_execute(list(ctx.args))
     try:
@@ -94,11 +96,15 @@ def sql(ctx: click.Context) -> None:
         for line in err.lines:
             click.echo(str(line), err=True)
         sys.exit(1)
+    if opts.command["help"]:
+        click.echo(_USAGE)
+        click.echo(help_text(verbose=bool(opts.command["verbose"]), accept=_engine_option), nl=False)
+        return
     for line in opts.warnings:
         click.echo(str(line), err=True)
     datadir = opts.command.get("datadir")
     if not datadir or statements is None:
-        click.echo("Usage: gtidkit sql --datadir DIR [mysqld options] -e 'STATEMENTS'", err=True)
+        click.echo(_USAGE, err=True)
         sys.exit(2)
     options = dict(opts.engine)
     options.pop("port", None)  # no listener here

@@ -511,7 +511,7 @@ def help_text(*, verbose: bool, accept: Callable[[Option], bool] | None = None) 
     ``mysqld --verbose --help``)."""
     opts = [o for o in sorted(OPTIONS.values(), key=lambda o: o.name) if accept is None or accept(o)]
     lines = [
-        "Usage: gtidkit server [OPTIONS]  (mysqld's options: --name=value, --name value, --skip-name, loose-name)",
+        "Options are mysqld's: --name=value, --name value, --skip-name, loose-name, -h DIR (--datadir).",
         "The following options may be given as the first argument:",
         "--no-defaults, --defaults-file=#, --defaults-extra-file=#  (groups read: " + ", ".join(GROUPS) + ")",
         "",
