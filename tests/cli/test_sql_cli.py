@@ -121,3 +121,22 @@ def test_help_lists_the_engine_options():
     assert r.exit_code == 0
     assert "--gtid-mode=name" in r.stdout and "--log-bin[=name]" in r.stdout
     assert "--bind-address" not in r.stdout  # a wire-server option: not `gtidkit sql`'s
+
+
+def test_server_only_options_are_ignored_with_a_warning(tmp_path):
+    r = run(
+        "--datadir",
+        str(tmp_path / "d"),
+        "--bind-address=0.0.0.0",
+        "--innodb-buffer-pool-size=1G",
+        "-e",
+        "SELECT 1",
+    )
+    assert r.exit_code == 0 and r.stdout == "1\n1\n"
+    assert r.stderr.splitlines() == [
+        "[Warning] [Server] option 'bind_address' is not used by this command; it is ignored.",
+        (
+            "[Warning] [Server] option 'innodb_buffer_pool_size' is a mysqld option that gtidkit does not implement; it is "
+            "ignored."
+        ),
+    ]

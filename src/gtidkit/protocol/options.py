@@ -156,10 +156,6 @@ _OWN_OPTIONS = (
     Option("version", FLAG, False, COMMAND, help="Print the version and exit (-V)."),
 )
 
-#: gtidkit's own default where it is not mysqld's (the sysvar table keeps the engine's).
-_DEFAULT_OVERRIDES: dict[str, Any] = {}
-
-
 #: Variables whose option's value may be omitted, and what that means (RM8: ``--enforce-gtid-consistency[=value]``).
 _BARE_VALUES = {"enforce_gtid_consistency": "ON"}
 
@@ -297,14 +293,12 @@ class ServerOptions:
             ``server_id`` (1) and ``binlog_format`` (ROW).
         command: ``datadir``, ``initialize``, ``help``, ... (None / False when not given).
         warnings: error-log lines (``Warning`` level) to print at start-up.
-        given: the names (underscores) of every modelled option that was set, for callers that accept a subset.
     """
 
     wire: dict[str, Any] = field(default_factory=dict)
     engine: dict[str, Any] = field(default_factory=dict)
     command: dict[str, Any] = field(default_factory=dict)
     warnings: list[LogLine] = field(default_factory=list)
-    given: list[str] = field(default_factory=list)
 
 
 #: Engine options always passed to ``Server.open`` with mysqld 8.0's defaults (``Server.open``'s own defaults are
@@ -318,7 +312,7 @@ def resolve(settings: list[Setting], *, accept: Callable[[Option], bool] | None 
     Args:
         settings: option-file settings first, then the command line's.
         accept: restricts the modelled options (``gtidkit sql`` accepts only the engine's): an option for which it
-            returns False is accepted with the "not modelled" warning.
+            returns False is ignored with a warning.
 
     Returns:
         The options in effect (:class:`ServerOptions`).
@@ -390,7 +384,10 @@ def _apply(
     loose = written.startswith("loose_")
     name, forced = _lookup(written[len("loose_") :] if loose else written)
     opt = OPTIONS.get(name)
-    if opt is None or (accept is not None and not accept(opt)):
+    if opt is not None and accept is not None and not accept(opt):
+        result.warnings.append(LogLine("Warning", 0, _NOT_USED % name))
+        return
+    if opt is None:
         if name in MYSQLD_OPTION_NAMES:
             result.warnings.append(LogLine("Warning", 0, _NOT_MODELLED % name))
             return
@@ -413,14 +410,14 @@ def _apply(
             values[opt.key] = opt.default if on else False
         else:
             raise _Refused([ee("ERROR", 68, setting.name)])
-        result.given.append(opt.name)
         return
     values[opt.key] = _convert(opt, value, result.warnings)
-    result.given.append(opt.name)
 
 
 #: gtidkit's warning for a mysqld option it accepts and does not model (no MySQL message says this).
 _NOT_MODELLED = "option '%s' is a mysqld option that gtidkit does not implement; it is ignored."
+#: ... and for an option of the server that the running command (``gtidkit sql``) has no use for.
+_NOT_USED = "option '%s' is not used by this command; it is ignored."
 
 
 def _convert(opt: Option, value: str | None, warnings: list[LogLine]) -> Any:
