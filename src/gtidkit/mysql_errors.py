@@ -342,6 +342,7 @@ ER: dict[int, ErrorSpec] = {
         "ER_CANT_SET_GTID_PURGED_DUE_SETS_CONSTRAINTS", "HY000", "@@GLOBAL.GTID_PURGED cannot be changed: %s"
     ),
     3552: _e("ER_NO_SYSTEM_SCHEMA_ACCESS", "HY000", "Access to system schema '%s' is rejected."),
+    1015: _e("ER_CANT_LOCK", "HY000", "Can't lock file (errno: %s - %s)"),
     1030: _e("ER_GET_ERRNO", "HY000", "Got error %s from storage engine"),
     1133: _e("ER_PASSWORD_NO_MATCH", "42000", "Can't find any matching row in the user table"),
     1141: _e("ER_NONEXISTING_GRANT", "42000", "There is no such grant defined for user '%s' on host '%s'"),
@@ -471,6 +472,15 @@ REPLICA_AUTO_POSITION_GTID_MODE = (
 )
 SOURCE_AUTO_POSITION_GTID_MODE = "The replication receiver thread cannot start in AUTO_POSITION mode: the source has GTID_MODE = %s instead of ON."
 
+#: Start-up refused because another process holds the datadir (code 1015 ER_CANT_LOCK): InnoDB's two error-log
+#: lines ``Unable to lock ./ibdata1 error: 11`` and ``Check that you do not already have another mysqld process
+#: using the same InnoDB data or log files`` (MY-012574, ``os_file_lock`` in ``storage/innobase/os/os0file.cc``),
+#: naming the datadir and the holder instead of ibdata1. Slots: lock file, errno, strerror, datadir, holder.
+DATADIR_IN_USE = (
+    "Unable to lock %s error: %s (%s). The data directory %s is in use by %s: check that you do not already have "
+    "another gtidkit server or gtidkit sql process using the same data directory, stop it, then start again."
+)
+
 
 def message(code: int, *args: object) -> str:
     """MySQL's English message for ``code`` with ``args`` put in its ``%s`` slots, in order.
@@ -522,6 +532,7 @@ def unknown_error(text: str) -> MySQLError:
 
 
 __all__ = [
+    "DATADIR_IN_USE",
     "ER",
     "REPLICA_AUTO_POSITION_GTID_MODE",
     "REPLICA_EQUAL_SERVER_IDS",

@@ -92,6 +92,16 @@ class Server:
     def __init__(self, datadir: Path, options: dict[str, Any]) -> None:
         self.datadir = datadir
         self.options = options
+        # first: the storage takes the datadir's lock, so nothing (auto.cnf included) is touched while another
+        # process runs on it (engine/datadir_lock.py)
+        self.storage = Storage.open(datadir, synchronous=options.get("synchronous", "FULL"))
+        try:
+            self._init_state(datadir, options)
+        except BaseException:
+            self.storage.close()
+            raise
+
+    def _init_state(self, datadir: Path, options: dict[str, Any]) -> None:
         self.server_uuid = _read_or_create_uuid(datadir)
         #: start-up time (``time.time()``), for the Uptime status variable (statements/status.py)
         self.started_at = time.time()
@@ -100,7 +110,6 @@ class Server:
         overrides["datadir"] = str(datadir) + "/"
         self.globals = sysvars.GlobalVariables.with_defaults(overrides)
         self.gtid_state = GtidState(self.server_uuid)
-        self.storage = Storage.open(datadir, synchronous=options.get("synchronous", "FULL"))
         self.gtid_table = self.storage.physical_name(*GTID_TABLE)
         self._write_lock = threading.Lock()
         self._write_owner: int | None = None
@@ -162,7 +171,9 @@ class Server:
 
         Raises:
             MySQLError: 1193 for an unknown option, 1231/1232 for a bad value, 3111 for gtid_mode=ON without
-                enforce_gtid_consistency=ON.
+                enforce_gtid_consistency=ON; 1015 (:class:`~gtidkit.engine.datadir_lock.DatadirInUseError`) when
+                another process (or another open Server in this one) runs on ``datadir``: one server per datadir,
+                the lock is released by :meth:`shutdown` or by the process's death.
         """
         datadir = Path(datadir)
         datadir.mkdir(parents=True, exist_ok=True)
