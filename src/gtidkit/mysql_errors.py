@@ -481,6 +481,26 @@ DATADIR_IN_USE = (
     "another gtidkit server or gtidkit sql process using the same data directory, stop it, then start again."
 )
 
+#: Start-up recovery could not read a binary log (code 1105; MySQL logs ER_BINLOG_CRASH_RECOVERY_MALFORMED_LOG and
+#: "Aborting" in this case, ``MYSQL_BIN_LOG::open_binlog`` in ``sql/binlog.cc``). Slots: datadir, binlog path,
+#: offset, what failed, offset, binlog path.
+RECOVERY_BINLOG_UNREADABLE = (
+    "Start-up recovery of data directory %s failed: binary log %s cannot be read at offset %s: %s. Recovery "
+    "rebuilds the server's state from the binary log, so the server does not start on a damaged one. To fix: "
+    "restore the file from a backup; or, if it is the last binary log and you accept losing the transactions "
+    "from that offset on, truncate it there (truncate -s %s %s) and start again (recovery then drops the "
+    "incomplete transaction)."
+)
+#: Start-up recovery could not re-apply a binary-log transaction to the engine (the applier's error code is kept).
+#: Slots: datadir, GTID or ANONYMOUS, binlog file, begin offset, end offset, the applier's "ERROR n (state): text".
+RECOVERY_REAPPLY_FAILED = (
+    "Start-up recovery of data directory %s failed: re-applying transaction %s (binary log %s, %s to %s) to the "
+    "engine gave %s. The engine database (gtidkit.sqlite) and the binary log disagree, which happens when two "
+    "processes wrote the data directory at once or its files come from different backups; the server does not "
+    "start rather than guess. To fix: restore the data directory from a backup, or build a new one from another "
+    "server of the topology (a replica with SOURCE_AUTO_POSITION=1)."
+)
+
 
 def message(code: int, *args: object) -> str:
     """MySQL's English message for ``code`` with ``args`` put in its ``%s`` slots, in order.
@@ -531,9 +551,30 @@ def unknown_error(text: str) -> MySQLError:
     return MySQLError(1105, text, ER[1105].sqlstate)
 
 
+def recovery_reapply_failed(
+    err: MySQLError, datadir: object, gtid: str, file: str, begin: int, end: int
+) -> MySQLError:
+    """Start-up recovery's error for a binlog transaction the engine could not re-apply: the applier's code and
+    SQLSTATE, with :data:`RECOVERY_REAPPLY_FAILED` (what failed, why it can happen, how to fix it) as the text.
+
+    Args:
+        err: the applier's error.
+        datadir: the data directory.
+        gtid: the transaction's GTID text, or ``ANONYMOUS``.
+        file: the binary log's base name.
+        begin: the transaction's first byte offset in ``file``.
+        end: the offset right after it.
+    """
+    return MySQLError(
+        err.code, RECOVERY_REAPPLY_FAILED % (datadir, gtid, file, begin, end, err), err.sqlstate
+    )
+
+
 __all__ = [
     "DATADIR_IN_USE",
     "ER",
+    "RECOVERY_BINLOG_UNREADABLE",
+    "RECOVERY_REAPPLY_FAILED",
     "REPLICA_AUTO_POSITION_GTID_MODE",
     "REPLICA_EQUAL_SERVER_IDS",
     "REPLICA_EQUAL_SERVER_UUIDS",
@@ -543,5 +584,6 @@ __all__ = [
     "ErrorSpec",
     "message",
     "mysql_error",
+    "recovery_reapply_failed",
     "unknown_error",
 ]

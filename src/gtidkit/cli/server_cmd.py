@@ -24,7 +24,7 @@ from typing import Any
 
 import click
 
-from gtidkit.errors import MySQLError
+from gtidkit.errors import GtidkitError, MySQLError
 
 _PASSWORD_ALPHABET = string.ascii_letters + string.digits + "!#%&()*+,-.:;<=>?_"
 
@@ -127,7 +127,7 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
     datadir.mkdir(parents=True, exist_ok=True)
     try:
         engine = Server.open(datadir, **_engine_options(opts.engine))
-    except MySQLError as err:
+    except (GtidkitError, OSError) as err:
         click.echo(f"[ERROR] [Server] {err}", err=True)
         return 1
     version = str(engine.globals.get("version"))
@@ -172,7 +172,7 @@ def _run(datadir: Path, opts: Any) -> int:
         pid_file = datadir / pid_file
     try:
         engine = Server.open(datadir, **_engine_options(opts.engine))
-    except MySQLError as err:
+    except (GtidkitError, OSError) as err:  # the engine's errors say what failed and how to fix it
         log.error("%s", err)
         log.error("Aborting")
         return 1

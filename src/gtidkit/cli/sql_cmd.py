@@ -100,6 +100,9 @@ def sql(
     except MySQLError as err:
         click.echo(f"ERROR {err.code} ({err.sqlstate}): {err.message}", err=True)
         sys.exit(1)
+    except OSError as err:  # e.g. a datadir that cannot be created
+        click.echo(f"ERROR: cannot open data directory {datadir}: {err.strerror or err}", err=True)
+        sys.exit(1)
     failed = False
     try:
         session = server.session()
