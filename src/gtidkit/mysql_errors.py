@@ -501,6 +501,11 @@ RECOVERY_REAPPLY_FAILED = (
     "server of the topology (a replica with SOURCE_AUTO_POSITION=1)."
 )
 
+#: mysys's file errors as client programs print them (``mysys/errors.cc``: EE_FILENOTFOUND 29, EE_READ 2), e.g.
+#: ``mysqlbinlog: File 'x' not found (OS errno 2 - No such file or directory)``. Slots: file, errno, strerror.
+EE_FILENOTFOUND = "File '%s' not found (OS errno %s - %s)"
+EE_READ = "Error reading file '%s' (OS errno %s - %s)"
+
 
 def message(code: int, *args: object) -> str:
     """MySQL's English message for ``code`` with ``args`` put in its ``%s`` slots, in order.
@@ -572,6 +577,8 @@ def recovery_reapply_failed(
 
 __all__ = [
     "DATADIR_IN_USE",
+    "EE_FILENOTFOUND",
+    "EE_READ",
     "ER",
     "RECOVERY_BINLOG_UNREADABLE",
     "RECOVERY_REAPPLY_FAILED",
