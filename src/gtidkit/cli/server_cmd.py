@@ -24,6 +24,7 @@ from typing import Any
 
 import click
 
+from gtidkit.cli.interrupt import EXIT_INTERRUPTED
 from gtidkit.errors import GtidkitError, MySQLError
 
 _PASSWORD_ALPHABET = string.ascii_letters + string.digits + "!#%&()*+,-.:;<=>?_"
@@ -201,9 +202,11 @@ def _run(datadir: Path, opts: Any) -> int:
         return 1
     pid_file.write_text(f"{os.getpid()}\n")
     stop = wire.shutdown_requested
+    received: list[int] = []
 
     def on_signal(signum: int, _frame: Any) -> None:
         log.info("Received signal %d: shutting down", signum)
+        received.append(signum)
         stop.set()
 
     signal.signal(signal.SIGTERM, on_signal)
@@ -226,4 +229,11 @@ def _run(datadir: Path, opts: Any) -> int:
         except OSError:
             pass
         log.info("Shutdown complete")
+    if signal.SIGINT in received:  # Ctrl-C: a clean shutdown all the same, reported as an interruption
+        click.echo(
+            "gtidkit: interrupted: the server shut down cleanly; client connections were closed and their open "
+            "transactions rolled back",
+            err=True,
+        )
+        return EXIT_INTERRUPTED
     return 0
