@@ -352,6 +352,8 @@ def show(
                 click.echo(json.dumps(entry))
             where = f"at offset {err.offset}" if err.offset is not None else "(offset unknown)"
             click.echo(f"ERROR: Could not read entry {where} in {path}: {err.message}", err=True)
+        except BrokenPipeError:
+            raise  # stdout's reader went away: not a file error (the group ends the command quietly)
         except OSError as err:
             failed = True
             message = _file_error(path, err)
