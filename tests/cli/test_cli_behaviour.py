@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,17 @@ from tests.protocol.server_proc import running_server
 
 A = "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"
 GTIDKIT = [sys.executable, "-m", "gtidkit"]
+
+
+@pytest.fixture(autouse=True)
+def _sigint_not_ignored() -> Iterator[None]:
+    """A test run started with SIGINT ignored (a background job of a non-interactive shell) would hand that on to
+    the commands under test, which then could not be interrupted: handle it here while the test runs."""
+    previous = signal.getsignal(signal.SIGINT)
+    if previous == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 def gtidkit(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -133,7 +145,10 @@ def test_ctrl_c_while_gtid_reads_stdin() -> None:
 def test_ctrl_c_in_binlog_show_names_what_was_not_listed() -> None:
     files = [str(GTID57)] * 200
     proc = subprocess.Popen(
-        [*GTIDKIT, "binlog", "show", *files], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*GTIDKIT, "binlog", "show", *files],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None
     proc.stdout.read(1000)  # listing has started; nobody reads the rest: the writer blocks on the full pipe
