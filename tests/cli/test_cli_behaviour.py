@@ -4,6 +4,7 @@ results on stdout, errors on stderr with a non-zero status; a failed producer in
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import signal
@@ -236,3 +237,33 @@ def test_ctrl_c_in_topology_check() -> None:
         for conn in accepted:
             conn.close()
         listener.close()
+
+
+# ----------------------------------------------------------------------------------------------- what a user reads
+
+
+def test_generate_wraps_uuids_and_speaks_in_options(tmp_path: Path) -> None:
+    out = tmp_path / "fleet"
+    env = {**os.environ, "COLUMNS": "70"}  # a narrow terminal: the table must fold its cells, not cut them
+    cmd = [
+        *GTIDKIT,
+        "binlog",
+        "generate",
+        "fleet",
+        "--output",
+        str(out),
+        "--seed",
+        "3",
+        "--transactions",
+        "50",
+    ]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert r.returncode == 0, r.stderr
+    assert "…" not in r.stdout
+    cells = "".join(line.split("│")[3].strip() for line in r.stdout.splitlines() if line.count("│") > 3)
+    manifest = json.loads((out / "manifest.json").read_text())
+    for host in manifest["hosts"]:
+        assert host["server_uuid"] in cells  # every UUID whole once its folded lines are joined
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert r.returncode == 1
+    assert r.stderr == f"Error: {out} is not empty: pass --overwrite to replace it\n"  # not "overwrite=True"
