@@ -24,7 +24,7 @@ from typing import Any
 
 import click
 
-from gtidkit.cli.interrupt import EXIT_INTERRUPTED
+from gtidkit.cli.interrupt import EXIT_INTERRUPTED, set_incomplete
 from gtidkit.errors import GtidkitError, MySQLError
 
 _PASSWORD_ALPHABET = string.ascii_letters + string.digits + "!#%&()*+,-.:;<=>?_"
@@ -171,6 +171,7 @@ def _run(datadir: Path, opts: Any) -> int:
     pid_file = Path(str(s["pid_file"]) or f"{host}.pid")
     if not pid_file.is_absolute():
         pid_file = datadir / pid_file
+    set_incomplete(f"the server on {datadir} was starting and never accepted connections")
     try:
         engine = Server.open(datadir, **_engine_options(opts.engine))
     except (GtidkitError, OSError) as err:  # the engine's errors say what failed and how to fix it
