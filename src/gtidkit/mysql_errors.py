@@ -500,6 +500,14 @@ RECOVERY_REAPPLY_FAILED = (
     "start rather than guess. To fix: restore the data directory from a backup, or build a new one from another "
     "server of the topology (a replica with SOURCE_AUTO_POSITION=1)."
 )
+#: auto.cnf without a valid server-uuid (code 1105; mysqld logs "The server_uuid stored in auto.cnf file is not a
+#: valid UUID." and aborts, ``init_server_auto_options`` in ``sql/mysqld.cc``). Slots: the file, what is wrong.
+AUTO_CNF_DAMAGED = (
+    "The server_uuid stored in %s is not usable: %s. The server's own GTIDs are numbered under that UUID, so it "
+    "does not start without it. To fix: restore auto.cnf from a backup, or write the old value back ('[auto]' "
+    "then 'server-uuid=<uuid>'; a replica's SHOW REPLICA STATUS shows it as Source_UUID); or, for a server nobody "
+    "replicates from, delete auto.cnf to generate a new server_uuid."
+)
 
 #: mysys's file errors as client programs print them (``mysys/errors.cc``: EE_FILENOTFOUND 29, EE_READ 2), e.g.
 #: ``mysqlbinlog: File 'x' not found (OS errno 2 - No such file or directory)``. Slots: file, errno, strerror.
@@ -576,6 +584,7 @@ def recovery_reapply_failed(
 
 
 __all__ = [
+    "AUTO_CNF_DAMAGED",
     "DATADIR_IN_USE",
     "EE_FILENOTFOUND",
     "EE_READ",

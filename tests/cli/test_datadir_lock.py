@@ -16,6 +16,7 @@ import pytest
 
 from gtidkit.engine import Server
 from gtidkit.engine.datadir_lock import DatadirInUseError
+from gtidkit.errors import MySQLError
 from tests.protocol.server_proc import initialize, running_server
 
 LOCK_FILE = "gtidkit.sqlite.lock"
@@ -89,7 +90,7 @@ def test_failed_start_releases_the_lock(tmp_path: Path) -> None:
     datadir = tmp_path / "d"
     Server.open(datadir).shutdown()
     (datadir / "auto.cnf").write_text("[auto]\n")  # no server-uuid: the start fails after the lock is taken
-    with pytest.raises(Exception, match="server-uuid"):
+    with pytest.raises(MySQLError, match="it has no server-uuid line. .*To fix: restore auto.cnf"):
         Server.open(datadir)
     (datadir / "auto.cnf").unlink()
     Server.open(datadir).shutdown()

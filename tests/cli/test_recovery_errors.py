@@ -106,3 +106,23 @@ def test_engine_and_binlog_disagree(tmp_path: Path, fmt: str) -> None:
     )
     assert "gave ERROR 1007 (HY000): Can't create database 'd'; database exists." in r.stderr
     assert "To fix: restore the data directory from a backup" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        pytest.param("[auto]\nserver-uuid=not-a-uuid\n", "'not-a-uuid' is not a valid UUID", id="bad-uuid"),
+        pytest.param("[auto]\n", "it has no server-uuid line", id="no-uuid"),
+    ],
+)
+def test_damaged_auto_cnf(tmp_path: Path, content: str, problem: str) -> None:
+    datadir = tmp_path / "d"
+    make_datadir(datadir)
+    (datadir / "auto.cnf").write_text(content)
+    r = sql(datadir, "SELECT 1")
+    assert r.returncode == 1 and r.stdout == ""
+    assert "Traceback" not in r.stderr
+    assert r.stderr.startswith(
+        f"ERROR 1105 (HY000): The server_uuid stored in {datadir / 'auto.cnf'} is not usable: {problem}. "
+    )
+    assert "To fix: restore auto.cnf from a backup" in r.stderr

@@ -38,7 +38,7 @@ from gtidkit.engine.session import Session, now_us
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
-from gtidkit.mysql_errors import mysql_error, unknown_error
+from gtidkit.mysql_errors import AUTO_CNF_DAMAGED, mysql_error, unknown_error
 from gtidkit.version import MYSQL_VERSION
 
 if TYPE_CHECKING:
@@ -62,13 +62,21 @@ _OPTION_ALIASES = {"log_slave_updates": "log_replica_updates", "skip_log_bin": N
 
 
 def _read_or_create_uuid(datadir: Path) -> uuidlib.UUID:
-    """server_uuid from ``auto.cnf`` (``[auto]`` / ``server-uuid=...``), generated once like mysqld does."""
+    """server_uuid from ``auto.cnf`` (``[auto]`` / ``server-uuid=...``), generated once like mysqld does.
+
+    Raises:
+        MySQLError: 1105 :data:`~gtidkit.mysql_errors.AUTO_CNF_DAMAGED` when the file has no valid server-uuid.
+    """
     path = datadir / "auto.cnf"
     if path.exists():
-        for line in path.read_text().splitlines():
+        for line in path.read_text(errors="replace").splitlines():
             if line.strip().lower().startswith("server-uuid"):
-                return uuidlib.UUID(line.split("=", 1)[1].strip())
-        raise unknown_error(f"auto.cnf in {datadir} has no server-uuid")
+                text = line.split("=", 1)[1].strip() if "=" in line else ""
+                try:
+                    return uuidlib.UUID(text)
+                except ValueError:
+                    raise unknown_error(AUTO_CNF_DAMAGED % (path, f"'{text}' is not a valid UUID")) from None
+        raise unknown_error(AUTO_CNF_DAMAGED % (path, "it has no server-uuid line"))
     value = uuidlib.uuid1()
     tmp = path.with_suffix(".tmp")
     tmp.write_text(f"[auto]\nserver-uuid={value}\n")
