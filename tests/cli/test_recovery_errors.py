@@ -126,3 +126,15 @@ def test_damaged_auto_cnf(tmp_path: Path, content: str, problem: str) -> None:
         f"ERROR 1105 (HY000): The server_uuid stored in {datadir / 'auto.cnf'} is not usable: {problem}. "
     )
     assert "To fix: restore auto.cnf from a backup" in r.stderr
+
+
+def test_damaged_engine_database(tmp_path: Path) -> None:
+    datadir = tmp_path / "d"
+    make_datadir(datadir)
+    (datadir / "gtidkit.sqlite").write_bytes(b"not a database" * 1000)
+    r = sql(datadir, "SELECT 1")
+    assert r.returncode == 1 and r.stdout == "" and "Traceback" not in r.stderr
+    assert r.stderr.startswith("ERROR 1030 (HY000): Got error file is not a database (")
+    assert "restore the data directory from a backup" in r.stderr
+    r = sql(datadir, "SELECT 1")  # the failed start released the datadir lock: the same error, not 1015
+    assert r.stderr.startswith("ERROR 1030 (HY000)")

@@ -298,7 +298,11 @@ class Storage:
                 conn = storage.connect()
                 mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             except sqlite3.DatabaseError as err:
-                raise mysql_error(1030, f"{err} ({p})") from err
+                raise mysql_error(
+                    1030,
+                    f"{err} ({p}): the engine database is damaged or is not a gtidkit database; restore the data "
+                    "directory from a backup",
+                ) from err
             try:
                 if str(mode).lower() != "wal":
                     raise mysql_error(1030, f"cannot enable WAL on {p}")
