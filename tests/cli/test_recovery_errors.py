@@ -138,3 +138,28 @@ def test_damaged_engine_database(tmp_path: Path) -> None:
     assert "restore the data directory from a backup" in r.stderr
     r = sql(datadir, "SELECT 1")  # the failed start released the datadir lock: the same error, not 1015
     assert r.stderr.startswith("ERROR 1030 (HY000)")
+
+
+def test_port_in_use(tmp_path: Path) -> None:
+    # mysqld: "Can't start server: Bind on TCP/IP port: Address already in use", "Do you already have another
+    # mysqld server running on port: N ?", "Aborting"
+    import socket
+
+    datadir = tmp_path / "d"
+    initialize(datadir, True, *SERVER_ARGS)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = gtidkit("server", "--datadir", str(datadir), f"--port={port}", "--log-error=", *SERVER_ARGS)
+    assert r.returncode == 1
+    errors = [line.split("[Server] ", 1)[1] for line in r.stderr.splitlines() if "[ERROR]" in line]
+    assert errors == [
+        "Can't start server: Bind on TCP/IP port: Address already in use",
+        f"Do you already have another gtidkit server or mysqld running on port: {port} ?",
+        "Aborting",
+    ]
+    r = gtidkit("sql", "--datadir", str(datadir), "--skip-log-bin", "-e", "SELECT 1 AS x")
+    assert (r.returncode, r.stdout) == (0, "x\n1\n"), (
+        r.stderr
+    )  # the engine was shut down, the datadir unlocked

@@ -12,6 +12,7 @@ the rest go to the engine (``Server.open``), which refuses unknown names as mysq
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import secrets
@@ -150,6 +151,19 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
     return 0
 
 
+def _log_start_failure(log: logging.Logger, err: OSError | MySQLError, port: object) -> None:
+    """mysqld's lines for a listener that cannot start (MY-010262 "Can't start server: Bind on TCP/IP port: ...",
+    MY-010257 "Do you already have another mysqld server running on port: N ?"), then "Aborting"."""
+    if isinstance(err, OSError) and err.errno == errno.EADDRINUSE:
+        log.error("Can't start server: Bind on TCP/IP port: %s", err.strerror)
+        log.error("Do you already have another gtidkit server or mysqld running on port: %s ?", port)
+    elif isinstance(err, OSError):
+        log.error("Can't start server: %s", err.strerror or err)
+    else:
+        log.error("Can't start server: %s", err.message)
+    log.error("Aborting")
+
+
 def _run(datadir: Path, opts: Any) -> int:
     from gtidkit.engine import Server
     from gtidkit.protocol.accounts import AccountStore
@@ -198,7 +212,7 @@ def _run(datadir: Path, opts: Any) -> int:
         replication = install_replication(engine, wire)
         wire.start()
     except (OSError, MySQLError) as err:
-        log.error("Can't start server: %s", err)
+        _log_start_failure(log, err, s["port"])
         engine.shutdown()
         return 1
     pid_file.write_text(f"{os.getpid()}\n")
