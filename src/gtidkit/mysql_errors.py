@@ -491,6 +491,15 @@ RECOVERY_BINLOG_UNREADABLE = (
     "from that offset on, truncate it there (truncate -s %s %s) and start again (recovery then drops the "
     "incomplete transaction)."
 )
+#: binlog.index lists binary logs that do not exist (code 1105; mysqld logs "Failed to open log (file '...', errno
+#: 2)", "Could not open log file", "Can't init tc log" and aborts). Slots: datadir, the missing names, the index.
+RECOVERY_BINLOG_MISSING = (
+    "Start-up recovery of data directory %s failed: binary log(s) %s listed in %s do not exist. The server "
+    "rebuilds its GTID state from its binary logs, so it does not start without them. To fix: put the files "
+    "back (from a backup); or, if they were deleted on purpose, remove their lines from the index and start again "
+    "(use PURGE BINARY LOGS to delete binary logs; after a crash, GTIDs found only in a deleted newest file would "
+    "be lost from gtid_executed)."
+)
 #: Start-up recovery could not re-apply a binary-log transaction to the engine (the applier's error code is kept).
 #: Slots: datadir, GTID or ANONYMOUS, binlog file, begin offset, end offset, the applier's "ERROR n (state): text".
 RECOVERY_REAPPLY_FAILED = (
@@ -589,6 +598,7 @@ __all__ = [
     "EE_FILENOTFOUND",
     "EE_READ",
     "ER",
+    "RECOVERY_BINLOG_MISSING",
     "RECOVERY_BINLOG_UNREADABLE",
     "RECOVERY_REAPPLY_FAILED",
     "REPLICA_AUTO_POSITION_GTID_MODE",

@@ -163,3 +163,25 @@ def test_port_in_use(tmp_path: Path) -> None:
     assert (r.returncode, r.stdout) == (0, "x\n1\n"), (
         r.stderr
     )  # the engine was shut down, the datadir unlocked
+
+
+def test_binlog_missing_from_the_datadir(tmp_path: Path) -> None:
+    # mysqld refuses to start when binlog.index names a file that is gone ("Failed to open log", "Can't init tc
+    # log", Aborting): gtid_executed is rebuilt from the binary logs
+    datadir = tmp_path / "d"
+    make_datadir(datadir)
+    Server.open(datadir, log_bin=True, gtid_mode="ON", server_id=1).shutdown()  # a second, empty binary log
+    index = datadir / "binlog.index"
+    names = [Path(line).name for line in index.read_text().split()]  # "./binlog.000001" lines
+    assert len(names) >= 2  # the first run's file and the one opened by a restart at least
+    (datadir / names[0]).unlink()  # deleted by hand instead of PURGE BINARY LOGS
+    r = sql(datadir, "SELECT 1")
+    assert r.returncode == 1 and r.stdout == "" and "Traceback" not in r.stderr
+    assert r.stderr.startswith(
+        f"ERROR 1105 (HY000): Start-up recovery of data directory {datadir} failed: binary log(s) {names[0]} "
+        f"listed in {index} do not exist."
+    )
+    assert "remove their lines from the index and start again" in r.stderr
+    index.write_text("".join(f"{line}\n" for line in index.read_text().splitlines()[1:]))  # the advice
+    r = sql(datadir, "SELECT COUNT(*) AS n FROM d.t")
+    assert (r.returncode, r.stdout) == (0, "n\n1\n"), r.stderr

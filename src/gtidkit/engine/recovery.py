@@ -57,7 +57,12 @@ from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.sql.executor import Executor
 from gtidkit.errors import BinlogDecodeError, MySQLError
 from gtidkit.gtid import GtidSet
-from gtidkit.mysql_errors import RECOVERY_BINLOG_UNREADABLE, recovery_reapply_failed, unknown_error
+from gtidkit.mysql_errors import (
+    RECOVERY_BINLOG_MISSING,
+    RECOVERY_BINLOG_UNREADABLE,
+    recovery_reapply_failed,
+    unknown_error,
+)
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
@@ -115,12 +120,18 @@ def start_up(server: Server) -> None:
     table (crash recovery, the upgrade case); (4) start a new binlog file.
 
     Raises:
-        MySQLError: 1105 :data:`~gtidkit.mysql_errors.RECOVERY_BINLOG_UNREADABLE` for a binary log that cannot be
+        MySQLError: 1105 :data:`~gtidkit.mysql_errors.RECOVERY_BINLOG_MISSING` for a binary log the index lists
+            but the datadir lacks, :data:`~gtidkit.mysql_errors.RECOVERY_BINLOG_UNREADABLE` for one that cannot be
             read; the applier's code with :data:`~gtidkit.mysql_errors.RECOVERY_REAPPLY_FAILED` for a transaction
             that cannot be re-applied. Both messages say what failed and how to fix it.
     """
     blog = make_binlog_log(server)
     files = blog.existing_files()
+    missing_files = [n for n in blog.index if n not in files]
+    if missing_files:
+        raise unknown_error(
+            RECOVERY_BINLOG_MISSING % (server.datadir, ", ".join(missing_files), blog.index_path)
+        )
     conn = server.internal_conn
     db = server.storage.sqlite(conn)
     binlog_set = GtidSet()
