@@ -1,5 +1,10 @@
-"""``python -m gtidkit`` runs the CLI."""
+"""``python -m gtidkit`` runs the CLI (Ctrl-C while it is still loading exits with 130, without a traceback)."""
 
-from gtidkit.cli.main import main
+import sys
+
+try:
+    from gtidkit.cli.main import main
+except KeyboardInterrupt:
+    sys.exit(130)
 
 main()

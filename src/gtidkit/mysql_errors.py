@@ -342,6 +342,7 @@ ER: dict[int, ErrorSpec] = {
         "ER_CANT_SET_GTID_PURGED_DUE_SETS_CONSTRAINTS", "HY000", "@@GLOBAL.GTID_PURGED cannot be changed: %s"
     ),
     3552: _e("ER_NO_SYSTEM_SCHEMA_ACCESS", "HY000", "Access to system schema '%s' is rejected."),
+    1015: _e("ER_CANT_LOCK", "HY000", "Can't lock file (errno: %s - %s)"),
     1030: _e("ER_GET_ERRNO", "HY000", "Got error %s from storage engine"),
     1133: _e("ER_PASSWORD_NO_MATCH", "42000", "Can't find any matching row in the user table"),
     1141: _e("ER_NONEXISTING_GRANT", "42000", "There is no such grant defined for user '%s' on host '%s'"),
@@ -513,6 +514,57 @@ REPLICA_AUTO_POSITION_GTID_MODE = (
 )
 SOURCE_AUTO_POSITION_GTID_MODE = "The replication receiver thread cannot start in AUTO_POSITION mode: the source has GTID_MODE = %s instead of ON."
 
+#: Start-up refused because another process holds the datadir (code 1015 ER_CANT_LOCK): InnoDB's two error-log
+#: lines ``Unable to lock ./ibdata1 error: 11`` and ``Check that you do not already have another mysqld process
+#: using the same InnoDB data or log files`` (MY-012574, ``os_file_lock`` in ``storage/innobase/os/os0file.cc``),
+#: naming the datadir and the holder instead of ibdata1. Slots: lock file, errno, strerror, datadir, holder.
+DATADIR_IN_USE = (
+    "Unable to lock %s error: %s (%s). The data directory %s is in use by %s: check that you do not already have "
+    "another gtidkit server or gtidkit sql process using the same data directory, stop it, then start again."
+)
+
+#: Start-up recovery could not read a binary log (code 1105; MySQL logs ER_BINLOG_CRASH_RECOVERY_MALFORMED_LOG and
+#: "Aborting" in this case, ``MYSQL_BIN_LOG::open_binlog`` in ``sql/binlog.cc``). Slots: datadir, binlog path,
+#: offset, what failed, offset, binlog path.
+RECOVERY_BINLOG_UNREADABLE = (
+    "Start-up recovery of data directory %s failed: binary log %s cannot be read at offset %s: %s. Recovery "
+    "rebuilds the server's state from the binary log, so the server does not start on a damaged one. To fix: "
+    "restore the file from a backup; or, if it is the last binary log and you accept losing the transactions "
+    "from that offset on, truncate it there (truncate -s %s %s) and start again (recovery then drops the "
+    "incomplete transaction)."
+)
+#: binlog.index lists binary logs that do not exist (code 1105; mysqld logs "Failed to open log (file '...', errno
+#: 2)", "Could not open log file", "Can't init tc log" and aborts). Slots: datadir, the missing names, the index.
+RECOVERY_BINLOG_MISSING = (
+    "Start-up recovery of data directory %s failed: binary log(s) %s listed in %s do not exist. The server "
+    "rebuilds its GTID state from its binary logs, so it does not start without them. To fix: put the files "
+    "back (from a backup); or, if they were deleted on purpose, remove their lines from the index and start again "
+    "(use PURGE BINARY LOGS to delete binary logs; after a crash, GTIDs found only in a deleted newest file would "
+    "be lost from gtid_executed)."
+)
+#: Start-up recovery could not re-apply a binary-log transaction to the engine (the applier's error code is kept).
+#: Slots: datadir, GTID or ANONYMOUS, binlog file, begin offset, end offset, the applier's "ERROR n (state): text".
+RECOVERY_REAPPLY_FAILED = (
+    "Start-up recovery of data directory %s failed: re-applying transaction %s (binary log %s, %s to %s) to the "
+    "engine gave %s. The engine database (gtidkit.sqlite) and the binary log disagree, which happens when two "
+    "processes wrote the data directory at once or its files come from different backups; the server does not "
+    "start rather than guess. To fix: restore the data directory from a backup, or build a new one from another "
+    "server of the topology (a replica with SOURCE_AUTO_POSITION=1)."
+)
+#: auto.cnf without a valid server-uuid (code 1105; mysqld logs "The server_uuid stored in auto.cnf file is not a
+#: valid UUID." and aborts, ``init_server_auto_options`` in ``sql/mysqld.cc``). Slots: the file, what is wrong.
+AUTO_CNF_DAMAGED = (
+    "The server_uuid stored in %s is not usable: %s. The server's own GTIDs are numbered under that UUID, so it "
+    "does not start without it. To fix: restore auto.cnf from a backup, or write the old value back ('[auto]' "
+    "then 'server-uuid=<uuid>'; a replica's SHOW REPLICA STATUS shows it as Source_UUID); or, for a server nobody "
+    "replicates from, delete auto.cnf to generate a new server_uuid."
+)
+
+#: mysys's file errors as client programs print them (``mysys/errors.cc``: EE_FILENOTFOUND 29, EE_READ 2), e.g.
+#: ``mysqlbinlog: File 'x' not found (OS errno 2 - No such file or directory)``. Slots: file, errno, strerror.
+EE_FILENOTFOUND = "File '%s' not found (OS errno %s - %s)"
+EE_READ = "Error reading file '%s' (OS errno %s - %s)"
+
 
 def message(code: int, *args: object) -> str:
     """MySQL's English message for ``code`` with ``args`` put in its ``%s`` slots, in order.
@@ -563,8 +615,34 @@ def unknown_error(text: str) -> MySQLError:
     return MySQLError(1105, text, ER[1105].sqlstate)
 
 
+def recovery_reapply_failed(
+    err: MySQLError, datadir: object, gtid: str, file: str, begin: int, end: int
+) -> MySQLError:
+    """Start-up recovery's error for a binlog transaction the engine could not re-apply: the applier's code and
+    SQLSTATE, with :data:`RECOVERY_REAPPLY_FAILED` (what failed, why it can happen, how to fix it) as the text.
+
+    Args:
+        err: the applier's error.
+        datadir: the data directory.
+        gtid: the transaction's GTID text, or ``ANONYMOUS``.
+        file: the binary log's base name.
+        begin: the transaction's first byte offset in ``file``.
+        end: the offset right after it.
+    """
+    return MySQLError(
+        err.code, RECOVERY_REAPPLY_FAILED % (datadir, gtid, file, begin, end, err), err.sqlstate
+    )
+
+
 __all__ = [
+    "AUTO_CNF_DAMAGED",
+    "DATADIR_IN_USE",
+    "EE_FILENOTFOUND",
+    "EE_READ",
     "ER",
+    "RECOVERY_BINLOG_MISSING",
+    "RECOVERY_BINLOG_UNREADABLE",
+    "RECOVERY_REAPPLY_FAILED",
     "REPLICA_AUTO_POSITION_GTID_MODE",
     "REPLICA_EQUAL_SERVER_IDS",
     "REPLICA_EQUAL_SERVER_UUIDS",
@@ -574,5 +652,6 @@ __all__ = [
     "ErrorSpec",
     "message",
     "mysql_error",
+    "recovery_reapply_failed",
     "unknown_error",
 ]

@@ -82,14 +82,38 @@ def test_include_and_exclude_gtids() -> None:
 def test_fault_prints_events_then_error_and_exits_2() -> None:
     res = show("--json", str(TRUNCATED), str(GTID57))
     assert res.exit_code == 2
-    objs = json_lines(res.output)
+    objs = json_lines(res.stdout)
     assert objs[0]["type"] == "FORMAT_DESCRIPTION_EVENT" and objs[0]["file"] == str(TRUNCATED)
     assert objs[1]["file"] == str(TRUNCATED) and objs[1]["pos"] == 120 and "error" in objs[1]
     assert objs[2]["file"] == str(GTID57)  # the next file is still printed
+    assert f"ERROR: Could not read entry at offset 120 in {TRUNCATED}: " in res.stderr
     res = show(str(MARIADB))
-    assert res.exit_code == 2 and "MariaDB" in res.output and "offset 4" in res.output
-    res = show("--json", str(FIX / "no-such-file"))
-    assert res.exit_code == 2 and json_lines(res.output)[0]["pos"] is None
+    assert res.exit_code == 2 and "MariaDB" in res.stderr and "offset 4" in res.stderr
+    assert "ERROR" not in res.stdout  # stdout: the listing only
+    missing = FIX / "no-such-file"
+    res = show("--json", str(missing))
+    text = f"File '{missing}' not found (OS errno 2 - No such file or directory)"
+    assert res.exit_code == 2 and json_lines(res.stdout) == [{"file": str(missing), "error": text}]
+
+
+def test_missing_file_says_file_not_found(tmp_path: Path) -> None:
+    # mysqlbinlog: "mysqlbinlog: File 'x' not found (OS errno 2 - No such file or directory)" on stderr
+    missing = tmp_path / "binlog.000009"
+    proc = subprocess.run(
+        [sys.executable, "-m", "gtidkit", "binlog", "show", str(missing), str(GTID57)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        f"gtidkit binlog show: File '{missing}' not found (OS errno 2 - No such file or directory)\n"
+    )
+    assert proc.stdout.startswith(
+        f"# file {GTID57}\n"
+    )  # the next file is listed; nothing about the missing one
+    assert str(missing) not in proc.stdout and "None" not in proc.stdout
 
 
 def test_text_listing_shape() -> None:

@@ -4,13 +4,15 @@
 ``#yymmdd hh:mm:ss server id N  end_log_pos M CRC32 0x…`` header line, ``# Previous-GTIDs``, ``GTID
 last_committed=… sequence_number=…``, ``SET @@SESSION.GTID_NEXT= '…'/*!*/;``) or, with ``--json``, one JSON
 object per event (or per transaction). Times print in UTC (mysqlbinlog uses the local time zone). A file that
-cannot be read to the end prints its events up to the fault, then an error entry with the offset, and the
-command exits with status 2 after the remaining files.
+cannot be read to the end prints its events up to the fault, then (on stderr; with ``--json`` also as an error
+entry on stdout) what failed and at which offset, and the command exits with status 2 after the remaining files. A
+missing file is reported as mysqlbinlog does: ``File 'x' not found (OS errno 2 - No such file or directory)``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -42,8 +44,10 @@ from gtidkit.binlog import (
 from gtidkit.binlog.constants import LOG_EVENT_BINLOG_IN_USE_F
 from gtidkit.binlog.file import FrameReader
 from gtidkit.cli.binlog_generate import generate
+from gtidkit.cli.interrupt import set_incomplete
 from gtidkit.errors import GtidParseError
 from gtidkit.gtid import GtidSet
+from gtidkit.mysql_errors import EE_FILENOTFOUND, EE_READ
 
 
 @click.group("binlog")
@@ -302,7 +306,7 @@ def show(
     """List the events (or transactions) of binlog FILEs, mysqlbinlog-style.
 
     Exit status 0 when every file was read to its end, 2 when any file failed (its events up to the fault are
-    printed, then an error entry with the offset).
+    printed, then the error on stderr, and with --json an error entry with the offset).
     """
     flt = GtidFilter(
         _parse_set(include_gtids, "--include-gtids"), _parse_set(exclude_gtids, "--exclude-gtids")
@@ -310,8 +314,14 @@ def show(
     verify = not no_verify_checksum
     failed = False
     out = sys.stdout.buffer
-    for path in files:
+    for i, path in enumerate(files):
+        rest = files[i + 1 :]
+        set_incomplete(
+            f"the listing of {path} stopped part-way" + (f"; not listed: {', '.join(rest)}" if rest else "")
+        )
         try:
+            with open(path, "rb"):
+                pass  # a file that cannot be opened prints nothing on stdout, only the error
             if per_transaction:
                 for trx in iter_transactions(path, verify_checksum=verify):
                     if flt.active and not flt.wants(trx.gtid):
@@ -332,20 +342,35 @@ def show(
                         click.echo("\n".join(event_text(pe)))
                 if not as_json:
                     click.echo("# End of log file")
-        except (BinlogDecodeError, OSError) as err:
+        except BinlogDecodeError as err:
             failed = True
-            offset = getattr(err, "offset", None)
-            message = err.message if isinstance(err, BinlogDecodeError) else str(err)
             if as_json:
-                entry: dict[str, Any] = {"file": path, "error": message, "pos": offset}
-                if isinstance(err, BinlogDecodeError) and err.event_type is not None:
+                entry: dict[str, Any] = {"file": path, "error": err.message, "pos": err.offset}
+                if err.event_type is not None:
                     entry["type_code"] = err.event_type
                     entry["type"] = event_type_name(err.event_type)
                 click.echo(json.dumps(entry))
-            else:
-                click.echo(f"# ERROR: could not read entry at offset {offset}: {message}")
+            where = f"at offset {err.offset}" if err.offset is not None else "(offset unknown)"
+            click.echo(f"ERROR: Could not read entry {where} in {path}: {err.message}", err=True)
+        except BrokenPipeError:
+            raise  # stdout's reader went away: not a file error (the group ends the command quietly)
+        except OSError as err:
+            failed = True
+            message = _file_error(path, err)
+            if as_json:
+                click.echo(json.dumps({"file": path, "error": message}))
+            click.echo(f"gtidkit binlog show: {message}", err=True)
     if failed:
         raise SystemExit(2)
+
+
+def _file_error(path: str, err: OSError) -> str:
+    """mysys's wording for a file that cannot be opened or read (mysqlbinlog prints the same)."""
+    code = err.errno or 0
+    reason = err.strerror or os.strerror(code)
+    if isinstance(err, FileNotFoundError):
+        return EE_FILENOTFOUND % (path, code, reason)
+    return EE_READ % (path, code, reason)
 
 
 binlog.add_command(generate)

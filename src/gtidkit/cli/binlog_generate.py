@@ -133,7 +133,7 @@ def fleet(
             overwrite=overwrite,
         )
     except (FileExistsError, ValueError) as err:
-        raise click.ClickException(str(err)) from err
+        raise click.ClickException(_output_error(err)) from err
     if as_json:
         click.echo(manifest.to_json(), nl=False)
         return
@@ -143,7 +143,7 @@ def fleet(
     console = Console()
     hosts = Table(title=f"Fleet written to {output} (seed {seed}, {manifest.total_bytes:,} bytes)")
     for col in ("host", "role", "server_uuid", "server_id", "files", "transactions", "gtid_executed"):
-        hosts.add_column(col)
+        hosts.add_column(col, overflow="fold")  # UUIDs and GTID sets wrap, never cut to "…"
     for h in manifest.hosts:
         hosts.add_row(
             h.name,
@@ -157,7 +157,7 @@ def fleet(
     console.print(hosts)
     anomalies = Table(title="Anomalies written on purpose (manifest.json)")
     for col in ("type", "host", "file", "pos", "detail"):
-        anomalies.add_column(col)
+        anomalies.add_column(col, overflow="fold")
     for a in manifest.anomalies:
         detail = a.get("gtid") or a.get("missing") or ""
         anomalies.add_row(a["type"], a["host"], a["file"], str(a["pos"]), detail)
@@ -214,7 +214,7 @@ def corpus(output: Path, size: int, hosts: int, seed: int, max_binlog_size: int,
                 progress=lambda n: bar.advance(task, n),
             )
         except (FileExistsError, ValueError) as err:
-            raise click.ClickException(str(err)) from err
+            raise click.ClickException(_output_error(err)) from err
         bar.update(task, completed=manifest.total_bytes)
     elapsed = time.perf_counter() - start
     files = sum(len(h.files) for h in manifest.hosts)
@@ -222,3 +222,12 @@ def corpus(output: Path, size: int, hosts: int, seed: int, max_binlog_size: int,
         f"wrote {manifest.total_bytes:,} bytes in {files} files for {len(manifest.hosts)} hosts to {output} "
         f"in {elapsed:.1f} s ({manifest.total_bytes / elapsed / 1e6:.0f} MB/s)"
     )
+
+
+def _output_error(err: Exception) -> str:
+    """The message for a generator error, in the command line's terms (``--overwrite``, not the API's keyword)."""
+    from gtidkit.generate import OutputNotEmptyError
+
+    if isinstance(err, OutputNotEmptyError) and err.replaceable:
+        return f"{err.path} is not empty: pass --overwrite to replace it"
+    return str(err)

@@ -60,7 +60,8 @@ def _wait_caught_up(source: Any, replica: Any, timeout: float = 120) -> str:
     if r != 0:
         st = _replica_status(replica)
         raise click.ClickException(
-            f"replica did not catch up with {target}: IO {st.get('Last_IO_Error')!r} SQL {st.get('Last_SQL_Error')!r}"
+            f"replica did not catch up with {target}: Last_IO_Error '{st.get('Last_IO_Error')}', "
+            f"Last_SQL_Error '{st.get('Last_SQL_Error')}'"
         )
     return str(target)
 
@@ -142,11 +143,12 @@ def replication_story(out: Path) -> dict[str, Any]:
         with rep.cursor() as cur:
             cur.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")
             rows = cur.fetchall()
-        shown = ", ".join(f"({u[:8]}…, {a}, {b})" for u, a, b in rows[:3])
         click.echo(
-            f"  replica mysql.gtid_executed: {len(rows)} rows {shown}{' …' if len(rows) > 3 else ''} "
-            "(binlog off: the table is the record, written inside each applied transaction)"
+            f"  replica mysql.gtid_executed: {len(rows)} rows (binlog off: the table is the record, written inside "
+            "each applied transaction); source_uuid, interval_start, interval_end:"
         )
+        for u, a, b in rows:
+            click.echo(f"    {u}\t{a}\t{b}")
         figures["caught_up"] = target
 
         _step(

@@ -14,22 +14,50 @@ from functools import reduce
 
 import click
 
+from gtidkit.cli.interrupt import set_incomplete
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import GtidSet
 from gtidkit.gtid.encoding import malformed_encoding
 
 
+class EmptyInputError(click.ClickException):
+    """``-`` was given but standard input held no bytes at all: the producer of a pipe failed or wrote nothing.
+
+    An empty GTID set arrives as an empty *line* (``mysql -NBe 'SELECT @@gtid_executed'`` and ``gtidkit gtid
+    union ''`` both print one), so zero bytes is not read as an empty set: ``gtidkit gtid union A B | gtidkit gtid
+    count -`` must not print 0 when the first command failed.
+    """
+
+    exit_code = 1
+
+    def __init__(self) -> None:
+        super().__init__(
+            "standard input is empty: no GTID set was read (did the command feeding the pipe fail?). "
+            "Give an empty set as an empty line or as ''."
+        )
+
+    def show(self, file: object = None) -> None:
+        """Print ``gtidkit gtid: <message>`` on stderr."""
+        click.echo(f"gtidkit gtid: {self.message}", err=True)
+
+
 def _read(text: str) -> str:
-    return sys.stdin.read() if text == "-" else text
+    if text != "-":
+        return text
+    set_incomplete("no GTID set was read from standard input; nothing was printed")
+    data = sys.stdin.read()
+    if not data:
+        raise EmptyInputError()
+    return data
 
 
 def _parse(text: str) -> GtidSet:
     return GtidSet.parse(_read(text))
 
 
-def _fail(err: MySQLError) -> None:
+def _fail(err: MySQLError, status: int = 1) -> None:
     click.echo(str(err), err=True)
-    sys.exit(1)
+    sys.exit(status)
 
 
 def _separator_options(fn: Callable) -> Callable:
@@ -120,16 +148,36 @@ def subtract(set_a: str, set_b: str, separator: str, newline: bool) -> None:
     _emit(result, separator, newline)
 
 
+#: ``gtid subset --exit-status``: the answer as the exit status, grep -q style (2 = the answer is unknown).
+SUBSET_YES, SUBSET_NO, SUBSET_ERROR = 0, 1, 2
+
+
 @gtid.command("subset")
 @click.argument("set_a")
 @click.argument("set_b")
-def subset(set_a: str, set_b: str) -> None:
-    """Print 1 if SET_A is contained in SET_B, else 0 (like GTID_SUBSET(SET_A, SET_B))."""
+@click.option(
+    "--exit-status",
+    "-q",
+    "exit_status",
+    is_flag=True,
+    help="Print nothing; exit 0 if SET_A is contained in SET_B, 1 if not, 2 on bad input (for shell 'if').",
+)
+def subset(set_a: str, set_b: str, exit_status: bool) -> None:
+    """Print 1 if SET_A is contained in SET_B, else 0 (like GTID_SUBSET(SET_A, SET_B)).
+
+    With --exit-status the answer is the exit status instead: ``if gtidkit gtid subset -q "$A" "$B"; then ...``.
+    """
     try:
         result = _parse(set_a) <= _parse(set_b)
     except MySQLError as err:
-        _fail(err)
+        _fail(err, SUBSET_ERROR if exit_status else 1)
         return
+    except EmptyInputError as err:
+        if exit_status:
+            err.exit_code = SUBSET_ERROR
+        raise
+    if exit_status:
+        sys.exit(SUBSET_YES if result else SUBSET_NO)
     click.echo("1" if result else "0")
 
 

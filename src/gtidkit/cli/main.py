@@ -10,9 +10,10 @@ import click
 
 from gtidkit import __version__
 from gtidkit.cli import binlog_cmd, demo_cmd, gtid_cmd, pipeline_cmd, server_cmd, sql_cmd, topology_cmd
+from gtidkit.cli.interrupt import GtidkitGroup
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=GtidkitGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gtidkit")
 def cli() -> None:
     """gtidkit: MySQL GTID sets, binary logs, a GTID engine and a Spark pipeline for binlog fleets."""

@@ -14,6 +14,7 @@ binlog_format ROW.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import secrets
@@ -26,7 +27,8 @@ from typing import Any
 
 import click
 
-from gtidkit.errors import MySQLError
+from gtidkit.cli.interrupt import EXIT_INTERRUPTED, set_incomplete
+from gtidkit.errors import GtidkitError, MySQLError
 
 _PASSWORD_ALPHABET = string.ascii_letters + string.digits + "!#%&()*+,-.:;<=>?_"
 
@@ -130,7 +132,7 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
     try:
         datadir.mkdir(parents=True, exist_ok=True)
         engine = Server.open(datadir, **opts.engine)
-    except (MySQLError, OSError) as err:
+    except (GtidkitError, OSError) as err:
         click.echo(f"[ERROR] [Server] {err}", err=True)
         return 1
     version = str(engine.globals.get("version"))
@@ -150,6 +152,19 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
             err=True,
         )
     return 0
+
+
+def _log_start_failure(log: logging.Logger, err: OSError | MySQLError, port: object) -> None:
+    """mysqld's lines for a listener that cannot start (MY-010262 "Can't start server: Bind on TCP/IP port: ...",
+    MY-010257 "Do you already have another mysqld server running on port: N ?"), then "Aborting"."""
+    if isinstance(err, OSError) and err.errno == errno.EADDRINUSE:
+        log.error("Can't start server: Bind on TCP/IP port: %s", err.strerror)
+        log.error("Do you already have another gtidkit server or mysqld running on port: %s ?", port)
+    elif isinstance(err, OSError):
+        log.error("Can't start server: %s", err.strerror or err)
+    else:
+        log.error("Can't start server: %s", err.message)
+    log.error("Aborting")
 
 
 def _run(datadir: Path, opts: Any) -> int:
@@ -183,9 +198,10 @@ def _run(datadir: Path, opts: Any) -> int:
     pid_file = Path(str(s["pid_file"] or f"{host}.pid"))
     if not pid_file.is_absolute():
         pid_file = datadir / pid_file
+    set_incomplete(f"the server on {datadir} was starting and never accepted connections")
     try:
         engine = Server.open(datadir, **opts.engine)
-    except (MySQLError, OSError) as err:  # OSError: e.g. --log-bin=/no/such/dir/name
+    except (GtidkitError, OSError) as err:  # OSError: e.g. --log-bin=/no/such/dir/name
         log.error("%s", err)
         log.error("Aborting", extra={"mysql_code": 10119})
         return 1
@@ -209,7 +225,7 @@ def _run(datadir: Path, opts: Any) -> int:
         replication = install_replication(engine, wire)
         wire.start()
     except (OSError, MySQLError) as err:
-        log.error("Can't start server: %s", err)
+        _log_start_failure(log, err, s["port"])
         engine.shutdown()
         return 1
     try:
@@ -221,9 +237,11 @@ def _run(datadir: Path, opts: Any) -> int:
         engine.shutdown()
         return 1
     stop = wire.shutdown_requested
+    received: list[int] = []
 
     def on_signal(signum: int, _frame: Any) -> None:
         log.info("Received signal %d: shutting down", signum)
+        received.append(signum)
         stop.set()
 
     signal.signal(signal.SIGTERM, on_signal)
@@ -246,4 +264,11 @@ def _run(datadir: Path, opts: Any) -> int:
         except OSError:
             pass
         log.info("Shutdown complete")
+    if signal.SIGINT in received:  # Ctrl-C: a clean shutdown all the same, reported as an interruption
+        click.echo(
+            "gtidkit: interrupted: the server shut down cleanly; client connections were closed and their open "
+            "transactions rolled back",
+            err=True,
+        )
+        return EXIT_INTERRUPTED
     return 0

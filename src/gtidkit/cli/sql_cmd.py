@@ -7,15 +7,22 @@ Output follows the mysql client's batch mode: per result set a header line of co
 row, fields separated by tabs, NULL printed as ``NULL``; special characters escaped as ``mysql --batch`` does
 (``\\t``, ``\\n``, ``\\\\``, ``\\0``). Statements without a result set print nothing. On the first error the
 message ``ERROR <code> (<sqlstate>): <message>`` goes to stderr, the server shuts down cleanly and the exit
-status is 1.
+status is 1. Ctrl-C kills the running statement (as the mysql client's KILL QUERY), runs no further one, shuts the
+server down cleanly, says which statements were left undone and exits with status 130.
 """
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import click
+
+from gtidkit.cli.interrupt import interrupted, set_incomplete
 
 
 def _field(value: Any) -> str:
@@ -108,26 +115,80 @@ def sql(ctx: click.Context) -> None:
         sys.exit(2)
     options = dict(opts.engine)
     options.pop("port", None)  # no listener here
+    set_incomplete(f"the server on {datadir} was starting; no statement was run")
     try:
         server = Server.open(datadir, **options)
     except MySQLError as err:
         click.echo(f"ERROR {err.code} ({err.sqlstate}): {err.message}", err=True)
         sys.exit(1)
+    except OSError as err:  # e.g. a datadir that cannot be created
+        click.echo(f"ERROR: cannot open data directory {datadir}: {err.strerror or err}", err=True)
+        sys.exit(1)
     failed = False
+    texts = split_statements(statements)
+    stopped: str | None = None
     try:
         session = server.session()
-        for text in split_statements(statements):
-            try:
-                (result,) = session.execute(text)
-            except MySQLError as err:
-                click.echo(f"ERROR {err.code} ({err.sqlstate}): {err.message}", err=True)
-                failed = True
-                break
-            if result.has_result_set:
-                sys.stdout.write(format_batch(result.column_names, result.rows))
+        with _ctrl_c_kills_query(session) as ctrl_c:
+            for number, text in enumerate(texts, 1):
+                set_incomplete(_incomplete(number, len(texts)))
+                try:
+                    (result,) = session.execute(text)
+                except MySQLError as err:
+                    if ctrl_c.is_set():
+                        stopped = _incomplete(number, len(texts))
+                        break
+                    click.echo(f"ERROR {err.code} ({err.sqlstate}): {err.message}", err=True)
+                    failed = True
+                    break
+                if ctrl_c.is_set():  # the statement finished (SLEEP() returns 1 when killed): not printed
+                    stopped = _incomplete(number, len(texts))
+                    break
+                if result.has_result_set:
+                    sys.stdout.write(format_batch(result.column_names, result.rows))
         session.close()
     finally:
         server.shutdown()
     sys.stdout.flush()
+    if stopped is not None:
+        interrupted(stopped + "; the server shut down cleanly")
     if failed:
         sys.exit(1)
+
+
+def _incomplete(number: int, total: int) -> str:
+    left = total - number
+    if left == 0:
+        rest = ""
+    elif left == 1:
+        rest = f"; statement {total} was not run"
+    else:
+        rest = f"; statements {number + 1} to {total} were not run"
+    return (
+        f"statement {number} of {total} was interrupted (its result is not printed; a transaction left open is "
+        f"rolled back){rest}"
+    )
+
+
+@contextlib.contextmanager
+def _ctrl_c_kills_query(session: Any) -> Iterator[threading.Event]:
+    """While the statements run, the first Ctrl-C acts as the mysql client's: KILL QUERY on the running statement
+    (it ends with 1317, or a SLEEP() returns 1), after which no further statement runs; a second Ctrl-C raises
+    KeyboardInterrupt at once. Yields the event set by the first Ctrl-C."""
+    pressed = threading.Event()
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        if pressed.is_set():
+            raise KeyboardInterrupt
+        pressed.set()
+        session.interrupt()
+
+    try:
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:  # not the main thread (an embedding caller): Ctrl-C stays a KeyboardInterrupt
+        yield pressed
+        return
+    try:
+        yield pressed
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -46,19 +46,57 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
-from gtidkit.binlog.file import PositionedEvent, read_previous_gtids, read_transactions
+from gtidkit.binlog.file import PositionedEvent, TransactionRead, read_previous_gtids, read_transactions
 from gtidkit.engine.apply import BinlogTransaction, ExecutorTarget, apply
 from gtidkit.engine.binlog.log import BASENAME, BinlogLog, file_number
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.sql.executor import Executor
+from gtidkit.errors import BinlogDecodeError, MySQLError
 from gtidkit.gtid import GtidSet
+from gtidkit.mysql_errors import (
+    RECOVERY_BINLOG_MISSING,
+    RECOVERY_BINLOG_UNREADABLE,
+    recovery_reapply_failed,
+    unknown_error,
+)
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+
+def binlog_unreadable(datadir: Path, path: Path, err: BinlogDecodeError | OSError) -> MySQLError:
+    """The start-up error for a binary log recovery cannot read: what (file, offset, cause) and how to fix it.
+
+    Args:
+        datadir: the data directory.
+        path: the binary log file.
+        err: the decoding fault (with its offset) or the OS error.
+
+    Returns:
+        Error 1105 with :data:`~gtidkit.mysql_errors.RECOVERY_BINLOG_UNREADABLE` (not raised).
+    """
+    if isinstance(err, BinlogDecodeError):
+        offset = err.offset or 0
+        detail = err.message
+    else:
+        offset, detail = 0, err.strerror or str(err)
+    return unknown_error(RECOVERY_BINLOG_UNREADABLE % (datadir, path, offset, detail, offset, path))
+
+
+def _reading(datadir: Path, path: Path, read: Callable[[], _T]) -> _T:
+    """Run ``read()`` on binary log ``path``, turning a decoding or OS fault into :func:`binlog_unreadable`."""
+    try:
+        return read()
+    except (BinlogDecodeError, OSError) as err:
+        raise binlog_unreadable(datadir, path, err) from err
 
 
 def make_binlog_log(server: Server) -> BinlogLog:
@@ -82,9 +120,20 @@ def start_up(server: Server) -> None:
     ``gtid_executed = Previous_gtids(last) ∪ GTIDs(last) ∪ table`` and ``gtid_purged = Previous_gtids(first) ∪
     (table − binlog GTIDs)``, or ``purged = executed`` without binlogs; (3) save the binlog GTIDs missing from the
     table (crash recovery, the upgrade case); (4) start a new binlog file.
+
+    Raises:
+        MySQLError: 1105 :data:`~gtidkit.mysql_errors.RECOVERY_BINLOG_MISSING` for a binary log the index lists
+            but the datadir lacks, :data:`~gtidkit.mysql_errors.RECOVERY_BINLOG_UNREADABLE` for one that cannot be
+            read; the applier's code with :data:`~gtidkit.mysql_errors.RECOVERY_REAPPLY_FAILED` for a transaction
+            that cannot be re-applied. Both messages say what failed and how to fix it.
     """
     blog = make_binlog_log(server)
     files = blog.existing_files()
+    missing_files = [n for n in blog.index if n not in files]
+    if missing_files:
+        raise unknown_error(
+            RECOVERY_BINLOG_MISSING % (server.datadir, ", ".join(missing_files), blog.index_path)
+        )
     conn = server.internal_conn
     db = server.storage.sqlite(conn)
     binlog_set = GtidSet()
@@ -94,12 +143,13 @@ def start_up(server: Server) -> None:
         if reapplied:
             log.info("recovery re-applied %d binlog transactions", reapplied)
         last = blog.path(files[-1])
-        summary = read_transactions(last)
+        summary = _reading(server.datadir, last, lambda: read_transactions(last))
         binlog_set = GtidSet() | (summary.previous_gtids or GtidSet())
         for tx in summary.transactions:
             if tx.gtid is not None:
                 binlog_set.add_in_place(tx.gtid.sid, tx.gtid.tag, tx.gtid.gno)
-        first_prev = read_previous_gtids(blog.path(files[0])) or GtidSet()
+        first = blog.path(files[0])
+        first_prev = _reading(server.datadir, first, lambda: read_previous_gtids(first)) or GtidSet()
     table_set = gtid_table.read_set(db, server.gtid_table)
     executed = binlog_set | table_set
     if files:
@@ -141,6 +191,9 @@ def reapply_binlogs(server: Server, blog: BinlogLog, files: list[str]) -> int:
 
     Returns:
         The number of transactions re-applied.
+
+    Raises:
+        MySQLError: as :func:`start_up`.
     """
     conn = server.internal_conn
     db = server.storage.sqlite(conn)
@@ -158,7 +211,9 @@ def reapply_binlogs(server: Server, blog: BinlogLog, files: list[str]) -> int:
     for i in range(start_index, len(files)):
         path = blog.path(files[i])
         from_pos = start_pos if i == start_index else None
-        summary = read_transactions(path, keep_events_from=from_pos or 0)
+        summary: TransactionRead = _reading(
+            server.datadir, path, lambda p=path, f=from_pos: read_transactions(p, keep_events_from=f or 0)
+        )
         if i == len(files) - 1 and summary.complete_end < summary.size:
             log.warning(
                 "truncating torn binlog tail of %s at %d (%d bytes)",
@@ -170,7 +225,13 @@ def reapply_binlogs(server: Server, blog: BinlogLog, files: list[str]) -> int:
         for tx in summary.transactions:
             if from_pos is not None and tx.begin_pos < from_pos:
                 continue
-            apply_transaction(server, files[i], tx.end_pos, summary.events[tx.begin_pos])
+            try:
+                apply_transaction(server, files[i], tx.end_pos, summary.events[tx.begin_pos])
+            except MySQLError as err:
+                gtid = "ANONYMOUS" if tx.gtid is None else str(tx.gtid)
+                raise recovery_reapply_failed(
+                    err, server.datadir, gtid, files[i], tx.begin_pos, tx.end_pos
+                ) from err
             count += 1
     return count
 

@@ -38,7 +38,7 @@ from gtidkit.engine.session import Session, now_us
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
-from gtidkit.mysql_errors import mysql_error, unknown_error
+from gtidkit.mysql_errors import AUTO_CNF_DAMAGED, mysql_error, unknown_error
 from gtidkit.version import MYSQL_VERSION
 
 if TYPE_CHECKING:
@@ -62,13 +62,21 @@ _OPTION_ALIASES = {"log_slave_updates": "log_replica_updates", "skip_log_bin": N
 
 
 def _read_or_create_uuid(datadir: Path) -> uuidlib.UUID:
-    """server_uuid from ``auto.cnf`` (``[auto]`` / ``server-uuid=...``), generated once like mysqld does."""
+    """server_uuid from ``auto.cnf`` (``[auto]`` / ``server-uuid=...``), generated once like mysqld does.
+
+    Raises:
+        MySQLError: 1105 :data:`~gtidkit.mysql_errors.AUTO_CNF_DAMAGED` when the file has no valid server-uuid.
+    """
     path = datadir / "auto.cnf"
     if path.exists():
-        for line in path.read_text().splitlines():
+        for line in path.read_text(errors="replace").splitlines():
             if line.strip().lower().startswith("server-uuid"):
-                return uuidlib.UUID(line.split("=", 1)[1].strip())
-        raise unknown_error(f"auto.cnf in {datadir} has no server-uuid")
+                text = line.split("=", 1)[1].strip() if "=" in line else ""
+                try:
+                    return uuidlib.UUID(text)
+                except ValueError:
+                    raise unknown_error(AUTO_CNF_DAMAGED % (path, f"'{text}' is not a valid UUID")) from None
+        raise unknown_error(AUTO_CNF_DAMAGED % (path, "it has no server-uuid line"))
     value = uuidlib.uuid1()
     tmp = path.with_suffix(".tmp")
     tmp.write_text(f"[auto]\nserver-uuid={value}\n")
@@ -108,6 +116,16 @@ class Server:
     def __init__(self, datadir: Path, options: dict[str, Any]) -> None:
         self.datadir = datadir
         self.options = options
+        # first: the storage takes the datadir's lock, so nothing (auto.cnf included) is touched while another
+        # process runs on it (engine/datadir_lock.py)
+        self.storage = Storage.open(datadir, synchronous=options.get("synchronous", "FULL"))
+        try:
+            self._init_state(datadir, options)
+        except BaseException:
+            self.storage.close()
+            raise
+
+    def _init_state(self, datadir: Path, options: dict[str, Any]) -> None:
         self.server_uuid = _read_or_create_uuid(datadir)
         #: start-up time (``time.time()``), for the Uptime status variable (statements/status.py)
         self.started_at = time.time()
@@ -116,7 +134,6 @@ class Server:
         overrides["datadir"] = str(datadir) + "/"
         self.globals = sysvars.GlobalVariables.with_defaults(overrides)
         self.gtid_state = GtidState(self.server_uuid)
-        self.storage = Storage.open(datadir, synchronous=options.get("synchronous", "FULL"))
         self.gtid_table = self.storage.physical_name(*GTID_TABLE)
         self._write_lock = threading.Lock()
         self._write_owner: int | None = None
@@ -180,7 +197,9 @@ class Server:
 
         Raises:
             MySQLError: 1193 for an unknown option, 1231/1232 for a bad value, 3111 for gtid_mode=ON without
-                enforce_gtid_consistency=ON.
+                enforce_gtid_consistency=ON; 1015 (:class:`~gtidkit.engine.datadir_lock.DatadirInUseError`) when
+                another process (or another open Server in this one) runs on ``datadir``: one server per datadir,
+                the lock is released by :meth:`shutdown` or by the process's death.
         """
         datadir = Path(datadir)
         datadir.mkdir(parents=True, exist_ok=True)

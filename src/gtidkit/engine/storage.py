@@ -19,6 +19,9 @@ Design (why it looks like this)
 * **Savepoints** map 1:1 to SQLite savepoints (MySQL ``SAVEPOINT``/``ROLLBACK TO``/``RELEASE``); the executor also
   wraps each statement inside a transaction in a private savepoint so a failing statement is undone alone, as
   MySQL's statement rollback does.
+* **One process per database** (:mod:`gtidkit.engine.datadir_lock`): :meth:`Storage.open` takes an exclusive
+  ``flock`` on ``<database>.lock`` and :meth:`Storage.close` releases it (the kernel does when the process dies),
+  so a second server on the same datadir is refused at start-up as mysqld is on a locked ``ibdata1``.
 * Physical names: MySQL ``db.table`` is stored as the SQLite table ``"db.table"`` (one quoted identifier).
   SQLite table names are case-insensitive, so two MySQL tables differing only in case cannot coexist (as with
   ``lower_case_table_names=1``; documented limitation).
@@ -37,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gtidkit.engine.datadir_lock import DatadirLock
 from gtidkit.engine.sql.catalog import Catalog
 from gtidkit.engine.sql.ddl import parse_create_table_text
 from gtidkit.engine.sql.names import physical_name, quote_ident
@@ -259,6 +263,8 @@ class Storage:
         #: SQL plans shared by all sessions, keyed by (statement shape, current db, catalog version, flags).
         self.plan_cache: dict[Any, Any] = {}
         self.catalog = Catalog(self, parse_ddl=parse_create_table_text)
+        #: the exclusive lock on the database (:meth:`open` takes it, :meth:`close` releases it)
+        self.lock: DatadirLock | None = None
 
     @classmethod
     def open(cls, path: Path | str, *, synchronous: str = "FULL", busy_timeout_ms: int = 50_000) -> Storage:
@@ -273,6 +279,8 @@ class Storage:
 
         Raises:
             ValueError: unknown synchronous mode.
+            DatadirInUseError: another process (or another open ``Storage`` in this one) has the database open
+                (1015 ER_CANT_LOCK, naming the datadir and the holder's pid).
             MySQLError: 1030 when the file is not a usable SQLite database.
         """
         synchronous = synchronous.upper()
@@ -284,17 +292,26 @@ class Storage:
             p = p / DB_FILE_NAME
         p.parent.mkdir(parents=True, exist_ok=True)
         storage = cls(p, synchronous, busy_timeout_ms)
+        storage.lock = DatadirLock.acquire(p)
         try:
-            conn = storage.connect()
-            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-        except sqlite3.DatabaseError as err:
-            raise mysql_error(1030, f"{err} ({p})") from err
-        try:
-            if str(mode).lower() != "wal":
-                raise mysql_error(1030, f"cannot enable WAL on {p}")
-            storage.catalog.bootstrap(conn)
-        finally:
-            conn.close()
+            try:
+                conn = storage.connect()
+                mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            except sqlite3.DatabaseError as err:
+                raise mysql_error(
+                    1030,
+                    f"{err} ({p}): the engine database is damaged or is not a gtidkit database; restore the data "
+                    "directory from a backup",
+                ) from err
+            try:
+                if str(mode).lower() != "wal":
+                    raise mysql_error(1030, f"cannot enable WAL on {p}")
+                storage.catalog.bootstrap(conn)
+            finally:
+                conn.close()
+        except BaseException:
+            storage.close()
+            raise
         return storage
 
     def connect(self) -> Connection:
@@ -343,11 +360,16 @@ class Storage:
         return total
 
     def close(self) -> None:
-        """Close every connection this storage handed out (rolling back open transactions)."""
+        """Close every connection this storage handed out (rolling back open transactions), then release the
+        database lock so another process may open it."""
         with self._lock:
             conns, self._connections = self._connections, []
-        for c in conns:
-            try:
-                c.close()
-            except sqlite3.ProgrammingError:
-                pass  # already closed by its session (closing twice is harmless)
+        try:
+            for c in conns:
+                try:
+                    c.close()
+                except sqlite3.ProgrammingError:
+                    pass  # already closed by its session (closing twice is harmless)
+        finally:
+            if self.lock is not None:
+                self.lock.release()

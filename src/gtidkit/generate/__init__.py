@@ -11,6 +11,7 @@ pipeline demo, bench scripts and tests import it.
 from gtidkit.generate.binlogs import (
     DEFAULT_SERVER_VERSION,
     FleetManifest,
+    OutputNotEmptyError,
     generate_corpus,
     generate_fleet,
     load_manifest,
@@ -19,6 +20,7 @@ from gtidkit.generate.binlogs import (
 __all__ = [
     "DEFAULT_SERVER_VERSION",
     "FleetManifest",
+    "OutputNotEmptyError",
     "generate_corpus",
     "generate_fleet",
     "load_manifest",

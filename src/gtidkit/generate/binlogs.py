@@ -48,6 +48,7 @@ from gtidkit.version import MYSQL_VERSION
 __all__ = [
     "DEFAULT_SERVER_VERSION",
     "FleetManifest",
+    "OutputNotEmptyError",
     "generate_corpus",
     "generate_fleet",
     "load_manifest",
@@ -507,14 +508,31 @@ def load_manifest(path: str | Path) -> FleetManifest:
     return FleetManifest(hosts=hosts, **data)
 
 
+class OutputNotEmptyError(FileExistsError):
+    """The output directory already holds files.
+
+    Args:
+        path: the directory.
+        replaceable: it holds a generator manifest, so ``overwrite`` would replace it (without one it is never
+            deleted).
+    """
+
+    def __init__(self, path: Path, *, replaceable: bool) -> None:
+        why = (
+            "is not empty"
+            if replaceable
+            else f"is not empty and holds no {MANIFEST_NAME}: refusing to delete it"
+        )
+        super().__init__(f"{path} {why}")
+        self.path = path
+        self.replaceable = replaceable
+
+
 def _prepare_out_dir(out_dir: Path, overwrite: bool) -> None:
     if out_dir.exists() and any(out_dir.iterdir()):
-        if not overwrite:
-            raise FileExistsError(f"{out_dir} is not empty (pass overwrite=True / --overwrite to replace it)")
-        if not (out_dir / MANIFEST_NAME).exists():
-            raise FileExistsError(
-                f"{out_dir} is not empty and holds no {MANIFEST_NAME}: refusing to delete it"
-            )
+        replaceable = (out_dir / MANIFEST_NAME).exists()
+        if not overwrite or not replaceable:
+            raise OutputNotEmptyError(out_dir, replaceable=replaceable)
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -742,7 +760,7 @@ def generate_fleet(
         The manifest (also written to ``out_dir/manifest.json``).
 
     Raises:
-        FileExistsError: ``out_dir`` is not empty and ``overwrite`` is false (or it holds no manifest).
+        OutputNotEmptyError: ``out_dir`` is not empty and ``overwrite`` is false (or it holds no manifest).
         ValueError: an argument out of range.
 
     Examples:
@@ -1205,7 +1223,7 @@ def generate_corpus(
         The manifest (``kind="corpus"``), also written to ``out_dir/manifest.json`` with ``topology.json``.
 
     Raises:
-        FileExistsError: ``out_dir`` is not empty and ``overwrite`` is false.
+        OutputNotEmptyError: ``out_dir`` is not empty and ``overwrite`` is false.
         ValueError: an argument out of range.
 
     Examples:

@@ -464,14 +464,14 @@ class BinlogLog:
             if self.writer is not None:
                 self.writer.close(stop=False, fsync=False)
                 self.writer = None
-            for n in self.index:
+            names, self.index = self.index, []
+            self.active = None
+            self._write_index()  # index first (as _remove): a crash leaves orphan files, never dangling entries
+            for n in names:
                 try:
                     self.path(n).unlink()
                 except FileNotFoundError:
                     pass
-            self.index = []
-            self.active = None
-            self._write_index()
 
     def sizes(self) -> list[tuple[str, int]]:
         """(name, size in bytes) per file in the index, for SHOW BINARY LOGS."""

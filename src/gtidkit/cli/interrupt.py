@@ -1,0 +1,76 @@
+"""Ctrl-C and closed pipes for every command: a one-line note on stderr, exit status 130 / 141, no traceback.
+
+A command says what an interruption would leave incomplete with :func:`set_incomplete` as it goes (``binlog show``:
+the file being listed and those not reached; ``sql``: the statement running); :class:`GtidkitGroup` turns a
+``KeyboardInterrupt`` anywhere below it into ``gtidkit: interrupted: <that note>`` and exit status 130 (128 +
+SIGINT, what shells report for a process killed by Ctrl-C; click alone would print "Aborted!" and exit 1). A
+command that handles SIGINT itself (``server`` shuts down cleanly) calls :func:`interrupted` when it is done.
+
+A reader that goes away (``gtidkit binlog show f | head``) ends the command quietly with 141 (128 + SIGPIPE, what a
+C program killed by SIGPIPE reports) instead of a ``BrokenPipeError`` traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, NoReturn
+
+import click
+
+__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "GtidkitGroup", "interrupted", "set_incomplete"]
+
+#: Exit status after Ctrl-C: 128 + SIGINT (2).
+EXIT_INTERRUPTED = 130
+#: Exit status when stdout's reader went away: 128 + SIGPIPE (13).
+EXIT_BROKEN_PIPE = 141
+
+_META_KEY = "gtidkit.incomplete"
+_DEFAULT_NOTE = "the command stopped before it finished; its output, if any, is partial"
+
+
+def set_incomplete(note: str) -> None:
+    """Record what a Ctrl-C at this point would leave incomplete (shown after ``gtidkit: interrupted:``).
+
+    Args:
+        note: a short clause, e.g. ``"listing of binlog.000003 stopped part-way; not listed: binlog.000004"``.
+    """
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta[_META_KEY] = note
+
+
+def interrupted(note: str | None = None) -> NoReturn:
+    """Print ``gtidkit: interrupted: NOTE`` on stderr and exit with status 130.
+
+    Args:
+        note: what was left incomplete; default: the last :func:`set_incomplete` note of the running command.
+    """
+    if note is None:
+        ctx = click.get_current_context(silent=True)
+        note = ctx.meta.get(_META_KEY) if ctx is not None else None
+    click.echo(f"gtidkit: interrupted: {note or _DEFAULT_NOTE}", err=True)
+    sys.exit(EXIT_INTERRUPTED)
+
+
+def _stdout_gone() -> NoReturn:
+    # Python flushes stdout again at exit, which would raise once more: point it at /dev/null first
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(EXIT_BROKEN_PIPE)
+
+
+class GtidkitGroup(click.Group):
+    """The top-level group: Ctrl-C in any subcommand ends it with a note and status 130, a closed stdout with 141."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the subcommand; see the module docstring for what happens on Ctrl-C and on a closed pipe."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            interrupted()
+        except BrokenPipeError:
+            _stdout_gone()
