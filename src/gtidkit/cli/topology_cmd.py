@@ -84,15 +84,18 @@ def resolve_credentials(
     Raises:
         click.BadParameter: the option file cannot be read, or its port is not a number.
     """
-    from gtidkit.errors import MySQLError
-    from gtidkit.protocol.options import read_defaults_file
+    from gtidkit.protocol.option_files import OptionError, read_option_file
 
     file_opts: dict[str, str] = {}
     if defaults_file is not None:
         try:
-            file_opts = read_defaults_file(defaults_file, groups=("client", "gtidkit"))
-        except MySQLError as err:
-            raise click.BadParameter(err.message, param_hint="--defaults-file") from err
+            settings = read_option_file(defaults_file, groups=("client", "gtidkit"))
+        except OptionError as err:
+            raise click.BadParameter(
+                "; ".join(line.text for line in err.lines), param_hint="--defaults-file"
+            ) from err
+        for setting in settings:  # the last setting of a name wins, as in the mysql client
+            file_opts[setting.name.replace("_", "-")] = setting.value or ""
     if port is None and "port" in file_opts:
         try:
             port = int(file_opts["port"])
