@@ -75,17 +75,21 @@ def to_decimal(v: Any) -> Decimal | None:
         return None
     if isinstance(v, Decimal):
         return v
+    if t is bytes and len(v) == 8 and v[0] & 0x80:
+        return Decimal(int.from_bytes(v, "big"))  # a BIGINT UNSIGNED value above 2**63-1 (u64_to_sqlite)
     try:
         return Decimal(v.decode() if isinstance(v, bytes) else str(v).strip())
     except InvalidOperation:
         return Decimal(0)
 
 
-def _to_sqlite(d: Decimal) -> int | float:
-    """The value SQLite carries for an exact result: an int when integral and within 64 bits, else the nearest
-    double (which gives ``d`` back through :func:`to_decimal` up to 15 significant digits)."""
-    if d == d.to_integral_value() and -(2**63) <= d < 2**63:
-        return int(d)
+def _to_sqlite(d: Decimal) -> int | float | bytes:
+    """The value SQLite carries for an exact result: an int when integral and within 64 bits (2**63 .. 2**64-1 as
+    the 8-byte blob a BIGINT UNSIGNED column holds, ``values.u64_to_sqlite``), else the nearest double (which
+    gives ``d`` back through :func:`to_decimal` up to 15 significant digits)."""
+    if d == d.to_integral_value() and -(2**63) <= d < 2**64:
+        n = int(d)
+        return n if n < 2**63 else n.to_bytes(8, "big")
     return float(d)
 
 
@@ -293,14 +297,18 @@ def rewrite_exact(
             if isinstance(inner, exp.Distinct) and len(inner.expressions) == 1:
                 inner = inner.expressions[0]
             arg = numeric_type(inner, column_type, literal_of, increment)
-            if arg is None or arg.kind == "double" or (isinstance(node, exp.Sum) and arg.kind == "int"):
-                continue  # SQLite's SUM of integers is exact; DOUBLE stays DOUBLE
+            if arg is None or arg.kind == "double":
+                continue  # DOUBLE stays DOUBLE
+            if isinstance(node, exp.Sum) and arg.kind == "int" and not _wide_unsigned(arg):
+                continue  # SQLite's SUM of integers is exact (BIGINT UNSIGNED values may be blobs)
         elif isinstance(node, exp.Round):
             pass  # exact (integer, DECIMAL) and approximate ROUND both differ from SQLite's round()
         elif isinstance(node, exp.Cast):
             if cast_decimal_type(node) is None:
                 continue
-        elif t.kind != "decimal":
+        elif t.kind != "decimal" and not (
+            t.kind == "int" and _has_wide_unsigned(node, column_type, literal_of)
+        ):
             continue
         todo.append((node, t))
     for node, t in reversed(todo):
@@ -334,6 +342,32 @@ def rewrite_exact(
     return tree
 
 
+def _wide_unsigned(t: NumType) -> bool:
+    """True for a BIGINT UNSIGNED operand, whose values above 2**63-1 SQLite holds as blobs."""
+    return t.kind == "int" and t.unsigned and t.length >= 20
+
+
+def _has_wide_unsigned(
+    node: exp.Expression,
+    column_type: Callable[[exp.Column], NumType | None],
+    literal_of: Callable[[str], Any] | None,
+) -> bool:
+    """True when integer arithmetic ``node`` has a BIGINT UNSIGNED operand: it is computed by the exact UDFs,
+    as SQLite's 64-bit signed arithmetic cannot (``18446744073709551615 - 1``)."""
+    if not isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
+        return False
+    for operand in (node.this, node.expression):
+        t = numeric_type(operand, column_type, literal_of)
+        if t is not None and _wide_unsigned(t):
+            return True
+    return False
+
+
+def _u64(v: Any) -> Any:
+    """A BIGINT UNSIGNED result value as sent: an 8-byte blob back to its int."""
+    return int.from_bytes(v, "big") if type(v) is bytes and len(v) == 8 else v
+
+
 def _decimal_converter(scale: int) -> Callable[[Any], Any]:
     quantum = Decimal(1).scaleb(-scale)
 
@@ -361,4 +395,6 @@ def result_converter(col: Column | None) -> Callable[[Any], Any] | None:
         return _decimal_converter(col.decimals)
     if col.type == FieldType.MYSQL_TYPE_DOUBLE:
         return _double
+    if col.type == FieldType.MYSQL_TYPE_LONGLONG:
+        return _u64  # integer arithmetic on BIGINT UNSIGNED gives 2**63 .. 2**64-1 as blobs
     return None

@@ -56,10 +56,12 @@ from gtidkit.engine import storage as _db
 from gtidkit.engine.sql import temporal
 from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
+from gtidkit.engine.sql.exec_result import NEG_FUNCTION, neg_udf
 from gtidkit.engine.sql.values import (
     FieldStore,
     coerce,
     from_sqlite,
+    holds_u64_blobs,
     implicit_default,
     store_null,
     to_float32,
@@ -673,7 +675,7 @@ def _image_converter(col: ColumnDef) -> Callable[[Any], Any] | None:
             return v if type(v) is str else from_sqlite(col, v)
 
         return string
-    if fam in ("decimal", "float", "binary"):
+    if fam in ("decimal", "float", "binary", "bit") or holds_u64_blobs(col):
         return functools.partial(from_sqlite, col)
     return None
 
@@ -1112,7 +1114,9 @@ def _float32_udf(v: Any) -> Any:
 
 
 def register_udfs(raw: _db.RawConnection, rand: Callable[[], float]) -> None:
-    """Register the helper UDFs DML plans use (``_GK_TO_INT``, ``_GK_TO_FLOAT32``, ``_GK_RAND``)."""
+    """Register the helper UDFs DML plans use (``_GK_TO_INT``, ``_GK_TO_FLOAT32``, ``_GK_RAND``) and the SQLite
+    dialect's ``_GK_NEG`` (:func:`gtidkit.engine.sql.exec_result.neg_udf`)."""
     raw.create_function("_GK_TO_INT", 1, to_int_udf, deterministic=True)
     raw.create_function("_GK_TO_FLOAT32", 1, _float32_udf, deterministic=True)
     raw.create_function("_GK_RAND", -1, lambda *a: rand())
+    raw.create_function(NEG_FUNCTION, 1, neg_udf, deterministic=True)

@@ -15,7 +15,37 @@ from sqlglot.dialects.sqlite import SQLite
 if TYPE_CHECKING:
     from gtidkit.engine.results import Column
 
-__all__ = ["SQLITE", "ConstPlan", "ExecResult", "GkSQLite", "RowChange", "bindable"]
+__all__ = [
+    "NEG_FUNCTION",
+    "SQLITE",
+    "ConstPlan",
+    "ExecResult",
+    "GkSQLite",
+    "RowChange",
+    "bindable",
+    "neg_udf",
+]
+
+
+#: SQL function negating a bound literal (see :meth:`GkSQLite.Generator.neg_sql`, registered by the DML UDFs)
+NEG_FUNCTION = "_GK_NEG"
+
+
+def neg_udf(v: Any) -> Any:
+    """``_GK_NEG(v)``: SQLite's unary minus, with an 8-byte BIGINT UNSIGNED blob read as its value first (``-2**63``
+    comes back as an integer, more negative values as the nearest double, as MySQL's literal would be DECIMAL)."""
+    t = type(v)
+    if t is int or t is float:
+        return -v
+    if v is None:
+        return None
+    if t is bytes and len(v) == 8 and v[0] & 0x80:
+        n = -int.from_bytes(v, "big")
+        return n if n >= -(2**63) else float(n)
+    try:
+        return -float(v.decode() if t is bytes else v)
+    except (TypeError, ValueError):
+        return -0.0
 
 
 class GkSQLite(SQLite):
@@ -23,7 +53,32 @@ class GkSQLite(SQLite):
 
     SQLite reads an unknown double-quoted identifier as a string literal (its "DQS" misfeature), which would turn
     ``SELECT nosuch FROM t`` into a constant instead of error 1054; a backquoted identifier never falls back.
+    An integer literal of 2**63 .. 2**64-1 (BIGINT UNSIGNED's upper half), which SQLite would read as a lossy
+    REAL, is written as the 8-byte blob such a column holds it as (``values.u64_to_sqlite``).
     """
+
+    class Generator(SQLite.Generator):
+        """SQLite's generator with BIGINT UNSIGNED literals above 2**63-1 written as blobs."""
+
+        def literal_sql(self, expression: exp.Literal) -> str:
+            """A literal's SQLite text (see the class docstring)."""
+            text = expression.this or ""
+            if (
+                not expression.is_string
+                and len(text) >= 19
+                and text.isdigit()
+                and 2**63 <= int(text) < 2**64
+                and not isinstance(expression.parent, exp.Neg)
+            ):
+                return f"X'{int(text).to_bytes(8, 'big').hex()}'"
+            return super().literal_sql(expression)
+
+        def neg_sql(self, expression: exp.Neg) -> str:
+            """``-:gkN`` as ``_GK_NEG(:gkN)``: a bound literal may be a BIGINT UNSIGNED blob (``-9223372036854775808``
+            is the negation of 2**63), which SQLite's own minus would read as 0."""
+            if isinstance(expression.this, exp.Placeholder):
+                return f"{NEG_FUNCTION}({self.sql(expression, 'this')})"
+            return super().neg_sql(expression)
 
 
 GkSQLite.IDENTIFIER_START = "`"
@@ -93,8 +148,10 @@ class ExecResult:
 
 
 def bindable(v: Any) -> Any:
-    """A value sqlite3 can bind: Decimal to int (integral) or float, bool to int, integers outside 64 bits to
-    float, datetime/date to their ISO text; anything else unchanged."""
+    """A value sqlite3 can bind: Decimal to int (integral) or float, bool to int, an integer of 2**63 .. 2**64-1
+    to the 8-byte blob a BIGINT UNSIGNED column holds it as (``values.u64_to_sqlite``: equal to and ordered with
+    the column's values), other integers outside 64 bits to float, datetime/date to their ISO text; anything else
+    unchanged."""
     t = type(v)
     if t is str or v is None or (t is int and -(2**63) <= v < 2**63):
         return v
@@ -102,6 +159,8 @@ def bindable(v: Any) -> Any:
         return float(v) if v != v.to_integral_value() else int(v)
     if isinstance(v, bool):
         return int(v)
+    if isinstance(v, int) and 2**63 <= v < 2**64:
+        return v.to_bytes(8, "big")
     if isinstance(v, int) and not -(2**63) <= v < 2**63:
         return float(v)
     if isinstance(v, (_dt.datetime, _dt.date)):

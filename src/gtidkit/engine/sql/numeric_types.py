@@ -136,6 +136,8 @@ def _literal_type(text: str) -> NumType:
     digits = max(len(intpart.lstrip("0")), 1)
     if not frac and int(intpart or "0") <= 2**63 - 1:
         return NumType("int", digits, 0, digits + 1, False, True)
+    if not frac and int(intpart or "0") <= 2**64 - 1:
+        return NumType("int", digits, 0, digits, True, True)  # Item_uint: BIGINT UNSIGNED, no sign position
     return _decimal(digits + len(frac), len(frac), False, True)
 
 
