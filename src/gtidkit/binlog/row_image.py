@@ -35,7 +35,7 @@ import calendar
 import datetime as _dt
 import struct
 from collections.abc import Callable, Iterable, Sequence
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any, NamedTuple
 
 from gtidkit.binlog.constants import EventType
@@ -143,6 +143,10 @@ def column_specs(table_map: TableMapEvent) -> tuple[ColumnSpec, ...]:
 
 
 # -- decimal (decimal2bin / bin2decimal, strings/decimal.cc) ------------------------------------------------------
+#: Wide enough for DECIMAL(65,30) (the default context keeps 28 digits and would refuse to quantize such values).
+_DECIMAL_CONTEXT = Context(prec=100, rounding=ROUND_HALF_UP)
+
+
 def encode_decimal(value: Decimal, precision: int, scale: int) -> bytes:
     """MySQL's binary form of ``value`` as DECIMAL(precision, scale): 9-digit groups in 4 big-endian bytes (the
     leftover digits in ``_DIG2BYTES`` bytes), negative values bit-inverted, the sign bit flipped.
@@ -154,7 +158,7 @@ def encode_decimal(value: Decimal, precision: int, scale: int) -> bytes:
     intg0, intg0x = divmod(intg, 9)
     frac0, frac0x = divmod(scale, 9)
     neg = value < 0
-    q = abs(value).quantize(Decimal(1).scaleb(-scale))
+    q = abs(value).quantize(Decimal(1).scaleb(-scale), context=_DECIMAL_CONTEXT)
     _sign, digits, exp_ = q.as_tuple()
     s = "".join(map(str, digits))
     if scale:

@@ -34,6 +34,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,16 @@ from gtidkit.engine.sql.ddl import parse_create_table_text
 from gtidkit.engine.sql.names import physical_name, quote_ident
 from gtidkit.mysql_errors import mysql_error
 
-__all__ = ["DB_FILE_NAME", "SYNCHRONOUS_MODES", "Connection", "IntegrityError", "OperationalError", "Storage"]
+__all__ = [
+    "DB_FILE_NAME",
+    "DECIMAL_COLLATION",
+    "SYNCHRONOUS_MODES",
+    "Connection",
+    "IntegrityError",
+    "OperationalError",
+    "Storage",
+    "decimal_collation",
+]
 
 #: File name of the engine database inside a datadir.
 DB_FILE_NAME = "gtidkit.sqlite"
@@ -234,6 +244,30 @@ def _lock_error(err: sqlite3.OperationalError) -> Exception:
     return mysql_error(1030, text)
 
 
+#: Collation of the TEXT columns that hold DECIMAL(M,D) with M > 15 (``catalog.physical_ddl``): the values compare
+#: as the exact numbers they are, so equality, ORDER BY, MIN/MAX, GROUP BY and indexes follow MySQL's DECIMAL order.
+DECIMAL_COLLATION = "GK_DECIMAL"
+
+
+def decimal_collation(a: str, b: str) -> int:
+    """Compare two DECIMAL texts by value (-1, 0, 1); a text that is no number sorts after every number, by its
+    characters (it cannot be stored, but a comparison may bring one along)."""
+    try:
+        x, y = Decimal(a), Decimal(b)
+    except InvalidOperation:
+        try:
+            Decimal(a)
+            return -1
+        except InvalidOperation:
+            pass
+        try:
+            Decimal(b)
+            return 1
+        except InvalidOperation:
+            return (a > b) - (a < b)
+    return (x > y) - (x < y)
+
+
 class Storage:
     """The engine database of one datadir. Create with :meth:`open`; share one instance per process.
 
@@ -305,6 +339,7 @@ class Storage:
         raw.execute(f"PRAGMA synchronous={self.synchronous}")
         raw.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
         raw.execute("PRAGMA foreign_keys=OFF")
+        raw.create_collation(DECIMAL_COLLATION, decimal_collation)
         # Plain LIKE is case-insensitive in SQLite and MySQL's default collation alike.
         conn = Connection(self, raw, [])
         with self._lock:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from gtidkit.engine.storage import Connection, Storage
 
 __all__ = [
+    "DOUBLE_EXACT_DIGITS",
     "GTID_EXECUTED_DDL",
     "PROCESSLIST_TABLES",
     "REPLICATION_TABLES",
@@ -62,6 +63,11 @@ GTID_EXECUTED_DDL = (
 SYSTEM_SCHEMAS = ("mysql", "information_schema", "performance_schema", "sys")
 #: Schemas whose names (and table names) MySQL treats case-insensitively.
 _CI_SCHEMAS = {"information_schema": str.upper, "performance_schema": str.lower}
+
+
+#: Significant decimal digits every double gives back exactly (DBL_DIG): DECIMAL(M,D) with M up to this is held as
+#: a SQLite number, wider ones as exact text (ColumnDef.exact_text).
+DOUBLE_EXACT_DIGITS = 15
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,6 +355,10 @@ class ColumnDef:
             return (0, 2 ** (self.length or 1) - 1)
         return None
 
+    def exact_text(self) -> bool:
+        """True for a DECIMAL(M,D) with M > 15, held as its exact text (a double keeps 15 significant digits)."""
+        return self.type == "decimal" and (self.precision or 10) > DOUBLE_EXACT_DIGITS
+
     def max_chars(self) -> int | None:
         """Maximum length (characters for strings, bytes for binary) or ``None`` for unbounded/non-string."""
         info = self.info
@@ -518,6 +528,10 @@ def physical_ddl(t: TableDef) -> list[str]:
         # "INT", not "INTEGER": a single-column INTEGER key would become the rowid, which cannot hold the blobs of
         # values above 2**63-1 (values.u64_to_sqlite); the affinity is the same
         sql = f"{_q(c.name)} {'INT' if rng is not None and rng[1] >= 2**63 else info.affinity}"
+        if c.exact_text():
+            # DECIMAL with more digits than a double keeps: its exact text, compared by value (storage.py's
+            # GK_DECIMAL collation; the name is repeated here as storage imports this module)
+            sql = f"{_q(c.name)} TEXT COLLATE GK_DECIMAL"
         if rowid and c.name == t.primary_key[0]:
             sql = f"{_q(c.name)} INTEGER PRIMARY KEY"
         if not c.nullable:

@@ -83,13 +83,15 @@ def to_decimal(v: Any) -> Decimal | None:
         return Decimal(0)
 
 
-def _to_sqlite(d: Decimal) -> int | float | bytes:
+def _to_sqlite(d: Decimal) -> int | float | bytes | str:
     """The value SQLite carries for an exact result: an int when integral and within 64 bits (2**63 .. 2**64-1 as
-    the 8-byte blob a BIGINT UNSIGNED column holds, ``values.u64_to_sqlite``), else the nearest double (which
-    gives ``d`` back through :func:`to_decimal` up to 15 significant digits)."""
+    the 8-byte blob a BIGINT UNSIGNED column holds, ``values.u64_to_sqlite``), else the nearest double when it keeps
+    every digit (up to 15 significant digits), else the exact text (:func:`to_decimal` reads both back)."""
     if d == d.to_integral_value() and -(2**63) <= d < 2**64:
         n = int(d)
         return n if n < 2**63 else n.to_bytes(8, "big")
+    if len(d.as_tuple().digits) > 15:
+        return format(d, "f")  # a double would lose digits: the exact text, which to_decimal reads back
     return float(d)
 
 

@@ -148,21 +148,25 @@ class ExecResult:
 
 
 def bindable(v: Any) -> Any:
-    """A value sqlite3 can bind: Decimal to int (integral) or float, bool to int, an integer of 2**63 .. 2**64-1
+    """A value sqlite3 can bind: Decimal to int (integral) or float (its text beyond 15 digits), bool to int, an integer of 2**63 .. 2**64-1
     to the 8-byte blob a BIGINT UNSIGNED column holds it as (``values.u64_to_sqlite``: equal to and ordered with
-    the column's values), other integers outside 64 bits to float, datetime/date to their ISO text; anything else
+    the column's values), other integers outside 64 bits to their text, datetime/date to their ISO text; anything else
     unchanged."""
     t = type(v)
     if t is str or v is None or (t is int and -(2**63) <= v < 2**63):
         return v
     if isinstance(v, Decimal):
+        if len(v.as_tuple().digits) > 15:
+            # more digits than a double keeps: the exact text (a wide DECIMAL column's GK_DECIMAL collation and
+            # the exact UDFs read it as the number it is)
+            return int(v) if v == v.to_integral_value() and -(2**63) <= v < 2**63 else format(v, "f")
         return float(v) if v != v.to_integral_value() else int(v)
     if isinstance(v, bool):
         return int(v)
     if isinstance(v, int) and 2**63 <= v < 2**64:
         return v.to_bytes(8, "big")
     if isinstance(v, int) and not -(2**63) <= v < 2**63:
-        return float(v)
+        return str(v)  # its exact digits (a DECIMAL literal; SQLite's numeric affinity reads it as a double)
     if isinstance(v, (_dt.datetime, _dt.date)):
         return str(v)
     return v

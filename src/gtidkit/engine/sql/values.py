@@ -22,7 +22,7 @@ import math
 import re
 import struct
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
 from typing import Any
 
 from gtidkit.engine.sql import json_functions
@@ -336,11 +336,16 @@ _FLT_MAX = 3.4028234663852886e38
 
 
 def _coerce_float(col: ColumnDef, v: Any, row: int, store: FieldStore) -> float:
+    if type(v) is bytes and len(v) == 8 and v[0] & 0x80:
+        v = int.from_bytes(v, "big")  # an integer literal above 2**63-1 as SQLite carries it (u64_to_sqlite)
     if isinstance(v, (bytes, str)):
         text = v.decode() if isinstance(v, bytes) else v
         f = float(_parse_number(col, text, row, "double", store))
     else:
         f = float(v)
+    if col.scale is not None and math.isfinite(f):
+        # FLOAT(M,D) / DOUBLE(M,D) keep D decimals, rounded half away from zero (Field_real::truncate_decimal)
+        f = float(Decimal(repr(f)).quantize(Decimal(1).scaleb(-col.scale), rounding=ROUND_HALF_UP))
     top = _FLT_MAX if col.type == "float" else _DBL_MAX
     if math.isnan(f):
         return float(store.adjust(_out_of_range(col, row), 0.0))
@@ -357,16 +362,28 @@ def _coerce_float(col: ColumnDef, v: Any, row: int, store: FieldStore) -> float:
 
 
 def _coerce_decimal(col: ColumnDef, v: Any, row: int, store: FieldStore) -> Decimal:
+    if type(v) is bytes and len(v) == 8 and v[0] & 0x80:
+        v = int.from_bytes(v, "big")  # an integer literal above 2**63-1 as SQLite carries it (u64_to_sqlite)
     try:
         d = Decimal(v) if not isinstance(v, float) else Decimal(repr(v))
         if not d.is_finite():
             raise InvalidOperation
     except (InvalidOperation, TypeError, ValueError):
         d = _parse_number(col, v.decode() if isinstance(v, bytes) else str(v), row, "decimal", store)
+    with localcontext(_WIDE):
+        return _fit_decimal(col, d, row, store)
+
+
+#: Decimal arithmetic wide enough for DECIMAL(65,30) values and their bounds (the default context keeps 28 digits).
+_WIDE = Context(prec=200, rounding=ROUND_HALF_UP)
+
+
+def _fit_decimal(col: ColumnDef, d: Decimal, row: int, store: FieldStore) -> Decimal:
+    """``d`` rounded to ``col``'s scale and checked against its precision (in the :data:`_WIDE` context)."""
     scale = col.scale or 0
     quantum = Decimal(1).scaleb(-scale)
-    q = d.quantize(quantum, rounding=ROUND_HALF_UP)
     top = Decimal(10) ** ((col.precision or 10) - scale) - quantum
+    q = d.quantize(quantum, rounding=ROUND_HALF_UP) if d.adjusted() < 100 else d
     if q > top or q < -top or (col.unsigned and q < 0):
         bound = Decimal(0).quantize(quantum) if col.unsigned and q < 0 else (top if q > 0 else -top)
         return Decimal(store.adjust(mysql_error(1264, col.name, row), bound))
@@ -419,6 +436,15 @@ def _parse_temporal(col: ColumnDef, v: Any, kind: str, row: int) -> str:
         return format_datetime(dt if not isinstance(dt, _dt.datetime) else dt.date())
     if not isinstance(dt, _dt.datetime):
         dt = _dt.datetime(dt.year, dt.month, dt.day)
+    unit = 10 ** (6 - fsp)
+    if dt.microsecond % unit:
+        # fractional seconds are rounded to the column's fsp, carrying into the seconds (RM8 13.2.6 "Fractional
+        # Seconds in Time Values": '2024-12-31 23:59:59.996' into DATETIME(2) is 2025-01-01 00:00:00.00)
+        us = (dt.microsecond + unit // 2) // unit * unit
+        try:
+            dt = dt.replace(microsecond=0) + _dt.timedelta(microseconds=us)
+        except OverflowError:
+            raise bad from None
     if col.type == "timestamp" and not (1970 <= dt.year <= 2038):
         raise bad
     return format_datetime(dt, fsp)
@@ -508,7 +534,12 @@ def converts_on_read(col: ColumnDef) -> bool:
     """True when a value of ``col`` read from SQLite needs :func:`result_value` before it is sent (DECIMAL, BIT,
     ZEROFILL, BIGINT UNSIGNED); every other column's values go out as SQLite returns them."""
     fam = col.info.family
-    return fam in ("decimal", "bit", "year") or col.zerofill or holds_u64_blobs(col)
+    return (
+        fam in ("decimal", "bit", "year")
+        or col.zerofill
+        or holds_u64_blobs(col)
+        or (fam == "float" and col.scale is not None)
+    )
 
 
 def result_value(col: ColumnDef, v: Any) -> Any:
@@ -525,6 +556,8 @@ def result_value(col: ColumnDef, v: Any) -> Any:
         return int(v).to_bytes(((col.length or 1) + 7) // 8, "big")
     if fam == "year":
         return f"{v:04d}"  # Field_year is ZEROFILL: the year 0 is sent as 0000
+    if fam == "float" and col.scale is not None and not col.zerofill:
+        return float(f"{v:.{col.scale}f}")  # FLOAT(M,D) prints D decimals, not the binary float's digits
     if col.zerofill:
         if fam == "int":
             return str(v).zfill(col.length or 0)
@@ -542,7 +575,9 @@ def from_sqlite(col: ColumnDef, v: Any) -> Any:
     if type(v) is bytes and fam in ("int", "bit"):
         return int.from_bytes(v, "big")
     if fam == "decimal":
-        return Decimal(str(v)).quantize(Decimal(1).scaleb(-(col.scale or 0)), rounding=ROUND_HALF_UP)
+        return Decimal(str(v)).quantize(
+            Decimal(1).scaleb(-(col.scale or 0)), rounding=ROUND_HALF_UP, context=_WIDE
+        )
     if fam == "float" and isinstance(v, int):
         return float(v)
     if fam == "binary" and isinstance(v, str):
