@@ -23,6 +23,7 @@ Where the expected values come from (MySQL, never our own output):
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 import shutil
 import subprocess
 import time
@@ -90,6 +91,77 @@ CASES: list[tuple[str, str, str, bytes, str, int, str]] = [
     ("time_min_fsp6", "TIME(6)", "'-838:59:59.000000'", b"-838:59:59.000000", "4b9105000000", 19, "06"),
     ("time_days", "TIME", "'1 02:03:04'", b"26:03:04", "81a0c4", 19, "00"),
     ("time_digits", "TIME", "-123456", b"-12:34:56", "7f3748", 19, "00"),
+    # DECIMAL(M,D): metadata (M, D); decimal2bin's 9-digit groups in 4 big-endian bytes, leftover digits in
+    # dig2bytes[n] bytes, sign bit flipped, negative values inverted (strings/decimal.cc, whose comment gives
+    # -1234567890.1234 as DECIMAL(14,4) = 7E F2 04 C7 2D FB 2D)
+    (
+        "decimal_manual",
+        "DECIMAL(14,4)",
+        "-1234567890.1234",
+        b"-1234567890.1234",
+        "7ef204c72dfb2d",
+        246,
+        "0e04",
+    ),
+    (
+        "decimal_65_30",
+        "DECIMAL(65,30)",
+        "12345678901234567890123456789012345.123456789012345678901234567891",
+        b"12345678901234567890123456789012345.123456789012345678901234567891",
+        # 12345678 | 901234567 | 890123456 | 789012345 . 123456789 | 012345678 | 901234567 | 891
+        "80bc614e35b7bf87350e34c02f075f79075bcd1500bc614e35b7bf87037b",
+        246,
+        "411e",
+    ),
+    (
+        "decimal_65_30_min",
+        "DECIMAL(65,30)",
+        "-99999999999999999999999999999999999.999999999999999999999999999999",
+        b"-99999999999999999999999999999999999.999999999999999999999999999999",
+        # 99999999 (0x05f5e0ff) and 999999999 (0x3b9ac9ff) groups, inverted, then the sign bit flipped
+        "7a0a1f00" + "c4653600" * 6 + "fc18",
+        246,
+        "411e",
+    ),
+    (
+        "decimal_tiny",
+        "DECIMAL(65,30)",
+        "0.000000000000000000000000000001",
+        b"0." + b"0" * 29 + b"1",
+        "80" + "00" * 28 + "01",
+        246,
+        "411e",
+    ),
+    (
+        "decimal_30_0",
+        "DECIMAL(30,0)",
+        "123456789012345678901234567890",
+        b"123456789012345678901234567890",
+        "807b1b3a0c14149aa4350dfb38d2",
+        246,
+        "1e00",
+    ),
+    # DATETIME2 / TIMESTAMP2 / DATE: fractional seconds rounded to the fsp before they are packed
+    (
+        "datetime_round",
+        "DATETIME(2)",
+        "'2024-12-31 23:59:59.996'",
+        b"2025-01-01 00:00:00.00",
+        "99b582000000",
+        18,
+        "02",
+    ),
+    (
+        "timestamp_round",
+        "TIMESTAMP(3)",
+        "'2024-01-02 03:04:05.1235'",
+        b"2024-01-02 03:04:05.124",
+        "65937d2504d8",
+        17,
+        "03",
+    ),
+    ("datetime_max", "DATETIME", "'9999-12-31 23:59:59'", b"9999-12-31 23:59:59", "fef3ff7efb", 18, "00"),
+    ("date_leap", "DATE", "'2024-02-29'", b"2024-02-29", "5dd00f", 10, ""),
 ]
 
 
@@ -126,7 +198,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerPr
         for cid, ctype, literal, *_ in CASES:
             stmts.append(f"CREATE TABLE types.t_{cid} (id INT PRIMARY KEY, v {ctype})")
             stmts.append(f"INSERT INTO types.t_{cid} VALUES (1, {literal})")
-        q(src.port, *stmts)
+        q(src.port, "SET time_zone = '+00:00'", *stmts)
         q(
             rep.port,
             f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={src.port}, SOURCE_USER='root', "
@@ -198,10 +270,16 @@ def _replication_value(ctype: str, wire: bytes) -> Any:
     if ctype.startswith("BIT"):
         bits = int(ctype[4:-1]) if "(" in ctype else 1
         return format(int.from_bytes(wire, "big"), f"0{bits}b")
+    if ctype.startswith(("DATETIME", "TIMESTAMP")):
+        return dt.datetime.fromisoformat(wire.decode())
     if ctype.startswith("TIME"):
         return _timedelta(wire.decode())
     if ctype.startswith(("FLOAT", "DOUBLE")):
         return float(wire)
+    if ctype.startswith("DECIMAL"):
+        return Decimal(wire.decode())
+    if ctype.startswith("DATE"):
+        return dt.date.fromisoformat(wire.decode())
     return int(wire)
 
 
@@ -258,3 +336,7 @@ def test_mariadb_binlog_verifies_and_decodes(servers: tuple[ServerProcess, Serve
     assert values["time_min_fsp6"] == "'-838:59:59.000000'"
     assert values["year_0"] == "1900"  # it prints byte + 1900 for any YEAR, 0000 included
     assert values["year_69"] == "2069"
+    assert values["decimal_manual"] == "-1234567890.1234"
+    assert values["decimal_65_30"] == "12345678901234567890123456789012345.123456789012345678901234567891"
+    assert values["decimal_tiny"] == "0." + "0" * 29 + "1"
+    assert values["datetime_round"] == "'2025-01-01 00:00:00.00'"

@@ -158,7 +158,7 @@ def encode_decimal(value: Decimal, precision: int, scale: int) -> bytes:
     intg0, intg0x = divmod(intg, 9)
     frac0, frac0x = divmod(scale, 9)
     neg = value < 0
-    q = abs(value).quantize(Decimal(1).scaleb(-scale), context=_DECIMAL_CONTEXT)
+    q = value.copy_abs().quantize(Decimal(1).scaleb(-scale), context=_DECIMAL_CONTEXT)
     _sign, digits, exp_ = q.as_tuple()
     s = "".join(map(str, digits))
     if scale:

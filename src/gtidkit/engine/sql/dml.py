@@ -969,7 +969,9 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                 elif kind == "n":
                     raw_value = params.get(v[0])
                     numeric = isinstance(raw_value, (int, Decimal)) and not isinstance(raw_value, bool)
-                    vals.append(-raw_value if numeric else evald[v[1]])
+                    # copy_negate: exact at any width (unary minus would round a DECIMAL(65,30) literal to 28 digits)
+                    neg = raw_value.copy_negate() if isinstance(raw_value, Decimal) else -raw_value
+                    vals.append(neg if numeric else evald[v[1]])
                 else:
                     vals.append(evald[v])
             src_rows.append(vals)

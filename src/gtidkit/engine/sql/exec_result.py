@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -33,7 +33,8 @@ NEG_FUNCTION = "_GK_NEG"
 
 def neg_udf(v: Any) -> Any:
     """``_GK_NEG(v)``: SQLite's unary minus, with an 8-byte BIGINT UNSIGNED blob read as its value first (``-2**63``
-    comes back as an integer, more negative values as the nearest double, as MySQL's literal would be DECIMAL)."""
+    comes back as an integer, more negative values as the nearest double, as MySQL's literal would be DECIMAL) and a
+    literal's text of more than 15 digits negated exactly (as text)."""
     t = type(v)
     if t is int or t is float:
         return -v
@@ -43,9 +44,14 @@ def neg_udf(v: Any) -> Any:
         n = -int.from_bytes(v, "big")
         return n if n >= -(2**63) else float(n)
     try:
-        return -float(v.decode() if t is bytes else v)
-    except (TypeError, ValueError):
+        d = Decimal((v.decode() if t is bytes else str(v)).strip())
+    except (InvalidOperation, UnicodeDecodeError):
         return -0.0
+    if not d.is_finite():
+        return -0.0
+    if len(d.as_tuple().digits) > 15:  # a DECIMAL literal wider than a double: its exact negated text
+        return format(d.copy_negate(), "f")
+    return -int(d) if d == d.to_integral_value() else -float(d)
 
 
 class GkSQLite(SQLite):

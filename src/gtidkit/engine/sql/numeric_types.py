@@ -148,7 +148,7 @@ def _value_type(value: Any) -> NumType | None:
     if isinstance(value, int):
         return _literal_type(str(abs(value)))
     if isinstance(value, Decimal):
-        return _literal_type(format(abs(value), "f"))
+        return _literal_type(format(value.copy_abs(), "f"))
     if isinstance(value, float):
         return _DOUBLE
     if isinstance(value, str):
