@@ -23,11 +23,11 @@ Where the expected values come from (MySQL, never our own output):
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
 import shutil
 import subprocess
 import time
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 import pymysql
