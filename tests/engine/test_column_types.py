@@ -236,3 +236,38 @@ def test_applier_reads_a_mysql_80_negative_time(tmp_path, binlog_fixtures) -> No
         s.execute(f"CREATE TABLE `{table_map.database}`.t (v TIME)")
         assert srv.applier_session().apply(trx) is True
         assert rows(s, f"SELECT v FROM `{table_map.database}`.t") == [("-507:48:27",)]
+
+
+# RM8 7.1.11 "Server SQL Modes", NO_ZERO_DATE / NO_ZERO_IN_DATE (both in 8.0's default mode, with strict mode):
+# refused in strict mode (1292), the zero date with warning 1264 under IGNORE, and kept as written without the modes
+STRICT = "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO"
+
+
+@pytest.mark.parametrize(
+    ("mode", "insert", "ctype", "literal", "outcome", "warnings"),
+    [
+        (STRICT, "INSERT", "DATE", "'0000-00-00'", 1292, []),
+        (STRICT, "INSERT", "DATE", "'2024-00-15'", 1292, []),
+        (STRICT, "INSERT", "DATETIME", "'2024-02-00 10:00:00'", 1292, []),
+        (STRICT, "INSERT IGNORE", "DATE", "'2024-02-00'", "0000-00-00", [1264]),
+        (STRICT, "INSERT IGNORE", "DATETIME(2)", "'0000-00-00'", "0000-00-00 00:00:00.00", [1264]),
+        ("", "INSERT", "DATE", "'2024-00-15'", "2024-00-15", []),
+        ("", "INSERT", "DATETIME(1)", "'2024-02-00 10:00:00.25'", "2024-02-00 10:00:00.2", []),
+        ("", "INSERT", "DATE", "'0000-00-00'", "0000-00-00", []),
+        ("STRICT_TRANS_TABLES", "INSERT", "DATE", "'0000-00-00'", "0000-00-00", []),
+        ("NO_ZERO_DATE", "INSERT", "DATE", "'0000-00-00'", "0000-00-00", [1264]),
+        ("", "INSERT", "TIMESTAMP", "'2024-02-00 10:00:00'", "0000-00-00 00:00:00", [1265]),
+    ],
+    ids=lambda v: str(v)[:20],
+)
+def test_zero_and_partial_dates_follow_sql_mode(
+    s, mode: str, insert: str, ctype: str, literal: str, outcome: Any, warnings: list[int]
+) -> None:
+    s.execute(f"CREATE TABLE t (v {ctype})")
+    s.execute(f"SET sql_mode = '{mode}'")
+    if isinstance(outcome, int):
+        assert error(s, f"{insert} INTO t VALUES ({literal})")[0] == outcome
+        return
+    res = s.execute(f"{insert} INTO t VALUES ({literal})")[-1]
+    assert [w.code for w in res.warnings] == warnings
+    assert rows(s, "SELECT v FROM t") == [(outcome,)]

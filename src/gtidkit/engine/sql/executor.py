@@ -842,7 +842,10 @@ class Executor:
         This is the one place the SQL layer reads the session's strictness."""
         mode = self.sql_mode()
         store = FieldStore(
-            strict=mode.strict and not ignore, error_for_division_by_zero=mode.error_for_division_by_zero
+            strict=mode.strict and not ignore,
+            error_for_division_by_zero=mode.error_for_division_by_zero,
+            no_zero_date="NO_ZERO_DATE" in mode.names,
+            no_zero_in_date="NO_ZERO_IN_DATE" in mode.names,
         )
         self.dml_store = store
         return store

@@ -72,6 +72,10 @@ class FieldStore:
     strict: bool = True
     warnings: list[tuple[str, int, str]] = field(default_factory=list)
     error_for_division_by_zero: bool = False
+    #: NO_ZERO_DATE / NO_ZERO_IN_DATE of the statement's sql_mode (off where no session mode applies: DDL
+    #: defaults, the applier)
+    no_zero_date: bool = False
+    no_zero_in_date: bool = False
 
     def division_by_zero(self) -> None:
         """A ``/``, DIV, ``%`` or MOD by zero in a value the statement stores (the result is NULL either way).
@@ -398,7 +402,7 @@ def _coerce_temporal(col: ColumnDef, v: Any, row: int, store: FieldStore) -> str
     try:
         if col.type == "time":
             return _parse_time(col, v, row, mysql_error(1292, kind, v, col.name, row, text_of=1366), store)
-        return _parse_temporal(col, v, kind, row)
+        return _parse_temporal(col, v, kind, row, store)
     except MySQLError:
         if store.strict:
             raise
@@ -406,20 +410,28 @@ def _coerce_temporal(col: ColumnDef, v: Any, row: int, store: FieldStore) -> str
         return str(store.adjust(mysql_error(1265, col.name, row), _zero_temporal(col)))
 
 
-def _parse_temporal(col: ColumnDef, v: Any, kind: str, row: int) -> str:
+def _parse_temporal(col: ColumnDef, v: Any, kind: str, row: int, store: FieldStore) -> str:
     bad = mysql_error(1292, kind, v, col.name, row, text_of=1366)
     fsp = col.scale or 0
     if isinstance(v, (_dt.datetime, _dt.date)):
         dt = v
     elif col.type == "time":
-        return _parse_time(col, v, row, bad, _strict())
+        return _parse_time(col, v, row, bad, store)
     else:
         m = _DATETIME.match(str(v))
         if not m:
             raise bad
         y, mo, d, h, mi, s, frac = m.groups()
-        if (y, mo, d) == ("0000", "00", "00") or y == "0000" and mo in ("0", "00"):
-            return "0000-00-00" if col.type == "date" else "0000-00-00 00:00:00"
+        if int(y) == int(mo) == int(d) == 0:
+            # the zero date: refused under NO_ZERO_DATE in strict mode (1292), else kept, with warning 1264 when
+            # NO_ZERO_DATE is set (RM8 7.1.11 "Server SQL Modes", NO_ZERO_DATE)
+            if store.no_zero_date:
+                if store.strict:
+                    raise bad
+                store.warnings.append(("Warning", 1264, mysql_error(1264, col.name, row).message))
+            return _zero_temporal(col)
+        if int(mo) == 0 or int(d) == 0:
+            return _partial_date(col, bad, store, int(y), int(mo), int(d), (h, mi, s, frac), row)
         try:
             dt = _dt.datetime(
                 int(y),
@@ -448,6 +460,41 @@ def _parse_temporal(col: ColumnDef, v: Any, kind: str, row: int) -> str:
     if col.type == "timestamp" and not (1970 <= dt.year <= 2038):
         raise bad
     return format_datetime(dt, fsp)
+
+
+def _partial_date(
+    col: ColumnDef,
+    bad: MySQLError,
+    store: FieldStore,
+    y: int,
+    mo: int,
+    d: int,
+    clock: tuple[str | None, ...],
+    row: int,
+) -> str:
+    """A date with a zero month or day (``'2024-00-15'``): kept as written unless NO_ZERO_IN_DATE is set, which
+    refuses it in strict mode (1292) and stores the zero date with warning 1264 otherwise (RM8 7.1.11 "Server SQL
+    Modes", NO_ZERO_IN_DATE); a TIMESTAMP cannot hold one (1292).
+
+    Raises:
+        MySQLError: ``bad`` as said.
+    """
+    if col.type == "timestamp" or mo > 12 or d > 31:
+        raise bad
+    if store.no_zero_in_date:
+        if store.strict:
+            raise bad
+        store.warnings.append(("Warning", 1264, mysql_error(1264, col.name, row).message))
+        return _zero_temporal(col)
+    text = f"{y:04d}-{mo:02d}-{d:02d}"
+    if col.type == "date":
+        return text
+    h, mi, s, frac = clock
+    if int(h or 0) > 23 or int(mi or 0) > 59 or int(s or 0) > 59:
+        raise bad
+    text += f" {int(h or 0):02d}:{int(mi or 0):02d}:{int(s or 0):02d}"
+    fsp = col.scale or 0
+    return text + ("." + (frac or "").ljust(6, "0")[:fsp] if fsp else "")
 
 
 def _parse_time(col: ColumnDef, v: Any, row: int, bad: MySQLError, store: FieldStore) -> str:
