@@ -10,7 +10,9 @@ Built-in schemas: ``mysql`` (with ``mysql.gtid_executed`` in its 8.3+/8.4 shape,
 ``information_schema`` (SCHEMATA, TABLES, COLUMNS, STATISTICS as SQLite views over the catalog tables, MySQL's column names)
 and ``performance_schema`` (``threads``, filled per query from :attr:`Storage.threads_provider`).
 
-Physical layout of a table (SQLite): one column per MySQL column with the affinity of its family; CHECK
+Physical layout of a table (SQLite): one column per MySQL column with the affinity of its family (a BIGINT UNSIGNED /
+BIT(64) column is declared ``INT``, so a single-column key never becomes the rowid, which cannot hold the blobs of
+values above 2**63-1; a DECIMAL(M,D) with M > 15 is ``TEXT COLLATE GK_DECIMAL``, see ``values.py``); CHECK
 constraints named ``gk:<kind>:<column>`` enforce MySQL strict-mode ranges and lengths (mapped back to errors
 1264/1406/1366 by the executor); a single integer primary key becomes SQLite's ``INTEGER PRIMARY KEY`` (rowid);
 other keys become UNIQUE/plain indexes named ``<table>.<index>``.

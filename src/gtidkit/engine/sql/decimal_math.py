@@ -1,8 +1,8 @@
 """Exact DECIMAL arithmetic for statements run on SQLite: UDFs, the tree rewrite that calls them, and the final
 conversion of result values to their MySQL type.
 
-SQLite holds a DECIMAL value as the nearest double (NUMERIC affinity, see ``values.py``), and a double of at most
-15 significant digits gives its decimal digits back exactly (``repr``). Arithmetic whose MySQL result type is
+SQLite holds a DECIMAL(M,D) value with M <= 15 as the nearest double (NUMERIC affinity, see ``values.py``), and a
+double of at most 15 significant digits gives its decimal digits back exactly (``repr``); wider ones as exact text. Arithmetic whose MySQL result type is
 DECIMAL (:mod:`numeric_types`) is therefore rewritten into UDFs that read their operands back as ``Decimal``,
 compute exactly (Python ``decimal``, rounding half away from zero as MySQL does) and hand SQLite the nearest
 double of the exact result again. Equal exact results give equal doubles, so WHERE / HAVING comparisons, GROUP
@@ -14,8 +14,9 @@ Division follows MySQL's ``decimal_div``: the quotient keeps the dividend's and 
 ``div_precision_increment`` rounded up to a multiple of 9 (one ``decimal_digit_t``), truncated, and is rounded to
 the declared scale only when sent (manual "Arithmetic Operators": ``(14620 / 9432456) / (24250 / 9432456)``
 gives 0.60288653). SUM and AVG of DECIMAL/integer arguments are exact aggregates (``_GK_DEC_SUM``,
-``_GK_DEC_AVG``). Known limit: values with more than 15 significant digits are held as doubles at rest, as the
-storage note in ``values.py`` says.
+``_GK_DEC_AVG``). A result with more than 15 significant digits goes back to SQLite as its exact text (a wide
+DECIMAL column holds its values the same way, ``values.py``), which :func:`to_decimal` reads back exactly; integer
+arithmetic with a BIGINT UNSIGNED operand runs here too, its values above 2**63-1 being 8-byte blobs in SQLite.
 Sources: MySQL manual "Precision Math", "Arithmetic Operators", "Aggregate Function Descriptions".
 """
 

@@ -3,14 +3,17 @@
 A value headed for a column is converted the way MySQL's ``Field::store`` does for the supported types. In strict
 mode (STRICT_TRANS_TABLES, MySQL 8.0's default) a bad value is rejected with MySQL's error: 1264 out of range, 1265
 data truncated, 1366 incorrect value, 1406 data too long, 1292 incorrect datetime value, 1048 column cannot be
-null; otherwise (``sql_mode=''``, INSERT IGNORE) the adjusted value is stored with a warning of the same family. Storage form (what SQLite holds and row images carry):
-int for INT family/YEAR, float for FLOAT/DOUBLE, ``Decimal`` (stored as text-free NUMERIC) for DECIMAL, ``str``
-for CHAR/VARCHAR/TEXT, JSON (MySQL's printed form of the document) and temporal types (MySQL's canonical text, e.g. ``2024-01-31 12:00:00.123``), ``bytes`` for
-BINARY/VARBINARY/BLOB.
-Known gap: DECIMAL values are stored with SQLite NUMERIC affinity (so comparisons and ORDER BY are numeric), which
-keeps about 15 significant digits; DECIMAL(p,s) columns with more digits lose precision at rest, and arithmetic on
-them in SELECT is binary floating point. Row images and SELECTs of the column itself come back as ``Decimal``
-quantised to the column's scale.
+null; otherwise (``sql_mode=''``, INSERT IGNORE) the adjusted value is stored with a warning of the same family.
+Storage form (what SQLite holds and row images carry): int for INT family/YEAR/BIT, float for FLOAT/DOUBLE,
+``Decimal`` for DECIMAL, ``str`` for CHAR/VARCHAR/TEXT, JSON (MySQL's printed form of the document) and temporal
+types (MySQL's canonical text, e.g. ``2024-01-31 12:00:00.123``, ``-838:59:59``, partial dates such as
+``2024-00-15`` where sql_mode allows them), ``bytes`` for BINARY/VARBINARY/BLOB.
+Where SQLite cannot hold a MySQL value natively the encoding keeps order and equality (never a double): an integer
+of 2**63 .. 2**64-1 (BIGINT UNSIGNED, BIT(64)) is an 8-byte big-endian blob (:func:`u64_to_sqlite`: SQLite sorts
+every INTEGER before every BLOB and blobs by memcmp), and a DECIMAL(M,D) with M > 15 is its exact text in a column
+whose ``GK_DECIMAL`` collation compares by value (``catalog.physical_ddl``, ``storage.decimal_collation``); narrower
+DECIMALs are SQLite numbers, exact since a double keeps 15 significant digits. :func:`result_value` turns what
+SQLite returns into what a client receives (BIT as bytes, ZEROFILL and YEAR padded).
 Sources: MySQL ``sql/field.cc`` (Field_long::store, Field_string::store, Field_new_decimal::store),
 manual "Out-of-Range and Overflow Handling", "The DATE, DATETIME, and TIMESTAMP Types".
 """
