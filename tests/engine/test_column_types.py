@@ -271,3 +271,26 @@ def test_zero_and_partial_dates_follow_sql_mode(
     res = s.execute(f"{insert} INTO t VALUES ({literal})")[-1]
     assert [w.code for w in res.warnings] == warnings
     assert rows(s, "SELECT v FROM t") == [(outcome,)]
+
+
+# [TIME]: ordered and compared as durations (negative values, hours above 99), with and without an index
+@pytest.mark.parametrize("key", ["KEY (v)", ""], ids=["indexed", "plain"])
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("SELECT id FROM t ORDER BY v", [7, 1, 5, 2, 6, 3, 4]),
+        ("SELECT id FROM t WHERE v > '-01:00:00' AND v < '10:00:00' ORDER BY v", [2, 6, 3]),
+        ("SELECT id FROM t WHERE v = '9:00'", [3]),
+        ("SELECT id FROM t WHERE v >= 90000 ORDER BY v DESC", [4, 3]),
+        ("SELECT MIN(v), MAX(v) FROM t", [("-838:59:59.0", "100:00:00.0")]),
+    ],
+    ids=["order", "range", "equal", "number", "min-max"],
+)
+def test_time_orders_as_a_duration(s, key: str, query: str, expected: list[Any]) -> None:
+    s.execute(f"CREATE TABLE t (id INT PRIMARY KEY, v TIME(1){', ' + key if key else ''})")
+    s.execute(
+        "INSERT INTO t VALUES (1, '-838:59:59'), (2, '-00:00:00.5'), (3, '09:00:00'), (4, '100:00:00'), "
+        "(5, '-01:00:00'), (6, '00:00:00'), (7, NULL)"
+    )
+    got = rows(s, query)
+    assert got == [e if isinstance(e, tuple) else (e,) for e in expected]

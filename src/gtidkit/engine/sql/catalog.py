@@ -12,7 +12,8 @@ and ``performance_schema`` (``threads``, filled per query from :attr:`Storage.th
 
 Physical layout of a table (SQLite): one column per MySQL column with the affinity of its family (a BIGINT UNSIGNED /
 BIT(64) column is declared ``INT``, so a single-column key never becomes the rowid, which cannot hold the blobs of
-values above 2**63-1; a DECIMAL(M,D) with M > 15 is ``TEXT COLLATE GK_DECIMAL``, see ``values.py``); CHECK
+values above 2**63-1; a DECIMAL(M,D) with M > 15 is ``TEXT COLLATE GK_DECIMAL``, see ``values.py``, and a TIME
+``TEXT COLLATE GK_TIME``, which orders its text by duration); CHECK
 constraints named ``gk:<kind>:<column>`` enforce MySQL strict-mode ranges and lengths (mapped back to errors
 1264/1406/1366 by the executor); a single integer primary key becomes SQLite's ``INTEGER PRIMARY KEY`` (rowid);
 other keys become UNIQUE/plain indexes named ``<table>.<index>``.
@@ -534,6 +535,8 @@ def physical_ddl(t: TableDef) -> list[str]:
             # DECIMAL with more digits than a double keeps: its exact text, compared by value (storage.py's
             # GK_DECIMAL collation; the name is repeated here as storage imports this module)
             sql = f"{_q(c.name)} TEXT COLLATE GK_DECIMAL"
+        elif c.type == "time":
+            sql = f"{_q(c.name)} TEXT COLLATE GK_TIME"  # by duration (storage.time_collation)
         if rowid and c.name == t.primary_key[0]:
             sql = f"{_q(c.name)} INTEGER PRIMARY KEY"
         if not c.nullable:
