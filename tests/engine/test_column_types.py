@@ -294,3 +294,17 @@ def test_time_orders_as_a_duration(s, key: str, query: str, expected: list[Any])
     )
     got = rows(s, query)
     assert got == [e if isinstance(e, tuple) else (e,) for e in expected]
+
+
+def test_bit_and_year_defaults_in_show_create_table(s) -> None:
+    # SHOW CREATE TABLE prints a BIT default as b'...' and a YEAR in four digits (mysql-test type_bit.result:
+    # `a` bit(1) DEFAULT b'1'; type_year.result)
+    s.execute("CREATE TABLE t (b BIT(6) DEFAULT b'101', c BIT(8) DEFAULT x'41', y YEAR DEFAULT 0, id INT)")
+    lines = rows(s, "SHOW CREATE TABLE t")[0][1].splitlines()
+    assert lines[1:4] == [
+        "  `b` bit(6) DEFAULT b'101',",
+        "  `c` bit(8) DEFAULT b'1000001',",
+        "  `y` year DEFAULT '0000',",
+    ]
+    s.execute("INSERT INTO t (id) VALUES (1)")
+    assert rows(s, "SELECT b, c, y FROM t") == [(b"\x05", b"A", "0000")]

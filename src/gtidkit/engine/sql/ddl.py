@@ -57,6 +57,10 @@ def _literal_value(node: exp.Expression) -> Any:
         return -v if isinstance(v, int) else "-" + v
     if isinstance(node, exp.Paren):
         return _literal_value(node.this)
+    if isinstance(node, exp.BitString):  # b'101' (a number: a BIT or integer default)
+        return int(node.this or "0", 2)
+    if isinstance(node, exp.HexString):  # x'41' (a binary string, a number for BIT and integer columns)
+        return bytes.fromhex(node.this if len(node.this) % 2 == 0 else "0" + node.this)
     raise ValueError(node.sql("mysql"))
 
 
