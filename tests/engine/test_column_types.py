@@ -308,3 +308,52 @@ def test_bit_and_year_defaults_in_show_create_table(s) -> None:
     ]
     s.execute("INSERT INTO t (id) VALUES (1)")
     assert rows(s, "SELECT b, c, y FROM t") == [(b"\x05", b"A", "0000")]
+
+
+def test_applier_reads_mysql_unsigned_and_wide_decimals(tmp_path, binlog_fixtures) -> None:
+    """Real row images: 8.0.40 ``minimal_row_metadata.000001`` (INT UNSIGNED 3230202323, signed per its SIGNEDNESS
+    metadata) and 5.6.16 ``tcb-eval002c-bin.003320`` (go-mysql's decodedecimal table: -10.55 stored in DECIMAL(4,2)
+    .. DECIMAL(30,25), clipped to DECIMAL(15,14)'s -9.99999999999999). The tables are not in those files; they are
+    created from the Table_maps' types."""
+    ddl = {
+        "noria.t1": "(a INT, b TEXT, c CHAR(2), d INT, e INT UNSIGNED)",
+        "test.decodedecimal": "(id INT, "
+        + ", ".join(
+            f"d{i} DECIMAL({p},{s})"
+            for i, (p, s) in enumerate(
+                [
+                    (4, 2),
+                    (5, 0),
+                    (7, 3),
+                    (10, 2),
+                    (10, 3),
+                    (13, 2),
+                    (15, 14),
+                    (20, 10),
+                    (30, 5),
+                    (30, 20),
+                    (30, 25),
+                ]
+            )
+        )
+        + ", p INT, s INT)",
+    }
+    with Server.open(tmp_path / "b", log_bin=False, gtid_mode="OFF") as srv, srv.session() as s:
+        for name, cols in ddl.items():
+            s.execute(f"CREATE DATABASE IF NOT EXISTS {name.split('.')[0]}")
+            s.execute(f"CREATE TABLE {name} {cols}")
+        for path in (
+            binlog_fixtures / "blackbeam__rust_mysql_common" / "minimal_row_metadata.000001",
+            binlog_fixtures / "go-mysql-org__go-mysql" / "tcb-eval002c-bin.003320",
+        ):
+            for trx in read_transactions(path):
+                assert srv.applier_session().apply(trx) is True
+        assert rows(s, "SELECT * FROM noria.t1") == [(1, None, "a", None, 3230202323)]
+        first = rows(s, "SELECT * FROM test.decodedecimal WHERE id = 1")[0]
+        assert [str(v) for v in first[1:12]] == [
+            "-10.55", "-11", "-10.550", "-10.55", "-10.550", "-10.55", "-9.99999999999999", "-10.5500000000",
+            "-10.55000", "-10.55000000000000000000", "-10.5500000000000000000000000",
+        ]  # fmt: skip
+        assert rows(s, "SELECT d10 FROM test.decodedecimal WHERE id = 2") == [
+            (Decimal("0.0123456789012345678912345"),)
+        ]
