@@ -29,6 +29,7 @@ semantics (durable at commit).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sqlite3
@@ -252,22 +253,26 @@ def _lock_error(err: sqlite3.OperationalError) -> Exception:
 DECIMAL_COLLATION = "GK_DECIMAL"
 
 
+@functools.lru_cache(maxsize=65536)
+def _decimal_key(text: str) -> Decimal | None:
+    """The value of a DECIMAL text, None when it is no number (cached: an index seek compares the same keys)."""
+    try:
+        d = Decimal(text)
+    except InvalidOperation:
+        return None
+    return d if d.is_finite() else None
+
+
 def decimal_collation(a: str, b: str) -> int:
     """Compare two DECIMAL texts by value (-1, 0, 1); a text that is no number sorts after every number, by its
     characters (it cannot be stored, but a comparison may bring one along)."""
-    try:
-        x, y = Decimal(a), Decimal(b)
-    except InvalidOperation:
-        try:
-            Decimal(a)
+    x, y = _decimal_key(a), _decimal_key(b)
+    if x is None or y is None:
+        if x is not None:
             return -1
-        except InvalidOperation:
-            pass
-        try:
-            Decimal(b)
+        if y is not None:
             return 1
-        except InvalidOperation:
-            return (a > b) - (a < b)
+        return (a > b) - (a < b)
     return (x > y) - (x < y)
 
 
@@ -278,6 +283,7 @@ _TIME_TEXT = re.compile(r"\s*(-)?(\d+):(\d{1,2})(?::(\d{1,2})(?:\.(\d{0,6}))?)?\
 _TIME_DIGITS = re.compile(r"\s*(-)?(\d+)(?:\.(\d{0,6}))?\s*")
 
 
+@functools.lru_cache(maxsize=65536)
 def _time_key(text: str) -> int | None:
     """Signed microseconds of a TIME text (``[-]h:mm[:ss[.f]]`` or MySQL's ``[-]HHMMSS[.f]`` number form)."""
     m = _TIME_TEXT.fullmatch(text)

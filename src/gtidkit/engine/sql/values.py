@@ -598,6 +598,8 @@ def result_value(col: ColumnDef, v: Any) -> Any:
     four digits and a ZEROFILL
     value as its text padded with zeros to the display width (RM8 13.1.6: "INT(4) ZEROFILL ... 5 is retrieved
     as 0005")."""
+    if type(v) is int and not col.zerofill and col.info.family == "int":
+        return v  # a BIGINT UNSIGNED value below 2**63: as SQLite holds it
     v = from_sqlite(col, v)
     if v is None:
         return None
