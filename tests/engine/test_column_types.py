@@ -357,3 +357,24 @@ def test_applier_reads_mysql_unsigned_and_wide_decimals(tmp_path, binlog_fixture
         assert rows(s, "SELECT d10 FROM test.decodedecimal WHERE id = 2") == [
             (Decimal("0.0123456789012345678912345"),)
         ]
+
+
+# RM8 14.10 "Cast Functions and Operators": CAST(expr AS UNSIGNED) is a BIGINT UNSIGNED; "CAST(1-2 AS UNSIGNED)"
+# is 18446744073709551615 (the manual's example), a fraction is rounded
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [
+        ("CAST(1 - 2 AS UNSIGNED)", U64),
+        ("CAST(-2 AS UNSIGNED) + 0", U64 - 1),
+        ("CAST('18446744073709551615' AS UNSIGNED)", U64),
+        ("CAST(1.5 AS UNSIGNED)", 2),
+        ("CAST(i AS UNSIGNED)", U64),
+    ],
+    ids=lambda v: str(v)[:24],
+)
+def test_cast_as_unsigned(s, expr: str, value: int) -> None:
+    s.execute("CREATE TABLE t (u BIGINT UNSIGNED, i INT)")
+    s.execute(f"INSERT INTO t VALUES ({expr.replace('i AS', '-1 AS')}, -1)")
+    res = s.execute(f"SELECT {expr}, u FROM t")[0]
+    assert res.rows == [(value, value)]
+    assert res.columns[0].type == FieldType.MYSQL_TYPE_LONGLONG

@@ -53,6 +53,7 @@ __all__ = [
     "result_converter",
     "rewrite_exact",
     "to_decimal",
+    "to_unsigned",
 ]
 
 #: Exact intermediate arithmetic: wide enough for two 65-digit operands multiplied.
@@ -250,6 +251,7 @@ def register_udfs(raw: sqlite3.Connection) -> None:
     raw.create_function("_GK_DEC_MOD", 2, dec_mod, deterministic=True)
     raw.create_function("_GK_DEC_ROUND", 2, dec_round, deterministic=True)
     raw.create_function("_GK_DBL_ROUND", 2, dbl_round, deterministic=True)
+    raw.create_function("_GK_UNSIGNED", 1, to_unsigned, deterministic=True)
     raw.create_aggregate("_GK_DEC_SUM", 1, DecimalSum)  # type: ignore[arg-type]
     raw.create_aggregate("_GK_DEC_AVG", 1, DecimalAvg)  # type: ignore[arg-type]
     for n, cls in _AVG_BY_INCREMENT.items():
@@ -314,6 +316,11 @@ def rewrite_exact(
         ):
             continue
         todo.append((node, t))
+    casts = [
+        c
+        for c in tree.find_all(exp.Cast)
+        if isinstance(c.args.get("to"), exp.DataType) and c.args["to"].this == exp.DataType.Type.UBIGINT
+    ]
     for node, t in reversed(todo):
         new: exp.Expression
         if isinstance(node, exp.Sum | exp.Avg):
@@ -342,7 +349,23 @@ def rewrite_exact(
                 args.append(exp.Literal.number(increment))
             new = exp.Anonymous(this=udf, expressions=args)
         node.replace(new)
+    for c in reversed(casts):  # CAST(x AS UNSIGNED): SQLite's CAST AS INTEGER has no unsigned half
+        c.replace(exp.Anonymous(this="_GK_UNSIGNED", expressions=[c.this]))
     return tree
+
+
+def to_unsigned(v: Any) -> int | bytes | None:
+    """UDF ``_GK_UNSIGNED(x)``: ``CAST(x AS UNSIGNED)`` (manual "Cast Functions and Operators": the value as a
+    BIGINT UNSIGNED, a negative integer read as its 64-bit two's complement, so ``CAST(-1 AS UNSIGNED)`` is
+    18446744073709551615; a fraction rounded half away from zero; beyond 64 bits the nearest bound). Values above
+    2**63-1 go back to SQLite as the blob a BIGINT UNSIGNED column holds (``values.u64_to_sqlite``)."""
+    d = to_decimal(v)
+    if d is None:
+        return None
+    with localcontext(_CTX):
+        n = int(d.to_integral_value(rounding=ROUND_HALF_UP)) if d.is_finite() else 0
+    n = min(max(n, -(2**63)), 2**64 - 1) & (2**64 - 1)
+    return n if n < 2**63 else n.to_bytes(8, "big")
 
 
 def _wide_unsigned(t: NumType) -> bool:

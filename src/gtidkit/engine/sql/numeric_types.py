@@ -217,6 +217,9 @@ def numeric_type(
     if isinstance(node, exp.Count):
         return NumType("int", 20, 0, 21, False, True)
     if isinstance(node, exp.Cast):
+        to = node.args.get("to")
+        if isinstance(to, exp.DataType) and to.this == exp.DataType.Type.UBIGINT:
+            return NumType("int", 20, 0, 20, True, False)  # CAST(x AS UNSIGNED): BIGINT UNSIGNED
         return cast_decimal_type(node)
     if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
         if isinstance(node.expression, exp.Interval) or isinstance(node.this, exp.Interval):
