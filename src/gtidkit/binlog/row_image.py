@@ -20,6 +20,7 @@ the Table_map event describes it: binlog type code, its metadata bytes, and sign
 | TIMESTAMP2(fsp)           | 17   | 1 byte fsp                                | 4 bytes BE epoch (UTC) + fsp bytes     |
 | TIME2(fsp)                | 19   | 1 byte fsp                                | 3 bytes BE packed + fsp bytes          |
 | YEAR                      | 13   | none                                      | 1 byte: year - 1900 (0 for 0)          |
+| BIT(M)                    | 16   | 2 bytes: M % 8, M // 8                    | (M + 7) // 8 bytes big-endian          |
 | JSON                      | 245  | 1 byte: length bytes (4)                  | length (LE) + binary JSON (json_binary) |
 
 Values: ``int`` for integers, YEAR, ENUM indexes and SET bits, ``float``, :class:`~decimal.Decimal`, ``bytes`` for the string types
@@ -34,7 +35,7 @@ import calendar
 import datetime as _dt
 import struct
 from collections.abc import Callable, Iterable, Sequence
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any, NamedTuple
 
 from gtidkit.binlog.constants import EventType
@@ -77,6 +78,15 @@ _DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
 _ENUM_SET = (247, 248)
 #: MYSQL_TYPE_JSON: its value is the binary JSON document as ``bytes`` (gtidkit.binlog.json_binary reads it)
 _JSON = 245
+#: MYSQL_TYPE_BIT: metadata (M % 8, M // 8) (``Field_bit::do_save_field_metadata``), the value big-endian in
+#: ``M // 8 + (1 if M % 8 else 0)`` bytes (``Field_bit::pack``)
+_BIT = 16
+
+
+def _bit_bytes(meta: bytes) -> int:
+    return meta[1] + (1 if meta[0] else 0)
+
+
 _KIND_BY_TYPE = {
     EventType.WRITE_ROWS_EVENT: "insert",
     EventType.WRITE_ROWS_EVENT_V1: "insert",
@@ -133,6 +143,10 @@ def column_specs(table_map: TableMapEvent) -> tuple[ColumnSpec, ...]:
 
 
 # -- decimal (decimal2bin / bin2decimal, strings/decimal.cc) ------------------------------------------------------
+#: Wide enough for DECIMAL(65,30) (the default context keeps 28 digits and would refuse to quantize such values).
+_DECIMAL_CONTEXT = Context(prec=100, rounding=ROUND_HALF_UP)
+
+
 def encode_decimal(value: Decimal, precision: int, scale: int) -> bytes:
     """MySQL's binary form of ``value`` as DECIMAL(precision, scale): 9-digit groups in 4 big-endian bytes (the
     leftover digits in ``_DIG2BYTES`` bytes), negative values bit-inverted, the sign bit flipped.
@@ -144,7 +158,7 @@ def encode_decimal(value: Decimal, precision: int, scale: int) -> bytes:
     intg0, intg0x = divmod(intg, 9)
     frac0, frac0x = divmod(scale, 9)
     neg = value < 0
-    q = abs(value).quantize(Decimal(1).scaleb(-scale))
+    q = value.copy_abs().quantize(Decimal(1).scaleb(-scale), context=_DECIMAL_CONTEXT)
     _sign, digits, exp_ = q.as_tuple()
     s = "".join(map(str, digits))
     if scale:
@@ -251,6 +265,69 @@ def _fmt_dt(
     return out
 
 
+# TIME2 (my_time_packed_to_binary / my_time_packed_from_binary, mysys/my_time.cc). A TIME is first "packed" into a
+# signed integer, ((hour << 12 | minute << 6 | second) << 24) + microseconds, negated for a negative value
+# (TIME_to_longlong_time_packed). On disk: fsp 0 stores the integer part (packed >> 24, an arithmetic shift) + 0x800000
+# in 3 big-endian bytes; fsp 1-2 add one byte of the fraction in 1/100 s and fsp 3-4 two bytes in 1/10000 s, the C
+# remainder of packed by 2**24 divided toward zero and kept as two's complement, so a negative value with a
+# fraction reads back as the next integer part down ("-00:00:01.01" is 7FFFFE.FF); fsp 5-6 store packed +
+# 0x800000000000 in 6 bytes. Every form sorts as the value does (memcmp).
+_TIMEF_INT_OFS = 0x800000
+_TIMEF_OFS = 0x800000000000
+
+
+def _time_packed(text: str) -> int:
+    """MySQL's packed integer of a TIME text ``[-]h:mm:ss[.ffffff]`` (hours up to 838)."""
+    neg = text.startswith("-")
+    clock, _, frac = text.lstrip("-").partition(".")
+    h, mi, s = (int(x) for x in clock.split(":"))
+    packed = (((h << 12) | (mi << 6) | s) << 24) + (int(frac.ljust(6, "0")[:6]) if frac else 0)
+    return -packed if neg else packed
+
+
+def _c_div(a: int, b: int) -> int:
+    """C's integer division (toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _time2_bytes(packed: int, fsp: int) -> bytes:
+    """The TIME2 bytes of a packed TIME for ``fsp`` fractional digits."""
+    if fsp >= 5:
+        return (packed + _TIMEF_OFS).to_bytes(6, "big")
+    head = ((packed >> 24) + _TIMEF_INT_OFS).to_bytes(3, "big")
+    frac = packed - _c_div(packed, 1 << 24) * (1 << 24)  # C's %: the sign of packed
+    if fsp >= 3:
+        return head + (_c_div(frac, 100) & 0xFFFF).to_bytes(2, "big")
+    if fsp >= 1:
+        return head + (_c_div(frac, 10000) & 0xFF).to_bytes(1, "big")
+    return head
+
+
+def _time2_packed(cur: Cursor, fsp: int) -> int:
+    """Read TIME2 bytes back into the packed integer (mirror of :func:`_time2_bytes`)."""
+    if fsp >= 5:
+        return int.from_bytes(cur.bytes(6), "big") - _TIMEF_OFS
+    intpart = int.from_bytes(cur.bytes(3), "big") - _TIMEF_INT_OFS
+    if fsp == 0:
+        return intpart << 24
+    nbytes, unit = (2, 100) if fsp >= 3 else (1, 10000)
+    frac = int.from_bytes(cur.bytes(nbytes), "big")
+    if intpart < 0 and frac:
+        intpart += 1  # negative values keep their fraction in reverse order (see above)
+        frac -= 1 << (8 * nbytes)
+    return (intpart << 24) + frac * unit
+
+
+def _time_text(packed: int, fsp: int) -> str:
+    """``[-]hh:mm:ss[.f]`` of a packed TIME (TIME_from_longlong_time_packed)."""
+    neg = packed < 0
+    tmp = -packed if neg else packed
+    hms, us = tmp >> 24, tmp % (1 << 24)
+    out = f"{'-' if neg else ''}{(hms >> 12) % 1024:02d}:{(hms >> 6) % 64:02d}:{hms % 64:02d}"
+    return out + ("." + f"{us:06d}"[:fsp] if fsp else "")
+
+
 def _string_length(meta: bytes) -> int:
     """Maximum byte length of a STRING (254) column from its two metadata bytes (``Field_string`` real type and
     the length's high bits folded into the first byte)."""
@@ -263,7 +340,7 @@ def encode_value(w: Writer, spec: ColumnSpec, v: Any) -> None:
     """Append the packed form of the non-NULL value ``v`` of a column described by ``spec``.
 
     Raises:
-        ValueError: a value the type cannot hold (a DECIMAL overflow, a negative TIME, an unsupported type).
+        ValueError: a value the type cannot hold (a DECIMAL overflow, an unsupported type).
     """
     code, meta = spec.type_code, spec.meta
     n = _INT_BYTES.get(code)
@@ -304,18 +381,14 @@ def encode_value(w: Writer, spec: ColumnSpec, v: Any) -> None:
         w.bytes(secs.to_bytes(4, "big"))
         w.bytes(_frac_store(us, meta[0]))
     elif code == 19:
-        text = str(v)
-        if text.startswith("-"):
-            raise ValueError("negative TIME values are not supported in row images")
-        clock, _, frac = text.partition(".")
-        h, mi, s = (int(x) for x in clock.split(":"))
-        w.bytes((0x800000 + ((h << 12) | (mi << 6) | s)).to_bytes(3, "big"))
-        w.bytes(_frac_store(int(frac.ljust(6, "0")) if frac else 0, meta[0]))
+        w.bytes(_time2_bytes(_time_packed(str(v)), meta[0]))
     elif code == 13:
         w.u8(0 if int(v) == 0 else int(v) - 1900)
     elif code == _JSON:  # packed as a BLOB of the binary JSON bytes (Field_json is a Field_blob)
         w.bytes(len(v).to_bytes(meta[0], "little"))
         w.bytes(v)
+    elif code == _BIT:
+        w.bytes(int(v).to_bytes(_bit_bytes(meta), "big"))
     else:
         raise ValueError(f"row images of column type {code} are not supported")
 
@@ -364,16 +437,14 @@ def decode_value(cur: Cursor, spec: ColumnSpec) -> Any:
         d = _dt.datetime.fromtimestamp(secs, _dt.timezone.utc)
         return _fmt_dt(d.year, d.month, d.day, d.hour, d.minute, d.second, us, fsp)
     if code == 19:
-        fsp = meta[0]
-        v = int.from_bytes(cur.bytes(3), "big") - 0x800000
-        us = _frac_load(cur, fsp)
-        out = f"{v >> 12:02d}:{(v >> 6) & 0x3F:02d}:{v & 0x3F:02d}"
-        return out + ("." + f"{us:06d}"[:fsp] if fsp else "")
+        return _time_text(_time2_packed(cur, meta[0]), meta[0])
     if code == 13:
         b = cur.u8()
         return 0 if b == 0 else b + 1900
     if code == _JSON:
         return cur.bytes(int.from_bytes(cur.bytes(meta[0]), "little"))
+    if code == _BIT:
+        return int.from_bytes(cur.bytes(_bit_bytes(meta)), "big")
     raise BinlogDecodeError(f"rows event: column type {code} is not supported by the row-image decoder")
 
 

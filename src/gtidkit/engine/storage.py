@@ -32,11 +32,14 @@ semantics (durable at commit).
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +49,18 @@ from gtidkit.engine.sql.ddl import parse_create_table_text
 from gtidkit.engine.sql.names import physical_name, quote_ident
 from gtidkit.mysql_errors import mysql_error
 
-__all__ = ["DB_FILE_NAME", "SYNCHRONOUS_MODES", "Connection", "IntegrityError", "OperationalError", "Storage"]
+__all__ = [
+    "DB_FILE_NAME",
+    "DECIMAL_COLLATION",
+    "SYNCHRONOUS_MODES",
+    "TIME_COLLATION",
+    "Connection",
+    "IntegrityError",
+    "OperationalError",
+    "Storage",
+    "decimal_collation",
+    "time_collation",
+]
 
 #: File name of the engine database inside a datadir.
 DB_FILE_NAME = "gtidkit.sqlite"
@@ -238,6 +252,72 @@ def _lock_error(err: sqlite3.OperationalError) -> Exception:
     return mysql_error(1030, text)
 
 
+#: Collation of the TEXT columns that hold DECIMAL(M,D) with M > 15 (``catalog.physical_ddl``): the values compare
+#: as the exact numbers they are, so equality, ORDER BY, MIN/MAX, GROUP BY and indexes follow MySQL's DECIMAL order.
+DECIMAL_COLLATION = "GK_DECIMAL"
+
+
+@functools.lru_cache(maxsize=65536)
+def _decimal_key(text: str) -> Decimal | None:
+    """The value of a DECIMAL text, None when it is no number (cached: an index seek compares the same keys)."""
+    try:
+        d = Decimal(text)
+    except InvalidOperation:
+        return None
+    return d if d.is_finite() else None
+
+
+def decimal_collation(a: str, b: str) -> int:
+    """Compare two DECIMAL texts by value (-1, 0, 1); a text that is no number sorts after every number, by its
+    characters (it cannot be stored, but a comparison may bring one along)."""
+    x, y = _decimal_key(a), _decimal_key(b)
+    if x is None or y is None:
+        if x is not None:
+            return -1
+        if y is not None:
+            return 1
+        return (a > b) - (a < b)
+    return (x > y) - (x < y)
+
+
+#: Collation of TIME columns (``catalog.physical_ddl``): their text ``[-]h:mm:ss[.f]`` compares as the signed
+#: duration it is, so '-01:00:00' < '-00:30:00' < '09:00:00' < '100:00:00' in ORDER BY, ranges and indexes.
+TIME_COLLATION = "GK_TIME"
+_TIME_TEXT = re.compile(r"\s*(-)?(\d+):(\d{1,2})(?::(\d{1,2})(?:\.(\d{0,6}))?)?\s*")
+_TIME_DIGITS = re.compile(r"\s*(-)?(\d+)(?:\.(\d{0,6}))?\s*")
+
+
+@functools.lru_cache(maxsize=65536)
+def _time_key(text: str) -> int | None:
+    """Signed microseconds of a TIME text (``[-]h:mm[:ss[.f]]`` or MySQL's ``[-]HHMMSS[.f]`` number form)."""
+    m = _TIME_TEXT.fullmatch(text)
+    if m is not None:
+        sign, h, mi, sec, frac = m.groups()
+        seconds = int(h) * 3600 + int(mi) * 60 + int(sec or 0)
+    else:
+        m = _TIME_DIGITS.fullmatch(text)
+        if m is None:
+            return None
+        sign, digits, frac = m.groups()
+        n = int(digits)
+        seconds = n // 10000 * 3600 + n // 100 % 100 * 60 + n % 100
+    us = seconds * 1_000_000 + int((frac or "").ljust(6, "0"))
+    return -us if sign else us
+
+
+def time_collation(a: str, b: str) -> int:
+    """Compare two TIME texts by duration (-1, 0, 1); a text that is no time sorts after every time, by its
+    characters."""
+    x, y = _time_key(a), _time_key(b)
+    if x is None or y is None:
+        if x is not None:
+            return -1
+        if y is not None:
+            return 1
+        return (a > b) - (a < b)
+    return (x > y) - (x < y)
+
+
 class Storage:
     """The engine database of one datadir. Create with :meth:`open`; share one instance per process.
 
@@ -322,6 +402,8 @@ class Storage:
         raw.execute(f"PRAGMA synchronous={self.synchronous}")
         raw.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
         raw.execute("PRAGMA foreign_keys=OFF")
+        raw.create_collation(DECIMAL_COLLATION, decimal_collation)
+        raw.create_collation(TIME_COLLATION, time_collation)
         # Plain LIKE is case-insensitive in SQLite and MySQL's default collation alike.
         conn = Connection(self, raw, [])
         with self._lock:

@@ -15,6 +15,7 @@ libbinlogevents' decoders take the FDE: capabilities are never global. Every ``d
 from __future__ import annotations
 
 import datetime as dt
+import re
 import struct
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -782,6 +783,10 @@ def binary_value(value: Any, ftype: int, unsigned: bool = False) -> bytes:
         return _binary_datetime(value)
     if ftype == FieldType.MYSQL_TYPE_TIME and isinstance(value, dt.timedelta):
         return _binary_time(value)
+    if isinstance(value, str) and ftype in _TEMPORAL_TYPES:
+        packed = _binary_temporal_text(value, ftype)
+        if packed is not None:
+            return packed
     text = text_value(value)
     assert text is not None
     return lenenc_str(text)
@@ -898,6 +903,46 @@ def _binary_datetime(value: dt.date) -> bytes:
                 "<HBBBBB", value.year, value.month, value.day, value.hour, value.minute, value.second
             )
     return bytes((4,)) + struct.pack("<HBB", value.year, value.month, value.day)
+
+
+_TEMPORAL_TYPES = frozenset(
+    {
+        FieldType.MYSQL_TYPE_DATE,
+        FieldType.MYSQL_TYPE_DATETIME,
+        FieldType.MYSQL_TYPE_TIMESTAMP,
+        FieldType.MYSQL_TYPE_TIME,
+    }
+)
+_TEMPORAL_TEXT = re.compile(
+    r"(?:(?P<date>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2}))?\s*"
+    r"(?:(?P<neg>-)?(?P<h>\d{1,3}):(?P<mi>\d{2}):(?P<s>\d{2})(?:\.(?P<f>\d{1,6}))?)?"
+)
+
+
+def _binary_temporal_text(text: str, ftype: int) -> bytes | None:
+    """The binary-protocol form of a temporal value held as MySQL's text (``-838:59:59.5``, ``2024-00-15``, the zero
+    date), which no Python ``datetime`` / ``timedelta`` can hold: libmysql's ``net_store_datetime`` /
+    ``net_store_time`` layouts with the shortest length that keeps every non-zero field. None: not such a text."""
+    m = _TEMPORAL_TEXT.fullmatch(text.strip())
+    if m is None:
+        return None
+    h, mi, s = int(m["h"] or 0), int(m["mi"] or 0), int(m["s"] or 0)
+    us = int((m["f"] or "0").ljust(6, "0"))
+    if ftype == FieldType.MYSQL_TYPE_TIME:
+        if not (h or mi or s or us):
+            return b"\0"
+        body = struct.pack("<BIBBB", 1 if m["neg"] else 0, h // 24, h % 24, mi, s)
+        return bytes((12,)) + body + struct.pack("<I", us) if us else bytes((8,)) + body
+    if m["date"] is None or m["neg"]:
+        return None
+    y, mo, d = int(m["date"]), int(m["mo"]), int(m["d"])
+    if us:
+        return bytes((11,)) + struct.pack("<HBBBBBI", y, mo, d, h, mi, s, us)
+    if h or mi or s:
+        return bytes((7,)) + struct.pack("<HBBBBB", y, mo, d, h, mi, s)
+    if y or mo or d:
+        return bytes((4,)) + struct.pack("<HBB", y, mo, d)
+    return b"\0"
 
 
 def _binary_time(value: dt.timedelta) -> bytes:

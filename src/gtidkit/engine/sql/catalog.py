@@ -10,7 +10,10 @@ Built-in schemas: ``mysql`` (with ``mysql.gtid_executed`` in its 8.3+/8.4 shape,
 ``information_schema`` (SCHEMATA, TABLES, COLUMNS, STATISTICS as SQLite views over the catalog tables, MySQL's column names)
 and ``performance_schema`` (``threads``, filled per query from :attr:`Storage.threads_provider`).
 
-Physical layout of a table (SQLite): one column per MySQL column with the affinity of its family; CHECK
+Physical layout of a table (SQLite): one column per MySQL column with the affinity of its family (a BIGINT UNSIGNED /
+BIT(64) column is declared ``INT``, so a single-column key never becomes the rowid, which cannot hold the blobs of
+values above 2**63-1; a DECIMAL(M,D) with M > 15 is ``TEXT COLLATE GK_DECIMAL``, see ``values.py``, and a TIME
+``TEXT COLLATE GK_TIME``, which orders its text by duration); CHECK
 constraints named ``gk:<kind>:<column>`` enforce MySQL strict-mode ranges and lengths (mapped back to errors
 1264/1406/1366 by the executor); a single integer primary key becomes SQLite's ``INTEGER PRIMARY KEY`` (rowid);
 other keys become UNIQUE/plain indexes named ``<table>.<index>``.
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
     from gtidkit.engine.storage import Connection, Storage
 
 __all__ = [
+    "DOUBLE_EXACT_DIGITS",
     "GTID_EXECUTED_DDL",
     "PROCESSLIST_TABLES",
     "REPLICATION_TABLES",
@@ -64,6 +68,11 @@ SYSTEM_SCHEMAS = ("mysql", "information_schema", "performance_schema", "sys")
 _CI_SCHEMAS = {"information_schema": str.upper, "performance_schema": str.lower}
 
 
+#: Significant decimal digits every double gives back exactly (DBL_DIG): DECIMAL(M,D) with M up to this is held as
+#: a SQLite number, wider ones as exact text (ColumnDef.exact_text).
+DOUBLE_EXACT_DIGITS = 15
+
+
 @dataclass(frozen=True, slots=True)
 class TypeInfo:
     """One MySQL data type: family, SQLite affinity, binlog type code, storage bytes (ints), default length."""
@@ -83,6 +92,9 @@ TYPE_INFO: dict[str, TypeInfo] = {
     "mediumint": TypeInfo("int", "INTEGER", 9, 3),
     "int": TypeInfo("int", "INTEGER", 3, 4),
     "bigint": TypeInfo("int", "INTEGER", 8, 8),
+    # BIT(M) (RM8 13.1.5 "Bit-Value Type"): 1..64 bits, held as its unsigned integer value (BIT(64) above 2**63-1 as
+    # values.u64_to_sqlite's blob); binlogged as MYSQL_TYPE_BIT 16, sent to clients as its big-endian bytes
+    "bit": TypeInfo("bit", "INTEGER", 16, 8, default_length=1),
     "float": TypeInfo("float", "REAL", 4),
     "double": TypeInfo("float", "REAL", 5),
     "decimal": TypeInfo("decimal", "NUMERIC", 246),
@@ -121,6 +133,7 @@ SQLGLOT_TYPES: dict[str, tuple[str, bool]] = {
     "BIGINT": ("bigint", False),
     "UBIGINT": ("bigint", True),
     "BOOLEAN": ("tinyint", False),
+    "BIT": ("bit", False),
     "FLOAT": ("float", False),
     "UFLOAT": ("float", True),
     "DOUBLE": ("double", False),
@@ -323,6 +336,10 @@ class ColumnDef:
             t = f"{t}({self.scale})"
         elif t == "tinyint" and self.length == 1:
             t = "tinyint(1)"
+        elif t == "bit":
+            t = f"bit({self.length or 1})"
+        elif self.zerofill and self.info.family == "int" and self.length:
+            t = f"{t}({self.length})"  # 8.0.19+ shows a display width only with ZEROFILL (and for tinyint(1))
         if self.unsigned:
             t += " unsigned"
         if self.zerofill:
@@ -337,7 +354,13 @@ class ColumnDef:
             return (0, 2**bits - 1) if self.unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
         if info.family == "year":
             return (0, 2155)
+        if info.family == "bit":
+            return (0, 2 ** (self.length or 1) - 1)
         return None
+
+    def exact_text(self) -> bool:
+        """True for a DECIMAL(M,D) with M > 15, held as its exact text (a double keeps 15 significant digits)."""
+        return self.type == "decimal" and (self.precision or 10) > DOUBLE_EXACT_DIGITS
 
     def max_chars(self) -> int | None:
         """Maximum length (characters for strings, bytes for binary) or ``None`` for unbounded/non-string."""
@@ -423,7 +446,8 @@ class TableDef:
         if len(pk) != 1:
             return False
         col = self.column(pk[0])
-        return col is not None and col.info.family == "int"
+        # a BIGINT UNSIGNED key can hold values above SQLite's rowid range (values.u64_to_sqlite)
+        return col is not None and col.info.family == "int" and not (col.unsigned and col.info.int_bytes == 8)
 
     @property
     def rowid_alias(self) -> str:
@@ -485,6 +509,8 @@ def _lit(v: Any) -> str:
         return "NULL"
     if isinstance(v, bool):
         return str(int(v))
+    if isinstance(v, int) and v >= 2**63:
+        return f"X'{v.to_bytes(8, 'big').hex()}'"  # values.u64_to_sqlite's form
     if isinstance(v, (int, float, Decimal)):
         return str(v)
     if isinstance(v, bytes):
@@ -501,7 +527,16 @@ def physical_ddl(t: TableDef) -> list[str]:
     rowid = t.rowid_pk
     for c in t.columns:
         info = c.info
-        sql = f"{_q(c.name)} {info.affinity}"
+        rng = c.int_range()
+        # "INT", not "INTEGER": a single-column INTEGER key would become the rowid, which cannot hold the blobs of
+        # values above 2**63-1 (values.u64_to_sqlite); the affinity is the same
+        sql = f"{_q(c.name)} {'INT' if rng is not None and rng[1] >= 2**63 else info.affinity}"
+        if c.exact_text():
+            # DECIMAL with more digits than a double keeps: its exact text, compared by value (storage.py's
+            # GK_DECIMAL collation; the name is repeated here as storage imports this module)
+            sql = f"{_q(c.name)} TEXT COLLATE GK_DECIMAL"
+        elif c.type == "time":
+            sql = f"{_q(c.name)} TEXT COLLATE GK_TIME"  # by duration (storage.time_collation)
         if rowid and c.name == t.primary_key[0]:
             sql = f"{_q(c.name)} INTEGER PRIMARY KEY"
         if not c.nullable:
@@ -511,8 +546,13 @@ def physical_ddl(t: TableDef) -> list[str]:
         if c.is_text_ci():
             sql += " COLLATE NOCASE"
         checks = []
-        rng = c.int_range()
-        if rng is not None:
+        if rng is not None and rng[1] >= 2**63:
+            # 2**63 .. 2**64-1 are 8-byte big-endian blobs (values.u64_to_sqlite), which sort after every integer
+            checks.append((f"gk:range:{c.name}", f"{_q(c.name)} >= 0"))
+            q = _q(c.name)
+            blob = f"(typeof({q}) = 'blob' AND length({q}) = 8 AND {q} >= X'8000000000000000')"
+            checks.append((f"gk:type:{c.name}", f"typeof({q}) = 'integer' OR {blob}"))
+        elif rng is not None:
             checks.append((f"gk:range:{c.name}", f"{_q(c.name)} BETWEEN {rng[0]} AND {rng[1]}"))
             checks.append((f"gk:type:{c.name}", f"typeof({_q(c.name)}) = 'integer'"))
         if info.family == "float" and c.unsigned:
@@ -771,6 +811,8 @@ def _column_rows(t: TableDef) -> list[tuple]:
         elif info.family == "int":
             nprec = {1: 3, 2: 5, 3: 7, 4: 10, 8: 19 if not c.unsigned else 20}[info.int_bytes]
             nscale = 0
+        elif info.family == "bit":
+            nprec = c.length or 1
         elif info.family == "decimal":
             nprec, nscale = c.precision, c.scale
         elif info.family == "float":

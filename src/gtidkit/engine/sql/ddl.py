@@ -57,6 +57,10 @@ def _literal_value(node: exp.Expression) -> Any:
         return -v if isinstance(v, int) else "-" + v
     if isinstance(node, exp.Paren):
         return _literal_value(node.this)
+    if isinstance(node, exp.BitString):  # b'101' (a number: a BIT or integer default)
+        return int(node.this or "0", 2)
+    if isinstance(node, exp.HexString):  # x'41' (a binary string, a number for BIT and integer columns)
+        return bytes.fromhex(node.this if len(node.this) % 2 == 0 else "0" + node.this)
     raise ValueError(node.sql("mysql"))
 
 
@@ -97,9 +101,18 @@ def column_def(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef,
         scale = params[1] if len(params) > 1 else 0
         if precision > 65:
             raise mysql_error(1426, precision, name, "65")
+    elif tname == "float" and len(params) == 1:
+        # FLOAT(p) (RM8 13.1.4): p 0..24 is FLOAT, 25..53 DOUBLE, both without a (M,D); above 53 error 1063
+        if params[0] > 53:
+            raise mysql_error(1063, name)
+        tname = "float" if params[0] <= 24 else "double"
     elif tname in ("float", "double") and params:
         precision = params[0]
         scale = params[1] if len(params) > 1 else None
+    elif tname == "bit":
+        length = max(params[0], 1) if params else 1  # BIT and BIT(0) are BIT(1)
+        if length > 64:  # MAX_BIT_FIELD_LENGTH
+            raise mysql_error(1439, name, 64)
     elif tname in ("datetime", "timestamp", "time") and params:
         scale = params[0]
         if scale > 6:
@@ -164,6 +177,9 @@ def column_def(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef,
             raise not_supported(f"column option {k.sql('mysql')}")
     if is_pk:
         nullable = False
+    if zerofill and TYPE_INFO[tname].family == "int" and length is None:
+        # the display width ZEROFILL pads to: as written, else the type's unsigned width (RM8 13.1.6)
+        length = params[0] if params else _ZEROFILL_WIDTH[tname]
     col = ColumnDef(
         name=name,
         type=tname,
@@ -200,6 +216,10 @@ def column_def(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef,
     elif nullable and not auto_inc:
         col = ColumnDef(**{**_asdict(col), "has_default": True, "default": None})
     return col, is_pk, is_unique
+
+
+#: Display width of an integer type when ZEROFILL is given without one (the digits of its unsigned maximum).
+_ZEROFILL_WIDTH = {"tinyint": 3, "smallint": 5, "mediumint": 8, "int": 10, "bigint": 20}
 
 
 def _asdict(c: ColumnDef) -> dict[str, Any]:

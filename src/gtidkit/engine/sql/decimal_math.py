@@ -1,8 +1,8 @@
 """Exact DECIMAL arithmetic for statements run on SQLite: UDFs, the tree rewrite that calls them, and the final
 conversion of result values to their MySQL type.
 
-SQLite holds a DECIMAL value as the nearest double (NUMERIC affinity, see ``values.py``), and a double of at most
-15 significant digits gives its decimal digits back exactly (``repr``). Arithmetic whose MySQL result type is
+SQLite holds a DECIMAL(M,D) value with M <= 15 as the nearest double (NUMERIC affinity, see ``values.py``), and a
+double of at most 15 significant digits gives its decimal digits back exactly (``repr``); wider ones as exact text. Arithmetic whose MySQL result type is
 DECIMAL (:mod:`numeric_types`) is therefore rewritten into UDFs that read their operands back as ``Decimal``,
 compute exactly (Python ``decimal``, rounding half away from zero as MySQL does) and hand SQLite the nearest
 double of the exact result again. Equal exact results give equal doubles, so WHERE / HAVING comparisons, GROUP
@@ -14,8 +14,9 @@ Division follows MySQL's ``decimal_div``: the quotient keeps the dividend's and 
 ``div_precision_increment`` rounded up to a multiple of 9 (one ``decimal_digit_t``), truncated, and is rounded to
 the declared scale only when sent (manual "Arithmetic Operators": ``(14620 / 9432456) / (24250 / 9432456)``
 gives 0.60288653). SUM and AVG of DECIMAL/integer arguments are exact aggregates (``_GK_DEC_SUM``,
-``_GK_DEC_AVG``). Known limit: values with more than 15 significant digits are held as doubles at rest, as the
-storage note in ``values.py`` says.
+``_GK_DEC_AVG``). A result with more than 15 significant digits goes back to SQLite as its exact text (a wide
+DECIMAL column holds its values the same way, ``values.py``), which :func:`to_decimal` reads back exactly; integer
+arithmetic with a BIGINT UNSIGNED operand runs here too, its values above 2**63-1 being 8-byte blobs in SQLite.
 Sources: MySQL manual "Precision Math", "Arithmetic Operators", "Aggregate Function Descriptions".
 """
 
@@ -52,6 +53,7 @@ __all__ = [
     "result_converter",
     "rewrite_exact",
     "to_decimal",
+    "to_unsigned",
 ]
 
 #: Exact intermediate arithmetic: wide enough for two 65-digit operands multiplied.
@@ -75,17 +77,23 @@ def to_decimal(v: Any) -> Decimal | None:
         return None
     if isinstance(v, Decimal):
         return v
+    if t is bytes and len(v) == 8 and v[0] & 0x80:
+        return Decimal(int.from_bytes(v, "big"))  # a BIGINT UNSIGNED value above 2**63-1 (u64_to_sqlite)
     try:
         return Decimal(v.decode() if isinstance(v, bytes) else str(v).strip())
     except InvalidOperation:
         return Decimal(0)
 
 
-def _to_sqlite(d: Decimal) -> int | float:
-    """The value SQLite carries for an exact result: an int when integral and within 64 bits, else the nearest
-    double (which gives ``d`` back through :func:`to_decimal` up to 15 significant digits)."""
-    if d == d.to_integral_value() and -(2**63) <= d < 2**63:
-        return int(d)
+def _to_sqlite(d: Decimal) -> int | float | bytes | str:
+    """The value SQLite carries for an exact result: an int when integral and within 64 bits (2**63 .. 2**64-1 as
+    the 8-byte blob a BIGINT UNSIGNED column holds, ``values.u64_to_sqlite``), else the nearest double when it keeps
+    every digit (up to 15 significant digits), else the exact text (:func:`to_decimal` reads both back)."""
+    if d == d.to_integral_value() and -(2**63) <= d < 2**64:
+        n = int(d)
+        return n if n < 2**63 else n.to_bytes(8, "big")
+    if len(d.as_tuple().digits) > 15:
+        return format(d, "f")  # a double would lose digits: the exact text, which to_decimal reads back
     return float(d)
 
 
@@ -243,6 +251,7 @@ def register_udfs(raw: sqlite3.Connection) -> None:
     raw.create_function("_GK_DEC_MOD", 2, dec_mod, deterministic=True)
     raw.create_function("_GK_DEC_ROUND", 2, dec_round, deterministic=True)
     raw.create_function("_GK_DBL_ROUND", 2, dbl_round, deterministic=True)
+    raw.create_function("_GK_UNSIGNED", 1, to_unsigned, deterministic=True)
     raw.create_aggregate("_GK_DEC_SUM", 1, DecimalSum)  # type: ignore[arg-type]
     raw.create_aggregate("_GK_DEC_AVG", 1, DecimalAvg)  # type: ignore[arg-type]
     for n, cls in _AVG_BY_INCREMENT.items():
@@ -293,16 +302,25 @@ def rewrite_exact(
             if isinstance(inner, exp.Distinct) and len(inner.expressions) == 1:
                 inner = inner.expressions[0]
             arg = numeric_type(inner, column_type, literal_of, increment)
-            if arg is None or arg.kind == "double" or (isinstance(node, exp.Sum) and arg.kind == "int"):
-                continue  # SQLite's SUM of integers is exact; DOUBLE stays DOUBLE
+            if arg is None or arg.kind == "double":
+                continue  # DOUBLE stays DOUBLE
+            if isinstance(node, exp.Sum) and arg.kind == "int" and not _wide_unsigned(arg):
+                continue  # SQLite's SUM of integers is exact (BIGINT UNSIGNED values may be blobs)
         elif isinstance(node, exp.Round):
             pass  # exact (integer, DECIMAL) and approximate ROUND both differ from SQLite's round()
         elif isinstance(node, exp.Cast):
             if cast_decimal_type(node) is None:
                 continue
-        elif t.kind != "decimal":
+        elif t.kind != "decimal" and not (
+            t.kind == "int" and _has_wide_unsigned(node, column_type, literal_of)
+        ):
             continue
         todo.append((node, t))
+    casts = [
+        c
+        for c in tree.find_all(exp.Cast)
+        if isinstance(c.args.get("to"), exp.DataType) and c.args["to"].this == exp.DataType.Type.UBIGINT
+    ]
     for node, t in reversed(todo):
         new: exp.Expression
         if isinstance(node, exp.Sum | exp.Avg):
@@ -331,7 +349,49 @@ def rewrite_exact(
                 args.append(exp.Literal.number(increment))
             new = exp.Anonymous(this=udf, expressions=args)
         node.replace(new)
+    for c in reversed(casts):  # CAST(x AS UNSIGNED): SQLite's CAST AS INTEGER has no unsigned half
+        c.replace(exp.Anonymous(this="_GK_UNSIGNED", expressions=[c.this]))
     return tree
+
+
+def to_unsigned(v: Any) -> int | bytes | None:
+    """UDF ``_GK_UNSIGNED(x)``: ``CAST(x AS UNSIGNED)`` (manual "Cast Functions and Operators": the value as a
+    BIGINT UNSIGNED, a negative integer read as its 64-bit two's complement, so ``CAST(-1 AS UNSIGNED)`` is
+    18446744073709551615; a fraction rounded half away from zero; beyond 64 bits the nearest bound). Values above
+    2**63-1 go back to SQLite as the blob a BIGINT UNSIGNED column holds (``values.u64_to_sqlite``)."""
+    d = to_decimal(v)
+    if d is None:
+        return None
+    with localcontext(_CTX):
+        n = int(d.to_integral_value(rounding=ROUND_HALF_UP)) if d.is_finite() else 0
+    n = min(max(n, -(2**63)), 2**64 - 1) & (2**64 - 1)
+    return n if n < 2**63 else n.to_bytes(8, "big")
+
+
+def _wide_unsigned(t: NumType) -> bool:
+    """True for a BIGINT UNSIGNED operand, whose values above 2**63-1 SQLite holds as blobs."""
+    return t.kind == "int" and t.unsigned and t.length >= 20
+
+
+def _has_wide_unsigned(
+    node: exp.Expression,
+    column_type: Callable[[exp.Column], NumType | None],
+    literal_of: Callable[[str], Any] | None,
+) -> bool:
+    """True when integer arithmetic ``node`` has a BIGINT UNSIGNED operand: it is computed by the exact UDFs,
+    as SQLite's 64-bit signed arithmetic cannot (``18446744073709551615 - 1``)."""
+    if not isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
+        return False
+    for operand in (node.this, node.expression):
+        t = numeric_type(operand, column_type, literal_of)
+        if t is not None and _wide_unsigned(t):
+            return True
+    return False
+
+
+def _u64(v: Any) -> Any:
+    """A BIGINT UNSIGNED result value as sent: an 8-byte blob back to its int."""
+    return int.from_bytes(v, "big") if type(v) is bytes and len(v) == 8 else v
 
 
 def _decimal_converter(scale: int) -> Callable[[Any], Any]:
@@ -361,4 +421,6 @@ def result_converter(col: Column | None) -> Callable[[Any], Any] | None:
         return _decimal_converter(col.decimals)
     if col.type == FieldType.MYSQL_TYPE_DOUBLE:
         return _double
+    if col.type == FieldType.MYSQL_TYPE_LONGLONG:
+        return _u64  # integer arithmetic on BIGINT UNSIGNED gives 2**63 .. 2**64-1 as blobs
     return None

@@ -56,10 +56,12 @@ from gtidkit.engine import storage as _db
 from gtidkit.engine.sql import temporal
 from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
+from gtidkit.engine.sql.exec_result import NEG_FUNCTION, neg_udf
 from gtidkit.engine.sql.values import (
     FieldStore,
     coerce,
     from_sqlite,
+    holds_u64_blobs,
     implicit_default,
     store_null,
     to_float32,
@@ -673,7 +675,7 @@ def _image_converter(col: ColumnDef) -> Callable[[Any], Any] | None:
             return v if type(v) is str else from_sqlite(col, v)
 
         return string
-    if fam in ("decimal", "float", "binary"):
+    if fam in ("decimal", "float", "binary", "bit") or holds_u64_blobs(col):
         return functools.partial(from_sqlite, col)
     return None
 
@@ -967,7 +969,9 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                 elif kind == "n":
                     raw_value = params.get(v[0])
                     numeric = isinstance(raw_value, (int, Decimal)) and not isinstance(raw_value, bool)
-                    vals.append(-raw_value if numeric else evald[v[1]])
+                    # copy_negate: exact at any width (unary minus would round a DECIMAL(65,30) literal to 28 digits)
+                    neg = raw_value.copy_negate() if isinstance(raw_value, Decimal) else -raw_value
+                    vals.append(neg if numeric else evald[v[1]])
                 else:
                     vals.append(evald[v])
             src_rows.append(vals)
@@ -1112,7 +1116,9 @@ def _float32_udf(v: Any) -> Any:
 
 
 def register_udfs(raw: _db.RawConnection, rand: Callable[[], float]) -> None:
-    """Register the helper UDFs DML plans use (``_GK_TO_INT``, ``_GK_TO_FLOAT32``, ``_GK_RAND``)."""
+    """Register the helper UDFs DML plans use (``_GK_TO_INT``, ``_GK_TO_FLOAT32``, ``_GK_RAND``) and the SQLite
+    dialect's ``_GK_NEG`` (:func:`gtidkit.engine.sql.exec_result.neg_udf`)."""
     raw.create_function("_GK_TO_INT", 1, to_int_udf, deterministic=True)
     raw.create_function("_GK_TO_FLOAT32", 1, _float32_udf, deterministic=True)
     raw.create_function("_GK_RAND", -1, lambda *a: rand())
+    raw.create_function(NEG_FUNCTION, 1, neg_udf, deterministic=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -15,7 +15,43 @@ from sqlglot.dialects.sqlite import SQLite
 if TYPE_CHECKING:
     from gtidkit.engine.results import Column
 
-__all__ = ["SQLITE", "ConstPlan", "ExecResult", "GkSQLite", "RowChange", "bindable"]
+__all__ = [
+    "NEG_FUNCTION",
+    "SQLITE",
+    "ConstPlan",
+    "ExecResult",
+    "GkSQLite",
+    "RowChange",
+    "bindable",
+    "neg_udf",
+]
+
+
+#: SQL function negating a bound literal (see :meth:`GkSQLite.Generator.neg_sql`, registered by the DML UDFs)
+NEG_FUNCTION = "_GK_NEG"
+
+
+def neg_udf(v: Any) -> Any:
+    """``_GK_NEG(v)``: SQLite's unary minus, with an 8-byte BIGINT UNSIGNED blob read as its value first (``-2**63``
+    comes back as an integer, more negative values as the nearest double, as MySQL's literal would be DECIMAL) and a
+    literal's text of more than 15 digits negated exactly (as text)."""
+    t = type(v)
+    if t is int or t is float:
+        return -v
+    if v is None:
+        return None
+    if t is bytes and len(v) == 8 and v[0] & 0x80:
+        n = -int.from_bytes(v, "big")
+        return n if n >= -(2**63) else float(n)
+    try:
+        d = Decimal((v.decode() if t is bytes else str(v)).strip())
+    except (InvalidOperation, UnicodeDecodeError):
+        return -0.0
+    if not d.is_finite():
+        return -0.0
+    if len(d.as_tuple().digits) > 15:  # a DECIMAL literal wider than a double: its exact negated text
+        return format(d.copy_negate(), "f")
+    return -int(d) if d == d.to_integral_value() else -float(d)
 
 
 class GkSQLite(SQLite):
@@ -23,7 +59,32 @@ class GkSQLite(SQLite):
 
     SQLite reads an unknown double-quoted identifier as a string literal (its "DQS" misfeature), which would turn
     ``SELECT nosuch FROM t`` into a constant instead of error 1054; a backquoted identifier never falls back.
+    An integer literal of 2**63 .. 2**64-1 (BIGINT UNSIGNED's upper half), which SQLite would read as a lossy
+    REAL, is written as the 8-byte blob such a column holds it as (``values.u64_to_sqlite``).
     """
+
+    class Generator(SQLite.Generator):
+        """SQLite's generator with BIGINT UNSIGNED literals above 2**63-1 written as blobs."""
+
+        def literal_sql(self, expression: exp.Literal) -> str:
+            """A literal's SQLite text (see the class docstring)."""
+            text = expression.this or ""
+            if (
+                not expression.is_string
+                and len(text) >= 19
+                and text.isdigit()
+                and 2**63 <= int(text) < 2**64
+                and not isinstance(expression.parent, exp.Neg)
+            ):
+                return f"X'{int(text).to_bytes(8, 'big').hex()}'"
+            return super().literal_sql(expression)
+
+        def neg_sql(self, expression: exp.Neg) -> str:
+            """``-:gkN`` as ``_GK_NEG(:gkN)``: a bound literal may be a BIGINT UNSIGNED blob (``-9223372036854775808``
+            is the negation of 2**63), which SQLite's own minus would read as 0."""
+            if isinstance(expression.this, exp.Placeholder):
+                return f"{NEG_FUNCTION}({self.sql(expression, 'this')})"
+            return super().neg_sql(expression)
 
 
 GkSQLite.IDENTIFIER_START = "`"
@@ -93,17 +154,25 @@ class ExecResult:
 
 
 def bindable(v: Any) -> Any:
-    """A value sqlite3 can bind: Decimal to int (integral) or float, bool to int, integers outside 64 bits to
-    float, datetime/date to their ISO text; anything else unchanged."""
+    """A value sqlite3 can bind: Decimal to int (integral) or float (its text beyond 15 digits), bool to int, an integer of 2**63 .. 2**64-1
+    to the 8-byte blob a BIGINT UNSIGNED column holds it as (``values.u64_to_sqlite``: equal to and ordered with
+    the column's values), other integers outside 64 bits to their text, datetime/date to their ISO text; anything else
+    unchanged."""
     t = type(v)
     if t is str or v is None or (t is int and -(2**63) <= v < 2**63):
         return v
     if isinstance(v, Decimal):
+        if len(v.as_tuple().digits) > 15:
+            # more digits than a double keeps: the exact text (a wide DECIMAL column's GK_DECIMAL collation and
+            # the exact UDFs read it as the number it is)
+            return int(v) if v == v.to_integral_value() and -(2**63) <= v < 2**63 else format(v, "f")
         return float(v) if v != v.to_integral_value() else int(v)
     if isinstance(v, bool):
         return int(v)
+    if isinstance(v, int) and 2**63 <= v < 2**64:
+        return v.to_bytes(8, "big")
     if isinstance(v, int) and not -(2**63) <= v < 2**63:
-        return float(v)
+        return str(v)  # its exact digits (a DECIMAL literal; SQLite's numeric affinity reads it as a double)
     if isinstance(v, (_dt.datetime, _dt.date)):
         return str(v)
     return v

@@ -78,7 +78,7 @@ from gtidkit.engine.sql.numeric_types import (
 from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
 from gtidkit.engine.sql.sql_mode import DEFAULT_SQL_MODE, SqlMode, parse_sql_mode
 from gtidkit.engine.sql.unsupported import statement_error
-from gtidkit.engine.sql.values import FieldStore, from_sqlite
+from gtidkit.engine.sql.values import FieldStore, converts_on_read, result_value
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
 from gtidkit.engine.time_zone import SYSTEM, TimeZone, parse_time_zone
 from gtidkit.errors import MySQLError
@@ -842,7 +842,10 @@ class Executor:
         This is the one place the SQL layer reads the session's strictness."""
         mode = self.sql_mode()
         store = FieldStore(
-            strict=mode.strict and not ignore, error_for_division_by_zero=mode.error_for_division_by_zero
+            strict=mode.strict and not ignore,
+            error_for_division_by_zero=mode.error_for_division_by_zero,
+            no_zero_date="NO_ZERO_DATE" in mode.names,
+            no_zero_in_date="NO_ZERO_IN_DATE" in mode.names,
         )
         self.dml_store = store
         return store
@@ -1167,7 +1170,7 @@ class Executor:
         if rows:
             if plan.decimals is not None and len(plan.decimals) == len(rows[0]):
                 conv = plan.decimals
-                rows = [tuple(v if c is None else from_sqlite(c, v) for c, v in zip(conv, r)) for r in rows]
+                rows = [tuple(v if c is None else result_value(c, v) for c, v in zip(conv, r)) for r in rows]
             if plan.convert is not None and len(plan.convert) == len(rows[0]):
                 fns = plan.convert
                 rows = [tuple(v if f is None else f(v) for f, v in zip(fns, r)) for r in rows]
@@ -1481,7 +1484,8 @@ def _unquote_id(s: str) -> str:
 
 
 def _decimal_columns(tree: exp.Select) -> tuple[ColumnDef | None, ...] | None:
-    """For each result column of ``tree`` (already resolved), the DECIMAL catalog column it reads directly."""
+    """For each result column of ``tree`` (already resolved), the catalog column it reads directly when that
+    column's values need :func:`values.result_value` (DECIMAL, BIT, ZEROFILL, BIGINT UNSIGNED)."""
     tables: list[tuple[str, TableDef]] = []
     frm = tree.args.get("from_")
     for node in ([frm.this] if frm is not None else []) + [j.this for j in tree.args.get("joins") or []]:
@@ -1506,7 +1510,7 @@ def _decimal_columns(tree: exp.Select) -> tuple[ColumnDef | None, ...] | None:
             found = [c for t in cands if (c := t.column(target.name)) is not None]
             col = found[0] if len(found) == 1 else None
         out.append(col)
-    conv = tuple(c if c is not None and c.info.family == "decimal" else None for c in out)
+    conv = tuple(c if c is not None and converts_on_read(c) else None for c in out)
     return conv if any(c is not None for c in conv) else None
 
 

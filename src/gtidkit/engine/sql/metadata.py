@@ -62,6 +62,7 @@ _T = FieldType
 
 #: MySQL type name -> field type code as sent in result sets (VARCHAR columns are sent as VAR_STRING).
 _SEND_TYPE: dict[str, FieldType] = {
+    "bit": _T.MYSQL_TYPE_BIT,
     "tinyint": _T.MYSQL_TYPE_TINY,
     "smallint": _T.MYSQL_TYPE_SHORT,
     "mediumint": _T.MYSQL_TYPE_INT24,
@@ -166,6 +167,11 @@ def column_for_def(
         length = unsigned_w if col.unsigned else signed_w
         if t == "tinyint" and col.length == 1:
             length = 1  # BOOL / TINYINT(1)
+        elif col.zerofill and col.length:
+            length = col.length  # the display width the values are padded to
+    elif family == "bit":
+        flags |= _F.UNSIGNED  # Field_bit sets UNSIGNED_FLAG; the length is M bits
+        length = col.length or 1
     elif family == "year":
         flags |= _F.NUM | _F.UNSIGNED | _F.ZEROFILL
         length = 4
@@ -230,6 +236,16 @@ def column_for_def(
 def _int_literal_column(name: str, text: str, negative: bool) -> Column:
     digits = len(text.lstrip("0") or "0")
     value = int(text)
+    if not negative and 2**63 <= value <= 2**64 - 1:
+        # Item_uint (the lexer's ULONGLONG_NUM): BIGINT UNSIGNED, as many positions as digits
+        return Column(
+            name,
+            type=_T.MYSQL_TYPE_LONGLONG,
+            charset=CHARSET_BINARY,
+            length=digits,
+            flags=int(_F.NOT_NULL | _F.UNSIGNED | _F.BINARY | _F.NUM),
+            decimals=0,
+        )
     if value > 2**63 - 1 + (1 if negative else 0):
         return Column(
             name,

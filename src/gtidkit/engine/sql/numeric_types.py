@@ -136,6 +136,8 @@ def _literal_type(text: str) -> NumType:
     digits = max(len(intpart.lstrip("0")), 1)
     if not frac and int(intpart or "0") <= 2**63 - 1:
         return NumType("int", digits, 0, digits + 1, False, True)
+    if not frac and int(intpart or "0") <= 2**64 - 1:
+        return NumType("int", digits, 0, digits, True, True)  # Item_uint: BIGINT UNSIGNED, no sign position
     return _decimal(digits + len(frac), len(frac), False, True)
 
 
@@ -146,7 +148,7 @@ def _value_type(value: Any) -> NumType | None:
     if isinstance(value, int):
         return _literal_type(str(abs(value)))
     if isinstance(value, Decimal):
-        return _literal_type(format(abs(value), "f"))
+        return _literal_type(format(value.copy_abs(), "f"))
     if isinstance(value, float):
         return _DOUBLE
     if isinstance(value, str):
@@ -215,6 +217,9 @@ def numeric_type(
     if isinstance(node, exp.Count):
         return NumType("int", 20, 0, 21, False, True)
     if isinstance(node, exp.Cast):
+        to = node.args.get("to")
+        if isinstance(to, exp.DataType) and to.this == exp.DataType.Type.UBIGINT:
+            return NumType("int", 20, 0, 20, True, False)  # CAST(x AS UNSIGNED): BIGINT UNSIGNED
         return cast_decimal_type(node)
     if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
         if isinstance(node.expression, exp.Interval) or isinstance(node.this, exp.Interval):

@@ -106,6 +106,9 @@ def _meta(col: ColumnDef) -> bytes:
         return bytes([col.scale or 0])
     if code == 245:
         return _JSON_META
+    if code == 16:  # BIT(M): bits in the last byte, whole bytes (Field_bit::do_save_field_metadata)
+        m = col.length or 1
+        return bytes([m % 8, m // 8])
     return b""
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gtidkit.engine.sql.catalog import TableDef
+from gtidkit.engine.sql.catalog import ColumnDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
 from gtidkit.engine.sql.parse import SqlStatement, normalize
 from gtidkit.engine.sql.show_engines import SHOW_ENGINES, show_engines
@@ -22,6 +22,16 @@ __all__ = ["VIEW_DEFINER", "run_show", "show_create_table", "show_create_view"]
 
 _ID = r"(`(?:[^`]|``)+`|[A-Za-z0-9_$]+)"
 _LIKE = r"(?: LIKE ('(?:[^'\\]|\\.|'')*'))?"
+
+
+def _default_literal(c: ColumnDef) -> str:
+    """A column default as SHOW CREATE TABLE writes it: quoted text (a DECIMAL with the column's scale), a BIT
+    default as ``b'101'``, a YEAR in four digits (``Field::val_str``)."""
+    if c.info.family == "bit":
+        return f"b'{int(c.default):b}'"
+    if c.info.family == "year":
+        return f"'{int(c.default):04d}'"
+    return f"'{c.default}'"
 
 
 def _unid(s: str | None) -> str | None:
@@ -65,7 +75,7 @@ def show_create_table(t: TableDef) -> str:
         elif c.default_expr:
             s += f" DEFAULT {c.default_expr}"
         elif c.has_default:
-            s += " DEFAULT NULL" if c.default is None else f" DEFAULT '{c.default}'"
+            s += " DEFAULT NULL" if c.default is None else f" DEFAULT {_default_literal(c)}"
         if c.on_update:
             s += f" ON UPDATE {c.on_update}"
         if c.comment:
