@@ -88,6 +88,8 @@ class Session:
         self.purged_in_trx = GtidSet()
         #: MySQL's thread stage while a statement waits (PROCESSLIST State / PROCESSLIST_STATE), "" otherwise
         self.stage = ""
+        #: what the last account statement did (engine/accounts/statements.py ``Outcome``), for the wire server
+        self.account_outcome: Any = None
         # transaction state
         self.explicit_trx = False
         #: the open explicit transaction is READ ONLY (MySQL's ``thd->tx_read_only``; writes fail with 1792)
