@@ -114,7 +114,7 @@ def server(
 
 def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
     from gtidkit.engine import Server
-    from gtidkit.protocol.accounts import AccountStore
+    from gtidkit.engine.accounts.bootstrap import create_root
     from gtidkit.protocol.tls import generate_certs
 
     if datadir.exists() and any(datadir.iterdir()):
@@ -131,9 +131,11 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
         click.echo(f"[ERROR] [Server] {err}", err=True)
         return 1
     version = str(engine.globals.get("version"))
-    engine.shutdown()
     password = "" if insecure else generate_password()
-    AccountStore(datadir).initialize(password, expire=not insecure)
+    try:
+        create_root(engine, password, expire=not insecure)
+    finally:
+        engine.shutdown()
     generate_certs(datadir, version)
     if insecure:
         click.echo(
@@ -151,20 +153,13 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
 
 def _run(datadir: Path, opts: Any) -> int:
     from gtidkit.engine import Server
-    from gtidkit.protocol.accounts import AccountStore
+    from gtidkit.engine.accounts.bootstrap import create_root
     from gtidkit.protocol.server import WireServer
     from gtidkit.protocol.tls import generate_certs
     from gtidkit.replication import install as install_replication
 
     log = logging.getLogger("gtidkit.server")
     s = opts.server
-    if not AccountStore(datadir).exists():
-        click.echo(
-            f"[ERROR] [MY-010119] [Server] Data directory {datadir} is not initialized (no accounts): run "
-            "gtidkit server --initialize --datadir first. Aborting.",
-            err=True,
-        )
-        return 1
     _setup_logging(str(s["log_error"]), datadir)
     host = socket.gethostname()
     pid_file = Path(str(s["pid_file"]) or f"{host}.pid")
@@ -176,6 +171,12 @@ def _run(datadir: Path, opts: Any) -> int:
         log.error("%s", err)
         log.error("Aborting")
         return 1
+    if not engine.accounts.exists():  # a datadir made by `gtidkit sql`: root@localhost as --initialize-insecure
+        create_root(engine, "")
+        log.warning(
+            "[MY-010453] root@localhost is created with an empty password ! Please consider switching off the "
+            "--initialize-insecure option."
+        )
     try:
         if int(s["auto_generate_certs"]):
             generate_certs(datadir, str(engine.globals.get("version")))

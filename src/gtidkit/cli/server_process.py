@@ -63,7 +63,7 @@ class ServerProcess:
         Raises:
             RuntimeError: the server exited before it was ready (the error log's tail is in the message).
         """
-        if not (self.datadir / "gtidkit_accounts.json").exists():
+        if not (self.datadir / "gtidkit.sqlite").exists():
             initialize(self.datadir)
         cmd = [
             sys.executable,

@@ -198,6 +198,9 @@ class Server:
 
             start_up(server)
             server.accounts.load(server.internal_conn)
+            from gtidkit.engine.accounts.bootstrap import import_legacy_file
+
+            import_legacy_file(server)
             server.admin.expire_logs()  # binlog_expire_logs_seconds: files expired while the server was down
             server.compressor.start()
         except BaseException:

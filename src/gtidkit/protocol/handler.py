@@ -25,7 +25,7 @@ from gtidkit.engine import charsets
 from gtidkit.errors import MySQLError, ProtocolError, RemoteProtocolError
 from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol import auth, engine_seam, privileges
-from gtidkit.protocol.accounts import Account, AccountStore
+from gtidkit.engine.accounts.store import Account, AccountStore
 from gtidkit.protocol.connection import (
     NEED_DATA,
     PAUSED,
@@ -121,7 +121,7 @@ class ServerContext:
 
     Attributes:
         engine: the engine ``Server``.
-        accounts: the account store.
+        accounts: the engine's account store (``engine.accounts``: the grant tables, cached).
         server_version: the version string of the Handshake (``@@version``).
         ssl_available: the server has a certificate (CLIENT_SSL is offered).
         rsa_keys: ``(private PEM, public PEM)`` for caching_sha2_password's key exchange, or None.
