@@ -126,7 +126,9 @@ class ServerContext:
         ssl_available: the server has a certificate (CLIENT_SSL is offered).
         rsa_keys: ``(private PEM, public PEM)`` for caching_sha2_password's key exchange, or None.
         max_allowed_packet: largest client packet accepted (bytes).
-        sha2_cache: caching_sha2_password's fast-path cache: (user, host) -> SHA256(SHA256(password)).
+        sha2_cache: caching_sha2_password's fast-path cache: (user, host) -> (the authentication_string it was
+            verified against, SHA256(SHA256(password))); an entry whose account has another stored hash now (ALTER
+            USER here, or applied from a source) is not used.
         handlers: open connections by connection id (SHOW PROCESSLIST, KILL).
         request_shutdown: called by the SHUTDOWN statement.
         started: server start time (``time.monotonic()``), for COM_STATISTICS' Uptime.
@@ -138,7 +140,7 @@ class ServerContext:
     ssl_available: bool = False
     rsa_keys: tuple[bytes, bytes] | None = None
     max_allowed_packet: int = 64 * 1024 * 1024
-    sha2_cache: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    sha2_cache: dict[tuple[str, str], tuple[str, bytes]] = field(default_factory=dict)
     handlers: dict[int, ClientHandler] = field(default_factory=dict)
     request_shutdown: Callable[[], None] = lambda: None
     started: float = field(default_factory=time.monotonic)
@@ -376,7 +378,11 @@ class ClientHandler:
         if token in (b"", b"\0"):
             return self._fail_auth(_denied(self.user, self.peer_host_name(), False))
         cached = self.ctx.sha2_cache.get((acc.user, acc.host))
-        if cached is not None and auth.sha2_fast_verify(cached, self.scramble, token):
+        if (
+            cached is not None
+            and cached[0] == acc.authentication_string
+            and auth.sha2_fast_verify(cached[1], self.scramble, token)
+        ):
             return self.conn.send(AuthMoreData(auth.FAST_AUTH_SUCCESS)) + self._auth_ok()
         self._auth_stage = "full"
         return self.conn.send(AuthMoreData(auth.PERFORM_FULL_AUTHENTICATION))
@@ -400,7 +406,10 @@ class ClientHandler:
                 password = None
             if password is not None and auth.sha2_check_password(acc.authentication_string, password):
                 with self.ctx.lock:
-                    self.ctx.sha2_cache[(acc.user, acc.host)] = auth.sha2_cache_entry(password)
+                    self.ctx.sha2_cache[(acc.user, acc.host)] = (
+                        acc.authentication_string,
+                        auth.sha2_cache_entry(password),
+                    )
                 return self._auth_ok()
             return self._fail_auth(_denied(self.user, self.peer_host_name(), True))
         return self._fail_auth(_denied(self.user, self.peer_host_name(), True))
