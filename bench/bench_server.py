@@ -165,9 +165,10 @@ def _layer_costs(n: int = 3000) -> list[tuple[str, float]]:
     import random
     import struct
 
+    from gtidkit.protocol.accounts import AccountStore
+
     from gtidkit.engine import Server
     from gtidkit.engine.statements.classify import classify
-    from gtidkit.protocol.accounts import AccountStore
     from gtidkit.protocol.constants import Capability
     from gtidkit.protocol.handler import ClientHandler, ServerContext
     from gtidkit.protocol.messages import HandshakeResponse

@@ -55,7 +55,9 @@ def test_no_binlog_gtid_mode_on(open_server):
     s.execute("RESET BINARY LOGS AND GTIDS")
     for gno, stmt, expected in steps:
         s.execute(f"SET SESSION GTID_NEXT='{SRC}:{gno}'")
-        s.execute(stmt)  # every statement runs, account management included (CREATE / ALTER / DROP USER, GRANT)
+        s.execute(
+            stmt
+        )  # every statement runs, account management included (CREATE / ALTER / DROP USER, GRANT)
         s.execute("SET SESSION GTID_NEXT='AUTOMATIC'")
         srv.compressor.wait_idle()
         assert _table_text(s) == expected.replace("MASTER_UUID", SRC), stmt

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pymysql._auth as client_auth
 import pytest
 
-from gtidkit.protocol import auth
 from gtidkit.engine import Server
 from gtidkit.engine.accounts.bootstrap import create_root
 from gtidkit.engine.accounts.store import Account
+from gtidkit.protocol import auth
 from gtidkit.protocol.tls import generate_certs, rsa_keys
 
 SCRAMBLE = auth.generate_scramble()
@@ -84,7 +84,9 @@ def test_account_store(tmp_path) -> None:  # type: ignore[no-untyped-def]
         s = engine.session()
         s.execute("CREATE USER 'app'@'%' IDENTIFIED WITH mysql_native_password BY 'apppw'")
         s.execute("CREATE USER 'app'@'127.0.0.1' IDENTIFIED BY 'local'")
-        rows = s.execute("SELECT user, host, authentication_string FROM mysql.user ORDER BY user, host")[-1].rows
+        rows = s.execute("SELECT user, host, authentication_string FROM mysql.user ORDER BY user, host")[
+            -1
+        ].rows
         assert [r[:2] for r in rows] == [("app", "%"), ("app", "127.0.0.1"), ("root", "localhost")]
         assert all("pw" not in r[2] and "local" not in r[2] for r in rows)
         with pytest.raises(Exception) as exc:

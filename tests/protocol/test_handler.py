@@ -11,8 +11,8 @@ import pymysql._auth as client_auth
 import pytest
 
 from gtidkit.engine import Server
-from gtidkit.protocol import auth
 from gtidkit.engine.accounts.bootstrap import create_root
+from gtidkit.protocol import auth
 from gtidkit.protocol.constants import Capability
 from gtidkit.protocol.handler import ClientHandler, ServerContext
 from gtidkit.protocol.messages import Handshake, HandshakeResponse, Ok

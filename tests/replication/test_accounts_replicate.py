@@ -83,7 +83,9 @@ def test_created_account_logs_in_on_the_replica(pair: tuple[Node, Node]) -> None
     for node in (source, replica):
         queries = _binlog_queries(node)
         creates = [q for q in queries if q.startswith("CREATE USER")]
-        assert creates[0].startswith("CREATE USER 'app'@'%' IDENTIFIED WITH 'caching_sha2_password' AS '$A$005$")
+        assert creates[0].startswith(
+            "CREATE USER 'app'@'%' IDENTIFIED WITH 'caching_sha2_password' AS '$A$005$"
+        )
         native = "*" + hashlib.sha1(hashlib.sha1(b"natpw").digest()).hexdigest().upper()  # MySQL's PASSWORD()
         assert creates[1] == f"CREATE USER 'nat'@'%' IDENTIFIED WITH 'mysql_native_password' AS '{native}'"
         assert "GRANT SELECT, INSERT ON `app`.* TO 'app'@'%'" in queries

@@ -171,7 +171,7 @@ def _run(datadir: Path, opts: Any) -> int:
         log.error("%s", err)
         log.error("Aborting")
         return 1
-    if not engine.accounts.exists():  # a datadir made by `gtidkit sql`: root@localhost as --initialize-insecure
+    if not engine.accounts.has_admin():  # made by `gtidkit sql`: root@localhost as --initialize-insecure
         create_root(engine, "")
         log.warning(
             "[MY-010453] root@localhost is created with an empty password ! Please consider switching off the "

@@ -16,9 +16,10 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.mysql_errors import mysql_error
 from gtidkit.engine.accounts import statements as account_statements
+from gtidkit.engine.accounts.grants import GRANT_OPTION, show_grants
 from gtidkit.engine.accounts.statements import is_account_statement
+from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol import engine_seam, privileges
 from gtidkit.protocol.constants import BINARY_COLLATION, UTF8MB4_0900_AI_CI, ColumnFlag, FieldType
 from gtidkit.protocol.engine_seam import Column, StatementResult
@@ -109,7 +110,7 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
                 if target is None:
                     raise mysql_error(1141, user, host)
             assert target is not None
-            rows = [(g,) for g in privileges.show_grants(target)]
+            rows = [(g,) for g in show_grants(target)]
             name = f"Grants for {target.user}@{target.host}"
             col = Column(name=name, type=FieldType.MYSQL_TYPE_VAR_STRING, length=4096, flags=0)
             return StatementResult(
@@ -172,13 +173,13 @@ def _check_grant(handler: ClientHandler, account: Any, st: Any) -> None:
         db = engine_seam.current_schema(handler.session)
         if db is None:
             raise mysql_error(1046)
-    allowed = privileges.has_global(account, privileges.GRANT_OPTION) or (
-        db is not None and privileges.has_on_db(account, privileges.GRANT_OPTION, db)
+    allowed = privileges.has_global(account, GRANT_OPTION) or (
+        db is not None and privileges.has_on_db(account, GRANT_OPTION, db)
     )
     if not allowed or not all(
         privileges.has_global(account, n) if db is None else privileges.has_on_db(account, n, db)
         for n in st.privileges
-        if n != privileges.GRANT_OPTION
+        if n != GRANT_OPTION
     ):
         if db is None:
             raise mysql_error(1045, handler.user, handler.peer_host_name(), "YES")

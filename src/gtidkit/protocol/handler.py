@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gtidkit.engine import charsets
+from gtidkit.engine.accounts.store import Account, AccountStore
 from gtidkit.errors import MySQLError, ProtocolError, RemoteProtocolError
 from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol import auth, engine_seam, privileges
-from gtidkit.engine.accounts.store import Account, AccountStore
 from gtidkit.protocol.connection import (
     NEED_DATA,
     PAUSED,

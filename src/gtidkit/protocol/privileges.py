@@ -33,15 +33,10 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.errors import MySQLError
 from gtidkit.engine.accounts.grants import (
     DATABASE_LEVEL,
-    DYNAMIC,
-    GRANT_OPTION,
-    STATIC,
-    normalize_privileges,
-    show_grants,
 )
+from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
@@ -77,7 +72,6 @@ def any_on_db(account: Account | None, db: str) -> bool:
     if any(p in DATABASE_LEVEL for p in account.privileges):
         return True
     return any(d.lower() == db.lower() and privs for d, privs in account.db_privileges)
-
 
 
 # ------------------------------------------------------------------ the check before a statement

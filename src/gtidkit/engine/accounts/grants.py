@@ -139,7 +139,6 @@ def show_grants(account: Account) -> list[str]:
     return rows
 
 
-
 #: static privilege -> its column in mysql.user (``Grant_priv`` is GRANT OPTION), in the table's column order
 USER_COLUMNS = {
     "SELECT": "Select_priv",

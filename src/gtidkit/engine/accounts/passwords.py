@@ -24,8 +24,8 @@ __all__ = [
     "SHA2_ITERATIONS",
     "check_password",
     "native_stored",
-    "sha256_crypt_digest",
     "sha2_stored",
+    "sha256_crypt_digest",
     "stored_form",
 ]
 

@@ -117,8 +117,14 @@ def quote_account(user: str, host: str) -> str:
     return f"{_lit(user)}@{_lit(host)}"
 
 
+#: what MySQL's ``escape_string_for_mysql`` escapes in a string literal it writes (a hash may hold any byte)
+_LITERAL_ESCAPES = str.maketrans(
+    {"\\": "\\\\", "'": "\\'", "\0": "\\0", "\n": "\\n", "\r": "\\r", "\x1a": "\\Z"}
+)
+
+
 def _lit(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return "'" + value.translate(_LITERAL_ESCAPES) + "'"
 
 
 @dataclass
@@ -218,9 +224,8 @@ class _Parser:
             nxt = self.peek(1)
             if t.text.upper() == "CURRENT_USER" or (nxt is not None and nxt.text == "("):
                 self.i += 1
-                if self.punct("("):
-                    if not self.punct(")"):
-                        raise self.error()
+                if self.punct("(") and not self.punct(")"):
+                    raise self.error()
                 return _Spec("", "", current=True)
         user = self.name()
         host = self.name() if self.punct("@") else "%"
@@ -243,7 +248,15 @@ def _auth(p: _Parser, spec: _Spec) -> None:
         if p.word("BY"):
             spec.password = p.string()
         elif p.word("AS"):
-            spec.hashed = p.string()
+            t = p.peek()
+            if t is not None and t.kind == "w" and t.text[:2].lower() == "0x":  # print_identified_with_as_hex
+                p.i += 1
+                try:
+                    spec.hashed = bytes.fromhex(t.text[2:]).decode("latin-1")
+                except ValueError:
+                    raise p.error() from None
+            else:
+                spec.hashed = p.string()
         return
     p.expect("BY")
     if p.word("RANDOM", "PASSWORD"):
@@ -277,7 +290,11 @@ def parse(text: str) -> AccountStatement:
         st.specs = _account_list(p, auth=True, allow_current=verb == "alter_user")
         st.options = p.rest()
         return st
-    for verb, words in (("drop_user", ("DROP", "USER")), ("create_role", ("CREATE", "ROLE")), ("drop_role", ("DROP", "ROLE"))):
+    for verb, words in (
+        ("drop_user", ("DROP", "USER")),
+        ("create_role", ("CREATE", "ROLE")),
+        ("drop_role", ("DROP", "ROLE")),
+    ):
         if p.word(*words):
             st = AccountStatement(verb, text)
             st.if_flag = p.word("IF", "NOT", "EXISTS") if verb == "create_role" else p.word("IF", "EXISTS")
@@ -334,19 +351,19 @@ def _parse_grant(p: _Parser, text: str) -> AccountStatement:
     names.append(" ".join(current))
     p.expect("ON")
     p.word("TABLE")
-    target_toks = []
-    while not p.done() and not (p.peek() and p.peek().kind == "w" and p.peek().text.upper() in ("TO", "FROM")):  # type: ignore[union-attr]
-        target_toks.append(p.peek())
+    target_toks: list[_Tok] = []
+    while (t := p.peek()) is not None and not (t.kind == "w" and t.text.upper() in ("TO", "FROM")):
+        target_toks.append(t)
         p.i += 1
-    target = "".join(t.text for t in target_toks if t is not None)
+    target = "".join(t.text for t in target_toks)
     if target == "*.*":
         st.target = None
     elif target == "*":
         st.target = ""
+    elif len(target_toks) == 2 and target_toks[1].text == ".*":  # `db`.* (a quoted name may hold dots)
+        st.target = target_toks[0].text
     elif target.endswith(".*") and target.count(".") == 1:
         st.target = target[:-2]
-    elif len(target_toks) == 2 and target_toks[1] is not None and target_toks[1].text == ".*":
-        st.target = target_toks[0].text  # type: ignore[union-attr]
     else:
         raise mysql_error(1235, "table-level privileges")
     if verb == "grant":
@@ -454,7 +471,9 @@ def run(
         return out
     if verb == "rename_user":
         failed = [
-            o for o, n in st.renames if (o.user, o.host.lower()) not in accounts or (n.user, n.host.lower()) in accounts
+            o
+            for o, n in st.renames
+            if (o.user, o.host.lower()) not in accounts or (n.user, n.host.lower()) in accounts
         ]
         _fail_or_note(st, failed, "RENAME USER", 0, out)
         for o, n in st.renames:
@@ -496,7 +515,8 @@ def _create(conn: Connection, st: AccountStatement, accounts: dict, out: Outcome
             s.host,
             plugin,
             stored,
-            password_expired=role or bool(re.search(r"\bPASSWORD EXPIRE\b(?! (?:DEFAULT|NEVER|INTERVAL))", opts)),
+            password_expired=role
+            or bool(re.search(r"\bPASSWORD EXPIRE\b(?! (?:DEFAULT|NEVER|INTERVAL))", opts)),
             account_locked=role or "ACCOUNT LOCK" in opts,
         )
         accounts[acc.key] = acc
@@ -507,7 +527,9 @@ def _create(conn: Connection, st: AccountStatement, accounts: dict, out: Outcome
     return out
 
 
-def _alter(conn: Connection, st: AccountStatement, accounts: dict, out: Outcome, me: tuple[str, str]) -> Outcome:
+def _alter(
+    conn: Connection, st: AccountStatement, accounts: dict, out: Outcome, me: tuple[str, str]
+) -> Outcome:
     missing = [s for s in st.specs if (s.user, s.host.lower()) not in accounts]
     op = "SET PASSWORD" if st.verb == "set_password" else "ALTER USER"
     _fail_or_note(st, missing, op, 3162, out)
@@ -543,7 +565,9 @@ def _alter(conn: Connection, st: AccountStatement, accounts: dict, out: Outcome,
     return out
 
 
-def _grant(conn: Connection, st: AccountStatement, accounts: dict, out: Outcome, current_db: str | None) -> Outcome:
+def _grant(
+    conn: Connection, st: AccountStatement, accounts: dict, out: Outcome, current_db: str | None
+) -> Outcome:
     revoke = st.verb == "revoke"
     db = st.target
     if db == "":

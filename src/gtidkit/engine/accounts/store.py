@@ -129,11 +129,7 @@ def write_account(conn: Connection, acc: Account, *, password_changed: bool = Fa
     old = conn.execute(
         f'SELECT password_last_changed FROM "{_USER}" WHERE "User" = ? AND "Host" = ?', (acc.user, acc.host)
     ).fetchone()
-    changed = (
-        time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
-        if password_changed or old is None
-        else old[0]
-    )
+    changed = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()) if password_changed or old is None else old[0]
     delete_account(conn, acc.user, acc.host)
     held = set(acc.privileges)
     cols = list(USER_COLUMNS.items())
@@ -158,7 +154,8 @@ def write_account(conn: Connection, acc: Account, *, password_changed: bool = Fa
             continue
         row = [acc.host, db, acc.user, *("Y" if p in privs else "N" for p, _ in db_cols)]
         conn.execute(
-            f'INSERT INTO "{_DB}" ("Host", "Db", "User", {db_names}) VALUES ({", ".join("?" * len(row))})', row
+            f'INSERT INTO "{_DB}" ("Host", "Db", "User", {db_names}) VALUES ({", ".join("?" * len(row))})',
+            row,
         )
 
 
@@ -185,6 +182,11 @@ class AccountStore:
     def exists(self) -> bool:
         """True once some account exists (a datadir that was initialised, or got accounts by SQL)."""
         return bool(self._accounts)
+
+    def has_admin(self) -> bool:
+        """True when some account holds the global CREATE USER privilege (someone can manage accounts): a datadir
+        without one (made by ``gtidkit sql``) gets ``root@localhost`` when a server first serves it."""
+        return any("CREATE USER" in a.privileges for a in self._accounts.values())
 
     def accounts(self) -> list[Account]:
         """Every account."""

@@ -26,8 +26,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine import charsets
-from gtidkit.engine.sql.is_objects import IS_OBJECT_TYPES, IS_OBJECT_VIEWS
 from gtidkit.engine.accounts.tables import GRANT_TABLE_DDL
+from gtidkit.engine.sql.is_objects import IS_OBJECT_TYPES, IS_OBJECT_VIEWS
 from gtidkit.engine.sql.log_tables import LOG_TABLE_DDL
 from gtidkit.mysql_errors import mysql_error
 

@@ -51,7 +51,9 @@ class StatementKind(StrEnum):
     USE = "use"
     ADMIN = "admin"
     PREPARED = "prepared"  # SQL PREPARE / EXECUTE / DEALLOCATE PREPARE (engine/statements/prepared.py)
-    ACCOUNT = "account"  # CREATE / ALTER / DROP / RENAME USER, GRANT, REVOKE, SET PASSWORD, roles (engine/accounts)
+    ACCOUNT = (
+        "account"  # CREATE / ALTER / DROP / RENAME USER, GRANT, REVOKE, SET PASSWORD, roles (engine/accounts)
+    )
     OTHER = "other"
 
 

@@ -162,10 +162,8 @@ def _account(session: Session, stmt: Statement) -> StatementResult:
     except BaseException:
         trx.rollback(session)
         raise
-    try:
-        trx.commit(session, ddl_text=outcome.binlog_text)
-    finally:
-        session.server.accounts.load(session.conn)
+    trx.commit(session, ddl_text=outcome.binlog_text)  # on failure the cache keeps the committed accounts
+    session.server.accounts.load(session.conn)
     session.account_outcome = outcome
     return StatementResult(warnings=tuple(Condition(*n) for n in outcome.notes))
 
