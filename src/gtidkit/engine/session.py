@@ -463,7 +463,7 @@ class Session:
         stores the affected rows and my_eof() (a result set) -1 (sql_class.h); FOUND_ROWS() is the rows a SELECT
         sent, or its count without LIMIT under SQL_CALC_FOUND_ROWS (RM8 "Information Functions").
 
-        The wire server calls it for the statements it answers itself (CREATE USER, GRANT ...).
+        The wire server calls it for the statements it answers itself (SHOW GRANTS, KILL, SHUTDOWN ...).
         """
         executor = self.executor
         if res.columns is None:

@@ -255,7 +255,7 @@ def _prepared(session: Session, stmt: Statement) -> StatementResult:
 
 
 def _other(session: Session, stmt: Statement) -> StatementResult:
-    # statements the SQL layer may not know (GRANT, CREATE USER, ...): not innocent, so a failure of an
+    # statements the SQL layer may not know (HANDLER, LOAD DATA, ...): not innocent, so a failure of an
     # autocommitted one ends its transaction like any other statement's
     if trx.pre_statement(session, stmt):
         return StatementResult()
