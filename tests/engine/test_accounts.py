@@ -243,3 +243,14 @@ def test_binlog_ahead_of_engine_restores_accounts(open_server):
     keep = srv2.accounts.get("keep", "%")
     assert keep is not None and check_password(CACHING_SHA2, keep.authentication_string, "k")
     assert srv2.gtid_state.executed().count() == 2
+
+
+def test_flush_privileges_reloads_the_grant_tables(open_server):
+    """Direct DML on mysql.user takes effect at FLUSH PRIVILEGES (manual "When Privilege Changes Take Effect")."""
+    srv = open_server(gtid_mode="ON", log_bin=False)
+    s = srv.session()
+    s.execute("CREATE USER u")
+    s.execute("UPDATE mysql.user SET Select_priv = 'Y' WHERE user = 'u'")
+    assert "SELECT" not in srv.accounts.get("u", "%").privileges  # type: ignore[union-attr]
+    s.execute("FLUSH PRIVILEGES")
+    assert "SELECT" in srv.accounts.get("u", "%").privileges  # type: ignore[union-attr]
