@@ -254,3 +254,31 @@ def test_flush_privileges_reloads_the_grant_tables(open_server):
     assert "SELECT" not in srv.accounts.get("u", "%").privileges  # type: ignore[union-attr]
     s.execute("FLUSH PRIVILEGES")
     assert "SELECT" in srv.accounts.get("u", "%").privileges  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "mysql-enum-string-set.000001",  # 8.0.28
+        "binlog-invisible-columns.000001",  # 8.0.26
+        "mysql_type_bit.000001",  # 8.0.26
+        "json.binlog.000001",  # 8.0.22
+    ],
+)
+def test_real_mysql_alter_user_round_trips(open_server, binlog_fixtures, name):
+    """A real MySQL 8.0 binlog's ``ALTER USER ... AS '<hash>'`` (a hash with control bytes and an escaped
+    backslash) applied here stores that hash and is logged again byte for byte as MySQL logged it."""
+    from gtidkit.binlog.events.statement import QueryEvent
+    from gtidkit.binlog.file import read_events
+    from gtidkit.engine.accounts.bootstrap import create_root
+
+    path = binlog_fixtures / "blackbeam__rust_mysql_common" / name
+    queries = [ev.event.query for ev in read_events(path) if isinstance(ev.event, QueryEvent)]
+    (text,) = [q for q in queries if q.startswith("ALTER USER")]
+    srv = open_server(gtid_mode="ON", log_bin=True)
+    create_root(srv, "")
+    s = srv.session()
+    s.execute(text)
+    assert last_query(s) == text
+    stored = srv.accounts.get("root", "localhost").authentication_string  # type: ignore[union-attr]
+    assert stored.startswith("$A$005$") and len(stored) == 70
