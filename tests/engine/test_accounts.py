@@ -282,3 +282,16 @@ def test_real_mysql_alter_user_round_trips(open_server, binlog_fixtures, name):
     assert last_query(s) == text
     stored = srv.accounts.get("root", "localhost").authentication_string  # type: ignore[union-attr]
     assert stored.startswith("$A$005$") and len(stored) == 70
+
+
+def test_global_read_lock_refuses_account_statements(open_server):
+    """FLUSH TABLES WITH READ LOCK: the holder's CREATE USER fails with 1223, like any write."""
+    srv = open_server(gtid_mode="ON", log_bin=True)
+    s = srv.session()
+    s.execute("FLUSH TABLES WITH READ LOCK")
+    with pytest.raises(MySQLError) as err:
+        s.execute("CREATE USER u")
+    assert err.value.code == 1223
+    s.execute("UNLOCK TABLES")
+    s.execute("CREATE USER u")
+    assert srv.accounts.get("u", "%") is not None
