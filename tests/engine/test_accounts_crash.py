@@ -70,7 +70,8 @@ def test_sigkill_keeps_acknowledged_accounts(tmp_path: Path, mode: str) -> None:
                 assert acc is not None and check_password(NATIVE, acc.authentication_string, f"p{k}")
             executed = srv.gtid_state.executed()
             assert executed.count() == len(present)
-            assert srv.read_txn(lambda db: read_set(db, srv.gtid_table)) == executed
+            table = srv.gtid_table
+            assert srv.read_txn(lambda db, table=table: read_set(db, table)) == executed
             if srv.binlog is not None:
                 s = srv.session()
                 creates = [
