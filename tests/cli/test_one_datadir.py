@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymysql
+import pytest
 from click.testing import CliRunner
 from protocol.server_proc import initialize, running_server
 
@@ -58,5 +59,13 @@ def test_server_datadir_opened_by_sql(tmp_path: Path) -> None:
     initialize(d)
     assert sql(d, "SELECT user, host FROM mysql.user") == "user\thost\nroot\tlocalhost\n"
     sql(d, "CREATE USER 'b'@'%' IDENTIFIED WITH mysql_native_password BY 'y'")
+    sql(d, "CREATE USER 'locked'@'%' IDENTIFIED BY 'z' ACCOUNT LOCK; CREATE ROLE 'r'@'%'")
     with running_server(d, *OPTIONS, init=False) as srv:
         assert login(srv.port, "b", "y") == [("b@%",)]
+        for user, password in (("locked", "z"), ("r", "")):  # ACCOUNT LOCK, and roles are created locked
+            with pytest.raises(pymysql.err.OperationalError) as err:
+                login(srv.port, user, password)
+            assert err.value.args == (
+                3118,
+                f"Access denied for user '{user}'@'localhost'. Account is locked.",
+            )

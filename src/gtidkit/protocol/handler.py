@@ -416,6 +416,10 @@ class ClientHandler:
 
     def _auth_ok(self) -> bytes:
         self._auth_stage = ""
+        acc = self.current_account()
+        if acc is not None and acc.account_locked:
+            # sql_authentication.cc: a locked account (ACCOUNT LOCK, every role) is refused after authentication
+            return self._fail_auth(mysql_error(3118, self.user, self.peer_host_name()))
         # the client's collation sets the connection's character sets (sql_connect.cc thd_init_client_charset): an
         # unknown one, or one no client may use (ucs2, utf16, utf32), leaves the server's defaults
         cs = charsets.for_collation_id(self._client_collation)
