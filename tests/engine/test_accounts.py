@@ -295,3 +295,36 @@ def test_global_read_lock_refuses_account_statements(open_server):
     s.execute("UNLOCK TABLES")
     s.execute("CREATE USER u")
     assert srv.accounts.get("u", "%") is not None
+
+
+def test_show_grants_and_show_create_user_embedded(open_server):
+    """The embedded engine answers SHOW GRANTS / SHOW CREATE USER from the grant tables (manual's output shapes:
+    backtick-quoted account, USAGE row first, every clause of CREATE USER listed)."""
+    srv = open_server(gtid_mode="ON", log_bin=False)
+    s = srv.session()
+    s.execute(
+        "CREATE USER 'app'@'%' IDENTIFIED WITH mysql_native_password BY 'x'; GRANT SELECT ON d.* TO 'app'@'%'"
+    )
+    res = s.execute("SHOW GRANTS FOR app")[-1]
+    assert res.columns[0].name == "Grants for app@%"
+    assert res.rows == [("GRANT USAGE ON *.* TO `app`@`%`",), ("GRANT SELECT ON `d`.* TO `app`@`%`",)]
+    res = s.execute("SHOW CREATE USER 'app'@'%'")[-1]
+    assert res.columns[0].name == "CREATE USER for app@%"
+    assert res.rows == [
+        (
+            (
+                f"CREATE USER `app`@`%` IDENTIFIED WITH 'mysql_native_password' AS '{native('x')}' REQUIRE NONE "
+                "PASSWORD EXPIRE DEFAULT ACCOUNT UNLOCK PASSWORD HISTORY DEFAULT PASSWORD REUSE INTERVAL DEFAULT "
+                "PASSWORD REQUIRE CURRENT DEFAULT"
+            ),
+        )
+    ]
+    with pytest.raises(MySQLError) as err:
+        s.execute("SHOW GRANTS FOR nobody")
+    assert (err.value.code, err.value.message) == (
+        1141,
+        "There is no such grant defined for user 'nobody' on host '%'",
+    )
+    with pytest.raises(MySQLError) as err:
+        s.execute("SHOW CREATE USER nobody")
+    assert err.value.code == 1396

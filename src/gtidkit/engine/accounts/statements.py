@@ -39,7 +39,16 @@ from gtidkit.mysql_errors import message, mysql_error
 if TYPE_CHECKING:
     from gtidkit.engine.storage import Connection
 
-__all__ = ["AccountStatement", "Outcome", "is_account_statement", "parse", "run"]
+__all__ = [
+    "AccountParser",
+    "AccountStatement",
+    "Outcome",
+    "is_account_statement",
+    "parse",
+    "quote_account",
+    "run",
+    "sql_string",
+]
 
 #: first words (after collapsing whitespace) of the statements handled here
 _HEAD = re.compile(
@@ -114,7 +123,7 @@ def _syntax(text: str, pos: int) -> Exception:
 
 def quote_account(user: str, host: str) -> str:
     """``'user'@'host'`` as MySQL's rewritten statements name an account (quotes and backslashes escaped)."""
-    return f"{_lit(user)}@{_lit(host)}"
+    return f"{sql_string(user)}@{sql_string(host)}"
 
 
 #: what MySQL's ``escape_string_for_mysql`` escapes in a string literal it writes (a hash may hold any byte)
@@ -123,7 +132,8 @@ _LITERAL_ESCAPES = str.maketrans(
 )
 
 
-def _lit(value: str) -> str:
+def sql_string(value: str) -> str:
+    """``value`` as a single-quoted SQL string literal, escaped as MySQL writes one (``escape_string_for_mysql``)."""
     return "'" + value.translate(_LITERAL_ESCAPES) + "'"
 
 
@@ -167,13 +177,23 @@ class AccountStatement:
     renames: list[tuple[_Spec, _Spec]] = field(default_factory=list)
 
 
-class _Parser:
+class AccountParser:
+    """A cursor over the tokens of an account statement (quoted strings, identifiers, words, punctuation).
+
+    Args:
+        text: the statement.
+
+    Raises:
+        MySQLError: 1064 when the text does not tokenize.
+    """
+
     def __init__(self, text: str) -> None:
         self.text = text
         self.toks = _tokens(text)
         self.i = 0
 
     def peek(self, n: int = 0) -> _Tok | None:
+        """The token ``n`` places ahead, or None past the end."""
         j = self.i + n
         return self.toks[j] if j < len(self.toks) else None
 
@@ -187,10 +207,16 @@ class _Parser:
         return True
 
     def expect(self, *words: str) -> None:
+        """Consume the keywords ``words``.
+
+        Raises:
+            MySQLError: 1064 when they do not come next.
+        """
         if not self.word(*words):
             raise self.error()
 
     def punct(self, p: str) -> bool:
+        """Consume the punctuation ``p`` if it comes next."""
         t = self.peek()
         if t is not None and t.kind == "p" and t.text == p:
             self.i += 1
@@ -198,13 +224,20 @@ class _Parser:
         return False
 
     def error(self) -> Exception:
+        """1064 ER_PARSE_ERROR near the current token."""
         t = self.peek()
         return _syntax(self.text, t.start if t else len(self.text))
 
     def done(self) -> bool:
+        """True when every token was consumed."""
         return self.i >= len(self.toks)
 
     def string(self) -> str:
+        """Consume a quoted string and return its value.
+
+        Raises:
+            MySQLError: 1064 when no string comes next.
+        """
         t = self.peek()
         if t is None or t.kind != "s":
             raise self.error()
@@ -212,6 +245,11 @@ class _Parser:
         return t.text
 
     def name(self) -> str:
+        """Consume a name (word, quoted identifier or string) and return it.
+
+        Raises:
+            MySQLError: 1064 at punctuation or the end.
+        """
         t = self.peek()
         if t is None or t.kind == "p":
             raise self.error()
@@ -219,6 +257,12 @@ class _Parser:
         return t.text
 
     def account(self, *, allow_current: bool = False) -> _Spec:
+        """Consume an account name (``user[@host]``, host ``%`` when omitted; ``allow_current``: also USER() /
+        CURRENT_USER[()]).
+
+        Raises:
+            MySQLError: 1064 for a malformed name.
+        """
         t = self.peek()
         if allow_current and t is not None and t.kind == "w" and t.text.upper() in ("USER", "CURRENT_USER"):
             nxt = self.peek(1)
@@ -240,7 +284,7 @@ class _Parser:
         return " ".join(self.text[t.start :].rstrip().rstrip(";").split())
 
 
-def _auth(p: _Parser, spec: _Spec) -> None:
+def _auth(p: AccountParser, spec: _Spec) -> None:
     if not p.word("IDENTIFIED"):
         return
     if p.word("WITH"):
@@ -264,7 +308,7 @@ def _auth(p: _Parser, spec: _Spec) -> None:
     spec.password = p.string()
 
 
-def _account_list(p: _Parser, *, auth: bool, allow_current: bool = False) -> list[_Spec]:
+def _account_list(p: AccountParser, *, auth: bool, allow_current: bool = False) -> list[_Spec]:
     specs = []
     while True:
         spec = p.account(allow_current=allow_current)
@@ -282,7 +326,7 @@ def parse(text: str) -> AccountStatement:
         MySQLError: 1064 for a syntax error; 1235 for forms gtidkit does not run (granting roles, column or table
             level privileges, RANDOM PASSWORD).
     """
-    p = _Parser(text)
+    p = AccountParser(text)
     if p.word("CREATE", "USER") or p.word("ALTER", "USER"):
         verb = "create_user" if p.toks[0].text.upper() == "CREATE" else "alter_user"
         st = AccountStatement(verb, text)
@@ -327,7 +371,7 @@ def parse(text: str) -> AccountStatement:
     raise p.error()
 
 
-def _parse_grant(p: _Parser, text: str) -> AccountStatement:
+def _parse_grant(p: AccountParser, text: str) -> AccountStatement:
     verb = p.toks[0].text.lower()
     st = AccountStatement(verb, text)
     names: list[str] = []
@@ -424,7 +468,7 @@ def _stored(spec: _Spec, plugin: str, *, replicated: bool) -> str:
 
 
 def _identified(plugin: str, stored: str) -> str:
-    return f" IDENTIFIED WITH {_lit(plugin)}" + (f" AS {_lit(stored)}" if stored else "")
+    return f" IDENTIFIED WITH {sql_string(plugin)}" + (f" AS {sql_string(stored)}" if stored else "")
 
 
 def run(

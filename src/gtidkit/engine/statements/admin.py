@@ -111,6 +111,11 @@ class Admin:
         status = show_status(session, text)
         if status is not None:
             return status
+        from gtidkit.engine.accounts.show import show_account
+
+        account = show_account(text, self.server.accounts, session.executor.current_user)
+        if account is not None:
+            return account
         m = _SHOW_VARS.match(text)
         if m:
             return self.show_variables(
