@@ -1,13 +1,13 @@
-"""Statements the wire server answers itself, before the engine: SHUTDOWN, KILL, SHOW PROCESSLIST, accounts.
+"""Statements the wire server answers itself, before the engine: SHUTDOWN, KILL, SHOW PROCESSLIST.
 
 Sources: MySQL manual "SHUTDOWN Statement", "KILL Statement" (1094 ER_NO_SUCH_THREAD "Unknown thread id: %lu"),
 "SHOW PROCESSLIST Statement" (columns Id, User, Host, db, Command, Time, State, Info; Info cut to 100
-characters without FULL), "SHOW GRANTS".
+characters without FULL).
 
 These need the server process (its connections), which the engine does not know, so they live in the protocol
-layer. Account statements (CREATE USER, GRANT ...) are the engine's (:mod:`gtidkit.engine.accounts`): here they
-only get their privilege check, and the connection's state after them (fast-auth cache, sandbox). Recognition is by a few anchored regular expressions; everything else goes to the
-engine untouched.
+layer. Account statements (CREATE USER, GRANT ...) and SHOW GRANTS are the engine's (:mod:`gtidkit.engine.accounts`):
+here they only get their privilege check, and the connection's state after them (fast-auth cache, sandbox).
+Recognition is by a few anchored regular expressions; everything else goes to the engine untouched.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine.accounts import statements as account_statements
-from gtidkit.engine.accounts.grants import GRANT_OPTION, show_grants
+from gtidkit.engine.accounts.grants import GRANT_OPTION
 from gtidkit.engine.accounts.statements import is_account_statement
 from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol import engine_seam, privileges
@@ -35,18 +35,7 @@ _ADMIN_WORDS = frozenset(
 _SHUTDOWN = re.compile(r"^\s*shutdown\s*;?\s*$", re.IGNORECASE)
 _KILL = re.compile(r"^\s*kill\s+(?:(connection|query)\s+)?(\d+)\s*;?\s*$", re.IGNORECASE)
 _PROCESSLIST = re.compile(r"^\s*show\s+(full\s+)?processlist\s*;?\s*$", re.IGNORECASE)
-_ACCOUNT = r"""(?:'([^']*)'|`([^`]*)`|"([^"]*)"|([\w.$-]+))(?:\s*@\s*(?:'([^']*)'|`([^`]*)`|"([^"]*)"|([\w.%$:-]+)))?"""
 _ALTER_USER = re.compile(r"^\s*alter\s+user\b", re.IGNORECASE)
-_SHOW_GRANTS = re.compile(
-    r"^\s*show\s+grants(?:\s+for\s+(?:(current_user(?:\s*\(\s*\))?)|" + _ACCOUNT + r"))?\s*;?\s*$",
-    re.IGNORECASE,
-)
-
-
-def _account(groups: tuple[Any, ...]) -> tuple[str, str]:
-    user = next((g for g in groups[:4] if g is not None), "")
-    host = next((g for g in groups[4:8] if g is not None), "%")
-    return user, host
 
 
 def _ok(handler: ClientHandler, affected: int = 0) -> StatementResult:
@@ -101,21 +90,6 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
             return _ok(handler)
         if is_account_statement(text):
             return _account_statement(handler, account, text)
-        m = _SHOW_GRANTS.match(text)
-        if m:
-            target = account
-            if any(g is not None for g in m.groups()[1:9]):
-                user, host = _account(m.groups()[1:9])
-                target = handler.ctx.accounts.get(user, host)
-                if target is None:
-                    raise mysql_error(1141, user, host)
-            assert target is not None
-            rows = [(g,) for g in show_grants(target)]
-            name = f"Grants for {target.user}@{target.host}"
-            col = Column(name=name, type=FieldType.MYSQL_TYPE_VAR_STRING, length=4096, flags=0)
-            return StatementResult(
-                columns=(col,), rows=rows, status_flags=engine_seam.status_flags(handler.session)
-            )
         m = _KILL.match(text)
         if m:
             return _kill(handler, (m.group(1) or "connection").lower(), int(m.group(2)))
