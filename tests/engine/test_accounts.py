@@ -328,3 +328,17 @@ def test_show_grants_and_show_create_user_embedded(open_server):
     with pytest.raises(MySQLError) as err:
         s.execute("SHOW CREATE USER nobody")
     assert err.value.code == 1396
+
+
+def test_revoke_all_privileges_grant_option(open_server):
+    """REVOKE ALL PRIVILEGES, GRANT OPTION FROM u: every level emptied, logged as written (not rewritten)."""
+    srv = open_server(gtid_mode="ON", log_bin=True)
+    s = srv.session()
+    s.execute(
+        "CREATE USER u; GRANT SELECT ON d.* TO u; GRANT PROCESS, BINLOG_ADMIN ON *.* TO u WITH GRANT OPTION"
+    )
+    s.execute("REVOKE ALL PRIVILEGES, GRANT OPTION FROM u")
+    acc = srv.accounts.get("u", "%")
+    assert acc is not None and (acc.privileges, acc.db_privileges) == ((), ())
+    assert last_query(s) == "REVOKE ALL PRIVILEGES, GRANT OPTION FROM u"
+    assert s.execute("SELECT COUNT(*) FROM mysql.db")[-1].rows == [(0,)]

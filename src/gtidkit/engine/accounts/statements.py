@@ -155,7 +155,8 @@ class AccountStatement:
 
     Attributes:
         verb: ``create_user``, ``alter_user``, ``drop_user``, ``rename_user``, ``grant``, ``revoke``,
-            ``set_password``, ``create_role``, ``drop_role``.
+            ``revoke_all`` (REVOKE ALL PRIVILEGES, GRANT OPTION FROM ...), ``set_password``, ``create_role``,
+            ``drop_role``.
         text: the statement as written.
         specs: the accounts named (with their authentication clause for CREATE / ALTER USER / SET PASSWORD).
         if_flag: IF [NOT] EXISTS was written.
@@ -383,6 +384,15 @@ def _parse_grant(p: AccountParser, text: str) -> AccountStatement:
         if t.kind == "w" and t.text.upper() == "ON" and current:
             break
         if t.kind == "w" and t.text.upper() in ("TO", "FROM"):
+            listed = [" ".join(n.upper().split()) for n in [*names, " ".join(current)]]
+            if verb == "revoke" and listed in (["ALL", "GRANT OPTION"], ["ALL PRIVILEGES", "GRANT OPTION"]):
+                # REVOKE ALL [PRIVILEGES], GRANT OPTION FROM user: every privilege at every level
+                p.i += 1
+                st.verb = "revoke_all"
+                st.specs = _account_list(p, auth=False)
+                if not p.done():
+                    raise p.error()
+                return st
             raise mysql_error(1235, "granting roles")
         if t.kind == "p" and t.text == "(":
             raise mysql_error(1235, "column-level privileges")
@@ -527,6 +537,15 @@ def run(
             accounts[new.key] = new
             write_account(conn, new)
             out.changed.append((o.user, o.host))
+        return out
+    if verb == "revoke_all":
+        missing = [s for s in st.specs if (s.user, s.host.lower()) not in accounts]
+        if missing:
+            raise mysql_error(1141, missing[0].user, missing[0].host)
+        for s in st.specs:
+            acc = replace(accounts[(s.user, s.host.lower())], privileges=(), db_privileges=())
+            accounts[acc.key] = acc
+            write_account(conn, acc)
         return out
     return _grant(conn, st, accounts, out, current_db)
 
