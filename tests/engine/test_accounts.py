@@ -342,3 +342,47 @@ def test_revoke_all_privileges_grant_option(open_server):
     assert acc is not None and (acc.privileges, acc.db_privileges) == ((), ())
     assert last_query(s) == "REVOKE ALL PRIVILEGES, GRANT OPTION FROM u"
     assert s.execute("SELECT COUNT(*) FROM mysql.db")[-1].rows == [(0,)]
+
+
+def test_accounts_file_of_an_older_gtidkit_is_imported(tmp_path, open_server):
+    """A datadir whose accounts were in ``gtidkit_accounts.json`` (before mysql.user) keeps them: imported into
+    the grant tables at start-up (no GTID), the file renamed ``.imported``; its old password hash still verifies."""
+    import json
+
+    from gtidkit.engine.accounts.passwords import sha2_stored
+
+    datadir = tmp_path / "old"
+    open_server(datadir).shutdown()
+    legacy = (
+        "$pbkdf2-sha256$5000$"
+        + "00" * 16
+        + "$"
+        + hashlib.pbkdf2_hmac("sha256", b"pw", b"\0" * 16, 5000).hex()
+    )
+    rows = [
+        {
+            "user": "root",
+            "host": "localhost",
+            "plugin": CACHING_SHA2,
+            "authentication_string": sha2_stored("r"),
+            "privileges": ["SELECT", "CREATE USER", "GRANT OPTION"],
+            "db_privileges": [],
+            "password_expired": False,
+        },
+        {
+            "user": "app",
+            "host": "%",
+            "plugin": CACHING_SHA2,
+            "authentication_string": legacy,
+            "privileges": [],
+            "db_privileges": [["app", ["SELECT"]]],
+            "password_expired": False,
+        },
+    ]
+    (datadir / "gtidkit_accounts.json").write_text(json.dumps({"accounts": rows}))
+    srv = open_server(datadir)
+    app = srv.accounts.get("app", "%")
+    assert app is not None and app.db_privileges == (("app", ("SELECT",)),)
+    assert check_password(CACHING_SHA2, app.authentication_string, "pw")
+    assert srv.accounts.has_admin() and not (datadir / "gtidkit_accounts.json").exists()
+    assert srv.gtid_state.executed().count() == 0
