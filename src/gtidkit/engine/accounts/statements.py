@@ -467,13 +467,12 @@ def _plugin(name: str) -> str:
     return name
 
 
-def _stored(spec: _Spec, plugin: str, *, replicated: bool) -> str:
+def _stored(spec: _Spec, plugin: str) -> str:
+    """The authentication_string a clause gives: the hash of ``AS``, a new hash of ``BY``, else none."""
     if spec.hashed is not None:
         return spec.hashed
     if spec.password is None:
         return ""
-    if replicated and spec.plugin is None:
-        return spec.password  # pragma: no cover - the binlog form always names the plugin
     return stored_form(plugin, spec.password)
 
 
@@ -568,7 +567,7 @@ def _create(conn: Connection, st: AccountStatement, accounts: dict, out: Outcome
     parts = []
     for s in st.specs:
         plugin = _plugin(s.plugin or CACHING_SHA2)
-        stored = _stored(s, plugin, replicated=False)
+        stored = _stored(s, plugin)
         parts.append(quote_account(s.user, s.host) + _identified(plugin, stored))
         if (s.user, s.host.lower()) in accounts:
             continue
@@ -607,7 +606,7 @@ def _alter(
         changed = s.password is not None or s.hashed is not None or s.plugin is not None
         if changed:
             plugin = _plugin(s.plugin or acc.plugin)
-            stored = _stored(s, plugin, replicated=False)
+            stored = _stored(s, plugin)
             acc = replace(acc, plugin=plugin, authentication_string=stored, password_expired=False)
             text += _identified(plugin, stored)
             out.changed.append((acc.user, acc.host))
