@@ -166,8 +166,8 @@ def _layer_costs(n: int = 3000) -> list[tuple[str, float]]:
     import struct
 
     from gtidkit.engine import Server
+    from gtidkit.engine.accounts.bootstrap import create_root
     from gtidkit.engine.statements.classify import classify
-    from gtidkit.protocol.accounts import AccountStore
     from gtidkit.protocol.constants import Capability
     from gtidkit.protocol.handler import ClientHandler, ServerContext
     from gtidkit.protocol.messages import HandshakeResponse
@@ -184,9 +184,8 @@ def _layer_costs(n: int = 3000) -> list[tuple[str, float]]:
     with tempfile.TemporaryDirectory() as tmp:
         engine = Server.open(Path(tmp), log_bin=True)
         try:
-            accounts = AccountStore(Path(tmp))
-            accounts.initialize("")
-            h = ClientHandler(ServerContext(engine=engine, accounts=accounts))
+            create_root(engine, "")
+            h = ClientHandler(ServerContext(engine=engine, accounts=engine.accounts))
             h.start()
             login = HandshakeResponse(caps, "root", b"", None, "caching_sha2_password")
             h.receive_data(frame(login.encode(), 1)[0])

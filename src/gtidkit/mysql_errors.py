@@ -351,6 +351,10 @@ ER: dict[int, ErrorSpec] = {
     1221: _e("ER_WRONG_USAGE", "HY000", "Incorrect usage of %s and %s"),
     1396: _e("ER_CANNOT_USER", "HY000", "Operation %s failed for %s"),
     1524: _e("ER_PLUGIN_IS_NOT_LOADED", "HY000", "Plugin '%s' is not loaded"),
+    1410: _e("ER_CANT_CREATE_USER_WITH_GRANT", "42000", "You are not allowed to create a user with GRANT"),
+    3118: _e("ER_ACCOUNT_HAS_BEEN_LOCKED", "HY000", "Access denied for user '%s'@'%s'. Account is locked."),
+    3162: _e("ER_USER_DOES_NOT_EXIST", "HY000", "Authorization ID %s does not exist."),
+    3163: _e("ER_USER_ALREADY_EXISTS", "HY000", "Authorization ID %s already exists."),
     1594: _e("ER_REPLICA_RELAY_LOG_READ_FAILURE", "HY000", "Relay log read failure: %s"),
     1820: _e(
         "ER_MUST_CHANGE_PASSWORD",

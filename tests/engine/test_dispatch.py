@@ -24,7 +24,10 @@ def test_every_kind_has_one_handler():
         ("SHOW COUNT(*) WARNINGS", "show", "count_warnings"),
         ("SHOW WARNINGS LIMIT 1, 2", "show", "warnings"),
         ("COMMIT AND CHAIN", "commit", "commit"),
-        ("GRANT SELECT ON *.* TO u", "other", None),
+        ("GRANT SELECT ON *.* TO u", "account", None),
+        ("CREATE USER 'u'@'%' IDENTIFIED BY 'p'", "account", None),
+        ("SET PASSWORD FOR u = 'x'", "account", None),
+        ("RENAME USER a TO b", "account", None),
         ("NONSENSE STATEMENT", "other", None),
     ],
 )

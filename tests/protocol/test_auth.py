@@ -5,8 +5,10 @@ from __future__ import annotations
 import pymysql._auth as client_auth
 import pytest
 
+from gtidkit.engine import Server
+from gtidkit.engine.accounts.bootstrap import create_root
+from gtidkit.engine.accounts.store import Account
 from gtidkit.protocol import auth
-from gtidkit.protocol.accounts import Account, AccountStore
 from gtidkit.protocol.tls import generate_certs, rsa_keys
 
 SCRAMBLE = auth.generate_scramble()
@@ -75,19 +77,31 @@ def test_certs_created_once(tmp_path) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_account_store(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    store = AccountStore(tmp_path)
-    store.initialize("rootpw")
-    store.create("app", "%", "apppw", auth.NATIVE)
-    store.create("app", "127.0.0.1", "local", auth.CACHING_SHA2)
-    text = (tmp_path / "gtidkit_accounts.json").read_text()
-    assert "rootpw" not in text and "apppw" not in text
-    again = AccountStore(tmp_path)
-    assert again.find("root", "127.0.0.1") is not None
-    assert again.find("root", "10.0.0.1") is None
-    assert again.find("app", "127.0.0.1").host == "127.0.0.1"  # type: ignore[union-attr]
-    assert again.find("app", "10.1.2.3").host == "%"  # type: ignore[union-attr]
-    with pytest.raises(Exception) as exc:
-        again.create("app", "%", "x")
-    assert getattr(exc.value, "code", None) == 1396
-    assert again.drop("nobody", "%", if_exists=True) is False
+    """Accounts live in mysql.user (hashed, never the clear password) and survive a restart."""
+    engine = Server.open(tmp_path, log_bin=True, gtid_mode="ON")
+    try:
+        create_root(engine, "rootpw")
+        s = engine.session()
+        s.execute("CREATE USER 'app'@'%' IDENTIFIED WITH mysql_native_password BY 'apppw'")
+        s.execute("CREATE USER 'app'@'127.0.0.1' IDENTIFIED BY 'local'")
+        rows = s.execute("SELECT user, host, authentication_string FROM mysql.user ORDER BY user, host")[
+            -1
+        ].rows
+        assert [r[:2] for r in rows] == [("app", "%"), ("app", "127.0.0.1"), ("root", "localhost")]
+        assert all("pw" not in r[2] and "local" not in r[2] for r in rows)
+        with pytest.raises(Exception) as exc:
+            s.execute("CREATE USER app@'%' IDENTIFIED BY 'x'")
+        assert getattr(exc.value, "code", None) == 1396
+        assert s.execute("DROP USER IF EXISTS nobody")[-1].warnings[0].code == 3162
+    finally:
+        engine.shutdown()
+    engine = Server.open(tmp_path, log_bin=True, gtid_mode="ON")
+    try:
+        again = engine.accounts
+        assert again.find("root", "127.0.0.1") is not None
+        assert again.find("root", "10.0.0.1") is None
+        assert again.find("app", "127.0.0.1").host == "127.0.0.1"  # type: ignore[union-attr]
+        assert again.find("app", "10.1.2.3").host == "%"  # type: ignore[union-attr]
+    finally:
+        engine.shutdown()
     assert Account("u", "10.0.%", auth.NATIVE, "").matches_host("10.0.3.4")

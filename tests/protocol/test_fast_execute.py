@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from gtidkit.engine import Server
-from gtidkit.protocol.accounts import AccountStore
+from gtidkit.engine.accounts.bootstrap import create_root
 from gtidkit.protocol.constants import Capability
 from gtidkit.protocol.handler import ClientHandler, ServerContext
 from gtidkit.protocol.messages import HandshakeResponse
@@ -59,19 +59,18 @@ class Pair:
         self.caps = caps
         self.engines: list[Any] = []
         self.handlers: list[ClientHandler] = []
-        self.accounts: list[AccountStore] = []
+        self.sessions: list[Any] = []
         for name in ("fast", "slow"):
             datadir = root / name
             shutil.copytree(root / "base", datadir)
             engine = Server.open(datadir, gtid_mode="ON", log_bin=True)
-            accounts = AccountStore(datadir)
-            h = ClientHandler(ServerContext(engine=engine, accounts=accounts), "127.0.0.1")
+            h = ClientHandler(ServerContext(engine=engine, accounts=engine.accounts), "127.0.0.1")
             h.start()
             login = HandshakeResponse(caps, user, b"", None, "caching_sha2_password")
             assert _payloads(h.receive_data(frame(login.encode(), 1)[0]))[0][0] == 0
             self.engines.append(engine)
             self.handlers.append(h)
-            self.accounts.append(accounts)
+            self.sessions.append(engine.session())
         self.fast_hits = 0
         fast = self.handlers[0]
         original = fast._fast_execute
@@ -182,13 +181,11 @@ def base(tmp_path: Path) -> Path:
             for i in range(1, 301)
         )
         s.execute(f"INSERT INTO app.t VALUES {rows}")
+        create_root(engine, "")
+        s.execute("CREATE USER app@localhost; GRANT SELECT, INSERT, UPDATE ON app.* TO app@localhost")
         s.close()
     finally:
         engine.shutdown()
-    accounts = AccountStore(datadir)
-    accounts.initialize("")
-    accounts.create("app", "localhost", "")
-    accounts.grant("app", "localhost", ("SELECT", "INSERT", "UPDATE"), "app")
     return tmp_path
 
 
@@ -268,14 +265,14 @@ def test_privileges_are_checked_at_every_execution(base: Path) -> None:
         update = pair.prepare("UPDATE t SET k=k+1 WHERE id=?")
         assert pair.execute(select, [_q(1)])[0] == b"\x01"
         assert pair.execute(update, [_q(1)])[0][0] == 0
-        for accounts in pair.accounts:  # REVOKE UPDATE ON app.* FROM app@localhost, between two executions
-            accounts.grant("app", "localhost", ("UPDATE",), "app", revoke=True)
+        for s in pair.sessions:  # REVOKE UPDATE ON app.* FROM app@localhost, between two executions
+            s.execute("REVOKE UPDATE ON app.* FROM app@localhost")
         denied = pair.execute(update, [_q(1)])
         assert denied[0][:3] == b"\xff" + (1142).to_bytes(2, "little")
         assert b"UPDATE command denied to user 'app'@'localhost' for table" in denied[0]
         assert pair.execute(select, [_q(1)])[0] == b"\x01"
-        for accounts in pair.accounts:  # GRANT it back: allowed again
-            accounts.grant("app", "localhost", ("UPDATE",), "app")
+        for s in pair.sessions:  # GRANT it back: allowed again
+            s.execute("GRANT UPDATE ON app.* TO app@localhost")
         assert pair.execute(update, [_q(1)])[0][0] == 0
     finally:
         pair.close()

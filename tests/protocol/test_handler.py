@@ -11,8 +11,8 @@ import pymysql._auth as client_auth
 import pytest
 
 from gtidkit.engine import Server
+from gtidkit.engine.accounts.bootstrap import create_root
 from gtidkit.protocol import auth
-from gtidkit.protocol.accounts import AccountStore
 from gtidkit.protocol.constants import Capability
 from gtidkit.protocol.handler import ClientHandler, ServerContext
 from gtidkit.protocol.messages import Handshake, HandshakeResponse, Ok
@@ -35,10 +35,12 @@ CAPS = (
 def ctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerContext]:
     datadir: Path = tmp_path_factory.mktemp("handler")
     engine = Server.open(datadir)
-    accounts = AccountStore(datadir)
-    accounts.initialize("")
-    accounts.create("nat", "localhost", "pw", auth.NATIVE)
-    accounts.create("sha", "localhost", "pw2", auth.CACHING_SHA2)
+    create_root(engine, "")
+    engine.session().execute(
+        "CREATE USER nat@localhost IDENTIFIED WITH mysql_native_password BY 'pw';"
+        "CREATE USER sha@localhost IDENTIFIED WITH caching_sha2_password BY 'pw2'"
+    )
+    accounts = engine.accounts
     try:
         generate_certs(datadir, "test")
         yield ServerContext(engine=engine, accounts=accounts, rsa_keys=rsa_keys(datadir))

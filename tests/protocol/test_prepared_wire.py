@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from gtidkit.engine import Server
-from gtidkit.protocol.accounts import AccountStore
+from gtidkit.engine.accounts.bootstrap import create_root
 from gtidkit.protocol.constants import Capability
 from gtidkit.protocol.handler import ClientHandler, ServerContext
 from gtidkit.protocol.messages import Handshake, HandshakeResponse, Ok
@@ -39,9 +39,8 @@ MYSQL_TYPE_VAR_STRING = 253
 @pytest.fixture
 def handler(tmp_path: Path) -> Iterator[ClientHandler]:
     engine = Server.open(tmp_path / "data", gtid_mode="ON", log_bin=True, session_track_gtids="OWN_GTID")
-    accounts = AccountStore(tmp_path / "data")
-    accounts.initialize("")  # root@localhost, empty password
-    ctx = ServerContext(engine=engine, accounts=accounts)
+    create_root(engine, "")  # root@localhost, empty password
+    ctx = ServerContext(engine=engine, accounts=engine.accounts)
     h = ClientHandler(ctx, "127.0.0.1")
     try:
         assert Handshake.decode(_packets(h.start())[0][1]).protocol_version == 10

@@ -10,7 +10,7 @@ import pymysql
 import pytest
 
 from gtidkit.engine import Server
-from gtidkit.protocol.accounts import AccountStore
+from gtidkit.engine.accounts.bootstrap import create_root
 from gtidkit.protocol.handler import StreamIO
 from gtidkit.protocol.messages import Eof, Ok
 from gtidkit.protocol.privileges import has_global
@@ -20,7 +20,7 @@ from gtidkit.protocol.server import WireServer
 @pytest.fixture
 def wire(tmp_path: Path) -> Iterator[WireServer]:
     engine = Server.open(tmp_path / "d")
-    AccountStore(tmp_path / "d").initialize("")
+    create_root(engine, "")
     server = WireServer(engine, str(tmp_path / "d"), port=0)
     try:
         yield server

@@ -68,7 +68,7 @@ def test_row_count_and_found_rows(srv: ServerProcess) -> None:
             assert cur.fetchall() == ((1, "bob"),)
             cur.execute("SELECT FOUND_ROWS()")
             assert cur.fetchone() == (3,)
-            cur.execute("CREATE USER 'rc'@'%'")  # answered by the server itself, not the engine: my_ok() -> 0
+            cur.execute("CREATE USER 'rc'@'%'")  # an account statement: my_ok() with 0 rows
             cur.execute("SELECT ROW_COUNT()")
             assert cur.fetchone() == (0,)
     finally:

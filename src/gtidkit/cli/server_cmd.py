@@ -117,7 +117,7 @@ def server(ctx: click.Context) -> None:
 
 def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
     from gtidkit.engine import Server
-    from gtidkit.protocol.accounts import AccountStore
+    from gtidkit.engine.accounts.bootstrap import create_root
     from gtidkit.protocol.tls import generate_certs
 
     if datadir.exists() and any(datadir.iterdir()):
@@ -136,9 +136,11 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
         click.echo(f"[ERROR] [Server] {err}", err=True)
         return 1
     version = str(engine.globals.get("version"))
-    engine.shutdown()
     password = "" if insecure else generate_password()
-    AccountStore(datadir).initialize(password, expire=not insecure)
+    try:
+        create_root(engine, password, expire=not insecure)
+    finally:
+        engine.shutdown()
     generate_certs(datadir, version)
     if insecure:
         click.echo(
@@ -169,20 +171,13 @@ def _log_start_failure(log: logging.Logger, err: OSError | MySQLError, port: obj
 
 def _run(datadir: Path, opts: Any) -> int:
     from gtidkit.engine import Server
-    from gtidkit.protocol.accounts import AccountStore
+    from gtidkit.engine.accounts.bootstrap import create_root
     from gtidkit.protocol.server import WireServer
     from gtidkit.protocol.tls import generate_certs
     from gtidkit.replication import install as install_replication
 
     log = logging.getLogger("gtidkit.server")
     s = opts.wire
-    if not AccountStore(datadir).exists():
-        click.echo(
-            f"[ERROR] [MY-010119] [Server] Data directory {datadir} is not initialized (no accounts): run "
-            "gtidkit server --initialize --datadir first. Aborting.",
-            err=True,
-        )
-        return 1
     try:
         _setup_logging(str(s["log_error"] or ""), datadir)
     except OSError as err:
@@ -205,6 +200,12 @@ def _run(datadir: Path, opts: Any) -> int:
         log.error("%s", err)
         log.error("Aborting", extra={"mysql_code": 10119})
         return 1
+    if not engine.accounts.has_admin():  # made by `gtidkit sql`: root@localhost as --initialize-insecure
+        create_root(engine, "")
+        log.warning(
+            "[MY-010453] root@localhost is created with an empty password ! Please consider switching off the "
+            "--initialize-insecure option."
+        )
     try:
         if int(s["auto_generate_certs"]):
             generate_certs(datadir, str(engine.globals.get("version")))

@@ -65,7 +65,7 @@ class ServerProcess:
         Raises:
             RuntimeError: the server exited before it was ready (the error log's tail is in the message).
         """
-        if not (self.datadir / "gtidkit_accounts.json").exists():
+        if not (self.datadir / "gtidkit.sqlite").exists():
             initialize(self.datadir, *self.args)  # mysqld --initialize reads the same options as the server
         cmd = [
             sys.executable,

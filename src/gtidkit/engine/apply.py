@@ -536,9 +536,16 @@ class ExecutorTarget:
             self.executor.timestamp = header.timestamp + micro / 1e6
 
     def run_statement(self, text: str, ev: QueryEvent) -> None:
-        """Run the statement on the executor; an INSERT_ID applies to it alone."""
+        """Run the statement on the executor (an account statement on the grant tables); an INSERT_ID applies to
+        it alone."""
+        stmt = classify(text)
         try:
-            self.executor.execute(classify(text), self.current_db)
+            if stmt.kind == "account":
+                from gtidkit.engine.accounts import statements as account_statements
+
+                account_statements.run(self.conn, account_statements.parse(text), current_db=self.current_db)
+                return
+            self.executor.execute(stmt, self.current_db)
         finally:
             self.executor.forced_insert_id = None
 

@@ -175,6 +175,10 @@ class Server:
 
         self.admin = Admin(self)
         self.table_locks = LockManager()
+        from gtidkit.engine.accounts.store import AccountStore
+
+        #: the accounts (mysql.user / mysql.db / mysql.global_grants), loaded after recovery
+        self.accounts = AccountStore()
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -231,6 +235,10 @@ class Server:
             from gtidkit.engine.recovery import start_up
 
             start_up(server)
+            server.accounts.load(server.internal_conn)
+            from gtidkit.engine.accounts.bootstrap import import_legacy_file
+
+            import_legacy_file(server)
             server.admin.expire_logs()  # binlog_expire_logs_seconds: files expired while the server was down
             server.compressor.start()
         except BaseException:

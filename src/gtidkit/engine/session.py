@@ -88,6 +88,8 @@ class Session:
         self.purged_in_trx = GtidSet()
         #: MySQL's thread stage while a statement waits (PROCESSLIST State / PROCESSLIST_STATE), "" otherwise
         self.stage = ""
+        #: what the last account statement did (engine/accounts/statements.py ``Outcome``), for the wire server
+        self.account_outcome: Any = None
         # transaction state
         self.explicit_trx = False
         #: the open explicit transaction is READ ONLY (MySQL's ``thd->tx_read_only``; writes fail with 1792)
@@ -461,7 +463,7 @@ class Session:
         stores the affected rows and my_eof() (a result set) -1 (sql_class.h); FOUND_ROWS() is the rows a SELECT
         sent, or its count without LIMIT under SQL_CALC_FOUND_ROWS (RM8 "Information Functions").
 
-        The wire server calls it for the statements it answers itself (CREATE USER, GRANT ...).
+        The wire server calls it for the statements it answers itself (SHOW GRANTS, KILL, SHUTDOWN ...).
         """
         executor = self.executor
         if res.columns is None:

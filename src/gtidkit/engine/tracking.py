@@ -362,7 +362,7 @@ class SessionTracker:
         elif command == "lock_tables":
             self._end_transaction()
             self._locked = not _UNLOCK_TABLES.match(text) and bool(_LOCK_TABLES.match(text))
-        elif kind in ("ddl", "admin") or (kind == "set" and self._trx == "T" and not explicit_trx):
+        elif kind in ("ddl", "admin", "account") or (kind == "set" and self._trx == "T" and not explicit_trx):
             self._end_transaction()  # implicit commit: DDL, FLUSH / RESET / PURGE ..., SET autocommit=1
         else:
             self._note_statement(kind, text, uses_tables, result_set, autocommit)

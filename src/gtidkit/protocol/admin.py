@@ -1,12 +1,13 @@
-"""Statements the wire server answers itself, before the engine: SHUTDOWN, KILL, SHOW PROCESSLIST, accounts.
+"""Statements the wire server answers itself, before the engine: SHUTDOWN, KILL, SHOW PROCESSLIST.
 
 Sources: MySQL manual "SHUTDOWN Statement", "KILL Statement" (1094 ER_NO_SUCH_THREAD "Unknown thread id: %lu"),
 "SHOW PROCESSLIST Statement" (columns Id, User, Host, db, Command, Time, State, Info; Info cut to 100
-characters without FULL), "CREATE USER", "ALTER USER", "DROP USER" (1396 ER_CANNOT_USER).
+characters without FULL).
 
-These need the server process (its connections, its account store), which the engine does not know, so they
-live in the protocol layer. Recognition is by a few anchored regular expressions; everything else goes to the
-engine untouched.
+These need the server process (its connections), which the engine does not know, so they live in the protocol
+layer. Account statements (CREATE USER, GRANT ...) and SHOW GRANTS are the engine's (:mod:`gtidkit.engine.accounts`):
+here they only get their privilege check, and the connection's state after them (fast-auth cache, sandbox).
+Recognition is by a few anchored regular expressions; everything else goes to the engine untouched.
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+from gtidkit.engine.accounts import statements as account_statements
+from gtidkit.engine.accounts.grants import GRANT_OPTION
+from gtidkit.engine.accounts.statements import is_account_statement
 from gtidkit.mysql_errors import mysql_error
-from gtidkit.protocol import auth, engine_seam, privileges
+from gtidkit.protocol import engine_seam, privileges
 from gtidkit.protocol.constants import BINARY_COLLATION, UTF8MB4_0900_AI_CI, ColumnFlag, FieldType
 from gtidkit.protocol.engine_seam import Column, StatementResult
 
@@ -25,48 +29,13 @@ if TYPE_CHECKING:
 
 #: the first word of every statement answered here (each pattern below starts with ``^\s*`` and one of them)
 _FIRST_WORD = re.compile(r"\s*(\w+)")
-_ADMIN_WORDS = frozenset({"shutdown", "kill", "show", "create", "alter", "drop", "set", "grant", "revoke"})
+_ADMIN_WORDS = frozenset(
+    {"shutdown", "kill", "show", "create", "alter", "drop", "rename", "set", "grant", "revoke"}
+)
 _SHUTDOWN = re.compile(r"^\s*shutdown\s*;?\s*$", re.IGNORECASE)
 _KILL = re.compile(r"^\s*kill\s+(?:(connection|query)\s+)?(\d+)\s*;?\s*$", re.IGNORECASE)
 _PROCESSLIST = re.compile(r"^\s*show\s+(full\s+)?processlist\s*;?\s*$", re.IGNORECASE)
-_ACCOUNT = r"""(?:'([^']*)'|`([^`]*)`|"([^"]*)"|([\w.$-]+))(?:\s*@\s*(?:'([^']*)'|`([^`]*)`|"([^"]*)"|([\w.%$:-]+)))?"""
-_CREATE_USER = re.compile(
-    r"^\s*create\s+user\s+(if\s+not\s+exists\s+)?"
-    + _ACCOUNT
-    + r"(?:\s+identified\s+(?:with\s+'?(\w+)'?\s+)?by\s+'((?:[^'\\]|\\.|'')*)')?\s*;?\s*$",
-    re.IGNORECASE,
-)
-_ALTER_USER = re.compile(
-    r"^\s*alter\s+user\s+(?:if\s+exists\s+)?(?:(?:user|current_user)\s*\(\s*\)|current_user|"
-    + _ACCOUNT
-    + ")"
-    + r"\s+identified\s+(?:with\s+'?(\w+)'?\s+)?by\s+'((?:[^'\\]|\\.|'')*)'\s*;?\s*$",
-    re.IGNORECASE,
-)
-_DROP_USER = re.compile(r"^\s*drop\s+user\s+(if\s+exists\s+)?" + _ACCOUNT + r"\s*;?\s*$", re.IGNORECASE)
-_SET_PASSWORD = re.compile(
-    r"^\s*set\s+password\s*(?:for\s+" + _ACCOUNT + r"\s*)?=\s*'((?:[^'\\]|\\.|'')*)'\s*;?\s*$", re.IGNORECASE
-)
-_GRANT = re.compile(
-    r"^\s*(grant|revoke)\s+(.+?)\s+on\s+(?:table\s+)?(\S+)\s+(?:to|from)\s+"
-    + _ACCOUNT
-    + r"\s*(with\s+grant\s+option)?\s*;?\s*$",
-    re.IGNORECASE | re.DOTALL,
-)
-_SHOW_GRANTS = re.compile(
-    r"^\s*show\s+grants(?:\s+for\s+(?:(current_user(?:\s*\(\s*\))?)|" + _ACCOUNT + r"))?\s*;?\s*$",
-    re.IGNORECASE,
-)
-
-
-def _account(groups: tuple[Any, ...]) -> tuple[str, str]:
-    user = next((g for g in groups[:4] if g is not None), "")
-    host = next((g for g in groups[4:8] if g is not None), "%")
-    return user, host
-
-
-def _unquote(text: str) -> str:
-    return text.replace("''", "'").replace("\\'", "'").replace("\\\\", "\\")
+_ALTER_USER = re.compile(r"^\s*alter\s+user\b", re.IGNORECASE)
 
 
 def _ok(handler: ClientHandler, affected: int = 0) -> StatementResult:
@@ -119,74 +88,14 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
                 raise mysql_error(1227, "SHUTDOWN")
             handler.shutdown_requested = True  # the edge acts on it after this statement's OK is sent
             return _ok(handler)
-        m = _GRANT.match(text)
-        if m:
-            return _grant(handler, m)
-        m = _SHOW_GRANTS.match(text)
-        if m:
-            target = account
-            if any(g is not None for g in m.groups()[1:9]):
-                user, host = _account(m.groups()[1:9])
-                target = handler.ctx.accounts.get(user, host)
-                if target is None:
-                    raise mysql_error(1141, user, host)
-            assert target is not None
-            rows = [(g,) for g in privileges.show_grants(target)]
-            name = f"Grants for {target.user}@{target.host}"
-            col = Column(name=name, type=FieldType.MYSQL_TYPE_VAR_STRING, length=4096, flags=0)
-            return StatementResult(
-                columns=(col,), rows=rows, status_flags=engine_seam.status_flags(handler.session)
-            )
+        if is_account_statement(text):
+            return _account_statement(handler, account, text)
         m = _KILL.match(text)
         if m:
             return _kill(handler, (m.group(1) or "connection").lower(), int(m.group(2)))
         m = _PROCESSLIST.match(text)
         if m:
             return _processlist(handler, full=bool(m.group(1)))
-        m = _CREATE_USER.match(text)
-        if m:
-            _need_create_user(account)
-            user, host = _account(m.groups()[1:9])
-            plugin = (m.group(10) or auth.CACHING_SHA2).lower()
-            handler.ctx.accounts.create(
-                user, host, _unquote(m.group(11) or ""), plugin, if_not_exists=bool(m.group(1))
-            )
-            return _ok(handler)
-        m = _SET_PASSWORD.match(text)
-        if m:  # SET PASSWORD [FOR account] = 'text': ALTER USER ... IDENTIFIED BY with the account's plugin
-            if all(g is None for g in m.groups()[0:8]) and account is not None:
-                user, host = account.user, account.host
-            else:
-                user, host = _account(m.groups()[0:8])
-            own = account is not None and (user, host.lower()) == (account.user, account.host.lower())
-            if not own:
-                _need_create_user(account)
-            handler.ctx.accounts.alter(user, host, _unquote(m.group(9)))
-            handler.ctx.sha2_cache.pop((user, host), None)
-            if own:
-                handler.sandbox = False
-            return _ok(handler)
-        m = _ALTER_USER.match(text)
-        if m:
-            if all(g is None for g in m.groups()[0:8]) and account is not None:
-                user, host = account.user, account.host  # USER() / CURRENT_USER
-            else:
-                user, host = _account(m.groups()[0:8])
-            own = account is not None and (user, host.lower()) == (account.user, account.host.lower())
-            if not own:
-                _need_create_user(account)
-            handler.ctx.accounts.alter(user, host, _unquote(m.group(10)), (m.group(9) or "").lower() or None)
-            handler.ctx.sha2_cache.pop((user, host), None)
-            if own:
-                handler.sandbox = False
-            return _ok(handler)
-        m = _DROP_USER.match(text)
-        if m:
-            _need_create_user(account)
-            user, host = _account(m.groups()[1:9])
-            handler.ctx.accounts.drop(user, host, if_exists=bool(m.group(1)))
-            handler.ctx.sha2_cache.pop((user, host), None)
-            return _ok(handler)
         privileges.check_statement(
             account, handler.user, handler.peer_host_name(), text, engine_seam.current_schema(handler.session)
         )
@@ -200,42 +109,55 @@ def _need_create_user(account: Any) -> None:
         raise mysql_error(1227, "CREATE USER")
 
 
-def _grant(handler: ClientHandler, m: re.Match[str]) -> StatementResult:
-    revoke = m.group(1).lower() == "revoke"
-    target = m.group(3).replace("`", "")
-    user, host = _account(m.groups()[3:11])
-    if target in ("*.*",):
-        db = None
-    elif target == "*":
+def _account_statement(handler: ClientHandler, account: Any, text: str) -> StatementResult:
+    """An account statement: the privilege it needs (``sql/auth/sql_authorization.cc``: CREATE USER for another
+    account's CREATE / ALTER / DROP / RENAME USER and SET PASSWORD, CREATE ROLE / DROP ROLE or CREATE USER for
+    roles, GRANT OPTION plus each privilege granted or revoked), then the engine runs it as DDL (its GTID, its
+    binlog event, the grant tables); a changed password drops its fast-auth cache entry, and setting one's own
+    password ends the expired-password sandbox."""
+    st = account_statements.parse(text)
+    verb = st.verb
+    if verb in ("alter_user", "set_password"):
+        me = (account.user, account.host.lower()) if account is not None else None
+        others = [s for s in st.specs if not s.current and (s.user, s.host.lower()) != me]
+        if others:
+            _need_create_user(account)
+    elif verb in ("create_role", "drop_role"):
+        role_priv = "CREATE ROLE" if verb == "create_role" else "DROP ROLE"
+        if not privileges.has_global(account, role_priv, "CREATE USER"):
+            raise mysql_error(1227, f"{role_priv} or CREATE USER")
+    elif verb in ("grant", "revoke"):
+        _check_grant(handler, account, st)
+    else:
+        _need_create_user(account)
+    res = handler.session.execute(text)[-1]
+    outcome = handler.session.account_outcome
+    if outcome is not None:
+        with handler.ctx.lock:
+            for key in outcome.changed:
+                handler.ctx.sha2_cache.pop(key, None)
+        if outcome.own_password:
+            handler.sandbox = False
+    return res
+
+
+def _check_grant(handler: ClientHandler, account: Any, st: Any) -> None:
+    db = st.target
+    if db == "":
         db = engine_seam.current_schema(handler.session)
         if db is None:
             raise mysql_error(1046)
-    elif target.endswith(".*"):
-        db = target[:-2]
-    else:
-        raise mysql_error(1235, "table-level privileges")
-    names = privileges.normalize_privileges(m.group(2), "global" if db is None else "db")
-    if m.group(12):
-        names = (*names, privileges.GRANT_OPTION)
-    account = handler.current_account()
-    allowed = (
-        privileges.has_global(account, privileges.GRANT_OPTION)
-        if db is None
-        else (
-            privileges.has_global(account, privileges.GRANT_OPTION)
-            or privileges.has_on_db(account, privileges.GRANT_OPTION, db)
-        )
+    allowed = privileges.has_global(account, GRANT_OPTION) or (
+        db is not None and privileges.has_on_db(account, GRANT_OPTION, db)
     )
     if not allowed or not all(
         privileges.has_global(account, n) if db is None else privileges.has_on_db(account, n, db)
-        for n in names
-        if n != privileges.GRANT_OPTION
+        for n in st.privileges
+        if n != GRANT_OPTION
     ):
         if db is None:
             raise mysql_error(1045, handler.user, handler.peer_host_name(), "YES")
         raise mysql_error(1044, handler.user, handler.peer_host_name(), db)
-    handler.ctx.accounts.grant(user, host, names, db, revoke=revoke)
-    return _ok(handler)
 
 
 def _kill(handler: ClientHandler, what: str, target_id: int) -> StatementResult:

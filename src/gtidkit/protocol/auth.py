@@ -20,8 +20,8 @@ caching_sha2_password::
                    encrypted (``(password + NUL) XOR scramble`` repeated) with the server's public key, which it may
                    first request by sending 0x02 (answered 0x01 + PEM).
 
-The stored form of caching_sha2 accounts is gtidkit's own (``$pbkdf2-sha256$<iterations>$<salt>$<hash>``, salted
-and slow like MySQL's ``$A$005$`` SHA-256 crypt, not byte-identical to it); the wire exchange is MySQL's.
+The stored forms are MySQL's (``*HEX`` and ``$A$005$`` SHA-256 crypt), computed by the engine, which owns the
+accounts (:mod:`gtidkit.engine.accounts.passwords`); the wire exchange is here.
 """
 
 from __future__ import annotations
@@ -30,18 +30,16 @@ import hashlib
 import hmac
 import secrets
 
+from gtidkit.engine.accounts import passwords
+from gtidkit.engine.accounts.passwords import CACHING_SHA2, NATIVE, PLUGINS
 from gtidkit.protocol.messages import SCRAMBLE_LENGTH
 
-NATIVE = "mysql_native_password"
-CACHING_SHA2 = "caching_sha2_password"
-PLUGINS = (NATIVE, CACHING_SHA2)
+__all__ = ["CACHING_SHA2", "NATIVE", "PLUGINS"]
 
 #: caching_sha2_password markers sent in AuthMoreData, and the client's public-key request.
 FAST_AUTH_SUCCESS = b"\x03"
 PERFORM_FULL_AUTHENTICATION = b"\x04"
 REQUEST_PUBLIC_KEY = b"\x02"
-
-PBKDF2_ITERATIONS = 5000
 
 
 def generate_scramble() -> bytes:
@@ -57,9 +55,7 @@ def _xor(a: bytes, b: bytes) -> bytes:
 # ------------------------------------------------------------------ mysql_native_password
 def native_stored(password: str) -> str:
     """The ``authentication_string`` of a mysql_native_password account (``*`` + 40 hex; ``""`` if no password)."""
-    if not password:
-        return ""
-    return "*" + hashlib.sha1(hashlib.sha1(password.encode()).digest()).hexdigest().upper()
+    return passwords.native_stored(password)
 
 
 def native_token(password: str, scramble: bytes) -> bytes:
@@ -83,27 +79,14 @@ def native_verify(stored: str, scramble: bytes, token: bytes) -> bool:
 
 
 # ------------------------------------------------------------------ caching_sha2_password
-def sha2_stored(password: str, *, salt: bytes | None = None, iterations: int = PBKDF2_ITERATIONS) -> str:
-    """The stored form of a caching_sha2_password account (``""`` for an empty password)."""
-    if not password:
-        return ""
-    salt = salt if salt is not None else secrets.token_bytes(16)
-    digest = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, iterations)
-    return f"$pbkdf2-sha256${iterations}${salt.hex()}${digest.hex()}"
+def sha2_stored(password: str) -> str:
+    """The stored form of a caching_sha2_password account: MySQL's ``$A$005$`` + salt + digest (``""`` if none)."""
+    return passwords.sha2_stored(password)
 
 
 def sha2_check_password(stored: str, password: str) -> bool:
     """Full authentication: does the clear ``password`` match ``stored``?"""
-    if not stored:
-        return password == ""
-    try:
-        _, scheme, iterations, salt, digest = stored.split("$")
-    except ValueError:
-        return False
-    if scheme != "pbkdf2-sha256":
-        return False
-    got = hashlib.pbkdf2_hmac("sha256", password.encode(), bytes.fromhex(salt), int(iterations))
-    return hmac.compare_digest(got.hex(), digest)
+    return passwords.check_password(CACHING_SHA2, stored, password)
 
 
 def sha2_cache_entry(password: str) -> bytes:

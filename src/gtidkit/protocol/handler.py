@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gtidkit.engine import charsets
+from gtidkit.engine.accounts.store import Account, AccountStore
 from gtidkit.errors import MySQLError, ProtocolError, RemoteProtocolError
 from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol import auth, engine_seam, privileges
-from gtidkit.protocol.accounts import Account, AccountStore
 from gtidkit.protocol.connection import (
     NEED_DATA,
     PAUSED,
@@ -121,12 +121,14 @@ class ServerContext:
 
     Attributes:
         engine: the engine ``Server``.
-        accounts: the account store.
+        accounts: the engine's account store (``engine.accounts``: the grant tables, cached).
         server_version: the version string of the Handshake (``@@version``).
         ssl_available: the server has a certificate (CLIENT_SSL is offered).
         rsa_keys: ``(private PEM, public PEM)`` for caching_sha2_password's key exchange, or None.
         max_allowed_packet: largest client packet accepted (bytes).
-        sha2_cache: caching_sha2_password's fast-path cache: (user, host) -> SHA256(SHA256(password)).
+        sha2_cache: caching_sha2_password's fast-path cache: (user, host) -> (the authentication_string it was
+            verified against, SHA256(SHA256(password))); an entry whose account has another stored hash now (ALTER
+            USER here, or applied from a source) is not used.
         handlers: open connections by connection id (SHOW PROCESSLIST, KILL).
         request_shutdown: called by the SHUTDOWN statement.
         started: server start time (``time.monotonic()``), for COM_STATISTICS' Uptime.
@@ -138,7 +140,7 @@ class ServerContext:
     ssl_available: bool = False
     rsa_keys: tuple[bytes, bytes] | None = None
     max_allowed_packet: int = 64 * 1024 * 1024
-    sha2_cache: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    sha2_cache: dict[tuple[str, str], tuple[str, bytes]] = field(default_factory=dict)
     handlers: dict[int, ClientHandler] = field(default_factory=dict)
     request_shutdown: Callable[[], None] = lambda: None
     started: float = field(default_factory=time.monotonic)
@@ -376,7 +378,11 @@ class ClientHandler:
         if token in (b"", b"\0"):
             return self._fail_auth(_denied(self.user, self.peer_host_name(), False))
         cached = self.ctx.sha2_cache.get((acc.user, acc.host))
-        if cached is not None and auth.sha2_fast_verify(cached, self.scramble, token):
+        if (
+            cached is not None
+            and cached[0] == acc.authentication_string
+            and auth.sha2_fast_verify(cached[1], self.scramble, token)
+        ):
             return self.conn.send(AuthMoreData(auth.FAST_AUTH_SUCCESS)) + self._auth_ok()
         self._auth_stage = "full"
         return self.conn.send(AuthMoreData(auth.PERFORM_FULL_AUTHENTICATION))
@@ -400,13 +406,20 @@ class ClientHandler:
                 password = None
             if password is not None and auth.sha2_check_password(acc.authentication_string, password):
                 with self.ctx.lock:
-                    self.ctx.sha2_cache[(acc.user, acc.host)] = auth.sha2_cache_entry(password)
+                    self.ctx.sha2_cache[(acc.user, acc.host)] = (
+                        acc.authentication_string,
+                        auth.sha2_cache_entry(password),
+                    )
                 return self._auth_ok()
             return self._fail_auth(_denied(self.user, self.peer_host_name(), True))
         return self._fail_auth(_denied(self.user, self.peer_host_name(), True))
 
     def _auth_ok(self) -> bytes:
         self._auth_stage = ""
+        acc = self.current_account()
+        if acc is not None and acc.account_locked:
+            # sql_authentication.cc: a locked account (ACCOUNT LOCK, every role) is refused after authentication
+            return self._fail_auth(mysql_error(3118, self.user, self.peer_host_name()))
         # the client's collation sets the connection's character sets (sql_connect.cc thd_init_client_charset): an
         # unknown one, or one no client may use (ucs2, utf16, utf32), leaves the server's defaults
         cs = charsets.for_collation_id(self._client_collation)

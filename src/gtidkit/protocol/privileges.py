@@ -33,107 +33,17 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any
 
+from gtidkit.engine.accounts.grants import (
+    DATABASE_LEVEL,
+)
 from gtidkit.errors import MySQLError
-from gtidkit.mysql_errors import message, mysql_error
+from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
-    from gtidkit.protocol.accounts import Account
+    from gtidkit.engine.accounts.store import Account
 
-#: Static privileges in the order SHOW GRANTS lists them.
-STATIC = (
-    "SELECT",
-    "INSERT",
-    "UPDATE",
-    "DELETE",
-    "CREATE",
-    "DROP",
-    "RELOAD",
-    "SHUTDOWN",
-    "PROCESS",
-    "FILE",
-    "REFERENCES",
-    "INDEX",
-    "ALTER",
-    "SHOW DATABASES",
-    "SUPER",
-    "CREATE TEMPORARY TABLES",
-    "LOCK TABLES",
-    "EXECUTE",
-    "REPLICATION SLAVE",
-    "REPLICATION CLIENT",
-    "CREATE VIEW",
-    "SHOW VIEW",
-    "CREATE ROUTINE",
-    "ALTER ROUTINE",
-    "CREATE USER",
-    "EVENT",
-    "TRIGGER",
-    "CREATE TABLESPACE",
-    "CREATE ROLE",
-    "DROP ROLE",
-)
-#: Dynamic privileges gtidkit knows (granted by ALL at global level).
-DYNAMIC = (
-    "BINLOG_ADMIN",
-    "CONNECTION_ADMIN",
-    "REPLICATION_APPLIER",
-    "REPLICATION_SLAVE_ADMIN",
-    "SESSION_VARIABLES_ADMIN",
-    "SYSTEM_VARIABLES_ADMIN",
-)
-#: Privileges that exist at database level.
-DATABASE_LEVEL = (
-    "SELECT",
-    "INSERT",
-    "UPDATE",
-    "DELETE",
-    "CREATE",
-    "DROP",
-    "REFERENCES",
-    "INDEX",
-    "ALTER",
-    "CREATE TEMPORARY TABLES",
-    "LOCK TABLES",
-    "EXECUTE",
-    "CREATE VIEW",
-    "SHOW VIEW",
-    "CREATE ROUTINE",
-    "ALTER ROUTINE",
-    "EVENT",
-    "TRIGGER",
-)
-GRANT_OPTION = "GRANT OPTION"
 #: Schemas every account may read (MySQL filters their rows by privilege; gtidkit shows all).
 _OPEN_SCHEMAS = {"information_schema", "performance_schema"}
-_ALIASES = {"REPLICATION REPLICA": "REPLICATION SLAVE"}
-
-
-def normalize_privileges(text: str, level: str) -> tuple[str, ...]:
-    """``"select, insert"`` / ``"ALL PRIVILEGES"`` → canonical names for ``level`` (``"global"`` or ``"db"``).
-
-    Raises:
-        MySQLError: 1064 for an unknown privilege name, 1221 for a global-only privilege at database level.
-    """
-    out: list[str] = []
-    for raw in text.split(","):
-        name = " ".join(raw.upper().split())
-        name = _ALIASES.get(name, name)
-        if name in ("ALL", "ALL PRIVILEGES"):
-            out.extend(STATIC + DYNAMIC if level == "global" else DATABASE_LEVEL)
-            continue
-        if name == "USAGE":
-            continue
-        if name not in STATIC and name not in DYNAMIC and name != GRANT_OPTION:
-            raise mysql_error(1064, message(1149), raw.strip(), 1)
-        if level == "db" and name not in DATABASE_LEVEL and name != GRANT_OPTION:
-            raise mysql_error(1221, "DB GRANT", "GLOBAL PRIVILEGES")
-        out.append(name)
-    return tuple(dict.fromkeys(out))
-
-
-def _sorted(privs: set[str] | tuple[str, ...]) -> list[str]:
-    order = {p: i for i, p in enumerate(STATIC + DYNAMIC)}
-    return sorted((p for p in privs if p != GRANT_OPTION), key=lambda p: order.get(p, 999))
 
 
 def has_global(account: Account | None, *names: str) -> bool:
@@ -162,22 +72,6 @@ def any_on_db(account: Account | None, db: str) -> bool:
     if any(p in DATABASE_LEVEL for p in account.privileges):
         return True
     return any(d.lower() == db.lower() and privs for d, privs in account.db_privileges)
-
-
-def show_grants(account: Account) -> list[str]:
-    """SHOW GRANTS rows for ``account`` (MySQL 8's shape: static privileges, then dynamic ones, then databases)."""
-    who = f"`{account.user}`@`{account.host}`"
-    with_grant = " WITH GRANT OPTION" if GRANT_OPTION in account.privileges else ""
-    static = [p for p in _sorted(tuple(account.privileges)) if p in STATIC]
-    rows = [f"GRANT {', '.join(static) if static else 'USAGE'} ON *.* TO {who}{with_grant}"]
-    dynamic = [p for p in _sorted(tuple(account.privileges)) if p in DYNAMIC]
-    if dynamic:
-        rows.append(f"GRANT {','.join(dynamic)} ON *.* TO {who}{with_grant}")
-    for db, privs in sorted(account.db_privileges):
-        if privs:
-            grant = " WITH GRANT OPTION" if GRANT_OPTION in privs else ""
-            rows.append(f"GRANT {', '.join(_sorted(privs))} ON `{db}`.* TO {who}{grant}")
-    return rows
 
 
 # ------------------------------------------------------------------ the check before a statement

@@ -19,7 +19,6 @@ import struct
 import threading
 from typing import Any
 
-from gtidkit.protocol.accounts import AccountStore
 from gtidkit.protocol.connection import State
 from gtidkit.protocol.constants import Capability
 from gtidkit.protocol.handler import ClientHandler, ServerContext, StreamIO
@@ -37,7 +36,7 @@ class WireServer:
 
     Args:
         engine: the engine ``Server`` (already open; shut down by the caller after :meth:`shutdown`).
-        datadir: the data directory (accounts, certificates, RSA keys).
+        datadir: the data directory (certificates, RSA keys; accounts are the engine's grant tables).
         bind_address: address to listen on (127.0.0.1 by default).
         port: TCP port (0 picks a free one: read :attr:`port` after :meth:`start`).
         max_connections: concurrent client connections accepted (MySQL's default 151).
@@ -73,7 +72,7 @@ class WireServer:
         version = server_version or str(engine.globals.get("version"))
         self.ctx = ServerContext(
             engine=engine,
-            accounts=AccountStore(datadir),
+            accounts=engine.accounts,
             server_version=version,
             ssl_available=self.ssl_context is not None,
             rsa_keys=rsa_keys(datadir),

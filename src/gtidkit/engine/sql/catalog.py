@@ -29,6 +29,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine import charsets
+from gtidkit.engine.accounts.tables import GRANT_TABLE_DDL
 from gtidkit.engine.sql.is_objects import IS_OBJECT_TYPES, IS_OBJECT_VIEWS
 from gtidkit.engine.sql.log_tables import LOG_TABLE_DDL
 from gtidkit.mysql_errors import mysql_error
@@ -1013,7 +1014,7 @@ class Catalog:
                     )
             if ("mysql", "gtid_executed") not in self._tables:
                 self.create_table(conn, self._parse_ddl(GTID_EXECUTED_DDL, None), if_not_exists=True)
-            for ddl in LOG_TABLE_DDL:  # mysql.general_log / slow_log (engine/sql/log_tables.py)
+            for ddl in (*LOG_TABLE_DDL, *GRANT_TABLE_DDL):  # log tables, grant tables (engine/accounts)
                 self.create_table(conn, self._parse_ddl(ddl, None), if_not_exists=True)
             conn.commit()
         except BaseException:

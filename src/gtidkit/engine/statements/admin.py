@@ -111,6 +111,11 @@ class Admin:
         status = show_status(session, text)
         if status is not None:
             return status
+        from gtidkit.engine.accounts.show import show_account
+
+        account = show_account(text, self.server.accounts, session.executor.current_user)
+        if account is not None:
+            return account
         m = _SHOW_VARS.match(text)
         if m:
             return self.show_variables(
@@ -245,7 +250,10 @@ class Admin:
                 self.purge(before=_parse_datetime(m.group("before")))
             return StatementResult()
         if _FLUSH_ANY.match(text):
-            return StatementResult()  # FLUSH TABLES / PRIVILEGES / STATUS: nothing to do for this engine
+            if re.search(r"\bPRIVILEGES\s*;?\s*$", text, re.IGNORECASE):
+                # acl_reload: the grant tables as they are now (after direct DML on mysql.user, say)
+                self.server.accounts.load(session.conn)
+            return StatementResult()  # FLUSH TABLES / STATUS: nothing to do for this engine
         if re.match(r"^\s*(reset\s+(replica|slave)|start\s|stop\s|change\s)", text, re.IGNORECASE):
             raise mysql_error(1235, text.strip()[:40])
         raise statement_error(text)

@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from gtidkit.engine.accounts.statements import is_account_statement
 from gtidkit.engine.sql.explain import explain_target
 from gtidkit.engine.sql.parse import normalize, parse_tree, strip_comments, unquote_string
 from gtidkit.errors import MySQLError
@@ -50,6 +51,9 @@ class StatementKind(StrEnum):
     USE = "use"
     ADMIN = "admin"
     PREPARED = "prepared"  # SQL PREPARE / EXECUTE / DEALLOCATE PREPARE (engine/statements/prepared.py)
+    ACCOUNT = (
+        "account"  # CREATE / ALTER / DROP / RENAME USER, GRANT, REVOKE, SET PASSWORD, roles (engine/accounts)
+    )
     OTHER = "other"
 
 
@@ -90,6 +94,7 @@ _NO_TREE = frozenset(
         StatementKind.USE,
         StatementKind.ADMIN,
         StatementKind.PREPARED,
+        StatementKind.ACCOUNT,
     }
 )
 
@@ -355,6 +360,8 @@ _RECOGNISER_WORDS = frozenset(
         "REPAIR",
     ]
 )
+#: First words of the account statements (engine/accounts/statements.py decides on the words after them).
+_ACCOUNT_WORDS = frozenset(["CREATE", "ALTER", "DROP", "RENAME", "GRANT", "REVOKE", "SET"])
 #: First keyword -> kind, for the families whose sqlglot tree class that keyword decides (tree parsed lazily).
 _FIRST_WORD_KIND = {
     "SELECT": StatementKind.SELECT,
@@ -406,6 +413,8 @@ def classify(stmt_text: str) -> Statement:
                     _TRANSACTION_CONTROL.clear()
                 _TRANSACTION_CONTROL[stmt_text] = (st.kind, st.text, dict(st.info))
             return st
+    if first in _ACCOUNT_WORDS and is_account_statement(text):
+        return Statement(StatementKind.ACCOUNT, text, info={})
     if first.startswith("("):
         first = "("
     if first in ("EXPLAIN", "DESCRIBE", "DESC") and explain_target(text) is not None:

@@ -136,6 +136,38 @@ def _ddl(session: Session, stmt: Statement) -> StatementResult:
     return res
 
 
+def _account(session: Session, stmt: Statement) -> StatementResult:
+    """CREATE / ALTER / DROP / RENAME USER, GRANT, REVOKE, SET PASSWORD, CREATE / DROP ROLE: DDL as MySQL runs it
+    (``sql_command_flags``: CF_AUTO_COMMIT_TRANS): an implicit commit before, the grant tables changed in the
+    statement's own transaction, which commits with its GTID and its binlog event in MySQL's rewritten form
+    (:mod:`gtidkit.engine.accounts.statements`); the account cache is reloaded after it (``acl_reload``).
+    ``session.account_outcome`` keeps what it did for the wire server (passwords changed, own password set)."""
+    from gtidkit.engine.accounts import statements as account_statements
+
+    parsed = account_statements.parse(stmt.text)  # 1064 before any commit, as the parser fails first in MySQL
+    skip = trx.pre_statement(session, stmt)
+    trx.implicit_commit(session)
+    if skip:
+        trx.commit(session)
+        return StatementResult()
+    trx.reacquire_anonymous(session)
+    session.ensure_write_trx()
+    try:
+        outcome = account_statements.run(
+            session.conn,
+            parsed,
+            current_user=session.executor.current_user,
+            current_db=session.current_db,
+        )
+    except BaseException:
+        trx.rollback(session)
+        raise
+    trx.commit(session, ddl_text=outcome.binlog_text)  # on failure the cache keeps the committed accounts
+    session.server.accounts.load(session.conn)
+    session.account_outcome = outcome
+    return StatementResult(warnings=tuple(Condition(*n) for n in outcome.notes))
+
+
 def _create_start_transaction(session: Session, stmt: Statement) -> StatementResult:
     """``CREATE TABLE ... START TRANSACTION``: how 8.0.21+ logs a CREATE TABLE ... SELECT (a replica applies it
     between the transaction's BEGIN and its row events): the table is created inside the open transaction, which
@@ -223,7 +255,7 @@ def _prepared(session: Session, stmt: Statement) -> StatementResult:
 
 
 def _other(session: Session, stmt: Statement) -> StatementResult:
-    # statements the SQL layer may not know (GRANT, CREATE USER, ...): not innocent, so a failure of an
+    # statements the SQL layer may not know (HANDLER, LOAD DATA, ...): not innocent, so a failure of an
     # autocommitted one ends its transaction like any other statement's
     if trx.pre_statement(session, stmt):
         return StatementResult()
@@ -278,6 +310,7 @@ HANDLERS: dict[K, Handler] = {
     K.SHOW: _show,
     K.ADMIN: _admin,
     K.PREPARED: _prepared,
+    K.ACCOUNT: _account,
     K.OTHER: _other,
 }
 

@@ -266,6 +266,14 @@ def check_statement(session: Session, kind: str, text: str) -> None:
     from gtidkit.engine.sql.parse import parse_tree
 
     manager = session.server.table_locks
+    if kind == "account" and manager.active:
+        # an account statement writes the grant tables: refused under this session's global read lock, and it
+        # waits for another session's (FLUSH TABLES WITH READ LOCK blocks every write)
+        if manager.holds_global_read_lock(session.id):
+            raise mysql_error(1223)
+        grant_tables = {("mysql", "user"), ("mysql", "db"), ("mysql", "global_grants")}
+        manager.wait_for_access(session.id, set(), grant_tables, lock_wait_timeout(session))
+        return
     if kind not in ("select", "dml", "ddl") or not manager.active:
         return
     try:

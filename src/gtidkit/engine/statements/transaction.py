@@ -60,7 +60,7 @@ _ADMIN_NO_IMPLICIT_COMMIT = frozenset({"kill", "xa"})
 
 def causes_implicit_commit(stmt: Statement) -> bool:
     """True for statements that commit the open transaction before running (DDL, most admin commands)."""
-    if stmt.kind == "ddl":
+    if stmt.kind in ("ddl", "account"):
         return True
     if stmt.kind == "admin":
         return stmt.info.get("command") not in _ADMIN_NO_IMPLICIT_COMMIT

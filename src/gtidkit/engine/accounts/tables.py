@@ -1,0 +1,69 @@
+"""The grant tables: ``mysql.user``, ``mysql.db`` and ``mysql.global_grants``, as MySQL 8.0 defines them.
+
+Source: MySQL 8.0 ``scripts/mysql_system_tables.sql`` (column names, types, order and primary keys; the
+``*_priv`` columns are ``ENUM('N','Y')``; the engine has no ENUM type yet, so they are ``CHAR(1)`` holding
+``'N'`` / ``'Y'``, and ``ssl_type`` is a ``VARCHAR(9)``), manual "Grant Tables". The tables are ordinary engine tables: an account
+statement changes their rows inside its own transaction, with its GTID row and binlog position, so crash recovery
+and ``SELECT ... FROM mysql.user`` see accounts like any other committed data.
+"""
+
+from __future__ import annotations
+
+from gtidkit.engine.accounts.grants import DB_COLUMNS, USER_COLUMNS
+
+__all__ = ["DB_TABLE", "GLOBAL_GRANTS_TABLE", "GRANT_TABLE_DDL", "USER_TABLE"]
+
+USER_TABLE = ("mysql", "user")
+DB_TABLE = ("mysql", "db")
+GLOBAL_GRANTS_TABLE = ("mysql", "global_grants")
+
+_YN = "CHAR(1) CHARACTER SET utf8mb3 NOT NULL DEFAULT 'N'"
+_USER_PRIVS = [c for p, c in USER_COLUMNS.items() if p not in ("CREATE ROLE", "DROP ROLE")]
+
+_USER_DDL = (
+    "CREATE TABLE IF NOT EXISTS mysql.user ("
+    "Host CHAR(255) CHARACTER SET ascii NOT NULL DEFAULT '', "
+    "User CHAR(32) COLLATE utf8mb3_bin NOT NULL DEFAULT '', "
+    + "".join(f"{c} {_YN}, " for c in _USER_PRIVS)
+    + "ssl_type VARCHAR(9) CHARACTER SET utf8mb3 NOT NULL DEFAULT '', "
+    "ssl_cipher BLOB NOT NULL, x509_issuer BLOB NOT NULL, x509_subject BLOB NOT NULL, "
+    "max_questions INT UNSIGNED NOT NULL DEFAULT 0, max_updates INT UNSIGNED NOT NULL DEFAULT 0, "
+    "max_connections INT UNSIGNED NOT NULL DEFAULT 0, max_user_connections INT UNSIGNED NOT NULL DEFAULT 0, "
+    "plugin CHAR(64) COLLATE utf8mb3_bin NOT NULL DEFAULT 'caching_sha2_password', "
+    "authentication_string TEXT COLLATE utf8mb3_bin, "
+    f"password_expired {_YN}, "
+    "password_last_changed TIMESTAMP NULL DEFAULT NULL, "
+    "password_lifetime SMALLINT UNSIGNED NULL DEFAULT NULL, "
+    f"account_locked {_YN}, "
+    f"Create_role_priv {_YN}, "
+    f"Drop_role_priv {_YN}, "
+    "Password_reuse_history SMALLINT UNSIGNED NULL DEFAULT NULL, "
+    "Password_reuse_time SMALLINT UNSIGNED NULL DEFAULT NULL, "
+    "Password_require_current CHAR(1) CHARACTER SET utf8mb3 NULL DEFAULT NULL, "
+    "User_attributes JSON NULL DEFAULT NULL, "
+    "PRIMARY KEY (Host, User)"
+    ") ENGINE=InnoDB STATS_PERSISTENT=0 CHARACTER SET utf8mb3 COLLATE utf8mb3_bin "
+    "COMMENT='Users and global privileges'"
+)
+_DB_DDL = (
+    "CREATE TABLE IF NOT EXISTS mysql.db ("
+    "Host CHAR(255) CHARACTER SET ascii NOT NULL DEFAULT '', "
+    "Db CHAR(64) COLLATE utf8mb3_bin NOT NULL DEFAULT '', "
+    "User CHAR(32) COLLATE utf8mb3_bin NOT NULL DEFAULT '', "
+    + ", ".join(f"{c} {_YN}" for c in DB_COLUMNS.values())
+    + ", PRIMARY KEY (Host, Db, User)"
+    ") ENGINE=InnoDB STATS_PERSISTENT=0 CHARACTER SET utf8mb3 COLLATE utf8mb3_bin "
+    "COMMENT='Database privileges'"
+)
+_GLOBAL_GRANTS_DDL = (
+    "CREATE TABLE IF NOT EXISTS mysql.global_grants ("
+    "USER CHAR(32) COLLATE utf8mb3_bin NOT NULL DEFAULT '', "
+    "HOST CHAR(255) CHARACTER SET ascii NOT NULL DEFAULT '', "
+    "PRIV CHAR(32) COLLATE utf8mb3_general_ci NOT NULL DEFAULT '', "
+    "WITH_GRANT_OPTION CHAR(1) COLLATE utf8mb3_general_ci NOT NULL DEFAULT 'N', "
+    "PRIMARY KEY (USER, HOST, PRIV)"
+    ") ENGINE=InnoDB STATS_PERSISTENT=0 CHARACTER SET utf8mb3 COLLATE utf8mb3_bin "
+    "COMMENT='Extended global grants'"
+)
+#: ``CREATE TABLE`` text of each grant table, created at bootstrap (:meth:`Catalog.bootstrap`)
+GRANT_TABLE_DDL: tuple[str, ...] = (_USER_DDL, _DB_DDL, _GLOBAL_GRANTS_DDL)
