@@ -500,10 +500,12 @@ def rows_events(
     images: Iterable[bytes],
     *,
     max_size: int = ROW_EVENT_MAX_SIZE,
+    columns_before: bytes | None = None,
+    columns_after: bytes | None = None,
 ) -> list[RowsEvent]:
     """The rows events carrying ``images`` (one bytes per row: for updates, the before and after images
-    concatenated), every column present; a new event starts when the next row would take the current one past
-    ``max_size`` bytes, as MySQL does, and only the last carries ``STMT_END_F``.
+    concatenated); a new event starts when the next row would take the current one past ``max_size`` bytes, as
+    MySQL does, and only the last carries ``STMT_END_F``.
 
     Args:
         type_code: a Write/Update/Delete_rows type code.
@@ -511,9 +513,14 @@ def rows_events(
         column_count: columns of the table.
         images: the encoded rows, in order.
         max_size: ``binlog_row_event_max_size``.
+        columns_before, columns_after: the columns-present bitmaps of the images (``binlog_row_image=MINIMAL``
+            / ``NOBLOB`` leave columns out; for a Write_rows event ``columns_before`` is its one image's);
+            ``None``: every column (:func:`full_bitmap`).
     """
     update = rows_event_kind(type_code) == "update"
     columns = full_bitmap(column_count)
+    before = columns if columns_before is None else columns_before
+    after = columns if columns_after is None else columns_after
     chunks: list[list[bytes]] = [[]]
     size = 0
     for img in images:
@@ -532,8 +539,8 @@ def rows_events(
             flags=STMT_END_F if i == last else 0,
             extra=b"",
             column_count=column_count,
-            columns_before=columns,
-            columns_after=columns if update else None,
+            columns_before=before,
+            columns_after=after if update else None,
             body=b"".join(chunk),
         )
         for i, chunk in enumerate(chunks)

@@ -80,6 +80,8 @@ class SysVar:
         check, on_check, update, on_update, read: the hooks (module docstring).
         parse: ``fn(value) -> value`` converting a value that needs no session (``time_zone``): used by SET
             before ``check`` and by start-up options (:func:`parse_startup_option`), so both refuse the same values.
+        restricted_session: setting the SESSION value is a restricted operation (WL#12217): it needs SUPER,
+            SYSTEM_VARIABLES_ADMIN or SESSION_VARIABLES_ADMIN (checked by ``protocol/privileges.py``).
     """
 
     name: str
@@ -99,6 +101,7 @@ class SysVar:
     on_update: OnUpdateHook | None = None
     read: ReadHook | None = None
     parse: Callable[[Any], Any] | None = None
+    restricted_session: bool = False
 
 
 def _v(*args: Any, **kw: Any) -> SysVar:
@@ -233,6 +236,16 @@ SYSVARS: dict[str, SysVar] = {
         # The engine always writes Table_map optional metadata in full (engine/sql/rowimage.py), so FULL is what
         # it does (MySQL's default is MINIMAL); python-mysql-replication needs FULL for column names.
         _v("binlog_row_metadata", GLOBAL, ENUM, "FULL", choices=("MINIMAL", "FULL")),
+        # row-based logging (RM8 "Binary Logging Options and Variables"): which columns the row images carry
+        # (engine/sql/rowimage.py); choices in sys_vars.cc's order, so SET binlog_row_image = 0 is MINIMAL
+        _v(
+            "binlog_row_image",
+            BOTH,
+            ENUM,
+            "FULL",
+            choices=("MINIMAL", "NOBLOB", "FULL"),
+            restricted_session=True,
+        ),
         # the dump thread checks each event's CRC32 before sending it (replication/dump.py)
         _v("source_verify_checksum", GLOBAL, BOOL, False),
         _v("master_verify_checksum", GLOBAL, BOOL, False, alias_of="source_verify_checksum"),

@@ -273,8 +273,34 @@ def transaction_writeset(server: Server, session: Session, ddl_text: str | None)
     return extract_writeset(session.row_changes, server.storage.catalog)
 
 
+class LoggedStatement(list):  # type: ignore[type-arg]
+    """One DML statement's RowChanges with the session's row-logging settings when it ran (MySQL logs a
+    statement's rows as it runs, so a later ``SET binlog_row_image`` does not change them).
+
+    Args:
+        changes: the statement's RowChanges.
+        row_image: ``@@SESSION.binlog_row_image`` (FULL, MINIMAL, NOBLOB).
+    """
+
+    __slots__ = ("row_image",)
+
+    def __init__(self, changes: Any = (), *, row_image: str = "FULL") -> None:
+        super().__init__(changes)
+        self.row_image = row_image
+
+
+def logged_statement(server: Server, session: Session, changes: list[Any]) -> LoggedStatement:
+    """``changes`` with the session's current row-logging settings (:class:`LoggedStatement`)."""
+    var = session.session_vars
+    g = server.globals.values
+    image = var["binlog_row_image"] if "binlog_row_image" in var else g["binlog_row_image"]
+    return LoggedStatement(changes, row_image=str(image))
+
+
 def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
-    """Table_map + rows events per statement (``statements`` = the RowChange list of each DML statement).
+    """Table_map + rows events per statement (``statements`` = the RowChange list of each DML statement, a
+    :class:`LoggedStatement` when the session's settings were recorded with it; a plain list, e.g. a replica
+    applier's, is logged with the global settings).
 
     As MySQL's ``THD::binlog_write_table_map`` / ``binlog_prepare_pending_rows_event``: each statement first
     maps every table it touches, then its rows events follow; the statement's last rows event has STMT_END_F.
@@ -284,6 +310,7 @@ def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
     for changes in statements:
         if not changes:
             continue
+        mode = getattr(changes, "row_image", None) or server.globals.values["binlog_row_image"]
         table_ids: dict[tuple[str, str], int] = {}
         table_defs: dict[tuple[str, str], Any] = {}
         for ch in changes:
@@ -293,5 +320,9 @@ def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
                 table_def = table_defs[key] = catalog.get_table(*key)
                 events.append(rowimage.table_map_event(table_def, table_ids[key]))
         # each table looked up once per statement (a table dropped since has no definition: the catalog says so)
-        events.extend(rowimage.rows_events(changes, table_ids, catalog=catalog, table_defs=table_defs))
+        events.extend(
+            rowimage.rows_events(
+                changes, table_ids, catalog=catalog, table_defs=table_defs, row_image_mode=str(mode)
+            )
+        )
     return events

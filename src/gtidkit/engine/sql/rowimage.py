@@ -265,19 +265,92 @@ def _row_image(cols: tuple[ColumnDef, ...], row: tuple) -> bytes:
         raise mysql_error(1235, err) from err
 
 
+# ---------------------------------------------------------------- binlog_row_image ------------------------------
+#: ``binlog_row_image`` values (RM8 "Binary Logging Options and Variables": binlog_row_image)
+ROW_IMAGE_FULL, ROW_IMAGE_MINIMAL, ROW_IMAGE_NOBLOB = "FULL", "MINIMAL", "NOBLOB"
+#: MYSQL_TYPE_BLOB: the TEXT/BLOB family NOBLOB leaves out (JSON and GEOMETRY have types of their own)
+_BLOB_TYPE = 252
+
+
+def identifying_key(t: TableDef) -> tuple[int, ...] | None:
+    """The columns of the key MySQL treats as the table's primary key (``TABLE_SHARE::primary_key``): the PRIMARY
+    KEY, else the first UNIQUE index whose columns are all NOT NULL; ``None`` when there is none."""
+    for ix in t.indexes:
+        if ix.primary or (ix.unique and all(not (c := t.column(n)) or not c.nullable for n in ix.columns)):
+            return tuple(t.column_index(n) for n in ix.columns)
+    return None
+
+
+def _image_masks(t: TableDef, mode: str) -> tuple[int, int]:
+    """``(before, after base)`` column masks (bit i = column i) for ``binlog_row_image=mode``, as
+    ``TABLE::mark_columns_per_binlog_row_image`` and ``binlog_prepare_row_images`` choose them: FULL every column;
+    MINIMAL the key columns before (every column without a key) and only what the statement wrote after; NOBLOB
+    every column but the TEXT/BLOB ones outside the key before (every column without a key), and every non-BLOB
+    column plus what the statement wrote after."""
+    n = len(t.columns)
+    full = (1 << n) - 1
+    if mode not in (ROW_IMAGE_MINIMAL, ROW_IMAGE_NOBLOB):
+        return full, full
+    key = identifying_key(t)
+    key_mask = sum(1 << i for i in key) if key is not None else full
+    if mode == ROW_IMAGE_MINIMAL:
+        return key_mask, 0
+    non_blob = sum(1 << i for i, c in enumerate(t.columns) if c.info.binlog_type != _BLOB_TYPE)
+    return (non_blob | key_mask) if key is not None else full, non_blob
+
+
+def _masked_columns(cols: tuple[ColumnDef, ...], mask: int) -> tuple[tuple[ColumnDef, ...], tuple[int, ...]]:
+    """The columns of ``mask`` and their positions (derived once per table and mask)."""
+    per_mask: dict[int, Any] = _derived("masked_columns", cols, lambda _c: {})
+    hit = per_mask.get(mask)
+    if hit is None:
+        idx = tuple(i for i in range(len(cols)) if mask >> i & 1)
+        hit = per_mask[mask] = (tuple(cols[i] for i in idx), idx)
+    return hit  # type: ignore[no-any-return]
+
+
+def _partial_image(cols: tuple[ColumnDef, ...], row: tuple, mask: int) -> bytes:
+    """The row image of the columns of ``mask`` (``pack_row`` over the columns-present bitmap)."""
+    if mask == (1 << len(cols)) - 1:
+        return _row_image(cols, row)
+    sub, idx = _masked_columns(cols, mask)
+    return _row_image(sub, tuple(row[i] for i in idx))
+
+
+def _change_masks(t: TableDef, ch: RowChange, masks: tuple[int, int]) -> tuple[int, int]:
+    """``(columns before, columns after)`` of one change under the image masks of its table."""
+    before, base = masks
+    full = (1 << len(t.columns)) - 1
+    written = full if ch.written is None else sum(1 << i for i in ch.written)
+    after = base | written
+    if ch.kind == "insert":
+        return after, after
+    if ch.kind == "delete":
+        return before, before
+    return before, after
+
+
 def rows_events(
     changes: list[RowChange],
     table_ids: dict[tuple[str, str], int],
     *,
     catalog: Catalog | None = None,
     table_defs: dict[tuple[str, str], TableDef] | None = None,
+    row_image_mode: str = ROW_IMAGE_FULL,
 ) -> list[RowsEvent]:
-    """Write/Update/Delete_rows_v2 events for ``changes``: consecutive changes of one table and kind share events,
+    """Write/Update/Delete_rows_v2 events for ``changes``: consecutive changes of one table, kind and columns
+    bitmaps share events (``binlog_prepare_pending_rows_event`` starts a new event when the bitmaps differ),
     split as MySQL splits them (:func:`gtidkit.binlog.row_image.rows_events`); only the very last event carries
     STMT_END_F.
 
-    Table definitions come from ``table_defs`` or ``catalog``. The caller emits each table's Table_map
-    (:func:`table_map_event`) before these events, as MySQL does.
+    Args:
+        changes: the statement's row changes.
+        table_ids: (schema, table) -> Table_map table id.
+        catalog, table_defs: where table definitions come from (``table_defs`` first).
+        row_image_mode: ``binlog_row_image`` (FULL, MINIMAL, NOBLOB): which columns each image carries
+            (:func:`_image_masks`; a MINIMAL after image is the change's :attr:`RowChange.written` columns).
+
+    The caller emits each table's Table_map (:func:`table_map_event`) before these events, as MySQL does.
 
     Raises:
         KeyError: a change's table has no table id; ValueError: no definition for a table.
@@ -294,22 +367,41 @@ def rows_events(
         images: list[bytes] = []
         cols = t.columns
         kind = ch.kind
+        masks = _image_masks(t, row_image_mode)
+        bits = _change_masks(t, ch, masks)
         j = i
-        while j < len(changes) and (changes[j].schema, changes[j].table) == key and changes[j].kind == kind:
+        while (
+            j < len(changes)
+            and (changes[j].schema, changes[j].table) == key
+            and changes[j].kind == kind
+            and (j == i or _change_masks(t, changes[j], masks) == bits)
+        ):
             c = changes[j]
             if kind == "update":
-                images.append(_row_image(cols, c.before) + _row_image(cols, c.after))  # type: ignore[arg-type]
+                images.append(
+                    _partial_image(cols, c.before, bits[0]) + _partial_image(cols, c.after, bits[1])
+                )  # type: ignore[arg-type]
             elif kind == "delete":
-                images.append(_row_image(cols, c.before))  # type: ignore[arg-type]
+                images.append(_partial_image(cols, c.before, bits[0]))  # type: ignore[arg-type]
             elif kind == "insert":
-                images.append(_row_image(cols, c.after))  # type: ignore[arg-type]
+                images.append(_partial_image(cols, c.after, bits[1]))  # type: ignore[arg-type]
             else:
                 images.append(b"")
             j += 1
         # each group's events end with STMT_END_F; only the statement's very last event keeps it
         if events and events[-1].flags != 0:
             events[-1] = dataclasses.replace(events[-1], flags=0)
-        events.extend(row_image.rows_events(_KIND_TYPE[ch.kind], table_ids[key], len(t.columns), images))
+        nbytes = (len(cols) + 7) // 8
+        events.extend(
+            row_image.rows_events(
+                _KIND_TYPE[ch.kind],
+                table_ids[key],
+                len(t.columns),
+                images,
+                columns_before=bits[0].to_bytes(nbytes, "little"),
+                columns_after=bits[1].to_bytes(nbytes, "little"),
+            )
+        )
         i = j
     if events and events[-1].flags != STMT_END_F:
         events[-1] = dataclasses.replace(events[-1], flags=STMT_END_F)
@@ -450,7 +542,8 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
             except IntegrityError as err:
                 ix = failed_index(err, t)
                 raise (dup_entry_error(t, ix, new) if ix else unknown_error(str(err))) from err
-            changes.append(RowChange(t.schema, t.name, "update", old, new))
+            written = frozenset(i for i in range(n) if in_after[i])
+            changes.append(RowChange(t.schema, t.name, "update", old, new, written))
         else:
             assert a is not None
             if not all(in_after):
@@ -465,7 +558,9 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                 raise (dup_entry_error(t, ix, a) if ix else unknown_error(str(err))) from err
             if ai is not None and a[ai] is not None:
                 catalog.next_auto_increment(conn, t, explicit=int(a[ai]))
-            changes.append(RowChange(t.schema, t.name, "insert", None, a))
+            changes.append(
+                RowChange(t.schema, t.name, "insert", None, a, frozenset(i for i in range(n) if in_after[i]))
+            )
     return changes
 
 

@@ -1,0 +1,120 @@
+"""Row-based logging variables seen by independent readers of a real `gtidkit server` process.
+
+python-mysql-replication (PyPI mysql-replication) is the oracle for how a consumer of MySQL's binlogs sees them:
+with binlog_row_image=MINIMAL it reads the columns whose bit is clear in the rows event's columns bitmap as None
+(``RowsEvent._read_column_data``), exactly as it does against MySQL. The variables are set the ways a DBA sets
+them on mysqld: the command line, my.cnf, SET GLOBAL and SET SESSION (a restricted session variable: 1227 without
+SUPER, SYSTEM_VARIABLES_ADMIN or SESSION_VARIABLES_ADMIN, WL#12217).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymysql
+import pytest
+from protocol.server_proc import ServerProcess, running_server
+from pymysqlreplication import BinLogStreamReader
+from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, WriteRowsEvent
+
+SOURCE_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
+
+
+def execute(srv: ServerProcess, *statements: str, user: str = "root", password: str = "") -> None:
+    with (
+        pymysql.connect(host="127.0.0.1", port=srv.port, user=user, password=password, autocommit=True) as c,
+        c.cursor() as cur,
+    ):
+        for s in statements:
+            cur.execute(s)
+
+
+def rows(srv: ServerProcess) -> list[tuple[str, dict | None, dict | None]]:
+    stream = BinLogStreamReader(
+        connection_settings={"host": "127.0.0.1", "port": srv.port, "user": "root", "password": ""},
+        server_id=111,
+        auto_position="",
+        blocking=False,
+        only_events=[WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent],
+    )
+    out: list[tuple[str, dict | None, dict | None]] = []
+    try:
+        for ev in stream:
+            for r in ev.rows:
+                if isinstance(ev, WriteRowsEvent):
+                    out.append(("insert", None, r["values"]))
+                elif isinstance(ev, UpdateRowsEvent):
+                    out.append(("update", r["before_values"], r["after_values"]))
+                else:
+                    out.append(("delete", r["values"], None))
+    finally:
+        stream.close()
+    return out
+
+
+WORKLOAD = (
+    "CREATE DATABASE d",
+    "CREATE TABLE d.t (id INT PRIMARY KEY, a INT, b VARCHAR(10), c TEXT)",
+    "INSERT INTO d.t (id, a, c) VALUES (1, 10, 'x')",
+    "UPDATE d.t SET a = 11 WHERE id = 1",
+    "DELETE FROM d.t WHERE id = 1",
+)
+
+
+def test_minimal_images_read_as_none_by_python_mysql_replication(tmp_path: Path) -> None:
+    args = (*SOURCE_ARGS, "--binlog-row-image=MINIMAL", "--binlog-row-metadata=FULL")
+    with running_server(tmp_path / "d", *args) as srv:
+        execute(srv, *WORKLOAD)
+        assert rows(srv) == [
+            ("insert", None, {"id": 1, "a": 10, "b": None, "c": "x"}),
+            (
+                "update",
+                {"id": 1, "a": None, "b": None, "c": None},
+                {"id": None, "a": 11, "b": None, "c": None},
+            ),
+            ("delete", {"id": 1, "a": None, "b": None, "c": None}, None),
+        ]
+
+
+def test_noblob_from_my_cnf_leaves_the_text_column_out(tmp_path: Path) -> None:
+    cnf = tmp_path / "my.cnf"
+    cnf.write_text(
+        "[mysqld]\nlog-bin\nserver-id = 1\ngtid-mode = ON\nenforce-gtid-consistency = ON\n"
+        "binlog_row_image = NOBLOB\nbinlog-row-metadata = FULL\n"
+    )
+    with running_server(tmp_path / "d", f"--defaults-file={cnf}") as srv:
+        execute(srv, *WORKLOAD)
+        got = rows(srv)
+    assert got[1] == (
+        "update",
+        {"id": 1, "a": 10, "b": None, "c": None},
+        {"id": 1, "a": 11, "b": None, "c": None},
+    )
+
+
+def test_session_value_needs_session_variables_admin(tmp_path: Path) -> None:
+    with running_server(tmp_path / "d", *SOURCE_ARGS) as srv:
+        execute(
+            srv,
+            "CREATE USER app IDENTIFIED BY 'pw'",
+            "GRANT ALL ON d.* TO app",
+            "CREATE USER admin IDENTIFIED BY 'pw'",
+            "GRANT SESSION_VARIABLES_ADMIN ON *.* TO admin",
+        )
+        with pytest.raises(pymysql.err.OperationalError) as err:
+            execute(srv, "SET SESSION binlog_row_image = MINIMAL", user="app", password="pw")
+        assert err.value.args == (
+            1227,
+            (
+                "Access denied; you need (at least one of) the SUPER, SYSTEM_VARIABLES_ADMIN or "
+                "SESSION_VARIABLES_ADMIN privilege(s) for this operation"
+            ),
+        )
+        execute(srv, "SET @@binlog_row_image = MINIMAL", user="admin", password="pw")
+        execute(srv, "SET GLOBAL binlog_row_image = NOBLOB")
+        with (
+            pymysql.connect(host="127.0.0.1", port=srv.port, user="app", password="pw") as c,
+            c.cursor() as cur,
+        ):
+            cur.execute("SELECT @@SESSION.binlog_row_image, @@GLOBAL.binlog_row_image")
+            assert cur.fetchone() == ("NOBLOB", "NOBLOB")
