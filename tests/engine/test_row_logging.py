@@ -235,3 +235,91 @@ def test_global_and_startup_value(open_server) -> None:
     assert s.execute("SELECT @@GLOBAL.binlog_row_image, @@SESSION.binlog_row_image")[0].rows == [
         ("MINIMAL", "MINIMAL")
     ]
+
+
+# -- binlog_row_metadata ---------------------------------------------------------------------------------------------
+# Oracle: MySQL's own Table_maps. minimal_row_metadata.000001 (8.0.40, the default MINIMAL): SIGNEDNESS and the
+# character sets only. binlog-invisible-columns.000001 (8.0.26, FULL, a table without a key): SIGNEDNESS, charsets,
+# COLUMN_NAME, COLUMN_VISIBILITY. vector.binlog (9.0.1, FULL, a PRIMARY KEY): ..., COLUMN_NAME, SIMPLE_PRIMARY_KEY,
+# COLUMN_VISIBILITY ("c0" for two visible columns, "f0" for four).
+CHARSET_FIELDS = (
+    2,
+    3,
+)  # DEFAULT_CHARSET / COLUMN_CHARSET: which one is chosen is the charset code's business
+
+
+def field_kinds(tm: TableMapEvent) -> list[int | str]:
+    return ["charset" if t in CHARSET_FIELDS else t for t, _v in tm.optional_metadata_fields()]
+
+
+def table_maps(path) -> list[TableMapEvent]:
+    return [pe.event for pe in read_events(path) if isinstance(pe.event, TableMapEvent)]
+
+
+def our_table_map(datadir, ddl: str, metadata: str) -> TableMapEvent:
+    with Server.open(datadir, log_bin=True, binlog_row_metadata=metadata) as srv, srv.session() as s:
+        s.execute("CREATE DATABASE d")
+        s.execute(ddl)
+        s.execute(
+            "INSERT INTO d.t1 VALUES ("
+            + ", ".join(["1"] * len(srv.storage.catalog.get_table("d", "t1").columns))
+            + ")"
+        )
+    return table_maps(datadir / "binlog.000001")[-1]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "ddl", "metadata"),
+    [
+        (
+            "minimal_row_metadata.000001",
+            "CREATE TABLE d.t1 (a INT, b BLOB, c CHAR(10), d INT, e INT UNSIGNED)",
+            "MINIMAL",
+        ),
+        (
+            "binlog-invisible-columns.000001",
+            "CREATE TABLE d.t1 (f1 INT UNSIGNED, f2 INT UNSIGNED, f3 INT, f4 TEXT, f5 BLOB, f6 BIGINT UNSIGNED)",
+            "FULL",
+        ),
+    ],
+    ids=["minimal-8.0.40", "full-no-key-8.0.26"],
+)
+def test_optional_metadata_fields_are_mysqls(tmp_path, binlog_fixtures, fixture, ddl, metadata) -> None:
+    theirs = table_maps(binlog_fixtures / "blackbeam__rust_mysql_common" / fixture)[0]
+    ours = our_table_map(tmp_path / "d", ddl, metadata)
+    assert ours.column_types == theirs.column_types
+    assert field_kinds(ours) == field_kinds(theirs)
+    assert (
+        dict(ours.optional_metadata_fields())[1] == dict(theirs.optional_metadata_fields())[1]
+    )  # SIGNEDNESS
+
+
+def test_full_metadata_with_a_key_names_it_and_marks_columns_visible(tmp_path, binlog_fixtures) -> None:
+    theirs = table_maps(binlog_fixtures / "blackbeam__rust_mysql_common" / "vector.binlog")[0]
+    ours = our_table_map(tmp_path / "d", "CREATE TABLE d.t1 (id BIGINT PRIMARY KEY, v VARCHAR(10))", "FULL")
+    assert field_kinds(ours) == [k for k in field_kinds(theirs) if k != 13] == [1, "charset", 4, 8, 12]
+    fields = dict(ours.optional_metadata_fields())
+    assert fields[8] == dict(theirs.optional_metadata_fields())[8] == b"\x00"  # the key is column 0
+    assert fields[12] == dict(theirs.optional_metadata_fields())[12] == b"\xc0"
+    assert ours.column_names() == ("id", "v")
+
+
+def test_a_unique_not_null_key_is_logged_as_the_primary_key(tmp_path) -> None:
+    ours = our_table_map(tmp_path / "d", "CREATE TABLE d.t1 (a INT, b INT NOT NULL, UNIQUE KEY (b))", "FULL")
+    assert dict(ours.optional_metadata_fields())[8] == b"\x01"
+
+
+def test_binlog_row_metadata_is_global_and_read_per_table_map(open_server) -> None:
+    srv = open_server(log_bin=True)
+    s = srv.session()
+    assert s.execute("SELECT @@GLOBAL.binlog_row_metadata")[0].rows == [("MINIMAL",)]
+    with pytest.raises(MySQLError) as err:
+        s.execute("SET binlog_row_metadata = FULL")
+    assert err.value.code == 1229
+    s.execute("CREATE DATABASE d")
+    s.execute("CREATE TABLE d.t1 (id INT PRIMARY KEY)")
+    s.execute("INSERT INTO d.t1 VALUES (1)")
+    s.execute("SET GLOBAL binlog_row_metadata = FULL")
+    s.execute("INSERT INTO d.t1 VALUES (2)")
+    maps = table_maps(srv.datadir / "binlog.000001")
+    assert [m.column_names() for m in maps] == [None, ("id",)]

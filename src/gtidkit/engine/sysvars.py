@@ -233,9 +233,9 @@ SYSVARS: dict[str, SysVar] = {
         _v("max_binlog_size", GLOBAL, INT, 1073741824, 4096, 1073741824, on_update=_binlog_attribute),
         _v("sync_binlog", GLOBAL, INT, 1, 0, UINT32_MAX, on_update=_binlog_attribute),
         _v("binlog_checksum", GLOBAL, ENUM, "CRC32", choices=("NONE", "CRC32")),
-        # The engine always writes Table_map optional metadata in full (engine/sql/rowimage.py), so FULL is what
-        # it does (MySQL's default is MINIMAL); python-mysql-replication needs FULL for column names.
-        _v("binlog_row_metadata", GLOBAL, ENUM, "FULL", choices=("MINIMAL", "FULL")),
+        # which Table_map optional metadata is written (engine/sql/rowimage.py _optional_metadata): MySQL's default
+        # MINIMAL has no column names; python-mysql-replication needs FULL to name the columns
+        _v("binlog_row_metadata", GLOBAL, ENUM, "MINIMAL", choices=("MINIMAL", "FULL")),
         # row-based logging (RM8 "Binary Logging Options and Variables"): which columns the row images carry
         # (engine/sql/rowimage.py); choices in sys_vars.cc's order, so SET binlog_row_image = 0 is MINIMAL
         _v(

@@ -307,6 +307,8 @@ def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
     """
     catalog = server.storage.catalog
     events: list[Any] = []
+    # binlog_row_metadata is GLOBAL only: read when the Table_map is written (Table_map_log_event's constructor)
+    full_metadata = server.globals.values["binlog_row_metadata"] == "FULL"
     for changes in statements:
         if not changes:
             continue
@@ -318,7 +320,9 @@ def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
             if key not in table_ids:
                 table_ids[key] = server.table_id(*key)
                 table_def = table_defs[key] = catalog.get_table(*key)
-                events.append(rowimage.table_map_event(table_def, table_ids[key]))
+                events.append(
+                    rowimage.table_map_event(table_def, table_ids[key], full_metadata=full_metadata)
+                )
         # each table looked up once per statement (a table dropped since has no definition: the catalog says so)
         events.extend(
             rowimage.rows_events(

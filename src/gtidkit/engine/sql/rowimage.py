@@ -79,6 +79,7 @@ _BLOB_PACK = {
 }
 # optional metadata field types (enum Table_map_event::Optional_metadata_field_type)
 _OM_SIGNEDNESS, _OM_DEFAULT_CHARSET, _OM_COLUMN_NAME, _OM_SIMPLE_PRIMARY_KEY = 1, 2, 4, 8
+_OM_COLUMN_VISIBILITY = 12
 
 
 def _byte_len(col: ColumnDef) -> int:
@@ -113,7 +114,11 @@ def _collation_id(name: str | None) -> int:
     return _COLLATION_IDS.get(name or "utf8mb4_0900_ai_ci", 255)
 
 
-def _optional_metadata(t: TableDef) -> bytes:
+def _optional_metadata(t: TableDef, full: bool = True) -> bytes:
+    """The Table_map's optional metadata TLV block (``Table_map_log_event::init_metadata_fields``): always
+    SIGNEDNESS, the character sets and GEOMETRY_TYPE (``binlog_row_metadata=MINIMAL``); with ``full``
+    (``binlog_row_metadata=FULL``) also COLUMN_NAME, the ENUM/SET fields, the primary key (the key MySQL treats as
+    one: :func:`identifying_key`) and COLUMN_VISIBILITY (8.0.23+: one bit per column, set = visible)."""
     w = Writer()
 
     def tlv(kind: int, payload: bytes) -> None:
@@ -143,18 +148,28 @@ def _optional_metadata(t: TableDef) -> bytes:
                 body.packed_int(i)
                 body.packed_int(cid)
         tlv(_OM_DEFAULT_CHARSET, body.getvalue())
+    if not full:
+        return w.getvalue()
     names = Writer()
     for c in t.columns:
         raw = c.name.encode("utf-8")
         names.packed_int(len(raw))
         names.bytes(raw)
     tlv(_OM_COLUMN_NAME, names.getvalue())
-    if t.primary_key:
+    key = identifying_key(t)
+    if key is not None:
         pk = Writer()
-        for c in t.primary_key:
-            pk.packed_int(t.column_index(c))
+        for i in key:
+            pk.packed_int(i)
         tlv(_OM_SIMPLE_PRIMARY_KEY, pk.getvalue())
+    tlv(_OM_COLUMN_VISIBILITY, b"\xff" * (len(t.columns) // 8) + _visible_tail(len(t.columns)))
     return w.getvalue()
+
+
+def _visible_tail(n: int) -> bytes:
+    """The last byte of a COLUMN_VISIBILITY bitmap of ``n`` visible columns (bits from the most significant)."""
+    rest = n % 8
+    return bytes([(0xFF << (8 - rest)) & 0xFF]) if rest else b""
 
 
 #: id(object) -> (object, value derived from it): table definitions are immutable and the same ones come back
@@ -175,7 +190,7 @@ def _derived(kind: str, obj: Any, make: Callable[[Any], Any]) -> Any:
     return value
 
 
-def _table_map_parts(table_def: TableDef) -> tuple[bytes, bytes, bytes, bytes]:
+def _table_map_parts(table_def: TableDef) -> tuple[bytes, bytes, bytes, bytes, bytes]:
     cols = table_def.columns
     types = bytes(c.info.binlog_type for c in cols)
     meta = b"".join(_meta(c) for c in cols)
@@ -183,16 +198,30 @@ def _table_map_parts(table_def: TableDef) -> tuple[bytes, bytes, bytes, bytes]:
     for i, c in enumerate(cols):
         if c.nullable:
             nulls[i // 8] |= 1 << (i % 8)
-    return types, meta, bytes(nulls), _optional_metadata(table_def)
+    return (
+        types,
+        meta,
+        bytes(nulls),
+        _optional_metadata(table_def, False),
+        _optional_metadata(table_def, True),
+    )
 
 
-def table_map_event(table_def: TableDef, table_id: int) -> TableMapEvent:
-    """TABLE_MAP_EVENT for ``table_def`` under ``table_id`` (with binlog_row_metadata=FULL optional metadata)."""
-    by_id: dict[int, TableMapEvent] = _derived("table_map_events", table_def, lambda _t: {})
-    event = by_id.get(table_id)
+def table_map_event(table_def: TableDef, table_id: int, *, full_metadata: bool = True) -> TableMapEvent:
+    """TABLE_MAP_EVENT for ``table_def`` under ``table_id``.
+
+    Args:
+        table_def: the table.
+        table_id: its table id in this binlog.
+        full_metadata: ``binlog_row_metadata=FULL`` (column names, primary key, visibility); ``False`` writes
+            MINIMAL's optional metadata (:func:`_optional_metadata`).
+    """
+    by_id: dict[tuple[int, bool], TableMapEvent] = _derived("table_map_events", table_def, lambda _t: {})
+    event = by_id.get((table_id, full_metadata))
     if event is None:  # an immutable value: the same one serves every transaction touching the table
-        types, meta, nulls, optional = _derived("table_map", table_def, _table_map_parts)
-        event = by_id[table_id] = TableMapEvent(
+        types, meta, nulls, minimal, full = _derived("table_map", table_def, _table_map_parts)
+        optional = full if full_metadata else minimal
+        event = by_id[(table_id, full_metadata)] = TableMapEvent(
             table_id=table_id,
             flags=TM_BIT_LEN_EXACT_F,
             database=table_def.schema,
