@@ -12,10 +12,13 @@ bitmaps and read as None.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
 from gtidkit.binlog import read_events
-from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
+from gtidkit.binlog.events.rows import RowsEvent, RowsQueryEvent, TableMapEvent
 from gtidkit.binlog.row_image import columns_present, decode_rows
 from gtidkit.engine import Server
 from gtidkit.engine.apply import read_transactions
@@ -323,3 +326,71 @@ def test_binlog_row_metadata_is_global_and_read_per_table_map(open_server) -> No
     s.execute("INSERT INTO d.t1 VALUES (2)")
     maps = table_maps(srv.datadir / "binlog.000001")
     assert [m.column_names() for m in maps] == [None, ("id",)]
+
+
+# -- binlog_rows_query_log_events ------------------------------------------------------------------------------------
+# RM8: "causes the server to write informational log events such as row query log events into its binary log";
+# THD::binlog_write_table_map writes the Rows_query (29, LOG_EVENT_IGNORABLE_F) before a statement's first Table_map.
+
+
+def event_names(path) -> list[str]:
+    names = {2: "Query", 16: "Xid", 19: "Table_map", 29: "Rows_query", 30: "Write_rows", 31: "Update_rows"}
+    names |= {32: "Delete_rows", 33: "Gtid", 34: "Anonymous_Gtid"}
+    return [names.get(pe.header.type_code, str(pe.header.type_code)) for pe in read_events(path)]
+
+
+def test_rows_query_event_before_each_statements_first_table_map(tmp_path) -> None:
+    with Server.open(tmp_path / "d", log_bin=True) as srv, srv.session() as s:
+        s.execute("CREATE DATABASE d")
+        s.execute("CREATE TABLE d.t (id INT PRIMARY KEY, v TEXT)")
+        s.execute("INSERT INTO d.t VALUES (1, 'a')")  # OFF: no Rows_query
+        s.execute("SET SESSION binlog_rows_query_log_events = ON")
+        s.execute("BEGIN")
+        s.execute("INSERT INTO d.t VALUES (2, 'b'), (3, 'c')")
+        s.execute("UPDATE d.t SET v = 'x' WHERE id = 1")
+        s.execute("COMMIT")
+    path = tmp_path / "d" / "binlog.000001"
+    names = event_names(path)
+    first_dml = names.index("Table_map") - 1  # the BEGIN of INSERT (1, 'a'), logged with the variable OFF
+    assert names[first_dml:] == [
+        "Query",
+        "Table_map",
+        "Write_rows",
+        "Xid",
+        "Gtid",
+        "Query",
+        "Rows_query",
+        "Table_map",
+        "Write_rows",
+        "Rows_query",
+        "Table_map",
+        "Update_rows",
+        "Xid",
+        "3",  # Stop
+    ]
+    queries = [pe for pe in read_events(path) if pe.header.type_code == 29]
+    assert [pe.event for pe in queries] == [
+        RowsQueryEvent("INSERT INTO d.t VALUES (2, 'b'), (3, 'c')"),
+        RowsQueryEvent("UPDATE d.t SET v = 'x' WHERE id = 1"),
+    ]
+    assert all(pe.header.flags == 0x80 for pe in queries)  # LOG_EVENT_IGNORABLE_F
+
+
+@pytest.mark.skipif(shutil.which("mariadb-binlog") is None, reason="mariadb-binlog not installed")
+def test_mariadb_binlog_verifies_and_decodes_rows_query_and_minimal_images(tmp_path) -> None:
+    with Server.open(tmp_path / "d", log_bin=True) as srv, srv.session() as s:
+        s.execute("CREATE DATABASE d")
+        s.execute("CREATE TABLE d.t (id INT PRIMARY KEY, a INT, b VARCHAR(10))")
+        s.execute("SET binlog_rows_query_log_events = ON, binlog_row_image = MINIMAL")
+        s.execute("INSERT INTO d.t (id, a) VALUES (1, 10)")
+        s.execute("UPDATE d.t SET a = 11 WHERE id = 1")
+    r = subprocess.run(
+        ["mariadb-binlog", "--verify-binlog-checksum", "-v", str(tmp_path / "d" / "binlog.000001")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("# Ignorable event type 29 (MySQL Rows_query)") == 2
+    assert "### INSERT INTO `d`.`t`\n### SET\n###   @1=1\n###   @2=10\n# Number of rows: 1" in r.stdout
+    assert "### UPDATE `d`.`t`\n### WHERE\n###   @1=1\n### SET\n###   @2=11\n# Number of rows: 1" in r.stdout

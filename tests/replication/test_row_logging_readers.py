@@ -118,3 +118,29 @@ def test_session_value_needs_session_variables_admin(tmp_path: Path) -> None:
         ):
             cur.execute("SELECT @@SESSION.binlog_row_image, @@GLOBAL.binlog_row_image")
             assert cur.fetchone() == ("NOBLOB", "NOBLOB")
+
+
+def test_rows_query_events_reach_python_mysql_replication(tmp_path: Path) -> None:
+    from pymysqlreplication.event import RowsQueryLogEvent
+
+    with running_server(tmp_path / "d", *SOURCE_ARGS, "--binlog-rows-query-log-events=ON") as srv:
+        execute(srv, *WORKLOAD)
+        stream = BinLogStreamReader(
+            connection_settings={"host": "127.0.0.1", "port": srv.port, "user": "root", "password": ""},
+            server_id=112,
+            auto_position="",
+            blocking=False,
+            only_events=[RowsQueryLogEvent, WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent],
+        )
+        try:
+            seen = [ev.query if isinstance(ev, RowsQueryLogEvent) else type(ev).__name__ for ev in stream]
+        finally:
+            stream.close()
+    assert seen == [
+        WORKLOAD[2],
+        "WriteRowsEvent",
+        WORKLOAD[3],
+        "UpdateRowsEvent",
+        WORKLOAD[4],
+        "DeleteRowsEvent",
+    ]

@@ -43,7 +43,7 @@ from gtidkit.binlog.events.control import (
     XidEvent,
     gtid_body_fields,
 )
-from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
+from gtidkit.binlog.events.rows import RowsEvent, RowsQueryEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent, RandEvent, UserVarEvent
 from gtidkit.binlog.header import HEADER_STRUCT, EventHeader
 from gtidkit.binlog.stream import iter_payload_events
@@ -113,6 +113,8 @@ def event_info(ev: Any) -> str:
         return f"table_id: {ev.table_id} ({ev.database}.{ev.table})"
     if isinstance(ev, RowsEvent):
         return f"table_id: {ev.table_id}" + (" flags: STMT_END_F" if ev.flags & 1 else "")
+    if isinstance(ev, RowsQueryEvent):
+        return f"# {ev.query}"
     return ""
 
 
@@ -248,6 +250,9 @@ def event_lines(
     elif isinstance(ev, UserVarEvent):
         lines.append(f"{head}\tUser_var")
         lines.append(f"SET @`{ev.name}`:={'NULL' if ev.is_null else '...'}/*!*/;")
+    elif isinstance(ev, RowsQueryEvent):
+        lines.append(f"{head}\tRows_query")
+        lines.extend(f"# {line}" for line in ev.query.split("\n"))
     else:
         known = EVENT_TYPE_NAMES.get(h.type_code)
         lines.append(f"{head}\t" + (known if known else f"Unknown event type {h.type_code}"))

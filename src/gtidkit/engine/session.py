@@ -509,7 +509,8 @@ class Session:
                 self.ddl_binlog_text = er.binlog_ddl
             self.row_changes.extend(changes)
             if changes:
-                self.row_statements.append(logged_statement(self.server, self, changes))
+                text = stmt.info.get("bound_text", stmt.text)  # a prepared statement: with its values
+                self.row_statements.append(logged_statement(self.server, self, changes, text))
             if stmt.kind == "dml":
                 insert_id = int(getattr(er, "insert_id", 0) or 0)
                 sql = stmt.text

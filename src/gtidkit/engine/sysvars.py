@@ -246,6 +246,8 @@ SYSVARS: dict[str, SysVar] = {
             choices=("MINIMAL", "NOBLOB", "FULL"),
             restricted_session=True,
         ),
+        # a Rows_query event with the statement's text before its first Table_map (engine/binlog/transaction_events)
+        _v("binlog_rows_query_log_events", BOTH, BOOL, False, restricted_session=True),
         # the dump thread checks each event's CRC32 before sending it (replication/dump.py)
         _v("source_verify_checksum", GLOBAL, BOOL, False),
         _v("master_verify_checksum", GLOBAL, BOOL, False, alias_of="source_verify_checksum"),

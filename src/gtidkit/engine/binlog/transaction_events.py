@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from gtidkit.binlog.constants import IntvarType
 from gtidkit.binlog.events.control import XidEvent
+from gtidkit.binlog.events.rows import RowsQueryEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
 from gtidkit.engine.binlog.dependency import NO_WRITESET, Writeset, extract_writeset
 from gtidkit.engine.sql import rowimage
@@ -280,21 +281,29 @@ class LoggedStatement(list):  # type: ignore[type-arg]
     Args:
         changes: the statement's RowChanges.
         row_image: ``@@SESSION.binlog_row_image`` (FULL, MINIMAL, NOBLOB).
+        query: the statement text for a Rows_query event (``binlog_rows_query_log_events=ON``), else None.
     """
 
-    __slots__ = ("row_image",)
+    __slots__ = ("query", "row_image")
 
-    def __init__(self, changes: Any = (), *, row_image: str = "FULL") -> None:
+    def __init__(self, changes: Any = (), *, row_image: str = "FULL", query: str | None = None) -> None:
         super().__init__(changes)
         self.row_image = row_image
+        self.query = query
 
 
-def logged_statement(server: Server, session: Session, changes: list[Any]) -> LoggedStatement:
-    """``changes`` with the session's current row-logging settings (:class:`LoggedStatement`)."""
+def logged_statement(server: Server, session: Session, changes: list[Any], text: str) -> LoggedStatement:
+    """``changes`` of the statement ``text`` with the session's current row-logging settings
+    (:class:`LoggedStatement`)."""
     var = session.session_vars
     g = server.globals.values
     image = var["binlog_row_image"] if "binlog_row_image" in var else g["binlog_row_image"]
-    return LoggedStatement(changes, row_image=str(image))
+    rows_query = (
+        var["binlog_rows_query_log_events"]
+        if "binlog_rows_query_log_events" in var
+        else g["binlog_rows_query_log_events"]
+    )
+    return LoggedStatement(changes, row_image=str(image), query=text if rows_query else None)
 
 
 def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
@@ -303,7 +312,9 @@ def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
     applier's, is logged with the global settings).
 
     As MySQL's ``THD::binlog_write_table_map`` / ``binlog_prepare_pending_rows_event``: each statement first
-    maps every table it touches, then its rows events follow; the statement's last rows event has STMT_END_F.
+    maps every table it touches (preceded by a Rows_query event with its text when the statement was run with
+    ``binlog_rows_query_log_events=ON``), then its rows events follow; the statement's last rows event has
+    STMT_END_F.
     """
     catalog = server.storage.catalog
     events: list[Any] = []
@@ -313,6 +324,9 @@ def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
         if not changes:
             continue
         mode = getattr(changes, "row_image", None) or server.globals.values["binlog_row_image"]
+        query = getattr(changes, "query", None)
+        if query is not None:
+            events.append(RowsQueryEvent(query))
         table_ids: dict[tuple[str, str], int] = {}
         table_defs: dict[tuple[str, str], Any] = {}
         for ch in changes:
