@@ -394,3 +394,161 @@ def test_mariadb_binlog_verifies_and_decodes_rows_query_and_minimal_images(tmp_p
     assert r.stdout.count("# Ignorable event type 29 (MySQL Rows_query)") == 2
     assert "### INSERT INTO `d`.`t`\n### SET\n###   @1=1\n###   @2=10\n# Number of rows: 1" in r.stdout
     assert "### UPDATE `d`.`t`\n### WHERE\n###   @1=1\n### SET\n###   @2=11\n# Number of rows: 1" in r.stdout
+
+
+# -- binlog_transaction_compression ----------------------------------------------------------------------------------
+# Oracle: MySQL 8.0.28 / 8.0.32 files (fixtures mysql-bin.compressed, transaction_compression.000001): the Gtid event
+# outside, then one Transaction_payload (40) whose zstd frame (no content size, no checksum, level 3's 2^21 window:
+# "28b52ffd0058") holds BEGIN / Table_map / rows / Xid with their headers, log_pos 0 and no CRC; the payload header
+# has the uncompressed size; the Gtid's transaction_length spans the Gtid and the payload events.
+def positioned(path) -> list:
+    return list(read_events(path))
+
+
+def test_compressed_transaction_is_laid_out_as_mysqls(tmp_path, binlog_fixtures) -> None:
+    theirs = positioned(binlog_fixtures / "blackbeam__rust_mysql_common" / "transaction_compression.000001")
+    with Server.open(tmp_path / "d", log_bin=True, gtid_mode="OFF") as srv, srv.session() as s:
+        s.execute("CREATE DATABASE test")
+        s.execute("CREATE TABLE test.tb1 (id INT)")
+        s.execute("SET binlog_transaction_compression = ON")
+        s.execute("INSERT INTO test.tb1 VALUES (1)")
+        s.execute("CREATE TABLE test.tb2 (id INT)")  # DDL: never compressed
+    ours = positioned(tmp_path / "d" / "binlog.000001")
+
+    def shape(events: list) -> list:
+        start = next(i for i, pe in enumerate(events) if pe.header.type_code == 40) - 1
+        out = []
+        for pe in events[start : start + 6]:
+            h = pe.header
+            out.append((h.type_code, pe.in_payload, h.log_pos if pe.in_payload else None, hex(h.flags)))
+        return out
+
+    assert (
+        shape(ours)
+        == shape(theirs)
+        == [
+            (34, False, None, "0x0"),  # Anonymous_gtid
+            (40, False, None, "0x0"),  # Transaction_payload
+            (2, True, 0, "0x8"),  # BEGIN, LOG_EVENT_SUPPRESS_USE_F
+            (19, True, 0, "0x0"),
+            (30, True, 0, "0x0"),
+            (16, True, 0, "0x0"),
+        ]
+    )
+    gtid_at = next(i for i, pe in enumerate(ours) if pe.header.type_code == 40) - 1
+    gtid, payload = ours[gtid_at], ours[gtid_at + 1]
+    inner = [pe for pe in ours if pe.in_payload]
+    assert payload.event.compression_type == 0  # ZSTD
+    their_payload = next(pe for pe in theirs if pe.header.type_code == 40)
+    assert payload.event.payload[:6] == their_payload.event.payload[:6] == bytes.fromhex("28b52ffd0058")
+    assert payload.event.uncompressed_size == sum(
+        pe.header.event_size for pe in inner
+    )  # no CRC footers inside
+    assert gtid.event.transaction_length == gtid.header.event_size + payload.header.event_size
+    assert ours[-2].header.type_code == 2 and not ours[-2].in_payload  # CREATE TABLE tb2
+
+
+@pytest.mark.parametrize(
+    ("setup", "compressed"),
+    [
+        ("SET binlog_transaction_compression = ON", True),
+        ("SET binlog_transaction_compression = OFF", False),
+        ("SET binlog_transaction_compression = ON, binlog_format = 'STATEMENT'", False),  # statement events
+        ("SET binlog_transaction_compression = ON, binlog_transaction_compression_level_zstd = 22", True),
+    ],
+    ids=["on", "off", "statement-format", "level-22"],
+)
+def test_which_transactions_are_compressed(tmp_path, setup: str, compressed: bool) -> None:
+    with Server.open(tmp_path / "d", log_bin=True, gtid_mode="OFF") as srv, srv.session() as s:
+        s.execute("CREATE DATABASE d")
+        s.execute("CREATE TABLE d.t (id INT PRIMARY KEY, v TEXT)")
+        s.execute(setup)
+        s.execute("INSERT INTO d.t VALUES (1, REPEAT('abc', 100))")
+    types = [pe.header.type_code for pe in read_events(tmp_path / "d" / "binlog.000001") if not pe.in_payload]
+    assert (40 in types) is compressed
+
+
+def test_compression_cannot_change_inside_a_transaction(open_server) -> None:
+    s = open_server(log_bin=True).session()
+    s.execute("BEGIN")
+    for sql in (
+        "SET binlog_transaction_compression = ON",
+        "SET binlog_transaction_compression_level_zstd = 5",
+    ):
+        with pytest.raises(MySQLError) as err:
+            s.execute(sql)
+        assert err.value.code == 1766
+    s.execute("ROLLBACK")
+    with pytest.raises(MySQLError) as err:
+        s.execute("SET binlog_transaction_compression_level_zstd = 1.5")
+    assert err.value.code == 1232
+
+
+# -- section 4: the applier applies payloads from gtidkit and from real MySQL 8.0 ------------------------------------
+def apply_file(replica_dir, path, *setup: str) -> Server:
+    replica = Server.open(replica_dir, log_bin=False, gtid_mode="OFF")
+    with replica.session() as s:
+        for sql in setup:
+            s.execute(sql)
+    with replica.applier_session() as ap:
+        for trx in read_transactions(path):
+            ap.apply(trx)
+    return replica
+
+
+def test_mysql_8032_compressed_insert_applies(tmp_path, binlog_fixtures) -> None:
+    path = binlog_fixtures / "blackbeam__rust_mysql_common" / "transaction_compression.000001"
+    setup = ("CREATE DATABASE test", "CREATE TABLE test.tb1 (id INT)")
+    with apply_file(tmp_path / "r", path, *setup) as r, r.session() as s:
+        assert s.execute("SELECT * FROM test.tb1")[0].rows == [(1,)]
+
+
+MOVIE = (
+    "Once Upon a Time in the West",
+    1968,
+    "Italy",
+    "Western",
+    (
+        "Claudia Cardinale|Charles Bronson|Henry Fonda|Gabriele Ferzetti|Frank Wolff|Al Mulock|Jason Robards|"
+        "Woody Strode|Jack Elam|Lionel Stander|Paolo Stoppa|Keenan Wynn|Aldo Sambrell"
+    ),
+    "Sergio Leone",
+    "Ennio Morricone",
+    "Sergio Leone|Sergio Donati|Dario Argento|Bernardo Bertolucci",
+    "Tonino Delli Colli",
+    "Paramount Pictures",
+)
+
+
+def test_mysql_8028_compressed_update_applies(tmp_path, binlog_fixtures) -> None:
+    # the Table_map: INT, VARCHAR(256) (1024 bytes), INT, then VARCHARs of 1024 / 4096 / 2048 bytes, all NOT NULL
+    ddl = (
+        "CREATE TABLE demo.movies (id INT NOT NULL, title VARCHAR(256) NOT NULL, year INT NOT NULL,"
+        " country VARCHAR(256) NOT NULL, genres VARCHAR(256) NOT NULL, actors VARCHAR(1024) NOT NULL,"
+        " directors VARCHAR(512) NOT NULL, composers VARCHAR(256) NOT NULL, writers VARCHAR(256) NOT NULL,"
+        " cinematographer VARCHAR(256) NOT NULL, company VARCHAR(256) NOT NULL)"
+    )
+    values = ", ".join(repr(v) if isinstance(v, str) else str(v) for v in MOVIE)
+    path = binlog_fixtures / "osheroff__mysql-binlog-connector-java" / "mysql-bin.compressed"
+    setup = ("CREATE DATABASE demo", ddl, f"INSERT INTO demo.movies VALUES (1, {values})")
+    with apply_file(tmp_path / "r", path, *setup) as r, r.session() as s:
+        assert s.execute("SELECT genres FROM demo.movies WHERE id = 1")[0].rows == [("Western|Action",)]
+
+
+def test_gtidkit_compressed_minimal_binlog_applies(tmp_path) -> None:
+    src = tmp_path / "src"
+    with Server.open(src, log_bin=True, gtid_mode="OFF") as srv, srv.session() as s:
+        s.execute("CREATE DATABASE d")
+        s.execute(TABLES["pk"])
+        s.execute(
+            "SET binlog_transaction_compression = ON, binlog_row_image = MINIMAL,"
+            " binlog_rows_query_log_events = ON"
+        )
+        s.execute("INSERT INTO d.t VALUES (1, 10, 'one', 'x'), (2, 20, 'two', 'y')")
+        s.execute("BEGIN")
+        s.execute("UPDATE d.t SET a = a * 2")
+        s.execute("DELETE FROM d.t WHERE id = 1")
+        s.execute("COMMIT")
+        expected = s.execute("SELECT * FROM d.t ORDER BY id")[0].rows
+    with apply_file(tmp_path / "r", src / "binlog.000001") as r, r.session() as s:
+        assert s.execute("SELECT * FROM d.t ORDER BY id")[0].rows == expected == [(2, 40, "two", "y")]

@@ -144,3 +144,33 @@ def test_rows_query_events_reach_python_mysql_replication(tmp_path: Path) -> Non
         WORKLOAD[4],
         "DeleteRowsEvent",
     ]
+
+
+def test_gtidkit_replica_applies_minimal_compressed_rows_query_binlogs(tmp_path: Path) -> None:
+    from replication.cluster import cluster
+
+    extra = (
+        "--binlog-row-image=MINIMAL",
+        "--binlog-rows-query-log-events=ON",
+        "--binlog-transaction-compression=ON",
+    )
+    with cluster(tmp_path) as c:
+        src = c.node("source", 1, log_bin=True, extra=extra)
+        rep = c.node("replica", 2, log_bin=True, log_replica_updates=True, extra=extra)
+        for sql in (
+            "CREATE DATABASE d",
+            "CREATE TABLE d.t (id INT PRIMARY KEY, a INT, b VARCHAR(10), c TEXT)",
+            "CREATE TABLE d.n (a INT, b TEXT)",
+            "INSERT INTO d.t VALUES (1, 10, 'one', 'x'), (2, 20, 'two', 'y'), (3, 30, NULL, NULL)",
+            "INSERT INTO d.n VALUES (1, 'p'), (2, 'q')",
+            "UPDATE d.t SET a = a + 1, c = 'z' WHERE id < 3",
+            "UPDATE d.n SET b = 'r' WHERE a = 2",
+            "DELETE FROM d.t WHERE id = 2",
+            "INSERT INTO d.t (id, b) VALUES (4, 'four')",
+        ):
+            src.query(sql)
+        rep.replicate_from(src)
+        assert rep.wait_for(src.executed())
+        assert rep.checksum("d") == src.checksum("d")
+        status = rep.replica_status()
+        assert (status["Last_SQL_Errno"], status["Replica_SQL_Running"]) == (0, "Yes")

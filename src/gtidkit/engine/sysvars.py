@@ -138,6 +138,17 @@ def _update_timestamp(ctx: SetContext, new: Any) -> None:
     ctx.session.executor.timestamp = float(new) if new else None
 
 
+def _check_session_outside_trx(ctx: SetContext, _value: Any) -> None:
+    """``check_session_admin_outside_trx_outside_sf``'s transaction part: the SESSION value cannot change inside a
+    transaction (binlog_transaction_compression and its level: the transaction is compressed as a whole).
+
+    Raises:
+        MySQLError: 1766 ER_VARIABLE_NOT_SETTABLE_IN_TRANSACTION.
+    """
+    if ctx.scope == SESSION and ctx.session.in_transaction():
+        raise gv.not_settable_in_transaction(ctx.var.name)
+
+
 def _check_charset(ctx: SetContext, value: Any) -> Any:
     """character_set_client / _connection / _results (``Sys_var_charptr``-like ``check_cs_client``): a set's name
     (any case, ``utf8`` = utf8mb3) or a collation id, stored as the canonical name; NULL only for _results (no
@@ -248,6 +259,25 @@ SYSVARS: dict[str, SysVar] = {
         ),
         # a Rows_query event with the statement's text before its first Table_map (engine/binlog/transaction_events)
         _v("binlog_rows_query_log_events", BOTH, BOOL, False, restricted_session=True),
+        # ROW-format DML transactions as one zstd Transaction_payload (engine/binlog/transaction_events.py)
+        _v(
+            "binlog_transaction_compression",
+            BOTH,
+            BOOL,
+            False,
+            on_check=_check_session_outside_trx,
+            restricted_session=True,
+        ),
+        _v(
+            "binlog_transaction_compression_level_zstd",
+            BOTH,
+            INT,
+            3,
+            1,
+            22,
+            on_check=_check_session_outside_trx,
+            restricted_session=True,
+        ),
         # the dump thread checks each event's CRC32 before sending it (replication/dump.py)
         _v("source_verify_checksum", GLOBAL, BOOL, False),
         _v("master_verify_checksum", GLOBAL, BOOL, False, alias_of="source_verify_checksum"),

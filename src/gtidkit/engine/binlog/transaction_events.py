@@ -257,6 +257,30 @@ def session_binlog_format(server: Server, session: Session) -> str:
     return str(var["binlog_format"] if "binlog_format" in var else server.globals.values["binlog_format"])
 
 
+def transaction_compression(server: Server, session: Session, ddl_text: str | None) -> int | None:
+    """The zstd level to compress the committing transaction with, or None to write it uncompressed.
+
+    ``@@SESSION.binlog_transaction_compression`` ON compresses a ROW-format DML transaction into a
+    Transaction_payload at ``@@SESSION.binlog_transaction_compression_level_zstd`` (RM8 "Binary Log Transaction
+    Compression"); DDL, STATEMENT-format transactions (and a CREATE TABLE ... SELECT, which carries a statement)
+    and transactions without row events stay uncompressed, as MySQL excludes "events that are logged using
+    statement-based binary logging".
+    """
+    var = session.session_vars
+    g = server.globals.values
+    on = (
+        var["binlog_transaction_compression"]
+        if "binlog_transaction_compression" in var
+        else g["binlog_transaction_compression"]
+    )
+    if not on or ddl_text is not None or not session.row_changes or session.ddl_binlog_text is not None:
+        return None
+    if session_binlog_format(server, session) == "STATEMENT":
+        return None
+    name = "binlog_transaction_compression_level_zstd"
+    return int(var[name] if name in var else g[name])
+
+
 def transaction_writeset(server: Server, session: Session, ddl_text: str | None) -> Writeset:
     """The write set of the transaction being committed, for WRITESET dependency tracking.
 
