@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+from gtidkit.binlog import json_diff
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.cursor import Cursor, Writer
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
@@ -84,6 +85,7 @@ _KIND_BY_TYPE = {
     EventType.UPDATE_ROWS_EVENT_V1: "update",
     EventType.DELETE_ROWS_EVENT: "delete",
     EventType.DELETE_ROWS_EVENT_V1: "delete",
+    EventType.PARTIAL_UPDATE_ROWS_EVENT: "update",
 }
 
 
@@ -560,7 +562,10 @@ def decode_rows(
 ) -> list[tuple[tuple[Any, ...] | None, tuple[Any, ...] | None]]:
     """Decode a rows event's images into ``(before, after)`` pairs (``None`` where the kind has no such image).
 
-    Values come back as the module docstring says; columns absent from an image read as ``None``.
+    Values come back as the module docstring says; columns absent from an image read as ``None``. In a
+    PARTIAL_UPDATE_ROWS_EVENT the after image starts with ``value_options`` and, with PARTIAL_JSON_UPDATES, one bit
+    per JSON column of the table; a JSON value whose bit is set reads as a
+    :class:`~gtidkit.binlog.json_diff.JsonDiffs` (the changes to the row's current document).
 
     Raises:
         BinlogDecodeError: a truncated image, a column type the codec does not read, or a rows event type that is
@@ -576,8 +581,14 @@ def decode_rows(
     before_cols = _bits(rows_event.columns_before, n)
     after_cols = _bits(rows_event.columns_after, n) if rows_event.columns_after is not None else before_cols
     cur = Cursor(rows_event.body)
+    json_columns = [i for i, s in enumerate(specs) if s.type_code == _JSON]
+    partial_event = rows_event.type_code == EventType.PARTIAL_UPDATE_ROWS_EVENT
 
-    def image(present: list[bool]) -> tuple[Any, ...]:
+    def image(present: list[bool], after: bool = False) -> tuple[Any, ...]:
+        partial: set[int] = set()
+        if after and partial_event and cur.packed_int() & json_diff.PARTIAL_JSON_UPDATES:
+            bits = _bits(cur.bytes((len(json_columns) + 7) // 8), len(json_columns))
+            partial = {i for i, bit in zip(json_columns, bits) if bit}
         k = sum(present)
         nulls = _bits(cur.bytes((k + 7) // 8), k)
         out: list[Any] = []
@@ -586,7 +597,12 @@ def decode_rows(
             if not present[i]:
                 out.append(None)
                 continue
-            out.append(None if nulls[j] else decode_value(cur, specs[i]))
+            if nulls[j]:
+                out.append(None)
+            elif i in partial:
+                out.append(json_diff.decode_diffs(decode_value(cur, specs[i])))
+            else:
+                out.append(decode_value(cur, specs[i]))
             j += 1
         return tuple(out)
 
@@ -598,5 +614,5 @@ def decode_rows(
             rows.append((image(before_cols), None))
         else:
             b = image(before_cols)
-            rows.append((b, image(after_cols)))
+            rows.append((b, image(after_cols, after=True)))
     return rows

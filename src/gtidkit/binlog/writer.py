@@ -355,7 +355,9 @@ def compress_transaction(
     raw = inner.getvalue()
     # a stream of unknown size, as MySQL's ZSTD_compressStream: the frame header carries the level's window size
     # (2^21 at level 3: window descriptor 0x58, as in the fixtures) rather than one fitted to this input
-    stream = zstandard.ZstdCompressor(level=level, write_content_size=False, write_checksum=False).compressobj()
+    stream = zstandard.ZstdCompressor(
+        level=level, write_content_size=False, write_checksum=False
+    ).compressobj()
     data = stream.compress(raw) + stream.flush()
     return TransactionPayloadEvent(int(CompressionType.ZSTD), len(raw), data)
 

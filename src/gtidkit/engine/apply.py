@@ -423,7 +423,7 @@ def _on_rows(t: ApplyTarget, item: Any, maps: dict[int, TableMapEvent]) -> None:
 
 #: Event types that change data but that this engine cannot apply: applying the rest of their transaction would
 #: lose data silently, so the applier stops with 1235 as for any unsupported statement (LOAD DATA's file blocks,
-#: pre-GA rows events, JSON partial updates, an unexpanded Transaction_payload).
+#: pre-GA rows events, an unexpanded Transaction_payload).
 _UNAPPLIABLE = {
     6: "LOAD_EVENT",
     8: "CREATE_FILE_EVENT",
@@ -436,7 +436,6 @@ _UNAPPLIABLE = {
     20: "PRE_GA_WRITE_ROWS_EVENT",
     21: "PRE_GA_UPDATE_ROWS_EVENT",
     22: "PRE_GA_DELETE_ROWS_EVENT",
-    39: "PARTIAL_UPDATE_ROWS_EVENT",
     40: "TRANSACTION_PAYLOAD_EVENT",
 }
 

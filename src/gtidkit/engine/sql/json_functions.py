@@ -947,3 +947,38 @@ def json_result_column(name: str, node: exp.Expression) -> Column | None:
         flags=int(ColumnFlag.BLOB),
         decimals=0,
     )
+
+
+# ---------------------------------------------------------------- partial updates (binlog_row_value_options)
+def apply_json_diff(doc: Any, operation: int, path: str, value: Any = None) -> str:
+    """``doc`` (a JSON column's stored text) with one change of a PARTIAL_UPDATE_ROWS_EVENT applied, as
+    ``Json_diff_vector`` is applied by the replica (``apply_json_diffs`` in ``sql/json_diff.cc``): operation 0
+    REPLACE is JSON_REPLACE, 1 INSERT is JSON_ARRAY_INSERT for an array element and JSON_INSERT otherwise, 2 REMOVE
+    is JSON_REMOVE.
+
+    Args:
+        doc: the current document (text as stored).
+        operation: 0, 1 or 2 (:mod:`gtidkit.binlog.json_diff`).
+        path: the JSON path text.
+        value: the new value (a JSON value as :func:`gtidkit.binlog.json_binary.decode` gives it); ignored for
+            REMOVE.
+
+    Raises:
+        MySQLError: 3141 a bad document; 3143 a bad path; 3149 a wildcard path.
+    """
+    current = _doc(doc, 1, "json_diff")
+    legs, wild = _path(path, "json_diff")
+    if wild:
+        raise mysql_error(3149)
+    if operation == 2:
+        current = _remove(current, legs) if legs else current
+    elif operation == 1 and legs and legs[-1][0] in ("idx", "last"):
+        parents = _walk(current, legs[:-1]) if legs[:-1] else [current]
+        parent = parents[0] if parents else None
+        if isinstance(parent, list):
+            kind, arg = legs[-1]
+            i = arg if kind == "idx" else len(parent) - 1 - arg
+            parent.insert(min(max(i, 0), len(parent)), value)
+    else:
+        current = _modify(current, legs, value, "replace" if operation == 0 else "insert")
+    return to_text(current)

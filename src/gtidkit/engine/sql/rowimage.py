@@ -24,6 +24,7 @@ from gtidkit.binlog import json_binary, row_image
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.cursor import Cursor, Writer
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
+from gtidkit.binlog.json_diff import JsonDiffs
 from gtidkit.binlog.row_image import ColumnSpec, columns_present, decode_rows
 from gtidkit.engine.sql.catalog import ColumnDef, TableDef
 from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
@@ -562,7 +563,12 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                 conn.raw.execute(f"DELETE FROM {phys} WHERE {t.rowid_alias} = ?", (found[0],))
                 changes.append(RowChange(t.schema, t.name, "delete", old, None))
                 continue
-            new = tuple(a[i] if in_after[i] else old[i] for i in range(n))
+            new = tuple(
+                (_apply_diffs(old[i], a[i]) if isinstance(a[i], JsonDiffs) else a[i])
+                if in_after[i]
+                else old[i]
+                for i in range(n)
+            )
             try:
                 conn.raw.execute(
                     f"UPDATE {phys} SET {sets} WHERE {t.rowid_alias} = ?",
@@ -591,6 +597,25 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                 RowChange(t.schema, t.name, "insert", None, a, frozenset(i for i in range(n) if in_after[i]))
             )
     return changes
+
+
+def _apply_diffs(doc: Any, partial: JsonDiffs) -> Any:
+    """A JSON column's new stored text: its current document with a partial update's diffs applied in order
+    (``binlog_row_value_options=PARTIAL_JSON``; :func:`gtidkit.engine.sql.json_functions.apply_json_diff`).
+
+    Raises:
+        MySQLError: 3141 / 3143 when the document or a path does not parse.
+    """
+    from gtidkit.engine.sql.json_functions import apply_json_diff
+
+    if (
+        doc is None
+    ):  # a diff on SQL NULL: MySQL's applier finds no document to change (as JSON_SET(NULL, ...))
+        return None
+    for d in partial.diffs:
+        value = None if d.value is None else _opaque_text(json_binary.decode(d.value))
+        doc = apply_json_diff(doc, d.operation, d.path, value)
+    return doc
 
 
 def _fill_missing(conn: Any, t: TableDef, row: tuple, present: list[bool]) -> tuple:
