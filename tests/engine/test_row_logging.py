@@ -584,3 +584,55 @@ def test_mysql_8022_partial_json_update_applies(tmp_path, binlog_fixtures) -> No
         (6, 42, 42),
     ]
     assert all(n == m for _i, _a, _g, n, m in rows)
+
+
+# -- binlog_row_value_options=PARTIAL_JSON ---------------------------------------------------------------------------
+# RM8 "Partial Updates of JSON Values" / "Replication of JSON Documents": with PARTIAL_JSON an UPDATE that changes a
+# JSON column with JSON_SET / JSON_REPLACE / JSON_REMOVE of the column itself logs only the changed parts, in a
+# PARTIAL_UPDATE_ROWS_EVENT (39); any other assignment logs the whole document. MySQL 8.0.22's own event for
+# JSON_REPLACE(json_col, '$.age', ...) (json.binlog.000001) carries value_options 1, partial bits 0x01 and one
+# REPLACE diff of '$.age' with an int16 value: the shape checked below.
+DOC = '{"a": 1, "b": [1, 2, 3], "big": "' + "x" * 200 + '"}'
+JSON_CASES = [
+    ("j = JSON_REPLACE(j, '$.big', 'y')", [(0, "$.big", "y")]),
+    ("j = JSON_SET(j, '$.a', 7)", [(0, "$.a", 7)]),
+    ("j = JSON_SET(j, '$.c', 5)", [(1, "$.c", 5)]),
+    ("j = JSON_REMOVE(j, '$.a', '$.b[0]')", [(2, "$.a", None), (2, "$.b[0]", None)]),
+    (
+        "j = JSON_SET(JSON_REMOVE(j, '$.a'), '$.c', 5, '$.b[1]', 'x')",
+        [(2, "$.a", None), (1, "$.c", 5), (0, "$.b[1]", "x")],
+    ),
+    ("j = JSON_OBJECT('q', 1)", None),  # not a partial update: the whole document
+    ("j = JSON_SET(j, '$', JSON_ARRAY(1))", None),  # the diff is no smaller than the new document
+]
+
+
+@pytest.mark.parametrize(("assignment", "diffs"), JSON_CASES, ids=[c[0] for c in JSON_CASES])
+def test_partial_json_updates(tmp_path, assignment: str, diffs) -> None:
+    from gtidkit.binlog.json_binary import decode as json_decode
+    from gtidkit.binlog.json_diff import JsonDiffs
+
+    src = tmp_path / "src"
+    with Server.open(src, log_bin=True, gtid_mode="OFF") as srv, srv.session() as s:
+        s.execute("CREATE DATABASE d")
+        s.execute("CREATE TABLE d.t (id INT PRIMARY KEY, j JSON, n INT)")
+        s.execute(f"INSERT INTO d.t VALUES (1, '{DOC}', 0)")
+        s.execute("SET binlog_row_value_options = PARTIAL_JSON, binlog_row_image = MINIMAL")
+        s.execute(f"UPDATE d.t SET {assignment}")
+        expected = s.execute("SELECT * FROM d.t")[0].rows
+    maps: dict[int, TableMapEvent] = {}
+    updates = []
+    for pe in read_events(src / "binlog.000001"):
+        if isinstance(pe.event, TableMapEvent):
+            maps[pe.event.table_id] = pe.event
+        elif isinstance(pe.event, RowsEvent) and pe.event.type_code != 30:
+            updates.append((pe.event.type_code, decode_rows(maps[pe.event.table_id], pe.event)))
+    assert [(code, len(rows)) for code, rows in updates] == [(39, 1)]
+    after = updates[0][1][0][1][1]
+    if diffs is None:
+        assert not isinstance(after, JsonDiffs)
+    else:
+        got = [(d.operation, d.path, None if d.value is None else json_decode(d.value)) for d in after.diffs]
+        assert got == diffs
+    with apply_file(tmp_path / "r", src / "binlog.000001") as r, r.session() as s:
+        assert s.execute("SELECT * FROM d.t")[0].rows == expected

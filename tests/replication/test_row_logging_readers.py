@@ -174,3 +174,35 @@ def test_gtidkit_replica_applies_minimal_compressed_rows_query_binlogs(tmp_path:
         assert rep.checksum("d") == src.checksum("d")
         status = rep.replica_status()
         assert (status["Last_SQL_Errno"], status["Replica_SQL_Running"]) == (0, "Yes")
+
+
+def test_partial_json_update_read_by_python_mysql_replication(tmp_path: Path) -> None:
+    from pymysqlreplication.json_binary import JsonDiff, JsonDiffOperation
+    from pymysqlreplication.row_event import PartialUpdateRowsEvent
+
+    doc = '{"a": 1, "big": "' + "x" * 200 + '"}'
+    args = (*SOURCE_ARGS, "--binlog-row-metadata=FULL", "--binlog-row-image=MINIMAL")
+    with running_server(tmp_path / "d", *args, "--binlog-row-value-options=PARTIAL_JSON") as srv:
+        execute(
+            srv,
+            "CREATE DATABASE d",
+            "CREATE TABLE d.t (id INT PRIMARY KEY, j JSON)",
+            f"INSERT INTO d.t VALUES (1, '{doc}')",
+            "UPDATE d.t SET j = JSON_REPLACE(j, '$.big', 'y')",
+        )
+        stream = BinLogStreamReader(
+            connection_settings={"host": "127.0.0.1", "port": srv.port, "user": "root", "password": ""},
+            server_id=113,
+            auto_position="",
+            blocking=False,
+            only_events=[PartialUpdateRowsEvent],
+        )
+        try:
+            rows = [r for ev in stream for r in ev.rows]
+        finally:
+            stream.close()
+    assert len(rows) == 1
+    assert rows[0]["before_values"] == {"id": 1, "j": None}
+    diff = rows[0]["after_values"]["j"]
+    assert isinstance(diff, JsonDiff)
+    assert (diff.op, diff.path, diff.value) == (JsonDiffOperation.Replace, b"$.big", b"y")

@@ -259,6 +259,15 @@ SYSVARS: dict[str, SysVar] = {
         ),
         # a Rows_query event with the statement's text before its first Table_map (engine/binlog/transaction_events)
         _v("binlog_rows_query_log_events", BOTH, BOOL, False, restricted_session=True),
+        # JSON partial updates as PARTIAL_UPDATE_ROWS events ('' or PARTIAL_JSON; a SET variable: 0 / 1 accepted)
+        _v(
+            "binlog_row_value_options",
+            BOTH,
+            ENUM,
+            "",
+            choices=("", "PARTIAL_JSON"),
+            restricted_session=True,
+        ),
         # ROW-format DML transactions as one zstd Transaction_payload (engine/binlog/transaction_events.py)
         _v(
             "binlog_transaction_compression",

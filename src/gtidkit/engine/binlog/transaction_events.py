@@ -306,14 +306,23 @@ class LoggedStatement(list):  # type: ignore[type-arg]
         changes: the statement's RowChanges.
         row_image: ``@@SESSION.binlog_row_image`` (FULL, MINIMAL, NOBLOB).
         query: the statement text for a Rows_query event (``binlog_rows_query_log_events=ON``), else None.
+        partial_json: ``binlog_row_value_options=PARTIAL_JSON`` (updates as PARTIAL_UPDATE_ROWS events).
     """
 
-    __slots__ = ("query", "row_image")
+    __slots__ = ("partial_json", "query", "row_image")
 
-    def __init__(self, changes: Any = (), *, row_image: str = "FULL", query: str | None = None) -> None:
+    def __init__(
+        self,
+        changes: Any = (),
+        *,
+        row_image: str = "FULL",
+        query: str | None = None,
+        partial_json: bool = False,
+    ) -> None:
         super().__init__(changes)
         self.row_image = row_image
         self.query = query
+        self.partial_json = partial_json
 
 
 def logged_statement(server: Server, session: Session, changes: list[Any], text: str) -> LoggedStatement:
@@ -327,7 +336,17 @@ def logged_statement(server: Server, session: Session, changes: list[Any], text:
         if "binlog_rows_query_log_events" in var
         else g["binlog_rows_query_log_events"]
     )
-    return LoggedStatement(changes, row_image=str(image), query=text if rows_query else None)
+    options = (
+        var["binlog_row_value_options"]
+        if "binlog_row_value_options" in var
+        else g["binlog_row_value_options"]
+    )
+    return LoggedStatement(
+        changes,
+        row_image=str(image),
+        query=text if rows_query else None,
+        partial_json=options == "PARTIAL_JSON",
+    )
 
 
 def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
@@ -364,7 +383,12 @@ def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
         # each table looked up once per statement (a table dropped since has no definition: the catalog says so)
         events.extend(
             rowimage.rows_events(
-                changes, table_ids, catalog=catalog, table_defs=table_defs, row_image_mode=str(mode)
+                changes,
+                table_ids,
+                catalog=catalog,
+                table_defs=table_defs,
+                row_image_mode=str(mode),
+                partial_json=bool(getattr(changes, "partial_json", False)),
             )
         )
     return events

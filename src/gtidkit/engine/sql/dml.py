@@ -56,6 +56,7 @@ from gtidkit.engine import storage as _db
 from gtidkit.engine.sql import temporal
 from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
+from gtidkit.engine.sql.json_functions import partial_update_ops
 from gtidkit.engine.sql.values import (
     FieldStore,
     coerce,
@@ -100,6 +101,9 @@ class Stage:
     columns: tuple[int, ...]
     eval_sql: str
     bound_sql: str = ""
+    #: per JSON column this stage may log as a partial update: (column index, its JSON_SET / JSON_REPLACE /
+    #: JSON_REMOVE changes) (:func:`gtidkit.engine.sql.json_functions.partial_update_ops`)
+    json_ops: tuple[tuple[int, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,7 +293,21 @@ def _stages(ex: Executor, tdef: TableDef, alias: str, assignments: list[exp.Expr
             f"{quote_ident(tdef.columns[idx].name)} = :gkv{k}" for k, (idx, _e) in enumerate(g)
         )
         bound_sql = f"UPDATE {phys} SET {bound_sets} WHERE {rid} = :gkrowid RETURNING {returning}"
-        stages.append(Stage(sql=sql, columns=tuple(i for i, _ in g), eval_sql=eval_sql, bound_sql=bound_sql))
+        json_ops = tuple(
+            (idx, ops)
+            for idx, expr in g
+            if tdef.columns[idx].type == "json"
+            and (ops := partial_update_ops(expr, tdef.columns[idx].name)) is not None
+        )
+        stages.append(
+            Stage(
+                sql=sql,
+                columns=tuple(i for i, _ in g),
+                eval_sql=eval_sql,
+                bound_sql=bound_sql,
+                json_ops=json_ops,
+            )
+        )
     return tuple(stages)
 
 
@@ -734,12 +752,14 @@ def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any]) -> ExecRe
     rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
     changes = []
     written = _written(t, [i for st in plan.stages for i in st.columns], None, "update")
+    # one stage per statement for a partial JSON update (a column assigned twice is not one)
+    json_ops = plan.stages[0].json_ops if len(plan.stages) == 1 and plan.stages[0].json_ops else None
     for n, r in enumerate(rows, 1):
         before = _image(t, r[1:])
         _rowid, after_raw = _apply_stages(ex, t, plan.stages, r[0], r[1:], binds, n, store)
         after = _image(t, after_raw)
         if after != before:
-            changes.append(RowChange(t.schema, t.name, "update", before, after, written))
+            changes.append(RowChange(t.schema, t.name, "update", before, after, written, json_ops))
     info = f"Rows matched: {len(rows)}  Changed: {len(changes)}  Warnings: {len(store.warnings)}"
     return ExecResult(
         affected_rows=len(changes),

@@ -56,6 +56,9 @@ class RowChange:
     before: tuple | None
     after: tuple | None
     written: frozenset[int] | None = field(default=None, compare=False)
+    #: an UPDATE's JSON columns that may be logged as partial updates: ``((column index, changes), ...)``
+    #: (:func:`gtidkit.engine.sql.json_functions.partial_update_ops`), else None
+    json_ops: tuple[tuple[int, Any], ...] | None = field(default=None, compare=False)
 
 
 @dataclass

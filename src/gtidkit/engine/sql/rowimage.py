@@ -22,9 +22,17 @@ from typing import TYPE_CHECKING, Any
 
 from gtidkit.binlog import json_binary, row_image
 from gtidkit.binlog.constants import EventType
-from gtidkit.binlog.cursor import Cursor, Writer
+from gtidkit.binlog.cursor import Cursor, Writer, packed_int_bytes
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
-from gtidkit.binlog.json_diff import JsonDiffs
+from gtidkit.binlog.json_diff import (
+    INSERT,
+    PARTIAL_JSON_UPDATES,
+    REMOVE,
+    REPLACE,
+    JsonDiff,
+    JsonDiffs,
+    encode_diffs,
+)
 from gtidkit.binlog.row_image import ColumnSpec, columns_present, decode_rows
 from gtidkit.engine.sql.catalog import ColumnDef, TableDef
 from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
@@ -367,6 +375,7 @@ def rows_events(
     catalog: Catalog | None = None,
     table_defs: dict[tuple[str, str], TableDef] | None = None,
     row_image_mode: str = ROW_IMAGE_FULL,
+    partial_json: bool = False,
 ) -> list[RowsEvent]:
     """Write/Update/Delete_rows_v2 events for ``changes``: consecutive changes of one table, kind and columns
     bitmaps share events (``binlog_prepare_pending_rows_event`` starts a new event when the bitmaps differ),
@@ -379,6 +388,8 @@ def rows_events(
         catalog, table_defs: where table definitions come from (``table_defs`` first).
         row_image_mode: ``binlog_row_image`` (FULL, MINIMAL, NOBLOB): which columns each image carries
             (:func:`_image_masks`; a MINIMAL after image is the change's :attr:`RowChange.written` columns).
+        partial_json: ``binlog_row_value_options=PARTIAL_JSON``: updates are PARTIAL_UPDATE_ROWS_EVENTs whose
+            after images may carry JSON diffs (:func:`_partial_after_image`).
 
     The caller emits each table's Table_map (:func:`table_map_event`) before these events, as MySQL does.
 
@@ -407,7 +418,9 @@ def rows_events(
             and (j == i or _change_masks(t, changes[j], masks) == bits)
         ):
             c = changes[j]
-            if kind == "update":
+            if kind == "update" and partial_json:
+                images.append(_partial_image(cols, c.before, bits[0]) + _partial_after_image(t, c, bits[1]))  # type: ignore[arg-type]
+            elif kind == "update":
                 images.append(
                     _partial_image(cols, c.before, bits[0]) + _partial_image(cols, c.after, bits[1])
                 )  # type: ignore[arg-type]
@@ -422,9 +435,12 @@ def rows_events(
         if events and events[-1].flags != 0:
             events[-1] = dataclasses.replace(events[-1], flags=0)
         nbytes = (len(cols) + 7) // 8
+        type_code = (
+            EventType.PARTIAL_UPDATE_ROWS_EVENT if kind == "update" and partial_json else _KIND_TYPE[kind]
+        )
         events.extend(
             row_image.rows_events(
-                _KIND_TYPE[ch.kind],
+                type_code,
                 table_ids[key],
                 len(t.columns),
                 images,
@@ -471,10 +487,75 @@ def _json_columns(cols: tuple[ColumnDef, ...]) -> tuple[int, ...]:
 
 
 def _json_to_image(text: Any) -> bytes:
-    """A JSON column's stored text -> its binary JSON."""
+    """A JSON column's stored text -> its binary JSON (a partial update's :class:`JsonDiffs` -> its diff list)."""
     from gtidkit.engine.sql.json_functions import parse_text
 
+    if isinstance(text, JsonDiffs):
+        return encode_diffs(text.diffs)
     return json_binary.encode(parse_text(text))
+
+
+def _partial_after_image(t: TableDef, ch: RowChange, mask: int) -> bytes:
+    """A PARTIAL_UPDATE_ROWS_EVENT after image: ``value_options`` (PARTIAL_JSON_UPDATES when the statement changed
+    JSON columns with JSON_SET / JSON_REPLACE / JSON_REMOVE), then one bit per JSON column of the table (set: its
+    value is a diff list, :mod:`gtidkit.binlog.json_diff`), then the image (``pack_row`` with ``value_options``)."""
+    ops = dict(ch.json_ops or ())
+    json_cols = _json_columns(t.columns)
+    if not ops or not json_cols:
+        return packed_int_bytes(0) + _partial_image(t.columns, ch.after, mask)  # type: ignore[arg-type]
+    row = list(ch.after)  # type: ignore[arg-type]
+    flags = 0
+    for k, i in enumerate(json_cols):
+        if i in ops and mask >> i & 1 and ch.before is not None:
+            diffs = _json_diffs(ch.before[i], row[i], ops[i])
+            if diffs is not None:
+                row[i] = diffs
+                flags |= 1 << k
+    bits = flags.to_bytes((len(json_cols) + 7) // 8, "little")
+    return packed_int_bytes(PARTIAL_JSON_UPDATES) + bits + _partial_image(t.columns, tuple(row), mask)
+
+
+def _json_diffs(before: Any, after: Any, ops: Any) -> JsonDiffs | None:
+    """The diffs turning the document ``before`` into ``after`` by the statement's JSON_SET / JSON_REPLACE /
+    JSON_REMOVE ``ops`` (``Json_diff_vector``: REPLACE where the path existed, INSERT where a value was added,
+    REMOVE), or None when the whole document must be logged: a NULL side, diffs that would not rebuild ``after``
+    exactly, or diffs no smaller than the document (MySQL logs the full value when that is smaller)."""
+    from gtidkit.engine.sql.json_functions import (
+        MISSING_VALUE,
+        apply_json_diff,
+        json_path_value,
+        parse_text,
+    )
+
+    if before is None or after is None:
+        return None
+    try:
+        final = parse_text(after)
+        doc = before
+        diffs: list[JsonDiff] = []
+        for kind, paths in ops:
+            for path in paths:
+                present = json_path_value(parse_text(doc), path) is not MISSING_VALUE
+                if kind == "REMOVE":
+                    if present:
+                        diffs.append(JsonDiff(REMOVE, path))
+                        doc = apply_json_diff(doc, REMOVE, path)
+                    continue
+                if kind == "REPLACE" and not present:
+                    continue
+                value = json_path_value(final, path)
+                if value is MISSING_VALUE:
+                    continue
+                op = REPLACE if present else INSERT
+                diffs.append(JsonDiff(op, path, json_binary.encode(value)))
+                doc = apply_json_diff(doc, op, path, value)
+        if doc != after:
+            return None
+        if len(encode_diffs(diffs)) >= len(json_binary.encode(final)):
+            return None
+    except (MySQLError, ValueError):
+        return None
+    return JsonDiffs(tuple(diffs))
 
 
 def _opaque_text(v: Any) -> Any:
