@@ -636,3 +636,33 @@ def test_partial_json_updates(tmp_path, assignment: str, diffs) -> None:
         assert got == diffs
     with apply_file(tmp_path / "r", src / "binlog.000001") as r, r.session() as s:
         assert s.execute("SELECT * FROM d.t")[0].rows == expected
+
+
+# -- the variables: MySQL's scopes, defaults and values (RM8 "Binary Logging Options and Variables") -----------------
+@pytest.mark.parametrize(
+    ("name", "default", "value", "shown"),
+    [
+        ("binlog_row_image", "FULL", "noblob", "NOBLOB"),
+        ("binlog_rows_query_log_events", 0, "ON", 1),
+        ("binlog_row_value_options", "", "PARTIAL_JSON", "PARTIAL_JSON"),
+        ("binlog_transaction_compression", 0, "ON", 1),
+        ("binlog_transaction_compression_level_zstd", 3, "22", 22),
+    ],
+)
+def test_session_and_global_values(open_server, name: str, default, value: str, shown) -> None:
+    s = open_server(log_bin=True).session()
+    assert s.execute(f"SELECT @@GLOBAL.{name}, @@SESSION.{name}")[0].rows == [(default, default)]
+    s.execute(f"SET SESSION {name} = {value}")
+    assert s.execute(f"SELECT @@GLOBAL.{name}, @@SESSION.{name}")[0].rows == [(default, shown)]
+    s.execute(f"SET GLOBAL {name} = DEFAULT")
+    s.execute(f"SET SESSION {name} = DEFAULT")
+    assert s.execute(f"SELECT @@SESSION.{name}")[0].rows == [(default,)]
+
+
+def test_level_out_of_range_is_clamped_with_a_warning(open_server) -> None:
+    s = open_server(log_bin=True).session()
+    s.execute("SET binlog_transaction_compression_level_zstd = 30")
+    assert s.execute("SELECT @@SESSION.binlog_transaction_compression_level_zstd")[0].rows == [(22,)]
+    assert s.execute("SHOW WARNINGS")[0].rows == [
+        ("Warning", 1292, "Truncated incorrect binlog_transaction_compression_level_zstd value: '30'")
+    ]

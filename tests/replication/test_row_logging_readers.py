@@ -101,15 +101,23 @@ def test_session_value_needs_session_variables_admin(tmp_path: Path) -> None:
             "CREATE USER admin IDENTIFIED BY 'pw'",
             "GRANT SESSION_VARIABLES_ADMIN ON *.* TO admin",
         )
-        with pytest.raises(pymysql.err.OperationalError) as err:
-            execute(srv, "SET SESSION binlog_row_image = MINIMAL", user="app", password="pw")
-        assert err.value.args == (
-            1227,
-            (
-                "Access denied; you need (at least one of) the SUPER, SYSTEM_VARIABLES_ADMIN or "
-                "SESSION_VARIABLES_ADMIN privilege(s) for this operation"
-            ),
-        )
+        for sql in (
+            "SET SESSION binlog_row_image = MINIMAL",
+            "SET binlog_rows_query_log_events = ON",
+            "SET @@session.binlog_row_value_options = PARTIAL_JSON",
+            "SET binlog_transaction_compression = ON",
+            "SET sql_mode = '', binlog_transaction_compression_level_zstd = 5",
+        ):
+            with pytest.raises(pymysql.err.OperationalError) as err:
+                execute(srv, sql, user="app", password="pw")
+            assert err.value.args == (
+                1227,
+                (
+                    "Access denied; you need (at least one of) the SUPER, SYSTEM_VARIABLES_ADMIN or "
+                    "SESSION_VARIABLES_ADMIN privilege(s) for this operation"
+                ),
+            )
+        execute(srv, "SET sql_mode = ''", user="app", password="pw")  # not restricted
         execute(srv, "SET @@binlog_row_image = MINIMAL", user="admin", password="pw")
         execute(srv, "SET GLOBAL binlog_row_image = NOBLOB")
         with (
@@ -206,3 +214,48 @@ def test_partial_json_update_read_by_python_mysql_replication(tmp_path: Path) ->
     diff = rows[0]["after_values"]["j"]
     assert isinstance(diff, JsonDiff)
     assert (diff.op, diff.path, diff.value) == (JsonDiffOperation.Replace, b"$.big", b"y")
+
+
+def test_replica_stops_on_rows_it_cannot_apply_with_mysqls_errors(tmp_path: Path) -> None:
+    # MySQL's multi-threaded applier (replica_parallel_workers=4, 8.0.27+): Last_SQL_Errno is the worker's error
+    # (1032 HA_ERR_KEY_NOT_FOUND, 1062 duplicate key) and Last_SQL_Error names the transaction's GTID; the
+    # usual repair is an empty transaction with that GTID, then START REPLICA.
+    from replication.cluster import cluster, wait_until
+
+    extra = ("--binlog-row-image=MINIMAL", "--binlog-transaction-compression=ON")
+    with cluster(tmp_path) as c:
+        src = c.node("source", 1, log_bin=True, extra=extra)
+        rep = c.node("replica", 2, log_bin=True)
+        for sql in (
+            "CREATE DATABASE d",
+            "CREATE TABLE d.t (id INT PRIMARY KEY, a INT)",
+            "INSERT INTO d.t VALUES (1, 1), (2, 2)",
+        ):
+            src.query(sql)
+        rep.replicate_from(src)
+        assert rep.wait_for(src.executed())
+        conn = rep.connect()
+        cur = conn.cursor()
+        cur.execute("SET sql_log_bin = 0")
+        cur.execute("DELETE FROM d.t WHERE id = 1")
+        cur.execute("INSERT INTO d.t VALUES (3, 3)")
+        conn.close()
+        uuid = src.server_uuid()
+        src.query("UPDATE d.t SET a = 10 WHERE id = 1")  # gno 4: the row is gone on the replica
+        src.query("INSERT INTO d.t VALUES (3, 30)")  # gno 5: the key is taken on the replica
+        for gno, errno in ((4, 1032), (5, 1062)):
+            wait_until(
+                lambda errno=errno: rep.replica_status().get("Last_SQL_Errno") == errno,
+                what=f"the applier to stop with {errno}",
+            )
+            status = rep.replica_status()
+            assert status["Replica_SQL_Running"] == "No"
+            assert f"failed executing transaction '{uuid}:{gno}'" in status["Last_SQL_Error"]
+            conn = rep.connect()
+            cur = conn.cursor()
+            for sql in (f"SET GTID_NEXT = '{uuid}:{gno}'", "BEGIN", "COMMIT", "SET GTID_NEXT = 'AUTOMATIC'"):
+                cur.execute(sql)
+            cur.execute("START REPLICA")
+            conn.close()
+        assert rep.wait_for(src.executed())
+        assert rep.replica_status()["Last_SQL_Errno"] == 0
