@@ -666,3 +666,26 @@ def test_level_out_of_range_is_clamped_with_a_warning(open_server) -> None:
     assert s.execute("SHOW WARNINGS")[0].rows == [
         ("Warning", 1292, "Truncated incorrect binlog_transaction_compression_level_zstd value: '30'")
     ]
+
+
+@pytest.mark.parametrize("replica_logs_queries", [True, False])
+def test_a_replica_relogs_rows_query_text_when_it_logs_them(tmp_path, replica_logs_queries: bool) -> None:
+    # the applier thread runs with the replica's global binlog_rows_query_log_events; the text it re-logs is the
+    # source's (Rows_query_log_event::do_apply_event keeps it as the thread's query)
+    src = tmp_path / "src"
+    with Server.open(src, log_bin=True, gtid_mode="OFF") as srv, srv.session() as s:
+        s.execute("CREATE DATABASE d")
+        s.execute("CREATE TABLE d.t (id INT PRIMARY KEY)")
+        s.execute("SET binlog_rows_query_log_events = ON")
+        s.execute("INSERT INTO d.t VALUES (1), (2)")
+        s.execute("DELETE FROM d.t WHERE id = 2")
+    rep = tmp_path / "rep"
+    options = {"log_replica_updates": True, "binlog_rows_query_log_events": replica_logs_queries}
+    with Server.open(rep, log_bin=True, gtid_mode="OFF", **options) as r, r.applier_session() as ap:
+        for trx in read_transactions(src / "binlog.000001"):
+            assert ap.apply(trx)
+    texts = [
+        pe.event.query for pe in read_events(rep / "binlog.000001") if isinstance(pe.event, RowsQueryEvent)
+    ]
+    expected = ["INSERT INTO d.t VALUES (1), (2)", "DELETE FROM d.t WHERE id = 2"]
+    assert texts == (expected if replica_logs_queries else [])
