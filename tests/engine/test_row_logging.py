@@ -12,6 +12,7 @@ bitmaps and read as None.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
@@ -689,3 +690,22 @@ def test_a_replica_relogs_rows_query_text_when_it_logs_them(tmp_path, replica_lo
     ]
     expected = ["INSERT INTO d.t VALUES (1), (2)", "DELETE FROM d.t WHERE id = 2"]
     assert texts == (expected if replica_logs_queries else [])
+
+
+def test_show_binlog_events_lists_rows_query_and_payload_info(open_server) -> None:
+    # pack_info: Rows_query_log_event "# <text>"; Transaction_payload_log_event
+    # "compression='ZSTD', decompressed_size=<n> bytes"
+    srv = open_server(log_bin=True, gtid_mode="OFF")
+    s = srv.session()
+    s.execute("CREATE DATABASE d")
+    s.execute("CREATE TABLE d.t (id INT PRIMARY KEY)")
+    s.execute("SET binlog_rows_query_log_events = ON")
+    s.execute("INSERT INTO d.t VALUES (1)")
+    s.execute("SET binlog_transaction_compression = ON")
+    s.execute("INSERT INTO d.t VALUES (2)")
+    rows = s.execute("SHOW BINLOG EVENTS")[0].rows
+    picked = [(r[2], r[5]) for r in rows if r[2] in ("Rows_query", "Transaction_payload")]
+    assert picked[0] == ("Rows_query", "# INSERT INTO d.t VALUES (1)")
+    assert picked[1][0] == "Transaction_payload"
+    assert re.fullmatch(r"compression='ZSTD', decompressed_size=\d+ bytes", picked[1][1])
+    assert len(picked) == 2  # the second statement's Rows_query travels inside the payload
