@@ -709,3 +709,15 @@ def test_show_binlog_events_lists_rows_query_and_payload_info(open_server) -> No
     assert picked[1][0] == "Transaction_payload"
     assert re.fullmatch(r"compression='ZSTD', decompressed_size=\d+ bytes", picked[1][1])
     assert len(picked) == 2  # the second statement's Rows_query travels inside the payload
+
+
+def test_minimal_on_duplicate_key_update_logs_inserted_and_updated_columns(tmp_path) -> None:
+    # the statement's one write_set: the INSERT's columns and the ON DUPLICATE KEY UPDATE ones
+    with Server.open(tmp_path / "d", log_bin=True) as srv, srv.session() as s:
+        s.execute("CREATE DATABASE d")
+        s.execute("CREATE TABLE d.t (id INT PRIMARY KEY, a INT, b INT, c INT)")
+        s.execute("INSERT INTO d.t VALUES (1, 1, 1, 1)")
+        s.execute("SET binlog_row_image = MINIMAL")
+        s.execute("INSERT INTO d.t (id, a) VALUES (1, 5) ON DUPLICATE KEY UPDATE b = 9")
+    rows = rows_of(tmp_path / "d")
+    assert rows[-1] == ("update", (T, F, F, F), (T, T, T, F), (1, None, None, None), (1, 1, 9, None))

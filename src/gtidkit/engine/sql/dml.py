@@ -1027,8 +1027,11 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
     stamps = [i for i, c in enumerate(t.columns) if c.type == "timestamp"]
     # the MINIMAL after image: the listed columns, AUTO_INCREMENT and function defaults (COPY_INFO)
     written = _written(t, plan.target, ai, "insert")
+    # ON DUPLICATE KEY UPDATE: the one write_set holds the inserted and the updated columns
     odku_written = (
-        _written(t, [i for st in plan.odku for i in st.columns], None, "update") if plan.odku else None
+        written | _written(t, [i for st in plan.odku for i in st.columns], None, "update")
+        if plan.odku
+        else None
     )
     for n, vals in enumerate(src_rows, 1):
         full = _defaults(t, ex.now)
