@@ -359,8 +359,10 @@ def _change_masks(t: TableDef, ch: RowChange, masks: tuple[int, int]) -> tuple[i
     """``(columns before, columns after)`` of one change under the image masks of its table."""
     before, base = masks
     full = (1 << len(t.columns)) - 1
-    written = full if ch.written is None else sum(1 << i for i in ch.written)
-    after = base | written
+    if base == full or ch.written is None:  # FULL (the common case): nothing to compute per row
+        after = full
+    else:
+        after = base | sum(1 << i for i in ch.written)
     if ch.kind == "insert":
         return after, after
     if ch.kind == "delete":
