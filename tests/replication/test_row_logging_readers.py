@@ -259,3 +259,23 @@ def test_replica_stops_on_rows_it_cannot_apply_with_mysqls_errors(tmp_path: Path
             conn.close()
         assert rep.wait_for(src.executed())
         assert rep.replica_status()["Last_SQL_Errno"] == 0
+
+
+def test_minimal_metadata_names_come_from_information_schema(tmp_path: Path) -> None:
+    # binlog_row_metadata=MINIMAL (mysqld's default) has no column names: python-mysql-replication's
+    # use_column_name_cache asks INFORMATION_SCHEMA.COLUMNS on its control connection, as it does against MySQL
+    with running_server(tmp_path / "d", *SOURCE_ARGS, "--binlog-row-metadata=MINIMAL") as srv:
+        execute(srv, *WORKLOAD[:3])
+        stream = BinLogStreamReader(
+            connection_settings={"host": "127.0.0.1", "port": srv.port, "user": "root", "password": ""},
+            server_id=114,
+            auto_position="",
+            blocking=False,
+            only_events=[WriteRowsEvent],
+            use_column_name_cache=True,
+        )
+        try:
+            values = [r["values"] for ev in stream for r in ev.rows]
+        finally:
+            stream.close()
+    assert values == [{"id": 1, "a": 10, "b": None, "c": "x"}]
