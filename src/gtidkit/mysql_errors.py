@@ -432,6 +432,12 @@ ER: dict[int, ErrorSpec] = {
         "Got fatal error %s from source when reading data from binary log: '%s'",
     ),
     13117: _e("ER_REPLICA_FATAL_ERROR", "HY000", "Fatal error: %s"),
+    # the applier's column type check (8.0: the server-side twin of 1677; MY-013146 in replica error logs)
+    13146: _e(
+        "ER_SERVER_REPLICA_CONVERSION_FAILED",
+        "HY000",
+        "Column %s of table '%s.%s' cannot be converted from type '%s' to type '%s'",
+    ),
     # client-side (libmysql CR_*) codes that the in-process engine reports
     2006: _e("CR_SERVER_GONE_ERROR", "HY000", "MySQL server has gone away"),
     2013: _e("CR_SERVER_LOST", "HY000", "Lost connection to MySQL server during query"),

@@ -721,3 +721,37 @@ def test_minimal_on_duplicate_key_update_logs_inserted_and_updated_columns(tmp_p
         s.execute("INSERT INTO d.t (id, a) VALUES (1, 5) ON DUPLICATE KEY UPDATE b = 9")
     rows = rows_of(tmp_path / "d")
     assert rows[-1] == ("update", (T, F, F, F), (T, T, T, F), (1, None, None, None), (1, 1, 9, None))
+
+
+# -- a column this server stores as another type: 13146 (MySQL replica error logs: "Column 1 of table 'mydb.code_2'
+# cannot be converted from type 'int' to type 'varchar(1020(bytes) utf8mb4)', Error_code: MY-013146"; the same
+# with 'text', 'bigint unsigned', 'float', 'timestamp') ---------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("replica_type", "shown"),
+    [
+        ("VARCHAR(255)", "varchar(1020(bytes) utf8mb4)"),
+        ("TEXT", "text"),
+        ("BIGINT UNSIGNED", "bigint unsigned"),
+        ("FLOAT", "float"),
+        ("TIMESTAMP NULL", "timestamp"),
+    ],
+)
+def test_a_column_of_another_type_stops_the_applier_with_13146(
+    tmp_path, replica_type: str, shown: str
+) -> None:
+    src = tmp_path / "src"
+    with Server.open(src, log_bin=True, gtid_mode="OFF") as srv, srv.session() as s:
+        s.execute("CREATE DATABASE mydb")
+        s.execute("CREATE TABLE mydb.code_2 (id INT PRIMARY KEY, v INT)")
+        s.execute("INSERT INTO mydb.code_2 VALUES (1, 2)")
+    trxs = list(read_transactions(src / "binlog.000001"))
+    with Server.open(tmp_path / "r", log_bin=False, gtid_mode="OFF") as r:
+        with r.session() as s:
+            s.execute("CREATE DATABASE mydb")
+            s.execute(f"CREATE TABLE mydb.code_2 (id INT PRIMARY KEY, v {replica_type})")
+        with r.applier_session() as ap, pytest.raises(MySQLError) as err:
+            ap.apply(trxs[-1])
+    assert (err.value.code, err.value.message) == (
+        13146,
+        f"Column 1 of table 'mydb.code_2' cannot be converted from type 'int' to type '{shown}'",
+    )

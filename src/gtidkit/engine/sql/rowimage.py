@@ -619,6 +619,7 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
             "HY000",
         )
     n = len(t.columns)
+    _check_conversions(t, table_map)
     in_before = columns_present(rows_event.columns_before, n)
     in_after = (
         columns_present(rows_event.columns_after, n) if rows_event.columns_after is not None else in_before
@@ -680,6 +681,94 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                 RowChange(t.schema, t.name, "insert", None, a, frozenset(i for i in range(n) if in_after[i]))
             )
     return changes
+
+
+#: binlog type code -> MySQL's type name in conversion errors (``show_sql_type``)
+_TYPE_NAMES = {
+    1: "tinyint",
+    2: "smallint",
+    9: "mediumint",
+    3: "int",
+    8: "bigint",
+    4: "float",
+    5: "double",
+    13: "year",
+    10: "date",
+    17: "timestamp",
+    18: "datetime",
+    19: "time",
+    245: "json",
+    247: "enum",
+    248: "set",
+}
+_BLOB_NAMES = {1: "tinyblob", 2: "blob", 3: "mediumblob", 4: "longblob"}
+
+
+#: pre-5.6.4 temporal types (and pre-5.0.3 VAR_STRING) a MySQL 8.0 replica takes as today's (``Field::real_type``)
+_EQUIVALENT_TYPES = {7: 17, 12: 18, 11: 19, 253: 15}
+
+
+def _real_type(code: int, meta: bytes) -> int:
+    """The column's real type: ENUM and SET travel as STRING (254) with their type in the first metadata byte; an
+    old temporal type counts as its 5.6.4+ form."""
+    if code == 254 and meta and meta[0] in (247, 248):
+        return meta[0]
+    return _EQUIVALENT_TYPES.get(code, code)
+
+
+def _source_type_name(code: int, meta: bytes, unsigned: bool) -> str:
+    """How MySQL names a source column of a Table_map in 13146 (``show_sql_type``: lengths in bytes)."""
+    real = _real_type(code, meta)
+    if real == 246 and len(meta) == 2:
+        return f"decimal({meta[0]},{meta[1]})"
+    if real == 15 and len(meta) == 2:
+        return f"varchar({struct.unpack('<H', meta)[0]}(bytes))"
+    if real == 254 and len(meta) == 2:
+        m0, m1 = meta  # the length's high bits are folded into the type byte (Field_string metadata)
+        length = m1 | (((m0 & 0x30) ^ 0x30) << 4) if (m0 & 0x30) != 0x30 else m1
+        return f"char({length}(bytes))"
+    if real == 252 and meta:
+        return _BLOB_NAMES.get(meta[0], "blob")
+    name = _TYPE_NAMES.get(real, f"type {real}")
+    return name + " unsigned" if unsigned and real in row_image.NUMERIC_TYPES else name
+
+
+def _column_type_name(t: TableDef, col: ColumnDef) -> str:
+    """How MySQL names a replica column in 13146: VARCHAR / CHAR with their byte length and character set
+    (``'varchar(1020(bytes) utf8mb4)'``), integers with ``unsigned``, TEXT / BLOB by their own name."""
+    charset = (col.collation or t.collation or "utf8mb4").split("_")[0]
+    if col.type in ("varchar", "char") and col.info.family == "string":
+        return f"{col.type}({_byte_len(col)}(bytes) {charset})"
+    if col.info.binlog_type == 246:
+        return f"decimal({col.precision or 10},{col.scale or 0})"
+    if col.unsigned and col.info.binlog_type in row_image.NUMERIC_TYPES:
+        return f"{col.type} unsigned"
+    return str(col.type)
+
+
+def _check_conversions(t: TableDef, table_map: TableMapEvent) -> None:
+    """Refuse a rows event whose columns have other types than this server's table, as MySQL's applier does with
+    ``replica_type_conversions`` empty (its default; ``table_def::compatible_with``): a column of another type
+    (INT into BIGINT, VARCHAR or TIMESTAMP ...) cannot be converted.
+
+    Raises:
+        MySQLError: 13146 naming the column (0-based), the table and both types.
+    """
+    metas = table_map.column_metadata()
+    unsigned = row_image.signedness(table_map)
+    for i, (code, meta) in enumerate(zip(table_map.column_types, metas)):
+        if i >= len(t.columns):
+            break
+        col = t.columns[i]
+        if _real_type(code, meta) != _real_type(col.info.binlog_type, _meta(col)):
+            raise mysql_error(
+                13146,
+                i,
+                t.schema,
+                t.name,
+                _source_type_name(code, meta, unsigned[i])[:32],
+                _column_type_name(t, col)[:32],
+            )
 
 
 def _apply_diffs(doc: Any, partial: JsonDiffs) -> Any:
