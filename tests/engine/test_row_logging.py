@@ -755,3 +755,27 @@ def test_a_column_of_another_type_stops_the_applier_with_13146(
         13146,
         f"Column 1 of table 'mydb.code_2' cannot be converted from type 'int' to type '{shown}'",
     )
+
+
+def test_a_replica_with_partial_json_relogs_received_diffs(tmp_path) -> None:
+    src = tmp_path / "src"
+    with Server.open(src, log_bin=True, gtid_mode="OFF") as srv, srv.session() as s:
+        s.execute("CREATE DATABASE d")
+        s.execute("CREATE TABLE d.t (id INT PRIMARY KEY, j JSON, n INT)")
+        s.execute(f"INSERT INTO d.t VALUES (1, '{DOC}', 0)")
+        s.execute("SET binlog_row_value_options = PARTIAL_JSON")
+        s.execute("UPDATE d.t SET j = JSON_SET(JSON_REMOVE(j, '$.a'), '$.c', 5)")
+    rep = tmp_path / "rep"
+    options = {"log_replica_updates": True, "binlog_row_value_options": "PARTIAL_JSON"}
+    with Server.open(rep, log_bin=True, gtid_mode="OFF", **options) as r, r.applier_session() as ap:
+        for trx in read_transactions(src / "binlog.000001"):
+            assert ap.apply(trx)
+    maps: dict[int, TableMapEvent] = {}
+    diffs = []
+    for pe in read_events(rep / "binlog.000001"):
+        if isinstance(pe.event, TableMapEvent):
+            maps[pe.event.table_id] = pe.event
+        elif isinstance(pe.event, RowsEvent) and pe.event.type_code == 39:
+            after = decode_rows(maps[pe.event.table_id], pe.event)[0][1]
+            diffs.append([(d.operation, d.path) for d in after[1].diffs])
+    assert diffs == [[(2, "$.a"), (1, "$.c")]]

@@ -662,7 +662,13 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                 ix = failed_index(err, t)
                 raise (dup_entry_error(t, ix, new) if ix else unknown_error(str(err))) from err
             written = frozenset(i for i in range(n) if in_after[i])
-            changes.append(RowChange(t.schema, t.name, "update", old, new, written))
+            # a partial update received stays one when this server logs with PARTIAL_JSON too
+            json_ops = tuple(
+                (i, tuple((_DIFF_OPS[d.operation], (d.path,)) for d in a[i].diffs))
+                for i in range(n)
+                if isinstance(a[i], JsonDiffs)
+            )
+            changes.append(RowChange(t.schema, t.name, "update", old, new, written, json_ops or None))
         else:
             assert a is not None
             if not all(in_after):
@@ -769,6 +775,10 @@ def _check_conversions(t: TableDef, table_map: TableMapEvent) -> None:
                 _source_type_name(code, meta, unsigned[i])[:32],
                 _column_type_name(t, col)[:32],
             )
+
+
+#: a received diff's operation -> the function that makes it (the re-logged change, :func:`_json_diffs`)
+_DIFF_OPS = {REPLACE: "REPLACE", INSERT: "SET", REMOVE: "REMOVE"}
 
 
 def _apply_diffs(doc: Any, partial: JsonDiffs) -> Any:
