@@ -480,6 +480,12 @@ ER: dict[int, ErrorSpec] = {
     # mysqld's start-up error-log messages (share/messages_to_error_log.txt)
     10119: _e("ER_ABORTING", "HY000", "Aborting"),
     10147: _e("ER_EXTRA_ARGS", "HY000", "Too many arguments (first extra is '%s')."),
+    # the applier's column type check (8.0: the server-side twin of 1677; MY-013146 in replica error logs)
+    13146: _e(
+        "ER_SERVER_REPLICA_CONVERSION_FAILED",
+        "HY000",
+        "Column %s of table '%s.%s' cannot be converted from type '%s' to type '%s'",
+    ),
     # client-side (libmysql CR_*) codes that the in-process engine reports
     2006: _e("CR_SERVER_GONE_ERROR", "HY000", "MySQL server has gone away"),
     2013: _e("CR_SERVER_LOST", "HY000", "Lost connection to MySQL server during query"),

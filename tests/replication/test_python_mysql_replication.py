@@ -21,7 +21,13 @@ from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication.event import GtidEvent, QueryEvent, RotateEvent, XidEvent
 from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, WriteRowsEvent
 
-SOURCE_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
+SOURCE_ARGS = (
+    "--log-bin",
+    "--gtid-mode=ON",
+    "--enforce-gtid-consistency=ON",
+    "--server-id=1",
+    "--binlog-row-metadata=FULL",  # python-mysql-replication names columns from the Table_map
+)
 ROW_EVENTS = [GtidEvent, WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent, XidEvent, QueryEvent, RotateEvent]
 
 

@@ -34,7 +34,7 @@ from gtidkit.binlog.events.control import (
     TransactionPayloadEvent,
     XidEvent,
 )
-from gtidkit.binlog.events.rows import ROWS_EVENT_TYPES, RowsEvent, TableMapEvent
+from gtidkit.binlog.events.rows import ROWS_EVENT_TYPES, RowsEvent, RowsQueryEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent, RandEvent, UserVarEvent
 from gtidkit.binlog.header import HEADER_STRUCT, EventHeader, event_crc32
 from gtidkit.binlog.versions import has_checksum_alg
@@ -45,7 +45,7 @@ from gtidkit.errors import BinlogDecodeError, ChecksumMismatchError, GtidkitErro
 class UnknownEvent:
     """Any event type gtidkit does not decode: its type code and body bytes (CRC footer excluded).
 
-    Kept, never fatal (go-mysql's ``GenericEvent``): Incident, Rows_query, Transaction_context, View_change,
+    Kept, never fatal (go-mysql's ``GenericEvent``): Incident, Transaction_context, View_change,
     XA_prepare, load-data events, Aurora's padding type 100, and whatever future servers add.
     """
 
@@ -76,6 +76,7 @@ Event = Union[  # noqa: UP007 - a runtime alias, kept readable
     TransactionPayloadEvent,
     TableMapEvent,
     RowsEvent,
+    RowsQueryEvent,
     IntvarEvent,
     RandEvent,
     UserVarEvent,
@@ -99,6 +100,7 @@ DECODERS: dict[int, Decoder] = {
     EventType.HEARTBEAT_LOG_EVENT_V2: HeartbeatV2Event.decode,
     EventType.TRANSACTION_PAYLOAD_EVENT: TransactionPayloadEvent.decode,
     EventType.TABLE_MAP_EVENT: TableMapEvent.decode,
+    EventType.ROWS_QUERY_LOG_EVENT: RowsQueryEvent.decode,
     EventType.INTVAR_EVENT: IntvarEvent.decode,
     EventType.RAND_EVENT: RandEvent.decode,
     EventType.USER_VAR_EVENT: UserVarEvent.decode,
@@ -128,6 +130,7 @@ TYPE_CODES: dict[type, int] = {
     HeartbeatV2Event: EventType.HEARTBEAT_LOG_EVENT_V2,
     TransactionPayloadEvent: EventType.TRANSACTION_PAYLOAD_EVENT,
     TableMapEvent: EventType.TABLE_MAP_EVENT,
+    RowsQueryEvent: EventType.ROWS_QUERY_LOG_EVENT,
     IntvarEvent: EventType.INTVAR_EVENT,
     RandEvent: EventType.RAND_EVENT,
     UserVarEvent: EventType.USER_VAR_EVENT,
@@ -146,6 +149,7 @@ LAYOUTS: dict[int, frozenset[int]] = {
     EventType.RAND_EVENT: frozenset({0}),
     EventType.USER_VAR_EVENT: frozenset({0}),
     EventType.TABLE_MAP_EVENT: frozenset({8}),
+    EventType.ROWS_QUERY_LOG_EVENT: frozenset({0}),
     EventType.WRITE_ROWS_EVENT_V1: frozenset({8}),
     EventType.UPDATE_ROWS_EVENT_V1: frozenset({8}),
     EventType.DELETE_ROWS_EVENT_V1: frozenset({8}),

@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Sequence
 from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any, NamedTuple
 
+from gtidkit.binlog import json_diff
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.cursor import Cursor, Writer
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
@@ -94,6 +95,7 @@ _KIND_BY_TYPE = {
     EventType.UPDATE_ROWS_EVENT_V1: "update",
     EventType.DELETE_ROWS_EVENT: "delete",
     EventType.DELETE_ROWS_EVENT_V1: "delete",
+    EventType.PARTIAL_UPDATE_ROWS_EVENT: "update",
 }
 
 
@@ -571,10 +573,12 @@ def rows_events(
     images: Iterable[bytes],
     *,
     max_size: int = ROW_EVENT_MAX_SIZE,
+    columns_before: bytes | None = None,
+    columns_after: bytes | None = None,
 ) -> list[RowsEvent]:
     """The rows events carrying ``images`` (one bytes per row: for updates, the before and after images
-    concatenated), every column present; a new event starts when the next row would take the current one past
-    ``max_size`` bytes, as MySQL does, and only the last carries ``STMT_END_F``.
+    concatenated); a new event starts when the next row would take the current one past ``max_size`` bytes, as
+    MySQL does, and only the last carries ``STMT_END_F``.
 
     Args:
         type_code: a Write/Update/Delete_rows type code.
@@ -582,9 +586,14 @@ def rows_events(
         column_count: columns of the table.
         images: the encoded rows, in order.
         max_size: ``binlog_row_event_max_size``.
+        columns_before, columns_after: the columns-present bitmaps of the images (``binlog_row_image=MINIMAL``
+            / ``NOBLOB`` leave columns out; for a Write_rows event ``columns_before`` is its one image's);
+            ``None``: every column (:func:`full_bitmap`).
     """
     update = rows_event_kind(type_code) == "update"
     columns = full_bitmap(column_count)
+    before = columns if columns_before is None else columns_before
+    after = columns if columns_after is None else columns_after
     chunks: list[list[bytes]] = [[]]
     size = 0
     for img in images:
@@ -603,8 +612,8 @@ def rows_events(
             flags=STMT_END_F if i == last else 0,
             extra=b"",
             column_count=column_count,
-            columns_before=columns,
-            columns_after=columns if update else None,
+            columns_before=before,
+            columns_after=after if update else None,
             body=b"".join(chunk),
         )
         for i, chunk in enumerate(chunks)
@@ -624,7 +633,10 @@ def decode_rows(
 ) -> list[tuple[tuple[Any, ...] | None, tuple[Any, ...] | None]]:
     """Decode a rows event's images into ``(before, after)`` pairs (``None`` where the kind has no such image).
 
-    Values come back as the module docstring says; columns absent from an image read as ``None``.
+    Values come back as the module docstring says; columns absent from an image read as ``None``. In a
+    PARTIAL_UPDATE_ROWS_EVENT the after image starts with ``value_options`` and, with PARTIAL_JSON_UPDATES, one bit
+    per JSON column of the table; a JSON value whose bit is set reads as a
+    :class:`~gtidkit.binlog.json_diff.JsonDiffs` (the changes to the row's current document).
 
     Raises:
         BinlogDecodeError: a truncated image, a column type the codec does not read, or a rows event type that is
@@ -640,8 +652,14 @@ def decode_rows(
     before_cols = _bits(rows_event.columns_before, n)
     after_cols = _bits(rows_event.columns_after, n) if rows_event.columns_after is not None else before_cols
     cur = Cursor(rows_event.body)
+    json_columns = [i for i, s in enumerate(specs) if s.type_code == _JSON]
+    partial_event = rows_event.type_code == EventType.PARTIAL_UPDATE_ROWS_EVENT
 
-    def image(present: list[bool]) -> tuple[Any, ...]:
+    def image(present: list[bool], after: bool = False) -> tuple[Any, ...]:
+        partial: set[int] = set()
+        if after and partial_event and cur.packed_int() & json_diff.PARTIAL_JSON_UPDATES:
+            bits = _bits(cur.bytes((len(json_columns) + 7) // 8), len(json_columns))
+            partial = {i for i, bit in zip(json_columns, bits) if bit}
         k = sum(present)
         nulls = _bits(cur.bytes((k + 7) // 8), k)
         out: list[Any] = []
@@ -650,7 +668,12 @@ def decode_rows(
             if not present[i]:
                 out.append(None)
                 continue
-            out.append(None if nulls[j] else decode_value(cur, specs[i]))
+            if nulls[j]:
+                out.append(None)
+            elif i in partial:
+                out.append(json_diff.decode_diffs(decode_value(cur, specs[i])))
+            else:
+                out.append(decode_value(cur, specs[i]))
             j += 1
         return tuple(out)
 
@@ -662,5 +685,5 @@ def decode_rows(
             rows.append((image(before_cols), None))
         else:
             b = image(before_cols)
-            rows.append((b, image(after_cols)))
+            rows.append((b, image(after_cols, after=True)))
     return rows

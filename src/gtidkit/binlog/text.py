@@ -43,7 +43,7 @@ from gtidkit.binlog.events.control import (
     XidEvent,
     gtid_body_fields,
 )
-from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
+from gtidkit.binlog.events.rows import RowsEvent, RowsQueryEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent, RandEvent, UserVarEvent
 from gtidkit.binlog.header import HEADER_STRUCT, EventHeader
 from gtidkit.binlog.stream import iter_payload_events
@@ -88,7 +88,8 @@ def event_info(ev: Any) -> str:
     MySQL texts: Format_desc ``Server ver: X, Binlog ver: 4``; Previous_gtids the set; Gtid
     ``SET @@SESSION.GTID_NEXT= 'uuid:n'`` (``'ANONYMOUS'``); Query ``use `db`; text``; Xid
     ``COMMIT /* xid=N */``; Intvar ``INSERT_ID=N``; Rand ``rand_seed1=A,rand_seed2=B``; Rotate ``file;pos=N``;
-    Table_map ``table_id: N (db.t)``; rows ``table_id: N flags: STMT_END_F``.
+    Table_map ``table_id: N (db.t)``; rows ``table_id: N flags: STMT_END_F``; Rows_query ``# text``;
+    Transaction_payload ``compression='ZSTD', decompressed_size=N bytes``.
     """
     if isinstance(ev, FormatDescriptionEvent):
         return f"Server ver: {ev.server_version}, Binlog ver: {ev.binlog_version}"
@@ -113,6 +114,11 @@ def event_info(ev: Any) -> str:
         return f"table_id: {ev.table_id} ({ev.database}.{ev.table})"
     if isinstance(ev, RowsEvent):
         return f"table_id: {ev.table_id}" + (" flags: STMT_END_F" if ev.flags & 1 else "")
+    if isinstance(ev, RowsQueryEvent):
+        return f"# {ev.query}"
+    if isinstance(ev, TransactionPayloadEvent):  # Transaction_payload_log_event::pack_info
+        kind = "ZSTD" if ev.compression_type == 0 else "NONE"
+        return f"compression='{kind}', decompressed_size={ev.uncompressed_size or len(ev.payload)} bytes"
     return ""
 
 
@@ -248,6 +254,9 @@ def event_lines(
     elif isinstance(ev, UserVarEvent):
         lines.append(f"{head}\tUser_var")
         lines.append(f"SET @`{ev.name}`:={'NULL' if ev.is_null else '...'}/*!*/;")
+    elif isinstance(ev, RowsQueryEvent):
+        lines.append(f"{head}\tRows_query")
+        lines.extend(f"# {line}" for line in ev.query.split("\n"))
     else:
         known = EVENT_TYPE_NAMES.get(h.type_code)
         lines.append(f"{head}\t" + (known if known else f"Unknown event type {h.type_code}"))

@@ -30,6 +30,7 @@ from gtidkit.binlog import (
     QueryEvent,
     RotateEvent,
     RowsEvent,
+    RowsQueryEvent,
     StopEvent,
     TableMapEvent,
     Transaction,
@@ -180,6 +181,8 @@ def event_json(pe: PositionedEvent) -> dict[str, Any]:
             uncompressed_size=ev.uncompressed_size,
             payload_size=len(ev.payload),
         )
+    elif isinstance(ev, RowsQueryEvent):
+        out["query"] = ev.query
     elif isinstance(ev, UnknownEvent):
         out["body_size"] = len(ev.body)
     return out

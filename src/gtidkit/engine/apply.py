@@ -43,11 +43,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 from gtidkit.binlog.constants import IntvarType
 from gtidkit.binlog.events.control import GtidEvent, TransactionPayloadEvent, XidEvent
 from gtidkit.binlog.events.query_status import QueryStatusVars, decode_status_vars
-from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
+from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, RowsQueryEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent, RandEvent, UserVarEvent, query_kind
 from gtidkit.binlog.file import read_transactions as read_file_transactions
 from gtidkit.binlog.transactions import TransactionParser, kind_of
-from gtidkit.engine.binlog.transaction_events import SQL_MODE_BITS
+from gtidkit.engine.binlog.transaction_events import SQL_MODE_BITS, logged_statement
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.session import Session
 from gtidkit.engine.sql import rowimage
@@ -383,6 +383,10 @@ class ApplyTarget(Protocol):
         """Apply one rows event."""
         ...
 
+    def rows_query(self, text: str) -> None:
+        """A Rows_query event: the text of the statement whose rows follow (changes nothing)."""
+        ...
+
     def finish(self, trx: BinlogTransaction) -> None:
         """After the last event: commit whatever is still open, with the applied position."""
         ...
@@ -423,7 +427,7 @@ def _on_rows(t: ApplyTarget, item: Any, maps: dict[int, TableMapEvent]) -> None:
 
 #: Event types that change data but that this engine cannot apply: applying the rest of their transaction would
 #: lose data silently, so the applier stops with 1235 as for any unsupported statement (LOAD DATA's file blocks,
-#: pre-GA rows events, JSON partial updates, an unexpanded Transaction_payload).
+#: pre-GA rows events, an unexpanded Transaction_payload).
 _UNAPPLIABLE = {
     6: "LOAD_EVENT",
     8: "CREATE_FILE_EVENT",
@@ -436,7 +440,6 @@ _UNAPPLIABLE = {
     20: "PRE_GA_WRITE_ROWS_EVENT",
     21: "PRE_GA_UPDATE_ROWS_EVENT",
     22: "PRE_GA_DELETE_ROWS_EVENT",
-    39: "PARTIAL_UPDATE_ROWS_EVENT",
     40: "TRANSACTION_PAYLOAD_EVENT",
 }
 
@@ -447,7 +450,7 @@ def _on_other(t: ApplyTarget, item: Any, maps: dict[int, TableMapEvent]) -> None
         raise mysql_error(1235, "applying " + str(name))
 
 
-#: Event class -> handler(target, item, table maps). Events not listed (Rows_query, Previous_gtids inside a relay
+#: Event class -> handler(target, item, table maps). Events not listed (Previous_gtids inside a relay
 #: log, Heartbeat ...) change nothing, as ``do_apply_event`` of those classes does nothing.
 HANDLERS: dict[type, Callable[[ApplyTarget, Any, dict[int, TableMapEvent]], None]] = {
     QueryEvent: _on_query,
@@ -455,6 +458,7 @@ HANDLERS: dict[type, Callable[[ApplyTarget, Any, dict[int, TableMapEvent]], None
     IntvarEvent: lambda t, item, maps: t.set_intvar(item.event),
     RandEvent: lambda t, item, maps: t.set_rand(item.event),
     UserVarEvent: lambda t, item, maps: t.set_user_var(item.event.name, user_var_value(item.event)),
+    RowsQueryEvent: lambda t, item, maps: t.rows_query(item.event.query),
     TableMapEvent: _on_table_map,
     RowsEvent: _on_rows,
 }
@@ -579,6 +583,9 @@ class ExecutorTarget:
         """Apply the rows event to storage."""
         rowimage.apply_rows_event(self.executor, table_map, ev)
 
+    def rows_query(self, text: str) -> None:
+        """Nothing to do: recovery re-applies its own binlog, which already holds the text."""
+
     def finish(self, trx: BinlogTransaction) -> None:
         """Record the position and COMMIT."""
         self.position_writer(trx, self.conn.raw)
@@ -613,6 +620,7 @@ class _Pending:
     trx: BinlogTransaction | None = None
     origin: CommitOrigin | None = None
     statement: list[Any] = field(default_factory=list)
+    query: str = ""  # the text of the last Rows_query event (Rows_query_log_event::do_apply_event)
 
 
 class ApplierSession(Session):
@@ -819,10 +827,20 @@ class ApplierSession(Session):
             self.gtid.handle(gnx.SET_AUTOMATIC)
 
     # -- helpers -----------------------------------------------------------------------------------------------
+    def rows_query(self, text: str) -> None:
+        """Keep the source's statement text: re-logged before the statement's rows when this server logs Rows_query
+        events (``binlog_rows_query_log_events`` ON for the applier, as MySQL's applier thread does)."""
+        self._pending.query = text
+
     def _close_statement(self) -> None:
         if self._pending.statement:
-            self.row_statements.append(self._pending.statement)
+            # the statement is logged with this server's settings (the applier thread's copy of the globals)
+            logged = logged_statement(self.server, self, self._pending.statement, self._pending.query)
+            if not self._pending.query:
+                logged.query = None
+            self.row_statements.append(logged)
             self._pending.statement = []
+            self._pending.query = ""
 
     def _ensure_rli_table(self) -> None:
         catalog = self.server.storage.catalog

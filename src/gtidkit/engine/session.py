@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from typing_extensions import Self
 
 from gtidkit.engine import charsets, sysvars
-from gtidkit.engine.binlog.transaction_events import statement_intvars
+from gtidkit.engine.binlog.transaction_events import logged_statement, statement_intvars
 from gtidkit.engine.diagnostics import DiagnosticsArea
 from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
@@ -511,7 +511,8 @@ class Session:
                 self.ddl_binlog_text = er.binlog_ddl
             self.row_changes.extend(changes)
             if changes:
-                self.row_statements.append(changes)
+                text = stmt.info.get("bound_text", stmt.text)  # a prepared statement: with its values
+                self.row_statements.append(logged_statement(self.server, self, changes, text))
             if stmt.kind == "dml":
                 insert_id = int(getattr(er, "insert_id", 0) or 0)
                 sql = stmt.text

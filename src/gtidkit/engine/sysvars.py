@@ -80,6 +80,8 @@ class SysVar:
         check, on_check, update, on_update, read: the hooks (module docstring).
         parse: ``fn(value) -> value`` converting a value that needs no session (``time_zone``): used by SET
             before ``check`` and by start-up options (:func:`parse_startup_option`), so both refuse the same values.
+        restricted_session: setting the SESSION value is a restricted operation (WL#12217): it needs SUPER,
+            SYSTEM_VARIABLES_ADMIN or SESSION_VARIABLES_ADMIN (checked by ``protocol/privileges.py``).
     """
 
     name: str
@@ -99,6 +101,7 @@ class SysVar:
     on_update: OnUpdateHook | None = None
     read: ReadHook | None = None
     parse: Callable[[Any], Any] | None = None
+    restricted_session: bool = False
 
 
 def _v(*args: Any, **kw: Any) -> SysVar:
@@ -133,6 +136,17 @@ def _update_last_insert_id(ctx: SetContext, new: Any) -> None:
 def _update_timestamp(ctx: SetContext, new: Any) -> None:
     """SET timestamp = N: the statement time of NOW() & co. until set to 0 / DEFAULT (RM8 "timestamp")."""
     ctx.session.executor.timestamp = float(new) if new else None
+
+
+def _check_session_outside_trx(ctx: SetContext, _value: Any) -> None:
+    """``check_session_admin_outside_trx_outside_sf``'s transaction part: the SESSION value cannot change inside a
+    transaction (binlog_transaction_compression and its level: the transaction is compressed as a whole).
+
+    Raises:
+        MySQLError: 1766 ER_VARIABLE_NOT_SETTABLE_IN_TRANSACTION.
+    """
+    if ctx.scope == SESSION and ctx.session.in_transaction():
+        raise gv.not_settable_in_transaction(ctx.var.name)
 
 
 def _check_charset(ctx: SetContext, value: Any) -> Any:
@@ -230,9 +244,49 @@ SYSVARS: dict[str, SysVar] = {
         _v("max_binlog_size", GLOBAL, INT, 1073741824, 4096, 1073741824, on_update=_binlog_attribute),
         _v("sync_binlog", GLOBAL, INT, 1, 0, UINT32_MAX, on_update=_binlog_attribute),
         _v("binlog_checksum", GLOBAL, ENUM, "CRC32", choices=("NONE", "CRC32")),
-        # The engine always writes Table_map optional metadata in full (engine/sql/rowimage.py), so FULL is what
-        # it does (MySQL's default is MINIMAL); python-mysql-replication needs FULL for column names.
-        _v("binlog_row_metadata", GLOBAL, ENUM, "FULL", choices=("MINIMAL", "FULL")),
+        # which Table_map optional metadata is written (engine/sql/rowimage.py _optional_metadata): MySQL's default
+        # MINIMAL has no column names; python-mysql-replication needs FULL to name the columns
+        _v("binlog_row_metadata", GLOBAL, ENUM, "MINIMAL", choices=("MINIMAL", "FULL")),
+        # row-based logging (RM8 "Binary Logging Options and Variables"): which columns the row images carry
+        # (engine/sql/rowimage.py); choices in sys_vars.cc's order, so SET binlog_row_image = 0 is MINIMAL
+        _v(
+            "binlog_row_image",
+            BOTH,
+            ENUM,
+            "FULL",
+            choices=("MINIMAL", "NOBLOB", "FULL"),
+            restricted_session=True,
+        ),
+        # a Rows_query event with the statement's text before its first Table_map (engine/binlog/transaction_events)
+        _v("binlog_rows_query_log_events", BOTH, BOOL, False, restricted_session=True),
+        # JSON partial updates as PARTIAL_UPDATE_ROWS events ('' or PARTIAL_JSON; a SET variable: 0 / 1 accepted)
+        _v(
+            "binlog_row_value_options",
+            BOTH,
+            ENUM,
+            "",
+            choices=("", "PARTIAL_JSON"),
+            restricted_session=True,
+        ),
+        # ROW-format DML transactions as one zstd Transaction_payload (engine/binlog/transaction_events.py)
+        _v(
+            "binlog_transaction_compression",
+            BOTH,
+            BOOL,
+            False,
+            on_check=_check_session_outside_trx,
+            restricted_session=True,
+        ),
+        _v(
+            "binlog_transaction_compression_level_zstd",
+            BOTH,
+            INT,
+            3,
+            1,
+            22,
+            on_check=_check_session_outside_trx,
+            restricted_session=True,
+        ),
         # the dump thread checks each event's CRC32 before sending it (replication/dump.py)
         _v("source_verify_checksum", GLOBAL, BOOL, False),
         _v("master_verify_checksum", GLOBAL, BOOL, False, alias_of="source_verify_checksum"),

@@ -103,6 +103,31 @@ def _tables(stmt: Any, current_db: str | None) -> list[tuple[str, str]]:
     return out
 
 
+def _check_restricted_session(text: str) -> None:
+    """Refuse a SET of a restricted session variable (``SysVar.restricted_session``: binlog_row_image & co.) by an
+    account without SUPER, SYSTEM_VARIABLES_ADMIN or SESSION_VARIABLES_ADMIN, with MySQL's 1227 (WL#12217,
+    ``check_session_admin`` in ``sql/sys_vars.cc``). Text that does not parse is left to the engine's error.
+
+    Raises:
+        MySQLError: 1227 ER_SPECIFIC_ACCESS_DENIED_ERROR.
+    """
+    from gtidkit.engine import sysvars
+    from gtidkit.engine.statements.set_parser import parse_set
+
+    try:
+        assignments = parse_set(text)
+    except MySQLError:
+        return
+    for a in assignments:
+        if a.kind != "sys" or (a.scope or "SESSION").upper() not in ("SESSION", "LOCAL"):
+            continue
+        var = sysvars.SYSVARS.get(a.name.lower())
+        if var is not None and var.alias_of:
+            var = sysvars.SYSVARS.get(var.alias_of)
+        if var is not None and var.restricted_session:
+            raise mysql_error(1227, "SUPER, SYSTEM_VARIABLES_ADMIN or SESSION_VARIABLES_ADMIN")
+
+
 _SET_GLOBAL = re.compile(r"\b(global\s+|@@global\.|persist\s+|@@persist\.)", re.IGNORECASE)
 _ADMIN_NEEDS = {
     "flush_logs": ("RELOAD",),
@@ -146,6 +171,8 @@ def check_statement(account: Account | None, user: str, host: str, text: str, cu
     if kind == "set":
         if _SET_GLOBAL.search(text) and not has_global(account, "SUPER", "SYSTEM_VARIABLES_ADMIN"):
             raise _denied_specific("SUPER", "SYSTEM_VARIABLES_ADMIN")
+        if not has_global(account, "SUPER", "SYSTEM_VARIABLES_ADMIN", "SESSION_VARIABLES_ADMIN"):
+            _check_restricted_session(text)
         return
     if kind == "admin" and command == "table_maintenance":
         _check_maintenance(account, user, host, stmt, current_db)

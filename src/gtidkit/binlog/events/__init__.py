@@ -15,7 +15,7 @@ from gtidkit.binlog.events.control import (
     TransactionPayloadEvent,
     XidEvent,
 )
-from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
+from gtidkit.binlog.events.rows import RowsEvent, RowsQueryEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent, RandEvent, UserVarEvent, query_kind
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "RandEvent",
     "RotateEvent",
     "RowsEvent",
+    "RowsQueryEvent",
     "StopEvent",
     "TableMapEvent",
     "TransactionPayloadEvent",

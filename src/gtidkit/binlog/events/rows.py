@@ -328,3 +328,35 @@ class RowsEvent:
         if self.type_code in _UPDATE_TYPES:
             out.bytes(self.columns_after or b"")
         out.bytes(self.body)
+
+
+@dataclass(frozen=True, slots=True)
+class RowsQueryEvent:
+    """ROWS_QUERY_LOG_EVENT (29): the text of the statement whose Table_map and rows events follow, written with
+    ``binlog_rows_query_log_events=ON`` before the statement's first Table_map; informational (IGNORABLE flag),
+    a replica applies nothing from it (``libs/mysql/binlog/event/rows_event.h`` ``Rows_query_event``).
+
+    | field  | size | meaning                                                                        |
+    |--------|------|--------------------------------------------------------------------------------|
+    | length | 1    | the text's byte length truncated to 8 bits (``write_str_at_most_255_bytes``); |
+    |        |      | readers ignore it and take the rest of the body                               |
+    | query  | rest | the statement text                                                             |
+    """
+
+    query: str
+
+    @classmethod
+    def decode(cls, body: Cursor, fde: FormatDescriptionEvent) -> Self:
+        """Skip the length byte and read the text to the end of the body.
+
+        Raises:
+            CursorError: an empty body.
+        """
+        body.u8()
+        return cls(body.rest().decode(*_ENC))
+
+    def encode(self, out: Writer, fde: FormatDescriptionEvent) -> None:
+        """Write the length byte (mod 256) and the whole text."""
+        raw = self.query.encode(*_ENC)
+        out.u8(len(raw) & 0xFF)
+        out.bytes(raw)

@@ -269,6 +269,7 @@ class BinlogLog:
         dependency_tracking: str = WRITESET,
         history_size: int = 25000,
         session_id: int | None = None,
+        compression_level: int | None = None,
     ) -> tuple[str, int, int]:
         """Append one transaction, flush it to the OS and fsync per ``sync_binlog``.
 
@@ -282,6 +283,8 @@ class BinlogLog:
             writeset, dependency_tracking, history_size, session_id: logical-clock inputs, see
                 :meth:`gtidkit.engine.binlog.dependency.DependencyTracker.assign` (:data:`NO_WRITESET` = the transaction
                 depends on the previous one).
+            compression_level: zstd level when the events go into a Transaction_payload
+                (``binlog_transaction_compression``), None to write them as they are.
 
         Returns:
             (file, begin, end) of the transaction; ``end`` is the position the engine records as applied.
@@ -306,6 +309,7 @@ class BinlogLog:
                     server_id=server_id,
                     timestamp=timestamp,
                     original_server_version=original_server_version,
+                    compression_level=compression_level,
                 )
                 self.writer.flush(fsync=False)
             except OSError as err:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from gtidkit.binlog.constants import IntvarType
 from gtidkit.binlog.events.control import XidEvent
+from gtidkit.binlog.events.rows import RowsQueryEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
 from gtidkit.engine.binlog.dependency import NO_WRITESET, Writeset, extract_writeset
 from gtidkit.engine.sql import rowimage
@@ -256,6 +257,30 @@ def session_binlog_format(server: Server, session: Session) -> str:
     return str(var["binlog_format"] if "binlog_format" in var else server.globals.values["binlog_format"])
 
 
+def transaction_compression(server: Server, session: Session, ddl_text: str | None) -> int | None:
+    """The zstd level to compress the committing transaction with, or None to write it uncompressed.
+
+    ``@@SESSION.binlog_transaction_compression`` ON compresses a ROW-format DML transaction into a
+    Transaction_payload at ``@@SESSION.binlog_transaction_compression_level_zstd`` (RM8 "Binary Log Transaction
+    Compression"); DDL, STATEMENT-format transactions (and a CREATE TABLE ... SELECT, which carries a statement)
+    and transactions without row events stay uncompressed, as MySQL excludes "events that are logged using
+    statement-based binary logging".
+    """
+    var = session.session_vars
+    g = server.globals.values
+    on = (
+        var["binlog_transaction_compression"]
+        if "binlog_transaction_compression" in var
+        else g["binlog_transaction_compression"]
+    )
+    if not on or ddl_text is not None or not session.row_changes or session.ddl_binlog_text is not None:
+        return None
+    if session_binlog_format(server, session) == "STATEMENT":
+        return None
+    name = "binlog_transaction_compression_level_zstd"
+    return int(var[name] if name in var else g[name])
+
+
 def transaction_writeset(server: Server, session: Session, ddl_text: str | None) -> Writeset:
     """The write set of the transaction being committed, for WRITESET dependency tracking.
 
@@ -273,17 +298,78 @@ def transaction_writeset(server: Server, session: Session, ddl_text: str | None)
     return extract_writeset(session.row_changes, server.storage.catalog)
 
 
+class LoggedStatement(list):  # type: ignore[type-arg]
+    """One DML statement's RowChanges with the session's row-logging settings when it ran (MySQL logs a
+    statement's rows as it runs, so a later ``SET binlog_row_image`` does not change them).
+
+    Args:
+        changes: the statement's RowChanges.
+        row_image: ``@@SESSION.binlog_row_image`` (FULL, MINIMAL, NOBLOB).
+        query: the statement text for a Rows_query event (``binlog_rows_query_log_events=ON``), else None.
+        partial_json: ``binlog_row_value_options=PARTIAL_JSON`` (updates as PARTIAL_UPDATE_ROWS events).
+    """
+
+    __slots__ = ("partial_json", "query", "row_image")
+
+    def __init__(
+        self,
+        changes: Any = (),
+        *,
+        row_image: str = "FULL",
+        query: str | None = None,
+        partial_json: bool = False,
+    ) -> None:
+        super().__init__(changes)
+        self.row_image = row_image
+        self.query = query
+        self.partial_json = partial_json
+
+
+def logged_statement(server: Server, session: Session, changes: list[Any], text: str) -> LoggedStatement:
+    """``changes`` of the statement ``text`` with the session's current row-logging settings
+    (:class:`LoggedStatement`)."""
+    var = session.session_vars
+    g = server.globals.values
+    image = var["binlog_row_image"] if "binlog_row_image" in var else g["binlog_row_image"]
+    rows_query = (
+        var["binlog_rows_query_log_events"]
+        if "binlog_rows_query_log_events" in var
+        else g["binlog_rows_query_log_events"]
+    )
+    options = (
+        var["binlog_row_value_options"]
+        if "binlog_row_value_options" in var
+        else g["binlog_row_value_options"]
+    )
+    return LoggedStatement(
+        changes,
+        row_image=str(image),
+        query=text if rows_query else None,
+        partial_json=options == "PARTIAL_JSON",
+    )
+
+
 def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
-    """Table_map + rows events per statement (``statements`` = the RowChange list of each DML statement).
+    """Table_map + rows events per statement (``statements`` = the RowChange list of each DML statement, a
+    :class:`LoggedStatement` when the session's settings were recorded with it; a plain list, e.g. a replica
+    applier's, is logged with the global settings).
 
     As MySQL's ``THD::binlog_write_table_map`` / ``binlog_prepare_pending_rows_event``: each statement first
-    maps every table it touches, then its rows events follow; the statement's last rows event has STMT_END_F.
+    maps every table it touches (preceded by a Rows_query event with its text when the statement was run with
+    ``binlog_rows_query_log_events=ON``), then its rows events follow; the statement's last rows event has
+    STMT_END_F.
     """
     catalog = server.storage.catalog
     events: list[Any] = []
+    # binlog_row_metadata is GLOBAL only: read when the Table_map is written (Table_map_log_event's constructor)
+    full_metadata = server.globals.values["binlog_row_metadata"] == "FULL"
     for changes in statements:
         if not changes:
             continue
+        mode = getattr(changes, "row_image", None) or server.globals.values["binlog_row_image"]
+        query = getattr(changes, "query", None)
+        if query is not None:
+            events.append(RowsQueryEvent(query))
         table_ids: dict[tuple[str, str], int] = {}
         table_defs: dict[tuple[str, str], Any] = {}
         for ch in changes:
@@ -291,7 +377,18 @@ def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
             if key not in table_ids:
                 table_ids[key] = server.table_id(*key)
                 table_def = table_defs[key] = catalog.get_table(*key)
-                events.append(rowimage.table_map_event(table_def, table_ids[key]))
+                events.append(
+                    rowimage.table_map_event(table_def, table_ids[key], full_metadata=full_metadata)
+                )
         # each table looked up once per statement (a table dropped since has no definition: the catalog says so)
-        events.extend(rowimage.rows_events(changes, table_ids, catalog=catalog, table_defs=table_defs))
+        events.extend(
+            rowimage.rows_events(
+                changes,
+                table_ids,
+                catalog=catalog,
+                table_defs=table_defs,
+                row_image_mode=str(mode),
+                partial_json=bool(getattr(changes, "partial_json", False)),
+            )
+        )
     return events

@@ -36,7 +36,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed
-from gtidkit.engine.binlog.transaction_events import transaction_events, transaction_writeset
+from gtidkit.engine.binlog.transaction_events import (
+    transaction_compression,
+    transaction_events,
+    transaction_writeset,
+)
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.gtid_next import ASSIGNED, AUTOMATIC, NextType
 from gtidkit.errors import MySQLError
@@ -207,6 +211,7 @@ def commit(
                     dependency_tracking=str(server.globals.values["binlog_transaction_dependency_tracking"]),
                     history_size=int(server.globals.values["binlog_transaction_dependency_history_size"]),
                     session_id=session.id,
+                    compression_level=transaction_compression(server, session, ddl_text),
                 )
             except BinlogStageError as failure:
                 # binlog_error_action (engine/binlog/error_action.py)

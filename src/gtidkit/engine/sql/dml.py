@@ -57,6 +57,7 @@ from gtidkit.engine.sql import temporal
 from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
 from gtidkit.engine.sql.exec_result import NEG_FUNCTION, neg_udf
+from gtidkit.engine.sql.json_functions import partial_update_ops
 from gtidkit.engine.sql.values import (
     FieldStore,
     coerce,
@@ -102,6 +103,9 @@ class Stage:
     columns: tuple[int, ...]
     eval_sql: str
     bound_sql: str = ""
+    #: per JSON column this stage may log as a partial update: (column index, its JSON_SET / JSON_REPLACE /
+    #: JSON_REMOVE changes) (:func:`gtidkit.engine.sql.json_functions.partial_update_ops`)
+    json_ops: tuple[tuple[int, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,7 +295,21 @@ def _stages(ex: Executor, tdef: TableDef, alias: str, assignments: list[exp.Expr
             f"{quote_ident(tdef.columns[idx].name)} = :gkv{k}" for k, (idx, _e) in enumerate(g)
         )
         bound_sql = f"UPDATE {phys} SET {bound_sets} WHERE {rid} = :gkrowid RETURNING {returning}"
-        stages.append(Stage(sql=sql, columns=tuple(i for i, _ in g), eval_sql=eval_sql, bound_sql=bound_sql))
+        json_ops = tuple(
+            (idx, ops)
+            for idx, expr in g
+            if tdef.columns[idx].type == "json"
+            and (ops := partial_update_ops(expr, tdef.columns[idx].name)) is not None
+        )
+        stages.append(
+            Stage(
+                sql=sql,
+                columns=tuple(i for i, _ in g),
+                eval_sql=eval_sql,
+                bound_sql=bound_sql,
+                json_ops=json_ops,
+            )
+        )
     return tuple(stages)
 
 
@@ -514,7 +532,8 @@ def _run_multi(ex: Executor, plan: MultiPlan, binds: dict[str, Any]) -> ExecResu
                 after_raw = _touch_on_update(ex, t, (Stage("", tuple(slots), ""),), out[0], after_raw)
             before, after = _image(t, current), _image(t, after_raw)
             if after != before:
-                per_table[ti].append(RowChange(t.schema, t.name, "update", before, after))
+                written = _written(t, slots, None, "update")
+                per_table[ti].append(RowChange(t.schema, t.name, "update", before, after, written))
     changes = [c for group in per_table for c in group]
     if plan.kind == "delete":
         return ExecResult(affected_rows=len(changes), row_changes=changes)
@@ -659,6 +678,19 @@ def run_dml(ex: Executor, plan: DmlPlan, params: dict[str, Any], current_db: str
     return _run_delete(ex, plan, binds)
 
 
+def _written(t: TableDef, assigned: Any, auto_increment: int | None, op: str) -> frozenset[int]:
+    """The columns a statement writes (:attr:`RowChange.written`, MySQL's ``write_set``): ``assigned`` plus, for an
+    INSERT, the AUTO_INCREMENT column (``mark_auto_increment_column``) and the DEFAULT CURRENT_TIMESTAMP columns,
+    for an UPDATE the ON UPDATE CURRENT_TIMESTAMP columns (``COPY_INFO::add_function_default_columns``)."""
+    out = set(assigned)
+    if auto_increment is not None:
+        out.add(auto_increment)
+    for i, c in enumerate(t.columns):
+        if (c.default_expr == "CURRENT_TIMESTAMP") if op == "insert" else bool(c.on_update):
+            out.add(i)
+    return frozenset(out)
+
+
 def _image(tdef: TableDef, values: Any) -> tuple:
     """The row image (storage form) of a row read from SQLite: :func:`from_sqlite` per column, with the columns it
     leaves unchanged (integers, temporal values, ...) passed through and a ``str`` in a string column kept."""
@@ -721,12 +753,15 @@ def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any]) -> ExecRe
     store = ex.field_store()
     rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
     changes = []
+    written = _written(t, [i for st in plan.stages for i in st.columns], None, "update")
+    # one stage per statement for a partial JSON update (a column assigned twice is not one)
+    json_ops = plan.stages[0].json_ops if len(plan.stages) == 1 and plan.stages[0].json_ops else None
     for n, r in enumerate(rows, 1):
         before = _image(t, r[1:])
         _rowid, after_raw = _apply_stages(ex, t, plan.stages, r[0], r[1:], binds, n, store)
         after = _image(t, after_raw)
         if after != before:
-            changes.append(RowChange(t.schema, t.name, "update", before, after))
+            changes.append(RowChange(t.schema, t.name, "update", before, after, written, json_ops))
     info = f"Rows matched: {len(rows)}  Changed: {len(changes)}  Warnings: {len(store.warnings)}"
     return ExecResult(
         affected_rows=len(changes),
@@ -994,6 +1029,14 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
     last_explicit = 0
     tz = ex.time_zone()
     stamps = [i for i, c in enumerate(t.columns) if c.type == "timestamp"]
+    # the MINIMAL after image: the listed columns, AUTO_INCREMENT and function defaults (COPY_INFO)
+    written = _written(t, plan.target, ai, "insert")
+    # ON DUPLICATE KEY UPDATE: the one write_set holds the inserted and the updated columns
+    odku_written = (
+        written | _written(t, [i for st in plan.odku for i in st.columns], None, "update")
+        if plan.odku
+        else None
+    )
     for n, vals in enumerate(src_rows, 1):
         full = _defaults(t, ex.now)
         given = [False] * len(t.columns)
@@ -1067,7 +1110,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                     after = _image(t, after_raw)
                     if after != before:
                         affected += 2
-                        changes.append(RowChange(t.schema, t.name, "update", before, after))
+                        changes.append(RowChange(t.schema, t.name, "update", before, after, odku_written))
                     duplicates += 1
                     break
                 # REPLACE: delete the conflicting row, then try the insert again
@@ -1081,7 +1124,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                 continue
             except _db.Error as err:
                 raise ex.translate_error(err, plan.insert_sql) from err
-            changes.append(RowChange(t.schema, t.name, "insert", None, _image(t, bound)))
+            changes.append(RowChange(t.schema, t.name, "insert", None, _image(t, bound), written))
             affected += 1
             break
     if first_generated:

@@ -105,6 +105,10 @@ class RowChange:
     """One row changed by DML: images are full rows in table column order (storage form, see sql_values).
 
     ``kind`` is ``"insert"`` (after only), ``"update"`` (before and after) or ``"delete"`` (before only).
+    ``written``: the column indexes the statement wrote (MySQL's ``write_set`` before ``binlog_row_image`` adds
+    to it: an INSERT's listed columns plus AUTO_INCREMENT and function defaults, an UPDATE's assigned columns
+    plus ON UPDATE CURRENT_TIMESTAMP ones), what a ``binlog_row_image=MINIMAL`` after image carries; ``None``
+    means every column. It is not part of equality: two changes of the same rows are equal.
     """
 
     schema: str
@@ -112,6 +116,10 @@ class RowChange:
     kind: str
     before: tuple | None
     after: tuple | None
+    written: frozenset[int] | None = field(default=None, compare=False)
+    #: an UPDATE's JSON columns that may be logged as partial updates: ``((column index, changes), ...)``
+    #: (:func:`gtidkit.engine.sql.json_functions.partial_update_ops`), else None
+    json_ops: tuple[tuple[int, Any], ...] | None = field(default=None, compare=False)
 
 
 @dataclass

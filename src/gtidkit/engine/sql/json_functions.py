@@ -947,3 +947,99 @@ def json_result_column(name: str, node: exp.Expression) -> Column | None:
         flags=int(ColumnFlag.BLOB),
         decimals=0,
     )
+
+
+# ---------------------------------------------------------------- partial updates (binlog_row_value_options)
+def apply_json_diff(doc: Any, operation: int, path: str, value: Any = None) -> str:
+    """``doc`` (a JSON column's stored text) with one change of a PARTIAL_UPDATE_ROWS_EVENT applied, as
+    ``Json_diff_vector`` is applied by the replica (``apply_json_diffs`` in ``sql/json_diff.cc``): operation 0
+    REPLACE is JSON_REPLACE, 1 INSERT is JSON_ARRAY_INSERT for an array element and JSON_INSERT otherwise, 2 REMOVE
+    is JSON_REMOVE.
+
+    Args:
+        doc: the current document (text as stored).
+        operation: 0, 1 or 2 (:mod:`gtidkit.binlog.json_diff`).
+        path: the JSON path text.
+        value: the new value (a JSON value as :func:`gtidkit.binlog.json_binary.decode` gives it); ignored for
+            REMOVE.
+
+    Raises:
+        MySQLError: 3141 a bad document; 3143 a bad path; 3149 a wildcard path.
+    """
+    current = _doc(doc, 1, "json_diff")
+    legs, wild = _path(path, "json_diff")
+    if wild:
+        raise mysql_error(3149)
+    if operation == 2:
+        current = _remove(current, legs) if legs else current
+    elif operation == 1 and legs and legs[-1][0] in ("idx", "last"):
+        parents = _walk(current, legs[:-1]) if legs[:-1] else [current]
+        parent = parents[0] if parents else None
+        if isinstance(parent, list):
+            kind, arg = legs[-1]
+            i = arg if kind == "idx" else len(parent) - 1 - arg
+            parent.insert(min(max(i, 0), len(parent)), value)
+    else:
+        current = _modify(current, legs, value, "replace" if operation == 0 else "insert")
+    return to_text(current)
+
+
+#: the rewritten modifying calls a partial update is made of, and what each does at a path
+_PARTIAL_CALLS = {"_GK_JSON_SET": "SET", "_GK_JSON_REPLACE": "REPLACE", "_GK_JSON_REMOVE": "REMOVE"}
+
+
+def partial_update_ops(expr: exp.Expression, column: str) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+    """The changes an UPDATE assignment ``column = expr`` makes, when MySQL can log it as a JSON partial update
+    (RM8 "Partial Updates of JSON Values": ``col = JSON_SET / JSON_REPLACE / JSON_REMOVE (col, path, ...)``,
+    nested, the innermost document being the column itself, paths as literals); ``None`` otherwise.
+
+    Args:
+        expr: the assignment's right-hand side after :func:`rewrite_json`.
+        column: the assigned column's name.
+
+    Returns:
+        ``(("SET" | "REPLACE" | "REMOVE", (path, ...)), ...)`` innermost call first.
+    """
+    node = expr
+    while isinstance(node, exp.Anonymous) and str(node.name).upper() in ("_GK_JSON_SCALAR", "_GK_JSON_TAG"):
+        if len(node.expressions) != 1:
+            return None
+        node = node.expressions[0]
+    ops: list[tuple[str, tuple[str, ...]]] = []
+    while not isinstance(node, exp.Column):
+        if isinstance(node, exp.Paren):
+            node = node.this
+            continue
+        name = str(node.name).upper() if isinstance(node, exp.Anonymous) else ""
+        kind = _PARTIAL_CALLS.get(name)
+        if kind is None or len(node.expressions) < 2:
+            return None
+        args = list(node.expressions)
+        paths = args[1:] if kind == "REMOVE" else args[1::2]
+        if not all(isinstance(p, exp.Literal) and p.is_string for p in paths):
+            return None
+        ops.append((kind, tuple(str(p.this) for p in paths)))
+        node = args[0]
+        while isinstance(node, exp.Anonymous) and str(node.name).upper() == "_GK_JSON_TAG":
+            node = node.expressions[0]
+    if node.name.lower() != column.lower():
+        return None
+    return tuple(reversed(ops))
+
+
+_MISSING = object()
+
+
+def json_path_value(doc: Any, path: str) -> Any:
+    """The value at ``path`` (no wildcards) in the parsed document ``doc``, or :data:`MISSING_VALUE`.
+
+    Raises:
+        MySQLError: 3143 a bad path.
+    """
+    legs, wild = _path(path, "json_diff")
+    found = _walk(doc, legs) if not wild else []
+    return found[0] if len(found) == 1 else _MISSING
+
+
+#: what :func:`json_path_value` answers for a path that selects nothing
+MISSING_VALUE = _MISSING

@@ -22,8 +22,17 @@ from typing import TYPE_CHECKING, Any
 
 from gtidkit.binlog import json_binary, row_image
 from gtidkit.binlog.constants import EventType
-from gtidkit.binlog.cursor import Cursor, Writer
+from gtidkit.binlog.cursor import Cursor, Writer, packed_int_bytes
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
+from gtidkit.binlog.json_diff import (
+    INSERT,
+    PARTIAL_JSON_UPDATES,
+    REMOVE,
+    REPLACE,
+    JsonDiff,
+    JsonDiffs,
+    encode_diffs,
+)
 from gtidkit.binlog.row_image import ColumnSpec, columns_present, decode_rows
 from gtidkit.engine.sql.catalog import ColumnDef, TableDef
 from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
@@ -79,6 +88,7 @@ _BLOB_PACK = {
 }
 # optional metadata field types (enum Table_map_event::Optional_metadata_field_type)
 _OM_SIGNEDNESS, _OM_DEFAULT_CHARSET, _OM_COLUMN_NAME, _OM_SIMPLE_PRIMARY_KEY = 1, 2, 4, 8
+_OM_COLUMN_VISIBILITY = 12
 
 
 def _byte_len(col: ColumnDef) -> int:
@@ -116,7 +126,11 @@ def _collation_id(name: str | None) -> int:
     return _COLLATION_IDS.get(name or "utf8mb4_0900_ai_ci", 255)
 
 
-def _optional_metadata(t: TableDef) -> bytes:
+def _optional_metadata(t: TableDef, full: bool = True) -> bytes:
+    """The Table_map's optional metadata TLV block (``Table_map_log_event::init_metadata_fields``): always
+    SIGNEDNESS, the character sets and GEOMETRY_TYPE (``binlog_row_metadata=MINIMAL``); with ``full``
+    (``binlog_row_metadata=FULL``) also COLUMN_NAME, the ENUM/SET fields, the primary key (the key MySQL treats as
+    one: :func:`identifying_key`) and COLUMN_VISIBILITY (8.0.23+: one bit per column, set = visible)."""
     w = Writer()
 
     def tlv(kind: int, payload: bytes) -> None:
@@ -146,18 +160,28 @@ def _optional_metadata(t: TableDef) -> bytes:
                 body.packed_int(i)
                 body.packed_int(cid)
         tlv(_OM_DEFAULT_CHARSET, body.getvalue())
+    if not full:
+        return w.getvalue()
     names = Writer()
     for c in t.columns:
         raw = c.name.encode("utf-8")
         names.packed_int(len(raw))
         names.bytes(raw)
     tlv(_OM_COLUMN_NAME, names.getvalue())
-    if t.primary_key:
+    key = identifying_key(t)
+    if key is not None:
         pk = Writer()
-        for c in t.primary_key:
-            pk.packed_int(t.column_index(c))
+        for i in key:
+            pk.packed_int(i)
         tlv(_OM_SIMPLE_PRIMARY_KEY, pk.getvalue())
+    tlv(_OM_COLUMN_VISIBILITY, b"\xff" * (len(t.columns) // 8) + _visible_tail(len(t.columns)))
     return w.getvalue()
+
+
+def _visible_tail(n: int) -> bytes:
+    """The last byte of a COLUMN_VISIBILITY bitmap of ``n`` visible columns (bits from the most significant)."""
+    rest = n % 8
+    return bytes([(0xFF << (8 - rest)) & 0xFF]) if rest else b""
 
 
 #: id(object) -> (object, value derived from it): table definitions are immutable and the same ones come back
@@ -178,7 +202,7 @@ def _derived(kind: str, obj: Any, make: Callable[[Any], Any]) -> Any:
     return value
 
 
-def _table_map_parts(table_def: TableDef) -> tuple[bytes, bytes, bytes, bytes]:
+def _table_map_parts(table_def: TableDef) -> tuple[bytes, bytes, bytes, bytes, bytes]:
     cols = table_def.columns
     types = bytes(c.info.binlog_type for c in cols)
     meta = b"".join(_meta(c) for c in cols)
@@ -186,16 +210,30 @@ def _table_map_parts(table_def: TableDef) -> tuple[bytes, bytes, bytes, bytes]:
     for i, c in enumerate(cols):
         if c.nullable:
             nulls[i // 8] |= 1 << (i % 8)
-    return types, meta, bytes(nulls), _optional_metadata(table_def)
+    return (
+        types,
+        meta,
+        bytes(nulls),
+        _optional_metadata(table_def, False),
+        _optional_metadata(table_def, True),
+    )
 
 
-def table_map_event(table_def: TableDef, table_id: int) -> TableMapEvent:
-    """TABLE_MAP_EVENT for ``table_def`` under ``table_id`` (with binlog_row_metadata=FULL optional metadata)."""
-    by_id: dict[int, TableMapEvent] = _derived("table_map_events", table_def, lambda _t: {})
-    event = by_id.get(table_id)
+def table_map_event(table_def: TableDef, table_id: int, *, full_metadata: bool = True) -> TableMapEvent:
+    """TABLE_MAP_EVENT for ``table_def`` under ``table_id``.
+
+    Args:
+        table_def: the table.
+        table_id: its table id in this binlog.
+        full_metadata: ``binlog_row_metadata=FULL`` (column names, primary key, visibility); ``False`` writes
+            MINIMAL's optional metadata (:func:`_optional_metadata`).
+    """
+    by_id: dict[tuple[int, bool], TableMapEvent] = _derived("table_map_events", table_def, lambda _t: {})
+    event = by_id.get((table_id, full_metadata))
     if event is None:  # an immutable value: the same one serves every transaction touching the table
-        types, meta, nulls, optional = _derived("table_map", table_def, _table_map_parts)
-        event = by_id[table_id] = TableMapEvent(
+        types, meta, nulls, minimal, full = _derived("table_map", table_def, _table_map_parts)
+        optional = full if full_metadata else minimal
+        event = by_id[(table_id, full_metadata)] = TableMapEvent(
             table_id=table_id,
             flags=TM_BIT_LEN_EXACT_F,
             database=table_def.schema,
@@ -268,19 +306,97 @@ def _row_image(cols: tuple[ColumnDef, ...], row: tuple) -> bytes:
         raise mysql_error(1235, err) from err
 
 
+# ---------------------------------------------------------------- binlog_row_image ------------------------------
+#: ``binlog_row_image`` values (RM8 "Binary Logging Options and Variables": binlog_row_image)
+ROW_IMAGE_FULL, ROW_IMAGE_MINIMAL, ROW_IMAGE_NOBLOB = "FULL", "MINIMAL", "NOBLOB"
+#: MYSQL_TYPE_BLOB: the TEXT/BLOB family NOBLOB leaves out (JSON and GEOMETRY have types of their own)
+_BLOB_TYPE = 252
+
+
+def identifying_key(t: TableDef) -> tuple[int, ...] | None:
+    """The columns of the key MySQL treats as the table's primary key (``TABLE_SHARE::primary_key``): the PRIMARY
+    KEY, else the first UNIQUE index whose columns are all NOT NULL; ``None`` when there is none."""
+    for ix in t.indexes:
+        if ix.primary or (ix.unique and all(not (c := t.column(n)) or not c.nullable for n in ix.columns)):
+            return tuple(t.column_index(n) for n in ix.columns)
+    return None
+
+
+def _image_masks(t: TableDef, mode: str) -> tuple[int, int]:
+    """``(before, after base)`` column masks (bit i = column i) for ``binlog_row_image=mode``, as
+    ``TABLE::mark_columns_per_binlog_row_image`` and ``binlog_prepare_row_images`` choose them: FULL every column;
+    MINIMAL the key columns before (every column without a key) and only what the statement wrote after; NOBLOB
+    every column but the TEXT/BLOB ones outside the key before (every column without a key), and every non-BLOB
+    column plus what the statement wrote after."""
+    n = len(t.columns)
+    full = (1 << n) - 1
+    if mode not in (ROW_IMAGE_MINIMAL, ROW_IMAGE_NOBLOB):
+        return full, full
+    key = identifying_key(t)
+    key_mask = sum(1 << i for i in key) if key is not None else full
+    if mode == ROW_IMAGE_MINIMAL:
+        return key_mask, 0
+    non_blob = sum(1 << i for i, c in enumerate(t.columns) if c.info.binlog_type != _BLOB_TYPE)
+    return (non_blob | key_mask) if key is not None else full, non_blob
+
+
+def _masked_columns(cols: tuple[ColumnDef, ...], mask: int) -> tuple[tuple[ColumnDef, ...], tuple[int, ...]]:
+    """The columns of ``mask`` and their positions (derived once per table and mask)."""
+    per_mask: dict[int, Any] = _derived("masked_columns", cols, lambda _c: {})
+    hit = per_mask.get(mask)
+    if hit is None:
+        idx = tuple(i for i in range(len(cols)) if mask >> i & 1)
+        hit = per_mask[mask] = (tuple(cols[i] for i in idx), idx)
+    return hit  # type: ignore[no-any-return]
+
+
+def _partial_image(cols: tuple[ColumnDef, ...], row: tuple, mask: int) -> bytes:
+    """The row image of the columns of ``mask`` (``pack_row`` over the columns-present bitmap)."""
+    if mask == (1 << len(cols)) - 1:
+        return _row_image(cols, row)
+    sub, idx = _masked_columns(cols, mask)
+    return _row_image(sub, tuple(row[i] for i in idx))
+
+
+def _change_masks(t: TableDef, ch: RowChange, masks: tuple[int, int]) -> tuple[int, int]:
+    """``(columns before, columns after)`` of one change under the image masks of its table."""
+    before, base = masks
+    full = (1 << len(t.columns)) - 1
+    if base == full or ch.written is None:  # FULL (the common case): nothing to compute per row
+        after = full
+    else:
+        after = base | sum(1 << i for i in ch.written)
+    if ch.kind == "insert":
+        return after, after
+    if ch.kind == "delete":
+        return before, before
+    return before, after
+
+
 def rows_events(
     changes: list[RowChange],
     table_ids: dict[tuple[str, str], int],
     *,
     catalog: Catalog | None = None,
     table_defs: dict[tuple[str, str], TableDef] | None = None,
+    row_image_mode: str = ROW_IMAGE_FULL,
+    partial_json: bool = False,
 ) -> list[RowsEvent]:
-    """Write/Update/Delete_rows_v2 events for ``changes``: consecutive changes of one table and kind share events,
+    """Write/Update/Delete_rows_v2 events for ``changes``: consecutive changes of one table, kind and columns
+    bitmaps share events (``binlog_prepare_pending_rows_event`` starts a new event when the bitmaps differ),
     split as MySQL splits them (:func:`gtidkit.binlog.row_image.rows_events`); only the very last event carries
     STMT_END_F.
 
-    Table definitions come from ``table_defs`` or ``catalog``. The caller emits each table's Table_map
-    (:func:`table_map_event`) before these events, as MySQL does.
+    Args:
+        changes: the statement's row changes.
+        table_ids: (schema, table) -> Table_map table id.
+        catalog, table_defs: where table definitions come from (``table_defs`` first).
+        row_image_mode: ``binlog_row_image`` (FULL, MINIMAL, NOBLOB): which columns each image carries
+            (:func:`_image_masks`; a MINIMAL after image is the change's :attr:`RowChange.written` columns).
+        partial_json: ``binlog_row_value_options=PARTIAL_JSON``: updates are PARTIAL_UPDATE_ROWS_EVENTs whose
+            after images may carry JSON diffs (:func:`_partial_after_image`).
+
+    The caller emits each table's Table_map (:func:`table_map_event`) before these events, as MySQL does.
 
     Raises:
         KeyError: a change's table has no table id; ValueError: no definition for a table.
@@ -297,22 +413,46 @@ def rows_events(
         images: list[bytes] = []
         cols = t.columns
         kind = ch.kind
+        masks = _image_masks(t, row_image_mode)
+        bits = _change_masks(t, ch, masks)
         j = i
-        while j < len(changes) and (changes[j].schema, changes[j].table) == key and changes[j].kind == kind:
+        while (
+            j < len(changes)
+            and (changes[j].schema, changes[j].table) == key
+            and changes[j].kind == kind
+            and (j == i or _change_masks(t, changes[j], masks) == bits)
+        ):
             c = changes[j]
-            if kind == "update":
-                images.append(_row_image(cols, c.before) + _row_image(cols, c.after))  # type: ignore[arg-type]
+            if kind == "update" and partial_json:
+                images.append(_partial_image(cols, c.before, bits[0]) + _partial_after_image(t, c, bits[1]))  # type: ignore[arg-type]
+            elif kind == "update":
+                images.append(
+                    _partial_image(cols, c.before, bits[0]) + _partial_image(cols, c.after, bits[1])
+                )  # type: ignore[arg-type]
             elif kind == "delete":
-                images.append(_row_image(cols, c.before))  # type: ignore[arg-type]
+                images.append(_partial_image(cols, c.before, bits[0]))  # type: ignore[arg-type]
             elif kind == "insert":
-                images.append(_row_image(cols, c.after))  # type: ignore[arg-type]
+                images.append(_partial_image(cols, c.after, bits[1]))  # type: ignore[arg-type]
             else:
                 images.append(b"")
             j += 1
         # each group's events end with STMT_END_F; only the statement's very last event keeps it
         if events and events[-1].flags != 0:
             events[-1] = dataclasses.replace(events[-1], flags=0)
-        events.extend(row_image.rows_events(_KIND_TYPE[ch.kind], table_ids[key], len(t.columns), images))
+        nbytes = (len(cols) + 7) // 8
+        type_code = (
+            EventType.PARTIAL_UPDATE_ROWS_EVENT if kind == "update" and partial_json else _KIND_TYPE[kind]
+        )
+        events.extend(
+            row_image.rows_events(
+                type_code,
+                table_ids[key],
+                len(t.columns),
+                images,
+                columns_before=bits[0].to_bytes(nbytes, "little"),
+                columns_after=bits[1].to_bytes(nbytes, "little"),
+            )
+        )
         i = j
     if events and events[-1].flags != STMT_END_F:
         events[-1] = dataclasses.replace(events[-1], flags=STMT_END_F)
@@ -352,10 +492,75 @@ def _json_columns(cols: tuple[ColumnDef, ...]) -> tuple[int, ...]:
 
 
 def _json_to_image(text: Any) -> bytes:
-    """A JSON column's stored text -> its binary JSON."""
+    """A JSON column's stored text -> its binary JSON (a partial update's :class:`JsonDiffs` -> its diff list)."""
     from gtidkit.engine.sql.json_functions import parse_text
 
+    if isinstance(text, JsonDiffs):
+        return encode_diffs(text.diffs)
     return json_binary.encode(parse_text(text))
+
+
+def _partial_after_image(t: TableDef, ch: RowChange, mask: int) -> bytes:
+    """A PARTIAL_UPDATE_ROWS_EVENT after image: ``value_options`` (PARTIAL_JSON_UPDATES when the statement changed
+    JSON columns with JSON_SET / JSON_REPLACE / JSON_REMOVE), then one bit per JSON column of the table (set: its
+    value is a diff list, :mod:`gtidkit.binlog.json_diff`), then the image (``pack_row`` with ``value_options``)."""
+    ops = dict(ch.json_ops or ())
+    json_cols = _json_columns(t.columns)
+    if not ops or not json_cols:
+        return packed_int_bytes(0) + _partial_image(t.columns, ch.after, mask)  # type: ignore[arg-type]
+    row = list(ch.after)  # type: ignore[arg-type]
+    flags = 0
+    for k, i in enumerate(json_cols):
+        if i in ops and mask >> i & 1 and ch.before is not None:
+            diffs = _json_diffs(ch.before[i], row[i], ops[i])
+            if diffs is not None:
+                row[i] = diffs
+                flags |= 1 << k
+    bits = flags.to_bytes((len(json_cols) + 7) // 8, "little")
+    return packed_int_bytes(PARTIAL_JSON_UPDATES) + bits + _partial_image(t.columns, tuple(row), mask)
+
+
+def _json_diffs(before: Any, after: Any, ops: Any) -> JsonDiffs | None:
+    """The diffs turning the document ``before`` into ``after`` by the statement's JSON_SET / JSON_REPLACE /
+    JSON_REMOVE ``ops`` (``Json_diff_vector``: REPLACE where the path existed, INSERT where a value was added,
+    REMOVE), or None when the whole document must be logged: a NULL side, diffs that would not rebuild ``after``
+    exactly, or diffs no smaller than the document (MySQL logs the full value when that is smaller)."""
+    from gtidkit.engine.sql.json_functions import (
+        MISSING_VALUE,
+        apply_json_diff,
+        json_path_value,
+        parse_text,
+    )
+
+    if before is None or after is None:
+        return None
+    try:
+        final = parse_text(after)
+        doc = before
+        diffs: list[JsonDiff] = []
+        for kind, paths in ops:
+            for path in paths:
+                present = json_path_value(parse_text(doc), path) is not MISSING_VALUE
+                if kind == "REMOVE":
+                    if present:
+                        diffs.append(JsonDiff(REMOVE, path))
+                        doc = apply_json_diff(doc, REMOVE, path)
+                    continue
+                if kind == "REPLACE" and not present:
+                    continue
+                value = json_path_value(final, path)
+                if value is MISSING_VALUE:
+                    continue
+                op = REPLACE if present else INSERT
+                diffs.append(JsonDiff(op, path, json_binary.encode(value)))
+                doc = apply_json_diff(doc, op, path, value)
+        if doc != after:
+            return None
+        if len(encode_diffs(diffs)) >= len(json_binary.encode(final)):
+            return None
+    except (MySQLError, ValueError):
+        return None
+    return JsonDiffs(tuple(diffs))
 
 
 def _opaque_text(v: Any) -> Any:
@@ -417,6 +622,7 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
             "HY000",
         )
     n = len(t.columns)
+    _check_conversions(t, table_map)
     in_before = columns_present(rows_event.columns_before, n)
     in_after = (
         columns_present(rows_event.columns_after, n) if rows_event.columns_after is not None else in_before
@@ -444,7 +650,12 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                 conn.raw.execute(f"DELETE FROM {phys} WHERE {t.rowid_alias} = ?", (found[0],))
                 changes.append(RowChange(t.schema, t.name, "delete", old, None))
                 continue
-            new = tuple(a[i] if in_after[i] else old[i] for i in range(n))
+            new = tuple(
+                (_apply_diffs(old[i], a[i]) if isinstance(a[i], JsonDiffs) else a[i])
+                if in_after[i]
+                else old[i]
+                for i in range(n)
+            )
             try:
                 conn.raw.execute(
                     f"UPDATE {phys} SET {sets} WHERE {t.rowid_alias} = ?",
@@ -453,7 +664,14 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
             except IntegrityError as err:
                 ix = failed_index(err, t)
                 raise (dup_entry_error(t, ix, new) if ix else unknown_error(str(err))) from err
-            changes.append(RowChange(t.schema, t.name, "update", old, new))
+            written = frozenset(i for i in range(n) if in_after[i])
+            # a partial update received stays one when this server logs with PARTIAL_JSON too
+            json_ops = tuple(
+                (i, tuple((_DIFF_OPS[d.operation], (d.path,)) for d in a[i].diffs))
+                for i in range(n)
+                if isinstance(a[i], JsonDiffs)
+            )
+            changes.append(RowChange(t.schema, t.name, "update", old, new, written, json_ops or None))
         else:
             assert a is not None
             if not all(in_after):
@@ -468,8 +686,121 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
                 raise (dup_entry_error(t, ix, a) if ix else unknown_error(str(err))) from err
             if ai is not None and a[ai] is not None:
                 catalog.next_auto_increment(conn, t, explicit=int(a[ai]))
-            changes.append(RowChange(t.schema, t.name, "insert", None, a))
+            changes.append(
+                RowChange(t.schema, t.name, "insert", None, a, frozenset(i for i in range(n) if in_after[i]))
+            )
     return changes
+
+
+#: binlog type code -> MySQL's type name in conversion errors (``show_sql_type``)
+_TYPE_NAMES = {
+    1: "tinyint",
+    2: "smallint",
+    9: "mediumint",
+    3: "int",
+    8: "bigint",
+    4: "float",
+    5: "double",
+    13: "year",
+    10: "date",
+    17: "timestamp",
+    18: "datetime",
+    19: "time",
+    245: "json",
+    247: "enum",
+    248: "set",
+}
+_BLOB_NAMES = {1: "tinyblob", 2: "blob", 3: "mediumblob", 4: "longblob"}
+
+
+#: pre-5.6.4 temporal types (and pre-5.0.3 VAR_STRING) a MySQL 8.0 replica takes as today's (``Field::real_type``)
+_EQUIVALENT_TYPES = {7: 17, 12: 18, 11: 19, 253: 15}
+
+
+def _real_type(code: int, meta: bytes) -> int:
+    """The column's real type: ENUM and SET travel as STRING (254) with their type in the first metadata byte; an
+    old temporal type counts as its 5.6.4+ form."""
+    if code == 254 and meta and meta[0] in (247, 248):
+        return meta[0]
+    return _EQUIVALENT_TYPES.get(code, code)
+
+
+def _source_type_name(code: int, meta: bytes, unsigned: bool) -> str:
+    """How MySQL names a source column of a Table_map in 13146 (``show_sql_type``: lengths in bytes)."""
+    real = _real_type(code, meta)
+    if real == 246 and len(meta) == 2:
+        return f"decimal({meta[0]},{meta[1]})"
+    if real == 15 and len(meta) == 2:
+        return f"varchar({struct.unpack('<H', meta)[0]}(bytes))"
+    if real == 254 and len(meta) == 2:
+        m0, m1 = meta  # the length's high bits are folded into the type byte (Field_string metadata)
+        length = m1 | (((m0 & 0x30) ^ 0x30) << 4) if (m0 & 0x30) != 0x30 else m1
+        return f"char({length}(bytes))"
+    if real == 252 and meta:
+        return _BLOB_NAMES.get(meta[0], "blob")
+    name = _TYPE_NAMES.get(real, f"type {real}")
+    return name + " unsigned" if unsigned and real in row_image.NUMERIC_TYPES else name
+
+
+def _column_type_name(t: TableDef, col: ColumnDef) -> str:
+    """How MySQL names a replica column in 13146: VARCHAR / CHAR with their byte length and character set
+    (``'varchar(1020(bytes) utf8mb4)'``), integers with ``unsigned``, TEXT / BLOB by their own name."""
+    charset = (col.collation or t.collation or "utf8mb4").split("_")[0]
+    if col.type in ("varchar", "char") and col.info.family == "string":
+        return f"{col.type}({_byte_len(col)}(bytes) {charset})"
+    if col.info.binlog_type == 246:
+        return f"decimal({col.precision or 10},{col.scale or 0})"
+    if col.unsigned and col.info.binlog_type in row_image.NUMERIC_TYPES:
+        return f"{col.type} unsigned"
+    return str(col.type)
+
+
+def _check_conversions(t: TableDef, table_map: TableMapEvent) -> None:
+    """Refuse a rows event whose columns have other types than this server's table, as MySQL's applier does with
+    ``replica_type_conversions`` empty (its default; ``table_def::compatible_with``): a column of another type
+    (INT into BIGINT, VARCHAR or TIMESTAMP ...) cannot be converted.
+
+    Raises:
+        MySQLError: 13146 naming the column (0-based), the table and both types.
+    """
+    metas = table_map.column_metadata()
+    unsigned = row_image.signedness(table_map)
+    for i, (code, meta) in enumerate(zip(table_map.column_types, metas)):
+        if i >= len(t.columns):
+            break
+        col = t.columns[i]
+        if _real_type(code, meta) != _real_type(col.info.binlog_type, _meta(col)):
+            raise mysql_error(
+                13146,
+                i,
+                t.schema,
+                t.name,
+                _source_type_name(code, meta, unsigned[i])[:32],
+                _column_type_name(t, col)[:32],
+            )
+
+
+#: a received diff's operation -> the function that makes it (the re-logged change, :func:`_json_diffs`)
+_DIFF_OPS = {REPLACE: "REPLACE", INSERT: "SET", REMOVE: "REMOVE"}
+
+
+def _apply_diffs(doc: Any, partial: JsonDiffs) -> Any:
+    """A JSON column's new stored text: its current document with a partial update's diffs applied in order
+    (``binlog_row_value_options=PARTIAL_JSON``; :func:`gtidkit.engine.sql.json_functions.apply_json_diff`).
+
+    Raises:
+        MySQLError: 3141 / 3143 when the document or a path does not parse.
+    """
+    from gtidkit.engine.sql.json_functions import apply_json_diff
+
+    if (
+        doc is None
+    ):  # a diff on SQL NULL: MySQL's applier finds no document to change (as JSON_SET(NULL, ...))
+        return None
+    for d in partial.diffs:
+        value = None if d.value is None else _opaque_text(json_binary.decode(d.value))
+        doc = apply_json_diff(doc, d.operation, d.path, value)
+    return doc
 
 
 def _fill_missing(conn: Any, t: TableDef, row: tuple, present: list[bool]) -> tuple:
