@@ -76,6 +76,7 @@ ER: dict[int, ErrorSpec] = {
     1091: _e("ER_CANT_DROP_FIELD_OR_KEY", "42000", "Can't DROP '%s'; check that column/key exists"),
     1094: _e("ER_NO_SUCH_THREAD", "HY000", "Unknown thread id: %s"),
     1095: _e("ER_KILL_DENIED_ERROR", "HY000", "You are not owner of thread %s"),
+    1097: _e("ER_TOO_BIG_SET", "HY000", "Too many strings for column %s and SET"),
     1099: _e(
         "ER_TABLE_NOT_LOCKED_FOR_WRITE",
         "HY000",
@@ -169,6 +170,7 @@ ER: dict[int, ErrorSpec] = {
         "HY000",
         "'%s' is deprecated and will be removed in a future release. Please use %s instead",
     ),
+    1291: _e("ER_DUPLICATED_VALUE_IN_TYPE", "HY000", "Column '%s' has duplicated value '%s' in %s"),
     1292: _e("ER_TRUNCATED_WRONG_VALUE", "22007", "Truncated incorrect %s value: '%s'"),
     1294: _e("ER_INVALID_ON_UPDATE", "HY000", "Invalid ON UPDATE clause for '%s' column"),
     1298: _e("ER_UNKNOWN_TIME_ZONE", "HY000", "Unknown or incorrect time zone: '%s'"),

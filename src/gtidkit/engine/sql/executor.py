@@ -1306,6 +1306,12 @@ class Executor:
         self.current_db = current_db
         self._plan_key(stmt, current_db)
 
+    def schema_charset(self, db: str) -> tuple[str, str] | None:
+        """Default ``(character set, collation)`` of database ``db`` (None when it does not exist), which a
+        CREATE TABLE without its own takes."""
+        catalog = self.storage.catalog
+        return catalog.schema_charset(db) if catalog.has_schema(db) else None
+
     def _create_like(self, tree: exp.Create, src: exp.Table, current_db: str | None) -> ExecResult:
         """``CREATE TABLE t LIKE src``: same columns, keys and options, no rows (MySQL copies the definition)."""
         from dataclasses import replace as dc_replace
@@ -1368,11 +1374,13 @@ class Executor:
             if temporary:
                 from gtidkit.engine.sql import temporary as temp
 
-                tdef, if_not_exists = parse_create_table(tree, current_db, temporary=True)
+                tdef, if_not_exists = parse_create_table(
+                    tree, current_db, temporary=True, schema_charset=self.schema_charset
+                )
                 self.temp_used = True
                 return temp.create(self, tdef, if_not_exists=if_not_exists)
             if kind == "TABLE":
-                tdef, if_not_exists = parse_create_table(tree, current_db)
+                tdef, if_not_exists = parse_create_table(tree, current_db, schema_charset=self.schema_charset)
                 if not catalog.has_schema(tdef.schema):
                     raise mysql_error(1049, tdef.schema)
                 if not catalog.create_table(conn, tdef, if_not_exists=if_not_exists):

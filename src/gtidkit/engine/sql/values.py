@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
-from gtidkit.engine.sql import json_functions
+from gtidkit.engine.sql import enum_set, json_functions
 from gtidkit.engine.sql.catalog import ColumnDef
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
@@ -143,6 +143,8 @@ def implicit_default(col: ColumnDef) -> Any:
         return 0.0
     if fam == "decimal":
         return Decimal(0).quantize(Decimal(1).scaleb(-(col.scale or 0)))
+    if col.type == "enum" and col.members:
+        return col.members[0]  # RM "The ENUM Type": a NOT NULL ENUM's default is its first member
     if fam == "string":
         return ""
     if fam == "json":
@@ -206,6 +208,10 @@ def coerce(
         return _coerce_float(col, v, row, store)
     if fam == "decimal":
         return _coerce_decimal(col, v, row, store)
+    if col.type == "enum":
+        return enum_set.coerce_enum(col, v, row, store)
+    if col.type == "set":
+        return enum_set.coerce_set(col, v, row, store)
     if fam == "string":
         if isinstance(v, bytes):
             s = v.decode("utf-8", "replace")
