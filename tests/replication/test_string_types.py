@@ -26,7 +26,9 @@ from protocol.server_proc import ServerProcess, running_server
 from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication.row_event import WriteRowsEvent
 
+from gtidkit.binlog.events.query_status import decode_status_vars
 from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
+from gtidkit.binlog.events.statement import QueryEvent
 from gtidkit.binlog.file import read_events, read_transactions
 from gtidkit.engine import Server
 from gtidkit.gtid import GtidSet
@@ -212,3 +214,42 @@ def test_gtidkit_replica_tables_equal(source, tmp_path):
                 cur.execute(f"SHOW CREATE TABLE s.{cid}")
                 assert s.execute(f"SHOW CREATE TABLE s.{cid}")[-1].rows[0][1] == cur.fetchone()[1]
         relay.close()
+
+
+def test_latin1_client_text_is_logged_as_sent_and_applied(tmp_path):
+    """A latin1 client's statement is logged in its own bytes (é = E9) with Q_CHARSET_CODE (8, 8, 255), as MySQL's
+    ``Query_log_event`` stores ``thd->query()`` and ``thd->variables.character_set_client``; the replica reads
+    the text in that set (a table named é whose default is é), and the row image holds each column's bytes."""
+    with running_server(tmp_path / "d", *SOURCE_ARGS) as srv:
+        with (
+            pymysql.connect(
+                host="127.0.0.1", port=srv.port, user="root", autocommit=True, charset="latin1"
+            ) as c,
+            c.cursor() as cur,
+        ):
+            cur.execute("CREATE DATABASE s")
+            cur.execute(
+                "CREATE TABLE s.`é` (id INT PRIMARY KEY, v VARCHAR(5) CHARACTER SET latin1 DEFAULT 'é', u TEXT)"
+            )
+            cur.execute("INSERT INTO s.`é` (id, u) VALUES (1, 'é')")
+        paths = sorted(srv.datadir.glob("binlog.0*"))
+        events = [pe.event for p in paths for pe in read_events(p)]
+        (ddl,) = [e for e in events if isinstance(e, QueryEvent) and e.query.startswith("CREATE TABLE")]
+        assert ddl.query.encode("utf-8", "surrogateescape").endswith(b"DEFAULT '\xe9', u TEXT)")
+        sv = decode_status_vars(ddl.status_vars)
+        assert (sv.character_set_client, sv.collation_connection, sv.collation_server) == (8, 8, 255)
+        (rows,) = [e for e in events if isinstance(e, RowsEvent)]
+        assert rows.body.hex() == "00" + "01000000" + "01e9" + "0200c3a9"
+        trxs = [t for p in paths for t in read_transactions(p).transactions]
+        with Server.open(tmp_path / "r", log_bin=False, server_id=2) as rep:
+            relay = RelayLog.open(tmp_path / "r", server=rep, basename="relay-bin")
+            applier = Applier(rep, relay)
+            applier.start()
+            relay.begin_source()
+            for ev in dump_stream(paths):
+                relay.append(ev)
+            assert rep.gtid_state.wait_for_executed(GtidSet.from_gtids(t.gtid for t in trxs), 30)
+            assert applier.stop(10) and applier.last_error is None
+            with rep.session() as s:
+                assert s.execute("SELECT id, v, u FROM s.`é`")[-1].rows == [(1, "é", "é")]
+            relay.close()
