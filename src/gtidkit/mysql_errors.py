@@ -344,6 +344,9 @@ ER: dict[int, ErrorSpec] = {
         "ER_CANT_SET_GTID_PURGED_DUE_SETS_CONSTRAINTS", "HY000", "@@GLOBAL.GTID_PURGED cannot be changed: %s"
     ),
     3552: _e("ER_NO_SYSTEM_SCHEMA_ACCESS", "HY000", "Access to system schema '%s' is rejected."),
+    4028: _e(
+        "ER_TABLE_MUST_HAVE_A_VISIBLE_COLUMN", "HY000", "A table must have at least one visible column."
+    ),
     1030: _e("ER_GET_ERRNO", "HY000", "Got error %s from storage engine"),
     1133: _e("ER_PASSWORD_NO_MATCH", "42000", "Can't find any matching row in the user table"),
     1141: _e("ER_NONEXISTING_GRANT", "42000", "There is no such grant defined for user '%s' on host '%s'"),

@@ -380,6 +380,9 @@ class IndexDef:
     columns: tuple[str, ...]
     unique: bool = False
     primary: bool = False
+    #: per column, the key's prefix length in characters (``PRIMARY KEY (c(10))``), 0 for the whole column;
+    #: empty when no column is a prefix
+    prefixes: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -482,7 +485,13 @@ class TableDef:
             for c in d.pop("columns")
         )
         idx = tuple(
-            IndexDef(name=i["name"], columns=tuple(i["columns"]), unique=i["unique"], primary=i["primary"])
+            IndexDef(
+                name=i["name"],
+                columns=tuple(i["columns"]),
+                unique=i["unique"],
+                primary=i["primary"],
+                prefixes=tuple(i.get("prefixes", ())),
+            )
             for i in d.pop("indexes")
         )
         return cls(columns=cols, indexes=idx, **d)
@@ -777,6 +786,8 @@ def _column_rows(t: TableDef) -> list[tuple]:
         extra = "auto_increment" if c.auto_increment else ("DEFAULT_GENERATED" if c.default_expr else "")
         if c.on_update:
             extra = (extra + " " if extra else "") + "on update CURRENT_TIMESTAMP"
+        if c.invisible:  # RM8 13.1.20.10: information_schema.COLUMNS.EXTRA says INVISIBLE
+            extra = (extra + " " if extra else "") + "INVISIBLE"
         default = (
             c.default_expr
             if c.default_expr

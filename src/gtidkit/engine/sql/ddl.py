@@ -255,6 +255,21 @@ def _asdict(c: ColumnDef) -> dict[str, Any]:
     return {f: getattr(c, f) for f in c.__slots__}  # type: ignore[attr-defined]
 
 
+def _key_prefixes(nodes: list[exp.Expression]) -> tuple[int, ...]:
+    """Per key part, its prefix length (``c(10)``) or 0; empty when there is no prefix."""
+    out = []
+    for n in nodes:
+        if isinstance(n, exp.Ordered):
+            n = n.this
+        if isinstance(n, exp.ColumnPrefix):
+            out.append(int(n.expression.name))
+        elif isinstance(n, exp.Anonymous) and n.expressions:
+            out.append(int(n.expressions[0].name))
+        else:
+            out.append(0)
+    return tuple(out) if any(out) else ()
+
+
 def _key_columns(nodes: list[exp.Expression]) -> tuple[str, ...]:
     out = []
     for n in nodes:
@@ -330,12 +345,13 @@ def parse_create_table(
     columns: list[ColumnDef] = []
     indexes: list[IndexDef] = []
     pk_cols: tuple[str, ...] | None = None
+    pk_prefixes: tuple[int, ...] = ()
 
-    def set_pk(cols: tuple[str, ...]) -> None:
-        nonlocal pk_cols
+    def set_pk(cols: tuple[str, ...], prefixes: tuple[int, ...] = ()) -> None:
+        nonlocal pk_cols, pk_prefixes
         if pk_cols is not None:
             raise mysql_error(1068)
-        pk_cols = cols
+        pk_cols, pk_prefixes = cols, prefixes
 
     unique_cols: list[str] = []
     for e in schema_node.expressions:
@@ -349,9 +365,9 @@ def parse_create_table(
             if is_unique:
                 unique_cols.append(col.name)
         elif isinstance(e, exp.PrimaryKey):
-            set_pk(_key_columns(e.expressions))
+            set_pk(_key_columns(e.expressions), _key_prefixes(e.expressions))
         elif isinstance(e, exp.Constraint) and e.expressions and isinstance(e.expressions[0], exp.PrimaryKey):
-            set_pk(_key_columns(e.expressions[0].expressions))
+            set_pk(_key_columns(e.expressions[0].expressions), _key_prefixes(e.expressions[0].expressions))
         elif (
             isinstance(e, exp.Constraint)
             and e.expressions
@@ -381,6 +397,8 @@ def parse_create_table(
             columns.append(extra)
     if not columns:
         raise mysql_error(1113)
+    if all(c.invisible for c in columns):
+        raise mysql_error(4028)
     for uc in unique_cols:
         indexes.append(IndexDef(name=uc, columns=(uc,), unique=True))
 
@@ -396,7 +414,7 @@ def parse_create_table(
     final: list[IndexDef] = []
     if pk_cols is not None:
         pk = canon(pk_cols)
-        final.append(IndexDef(name="PRIMARY", columns=pk, unique=True, primary=True))
+        final.append(IndexDef(name="PRIMARY", columns=pk, unique=True, primary=True, prefixes=pk_prefixes))
         columns = [
             ColumnDef(
                 **{

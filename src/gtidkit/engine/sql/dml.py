@@ -544,8 +544,8 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
         if len(set(target)) != len(target):
             dup = next(c.name for c in target_node.expressions if target.count(tdef.column_index(c.name)) > 1)
             raise mysql_error(1110, dup)
-    else:
-        target = tuple(range(len(tdef.columns)))
+    else:  # no column list: the visible columns (RM8 13.1.20.10, invisible columns take their defaults)
+        target = tuple(i for i, c in enumerate(tdef.columns) if not c.invisible)
     ex.resolve_tables(tree, current_db)
     ex.fix_functions(tree, current_db)
     source = tree.expression

@@ -934,6 +934,8 @@ class Executor:
         if isinstance(tree, exp.Select) and tree.args.get("locks"):
             tree.set("locks", None)  # FOR UPDATE / LOCK IN SHARE MODE: writers are serialised anyway
         found, threads = self.resolve_tables(tree, current_db)
+        if isinstance(tree, exp.Select) and any(c.invisible for t in found for c in t.columns):
+            _expand_visible_star(tree)
         virtual = tuple(sorted({(t.schema, t.name) for t in found if (t.schema, t.name) in VIRTUAL_TABLES}))
         columns = None
         metadata = (
@@ -1486,6 +1488,28 @@ _ALTER_DB = re.compile(
 
 def _unquote_id(s: str) -> str:
     return s[1:-1].replace("``", "`") if s.startswith("`") else s
+
+
+def _expand_visible_star(tree: exp.Select) -> None:
+    """Replace ``*`` / ``t.*`` by the visible columns of the tables it covers: INVISIBLE columns are left out of
+    ``SELECT *`` (RM8 13.1.20.10 "Invisible Columns") but can be named."""
+    tables: list[tuple[str, TableDef]] = []
+    frm = tree.args.get("from_")
+    for node in ([frm.this] if frm is not None else []) + [j.this for j in tree.args.get("joins") or []]:
+        if isinstance(node, exp.Table) and "gk_table" in node.meta:
+            tables.append((node.alias_or_name, node.meta["gk_table"]))
+    out: list[exp.Expression] = []
+    for proj in tree.expressions:
+        if isinstance(proj, exp.Star) or (isinstance(proj, exp.Column) and isinstance(proj.this, exp.Star)):
+            q = proj.table if isinstance(proj, exp.Column) else ""
+            for alias, t in tables:
+                if not q or q == alias:
+                    out.extend(
+                        exp.column(c.name, table=alias, quoted=True) for c in t.columns if not c.invisible
+                    )
+            continue
+        out.append(proj)
+    tree.set("expressions", out)
 
 
 def _decimal_columns(tree: exp.Select) -> tuple[ColumnDef | None, ...] | None:

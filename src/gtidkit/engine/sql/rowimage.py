@@ -213,11 +213,15 @@ def _optional_metadata(t: TableDef) -> bytes:
         enums = [c for c in enums_sets if c.type == "enum"]
         if enums:
             tlv(_OM_ENUM_STR_VALUE, _str_values(enums))
-    if t.primary_key:
+    primary = next((ix for ix in t.indexes if ix.primary), None)
+    if primary is not None:
+        # column indexes; with a prefix key part, (index, prefix length in characters, 0 = whole column) pairs
         pk = Writer()
-        for c in t.primary_key:
+        for k, c in enumerate(primary.columns):
             pk.packed_int(t.column_index(c))
-        tlv(_OM_SIMPLE_PRIMARY_KEY, pk.getvalue())
+            if primary.prefixes:
+                pk.packed_int(primary.prefixes[k])
+        tlv(_OM_PRIMARY_KEY_WITH_PREFIX if primary.prefixes else _OM_SIMPLE_PRIMARY_KEY, pk.getvalue())
     tlv(_OM_COLUMN_VISIBILITY, _bits_msb([not c.invisible for c in t.columns]))
     return w.getvalue()
 

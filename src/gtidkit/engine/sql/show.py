@@ -87,7 +87,10 @@ def show_create_table(t: TableDef) -> str:
             s += " COMMENT '" + c.comment.replace("'", "''") + "'"
         lines.append(s)
     for ix in t.indexes:
-        cols = ",".join(f"`{c}`" for c in ix.columns)
+        cols = ",".join(
+            f"`{c}`" + (f"({ix.prefixes[k]})" if ix.prefixes and ix.prefixes[k] else "")
+            for k, c in enumerate(ix.columns)
+        )
         if ix.primary:
             lines.append(f"  PRIMARY KEY ({cols})")
         else:

@@ -1,0 +1,162 @@
+"""String-family DDL and values in the engine: ENUM / SET storage rules and errors, column and table character
+sets, INVISIBLE columns and prefix keys, and what the Table_map says about them.
+
+Expected values: RM 8.0 "The ENUM Type" / "The SET Type" (index values, '' error value, numbers as indexes, SET
+order and duplicates), "Invisible Columns" (SHOW CREATE TABLE's ``/*!80023 INVISIBLE */``, SELECT * and INSERT
+without a column list, EXTRA = INVISIBLE, error 4028), "Column Character Set and Collation" / "Table Character
+Set and Collation" (a table takes its database's default), MySQL 8.0 ``SHOW CREATE TABLE`` layout, and
+``Table_map_log_event::init_primary_key_field`` (PRIMARY_KEY_WITH_PREFIX: index, prefix in characters).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gtidkit.engine.sql.rowimage import table_map_event
+from gtidkit.errors import MySQLError
+
+
+@pytest.fixture
+def s(open_server):
+    srv = open_server(log_bin=False, server_id=1)
+    with srv.session() as session:
+        session.execute("CREATE DATABASE d")
+        session.execute("USE d")
+        session.srv = srv
+        yield session
+
+
+def q(s, sql):
+    return s.execute(sql)[-1].rows
+
+
+# (id, column type, literal, stored value) — strict mode
+VALUES = [
+    ("enum_member_case", "ENUM('Small','Large')", "'small'", "Small"),
+    ("enum_trailing_space", "ENUM('a','b')", "'b  '", "b"),
+    ("enum_index", "ENUM('a','b')", "2", "b"),
+    ("enum_digit_string", "ENUM('a','b')", "'1'", "a"),
+    ("enum_digit_member", "ENUM('2','1')", "'1'", "1"),
+    ("enum_zero_string", "ENUM('a','b')", "'0'", ""),
+    ("enum_member_trailing_space_removed", "ENUM('a  ','b')", "'a'", "a"),
+    ("set_order_dups", "SET('a','b','c')", "'c,a,c'", "a,c"),
+    ("set_empty", "SET('a','b')", "''", ""),
+    ("set_number", "SET('a','b','c')", "7", "a,b,c"),
+    ("set_digit_string", "SET('a','b')", "'2'", "b"),
+    ("set_digit_member", "SET('1','2')", "'2'", "2"),
+]
+
+
+@pytest.mark.parametrize(("cid", "ctype", "literal", "stored"), VALUES, ids=[v[0] for v in VALUES])
+def test_value(s, cid, ctype, literal, stored):
+    s.execute(f"CREATE TABLE t (v {ctype})")
+    s.execute(f"INSERT INTO t VALUES ({literal})")
+    assert q(s, "SELECT v FROM t") == [(stored,)]
+
+
+# (id, column type, literal) refused in strict mode with 1265 and stored as '' / the known members otherwise
+BAD = [
+    ("enum_unknown", "ENUM('a','b')", "'c'", ""),
+    ("enum_zero", "ENUM('a','b')", "0", ""),
+    ("enum_index_too_big", "ENUM('a','b')", "3", ""),
+    ("enum_empty_string", "ENUM('a','b')", "''", ""),
+    ("set_unknown_member", "SET('a','b')", "'a,x'", "a"),
+    ("set_bits_too_big", "SET('a','b')", "5", "a"),
+]
+
+
+@pytest.mark.parametrize(("cid", "ctype", "literal", "stored"), BAD, ids=[b[0] for b in BAD])
+def test_bad_value_strict_and_not(s, cid, ctype, literal, stored):
+    s.execute(f"CREATE TABLE t (v {ctype})")
+    with pytest.raises(MySQLError) as err:
+        s.execute(f"INSERT INTO t VALUES ({literal})")
+    assert (err.value.code, err.value.message) == (1265, "Data truncated for column 'v' at row 1")
+    s.execute(f"INSERT IGNORE INTO t VALUES ({literal})")
+    assert q(s, "SHOW WARNINGS") == [("Warning", 1265, "Data truncated for column 'v' at row 1")]
+    assert q(s, "SELECT v FROM t") == [(stored,)]
+
+
+# (id, DDL, error code, message)
+DDL_ERRORS = [
+    ("enum_dup", "CREATE TABLE t (e ENUM('a','A'))", 1291, "Column 'e' has duplicated value 'A' in ENUM"),
+    ("set_dup", "CREATE TABLE t (e SET('x','x'))", 1291, "Column 'e' has duplicated value 'x' in SET"),
+    ("set_65", "CREATE TABLE t (e SET(" + ",".join(f"'m{i}'" for i in range(65)) + "))", 1097,
+     "Too many strings for column e and SET"),
+    ("enum_bad_default", "CREATE TABLE t (e ENUM('a') DEFAULT 'b')", 1067, "Invalid default value for 'e'"),
+    ("all_invisible", "CREATE TABLE t (a INT INVISIBLE)", 4028, "A table must have at least one visible column."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("cid", "ddl", "code", "message"), DDL_ERRORS, ids=[e[0] for e in DDL_ERRORS])
+def test_ddl_error(s, cid, ddl, code, message):
+    with pytest.raises(MySQLError) as err:
+        s.execute(ddl)
+    assert (err.value.code, err.value.message) == (code, message)
+
+
+# (id, DDL, SHOW CREATE TABLE text between the parentheses, table options)
+SHOW_CREATE = [
+    ("enum_set", "CREATE TABLE t (e ENUM('a','it''s') NOT NULL, s SET('x','y') DEFAULT 'y')",
+     "  `e` enum('a','it''s') NOT NULL,\n  `s` set('x','y') DEFAULT 'y'", "utf8mb4 COLLATE=utf8mb4_0900_ai_ci"),
+    ("column_latin1", "CREATE TABLE t (c VARCHAR(5) CHARACTER SET latin1)",
+     "  `c` varchar(5) CHARACTER SET latin1 DEFAULT NULL", "utf8mb4 COLLATE=utf8mb4_0900_ai_ci"),
+    ("column_collation", "CREATE TABLE t (c CHAR(2) COLLATE utf8mb4_bin)",
+     "  `c` char(2) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT NULL", "utf8mb4 COLLATE=utf8mb4_0900_ai_ci"),
+    ("table_latin1", "CREATE TABLE t (c CHAR(2)) CHARACTER SET latin1",
+     "  `c` char(2) DEFAULT NULL", "latin1 COLLATE=latin1_swedish_ci"),
+    ("utf8_alias", "CREATE TABLE t (c CHAR(2)) CHARSET utf8",
+     "  `c` char(2) DEFAULT NULL", "utf8mb3 COLLATE=utf8mb3_general_ci"),
+    ("invisible", "CREATE TABLE t (i INT, j DATE INVISIBLE)",
+     "  `i` int DEFAULT NULL,\n  `j` date DEFAULT NULL /*!80023 INVISIBLE */", "utf8mb4 COLLATE=utf8mb4_0900_ai_ci"),
+    ("prefix_pk", "CREATE TABLE t (f VARCHAR(20), a INT, PRIMARY KEY (f(10), a))",
+     "  `f` varchar(20) NOT NULL,\n  `a` int NOT NULL,\n  PRIMARY KEY (`f`(10),`a`)", "utf8mb4 COLLATE=utf8mb4_0900_ai_ci"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("cid", "ddl", "body", "options"), SHOW_CREATE, ids=[c[0] for c in SHOW_CREATE])
+def test_show_create_table(s, cid, ddl, body, options):
+    s.execute(ddl)
+    assert q(s, "SHOW CREATE TABLE t")[0][1] == (
+        f"CREATE TABLE `t` (\n{body}\n) ENGINE=InnoDB DEFAULT CHARSET={options}"
+    )
+
+
+def test_table_takes_the_database_charset(s):
+    s.execute("CREATE DATABASE l CHARACTER SET latin1")
+    s.execute("CREATE TABLE l.t (c VARCHAR(242), u VARCHAR(5) CHARACTER SET utf8mb4)")
+    assert q(s, "SELECT CHARACTER_SET_NAME, CHARACTER_OCTET_LENGTH FROM information_schema.COLUMNS "
+                "WHERE TABLE_SCHEMA = 'l' ORDER BY ORDINAL_POSITION") == [("latin1", 242), ("utf8mb4", 20)]  # fmt: skip
+    tm = table_map_event(s.srv.storage.catalog.get_table("l", "t"), 1)
+    assert [m.hex() for m in tm.column_metadata()] == ["f200", "1400"]  # VARCHAR(242) latin1 = 242 bytes
+    assert dict(tm.optional_metadata_fields())[3] == bytes([8, 0xFC, 0xFF, 0x00])  # COLUMN_CHARSET 8, 255
+
+
+def test_invisible_columns(s):
+    s.execute("CREATE TABLE t (i INT, j INT DEFAULT 7 INVISIBLE, k INT)")
+    s.execute("INSERT INTO t VALUES (1, 2)")
+    s.execute("INSERT INTO t (i, j, k) VALUES (3, 4, 5)")
+    res = s.execute("SELECT * FROM t ORDER BY i")[-1]
+    assert ([c.name for c in res.columns], res.rows) == (["i", "k"], [(1, 2), (3, 5)])
+    assert q(s, "SELECT x.*, x.j FROM t AS x ORDER BY i") == [(1, 2, 7), (3, 5, 4)]
+    assert q(s, "SELECT EXTRA FROM information_schema.COLUMNS WHERE TABLE_NAME = 't' ORDER BY ORDINAL_POSITION") == [
+        ("",), ("INVISIBLE",), ("",)]  # fmt: skip
+    tm = table_map_event(s.srv.storage.catalog.get_table("d", "t"), 1)
+    assert dict(tm.optional_metadata_fields())[12] == bytes([0b10100000])  # COLUMN_VISIBILITY
+
+
+def test_prefix_primary_key_metadata(s):
+    s.execute("CREATE TABLE t (a INT, f VARCHAR(20), b TEXT, PRIMARY KEY (f(10), a, b(5)))")
+    fields = dict(table_map_event(s.srv.storage.catalog.get_table("d", "t"), 1).optional_metadata_fields())
+    assert 8 not in fields and fields[9] == bytes([1, 10, 0, 0, 2, 5])  # PRIMARY_KEY_WITH_PREFIX pairs
+    s.execute("CREATE TABLE u (a INT, b INT, PRIMARY KEY (b, a))")
+    fields = dict(table_map_event(s.srv.storage.catalog.get_table("d", "u"), 1).optional_metadata_fields())
+    assert 9 not in fields and fields[8] == bytes([1, 0])  # SIMPLE_PRIMARY_KEY
+
+
+def test_enum_set_result_metadata_and_not_null_default(s):
+    s.execute("CREATE TABLE t (id INT, e ENUM('ab','c') NOT NULL, st SET('ab','c'))")
+    s.execute("SET sql_mode = ''")
+    s.execute("INSERT INTO t (id) VALUES (1)")  # non-strict: a NOT NULL ENUM's default is its first member
+    assert q(s, "SELECT e, st FROM t") == [("ab", None)]
+    cols = s.execute("SELECT e, st FROM t")[-1].columns
+    assert [(c.type, c.flags & (256 | 2048), c.length) for c in cols] == [(254, 256, 8), (254, 2048, 16)]
