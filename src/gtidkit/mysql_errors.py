@@ -170,6 +170,11 @@ ER: dict[int, ErrorSpec] = {
         "HY000",
         "'%s' is deprecated and will be removed in a future release. Please use %s instead",
     ),
+    1416: _e(
+        "ER_CANT_CREATE_GEOMETRY_OBJECT",
+        "22003",
+        "Cannot get geometry object from data you send to the GEOMETRY field",
+    ),
     1291: _e("ER_DUPLICATED_VALUE_IN_TYPE", "HY000", "Column '%s' has duplicated value '%s' in %s"),
     1292: _e("ER_TRUNCATED_WRONG_VALUE", "22007", "Truncated incorrect %s value: '%s'"),
     1294: _e("ER_INVALID_ON_UPDATE", "HY000", "Invalid ON UPDATE clause for '%s' column"),
@@ -344,6 +349,7 @@ ER: dict[int, ErrorSpec] = {
         "ER_CANT_SET_GTID_PURGED_DUE_SETS_CONSTRAINTS", "HY000", "@@GLOBAL.GTID_PURGED cannot be changed: %s"
     ),
     3552: _e("ER_NO_SYSTEM_SCHEMA_ACCESS", "HY000", "Access to system schema '%s' is rejected."),
+    3037: _e("ER_GIS_INVALID_DATA", "22023", "Invalid GIS data provided to function %s."),
     4028: _e(
         "ER_TABLE_MUST_HAVE_A_VISIBLE_COLUMN", "HY000", "A table must have at least one visible column."
     ),

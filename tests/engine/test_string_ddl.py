@@ -160,3 +160,52 @@ def test_enum_set_result_metadata_and_not_null_default(s):
     assert q(s, "SELECT e, st FROM t") == [("ab", None)]
     cols = s.execute("SELECT e, st FROM t")[-1].columns
     assert [(c.type, c.flags & (256 | 2048), c.length) for c in cols] == [(254, 256, 8), (254, 2048, 16)]
+
+
+# (WKT in, ST_AsText out): RM8 13.4.3 "Well-Known Text (WKT) Format" examples, MySQL 8.0's output spelling
+WKT = [
+    ("POINT(15 20)", "POINT(15 20)"),
+    ("point( -1.5 2e3 )", "POINT(-1.5 2000)"),
+    ("LINESTRING(0 0, 10 10, 20 25, 50 60)", "LINESTRING(0 0,10 10,20 25,50 60)"),
+    ("POLYGON((0 0,10 0,10 10,0 10,0 0),(5 5,7 5,7 7,5 7, 5 5))", "POLYGON((0 0,10 0,10 10,0 10,0 0),(5 5,7 5,7 7,5 7,5 5))"),
+    ("MULTIPOINT(0 0, 20 20, 60 60)", "MULTIPOINT((0 0),(20 20),(60 60))"),
+    ("MULTILINESTRING((10 10, 20 20), (15 15, 30 15))", "MULTILINESTRING((10 10,20 20),(15 15,30 15))"),
+    ("MULTIPOLYGON(((0 0,10 0,10 10,0 10,0 0)),((5 5,7 5,7 7,5 7, 5 5)))", "MULTIPOLYGON(((0 0,10 0,10 10,0 10,0 0)),((5 5,7 5,7 7,5 7,5 5)))"),
+    ("GEOMETRYCOLLECTION(POINT(10 10), POINT(30 30), LINESTRING(15 15, 20 20))", "GEOMETRYCOLLECTION(POINT(10 10),POINT(30 30),LINESTRING(15 15,20 20))"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("wkt", "text"), WKT, ids=[w[0].split("(")[0] for w in WKT])
+def test_geometry_wkt_round_trip(s, wkt, text):
+    s.execute("CREATE TABLE g (v GEOMETRY)")
+    s.execute(f"INSERT INTO g VALUES (ST_GeomFromText('{wkt}'))")
+    assert q(s, "SELECT ST_AsText(v) FROM g") == [(text,)]
+
+
+# (id, statement, error code, message)
+GEO_ERRORS = [
+    ("bad_wkt", "SELECT ST_GeomFromText('POINT(1)')", 3037, "Invalid GIS data provided to function st_geomfromtext."),
+    ("wrong_kind", "INSERT INTO p VALUES (ST_GeomFromText('LINESTRING(0 0,1 1)'))", 1416,
+     "Cannot get geometry object from data you send to the GEOMETRY field"),
+    ("not_geometry", "INSERT INTO p VALUES ('abc')", 1416,
+     "Cannot get geometry object from data you send to the GEOMETRY field"),
+    ("default", "CREATE TABLE x (g POINT DEFAULT 'a')", 1101, "BLOB, TEXT, GEOMETRY or JSON column 'g' can't have a default value"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("cid", "sql", "code", "message"), GEO_ERRORS, ids=[e[0] for e in GEO_ERRORS])
+def test_geometry_errors(s, cid, sql, code, message):
+    s.execute("CREATE TABLE p (v POINT)")
+    with pytest.raises(MySQLError) as err:
+        s.execute(sql)
+    assert (err.value.code, err.value.message) == (code, message)
+
+
+def test_spatial_columns_show_create_and_table_map(s):
+    s.execute("CREATE TABLE t (a POINT NOT NULL SRID 0, b GEOMETRYCOLLECTION, c MULTIPOLYGON, d GEOMETRY)")
+    assert q(s, "SHOW CREATE TABLE t")[0][1].split("\n")[1:5] == [
+        "  `a` point NOT NULL,", "  `b` geomcollection DEFAULT NULL,", "  `c` multipolygon DEFAULT NULL,",
+        "  `d` geometry DEFAULT NULL"]  # fmt: skip
+    tm = table_map_event(s.srv.storage.catalog.get_table("d", "t"), 1)
+    assert (tm.column_types.hex(), tm.metadata.hex()) == ("ffffffff", "04040404")
+    assert dict(tm.optional_metadata_fields())[7] == bytes([1, 7, 6, 0])  # GEOMETRY_TYPE per column

@@ -41,6 +41,10 @@ from relay_helpers import dump_stream
 SOURCE_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
 ENUM_FLAG, SET_FLAG = 256, 2048
 
+#: internal forms of POINT(1 2) and LINESTRING(0 0,1 1), SRID 0 (RM8 13.4.3 "Internal Geometry Storage Format")
+POINT_1_2 = bytes.fromhex("000000000101000000000000000000f03f0000000000000040")
+LINE = bytes.fromhex("00000000010200000002000000" + "00" * 16 + "000000000000f03f" * 2)
+
 # (id, column type, literal, value over PyMySQL, row-image value hex, Table_map type, metadata hex, collation id
 #  in (DEFAULT|COLUMN)_CHARSET or None, python-mysql-replication value, mariadb-binlog -v text)
 CASES = [
@@ -105,6 +109,31 @@ CASES = [
     ("blob", "BLOB", "x'00ff'", b"\x00\xff", "020000ff", 252, "02", 63, b"\x00\xff", None),
     ("varbinary", "VARBINARY(300)", "x'41'", b"A", "010041", 15, "2c01", 63, b"A", b"@2='A'"),
     ("binary", "BINARY(2)", "x'41'", b"A\x00", "024100", 254, "fe02", 63, b"A\x00", None),
+    # spatial: MySQL's internal SRID (4 bytes LE) + WKB, 4-byte length, GEOMETRY_TYPE (1 = POINT, 0 = GEOMETRY)
+    (
+        "point",
+        "POINT",
+        "ST_GeomFromText('POINT(1 2)')",
+        POINT_1_2,
+        "19000000" + POINT_1_2.hex(),
+        255,
+        "04",
+        "geo1",
+        POINT_1_2,
+        None,
+    ),
+    (
+        "geometry",
+        "GEOMETRY",
+        "ST_GeomFromText('LINESTRING(0 0,1 1)', 0)",
+        LINE,
+        "2d000000" + LINE.hex(),
+        255,
+        "04",
+        "geo0",
+        LINE,
+        None,
+    ),
 ]
 IDS = [c[0] for c in CASES]
 
@@ -157,11 +186,13 @@ def test_row_image_and_table_map(source, cid, image, type_code, meta, collation)
     assert (tm.column_types[1], tm.column_metadata()[1].hex()) == (type_code, meta)
     assert rows.body[1 + 4 :].hex() == image  # null bitmap, id INT, then v
     fields = dict(tm.optional_metadata_fields())
-    if collation is None:  # ENUM / SET: their own charset field and member lists
+    if isinstance(collation, str):  # spatial: no charset field, GEOMETRY_TYPE with the kind
+        assert 2 not in fields and 3 not in fields and fields[7] == bytes([int(collation[3:])])
+    elif collation is None:  # ENUM / SET: their own charset field and member lists
         assert 2 not in fields and 3 not in fields and fields[10] == b"\xfc\xff\x00"
         assert (6 if type_code == 254 and meta.startswith("f7") else 5) in fields
     else:
-        assert fields[2] == bytes([collation]) if collation < 251 else fields[2] == b"\xfc\xff\x00"
+        assert fields[2] == (bytes([collation]) if collation < 251 else b"\xfc\xff\x00")
     assert fields[12] == b"\xc0"  # COLUMN_VISIBILITY: both visible
 
 

@@ -21,6 +21,7 @@ the Table_map event describes it: binlog type code, its metadata bytes, and sign
 | TIME2(fsp)                | 19   | 1 byte fsp                                | 3 bytes BE packed + fsp bytes          |
 | YEAR                      | 13   | none                                      | 1 byte: year - 1900 (0 for 0)          |
 | JSON                      | 245  | 1 byte: length bytes (4)                  | length (LE) + binary JSON (json_binary) |
+| GEOMETRY (all kinds)      | 255  | 1 byte: length bytes (4)                  | length (LE) + SRID (4 LE) + WKB        |
 
 Values: ``int`` for integers, YEAR, ENUM indexes and SET bits, ``float``, :class:`~decimal.Decimal`, ``bytes`` for the string types
 (``str`` is accepted when encoding, as UTF-8) and JSON (the binary JSON document, see
@@ -77,6 +78,8 @@ _DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
 _ENUM_SET = (247, 248)
 #: MYSQL_TYPE_JSON: its value is the binary JSON document as ``bytes`` (gtidkit.binlog.json_binary reads it)
 _JSON = 245
+#: MYSQL_TYPE_GEOMETRY: MySQL's internal geometry (4-byte SRID + WKB) as ``bytes``, length-prefixed like a BLOB
+_GEOMETRY = 255
 _KIND_BY_TYPE = {
     EventType.WRITE_ROWS_EVENT: "insert",
     EventType.WRITE_ROWS_EVENT_V1: "insert",
@@ -313,7 +316,7 @@ def encode_value(w: Writer, spec: ColumnSpec, v: Any) -> None:
         w.bytes(_frac_store(int(frac.ljust(6, "0")) if frac else 0, meta[0]))
     elif code == 13:
         w.u8(0 if int(v) == 0 else int(v) - 1900)
-    elif code == _JSON:  # packed as a BLOB of the binary JSON bytes (Field_json is a Field_blob)
+    elif code == _JSON or code == _GEOMETRY:  # packed as a BLOB (Field_json / Field_geom are Field_blobs)
         w.bytes(len(v).to_bytes(meta[0], "little"))
         w.bytes(v)
     else:
@@ -372,7 +375,7 @@ def decode_value(cur: Cursor, spec: ColumnSpec) -> Any:
     if code == 13:
         b = cur.u8()
         return 0 if b == 0 else b + 1900
-    if code == _JSON:
+    if code == _JSON or code == _GEOMETRY:
         return cur.bytes(int.from_bytes(cur.bytes(meta[0]), "little"))
     raise BinlogDecodeError(f"rows event: column type {code} is not supported by the row-image decoder")
 

@@ -110,6 +110,13 @@ TYPE_INFO: dict[str, TypeInfo] = {
     # whose metadata names the real type (MYSQL_TYPE_ENUM 247 / MYSQL_TYPE_SET 248) and the index's pack length
     "enum": TypeInfo("string", "TEXT", 254),
     "set": TypeInfo("string", "TEXT", 254),
+    # spatial types (RM8 13.4, engine/sql/spatial.py): MySQL's internal SRID + WKB bytes, binlogged as
+    # MYSQL_TYPE_GEOMETRY (255) with a 4-byte length like a LONGBLOB
+    **{
+        name: TypeInfo("geometry", "BLOB", 255, max_length=4294967295)
+        for name in ("geometry", "point", "linestring", "polygon", "multipoint", "multilinestring")
+        + ("multipolygon", "geomcollection")
+    },
 }
 
 #: sqlglot DType name -> (MySQL type name, unsigned).
@@ -156,6 +163,7 @@ SQLGLOT_TYPES: dict[str, tuple[str, bool]] = {
     "JSON": ("json", False),
     "ENUM": ("enum", False),
     "SET": ("set", False),
+    "GEOMETRY": ("geometry", False),
 }
 
 #: Columns of performance_schema.threads (MySQL 8.0), in order.

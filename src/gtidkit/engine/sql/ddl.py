@@ -21,6 +21,7 @@ from sqlglot import exp
 from gtidkit.engine import charsets
 from gtidkit.engine.sql.catalog import SQLGLOT_TYPES, TYPE_INFO, ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql.enum_set import ENUM_SET_TYPES, check_members
+from gtidkit.engine.sql.spatial import SPATIAL_TYPES
 from gtidkit.engine.sql.values import coerce
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
@@ -110,6 +111,8 @@ def column_def(
                 "1",
             )
         length = params[0]
+    elif tname == "geometry" and params:  # POINT, LINESTRING ... as parse.py spells them for sqlglot
+        tname = SPATIAL_TYPES[params[0]]
     elif tname == "decimal":
         precision = params[0] if params else 10
         scale = params[1] if len(params) > 1 else 0

@@ -76,6 +76,7 @@ from gtidkit.engine.sql.numeric_types import (
     union_type,
 )
 from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
+from gtidkit.engine.sql.spatial import UDFS as SPATIAL_UDFS
 from gtidkit.engine.sql.sql_mode import DEFAULT_SQL_MODE, SqlMode, parse_sql_mode
 from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.sql.values import FieldStore, from_sqlite
@@ -421,7 +422,7 @@ class Executor:
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
         for name, (nargs, fn) in UDFS.items():
             raw.create_function(name, nargs, fn, deterministic=True)
-        for name, (nargs, fn) in {**ENCODING_UDFS, **JSON_UDFS}.items():
+        for name, (nargs, fn) in {**ENCODING_UDFS, **JSON_UDFS, **SPATIAL_UDFS}.items():
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
         raw.create_aggregate(
             GROUP_CONCAT_FUNCTION,

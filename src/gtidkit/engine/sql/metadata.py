@@ -91,6 +91,11 @@ _SEND_TYPE: dict[str, FieldType] = {
     # ENUM / SET columns are sent as STRING with ENUM_FLAG / SET_FLAG (Field_enum::type() is MYSQL_TYPE_STRING)
     "enum": _T.MYSQL_TYPE_STRING,
     "set": _T.MYSQL_TYPE_STRING,
+    **{
+        name: _T.MYSQL_TYPE_GEOMETRY
+        for name in ("geometry", "point", "linestring", "polygon", "multipoint", "multilinestring")
+        + ("multipolygon", "geomcollection")
+    },
 }
 #: Display width of integer types (signed, unsigned): metadata.result's tinyint 4/3 ... bigint 20/20.
 _INT_WIDTH = {
@@ -202,6 +207,9 @@ def column_for_def(
             length = _BLOB_BYTES[t]
         else:
             length = col.length if col.length is not None else 1
+    elif family == "geometry":  # Field_geom is a Field_blob over my_charset_bin, 4-byte length
+        flags |= _F.BLOB | _F.BINARY
+        length = _MAX_LEN
     elif family == "json":
         # Field_json is a Field_blob over my_charset_bin: binary charset, BLOB | BINARY, the 4 GiB BLOB width
         flags |= _F.BLOB | _F.BINARY

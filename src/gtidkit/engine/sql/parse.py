@@ -25,6 +25,7 @@ from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
     "SqlStatement",
+    "ddl_spelling",
     "normalize",
     "parse_error",
     "parse_tree",
@@ -170,13 +171,64 @@ def parse_error(text: str, near_offset: int | None) -> MySQLError:
     )
 
 
+#: Spatial column types sqlglot's MySQL grammar lacks, and their GEOMETRY(n) spelling (n = the position in
+#: :data:`gtidkit.engine.sql.spatial.SPATIAL_TYPES`; MySQL itself has no GEOMETRY(n), so the spelling is ours alone).
+_SPATIAL_SPELLING = {
+    "GEOMETRY": 0,
+    "POINT": 1,
+    "LINESTRING": 2,
+    "POLYGON": 3,
+    "MULTIPOINT": 4,
+    "MULTILINESTRING": 5,
+    "MULTIPOLYGON": 6,
+    "GEOMETRYCOLLECTION": 7,
+    "GEOMCOLLECTION": 7,
+}
+#: Words after which a spatial type name is an identifier, not a column type.
+_NOT_A_COLUMN = {
+    "KEY",
+    "INDEX",
+    "CONSTRAINT",
+    "UNIQUE",
+    "PRIMARY",
+    "FOREIGN",
+    "COLUMN",
+    "TABLE",
+    "SPATIAL",
+    "ON",
+}
+_DDL_TYPES = re.compile(
+    r"""('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"|`[^`]*`)"""
+    r"|(?P<prev>`[^`]*`|\b\w+)(?P<ws>\s+)(?P<type>" + "|".join(_SPATIAL_SPELLING) + r")\b"
+    r"|(?P<srid>\s+SRID\s+\d+\b)",
+    re.IGNORECASE,
+)
+_IS_TABLE_DDL = re.compile(r"^\s*(CREATE\s+(TEMPORARY\s+)?TABLE|ALTER\s+TABLE)\b", re.IGNORECASE)
+
+
+def ddl_spelling(text: str) -> str:
+    """``text`` with the spatial column types of a CREATE / ALTER TABLE spelled ``GEOMETRY(n)`` for sqlglot (and
+    ``SRID n`` attributes dropped: the SRID restricts values, the binlog does not carry it); other text unchanged."""
+    if not _IS_TABLE_DDL.match(text):
+        return text
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group("srid") is not None:
+            return ""
+        if m.group(1) is not None or m.group("prev").upper() in _NOT_A_COLUMN:
+            return m.group(0)
+        return f"{m.group('prev')}{m.group('ws')}GEOMETRY({_SPATIAL_SPELLING[m.group('type').upper()]})"
+
+    return _DDL_TYPES.sub(sub, text)
+
+
 def parse_tree(text: str, replace: bool = False) -> exp.Expression:
     """Parse one MySQL statement with sqlglot; ``replace`` parses ``REPLACE ...`` as INSERT (flag kept by caller).
 
     Raises:
         MySQLError: 1064 with MySQL's message shape for text sqlglot rejects or only parses as a raw Command.
     """
-    src = text
+    src = ddl_spelling(text)
     if replace:
         src = re.sub(r"^\s*REPLACE\b", "INSERT", text, count=1, flags=re.IGNORECASE)
     try:

@@ -29,6 +29,7 @@ from gtidkit.engine import charsets
 from gtidkit.engine.sql import enum_set
 from gtidkit.engine.sql.catalog import ColumnDef, TableDef
 from gtidkit.engine.sql.enum_set import ENUM_SET_TYPES
+from gtidkit.engine.sql.spatial import GEOMETRY_CODES
 from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error, unknown_error
@@ -112,7 +113,7 @@ def _meta(col: ColumnDef) -> bytes:
         return bytes([_BLOB_PACK[col.type]])
     if code in (17, 18, 19):
         return bytes([col.scale or 0])
-    if code == 245:
+    if code in (245, 255):  # JSON, GEOMETRY: the bytes of their length (4, as a LONGBLOB)
         return _JSON_META
     return b""
 
@@ -192,6 +193,12 @@ def _optional_metadata(t: TableDef) -> bytes:
         tlv(
             *_charset_field([_column_collation(c, t) for c in chars], _OM_DEFAULT_CHARSET, _OM_COLUMN_CHARSET)
         )
+    geometries = [c for c in t.columns if c.info.binlog_type == 255]
+    if geometries:
+        geo = Writer()
+        for c in geometries:
+            geo.packed_int(GEOMETRY_CODES[c.type])
+        tlv(_OM_GEOMETRY_TYPE, geo.getvalue())
     names = Writer()
     for c in t.columns:
         raw = c.name.encode("utf-8")

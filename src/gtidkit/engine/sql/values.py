@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
-from gtidkit.engine.sql import enum_set, json_functions
+from gtidkit.engine.sql import enum_set, json_functions, spatial
 from gtidkit.engine.sql.catalog import ColumnDef
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
@@ -249,6 +249,8 @@ def coerce(
         return _coerce_temporal(col, v, row, store)
     if fam == "json":
         return json_functions.column_value(v, f"{table}.{col.name}" if table else col.name)
+    if fam == "geometry":
+        return spatial.check_value(col.type, col.name, v)
     raise mysql_error(1235, "column type " + str(col.type))
 
 
