@@ -84,6 +84,7 @@ CASES: list[tuple[ColumnSpec, Any, str | None]] = [
     (ColumnSpec(13), 0, "00"),
     (ColumnSpec(254, bytes([247, 1])), 3, "03"),  # ENUM: its index
     (ColumnSpec(254, bytes([248, 2])), 0x105, "0501"),  # SET: its bits
+    (ColumnSpec(255, b"\x04"), bytes(25), "19000000" + "00" * 25),  # GEOMETRY: 4-byte length + SRID + WKB
 ]
 
 
@@ -101,9 +102,9 @@ def test_value_round_trip(spec: ColumnSpec, value: Any, hex_: str | None) -> Non
 
 def test_unsupported_types_raise_documented_errors() -> None:
     with pytest.raises(ValueError):
-        encode_value(Writer(), ColumnSpec(255, b"\x04"), b"{}")  # GEOMETRY
+        encode_value(Writer(), ColumnSpec(242, b"\x04"), b"{}")  # VECTOR (9.0)
     with pytest.raises(BinlogDecodeError):
-        decode_value(Cursor(b"\x00"), ColumnSpec(255, b"\x04"))
+        decode_value(Cursor(b"\x00"), ColumnSpec(242, b"\x04"))
     with pytest.raises(ValueError):
         encode_value(Writer(), ColumnSpec(19, b"\x00"), "-01:00:00")
 

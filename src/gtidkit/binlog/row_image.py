@@ -317,8 +317,9 @@ def encode_value(w: Writer, spec: ColumnSpec, v: Any) -> None:
     elif code == 13:
         w.u8(0 if int(v) == 0 else int(v) - 1900)
     elif code == _JSON or code == _GEOMETRY:  # packed as a BLOB (Field_json / Field_geom are Field_blobs)
-        w.bytes(len(v).to_bytes(meta[0], "little"))
-        w.bytes(v)
+        raw = v if isinstance(v, bytes) else str(v).encode("utf-8")
+        w.bytes(len(raw).to_bytes(meta[0], "little"))
+        w.bytes(raw)
     else:
         raise ValueError(f"row images of column type {code} are not supported")
 
