@@ -209,3 +209,22 @@ def test_spatial_columns_show_create_and_table_map(s):
     tm = table_map_event(s.srv.storage.catalog.get_table("d", "t"), 1)
     assert (tm.column_types.hex(), tm.metadata.hex()) == ("ffffffff", "04040404")
     assert dict(tm.optional_metadata_fields())[7] == bytes([1, 7, 6, 0])  # GEOMETRY_TYPE per column
+
+
+# (id, CREATE TABLE, the partitioning clause SHOW CREATE TABLE keeps)
+PARTITIONED = [
+    ("hash", "CREATE TABLE t (e INT, s VARCHAR(20) DEFAULT 'PARTITION BY') PARTITION BY HASH(e) PARTITIONS 4",
+     "PARTITION BY HASH(e) PARTITIONS 4"),
+    ("range", ("CREATE TABLE t (e INT) ENGINE=InnoDB PARTITION BY RANGE (e) (PARTITION p0 VALUES LESS THAN (10), "
+     "PARTITION p1 VALUES LESS THAN MAXVALUE)"),
+     "PARTITION BY RANGE (e) (PARTITION p0 VALUES LESS THAN (10), PARTITION p1 VALUES LESS THAN MAXVALUE)"),
+    ("key", "CREATE TABLE t (e INT PRIMARY KEY) PARTITION BY KEY() PARTITIONS 2", "PARTITION BY KEY() PARTITIONS 2"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("cid", "ddl", "clause"), PARTITIONED, ids=[p[0] for p in PARTITIONED])
+def test_partition_by_is_accepted(s, cid, ddl, clause):
+    s.execute(ddl)
+    s.execute("INSERT INTO t (e) VALUES (1), (20)")
+    assert q(s, "SELECT e FROM t ORDER BY e") == [(1,), (20,)]
+    assert q(s, "SHOW CREATE TABLE t")[0][1].endswith(f"\n/*!50100 {clause} */")

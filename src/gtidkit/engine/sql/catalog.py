@@ -410,6 +410,8 @@ class TableDef:
     )
     #: a VIEW's SELECT as written (engine/sql/views.py)
     view_definition: str = ""
+    #: the ``PARTITION BY ...`` clause as written ("" when not partitioned); rows are stored in one table
+    partitioning: str = ""
 
     @property
     def primary_key(self) -> tuple[str, ...]:

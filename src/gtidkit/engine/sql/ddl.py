@@ -456,6 +456,7 @@ def parse_create_table(
         charset=charset,
         collation=collation,
         comment=tcomment,
+        partitioning=tree.meta.get("gk_partitioning", ""),
     )
     return tdef, bool(tree.args.get("exists"))
 

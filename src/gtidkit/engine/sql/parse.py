@@ -29,6 +29,7 @@ __all__ = [
     "normalize",
     "parse_error",
     "parse_tree",
+    "split_partitioning",
     "split_statements",
     "strip_comments",
     "templatize",
@@ -222,13 +223,35 @@ def ddl_spelling(text: str) -> str:
     return _DDL_TYPES.sub(sub, text)
 
 
+_PARTITION_BY = re.compile(
+    r"""('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"|`[^`]*`)|([()])|\bPARTITION\s+BY\b""", re.IGNORECASE
+)
+_IS_CREATE_TABLE = re.compile(r"^\s*CREATE\s+(TEMPORARY\s+)?TABLE\b", re.IGNORECASE)
+
+
+def split_partitioning(text: str) -> tuple[str, str]:
+    """A CREATE TABLE's text without its trailing ``PARTITION BY ...`` clause, and that clause (``""`` when
+    none): sqlglot's MySQL grammar has no partitioning, which changes no row's content (RM8 24 "Partitioning")."""
+    if not _IS_CREATE_TABLE.match(text):
+        return text, ""
+    depth = 0
+    for m in _PARTITION_BY.finditer(text):
+        if m.group(1) is not None:
+            continue
+        if m.group(2) is not None:
+            depth += 1 if m.group(2) == "(" else -1
+        elif depth == 0:
+            return text[: m.start()].rstrip(), text[m.start() :].strip().rstrip(";").strip()
+    return text, ""
+
+
 def parse_tree(text: str, replace: bool = False) -> exp.Expression:
     """Parse one MySQL statement with sqlglot; ``replace`` parses ``REPLACE ...`` as INSERT (flag kept by caller).
 
     Raises:
         MySQLError: 1064 with MySQL's message shape for text sqlglot rejects or only parses as a raw Command.
     """
-    src = ddl_spelling(text)
+    src, partitioning = split_partitioning(ddl_spelling(text))
     if replace:
         src = re.sub(r"^\s*REPLACE\b", "INSERT", text, count=1, flags=re.IGNORECASE)
     try:
@@ -258,6 +281,8 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
         from gtidkit.engine.sql.unsupported import statement_error
 
         raise statement_error(text)
+    if partitioning:
+        tree.meta["gk_partitioning"] = partitioning
     return tree
 
 

@@ -96,9 +96,10 @@ def show_create_table(t: TableDef) -> str:
         else:
             lines.append(f"  {'UNIQUE KEY' if ix.unique else 'KEY'} `{ix.name}` ({cols})")
     body = ",\n".join(lines)
+    partitioning = f"\n/*!50100 {t.partitioning} */" if t.partitioning else ""
     return (
         f"CREATE TABLE `{t.name}` (\n{body}\n) ENGINE={t.engine} DEFAULT CHARSET={t.charset} "
-        f"COLLATE={t.collation}"
+        f"COLLATE={t.collation}{partitioning}"
     )
 
 
