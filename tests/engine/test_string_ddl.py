@@ -228,3 +228,31 @@ def test_partition_by_is_accepted(s, cid, ddl, clause):
     s.execute("INSERT INTO t (e) VALUES (1), (20)")
     assert q(s, "SELECT e FROM t ORDER BY e") == [(1,), (20,)]
     assert q(s, "SHOW CREATE TABLE t")[0][1].endswith(f"\n/*!50100 {clause} */")
+
+
+# (clause, column value, partition id): RM8 24.2.4.1 "LINEAR HASH Partitioning" (2003 -> 3, 1998 -> 2 of 6),
+# 24.2.4 HASH (MOD(expr, num)), 24.2.1 RANGE (NULL is lowest), 24.2.2 LIST
+PARTITION_IDS = [
+    ("PARTITION BY LINEAR HASH(y) PARTITIONS 6", 2003, 3),
+    ("PARTITION BY LINEAR HASH(y) PARTITIONS 6", 1998, 2),
+    ("PARTITION BY HASH(y) PARTITIONS 4", 7, 3),
+    ("PARTITION BY HASH(`y`) PARTITIONS 4", -7, 3),
+    ("PARTITION BY RANGE (y) (PARTITION p0 VALUES LESS THAN (10), PARTITION p1 VALUES LESS THAN MAXVALUE)", 10, 1),
+    ("PARTITION BY RANGE (y) (PARTITION p0 VALUES LESS THAN (10), PARTITION p1 VALUES LESS THAN MAXVALUE)", None, 0),
+    ("PARTITION BY LIST (y) (PARTITION a VALUES IN (1, 3), PARTITION b VALUES IN (2, NULL))", 3, 0),
+    ("PARTITION BY LIST (y) (PARTITION a VALUES IN (1, 3), PARTITION b VALUES IN (2, NULL))", None, 1),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("clause", "value", "pid"), PARTITION_IDS, ids=lambda v: str(v)[:24])
+def test_partition_id(clause, value, pid):
+    from gtidkit.engine.sql.partitions import scheme_of
+
+    scheme = scheme_of(clause, ("x", "y"))
+    assert scheme is not None and scheme.partition((0, value)) == pid
+
+
+def test_key_partitioning_is_not_computed():
+    from gtidkit.engine.sql.partitions import scheme_of
+
+    assert scheme_of("PARTITION BY KEY() PARTITIONS 2", ("y",)) is None

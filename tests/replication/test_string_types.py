@@ -147,7 +147,17 @@ def source(tmp_path_factory) -> Iterator[ServerProcess]:
             for cid, ctype, literal, *_ in CASES:
                 cur.execute(f"CREATE TABLE s.{cid} (id INT PRIMARY KEY, v {ctype})")
                 cur.execute(f"INSERT INTO s.{cid} VALUES (1, {literal})")
+            for stmt in PARTITIONED:
+                cur.execute(stmt)
         yield srv
+
+
+#: A HASH-partitioned table: rows of partitions 1, 1, 2, then an update moving a row from partition 1 to 2
+PARTITIONED = (
+    "CREATE TABLE s.part (id INT PRIMARY KEY, v INT) PARTITION BY HASH(id) PARTITIONS 4",
+    "INSERT INTO s.part VALUES (1, 10), (5, 50), (2, 20)",
+    "UPDATE s.part SET id = 6 WHERE id = 1",
+)
 
 
 def connect(srv: ServerProcess) -> pymysql.Connection:
@@ -204,10 +214,28 @@ def test_python_mysql_replication_reads_every_type(source):
         only_events=[WriteRowsEvent],
     )
     try:
-        got = {e.table: e.rows[0]["values"]["v"] for e in stream}
+        events = list(stream)
     finally:
         stream.close()
+    got = {e.table: e.rows[0]["values"]["v"] for e in events if e.table != "part"}
     assert got == {c[0]: c[8] for c in CASES}
+    part = [[r["values"] for r in e.rows] for e in events if e.table == "part"]
+    assert part == [[{"id": 1, "v": 10}, {"id": 5, "v": 50}], [{"id": 2, "v": 20}]]
+
+
+def test_partition_ids_in_rows_events(source):
+    """One rows event per partition run, extra data PART (1) + partition id (+ the old row's for an update)."""
+    events = [
+        pe.event
+        for p in sorted(source.datadir.glob("binlog.0*"))
+        for pe in read_events(p)
+        if isinstance(pe.event, RowsEvent)
+    ]
+    assert [(e.type_code, e.extra.hex()) for e in events[-3:]] == [
+        (30, "010100"),
+        (30, "010200"),
+        (31, "0102000100"),
+    ]
 
 
 @pytest.mark.skipif(shutil.which("mariadb-binlog") is None, reason="mariadb-binlog not installed")
@@ -238,7 +266,7 @@ def test_gtidkit_replica_tables_equal(source, tmp_path):
         assert rep.gtid_state.wait_for_executed(GtidSet.from_gtids(t.gtid for t in trxs), 30)
         assert applier.stop(10) and applier.last_error is None
         with rep.session() as s, connect(source) as c, c.cursor() as cur:
-            for cid, *_ in CASES:
+            for cid in [c[0] for c in CASES] + ["part"]:
                 cur.execute(f"SELECT id, v FROM s.{cid}")
                 mine = s.execute(f"SELECT id, v FROM s.{cid}")[-1].rows
                 assert [tuple(r) for r in cur.fetchall()] == [tuple(r) for r in mine], cid

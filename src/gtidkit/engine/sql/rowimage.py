@@ -26,7 +26,7 @@ from gtidkit.binlog.cursor import Cursor, Writer
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
 from gtidkit.binlog.row_image import ColumnSpec, columns_present, decode_rows
 from gtidkit.engine import charsets
-from gtidkit.engine.sql import enum_set
+from gtidkit.engine.sql import enum_set, partitions
 from gtidkit.engine.sql.catalog import ColumnDef, TableDef
 from gtidkit.engine.sql.enum_set import ENUM_SET_TYPES
 from gtidkit.engine.sql.spatial import GEOMETRY_CODES
@@ -383,8 +383,15 @@ def rows_events(
         images: list[bytes] = []
         cols = t.columns
         kind = ch.kind
+        scheme = _derived("partitions", t, _partition_scheme)
+        extra = _partition_extra(scheme, ch)
         j = i
-        while j < len(changes) and (changes[j].schema, changes[j].table) == key and changes[j].kind == kind:
+        while (
+            j < len(changes)
+            and (changes[j].schema, changes[j].table) == key
+            and changes[j].kind == kind
+            and (scheme is None or _partition_extra(scheme, changes[j]) == extra)
+        ):
             c = changes[j]
             if kind == "update":
                 images.append(_row_image(cols, c.before) + _row_image(cols, c.after))  # type: ignore[arg-type]
@@ -398,11 +405,33 @@ def rows_events(
         # each group's events end with STMT_END_F; only the statement's very last event keeps it
         if events and events[-1].flags != 0:
             events[-1] = dataclasses.replace(events[-1], flags=0)
-        events.extend(row_image.rows_events(_KIND_TYPE[ch.kind], table_ids[key], len(t.columns), images))
+        group = row_image.rows_events(_KIND_TYPE[ch.kind], table_ids[key], len(t.columns), images)
+        if extra:
+            group = [dataclasses.replace(e, extra=extra) for e in group]
+        events.extend(group)
         i = j
     if events and events[-1].flags != STMT_END_F:
         events[-1] = dataclasses.replace(events[-1], flags=STMT_END_F)
     return events
+
+
+def _partition_scheme(t: TableDef) -> partitions.Scheme | None:
+    return partitions.scheme_of(t.partitioning, t.column_names) if t.partitioning else None
+
+
+def _partition_extra(scheme: partitions.Scheme | None, ch: RowChange) -> bytes:
+    """The rows-event extra data of ``ch``'s row on a partitioned table (``b""`` when none is computed); an
+    update carries the new row's partition and the old row's (``source_partition_id``)."""
+    if scheme is None:
+        return b""
+    row = ch.after if ch.kind != "delete" else ch.before
+    part = scheme.partition(row) if row is not None else None
+    if part is None:
+        return b""
+    if ch.kind != "update":
+        return partitions.extra_data(part)
+    source = scheme.partition(ch.before) if ch.before is not None else None
+    return partitions.extra_data(part, source if source is not None else part)
 
 
 def _to_storage(col: ColumnDef, v: Any) -> Any:
