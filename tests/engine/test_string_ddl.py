@@ -256,3 +256,24 @@ def test_key_partitioning_is_not_computed():
     from gtidkit.engine.sql.partitions import scheme_of
 
     assert scheme_of("PARTITION BY KEY() PARTITIONS 2", ("y",)) is None
+
+
+# (query, rows): RM8 "The ENUM Type" (numeric context gives the index, sorting is by index, a number compares
+# with the index), "The SET Type" (numeric context gives the bit set)
+NUMERIC_CONTEXT = [
+    ("SELECT e, e + 0, st + 0 FROM n ORDER BY id", [("zebra", 1, 5), ("apple", 2, 2), ("mango", 3, 0), (None, None, None)]),
+    ("SELECT id FROM n ORDER BY e", [(4,), (1,), (2,), (3,)]),
+    ("SELECT id FROM n ORDER BY e DESC", [(3,), (2,), (1,), (4,)]),
+    ("SELECT id FROM n WHERE e = 2", [(2,)]),
+    ("SELECT id FROM n WHERE e = 'apple'", [(2,)]),
+    ("SELECT id FROM n WHERE e > 1 ORDER BY id", [(2,), (3,)]),
+    ("SELECT id FROM n WHERE st = 5", [(1,)]),
+    ("SELECT id FROM n WHERE st = 'a,c'", [(1,)]),
+]  # fmt: skip
+
+
+def test_enum_set_numeric_context(s):
+    s.execute("CREATE TABLE n (id INT, e ENUM('zebra','apple','mango'), st SET('a','b','c'))")
+    s.execute("INSERT INTO n VALUES (1,'zebra','a,c'), (2,'apple','b'), (3,'mango',''), (4,NULL,NULL)")
+    for sql, rows in NUMERIC_CONTEXT:
+        assert q(s, sql) == rows, sql

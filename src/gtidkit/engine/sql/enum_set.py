@@ -15,9 +15,13 @@ as a bit set), ``get_enum_pack_length`` / ``get_set_pack_length`` (``sql/field.h
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
 
 from gtidkit.mysql_errors import mysql_error
 
@@ -28,11 +32,13 @@ if TYPE_CHECKING:
 __all__ = [
     "ENUM_SET_TYPES",
     "MAX_SET_MEMBERS",
+    "UDFS",
     "check_members",
     "coerce_enum",
     "coerce_set",
     "from_image",
     "member_list_sql",
+    "numeric_rewrite",
     "pack_length",
     "to_image",
 ]
@@ -180,3 +186,66 @@ def from_image(col: ColumnDef, value: int) -> str:
     if col.type == "enum":
         return col.members[value - 1] if 0 < value <= len(col.members) else ""
     return _text(col.members, value)
+
+
+# ---------------------------------------------------------------- numeric context ---------------------------------
+#: SQLite UDF giving an ENUM text's index / a SET text's bit set from the members (a JSON list)
+_INDEX_FUNCTION = "_GK_ENUM_SET_NUMBER"
+
+
+@functools.lru_cache(maxsize=256)
+def _members(spec: str) -> tuple[str, tuple[str, ...]]:
+    kind, members = json.loads(spec)
+    return kind, tuple(members)
+
+
+def _number(value: Any, spec: str) -> int | None:
+    """``_GK_ENUM_SET_NUMBER(text, '["enum", [...]]')``: the index / bit set of a stored text (NULL stays NULL)."""
+    if value is None:
+        return None
+    kind, members = _members(spec)
+    text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
+    if kind == "enum":
+        return _find(members, text) if text else 0
+    bits = 0
+    for part in text.split(",") if text else ():
+        i = _find(members, part)
+        if i:
+            bits |= 1 << (i - 1)
+    return bits
+
+
+#: SQLite UDFs (name -> (argument count, function)).
+UDFS = {_INDEX_FUNCTION: (2, _number)}
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp.Neg)
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
+
+
+def numeric_rewrite(tree: exp.Expression, literal_of: Any = None) -> None:
+    """Give ENUM / SET columns their numeric value where MySQL uses it (RM "The ENUM Type": "If you retrieve an
+    ENUM value in a numeric context, the column value's index is returned", "ENUM values are sorted based on their
+    index numbers"; "The SET Type": a SET in numeric context is its bit set): as an operand of arithmetic, compared
+    with a number, and in ORDER BY. The tree's tables must be resolved (``gk_table`` in their meta);
+    ``literal_of`` gives a statement template's ``:gk<i>`` literal values (the plan cache keys compared literals
+    by kind, so a plan made for a number is not reused for a string)."""
+    tables: list[tuple[str, Any]] = []
+    for node in tree.find_all(exp.Table):
+        if "gk_table" in node.meta:
+            tables.append((node.alias_or_name, node.meta["gk_table"]))
+    if not any(c.type in ENUM_SET_TYPES for _, t in tables for c in t.columns):
+        return
+    for col in list(tree.find_all(exp.Column)):
+        parent = col.parent
+        numeric = isinstance(parent, (*_ARITHMETIC, exp.Ordered))
+        if isinstance(parent, _COMPARISONS):
+            other = parent.expression if parent.this is col else parent.this
+            numeric = isinstance(other, exp.Literal) and not other.is_string
+            if isinstance(other, exp.Placeholder) and literal_of is not None:
+                numeric = isinstance(literal_of(str(other.name)), (int, Decimal))
+        if not numeric:
+            continue
+        found = [c for alias, t in tables if not col.table or col.table == alias if (c := t.column(col.name))]
+        if len(found) != 1 or found[0].type not in ENUM_SET_TYPES:
+            continue
+        spec = json.dumps([found[0].type, list(found[0].members)])
+        col.replace(exp.Anonymous(this=_INDEX_FUNCTION, expressions=[col.copy(), exp.Literal.string(spec)]))

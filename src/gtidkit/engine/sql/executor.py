@@ -53,6 +53,8 @@ from gtidkit.engine.sql.catalog import (
 from gtidkit.engine.sql.checksum_functions import rewrite_checksum
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.encoding_functions import UDFS as ENCODING_UDFS
+from gtidkit.engine.sql.enum_set import ENUM_SET_TYPES, numeric_rewrite
+from gtidkit.engine.sql.enum_set import UDFS as ENUM_SET_UDFS
 from gtidkit.engine.sql.exec_result import SQLITE, ConstPlan, ExecResult, RowChange, bindable
 from gtidkit.engine.sql.functions import AGGREGATES, BUILTIN_FUNCTIONS, UDFS, rewrite_for_sqlite
 from gtidkit.engine.sql.group_concat import FUNCTION as GROUP_CONCAT_FUNCTION
@@ -422,7 +424,7 @@ class Executor:
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
         for name, (nargs, fn) in UDFS.items():
             raw.create_function(name, nargs, fn, deterministic=True)
-        for name, (nargs, fn) in {**ENCODING_UDFS, **JSON_UDFS, **SPATIAL_UDFS}.items():
+        for name, (nargs, fn) in {**ENCODING_UDFS, **JSON_UDFS, **SPATIAL_UDFS, **ENUM_SET_UDFS}.items():
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
         raw.create_aggregate(
             GROUP_CONCAT_FUNCTION,
@@ -937,6 +939,10 @@ class Executor:
         found, threads = self.resolve_tables(tree, current_db)
         if isinstance(tree, exp.Select) and any(c.invisible for t in found for c in t.columns):
             _expand_visible_star(tree)
+        if any(c.type in ENUM_SET_TYPES for t in found for c in t.columns):
+            numeric_rewrite(
+                tree, self._literals.get
+            )  # ENUM / SET in arithmetic, numeric comparisons and ORDER BY: index / bits
         virtual = tuple(sorted({(t.schema, t.name) for t in found if (t.schema, t.name) in VIRTUAL_TABLES}))
         columns = None
         metadata = (
