@@ -277,3 +277,13 @@ def test_enum_set_numeric_context(s):
     s.execute("INSERT INTO n VALUES (1,'zebra','a,c'), (2,'apple','b'), (3,'mango',''), (4,NULL,NULL)")
     for sql, rows in NUMERIC_CONTEXT:
         assert q(s, sql) == rows, sql
+
+
+def test_character_set_binary_makes_binary_types(s):
+    s.execute(
+        "CREATE TABLE b (c CHAR(3) CHARACTER SET binary, v VARCHAR(5) CHARACTER SET binary, t TEXT) CHARSET binary"
+    )
+    assert q(s, "SELECT COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_NAME = 'b' ORDER BY ORDINAL_POSITION") == [
+        ("binary(3)",), ("varbinary(5)",), ("blob",)]  # fmt: skip
+    tm = table_map_event(s.srv.storage.catalog.get_table("d", "b"), 1)
+    assert dict(tm.optional_metadata_fields())[2] == bytes([63])  # DEFAULT_CHARSET binary

@@ -210,6 +210,10 @@ def column_def(
     if TYPE_INFO[tname].family == "string" and table_charset is not None:
         cs, coll = resolve_charset(charset, collation, table_charset, table_collation)
         col = ColumnDef(**{**_asdict(col), "charset": cs, "collation": coll})
+        if cs == "binary" and tname in _BINARY_OF:
+            # CHAR / VARCHAR / TEXT ... CHARACTER SET binary are BINARY / VARBINARY / BLOB ... (RM8 13.3.3)
+            tname = _BINARY_OF[tname]
+            col = ColumnDef(**{**_asdict(col), "type": tname, "charset": None, "collation": None})
     if on_update and tname not in ("datetime", "timestamp"):
         raise mysql_error(1294, name)
     if has_default:
@@ -230,6 +234,18 @@ def column_def(
     elif nullable and not auto_inc:
         col = ColumnDef(**{**_asdict(col), "has_default": True, "default": None})
     return col, is_pk, is_unique
+
+
+#: A character type in the binary character set is its binary counterpart (RM8 13.3.3 "The BINARY and VARBINARY
+#: Types", 13.3.4 "The BLOB and TEXT Types").
+_BINARY_OF = {
+    "char": "binary",
+    "varchar": "varbinary",
+    "tinytext": "tinyblob",
+    "text": "blob",
+    "mediumtext": "mediumblob",
+    "longtext": "longblob",
+}
 
 
 def resolve_charset(
