@@ -287,3 +287,19 @@ def test_character_set_binary_makes_binary_types(s):
         ("binary(3)",), ("varbinary(5)",), ("blob",)]  # fmt: skip
     tm = table_map_event(s.srv.storage.catalog.get_table("d", "b"), 1)
     assert dict(tm.optional_metadata_fields())[2] == bytes([63])  # DEFAULT_CHARSET binary
+
+
+# (DDL text, what sqlglot is given): spatial types spelled GEOMETRY(n), SRID dropped, identifiers and strings kept
+SPELLING = [
+    ("CREATE TABLE t (`p` point NOT NULL SRID 0, `point` INT)", "CREATE TABLE t (`p` GEOMETRY(1) NOT NULL, `point` INT)"),
+    ("CREATE TABLE t (s VARCHAR(9) DEFAULT 'a POINT', KEY point (s))", "CREATE TABLE t (s VARCHAR(9) DEFAULT 'a POINT', KEY point (s))"),
+    ("ALTER TABLE t ADD COLUMN g GEOMCOLLECTION", "ALTER TABLE t ADD COLUMN g GEOMETRY(7)"),
+    ("SELECT a point FROM t", "SELECT a point FROM t"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "spelled"), SPELLING, ids=[str(i) for i in range(len(SPELLING))])
+def test_ddl_spelling(text, spelled):
+    from gtidkit.engine.sql.parse import ddl_spelling
+
+    assert ddl_spelling(text) == spelled

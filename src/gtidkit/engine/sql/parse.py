@@ -199,7 +199,7 @@ _NOT_A_COLUMN = {
     "ON",
 }
 _DDL_TYPES = re.compile(
-    r"""('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"|`[^`]*`)"""
+    r"""('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")"""
     r"|(?P<prev>`[^`]*`|\b\w+)(?P<ws>\s+)(?P<type>" + "|".join(_SPATIAL_SPELLING) + r")\b"
     r"|(?P<srid>\s+SRID\s+\d+\b)",
     re.IGNORECASE,
