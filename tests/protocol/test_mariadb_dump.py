@@ -51,8 +51,10 @@ _SEED = [
         "CREATE TABLE d1.t3 (id INT PRIMARY KEY, e ENUM('a','b''c') NOT NULL, st SET('x','y'), "
         "l VARCHAR(5) CHARACTER SET latin1, p POINT, h INT INVISIBLE)"
     ),
-    "INSERT INTO d1.t3 (id, e, st, l, p, h) VALUES (1, 'b''c', 'y,x', 'é', ST_GeomFromText('POINT(1 2)'), 7), "
-    "(2, 'a', '', NULL, NULL, NULL)",
+    (
+        "INSERT INTO d1.t3 (id, e, st, l, p, h) VALUES (1, 'b''c', 'y,x', 'é', ST_GeomFromText('POINT(1 2)'), 7), "
+        "(2, 'a', '', NULL, NULL, NULL)"
+    ),
 ]
 
 
