@@ -303,3 +303,33 @@ def test_ddl_spelling(text, spelled):
     from gtidkit.engine.sql.parse import ddl_spelling
 
     assert ddl_spelling(text) == spelled
+
+
+# (column type, literal, strict error message, non-strict stored value): characters the column's set cannot hold
+# (RM8 10.9.1 "The utf8mb4 Character Set": utf8mb3 has no supplementary characters; latin1 is cp1252, so € fits)
+NOT_IN_CHARSET = [
+    ("VARCHAR(20) CHARACTER SET latin1", "'aあいうえおか'", "'\\xE3\\x81\\x82\\xE3\\x81\\x84...'", "a??????"),
+    ("VARCHAR(20) CHARACTER SET utf8mb3", "'x😀y'", "'\\xF0\\x9F\\x98\\x80y'", "x?y"),
+    ("CHAR(3) CHARACTER SET ascii", "'é'", "'\\xC3\\xA9'", "?"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("ctype", "literal", "shown", "stored"), NOT_IN_CHARSET, ids=["latin1", "utf8mb3", "ascii"]
+)
+def test_character_not_in_column_charset(s, ctype, literal, shown, stored):
+    s.execute(f"CREATE TABLE c (v {ctype})")
+    with pytest.raises(MySQLError) as err:
+        s.execute(f"INSERT INTO c VALUES ({literal})")
+    assert (err.value.code, err.value.message) == (
+        1366,
+        f"Incorrect string value: {shown} for column 'v' at row 1",
+    )
+    s.execute(f"INSERT IGNORE INTO c VALUES ({literal})")
+    assert q(s, "SELECT v FROM c") == [(stored,)]
+
+
+def test_latin1_holds_cp1252(s):
+    s.execute("CREATE TABLE c (v VARCHAR(5) CHARACTER SET latin1)")
+    s.execute("INSERT INTO c VALUES ('é€')")
+    assert q(s, "SELECT v FROM c") == [("é€",)]

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
+from gtidkit.engine import charsets
 from gtidkit.engine.sql import enum_set, json_functions, spatial
 from gtidkit.engine.sql.catalog import ColumnDef
 from gtidkit.errors import MySQLError
@@ -221,6 +222,8 @@ def coerce(
             s = format_datetime(v)
         else:
             s = str(v)
+        if col.charset is not None and not charsets.is_utf8(col.charset) or col.charset == "utf8mb3":
+            s = _in_charset(col, s, row, store)
         if col.type == "char":
             s = s.rstrip(" ")  # CHAR is padded on disk and stripped on read (PAD_CHAR_TO_FULL_LENGTH off)
         n = col.max_chars()
@@ -252,6 +255,29 @@ def coerce(
     if fam == "geometry":
         return spatial.check_value(col.type, col.name, v)
     raise mysql_error(1235, "column type " + str(col.type))
+
+
+def _in_charset(col: ColumnDef, s: str, row: int, store: FieldStore) -> str:
+    """``s`` as the column's character set can hold it: a character it cannot (a 4-byte character in utf8mb3,
+    'あ' in latin1) is ER_TRUNCATED_WRONG_VALUE_FOR_FIELD 1366 "Incorrect string value: '\\xE3\\x81\\x82' ..."
+    (up to 6 bytes from the first bad one, then ``...``; ``Field_longstr::check_string_copy_error``), in strict mode
+    an error, else a warning and ``?`` in its place (``well_formed_copy_nchars``)."""
+    cs = str(col.charset)
+    utf8mb3 = cs.lower() in ("utf8mb3", "utf8")
+    if s.isascii() or cs == "binary":
+        return s
+    for i, ch in enumerate(s):
+        if (ord(ch) > 0xFFFF) if utf8mb3 else charsets.encode(ch, cs) == b"?":
+            tail = s[i:].encode("utf-8", "surrogateescape")
+            shown = "".join(chr(b) if 32 <= b < 127 else f"\\x{b:02X}" for b in tail[:6])
+            err = mysql_error(1366, "string", shown + ("..." if len(tail) > 6 else ""), col.name, row)
+            store.adjust(err, None)
+            break
+    else:
+        return s
+    if utf8mb3:
+        return "".join("?" if ord(ch) > 0xFFFF else ch for ch in s)
+    return charsets.decode(charsets.encode(s, cs), cs)
 
 
 def _truncated(store: FieldStore, col: ColumnDef, row: int, value: Any) -> Any:
