@@ -333,3 +333,24 @@ def test_latin1_holds_cp1252(s):
     s.execute("CREATE TABLE c (v VARCHAR(5) CHARACTER SET latin1)")
     s.execute("INSERT INTO c VALUES ('é€')")
     assert q(s, "SELECT v FROM c") == [("é€",)]
+
+
+def test_update_and_delete_convert_enum_set_geometry_and_charsets(s):
+    s.execute(
+        "CREATE TABLE u (id INT PRIMARY KEY, e ENUM('zebra','apple','mango'), l VARCHAR(5) CHARACTER SET latin1, p POINT)"
+    )
+    s.execute(
+        "INSERT INTO u VALUES (1, 'zebra', 'a', NULL), (2, 'apple', 'b', NULL), (3, 'mango', 'c', NULL)"
+    )
+    s.execute("UPDATE u SET e = e + 1 WHERE e = 1")  # numeric context: index 1 + 1 = 'apple'
+    s.execute("DELETE FROM u WHERE e = 3")
+    s.execute("UPDATE u SET l = 'é', e = 'MANGO' WHERE id = 2")
+    assert q(s, "SELECT id, e, l FROM u ORDER BY id") == [(1, "apple", "a"), (2, "mango", "é")]
+    for sql, code in [
+        ("UPDATE u SET e = 'nope' WHERE id = 1", 1265),
+        ("UPDATE u SET l = 'あ' WHERE id = 1", 1366),
+        ("UPDATE u SET p = 'x' WHERE id = 1", 1416),
+    ]:
+        with pytest.raises(MySQLError) as err:
+            s.execute(sql)
+        assert err.value.code == code, sql

@@ -1315,6 +1315,10 @@ class Executor:
         self.current_db = current_db
         self._plan_key(stmt, current_db)
 
+    def literal_value(self, name: str) -> Any:
+        """The value of a statement template's ``:gk<i>`` literal while its plan is built (None otherwise)."""
+        return self._literals.get(name)
+
     def schema_charset(self, db: str) -> tuple[str, str] | None:
         """Default ``(character set, collation)`` of database ``db`` (None when it does not exist), which a
         CREATE TABLE without its own takes."""
