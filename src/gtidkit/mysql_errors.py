@@ -350,6 +350,13 @@ ER: dict[int, ErrorSpec] = {
     ),
     3552: _e("ER_NO_SYSTEM_SCHEMA_ACCESS", "HY000", "Access to system schema '%s' is rejected."),
     3037: _e("ER_GIS_INVALID_DATA", "22023", "Invalid GIS data provided to function %s."),
+    3643: _e(
+        "ER_WRONG_SRID_FOR_COLUMN",
+        "HY000",
+        "The SRID of the geometry does not match the SRID of the column '%s'. The SRID of the geometry is %s, but "
+        "the SRID of the column is %s. Consider changing the SRID of the geometry or the SRID property of the "
+        "column.",
+    ),
     4028: _e(
         "ER_TABLE_MUST_HAVE_A_VISIBLE_COLUMN", "HY000", "A table must have at least one visible column."
     ),

@@ -204,7 +204,7 @@ def test_geometry_errors(s, cid, sql, code, message):
 def test_spatial_columns_show_create_and_table_map(s):
     s.execute("CREATE TABLE t (a POINT NOT NULL SRID 0, b GEOMETRYCOLLECTION, c MULTIPOLYGON, d GEOMETRY)")
     assert q(s, "SHOW CREATE TABLE t")[0][1].split("\n")[1:5] == [
-        "  `a` point NOT NULL,", "  `b` geomcollection DEFAULT NULL,", "  `c` multipolygon DEFAULT NULL,",
+        "  `a` point NOT NULL /*!80003 SRID 0 */,", "  `b` geomcollection DEFAULT NULL,", "  `c` multipolygon DEFAULT NULL,",
         "  `d` geometry DEFAULT NULL"]  # fmt: skip
     tm = table_map_event(s.srv.storage.catalog.get_table("d", "t"), 1)
     assert (tm.column_types.hex(), tm.metadata.hex()) == ("ffffffff", "04040404")
@@ -291,7 +291,7 @@ def test_character_set_binary_makes_binary_types(s):
 
 # (DDL text, what sqlglot is given): spatial types spelled GEOMETRY(n), SRID dropped, identifiers and strings kept
 SPELLING = [
-    ("CREATE TABLE t (`p` point NOT NULL SRID 0, `point` INT)", "CREATE TABLE t (`p` GEOMETRY(1) NOT NULL, `point` INT)"),
+    ("CREATE TABLE t (`p` point NOT NULL SRID 0, `point` INT)", "CREATE TABLE t (`p` GEOMETRY(1, 0) NOT NULL, `point` INT)"),
     ("CREATE TABLE t (s VARCHAR(9) DEFAULT 'a POINT', KEY point (s))", "CREATE TABLE t (s VARCHAR(9) DEFAULT 'a POINT', KEY point (s))"),
     ("ALTER TABLE t ADD COLUMN g GEOMCOLLECTION", "ALTER TABLE t ADD COLUMN g GEOMETRY(7)"),
     ("SELECT a point FROM t", "SELECT a point FROM t"),
@@ -354,3 +354,17 @@ def test_update_and_delete_convert_enum_set_geometry_and_charsets(s):
         with pytest.raises(MySQLError) as err:
             s.execute(sql)
         assert err.value.code == code, sql
+
+
+def test_srid_attribute(s):
+    """RM8 13.4.1 "Spatial Data Types": a column with an SRID attribute takes only values of that SRID (3643)."""
+    s.execute("CREATE TABLE r (g GEOMETRY SRID 4326, p POINT NOT NULL)")
+    assert q(s, "SHOW CREATE TABLE r")[0][1].split("\n")[1:3] == [
+        "  `g` geometry /*!80003 SRID 4326 */ DEFAULT NULL,", "  `p` point NOT NULL"]  # fmt: skip
+    s.execute("INSERT INTO r VALUES (ST_GeomFromText('POINT(1 1)', 4326), ST_GeomFromText('POINT(1 1)', 7))")
+    with pytest.raises(MySQLError) as err:
+        s.execute("INSERT INTO r VALUES (ST_GeomFromText('POINT(1 1)'), ST_GeomFromText('POINT(1 1)'))")
+    assert (err.value.code, err.value.message) == (3643, (
+        "The SRID of the geometry does not match the SRID of the column 'g'. The SRID of the geometry is 0, but the "
+        "SRID of the column is 4326. Consider changing the SRID of the geometry or the SRID property of the column."
+    ))  # fmt: skip

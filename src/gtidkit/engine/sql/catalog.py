@@ -322,6 +322,8 @@ class ColumnDef:
     members: tuple[str, ...] = ()
     #: INVISIBLE (RM8 13.1.20.10 "Invisible Columns"): left out of ``SELECT *`` and of INSERTs without a column list
     invisible: bool = False
+    #: a spatial column's SRID attribute (values must have it: 3643), None when it has none
+    srid: int | None = None
 
     @property
     def info(self) -> TypeInfo:

@@ -92,6 +92,7 @@ def column_def(
         raise not_supported(f"column type {kind.sql('mysql')}")
     tname, unsigned = mapped
     members: tuple[str, ...] = ()
+    srid: int | None = None
     if tname in ENUM_SET_TYPES:
         members = check_members(name, tname, tuple(str(p.this) for p in kind.expressions))
         params = []
@@ -113,6 +114,7 @@ def column_def(
         length = params[0]
     elif tname == "geometry" and params:  # POINT, LINESTRING ... as parse.py spells them for sqlglot
         tname = SPATIAL_TYPES[params[0]]
+        srid = params[1] if len(params) > 1 else None
     elif tname == "decimal":
         precision = params[0] if params else 10
         scale = params[1] if len(params) > 1 else 0
@@ -206,6 +208,7 @@ def column_def(
         on_update=on_update,
         members=members,
         invisible=invisible,
+        srid=srid,
     )
     if TYPE_INFO[tname].family == "string" and table_charset is not None:
         cs, coll = resolve_charset(charset, collation, table_charset, table_collation)

@@ -208,19 +208,32 @@ _IS_TABLE_DDL = re.compile(r"^\s*(CREATE\s+(TEMPORARY\s+)?TABLE|ALTER\s+TABLE)\b
 
 
 def ddl_spelling(text: str) -> str:
-    """``text`` with the spatial column types of a CREATE / ALTER TABLE spelled ``GEOMETRY(n)`` for sqlglot (and
-    ``SRID n`` attributes dropped: the SRID restricts values, the binlog does not carry it); other text unchanged."""
+    """``text`` with the spatial column types of a CREATE / ALTER TABLE spelled ``GEOMETRY(n)`` for sqlglot, and a
+    column's ``SRID s`` attribute folded into it as ``GEOMETRY(n, s)``; other text unchanged."""
     if not _IS_TABLE_DDL.match(text):
         return text
-
-    def sub(m: re.Match[str]) -> str:
+    out: list[str] = []
+    last_type: int | None = None  # the piece holding the latest spatial type, which a SRID attaches to
+    code = 0
+    at = 0
+    for m in _DDL_TYPES.finditer(text):
+        out.append(text[at : m.start()])
+        at = m.end()
         if m.group("srid") is not None:
-            return ""
-        if m.group(1) is not None or m.group("prev").upper() in _NOT_A_COLUMN:
-            return m.group(0)
-        return f"{m.group('prev')}{m.group('ws')}GEOMETRY({_SPATIAL_SPELLING[m.group('type').upper()]})"
-
-    return _DDL_TYPES.sub(sub, text)
+            if last_type is None:
+                out.append(m.group(0))
+                continue
+            srid = m.group("srid").split()[-1]
+            out[last_type] = out[last_type].replace(f"GEOMETRY({code})", f"GEOMETRY({code}, {srid})")
+            last_type = None
+        elif m.group(1) is not None or m.group("prev").upper() in _NOT_A_COLUMN:
+            out.append(m.group(0))
+        else:
+            code = _SPATIAL_SPELLING[m.group("type").upper()]
+            last_type = len(out)
+            out.append(f"{m.group('prev')}{m.group('ws')}GEOMETRY({code})")
+    out.append(text[at:])
+    return "".join(out)
 
 
 _PARTITION_BY = re.compile(

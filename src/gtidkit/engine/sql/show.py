@@ -73,6 +73,8 @@ def show_create_table(t: TableDef) -> str:
         s = f"  `{c.name}` {c.column_type()}"
         s += _column_charset_clause(t, c)
         s += " NOT NULL" if not c.nullable else ""
+        if c.srid is not None:
+            s += f" /*!80003 SRID {c.srid} */"
         if c.auto_increment:
             s += " AUTO_INCREMENT"
         elif c.default_expr:

@@ -233,12 +233,14 @@ def to_text(value: Any) -> str | None:
     return text
 
 
-def check_value(col_type: str, name: str, v: Any) -> bytes:
-    """A value stored into spatial column ``name`` of type ``col_type``: internal-format bytes of the column's kind.
+def check_value(col_type: str, name: str, v: Any, srid: int | None = None) -> bytes:
+    """A value stored into spatial column ``name`` of type ``col_type``: internal-format bytes of the column's kind
+    (and of its SRID attribute ``srid``, when it has one).
 
     Raises:
         MySQLError: 1416 (22003) "Cannot get geometry object from data you send to the GEOMETRY field" for bytes
-            that are not a geometry or a geometry of another kind (``Field_geom::store``).
+            that are not a geometry or a geometry of another kind (``Field_geom::store``); 3643
+            ER_WRONG_SRID_FOR_COLUMN for a geometry of another SRID.
     """
     raw = v if isinstance(v, bytes) else str(v).encode("utf-8", "surrogateescape")
     try:
@@ -249,6 +251,9 @@ def check_value(col_type: str, name: str, v: Any) -> bytes:
     (kind,) = struct.unpack_from("<I" if raw[4] == 1 else ">I", raw, 5)
     if want and kind != want:
         raise mysql_error(1416)
+    (own,) = struct.unpack_from("<I", raw)
+    if srid is not None and own != srid:
+        raise mysql_error(3643, name, own, srid)
     return raw
 
 

@@ -253,7 +253,7 @@ def coerce(
     if fam == "json":
         return json_functions.column_value(v, f"{table}.{col.name}" if table else col.name)
     if fam == "geometry":
-        return spatial.check_value(col.type, col.name, v)
+        return spatial.check_value(col.type, col.name, v, col.srid)
     raise mysql_error(1235, "column type " + str(col.type))
 
 
