@@ -312,3 +312,24 @@ def test_latin1_client_text_is_logged_as_sent_and_applied(tmp_path):
             with rep.session() as s:
                 assert s.execute("SELECT id, v, u FROM s.`é`")[-1].rows == [(1, "é", "é")]
             relay.close()
+
+
+def test_mysql_connector_python_sees_set_flag_and_binds_enum_index(source):
+    """mysql-connector-python turns a SET column into a Python set only from SET_FLAG (its conversion.py), and a
+    prepared INSERT binding an integer to an ENUM stores that index's member."""
+    import mysql.connector
+
+    conn = mysql.connector.connect(
+        host="127.0.0.1", port=source.port, user="root", password="", autocommit=True
+    )
+    try:
+        cur = conn.cursor()
+        cur.execute("SELECT v FROM s.set_order")
+        assert cur.fetchall() == [({"x", "z"},)]
+        prepared = conn.cursor(prepared=True)
+        prepared.execute("INSERT INTO s.enum_index VALUES (?, ?)", (2, 1))
+        cur.execute("SELECT v FROM s.enum_index WHERE id = 2")
+        assert cur.fetchall() == [("a",)]
+        cur.execute("DELETE FROM s.enum_index WHERE id = 2")
+    finally:
+        conn.close()
