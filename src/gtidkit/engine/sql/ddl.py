@@ -3,11 +3,15 @@
 Accepted: column types of :data:`gtidkit.engine.sql.catalog.TYPE_INFO` with length/precision/UNSIGNED/ZEROFILL,
 NULL/NOT NULL, DEFAULT literal/NULL/CURRENT_TIMESTAMP, AUTO_INCREMENT, PRIMARY KEY / UNIQUE [KEY] on a column,
 table-level PRIMARY KEY, UNIQUE [KEY|INDEX] name (...), KEY/INDEX name (...), CONSTRAINT name PRIMARY KEY,
-CHARACTER SET / COLLATE (column and table), COMMENT, ON UPDATE CURRENT_TIMESTAMP (kept as metadata), ENGINE= and
-other table options (accepted and ignored, as a single-engine server would). Rejected with 1235: FOREIGN KEY,
+CHARACTER SET / COLLATE (column, table, and the database's default; resolved into each character column), COMMENT,
+ON UPDATE CURRENT_TIMESTAMP (kept as metadata), ENUM / SET members (:mod:`gtidkit.engine.sql.enum_set`), spatial
+types with SRID (spelled ``GEOMETRY(n[, srid])`` by :func:`gtidkit.engine.sql.parse.ddl_spelling`), INVISIBLE,
+prefix key parts (``PRIMARY KEY (c(10))``), PARTITION BY (kept as text), ENGINE= and other table options (accepted
+and ignored, as a single-engine server would). Rejected with 1235: FOREIGN KEY,
 CHECK, generated columns, CREATE TEMPORARY TABLE, CREATE TABLE ... AS SELECT (``CREATE TABLE ... LIKE`` is handled by the executor).
 Errors follow MySQL 8.0 (``sql/sql_table.cc``): 1060 duplicate column, 1068 multiple primary key, 1072 key
-column missing, 1075 bad auto column, 1067 invalid default, 1101 BLOB/TEXT default, 1113 no columns.
+column missing, 1075 bad auto column, 1067 invalid default, 1101 BLOB/TEXT default, 1113 no columns, 1291
+duplicated ENUM / SET value, 1097 too many SET members, 4028 no visible column.
 """
 
 from __future__ import annotations

@@ -4,9 +4,12 @@ Delete_rows_v2 events, and the reverse (re-apply a decoded rows event to storage
 The field packing itself (``Field::pack``, every type's bytes) is the one row-image codec,
 :mod:`gtidkit.binlog.row_image`; this module maps catalog columns to what a Table_map says about them
 (binlog type code, metadata, signedness: ``Field::do_save_field_metadata``), with ``binlog_row_image=FULL`` and
-``binlog_row_metadata=FULL`` optional metadata (SIGNEDNESS, DEFAULT_CHARSET, COLUMN_NAME, SIMPLE_PRIMARY_KEY) so
-python-mysql-replication can name and sign the columns, and maps storage values to and from the codec's values.
-Character lengths use utf8mb4 (4 bytes per character) as MySQL computes ``field_length``. TIMESTAMP values are
+``binlog_row_metadata=FULL`` optional metadata in MySQL's order (SIGNEDNESS, DEFAULT_/COLUMN_CHARSET,
+GEOMETRY_TYPE, COLUMN_NAME, ENUM_AND_SET_*_CHARSET, SET_/ENUM_STR_VALUE, SIMPLE_PRIMARY_KEY / PRIMARY_KEY_WITH_PREFIX,
+COLUMN_VISIBILITY) so python-mysql-replication can name, sign and decode the columns, and maps storage values to
+and from the codec's values: character columns as their character set's bytes (a latin1 'é' is E9), ENUM / SET
+as index / bit set, and partitioned tables' rows with their partition ids (:mod:`gtidkit.engine.sql.partitions`).
+Character lengths are characters x the set's mbmaxlen, as MySQL computes ``field_length``. TIMESTAMP values are
 stored in UTC (:mod:`gtidkit.engine.sql.temporal`), which is what a rows event carries: seconds since the epoch.
 """
 
