@@ -76,6 +76,7 @@ ER: dict[int, ErrorSpec] = {
     1091: _e("ER_CANT_DROP_FIELD_OR_KEY", "42000", "Can't DROP '%s'; check that column/key exists"),
     1094: _e("ER_NO_SUCH_THREAD", "HY000", "Unknown thread id: %s"),
     1095: _e("ER_KILL_DENIED_ERROR", "HY000", "You are not owner of thread %s"),
+    1097: _e("ER_TOO_BIG_SET", "HY000", "Too many strings for column %s and SET"),
     1099: _e(
         "ER_TABLE_NOT_LOCKED_FOR_WRITE",
         "HY000",
@@ -169,6 +170,12 @@ ER: dict[int, ErrorSpec] = {
         "HY000",
         "'%s' is deprecated and will be removed in a future release. Please use %s instead",
     ),
+    1416: _e(
+        "ER_CANT_CREATE_GEOMETRY_OBJECT",
+        "22003",
+        "Cannot get geometry object from data you send to the GEOMETRY field",
+    ),
+    1291: _e("ER_DUPLICATED_VALUE_IN_TYPE", "HY000", "Column '%s' has duplicated value '%s' in %s"),
     1292: _e("ER_TRUNCATED_WRONG_VALUE", "22007", "Truncated incorrect %s value: '%s'"),
     1294: _e("ER_INVALID_ON_UPDATE", "HY000", "Invalid ON UPDATE clause for '%s' column"),
     1298: _e("ER_UNKNOWN_TIME_ZONE", "HY000", "Unknown or incorrect time zone: '%s'"),
@@ -344,6 +351,17 @@ ER: dict[int, ErrorSpec] = {
     ),
     3552: _e("ER_NO_SYSTEM_SCHEMA_ACCESS", "HY000", "Access to system schema '%s' is rejected."),
     1015: _e("ER_CANT_LOCK", "HY000", "Can't lock file (errno: %s - %s)"),
+    3037: _e("ER_GIS_INVALID_DATA", "22023", "Invalid GIS data provided to function %s."),
+    3643: _e(
+        "ER_WRONG_SRID_FOR_COLUMN",
+        "HY000",
+        "The SRID of the geometry does not match the SRID of the column '%s'. The SRID of the geometry is %s, but "
+        "the SRID of the column is %s. Consider changing the SRID of the geometry or the SRID property of the "
+        "column.",
+    ),
+    4028: _e(
+        "ER_TABLE_MUST_HAVE_A_VISIBLE_COLUMN", "HY000", "A table must have at least one visible column."
+    ),
     1030: _e("ER_GET_ERRNO", "HY000", "Got error %s from storage engine"),
     1133: _e("ER_PASSWORD_NO_MATCH", "42000", "Can't find any matching row in the user table"),
     1141: _e("ER_NONEXISTING_GRANT", "42000", "There is no such grant defined for user '%s' on host '%s'"),

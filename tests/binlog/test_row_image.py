@@ -100,6 +100,7 @@ CASES: list[tuple[ColumnSpec, Any, str | None]] = [
     (ColumnSpec(8, b"", True), 2**64 - 1, "ff" * 8),  # BIGINT UNSIGNED's maximum
     (ColumnSpec(254, bytes([247, 1])), 3, "03"),  # ENUM: its index
     (ColumnSpec(254, bytes([248, 2])), 0x105, "0501"),  # SET: its bits
+    (ColumnSpec(255, b"\x04"), bytes(25), "19000000" + "00" * 25),  # GEOMETRY: 4-byte length + SRID + WKB
 ]
 
 
@@ -117,9 +118,9 @@ def test_value_round_trip(spec: ColumnSpec, value: Any, hex_: str | None) -> Non
 
 def test_unsupported_types_raise_documented_errors() -> None:
     with pytest.raises(ValueError):
-        encode_value(Writer(), ColumnSpec(255, b"\x04"), b"{}")  # GEOMETRY
+        encode_value(Writer(), ColumnSpec(242, b"\x04"), b"{}")  # VECTOR (9.0)
     with pytest.raises(BinlogDecodeError):
-        decode_value(Cursor(b"\x00"), ColumnSpec(255, b"\x04"))
+        decode_value(Cursor(b"\x00"), ColumnSpec(242, b"\x04"))
 
 
 def _table_map(specs: list[ColumnSpec], nullable: bool = True) -> TableMapEvent:

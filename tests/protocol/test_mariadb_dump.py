@@ -47,6 +47,14 @@ _SEED = [
     "INSERT INTO d1.t2 VALUES (1, 'x'), (2, NULL), (3, 'x')",
     "CREATE TABLE d1.empty_t (k INT PRIMARY KEY)",
     "CREATE VIEW d1.v1 AS SELECT a, s FROM d1.t2",
+    (  # the string family: ENUM / SET, a latin1 column, a spatial column, an invisible column
+        "CREATE TABLE d1.t3 (id INT PRIMARY KEY, e ENUM('a','b''c') NOT NULL, st SET('x','y'), "
+        "l VARCHAR(5) CHARACTER SET latin1, p POINT, h INT INVISIBLE)"
+    ),
+    (
+        "INSERT INTO d1.t3 (id, e, st, l, p, h) VALUES (1, 'b''c', 'y,x', 'é', ST_GeomFromText('POINT(1 2)'), 7), "
+        "(2, 'a', '', NULL, NULL, NULL)"
+    ),
 ]
 
 
@@ -155,7 +163,7 @@ def test_dump_databases_restores_equal_rows_and_consumes_target_gtids(
         # one GTID per DDL / transaction: CREATE DATABASE; per table DROP + CREATE; per table DISABLE KEYS +
         # ENABLE KEYS (ALTER TABLE is binlogged even when InnoDB ignores it) and, with rows, one INSERT; for the
         # view DROP TABLE + DROP VIEW + placeholder CREATE VIEW + DROP VIEW + CREATE VIEW; the INSERT after
-        tables, with_rows, view = 3, 2, 5
+        tables, with_rows, view = 4, 3, 5
         assert gained.count() == 1 + tables * 2 + tables * 2 + with_rows + view + 1
         binlogs = sorted((tmp_path / "dst").glob("binlog.[0-9]*"))
         shown = subprocess.run(

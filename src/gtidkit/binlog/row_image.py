@@ -22,6 +22,7 @@ the Table_map event describes it: binlog type code, its metadata bytes, and sign
 | YEAR                      | 13   | none                                      | 1 byte: year - 1900 (0 for 0)          |
 | BIT(M)                    | 16   | 2 bytes: M % 8, M // 8                    | (M + 7) // 8 bytes big-endian          |
 | JSON                      | 245  | 1 byte: length bytes (4)                  | length (LE) + binary JSON (json_binary) |
+| GEOMETRY (all kinds)      | 255  | 1 byte: length bytes (4)                  | length (LE) + SRID (4 LE) + WKB        |
 
 Values: ``int`` for integers, YEAR, ENUM indexes and SET bits, ``float``, :class:`~decimal.Decimal`, ``bytes`` for the string types
 (``str`` is accepted when encoding, as UTF-8) and JSON (the binary JSON document, see
@@ -88,6 +89,8 @@ def _bit_bytes(meta: bytes) -> int:
     return meta[1] + (1 if meta[0] else 0)
 
 
+#: MYSQL_TYPE_GEOMETRY: MySQL's internal geometry (4-byte SRID + WKB) as ``bytes``, length-prefixed like a BLOB
+_GEOMETRY = 255
 _KIND_BY_TYPE = {
     EventType.WRITE_ROWS_EVENT: "insert",
     EventType.WRITE_ROWS_EVENT_V1: "insert",
@@ -386,9 +389,10 @@ def encode_value(w: Writer, spec: ColumnSpec, v: Any) -> None:
         w.bytes(_time2_bytes(_time_packed(str(v)), meta[0]))
     elif code == 13:
         w.u8(0 if int(v) == 0 else int(v) - 1900)
-    elif code == _JSON:  # packed as a BLOB of the binary JSON bytes (Field_json is a Field_blob)
-        w.bytes(len(v).to_bytes(meta[0], "little"))
-        w.bytes(v)
+    elif code == _JSON or code == _GEOMETRY:  # packed as a BLOB (Field_json / Field_geom are Field_blobs)
+        raw = v if isinstance(v, bytes) else str(v).encode("utf-8")
+        w.bytes(len(raw).to_bytes(meta[0], "little"))
+        w.bytes(raw)
     elif code == _BIT:
         w.bytes(int(v).to_bytes(_bit_bytes(meta), "big"))
     else:
@@ -443,7 +447,7 @@ def decode_value(cur: Cursor, spec: ColumnSpec) -> Any:
     if code == 13:
         b = cur.u8()
         return 0 if b == 0 else b + 1900
-    if code == _JSON:
+    if code == _JSON or code == _GEOMETRY:
         return cur.bytes(int.from_bytes(cur.bytes(meta[0]), "little"))
     if code == _BIT:
         return int.from_bytes(cur.bytes(_bit_bytes(meta)), "big")

@@ -47,6 +47,7 @@ from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, RowsQueryEvent, Ta
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent, RandEvent, UserVarEvent, query_kind
 from gtidkit.binlog.file import read_transactions as read_file_transactions
 from gtidkit.binlog.transactions import TransactionParser, kind_of
+from gtidkit.engine import charsets
 from gtidkit.engine.binlog.transaction_events import SQL_MODE_BITS, logged_statement
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.session import Session
@@ -73,6 +74,7 @@ __all__ = [
     "MySQLRandom",
     "apply",
     "read_transactions",
+    "statement_text",
     "transactions_from_events",
     "user_var_value",
 ]
@@ -407,7 +409,24 @@ def _on_query(t: ApplyTarget, item: Any, maps: dict[int, TableMapEvent]) -> None
     elif kind == "ROLLBACK":
         t.rollback()
     else:
-        t.run_statement(ev.query, ev)
+        t.run_statement(statement_text(ev), ev)
+
+
+def statement_text(ev: QueryEvent) -> str:
+    """The statement of a Query event as text: its bytes are the source client's, in the character set its
+    Q_CHARSET_CODE names (``Query_log_event::do_apply_event`` sets ``character_set_client`` before parsing), so a
+    latin1 client's ``'é'`` (E9) reads as é, not as an undecodable byte.
+
+    Raises:
+        BinlogDecodeError: a malformed status-variable block.
+    """
+    if not ev.status_vars:
+        return ev.query
+    cid = decode_status_vars(ev.status_vars).character_set_client
+    cs = charsets.for_collation_id(cid) if cid is not None else None
+    if cs is None or charsets.is_utf8(cs.name) or cs.name == "binary":
+        return ev.query
+    return charsets.decode(ev.query.encode("utf-8", "surrogateescape"), cs.name)
 
 
 def _on_table_map(t: ApplyTarget, item: Any, maps: dict[int, TableMapEvent]) -> None:

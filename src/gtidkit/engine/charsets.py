@@ -173,6 +173,44 @@ for _name, _ids in _EXTRA_COLLATIONS.items():
         COLLATION_CHARSETS.setdefault(_id, CHARSETS[_name])
 
 
+#: Collation name -> id for the non-default collations of the common sets (``SHOW COLLATION``'s Id); each set's
+#: default collation comes from :data:`CHARSETS`.
+_COLLATION_IDS = {
+    "utf8mb4_general_ci": 45,
+    "utf8mb4_bin": 46,
+    "utf8mb4_unicode_ci": 224,
+    "utf8mb4_0900_as_cs": 278,
+    "utf8mb4_0900_as_ci": 305,
+    "utf8mb4_0900_bin": 309,
+    "utf8mb3_bin": 83,
+    "utf8mb3_unicode_ci": 192,
+    "latin1_german1_ci": 5,
+    "latin1_danish_ci": 15,
+    "latin1_german2_ci": 31,
+    "latin1_bin": 47,
+    "latin1_general_ci": 48,
+    "latin1_general_cs": 49,
+    "latin1_spanish_ci": 94,
+    "ascii_bin": 65,
+    **{c.default_collation: c.collation_id for c in _SETS},
+}
+
+
+def collation_id(name: str | None) -> int:
+    """The id of collation ``name`` (``utf8_`` spelled ``utf8mb3_``); 255 (utf8mb4_0900_ai_ci) for None, and the
+    id of its set's default collation for a collation this table does not list."""
+    if not name:
+        return 255
+    low = name.lower()
+    if low.startswith("utf8_"):
+        low = "utf8mb3_" + low[5:]
+    cid = _COLLATION_IDS.get(low)
+    if cid is not None:
+        return cid
+    cs = CHARSETS.get(low.split("_")[0])
+    return cs.collation_id if cs is not None else 255
+
+
 def lookup(name: str) -> Charset:
     """The character set called ``name`` (any case; ``utf8`` = ``utf8mb3``).
 
@@ -230,6 +268,7 @@ __all__ = [
     "COLLATION_CHARSETS",
     "Charset",
     "MySQLError",
+    "collation_id",
     "decode",
     "encode",
     "for_collation_id",

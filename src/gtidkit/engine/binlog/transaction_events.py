@@ -22,6 +22,7 @@ from gtidkit.binlog.constants import IntvarType
 from gtidkit.binlog.events.control import XidEvent
 from gtidkit.binlog.events.rows import RowsQueryEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent
+from gtidkit.engine import charsets
 from gtidkit.engine.binlog.dependency import NO_WRITESET, Writeset, extract_writeset
 from gtidkit.engine.sql import rowimage
 from gtidkit.engine.time_zone import SYSTEM
@@ -197,8 +198,21 @@ def query_event(
         error_code=0,
         status_vars=query_status_vars(session, text, updated_dbs=updated_dbs, time_zone=time_zone),
         database=database or "",
-        query=text,
+        query=_client_text(session, text),
     )
+
+
+def _client_text(session: Session, text: str) -> str:
+    """``text`` as the bytes the client sent, in its ``character_set_client`` (MySQL logs the statement as
+    received, with Q_CHARSET_CODE naming that set: a latin1 client's 'é' is E9 in the event), carried in the
+    event's text as UTF-8 with surrogate escapes so they are written unchanged."""
+    var = session.session_vars
+    cs = var.get("character_set_client")
+    if cs is None:
+        cs = session.server.globals.values.get("character_set_client")
+    if cs is None or charsets.is_utf8(str(cs)) or str(cs).lower() == "binary" or text.isascii():
+        return text
+    return charsets.encode(text, str(cs)).decode("utf-8", "surrogateescape")
 
 
 def transaction_events(server: Server, session: Session, ddl_text: str | None) -> list[Any]:

@@ -164,7 +164,7 @@ def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResu
     new_schema = old.schema
     for action in tree.args.get("actions") or []:
         if isinstance(action, exp.ColumnDef):
-            col, is_pk, is_unique = column_def(action, old.charset)
+            col, is_pk, is_unique = column_def(action, old.charset, old.collation)
             if any(c.name.lower() == col.name.lower() for c in cols):
                 raise mysql_error(1060, col.name)
             at = _position(cols, col, action.args.get("position"))
@@ -178,7 +178,7 @@ def run_alter(ex: Executor, tree: exp.Alter, current_db: str | None) -> ExecResu
                 indexes.append(IndexDef(col.name, (col.name,), True))
         elif isinstance(action, exp.ModifyColumn) or (isinstance(action, exp.AlterColumn) and False):
             cd = action.this
-            col, _, _ = column_def(cd, old.charset)
+            col, _, _ = column_def(cd, old.charset, old.collation)
             i = next((k for k, c in enumerate(cols) if c.name.lower() == col.name.lower()), -1)
             if i < 0:
                 raise mysql_error(1054, col.name, old.name)

@@ -119,6 +119,17 @@ TYPE_INFO: dict[str, TypeInfo] = {
     # JSON (RM8 13.5 "The JSON Data Type"): stored in SQLite as MySQL's canonical text, binlogged as binary JSON
     # (MYSQL_TYPE_JSON 245); no default literal (1101), like the BLOB family it is sized as (4 GiB)
     "json": TypeInfo("json", "TEXT", 245, max_length=4294967295),
+    # ENUM / SET (RM8 13.3.5 / 13.3.6, engine/sql/enum_set.py): stored as the member text, binlogged as STRING (254)
+    # whose metadata names the real type (MYSQL_TYPE_ENUM 247 / MYSQL_TYPE_SET 248) and the index's pack length
+    "enum": TypeInfo("string", "TEXT", 254),
+    "set": TypeInfo("string", "TEXT", 254),
+    # spatial types (RM8 13.4, engine/sql/spatial.py): MySQL's internal SRID + WKB bytes, binlogged as
+    # MYSQL_TYPE_GEOMETRY (255) with a 4-byte length like a LONGBLOB
+    **{
+        name: TypeInfo("geometry", "BLOB", 255, max_length=4294967295)
+        for name in ("geometry", "point", "linestring", "polygon", "multipoint", "multilinestring")
+        + ("multipolygon", "geomcollection")
+    },
 }
 
 #: sqlglot DType name -> (MySQL type name, unsigned).
@@ -164,6 +175,9 @@ SQLGLOT_TYPES: dict[str, tuple[str, bool]] = {
     "TIME": ("time", False),
     "YEAR": ("year", False),
     "JSON": ("json", False),
+    "ENUM": ("enum", False),
+    "SET": ("set", False),
+    "GEOMETRY": ("geometry", False),
 }
 
 #: Columns of performance_schema.threads (MySQL 8.0), in order.
@@ -318,6 +332,12 @@ class ColumnDef:
     collation: str | None = None
     comment: str = ""
     on_update: str | None = None  # "CURRENT_TIMESTAMP" for ON UPDATE CURRENT_TIMESTAMP
+    #: ENUM / SET members in definition order (trailing spaces removed), empty for other types
+    members: tuple[str, ...] = ()
+    #: INVISIBLE (RM8 13.1.20.10 "Invisible Columns"): left out of ``SELECT *`` and of INSERTs without a column list
+    invisible: bool = False
+    #: a spatial column's SRID attribute (values must have it: 3643), None when it has none
+    srid: int | None = None
 
     @property
     def info(self) -> TypeInfo:
@@ -329,6 +349,8 @@ class ColumnDef:
         t = self.type
         if t in ("char", "varchar", "binary", "varbinary"):
             t = f"{t}({self.length})"
+        elif t in ("enum", "set"):
+            t = f"{t}(" + ",".join("'" + m.replace("'", "''") + "'" for m in self.members) + ")"
         elif t == "decimal":
             t = f"decimal({self.precision},{self.scale})"
         elif t in ("float", "double") and self.precision is not None:
@@ -370,6 +392,15 @@ class ColumnDef:
             return None
         return self.length if self.length is not None else info.max_length
 
+    def display_chars(self) -> int:
+        """Characters of an ENUM (its longest member) or SET (all members with their commas); 0 for other types
+        (``CHARACTER_MAXIMUM_LENGTH`` of information_schema.COLUMNS, the result-set length over mbmaxlen)."""
+        if self.type == "enum":
+            return max((len(m) for m in self.members), default=0)
+        if self.type == "set":
+            return sum(len(m) for m in self.members) + max(len(self.members) - 1, 0)
+        return 0
+
     def is_text_ci(self) -> bool:
         """True when comparisons are case-insensitive (non-binary string with a ``_ci`` or default collation)."""
         return self.info.family == "string" and not (self.collation or "").endswith("_bin")
@@ -383,6 +414,9 @@ class IndexDef:
     columns: tuple[str, ...]
     unique: bool = False
     primary: bool = False
+    #: per column, the key's prefix length in characters (``PRIMARY KEY (c(10))``), 0 for the whole column;
+    #: empty when no column is a prefix
+    prefixes: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,6 +436,8 @@ class TableDef:
     )
     #: a VIEW's SELECT as written (engine/sql/views.py)
     view_definition: str = ""
+    #: the ``PARTITION BY ...`` clause as written ("" when not partitioned); rows are stored in one table
+    partitioning: str = ""
 
     @property
     def primary_key(self) -> tuple[str, ...]:
@@ -479,9 +515,20 @@ class TableDef:
     def from_json(cls, text: str) -> TableDef:
         """Inverse of :meth:`to_json`."""
         d = json.loads(text)
-        cols = tuple(ColumnDef(**{**c, "default": _unwrap_default(c["default"])}) for c in d.pop("columns"))
+        cols = tuple(
+            ColumnDef(
+                **{**c, "default": _unwrap_default(c["default"]), "members": tuple(c.get("members", ()))}
+            )
+            for c in d.pop("columns")
+        )
         idx = tuple(
-            IndexDef(name=i["name"], columns=tuple(i["columns"]), unique=i["unique"], primary=i["primary"])
+            IndexDef(
+                name=i["name"],
+                columns=tuple(i["columns"]),
+                unique=i["unique"],
+                primary=i["primary"],
+                prefixes=tuple(i.get("prefixes", ())),
+            )
             for i in d.pop("indexes")
         )
         return cls(columns=cols, indexes=idx, **d)
@@ -792,6 +839,8 @@ def _column_rows(t: TableDef) -> list[tuple]:
         extra = "auto_increment" if c.auto_increment else ("DEFAULT_GENERATED" if c.default_expr else "")
         if c.on_update:
             extra = (extra + " " if extra else "") + "on update CURRENT_TIMESTAMP"
+        if c.invisible:  # RM8 13.1.20.10: information_schema.COLUMNS.EXTRA says INVISIBLE
+            extra = (extra + " " if extra else "") + "INVISIBLE"
         default = (
             c.default_expr
             if c.default_expr
@@ -800,9 +849,10 @@ def _column_rows(t: TableDef) -> list[tuple]:
         charlen = octlen = nprec = nscale = dtprec = None
         cs = coll = None
         if info.family in ("string", "binary"):
-            charlen = c.max_chars()
+            charlen = c.max_chars() if c.type not in ("enum", "set") else c.display_chars()
+            maxlen = charsets.lookup(c.charset or t.charset).maxlen if info.family == "string" else 1
             octlen = (
-                charlen * 4
+                charlen * maxlen
                 if info.family == "string" and charlen is not None and info.max_length is None
                 else charlen
             )

@@ -158,7 +158,11 @@ def run(ex: Executor, tree: exp.Create, text: str, current_db: str | None, *, te
             col = column_from_metadata(name, meta)
         columns.append(col)
     tdef, if_not_exists = parse_create_table(
-        tree, current_db, temporary=temporary, select_columns=tuple(columns)
+        tree,
+        current_db,
+        temporary=temporary,
+        select_columns=tuple(columns),
+        schema_charset=ex.schema_charset,
     )
     exists = (
         ex.temp_tables.get((tdef.schema, tdef.name))

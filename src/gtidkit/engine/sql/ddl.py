@@ -3,21 +3,29 @@
 Accepted: column types of :data:`gtidkit.engine.sql.catalog.TYPE_INFO` with length/precision/UNSIGNED/ZEROFILL,
 NULL/NOT NULL, DEFAULT literal/NULL/CURRENT_TIMESTAMP, AUTO_INCREMENT, PRIMARY KEY / UNIQUE [KEY] on a column,
 table-level PRIMARY KEY, UNIQUE [KEY|INDEX] name (...), KEY/INDEX name (...), CONSTRAINT name PRIMARY KEY,
-CHARACTER SET / COLLATE (column and table), COMMENT, ON UPDATE CURRENT_TIMESTAMP (kept as metadata), ENGINE= and
-other table options (accepted and ignored, as a single-engine server would). Rejected with 1235: FOREIGN KEY,
+CHARACTER SET / COLLATE (column, table, and the database's default; resolved into each character column), COMMENT,
+ON UPDATE CURRENT_TIMESTAMP (kept as metadata), ENUM / SET members (:mod:`gtidkit.engine.sql.enum_set`), spatial
+types with SRID (spelled ``GEOMETRY(n[, srid])`` by :func:`gtidkit.engine.sql.parse.ddl_spelling`), INVISIBLE,
+prefix key parts (``PRIMARY KEY (c(10))``), PARTITION BY (kept as text), ENGINE= and other table options (accepted
+and ignored, as a single-engine server would). Rejected with 1235: FOREIGN KEY,
 CHECK, generated columns, CREATE TEMPORARY TABLE, CREATE TABLE ... AS SELECT (``CREATE TABLE ... LIKE`` is handled by the executor).
 Errors follow MySQL 8.0 (``sql/sql_table.cc``): 1060 duplicate column, 1068 multiple primary key, 1072 key
-column missing, 1075 bad auto column, 1067 invalid default, 1101 BLOB/TEXT default, 1113 no columns.
+column missing, 1075 bad auto column, 1067 invalid default, 1101 BLOB/TEXT default, 1113 no columns, 1291
+duplicated ENUM / SET value, 1097 too many SET members, 4028 no visible column.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
 
+from gtidkit.engine import charsets
 from gtidkit.engine.sql.catalog import SQLGLOT_TYPES, TYPE_INFO, ColumnDef, IndexDef, TableDef
+from gtidkit.engine.sql.enum_set import ENUM_SET_TYPES, check_members
+from gtidkit.engine.sql.spatial import SPATIAL_TYPES
 from gtidkit.engine.sql.values import coerce
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
@@ -28,6 +36,7 @@ __all__ = [
     "parse_create_index",
     "parse_create_table",
     "parse_create_table_text",
+    "resolve_charset",
 ]
 
 
@@ -64,10 +73,17 @@ def _literal_value(node: exp.Expression) -> Any:
     raise ValueError(node.sql("mysql"))
 
 
-def column_def(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef, bool, bool]:
+def column_def(
+    cd: exp.ColumnDef, table_charset: str | None, table_collation: str | None = None
+) -> tuple[ColumnDef, bool, bool]:
     """Build the :class:`ColumnDef` for one sqlglot column definition (CREATE TABLE / ALTER TABLE ADD|MODIFY).
 
-    Returns (column, is_primary_key, is_unique); ``table_charset`` is the table's default character set.
+    Returns (column, is_primary_key, is_unique). A character column's character set and collation are resolved
+    as MySQL does (RM8 10.3.5 "Column Character Set and Collation"): its own CHARACTER SET / COLLATE, else the
+    table's default (``table_charset`` / ``table_collation``), and kept in the definition.
+
+    Raises:
+        MySQLError: 1115 unknown character set; the DDL errors of the module docstring.
     """
     name = cd.name
     kind = cd.args.get("kind")
@@ -83,7 +99,15 @@ def column_def(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef,
     if mapped is None:
         raise not_supported(f"column type {kind.sql('mysql')}")
     tname, unsigned = mapped
-    params = [int(p.this.this) if isinstance(p, exp.DataTypeParam) else int(p.name) for p in kind.expressions]
+    members: tuple[str, ...] = ()
+    srid: int | None = None
+    if tname in ENUM_SET_TYPES:
+        members = check_members(name, tname, tuple(str(p.this) for p in kind.expressions))
+        params = []
+    else:
+        params = [
+            int(p.this.this) if isinstance(p, exp.DataTypeParam) else int(p.name) for p in kind.expressions
+        ]
     length = precision = scale = None
     if tname in ("char", "binary"):
         length = params[0] if params else 1
@@ -96,6 +120,9 @@ def column_def(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef,
                 "1",
             )
         length = params[0]
+    elif tname == "geometry" and params:  # POINT, LINESTRING ... as parse.py spells them for sqlglot
+        tname = SPATIAL_TYPES[params[0]]
+        srid = params[1] if len(params) > 1 else None
     elif tname == "decimal":
         precision = params[0] if params else 10
         scale = params[1] if len(params) > 1 else 0
@@ -126,6 +153,7 @@ def column_def(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef,
     charset = collation = None
     comment = ""
     on_update = None
+    invisible = False
     for c in cd.constraints:
         k = c.kind
         if isinstance(k, exp.NotNullColumnConstraint):
@@ -144,6 +172,9 @@ def column_def(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef,
                     raise not_supported("expression DEFAULT") from None
         elif isinstance(k, exp.AutoIncrementColumnConstraint):
             auto_inc = True
+        elif isinstance(k, exp.InvisibleColumnConstraint):
+            invisible = True
+
         elif isinstance(k, exp.PrimaryKeyColumnConstraint):
             is_pk = True
         elif isinstance(k, exp.UniqueColumnConstraint):
@@ -192,10 +223,20 @@ def column_def(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef,
         has_default=False,
         auto_increment=auto_inc,
         charset=charset if TYPE_INFO[tname].family == "string" else None,
-        collation=collation,
+        collation=collation if TYPE_INFO[tname].family == "string" else None,
         comment=comment,
         on_update=on_update,
+        members=members,
+        invisible=invisible,
+        srid=srid,
     )
+    if TYPE_INFO[tname].family == "string" and table_charset is not None:
+        cs, coll = resolve_charset(charset, collation, table_charset, table_collation)
+        col = ColumnDef(**{**_asdict(col), "charset": cs, "collation": coll})
+        if cs == "binary" and tname in _BINARY_OF:
+            # CHAR / VARCHAR / TEXT ... CHARACTER SET binary are BINARY / VARBINARY / BLOB ... (RM8 13.3.3)
+            tname = _BINARY_OF[tname]
+            col = ColumnDef(**{**_asdict(col), "type": tname, "charset": None, "collation": None})
     if on_update and tname not in ("datetime", "timestamp"):
         raise mysql_error(1294, name)
     if has_default:
@@ -222,8 +263,57 @@ def column_def(cd: exp.ColumnDef, table_charset: str | None) -> tuple[ColumnDef,
 _ZEROFILL_WIDTH = {"tinyint": 3, "smallint": 5, "mediumint": 8, "int": 10, "bigint": 20}
 
 
+#: A character type in the binary character set is its binary counterpart (RM8 13.3.3 "The BINARY and VARBINARY
+#: Types", 13.3.4 "The BLOB and TEXT Types").
+_BINARY_OF = {
+    "char": "binary",
+    "varchar": "varbinary",
+    "tinytext": "tinyblob",
+    "text": "blob",
+    "mediumtext": "mediumblob",
+    "longtext": "longblob",
+}
+
+
+def resolve_charset(
+    charset: str | None, collation: str | None, table_charset: str, table_collation: str | None
+) -> tuple[str, str]:
+    """``(character set, collation)`` of a character column: its own, else the table's (RM8 10.3.5).
+
+    A CHARACTER SET alone takes that set's default collation; a COLLATE alone names its set (the part before the
+    first ``_``); ``utf8`` is ``utf8mb3``.
+
+    Raises:
+        MySQLError: 1115 unknown character set.
+    """
+    if charset is None and collation is None:
+        charset, collation = table_charset, table_collation
+    if charset is None:
+        charset = str(collation).split("_")[0]
+    cs = charsets.lookup(charset)
+    coll = (collation or cs.default_collation).lower()
+    if coll.startswith("utf8_"):
+        coll = "utf8mb3_" + coll[5:]
+    return cs.name, coll
+
+
 def _asdict(c: ColumnDef) -> dict[str, Any]:
     return {f: getattr(c, f) for f in c.__slots__}  # type: ignore[attr-defined]
+
+
+def _key_prefixes(nodes: list[exp.Expression]) -> tuple[int, ...]:
+    """Per key part, its prefix length (``c(10)``) or 0; empty when there is no prefix."""
+    out = []
+    for n in nodes:
+        if isinstance(n, exp.Ordered):
+            n = n.this
+        if isinstance(n, exp.ColumnPrefix):
+            out.append(int(n.expression.name))
+        elif isinstance(n, exp.Anonymous) and n.expressions:
+            out.append(int(n.expressions[0].name))
+        else:
+            out.append(0)
+    return tuple(out) if any(out) else ()
 
 
 def _key_columns(nodes: list[exp.Expression]) -> tuple[str, ...]:
@@ -244,6 +334,7 @@ def parse_create_table(
     *,
     temporary: bool = False,
     select_columns: tuple[ColumnDef, ...] | None = None,
+    schema_charset: Callable[[str], tuple[str, str] | None] | None = None,
 ) -> tuple[TableDef, bool]:
     """Build the :class:`TableDef` of a ``CREATE [TEMPORARY] TABLE`` tree. Returns (definition, if_not_exists).
 
@@ -253,6 +344,8 @@ def parse_create_table(
         temporary: the caller handles CREATE TEMPORARY TABLE (else it is refused).
         select_columns: for ``CREATE TABLE ... SELECT``, the columns the SELECT produces; those not defined
             explicitly are appended after the explicit ones (RM8 "CREATE TABLE ... SELECT Statement").
+        schema_charset: the default ``(character set, collation)`` of a database (None when it does not exist),
+            which a table without its own takes; utf8mb4 / utf8mb4_0900_ai_ci when not given.
 
     Raises:
         MySQLError: 1046 no database selected; 1235 unsupported clause; the DDL errors in the module docstring.
@@ -276,40 +369,40 @@ def parse_create_table(
     db = table.db or current_db
     if not db:
         raise mysql_error(1046)
-    engine, charset, collation, tcomment = "InnoDB", "utf8mb4", "utf8mb4_0900_ai_ci", ""
+    engine, tcomment = "InnoDB", ""
+    own_charset: str | None = None
+    own_collation: str | None = None
     for p in (tree.args.get("properties") or exp.Properties()).expressions:
         if isinstance(p, exp.EngineProperty):
             engine = p.this.name if isinstance(p.this, exp.Expression) else str(p.this)
             engine = {"innodb": "InnoDB", "myisam": "MyISAM", "memory": "MEMORY"}.get(engine.lower(), engine)
         elif isinstance(p, exp.CharacterSetProperty):
-            charset = p.this.name
-            if collation.split("_")[0] != charset:
-                collation = {
-                    "utf8mb4": "utf8mb4_0900_ai_ci",
-                    "latin1": "latin1_swedish_ci",
-                    "utf8": "utf8mb3_general_ci",
-                    "utf8mb3": "utf8mb3_general_ci",
-                    "binary": "binary",
-                    "ascii": "ascii_general_ci",
-                }.get(charset, f"{charset}_general_ci")
+            own_charset = p.this.name
         elif isinstance(p, exp.CollateProperty):
-            collation = p.this.name
+            own_collation = p.this.name
         elif isinstance(p, exp.SchemaCommentProperty):
             tcomment = p.this.this if isinstance(p.this, exp.Literal) else p.this.name
+    # the table's own character set / collation, else the database's (RM8 10.3.4 "Table Character Set and
+    # Collation")
+    base = schema_charset(db) if schema_charset is not None else None
+    charset, collation = resolve_charset(
+        own_charset, own_collation, *(base or ("utf8mb4", "utf8mb4_0900_ai_ci"))
+    )
     columns: list[ColumnDef] = []
     indexes: list[IndexDef] = []
     pk_cols: tuple[str, ...] | None = None
+    pk_prefixes: tuple[int, ...] = ()
 
-    def set_pk(cols: tuple[str, ...]) -> None:
-        nonlocal pk_cols
+    def set_pk(cols: tuple[str, ...], prefixes: tuple[int, ...] = ()) -> None:
+        nonlocal pk_cols, pk_prefixes
         if pk_cols is not None:
             raise mysql_error(1068)
-        pk_cols = cols
+        pk_cols, pk_prefixes = cols, prefixes
 
     unique_cols: list[str] = []
     for e in schema_node.expressions:
         if isinstance(e, exp.ColumnDef):
-            col, is_pk, is_unique = column_def(e, charset)
+            col, is_pk, is_unique = column_def(e, charset, collation)
             if any(c.name.lower() == col.name.lower() for c in columns):
                 raise mysql_error(1060, col.name)
             columns.append(col)
@@ -318,9 +411,9 @@ def parse_create_table(
             if is_unique:
                 unique_cols.append(col.name)
         elif isinstance(e, exp.PrimaryKey):
-            set_pk(_key_columns(e.expressions))
+            set_pk(_key_columns(e.expressions), _key_prefixes(e.expressions))
         elif isinstance(e, exp.Constraint) and e.expressions and isinstance(e.expressions[0], exp.PrimaryKey):
-            set_pk(_key_columns(e.expressions[0].expressions))
+            set_pk(_key_columns(e.expressions[0].expressions), _key_prefixes(e.expressions[0].expressions))
         elif (
             isinstance(e, exp.Constraint)
             and e.expressions
@@ -350,6 +443,8 @@ def parse_create_table(
             columns.append(extra)
     if not columns:
         raise mysql_error(1113)
+    if all(c.invisible for c in columns):
+        raise mysql_error(4028)
     for uc in unique_cols:
         indexes.append(IndexDef(name=uc, columns=(uc,), unique=True))
 
@@ -365,7 +460,7 @@ def parse_create_table(
     final: list[IndexDef] = []
     if pk_cols is not None:
         pk = canon(pk_cols)
-        final.append(IndexDef(name="PRIMARY", columns=pk, unique=True, primary=True))
+        final.append(IndexDef(name="PRIMARY", columns=pk, unique=True, primary=True, prefixes=pk_prefixes))
         columns = [
             ColumnDef(
                 **{
@@ -404,6 +499,7 @@ def parse_create_table(
         charset=charset,
         collation=collation,
         comment=tcomment,
+        partitioning=tree.meta.get("gk_partitioning", ""),
     )
     return tdef, bool(tree.args.get("exists"))
 

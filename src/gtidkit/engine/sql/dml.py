@@ -56,6 +56,7 @@ from gtidkit.engine import storage as _db
 from gtidkit.engine.sql import temporal
 from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
+from gtidkit.engine.sql.enum_set import ENUM_SET_TYPES, numeric_rewrite
 from gtidkit.engine.sql.exec_result import NEG_FUNCTION, neg_udf
 from gtidkit.engine.sql.json_functions import partial_update_ops
 from gtidkit.engine.sql.values import (
@@ -328,6 +329,8 @@ def plan_dml(ex: Executor, tree: exp.Expression, current_db: str | None, replace
             return _plan_multi(ex, tree, current_db)
         tdef, alias = _target_table(ex, tree.this, current_db)
         ex.resolve_tables(tree, current_db)
+        if any(c.type in ENUM_SET_TYPES for c in tdef.columns):
+            numeric_rewrite(tree, ex.literal_value)
         ex.fix_functions(tree, current_db)
         variables = ex.bind_variables(tree)
         stages = _stages(ex, tdef, alias, list(tree.expressions))
@@ -341,6 +344,8 @@ def plan_dml(ex: Executor, tree: exp.Expression, current_db: str | None, replace
             return _plan_multi(ex, tree, current_db)
         tdef, alias = _target_table(ex, tree.this, current_db)
         ex.resolve_tables(tree, current_db)
+        if any(c.type in ENUM_SET_TYPES for c in tdef.columns):
+            numeric_rewrite(tree, ex.literal_value)
         ex.fix_functions(tree, current_db)
         variables = ex.bind_variables(tree)
         delete_sql = (
@@ -565,8 +570,8 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
         if len(set(target)) != len(target):
             dup = next(c.name for c in target_node.expressions if target.count(tdef.column_index(c.name)) > 1)
             raise mysql_error(1110, dup)
-    else:
-        target = tuple(range(len(tdef.columns)))
+    else:  # no column list: the visible columns (RM8 13.1.20.10, invisible columns take their defaults)
+        target = tuple(i for i, c in enumerate(tdef.columns) if not c.invisible)
     ex.resolve_tables(tree, current_db)
     ex.fix_functions(tree, current_db)
     source = tree.expression
@@ -791,8 +796,9 @@ def _apply_stages(
     raw = ex.conn.raw
     values = tuple(current)
     for st in stages:
-        if not store.strict or any(t.columns[i].type == "json" for i in st.columns):
-            # a JSON column's new value is parsed and normalized in Python (no CHECK constraint can do that)
+        if not store.strict or any(_converted_in_python(t.columns[i]) for i in st.columns):
+            # a JSON column's new value is parsed and normalized in Python (no CHECK constraint can do that), as
+            # are ENUM / SET members, geometries and characters of a non-UTF-8 character set
             rowid, values = _apply_stage_converted(ex, t, st, rowid, values, binds, row_no, store)
             continue
         b = _select_binds(st.sql, binds)
@@ -815,6 +821,15 @@ def _apply_stages(
     if values != tuple(current):
         values = _touch_on_update(ex, t, stages, rowid, values)
     return rowid, values
+
+
+def _converted_in_python(col: ColumnDef) -> bool:
+    """A column whose UPDATE values go through :func:`coerce` even in strict mode (no CHECK can validate them)."""
+    return (
+        col.type in ("json", "enum", "set")
+        or col.info.family == "geometry"
+        or (col.info.family == "string" and col.charset not in (None, "utf8mb4"))
+    )
 
 
 def _apply_stage_converted(

@@ -53,6 +53,8 @@ from gtidkit.engine.sql.catalog import (
 from gtidkit.engine.sql.checksum_functions import rewrite_checksum
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
 from gtidkit.engine.sql.encoding_functions import UDFS as ENCODING_UDFS
+from gtidkit.engine.sql.enum_set import ENUM_SET_TYPES, numeric_rewrite
+from gtidkit.engine.sql.enum_set import UDFS as ENUM_SET_UDFS
 from gtidkit.engine.sql.exec_result import SQLITE, ConstPlan, ExecResult, RowChange, bindable
 from gtidkit.engine.sql.functions import AGGREGATES, BUILTIN_FUNCTIONS, UDFS, rewrite_for_sqlite
 from gtidkit.engine.sql.group_concat import FUNCTION as GROUP_CONCAT_FUNCTION
@@ -76,6 +78,7 @@ from gtidkit.engine.sql.numeric_types import (
     union_type,
 )
 from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
+from gtidkit.engine.sql.spatial import UDFS as SPATIAL_UDFS
 from gtidkit.engine.sql.sql_mode import DEFAULT_SQL_MODE, SqlMode, parse_sql_mode
 from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.sql.values import FieldStore, converts_on_read, result_value
@@ -421,7 +424,7 @@ class Executor:
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
         for name, (nargs, fn) in UDFS.items():
             raw.create_function(name, nargs, fn, deterministic=True)
-        for name, (nargs, fn) in {**ENCODING_UDFS, **JSON_UDFS}.items():
+        for name, (nargs, fn) in {**ENCODING_UDFS, **JSON_UDFS, **SPATIAL_UDFS, **ENUM_SET_UDFS}.items():
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
         raw.create_aggregate(
             GROUP_CONCAT_FUNCTION,
@@ -937,6 +940,12 @@ class Executor:
         if isinstance(tree, exp.Select) and tree.args.get("locks"):
             tree.set("locks", None)  # FOR UPDATE / LOCK IN SHARE MODE: writers are serialised anyway
         found, threads = self.resolve_tables(tree, current_db)
+        if isinstance(tree, exp.Select) and any(c.invisible for t in found for c in t.columns):
+            _expand_visible_star(tree)
+        if any(c.type in ENUM_SET_TYPES for t in found for c in t.columns):
+            numeric_rewrite(
+                tree, self._literals.get
+            )  # ENUM / SET in arithmetic, numeric comparisons and ORDER BY: index / bits
         virtual = tuple(sorted({(t.schema, t.name) for t in found if (t.schema, t.name) in VIRTUAL_TABLES}))
         columns = None
         metadata = (
@@ -1309,6 +1318,16 @@ class Executor:
         self.current_db = current_db
         self._plan_key(stmt, current_db)
 
+    def literal_value(self, name: str) -> Any:
+        """The value of a statement template's ``:gk<i>`` literal while its plan is built (None otherwise)."""
+        return self._literals.get(name)
+
+    def schema_charset(self, db: str) -> tuple[str, str] | None:
+        """Default ``(character set, collation)`` of database ``db`` (None when it does not exist), which a
+        CREATE TABLE without its own takes."""
+        catalog = self.storage.catalog
+        return catalog.schema_charset(db) if catalog.has_schema(db) else None
+
     def _create_like(self, tree: exp.Create, src: exp.Table, current_db: str | None) -> ExecResult:
         """``CREATE TABLE t LIKE src``: same columns, keys and options, no rows (MySQL copies the definition)."""
         from dataclasses import replace as dc_replace
@@ -1371,11 +1390,13 @@ class Executor:
             if temporary:
                 from gtidkit.engine.sql import temporary as temp
 
-                tdef, if_not_exists = parse_create_table(tree, current_db, temporary=True)
+                tdef, if_not_exists = parse_create_table(
+                    tree, current_db, temporary=True, schema_charset=self.schema_charset
+                )
                 self.temp_used = True
                 return temp.create(self, tdef, if_not_exists=if_not_exists)
             if kind == "TABLE":
-                tdef, if_not_exists = parse_create_table(tree, current_db)
+                tdef, if_not_exists = parse_create_table(tree, current_db, schema_charset=self.schema_charset)
                 if not catalog.has_schema(tdef.schema):
                     raise mysql_error(1049, tdef.schema)
                 if not catalog.create_table(conn, tdef, if_not_exists=if_not_exists):
@@ -1481,6 +1502,28 @@ _ALTER_DB = re.compile(
 
 def _unquote_id(s: str) -> str:
     return s[1:-1].replace("``", "`") if s.startswith("`") else s
+
+
+def _expand_visible_star(tree: exp.Select) -> None:
+    """Replace ``*`` / ``t.*`` by the visible columns of the tables it covers: INVISIBLE columns are left out of
+    ``SELECT *`` (RM8 13.1.20.10 "Invisible Columns") but can be named."""
+    tables: list[tuple[str, TableDef]] = []
+    frm = tree.args.get("from_")
+    for node in ([frm.this] if frm is not None else []) + [j.this for j in tree.args.get("joins") or []]:
+        if isinstance(node, exp.Table) and "gk_table" in node.meta:
+            tables.append((node.alias_or_name, node.meta["gk_table"]))
+    out: list[exp.Expression] = []
+    for proj in tree.expressions:
+        if isinstance(proj, exp.Star) or (isinstance(proj, exp.Column) and isinstance(proj.this, exp.Star)):
+            q = proj.table if isinstance(proj, exp.Column) else ""
+            for alias, t in tables:
+                if not q or q == alias:
+                    out.extend(
+                        exp.column(c.name, table=alias, quoted=True) for c in t.columns if not c.invisible
+                    )
+            continue
+        out.append(proj)
+    tree.set("expressions", out)
 
 
 def _decimal_columns(tree: exp.Select) -> tuple[ColumnDef | None, ...] | None:

@@ -89,6 +89,14 @@ _SEND_TYPE: dict[str, FieldType] = {
     "time": _T.MYSQL_TYPE_TIME,
     "year": _T.MYSQL_TYPE_YEAR,
     "json": _T.MYSQL_TYPE_JSON,
+    # ENUM / SET columns are sent as STRING with ENUM_FLAG / SET_FLAG (Field_enum::type() is MYSQL_TYPE_STRING)
+    "enum": _T.MYSQL_TYPE_STRING,
+    "set": _T.MYSQL_TYPE_STRING,
+    **{
+        name: _T.MYSQL_TYPE_GEOMETRY
+        for name in ("geometry", "point", "linestring", "polygon", "multipoint", "multilinestring")
+        + ("multipolygon", "geomcollection")
+    },
 }
 #: Display width of integer types (signed, unsigned): metadata.result's tinyint 4/3 ... bigint 20/20.
 _INT_WIDTH = {
@@ -205,6 +213,9 @@ def column_for_def(
             length = _BLOB_BYTES[t]
         else:
             length = col.length if col.length is not None else 1
+    elif family == "geometry":  # Field_geom is a Field_blob over my_charset_bin, 4-byte length
+        flags |= _F.BLOB | _F.BINARY
+        length = _MAX_LEN
     elif family == "json":
         # Field_json is a Field_blob over my_charset_bin: binary charset, BLOB | BINARY, the 4 GiB BLOB width
         flags |= _F.BLOB | _F.BINARY
@@ -217,6 +228,10 @@ def column_for_def(
         if t in _BLOB_BYTES:
             flags |= _F.BLOB
             length = min(_BLOB_BYTES[t] * mb, _MAX_LEN) if _BLOB_BYTES[t] < _MAX_LEN else _MAX_LEN
+        elif t in ("enum", "set"):
+            # field_length: the longest member (ENUM) or all members and their commas (SET), in bytes
+            flags |= _F.ENUM if t == "enum" else _F.SET
+            length = col.display_chars() * mb
         else:
             length = (col.length if col.length is not None else 1) * mb
     return Column(

@@ -25,9 +25,11 @@ from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
     "SqlStatement",
+    "ddl_spelling",
     "normalize",
     "parse_error",
     "parse_tree",
+    "split_partitioning",
     "split_statements",
     "strip_comments",
     "templatize",
@@ -170,13 +172,99 @@ def parse_error(text: str, near_offset: int | None) -> MySQLError:
     )
 
 
+#: Spatial column types sqlglot's MySQL grammar lacks, and their GEOMETRY(n) spelling (n = the position in
+#: :data:`gtidkit.engine.sql.spatial.SPATIAL_TYPES`; MySQL itself has no GEOMETRY(n), so the spelling is ours alone).
+_SPATIAL_SPELLING = {
+    "GEOMETRY": 0,
+    "POINT": 1,
+    "LINESTRING": 2,
+    "POLYGON": 3,
+    "MULTIPOINT": 4,
+    "MULTILINESTRING": 5,
+    "MULTIPOLYGON": 6,
+    "GEOMETRYCOLLECTION": 7,
+    "GEOMCOLLECTION": 7,
+}
+#: Words after which a spatial type name is an identifier, not a column type.
+_NOT_A_COLUMN = {
+    "KEY",
+    "INDEX",
+    "CONSTRAINT",
+    "UNIQUE",
+    "PRIMARY",
+    "FOREIGN",
+    "COLUMN",
+    "TABLE",
+    "SPATIAL",
+    "ON",
+}
+_DDL_TYPES = re.compile(
+    r"""('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")"""
+    r"|(?P<prev>`[^`]*`|\b\w+)(?P<ws>\s+)(?P<type>" + "|".join(_SPATIAL_SPELLING) + r")\b"
+    r"|(?P<srid>\s+SRID\s+\d+\b)",
+    re.IGNORECASE,
+)
+_IS_TABLE_DDL = re.compile(r"^\s*(CREATE\s+(TEMPORARY\s+)?TABLE|ALTER\s+TABLE)\b", re.IGNORECASE)
+
+
+def ddl_spelling(text: str) -> str:
+    """``text`` with the spatial column types of a CREATE / ALTER TABLE spelled ``GEOMETRY(n)`` for sqlglot, and a
+    column's ``SRID s`` attribute folded into it as ``GEOMETRY(n, s)``; other text unchanged."""
+    if not _IS_TABLE_DDL.match(text):
+        return text
+    out: list[str] = []
+    last_type: int | None = None  # the piece holding the latest spatial type, which a SRID attaches to
+    code = 0
+    at = 0
+    for m in _DDL_TYPES.finditer(text):
+        out.append(text[at : m.start()])
+        at = m.end()
+        if m.group("srid") is not None:
+            if last_type is None:
+                out.append(m.group(0))
+                continue
+            srid = m.group("srid").split()[-1]
+            out[last_type] = out[last_type].replace(f"GEOMETRY({code})", f"GEOMETRY({code}, {srid})")
+            last_type = None
+        elif m.group(1) is not None or m.group("prev").upper() in _NOT_A_COLUMN:
+            out.append(m.group(0))
+        else:
+            code = _SPATIAL_SPELLING[m.group("type").upper()]
+            last_type = len(out)
+            out.append(f"{m.group('prev')}{m.group('ws')}GEOMETRY({code})")
+    out.append(text[at:])
+    return "".join(out)
+
+
+_PARTITION_BY = re.compile(
+    r"""('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"|`[^`]*`)|([()])|\bPARTITION\s+BY\b""", re.IGNORECASE
+)
+_IS_CREATE_TABLE = re.compile(r"^\s*CREATE\s+(TEMPORARY\s+)?TABLE\b", re.IGNORECASE)
+
+
+def split_partitioning(text: str) -> tuple[str, str]:
+    """A CREATE TABLE's text without its trailing ``PARTITION BY ...`` clause, and that clause (``""`` when
+    none): sqlglot's MySQL grammar has no partitioning, which changes no row's content (RM8 24 "Partitioning")."""
+    if not _IS_CREATE_TABLE.match(text):
+        return text, ""
+    depth = 0
+    for m in _PARTITION_BY.finditer(text):
+        if m.group(1) is not None:
+            continue
+        if m.group(2) is not None:
+            depth += 1 if m.group(2) == "(" else -1
+        elif depth == 0:
+            return text[: m.start()].rstrip(), text[m.start() :].strip().rstrip(";").strip()
+    return text, ""
+
+
 def parse_tree(text: str, replace: bool = False) -> exp.Expression:
     """Parse one MySQL statement with sqlglot; ``replace`` parses ``REPLACE ...`` as INSERT (flag kept by caller).
 
     Raises:
         MySQLError: 1064 with MySQL's message shape for text sqlglot rejects or only parses as a raw Command.
     """
-    src = text
+    src, partitioning = split_partitioning(ddl_spelling(text))
     if replace:
         src = re.sub(r"^\s*REPLACE\b", "INSERT", text, count=1, flags=re.IGNORECASE)
     try:
@@ -206,6 +294,8 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
         from gtidkit.engine.sql.unsupported import statement_error
 
         raise statement_error(text)
+    if partitioning:
+        tree.meta["gk_partitioning"] = partitioning
     return tree
 
 

@@ -4,9 +4,12 @@ Delete_rows_v2 events, and the reverse (re-apply a decoded rows event to storage
 The field packing itself (``Field::pack``, every type's bytes) is the one row-image codec,
 :mod:`gtidkit.binlog.row_image`; this module maps catalog columns to what a Table_map says about them
 (binlog type code, metadata, signedness: ``Field::do_save_field_metadata``), with ``binlog_row_image=FULL`` and
-``binlog_row_metadata=FULL`` optional metadata (SIGNEDNESS, DEFAULT_CHARSET, COLUMN_NAME, SIMPLE_PRIMARY_KEY) so
-python-mysql-replication can name and sign the columns, and maps storage values to and from the codec's values.
-Character lengths use utf8mb4 (4 bytes per character) as MySQL computes ``field_length``. TIMESTAMP values are
+``binlog_row_metadata=FULL`` optional metadata in MySQL's order (SIGNEDNESS, DEFAULT_/COLUMN_CHARSET,
+GEOMETRY_TYPE, COLUMN_NAME, ENUM_AND_SET_*_CHARSET, SET_/ENUM_STR_VALUE, SIMPLE_PRIMARY_KEY / PRIMARY_KEY_WITH_PREFIX,
+COLUMN_VISIBILITY) so python-mysql-replication can name, sign and decode the columns, and maps storage values to
+and from the codec's values: character columns as their character set's bytes (a latin1 'é' is E9), ENUM / SET
+as index / bit set, and partitioned tables' rows with their partition ids (:mod:`gtidkit.engine.sql.partitions`).
+Character lengths are characters x the set's mbmaxlen, as MySQL computes ``field_length``. TIMESTAMP values are
 stored in UTC (:mod:`gtidkit.engine.sql.temporal`), which is what a rows event carries: seconds since the epoch.
 """
 
@@ -34,7 +37,11 @@ from gtidkit.binlog.json_diff import (
     encode_diffs,
 )
 from gtidkit.binlog.row_image import ColumnSpec, columns_present, decode_rows
+from gtidkit.engine import charsets
+from gtidkit.engine.sql import enum_set, partitions
 from gtidkit.engine.sql.catalog import ColumnDef, TableDef
+from gtidkit.engine.sql.enum_set import ENUM_SET_TYPES
+from gtidkit.engine.sql.spatial import GEOMETRY_CODES
 from gtidkit.engine.storage import IntegrityError, physical_name, quote_ident
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error, unknown_error
@@ -65,17 +72,6 @@ _KIND_TYPE = {
     "delete": EventType.DELETE_ROWS_EVENT,
 }
 _NUMERIC_TYPES = row_image.NUMERIC_TYPES
-_COLLATION_IDS = {
-    "utf8mb4_0900_ai_ci": 255,
-    "utf8mb4_bin": 46,
-    "utf8mb4_general_ci": 45,
-    "latin1_swedish_ci": 8,
-    "latin1_bin": 47,
-    "utf8mb3_general_ci": 33,
-    "utf8mb3_bin": 83,
-    "ascii_general_ci": 11,
-    "binary": 63,
-}
 _BLOB_PACK = {
     "tinytext": 1,
     "tinyblob": 1,
@@ -87,14 +83,27 @@ _BLOB_PACK = {
     "longblob": 4,
 }
 # optional metadata field types (enum Table_map_event::Optional_metadata_field_type)
-_OM_SIGNEDNESS, _OM_DEFAULT_CHARSET, _OM_COLUMN_NAME, _OM_SIMPLE_PRIMARY_KEY = 1, 2, 4, 8
-_OM_COLUMN_VISIBILITY = 12
+_OM_SIGNEDNESS, _OM_DEFAULT_CHARSET, _OM_COLUMN_CHARSET, _OM_COLUMN_NAME = 1, 2, 3, 4
+_OM_SET_STR_VALUE, _OM_ENUM_STR_VALUE, _OM_GEOMETRY_TYPE = 5, 6, 7
+_OM_SIMPLE_PRIMARY_KEY, _OM_PRIMARY_KEY_WITH_PREFIX = 8, 9
+_OM_ENUM_AND_SET_DEFAULT_CHARSET, _OM_ENUM_AND_SET_COLUMN_CHARSET, _OM_COLUMN_VISIBILITY = 10, 11, 12
+#: Table_map column types whose charset the (COLUMN|DEFAULT)_CHARSET field lists (``is_character_type``): CHAR,
+#: VARCHAR and the BLOB/TEXT family, binary ones with 63; not ENUM / SET (their own field), JSON or GEOMETRY
+_CHARACTER_TYPES = (254, 15, 253, 252)
+
+
+def _charset_of(col: ColumnDef) -> str:
+    """The character set a character column's bytes are in (``binary`` for BINARY/VARBINARY/BLOB)."""
+    if col.info.family != "string":
+        return "binary"
+    return col.charset or (col.collation.split("_")[0] if col.collation else "utf8mb4")
 
 
 def _byte_len(col: ColumnDef) -> int:
-    """MySQL's ``field_length`` in bytes (utf8mb4: 4 bytes per character)."""
+    """MySQL's ``field_length`` in bytes: characters x the column charset's ``mbmaxlen`` (CHAR(10) latin1 = 10,
+    utf8mb4 = 40), bytes for BINARY/VARBINARY."""
     n = col.length or 1
-    return n * 4 if col.info.family == "string" else n
+    return n * charsets.lookup(_charset_of(col)).maxlen if col.info.family == "string" else n
 
 
 def _meta(col: ColumnDef) -> bytes:
@@ -105,6 +114,8 @@ def _meta(col: ColumnDef) -> bytes:
         return b"\x08"
     if code == 246:
         return bytes([col.precision or 10, col.scale or 0])
+    if col.type in ENUM_SET_TYPES:  # STRING with the real type and the value's pack length (Field_enum)
+        return bytes([247 if col.type == "enum" else 248, enum_set.pack_length(col)])
     if code == 254:
         n = _byte_len(col)
         return bytes([254 ^ ((n & 0x300) >> 4), n & 0xFF])
@@ -114,7 +125,7 @@ def _meta(col: ColumnDef) -> bytes:
         return bytes([_BLOB_PACK[col.type]])
     if code in (17, 18, 19):
         return bytes([col.scale or 0])
-    if code == 245:
+    if code in (245, 255):  # JSON, GEOMETRY: the bytes of their length (4, as a LONGBLOB)
         return _JSON_META
     if code == 16:  # BIT(M): bits in the last byte, whole bytes (Field_bit::do_save_field_metadata)
         m = col.length or 1
@@ -122,15 +133,67 @@ def _meta(col: ColumnDef) -> bytes:
     return b""
 
 
-def _collation_id(name: str | None) -> int:
-    return _COLLATION_IDS.get(name or "utf8mb4_0900_ai_ci", 255)
+def _column_collation(col: ColumnDef, t: TableDef) -> int:
+    """The collation id of a character column (63 for binary ones)."""
+    if col.info.family != "string":
+        return 63
+    return charsets.collation_id(col.collation or (None if col.charset else t.collation) or _default(col))
+
+
+def _default(col: ColumnDef) -> str:
+    return charsets.lookup(_charset_of(col)).default_collation
+
+
+def _charset_field(ids: list[int], default_type: int, column_type: int) -> tuple[int, bytes]:
+    """The (DEFAULT|COLUMN)_CHARSET field of ``ids`` (one collation id per listed column), as
+    ``Table_map_log_event::init_charset_field`` picks it: the most used id (the smallest on a tie) as default
+    plus ``(index, id)`` exceptions, unless listing every id is shorter (counting one byte per number)."""
+    counts: dict[int, int] = {}
+    for cid in ids:
+        counts[cid] = counts.get(cid, 0) + 1
+    most = max(sorted(counts), key=lambda k: counts[k])  # max keeps the first (smallest) of equal counts
+    body = Writer()
+    if len(ids) < 1 + (len(ids) - counts[most]) * 2:
+        for cid in ids:
+            body.packed_int(cid)
+        return column_type, body.getvalue()
+    body.packed_int(most)
+    for i, cid in enumerate(ids):
+        if cid != most:
+            body.packed_int(i)
+            body.packed_int(cid)
+    return default_type, body.getvalue()
+
+
+def _str_values(cols: list[ColumnDef]) -> bytes:
+    """SET_STR_VALUE / ENUM_STR_VALUE body: per column, the member count then each member (length + bytes, in
+    the column's character set)."""
+    w = Writer()
+    for c in cols:
+        w.packed_int(len(c.members))
+        for m in c.members:
+            raw = charsets.encode(m, _charset_of(c))
+            w.packed_int(len(raw))
+            w.bytes(raw)
+    return w.getvalue()
+
+
+def _bits_msb(flags: list[bool]) -> bytes:
+    """A bit per flag, most significant bit first (SIGNEDNESS, COLUMN_VISIBILITY)."""
+    out = bytearray((len(flags) + 7) // 8)
+    for i, f in enumerate(flags):
+        if f:
+            out[i // 8] |= 0x80 >> (i % 8)
+    return bytes(out)
 
 
 def _optional_metadata(t: TableDef, full: bool = True) -> bytes:
-    """The Table_map's optional metadata TLV block (``Table_map_log_event::init_metadata_fields``): always
-    SIGNEDNESS, the character sets and GEOMETRY_TYPE (``binlog_row_metadata=MINIMAL``); with ``full``
-    (``binlog_row_metadata=FULL``) also COLUMN_NAME, the ENUM/SET fields, the primary key (the key MySQL treats as
-    one: :func:`identifying_key`) and COLUMN_VISIBILITY (8.0.23+: one bit per column, set = visible)."""
+    """The Table_map optional metadata (``Table_map_log_event::init_metadata_fields``), fields in MySQL's order:
+    SIGNEDNESS, DEFAULT_CHARSET or COLUMN_CHARSET, GEOMETRY_TYPE (all that ``binlog_row_metadata=MINIMAL`` writes);
+    with ``full`` (FULL) also COLUMN_NAME, ENUM_AND_SET_(DEFAULT|COLUMN)_CHARSET, SET_STR_VALUE, ENUM_STR_VALUE,
+    SIMPLE_PRIMARY_KEY or PRIMARY_KEY_WITH_PREFIX (the key MySQL treats as primary: :func:`identifying_key`) and
+    COLUMN_VISIBILITY (8.0.23+). Each field appears only when some column needs it (the real
+    ``mysql-enum-string-set`` and ``binlog-invisible-columns`` binlogs show this layout)."""
     w = Writer()
 
     def tlv(kind: int, payload: bytes) -> None:
@@ -140,26 +203,18 @@ def _optional_metadata(t: TableDef, full: bool = True) -> bytes:
 
     numeric = [c for c in t.columns if c.info.binlog_type in _NUMERIC_TYPES]
     if numeric:
-        bits = bytearray((len(numeric) + 7) // 8)
-        for i, c in enumerate(numeric):
-            if c.unsigned:
-                bits[i // 8] |= 0x80 >> (i % 8)
-        tlv(_OM_SIGNEDNESS, bytes(bits))
-    chars = [
-        c
-        for c in t.columns
-        if c.info.binlog_type in (254, 15) or (c.info.binlog_type == 252 and c.info.family == "string")
-    ]
+        tlv(_OM_SIGNEDNESS, _bits_msb([c.unsigned for c in numeric]))
+    chars = [c for c in t.columns if c.info.binlog_type in _CHARACTER_TYPES and c.type not in ENUM_SET_TYPES]
     if chars:
-        default = _collation_id(t.collation)
-        body = Writer()
-        body.packed_int(default)
-        for i, c in enumerate(chars):
-            cid = 63 if c.info.family == "binary" else _collation_id(c.collation or t.collation)
-            if cid != default:
-                body.packed_int(i)
-                body.packed_int(cid)
-        tlv(_OM_DEFAULT_CHARSET, body.getvalue())
+        tlv(
+            *_charset_field([_column_collation(c, t) for c in chars], _OM_DEFAULT_CHARSET, _OM_COLUMN_CHARSET)
+        )
+    geometries = [c for c in t.columns if c.info.binlog_type == 255]
+    if geometries:
+        geo = Writer()
+        for c in geometries:
+            geo.packed_int(GEOMETRY_CODES[c.type])
+        tlv(_OM_GEOMETRY_TYPE, geo.getvalue())
     if not full:
         return w.getvalue()
     names = Writer()
@@ -168,26 +223,33 @@ def _optional_metadata(t: TableDef, full: bool = True) -> bytes:
         names.packed_int(len(raw))
         names.bytes(raw)
     tlv(_OM_COLUMN_NAME, names.getvalue())
+    enums_sets = [c for c in t.columns if c.type in ENUM_SET_TYPES]
+    if enums_sets:
+        tlv(
+            *_charset_field(
+                [_column_collation(c, t) for c in enums_sets],
+                _OM_ENUM_AND_SET_DEFAULT_CHARSET,
+                _OM_ENUM_AND_SET_COLUMN_CHARSET,
+            )
+        )
+        sets = [c for c in enums_sets if c.type == "set"]
+        if sets:
+            tlv(_OM_SET_STR_VALUE, _str_values(sets))
+        enums = [c for c in enums_sets if c.type == "enum"]
+        if enums:
+            tlv(_OM_ENUM_STR_VALUE, _str_values(enums))
     key = identifying_key(t)
     if key is not None:
+        # column indexes; with a prefix key part, (index, prefix length in characters, 0 = whole column) pairs
+        index = next(ix for ix in t.indexes if tuple(t.column_index(n) for n in ix.columns) == key)
         pk = Writer()
-        for i in key:
-            pk.packed_int(i)
-        tlv(_OM_SIMPLE_PRIMARY_KEY, pk.getvalue())
-    tlv(_OM_COLUMN_VISIBILITY, b"\xff" * (len(t.columns) // 8) + _visible_tail(len(t.columns)))
+        for k, column in enumerate(key):
+            pk.packed_int(column)
+            if index.prefixes:
+                pk.packed_int(index.prefixes[k])
+        tlv(_OM_PRIMARY_KEY_WITH_PREFIX if index.prefixes else _OM_SIMPLE_PRIMARY_KEY, pk.getvalue())
+    tlv(_OM_COLUMN_VISIBILITY, _bits_msb([not c.invisible for c in t.columns]))
     return w.getvalue()
-
-
-def _visible_tail(n: int) -> bytes:
-    """The last byte of a COLUMN_VISIBILITY bitmap of ``n`` visible columns (bits from the most significant)."""
-    rest = n % 8
-    return bytes([(0xFF << (8 - rest)) & 0xFF]) if rest else b""
-
-
-#: id(object) -> (object, value derived from it): table definitions are immutable and the same ones come back
-#: for every transaction, so their Table_map parts and column specs are derived once (the object is kept, so its
-#: id cannot be reused while the entry exists)
-_DERIVED: dict[tuple[str, int], tuple[Any, Any]] = {}
 
 
 def _derived(kind: str, obj: Any, make: Callable[[Any], Any]) -> Any:
@@ -279,19 +341,32 @@ def encode_row(table_def: TableDef, row: tuple) -> bytes:
 
 def _char_columns(cols: tuple[ColumnDef, ...]) -> tuple[bool, ...]:
     """Per column: a CHAR column (its values go through :func:`_packed_char`)."""
-    return tuple(c.info.binlog_type == 254 and c.info.family == "string" for c in cols)
+    return tuple(
+        c.info.binlog_type == 254 and c.info.family == "string" and c.type not in ENUM_SET_TYPES for c in cols
+    )
+
+
+def _pre_encoder(col: ColumnDef, char: bool) -> Callable[[Any], Any] | None:
+    """What a stored value of ``col`` goes through before the codec packs it (``None``: nothing)."""
+    if col.info.binlog_type == 245:
+        return _json_to_image
+    if col.type in ENUM_SET_TYPES:
+        return lambda v: enum_set.to_image(col, v)
+    cs = _charset_of(col)
+    if col.info.family == "string" and not charsets.is_utf8(cs):
+        # the column's character set bytes (a latin1 'é' is E9, not C3 A9): Field_str::store converts to it
+        if char:
+            return lambda v: charsets.encode(str(v), cs).rstrip(b" ")
+        return lambda v: charsets.encode(str(v), cs)
+    return _packed_char if char else None
 
 
 def _row_encoder(cols: tuple[ColumnDef, ...]) -> Callable[[tuple], bytes]:
     """The codec's compiled row encoder for ``cols`` (:func:`gtidkit.binlog.row_image.row_encoder`), CHAR values
-    stripped first, JSON text as binary JSON."""
-    json_columns = set(_json_columns(cols))
+    stripped first, JSON text as binary JSON, ENUM / SET text as index / bit set."""
     return row_image.row_encoder(
         [column_spec(c) for c in cols],
-        [
-            _json_to_image if i in json_columns else _packed_char if char else None
-            for i, char in enumerate(_char_columns(cols))
-        ],
+        [_pre_encoder(c, char) for c, char in zip(cols, _char_columns(cols))],
     )
 
 
@@ -415,12 +490,15 @@ def rows_events(
         kind = ch.kind
         masks = _image_masks(t, row_image_mode)
         bits = _change_masks(t, ch, masks)
+        scheme = _derived("partitions", t, _partition_scheme)
+        extra = _partition_extra(scheme, ch)
         j = i
         while (
             j < len(changes)
             and (changes[j].schema, changes[j].table) == key
             and changes[j].kind == kind
             and (j == i or _change_masks(t, changes[j], masks) == bits)
+            and (scheme is None or _partition_extra(scheme, changes[j]) == extra)
         ):
             c = changes[j]
             if kind == "update" and partial_json:
@@ -443,20 +521,40 @@ def rows_events(
         type_code = (
             EventType.PARTIAL_UPDATE_ROWS_EVENT if kind == "update" and partial_json else _KIND_TYPE[kind]
         )
-        events.extend(
-            row_image.rows_events(
-                type_code,
-                table_ids[key],
-                len(t.columns),
-                images,
-                columns_before=bits[0].to_bytes(nbytes, "little"),
-                columns_after=bits[1].to_bytes(nbytes, "little"),
-            )
+        group = row_image.rows_events(
+            type_code,
+            table_ids[key],
+            len(t.columns),
+            images,
+            columns_before=bits[0].to_bytes(nbytes, "little"),
+            columns_after=bits[1].to_bytes(nbytes, "little"),
         )
+        if extra:
+            group = [dataclasses.replace(e, extra=extra) for e in group]
+        events.extend(group)
         i = j
     if events and events[-1].flags != STMT_END_F:
         events[-1] = dataclasses.replace(events[-1], flags=STMT_END_F)
     return events
+
+
+def _partition_scheme(t: TableDef) -> partitions.Scheme | None:
+    return partitions.scheme_of(t.partitioning, t.column_names) if t.partitioning else None
+
+
+def _partition_extra(scheme: partitions.Scheme | None, ch: RowChange) -> bytes:
+    """The rows-event extra data of ``ch``'s row on a partitioned table (``b""`` when none is computed); an
+    update carries the new row's partition and the old row's (``source_partition_id``)."""
+    if scheme is None:
+        return b""
+    row = ch.after if ch.kind != "delete" else ch.before
+    part = scheme.partition(row) if row is not None else None
+    if part is None:
+        return b""
+    if ch.kind != "update":
+        return partitions.extra_data(part)
+    source = scheme.partition(ch.before) if ch.before is not None else None
+    return partitions.extra_data(part, source if source is not None else part)
 
 
 def _to_storage(col: ColumnDef, v: Any) -> Any:
@@ -465,8 +563,10 @@ def _to_storage(col: ColumnDef, v: Any) -> Any:
     if v is None:
         return None
     fam = col.info.family
+    if col.type in ENUM_SET_TYPES and isinstance(v, int):
+        return enum_set.from_image(col, v)
     if fam == "string" and isinstance(v, bytes):
-        return v.decode("utf-8")
+        return charsets.decode(v, _charset_of(col))
     if fam == "binary" and col.type == "binary" and isinstance(v, bytes):
         return v.ljust(col.length or 1, b"\0")
     if fam == "float" and col.type == "float":

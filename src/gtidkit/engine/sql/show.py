@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from gtidkit.engine import charsets
 from gtidkit.engine.sql.catalog import ColumnDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
 from gtidkit.engine.sql.parse import SqlStatement, normalize
@@ -59,17 +60,31 @@ def _table_name(db: str | None, qualified: str) -> tuple[str | None, str]:
     return db, _unid(m.group(1))  # type: ignore[return-value]
 
 
+def _column_charset_clause(t: TableDef, c: ColumnDef) -> str:
+    """`` CHARACTER SET cs [COLLATE coll]`` of a character column as SHOW CREATE TABLE prints it: the set when the
+    column's collation is not the table's, the collation when it is not its set's default (``sql_show.cc``
+    ``store_create_info``)."""
+    if c.info.family != "string" or not (c.charset or c.collation):
+        return ""
+    cs = charsets.lookup(c.charset or str(c.collation).split("_")[0])
+    coll = c.collation or cs.default_collation
+    if coll == t.collation:
+        return ""
+    out = f" CHARACTER SET {cs.name}"
+    if coll != cs.default_collation or (coll == "utf8mb4_0900_ai_ci" and t.charset != "utf8mb4"):
+        out += f" COLLATE {coll}"
+    return out
+
+
 def show_create_table(t: TableDef) -> str:
     """``SHOW CREATE TABLE`` text in MySQL 8.0's layout (backquoted names, two-space indent)."""
     lines = []
     for c in t.columns:
         s = f"  `{c.name}` {c.column_type()}"
-        if c.info.family == "string" and (c.charset or c.collation):
-            if c.charset:
-                s += f" CHARACTER SET {c.charset}"
-            if c.collation:
-                s += f" COLLATE {c.collation}"
+        s += _column_charset_clause(t, c)
         s += " NOT NULL" if not c.nullable else ""
+        if c.srid is not None:
+            s += f" /*!80003 SRID {c.srid} */"
         if c.auto_increment:
             s += " AUTO_INCREMENT"
         elif c.default_expr:
@@ -78,19 +93,25 @@ def show_create_table(t: TableDef) -> str:
             s += " DEFAULT NULL" if c.default is None else f" DEFAULT {_default_literal(c)}"
         if c.on_update:
             s += f" ON UPDATE {c.on_update}"
+        if c.invisible:  # RM8 13.1.20.10: "SHOW CREATE TABLE displays invisible columns" with this comment
+            s += " /*!80023 INVISIBLE */"
         if c.comment:
             s += " COMMENT '" + c.comment.replace("'", "''") + "'"
         lines.append(s)
     for ix in t.indexes:
-        cols = ",".join(f"`{c}`" for c in ix.columns)
+        cols = ",".join(
+            f"`{c}`" + (f"({ix.prefixes[k]})" if ix.prefixes and ix.prefixes[k] else "")
+            for k, c in enumerate(ix.columns)
+        )
         if ix.primary:
             lines.append(f"  PRIMARY KEY ({cols})")
         else:
             lines.append(f"  {'UNIQUE KEY' if ix.unique else 'KEY'} `{ix.name}` ({cols})")
     body = ",\n".join(lines)
+    partitioning = f"\n/*!50100 {t.partitioning} */" if t.partitioning else ""
     return (
         f"CREATE TABLE `{t.name}` (\n{body}\n) ENGINE={t.engine} DEFAULT CHARSET={t.charset} "
-        f"COLLATE={t.collation}"
+        f"COLLATE={t.collation}{partitioning}"
     )
 
 

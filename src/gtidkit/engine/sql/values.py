@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
 from typing import Any
 
-from gtidkit.engine.sql import json_functions
+from gtidkit.engine import charsets
+from gtidkit.engine.sql import enum_set, json_functions, spatial
 from gtidkit.engine.sql.catalog import ColumnDef
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
@@ -158,6 +159,8 @@ def implicit_default(col: ColumnDef) -> Any:
         return 0.0
     if fam == "decimal":
         return Decimal(0).quantize(Decimal(1).scaleb(-(col.scale or 0)))
+    if col.type == "enum" and col.members:
+        return col.members[0]  # RM "The ENUM Type": a NOT NULL ENUM's default is its first member
     if fam == "string":
         return ""
     if fam == "json":
@@ -223,6 +226,10 @@ def coerce(
         return _coerce_float(col, v, row, store)
     if fam == "decimal":
         return _coerce_decimal(col, v, row, store)
+    if col.type == "enum":
+        return enum_set.coerce_enum(col, v, row, store)
+    if col.type == "set":
+        return enum_set.coerce_set(col, v, row, store)
     if fam == "string":
         if isinstance(v, bytes):
             s = v.decode("utf-8", "replace")
@@ -232,6 +239,8 @@ def coerce(
             s = format_datetime(v)
         else:
             s = str(v)
+        if col.charset is not None and not charsets.is_utf8(col.charset) or col.charset == "utf8mb3":
+            s = _in_charset(col, s, row, store)
         if col.type == "char":
             s = s.rstrip(" ")  # CHAR is padded on disk and stripped on read (PAD_CHAR_TO_FULL_LENGTH off)
         n = col.max_chars()
@@ -260,7 +269,32 @@ def coerce(
         return _coerce_temporal(col, v, row, store)
     if fam == "json":
         return json_functions.column_value(v, f"{table}.{col.name}" if table else col.name)
+    if fam == "geometry":
+        return spatial.check_value(col.type, col.name, v, col.srid)
     raise mysql_error(1235, "column type " + str(col.type))
+
+
+def _in_charset(col: ColumnDef, s: str, row: int, store: FieldStore) -> str:
+    """``s`` as the column's character set can hold it: a character it cannot (a 4-byte character in utf8mb3,
+    'あ' in latin1) is ER_TRUNCATED_WRONG_VALUE_FOR_FIELD 1366 "Incorrect string value: '\\xE3\\x81\\x82' ..."
+    (up to 6 bytes from the first bad one, then ``...``; ``Field_longstr::check_string_copy_error``), in strict mode
+    an error, else a warning and ``?`` in its place (``well_formed_copy_nchars``)."""
+    cs = str(col.charset)
+    utf8mb3 = cs.lower() in ("utf8mb3", "utf8")
+    if s.isascii() or cs == "binary":
+        return s
+    for i, ch in enumerate(s):
+        if (ord(ch) > 0xFFFF) if utf8mb3 else charsets.encode(ch, cs) == b"?":
+            tail = s[i:].encode("utf-8", "surrogateescape")
+            shown = "".join(chr(b) if 32 <= b < 127 else f"\\x{b:02X}" for b in tail[:6])
+            err = mysql_error(1366, "string", shown + ("..." if len(tail) > 6 else ""), col.name, row)
+            store.adjust(err, None)
+            break
+    else:
+        return s
+    if utf8mb3:
+        return "".join("?" if ord(ch) > 0xFFFF else ch for ch in s)
+    return charsets.decode(charsets.encode(s, cs), cs)
 
 
 def _truncated(store: FieldStore, col: ColumnDef, row: int, value: Any) -> Any:
