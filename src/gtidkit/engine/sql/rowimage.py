@@ -252,6 +252,12 @@ def _optional_metadata(t: TableDef, full: bool = True) -> bytes:
     return w.getvalue()
 
 
+#: id(object) -> (object, value derived from it): table definitions are immutable and the same ones come back
+#: for every transaction, so their Table_map parts and column specs are derived once (the object is kept, so its
+#: id cannot be reused while the entry exists)
+_DERIVED: dict[tuple[str, int], tuple[Any, Any]] = {}
+
+
 def _derived(kind: str, obj: Any, make: Callable[[Any], Any]) -> Any:
     key = (kind, id(obj))
     hit = _DERIVED.get(key)
