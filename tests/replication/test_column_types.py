@@ -41,7 +41,14 @@ from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
 from gtidkit.binlog.file import read_events
 from gtidkit.binlog.row_image import column_specs, decode_value
 
-SOURCE_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
+# FULL: the Table_map checks read column names, ENUM/SET member lists and the primary key (binlog_row_metadata)
+SOURCE_ARGS = (
+    "--log-bin",
+    "--gtid-mode=ON",
+    "--enforce-gtid-consistency=ON",
+    "--server-id=1",
+    "--binlog-row-metadata=FULL",
+)
 REPLICA_ARGS = ("--server-id=2", "--skip-log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON")
 
 # id | column type | literal | bytes over the wire (text protocol) | row-image hex | Table_map type | metadata hex

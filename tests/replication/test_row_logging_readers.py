@@ -82,7 +82,8 @@ def test_noblob_from_my_cnf_leaves_the_text_column_out(tmp_path: Path) -> None:
         "[mysqld]\nlog-bin\nserver-id = 1\ngtid-mode = ON\nenforce-gtid-consistency = ON\n"
         "binlog_row_image = NOBLOB\nbinlog-row-metadata = FULL\n"
     )
-    with running_server(tmp_path / "d", f"--defaults-file={cnf}") as srv:
+    # no test base arguments: --skip-log-bin on the command line would override the file's log-bin
+    with running_server(tmp_path / "d", f"--defaults-file={cnf}", base=()) as srv:
         execute(srv, *WORKLOAD)
         got = rows(srv)
     assert got[1] == (

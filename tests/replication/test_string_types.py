@@ -38,7 +38,14 @@ from gtidkit.replication.relay_log import RelayLog
 sys.path.insert(0, str(Path(__file__).parent))
 from relay_helpers import dump_stream
 
-SOURCE_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
+# FULL: the Table_map checks read column names, ENUM/SET member lists and the primary key (binlog_row_metadata)
+SOURCE_ARGS = (
+    "--log-bin",
+    "--gtid-mode=ON",
+    "--enforce-gtid-consistency=ON",
+    "--server-id=1",
+    "--binlog-row-metadata=FULL",
+)
 ENUM_FLAG, SET_FLAG = 256, 2048
 
 #: internal forms of POINT(1 2) and LINESTRING(0 0,1 1), SRID 0 (RM8 13.4.3 "Internal Geometry Storage Format")

@@ -51,7 +51,9 @@ def _row_events(path: Path) -> list[tuple]:
 def test_replica_relogs_mysql_row_events_byte_for_byte(tmp_path, binlog_fixtures, name, query, rows):
     path = binlog_fixtures / name
     trxs = read_transactions(path).transactions
-    with Server.open(tmp_path / "r", log_bin=True, log_replica_updates=True, server_id=2) as srv:
+    with Server.open(
+        tmp_path / "r", log_bin=True, log_replica_updates=True, server_id=2, binlog_row_metadata="FULL"
+    ) as srv:
         with srv.session() as s:
             s.execute(f"SET GLOBAL gtid_purged = '{trxs[0].gtid}'")
         relay = RelayLog.open(tmp_path / "r", server=srv, basename="relay-bin")
