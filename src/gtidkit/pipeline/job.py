@@ -565,6 +565,7 @@ def run_pipeline(
     incremental: bool = False,
     layout: Layout | None = None,
     on_file: Callable[[FileSpec], None] | None = None,
+    on_scan: Callable[[list[FileSpec]], None] | None = None,
 ) -> PipelineResult:
     """Run the whole pipeline on a fleet of binlogs.
 
@@ -585,6 +586,7 @@ def run_pipeline(
         write_report: write ``report.html`` (matplotlib) and ``summary.json``.
         layout: the input's listing when the caller already made it (:func:`gtidkit.pipeline.layout.discover`).
         on_file: called after each file is scanned (local engine only; Spark reports tasks instead).
+        on_scan: called once with the files the scan reads (all, or an incremental run's new and changed ones).
 
     Returns:
         A :class:`PipelineResult`.
@@ -618,6 +620,8 @@ def run_pipeline(
         before = previous_files(out_loc.uri, sopts)
         plan = None if before is None else make_plan(layout, before, sopts)
 
+    if on_scan is not None:
+        on_scan(layout.files if plan is None else plan.scan)
     stage("scan")
     engine: SparkEngine | LocalEngine
     if spark is None:

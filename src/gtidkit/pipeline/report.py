@@ -97,13 +97,14 @@ def print_summary(result: PipelineResult, console: Console | None = None, *, max
         console.print(
             f"… {len(result.checks) - max_checks} more in {result.output_child('checks')} and report.html"
         )
-    totals = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
+    totals = ", ".join(f"{n} {check} ({severity})" for (check, severity), n in sorted(counts.items()))
     console.print(f"[bold]findings:[/bold] {totals or 'none'}")
     console.print(
         f"[bold]tables[/bold] in {result.output}: "
         + ", ".join(f"{k}={v}" for k, v in result.counts.items())
         + f"; {len(result.layout.files)} binlogs, {result.layout.total_bytes} bytes, "
         + f"{sum(result.timings.get(k, 0) for k in ('scan', 'tables', 'state')):.1f} s"
+        + f"; engine {result.engine}"
     )
 
 
