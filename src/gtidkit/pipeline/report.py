@@ -77,26 +77,28 @@ def print_summary(result: PipelineResult, console: Console | None = None, *, max
                 _short(f["error"], 70),
             )
         console.print(t)
-    counts = defaultdict(int)
-    for c in result.checks:
+    findings = fold_gaps(result)
+    counts: dict[tuple[str, str], int] = defaultdict(int)
+    for c in findings:
         counts[(c["check"], c["severity"])] += 1
-    t = Table(title=f"Checks ({len(result.checks)} findings; topology {result.topology_origin})")
+    folded = f", {len(result.checks)} rows in the checks table" if len(findings) < len(result.checks) else ""
+    t = Table(title=f"Checks ({len(findings)} findings{folded}; topology {result.topology_origin})")
     for col in ("check", "severity", "host", "file", "offset", "gtid", "detail"):
         t.add_column(col, overflow="fold")
-    for c in result.checks[:max_checks]:
+    for c in findings[:max_checks]:
         t.add_row(
             c["check"],
             c["severity"],
             c["host"],
             c["file"] or "",
             "" if c["offset"] is None else str(c["offset"]),
-            _short(c["gtid"], 60),
-            _short(c["detail"], 90),
+            c["gtid"] or "",
+            c["detail"] or "",
         )
     console.print(t)
-    if len(result.checks) > max_checks:
+    if len(findings) > max_checks:
         console.print(
-            f"… {len(result.checks) - max_checks} more in {result.output_child('checks')} and report.html"
+            f"… {len(findings) - max_checks} more in {result.output_child('checks')} and report.html"
         )
     totals = ", ".join(f"{n} {check} ({severity})" for (check, severity), n in sorted(counts.items()))
     console.print(f"[bold]findings:[/bold] {totals or 'none'}")
