@@ -254,14 +254,29 @@ def package_cmd(dest: str) -> None:
 @click.option("--output", default="demo-out", show_default=True, type=click.Path(file_okay=False))
 @click.option("--master", default="local[*]", show_default=True)
 @click.option(
+    "--engine",
+    type=click.Choice(["auto", "spark", "local"]),
+    default="auto",
+    show_default=True,
+    help="As for pipeline run (auto: no JVM for these small inputs).",
+)
+@click.option(
     "--fixtures",
     type=click.Path(file_okay=False),
     default=None,
     help="Real binlogs grouped by host (default: ../shared/research/fixtures/binlogs when present).",
 )
-def demo_cmd(output: str, master: str, fixtures: str | None) -> None:
+def demo_cmd(output: str, master: str, engine: str, fixtures: str | None) -> None:
     """Generate a small fleet (source + replicas, an errant GTID, a gap, rotations), run the pipeline on it and
-    print the GTID state per host; then do the same on the real fixture binlogs when they are present."""
+    print the GTID state per host; then do the same on the real fixture binlogs when they are present.
+
+    Exits 1 when an anomaly the generator wrote was not found, 130 on Ctrl-C."""
     from gtidkit.pipeline.demo import run_demo
 
-    sys.exit(run_demo(output, master=master, fixtures=fixtures))
+    try:
+        status = run_demo(output, master=master, fixtures=fixtures, engine=engine)
+    except KeyboardInterrupt:
+        from gtidkit.cli.interrupt import exit_interrupted
+
+        exit_interrupted(f"the fleet demo did not finish; {output} holds what was written so far")
+    sys.exit(status)
