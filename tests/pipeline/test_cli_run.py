@@ -11,13 +11,14 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.pipeline.cli_proc import interrupt_when
 
 CMD = [sys.executable, "-m", "gtidkit", "pipeline", "run"]
 REPRS = re.compile(r"\('|\{'|=True|=False|\bNone\b|Traceback")
@@ -138,45 +139,6 @@ def test_incremental_rerun_with_nothing_new_under_spark(fleet_dir, tmp_path):
     assert again["incremental"]["scanned"] == 0 and again["incremental"]["reused"] == 12
     assert again["hosts"] == json.loads(first.stdout)["hosts"]
     assert (out / "report.html").exists()
-
-
-def _group_alive(pgid: int) -> list[str]:
-    alive = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            stat = (proc / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            alive.append(f"{proc.name} {stat.split(')')[0]})")
-    return alive
-
-
-def interrupt_when(args: list[str], marker: str, timeout: float = 600) -> tuple[int, str, str, list[str]]:
-    """Start the CLI in its own process group, send SIGINT to the group when ``marker`` is on stderr."""
-    proc = subprocess.Popen(
-        [*CMD, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
-    err_lines = []
-    deadline = time.monotonic() + timeout
-    try:
-        for line in proc.stderr:
-            err_lines.append(line)
-            if marker in line:
-                os.killpg(proc.pid, signal.SIGINT)
-                break
-            assert time.monotonic() < deadline, "marker never seen"
-        out, rest = proc.communicate(timeout=timeout)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    time.sleep(1)
-    left = _group_alive(proc.pid)
-    return proc.returncode, out, "".join(err_lines) + rest, left
 
 
 @pytest.fixture(scope="module")

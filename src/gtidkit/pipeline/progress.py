@@ -63,6 +63,7 @@ class PipelineProgress:
         self.done_stages: list[str] = []
         self._stage_t0 = time.monotonic()
         self._last_line = 0.0
+        self._last_text = ""
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -133,8 +134,10 @@ class PipelineProgress:
             return
         now = time.monotonic()
         if force or now - self._last_line >= self.line_interval_s:
-            self._last_line = now
-            self._console.print(f"gtidkit pipeline: {self.text()}", highlight=False, markup=False)
+            line = f"gtidkit pipeline: {self.text()}"
+            if line != self._last_text:  # the scan's closing line may repeat its last progress line
+                self._last_line, self._last_text = now, line
+                self._console.print(line, highlight=False, markup=False)
 
     def _poll(self) -> None:
         while not self._stop.wait(self._poll_s):
