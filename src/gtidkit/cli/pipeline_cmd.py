@@ -104,6 +104,15 @@ def run_cmd(
     except (ValueError, StorageError) as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(1)
+    except Exception as err:
+        if type(err).__module__.startswith(("pyspark", "py4j")):  # Spark failed to start or to run
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            click.echo(
+                f"error: Spark failed: {first} (Spark needs Java 17 on the PATH; --engine local runs without it)",
+                err=True,
+            )
+            sys.exit(1)
+        raise
     _warn_bad_files(result)
     if as_json:
         from gtidkit.pipeline.job import dumps_summary

@@ -809,6 +809,7 @@ def summary_dict(result: PipelineResult) -> dict[str, Any]:
         "topology_origin": result.topology_origin,
         "skipped_inputs": [{"path": p, "reason": r} for p, r in result.layout.skipped],
         "incremental": result.incremental,
+        "engine": result.engine,
         "hosts": [{k: conv(v) for k, v in h.items()} for h in result.hosts],
         "checks": result.checks,
     }
