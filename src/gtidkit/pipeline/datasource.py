@@ -217,7 +217,7 @@ class BinlogDataSource(DataSource):
         level = str(self.options.get("level", "transactions")).lower()
         if level not in self._SCHEMAS:
             raise ValueError(
-                f"binlog data source: level must be one of {sorted(self._SCHEMAS)}, not {level!r}"
+                f"binlog data source: level must be one of {', '.join(sorted(self._SCHEMAS))}, not {level}"
             )
         return level
 
