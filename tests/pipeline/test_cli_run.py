@@ -182,3 +182,18 @@ def test_ctrl_c_spark_stops_the_jvm(fleet_dir, tmp_path):
     assert "Traceback" not in err and "Exception" not in err
     assert out == ""
     assert not left, left  # the JVM and its Python workers are gone
+
+
+def test_spark_that_cannot_start_is_one_error_line(fleet_dir, tmp_path):
+    """No Java where JAVA_HOME points: one ``error:`` line naming the cause and the way out, exit 1."""
+    p = subprocess.run(
+        [*CMD, "--input", str(fleet_dir), "--output", str(tmp_path / "o"), "--engine", "spark"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "JAVA_HOME": str(tmp_path / "no-java")},
+    )
+    assert p.returncode == 1 and p.stdout == ""
+    assert "error: Spark failed: [JAVA_GATEWAY_EXITED]" in p.stderr and "--engine local" in p.stderr
+    assert "Traceback" not in p.stderr
