@@ -133,34 +133,44 @@ class PipelineProgress:
             )
             return
         now = time.monotonic()
-        if force or now - self._last_line >= self.line_interval_s:
-            line = f"gtidkit pipeline: {self.text()}"
-            if line != self._last_text:  # the scan's closing line may repeat its last progress line
-                self._last_line, self._last_text = now, line
-                self._console.print(line, highlight=False, markup=False)
+        line = f"gtidkit pipeline: {self.text()}"
+        key = line.rsplit(" (", 1)[0]  # without the elapsed seconds
+        # a forced line (a stage starts, the scan ends) unless it would repeat the last one; otherwise a
+        # heartbeat every line_interval_s, moving or not
+        if (force and key != self._last_text) or (
+            not force and now - self._last_line >= self.line_interval_s
+        ):
+            self._last_line, self._last_text = now, key
+            self._console.print(line, highlight=False, markup=False)
 
     def _poll(self) -> None:
+        """Heartbeat (a line every :attr:`line_interval_s` even while nothing moves: planning, a large file)
+        and, under Spark, the task counts of the active stages."""
         while not self._stop.wait(self._poll_s):
-            try:
-                infos = [self._tracker.getStageInfo(s) for s in self._tracker.getActiveStageIds()]
-            except Exception:  # noqa: BLE001, S112 - the JVM may be shutting down; progress is best effort
-                continue
-            infos = [i for i in infos if i is not None]
-            if not infos:
-                continue
-            total = sum(i.numTasks for i in infos)
-            done = sum(i.numCompletedTasks for i in infos)
-            with self._lock:
-                self.tasks = (done, total)
-                if self.name == "scan" and total:
-                    self.files_done = max(self.files_done, round(self.total_files * done / total))
-                    self.bytes_done = max(self.bytes_done, round(self.total_bytes * done / total))
+            if self._tracker is not None:
+                self._poll_spark()
             self._show()
+
+    def _poll_spark(self) -> None:
+        try:
+            infos = [self._tracker.getStageInfo(s) for s in self._tracker.getActiveStageIds()]
+        except Exception:  # noqa: BLE001 - the JVM may be shutting down; progress is best effort
+            return
+        infos = [i for i in infos if i is not None]
+        if not infos:
+            return
+        total = sum(i.numTasks for i in infos)
+        done = sum(i.numCompletedTasks for i in infos)
+        with self._lock:
+            self.tasks = (done, total)
+            if self.name == "scan" and total:
+                self.files_done = max(self.files_done, round(self.total_files * done / total))
+                self.bytes_done = max(self.bytes_done, round(self.total_bytes * done / total))
 
     def __enter__(self) -> PipelineProgress:  # noqa: PYI034 - final class
         if self._enabled and self._live:
             self._bar.start()
-        if self._tracker is not None:
+        if self._enabled:
             self._thread = threading.Thread(target=self._poll, name="gtidkit-progress", daemon=True)
             self._thread.start()
         return self
