@@ -557,8 +557,8 @@ def render_html(result: PipelineResult, *, now: datetime.datetime | None = None)
 <h1>gtidkit pipeline report</h1>
 <p class="meta">Generated {generated} by gtidkit {html.escape(__version__)} ({html.escape(result.engine)} engine);
 output <code>{html.escape(str(result.output))}</code>.</p>
-<p>{len(result.layout.files):,} binlog files, {len(result.hosts):,} hosts, {human_bytes(total)}
-({total:,} bytes: {good:,} decoded, {total - good:,} bad); topology {html.escape(result.topology_origin)}.</p>{inc}
+<p>{len(result.layout.files):,} binlog files, {len(result.hosts):,} hosts, {total:,} bytes
+({good:,} decoded, {total - good:,} bad; {human_bytes(total)}); topology {html.escape(result.topology_origin)}.</p>{inc}
 <h2>Findings by severity</h2>{_severity_summary(findings)}
 <h2>Summary per host</h2>{_summary_cards(result)}
 <h2>Topology ({html.escape(result.topology_origin)})</h2>{_topology_table(result)}
