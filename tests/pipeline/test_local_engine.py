@@ -41,7 +41,8 @@ def _assert_same(spark_result, local_result):
     assert local_result.hosts == spark_result.hosts
     assert local_result.checks == spark_result.checks
     assert local_result.files == spark_result.files
-    assert local_result.per_minute == spark_result.per_minute
+    assert local_result.activity == spark_result.activity
+    assert local_result.activity_bucket == spark_result.activity_bucket
     assert local_result.group_sizes == spark_result.group_sizes
     assert local_result.counts == spark_result.counts
 

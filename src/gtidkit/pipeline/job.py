@@ -49,7 +49,9 @@ class PipelineResult:
         counts: row count of every written table.
         topology: replica → sources used for the errant check, and whether it was ``given`` or ``inferred``.
         timings: seconds per stage.
-        per_minute: (host, minute, transactions) rows for the report's plot.
+        activity: (host, bucket start, transactions) rows for the report's plot, ordered by host and time; the
+            bucket (``activity_bucket``: minute, hour, day or week) is chosen from the commit-time span
+            (:func:`gtidkit.pipeline.report.bucket_for_span`) so that years of binlogs stay a few thousand rows.
         group_sizes: (host, group_size, groups) rows for the parallelism histogram.
         storage_options: the filesystem options used (for writing the report).
         incremental: what an incremental run scanned and reused (:meth:`Plan.summary`), None for a full run.
@@ -65,7 +67,8 @@ class PipelineResult:
     topology: dict[str, list[str]]
     topology_origin: str
     timings: dict[str, float] = field(default_factory=dict)
-    per_minute: list[tuple] = field(default_factory=list)
+    activity: list[tuple] = field(default_factory=list)
+    activity_bucket: str = "minute"
     group_sizes: list[tuple] = field(default_factory=list)
     storage_options: dict = field(default_factory=dict, repr=False)
     incremental: dict | None = None
@@ -370,13 +373,16 @@ class SparkEngine:
         """Write small driver-built rows (tuples in ``ddl`` order) as the table ``name``."""
         self._write(self.spark.createDataFrame(rows, ddl), name)
 
-    def per_minute(self) -> list[tuple]:
-        """(host, minute, transactions) ordered by host, minute."""
+    def activity(self, bucket_s: int) -> list[tuple]:
+        """(host, bucket start, transactions) ordered by host, bucket: commit times floored to ``bucket_s``
+        seconds since the epoch (UTC)."""
+        bucket_us = bucket_s * 1_000_000
+        start = F.timestamp_micros(F.floor(F.unix_micros("commit_time") / bucket_us) * bucket_us)
         return [
-            (r["host"], r["minute"], r["n"])
-            for r in self.transactions.groupBy("host", F.date_trunc("minute", "commit_time").alias("minute"))
+            (r["host"], r["bucket"], r["n"])
+            for r in self.transactions.groupBy("host", start.alias("bucket"))
             .agg(F.count(F.lit(1)).alias("n"))
-            .orderBy("host", "minute")
+            .orderBy("host", "bucket")
             .collect()
         ]
 
@@ -472,11 +478,11 @@ class LocalEngine:
 
         L.write_table(rows, ddl, self.out_loc.child(name), self.sopts)
 
-    def per_minute(self) -> list[tuple]:
-        """(host, minute, transactions) ordered by host, minute."""
+    def activity(self, bucket_s: int) -> list[tuple]:
+        """As :meth:`SparkEngine.activity`."""
         from gtidkit.pipeline import local as L
 
-        return L.per_minute(self.transactions)
+        return L.activity(self.transactions, bucket_s)
 
     def release(self) -> None:
         """Drop the rows."""
@@ -752,7 +758,13 @@ def run_pipeline(
 
     stage("report")
     t3 = time.perf_counter()
-    per_minute = engine.per_minute()
+    from gtidkit.pipeline.report import bucket_for_span
+
+    firsts = [r["first_commit_time"] for r in sid_stats if r["first_commit_time"] is not None]
+    lasts = [r["last_commit_time"] for r in sid_stats if r["last_commit_time"] is not None]
+    span = (max(lasts) - min(firsts)).total_seconds() if firsts and lasts else 0.0
+    bucket, bucket_s = bucket_for_span(span)
+    activity = engine.activity(bucket_s)
     counts = {
         "transactions": sum(h[5] for h in host_rows),
         "files": len(file_rows),
@@ -777,7 +789,8 @@ def run_pipeline(
         topology=topo,
         topology_origin=origin,
         timings=timings,
-        per_minute=per_minute,
+        activity=activity,
+        activity_bucket=bucket,
         group_sizes=group_sizes,
         storage_options=sopts,
         incremental=None if plan is None else plan.summary(),

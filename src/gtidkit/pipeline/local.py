@@ -24,7 +24,6 @@ from gtidkit.pipeline import schemas
 from gtidkit.pipeline.layout import FileSpec
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
-_MINUTE_US = 60_000_000
 
 
 def _eq(a: Any, b: Any) -> bool:
@@ -188,12 +187,14 @@ def sid_stats(transactions: list[dict], files: list[dict]) -> list[dict]:
     return out
 
 
-def per_minute(transactions: list[dict]) -> list[tuple]:
-    """(host, minute, transactions) ordered by host, minute: ``date_trunc('minute', commit_time)`` (UTC)."""
+def activity(transactions: list[dict], bucket_s: int) -> list[tuple]:
+    """(host, bucket start, transactions) ordered by host, bucket: ``floor(unix_micros(commit_time) / bucket)``
+    as :meth:`gtidkit.pipeline.job.SparkEngine.activity` computes it."""
+    bucket_us = bucket_s * 1_000_000
     counts: dict[tuple, int] = defaultdict(int)
     for t in transactions:
         us = t["commit_time"]
-        counts[(t["host"], None if us is None else us - us % _MINUTE_US)] += 1
+        counts[(t["host"], None if us is None else us // bucket_us * bucket_us)] += 1
     keys = sorted(counts, key=lambda k: (_null_first(k[0]), _null_first(k[1])))
     return [(h, spark_datetime(m), counts[(h, m)]) for h, m in keys]
 

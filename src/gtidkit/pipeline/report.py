@@ -148,23 +148,20 @@ def host_colors(n: int) -> list:
     return [matplotlib.colormaps["hsv"](i / n) for i in range(n)]
 
 
-def activity_series(per_minute: list[tuple]) -> tuple[str, dict[str, list[tuple]]]:
-    """Per-minute counts re-bucketed for the plot: (bucket name, host → [(bucket start, transactions)])."""
-    import datetime as dt
+def bucket_for_span(span_s: float) -> tuple[str, int]:
+    """The activity plot's bucket for a commit-time span of ``span_s`` seconds: (name, seconds), the finest of
+    :data:`_BUCKETS` that keeps the plot readable (a few hundred points per host at most)."""
+    name, seconds, _ = next(b for b in _BUCKETS if b[2] is None or span_s <= b[2])
+    return name, seconds
 
-    times = [m for _h, m, _n in per_minute if m is not None]
-    if not times:
-        return "minute", {}
-    span = (max(times) - min(times)).total_seconds()
-    name, seconds, _ = next(b for b in _BUCKETS if b[2] is None or span <= b[2])
-    epoch = dt.datetime(1970, 1, 1, tzinfo=times[0].tzinfo)
-    acc: dict[str, dict] = defaultdict(lambda: defaultdict(int))
-    for host, minute, n in per_minute:
-        if minute is None:
-            continue
-        k = int((minute - epoch).total_seconds()) // seconds * seconds
-        acc[host][epoch + dt.timedelta(seconds=k)] += int(n)
-    return name, {h: sorted(pts.items()) for h, pts in acc.items()}
+
+def activity_series(result: PipelineResult) -> tuple[str, dict[str, list[tuple]]]:
+    """The result's activity rows per host: (bucket name, host → [(bucket start, transactions)])."""
+    series: dict[str, list[tuple]] = defaultdict(list)
+    for host, start, n in result.activity:
+        if start is not None:
+            series[host].append((start, int(n)))
+    return result.activity_bucket, dict(series)
 
 
 def plot_figures(result: PipelineResult) -> dict:
@@ -183,7 +180,7 @@ def plot_figures(result: PipelineResult) -> dict:
 
     figs: dict = {}
     # 1. activity per host
-    bucket, series = activity_series(result.per_minute)
+    bucket, series = activity_series(result)
     ranked = sorted(series, key=lambda h: (-sum(n for _t, n in series[h]), h))
     shown = sorted(ranked[: MAX_PLOT_HOSTS - 1] if len(ranked) > MAX_PLOT_HOSTS else ranked)
     rest = [h for h in ranked if h not in shown]
