@@ -189,11 +189,12 @@ def _run(
             if plan["engine"] == "spark":
                 from gtidkit.pipeline.session import build_session
 
-                progress.stage("starting Spark")
-                try:
-                    spark = ctl.start(build_session, master=master, app_name="gtidkit-pipeline")
-                finally:
-                    spark = ctl.spark
+                with progress:  # a heartbeat line while the JVM starts
+                    progress.stage("starting Spark")
+                    try:
+                        spark = ctl.start(build_session, master=master, app_name="gtidkit-pipeline")
+                    finally:
+                        spark = ctl.spark
                 progress = state["progress"] = PipelineProgress(plan["layout"], spark, enabled=not quiet)
             with progress:
                 result = run_pipeline(

@@ -10,6 +10,7 @@ equal size, ``datasource.pack_files``). Spark's own console progress bar is swit
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from types import TracebackType
@@ -145,7 +146,9 @@ class PipelineProgress:
 
     def _poll(self) -> None:
         """Heartbeat (a line every :attr:`line_interval_s` even while nothing moves: planning, a large file)
-        and, under Spark, the task counts of the active stages."""
+        and, under Spark, the task counts of the active stages. SIGINT is blocked in this thread, so that the
+        kernel hands Ctrl-C to the main thread (see :class:`gtidkit.pipeline.interrupt.SparkInterrupt`)."""
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         while not self._stop.wait(self._poll_s):
             if self._tracker is not None:
                 self._poll_spark()
