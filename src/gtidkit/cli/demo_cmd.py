@@ -8,8 +8,8 @@
    applier stopped).
 4. The replica is killed with SIGKILL under load, restarted, and resumes by auto-position: same data checksum, same
    gtid_executed as the source.
-5. The Spark pipeline over the source's binlogs, compared with the replica's ``mysql.gtid_executed`` table; then the
-   fleet demo (``gtidkit pipeline demo``).
+5. The pipeline (Spark, or its JVM-free local engine for a few MB) over the source's binlogs, compared with the
+   replica's ``mysql.gtid_executed`` table; then the fleet demo (``gtidkit pipeline demo``).
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ def _wait_caught_up(source: Any, replica: Any, timeout: float = 120) -> str:
     if r != 0:
         st = _replica_status(replica)
         raise click.ClickException(
-            f"replica did not catch up with {target}: Last_IO_Error '{st.get('Last_IO_Error')}', "
-            f"Last_SQL_Error '{st.get('Last_SQL_Error')}'"
+            f"replica did not catch up with {target}: Last_IO_Error: {st.get('Last_IO_Error') or '(none)'}; "
+            f"Last_SQL_Error: {st.get('Last_SQL_Error') or '(none)'}"
         )
     return str(target)
 
@@ -73,7 +73,12 @@ def _checksum(conn: Any) -> tuple[int, int]:
     return int(n), int(s)
 
 
+#: The step being run (for the Ctrl-C message).
+_CURRENT = {"step": "start-up"}
+
+
 def _step(title: str) -> None:
+    _CURRENT["step"] = title
     click.secho(f"\n== {title}", bold=True)
 
 
@@ -144,11 +149,11 @@ def replication_story(out: Path) -> dict[str, Any]:
             cur.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")
             rows = cur.fetchall()
         click.echo(
-            f"  replica mysql.gtid_executed: {len(rows)} rows (binlog off: the table is the record, written inside "
-            "each applied transaction); source_uuid, interval_start, interval_end:"
+            f"  replica mysql.gtid_executed: {len(rows)} rows (binlog off: the table is the record, written "
+            "inside each applied transaction); the first ones:"
         )
-        for u, a, b in rows:
-            click.echo(f"    {u}\t{a}\t{b}")
+        for u, a, b in rows[:3]:
+            click.echo(f"    source_uuid {u}  interval_start {a}  interval_end {b}")
         figures["caught_up"] = target
 
         _step(
@@ -205,8 +210,8 @@ def replication_story(out: Path) -> dict[str, Any]:
         a, b = _checksum(src), _checksum(rep)
         ga = GtidSet.parse(_one(src, "SELECT @@GLOBAL.gtid_executed"))
         gb = GtidSet.parse(_one(rep, "SELECT @@GLOBAL.gtid_executed"))
-        click.echo(f"  source  rows/checksum {a}  gtid_executed {ga}")
-        click.echo(f"  replica rows/checksum {b}  gtid_executed {gb}")
+        click.echo(f"  source:  {a[0]} rows, checksum {a[1]}, gtid_executed {ga}")
+        click.echo(f"  replica: {b[0]} rows, checksum {b[1]}, gtid_executed {gb}")
         if a != b or ga != gb:
             raise click.ClickException("the replica diverged from the source after the crash")
         figures["after_crash"] = {"rows": a[0], "gtid_executed": str(ga)}
@@ -234,36 +239,55 @@ def replication_story(out: Path) -> dict[str, Any]:
     return figures
 
 
-def pipeline_over_source(out: Path, master: str, figures: dict[str, Any]) -> None:
+def pipeline_over_source(out: Path, master: str, figures: dict[str, Any], engine: str = "auto") -> None:
     """Step 5: the pipeline over the source's binlogs; its GTID_EXECUTED equals the replica's table.
 
-    The replica's ``mysql.gtid_executed`` rows (singletons until the compressor merges them) become a Spark
-    DataFrame beside the pipeline's ``gtid_executed`` table; both are folded into GTID sets and compared.
+    The pipeline's ``gtid_executed`` table (Parquet, read back with pyarrow) and the replica's
+    ``mysql.gtid_executed`` rows (singletons until the compressor merges them) are both folded into GTID sets
+    and compared. ``engine`` as for ``gtidkit pipeline run`` (auto: no JVM for a few MB of binlogs).
 
     Raises:
         click.ClickException: the sets differ.
+        KeyboardInterrupt: Ctrl-C (Spark stopped).
     """
+    from gtidkit.pipeline import local, schemas
     from gtidkit.pipeline.gtid_state import set_from_rows
-    from gtidkit.pipeline.job import run_pipeline
-    from gtidkit.pipeline.session import build_session
+    from gtidkit.pipeline.interrupt import SparkInterrupt, stop_quietly
+    from gtidkit.pipeline.job import choose_engine, run_pipeline
+    from gtidkit.pipeline.layout import discover
+    from gtidkit.pipeline.progress import PipelineProgress
 
-    _step("5. the Spark pipeline over the source's binlogs, against the replica's mysql.gtid_executed table")
-    spark = build_session(master=master, app_name="gtidkit-demo-replication")
-    try:
-        result = run_pipeline(spark, out / "replication-fleet", out / "replication-pipeline")
-        host = next(h for h in result.hosts if h["host"] == "source")
-        table = spark.createDataFrame(
-            figures["replica_gtid_executed_rows"],
-            "source_uuid STRING, interval_start BIGINT, interval_end BIGINT",
-        )
-        pipeline_rows = spark.read.parquet(str(Path(result.output) / "gtid_executed")).where(
-            "host = 'source'"
-        )
-        spark_set = set_from_rows(pipeline_rows.collect())
-        table_set = set_from_rows(table.collect())
-    finally:
-        spark.stop()
-    click.echo(f"  pipeline: {len(result.files)} binlog(s), {host['transactions']} transactions")
+    _step("5. the pipeline over the source's binlogs, against the replica's mysql.gtid_executed table")
+    fleet = out / "replication-fleet"
+    layout = discover(fleet)
+    spark = None
+    with SparkInterrupt() as ctl:
+        try:
+            if choose_engine(engine, layout) == "spark":
+                from gtidkit.pipeline.session import build_session
+
+                try:
+                    spark = ctl.start(build_session, master=master, app_name="gtidkit-demo-replication")
+                finally:
+                    spark = ctl.spark
+            with PipelineProgress(layout, spark) as progress:
+                result = run_pipeline(
+                    spark,
+                    fleet,
+                    out / "replication-pipeline",
+                    layout=layout,
+                    on_stage=ctl.wrap(progress.stage),
+                    on_file=ctl.wrap(progress.file_done),
+                )
+        finally:
+            stop_quietly(spark)
+    host = next(h for h in result.hosts if h["host"] == "source")
+    rows = local.read_rows(result.output_child("gtid_executed"), schemas.GTID_EXECUTED)
+    spark_set = set_from_rows(r for r in rows if r["host"] == "source")
+    table_set = set_from_rows(figures["replica_gtid_executed_rows"])
+    click.echo(
+        f"  pipeline ({result.engine} engine): {len(result.files)} binlog(s), {host['transactions']} transactions"
+    )
     click.echo(f"  pipeline's GTID_EXECUTED of the source's binlogs: {spark_set}")
     click.echo(
         f"  replica's mysql.gtid_executed table ({len(figures['replica_gtid_executed_rows'])} rows): {table_set}"
@@ -276,17 +300,32 @@ def pipeline_over_source(out: Path, master: str, figures: dict[str, Any]) -> Non
 @click.option("--output", default="demo-out", show_default=True, type=click.Path(file_okay=False))
 @click.option("--master", default="local[2]", show_default=True, help="Spark master for the pipeline steps.")
 @click.option(
+    "--engine",
+    type=click.Choice(["auto", "spark", "local"]),
+    default="auto",
+    show_default=True,
+    help="Pipeline engine, as for pipeline run (auto: no JVM for the demo's few MB of binlogs).",
+)
+@click.option(
     "--skip-fleet", is_flag=True, help="Do not run the fleet pipeline demo after the replication story."
 )
-def demo(output: str, master: str, skip_fleet: bool) -> None:
+def demo(output: str, master: str, engine: str, skip_fleet: bool) -> None:
     """The whole story: source + passive replica (binlog off), GTID replication, read-your-writes, a replica crash
-    and resume, then the Spark pipeline over the binlogs (see the module docstring)."""
+    and resume, then the pipeline over the binlogs (see the module docstring). Exits 130 on Ctrl-C (servers and
+    Spark stopped)."""
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
-    figures = replication_story(out)
-    pipeline_over_source(out, master, figures)
-    if not skip_fleet:
-        from gtidkit.pipeline.demo import run_demo
+    try:
+        figures = replication_story(out)
+        pipeline_over_source(out, master, figures, engine)
+        status = 0
+        if not skip_fleet:
+            from gtidkit.pipeline.demo import run_demo
 
-        _step("6. the fleet pipeline demo (generated fleet + the real MySQL binlogs of ../shared)")
-        sys.exit(run_demo(str(out), master=master, fixtures=None))
+            _step("6. the fleet pipeline demo (generated fleet + the real MySQL binlogs of ../shared)")
+            status = run_demo(str(out), master=master, fixtures=None, engine=engine)
+    except KeyboardInterrupt:
+        from gtidkit.cli.interrupt import interrupted
+
+        interrupted(f"during step {_CURRENT['step']}; the servers are stopped, the later steps were not run")
+    sys.exit(status)

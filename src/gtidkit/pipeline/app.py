@@ -75,13 +75,13 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.conf:
         key, sep, value = item.partition("=")
         if not sep:
-            parser.error(f"--conf expects KEY=VALUE, got {item!r}")
+            parser.error(f"--conf expects KEY=VALUE, got {item}")
         conf[key] = value
     options = storage_options(conf)
     for item in args.fs_option:
         key, sep, value = item.partition("=")
         if not sep:
-            parser.error(f"--fs-option expects KEY=VALUE, got {item!r}")
+            parser.error(f"--fs-option expects KEY=VALUE, got {item}")
         options[key.strip()] = value
     spark = build_session(master=master or "", app_name="gtidkit-pipeline", conf=conf)
     # spark-submit --conf spark.hadoop.fs.s3a.endpoint=... reaches us through the SparkConf

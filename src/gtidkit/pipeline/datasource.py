@@ -169,10 +169,12 @@ class BinlogReader(DataSourceReader):
         if self.options.get("include"):
             wanted = {tuple(k) for k in json.loads(self.options["include"])}
             files = [f for f in files if (f.host, f.file) in wanted]
+        # Spark calls read(None) when this list is empty; one empty partition makes "no file" zero rows (an
+        # incremental run with nothing new to scan)
         return [
             BinlogFilePartition(group)
             for group in pack_files(files, self.max_partition_bytes, self.min_partitions)
-        ]
+        ] or [BinlogFilePartition([])]
 
     def read(self, partition: BinlogFilePartition) -> Iterator:
         """Stream the partition's files one after the other (executor side; each file is opened here):
@@ -182,7 +184,7 @@ class BinlogReader(DataSourceReader):
 
         _freeze_worker_heap()
         sopts = storage_options(self.options)
-        for spec in partition.value:
+        for spec in partition.value if partition is not None else ():
             if self.level == "events":
                 yield from scan.event_rows(spec, verify_checksum=self.verify_checksum)
                 continue
@@ -215,7 +217,7 @@ class BinlogDataSource(DataSource):
         level = str(self.options.get("level", "transactions")).lower()
         if level not in self._SCHEMAS:
             raise ValueError(
-                f"binlog data source: level must be one of {sorted(self._SCHEMAS)}, not {level!r}"
+                f"binlog data source: level must be one of {', '.join(sorted(self._SCHEMAS))}, not {level}"
             )
         return level
 

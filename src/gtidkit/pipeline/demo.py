@@ -77,13 +77,23 @@ def find_fixtures(explicit: str | Path | None = None) -> Path | None:
 def _print_expected(console: Console, pairs: list[tuple[dict, dict | None]]) -> None:
     t = Table(title="Anomalies written by the generator vs found by the pipeline")
     for col in ("anomaly", "host", "file", "pos", "found as"):
-        t.add_column(col)
+        t.add_column(col, overflow="fold")
     for a, hit in pairs:
         found = (
             f"[green]{hit['check']} at {hit['file']}:{hit['offset']}[/green]" if hit else "[red]MISSED[/red]"
         )
-        t.add_row(a["type"], a["host"], str(a.get("file")), str(a.get("pos")), found)
+        pos = a.get("pos")
+        t.add_row(a["type"], a["host"], a.get("file") or "", "" if pos is None else str(pos), found)
     console.print(t)
+
+
+def topology_text(topology: dict[str, Any]) -> str:
+    """``{"replica1": "source"}`` as ``replica1 ← source`` (several sources joined by commas)."""
+    parts = []
+    for replica, sources in sorted(topology.items()):
+        names = [sources] if isinstance(sources, str) else list(sources or [])
+        parts.append(f"{replica} ← {', '.join(names) if names else '(none)'}")
+    return "; ".join(parts) or "(none)"
 
 
 def run_demo(
@@ -92,19 +102,32 @@ def run_demo(
     master: str = "local[*]",
     fixtures: str | Path | None = None,
     console: Console | None = None,
+    engine: str = "auto",
 ) -> int:
     """Run the demo; returns the process exit status (0 = every expected anomaly found).
 
+    Args:
+        output: directory for the generated fleet and the reports.
+        master: Spark master, when an input is large enough for Spark (see ``engine``).
+        fixtures: real binlogs to run on after the generated fleet (default: :func:`find_fixtures`).
+        console: where the tables go (stdout); progress goes to stderr.
+        engine: ``auto`` (plain Python for inputs under :data:`gtidkit.pipeline.job.LOCAL_MAX_BYTES`, the same
+            tables without a JVM's start), ``spark`` or ``local``.
+
     Raises:
         pyspark.errors.PySparkRuntimeError: Spark could not start (Java 17 missing).
+        KeyboardInterrupt: Ctrl-C (Spark stopped).
     """
     from gtidkit.generate import generate_fleet, load_manifest
-    from gtidkit.pipeline.job import run_pipeline
-    from gtidkit.pipeline.progress import SparkProgress
+    from gtidkit.pipeline.interrupt import SparkInterrupt, stop_quietly
+    from gtidkit.pipeline.job import choose_engine, run_pipeline
+    from gtidkit.pipeline.layout import discover
+    from gtidkit.pipeline.progress import PipelineProgress
     from gtidkit.pipeline.report import print_summary
-    from gtidkit.pipeline.session import build_session
 
     console = console or Console()
+    if not console.is_terminal and console.width < 160:
+        console.width = 160  # piped (make demo | tee): as print_summary does, so every part has one width
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     fleet = out / "fleet"
@@ -113,33 +136,55 @@ def run_demo(
     manifest = load_manifest(fleet)
     console.print(
         f"{len(manifest.hosts)} hosts, {sum(len(h.files) for h in manifest.hosts)} binlogs, "
-        f"{manifest.total_bytes} bytes in {fleet}; topology {manifest.topology}"
+        f"{manifest.total_bytes:,} bytes in {fleet}; topology {topology_text(manifest.topology)}"
     )
-    spark = build_session(master=master, app_name="gtidkit-demo")
+    spark = None
     status = 0
-    try:
-        console.rule("[bold]2. pipeline on the generated fleet")
-        with SparkProgress(spark) as progress:
-            result = run_pipeline(
-                spark, fleet, out / "fleet-report", topology=fleet / "topology.json", on_stage=progress.stage
-            )
-        print_summary(result, console)
-        pairs = match_expected(manifest.anomalies, result.checks)
-        _print_expected(console, pairs)
-        if any(hit is None for _, hit in pairs):
-            status = 1
-        console.print(f"report: {result.output / 'report.html'}")
-        root = find_fixtures(fixtures)
-        if root is not None:
-            console.rule(f"[bold]3. pipeline on the real binlogs in {root}")
-            with SparkProgress(spark) as progress:
-                real = run_pipeline(spark, root, out / "fixtures-report", on_stage=progress.stage)
-            print_summary(real, console, max_checks=15)
-            console.print(f"report: {real.output / 'report.html'}")
-        else:
-            console.print(f"(no real binlogs at {FIXTURES_REL}: skipped)")
-    finally:
-        spark.stop()
+    with SparkInterrupt() as ctl:
+        try:
+
+            def pipeline(inp: Path, dest: Path, **kw: Any) -> Any:
+                nonlocal spark
+                layout = discover(inp)
+                if choose_engine(engine, layout) == "spark" and spark is None:
+                    from gtidkit.pipeline.session import build_session
+
+                    console.print(f"starting Spark ({master}) for {layout.total_bytes:,} bytes of binlogs")
+                    try:
+                        spark = ctl.start(build_session, master=master, app_name="gtidkit-demo")
+                    finally:
+                        spark = ctl.spark
+                use = spark if choose_engine(engine, layout) == "spark" else None
+                with PipelineProgress(layout, use) as progress:
+                    return run_pipeline(
+                        use,
+                        inp,
+                        dest,
+                        layout=layout,
+                        on_stage=ctl.wrap(progress.stage),
+                        on_file=ctl.wrap(progress.file_done),
+                        on_scan=progress.set_scan,
+                        **kw,
+                    )
+
+            console.rule("[bold]2. pipeline on the generated fleet")
+            result = pipeline(fleet, out / "fleet-report", topology=fleet / "topology.json")
+            print_summary(result, console)
+            pairs = match_expected(manifest.anomalies, result.checks)
+            _print_expected(console, pairs)
+            if any(hit is None for _, hit in pairs):
+                status = 1
+            console.print(f"report: {Path(result.output) / 'report.html'}")
+            root = find_fixtures(fixtures)
+            if root is not None:
+                console.rule(f"[bold]3. pipeline on the real binlogs in {root}")
+                real = pipeline(root, out / "fixtures-report")
+                print_summary(real, console, max_checks=15)
+                console.print(f"report: {Path(real.output) / 'report.html'}")
+            else:
+                console.print(f"(no real binlogs at {FIXTURES_REL}: skipped)")
+        finally:
+            stop_quietly(spark)
     return status
 
 

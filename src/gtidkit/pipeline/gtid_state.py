@@ -182,7 +182,7 @@ def load_topology(path: str | Path) -> dict[str, list[str]]:
             continue
         else:
             raise ValueError(
-                f"topology file {p}: source of {replica!r} must be a host name or a list of them"
+                f"topology file {p}: the source of {replica} must be a host name or a list of host names"
             )
     return out
 

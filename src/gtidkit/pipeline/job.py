@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from gtidkit.pipeline import checks as C
 from gtidkit.pipeline import gtid_state as S
 from gtidkit.pipeline import schemas
 from gtidkit.pipeline import transforms as T
-from gtidkit.pipeline.layout import Layout, discover
+from gtidkit.pipeline.layout import FileSpec, Layout, discover
 
 TABLES = ("transactions", "files", "gtid_executed", "hosts", "checks", "parallelism")
 
@@ -48,10 +49,13 @@ class PipelineResult:
         counts: row count of every written table.
         topology: replica → sources used for the errant check, and whether it was ``given`` or ``inferred``.
         timings: seconds per stage.
-        per_minute: (host, minute, transactions) rows for the report's plot.
+        activity: (host, bucket start, transactions) rows for the report's plot, ordered by host and time; the
+            bucket (``activity_bucket``: minute, hour, day or week) is chosen from the commit-time span
+            (:func:`gtidkit.pipeline.report.bucket_for_span`) so that years of binlogs stay a few thousand rows.
         group_sizes: (host, group_size, groups) rows for the parallelism histogram.
         storage_options: the filesystem options used (for writing the report).
         incremental: what an incremental run scanned and reused (:meth:`Plan.summary`), None for a full run.
+        engine: ``spark`` or ``local`` (:mod:`gtidkit.pipeline.local`), the engine that computed the tables.
     """
 
     output: Path | str
@@ -63,10 +67,12 @@ class PipelineResult:
     topology: dict[str, list[str]]
     topology_origin: str
     timings: dict[str, float] = field(default_factory=dict)
-    per_minute: list[tuple] = field(default_factory=list)
+    activity: list[tuple] = field(default_factory=list)
+    activity_bucket: str = "minute"
     group_sizes: list[tuple] = field(default_factory=list)
     storage_options: dict = field(default_factory=dict, repr=False)
     incremental: dict | None = None
+    engine: str = "spark"
 
     def output_child(self, name: str) -> str:
         """Path or URI of ``name`` in the output directory (``report.html``, ``checks``...)."""
@@ -209,27 +215,288 @@ def write_parquet(df: DataFrame, uri: str, storage_options: dict | None = None) 
     return written
 
 
-def _located_errant(
-    spark: SparkSession,
-    errant: dict[str, GtidSet],
-    transactions: DataFrame,
-    files: list[S.FileFacts],
-    file_gtids: dict[tuple[str, str], GtidSet],
-) -> tuple[DataFrame, list]:
-    """Errant GTIDs as checks: located transactions (Spark join) + driver rows for GTIDs only seen in a
-    Previous_gtids set (pointing at the oldest file whose Previous_gtids holds them)."""
-    rows = [
-        (host, str(sid), tag, start, end)
-        for host, s in errant.items()
-        for sid, tag, start, end in s.intervals()
-    ]
-    intervals = spark.createDataFrame(rows, schemas.GTID_EXECUTED)
-    located = C.locate_gtids(
-        intervals,
-        transactions,
-        "errant",
-        "GTID not executed on the replication source (GTID_SUBTRACT(replica, source))",
-    )
+def _parallelism_stats(group_sizes: list[tuple]) -> dict[str, tuple[int, float, int]]:
+    """host → (commit groups, average transactions per group, largest group) from (host, size, groups) rows."""
+    acc: dict[str, list[int]] = {}
+    for host, size, n in group_sizes:
+        a = acc.setdefault(host, [0, 0, 0])
+        a[0] += int(n)
+        a[1] += int(size) * int(n)
+        a[2] = max(a[2], int(size))
+    return {h: (g, total / g, biggest) for h, (g, total, biggest) in acc.items() if g}
+
+
+@dataclass(slots=True)
+class Facts:
+    """What the driver-side steps need from the big tables (small, collected).
+
+    Attributes:
+        files: ``files`` rows as dicts (schemas.FILES, ``previous_gtids_intervals`` as a list of dicts).
+        file_gtids: GTIDs contained in each file, compressed: dicts (host, file, source_uuid, tag,
+            interval_start, interval_end).
+        gtid_executed: the ``gtid_executed`` rows (dicts of schemas.GTID_EXECUTED).
+        sid_stats: per (host, sid): n, local_n, anon_n, first_commit_time, last_commit_time.
+        group_sizes: (host, group_size, groups) ordered by host, group_size.
+    """
+
+    files: list[dict]
+    file_gtids: list[dict]
+    gtid_executed: list[dict]
+    sid_stats: list[dict]
+    group_sizes: list[tuple]
+
+
+class SparkEngine:
+    """The job's big steps as Spark DataFrames (:mod:`transforms`, :mod:`checks`), for any input size."""
+
+    name = "spark"
+
+    def __init__(self, spark: SparkSession, sopts: dict, out_loc: Any, verify_checksum: bool) -> None:
+        self.spark = spark
+        self.sopts = sopts
+        self.out_loc = out_loc
+        self.verify_checksum = verify_checksum
+
+    def load(self, input_path: str | Path, plan: Any) -> dict[str, float]:
+        """Scan the files (all, or the plan's), add the previous run's rows of unchanged files; returns timings
+        extras (``scan_cpu``)."""
+        from gtidkit.pipeline.session import process_tree_cpu
+
+        spark, sopts, out_loc = self.spark, self.sopts, self.out_loc
+        extra: dict[str, float] = {}
+        cpu0 = process_tree_cpu()
+        include = None if plan is None else [[f.host, f.file] for f in plan.scan]
+        self.scan = read_scan(
+            spark, input_path, verify_checksum=self.verify_checksum, storage_options=sopts, include=include
+        ).persist(StorageLevel.MEMORY_AND_DISK)
+        self.scan.count()
+        cpu1 = process_tree_cpu()
+        if cpu0 is not None and cpu1 is not None:
+            extra["scan_cpu"] = cpu1 - cpu0  # driver + JVM + Python workers (local mode: the whole scan)
+        transactions = T.transactions_from_scan(self.scan)
+        files = T.files_from_scan(self.scan)
+        if plan is not None and plan.reuse:
+            # unchanged files: their rows from the previous output, file_index renumbered from today's listing;
+            # materialised (localCheckpoint) before the tables they come from are overwritten below
+            index = F.broadcast(
+                spark.createDataFrame(
+                    [(f.host, f.file, f.file_index) for f in plan.reuse],
+                    "host STRING, file STRING, new_index INT",
+                )
+            )
+
+            def reused(df: DataFrame, cols: list[str]) -> DataFrame:
+                return (
+                    df.join(index, on=["host", "file"], how="inner")
+                    .withColumn("file_index", F.col("new_index"))
+                    .select(*cols)
+                )
+
+            old_t = read_table(
+                spark, out_loc.child("transactions"), schemas.TRANSACTIONS + ", commit_time TIMESTAMP", sopts
+            )
+            old_f = read_table(spark, out_loc.child("files"), schemas.FILES, sopts)
+            transactions = transactions.unionByName(reused(old_t, transactions.columns)).localCheckpoint(
+                eager=True
+            )
+            files = files.unionByName(reused(old_f, files.columns)).localCheckpoint(eager=True)
+        self.transactions, self.files = transactions, files
+        return extra
+
+    def _write(self, df: DataFrame, name: str) -> None:
+        write_parquet(df, self.out_loc.child(name), self.sopts)
+
+    def tables(self) -> Facts:
+        """Write transactions, files, gtid_executed and parallelism; collect the :class:`Facts`."""
+        transactions, files = self.transactions, self.files
+        self._write(transactions, "transactions")
+        self._write(files, "files")
+        self.ge = T.gtid_executed(transactions, files).persist()
+        self._write(self.ge.orderBy("host", "source_uuid", "tag", "interval_start"), "gtid_executed")
+        self.groups = T.parallelism(transactions).persist()
+        self._write(self.groups, "parallelism")
+        # One pass for every per-(host, sid) count: totals, locally originated (Gtid event server_id == the
+        # FDE's, which MySQL keeps from the originating server on replicated events), anonymous, commit times.
+        fde_ids = F.broadcast(files.select("host", "file", F.col("server_id").alias("fde_server_id")))
+        sid_stats = (
+            transactions.join(fde_ids, on=["host", "file"], how="left")
+            .groupBy("host", "sid")
+            .agg(
+                F.count(F.lit(1)).alias("n"),
+                F.sum((F.col("server_id") == F.col("fde_server_id")).cast("int")).alias("local_n"),
+                F.sum(F.col("anonymous").cast("int")).alias("anon_n"),
+                F.min("commit_time").alias("first_commit_time"),
+                F.max("commit_time").alias("last_commit_time"),
+            )
+            .collect()
+        )
+        group_sizes = [
+            (r["host"], r["group_size"], r["n"])
+            for r in self.groups.groupBy("host", "group_size")
+            .agg(F.count(F.lit(1)).alias("n"))
+            .orderBy("host", "group_size")
+            .collect()
+        ]
+        return Facts(
+            files=[r.asDict(recursive=True) for r in files.collect()],
+            file_gtids=[r.asDict() for r in T.file_gtid_intervals(transactions).collect()],
+            gtid_executed=[r.asDict() for r in self.ge.collect()],
+            sid_stats=[r.asDict() for r in sid_stats],
+            group_sizes=group_sizes,
+        )
+
+    def table_checks(self, errant: dict[str, GtidSet]) -> list[dict]:
+        """The checks computed over the big tables (file errors, duplicates, anonymous, gaps, located errant
+        GTIDs)."""
+        rows = [
+            (host, str(sid), tag, start, end)
+            for host, s in errant.items()
+            for sid, tag, start, end in s.intervals()
+        ]
+        located = C.locate_gtids(
+            self.spark.createDataFrame(rows, schemas.GTID_EXECUTED),
+            self.transactions,
+            "errant",
+            ERRANT_DETAIL,
+        )
+        t, f = self.transactions, self.files
+        df = (
+            C.file_errors(f)
+            .unionByName(C.duplicate_gtids(t, f))
+            .unionByName(C.anonymous_in_gtid_mode(t, f))
+            .unionByName(C.gaps(self.ge, t, f))
+            .unionByName(located)
+        )
+        return [r.asDict() for r in df.collect()]
+
+    def write_rows(self, name: str, rows: list[tuple], ddl: str) -> None:
+        """Write small driver-built rows (tuples in ``ddl`` order) as the table ``name``."""
+        self._write(self.spark.createDataFrame(rows, ddl), name)
+
+    def activity(self, bucket_s: int) -> list[tuple]:
+        """(host, bucket start, transactions) ordered by host, bucket: commit times floored to ``bucket_s``
+        seconds since the epoch (UTC)."""
+        bucket_us = bucket_s * 1_000_000
+        start = F.timestamp_micros(F.floor(F.unix_micros("commit_time") / bucket_us) * bucket_us)
+        return [
+            (r["host"], r["bucket"], r["n"])
+            for r in self.transactions.groupBy("host", start.alias("bucket"))
+            .agg(F.count(F.lit(1)).alias("n"))
+            .orderBy("host", "bucket")
+            .collect()
+        ]
+
+    def release(self) -> None:
+        """Unpersist the cached DataFrames."""
+        for df in ("scan", "ge", "groups"):
+            if hasattr(self, df):
+                getattr(self, df).unpersist()
+
+
+class LocalEngine:
+    """The same steps in plain Python (:mod:`gtidkit.pipeline.local`): no JVM, for small inputs."""
+
+    name = "local"
+
+    def __init__(
+        self,
+        sopts: dict,
+        out_loc: Any,
+        verify_checksum: bool,
+        on_file: Callable[[FileSpec], None] | None = None,
+    ) -> None:
+        self.sopts = sopts
+        self.out_loc = out_loc
+        self.verify_checksum = verify_checksum
+        self.on_file = on_file
+
+    def load(self, layout: Layout, plan: Any) -> dict[str, float]:
+        """Scan the files (all, or the plan's) and add the previous run's rows of unchanged files."""
+        from gtidkit.pipeline import local as L
+
+        specs = layout.files if plan is None else plan.scan
+        self.transactions, self.files = L.scan_files(
+            specs, verify_checksum=self.verify_checksum, storage_options=self.sopts, on_file=self.on_file
+        )
+        if plan is not None and plan.reuse:
+            index = {(f.host, f.file): f.file_index for f in plan.reuse}
+            for name, ddl, into in (
+                ("transactions", schemas.TRANSACTIONS + ", commit_time TIMESTAMP", self.transactions),
+                ("files", schemas.FILES, self.files),
+            ):
+                for r in L.read_rows(self.out_loc.child(name), ddl, self.sopts):
+                    new_index = index.get((r["host"], r["file"]))
+                    if new_index is not None:
+                        r["file_index"] = new_index
+                        into.append(r)
+        return {}
+
+    def tables(self) -> Facts:
+        """Write transactions, files, gtid_executed and parallelism; return the :class:`Facts`."""
+        from gtidkit.pipeline import local as L
+
+        t, f = self.transactions, self.files
+        self.write_rows("transactions", t, schemas.TRANSACTIONS + ", commit_time TIMESTAMP")
+        self.write_rows("files", f, schemas.FILES)
+        self.ge = L.gtid_executed(t, f)
+        self.write_rows("gtid_executed", self.ge, schemas.GTID_EXECUTED)
+        groups = L.parallelism(t)
+        self.write_rows("parallelism", groups, schemas.PARALLELISM)
+        sizes: dict[tuple, int] = defaultdict(int)
+        for host, _file, _lc, size, _first in groups:
+            sizes[(host, size)] += 1
+        ge_cols = schemas.field_names(schemas.GTID_EXECUTED)
+        return Facts(
+            files=f,
+            file_gtids=L.file_gtid_intervals(t),
+            gtid_executed=[dict(zip(ge_cols, r)) for r in self.ge],
+            sid_stats=L.sid_stats(t, f),
+            group_sizes=[(h, s, n) for (h, s), n in sorted(sizes.items())],
+        )
+
+    def table_checks(self, errant: dict[str, GtidSet]) -> list[dict]:
+        """As :meth:`SparkEngine.table_checks`."""
+        from gtidkit.pipeline import local as L
+
+        t, f = self.transactions, self.files
+        rows = [
+            (host, str(sid), tag, start, end)
+            for host, s in errant.items()
+            for sid, tag, start, end in s.intervals()
+        ]
+        return (
+            L.file_errors(f)
+            + L.duplicate_gtids(t, f)
+            + L.anonymous_in_gtid_mode(t, f)
+            + L.gaps(self.ge, t, f)
+            + L.locate_gtids(rows, t, "errant", ERRANT_DETAIL)
+        )
+
+    def write_rows(self, name: str, rows: list, ddl: str) -> None:
+        """Write rows (dicts or tuples in ``ddl`` order) as the table ``name``."""
+        from gtidkit.pipeline import local as L
+
+        L.write_table(rows, ddl, self.out_loc.child(name), self.sopts)
+
+    def activity(self, bucket_s: int) -> list[tuple]:
+        """As :meth:`SparkEngine.activity`."""
+        from gtidkit.pipeline import local as L
+
+        return L.activity(self.transactions, bucket_s)
+
+    def release(self) -> None:
+        """Drop the rows."""
+        self.transactions = self.files = []
+
+
+ERRANT_DETAIL = "GTID not executed on the replication source (GTID_SUBTRACT(replica, source))"
+
+
+def _errant_from_previous_gtids(
+    errant: dict[str, GtidSet], files: list[S.FileFacts], file_gtids: dict[tuple[str, str], GtidSet]
+) -> list[tuple]:
+    """Errant GTIDs only seen in a Previous_gtids set (their binlogs are purged): one check per host, pointing at
+    the oldest file whose Previous_gtids holds them."""
     extra = []
     in_files: dict[str, GtidSet] = {}
     for (host, _file), s in file_gtids.items():
@@ -257,22 +524,42 @@ def _located_errant(
                 "errant GTIDs known only from Previous_gtids (their binlogs are purged)",
             )
         )
-    return located, extra
+    return extra
 
 
-def _parallelism_stats(group_sizes: list[tuple]) -> dict[str, tuple[int, float, int]]:
-    """host → (commit groups, average transactions per group, largest group) from (host, size, groups) rows."""
-    acc: dict[str, list[int]] = {}
-    for host, size, n in group_sizes:
-        a = acc.setdefault(host, [0, 0, 0])
-        a[0] += int(n)
-        a[1] += int(size) * int(n)
-        a[2] = max(a[2], int(size))
-    return {h: (g, total / g, biggest) for h, (g, total, biggest) in acc.items() if g}
+#: ``--engine auto`` runs without Spark when the input is at most this many bytes.
+LOCAL_MAX_BYTES = 64 << 20
+
+
+def choose_engine(engine: str, layout: Layout, local_max_bytes: int = LOCAL_MAX_BYTES) -> str:
+    """``spark`` or ``local`` for ``--engine auto|spark|local``: auto picks local for an input of at most
+    ``local_max_bytes`` bytes (both give the same tables; the local one spares a JVM's start, ~15 s).
+
+    Raises:
+        ValueError: an unknown engine name.
+    """
+    if engine not in ("auto", "spark", "local"):
+        raise ValueError(f"engine must be auto, spark or local, not {engine}")
+    if engine != "auto":
+        return engine
+    return "local" if layout.total_bytes <= local_max_bytes else "spark"
+
+
+def resolve_topology(topology: str | Path | dict | None) -> dict[str, list[str]] | None:
+    """The topology argument of :func:`run_pipeline` as replica → sources (None: infer).
+
+    Raises:
+        ValueError: malformed topology file.
+    """
+    if topology is None:
+        return None
+    if isinstance(topology, dict):
+        return {k: ([v] if isinstance(v, str) else list(v)) for k, v in topology.items()}
+    return S.load_topology(topology)
 
 
 def run_pipeline(
-    spark: SparkSession,
+    spark: SparkSession | None,
     input_path: str | Path,
     output: str | Path,
     *,
@@ -282,11 +569,15 @@ def run_pipeline(
     write_report: bool = True,
     storage_options: dict | None = None,
     incremental: bool = False,
+    layout: Layout | None = None,
+    on_file: Callable[[FileSpec], None] | None = None,
+    on_scan: Callable[[list[FileSpec]], None] | None = None,
 ) -> PipelineResult:
     """Run the whole pipeline on a fleet of binlogs.
 
     Args:
-        spark: the session (see :func:`gtidkit.pipeline.session.build_session`).
+        spark: the session (see :func:`gtidkit.pipeline.session.build_session`), or None to run the same
+            transforms in plain Python (:mod:`gtidkit.pipeline.local`; same tables, no JVM).
         input_path: fleet directory (one sub-directory per host) or JSON mapping file host → files; a local
             path or a ``file://``/``s3://``/``s3a://``/``gs://``/``hdfs://`` URI.
         output: directory for the Parquet tables, ``summary.json`` and ``report.html`` (tables are overwritten);
@@ -299,6 +590,9 @@ def run_pipeline(
         verify_checksum: verify CRC32 footers.
         on_stage: called with each stage's name as it starts (the CLI drives its progress display with it).
         write_report: write ``report.html`` (matplotlib) and ``summary.json``.
+        layout: the input's listing when the caller already made it (:func:`gtidkit.pipeline.layout.discover`).
+        on_file: called after each file is scanned (local engine only; Spark reports tasks instead).
+        on_scan: called once with the files the scan reads (all, or an incremental run's new and changed ones).
 
     Returns:
         A :class:`PipelineResult`.
@@ -318,20 +612,12 @@ def run_pipeline(
     if out_loc.local:
         Path(out_loc.path).mkdir(parents=True, exist_ok=True)
 
-    def _write(df: DataFrame, _out: object, name: str) -> None:
-        write_parquet(df, out_loc.child(name), sopts)
-
     t0 = time.perf_counter()
 
     stage("discover")
-    layout = discover(input_path, sopts)
-    given: dict[str, list[str]] | None
-    if topology is None:
-        given = None
-    elif isinstance(topology, dict):
-        given = {k: ([v] if isinstance(v, str) else list(v)) for k, v in topology.items()}
-    else:
-        given = S.load_topology(topology)
+    if layout is None:
+        layout = discover(input_path, sopts)
+    given = resolve_topology(topology)
 
     plan = None
     if incremental:
@@ -340,79 +626,31 @@ def run_pipeline(
         before = previous_files(out_loc.uri, sopts)
         plan = None if before is None else make_plan(layout, before, sopts)
 
+    if on_scan is not None:
+        on_scan(layout.files if plan is None else plan.scan)
     stage("scan")
-    from gtidkit.pipeline.session import process_tree_cpu
-
-    cpu0 = process_tree_cpu()
-    include = None if plan is None else [[f.host, f.file] for f in plan.scan]
-    scan = read_scan(
-        spark, input_path, verify_checksum=verify_checksum, storage_options=sopts, include=include
-    ).persist(StorageLevel.MEMORY_AND_DISK)
-    scan.count()
-    cpu1 = process_tree_cpu()
-    if cpu0 is not None and cpu1 is not None:
-        timings["scan_cpu"] = cpu1 - cpu0  # driver + JVM + Python workers (local mode: the whole scan)
-    transactions = T.transactions_from_scan(scan)
-    files = T.files_from_scan(scan)
-    if plan is not None and plan.reuse:
-        # unchanged files: their rows from the previous output, file_index renumbered from today's listing;
-        # materialised (localCheckpoint) before the tables they come from are overwritten below
-        index = F.broadcast(
-            spark.createDataFrame(
-                [(f.host, f.file, f.file_index) for f in plan.reuse],
-                "host STRING, file STRING, new_index INT",
-            )
-        )
-
-        def reused(df: DataFrame, cols: list[str]) -> DataFrame:
-            return (
-                df.join(index, on=["host", "file"], how="inner")
-                .withColumn("file_index", F.col("new_index"))
-                .select(*cols)
-            )
-
-        old_t = read_table(
-            spark, out_loc.child("transactions"), schemas.TRANSACTIONS + ", commit_time TIMESTAMP", sopts
-        )
-        old_f = read_table(spark, out_loc.child("files"), schemas.FILES, sopts)
-        transactions = transactions.unionByName(reused(old_t, transactions.columns)).localCheckpoint(
-            eager=True
-        )
-        files = files.unionByName(reused(old_f, files.columns)).localCheckpoint(eager=True)
+    engine: SparkEngine | LocalEngine
+    if spark is None:
+        engine = LocalEngine(sopts, out_loc, verify_checksum, on_file)
+        timings.update(engine.load(layout, plan))
+    else:
+        engine = SparkEngine(spark, sopts, out_loc, verify_checksum)
+        timings.update(engine.load(input_path, plan))
     timings["scan"] = time.perf_counter() - t0
 
     stage("tables")
     t1 = time.perf_counter()
-    _write(transactions, out, "transactions")
-    _write(files, out, "files")
-    ge = T.gtid_executed(transactions, files).persist()
-    _write(ge.orderBy("host", "source_uuid", "tag", "interval_start"), out, "gtid_executed")
-    groups = T.parallelism(transactions).persist()
-    _write(groups, out, "parallelism")
+    facts = engine.tables()
     timings["tables"] = time.perf_counter() - t1
 
     stage("state")
     t2 = time.perf_counter()
-    file_rows = files.collect()
-    facts = [S.FileFacts.from_row(r) for r in file_rows]
-    file_gtids = S.sets_by(T.file_gtid_intervals(transactions).collect(), "host", "file")
-    state = S.executed_and_purged(facts, file_gtids)
-    ge_sets = S.sets_by(ge.collect(), "host")
-    # One pass for every per-(host, sid) count: totals, locally originated (Gtid event server_id == the FDE's,
-    # which MySQL keeps from the originating server on replicated events), anonymous, commit-time range.
-    fde_ids = F.broadcast(files.select("host", "file", F.col("server_id").alias("fde_server_id")))
-    sid_stats = (
-        transactions.join(fde_ids, on=["host", "file"], how="left")
-        .groupBy("host", "sid")
-        .agg(
-            F.count(F.lit(1)).alias("n"),
-            F.sum((F.col("server_id") == F.col("fde_server_id")).cast("int")).alias("local_n"),
-            F.sum(F.col("anonymous").cast("int")).alias("anon_n"),
-            F.min("commit_time").alias("first_commit_time"),
-            F.max("commit_time").alias("last_commit_time"),
-        )
-        .collect()
-    )
+    file_rows = facts.files
+    file_facts = [S.FileFacts.from_row(r) for r in file_rows]
+    file_gtids = S.sets_by(facts.file_gtids, "host", "file")
+    state = S.executed_and_purged(file_facts, file_gtids)
+    ge_sets = S.sets_by(facts.gtid_executed, "host")
+    sid_stats = facts.sid_stats
     gtid_stats = [r for r in sid_stats if r["sid"] is not None]
     uuids = S.infer_server_uuids(
         {"host": r["host"], "sid": r["sid"], "n": r["local_n"] or 0} for r in gtid_stats
@@ -423,16 +661,10 @@ def run_pipeline(
         topo, origin = S.infer_topology(uuids, gtid_stats), "inferred"
     executed_for_errant = {h: ge_sets.get(h, GtidSet()) for h in layout.hosts}
     errant = S.errant_sets(executed_for_errant, topo)
-    group_sizes = [
-        (r["host"], r["group_size"], r["n"])
-        for r in groups.groupBy("host", "group_size")
-        .agg(F.count(F.lit(1)).alias("n"))
-        .orderBy("host", "group_size")
-        .collect()
-    ]
+    group_sizes = facts.group_sizes
     per_host_par = _parallelism_stats(group_sizes)
 
-    driver_checks = S.chain_breaks(facts, file_gtids)
+    driver_checks = S.chain_breaks(file_facts, file_gtids)
     if plan is not None:
         for host, name, why in plan.rewritten:
             driver_checks.append(
@@ -458,8 +690,7 @@ def run_pipeline(
                     "in the previous run, no longer listed (purged or rotated away)",
                 )
             )
-    located, extra = _located_errant(spark, errant, transactions, facts, file_gtids)
-    driver_checks += extra
+    driver_checks += _errant_from_previous_gtids(errant, file_facts, file_gtids)
     for host, (groups_n, avg, biggest) in sorted(per_host_par.items()):
         driver_checks.append(
             S.check_row(
@@ -472,19 +703,24 @@ def run_pipeline(
                 f"{groups_n} commit groups, {avg:.2f} transactions per group on average (max {biggest})",
             )
         )
-    checks_df = (
-        C.file_errors(files)
-        .unionByName(C.duplicate_gtids(transactions, files))
-        .unionByName(C.anonymous_in_gtid_mode(transactions, files))
-        .unionByName(C.gaps(ge, transactions, files))
-        .unionByName(located)
-        .unionByName(spark.createDataFrame(driver_checks, schemas.CHECKS))
+    check_names = schemas.field_names(schemas.CHECKS)
+    checks_rows = engine.table_checks(errant) + [dict(zip(check_names, r)) for r in driver_checks]
+    rank = {"error": 0, "warning": 1, "info": 2}
+    # errors first, then by check, host, file, offset (NULL first, as Spark's ascending sort)
+    checks_rows.sort(
+        key=lambda c: (
+            rank.get(c["severity"], 3),
+            c["check"],
+            c["host"],
+            c["file"] is not None,
+            c["file"] or "",
+            c["offset"] is not None,
+            c["offset"] if c["offset"] is not None else -1,
+            c["gtid"] or "",
+            c["detail"] or "",
+        )
     )
-    severity_rank = (
-        F.when(F.col("severity") == "error", 0).when(F.col("severity") == "warning", 1).otherwise(2)
-    )
-    checks_df = checks_df.orderBy(severity_rank, "check", "host", "file", "offset").persist()
-    _write(checks_df, out, "checks")
+    engine.write_rows("checks", [tuple(c[k] for k in check_names) for c in checks_rows], schemas.CHECKS)
 
     host_rows = []
     for host in layout.hosts:
@@ -517,30 +753,18 @@ def run_pipeline(
                 biggest,
             )
         )
-    _write(spark.createDataFrame(host_rows, schemas.HOSTS), out, "hosts")
+    engine.write_rows("hosts", host_rows, schemas.HOSTS)
     timings["state"] = time.perf_counter() - t2
 
     stage("report")
     t3 = time.perf_counter()
-    per_minute = [
-        (r["host"], r["minute"], r["n"])
-        for r in transactions.groupBy("host", F.date_trunc("minute", "commit_time").alias("minute"))
-        .agg(F.count(F.lit(1)).alias("n"))
-        .orderBy("host", "minute")
-        .collect()
-    ]
-    checks_rows = [r.asDict() for r in checks_df.collect()]
-    checks_df.unpersist()
-    rank = {"error": 0, "warning": 1, "info": 2}
-    checks_rows.sort(
-        key=lambda c: (
-            rank.get(c["severity"], 3),
-            c["check"],
-            c["host"],
-            c["file"] or "",
-            c["offset"] if c["offset"] is not None else -1,
-        )
-    )
+    from gtidkit.pipeline.report import bucket_for_span
+
+    firsts = [r["first_commit_time"] for r in sid_stats if r["first_commit_time"] is not None]
+    lasts = [r["last_commit_time"] for r in sid_stats if r["last_commit_time"] is not None]
+    span = (max(lasts) - min(firsts)).total_seconds() if firsts and lasts else 0.0
+    bucket, bucket_s = bucket_for_span(span)
+    activity = engine.activity(bucket_s)
     counts = {
         "transactions": sum(h[5] for h in host_rows),
         "files": len(file_rows),
@@ -551,7 +775,7 @@ def run_pipeline(
     }
     file_dicts = []
     for r in file_rows:
-        d = r.asDict()
+        d = dict(r)
         d.pop("previous_gtids_intervals", None)
         file_dicts.append(d)
     host_names = schemas.field_names(schemas.HOSTS)
@@ -565,14 +789,14 @@ def run_pipeline(
         topology=topo,
         topology_origin=origin,
         timings=timings,
-        per_minute=per_minute,
+        activity=activity,
+        activity_bucket=bucket,
         group_sizes=group_sizes,
         storage_options=sopts,
         incremental=None if plan is None else plan.summary(),
+        engine=engine.name,
     )
-    scan.unpersist()
-    ge.unpersist()
-    groups.unpersist()
+    engine.release()
     if write_report:
         from gtidkit.pipeline import report
 
@@ -598,6 +822,7 @@ def summary_dict(result: PipelineResult) -> dict[str, Any]:
         "topology_origin": result.topology_origin,
         "skipped_inputs": [{"path": p, "reason": r} for p, r in result.layout.skipped],
         "incremental": result.incremental,
+        "engine": result.engine,
         "hosts": [{k: conv(v) for k, v in h.items()} for h in result.hosts],
         "checks": result.checks,
     }

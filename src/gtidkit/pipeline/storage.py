@@ -192,7 +192,7 @@ def resolve(uri: str | os.PathLike[str], options: dict | None = None) -> Locatio
         return Location(path, "", path, pafs.LocalFileSystem())
     if scheme not in REMOTE_SCHEMES:
         raise StorageError(
-            f"{text}: unsupported storage scheme {scheme!r} (local path, file://, s3://, s3a://, "
+            f"{text}: unsupported storage scheme {scheme}:// (local path, file://, s3://, s3a://, "
             "gs://, hdfs://)"
         )
     inner = (parts.netloc + parts.path).rstrip("/") if scheme not in ("hdfs", "viewfs") else parts.path or "/"
