@@ -6,11 +6,14 @@ explicit GTID is ``Query(BEGIN)`` + ``Query(COMMIT)``), RM8 "Binary Logging Form
 
 * ROW: ``Query(BEGIN)``, then per statement a ``Table_map`` for each table and its
   ``Write/Update/Delete_rows_v2`` events (built by the SQL layer's :mod:`gtidkit.engine.sql.rowimage`), ``Xid``.
-* STATEMENT: ``Query(BEGIN)``, per DML statement its ``Intvar`` events then its ``Query`` (with its default
-  database), ``Xid``. As ``MYSQL_BIN_LOG::write_event``: ``LAST_INSERT_ID`` (1) first when the statement calls
+* STATEMENT: ``Query(BEGIN)``, per DML statement its context events then its ``Query`` (with its default
+  database), ``Xid``. As ``MYSQL_BIN_LOG::write_event``: ``Intvar(LAST_INSERT_ID)`` first when the statement calls
   ``LAST_INSERT_ID()`` (value = what it returned, the previous statement's first generated id), then
-  ``INSERT_ID`` (2) = the first AUTO_INCREMENT value the statement generated; a replica or recovery sets them
-  before running the statement so it produces the same ids.
+  ``Intvar(INSERT_ID)`` = the first AUTO_INCREMENT value the statement generated, then ``Rand`` (seeds of its
+  ``RAND()``), then a ``User_var`` per user variable it reads (:mod:`gtidkit.engine.binlog.statement_context`); a
+  replica or recovery sets them before running the statement so it produces the same data.
+* MIXED: as STATEMENT, except that each statement MySQL deems unsafe
+  (:func:`gtidkit.engine.binlog.statement_context.unsafe_reason`) is logged as its Table_map + rows events.
 """
 
 from __future__ import annotations
@@ -212,12 +215,19 @@ def transaction_events(server: Server, session: Session, ddl_text: str | None) -
     events: list[Any] = [query_event(session, "", "BEGIN")]
     if ctas is not None:
         events.append(query_event(session, session.current_db or "", ctas))
-    if fmt == "STATEMENT":
-        for db, text, intvars, updated, zone in session.statements:
-            events.extend(intvars)
+    if fmt == "STATEMENT" or (fmt == "MIXED" and ctas is None and _mixed_loggable(session)):
+        for st in session.statements:
+            if st.as_rows and fmt == "MIXED":
+                events.extend(row_events(server, [st.changes or []]))
+                continue
+            events.extend(st.context)
             events.append(
                 query_event(
-                    session, db, text.strip().rstrip(";"), updated_dbs=updated or None, time_zone=zone
+                    session,
+                    st.database,
+                    st.text.strip().rstrip(";"),
+                    updated_dbs=st.updated_dbs or None,
+                    time_zone=st.time_zone,
                 )
             )
     else:
@@ -250,8 +260,22 @@ def statement_intvars(text: str, last_insert_id_before: int, insert_id: int) -> 
     return tuple(out)
 
 
+def _mixed_loggable(session: Session) -> bool:
+    """MIXED can log the transaction statement by statement: every rows list of it belongs to a logged DML (row
+    changes from elsewhere, such as an applier's rows events, leave the whole transaction in ROW format)."""
+    mine = {id(st.changes) for st in session.statements if st.changes is not None}
+    return all(id(changes) in mine for changes in session.row_statements)
+
+
+def user_var_collation(session: Session) -> int:
+    """The collation id a User_var event gives a value of ``session`` (``collation_connection``)."""
+    var = session.session_vars
+    name = var.get("collation_connection") or var.get("character_set_connection")
+    return _collation_id(name or session.server.globals.values["collation_connection"])
+
+
 def session_binlog_format(server: Server, session: Session) -> str:
-    """``@@SESSION.binlog_format`` (ROW, STATEMENT or MIXED; MIXED is logged as ROW here)."""
+    """``@@SESSION.binlog_format`` (ROW, STATEMENT or MIXED)."""
     var = session.session_vars
     return str(var["binlog_format"] if "binlog_format" in var else server.globals.values["binlog_format"])
 
@@ -268,8 +292,11 @@ def transaction_writeset(server: Server, session: Session, ddl_text: str | None)
         return NO_WRITESET
     if not session.row_changes and not session.trx_dirty:
         return Writeset(empty_transaction=True)
-    if session_binlog_format(server, session) == "STATEMENT":
+    fmt = session_binlog_format(server, session)
+    if fmt == "STATEMENT":
         return NO_WRITESET
+    if fmt == "MIXED" and _mixed_loggable(session) and not all(st.as_rows for st in session.statements):
+        return NO_WRITESET  # a statement logged as text has no rows to hash
     return extract_writeset(session.row_changes, server.storage.catalog)
 
 

@@ -1111,8 +1111,9 @@ def _float32_udf(v: Any) -> Any:
     return v
 
 
-def register_udfs(raw: _db.RawConnection, rand: Callable[[], float]) -> None:
-    """Register the helper UDFs DML plans use (``_GK_TO_INT``, ``_GK_TO_FLOAT32``, ``_GK_RAND``)."""
+def register_udfs(raw: _db.RawConnection, rand: Callable[..., float]) -> None:
+    """Register the helper UDFs DML plans use (``_GK_TO_INT``, ``_GK_TO_FLOAT32``, ``_GK_RAND``; ``rand`` takes
+    RAND()'s optional seed argument)."""
     raw.create_function("_GK_TO_INT", 1, to_int_udf, deterministic=True)
     raw.create_function("_GK_TO_FLOAT32", 1, _float32_udf, deterministic=True)
-    raw.create_function("_GK_RAND", -1, lambda *a: rand())
+    raw.create_function("_GK_RAND", -1, rand)

@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from gtidkit.engine.binlog.statement_context import LoggedStatement
 from gtidkit.engine.binlog.transaction_events import session_binlog_format
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.results import Condition, StatementResult
@@ -182,7 +183,7 @@ def _temporary_ddl(session: Session, stmt: Statement) -> StatementResult:
         if autocommit:
             trx.commit(session, ddl_text=stmt.text)
             return _with_warnings(res, warnings)
-        session.statements.append((session.current_db or "", stmt.text, (), ()))
+        session.statements.append(LoggedStatement(session.current_db or "", stmt.text))
         session.trx_dirty = True
     if autocommit:
         trx.commit(session)

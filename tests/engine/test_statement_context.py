@@ -1,0 +1,199 @@
+"""STATEMENT / MIXED format: the context events before a statement's Query, and MIXED's switch to rows.
+
+Oracles: the order of ``MYSQL_BIN_LOG::write_event`` (Intvar LAST_INSERT_ID, Intvar INSERT_ID, Rand, User_var...,
+then the Query), as the real 5.6 capture ``ver_trunk_row_v2.001`` shows (``User_var`` then
+``INSERT INTO t1 VALUES (@x, 'four')``; ``Rand`` then ``INSERT ... RAND() * 1000000``); MySQL's RAND(N) values from
+the manual ("Mathematical Functions": ``RAND(3)`` = 0.9057697559760601); RM8 "Mixed Binary Logging Format" and
+"Determination of Safe and Unsafe Statements in Binary Logging" for what MIXED logs as rows.
+"""
+
+from __future__ import annotations
+
+import struct
+from decimal import Decimal
+
+import pytest
+
+from gtidkit.binlog.events.statement import RandEvent, UserVarEvent
+from gtidkit.binlog.file import read_events
+from gtidkit.engine.apply import user_var_value
+from gtidkit.engine.binlog.statement_context import statement_traits, unsafe_reason, user_var_event
+from gtidkit.engine.sql.mysql_random import MySQLRandom
+
+
+def binlog_events(session) -> list[tuple[str, str]]:
+    return [(r[2], r[5]) for r in session.execute("SHOW BINLOG EVENTS")[-1].rows]
+
+
+def test_user_var_event_matches_mysql_capture(binlog_fixtures):
+    """``SET @x := 4`` then ``INSERT ... (@x, 'four')`` on 5.6.4 with utf8 (collation 33): our event equals it."""
+    events = [
+        getattr(e, "event", e)
+        for e in read_events(binlog_fixtures / "blackbeam__rust_mysql_common/ver_trunk_row_v2.001")
+    ]
+    captured = next(e for e in events if isinstance(e, UserVarEvent))
+    assert user_var_event("x", 4, 33) == captured
+
+
+@pytest.mark.parametrize(
+    ("seed", "first", "second"),
+    [(3, 0.9057697559760601, 0.37307905813034536), (0, 0.15522042769493574, None)],
+    ids=["rand3", "rand0"],
+)
+def test_rand_with_seed_gives_mysqls_sequence(open_server, seed, first, second):
+    s = open_server().session()
+    rows = s.execute(f"SELECT RAND({seed}) FROM (SELECT 1 AS a UNION ALL SELECT 2) x")[-1].rows
+    assert rows[0][0] == first
+    if second is not None:
+        assert rows[1][0] == second
+    # each RAND(N) of a statement has its own sequence
+    assert s.execute(f"SELECT RAND({seed}), RAND({seed})")[-1].rows == [(first, first)]
+
+
+def test_context_events_in_mysql_order(open_server):
+    srv = open_server(gtid_mode="ON", log_bin=True, binlog_format="STATEMENT")
+    s = srv.session()
+    s.execute(
+        "CREATE DATABASE d; USE d; CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, f DOUBLE, v TEXT)"
+    )
+    s.execute("INSERT INTO t (f) VALUES (1)")
+    s.execute("SET @b = 'bee', @a = 7")
+    s.execute("INSERT INTO t (f, v) VALUES (RAND() + LAST_INSERT_ID(), CONCAT(@b, @a, @never, @b, '@c'))")
+    ev = binlog_events(s)
+    q = next(i for i, e in enumerate(ev) if e[0] == "Query" and "RAND()" in e[1])
+    assert [k for k, _ in ev[q - 6 : q + 1]] == [
+        "Intvar", "Intvar", "RAND", "User var", "User var", "User var", "Query",
+    ]  # fmt: skip
+    assert ev[q - 6 : q - 4] == [("Intvar", "LAST_INSERT_ID=1"), ("Intvar", "INSERT_ID=2")]
+    s.execute("FLUSH BINARY LOGS")
+    decoded = [getattr(e, "event", e) for e in read_events(srv.datadir / "binlog.000001")]
+    uv = [
+        e for e in decoded if isinstance(e, UserVarEvent)
+    ]  # @b, @a, @never (NULL): once each, in read order
+    assert [(e.name, e.is_null, e.value) for e in uv] == [
+        ("b", False, b"bee"),
+        ("a", False, (7).to_bytes(8, "little")),
+        ("never", True, b""),
+    ]
+    assert [e.charset for e in uv[:2]] == [255, 255] and uv[1].flags == 0 and uv[0].flags is None
+    assert sum(isinstance(e, RandEvent) for e in decoded) == 1
+
+
+def test_rand_event_seeds_reproduce_the_value(open_server):
+    srv = open_server(gtid_mode="ON", log_bin=True, binlog_format="STATEMENT")
+    s = srv.session()
+    s.execute("CREATE DATABASE d; USE d; CREATE TABLE t (id INT PRIMARY KEY, f DOUBLE)")
+    s.execute("SELECT RAND(), RAND()")  # the session's sequence moves on; the event logs where it stands
+    s.execute("INSERT INTO t VALUES (1, RAND()), (2, RAND())")
+    got = [r[0] for r in s.execute("SELECT f FROM t ORDER BY id")[-1].rows]
+    info = next(i for k, i in binlog_events(s) if k == "RAND")
+    seed1, seed2 = (int(part.split("=")[1]) for part in info.split(","))
+    rng = MySQLRandom(seed1, seed2)
+    assert [rng(), rng()] == got
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (None, UserVarEvent("v", True)),
+        (-5, UserVarEvent("v", False, 2, 255, struct.pack("<q", -5), 0)),
+        (2**64 - 1, UserVarEvent("v", False, 2, 255, b"\xff" * 8, 1)),
+        (1.5, UserVarEvent("v", False, 1, 255, struct.pack("<d", 1.5))),
+        ("héllo", UserVarEvent("v", False, 0, 255, "héllo".encode())),
+        (b"\x00\xff", UserVarEvent("v", False, 0, 63, b"\x00\xff")),
+    ],
+    ids=["null", "int", "unsigned", "real", "string", "binary"],
+)
+def test_user_var_event_encoding(value, expected):
+    ev = user_var_event("v", value, 255)
+    assert ev == expected
+    assert user_var_value(ev) == value
+
+
+@pytest.mark.parametrize("value", ["12.345", "-0.5", "100", "0.000"], ids=["frac", "neg", "int", "zero"])
+def test_user_var_decimal_round_trips(value):
+    ev = user_var_event("d", Decimal(value), 255)
+    assert ev.value_type == 4 and ev.flags is None
+    assert user_var_value(ev) == Decimal(value)
+
+
+@pytest.mark.parametrize(
+    ("text", "reads"),
+    [
+        ("INSERT INTO t VALUES (@a, @`B`, @'c d', @a)", ("a", "b", "c d")),
+        ("UPDATE t SET v = (@n := @n + 1)", ("n",)),
+        ("INSERT INTO t VALUES ('@a', @@session.time_zone)", ()),
+        ("INSERT INTO t VALUES (@x := 5)", ()),
+    ],
+    ids=["plain-quoted", "assign-reads", "in-string-and-sysvar", "assign-only"],
+)
+def test_user_variables_read(text, reads):
+    assert statement_traits(text).user_vars == reads
+
+
+MIXED_CASES = [
+    ("INSERT INTO t (v) VALUES (1)", None),
+    ("INSERT INTO t (v) VALUES (@x)", None),
+    ("INSERT INTO t (v) VALUES (LAST_INSERT_ID())", None),
+    ("INSERT INTO t (v) VALUES (UNIX_TIMESTAMP(NOW()))", None),
+    ("INSERT INTO t (v) VALUES (RAND())", "BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION"),
+    ("INSERT INTO t (s) VALUES (UUID())", "BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION"),
+    ("INSERT INTO t (s) VALUES (USER())", "BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION"),
+    ("INSERT INTO t (s) VALUES (CURRENT_USER)", "BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION"),
+    ("INSERT INTO t (v) VALUES (FOUND_ROWS())", "BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION"),
+    ("INSERT INTO t (s) VALUES (SYSDATE())", "BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION"),
+    ("INSERT INTO t (s) VALUES ('UUID()')", None),
+    ("INSERT INTO t (v) VALUES (@@session.auto_increment_increment)", None),
+    ("INSERT INTO t (v) VALUES (@@global.auto_increment_increment)", "BINLOG_STMT_UNSAFE_SYSTEM_VARIABLE"),
+    ("INSERT INTO t (v) VALUES (@@max_allowed_packet)", "BINLOG_STMT_UNSAFE_SYSTEM_VARIABLE"),
+    ("UPDATE t SET v = 1 LIMIT 1", "BINLOG_STMT_UNSAFE_LIMIT"),
+    ("DELETE FROM t LIMIT 1", "BINLOG_STMT_UNSAFE_LIMIT"),
+    ("UPDATE IGNORE t SET v = 1", "BINLOG_STMT_UNSAFE_UPDATE_IGNORE"),
+    ("INSERT IGNORE INTO u SELECT * FROM w", "BINLOG_STMT_UNSAFE_INSERT_IGNORE_SELECT"),
+    ("REPLACE INTO u SELECT * FROM w", "BINLOG_STMT_UNSAFE_REPLACE_SELECT"),
+    (
+        "INSERT INTO u SELECT * FROM w ON DUPLICATE KEY UPDATE b = 1",
+        "BINLOG_STMT_UNSAFE_INSERT_SELECT_UPDATE",
+    ),
+    ("INSERT INTO t (v) SELECT a FROM w", "BINLOG_STMT_UNSAFE_WRITE_AUTOINC_SELECT"),
+    ("INSERT INTO u SELECT * FROM w", None),
+    ("INSERT INTO u VALUES (1, 2) ON DUPLICATE KEY UPDATE b = 3", None),
+    ("INSERT INTO k VALUES (1, 2) ON DUPLICATE KEY UPDATE b = 3", "BINLOG_STMT_UNSAFE_INSERT_TWO_KEYS"),
+    ("SELECT * FROM t FOR UPDATE SKIP LOCKED", "BINLOG_STMT_UNSAFE_SKIP_LOCKED"),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), MIXED_CASES, ids=[c[0][:48] for c in MIXED_CASES])
+def test_unsafe_reason(open_server, text, reason):
+    srv = open_server()
+    s = srv.session()
+    s.execute(
+        "CREATE DATABASE d; USE d; CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, v BIGINT, s TEXT)"
+    )
+    s.execute("CREATE TABLE u (a INT PRIMARY KEY, b INT); CREATE TABLE w (a INT PRIMARY KEY, b INT)")
+    s.execute("CREATE TABLE k (a INT PRIMARY KEY, b INT UNIQUE)")
+    assert unsafe_reason(text, srv.storage.catalog, "d") == reason
+
+
+def test_mixed_logs_unsafe_statements_as_rows_and_the_rest_as_statements(open_server):
+    srv = open_server(gtid_mode="ON", log_bin=True, binlog_format="MIXED")
+    s = srv.session()
+    s.execute(
+        "CREATE DATABASE d; USE d; CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, v DOUBLE, s TEXT)"
+    )
+    s.execute("SET @x = 5")
+    s.execute("BEGIN")
+    s.execute("INSERT INTO t (v) VALUES (@x)")  # safe: User_var + Intvar + Query
+    s.execute("INSERT INTO t (v, s) VALUES (RAND(), UUID())")  # unsafe: rows
+    s.execute("UPDATE t SET v = v + 1 WHERE id = 1")  # safe
+    s.execute("DELETE FROM t ORDER BY id LIMIT 1")  # unsafe: rows
+    s.execute("COMMIT")
+    ev = binlog_events(s)
+    begin = max(i for i, e in enumerate(ev) if e == ("Query", "BEGIN"))
+    assert [k for k, _ in ev[begin:]] == [
+        "Query", "Intvar", "User var", "Query", "Table_map", "Write_rows", "Query", "Table_map", "Delete_rows",
+        "Xid",
+    ]  # fmt: skip
+    assert ev[begin + 3][1] == "use `d`; INSERT INTO t (v) VALUES (@x)"
+    assert ev[begin + 6][1] == "use `d`; UPDATE t SET v = v + 1 WHERE id = 1"
+    assert [r[0] for r in s.execute("SELECT id FROM t")[-1].rows] == [2]
