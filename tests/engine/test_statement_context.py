@@ -10,6 +10,7 @@ the manual ("Mathematical Functions": ``RAND(3)`` = 0.9057697559760601); RM8 "Mi
 from __future__ import annotations
 
 import struct
+import subprocess
 from decimal import Decimal
 
 import pytest
@@ -197,3 +198,32 @@ def test_mixed_logs_unsafe_statements_as_rows_and_the_rest_as_statements(open_se
     assert ev[begin + 3][1] == "use `d`; INSERT INTO t (v) VALUES (@x)"
     assert ev[begin + 6][1] == "use `d`; UPDATE t SET v = v + 1 WHERE id = 1"
     assert [r[0] for r in s.execute("SELECT id FROM t")[-1].rows] == [2]
+
+
+def test_session_options_travel_in_the_query_status_block(open_server):
+    """flags2 and Q_AUTO_INCREMENT as mariadb-binlog (a real reader of MySQL's layout) prints them."""
+    srv = open_server(gtid_mode="ON", log_bin=True, binlog_format="STATEMENT")
+    s = srv.session()
+    s.execute("CREATE DATABASE d; USE d; CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, v INT)")
+    s.execute("SET foreign_key_checks = 0, unique_checks = 0")
+    # what an applier session takes from a source's Q_AUTO_INCREMENT (apply.session_settings)
+    s.session_vars.update(auto_increment_increment=5, auto_increment_offset=2)
+    s.execute("INSERT INTO t (v) VALUES (1), (2)")
+    s.execute("SET foreign_key_checks = 1, unique_checks = 1")
+    s.session_vars.update(auto_increment_increment=1, auto_increment_offset=1)
+    s.execute("INSERT INTO t (v) VALUES (3)")
+    path = srv.datadir / "binlog.000001"
+    srv.shutdown()
+    out = subprocess.run(["mariadb-binlog", str(path)], capture_output=True, text=True, check=True).stdout
+    first = out.index("INSERT INTO t (v) VALUES (1), (2)")
+    second = out.index("INSERT INTO t (v) VALUES (3)")
+    before_first = out[:first]
+    # mariadb-binlog prints the flags that changed since the previous Query event
+    assert before_first.rindex(
+        "SET @@session.foreign_key_checks=0, @@session.unique_checks=0"
+    ) > before_first.rindex("CREATE TABLE")
+    assert "SET @@session.auto_increment_increment=5, @@session.auto_increment_offset=2" in before_first
+    between = out[first:second]
+    assert "SET @@session.foreign_key_checks=1, @@session.unique_checks=1" in between
+    assert "SET @@session.auto_increment_increment=1, @@session.auto_increment_offset=1" in between
+    assert out.count("auto_increment_increment=5") == 1
