@@ -99,8 +99,8 @@ def _admin(session: Session, stmt: Statement) -> StatementResult:
     hook = session.server.statement_hooks.get(stmt.command or "")
     try:
         res = hook(session, stmt) if hook is not None else session.server.admin.run(session, stmt.text)
-    except BaseException:
-        trx.statement_failed(session)
+    except BaseException as err:
+        trx.statement_failed(session, err)
         raise
     if commits and session.gtid.owned is not gnx.NOTHING and not session.in_transaction():
         # sql_parse.cc: at the end of an implicitly committing statement an owned GTID is logged as an empty
@@ -175,8 +175,8 @@ def _temporary_ddl(session: Session, stmt: Statement) -> StatementResult:
     session.ensure_write_trx()
     try:
         res = session.run_sql(stmt, writes=True)
-    except BaseException:
-        trx.statement_failed(session)
+    except BaseException as err:
+        trx.statement_failed(session, err)
         raise
     session.temp_dirty = True
     if statement_format:
@@ -199,14 +199,14 @@ def _dml(session: Session, stmt: Statement) -> StatementResult:
         return StatementResult()
     try:
         trx.check_writable(session, stmt)  # 1792 in a READ ONLY transaction
-    except BaseException:
-        trx.statement_failed(session)
+    except BaseException as err:
+        trx.statement_failed(session, err)
         raise
     session.ensure_write_trx()
     try:
         res = session.run_sql(stmt, writes=True)
-    except BaseException:
-        trx.statement_failed(session)
+    except BaseException as err:
+        trx.statement_failed(session, err)
         raise
     if autocommit:
         trx.commit(session)
@@ -230,8 +230,8 @@ def _other(session: Session, stmt: Statement) -> StatementResult:
         return StatementResult()
     try:
         return session.run_sql(stmt, writes=False)
-    except BaseException:
-        trx.statement_failed(session)
+    except BaseException as err:
+        trx.statement_failed(session, err)
         raise
 
 
