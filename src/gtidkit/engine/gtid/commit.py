@@ -35,7 +35,7 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed
+from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed, turn_logging_off
 from gtidkit.engine.binlog.transaction_events import transaction_events, transaction_writeset
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.gtid_next import ASSIGNED, AUTOMATIC, NextType
@@ -176,17 +176,27 @@ def commit(
     plan = _plan_of(server, session)
     state = server.gtid_state
     gtid: Gtid | None = None
+    exhausted: MySQLError | None = None
+    db = server.storage.sqlite(session.conn)
     if plan.gtid == "assigned":
         gtid = session.gtid.gtid
     elif plan.gtid == "automatic":
         try:
             gtid = state.generate_automatic(session.id, session.gtid.tag)
         except MySQLError as err:
-            session.release_after_rollback()
-            if err.code != ER_GNO_EXHAUSTED:
-                raise
-            raise _gno_exhausted(server) from err
-    db = server.storage.sqlite(session.conn)
+            if err.code != ER_GNO_EXHAUSTED or _error_action(server) != "IGNORE_ERROR":
+                session.release_after_rollback()
+                if err.code != ER_GNO_EXHAUSTED:
+                    raise
+                raise _gno_exhausted(server) from err
+            # binlog_error_action=IGNORE_ERROR (binlog_gtid_exhausted.result): the flush stage fails, the binary
+            # log is closed for good and the commit stage still commits the transaction, without a GTID; the
+            # client gets ER_GNO_EXHAUSTED all the same. With the log already closed the flush stage is skipped:
+            # no GTID is generated and nothing fails.
+            if server.binlog is not None:
+                turn_logging_off(server, GNO_EXHAUSTED_MESSAGE, db)
+                exhausted = err
+            plan = dataclasses.replace(plan, gtid=None, write_binlog=False, save_row=False, lost=False)
     position = None
     try:
         if plan.save_row:
@@ -251,17 +261,22 @@ def commit(
         session.release_after_commit()
     if plan.save_row:
         server.compressor.transactions_saved(1)
+    if exhausted is not None:
+        raise exhausted
     return gtid
+
+
+def _error_action(server: Server) -> str:
+    return str(server.globals.values.get("binlog_error_action", "ABORT_SERVER"))
 
 
 def _gno_exhausted(server: Server) -> MySQLError:
     """The error of an automatic GTID with no GNO left, per binlog_error_action (binlog.cc)."""
-    action = str(server.globals.values.get("binlog_error_action", "ABORT_SERVER"))
-    if action == "IGNORE_ERROR":
+    if _error_action(server) == "IGNORE_ERROR":
         return mysql_error(ER_GNO_EXHAUSTED)
-    # exec_binlog_error_action_abort: "%s Hence aborting the server." sent as ER_BINLOG_LOGGING_IMPOSSIBLE;
-    # mysqld then aborts, we refuse further writes.
-    err = binlogging_impossible(f"{GNO_EXHAUSTED_MESSAGE} Hence aborting the server.")
+    # handle_binlog_flush_or_sync_error -> exec_binlog_error_action_abort("%s Server is being stopped.") sent as
+    # ER_BINLOG_LOGGING_IMPOSSIBLE (8.0.41 binlog_gtid_exhausted.result); mysqld then aborts, we refuse writes.
+    err = binlogging_impossible(f"{GNO_EXHAUSTED_MESSAGE} Server is being stopped.")
     server.aborted = err
     return err
 

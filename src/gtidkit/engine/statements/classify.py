@@ -156,6 +156,11 @@ def _unid(s: str) -> str:
 #: groups become ``info["chain"]`` / ``info["release"]`` = ``"AND CHAIN"``, ``"AND NO CHAIN"``, ``"RELEASE"``,
 #: ``"NO RELEASE"`` (absent when not written); :func:`gtidkit.engine.statements.transaction.completion` reads them.
 _COMPLETION = r"(?: (?P<chain>AND (?:NO )?CHAIN))?(?: (?P<release>(?:NO )?RELEASE))?"
+#: one FLUSH option other than TABLES (engine/statements/flush.py FLUSH_OPTIONS; RELAY LOGS may name a channel)
+_FLUSH_OPTION = (
+    r"(?:(?:BINARY|ENGINE|ERROR|GENERAL|SLOW) LOGS|RELAY LOGS(?: FOR CHANNEL \S+)?|LOGS|HOSTS|PRIVILEGES"
+    r"|OPTIMIZER_COSTS|STATUS|USER_RESOURCES)"
+)
 
 #: (regex over normalized text, kind, command name, group-name -> info key). First match wins.
 _RECOGNISER_SRC: list[tuple[str, str, str]] = [
@@ -179,14 +184,17 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     (re.compile(rf"^USE (?P<db>{_ID})$"), "use", "use"),
     (re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? (?:BINARY )?LOGS$"), "admin", "flush_logs"),
     (
-        re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? (?P<what>TABLES|PRIVILEGES|STATUS|HOSTS)$"),
-        "admin",
-        "flush_other",
-    ),
-    (
         re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? TABLES?(?: .+)? WITH READ LOCK$"),
         "admin",
         "flush_tables_with_read_lock",
+    ),
+    (  # every other FLUSH (engine/statements/flush.py): logged unless LOCAL or LOGS / BINARY LOGS
+        re.compile(
+            rf"^FLUSH(?P<local> NO_WRITE_TO_BINLOG| LOCAL)? (?P<options>{_FLUSH_OPTION}(?: ?, ?{_FLUSH_OPTION})*"
+            r"|TABLES?(?: .+)?)$"
+        ),
+        "admin",
+        "flush",
     ),
     (
         re.compile(r"^RESET (?:MASTER|BINARY LOGS AND GTIDS)(?: TO (?P<to>\d+))?$"),
@@ -292,6 +300,8 @@ def _recognise(norm: str) -> Statement | None:
             info["to"] = int(info["to"])
         if command == "change_replication_source":
             info["options"] = _parse_change_source(info.pop("opts"))
+        if command == "flush":
+            info["local"] = "local" in info
         if command == "table_maintenance":
             info["op"] = info["op"].lower()
             info["local"] = "local" in info

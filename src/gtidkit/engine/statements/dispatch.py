@@ -21,7 +21,7 @@ from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.create_select import START_TRANSACTION
 from gtidkit.engine.sql.temporary import is_temporary_ddl
-from gtidkit.engine.statements import found_rows, locks, maintenance, system_tables, user_vars
+from gtidkit.engine.statements import flush, found_rows, locks, maintenance, system_tables, user_vars
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import StatementKind as K
 from gtidkit.engine.statements.show import show_conditions, show_count
@@ -88,6 +88,8 @@ def _rollback(session: Session, stmt: Statement) -> StatementResult:
 def _admin(session: Session, stmt: Statement) -> StatementResult:
     if stmt.command == "table_maintenance":  # ANALYZE / OPTIMIZE / CHECK / REPAIR TABLE: logged as DDL is
         return maintenance.run_maintenance(session, stmt)
+    if stmt.command == "flush":  # FLUSH TABLES / ENGINE LOGS / PRIVILEGES ...: logged unless LOCAL
+        return flush.run_flush(session, stmt)
     skip = trx.pre_statement(session, stmt)
     # UNLOCK TABLES commits only when LOCK TABLES locks are held (statements/locks.py)
     commits = trx.causes_implicit_commit(stmt) and session.server.admin.commits_implicitly(session, stmt.text)
@@ -253,7 +255,11 @@ def _select(session: Session, stmt: Statement) -> StatementResult:
         session.calc_found_rows = found_rows.count_without_limit(session, calc)
         return _with_warnings(res, user_vars.expression_assignment_warnings(stmt.text))
     res = session.run_sql(stmt, writes=False)
-    return _with_warnings(res, user_vars.expression_assignment_warnings(stmt.text))
+    warnings = [
+        *user_vars.expression_assignment_warnings(stmt.text),
+        *system_tables.select_for_update_warnings(session, stmt.text),
+    ]
+    return _with_warnings(res, warnings)
 
 
 def _with_warnings(res: StatementResult, first: list[tuple[str, int, str]]) -> StatementResult:
