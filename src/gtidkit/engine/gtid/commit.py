@@ -14,12 +14,16 @@ The decision (:func:`decide`) is a function of the configuration only:
 ======================================  ================  ==========================  ==================
 input                                   GTID              binary log                  mysql.gtid_executed
 ======================================  ================  ==========================  ==================
-gtid_next ASSIGNED                      the owned GTID    if the thread logs (below)  row when it doesn't
-gtid_next AUTOMATIC, mode >= ON_PERM.,  generated         Gtid + events               saved at rotation
+gtid_next ASSIGNED                      the owned GTID    if the thread logs (below)  row (*)
+gtid_next AUTOMATIC, mode >= ON_PERM.,  generated         Gtid + events               row (*)
 thread logs
 gtid_next AUTOMATIC otherwise           none (anonymous)  Anonymous_gtid + events     nothing
 gtid_next ANONYMOUS                     none              Anonymous_gtid + events     nothing
 ======================================  ================  ==========================  ==================
+
+(*) A row in the committing transaction when the thread does not log; when it does, a row too from 8.0.17 (the
+GTID persister, mysql-test binlog_gtid_compress_at_server_start), while a server presenting as 5.7 saves the
+GTIDs of a binary log only when it rotates it or stops (:mod:`gtidkit.engine.server_version`).
 
 "The thread logs" = ``log_bin`` and ``sql_log_bin`` and not (replica applier thread and not
 ``log_replica_updates``): ``log_replica_updates`` applies to the replica applier only; a client session's
@@ -68,6 +72,8 @@ class CommitContext:
         applier: the committing session is the replica applier thread (``server.applier_session()``).
         gtid_mode: ``@@GLOBAL.gtid_mode`` (OFF, OFF_PERMISSIVE, ON_PERMISSIVE, ON).
         next_type: the session's gtid_next type (AUTOMATIC, ANONYMOUS or ASSIGNED).
+        table_on_commit: the release writes every committed GTID to mysql.gtid_executed, also when the binary
+            log is on (8.0.17+, :attr:`gtidkit.engine.server_version.Release.gtid_table_on_commit`).
     """
 
     log_bin: bool
@@ -76,6 +82,7 @@ class CommitContext:
     applier: bool
     gtid_mode: str
     next_type: type[NextType]
+    table_on_commit: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +112,10 @@ def decide(ctx: CommitContext) -> CommitPlan:
         gtid = "automatic"
     else:
         gtid = None
-    save_row = gtid is not None and not thread_logs
-    return CommitPlan(gtid=gtid, write_binlog=thread_logs, save_row=save_row, lost=save_row)
+    lost = gtid is not None and not thread_logs
+    # 8.0.17+: the GTID also goes to the table when the binary log gets it (5.7: only at rotation / shutdown)
+    save_row = lost or (gtid is not None and ctx.table_on_commit)
+    return CommitPlan(gtid=gtid, write_binlog=thread_logs, save_row=save_row, lost=lost)
 
 
 def context_of(server: Server, session: Session) -> CommitContext:
@@ -118,6 +127,7 @@ def context_of(server: Server, session: Session) -> CommitContext:
         applier=session.applier is not None,
         gtid_mode=server.globals.values["gtid_mode"],
         next_type=session.gtid.type,
+        table_on_commit=server.release.gtid_table_on_commit,
     )
 
 
@@ -130,6 +140,7 @@ def _plan_of(server: Server, session: Session) -> CommitPlan:
         session.applier is not None,
         server.globals.values["gtid_mode"],
         session.gtid.type,
+        server.release.gtid_table_on_commit,
     )
     plan = _PLANS.get(key)
     if plan is None:
@@ -141,7 +152,7 @@ def _plan_of(server: Server, session: Session) -> CommitPlan:
 
 
 #: the :class:`CommitContext` values -> the plan :func:`decide` gives for them
-_PLANS: dict[tuple[bool, bool, bool, bool, str, type[NextType]], CommitPlan] = {}
+_PLANS: dict[tuple[bool, bool, bool, bool, str, type[NextType], bool], CommitPlan] = {}
 
 
 def commit(
