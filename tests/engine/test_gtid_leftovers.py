@@ -175,3 +175,58 @@ def test_gno_exhausted_abort_server_message(open_server):
         1598,
         f"Binary logging not possible. Message: {GNO_MESSAGE} Server is being stopped.",
     )
+
+
+# CHECKSUM TABLE: values from MySQL 8.0.41 mysql-test results (InnoDB tables, no live checksum)
+CHECKSUM_CASES = [
+    # innodb/r/innodb_misc1.result
+    ("create table t1(a int not null) DEFAULT CHARSET=latin1", ["insert into t1 values (1),(2)"], "t1", 1531596814),
+    ("create table t1(a int not null) DEFAULT CHARSET=latin1", ["insert into t1 values (1),(2),(3)"], "t1", 2050879373),
+    # innodb/r/innodb.result: NULLs, an empty VARCHAR and TEXT (a packed record)
+    (
+        "create table t2 (a int, b varchar(200), c text not null)",
+        ["insert t2 values (1, 'aaa', 'bbb'), (NULL, '', 'ccccc'), (0, NULL, '')"],
+        "t2",
+        2948697075,
+    ),
+    # json/r/json_ddl_innodb.result (Bug#23535703): a JSON column by its text
+    ("CREATE TABLE t(j JSON)", ["INSERT INTO t VALUES ('[1,2,3]')"], "t EXTENDED", 3005741875),
+    # r/merge_myisam.result: a nullable INT column
+    ("CREATE TABLE t4 (c1 INT)", ["INSERT INTO t4 VALUES (1),(2),(3),(4),(4)"], "t4", 46622073),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("ddl", "inserts", "target", "value"),
+    CHECKSUM_CASES,
+    ids=["int2", "int3", "nulls-varchar-text", "json", "nullable"],
+)
+def test_checksum_table_values(open_server, ddl, inserts, target, value):
+    s = open_server(gtid_mode="ON", enforce_gtid_consistency="ON", log_bin=True).session()
+    s.execute("CREATE DATABASE test; USE test")
+    s.execute(ddl)
+    for sql in inserts:
+        s.execute(sql)
+    res = s.execute(f"CHECKSUM TABLE {target}")[-1]
+    assert [c.name for c in res.columns] == ["Table", "Checksum"]
+    assert res.rows == [(f"test.{target.split()[0]}", value)]
+
+
+def test_checksum_table_missing_quick_and_no_gtid(open_server):
+    """binlog_gtid_next_partially_failed_stmts.result: ``test.t1 0``, ``test.t_non_existent NULL`` with warning
+    ``Error 1146``, no GTID, nothing binlogged; QUICK is NULL for InnoDB (innodb.result); no implicit commit."""
+    s = open_server(gtid_mode="ON", enforce_gtid_consistency="ON", log_bin=True).session()
+    s.execute("CREATE DATABASE test; USE test; CREATE TABLE t1 (a INT, b INT)")
+    before = _executed(s)
+    events = len(s.execute("SHOW BINLOG EVENTS")[-1].rows)
+    res = s.execute("CHECKSUM TABLE t1, t_non_existent")[-1]
+    assert res.rows == [("test.t1", 0), ("test.t_non_existent", None)]
+    assert res.warnings == (Condition("Error", 1146, "Table 'test.t_non_existent' doesn't exist"),)
+    assert _executed(s) == before and len(s.execute("SHOW BINLOG EVENTS")[-1].rows) == events
+    s.execute("INSERT INTO t1 VALUES (1, 2)")
+    assert s.execute("CHECKSUM TABLE t1 QUICK")[-1].rows == [("test.t1", None)]
+    s.execute("BEGIN")
+    s.execute("INSERT INTO t1 VALUES (3, 4)")
+    s.execute("CHECKSUM TABLE t1")
+    assert s.in_transaction()  # implicit_commit.result: SQLCOM_CHECKSUM commits nothing
+    s.execute("ROLLBACK")

@@ -21,7 +21,15 @@ from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.create_select import START_TRANSACTION
 from gtidkit.engine.sql.temporary import is_temporary_ddl
-from gtidkit.engine.statements import flush, found_rows, locks, maintenance, system_tables, user_vars
+from gtidkit.engine.statements import (
+    checksum_table,
+    flush,
+    found_rows,
+    locks,
+    maintenance,
+    system_tables,
+    user_vars,
+)
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import StatementKind as K
 from gtidkit.engine.statements.show import show_conditions, show_count
@@ -90,6 +98,8 @@ def _admin(session: Session, stmt: Statement) -> StatementResult:
         return maintenance.run_maintenance(session, stmt)
     if stmt.command == "flush":  # FLUSH TABLES / ENGINE LOGS / PRIVILEGES ...: logged unless LOCAL
         return flush.run_flush(session, stmt)
+    if stmt.command == "checksum_table":  # reads only: no implicit commit, no GTID, not logged
+        return checksum_table.run_checksum_table(session, stmt)
     skip = trx.pre_statement(session, stmt)
     # UNLOCK TABLES commits only when LOCK TABLES locks are held (statements/locks.py)
     commits = trx.causes_implicit_commit(stmt) and session.server.admin.commits_implicitly(session, stmt.text)
