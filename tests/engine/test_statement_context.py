@@ -19,6 +19,7 @@ from gtidkit.binlog.events.statement import RandEvent, UserVarEvent
 from gtidkit.binlog.file import read_events
 from gtidkit.engine.apply import user_var_value
 from gtidkit.engine.binlog.statement_context import statement_traits, unsafe_reason, user_var_event
+from gtidkit.engine.results import Condition
 from gtidkit.engine.sql.mysql_random import MySQLRandom
 
 
@@ -132,35 +133,40 @@ def test_user_variables_read(text, reads):
     assert statement_traits(text).user_vars == reads
 
 
+#: (statement, MySQL's reason as its ER_BINLOG_UNSAFE_* code: 1674 SYSTEM_FUNCTION, 1673 SYSTEM_VARIABLE, 1668 LIMIT,
+#: 1719 UPDATE_IGNORE, 1714 INSERT_IGNORE_SELECT, 1716 REPLACE_SELECT, 1715 INSERT_SELECT_UPDATE,
+#: 1722 WRITE_AUTOINC_SELECT, 1724 INSERT_TWO_KEYS, 3570 SKIP_LOCKED)
 MIXED_CASES = [
     ("INSERT INTO t (v) VALUES (1)", None),
     ("INSERT INTO t (v) VALUES (@x)", None),
     ("INSERT INTO t (v) VALUES (LAST_INSERT_ID())", None),
     ("INSERT INTO t (v) VALUES (UNIX_TIMESTAMP(NOW()))", None),
-    ("INSERT INTO t (v) VALUES (RAND())", "BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION"),
-    ("INSERT INTO t (s) VALUES (UUID())", "BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION"),
-    ("INSERT INTO t (s) VALUES (USER())", "BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION"),
-    ("INSERT INTO t (s) VALUES (CURRENT_USER)", "BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION"),
-    ("INSERT INTO t (v) VALUES (FOUND_ROWS())", "BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION"),
-    ("INSERT INTO t (s) VALUES (SYSDATE())", "BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION"),
+    ("INSERT INTO t (v) VALUES (RAND())", 1674),
+    ("INSERT INTO t (s) VALUES (UUID())", 1674),
+    ("INSERT INTO t (s) VALUES (USER())", 1674),
+    ("INSERT INTO t (s) VALUES (CURRENT_USER)", 1674),
+    ("INSERT INTO t (v) VALUES (FOUND_ROWS())", 1674),
+    ("INSERT INTO t (s) VALUES (SYSDATE())", 1674),
     ("INSERT INTO t (s) VALUES ('UUID()')", None),
     ("INSERT INTO t (v) VALUES (@@session.auto_increment_increment)", None),
-    ("INSERT INTO t (v) VALUES (@@global.auto_increment_increment)", "BINLOG_STMT_UNSAFE_SYSTEM_VARIABLE"),
-    ("INSERT INTO t (v) VALUES (@@max_allowed_packet)", "BINLOG_STMT_UNSAFE_SYSTEM_VARIABLE"),
-    ("UPDATE t SET v = 1 LIMIT 1", "BINLOG_STMT_UNSAFE_LIMIT"),
-    ("DELETE FROM t LIMIT 1", "BINLOG_STMT_UNSAFE_LIMIT"),
-    ("UPDATE IGNORE t SET v = 1", "BINLOG_STMT_UNSAFE_UPDATE_IGNORE"),
-    ("INSERT IGNORE INTO u SELECT * FROM w", "BINLOG_STMT_UNSAFE_INSERT_IGNORE_SELECT"),
-    ("REPLACE INTO u SELECT * FROM w", "BINLOG_STMT_UNSAFE_REPLACE_SELECT"),
+    ("INSERT INTO t (v) VALUES (@@global.auto_increment_increment)", 1673),
+    ("INSERT INTO t (v) VALUES (@@max_allowed_packet)", 1673),
+    ("UPDATE t SET v = 1 LIMIT 1", 1668),
+    ("DELETE FROM t LIMIT 1", 1668),
+    ("UPDATE IGNORE t SET v = 1", 1719),
+    ("INSERT IGNORE INTO u SELECT * FROM w", 1714),
+    ("REPLACE INTO u SELECT * FROM w", 1716),
     (
         "INSERT INTO u SELECT * FROM w ON DUPLICATE KEY UPDATE b = 1",
-        "BINLOG_STMT_UNSAFE_INSERT_SELECT_UPDATE",
+        1715,
     ),
-    ("INSERT INTO t (v) SELECT a FROM w", "BINLOG_STMT_UNSAFE_WRITE_AUTOINC_SELECT"),
+    ("INSERT INTO t (v) SELECT a FROM w", 1722),
     ("INSERT INTO u SELECT * FROM w", None),
     ("INSERT INTO u VALUES (1, 2) ON DUPLICATE KEY UPDATE b = 3", None),
-    ("INSERT INTO k VALUES (1, 2) ON DUPLICATE KEY UPDATE b = 3", "BINLOG_STMT_UNSAFE_INSERT_TWO_KEYS"),
-    ("SELECT * FROM t FOR UPDATE SKIP LOCKED", "BINLOG_STMT_UNSAFE_SKIP_LOCKED"),
+    ("INSERT INTO k VALUES (1, 2) ON DUPLICATE KEY UPDATE b = 3", 1724),
+    ("SELECT * FROM t FOR UPDATE SKIP LOCKED", 3570),
+    ("SELECT * FROM t FOR UPDATE NOWAIT", 3571),
+    ("SELECT * FROM t FOR UPDATE NOWAIT", 3571),
 ]
 
 
@@ -227,3 +233,48 @@ def test_session_options_travel_in_the_query_status_block(open_server):
     assert "SET @@session.foreign_key_checks=1, @@session.unique_checks=1" in between
     assert "SET @@session.auto_increment_increment=1, @@session.auto_increment_offset=1" in between
     assert out.count("auto_increment_increment=5") == 1
+
+
+NOTE_1592 = (
+    "Unsafe statement written to the binary log using statement format since BINLOG_FORMAT = STATEMENT. "
+)
+
+
+@pytest.mark.parametrize(
+    ("sql", "reason"),
+    [
+        # binlog/r/*.result (8.0.41): the texts MySQL prints
+        (
+            "INSERT INTO t (s) VALUES (UUID())",
+            "Statement is unsafe because it uses a system function that may return a different value on the replica.",
+        ),
+        (
+            "DELETE FROM t LIMIT 1",
+            (
+                "The statement is unsafe because it uses a LIMIT clause. This is unsafe because the set of rows included "
+                "cannot be predicted."
+            ),
+        ),
+        (
+            "REPLACE INTO t SELECT * FROM t",
+            (
+                "REPLACE... SELECT is unsafe because the order in which rows are retrieved by the SELECT determines which "
+                "(if any) rows are replaced. This order cannot be predicted and may differ on source and the replica."
+            ),
+        ),
+        ("INSERT INTO t (v) VALUES (@x)", None),
+    ],
+    ids=["uuid", "limit", "replace-select", "safe"],
+)
+def test_statement_format_notes_unsafe_statements(open_server, sql, reason):
+    srv = open_server(gtid_mode="ON", log_bin=True, binlog_format="STATEMENT")
+    s = srv.session()
+    s.execute(
+        "CREATE DATABASE d; USE d; CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, v BIGINT, s TEXT)"
+    )
+    s.execute("INSERT INTO t (v) VALUES (1)")
+    res = s.execute(sql)[-1]
+    expected = () if reason is None else (Condition("Note", 1592, NOTE_1592 + reason),)
+    assert res.warnings == expected
+    s.execute("SET sql_log_bin = 0")  # not binlogged: nothing to warn about
+    assert s.execute(sql)[-1].warnings == ()

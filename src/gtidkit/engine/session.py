@@ -496,6 +496,7 @@ class Session:
         """Run a classified statement in the SQL layer; ``writes`` records its row changes into the transaction
         (binlog events, writeset, Intvar events) and consumes a pending SET INSERT_ID."""
         prev_last_insert_id = self.executor.last_insert_id
+        unsafe: tuple[tuple[str, int, str], ...] = ()
         fmt = session_binlog_format(self.server, self) if writes and stmt.kind == "dml" else "ROW"
         traits = seeds = read_vars = None
         if fmt != "ROW":  # the session state the statement reads, before it runs (statement_context)
@@ -545,9 +546,11 @@ class Session:
                     if read_vars:
                         coll = user_var_collation(self)
                         intvars = (*intvars, *(ctx.user_var_event(n, v, coll) for n, v in read_vars))
+                    reason = ctx.unsafe_reason(sql, self.server.storage.catalog, self.current_db)
                     if fmt == "MIXED":
-                        catalog = self.server.storage.catalog
-                        as_rows = ctx.unsafe_reason(sql, catalog, self.current_db) is not None
+                        as_rows = reason is not None
+                    elif reason is not None and self._logs_statements():
+                        unsafe = (ctx.unsafe_note(reason),)  # THD::issue_unsafe_warnings
                 self.statements.append(
                     ctx.LoggedStatement(self.current_db or "", text, intvars, updated, zone, changes, as_rows)
                 )
@@ -570,8 +573,12 @@ class Session:
             matched_rows=affected if er.matched_rows is None else int(er.matched_rows),
             last_insert_id=int(er.last_insert_id or 0),
             info=er.info or "",
-            warnings=tuple(Condition(*w) for w in (er.warnings or [])),
+            warnings=tuple(Condition(*w) for w in (*(er.warnings or ()), *unsafe)),
         )
+
+    def _logs_statements(self) -> bool:
+        """This session's statements reach the binary log (it is open and ``sql_log_bin`` is on)."""
+        return self.server.binlog is not None and bool(self.session_vars.get("sql_log_bin", True))
 
     def _log_temporary(self, stmt: Any, changes: list[Any]) -> bool:
         """Drop the row changes of temporary tables from ``changes`` (ROW / MIXED format never logs them); False

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gtidkit.binlog.events.statement import RandEvent, UserVarEvent
 from gtidkit.binlog.row_image import encode_decimal
+from gtidkit.mysql_errors import message
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.catalog import Catalog
@@ -33,6 +34,7 @@ __all__ = [
     "LoggedStatement",
     "StatementTraits",
     "statement_traits",
+    "unsafe_note",
     "unsafe_reason",
     "user_var_event",
 ]
@@ -113,20 +115,25 @@ _INSERT_HEAD = re.compile(
 )
 _UPDATE_IGNORE = re.compile(r"^\s*UPDATE\s+(?:LOW_PRIORITY\s+)?IGNORE\b", re.IGNORECASE)
 _LOG_TABLES = re.compile(r"\bmysql`?\s*\.\s*`?(general_log|slow_log)\b", re.IGNORECASE)
-_SKIP_LOCKED = re.compile(r"\bSKIP\s+LOCKED\b|\bNOWAIT\b", re.IGNORECASE)
+_SKIP_LOCKED = re.compile(r"\bSKIP\s+LOCKED\b", re.IGNORECASE)
+_NOWAIT = re.compile(r"\bNOWAIT\b", re.IGNORECASE)
 
-# MySQL's reasons, named as its ``LEX::enum_binlog_stmt_unsafe`` values (``BINLOG_STMT_UNSAFE_*``)
-UNSAFE_LIMIT = "BINLOG_STMT_UNSAFE_LIMIT"
-UNSAFE_SYSTEM_FUNCTION = "BINLOG_STMT_UNSAFE_SYSTEM_FUNCTION"
-UNSAFE_SYSTEM_VARIABLE = "BINLOG_STMT_UNSAFE_SYSTEM_VARIABLE"
-UNSAFE_INSERT_IGNORE_SELECT = "BINLOG_STMT_UNSAFE_INSERT_IGNORE_SELECT"
-UNSAFE_INSERT_SELECT_UPDATE = "BINLOG_STMT_UNSAFE_INSERT_SELECT_UPDATE"
-UNSAFE_REPLACE_SELECT = "BINLOG_STMT_UNSAFE_REPLACE_SELECT"
-UNSAFE_UPDATE_IGNORE = "BINLOG_STMT_UNSAFE_UPDATE_IGNORE"
-UNSAFE_INSERT_TWO_KEYS = "BINLOG_STMT_UNSAFE_INSERT_TWO_KEYS"
-UNSAFE_WRITE_AUTOINC_SELECT = "BINLOG_STMT_UNSAFE_WRITE_AUTOINC_SELECT"
-UNSAFE_SYSTEM_TABLE = "BINLOG_STMT_UNSAFE_SYSTEM_TABLE"
-UNSAFE_SKIP_LOCKED = "BINLOG_STMT_UNSAFE_SKIP_LOCKED"
+# MySQL's reasons: the ER_BINLOG_UNSAFE_* message codes (``LEX::binlog_stmt_unsafe_errcode``), whose texts Note 1592
+# under binlog_format=STATEMENT quotes (gtidkit.mysql_errors)
+UNSAFE_LIMIT = 1668
+UNSAFE_SYSTEM_TABLE = 1670
+UNSAFE_SYSTEM_VARIABLE = 1673
+UNSAFE_SYSTEM_FUNCTION = 1674
+UNSAFE_INSERT_IGNORE_SELECT = 1714
+UNSAFE_INSERT_SELECT_UPDATE = 1715
+UNSAFE_REPLACE_SELECT = 1716
+UNSAFE_UPDATE_IGNORE = 1719
+UNSAFE_WRITE_AUTOINC_SELECT = 1722
+UNSAFE_INSERT_TWO_KEYS = 1724
+UNSAFE_SKIP_LOCKED = 3570
+UNSAFE_NOWAIT = 3571
+#: ER_BINLOG_UNSAFE_STATEMENT
+ER_BINLOG_UNSAFE_STATEMENT = 1592
 
 
 class StatementTraits(NamedTuple):
@@ -135,7 +142,7 @@ class StatementTraits(NamedTuple):
     Args:
         rand_used: it calls ``RAND()`` without a seed (a Rand event in STATEMENT format).
         user_vars: lower-case names of the user variables it reads, in first-read order.
-        unsafe: MySQL's reason (``BINLOG_STMT_UNSAFE_*``) it is unsafe for statement format from the text alone.
+        unsafe: MySQL's reason (an ER_BINLOG_UNSAFE_* code) it is unsafe for statement format from the text alone.
         insert_target: ``(schema or None, table)`` an INSERT/REPLACE writes, for the catalog-based rules.
         insert_select: an INSERT/REPLACE ... SELECT.
         odku: it has ON DUPLICATE KEY UPDATE.
@@ -143,7 +150,7 @@ class StatementTraits(NamedTuple):
 
     rand_used: bool
     user_vars: tuple[str, ...]
-    unsafe: str | None
+    unsafe: int | None
     insert_target: tuple[str | None, str] | None
     insert_select: bool
     odku: bool
@@ -158,7 +165,7 @@ def _unquote(name: str) -> str:
 
 def _text_unsafe(
     code: str, head: str, insert: re.Match[str] | None, insert_select: bool, odku: bool
-) -> str | None:
+) -> int | None:
     if _UNSAFE_FUNCTIONS.search(code):
         return UNSAFE_SYSTEM_FUNCTION
     for scope, name in _SYS_VAR.findall(code):
@@ -168,6 +175,8 @@ def _text_unsafe(
         return UNSAFE_SYSTEM_TABLE
     if _SKIP_LOCKED.search(code):
         return UNSAFE_SKIP_LOCKED
+    if _NOWAIT.search(code):
+        return UNSAFE_NOWAIT
     if insert is not None and insert_select:
         if insert.group(1).upper() == "REPLACE":
             return UNSAFE_REPLACE_SELECT
@@ -221,7 +230,7 @@ def statement_traits(text: str) -> StatementTraits:
 _TRAITS: dict[str, StatementTraits] = {}
 
 
-def unsafe_reason(text: str, catalog: Catalog | None = None, current_db: str | None = None) -> str | None:
+def unsafe_reason(text: str, catalog: Catalog | None = None, current_db: str | None = None) -> int | None:
     """Why MySQL logs ``text`` in row format under MIXED (``LEX::is_stmt_unsafe``), or None when it is safe.
 
     From the text: the functions of :data:`_UNSAFE_FUNCTIONS` (UUID(), USER(), FOUND_ROWS(), RAND(), SYSDATE(),
@@ -238,7 +247,7 @@ def unsafe_reason(text: str, catalog: Catalog | None = None, current_db: str | N
         current_db: the default database, for an unqualified INSERT target.
 
     Returns:
-        MySQL's reason (a ``BINLOG_STMT_UNSAFE_*`` name), or None.
+        MySQL's reason as its ER_BINLOG_UNSAFE_* message code (``UNSAFE_*`` here), or None.
     """
     traits = statement_traits(text)
     if traits.unsafe is not None:
@@ -303,6 +312,11 @@ def user_var_event(name: str, value: Any, collation_id: int) -> UserVarEvent:
     return UserVarEvent(
         name, False, STRING_RESULT, collation_id, str(value).encode("utf-8", "surrogateescape")
     )
+
+
+def unsafe_note(reason: int) -> tuple[str, int, str]:
+    """Note 1592 for a statement logged in statement format although unsafe (``THD::issue_unsafe_warnings``)."""
+    return ("Note", ER_BINLOG_UNSAFE_STATEMENT, message(ER_BINLOG_UNSAFE_STATEMENT, message(reason)))
 
 
 def rand_event(seeds: tuple[int, int]) -> RandEvent:
