@@ -256,7 +256,7 @@ NOTE_1592 = (
             ),
         ),
         (
-            "REPLACE INTO t SELECT * FROM t",
+            "REPLACE INTO u SELECT id, v FROM t",
             (
                 "REPLACE... SELECT is unsafe because the order in which rows are retrieved by the SELECT determines which "
                 "(if any) rows are replaced. This order cannot be predicted and may differ on source and the replica."
@@ -272,9 +272,26 @@ def test_statement_format_notes_unsafe_statements(open_server, sql, reason):
     s.execute(
         "CREATE DATABASE d; USE d; CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, v BIGINT, s TEXT)"
     )
+    s.execute("CREATE TABLE u (a INT PRIMARY KEY, b BIGINT)")
     s.execute("INSERT INTO t (v) VALUES (1)")
     res = s.execute(sql)[-1]
     expected = () if reason is None else (Condition("Note", 1592, NOTE_1592 + reason),)
     assert res.warnings == expected
     s.execute("SET sql_log_bin = 0")  # not binlogged: nothing to warn about
     assert s.execute(sql)[-1].warnings == ()
+
+
+def test_statement_format_notes_every_reason_in_mysqls_order(open_server):
+    """THD::issue_unsafe_warnings: one Note 1592 per reason, in LEX::enum_binlog_stmt_unsafe order (LIMIT first)."""
+    srv = open_server(gtid_mode="ON", log_bin=True, binlog_format="STATEMENT")
+    s = srv.session()
+    s.execute(
+        "CREATE DATABASE d; USE d; CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, v BIGINT, s TEXT)"
+    )
+    res = s.execute("UPDATE t SET s = UUID() LIMIT 1")[-1]
+    assert [w.message[len(NOTE_1592) :].split(" because")[0] for w in res.warnings] == [
+        "The statement is unsafe",  # ER_BINLOG_UNSAFE_LIMIT
+        "Statement is unsafe",  # ER_BINLOG_UNSAFE_SYSTEM_FUNCTION
+    ]
+    assert [w.code for w in res.warnings] == [1592, 1592]
+    assert "LIMIT clause" in res.warnings[0].message and "system function" in res.warnings[1].message

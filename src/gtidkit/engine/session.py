@@ -546,11 +546,11 @@ class Session:
                     if read_vars:
                         coll = user_var_collation(self)
                         intvars = (*intvars, *(ctx.user_var_event(n, v, coll) for n, v in read_vars))
-                    reason = ctx.unsafe_reason(sql, self.server.storage.catalog, self.current_db)
+                    reasons = ctx.unsafe_reasons(sql, self.server.storage.catalog, self.current_db)
                     if fmt == "MIXED":
-                        as_rows = reason is not None
-                    elif reason is not None and self._logs_statements():
-                        unsafe = (ctx.unsafe_note(reason),)  # THD::issue_unsafe_warnings
+                        as_rows = bool(reasons)
+                    elif reasons and self._logs_statements():  # THD::issue_unsafe_warnings: a note per reason
+                        unsafe = tuple(ctx.unsafe_note(r) for r in reasons)
                 self.statements.append(
                     ctx.LoggedStatement(self.current_db or "", text, intvars, updated, zone, changes, as_rows)
                 )

@@ -36,6 +36,7 @@ __all__ = [
     "statement_traits",
     "unsafe_note",
     "unsafe_reason",
+    "unsafe_reasons",
     "user_var_event",
 ]
 
@@ -134,6 +135,21 @@ UNSAFE_SKIP_LOCKED = 3570
 UNSAFE_NOWAIT = 3571
 #: ER_BINLOG_UNSAFE_STATEMENT
 ER_BINLOG_UNSAFE_STATEMENT = 1592
+#: the reasons in ``LEX::enum_binlog_stmt_unsafe`` order (8.0 ``sql/sql_lex.h``)
+_UNSAFE_ORDER = (
+    UNSAFE_LIMIT,
+    UNSAFE_SYSTEM_TABLE,
+    UNSAFE_SYSTEM_VARIABLE,
+    UNSAFE_SYSTEM_FUNCTION,
+    UNSAFE_INSERT_IGNORE_SELECT,
+    UNSAFE_INSERT_SELECT_UPDATE,
+    UNSAFE_WRITE_AUTOINC_SELECT,
+    UNSAFE_REPLACE_SELECT,
+    UNSAFE_UPDATE_IGNORE,
+    UNSAFE_INSERT_TWO_KEYS,
+    UNSAFE_SKIP_LOCKED,
+    UNSAFE_NOWAIT,
+)
 
 
 class StatementTraits(NamedTuple):
@@ -142,7 +158,7 @@ class StatementTraits(NamedTuple):
     Args:
         rand_used: it calls ``RAND()`` without a seed (a Rand event in STATEMENT format).
         user_vars: lower-case names of the user variables it reads, in first-read order.
-        unsafe: MySQL's reason (an ER_BINLOG_UNSAFE_* code) it is unsafe for statement format from the text alone.
+        unsafe: MySQL's reasons (ER_BINLOG_UNSAFE_* codes) it is unsafe for statement format, from the text alone.
         insert_target: ``(schema or None, table)`` an INSERT/REPLACE writes, for the catalog-based rules.
         insert_select: an INSERT/REPLACE ... SELECT.
         odku: it has ON DUPLICATE KEY UPDATE.
@@ -150,7 +166,7 @@ class StatementTraits(NamedTuple):
 
     rand_used: bool
     user_vars: tuple[str, ...]
-    unsafe: int | None
+    unsafe: tuple[int, ...]
     insert_target: tuple[str | None, str] | None
     insert_select: bool
     odku: bool
@@ -165,30 +181,32 @@ def _unquote(name: str) -> str:
 
 def _text_unsafe(
     code: str, head: str, insert: re.Match[str] | None, insert_select: bool, odku: bool
-) -> int | None:
-    if _UNSAFE_FUNCTIONS.search(code):
-        return UNSAFE_SYSTEM_FUNCTION
+) -> tuple[int, ...]:
+    found: list[int] = []
+    if (head in ("UPDATE", "DELETE") or insert_select) and _LIMIT.search(code):
+        found.append(UNSAFE_LIMIT)
+    if _LOG_TABLES.search(code):
+        found.append(UNSAFE_SYSTEM_TABLE)
     for scope, name in _SYS_VAR.findall(code):
         if (scope or "SESSION").upper() == "GLOBAL" or name.lower() not in SAFE_SESSION_SYSVARS:
-            return UNSAFE_SYSTEM_VARIABLE
-    if _LOG_TABLES.search(code):
-        return UNSAFE_SYSTEM_TABLE
-    if _SKIP_LOCKED.search(code):
-        return UNSAFE_SKIP_LOCKED
-    if _NOWAIT.search(code):
-        return UNSAFE_NOWAIT
+            found.append(UNSAFE_SYSTEM_VARIABLE)
+            break
+    if _UNSAFE_FUNCTIONS.search(code):
+        found.append(UNSAFE_SYSTEM_FUNCTION)
     if insert is not None and insert_select:
         if insert.group(1).upper() == "REPLACE":
-            return UNSAFE_REPLACE_SELECT
-        if insert.group(2):
-            return UNSAFE_INSERT_IGNORE_SELECT
+            found.append(UNSAFE_REPLACE_SELECT)
+        elif insert.group(2):
+            found.append(UNSAFE_INSERT_IGNORE_SELECT)
         if odku:
-            return UNSAFE_INSERT_SELECT_UPDATE
+            found.append(UNSAFE_INSERT_SELECT_UPDATE)
     if _UPDATE_IGNORE.match(code):
-        return UNSAFE_UPDATE_IGNORE
-    if (head in ("UPDATE", "DELETE") or insert_select) and _LIMIT.search(code):
-        return UNSAFE_LIMIT
-    return None
+        found.append(UNSAFE_UPDATE_IGNORE)
+    if _SKIP_LOCKED.search(code):
+        found.append(UNSAFE_SKIP_LOCKED)
+    if _NOWAIT.search(code):
+        found.append(UNSAFE_NOWAIT)
+    return tuple(found)
 
 
 def statement_traits(text: str) -> StatementTraits:
@@ -230,8 +248,11 @@ def statement_traits(text: str) -> StatementTraits:
 _TRAITS: dict[str, StatementTraits] = {}
 
 
-def unsafe_reason(text: str, catalog: Catalog | None = None, current_db: str | None = None) -> int | None:
-    """Why MySQL logs ``text`` in row format under MIXED (``LEX::is_stmt_unsafe``), or None when it is safe.
+def unsafe_reasons(
+    text: str, catalog: Catalog | None = None, current_db: str | None = None
+) -> tuple[int, ...]:
+    """Why MySQL logs ``text`` in row format under MIXED (``LEX::is_stmt_unsafe``): every reason, in the order of
+    ``LEX::enum_binlog_stmt_unsafe`` (the order of the 1592 notes under STATEMENT); empty when it is safe.
 
     From the text: the functions of :data:`_UNSAFE_FUNCTIONS` (UUID(), USER(), FOUND_ROWS(), RAND(), SYSDATE(),
     SLEEP(), GET_LOCK() ...), system variables other than :data:`SAFE_SESSION_SYSVARS` read with session scope,
@@ -247,25 +268,28 @@ def unsafe_reason(text: str, catalog: Catalog | None = None, current_db: str | N
         current_db: the default database, for an unqualified INSERT target.
 
     Returns:
-        MySQL's reason as its ER_BINLOG_UNSAFE_* message code (``UNSAFE_*`` here), or None.
+        The reasons as their ER_BINLOG_UNSAFE_* message codes (``UNSAFE_*`` here).
     """
     traits = statement_traits(text)
-    if traits.unsafe is not None:
-        return traits.unsafe
-    if catalog is None or traits.insert_target is None or not (traits.odku or traits.insert_select):
-        return None
-    schema, table = traits.insert_target
-    schema = schema or current_db
-    if schema is None:
-        return None
-    t = catalog.get_table(schema.lower(), table.lower()) or catalog.get_table(schema, table)
-    if t is None:
-        return None
-    if traits.odku and len(t.unique_keys) > 1:
-        return UNSAFE_INSERT_TWO_KEYS
-    if traits.insert_select and t.auto_increment_column is not None:
-        return UNSAFE_WRITE_AUTOINC_SELECT
-    return None
+    found = set(traits.unsafe)
+    t = None
+    if catalog is not None and traits.insert_target is not None and (traits.odku or traits.insert_select):
+        schema, table = traits.insert_target
+        schema = schema or current_db
+        if schema is not None:
+            t = catalog.get_table(schema.lower(), table.lower()) or catalog.get_table(schema, table)
+    if t is not None:
+        if traits.odku and len(t.unique_keys) > 1:
+            found.add(UNSAFE_INSERT_TWO_KEYS)
+        if traits.insert_select and t.auto_increment_column is not None:
+            found.add(UNSAFE_WRITE_AUTOINC_SELECT)
+    return tuple(sorted(found, key=_UNSAFE_ORDER.index))
+
+
+def unsafe_reason(text: str, catalog: Catalog | None = None, current_db: str | None = None) -> int | None:
+    """The first of :func:`unsafe_reasons`, or None when the statement is safe."""
+    reasons = unsafe_reasons(text, catalog, current_db)
+    return reasons[0] if reasons else None
 
 
 # ------------------------------------------------------------------------------------------------ events
