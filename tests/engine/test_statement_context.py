@@ -295,3 +295,40 @@ def test_statement_format_notes_every_reason_in_mysqls_order(open_server):
     ]
     assert [w.code for w in res.warnings] == [1592, 1592]
     assert "LIMIT clause" in res.warnings[0].message and "system function" in res.warnings[1].message
+
+
+@pytest.mark.parametrize(
+    ("event", "info", "line"),
+    [
+        # ver_trunk_row_v2.001 (5.6.4): SET @x := 4, utf8; mariadb-binlog prints "SET @`x`:=4/*!*/;"
+        (UserVarEvent("x", False, 2, 33, (4).to_bytes(8, "little"), 0), "@`x`=4", "SET @`x`:=4/*!*/;"),
+        (UserVarEvent("n", True), "@`n`=NULL", "SET @`n`:=NULL/*!*/;"),
+        (
+            user_var_event("s", "abc", 255),
+            "@`s`=_utf8mb4 0x616263 COLLATE utf8mb4_0900_ai_ci",
+            "SET @`s`:=_utf8mb4 0x616263 COLLATE `utf8mb4_0900_ai_ci`/*!*/;",
+        ),
+        (user_var_event("e", "", 8), '@`e`=_latin1 "" COLLATE latin1_swedish_ci', None),
+        (user_var_event("u", 2**64 - 1, 255), "@`u`=18446744073709551615", None),
+        (user_var_event("f", 1.5, 255), "@`f`=1.5", None),
+        (user_var_event("d", Decimal("-12.345"), 255), "@`d`=-12.345", None),
+    ],
+    ids=["int-capture", "null", "string", "empty-latin1", "unsigned", "real", "decimal"],
+)
+def test_user_var_event_text(event, info, line):
+    """User_var_log_event::pack_info (SHOW BINLOG EVENTS) and ::print (mysqlbinlog): str_to_hex's 0x + upper hex."""
+    from gtidkit.binlog.text import event_info, event_lines
+
+    assert event_info(event) == info
+    if line is not None:
+        lines = event_lines(4, _HEADER, event)
+        assert lines[-1] == line
+
+
+def _header():
+    from gtidkit.binlog.header import EventHeader
+
+    return EventHeader(timestamp=0, type_code=14, server_id=1, event_size=50, log_pos=54, flags=0)
+
+
+_HEADER = _header()
