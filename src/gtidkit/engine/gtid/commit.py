@@ -36,8 +36,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
+import sqlite3
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed, turn_logging_off
 from gtidkit.engine.binlog.transaction_events import transaction_events, transaction_writeset
@@ -52,6 +54,7 @@ if TYPE_CHECKING:
     from gtidkit.engine.server import Server
     from gtidkit.engine.session import Session
 
+log = logging.getLogger(__name__)
 ER_GNO_EXHAUSTED = 1775
 GNO_EXHAUSTED_MESSAGE = ER_GNO_EXHAUSTED_MESSAGE
 
@@ -210,7 +213,9 @@ def commit(
             plan = dataclasses.replace(plan, gtid=None, write_binlog=False, save_row=False, lost=False)
     position = None
     try:
-        if plan.save_row:
+        if plan.save_row and plan.write_binlog:
+            _persist_gtid(server, db, gtid)  # type: ignore[arg-type]
+        elif plan.save_row:
             gtid_table.save_gtid(db, server.gtid_table, gtid)  # type: ignore[arg-type]
         if plan.write_binlog and server.binlog is not None:
             ts = server.now_us()
@@ -275,6 +280,19 @@ def commit(
     if exhausted is not None:
         raise exhausted
     return gtid
+
+
+def _persist_gtid(server: Server, db: Any, gtid: Gtid) -> None:
+    """8.0.17+ with the binary log on: the GTID's row, best effort. MySQL's GTID persister writes it after the
+    commit, apart from the transaction, so a table a user dropped or re-created with other columns (a restored
+    ``--all-databases`` dump drops and re-creates mysql.gtid_executed) fails nothing: the binary log holds the
+    GTID and the rotation / shutdown save puts it in the table later."""
+    try:
+        gtid_table.save_gtid(db, server.gtid_table, gtid)
+    except sqlite3.OperationalError as err:
+        log.warning(
+            "could not save %s into mysql.gtid_executed at commit (%s); the binary log holds it", gtid, err
+        )
 
 
 def _error_action(server: Server) -> str:
