@@ -234,6 +234,82 @@ ER: dict[int, ErrorSpec] = {
     3153: _e("ER_JSON_VACUOUS_PATH", "42000", "The path expression '$' is not allowed in this context."),
     3158: _e("ER_JSON_DOCUMENT_NULL_KEY", "22032", "JSON documents may not contain NULL member names."),
     1598: _e("ER_BINLOG_LOGGING_IMPOSSIBLE", "HY000", "Binary logging not possible. Message: %s"),
+    # binlog_format=STATEMENT: Note 1592 with the reason's text (engine/binlog/statement_context.py; 8.0.41
+    # share/messages_to_clients.txt). The reasons are messages of their own, never raised alone.
+    1592: _e(
+        "ER_BINLOG_UNSAFE_STATEMENT",
+        "HY000",
+        "Unsafe statement written to the binary log using statement format since BINLOG_FORMAT = STATEMENT. %s",
+    ),
+    1668: _e(
+        "ER_BINLOG_UNSAFE_LIMIT",
+        "HY000",
+        "The statement is unsafe because it uses a LIMIT clause. This is unsafe because the set of rows included "
+        "cannot be predicted.",
+    ),
+    1670: _e(
+        "ER_BINLOG_UNSAFE_SYSTEM_TABLE",
+        "HY000",
+        "The statement is unsafe because it uses the general log, slow query log, or performance_schema table(s). "
+        "This is unsafe because system tables may differ on replicas.",
+    ),
+    1673: _e(
+        "ER_BINLOG_UNSAFE_SYSTEM_VARIABLE",
+        "HY000",
+        "Statement is unsafe because it uses a system variable that may have a different value on the replica.",
+    ),
+    1674: _e(
+        "ER_BINLOG_UNSAFE_SYSTEM_FUNCTION",
+        "HY000",
+        "Statement is unsafe because it uses a system function that may return a different value on the replica.",
+    ),
+    1714: _e(
+        "ER_BINLOG_UNSAFE_INSERT_IGNORE_SELECT",
+        "HY000",
+        "INSERT IGNORE... SELECT is unsafe because the order in which rows are retrieved by the SELECT determines "
+        "which (if any) rows are ignored. This order cannot be predicted and may differ on source and the replica.",
+    ),
+    1715: _e(
+        "ER_BINLOG_UNSAFE_INSERT_SELECT_UPDATE",
+        "HY000",
+        "INSERT... SELECT... ON DUPLICATE KEY UPDATE is unsafe because the order in which rows are retrieved by the "
+        "SELECT determines which (if any) rows are updated. This order cannot be predicted and may differ on source "
+        "and the replica.",
+    ),
+    1716: _e(
+        "ER_BINLOG_UNSAFE_REPLACE_SELECT",
+        "HY000",
+        "REPLACE... SELECT is unsafe because the order in which rows are retrieved by the SELECT determines which (if "
+        "any) rows are replaced. This order cannot be predicted and may differ on source and the replica.",
+    ),
+    1719: _e(
+        "ER_BINLOG_UNSAFE_UPDATE_IGNORE",
+        "HY000",
+        "UPDATE IGNORE is unsafe because the order in which rows are updated determines which (if any) rows are "
+        "ignored. This order cannot be predicted and may differ on source and the replica.",
+    ),
+    1722: _e(
+        "ER_BINLOG_UNSAFE_WRITE_AUTOINC_SELECT",
+        "HY000",
+        "Statements writing to a table with an auto-increment column after selecting from another table are unsafe "
+        "because the order in which rows are retrieved determines what (if any) rows will be written. This order "
+        "cannot be predicted and may differ on source and the replica.",
+    ),
+    1724: _e(
+        "ER_BINLOG_UNSAFE_INSERT_TWO_KEYS",
+        "HY000",
+        "INSERT... ON DUPLICATE KEY UPDATE  on a table with more than one UNIQUE KEY is unsafe",
+    ),
+    3570: _e(
+        "ER_BINLOG_UNSAFE_SKIP_LOCKED",
+        "HY000",
+        "Statement is unsafe because it uses SKIP LOCKED. The set of inserted values is non-deterministic.",
+    ),
+    3571: _e(
+        "ER_BINLOG_UNSAFE_NOWAIT",
+        "HY000",
+        "Statement is unsafe because it uses NOWAIT. Whether the command will succeed or fail is not deterministic.",
+    ),
     1677: _e(
         "ER_REPLICA_CONVERSION_FAILED",
         "HY000",

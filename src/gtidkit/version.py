@@ -14,4 +14,8 @@ MYSQL_VERSION = "8.0.36"
 #: ``@@version``: :data:`MYSQL_VERSION` with gtidkit's suffix.
 SERVER_VERSION = f"{MYSQL_VERSION}-gtidkit"
 
-__all__ = ["MYSQL_VERSION", "SERVER_VERSION"]
+#: ``--server-version`` short names -> the release a server then presents as (engine/server_version.py says what
+#: each decides); 8.0 is the default, :data:`MYSQL_VERSION`.
+RELEASES = {"5.7": "5.7.44", "8.0": MYSQL_VERSION, "8.4": "8.4.3"}
+
+__all__ = ["MYSQL_VERSION", "RELEASES", "SERVER_VERSION"]

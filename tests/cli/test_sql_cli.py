@@ -29,7 +29,7 @@ def test_batch_output_and_reopen(tmp_path):
     assert r.exit_code == 0, r.output
     assert r.output == "a\tb\n1\tNULL\n2\ta\\tb\n@@GLOBAL.gtid_mode\nON\n"
     uuid = (tmp_path / "d" / "auto.cnf").read_text().split("=")[1].strip()
-    r = run("--datadir", d, *GTID_ON, "--log-bin", "-e", "SHOW BINARY LOG STATUS")
+    r = run("--datadir", d, *GTID_ON, "--log-bin", "-e", "SHOW MASTER STATUS")
     lines = r.output.splitlines()
     assert lines[0] == "File\tPosition\tBinlog_Do_DB\tBinlog_Ignore_DB\tExecuted_Gtid_Set"
     assert lines[1].startswith("binlog.000002\t") and lines[1].endswith(f"{uuid}:1-3")

@@ -69,7 +69,7 @@ def test_reset_master_binlog_off(open_server):
     assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [("",)]
     assert s.execute("SELECT COUNT(*) FROM mysql.gtid_executed")[-1].rows == [(0,)]
     assert _code(s, "SHOW BINARY LOGS")[0] == 1381
-    assert s.execute("SHOW BINARY LOG STATUS")[-1].rows == []
+    assert s.execute("SHOW MASTER STATUS")[-1].rows == []
 
 
 def test_purge_binary_logs_grows_purged(open_server):

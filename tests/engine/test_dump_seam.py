@@ -87,7 +87,7 @@ def test_end_position_is_the_last_flushed_transaction(open_server):
     end = blog.end_position()
     assert end.file == "binlog.000001" and end.pos > start.pos
     assert end.pos == (srv.datadir / "binlog.000001").stat().st_size  # flushed: readable without a lock
-    status = s.execute("SHOW BINARY LOG STATUS")[-1].rows[0]
+    status = s.execute("SHOW MASTER STATUS")[-1].rows[0]
     assert (status[0], status[1]) == (end.file, end.pos)
     s.execute("FLUSH LOGS")
     assert blog.end_position().file == "binlog.000002"

@@ -402,7 +402,7 @@ MAX_GNO = 2**63 - 1  # rpl_gtid.h: GNO_END; the largest GNO is MAX_GNO - 1
 
 def test_gno_exhausted_binlog_error_action_abort(open_server):
     # get_automatic_gno -> ER_GNO_EXHAUSTED; ordered_commit -> handle_binlog_flush_or_sync_error(ER_GNO_EXHAUSTED text)
-    # -> binlog_error_action=ABORT_SERVER: exec_binlog_error_action_abort("%s Hence aborting the server."), sent as
+    # -> binlog_error_action=ABORT_SERVER: exec_binlog_error_action_abort("%s Server is being stopped."), sent as
     # ER_BINLOG_LOGGING_IMPOSSIBLE; the server stops (we refuse writes from then on)
     srv = open_server(gtid_mode="ON", log_bin=True)
     s = srv.session()
@@ -413,7 +413,7 @@ def test_gno_exhausted_binlog_error_action_abort(open_server):
         1598,
         (
             "Binary logging not possible. Message: Impossible to generate GTID: the integer component reached the "
-            "maximum value. Restart the server with a new server_uuid. Hence aborting the server."
+            "maximum value. Restart the server with a new server_uuid. Server is being stopped."
         ),
     )
     assert _one(s, "SELECT @@GLOBAL.gtid_owned") == ""

@@ -89,6 +89,7 @@ def _ctx(**kw):
         "applier": False,
         "gtid_mode": "ON",
         "next_type": g.AUTOMATIC,
+        "table_on_commit": False,  # the rows below are WL#6559 as 5.7 ships it; 8.0.17+ rows at the end
     }
     base.update(kw)
     return CommitContext(**base)
@@ -120,6 +121,14 @@ def _ctx(**kw):
         # sql_log_bin=0: AUTOMATIC gets no GTID; an explicit one is saved to the table
         (_ctx(sql_log_bin=False), CommitPlan(None, False, False, False)),
         (_ctx(sql_log_bin=False, next_type=g.ASSIGNED), CommitPlan("assigned", False, True, True)),
+        # 8.0.17+: a GTID the binary log gets also goes to the table at commit (not lost: not in gtid_purged)
+        (_ctx(table_on_commit=True), CommitPlan("automatic", True, True, False)),
+        (_ctx(table_on_commit=True, next_type=g.ASSIGNED), CommitPlan("assigned", True, True, False)),
+        (_ctx(table_on_commit=True, gtid_mode="OFF_PERMISSIVE"), CommitPlan(None, True, False, False)),
+        (
+            _ctx(table_on_commit=True, log_bin=False, next_type=g.ASSIGNED),
+            CommitPlan("assigned", False, True, True),
+        ),
     ],
 )
 def test_write_matrix_decision(ctx, plan):

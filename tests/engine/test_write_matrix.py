@@ -47,7 +47,8 @@ def test_binlog_off_automatic_gets_no_gtid(open_server):
 
 
 def test_binlog_on_with_replica_updates_saves_on_rotation(open_server):
-    srv = open_server(gtid_mode="ON", log_bin=True, log_replica_updates=True)
+    # WL#6559 as 5.7 ships it (8.0.17+ also writes each GTID at commit: test_server_version.py)
+    srv = open_server(gtid_mode="ON", log_bin=True, log_replica_updates=True, server_version="5.7")
     s = srv.session()
     u = str(srv.server_uuid)
     s.execute("CREATE DATABASE a")
@@ -79,7 +80,8 @@ def test_shutdown_saves_last_binlog(open_server, tmp_path):
 def test_binlog_on_without_replica_updates_applier(open_server):
     # handler.cc commit_owned_gtids: "!opt_bin_log || (thd->slave_thread && !opt_log_replica_updates)" -> the
     # replica applier's GTID goes into mysql.gtid_executed per transaction and into gtid_purged, not the binlog
-    srv = open_server(gtid_mode="ON", log_bin=True, log_replica_updates=False)
+    # 5.7: the client transaction reaches the table at rotation only (8.0.17+: at commit as well)
+    srv = open_server(gtid_mode="ON", log_bin=True, log_replica_updates=False, server_version="5.7")
     applier = srv.session()
     applier.applier = SimpleNamespace(original_commit_timestamp=None, server_id=None)  # the applier thread
     s = srv.session()
@@ -102,7 +104,7 @@ def test_skip_log_replica_updates_client_explicit_gtid_is_binlogged(open_server)
     # --skip-log-replica-updates a *client* session's SET GTID_NEXT='uuid:n'; CREATE DATABASE x is binlogged
     # (binlog.cc gtid_end_transaction / handler.cc commit_owned_gtids test thd->slave_thread), so it is neither
     # written to the table per transaction nor added to gtid_purged.
-    srv = open_server(gtid_mode="ON", log_bin=True, log_replica_updates=False)
+    srv = open_server(gtid_mode="ON", log_bin=True, log_replica_updates=False, server_version="5.7")
     s = srv.session()
     src = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
     s.execute(f"SET gtid_next='{src}:7'")
@@ -135,3 +137,21 @@ def test_sql_log_bin_off(open_server):
     s.execute("CREATE DATABASE hidden")
     assert _binlog_gtids(srv) == []
     assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [("",)]
+
+
+def test_80_client_transactions_reach_the_table_at_commit(open_server):
+    """The 8.0.17+ counterpart of the three 5.7 tests above: rows at commit, gtid_purged untouched."""
+    srv = open_server(gtid_mode="ON", log_bin=True, log_replica_updates=False, server_version="8.0")
+    s = srv.session()
+    u = str(srv.server_uuid)
+    src = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+    s.execute("CREATE DATABASE a")
+    s.execute(f"SET gtid_next='{src}:7'")
+    s.execute("CREATE DATABASE x")
+    s.execute("SET gtid_next=AUTOMATIC")
+    assert sorted(_table(s)) == sorted([(u, 1, 1), (src, 7, 7)])
+    assert _binlog_gtids(srv) == [f"{u}:1", f"{src}:7"]
+    assert s.execute("SELECT @@GLOBAL.gtid_purged")[-1].rows == [("",)]
+    s.execute("FLUSH LOGS")  # nothing missing: no new row
+    srv.compressor.wait_idle()
+    assert sorted(_table(s)) == sorted([(u, 1, 1), (src, 7, 7)])

@@ -174,7 +174,7 @@ def test_blocking_stream_sees_live_commits(source: ServerProcess) -> None:
 def test_file_position_mode(source: ServerProcess) -> None:
     execute(source, *WORKLOAD[:3])
     with pymysql.connect(host="127.0.0.1", port=source.port, user="root") as c, c.cursor() as cur:
-        cur.execute("SHOW BINARY LOG STATUS")
+        cur.execute("SHOW MASTER STATUS")
         file, pos = cur.fetchone()[:2]
     execute(source, "INSERT INTO shop.items VALUES (7, 'kiwi', 0.5, 7)", "FLUSH BINARY LOGS")
     execute(source, "INSERT INTO shop.items VALUES (8, 'lime', 0.75, 8)")

@@ -87,7 +87,7 @@ def test_replicate_restart_stop_start_reset(tmp_path: Path) -> None:
             assert st["Retrieved_Gtid_Set"] == st["Executed_Gtid_Set"] == f"{src_uuid}:1-3"
             assert (st["Last_IO_Errno"], st["Last_SQL_Errno"]) == (0, 0)
             assert wait(lambda: status(rep.port)["Seconds_Behind_Source"] == 0)
-            src_file = q(src.port, "SHOW BINARY LOG STATUS")[0]
+            src_file = q(src.port, "SHOW MASTER STATUS")[0]
             assert wait(lambda: status(rep.port)["Read_Source_Log_Pos"] == src_file["Position"])
             assert status(rep.port)["Source_Log_File"] == src_file["File"]
             # binlog off on the replica: the GTIDs are in mysql.gtid_executed (WL#6559)

@@ -56,6 +56,7 @@ __all__ = [
     "header_line",
     "micro_time",
     "short_time",
+    "user_var_text",
 ]
 
 _ENC = ("utf-8", "surrogateescape")
@@ -108,6 +109,8 @@ def event_info(ev: Any) -> str:
         return f"{_INTVAR_NAMES.get(ev.type, 'INVALID_INT')}={ev.value}"
     if isinstance(ev, RandEvent):
         return f"rand_seed1={ev.seed1},rand_seed2={ev.seed2}"
+    if isinstance(ev, UserVarEvent):
+        return f"@{_quoted(ev.name)}={user_var_text(ev, quote_collation=False)}"
     if isinstance(ev, RotateEvent):
         return f"{ev.next_file};pos={ev.position}"
     if isinstance(ev, TableMapEvent):
@@ -253,7 +256,7 @@ def event_lines(
         lines.append(f"SET @@RAND_SEED1={ev.seed1}, @@RAND_SEED2={ev.seed2}/*!*/;")
     elif isinstance(ev, UserVarEvent):
         lines.append(f"{head}\tUser_var")
-        lines.append(f"SET @`{ev.name}`:={'NULL' if ev.is_null else '...'}/*!*/;")
+        lines.append(f"SET @{_quoted(ev.name)}:={user_var_text(ev, quote_collation=True)}/*!*/;")
     elif isinstance(ev, RowsQueryEvent):
         lines.append(f"{head}\tRows_query")
         lines.extend(f"# {line}" for line in ev.query.split("\n"))
@@ -580,3 +583,51 @@ def listing(frames: Iterable[Frame], formatter: ListingFormatter, batch: int = 1
         raise
     if out:
         yield "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# User_var values (``User_var_log_event::pack_info`` for SHOW BINLOG EVENTS, ``::print`` for mysqlbinlog)
+#: collation id -> (character set, collation) for the ids servers put in User_var events (``SHOW COLLATION``)
+USER_VAR_COLLATIONS = {
+    8: ("latin1", "latin1_swedish_ci"),
+    11: ("ascii", "ascii_general_ci"),
+    33: ("utf8mb3", "utf8mb3_general_ci"),
+    45: ("utf8mb4", "utf8mb4_general_ci"),
+    46: ("utf8mb4", "utf8mb4_bin"),
+    63: ("binary", "binary"),
+    83: ("utf8mb3", "utf8mb3_bin"),
+    224: ("utf8mb4", "utf8mb4_unicode_ci"),
+    255: ("utf8mb4", "utf8mb4_0900_ai_ci"),
+}
+_STRING_RESULT, _REAL_RESULT, _INT_RESULT, _DECIMAL_RESULT = 0, 1, 2, 4
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def user_var_text(ev: UserVarEvent, *, quote_collation: bool) -> str:
+    """The value of a User_var event as MySQL shows it: ``NULL``, a number, a decimal, or
+    ``_<charset> 0x<hex> COLLATE <collation>`` (``""`` for an empty string; the collation back-quoted in
+    mysqlbinlog's ``SET`` line, bare in SHOW BINLOG EVENTS; ``???`` for a collation id we do not know, as MySQL
+    for one it lacks). Source: ``sql/log_event.cc`` ``User_var_log_event::pack_info`` / ``print``, ``str_to_hex``.
+    """
+    if ev.is_null:
+        return "NULL"
+    raw = bytes(ev.value)
+    if ev.value_type == _REAL_RESULT and len(raw) >= 8:
+        text = repr(struct.unpack("<d", raw[:8])[0])
+        return text.replace("e+", "e")
+    if ev.value_type == _INT_RESULT and len(raw) >= 8:
+        return str(int.from_bytes(raw[:8], "little", signed=not (ev.flags or 0) & 1))
+    if ev.value_type == _DECIMAL_RESULT and len(raw) >= 2:
+        from gtidkit.binlog.cursor import Cursor
+        from gtidkit.binlog.row_image import decode_decimal
+
+        return str(decode_decimal(Cursor(raw[2:]), raw[0], raw[1]))
+    names = USER_VAR_COLLATIONS.get(ev.charset)
+    if names is None:
+        return "???"
+    charset, collation = names
+    hex_text = "0x" + raw.hex().upper() if raw else '""'
+    return f"_{charset} {hex_text} COLLATE " + (f"`{collation}`" if quote_collation else collation)

@@ -76,6 +76,10 @@ _U32 = struct.Struct("<I")
 EventSpec = Any
 
 
+#: 8.0.1 (WL#7319): the first release whose Gtid events carry commit timestamps (and, later, the length)
+GTID_TIMESTAMPS_VERSION = 80001
+
+
 def server_version_int(server_version: str) -> int:
     """``8.0.36-log`` → ``80036`` (major·10000 + minor·100 + patch), as MySQL's ``do_server_version_int``.
 
@@ -208,6 +212,10 @@ def encode_transaction(
         original_server_version = immediate_server_version
     if original_commit_timestamp is None:
         original_commit_timestamp = immediate_commit_timestamp
+    commit_timestamps: int | None = immediate_commit_timestamp
+    if server_version_int(fde.server_version) < GTID_TIMESTAMPS_VERSION:
+        # a 5.7 file: its Gtid events stop after the logical clock (42-byte body, no timestamps, no length)
+        commit_timestamps = original_commit_timestamp = None
     # The events are assembled here rather than through encode_event: each body is encoded once, its header is
     # packed with its final log_pos (no patching) and its CRC32 computed once, into one buffer.
     if not (0 <= timestamp <= _U32_MAX and 0 <= server_id <= _U32_MAX):
@@ -253,7 +261,7 @@ def encode_transaction(
             gtid,
             last_committed,
             sequence_number,
-            immediate_commit_timestamp,
+            commit_timestamps,
             original_commit_timestamp,
             length,
             immediate_server_version,
@@ -265,7 +273,7 @@ def encode_transaction(
     length = rest + _gtid_size_hint[0]
     gtid_type, gtid_body = gtid_event_at(length)
     gtid_size = EVENT_HEADER_LEN + len(gtid_body) + footer
-    if gtid_type in _UNTAGGED_GTID_TYPES and immediate_commit_timestamp is not None:
+    if gtid_type in _UNTAGGED_GTID_TYPES and commit_timestamps is not None:
         # the body holds the length as net_store_length, the rest of it does not depend on the value
         exact = transaction_length_for(rest, gtid_size - packed_int_width(length))
         if exact != length:

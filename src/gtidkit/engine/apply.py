@@ -52,6 +52,7 @@ from gtidkit.engine.binlog.transaction_events import SQL_MODE_BITS, logged_state
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.session import Session
 from gtidkit.engine.sql import rowimage
+from gtidkit.engine.sql.mysql_random import MySQLRandom
 from gtidkit.engine.statements import transaction as txn
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.time_zone import parse_time_zone
@@ -203,29 +204,6 @@ def read_transactions(path: Any) -> Iterator[BinlogTransaction]:
 
 
 # ---------------------------------------------------------------------------------------------------- values
-class MySQLRandom:
-    """MySQL's ``RAND()`` generator (``mysys/my_rnd.cc`` ``my_rnd``), seeded as ``Rand_log_event`` does.
-
-    ``seed1 = (seed1 * 3 + seed2) mod 0x3FFFFFFF``; ``seed2 = (seed1 + seed2 + 33) mod 0x3FFFFFFF``; the value is
-    ``seed1 / 0x3FFFFFFF``. The Rand event stores the THD's seeds *before* the statement, so a replica seeded with
-    them draws the source's exact sequence.
-    """
-
-    MAX_VALUE = 0x3FFFFFFF
-    _MASK = (1 << 64) - 1  # the seeds are C ``unsigned long`` (64-bit on the platforms MySQL ships)
-
-    def __init__(self, seed1: int, seed2: int) -> None:
-        self.seed1 = seed1 & self._MASK
-        self.seed2 = seed2 & self._MASK
-
-    def __call__(self) -> float:
-        """The next value in [0, 1)."""
-        m = self.MAX_VALUE
-        self.seed1 = ((self.seed1 * 3 + self.seed2) & self._MASK) % m
-        self.seed2 = ((self.seed1 + self.seed2 + 33) & self._MASK) % m
-        return self.seed1 / float(m)
-
-
 #: ``Item_result`` codes of a User_var event.
 _STRING_RESULT, _REAL_RESULT, _INT_RESULT, _ROW_RESULT, _DECIMAL_RESULT = 0, 1, 2, 3, 4
 #: ``User_var_event::UNSIGNED_F``.

@@ -110,6 +110,7 @@ def make_binlog_log(server: Server) -> BinlogLog:
         checksum=g.get("binlog_checksum") == "CRC32",
         max_binlog_size=int(g.get("max_binlog_size")),
         sync_binlog=int(g.get("sync_binlog")),
+        server_version=server.release.version,
     )
 
 

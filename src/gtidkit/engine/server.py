@@ -34,12 +34,14 @@ from gtidkit.engine.binlog.log import BASENAME, BinlogLog
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.compressor import Compressor
 from gtidkit.engine.gtid.state import GtidState
+from gtidkit.engine.server_version import Release, resolve
 from gtidkit.engine.session import Session, now_us
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
 from gtidkit.mysql_errors import AUTO_CNF_DAMAGED, mysql_error, unknown_error
 from gtidkit.version import MYSQL_VERSION
+from gtidkit.version import SERVER_VERSION as GK_SERVER_VERSION
 
 if TYPE_CHECKING:
     from gtidkit.engine.results import StatementResult
@@ -129,10 +131,15 @@ class Server:
         self.server_uuid = _read_or_create_uuid(datadir)
         #: start-up time (``time.time()``), for the Uptime status variable (statements/status.py)
         self.started_at = time.time()
-        overrides = {k: v for k, v in options.items() if k != "synchronous"}
+        overrides = {k: v for k, v in options.items() if k not in ("synchronous", "server_version")}
         overrides["server_uuid"] = str(self.server_uuid)
         overrides["datadir"] = str(datadir) + "/"
+        #: the MySQL release this server presents as (``--server-version``) and what it decides (server_version.py)
+        self.release: Release = options.get("server_version") or resolve(None)
         self.globals = sysvars.GlobalVariables.with_defaults(overrides)
+        if self.release.version != MYSQL_VERSION:  # VERSION(), @@version, @@innodb_version follow the release
+            self.globals.values["version"] = GK_SERVER_VERSION.replace(MYSQL_VERSION, self.release.version)
+            self.globals.values["innodb_version"] = self.release.version
         self.gtid_state = GtidState(self.server_uuid)
         self.gtid_table = self.storage.physical_name(*GTID_TABLE)
         self._write_lock = threading.Lock()
@@ -217,6 +224,11 @@ class Server:
             "sync_binlog": 1,
         }
         synchronous = options.pop("synchronous", "FULL")
+        requested = options.pop("server_version", None)
+        try:
+            release = resolve(requested)
+        except ValueError as err:
+            raise mysql_error(1231, "server_version", str(requested)) from err
         for name, value in options.items():
             if name == "skip_log_bin":
                 opts["log_bin"] = not value
@@ -230,6 +242,7 @@ class Server:
             raise mysql_error(3111, "ON", "ENFORCE_GTID_CONSISTENCY is not ON")
         opts.update(_binlog_paths(datadir, opts))
         opts["synchronous"] = synchronous
+        opts["server_version"] = release
         server = cls(datadir, opts)
         try:
             from gtidkit.engine.recovery import start_up
@@ -240,7 +253,7 @@ class Server:
 
             import_legacy_file(server)
             server.admin.expire_logs()  # binlog_expire_logs_seconds: files expired while the server was down
-            server.compressor.start()
+            server.compressor.start(launch_pass=server.release.compress_at_start)
         except BaseException:
             server._abort()
             raise

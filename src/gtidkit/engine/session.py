@@ -26,7 +26,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from typing_extensions import Self
 
 from gtidkit.engine import charsets, sysvars
-from gtidkit.engine.binlog.transaction_events import logged_statement, statement_intvars
+from gtidkit.engine.binlog import statement_context as ctx
+from gtidkit.engine.binlog.transaction_events import (
+    logged_statement,
+    session_binlog_format,
+    statement_intvars,
+    user_var_collation,
+)
 from gtidkit.engine.diagnostics import DiagnosticsArea
 from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
@@ -99,8 +105,8 @@ class Session:
         self.holds_write_lock = False
         self.row_changes: list[Any] = []
         self.row_statements: list[list[Any]] = []  # RowChanges per DML statement (ROW events)
-        # (db, text, Intvar events, schemas of the rows it changed) of each DML statement, for STATEMENT format
-        self.statements: list[tuple[str, str, tuple[Any, ...], tuple[str, ...], str]] = []
+        #: each DML statement as STATEMENT / MIXED format logs it (text, context events, updated schemas ...)
+        self.statements: list[ctx.LoggedStatement] = []
         self.trx_dirty = False
         #: the open transaction changed temporary tables (not logged in ROW format, committed all the same)
         self.temp_dirty = False
@@ -493,6 +499,14 @@ class Session:
         """Run a classified statement in the SQL layer; ``writes`` records its row changes into the transaction
         (binlog events, writeset, Intvar events) and consumes a pending SET INSERT_ID."""
         prev_last_insert_id = self.executor.last_insert_id
+        unsafe: tuple[tuple[str, int, str], ...] = ()
+        fmt = session_binlog_format(self.server, self) if writes and stmt.kind == "dml" else "ROW"
+        traits = seeds = read_vars = None
+        if fmt != "ROW":  # the session state the statement reads, before it runs (statement_context)
+            traits = ctx.statement_traits(stmt.text)
+            seeds = self.executor.rand.seeds if traits.rand_used else None
+            if traits.user_vars:
+                read_vars = [(n, self.user_vars.get(n)) for n in traits.user_vars]
         forced = self.session_vars.pop("insert_id", 0) if writes else 0
         if forced:
             self.executor.forced_insert_id = int(forced)  # SET insert_id = N: the next statement only
@@ -521,13 +535,29 @@ class Session:
                     if len(_CALLS_LAST_INSERT_ID) >= 4096:
                         _CALLS_LAST_INSERT_ID.clear()
                     calls = _CALLS_LAST_INSERT_ID[sql] = bool(statement_intvars(sql, 0, 0))
-                intvars = statement_intvars(sql, prev_last_insert_id, insert_id) if calls or insert_id else ()
+                intvars: tuple[Any, ...] = (
+                    statement_intvars(sql, prev_last_insert_id, insert_id) if calls or insert_id else ()
+                )
                 updated = tuple(dict.fromkeys(ch.schema for ch in changes))
                 # a prepared statement: the text with its values
                 text = stmt.info.get("bound_text", sql)
                 # the zone it ran in, for the Query event's Q_TIME_ZONE_CODE
                 zone = self.executor.time_zone().name
-                self.statements.append((self.current_db or "", text, intvars, updated, zone))
+                as_rows = False
+                if traits is not None:
+                    if seeds is not None:
+                        intvars = (*intvars, ctx.rand_event(seeds))
+                    if read_vars:
+                        coll = user_var_collation(self)
+                        intvars = (*intvars, *(ctx.user_var_event(n, v, coll) for n, v in read_vars))
+                    reasons = ctx.unsafe_reasons(sql, self.server.storage.catalog, self.current_db)
+                    if fmt == "MIXED":
+                        as_rows = bool(reasons)
+                    elif reasons and self._logs_statements():  # THD::issue_unsafe_warnings: a note per reason
+                        unsafe = tuple(ctx.unsafe_note(r) for r in reasons)
+                self.statements.append(
+                    ctx.LoggedStatement(self.current_db or "", text, intvars, updated, zone, changes, as_rows)
+                )
                 if changes or er.affected_rows:
                     self.trx_dirty = True
         if er.last_insert_id:
@@ -547,8 +577,12 @@ class Session:
             matched_rows=affected if er.matched_rows is None else int(er.matched_rows),
             last_insert_id=int(er.last_insert_id or 0),
             info=er.info or "",
-            warnings=tuple(Condition(*w) for w in (er.warnings or [])),
+            warnings=tuple(Condition(*w) for w in (*(er.warnings or ()), *unsafe)),
         )
+
+    def _logs_statements(self) -> bool:
+        """This session's statements reach the binary log (it is open and ``sql_log_bin`` is on)."""
+        return self.server.binlog is not None and bool(self.session_vars.get("sql_log_bin", True))
 
     def _log_temporary(self, stmt: Any, changes: list[Any]) -> bool:
         """Drop the row changes of temporary tables from ``changes`` (ROW / MIXED format never logs them); False

@@ -131,6 +131,7 @@ def _check_restricted_session(text: str) -> None:
 _SET_GLOBAL = re.compile(r"\b(global\s+|@@global\.|persist\s+|@@persist\.)", re.IGNORECASE)
 _ADMIN_NEEDS = {
     "flush_logs": ("RELOAD",),
+    "flush": ("RELOAD",),
     "reset_binary_logs": ("RELOAD",),
     "purge_binary_logs_to": ("SUPER", "BINLOG_ADMIN"),
     "purge_binary_logs_before": ("SUPER", "BINLOG_ADMIN"),

@@ -61,6 +61,23 @@ def _stage_text(stage: str) -> str:
     )
 
 
+#: ER_TURNING_LOGGING_OFF_FOR_THE_DURATION (error log): ``%s`` is the failure's message
+TURNING_LOGGING_OFF = (
+    "%s Hence turning logging off for the whole duration of the MySQL server process. To turn it on again: fix "
+    "the cause, shutdown the MySQL server and restart it."
+)
+
+
+def turn_logging_off(server: Server, message: str, db: Any = None) -> None:
+    """IGNORE_ERROR: log ``message`` with ER_TURNING_LOGGING_OFF_FOR_THE_DURATION and close the binary log for the
+    rest of the run (``MYSQL_BIN_LOG::handle_binlog_flush_or_sync_error``); the caller holds the write lock.
+    Nothing is logged when the binary log is already closed, as MySQL prints it only while the log is open."""
+    if server.binlog is None:
+        return
+    log.error(TURNING_LOGGING_OFF, message)
+    server.disable_binlog(db)
+
+
 def binlog_failed(server: Server, failure: BinlogStageError, db: Any = None) -> MySQLError | None:
     """Apply ``@@GLOBAL.binlog_error_action`` to a binary-log failure; the caller holds the write lock.
 

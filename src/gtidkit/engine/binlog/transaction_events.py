@@ -6,11 +6,14 @@ explicit GTID is ``Query(BEGIN)`` + ``Query(COMMIT)``), RM8 "Binary Logging Form
 
 * ROW: ``Query(BEGIN)``, then per statement a ``Table_map`` for each table and its
   ``Write/Update/Delete_rows_v2`` events (built by the SQL layer's :mod:`gtidkit.engine.sql.rowimage`), ``Xid``.
-* STATEMENT: ``Query(BEGIN)``, per DML statement its ``Intvar`` events then its ``Query`` (with its default
-  database), ``Xid``. As ``MYSQL_BIN_LOG::write_event``: ``LAST_INSERT_ID`` (1) first when the statement calls
+* STATEMENT: ``Query(BEGIN)``, per DML statement its context events then its ``Query`` (with its default
+  database), ``Xid``. As ``MYSQL_BIN_LOG::write_event``: ``Intvar(LAST_INSERT_ID)`` first when the statement calls
   ``LAST_INSERT_ID()`` (value = what it returned, the previous statement's first generated id), then
-  ``INSERT_ID`` (2) = the first AUTO_INCREMENT value the statement generated; a replica or recovery sets them
-  before running the statement so it produces the same ids.
+  ``Intvar(INSERT_ID)`` = the first AUTO_INCREMENT value the statement generated, then ``Rand`` (seeds of its
+  ``RAND()``), then a ``User_var`` per user variable it reads (:mod:`gtidkit.engine.binlog.statement_context`); a
+  replica or recovery sets them before running the statement so it produces the same data.
+* MIXED: as STATEMENT, except that each statement MySQL deems unsafe
+  (:func:`gtidkit.engine.binlog.statement_context.unsafe_reason`) is logged as its Table_map + rows events.
 """
 
 from __future__ import annotations
@@ -46,8 +49,13 @@ Q_DEFAULT_TABLE_ENCRYPTION = 20
 #: ``MAX_DBS_IN_EVENT_MTS``: more updated databases than this are logged as ``OVER_MAX_DBS_IN_EVENT_MTS``.
 MAX_DBS_IN_EVENT_MTS = 16
 OVER_MAX_DBS_IN_EVENT_MTS = 254
-#: ``OPTION_NOT_AUTOCOMMIT`` in flags2 (the only OPTION_* bit the engine can have set).
+Q_AUTO_INCREMENT = 3
+#: flags2 bits (``sql/query_options.h``): what mysqlbinlog prints as ``SET @@session.foreign_key_checks=...,
+#: @@session.sql_auto_is_null=..., @@session.unique_checks=..., @@session.autocommit=...``
+OPTION_AUTO_IS_NULL = 1 << 14
 OPTION_NOT_AUTOCOMMIT = 1 << 19
+OPTION_NO_FOREIGN_KEY_CHECKS = 1 << 26
+OPTION_RELAXED_UNIQUE_CHECKS = 1 << 27
 
 #: ``sql_mode`` names → bits of the 8-byte Q_SQL_MODE_CODE value (``sql/system_variables.h`` MODE_*).
 SQL_MODE_BITS = {
@@ -109,7 +117,9 @@ def query_status_vars(
 ) -> bytes:
     """The status-variable block MySQL 8.0 writes into a Query event of ``session``.
 
-    Always: Q_FLAGS2_CODE (4 bytes), Q_SQL_MODE_CODE (8), Q_CATALOG_NZ_CODE ('std'), Q_CHARSET_CODE (client,
+    Always: Q_FLAGS2_CODE (4 bytes: autocommit off, foreign_key_checks=0, unique_checks=0, sql_auto_is_null=1),
+    Q_SQL_MODE_CODE (8), Q_CATALOG_NZ_CODE ('std'), Q_AUTO_INCREMENT (increment, offset; only when either is not
+    1), Q_CHARSET_CODE (client,
     connection, server collation ids, 2 bytes each) and Q_DEFAULT_COLLATION_FOR_UTF8MB4 (255). With
     ``updated_dbs`` (the databases of the tables the statement changed): Q_UPDATED_DB_NAMES (count, NUL-terminated
     names; ``OVER_MAX_DBS_IN_EVENT_MTS`` past 16) — left out when unknown, which makes a multi-threaded replica
@@ -133,7 +143,15 @@ def query_status_vars(
     )
     head = " ".join(text.split()[:2]).upper()
     zone = time_zone if time_zone is not None and time_zone != SYSTEM else None
-    key = (autocommit, sql_mode, charset_client, connection_name, updated_dbs, head, zone)
+    flags2 = 0 if autocommit else OPTION_NOT_AUTOCOMMIT
+    for name, bit, when in _FLAGS2_VARS:
+        if _truthy(var[name] if name in var else g.get(name, not when)) == when:  # a variable absent: default
+            flags2 |= bit
+    # auto_increment_*: set on an applier session from the source's Q_AUTO_INCREMENT (apply.session_settings)
+    increment = var.get("auto_increment_increment", g.get("auto_increment_increment", 1))
+    offset = var.get("auto_increment_offset", g.get("auto_increment_offset", 1))
+    auto_inc = (int(increment), int(offset))
+    key = (flags2, sql_mode, charset_client, connection_name, updated_dbs, head, zone, auto_inc)
     try:
         known = _STATUS_VARS.get(key)
     except TypeError:  # a value that cannot be a key: no caching
@@ -145,23 +163,40 @@ def query_status_vars(
     return known
 
 
+#: (variable, flags2 bit, the value that sets it): ``THD::variables.option_bits`` as Query_log_event writes them
+_FLAGS2_VARS = (
+    ("foreign_key_checks", OPTION_NO_FOREIGN_KEY_CHECKS, False),
+    ("unique_checks", OPTION_RELAXED_UNIQUE_CHECKS, False),
+    ("sql_auto_is_null", OPTION_AUTO_IS_NULL, True),
+)
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().upper() in ("1", "ON", "TRUE")
+    return bool(value)
+
+
 #: the inputs of a Query event's status-variable block -> its bytes (every BEGIN of a session is the same)
 _STATUS_VARS: dict[tuple[Any, ...], bytes] = {}
 
 
 def _status_vars(
-    autocommit: bool,
+    flags2: int,
     sql_mode: Any,
     charset_client: Any,
     connection_name: Any,
     updated_dbs: tuple[str, ...] | None,
     head: str,
     time_zone: str | None,
+    auto_inc: tuple[int, int],
 ) -> bytes:
     out = bytearray()
-    out += bytes([Q_FLAGS2_CODE]) + (0 if autocommit else OPTION_NOT_AUTOCOMMIT).to_bytes(4, "little")
+    out += bytes([Q_FLAGS2_CODE]) + flags2.to_bytes(4, "little")
     out += bytes([Q_SQL_MODE_CODE]) + sql_mode_bits(sql_mode).to_bytes(8, "little")
     out += bytes([Q_CATALOG_NZ_CODE, 3]) + b"std"
+    if auto_inc != (1, 1):  # Q_AUTO_INCREMENT only when either differs from 1, as Query_log_event::write
+        out += bytes([Q_AUTO_INCREMENT]) + b"".join((v & 0xFFFF).to_bytes(2, "little") for v in auto_inc)
     client = _collation_id(charset_client)
     connection = _collation_id(connection_name)
     out += bytes([Q_CHARSET_CODE]) + b"".join(v.to_bytes(2, "little") for v in (client, connection, 255))
@@ -227,12 +262,19 @@ def transaction_events(server: Server, session: Session, ddl_text: str | None) -
     events: list[Any] = [query_event(session, "", "BEGIN")]
     if ctas is not None:
         events.append(query_event(session, session.current_db or "", ctas))
-    if fmt == "STATEMENT":
-        for db, text, intvars, updated, zone in session.statements:
-            events.extend(intvars)
+    if fmt == "STATEMENT" or (fmt == "MIXED" and ctas is None and _mixed_loggable(session)):
+        for st in session.statements:
+            if st.as_rows and fmt == "MIXED":
+                events.extend(row_events(server, [st.changes or []]))
+                continue
+            events.extend(st.context)
             events.append(
                 query_event(
-                    session, db, text.strip().rstrip(";"), updated_dbs=updated or None, time_zone=zone
+                    session,
+                    st.database,
+                    st.text.strip().rstrip(";"),
+                    updated_dbs=st.updated_dbs or None,
+                    time_zone=st.time_zone,
                 )
             )
     else:
@@ -265,8 +307,22 @@ def statement_intvars(text: str, last_insert_id_before: int, insert_id: int) -> 
     return tuple(out)
 
 
+def _mixed_loggable(session: Session) -> bool:
+    """MIXED can log the transaction statement by statement: every rows list of it belongs to a logged DML (row
+    changes from elsewhere, such as an applier's rows events, leave the whole transaction in ROW format)."""
+    mine = {id(st.changes) for st in session.statements if st.changes is not None}
+    return all(id(changes) in mine for changes in session.row_statements)
+
+
+def user_var_collation(session: Session) -> int:
+    """The collation id a User_var event gives a value of ``session`` (``collation_connection``)."""
+    var = session.session_vars
+    name = var.get("collation_connection") or var.get("character_set_connection")
+    return _collation_id(name or session.server.globals.values["collation_connection"])
+
+
 def session_binlog_format(server: Server, session: Session) -> str:
-    """``@@SESSION.binlog_format`` (ROW, STATEMENT or MIXED; MIXED is logged as ROW here)."""
+    """``@@SESSION.binlog_format`` (ROW, STATEMENT or MIXED)."""
     var = session.session_vars
     return str(var["binlog_format"] if "binlog_format" in var else server.globals.values["binlog_format"])
 
@@ -307,8 +363,11 @@ def transaction_writeset(server: Server, session: Session, ddl_text: str | None)
         return NO_WRITESET
     if not session.row_changes and not session.trx_dirty:
         return Writeset(empty_transaction=True)
-    if session_binlog_format(server, session) == "STATEMENT":
+    fmt = session_binlog_format(server, session)
+    if fmt == "STATEMENT":
         return NO_WRITESET
+    if fmt == "MIXED" and _mixed_loggable(session) and not all(st.as_rows for st in session.statements):
+        return NO_WRITESET  # a statement logged as text has no rows to hash
     return extract_writeset(session.row_changes, server.storage.catalog)
 
 

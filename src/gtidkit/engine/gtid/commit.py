@@ -14,12 +14,16 @@ The decision (:func:`decide`) is a function of the configuration only:
 ======================================  ================  ==========================  ==================
 input                                   GTID              binary log                  mysql.gtid_executed
 ======================================  ================  ==========================  ==================
-gtid_next ASSIGNED                      the owned GTID    if the thread logs (below)  row when it doesn't
-gtid_next AUTOMATIC, mode >= ON_PERM.,  generated         Gtid + events               saved at rotation
+gtid_next ASSIGNED                      the owned GTID    if the thread logs (below)  row (*)
+gtid_next AUTOMATIC, mode >= ON_PERM.,  generated         Gtid + events               row (*)
 thread logs
 gtid_next AUTOMATIC otherwise           none (anonymous)  Anonymous_gtid + events     nothing
 gtid_next ANONYMOUS                     none              Anonymous_gtid + events     nothing
 ======================================  ================  ==========================  ==================
+
+(*) A row in the committing transaction when the thread does not log; when it does, a row too from 8.0.17 (the
+GTID persister, mysql-test binlog_gtid_compress_at_server_start), while a server presenting as 5.7 saves the
+GTIDs of a binary log only when it rotates it or stops (:mod:`gtidkit.engine.server_version`).
 
 "The thread logs" = ``log_bin`` and ``sql_log_bin`` and not (replica applier thread and not
 ``log_replica_updates``): ``log_replica_updates`` applies to the replica applier only; a client session's
@@ -32,10 +36,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
+import sqlite3
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed
+from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed, turn_logging_off
 from gtidkit.engine.binlog.transaction_events import (
     transaction_compression,
     transaction_events,
@@ -52,6 +58,7 @@ if TYPE_CHECKING:
     from gtidkit.engine.server import Server
     from gtidkit.engine.session import Session
 
+log = logging.getLogger(__name__)
 ER_GNO_EXHAUSTED = 1775
 GNO_EXHAUSTED_MESSAGE = ER_GNO_EXHAUSTED_MESSAGE
 
@@ -72,6 +79,8 @@ class CommitContext:
         applier: the committing session is the replica applier thread (``server.applier_session()``).
         gtid_mode: ``@@GLOBAL.gtid_mode`` (OFF, OFF_PERMISSIVE, ON_PERMISSIVE, ON).
         next_type: the session's gtid_next type (AUTOMATIC, ANONYMOUS or ASSIGNED).
+        table_on_commit: the release writes every committed GTID to mysql.gtid_executed, also when the binary
+            log is on (8.0.17+, :attr:`gtidkit.engine.server_version.Release.gtid_table_on_commit`).
     """
 
     log_bin: bool
@@ -80,6 +89,7 @@ class CommitContext:
     applier: bool
     gtid_mode: str
     next_type: type[NextType]
+    table_on_commit: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +119,10 @@ def decide(ctx: CommitContext) -> CommitPlan:
         gtid = "automatic"
     else:
         gtid = None
-    save_row = gtid is not None and not thread_logs
-    return CommitPlan(gtid=gtid, write_binlog=thread_logs, save_row=save_row, lost=save_row)
+    lost = gtid is not None and not thread_logs
+    # 8.0.17+: the GTID also goes to the table when the binary log gets it (5.7: only at rotation / shutdown)
+    save_row = lost or (gtid is not None and ctx.table_on_commit)
+    return CommitPlan(gtid=gtid, write_binlog=thread_logs, save_row=save_row, lost=lost)
 
 
 def context_of(server: Server, session: Session) -> CommitContext:
@@ -122,6 +134,7 @@ def context_of(server: Server, session: Session) -> CommitContext:
         applier=session.applier is not None,
         gtid_mode=server.globals.values["gtid_mode"],
         next_type=session.gtid.type,
+        table_on_commit=server.release.gtid_table_on_commit,
     )
 
 
@@ -134,6 +147,7 @@ def _plan_of(server: Server, session: Session) -> CommitPlan:
         session.applier is not None,
         server.globals.values["gtid_mode"],
         session.gtid.type,
+        server.release.gtid_table_on_commit,
     )
     plan = _PLANS.get(key)
     if plan is None:
@@ -145,7 +159,7 @@ def _plan_of(server: Server, session: Session) -> CommitPlan:
 
 
 #: the :class:`CommitContext` values -> the plan :func:`decide` gives for them
-_PLANS: dict[tuple[bool, bool, bool, bool, str, type[NextType]], CommitPlan] = {}
+_PLANS: dict[tuple[bool, bool, bool, bool, str, type[NextType], bool], CommitPlan] = {}
 
 
 def commit(
@@ -180,20 +194,32 @@ def commit(
     plan = _plan_of(server, session)
     state = server.gtid_state
     gtid: Gtid | None = None
+    exhausted: MySQLError | None = None
+    db = server.storage.sqlite(session.conn)
     if plan.gtid == "assigned":
         gtid = session.gtid.gtid
     elif plan.gtid == "automatic":
         try:
             gtid = state.generate_automatic(session.id, session.gtid.tag)
         except MySQLError as err:
-            session.release_after_rollback()
-            if err.code != ER_GNO_EXHAUSTED:
-                raise
-            raise _gno_exhausted(server) from err
-    db = server.storage.sqlite(session.conn)
+            if err.code != ER_GNO_EXHAUSTED or _error_action(server) != "IGNORE_ERROR":
+                session.release_after_rollback()
+                if err.code != ER_GNO_EXHAUSTED:
+                    raise
+                raise _gno_exhausted(server) from err
+            # binlog_error_action=IGNORE_ERROR (binlog_gtid_exhausted.result): the flush stage fails, the binary
+            # log is closed for good and the commit stage still commits the transaction, without a GTID; the
+            # client gets ER_GNO_EXHAUSTED all the same. With the log already closed the flush stage is skipped:
+            # no GTID is generated and nothing fails.
+            if server.binlog is not None:
+                turn_logging_off(server, GNO_EXHAUSTED_MESSAGE, db)
+                exhausted = err
+            plan = dataclasses.replace(plan, gtid=None, write_binlog=False, save_row=False, lost=False)
     position = None
     try:
-        if plan.save_row:
+        if plan.save_row and plan.write_binlog:
+            _persist_gtid(server, db, gtid)  # type: ignore[arg-type]
+        elif plan.save_row:
             gtid_table.save_gtid(db, server.gtid_table, gtid)  # type: ignore[arg-type]
         if plan.write_binlog and server.binlog is not None:
             ts = server.now_us()
@@ -256,17 +282,35 @@ def commit(
         session.release_after_commit()
     if plan.save_row:
         server.compressor.transactions_saved(1)
+    if exhausted is not None:
+        raise exhausted
     return gtid
+
+
+def _persist_gtid(server: Server, db: Any, gtid: Gtid) -> None:
+    """8.0.17+ with the binary log on: the GTID's row, best effort. MySQL's GTID persister writes it after the
+    commit, apart from the transaction, so a table a user dropped or re-created with other columns (a restored
+    ``--all-databases`` dump drops and re-creates mysql.gtid_executed) fails nothing: the binary log holds the
+    GTID and the rotation / shutdown save puts it in the table later."""
+    try:
+        gtid_table.save_gtid(db, server.gtid_table, gtid)
+    except sqlite3.OperationalError as err:
+        log.warning(
+            "could not save %s into mysql.gtid_executed at commit (%s); the binary log holds it", gtid, err
+        )
+
+
+def _error_action(server: Server) -> str:
+    return str(server.globals.values.get("binlog_error_action", "ABORT_SERVER"))
 
 
 def _gno_exhausted(server: Server) -> MySQLError:
     """The error of an automatic GTID with no GNO left, per binlog_error_action (binlog.cc)."""
-    action = str(server.globals.values.get("binlog_error_action", "ABORT_SERVER"))
-    if action == "IGNORE_ERROR":
+    if _error_action(server) == "IGNORE_ERROR":
         return mysql_error(ER_GNO_EXHAUSTED)
-    # exec_binlog_error_action_abort: "%s Hence aborting the server." sent as ER_BINLOG_LOGGING_IMPOSSIBLE;
-    # mysqld then aborts, we refuse further writes.
-    err = binlogging_impossible(f"{GNO_EXHAUSTED_MESSAGE} Hence aborting the server.")
+    # handle_binlog_flush_or_sync_error -> exec_binlog_error_action_abort("%s Server is being stopped.") sent as
+    # ER_BINLOG_LOGGING_IMPOSSIBLE (8.0.41 binlog_gtid_exhausted.result); mysqld then aborts, we refuse writes.
+    err = binlogging_impossible(f"{GNO_EXHAUSTED_MESSAGE} Server is being stopped.")
     server.aborted = err
     return err
 

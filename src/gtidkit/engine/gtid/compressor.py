@@ -79,14 +79,19 @@ class Compressor:
         self._idle = threading.Event()
 
     # -- control -------------------------------------------------------------------------------------------
-    def start(self, wait_launch_pass: bool = True) -> None:
+    def start(self, wait_launch_pass: bool = True, *, launch_pass: bool = True) -> None:
         """Launch the thread; it compresses once at launch (8.0.20+, Bug#30541799).
 
         Args:
             wait_launch_pass: block until that launch pass is over (default), so the table a session sees right
                 after ``Server.open`` is already compressed, and the launch pass can never race the first
                 transactions (mysqld likewise finishes start-up work before it accepts clients).
+            launch_pass: compress at launch at all (False for a server presenting as 5.7, whose thread only
+                runs every ``gtid_executed_compression_period`` transactions).
         """
+        if not launch_pass:
+            with self._cond:
+                self._requested = False
         self._thread = threading.Thread(target=self._run, name="compress_gtid_table", daemon=True)
         self._thread.start()
         if wait_launch_pass:

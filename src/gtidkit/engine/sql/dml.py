@@ -1173,10 +1173,11 @@ def _float32_udf(v: Any) -> Any:
     return v
 
 
-def register_udfs(raw: _db.RawConnection, rand: Callable[[], float]) -> None:
-    """Register the helper UDFs DML plans use (``_GK_TO_INT``, ``_GK_TO_FLOAT32``, ``_GK_RAND``) and the SQLite
-    dialect's ``_GK_NEG`` (:func:`gtidkit.engine.sql.exec_result.neg_udf`)."""
+def register_udfs(raw: _db.RawConnection, rand: Callable[..., float]) -> None:
+    """Register the helper UDFs DML plans use (``_GK_TO_INT``, ``_GK_TO_FLOAT32``, ``_GK_RAND``; ``rand`` takes
+    RAND()'s optional seed argument) and the SQLite dialect's ``_GK_NEG``
+    (:func:`gtidkit.engine.sql.exec_result.neg_udf`)."""
     raw.create_function("_GK_TO_INT", 1, to_int_udf, deterministic=True)
     raw.create_function("_GK_TO_FLOAT32", 1, _float32_udf, deterministic=True)
-    raw.create_function("_GK_RAND", -1, lambda *a: rand())
+    raw.create_function("_GK_RAND", -1, rand)
     raw.create_function(NEG_FUNCTION, 1, neg_udf, deterministic=True)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-import random
 import re
 import threading
 import time
@@ -70,6 +69,7 @@ from gtidkit.engine.sql.metadata import (
     sysvar_column,
     user_variable_column,
 )
+from gtidkit.engine.sql.mysql_random import MySQLRandom, connection_random
 from gtidkit.engine.sql.numeric_types import (
     DIV_PRECISION_INCREMENT,
     NumType,
@@ -293,8 +293,10 @@ class Executor:
         timestamp: MySQL's ``@@timestamp``: when set (seconds since the epoch), NOW(), CURRENT_TIMESTAMP,
             CURDATE(), UNIX_TIMESTAMP() and CURRENT_TIMESTAMP defaults use it instead of the clock, as a replica
             uses the source's statement time (the Query event's header timestamp); SYSDATE() keeps the clock.
-        rand: the generator behind RAND() (``random.random``; the replica applier seeds a MySQL-compatible one
-            from a Rand event, as ``Rand_log_event::do_apply_event`` seeds ``thd->rand``).
+        rand: the session's ``RAND()`` generator (:class:`~gtidkit.engine.sql.mysql_random.MySQLRandom`, seeded
+            per connection as ``THD::init`` does; the replica applier reseeds it from a Rand event, as
+            ``Rand_log_event::do_apply_event`` seeds ``thd->rand``). ``RAND(N)`` uses a generator of its own seeded
+            from N, restarted with each statement (``Item_func_rand::seed_random``).
         virtual_tables: ``{(schema, table): fn() -> rows}`` for tables whose rows the session computes per query
             (``performance_schema.global_variables`` / ``session_variables``); see :data:`VIRTUAL_TABLES`.
         interrupt: set by KILL QUERY (the hook for it): a running ``SLEEP()`` wakes and returns 1; any other running
@@ -312,7 +314,10 @@ class Executor:
         self.user_variables: dict[str, Any] = {}
         self.last_insert_id = 0
         self.forced_insert_id: int | None = None
-        self.rand: Callable[[], float] = random.random
+        #: the session's RAND() sequence (its seeds are what a STATEMENT-format Rand event logs)
+        self.rand: MySQLRandom = connection_random()
+        #: RAND(N) generators of the running statement by seed (reset before each statement)
+        self.seeded_rand: dict[int, MySQLRandom] = {}
         self.auto_increment_increment = 1
         self.timestamp: float | None = None
         #: ``fn() -> str``: the session's ``@@time_zone`` value (the session wires its variables in; the one place
@@ -439,11 +444,27 @@ class Executor:
             raw.create_aggregate(name, nargs, self._wrap_aggregate(cls))
         from gtidkit.engine.sql.dml import register_udfs
 
-        register_udfs(raw, lambda: self.rand())
+        register_udfs(raw, self.rand_value)
         decimal_math.register_udfs(raw)
         # _GK_DOUBLE: a string compared with a number (deterministic: a constant converts once per statement)
         for name, (nargs, fn) in comparison.session_functions(self).items():
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
+
+    def rand_value(self, *seed: Any) -> float:
+        """``RAND()`` (no argument: the session's sequence) or ``RAND(N)`` as ``_GK_RAND(N, site)``: a sequence
+        seeded from N for each call site of the statement, restarted with each statement (NULL seeds as 0, as
+        MySQL's ``val_int`` of NULL)."""
+        if not seed:
+            return self.rand()
+        try:
+            n = int(seed[0] or 0)
+        except (TypeError, ValueError):
+            n = 0
+        site = seed[1] if len(seed) > 1 else 0
+        gen = self.seeded_rand.get(site)
+        if gen is None:
+            gen = self.seeded_rand[site] = MySQLRandom.from_seed(n)
+        return gen()
 
     def _group_concat_max_len(self) -> int:
         if self.sysvar_resolver is None:
@@ -543,6 +564,8 @@ class Executor:
         self.current_db = current_db
         if self.interrupt.is_set():  # an attribute read: Event.clear() takes the Event's lock every statement
             self.interrupt.clear()
+        if self.seeded_rand:
+            self.seeded_rand.clear()
         kind = stmt.kind
         if kind == "select":
             self._interruptible = True  # no closure per statement: _interruptibly, written out
@@ -616,6 +639,8 @@ class Executor:
         """
         self.current_db = current_db
         self.interrupt.clear()
+        if self.seeded_rand:
+            self.seeded_rand.clear()
         return self._select(_SelectText(text), current_db)
 
     def _refuse_temporary_ddl(self, tree: exp.Expression | None, current_db: str | None) -> None:
@@ -906,6 +931,7 @@ class Executor:
                         this=GET_USER_VAR_FUNCTION, expressions=[exp.Literal.string(node.name.lower())]
                     )
                 )
+        sites = 0  # each RAND(N) of a statement draws from a sequence of its own (its own Item_func_rand)
         for node in list(tree.find_all(exp.CurrentSchema, exp.CurrentVersion, exp.Rand, exp.SessionUser)):
             if isinstance(node, exp.SessionUser):  # sqlglot writes SESSION_USER bare: a column to SQLite
                 node.replace(exp.Anonymous(this="SESSION_USER"))
@@ -913,8 +939,11 @@ class Executor:
                 node.replace(exp.Placeholder(this="gkdb"))
             elif isinstance(node, exp.CurrentVersion):
                 node.replace(exp.Placeholder(this="gkver"))
-            else:
-                node.replace(exp.Anonymous(this="_GK_RAND"))
+            else:  # RAND(N) keeps its seed and names its call site: MySQL's sequence seeded from N
+                seed = node.args.get("this")
+                args = [] if seed is None else [seed, exp.Literal.number(sites)]
+                sites += seed is not None
+                node.replace(exp.Anonymous(this="_GK_RAND", expressions=args))
         return tree
 
     # ---------------------------------------------------------------- SELECT
@@ -1138,6 +1167,8 @@ class Executor:
         self.current_db = current_db
         if self.interrupt.is_set():
             self.interrupt.clear()
+        if self.seeded_rand:
+            self.seeded_rand.clear()
         binds = slot.binds.copy()
         binds.update(values)
         self._interruptible = True

@@ -87,10 +87,6 @@ UNSUPPORTED: tuple[Family, ...] = (
     _f(rf"EXECUTE\s+{_ID}(?:\s+USING\s.+)?", "EXECUTE"),
     _f(rf"DEALLOCATE\s+PREPARE\s+{_ID}", "DEALLOCATE PREPARE"),
     _f(rf"CALL\s+{_ID}(?:\s*\(.*\))?", "CALL"),
-    _f(
-        rf"CHECKSUM\s+(?:NO_WRITE_TO_BINLOG\s+|LOCAL\s+)?TABLES?\s+{_ID}.*",
-        "CHECKSUM TABLE",
-    ),
     _f(rf"HANDLER\s+{_ID}\s+(?:OPEN|READ|CLOSE)\b.*", "HANDLER"),
     _f(r"XA\s+(?:START|BEGIN|END|PREPARE|COMMIT|ROLLBACK)\s.+|XA\s+RECOVER(?:\s+CONVERT\s+XID)?", "XA"),
     _f(r"LOAD\s+(?:DATA|XML)\s.*\bINTO\s+TABLE\s.+", "LOAD DATA"),

@@ -92,6 +92,7 @@ class Admin:
         if _SHOW_BINARY_LOGS.match(text):
             return self.show_binary_logs()
         if _SHOW_STATUS.match(text):
+            self._check_status_syntax(text)
             return self.show_binary_log_status()
         m = _SHOW_EVENTS.match(text)
         if m:
@@ -134,6 +135,23 @@ class Admin:
         return result_set(
             ["Log_name", "File_size", "Encrypted"], [(n, size, "No") for n, size in blog.sizes()]
         )
+
+    def _check_status_syntax(self, text: str) -> None:
+        """SHOW BINARY LOG STATUS exists from 8.2.0, SHOW MASTER STATUS until 8.3 (removed in 8.4.0): the other
+        one is a syntax error in the release the server presents (engine/server_version.py).
+
+        Raises:
+            MySQLError: 1064 near ``LOG STATUS`` (before 8.2: the grammar wants ``SHOW BINARY LOGS``) or near
+                ``MASTER STATUS`` (8.4).
+        """
+        from gtidkit.engine.sql.unsupported import parse_error_at
+
+        release = self.server.release
+        words = text.split()
+        if words[1].upper() == "MASTER" and not release.show_master_status:
+            raise parse_error_at(text, text.upper().index("MASTER"))
+        if words[1].upper() == "BINARY" and not release.show_binary_log_status:
+            raise parse_error_at(text, text.upper().index("LOG", text.upper().index("BINARY") + 6))
 
     def show_binary_log_status(self) -> StatementResult:
         """SHOW BINARY LOG STATUS / SHOW MASTER STATUS (no row when the binlog is off)."""

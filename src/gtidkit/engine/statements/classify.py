@@ -161,6 +161,11 @@ def _unid(s: str) -> str:
 #: groups become ``info["chain"]`` / ``info["release"]`` = ``"AND CHAIN"``, ``"AND NO CHAIN"``, ``"RELEASE"``,
 #: ``"NO RELEASE"`` (absent when not written); :func:`gtidkit.engine.statements.transaction.completion` reads them.
 _COMPLETION = r"(?: (?P<chain>AND (?:NO )?CHAIN))?(?: (?P<release>(?:NO )?RELEASE))?"
+#: one FLUSH option other than TABLES (engine/statements/flush.py FLUSH_OPTIONS; RELAY LOGS may name a channel)
+_FLUSH_OPTION = (
+    r"(?:(?:BINARY|ENGINE|ERROR|GENERAL|SLOW) LOGS|RELAY LOGS(?: FOR CHANNEL \S+)?|LOGS|HOSTS|PRIVILEGES"
+    r"|OPTIMIZER_COSTS|STATUS|USER_RESOURCES)"
+)
 
 #: (regex over normalized text, kind, command name, group-name -> info key). First match wins.
 _RECOGNISER_SRC: list[tuple[str, str, str]] = [
@@ -184,14 +189,17 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     (re.compile(rf"^USE (?P<db>{_ID})$"), "use", "use"),
     (re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? (?:BINARY )?LOGS$"), "admin", "flush_logs"),
     (
-        re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? (?P<what>TABLES|PRIVILEGES|STATUS|HOSTS)$"),
-        "admin",
-        "flush_other",
-    ),
-    (
         re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? TABLES?(?: .+)? WITH READ LOCK$"),
         "admin",
         "flush_tables_with_read_lock",
+    ),
+    (  # every other FLUSH (engine/statements/flush.py): logged unless LOCAL or LOGS / BINARY LOGS
+        re.compile(
+            rf"^FLUSH(?P<local> NO_WRITE_TO_BINLOG| LOCAL)? (?P<options>{_FLUSH_OPTION}(?: ?, ?{_FLUSH_OPTION})*"
+            r"|TABLES?(?: .+)?)$"
+        ),
+        "admin",
+        "flush",
     ),
     (
         re.compile(r"^RESET (?:MASTER|BINARY LOGS AND GTIDS)(?: TO (?P<to>\d+))?$"),
@@ -237,6 +245,7 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         "admin",
         "table_maintenance",
     ),
+    (re.compile(r"^CHECKSUM TABLES? (?P<tables>.+)$"), "admin", "checksum_table"),
     (re.compile(r"^XA .+$"), "admin", "xa"),
     (re.compile(r"^LOCK TABLES? .+$|^UNLOCK TABLES?$"), "admin", "lock_tables"),
     (re.compile(r"^KILL(?: CONNECTION| QUERY)? (?P<id>\d+)$"), "admin", "kill"),
@@ -297,6 +306,8 @@ def _recognise(norm: str) -> Statement | None:
             info["to"] = int(info["to"])
         if command == "change_replication_source":
             info["options"] = _parse_change_source(info.pop("opts"))
+        if command == "flush":
+            info["local"] = "local" in info
         if command == "table_maintenance":
             info["op"] = info["op"].lower()
             info["local"] = "local" in info
@@ -341,6 +352,7 @@ _RECOGNISER_WORDS = frozenset(
         "RELEASE",
         "USE",
         "FLUSH",
+        "CHECKSUM",
         "RESET",
         "PURGE",
         "STOP",

@@ -15,12 +15,21 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from gtidkit.engine.binlog.statement_context import LoggedStatement
 from gtidkit.engine.binlog.transaction_events import session_binlog_format
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.create_select import START_TRANSACTION
 from gtidkit.engine.sql.temporary import is_temporary_ddl
-from gtidkit.engine.statements import found_rows, locks, maintenance, system_tables, user_vars
+from gtidkit.engine.statements import (
+    checksum_table,
+    flush,
+    found_rows,
+    locks,
+    maintenance,
+    system_tables,
+    user_vars,
+)
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import StatementKind as K
 from gtidkit.engine.statements.show import show_conditions, show_count
@@ -87,6 +96,10 @@ def _rollback(session: Session, stmt: Statement) -> StatementResult:
 def _admin(session: Session, stmt: Statement) -> StatementResult:
     if stmt.command == "table_maintenance":  # ANALYZE / OPTIMIZE / CHECK / REPAIR TABLE: logged as DDL is
         return maintenance.run_maintenance(session, stmt)
+    if stmt.command == "flush":  # FLUSH TABLES / ENGINE LOGS / PRIVILEGES ...: logged unless LOCAL
+        return flush.run_flush(session, stmt)
+    if stmt.command == "checksum_table":  # reads only: no implicit commit, no GTID, not logged
+        return checksum_table.run_checksum_table(session, stmt)
     skip = trx.pre_statement(session, stmt)
     # UNLOCK TABLES commits only when LOCK TABLES locks are held (statements/locks.py)
     commits = trx.causes_implicit_commit(stmt) and session.server.admin.commits_implicitly(session, stmt.text)
@@ -98,8 +111,8 @@ def _admin(session: Session, stmt: Statement) -> StatementResult:
     hook = session.server.statement_hooks.get(stmt.command or "")
     try:
         res = hook(session, stmt) if hook is not None else session.server.admin.run(session, stmt.text)
-    except BaseException:
-        trx.statement_failed(session)
+    except BaseException as err:
+        trx.statement_failed(session, err)
         raise
     if commits and session.gtid.owned is not gnx.NOTHING and not session.in_transaction():
         # sql_parse.cc: at the end of an implicitly committing statement an owned GTID is logged as an empty
@@ -206,15 +219,15 @@ def _temporary_ddl(session: Session, stmt: Statement) -> StatementResult:
     session.ensure_write_trx()
     try:
         res = session.run_sql(stmt, writes=True)
-    except BaseException:
-        trx.statement_failed(session)
+    except BaseException as err:
+        trx.statement_failed(session, err)
         raise
     session.temp_dirty = True
     if statement_format:
         if autocommit:
             trx.commit(session, ddl_text=stmt.text)
             return _with_warnings(res, warnings)
-        session.statements.append((session.current_db or "", stmt.text, (), ()))
+        session.statements.append(LoggedStatement(session.current_db or "", stmt.text))
         session.trx_dirty = True
     if autocommit:
         trx.commit(session)
@@ -230,14 +243,14 @@ def _dml(session: Session, stmt: Statement) -> StatementResult:
         return StatementResult()
     try:
         trx.check_writable(session, stmt)  # 1792 in a READ ONLY transaction
-    except BaseException:
-        trx.statement_failed(session)
+    except BaseException as err:
+        trx.statement_failed(session, err)
         raise
     session.ensure_write_trx()
     try:
         res = session.run_sql(stmt, writes=True)
-    except BaseException:
-        trx.statement_failed(session)
+    except BaseException as err:
+        trx.statement_failed(session, err)
         raise
     if autocommit:
         trx.commit(session)
@@ -261,8 +274,8 @@ def _other(session: Session, stmt: Statement) -> StatementResult:
         return StatementResult()
     try:
         return session.run_sql(stmt, writes=False)
-    except BaseException:
-        trx.statement_failed(session)
+    except BaseException as err:
+        trx.statement_failed(session, err)
         raise
 
 
@@ -284,7 +297,11 @@ def _select(session: Session, stmt: Statement) -> StatementResult:
         session.calc_found_rows = found_rows.count_without_limit(session, calc)
         return _with_warnings(res, user_vars.expression_assignment_warnings(stmt.text))
     res = session.run_sql(stmt, writes=False)
-    return _with_warnings(res, user_vars.expression_assignment_warnings(stmt.text))
+    warnings = [
+        *user_vars.expression_assignment_warnings(stmt.text),
+        *system_tables.select_for_update_warnings(session, stmt.text),
+    ]
+    return _with_warnings(res, warnings)
 
 
 def _with_warnings(res: StatementResult, first: list[tuple[str, int, str]]) -> StatementResult:

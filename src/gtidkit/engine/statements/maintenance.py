@@ -131,8 +131,8 @@ def run_maintenance(session: Session, stmt: Statement) -> StatementResult:
         return StatementResult()
     try:
         rows = _rows(session, op, tables)
-    except BaseException:
-        trx.statement_failed(session)
+    except BaseException as err:
+        trx.statement_failed(session, err)
         raise
     logged = op != "check" and not stmt.info.get("local")
     if logged:

@@ -44,12 +44,15 @@ from gtidkit.engine.gtid import commit as commit_mod
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.gtid.gtid_next import ANONYMOUS, ASSIGNED, implicit_commit_error
 from gtidkit.engine.sql.parse import parse_error
+from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.session import Session
     from gtidkit.engine.sql.parse import Statement
 
+#: ``ER_PARSE_ERROR``: the parser rejected the text (see :func:`statement_failed`)
+ER_PARSE_ERROR = 1064
 #: Statement kinds that never touch GTID ownership (``is_stmt_innocent``: SET, SHOW, SELECT, DO, USE).
 INNOCENT = frozenset({"select", "show", "use", "set"})
 #: Transaction control: always allowed, even while gtid_next is UNDEFINED.
@@ -271,9 +274,17 @@ def rollback(session: Session) -> None:
         session.server.save_gtids_now(added, lock=True)
 
 
-def statement_failed(session: Session) -> None:
+def statement_failed(session: Session, error: BaseException | None = None) -> None:
     """A statement failed: an autocommitted one rolls back its transaction (ownership released, ha_rollback_trans);
-    inside a multi-statement transaction the transaction and its GTID stay."""
+    inside a multi-statement transaction the transaction and its GTID stay.
+
+    A syntax error (1064 ER_PARSE_ERROR) changes nothing: in MySQL the parser rejects the text before
+    ``mysql_execute_command`` runs, so neither ``gtid_pre_statement_checks`` nor the statement rollback
+    (``trans_rollback_stmt`` -> ``Gtid_state::update_on_rollback``) happens, and an explicitly assigned GTID stays
+    owned for the next statement (``dispatch_sql_command`` in ``sql/sql_parse.cc``).
+    """
+    if isinstance(error, MySQLError) and error.code == ER_PARSE_ERROR:
+        return
     if not session.explicit_trx:
         rollback(session)
 

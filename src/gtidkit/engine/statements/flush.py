@@ -1,0 +1,91 @@
+"""FLUSH [NO_WRITE_TO_BINLOG | LOCAL] flush_option [, flush_option] ...: what it does here, and whether it is logged.
+
+RM8 "FLUSH Statement": "By default, the server writes FLUSH statements to the binary log so that they replicate to
+replicas. To suppress logging, specify the optional NO_WRITE_TO_BINLOG keyword or its alias LOCAL", except
+``FLUSH LOGS``, ``FLUSH BINARY LOGS``, ``FLUSH TABLES WITH READ LOCK`` and ``FLUSH TABLES ... FOR EXPORT``, which
+are never logged (``handle_reload_request`` clears ``write_to_binlog``). A logged FLUSH is written by
+``write_bin_log`` after it ran, as a Query event with its text, under a GTID of its own: mysql-test
+``rpl_gtid/r/rpl_gtid_while_super_read_only.result`` §6 counts one GTID each for FLUSH TABLES, TABLES t1, ENGINE
+LOGS, ERROR LOGS, GENERAL LOGS, HOSTS, PRIVILEGES, OPTIMIZER_COSTS, RELAY LOGS, SLOW LOGS, STATUS and
+USER_RESOURCES, none for FLUSH LOGS / BINARY LOGS, and none for any of them with NO_WRITE_TO_BINLOG / LOCAL. Like
+every FLUSH it commits the open transaction first (RM8 "Statements That Cause an Implicit Commit").
+
+What each option does to this engine: LOGS and BINARY LOGS rotate the binary log (``FLUSH LOGS`` itself keeps its
+own path in :mod:`gtidkit.engine.statements.admin`); the others have nothing to flush in SQLite or are served
+elsewhere (the error log is a plain append-only file), so only their logging is observable.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from gtidkit.engine.gtid import gtid_next as gnx
+from gtidkit.engine.results import StatementResult
+from gtidkit.engine.statements import transaction as trx
+
+if TYPE_CHECKING:
+    from gtidkit.engine.session import Session
+    from gtidkit.engine.statements.classify import Statement
+
+__all__ = ["FLUSH_OPTIONS", "run_flush"]
+
+#: the flush options the grammar knows (``opt_flush_option`` in ``sql_yacc.yy``); TABLES takes a table list
+FLUSH_OPTIONS = (
+    "BINARY LOGS",
+    "ENGINE LOGS",
+    "ERROR LOGS",
+    "GENERAL LOGS",
+    "RELAY LOGS",
+    "SLOW LOGS",
+    "LOGS",
+    "HOSTS",
+    "PRIVILEGES",
+    "OPTIMIZER_COSTS",
+    "STATUS",
+    "USER_RESOURCES",
+)
+#: options whose FLUSH is never written to the binary log
+_NOT_LOGGED = frozenset({"LOGS", "BINARY LOGS"})
+_ROTATES = frozenset({"LOGS", "BINARY LOGS"})
+_FOR_EXPORT = re.compile(r"\bFOR\s+EXPORT\s*;?\s*$", re.IGNORECASE)
+_CHANNEL = re.compile(r"\s+FOR\s+CHANNEL\s+\S+", re.IGNORECASE)
+
+
+def flush_options(options_text: str) -> tuple[set[str], bool]:
+    """The options of a FLUSH (upper case) and whether it is ``FLUSH TABLES ... FOR EXPORT``.
+
+    ``options_text`` is what follows FLUSH [LOCAL]; the classifier has already checked its grammar.
+    """
+    text = _CHANNEL.sub("", options_text.strip().rstrip(";").upper())
+    if text.startswith("TABLE"):
+        return {"TABLES"}, bool(_FOR_EXPORT.search(text))
+    return {" ".join(part.split()) for part in text.split(",")}, False
+
+
+def run_flush(session: Session, stmt: Statement) -> StatementResult:
+    """Run one FLUSH statement classified as admin ``flush`` (``info``: ``local`` and the ``options`` text).
+
+    Raises:
+        MySQLError: the GTID checks of :func:`gtidkit.engine.statements.transaction.pre_statement` (1837 ...),
+            a failed binary log rotation.
+    """
+    options, for_export = flush_options(stmt.info["options"])
+    skip = trx.pre_statement(session, stmt)
+    trx.implicit_commit(session)
+    if skip:
+        trx.commit(session)  # an already executed GTID: skipped, gtid_next becomes UNDEFINED
+        return StatementResult()
+    try:
+        if options & _ROTATES:
+            session.server.rotate()
+    except BaseException as err:
+        trx.statement_failed(session, err)
+        raise
+    logged = not stmt.info.get("local") and not for_export and not (options & _NOT_LOGGED)
+    if logged:
+        trx.reacquire_anonymous(session)
+        trx.commit(session, ddl_text=stmt.text)
+    elif session.gtid.owned is not gnx.NOTHING and not session.in_transaction():
+        trx.commit(session)  # an owned GTID ends as an empty transaction, as after other implicit commits
+    return StatementResult()

@@ -1,0 +1,37 @@
+"""`gtidkit server --server-version 5.7 | 8.4`: real clients see the release in the handshake and in VERSION().
+
+A real PyMySQL client reads the Handshake's server version (``get_server_info``); python-mysql-replication and
+mysqldump pick SHOW MASTER STATUS or SHOW BINARY LOG STATUS from it, so it must match what the server answers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymysql
+import pytest
+
+from protocol.server_proc import running_server
+
+
+@pytest.mark.parametrize(("flag", "shown"), [("5.7", "5.7.44"), ("8.4", "8.4.3")], ids=["5.7", "8.4"])
+def test_handshake_and_version_follow_server_version(tmp_path: Path, flag: str, shown: str) -> None:
+    args = (
+        "--log-bin",
+        "--gtid-mode=ON",
+        "--enforce-gtid-consistency=ON",
+        "--server-id=1",
+        "--server-version",
+        flag,
+    )
+    with running_server(tmp_path / "d", *args) as srv:
+        conn = pymysql.connect(host="127.0.0.1", port=srv.port, user="root", autocommit=True)
+        try:
+            assert conn.get_server_info() == f"{shown}-gtidkit"
+            with conn.cursor() as cur:
+                cur.execute("SELECT VERSION()")
+                assert cur.fetchone() == (f"{shown}-gtidkit",)
+                cur.execute("SHOW MASTER STATUS" if flag == "5.7" else "SHOW BINARY LOG STATUS")
+                assert cur.fetchone()[0] == "binlog.000001"
+        finally:
+            conn.close()
