@@ -792,7 +792,10 @@ class ApplierSession(Session):
         """Apply a rows event in the open transaction; its changes become this session's row changes (one
         statement per STMT_END_F), which the commit path re-logs when this session's commits are binlogged."""
         self.ensure_write_trx()
-        changes: list[RowChange] = rowimage.apply_rows_event(self.executor, table_map, ev)
+        flags = str(self.server.globals.get("replica_type_conversions") or "")
+        changes: list[RowChange] = rowimage.apply_rows_event(
+            self.executor, table_map, ev, type_conversions=flags
+        )
         self.row_changes.extend(changes)
         self._pending.statement.extend(changes)
         if changes:

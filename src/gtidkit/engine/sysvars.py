@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from gtidkit.engine import charsets, optimizer_switch
 from gtidkit.engine import time_zone as tz
 from gtidkit.engine.gtid import variables as gv
+from gtidkit.engine.sql import type_conversion
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 from gtidkit.version import MYSQL_VERSION, SERVER_VERSION
@@ -291,6 +292,10 @@ SYSVARS: dict[str, SysVar] = {
         _v("source_verify_checksum", GLOBAL, BOOL, False),
         _v("master_verify_checksum", GLOBAL, BOOL, False, alias_of="source_verify_checksum"),
         _v("binlog_gtid_simple_recovery", GLOBAL, BOOL, True, read_only=True),
+        # which column types the applier converts (engine/sql/type_conversion.py): a SET of ALL_LOSSY,
+        # ALL_NON_LOSSY, ALL_UNSIGNED, ALL_SIGNED; '' (the default) = the types must match
+        _v("replica_type_conversions", GLOBAL, STR, "", parse=type_conversion.normalise_flags),
+        _v("slave_type_conversions", GLOBAL, STR, "", alias_of="replica_type_conversions"),
         # 8.0 names; 8.4 removed the variable and always tracks WRITESET, hence WRITESET as our default (8.0's
         # own default was COMMIT_ORDER). See gtidkit.engine.binlog.dependency.
         _v(

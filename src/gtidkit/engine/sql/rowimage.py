@@ -38,7 +38,7 @@ from gtidkit.binlog.json_diff import (
 )
 from gtidkit.binlog.row_image import ColumnSpec, columns_present, decode_rows
 from gtidkit.engine import charsets
-from gtidkit.engine.sql import enum_set, partitions
+from gtidkit.engine.sql import enum_set, partitions, type_conversion
 from gtidkit.engine.sql.catalog import ColumnDef, TableDef
 from gtidkit.engine.sql.enum_set import ENUM_SET_TYPES
 from gtidkit.engine.sql.spatial import GEOMETRY_CODES
@@ -694,7 +694,9 @@ def _json_from_image(raw: bytes) -> str:
     return to_text(_opaque_text(json_binary.decode(raw)))
 
 
-def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEvent) -> list[RowChange]:
+def apply_rows_event(
+    target: Any, table_map: TableMapEvent, rows_event: RowsEvent, *, type_conversions: str = ""
+) -> list[RowChange]:
     """Re-apply a decoded rows event to storage (crash recovery, replica applier); returns the RowChanges.
 
     ``target`` is an :class:`~gtidkit.engine.sql.executor.Executor` or a storage :class:`Connection` (with ``.storage``);
@@ -709,7 +711,8 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
     Raises:
         MySQLError: 1146 unknown table; 1032 (HA_ERR_KEY_NOT_FOUND, "Can't find record in 't'") when an
             update/delete image matches no row; 1062 when a write conflicts; 1364 when an INSERT image leaves out
-            a column without a default.
+            a column without a default; 13146 when a column's type cannot become the table's under
+            ``type_conversions`` (the ``replica_type_conversions`` value, '' = the types must match).
         BinlogDecodeError: undecodable image.
     """
 
@@ -728,7 +731,8 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
             "HY000",
         )
     n = len(t.columns)
-    _check_conversions(t, table_map)
+    conversions = _check_conversions(t, table_map, type_conversions)
+    converting = any(c is not None and c.converts for c in conversions)
     in_before = columns_present(rows_event.columns_before, n)
     in_after = (
         columns_present(rows_event.columns_after, n) if rows_event.columns_after is not None else in_before
@@ -741,9 +745,12 @@ def apply_rows_event(target: Any, table_map: TableMapEvent, rows_event: RowsEven
     ai = next((i for i, c in enumerate(t.columns) if c.auto_increment), None)
     sets = ", ".join(f"{quote_ident(c.name)} = ?" for c in t.columns)
     changes: list[RowChange] = []
-    for before, after in decode_rows(table_map, rows_event):
+    for row_no, (before, after) in enumerate(decode_rows(table_map, rows_event), 1):
         b = tuple(_to_storage(c, v) for c, v in zip(t.columns, before)) if before is not None else None
         a = tuple(_to_storage(c, v) for c, v in zip(t.columns, after)) if after is not None else None
+        if converting:
+            b = _converted_row(t, b, conversions, row_no) if b is not None else None
+            a = _converted_row(t, a, conversions, row_no) if a is not None else None
         if b is not None:
             found = conn.raw.execute(
                 f"SELECT {t.rowid_alias}, {cols} FROM {phys} WHERE {where}",
@@ -861,29 +868,61 @@ def _column_type_name(t: TableDef, col: ColumnDef) -> str:
     return str(col.type)
 
 
-def _check_conversions(t: TableDef, table_map: TableMapEvent) -> None:
-    """Refuse a rows event whose columns have other types than this server's table, as MySQL's applier does with
-    ``replica_type_conversions`` empty (its default; ``table_def::compatible_with``): a column of another type
-    (INT into BIGINT, VARCHAR or TIMESTAMP ...) cannot be converted.
+def _target(t: TableDef, col: ColumnDef) -> type_conversion.Target:
+    """The replica column as :func:`type_conversion.compare_types` compares it."""
+    code = _real_type(col.info.binlog_type, _meta(col))
+    meta = _meta(col)
+    if code == 252:  # BLOB / TEXT: the most bytes its length bytes allow, times the character size
+        length = ((1 << (8 * meta[0])) - 1) * charsets.lookup(_charset_of(col)).maxlen
+    else:
+        length = _byte_len(col) if col.info.family in ("string", "binary") else 0
+    return type_conversion.Target(code, meta, bool(col.unsigned), length)
+
+
+def _check_conversions(
+    t: TableDef, table_map: TableMapEvent, flags: str
+) -> list[type_conversion.Conversion | None]:
+    """How each column of a rows event goes into this server's table, as MySQL's applier decides with
+    ``replica_type_conversions`` = ``flags`` (``table_def::compatible_with``; :mod:`type_conversion`); None for
+    the columns the table map does not describe.
 
     Raises:
-        MySQLError: 13146 naming the column (0-based), the table and both types.
+        MySQLError: 13146 naming the first column (0-based) that cannot be converted, the table and both types.
     """
     metas = table_map.column_metadata()
     unsigned = row_image.signedness(table_map)
+    out: list[type_conversion.Conversion | None] = [None] * len(t.columns)
     for i, (code, meta) in enumerate(zip(table_map.column_types, metas)):
         if i >= len(t.columns):
             break
         col = t.columns[i]
-        if _real_type(code, meta) != _real_type(col.info.binlog_type, _meta(col)):
-            raise mysql_error(
-                13146,
-                i,
-                t.schema,
-                t.name,
-                _source_type_name(code, meta, unsigned[i])[:32],
-                _column_type_name(t, col)[:32],
+        conv = type_conversion.compare_types(_real_type(code, meta), meta, _target(t, col), flags)
+        if conv is None:
+            raise type_conversion.conversion_error(
+                i, t.schema, t.name, _source_type_name(code, meta, unsigned[i]), _column_type_name(t, col)
             )
+        out[i] = conv
+    return out
+
+
+def _converted_row(
+    t: TableDef, row: tuple, conversions: list[type_conversion.Conversion | None], row_no: int
+) -> tuple:
+    """A decoded image with its converted columns stored as the replica's columns store them: MySQL converts
+    through a temporary table of the source's types and stores each field non-strictly (too long cut, out of
+    range to the nearest bound, DECIMAL rounded; type_conversions.test's expected values)."""
+    from gtidkit.engine.sql.values import FieldStore, coerce
+
+    out = list(row)
+    store = FieldStore(strict=False)
+    for i, conv in enumerate(conversions):
+        if conv is None or not conv.converts or out[i] is None or isinstance(out[i], JsonDiffs):
+            continue
+        value = out[i]
+        if conv.int_bytes and isinstance(value, int):
+            value = conv.read_integer(value)
+        out[i] = coerce(t.columns[i], value, row_no, store)
+    return tuple(out)
 
 
 #: a received diff's operation -> the function that makes it (the re-logged change, :func:`_json_diffs`)
