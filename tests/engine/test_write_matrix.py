@@ -48,7 +48,7 @@ def test_binlog_off_automatic_gets_no_gtid(open_server):
 
 def test_binlog_on_with_replica_updates_saves_on_rotation(open_server):
     # WL#6559 as 5.7 ships it (8.0.17+ also writes each GTID at commit: test_server_version.py)
-    srv = open_server(gtid_mode="ON", log_bin=True, log_replica_updates=True, server_version="5.7")
+    srv = open_server(gtid_mode="ON", log_bin=True, log_slave_updates=True, server_version="5.7")
     s = srv.session()
     u = str(srv.server_uuid)
     s.execute("CREATE DATABASE a")
@@ -81,7 +81,7 @@ def test_binlog_on_without_replica_updates_applier(open_server):
     # handler.cc commit_owned_gtids: "!opt_bin_log || (thd->slave_thread && !opt_log_replica_updates)" -> the
     # replica applier's GTID goes into mysql.gtid_executed per transaction and into gtid_purged, not the binlog
     # 5.7: the client transaction reaches the table at rotation only (8.0.17+: at commit as well)
-    srv = open_server(gtid_mode="ON", log_bin=True, log_replica_updates=False, server_version="5.7")
+    srv = open_server(gtid_mode="ON", log_bin=True, log_slave_updates=False, server_version="5.7")
     applier = srv.session()
     applier.applier = SimpleNamespace(original_commit_timestamp=None, server_id=None)  # the applier thread
     s = srv.session()
@@ -104,7 +104,7 @@ def test_skip_log_replica_updates_client_explicit_gtid_is_binlogged(open_server)
     # --skip-log-replica-updates a *client* session's SET GTID_NEXT='uuid:n'; CREATE DATABASE x is binlogged
     # (binlog.cc gtid_end_transaction / handler.cc commit_owned_gtids test thd->slave_thread), so it is neither
     # written to the table per transaction nor added to gtid_purged.
-    srv = open_server(gtid_mode="ON", log_bin=True, log_replica_updates=False, server_version="5.7")
+    srv = open_server(gtid_mode="ON", log_bin=True, log_slave_updates=False, server_version="5.7")
     s = srv.session()
     src = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
     s.execute(f"SET gtid_next='{src}:7'")

@@ -257,6 +257,7 @@ def test_option_table_comes_from_the_sysvar_table() -> None:
         "help",
         "verbose",
         "version",
+        "server_version",  # gtidkit's own: the release presented (engine/server_version.py)
     }
 
 

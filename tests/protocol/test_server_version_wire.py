@@ -35,3 +35,27 @@ def test_handshake_and_version_follow_server_version(tmp_path: Path, flag: str, 
                 assert cur.fetchone()[0] == "binlog.000001"
         finally:
             conn.close()
+
+
+# mysqld's own defaults per release (RM 5.7: log_bin OFF, server_id 0, log_slave_updates OFF, compression period
+# 1000, transaction_write_set_extraction OFF; RM 8.0: ON, 1, ON, 0 since 8.0.23, XXHASH64), with no other option
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        ("5.7", (0, 0, 0, 1000, "OFF")),
+        ("8.0", (1, 1, 1, 0, "XXHASH64")),
+    ],
+    ids=["5.7", "8.0"],
+)
+def test_mysqld_defaults_follow_the_release(tmp_path: Path, version, expected) -> None:
+    with running_server(tmp_path / "d", "--server-version", version, base=()) as srv:
+        conn = pymysql.connect(host="127.0.0.1", port=srv.port, user="root", autocommit=True)
+        try:
+            with conn.cursor() as cur:
+                cur.execute(
+                    "SELECT @@log_bin, @@server_id, @@log_slave_updates, @@gtid_executed_compression_period,"
+                    " @@transaction_write_set_extraction"
+                )
+                assert cur.fetchone() == expected
+        finally:
+            conn.close()

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from typing_extensions import Self
 
-from gtidkit.engine import sysvars
+from gtidkit.engine import sysvar_versions, sysvars
 from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed
 from gtidkit.engine.binlog.log import BASENAME, BinlogLog
 from gtidkit.engine.gtid import table as gtid_table
@@ -136,7 +136,7 @@ class Server:
         overrides["datadir"] = str(datadir) + "/"
         #: the MySQL release this server presents as (``--server-version``) and what it decides (server_version.py)
         self.release: Release = options.get("server_version") or resolve(None)
-        self.globals = sysvars.GlobalVariables.with_defaults(overrides)
+        self.globals = sysvars.GlobalVariables.with_defaults(overrides, self.release)
         if self.release.version != MYSQL_VERSION:  # VERSION(), @@version, @@innodb_version follow the release
             self.globals.values["version"] = GK_SERVER_VERSION.replace(MYSQL_VERSION, self.release.version)
             self.globals.values["innodb_version"] = self.release.version
@@ -229,11 +229,12 @@ class Server:
             release = resolve(requested)
         except ValueError as err:
             raise mysql_error(1231, "server_version", str(requested)) from err
+        absent = sysvar_versions.absent_names(release)
         for name, value in options.items():
             if name == "skip_log_bin":
                 opts["log_bin"] = not value
                 continue
-            canon, coerced = sysvars.parse_startup_option(name, value)
+            canon, coerced = sysvars.parse_startup_option(name, value, absent)
             opts[canon] = coerced
         opts = {k: sysvars.parse_startup_option(k, v)[1] for k, v in opts.items()}
         if "enforce_gtid_consistency" not in opts:

@@ -798,7 +798,7 @@ class Session:
             MySQLError: 1193 unknown variable; 1238 "Variable '%s' is a GLOBAL/SESSION variable" when read in
                 the wrong scope.
         """
-        var = sysvars.lookup(name)
+        var = sysvars.lookup(name, self.server.globals.absent)
         sc = (scope or "").upper()
         if sc == "LOCAL":
             sc = "SESSION"
@@ -814,7 +814,7 @@ class Session:
 
     def sysvar_show_value(self, name: str, scope: str | None) -> str:
         """Value as SHOW [GLOBAL|SESSION] VARIABLES prints it."""
-        var = sysvars.lookup(name)
+        var = sysvars.lookup(name, self.server.globals.absent)
         if var.read is not None:
             v = var.read(self, scope if var.scope == sysvars.BOTH else None)
             return "" if v is None else str(v)

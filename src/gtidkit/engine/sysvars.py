@@ -41,6 +41,7 @@ from gtidkit.mysql_errors import mysql_error
 from gtidkit.version import MYSQL_VERSION, SERVER_VERSION
 
 if TYPE_CHECKING:
+    from gtidkit.engine.server_version import Release
     from gtidkit.engine.session import Session
 
 GLOBAL = "GLOBAL"
@@ -306,6 +307,16 @@ SYSVARS: dict[str, SysVar] = {
             choices=("COMMIT_ORDER", "WRITESET", "WRITESET_SESSION"),
         ),
         _v("binlog_transaction_dependency_history_size", GLOBAL, INT, 25000, 1, 1000000),
+        # the writeset hash (8.0: XXHASH64; 5.7: OFF; removed in 8.3.0): gtidkit's writesets are always XXHASH64
+        # row hashes, the value is shown and kept (engine/sysvar_versions.py)
+        _v(
+            "transaction_write_set_extraction",
+            BOTH,
+            ENUM,
+            "XXHASH64",
+            choices=("OFF", "MURMUR32", "XXHASH64"),
+            restricted_session=True,
+        ),
         _v("autocommit", BOTH, BOOL, True, on_update=_autocommit_changed),
         # how a plain COMMIT / ROLLBACK ends (RM8 "START TRANSACTION, COMMIT, and ROLLBACK Statements"; mysql-test
         # suite/sys_vars/r/completion_type_basic.result: 0/1/2 or the names, TRUE = CHAIN, 10 / -1 / OFF -> 1231,
@@ -478,14 +489,18 @@ _CLIENT_OPTION_VARS = (
 SYSVARS.update((v.name, v) for v in _CLIENT_OPTION_VARS)
 
 
-def lookup(name: str) -> SysVar:
+def lookup(name: str, absent: frozenset[str] = frozenset()) -> SysVar:
     """The variable called ``name`` (case-insensitive), following aliases.
+
+    Args:
+        name: the name as written.
+        absent: names the server's release does not have (:attr:`GlobalVariables.absent`).
 
     Raises:
         MySQLError: 1193 ER_UNKNOWN_SYSTEM_VARIABLE "Unknown system variable '%s'".
     """
     var = SYSVARS.get(name.lower())
-    if var is None:
+    if var is None or name.lower() in absent:
         raise mysql_error(1193, name)
     if var.alias_of:
         return SYSVARS[var.alias_of]
@@ -647,7 +662,7 @@ def set_variable(
         MySQLError: 1193 unknown variable, 1238 read-only, 1229 GLOBAL variable without GLOBAL, 1228 SESSION
             variable with GLOBAL, 1230 no default, and whatever the hooks raise.
     """
-    var = lookup(name)
+    var = lookup(name, session.server.globals.absent)
     if var.read_only:
         raise read_only_error(var.name)
     if scope == "PERSIST":
@@ -695,19 +710,29 @@ class GlobalVariables:
 
     ``on_change[name]`` callables are invoked as ``fn(old, new)`` after a successful SET GLOBAL, outside any
     engine transaction (used to wake the compressor when ``gtid_executed_compression_period`` changes).
+    ``absent`` holds the names the server's release does not have (engine/sysvar_versions.py): 1193 for them.
     """
 
     values: dict[str, Any] = field(default_factory=dict)
+    absent: frozenset[str] = frozenset()
     on_change: dict[str, list[Callable[[Any, Any], None]]] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     @classmethod
-    def with_defaults(cls, overrides: dict[str, Any] | None = None) -> GlobalVariables:
-        """Defaults of :data:`SYSVARS`, with startup ``overrides`` already coerced (name → value)."""
+    def with_defaults(
+        cls, overrides: dict[str, Any] | None = None, release: Release | None = None
+    ) -> GlobalVariables:
+        """Defaults of :data:`SYSVARS` (those of ``release`` where releases differ, and its missing names), with
+        startup ``overrides`` already coerced (name → value)."""
         gv = cls()
         for var in SYSVARS.values():
             if var.alias_of is None:
                 gv.values[var.name] = var.default
+        if release is not None:
+            from gtidkit.engine import sysvar_versions
+
+            gv.values.update(sysvar_versions.defaults(release))
+            gv.absent = sysvar_versions.absent_names(release)
         for name, value in (overrides or {}).items():
             gv.values[lookup(name).name] = value
         return gv
@@ -726,13 +751,15 @@ class GlobalVariables:
             fn(old, value)
 
 
-def parse_startup_option(name: str, value: Any) -> tuple[str, Any]:
+def parse_startup_option(name: str, value: Any, absent: frozenset[str] = frozenset()) -> tuple[str, Any]:
     """Validate one ``Server.open`` option the way mysqld validates its command line.
 
     Args:
         name: the option, mysqld's name with underscores (``log_slave_updates`` is accepted as an alias, and
             the options of :data:`STARTUP_OPTIONS` for their variables: ``default_time_zone`` sets ``time_zone``).
         value: Python value (bool, int or str such as ``"ON"``).
+
+        absent: names the release does not have (1193 for them).
 
     Returns:
         (canonical name, coerced value).
@@ -741,7 +768,7 @@ def parse_startup_option(name: str, value: Any) -> tuple[str, Any]:
         MySQLError: 1193 for an unknown option, 1231/1232 for a bad value, 1298 for an unknown time zone
             (mysqld would refuse to start).
     """
-    var = lookup(STARTUP_OPTIONS.get(name.lower(), name))
+    var = lookup(STARTUP_OPTIONS.get(name.lower(), name), absent)
     if var.parse is not None:
         value = var.parse(value)
     return var.name, coerce(var, value, warnings=None)

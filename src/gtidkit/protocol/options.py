@@ -44,7 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gtidkit.engine import sysvars
+from gtidkit.engine import sysvar_versions, sysvars
 from gtidkit.mysql_errors import message
 from gtidkit.protocol.mysqld_option_names import MYSQLD_OPTION_NAMES
 from gtidkit.protocol.option_files import GROUPS, LogLine, OptionError, Setting, ee, read_option_file
@@ -142,6 +142,12 @@ _OWN_OPTIONS = (
     Option("auto_generate_certs", BOOL, True, WIRE, help="Create the datadir's TLS certificates if missing."),
     Option(
         "skip_name_resolve", BOOL, True, WIRE, help="Accounts match client IP addresses (always: no DNS)."
+    ),
+    Option(
+        "server_version",
+        STR,
+        None,
+        help="The MySQL release presented: 5.7, 8.0 or 8.4 (or X.Y.Z of those); default 8.0.36.",
     ),
     Option("datadir", STR, None, COMMAND, help="The data directory (-h)."),
     Option("initialize", FLAG, False, COMMAND, help="Create the datadir; print root@localhost's password."),
@@ -345,10 +351,40 @@ def resolve(settings: list[Setting], *, accept: Callable[[Option], bool] | None 
         result.engine["log_bin"] = basename is not False
         if isinstance(basename, str):
             result.engine["log_bin_basename"] = basename
+    release = _release(values.get("server_version"))
     for name in MYSQLD_ENGINE_DEFAULTS:
         if name not in result.engine:
             result.engine[name] = bool(OPTIONS[name].default) if name == "log_bin" else OPTIONS[name].default
+        if name not in values and release is not None:
+            shown = sysvar_versions.default_of(name, release)
+            if shown is not None and shown is not sysvar_versions.ABSENT:
+                result.engine[name] = shown
+    if release is not None:  # the rest of the release's defaults, under the names the release knows
+        absent = sysvar_versions.absent_names(release)
+        given = {sysvars.SYSVARS[k].alias_of or k for k in result.engine if k in sysvars.SYSVARS}
+        for name, value in sysvar_versions.defaults(release).items():
+            if name in given or name in result.engine:
+                continue
+            result.engine[_known_name(name, absent)] = value
     return result
+
+
+def _release(text: Any) -> Any:
+    """The :class:`~gtidkit.engine.server_version.Release` of ``--server-version`` (the default release when not
+    given); None when the value is not one (``Server.open`` refuses it with 1231)."""
+    from gtidkit.engine.server_version import resolve as resolve_release
+
+    try:
+        return resolve_release(text)
+    except ValueError:
+        return None
+
+
+def _known_name(name: str, absent: frozenset[str]) -> str:
+    """``name``, or the alias its release knows it by (5.7's ``log_slave_updates`` for ``log_replica_updates``)."""
+    if name not in absent:
+        return name
+    return next(a.name for a in sysvars.SYSVARS.values() if a.alias_of == name and a.name not in absent)
 
 
 class _Refused(Exception):

@@ -29,9 +29,10 @@ def variable_rows(session: Session, scope: str | None) -> list[tuple[str, str]]:
         scope: ``"GLOBAL"`` for global values (variables with a global value only), else the session's view.
     """
     rows = []
+    absent = session.server.globals.absent
     for name in sorted(sysvars.SYSVARS):
         var = sysvars.SYSVARS[name]
-        if scope == "GLOBAL" and var.scope == sysvars.SESSION:
+        if name in absent or scope == "GLOBAL" and var.scope == sysvars.SESSION:
             continue
         rows.append((name, session.sysvar_show_value(name, scope)))
     return rows
