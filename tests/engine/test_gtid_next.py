@@ -142,7 +142,7 @@ def test_automatic_fills_gaps(open_server):
 
 
 def test_automatic_with_tag(open_server):
-    srv = open_server(gtid_mode="ON", log_bin=True)
+    srv = open_server(gtid_mode="ON", log_bin=True, server_version="8.4")  # tags: 8.3.0+
     s = srv.session()
     u = srv.server_uuid
     s.execute("SET gtid_next='AUTOMATIC:Blue'")

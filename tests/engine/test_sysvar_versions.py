@@ -73,3 +73,32 @@ def test_a_start_up_option_the_release_lacks_is_refused(open_server, version, op
     with pytest.raises(MySQLError) as err:
         open_server(gtid_mode="OFF", enforce_gtid_consistency="OFF", server_version=version, **{option: "ON"})
     assert err.value.code == 1193
+
+
+# Tagged GTIDs came with 8.3.0 (WL#15294): before, the text after the UUID is a GNO only, so a tag is a malformed
+# GTID for SET gtid_next (1774 "Malformed GTID specification '%s'.") and a malformed set for SET gtid_purged (1231).
+UUID = "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"
+TAGGED = [
+    ("SET gtid_next = 'AUTOMATIC:blue'", 1774, "Malformed GTID specification 'AUTOMATIC:blue'."),
+    (f"SET gtid_next = '{UUID}:blue:1'", 1774, f"Malformed GTID specification '{UUID}:blue:1'."),
+    (
+        f"SET GLOBAL gtid_purged = '{UUID}:blue:1-2'",
+        1231,
+        f"Variable 'gtid_purged' can't be set to the value of '{UUID}:blue:1-2'",
+    ),
+]
+
+
+@pytest.mark.parametrize("version", ["5.7", "8.0"])
+@pytest.mark.parametrize(("sql", "code", "message"), TAGGED, ids=["automatic", "assigned", "purged"])
+def test_tagged_gtids_refused_before_8_3(open_server, version, sql, code, message) -> None:
+    s = open_server(gtid_mode="ON", log_bin=True, server_version=version).session()
+    with pytest.raises(MySQLError) as err:
+        s.execute(sql)
+    assert (err.value.code, err.value.message) == (code, message)
+
+
+@pytest.mark.parametrize(("sql", "_code", "_message"), TAGGED, ids=["automatic", "assigned", "purged"])
+def test_tagged_gtids_accepted_by_8_4(open_server, sql, _code, _message) -> None:
+    s = open_server(gtid_mode="ON", log_bin=True, server_version="8.4").session()
+    s.execute(sql)

@@ -16,6 +16,8 @@ transaction length, versions                               (WL#11879 server vers
 SHOW MASTER STATUS                 yes     yes     no      removed in 8.4.0 (a syntax error there)
 SHOW BINARY LOG STATUS             no      no      yes     added in 8.2.0 (a syntax error before)
 gtid_executed_compression_period   1000    0       0       default changed in 8.0.23
+tagged GTIDs (uuid:tag:n,          no      no      yes     8.3.0 (WL#15294); before, SET gtid_next gives 1774
+AUTOMATIC:tag)                                             and SET gtid_purged 1231, as any malformed text
 =================================  ======  ======  ======  =================================================
 """
 
@@ -68,6 +70,11 @@ class Release:
     def show_binary_log_status(self) -> bool:
         """``SHOW BINARY LOG STATUS`` exists (8.2.0+)."""
         return self.number >= (8, 2, 0)
+
+    @property
+    def tagged_gtids(self) -> bool:
+        """GTIDs may carry a tag (``uuid:tag:n``, ``AUTOMATIC:tag``): 8.3.0+ (WL#15294)."""
+        return self.number >= (8, 3, 0)
 
     @property
     def default_compression_period(self) -> int:

@@ -117,6 +117,8 @@ def update_gtid_next(ctx: SetContext, text: str) -> None:
                 tag = normalize_tag(spec.split(":", 1)[1].strip())
             except ValueError as err:
                 raise malformed_gtid(text) from err
+        if tag and not server.release.tagged_gtids:
+            raise malformed_gtid(text)  # before 8.3 AUTOMATIC takes no tag: Gtid_specification::parse fails
         gn.check(gnx.SET_AUTOMATIC)
         if tag and mode in ("OFF", "OFF_PERMISSIVE"):
             # 8.3+: AUTOMATIC:<tag> generates GTIDs, so it needs GTIDs (RM84 Table 19.2)
@@ -131,6 +133,8 @@ def update_gtid_next(ctx: SetContext, text: str) -> None:
         gn.handle(gnx.SET_ANONYMOUS)
         return
     gtid = _parse_gtid(spec, text)
+    if gtid.tag and not server.release.tagged_gtids:
+        raise malformed_gtid(text)  # before 8.3 the text after the UUID is the GNO only
     gn.check(gnx.SET_ASSIGNED)
     if mode == "OFF":
         raise mysql_error(1781)
@@ -194,7 +198,8 @@ def check_gtid_purged(ctx: SetContext, value: Any) -> tuple[bool, GtidSet]:
         (starts with ``+``, the set).
 
     Raises:
-        MySQLError: 1232 for a number, 1231 (42000, the text quoted) for NULL or a malformed text.
+        MySQLError: 1232 for a number, 1231 (42000, the text quoted) for NULL or a malformed text (a tagged set
+            before 8.3 included).
     """
     text = _string_value(ctx, value)
     body = text.lstrip()
@@ -202,9 +207,12 @@ def check_gtid_purged(ctx: SetContext, value: Any) -> tuple[bool, GtidSet]:
     if plus:
         body = body[1:]
     try:
-        return plus, GtidSet.parse(body.strip().lstrip(","))
+        parsed = GtidSet.parse(body.strip().lstrip(","))
     except (ValueError, MySQLError) as err:
         raise ctx.wrong_value(text) from err
+    if not ctx.server.release.tagged_gtids and any(tag for _sid, tag in parsed.tsids()):
+        raise ctx.wrong_value(text)  # before 8.3 a tag is not part of the set's grammar
+    return plus, parsed
 
 
 def update_gtid_purged(ctx: SetContext, value: tuple[bool, GtidSet]) -> None:
