@@ -40,7 +40,7 @@ from sqlglot import exp
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column, ColumnFlag, FieldType
-from gtidkit.engine.sql import comparison, decimal_math, temporal
+from gtidkit.engine.sql import comparison, decimal_math, int_math, temporal
 from gtidkit.engine.sql.catalog import (
     PROCESSLIST_TABLES,
     REPLICATION_TABLES,
@@ -446,6 +446,7 @@ class Executor:
 
         register_udfs(raw, self.rand_value)
         decimal_math.register_udfs(raw)
+        int_math.register_udfs(raw, self._wrap_udf)
         # _GK_DOUBLE: a string compared with a number (deterministic: a constant converts once per statement)
         for name, (nargs, fn) in comparison.session_functions(self).items():
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
