@@ -50,6 +50,8 @@ OVERFLOW_CASES = [
         "SELECT 1024 * 1024 * 1024 * 1024 * 1024 * 1024 * 1024",
         S + "'((((((1024 * 1024) * 1024) * 1024) * 1024) * 1024) * 1024)'",
     ),
+    ("SELECT -9223372036854775808 DIV -1", S + "'(-(9223372036854775808) DIV -(1))'"),
+    ("SELECT 18446744073709551615 DIV -1", U + "'(18446744073709551615 DIV -(1))'"),
     ("SELECT -a FROM t1", S + "'-(`test`.`t1`.`a`)'"),
     ("SELECT -b FROM t1", S + "'-(`test`.`t1`.`b`)'"),
 ]
@@ -94,6 +96,8 @@ def test_overflow_is_reported_the_same_on_a_second_run(s) -> None:
         ("SELECT ~0 >> 1", 9223372036854775807),
         ("SELECT ~0 > 5", 1),
         ("SELECT -1 | 0", 18446744073709551615),
+        ("SELECT 2 DIV -2", -1),  # func_math.result
+        ("SELECT 18446744073709551615 DIV 2", 9223372036854775807),
     ],
     ids=lambda v: str(v)[:30],
 )

@@ -39,6 +39,7 @@ from gtidkit.engine.sql.numeric_types import (
     cast_decimal_type,
     numeric_type,
 )
+from gtidkit.engine.sql.scopes import scoped_columns
 
 __all__ = [
     "DecimalAvg",
@@ -288,7 +289,7 @@ def rewrite_exact(
         literal_of: values of the ``:gk<i>`` placeholders standing for literals.
         increment: the session's ``div_precision_increment``.
     """
-    kinds = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Sum, exp.Avg, exp.Round, exp.Cast)
+    kinds = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp.Sum, exp.Avg, exp.Round, exp.Cast)
     owners = _column_prefixes(tree)
     # integer arithmetic that may leave 64 bits: (node, type, its text as MySQL prints it), and the literals
     # that text names
@@ -333,7 +334,9 @@ def rewrite_exact(
         elif isinstance(node, exp.Cast):
             if cast_decimal_type(node) is None:
                 continue
-        elif t.kind == "int" and isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
+        elif isinstance(node, exp.IntDiv) or (
+            t.kind == "int" and isinstance(node, (exp.Add, exp.Sub, exp.Mul))
+        ):
             if _may_overflow(node, column_type, literal_of):
                 checked.append((node, t, int_math.item_text(node, owners, lits := [])))
                 checked_literals.append(lits)
@@ -419,7 +422,7 @@ def to_unsigned(v: Any) -> int | bytes | None:
 
 #: the display length from which an integer operand may hold 19 digits (BIGINT, a wide literal)
 _WIDE_LENGTH = 20
-_INT_OP = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*"}
+_INT_OP = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.IntDiv: "DIV"}
 _BIT_UDF: dict[type[exp.Expression], str] = {
     exp.BitwiseNot: "~",
     exp.BitwiseOr: "|",
@@ -433,23 +436,16 @@ _BIT_UDF: dict[type[exp.Expression], str] = {
 def _column_prefixes(tree: exp.Expression) -> Callable[[exp.Column], str]:
     """What MySQL's ``Item_field::print`` writes before a column of a resolved tree: ```db`.`table`.`` when the
     table is referred to by its name, ```alias`.`` for an aliased table ("" when the column's table is unknown);
-    an unqualified column belongs to the one table that has it."""
-    tables: list[tuple[str, Any, str]] = []
-    for t in tree.find_all(exp.Table):
-        tdef = t.meta.get("gk_table")
-        alias = t.alias
-        if tdef is None or not alias:
-            continue
-        prefix = f"`{tdef.schema}`.`{tdef.name}`." if alias == tdef.name else f"`{alias}`."
-        tables.append((alias.lower(), tdef, prefix))
+    the column's table is found by SELECT scope (:func:`scopes.scoped_columns`)."""
+    tables = [
+        (t.alias, t.meta["gk_table"]) for t in tree.find_all(exp.Table) if "gk_table" in t.meta and t.alias
+    ]
 
     def prefix(ref: exp.Column) -> str:
-        qualifier = ref.table.lower()
-        found = [
-            p for alias, tdef, p in tables if (not qualifier or qualifier == alias) and tdef.column(ref.name)
-        ]
+        found = scoped_columns(ref, tables)
         if len(found) == 1:
-            return found[0]
+            alias, tdef, _ = found[0]
+            return f"`{tdef.schema}`.`{tdef.name}`." if alias == tdef.name else f"`{alias}`."
         return f"`{ref.table}`." if ref.table else ""
 
     return prefix

@@ -78,6 +78,7 @@ from gtidkit.engine.sql.numeric_types import (
     union_type,
 )
 from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
+from gtidkit.engine.sql.scopes import scoped_columns
 from gtidkit.engine.sql.spatial import UDFS as SPATIAL_UDFS
 from gtidkit.engine.sql.sql_mode import DEFAULT_SQL_MODE, SqlMode, parse_sql_mode
 from gtidkit.engine.sql.unsupported import statement_error
@@ -1637,14 +1638,9 @@ def _type_resolver(tree: exp.Expression) -> Callable[[exp.Column], NumType | Non
 
     def column_type(ref: exp.Column) -> NumType | None:
         nonlocal derived
-        found = [
-            (t, c)
-            for alias, t in tables
-            if not ref.table or ref.table == alias
-            if (c := t.column(ref.name)) is not None
-        ]
+        found = scoped_columns(ref, tables)
         if len(found) == 1:
-            t, c = found[0]
+            _, t, c = found[0]
             return type_of_column(column_for_def(c, t))
         if found:
             return None

@@ -251,6 +251,15 @@ def numeric_type(
         if a is None or b is None:
             return None
         return _arith(type(node), a, b, increment)
+    if isinstance(node, exp.IntDiv):
+        # integer DIV of integers: BIGINT, UNSIGNED if an operand is (Item_func_int_div::resolve_type); DIV of
+        # other operands is not typed here
+        a = numeric_type(node.this, column_type, literal_of, increment)
+        b = numeric_type(node.expression, column_type, literal_of, increment)
+        if a is None or b is None or a.kind != "int" or b.kind != "int":
+            return None
+        unsigned = a.unsigned or b.unsigned
+        return NumType("int", a.precision, 0, a.precision + (0 if unsigned else 1), unsigned, False)
     if isinstance(node, (exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Abs, exp.Round)):
         arg = node.this
         if isinstance(arg, exp.Distinct):
