@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import pytest
 
-from gtidkit.engine.sql.partitions import partition_function, scheme_of
+from gtidkit.engine.sql.partitions import key_hash, partition_function, scheme_of
 
 COLS = ("col1", "col2", "col3")
 RANGE_YEAR = (
@@ -87,20 +87,38 @@ def test_to_days(arg: str, days: int) -> None:
     assert fn is not None and fn(arg) == days
 
 
+# mysql-test suite/parts/r/partition_alter3_innodb.result: t1 (f_int1 INT ...) PARTITION BY KEY (f_int1); EXPLAIN of
+# WHERE f_int1 = 3 prunes to p0 (1 partition), part7 (3rd of 3, then of 4), p6 (7th of 8), p0 (1st of 7)
+@pytest.mark.parametrize(("count", "pid"), [(1, 0), (3, 2), (4, 2), (8, 6), (7, 0)])
+def test_key_partitioning_of_an_int(count: int, pid: int) -> None:
+    for clause in (
+        f"PARTITION BY KEY (f_int1) PARTITIONS {count}",
+        f"PARTITION BY KEY () PARTITIONS {count}",
+    ):
+        scheme = scheme_of(clause, ("f_int1", "f_char1"), ("int", "varchar"), ("f_int1",))
+        assert scheme is not None and scheme.partition((3, "x")) == pid
+
+
+def test_key_hash_of_null_and_widths() -> None:
+    """NULL folds ``nr1 ^= (nr1 << 1) | 1`` into the hash (1 -> 2); the width is the column's pack length."""
+    assert key_hash((None,), (4,)) == 2
+    assert key_hash((3,), (1,)) != key_hash((3,), (2,))
+
+
 @pytest.mark.parametrize(
     "clause",
     [
-        "PARTITION BY KEY() PARTITIONS 2",
+        "PARTITION BY KEY(col2) PARTITIONS 2",
         "PARTITION BY HASH(col1 + col2) PARTITIONS 2",
         (
             "PARTITION BY RANGE (YEAR(col3)) SUBPARTITION BY HASH(col1) SUBPARTITIONS 2 "
             "(PARTITION p0 VALUES LESS THAN (1990), PARTITION p1 VALUES LESS THAN MAXVALUE)"
         ),
     ],
-    ids=["key", "two-columns", "subpartitions"],
+    ids=["key-of-a-string", "two-columns", "subpartitions"],
 )
 def test_kinds_not_computed(clause: str) -> None:
-    assert scheme_of(clause, COLS) is None
+    assert scheme_of(clause, COLS, ("int", "char", "date")) is None
 
 
 # end to end: the rows events of a logged INSERT / UPDATE carry the partition ids above (extra data PART (1) +
@@ -121,7 +139,19 @@ LOGGED = [
 ]
 
 
-@pytest.mark.parametrize(("ddl", "insert", "update", "extras"), LOGGED, ids=["range-columns", "range-year"])
+LOGGED.append(
+    (
+        "CREATE TABLE d.t (f_int1 INT PRIMARY KEY, v INT) PARTITION BY KEY () PARTITIONS 8",
+        "INSERT INTO d.t VALUES (3, 1)",
+        "UPDATE d.t SET v = 2 WHERE f_int1 = 3",
+        ["010600", "0106000600"],
+    )
+)
+
+
+@pytest.mark.parametrize(
+    ("ddl", "insert", "update", "extras"), LOGGED, ids=["range-columns", "range-year", "key"]
+)
 def test_rows_events_carry_the_ids(tmp_path, ddl: str, insert: str, update: str, extras: list[str]) -> None:
     from gtidkit.binlog import read_events
     from gtidkit.binlog.events.rows import RowsEvent

@@ -16,8 +16,16 @@ The partitioning kinds computed here (RM8 24.2 "Partitioning Types"):
 Limitations Relating to Functions") applied to one column: YEAR, MONTH, DAY / DAYOFMONTH, DAYOFYEAR, DAYOFWEEK,
 WEEKDAY, QUARTER, TO_DAYS, TO_SECONDS, HOUR, MINUTE, SECOND, ABS; a RANGE / LIST bound may be such a function of a
 quoted constant (``VALUES LESS THAN (TO_DAYS('2001-01-01'))``). Strings in COLUMNS bounds compare case-insensitively
-(the default collation's case folding; accents are not folded). KEY partitioning, other expressions and
-subpartitions use MySQL's own hashing or more: their rows events carry no partition information here.
+(the default collation's case folding; accents are not folded).
+
+``[LINEAR] KEY (c1, ...)`` (``KEY ()``: the primary key's columns) over integer columns: MySQL hashes the columns'
+record bytes (``Partition_helper::ph_calculate_key_hash_value``: nr1 = 1, nr2 = 4, per column ``Field::hash``,
+which for a NULL does ``nr1 ^= (nr1 << 1) | 1`` and otherwise runs the binary collation's ``my_hash_sort_bin``
+over the field's little-endian bytes of its pack length: ``nr1 ^= (((nr1 & 63) + nr2) * byte) + (nr1 << 8); nr2 +=
+3`` in 64 bits), keeps the low 32 bits and takes them modulo the partition count (``get_part_id_key``) or through
+the LINEAR algorithm (mysql-test ``suite/parts/r/partition_alter3_innodb.result``: ``KEY (f_int1)`` puts 3 in
+partition 2 of 3 and of 4, 6 of 8 and 0 of 7). KEY over other column types (strings hash by their collation),
+other expressions and subpartitions are not computed: their rows events carry no partition information here.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["MAXVALUE", "Scheme", "extra_data", "partition_function", "scheme_of"]
+__all__ = ["MAXVALUE", "Scheme", "extra_data", "key_hash", "partition_function", "scheme_of"]
 
 #: enum_extra_row_info_keylen::PART
 _PART = 1
@@ -111,18 +119,51 @@ def partition_function(name: str) -> Callable[[Any], int | None] | None:
     return _FUNCTIONS.get(name.upper())
 
 
+#: pack length (bytes) of the integer types KEY partitioning hashes (catalog type name -> Field::pack_length)
+_INT_WIDTHS = {"tinyint": 1, "smallint": 2, "mediumint": 3, "int": 4, "bigint": 8}
+_U64 = 2**64 - 1
+
+
+def key_hash(values: tuple[Any, ...], widths: tuple[int, ...]) -> int:
+    """MySQL's KEY partitioning hash of integer column values (see the module docstring): the low 32 bits of
+    ``nr1`` after hashing each value's ``width``-byte little-endian form (NULL: ``nr1 ^= (nr1 << 1) | 1``)."""
+    nr1, nr2 = 1, 4
+    for v, width in zip(values, widths):
+        if v is None:
+            nr1 ^= ((nr1 << 1) | 1) & _U64
+            continue
+        for byte in (int(v) & ((1 << (8 * width)) - 1)).to_bytes(width, "little"):
+            nr1 ^= ((((nr1 & 63) + nr2) * byte) + (nr1 << 8)) & _U64
+            nr2 = (nr2 + 3) & _U64
+    return nr1 & 0xFFFFFFFF
+
+
+def _linear(n: int, count: int) -> int:
+    """``get_part_id_from_linear_hash``: ``n`` masked by the next power of two, halved until below ``count``."""
+    power = 1
+    while power < count:
+        power <<= 1
+    part = n & (power - 1)
+    while part >= count:
+        power >>= 1
+        part &= power - 1
+    return part
+
+
 @dataclass(frozen=True, slots=True)
 class Scheme:
     """A partitioning this module computes.
 
     Attributes:
-        kind: ``hash``, ``linear``, ``range``, ``list``, ``range_columns`` or ``list_columns``.
+        kind: ``hash``, ``linear``, ``key``, ``linear_key``, ``range``, ``list``, ``range_columns`` or
+            ``list_columns``.
         column: the position of the partitioning column (the first one for COLUMNS kinds).
         count: the number of partitions.
         bounds: per partition its RANGE bound (None = MAXVALUE) or LIST values; for COLUMNS kinds a tuple per
             partition (RANGE: the bound tuple, MAXVALUE as None; LIST: a frozenset of tuples).
         function: the partitioning function's name applied to the column (``YEAR``), or None for the column.
-        columns: the COLUMNS kinds' column positions.
+        columns: the COLUMNS and KEY kinds' column positions.
+        widths: the KEY kinds' columns' pack lengths.
     """
 
     kind: str
@@ -131,9 +172,13 @@ class Scheme:
     bounds: tuple[Any, ...] = ()
     function: str | None = None
     columns: tuple[int, ...] = ()
+    widths: tuple[int, ...] = ()
 
     def partition(self, row: tuple[Any, ...]) -> int | None:
         """The partition id of a row (storage form), or None when no partition takes it."""
+        if self.kind in ("key", "linear_key"):
+            h = key_hash(tuple(row[c] for c in self.columns), self.widths)
+            return h % self.count if self.kind == "key" else _linear(h, self.count)
         if self.kind == "range_columns":
             key = tuple(_key(row[c]) for c in self.columns)
             for i, bound in enumerate(self.bounds):
@@ -151,16 +196,7 @@ class Scheme:
             v = _FUNCTIONS[self.function](v)
         if self.kind in ("hash", "linear"):
             n = abs(int(v)) if v is not None else 0
-            if self.kind == "hash":
-                return n % self.count
-            power = 1
-            while power < self.count:
-                power <<= 1
-            part = n & (power - 1)
-            while part >= self.count:
-                power >>= 1
-                part &= power - 1
-            return part
+            return n % self.count if self.kind == "hash" else _linear(n, self.count)
         if self.kind == "range":
             for i, bound in enumerate(self.bounds):
                 if v is None or bound is None or int(v) < bound:
@@ -299,35 +335,82 @@ def _expression(text: str, names: list[str]) -> tuple[int, str | None] | None:
     return inner[0], m.group(1).upper()
 
 
-def scheme_of(clause: str, column_names: tuple[str, ...]) -> Scheme | None:
-    """The :class:`Scheme` of a ``PARTITION BY`` clause, or None for a kind this module does not compute."""
+def scheme_of(
+    clause: str,
+    column_names: tuple[str, ...],
+    column_types: tuple[str, ...] = (),
+    primary_key: tuple[str, ...] = (),
+) -> Scheme | None:
+    """The :class:`Scheme` of a ``PARTITION BY`` clause, or None for a kind this module does not compute.
+
+    Args:
+        clause: the clause as written (``PARTITION BY HASH(id) PARTITIONS 4``).
+        column_names: the table's columns in order.
+        column_types: their catalog type names (``int``, ``bigint`` ...), which KEY partitioning needs; empty:
+            KEY is not computed.
+        primary_key: the primary key's column names (what ``KEY ()`` partitions by).
+    """
     try:
-        return _scheme_of(clause.strip().rstrip(";").strip(), [n.lower() for n in column_names])
+        return _scheme_of(
+            clause.strip().rstrip(";").strip(),
+            [n.lower() for n in column_names],
+            column_types,
+            [n.lower() for n in primary_key],
+        )
     except ValueError:
         return None
 
 
-def _scheme_of(clause: str, names: list[str]) -> Scheme | None:
+def _count(rest: str) -> int:
+    """The partition count of a HASH / KEY clause's tail: ``PARTITIONS n``, a list of definitions, or 1."""
+    m = _PARTITIONS.match(rest)
+    if m:
+        return int(m.group(1))
+    if not rest:
+        return 1
+    defs = _unparen(rest)
+    return len(_split(defs)) if defs else 0
+
+
+def _key_scheme(
+    linear: bool, inner: str, rest: str, names: list[str], types: tuple[str, ...], primary: list[str]
+) -> Scheme | None:
+    """``[LINEAR] KEY (columns)`` over integer columns (``KEY ()``: the primary key's)."""
+    cols = [c.strip() for c in _split(inner)] or list(primary)
+    positions = []
+    for name in cols:
+        m = _NAME.match(name)
+        if m is None or m.group(1).lower() not in names:
+            return None
+        positions.append(names.index(m.group(1).lower()))
+    if not positions or len(types) != len(names) or any(types[p] not in _INT_WIDTHS for p in positions):
+        return None
+    count = _count(rest)
+    if count < 1:
+        return None
+    widths = tuple(_INT_WIDTHS[types[p]] for p in positions)
+    kind = "linear_key" if linear else "key"
+    return Scheme(kind, positions[0], count, columns=tuple(positions), widths=widths)
+
+
+def _scheme_of(clause: str, names: list[str], types: tuple[str, ...], primary: list[str]) -> Scheme | None:
     head = _HEAD.match(clause)
     if head is None or re.search(r"\bSUBPARTITION\b", clause, re.IGNORECASE):
         return None
     linear, kind, columns = bool(head.group(1)), head.group(2).upper(), bool(head.group(3))
     end = _closing(clause, head.end())
-    if end < 0 or kind == "KEY":
+    if end < 0:
         return None
     inner, rest = clause[head.end() : end], clause[end + 1 :].strip()
+    if kind == "KEY":
+        if columns:
+            return None
+        return _key_scheme(linear, inner, rest, names, types, primary)
     if kind == "HASH":
         expr = _expression(inner, names)
         if expr is None or columns:
             return None
-        m = _PARTITIONS.match(rest)
-        if m:
-            count = int(m.group(1))
-        elif not rest:
-            count = 1
-        else:
-            defs = _unparen(rest)
-            count = len(_split(defs)) if defs else 0
+        count = _count(rest)
         if count < 1:
             return None
         return Scheme("linear" if linear else "hash", expr[0], count, function=expr[1])
