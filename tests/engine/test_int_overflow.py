@@ -52,6 +52,7 @@ OVERFLOW_CASES = [
     ),
     ("SELECT -9223372036854775808 DIV -1", S + "'(-(9223372036854775808) DIV -(1))'"),
     ("SELECT 18446744073709551615 DIV -1", U + "'(18446744073709551615 DIV -(1))'"),
+    ("SELECT ABS(-9223372036854775808)", S + "'abs(-(9223372036854775808))'"),
     ("SELECT -a FROM t1", S + "'-(`test`.`t1`.`a`)'"),
     ("SELECT -b FROM t1", S + "'-(`test`.`t1`.`b`)'"),
 ]
@@ -97,6 +98,7 @@ def test_overflow_is_reported_the_same_on_a_second_run(s) -> None:
         ("SELECT ~0 > 5", 1),
         ("SELECT -1 | 0", 18446744073709551615),
         ("SELECT 2 DIV -2", -1),  # func_math.result
+        ("SELECT ABS(b) FROM t1", 9223372036854775809),
         ("SELECT 18446744073709551615 DIV 2", 9223372036854775807),
     ],
     ids=lambda v: str(v)[:30],

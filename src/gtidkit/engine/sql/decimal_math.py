@@ -295,16 +295,20 @@ def rewrite_exact(
     # that text names
     checked: list[tuple[exp.Expression, NumType, str]] = []
     checked_literals: list[list[exp.Expression]] = []
-    for found in tree.find_all(exp.Neg):
+    for found in tree.find_all(exp.Neg, exp.Abs):
         node = cast(exp.Expression, found)
         operand = node.this
         while isinstance(operand, exp.Paren):
             operand = operand.this
-        if isinstance(operand, (exp.Literal, exp.Placeholder)):
+        if isinstance(node, exp.Neg) and isinstance(operand, (exp.Literal, exp.Placeholder)):
             continue  # a negative literal: SQLite's minus (or _GK_NEG) is exact
         t = numeric_type(operand, column_type, literal_of, increment)
         if t is not None and t.kind == "int" and t.length >= _WIDE_LENGTH:
-            checked.append((node, NumType("int", 19, 0, 20), int_math.item_text(node, owners, lits := [])))
+            # unary minus is signed (Item_func_neg); ABS keeps its argument's sign flag (Item_func_abs)
+            unsigned = isinstance(node, exp.Abs) and t.unsigned
+            checked.append(
+                (node, NumType("int", 19, 0, 20, unsigned), int_math.item_text(node, owners, lits := []))
+            )
             checked_literals.append(lits)
     bits = [
         cast(exp.Expression, b)
@@ -378,8 +382,8 @@ def rewrite_exact(
             new = exp.Anonymous(this=udf, expressions=args)
         node.replace(new)
     for (node, t, text), lits in reversed(list(zip(checked, checked_literals))):
-        if isinstance(node, exp.Neg):
-            op, args = "neg", [node.this, exp.Null()]
+        if isinstance(node, exp.Neg | exp.Abs):
+            op, args = ("neg" if isinstance(node, exp.Neg) else "abs"), [node.this, exp.Null()]
         else:
             op, args = _INT_OP[type(node)], [node.this, node.expression]
         node.replace(

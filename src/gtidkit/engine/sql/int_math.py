@@ -1,6 +1,6 @@
 """BIGINT arithmetic with MySQL's range checks, and the bit operators as BIGINT UNSIGNED.
 
-MySQL computes integer ``+ - * DIV`` and unary minus in 64 bits and raises ERROR 1690 (ER_DATA_OUT_OF_RANGE,
+MySQL computes integer ``+ - * DIV``, unary minus and ABS in 64 bits and raises ERROR 1690 (ER_DATA_OUT_OF_RANGE,
 22003) when the exact result leaves the range of the expression's type: ``BIGINT UNSIGNED`` (0 .. 2**64-1) when
 an operand is UNSIGNED (``Item_func_additive_op::result_precision``, ``Item_func_mul::result_precision``:
 "Integer operations keep unsigned_flag if one of arguments is unsigned"; ``Item_func_minus::resolve_type`` drops
@@ -75,7 +75,8 @@ def _to_sqlite(n: int) -> int | bytes:
 
 
 def int_arith(op: str, a: Any, b: Any, unsigned: int, text: str, *literals: Any) -> int | bytes | None:
-    """UDF ``_GK_INT_ARITH``: ``a op b`` (``op`` one of ``+ - * DIV neg``; ``b`` unused for ``neg``) computed
+    """UDF ``_GK_INT_ARITH``: ``a op b`` (``op`` one of ``+ - * DIV neg abs``; ``b`` unused for ``neg`` and
+    ``abs``) computed
     exactly, NULL if an operand is NULL (or for ``DIV`` by 0, as MySQL's without the strict-mode error).
 
     Args:
@@ -96,6 +97,8 @@ def int_arith(op: str, a: Any, b: Any, unsigned: int, text: str, *literals: Any)
         return None
     if op == "neg":
         r = -x
+    elif op == "abs":
+        r = abs(x)
     else:
         y = int_value(b)
         if y is None:
