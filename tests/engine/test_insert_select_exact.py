@@ -54,3 +54,16 @@ def test_insert_select_overflow_names_the_source_column(s) -> None:
         "BIGINT UNSIGNED value is out of range in '(`test`.`src`.`u` + 1000)'",
     )
     assert s.execute("SELECT COUNT(*) FROM dst")[-1].rows == [(0,)]
+
+
+def test_insert_select_comparisons_resolve_in_the_source(s) -> None:
+    """``u = '<2**64-1>'`` and ``s = 10`` in the SELECT compare ``src``'s columns (convert_constant_item; a string
+    column with a number compares as doubles, and strict INSERT ... SELECT makes the truncation error 1292)."""
+    s.execute("CREATE TABLE src2 (s VARCHAR(10), u BIGINT UNSIGNED)")
+    s.execute("CREATE TABLE dst2 (s VARCHAR(10), u BIGINT UNSIGNED)")
+    s.execute("INSERT INTO src2 VALUES ('10abc', 18446744073709551615), ('x', 5)")
+    s.execute("INSERT INTO dst2 SELECT s, u FROM src2 WHERE u = '18446744073709551615'")
+    assert s.execute("SELECT s, u FROM dst2")[-1].rows == [("10abc", 18446744073709551615)]
+    with pytest.raises(MySQLError) as e:
+        s.execute("INSERT INTO dst2 SELECT s, u FROM src2 WHERE s = 10")
+    assert (e.value.code, e.value.message) == (1292, "Truncated incorrect DOUBLE value: '10abc'")

@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from gtidkit.engine.sql.numeric_types import NumType, numeric_type
+from gtidkit.engine.sql.scopes import scoped_columns
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
@@ -188,8 +189,8 @@ ColumnFamily = Callable[[exp.Column], "str | None"]
 
 def column_families(tree: exp.Expression) -> ColumnFamily:
     """The catalog type family (``int``, ``string``, ``temporal`` ...) of a column reference of ``tree`` (tables
-    already resolved): the one column of the statement's tables it names by qualifier and name, else None
-    (unknown or ambiguous).
+    already resolved): the one column it names by qualifier and name, looked up by SELECT scope
+    (:func:`scopes.scoped_columns`), else None (unknown or ambiguous).
 
     Args:
         tree: the statement, its ``exp.Table`` nodes carrying ``meta["gk_table"]`` (``Executor.resolve_tables``).
@@ -200,13 +201,8 @@ def column_families(tree: exp.Expression) -> ColumnFamily:
     tables = [(t.alias_or_name, t.meta["gk_table"]) for t in tree.find_all(exp.Table) if "gk_table" in t.meta]
 
     def family(ref: exp.Column) -> str | None:
-        found = [
-            c
-            for alias, t in tables
-            if not ref.table or ref.table == alias
-            if (c := t.column(ref.name)) is not None
-        ]
-        return found[0].info.family if len(found) == 1 else None
+        found = scoped_columns(ref, tables)
+        return found[0][2].info.family if len(found) == 1 else None
 
     return family
 
@@ -413,9 +409,7 @@ def _u64_columns(tree: exp.Expression) -> Callable[[exp.Expression], bool]:
         node = _unwrap(node)
         if not isinstance(node, exp.Column):
             return False
-        found = [
-            c for alias, t in tables if not node.table or node.table == alias if (c := t.column(node.name))
-        ]
+        found = [c for _, _, c in scoped_columns(node, tables)]
         return len(found) == 1 and found[0].type == "bigint" and found[0].unsigned
 
     return is_u64
