@@ -123,3 +123,16 @@ def test_dml_overflow_is_an_error_and_changes_nothing(s, sql: str) -> None:
         s.execute(sql)
     assert e.value.code == 1690
     assert s.execute("SELECT a, b FROM t1")[-1].rows == [(-9223372036854775808, 9223372036854775809)]
+
+
+def test_a_cached_plan_follows_the_literals_kinds_and_widths(s) -> None:
+    """The statement cache plans ``<lit> DIV <lit>``, ABS(<lit>) and ``<lit> | <lit>`` per literal kind and width:
+    a narrow first run does not make a wide second one wrong."""
+    assert s.execute("SELECT 7 DIV 2")[-1].rows == [(3,)]
+    assert s.execute("SELECT 18446744073709551615 DIV 2")[-1].rows == [(9223372036854775807,)]
+    assert s.execute("SELECT ABS(-5)")[-1].rows == [(5,)]
+    with pytest.raises(MySQLError) as e:
+        s.execute("SELECT ABS(-9223372036854775808)")
+    assert e.value.code == 1690
+    assert s.execute("SELECT '5' | 1")[-1].rows == [(5,)]
+    assert s.execute("SELECT -5 | 0")[-1].rows == [(18446744073709551611,)]

@@ -122,7 +122,23 @@ class _ByShape:
 
 
 #: nodes whose result type follows a literal operand's type
-_TYPED_PARENTS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Neg, exp.Round)
+_TYPED_PARENTS = (
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Div,
+    exp.Mod,
+    exp.Neg,
+    exp.Round,
+    exp.IntDiv,
+    exp.Abs,
+    exp.BitwiseNot,
+    exp.BitwiseOr,
+    exp.BitwiseAnd,
+    exp.BitwiseXor,
+    exp.BitwiseLeftShift,
+    exp.BitwiseRightShift,
+)
 
 
 def _literal_shape(values: list[Any], positions: tuple[int, ...]) -> tuple[tuple[type, int], ...]:
