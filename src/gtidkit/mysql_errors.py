@@ -191,6 +191,7 @@ ER: dict[int, ErrorSpec] = {
     1406: _e("ER_DATA_TOO_LONG", "22001", "Data too long for column '%s' at row %s"),
     1439: _e("ER_TOO_BIG_DISPLAYWIDTH", "42000", "Display width out of range for column '%s' (max = %s)"),
     1426: _e("ER_TOO_BIG_PRECISION", "42000", "Too-big precision %s specified for '%s'. Maximum is %s."),
+    1690: _e("ER_DATA_OUT_OF_RANGE", "22003", "%s value is out of range in '%s'"),
     1582: _e(
         "ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT",
         "42000",

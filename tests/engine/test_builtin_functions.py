@@ -456,7 +456,6 @@ def matches(got: Any, expected: Any) -> bool:
 #: manual examples that still fail, with the reason (each is checked to still fail, so a fix must remove it)
 KNOWN_GAPS = {
     "PI()": "MySQL shows PI() with 6 decimals (a DOUBLE of decimals 6); the engine sends the full double",
-    "~0": "bitwise NOT gives a BIGINT UNSIGNED; SQLite integers are signed 64-bit",
     "CONV(10+'10'+'10'+X'0a',10,10)": "a hex literal in arithmetic is a number (types of + are branch h-decimal's)",
 }
 

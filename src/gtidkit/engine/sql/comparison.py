@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from gtidkit.engine.sql.numeric_types import NumType, numeric_type
+from gtidkit.engine.sql.scopes import scoped_columns
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
@@ -72,11 +73,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DOUBLE_FUNCTION",
+    "U64_FUNCTION",
     "compared_literals",
     "operand_kind",
     "rewrite_comparisons",
     "session_functions",
     "string_to_double",
+    "u64_constant",
 ]
 
 #: The SQLite function a string operand compared with a number is wrapped in.
@@ -159,7 +162,7 @@ def session_functions(ex: Executor) -> dict[str, tuple[int, Callable[..., Any]]]
         ex: the session's executor (its ``udf_warnings``, ``dml_store`` and ``sql_mode()`` receive the reports).
 
     Returns:
-        ``{"_GK_DOUBLE": (-1, fn)}``.
+        ``{"_GK_DOUBLE": (-1, fn), "_GK_U64": (1, u64_constant)}``.
     """
 
     def report(text: str, where: int) -> None:
@@ -177,7 +180,7 @@ def session_functions(ex: Executor) -> dict[str, tuple[int, Callable[..., Any]]]
             report(bad, where)
         return d
 
-    return {DOUBLE_FUNCTION: (-1, to_double)}
+    return {DOUBLE_FUNCTION: (-1, to_double), U64_FUNCTION: (1, u64_constant)}
 
 
 # ---------------------------------------------------------------------------------------------- operand kinds
@@ -186,8 +189,8 @@ ColumnFamily = Callable[[exp.Column], "str | None"]
 
 def column_families(tree: exp.Expression) -> ColumnFamily:
     """The catalog type family (``int``, ``string``, ``temporal`` ...) of a column reference of ``tree`` (tables
-    already resolved): the one column of the statement's tables it names by qualifier and name, else None
-    (unknown or ambiguous).
+    already resolved): the one column it names by qualifier and name, looked up by SELECT scope
+    (:func:`scopes.scoped_columns`), else None (unknown or ambiguous).
 
     Args:
         tree: the statement, its ``exp.Table`` nodes carrying ``meta["gk_table"]`` (``Executor.resolve_tables``).
@@ -198,13 +201,8 @@ def column_families(tree: exp.Expression) -> ColumnFamily:
     tables = [(t.alias_or_name, t.meta["gk_table"]) for t in tree.find_all(exp.Table) if "gk_table" in t.meta]
 
     def family(ref: exp.Column) -> str | None:
-        found = [
-            c
-            for alias, t in tables
-            if not ref.table or ref.table == alias
-            if (c := t.column(ref.name)) is not None
-        ]
-        return found[0].info.family if len(found) == 1 else None
+        found = scoped_columns(ref, tables)
+        return found[0][2].info.family if len(found) == 1 else None
 
     return family
 
@@ -372,6 +370,7 @@ def rewrite_comparisons(tree: exp.Expression, literal_of: Callable[[str], Any] |
     comparisons = _comparisons(tree)
     if not comparisons:
         return
+    _convert_u64_constants(tree, comparisons)
     family = column_families(tree)
     known = frozenset(_kind_matters(tree, family)) if literal_of is not None else frozenset()
     if isinstance(tree, exp.Delete):
@@ -400,6 +399,58 @@ def rewrite_comparisons(tree: exp.Expression, literal_of: Callable[[str], Any] |
             for (operand, _), k in zip(operands, kinds):
                 if k == _STRING:
                     operand.replace(_double(operand, where))
+
+
+def _u64_columns(tree: exp.Expression) -> Callable[[exp.Expression], bool]:
+    """Whether a comparison operand of ``tree`` is a BIGINT UNSIGNED column (the one column it names)."""
+    tables = [(t.alias_or_name, t.meta["gk_table"]) for t in tree.find_all(exp.Table) if "gk_table" in t.meta]
+
+    def is_u64(node: exp.Expression) -> bool:
+        node = _unwrap(node)
+        if not isinstance(node, exp.Column):
+            return False
+        found = [c for _, _, c in scoped_columns(node, tables)]
+        return len(found) == 1 and found[0].type == "bigint" and found[0].unsigned
+
+    return is_u64
+
+
+def _convert_u64_constants(tree: exp.Expression, comparisons: list[exp.Expression]) -> None:
+    """A BIGINT UNSIGNED column compared with a quoted constant: the constant becomes the column's integer when it
+    is one exactly (MySQL's ``convert_constant_item``, ``sql/item_cmpfunc.cc``: a constant compared with an
+    integer field is stored into the field and replaced by that integer when nothing is lost), so ``u =
+    '18446744073709551615'`` finds the row holding 2**64-1. A string literal of 2**63 .. 2**64-1 becomes that
+    number (written as the blob such a column holds it as); a template's literal, whose kind the plan does not
+    know, is converted when the statement runs (``_GK_U64``, :func:`u64_constant`). Other constants are left to
+    the rest of :func:`rewrite_comparisons` and SQLite's affinity (values below 2**63 need nothing)."""
+    is_u64 = _u64_columns(tree)
+    for cmp in comparisons:
+        if isinstance(cmp, exp.Case | exp.Nullif):
+            continue
+        for operand, others in _partners(cmp):
+            node = _unwrap(operand)
+            if not any(is_u64(o) for o in others):
+                continue
+            if isinstance(node, exp.Literal) and node.is_string:
+                if u64_constant(node.this) != node.this:
+                    node.replace(exp.Literal.number(node.this.strip()))
+            elif isinstance(node, exp.Placeholder) and _TEMPLATE_LITERAL.fullmatch(str(node.name)):
+                node.replace(exp.Anonymous(this=U64_FUNCTION, expressions=[node.copy()]))
+
+
+#: The SQLite function a template literal compared with a BIGINT UNSIGNED column is wrapped in.
+U64_FUNCTION = "_GK_U64"
+
+
+def u64_constant(v: Any) -> Any:
+    """``_GK_U64(x)``: a quoted integer of 2**63 .. 2**64-1 (spaces around it allowed) as the 8-byte blob a BIGINT
+    UNSIGNED column holds it as (``values.u64_to_sqlite``); any other value unchanged (SQLite's affinity or
+    ``_GK_DOUBLE`` then compares it)."""
+    if type(v) is str:
+        text = v.strip(" ")
+        if 19 <= len(text) <= 20 and text.isdigit() and 2**63 <= int(text) < 2**64:
+            return int(text).to_bytes(8, "big")
+    return v
 
 
 def _rewrite_in(node: exp.In, kind: Callable[[exp.Expression], str | None], where: int) -> None:

@@ -31,6 +31,7 @@ from typing import Any, cast
 from sqlglot import exp
 
 from gtidkit.engine.results import Column, FieldType
+from gtidkit.engine.sql import int_math
 from gtidkit.engine.sql.numeric_types import (
     DECIMAL_MAX_PRECISION,
     DIV_PRECISION_INCREMENT,
@@ -38,6 +39,7 @@ from gtidkit.engine.sql.numeric_types import (
     cast_decimal_type,
     numeric_type,
 )
+from gtidkit.engine.sql.scopes import scoped_columns
 
 __all__ = [
     "DecimalAvg",
@@ -287,7 +289,32 @@ def rewrite_exact(
         literal_of: values of the ``:gk<i>`` placeholders standing for literals.
         increment: the session's ``div_precision_increment``.
     """
-    kinds = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Sum, exp.Avg, exp.Round, exp.Cast)
+    kinds = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod, exp.Sum, exp.Avg, exp.Round, exp.Cast)
+    owners = _column_prefixes(tree)
+    # integer arithmetic that may leave 64 bits: (node, type, its text as MySQL prints it), and the literals
+    # that text names
+    checked: list[tuple[exp.Expression, NumType, str]] = []
+    checked_literals: list[list[exp.Expression]] = []
+    for found in tree.find_all(exp.Neg, exp.Abs):
+        node = cast(exp.Expression, found)
+        operand = node.this
+        while isinstance(operand, exp.Paren):
+            operand = operand.this
+        if isinstance(node, exp.Neg) and isinstance(operand, (exp.Literal, exp.Placeholder)):
+            continue  # a negative literal: SQLite's minus (or _GK_NEG) is exact
+        t = numeric_type(operand, column_type, literal_of, increment)
+        if t is not None and t.kind == "int" and t.length >= _WIDE_LENGTH:
+            # unary minus is signed (Item_func_neg); ABS keeps its argument's sign flag (Item_func_abs)
+            unsigned = isinstance(node, exp.Abs) and t.unsigned
+            checked.append(
+                (node, NumType("int", 19, 0, 20, unsigned), int_math.item_text(node, owners, lits := []))
+            )
+            checked_literals.append(lits)
+    bits = [
+        cast(exp.Expression, b)
+        for b in tree.find_all(*_BIT_UDF)
+        if numeric_type(cast(exp.Expression, b), column_type, literal_of, increment) is not None
+    ]
     # every node is typed on the original tree first (a replaced operand could no longer be typed), then the
     # nodes are replaced deepest first (find_all is breadth-first), each new call taking its already-replaced
     # operands along
@@ -311,9 +338,14 @@ def rewrite_exact(
         elif isinstance(node, exp.Cast):
             if cast_decimal_type(node) is None:
                 continue
-        elif t.kind != "decimal" and not (
-            t.kind == "int" and _has_wide_unsigned(node, column_type, literal_of)
+        elif isinstance(node, exp.IntDiv) or (
+            t.kind == "int" and isinstance(node, (exp.Add, exp.Sub, exp.Mul))
         ):
+            if _may_overflow(node, column_type, literal_of):
+                checked.append((node, t, int_math.item_text(node, owners, lits := [])))
+                checked_literals.append(lits)
+            continue
+        elif t.kind != "decimal":
             continue
         todo.append((node, t))
     casts = [
@@ -349,6 +381,30 @@ def rewrite_exact(
                 args.append(exp.Literal.number(increment))
             new = exp.Anonymous(this=udf, expressions=args)
         node.replace(new)
+    for (node, t, text), lits in reversed(list(zip(checked, checked_literals))):
+        if isinstance(node, exp.Neg | exp.Abs):
+            op, args = ("neg" if isinstance(node, exp.Neg) else "abs"), [node.this, exp.Null()]
+        else:
+            op, args = _INT_OP[type(node)], [node.this, node.expression]
+        node.replace(
+            exp.Anonymous(
+                this=int_math.INT_ARITH_FUNCTION,
+                expressions=[
+                    exp.Literal.string(op),
+                    *args,
+                    exp.Literal.number(int(t.unsigned)),
+                    exp.Literal.string(text),
+                    *(exp.Placeholder(this=p.name) for p in lits),
+                ],
+            )
+        )
+    for b in reversed(bits):  # bit operators: BIGINT UNSIGNED (SQLite's are signed)
+        operands = [b.this] if isinstance(b, exp.BitwiseNot) else [b.this, b.expression]
+        b.replace(
+            exp.Anonymous(
+                this=int_math.BIT_FUNCTION, expressions=[exp.Literal.string(_BIT_UDF[type(b)]), *operands]
+            )
+        )
     for c in reversed(casts):  # CAST(x AS UNSIGNED): SQLite's CAST AS INTEGER has no unsigned half
         c.replace(exp.Anonymous(this="_GK_UNSIGNED", expressions=[c.this]))
     return tree
@@ -368,25 +424,59 @@ def to_unsigned(v: Any) -> int | bytes | None:
     return n if n < 2**63 else n.to_bytes(8, "big")
 
 
-def _wide_unsigned(t: NumType) -> bool:
-    """True for a BIGINT UNSIGNED operand, whose values above 2**63-1 SQLite holds as blobs."""
-    return t.kind == "int" and t.unsigned and t.length >= 20
+#: the display length from which an integer operand may hold 19 digits (BIGINT, a wide literal)
+_WIDE_LENGTH = 20
+_INT_OP = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.IntDiv: "DIV"}
+_BIT_UDF: dict[type[exp.Expression], str] = {
+    exp.BitwiseNot: "~",
+    exp.BitwiseOr: "|",
+    exp.BitwiseAnd: "&",
+    exp.BitwiseXor: "^",
+    exp.BitwiseLeftShift: "<<",
+    exp.BitwiseRightShift: ">>",
+}
 
 
-def _has_wide_unsigned(
+def _column_prefixes(tree: exp.Expression) -> Callable[[exp.Column], str]:
+    """What MySQL's ``Item_field::print`` writes before a column of a resolved tree: ```db`.`table`.`` when the
+    table is referred to by its name, ```alias`.`` for an aliased table ("" when the column's table is unknown);
+    the column's table is found by SELECT scope (:func:`scopes.scoped_columns`)."""
+    tables = [
+        (t.alias, t.meta["gk_table"]) for t in tree.find_all(exp.Table) if "gk_table" in t.meta and t.alias
+    ]
+
+    def prefix(ref: exp.Column) -> str:
+        found = scoped_columns(ref, tables)
+        if len(found) == 1:
+            alias, tdef, _ = found[0]
+            return f"`{tdef.schema}`.`{tdef.name}`." if alias == tdef.name else f"`{alias}`."
+        return f"`{ref.table}`." if ref.table else ""
+
+    return prefix
+
+
+def _may_overflow(
     node: exp.Expression,
     column_type: Callable[[exp.Column], NumType | None],
     literal_of: Callable[[str], Any] | None,
 ) -> bool:
-    """True when integer arithmetic ``node`` has a BIGINT UNSIGNED operand: it is computed by the exact UDFs,
-    as SQLite's 64-bit signed arithmetic cannot (``18446744073709551615 - 1``)."""
-    if not isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
-        return False
-    for operand in (node.this, node.expression):
-        t = numeric_type(operand, column_type, literal_of)
-        if t is not None and _wide_unsigned(t):
-            return True
-    return False
+    """True when integer ``+ - *`` ``node`` can leave the range of its type: an UNSIGNED operand (the result may
+    be negative or above 2**63-1), a BIGINT-wide operand, or a product of 19 or more digits. Narrower integer
+    arithmetic always fits SQLite's 64-bit integers and MySQL's BIGINT."""
+    a = numeric_type(node.this, column_type, literal_of)
+    b = numeric_type(node.expression, column_type, literal_of)
+    if a is None or b is None:
+        return True
+    if a.unsigned or b.unsigned:
+        return True
+    if isinstance(node, exp.Mul):
+        return a.precision + b.precision >= 19
+    return max(a.length, b.length) >= _WIDE_LENGTH
+
+
+def _wide_unsigned(t: NumType) -> bool:
+    """True for a BIGINT UNSIGNED operand, whose values above 2**63-1 SQLite holds as blobs."""
+    return t.kind == "int" and t.unsigned and t.length >= 20
 
 
 def _u64(v: Any) -> Any:

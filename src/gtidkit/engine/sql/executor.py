@@ -40,7 +40,7 @@ from sqlglot import exp
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column, ColumnFlag, FieldType
-from gtidkit.engine.sql import comparison, decimal_math, temporal
+from gtidkit.engine.sql import comparison, decimal_math, int_math, temporal
 from gtidkit.engine.sql.catalog import (
     PROCESSLIST_TABLES,
     REPLICATION_TABLES,
@@ -78,6 +78,7 @@ from gtidkit.engine.sql.numeric_types import (
     union_type,
 )
 from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
+from gtidkit.engine.sql.scopes import scoped_columns
 from gtidkit.engine.sql.spatial import UDFS as SPATIAL_UDFS
 from gtidkit.engine.sql.sql_mode import DEFAULT_SQL_MODE, SqlMode, parse_sql_mode
 from gtidkit.engine.sql.unsupported import statement_error
@@ -121,7 +122,23 @@ class _ByShape:
 
 
 #: nodes whose result type follows a literal operand's type
-_TYPED_PARENTS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Neg, exp.Round)
+_TYPED_PARENTS = (
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Div,
+    exp.Mod,
+    exp.Neg,
+    exp.Round,
+    exp.IntDiv,
+    exp.Abs,
+    exp.BitwiseNot,
+    exp.BitwiseOr,
+    exp.BitwiseAnd,
+    exp.BitwiseXor,
+    exp.BitwiseLeftShift,
+    exp.BitwiseRightShift,
+)
 
 
 def _literal_shape(values: list[Any], positions: tuple[int, ...]) -> tuple[tuple[type, int], ...]:
@@ -446,6 +463,7 @@ class Executor:
 
         register_udfs(raw, self.rand_value)
         decimal_math.register_udfs(raw)
+        int_math.register_udfs(raw, self._wrap_udf)
         # _GK_DOUBLE: a string compared with a number (deterministic: a constant converts once per statement)
         for name, (nargs, fn) in comparison.session_functions(self).items():
             raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
@@ -1636,14 +1654,9 @@ def _type_resolver(tree: exp.Expression) -> Callable[[exp.Column], NumType | Non
 
     def column_type(ref: exp.Column) -> NumType | None:
         nonlocal derived
-        found = [
-            (t, c)
-            for alias, t in tables
-            if not ref.table or ref.table == alias
-            if (c := t.column(ref.name)) is not None
-        ]
+        found = scoped_columns(ref, tables)
         if len(found) == 1:
-            t, c = found[0]
+            _, t, c = found[0]
             return type_of_column(column_for_def(c, t))
         if found:
             return None

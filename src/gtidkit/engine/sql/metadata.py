@@ -507,6 +507,12 @@ _NUMERIC_NODES = (
     exp.Round,
     exp.Abs,
     exp.Cast,
+    exp.BitwiseNot,
+    exp.BitwiseOr,
+    exp.BitwiseAnd,
+    exp.BitwiseXor,
+    exp.BitwiseLeftShift,
+    exp.BitwiseRightShift,
 )
 
 

@@ -104,6 +104,14 @@ def _decimal(precision: int, scale: int, unsigned: bool = False, not_null: bool 
 
 
 _DOUBLE = NumType("double", 17, 0, _DOUBLE_LENGTH)
+_BIT_NODES = (
+    exp.BitwiseNot,
+    exp.BitwiseOr,
+    exp.BitwiseAnd,
+    exp.BitwiseXor,
+    exp.BitwiseLeftShift,
+    exp.BitwiseRightShift,
+)
 
 
 def type_of_column(col: Column) -> NumType | None:
@@ -161,6 +169,10 @@ def _arith(op: type, a: NumType, b: NumType, increment: int) -> NumType:
     if a.kind == "double" or b.kind == "double":
         return NumType("double", 17, 0, _DOUBLE_LENGTH, False, not_null)
     unsigned = a.unsigned and b.unsigned
+    if a.kind == "int" and b.kind == "int":
+        # "Integer operations keep unsigned_flag if one of arguments is unsigned" (Item_func_additive_op /
+        # Item_func_mul::result_precision); MOD keeps the dividend's (Item_func_mod::result_precision)
+        unsigned = a.unsigned if op is exp.Mod else a.unsigned or b.unsigned
     if op is exp.Mod and a.kind == "int" and b.kind == "int":
         length = max(a.length, b.length)  # the result is smaller than the divisor and has the dividend's sign
         return NumType("int", length - (0 if unsigned else 1), 0, length, unsigned, False)
@@ -213,7 +225,17 @@ def numeric_type(
     if isinstance(node, exp.Placeholder):
         return _value_type(literal_of(node.name)) if literal_of is not None and node.name else None
     if isinstance(node, exp.Neg):
-        return numeric_type(node.this, column_type, literal_of, increment)
+        t = numeric_type(node.this, column_type, literal_of, increment)
+        if t is not None and t.kind == "int" and t.unsigned:  # Item_func_neg: a signed BIGINT
+            return NumType("int", t.precision, 0, t.length + 1, False, t.not_null)
+        return t
+    if isinstance(node, _BIT_NODES):
+        # Item_func_bit: BIGINT UNSIGNED of 64-bit operands (a binary string operand is not typed here)
+        operands = [node.this] if isinstance(node, exp.BitwiseNot) else [node.this, node.expression]
+        types = [numeric_type(o, column_type, literal_of, increment) for o in operands]
+        if any(t is None for t in types):
+            return None
+        return NumType("int", 20, 0, 21, True, all(t.not_null for t in types if t is not None))
     if isinstance(node, exp.Count):
         return NumType("int", 20, 0, 21, False, True)
     if isinstance(node, exp.Cast):
@@ -229,6 +251,15 @@ def numeric_type(
         if a is None or b is None:
             return None
         return _arith(type(node), a, b, increment)
+    if isinstance(node, exp.IntDiv):
+        # integer DIV of integers: BIGINT, UNSIGNED if an operand is (Item_func_int_div::resolve_type); DIV of
+        # other operands is not typed here
+        a = numeric_type(node.this, column_type, literal_of, increment)
+        b = numeric_type(node.expression, column_type, literal_of, increment)
+        if a is None or b is None or a.kind != "int" or b.kind != "int":
+            return None
+        unsigned = a.unsigned or b.unsigned
+        return NumType("int", a.precision, 0, a.precision + (0 if unsigned else 1), unsigned, False)
     if isinstance(node, (exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Abs, exp.Round)):
         arg = node.this
         if isinstance(arg, exp.Distinct):

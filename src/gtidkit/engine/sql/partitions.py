@@ -2,61 +2,201 @@
 events (WL#12168): a v2 rows event's extra data ``PART (1) | partition_id (2 LE)``, plus ``source_partition_id
 (2 LE)`` in an Update_rows event (the old row's partition), and one event per run of rows in the same partition.
 
-The partitioning kinds computed here are those whose function is one integer column: ``[LINEAR] HASH(col)``,
-``RANGE (col)`` and ``LIST (col)`` (RM8 24.2 "Partitioning Types": HASH is ``MOD(expr, num)``; LINEAR HASH the
-powers-of-two algorithm of 24.2.4.1; RANGE the first partition whose ``VALUES LESS THAN`` bound exceeds the value,
-NULL lowest; LIST the partition listing the value). KEY partitioning, expressions, RANGE/LIST COLUMNS and
-subpartitions use MySQL's own hashing or more: their rows events carry no partition information here.
+The partitioning kinds computed here (RM8 24.2 "Partitioning Types"):
+
+* ``[LINEAR] HASH(expr)``: HASH is ``MOD(expr, num)`` (its absolute value, ``get_part_id_hash``); LINEAR HASH the
+  powers-of-two algorithm of 24.2.4.1;
+* ``RANGE (expr)``: the first partition whose ``VALUES LESS THAN`` bound exceeds the value, NULL lowest;
+* ``LIST (expr)``: the partition listing the value;
+* ``RANGE COLUMNS (c1, c2, ...)``: the first partition whose bound tuple is greater than the row's tuple, compared
+  column by column with MAXVALUE above everything (24.2.1.1 "RANGE COLUMNS partitioning": ``(5, 11) < (5, 12)``);
+* ``LIST COLUMNS (c1, c2, ...)``: the partition listing the row's tuple (mysql-test ``partition_column.result``).
+
+``expr`` is one column or one of the functions MySQL allows in partitioning expressions (24.6.3 "Partitioning
+Limitations Relating to Functions") applied to one column: YEAR, MONTH, DAY / DAYOFMONTH, DAYOFYEAR, DAYOFWEEK,
+WEEKDAY, QUARTER, TO_DAYS, TO_SECONDS, HOUR, MINUTE, SECOND, ABS; a RANGE / LIST bound may be such a function of a
+quoted constant (``VALUES LESS THAN (TO_DAYS('2001-01-01'))``). Strings in COLUMNS bounds compare case-insensitively
+(the default collation's case folding; accents are not folded).
+
+``[LINEAR] KEY (c1, ...)`` (``KEY ()``: the primary key's columns) over integer columns: MySQL hashes the columns'
+record bytes (``Partition_helper::ph_calculate_key_hash_value``: nr1 = 1, nr2 = 4, per column ``Field::hash``,
+which for a NULL does ``nr1 ^= (nr1 << 1) | 1`` and otherwise runs the binary collation's ``my_hash_sort_bin``
+over the field's little-endian bytes of its pack length: ``nr1 ^= (((nr1 & 63) + nr2) * byte) + (nr1 << 8); nr2 +=
+3`` in 64 bits), keeps the low 32 bits and takes them modulo the partition count (``get_part_id_key``) or through
+the LINEAR algorithm (mysql-test ``suite/parts/r/partition_alter3_innodb.result``: ``KEY (f_int1)`` puts 3 in
+partition 2 of 3 and of 4, 6 of 8 and 0 of 7). KEY over other column types (strings hash by their collation),
+other expressions and subpartitions are not computed: their rows events carry no partition information here.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
-__all__ = ["Scheme", "extra_data", "scheme_of"]
+__all__ = ["MAXVALUE", "Scheme", "extra_data", "key_hash", "partition_function", "scheme_of"]
 
 #: enum_extra_row_info_keylen::PART
 _PART = 1
-_COL = r"`?(\w+)`?"
-_HASH = re.compile(
-    rf"^PARTITION\s+BY\s+(LINEAR\s+)?HASH\s*\(\s*{_COL}\s*\)\s*(?:PARTITIONS\s+(\d+))?\s*$", re.IGNORECASE
+#: a RANGE bound above every value (``VALUES LESS THAN MAXVALUE``)
+MAXVALUE = None
+_HEAD = re.compile(r"^PARTITION\s+BY\s+(LINEAR\s+)?(HASH|RANGE|LIST|KEY)(\s+COLUMNS)?\s*\(", re.IGNORECASE)
+_NAME = re.compile(r"^`?(\w+)`?$")
+_CALL = re.compile(r"^(\w+)\s*\((.*)\)$", re.DOTALL)
+_PARTITIONS = re.compile(r"^PARTITIONS\s+(\d+)\s*$", re.IGNORECASE)
+_DEF_RANGE = re.compile(
+    r"^PARTITION\s+`?\w+`?\s+VALUES\s+LESS\s+THAN\s*(.*?)(?:\s+ENGINE\s*=\s*\w+)?$", re.IGNORECASE | re.DOTALL
 )
-_RANGE_LIST = re.compile(
-    rf"^PARTITION\s+BY\s+(RANGE|LIST)\s*\(\s*{_COL}\s*\)\s*\((.*)\)\s*$", re.IGNORECASE | re.DOTALL
+_DEF_LIST = re.compile(
+    r"^PARTITION\s+`?\w+`?\s+VALUES\s+IN\s*(.*?)(?:\s+ENGINE\s*=\s*\w+)?$", re.IGNORECASE | re.DOTALL
 )
-_RANGE_PART = re.compile(
-    r"PARTITION\s+\w+\s+VALUES\s+LESS\s+THAN\s*(?:\(\s*([-+]?\d+)\s*\)|(MAXVALUE))", re.IGNORECASE
-)
-_LIST_PART = re.compile(r"PARTITION\s+\w+\s+VALUES\s+IN\s*\(([^)]*)\)", re.IGNORECASE)
+_DATE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?)?$")
+#: MySQL's day number of 0001-01-01 minus Python's ordinal of it (TO_DAYS('1995-05-01') is 728779)
+_TO_DAYS_OFFSET = 365
+
+
+def _parts(v: Any) -> tuple[int, int, int, int, int, int] | None:
+    """(year, month, day, hour, minute, second) of a DATE / DATETIME value (storage form or text), None when it
+    is none or a zero date (MySQL's functions give NULL there)."""
+    if isinstance(v, _dt.datetime):
+        return v.year, v.month, v.day, v.hour, v.minute, v.second
+    if isinstance(v, _dt.date):
+        return v.year, v.month, v.day, 0, 0, 0
+    m = _DATE.match(str(v).strip())
+    if m is None:
+        return None
+    y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    if mo == 0 or d == 0:
+        return None
+    h, mi, s = (int(m.group(i) or 0) for i in (4, 5, 6))
+    return y, mo, d, h, mi, s
+
+
+def _date_fn(
+    fn: Callable[[_dt.date, tuple[int, int, int, int, int, int]], int],
+) -> Callable[[Any], int | None]:
+    def apply(v: Any) -> int | None:
+        p = _parts(v)
+        if p is None:
+            return None
+        try:
+            day = _dt.date(p[0], p[1], p[2])
+        except ValueError:
+            return None
+        return fn(day, p)
+
+    return apply
+
+
+def _to_days(day: _dt.date, _p: Any) -> int:
+    return day.toordinal() + _TO_DAYS_OFFSET
+
+
+#: the functions of one column MySQL allows in a partitioning expression that are computed here (RM8 24.6.3)
+_FUNCTIONS: dict[str, Callable[[Any], int | None]] = {
+    "YEAR": _date_fn(lambda d, p: p[0]),
+    "MONTH": _date_fn(lambda d, p: p[1]),
+    "DAY": _date_fn(lambda d, p: p[2]),
+    "DAYOFMONTH": _date_fn(lambda d, p: p[2]),
+    "DAYOFYEAR": _date_fn(lambda d, p: d.timetuple().tm_yday),
+    "DAYOFWEEK": _date_fn(lambda d, p: (d.weekday() + 1) % 7 + 1),
+    "WEEKDAY": _date_fn(lambda d, p: d.weekday()),
+    "QUARTER": _date_fn(lambda d, p: (p[1] + 2) // 3),
+    "TO_DAYS": _date_fn(_to_days),
+    "TO_SECONDS": _date_fn(lambda d, p: _to_days(d, p) * 86400 + p[3] * 3600 + p[4] * 60 + p[5]),
+    "HOUR": _date_fn(lambda d, p: p[3]),
+    "MINUTE": _date_fn(lambda d, p: p[4]),
+    "SECOND": _date_fn(lambda d, p: p[5]),
+    "ABS": lambda v: None if v is None else abs(int(v)),
+}
+
+
+def partition_function(name: str) -> Callable[[Any], int | None] | None:
+    """The partitioning function ``name`` (YEAR, TO_DAYS ...) as computed here, None for one that is not."""
+    return _FUNCTIONS.get(name.upper())
+
+
+#: pack length (bytes) of the integer types KEY partitioning hashes (catalog type name -> Field::pack_length)
+_INT_WIDTHS = {"tinyint": 1, "smallint": 2, "mediumint": 3, "int": 4, "bigint": 8}
+_U64 = 2**64 - 1
+
+
+def key_hash(values: tuple[Any, ...], widths: tuple[int, ...]) -> int:
+    """MySQL's KEY partitioning hash of integer column values (see the module docstring): the low 32 bits of
+    ``nr1`` after hashing each value's ``width``-byte little-endian form (NULL: ``nr1 ^= (nr1 << 1) | 1``)."""
+    nr1, nr2 = 1, 4
+    for v, width in zip(values, widths):
+        if v is None:
+            nr1 ^= ((nr1 << 1) | 1) & _U64
+            continue
+        for byte in (int(v) & ((1 << (8 * width)) - 1)).to_bytes(width, "little"):
+            nr1 ^= ((((nr1 & 63) + nr2) * byte) + (nr1 << 8)) & _U64
+            nr2 = (nr2 + 3) & _U64
+    return nr1 & 0xFFFFFFFF
+
+
+def _linear(n: int, count: int) -> int:
+    """``get_part_id_from_linear_hash``: ``n`` masked by the next power of two, halved until below ``count``."""
+    power = 1
+    while power < count:
+        power <<= 1
+    part = n & (power - 1)
+    while part >= count:
+        power >>= 1
+        part &= power - 1
+    return part
 
 
 @dataclass(frozen=True, slots=True)
 class Scheme:
-    """A partitioning this module computes: kind (``hash``, ``linear``, ``range``, ``list``), the column's
-    position, the partition count, and per partition its RANGE bound (None = MAXVALUE) or LIST values."""
+    """A partitioning this module computes.
+
+    Attributes:
+        kind: ``hash``, ``linear``, ``key``, ``linear_key``, ``range``, ``list``, ``range_columns`` or
+            ``list_columns``.
+        column: the position of the partitioning column (the first one for COLUMNS kinds).
+        count: the number of partitions.
+        bounds: per partition its RANGE bound (None = MAXVALUE) or LIST values; for COLUMNS kinds a tuple per
+            partition (RANGE: the bound tuple, MAXVALUE as None; LIST: a frozenset of tuples).
+        function: the partitioning function's name applied to the column (``YEAR``), or None for the column.
+        columns: the COLUMNS and KEY kinds' column positions.
+        widths: the KEY kinds' columns' pack lengths.
+    """
 
     kind: str
     column: int
     count: int
     bounds: tuple[Any, ...] = ()
+    function: str | None = None
+    columns: tuple[int, ...] = ()
+    widths: tuple[int, ...] = ()
 
     def partition(self, row: tuple[Any, ...]) -> int | None:
         """The partition id of a row (storage form), or None when no partition takes it."""
+        if self.kind in ("key", "linear_key"):
+            h = key_hash(tuple(row[c] for c in self.columns), self.widths)
+            return h % self.count if self.kind == "key" else _linear(h, self.count)
+        if self.kind == "range_columns":
+            key = tuple(_key(row[c]) for c in self.columns)
+            for i, bound in enumerate(self.bounds):
+                if _tuple_less(key, bound):
+                    return i
+            return None
+        if self.kind == "list_columns":
+            key = tuple(_key(row[c]) for c in self.columns)
+            for i, values in enumerate(self.bounds):
+                if key in values:
+                    return i
+            return None
         v = row[self.column]
+        if self.function is not None and v is not None:
+            v = _FUNCTIONS[self.function](v)
         if self.kind in ("hash", "linear"):
             n = abs(int(v)) if v is not None else 0
-            if self.kind == "hash":
-                return n % self.count
-            power = 1
-            while power < self.count:
-                power <<= 1
-            part = n & (power - 1)
-            while part >= self.count:
-                power >>= 1
-                part &= power - 1
-            return part
+            return n % self.count if self.kind == "hash" else _linear(n, self.count)
         if self.kind == "range":
             for i, bound in enumerate(self.bounds):
                 if v is None or bound is None or int(v) < bound:
@@ -68,28 +208,286 @@ class Scheme:
         return None
 
 
-def scheme_of(clause: str, column_names: tuple[str, ...]) -> Scheme | None:
-    """The :class:`Scheme` of a ``PARTITION BY`` clause, or None for a kind this module does not compute."""
-    names = [n.lower() for n in column_names]
-    m = _HASH.match(clause.strip())
-    if m:
-        if m.group(2).lower() not in names:
-            return None
-        return Scheme(
-            "linear" if m.group(1) else "hash", names.index(m.group(2).lower()), int(m.group(3) or 1)
-        )
-    m = _RANGE_LIST.match(clause.strip())
-    if m is None or m.group(2).lower() not in names or re.search(r"SUBPARTITION", clause, re.IGNORECASE):
+def _key(v: Any) -> Any:
+    """A COLUMNS value as compared: NULL as itself, a string case-folded, a date / datetime as its ISO text, a
+    DECIMAL or integer as a number."""
+    if v is None or isinstance(v, (int, float, Decimal)):
+        return v
+    if isinstance(v, _dt.datetime):
+        return v.isoformat(sep=" ")
+    if isinstance(v, _dt.date):
+        return v.isoformat()
+    if isinstance(v, bytes):
+        return v
+    return str(v).casefold()
+
+
+def _tuple_less(key: tuple[Any, ...], bound: tuple[Any, ...]) -> bool:
+    """``key < bound`` as RANGE COLUMNS compares (a NULL is below every value, MAXVALUE above every value)."""
+    for k, b in zip(key, bound):
+        if b is MAXVALUE:
+            return True
+        if k is None:
+            return True
+        if type(k) is not type(b) and not (isinstance(k, (int, Decimal)) and isinstance(b, (int, Decimal))):
+            k, b = str(k), str(b)
+        if k < b:
+            return True
+        if k > b:
+            return False
+    return False
+
+
+def _closing(text: str, start: int) -> int:
+    """The index of the parenthesis closing the one at ``start - 1`` (quotes skipped), or -1."""
+    depth, i, quote = 1, start, ""
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def _split(text: str) -> list[str]:
+    """``text`` split at its top-level commas (not inside parentheses or quotes), each part stripped."""
+    out, depth, quote, cur = [], 0, "", []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\" and i + 1 < len(text):
+                cur.append(ch)
+                i += 1
+                ch = text[i]
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            i += 1
+            continue
+        cur.append(ch)
+        i += 1
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+def _unparen(text: str) -> str | None:
+    text = text.strip()
+    if not text.startswith("(") or _closing(text, 1) != len(text) - 1:
         return None
-    col = names.index(m.group(2).lower())
-    if m.group(1).upper() == "RANGE":
-        bounds = tuple(None if mx else int(b) for b, mx in _RANGE_PART.findall(m.group(3)))
-        return Scheme("range", col, len(bounds), bounds) if bounds else None
-    lists = tuple(
-        frozenset(None if x.strip().upper() == "NULL" else int(x) for x in part.split(",") if x.strip())
-        for part in _LIST_PART.findall(m.group(3))
+    return text[1:-1].strip()
+
+
+def _constant(text: str) -> Any:
+    """A bound or list value: an integer, a quoted string (as :func:`_key` compares it), NULL, MAXVALUE (None
+    with ``"max"``), or a partitioning function of a constant; raises ValueError for anything else."""
+    t = text.strip()
+    upper = t.upper()
+    if upper == "MAXVALUE":
+        return "max"
+    if upper == "NULL":
+        return None
+    if re.fullmatch(r"[-+]?\d+", t):
+        return int(t)
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
+        return t[1:-1].replace("\\'", "'").replace("''", "'")
+    m = _CALL.match(t)
+    if m and m.group(1).upper() in _FUNCTIONS:
+        v = _FUNCTIONS[m.group(1).upper()](_constant(m.group(2)))
+        if v is None:
+            raise ValueError(t)
+        return v
+    raise ValueError(t)
+
+
+def _expression(text: str, names: list[str]) -> tuple[int, str | None] | None:
+    """(column position, function name or None) of a partitioning expression ``col`` or ``FUNC(col)``."""
+    t = text.strip()
+    m = _NAME.match(t)
+    if m:
+        return (names.index(m.group(1).lower()), None) if m.group(1).lower() in names else None
+    m = _CALL.match(t)
+    if m is None or m.group(1).upper() not in _FUNCTIONS:
+        return None
+    inner = _expression(m.group(2), names)
+    if inner is None or inner[1] is not None:
+        return None
+    return inner[0], m.group(1).upper()
+
+
+def scheme_of(
+    clause: str,
+    column_names: tuple[str, ...],
+    column_types: tuple[str, ...] = (),
+    primary_key: tuple[str, ...] = (),
+) -> Scheme | None:
+    """The :class:`Scheme` of a ``PARTITION BY`` clause, or None for a kind this module does not compute.
+
+    Args:
+        clause: the clause as written (``PARTITION BY HASH(id) PARTITIONS 4``).
+        column_names: the table's columns in order.
+        column_types: their catalog type names (``int``, ``bigint`` ...), which KEY partitioning needs; empty:
+            KEY is not computed.
+        primary_key: the primary key's column names (what ``KEY ()`` partitions by).
+    """
+    try:
+        return _scheme_of(
+            clause.strip().rstrip(";").strip(),
+            [n.lower() for n in column_names],
+            column_types,
+            [n.lower() for n in primary_key],
+        )
+    except ValueError:
+        return None
+
+
+def _count(rest: str) -> int:
+    """The partition count of a HASH / KEY clause's tail: ``PARTITIONS n``, a list of definitions, or 1."""
+    m = _PARTITIONS.match(rest)
+    if m:
+        return int(m.group(1))
+    if not rest:
+        return 1
+    defs = _unparen(rest)
+    return len(_split(defs)) if defs else 0
+
+
+def _key_scheme(
+    linear: bool, inner: str, rest: str, names: list[str], types: tuple[str, ...], primary: list[str]
+) -> Scheme | None:
+    """``[LINEAR] KEY (columns)`` over integer columns (``KEY ()``: the primary key's)."""
+    cols = [c.strip() for c in _split(inner)] or list(primary)
+    positions = []
+    for name in cols:
+        m = _NAME.match(name)
+        if m is None or m.group(1).lower() not in names:
+            return None
+        positions.append(names.index(m.group(1).lower()))
+    if not positions or len(types) != len(names) or any(types[p] not in _INT_WIDTHS for p in positions):
+        return None
+    count = _count(rest)
+    if count < 1:
+        return None
+    widths = tuple(_INT_WIDTHS[types[p]] for p in positions)
+    kind = "linear_key" if linear else "key"
+    return Scheme(kind, positions[0], count, columns=tuple(positions), widths=widths)
+
+
+def _scheme_of(clause: str, names: list[str], types: tuple[str, ...], primary: list[str]) -> Scheme | None:
+    head = _HEAD.match(clause)
+    if head is None or re.search(r"\bSUBPARTITION\b", clause, re.IGNORECASE):
+        return None
+    linear, kind, columns = bool(head.group(1)), head.group(2).upper(), bool(head.group(3))
+    end = _closing(clause, head.end())
+    if end < 0:
+        return None
+    inner, rest = clause[head.end() : end], clause[end + 1 :].strip()
+    if kind == "KEY":
+        if columns:
+            return None
+        return _key_scheme(linear, inner, rest, names, types, primary)
+    if kind == "HASH":
+        expr = _expression(inner, names)
+        if expr is None or columns:
+            return None
+        count = _count(rest)
+        if count < 1:
+            return None
+        return Scheme("linear" if linear else "hash", expr[0], count, function=expr[1])
+    body = _unparen(rest)
+    if body is None or linear:
+        return None
+    defs = _split(body)
+    if columns:
+        cols = []
+        for name in _split(inner):
+            m = _NAME.match(name)
+            if m is None or m.group(1).lower() not in names:
+                return None
+            cols.append(names.index(m.group(1).lower()))
+        return _columns_scheme(kind, tuple(cols), defs)
+    expr = _expression(inner, names)
+    if expr is None:
+        return None
+    if kind == "RANGE":
+        bounds: list[Any] = []
+        for d in defs:
+            m = _DEF_RANGE.match(d)
+            if m is None:
+                return None
+            value = m.group(1).strip()
+            v = _constant(value if value.upper() == "MAXVALUE" else (_unparen(value) or "?"))
+            bounds.append(None if v == "max" else v)
+        return Scheme("range", expr[0], len(bounds), tuple(bounds), expr[1]) if bounds else None
+    lists = []
+    for d in defs:
+        m = _DEF_LIST.match(d)
+        if m is None:
+            return None
+        values = _unparen(m.group(1))
+        if values is None:
+            return None
+        lists.append(frozenset(_constant(v) for v in _split(values)))
+    return Scheme("list", expr[0], len(lists), tuple(lists), expr[1]) if lists else None
+
+
+def _columns_scheme(kind: str, cols: tuple[int, ...], defs: list[str]) -> Scheme | None:
+    """RANGE COLUMNS / LIST COLUMNS over the columns at ``cols`` with partition definitions ``defs``."""
+    bounds: list[Any] = []
+    for d in defs:
+        m = (_DEF_RANGE if kind == "RANGE" else _DEF_LIST).match(d)
+        if m is None:
+            return None
+        values = _unparen(m.group(1))
+        if values is None:
+            return None
+        if kind == "RANGE":
+            bound = tuple(_constant(v) for v in _split(values))
+            if len(bound) != len(cols):
+                return None
+            bounds.append(tuple(MAXVALUE if v == "max" else _key(v) for v in bound))
+            continue
+        items = _split(values)
+        tuples = set()
+        for item in items:
+            inner = _unparen(item) if len(cols) > 1 else item
+            if inner is None:
+                return None
+            t = tuple(_key(_constant(v)) for v in _split(inner))
+            if len(t) != len(cols):
+                return None
+            tuples.add(t)
+        bounds.append(frozenset(tuples))
+    if not bounds:
+        return None
+    return Scheme(
+        "range_columns" if kind == "RANGE" else "list_columns",
+        cols[0],
+        len(bounds),
+        tuple(bounds),
+        None,
+        cols,
     )
-    return Scheme("list", col, len(lists), lists) if lists else None
 
 
 def extra_data(partition: int, source: int | None = None) -> bytes:

@@ -545,7 +545,11 @@ def rows_events(
 
 
 def _partition_scheme(t: TableDef) -> partitions.Scheme | None:
-    return partitions.scheme_of(t.partitioning, t.column_names) if t.partitioning else None
+    if not t.partitioning:
+        return None
+    return partitions.scheme_of(
+        t.partitioning, t.column_names, tuple(c.type for c in t.columns), t.primary_key
+    )
 
 
 def _partition_extra(scheme: partitions.Scheme | None, ch: RowChange) -> bytes:
