@@ -18,6 +18,7 @@ import pymysql
 from protocol.server_proc import running_server
 from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication.row_event import WriteRowsEvent
+
 from replication.cluster import cluster
 
 SOURCE_ARGS = (
@@ -30,12 +31,17 @@ SOURCE_ARGS = (
 WORKLOAD = (
     "CREATE DATABASE app",
     "CREATE TABLE app.docs (id INT PRIMARY KEY, j JSON)",
-    "INSERT INTO app.docs VALUES (1, JSON_OBJECT('d', DATE'2015-01-15', "
-    "'t', CAST('12:00:00' AS TIME), 'dt', CAST('2015-01-15 23:24:25' AS DATETIME), "
-    "'n', CAST(1.5 AS DECIMAL(5,2)), 's', '2015-01-15'))",
+    (
+        "INSERT INTO app.docs VALUES (1, JSON_OBJECT('d', DATE'2015-01-15', "
+        "'t', CAST('12:00:00' AS TIME), 'dt', CAST('2015-01-15 23:24:25' AS DATETIME), "
+        "'n', CAST(1.5 AS DECIMAL(5,2)), 's', '2015-01-15'))"
+    ),
 )
 PRINTED = '{"d": "2015-01-15", "n": 1.50, "s": "2015-01-15", "t": "12:00:00.000000", "dt": "2015-01-15 23:24:25.000000"}'
-TYPES_SQL = "SELECT JSON_TYPE(j->'$.d'), JSON_TYPE(j->'$.t'), JSON_TYPE(j->'$.dt'), JSON_TYPE(j->'$.n'), JSON_TYPE(j->'$.s') FROM app.docs"
+TYPES_SQL = (
+    "SELECT JSON_TYPE(j->'$.d'), JSON_TYPE(j->'$.t'), JSON_TYPE(j->'$.dt'), JSON_TYPE(j->'$.n'), "
+    "JSON_TYPE(j->'$.s') FROM app.docs"
+)
 TYPES = ("DATE", "TIME", "DATETIME", "DECIMAL", "STRING")
 
 

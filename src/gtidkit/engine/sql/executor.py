@@ -60,8 +60,8 @@ from gtidkit.engine.sql.group_concat import FUNCTION as GROUP_CONCAT_FUNCTION
 from gtidkit.engine.sql.group_concat import make_aggregate as make_group_concat
 from gtidkit.engine.sql.group_concat import rewrite_group_concat
 from gtidkit.engine.sql.json_functions import AGGREGATES as JSON_AGGREGATES
-from gtidkit.engine.sql.json_functions import UDFS as JSON_UDFS
 from gtidkit.engine.sql.json_functions import COLUMN_KINDS as JSON_COLUMN_KINDS
+from gtidkit.engine.sql.json_functions import UDFS as JSON_UDFS
 from gtidkit.engine.sql.json_functions import json_result_column, printed_text, rewrite_json
 from gtidkit.engine.sql.metadata import (
     column_for_def,
