@@ -209,3 +209,19 @@ def test_row_images_carry_opaque_values_and_the_applier_keeps_them(tmp_path) -> 
 
 
 TYPES = ", ".join(f"JSON_TYPE(j->'$[{i}]')" for i in range(5))
+
+
+def test_string_functions_and_copies_of_a_json_column(s) -> None:
+    """A JSON column read by a string function or CAST(... AS CHAR) is its printed text (``Field_json::val_str``);
+    INSERT ... SELECT copies the document with its types; JSON_CONTAINS finds a DECIMAL by value."""
+    s.execute("CREATE TABLE c (id INT PRIMARY KEY, j JSON)")
+    s.execute("INSERT INTO c VALUES (1, JSON_ARRAY(DATE'2015-01-15', 1.50))")
+    printed = '["2015-01-15", 1.50]'
+    assert s.execute("SELECT CONCAT(j), LENGTH(j), CAST(j AS CHAR), UPPER(j) FROM c")[-1].rows == [
+        (printed, len(printed), printed, printed)
+    ]
+    s.execute("INSERT INTO c SELECT 2, j FROM c")
+    assert s.execute("SELECT j, JSON_TYPE(j->'$[0]'), JSON_TYPE(j->'$[1]') FROM c WHERE id = 2")[-1].rows == [
+        (printed, "DATE", "DECIMAL")
+    ]
+    assert _one(s, "SELECT COUNT(*) FROM c WHERE JSON_CONTAINS(j, CAST(1.50 AS JSON))") == 2

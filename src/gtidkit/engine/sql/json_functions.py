@@ -22,7 +22,8 @@ SQLite has no JSON type, so a JSON value passed to another JSON function travels
 Errors: 3141 ER_INVALID_JSON_TEXT_IN_PARAM for a document that does not parse, 3143 ER_INVALID_JSON_PATH for a
 bad path, 1582 for JSON_OBJECT with an odd number of arguments, 3158 for a NULL key.
 
-Known differences: JSON_TYPE reports integers and doubles only (no DECIMAL / UNSIGNED INTEGER distinction); the
+Known differences: JSON_TYPE tells no UNSIGNED INTEGER (DATE, TIME, DATETIME, TIMESTAMP and DECIMAL are kept:
+:func:`typed_value`); the
 ``[m to n]`` path leg is not supported (3143); document error positions follow Python's parser (the same for a
 missing value, comma or closing quote); JSON_ARRAYAGG / JSON_OBJECTAGG take no ORDER BY.
 """
@@ -913,6 +914,7 @@ UDFS: dict[str, tuple[int, Callable[..., Any]]] = {
     "_GK_JSON_TAG": (1, _tag),
     "_GK_JSON_BOOL": (1, _bool),
     "_GK_JSON_TYPED": (-1, typed_value),
+    "_GK_JSON_PRINT": (1, printed_text),
     "_GK_CAST_JSON": (1, _cast_json),
     "_GK_JSON_SCALAR": (1, lambda v: _scalar(v)),
 }
@@ -1113,7 +1115,23 @@ def rewrite_json(
                 arg.replace(exp.Anonymous(this="_GK_JSON_SCALAR", expressions=[target.copy()]))
         elif isinstance(arg, exp.Anonymous) and str(arg.name) in _PRIVATE_JSON_RESULTS:
             arg.replace(exp.Anonymous(this="_GK_JSON_SCALAR", expressions=[arg.copy()]))
+    if json_columns:
+        _print_json_columns(tree, json_columns)
     return tree
+
+
+def _print_json_columns(tree: exp.Expression, json_columns: frozenset[str]) -> None:
+    """A JSON column given to a non-JSON function or CAST (CONCAT(j), LENGTH(j), CAST(j AS CHAR)) is read as
+    MySQL's printed text (``Field_json::val_str``), not as the stored text with typed-scalar marks."""
+    for col in list(tree.find_all(exp.Column)):
+        parent = col.parent
+        if col.name.lower() not in json_columns or not isinstance(parent, (exp.Func, exp.Cast, exp.DPipe)):
+            continue
+        if isinstance(parent, exp.Anonymous) and str(parent.name).startswith(("_GK_JSON", "_GK_CAST_JSON")):
+            continue
+        if isinstance(parent, (exp.Cast, exp.TryCast)) and _is_json_cast(parent):
+            continue
+        col.replace(exp.Anonymous(this="_GK_JSON_PRINT", expressions=[col.copy()]))
 
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
