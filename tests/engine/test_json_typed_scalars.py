@@ -124,8 +124,8 @@ def test_strings_that_look_like_dates_stay_strings(s) -> None:
 
 
 def test_order_by_and_compare_follow_the_type(s) -> None:
-    """DECIMALs sort as numbers (10.5 after 9.25), dates in time order; a JSON DECIMAL compares equal to the SQL
-    number."""
+    """DECIMALs sort as numbers (10.5 after 9.25), dates in time order; a JSON DECIMAL / DATE / DATETIME compares
+    equal to the same SQL value (RM8 "Comparison and Ordering of JSON Values")."""
     s.execute("CREATE TABLE o (id INT PRIMARY KEY, j JSON)")
     s.execute(
         "INSERT INTO o VALUES (1, JSON_OBJECT('n', 10.5, 'd', DATE'2016-01-01')), "
@@ -134,6 +134,11 @@ def test_order_by_and_compare_follow_the_type(s) -> None:
     assert [r[0] for r in s.execute("SELECT id FROM o ORDER BY j->'$.n'")[-1].rows] == [2, 1, 3]
     assert [r[0] for r in s.execute("SELECT id FROM o ORDER BY j->'$.d'")[-1].rows] == [3, 2, 1]
     assert [r[0] for r in s.execute("SELECT id FROM o WHERE j->'$.n' = 9.25")[-1].rows] == [2]
+    assert [r[0] for r in s.execute("SELECT id FROM o WHERE j->'$.d' = DATE'2015-12-31'")[-1].rows] == [2]
+    s.execute("CREATE TABLE dt (id INT PRIMARY KEY, t DATETIME, j JSON)")
+    s.execute("INSERT INTO dt VALUES (1, '2015-01-15 23:24:25', NULL)")
+    s.execute("UPDATE dt SET j = JSON_OBJECT('t', t)")
+    assert _one(s, "SELECT COUNT(*) FROM dt WHERE j->'$.t' = t") == 1
 
 
 @pytest.mark.parametrize(

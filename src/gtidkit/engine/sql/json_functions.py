@@ -1150,7 +1150,10 @@ def _scalar(v: Any) -> Any:
     if isinstance(x, Decimal):
         return float(x)  # SQLite compares and sorts it as a number
     if isinstance(x, JsonOpaque):
-        return temporal_text(x)  # MySQL's text of a temporal value sorts in time order within one type
+        # MySQL's text of the value sorts in time order within one type; without a zero fraction it equals the SQL
+        # value's text (j->'$.t' = TIMESTAMP'2015-01-15 23:24:25')
+        text = temporal_text(x)
+        return text[:-7] if text is not None and text.endswith(".000000") else text
     return to_text(x)
 
 
