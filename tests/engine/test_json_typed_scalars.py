@@ -230,3 +230,41 @@ def test_string_functions_and_copies_of_a_json_column(s) -> None:
         (printed, "DATE", "DECIMAL")
     ]
     assert _one(s, "SELECT COUNT(*) FROM c WHERE JSON_CONTAINS(j, CAST(1.50 AS JSON))") == 2
+
+
+def test_partial_json_diffs_carry_opaque_values(tmp_path) -> None:
+    """With binlog_row_value_options=PARTIAL_JSON, JSON_SET of a DATE / DECIMAL logs a diff whose value is the
+    opaque value (``Json_diff``: the new value as binary JSON), and the applier's document keeps the types."""
+    from gtidkit.binlog.json_diff import JsonDiffs
+
+    src = tmp_path / "a"
+    with Server.open(src, log_bin=True, gtid_mode="OFF") as srv, srv.session() as s:
+        s.execute("CREATE DATABASE app")
+        s.execute("CREATE TABLE app.docs (id INT PRIMARY KEY, j JSON)")
+        s.execute("""INSERT INTO app.docs VALUES (1, '{"a": "%s", "b": 1}')""" % ("x" * 200))
+        s.execute("SET binlog_row_value_options = PARTIAL_JSON, binlog_row_image = MINIMAL")
+        s.execute("UPDATE app.docs SET j = JSON_SET(j, '$.d', DATE'2015-01-15', '$.b', 2.50)")
+        expected = s.execute("SELECT j, JSON_TYPE(j->'$.d'), JSON_TYPE(j->'$.b') FROM app.docs")[-1].rows
+    assert expected[0][1:] == ("DATE", "DECIMAL")
+    maps: dict[int, TableMapEvent] = {}
+    diffs = []
+    for pe in read_events(src / "binlog.000001"):
+        ev = pe.event
+        if isinstance(ev, TableMapEvent):
+            maps[ev.table_id] = ev
+        elif isinstance(ev, RowsEvent) and ev.type_code == 39:  # PARTIAL_UPDATE_ROWS_EVENT
+            for _before, after in decode_rows(maps[ev.table_id], ev):
+                assert isinstance(after[1], JsonDiffs)
+                diffs.extend((d.operation, d.path, decode(d.value)) for d in after[1].diffs)
+    assert diffs == [(1, "$.d", temporal_opaque(10, "2015-01-15")), (0, "$.b", Decimal("2.50"))]
+    with (
+        Server.open(tmp_path / "b", log_bin=False, gtid_mode="OFF") as replica,
+        replica.applier_session() as ap,
+    ):
+        for trx in read_transactions(src / "binlog.000001"):
+            assert ap.apply(trx)
+        with replica.session() as r:
+            assert (
+                r.execute("SELECT j, JSON_TYPE(j->'$.d'), JSON_TYPE(j->'$.b') FROM app.docs")[-1].rows
+                == expected
+            )
