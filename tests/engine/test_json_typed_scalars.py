@@ -51,8 +51,10 @@ def _one(s, sql: str):
         ("CAST(CAST(3.14 AS DECIMAL(5,2)) AS JSON)", "DECIMAL", "3.14"),
         ("CAST(3.14 AS JSON)", "DECIMAL", "3.14"),
         ("CAST(DATE'2015-01-15' AS JSON)", "DATE", '"2015-01-15"'),
+        ("CAST(-1.50 AS JSON)", "DECIMAL", "-1.50"),  # Json_decimal prints the DECIMAL's own digits
+        ("CAST(3.14E30 AS JSON)", "DOUBLE", "3.14e30"),  # [NT]: an approximate literal is a DOUBLE
     ],
-    ids=["datetime", "date", "time", "decimal-cast", "decimal-literal", "date-literal"],
+    ids=["datetime", "date", "time", "decimal-cast", "decimal-literal", "date-literal", "negative", "double"],
 )
 def test_cast_literal_as_json(s, expr: str, json_type: str, printed: str) -> None:
     """[NT]"""

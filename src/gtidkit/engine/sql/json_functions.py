@@ -1015,6 +1015,8 @@ def _typed_kind(
     if isinstance(node, exp.Anonymous):
         kind = _FUNCTION_KINDS.get(str(node.name).upper())
         return (kind, None) if kind is not None else None
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):  # -1.5
+        return _typed_kind(node.this, typed_columns)
     if isinstance(node, exp.Literal) and not node.is_string:
         text = str(node.this)
         if (
