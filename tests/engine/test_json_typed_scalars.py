@@ -232,6 +232,10 @@ def test_string_functions_and_copies_of_a_json_column(s) -> None:
         (printed, "DATE", "DECIMAL")
     ]
     assert _one(s, "SELECT COUNT(*) FROM c WHERE JSON_CONTAINS(j, CAST(1.50 AS JSON))") == 2
+    # through UNION and a scalar subquery the document still prints as MySQL's text
+    assert s.execute("SELECT j FROM c WHERE id = 1 UNION ALL SELECT 'x'")[-1].rows == [(printed,), ("x",)]
+    assert _one(s, "SELECT (SELECT j FROM c WHERE id = 1) AS x") == printed
+    assert s.execute("SELECT JSON_ARRAY(1.50) UNION SELECT 'x'")[-1].rows == [("[1.50]",), ("x",)]
 
 
 def test_partial_json_diffs_carry_opaque_values(tmp_path) -> None:

@@ -193,6 +193,9 @@ class SelectPlan:
     metadata: tuple[Column | str | None, ...] | None = None
     #: (schema, table) of the tables read that :attr:`Executor.virtual_tables` fills per query
     virtual: tuple[tuple[str, str], ...] = ()
+    #: the statement reads a table with a JSON column or calls a JSON function: any string cell may be a stored
+    #: document with typed scalars (through UNION or a subquery too), shown as MySQL's text (:func:`printed_text`)
+    reads_json: bool = False
 
 
 class PreparedPlan:
@@ -1032,6 +1035,7 @@ class Executor:
         decimals = _decimal_columns(tree) if isinstance(tree, exp.Select) else None
         temporal.localize_tables(tree)  # TIMESTAMP columns read in the session time zone (after the metadata)
         convert = _converters(metadata, decimals)
+        reads_json = bool(self._json_columns(tree, current_db))
         self.fix_functions(tree, current_db)
         slots = self.bind_variables(tree)
         sql = tree.sql(dialect=SQLITE, identify=True)
@@ -1044,6 +1048,7 @@ class Executor:
             convert=convert,
             metadata=metadata,
             virtual=virtual,
+            reads_json=reads_json or "_GK_JSON_" in sql or "_GK_CAST_JSON" in sql,
         )
 
     def _const_plan(self, tree: exp.Select, source: str | None = None) -> ConstPlan | None:
@@ -1241,8 +1246,10 @@ class Executor:
                     self._sysvar_metadata(cols[i], m, rows[0][i] if rows else None) if type(m) is str else m
                     for i, m in enumerate(meta)
                 )
-        if rows and meta is not None:
+        if rows and plan.reads_json:
             # a JSON value holding DATE / TIME / DECIMAL scalars is stored marked: the client sees MySQL's text
+            rows = [tuple(printed_text(v) if type(v) is str else v for v in r) for r in rows]
+        elif rows and meta is not None:
             json_at = [
                 i for i, m in enumerate(meta) if isinstance(m, Column) and m.type == FieldType.MYSQL_TYPE_JSON
             ]
