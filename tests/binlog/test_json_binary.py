@@ -13,6 +13,7 @@ Sources of expected bytes:
 
 from __future__ import annotations
 
+import datetime
 import math
 from decimal import Decimal
 from pathlib import Path
@@ -24,7 +25,7 @@ from hypothesis import strategies as st
 
 from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
 from gtidkit.binlog.file import read_events
-from gtidkit.binlog.json_binary import JsonOpaque, decode, encode, temporal_text
+from gtidkit.binlog.json_binary import JsonOpaque, decode, encode, temporal_opaque, temporal_text
 from gtidkit.binlog.row_image import decode_rows
 from gtidkit.errors import BinlogDecodeError
 
@@ -238,3 +239,29 @@ def test_temporal_opaque_values_print_as_mysql_does(field_type: int, data: bytes
         raw = encode(opaque)
         theirs = str(parse_json(raw[0], raw[1:]))
         assert theirs.replace(" 00:00:00", "").startswith(text.rstrip("0").rstrip("."))
+
+
+# -- opaque temporal values read by an independent decoder ---------------------------------------------------------
+@pytest.mark.parametrize(
+    ("field_type", "text", "expected"),
+    [
+        (10, "2015-01-15", datetime.datetime(2015, 1, 15)),
+        (12, "2015-01-15 23:24:25.000001", datetime.datetime(2015, 1, 15, 23, 24, 25, 1)),
+        (11, "18:00:59.5", datetime.time(18, 0, 59, 500000)),
+    ],
+    ids=["date", "datetime", "time"],
+)
+def test_temporal_opaque_bytes_read_by_python_mysql_replication(
+    field_type: int, text: str, expected: Any
+) -> None:
+    """The packed DATE / DATETIME / TIME (my_time.cc ``TIME_to_longlong_*_packed``, 8 bytes LE: the layout
+    ``Json_datetime::to_packed`` writes) as python-mysql-replication's ``parse_json`` reads it (its ``parse_opaque``
+    decodes what real MySQL sources write)."""
+    from pymysqlreplication.json_binary import parse_json
+
+    raw = encode(temporal_opaque(field_type, text))
+    assert raw[0] == 0x0F and raw[1] == field_type and raw[2] == 8  # opaque: field type, data length 8
+    assert parse_json(raw[0], raw[1:]) == expected
+    assert temporal_text(decode(raw)) == (
+        text if field_type == 10 else text.ljust(len(text.split(".")[0]) + 7, "0")
+    )

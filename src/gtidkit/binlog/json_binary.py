@@ -36,6 +36,7 @@ Uint64 a Json_uint).
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass
 from decimal import Decimal
@@ -63,6 +64,7 @@ __all__ = [
     "JsonOpaque",
     "decode",
     "encode",
+    "temporal_opaque",
     "temporal_text",
 ]
 
@@ -146,6 +148,50 @@ def temporal_text(value: JsonOpaque) -> str | None:
     if value.field_type == _DATE:
         return date
     return f"{date} {hms >> 12:02d}:{(hms >> 6) & 0x3F:02d}:{hms & 0x3F:02d}.{usec:06d}"
+
+
+_TEMPORAL_TEXT = {
+    _DATE: re.compile(r"(\d{1,4})-(\d{1,2})-(\d{1,2})\Z"),
+    _TIME: re.compile(r"(-?)(\d{1,3}):(\d{1,2}):(\d{1,2})(?:\.(\d{0,6}))?\Z"),
+    _DATETIME: re.compile(
+        r"(\d{1,4})-(\d{1,2})-(\d{1,2})[ T](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d{0,6}))?\Z"
+    ),
+}
+_TEMPORAL_TEXT[_TIMESTAMP] = _TEMPORAL_TEXT[_DATETIME]
+
+
+def temporal_opaque(field_type: int, text: str) -> JsonOpaque:
+    """The opaque value MySQL stores for a DATE / TIME / DATETIME / TIMESTAMP inside a JSON document, from the
+    value's text (``'2015-01-15'``, ``'-12:00:00.5'``, ``'2015-01-15 23:24:25.000001'``): the 8-byte packed form
+    :func:`temporal_text` reads (``TIME_to_longlong_*_packed`` in ``mysys/my_time.cc``, as ``Json_datetime::
+    to_packed`` keeps it).
+
+    Args:
+        field_type: 10 DATE, 11 TIME, 12 DATETIME or 7 TIMESTAMP (``enum_field_types``).
+        text: the value as MySQL prints the SQL value (fractional seconds up to 6 digits).
+
+    Raises:
+        ValueError: another field type, or text that is no such value.
+    """
+    pattern = _TEMPORAL_TEXT.get(field_type)
+    m = pattern.match(text.strip()) if pattern is not None else None
+    if m is None:
+        raise ValueError(f"not a value of field type {field_type}: {text!r}")
+    g = m.groups()
+    if field_type == _TIME:
+        sign, hours, minutes, seconds, frac = g
+        hms = int(hours) << 12 | int(minutes) << 6 | int(seconds)
+        packed = hms << 24 | int((frac or "").ljust(6, "0"))
+        packed = -packed if sign else packed
+    else:
+        year, month, day = (int(x) for x in g[:3])
+        ymd = (year * 13 + month) << 5 | day
+        hms, usec = 0, 0
+        if field_type != _DATE:
+            hms = int(g[3]) << 12 | int(g[4]) << 6 | int(g[5])
+            usec = int((g[6] or "").ljust(6, "0"))
+        packed = (ymd << 17 | hms) << 24 | usec
+    return JsonOpaque(field_type, packed.to_bytes(8, "little", signed=True))
 
 
 class _Overflow(Exception):

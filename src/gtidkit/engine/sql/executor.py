@@ -60,8 +60,9 @@ from gtidkit.engine.sql.group_concat import FUNCTION as GROUP_CONCAT_FUNCTION
 from gtidkit.engine.sql.group_concat import make_aggregate as make_group_concat
 from gtidkit.engine.sql.group_concat import rewrite_group_concat
 from gtidkit.engine.sql.json_functions import AGGREGATES as JSON_AGGREGATES
+from gtidkit.engine.sql.json_functions import COLUMN_KINDS as JSON_COLUMN_KINDS
 from gtidkit.engine.sql.json_functions import UDFS as JSON_UDFS
-from gtidkit.engine.sql.json_functions import json_result_column, rewrite_json
+from gtidkit.engine.sql.json_functions import json_result_column, printed_text, rewrite_json
 from gtidkit.engine.sql.metadata import (
     column_for_def,
     derived_column,
@@ -209,6 +210,9 @@ class SelectPlan:
     metadata: tuple[Column | str | None, ...] | None = None
     #: (schema, table) of the tables read that :attr:`Executor.virtual_tables` fills per query
     virtual: tuple[tuple[str, str], ...] = ()
+    #: the statement reads a table with a JSON column or calls a JSON function: any string cell may be a stored
+    #: document with typed scalars (through UNION or a subquery too), shown as MySQL's text (:func:`printed_text`)
+    reads_json: bool = False
 
 
 class PreparedPlan:
@@ -921,6 +925,23 @@ class Executor:
                 names.update(c.name.lower() for c in t.columns if c.type == "json")
         return frozenset(names)
 
+    def _typed_columns(
+        self, tree: exp.Expression, current_db: str | None
+    ) -> dict[str, tuple[str, int | None]]:
+        """Lowercase names of the DATE / TIME / DATETIME / TIMESTAMP / DECIMAL columns of the tables ``tree``
+        reads -> (kind letter, DECIMAL scale), for :func:`rewrite_json` (such values are typed JSON scalars)."""
+        out: dict[str, tuple[str, int | None]] = {}
+        for table in tree.find_all(exp.Table):
+            t = table.meta.get("gk_table")
+            if t is None and (table.db or current_db) and table.name:
+                t = self.get_table(table.db or current_db, table.name)  # type: ignore[arg-type]
+            if t is not None:
+                for c in t.columns:
+                    kind = JSON_COLUMN_KINDS.get(c.type)
+                    if kind is not None:
+                        out[c.name.lower()] = (kind, (c.scale or 0) if c.type == "decimal" else None)
+        return out
+
     def fix_functions(self, tree: exp.Expression, current_db: str | None) -> exp.Expression:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
@@ -929,7 +950,7 @@ class Executor:
         rewrite_for_sqlite(tree)
         rewrite_checksum(tree)
         rewrite_group_concat(tree)
-        rewrite_json(tree, self._json_columns(tree, current_db))
+        rewrite_json(tree, self._json_columns(tree, current_db), self._typed_columns(tree, current_db))
         decimal_math.rewrite_exact(tree, _type_resolver(tree), self._literals.get, self.div_increment())
         assignments = [n for n in tree.find_all(exp.PropertyEQ) if isinstance(n.this, exp.Parameter)]
         for node in assignments:
@@ -1032,6 +1053,7 @@ class Executor:
         decimals = _decimal_columns(tree) if isinstance(tree, exp.Select) else None
         temporal.localize_tables(tree)  # TIMESTAMP columns read in the session time zone (after the metadata)
         convert = _converters(metadata, decimals)
+        reads_json = bool(self._json_columns(tree, current_db))
         self.fix_functions(tree, current_db)
         slots = self.bind_variables(tree)
         sql = tree.sql(dialect=SQLITE, identify=True)
@@ -1044,6 +1066,7 @@ class Executor:
             convert=convert,
             metadata=metadata,
             virtual=virtual,
+            reads_json=reads_json or "_GK_JSON_" in sql or "_GK_CAST_JSON" in sql,
         )
 
     def _const_plan(self, tree: exp.Select, source: str | None = None) -> ConstPlan | None:
@@ -1241,6 +1264,15 @@ class Executor:
                     self._sysvar_metadata(cols[i], m, rows[0][i] if rows else None) if type(m) is str else m
                     for i, m in enumerate(meta)
                 )
+        if rows and plan.reads_json:
+            # a JSON value holding DATE / TIME / DECIMAL scalars is stored marked: the client sees MySQL's text
+            rows = [tuple(printed_text(v) if type(v) is str else v for v in r) for r in rows]
+        elif rows and meta is not None:
+            json_at = [
+                i for i, m in enumerate(meta) if isinstance(m, Column) and m.type == FieldType.MYSQL_TYPE_JSON
+            ]
+            if json_at:
+                rows = [tuple(printed_text(v) if i in json_at else v for i, v in enumerate(r)) for r in rows]
         warnings = self.udf_warnings
         if warnings:
             self.udf_warnings = []

@@ -22,7 +22,8 @@ SQLite has no JSON type, so a JSON value passed to another JSON function travels
 Errors: 3141 ER_INVALID_JSON_TEXT_IN_PARAM for a document that does not parse, 3143 ER_INVALID_JSON_PATH for a
 bad path, 1582 for JSON_OBJECT with an odd number of arguments, 3158 for a NULL key.
 
-Known differences: JSON_TYPE reports integers and doubles only (no DECIMAL / UNSIGNED INTEGER distinction); the
+Known differences: JSON_TYPE tells no UNSIGNED INTEGER (DATE, TIME, DATETIME, TIMESTAMP and DECIMAL are kept:
+:func:`typed_value`); the
 ``[m to n]`` path leg is not supported (3143); document error positions follow Python's parser (the same for a
 missing value, comma or closing quote); JSON_ARRAYAGG / JSON_OBJECTAGG take no ORDER BY.
 """
@@ -32,26 +33,32 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
 from sqlglot import exp
 
+from gtidkit.binlog.json_binary import JsonOpaque, temporal_opaque, temporal_text
 from gtidkit.engine.results import Column, ColumnFlag, FieldType
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
     "AGGREGATES",
+    "COLUMN_KINDS",
     "JSON_RESULT_FUNCTIONS",
     "UDFS",
     "JsonTextError",
     "column_value",
     "json_result_column",
+    "load_stored",
     "parse_text",
+    "printed_text",
     "rewrite_json",
+    "stored_text",
     "to_text",
+    "typed_value",
 ]
 
 #: prefix of a JSON value passed between JSON UDFs as text (a private-use character no client sends first)
@@ -100,6 +107,7 @@ JSON_RESULT_FUNCTIONS = frozenset(
     }
 )
 #: the private UDFs whose result is JSON (a value argument made of one of them stays JSON)
+_NO_TYPED: Mapping[str, tuple[str, int | None]] = {}
 _PRIVATE_JSON_RESULTS = frozenset({_NAMES[n] for n in JSON_RESULT_FUNCTIONS} | {"_GK_CAST_JSON"})
 _BOOLEAN_NODES = (
     exp.Boolean,
@@ -131,8 +139,9 @@ def _number_text(v: float) -> str:
     return repr(v).replace("e+", "e")
 
 
-def to_text(v: Any) -> str:
-    """MySQL's printed form of a JSON value (see the module docstring)."""
+def to_text(v: Any, stored: bool = False) -> str:
+    """MySQL's printed form of a JSON value (see the module docstring); with ``stored``, the engine's stored form,
+    where a DATE / TIME / DATETIME / TIMESTAMP or DECIMAL scalar is a marked string (:func:`_typed_string`)."""
     if v is None:
         return "null"
     if v is True:
@@ -144,14 +153,116 @@ def to_text(v: Any) -> str:
     if isinstance(v, float):
         return _number_text(v)
     if isinstance(v, Decimal):
-        return format(v, "f")
+        return json.dumps(_typed_string(v), ensure_ascii=False) if stored else format(v, "f")
     if isinstance(v, str):
         return json.dumps(v, ensure_ascii=False)
     if isinstance(v, list):
-        return "[" + ", ".join(to_text(x) for x in v) + "]"
+        return "[" + ", ".join(to_text(x, stored) for x in v) + "]"
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{to_text(k)}: {to_text(v[k])}" for k in sorted(v, key=_key_order)) + "}"
+        return (
+            "{" + ", ".join(f"{to_text(k)}: {to_text(v[k], stored)}" for k in sorted(v, key=_key_order)) + "}"
+        )
+    if isinstance(v, JsonOpaque) and v.field_type in _TEMPORAL_KINDS:
+        if stored:
+            return json.dumps(_typed_string(v), ensure_ascii=False)
+        return json.dumps(temporal_text(v))
     raise TypeError(f"not a JSON value: {v!r}")
+
+
+def stored_text(v: Any) -> str:
+    """The stored form of a JSON value: :func:`to_text` keeping typed scalars (see :func:`printed_text`)."""
+    return to_text(v, stored=True)
+
+
+# ---------------------------------------------------------------- typed scalars
+# MySQL keeps a DATE, TIME, DATETIME, TIMESTAMP or DECIMAL put into a document (CAST(DATE'2015-01-15' AS JSON),
+# JSON_OBJECT('t', dt_col), JSON_ARRAY(3.14)) as a binary JSON opaque value of that field type (json_binary.cc;
+# JSON_TYPE names it, ``Json_datetime`` / ``Json_decimal`` in json_dom.h). SQLite has no such JSON type, so the
+# engine's stored text writes such a scalar as a JSON string opening with :data:`_MARK` and a kind letter
+# (``"\ue001d2015-01-15"``); a document without one is MySQL's printed text unchanged (the common case), and
+# :func:`printed_text` turns a stored text into what a client sees.
+_MARK = "\ue001"
+#: kind letter -> MySQL field type (enum_field_types) of a temporal scalar
+_TEMPORAL_KINDS_BY_LETTER = {"d": 10, "t": 11, "D": 12, "s": 7}
+_TEMPORAL_KINDS = {ft: k for k, ft in _TEMPORAL_KINDS_BY_LETTER.items()}
+_DECIMAL_KIND = "n"
+#: JSON_TYPE of a temporal scalar (item_json_func.cc json_type_string_map)
+_TEMPORAL_TYPE_NAMES = {10: "DATE", 11: "TIME", 12: "DATETIME", 7: "TIMESTAMP"}
+
+
+def _typed_string(v: Decimal | JsonOpaque) -> str:
+    if isinstance(v, Decimal):
+        return _MARK + _DECIMAL_KIND + format(v, "f")
+    return _MARK + _TEMPORAL_KINDS[v.field_type] + (temporal_text(v) or "")
+
+
+def _untyped(s: str) -> Any:
+    """A marked string back to its Decimal / :class:`JsonOpaque` (a string without the mark as it is)."""
+    if not s.startswith(_MARK) or len(s) < 3:
+        return s
+    kind, text = s[1], s[2:]
+    try:
+        if kind == _DECIMAL_KIND:
+            return Decimal(text)
+        field_type = _TEMPORAL_KINDS_BY_LETTER.get(kind)
+        if field_type is not None:
+            return temporal_opaque(field_type, text)
+    except (ValueError, ArithmeticError):
+        pass
+    return s
+
+
+def _retype(v: Any) -> Any:
+    if isinstance(v, str):
+        return _untyped(v)
+    if isinstance(v, dict):
+        return {k: _retype(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_retype(x) for x in v]
+    return v
+
+
+def load_stored(text: str) -> Any:
+    """Parse a stored JSON text (or any JSON text) to Python values with its typed scalars as Decimal /
+    :class:`JsonOpaque`.
+
+    Raises:
+        JsonTextError: see :func:`parse_text`.
+    """
+    value = parse_text(text)
+    return _retype(value) if _MARK in text else value
+
+
+def printed_text(text: Any) -> Any:
+    """What a client receives for a stored JSON text: the text itself, or, when it holds typed scalars, MySQL's
+    printed form of the document (``"2015-01-15"``, ``"23:24:25.000000"``, ``1.50``)."""
+    if isinstance(text, str) and _MARK in text:
+        try:
+            return to_text(load_stored(text[1:] if text.startswith(_TAG) else text))
+        except JsonTextError:
+            return text
+    return text
+
+
+def typed_value(v: Any, kind: str, scale: Any = None) -> Any:
+    """``_GK_JSON_TYPED``: an SQL DATE / TIME / DATETIME / TIMESTAMP / DECIMAL value as the JSON value MySQL makes
+    of it (``kind`` ``d`` / ``t`` / ``D`` / ``s`` / ``n``; ``scale``: a DECIMAL's digits after the point), passed on
+    tagged; a value that is not of the kind (NULL, text SQLite could not convert) passes unchanged.
+    """
+    if v is None:
+        return None
+    try:
+        if kind == _DECIMAL_KIND:
+            if isinstance(v, bytes):
+                v = v.decode()
+            d = Decimal(str(v))
+            if scale is not None:
+                d = d.quantize(Decimal(1).scaleb(-int(scale)))
+            return _TAG + stored_text(d)
+        text = v.decode() if isinstance(v, bytes) else str(v)
+        return _TAG + stored_text(temporal_opaque(_TEMPORAL_KINDS_BY_LETTER[kind], text))
+    except (ValueError, ArithmeticError, KeyError):
+        return v
 
 
 # ---------------------------------------------------------------- parsing
@@ -218,7 +329,7 @@ def _parse(text: str, arg: int, function: str) -> Any:
         MySQLError: 3141 "Invalid JSON text in argument %s to function %s: "%s" at position %s."
     """
     try:
-        return parse_text(text)
+        return load_stored(text)
     except JsonTextError as err:
         raise mysql_error(3141, arg, function, err.reason, err.position) from err
 
@@ -242,7 +353,7 @@ def column_value(v: Any, column: str) -> str:
     if not isinstance(v, str):
         raise mysql_error(3140, "not a JSON text, may need CAST", 0, column)
     try:
-        return to_text(parse_text(v[1:] if v.startswith(_TAG) else v))
+        return stored_text(load_stored(v[1:] if v.startswith(_TAG) else v))
     except JsonTextError as err:
         raise mysql_error(3140, err.reason, err.position, column) from err
 
@@ -284,7 +395,7 @@ def _value(v: Any) -> Any:
     if isinstance(v, bytes):
         v = v.decode("utf-8", "surrogateescape")
     if isinstance(v, str) and v.startswith(_TAG):
-        return json.loads(v[1:])
+        return load_stored(v[1:])
     return v
 
 
@@ -402,7 +513,7 @@ def json_object(*args: Any) -> str:
             raise mysql_error(3158)
         key = k.decode("utf-8", "surrogateescape") if isinstance(k, bytes) else _scalar_text(k)
         out[key] = _value(v)  # the last duplicate key wins
-    return to_text(out)
+    return stored_text(out)
 
 
 def _scalar_text(v: Any) -> str:
@@ -413,7 +524,7 @@ def _scalar_text(v: Any) -> str:
 
 def json_array(*args: Any) -> str:
     """JSON_ARRAY(value, ...)."""
-    return to_text([_value(v) for v in args])
+    return stored_text([_value(v) for v in args])
 
 
 def json_extract(doc: Any, *paths: Any) -> str | None:
@@ -433,8 +544,8 @@ def json_extract(doc: Any, *paths: Any) -> str | None:
     for legs, _ in parsed:
         matches.extend(_walk(value, legs))
     if len(parsed) == 1 and not parsed[0][1]:
-        return to_text(matches[0]) if matches else None
-    return to_text(matches) if matches else None
+        return stored_text(matches[0]) if matches else None
+    return stored_text(matches) if matches else None
 
 
 def json_unquote(v: Any) -> str | None:
@@ -448,6 +559,11 @@ def json_unquote(v: Any) -> str | None:
     s = v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else str(v)
     if s.startswith(_TAG):
         s = s[1:]
+    if _MARK in s:  # a stored document with typed scalars: a scalar unquoted, a container printed
+        parsed = _parse(s, 1, "json_unquote")
+        if isinstance(parsed, (Decimal, JsonOpaque)):
+            return json.loads(to_text(parsed)) if isinstance(parsed, JsonOpaque) else format(parsed, "f")
+        return parsed if isinstance(parsed, str) else to_text(parsed)
     if len(s) >= 2 and s[0] == '"' and s[-1] == '"':
         parsed = _parse(s, 1, "json_unquote")
         return parsed if isinstance(parsed, str) else s
@@ -477,7 +593,8 @@ def json_valid(v: Any) -> int | None:
 
 
 def json_type(v: Any) -> str | None:
-    """JSON_TYPE(json_val): OBJECT, ARRAY, STRING, INTEGER, DOUBLE, BOOLEAN or NULL.
+    """JSON_TYPE(json_val): OBJECT, ARRAY, STRING, INTEGER, DOUBLE, DECIMAL, DATE, TIME, DATETIME, TIMESTAMP,
+    BOOLEAN or NULL (``json_type_string_map`` in item_json_func.cc).
 
     Raises:
         MySQLError: 3141 for a document that does not parse.
@@ -493,9 +610,12 @@ def json_type(v: Any) -> str | None:
         (str, "STRING"),
         (int, "INTEGER"),
         (float, "DOUBLE"),
+        (Decimal, "DECIMAL"),
     ):
         if isinstance(x, cls):
             return name
+    if isinstance(x, JsonOpaque):
+        return _TEMPORAL_TYPE_NAMES.get(x.field_type, "OPAQUE")
     return "NULL"
 
 
@@ -535,7 +655,7 @@ def json_keys(doc: Any, *path: Any) -> str | None:
 def _equal(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+    if isinstance(a, (int, float, Decimal)) and isinstance(b, (int, float, Decimal)):
         return a == b
     return type(a) is type(b) and a == b
 
@@ -670,7 +790,7 @@ def _modifier(function: str, mode: str) -> Callable[..., str | None]:
             if wild:
                 raise mysql_error(3149)  # ER_INVALID_JSON_PATH_WILDCARD
             value = _modify(value, legs, _value(new), mode)
-        return to_text(value)
+        return stored_text(value)
 
     modify.__doc__ = f"""{function.upper()}(doc, path, value[, path, value] ...) (see :func:`_modify`).
 
@@ -703,7 +823,7 @@ def json_remove(doc: Any, *paths: Any) -> str | None:
         if not legs:
             raise mysql_error(3153)
         value = _remove(value, legs)
-    return to_text(value)
+    return stored_text(value)
 
 
 class JsonArrayAgg:
@@ -720,7 +840,7 @@ class JsonArrayAgg:
 
     def finalize(self) -> str | None:
         """The JSON array's text, or NULL for a group without rows."""
-        return to_text(self.items) if self.rows else None
+        return stored_text(self.items) if self.rows else None
 
 
 class JsonObjectAgg:
@@ -745,7 +865,7 @@ class JsonObjectAgg:
 
     def finalize(self) -> str | None:
         """The JSON object's text, or NULL for a group without rows."""
-        return to_text(self.members) if self.rows else None
+        return stored_text(self.members) if self.rows else None
 
 
 #: private aggregate name -> (argument count, class)
@@ -769,8 +889,8 @@ def _cast_json(v: Any) -> str | None:
     if v is None:
         return None
     if isinstance(v, (str, bytes)):
-        return to_text(_doc(v, 1, "cast_as_json"))
-    return to_text(v)
+        return stored_text(_doc(v, 1, "cast_as_json"))
+    return stored_text(v)
 
 
 #: private UDF name -> (argument count, implementation)
@@ -793,6 +913,8 @@ UDFS: dict[str, tuple[int, Callable[..., Any]]] = {
     "_GK_JSON_REMOVE": (-1, json_remove),
     "_GK_JSON_TAG": (1, _tag),
     "_GK_JSON_BOOL": (1, _bool),
+    "_GK_JSON_TYPED": (-1, typed_value),
+    "_GK_JSON_PRINT": (1, printed_text),
     "_GK_CAST_JSON": (1, _cast_json),
     "_GK_JSON_SCALAR": (1, lambda v: _scalar(v)),
 }
@@ -848,9 +970,73 @@ def _args(node: exp.Expression) -> list[exp.Expression]:
     return ([this] if this is not None else []) + rest
 
 
-def _value_arg(arg: exp.Expression, json_columns: frozenset[str] = frozenset()) -> exp.Expression:
-    """Wrap a value argument that is JSON (nested JSON call or cast, a JSON column named in ``json_columns``) or
-    boolean so its type survives SQLite."""
+#: a CAST target -> the kind letter of :func:`typed_value` (TIMESTAMP'...' is a DATETIME literal in MySQL)
+_CAST_KINDS = {
+    exp.DataType.Type.DATE: "d",
+    exp.DataType.Type.TIME: "t",
+    exp.DataType.Type.DATETIME: "D",
+    exp.DataType.Type.TIMESTAMP: "D",
+    exp.DataType.Type.DECIMAL: _DECIMAL_KIND,
+}
+#: temporal functions -> kind letter (CURDATE() is a DATE, NOW() / SYSDATE() / CURRENT_TIMESTAMP a DATETIME)
+_FUNCTION_KINDS = {
+    "CURDATE": "d",
+    "CURRENT_DATE": "d",
+    "CURTIME": "t",
+    "CURRENT_TIME": "t",
+    "NOW": "D",
+    "SYSDATE": "D",
+    "CURRENT_TIMESTAMP": "D",
+    "LOCALTIME": "D",
+    "LOCALTIMESTAMP": "D",
+    "UTC_DATE": "d",
+    "UTC_TIME": "t",
+    "UTC_TIMESTAMP": "D",
+}
+#: a column type -> kind letter (json_dom.cc: a DATE / TIME / DATETIME / TIMESTAMP / DECIMAL field's val_json)
+COLUMN_KINDS = {"date": "d", "time": "t", "datetime": "D", "timestamp": "s", "decimal": _DECIMAL_KIND}
+
+
+def _typed_kind(
+    node: exp.Expression, typed_columns: Mapping[str, tuple[str, int | None]]
+) -> tuple[str, int | None] | None:
+    """(kind letter, DECIMAL scale) of an SQL value MySQL puts into JSON as a typed scalar, or None."""
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        kind = _CAST_KINDS.get(node.to.this)
+        if kind is None:
+            return None
+        if kind != _DECIMAL_KIND:
+            return kind, None
+        params = node.to.expressions
+        scale = params[1].this if len(params) > 1 else None
+        return kind, int(scale.this) if isinstance(scale, exp.Literal) else 0
+    if isinstance(node, (exp.CurrentDate, exp.CurrentTime, exp.CurrentTimestamp)):
+        return {exp.CurrentDate: "d", exp.CurrentTime: "t"}.get(type(node), "D"), None
+    if isinstance(node, exp.Anonymous):
+        kind = _FUNCTION_KINDS.get(str(node.name).upper())
+        return (kind, None) if kind is not None else None
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):  # -1.5
+        return _typed_kind(node.this, typed_columns)
+    if isinstance(node, exp.Literal) and not node.is_string:
+        text = str(node.this)
+        if (
+            "." in text and "e" not in text.lower()
+        ):  # an exact-value literal: DECIMAL (RM8 "Numeric Literals")
+            return _DECIMAL_KIND, len(text) - text.index(".") - 1
+        return None
+    if isinstance(node, exp.Column):
+        return typed_columns.get(node.name.lower())
+    return None
+
+
+def _value_arg(
+    arg: exp.Expression,
+    json_columns: frozenset[str] = frozenset(),
+    typed_columns: Mapping[str, tuple[str, int | None]] = _NO_TYPED,
+) -> exp.Expression:
+    """Wrap a value argument that is JSON (nested JSON call or cast, a JSON column named in ``json_columns``),
+    boolean, or a temporal / DECIMAL value (``typed_columns``: such columns' kind and scale) so its type survives
+    SQLite."""
     inner = arg.this if isinstance(arg, exp.Paren) else arg
     if isinstance(inner, exp.Anonymous) and str(inner.name) in _PRIVATE_JSON_RESULTS:  # rewritten already
         return exp.Anonymous(this="_GK_JSON_TAG", expressions=[arg])
@@ -858,10 +1044,19 @@ def _value_arg(arg: exp.Expression, json_columns: frozenset[str] = frozenset()) 
         return exp.Anonymous(this="_GK_JSON_TAG", expressions=[arg])
     if isinstance(inner, _BOOLEAN_NODES):
         return exp.Anonymous(this="_GK_JSON_BOOL", expressions=[arg])
+    typed = _typed_kind(inner, typed_columns)
+    if typed is not None:
+        kind, scale = typed
+        extra = [exp.Literal.number(scale)] if scale is not None else []
+        return exp.Anonymous(this="_GK_JSON_TYPED", expressions=[arg, exp.Literal.string(kind), *extra])
     return arg
 
 
-def rewrite_json(tree: exp.Expression, json_columns: frozenset[str] = frozenset()) -> exp.Expression:
+def rewrite_json(
+    tree: exp.Expression,
+    json_columns: frozenset[str] = frozenset(),
+    typed_columns: Mapping[str, tuple[str, int | None]] = _NO_TYPED,
+) -> exp.Expression:
     """Rewrite MySQL's JSON calls, ``->`` / ``->>`` and CAST(... AS JSON) in ``tree`` (in place) to the private
     UDFs of :data:`UDFS` and aggregates of :data:`AGGREGATES`; returns ``tree``. Innermost calls are rewritten first.
 
@@ -873,22 +1068,33 @@ def rewrite_json(tree: exp.Expression, json_columns: frozenset[str] = frozenset(
     nodes = [n for n in tree.find_all(exp.Expression) if _mysql_name(n) is not None or _is_json_cast(n)]
     for node in reversed(nodes):  # find_all is breadth-first: children after parents
         if _is_json_cast(node):
-            node.replace(exp.Anonymous(this="_GK_CAST_JSON", expressions=[_value_arg(node.this)]))
+            node.replace(
+                exp.Anonymous(
+                    this="_GK_CAST_JSON", expressions=[_value_arg(node.this, typed_columns=typed_columns)]
+                )
+            )
             continue
         name = _mysql_name(node)
         assert name is not None
         args = _args(node)
         if name in ("JSON_OBJECT", "JSON_OBJECTAGG"):
-            args = [a if i % 2 == 0 else _value_arg(a, json_columns) for i, a in enumerate(args)]
+            args = [
+                a if i % 2 == 0 else _value_arg(a, json_columns, typed_columns) for i, a in enumerate(args)
+            ]
         elif name in ("JSON_ARRAY", "JSON_ARRAYAGG"):
-            args = [_value_arg(a, json_columns) for a in args]
+            args = [_value_arg(a, json_columns, typed_columns) for a in args]
         elif name in ("JSON_SET", "JSON_INSERT", "JSON_REPLACE"):
-            args = [a if i % 2 or i == 0 else _value_arg(a, json_columns) for i, a in enumerate(args)]
+            args = [
+                a if i % 2 or i == 0 else _value_arg(a, json_columns, typed_columns)
+                for i, a in enumerate(args)
+            ]
         call: exp.Expression = exp.Anonymous(this=_NAMES[name], expressions=args)
         if isinstance(node, exp.JSONExtractScalar):  # ->> is JSON_UNQUOTE(JSON_EXTRACT(...))
             call = exp.Anonymous(this="_GK_JSON_UNQUOTE", expressions=[call])
         node.replace(call)
     for cmp in list(tree.find_all(*_COMPARISONS)):
+        if isinstance(cmp.parent, (exp.Update, exp.OnConflict)):
+            continue  # an assignment (UPDATE ... SET j = JSON_OBJECT(...)), not a comparison: the value stays JSON
         # JSON compared with an SQL value compares as that value (c->'$.id' > 1, c->'$.name' = 'Barney'):
         # a JSON scalar's SQL form, not its JSON text
         for side in ("this", "expression"):
@@ -911,7 +1117,23 @@ def rewrite_json(tree: exp.Expression, json_columns: frozenset[str] = frozenset(
                 arg.replace(exp.Anonymous(this="_GK_JSON_SCALAR", expressions=[target.copy()]))
         elif isinstance(arg, exp.Anonymous) and str(arg.name) in _PRIVATE_JSON_RESULTS:
             arg.replace(exp.Anonymous(this="_GK_JSON_SCALAR", expressions=[arg.copy()]))
+    if json_columns:
+        _print_json_columns(tree, json_columns)
     return tree
+
+
+def _print_json_columns(tree: exp.Expression, json_columns: frozenset[str]) -> None:
+    """A JSON column given to a non-JSON function or CAST (CONCAT(j), LENGTH(j), CAST(j AS CHAR)) is read as
+    MySQL's printed text (``Field_json::val_str``), not as the stored text with typed-scalar marks."""
+    for col in list(tree.find_all(exp.Column)):
+        parent = col.parent
+        if col.name.lower() not in json_columns or not isinstance(parent, (exp.Func, exp.Cast, exp.DPipe)):
+            continue
+        if isinstance(parent, exp.Anonymous) and str(parent.name).startswith(("_GK_JSON", "_GK_CAST_JSON")):
+            continue
+        if isinstance(parent, (exp.Cast, exp.TryCast)) and _is_json_cast(parent):
+            continue
+        col.replace(exp.Anonymous(this="_GK_JSON_PRINT", expressions=[col.copy()]))
 
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
@@ -927,6 +1149,13 @@ def _scalar(v: Any) -> Any:
         return int(x)
     if isinstance(x, (int, float, str)) or x is None:
         return x
+    if isinstance(x, Decimal):
+        return float(x)  # SQLite compares and sorts it as a number
+    if isinstance(x, JsonOpaque):
+        # MySQL's text of the value sorts in time order within one type; without a zero fraction it equals the SQL
+        # value's text (j->'$.t' = TIMESTAMP'2015-01-15 23:24:25')
+        text = temporal_text(x)
+        return text[:-7] if text is not None and text.endswith(".000000") else text
     return to_text(x)
 
 
@@ -981,7 +1210,7 @@ def apply_json_diff(doc: Any, operation: int, path: str, value: Any = None) -> s
             parent.insert(min(max(i, 0), len(parent)), value)
     else:
         current = _modify(current, legs, value, "replace" if operation == 0 else "insert")
-    return to_text(current)
+    return stored_text(current)
 
 
 #: the rewritten modifying calls a partial update is made of, and what each does at a path

@@ -603,11 +603,11 @@ def _json_columns(cols: tuple[ColumnDef, ...]) -> tuple[int, ...]:
 
 def _json_to_image(text: Any) -> bytes:
     """A JSON column's stored text -> its binary JSON (a partial update's :class:`JsonDiffs` -> its diff list)."""
-    from gtidkit.engine.sql.json_functions import parse_text
+    from gtidkit.engine.sql.json_functions import load_stored
 
     if isinstance(text, JsonDiffs):
         return encode_diffs(text.diffs)
-    return json_binary.encode(parse_text(text))
+    return json_binary.encode(load_stored(text))  # typed scalars become opaque DATE / TIME / DECIMAL values
 
 
 def _partial_after_image(t: TableDef, ch: RowChange, mask: int) -> bytes:
@@ -639,8 +639,8 @@ def _json_diffs(before: Any, after: Any, ops: Any) -> JsonDiffs | None:
         MISSING_VALUE,
         apply_json_diff,
         json_path_value,
-        parse_text,
     )
+    from gtidkit.engine.sql.json_functions import load_stored as parse_text
 
     if before is None or after is None:
         return None
@@ -674,12 +674,14 @@ def _json_diffs(before: Any, after: Any, ops: Any) -> JsonDiffs | None:
 
 
 def _opaque_text(v: Any) -> Any:
-    """Opaque JSON values a MySQL source put in a document as strings of MySQL's text: dates and times as MySQL
-    prints them, anything else as ``"base64:type<field type>:<data>"`` (``Json_opaque``, mysql-test
-    ``json_insert_innodb.result``: ``CAST(x'cafe' AS JSON)`` prints ``"base64:type15:yv4="``)."""
+    """Opaque JSON values a MySQL source put in a document, as the engine keeps them: a DATE / TIME / DATETIME /
+    TIMESTAMP stays a typed value (as DECIMALs do), anything else becomes the string MySQL prints,
+    ``"base64:type<field type>:<data>"`` (``Json_opaque``, mysql-test ``json_insert_innodb.result``:
+    ``CAST(x'cafe' AS JSON)`` prints ``"base64:type15:yv4="``)."""
     if isinstance(v, json_binary.JsonOpaque):
-        text = json_binary.temporal_text(v)
-        return text if text is not None else f"base64:type{v.field_type}:{base64.b64encode(v.data).decode()}"
+        if json_binary.temporal_text(v) is not None:
+            return v
+        return f"base64:type{v.field_type}:{base64.b64encode(v.data).decode()}"
     if isinstance(v, dict):
         return {k: _opaque_text(x) for k, x in v.items()}
     if isinstance(v, list):
@@ -693,9 +695,9 @@ def _json_from_image(raw: bytes) -> str:
     Raises:
         BinlogDecodeError: malformed binary JSON.
     """
-    from gtidkit.engine.sql.json_functions import to_text
+    from gtidkit.engine.sql.json_functions import stored_text
 
-    return to_text(_opaque_text(json_binary.decode(raw)))
+    return stored_text(_opaque_text(json_binary.decode(raw)))
 
 
 def apply_rows_event(

@@ -224,6 +224,9 @@ def localize_tables(tree: exp.Expression) -> None:
         inner = sqlglot.parse_one(
             f"SELECT {items} FROM {quote_ident(physical_name(tdef.schema, tdef.name))}", read="sqlite"
         )
+        physical = inner.find(exp.Table)
+        if physical is not None:  # later rewrites (JSON column types) still see the table's definition
+            physical.meta["gk_table"] = tdef
         t.replace(
             exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(t.alias, quoted=True)))
         )
