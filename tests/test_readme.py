@@ -119,3 +119,34 @@ def test_readme_example_output(example: Example, tmp_path: Path) -> None:
     assert proc.returncode == 0, f"README line {example.line}: exit {proc.returncode}\n{proc.stderr}"
     actual = normalize(proc.stdout.splitlines(), example.command)
     assert actual == normalize(list(example.expected), example.command), f"README line {example.line}"
+
+
+def python_section_block(text: str) -> str:
+    """Return the first ```python block after the README's ``## Python`` heading."""
+    section = text[text.index("\n## Python\n") :]
+    match = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert match is not None, "README: no python block under ## Python"
+    return match.group(1)
+
+
+def test_readme_python_example(tmp_path: Path) -> None:
+    """The ## Python example runs on the CLI tour's fleet and prints what its ``print(...)  # ...`` comments say."""
+    code = python_section_block(README.read_text(encoding="utf-8"))
+    prints = [line for line in code.splitlines() if line.lstrip().startswith("print(") and "  # " in line]
+    expected = [line.split("  # ", 1)[1] for line in prints]
+    statements = "\n".join(line.split("  # ", 1)[0] for line in code.splitlines())
+    assert len(expected) == 3
+    fleet = subprocess.run(
+        [sys.executable, "-m", "gtidkit", "binlog", "generate", "fleet", "--output", "fleet", "--seed", "7"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert fleet.returncode == 0, fleet.stderr
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert normalize(proc.stdout.splitlines(), statements) == normalize(expected, statements)
