@@ -1,4 +1,4 @@
-"""The README's `gtidkit gtid` and `gtidkit sql` examples print what the README says they print.
+"""The README's `gtidkit gtid` and `gtidkit sql` examples, and its ## Python example, print what the README says.
 
 Each ```sh block of README.md is read line by line: a line starting with ``gtidkit gtid `` or ``gtidkit sql ``
 followed by ``#→`` lines is an example and its output. The command runs through bash exactly as written (pipes
