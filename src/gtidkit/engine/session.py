@@ -526,7 +526,9 @@ class Session:
             self.row_changes.extend(changes)
             if changes:
                 text = stmt.info.get("bound_text", stmt.text)  # a prepared statement: with its values
-                self.row_statements.append(logged_statement(self.server, self, changes, text))
+                # the same list object goes into the statement's LoggedStatement below (MIXED matches them by id)
+                changes = logged_statement(self.server, self, changes, text)
+                self.row_statements.append(changes)
             if stmt.kind == "dml":
                 insert_id = int(getattr(er, "insert_id", 0) or 0)
                 sql = stmt.text

@@ -11,7 +11,7 @@ USER_RESOURCES, none for FLUSH LOGS / BINARY LOGS, and none for any of them with
 every FLUSH it commits the open transaction first (RM8 "Statements That Cause an Implicit Commit").
 
 What each option does to this engine: LOGS and BINARY LOGS rotate the binary log (``FLUSH LOGS`` itself keeps its
-own path in :mod:`gtidkit.engine.statements.admin`); the others have nothing to flush in SQLite or are served
+own path in :mod:`gtidkit.engine.statements.admin`); PRIVILEGES reloads the account cache from the grant tables; the others have nothing to flush in SQLite or are served
 elsewhere (the error log is a plain append-only file), so only their logging is observable.
 """
 
@@ -79,6 +79,10 @@ def run_flush(session: Session, stmt: Statement) -> StatementResult:
     try:
         if options & _ROTATES:
             session.server.rotate()
+        if (
+            "PRIVILEGES" in options
+        ):  # acl_reload: the grant tables as they are now (after direct DML on mysql.user)
+            session.server.accounts.load(session.conn)
     except BaseException as err:
         trx.statement_failed(session, err)
         raise
