@@ -48,7 +48,7 @@ from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent, RandEvent, 
 from gtidkit.binlog.file import read_transactions as read_file_transactions
 from gtidkit.binlog.transactions import TransactionParser, kind_of
 from gtidkit.engine import charsets
-from gtidkit.engine.binlog.transaction_events import SQL_MODE_BITS, logged_statement
+from gtidkit.engine.binlog.transaction_events import SQL_MODE_BITS, statement_rows
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.session import Session
 from gtidkit.engine.sql import rowimage
@@ -835,7 +835,7 @@ class ApplierSession(Session):
     def _close_statement(self) -> None:
         if self._pending.statement:
             # the statement is logged with this server's settings (the applier thread's copy of the globals)
-            logged = logged_statement(self.server, self, self._pending.statement, self._pending.query)
+            logged = statement_rows(self.server, self, self._pending.statement, self._pending.query)
             if not self._pending.query:
                 logged.query = None
             self.row_statements.append(logged)

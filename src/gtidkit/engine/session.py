@@ -28,9 +28,9 @@ from typing_extensions import Self
 from gtidkit.engine import charsets, sysvars
 from gtidkit.engine.binlog import statement_context as ctx
 from gtidkit.engine.binlog.transaction_events import (
-    logged_statement,
     session_binlog_format,
     statement_intvars,
+    statement_rows,
     user_var_collation,
 )
 from gtidkit.engine.diagnostics import DiagnosticsArea
@@ -526,8 +526,8 @@ class Session:
             self.row_changes.extend(changes)
             if changes:
                 text = stmt.info.get("bound_text", stmt.text)  # a prepared statement: with its values
-                # the same list object goes into the statement's LoggedStatement below (MIXED matches them by id)
-                changes = logged_statement(self.server, self, changes, text)
+                # the same list object goes into the statement's ctx.LoggedStatement below (MIXED matches them by id)
+                changes = statement_rows(self.server, self, changes, text)
                 self.row_statements.append(changes)
             if stmt.kind == "dml":
                 insert_id = int(getattr(er, "insert_id", 0) or 0)

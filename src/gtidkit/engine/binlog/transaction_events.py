@@ -371,7 +371,7 @@ def transaction_writeset(server: Server, session: Session, ddl_text: str | None)
     return extract_writeset(session.row_changes, server.storage.catalog)
 
 
-class LoggedStatement(list):  # type: ignore[type-arg]
+class StatementRows(list):  # type: ignore[type-arg]
     """One DML statement's RowChanges with the session's row-logging settings when it ran (MySQL logs a
     statement's rows as it runs, so a later ``SET binlog_row_image`` does not change them).
 
@@ -398,9 +398,9 @@ class LoggedStatement(list):  # type: ignore[type-arg]
         self.partial_json = partial_json
 
 
-def logged_statement(server: Server, session: Session, changes: list[Any], text: str) -> LoggedStatement:
+def statement_rows(server: Server, session: Session, changes: list[Any], text: str) -> StatementRows:
     """``changes`` of the statement ``text`` with the session's current row-logging settings
-    (:class:`LoggedStatement`)."""
+    (:class:`StatementRows`)."""
     var = session.session_vars
     g = server.globals.values
     image = var["binlog_row_image"] if "binlog_row_image" in var else g["binlog_row_image"]
@@ -414,7 +414,7 @@ def logged_statement(server: Server, session: Session, changes: list[Any], text:
         if "binlog_row_value_options" in var
         else g["binlog_row_value_options"]
     )
-    return LoggedStatement(
+    return StatementRows(
         changes,
         row_image=str(image),
         query=text if rows_query else None,
@@ -424,7 +424,7 @@ def logged_statement(server: Server, session: Session, changes: list[Any], text:
 
 def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
     """Table_map + rows events per statement (``statements`` = the RowChange list of each DML statement, a
-    :class:`LoggedStatement` when the session's settings were recorded with it; a plain list, e.g. a replica
+    :class:`StatementRows` when the session's settings were recorded with it; a plain list, e.g. a replica
     applier's, is logged with the global settings).
 
     As MySQL's ``THD::binlog_write_table_map`` / ``binlog_prepare_pending_rows_event``: each statement first
