@@ -123,3 +123,81 @@ def test_show_status_statement_per_version(open_server, version, master, binary_
             with pytest.raises(MySQLError) as exc:
                 s.execute(sql)
             assert exc.value.code == 1064 and f"near '{near}' at line 1" in exc.value.message
+
+
+UUID_A = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+#: mysql.gtid_executed per release: the manual's "mysql.gtid_executed Table" and scripts/mysql_system_tables.sql
+#: (5.7 / 8.0: source_uuid, interval_start, interval_end, PRIMARY KEY (source_uuid, interval_start); 8.3+ adds
+#: gtid_tag CHAR(32) NOT NULL to the columns and the key, WL#15294).
+_UNTAGGED = {
+    "columns": [
+        ("source_uuid", "char(36)", "PRI"),
+        ("interval_start", "bigint", "PRI"),
+        ("interval_end", "bigint", ""),
+    ],
+    "key": "PRIMARY KEY (`source_uuid`,`interval_start`)",
+    "row": (UUID_A, 7, 7),
+}
+_TAGGED = {
+    "columns": [*_UNTAGGED["columns"], ("gtid_tag", "char(32)", "PRI")],
+    "key": "PRIMARY KEY (`source_uuid`,`gtid_tag`,`interval_start`)",
+    "row": (UUID_A, 7, 7, ""),
+}
+
+
+@pytest.mark.parametrize(
+    ("version", "shape"),
+    [("5.7", _UNTAGGED), ("8.0", _UNTAGGED), ("8.4", _TAGGED)],
+    ids=["5.7", "8.0", "8.4"],
+)
+def test_gtid_executed_table_shape_per_version(open_server, version, shape):
+    """SELECT *, SHOW CREATE TABLE, DESCRIBE / SHOW COLUMNS and information_schema.COLUMNS show the release's
+    mysql.gtid_executed, and the GTID persistor writes and compresses it (binlog off, period 1)."""
+    srv = open_server(
+        gtid_mode="ON", log_bin=False, gtid_executed_compression_period=1, server_version=version
+    )
+    s = srv.session()
+    s.execute(f"SET GTID_NEXT='{UUID_A}:7'")
+    s.execute("CREATE DATABASE a")
+    s.execute("SET GTID_NEXT=AUTOMATIC")
+    res = s.execute("SELECT * FROM mysql.gtid_executed")[-1]
+    assert [c.name for c in res.columns] == [c for c, _, _ in shape["columns"]]
+    assert res.rows == [shape["row"]]
+    create = s.execute("SHOW CREATE TABLE mysql.gtid_executed")[-1].rows[0][1]
+    assert ("`gtid_tag` char(32) NOT NULL" in create) == (shape is _TAGGED)
+    assert shape["key"] in create
+    for stmt in ("DESCRIBE mysql.gtid_executed", "SHOW COLUMNS FROM mysql.gtid_executed"):
+        assert [(r[0], r[1], r[3]) for r in s.execute(stmt)[-1].rows] == shape["columns"], stmt
+    assert (
+        s.execute(
+            "SELECT COLUMN_NAME, COLUMN_TYPE, COLUMN_KEY FROM information_schema.COLUMNS "
+            "WHERE TABLE_SCHEMA='mysql' AND TABLE_NAME='gtid_executed' ORDER BY ORDINAL_POSITION"
+        )[-1].rows
+        == shape["columns"]
+    )
+    s.execute(f"SET GTID_NEXT='{UUID_A}:8'")
+    s.execute("CREATE DATABASE b")
+    s.execute("SET GTID_NEXT=AUTOMATIC")
+    srv.compressor.wait_idle()
+    assert _rows(s) == [(7, 8)]  # the compressor reads and rewrites the release's layout
+    s.execute(f"SET GLOBAL gtid_purged='+{UUID_A}:20-21'")
+    assert _rows(s) == [(7, 8), (20, 21)]
+    s.execute("RESET MASTER")
+    assert _rows(s) == []
+
+
+def test_existing_datadir_keeps_its_gtid_table_layout(open_server, tmp_path):
+    """A datadir created as 8.4 keeps gtid_tag when later opened as 8.0 (the release decides only a new
+    datadir's layout); its GTIDs are read back at start-up."""
+    srv = open_server(tmp_path / "d", gtid_mode="ON", log_bin=False, server_version="8.4")
+    s = srv.session()
+    s.execute(f"SET GTID_NEXT='{UUID_A}:7'")
+    s.execute("CREATE DATABASE a")
+    srv.shutdown()
+    srv = open_server(tmp_path / "d", gtid_mode="ON", log_bin=False, server_version="8.0")
+    s = srv.session()
+    assert s.execute("SELECT * FROM mysql.gtid_executed")[-1].rows == [(UUID_A, 7, 7, "")]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{UUID_A}:7",)]
+    s.execute(f"SET GTID_NEXT='{UUID_A}:9'")
+    s.execute("CREATE DATABASE b")
+    assert s.execute("SELECT * FROM mysql.gtid_executed")[-1].rows == [(UUID_A, 7, 7, ""), (UUID_A, 9, 9, "")]

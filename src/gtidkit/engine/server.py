@@ -120,7 +120,11 @@ class Server:
         self.options = options
         # first: the storage takes the datadir's lock, so nothing (auto.cnf included) is touched while another
         # process runs on it (engine/datadir_lock.py)
-        self.storage = Storage.open(datadir, synchronous=options.get("synchronous", "FULL"))
+        # a new datadir's release decides the layout of mysql.gtid_executed (gtid_tag is 8.3+)
+        release: Release = options.get("server_version") or resolve(None)
+        self.storage = Storage.open(
+            datadir, synchronous=options.get("synchronous", "FULL"), gtid_tag_column=release.gtid_tag_column
+        )
         try:
             self._init_state(datadir, options)
         except BaseException:
@@ -141,7 +145,12 @@ class Server:
             self.globals.values["version"] = GK_SERVER_VERSION.replace(MYSQL_VERSION, self.release.version)
             self.globals.values["innodb_version"] = self.release.version
         self.gtid_state = GtidState(self.server_uuid)
-        self.gtid_table = self.storage.physical_name(*GTID_TABLE)
+        gtid_def = self.storage.catalog.get_table(*GTID_TABLE)
+        #: mysql.gtid_executed: its SQLite name and whether it has gtid_tag (the layout the datadir was created with)
+        self.gtid_table = gtid_table.GtidTable(
+            self.storage.physical_name(*GTID_TABLE),
+            tagged=gtid_def is not None and any(c.name == "gtid_tag" for c in gtid_def.columns),
+        )
         self._write_lock = threading.Lock()
         self._write_owner: int | None = None
         self._sessions: dict[int, Session] = {}

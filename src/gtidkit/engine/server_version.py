@@ -18,6 +18,8 @@ SHOW BINARY LOG STATUS             no      no      yes     added in 8.2.0 (a syn
 gtid_executed_compression_period   1000    0       0       default changed in 8.0.23
 tagged GTIDs (uuid:tag:n,          no      no      yes     8.3.0 (WL#15294); before, SET gtid_next gives 1774
 AUTOMATIC:tag)                                             and SET gtid_purged 1231, as any malformed text
+mysql.gtid_executed has gtid_tag   no      no      yes     8.3.0 (WL#15294); a new datadir's release decides
+(PK source_uuid, gtid_tag, start)                          the layout, an existing datadir keeps its own
 =================================  ======  ======  ======  =================================================
 """
 
@@ -74,6 +76,11 @@ class Release:
     @property
     def tagged_gtids(self) -> bool:
         """GTIDs may carry a tag (``uuid:tag:n``, ``AUTOMATIC:tag``): 8.3.0+ (WL#15294)."""
+        return self.number >= (8, 3, 0)
+
+    @property
+    def gtid_tag_column(self) -> bool:
+        """A new datadir's mysql.gtid_executed has the ``gtid_tag`` column (8.3.0+, WL#15294)."""
         return self.number >= (8, 3, 0)
 
     @property

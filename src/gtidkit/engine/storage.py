@@ -347,7 +347,14 @@ class Storage:
         self.lock: DatadirLock | None = None
 
     @classmethod
-    def open(cls, path: Path | str, *, synchronous: str = "FULL", busy_timeout_ms: int = 50_000) -> Storage:
+    def open(
+        cls,
+        path: Path | str,
+        *,
+        synchronous: str = "FULL",
+        busy_timeout_ms: int = 50_000,
+        gtid_tag_column: bool = True,
+    ) -> Storage:
         """Open (creating if needed) the engine database and bootstrap the built-in schemas.
 
         Args:
@@ -356,6 +363,8 @@ class Storage:
             synchronous: ``OFF``, ``NORMAL``, ``FULL`` (default, fsync per commit) or ``EXTRA``.
             busy_timeout_ms: how long ``BEGIN IMMEDIATE`` waits for another writer (ms), like
                 ``innodb_lock_wait_timeout`` (default 50 s as in MySQL).
+            gtid_tag_column: a new database's mysql.gtid_executed gets the 8.3+ ``gtid_tag`` column (False: the
+                5.7/8.0 shape); an existing database keeps the layout it was created with.
 
         Raises:
             ValueError: unknown synchronous mode.
@@ -386,7 +395,7 @@ class Storage:
             try:
                 if str(mode).lower() != "wal":
                     raise mysql_error(1030, f"cannot enable WAL on {p}")
-                storage.catalog.bootstrap(conn)
+                storage.catalog.bootstrap(conn, gtid_tag_column=gtid_tag_column)
             finally:
                 conn.close()
         except BaseException:

@@ -49,7 +49,7 @@ class Compressor:
     Args:
         write_txn: runs a function in a short write transaction (see :data:`WriteTxn`).
         read_txn: runs a function on a read connection.
-        table: physical name of ``mysql.gtid_executed``.
+        table: ``mysql.gtid_executed`` (its physical name and layout).
         period: callable returning the current ``@@GLOBAL.gtid_executed_compression_period``.
         thread_id: the id shown in performance_schema.threads.
     """
@@ -58,7 +58,7 @@ class Compressor:
         self,
         write_txn: WriteTxn,
         read_txn: ReadTxn,
-        table: str,
+        table: gtid_table.GtidTable,
         period: Callable[[], int],
         thread_id: int = 2,
     ) -> None:

@@ -6,7 +6,8 @@ a table, not SQLite's. The catalog lives in SQLite tables of the same database (
 with the definition as JSON, ``_gk_columns`` normalised for information_schema), so a DDL statement and its
 catalog change commit in one SQLite transaction (MySQL 8.0's atomic DDL, WL#9536).
 
-Built-in schemas: ``mysql`` (with ``mysql.gtid_executed`` in its 8.3+/8.4 shape, ``scripts/mysql_system_tables.sql``),
+Built-in schemas: ``mysql`` (with ``mysql.gtid_executed`` in its 8.3+/8.4 shape or, for a datadir created as 5.7/8.0,
+without ``gtid_tag``; ``scripts/mysql_system_tables.sql``),
 ``information_schema`` (SCHEMATA, TABLES, COLUMNS, STATISTICS as SQLite views over the catalog tables, MySQL's column names)
 and ``performance_schema`` (``threads``, filled per query from :attr:`Storage.threads_provider`).
 
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DOUBLE_EXACT_DIGITS",
     "GTID_EXECUTED_DDL",
+    "GTID_EXECUTED_DDL_UNTAGGED",
     "PROCESSLIST_TABLES",
     "REPLICATION_TABLES",
     "SQLGLOT_TYPES",
@@ -62,6 +64,16 @@ GTID_EXECUTED_DDL = (
     "interval_end BIGINT NOT NULL COMMENT 'Last number of interval.', "
     "gtid_tag CHAR(32) NOT NULL COMMENT 'GTID Tag.', "
     "PRIMARY KEY(source_uuid, gtid_tag, interval_start)) ENGINE=InnoDB STATS_PERSISTENT=0"
+)
+
+#: mysql.gtid_executed before 8.3 (5.7 and 8.0, the manual's "mysql.gtid_executed Table" and their
+#: ``scripts/mysql_system_tables.sql``): no gtid_tag column, primary key (source_uuid, interval_start).
+GTID_EXECUTED_DDL_UNTAGGED = (
+    "CREATE TABLE IF NOT EXISTS mysql.gtid_executed ("
+    "source_uuid CHAR(36) NOT NULL COMMENT 'uuid of the source where the transaction was originally executed.', "
+    "interval_start BIGINT NOT NULL COMMENT 'First number of interval.', "
+    "interval_end BIGINT NOT NULL COMMENT 'Last number of interval.', "
+    "PRIMARY KEY(source_uuid, interval_start)) ENGINE=InnoDB STATS_PERSISTENT=0"
 )
 
 SYSTEM_SCHEMAS = ("mysql", "information_schema", "performance_schema", "sys")
@@ -1014,9 +1026,14 @@ class Catalog:
         return t
 
     # ---------------------------------------------------------------- bootstrap / reload
-    def bootstrap(self, conn: Connection) -> None:
+    def bootstrap(self, conn: Connection, *, gtid_tag_column: bool = True) -> None:
         """Create catalog tables, built-in schemas, information_schema views and ``mysql.gtid_executed`` if
-        missing, then load the cache. Idempotent; runs in its own transaction."""
+        missing, then load the cache. Idempotent; runs in its own transaction.
+
+        Args:
+            gtid_tag_column: create mysql.gtid_executed with its 8.3+ ``gtid_tag`` column (else the 5.7/8.0
+                shape). Only a new database is decided by it: an existing table keeps its layout.
+        """
         conn.begin()
         try:
             for ddl in _CATALOG_DDL:
@@ -1063,7 +1080,8 @@ class Catalog:
                         ),
                     )
             if ("mysql", "gtid_executed") not in self._tables:
-                self.create_table(conn, self._parse_ddl(GTID_EXECUTED_DDL, None), if_not_exists=True)
+                ddl = GTID_EXECUTED_DDL if gtid_tag_column else GTID_EXECUTED_DDL_UNTAGGED
+                self.create_table(conn, self._parse_ddl(ddl, None), if_not_exists=True)
             for ddl in (*LOG_TABLE_DDL, *GRANT_TABLE_DDL):  # log tables, grant tables (engine/accounts)
                 self.create_table(conn, self._parse_ddl(ddl, None), if_not_exists=True)
             conn.commit()
