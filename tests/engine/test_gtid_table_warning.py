@@ -26,7 +26,7 @@ def test_writes_warn_reads_do_not(open_server):
     srv = open_server(log_bin=False)
     s = srv.session()
     executed = s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows
-    res = s.execute(f"INSERT INTO mysql.gtid_executed VALUES ('{SRC}', 1, 1, '')")[-1]
+    res = s.execute(f"INSERT INTO mysql.gtid_executed VALUES ('{SRC}', 1, 1)")[-1]
     assert res.warnings == (Condition(*WARNING),)
     res = s.execute(f"UPDATE mysql.gtid_executed SET interval_end = 5 WHERE source_uuid = '{SRC}'")[-1]
     assert res.warnings == (Condition(*WARNING),)

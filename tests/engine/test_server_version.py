@@ -201,3 +201,26 @@ def test_existing_datadir_keeps_its_gtid_table_layout(open_server, tmp_path):
     s.execute(f"SET GTID_NEXT='{UUID_A}:9'")
     s.execute("CREATE DATABASE b")
     assert s.execute("SELECT * FROM mysql.gtid_executed")[-1].rows == [(UUID_A, 7, 7, ""), (UUID_A, 9, 9, "")]
+
+
+def test_80_datadir_opened_as_84_gets_gtid_tag(open_server, tmp_path):
+    """An 8.0 datadir started as 8.4 gets the 8.3+ table (MySQL's upgrade adds gtid_tag to the columns and the
+    key): its rows are kept with the empty tag, and a tagged GTID is saved next to them."""
+    srv = open_server(tmp_path / "d", gtid_mode="ON", log_bin=False, server_version="8.0")
+    s = srv.session()
+    s.execute(f"SET GTID_NEXT='{UUID_A}:7'")
+    s.execute("CREATE DATABASE a")
+    srv.shutdown()
+    srv = open_server(tmp_path / "d", gtid_mode="ON", log_bin=False, server_version="8.4")
+    s = srv.session()
+    assert [(r[0], r[1], r[3]) for r in s.execute("DESCRIBE mysql.gtid_executed")[-1].rows] == _TAGGED[
+        "columns"
+    ]
+    s.execute(f"SET GTID_NEXT='{UUID_A}:mytag:3'")
+    s.execute("CREATE DATABASE b")
+    s.execute("SET GTID_NEXT=AUTOMATIC")
+    assert s.execute("SELECT * FROM mysql.gtid_executed ORDER BY gtid_tag")[-1].rows == [
+        (UUID_A, 7, 7, ""),
+        (UUID_A, 3, 3, "mytag"),
+    ]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{UUID_A}:7:mytag:3",)]

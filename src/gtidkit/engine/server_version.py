@@ -19,7 +19,8 @@ gtid_executed_compression_period   1000    0       0       default changed in 8.
 tagged GTIDs (uuid:tag:n,          no      no      yes     8.3.0 (WL#15294); before, SET gtid_next gives 1774
 AUTOMATIC:tag)                                             and SET gtid_purged 1231, as any malformed text
 mysql.gtid_executed has gtid_tag   no      no      yes     8.3.0 (WL#15294); a new datadir's release decides
-(PK source_uuid, gtid_tag, start)                          the layout, an existing datadir keeps its own
+(PK source_uuid, gtid_tag, start)                          the layout; an older datadir opened as 8.4 is
+                                                           upgraded (rows kept, tag ''), a newer one keeps it
 =================================  ======  ======  ======  =================================================
 """
 

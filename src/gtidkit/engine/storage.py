@@ -364,7 +364,7 @@ class Storage:
             busy_timeout_ms: how long ``BEGIN IMMEDIATE`` waits for another writer (ms), like
                 ``innodb_lock_wait_timeout`` (default 50 s as in MySQL).
             gtid_tag_column: a new database's mysql.gtid_executed gets the 8.3+ ``gtid_tag`` column (False: the
-                5.7/8.0 shape); an existing database keeps the layout it was created with.
+                5.7/8.0 shape); an existing database keeps its layout, except that True upgrades a 5.7/8.0 table.
 
         Raises:
             ValueError: unknown synchronous mode.

@@ -1032,7 +1032,8 @@ class Catalog:
 
         Args:
             gtid_tag_column: create mysql.gtid_executed with its 8.3+ ``gtid_tag`` column (else the 5.7/8.0
-                shape). Only a new database is decided by it: an existing table keeps its layout.
+                shape). An existing table keeps its layout, except that a 5.7/8.0 one opened as 8.3+ is upgraded
+                (gtid_tag added, rows kept with the empty tag), as MySQL upgrades its system tables.
         """
         conn.begin()
         try:
@@ -1079,9 +1080,12 @@ class Catalog:
                             collation="utf8mb3_general_ci",
                         ),
                     )
-            if ("mysql", "gtid_executed") not in self._tables:
+            gtids = self._tables.get(("mysql", "gtid_executed"))
+            if gtids is None:
                 ddl = GTID_EXECUTED_DDL if gtid_tag_column else GTID_EXECUTED_DDL_UNTAGGED
                 self.create_table(conn, self._parse_ddl(ddl, None), if_not_exists=True)
+            elif gtid_tag_column and all(c.name != "gtid_tag" for c in gtids.columns):
+                self._add_gtid_tag(conn)
             for ddl in (*LOG_TABLE_DDL, *GRANT_TABLE_DDL):  # log tables, grant tables (engine/accounts)
                 self.create_table(conn, self._parse_ddl(ddl, None), if_not_exists=True)
             conn.commit()
@@ -1089,6 +1093,20 @@ class Catalog:
             conn.rollback()
             raise
         self._load(conn)
+
+    def _add_gtid_tag(self, conn: Connection) -> None:
+        """Upgrade a 5.7/8.0 datadir's mysql.gtid_executed to the 8.3+ shape (as MySQL's server upgrade does):
+        re-create it with ``gtid_tag`` in the columns and the key, its rows kept with the empty tag."""
+        from gtidkit.engine.sql.names import physical_name
+
+        table = _q(physical_name("mysql", "gtid_executed"))
+        rows = conn.execute(f"SELECT source_uuid, interval_start, interval_end FROM {table}").fetchall()
+        self.drop_table(conn, "mysql", "gtid_executed")
+        self.create_table(conn, self._parse_ddl(GTID_EXECUTED_DDL, None))
+        conn.executemany(
+            f"INSERT INTO {table} (source_uuid, interval_start, interval_end, gtid_tag) VALUES (?,?,?,'')",
+            [tuple(r) for r in rows],
+        )
 
     def ensure_table(self, conn: Connection, create_sql: str) -> bool:
         """Create a system table from MySQL DDL text (``CREATE TABLE IF NOT EXISTS db.t (...)``) if absent.
