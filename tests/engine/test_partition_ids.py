@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import pytest
 
-from gtidkit.engine.sql.partitions import key_hash, partition_function, scheme_of
+from gtidkit.engine.sql.partitions import int_key_column, key_hash, partition_function, scheme_of
 
 COLS = ("col1", "col2", "col3")
 RANGE_YEAR = (
@@ -99,10 +99,16 @@ def test_key_partitioning_of_an_int(count: int, pid: int) -> None:
         assert scheme is not None and scheme.partition((3, "x")) == pid
 
 
-def test_key_hash_of_null_and_widths() -> None:
-    """NULL folds ``nr1 ^= (nr1 << 1) | 1`` into the hash (1 -> 2); the width is the column's pack length."""
-    assert key_hash((None,), (4,)) == 2
-    assert key_hash((3,), (1,)) != key_hash((3,), (2,))
+def test_key_hash_of_null_and_integers() -> None:
+    """NULL folds ``nr1 ^= (nr1 << 1) | 1`` into the hash (1 -> 2); an integer's bytes run through
+    latin1_swedish_ci's sort order (``my_charset_numeric``): 0x61 hashes as 0x41, a trailing 0x20 byte is dropped."""
+    tiny = int_key_column(0, "tinyint")
+    int4 = int_key_column(0, "int")
+    assert tiny is not None and int4 is not None
+    assert key_hash((None,), (tiny,)) == 2
+    assert key_hash((0x61,), (tiny,)) == key_hash((0x41,), (tiny,))
+    assert key_hash((0x20000000,), (int4,)) == key_hash((0,), (int_key_column(0, "mediumint"),))
+    assert key_hash((3,), (tiny,)) != key_hash((3,), (int_key_column(0, "smallint"),))
 
 
 @pytest.mark.parametrize(
@@ -110,14 +116,13 @@ def test_key_hash_of_null_and_widths() -> None:
     [
         "PARTITION BY KEY(col2) PARTITIONS 2",
         "PARTITION BY HASH(col1 + col2) PARTITIONS 2",
-        (
-            "PARTITION BY RANGE (YEAR(col3)) SUBPARTITION BY HASH(col1) SUBPARTITIONS 2 "
-            "(PARTITION p0 VALUES LESS THAN (1990), PARTITION p1 VALUES LESS THAN MAXVALUE)"
-        ),
+        "PARTITION BY KEY ALGORITHM=1 (col1) PARTITIONS 2",
     ],
-    ids=["key-of-a-string", "two-columns", "subpartitions"],
+    ids=["key-without-its-column-type", "two-columns", "key-algorithm-1"],
 )
 def test_kinds_not_computed(clause: str) -> None:
+    """KEY over a column given no type (only integers have a default), expressions of two columns, and KEY
+    ALGORITHM=1 (MySQL 5.1's hash) write no partition ids."""
     assert scheme_of(clause, COLS, ("int", "char", "date")) is None
 
 

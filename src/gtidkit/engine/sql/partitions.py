@@ -14,28 +14,39 @@ The partitioning kinds computed here (RM8 24.2 "Partitioning Types"):
 
 ``expr`` is one column or one of the functions MySQL allows in partitioning expressions (24.6.3 "Partitioning
 Limitations Relating to Functions") applied to one column: YEAR, MONTH, DAY / DAYOFMONTH, DAYOFYEAR, DAYOFWEEK,
-WEEKDAY, QUARTER, TO_DAYS, TO_SECONDS, HOUR, MINUTE, SECOND, ABS; a RANGE / LIST bound may be such a function of a
+WEEKDAY, QUARTER, TO_DAYS, TO_SECONDS, HOUR, MINUTE, SECOND, ABS, FLOOR, CEILING; a RANGE / LIST bound may be such a function of a
 quoted constant (``VALUES LESS THAN (TO_DAYS('2001-01-01'))``). Strings in COLUMNS bounds compare case-insensitively
 (the default collation's case folding; accents are not folded).
 
-``[LINEAR] KEY (c1, ...)`` (``KEY ()``: the primary key's columns) over integer columns: MySQL hashes the columns'
-record bytes (``Partition_helper::ph_calculate_key_hash_value``: nr1 = 1, nr2 = 4, per column ``Field::hash``,
-which for a NULL does ``nr1 ^= (nr1 << 1) | 1`` and otherwise runs the binary collation's ``my_hash_sort_bin``
-over the field's little-endian bytes of its pack length: ``nr1 ^= (((nr1 & 63) + nr2) * byte) + (nr1 << 8); nr2 +=
-3`` in 64 bits), keeps the low 32 bits and takes them modulo the partition count (``get_part_id_key``) or through
-the LINEAR algorithm (mysql-test ``suite/parts/r/partition_alter3_innodb.result``: ``KEY (f_int1)`` puts 3 in
-partition 2 of 3 and of 4, 6 of 8 and 0 of 7). KEY over other column types (strings hash by their collation),
-other expressions and subpartitions are not computed: their rows events carry no partition information here.
+``[LINEAR] KEY (c1, ...)`` (``KEY ()``: the primary key's columns): MySQL hashes the columns' record bytes
+(``Partition_helper::ph_calculate_key_hash_value``: nr1 = 1, nr2 = 4, per column ``Field::hash``, which for a NULL
+does ``nr1 ^= (nr1 << 1) | 1`` and otherwise runs the field's collation's ``hash_sort`` over its bytes), keeps the low
+32 bits and takes them modulo the partition count (``get_part_id_key``) or through the LINEAR algorithm. The
+collation is the field's ``sort_charset()``: numeric fields, DATE and YEAR have ``my_charset_numeric`` (latin1_swedish_ci:
+``my_hash_sort_simple``, trailing 0x20 bytes dropped and each byte through the Swedish sort order), DATETIME /
+TIMESTAMP / TIME, ENUM / SET and BIT are binary (``my_hash_sort_bin``: ``nr1 ^= (((nr1 & 63) + nr2) * byte) +
+(nr1 << 8); nr2 += 3``), strings their own collation (``*_bin``: the bytes without trailing spaces;
+utf8mb4_0900_ai_ci: FNV-1a over UCA 9.0.0 primary weights, :mod:`gtidkit.engine.sql.uca900`). A CHAR hashes its
+whole record (padded to its byte length), a VARCHAR its data, a BIT its value as 8 big-endian bytes. Checked against
+mysql-test ``suite/parts/r/partition_{char,decimal,datetime,float}_innodb.result`` (rows returned partition by
+partition) and ``partition_alter3_innodb.result`` (``KEY (f_int1)`` puts 3 in partition 2 of 3 and of 4, 6 of 8 and
+0 of 7). ``SUBPARTITION BY [LINEAR] HASH / KEY`` gives partition id ``part * subpartitions + subpart``
+(``get_part_id_for_sub``). Not computed (no partition information in the rows event): KEY over other collations
+(utf8mb4_general_ci ...), KEY ALGORITHM=1, and expressions of more than one column.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+
+from gtidkit.engine.sql import uca900
 
 __all__ = ["MAXVALUE", "Scheme", "extra_data", "key_hash", "partition_function", "scheme_of"]
 
@@ -91,6 +102,28 @@ def _date_fn(
     return apply
 
 
+_CLOCK = re.compile(r"^-?(?:(\d+) )?(\d+):(\d{1,2})(?::(\d{1,2}))?(?:\.\d+)?$")
+
+
+def _clock(v: Any, part: int) -> int | None:
+    """HOUR / MINUTE / SECOND (``part`` 0, 1, 2) of a TIME or DATETIME value (storage form or text): a TIME's
+    hours may exceed 23 (``HOUR('-838:59:59')`` is 838), None for NULL or text that is neither."""
+    if v is None:
+        return None
+    if isinstance(v, _dt.timedelta):
+        total = abs(int(v.total_seconds()))
+        return (total // 3600, total // 60 % 60, total % 60)[part]
+    if isinstance(v, (_dt.datetime, _dt.time)):
+        return (v.hour, v.minute, v.second)[part]
+    text = str(v).strip()
+    m = _CLOCK.match(text)
+    if m is not None:
+        hours = int(m.group(1) or 0) * 24 + int(m.group(2))
+        return (hours, int(m.group(3)), int(m.group(4) or 0))[part]
+    p = _parts(text)
+    return None if p is None else p[3 + part]
+
+
 def _to_days(day: _dt.date, _p: Any) -> int:
     return day.toordinal() + _TO_DAYS_OFFSET
 
@@ -107,10 +140,12 @@ _FUNCTIONS: dict[str, Callable[[Any], int | None]] = {
     "QUARTER": _date_fn(lambda d, p: (p[1] + 2) // 3),
     "TO_DAYS": _date_fn(_to_days),
     "TO_SECONDS": _date_fn(lambda d, p: _to_days(d, p) * 86400 + p[3] * 3600 + p[4] * 60 + p[5]),
-    "HOUR": _date_fn(lambda d, p: p[3]),
-    "MINUTE": _date_fn(lambda d, p: p[4]),
-    "SECOND": _date_fn(lambda d, p: p[5]),
+    "HOUR": lambda v: _clock(v, 0),
+    "MINUTE": lambda v: _clock(v, 1),
+    "SECOND": lambda v: _clock(v, 2),
     "ABS": lambda v: None if v is None else abs(int(v)),
+    "FLOOR": lambda v: None if v is None else math.floor(Decimal(str(v))),
+    "CEILING": lambda v: None if v is None else math.ceil(Decimal(str(v))),
 }
 
 
@@ -122,19 +157,127 @@ def partition_function(name: str) -> Callable[[Any], int | None] | None:
 #: pack length (bytes) of the integer types KEY partitioning hashes (catalog type name -> Field::pack_length)
 _INT_WIDTHS = {"tinyint": 1, "smallint": 2, "mediumint": 3, "int": 4, "bigint": 8}
 _U64 = 2**64 - 1
+#: latin1_swedish_ci's sort order (``sort_order_latin1``) for 0xC0..0xDF: Swedish folding (Ä Æ -> '\\', Å -> '[',
+#: Ö -> ']', Ü -> 'Y'); 0xE0..0xFF fold the same way except ÷ (F7) and ÿ (FF), which stay, and ø / þ (F8 / FE),
+#: which fold to Ø / Þ (D8 / DE)
+_SWEDISH_HIGH = b"AAAA\\[\\CEEEEIIIIDNOOOO]\xd7\xd8UUUYY\xde\xdf"
 
 
-def key_hash(values: tuple[Any, ...], widths: tuple[int, ...]) -> int:
-    """MySQL's KEY partitioning hash of integer column values (see the module docstring): the low 32 bits of
-    ``nr1`` after hashing each value's ``width``-byte little-endian form (NULL: ``nr1 ^= (nr1 << 1) | 1``)."""
+def _sort_order(high: bytes) -> bytes:
+    """A 256-byte 8-bit sort order: a-z folded to A-Z, ``high`` for 0xC0..0xDF and (but ÷ ÿ) 0xE0..0xFF."""
+    order = bytearray(range(256))
+    for c in range(0x61, 0x7B):
+        order[c] = c - 0x20
+    if high:
+        order[0xC0:0xE0] = high
+        order[0xE0:0x100] = high
+        order[0xF7], order[0xFF] = 0xF7, 0xFF
+    return bytes(order)
+
+
+_LATIN1_SWEDISH_ORDER = _sort_order(_SWEDISH_HIGH)
+_ASCII_GENERAL_ORDER = _sort_order(b"")
+
+
+def _hash_bytes(data: bytes, nr1: int, nr2: int) -> tuple[int, int]:
+    """``my_hash_sort_bin``'s loop: ``nr1 ^= (((nr1 & 63) + nr2) * byte) + (nr1 << 8); nr2 += 3`` (64 bits)."""
+    for byte in data:
+        nr1 ^= ((((nr1 & 63) + nr2) * byte) + (nr1 << 8)) & _U64
+        nr2 = (nr2 + 3) & _U64
+    return nr1, nr2
+
+
+def _hash_bin(data: bytes, nr1: int, nr2: int) -> tuple[int, int]:
+    """``my_hash_sort_bin`` (the ``binary`` collation): every byte, trailing ones included."""
+    return _hash_bytes(data, nr1, nr2)
+
+
+def _hash_pad_bin(data: bytes, nr1: int, nr2: int) -> tuple[int, int]:
+    """``my_hash_sort_8bit_bin`` / ``my_hash_sort_mb_bin`` (``latin1_bin``, ``utf8mb4_bin``, ``utf8mb4_0900_bin``
+    ...): the bytes without trailing spaces."""
+    return _hash_bytes(data.rstrip(b" "), nr1, nr2)
+
+
+def _hash_simple(order: bytes) -> Callable[[bytes, int, int], tuple[int, int]]:
+    """``my_hash_sort_simple`` with a collation's sort order: trailing spaces dropped, each byte mapped."""
+
+    def run(data: bytes, nr1: int, nr2: int) -> tuple[int, int]:
+        return _hash_bytes(data.rstrip(b" ").translate(order), nr1, nr2)
+
+    return run
+
+
+def _hash_uca900(data: bytes, nr1: int, nr2: int) -> tuple[int, int]:
+    """``my_hash_sort_uca_900`` (``utf8mb4_0900_ai_ci``): FNV-1a over the primary weights; ``nr2`` is unchanged."""
+    return uca900.hash_sort(data.decode("utf-8", "replace"), nr1), nr2
+
+
+#: collation -> its ``hash_sort`` as KEY partitioning runs it over a field's bytes (the collations computed here)
+_HASH_SORT: dict[str, Callable[[bytes, int, int], tuple[int, int]]] = {
+    "binary": _hash_bin,
+    "latin1_swedish_ci": _hash_simple(_LATIN1_SWEDISH_ORDER),
+    "ascii_general_ci": _hash_simple(_ASCII_GENERAL_ORDER),
+    "latin1_bin": _hash_pad_bin,
+    "ascii_bin": _hash_pad_bin,
+    "utf8mb4_bin": _hash_pad_bin,
+    "utf8mb3_bin": _hash_pad_bin,
+    "utf8mb4_0900_bin": _hash_pad_bin,
+    "utf8mb4_0900_ai_ci": _hash_uca900,
+}
+#: the collation numeric fields hash with: ``Field_num`` / ``Field_temporal`` ``charset()`` is
+#: ``my_charset_numeric`` (``my_charset_latin1``), so integers, FLOAT / DOUBLE, DECIMAL, DATE and YEAR go through
+#: latin1_swedish_ci's ``my_hash_sort_simple``; DATETIME / TIMESTAMP / TIME (``*f`` fields), ENUM / SET and BIT
+#: hash as ``binary``
+NUMERIC_COLLATION = "latin1_swedish_ci"
+
+
+def hashable_collation(name: str) -> bool:
+    """Whether KEY partitioning over a field of collation ``name`` is computed here."""
+    if name == "utf8mb4_0900_ai_ci":
+        return uca900.available()
+    return name in _HASH_SORT
+
+
+@dataclass(frozen=True, slots=True)
+class KeyColumn:
+    """One column of a ``[LINEAR] KEY`` partitioning, as ``Field::hash`` sees it.
+
+    Attributes:
+        position: the column's position in the row.
+        record: maps a stored (non-NULL) value to the bytes ``Field::hash`` runs over: the field's record bytes
+            of its pack length (an INT's 4 little-endian bytes, a DATETIME(0)'s 5 packed bytes, a CHAR(n)'s
+            bytes padded to n x mbmaxlen), a VARCHAR's data bytes, a BIT's value as 8 big-endian bytes.
+        collation: the collation whose ``hash_sort`` runs (:data:`NUMERIC_COLLATION` for numeric fields).
+    """
+
+    position: int
+    record: Callable[[Any], bytes]
+    collation: str
+
+
+def int_key_column(position: int, type_name: str, unsigned: bool = False) -> KeyColumn | None:
+    """The :class:`KeyColumn` of an integer column of catalog type ``type_name``, None for another type."""
+    width = _INT_WIDTHS.get(type_name)
+    if width is None:
+        return None
+    mask = (1 << (8 * width)) - 1
+    return KeyColumn(position, lambda v: (int(v) & mask).to_bytes(width, "little"), NUMERIC_COLLATION)
+
+
+def key_hash(values: tuple[Any, ...], columns: tuple[KeyColumn, ...]) -> int:
+    """MySQL's KEY partitioning hash (``Partition_helper::ph_calculate_key_hash_value``): ``nr1 = 1, nr2 = 4``,
+    per column ``Field::hash`` (a NULL: ``nr1 ^= (nr1 << 1) | 1``; else the column collation's ``hash_sort`` over
+    its bytes), the low 32 bits of ``nr1``.
+
+    Raises:
+        KeyError: a column's collation is not one computed here (see :func:`hashable_collation`).
+    """
     nr1, nr2 = 1, 4
-    for v, width in zip(values, widths):
+    for v, col in zip(values, columns):
         if v is None:
             nr1 ^= ((nr1 << 1) | 1) & _U64
             continue
-        for byte in (int(v) & ((1 << (8 * width)) - 1)).to_bytes(width, "little"):
-            nr1 ^= ((((nr1 & 63) + nr2) * byte) + (nr1 << 8)) & _U64
-            nr2 = (nr2 + 3) & _U64
+        nr1, nr2 = _HASH_SORT[col.collation](col.record(v), nr1, nr2)
     return nr1 & 0xFFFFFFFF
 
 
@@ -163,7 +306,10 @@ class Scheme:
             partition (RANGE: the bound tuple, MAXVALUE as None; LIST: a frozenset of tuples).
         function: the partitioning function's name applied to the column (``YEAR``), or None for the column.
         columns: the COLUMNS and KEY kinds' column positions.
-        widths: the KEY kinds' columns' pack lengths.
+        key_columns: the KEY kinds' columns as their hash sees them.
+        sub: the subpartitioning (a ``hash`` / ``linear`` / ``key`` / ``linear_key`` scheme whose ``count`` is the
+            number of subpartitions per partition), None without subpartitions. A row's partition id is then
+            ``part * sub.count + subpart`` (``get_part_id_for_sub``).
     """
 
     kind: str
@@ -172,12 +318,20 @@ class Scheme:
     bounds: tuple[Any, ...] = ()
     function: str | None = None
     columns: tuple[int, ...] = ()
-    widths: tuple[int, ...] = ()
+    key_columns: tuple[KeyColumn, ...] = ()
+    sub: Scheme | None = None
 
     def partition(self, row: tuple[Any, ...]) -> int | None:
         """The partition id of a row (storage form), or None when no partition takes it."""
+        part = self._partition(row)
+        if part is None or self.sub is None:
+            return part
+        subpart = self.sub.partition(row)
+        return None if subpart is None else part * self.sub.count + subpart
+
+    def _partition(self, row: tuple[Any, ...]) -> int | None:
         if self.kind in ("key", "linear_key"):
-            h = key_hash(tuple(row[c] for c in self.columns), self.widths)
+            h = key_hash(tuple(row[c.position] for c in self.key_columns), self.key_columns)
             return h % self.count if self.kind == "key" else _linear(h, self.count)
         if self.kind == "range_columns":
             key = tuple(_key(row[c]) for c in self.columns)
@@ -340,84 +494,171 @@ def scheme_of(
     column_names: tuple[str, ...],
     column_types: tuple[str, ...] = (),
     primary_key: tuple[str, ...] = (),
+    key_column: Callable[[int], KeyColumn | None] | None = None,
 ) -> Scheme | None:
     """The :class:`Scheme` of a ``PARTITION BY`` clause, or None for a kind this module does not compute.
 
     Args:
         clause: the clause as written (``PARTITION BY HASH(id) PARTITIONS 4``).
         column_names: the table's columns in order.
-        column_types: their catalog type names (``int``, ``bigint`` ...), which KEY partitioning needs; empty:
-            KEY is not computed.
+        column_types: their catalog type names (``int``, ``bigint`` ...): without ``key_column``, KEY partitioning
+            is computed over integer columns of these types.
         primary_key: the primary key's column names (what ``KEY ()`` partitions by).
+        key_column: the :class:`KeyColumn` of the column at a position (None: its type or collation is not
+            computed), for KEY partitioning over any column type.
     """
+    if key_column is None:
+        types = column_types
+
+        def key_column(p: int) -> KeyColumn | None:
+            return int_key_column(p, types[p]) if p < len(types) else None
+
     try:
         return _scheme_of(
             clause.strip().rstrip(";").strip(),
             [n.lower() for n in column_names],
-            column_types,
+            key_column,
             [n.lower() for n in primary_key],
         )
     except ValueError:
         return None
 
 
-def _count(rest: str) -> int:
-    """The partition count of a HASH / KEY clause's tail: ``PARTITIONS n``, a list of definitions, or 1."""
-    m = _PARTITIONS.match(rest)
+_SUB_HEAD = re.compile(r"^SUBPARTITION\s+BY\s+(LINEAR\s+)?(HASH|KEY)\s*\(", re.IGNORECASE)
+_SUBPARTITIONS = re.compile(r"^SUBPARTITIONS\s+(\d+)\s*", re.IGNORECASE)
+_PARTITIONS_PREFIX = re.compile(r"^PARTITIONS\s+(\d+)\s*", re.IGNORECASE)
+_SUB_DEFS = re.compile(r"\(\s*SUBPARTITION\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Tail:
+    """What follows a ``PARTITION BY kind (...)``: ``PARTITIONS n``, the subpartitioning, and the definitions
+    (each without its subpartition list), with the subpartitions the first definition lists."""
+
+    partitions: int | None
+    sub: tuple[bool, str, str] | None  # (linear, HASH | KEY, expression)
+    subpartitions: int | None
+    defs: list[str] | None
+    sub_defs: int
+
+
+def _tail(rest: str) -> _Tail:
+    """Split a clause's tail; raises ValueError for one it cannot read."""
+    partitions = subpartitions = None
+    m = _PARTITIONS_PREFIX.match(rest)
     if m:
-        return int(m.group(1))
+        partitions, rest = int(m.group(1)), rest[m.end() :]
+    sub = None
+    m = _SUB_HEAD.match(rest)
+    if m:
+        end = _closing(rest, m.end())
+        if end < 0:
+            raise ValueError(rest)
+        sub = (bool(m.group(1)), m.group(2).upper(), rest[m.end() : end])
+        rest = rest[end + 1 :].strip()
+        m = _SUBPARTITIONS.match(rest)
+        if m:
+            subpartitions, rest = int(m.group(1)), rest[m.end() :]
+    rest = rest.strip()
     if not rest:
-        return 1
-    defs = _unparen(rest)
-    return len(_split(defs)) if defs else 0
+        return _Tail(partitions, sub, subpartitions, None, 0)
+    body = _unparen(rest)
+    if body is None:
+        raise ValueError(rest)
+    defs, sub_defs = [], 0
+    for i, d in enumerate(_split(body)):
+        m = _SUB_DEFS.search(d)
+        if m is not None:
+            listed = _unparen(d[m.start() :])
+            if listed is None:
+                raise ValueError(d)
+            if i == 0:
+                sub_defs = len(_split(listed))
+            d = d[: m.start()].strip()
+        defs.append(d)
+    return _Tail(partitions, sub, subpartitions, defs, sub_defs)
+
+
+def _count(tail: _Tail) -> int:
+    """The partition count of a HASH / KEY clause: ``PARTITIONS n``, its definitions, or 1."""
+    if tail.partitions is not None:
+        return tail.partitions
+    return len(tail.defs) if tail.defs is not None else 1
 
 
 def _key_scheme(
-    linear: bool, inner: str, rest: str, names: list[str], types: tuple[str, ...], primary: list[str]
+    linear: bool,
+    inner: str,
+    count: int,
+    names: list[str],
+    key_column: Callable[[int], KeyColumn | None],
+    primary: list[str],
 ) -> Scheme | None:
-    """``[LINEAR] KEY (columns)`` over integer columns (``KEY ()``: the primary key's)."""
+    """``[LINEAR] KEY (columns)`` (``KEY ()``: the primary key's) over columns ``key_column`` computes."""
     cols = [c.strip() for c in _split(inner)] or list(primary)
-    positions = []
+    columns = []
     for name in cols:
         m = _NAME.match(name)
         if m is None or m.group(1).lower() not in names:
             return None
-        positions.append(names.index(m.group(1).lower()))
-    if not positions or len(types) != len(names) or any(types[p] not in _INT_WIDTHS for p in positions):
+        col = key_column(names.index(m.group(1).lower()))
+        if col is None:
+            return None
+        columns.append(col)
+    if not columns or count < 1:
         return None
-    count = _count(rest)
-    if count < 1:
-        return None
-    widths = tuple(_INT_WIDTHS[types[p]] for p in positions)
     kind = "linear_key" if linear else "key"
-    return Scheme(kind, positions[0], count, columns=tuple(positions), widths=widths)
+    return Scheme(kind, columns[0].position, count, key_columns=tuple(columns))
 
 
-def _scheme_of(clause: str, names: list[str], types: tuple[str, ...], primary: list[str]) -> Scheme | None:
+def _hash_scheme(
+    linear: bool,
+    kind: str,
+    inner: str,
+    count: int,
+    names: list[str],
+    key_column: Callable[[int], KeyColumn | None],
+    primary: list[str],
+) -> Scheme | None:
+    """A ``[LINEAR] HASH (expr)`` or ``[LINEAR] KEY (columns)`` partitioning into ``count`` parts."""
+    if kind == "KEY":
+        return _key_scheme(linear, inner, count, names, key_column, primary)
+    expr = _expression(inner, names)
+    if expr is None or count < 1:
+        return None
+    return Scheme("linear" if linear else "hash", expr[0], count, function=expr[1])
+
+
+def _scheme_of(
+    clause: str, names: list[str], key_column: Callable[[int], KeyColumn | None], primary: list[str]
+) -> Scheme | None:
     head = _HEAD.match(clause)
-    if head is None or re.search(r"\bSUBPARTITION\b", clause, re.IGNORECASE):
+    if head is None:
         return None
     linear, kind, columns = bool(head.group(1)), head.group(2).upper(), bool(head.group(3))
     end = _closing(clause, head.end())
     if end < 0:
         return None
-    inner, rest = clause[head.end() : end], clause[end + 1 :].strip()
-    if kind == "KEY":
-        if columns:
+    inner, tail = clause[head.end() : end], _tail(clause[end + 1 :].strip())
+    if kind in ("KEY", "HASH"):
+        if columns or tail.sub is not None:
             return None
-        return _key_scheme(linear, inner, rest, names, types, primary)
-    if kind == "HASH":
-        expr = _expression(inner, names)
-        if expr is None or columns:
-            return None
-        count = _count(rest)
-        if count < 1:
-            return None
-        return Scheme("linear" if linear else "hash", expr[0], count, function=expr[1])
-    body = _unparen(rest)
-    if body is None or linear:
+        return _hash_scheme(linear, kind, inner, _count(tail), names, key_column, primary)
+    main = _listed_scheme(kind, columns, linear, inner, tail.defs, names)
+    if main is None or tail.sub is None:
+        return main
+    sub_linear, sub_kind, sub_inner = tail.sub
+    count = tail.subpartitions if tail.subpartitions is not None else (tail.sub_defs or 1)
+    sub = _hash_scheme(sub_linear, sub_kind, sub_inner, count, names, key_column, primary)
+    return None if sub is None else dataclasses.replace(main, sub=sub)
+
+
+def _listed_scheme(
+    kind: str, columns: bool, linear: bool, inner: str, defs: list[str] | None, names: list[str]
+) -> Scheme | None:
+    """RANGE / LIST [COLUMNS] with its partition definitions."""
+    if not defs or linear:
         return None
-    defs = _split(body)
     if columns:
         cols = []
         for name in _split(inner):
@@ -438,7 +679,7 @@ def _scheme_of(clause: str, names: list[str], types: tuple[str, ...], primary: l
             value = m.group(1).strip()
             v = _constant(value if value.upper() == "MAXVALUE" else (_unparen(value) or "?"))
             bounds.append(None if v == "max" else v)
-        return Scheme("range", expr[0], len(bounds), tuple(bounds), expr[1]) if bounds else None
+        return Scheme("range", expr[0], len(bounds), tuple(bounds), expr[1])
     lists = []
     for d in defs:
         m = _DEF_LIST.match(d)
@@ -448,7 +689,7 @@ def _scheme_of(clause: str, names: list[str], types: tuple[str, ...], primary: l
         if values is None:
             return None
         lists.append(frozenset(_constant(v) for v in _split(values)))
-    return Scheme("list", expr[0], len(lists), tuple(lists), expr[1]) if lists else None
+    return Scheme("list", expr[0], len(lists), tuple(lists), expr[1])
 
 
 def _columns_scheme(kind: str, cols: tuple[int, ...], defs: list[str]) -> Scheme | None:

@@ -548,8 +548,64 @@ def _partition_scheme(t: TableDef) -> partitions.Scheme | None:
     if not t.partitioning:
         return None
     return partitions.scheme_of(
-        t.partitioning, t.column_names, tuple(c.type for c in t.columns), t.primary_key
+        t.partitioning,
+        t.column_names,
+        tuple(c.type for c in t.columns),
+        t.primary_key,
+        key_column=lambda p: _key_column(t, p),
     )
+
+
+#: binlog types whose row-image bytes are the field's record bytes and whose ``Field::hash`` runs the numeric
+#: collation (``my_charset_numeric``): integers, FLOAT, DOUBLE, DECIMAL, DATE, YEAR
+_NUMERIC_KEY_TYPES = frozenset((1, 2, 3, 8, 9, 4, 5, 246, 10, 13))
+#: binlog types whose row-image bytes are the record bytes, hashed as ``binary``: TIMESTAMP2, DATETIME2, TIME2
+_BINARY_KEY_TYPES = frozenset((17, 18, 19))
+
+
+def _key_column(t: TableDef, position: int) -> partitions.KeyColumn | None:
+    """How KEY partitioning hashes column ``position`` of ``t`` (:class:`partitions.KeyColumn`): the field's
+    record bytes (for fixed-size types the row-image bytes, which ``Field::pack`` copies from the record; a CHAR
+    / BINARY padded back to its byte length with spaces / zeros; a VARCHAR's data bytes; a BIT as 8 big-endian
+    bytes, ``Field_bit::hash``) and the collation hashing them. None for a type or collation not computed here
+    (BLOB / TEXT / JSON / GEOMETRY cannot be KEY-partitioned in MySQL)."""
+    col = t.columns[position]
+    spec = column_spec(col)
+    code = spec.type_code
+
+    def image(v: Any) -> bytes:
+        w = Writer()
+        row_image.encode_value(w, spec, v)
+        return w.getvalue()
+
+    if col.type in ENUM_SET_TYPES:
+        return partitions.KeyColumn(position, lambda v: image(enum_set.to_image(col, v)), "binary")
+    if code in _NUMERIC_KEY_TYPES or code in _BINARY_KEY_TYPES:
+        collation = partitions.NUMERIC_COLLATION if code in _NUMERIC_KEY_TYPES else "binary"
+        return partitions.KeyColumn(position, image, collation)
+    if code == 16:
+        return partitions.KeyColumn(position, lambda v: image(v).rjust(8, b"\0"), "binary")
+    if code not in (254, 15) or col.info.family not in ("string", "binary"):
+        return None
+    if col.info.family == "binary":
+        collation = "binary"
+        pad = b"\0"
+    else:
+        collation = col.collation or (None if col.charset else t.collation) or _default(col)
+        pad = b" "
+    if not partitions.hashable_collation(collation):
+        return None
+    cs = _charset_of(col)
+    length = _byte_len(col)
+
+    def data(v: Any) -> bytes:
+        if isinstance(v, bytes):
+            return v
+        return charsets.encode(str(v), cs) if cs != "binary" else str(v).encode("utf-8")
+
+    if code == 254:
+        return partitions.KeyColumn(position, lambda v: data(v).ljust(length, pad), collation)
+    return partitions.KeyColumn(position, data, collation)
 
 
 def _partition_extra(scheme: partitions.Scheme | None, ch: RowChange) -> bytes:
