@@ -35,6 +35,7 @@ def clock(srv, name: str | None = None) -> list[tuple[int, int]]:
 
 
 def server_with_table(open_server, **options):
+    options.setdefault("binlog_transaction_dependency_tracking", "WRITESET")
     srv = open_server(gtid_mode="ON", log_bin=True, **options)
     s = srv.session()
     s.execute("CREATE DATABASE d; USE d; CREATE TABLE t (id INT PRIMARY KEY, u INT UNIQUE, v INT)")
@@ -42,10 +43,33 @@ def server_with_table(open_server, **options):
 
 
 # ---------------------------------------------------------------------------------------------- through the engine
-def test_writeset_is_the_default(open_server):
-    _srv, s = server_with_table(open_server)
-    assert s.execute("SELECT @@GLOBAL.binlog_transaction_dependency_tracking")[-1].rows == [("WRITESET",)]
+# the default per release: 5.7 and 8.0 COMMIT_ORDER (8.0.41 sys_vars.cc: DEFAULT(DEPENDENCY_TRACKING_COMMIT_ORDER));
+# 8.4 has no variable (1193) and always tracks WRITESET (RM 8.4 "Replication and Binary Logging Options and
+# Variables"); COMMIT_ORDER gives each serial commit last_committed = sequence_number - 1, WRITESET puts
+# independent inserts in one group above the DDL
+@pytest.mark.parametrize(
+    ("version", "shown", "expected"),
+    [
+        ("5.7", "COMMIT_ORDER", [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]),
+        ("8.0", "COMMIT_ORDER", [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]),
+        ("8.4", None, [(0, 1), (1, 2), (2, 3), (2, 4), (2, 5)]),
+    ],
+    ids=["5.7", "8.0", "8.4"],
+)
+def test_default_tracking_follows_the_release(open_server, version, shown, expected):
+    srv = open_server(gtid_mode="ON", log_bin=True, server_version=version)
+    s = srv.session()
+    s.execute("CREATE DATABASE d; USE d; CREATE TABLE t (id INT PRIMARY KEY, u INT UNIQUE, v INT)")
+    for i in range(1, 4):
+        s.execute(f"INSERT INTO t VALUES ({i}, {i}, 0)")
+    if shown is None:
+        with pytest.raises(MySQLError) as exc:
+            s.execute("SELECT @@GLOBAL.binlog_transaction_dependency_tracking")
+        assert exc.value.code == 1193
+    else:
+        assert s.execute("SELECT @@GLOBAL.binlog_transaction_dependency_tracking")[-1].rows == [(shown,)]
     assert s.execute("SELECT @@GLOBAL.binlog_transaction_dependency_history_size")[-1].rows == [(25000,)]
+    assert clock(srv) == expected
 
 
 def test_independent_inserts_form_one_commit_group(open_server):

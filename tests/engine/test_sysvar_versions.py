@@ -8,7 +8,10 @@ COMMIT_ORDER; 8.0: log_bin ON, server_id 1, log_replica_updates ON, gtid_execute
 transaction_write_set_extraction XXHASH64), MySQL Server Version Reference "Option and Variable Changes for MySQL
 8.0 / 8.4" (introduced in 8.0: binlog_row_metadata 8.0.1, binlog_row_value_options 8.0.3,
 binlog_transaction_compression 8.0.20, binlog_expire_logs_seconds 8.0.1, the replica_* / source_* names 8.0.26;
-removed in 8.4.0: binlog_transaction_dependency_tracking; transaction_write_set_extraction removed in 8.3.0).
+removed in 8.4.0: binlog_transaction_dependency_tracking, default_authentication_plugin; transaction_write_set_extraction
+removed in 8.3.0). 8.0's binlog_transaction_dependency_tracking default is COMMIT_ORDER (8.0.41 sys_vars.cc
+``DEFAULT(DEPENDENCY_TRACKING_COMMIT_ORDER)``); default_authentication_plugin is mysql_native_password in 5.7 and
+caching_sha2_password from 8.0.4 (RM 8.0 "Caching SHA-2 Pluggable Authentication").
 A name the release lacks is ER_UNKNOWN_SYSTEM_VARIABLE 1193 ("Unknown system variable '%s'").
 """
 
@@ -25,7 +28,8 @@ UNKNOWN = "1193"
 # issue's); mysqld's per-release ones are checked through `gtidkit server` below.
 TABLE = [
     ("transaction_write_set_extraction", "OFF", "XXHASH64", UNKNOWN),
-    ("binlog_transaction_dependency_tracking", "COMMIT_ORDER", "WRITESET", UNKNOWN),
+    ("binlog_transaction_dependency_tracking", "COMMIT_ORDER", "COMMIT_ORDER", UNKNOWN),
+    ("default_authentication_plugin", "mysql_native_password", "caching_sha2_password", UNKNOWN),
     ("binlog_row_metadata", UNKNOWN, "MINIMAL", "MINIMAL"),
     ("binlog_row_value_options", UNKNOWN, "", ""),
     ("binlog_transaction_compression", UNKNOWN, 0, 0),
@@ -66,13 +70,28 @@ def test_variable_per_release(open_server, version, name, expected) -> None:
         ("5.7", "log_replica_updates"),
         ("5.7", "binlog_row_metadata"),
         ("8.4", "binlog_transaction_dependency_tracking"),
+        ("8.4", "default_authentication_plugin"),
     ],
-    ids=["5.7-replica-name", "5.7-8.0-variable", "8.4-removed"],
+    ids=["5.7-replica-name", "5.7-8.0-variable", "8.4-removed", "8.4-removed-auth-plugin"],
 )
 def test_a_start_up_option_the_release_lacks_is_refused(open_server, version, option) -> None:
     with pytest.raises(MySQLError) as err:
         open_server(gtid_mode="OFF", enforce_gtid_consistency="OFF", server_version=version, **{option: "ON"})
     assert err.value.code == 1193
+
+
+# CREATE USER without IDENTIFIED WITH takes default_authentication_plugin (RM 5.7 "CREATE USER Statement": "the
+# default plugin"; 5.7 mysql_native_password, 8.0.4+ caching_sha2_password, 8.4 authentication_policy's *)
+@pytest.mark.parametrize(
+    ("version", "plugin"),
+    [("5.7", "mysql_native_password"), ("8.0", "caching_sha2_password"), ("8.4", "caching_sha2_password")],
+    ids=["5.7", "8.0", "8.4"],
+)
+def test_create_user_takes_the_release_default_plugin(open_server, version, plugin) -> None:
+    srv = open_server(gtid_mode="OFF", enforce_gtid_consistency="OFF", server_version=version)
+    s = srv.session()
+    s.execute("CREATE USER 'app'@'%' IDENTIFIED BY 'pw'")
+    assert s.execute("SELECT plugin FROM mysql.user WHERE user = 'app'")[-1].rows == [(plugin,)]
 
 
 # Tagged GTIDs came with 8.3.0 (WL#15294): before, the text after the UUID is a GNO only, so a tag is a malformed

@@ -11,11 +11,19 @@ from pathlib import Path
 import pymysql
 import pytest
 
-from protocol.server_proc import running_server
+from protocol.server_proc import initialize, running_server
 
 
-@pytest.mark.parametrize(("flag", "shown"), [("5.7", "5.7.44"), ("8.4", "8.4.3")], ids=["5.7", "8.4"])
-def test_handshake_and_version_follow_server_version(tmp_path: Path, flag: str, shown: str) -> None:
+# the Handshake names default_authentication_plugin (5.7: mysql_native_password; 8.4: caching_sha2_password) and
+# root@localhost is created with it, as mysqld --initialize-insecure does
+@pytest.mark.parametrize(
+    ("flag", "shown", "plugin"),
+    [("5.7", "5.7.44", "mysql_native_password"), ("8.4", "8.4.3", "caching_sha2_password")],
+    ids=["5.7", "8.4"],
+)
+def test_handshake_and_version_follow_server_version(
+    tmp_path: Path, flag: str, shown: str, plugin: str
+) -> None:
     args = (
         "--log-bin",
         "--gtid-mode=ON",
@@ -24,15 +32,19 @@ def test_handshake_and_version_follow_server_version(tmp_path: Path, flag: str, 
         "--server-version",
         flag,
     )
+    initialize(tmp_path / "d", True, "--server-version", flag)
     with running_server(tmp_path / "d", *args) as srv:
         conn = pymysql.connect(host="127.0.0.1", port=srv.port, user="root", autocommit=True)
         try:
             assert conn.get_server_info() == f"{shown}-gtidkit"
+            assert conn._auth_plugin_name == plugin  # what the Handshake named (PyMySQL keeps it)
             with conn.cursor() as cur:
                 cur.execute("SELECT VERSION()")
                 assert cur.fetchone() == (f"{shown}-gtidkit",)
                 cur.execute("SHOW MASTER STATUS" if flag == "5.7" else "SHOW BINARY LOG STATUS")
                 assert cur.fetchone()[0] == "binlog.000001"
+                cur.execute("SELECT plugin FROM mysql.user WHERE user = 'root'")
+                assert cur.fetchone() == (plugin,)
         finally:
             conn.close()
 

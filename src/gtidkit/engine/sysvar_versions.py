@@ -20,7 +20,8 @@ server_id                                 0               1                1    
 log_replica_updates (log_slave_updates)   OFF             ON               ON               8.0.3
 gtid_executed_compression_period          1000            0                0                8.0.23
 transaction_write_set_extraction          OFF             XXHASH64         (removed)        8.0.2 / 8.3.0
-binlog_transaction_dependency_tracking    COMMIT_ORDER    WRITESET [*]     (removed)        5.7.22 / 8.4.0
+binlog_transaction_dependency_tracking    COMMIT_ORDER    COMMIT_ORDER     (removed) [*]    5.7.22 / 8.4.0
+default_authentication_plugin             native [**]     caching_sha2     (removed)        8.0.4 / 8.4.0
 binlog_expire_logs_seconds                (none)          2592000          2592000          8.0.1
 binlog_expire_logs_auto_purge             (none)          ON               ON               8.0.29
 binlog_row_metadata                       (none)          MINIMAL          MINIMAL          8.0.1
@@ -29,8 +30,13 @@ binlog_transaction_compression (+zstd)    (none)          OFF (3)          OFF (
 replica_* / source_* names                (none)          yes              yes              8.0.26 (5.7: slave_*)
 ========================================  ==============  ===============  ===============  ====================
 
-[*] MySQL 8.0's default is COMMIT_ORDER; gtidkit keeps WRITESET for 8.0 (what 8.4 always does; see
-:mod:`gtidkit.engine.binlog.dependency`).
+[*] 8.4 always tracks WRITESET (:mod:`gtidkit.engine.binlog.dependency`): the engine keeps ``WRITESET`` as the
+value it reads. 8.0.41's ``sys_vars.cc`` declares ``DEFAULT(DEPENDENCY_TRACKING_COMMIT_ORDER)``.
+
+[**] ``mysql_native_password``; 8.0.4 made ``caching_sha2_password`` the default (``sys_vars.cc``
+``Sys_default_authentication_plugin``); 8.4 removed the variable (``authentication_policy`` names the default, still
+caching_sha2_password). CREATE USER without ``IDENTIFIED WITH``, the Handshake's plugin and ``root@localhost`` at
+``--initialize`` use it.
 """
 
 from __future__ import annotations
@@ -58,7 +64,8 @@ VERSIONED: dict[str, tuple[Any, Any, Any]] = {
     "log_replica_updates": (False, True, True),
     "gtid_executed_compression_period": (1000, 0, 0),
     "transaction_write_set_extraction": ("OFF", "XXHASH64", ABSENT),
-    "binlog_transaction_dependency_tracking": ("COMMIT_ORDER", "WRITESET", ABSENT),
+    "binlog_transaction_dependency_tracking": ("COMMIT_ORDER", "COMMIT_ORDER", ABSENT),
+    "default_authentication_plugin": ("mysql_native_password", "caching_sha2_password", ABSENT),
     "binlog_expire_logs_seconds": (ABSENT, 2592000, 2592000),
     "binlog_expire_logs_auto_purge": (ABSENT, True, True),
     "binlog_row_metadata": (ABSENT, "MINIMAL", "MINIMAL"),

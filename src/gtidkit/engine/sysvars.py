@@ -297,8 +297,8 @@ SYSVARS: dict[str, SysVar] = {
         # ALL_NON_LOSSY, ALL_UNSIGNED, ALL_SIGNED; '' (the default) = the types must match
         _v("replica_type_conversions", GLOBAL, STR, "", parse=type_conversion.normalise_flags),
         _v("slave_type_conversions", GLOBAL, STR, "", alias_of="replica_type_conversions"),
-        # 8.0 names; 8.4 removed the variable and always tracks WRITESET, hence WRITESET as our default (8.0's
-        # own default was COMMIT_ORDER). See gtidkit.engine.binlog.dependency.
+        # 8.4 removed the variable and always tracks WRITESET, hence WRITESET here; 5.7 and 8.0 start with
+        # their COMMIT_ORDER default (engine/sysvar_versions.py). See gtidkit.engine.binlog.dependency.
         _v(
             "binlog_transaction_dependency_tracking",
             GLOBAL,
@@ -307,6 +307,16 @@ SYSVARS: dict[str, SysVar] = {
             choices=("COMMIT_ORDER", "WRITESET", "WRITESET_SESSION"),
         ),
         _v("binlog_transaction_dependency_history_size", GLOBAL, INT, 25000, 1, 1000000),
+        # the plugin of CREATE USER without IDENTIFIED WITH, of the Handshake and of root at --initialize
+        # (5.7: mysql_native_password; removed in 8.4: engine/sysvar_versions.py)
+        _v(
+            "default_authentication_plugin",
+            GLOBAL,
+            ENUM,
+            "caching_sha2_password",
+            choices=("mysql_native_password", "caching_sha2_password"),
+            read_only=True,
+        ),
         # the writeset hash (8.0: XXHASH64; 5.7: OFF; removed in 8.3.0): gtidkit's writesets are always XXHASH64
         # row hashes, the value is shown and kept (engine/sysvar_versions.py)
         _v(

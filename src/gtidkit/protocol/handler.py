@@ -229,9 +229,17 @@ class ClientHandler:
             scramble=self.scramble,
             capabilities=self.ctx.capabilities(),
             status_flags=ServerStatus.SERVER_STATUS_AUTOCOMMIT,
-            auth_plugin_name=auth.CACHING_SHA2,
+            auth_plugin_name=self._default_plugin(),
         )
         return self.conn.send(hs)
+
+    def _default_plugin(self) -> str:
+        """The Handshake's plugin: ``default_authentication_plugin`` (5.7: mysql_native_password), or
+        caching_sha2_password under 8.4, which has no such variable."""
+        try:
+            return str(engine_seam.sysvar(self.session, "default_authentication_plugin"))
+        except MySQLError:
+            return auth.CACHING_SHA2
 
     def refuse(self, code: int, message: str, sqlstate: str = "HY000") -> bytes:
         """An ERR packet instead of the Handshake (e.g. 1040 Too many connections); the connection closes."""

@@ -11,6 +11,7 @@ import json
 import logging
 from typing import TYPE_CHECKING
 
+from gtidkit.engine.accounts.passwords import CACHING_SHA2
 from gtidkit.engine.accounts.store import Account, root_account, write_account
 
 if TYPE_CHECKING:
@@ -46,7 +47,8 @@ def create_root(server: Server, password: str, *, expire: bool = False) -> None:
         password: root's password ("" for ``--initialize-insecure``).
         expire: mark it expired (``--initialize`` with a generated password).
     """
-    _write(server, [root_account(password, expire=expire)])
+    plugin = str(server.globals.values.get("default_authentication_plugin", CACHING_SHA2))
+    _write(server, [root_account(password, expire=expire, plugin=plugin)])
 
 
 def import_legacy_file(server: Server) -> int:

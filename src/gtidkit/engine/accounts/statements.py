@@ -486,6 +486,7 @@ def run(
     *,
     current_user: str = "root@localhost",
     current_db: str | None = None,
+    default_plugin: str = CACHING_SHA2,
 ) -> Outcome:
     """Run ``st`` against the grant tables on ``conn`` (which must be in a write transaction).
 
@@ -495,6 +496,8 @@ def run(
         current_user: ``CURRENT_USER()`` of the session (``user@host``): USER() / CURRENT_USER and SET PASSWORD
             without FOR name it.
         current_db: the default database (``GRANT ... ON *``).
+        default_plugin: the plugin of CREATE USER without ``IDENTIFIED WITH`` (``default_authentication_plugin``:
+            5.7 mysql_native_password, 8.0 / 8.4 caching_sha2_password).
 
     Returns:
         The :class:`Outcome`; the caller commits (logging ``binlog_text``) and reloads the account cache.
@@ -511,7 +514,7 @@ def run(
         if spec.current:
             spec.user, spec.host = me
     if verb in ("create_user", "create_role"):
-        return _create(conn, st, accounts, out)
+        return _create(conn, st, accounts, out, default_plugin)
     if verb in ("alter_user", "set_password"):
         return _alter(conn, st, accounts, out, me)
     if verb in ("drop_user", "drop_role"):
@@ -560,13 +563,15 @@ def _fail_or_note(st: AccountStatement, failed: list[_Spec], op: str, note: int,
     raise mysql_error(1396, op, names)
 
 
-def _create(conn: Connection, st: AccountStatement, accounts: dict, out: Outcome) -> Outcome:
+def _create(
+    conn: Connection, st: AccountStatement, accounts: dict, out: Outcome, default_plugin: str = CACHING_SHA2
+) -> Outcome:
     role = st.verb == "create_role"
     exists = [s for s in st.specs if (s.user, s.host.lower()) in accounts]
     _fail_or_note(st, exists, "CREATE ROLE" if role else "CREATE USER", 3163, out)
     parts = []
     for s in st.specs:
-        plugin = _plugin(s.plugin or CACHING_SHA2)
+        plugin = _plugin(s.plugin or default_plugin)
         stored = _stored(s, plugin)
         parts.append(quote_account(s.user, s.host) + _identified(plugin, stored))
         if (s.user, s.host.lower()) in accounts:

@@ -205,14 +205,15 @@ class AccountStore:
         return min(candidates, key=Account.specificity) if candidates else None
 
 
-def root_account(password: str, *, expire: bool = False) -> Account:
-    """``root@localhost`` as ``mysqld --initialize`` creates it: caching_sha2_password, every privilege WITH
-    GRANT OPTION; ``expire`` marks the password expired (a generated password must be changed first)."""
+def root_account(password: str, *, expire: bool = False, plugin: str = CACHING_SHA2) -> Account:
+    """``root@localhost`` as ``mysqld --initialize`` creates it: ``plugin`` (the release's
+    ``default_authentication_plugin``), every privilege WITH GRANT OPTION; ``expire`` marks the password expired
+    (a generated password must be changed first)."""
     return Account(
         "root",
         "localhost",
-        CACHING_SHA2,
-        stored_form(CACHING_SHA2, password),
+        plugin,
+        stored_form(plugin, password),
         (*STATIC, *DYNAMIC, GRANT_OPTION),
         (),
         expire,

@@ -10,7 +10,7 @@ base name (``--log-bin=mysql-bin``: ``mysql-bin.000001``), directory (``--log-bi
 log_bin_index; an index entry is ``./<name>`` for a file in the datadir, else its full path). The
 logical clock (``last_committed`` / ``sequence_number``) restarts in each file (0/1 for the first transaction)
 and comes from :class:`gtidkit.engine.binlog.dependency.DependencyTracker`: commits are serialised by the engine's write
-lock, so COMMIT_ORDER gives ``sequence_number - 1``; WRITESET / WRITESET_SESSION (the default, as MySQL 8.4)
+lock, so COMMIT_ORDER (the 5.7 / 8.0 default) gives ``sequence_number - 1``; WRITESET / WRITESET_SESSION (MySQL 8.4 always)
 lower it to the last transaction that changed the same rows, forming commit groups a parallel applier can use.
 
 Not thread-safe by itself: the server calls it under its engine write lock (all writers) and ``self.lock`` (for

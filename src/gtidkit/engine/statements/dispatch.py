@@ -156,6 +156,7 @@ def _account(session: Session, stmt: Statement) -> StatementResult:
     (:mod:`gtidkit.engine.accounts.statements`); the account cache is reloaded after it (``acl_reload``).
     ``session.account_outcome`` keeps what it did for the wire server (passwords changed, own password set)."""
     from gtidkit.engine.accounts import statements as account_statements
+    from gtidkit.engine.accounts.passwords import CACHING_SHA2
 
     parsed = account_statements.parse(stmt.text)  # 1064 before any commit, as the parser fails first in MySQL
     skip = trx.pre_statement(session, stmt)
@@ -171,6 +172,9 @@ def _account(session: Session, stmt: Statement) -> StatementResult:
             parsed,
             current_user=session.executor.current_user,
             current_db=session.current_db,
+            default_plugin=str(
+                session.server.globals.values.get("default_authentication_plugin", CACHING_SHA2)
+            ),
         )
     except BaseException:
         trx.rollback(session)
