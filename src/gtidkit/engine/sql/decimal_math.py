@@ -310,6 +310,24 @@ def rewrite_exact(
                 (node, NumType("int", 19, 0, 20, unsigned), int_math.item_text(node, owners, lits := []))
             )
             checked_literals.append(lits)
+    # DOUBLE results that may overflow (Item_func::check_float_overflow: 1690 where SQLite gives inf): typed
+    # DOUBLE arithmetic, and the functions that can leave the DOUBLE range
+    doubles: list[tuple[exp.Expression, str, list[exp.Expression]]] = []
+    for found in tree.find_all(exp.Add, exp.Sub, exp.Mul, exp.Div, *_DOUBLE_FUNCTIONS):
+        node = cast(exp.Expression, found)
+        if not isinstance(node, _DOUBLE_FUNCTIONS):
+            t = numeric_type(node, column_type, literal_of, increment)
+            if t is None or t.kind != "double":
+                continue
+        doubles.append((node, int_math.item_text(node, owners, lits := []), lits))
+    # ROUND of an integer: the same integer type, 1690 when rounding leaves its range (Item_func_round::int_op:
+    # ROUND(9223372036854775807, -1))
+    rounded: list[tuple[exp.Expression, NumType, str, list[exp.Expression]]] = []
+    for found in tree.find_all(exp.Round):
+        node = cast(exp.Expression, found)
+        t = numeric_type(node, column_type, literal_of, increment)
+        if t is not None and t.kind == "int":
+            rounded.append((node, t, int_math.item_text(node, owners, lits := []), lits))
     bits = [
         cast(exp.Expression, b)
         for b in tree.find_all(*_BIT_UDF)
@@ -353,6 +371,7 @@ def rewrite_exact(
         for c in tree.find_all(exp.Cast)
         if isinstance(c.args.get("to"), exp.DataType) and c.args["to"].this == exp.DataType.Type.UBIGINT
     ]
+    replaced: dict[int, exp.Expression] = {}  # id(original node) -> the call that replaced it
     for node, t in reversed(todo):
         new: exp.Expression
         if isinstance(node, exp.Sum | exp.Avg):
@@ -381,6 +400,7 @@ def rewrite_exact(
                 args.append(exp.Literal.number(increment))
             new = exp.Anonymous(this=udf, expressions=args)
         node.replace(new)
+        replaced[id(node)] = new
     for (node, t, text), lits in reversed(list(zip(checked, checked_literals))):
         if isinstance(node, exp.Neg | exp.Abs):
             op, args = ("neg" if isinstance(node, exp.Neg) else "abs"), [node.this, exp.Null()]
@@ -407,7 +427,45 @@ def rewrite_exact(
         )
     for c in reversed(casts):  # CAST(x AS UNSIGNED): SQLite's CAST AS INTEGER has no unsigned half
         c.replace(exp.Anonymous(this="_GK_UNSIGNED", expressions=[c.this]))
+    for node, t, text, lits in reversed(rounded):
+        _wrap(
+            replaced.get(id(node), node),
+            int_math.INT_ARITH_FUNCTION,
+            [
+                exp.Literal.string("="),
+                None,
+                exp.Null(),
+                exp.Literal.number(int(t.unsigned)),
+                exp.Literal.string(text),
+            ],
+            lits,
+        )
+    for node, text, lits in reversed(doubles):
+        _wrap(
+            replaced.get(id(node), node),
+            int_math.DOUBLE_CHECK_FUNCTION,
+            [None, exp.Literal.string(text)],
+            lits,
+        )
     return tree
+
+
+#: functions whose DOUBLE result can overflow (mysql-test func_math.result: EXP(750), POW(10, 309), COT(0),
+#: DEGREES(1e307) give 1690)
+_DOUBLE_FUNCTIONS = (exp.Pow, exp.Exp, exp.Degrees, exp.Cot)
+
+
+def _wrap(
+    node: exp.Expression, udf: str, args: list[exp.Expression | None], lits: list[exp.Expression]
+) -> None:
+    """Replace ``node`` (wherever it now sits in the tree) by ``udf(args...)``, ``node`` itself taking the place
+    of the None in ``args``, followed by placeholders for the literals its text names."""
+    call = exp.Anonymous(this=udf, expressions=[])
+    node.replace(call)
+    call.set(
+        "expressions",
+        [node if a is None else a for a in args] + [exp.Placeholder(this=p.name) for p in lits],
+    )
 
 
 def to_unsigned(v: Any) -> int | bytes | None:

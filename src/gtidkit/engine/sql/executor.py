@@ -73,6 +73,7 @@ from gtidkit.engine.sql.metadata import (
 from gtidkit.engine.sql.mysql_random import MySQLRandom, connection_random
 from gtidkit.engine.sql.numeric_types import (
     DIV_PRECISION_INCREMENT,
+    UNSIGNED_SUBTRACTION,
     NumType,
     column_of_type,
     type_of_column,
@@ -743,6 +744,10 @@ class Executor:
             increment = self.div_increment()
         if increment != DIV_PRECISION_INCREMENT:
             version = (version, "div_precision_increment", increment)  # result types and values follow it
+        unsigned_subtraction = "NO_UNSIGNED_SUBTRACTION" not in self.sql_mode().names
+        UNSIGNED_SUBTRACTION.set(unsigned_subtraction)  # for the typing of this statement's plan
+        if not unsigned_subtraction:
+            version = (version, "NO_UNSIGNED_SUBTRACTION")
         if tpl is not None:
             key: tuple[Any, ...] = (tpl[0], current_db, version, replace)
             plan = self._plans.get(key)

@@ -195,7 +195,8 @@ NUMERIC_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
         lambda a, b: None if a is None or b is None else _signed((to_int(a) ^ to_int(b)) % _U64),
     ),
     "ATAN": (-1, _atan),
-    "COT": (1, _unary(lambda x: 1 / math.tan(x), lambda x: x != 0)),
+    # COT(0) is infinite: the DOUBLE overflow check turns it into MySQL's 1690 (decimal_math._DOUBLE_FUNCTIONS)
+    "COT": (1, _unary(lambda x: 1 / math.tan(x) if x != 0 else math.inf)),
 }
 
 

@@ -21,6 +21,7 @@ do not (``~0`` is -1 there, ``>>`` sign-extends).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
@@ -31,8 +32,10 @@ from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
     "BIT_FUNCTION",
+    "DOUBLE_CHECK_FUNCTION",
     "INT_ARITH_FUNCTION",
     "bit_op",
+    "double_check",
     "int_arith",
     "int_value",
     "item_text",
@@ -43,6 +46,8 @@ __all__ = [
 INT_ARITH_FUNCTION = "_GK_INT_ARITH"
 #: ``_GK_BIT(op, a, b)``: a bit operator on 64-bit unsigned values (:func:`bit_op`)
 BIT_FUNCTION = "_GK_BIT"
+#: ``_GK_DBL_CHECK(value, text, literal...)``: a DOUBLE result checked for overflow (:func:`double_check`)
+DOUBLE_CHECK_FUNCTION = "_GK_DBL_CHECK"
 
 _U64 = 2**64
 _MASK = _U64 - 1
@@ -75,8 +80,8 @@ def _to_sqlite(n: int) -> int | bytes:
 
 
 def int_arith(op: str, a: Any, b: Any, unsigned: int, text: str, *literals: Any) -> int | bytes | None:
-    """UDF ``_GK_INT_ARITH``: ``a op b`` (``op`` one of ``+ - * DIV neg abs``; ``b`` unused for ``neg`` and
-    ``abs``) computed
+    """UDF ``_GK_INT_ARITH``: ``a op b`` (``op`` one of ``+ - * DIV neg abs``, or ``=`` for ``a`` itself; ``b``
+    unused for ``neg``, ``abs`` and ``=``) computed
     exactly, NULL if an operand is NULL (or for ``DIV`` by 0, as MySQL's without the strict-mode error).
 
     Args:
@@ -95,7 +100,9 @@ def int_arith(op: str, a: Any, b: Any, unsigned: int, text: str, *literals: Any)
     x = int_value(a)
     if x is None:
         return None
-    if op == "neg":
+    if op == "=":
+        r = x  # a value computed elsewhere (ROUND of an integer), range-checked here
+    elif op == "neg":
         r = -x
     elif op == "abs":
         r = abs(x)
@@ -118,6 +125,25 @@ def int_arith(op: str, a: Any, b: Any, unsigned: int, text: str, *literals: Any)
         return _to_sqlite(r)
     kind = "BIGINT UNSIGNED" if unsigned else "BIGINT"
     raise mysql_error(1690, kind, _fill(text, literals))
+
+
+def double_check(value: Any, text: str, *literals: Any) -> Any:
+    """UDF ``_GK_DBL_CHECK``: ``value`` (a DOUBLE expression's result) unchanged, unless it is infinite or NaN,
+    which MySQL never returns: ``Item_func::check_float_overflow`` raises ERROR 1690 instead (mysql-test
+    ``func_math.result``: ``DOUBLE value is out of range in 'pow(10,309)'``, ``'(1e308 + 1e308)'``,
+    ``'cot(0)'``).
+
+    Args:
+        value: the result as SQLite computed it.
+        text: the expression as MySQL prints it, literals marked (:func:`item_text`).
+        literals: the values of the marked literals.
+
+    Raises:
+        MySQLError: 1690 for an infinite or NaN result.
+    """
+    if type(value) is float and not math.isfinite(value):
+        raise mysql_error(1690, "DOUBLE", _fill(text, literals))
+    return value
 
 
 def _fill(text: str, literals: tuple[Any, ...]) -> str:
@@ -175,6 +201,7 @@ def register_udfs(raw: Any, wrap: Any) -> None:
     executor's UDF wrapper, which hands a raised MySQLError to the statement)."""
     raw.create_function(INT_ARITH_FUNCTION, -1, wrap(int_arith), deterministic=True)
     raw.create_function(BIT_FUNCTION, -1, wrap(bit_op), deterministic=True)
+    raw.create_function(DOUBLE_CHECK_FUNCTION, -1, wrap(double_check), deterministic=True)
 
 
 _BINARY_TEXT = {
@@ -190,6 +217,10 @@ _BINARY_TEXT = {
     exp.BitwiseLeftShift: "<<",
     exp.BitwiseRightShift: ">>",
 }
+
+
+#: functions whose ``func_name()`` differs from sqlglot's name for them (POW and POWER are ``pow``)
+_FUNC_NAMES: dict[type, str] = {exp.Pow: "pow"}
 
 
 def item_text(
@@ -233,7 +264,9 @@ def item_text(
         )
         return f"cast({item_text(node.this, column_prefix, literals)} as {kind})"
     if isinstance(node, exp.Func):
-        name = node.sql_name().lower() if not isinstance(node, exp.Anonymous) else node.name.lower()
+        name = _FUNC_NAMES.get(type(node)) or (
+            node.sql_name().lower() if not isinstance(node, exp.Anonymous) else node.name.lower()
+        )
         args = [a for a in node.args.values() if isinstance(a, exp.Expression)]
         return f"{name}({','.join(item_text(a, column_prefix, literals) for a in args)})"
     return node.sql(dialect="mysql")

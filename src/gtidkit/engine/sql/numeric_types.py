@@ -30,6 +30,7 @@ decimals = scale (``my_decimal_precision_to_length_no_truncation``); DOUBLE is l
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -42,6 +43,7 @@ __all__ = [
     "DECIMAL_MAX_PRECISION",
     "DECIMAL_MAX_SCALE",
     "DIV_PRECISION_INCREMENT",
+    "UNSIGNED_SUBTRACTION",
     "NumType",
     "cast_decimal_type",
     "column_of_type",
@@ -56,6 +58,11 @@ _F = ColumnFlag
 #: MySQL's limits for DECIMAL (``decimal.h``: DECIMAL_MAX_PRECISION 65, DECIMAL_MAX_SCALE 30).
 DECIMAL_MAX_PRECISION = 65
 DECIMAL_MAX_SCALE = 30
+#: False while the statement being planned runs under sql_mode NO_UNSIGNED_SUBTRACTION: a subtraction with an
+#: UNSIGNED operand is then signed (``Item_func_minus::resolve_type``; RM8 "Out-of-Range and Overflow Handling":
+#: ``CAST(0 AS UNSIGNED) - 1`` is 18446744073709551615-overflow error 1690 without the mode, -1 with it). The
+#: executor sets it for each statement it plans.
+UNSIGNED_SUBTRACTION: ContextVar[bool] = ContextVar("unsigned_subtraction", default=True)
 #: ``div_precision_increment``'s default: digits a division adds to its dividend's scale.
 DIV_PRECISION_INCREMENT = 4
 #: Digits SUM adds to its argument's precision (``DECIMAL_LONGLONG_DIGITS``).
@@ -173,6 +180,8 @@ def _arith(op: type, a: NumType, b: NumType, increment: int) -> NumType:
         # "Integer operations keep unsigned_flag if one of arguments is unsigned" (Item_func_additive_op /
         # Item_func_mul::result_precision); MOD keeps the dividend's (Item_func_mod::result_precision)
         unsigned = a.unsigned if op is exp.Mod else a.unsigned or b.unsigned
+    if op is exp.Sub and unsigned and not UNSIGNED_SUBTRACTION.get():
+        unsigned = False  # NO_UNSIGNED_SUBTRACTION
     if op is exp.Mod and a.kind == "int" and b.kind == "int":
         length = max(a.length, b.length)  # the result is smaller than the divisor and has the dividend's sign
         return NumType("int", length - (0 if unsigned else 1), 0, length, unsigned, False)
