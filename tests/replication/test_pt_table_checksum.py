@@ -55,14 +55,14 @@ def _setup(c: Cluster) -> tuple[Node, Node]:
     return source, replica
 
 
-def _checksum(source: Node, *extra: str) -> subprocess.CompletedProcess[str]:
+def _checksum(source: Node, *extra: str, database: str = "app") -> subprocess.CompletedProcess[str]:
     assert TOOL is not None
     dsn = f"h=127.0.0.1,P={source.port},u=root"
     return subprocess.run(
         [
             TOOL,
             dsn,
-            "--databases=app",
+            f"--databases={database}",
             "--no-check-binlog-format",
             f"--recursion-method=dsn={dsn},D=percona,t=dsns",
             "--no-version-check",
@@ -75,12 +75,12 @@ def _checksum(source: Node, *extra: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _report(out: str) -> dict[str, tuple[int, int, int]]:
+def _report(out: str, database: str = "app") -> dict[str, tuple[int, int, int]]:
     """table -> (ERRORS, DIFFS, ROWS) from the tool's report lines."""
     rows = {}
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) == 9 and parts[-1].startswith("app."):
+        if len(parts) == 9 and parts[-1].startswith(f"{database}."):
             rows[parts[-1]] = (int(parts[1]), int(parts[2]), int(parts[3]))
     return rows
 
@@ -106,4 +106,55 @@ def test_equal_then_one_changed_row(pair: tuple[Node, Node], chunking: tuple[str
         assert bad == (("t1",),)
     finally:
         cur.execute("UPDATE app.t1 SET v = 'v5' WHERE id = 5")
+        conn.close()
+
+
+# The column types issue 18 added, written by a source that compresses its transactions (Transaction_payload
+# events, binlog_transaction_compression=ON) and applied by the replica from those payloads: pt-table-checksum's
+# CRC32(CONCAT_WS(...)) of every row agrees on both sides, and sees a row changed on the replica only.
+TYPES_DDL = (
+    "CREATE TABLE types.t (id INT PRIMARY KEY, e ENUM('a','b','c'), s SET('x','y','z'), b BIT(10),"
+    " d DECIMAL(65,30), u BIGINT UNSIGNED, tm TIME(3), j JSON, g GEOMETRY, l VARCHAR(10) CHARACTER SET latin1)"
+)
+TYPES_ROWS = [
+    (
+        "(1, 'b', 'x,z', b'1010101010', 12345678901234567890123456789012345.123456789012345678901234567890,"
+        ' 18446744073709551615, \'-838:59:59.000\', \'{"a": [1, 2.5, "x"], "b": null}\','
+        " ST_GeomFromText('POINT(1 2)'), 'caf\u00e9')"
+    ),
+    (
+        "(2, 'c', '', b'0', -0.000000000000000000000000000001, 0, '838:59:58.999', '[]',"
+        " ST_GeomFromText('LINESTRING(0 0, 1 1, 2 0)'), '')"
+    ),
+    "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+]
+
+
+def test_new_types_through_compressed_transactions(pair: tuple[Node, Node]) -> None:
+    source, replica = pair
+    source.query("SET GLOBAL binlog_transaction_compression = ON")
+    try:
+        source.query("CREATE DATABASE types")
+        source.query(TYPES_DDL)
+        for row in TYPES_ROWS:
+            source.query(f"INSERT INTO types.t VALUES {row}")
+        source.query("UPDATE types.t SET u = u - 1, tm = '-00:00:01.5', s = 'y' WHERE id = 1")
+        payloads = [r for r in source.query("SHOW BINLOG EVENTS") if r[2] == "Transaction_payload"]
+        assert len(payloads) >= len(TYPES_ROWS) + 1
+    finally:
+        source.query("SET GLOBAL binlog_transaction_compression = OFF")
+    assert replica.wait_for(source.executed())
+    assert replica.checksum("types") == source.checksum("types")
+    r = _checksum(source, database="types")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert _report(r.stdout, "types") == {"types.t": (0, 0, 3)}, r.stdout + r.stderr
+    conn = replica.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute("SET sql_log_bin = 0")
+        cur.execute("UPDATE types.t SET d = d + 0.000000000000000000000000000001 WHERE id = 1")
+        r = _checksum(source, database="types")
+        assert r.returncode == 16, r.stdout + r.stderr  # TABLE_DIFF
+        assert _report(r.stdout, "types") == {"types.t": (0, 1, 3)}, r.stdout + r.stderr
+    finally:
         conn.close()

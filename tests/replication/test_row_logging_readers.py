@@ -280,3 +280,59 @@ def test_minimal_metadata_names_come_from_information_schema(tmp_path: Path) -> 
         finally:
             stream.close()
     assert values == [{"id": 1, "a": 10, "b": None, "c": "x"}]
+
+
+def test_compressed_transactions_and_independent_readers(tmp_path: Path) -> None:
+    """Neither independent reader here decodes Transaction_payload (type 40) from MySQL either: mysql-replication
+    1.0.17 has no class for it (``BinLogPacketWrapper`` maps it to NotImplementedEvent) and mariadb-binlog refuses
+    it. Both meet ours as they meet MySQL 8.0.32's own (the shared fixture ``transaction_compression.000001``):
+    python-mysql-replication skips each payload by its event length and stays in step (the next transaction's
+    GTID and rows decode), and mariadb-binlog stops with the same message."""
+    import shutil
+    import subprocess
+
+    from pymysqlreplication.event import GtidEvent, NotImplementedEvent
+
+    with running_server(tmp_path / "d", *SOURCE_ARGS, "--binlog-transaction-compression=ON") as srv:
+        execute(
+            srv,
+            "CREATE DATABASE d",
+            "CREATE TABLE d.t (id INT PRIMARY KEY, e ENUM('a','b'), j JSON)",
+            "INSERT INTO d.t VALUES (1, 'a', '[1]')",
+            "SET SESSION binlog_transaction_compression = OFF",
+            "INSERT INTO d.t VALUES (2, 'b', '{}')",
+        )
+        stream = BinLogStreamReader(
+            connection_settings={"host": "127.0.0.1", "port": srv.port, "user": "root", "password": ""},
+            server_id=113,
+            auto_position="",
+            blocking=False,
+            only_events=[GtidEvent, NotImplementedEvent, WriteRowsEvent],
+            filter_non_implemented_events=False,
+        )
+        try:
+            seen = [
+                (type(ev).__name__, ev.event_type if isinstance(ev, NotImplementedEvent) else None)
+                for ev in stream
+                if not isinstance(ev, NotImplementedEvent) or ev.event_type == 40
+            ]
+        finally:
+            stream.close()
+    assert seen == [("GtidEvent", None)] * 3 + [("NotImplementedEvent", 40), ("GtidEvent", None)] + [
+        ("WriteRowsEvent", None)
+    ]
+    if shutil.which("mariadb-binlog") is None:
+        return
+    # the server has stopped: the file is closed, as the fixture is (an in-use file ends at a read error)
+    ours = subprocess.run(
+        ["mariadb-binlog", str(tmp_path / "d" / "binlog.000001")], capture_output=True, text=True, check=False
+    )
+    fixture = Path(__file__).resolve().parents[3] / "shared/research/fixtures/binlogs"
+    theirs_path = fixture / "blackbeam__rust_mysql_common/transaction_compression.000001"
+    if theirs_path.exists():
+        theirs = subprocess.run(
+            ["mariadb-binlog", str(theirs_path)], capture_output=True, text=True, check=False
+        )
+        refusal = "Found incompatible MySQL 8.0 TRANSACTION_PAYLOAD_EVENT event"
+        assert refusal in theirs.stderr and refusal in ours.stderr
+        assert ours.returncode == theirs.returncode != 0
