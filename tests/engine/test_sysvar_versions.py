@@ -121,3 +121,19 @@ def test_tagged_gtids_refused_before_8_3(open_server, version, sql, code, messag
 def test_tagged_gtids_accepted_by_8_4(open_server, sql, _code, _message) -> None:
     s = open_server(gtid_mode="ON", log_bin=True, server_version="8.4").session()
     s.execute(sql)
+
+
+def test_default_authentication_plugin_option_sets_create_users_plugin(open_server) -> None:
+    """``--default-authentication-plugin=mysql_native_password`` (the my.cnf line of many 8.0 installs) gives
+    CREATE USER without IDENTIFIED WITH that plugin; the variable is read-only (1238)."""
+    srv = open_server(
+        gtid_mode="OFF", enforce_gtid_consistency="OFF", default_authentication_plugin="mysql_native_password"
+    )
+    s = srv.session()
+    s.execute("CREATE USER 'app'@'%' IDENTIFIED BY 'pw'")
+    assert s.execute("SELECT plugin FROM mysql.user WHERE user = 'app'")[-1].rows == [
+        ("mysql_native_password",)
+    ]
+    with pytest.raises(MySQLError) as err:
+        s.execute("SET GLOBAL default_authentication_plugin = 'caching_sha2_password'")
+    assert err.value.code == 1238

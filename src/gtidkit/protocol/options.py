@@ -561,10 +561,19 @@ def help_text(*, verbose: bool, accept: Callable[[Option], bool] | None = None) 
         lines.append(f"  {short}--{o.name.replace('_', '-')}{arg}  {text}".rstrip())
     lines += ["", "Variables (--variable-name=value)", f"{'and boolean options {FALSE|TRUE}':<48} Value"]
     lines.append("-" * 48 + " " + "-" * 30)
+    release = _release(None)  # the defaults of the release a server presents as by default (8.0)
     for o in opts:
         if o.owner == COMMAND and o.kind == FLAG:
             continue
-        lines.append(f"{o.name.replace('_', '-'):<48} {describe(o, o.default)}")
+        default = o.default
+        var = sysvars.SYSVARS.get(o.name)
+        if (
+            var is not None and default == var.default
+        ):  # the variable's default: the release's where it differs
+            shown = sysvar_versions.default_of(o.name, release)
+            if shown is not None and shown is not sysvar_versions.ABSENT:
+                default = shown
+        lines.append(f"{o.name.replace('_', '-'):<48} {describe(o, default)}")
     lines += [
         "",
         (
