@@ -51,6 +51,10 @@ INTEGER = [
         "(18446744073709551614 - -(1))",
     ),
     ("NO_UNSIGNED_SUBTRACTION", "SELECT 9223372036854775807 - -1", "BIGINT", "(9223372036854775807 - -(1))"),
+    # a DOUBLE function read as an integer (Item_func::llrint_with_overflow_check)
+    ("", "select cast(pow(2,63) as signed) as pp", "BIGINT", "pow(2,63)"),
+    ("", "SELECT 1-CAST(POW(2,100) AS SIGNED)", "BIGINT", "pow(2,100)"),
+    ("", "SELECT 1-CAST(POW(2,1000) AS SIGNED)", "BIGINT", "pow(2,1000)"),
 ]
 
 
@@ -86,6 +90,11 @@ def test_no_unsigned_subtraction_gives_a_signed_result(session) -> None:
         session.execute("SET sql_mode = DEFAULT")
     with pytest.raises(MySQLError):  # the same statement text is planned again under the default mode
         session.execute("SELECT CAST(0 AS UNSIGNED) - 1")
+
+
+def test_cast_of_a_double_function_in_range(session) -> None:
+    # func_math.result: 2**63 - 1024 is the largest DOUBLE below 2**63
+    assert session.execute("select cast(pow(2,63)-1024 as signed) as pp")[-1].rows == [(9223372036854774784,)]
 
 
 E = None  # ERROR 1690

@@ -320,6 +320,21 @@ def rewrite_exact(
             if t is None or t.kind != "double":
                 continue
         doubles.append((node, int_math.item_text(node, owners, lits := []), lits))
+    # CAST(<DOUBLE> AS SIGNED): rounded as MySQL's val_int rounds a DOUBLE, 1690 for a function's value out of range
+    signed_casts: list[tuple[exp.Expression, str, str, list[exp.Expression]]] = []
+    for found in tree.find_all(exp.Cast):
+        node = cast(exp.Expression, found)
+        to = node.args.get("to")
+        if not isinstance(to, exp.DataType) or to.this != exp.DataType.Type.BIGINT:
+            continue
+        operand = node.this
+        while isinstance(operand, (exp.Paren, exp.Neg)):
+            operand = operand.this
+        t = numeric_type(node.this, column_type, literal_of, increment)
+        if (t is None or t.kind != "double") and not isinstance(operand, _REAL_FUNCTIONS):
+            continue
+        op = "rint_clip" if isinstance(operand, (exp.Literal, exp.Placeholder)) else "rint"
+        signed_casts.append((node, op, int_math.item_text(node.this, owners, lits := []), lits))
     # ROUND of an integer: the same integer type, 1690 when rounding leaves its range (Item_func_round::int_op:
     # ROUND(9223372036854775807, -1))
     rounded: list[tuple[exp.Expression, NumType, str, list[exp.Expression]]] = []
@@ -427,6 +442,20 @@ def rewrite_exact(
         )
     for c in reversed(casts):  # CAST(x AS UNSIGNED): SQLite's CAST AS INTEGER has no unsigned half
         c.replace(exp.Anonymous(this="_GK_UNSIGNED", expressions=[c.this]))
+    for node, op, text, lits in reversed(signed_casts):
+        node.replace(
+            exp.Anonymous(
+                this=int_math.INT_ARITH_FUNCTION,
+                expressions=[
+                    exp.Literal.string(op),
+                    node.this,
+                    exp.Null(),
+                    exp.Literal.number(0),
+                    exp.Literal.string(text),
+                    *(exp.Placeholder(this=p.name) for p in lits),
+                ],
+            )
+        )
     for node, t, text, lits in reversed(rounded):
         _wrap(
             replaced.get(id(node), node),
@@ -450,6 +479,8 @@ def rewrite_exact(
     return tree
 
 
+#: functions whose result is a DOUBLE (Item_real_func), typed here for CAST(... AS SIGNED)
+_REAL_FUNCTIONS = (exp.Pow, exp.Exp, exp.Degrees, exp.Cot, exp.Ln, exp.Log, exp.Sqrt)
 #: functions whose DOUBLE result can overflow (mysql-test func_math.result: EXP(750), POW(10, 309), COT(0),
 #: DEGREES(1e307) give 1690)
 _DOUBLE_FUNCTIONS = (exp.Pow, exp.Exp, exp.Degrees, exp.Cot)

@@ -80,8 +80,8 @@ def _to_sqlite(n: int) -> int | bytes:
 
 
 def int_arith(op: str, a: Any, b: Any, unsigned: int, text: str, *literals: Any) -> int | bytes | None:
-    """UDF ``_GK_INT_ARITH``: ``a op b`` (``op`` one of ``+ - * DIV neg abs``, or ``=`` for ``a`` itself; ``b``
-    unused for ``neg``, ``abs`` and ``=``) computed
+    """UDF ``_GK_INT_ARITH``: ``a op b`` (``op`` one of ``+ - * DIV neg abs``, ``=`` for ``a`` itself, ``rint``
+    / ``rint_clip`` for a DOUBLE ``a`` as an integer; ``b`` unused for the unary ones) computed
     exactly, NULL if an operand is NULL (or for ``DIV`` by 0, as MySQL's without the strict-mode error).
 
     Args:
@@ -97,6 +97,10 @@ def int_arith(op: str, a: Any, b: Any, unsigned: int, text: str, *literals: Any)
     Raises:
         MySQLError: 1690 when the exact result leaves the expression type's range.
     """
+    if op in ("rint", "rint_clip"):
+        if type(a) is float:
+            return _double_to_bigint(a, op == "rint_clip", text, literals)
+        op = "="
     x = int_value(a)
     if x is None:
         return None
@@ -125,6 +129,18 @@ def int_arith(op: str, a: Any, b: Any, unsigned: int, text: str, *literals: Any)
         return _to_sqlite(r)
     kind = "BIGINT UNSIGNED" if unsigned else "BIGINT"
     raise mysql_error(1690, kind, _fill(text, literals))
+
+
+def _double_to_bigint(v: float, clip: bool, text: str, literals: tuple[Any, ...]) -> int:
+    """A DOUBLE in an integer context (``CAST(x AS SIGNED)``): rounded half to even (``llrint`` / ``rint``); out of
+    BIGINT's range a function's value raises 1690 naming it (``Item_func::llrint_with_overflow_check``:
+    ``cast(pow(2,63) as signed)`` -> ``BIGINT value is out of range in 'pow(2,63)'``, mysql-test func_math.result),
+    a literal's is clipped to the nearest bound (``Item_float::val_int``)."""
+    if not -(2.0**63) <= v < 2.0**63:
+        if clip:
+            return -(2**63) if v < 0 else 2**63 - 1
+        raise mysql_error(1690, "BIGINT", _fill(text, literals))
+    return round(v)
 
 
 def double_check(value: Any, text: str, *literals: Any) -> Any:
