@@ -64,18 +64,21 @@ def initialize(datadir: Path, insecure: bool = True, *extra: str) -> str:
 
 #: files of an initialized datadir that belong to one server: its server_uuid and the process lock
 _NOT_COPIED = frozenset({"auto.cnf", "gtidkit.sqlite.lock"})
-_TEMPLATE: list[tuple[Path, str]] = []
+#: where this process's template datadir is: an environment variable, so that both names of this module
+#: (``tests.protocol.server_proc`` and ``protocol.server_proc``, as the suite imports it) share one template
+_TEMPLATE_ENV = f"GTIDKIT_TEST_INITIALIZED_{os.getpid()}"
 
 
 def _insecure_template() -> tuple[Path, str]:
     """The datadir of one real `gtidkit server --initialize-insecure --skip-log-bin` run in this process (removed at
     exit) and its stderr."""
-    if not _TEMPLATE:
+    where = os.environ.get(_TEMPLATE_ENV)
+    if where is None:
         root = Path(tempfile.mkdtemp(prefix="gtidkit-initialized-"))
         atexit.register(shutil.rmtree, root, True)
-        datadir = root / "datadir"
-        _TEMPLATE.append((datadir, _run_initialize(datadir, True)))
-    return _TEMPLATE[0]
+        (root / "stderr").write_text(_run_initialize(root / "datadir", True))
+        where = os.environ[_TEMPLATE_ENV] = str(root)
+    return Path(where) / "datadir", (Path(where) / "stderr").read_text()
 
 
 def _run_initialize(datadir: Path, insecure: bool, *extra: str) -> str:

@@ -858,6 +858,27 @@ def _system_view_def(
     )
 
 
+#: catalog rows of recently stored definitions (every server start stores the same system tables)
+_CATALOG_ROWS: dict[TableDef, tuple[str, list[tuple], list[tuple]]] = {}
+
+
+def _catalog_rows(t: TableDef) -> tuple[str, list[tuple], list[tuple]]:
+    """The ``_gk_tables.DEFINITION`` text, ``_gk_columns`` rows and ``_gk_statistics`` rows of ``t``.
+
+    They depend only on the (immutable) definition, so equal definitions share them; a definition with a default
+    that cannot be hashed is computed each time.
+    """
+    try:
+        hit = _CATALOG_ROWS.get(t)
+    except TypeError:
+        return t.to_json(), _column_rows(t), _statistics_rows(t)
+    if hit is None:
+        if len(_CATALOG_ROWS) >= 1024:
+            _CATALOG_ROWS.clear()
+        hit = _CATALOG_ROWS[t] = (t.to_json(), _column_rows(t), _statistics_rows(t))
+    return hit
+
+
 def _column_rows(t: TableDef) -> list[tuple]:
     pk = set(t.primary_key)
     uniq = {ix.columns[0] for ix in t.indexes if ix.unique and not ix.primary and len(ix.columns) == 1}
@@ -1155,12 +1176,13 @@ class Catalog:
         self.version += 1
 
     def _insert_table_rows(self, conn: Connection, t: TableDef) -> None:
+        definition, columns, statistics = _catalog_rows(t)
         conn.execute(
             "INSERT INTO _gk_tables VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (t.schema, t.name, t.table_type, t.engine or None, t.collation or None, t.comment, t.to_json()),
+            (t.schema, t.name, t.table_type, t.engine or None, t.collation or None, t.comment, definition),
         )
-        conn.executemany(f"INSERT INTO _gk_columns VALUES ({', '.join('?' * 18)})", _column_rows(t))
-        conn.executemany("INSERT INTO _gk_statistics VALUES (?, ?, ?, ?, ?, ?, ?, ?)", _statistics_rows(t))
+        conn.executemany(f"INSERT INTO _gk_columns VALUES ({', '.join('?' * 18)})", columns)
+        conn.executemany("INSERT INTO _gk_statistics VALUES (?, ?, ?, ?, ?, ?, ?, ?)", statistics)
         self._tables[(t.schema, t.name)] = t
         self.version += 1
 
