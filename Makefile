@@ -1,7 +1,7 @@
 # gtidkit: two commands on a fresh machine.
 #   make demo   source + passive replica by GTIDs (read-your-writes, crash, resume), then the PySpark pipeline
 #               (and on ../shared/research/fixtures/binlogs when present)
-#   make test   type-check gtid/ and binlog/ (mypy, config in pyproject.toml), then run the test suite
+#   make test   type-check (mypy, config in pyproject.toml: gtid/, binlog/, engine/, protocol/), lint, then the test suite
 PY ?= python3
 VENV := .venv
 PYBIN := $(VENV)/bin/python

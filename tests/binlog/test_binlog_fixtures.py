@@ -29,13 +29,9 @@ from gtidkit.binlog import (
 from gtidkit.binlog.stream import NEED_DATA
 from gtidkit.binlog.versions import has_checksum_alg
 from gtidkit.gtid import GtidSet
+from tests.conftest import BINLOG_FIXTURES
 
 from .index_md import IndexRow, parse_gz_companions, parse_index
-
-try:
-    from tests.conftest import BINLOG_FIXTURES
-except ImportError:  # pragma: no cover - depends on how pytest put tests/ on sys.path
-    from conftest import BINLOG_FIXTURES  # type: ignore[no-redef]
 
 ROWS = parse_index(BINLOG_FIXTURES / "INDEX.md") if (BINLOG_FIXTURES / "INDEX.md").exists() else []
 GTID_TYPES = (EventType.GTID_LOG_EVENT, EventType.ANONYMOUS_GTID_LOG_EVENT, EventType.GTID_TAGGED_LOG_EVENT)

@@ -11,11 +11,7 @@ from hypothesis import strategies as st
 
 from gtidkit.binlog import BinlogDecodeError, BinlogStream, EventType, read_events
 from gtidkit.binlog.stream import NEED_DATA
-
-try:
-    from tests.conftest import BINLOG_FIXTURES
-except ImportError:  # pragma: no cover
-    from conftest import BINLOG_FIXTURES  # type: ignore[no-redef]
+from tests.conftest import BINLOG_FIXTURES
 
 SAMPLES = [
     "zalora__binlog-parser/gtid-fixtures/mysql-bin.01",  # 5.7, GTIDs, in use

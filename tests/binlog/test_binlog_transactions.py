@@ -48,11 +48,7 @@ from gtidkit.binlog.transactions import (
     kind_of,
 )
 from gtidkit.gtid import Gtid, GtidSet
-
-try:
-    from tests.conftest import BINLOG_FIXTURES
-except ImportError:  # pragma: no cover
-    from conftest import BINLOG_FIXTURES  # type: ignore[no-redef]
+from tests.conftest import BINLOG_FIXTURES
 
 SID = UUID("9e3b8d2c-1111-11ee-8000-0242ac110002")
 

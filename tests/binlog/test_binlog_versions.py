@@ -12,11 +12,7 @@ from gtidkit.binlog.versions import (
     post_header_lengths_for,
     server_version_number,
 )
-
-try:
-    from tests.conftest import BINLOG_FIXTURES
-except ImportError:  # pragma: no cover
-    from conftest import BINLOG_FIXTURES  # type: ignore[no-redef]
+from tests.conftest import BINLOG_FIXTURES
 
 #: Builds whose FDE is not the release table of their version: file → why.
 NOT_RELEASE_TABLES = {

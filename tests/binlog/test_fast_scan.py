@@ -21,11 +21,7 @@ import gtidkit.binlog.file as binlog_file
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.file import iter_transactions, read_events, scan_file
 from gtidkit.generate import generate_fleet
-
-try:
-    from tests.binlog.test_binlog_transactions import _reference_transactions
-except ImportError:  # pragma: no cover - run from inside tests/
-    from binlog.test_binlog_transactions import _reference_transactions  # type: ignore[no-redef]
+from tests.binlog.test_binlog_transactions import _reference_transactions
 
 
 @pytest.fixture(scope="module")

@@ -29,11 +29,7 @@ from gtidkit.binlog.row_image import (
     signedness,
 )
 from gtidkit.errors import BinlogDecodeError
-
-try:
-    from tests.conftest import BINLOG_FIXTURES
-except ImportError:  # pragma: no cover - depends on how pytest put tests/ on sys.path
-    from conftest import BINLOG_FIXTURES  # type: ignore[no-redef]
+from tests.conftest import BINLOG_FIXTURES
 
 
 @pytest.mark.parametrize(

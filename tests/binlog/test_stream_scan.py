@@ -12,11 +12,7 @@ import pytest
 import gtidkit.binlog.file as binlog_file
 from gtidkit.binlog.file import FileScanner, StreamScanner, scan_file, scan_stream
 from gtidkit.errors import BinlogDecodeError
-
-try:
-    from tests.binlog.test_binlog_transactions import FIXTURE_FILES
-except ImportError:  # pragma: no cover - run from inside tests/
-    from binlog.test_binlog_transactions import FIXTURE_FILES  # type: ignore[no-redef]
+from tests.binlog.test_binlog_transactions import FIXTURE_FILES
 
 
 class _ShortReads(io.RawIOBase):

@@ -26,11 +26,7 @@ from gtidkit.binlog.file import FrameReader
 from gtidkit.binlog.text import ListingFormatter, event_info, event_lines, listing
 from gtidkit.generate import generate_fleet
 from gtidkit.gtid import Gtid, GtidSet
-
-try:
-    from tests.conftest import BINLOG_FIXTURES
-except ImportError:  # pragma: no cover - depends on how pytest put tests/ on sys.path
-    from conftest import BINLOG_FIXTURES  # type: ignore[no-redef]
+from tests.conftest import BINLOG_FIXTURES
 
 SID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 

@@ -15,11 +15,7 @@ from gtidkit.errors import GtidParseError
 from gtidkit.gtid import Gtid, GtidSet, normalize_tag, parse_tsids
 from gtidkit.gtid.encoding import CLASSIC, TAGGED, decode_nsids
 from gtidkit.gtid.gtid_set import _finish, _parse_slow
-
-try:
-    from tests.conftest import GTID_VECTORS
-except ImportError:  # pytest run without the repo root on sys.path
-    from conftest import GTID_VECTORS  # type: ignore[no-redef]
+from tests.conftest import GTID_VECTORS
 
 
 def _load(path: Path) -> list[dict]:

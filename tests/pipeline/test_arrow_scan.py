@@ -12,11 +12,7 @@ import pytest
 
 from gtidkit.pipeline import scan, schemas
 from gtidkit.pipeline.layout import FileSpec
-
-try:
-    from tests.pipeline.test_object_storage import FIXTURE_FILES
-except ImportError:  # pragma: no cover - run from inside tests/
-    from pipeline.test_object_storage import FIXTURE_FILES  # type: ignore[no-redef]
+from tests.pipeline.test_object_storage import FIXTURE_FILES
 
 
 def _spec(path: Path) -> FileSpec:

@@ -16,11 +16,7 @@ import pytest
 from gtidkit.pipeline import scan, schemas
 from gtidkit.pipeline.layout import FileSpec, discover
 from gtidkit.pipeline.storage import StorageError, resolve, storage_options
-
-try:
-    from tests.conftest import BINLOG_FIXTURES
-except ImportError:  # pragma: no cover - run from inside tests/
-    from conftest import BINLOG_FIXTURES  # type: ignore[no-redef]
+from tests.conftest import BINLOG_FIXTURES
 
 if TYPE_CHECKING:
     from typing import Self

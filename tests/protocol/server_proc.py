@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import ctypes.util
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +45,43 @@ INIT_ARGS = ("--skip-log-bin",)
 
 def initialize(datadir: Path, insecure: bool = True, *extra: str) -> str:
     """`gtidkit server --initialize[-insecure] --skip-log-bin EXTRA`; returns its stderr (with the generated
-    password)."""
+    password).
+
+    ``--initialize-insecure`` without extra options gives the same datadir every time but for its server_uuid, so it
+    runs once per test process: later calls copy that datadir's files into ``datadir`` without its ``auto.cnf`` (the
+    first start generates the server_uuid, as it does after a real initialize that wrote none) and return its
+    stderr with the datadir's path. Saves a process start, the catalog bootstrap and four RSA keys per server.
+    """
+    if insecure and not extra and not (datadir.exists() and any(datadir.iterdir())):
+        template, stderr = _insecure_template()
+        datadir.mkdir(parents=True, exist_ok=True)
+        for f in template.iterdir():
+            if f.name not in _NOT_COPIED:
+                shutil.copy2(f, datadir / f.name)
+        return stderr.replace(str(template), str(datadir))
+    return _run_initialize(datadir, insecure, *extra)
+
+
+#: files of an initialized datadir that belong to one server: its server_uuid and the process lock
+_NOT_COPIED = frozenset({"auto.cnf", "gtidkit.sqlite.lock"})
+#: where this process's template datadir is: an environment variable, so that both names of this module
+#: (``tests.protocol.server_proc`` and ``protocol.server_proc``, as the suite imports it) share one template
+_TEMPLATE_ENV = f"GTIDKIT_TEST_INITIALIZED_{os.getpid()}"
+
+
+def _insecure_template() -> tuple[Path, str]:
+    """The datadir of one real `gtidkit server --initialize-insecure --skip-log-bin` run in this process (removed at
+    exit) and its stderr."""
+    where = os.environ.get(_TEMPLATE_ENV)
+    if where is None:
+        root = Path(tempfile.mkdtemp(prefix="gtidkit-initialized-"))
+        atexit.register(shutil.rmtree, root, True)
+        (root / "stderr").write_text(_run_initialize(root / "datadir", True))
+        where = os.environ[_TEMPLATE_ENV] = str(root)
+    return Path(where) / "datadir", (Path(where) / "stderr").read_text()
+
+
+def _run_initialize(datadir: Path, insecure: bool, *extra: str) -> str:
     flag = "--initialize-insecure" if insecure else "--initialize"
     r = subprocess.run(
         [sys.executable, "-m", "gtidkit", "server", flag, "--datadir", str(datadir), *INIT_ARGS, *extra],

@@ -40,7 +40,7 @@ _ALTER_USER = re.compile(r"^\s*alter\s+user\b", re.IGNORECASE)
 
 def _ok(handler: ClientHandler, affected: int = 0) -> StatementResult:
     return StatementResult(
-        columns=None, affected_rows=affected, status_flags=engine_seam.status_flags(handler.session)
+        columns=None, affected_rows=affected, status_flags=engine_seam.status_flags(handler.live_session)
     )
 
 
@@ -80,7 +80,7 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
                 handler.user,
                 handler.peer_host_name(),
                 text,
-                engine_seam.current_schema(handler.session),
+                engine_seam.current_schema(handler.live_session),
             )
             return None
         if _SHUTDOWN.match(text):
@@ -97,7 +97,11 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
         if m:
             return _processlist(handler, full=bool(m.group(1)))
         privileges.check_statement(
-            account, handler.user, handler.peer_host_name(), text, engine_seam.current_schema(handler.session)
+            account,
+            handler.user,
+            handler.peer_host_name(),
+            text,
+            engine_seam.current_schema(handler.live_session),
         )
         return None
 
@@ -130,8 +134,8 @@ def _account_statement(handler: ClientHandler, account: Any, text: str) -> State
         _check_grant(handler, account, st)
     else:
         _need_create_user(account)
-    res = handler.session.execute(text)[-1]
-    outcome = handler.session.account_outcome
+    res = handler.live_session.execute(text)[-1]
+    outcome = handler.live_session.account_outcome
     if outcome is not None:
         with handler.ctx.lock:
             for key in outcome.changed:
@@ -144,7 +148,7 @@ def _account_statement(handler: ClientHandler, account: Any, text: str) -> State
 def _check_grant(handler: ClientHandler, account: Any, st: Any) -> None:
     db = st.target
     if db == "":
-        db = engine_seam.current_schema(handler.session)
+        db = engine_seam.current_schema(handler.live_session)
         if db is None:
             raise mysql_error(1046)
     allowed = privileges.has_global(account, GRANT_OPTION) or (
@@ -245,4 +249,6 @@ def _processlist(handler: ClientHandler, *, full: bool) -> StatementResult:
         )
         for name, ftype, length, flags in _PROCESSLIST_COLUMNS
     )
-    return StatementResult(columns=columns, rows=rows, status_flags=engine_seam.status_flags(handler.session))
+    return StatementResult(
+        columns=columns, rows=rows, status_flags=engine_seam.status_flags(handler.live_session)
+    )

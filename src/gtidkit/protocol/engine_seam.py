@@ -10,7 +10,7 @@ The rest of :mod:`gtidkit.protocol` only reads the attributes of these results. 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gtidkit.engine.results import Column, StateChange, StatementResult
 from gtidkit.engine.sql.parse import split_statements
@@ -24,34 +24,220 @@ from gtidkit.protocol.constants import (
     ServerStatus,
 )
 
-__all__ = ["Column", "StateChange", "StatementResult"]
+__all__ = [
+    "Column",
+    "EngineAPI",
+    "PreparedAPI",
+    "SessionAPI",
+    "StateChange",
+    "StatementResult",
+]
 
 #: A hook that answers a statement itself (server-level statements: SHUTDOWN, KILL, accounts) or returns None.
 Interceptor = Callable[[str], "StatementResult | None"]
+#: ``{(schema, table): () -> rows}``: the rows of a per-query system table (information_schema.PROCESSLIST ...)
+TableProviders = dict[tuple[str, str], Callable[[], list[tuple[Any, ...]]]]
 
 
-def open_session(server: Any) -> Any:
+class PreparedAPI(Protocol):
+    """What the protocol reads of an engine prepared statement (``session.prepare(sql)``,
+    :class:`gtidkit.engine.statements.prepared.PreparedStatement`)."""
+
+    @property
+    def text(self) -> str:
+        """The statement as given, with its ``?`` placeholders."""
+        ...
+
+    @property
+    def param_count(self) -> int:
+        """Number of placeholders."""
+        ...
+
+    @property
+    def columns(self) -> tuple[Column, ...] | None:
+        """The result-set metadata EXECUTE returns (None: an OK packet)."""
+        ...
+
+    @property
+    def kind(self) -> str:
+        """The statement's kind ("select", "dml", "begin", ...)."""
+        ...
+
+    @property
+    def positions(self) -> tuple[int, ...]:
+        """Offsets of the placeholders in :attr:`text`."""
+        ...
+
+    @property
+    def template(self) -> str:
+        """:attr:`text` with placeholder i written ``:gp<i>``."""
+        ...
+
+
+class _Globals(Protocol):
+    @property
+    def values(self) -> dict[str, Any]: ...
+
+
+class _ServerGlobals(Protocol):
+    @property
+    def globals(self) -> _Globals: ...
+
+
+class _Executor(Protocol):
+    @property
+    def virtual_tables(self) -> TableProviders: ...
+
+
+class _Tracker(Protocol):
+    @property
+    def transaction_active(self) -> bool: ...
+
+
+class SessionAPI(Protocol):
+    """Everything the wire server uses of an engine session (:class:`gtidkit.engine.session.Session` is one;
+    mypy checks that at the end of this block). Only this module reads these members; the rest
+    of :mod:`gtidkit.protocol` calls the functions below."""
+
+    @property
+    def id(self) -> int:
+        """The session id (CONNECTION_ID())."""
+        ...
+
+    @property
+    def current_db(self) -> str | None:
+        """The default database."""
+        ...
+
+    @property
+    def killed(self) -> bool:
+        """KILL CONNECTION or COMMIT/ROLLBACK RELEASE ended the session."""
+        ...
+
+    @property
+    def stage(self) -> str:
+        """The thread stage a waiting statement shows ("" when none)."""
+        ...
+
+    @property
+    def session_vars(self) -> dict[str, Any]:
+        """Session values of system variables set in this session (name -> value)."""
+        ...
+
+    @property
+    def user_vars(self) -> dict[str, Any]:
+        """User variables (``@name`` -> value)."""
+        ...
+
+    @property
+    def sql_prepared(self) -> dict[str, Any]:
+        """SQL PREPARE'd statements by lowercase name."""
+        ...
+
+    @property
+    def account_outcome(self) -> Any:
+        """What the last account statement did (``engine.accounts.statements.Outcome``), or None."""
+        ...
+
+    @property
+    def server(self) -> _ServerGlobals:
+        """The engine server (its global variable values)."""
+        ...
+
+    @property
+    def executor(self) -> _Executor:
+        """The session's SQL executor (its per-query system tables)."""
+        ...
+
+    @property
+    def tracker(self) -> _Tracker:
+        """The session-state tracker (whether a transaction is active)."""
+        ...
+
+    def execute(self, sql: str) -> list[StatementResult]:
+        """Run ``sql``; one result per statement."""
+        ...
+
+    def prepare(self, sql: str) -> PreparedAPI:
+        """COM_STMT_PREPARE: a :class:`PreparedAPI`."""
+        ...
+
+    def execute_prepared(
+        self, stmt: PreparedAPI, params: list[Any] | tuple[Any, ...]
+    ) -> list[StatementResult]:
+        """COM_STMT_EXECUTE of a SELECT / DML prepared by :meth:`prepare`."""
+        ...
+
+    def note_result(self, res: StatementResult, *, select: bool = False) -> None:
+        """Record a result the server answered itself (ROW_COUNT(), warnings)."""
+        ...
+
+    def set_account(self, user: str, host: str, priv_user: str, priv_host: str) -> None:
+        """Who authenticated (USER() / CURRENT_USER())."""
+        ...
+
+    def interrupt(self) -> None:
+        """KILL QUERY."""
+        ...
+
+    def in_transaction(self) -> bool:
+        """A storage transaction is open."""
+        ...
+
+    def autocommit(self) -> bool:
+        """``@@autocommit`` of the session."""
+        ...
+
+    def resolve_sysvar(self, name: str, scope: str | None = None) -> Any:
+        """``@@[scope.]name``."""
+        ...
+
+    def close(self) -> None:
+        """Roll back and release the session."""
+        ...
+
+
+class EngineAPI(Protocol):
+    """What the wire server uses of the engine server to serve connections: one session per connection."""
+
+    def session(self) -> SessionAPI:
+        """A new session."""
+        ...
+
+
+if TYPE_CHECKING:  # the engine's classes have the shapes above (mypy checks these assignments)
+    from gtidkit.engine.server import Server as _Server
+    from gtidkit.engine.session import Session as _Session
+
+    def _session_is_a_session_api(s: _Session) -> SessionAPI:
+        return s
+
+    def _server_is_an_engine_api(s: _Server) -> EngineAPI:
+        return s
+
+
+def open_session(server: EngineAPI) -> SessionAPI:
     """A new engine session of ``server`` (one per client connection)."""
     return server.session()
 
 
-def connection_id(session: Any) -> int:
+def connection_id(session: SessionAPI) -> int:
     """The session's CONNECTION_ID() (what the Handshake and SHOW PROCESSLIST show)."""
     return int(session.id) & 0xFFFFFFFF
 
 
-def current_schema(session: Any) -> str | None:
+def current_schema(session: SessionAPI) -> str | None:
     """The session's default database, or None."""
     return session.current_db
 
 
-def set_account(session: Any, user: str, host: str, priv_user: str, priv_host: str) -> None:
+def set_account(session: SessionAPI, user: str, host: str, priv_user: str, priv_host: str) -> None:
     """Tell the engine session who authenticated: the client's ``user``/``host`` (USER()) and the matched
     account ``priv_user``/``priv_host`` (CURRENT_USER())."""
     session.set_account(user, host, priv_user, priv_host)
 
 
-def interrupt(session: Any) -> None:
+def interrupt(session: SessionAPI) -> None:
     """KILL QUERY: stop the statement ``session`` runs now (a SLEEP() returns 1, anything else fails with 1317).
 
     Safe from another thread; a session between statements is not affected (the flag is cleared when its next
@@ -60,28 +246,26 @@ def interrupt(session: Any) -> None:
     session.interrupt()
 
 
-def session_ended(session: Any) -> bool:
+def session_ended(session: SessionAPI | None) -> bool:
     """The engine session asked for its connection to end once the current answer is sent: ``COMMIT RELEASE`` /
     ``ROLLBACK RELEASE`` (or ``completion_type=RELEASE``), which set MySQL's ``thd->killed = KILL_CONNECTION``;
     mysqld sends the statement's OK, then closes the connection (the client's next command fails with 2013)."""
     return bool(session is not None and session.killed)
 
 
-def stage(session: Any) -> str:
+def stage(session: SessionAPI) -> str:
     """The thread stage a waiting statement shows in PROCESSLIST's State ("" when none, e.g.
     "Waiting for GTID to be committed" inside WAIT_FOR_EXECUTED_GTID_SET)."""
     return str(getattr(session, "stage", "") or "")
 
 
-def provide_tables(
-    session: Any, providers: dict[tuple[str, str], Callable[[], list[tuple[Any, ...]]]]
-) -> None:
+def provide_tables(session: SessionAPI, providers: TableProviders) -> None:
     """Fill the engine's per-query system tables from the server: ``{(schema, table): () -> rows}`` (e.g.
     ``("information_schema", "PROCESSLIST")``, see ``gtidkit.engine.sql.catalog.PROCESSLIST_TABLES``)."""
     session.executor.virtual_tables.update(providers)
 
 
-def status_flags(session: Any) -> int:
+def status_flags(session: SessionAPI) -> int:
     """SERVER_STATUS_* of the session between statements: AUTOCOMMIT and IN_TRANS."""
     flags = 0
     if _autocommit(session):
@@ -91,11 +275,11 @@ def status_flags(session: Any) -> int:
     return flags
 
 
-def _autocommit(session: Any) -> bool:
+def _autocommit(session: SessionAPI) -> bool:
     return bool(session.autocommit())
 
 
-def sysvar(session: Any, name: str) -> Any:
+def sysvar(session: SessionAPI, name: str) -> Any:
     """``@@SESSION.name`` (or the global value for global-only variables).
 
     Raises:
@@ -109,7 +293,7 @@ def sysvar(session: Any, name: str) -> Any:
         return session.resolve_sysvar(name, "GLOBAL")
 
 
-def connection_charsets(session: Any) -> tuple[str, str | None]:
+def connection_charsets(session: SessionAPI) -> tuple[str, str | None]:
     """``(character_set_client, character_set_results)`` of ``session`` (session values, else the global ones);
     results is None when ``character_set_results`` is NULL (RM 8.4 "Connection Character Sets and Collations":
     no conversion)."""
@@ -120,7 +304,7 @@ def connection_charsets(session: Any) -> tuple[str, str | None]:
     return str(client or "utf8mb4"), (None if results is None else str(results))
 
 
-def set_names(session: Any, charset: str) -> None:
+def set_names(session: SessionAPI, charset: str) -> None:
     """What a HandshakeResponse's collation does (``thd_init_client_charset``): character_set_client,
     _connection and _results all become ``charset`` (its default collation for collation_connection)."""
     for _ in session.execute(f"SET NAMES {charset}"):
@@ -133,7 +317,11 @@ def split(sql: str) -> list[str]:
 
 
 def execute(
-    session: Any, sql: str, intercept: Interceptor | None = None, *, statements: list[str] | None = None
+    session: SessionAPI,
+    sql: str,
+    intercept: Interceptor | None = None,
+    *,
+    statements: list[str] | None = None,
 ) -> Iterator[StatementResult]:
     """Run ``sql`` (one or more statements); yield one result per statement, in order.
 
@@ -156,7 +344,7 @@ def execute(
         yield from session.execute(text)
 
 
-def describe(session: Any, sql: str, param_count: int) -> tuple[Column, ...] | None:
+def describe(session: SessionAPI, sql: str, param_count: int) -> tuple[Column, ...] | None:
     """The result-set columns a prepared statement will return (for COM_STMT_PREPARE_OK), or None for a statement
     without a result set (``session.prepare(sql).columns``; ``param_count`` is implied by the text).
 
@@ -166,7 +354,7 @@ def describe(session: Any, sql: str, param_count: int) -> tuple[Column, ...] | N
     return prepare(session, sql).columns
 
 
-def prepare(session: Any, sql: str) -> Any:
+def prepare(session: SessionAPI, sql: str) -> PreparedAPI:
     """COM_STMT_PREPARE: the engine's prepared statement (``param_count``, ``columns``, ``kind``, ``template``).
 
     Raises:
@@ -176,7 +364,7 @@ def prepare(session: Any, sql: str) -> Any:
 
 
 def execute_prepared(
-    session: Any, stmt: Any, params: list[Any], intercept: Interceptor | None = None
+    session: SessionAPI, stmt: PreparedAPI, params: list[Any], intercept: Interceptor | None = None
 ) -> Iterator[StatementResult]:
     """COM_STMT_EXECUTE: run the engine's prepared ``stmt`` with ``params`` (typed values, bound by the engine);
     ``intercept`` sees the statement first as :func:`execute` does (privileges, server-level statements).
@@ -198,7 +386,7 @@ def execute_prepared(
     yield from execute(session, bound_text(stmt.text, stmt.positions, params), intercept)
 
 
-def reset_session(session: Any) -> None:
+def reset_session(session: SessionAPI) -> None:
     """COM_RESET_CONNECTION / COM_CHANGE_USER: roll back, forget user variables and session values.
 
     Raises:
@@ -233,7 +421,7 @@ _SQL_TYPES: dict[str, tuple[int, int, int, int]] = {
 }
 
 
-def field_list(session: Any, table: str, wildcard: str = "") -> list[Column]:
+def field_list(session: SessionAPI, table: str, wildcard: str = "") -> list[Column]:
     """COM_FIELD_LIST: the columns of ``table`` in the current schema (names matching ``wildcard``).
 
     Raises:

@@ -177,7 +177,7 @@ class ClientHandler:
         self.ctx = ctx
         self.peer_host = peer_host
         self.conn = ServerConnection(ctx.capabilities(), ctx.max_allowed_packet)
-        self.session: Any = None
+        self.session: engine_seam.SessionAPI | None = None
         self.connection_id = 0
         self.scramble = auth.generate_scramble()
         self.account: Account | None = None
@@ -216,11 +216,23 @@ class ClientHandler:
         #: executed again gets the same engine Column objects back, so this is rarely rebuilt
         self._result_meta: tuple[Any, list[bytes], tuple[int, ...], tuple[bool, ...]] | None = None
 
+    @property
+    def live_session(self) -> engine_seam.SessionAPI:
+        """The engine session of this open connection.
+
+        Raises:
+            MySQLError: 2006 when the connection was closed (its session released): no command runs after that.
+        """
+        session = self.session
+        if session is None:
+            raise mysql_error(2006)
+        return session
+
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> bytes:
         """Open the engine session and return the Handshake bytes (or ERR 1040 when the server is full)."""
         self.session = engine_seam.open_session(self.ctx.engine)
-        self.connection_id = engine_seam.connection_id(self.session)
+        self.connection_id = engine_seam.connection_id(self.live_session)
         with self.ctx.lock:
             self.ctx.handlers[self.connection_id] = self
         hs = Handshake(
@@ -285,9 +297,9 @@ class ClientHandler:
         connection; they never escape.
         """
         if data and data[4:5] == _EXECUTE_BYTE and not (self.closed or self.want_tls):
-            out = self._fast_execute(data)
-            if out is not None:
-                return out
+            fast = self._fast_execute(data)
+            if fast is not None:
+                return fast
         self.conn.receive_data(data)
         out = bytearray()
         while not self.closed and not self.want_tls:
@@ -431,14 +443,18 @@ class ClientHandler:
         # the client's collation sets the connection's character sets (sql_connect.cc thd_init_client_charset): an
         # unknown one, or one no client may use (ucs2, utf16, utf32), leaves the server's defaults
         cs = charsets.for_collation_id(self._client_collation)
-        if cs is not None and cs.client_ok and cs.name != engine_seam.connection_charsets(self.session)[0]:
-            engine_seam.set_names(self.session, cs.name)
+        if (
+            cs is not None
+            and cs.client_ok
+            and cs.name != engine_seam.connection_charsets(self.live_session)[0]
+        ):
+            engine_seam.set_names(self.live_session, cs.name)
         if self._pending_db:
             db, self._pending_db = self._pending_db, None
             try:
                 if not privileges.any_on_db(self.current_account(), db):
                     raise mysql_error(1044, self.user, self.peer_host_name(), db)
-                for _ in engine_seam.execute(self.session, f"USE `{db.replace('`', '``')}`"):
+                for _ in engine_seam.execute(self.live_session, f"USE `{db.replace('`', '``')}`"):
                     pass
             except MySQLError as err:
                 self.closed = True
@@ -460,16 +476,16 @@ class ClientHandler:
             self.sandbox = True
         if account is not None:
             engine_seam.set_account(
-                self.session, self.user, self.peer_host_name(), account.user, account.host
+                self.live_session, self.user, self.peer_host_name(), account.user, account.host
             )
         log.debug("connection %d authenticated as %s@%s", self.connection_id, self.user, self.peer_host)
-        return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
+        return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.live_session)))
 
     # ------------------------------------------------------------------ commands
     def _text_in(self, data: bytes) -> str:
         """A statement's text from the client's bytes, in character_set_client (UTF-8 bytes it does not hold stay
         as surrogate escapes, as before)."""
-        client, _ = engine_seam.connection_charsets(self.session)
+        client, _ = engine_seam.connection_charsets(self.live_session)
         if _native(client):
             return data.decode("utf-8", "surrogateescape")
         return charsets.decode(data, client)
@@ -482,7 +498,7 @@ class ClientHandler:
         if isinstance(cmd, ComStmtExecute):
             return self._stmt_execute(cmd)
         if isinstance(cmd, ComPing):
-            return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
+            return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.live_session)))
         if isinstance(cmd, ComQuit):
             self.closed = True
             return b""
@@ -496,14 +512,14 @@ class ClientHandler:
             if cmd.option not in (0, 1):
                 return self.conn.send(Err(1047, "Unknown command", "08S01"))
             self.multi_statements = cmd.option == 0
-            return self.conn.send(Eof(0, engine_seam.status_flags(self.session)))
+            return self.conn.send(Eof(0, engine_seam.status_flags(self.live_session)))
         if isinstance(cmd, ComDebug):
-            return self.conn.send(Eof(0, engine_seam.status_flags(self.session)))
+            return self.conn.send(Eof(0, engine_seam.status_flags(self.live_session)))
         if isinstance(cmd, ComResetConnection):
-            engine_seam.reset_session(self.session)
-            return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
+            engine_seam.reset_session(self.live_session)
+            return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.live_session)))
         if isinstance(cmd, ComChangeUser):
-            engine_seam.reset_session(self.session)
+            engine_seam.reset_session(self.live_session)
             self.user = cmd.username
             self._pending_db = cmd.database or None
             self._client_collation = cmd.character_set
@@ -534,7 +550,7 @@ class ClientHandler:
             if stmt is None:
                 return self._unknown_statement(cmd.statement_id, "mysqld_stmt_reset")
             stmt.long_data.clear()
-            return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
+            return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.live_session)))
         return self.conn.send(Err(1047, "Unknown command", "08S01"))
 
     # ------------------------------------------------------------------ prepared statements
@@ -548,7 +564,7 @@ class ClientHandler:
 
         sql = self._text_in(cmd.query)
         try:
-            prepared = engine_seam.prepare(self.session, sql)
+            prepared = engine_seam.prepare(self.live_session, sql)
             if prepared.kind in ("select", "dml"):
                 admin.interceptor(self)(prepared.template)  # privileges are checked at PREPARE too
         except MySQLError as err:
@@ -568,7 +584,7 @@ class ClientHandler:
                 params,
                 tuple(_definition(c) for c in prepared.columns or ()),
                 0,
-                engine_seam.status_flags(self.session),
+                engine_seam.status_flags(self.live_session),
             )
         )
 
@@ -587,7 +603,7 @@ class ClientHandler:
             if index < len(bound):
                 bound[index] = bytes(data)
         stmt.long_data.clear()
-        client, _ = engine_seam.connection_charsets(self.session)
+        client, _ = engine_seam.connection_charsets(self.live_session)
         if not _native(client):
             bound = _params_in(bound, stmt.types, client)
         return self._query(stmt.sql, binary=True, prepared=(stmt.engine, bound))
@@ -605,8 +621,8 @@ class ClientHandler:
         is a pure function of them), KILL QUERY / CONNECTION, the engine's own per-statement work (diagnostics,
         status flags, session-state tracking), every OK / ERR / result-set byte.
         """
-        client, results = engine_seam.connection_charsets(self.session)
-        if not (_native(client) and (results is None or _native(results))):
+        client, results_cs = engine_seam.connection_charsets(self.live_session)
+        if not (_native(client) and (results_cs is None or _native(results_cs))):
             return None  # text to convert: the general path converts it
         payload = self.conn.peek_command(data)
         if payload is None or len(payload) < _EXECUTE_FIXED:
@@ -640,10 +656,10 @@ class ClientHandler:
             try:
                 if fast:
                     self._check_prepared(stmt, prepared.template)
-                    results = self.session.execute_prepared(prepared, values)
+                    results = self.live_session.execute_prepared(prepared, values)
                 else:  # BEGIN, COMMIT ...: what engine_seam.execute_prepared runs for them, without its steps
                     self._check_prepared(stmt, prepared.text)
-                    results = self.session.execute(prepared.text)
+                    results = self.live_session.execute(prepared.text)
                 if not results:
                     raise StopIteration  # what next() on the general path's empty generator raises
                 last = len(results) - 1
@@ -656,7 +672,7 @@ class ClientHandler:
             except Exception as err:
                 log.exception("internal error in connection %d on %r", self.connection_id, stmt.sql[:200])
                 out += self.conn.send(Err(1815, f"Internal error: {type(err).__name__}: {err}"))
-            if self.killed or engine_seam.session_ended(self.session):
+            if self.killed or engine_seam.session_ended(self.live_session):
                 self.closed = True
             return out
         finally:
@@ -674,7 +690,7 @@ class ClientHandler:
             MySQLError: what the hook raises (1142, 1044, 1820 ...); 1235 if it answered the statement itself.
         """
         account = self.current_account()
-        schema = engine_seam.current_schema(self.session)
+        schema = engine_seam.current_schema(self.live_session)
         passed = stmt.checked
         if passed is not None and passed[0] is account and passed[1] == schema and passed[2] == self.sandbox:
             return
@@ -720,7 +736,7 @@ class ClientHandler:
         try:
             if prepared is not None:
                 results = engine_seam.execute_prepared(
-                    self.session, prepared[0], prepared[1], self._interceptor()
+                    self.live_session, prepared[0], prepared[1], self._interceptor()
                 )
                 statements = [sql]
             else:
@@ -733,7 +749,9 @@ class ClientHandler:
                     "1",
                 )
             if prepared is None:
-                results = engine_seam.execute(self.session, sql, self._interceptor(), statements=statements)
+                results = engine_seam.execute(
+                    self.live_session, sql, self._interceptor(), statements=statements
+                )
             current = next(results)
             while True:
                 try:
@@ -753,7 +771,7 @@ class ClientHandler:
         except Exception as err:
             log.exception("internal error in connection %d on %r", self.connection_id, sql[:200])
             out += self.conn.send(Err(1815, f"Internal error: {type(err).__name__}: {err}"))
-        if self.killed or engine_seam.session_ended(self.session):  # KILL, or COMMIT / ROLLBACK RELEASE
+        if self.killed or engine_seam.session_ended(self.live_session):  # KILL, or COMMIT / ROLLBACK RELEASE
             self.closed = True
         return bytes(out)
 
@@ -792,7 +810,7 @@ class ClientHandler:
             return self.conn.send_ok(affected, res.last_insert_id, status, res.warning_count, info, state)
         rows = res.rows
         if stmt is None:
-            _, results = engine_seam.connection_charsets(self.session)
+            _, results = engine_seam.connection_charsets(self.live_session)
             if results is not None and not _native(results):
                 columns, rows = _results_out(columns, rows, results)
             meta = self._result_meta
@@ -823,13 +841,13 @@ class ClientHandler:
 
     def _field_list(self, cmd: ComFieldList) -> bytes:
         try:
-            columns = engine_seam.field_list(self.session, cmd.table, cmd.wildcard)
+            columns = engine_seam.field_list(self.live_session, cmd.table, cmd.wildcard)
         except MySQLError as err:
             return self.conn.send(Err(err.code, err.message, err.sqlstate))
         out = bytearray()
         for c in columns:
             out += self.conn.send(_definition(c, for_field_list=True))
-        out += self.conn.send(Eof(0, engine_seam.status_flags(self.session)))
+        out += self.conn.send(Eof(0, engine_seam.status_flags(self.live_session)))
         return bytes(out)
 
     def _statistics(self) -> str:

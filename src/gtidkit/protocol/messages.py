@@ -731,7 +731,7 @@ def _time_text(value: dt.timedelta) -> str:
     return ("-" if neg else "") + text
 
 
-_INT_WIDTHS = {
+_INT_WIDTHS: dict[int, int] = {
     FieldType.MYSQL_TYPE_TINY: 1,
     FieldType.MYSQL_TYPE_SHORT: 2,
     FieldType.MYSQL_TYPE_YEAR: 2,
@@ -840,7 +840,7 @@ def encode_binary_rows(rows: Any, types: tuple[int, ...], unsigned: tuple[bool, 
     """
     n = len(types)
     width = (n + 7 + 2) // 8
-    ints = tuple(_INT_WIDTHS.get(t, 0) for t in types)  # type: ignore[call-overload]
+    ints = tuple(_INT_WIDTHS.get(t, 0) for t in types)
     # strings go out as lenenc text unless the column type has a binary form of its own
     text_ok = tuple(t not in NON_TEXT_TYPES for t in types)
     uns = tuple(bool(unsigned[i]) if i < len(unsigned) else False for i in range(n))

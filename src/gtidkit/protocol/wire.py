@@ -15,6 +15,8 @@ truncated packet) instead of returning short data.
 
 from __future__ import annotations
 
+import builtins
+
 from gtidkit.errors import RemoteProtocolError
 
 #: First byte of a length-encoded NULL (text rows).
@@ -98,13 +100,13 @@ class Reader:
         self.pos += n
         return bytes(v)
 
-    def rest(self) -> bytes:
+    def rest(self) -> builtins.bytes:
         """Every byte left (a string at the end of a packet)."""
         v = self.data[self.pos :]
         self.pos = len(self.data)
         return bytes(v)
 
-    def nul_str(self) -> bytes:
+    def nul_str(self) -> builtins.bytes:
         """A NUL-terminated string (the NUL is consumed, not returned)."""
         end = self.data.find(b"\0", self.pos)
         if end < 0:
@@ -126,6 +128,6 @@ class Reader:
             return self.uint(8)
         raise RemoteProtocolError("Malformed communication packet.", code=1835, sqlstate="HY000")
 
-    def lenenc_str(self) -> bytes:
+    def lenenc_str(self) -> builtins.bytes:
         """A length-encoded string."""
         return self.bytes(self.lenenc_int())

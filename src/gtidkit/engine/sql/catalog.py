@@ -22,10 +22,11 @@ other keys become UNIQUE/plain indexes named ``<table>.<index>``.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -517,33 +518,50 @@ class TableDef:
         return tuple(ix for ix in self.indexes if ix.unique or ix.primary)
 
     def to_json(self) -> str:
-        """Serialise (with defaults that are not JSON-native wrapped)."""
-        d = asdict(self)
-        for c in d["columns"]:
-            c["default"] = _wrap_default(c["default"])
+        """Serialise (with defaults that are not JSON-native wrapped): the text of ``_gk_tables.DEFINITION``."""
+        d = _fields_dict(self)
+        d["columns"] = [{**_fields_dict(c), "default": _wrap_default(c.default)} for c in self.columns]
+        d["indexes"] = [_fields_dict(ix) for ix in self.indexes]
         return json.dumps(d, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> TableDef:
-        """Inverse of :meth:`to_json`."""
-        d = json.loads(text)
-        cols = tuple(
-            ColumnDef(
-                **{**c, "default": _unwrap_default(c["default"]), "members": tuple(c.get("members", ()))}
-            )
-            for c in d.pop("columns")
+        """Inverse of :meth:`to_json`. Definitions are immutable, so equal texts share one decoded object (every
+        start of a server reads the same system-table definitions)."""
+        return _table_from_json(text)
+
+
+def _fields_dict(obj: Any) -> dict[str, Any]:
+    """The fields of a definition dataclass as a dict, values as they are (``dataclasses.asdict`` without its deep
+    copy: the definitions are frozen and hold only immutable values; JSON writes tuples as lists either way)."""
+    cls = type(obj)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return {name: getattr(obj, name) for name in names}
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+@functools.lru_cache(maxsize=4096)
+def _table_from_json(text: str) -> TableDef:
+    d = json.loads(text)
+    cols = tuple(
+        ColumnDef(**{**c, "default": _unwrap_default(c["default"]), "members": tuple(c.get("members", ()))})
+        for c in d.pop("columns")
+    )
+    idx = tuple(
+        IndexDef(
+            name=i["name"],
+            columns=tuple(i["columns"]),
+            unique=i["unique"],
+            primary=i["primary"],
+            prefixes=tuple(i.get("prefixes", ())),
         )
-        idx = tuple(
-            IndexDef(
-                name=i["name"],
-                columns=tuple(i["columns"]),
-                unique=i["unique"],
-                primary=i["primary"],
-                prefixes=tuple(i.get("prefixes", ())),
-            )
-            for i in d.pop("indexes")
-        )
-        return cls(columns=cols, indexes=idx, **d)
+        for i in d.pop("indexes")
+    )
+    return TableDef(columns=cols, indexes=idx, **d)
 
 
 def _wrap_default(v: Any) -> Any:
@@ -840,6 +858,27 @@ def _system_view_def(
     )
 
 
+#: catalog rows of recently stored definitions (every server start stores the same system tables)
+_CATALOG_ROWS: dict[TableDef, tuple[str, list[tuple], list[tuple]]] = {}
+
+
+def _catalog_rows(t: TableDef) -> tuple[str, list[tuple], list[tuple]]:
+    """The ``_gk_tables.DEFINITION`` text, ``_gk_columns`` rows and ``_gk_statistics`` rows of ``t``.
+
+    They depend only on the (immutable) definition, so equal definitions share them; a definition with a default
+    that cannot be hashed is computed each time.
+    """
+    try:
+        hit = _CATALOG_ROWS.get(t)
+    except TypeError:
+        return t.to_json(), _column_rows(t), _statistics_rows(t)
+    if hit is None:
+        if len(_CATALOG_ROWS) >= 1024:
+            _CATALOG_ROWS.clear()
+        hit = _CATALOG_ROWS[t] = (t.to_json(), _column_rows(t), _statistics_rows(t))
+    return hit
+
+
 def _column_rows(t: TableDef) -> list[tuple]:
     pk = set(t.primary_key)
     uniq = {ix.columns[0] for ix in t.indexes if ix.unique and not ix.primary and len(ix.columns) == 1}
@@ -1064,7 +1103,7 @@ class Catalog:
                     self._insert_table_rows(
                         conn, _system_view_def("performance_schema", name, list(VARIABLES_COLUMNS))
                     )
-            for (schema, name), cols in {**PROCESSLIST_TABLES, **REPLICATION_TABLES}.items():
+            for (schema, name), spec in {**PROCESSLIST_TABLES, **REPLICATION_TABLES}.items():
                 if (schema, name) not in self._tables:
                     self._insert_table_rows(
                         conn,
@@ -1073,7 +1112,7 @@ class Catalog:
                             name=name,
                             columns=tuple(
                                 ColumnDef(name=c, type=t, length=n, unsigned=u, nullable=null)
-                                for c, t, n, u, null in cols
+                                for c, t, n, u, null in spec
                             ),
                             engine="",
                             table_type="SYSTEM VIEW",
@@ -1137,12 +1176,13 @@ class Catalog:
         self.version += 1
 
     def _insert_table_rows(self, conn: Connection, t: TableDef) -> None:
+        definition, columns, statistics = _catalog_rows(t)
         conn.execute(
             "INSERT INTO _gk_tables VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (t.schema, t.name, t.table_type, t.engine or None, t.collation or None, t.comment, t.to_json()),
+            (t.schema, t.name, t.table_type, t.engine or None, t.collation or None, t.comment, definition),
         )
-        conn.executemany(f"INSERT INTO _gk_columns VALUES ({', '.join('?' * 18)})", _column_rows(t))
-        conn.executemany("INSERT INTO _gk_statistics VALUES (?, ?, ?, ?, ?, ?, ?, ?)", _statistics_rows(t))
+        conn.executemany(f"INSERT INTO _gk_columns VALUES ({', '.join('?' * 18)})", columns)
+        conn.executemany("INSERT INTO _gk_statistics VALUES (?, ?, ?, ?, ?, ?, ?, ?)", statistics)
         self._tables[(t.schema, t.name)] = t
         self.version += 1
 

@@ -16,6 +16,7 @@ duplicated ENUM / SET value, 1097 too many SET members, 4028 no visible column.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -504,8 +505,17 @@ def parse_create_table(
     return tdef, bool(tree.args.get("exists"))
 
 
+@functools.lru_cache(maxsize=256)
 def parse_create_table_text(sql: str, current_db: str | None) -> TableDef:
-    """Parse MySQL ``CREATE TABLE`` text into a :class:`TableDef` (used for system-table bootstrap)."""
+    """Parse MySQL ``CREATE TABLE`` text into a :class:`TableDef` (used for system-table bootstrap).
+
+    The result depends only on the two arguments and is immutable, so it is cached: every server start creates
+    the same system tables from the same text.
+
+    Raises:
+        ValueError: ``sql`` is not a CREATE TABLE statement.
+        MySQLError: as :func:`parse_create_table`.
+    """
     tree = sqlglot.parse_one(sql, read="mysql")
     if not isinstance(tree, exp.Create) or str(tree.args.get("kind")).upper() != "TABLE":
         raise ValueError(f"not a CREATE TABLE statement: {sql[:60]!r}")

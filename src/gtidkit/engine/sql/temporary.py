@@ -92,8 +92,8 @@ def drop(ex: Executor, tables: list[exp.Table], current_db: str | None, *, if_ex
         MySQLError: 1046 no database; 1051 "Unknown table 'db.t'" for names that are not temporary tables of
             this session (without IF EXISTS; nothing is dropped then).
     """
-    keys = []
-    missing = []
+    keys: list[tuple[str, str]] = []
+    missing: list[tuple[str, str]] = []
     for node in tables:
         db = node.db or current_db
         if db is None:
