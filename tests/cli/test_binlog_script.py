@@ -93,6 +93,25 @@ def test_script_matches_real_mysqlbinlog_56(name: str) -> None:
     assert _untimed(res.output) == _untimed(_as_8x(real))
 
 
+@pytest.mark.parametrize("name", ["01", "02", "03", "06"])
+def test_verbose_rows_match_real_mysqlbinlog(name: str) -> None:
+    """-vv: the ``###`` pseudo-SQL of every rows event equals the real mysqlbinlog's (5.6, run with -vv)."""
+    real = [
+        line
+        for line in (ZALORA / f"plaintext-mysql-bin.{name}").read_text().splitlines()
+        if line[:3] == "###"
+    ]
+    res = show("--base64-output=DECODE-ROWS", "-vv", ZALORA / f"mysql-bin.{name}")
+    assert res.exit_code == 0, res.output
+    ours = [line for line in res.output.splitlines() if line[:3] == "###"]
+    assert ours == real and real
+    # -v: the same lines without the type comments; with BINLOG blocks, after the block
+    res = show("-v", ZALORA / f"mysql-bin.{name}")
+    plain = [line for line in res.output.splitlines() if line[:3] == "###"]
+    assert plain == [re.sub(r" /\* .* \*/$", "", line) for line in real]
+    assert "'/*!*/;\n### " in res.output
+
+
 def test_fde_and_row_events_are_binlog_statements() -> None:
     """The FDE prints ROLLBACK then its own BINLOG block; a Table_map + rows statement prints its headers, then
     one block with both events (mysql-test binlog_gtid_mysqlbinlog_row / mysqlbinlog.result layout): base64 of
