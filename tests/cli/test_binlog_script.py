@@ -5,6 +5,7 @@ and a replay of a STATEMENT-format binlog through the mariadb CLI into a second 
 from __future__ import annotations
 
 import base64
+import json
 import re
 import shutil
 import subprocess
@@ -341,3 +342,20 @@ def test_statement_binlog_replays_through_mariadb_cli(tmp_path: Path) -> None:
             assert not unexpected, (unexpected, script.decode()[:3000])
             assert _rows(dst.port, "SELECT * FROM app.t ORDER BY id") == rows, name
             assert _rows(dst.port, "SELECT @@GLOBAL.gtid_executed")[0][0] == executed, name
+
+
+def test_json_carries_row_values() -> None:
+    """--json rows events carry their decoded values: the same rows the real mysqlbinlog -vv printed for the
+    zalora binlog (### @1=1 @2='ACME Headquaters' ...), and JSON columns as documents."""
+    res = show("--json", ZALORA / "mysql-bin.01")
+    rows = [o for o in map(json.loads, res.output.splitlines()) if "rows" in o]
+    assert rows[0]["database"] == "test_db" and rows[0]["table"] == "buildings"
+    assert rows[0]["rows"] == [
+        {"after": [1, "ACME Headquaters", "3950 North 1st Street CA 95134"]},
+        {"after": [2, "ACME Sales", "5000 North 1st Street CA 95134"]},
+    ]
+    real = (ZALORA / "plaintext-mysql-bin.01").read_text()
+    assert "###   @2='ACME Headquaters'" in real and "###   @3='3950 North 1st Street CA 95134'" in real
+    doc = show("--json", FIX / "blackbeam__rust_mysql_common/json.binlog.000001").output
+    first = next(o for o in map(json.loads, doc.splitlines()) if "rows" in o)
+    assert first["rows"] == [{"after": [1, {"age": 24, "data": "xxxxxxxxxx", "name": "Joe"}, "Joe", 24]}]

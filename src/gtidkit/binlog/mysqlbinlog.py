@@ -1070,7 +1070,7 @@ def _fast_gtid(buf: Any, b: int, e: int) -> _GtidView | None:
     raw_sid, gno, tlen, p = bytes(f[1]), f[2], f[7], f[8]
     if gno == 0 and raw_sid == _ZERO_SID:
         text = "ANONYMOUS"
-    elif buf[4] == _T.GTID_LOG_EVENT and 1 <= gno <= (1 << 63) - 2:
+    elif buf[b - 15] == _T.GTID_LOG_EVENT and 1 <= gno <= (1 << 63) - 2:  # the header's type byte
         text = f"{_sid_text(raw_sid)}:{gno}"
     else:
         return None

@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from decimal import Decimal
 from typing import Any
 
 import click
@@ -39,12 +40,15 @@ from gtidkit.binlog import (
     XidEvent,
     event_type_name,
     iter_transactions,
+    json_binary,
     read_events,
     text,
 )
 from gtidkit.binlog.constants import LOG_EVENT_BINLOG_IN_USE_F
 from gtidkit.binlog.file import FrameReader
+from gtidkit.binlog.json_diff import JsonDiffs
 from gtidkit.binlog.mysqlbinlog import Base64Output, ScriptError, ScriptOptions, ScriptPrinter
+from gtidkit.binlog.row_image import ColumnSpec, column_specs, decode_rows
 from gtidkit.cli.binlog_generate import generate
 from gtidkit.cli.binlog_script import FileRange, following_binlogs, parse_datetime, write_script
 from gtidkit.cli.interrupt import set_incomplete
@@ -108,8 +112,63 @@ def _gtid_text(ev: GtidEvent) -> str:
     return "ANONYMOUS" if ev.gtid is None else str(ev.gtid)
 
 
-def event_json(pe: PositionedEvent) -> dict[str, Any]:
-    """The JSON object of one event (``--json``)."""
+def _value_json(v: Any) -> Any:
+    """A row value as JSON: numbers and text as they are, DECIMAL as its exact text, string columns as text when
+    they are UTF-8 (else ``{"hex": ...}``), JSON columns as the document, partial JSON updates as their diffs."""
+    if v is None or isinstance(v, (int, float, str)):
+        return v
+    if isinstance(v, Decimal):
+        return str(v)
+    if isinstance(v, (bytes, bytearray)):
+        try:
+            return bytes(v).decode("utf-8")
+        except UnicodeDecodeError:
+            return {"hex": bytes(v).hex()}
+    if isinstance(v, JsonDiffs):
+        return {"json_diffs": [{"op": d.operation, "path": d.path} for d in v.diffs]}
+    return str(v)
+
+
+_JSON_TYPE = 245
+
+
+def _json_doc(raw: bytes) -> Any:
+    """A JSON column's binary document as a JSON value (opaque scalars as MySQL's text of them)."""
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [plain(x) for x in v]
+        if isinstance(v, json_binary.JsonOpaque):
+            return json_binary.temporal_text(v) or str(v)
+        return _value_json(v)
+
+    try:
+        return plain(json_binary.decode(raw))
+    except BinlogDecodeError:
+        return {"hex": raw.hex()}
+
+
+def _row_json(image: tuple[Any, ...], types: tuple[int, ...]) -> list[Any]:
+    return [
+        _json_doc(v) if t == _JSON_TYPE and isinstance(v, (bytes, bytearray)) else _value_json(v)
+        for v, t in zip(image, types)
+    ]
+
+
+def event_json(
+    pe: PositionedEvent, table_map: TableMapEvent | None = None, specs: Sequence[ColumnSpec] | None = None
+) -> dict[str, Any]:
+    """The JSON object of one event (``--json``).
+
+    Args:
+        pe: the event.
+        table_map: for a rows event, the Table_map of its table id: its rows are then decoded into ``rows``
+            (``[{"before": [...], "after": [...]}]``, column values in table order, ``null`` for NULL or a
+            column not in the image), with ``database`` and ``table``.
+        specs: ``column_specs(table_map)``, when the caller keeps them per Table_map.
+    """
     h = pe.header
     out: dict[str, Any] = {
         "file": pe.file,
@@ -177,6 +236,16 @@ def event_json(pe: PositionedEvent) -> dict[str, Any]:
             out["columns"] = list(names)
     elif isinstance(ev, RowsEvent):
         out.update(table_id=ev.table_id, rows_flags=ev.flags, column_count=ev.column_count)
+        if table_map is not None:
+            out.update(database=table_map.database, table=table_map.table)
+            types = tuple(table_map.column_types)
+            try:
+                out["rows"] = [
+                    {k: _row_json(v, types) for k, v in (("before", b), ("after", a)) if v is not None}
+                    for b, a in decode_rows(table_map, ev, specs)
+                ]
+            except BinlogDecodeError as err:  # the listing goes on; the entry says why it has no values
+                out["rows_error"] = err.message
     elif isinstance(ev, TransactionPayloadEvent):
         out.update(
             compression_type=ev.compression_type,
@@ -456,6 +525,32 @@ def _echo(out: Any, line: str) -> None:
     out.write(b"\n")
 
 
+def _json_events(path: str, verify: bool, flt: GtidFilter, out: Any) -> None:
+    """One JSON line per event of ``path``, written 256 at a time (those before a fault are written before the
+    error propagates); rows events carry their values, decoded with their Table_map's column specs."""
+    maps: dict[int, tuple[TableMapEvent, Sequence[ColumnSpec] | None]] = {}
+    lines: list[str] = []
+    dumps = json.JSONEncoder(check_circular=False).encode
+    try:
+        for pe in _events(path, verify):
+            ev = pe.event
+            if isinstance(ev, TableMapEvent):
+                try:
+                    specs: Sequence[ColumnSpec] | None = column_specs(ev)
+                except BinlogDecodeError:
+                    specs = None
+                maps[ev.table_id] = (ev, specs)
+            if flt.event(pe):
+                tm, sp = maps.get(ev.table_id, (None, None)) if isinstance(ev, RowsEvent) else (None, None)
+                lines.append(dumps(event_json(pe, tm, sp)))
+                if len(lines) >= 256:
+                    _echo(out, "\n".join(lines))
+                    lines.clear()
+    finally:
+        if lines:
+            _echo(out, "\n".join(lines))
+
+
 def _show_json(
     paths: list[str], as_json: bool, per_transaction: bool, flt: GtidFilter, verify: bool, out: Any
 ) -> None:
@@ -476,9 +571,7 @@ def _show_json(
                         continue
                     _echo(out, json.dumps(transaction_json(trx)) if as_json else transaction_text(trx))
             else:
-                for pe in _events(path, verify):
-                    if flt.event(pe):
-                        _echo(out, json.dumps(event_json(pe)))
+                _json_events(path, verify, flt, out)
         except BinlogDecodeError as err:
             failed = True
             if as_json:
