@@ -359,3 +359,43 @@ def test_json_carries_row_values() -> None:
     doc = show("--json", FIX / "blackbeam__rust_mysql_common/json.binlog.000001").output
     first = next(o for o in map(json.loads, doc.splitlines()) if "rows" in o)
     assert first["rows"] == [{"after": [1, {"age": 24, "data": "xxxxxxxxxx", "name": "Joe"}, "Joe", 24]}]
+
+
+#: CREATE TABLE statements of mysql-test binlog_table_map_optional_metadata.test and the lines MySQL's mysqlbinlog
+#: --print-table-metadata printed for their Table_map with binlog_row_metadata=FULL (its .result file).
+TABLE_METADATA = [
+    (
+        "CREATE TABLE t1 (c_json JSON, c_char CHAR(100))",
+        "INSERT INTO t1(c_char) VALUES('abc')",
+        "# Columns(`c_json` JSON,\n#         `c_char` CHAR(100) CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci)\n",
+    ),
+    (
+        "CREATE TABLE t1 (c_char CHAR(10), c_varchar VARCHAR(500), c_tinytext TINYTEXT, c_text TEXT)",
+        "INSERT INTO t1(c_char) VALUES('1')",
+        (
+            "# Columns(`c_char` CHAR(10) CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci,\n"
+            "#         `c_varchar` VARCHAR(500) CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci,\n"
+            "#         `c_tinytext` TINYTEXT CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci,\n"
+            "#         `c_text` TEXT CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci)\n"
+        ),
+    ),
+]
+
+
+def test_print_table_metadata_against_mysql_test(tmp_path: Path) -> None:
+    with running_server(
+        tmp_path / "d", "--log-bin", "--binlog-format=ROW", "--binlog-row-metadata=FULL", "--server-id=1"
+    ) as srv:
+        conn = pymysql.connect(host="127.0.0.1", port=srv.port, user="root", autocommit=True)
+        with conn.cursor() as cur:
+            cur.execute("CREATE DATABASE test")
+            cur.execute("USE test")
+            for create, insert, _ in TABLE_METADATA:
+                cur.execute(create)
+                cur.execute(insert)
+                cur.execute("DROP TABLE t1")
+        conn.close()
+    files = sorted((tmp_path / "d").glob("binlog.0*"))
+    out = show("--print-table-metadata", *files).output
+    for _, _, expected in TABLE_METADATA:
+        assert expected in out, out[-3000:]

@@ -49,6 +49,7 @@ from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
 from gtidkit.binlog.events.statement import QueryEvent
 from gtidkit.binlog.header import HEADER_STRUCT, EventHeader
 from gtidkit.binlog.stream import iter_payload_events
+from gtidkit.binlog.table_metadata import table_metadata_lines
 from gtidkit.binlog.text import USER_VAR_COLLATIONS, event_lines, header_line, micro_time, short_time
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.gtid import Gtid, GtidSet
@@ -945,6 +946,8 @@ class ScriptPrinter:
             isv = self.immediate_server_version
             if isv is not None and isv != 999999 and isv >= 80030:
                 head.append(f"# has_generated_invisible_primary_key={_has_gipk(ev)}\n")
+            if self.options.print_table_metadata:
+                head.append(table_metadata_lines(ev))
             self._base64(raw, more=True)
         elif t == _T.ROWS_QUERY_LOG_EVENT:
             if self.verbose > 1:
