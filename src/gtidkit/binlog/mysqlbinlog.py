@@ -266,6 +266,8 @@ class _RowsView(NamedTuple):
 
 
 _QUERY_POST = struct.Struct("<IIBHH")
+#: The common header, then a rows post-header's 6-byte table id (u32 + u16) and flags.
+_HEAD_ROWS = struct.Struct("<IBIIIHIHH")
 _U64 = struct.Struct("<Q")
 _U32 = struct.Struct("<I")
 _GTID_POST = 42
@@ -337,6 +339,7 @@ class ScriptPrinter:
         )
         self._footer = 0
         self._fast: dict[int, Any] = {}
+        self._rows_inline = bytes(256)
         self.file: str | None = None
 
     # -- the frame around the events --------------------------------------------------------------------------
@@ -464,17 +467,56 @@ class ScriptPrinter:
         header = HEADER_STRUCT.unpack_from
         b64 = base64_lines
         body = self.body
+        b2a = binascii.b2a_base64
+        head_rows = _HEAD_ROWS.unpack_from
+        rows_types = bytes(0 for _ in range(256))
         n = 0
+        last_buf: Any = None
+        mv: Any = None
         try:
             for pos, buf, at, size in frames:
                 t = buf[at + 4]
                 fast = self._fast.get(t) if simple and not self.head and not self.deferred else None
+                if fast is not None and buf is not last_buf:
+                    last_buf, mv = buf, memoryview(buf)
+                    rows_types = self._rows_inline
                 if fast is None:
                     text = self.feed(pos, buf[at : at + size], stop_position=stop_position)
+                    rows_types = self._rows_inline  # an FDE may have changed the layouts
                     if text:
                         append(text)
                     if self.stopped:
                         break
+                elif rows_types[t] and self.printed_fd_event and size - self._footer >= 27:
+                    # rows events, most of a row-based binlog: header, table id and flags in one unpack
+                    ts, _, server_id, _, log_pos, _, lo, hi, rflags = head_rows(buf, at)
+                    head = heads.get((ts, server_id))
+                    if head is None:
+                        if len(heads) > 4096:
+                            heads.clear()
+                        head = heads[(ts, server_id)] = (
+                            f"#{short_time(ts)} server id {server_id}  end_log_pos "
+                        )
+                    crc = f"CRC32 0x{u32(buf, at + size - 4)[0]:08x} " if self._footer else ""
+                    end = rflags & STMT_END_F
+                    append(
+                        f"# at {pos}\n{head}{log_pos} {crc}\t{names[t]}: table id {lo | hi << 32}"
+                        f"{' flags: STMT_END_F' if end else ''}\n"
+                    )
+                    if not body:
+                        body.append("\nBINLOG '\n")
+                    b = b2a(mv[at : at + size], newline=False).decode("ascii")
+                    if len(b) > _B64_LINE:
+                        b = "\n".join([b[i : i + _B64_LINE] for i in range(0, len(b), _B64_LINE)])
+                    body.append(b)
+                    if end:
+                        body.append(f"\n'{DELIMITER}\n")
+                        out.extend(body)
+                        body.clear()
+                        self.have_unflushed_events = False
+                    else:
+                        body.append("\n")
+                        self.have_unflushed_events = True
                 else:
                     footer = self._footer
                     ev = fast(buf, at + 19, at + size - footer)
@@ -571,6 +613,7 @@ class ScriptPrinter:
                 if fde.post_header_len(t) in (8, 10):
                     fast[t] = _fast_rows
         self._fast = fast
+        self._rows_inline = bytes(1 if t in _ROWS_TYPES and t in fast else 0 for t in range(256))
 
     def event(
         self,
