@@ -747,7 +747,9 @@ class ScriptPrinter:
         created = ev.create_timestamp
         head.append(
             f"{self._header(h, raw)}\tStart: binlog v {ev.binlog_version}, server v {ev.server_version} created "
-            f"{short_time(h.timestamp)}"  # print_timestamp(): the header's time, "at startup" when created + (" at startup" if created else "") + "\n"
+            f"{short_time(h.timestamp)}"  # print_timestamp(): the header's time
+            + (" at startup" if created else "")
+            + "\n"
         )
         if h.flags & LOG_EVENT_BINLOG_IN_USE_F:
             head.append("# Warning: this binlog is either in use or was not closed properly.\n")
