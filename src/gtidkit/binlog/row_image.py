@@ -677,6 +677,10 @@ def _length_prefixed_reader(width: int) -> _Reader:
     return read
 
 
+#: fast_reader() of each column, per distinct column list (a binlog repeats a few tables many times).
+_READERS: dict[tuple[ColumnSpec, ...], list[_Reader | None]] = {}
+
+
 def fast_reader(spec: ColumnSpec) -> _Reader | None:
     """A reader of one non-NULL value of the column straight from the image bytes: ``read(data, pos)`` gives
     ``(value, next pos)`` exactly as :func:`decode_value` would (raising ``CursorError`` on a short image), for
@@ -700,9 +704,18 @@ def fast_reader(spec: ColumnSpec) -> _Reader | None:
     return None
 
 
-def columns_present(bitmap: bytes, n: int) -> list[bool]:
+def columns_present(bitmap: bytes, n: int) -> tuple[bool, ...]:
     """The ``n`` flags of a rows event's columns-present bitmap (bit i of byte i // 8, least significant first)."""
-    return [bool(bitmap[i // 8] & (1 << (i % 8))) for i in range(n)]
+    key = (bytes(bitmap), n)
+    flags = _PRESENT.get(key)
+    if flags is None:
+        if len(_PRESENT) > 4096:
+            _PRESENT.clear()
+        flags = _PRESENT[key] = tuple([bool(bitmap[i // 8] & (1 << (i % 8))) for i in range(n)])
+    return flags
+
+
+_PRESENT: dict[tuple[bytes, int], tuple[bool, ...]] = {}
 
 
 _bits = columns_present
@@ -739,11 +752,16 @@ def decode_rows(
     after_cols = _bits(rows_event.columns_after, n) if rows_event.columns_after is not None else before_cols
     data = rows_event.body if isinstance(rows_event.body, bytes) else bytes(rows_event.body)
     cur = Cursor(data)
-    readers = [fast_reader(sp) for sp in specs]
+    key = tuple(specs)
+    readers = _READERS.get(key)
+    if readers is None:
+        if len(_READERS) > 1024:
+            _READERS.clear()
+        readers = _READERS[key] = [fast_reader(sp) for sp in specs]
     json_columns = [i for i, s in enumerate(specs) if s.type_code == _JSON]
     partial_event = rows_event.type_code == EventType.PARTIAL_UPDATE_ROWS_EVENT
 
-    def image(present: list[bool], after: bool = False) -> tuple[Any, ...]:
+    def image(present: Sequence[bool], after: bool = False) -> tuple[Any, ...]:
         partial: set[int] = set()
         if after and partial_event and cur.packed_int() & json_diff.PARTIAL_JSON_UPDATES:
             bits = _bits(cur.bytes((len(json_columns) + 7) // 8), len(json_columns))

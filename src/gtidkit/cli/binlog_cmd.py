@@ -115,8 +115,14 @@ def _gtid_text(ev: GtidEvent) -> str:
 def _value_json(v: Any) -> Any:
     """A row value as JSON: numbers and text as they are, DECIMAL as its exact text, string columns as text when
     they are UTF-8 (else ``{"hex": ...}``), JSON columns as the document, partial JSON updates as their diffs."""
-    if v is None or isinstance(v, (int, float, str)):
+    t = type(v)
+    if t is int or t is str or t is float or v is None or isinstance(v, (int, float, str)):
         return v
+    if t is bytes:
+        try:
+            return v.decode("utf-8")
+        except UnicodeDecodeError:
+            return {"hex": v.hex()}
     if isinstance(v, Decimal):
         return str(v)
     if isinstance(v, (bytes, bytearray)):
@@ -228,10 +234,7 @@ def event_json(
             column_count=ev.column_count,
             column_types=list(ev.column_types),
         )
-        try:
-            names = ev.column_names()
-        except BinlogDecodeError:  # a malformed optional-metadata block: the event itself decoded fine
-            names = None
+        names = _table_shape(ev)[1]
         if names is not None:
             out["columns"] = list(names)
     elif isinstance(ev, RowsEvent):
@@ -525,6 +528,31 @@ def _echo(out: Any, line: str) -> None:
     out.write(b"\n")
 
 
+_SHAPES: dict[
+    tuple[bytes, bytes, bytes, bytes], tuple[Sequence[ColumnSpec] | None, tuple[str, ...] | None]
+] = {}
+
+
+def _table_shape(tm: TableMapEvent) -> tuple[Sequence[ColumnSpec] | None, tuple[str, ...] | None]:
+    """A Table_map's column specs and names (``None`` when its metadata does not parse), computed once per
+    distinct table definition: a binlog repeats the same Table_map before every statement on a table."""
+    key = (tm.column_types, tm.metadata, tm.null_bitmap, tm.optional_metadata)
+    shape = _SHAPES.get(key)
+    if shape is None:
+        try:
+            specs: Sequence[ColumnSpec] | None = column_specs(tm)
+        except BinlogDecodeError:
+            specs = None
+        try:
+            names = tm.column_names()
+        except BinlogDecodeError:  # a malformed optional-metadata block: the event itself decoded fine
+            names = None
+        if len(_SHAPES) > 4096:
+            _SHAPES.clear()
+        shape = _SHAPES[key] = (specs, names)
+    return shape
+
+
 def _json_events(path: str, verify: bool, flt: GtidFilter, out: Any) -> None:
     """One JSON line per event of ``path``, written 256 at a time (those before a fault are written before the
     error propagates); rows events carry their values, decoded with their Table_map's column specs."""
@@ -535,11 +563,7 @@ def _json_events(path: str, verify: bool, flt: GtidFilter, out: Any) -> None:
         for pe in _events(path, verify):
             ev = pe.event
             if isinstance(ev, TableMapEvent):
-                try:
-                    specs: Sequence[ColumnSpec] | None = column_specs(ev)
-                except BinlogDecodeError:
-                    specs = None
-                maps[ev.table_id] = (ev, specs)
+                maps[ev.table_id] = (ev, _table_shape(ev)[0])
             if flt.event(pe):
                 tm, sp = maps.get(ev.table_id, (None, None)) if isinstance(ev, RowsEvent) else (None, None)
                 lines.append(dumps(event_json(pe, tm, sp)))
