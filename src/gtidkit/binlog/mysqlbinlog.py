@@ -51,7 +51,7 @@ from gtidkit.binlog.header import HEADER_STRUCT, EventHeader
 from gtidkit.binlog.stream import iter_payload_events
 from gtidkit.binlog.table_metadata import table_metadata_lines
 from gtidkit.binlog.text import USER_VAR_COLLATIONS, event_lines, header_line, micro_time, short_time
-from gtidkit.errors import BinlogDecodeError
+from gtidkit.errors import BinlogDecodeError, GtidkitError
 from gtidkit.gtid import Gtid, GtidSet
 
 __all__ = [
@@ -152,7 +152,7 @@ class ScriptOptions:
     stop_datetime: int | None = None
 
 
-class ScriptError(Exception):
+class ScriptError(GtidkitError):
     """A condition mysqlbinlog treats as fatal while printing (a row event with ``--base64-output=NEVER``, a row
     event before any Format_description). ``str()`` is mysqlbinlog's message."""
 
