@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from decimal import Decimal
 from typing import Any
 
 import click
@@ -39,12 +40,17 @@ from gtidkit.binlog import (
     XidEvent,
     event_type_name,
     iter_transactions,
+    json_binary,
     read_events,
     text,
 )
 from gtidkit.binlog.constants import LOG_EVENT_BINLOG_IN_USE_F
 from gtidkit.binlog.file import FrameReader
+from gtidkit.binlog.json_diff import JsonDiffs
+from gtidkit.binlog.mysqlbinlog import Base64Output, ScriptError, ScriptOptions, ScriptPrinter
+from gtidkit.binlog.row_image import ColumnSpec, column_specs, decode_rows
 from gtidkit.cli.binlog_generate import generate
+from gtidkit.cli.binlog_script import FileRange, following_binlogs, parse_datetime, write_script
 from gtidkit.cli.interrupt import set_incomplete
 from gtidkit.errors import GtidParseError
 from gtidkit.gtid import GtidSet
@@ -106,8 +112,69 @@ def _gtid_text(ev: GtidEvent) -> str:
     return "ANONYMOUS" if ev.gtid is None else str(ev.gtid)
 
 
-def event_json(pe: PositionedEvent) -> dict[str, Any]:
-    """The JSON object of one event (``--json``)."""
+def _value_json(v: Any) -> Any:
+    """A row value as JSON: numbers and text as they are, DECIMAL as its exact text, string columns as text when
+    they are UTF-8 (else ``{"hex": ...}``), JSON columns as the document, partial JSON updates as their diffs."""
+    t = type(v)
+    if t is int or t is str or t is float or v is None or isinstance(v, (int, float, str)):
+        return v
+    if t is bytes:
+        try:
+            return v.decode("utf-8")
+        except UnicodeDecodeError:
+            return {"hex": v.hex()}
+    if isinstance(v, Decimal):
+        return str(v)
+    if isinstance(v, (bytes, bytearray)):
+        try:
+            return bytes(v).decode("utf-8")
+        except UnicodeDecodeError:
+            return {"hex": bytes(v).hex()}
+    if isinstance(v, JsonDiffs):
+        return {"json_diffs": [{"op": d.operation, "path": d.path} for d in v.diffs]}
+    return str(v)
+
+
+_JSON_TYPE = 245
+
+
+def _json_doc(raw: bytes) -> Any:
+    """A JSON column's binary document as a JSON value (opaque scalars as MySQL's text of them)."""
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [plain(x) for x in v]
+        if isinstance(v, json_binary.JsonOpaque):
+            return json_binary.temporal_text(v) or str(v)
+        return _value_json(v)
+
+    try:
+        return plain(json_binary.decode(raw))
+    except BinlogDecodeError:
+        return {"hex": raw.hex()}
+
+
+def _row_json(image: tuple[Any, ...], types: tuple[int, ...]) -> list[Any]:
+    return [
+        _json_doc(v) if t == _JSON_TYPE and isinstance(v, (bytes, bytearray)) else _value_json(v)
+        for v, t in zip(image, types)
+    ]
+
+
+def event_json(
+    pe: PositionedEvent, table_map: TableMapEvent | None = None, specs: Sequence[ColumnSpec] | None = None
+) -> dict[str, Any]:
+    """The JSON object of one event (``--json``).
+
+    Args:
+        pe: the event.
+        table_map: for a rows event, the Table_map of its table id: its rows are then decoded into ``rows``
+            (``[{"before": [...], "after": [...]}]``, column values in table order, ``null`` for NULL or a
+            column not in the image), with ``database`` and ``table``.
+        specs: ``column_specs(table_map)``, when the caller keeps them per Table_map.
+    """
     h = pe.header
     out: dict[str, Any] = {
         "file": pe.file,
@@ -167,14 +234,21 @@ def event_json(pe: PositionedEvent) -> dict[str, Any]:
             column_count=ev.column_count,
             column_types=list(ev.column_types),
         )
-        try:
-            names = ev.column_names()
-        except BinlogDecodeError:  # a malformed optional-metadata block: the event itself decoded fine
-            names = None
+        names = _table_shape(ev)[1]
         if names is not None:
             out["columns"] = list(names)
     elif isinstance(ev, RowsEvent):
         out.update(table_id=ev.table_id, rows_flags=ev.flags, column_count=ev.column_count)
+        if table_map is not None:
+            out.update(database=table_map.database, table=table_map.table)
+            types = tuple(table_map.column_types)
+            try:
+                out["rows"] = [
+                    {k: _row_json(v, types) for k, v in (("before", b), ("after", a)) if v is not None}
+                    for b, a in decode_rows(table_map, ev, specs)
+                ]
+            except BinlogDecodeError as err:  # the listing goes on; the entry says why it has no values
+                out["rows_error"] = err.message
     elif isinstance(ev, TransactionPayloadEvent):
         out.update(
             compression_type=ev.compression_type,
@@ -289,13 +363,57 @@ def _events(path: str, verify: bool) -> Iterator[PositionedEvent]:
     return read_events(path, verify_checksum=verify, expand_payloads=True)
 
 
+def _base64_mode(ctx: click.Context, param: click.Parameter, value: str | None) -> Base64Output:
+    if value is None:
+        return Base64Output.AUTO
+    try:
+        return Base64Output.parse(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err), ctx=ctx, param=param) from err
+
+
+def _datetime(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return parse_datetime(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err), ctx=ctx, param=param) from err
+
+
 @binlog.command("show")
 @click.option(
     "--json", "as_json", is_flag=True, help="One JSON object per line (per event, or per transaction)."
 )
 @click.option("--per-transaction", is_flag=True, help="One entry per transaction instead of per event.")
-@click.option("--include-gtids", metavar="SET", help="Show only transactions whose GTID is in SET.")
-@click.option("--exclude-gtids", metavar="SET", help="Hide transactions whose GTID is in SET.")
+@click.option("--include-gtids", metavar="SET", help="Print only transactions whose GTID is in SET.")
+@click.option("--exclude-gtids", metavar="SET", help="Do not print the transactions whose GTID is in SET.")
+@click.option("--skip-gtids", is_flag=True, help="Leave out SET @@SESSION.GTID_NEXT and Previous_gtids.")
+@click.option(
+    "--base64-output",
+    metavar="AUTO|NEVER|DECODE-ROWS",
+    callback=_base64_mode,
+    help="BINLOG '...' statements for row events: AUTO (default), NEVER, or DECODE-ROWS (with -v: comments only).",
+)
+@click.option(
+    "-v", "--verbose", count=True, help="Row changes as ### pseudo-SQL comments; -vv adds column types."
+)
+@click.option("--print-table-metadata", is_flag=True, help="Print the Table_map optional metadata.")
+@click.option(
+    "-j", "--start-position", type=click.IntRange(4), default=4, help="First event offset (first file)."
+)
+@click.option(
+    "--stop-position",
+    type=click.IntRange(0),
+    help="Stop at the first event at or past this offset (last file).",
+)
+@click.option("--start-datetime", callback=_datetime, help="Skip events before this local DATETIME.")
+@click.option(
+    "--stop-datetime", callback=_datetime, help="Stop at the first event at or after this local DATETIME."
+)
+@click.option("-d", "--database", help="Only statements and row events of this default database.")
+@click.option("-t", "--to-last-log", is_flag=True, help="Go on with the binlogs that follow the last FILE.")
+@click.option("-r", "--result-file", type=click.Path(dir_okay=False), help="Write the output to this file.")
 @click.option("--no-verify-checksum", is_flag=True, help="Do not check CRC32 footers.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 def show(
@@ -303,22 +421,168 @@ def show(
     per_transaction: bool,
     include_gtids: str | None,
     exclude_gtids: str | None,
+    skip_gtids: bool,
+    base64_output: Base64Output,
+    verbose: int,
+    print_table_metadata: bool,
+    start_position: int,
+    stop_position: int | None,
+    start_datetime: int | None,
+    stop_datetime: int | None,
+    database: str | None,
+    to_last_log: bool,
+    result_file: str | None,
     no_verify_checksum: bool,
     files: tuple[str, ...],
 ) -> None:
-    """List the events (or transactions) of binlog FILEs, mysqlbinlog-style.
+    """Print binlog FILEs as mysqlbinlog does: a script `mysql` can replay (or, with --json, the events).
 
-    Exit status 0 when every file was read to its end, 2 when any file failed (its events up to the fault are
-    printed, then the error on stderr, and with --json an error entry with the offset).
+    The options are mysqlbinlog 8.4's. Exit status 0 when every file was read to its end, 1 when mysqlbinlog
+    would refuse an event, 2 when a file failed (what came before the fault is printed, then the error on stderr,
+    and with --json an error entry with the offset).
     """
-    flt = GtidFilter(
-        _parse_set(include_gtids, "--include-gtids"), _parse_set(exclude_gtids, "--exclude-gtids")
-    )
+    include = _parse_set(include_gtids, "--include-gtids")
+    exclude = _parse_set(exclude_gtids, "--exclude-gtids")
     verify = not no_verify_checksum
+    paths = list(files)
+    if to_last_log:
+        paths += following_binlogs(paths[-1])
+    out_file = open(result_file, "wb") if result_file else None  # noqa: SIM115 - closed below
+    out = out_file if out_file is not None else sys.stdout.buffer
+    try:
+        if not as_json and not per_transaction:
+            options = ScriptOptions(
+                base64_output=base64_output,
+                verbose=verbose,
+                skip_gtids=skip_gtids,
+                include_gtids=include,
+                exclude_gtids=exclude,
+                database=database,
+                print_table_metadata=print_table_metadata,
+                start_datetime=start_datetime,
+                stop_datetime=stop_datetime,
+            )
+            _show_script(paths, options, start_position, stop_position, verify, out)
+            return
+        _show_json(paths, as_json, per_transaction, GtidFilter(include, exclude), verify, out)
+    finally:
+        if out_file is not None:
+            out_file.close()
+
+
+def _show_script(
+    paths: list[str],
+    options: ScriptOptions,
+    start_position: int,
+    stop_position: int | None,
+    verify: bool,
+    out: Any,
+) -> None:
+    """The text output: mysqlbinlog's script over all files (stops at the first file that fails)."""
+    ranges = [
+        FileRange(p, start_position if i == 0 else 4, stop_position if i == len(paths) - 1 else None)
+        for i, p in enumerate(paths)
+    ]
+
+    def on_file(i: int) -> None:
+        rest = paths[i + 1 :]
+        set_incomplete(
+            f"the listing of {paths[i]} stopped part-way"
+            + (f"; not listed: {', '.join(rest)}" if rest else "")
+        )
+
+    for path in paths:
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError as err:
+            click.echo(f"gtidkit binlog show: {_file_error(path, err)}", err=True)
+            raise SystemExit(2) from None
+    try:
+        write_script(
+            ranges,
+            ScriptPrinter(options),
+            out,
+            verify_checksum=verify,
+            on_file=on_file,
+            warn=lambda m: click.echo(m, err=True),
+        )
+    except BinlogDecodeError as err:
+        out.flush()
+        where = f"at offset {err.offset}" if err.offset is not None else "(offset unknown)"
+        click.echo(f"ERROR: Could not read entry {where} in {err.file}: {err.message}", err=True)
+        raise SystemExit(2) from None
+    except ScriptError as err:
+        out.flush()
+        click.echo(f"ERROR: {err}", err=True)
+        raise SystemExit(1) from None
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        click.echo(f"gtidkit binlog show: {err}", err=True)
+        raise SystemExit(2) from None
+
+
+def _echo(out: Any, line: str) -> None:
+    out.write(line.encode(*_ENC))
+    out.write(b"\n")
+
+
+_SHAPES: dict[
+    tuple[bytes, bytes, bytes, bytes], tuple[Sequence[ColumnSpec] | None, tuple[str, ...] | None]
+] = {}
+
+
+def _table_shape(tm: TableMapEvent) -> tuple[Sequence[ColumnSpec] | None, tuple[str, ...] | None]:
+    """A Table_map's column specs and names (``None`` when its metadata does not parse), computed once per
+    distinct table definition: a binlog repeats the same Table_map before every statement on a table."""
+    key = (tm.column_types, tm.metadata, tm.null_bitmap, tm.optional_metadata)
+    shape = _SHAPES.get(key)
+    if shape is None:
+        try:
+            specs: Sequence[ColumnSpec] | None = column_specs(tm)
+        except BinlogDecodeError:
+            specs = None
+        try:
+            names = tm.column_names()
+        except BinlogDecodeError:  # a malformed optional-metadata block: the event itself decoded fine
+            names = None
+        if len(_SHAPES) > 4096:
+            _SHAPES.clear()
+        shape = _SHAPES[key] = (specs, names)
+    return shape
+
+
+def _json_events(path: str, verify: bool, flt: GtidFilter, out: Any) -> None:
+    """One JSON line per event of ``path``, written 256 at a time (those before a fault are written before the
+    error propagates); rows events carry their values, decoded with their Table_map's column specs."""
+    maps: dict[int, tuple[TableMapEvent, Sequence[ColumnSpec] | None]] = {}
+    lines: list[str] = []
+    dumps = json.JSONEncoder(check_circular=False).encode
+    try:
+        for pe in _events(path, verify):
+            ev = pe.event
+            if isinstance(ev, TableMapEvent):
+                maps[ev.table_id] = (ev, _table_shape(ev)[0])
+            if flt.event(pe):
+                tm, sp = maps.get(ev.table_id, (None, None)) if isinstance(ev, RowsEvent) else (None, None)
+                lines.append(dumps(event_json(pe, tm, sp)))
+                if len(lines) >= 256:
+                    _echo(out, "\n".join(lines))
+                    lines.clear()
+    finally:
+        if lines:
+            _echo(out, "\n".join(lines))
+
+
+def _show_json(
+    paths: list[str], as_json: bool, per_transaction: bool, flt: GtidFilter, verify: bool, out: Any
+) -> None:
+    """--json and --per-transaction: one entry per event or transaction, every file (a failed file is reported
+    and the next one is read; exit status 2 at the end)."""
     failed = False
-    out = sys.stdout.buffer
-    for i, path in enumerate(files):
-        rest = files[i + 1 :]
+    for i, path in enumerate(paths):
+        rest = paths[i + 1 :]
         set_incomplete(
             f"the listing of {path} stopped part-way" + (f"; not listed: {', '.join(rest)}" if rest else "")
         )
@@ -329,22 +593,9 @@ def show(
                 for trx in iter_transactions(path, verify_checksum=verify):
                     if flt.active and not flt.wants(trx.gtid):
                         continue
-                    click.echo(json.dumps(transaction_json(trx)) if as_json else transaction_text(trx))
+                    _echo(out, json.dumps(transaction_json(trx)) if as_json else transaction_text(trx))
             else:
-                if not as_json and not flt.active:
-                    _write_listing(path, verify, out)
-                    continue
-                if not as_json:
-                    click.echo(f"# file {path}")
-                for pe in _events(path, verify):
-                    if not flt.event(pe):
-                        continue
-                    if as_json:
-                        click.echo(json.dumps(event_json(pe)))
-                    else:
-                        click.echo("\n".join(event_text(pe)))
-                if not as_json:
-                    click.echo("# End of log file")
+                _json_events(path, verify, flt, out)
         except BinlogDecodeError as err:
             failed = True
             if as_json:
@@ -352,7 +603,8 @@ def show(
                 if err.event_type is not None:
                     entry["type_code"] = err.event_type
                     entry["type"] = event_type_name(err.event_type)
-                click.echo(json.dumps(entry))
+                _echo(out, json.dumps(entry))
+            out.flush()
             where = f"at offset {err.offset}" if err.offset is not None else "(offset unknown)"
             click.echo(f"ERROR: Could not read entry {where} in {path}: {err.message}", err=True)
         except BrokenPipeError:
@@ -361,8 +613,10 @@ def show(
             failed = True
             message = _file_error(path, err)
             if as_json:
-                click.echo(json.dumps({"file": path, "error": message}))
+                _echo(out, json.dumps({"file": path, "error": message}))
+            out.flush()
             click.echo(f"gtidkit binlog show: {message}", err=True)
+    out.flush()
     if failed:
         raise SystemExit(2)
 
