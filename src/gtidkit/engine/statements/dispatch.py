@@ -22,6 +22,7 @@ from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.create_select import START_TRANSACTION
 from gtidkit.engine.sql.temporary import is_temporary_ddl
 from gtidkit.engine.statements import (
+    binlog_statement,
     checksum_table,
     flush,
     found_rows,
@@ -100,6 +101,8 @@ def _admin(session: Session, stmt: Statement) -> StatementResult:
         return flush.run_flush(session, stmt)
     if stmt.command == "checksum_table":  # reads only: no implicit commit, no GTID, not logged
         return checksum_table.run_checksum_table(session, stmt)
+    if stmt.command == "binlog":  # BINLOG '<base64>': row events applied in the session's transaction
+        return binlog_statement.run_binlog(session, stmt)
     skip = trx.pre_statement(session, stmt)
     # UNLOCK TABLES commits only when LOCK TABLES locks are held (statements/locks.py)
     commits = trx.causes_implicit_commit(stmt) and session.server.admin.commits_implicitly(session, stmt.text)
