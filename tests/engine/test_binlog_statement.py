@@ -25,7 +25,6 @@ from gtidkit.errors import MySQLError
 from gtidkit.gtid import GtidSet
 
 
-
 def checksum(server: Server) -> str:
     """Every user table's rows (sorted) of ``server``, as text to compare."""
     out = []
@@ -37,6 +36,7 @@ def checksum(server: Server) -> str:
                 rows = s.execute(f"SELECT * FROM `{db}`.`{t}`")[-1].rows
                 out.append(f"{db}.{t}:{sorted(map(repr, rows))}")
     return "\n".join(out)
+
 
 MARIADB_BINLOG = shutil.which("mariadb-binlog") or shutil.which("mysqlbinlog")
 
@@ -73,7 +73,9 @@ BASE64_FLAG_STEPS = [
 def test_mysqlbinlog_base64_flag_result(tmp_path):
     """Each step of mysqlbinlog_base64_flag.result: same error code (and 1609's text), same t1 after it."""
     with Server.open(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
-        s.execute("CREATE DATABASE test; USE test; CREATE TABLE t1 (a INT) ENGINE=InnoDB; INSERT INTO t1 VALUES (1),(1)")
+        s.execute(
+            "CREATE DATABASE test; USE test; CREATE TABLE t1 (a INT) ENGINE=InnoDB; INSERT INTO t1 VALUES (1),(1)"
+        )
         for sql, code, rows in BASE64_FLAG_STEPS:
             if code is None:
                 s.execute(sql)
@@ -122,7 +124,7 @@ def _source(tmp_path):
 def _mariadb_blocks(path) -> list[str]:
     """The base64 of each ``BINLOG '...'`` block mariadb-binlog prints for ``path``, in order."""
     out = subprocess.run([MARIADB_BINLOG, str(path)], capture_output=True, text=True, check=True).stdout
-    return re.findall(r"^BINLOG '\n(.*?)\n'", out, re.M | re.S)
+    return re.findall(r"^BINLOG '\n(.*?)\n'", out, re.MULTILINE | re.DOTALL)
 
 
 def _replay_script(uuid: str, blocks: list[str]) -> list[str]:
@@ -162,9 +164,13 @@ def test_replay_keeps_original_gtids_and_is_idempotent(tmp_path):
                 s.execute(sql)
         assert checksum(dst) == source_sum
         assert dst.gtid_state.executed() == executed
-    logged = [pe.event.gtid for pe in read_events(tmp_path / "dst" / "binlog.000001") if hasattr(pe.event, "gtid")]
+    logged = [
+        pe.event.gtid for pe in read_events(tmp_path / "dst" / "binlog.000001") if hasattr(pe.event, "gtid")
+    ]
     relogged = {str(g) for g in logged if g is not None and str(g).startswith(uuid)}
-    assert relogged == {f"{uuid}:{n}" for n in range(len(SOURCE_DDL) + 1, len(SOURCE_DDL) + len(SOURCE_DML) + 1)}
+    assert relogged == {
+        f"{uuid}:{n}" for n in range(len(SOURCE_DDL) + 1, len(SOURCE_DDL) + len(SOURCE_DML) + 1)
+    }
 
 
 # ------------------------------------------------------------------------------------ real MySQL binlogs
@@ -205,7 +211,9 @@ def test_real_binlog_rows_through_binlog_statements_equal_replica_apply(tmp_path
     fde_pos = next(pe for pe in events if pe.header.type_code == 15)
     fde_b64 = base64.b64encode(data[fde_pos.pos : fde_pos.end_pos]).decode()
     base = {"log_bin": False}
-    failed: set[int] = set()  # transactions this engine cannot run (ALTER USER of a root it lacks ...): both ways
+    failed: set[int] = (
+        set()
+    )  # transactions this engine cannot run (ALTER USER of a root it lacks ...): both ways
     with Server.open(tmp_path / "a", **base) as a, a.applier_session() as ap:
         for i, trx in enumerate(read_transactions(path)):
             try:
@@ -299,17 +307,29 @@ SESSION_CONTEXT = [
     (
         "SET @@session.sql_mode=1168113696",  # 8.0's default
         "@@sql_mode",
-        "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,"
-        "NO_ENGINE_SUBSTITUTION",
+        (
+            "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,"
+            "NO_ENGINE_SUBSTITUTION"
+        ),
     ),
     (  # 5.7's default: NO_AUTO_CREATE_USER (1<<28) is ignored by 8.0
         "SET @@session.sql_mode=1436549152",
         "@@sql_mode",
-        "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,"
-        "NO_ENGINE_SUBSTITUTION",
+        (
+            "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,"
+            "NO_ENGINE_SUBSTITUTION"
+        ),
     ),
-    ("SET @@session.foreign_key_checks=1, @@session.sql_auto_is_null=0, @@session.unique_checks=1", "@@sql_auto_is_null", 0),
-    ("SET @@session.auto_increment_increment=1, @@session.auto_increment_offset=1", "@@auto_increment_offset", 1),
+    (
+        "SET @@session.foreign_key_checks=1, @@session.sql_auto_is_null=0, @@session.unique_checks=1",
+        "@@sql_auto_is_null",
+        0,
+    ),
+    (
+        "SET @@session.auto_increment_increment=1, @@session.auto_increment_offset=1",
+        "@@auto_increment_offset",
+        1,
+    ),
     (
         "SET @@session.character_set_client=255,@@session.collation_connection=255,@@session.collation_server=255",
         "@@collation_connection",
@@ -318,16 +338,26 @@ SESSION_CONTEXT = [
     ("SET @@session.collation_connection=45", "@@collation_connection", "utf8mb4_general_ci"),
     ("SET @@session.lc_time_names=0", "@@lc_time_names", "en_US"),
     ("SET @@session.collation_database=DEFAULT", "@@collation_database", "utf8mb4_0900_ai_ci"),
-    ("/*!80011 SET @@session.default_collation_for_utf8mb4=255*/", "@@default_collation_for_utf8mb4", "utf8mb4_0900_ai_ci"),
+    (
+        "/*!80011 SET @@session.default_collation_for_utf8mb4=255*/",
+        "@@default_collation_for_utf8mb4",
+        "utf8mb4_0900_ai_ci",
+    ),
     ("/*!80013 SET @@session.sql_require_primary_key=0*/", "@@sql_require_primary_key", 0),
     ("/*!80016 SET @@session.default_table_encryption=0*/", "@@default_table_encryption", 0),
-    ("/*!80001 SET @@session.original_commit_timestamp=1573000000000000*/", "@@original_commit_timestamp", 1573000000000000),
+    (
+        "/*!80001 SET @@session.original_commit_timestamp=1573000000000000*/",
+        "@@original_commit_timestamp",
+        1573000000000000,
+    ),
     ("/*!80014 SET @@session.original_server_version=80036*/", "@@original_server_version", 80036),
     ("/*!80014 SET @@session.immediate_server_version=80036*/", "@@immediate_server_version", 80036),
 ]
 
 
-@pytest.mark.parametrize(("sql", "var", "value"), SESSION_CONTEXT, ids=[s[1] + str(i) for i, s in enumerate(SESSION_CONTEXT)])
+@pytest.mark.parametrize(
+    ("sql", "var", "value"), SESSION_CONTEXT, ids=[s[1] + str(i) for i, s in enumerate(SESSION_CONTEXT)]
+)
 def test_mysqlbinlog_session_context_is_accepted(tmp_path, sql, var, value):
     with Server.open(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
         s.execute(sql)

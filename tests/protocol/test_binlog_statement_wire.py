@@ -54,8 +54,10 @@ def test_binlog_statement_privilege(tmp_path: Path, grant: str | None, code: int
                     cur.execute(f"BINLOG '\n{FD_5123}\n'")
                 assert exc.value.args == (
                     1227,
-                    "Access denied; you need (at least one of) the SUPER, BINLOG_ADMIN or REPLICATION_APPLIER "
-                    "privilege(s) for this operation",
+                    (
+                        "Access denied; you need (at least one of) the SUPER, BINLOG_ADMIN or REPLICATION_APPLIER "
+                        "privilege(s) for this operation"
+                    ),
                 )
                 return
             cur.execute(f"BINLOG '\n{FD_5123}\n'")
@@ -77,9 +79,12 @@ def test_mysqlbinlog_shaped_script_through_mariadb_client_twice(tmp_path: Path) 
         s.execute("DELETE FROM app.t WHERE id=1")
         uuid = s.execute("SELECT @@server_uuid")[-1].rows[0][0]
     out = subprocess.run(
-        ["mariadb-binlog", str(tmp_path / "src" / "binlog.000001")], capture_output=True, text=True, check=True
+        ["mariadb-binlog", str(tmp_path / "src" / "binlog.000001")],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
-    blocks = re.findall(r"^BINLOG '\n(.*?)\n'", out, re.M | re.S)
+    blocks = re.findall(r"^BINLOG '\n(.*?)\n'", out, re.MULTILINE | re.DOTALL)
     assert len(blocks) == 4
     lines = [
         "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;",
@@ -96,8 +101,10 @@ def test_mysqlbinlog_shaped_script_through_mariadb_client_twice(tmp_path: Path) 
             "SET TIMESTAMP=1795887180/*!*/;",
             "SET @@session.pseudo_thread_id=10/*!*/;",
             "SET @@session.sql_mode=1168113696/*!*/;",
-            "SET @@session.character_set_client=255,@@session.collation_connection=255,"
-            "@@session.collation_server=255/*!*/;",
+            (
+                "SET @@session.character_set_client=255,@@session.collation_connection=255,"
+                "@@session.collation_server=255/*!*/;"
+            ),
             "BEGIN\n/*!*/;",
             f"BINLOG '\n{block}\n'/*!*/;",
             "COMMIT/*!*/;",
@@ -110,7 +117,9 @@ def test_mysqlbinlog_shaped_script_through_mariadb_client_twice(tmp_path: Path) 
     ]
     script = tmp_path / "replay.sql"
     script.write_text("\n".join(lines) + "\n")
-    with running_server(tmp_path / "dst", base=("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--log-bin")) as dst:
+    with running_server(
+        tmp_path / "dst", base=("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--log-bin")
+    ) as dst:
         root = _connect(dst.port)
         with root.cursor() as cur:
             cur.execute("CREATE DATABASE app")

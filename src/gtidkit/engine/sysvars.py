@@ -239,9 +239,14 @@ def _check_locale(ctx: SetContext, value: Any) -> Any:
 
 
 def _check_pseudo_replica_mode(ctx: SetContext, value: Any) -> None:
+    """``check_pseudo_replica_mode``: outside a transaction only (1766 / 3138); the BINLOG statement's session
+    state follows it (engine/statements/binlog_statement.py), with MySQL's warnings."""
     from gtidkit.engine.statements.binlog_statement import pseudo_replica_mode_changed
 
-    pseudo_replica_mode_changed(ctx, value)
+    gv.check_outside_trx(ctx, value)
+    message = pseudo_replica_mode_changed(ctx.session, bool(value))
+    if message is not None:
+        ctx.warnings.append(Warning_("Warning", 1231, message))
 
 
 def _update_auto_increment_increment(ctx: SetContext, _old: Any, new: Any) -> None:
@@ -510,7 +515,6 @@ def _check_optimizer_switch(ctx: SetContext, value: Any) -> str:
     return optimizer_switch.merge(str(_current(ctx.session, ctx.var, ctx.scope)), text)
 
 
-
 def _update_deprecated(ctx: SetContext, _value: Any) -> None:
     """``update_deprecated``: SET of character_set_database / collation_database warns (1681, MySQL's
     ER_WARN_DEPRECATED_SYSVAR_UPDATE text); the value stays the default database's."""
@@ -521,6 +525,7 @@ def _update_deprecated(ctx: SetContext, _value: Any) -> None:
             f"Updating '{ctx.var.name}' is deprecated. It will be made read-only in a future release.",
         )
     )
+
 
 def _database_charset(index: int) -> ReadHook:
     """``@@character_set_database`` (index 0) / ``@@collation_database`` (1): the default database's, else the

@@ -51,7 +51,6 @@ from gtidkit.mysql_errors import mysql_error
 if TYPE_CHECKING:
     from gtidkit.engine.session import Session
     from gtidkit.engine.statements.classify import Statement
-    from gtidkit.engine.sysvars import SetContext
 
 __all__ = [
     "BinlogStatementState",
@@ -71,7 +70,9 @@ _MIN_PREFIX = EVENT_LEN_OFFSET + 4
 _NEED_FDE = frozenset({EventType.ROWS_QUERY_LOG_EVENT, EventType.TABLE_MAP_EVENT, *ROWS_EVENT_TYPES})
 
 #: ``BINLOG TEXT_STRING_sys`` (sql_yacc.yy ``binlog_base64_event``).
-_BINLOG = re.compile(r"^\s*BINLOG\s+('(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\")\s*;?\s*$", re.I | re.S)
+_BINLOG = re.compile(
+    r"^\s*BINLOG\s+('(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\")\s*;?\s*$", re.IGNORECASE | re.DOTALL
+)
 #: base64 alphabet with padding, whitespace allowed between chunks (``MY_BASE64_DECODE_ALLOW_MULTIPLE_CHUNKS``).
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
 
@@ -259,36 +260,27 @@ def _end_statement(session: Session, state: BinlogStatementState) -> None:
     state.query = ""
 
 
-def pseudo_replica_mode_changed(ctx: SetContext, value: Any) -> None:
-    """ON_CHECK of ``pseudo_replica_mode`` / ``pseudo_slave_mode`` (``check_pseudo_replica_mode``).
+def pseudo_replica_mode_changed(session: Session, new: bool) -> str | None:
+    """``SET pseudo_replica_mode`` (alias ``pseudo_slave_mode``) is being set to ``new`` in ``session``
+    (``check_pseudo_replica_mode``, after its outside-a-transaction check): turning it off forgets the session's
+    Format_description and table maps (MySQL deletes ``rli_fake``).
 
-    Outside a transaction only; turning it off forgets the session's Format_description and table maps (MySQL
-    deletes ``rli_fake``). The warnings MySQL gives (ER_WRONG_VALUE_FOR_VAR 1231 as a warning): "'pseudo_replica_mode'
-    is already ON." when the session has BINLOG state and the mode goes from OFF to ON; "'pseudo_replica_mode'
-    change was ineffective." for ON again with BINLOG state, or OFF again without it; "Replica applier execution
-    mode not active, statement ineffective." for ON -> OFF without BINLOG state.
-
-    Raises:
-        MySQLError: 1766 inside a transaction, 3138 while owning a GTID.
+    Returns:
+        The text of the warning MySQL gives (as ER_WRONG_VALUE_FOR_VAR 1231), or None: "'pseudo_replica_mode' is
+        already ON." when the session has BINLOG state and the mode goes from OFF to ON; "'pseudo_replica_mode'
+        change was ineffective." for ON again with BINLOG state, or OFF again without it; "Replica applier
+        execution mode not active, statement ineffective." for ON -> OFF without BINLOG state.
     """
-    from gtidkit.engine.gtid.variables import check_outside_trx
-    from gtidkit.engine.sysvars import Warning_
-
-    check_outside_trx(ctx, value)
-    session = ctx.session
     previous = bool(session.session_vars.get("pseudo_replica_mode", False))
-    new = bool(value)
-    message = None
     if session.binlog_statement_state is not None:
         if not new:
             session.binlog_statement_state = None
-        elif previous:
-            message = "'pseudo_replica_mode' change was ineffective."
-        else:
-            message = "'pseudo_replica_mode' is already ON."
-    elif not previous and not new:
-        message = "'pseudo_replica_mode' change was ineffective."
-    elif previous and not new:
-        message = "Replica applier execution mode not active, statement ineffective."
-    if message is not None:
-        ctx.warnings.append(Warning_("Warning", 1231, message))
+            return None
+        if previous:
+            return "'pseudo_replica_mode' change was ineffective."
+        return "'pseudo_replica_mode' is already ON."
+    if not previous and not new:
+        return "'pseudo_replica_mode' change was ineffective."
+    if previous and not new:
+        return "Replica applier execution mode not active, statement ineffective."
+    return None
