@@ -44,7 +44,9 @@ from gtidkit.binlog import (
 )
 from gtidkit.binlog.constants import LOG_EVENT_BINLOG_IN_USE_F
 from gtidkit.binlog.file import FrameReader
+from gtidkit.binlog.mysqlbinlog import Base64Output, ScriptError, ScriptOptions, ScriptPrinter
 from gtidkit.cli.binlog_generate import generate
+from gtidkit.cli.binlog_script import FileRange, following_binlogs, parse_datetime, write_script
 from gtidkit.cli.interrupt import set_incomplete
 from gtidkit.errors import GtidParseError
 from gtidkit.gtid import GtidSet
@@ -289,13 +291,57 @@ def _events(path: str, verify: bool) -> Iterator[PositionedEvent]:
     return read_events(path, verify_checksum=verify, expand_payloads=True)
 
 
+def _base64_mode(ctx: click.Context, param: click.Parameter, value: str | None) -> Base64Output:
+    if value is None:
+        return Base64Output.AUTO
+    try:
+        return Base64Output.parse(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err), ctx=ctx, param=param) from err
+
+
+def _datetime(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return parse_datetime(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err), ctx=ctx, param=param) from err
+
+
 @binlog.command("show")
 @click.option(
     "--json", "as_json", is_flag=True, help="One JSON object per line (per event, or per transaction)."
 )
 @click.option("--per-transaction", is_flag=True, help="One entry per transaction instead of per event.")
-@click.option("--include-gtids", metavar="SET", help="Show only transactions whose GTID is in SET.")
-@click.option("--exclude-gtids", metavar="SET", help="Hide transactions whose GTID is in SET.")
+@click.option("--include-gtids", metavar="SET", help="Print only transactions whose GTID is in SET.")
+@click.option("--exclude-gtids", metavar="SET", help="Do not print the transactions whose GTID is in SET.")
+@click.option("--skip-gtids", is_flag=True, help="Leave out SET @@SESSION.GTID_NEXT and Previous_gtids.")
+@click.option(
+    "--base64-output",
+    metavar="AUTO|NEVER|DECODE-ROWS",
+    callback=_base64_mode,
+    help="BINLOG '...' statements for row events: AUTO (default), NEVER, or DECODE-ROWS (with -v: comments only).",
+)
+@click.option(
+    "-v", "--verbose", count=True, help="Row changes as ### pseudo-SQL comments; -vv adds column types."
+)
+@click.option("--print-table-metadata", is_flag=True, help="Print the Table_map optional metadata.")
+@click.option(
+    "-j", "--start-position", type=click.IntRange(4), default=4, help="First event offset (first file)."
+)
+@click.option(
+    "--stop-position",
+    type=click.IntRange(0),
+    help="Stop at the first event at or past this offset (last file).",
+)
+@click.option("--start-datetime", callback=_datetime, help="Skip events before this local DATETIME.")
+@click.option(
+    "--stop-datetime", callback=_datetime, help="Stop at the first event at or after this local DATETIME."
+)
+@click.option("-d", "--database", help="Only statements and row events of this default database.")
+@click.option("-t", "--to-last-log", is_flag=True, help="Go on with the binlogs that follow the last FILE.")
+@click.option("-r", "--result-file", type=click.Path(dir_okay=False), help="Write the output to this file.")
 @click.option("--no-verify-checksum", is_flag=True, help="Do not check CRC32 footers.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 def show(
@@ -303,22 +349,113 @@ def show(
     per_transaction: bool,
     include_gtids: str | None,
     exclude_gtids: str | None,
+    skip_gtids: bool,
+    base64_output: Base64Output,
+    verbose: int,
+    print_table_metadata: bool,
+    start_position: int,
+    stop_position: int | None,
+    start_datetime: int | None,
+    stop_datetime: int | None,
+    database: str | None,
+    to_last_log: bool,
+    result_file: str | None,
     no_verify_checksum: bool,
     files: tuple[str, ...],
 ) -> None:
-    """List the events (or transactions) of binlog FILEs, mysqlbinlog-style.
+    """Print binlog FILEs as mysqlbinlog does: a script `mysql` can replay (or, with --json, the events).
 
-    Exit status 0 when every file was read to its end, 2 when any file failed (its events up to the fault are
-    printed, then the error on stderr, and with --json an error entry with the offset).
+    The options are mysqlbinlog 8.4's. Exit status 0 when every file was read to its end, 1 when mysqlbinlog
+    would refuse an event, 2 when a file failed (what came before the fault is printed, then the error on stderr,
+    and with --json an error entry with the offset).
     """
-    flt = GtidFilter(
-        _parse_set(include_gtids, "--include-gtids"), _parse_set(exclude_gtids, "--exclude-gtids")
-    )
+    include = _parse_set(include_gtids, "--include-gtids")
+    exclude = _parse_set(exclude_gtids, "--exclude-gtids")
     verify = not no_verify_checksum
+    paths = list(files)
+    if to_last_log:
+        paths += following_binlogs(paths[-1])
+    out_file = open(result_file, "wb") if result_file else None  # noqa: SIM115 - closed below
+    out = out_file if out_file is not None else sys.stdout.buffer
+    try:
+        if not as_json and not per_transaction:
+            options = ScriptOptions(
+                base64_output=base64_output,
+                verbose=verbose,
+                skip_gtids=skip_gtids,
+                include_gtids=include,
+                exclude_gtids=exclude,
+                database=database,
+                print_table_metadata=print_table_metadata,
+                start_datetime=start_datetime,
+                stop_datetime=stop_datetime,
+            )
+            _show_script(paths, options, start_position, stop_position, verify, out)
+            return
+        _show_json(paths, as_json, per_transaction, GtidFilter(include, exclude), verify, out)
+    finally:
+        if out_file is not None:
+            out_file.close()
+
+
+def _show_script(
+    paths: list[str],
+    options: ScriptOptions,
+    start_position: int,
+    stop_position: int | None,
+    verify: bool,
+    out: Any,
+) -> None:
+    """The text output: mysqlbinlog's script over all files (stops at the first file that fails)."""
+    ranges = [
+        FileRange(p, start_position if i == 0 else 4, stop_position if i == len(paths) - 1 else None)
+        for i, p in enumerate(paths)
+    ]
+    set_incomplete(f"the output of {', '.join(paths)} stopped part-way")
+    for path in paths:
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError as err:
+            click.echo(f"gtidkit binlog show: {_file_error(path, err)}", err=True)
+            raise SystemExit(2) from None
+    try:
+        write_script(
+            ranges,
+            ScriptPrinter(options),
+            out,
+            verify_checksum=verify,
+            warn=lambda m: click.echo(m, err=True),
+        )
+    except BinlogDecodeError as err:
+        out.flush()
+        where = f"at offset {err.offset}" if err.offset is not None else "(offset unknown)"
+        click.echo(f"ERROR: Could not read entry {where} in {err.file}: {err.message}", err=True)
+        raise SystemExit(2) from None
+    except ScriptError as err:
+        out.flush()
+        click.echo(f"ERROR: {err}", err=True)
+        raise SystemExit(1) from None
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        click.echo(f"gtidkit binlog show: {err}", err=True)
+        raise SystemExit(2) from None
+
+
+def _echo(out: Any, line: str) -> None:
+    out.write(line.encode(*_ENC))
+    out.write(b"\n")
+
+
+def _show_json(
+    paths: list[str], as_json: bool, per_transaction: bool, flt: GtidFilter, verify: bool, out: Any
+) -> None:
+    """--json and --per-transaction: one entry per event or transaction, every file (a failed file is reported
+    and the next one is read; exit status 2 at the end)."""
     failed = False
-    out = sys.stdout.buffer
-    for i, path in enumerate(files):
-        rest = files[i + 1 :]
+    for i, path in enumerate(paths):
+        rest = paths[i + 1 :]
         set_incomplete(
             f"the listing of {path} stopped part-way" + (f"; not listed: {', '.join(rest)}" if rest else "")
         )
@@ -329,22 +466,11 @@ def show(
                 for trx in iter_transactions(path, verify_checksum=verify):
                     if flt.active and not flt.wants(trx.gtid):
                         continue
-                    click.echo(json.dumps(transaction_json(trx)) if as_json else transaction_text(trx))
+                    _echo(out, json.dumps(transaction_json(trx)) if as_json else transaction_text(trx))
             else:
-                if not as_json and not flt.active:
-                    _write_listing(path, verify, out)
-                    continue
-                if not as_json:
-                    click.echo(f"# file {path}")
                 for pe in _events(path, verify):
-                    if not flt.event(pe):
-                        continue
-                    if as_json:
-                        click.echo(json.dumps(event_json(pe)))
-                    else:
-                        click.echo("\n".join(event_text(pe)))
-                if not as_json:
-                    click.echo("# End of log file")
+                    if flt.event(pe):
+                        _echo(out, json.dumps(event_json(pe)))
         except BinlogDecodeError as err:
             failed = True
             if as_json:
@@ -352,7 +478,8 @@ def show(
                 if err.event_type is not None:
                     entry["type_code"] = err.event_type
                     entry["type"] = event_type_name(err.event_type)
-                click.echo(json.dumps(entry))
+                _echo(out, json.dumps(entry))
+            out.flush()
             where = f"at offset {err.offset}" if err.offset is not None else "(offset unknown)"
             click.echo(f"ERROR: Could not read entry {where} in {path}: {err.message}", err=True)
         except BrokenPipeError:
@@ -361,8 +488,10 @@ def show(
             failed = True
             message = _file_error(path, err)
             if as_json:
-                click.echo(json.dumps({"file": path, "error": message}))
+                _echo(out, json.dumps({"file": path, "error": message}))
+            out.flush()
             click.echo(f"gtidkit binlog show: {message}", err=True)
+    out.flush()
     if failed:
         raise SystemExit(2)
 

@@ -1,0 +1,767 @@
+"""mysqlbinlog's replayable output: decoded events in, the text ``mysqlbinlog FILE | mysql`` runs out (pure).
+
+MySQL source (facts only): ``client/mysqlbinlog.cc`` (``process_event``, ``shall_skip_gtids``,
+``shall_skip_database``, ``end_binlog``, ``dump_multiple_logs``, the preamble and epilogue written by ``main``)
+and the ``print`` overrides of ``sql/log_event.cc`` (``Query_log_event::print_query_header``,
+``Format_description_log_event::print``, ``Log_event::print_base64``, ``Rows_log_event::print_helper``,
+``Gtid_log_event::print``; ``PRINT_EVENT_INFO`` is the state carried from event to event), MySQL 8.0.41/8.4.
+
+:class:`ScriptPrinter` is ``PRINT_EVENT_INFO`` plus ``process_event``: feed it every event of every file in
+order (:meth:`ScriptPrinter.event`), and write what each call returns. It keeps mysqlbinlog's three caches:
+
+* *head*: ``# at N``, the header comment and the statements of an event; written after every event. An event
+  skipped by a GTID filter leaves its ``# at N`` line there, so it is printed before the next printed event (as
+  mysqlbinlog does);
+* *body*: the ``BINLOG '<base64>'`` block of a Table_map + rows statement, written at the rows event flagged
+  STMT_END_F (the Format_description's own block goes into the head);
+* *footer*: the ``-v`` pseudo-SQL (``### INSERT INTO ...``) of those rows, written after the body.
+
+Times in header comments print in UTC (mysqlbinlog uses the local time zone); the statements themselves
+(``SET TIMESTAMP=``) carry epoch seconds and are the same.
+"""
+
+from __future__ import annotations
+
+import binascii
+import enum
+from dataclasses import dataclass, replace
+from typing import Any
+
+from gtidkit.binlog.codec import BinlogEvent, fde_has_footer
+from gtidkit.binlog.constants import (
+    CHECKSUM_LEN,
+    EVENT_TYPE_NAMES,
+    LOG_EVENT_BINLOG_IN_USE_F,
+    ChecksumAlg,
+    EventType,
+)
+from gtidkit.binlog.cursor import CursorError
+from gtidkit.binlog.events.control import (
+    FormatDescriptionEvent,
+    GtidEvent,
+    TransactionPayloadEvent,
+)
+from gtidkit.binlog.events.query_status import QueryStatusVars, decode_status_vars
+from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
+from gtidkit.binlog.events.statement import QueryEvent
+from gtidkit.binlog.stream import iter_payload_events
+from gtidkit.binlog.text import USER_VAR_COLLATIONS, event_lines, header_line, micro_time, short_time
+from gtidkit.errors import BinlogDecodeError
+from gtidkit.gtid import GtidSet
+
+__all__ = [
+    "Base64Output",
+    "ScriptOptions",
+    "ScriptPrinter",
+    "base64_lines",
+]
+
+_T = EventType
+DELIMITER = "/*!*/;"
+#: ``LOG_EVENT_SUPPRESS_USE_F``: the Query event's database must not become the session's default database.
+LOG_EVENT_SUPPRESS_USE_F = 0x8
+#: ``LOG_EVENT_ARTIFICIAL_F``: an event made up by a replica (a fake FDE or Rotate).
+LOG_EVENT_ARTIFICIAL_F = 0x20
+#: ``LOG_EVENT_RELAY_LOG_F``: an event the replica wrote to its relay log (not from the source).
+LOG_EVENT_RELAY_LOG_F = 0x40
+#: ``OPTION_*`` bits of a Query event's flags2 that mysqlbinlog prints (``sql/query_options.h``).
+OPTION_AUTO_IS_NULL = 1 << 14
+OPTION_NOT_AUTOCOMMIT = 1 << 19
+OPTION_NO_FOREIGN_KEY_CHECKS = 1 << 26
+OPTION_RELAXED_UNIQUE_CHECKS = 1 << 27
+#: sql_mode bits MySQL 8.0.5 removed; mysqlbinlog masks them out for 8.0.5+ servers.
+_REMOVED_SQL_MODES = 0x1003FF00
+#: Unset values of ``PRINT_EVENT_INFO`` (``ILLEGAL_CHARSET_INFO_NUMBER``, the 0xff "not given" flags).
+_ILLEGAL_CHARSET = 0xFFFFFFFF
+_UNSET_FLAG = 0xFF
+#: MySQL's base64 line length (``base64_encode``: a newline every 76 characters).
+_B64_LINE = 76
+_B64_CHUNK = _B64_LINE // 4 * 3
+_ROWS_TYPES = frozenset(
+    {
+        _T.WRITE_ROWS_EVENT,
+        _T.UPDATE_ROWS_EVENT,
+        _T.DELETE_ROWS_EVENT,
+        _T.WRITE_ROWS_EVENT_V1,
+        _T.UPDATE_ROWS_EVENT_V1,
+        _T.DELETE_ROWS_EVENT_V1,
+        _T.PARTIAL_UPDATE_ROWS_EVENT,
+    }
+)
+
+
+class Base64Output(enum.Enum):
+    """``--base64-output``: when row events (and the FDE) print as ``BINLOG '...'`` statements.
+
+    AUTO (the default, ``UNSPEC`` means the same): always; NEVER: never (a row event is then an error);
+    DECODE_ROWS: never, the rows shown only as ``-v`` comments (the output cannot replay them).
+    """
+
+    AUTO = "AUTO"
+    NEVER = "NEVER"
+    DECODE_ROWS = "DECODE-ROWS"
+
+    @classmethod
+    def parse(cls, text: str) -> Base64Output:
+        """The mode named ``text`` (any case; ``UNSPEC`` is AUTO).
+
+        Raises:
+            ValueError: with mysqlbinlog's message ``Unknown option to base64-output: X``.
+        """
+        up = text.upper()
+        if up == "UNSPEC":
+            return cls.AUTO
+        for mode in cls:
+            if mode.value == up:
+                return mode
+        raise ValueError(
+            f"Unknown option to base64-output: {text}\nAlternatives are: 'NEVER','AUTO','UNSPEC','DECODE-ROWS'"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptOptions:
+    """mysqlbinlog's options that change what :class:`ScriptPrinter` prints.
+
+    Args:
+        base64_output: ``--base64-output``.
+        verbose: ``-v`` count (1: row changes as ``###`` pseudo-SQL, 2: with column types and Rows_query text).
+        skip_gtids: ``--skip-gtids``: no ``SET @@SESSION.GTID_NEXT`` and no Previous_gtids.
+        include_gtids: ``--include-gtids``: only transactions whose GTID is in the set (anonymous ones are hidden).
+        exclude_gtids: ``--exclude-gtids``: not the transactions whose GTID is in the set.
+        database: ``--database``: only statements and row events of this default database.
+        print_table_metadata: ``--print-table-metadata``: Table_map optional metadata as comments.
+        start_datetime, stop_datetime: ``--start-datetime`` / ``--stop-datetime`` as epoch seconds: events
+            before the start are skipped (until the first one at or after it); the first event at or after the
+            stop ends the output.
+    """
+
+    base64_output: Base64Output = Base64Output.AUTO
+    verbose: int = 0
+    skip_gtids: bool = False
+    include_gtids: GtidSet | None = None
+    exclude_gtids: GtidSet | None = None
+    database: str | None = None
+    print_table_metadata: bool = False
+    start_datetime: int | None = None
+    stop_datetime: int | None = None
+
+
+class ScriptError(Exception):
+    """A condition mysqlbinlog treats as fatal while printing (a row event with ``--base64-output=NEVER``, a row
+    event before any Format_description). ``str()`` is mysqlbinlog's message."""
+
+
+def base64_lines(data: bytes | memoryview) -> str:
+    """``data`` in base64 as MySQL's ``base64_encode`` writes it: 76 characters a line, each line ending in a
+    newline."""
+    b2a = binascii.b2a_base64
+    n = len(data)
+    if n <= _B64_CHUNK:
+        return b2a(data).decode("ascii")
+    return "".join([b2a(data[i : i + _B64_CHUNK]).decode("ascii") for i in range(0, n, _B64_CHUNK)])
+
+
+_TRANS_KEYWORDS = ("BEGIN", "COMMIT", "SAVEPOINT", "ROLLBACK", "XA START", "XA END", "XA PREPARE", "XA COMMIT",
+                   "XA ROLLBACK")  # fmt: skip
+
+
+def _is_trans_keyword(q: str) -> bool:
+    """``Query_log_event::is_trans_keyword``: the statement starts with a transaction-control keyword."""
+    head = q[:11].upper()
+    return any(head.startswith(k) for k in _TRANS_KEYWORDS)
+
+
+def _starts_group(q: str) -> bool:
+    """``Query_log_event::starts_group``: ``BEGIN`` or ``XA START``."""
+    return q == "BEGIN" or q[:8].upper() == "XA START"
+
+
+def _ends_group(q: str) -> bool:
+    """``Query_log_event::ends_group``: ``COMMIT``, ``ROLLBACK`` (not ``ROLLBACK TO``) or ``XA ROLLBACK``."""
+    up = q[:12].upper()
+    return (
+        q == "COMMIT"
+        or (up.startswith("ROLLBACK") and not up.startswith("ROLLBACK TO "))
+        or (up.startswith("XA ROLLBACK"))
+    )
+
+
+def _quoted_id(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+class ScriptPrinter:
+    """mysqlbinlog's ``PRINT_EVENT_INFO`` and ``process_event``: events in, replayable text out.
+
+    Use: write :meth:`preamble`, then for every event of every file (in order) what :meth:`event` returns,
+    then :meth:`finish` and :meth:`epilogue`. :attr:`stopped` turns true at ``--stop-datetime`` (and at a
+    ``stop_position`` passed to :meth:`event`): the caller stops feeding events.
+
+    Args:
+        options: the printing options.
+    """
+
+    def __init__(self, options: ScriptOptions | None = None) -> None:
+        self.options = opts = options or ScriptOptions()
+        self.b64 = opts.base64_output
+        self.verbose = opts.verbose
+        self.skip_gtids = opts.skip_gtids
+        self.stopped = False
+        # PRINT_EVENT_INFO
+        self.db = ""
+        self.flags2: int | None = None
+        self.sql_mode: int | None = None
+        self.auto_increment: tuple[int, int] = (0, 0)
+        self.charset: tuple[int, int, int] | None = None
+        self.time_zone = ""
+        self.lc_time_names = -1
+        self.charset_database = _ILLEGAL_CHARSET
+        self.default_collation_for_utf8mb4 = _ILLEGAL_CHARSET
+        self.thread_id: int | None = None
+        self.printed_fd_event = False
+        self.have_unflushed_events = False
+        self.skipped_event_in_transaction = False
+        self.immediate_server_version: int | None = None
+        # process_event's globals
+        self.fde: FormatDescriptionEvent | None = None
+        self.first_fd = True
+        self.in_transaction = False
+        self.seen_gtid = False
+        self.filter_based_on_gtids = False
+        self.start_datetime = opts.start_datetime
+        self.deferred: list[BinlogEvent] = []  # Intvar / Rand / User_var waiting for their Query
+        self.table_maps: dict[int, TableMapEvent] = {}
+        self.ignored_maps: set[int] = set()
+        self.head: list[str] = []
+        self.body: list[str] = []
+        self.footer: list[str] = []
+        self._status_cache: dict[bytes, QueryStatusVars] = {}
+
+    # -- the frame around the events --------------------------------------------------------------------------
+    @staticmethod
+    def preamble() -> str:
+        """What mysqlbinlog writes before the first event (pseudo-replica mode, COMPLETION_TYPE, DELIMITER)."""
+        return (
+            "# The proper term is pseudo_replica_mode, but we use this compatibility alias\n"
+            "# to make the statement usable on server versions 8.0.24 and older.\n"
+            "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n"
+            "/*!50003 SET @OLD_COMPLETION_TYPE=@@COMPLETION_TYPE,COMPLETION_TYPE=0*/;\n"
+            "DELIMITER /*!*/;\n"
+        )
+
+    def finish(self) -> tuple[str, list[str]]:
+        """The end of ``dump_multiple_logs``: a COMMIT for a transaction whose events were filtered, the
+        rollback of an unfinished transaction, ``GTID_NEXT='AUTOMATIC'`` and ``DELIMITER ;``.
+
+        Returns:
+            The text, and mysqlbinlog's warnings (for stderr) about a range that ends inside a statement.
+        """
+        warnings = []
+        if self.deferred:
+            warnings.append(
+                "The range of printed events ends with an Intvar_event, Rand_event or User_var_event with no "
+                "matching Query_log_event. This might be because the last statement was not fully written to "
+                "the log, or because you are using a --stop-position or --stop-datetime that refers to an event "
+                "in the middle of a statement. The event(s) from the partial statement have not been written "
+                "to output. "
+            )
+        elif self.have_unflushed_events:
+            warnings.append(
+                "The range of printed events ends with a row event or a table map event that does not have the "
+                "STMT_END_F flag set. This might be because the last statement was not fully written to the "
+                "log, or because you are using a --stop-position or --stop-datetime that refers to an event in "
+                "the middle of a statement. The event(s) from the partial statement have not been written to "
+                "output."
+            )
+        out = []
+        if self.skipped_event_in_transaction:
+            out.append(f"COMMIT /* added by mysqlbinlog */{DELIMITER}\n")
+        out.append(self.end_binlog())
+        out.append("DELIMITER ;\n")
+        return "".join(out), warnings
+
+    @staticmethod
+    def epilogue() -> str:
+        """What mysqlbinlog writes after everything (``# End of log file`` and the session restored)."""
+        return (
+            "# End of log file\n"
+            "/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n"
+            "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;\n"
+        )
+
+    def end_binlog(self) -> str:
+        """``end_binlog``: roll back an unfinished transaction and set GTID_NEXT back to AUTOMATIC (at the end
+        of the output and before the Format_description of every further binlog)."""
+        out = ""
+        if self.in_transaction:
+            out = f"ROLLBACK /* added by mysqlbinlog */ {DELIMITER}\n"
+        elif self.seen_gtid and not self.skip_gtids:
+            out = f"BEGIN /*added by mysqlbinlog */ {DELIMITER}\nROLLBACK /* added by mysqlbinlog */ {DELIMITER}\n"
+        if not self.skip_gtids:
+            out += f"SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by mysqlbinlog */ {DELIMITER}\n"
+        self.seen_gtid = False
+        self.in_transaction = False
+        return out
+
+    # -- one event ---------------------------------------------------------------------------------------------
+    def event(
+        self,
+        pos: int,
+        raw: bytes | memoryview,
+        be: BinlogEvent,
+        *,
+        stop_position: int | None = None,
+        in_payload: bool = False,
+    ) -> str:
+        """``process_event`` for one event.
+
+        Args:
+            pos: its offset in the file (for an event inside a Transaction_payload: the payload's end_log_pos).
+            raw: its bytes (header, body and CRC footer as in the file), for ``BINLOG`` blocks.
+            be: the decoded event.
+            stop_position: ``--stop-position`` for this file: an event at or after it ends the output.
+            in_payload: the event came out of a Transaction_payload (no position check).
+
+        Returns:
+            The text to write now (possibly ``""``).
+
+        Raises:
+            ScriptError: a row event that cannot be printed (see :class:`ScriptError`).
+        """
+        h = be.header
+        ev = be.event
+        t = h.type_code
+        is_fde = t == _T.FORMAT_DESCRIPTION_EVENT
+        when = h.timestamp
+        if not is_fde and self.start_datetime is not None:
+            if when < self.start_datetime:
+                return ""
+            self.start_datetime = None
+        if not in_payload and stop_position is not None and pos >= stop_position:
+            self.stopped = True
+            return ""
+        stop_dt = self.options.stop_datetime
+        if stop_dt is not None and when >= stop_dt:
+            self.stopped = True
+            return ""
+        out: list[str] = []
+        self.head.append(f"# at {pos}\n")
+        if self._skip_gtids(t, ev):
+            return ""  # the "# at" line stays in the head: printed before the next printed event
+        flush = True
+        if t == _T.QUERY_EVENT:
+            flush = self._query(out, h, ev, raw)
+        elif t in (_T.INTVAR_EVENT, _T.RAND_EVENT, _T.USER_VAR_EVENT):
+            self.deferred.append(be)  # printed by the Query event they belong to
+        elif is_fde:
+            self._fde(out, h, ev, raw)
+        elif t == _T.TABLE_MAP_EVENT or t in _ROWS_TYPES or t == _T.ROWS_QUERY_LOG_EVENT:
+            flush = self._rows(out, h, ev, raw, t)
+        elif t in (_T.GTID_LOG_EVENT, _T.ANONYMOUS_GTID_LOG_EVENT, _T.GTID_TAGGED_LOG_EVENT):
+            self.seen_gtid = True
+            self.immediate_server_version = ev.immediate_server_version
+            if self.skipped_event_in_transaction:
+                out.append(f"COMMIT /* added by mysqlbinlog */{DELIMITER}\n")
+            self.skipped_event_in_transaction = False
+            self._gtid(h, ev, raw)
+        elif t == _T.XID_EVENT:
+            self.in_transaction = False
+            self.skipped_event_in_transaction = False
+            self.seen_gtid = False
+            self.head.append(f"{self._header(h, raw)}\tXid = {ev.xid}\nCOMMIT{DELIMITER}\n")
+        elif t == _T.TRANSACTION_PAYLOAD_EVENT:
+            self._payload(out, h, ev, raw)
+        else:
+            self._other(h, ev, raw)
+        if flush:
+            out.extend(self.head)
+            self.head.clear()
+        return "".join(out)
+
+    # -- filters -------------------------------------------------------------------------------------------------
+    def _skip_gtids(self, t: int, ev: Any) -> bool:
+        """``shall_skip_gtids``."""
+        opts = self.options
+        if t in (_T.GTID_LOG_EVENT, _T.ANONYMOUS_GTID_LOG_EVENT, _T.GTID_TAGGED_LOG_EVENT):
+            filtered = False
+            gtid = ev.gtid
+            if opts.include_gtids is not None:
+                filtered = gtid is None or gtid not in opts.include_gtids
+            if opts.exclude_gtids is not None:
+                filtered = filtered or (gtid is not None and gtid in opts.exclude_gtids)
+            self.filter_based_on_gtids = filtered
+            return filtered or self.skip_gtids
+        if t == _T.PREVIOUS_GTIDS_LOG_EVENT:
+            return self.skip_gtids
+        if t == _T.XID_EVENT:
+            filtered = self.filter_based_on_gtids
+            self.filter_based_on_gtids = False
+            return filtered
+        if t == _T.QUERY_EVENT:
+            filtered = self.filter_based_on_gtids
+            if _ends_group(ev.query):
+                self.filter_based_on_gtids = False
+            return filtered
+        if t in (_T.STOP_EVENT, _T.FORMAT_DESCRIPTION_EVENT, _T.ROTATE_EVENT, _T.IGNORABLE_LOG_EVENT,
+                 _T.INCIDENT_EVENT):  # fmt: skip
+            return False
+        return self.filter_based_on_gtids
+
+    def _skip_database(self, db: str | None) -> bool:
+        """``shall_skip_database``."""
+        want = self.options.database
+        return want is not None and db is not None and db != want
+
+    # -- printing ----------------------------------------------------------------------------------------------
+    def _header(self, h: Any, raw: bytes | memoryview) -> str:
+        """``Log_event::print_header``'s comment line (without the trailing tab and text)."""
+        crc = None
+        if self._has_footer(h.type_code, raw):
+            crc = int.from_bytes(raw[len(raw) - CHECKSUM_LEN :], "little")
+        return header_line(h, crc)
+
+    def _has_footer(self, t: int, raw: bytes | memoryview) -> bool:
+        if t == _T.FORMAT_DESCRIPTION_EVENT:
+            return fde_has_footer(raw)
+        return self.fde is not None and self.fde.checksum_alg == ChecksumAlg.CRC32
+
+    def _fde(self, out: list[str], h: Any, ev: FormatDescriptionEvent, raw: bytes | memoryview) -> None:
+        relay = bool(h.flags & LOG_EVENT_RELAY_LOG_F)
+        if not relay:
+            if h.log_pos > 0 and not self.first_fd:
+                out.append(self.end_binlog())  # written before the head, which holds this FDE's "# at"
+            self.first_fd = False
+            self.fde = ev
+        head = self.head
+        created = ev.create_timestamp
+        head.append(
+            f"{self._header(h, raw)}\tStart: binlog v {ev.binlog_version}, server v {ev.server_version} created "
+            f"{short_time(created or h.timestamp)}" + (" at startup" if created else "") + "\n"
+        )
+        if h.flags & LOG_EVENT_BINLOG_IN_USE_F:
+            head.append("# Warning: this binlog is either in use or was not closed properly.\n")
+        if relay:
+            head.append(
+                "# This Format_description_event appears in a relay log and was generated by the replica thread.\n"
+            )
+            return
+        if not (h.flags & LOG_EVENT_ARTIFICIAL_F) and created:
+            head.append(f"ROLLBACK{DELIMITER}\n")
+        if self.b64 is not Base64Output.NEVER:
+            if self.b64 is not Base64Output.DECODE_ROWS:
+                head.append("BINLOG '\n")
+                head.append(base64_lines(raw))
+                head.append(f"'{DELIMITER}\n")
+            self.printed_fd_event = True
+            if self.skip_gtids:
+                head.append(f"/*!50616 SET @@SESSION.GTID_NEXT='AUTOMATIC'*/{DELIMITER}\n")
+
+    def _gtid(self, h: Any, ev: GtidEvent, raw: bytes | memoryview) -> None:
+        """``Gtid_log_event::print``."""
+        word = "GTID" if h.type_code != _T.ANONYMOUS_GTID_LOG_EVENT else "Anonymous_GTID"
+        may_have_sbr = ev.flags & 1
+        orig = ev.original_commit_timestamp or 0
+        imm = ev.immediate_commit_timestamp or 0
+        head = self.head
+        head.append(
+            f"{self._header(h, raw)}\t{word}\tlast_committed={ev.last_committed or 0}"
+            f"\tsequence_number={ev.sequence_number or 0}\trbr_only={'no' if may_have_sbr else 'yes'}"
+            f"\toriginal_committed_timestamp={orig}\timmediate_commit_timestamp={imm}"
+            f"\ttransaction_length={ev.transaction_length or 0}\n"
+        )
+        if not may_have_sbr:
+            head.append(f"/*!50718 SET TRANSACTION ISOLATION LEVEL READ COMMITTED*/{DELIMITER}\n")
+        head.append(f"# original_commit_timestamp={orig} ({micro_time(orig)})\n")
+        head.append(f"# immediate_commit_timestamp={imm} ({micro_time(imm)})\n")
+        head.append(f"/*!80001 SET @@session.original_commit_timestamp={orig}*/{DELIMITER}\n")
+        imm_ver = ev.immediate_server_version or 0
+        orig_ver = ev.original_server_version if ev.original_server_version is not None else imm_ver
+        head.append(f"/*!80014 SET @@session.original_server_version={orig_ver}*/{DELIMITER}\n")
+        head.append(f"/*!80014 SET @@session.immediate_server_version={imm_ver}*/{DELIMITER}\n")
+        gtid = "ANONYMOUS" if ev.gtid is None else str(ev.gtid)
+        head.append(f"SET @@SESSION.GTID_NEXT= '{gtid}'{DELIMITER}\n")
+
+    def _query(self, out: list[str], h: Any, ev: QueryEvent, raw: bytes | memoryview) -> bool:
+        """The QUERY_EVENT branch of ``process_event``, then ``Query_log_event::print``.
+
+        Returns:
+            False when the statement was filtered by ``--database`` (its "# at" line stays in the head).
+        """
+        q = ev.query
+        parent_skips = not _is_trans_keyword(q) and self._skip_database(ev.database)
+        ends, starts = _ends_group(q), _starts_group(q)
+        for deferred in self.deferred:
+            if not parent_skips:
+                self._other(deferred.header, deferred.event, deferred.raw)
+        self.deferred.clear()
+        if parent_skips:
+            if self.seen_gtid and not self.in_transaction and not starts and not ends:
+                out.append(f"COMMIT /* added by mysqlbinlog */{DELIMITER}\n")  # a DDL: commit its GTID now
+                self.skipped_event_in_transaction = False
+                self.in_transaction = False
+                self.seen_gtid = False
+            else:
+                self.skipped_event_in_transaction = True
+            return False
+        if ends:
+            self.in_transaction = False
+            self.skipped_event_in_transaction = False
+            self.seen_gtid = False
+        elif starts:
+            self.in_transaction = True
+        elif not self.in_transaction:
+            self.seen_gtid = False  # an implicitly committing DDL
+        self._print_query(h, ev, raw)
+        return True
+
+    def _status(self, raw: bytes) -> QueryStatusVars:
+        sv = self._status_cache.get(raw)
+        if sv is None:
+            try:
+                sv = decode_status_vars(raw)
+            except CursorError:
+                sv = QueryStatusVars()
+            if len(self._status_cache) > 1024:
+                self._status_cache.clear()
+            self._status_cache[raw] = sv
+        return sv
+
+    def _print_query(self, h: Any, ev: QueryEvent, raw: bytes | memoryview) -> None:
+        """``Query_log_event::print_query_header`` and the statement."""
+        sv = self._status(ev.status_vars)
+        head = self.head
+        xid = "" if sv.ddl_xid is None else f"\tXid = {sv.ddl_xid}"
+        head.append(
+            f"{self._header(h, raw)}\tQuery\tthread_id={ev.thread_id}\texec_time={ev.exec_time}"
+            f"\terror_code={ev.error_code}{xid}\n"
+        )
+        if h.flags & LOG_EVENT_SUPPRESS_USE_F:
+            if not _is_trans_keyword(ev.query):
+                self.db = ""
+        else:
+            db = ev.database
+            if db != self.db:
+                self.db = db
+                if db:
+                    head.append(f"use {_quoted_id(db)}{DELIMITER}\n")
+        us = sv.microseconds
+        ts = f"{h.timestamp}.{us:06d}" if us else str(h.timestamp)
+        head.append(f"SET TIMESTAMP={ts}{DELIMITER}\n")
+        if self.thread_id is None or (h.flags & 0x4 and ev.thread_id != self.thread_id):
+            head.append(f"SET @@session.pseudo_thread_id={ev.thread_id}{DELIMITER}\n")
+            self.thread_id = ev.thread_id
+        f2 = sv.flags2
+        if f2 is not None:
+            changed = 0xFFFFFFFF if self.flags2 is None else self.flags2 ^ f2
+            if changed:
+                parts = []
+                for bit, name, inverted in (
+                    (OPTION_NO_FOREIGN_KEY_CHECKS, "@@session.foreign_key_checks", True),
+                    (OPTION_AUTO_IS_NULL, "@@session.sql_auto_is_null", False),
+                    (OPTION_RELAXED_UNIQUE_CHECKS, "@@session.unique_checks", True),
+                    (OPTION_NOT_AUTOCOMMIT, "@@session.autocommit", True),
+                ):
+                    if changed & bit:
+                        on = not (f2 & bit) if inverted else bool(f2 & bit)
+                        parts.append(f"{name}={1 if on else 0}")
+                head.append("SET " + ", ".join(parts) + f"{DELIMITER}\n")
+                self.flags2 = f2
+        mode = sv.sql_mode
+        if mode is not None and mode != self.sql_mode:
+            mask = "/*!80005 &~0x1003ff00*/" if mode & _REMOVED_SQL_MODES else ""
+            head.append(f"SET @@session.sql_mode={mode}{mask}{DELIMITER}\n")
+            self.sql_mode = mode
+        inc = (
+            sv.auto_increment_increment if sv.auto_increment_increment is not None else 1,
+            sv.auto_increment_offset if sv.auto_increment_offset is not None else 1,
+        )
+        if inc != self.auto_increment:
+            head.append(
+                f"SET @@session.auto_increment_increment={inc[0]}, @@session.auto_increment_offset={inc[1]}"
+                f"{DELIMITER}\n"
+            )
+            self.auto_increment = inc
+        if sv.character_set_client is not None:
+            cs = (sv.character_set_client, sv.collation_connection or 0, sv.collation_server or 0)
+            if cs != self.charset:
+                names = USER_VAR_COLLATIONS.get(cs[0])
+                if names is not None:
+                    head.append(f"/*!\\C {names[0]} */{DELIMITER}\n")
+                head.append(
+                    f"SET @@session.character_set_client={cs[0]},@@session.collation_connection={cs[1]},"
+                    f"@@session.collation_server={cs[2]}{DELIMITER}\n"
+                )
+                self.charset = cs
+        if sv.time_zone and sv.time_zone != self.time_zone:
+            head.append(f"SET @@session.time_zone='{sv.time_zone}'{DELIMITER}\n")
+            self.time_zone = sv.time_zone
+        lc = sv.lc_time_names or 0
+        if lc != self.lc_time_names:
+            head.append(f"SET @@session.lc_time_names={lc}{DELIMITER}\n")
+            self.lc_time_names = lc
+        cdb = sv.collation_database or 0
+        if cdb != self.charset_database:
+            head.append(f"SET @@session.collation_database={cdb or 'DEFAULT'}{DELIMITER}\n")
+            self.charset_database = cdb
+        if sv.explicit_defaults_for_timestamp is not None:
+            head.append(
+                f"SET @@session.explicit_defaults_for_timestamp={1 if sv.explicit_defaults_for_timestamp else 0}"
+                f"{DELIMITER}\n"
+            )
+        dc = sv.default_collation_for_utf8mb4 or 0
+        if dc != self.default_collation_for_utf8mb4:
+            if dc:
+                head.append(f"/*!80011 SET @@session.default_collation_for_utf8mb4={dc}*/{DELIMITER}\n")
+            self.default_collation_for_utf8mb4 = dc
+        if sv.sql_require_primary_key is not None and sv.sql_require_primary_key != _UNSET_FLAG:
+            head.append(
+                f"/*!80013 SET @@session.sql_require_primary_key={sv.sql_require_primary_key}*/{DELIMITER}\n"
+            )
+        if sv.default_table_encryption is not None and sv.default_table_encryption != _UNSET_FLAG:
+            head.append(
+                f"/*!80016 SET @@session.default_table_encryption={sv.default_table_encryption}*/{DELIMITER}\n"
+            )
+        head.append(f"{ev.query}\n{DELIMITER}\n")
+
+    def _rows(self, out: list[str], h: Any, ev: Any, raw: bytes | memoryview, t: int) -> bool:
+        """The Table_map / Rows_query / rows branch of ``process_event``.
+
+        Returns:
+            False when the event was filtered by ``--database`` (its "# at" line stays in the head).
+        """
+        if t == _T.TABLE_MAP_EVENT and self._skip_database(ev.database):
+            self.skipped_event_in_transaction = True
+            self.ignored_maps.add(ev.table_id)
+            return False
+        is_rows = t in _ROWS_TYPES
+        stmt_end = is_rows and bool(ev.flags & STMT_END_F)
+        skip = is_rows and ev.table_id in self.ignored_maps
+        if stmt_end:
+            self.ignored_maps.clear()
+            if skip:
+                self.have_unflushed_events = False
+                if self.body:
+                    self.body.append(f"'{DELIMITER}\n")
+                out.extend(self.head)
+                out.extend(self.body)
+                out.extend(self.footer)
+                self.head.clear()
+                self.body.clear()
+                self.footer.clear()
+        if skip:
+            self.skipped_event_in_transaction = True
+            return False
+        if (
+            not self.printed_fd_event
+            and t not in (_T.TABLE_MAP_EVENT, _T.ROWS_QUERY_LOG_EVENT)
+            and self.b64 is not Base64Output.DECODE_ROWS
+        ):
+            name = EVENT_TYPE_NAMES.get(t, str(t))
+            if self.b64 is Base64Output.NEVER:
+                raise ScriptError(
+                    f"--base64-output=never specified, but binlog contains a {name} event which must be printed "
+                    "in base64."
+                )
+            raise ScriptError(
+                "malformed binlog: it does not contain any Format_description_log_event. I now found a "
+                f"{name} event, which is not safe to process without a Format_description_log_event."
+            )
+        head = self.head
+        if t == _T.TABLE_MAP_EVENT:
+            self.table_maps[ev.table_id] = ev
+            head.append(
+                f"{self._header(h, raw)}\tTable_map: `{ev.database}`.`{ev.table}` mapped to number {ev.table_id}\n"
+            )
+            isv = self.immediate_server_version
+            if isv is not None and isv != 999999 and isv >= 80030:
+                head.append(f"# has_generated_invisible_primary_key={_has_gipk(ev)}\n")
+            self._base64(raw, more=True)
+        elif t == _T.ROWS_QUERY_LOG_EVENT:
+            if self.verbose > 1:
+                head.append(f"{self._header(h, raw)}\tRows_query\n")
+                head.extend(f"# {line}\n" for line in ev.query.split("\n") if line)
+                self._base64(raw, more=True)
+        else:
+            name = EVENT_TYPE_NAMES.get(t, str(t))
+            head.append(
+                f"{self._header(h, raw)}\t{name}: table id {ev.table_id}{' flags: STMT_END_F' if stmt_end else ''}\n"
+            )
+            self._base64(raw, more=not stmt_end)
+            if self.verbose:
+                self._verbose_rows(t, ev)
+        self.have_unflushed_events = True
+        if stmt_end:
+            self.have_unflushed_events = False
+            out.extend(head)
+            out.extend(self.body)
+            out.extend(self.footer)
+            head.clear()
+            self.body.clear()
+            self.footer.clear()
+        return True
+
+    def _base64(self, raw: bytes | memoryview, *, more: bool) -> None:
+        """``Log_event::print_base64`` into the body cache."""
+        if self.b64 is Base64Output.DECODE_ROWS or self.b64 is Base64Output.NEVER:
+            return
+        body = self.body
+        if not body:
+            body.append("\nBINLOG '\n")
+        body.append(base64_lines(raw))
+        if not more:
+            body.append(f"'{DELIMITER}\n")
+
+    def _verbose_rows(self, t: int, ev: RowsEvent) -> None:
+        """``Rows_log_event::print_verbose`` into the footer cache (see :mod:`gtidkit.binlog.row_text`)."""
+        from gtidkit.binlog.row_text import rows_pseudo_sql
+
+        tm = self.table_maps.get(ev.table_id)
+        self.footer.append(rows_pseudo_sql(t, ev, tm, self.verbose))
+
+    def _payload(self, out: list[str], h: Any, ev: TransactionPayloadEvent, raw: bytes | memoryview) -> None:
+        """``Transaction_payload_log_event::print``: the payload's header, then each event inside it through
+        :meth:`event` at the payload's end_log_pos (given a CRC32 footer when the binlog has them, as
+        mysqlbinlog does before printing its ``BINLOG`` block)."""
+        kind = "ZSTD" if ev.compression_type == 0 else "NONE"
+        line = (
+            f"{self._header(h, raw)}\tTransaction_Payload\t\tpayload_size={len(ev.payload)}"
+            f"\tcompression_type={kind}"
+        )
+        if kind != "NONE":
+            line += f"\tuncompressed_size={ev.uncompressed_size}"
+        self.head.append(line + "\n# Start of compressed events.\n")
+        out.extend(self.head)
+        self.head.clear()
+        fde = self.fde
+        if fde is None:
+            return
+        crc = fde.checksum_alg == ChecksumAlg.CRC32
+        for inner in iter_payload_events(ev, fde, offset=h.log_pos):
+            data = inner.raw
+            if crc:
+                size = len(data) + CHECKSUM_LEN
+                data = data[:9] + size.to_bytes(4, "little") + data[13:]
+                data += binascii.crc32(data).to_bytes(4, "little")
+            fixed = BinlogEvent(replace(inner.header, log_pos=h.log_pos), inner.event, data)
+            out.append(self.event(h.log_pos, data, fixed, in_payload=True))
+        self.head.append("# End of compressed events.\n")
+
+    def _other(self, h: Any, ev: Any, raw: bytes | memoryview) -> None:
+        """Every other event's ``print`` (Intvar, Rand, User_var, Previous_gtids, Rotate, Stop ...): the lines of
+        :func:`gtidkit.binlog.text.event_lines` without its ``# at`` line."""
+        crc = None
+        if self._has_footer(h.type_code, raw):
+            crc = int.from_bytes(raw[len(raw) - CHECKSUM_LEN :], "little")
+        self.head.extend(f"{ln}\n" for ln in event_lines(0, h, ev, crc)[1:])
+
+
+def _has_gipk(tm: TableMapEvent) -> int:
+    """``has_generated_invisible_primary_key`` of a Table_map (8.0.30+): 1 when its first column is the
+    generated invisible primary key ``my_row_id`` (the optional metadata carries the column names only with
+    binlog_row_metadata=FULL; 0 otherwise)."""
+    try:
+        names = tm.column_names()
+    except BinlogDecodeError:  # a malformed optional metadata block: not a GIPK table
+        return 0
+    return 1 if names and names[0] == "my_row_id" else 0

@@ -1,0 +1,193 @@
+"""The text output of ``gtidkit binlog show``: mysqlbinlog's replayable script over several binlog files.
+
+The file side of ``client/mysqlbinlog.cc`` (``dump_multiple_logs`` / ``dump_local_log_entries``): the files are read
+in the order given, ``--start-position`` applies to the first one and ``--stop-position`` to the last,
+``--to-last-log`` goes on with the binlogs that follow the last one in its directory, and each file's
+Previous_gtids is checked against the GTIDs of the files before it (a gap or an overlap means files are missing or
+out of order: a warning on stderr, the output goes on). The events themselves are printed by
+:class:`gtidkit.binlog.mysqlbinlog.ScriptPrinter`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from gtidkit.binlog.codec import decode_event
+from gtidkit.binlog.constants import EventType
+from gtidkit.binlog.events.control import GtidEvent, PreviousGtidsEvent
+from gtidkit.binlog.file import FrameReader
+from gtidkit.binlog.mysqlbinlog import ScriptPrinter
+from gtidkit.gtid import GtidSet
+
+__all__ = ["FileRange", "following_binlogs", "parse_datetime", "write_script"]
+
+_ENC = ("utf-8", "surrogateescape")
+_FDE = EventType.FORMAT_DESCRIPTION_EVENT
+_PREV = EventType.PREVIOUS_GTIDS_LOG_EVENT
+_GTIDS = (EventType.GTID_LOG_EVENT, EventType.GTID_TAGGED_LOG_EVENT)
+#: Formats ``--start-datetime`` / ``--stop-datetime`` accept (MySQL's DATETIME literals).
+_DATETIME_FORMATS = (
+    "%Y-%m-%d %H:%M:%S",
+    "%Y-%m-%d %H:%M:%S.%f",
+    "%Y-%m-%dT%H:%M:%S",
+    "%Y-%m-%d",
+    "%Y%m%d%H%M%S",
+)
+
+
+def parse_datetime(text: str) -> int:
+    """``--start-datetime`` / ``--stop-datetime``: a DATETIME in the local time zone, as epoch seconds
+    (mysqlbinlog converts with the client's time zone).
+
+    Raises:
+        ValueError: ``Incorrect date and time argument: X`` (mysqlbinlog's message).
+    """
+    value = text.strip()
+    for fmt in _DATETIME_FORMATS:
+        try:
+            parsed = _dt.datetime.strptime(value, fmt)
+        except ValueError:
+            continue
+        return int(time.mktime(parsed.timetuple()))
+    raise ValueError(f"Incorrect date and time argument: {text}")
+
+
+def following_binlogs(path: str) -> list[str]:
+    """The binlogs after ``path`` in its directory (``--to-last-log`` on local files): the files listed after it
+    in the ``<base>.index`` file beside it when there is one, else the files ``<base>.<number>`` with a higher
+    number, in order."""
+    p = Path(path)
+    m = re.fullmatch(r"(.*)\.(\d+)", p.name)
+    if m is None:
+        return []
+    base, number = m.group(1), int(m.group(2))
+    index = p.with_name(f"{base}.index")
+    if index.is_file():
+        names = [
+            Path(line.strip()).name for line in index.read_text(errors="replace").splitlines() if line.strip()
+        ]
+        if p.name in names:
+            return [str(p.with_name(n)) for n in names[names.index(p.name) + 1 :]]
+    later = []
+    for q in p.parent.glob(f"{glob_escape(base)}.*"):
+        mm = re.fullmatch(rf"{re.escape(base)}\.(\d+)", q.name)
+        if mm and int(mm.group(1)) > number:
+            later.append((int(mm.group(1)), str(q)))
+    return [name for _, name in sorted(later)]
+
+
+def glob_escape(text: str) -> str:
+    """``text`` with glob metacharacters escaped."""
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
+@dataclass(slots=True)
+class FileRange:
+    """Where to read one file: from ``start`` (the FDE is always printed) up to ``stop`` (exclusive)."""
+
+    path: str
+    start: int = 4
+    stop: int | None = None
+
+
+@dataclass(slots=True)
+class _Continuity:
+    """The Previous_gtids check across files: the GTIDs of the files read so far."""
+
+    seen: GtidSet | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def previous(self, path: str, gtids: GtidSet) -> None:
+        if self.seen is not None and gtids != self.seen:
+            missing = self.seen.subtract(gtids)
+            extra = gtids.subtract(self.seen)
+            detail = []
+            if extra:
+                detail.append(f"missing before it: {extra}")
+            if missing:
+                detail.append(f"already past it: {missing}")
+            self.warnings.append(
+                f"WARNING: The Previous_gtids of {path} ({gtids}) do not follow the files before it "
+                f"({self.seen}): {'; '.join(detail)}. Binlog files may be missing or out of order."
+            )
+        self.seen = gtids.union()  # a private copy: GTIDs are added to it in place
+
+    def gtid(self, ev: GtidEvent) -> None:
+        g = ev.gtid
+        if self.seen is not None and g is not None:
+            self.seen.add_in_place(g.sid, g.tag, g.gno)
+
+
+def write_script(
+    ranges: Iterable[FileRange],
+    printer: ScriptPrinter,
+    out: IO[bytes],
+    *,
+    verify_checksum: bool = True,
+    warn: Callable[[str], None],
+    batch: int = 512,
+) -> None:
+    """Write mysqlbinlog's script for the files to ``out``: the preamble, every event, the end.
+
+    Args:
+        ranges: the files in order, each with its position range.
+        printer: the event printer (its options: filters, base64 mode, verbosity).
+        out: a binary stream.
+        verify_checksum: check CRC32 footers.
+        warn: called with each warning line (stderr).
+        batch: events per write.
+
+    Raises:
+        BinlogDecodeError: a file cannot be read to its end (what came before is written, the script is not
+            ended: mysqlbinlog stops the same way).
+        ScriptError: an event mysqlbinlog refuses to print.
+        OSError: a file cannot be read.
+    """
+    write = out.write
+    write(printer.preamble().encode(*_ENC))
+    continuity = _Continuity()
+    parts: list[str] = []
+    try:
+        for rng in ranges:
+            reader = FrameReader(rng.path, verify_checksum=verify_checksum)
+            for pos, buf, at, size in reader:
+                t = buf[at + 4]
+                if pos < rng.start and t != _FDE:
+                    continue
+                raw = buf[at : at + size]
+                be = decode_event(raw, reader.fde, verify_checksum=False, offset=pos, file=rng.path)
+                if t == _PREV and isinstance(be.event, PreviousGtidsEvent):
+                    continuity.previous(rng.path, be.event.gtids)
+                elif t in _GTIDS and isinstance(be.event, GtidEvent):
+                    continuity.gtid(be.event)
+                text = printer.event(pos, raw, be, stop_position=rng.stop)
+                if printer.stopped:
+                    break
+                if text:
+                    parts.append(text)
+                    if len(parts) >= batch:
+                        write("".join(parts).encode(*_ENC))
+                        parts.clear()
+            if parts:
+                write("".join(parts).encode(*_ENC))
+                parts.clear()
+            if printer.stopped:
+                break
+    finally:
+        if parts:
+            write("".join(parts).encode(*_ENC))
+        out.flush()
+    for line in continuity.warnings:
+        warn(line)
+    end, warnings = printer.finish()
+    for line in warnings:
+        warn(f"WARNING: {line}")
+    write(end.encode(*_ENC))
+    write(printer.epilogue().encode(*_ENC))
+    out.flush()
