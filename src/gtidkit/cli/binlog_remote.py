@@ -13,9 +13,10 @@ the same packets its sender serves and its receiver reads). What this module add
 
 * ``--stop-never`` survives the source going away: it reconnects (every ``RECONNECT_DELAY`` seconds) and resumes
   from what is saved, never asking twice for a transaction: the last file is cut back to the end of its last
-  complete transaction, and the new request is, with the GTID protocol, ``--exclude-gtids`` ∪ the first saved
-  file's Previous_gtids ∪ every GTID saved (the source skips those), with the file/position protocol the last file
-  at its saved size. An event already saved (it starts before the end of the copy) is not written again, so the
+  complete transaction, and the new request asks for that file from its saved size, with the GTID protocol also
+  excluding ``--exclude-gtids`` ∪ the first saved file's Previous_gtids ∪ every GTID saved (the source skips
+  those; when the file was purged meanwhile, the request names no file and the source starts at the first file
+  holding a GTID the copy lacks). An event already saved (it starts before the end of the copy) is not written again, so the
   copy stays byte-identical to the source's file;
 * the source's heartbeat (``@source_heartbeat_period``) keeps an idle connection alive, and silence for three
   periods counts as a lost source;
@@ -228,7 +229,9 @@ class RawCopy:
                 self._open(name)
             return None
         if self._out is None or log_pos == 0:
-            return None  # an FDE re-sent at the start of a dump inside a file (log_pos 0): already in the copy
+            return (
+                None  # an FDE re-sent at the start of a dump inside a file (log_pos 0): already in the copy
+            )
         start = log_pos - size
         if start < self._size:
             return None  # already saved
@@ -308,6 +311,7 @@ def copy_remote(
     server_id = source.server_id or 1
     pending = list(files)
     resumed = copy.resume_point() if copy.files else None
+    lost_file = False
     while pending:
         first = pending[0]
         if resumed is None:
@@ -321,8 +325,9 @@ def copy_remote(
             )
         elif command == COM_BINLOG_DUMP:
             request = DumpRequest(command, flags, server_id, resumed[0], resumed[1], None)
-        else:
-            request = DumpRequest(command, flags, server_id, "", 4, (exclude or GtidSet()) | resumed[2])
+        else:  # the rest of the last saved file, then what follows; the source skips every GTID already saved
+            name, pos = (resumed[0], resumed[1]) if not lost_file else ("", 4)
+            request = DumpRequest(command, flags, server_id, name, pos, (exclude or GtidSet()) | resumed[2])
         try:
             conn = source.connect(heartbeat)
             try:
@@ -341,9 +346,17 @@ def copy_remote(
             finally:
                 with contextlib.suppress(Exception):
                     conn.close()
-        except RemoteDumpError:
+        except RemoteDumpError as err:
             copy.close()
-            raise
+            if (
+                resumed is None
+                or lost_file
+                or command != COM_BINLOG_DUMP_GTID
+                or "first log file" not in err.message
+            ):
+                raise
+            lost_file = True  # the last saved file was purged on the source: ask by GTIDs only
+            continue
         except Exception as err:
             if not stop_never:
                 copy.close()
@@ -373,8 +386,12 @@ def remote_options(f: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Choice(sorted(PROTOCOLS), case_sensitive=False),
             help="Read from the server with this dump protocol (BINLOG-DUMP-GTIDS sends --exclude-gtids).",
         ),
-        click.option("--host", "remote_host", default="127.0.0.1", show_default=True, help="Server host."),
-        click.option("-P", "--port", "remote_port", type=int, default=3306, show_default=True, help="Server port."),
+        click.option(
+            "-h", "--host", "remote_host", default="127.0.0.1", show_default=True, help="Server host."
+        ),
+        click.option(
+            "-P", "--port", "remote_port", type=int, default=3306, show_default=True, help="Server port."
+        ),
         click.option("-u", "--user", "remote_user", default="root", show_default=True, help="User name."),
         click.option("-p", "--password", "remote_password", default="", help="Password."),
         click.option("-S", "--socket", "remote_socket", help="Unix socket file."),
@@ -386,7 +403,9 @@ def remote_options(f: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="server_id presented to the source.",
         ),
-        click.option("--raw", "raw", is_flag=True, help="Write the events unchanged, one file per source file."),
+        click.option(
+            "--raw", "raw", is_flag=True, help="Write the events unchanged, one file per source file."
+        ),
         click.option(
             "--stop-never",
             "stop_never",
@@ -427,7 +446,9 @@ def run_remote(
     command = PROTOCOLS[proto]
     raw, stop_never = bool(remote.get("raw")), bool(remote.get("stop_never"))
     if (raw or stop_never) and not remote_requested(remote):
-        raise click.UsageError("--raw and --stop-never need --read-from-remote-server or --read-from-remote-source")
+        raise click.UsageError(
+            "--raw and --stop-never need --read-from-remote-server or --read-from-remote-source"
+        )
     if stop_never and not raw:
         raise click.UsageError("--stop-never is supported with --raw only")
     if exclude is not None and command != COM_BINLOG_DUMP_GTID and raw:
