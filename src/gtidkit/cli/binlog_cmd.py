@@ -431,7 +431,14 @@ def _show_script(
         FileRange(p, start_position if i == 0 else 4, stop_position if i == len(paths) - 1 else None)
         for i, p in enumerate(paths)
     ]
-    set_incomplete(f"the output of {', '.join(paths)} stopped part-way")
+
+    def on_file(i: int) -> None:
+        rest = paths[i + 1 :]
+        set_incomplete(
+            f"the listing of {paths[i]} stopped part-way"
+            + (f"; not listed: {', '.join(rest)}" if rest else "")
+        )
+
     for path in paths:
         try:
             with open(path, "rb"):
@@ -445,6 +452,7 @@ def _show_script(
             ScriptPrinter(options),
             out,
             verify_checksum=verify,
+            on_file=on_file,
             warn=lambda m: click.echo(m, err=True),
         )
     except BinlogDecodeError as err:

@@ -131,6 +131,7 @@ def write_script(
     *,
     verify_checksum: bool = True,
     warn: Callable[[str], None],
+    on_file: Callable[[int], None] | None = None,
     batch: int = 512,
 ) -> None:
     """Write mysqlbinlog's script for the files to ``out``: the preamble, every event, the end.
@@ -141,6 +142,7 @@ def write_script(
         out: a binary stream.
         verify_checksum: check CRC32 footers.
         warn: called with each warning line (stderr).
+        on_file: called with the index of each file as its reading starts.
         batch: events per write.
 
     Raises:
@@ -154,7 +156,9 @@ def write_script(
     continuity = _Continuity()
     parts: list[str] = []
     try:
-        for rng in ranges:
+        for i, rng in enumerate(ranges):
+            if on_file is not None:
+                on_file(i)
             reader = FrameReader(rng.path, verify_checksum=verify_checksum)
             for pos, buf, at, size in reader:
                 t = buf[at + 4]
