@@ -271,6 +271,11 @@ def _prepared(session: Session, stmt: Statement) -> StatementResult:
 
 
 def _other(session: Session, stmt: Statement) -> StatementResult:
+    if not stmt.text.strip():
+        # only a version comment whose body is empty (``/*!*/``: what the mysql / mariadb client sends for
+        # mysqlbinlog's ``/*!\C utf8mb4 *//*!*/;`` after running \C): MySQL's SQLCOM_EMPTY_QUERY, an innocent OK
+        # (sql_yacc.yy ``sql_statement: END_OF_INPUT`` with has_comment())
+        return StatementResult()
     # statements the SQL layer may not know (HANDLER, LOAD DATA, ...): not innocent, so a failure of an
     # autocommitted one ends its transaction like any other statement's
     if trx.pre_statement(session, stmt):
