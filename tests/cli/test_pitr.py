@@ -32,7 +32,7 @@ import pytest
 
 from gtidkit.binlog.file import read_transactions
 from gtidkit.gtid import GtidSet
-from tests.protocol.server_proc import running_server
+from tests.protocol.server_proc import initialize, running_server
 
 SOURCE = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
 TABLES = ("shop.orders", "shop.customers", "shop.audit")
@@ -217,3 +217,86 @@ def test_point_in_time_recovery(tmp_path: Path, variant: str) -> None:
         assert _snapshot(dst.port) == expected
         assert _executed(dst.port) == final - bad
         assert _sql(dst.port, "SELECT @@server_uuid")[0][0] not in str(final)
+
+
+# ------------------------------------------------------------------------------------------------ cross-check
+#: Real MySQL binlogs (../shared/research/fixtures/binlogs, INDEX.md) that create their own tables.
+REAL_BINLOGS = [
+    pytest.param(("blackbeam__rust_mysql_common/mysql-enum-string-set.000001",), id="8.0.28-enum-set"),
+    pytest.param(("blackbeam__rust_mysql_common/binlog-invisible-columns.000001",), id="8.0.26-invisible"),
+    pytest.param(("blackbeam__rust_mysql_common/mysql_type_bit.000001",), id="8.0.26-bit"),
+    pytest.param(
+        (
+            "percona__percona-server-mysql-operator/binlog.000002",
+            "percona__percona-server-mysql-operator/binlog.000003",
+        ),
+        id="8.4.10-two-files",
+    ),
+]
+
+
+def _engine_rows(datadir: Path, skip: frozenset[str] = frozenset()) -> dict[str, list[str]]:
+    """Every table's rows (sorted reprs) but ``skip`` (db.table) and the schemas MySQL's own tables live in
+    (their ``mysql`` tables count: the fixtures write their test tables into ``mysql``), and GTID_EXECUTED."""
+    from gtidkit.engine import Server
+
+    out: dict[str, list[str]] = {}
+    with Server.open(datadir, log_bin=False) as srv, srv.session() as s:
+        for (db,) in s.execute("SHOW DATABASES")[-1].rows:
+            if db in ("information_schema", "performance_schema", "sys"):
+                continue
+            for (t,) in s.execute(f"SHOW TABLES FROM `{db}`")[-1].rows:
+                if f"{db}.{t}" not in skip and not (
+                    db == "mysql" and t.startswith("slave_")
+                ):  # replica metadata
+                    out[f"{db}.{t}"] = sorted(map(repr, s.execute(f"SELECT * FROM `{db}`.`{t}`")[-1].rows))
+        out["@@gtid_executed"] = [str(srv.gtid_state.executed())]
+    return out
+
+
+@pytest.mark.parametrize("names", REAL_BINLOGS)
+def test_real_binlogs_replayed_equal_replica_apply(
+    tmp_path: Path, binlog_fixtures: Path, names: tuple[str, ...]
+) -> None:
+    """The same real MySQL binlogs (A) applied by gtidkit's replica applier and (B) printed by ``gtidkit binlog
+    show`` and piped into ``mariadb`` against a gtidkit server: equal tables and GTID_EXECUTED. Both datadirs are
+    initialized alike; the script is replayed with ``--force`` and its errors must be exactly A's (none today)."""
+    from gtidkit.engine import Server
+    from gtidkit.engine.apply import read_transactions as applier_transactions
+    from gtidkit.errors import MySQLError
+
+    mariadb = shutil.which("mariadb")
+    if mariadb is None:
+        pytest.skip("mariadb client not installed (.ci/run installs mariadb-client)")
+    paths = [binlog_fixtures / n for n in names]
+    a_codes: list[int] = []
+    initialize(tmp_path / "a")  # the same accounts as B's (the fixtures ALTER USER root@localhost)
+    system = frozenset(k for k in _engine_rows(tmp_path / "a") if k.startswith("mysql."))
+    with Server.open(tmp_path / "a", log_bin=False) as a, a.applier_session() as ap:
+        for p in paths:
+            for trx in applier_transactions(p):
+                try:
+                    ap.apply(trx)
+                except MySQLError as err:
+                    a_codes.append(err.code)
+    script = subprocess.run(
+        [sys.executable, "-m", "gtidkit", "binlog", "show", *map(str, paths)],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    with running_server(
+        tmp_path / "b", "--skip-log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON"
+    ) as b:
+        r = subprocess.run(
+            [mariadb, "--force", "-h127.0.0.1", f"-P{b.port}", "-uroot"],
+            input=script,
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+    b_codes = [int(line.split()[1]) for line in r.stderr.decode().splitlines() if line.startswith("ERROR ")]
+    assert sorted(b_codes) == sorted(a_codes), r.stderr.decode()
+    rows_a, rows_b = _engine_rows(tmp_path / "a", system), _engine_rows(tmp_path / "b", system)
+    assert any(not k.startswith("@@") for k in rows_a), "no table created"  # enum-set ends empty: ins/upd/del
+    assert rows_b == rows_a

@@ -140,6 +140,22 @@ def _update_timestamp(ctx: SetContext, new: Any) -> None:
     ctx.session.executor.timestamp = float(new) if new else None
 
 
+def _check_timestamp(ctx: SetContext, value: Any) -> Any:
+    """timestamp (``Sys_var_session_special_double``): seconds with a fraction (mysqlbinlog prints ``SET
+    TIMESTAMP=1647193191.636194`` for a Query event with Q_MICROSECONDS); 0 restores the clock.
+
+    Raises:
+        MySQLError: 1232 for a string or NULL, 1231 for a value out of range.
+    """
+    from decimal import Decimal
+
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        raise ctx.wrong_type()
+    if value < 0 or value > 2**31 - 1:
+        raise ctx.wrong_value(str(value))
+    return int(value) if value == int(value) else float(value)
+
+
 def _check_session_outside_trx(ctx: SetContext, _value: Any) -> None:
     """``check_session_admin_outside_trx_outside_sf``'s transaction part: the SESSION value cannot change inside a
     transaction (binlog_transaction_compression and its level: the transaction is compressed as a whole).
@@ -424,6 +440,7 @@ SYSVARS: dict[str, SysVar] = {
             1,
             2**31 - 1,
             dynamic_value=True,
+            check=_check_timestamp,
             update=_update_timestamp,
             read=lambda session, _scope: int(session.executor.statement_time()),
         ),
