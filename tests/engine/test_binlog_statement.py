@@ -127,13 +127,24 @@ def _mariadb_blocks(path) -> list[str]:
     return re.findall(r"^BINLOG '\n(.*?)\n'", out, re.MULTILINE | re.DOTALL)
 
 
+#: original_commit_timestamp (µs) the replay script gives transaction gno: ORIGINAL_TS + gno
+ORIGINAL_TS = 1_700_000_000_000_000
+
+
 def _replay_script(uuid: str, blocks: list[str]) -> list[str]:
     """What mysqlbinlog prints for the source's DML transactions (GTID_NEXT, BEGIN, the rows block, COMMIT) after
     its preamble and Format_description block."""
     stmts = ["/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/", "ROLLBACK", f"BINLOG '\n{blocks[0]}\n'"]
     for i, block in enumerate(blocks[1:]):
         gno = len(SOURCE_DDL) + 1 + i
-        stmts += [f"SET @@SESSION.GTID_NEXT= '{uuid}:{gno}'", "BEGIN", f"BINLOG '\n{block}\n'", "COMMIT"]
+        stmts += [
+            f"SET @@SESSION.GTID_NEXT= '{uuid}:{gno}'",
+            f"/*!80001 SET @@session.original_commit_timestamp={ORIGINAL_TS + gno}*/",
+            "/*!80014 SET @@session.original_server_version=80035*/",
+            "BEGIN",
+            f"BINLOG '\n{block}\n'",
+            "COMMIT",
+        ]
     stmts += ["SET @@SESSION.GTID_NEXT= 'AUTOMATIC'", "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/"]
     return stmts
 
@@ -164,10 +175,17 @@ def test_replay_keeps_original_gtids_and_is_idempotent(tmp_path):
                 s.execute(sql)
         assert checksum(dst) == source_sum
         assert dst.gtid_state.executed() == executed
-    logged = [
-        pe.event.gtid for pe in read_events(tmp_path / "dst" / "binlog.000001") if hasattr(pe.event, "gtid")
+    gtid_events = [
+        pe.event for pe in read_events(tmp_path / "dst" / "binlog.000001") if hasattr(pe.event, "gtid")
     ]
-    relogged = {str(g) for g in logged if g is not None and str(g).startswith(uuid)}
+    replayed = [ev for ev in gtid_events if ev.gtid is not None and str(ev.gtid).startswith(uuid)]
+    relogged = {str(ev.gtid) for ev in replayed}
+    for (
+        ev
+    ) in replayed:  # the session's original_* values went into the Gtid event (binlog.cc write_transaction)
+        assert ev.original_commit_timestamp == ORIGINAL_TS + ev.gtid.gno
+        assert ev.original_server_version == 80035
+        assert ev.immediate_commit_timestamp != ev.original_commit_timestamp
     assert relogged == {
         f"{uuid}:{n}" for n in range(len(SOURCE_DDL) + 1, len(SOURCE_DDL) + len(SOURCE_DML) + 1)
     }
