@@ -33,7 +33,7 @@ import re
 import struct
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,11 +50,11 @@ from gtidkit.replication.dump import (
     LOG_EVENT_ARTIFICIAL_F,
     DumpRequest,
 )
+from gtidkit.replication.receiver import RemoteDumpError, dump_events
 
 __all__ = [
     "PROTOCOLS",
     "RawCopy",
-    "RemoteDumpError",
     "RemoteSource",
     "copy_remote",
     "remote_options",
@@ -72,20 +72,6 @@ HEARTBEAT_PERIOD = 2.0
 _HEADER = struct.Struct("<IBIIIH")  # timestamp, type, server_id, event_size, log_pos, flags
 #: a binlog file name: base name, a dot, the sequence number (binlog.000001)
 _BINLOG_NAME = re.compile(r"^[^/]+\.[0-9]{6,}$")
-
-
-class RemoteDumpError(Exception):
-    """The source refused or ended the dump with an error packet (fatal: reconnecting would not help).
-
-    Attributes:
-        code: the MySQL error number (1236 for dump errors).
-        message: the source's text.
-    """
-
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,33 +121,6 @@ class RemoteSource:
                 "@source_binlog_checksum = @@global.binlog_checksum"
             )
         return conn
-
-
-def dump_events(conn: Any, request: DumpRequest) -> Iterator[bytes]:
-    """Send ``request`` and yield each raw event of the stream (the ``00`` packet prefix removed) until the
-    source's EOF (non-blocking dump).
-
-    Raises:
-        RemoteDumpError: an ERR packet from the source.
-        pymysql.err.OperationalError / OSError: the connection was lost.
-    """
-    import pymysql
-
-    conn._execute_command(request.command, request.encode())
-    while True:
-        try:
-            pkt = conn._read_packet()
-        except pymysql.err.InternalError as err:
-            raise RemoteDumpError(int(err.args[0]), str(err.args[1]) if len(err.args) > 1 else "") from err
-        except pymysql.err.OperationalError as err:
-            code = err.args[0] if err.args else 0
-            if isinstance(code, int) and 1000 <= code < 2000:
-                raise RemoteDumpError(code, str(err.args[1]) if len(err.args) > 1 else "") from err
-            raise
-        data = pkt.get_all_data()
-        if data[:1] == b"\xfe" and len(data) < 9:
-            return
-        yield bytes(data[1:])
 
 
 # ------------------------------------------------------------------------------------------------ the raw copy

@@ -162,7 +162,6 @@ def _plan_of(server: Server, session: Session) -> CommitPlan:
 _PLANS: dict[tuple[bool, bool, bool, bool, str, type[NextType], bool], CommitPlan] = {}
 
 
-
 #: ``UNDEFINED_COMMIT_TIMESTAMP`` / ``UNDEFINED_SERVER_VERSION``: the session variables' "not set" values.
 UNDEFINED_COMMIT_TIMESTAMP = 1 << 55
 UNDEFINED_SERVER_VERSION = 999999
