@@ -304,7 +304,15 @@ def test_pseudo_replica_mode_forgets_the_format_description(tmp_path):
     with Server.open(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
         s.execute("CREATE DATABASE test; USE test; CREATE TABLE t1 (a INT)")
         steps = [
-            ("SET @@SESSION.PSEUDO_SLAVE_MODE=1", []),
+            (  # mysql-test variables.result: the alias warns
+                "SET @@SESSION.PSEUDO_SLAVE_MODE=1",
+                [
+                    (
+                        "'@@pseudo_slave_mode' is deprecated and will be removed in a future release. Please use "
+                        "pseudo_replica_mode instead."
+                    )
+                ],
+            ),
             (f"BINLOG '\n{_FD_5123}\n'", []),
             ("SET @@SESSION.pseudo_replica_mode=1", ["'pseudo_replica_mode' change was ineffective."]),
             ("SET @@SESSION.pseudo_replica_mode=0", []),

@@ -813,6 +813,11 @@ def set_variable(
         if scope == SESSION and var.scope == BOTH and var.update is None:
             value = session.server.globals.values[var.name]  # SET SESSION x = DEFAULT: the global value
     ctx = SetContext(session, var, scope, warnings)
+    if var.name != name.lower():
+        # Sys_var_deprecated_alias (pseudo_slave_mode, slave_net_timeout ...): 1287, with the full stop that
+        # mysql-test's variables.result shows for these ("... Please use pseudo_replica_mode instead.")
+        text = mysql_error(1287, "@@" + name.lower(), var.name).message + "."
+        warnings.append(Warning_("Warning", 1287, text))
     if var.parse is not None and not is_default:
         if value is None:
             raise _value_error(var.name, "NULL")
