@@ -5,6 +5,7 @@ and a replay of a STATEMENT-format binlog through the mariadb CLI into a second 
 from __future__ import annotations
 
 import base64
+import json
 import re
 import shutil
 import subprocess
@@ -91,6 +92,18 @@ def test_script_matches_real_mysqlbinlog_56(name: str) -> None:
     res = show("--base64-output=DECODE-ROWS", ZALORA / f"mysql-bin.{name}")
     assert res.exit_code == 0, res.output
     assert _untimed(res.output) == _untimed(_as_8x(real))
+
+
+def test_script_matches_real_mysqlbinlog_55() -> None:
+    """The same on a 5.5 statement-format binlog (ikarishinjieva test-mysql-bin: the real output was taken while the
+    file was shorter, so it must be a prefix of ours up to its last event)."""
+    d = FIX / "ikarishinjieva__mysql_binlog_utils"
+    real = _untimed(_as_8x((d / "test-mysql-bin-result").read_text())).splitlines()
+    ours = _untimed(show("--base64-output=DECODE-ROWS", d / "test-mysql-bin").output).splitlines()
+    # the real output ends mid-file: drop its ending (DELIMITER ;, # End of log file ...) and compare the events
+    cut = real.index("SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by mysqlbinlog */ /*!*/;")
+    assert len(real[:cut]) > 700
+    assert ours[:cut] == real[:cut]
 
 
 @pytest.mark.parametrize("name", ["01", "02", "03", "06"])
@@ -328,6 +341,8 @@ def test_statement_binlog_replays_through_mariadb_cli(tmp_path: Path) -> None:
             capture_output=True,
             check=True,
         ).stdout
+        # the AUTO_INCREMENT value travels as an Intvar event, printed (as mysqlbinlog does) with its Query
+        assert re.search(rb"\tIntvar\nSET INSERT_ID=1/\*!\*/;\n#[^\n]*\tQuery\t", script), name
         with running_server(tmp_path / f"dst-{name}", "--log-bin", "--server-id=2") as dst:
             r = subprocess.run(
                 [_mariadb(), "--force", "-h127.0.0.1", f"-P{dst.port}", "-uroot"],
@@ -341,3 +356,60 @@ def test_statement_binlog_replays_through_mariadb_cli(tmp_path: Path) -> None:
             assert not unexpected, (unexpected, script.decode()[:3000])
             assert _rows(dst.port, "SELECT * FROM app.t ORDER BY id") == rows, name
             assert _rows(dst.port, "SELECT @@GLOBAL.gtid_executed")[0][0] == executed, name
+
+
+def test_json_carries_row_values() -> None:
+    """--json rows events carry their decoded values: the same rows the real mysqlbinlog -vv printed for the
+    zalora binlog (### @1=1 @2='ACME Headquaters' ...), and JSON columns as documents."""
+    res = show("--json", ZALORA / "mysql-bin.01")
+    rows = [o for o in map(json.loads, res.output.splitlines()) if "rows" in o]
+    assert rows[0]["database"] == "test_db" and rows[0]["table"] == "buildings"
+    assert rows[0]["rows"] == [
+        {"after": [1, "ACME Headquaters", "3950 North 1st Street CA 95134"]},
+        {"after": [2, "ACME Sales", "5000 North 1st Street CA 95134"]},
+    ]
+    real = (ZALORA / "plaintext-mysql-bin.01").read_text()
+    assert "###   @2='ACME Headquaters'" in real and "###   @3='3950 North 1st Street CA 95134'" in real
+    doc = show("--json", FIX / "blackbeam__rust_mysql_common/json.binlog.000001").output
+    first = next(o for o in map(json.loads, doc.splitlines()) if "rows" in o)
+    assert first["rows"] == [{"after": [1, {"age": 24, "data": "xxxxxxxxxx", "name": "Joe"}, "Joe", 24]}]
+
+
+#: CREATE TABLE statements of mysql-test binlog_table_map_optional_metadata.test and the lines MySQL's mysqlbinlog
+#: --print-table-metadata printed for their Table_map with binlog_row_metadata=FULL (its .result file).
+TABLE_METADATA = [
+    (
+        "CREATE TABLE t1 (c_json JSON, c_char CHAR(100))",
+        "INSERT INTO t1(c_char) VALUES('abc')",
+        "# Columns(`c_json` JSON,\n#         `c_char` CHAR(100) CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci)\n",
+    ),
+    (
+        "CREATE TABLE t1 (c_char CHAR(10), c_varchar VARCHAR(500), c_tinytext TINYTEXT, c_text TEXT)",
+        "INSERT INTO t1(c_char) VALUES('1')",
+        (
+            "# Columns(`c_char` CHAR(10) CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci,\n"
+            "#         `c_varchar` VARCHAR(500) CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci,\n"
+            "#         `c_tinytext` TINYTEXT CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci,\n"
+            "#         `c_text` TEXT CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci)\n"
+        ),
+    ),
+]
+
+
+def test_print_table_metadata_against_mysql_test(tmp_path: Path) -> None:
+    with running_server(
+        tmp_path / "d", "--log-bin", "--binlog-format=ROW", "--binlog-row-metadata=FULL", "--server-id=1"
+    ) as srv:
+        conn = pymysql.connect(host="127.0.0.1", port=srv.port, user="root", autocommit=True)
+        with conn.cursor() as cur:
+            cur.execute("CREATE DATABASE test")
+            cur.execute("USE test")
+            for create, insert, _ in TABLE_METADATA:
+                cur.execute(create)
+                cur.execute(insert)
+                cur.execute("DROP TABLE t1")
+        conn.close()
+    files = sorted((tmp_path / "d").glob("binlog.0*"))
+    out = show("--print-table-metadata", *files).output
+    for _, _, expected in TABLE_METADATA:
+        assert expected in out, out[-3000:]

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import binascii
 import enum
+import struct
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple, cast
 
-from gtidkit.binlog.codec import BinlogEvent, fde_has_footer
+from gtidkit.binlog.codec import BinlogEvent, decode_event, fde_has_footer
 from gtidkit.binlog.constants import (
     CHECKSUM_LEN,
     EVENT_TYPE_NAMES,
@@ -38,16 +40,19 @@ from gtidkit.binlog.constants import (
 from gtidkit.binlog.cursor import CursorError
 from gtidkit.binlog.events.control import (
     FormatDescriptionEvent,
-    GtidEvent,
     TransactionPayloadEvent,
+    XidEvent,
+    gtid_body_fields,
 )
 from gtidkit.binlog.events.query_status import QueryStatusVars, decode_status_vars
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
 from gtidkit.binlog.events.statement import QueryEvent
+from gtidkit.binlog.header import HEADER_STRUCT, EventHeader
 from gtidkit.binlog.stream import iter_payload_events
+from gtidkit.binlog.table_metadata import table_metadata_lines
 from gtidkit.binlog.text import USER_VAR_COLLATIONS, event_lines, header_line, micro_time, short_time
 from gtidkit.errors import BinlogDecodeError
-from gtidkit.gtid import GtidSet
+from gtidkit.gtid import Gtid, GtidSet
 
 __all__ = [
     "Base64Output",
@@ -155,11 +160,10 @@ class ScriptError(Exception):
 def base64_lines(data: bytes | memoryview) -> str:
     """``data`` in base64 as MySQL's ``base64_encode`` writes it: 76 characters a line, each line ending in a
     newline."""
-    b2a = binascii.b2a_base64
-    n = len(data)
-    if n <= _B64_CHUNK:
-        return b2a(data).decode("ascii")
-    return "".join([b2a(data[i : i + _B64_CHUNK]).decode("ascii") for i in range(0, n, _B64_CHUNK)])
+    if len(data) <= _B64_CHUNK:
+        return binascii.b2a_base64(data).decode("ascii")
+    s = binascii.b2a_base64(data, newline=False).decode("ascii")
+    return "\n".join([s[i : i + _B64_LINE] for i in range(0, len(s), _B64_LINE)]) + "\n"
 
 
 _TRANS_KEYWORDS = ("BEGIN", "COMMIT", "SAVEPOINT", "ROLLBACK", "XA START", "XA END", "XA PREPARE", "XA COMMIT",
@@ -189,6 +193,99 @@ def _ends_group(q: str) -> bool:
 
 def _quoted_id(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
+
+
+#: One framed event: (offset in the file, buffer, index of its first byte in the buffer, size).
+Frame = tuple[int, Any, int, int]
+
+
+class _Head(NamedTuple):
+    """The common header as the fast path reads it (the fields of :class:`EventHeader`, unchecked)."""
+
+    timestamp: int
+    type_code: int
+    server_id: int
+    event_size: int
+    log_pos: int
+    flags: int
+
+
+class _GtidView:
+    """The fields of an untagged Gtid / Anonymous_gtid event the printer uses, read from its bytes (the
+    :class:`Gtid` value is built only when a filter asks for it)."""
+
+    __slots__ = (
+        "flags",
+        "gno",
+        "gtid_text",
+        "immediate_commit_timestamp",
+        "immediate_server_version",
+        "last_committed",
+        "original_commit_timestamp",
+        "original_server_version",
+        "raw_sid",
+        "sequence_number",
+        "transaction_length",
+    )
+
+    def __init__(self, fields: tuple, imm_ver: int | None, orig_ver: int | None, text: str) -> None:
+        flags, raw_sid, gno, lc, seq, imm, orig, tlen, _ = fields
+        self.flags = flags
+        self.raw_sid = bytes(raw_sid)
+        self.gno = gno
+        self.last_committed = lc
+        self.sequence_number = seq
+        self.immediate_commit_timestamp = imm
+        self.original_commit_timestamp = orig
+        self.transaction_length = tlen
+        self.immediate_server_version = imm_ver
+        self.original_server_version = orig_ver
+        self.gtid_text = text
+
+    @property
+    def gtid(self) -> Gtid | None:
+        """The GTID (``None`` for an anonymous transaction)."""
+        if self.gtid_text == "ANONYMOUS":
+            return None
+        return Gtid.parse(self.gtid_text)
+
+
+class _TableMapView(NamedTuple):
+    """A Table_map's id and names (the fast path; the full event is decoded when -v needs its columns)."""
+
+    table_id: int
+    database: str
+    table: str
+
+
+class _RowsView(NamedTuple):
+    """A rows event's table id and flags (the fast path; the images are only base64-encoded)."""
+
+    table_id: int
+    flags: int
+
+
+_QUERY_POST = struct.Struct("<IIBHH")
+#: The common header, then a rows post-header's 6-byte table id (u32 + u16) and flags.
+_HEAD_ROWS = struct.Struct("<IBIIIHIHH")
+_U64 = struct.Struct("<Q")
+_U32 = struct.Struct("<I")
+_GTID_POST = 42
+_VERSION_FLAG = 1 << 31
+_ZERO_SID = bytes(16)
+_ENC = ("utf-8", "surrogateescape")
+_SID_TEXT: dict[bytes, str] = {}
+
+
+def _sid_text(raw: bytes) -> str:
+    text = _SID_TEXT.get(raw)
+    if text is None:
+        if len(_SID_TEXT) > 4096:
+            _SID_TEXT.clear()
+        from uuid import UUID
+
+        text = _SID_TEXT[raw] = str(UUID(bytes=raw))
+    return text
 
 
 class ScriptPrinter:
@@ -237,6 +334,13 @@ class ScriptPrinter:
         self.body: list[str] = []
         self.footer: list[str] = []
         self._status_cache: dict[bytes, QueryStatusVars] = {}
+        self._decode_fde: FormatDescriptionEvent | None = (
+            None  # the FDE in force for decoding (relay ones too)
+        )
+        self._footer = 0
+        self._fast: dict[int, Any] = {}
+        self._rows_inline = bytes(256)
+        self.file: str | None = None
 
     # -- the frame around the events --------------------------------------------------------------------------
     @staticmethod
@@ -305,6 +409,212 @@ class ScriptPrinter:
         return out
 
     # -- one event ---------------------------------------------------------------------------------------------
+    def feed(self, pos: int, raw: bytes | memoryview, *, stop_position: int | None = None) -> str:
+        """:meth:`event` for one event's bytes: the common types (Gtid, Query, Table_map, rows, Xid) are read
+        straight from the bytes (only the fields printed), the others decoded by the codecs.
+
+        Args:
+            pos: the event's offset in its file.
+            raw: the whole event (header, body, CRC footer).
+            stop_position: as for :meth:`event`.
+
+        Raises:
+            BinlogDecodeError: the event does not decode (with the file and offset).
+            ScriptError: as for :meth:`event`.
+        """
+        ts, t, server_id, size, log_pos, flags = HEADER_STRUCT.unpack_from(raw, 0)
+        fast = self._fast.get(t)
+        ev = fast(raw, 19, len(raw) - self._footer) if fast is not None else None
+        if ev is None:
+            be = decode_event(raw, self._decode_fde, verify_checksum=False, offset=pos, file=self.file)
+            if t == _T.FORMAT_DESCRIPTION_EVENT:
+                self._set_decode_fde(be.event)
+            return self.event(pos, raw, be, stop_position=stop_position)
+        head = cast(EventHeader, _Head(ts, t, server_id, size, log_pos, flags))
+        return self.event(pos, raw, BinlogEvent(head, ev, cast(bytes, raw)), stop_position=stop_position)
+
+    def feed_frames(
+        self, frames: Iterable[Frame], *, stop_position: int | None = None, batch: int = 512
+    ) -> Iterator[str]:
+        """:meth:`feed` over framed events (``(pos, buf, at, size)`` as :class:`gtidkit.binlog.file.FrameReader`
+        yields them), the text joined ``batch`` events at a time; stops at :attr:`stopped`.
+
+        The hot loop: when no filter is active (no GTID, database, datetime or position filter, no ``-v``), the
+        Gtid, Query, Table_map, rows and Xid events of the usual layouts are printed inline, with exactly the
+        text :meth:`feed` gives (``tests/binlog/test_mysqlbinlog.py`` checks both on every fixture).
+
+        Raises:
+            BinlogDecodeError, ScriptError: as :meth:`feed` (the text before is yielded first).
+        """
+        o = self.options
+        simple = (
+            stop_position is None
+            and o.include_gtids is None
+            and o.exclude_gtids is None
+            and o.database is None
+            and o.start_datetime is None
+            and o.stop_datetime is None
+            and not o.verbose
+            and not o.print_table_metadata
+            and not self.skip_gtids
+            and self.b64 is Base64Output.AUTO
+        )
+        out: list[str] = []
+        append = out.append
+        heads: dict[tuple[int, int], str] = {}
+        names = EVENT_TYPE_NAMES
+        u32 = _U32.unpack_from
+        header = HEADER_STRUCT.unpack_from
+        b64 = base64_lines
+        body = self.body
+        b2a = binascii.b2a_base64
+        head_rows = _HEAD_ROWS.unpack_from
+        rows_types = bytes(0 for _ in range(256))
+        n = 0
+        last_buf: Any = None
+        mv: Any = None
+        try:
+            for pos, buf, at, size in frames:
+                t = buf[at + 4]
+                fast = self._fast.get(t) if simple and not self.head and not self.deferred else None
+                if fast is not None and buf is not last_buf:
+                    last_buf, mv = buf, memoryview(buf)
+                    rows_types = self._rows_inline
+                if fast is None:
+                    text = self.feed(pos, buf[at : at + size], stop_position=stop_position)
+                    rows_types = self._rows_inline  # an FDE may have changed the layouts
+                    if text:
+                        append(text)
+                    if self.stopped:
+                        break
+                elif rows_types[t] and self.printed_fd_event and size - self._footer >= 27:
+                    # rows events, most of a row-based binlog: header, table id and flags in one unpack
+                    ts, _, server_id, _, log_pos, _, lo, hi, rflags = head_rows(buf, at)
+                    head = heads.get((ts, server_id))
+                    if head is None:
+                        if len(heads) > 4096:
+                            heads.clear()
+                        head = heads[(ts, server_id)] = (
+                            f"#{short_time(ts)} server id {server_id}  end_log_pos "
+                        )
+                    crc = f"CRC32 0x{u32(buf, at + size - 4)[0]:08x} " if self._footer else ""
+                    end = rflags & STMT_END_F
+                    append(
+                        f"# at {pos}\n{head}{log_pos} {crc}\t{names[t]}: table id {lo | hi << 32}"
+                        f"{' flags: STMT_END_F' if end else ''}\n"
+                    )
+                    if not body:
+                        body.append("\nBINLOG '\n")
+                    b = b2a(mv[at : at + size], newline=False).decode("ascii")
+                    if len(b) > _B64_LINE:
+                        b = "\n".join([b[i : i + _B64_LINE] for i in range(0, len(b), _B64_LINE)])
+                    body.append(b)
+                    if end:
+                        body.append(f"\n'{DELIMITER}\n")
+                        out.extend(body)
+                        body.clear()
+                        self.have_unflushed_events = False
+                    else:
+                        body.append("\n")
+                        self.have_unflushed_events = True
+                else:
+                    footer = self._footer
+                    ev = fast(buf, at + 19, at + size - footer)
+                    if ev is None:
+                        append(self.feed(pos, buf[at : at + size]))
+                        continue
+                    ts, _, server_id, _, log_pos, flags = header(buf, at)
+                    head = heads.get((ts, server_id))
+                    if head is None:
+                        if len(heads) > 4096:
+                            heads.clear()
+                        head = heads[(ts, server_id)] = (
+                            f"#{short_time(ts)} server id {server_id}  end_log_pos "
+                        )
+                    if footer:
+                        head = f"# at {pos}\n{head}{log_pos} CRC32 0x{u32(buf, at + size - 4)[0]:08x} \t"
+                    else:
+                        head = f"# at {pos}\n{head}{log_pos} \t"
+                    if t in _ROWS_TYPES:
+                        if not self.printed_fd_event:
+                            append(self.feed(pos, buf[at : at + size]))  # raises ScriptError
+                            continue
+                        end = ev.flags & STMT_END_F
+                        append(
+                            f"{head}{names[t]}: table id {ev.table_id}{' flags: STMT_END_F' if end else ''}\n"
+                        )
+                        if not body:
+                            body.append("\nBINLOG '\n")
+                        body.append(b64(buf[at : at + size]))
+                        if end:
+                            body.append(f"'{DELIMITER}\n")
+                            out.extend(body)
+                            body.clear()
+                            self.have_unflushed_events = False
+                        else:
+                            self.have_unflushed_events = True
+                    elif t == _T.TABLE_MAP_EVENT:
+                        append(
+                            f"{head}Table_map: `{ev.database}`.`{ev.table}` mapped to number {ev.table_id}\n"
+                        )
+                        isv = self.immediate_server_version
+                        if isv is not None and isv != 999999 and isv >= 80030:
+                            append("# has_generated_invisible_primary_key=0\n")
+                        if not body:
+                            body.append("\nBINLOG '\n")
+                        body.append(b64(buf[at : at + size]))
+                        self.have_unflushed_events = True
+                    elif t == _T.XID_EVENT:
+                        self.filter_based_on_gtids = False
+                        self.in_transaction = False
+                        self.skipped_event_in_transaction = False
+                        self.seen_gtid = False
+                        append(f"{head}Xid = {ev.xid}\nCOMMIT{DELIMITER}\n")
+                    elif t == _T.QUERY_EVENT:
+                        h = cast(EventHeader, _Head(ts, t, server_id, size, log_pos, flags))
+                        self.head.append(f"# at {pos}\n")
+                        self._query(out, h, ev, buf[at : at + size])
+                        out.extend(self.head)
+                        self.head.clear()
+                    else:  # Gtid / Anonymous_gtid
+                        self.filter_based_on_gtids = False
+                        self.seen_gtid = True
+                        self.immediate_server_version = ev.immediate_server_version
+                        self.skipped_event_in_transaction = False
+                        self._gtid_lines(out, head, t, ev)
+                n += 1
+                if n >= batch:
+                    n = 0
+                    yield "".join(out)
+                    out.clear()
+        except BaseException:
+            if out:
+                yield "".join(out)
+            raise
+        if out:
+            yield "".join(out)
+
+    def _set_decode_fde(self, fde: FormatDescriptionEvent) -> None:
+        """The FDE now in force: picks the layouts the fast path reads."""
+        self._decode_fde = fde
+        self._footer = CHECKSUM_LEN if fde.checksum_alg == ChecksumAlg.CRC32 else 0
+        fast: dict[int, Any] = {}
+        if fde.post_header_len(_T.QUERY_EVENT) == _QUERY_POST.size:
+            fast[_T.QUERY_EVENT] = _fast_query
+        if fde.post_header_len(_T.XID_EVENT) == 0:
+            fast[_T.XID_EVENT] = _fast_xid
+        for t in (_T.GTID_LOG_EVENT, _T.ANONYMOUS_GTID_LOG_EVENT):
+            if fde.post_header_len(t) == _GTID_POST:
+                fast[t] = _fast_gtid
+        if not self.verbose and not self.options.print_table_metadata:
+            if fde.post_header_len(_T.TABLE_MAP_EVENT) == 8:
+                fast[_T.TABLE_MAP_EVENT] = _fast_table_map
+            for t in _ROWS_TYPES:
+                if fde.post_header_len(t) in (8, 10):
+                    fast[t] = _fast_rows
+        self._fast = fast
+        self._rows_inline = bytes(1 if t in _ROWS_TYPES and t in fast else 0 for t in range(256))
+
     def event(
         self,
         pos: int,
@@ -437,7 +747,9 @@ class ScriptPrinter:
         created = ev.create_timestamp
         head.append(
             f"{self._header(h, raw)}\tStart: binlog v {ev.binlog_version}, server v {ev.server_version} created "
-            f"{short_time(created or h.timestamp)}" + (" at startup" if created else "") + "\n"
+            f"{short_time(h.timestamp)}"  # print_timestamp(): the header's time
+            + (" at startup" if created else "")
+            + "\n"
         )
         if h.flags & LOG_EVENT_BINLOG_IN_USE_F:
             head.append("# Warning: this binlog is either in use or was not closed properly.\n")
@@ -457,30 +769,33 @@ class ScriptPrinter:
             if self.skip_gtids:
                 head.append(f"/*!50616 SET @@SESSION.GTID_NEXT='AUTOMATIC'*/{DELIMITER}\n")
 
-    def _gtid(self, h: Any, ev: GtidEvent, raw: bytes | memoryview) -> None:
+    def _gtid(self, h: Any, ev: Any, raw: bytes | memoryview) -> None:
         """``Gtid_log_event::print``."""
-        word = "GTID" if h.type_code != _T.ANONYMOUS_GTID_LOG_EVENT else "Anonymous_GTID"
+        self._gtid_lines(self.head, f"{self._header(h, raw)}\t", h.type_code, ev)
+
+    @staticmethod
+    def _gtid_lines(out: list[str], head: str, t: int, ev: Any) -> None:
+        """The lines of ``Gtid_log_event::print`` after ``head`` (the ``# at`` and header comment)."""
+        word = "GTID" if t != _T.ANONYMOUS_GTID_LOG_EVENT else "Anonymous_GTID"
         may_have_sbr = ev.flags & 1
         orig = ev.original_commit_timestamp or 0
         imm = ev.immediate_commit_timestamp or 0
-        head = self.head
-        head.append(
-            f"{self._header(h, raw)}\t{word}\tlast_committed={ev.last_committed or 0}"
-            f"\tsequence_number={ev.sequence_number or 0}\trbr_only={'no' if may_have_sbr else 'yes'}"
-            f"\toriginal_committed_timestamp={orig}\timmediate_commit_timestamp={imm}"
-            f"\ttransaction_length={ev.transaction_length or 0}\n"
-        )
-        if not may_have_sbr:
-            head.append(f"/*!50718 SET TRANSACTION ISOLATION LEVEL READ COMMITTED*/{DELIMITER}\n")
-        head.append(f"# original_commit_timestamp={orig} ({micro_time(orig)})\n")
-        head.append(f"# immediate_commit_timestamp={imm} ({micro_time(imm)})\n")
-        head.append(f"/*!80001 SET @@session.original_commit_timestamp={orig}*/{DELIMITER}\n")
         imm_ver = ev.immediate_server_version or 0
         orig_ver = ev.original_server_version if ev.original_server_version is not None else imm_ver
-        head.append(f"/*!80014 SET @@session.original_server_version={orig_ver}*/{DELIMITER}\n")
-        head.append(f"/*!80014 SET @@session.immediate_server_version={imm_ver}*/{DELIMITER}\n")
-        gtid = "ANONYMOUS" if ev.gtid is None else str(ev.gtid)
-        head.append(f"SET @@SESSION.GTID_NEXT= '{gtid}'{DELIMITER}\n")
+        gtid = getattr(ev, "gtid_text", None) or ("ANONYMOUS" if ev.gtid is None else str(ev.gtid))
+        rc = "" if may_have_sbr else f"/*!50718 SET TRANSACTION ISOLATION LEVEL READ COMMITTED*/{DELIMITER}\n"
+        out.append(
+            f"{head}{word}\tlast_committed={ev.last_committed or 0}"
+            f"\tsequence_number={ev.sequence_number or 0}\trbr_only={'no' if may_have_sbr else 'yes'}"
+            f"\toriginal_committed_timestamp={orig}\timmediate_commit_timestamp={imm}"
+            f"\ttransaction_length={ev.transaction_length or 0}\n{rc}"
+            f"# original_commit_timestamp={orig} ({micro_time(orig)})\n"
+            f"# immediate_commit_timestamp={imm} ({micro_time(imm)})\n"
+            f"/*!80001 SET @@session.original_commit_timestamp={orig}*/{DELIMITER}\n"
+            f"/*!80014 SET @@session.original_server_version={orig_ver}*/{DELIMITER}\n"
+            f"/*!80014 SET @@session.immediate_server_version={imm_ver}*/{DELIMITER}\n"
+            f"SET @@SESSION.GTID_NEXT= '{gtid}'{DELIMITER}\n"
+        )
 
     def _query(self, out: list[str], h: Any, ev: QueryEvent, raw: bytes | memoryview) -> bool:
         """The QUERY_EVENT branch of ``process_event``, then ``Query_log_event::print``.
@@ -676,6 +991,8 @@ class ScriptPrinter:
             isv = self.immediate_server_version
             if isv is not None and isv != 999999 and isv >= 80030:
                 head.append(f"# has_generated_invisible_primary_key={_has_gipk(ev)}\n")
+            if self.options.print_table_metadata:
+                head.append(table_metadata_lines(ev))
             self._base64(raw, more=True)
         elif t == _T.ROWS_QUERY_LOG_EVENT:
             if self.verbose > 1:
@@ -756,12 +1073,92 @@ class ScriptPrinter:
         self.head.extend(f"{ln}\n" for ln in event_lines(0, h, ev, crc)[1:])
 
 
-def _has_gipk(tm: TableMapEvent) -> int:
+def _has_gipk(tm: Any) -> int:
     """``has_generated_invisible_primary_key`` of a Table_map (8.0.30+): 1 when its first column is the
     generated invisible primary key ``my_row_id`` (the optional metadata carries the column names only with
     binlog_row_metadata=FULL; 0 otherwise)."""
+    if isinstance(tm, _TableMapView):
+        return 0  # the fast path is taken only when the event has no column named my_row_id
     try:
         names = tm.column_names()
     except BinlogDecodeError:  # a malformed optional metadata block: not a GIPK table
         return 0
     return 1 if names and names[0] == "my_row_id" else 0
+
+
+def _fast_query(buf: Any, b: int, e: int) -> QueryEvent | None:
+    """A Query event's fields from its bytes (``None``: let the codec decide)."""
+    if e - b < _QUERY_POST.size + 1:
+        return None
+    thread_id, exec_time, db_len, error_code, status_len = _QUERY_POST.unpack_from(buf, b)
+    db_at = b + _QUERY_POST.size + status_len
+    q = db_at + db_len + 1
+    if q > e or buf[q - 1] != 0:
+        return None
+    return QueryEvent(
+        thread_id,
+        exec_time,
+        error_code,
+        bytes(buf[b + _QUERY_POST.size : db_at]),
+        bytes(buf[db_at : db_at + db_len]).decode(*_ENC),
+        bytes(buf[q:e]).decode(*_ENC),
+    )
+
+
+def _fast_xid(buf: Any, b: int, e: int) -> XidEvent | None:
+    if e - b != 8:
+        return None
+    return XidEvent(_U64.unpack_from(buf, b)[0])
+
+
+def _fast_gtid(buf: Any, b: int, e: int) -> _GtidView | None:
+    f = gtid_body_fields(buf, b, e)
+    if f is None:
+        return None
+    raw_sid, gno, tlen, p = bytes(f[1]), f[2], f[7], f[8]
+    if gno == 0 and raw_sid == _ZERO_SID:
+        text = "ANONYMOUS"
+    elif buf[b - 15] == _T.GTID_LOG_EVENT and 1 <= gno <= (1 << 63) - 2:  # the header's type byte
+        text = f"{_sid_text(raw_sid)}:{gno}"
+    else:
+        return None
+    imm_ver = orig_ver = None
+    if tlen is not None and e - p >= 4:
+        imm_ver = _U32.unpack_from(buf, p)[0]
+        p += 4
+        if imm_ver & _VERSION_FLAG:
+            if e - p < 4:
+                return None
+            imm_ver &= _VERSION_FLAG - 1
+            orig_ver = _U32.unpack_from(buf, p)[0]
+            p += 4
+        else:
+            orig_ver = imm_ver
+    if p != e:  # a commit_group_ticket or anything newer: the codec reads it
+        return None
+    return _GtidView(f, imm_ver, orig_ver, text)
+
+
+def _fast_table_map(buf: Any, b: int, e: int) -> _TableMapView | None:
+    p = b + 8
+    if p >= e:
+        return None
+    n = buf[p]
+    d = p + 1 + n
+    if d + 1 >= e or buf[d] != 0:
+        return None
+    m = buf[d + 1]
+    tn = d + 2 + m
+    if tn >= e or buf[tn] != 0 or b"my_row_id" in bytes(buf[tn:e]):
+        return None
+    return _TableMapView(
+        int.from_bytes(buf[b : b + 6], "little"),
+        bytes(buf[p + 1 : d]).decode(*_ENC),
+        bytes(buf[d + 2 : tn]).decode(*_ENC),
+    )
+
+
+def _fast_rows(buf: Any, b: int, e: int) -> _RowsView | None:
+    if e - b < 8:
+        return None
+    return _RowsView(int.from_bytes(buf[b : b + 6], "little"), buf[b + 6] | buf[b + 7] << 8)

@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 
 from gtidkit.binlog import json_diff
 from gtidkit.binlog.constants import EventType
-from gtidkit.binlog.cursor import Cursor, Writer
+from gtidkit.binlog.cursor import Cursor, CursorError, Writer
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
 from gtidkit.errors import BinlogDecodeError
 
@@ -58,6 +58,7 @@ __all__ = [
     "encode_row",
     "encode_row_into",
     "encode_value",
+    "fast_reader",
     "full_bitmap",
     "row_encoder",
     "rows_event_kind",
@@ -624,16 +625,104 @@ def rows_events(
     ]
 
 
-def columns_present(bitmap: bytes, n: int) -> list[bool]:
+# -- a faster read of the common column types (decode_rows' inner loop) --------------------------------------------
+_Reader = Callable[[bytes, int], tuple[Any, int]]
+_INT_STRUCTS = {
+    (1, False): struct.Struct("<b"),
+    (1, True): struct.Struct("<B"),
+    (2, False): struct.Struct("<h"),
+    (2, True): struct.Struct("<H"),
+    (4, False): struct.Struct("<i"),
+    (4, True): struct.Struct("<I"),
+    (8, False): struct.Struct("<q"),
+    (8, True): struct.Struct("<Q"),
+}
+
+
+def _overrun(p: int, n: int, end: int) -> CursorError:
+    return CursorError(f"need {n} bytes at offset {p}, only {end - p} left")
+
+
+def _fixed_reader(st: struct.Struct) -> _Reader:
+    size = st.size
+    unpack = st.unpack_from
+
+    def read(data: bytes, p: int) -> tuple[Any, int]:
+        if p + size > len(data):
+            raise _overrun(p, size, len(data))
+        return unpack(data, p)[0], p + size
+
+    return read
+
+
+def _int24_reader(unsigned: bool) -> _Reader:
+    def read(data: bytes, p: int) -> tuple[Any, int]:
+        if p + 3 > len(data):
+            raise _overrun(p, 3, len(data))
+        return int.from_bytes(data[p : p + 3], "little", signed=not unsigned), p + 3
+
+    return read
+
+
+def _length_prefixed_reader(width: int) -> _Reader:
+    def read(data: bytes, p: int) -> tuple[Any, int]:
+        q = p + width
+        if q > len(data):
+            raise _overrun(p, width, len(data))
+        n = data[p] if width == 1 else int.from_bytes(data[p:q], "little")
+        if q + n > len(data):
+            raise _overrun(q, n, len(data))
+        return data[q : q + n], q + n
+
+    return read
+
+
+#: fast_reader() of each column, per distinct column list (a binlog repeats a few tables many times).
+_READERS: dict[tuple[ColumnSpec, ...], list[_Reader | None]] = {}
+
+
+def fast_reader(spec: ColumnSpec) -> _Reader | None:
+    """A reader of one non-NULL value of the column straight from the image bytes: ``read(data, pos)`` gives
+    ``(value, next pos)`` exactly as :func:`decode_value` would (raising ``CursorError`` on a short image), for
+    the integer, FLOAT/DOUBLE and string types; ``None`` for the others (read them with :func:`decode_value`)."""
+    code, meta = spec.type_code, spec.meta
+    n = _INT_BYTES.get(code)
+    if n == 3:
+        return _int24_reader(spec.unsigned)
+    if n is not None:
+        return _fixed_reader(_INT_STRUCTS[(n, spec.unsigned)])
+    if code == 4:
+        return _fixed_reader(struct.Struct("<f"))
+    if code == 5:
+        return _fixed_reader(struct.Struct("<d"))
+    if code == 15 and len(meta) == 2:
+        return _length_prefixed_reader(2 if struct.unpack("<H", meta)[0] > 255 else 1)
+    if code == 254 and len(meta) == 2 and meta[0] not in _ENUM_SET:
+        return _length_prefixed_reader(2 if _string_length(meta) > 255 else 1)
+    if code == 252 and len(meta) == 1 and 1 <= meta[0] <= 4:
+        return _length_prefixed_reader(meta[0])
+    return None
+
+
+def columns_present(bitmap: bytes, n: int) -> tuple[bool, ...]:
     """The ``n`` flags of a rows event's columns-present bitmap (bit i of byte i // 8, least significant first)."""
-    return [bool(bitmap[i // 8] & (1 << (i % 8))) for i in range(n)]
+    key = (bytes(bitmap), n)
+    flags = _PRESENT.get(key)
+    if flags is None:
+        if len(_PRESENT) > 4096:
+            _PRESENT.clear()
+        flags = _PRESENT[key] = tuple([bool(bitmap[i // 8] & (1 << (i % 8))) for i in range(n)])
+    return flags
+
+
+_PRESENT: dict[tuple[bytes, int], tuple[bool, ...]] = {}
 
 
 _bits = columns_present
 
 
 def decode_rows(
-    table_map: TableMapEvent, rows_event: RowsEvent
+    table_map: TableMapEvent, rows_event: RowsEvent, specs: Sequence[ColumnSpec] | None = None
 ) -> list[tuple[tuple[Any, ...] | None, tuple[Any, ...] | None]]:
     """Decode a rows event's images into ``(before, after)`` pairs (``None`` where the kind has no such image).
 
@@ -641,6 +730,11 @@ def decode_rows(
     PARTIAL_UPDATE_ROWS_EVENT the after image starts with ``value_options`` and, with PARTIAL_JSON_UPDATES, one bit
     per JSON column of the table; a JSON value whose bit is set reads as a
     :class:`~gtidkit.binlog.json_diff.JsonDiffs` (the changes to the row's current document).
+
+    Args:
+        table_map: the Table_map of the event's table id.
+        rows_event: the rows event.
+        specs: ``column_specs(table_map)`` when the caller keeps it (one per Table_map, many rows events).
 
     Raises:
         BinlogDecodeError: a truncated image, a column type the codec does not read, or a rows event type that is
@@ -652,14 +746,22 @@ def decode_rows(
             f"rows event type {rows_event.type_code} cannot be decoded", event_type=rows_event.type_code
         )
     n = table_map.column_count
-    specs = column_specs(table_map)
+    if specs is None:
+        specs = column_specs(table_map)
     before_cols = _bits(rows_event.columns_before, n)
     after_cols = _bits(rows_event.columns_after, n) if rows_event.columns_after is not None else before_cols
-    cur = Cursor(rows_event.body)
+    data = rows_event.body if isinstance(rows_event.body, bytes) else bytes(rows_event.body)
+    cur = Cursor(data)
+    key = tuple(specs)
+    readers = _READERS.get(key)
+    if readers is None:
+        if len(_READERS) > 1024:
+            _READERS.clear()
+        readers = _READERS[key] = [fast_reader(sp) for sp in specs]
     json_columns = [i for i, s in enumerate(specs) if s.type_code == _JSON]
     partial_event = rows_event.type_code == EventType.PARTIAL_UPDATE_ROWS_EVENT
 
-    def image(present: list[bool], after: bool = False) -> tuple[Any, ...]:
+    def image(present: Sequence[bool], after: bool = False) -> tuple[Any, ...]:
         partial: set[int] = set()
         if after and partial_event and cur.packed_int() & json_diff.PARTIAL_JSON_UPDATES:
             bits = _bits(cur.bytes((len(json_columns) + 7) // 8), len(json_columns))
@@ -676,6 +778,9 @@ def decode_rows(
                 out.append(None)
             elif i in partial:
                 out.append(json_diff.decode_diffs(decode_value(cur, specs[i])))
+            elif readers[i] is not None:
+                v, cur.pos = readers[i](data, cur.pos)  # type: ignore[misc]
+                out.append(v)
             else:
                 out.append(decode_value(cur, specs[i]))
             j += 1

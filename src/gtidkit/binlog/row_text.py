@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from gtidkit.binlog import json_binary
 from gtidkit.binlog.constants import EventType
@@ -266,7 +266,7 @@ def rows_pseudo_sql(type_code: int, ev: RowsEvent, table_map: TableMapEvent | No
     cur = Cursor(ev.body)
     out: list[str] = []
 
-    def image(present: list[bool], clause: str, is_after: bool) -> None:
+    def image(present: Sequence[bool], clause: str, is_after: bool) -> None:
         if is_after and partial_event and cur.packed_int() & PARTIAL_JSON_UPDATES:
             cur.bytes((json_cols + 7) // 8)
         k = sum(present)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from decimal import Decimal
 from typing import Any
 
 import click
@@ -39,12 +40,15 @@ from gtidkit.binlog import (
     XidEvent,
     event_type_name,
     iter_transactions,
+    json_binary,
     read_events,
     text,
 )
 from gtidkit.binlog.constants import LOG_EVENT_BINLOG_IN_USE_F
 from gtidkit.binlog.file import FrameReader
+from gtidkit.binlog.json_diff import JsonDiffs
 from gtidkit.binlog.mysqlbinlog import Base64Output, ScriptError, ScriptOptions, ScriptPrinter
+from gtidkit.binlog.row_image import ColumnSpec, column_specs, decode_rows
 from gtidkit.cli.binlog_generate import generate
 from gtidkit.cli.binlog_remote import remote_options, remote_requested, run_remote
 from gtidkit.cli.binlog_script import FileRange, following_binlogs, parse_datetime, write_script
@@ -109,8 +113,69 @@ def _gtid_text(ev: GtidEvent) -> str:
     return "ANONYMOUS" if ev.gtid is None else str(ev.gtid)
 
 
-def event_json(pe: PositionedEvent) -> dict[str, Any]:
-    """The JSON object of one event (``--json``)."""
+def _value_json(v: Any) -> Any:
+    """A row value as JSON: numbers and text as they are, DECIMAL as its exact text, string columns as text when
+    they are UTF-8 (else ``{"hex": ...}``), JSON columns as the document, partial JSON updates as their diffs."""
+    t = type(v)
+    if t is int or t is str or t is float or v is None or isinstance(v, (int, float, str)):
+        return v
+    if t is bytes:
+        try:
+            return v.decode("utf-8")
+        except UnicodeDecodeError:
+            return {"hex": v.hex()}
+    if isinstance(v, Decimal):
+        return str(v)
+    if isinstance(v, (bytes, bytearray)):
+        try:
+            return bytes(v).decode("utf-8")
+        except UnicodeDecodeError:
+            return {"hex": bytes(v).hex()}
+    if isinstance(v, JsonDiffs):
+        return {"json_diffs": [{"op": d.operation, "path": d.path} for d in v.diffs]}
+    return str(v)
+
+
+_JSON_TYPE = 245
+
+
+def _json_doc(raw: bytes) -> Any:
+    """A JSON column's binary document as a JSON value (opaque scalars as MySQL's text of them)."""
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [plain(x) for x in v]
+        if isinstance(v, json_binary.JsonOpaque):
+            return json_binary.temporal_text(v) or str(v)
+        return _value_json(v)
+
+    try:
+        return plain(json_binary.decode(raw))
+    except BinlogDecodeError:
+        return {"hex": raw.hex()}
+
+
+def _row_json(image: tuple[Any, ...], types: tuple[int, ...]) -> list[Any]:
+    return [
+        _json_doc(v) if t == _JSON_TYPE and isinstance(v, (bytes, bytearray)) else _value_json(v)
+        for v, t in zip(image, types)
+    ]
+
+
+def event_json(
+    pe: PositionedEvent, table_map: TableMapEvent | None = None, specs: Sequence[ColumnSpec] | None = None
+) -> dict[str, Any]:
+    """The JSON object of one event (``--json``).
+
+    Args:
+        pe: the event.
+        table_map: for a rows event, the Table_map of its table id: its rows are then decoded into ``rows``
+            (``[{"before": [...], "after": [...]}]``, column values in table order, ``null`` for NULL or a
+            column not in the image), with ``database`` and ``table``.
+        specs: ``column_specs(table_map)``, when the caller keeps them per Table_map.
+    """
     h = pe.header
     out: dict[str, Any] = {
         "file": pe.file,
@@ -170,14 +235,21 @@ def event_json(pe: PositionedEvent) -> dict[str, Any]:
             column_count=ev.column_count,
             column_types=list(ev.column_types),
         )
-        try:
-            names = ev.column_names()
-        except BinlogDecodeError:  # a malformed optional-metadata block: the event itself decoded fine
-            names = None
+        names = _table_shape(ev)[1]
         if names is not None:
             out["columns"] = list(names)
     elif isinstance(ev, RowsEvent):
         out.update(table_id=ev.table_id, rows_flags=ev.flags, column_count=ev.column_count)
+        if table_map is not None:
+            out.update(database=table_map.database, table=table_map.table)
+            types = tuple(table_map.column_types)
+            try:
+                out["rows"] = [
+                    {k: _row_json(v, types) for k, v in (("before", b), ("after", a)) if v is not None}
+                    for b, a in decode_rows(table_map, ev, specs)
+                ]
+            except BinlogDecodeError as err:  # the listing goes on; the entry says why it has no values
+                out["rows_error"] = err.message
     elif isinstance(ev, TransactionPayloadEvent):
         out.update(
             compression_type=ev.compression_type,
@@ -476,6 +548,53 @@ def _echo(out: Any, line: str) -> None:
     out.write(b"\n")
 
 
+_SHAPES: dict[
+    tuple[bytes, bytes, bytes, bytes], tuple[Sequence[ColumnSpec] | None, tuple[str, ...] | None]
+] = {}
+
+
+def _table_shape(tm: TableMapEvent) -> tuple[Sequence[ColumnSpec] | None, tuple[str, ...] | None]:
+    """A Table_map's column specs and names (``None`` when its metadata does not parse), computed once per
+    distinct table definition: a binlog repeats the same Table_map before every statement on a table."""
+    key = (tm.column_types, tm.metadata, tm.null_bitmap, tm.optional_metadata)
+    shape = _SHAPES.get(key)
+    if shape is None:
+        try:
+            specs: Sequence[ColumnSpec] | None = column_specs(tm)
+        except BinlogDecodeError:
+            specs = None
+        try:
+            names = tm.column_names()
+        except BinlogDecodeError:  # a malformed optional-metadata block: the event itself decoded fine
+            names = None
+        if len(_SHAPES) > 4096:
+            _SHAPES.clear()
+        shape = _SHAPES[key] = (specs, names)
+    return shape
+
+
+def _json_events(path: str, verify: bool, flt: GtidFilter, out: Any) -> None:
+    """One JSON line per event of ``path``, written 256 at a time (those before a fault are written before the
+    error propagates); rows events carry their values, decoded with their Table_map's column specs."""
+    maps: dict[int, tuple[TableMapEvent, Sequence[ColumnSpec] | None]] = {}
+    lines: list[str] = []
+    dumps = json.JSONEncoder(check_circular=False).encode
+    try:
+        for pe in _events(path, verify):
+            ev = pe.event
+            if isinstance(ev, TableMapEvent):
+                maps[ev.table_id] = (ev, _table_shape(ev)[0])
+            if flt.event(pe):
+                tm, sp = maps.get(ev.table_id, (None, None)) if isinstance(ev, RowsEvent) else (None, None)
+                lines.append(dumps(event_json(pe, tm, sp)))
+                if len(lines) >= 256:
+                    _echo(out, "\n".join(lines))
+                    lines.clear()
+    finally:
+        if lines:
+            _echo(out, "\n".join(lines))
+
+
 def _show_json(
     paths: list[str], as_json: bool, per_transaction: bool, flt: GtidFilter, verify: bool, out: Any
 ) -> None:
@@ -496,9 +615,7 @@ def _show_json(
                         continue
                     _echo(out, json.dumps(transaction_json(trx)) if as_json else transaction_text(trx))
             else:
-                for pe in _events(path, verify):
-                    if flt.event(pe):
-                        _echo(out, json.dumps(event_json(pe)))
+                _json_events(path, verify, flt, out)
         except BinlogDecodeError as err:
             failed = True
             if as_json:

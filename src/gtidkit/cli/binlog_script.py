@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -22,15 +22,16 @@ from gtidkit.binlog.codec import decode_event
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.events.control import GtidEvent, PreviousGtidsEvent
 from gtidkit.binlog.file import FrameReader
-from gtidkit.binlog.mysqlbinlog import ScriptPrinter
-from gtidkit.gtid import GtidSet
+from gtidkit.binlog.mysqlbinlog import Frame, ScriptPrinter
+from gtidkit.gtid import Gtid, GtidSet
 
 __all__ = ["FileRange", "following_binlogs", "parse_datetime", "write_script"]
 
 _ENC = ("utf-8", "surrogateescape")
 _FDE = EventType.FORMAT_DESCRIPTION_EVENT
 _PREV = EventType.PREVIOUS_GTIDS_LOG_EVENT
-_GTIDS = (EventType.GTID_LOG_EVENT, EventType.GTID_TAGGED_LOG_EVENT)
+_GTID = EventType.GTID_LOG_EVENT
+_GTID_TAGGED = EventType.GTID_TAGGED_LOG_EVENT
 #: Formats ``--start-datetime`` / ``--stop-datetime`` accept (MySQL's DATETIME literals).
 _DATETIME_FORMATS = (
     "%Y-%m-%d %H:%M:%S",
@@ -118,10 +119,37 @@ class _Continuity:
             )
         self.seen = gtids.union()  # a private copy: GTIDs are added to it in place
 
-    def gtid(self, ev: GtidEvent) -> None:
-        g = ev.gtid
-        if self.seen is not None and g is not None:
-            self.seen.add_in_place(g.sid, g.tag, g.gno)
+    def gtid(self, raw: bytes) -> None:
+        """An untagged Gtid event's bytes: flags(1) sid(16) gno(8) after the header."""
+        if self.seen is not None:
+            sid = raw[20:36]
+            gno = int.from_bytes(raw[36:44], "little")
+            if gno and sid != bytes(16):
+                self.seen.add_in_place(sid, "", gno)
+
+    def tagged(self, gtid: Gtid) -> None:
+        if self.seen is not None:
+            self.seen.add_in_place(gtid.sid, gtid.tag, gtid.gno)
+
+
+def _watched(reader: FrameReader, rng: FileRange, continuity: _Continuity) -> Iterator[Frame]:
+    """The frames of one file from ``rng.start`` (its FDEs always), noting Previous_gtids and GTIDs on the way."""
+    for frame in reader:
+        pos, buf, at, size = frame
+        t = buf[at + 4]
+        if pos < rng.start and t != _FDE:
+            continue
+        if t == _GTID:
+            continuity.gtid(buf[at : at + size])
+        elif t == _PREV or t == _GTID_TAGGED:
+            ev = decode_event(
+                buf[at : at + size], reader.fde, verify_checksum=False, offset=pos, file=rng.path
+            ).event
+            if isinstance(ev, PreviousGtidsEvent):
+                continuity.previous(rng.path, ev.gtids)
+            elif isinstance(ev, GtidEvent) and ev.gtid is not None:
+                continuity.tagged(ev.gtid)
+        yield frame
 
 
 def write_script(
@@ -154,38 +182,19 @@ def write_script(
     write = out.write
     write(printer.preamble().encode(*_ENC))
     continuity = _Continuity()
-    parts: list[str] = []
     try:
         for i, rng in enumerate(ranges):
             if on_file is not None:
                 on_file(i)
             reader = FrameReader(rng.path, verify_checksum=verify_checksum)
-            for pos, buf, at, size in reader:
-                t = buf[at + 4]
-                if pos < rng.start and t != _FDE:
-                    continue
-                raw = buf[at : at + size]
-                be = decode_event(raw, reader.fde, verify_checksum=False, offset=pos, file=rng.path)
-                if t == _PREV and isinstance(be.event, PreviousGtidsEvent):
-                    continuity.previous(rng.path, be.event.gtids)
-                elif t in _GTIDS and isinstance(be.event, GtidEvent):
-                    continuity.gtid(be.event)
-                text = printer.event(pos, raw, be, stop_position=rng.stop)
-                if printer.stopped:
-                    break
-                if text:
-                    parts.append(text)
-                    if len(parts) >= batch:
-                        write("".join(parts).encode(*_ENC))
-                        parts.clear()
-            if parts:
-                write("".join(parts).encode(*_ENC))
-                parts.clear()
+            printer.file = rng.path
+            for text in printer.feed_frames(
+                _watched(reader, rng, continuity), stop_position=rng.stop, batch=batch
+            ):
+                write(text.encode(*_ENC))
             if printer.stopped:
                 break
     finally:
-        if parts:
-            write("".join(parts).encode(*_ENC))
         out.flush()
     for line in continuity.warnings:
         warn(line)
