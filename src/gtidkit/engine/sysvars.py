@@ -209,6 +209,8 @@ def _check_sql_mode(ctx: SetContext, value: Any) -> Any:
         # default 1436549152 has one) are MODE_IGNORED_MASK: accepted, dropped
         names = [n for n, bit in sorted(SQL_MODE_BITS.items(), key=lambda kv: kv[1]) if value & bit]
         return ",".join(n for n in names if n not in ("ANSI", "TRADITIONAL"))
+    if isinstance(value, float):
+        raise ctx.wrong_type()
     return str(value)
 
 
@@ -217,7 +219,7 @@ def _check_collation(ctx: SetContext, value: Any) -> Any:
     collation name or id (mysqlbinlog prints ids: ``SET @@session.collation_connection=255``).
 
     Raises:
-        MySQLError: 1231 for NULL, 1273 ER_UNKNOWN_COLLATION for an unknown id or name.
+        MySQLError: 1231 for NULL, 1232 for a decimal, 1273 ER_UNKNOWN_COLLATION for an unknown id or name.
     """
     if value is None:
         raise ctx.wrong_value("NULL")
@@ -226,6 +228,8 @@ def _check_collation(ctx: SetContext, value: Any) -> Any:
             if cid == value:
                 return name
         raise mysql_error(1273, str(value))
+    if isinstance(value, float):
+        raise ctx.wrong_type()
     name = str(value).lower()
     if name.startswith("utf8_"):
         name = "utf8mb3_" + name[5:]
