@@ -235,6 +235,20 @@ ER: dict[int, ErrorSpec] = {
     3153: _e("ER_JSON_VACUOUS_PATH", "42000", "The path expression '$' is not allowed in this context."),
     3158: _e("ER_JSON_DOCUMENT_NULL_KEY", "22032", "JSON documents may not contain NULL member names."),
     1598: _e("ER_BINLOG_LOGGING_IMPOSSIBLE", "HY000", "Binary logging not possible. Message: %s"),
+    # the BINLOG statement (sql/sql_binlog.cc) and the session variables mysqlbinlog's output sets
+    1273: _e("ER_UNKNOWN_COLLATION", "HY000", "Unknown collation: '%s'"),
+    1575: _e("ER_BASE64_DECODE_ERROR", "HY000", "Decoding of base64 string failed"),
+    1609: _e(
+        "ER_NO_FORMAT_DESCRIPTION_EVENT_BEFORE_BINLOG_STATEMENT",
+        "HY000",
+        "The BINLOG statement of type `%s` was not preceded by a format description BINLOG statement.",
+    ),
+    1649: _e("ER_UNKNOWN_LOCALE", "HY000", "Unknown locale: '%s'"),
+    1730: _e(
+        "ER_ONLY_FD_AND_RBR_EVENTS_ALLOWED_IN_BINLOG_STATEMENT",
+        "HY000",
+        "Only Format_description_log_event and row events are allowed in BINLOG statements (but %s was provided)",
+    ),
     # binlog_format=STATEMENT: Note 1592 with the reason's text (engine/binlog/statement_context.py; 8.0.41
     # share/messages_to_clients.txt). The reasons are messages of their own, never raised alone.
     1592: _e(

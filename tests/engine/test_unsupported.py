@@ -54,7 +54,6 @@ UNSUPPORTED = [
     "RESTART",
     "CLONE LOCAL DATA DIRECTORY = '/tmp/x'",
     "HELP 'contents'",
-    "BINLOG 'abc'",
     "IMPORT TABLE FROM 'x.sdi'",
     "CREATE TABLESPACE ts ADD DATAFILE 'ts.ibd'",
     "CREATE SERVER s FOREIGN DATA WRAPPER mysql OPTIONS (USER 'x')",

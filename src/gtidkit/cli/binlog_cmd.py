@@ -50,6 +50,7 @@ from gtidkit.binlog.json_diff import JsonDiffs
 from gtidkit.binlog.mysqlbinlog import Base64Output, ScriptError, ScriptOptions, ScriptPrinter
 from gtidkit.binlog.row_image import ColumnSpec, column_specs, decode_rows
 from gtidkit.cli.binlog_generate import generate
+from gtidkit.cli.binlog_remote import remote_options, remote_requested, run_remote
 from gtidkit.cli.binlog_script import FileRange, following_binlogs, parse_datetime, write_script
 from gtidkit.cli.interrupt import set_incomplete
 from gtidkit.errors import GtidParseError
@@ -381,7 +382,7 @@ def _datetime(ctx: click.Context, param: click.Parameter, value: str | None) -> 
         raise click.BadParameter(str(err), ctx=ctx, param=param) from err
 
 
-@binlog.command("show")
+@binlog.command("show", context_settings={"help_option_names": ["--help"]})  # -h is --host, as in mysqlbinlog
 @click.option(
     "--json", "as_json", is_flag=True, help="One JSON object per line (per event, or per transaction)."
 )
@@ -413,8 +414,14 @@ def _datetime(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 )
 @click.option("-d", "--database", help="Only statements and row events of this default database.")
 @click.option("-t", "--to-last-log", is_flag=True, help="Go on with the binlogs that follow the last FILE.")
-@click.option("-r", "--result-file", type=click.Path(dir_okay=False), help="Write the output to this file.")
+@click.option(
+    "-r",
+    "--result-file",
+    type=click.Path(),
+    help="Write the output to this file (with --raw: prefix of the copied files, e.g. a directory and /).",
+)
 @click.option("--no-verify-checksum", is_flag=True, help="Do not check CRC32 footers.")
+@remote_options
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 def show(
     as_json: bool,
@@ -434,6 +441,7 @@ def show(
     result_file: str | None,
     no_verify_checksum: bool,
     files: tuple[str, ...],
+    **remote: Any,
 ) -> None:
     """Print binlog FILEs as mysqlbinlog does: a script `mysql` can replay (or, with --json, the events).
 
@@ -445,6 +453,18 @@ def show(
     exclude = _parse_set(exclude_gtids, "--exclude-gtids")
     verify = not no_verify_checksum
     paths = list(files)
+    if remote_requested(remote) or remote.get("raw") or remote.get("stop_never"):  # cli/binlog_remote.py
+        fetched = run_remote(
+            remote,
+            files,
+            exclude=exclude,
+            start_position=start_position,
+            to_last_log=to_last_log,
+            result_file=result_file,
+        )
+        if fetched is None:
+            return
+        paths, start_position, to_last_log = fetched, 4, False
     if to_last_log:
         paths += following_binlogs(paths[-1])
     out_file = open(result_file, "wb") if result_file else None  # noqa: SIM115 - closed below

@@ -211,6 +211,11 @@ def collation_id(name: str | None) -> int:
     return cs.collation_id if cs is not None else 255
 
 
+def collation_ids() -> dict[str, int]:
+    """Collation name -> id for the collations gtidkit knows (``SHOW COLLATION``'s Name and Id)."""
+    return dict(_COLLATION_IDS)
+
+
 def lookup(name: str) -> Charset:
     """The character set called ``name`` (any case; ``utf8`` = ``utf8mb3``).
 

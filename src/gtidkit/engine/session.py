@@ -123,6 +123,9 @@ class Session:
         self.sql_prepared: dict[str, Any] = {}
         #: FOUND_ROWS() after the running SELECT SQL_CALC_FOUND_ROWS (its count without LIMIT), else None
         self.calc_found_rows: int | None = None
+        #: what BINLOG statements keep between statements (MySQL's ``rli_fake``:
+        #: engine/statements/binlog_statement.py), None until the first one
+        self.binlog_statement_state: Any = None
 
     # ------------------------------------------------------------------ public
     def execute(self, sql: str) -> list[StatementResult]:

@@ -140,6 +140,22 @@ def _update_timestamp(ctx: SetContext, new: Any) -> None:
     ctx.session.executor.timestamp = float(new) if new else None
 
 
+def _check_timestamp(ctx: SetContext, value: Any) -> Any:
+    """timestamp (``Sys_var_session_special_double``): seconds with a fraction (mysqlbinlog prints ``SET
+    TIMESTAMP=1647193191.636194`` for a Query event with Q_MICROSECONDS); 0 restores the clock.
+
+    Raises:
+        MySQLError: 1232 for a string or NULL, 1231 for a value out of range.
+    """
+    from decimal import Decimal
+
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        raise ctx.wrong_type()
+    if value < 0 or value > 2**31 - 1:
+        raise ctx.wrong_value(str(value))
+    return int(value) if value == int(value) else float(value)
+
+
 def _check_session_outside_trx(ctx: SetContext, _value: Any) -> None:
     """``check_session_admin_outside_trx_outside_sf``'s transaction part: the SESSION value cannot change inside a
     transaction (binlog_transaction_compression and its level: the transaction is compressed as a whole).
@@ -173,6 +189,89 @@ def _check_charset(ctx: SetContext, value: Any) -> Any:
     if name == "character_set_client" and not cs.client_ok:
         raise _value_error(name, cs.name)
     return cs.name
+
+
+def _check_sql_mode(ctx: SetContext, value: Any) -> Any:
+    """sql_mode (``Sys_var_set``): a number is the bit set (what mysqlbinlog prints from a Query event's
+    Q_SQL_MODE_CODE: ``SET @@session.sql_mode=1168113696``), shown as the mode names in bit order; text is kept.
+
+    Raises:
+        MySQLError: 1231 for NULL or a number with bits no mode has.
+    """
+    if value is None:
+        raise ctx.wrong_value("NULL")
+    if isinstance(value, int) and not isinstance(value, bool):
+        from gtidkit.engine.binlog.transaction_events import SQL_MODE_BITS
+
+        if value < 0 or value >= 1 << 33:  # past MODE_LAST
+            raise ctx.wrong_value(str(value))
+        # the bits of modes 8.0 removed (NO_AUTO_CREATE_USER 1<<28, POSTGRESQL ... MYSQL40: a 5.7 source's
+        # default 1436549152 has one) are MODE_IGNORED_MASK: accepted, dropped
+        names = [n for n, bit in sorted(SQL_MODE_BITS.items(), key=lambda kv: kv[1]) if value & bit]
+        return ",".join(n for n in names if n not in ("ANSI", "TRADITIONAL"))
+    if isinstance(value, float):
+        raise ctx.wrong_type()
+    return str(value)
+
+
+def _check_collation(ctx: SetContext, value: Any) -> Any:
+    """collation_connection / collation_server / default_collation_for_utf8mb4 (``check_collation_not_null``): a
+    collation name or id (mysqlbinlog prints ids: ``SET @@session.collation_connection=255``).
+
+    Raises:
+        MySQLError: 1231 for NULL, 1232 for a decimal, 1273 ER_UNKNOWN_COLLATION for an unknown id or name.
+    """
+    if value is None:
+        raise ctx.wrong_value("NULL")
+    if isinstance(value, int) and not isinstance(value, bool):
+        for name, cid in charsets.collation_ids().items():
+            if cid == value:
+                return name
+        raise mysql_error(1273, str(value))
+    if isinstance(value, float):
+        raise ctx.wrong_type()
+    name = str(value).lower()
+    if name.startswith("utf8_"):
+        name = "utf8mb3_" + name[5:]
+    if name not in charsets.collation_ids() and name.split("_")[0] not in charsets.CHARSETS:
+        raise mysql_error(1273, str(value))
+    return name
+
+
+#: ``lc_time_names`` locales by number (``my_locale_by_number``: ``SET @@session.lc_time_names=0`` in mysqlbinlog's
+#: output is en_US) for the locales gtidkit formats (DATE_FORMAT month and day names are en_US only).
+_LOCALES = {0: "en_US"}
+
+
+def _check_locale(ctx: SetContext, value: Any) -> Any:
+    """lc_time_names (``check_locale``): a locale number or name.
+
+    Raises:
+        MySQLError: 1649 ER_UNKNOWN_LOCALE.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value not in _LOCALES:
+            raise mysql_error(1649, str(value))
+        return _LOCALES[value]
+    if value is None or str(value).lower() not in {n.lower() for n in _LOCALES.values()}:
+        raise mysql_error(1649, "NULL" if value is None else str(value))
+    return next(n for n in _LOCALES.values() if n.lower() == str(value).lower())
+
+
+def _check_pseudo_replica_mode(ctx: SetContext, value: Any) -> None:
+    """``check_pseudo_replica_mode``: outside a transaction only (1766 / 3138); the BINLOG statement's session
+    state follows it (engine/statements/binlog_statement.py), with MySQL's warnings."""
+    from gtidkit.engine.statements.binlog_statement import pseudo_replica_mode_changed
+
+    gv.check_outside_trx(ctx, value)
+    message = pseudo_replica_mode_changed(ctx.session, bool(value))
+    if message is not None:
+        ctx.warnings.append(Warning_("Warning", 1231, message))
+
+
+def _update_auto_increment_increment(ctx: SetContext, _old: Any, new: Any) -> None:
+    if ctx.scope == SESSION:
+        ctx.session.executor.auto_increment_increment = int(new)
 
 
 #: The variables gtidkit knows. Defaults follow the issue's options (gtid_executed_compression_period 1000 as in
@@ -355,6 +454,7 @@ SYSVARS: dict[str, SysVar] = {
             1,
             2**31 - 1,
             dynamic_value=True,
+            check=_check_timestamp,
             update=_update_timestamp,
             read=lambda session, _scope: int(session.executor.statement_time()),
         ),
@@ -383,11 +483,12 @@ SYSVARS: dict[str, SysVar] = {
             STR,
             "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,"
             "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION",
+            check=_check_sql_mode,
         ),
         _v("character_set_client", BOTH, STR, "utf8mb4", check=_check_charset),
         _v("character_set_connection", BOTH, STR, "utf8mb4", check=_check_charset),
         _v("character_set_results", BOTH, STR, "utf8mb4", check=_check_charset),
-        _v("collation_connection", BOTH, STR, "utf8mb4_0900_ai_ci"),
+        _v("collation_connection", BOTH, STR, "utf8mb4_0900_ai_ci", check=_check_collation),
         # '+HH:MM' offsets and SYSTEM; named zones need time zone tables a fresh MySQL lacks (engine/time_zone.py)
         _v("time_zone", BOTH, STR, tz.SYSTEM, parse=lambda value: tz.parse_time_zone(value).name),
         _v("system_time_zone", GLOBAL, STR, tz.system_time_zone_name(), read_only=True),
@@ -445,6 +546,18 @@ def _check_optimizer_switch(ctx: SetContext, value: Any) -> str:
     return optimizer_switch.merge(str(_current(ctx.session, ctx.var, ctx.scope)), text)
 
 
+def _update_deprecated(ctx: SetContext, _value: Any) -> None:
+    """``update_deprecated``: SET of character_set_database / collation_database warns (1681, MySQL's
+    ER_WARN_DEPRECATED_SYSVAR_UPDATE text); the value stays the default database's."""
+    ctx.warnings.append(
+        Warning_(
+            "Warning",
+            1681,
+            f"Updating '{ctx.var.name}' is deprecated. It will be made read-only in a future release.",
+        )
+    )
+
+
 def _database_charset(index: int) -> ReadHook:
     """``@@character_set_database`` (index 0) / ``@@collation_database`` (1): the default database's, else the
     server's (RM8.4 "Server System Variables": "the database used by the default database ... If there is no
@@ -475,28 +588,52 @@ _CLIENT_OPTION_VARS = (
     _v("foreign_key_checks", BOTH, BOOL, True),
     _v("optimizer_switch", BOTH, STR, optimizer_switch.DEFAULT, check=_check_optimizer_switch),
     _v("character_set_server", BOTH, STR, "utf8mb4"),
-    _v("collation_server", BOTH, STR, "utf8mb4_0900_ai_ci"),
-    # MySQL lets a client SET these (deprecated, warning 1681); gtidkit computes them from the default database
+    _v("collation_server", BOTH, STR, "utf8mb4_0900_ai_ci", check=_check_collation),
+    # MySQL lets a client SET these (deprecated, warning 1681: mysqlbinlog prints ``SET
+    # @@session.collation_database=DEFAULT``); gtidkit computes them from the default database, so SET changes nothing
     _v(
         "character_set_database",
         BOTH,
         STR,
         "utf8mb4",
-        read_only=True,
         dynamic_value=True,
         read=_database_charset(0),
+        update=_update_deprecated,
     ),
     _v(
         "collation_database",
         BOTH,
         STR,
         "utf8mb4_0900_ai_ci",
-        read_only=True,
         dynamic_value=True,
         read=_database_charset(1),
+        update=_update_deprecated,
     ),
 )
 SYSVARS.update((v.name, v) for v in _CLIENT_OPTION_VARS)
+
+
+#: The session context mysqlbinlog prints before each Query event and each transaction (RM8 "mysqlbinlog";
+#: ``Query_log_event::print_query_header``, ``Gtid_log_event::print``), so its output replays: declarations from
+#: ``sql/sys_vars.cc``. ``pseudo_thread_id``, ``sql_auto_is_null``, ``lc_time_names``, ``sql_require_primary_key``
+#: and ``default_table_encryption`` are kept and shown; ``original_*`` / ``immediate_server_version`` are kept for
+#: the session's next transaction.
+_REPLAY_VARS = (
+    _v("pseudo_replica_mode", SESSION, BOOL, False, on_check=_check_pseudo_replica_mode),
+    _v("pseudo_slave_mode", SESSION, BOOL, False, alias_of="pseudo_replica_mode"),
+    _v("pseudo_thread_id", SESSION, INT, 0, 0, UINT32_MAX),
+    _v("original_commit_timestamp", SESSION, INT, 1 << 55, 0, 1 << 55),
+    _v("original_server_version", SESSION, INT, 999999, 0, 999999),
+    _v("immediate_server_version", SESSION, INT, 999999, 0, 999999),
+    _v("sql_auto_is_null", BOTH, BOOL, False),
+    _v("auto_increment_increment", BOTH, INT, 1, 1, 65535, on_update=_update_auto_increment_increment),
+    _v("auto_increment_offset", BOTH, INT, 1, 1, 65535),
+    _v("lc_time_names", BOTH, STR, "en_US", check=_check_locale),
+    _v("default_collation_for_utf8mb4", BOTH, STR, "utf8mb4_0900_ai_ci", check=_check_collation),
+    _v("sql_require_primary_key", BOTH, BOOL, False),
+    _v("default_table_encryption", BOTH, BOOL, False),
+)
+SYSVARS.update((v.name, v) for v in _REPLAY_VARS)
 
 
 def lookup(name: str, absent: frozenset[str] = frozenset()) -> SysVar:
@@ -690,6 +827,11 @@ def set_variable(
         if scope == SESSION and var.scope == BOTH and var.update is None:
             value = session.server.globals.values[var.name]  # SET SESSION x = DEFAULT: the global value
     ctx = SetContext(session, var, scope, warnings)
+    if var.name != name.lower():
+        # Sys_var_deprecated_alias (pseudo_slave_mode, slave_net_timeout ...): 1287, with the full stop that
+        # mysql-test's variables.result shows for these ("... Please use pseudo_replica_mode instead.")
+        text = mysql_error(1287, "@@" + name.lower(), var.name).message + "."
+        warnings.append(Warning_("Warning", 1287, text))
     if var.parse is not None and not is_default:
         if value is None:
             raise _value_error(var.name, "NULL")

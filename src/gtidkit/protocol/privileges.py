@@ -76,7 +76,8 @@ def any_on_db(account: Account | None, db: str) -> bool:
 
 # ------------------------------------------------------------------ the check before a statement
 def _denied_specific(*names: str) -> MySQLError:
-    return mysql_error(1227, " or ".join(names))
+    # MySQL's texts list them as "A or B" and "A, B or C"
+    return mysql_error(1227, " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 2 else names))
 
 
 def _table_denied(command: str, user: str, host: str, table: str) -> MySQLError:
@@ -138,6 +139,7 @@ _ADMIN_NEEDS = {
     "replica_thread": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
     "change_replication_source": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
     "reset_replica": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
+    "binlog": ("SUPER", "BINLOG_ADMIN", "REPLICATION_APPLIER"),  # sql_binlog.cc mysql_client_binlog_statement
 }
 _SHOW_NEEDS = {
     "binary_log_status": ("SUPER", "REPLICATION CLIENT"),

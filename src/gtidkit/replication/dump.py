@@ -171,6 +171,21 @@ class DumpRequest:
         except struct.error as err:
             raise mysql_error(1835) from err
 
+    def encode(self) -> bytes:
+        """The body after the command byte (mirror of :meth:`decode`): what a client such as mysqlbinlog's
+        ``--read-from-remote-source`` sends. A GTID request carries its file name and position too (the sender
+        starts at that file when one is named, else at the first file holding a GTID the set lacks)."""
+        name = self.file.encode("utf-8", "surrogateescape")
+        if self.command == COM_BINLOG_DUMP:
+            return struct.pack("<IHI", self.pos & 0xFFFFFFFF, self.flags, self.server_id) + name
+        data = (self.gtids if self.gtids is not None else GtidSet()).encode()
+        return (
+            struct.pack("<HII", self.flags, self.server_id, len(name))
+            + name
+            + struct.pack("<QI", self.pos, len(data))
+            + data
+        )
+
 
 def _name(raw: bytes) -> str:
     raw = raw.split(b"\0", 1)[0]  # C string: MySQL reads up to the first NUL

@@ -32,7 +32,7 @@ import ssl as ssl_module
 import struct
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +56,8 @@ __all__ = [
     "COM_REGISTER_SLAVE",
     "IoError",
     "Receiver",
+    "RemoteDumpError",
+    "dump_events",
     "dump_gtid_body",
     "register_body",
 ]
@@ -132,6 +134,48 @@ def dump_gtid_body(server_id: int, gtids: GtidSet, flags: int = 0) -> bytes:
     return (
         struct.pack("<HII", flags, server_id, 0) + struct.pack("<Q", 4) + struct.pack("<I", len(data)) + data
     )
+
+
+class RemoteDumpError(Exception):
+    """The source refused or ended the dump with an error packet (fatal: reconnecting would not help).
+
+    Attributes:
+        code: the MySQL error number (1236 for dump errors).
+        message: the source's text.
+    """
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+def dump_events(conn: Any, request: Any) -> Iterator[bytes]:
+    """Send ``request`` (a :class:`~gtidkit.replication.dump.DumpRequest`) on a PyMySQL connection and yield each
+    raw event of the stream (the ``00`` packet prefix removed) until the
+    source's EOF (non-blocking dump).
+
+    Raises:
+        RemoteDumpError: an ERR packet from the source.
+        pymysql.err.OperationalError / OSError: the connection was lost.
+    """
+    import pymysql
+
+    conn._execute_command(request.command, request.encode())
+    while True:
+        try:
+            pkt = conn._read_packet()
+        except pymysql.err.InternalError as err:
+            raise RemoteDumpError(int(err.args[0]), str(err.args[1]) if len(err.args) > 1 else "") from err
+        except pymysql.err.OperationalError as err:
+            code = err.args[0] if err.args else 0
+            if isinstance(code, int) and 1000 <= code < 2000:
+                raise RemoteDumpError(code, str(err.args[1]) if len(err.args) > 1 else "") from err
+            raise
+        data = pkt.get_all_data()
+        if data[:1] == b"\xfe" and len(data) < 9:
+            return
+        yield bytes(data[1:])
 
 
 def _now_text(t: float) -> str:

@@ -162,6 +162,26 @@ def _plan_of(server: Server, session: Session) -> CommitPlan:
 _PLANS: dict[tuple[bool, bool, bool, bool, str, type[NextType], bool], CommitPlan] = {}
 
 
+#: ``UNDEFINED_COMMIT_TIMESTAMP`` / ``UNDEFINED_SERVER_VERSION``: the session variables' "not set" values.
+UNDEFINED_COMMIT_TIMESTAMP = 1 << 55
+UNDEFINED_SERVER_VERSION = 999999
+
+
+def session_origin(session: Any) -> tuple[int | None, int | None]:
+    """The original_commit_timestamp / original_server_version a client session set for its transaction (what
+    mysqlbinlog's output sets before each one, so a replayed transaction keeps the source's values), or None each
+    (this server's own). They are consumed by the commit, as ``MYSQL_BIN_LOG::write_transaction`` clears them
+    (``binlog.cc``); ``immediate_server_version`` is cleared too."""
+    sv = session.session_vars
+    sv.pop("immediate_server_version", None)
+    ocs = sv.pop("original_commit_timestamp", None)
+    osv = sv.pop("original_server_version", None)
+    return (
+        None if ocs is None or int(ocs) == UNDEFINED_COMMIT_TIMESTAMP else int(ocs),
+        None if osv is None or int(osv) == UNDEFINED_SERVER_VERSION else int(osv),
+    )
+
+
 def commit(
     server: Server,
     session: Session,
@@ -223,14 +243,15 @@ def commit(
             gtid_table.save_gtid(db, server.gtid_table, gtid)  # type: ignore[arg-type]
         if plan.write_binlog and server.binlog is not None:
             ts = server.now_us()
+            ocs, osv = session_origin(session)
             try:
                 file, _begin, end = server.binlog.write_transaction(
                     gtid,
                     transaction_events(server, session, ddl_text),
                     immediate_commit_timestamp=ts,
                     # the replica applier re-logs with the source's values (Gtid_log_event::do_apply_event)
-                    original_commit_timestamp=getattr(session.applier, "original_commit_timestamp", None),
-                    original_server_version=getattr(session.applier, "original_server_version", None),
+                    original_commit_timestamp=getattr(session.applier, "original_commit_timestamp", ocs),
+                    original_server_version=getattr(session.applier, "original_server_version", osv),
                     server_id=getattr(session.applier, "server_id", None),
                     timestamp=getattr(session.applier, "timestamp", None),
                     writeset=transaction_writeset(server, session, ddl_text),

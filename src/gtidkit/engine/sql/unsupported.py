@@ -97,7 +97,6 @@ UNSUPPORTED: tuple[Family, ...] = (
     _f(r"RESTART", "RESTART"),
     _f(r"CLONE\s+(?:LOCAL|INSTANCE)\s.+", "CLONE"),
     _f(rf"HELP\s+(?:{_STR}|\w+)", "HELP"),
-    _f(rf"BINLOG\s+{_STR}", "BINLOG"),
     _f(rf"IMPORT\s+TABLE\s+FROM\s+{_STR}.*", "IMPORT TABLE"),
     _f(r"(?:CREATE|ALTER|DROP)\s+(?:UNDO\s+)?TABLESPACE\s.+", "TABLESPACE"),
     _f(r"(?:CREATE|ALTER|DROP)\s+LOGFILE\s+GROUP\s.+", "LOGFILE GROUP"),

@@ -249,6 +249,7 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     (re.compile(r"^XA .+$"), "admin", "xa"),
     (re.compile(r"^LOCK TABLES? .+$|^UNLOCK TABLES?$"), "admin", "lock_tables"),
     (re.compile(r"^KILL(?: CONNECTION| QUERY)? (?P<id>\d+)$"), "admin", "kill"),
+    (re.compile(rf"^BINLOG {_STR}$"), "admin", "binlog"),  # engine/statements/binlog_statement.py
     (
         re.compile(rf"^PREPARE (?P<name>{_ID}) FROM (?:{_STR}|@(?P<var>[A-Za-z0-9_$.]+))$"),
         "prepared",
@@ -370,6 +371,7 @@ _RECOGNISER_WORDS = frozenset(
         "OPTIMIZE",
         "CHECK",
         "REPAIR",
+        "BINLOG",
     ]
 )
 #: First words of the account statements (engine/accounts/statements.py decides on the words after them).

@@ -22,6 +22,7 @@ from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.create_select import START_TRANSACTION
 from gtidkit.engine.sql.temporary import is_temporary_ddl
 from gtidkit.engine.statements import (
+    binlog_statement,
     checksum_table,
     flush,
     found_rows,
@@ -100,6 +101,8 @@ def _admin(session: Session, stmt: Statement) -> StatementResult:
         return flush.run_flush(session, stmt)
     if stmt.command == "checksum_table":  # reads only: no implicit commit, no GTID, not logged
         return checksum_table.run_checksum_table(session, stmt)
+    if stmt.command == "binlog":  # BINLOG '<base64>': row events applied in the session's transaction
+        return binlog_statement.run_binlog(session, stmt)
     skip = trx.pre_statement(session, stmt)
     # UNLOCK TABLES commits only when LOCK TABLES locks are held (statements/locks.py)
     commits = trx.causes_implicit_commit(stmt) and session.server.admin.commits_implicitly(session, stmt.text)
@@ -272,6 +275,11 @@ def _prepared(session: Session, stmt: Statement) -> StatementResult:
 
 
 def _other(session: Session, stmt: Statement) -> StatementResult:
+    if not stmt.text.strip():
+        # only a version comment whose body is empty (``/*!*/``: what the mysql / mariadb client sends for
+        # mysqlbinlog's ``/*!\C utf8mb4 *//*!*/;`` after running \C): MySQL's SQLCOM_EMPTY_QUERY, an innocent OK
+        # (sql_yacc.yy ``sql_statement: END_OF_INPUT`` with has_comment())
+        return StatementResult()
     # statements the SQL layer may not know (HANDLER, LOAD DATA, ...): not innocent, so a failure of an
     # autocommitted one ends its transaction like any other statement's
     if trx.pre_statement(session, stmt):

@@ -58,7 +58,7 @@ INNOCENT = frozenset({"select", "show", "use", "set"})
 #: Transaction control: always allowed, even while gtid_next is UNDEFINED.
 CONTROL = frozenset({"begin", "commit", "rollback"})
 #: Admin commands without CF_IMPLICIT_COMMIT_BEGIN.
-_ADMIN_NO_IMPLICIT_COMMIT = frozenset({"kill", "xa"})
+_ADMIN_NO_IMPLICIT_COMMIT = frozenset({"kill", "xa", "binlog"})
 
 
 def causes_implicit_commit(stmt: Statement) -> bool:
