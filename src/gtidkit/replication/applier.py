@@ -160,6 +160,8 @@ class Applier:
         self.session_id: int | None = None
         #: the transaction being applied (performance_schema APPLYING_TRANSACTION), or None
         self.applying: Any = None
+        #: when the applier started applying ``applying`` (seconds since the epoch; APPLYING_TRANSACTION_START_APPLY)
+        self.applying_started = 0.0
         #: the last transaction applied (:class:`AppliedTransaction`), or None
         self.last_applied_transaction: AppliedTransaction | None = None
 
@@ -247,8 +249,9 @@ class Applier:
             tracker = _EventTracker(session)
             for trx in reader:
                 tracker.current = tracker.table_map = None
-                self.applying = trx
                 started = time.time()
+                self.applying_started = started
+                self.applying = trx
                 try:
                     # session.apply(trx) is apply(session, trx); the tracker in between remembers which event
                     # failed, for MySQL's wording of the error

@@ -498,6 +498,125 @@ class Replica:
             return []
         return [(self.channel, "ON" if self.applier.running else "OFF", None, 0)]
 
+    def applier_configuration_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_applier_configuration``: DESIRED_DELAY (SOURCE_DELAY, 0 here),
+        PRIVILEGE_CHECKS_USER NULL, REQUIRE_ROW_FORMAT NO, REQUIRE_TABLE_PRIMARY_KEY_CHECK STREAM,
+        ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS OFF / NULL: the defaults of a channel CHANGE REPLICATION SOURCE TO
+        made (mysql-test ``rpl`` results)."""
+        if not self.exists:
+            return []
+        return [(self.channel, 0, None, "NO", "STREAM", "OFF", None)]
+
+    def _workers(self) -> int:
+        return max(0, int(self.applier.replica_parallel_workers))
+
+    def coordinator_status_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_applier_status_by_coordinator``: one row when the channel has a
+        multi-threaded applier (``replica_parallel_workers`` > 0; none for the single-threaded one, mysql-test
+        ``rpl_perfschema_applier_status_by_worker``). The coordinator's error is Last_SQL_Error's text
+        (``Coordinator stopped because there were error(s) in the worker(s) ...``). The coordinator hands each
+        transaction to the worker as soon as it is read, so LAST_PROCESSED_TRANSACTION is the one being applied,
+        else the last applied, and PROCESSING_TRANSACTION is empty between transactions."""
+        if not self.exists or not self._workers():
+            return []
+        app = self.applier
+        err = app.last_error
+        applying, started = app.applying, app.applying_started
+        if applying is not None:
+            gtid, orig, imm = _trx_identity(applying)
+            buffered = (
+                gtid,
+                _us_timestamp(orig),
+                _us_timestamp(imm),
+                ps_timestamp(started),
+                ps_timestamp(started),
+            )
+        elif app.last_applied_transaction is not None:
+            t = app.last_applied_transaction
+            start = ps_timestamp(t.start_apply_timestamp)
+            buffered = (
+                t.gtid,
+                _us_timestamp(t.original_commit_timestamp),
+                _us_timestamp(t.immediate_commit_timestamp),
+                start,
+                start,
+            )
+        else:
+            buffered = ("", ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP)
+        return [
+            (
+                self.channel,
+                None,
+                "ON" if app.running else "OFF",
+                err.errno if err else 0,
+                err.coordinator_message if err else "",
+                ps_timestamp(err.time) if err else ZERO_TIMESTAMP,
+                *buffered,
+                "",
+                ZERO_TIMESTAMP,
+                ZERO_TIMESTAMP,
+                ZERO_TIMESTAMP,
+            )
+        ]
+
+    def worker_status_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_applier_status_by_worker``: WORKER_ID 1..replica_parallel_workers (0:
+        one row, WORKER_ID 0, for the single-threaded applier), kept after STOP REPLICA with SERVICE_STATE OFF
+        (mysql-test ``rpl_perfschema_applier_status_by_worker``). Transactions are applied in commit order by
+        worker 1 (see :mod:`gtidkit.replication.applier`): its row carries LAST_APPLIED_TRANSACTION and
+        APPLYING_TRANSACTION with their four timestamps and the error (``Worker 1 failed executing transaction
+        '<gtid>' at source log ...``); the other workers' rows are idle."""
+        if not self.exists:
+            return []
+        app = self.applier
+        state = "ON" if app.running else "OFF"
+        workers = self._workers()
+        rows = []
+        for worker in range(1, workers + 1) if workers else (0,):
+            if worker > 1:
+                rows.append(_idle_worker_row(self.channel, worker, state))
+                continue
+            err = app.last_error
+            last = app.last_applied_transaction
+            applying, started = app.applying, app.applying_started
+            if last is not None:
+                applied = (
+                    last.gtid,
+                    _us_timestamp(last.original_commit_timestamp),
+                    _us_timestamp(last.immediate_commit_timestamp),
+                    ps_timestamp(last.start_apply_timestamp),
+                    ps_timestamp(last.end_apply_timestamp),
+                )
+            else:
+                applied = ("", ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP)
+            if applying is not None:
+                gtid, orig, imm = _trx_identity(applying)
+                current = (gtid, _us_timestamp(orig), _us_timestamp(imm), ps_timestamp(started))
+            else:
+                current = ("", ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP)
+            rows.append(
+                (
+                    self.channel,
+                    worker,
+                    None,
+                    state,
+                    err.errno if err else 0,
+                    err.message if err else "",
+                    ps_timestamp(err.time) if err else ZERO_TIMESTAMP,
+                    *applied,
+                    *current,
+                    0,
+                    0,
+                    "",
+                    ZERO_TIMESTAMP,
+                    0,
+                    0,
+                    "",
+                    ZERO_TIMESTAMP,
+                )
+            )
+        return rows
+
     def executed_source_position(self) -> tuple[str, int] | None:
         """(Relay_Source_Log_File, Exec_Source_Log_Pos): the source position the applier has executed up to."""
         applied = self.applier.last_applied
@@ -555,6 +674,24 @@ class Replica:
             self.relay.close()
 
 
+def _trx_identity(trx: Any) -> tuple[str, int, int]:
+    """A relay-log transaction's GTID text (``ANONYMOUS`` without one) and its original / immediate commit
+    timestamps (µs since the epoch, 0 when the source wrote none)."""
+    gev = trx.gtid_event
+    gtid = trx.gtid
+    return (
+        str(gtid) if gtid is not None else "ANONYMOUS",
+        int(gev.original_commit_timestamp or 0) if gev is not None else 0,
+        int(gev.immediate_commit_timestamp or 0) if gev is not None else 0,
+    )
+
+
+def _idle_worker_row(channel: str, worker: int, state: str) -> tuple[Any, ...]:
+    """A ``replication_applier_status_by_worker`` row of a worker that has applied nothing."""
+    z = ZERO_TIMESTAMP
+    return (channel, worker, None, state, 0, "", z, "", z, z, z, z, "", z, z, z, 0, 0, "", z, 0, 0, "", z)
+
+
 def _fields(cfg: ChannelConfig) -> dict[str, Any]:
     return {f: getattr(cfg, f) for f in cfg.__dataclass_fields__}
 
@@ -582,6 +719,12 @@ def install(engine_server: Any, wire_server: Any, repl: Any) -> Replica:
             ): replica.connection_configuration_rows,
             ("performance_schema", "replication_connection_status"): replica.connection_status_rows,
             ("performance_schema", "replication_applier_status"): replica.applier_status_rows,
+            ("performance_schema", "replication_applier_configuration"): replica.applier_configuration_rows,
+            (
+                "performance_schema",
+                "replication_applier_status_by_coordinator",
+            ): replica.coordinator_status_rows,
+            ("performance_schema", "replication_applier_status_by_worker"): replica.worker_status_rows,
         }
     )
     from gtidkit.replication.pos_wait import pos_wait_functions
