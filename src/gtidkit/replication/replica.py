@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 from gtidkit.engine.results import Condition
+from gtidkit.engine.sysvars import skip_error_codes
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import message, mysql_error
 from gtidkit.replication.applier import Applier
@@ -183,6 +184,36 @@ class Replica:
         self.applier = Applier(server, self.relay, channel=channel)
         self._lock = threading.RLock()
         self.closed = False
+        self._applier_settings()
+        if self.exists and bool(server.globals.get("relay_log_recovery")):
+            self._recover_relay_log()
+
+    def _applier_settings(self) -> None:
+        """The applier options as they are when its thread starts (``relay_log_purge``,
+        ``replica_parallel_workers``, ``replica_skip_errors``; MySQL reads them at START REPLICA)."""
+        g = self.server.globals
+        self.applier.relay_log_purge = bool(g.get("relay_log_purge"))
+        self.applier.replica_parallel_workers = int(g.get("replica_parallel_workers"))
+        self.applier.skip_errors = skip_error_codes(g.get("replica_skip_errors"))
+
+    def _recover_relay_log(self) -> None:
+        """``relay_log_recovery`` (RM8 "relay_log_recovery": "all unprocessed relay logs are ignored"): at start-up
+        the relay log is discarded and a new one started, the applier resumes at the new relay log's head and the
+        receiver fetches again from what the applier has applied (by GTIDs under auto-positioning, from the source
+        position the applier reached otherwise: ``init_recovery`` in ``sql/rpl_replica.cc``)."""
+        applied = self._applied_position()
+        source = (applied[2], applied[3]) if applied is not None and applied[2] else None
+        self.relay.reset(keep_applied=True, source_position=source)
+        self._reset_applier_position()
+        if applied is not None:
+            log.info(
+                "Recovery from source pos %d and file %s. Previous relay log pos and relay log file had been set "
+                "to %d, %s respectively.",
+                applied[3],
+                applied[2],
+                applied[1],
+                applied[0],
+            )
 
     # ------------------------------------------------------------------------------------------------ helpers
     def _source_uuid_seen(self, uuid: str) -> None:
@@ -272,6 +303,7 @@ class Replica:
             if (not io or self.receiver.running) and (not sql or self.applier.running):
                 return [Condition("Note", 3083, message(3083, self.channel))]
             if sql and not self.applier.running:
+                self._applier_settings()
                 self.applier.start()
             if io and not self.receiver.running:
                 self.receiver.start()
