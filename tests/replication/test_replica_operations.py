@@ -17,13 +17,12 @@ Oracles:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pymysql
 import pytest
-from replication.cluster import Cluster, Node, cluster, wait_until
 
 from gtidkit.gtid import GtidSet
+from replication.cluster import Node, cluster, wait_until
 
 REPLICA_OPTIONS = (
     "--replica-parallel-workers=3",
@@ -111,7 +110,9 @@ def test_worker_and_coordinator_tables(pair: tuple[Node, Node]) -> None:
     src.query("INSERT INTO d.t VALUES (1, 'one')")
     _sync(src, rep)
     last = f"{src.server_uuid()}:{GtidSet.parse(src.executed().to_text()).count()}"
-    workers = _rows(rep, "SELECT * FROM performance_schema.replication_applier_status_by_worker ORDER BY WORKER_ID")
+    workers = _rows(
+        rep, "SELECT * FROM performance_schema.replication_applier_status_by_worker ORDER BY WORKER_ID"
+    )
     assert [w["WORKER_ID"] for w in workers] == [1, 2, 3]
     w1 = workers[0]
     assert (w1["SERVICE_STATE"], w1["LAST_ERROR_NUMBER"], w1["LAST_ERROR_MESSAGE"]) == ("ON", 0, "")
@@ -142,7 +143,9 @@ def test_worker_and_coordinator_tables(pair: tuple[Node, Node]) -> None:
             "ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS_VALUE": None,
         }
     ]
-    received = _rows(rep, "SELECT RECEIVED_TRANSACTION_SET FROM performance_schema.replication_connection_status")
+    received = _rows(
+        rep, "SELECT RECEIVED_TRANSACTION_SET FROM performance_schema.replication_connection_status"
+    )
     assert GtidSet.parse(received[0]["RECEIVED_TRANSACTION_SET"]) == src.executed()
 
 
@@ -166,7 +169,9 @@ def test_worker_error_with_its_gtid_then_stop(pair: tuple[Node, Node]) -> None:
     gtid = f"{src.server_uuid()}:{src.executed().count()}"
     wait_until(lambda: rep.replica_status()["Last_SQL_Errno"] == 1032, what="error 1032")
     status = rep.replica_status()
-    w1 = _rows(rep, "SELECT * FROM performance_schema.replication_applier_status_by_worker WHERE WORKER_ID = 1")[0]
+    w1 = _rows(
+        rep, "SELECT * FROM performance_schema.replication_applier_status_by_worker WHERE WORKER_ID = 1"
+    )[0]
     assert w1["LAST_ERROR_NUMBER"] == 1032
     assert w1["LAST_ERROR_MESSAGE"].startswith(
         f"Worker 1 failed executing transaction '{gtid}' at source log binlog.000001, end_log_pos "
@@ -180,7 +185,11 @@ def test_worker_error_with_its_gtid_then_stop(pair: tuple[Node, Node]) -> None:
     rep.query("STOP REPLICA")
     after = _rows(rep, "SELECT WORKER_ID, THREAD_ID, SERVICE_STATE, LAST_ERROR_NUMBER FROM "
                   "performance_schema.replication_applier_status_by_worker ORDER BY WORKER_ID")  # fmt: skip
-    assert [tuple(r.values()) for r in after] == [(1, None, "OFF", 1032), (2, None, "OFF", 0), (3, None, "OFF", 0)]
+    assert [tuple(r.values()) for r in after] == [
+        (1, None, "OFF", 1032),
+        (2, None, "OFF", 0),
+        (3, None, "OFF", 0),
+    ]
     rep.query("INSERT INTO d.t VALUES (1, 'one')")  # the DBA fixes the data and restarts
     rep.query("START REPLICA")
     _sync(src, rep)
@@ -235,7 +244,9 @@ def test_relay_log_purge_off_keeps_files_then_recovery_discards_them(pair: tuple
         src.query(f"INSERT INTO d.t VALUES ({n}, 'rotated')")
     _sync(src, rep)
     kept = _relay_files(rep)
-    assert kept[: len(before)] == before and len(kept) >= len(before) + 2  # relay_log_purge=OFF: nothing purged
+    assert (
+        kept[: len(before)] == before and len(kept) >= len(before) + 2
+    )  # relay_log_purge=OFF: nothing purged
     assert all((rep.datadir / f).exists() for f in kept)
 
     # restart with relay_log_recovery and skip_replica_start: old relay files gone, threads stopped, then resume
