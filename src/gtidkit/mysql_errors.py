@@ -175,6 +175,11 @@ ER: dict[int, ErrorSpec] = {
         "22003",
         "Cannot get geometry object from data you send to the GEOMETRY field",
     ),
+    1290: _e(
+        "ER_OPTION_PREVENTS_STATEMENT",
+        "HY000",
+        "The MySQL server is running with the %s option so it cannot execute this statement",
+    ),
     1291: _e("ER_DUPLICATED_VALUE_IN_TYPE", "HY000", "Column '%s' has duplicated value '%s' in %s"),
     1292: _e("ER_TRUNCATED_WRONG_VALUE", "22007", "Truncated incorrect %s value: '%s'"),
     1294: _e("ER_INVALID_ON_UPDATE", "HY000", "Invalid ON UPDATE clause for '%s' column"),

@@ -2,8 +2,9 @@
 
 Sources: MySQL manual "Initializing the Data Directory" (``--initialize`` prints a generated temporary password
 for root@localhost, ``--initialize-insecure`` an empty one; an existing non-empty datadir aborts with MY-010457),
-"The Server Shutdown Process" (SIGTERM and the SHUTDOWN statement shut down cleanly), ``--pid-file`` and
-``--log-error`` (both relative to the datadir).
+"The Server Shutdown Process" (SIGTERM and the SHUTDOWN statement shut down cleanly), "Unix Signal Handling in
+MySQL" (SIGHUP reloads the grant tables and flushes the logs, SIGUSR1 flushes the error log; the server keeps
+running), ``--pid-file`` and ``--log-error`` (both relative to the datadir).
 
 Options are mysqld's, on the command line or in ``--defaults-file`` (:mod:`gtidkit.protocol.options`: the option
 table, option files, the warnings and errors of an unknown or out-of-range option); the engine's go to
@@ -66,6 +67,53 @@ def _setup_logging(log_error: str, datadir: Path) -> None:
         handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_MysqldFormatter())
     root.addHandler(handler)
+
+
+def reopen_error_log() -> None:
+    """FLUSH ERROR LOGS: close and reopen the error log file (``--log-error``), so that a log rotated away by
+    ``mv`` is replaced by a new file of the same name (RM8 "Server Log Maintenance"). Nothing for stderr."""
+    for handler in logging.getLogger("gtidkit").handlers:
+        if isinstance(handler, logging.FileHandler):
+            stream = open(handler.baseFilename, handler.mode, encoding=handler.encoding)  # noqa: SIM115
+            old = handler.setStream(stream)
+            if old is not None:
+                old.close()
+
+
+def flush_on_signal(engine: Any, signum: int) -> None:
+    """What mysqld's signal thread does for SIGHUP / SIGUSR1, the server staying up (``signal_hand`` in
+    ``sql/mysqld.cc`` calls ``handle_reload_request``).
+
+    SIGHUP (RM8 "Unix Signal Handling in MySQL": "reload the grant tables and to flush tables, logs, the thread
+    cache, and the host cache"): reopen the error log, rotate the binary log (as FLUSH LOGS: nothing when it is
+    off) and re-read the grant tables (FLUSH PRIVILEGES). SIGUSR1 ("flush the error log, general query log, and
+    slow query log"): reopen the error log only. Tables, thread and host caches have nothing to flush here.
+
+    Args:
+        engine: the engine ``Server``.
+        signum: ``signal.SIGHUP`` or ``signal.SIGUSR1``.
+
+    A failure is written to the error log, never raised: the server keeps running, as mysqld does.
+    """
+    log = logging.getLogger("gtidkit.server")
+    try:
+        reopen_error_log()
+    except OSError as err:
+        log.error("Could not open file '%s' for error logging: %s", err.filename, err.strerror)
+    if signum != signal.SIGHUP:
+        return
+    try:
+        engine.rotate()
+    except (MySQLError, OSError) as err:
+        log.error("Failed to flush the binary log on SIGHUP: %s", err)
+    try:
+        conn = engine.storage.connect()
+        try:
+            engine.accounts.load(conn)
+        finally:
+            conn.close()
+    except (GtidkitError, OSError) as err:
+        log.error("Failed to reload the grant tables on SIGHUP: %s", err)
 
 
 def _log_option_warnings(opts: Any) -> None:
@@ -245,16 +293,24 @@ def _run(datadir: Path, opts: Any) -> int:
         received.append(signum)
         stop.set()
 
+    flushes: list[int] = []  # SIGHUP / SIGUSR1 received, handled by the loop below (not inside the handler)
+
+    def on_flush_signal(signum: int, _frame: Any) -> None:
+        flushes.append(signum)
+
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGHUP, on_flush_signal)
+    signal.signal(signal.SIGUSR1, on_flush_signal)
     # mysqld's start line, parsed by tests and scripts: the actual port (useful with --port=0)
     click.echo(
         f"ready for connections. Version: '{wire.ctx.server_version}'  socket: ''  port: {wire.port}",
         err=True,
     )
     try:
-        while not stop.wait(0.5):
-            pass
+        while not stop.wait(0.2):
+            while flushes:
+                flush_on_signal(engine, flushes.pop(0))
     finally:
         log.info("Normal shutdown")
         replication.shutdown()

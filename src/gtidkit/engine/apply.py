@@ -639,6 +639,8 @@ class ApplierSession(Session):
     #: its COMMIT never chains nor releases, whatever completion_type says (MySQL's Xid_log_event::do_commit
     #: commits through trans_commit, not SQLCOM_COMMIT)
     follows_completion_type = False
+    #: the applier writes whatever read_only / super_read_only say (MySQL's replication threads are exempt)
+    replication_thread = True
 
     def __init__(self, server: Server, session_id: int, channel: str = "") -> None:
         super().__init__(server, session_id)

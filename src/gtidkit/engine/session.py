@@ -67,6 +67,8 @@ class Session:
     #: COMMIT / ROLLBACK follow ``completion_type`` (False for the replica applier: its Xid events commit through
     #: ``trans_commit``, never SQLCOM_COMMIT's chain / release; gtidkit.engine.statements.transaction.completion)
     follows_completion_type: ClassVar[bool] = True
+    #: a replication thread (the applier): ``read_only`` / ``super_read_only`` never stop its writes
+    replication_thread: ClassVar[bool] = False
 
     def __init__(self, server: Server, session_id: int) -> None:
         from gtidkit.engine.sql.executor import Executor
@@ -96,6 +98,9 @@ class Session:
         self.stage = ""
         #: what the last account statement did (engine/accounts/statements.py ``Outcome``), for the wire server
         self.account_outcome: Any = None
+        #: the session's account holds SUPER or CONNECTION_ADMIN, so ``read_only`` (not ``super_read_only``) lets
+        #: it write; the wire server sets it before each statement, an embedded session acts as root
+        self.read_only_exempt = True
         # transaction state
         self.explicit_trx = False
         #: the open explicit transaction is READ ONLY (MySQL's ``thd->tx_read_only``; writes fail with 1792)

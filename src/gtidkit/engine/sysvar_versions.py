@@ -27,6 +27,9 @@ binlog_expire_logs_auto_purge             (none)          ON               ON   
 binlog_row_metadata                       (none)          MINIMAL          MINIMAL          8.0.1
 binlog_row_value_options                  (none)          ''               ''               8.0.3
 binlog_transaction_compression (+zstd)    (none)          OFF (3)          OFF (3)          8.0.20
+replica_parallel_workers                  0               4                4                8.0.27
+replica_parallel_type                     DATABASE        LOGICAL_CLOCK    (removed)        8.0.27 / 8.4.0
+replica_preserve_commit_order             OFF             ON               ON               8.0.27
 replica_* / source_* names                (none)          yes              yes              8.0.26 (5.7: slave_*)
 ========================================  ==============  ===============  ===============  ====================
 
@@ -72,6 +75,10 @@ VERSIONED: dict[str, tuple[Any, Any, Any]] = {
     "binlog_row_value_options": (ABSENT, "", ""),
     "binlog_transaction_compression": (ABSENT, False, False),
     "binlog_transaction_compression_level_zstd": (ABSENT, 3, 3),
+    # 8.0.27 made the multi-threaded applier the default; 8.4.0 removed replica_parallel_type
+    "replica_parallel_workers": (0, 4, 4),
+    "replica_parallel_type": ("DATABASE", "LOGICAL_CLOCK", ABSENT),
+    "replica_preserve_commit_order": (False, True, True),
 }
 
 #: names 8.0.26 gave the slave / master variables: 5.7 knows only the old ones (their aliases in
@@ -83,6 +90,10 @@ RENAMED_IN_8_0_26 = frozenset(
         "replica_net_timeout",
         "source_verify_checksum",
         "replica_type_conversions",
+        "replica_parallel_workers",
+        "replica_parallel_type",
+        "replica_preserve_commit_order",
+        "replica_skip_errors",
     }
 )
 

@@ -116,6 +116,53 @@ def _binlog_attribute(ctx: SetContext, _old: Any, new: Any) -> None:
         setattr(ctx.server.binlog, ctx.var.name, int(new))
 
 
+def _read_only_changed(ctx: SetContext, _old: Any, new: Any) -> None:
+    """SET GLOBAL read_only = OFF also turns super_read_only OFF (``fix_read_only``)."""
+    if not new:
+        ctx.server.globals.set("super_read_only", False)
+
+
+def _super_read_only_changed(ctx: SetContext, _old: Any, new: Any) -> None:
+    """SET GLOBAL super_read_only = ON also turns read_only ON (``fix_super_read_only``)."""
+    if new:
+        ctx.server.globals.set("read_only", True)
+
+
+def _skip_errors(value: Any) -> str:
+    """``replica_skip_errors``: ``OFF``, ``all``, ``ddl_exist_errors`` or a comma-separated list of error codes,
+    shown as mysqld shows it (``OFF`` / ``ALL`` / the codes in ascending order, RM8 "replica_skip_errors").
+
+    Raises:
+        MySQLError: 1231 for a value that is none of those.
+    """
+    text = str(value).strip()
+    upper = text.upper()
+    if upper in ("", "OFF"):
+        return "OFF"
+    if upper == "ALL":
+        return "ALL"
+    codes: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if part.lower() == "ddl_exist_errors":
+            codes.update((1007, 1008, 1050, 1051, 1054, 1060, 1061, 1068, 1094, 1146))
+        elif part.isdigit():
+            codes.add(int(part))
+        else:
+            raise mysql_error(1231, "replica_skip_errors", text)
+    return ",".join(str(c) for c in sorted(codes))
+
+
+def skip_error_codes(value: Any) -> frozenset[int] | None:
+    """The error codes a ``replica_skip_errors`` value skips; None for ``ALL``, empty for ``OFF``."""
+    text = str(value or "OFF")
+    if text.upper() == "ALL":
+        return None
+    if text.upper() == "OFF":
+        return frozenset()
+    return frozenset(int(c) for c in text.split(",") if c)
+
+
 def _autocommit_changed(ctx: SetContext, old: Any, new: Any) -> None:
     """SET autocommit=1 from 0 commits the open transaction (``fix_autocommit``)."""
     if ctx.scope == SESSION and new and not old:
@@ -341,6 +388,36 @@ SYSVARS: dict[str, SysVar] = {
         _v("skip_slave_start", GLOBAL, BOOL, False, read_only=True, alias_of="skip_replica_start"),
         _v("replica_net_timeout", GLOBAL, INT, 60, 1, 31536000),
         _v("slave_net_timeout", GLOBAL, INT, 60, 1, 31536000, alias_of="replica_net_timeout"),
+        # replica options (RM8 "Replication Replica Options and Variables"; gtidkit.replication.replica reads them
+        # when the threads start): relay log purging and recovery, the applier's workers (transactions are applied
+        # in commit order by one worker whatever the number: gtidkit.replication.applier), errors to skip, what the
+        # replica reports to its source for SHOW REPLICAS (report_port 0: the port it listens on)
+        _v("relay_log_purge", GLOBAL, BOOL, True),
+        _v("relay_log_recovery", GLOBAL, BOOL, False, read_only=True),
+        _v("relay_log_space_limit", GLOBAL, INT, 0, 0, UINT64_MAX, read_only=True),
+        _v("replica_parallel_workers", GLOBAL, INT, 4, 0, 1024),
+        _v("slave_parallel_workers", GLOBAL, INT, 4, 0, 1024, alias_of="replica_parallel_workers"),
+        _v("replica_parallel_type", GLOBAL, ENUM, "LOGICAL_CLOCK", choices=("DATABASE", "LOGICAL_CLOCK")),
+        _v(
+            "slave_parallel_type",
+            GLOBAL,
+            ENUM,
+            "LOGICAL_CLOCK",
+            choices=("DATABASE", "LOGICAL_CLOCK"),
+            alias_of="replica_parallel_type",
+        ),
+        _v("replica_preserve_commit_order", GLOBAL, BOOL, True),
+        _v("slave_preserve_commit_order", GLOBAL, BOOL, True, alias_of="replica_preserve_commit_order"),
+        _v("replica_skip_errors", GLOBAL, STR, "OFF", read_only=True, parse=_skip_errors),
+        _v("slave_skip_errors", GLOBAL, STR, "OFF", read_only=True, alias_of="replica_skip_errors"),
+        _v("report_host", GLOBAL, STR, None, read_only=True),
+        _v("report_port", GLOBAL, INT, 0, 0, 65535, read_only=True),
+        # RM8 "read_only" / "super_read_only": writes by clients without SUPER / CONNECTION_ADMIN (read_only), by
+        # every client (super_read_only) fail with 1290; the replication applier is exempt
+        # (gtidkit.engine.statements.transaction.check_read_only); super_read_only ON turns read_only ON, read_only
+        # OFF turns super_read_only OFF
+        _v("read_only", GLOBAL, BOOL, False, on_update=_read_only_changed),
+        _v("super_read_only", GLOBAL, BOOL, False, on_update=_super_read_only_changed),
         _v("binlog_format", BOTH, ENUM, "ROW", choices=("MIXED", "STATEMENT", "ROW")),
         _v("max_binlog_size", GLOBAL, INT, 1073741824, 4096, 1073741824, on_update=_binlog_attribute),
         _v("sync_binlog", GLOBAL, INT, 1, 0, UINT32_MAX, on_update=_binlog_attribute),

@@ -102,6 +102,8 @@ class WireServer:
         sock.listen(128)
         self.port = sock.getsockname()[1]
         self.engine.globals.set("port", self.port)  # @@port: the port actually bound (--port=0 picks one)
+        if not self.engine.globals.get("report_port"):  # mysqld.cc: report_port 0 becomes mysqld_port
+            self.engine.globals.set("report_port", self.port)
         self._listener = sock
         self._accept_thread = threading.Thread(target=self._accept_loop, name="gtidkit-accept", daemon=True)
         self._accept_thread.start()

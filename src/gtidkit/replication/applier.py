@@ -146,6 +146,8 @@ class Applier:
         self.channel = channel
         self.relay_log_purge = relay_log_purge
         self.replica_parallel_workers = replica_parallel_workers
+        #: ``replica_skip_errors``: the error codes that do not stop the thread (None = all)
+        self.skip_errors: frozenset[int] | None = frozenset()
         self.last_error: SqlError | None = None
         self.applied = 0
         self.skipped = 0
@@ -160,6 +162,8 @@ class Applier:
         self.session_id: int | None = None
         #: the transaction being applied (performance_schema APPLYING_TRANSACTION), or None
         self.applying: Any = None
+        #: when the applier started applying ``applying`` (seconds since the epoch; APPLYING_TRANSACTION_START_APPLY)
+        self.applying_started = 0.0
         #: the last transaction applied (:class:`AppliedTransaction`), or None
         self.last_applied_transaction: AppliedTransaction | None = None
 
@@ -247,15 +251,19 @@ class Applier:
             tracker = _EventTracker(session)
             for trx in reader:
                 tracker.current = tracker.table_map = None
-                self.applying = trx
                 started = time.time()
+                self.applying_started = started
+                self.applying = trx
                 try:
                     # session.apply(trx) is apply(session, trx); the tracker in between remembers which event
                     # failed, for MySQL's wording of the error
                     done = engine_apply(tracker, trx)
                 except MySQLError as err:
-                    self._fail(err.code, err.message, trx, tracker.current, tracker.table_map)
-                    return
+                    if not self._skippable(err.code):
+                        self._fail(err.code, err.message, trx, tracker.current, tracker.table_map)
+                        return
+                    self._skip_failed(session, trx, err)
+                    done = True
                 finally:
                     self.applying = None
                 self.applied += 1
@@ -283,6 +291,32 @@ class Applier:
                 session.close()
             except Exception:
                 log.exception("closing the applier session failed")
+
+    def _skippable(self, errno: int) -> bool:
+        """``replica_skip_errors`` lists ``errno`` (None = ``all``)."""
+        return self.skip_errors is None or errno in self.skip_errors
+
+    def _skip_failed(self, session: Any, trx: Any, err: MySQLError) -> None:
+        """``replica_skip_errors``: the applier goes on after an error it lists (RM8 "replica_skip_errors": "causes
+        the replication SQL thread to continue replication when a statement returns any of the errors listed").
+        The failed transaction was rolled back whole; its GTID commits as an empty transaction, so the GTID is
+        executed and never fetched again. MySQL keeps the transaction's other statements: here a transaction is
+        skipped whole (the same for the usual one-statement transaction)."""
+        log.warning(
+            "Replica SQL for channel '%s': skipping transaction '%s' after error %d (replica_skip_errors): %s",
+            self.channel,
+            trx.gtid if trx.gtid is not None else "ANONYMOUS",
+            err.code,
+            err.message,
+        )
+        if trx.gtid is None:
+            return
+        session.execute(f"SET GTID_NEXT = '{trx.gtid}'")
+        try:
+            session.execute("BEGIN")
+            session.execute("COMMIT")
+        finally:
+            session.execute("SET GTID_NEXT = 'AUTOMATIC'")
 
     def _fail(self, errno: int, message: str, trx: Any, failed: Any, table_map: Any) -> None:
         now = time.time()

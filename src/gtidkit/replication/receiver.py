@@ -434,10 +434,11 @@ class Receiver:
             raise _Stopped
         # register_replica_on_source()
         self.state = STATE_REGISTERING
-        # report_port defaults to the port this replica listens on (RM 8.4 "Replica Server Options": report_port)
-        conn._execute_command(
-            COM_REGISTER_SLAVE, register_body(my_id, port=int(server.globals.get("port") or 0))
-        )
+        # report_host / report_port (SHOW REPLICAS on the source); report_port defaults to the port this replica
+        # listens on (RM 8.4 "Replica Server Options": report_port)
+        report_host = str(server.globals.get("report_host") or "")
+        report_port = int(server.globals.get("report_port") or server.globals.get("port") or 0)
+        conn._execute_command(COM_REGISTER_SLAVE, register_body(my_id, host=report_host, port=report_port))
         conn._read_packet()
         # request_dump(): what we hold, executed or only received, is never asked for again
         self.state = STATE_REQUESTING

@@ -711,15 +711,21 @@ class RelayLog:
             self._bump()
             return victims
 
-    def reset(self) -> None:
+    def reset(self, *, keep_applied: bool = False, source_position: tuple[str, int] | None = None) -> None:
         """RESET REPLICA: delete every relay file and the index, forget Retrieved_Gtid_Set and the source
         coordinates, start a new relay file (``Relay_log_info::purge_relay_logs``), and, with a server, delete the
         channel's applied position from ``mysql.slave_relay_log_info`` (``reset_info``: the new relay files reuse
         the old names, so a stale position would skip their transactions). The threads must be stopped.
+
+        Args:
+            keep_applied: keep the applied position's row (``relay_log_recovery``: the caller clears its relay
+                coordinates and keeps the source's).
+            source_position: the source (file, position) to receive from next (``relay_log_recovery``: where the
+                applier got to), instead of none.
         """
         with self._lock:
             self._check_open()
-            if self.server is not None:
+            if self.server is not None and not keep_applied:
                 self._forget_applied_position()
             if self._active is not None:
                 self._active.fh.close()
@@ -731,7 +737,7 @@ class RelayLog:
                     pass
             self.index = []
             self._retrieved = GtidSet()
-            self._source_file, self._source_pos = "", 0
+            self._source_file, self._source_pos = source_position or ("", 0)
             self._source_fde = None
             self._source_fde_raw = None
             self._parser = TransactionParser("")

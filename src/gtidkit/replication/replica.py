@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 from gtidkit.engine.results import Condition
+from gtidkit.engine.sysvars import skip_error_codes
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import message, mysql_error
 from gtidkit.replication.applier import Applier
@@ -183,6 +184,36 @@ class Replica:
         self.applier = Applier(server, self.relay, channel=channel)
         self._lock = threading.RLock()
         self.closed = False
+        self._applier_settings()
+        if self.exists and bool(server.globals.get("relay_log_recovery")):
+            self._recover_relay_log()
+
+    def _applier_settings(self) -> None:
+        """The applier options as they are when its thread starts (``relay_log_purge``,
+        ``replica_parallel_workers``, ``replica_skip_errors``; MySQL reads them at START REPLICA)."""
+        g = self.server.globals
+        self.applier.relay_log_purge = bool(g.get("relay_log_purge"))
+        self.applier.replica_parallel_workers = int(g.get("replica_parallel_workers"))
+        self.applier.skip_errors = skip_error_codes(g.get("replica_skip_errors"))
+
+    def _recover_relay_log(self) -> None:
+        """``relay_log_recovery`` (RM8 "relay_log_recovery": "all unprocessed relay logs are ignored"): at start-up
+        the relay log is discarded and a new one started, the applier resumes at the new relay log's head and the
+        receiver fetches again from what the applier has applied (by GTIDs under auto-positioning, from the source
+        position the applier reached otherwise: ``init_recovery`` in ``sql/rpl_replica.cc``)."""
+        applied = self._applied_position()
+        source = (applied[2], applied[3]) if applied is not None and applied[2] else None
+        self.relay.reset(keep_applied=True, source_position=source)
+        self._reset_applier_position()
+        if applied is not None:
+            log.info(
+                "Recovery from source pos %d and file %s. Previous relay log pos and relay log file had been set "
+                "to %d, %s respectively.",
+                applied[3],
+                applied[2],
+                applied[1],
+                applied[0],
+            )
 
     # ------------------------------------------------------------------------------------------------ helpers
     def _source_uuid_seen(self, uuid: str) -> None:
@@ -272,6 +303,7 @@ class Replica:
             if (not io or self.receiver.running) and (not sql or self.applier.running):
                 return [Condition("Note", 3083, message(3083, self.channel))]
             if sql and not self.applier.running:
+                self._applier_settings()
                 self.applier.start()
             if io and not self.receiver.running:
                 self.receiver.start()
@@ -498,6 +530,125 @@ class Replica:
             return []
         return [(self.channel, "ON" if self.applier.running else "OFF", None, 0)]
 
+    def applier_configuration_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_applier_configuration``: DESIRED_DELAY (SOURCE_DELAY, 0 here),
+        PRIVILEGE_CHECKS_USER NULL, REQUIRE_ROW_FORMAT NO, REQUIRE_TABLE_PRIMARY_KEY_CHECK STREAM,
+        ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS OFF / NULL: the defaults of a channel CHANGE REPLICATION SOURCE TO
+        made (mysql-test ``rpl`` results)."""
+        if not self.exists:
+            return []
+        return [(self.channel, 0, None, "NO", "STREAM", "OFF", None)]
+
+    def _workers(self) -> int:
+        return max(0, int(self.applier.replica_parallel_workers))
+
+    def coordinator_status_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_applier_status_by_coordinator``: one row when the channel has a
+        multi-threaded applier (``replica_parallel_workers`` > 0; none for the single-threaded one, mysql-test
+        ``rpl_perfschema_applier_status_by_worker``). The coordinator's error is Last_SQL_Error's text
+        (``Coordinator stopped because there were error(s) in the worker(s) ...``). The coordinator hands each
+        transaction to the worker as soon as it is read, so LAST_PROCESSED_TRANSACTION is the one being applied,
+        else the last applied, and PROCESSING_TRANSACTION is empty between transactions."""
+        if not self.exists or not self._workers():
+            return []
+        app = self.applier
+        err = app.last_error
+        applying, started = app.applying, app.applying_started
+        if applying is not None:
+            gtid, orig, imm = _trx_identity(applying)
+            buffered = (
+                gtid,
+                _us_timestamp(orig),
+                _us_timestamp(imm),
+                ps_timestamp(started),
+                ps_timestamp(started),
+            )
+        elif app.last_applied_transaction is not None:
+            t = app.last_applied_transaction
+            start = ps_timestamp(t.start_apply_timestamp)
+            buffered = (
+                t.gtid,
+                _us_timestamp(t.original_commit_timestamp),
+                _us_timestamp(t.immediate_commit_timestamp),
+                start,
+                start,
+            )
+        else:
+            buffered = ("", ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP)
+        return [
+            (
+                self.channel,
+                None,
+                "ON" if app.running else "OFF",
+                err.errno if err else 0,
+                err.coordinator_message if err else "",
+                ps_timestamp(err.time) if err else ZERO_TIMESTAMP,
+                *buffered,
+                "",
+                ZERO_TIMESTAMP,
+                ZERO_TIMESTAMP,
+                ZERO_TIMESTAMP,
+            )
+        ]
+
+    def worker_status_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_applier_status_by_worker``: WORKER_ID 1..replica_parallel_workers (0:
+        one row, WORKER_ID 0, for the single-threaded applier), kept after STOP REPLICA with SERVICE_STATE OFF
+        (mysql-test ``rpl_perfschema_applier_status_by_worker``). Transactions are applied in commit order by
+        worker 1 (see :mod:`gtidkit.replication.applier`): its row carries LAST_APPLIED_TRANSACTION and
+        APPLYING_TRANSACTION with their four timestamps and the error (``Worker 1 failed executing transaction
+        '<gtid>' at source log ...``); the other workers' rows are idle."""
+        if not self.exists:
+            return []
+        app = self.applier
+        state = "ON" if app.running else "OFF"
+        workers = self._workers()
+        rows = []
+        for worker in range(1, workers + 1) if workers else (0,):
+            if worker > 1:
+                rows.append(_idle_worker_row(self.channel, worker, state))
+                continue
+            err = app.last_error
+            last = app.last_applied_transaction
+            applying, started = app.applying, app.applying_started
+            if last is not None:
+                applied = (
+                    last.gtid,
+                    _us_timestamp(last.original_commit_timestamp),
+                    _us_timestamp(last.immediate_commit_timestamp),
+                    ps_timestamp(last.start_apply_timestamp),
+                    ps_timestamp(last.end_apply_timestamp),
+                )
+            else:
+                applied = ("", ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP)
+            if applying is not None:
+                gtid, orig, imm = _trx_identity(applying)
+                current = (gtid, _us_timestamp(orig), _us_timestamp(imm), ps_timestamp(started))
+            else:
+                current = ("", ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP)
+            rows.append(
+                (
+                    self.channel,
+                    worker,
+                    None,
+                    state,
+                    err.errno if err else 0,
+                    err.message if err else "",
+                    ps_timestamp(err.time) if err else ZERO_TIMESTAMP,
+                    *applied,
+                    *current,
+                    0,
+                    0,
+                    "",
+                    ZERO_TIMESTAMP,
+                    0,
+                    0,
+                    "",
+                    ZERO_TIMESTAMP,
+                )
+            )
+        return rows
+
     def executed_source_position(self) -> tuple[str, int] | None:
         """(Relay_Source_Log_File, Exec_Source_Log_Pos): the source position the applier has executed up to."""
         applied = self.applier.last_applied
@@ -555,6 +706,24 @@ class Replica:
             self.relay.close()
 
 
+def _trx_identity(trx: Any) -> tuple[str, int, int]:
+    """A relay-log transaction's GTID text (``ANONYMOUS`` without one) and its original / immediate commit
+    timestamps (µs since the epoch, 0 when the source wrote none)."""
+    gev = trx.gtid_event
+    gtid = trx.gtid
+    return (
+        str(gtid) if gtid is not None else "ANONYMOUS",
+        int(gev.original_commit_timestamp or 0) if gev is not None else 0,
+        int(gev.immediate_commit_timestamp or 0) if gev is not None else 0,
+    )
+
+
+def _idle_worker_row(channel: str, worker: int, state: str) -> tuple[Any, ...]:
+    """A ``replication_applier_status_by_worker`` row of a worker that has applied nothing."""
+    z = ZERO_TIMESTAMP
+    return (channel, worker, None, state, 0, "", z, "", z, z, z, z, "", z, z, z, 0, 0, "", z, 0, 0, "", z)
+
+
 def _fields(cfg: ChannelConfig) -> dict[str, Any]:
     return {f: getattr(cfg, f) for f in cfg.__dataclass_fields__}
 
@@ -582,6 +751,12 @@ def install(engine_server: Any, wire_server: Any, repl: Any) -> Replica:
             ): replica.connection_configuration_rows,
             ("performance_schema", "replication_connection_status"): replica.connection_status_rows,
             ("performance_schema", "replication_applier_status"): replica.applier_status_rows,
+            ("performance_schema", "replication_applier_configuration"): replica.applier_configuration_rows,
+            (
+                "performance_schema",
+                "replication_applier_status_by_coordinator",
+            ): replica.coordinator_status_rows,
+            ("performance_schema", "replication_applier_status_by_worker"): replica.worker_status_rows,
         }
     )
     from gtidkit.replication.pos_wait import pos_wait_functions

@@ -136,6 +136,7 @@ def _ddl(session: Session, stmt: Statement) -> StatementResult:
         return _temporary_ddl(session, stmt)
     if START_TRANSACTION.search(stmt.text):
         return _create_start_transaction(session, stmt)
+    trx.check_read_only(session, stmt)  # 1290 under read_only / super_read_only, before the implicit commit
     skip = trx.pre_statement(session, stmt)
     trx.implicit_commit(session)
     if skip:
@@ -162,6 +163,7 @@ def _account(session: Session, stmt: Statement) -> StatementResult:
     from gtidkit.engine.accounts.passwords import CACHING_SHA2
 
     parsed = account_statements.parse(stmt.text)  # 1064 before any commit, as the parser fails first in MySQL
+    trx.check_read_only(session, stmt)  # 1290 under read_only / super_read_only
     skip = trx.pre_statement(session, stmt)
     trx.implicit_commit(session)
     if skip:
@@ -249,6 +251,7 @@ def _dml(session: Session, stmt: Statement) -> StatementResult:
             trx.commit(session)
         return StatementResult()
     try:
+        trx.check_read_only(session, stmt)  # 1290 under read_only / super_read_only
         trx.check_writable(session, stmt)  # 1792 in a READ ONLY transaction
     except BaseException as err:
         trx.statement_failed(session, err)

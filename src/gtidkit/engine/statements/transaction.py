@@ -203,6 +203,29 @@ def check_writable(session: Session, stmt: Statement) -> None:
         raise mysql_error(1792)
 
 
+def check_read_only(session: Session, stmt: Statement) -> None:
+    """``read_only`` / ``super_read_only`` (RM8 "read_only": "the server permits no client updates except from users
+    who have the CONNECTION_ADMIN privilege (or the deprecated SUPER privilege)"; "super_read_only": "the server
+    prohibits client updates, even from users who have CONNECTION_ADMIN or SUPER"). The replication applier and
+    writes to temporary tables are exempt (``deny_updates_if_read_only_option`` in ``sql/sql_parse.cc``). The option
+    named is ``--super-read-only`` for an account that could pass ``read_only``, ``--read-only`` otherwise
+    (``err_readonly``).
+
+    Raises:
+        MySQLError: 1290 ER_OPTION_PREVENTS_STATEMENT.
+    """
+    if session.replication_thread:
+        return
+    g = session.server.globals
+    if not g.get("read_only") and not g.get("super_read_only"):
+        return
+    if session.read_only_exempt and not g.get("super_read_only"):
+        return
+    if _writes_temporary_only(session, stmt):
+        return
+    raise mysql_error(1290, "--super-read-only" if session.read_only_exempt else "--read-only")
+
+
 def _writes_temporary_only(session: Session, stmt: Statement) -> bool:
     temp = session.executor.temp_tables
     if not temp:
