@@ -412,6 +412,7 @@ def _datetime(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     "--stop-datetime", callback=_datetime, help="Stop at the first event at or after this local DATETIME."
 )
 @click.option("-d", "--database", help="Only statements and row events of this default database.")
+@click.option("-D", "--disable-log-bin", is_flag=True, help="The script runs with SQL_LOG_BIN=0.")
 @click.option("-t", "--to-last-log", is_flag=True, help="Go on with the binlogs that follow the last FILE.")
 @click.option("-r", "--result-file", type=click.Path(dir_okay=False), help="Write the output to this file.")
 @click.option("--no-verify-checksum", is_flag=True, help="Do not check CRC32 footers.")
@@ -430,6 +431,7 @@ def show(
     start_datetime: int | None,
     stop_datetime: int | None,
     database: str | None,
+    disable_log_bin: bool,
     to_last_log: bool,
     result_file: str | None,
     no_verify_checksum: bool,
@@ -459,6 +461,7 @@ def show(
                 exclude_gtids=exclude,
                 database=database,
                 print_table_metadata=print_table_metadata,
+                disable_log_bin=disable_log_bin,
                 start_datetime=start_datetime,
                 stop_datetime=stop_datetime,
             )
