@@ -416,6 +416,13 @@ def _datetime(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 @click.option("-t", "--to-last-log", is_flag=True, help="Go on with the binlogs that follow the last FILE.")
 @click.option("-r", "--result-file", type=click.Path(dir_okay=False), help="Write the output to this file.")
 @click.option("--no-verify-checksum", is_flag=True, help="Do not check CRC32 footers.")
+@click.option(
+    "-c",
+    "--verify-binlog-checksum",
+    "verify_binlog_checksum",
+    is_flag=True,
+    help="Check CRC32 footers (mysqlbinlog's spelling; gtidkit checks them unless --no-verify-checksum).",
+)
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 def show(
     as_json: bool,
@@ -435,6 +442,7 @@ def show(
     to_last_log: bool,
     result_file: str | None,
     no_verify_checksum: bool,
+    verify_binlog_checksum: bool,
     files: tuple[str, ...],
 ) -> None:
     """Print binlog FILEs as mysqlbinlog does: a script `mysql` can replay (or, with --json, the events).
@@ -445,7 +453,7 @@ def show(
     """
     include = _parse_set(include_gtids, "--include-gtids")
     exclude = _parse_set(exclude_gtids, "--exclude-gtids")
-    verify = not no_verify_checksum
+    verify = verify_binlog_checksum or not no_verify_checksum
     paths = list(files)
     if to_last_log:
         paths += following_binlogs(paths[-1])
