@@ -60,3 +60,12 @@ def test_hot_loop_equals_per_event_path(path: Path) -> None:
 def test_base64_lines_are_mysqls(n: int) -> None:
     data = bytes(range(256)) * (n // 256 + 1)
     assert base64_lines(data[:n]) == (base64.encodebytes(data[:n]).decode() if n else "\n")
+
+
+def test_hot_loop_equals_per_event_path_on_a_generated_binlog(tmp_path: Path) -> None:
+    """The benchmark's kind of file (generated 8.0 layout: Gtid, BEGIN, Table_map, rows, Xid; many transactions)."""
+    from gtidkit.generate import generate_corpus
+
+    generate_corpus(tmp_path, 300_000, hosts=1, seed=3, max_binlog_size=1 << 20, overwrite=True)
+    (path,) = sorted(tmp_path.rglob("binlog.0*"))
+    assert _hot_loop(path) == _per_event(path)

@@ -216,6 +216,19 @@ def test_datetime_filters_and_database() -> None:
     assert "COMMIT /* added by mysqlbinlog */" in other or "COMMIT/*!*/;" in other
 
 
+def test_disable_log_bin() -> None:
+    out = show("--disable-log-bin", PERCONA / "binlog.000002").output
+    assert out.startswith(
+        PREAMBLE.replace(
+            "/*!50003", "/*!32316 SET @OLD_SQL_LOG_BIN=@@SQL_LOG_BIN, SQL_LOG_BIN=0*/;\n/*!50003"
+        )
+    )
+    assert out.endswith(
+        "/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n/*!32316 SET SQL_LOG_BIN=@OLD_SQL_LOG_BIN*/;\n"
+        "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;\n"
+    )
+
+
 def test_result_file_and_to_last_log(tmp_path: Path) -> None:
     for n in ("000001", "000002", "000003"):
         shutil.copy(PERCONA / f"binlog.{n}", tmp_path / f"binlog.{n}")

@@ -136,6 +136,7 @@ class ScriptOptions:
         exclude_gtids: ``--exclude-gtids``: not the transactions whose GTID is in the set.
         database: ``--database``: only statements and row events of this default database.
         print_table_metadata: ``--print-table-metadata``: Table_map optional metadata as comments.
+        disable_log_bin: ``-D/--disable-log-bin``: the script turns SQL_LOG_BIN off for its session.
         start_datetime, stop_datetime: ``--start-datetime`` / ``--stop-datetime`` as epoch seconds: events
             before the start are skipped (until the first one at or after it); the first event at or after the
             stop ends the output.
@@ -148,6 +149,7 @@ class ScriptOptions:
     exclude_gtids: GtidSet | None = None
     database: str | None = None
     print_table_metadata: bool = False
+    disable_log_bin: bool = False
     start_datetime: int | None = None
     stop_datetime: int | None = None
 
@@ -343,14 +345,19 @@ class ScriptPrinter:
         self.file: str | None = None
 
     # -- the frame around the events --------------------------------------------------------------------------
-    @staticmethod
-    def preamble() -> str:
-        """What mysqlbinlog writes before the first event (pseudo-replica mode, COMPLETION_TYPE, DELIMITER)."""
+    def preamble(self) -> str:
+        """What mysqlbinlog writes before the first event (pseudo-replica mode, SQL_LOG_BIN with
+        ``--disable-log-bin``, COMPLETION_TYPE, DELIMITER)."""
         return (
             "# The proper term is pseudo_replica_mode, but we use this compatibility alias\n"
             "# to make the statement usable on server versions 8.0.24 and older.\n"
             "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n"
-            "/*!50003 SET @OLD_COMPLETION_TYPE=@@COMPLETION_TYPE,COMPLETION_TYPE=0*/;\n"
+            + (
+                "/*!32316 SET @OLD_SQL_LOG_BIN=@@SQL_LOG_BIN, SQL_LOG_BIN=0*/;\n"
+                if self.options.disable_log_bin
+                else ""
+            )
+            + "/*!50003 SET @OLD_COMPLETION_TYPE=@@COMPLETION_TYPE,COMPLETION_TYPE=0*/;\n"
             "DELIMITER /*!*/;\n"
         )
 
@@ -385,13 +392,13 @@ class ScriptPrinter:
         out.append("DELIMITER ;\n")
         return "".join(out), warnings
 
-    @staticmethod
-    def epilogue() -> str:
+    def epilogue(self) -> str:
         """What mysqlbinlog writes after everything (``# End of log file`` and the session restored)."""
         return (
             "# End of log file\n"
             "/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n"
-            "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;\n"
+            + ("/*!32316 SET SQL_LOG_BIN=@OLD_SQL_LOG_BIN*/;\n" if self.options.disable_log_bin else "")
+            + "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;\n"
         )
 
     def end_binlog(self) -> str:

@@ -413,6 +413,7 @@ def _datetime(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     "--stop-datetime", callback=_datetime, help="Stop at the first event at or after this local DATETIME."
 )
 @click.option("-d", "--database", help="Only statements and row events of this default database.")
+@click.option("-D", "--disable-log-bin", is_flag=True, help="The script runs with SQL_LOG_BIN=0.")
 @click.option("-t", "--to-last-log", is_flag=True, help="Go on with the binlogs that follow the last FILE.")
 @click.option(
     "-r",
@@ -421,6 +422,13 @@ def _datetime(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     help="Write the output to this file (with --raw: prefix of the copied files, e.g. a directory and /).",
 )
 @click.option("--no-verify-checksum", is_flag=True, help="Do not check CRC32 footers.")
+@click.option(
+    "-c",
+    "--verify-binlog-checksum",
+    "verify_binlog_checksum",
+    is_flag=True,
+    help="Check CRC32 footers (mysqlbinlog's spelling; gtidkit checks them unless --no-verify-checksum).",
+)
 @remote_options
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 def show(
@@ -437,9 +445,11 @@ def show(
     start_datetime: int | None,
     stop_datetime: int | None,
     database: str | None,
+    disable_log_bin: bool,
     to_last_log: bool,
     result_file: str | None,
     no_verify_checksum: bool,
+    verify_binlog_checksum: bool,
     files: tuple[str, ...],
     **remote: Any,
 ) -> None:
@@ -451,7 +461,7 @@ def show(
     """
     include = _parse_set(include_gtids, "--include-gtids")
     exclude = _parse_set(exclude_gtids, "--exclude-gtids")
-    verify = not no_verify_checksum
+    verify = verify_binlog_checksum or not no_verify_checksum
     paths = list(files)
     if remote_requested(remote) or remote.get("raw") or remote.get("stop_never"):  # cli/binlog_remote.py
         fetched = run_remote(
@@ -479,6 +489,7 @@ def show(
                 exclude_gtids=exclude,
                 database=database,
                 print_table_metadata=print_table_metadata,
+                disable_log_bin=disable_log_bin,
                 start_datetime=start_datetime,
                 stop_datetime=stop_datetime,
             )
