@@ -38,7 +38,7 @@ from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
 from gtidkit.engine.sql.executor import PreparedPlan
 from gtidkit.engine.sql.metadata import result_columns
-from gtidkit.engine.sql.parse import split_statements
+from gtidkit.engine.sql.parse import escape_backslashes, split_statements
 from gtidkit.engine.statements import prepared, set_parser, user_vars, variables
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
@@ -125,8 +125,11 @@ class Session:
         self.calc_found_rows: int | None = None
 
     # ------------------------------------------------------------------ public
-    def execute(self, sql: str) -> list[StatementResult]:
+    def execute(self, sql: str, *, lexed: bool = False) -> list[StatementResult]:
         """Run one or more ``;``-separated statements; one :class:`StatementResult` per statement, in order.
+
+        ``lexed``: ``sql`` is already in the engine's lexing (:meth:`lexed`: a prepared statement's text, a text
+        with bound values), not a client's text read under the session's sql_mode.
 
         Statements run eagerly, one after the other, as mysqld runs a multi-statement COM_QUERY. Every result
         but the last carries SERVER_MORE_RESULTS_EXISTS in its status flags.
@@ -145,7 +148,7 @@ class Session:
         if self.killed:  # KILL CONNECTION from another session (statements/admin.py)
             self.close()
             raise mysql_error(2013)
-        texts = split_statements(sql)
+        texts = split_statements(sql if lexed else self.lexed(sql))
         if not texts:
             raise mysql_error(1065)
         results: list[StatementResult] = []
@@ -170,7 +173,23 @@ class Session:
         """
         if self.closed:
             raise mysql_error(2006)
-        return prepared.prepare(self, sql)
+        return prepared.prepare(self, self.lexed(sql))
+
+    def no_backslash_escapes(self) -> bool:
+        """sql_mode has NO_BACKSLASH_ESCAPES: a backslash in a string literal is an ordinary character, and OK /
+        EOF packets carry SERVER_STATUS_NO_BACKSLASH_ESCAPES (``sql_lex.cc``, ``mysql_com.h``)."""
+        return "NO_BACKSLASH_ESCAPES" in str(self._session_value("sql_mode")).upper()
+
+    def lexed(self, sql: str) -> str:
+        """``sql`` as the engine parses it: under sql_mode NO_BACKSLASH_ESCAPES its string literals' backslashes
+        doubled (:func:`~gtidkit.engine.sql.parse.escape_backslashes`), so they stay ordinary characters; else
+        ``sql`` itself. Statement texts enter the engine through here once (:meth:`execute`, :meth:`prepare`)."""
+        if "\\" not in sql:
+            return sql
+        mode = str(self._session_value("sql_mode")).upper()
+        if "NO_BACKSLASH_ESCAPES" not in mode:
+            return sql
+        return escape_backslashes(sql, ansi_quotes="ANSI_QUOTES" in mode or "ANSI" in mode.split(","))
 
     def execute_prepared(self, stmt: Any, params: list[Any] | tuple[Any, ...]) -> list[StatementResult]:
         """Run a prepared statement with ``params`` (one Python value per placeholder, bound as typed values);
@@ -200,7 +219,7 @@ class Session:
                 if self.released:
                     self.close()
                 return [prepared.named_result(res)]
-            return [prepared.named_result(r) for r in self.execute(bound)]
+            return [prepared.named_result(r) for r in self.execute(bound, lexed=True)]
         if stmt.shape.fast_select is None:
             prepared.classify_fast_select(stmt, bound)
             stmt.shape.uses_tables = _uses_tables(bound)
@@ -290,6 +309,8 @@ class Session:
                 flags |= _IN_TRANS_READONLY
         if autocommit:
             flags |= _AUTOCOMMIT
+        if "NO_BACKSLASH_ESCAPES" in str(sv["sql_mode"] if "sql_mode" in sv else gv["sql_mode"]).upper():
+            flags |= _NO_BACKSLASH_ESCAPES
         # rows is a list of tuples: sqlite3's fetchall without a row_factory, or the executor's conversions
         return StatementResult(
             columns,
@@ -380,6 +401,8 @@ class Session:
             flags |= _DB_DROPPED
         if autocommit:
             flags |= _AUTOCOMMIT
+        if self.no_backslash_escapes():
+            flags |= _NO_BACKSLASH_ESCAPES
         if more:
             flags |= _MORE_RESULTS_EXISTS
         return res.completed(min(self.diagnostics.statement_count, 0xFFFF), flags, changes)
@@ -863,6 +886,7 @@ _IN_TRANS_READONLY = int(ServerStatus.SERVER_STATUS_IN_TRANS_READONLY)
 _DB_DROPPED = int(ServerStatus.SERVER_STATUS_DB_DROPPED)
 _AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
 _MORE_RESULTS_EXISTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
+_NO_BACKSLASH_ESCAPES = int(ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES)
 
 
 _TUPLE_ONLY = {tuple}

@@ -635,7 +635,7 @@ class ClientHandler:
                     results = self.session.execute_prepared(prepared, values)
                 else:  # BEGIN, COMMIT ...: what engine_seam.execute_prepared runs for them, without its steps
                     self._check_prepared(stmt, prepared.text)
-                    results = self.session.execute(prepared.text)
+                    results = self.session.execute(prepared.text, lexed=True)
                 if not results:
                     raise StopIteration  # what next() on the general path's empty generator raises
                 last = len(results) - 1
@@ -716,7 +716,7 @@ class ClientHandler:
                 )
                 statements = [sql]
             else:
-                statements = engine_seam.split(sql)
+                statements = engine_seam.split(sql, self.session)
             if len(statements) > 1 and not self.multi_statements:
                 raise mysql_error(
                     1064,

@@ -26,6 +26,7 @@ from gtidkit.mysql_errors import mysql_error
 __all__ = [
     "SqlStatement",
     "ddl_spelling",
+    "escape_backslashes",
     "normalize",
     "parse_error",
     "parse_tree",
@@ -54,6 +55,14 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
+#: :data:`_TOKEN` under sql_mode NO_BACKSLASH_ESCAPES (``sql_lex.cc``: a backslash is an ordinary character in a
+#: string, which ends at the first quote that is not doubled).
+_TOKEN_NO_BACKSLASH = re.compile(
+    _TOKEN.pattern.replace(
+        r"""(?P<sq>'[^'\\]*(?:(?:\\[\s\S]|'')[^'\\]*)*')""", r"""(?P<sq>'[^']*(?:''[^']*)*')"""
+    ).replace(r"""(?P<dq>"[^"\\]*(?:(?:\\[\s\S]|"")[^"\\]*)*")""", r"""(?P<dq>"[^"]*(?:""[^"]*)*")"""),
+    re.VERBOSE,
+)
 _ESCAPES = {
     "0": "\0",
     "'": "'",
@@ -79,19 +88,39 @@ def unquote_string(tok: str) -> str:
     return body
 
 
-def split_statements(text: str) -> list[str]:
+def escape_backslashes(text: str, ansi_quotes: bool = False) -> str:
+    """A statement lexed as under sql_mode NO_BACKSLASH_ESCAPES, written for the default lexing: every backslash
+    inside a quoted string doubled, so the default lexer (and every reader of statement text here) reads the same
+    values (``'a\\'`` becomes ``'a\\\\'``: the string ``a\\`` both times). Text outside strings is unchanged;
+    with ``ansi_quotes`` (sql_mode ANSI_QUOTES) a double-quoted token is an identifier and stays as it is.
+
+    MySQL's lexer reads the mode itself (``sql_lex.cc``, ``MODE_NO_BACKSLASH_ESCAPES``); here a statement is
+    brought into the one form the rest of the engine parses, once, where it enters the engine.
+    """
+    if "\\" not in text:
+        return text
+    parts = []
+    for m in _TOKEN_NO_BACKSLASH.finditer(text):
+        tok = m.group()
+        quoted = m.lastgroup == "sq" or (m.lastgroup == "dq" and not ansi_quotes)
+        parts.append(tok.replace("\\", "\\\\") if quoted else tok)
+    return "".join(parts)
+
+
+def split_statements(text: str, backslash_escapes: bool = True) -> list[str]:
     """Split multi-statement text on ``;`` outside quotes and comments; empty statements are dropped.
 
     Each statement keeps its own text (comments included, trailing ``;`` removed, outer whitespace stripped).
     ``DELIMITER`` is a mysql-client command, not SQL, and is not supported (it would be sent to the server as a
-    statement and fail there with 1064, as with a real server).
+    statement and fail there with 1064, as with a real server). ``backslash_escapes`` False: strings are lexed
+    as under sql_mode NO_BACKSLASH_ESCAPES.
     """
     if ";" not in text and not _has_comment_marker(text):
         s = text.strip()
         return [s] if s else []
     out: list[str] = []
     start = 0
-    for m in _TOKEN.finditer(text):
+    for m in (_TOKEN if backslash_escapes else _TOKEN_NO_BACKSLASH).finditer(text):
         if m.lastgroup == "semi":
             s = text[start : m.start()].strip()
             if _has_code(s):
