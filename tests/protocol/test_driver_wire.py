@@ -12,7 +12,9 @@
 from __future__ import annotations
 
 import ctypes
+import datetime as dt
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import mysql.connector
@@ -189,3 +191,254 @@ def test_no_backslash_escapes_prepared(srv: ServerProcess, mysql2: Path) -> None
     cur.execute(r"SELECT 'c:\dir\', ?", ("x\\'y",))
     assert cur.fetchall() == [("c:\\dir\\", "x\\'y")]
     c2.close()
+
+
+# ------------------------------------------------------------------------------------------------ binary rows
+#: (column, definition, literal stored, what PyMySQL's text decoding gives, what mysql2 gives with dateStrings /
+#: bigNumberStrings, in both protocols): every type's extremes from the manual ("Integer Types" ranges, "Fixed-Point
+#: Types", "The DATE, DATETIME, and TIMESTAMP Types" / "Fractional Seconds in Time Values", "The TIME Type" for a
+#: negative TIME beyond a day, "Bit-Value Type", "The JSON Data Type"). The binary protocol's layouts ("Binary
+#: Protocol Value": int<1/2/4/8> by width, IEEE-754 FLOAT / DOUBLE, DECIMAL as a length-encoded string, MYSQL_TIME
+#: with fsp for temporal types, YEAR as int<2>, BIT / BLOB / JSON as length-encoded strings) are decoded by the
+#: drivers' own parsers.
+TYPES = [
+    ("ti", "TINYINT", "-128", -128, -128),
+    ("tu", "TINYINT UNSIGNED", "255", 255, 255),
+    ("si", "SMALLINT", "-32768", -32768, -32768),
+    ("su", "SMALLINT UNSIGNED", "65535", 65535, 65535),
+    ("mi", "MEDIUMINT", "-8388608", -8388608, -8388608),
+    ("mu", "MEDIUMINT UNSIGNED", "16777215", 16777215, 16777215),
+    ("i", "INT", "-2147483648", -2147483648, -2147483648),
+    ("iu", "INT UNSIGNED", "4294967295", 4294967295, 4294967295),
+    ("bi", "BIGINT", "-9223372036854775808", -9223372036854775808, "-9223372036854775808"),
+    ("bu", "BIGINT UNSIGNED", "18446744073709551615", 18446744073709551615, "18446744073709551615"),
+    ("f", "FLOAT", "1.5", 1.5, 1.5),
+    ("d", "DOUBLE", "-2.25", -2.25, -2.25),
+    (
+        "de",
+        "DECIMAL(20,6)",
+        "-12345678901234.123456",
+        Decimal("-12345678901234.123456"),
+        "-12345678901234.123456",
+    ),
+    ("dt", "DATE", "'2024-02-29'", dt.date(2024, 2, 29), "2024-02-29"),
+    (
+        "dtm",
+        "DATETIME(6)",
+        "'2024-02-29 23:59:58.123456'",
+        dt.datetime(2024, 2, 29, 23, 59, 58, 123456),
+        "2024-02-29 23:59:58.123456",
+    ),
+    ("dt0", "DATETIME", "'1000-01-01 00:00:00'", dt.datetime(1000, 1, 1), "1000-01-01 00:00:00"),
+    (
+        "ts",
+        "TIMESTAMP(3) NULL",
+        "'2024-01-02 03:04:05.5'",
+        dt.datetime(2024, 1, 2, 3, 4, 5, 500000),
+        "2024-01-02 03:04:05.500",
+    ),
+    (
+        "tm",
+        "TIME(2)",
+        "'-26:03:04.25'",
+        -dt.timedelta(hours=26, minutes=3, seconds=4, microseconds=250000),
+        "-26:03:04.25",
+    ),
+    ("tp", "TIME", "'838:59:59'", dt.timedelta(hours=838, minutes=59, seconds=59), "838:59:59"),
+    ("y", "YEAR", "2024", 2024, 2024),
+    ("c", "CHAR(3)", "'abc'", "abc", "abc"),
+    ("vc", "VARCHAR(10)", "'h\u00e9llo \U0001f600'", "h\u00e9llo \U0001f600", "h\u00e9llo \U0001f600"),
+    ("bn", "BINARY(3)", "x'000102'", b"\x00\x01\x02", {"hex": "000102"}),
+    ("vb", "VARBINARY(4)", "x'ff00'", b"\xff\x00", {"hex": "ff00"}),
+    ("bl", "BLOB", "x'00ff10'", b"\x00\xff\x10", {"hex": "00ff10"}),
+    ("tx", "TEXT", "'text'", "text", "text"),
+    ("bt", "BIT(10)", "b'1010000001'", b"\x02\x81", {"hex": "0281"}),
+    ("en", "ENUM('a','b')", "'b'", "b", "b"),
+    ("st", "SET('x','y')", "'x,y'", "x,y", "x,y"),
+    ("js", "JSON", """'{"a": [1, 2]}'""", '{"a": [1, 2]}', '{"a": [1, 2]}'),
+]
+#: what mysql-connector-python's pure decoder cannot read from MySQL's own packets either: YEAR in the binary
+#: protocol (it reads int<2> as a length-encoded string) and a negative TIME (it negates only the days)
+CONNECTOR_BINARY_SKIPS = {"y", "tm"}
+
+
+@pytest.fixture(scope="module")
+def typed(srv: ServerProcess) -> str:
+    conn = _pymysql(srv)
+    with conn.cursor() as cur:
+        cur.execute(
+            "CREATE TABLE w.typed (id INT PRIMARY KEY, " + ", ".join(f"{c} {d}" for c, d, *_ in TYPES) + ")"
+        )
+        cur.execute(
+            "INSERT INTO w.typed VALUES (1, " + ", ".join(lit for _, _, lit, *_ in TYPES) + "), "
+            "(2, " + ", ".join("NULL" for _ in TYPES) + ")"
+        )
+    conn.close()
+    return "SELECT " + ", ".join(c for c, *_ in TYPES) + " FROM w.typed ORDER BY id"
+
+
+def _plain(v: object) -> object:
+    return bytes(v) if isinstance(v, bytearray) else v
+
+
+def test_every_type_text_protocol_pymysql(srv: ServerProcess, typed: str) -> None:
+    conn = _pymysql(srv)
+    with conn.cursor() as cur:
+        cur.execute(typed)
+        rows = cur.fetchall()
+    conn.close()
+    assert rows[0] == tuple(t[3] for t in TYPES)
+    assert rows[1] == (None,) * len(TYPES)
+
+
+def test_every_type_both_protocols_connector(srv: ServerProcess, typed: str) -> None:
+    """mysql-connector-python (pure): the text result and the binary (prepared) result decode to the same values."""
+    c2 = _connector(srv)
+    text = c2.cursor()
+    text.execute(typed)
+    text_rows = text.fetchall()
+    binary = c2.cursor(prepared=True)  # without YEAR: its int<2> would derail the rest of the row's parse
+    binary.execute(typed.replace(", y,", ","))
+    at = [t[0] for t in TYPES].index("y")
+    binary_rows = [r[:at] + (None,) + r[at:] for r in binary.fetchall()]
+    c2.close()
+    assert binary_rows[1] == (None,) * len(TYPES)
+    for i, (col, _, _, expected, _) in enumerate(TYPES):
+        if col in ("bt", "st"):  # connector's text decoder gives BIT as an int and SET as a Python set
+            assert text_rows[0][i] == ({"x", "y"} if col == "st" else 0b1010000001), col
+        else:
+            assert _plain(text_rows[0][i]) == expected, col
+        if col in CONNECTOR_BINARY_SKIPS:
+            continue
+        got = _plain(binary_rows[0][i])
+        if col == "js":  # the binary decoder returns a binary-charset column's bytes
+            got = got.decode() if isinstance(got, bytes) else got
+        assert got == expected, col
+
+
+def test_every_type_both_protocols_mysql2(srv: ServerProcess, typed: str, mysql2: Path) -> None:
+    """Node's mysql2: ``query`` (text rows) and ``execute`` (binary rows) decode every value the same way."""
+    text, binary = node_mysql2.run(
+        mysql2, srv.port, [{"how": "query", "sql": typed}, {"how": "execute", "sql": typed}]
+    )
+    expected = [t[4] for t in TYPES]
+    assert text["rows"] == [expected, [None] * len(TYPES)], text
+    assert binary["rows"] == [expected, [None] * len(TYPES)], binary
+    assert text["fields"] == binary["fields"]
+
+
+# ------------------------------------------------------------------------------------------------ result metadata
+#: (item, [type, flags, charset, length, decimals] as the column definition carries them, its value as text):
+#: temporal items are DATE (10) / DATETIME (12) / TIME (11) with the binary charset (63), BINARY_FLAG (128), NOT_NULL
+#: (1) for the current-time functions, their fsp as decimals and 10 / 19 / 10 + fsp + 1 as length; numbers carry no
+#: NUM_FLAG (32768), which only the client library adds (see gtidkit.engine.sql.temporal_types for the sources).
+TEMPORAL_ITEMS = [
+    ("CAST('2024-01-02 10:11:12.555' AS DATE)", [10, 128, 63, 10, 0], "2024-01-02"),
+    ("CAST('2024-01-02 10:11:12.555' AS DATETIME(2))", [12, 128, 63, 22, 2], "2024-01-02 10:11:12.56"),
+    ("CAST('2024-01-02 10:11:12' AS DATETIME)", [12, 128, 63, 19, 0], "2024-01-02 10:11:12"),
+    ("CAST('10:00:00.5' AS TIME(2))", [11, 128, 63, 13, 2], "10:00:00.50"),
+    ("CONVERT('-838:59:59', TIME)", [11, 128, 63, 10, 0], "-838:59:59"),
+    ("FROM_UNIXTIME(1.5)", [12, 128, 63, 21, 1], "1970-01-01 00:00:01.5"),
+    ("FROM_UNIXTIME(86400)", [12, 128, 63, 19, 0], "1970-01-02 00:00:00"),
+    ("UNIX_TIMESTAMP('2024-01-01 00:00:00.25')", [246, 128, 63, 14, 2], "1704067200.25"),
+    ("TIME('2003-12-31 01:02:03.000123')", [11, 128, 63, 17, 6], "01:02:03.000123"),
+    ("TIMESTAMP('2003-12-31')", [12, 128, 63, 19, 0], "2003-12-31 00:00:00"),
+    ("DATE_ADD(dt, INTERVAL 1 DAY)", [10, 128, 63, 10, 0], "2024-03-01"),
+    ("dt + INTERVAL 1 HOUR", [12, 128, 63, 19, 0], "2024-02-29 01:00:00"),
+    ("DATE_SUB(dtm, INTERVAL 1 SECOND)", [12, 128, 63, 26, 6], "2024-02-29 23:59:57.123456"),
+    ("UNIX_TIMESTAMP(dtm)", [246, 128, 63, 18, 6], "1709251198.123456"),
+    ("1 + 1", [8, 129, 63, 3, 0], "2"),  # a BIGINT: a string with bigNumberStrings
+    ("NULL", [6, 128, 63, 0, 0], None),
+]
+#: the current-time functions: only their metadata is fixed
+CLOCK_ITEMS = [
+    ("NOW()", [12, 129, 63, 19, 0]),
+    ("NOW(3)", [12, 129, 63, 23, 3]),
+    ("CURRENT_TIMESTAMP(6)", [12, 129, 63, 26, 6]),
+    ("CURDATE()", [10, 129, 63, 10, 0]),
+    ("CURTIME(2)", [11, 129, 63, 13, 2]),
+    ("UTC_TIMESTAMP(1)", [12, 129, 63, 21, 1]),
+    ("UNIX_TIMESTAMP()", [8, 129, 63, 11, 0]),
+]
+
+
+def _meta(field: dict) -> list[int]:
+    return [field["type"], field["flags"], field["charset"], field["length"], field["decimals"]]
+
+
+def test_temporal_item_metadata_and_values_mysql2(srv: ServerProcess, typed: str, mysql2: Path) -> None:
+    items = ", ".join(i for i, _, _ in TEMPORAL_ITEMS)
+    clock = ", ".join(i for i, _ in CLOCK_ITEMS)
+    steps = [{"how": "query", "sql": "SET time_zone = '+00:00'"}]
+    for how in ("query", "execute"):
+        steps.append({"how": how, "sql": f"SELECT {items} FROM w.typed WHERE id = 1"})
+        steps.append({"how": how, "sql": f"SELECT {clock}"})
+    out = node_mysql2.run(mysql2, srv.port, steps)
+    for how, res, clock_res in (("query", out[1], out[2]), ("execute", out[3], out[4])):
+        assert "rows" in res, res
+        for (item, meta, value), field, got in zip(
+            TEMPORAL_ITEMS, res["fields"], res["rows"][0], strict=True
+        ):
+            assert _meta(field) == meta, (how, item)
+            if how == "execute" and meta[0] == 11 and isinstance(value, str):
+                value = value.rstrip("0").rstrip(".") if "." in value else value  # mysql2's readTimeString
+            assert got == value, (how, item)
+        assert [_meta(f) for f in clock_res["fields"]] == [m for _, m in CLOCK_ITEMS], how
+
+
+def test_temporal_items_decode_as_temporal_values(srv: ServerProcess) -> None:
+    """PyMySQL (text) and mysql-connector-python (binary rows) get date / datetime / timedelta objects."""
+    sql = (
+        "SELECT CAST('2024-01-02 10:11:12.555' AS DATETIME(2)), CAST('2024-01-02' AS DATE),"
+        " CAST('10:00:00.5' AS TIME(2)), NOW(6), CURDATE()"
+    )
+    expected = [
+        dt.datetime(2024, 1, 2, 10, 11, 12, 560000),
+        dt.date(2024, 1, 2),
+        dt.timedelta(hours=10, microseconds=500000),
+    ]
+    conn = _pymysql(srv)
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        text = cur.fetchone()
+        assert [d[1] for d in cur.description] == [12, 10, 11, 12, 10]
+    conn.close()
+    c2 = _connector(srv)
+    cur2 = c2.cursor(prepared=True)
+    cur2.execute(sql)
+    binary = cur2.fetchone()
+    c2.close()
+    for row in (text, binary):
+        assert list(row[:3]) == expected
+        assert isinstance(row[3], dt.datetime) and isinstance(row[4], dt.date)
+
+
+#: EXPLAIN's columns as ``THD::send_explain_fields`` declares them: [type, flags, charset, length, decimals]; strings
+#: are utf8mb3_general_ci (33) of NAME_CHAR_LEN (64) / MAX_KEY (64) / MAX_REF_PARTS (16) / MAX_PARTITIONS x (1 +
+#: FN_LEN) characters x 3 bytes, ``id`` / ``rows`` unsigned BIGINTs (UNSIGNED 32 | BINARY 128), ``filtered`` a
+#: DOUBLE with 2 decimals, ``id`` and ``select_type`` NOT NULL.
+EXPLAIN_FIELDS = [
+    ("id", [8, 161, 63, 3, 0]),
+    ("select_type", [253, 1, 33, 57, 31]),
+    ("table", [253, 0, 33, 192, 31]),
+    ("partitions", [253, 0, 33, 8192 * 257 * 3, 31]),
+    ("type", [253, 0, 33, 30, 31]),
+    ("possible_keys", [253, 0, 33, 12288, 31]),
+    ("key", [253, 0, 33, 192, 31]),
+    ("key_len", [253, 0, 33, 12288, 31]),
+    ("ref", [253, 0, 33, 3072, 31]),
+    ("rows", [8, 160, 63, 10, 0]),
+    ("filtered", [5, 128, 63, 4, 2]),
+    ("Extra", [253, 0, 33, 765, 31]),
+]
+
+
+def test_explain_metadata_mysql2(srv: ServerProcess, typed: str, mysql2: Path) -> None:
+    sql = "EXPLAIN SELECT * FROM w.typed WHERE id = 1"
+    text, binary = node_mysql2.run(
+        mysql2, srv.port, [{"how": "query", "sql": sql}, {"how": "execute", "sql": sql}]
+    )
+    for res in (text, binary):
+        assert [(f["name"], _meta(f)) for f in res["fields"]] == EXPLAIN_FIELDS
+        row = res["rows"][0]
+        assert row[:2] == ["1", "SIMPLE"] and row[10] == 100  # BIGINT as a string (bigNumberStrings)

@@ -39,6 +39,7 @@ from gtidkit.protocol.constants import (
     CAP_FOUND_ROWS,
     CAP_QUERY_ATTRIBUTES,
     CAP_SESSION_TRACK,
+    FLAG_NUM,
     FLAG_UNSIGNED,
     SERVER_CAPABILITIES,
     STATUS_MORE_RESULTS_EXISTS,
@@ -852,7 +853,8 @@ def _definition_payload(c: Any) -> bytes:
 
 def _definition(c: Any, *, for_field_list: bool = False) -> ColumnDefinition:
     """The column-definition packet of an engine ``Column`` (``for_field_list``: COM_FIELD_LIST's form, with the
-    default-value field)."""
+    default-value field). The engine's flags are those a client shows (metadata.result's, with libmysql's
+    NUM_FLAG); the server sends them without NUM_FLAG, as MySQL's does."""
     return ColumnDefinition(
         name=c.name,
         type=c.type,
@@ -862,7 +864,7 @@ def _definition(c: Any, *, for_field_list: bool = False) -> ColumnDefinition:
         org_name=c.org_name,
         character_set=c.charset,
         column_length=c.length,
-        flags=c.flags,
+        flags=c.flags & ~FLAG_NUM,
         decimals=c.decimals,
         for_field_list=for_field_list,
     )

@@ -82,6 +82,7 @@ from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
 from gtidkit.engine.sql.scopes import scoped_columns
 from gtidkit.engine.sql.spatial import UDFS as SPATIAL_UDFS
 from gtidkit.engine.sql.sql_mode import DEFAULT_SQL_MODE, SqlMode, parse_sql_mode
+from gtidkit.engine.sql.temporal_types import temporal_converter
 from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.sql.values import FieldStore, converts_on_read, result_value
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
@@ -1141,6 +1142,9 @@ class Executor:
         if isinstance(plan, ConstPlan):
             row = tuple(self._const_eval(i, params) for i in plan.items)
             meta = tuple(self._const_metadata(n, i, v) for n, i, v in zip(plan.columns, plan.items, row))
+            convert = _converters(meta, None)
+            if convert is not None:
+                row = tuple(v if f is None else f(v) for f, v in zip(convert, row))
             return ExecResult(columns=list(plan.columns), rows=[row], metadata=meta)
         return self.run_select_plan(plan, params, current_db)
 
@@ -1291,7 +1295,7 @@ class Executor:
             return sysvar_column(name, value, kind)
         if isinstance(node, exp.Parameter):
             return user_variable_column(name, value)
-        return expression_column(name, node)
+        return expression_column(name, node, self._literals.get)
 
     def server_version(self) -> str:
         """The ``version`` system variable (VERSION()), falling back to :data:`SERVER_VERSION`."""
@@ -1722,7 +1726,7 @@ def _converters(
     for i, m in enumerate(metadata):
         direct = decimals is not None and i < len(decimals) and decimals[i] is not None
         out.append(
-            decimal_math.result_converter(m)
+            (decimal_math.result_converter(m) or temporal_converter(m))
             if isinstance(m, Column) and not m.org_table and not direct
             else None
         )
@@ -1810,7 +1814,7 @@ def _projection_metadata(
         else:
             col = (
                 json_result_column(name, target)
-                or expression_column(name, target)
+                or expression_column(name, target, literal_of)
                 or derived_column(name, target, column_of, literal_of, increment)
             )
         out.append(col)

@@ -41,6 +41,7 @@ from gtidkit.engine.sql.numeric_types import (
     numeric_type,
     type_of_column,
 )
+from gtidkit.engine.sql.temporal_types import temporal_column
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.catalog import ColumnDef, TableDef
@@ -351,10 +352,14 @@ def sysvar_column(name: str, value: Any, kind: str | None) -> Column:
     )
 
 
-def expression_column(name: str, node: exp.Expression) -> Column | None:
+def expression_column(
+    name: str, node: exp.Expression, literal_of: Callable[[str], Any] | None = None
+) -> Column | None:
     """Metadata of a select-list expression whose type does not depend on data, or ``None`` when unknown.
 
-    Knows literals (integer, decimal, string, NULL, TRUE/FALSE), unary minus on numbers and ``COUNT(...)``.
+    Knows literals (integer, decimal, string, NULL, TRUE/FALSE), unary minus on numbers, ``COUNT(...)``, the
+    functions of fixed type and temporal items (:mod:`~gtidkit.engine.sql.temporal_types`; ``literal_of``: the
+    value of a ``:gk<i>`` placeholder standing for a literal).
     """
     if isinstance(node, exp.Alias):
         node = node.this
@@ -382,7 +387,7 @@ def expression_column(name: str, node: exp.Expression) -> Column | None:
             name, type=_T.MYSQL_TYPE_LONGLONG, charset=CHARSET_BINARY, length=21,
             flags=int(_F.NOT_NULL | _F.BINARY | _F.NUM), decimals=0,
         )  # fmt: skip
-    return function_column(name, node)
+    return temporal_column(name, node, None, literal_of) or function_column(name, node)
 
 
 #: built-in functions whose result type does not depend on their arguments: name -> (type, length). Integer
@@ -401,10 +406,8 @@ _FUNCTION_TYPES: dict[str, tuple[FieldType, int]] = {
         )
     },
     **{name: (_T.MYSQL_TYPE_DATE, 10) for name in ("LAST_DAY", "MAKEDATE", "FROM_DAYS")},
-    **{name: (_T.MYSQL_TYPE_TIME, 10) for name in ("SEC_TO_TIME", "MAKETIME")},
     "DATE": (_T.MYSQL_TYPE_DATE, 10),
     **{name: (_T.MYSQL_TYPE_LONGLONG, 21) for name in ("BIT_AND", "BIT_OR", "BIT_XOR")},
-    "TIMESTAMP": (_T.MYSQL_TYPE_DATETIME, 19),
 }  # fmt: skip
 
 #: sqlglot expression classes of those functions (MySQL name as parsed)
@@ -420,7 +423,6 @@ _FUNCTION_NODES: dict[type[exp.Expression], str] = {
     exp.Quarter: "QUARTER",
     exp.Year: "YEAR",
     exp.Month: "MONTH",
-    exp.TimeFromParts: "MAKETIME",
     exp.LastDay: "LAST_DAY",
     exp.TsOrDsToDate: "DATE",
     exp.BitwiseAndAgg: "BIT_AND",
@@ -464,19 +466,23 @@ def function_column(name: str, node: exp.Expression) -> Column | None:
     else:
         fname = _FUNCTION_NODES.get(type(node), "")
     known = _FUNCTION_TYPES.get(fname)
+    decimals = 0
     if fname == "STR_TO_DATE" and isinstance(node, exp.Anonymous) and len(node.expressions) == 2:
         fmt = node.expressions[1]
         if isinstance(fmt, exp.Literal) and fmt.is_string:
             known = _str_to_date_type(fmt.this)
-    elif fname == "TIME" or isinstance(node, exp.Time):
-        known = (_T.MYSQL_TYPE_TIME, 10)
+            if known is not None and known[0] != _T.MYSQL_TYPE_DATE and "%f" in fmt.this:
+                decimals = 6  # Item_func_str_to_date: a format with %f gives microseconds
+                known = (known[0], known[1] + 7)
     if known is None:
         return None
     ftype, length = known
     flags = _F.BINARY | _F.NUM if ftype == _T.MYSQL_TYPE_LONGLONG else _F.BINARY
     if fname in _UNSIGNED_FUNCTIONS:
         flags |= _F.UNSIGNED
-    return Column(name, type=ftype, charset=CHARSET_BINARY, length=length, flags=int(flags), decimals=0)
+    return Column(
+        name, type=ftype, charset=CHARSET_BINARY, length=length, flags=int(flags), decimals=decimals
+    )
 
 
 def user_variable_column(name: str, value: Any) -> Column:
@@ -559,9 +565,12 @@ def derived_column(
             n = n.this
         if isinstance(n, exp.Column):
             return column_of(n)
-        known = expression_column(name, n)
+        known = expression_column(name, n, literal_of)
         return known if known is not None else derived_column(name, n, column_of, literal_of, increment)
 
+    temporal = temporal_column(name, node, meta, literal_of)  # before arithmetic: d + INTERVAL 1 DAY
+    if temporal is not None:
+        return temporal
     if isinstance(node, exp.Placeholder) and literal_of is not None:
         value = literal_of(node.name)  # a literal the statement cache took out: numbers are typed as written
         if not isinstance(value, (int, Decimal)) or isinstance(value, bool):
