@@ -48,6 +48,13 @@ const fs = require('fs');
 """
 
 
+def session_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The one directory of this test session where ``mysql2`` is installed (shared by every test module)."""
+    where = tmp_path_factory.getbasetemp() / "node-mysql2"
+    where.mkdir(exist_ok=True)
+    return where
+
+
 def install(cache: Path) -> Path:
     """``mysql2`` installed under ``cache`` (``npm install --prefix``); the directory to run :func:`run` in.
 

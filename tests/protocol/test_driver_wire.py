@@ -40,7 +40,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 @pytest.fixture(scope="module")
 def mysql2(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return node_mysql2.install(tmp_path_factory.mktemp("mysql2"))
+    return node_mysql2.install(node_mysql2.session_cache(tmp_path_factory))
 
 
 def _pymysql(srv: ServerProcess) -> pymysql.connections.Connection:
