@@ -38,7 +38,7 @@ from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
 from gtidkit.engine.sql.executor import PreparedPlan
 from gtidkit.engine.sql.metadata import result_columns
-from gtidkit.engine.sql.parse import escape_backslashes, split_statements
+from gtidkit.engine.sql.parse import escape_backslashes, lexed_introducers, split_statements
 from gtidkit.engine.statements import prepared, set_parser, user_vars, variables
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
@@ -182,14 +182,17 @@ class Session:
 
     def lexed(self, sql: str) -> str:
         """``sql`` as the engine parses it: under sql_mode NO_BACKSLASH_ESCAPES its string literals' backslashes
-        doubled (:func:`~gtidkit.engine.sql.parse.escape_backslashes`), so they stay ordinary characters; else
-        ``sql`` itself. Statement texts enter the engine through here once (:meth:`execute`, :meth:`prepare`)."""
-        if "\\" not in sql:
-            return sql
-        mode = str(self._session_value("sql_mode")).upper()
-        if "NO_BACKSLASH_ESCAPES" not in mode:
-            return sql
-        return escape_backslashes(sql, ansi_quotes="ANSI_QUOTES" in mode or "ANSI" in mode.split(","))
+        doubled (:func:`~gtidkit.engine.sql.parse.escape_backslashes`), so they stay ordinary characters; a
+        literal after a character set introducer written as the bytes the client sent
+        (:func:`~gtidkit.engine.sql.parse.lexed_introducers`: ``_binary'..'`` -> ``_binary X'..'``); else ``sql``
+        itself. Statement texts enter the engine through here once (:meth:`execute`, :meth:`prepare`)."""
+        if "\\" in sql:
+            mode = str(self._session_value("sql_mode")).upper()
+            if "NO_BACKSLASH_ESCAPES" in mode:
+                sql = escape_backslashes(sql, ansi_quotes="ANSI_QUOTES" in mode or "ANSI" in mode.split(","))
+        if "_" in sql:
+            sql = lexed_introducers(sql, str(self._session_value("character_set_client") or "utf8mb4"))
+        return sql
 
     def execute_prepared(self, stmt: Any, params: list[Any] | tuple[Any, ...]) -> list[StatementResult]:
         """Run a prepared statement with ``params`` (one Python value per placeholder, bound as typed values);
@@ -740,29 +743,40 @@ class Session:
             if a.kind == "user":
                 self.user_vars[a.name] = user_vars.value_of(self, a)
             elif a.kind == "names":
-                self._set_names(str(a.value))
+                self._set_names(str(a.value), _NAMES_COLLATE.search(a.text))
             elif a.kind == "transaction":
                 self._set_transaction(a.scope, str(a.value))
             else:
                 self._set_sysvar(a.name, a.scope, a.value, warnings)
         return StatementResult(warnings=tuple(Condition(*w.as_tuple()) for w in warnings))
 
-    def _set_names(self, name: str) -> None:
-        """``SET NAMES cs`` / ``SET CHARACTER SET cs``: character_set_client, _connection and _results become the
-        set's canonical name and collation_connection its default collation (RM 8.4 "Connection Character Sets and
-        Collations"; ``DEFAULT`` is the server's character_set_server).
+    def _set_names(self, name: str, collate: re.Match[str] | None = None) -> None:
+        """``SET NAMES cs [COLLATE coll]`` / ``SET CHARACTER SET cs``: character_set_client, _connection and _results
+        become the set's canonical name and collation_connection ``coll``, else the set's default collation (RM 8.4
+        "Connection Character Sets and Collations"; ``DEFAULT`` is the server's character_set_server).
 
         Raises:
-            MySQLError: 1115 an unknown set; 1231 a set no client may use (ucs2, utf16, utf16le, utf32).
+            MySQLError: 1115 an unknown set; 1231 a set no client may use (ucs2, utf16, utf16le, utf32); 1273 an
+                unknown collation; 1253 a collation of another set.
         """
         if name.upper() == "DEFAULT":
             name = str(self.server.globals.values.get("character_set_server", "utf8mb4"))
         cs = charsets.lookup(name)
         if not cs.client_ok:
             raise mysql_error(1231, "character_set_client", name)
+        collation = cs.default_collation
+        if collate is not None:
+            collation = collate.group(1).strip("'\"`").lower()
+            if collation.startswith("utf8_"):
+                collation = "utf8mb3_" + collation[5:]
+            own = charsets.collation_set(collation)
+            if own is None:
+                raise mysql_error(1273, collate.group(1).strip("'\"`"))
+            if own.name != cs.name:
+                raise mysql_error(1253, collation, cs.name)
         for n in ("character_set_client", "character_set_connection", "character_set_results"):
             self.session_vars[n] = cs.name
-        self.session_vars["collation_connection"] = cs.default_collation
+        self.session_vars["collation_connection"] = collation
 
     def _set_transaction(self, scope: str | None, text: str) -> None:
         """``SET [GLOBAL|SESSION] TRANSACTION ...``: the access mode (no scope: the next transaction only). The
@@ -887,6 +901,8 @@ _DB_DROPPED = int(ServerStatus.SERVER_STATUS_DB_DROPPED)
 _AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
 _MORE_RESULTS_EXISTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
 _NO_BACKSLASH_ESCAPES = int(ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES)
+#: the COLLATE part of SET NAMES cs COLLATE coll (the assignment's text)
+_NAMES_COLLATE = re.compile(r"\bCOLLATE\s+(\S+)", re.IGNORECASE)
 
 
 _TUPLE_ONLY = {tuple}

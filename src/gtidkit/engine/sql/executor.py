@@ -40,7 +40,7 @@ from sqlglot import exp
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column, ColumnFlag, FieldType
-from gtidkit.engine.sql import comparison, decimal_math, int_math, temporal
+from gtidkit.engine.sql import charset_literals, comparison, decimal_math, int_math, temporal
 from gtidkit.engine.sql.catalog import (
     PROCESSLIST_TABLES,
     REPLICATION_TABLES,
@@ -332,7 +332,7 @@ class Executor:
         self.sysvar_resolver: Callable[[str, str | None], Any] | None = None
         #: ``name -> kind`` of a system variable (``bool``, ``int``, ``uint``, ``enum``, ``str``) for metadata
         self.sysvar_kind: Callable[[str], str | None] | None = None
-        self.functions: dict[str, Callable[..., Any]] = {}
+        self.functions: dict[str, Callable[..., Any]] = dict(charset_literals.session_functions(self))
         self.user_variables: dict[str, Any] = {}
         self.last_insert_id = 0
         self.forced_insert_id: int | None = None
@@ -1054,6 +1054,8 @@ class Executor:
         decimals = _decimal_columns(tree) if isinstance(tree, exp.Select) else None
         temporal.localize_tables(tree)  # TIMESTAMP columns read in the session time zone (after the metadata)
         convert = _converters(metadata, decimals)
+        if isinstance(tree, exp.Select):
+            _exact_literals(tree)
         reads_json = bool(self._json_columns(tree, current_db))
         self.fix_functions(tree, current_db)
         slots = self.bind_variables(tree)
@@ -1123,6 +1125,10 @@ class Executor:
             return self._const_eval(node.this, params)
         if isinstance(node, exp.Neg):
             v = self._const_eval(node.this, params)
+            if isinstance(v, Decimal):
+                return (
+                    v.copy_negate()
+                )  # exact: a 65-digit DECIMAL literal keeps its digits (no context rounding)
             return None if v is None else -v
         if isinstance(node, exp.SessionParameter):
             kind = node.args.get("kind")
@@ -1714,6 +1720,26 @@ def _typed_literals(tree: exp.Expression) -> tuple[int, ...]:
             if isinstance(p.parent, _TYPED_PARENTS) and re.fullmatch(r"gk\d+", str(p.name))
         )
     )
+
+
+def _exact_literals(tree: exp.Select) -> None:
+    """A select-list item that is a DECIMAL literal of more digits than a double keeps is sent to SQLite as its text
+    (in place): SQLite would read the number as a REAL; the item's NEWDECIMAL converter reads the text exactly, so
+    ``SELECT 12345678901234567890123456789012345678901234567890.5 FROM t`` returns all 51 digits, as MySQL does."""
+    for proj in tree.expressions:
+        target = proj.this if isinstance(proj, exp.Alias) else proj
+        neg = isinstance(target, exp.Neg)
+        lit = target.this if neg else target
+        if not isinstance(lit, exp.Literal) or lit.is_string:
+            continue
+        text = str(lit.this)
+        if (
+            "e" in text.lower()
+            or sum(c.isdigit() for c in text) <= 15
+            or ("." not in text and int(text) < 2**64)
+        ):
+            continue  # a double, a short decimal or an integer of 64 bits: as SQLite reads it
+        target.replace(exp.Literal.string(("-" if neg else "") + text))
 
 
 def _converters(

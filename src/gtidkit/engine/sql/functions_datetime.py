@@ -144,7 +144,9 @@ def parse_time(v: Any) -> int | None:
     if m is None:
         return None
     neg, days, a, b, c, frac = m.groups()
-    if b is None:  # digits only: [H..H]MMSS
+    if b is None and days is not None:  # 'D hh': hours after the days (RM "Date and Time Literals")
+        h, mi, s = int(a), 0, 0
+    elif b is None:  # digits only: [H..H]MMSS
         digits = a.rjust(6, "0")
         h, mi, s = int(digits[:-4]), int(digits[-4:-2]), int(digits[-2:])
     else:

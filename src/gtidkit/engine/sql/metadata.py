@@ -375,6 +375,11 @@ def expression_column(
         )  # fmt: skip
     if isinstance(node, exp.Boolean):
         return _int_literal_column(name, "1" if node.this else "0", False)
+    if isinstance(node, exp.HexString):  # X'..', _binary'..': a binary string of its bytes
+        return Column(
+            name, type=_T.MYSQL_TYPE_VAR_STRING, charset=CHARSET_BINARY, length=(len(str(node.this)) + 1) // 2,
+            flags=int(_F.NOT_NULL | _F.BINARY), decimals=0,
+        )  # fmt: skip
     if isinstance(node, exp.Literal):
         if node.is_string:
             return _string_column(name, len(node.this), not_null=True)

@@ -53,6 +53,8 @@ _DATETIME = re.compile(
     r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d{1,6}))?)?\s*$"
 )
 _TIME = re.compile(r"^\s*(-)?(?:(\d+)\s+)?(\d{1,3}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?\s*$")
+#: TIME as ``'D hh'`` (RM8 "Date and Time Literals": the relaxed forms 'D hh:mm' and 'D hh'; D is 0 to 34)
+_TIME_DAY_HOURS = re.compile(r"^\s*(-)?(\d+)\s+(\d{1,3})\s*$")
 #: TIME as digits: ``[-]HHMMSS[.f]``, ``MMSS``, ``SS`` (RM8 11.1.3 "Date and Time Literals")
 _TIME_DIGITS = re.compile(r"^\s*(-)?(\d+)(?:\.(\d*))?\s*$")
 #: TIME's range, in microseconds: -838:59:59.000000 .. 838:59:59.000000
@@ -552,10 +554,14 @@ def _parse_time(col: ColumnDef, v: Any, row: int, bad: MySQLError, store: FieldS
             v = v.decode("utf-8", "replace")
         text = format(v, "f") if isinstance(v, Decimal) else repr(v) if isinstance(v, float) else str(v)
         m = _TIME.match(text)
+        day_hours = None if m else _TIME_DAY_HOURS.match(text)
         if m:
             sign, days, h, mi, sec, frac = m.groups()
             hours = int(h) + 24 * int(days or 0)
             minutes, seconds = int(mi), int(sec or 0)
+        elif day_hours:
+            sign, days, h = day_hours.groups()
+            hours, minutes, seconds, frac = int(h) + 24 * int(days), 0, 0, None
         else:
             m = _TIME_DIGITS.match(text)
             if not m:
