@@ -278,3 +278,44 @@ def test_wide_decimal_literals(srv: ServerProcess, literal: str) -> None:
             assert cur.fetchall() == ((Decimal(literal),),), sql
             assert cur.description[0][1] == 246
     conn.close()
+
+
+# ------------------------------------------------------------------------------------------------ ill-formed text
+def test_bytes_not_in_the_client_set(srv: ServerProcess) -> None:
+    """Bytes that are no character of character_set_client: a BLOB stores them as sent, a text column refuses them
+    with MySQL's 1366 (strict mode; the message shows up to 6 bytes from the first bad one) - never an internal
+    error."""
+    conn = _pymysql(srv)
+    with conn.cursor() as cur:
+        cur.execute("CREATE TABLE c.ill (id INT PRIMARY KEY, s VARCHAR(10), b BLOB)")
+    conn.query(b"INSERT INTO c.ill (id, b) VALUES (1, 'x\xf0\x9f\x98\xff')")
+    with pytest.raises(pymysql.err.MySQLError) as ei:
+        conn.query(b"INSERT INTO c.ill (id, s) VALUES (2, 'x\xf0\x9f\x98')")
+    assert ei.value.args == (1366, "Incorrect string value: '\\xF0\\x9F\\x98' for column 's' at row 1")
+    with conn.cursor() as cur:
+        cur.execute("SELECT id, s, b FROM c.ill")
+        assert cur.fetchall() == ((1, None, b"x\xf0\x9f\x98\xff"),)
+    conn.close()
+
+
+def test_utf8mb3_client_sending_4_byte_characters(srv: ServerProcess) -> None:
+    """A utf8mb3 connection cannot send U+1F600: its 4 bytes are no utf8mb3 character, so a utf8mb4 column refuses
+    them with 1366 ("Incorrect string value: '\\xF0\\x9F\\x98\\x80'", the classic emoji error) and a BLOB keeps the
+    bytes; over a utf8mb4 connection the same bytes are the character."""
+    conn = _pymysql(srv, charset="utf8mb3")
+    with conn.cursor() as cur:
+        cur.execute("CREATE TABLE c.emoji (id INT PRIMARY KEY, s VARCHAR(10) CHARACTER SET utf8mb4, b BLOB)")
+        with pytest.raises(pymysql.err.MySQLError) as ei:
+            cur.execute("INSERT INTO c.emoji (id, s) VALUES (1, 'a\U0001f600')")
+        assert ei.value.args == (
+            1366,
+            "Incorrect string value: '\\xF0\\x9F\\x98\\x80' for column 's' at row 1",
+        )
+        cur.execute("INSERT INTO c.emoji (id, b) VALUES (2, 'a\U0001f600')")
+    conn.close()
+    conn = _pymysql(srv, charset="utf8mb4")
+    with conn.cursor() as cur:
+        cur.execute("INSERT INTO c.emoji (id, s) VALUES (3, 'a\U0001f600')")
+        cur.execute("SELECT id, s, b FROM c.emoji ORDER BY id")
+        assert cur.fetchall() == ((2, None, "a\U0001f600".encode()), (3, "a\U0001f600", None))
+    conn.close()

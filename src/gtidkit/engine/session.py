@@ -190,8 +190,12 @@ class Session:
             mode = str(self._session_value("sql_mode")).upper()
             if "NO_BACKSLASH_ESCAPES" in mode:
                 sql = escape_backslashes(sql, ansi_quotes="ANSI_QUOTES" in mode or "ANSI" in mode.split(","))
-        if "_" in sql:
-            sql = lexed_introducers(sql, str(self._session_value("character_set_client") or "utf8mb4"))
+        if "_" in sql or not sql.isascii():
+            client = str(self._session_value("character_set_client") or "utf8mb4")
+            if "_" in sql:
+                sql = lexed_introducers(sql, client)
+            if client.lower() in ("utf8mb3", "utf8") and not sql.isascii():
+                sql = _UTF8MB3_ILL_FORMED.sub(_as_sent_bytes, sql)
         return sql
 
     def execute_prepared(self, stmt: Any, params: list[Any] | tuple[Any, ...]) -> list[StatementResult]:
@@ -901,6 +905,17 @@ _DB_DROPPED = int(ServerStatus.SERVER_STATUS_DB_DROPPED)
 _AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
 _MORE_RESULTS_EXISTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
 _NO_BACKSLASH_ESCAPES = int(ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES)
+#: a 4-byte UTF-8 character: no character of utf8mb3 (RM "The utf8mb3 Character Set")
+_UTF8MB3_ILL_FORMED = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _as_sent_bytes(m: re.Match[str]) -> str:
+    """A character a utf8mb3 client cannot send, as the bytes it did send (surrogate escapes, the engine's form of
+    bytes that are no character of the client's set): a text column refuses them with 1366 ("Incorrect string
+    value: '\\xF0\\x9F\\x98\\x80'"), a binary one stores them as they are."""
+    return "".join(chr(0xDC00 + b) for b in m.group().encode("utf-8"))
+
+
 #: the COLLATE part of SET NAMES cs COLLATE coll (the assignment's text)
 _NAMES_COLLATE = re.compile(r"\bCOLLATE\s+(\S+)", re.IGNORECASE)
 

@@ -241,7 +241,12 @@ def coerce(
             s = format_datetime(v)
         else:
             s = str(v)
-        if col.charset is not None and not charsets.is_utf8(col.charset) or col.charset == "utf8mb3":
+        if (
+            col.charset is not None
+            and not charsets.is_utf8(col.charset)
+            or col.charset == "utf8mb3"
+            or (not s.isascii() and _has_undecodable(s))
+        ):
             s = _in_charset(col, s, row, store)
         if col.type == "char":
             s = s.rstrip(" ")  # CHAR is padded on disk and stripped on read (PAD_CHAR_TO_FULL_LENGTH off)
@@ -286,7 +291,7 @@ def _in_charset(col: ColumnDef, s: str, row: int, store: FieldStore) -> str:
     if s.isascii() or cs == "binary":
         return s
     for i, ch in enumerate(s):
-        if (ord(ch) > 0xFFFF) if utf8mb3 else charsets.encode(ch, cs) == b"?":
+        if _undecodable(ch) or ((ord(ch) > 0xFFFF) if utf8mb3 else charsets.encode(ch, cs) == b"?"):
             tail = s[i:].encode("utf-8", "surrogateescape")
             shown = "".join(chr(b) if 32 <= b < 127 else f"\\x{b:02X}" for b in tail[:6])
             err = mysql_error(1366, "string", shown + ("..." if len(tail) > 6 else ""), col.name, row)
@@ -294,9 +299,23 @@ def _in_charset(col: ColumnDef, s: str, row: int, store: FieldStore) -> str:
             break
     else:
         return s
+    s = "".join("?" if _undecodable(ch) else ch for ch in s)
     if utf8mb3:
         return "".join("?" if ord(ch) > 0xFFFF else ch for ch in s)
     return charsets.decode(charsets.encode(s, cs), cs)
+
+
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+def _has_undecodable(s: str) -> bool:
+    return _UNDECODABLE.search(s) is not None
+
+
+def _undecodable(ch: str) -> bool:
+    """A byte the client sent that is no character of its set: the wire text keeps it as a surrogate escape
+    (U+DC80..U+DCFF), and no text column can hold it (1366, as an ill-formed string in MySQL)."""
+    return "\udc80" <= ch <= "\udcff"
 
 
 def _truncated(store: FieldStore, col: ColumnDef, row: int, value: Any) -> Any:
