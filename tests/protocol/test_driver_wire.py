@@ -442,3 +442,33 @@ def test_explain_metadata_mysql2(srv: ServerProcess, typed: str, mysql2: Path) -
         assert [(f["name"], _meta(f)) for f in res["fields"]] == EXPLAIN_FIELDS
         row = res["rows"][0]
         assert row[:2] == ["1", "SIMPLE"] and row[10] == 100  # BIGINT as a string (bigNumberStrings)
+
+
+def test_no_backslash_escapes_statement_logged_readably(tmp_path: Path) -> None:
+    """A statement read under NO_BACKSLASH_ESCAPES is logged (binlog_format=STATEMENT) with its strings in the
+    default lexing and without the mode in the Query event, so any reader (a replica, mysqlbinlog) gets the same
+    value: ``'a\\'`` is logged as ``'a\\\\'`` with sql_mode's NO_BACKSLASH_ESCAPES bit (1 << 20) clear."""
+    from gtidkit.binlog.events.query_status import decode_status_vars
+    from gtidkit.binlog.file import read_events
+
+    with running_server(tmp_path / "data", "--log-bin", "--binlog-format=STATEMENT", "--server-id=21") as s:
+        conn = _pymysql(s)
+        with conn.cursor() as cur:
+            cur.execute("CREATE DATABASE nb")
+            cur.execute("CREATE TABLE nb.t (s VARCHAR(10))")
+            cur.execute("SET sql_mode = 'STRICT_TRANS_TABLES,NO_BACKSLASH_ESCAPES'")
+            cur.execute(r"INSERT INTO nb.t VALUES ('a\')")
+            cur.execute("SHOW BINLOG EVENTS IN 'binlog.000001'")
+            infos = [r[5] for r in cur.fetchall() if r[2] == "Query"]
+            cur.execute("SELECT s FROM nb.t")
+            assert cur.fetchall() == (("a\\",),)
+        conn.close()
+    assert any(i.endswith(r"INSERT INTO nb.t VALUES ('a\\')") for i in infos), infos
+    queries = [
+        e.event
+        for e in read_events(tmp_path / "data" / "binlog.000001")
+        if "INSERT INTO nb.t" in str(getattr(e.event, "query", ""))
+    ]
+    assert len(queries) == 1
+    mode = decode_status_vars(queries[0].status_vars).sql_mode
+    assert mode is not None and not mode & (1 << 20) and mode & (1 << 21)  # STRICT_TRANS_TABLES kept
