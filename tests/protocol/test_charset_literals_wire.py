@@ -98,6 +98,14 @@ def test_introducer_literals(srv: ServerProcess, literal: str, value: object) ->
     conn.close()
 
 
+def test_introduced_literals_named_by_their_string(srv: ServerProcess) -> None:
+    conn = _pymysql(srv)
+    with conn.cursor() as cur:
+        cur.execute("SELECT _binary'abc', _latin1'xyz', N'nat'")
+        assert [d[0] for d in cur.description] == ["abc", "xyz", "nat"]
+    conn.close()
+
+
 def test_binary_literal_metadata(srv: ServerProcess) -> None:
     """``_binary'abc'`` is a binary string: VAR_STRING in the binary set (63), 3 bytes long."""
     conn = _pymysql(srv)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONSTANT_FUNCTION",
+    "ITEM_NAME",
     "canonical_introducers",
     "resolve_introducers",
     "rewrite_charset_functions",
@@ -45,6 +46,8 @@ __all__ = [
 #: the call a CHARSET() / COLLATION() / COERCIBILITY() answered from the syntax becomes: its value, with the
 #: call's position in the text kept (the result column is named as written)
 CONSTANT_FUNCTION = "_GK_CONST"
+#: meta key of a binary string's select-list name (the introduced literal's text)
+ITEM_NAME = "gk_item_name"
 #: an introducer followed by a quoted string: the cheap test before tokenising a statement
 _INTRODUCED = re.compile(r"(?<![\w$@.])_[A-Za-z0-9]+\s*['\"]")
 
@@ -116,6 +119,9 @@ def resolve_introducers(tree: exp.Expression) -> exp.Expression:
                 continue
             if cs == "binary":
                 new = exp.HexString(this=raw.hex().upper())
+                # MySQL names the item after the string (SELECT _binary'abc' is column `abc`)
+                # (as text SQLite can carry as an alias: bytes that are no UTF-8 shown as U+FFFD, NULs left out)
+                new.meta[ITEM_NAME] = raw.decode("utf-8", "replace").replace("\0", "")
             else:
                 new = exp.Literal.string(charsets.decode(raw, cs))
         new.meta.update(node.meta)  # its position in the text: the result column is named as written

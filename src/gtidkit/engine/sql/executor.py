@@ -2025,6 +2025,8 @@ def _item_name(proj: exp.Expression, source: str | None = None) -> str:
         return proj.alias
     if isinstance(proj, exp.Literal) and proj.is_string:
         return proj.this
+    if isinstance(proj, exp.HexString) and charset_literals.ITEM_NAME in proj.meta:
+        return str(proj.meta[charset_literals.ITEM_NAME])
     if source is not None:
         span = _source_span(proj, source)
         if span and isinstance(proj, exp.JSONObjectAgg):
