@@ -472,3 +472,26 @@ def test_no_backslash_escapes_statement_logged_readably(tmp_path: Path) -> None:
     assert len(queries) == 1
     mode = decode_status_vars(queries[0].status_vars).sql_mode
     assert mode is not None and not mode & (1 << 20) and mode & (1 << 21)  # STRICT_TRANS_TABLES kept
+
+
+#: a column whose rows mix numbers and strings is a string column (MySQL's aggregated type of a UNION / IF / CASE
+#: of a number and a string is VARCHAR): typed as a number, a driver reads 'a' as one, and no binary number holds it
+MIXED = [
+    ("SELECT 1 UNION SELECT 'a'", [["1"], ["a"]]),
+    ("SELECT 1.5 UNION SELECT 'x'", [["1.5"], ["x"]]),
+    ("SELECT IF(a = 1, 1, 'x') FROM (SELECT 1 AS a UNION SELECT 2) d", [["1"], ["x"]]),
+]
+
+
+def test_mixed_columns_are_strings_both_protocols(srv: ServerProcess, mysql2: Path) -> None:
+    steps = [{"how": how, "sql": sql} for sql, _ in MIXED for how in ("query", "execute")]
+    out = node_mysql2.run(mysql2, srv.port, steps)
+    for i, (sql, rows) in enumerate(MIXED):
+        for res in out[2 * i : 2 * i + 2]:
+            assert res.get("rows") == rows, (sql, res)
+            assert res["fields"][0]["type"] == 253, sql
+    c2 = _connector(srv)
+    cur = c2.cursor(prepared=True)
+    cur.execute(MIXED[0][0])
+    assert cur.fetchall() == [("1",), ("a",)]
+    c2.close()

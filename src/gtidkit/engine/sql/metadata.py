@@ -614,6 +614,12 @@ def value_column(name: str, values: list[Any]) -> Column:
     nullable_flags = 0
     if isinstance(sample, (bool, int)) and any(type(v) is float for v in values):
         sample = 0.0  # integers and fractions in one column: announcing an integer type would break clients
+    kinds = {_value_kind(v) for v in values if v is not None}
+    if len(kinds) > 1 and kinds & {"text", "bytes"}:
+        # numbers (or dates) and strings in one column (SELECT 1 UNION SELECT 'a', CASE ... THEN 2 ELSE 'b'):
+        # MySQL's aggregated type is a string one (Item_type_holder); a number type would make a driver read
+        # 'a' as a number, and no binary-protocol number can carry it
+        sample = "" if "text" in kinds else b""
     if isinstance(sample, (bool, int)):
         return Column(
             name, type=_T.MYSQL_TYPE_LONGLONG, charset=CHARSET_BINARY, length=21,
@@ -654,6 +660,16 @@ def value_column(name: str, values: list[Any]) -> Column:
         flags=nullable_flags,
         decimals=NOT_FIXED_DEC,
     )
+
+
+def _value_kind(v: Any) -> str:
+    if isinstance(v, str):
+        return "text"
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return "bytes"
+    if isinstance(v, (_dt.date, _dt.time, _dt.timedelta)):
+        return "temporal"
+    return "number"
 
 
 def result_columns(
