@@ -72,7 +72,7 @@ class Parts(NamedTuple):
 
 _DT_TEXT = re.compile(
     r"\s*(\d{1,4})[^\d](\d{1,2})[^\d](\d{1,2})"
-    r"(?:(?:[T ]+|[^\d])(\d{1,2})[^\d](\d{1,2})[^\d](\d{1,2})(?:\.(\d{0,6})\d*)?)?\s*$"
+    r"(?:(?:[T ]+|[^\d])(\d{1,2})[^\d](\d{1,2})(?:[^\d](\d{1,2})(?:\.(\d{0,6})\d*)?)?)?\s*$"
 )
 
 
@@ -124,7 +124,8 @@ def parse_datetime(v: Any) -> Parts | None:
     if h is None:
         return _valid(Parts(_year(int(y), len(y)), int(mo), int(d)))
     micro = int((us or "").ljust(6, "0"))
-    return _valid(Parts(_year(int(y), len(y)), int(mo), int(d), int(h), int(mi), int(s), micro, True))
+    # 'YYYY-MM-DD hh:mm' without seconds is a datetime too (str_to_datetime reads the parts there are)
+    return _valid(Parts(_year(int(y), len(y)), int(mo), int(d), int(h), int(mi), int(s or 0), micro, True))
 
 
 _TIME_TEXT = re.compile(r"\s*(-)?\s*(?:(\d+)\s+)?(\d+)(?::(\d{1,2}))?(?::(\d{1,2}))?(?:\.(\d{0,6})\d*)?\s*$")
