@@ -157,3 +157,37 @@ def test_parse_error_has_mysql_shape():
         "for the right syntax to use near '"
     )
     assert e.value.message.endswith("at line 1")
+
+
+# sql_mode NO_BACKSLASH_ESCAPES (manual "Server SQL Modes"): a backslash is an ordinary character in strings; the
+# statement is rewritten once so the default lexing reads the same values
+@pytest.mark.parametrize(
+    ("text", "ansi_quotes", "expected"),
+    [
+        (r"SELECT 'a\'", False, r"SELECT 'a\\'"),
+        (r"SELECT 'it''s\n', x\y", False, r"SELECT 'it''s\\n', x\y"),
+        (r'SELECT "q\", `b\`', False, r'SELECT "q\\", `b\`'),
+        (r'SELECT "id\"', True, r'SELECT "id\"'),
+        (r"SELECT 1 -- c\ ", False, r"SELECT 1 -- c\ "),
+        ("SELECT 'plain'", False, "SELECT 'plain'"),
+    ],
+    ids=["quote-ends", "doubled-quote", "double-quoted", "ansi-identifier", "comment", "no-backslash"],
+)
+def test_escape_backslashes(text: str, ansi_quotes: bool, expected: str) -> None:
+    from gtidkit.engine.sql.parse import escape_backslashes
+
+    assert escape_backslashes(text, ansi_quotes) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "escapes", "expected"),
+    [
+        (r"SELECT 'x\'; SELECT 2", False, [r"SELECT 'x\'", "SELECT 2"]),
+        (r"SELECT 'x\';'; SELECT 2", True, [r"SELECT 'x\';'", "SELECT 2"]),
+    ],
+    ids=["no-backslash-escapes", "default"],
+)
+def test_split_statements_by_mode(text: str, escapes: bool, expected: list[str]) -> None:
+    from gtidkit.engine.sql.parse import split_statements
+
+    assert split_statements(text, backslash_escapes=escapes) == expected

@@ -216,6 +216,18 @@ def collation_ids() -> dict[str, int]:
     return dict(_COLLATION_IDS)
 
 
+def collation_set(name: str) -> Charset | None:
+    """The character set collation ``name`` belongs to (its listed id's set, else the set its name starts with:
+    MySQL names every collation ``<set>_...``, and ``binary`` is the binary set's); None when neither is known."""
+    low = str(name).strip().lower()
+    if low.startswith("utf8_"):
+        low = "utf8mb3_" + low[5:]
+    cid = _COLLATION_IDS.get(low)
+    if cid is not None:
+        return COLLATION_CHARSETS.get(cid)
+    return CHARSETS.get(low) if low == "binary" else CHARSETS.get(low.split("_")[0]) if "_" in low else None
+
+
 def lookup(name: str) -> Charset:
     """The character set called ``name`` (any case; ``utf8`` = ``utf8mb3``).
 
@@ -274,6 +286,7 @@ __all__ = [
     "Charset",
     "MySQLError",
     "collation_id",
+    "collation_set",
     "decode",
     "encode",
     "for_collation_id",

@@ -38,7 +38,7 @@ from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
 from gtidkit.engine.sql.executor import PreparedPlan
 from gtidkit.engine.sql.metadata import result_columns
-from gtidkit.engine.sql.parse import split_statements
+from gtidkit.engine.sql.parse import escape_backslashes, lexed_introducers, split_statements
 from gtidkit.engine.statements import prepared, set_parser, user_vars, variables
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
@@ -133,8 +133,11 @@ class Session:
         self.binlog_statement_state: Any = None
 
     # ------------------------------------------------------------------ public
-    def execute(self, sql: str) -> list[StatementResult]:
+    def execute(self, sql: str, *, lexed: bool = False) -> list[StatementResult]:
         """Run one or more ``;``-separated statements; one :class:`StatementResult` per statement, in order.
+
+        ``lexed``: ``sql`` is already in the engine's lexing (:meth:`lexed`: a prepared statement's text, a text
+        with bound values), not a client's text read under the session's sql_mode.
 
         Statements run eagerly, one after the other, as mysqld runs a multi-statement COM_QUERY. Every result
         but the last carries SERVER_MORE_RESULTS_EXISTS in its status flags.
@@ -153,7 +156,7 @@ class Session:
         if self.killed:  # KILL CONNECTION from another session (statements/admin.py)
             self.close()
             raise mysql_error(2013)
-        texts = split_statements(sql)
+        texts = split_statements(sql if lexed else self.lexed(sql))
         if not texts:
             raise mysql_error(1065)
         results: list[StatementResult] = []
@@ -178,7 +181,30 @@ class Session:
         """
         if self.closed:
             raise mysql_error(2006)
-        return prepared.prepare(self, sql)
+        return prepared.prepare(self, self.lexed(sql))
+
+    def no_backslash_escapes(self) -> bool:
+        """sql_mode has NO_BACKSLASH_ESCAPES: a backslash in a string literal is an ordinary character, and OK /
+        EOF packets carry SERVER_STATUS_NO_BACKSLASH_ESCAPES (``sql_lex.cc``, ``mysql_com.h``)."""
+        return "NO_BACKSLASH_ESCAPES" in str(self._session_value("sql_mode")).upper()
+
+    def lexed(self, sql: str) -> str:
+        """``sql`` as the engine parses it: under sql_mode NO_BACKSLASH_ESCAPES its string literals' backslashes
+        doubled (:func:`~gtidkit.engine.sql.parse.escape_backslashes`), so they stay ordinary characters; a
+        literal after a character set introducer written as the bytes the client sent
+        (:func:`~gtidkit.engine.sql.parse.lexed_introducers`: ``_binary'..'`` -> ``_binary X'..'``); else ``sql``
+        itself. Statement texts enter the engine through here once (:meth:`execute`, :meth:`prepare`)."""
+        if "\\" in sql:
+            mode = str(self._session_value("sql_mode")).upper()
+            if "NO_BACKSLASH_ESCAPES" in mode:
+                sql = escape_backslashes(sql, ansi_quotes="ANSI_QUOTES" in mode or "ANSI" in mode.split(","))
+        if "_" in sql or not sql.isascii():
+            client = str(self._session_value("character_set_client") or "utf8mb4")
+            if "_" in sql:
+                sql = lexed_introducers(sql, client)
+            if client.lower() in ("utf8mb3", "utf8") and not sql.isascii():
+                sql = _UTF8MB3_ILL_FORMED.sub(_as_sent_bytes, sql)
+        return sql
 
     def execute_prepared(self, stmt: Any, params: list[Any] | tuple[Any, ...]) -> list[StatementResult]:
         """Run a prepared statement with ``params`` (one Python value per placeholder, bound as typed values);
@@ -208,7 +234,7 @@ class Session:
                 if self.released:
                     self.close()
                 return [prepared.named_result(res)]
-            return [prepared.named_result(r) for r in self.execute(bound)]
+            return [prepared.named_result(r) for r in self.execute(bound, lexed=True)]
         if stmt.shape.fast_select is None:
             prepared.classify_fast_select(stmt, bound)
             stmt.shape.uses_tables = _uses_tables(bound)
@@ -298,6 +324,8 @@ class Session:
                 flags |= _IN_TRANS_READONLY
         if autocommit:
             flags |= _AUTOCOMMIT
+        if "NO_BACKSLASH_ESCAPES" in str(sv["sql_mode"] if "sql_mode" in sv else gv["sql_mode"]).upper():
+            flags |= _NO_BACKSLASH_ESCAPES
         # rows is a list of tuples: sqlite3's fetchall without a row_factory, or the executor's conversions
         return StatementResult(
             columns,
@@ -388,6 +416,8 @@ class Session:
             flags |= _DB_DROPPED
         if autocommit:
             flags |= _AUTOCOMMIT
+        if self.no_backslash_escapes():
+            flags |= _NO_BACKSLASH_ESCAPES
         if more:
             flags |= _MORE_RESULTS_EXISTS
         return res.completed(min(self.diagnostics.statement_count, 0xFFFF), flags, changes)
@@ -725,29 +755,40 @@ class Session:
             if a.kind == "user":
                 self.user_vars[a.name] = user_vars.value_of(self, a)
             elif a.kind == "names":
-                self._set_names(str(a.value))
+                self._set_names(str(a.value), _NAMES_COLLATE.search(a.text))
             elif a.kind == "transaction":
                 self._set_transaction(a.scope, str(a.value))
             else:
                 self._set_sysvar(a.name, a.scope, a.value, warnings)
         return StatementResult(warnings=tuple(Condition(*w.as_tuple()) for w in warnings))
 
-    def _set_names(self, name: str) -> None:
-        """``SET NAMES cs`` / ``SET CHARACTER SET cs``: character_set_client, _connection and _results become the
-        set's canonical name and collation_connection its default collation (RM 8.4 "Connection Character Sets and
-        Collations"; ``DEFAULT`` is the server's character_set_server).
+    def _set_names(self, name: str, collate: re.Match[str] | None = None) -> None:
+        """``SET NAMES cs [COLLATE coll]`` / ``SET CHARACTER SET cs``: character_set_client, _connection and _results
+        become the set's canonical name and collation_connection ``coll``, else the set's default collation (RM 8.4
+        "Connection Character Sets and Collations"; ``DEFAULT`` is the server's character_set_server).
 
         Raises:
-            MySQLError: 1115 an unknown set; 1231 a set no client may use (ucs2, utf16, utf16le, utf32).
+            MySQLError: 1115 an unknown set; 1231 a set no client may use (ucs2, utf16, utf16le, utf32); 1273 an
+                unknown collation; 1253 a collation of another set.
         """
         if name.upper() == "DEFAULT":
             name = str(self.server.globals.values.get("character_set_server", "utf8mb4"))
         cs = charsets.lookup(name)
         if not cs.client_ok:
             raise mysql_error(1231, "character_set_client", name)
+        collation = cs.default_collation
+        if collate is not None:
+            collation = collate.group(1).strip("'\"`").lower()
+            if collation.startswith("utf8_"):
+                collation = "utf8mb3_" + collation[5:]
+            own = charsets.collation_set(collation)
+            if own is None:
+                raise mysql_error(1273, collate.group(1).strip("'\"`"))
+            if own.name != cs.name:
+                raise mysql_error(1253, collation, cs.name)
         for n in ("character_set_client", "character_set_connection", "character_set_results"):
             self.session_vars[n] = cs.name
-        self.session_vars["collation_connection"] = cs.default_collation
+        self.session_vars["collation_connection"] = collation
 
     def _set_transaction(self, scope: str | None, text: str) -> None:
         """``SET [GLOBAL|SESSION] TRANSACTION ...``: the access mode (no scope: the next transaction only). The
@@ -871,6 +912,20 @@ _IN_TRANS_READONLY = int(ServerStatus.SERVER_STATUS_IN_TRANS_READONLY)
 _DB_DROPPED = int(ServerStatus.SERVER_STATUS_DB_DROPPED)
 _AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
 _MORE_RESULTS_EXISTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
+_NO_BACKSLASH_ESCAPES = int(ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES)
+#: a 4-byte UTF-8 character: no character of utf8mb3 (RM "The utf8mb3 Character Set")
+_UTF8MB3_ILL_FORMED = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _as_sent_bytes(m: re.Match[str]) -> str:
+    """A character a utf8mb3 client cannot send, as the bytes it did send (surrogate escapes, the engine's form of
+    bytes that are no character of the client's set): a text column refuses them with 1366 ("Incorrect string
+    value: '\\xF0\\x9F\\x98\\x80'"), a binary one stores them as they are."""
+    return "".join(chr(0xDC00 + b) for b in m.group().encode("utf-8"))
+
+
+#: the COLLATE part of SET NAMES cs COLLATE coll (the assignment's text)
+_NAMES_COLLATE = re.compile(r"\bCOLLATE\s+(\S+)", re.IGNORECASE)
 
 
 _TUPLE_ONLY = {tuple}

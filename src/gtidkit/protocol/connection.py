@@ -613,9 +613,9 @@ class ServerConnection:
         if framed_columns is None or framed_columns[0] is not column_payloads or framed_columns[1] != seq:
             first = seq
             columns: list[bytes] = []
-            columns.append(
-                _HEADER.pack(1 | seq << 24) + (_SHORT_LENGTHS[width] if width < 0xFB else lenenc_int(width))
-            )
+            # the column count is a length-encoded integer: 1 byte below 251, 3, 4 or 9 bytes from there
+            count = _SHORT_LENGTHS[width] if width < 0xFB else lenenc_int(width)
+            columns.append(_HEADER.pack(len(count) | seq << 24) + count)
             seq = (seq + 1) & 0xFF
             for payload in column_payloads:
                 seq = _add_packet(columns.append, payload, seq)

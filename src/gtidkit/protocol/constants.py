@@ -25,6 +25,7 @@ __all__ = [
     "CAP_TRANSACTIONS",
     "EOF_HEADER",
     "ERR_HEADER",
+    "FLAG_NUM",
     "FLAG_UNSIGNED",
     "LOCAL_INFILE_HEADER",
     "OK_HEADER",
@@ -158,6 +159,10 @@ CAP_QUERY_ATTRIBUTES = int(Capability.QUERY_ATTRIBUTES)
 STATUS_MORE_RESULTS_EXISTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
 STATUS_SESSION_STATE_CHANGED = int(ServerStatus.SERVER_SESSION_STATE_CHANGED)
 FLAG_UNSIGNED = int(ColumnFlag.UNSIGNED)
+#: NUM_FLAG is the client library's: libmysql's ``unpack_field`` sets it on numeric types after reading the
+#: definition (so mysqltest's ``--enable_metadata`` prints it); MySQL's server never sends it
+#: (``Protocol_classic::send_field_metadata`` sends the field's own flags).
+FLAG_NUM = int(ColumnFlag.NUM)
 
 #: Collation ids used by the server: utf8mb4_0900_ai_ci (MySQL 8's default), binary, utf8mb3_general_ci.
 UTF8MB4_0900_AI_CI = 255

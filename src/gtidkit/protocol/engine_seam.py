@@ -154,8 +154,16 @@ class SessionAPI(Protocol):
         """The session-state tracker (whether a transaction is active)."""
         ...
 
-    def execute(self, sql: str) -> list[StatementResult]:
-        """Run ``sql``; one result per statement."""
+    def execute(self, sql: str, *, lexed: bool = False) -> list[StatementResult]:
+        """Run ``sql``; one result per statement (``lexed``: already rewritten for NO_BACKSLASH_ESCAPES)."""
+        ...
+
+    def no_backslash_escapes(self) -> bool:
+        """Whether sql_mode has NO_BACKSLASH_ESCAPES (how the session lexes string literals)."""
+        ...
+
+    def lexed(self, sql: str) -> str:
+        """``sql`` rewritten once to the default lexing when the session's sql_mode has NO_BACKSLASH_ESCAPES."""
         ...
 
     def prepare(self, sql: str) -> PreparedAPI:
@@ -266,12 +274,14 @@ def provide_tables(session: SessionAPI, providers: TableProviders) -> None:
 
 
 def status_flags(session: SessionAPI) -> int:
-    """SERVER_STATUS_* of the session between statements: AUTOCOMMIT and IN_TRANS."""
+    """SERVER_STATUS_* of the session between statements: AUTOCOMMIT, IN_TRANS, NO_BACKSLASH_ESCAPES."""
     flags = 0
     if _autocommit(session):
         flags |= ServerStatus.SERVER_STATUS_AUTOCOMMIT
     if session.in_transaction() or session.tracker.transaction_active:
         flags |= ServerStatus.SERVER_STATUS_IN_TRANS
+    if session.no_backslash_escapes():
+        flags |= ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES
     return flags
 
 
@@ -311,9 +321,11 @@ def set_names(session: SessionAPI, charset: str) -> None:
         pass
 
 
-def split(sql: str) -> list[str]:
-    """The statements of a multi-statement text (MySQL's splitting rules: quotes, comments, ``;``)."""
-    return [s for s in split_statements(sql) if s.strip()]
+def split(sql: str, session: Any = None) -> list[str]:
+    """The statements of a multi-statement text (MySQL's splitting rules: quotes, comments, ``;``), its strings
+    lexed as ``session``'s sql_mode says (NO_BACKSLASH_ESCAPES)."""
+    escapes = session is None or not session.no_backslash_escapes()
+    return [s for s in split_statements(sql, backslash_escapes=escapes) if s.strip()]
 
 
 def execute(
@@ -322,17 +334,19 @@ def execute(
     intercept: Interceptor | None = None,
     *,
     statements: list[str] | None = None,
+    lexed: bool = False,
 ) -> Iterator[StatementResult]:
     """Run ``sql`` (one or more statements); yield one result per statement, in order.
 
     ``intercept`` sees each statement first and may answer it (returning a result) instead of the engine.
-    ``statements`` is ``split(sql)`` when the caller has it already.
+    ``statements`` is ``split(sql, session)`` when the caller has it already. ``lexed``: the text is in the
+    engine's lexing already (a prepared statement's text with its values bound), see ``Session.execute``.
 
     Raises:
         MySQLError: from the failing statement (results of the statements before it were yielded first).
     """
     if statements is None:
-        statements = split(sql)
+        statements = split(sql, None if lexed else session)
     if not statements:
         raise mysql_error(1065)
     for text in statements:
@@ -341,7 +355,7 @@ def execute(
             session.note_result(res)  # ROW_COUNT() after CREATE USER / GRANT ... answered by the server
             yield res
             continue
-        yield from session.execute(text)
+        yield from session.execute(text, lexed=lexed)
 
 
 def describe(session: SessionAPI, sql: str, param_count: int) -> tuple[Column, ...] | None:
@@ -383,7 +397,7 @@ def execute_prepared(
         return
     if len(params) != stmt.param_count:
         raise mysql_error(1210, "mysqld_stmt_execute")
-    yield from execute(session, bound_text(stmt.text, stmt.positions, params), intercept)
+    yield from execute(session, bound_text(stmt.text, stmt.positions, params), intercept, lexed=True)
 
 
 def reset_session(session: SessionAPI) -> None:

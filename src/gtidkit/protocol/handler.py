@@ -39,6 +39,7 @@ from gtidkit.protocol.constants import (
     CAP_FOUND_ROWS,
     CAP_QUERY_ATTRIBUTES,
     CAP_SESSION_TRACK,
+    FLAG_NUM,
     FLAG_UNSIGNED,
     SERVER_CAPABILITIES,
     STATUS_MORE_RESULTS_EXISTS,
@@ -659,7 +660,7 @@ class ClientHandler:
                     results = self.live_session.execute_prepared(prepared, values)
                 else:  # BEGIN, COMMIT ...: what engine_seam.execute_prepared runs for them, without its steps
                     self._check_prepared(stmt, prepared.text)
-                    results = self.live_session.execute(prepared.text)
+                    results = self.live_session.execute(prepared.text, lexed=True)
                 if not results:
                     raise StopIteration  # what next() on the general path's empty generator raises
                 last = len(results) - 1
@@ -740,7 +741,7 @@ class ClientHandler:
                 )
                 statements = [sql]
             else:
-                statements = engine_seam.split(sql)
+                statements = engine_seam.split(sql, self.session)
             if len(statements) > 1 and not self.multi_statements:
                 raise mysql_error(
                     1064,
@@ -878,7 +879,8 @@ def _definition_payload(c: Any) -> bytes:
 
 def _definition(c: Any, *, for_field_list: bool = False) -> ColumnDefinition:
     """The column-definition packet of an engine ``Column`` (``for_field_list``: COM_FIELD_LIST's form, with the
-    default-value field)."""
+    default-value field). The engine's flags are those a client shows (metadata.result's, with libmysql's
+    NUM_FLAG); the server sends them without NUM_FLAG, as MySQL's does."""
     return ColumnDefinition(
         name=c.name,
         type=c.type,
@@ -888,7 +890,7 @@ def _definition(c: Any, *, for_field_list: bool = False) -> ColumnDefinition:
         org_name=c.org_name,
         character_set=c.charset,
         column_length=c.length,
-        flags=c.flags,
+        flags=c.flags & ~FLAG_NUM,
         decimals=c.decimals,
         for_field_list=for_field_list,
     )

@@ -193,7 +193,10 @@ def _status_vars(
 ) -> bytes:
     out = bytearray()
     out += bytes([Q_FLAGS2_CODE]) + flags2.to_bytes(4, "little")
-    out += bytes([Q_SQL_MODE_CODE]) + sql_mode_bits(sql_mode).to_bytes(8, "little")
+    # the engine holds a statement read under NO_BACKSLASH_ESCAPES with its strings' backslashes doubled
+    # (Session.lexed), so the logged text reads the same under the default lexing: the mode is not logged with it
+    mode = sql_mode_bits(sql_mode) & ~SQL_MODE_BITS["NO_BACKSLASH_ESCAPES"]
+    out += bytes([Q_SQL_MODE_CODE]) + mode.to_bytes(8, "little")
     out += bytes([Q_CATALOG_NZ_CODE, 3]) + b"std"
     if auto_inc != (1, 1):  # Q_AUTO_INCREMENT only when either differs from 1, as Query_log_event::write
         out += bytes([Q_AUTO_INCREMENT]) + b"".join((v & 0xFFFF).to_bytes(2, "little") for v in auto_inc)

@@ -40,7 +40,7 @@ from sqlglot import exp
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column, ColumnFlag, FieldType
-from gtidkit.engine.sql import comparison, decimal_math, int_math, temporal
+from gtidkit.engine.sql import charset_literals, comparison, decimal_math, int_math, temporal
 from gtidkit.engine.sql.catalog import (
     PROCESSLIST_TABLES,
     REPLICATION_TABLES,
@@ -83,6 +83,7 @@ from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
 from gtidkit.engine.sql.scopes import scoped_columns
 from gtidkit.engine.sql.spatial import UDFS as SPATIAL_UDFS
 from gtidkit.engine.sql.sql_mode import DEFAULT_SQL_MODE, SqlMode, parse_sql_mode
+from gtidkit.engine.sql.temporal_types import temporal_converter
 from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.sql.values import FieldStore, converts_on_read, result_value
 from gtidkit.engine.storage import Connection, Storage, physical_name, quote_ident
@@ -332,7 +333,7 @@ class Executor:
         self.sysvar_resolver: Callable[[str, str | None], Any] | None = None
         #: ``name -> kind`` of a system variable (``bool``, ``int``, ``uint``, ``enum``, ``str``) for metadata
         self.sysvar_kind: Callable[[str], str | None] | None = None
-        self.functions: dict[str, Callable[..., Any]] = {}
+        self.functions: dict[str, Callable[..., Any]] = dict(charset_literals.session_functions(self))
         self.user_variables: dict[str, Any] = {}
         self.last_insert_id = 0
         self.forced_insert_id: int | None = None
@@ -1058,6 +1059,8 @@ class Executor:
         decimals = _decimal_columns(tree) if isinstance(tree, exp.Select) else None
         temporal.localize_tables(tree)  # TIMESTAMP columns read in the session time zone (after the metadata)
         convert = _converters(metadata, decimals)
+        if isinstance(tree, exp.Select):
+            _exact_literals(tree)
         reads_json = bool(self._json_columns(tree, current_db))
         self.fix_functions(tree, current_db)
         slots = self.bind_variables(tree)
@@ -1127,6 +1130,10 @@ class Executor:
             return self._const_eval(node.this, params)
         if isinstance(node, exp.Neg):
             v = self._const_eval(node.this, params)
+            if isinstance(v, Decimal):
+                return (
+                    v.copy_negate()
+                )  # exact: a 65-digit DECIMAL literal keeps its digits (no context rounding)
             return None if v is None else -v
         if isinstance(node, exp.SessionParameter):
             kind = node.args.get("kind")
@@ -1146,6 +1153,9 @@ class Executor:
         if isinstance(plan, ConstPlan):
             row = tuple(self._const_eval(i, params) for i in plan.items)
             meta = tuple(self._const_metadata(n, i, v) for n, i, v in zip(plan.columns, plan.items, row))
+            convert = _converters(meta, None)
+            if convert is not None:
+                row = tuple(v if f is None else f(v) for f, v in zip(convert, row))
             return ExecResult(columns=list(plan.columns), rows=[row], metadata=meta)
         return self.run_select_plan(plan, params, current_db)
 
@@ -1296,7 +1306,7 @@ class Executor:
             return sysvar_column(name, value, kind)
         if isinstance(node, exp.Parameter):
             return user_variable_column(name, value)
-        return expression_column(name, node)
+        return expression_column(name, node, self._literals.get)
 
     def server_version(self) -> str:
         """The ``version`` system variable (VERSION()), falling back to :data:`SERVER_VERSION`."""
@@ -1717,6 +1727,26 @@ def _typed_literals(tree: exp.Expression) -> tuple[int, ...]:
     )
 
 
+def _exact_literals(tree: exp.Select) -> None:
+    """A select-list item that is a DECIMAL literal of more digits than a double keeps is sent to SQLite as its text
+    (in place): SQLite would read the number as a REAL; the item's NEWDECIMAL converter reads the text exactly, so
+    ``SELECT 12345678901234567890123456789012345678901234567890.5 FROM t`` returns all 51 digits, as MySQL does."""
+    for proj in tree.expressions:
+        target = proj.this if isinstance(proj, exp.Alias) else proj
+        neg = isinstance(target, exp.Neg)
+        lit = target.this if neg else target
+        if not isinstance(lit, exp.Literal) or lit.is_string:
+            continue
+        text = str(lit.this)
+        if (
+            "e" in text.lower()
+            or sum(c.isdigit() for c in text) <= 15
+            or ("." not in text and int(text) < 2**64)
+        ):
+            continue  # a double, a short decimal or an integer of 64 bits: as SQLite reads it
+        target.replace(exp.Literal.string(("-" if neg else "") + text))
+
+
 def _converters(
     metadata: tuple[Column | str | None, ...] | None, decimals: tuple[ColumnDef | None, ...] | None
 ) -> tuple[Callable[[Any], Any] | None, ...] | None:
@@ -1727,7 +1757,7 @@ def _converters(
     for i, m in enumerate(metadata):
         direct = decimals is not None and i < len(decimals) and decimals[i] is not None
         out.append(
-            decimal_math.result_converter(m)
+            (decimal_math.result_converter(m) or temporal_converter(m))
             if isinstance(m, Column) and not m.org_table and not direct
             else None
         )
@@ -1815,7 +1845,7 @@ def _projection_metadata(
         else:
             col = (
                 json_result_column(name, target)
-                or expression_column(name, target)
+                or expression_column(name, target, literal_of)
                 or derived_column(name, target, column_of, literal_of, increment)
             )
         out.append(col)
@@ -2000,6 +2030,8 @@ def _item_name(proj: exp.Expression, source: str | None = None) -> str:
         return proj.alias
     if isinstance(proj, exp.Literal) and proj.is_string:
         return proj.this
+    if isinstance(proj, exp.HexString) and charset_literals.ITEM_NAME in proj.meta:
+        return str(proj.meta[charset_literals.ITEM_NAME])
     if source is not None:
         span = _source_span(proj, source)
         if span and isinstance(proj, exp.JSONObjectAgg):

@@ -47,6 +47,14 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from gtidkit.engine.results import (
+    CHARSET_BINARY,
+    CHARSET_UTF8MB3,
+    NOT_FIXED_DEC,
+    Column,
+    ColumnFlag,
+    FieldType,
+)
 from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql.exec_result import SQLITE, ConstPlan, ExecResult, bindable
 from gtidkit.engine.sql.names import physical_name, quote_ident
@@ -59,7 +67,7 @@ if TYPE_CHECKING:
     from gtidkit.engine.sql.executor import Executor
     from gtidkit.engine.sql.parse import SqlStatement
 
-__all__ = ["COLUMNS", "EXPLAINABLE", "explain_target", "run_explain"]
+__all__ = ["COLUMNS", "EXPLAINABLE", "METADATA", "explain_target", "run_explain"]
 
 #: The traditional format's 12 columns, in order (RM 8.4 "EXPLAIN Output Format", table 15.1).
 COLUMNS = (
@@ -75,6 +83,65 @@ COLUMNS = (
     "rows",
     "filtered",
     "Extra",
+)
+
+#: limits the column widths are made of (``sql_const.h`` / ``my_io.h``): NAME_CHAR_LEN, MAX_KEY, MAX_REF_PARTS,
+#: MAX_PARTITIONS, FN_LEN
+_NAME_CHAR_LEN, _MAX_KEY, _MAX_REF_PARTS, _MAX_PARTITIONS, _FN_LEN = 64, 64, 16, 8192, 256
+_UTF8MB3_MAXLEN = 3
+
+
+def _text_column(name: str, chars: int, not_null: bool = False) -> Column:
+    """An ``Item_empty_string(name, chars, system_charset_info)``: VAR_STRING in utf8mb3_general_ci, ``chars``
+    characters of 3 bytes, decimals 31."""
+    return Column(
+        name,
+        type=FieldType.MYSQL_TYPE_VAR_STRING,
+        charset=CHARSET_UTF8MB3,
+        length=chars * _UTF8MB3_MAXLEN,
+        flags=int(ColumnFlag.NOT_NULL) if not_null else 0,
+        decimals=NOT_FIXED_DEC,
+    )
+
+
+def _int_column(name: str, width: int, not_null: bool = False) -> Column:
+    """An ``Item_return_int(name, width, MYSQL_TYPE_LONGLONG)``: an unsigned BIGINT of display width ``width``."""
+    flags = (
+        ColumnFlag.UNSIGNED | ColumnFlag.BINARY | ColumnFlag.NUM | (ColumnFlag.NOT_NULL if not_null else 0)
+    )
+    return Column(
+        name,
+        type=FieldType.MYSQL_TYPE_LONGLONG,
+        charset=CHARSET_BINARY,
+        length=width,
+        flags=int(flags),
+        decimals=0,
+    )
+
+
+#: The result-set metadata of the traditional format, as ``THD::send_explain_fields`` (sql_class.cc) declares
+#: it: ``id`` and ``select_type`` not nullable, the others nullable; strings in the system character set.
+METADATA = (
+    _int_column("id", 3, not_null=True),
+    _text_column("select_type", 19, not_null=True),
+    _text_column("table", _NAME_CHAR_LEN),
+    _text_column("partitions", _MAX_PARTITIONS * (1 + _FN_LEN)),
+    _text_column("type", 10),
+    _text_column("possible_keys", _NAME_CHAR_LEN * _MAX_KEY),
+    _text_column("key", _NAME_CHAR_LEN),
+    _text_column("key_len", _NAME_CHAR_LEN * _MAX_KEY),
+    _text_column("ref", _NAME_CHAR_LEN * _MAX_REF_PARTS),
+    _int_column("rows", 10),
+    # Item_float("filtered", 0.1234, 2, 4): a DOUBLE shown with 2 decimals
+    Column(
+        "filtered",
+        type=FieldType.MYSQL_TYPE_DOUBLE,
+        charset=CHARSET_BINARY,
+        length=4,
+        flags=int(ColumnFlag.BINARY | ColumnFlag.NUM),
+        decimals=2,
+    ),
+    _text_column("Extra", 255),
 )
 
 #: ``EXPLAIN|DESCRIBE|DESC [FORMAT = name] [ANALYZE] <explainable statement>``
@@ -191,7 +258,9 @@ def run_explain(ex: Executor, stmt: SqlStatement, current_db: str | None) -> Exe
         rows = _explain_insert(ex, tree, current_db, replace, inner)
     else:
         rows = _explain_select(ex, tree, current_db, inner)
-    res = ExecResult(columns=list(COLUMNS), rows=[r.values() for r in rows], warnings=warnings)
+    res = ExecResult(
+        columns=list(COLUMNS), rows=[r.values() for r in rows], warnings=warnings, metadata=METADATA
+    )
     note = _note(shown, current_db)
     if replace:  # sqlglot spells a REPLACE tree as INSERT
         note = note.replace("*/ INSERT", "*/ REPLACE", 1)

@@ -396,6 +396,36 @@ _BUILTIN_NODES = (
 )
 
 
+def _fsp_args(node: exp.Expression) -> list[exp.Expression]:
+    """The fsp argument of CURTIME(n) / UTC_TIME(n) / UTC_TIMESTAMP(n), as the UDF's argument list."""
+    fsp = node.this if isinstance(node.this, exp.Expression) else None
+    return [fsp] if fsp is not None else []
+
+
+#: CAST target -> the UDF converting to it (functions_datetime.cast_*), whether it takes an fsp
+_TEMPORAL_CASTS = {
+    exp.DataType.Type.DATE: ("_GK_CAST_DATE", False),
+    exp.DataType.Type.DATETIME: ("_GK_CAST_DATETIME", True),
+    exp.DataType.Type.TIME: ("_GK_CAST_TIME", True),
+}
+
+
+def _temporal_cast(node: exp.Cast) -> exp.Expression | None:
+    """``CAST(x AS DATE / DATETIME(n) / TIME(n))`` as MySQL converts (``Item_typecast_date`` / ``_datetime`` /
+    ``_time``): SQLite's DATE() / DATETIME() / TIME() drop fractional seconds and read fewer forms."""
+    to = node.to
+    known = _TEMPORAL_CASTS.get(to.this) if isinstance(to, exp.DataType) else None
+    if known is None:
+        return None
+    name, with_fsp = known
+    args = [node.this]
+    if with_fsp:
+        params = to.expressions
+        fsp = params[0].this if params and isinstance(params[0], exp.DataTypeParam) else None
+        args.append(fsp if isinstance(fsp, exp.Expression) else exp.Literal.number(0))
+    return exp.Anonymous(this=name, expressions=args)
+
+
 def rewrite_for_sqlite(tree: exp.Expression) -> exp.Expression:
     """Rewrite the MySQL constructs listed in the module docstring in place (returns ``tree``)."""
     for node in list(tree.find_all(*_BUILTIN_NODES)):
@@ -420,10 +450,13 @@ def rewrite_for_sqlite(tree: exp.Expression) -> exp.Expression:
             exp.UtcTime,
             exp.UtcTimestamp,
             exp.ConvertTimezone,
+            exp.Cast,
         )
     ):
         new: exp.Expression | None = None
-        if isinstance(node, exp.Left):
+        if isinstance(node, exp.Cast):
+            new = _temporal_cast(node)
+        elif isinstance(node, exp.Left):
             new = exp.Substring(this=node.this, start=exp.Literal.number(1), length=node.expression)
         elif isinstance(node, exp.Right):
             new = exp.Anonymous(this="_GK_RIGHT", expressions=[node.this, node.expression])
@@ -445,16 +478,16 @@ def rewrite_for_sqlite(tree: exp.Expression) -> exp.Expression:
         elif isinstance(node, exp.UtcDate):
             new = exp.Anonymous(this="UTC_DATE")
         elif isinstance(node, exp.UtcTime):
-            new = exp.Anonymous(this="UTC_TIME")
+            new = exp.Anonymous(this="UTC_TIME", expressions=_fsp_args(node))
         elif isinstance(node, exp.UtcTimestamp):
-            new = exp.Anonymous(this="UTC_TIMESTAMP")
+            new = exp.Anonymous(this="UTC_TIMESTAMP", expressions=_fsp_args(node))
         elif isinstance(node, exp.ConvertTimezone):
             args = [node.args.get("timestamp"), node.args.get("source_tz"), node.args.get("target_tz")]
             new = exp.Anonymous(this="CONVERT_TZ", expressions=[a or exp.Null() for a in args])
         elif isinstance(node, exp.CurrentDate):
             new = exp.Anonymous(this="CURDATE")
         elif isinstance(node, exp.CurrentTime):
-            new = exp.Anonymous(this="CURTIME")
+            new = exp.Anonymous(this="CURTIME", expressions=_fsp_args(node))
         elif isinstance(node, exp.UnixToTime):
             args = [node.this] + ([node.args["format"]] if node.args.get("format") is not None else [])
             new = exp.Anonymous(this="FROM_UNIXTIME", expressions=args)

@@ -23,6 +23,9 @@ from gtidkit.engine.sql.functions_args import check_count, ranged, to_float, to_
 __all__ = [
     "DATETIME_FUNCTIONS",
     "Parts",
+    "cast_date",
+    "cast_datetime",
+    "cast_time",
     "date_format",
     "day_number",
     "extract",
@@ -69,7 +72,7 @@ class Parts(NamedTuple):
 
 _DT_TEXT = re.compile(
     r"\s*(\d{1,4})[^\d](\d{1,2})[^\d](\d{1,2})"
-    r"(?:(?:[T ]+|[^\d])(\d{1,2})[^\d](\d{1,2})[^\d](\d{1,2})(?:\.(\d{0,6})\d*)?)?\s*$"
+    r"(?:(?:[T ]+|[^\d])(\d{1,2})[^\d](\d{1,2})(?:[^\d](\d{1,2})(?:\.(\d{0,6})\d*)?)?)?\s*$"
 )
 
 
@@ -121,7 +124,8 @@ def parse_datetime(v: Any) -> Parts | None:
     if h is None:
         return _valid(Parts(_year(int(y), len(y)), int(mo), int(d)))
     micro = int((us or "").ljust(6, "0"))
-    return _valid(Parts(_year(int(y), len(y)), int(mo), int(d), int(h), int(mi), int(s), micro, True))
+    # 'YYYY-MM-DD hh:mm' without seconds is a datetime too (str_to_datetime reads the parts there are)
+    return _valid(Parts(_year(int(y), len(y)), int(mo), int(d), int(h), int(mi), int(s or 0), micro, True))
 
 
 _TIME_TEXT = re.compile(r"\s*(-)?\s*(?:(\d+)\s+)?(\d+)(?::(\d{1,2}))?(?::(\d{1,2}))?(?:\.(\d{0,6})\d*)?\s*$")
@@ -141,7 +145,9 @@ def parse_time(v: Any) -> int | None:
     if m is None:
         return None
     neg, days, a, b, c, frac = m.groups()
-    if b is None:  # digits only: [H..H]MMSS
+    if b is None and days is not None:  # 'D hh': hours after the days (RM "Date and Time Literals")
+        h, mi, s = int(a), 0, 0
+    elif b is None:  # digits only: [H..H]MMSS
         digits = a.rjust(6, "0")
         h, mi, s = int(digits[:-4]), int(digits[-4:-2]), int(digits[-2:])
     else:
@@ -682,6 +688,57 @@ def _date(v: Any) -> str | None:
     return f"{p.year:04d}-{p.month:02d}-{p.day:02d}"
 
 
+def _round_micro(us: int, fsp: int) -> int:
+    """``us`` microseconds rounded half up to ``fsp`` fractional digits (MySQL rounds on conversion unless
+    sql_mode has TIME_TRUNCATE_FRACTIONAL: manual "Fractional Seconds in Time Values")."""
+    step = 10 ** (6 - fsp)
+    return (abs(us) + step // 2) // step * step * (-1 if us < 0 else 1)
+
+
+def _fraction(us: int, fsp: int) -> str:
+    return "." + f"{us % 1_000_000:06d}"[:fsp] if fsp else ""
+
+
+def _cast_fsp(fsp: Any) -> int:
+    return max(0, min(6, int(fsp or 0)))
+
+
+def cast_date(v: Any) -> str | None:
+    """``CAST(v AS DATE)``: the date part of a date / datetime value, NULL for anything else."""
+    return _date(v)
+
+
+def cast_datetime(v: Any, fsp: Any = 0) -> str | None:
+    """``CAST(v AS DATETIME(fsp))``: a DATETIME text with exactly ``fsp`` fractional digits (rounded), a date
+    getting ``00:00:00``; NULL when ``v`` is not a date or datetime."""
+    p = parse_datetime(v)
+    if p is None:
+        return None
+    n = _cast_fsp(fsp)
+    d = p.datetime()
+    if d is None:  # a zero date or one with zero parts: no calendar arithmetic, only the digits
+        us = _round_micro(p.micro, n)
+        return (
+            f"{p.year:04d}-{p.month:02d}-{p.day:02d} {p.hour:02d}:{p.minute:02d}:{p.second:02d}"
+            + _fraction(us, n)
+        )
+    micro = _round_micro(d.microsecond, n)
+    d = d.replace(microsecond=0) + _dt.timedelta(microseconds=micro)
+    return _datetime_text(d, False) + _fraction(d.microsecond, n)
+
+
+def cast_time(v: Any, fsp: Any = 0) -> str | None:
+    """``CAST(v AS TIME(fsp))``: a TIME text with exactly ``fsp`` fractional digits (rounded); NULL when ``v`` is
+    not a time."""
+    us = parse_time(v)
+    if us is None:
+        return None
+    n = _cast_fsp(fsp)
+    us = _round_micro(us, n)
+    text = format_time(us, False)
+    return text + _fraction(abs(us), n)
+
+
 #: EXTRACT unit -> parts it reads, joined as digits (compound units) or a single number
 _EXTRACT = {
     "YEAR_MONTH": ("year", "month"),
@@ -786,6 +843,9 @@ DATETIME_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
     "SUBTIME": (2, lambda a, b: _add_time(a, b, -1)),
     "TIMEDIFF": (2, _timediff),
     "_GK_TIME": (1, _time),
+    "_GK_CAST_DATE": (1, cast_date),
+    "_GK_CAST_DATETIME": (2, cast_datetime),
+    "_GK_CAST_TIME": (2, cast_time),
     "_GK_DATE": (1, _date),
     "TIMESTAMP": (-1, _timestamp),
     "_GK_EXTRACT": (2, extract),

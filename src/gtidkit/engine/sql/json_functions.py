@@ -992,6 +992,10 @@ _FUNCTION_KINDS = {
     "UTC_DATE": "d",
     "UTC_TIME": "t",
     "UTC_TIMESTAMP": "D",
+    # CAST(x AS DATE / TIME / DATETIME) as functions.rewrite_for_sqlite writes it (it runs first)
+    "_GK_CAST_DATE": "d",
+    "_GK_CAST_TIME": "t",
+    "_GK_CAST_DATETIME": "D",
 }
 #: a column type -> kind letter (json_dom.cc: a DATE / TIME / DATETIME / TIMESTAMP / DECIMAL field's val_json)
 COLUMN_KINDS = {"date": "d", "time": "t", "datetime": "D", "timestamp": "s", "decimal": _DECIMAL_KIND}

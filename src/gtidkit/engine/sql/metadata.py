@@ -41,6 +41,7 @@ from gtidkit.engine.sql.numeric_types import (
     numeric_type,
     type_of_column,
 )
+from gtidkit.engine.sql.temporal_types import temporal_column
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.catalog import ColumnDef, TableDef
@@ -351,10 +352,14 @@ def sysvar_column(name: str, value: Any, kind: str | None) -> Column:
     )
 
 
-def expression_column(name: str, node: exp.Expression) -> Column | None:
+def expression_column(
+    name: str, node: exp.Expression, literal_of: Callable[[str], Any] | None = None
+) -> Column | None:
     """Metadata of a select-list expression whose type does not depend on data, or ``None`` when unknown.
 
-    Knows literals (integer, decimal, string, NULL, TRUE/FALSE), unary minus on numbers and ``COUNT(...)``.
+    Knows literals (integer, decimal, string, NULL, TRUE/FALSE), unary minus on numbers, ``COUNT(...)``, the
+    functions of fixed type and temporal items (:mod:`~gtidkit.engine.sql.temporal_types`; ``literal_of``: the
+    value of a ``:gk<i>`` placeholder standing for a literal).
     """
     if isinstance(node, exp.Alias):
         node = node.this
@@ -370,6 +375,11 @@ def expression_column(name: str, node: exp.Expression) -> Column | None:
         )  # fmt: skip
     if isinstance(node, exp.Boolean):
         return _int_literal_column(name, "1" if node.this else "0", False)
+    if isinstance(node, exp.HexString):  # X'..', _binary'..': a binary string of its bytes
+        return Column(
+            name, type=_T.MYSQL_TYPE_VAR_STRING, charset=CHARSET_BINARY, length=(len(str(node.this)) + 1) // 2,
+            flags=int(_F.NOT_NULL | _F.BINARY), decimals=0,
+        )  # fmt: skip
     if isinstance(node, exp.Literal):
         if node.is_string:
             return _string_column(name, len(node.this), not_null=True)
@@ -382,7 +392,7 @@ def expression_column(name: str, node: exp.Expression) -> Column | None:
             name, type=_T.MYSQL_TYPE_LONGLONG, charset=CHARSET_BINARY, length=21,
             flags=int(_F.NOT_NULL | _F.BINARY | _F.NUM), decimals=0,
         )  # fmt: skip
-    return function_column(name, node)
+    return temporal_column(name, node, None, literal_of) or function_column(name, node)
 
 
 #: built-in functions whose result type does not depend on their arguments: name -> (type, length). Integer
@@ -401,10 +411,8 @@ _FUNCTION_TYPES: dict[str, tuple[FieldType, int]] = {
         )
     },
     **{name: (_T.MYSQL_TYPE_DATE, 10) for name in ("LAST_DAY", "MAKEDATE", "FROM_DAYS")},
-    **{name: (_T.MYSQL_TYPE_TIME, 10) for name in ("SEC_TO_TIME", "MAKETIME")},
     "DATE": (_T.MYSQL_TYPE_DATE, 10),
     **{name: (_T.MYSQL_TYPE_LONGLONG, 21) for name in ("BIT_AND", "BIT_OR", "BIT_XOR")},
-    "TIMESTAMP": (_T.MYSQL_TYPE_DATETIME, 19),
 }  # fmt: skip
 
 #: sqlglot expression classes of those functions (MySQL name as parsed)
@@ -420,7 +428,6 @@ _FUNCTION_NODES: dict[type[exp.Expression], str] = {
     exp.Quarter: "QUARTER",
     exp.Year: "YEAR",
     exp.Month: "MONTH",
-    exp.TimeFromParts: "MAKETIME",
     exp.LastDay: "LAST_DAY",
     exp.TsOrDsToDate: "DATE",
     exp.BitwiseAndAgg: "BIT_AND",
@@ -464,19 +471,23 @@ def function_column(name: str, node: exp.Expression) -> Column | None:
     else:
         fname = _FUNCTION_NODES.get(type(node), "")
     known = _FUNCTION_TYPES.get(fname)
+    decimals = 0
     if fname == "STR_TO_DATE" and isinstance(node, exp.Anonymous) and len(node.expressions) == 2:
         fmt = node.expressions[1]
         if isinstance(fmt, exp.Literal) and fmt.is_string:
             known = _str_to_date_type(fmt.this)
-    elif fname == "TIME" or isinstance(node, exp.Time):
-        known = (_T.MYSQL_TYPE_TIME, 10)
+            if known is not None and known[0] != _T.MYSQL_TYPE_DATE and "%f" in fmt.this:
+                decimals = 6  # Item_func_str_to_date: a format with %f gives microseconds
+                known = (known[0], known[1] + 7)
     if known is None:
         return None
     ftype, length = known
     flags = _F.BINARY | _F.NUM if ftype == _T.MYSQL_TYPE_LONGLONG else _F.BINARY
     if fname in _UNSIGNED_FUNCTIONS:
         flags |= _F.UNSIGNED
-    return Column(name, type=ftype, charset=CHARSET_BINARY, length=length, flags=int(flags), decimals=0)
+    return Column(
+        name, type=ftype, charset=CHARSET_BINARY, length=length, flags=int(flags), decimals=decimals
+    )
 
 
 def user_variable_column(name: str, value: Any) -> Column:
@@ -559,9 +570,12 @@ def derived_column(
             n = n.this
         if isinstance(n, exp.Column):
             return column_of(n)
-        known = expression_column(name, n)
+        known = expression_column(name, n, literal_of)
         return known if known is not None else derived_column(name, n, column_of, literal_of, increment)
 
+    temporal = temporal_column(name, node, meta, literal_of)  # before arithmetic: d + INTERVAL 1 DAY
+    if temporal is not None:
+        return temporal
     if isinstance(node, exp.Placeholder) and literal_of is not None:
         value = literal_of(node.name)  # a literal the statement cache took out: numbers are typed as written
         if not isinstance(value, (int, Decimal)) or isinstance(value, bool):
@@ -600,6 +614,12 @@ def value_column(name: str, values: list[Any]) -> Column:
     nullable_flags = 0
     if isinstance(sample, (bool, int)) and any(type(v) is float for v in values):
         sample = 0.0  # integers and fractions in one column: announcing an integer type would break clients
+    kinds = {_value_kind(v) for v in values if v is not None}
+    if len(kinds) > 1 and kinds & {"text", "bytes"}:
+        # numbers (or dates) and strings in one column (SELECT 1 UNION SELECT 'a', CASE ... THEN 2 ELSE 'b'):
+        # MySQL's aggregated type is a string one (Item_type_holder); a number type would make a driver read
+        # 'a' as a number, and no binary-protocol number can carry it
+        sample = "" if "text" in kinds else b""
     if isinstance(sample, (bool, int)):
         return Column(
             name, type=_T.MYSQL_TYPE_LONGLONG, charset=CHARSET_BINARY, length=21,
@@ -640,6 +660,16 @@ def value_column(name: str, values: list[Any]) -> Column:
         flags=nullable_flags,
         decimals=NOT_FIXED_DEC,
     )
+
+
+def _value_kind(v: Any) -> str:
+    if isinstance(v, str):
+        return "text"
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return "bytes"
+    if isinstance(v, (_dt.date, _dt.time, _dt.timedelta)):
+        return "temporal"
+    return "number"
 
 
 def result_columns(

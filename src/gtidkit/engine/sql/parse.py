@@ -26,6 +26,8 @@ from gtidkit.mysql_errors import mysql_error
 __all__ = [
     "SqlStatement",
     "ddl_spelling",
+    "escape_backslashes",
+    "lexed_introducers",
     "normalize",
     "parse_error",
     "parse_tree",
@@ -54,6 +56,14 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
+#: :data:`_TOKEN` under sql_mode NO_BACKSLASH_ESCAPES (``sql_lex.cc``: a backslash is an ordinary character in a
+#: string, which ends at the first quote that is not doubled).
+_TOKEN_NO_BACKSLASH = re.compile(
+    _TOKEN.pattern.replace(
+        r"""(?P<sq>'[^'\\]*(?:(?:\\[\s\S]|'')[^'\\]*)*')""", r"""(?P<sq>'[^']*(?:''[^']*)*')"""
+    ).replace(r"""(?P<dq>"[^"\\]*(?:(?:\\[\s\S]|"")[^"\\]*)*")""", r"""(?P<dq>"[^"]*(?:""[^"]*)*")"""),
+    re.VERBOSE,
+)
 _ESCAPES = {
     "0": "\0",
     "'": "'",
@@ -79,19 +89,48 @@ def unquote_string(tok: str) -> str:
     return body
 
 
-def split_statements(text: str) -> list[str]:
+def escape_backslashes(text: str, ansi_quotes: bool = False) -> str:
+    """A statement lexed as under sql_mode NO_BACKSLASH_ESCAPES, written for the default lexing: every backslash
+    inside a quoted string doubled, so the default lexer (and every reader of statement text here) reads the same
+    values (``'a\\'`` becomes ``'a\\\\'``: the string ``a\\`` both times). Text outside strings is unchanged;
+    with ``ansi_quotes`` (sql_mode ANSI_QUOTES) a double-quoted token is an identifier and stays as it is.
+
+    MySQL's lexer reads the mode itself (``sql_lex.cc``, ``MODE_NO_BACKSLASH_ESCAPES``); here a statement is
+    brought into the one form the rest of the engine parses, once, where it enters the engine.
+    """
+    if "\\" not in text:
+        return text
+    parts = []
+    for m in _TOKEN_NO_BACKSLASH.finditer(text):
+        tok = m.group()
+        quoted = m.lastgroup == "sq" or (m.lastgroup == "dq" and not ansi_quotes)
+        parts.append(tok.replace("\\", "\\\\") if quoted else tok)
+    return "".join(parts)
+
+
+def lexed_introducers(text: str, client: str) -> str:
+    """``text`` with each string after a character set introducer written as the bytes the client sent
+    (``_binary'..'`` -> ``_binary X'..'``, ``client`` being ``character_set_client``):
+    :func:`gtidkit.engine.sql.charset_literals.canonical_introducers` with this module's lexer."""
+    from gtidkit.engine.sql.charset_literals import canonical_introducers
+
+    return canonical_introducers(text, client, _TOKEN.finditer, unquote_string)
+
+
+def split_statements(text: str, backslash_escapes: bool = True) -> list[str]:
     """Split multi-statement text on ``;`` outside quotes and comments; empty statements are dropped.
 
     Each statement keeps its own text (comments included, trailing ``;`` removed, outer whitespace stripped).
     ``DELIMITER`` is a mysql-client command, not SQL, and is not supported (it would be sent to the server as a
-    statement and fail there with 1064, as with a real server).
+    statement and fail there with 1064, as with a real server). ``backslash_escapes`` False: strings are lexed
+    as under sql_mode NO_BACKSLASH_ESCAPES.
     """
     if ";" not in text and not _has_comment_marker(text):
         s = text.strip()
         return [s] if s else []
     out: list[str] = []
     start = 0
-    for m in _TOKEN.finditer(text):
+    for m in (_TOKEN if backslash_escapes else _TOKEN_NO_BACKSLASH).finditer(text):
         if m.lastgroup == "semi":
             s = text[start : m.start()].strip()
             if _has_code(s):
@@ -207,11 +246,47 @@ _DDL_TYPES = re.compile(
 _IS_TABLE_DDL = re.compile(r"^\s*(CREATE\s+(TEMPORARY\s+)?TABLE|ALTER\s+TABLE)\b", re.IGNORECASE)
 
 
+#: MySQL's LONG column types (``sql_yacc.yy``: ``LONG VARBINARY`` is MEDIUMBLOB, ``LONG [VARCHAR | CHAR VARYING]
+#: [charset]`` MEDIUMTEXT, ``LONG BYTE`` MEDIUMTEXT in the binary set, i.e. MEDIUMBLOB; manual "Using Data Types from
+#: Other Database Engines"), spelled as sqlglot reads them
+_LONG_TYPES = re.compile(
+    r"""('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")"""
+    r"|(?P<prev>`[^`]*`|\b\w+)(?P<ws>\s+)LONG(?:\s+(?P<kind>VARBINARY|VARCHAR|CHAR\s+VARYING|BYTE))?\b(?!\s*[(.])",
+    re.IGNORECASE,
+)
+#: words after which LONG names a column, not its type (ALTER TABLE t ADD long INT, CHANGE long x INT)
+_NOT_A_LONG_TYPE = _NOT_A_COLUMN | {
+    "ADD",
+    "CHANGE",
+    "MODIFY",
+    "DROP",
+    "AFTER",
+    "FIRST",
+    "RENAME",
+    "TO",
+    "AS",
+    "BY",
+}
+
+
+def _long_types(text: str) -> str:
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1) is not None or m.group("prev").upper() in _NOT_A_LONG_TYPE:
+            return m.group(0)
+        kind = (m.group("kind") or "").upper()
+        spelled = "MEDIUMBLOB" if kind in ("VARBINARY", "BYTE") else "MEDIUMTEXT"
+        return f"{m.group('prev')}{m.group('ws')}{spelled}"
+
+    return _LONG_TYPES.sub(sub, text) if re.search(r"\bLONG\b", text, re.IGNORECASE) else text
+
+
 def ddl_spelling(text: str) -> str:
-    """``text`` with the spatial column types of a CREATE / ALTER TABLE spelled ``GEOMETRY(n)`` for sqlglot, and a
-    column's ``SRID s`` attribute folded into it as ``GEOMETRY(n, s)``; other text unchanged."""
+    """``text`` with the spatial column types of a CREATE / ALTER TABLE spelled ``GEOMETRY(n)`` for sqlglot, a
+    column's ``SRID s`` attribute folded into it as ``GEOMETRY(n, s)``, and the LONG types as MEDIUMTEXT /
+    MEDIUMBLOB; other text unchanged."""
     if not _IS_TABLE_DDL.match(text):
         return text
+    text = _long_types(text)
     out: list[str] = []
     last_type: int | None = None  # the piece holding the latest spatial type, which a SRID attaches to
     code = 0
@@ -258,6 +333,13 @@ def split_partitioning(text: str) -> tuple[str, str]:
     return text, ""
 
 
+#: an introducer, N'..', or a call of CHARSET() / COLLATION() / COERCIBILITY(): what charset_literals rewrites
+_CHARSET_SYNTAX = re.compile(
+    r"""(?<![\w$@])(?:_[A-Za-z0-9]+\s*(?:[xXbB]?['"]|0[xXbB])|[nN]')|\b(?:CHARSET|COLLATION|COERCIBILITY)\s*\(""",
+    re.IGNORECASE,
+)
+
+
 def parse_tree(text: str, replace: bool = False) -> exp.Expression:
     """Parse one MySQL statement with sqlglot; ``replace`` parses ``REPLACE ...`` as INSERT (flag kept by caller).
 
@@ -296,6 +378,11 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
         raise statement_error(text)
     if partitioning:
         tree.meta["gk_partitioning"] = partitioning
+    if _CHARSET_SYNTAX.search(src) is not None:
+        from gtidkit.engine.sql.charset_literals import resolve_introducers, rewrite_charset_functions
+
+        # CHARSET(_latin1'a') reads the introducer, so the functions go first
+        tree = resolve_introducers(rewrite_charset_functions(tree))
     return tree
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Callable
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import sqlglot
@@ -166,10 +167,16 @@ def _from_unixtime(ex: Executor, n: Any, *rest: Any) -> Any:
         raise not_supported("FROM_UNIXTIME(unix_timestamp, format)")
     if n is None:
         return None
-    seconds = float(n)
-    if not 0 <= seconds <= TIMESTAMP_MAX:
+    try:
+        exact = Decimal(n.decode() if isinstance(n, bytes) else str(n))
+    except ArithmeticError:
         return None
-    return _format(ex.time_zone().from_epoch(int(seconds)))
+    if not 0 <= exact <= TIMESTAMP_MAX:
+        return None
+    whole = int(exact)
+    micro = int((exact - whole) * 1_000_000)
+    d = ex.time_zone().from_epoch(whole) + _dt.timedelta(microseconds=micro)
+    return _format(d, 6 if micro else 0)  # the result column's fsp (its metadata) trims the digits
 
 
 def session_functions(ex: Executor) -> dict[str, tuple[int, Callable[..., Any]]]:

@@ -53,6 +53,8 @@ _DATETIME = re.compile(
     r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d{1,6}))?)?\s*$"
 )
 _TIME = re.compile(r"^\s*(-)?(?:(\d+)\s+)?(\d{1,3}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?\s*$")
+#: TIME as ``'D hh'`` (RM8 "Date and Time Literals": the relaxed forms 'D hh:mm' and 'D hh'; D is 0 to 34)
+_TIME_DAY_HOURS = re.compile(r"^\s*(-)?(\d+)\s+(\d{1,3})\s*$")
 #: TIME as digits: ``[-]HHMMSS[.f]``, ``MMSS``, ``SS`` (RM8 11.1.3 "Date and Time Literals")
 _TIME_DIGITS = re.compile(r"^\s*(-)?(\d+)(?:\.(\d*))?\s*$")
 #: TIME's range, in microseconds: -838:59:59.000000 .. 838:59:59.000000
@@ -239,7 +241,12 @@ def coerce(
             s = format_datetime(v)
         else:
             s = str(v)
-        if col.charset is not None and not charsets.is_utf8(col.charset) or col.charset == "utf8mb3":
+        if (
+            col.charset is not None
+            and not charsets.is_utf8(col.charset)
+            or col.charset == "utf8mb3"
+            or (not s.isascii() and _has_undecodable(s))
+        ):
             s = _in_charset(col, s, row, store)
         if col.type == "char":
             s = s.rstrip(" ")  # CHAR is padded on disk and stripped on read (PAD_CHAR_TO_FULL_LENGTH off)
@@ -284,7 +291,7 @@ def _in_charset(col: ColumnDef, s: str, row: int, store: FieldStore) -> str:
     if s.isascii() or cs == "binary":
         return s
     for i, ch in enumerate(s):
-        if (ord(ch) > 0xFFFF) if utf8mb3 else charsets.encode(ch, cs) == b"?":
+        if _undecodable(ch) or ((ord(ch) > 0xFFFF) if utf8mb3 else charsets.encode(ch, cs) == b"?"):
             tail = s[i:].encode("utf-8", "surrogateescape")
             shown = "".join(chr(b) if 32 <= b < 127 else f"\\x{b:02X}" for b in tail[:6])
             err = mysql_error(1366, "string", shown + ("..." if len(tail) > 6 else ""), col.name, row)
@@ -292,9 +299,23 @@ def _in_charset(col: ColumnDef, s: str, row: int, store: FieldStore) -> str:
             break
     else:
         return s
+    s = "".join("?" if _undecodable(ch) else ch for ch in s)
     if utf8mb3:
         return "".join("?" if ord(ch) > 0xFFFF else ch for ch in s)
     return charsets.decode(charsets.encode(s, cs), cs)
+
+
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+def _has_undecodable(s: str) -> bool:
+    return _UNDECODABLE.search(s) is not None
+
+
+def _undecodable(ch: str) -> bool:
+    """A byte the client sent that is no character of its set: the wire text keeps it as a surrogate escape
+    (U+DC80..U+DCFF), and no text column can hold it (1366, as an ill-formed string in MySQL)."""
+    return "\udc80" <= ch <= "\udcff"
 
 
 def _truncated(store: FieldStore, col: ColumnDef, row: int, value: Any) -> Any:
@@ -552,10 +573,14 @@ def _parse_time(col: ColumnDef, v: Any, row: int, bad: MySQLError, store: FieldS
             v = v.decode("utf-8", "replace")
         text = format(v, "f") if isinstance(v, Decimal) else repr(v) if isinstance(v, float) else str(v)
         m = _TIME.match(text)
+        day_hours = None if m else _TIME_DAY_HOURS.match(text)
         if m:
             sign, days, h, mi, sec, frac = m.groups()
             hours = int(h) + 24 * int(days or 0)
             minutes, seconds = int(mi), int(sec or 0)
+        elif day_hours:
+            sign, days, h = day_hours.groups()
+            hours, minutes, seconds, frac = int(h) + 24 * int(days), 0, 0, None
         else:
             m = _TIME_DIGITS.match(text)
             if not m:

@@ -273,7 +273,7 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
             if err.code in _PREPARE_ERRORS:
                 raise
     elif kind == "show":
-        res = session.execute(bound_text(text, positions, [None] * len(positions)))
+        res = session.execute(bound_text(text, positions, [None] * len(positions)), lexed=True)
         columns = res[-1].columns if res else None
     shape = Shape(single_text=split_statements(text) == [text])
     return PreparedStatement(text, len(positions), columns, kind, tuple(positions), template, shape)

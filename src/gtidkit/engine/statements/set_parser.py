@@ -215,7 +215,9 @@ def parse_set(text: str) -> list[Assignment]:
             while j < len(toks) and toks[j][1] != ",":
                 j += 1
             charset = toks[i + 1][1] if i + 1 < len(toks) else ""
-            out.append(Assignment("names", "names", None, charset.strip("'\"`")))
+            # text: the clause as written, "cs [COLLATE coll]" (the session reads the collation from it)
+            clause = " ".join(t[1] for t in toks[i + 1 : j])
+            out.append(Assignment("names", "names", None, charset.strip("'\"`"), clause))
             i = j + 1
             continue
         if (
