@@ -27,9 +27,11 @@ Without ``--raw`` the events are first copied into a temporary directory and pri
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import re
+import shutil
 import struct
 import tempfile
 import time
@@ -421,6 +423,8 @@ def run_remote(
         server_id=int(remote.get("connection_server_id") or 1),
     )
     tmp = None if raw else tempfile.mkdtemp(prefix="gtidkit-remote-")
+    if tmp is not None:
+        atexit.register(shutil.rmtree, tmp, True)  # printed from there by binlog show, then removed
     prefix = (result_file or "") if raw else tmp + os.sep  # type: ignore[operator]
     copy = RawCopy(prefix)
     if raw:  # a copy started before: resume it
