@@ -243,7 +243,6 @@ ER: dict[int, ErrorSpec] = {
     3158: _e("ER_JSON_DOCUMENT_NULL_KEY", "22032", "JSON documents may not contain NULL member names."),
     1598: _e("ER_BINLOG_LOGGING_IMPOSSIBLE", "HY000", "Binary logging not possible. Message: %s"),
     # the BINLOG statement (sql/sql_binlog.cc) and the session variables mysqlbinlog's output sets
-    1273: _e("ER_UNKNOWN_COLLATION", "HY000", "Unknown collation: '%s'"),
     1575: _e("ER_BASE64_DECODE_ERROR", "HY000", "Decoding of base64 string failed"),
     1609: _e(
         "ER_NO_FORMAT_DESCRIPTION_EVENT_BEFORE_BINLOG_STATEMENT",

@@ -71,7 +71,9 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
     def intercept(text: str) -> StatementResult | None:
         account = handler.current_account()
         # read_only lets SUPER / CONNECTION_ADMIN write (engine/statements/transaction.py check_read_only)
-        handler.session.read_only_exempt = privileges.has_global(account, "SUPER", "CONNECTION_ADMIN")
+        engine_seam.set_read_only_exempt(
+            handler.live_session, privileges.has_global(account, "SUPER", "CONNECTION_ADMIN")
+        )
         # sql_parse.cc: in the sandbox only ALTER USER, SET PASSWORD and SET (client initialisation) run
         if handler.sandbox and not _ALTER_USER.match(text) and not re.match(r"\s*set\b", text, re.IGNORECASE):
             raise mysql_error(1820)

@@ -104,6 +104,9 @@ class SessionAPI(Protocol):
         """The session id (CONNECTION_ID())."""
         ...
 
+    #: whether read_only lets this session write (SUPER / CONNECTION_ADMIN; super_read_only still refuses)
+    read_only_exempt: bool
+
     @property
     def current_db(self) -> str | None:
         """The default database."""
@@ -283,6 +286,12 @@ def status_flags(session: SessionAPI) -> int:
     if session.no_backslash_escapes():
         flags |= ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES
     return flags
+
+
+def set_read_only_exempt(session: SessionAPI, exempt: bool) -> None:
+    """Whether ``read_only`` lets ``session``'s account write (it holds SUPER or CONNECTION_ADMIN; RM 8.4
+    "read_only"): the engine's check_read_only reads it; super_read_only refuses every account."""
+    session.read_only_exempt = exempt
 
 
 def _autocommit(session: SessionAPI) -> bool:

@@ -250,7 +250,7 @@ class ClientHandler:
         """The Handshake's plugin: ``default_authentication_plugin`` (5.7: mysql_native_password), or
         caching_sha2_password under 8.4, which has no such variable."""
         try:
-            return str(engine_seam.sysvar(self.session, "default_authentication_plugin"))
+            return str(engine_seam.sysvar(self.live_session, "default_authentication_plugin"))
         except MySQLError:
             return auth.CACHING_SHA2
 

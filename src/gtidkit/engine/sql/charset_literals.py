@@ -89,7 +89,7 @@ def canonical_introducers(
     return "".join(out)
 
 
-def _introducer_set(node: exp.Introducer) -> str:
+def _introducer_set(node: exp.Expression) -> str:
     name = node.this if isinstance(node.this, str) else node.name
     return str(name).lstrip("_").lower()
 
@@ -138,7 +138,7 @@ _SYSTEM_FUNCTIONS = frozenset(
 _SYSTEM_NODES = (exp.CurrentUser, exp.CurrentSchema, exp.CurrentVersion, exp.SessionUser)
 
 
-def _function_name(node: exp.Expression) -> str:
+def _function_name(node: Any) -> str:
     if isinstance(node, exp.Anonymous):
         return str(node.name).upper()
     if isinstance(node, exp.Collation):

@@ -31,7 +31,7 @@ _T = FieldType
 
 #: type -> display length without fractional seconds (my_time.h MAX_DATE_WIDTH / MAX_DATETIME_WIDTH /
 #: MAX_TIME_WIDTH)
-_WIDTH = {
+_WIDTH: dict[int, int] = {
     _T.MYSQL_TYPE_DATE: 10,
     _T.MYSQL_TYPE_DATETIME: 19,
     _T.MYSQL_TYPE_TIMESTAMP: 19,
@@ -103,7 +103,7 @@ def _fsp_arg(node: Any, literal_of: LiteralOf | None) -> int | None:
 def _function_name(node: exp.Expression) -> str:
     if isinstance(node, exp.Anonymous):
         return str(node.name).upper()
-    names = {
+    names: dict[type, str] = {
         exp.CurrentTimestamp: "CURRENT_TIMESTAMP",
         exp.Localtime: "LOCALTIME",
         exp.Localtimestamp: "LOCALTIMESTAMP",
@@ -176,6 +176,7 @@ def temporal_column(
         meta_of: the metadata of a sub-expression (a column reference, a nested item), None when not known.
         literal_of: the value of a ``:gk<i>`` placeholder standing for a literal (None: unknown).
     """
+    ftype: int | None
     fname = _function_name(node)
     args = list(node.expressions) if isinstance(node, exp.Anonymous) else [node.args.get("this")]
     first = args[0] if args else None
