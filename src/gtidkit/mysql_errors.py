@@ -406,6 +406,12 @@ ER: dict[int, ErrorSpec] = {
         "HY000",
         "SET @@GLOBAL.GTID_MODE = %s is not allowed because %s.",
     ),
+    3112: _e(
+        "ER_CANT_USE_AUTO_POSITION_WITH_GTID_MODE_OFF",
+        "HY000",
+        "The replication receiver thread%s cannot start in AUTO_POSITION mode: this server uses "
+        "@@GLOBAL.GTID_MODE = OFF.",
+    ),
     3129: _e(
         "ER_WARN_ON_MODIFYING_GTID_EXECUTED_TABLE",
         "HY000",
@@ -533,6 +539,23 @@ ER: dict[int, ErrorSpec] = {
         "Got fatal error %s from source when reading data from binary log: '%s'",
     ),
     13117: _e("ER_REPLICA_FATAL_ERROR", "HY000", "Fatal error: %s"),
+    13122: _e("ER_REPLICA_RELAY_LOG_WRITE_FAILURE", "HY000", "Relay log write failure: %s"),
+    # queue_event()'s refusals (logged; Last_IO_Error then becomes 13122 "could not queue event from source")
+    13148: _e(
+        "ER_CANT_REPLICATE_ANONYMOUS_WITH_AUTO_POSITION",
+        "HY000",
+        "Cannot replicate anonymous transaction when AUTO_POSITION = 1, at file %s, position %s.",
+    ),
+    13149: _e(
+        "ER_CANT_REPLICATE_ANONYMOUS_WITH_GTID_MODE_ON",
+        "HY000",
+        "Cannot replicate anonymous transaction when @@GLOBAL.GTID_MODE = ON, at file %s, position %s.",
+    ),
+    13150: _e(
+        "ER_CANT_REPLICATE_GTID_WITH_GTID_MODE_OFF",
+        "HY000",
+        "Cannot replicate GTID-transaction when @@GLOBAL.GTID_MODE = OFF, at file %s, position %s.",
+    ),
     # mysys's global messages (EE_*, mysys/errors.cc globerrs; MY-0000NN in the error log): option files and
     # my_getopt, as `gtidkit server` reports them at start-up (gtidkit.protocol.options)
     12: _e("EE_DIR", "HY000", "Can't read dir of '%s' (OS errno %s - %s)"),
@@ -618,6 +641,13 @@ REPLICA_AUTO_POSITION_GTID_MODE = (
     "The replication receiver thread cannot start in AUTO_POSITION mode: this server uses @@GLOBAL.GTID_MODE = "
     "%s."
 )
+#: ``get_source_version_and_clock``: incompatible GTID_MODE of source and replica (slots: source's, ours).
+GTID_MODE_MISMATCH = (
+    "The replication receiver thread cannot start because the source has GTID_MODE = %s and this server has "
+    "GTID_MODE = %s."
+)
+#: ``queue_event`` failed (slot of 13122 "Relay log write failure: %s").
+COULD_NOT_QUEUE_EVENT = "could not queue event from source"
 SOURCE_AUTO_POSITION_GTID_MODE = "The replication receiver thread cannot start in AUTO_POSITION mode: the source has GTID_MODE = %s instead of ON."
 
 #: Start-up refused because another process holds the datadir (code 1015 ER_CANT_LOCK): InnoDB's two error-log
@@ -742,10 +772,12 @@ def recovery_reapply_failed(
 
 __all__ = [
     "AUTO_CNF_DAMAGED",
+    "COULD_NOT_QUEUE_EVENT",
     "DATADIR_IN_USE",
     "EE_FILENOTFOUND",
     "EE_READ",
     "ER",
+    "GTID_MODE_MISMATCH",
     "RECOVERY_BINLOG_MISSING",
     "RECOVERY_BINLOG_UNREADABLE",
     "RECOVERY_REAPPLY_FAILED",

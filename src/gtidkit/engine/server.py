@@ -186,6 +186,9 @@ class Server:
             period=lambda: int(self.globals.values["gtid_executed_compression_period"]),
         )
         self.storage.threads_provider = lambda: [self.compressor.thread_row()]
+        #: checks run by SET GLOBAL gtid_mode before the change, called ``(old, new)``; each may raise (the
+        #: replica role refuses OFF while a channel uses SOURCE_AUTO_POSITION: 3111)
+        self.gtid_mode_guards: list[Callable[[str, str], None]] = []
         from gtidkit.engine.statements.admin import Admin
         from gtidkit.engine.statements.locks import LockManager
 

@@ -239,6 +239,7 @@ class Applier:
                 # the reader moves on only once every transaction of the file was returned, and this thread
                 # asks for the next one only after applying (and committing) the previous: the file is applied
                 reader.on_next_file = self.relay.purge_applied
+            reader.on_caught_up = self._caught_up
             with self._lock:
                 self._reader = reader
                 if self._stop.is_set():
@@ -283,6 +284,11 @@ class Applier:
                 session.close()
             except Exception:
                 log.exception("closing the applier session failed")
+
+    def _caught_up(self, relay_file: str, relay_pos: int, source_file: str, source_pos: int) -> None:
+        """Everything in the relay log is applied: the executed position is where the reader is, events outside
+        transactions included (Relay_Source_Log_File / Exec_Source_Log_Pos follow the source's rotations)."""
+        self.last_applied = (relay_file, relay_pos, source_file, source_pos)
 
     def _fail(self, errno: int, message: str, trx: Any, failed: Any, table_map: Any) -> None:
         now = time.time()

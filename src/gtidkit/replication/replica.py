@@ -242,6 +242,14 @@ class Replica:
                 raise mysql_error(1776)
             if "source_password" in opts:
                 check_password(str(opts["source_password"]))
+            if not any(
+                o in opts for o in ("source_host", "source_port", "source_log_file", "source_log_pos")
+            ):
+                # change_receive_options(): with neither host, port nor coordinates given, replication resumes
+                # from the SQL thread's coordinates (the relay log, ahead of them, is purged below)
+                executed = self.executed_source_position()
+                if executed is not None and not io and not sql and receive:
+                    opts = {**opts, "source_log_file": executed[0], "source_log_pos": executed[1]}
             new = self.config.changed(opts)
             notes: list[Condition] = []
             if "source_user" in opts or "source_password" in opts:
@@ -269,6 +277,8 @@ class Replica:
         with self._lock:
             if not self.config.configured:
                 raise mysql_error(1200)
+            if io and self.config.auto_position and _gtid_mode(self.server) == "OFF":
+                raise mysql_error(3112, _for_channel(self.channel))
             if (not io or self.receiver.running) and (not sql or self.applier.running):
                 return [Condition("Note", 3083, message(3083, self.channel))]
             if sql and not self.applier.running:
@@ -317,6 +327,22 @@ class Replica:
                 self.config = ChannelConfig(**{**_fields(self.config), "log_file": "", "log_pos": 4})
                 if self.exists:
                     self.metadata.save(self.config)
+
+    def check_gtid_mode_change(self, old: str, new: str) -> None:
+        """SET GLOBAL gtid_mode's checks on the channel (``Sys_var_gtid_mode::global_update``): OFF is refused
+        while it uses SOURCE_AUTO_POSITION.
+
+        Raises:
+            MySQLError: 3111.
+        """
+        if new == "OFF" and self.exists and self.config.auto_position:
+            ch = self.channel
+            raise mysql_error(
+                3111,
+                "OFF",
+                f"replication channel '{ch}' is configured in AUTO_POSITION mode. Execute CHANGE REPLICATION "
+                f"SOURCE TO SOURCE_AUTO_POSITION = 0 FOR CHANNEL '{ch}' before you set @@GLOBAL.GTID_MODE = OFF.",
+            )
 
     # ------------------------------------------------------------------------------------------------ status
     def seconds_behind_source(self) -> int | None:
@@ -555,6 +581,15 @@ class Replica:
             self.relay.close()
 
 
+def _gtid_mode(server: Any) -> str:
+    return str(server.globals.get("gtid_mode")).upper()
+
+
+def _for_channel(channel: str) -> str:
+    """MySQL's ``get_for_channel_str()``: ``""`` for the default channel, else `` for channel 'name'``."""
+    return f" for channel '{channel}'" if channel else ""
+
+
 def _fields(cfg: ChannelConfig) -> dict[str, Any]:
     return {f: getattr(cfg, f) for f in cfg.__dataclass_fields__}
 
@@ -574,6 +609,7 @@ def install(engine_server: Any, wire_server: Any, repl: Any) -> Replica:
 
     replica = Replica(engine_server)
     statements.register(engine_server, replica)
+    engine_server.gtid_mode_guards.append(replica.check_gtid_mode_change)
     engine_server.storage.table_providers.update(
         {
             (

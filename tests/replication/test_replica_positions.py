@@ -1,0 +1,230 @@
+"""Position-based replication and GTID_MODE compatibility between real `gtidkit server` processes.
+
+Expected values come from MySQL 8.0.41: ``sql/rpl_replica.cc`` (``request_dump`` without auto-positioning sends
+COM_BINLOG_DUMP with the connection metadata's file/position; ``get_source_version_and_clock`` refuses
+incompatible GTID_MODEs with ER_REPLICA_FATAL_ERROR 13117; ``queue_event`` refuses a GTID transaction on a
+GTID_MODE=OFF replica and an anonymous one under AUTO_POSITION, after which Last_IO_Error is 13122 "Relay log write
+failure: could not queue event from source"), ``sql/sys_vars.cc`` (``Sys_var_gtid_mode::global_update``: 3111 while a
+channel uses AUTO_POSITION), the manual's SOURCE_POS_WAIT, and mysql-test ``rpl_gtid_mode.result`` /
+``rpl_binlog_errors.result`` (errno 13122 / 13117 waits).
+
+One module-wide trio of servers: ``on`` (GTID_MODE=ON source, binary log), ``off`` (GTID_MODE=OFF source, binary
+log) and ``replica`` (binary log off). The tests run in file order and each leaves the replica stopped.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pymysql
+import pytest
+
+from replication.cluster import Cluster, Node, cluster, wait_until
+
+GTID_OFF = ("--gtid-mode=OFF", "--enforce-gtid-consistency=OFF")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def trio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    base: Path = tmp_path_factory.mktemp("positions")
+    with cluster(base) as c:
+        c.node("on", 1, log_bin=True, extra=(f"--port={_free_port()}",))
+        c.node("off", 3, log_bin=True, extra=GTID_OFF)
+        c.node("replica", 2, log_bin=False)
+        yield c
+
+
+def _point(replica: Node, source: Node, *opts: str) -> None:
+    replica.query("STOP REPLICA")
+    replica.query("RESET REPLICA ALL")
+    replica.query(
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST = '127.0.0.1', SOURCE_PORT = %s, SOURCE_USER = 'root', "
+        "SOURCE_CONNECT_RETRY = 1" + "".join(", " + o for o in opts),
+        (source.port,),
+    )
+
+
+def _binlog_status(node: Node) -> tuple[str, int]:
+    row = node.query("SHOW MASTER STATUS")[0]
+    return str(row[0]), int(row[1])
+
+
+def _io_error(replica: Node) -> tuple[int, str]:
+    wait_until(lambda: replica.replica_status().get("Last_IO_Errno"), 30, what="an I/O error")
+    st = replica.replica_status()
+    return int(st["Last_IO_Errno"]), str(st["Last_IO_Error"])
+
+
+def _error(node: Node, sql: str) -> tuple[int, str]:
+    with pytest.raises(pymysql.MySQLError) as exc:
+        node.query(sql)
+    return int(exc.value.args[0]), str(exc.value.args[1])
+
+
+def test_position_based_replication_starts_at_the_given_position(trio: Cluster) -> None:
+    on, replica = trio.nodes["on"], trio.nodes["replica"]
+    uuid = on.server_uuid()
+    for sql in ("CREATE DATABASE p", "CREATE TABLE p.t (id INT PRIMARY KEY)", "INSERT INTO p.t VALUES (1)"):
+        on.query(sql)
+    file, pos = _binlog_status(on)
+    on.query("INSERT INTO p.t VALUES (2)")  # uuid:4, after the position: the only one replicated
+    replica.query("CREATE DATABASE p")
+    replica.query("CREATE TABLE p.t (id INT PRIMARY KEY)")
+    _point(replica, on, "SOURCE_AUTO_POSITION = 0", f"SOURCE_LOG_FILE = '{file}'", f"SOURCE_LOG_POS = {pos}")
+    replica.query("START REPLICA")
+    wait_until(lambda: replica.query("SELECT COUNT(*) FROM p.t")[0][0] == 1, 30, what="row 2")
+    assert replica.query("SELECT id FROM p.t") == ((2,),)
+    st = replica.replica_status()
+    assert (st["Auto_Position"], st["Retrieved_Gtid_Set"], st["Source_Log_File"]) == (0, f"{uuid}:4", file)
+    assert st["Last_IO_Errno"] == 0 and st["Last_SQL_Errno"] == 0
+
+    # the source restarts (a new binlog file); the receiver reconnects from its position, the applier's
+    # executed position follows the rotation: SOURCE_POS_WAIT on the source's new coordinates returns
+    on.stop()
+    on.start()
+    file2, pos2 = _binlog_status(on)
+    assert file2 != file
+    assert replica.query("SELECT SOURCE_POS_WAIT(%s, %s, 30)", (file2, pos2))[0][0] >= 0
+    assert replica.replica_status()["Relay_Source_Log_File"] == file2
+    on.query("INSERT INTO p.t VALUES (3)")
+    file3, pos3 = _binlog_status(on)
+    assert replica.query("SELECT SOURCE_POS_WAIT(%s, %s, 30)", (file3, pos3))[0][0] >= 0
+    assert replica.query("SELECT id FROM p.t ORDER BY id") == ((2,), (3,))
+    st = replica.replica_status()
+    assert (st["Relay_Source_Log_File"], st["Exec_Source_Log_Pos"]) == (file3, pos3)
+    assert st["Retrieved_Gtid_Set"] == f"{uuid}:4-5"
+    replica.query("STOP REPLICA")
+
+
+def test_source_with_gtid_mode_off_refused_by_an_on_replica(trio: Cluster) -> None:
+    off, replica = trio.nodes["off"], trio.nodes["replica"]
+    _point(replica, off, "SOURCE_AUTO_POSITION = 0")
+    replica.query("START REPLICA IO_THREAD")
+    assert _io_error(replica) == (
+        13117,
+        (
+            "Fatal error: The replication receiver thread cannot start because the source has GTID_MODE = OFF and "
+            "this server has GTID_MODE = ON."
+        ),
+    )
+    replica.query("STOP REPLICA")
+
+
+def test_gtid_mode_off_replica(trio: Cluster) -> None:
+    on, off, replica = trio.nodes["on"], trio.nodes["off"], trio.nodes["replica"]
+    _point(replica, on, "SOURCE_AUTO_POSITION = 1")
+    replica.query("SET GLOBAL gtid_mode = ON_PERMISSIVE")
+    replica.query("SET GLOBAL gtid_mode = OFF_PERMISSIVE")
+    assert _error(replica, "SET GLOBAL gtid_mode = OFF") == (
+        3111,
+        (
+            "SET @@GLOBAL.GTID_MODE = OFF is not allowed because replication channel '' is configured in "
+            "AUTO_POSITION mode. Execute CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 0 FOR CHANNEL '' before "
+            "you set @@GLOBAL.GTID_MODE = OFF.."
+        ),  # sic: rpl_nogtid/r/rpl_gtid_mode.result has the two periods
+    )
+    replica.query("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 0")
+    replica.query("SET GLOBAL gtid_mode = OFF")
+
+    # an OFF replica of an OFF source, by position: anonymous transactions apply
+    off.query("CREATE DATABASE q")
+    off.query("CREATE TABLE q.t (id INT PRIMARY KEY)")
+    off.query("INSERT INTO q.t VALUES (1)")
+    file, pos = _binlog_status(off)
+    _point(replica, off, "SOURCE_AUTO_POSITION = 0")
+    before = replica.query("SELECT @@GLOBAL.gtid_executed")[0][0]
+    replica.query("START REPLICA")
+    assert replica.query("SELECT SOURCE_POS_WAIT(%s, %s, 30)", (file, pos))[0][0] >= 0
+    assert replica.query("SELECT id FROM q.t") == ((1,),)
+    assert replica.query("SELECT @@GLOBAL.gtid_executed")[0][0] == before
+    assert replica.replica_status()["Retrieved_Gtid_Set"] == ""
+
+    # an OFF replica of an ON source
+    _point(replica, on, "SOURCE_AUTO_POSITION = 0")
+    replica.query("START REPLICA IO_THREAD")
+    assert _io_error(replica) == (
+        13117,
+        (
+            "Fatal error: The replication receiver thread cannot start because the source has GTID_MODE = ON and "
+            "this server has GTID_MODE = OFF."
+        ),
+    )
+    replica.query("STOP REPLICA")
+
+
+def test_gtid_transaction_refused_by_the_receiver_once_gtid_mode_is_off(trio: Cluster) -> None:
+    on, replica = trio.nodes["on"], trio.nodes["replica"]
+    replica.query("SET GLOBAL gtid_mode = OFF_PERMISSIVE")  # compatible with an ON source
+    file, pos = _binlog_status(on)
+    _point(replica, on, "SOURCE_AUTO_POSITION = 0", f"SOURCE_LOG_FILE = '{file}'", f"SOURCE_LOG_POS = {pos}")
+    replica.query("START REPLICA IO_THREAD")
+    wait_until(lambda: replica.replica_status()["Replica_IO_Running"] == "Yes", 30, what="the receiver")
+    replica.query("SET GLOBAL gtid_mode = OFF")
+    on.query("INSERT INTO p.t VALUES (10)")
+    assert _io_error(replica) == (13122, "Relay log write failure: could not queue event from source")
+    assert replica.replica_status()["Retrieved_Gtid_Set"] == ""
+    replica.query("STOP REPLICA")
+
+
+def test_anonymous_transaction_refused_under_auto_position(trio: Cluster) -> None:
+    on, replica = trio.nodes["on"], trio.nodes["replica"]
+    for mode in ("OFF_PERMISSIVE", "ON_PERMISSIVE", "ON"):
+        replica.query(f"SET GLOBAL gtid_mode = {mode}")
+    _point(replica, on, "SOURCE_AUTO_POSITION = 1")
+    replica.query("START REPLICA IO_THREAD")
+    wait_until(lambda: replica.replica_status()["Replica_IO_Running"] == "Yes", 30, what="the receiver")
+    on.query("SET GLOBAL gtid_mode = ON_PERMISSIVE")
+    conn: Any = on.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute("SET gtid_next = 'ANONYMOUS'")
+        cur.execute("INSERT INTO p.t VALUES (11)")
+        cur.execute("SET gtid_next = 'AUTOMATIC'")
+    finally:
+        conn.close()
+    assert _io_error(replica) == (13122, "Relay log write failure: could not queue event from source")
+    replica.query("STOP REPLICA")
+    on.query("SET GLOBAL gtid_mode = ON")
+
+
+def test_explicit_dml_on_gtid_executed_is_not_binlogged(trio: Cluster) -> None:
+    """rpl_gtid/r/rpl_explicit_modify_gtid_table.result: warning 3129, @@GLOBAL.GTID_EXECUTED does not follow;
+    mysql.gtid_executed is a no_replicate table (sql/table.cc), so the statement has no binlog events and no GTID:
+    after RESET MASTER, SET GTID_PURGED (which needs an empty gtid_executed) still succeeds."""
+    on = trio.nodes["on"]
+    on.query("RESET MASTER")
+    file, pos = _binlog_status(on)
+    conn: Any = on.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute("INSERT INTO mysql.gtid_executed VALUES ('bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb', 1, 5)")
+        cur.execute("SHOW WARNINGS")
+        assert [r[:2] for r in cur.fetchall()] == [("Warning", 3129)]
+        cur.execute("SELECT @@GLOBAL.gtid_executed")
+        assert cur.fetchone() == ("",)
+        cur.execute("BEGIN")
+        cur.execute("INSERT INTO p.t VALUES (20)")
+        cur.execute(
+            "DELETE FROM mysql.gtid_executed WHERE source_uuid = 'bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb'"
+        )
+        cur.execute("COMMIT")
+    finally:
+        conn.close()
+    uuid = on.server_uuid()
+    assert on.query("SELECT @@GLOBAL.gtid_executed")[0][0] == f"{uuid}:1"
+    events = on.query(f"SHOW BINLOG EVENTS IN '{file}' FROM {pos}")
+    assert [e[2] for e in events] == ["Gtid", "Query", "Table_map", "Write_rows", "Xid"]
+    assert "p.t" in events[2][5]
+    on.query("RESET MASTER")
+    on.query("INSERT INTO mysql.gtid_executed VALUES ('bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb', 1, 5)")
+    on.query("SET GLOBAL gtid_purged = 'cccccccc-cccc-cccc-cccc-cccccccccccc:1-3'")
+    assert on.query("SELECT @@GLOBAL.gtid_executed")[0][0] == "cccccccc-cccc-cccc-cccc-cccccccccccc:1-3"
