@@ -105,6 +105,61 @@ def test_position_based_replication_starts_at_the_given_position(trio: Cluster) 
     replica.query("STOP REPLICA")
 
 
+def test_threads_and_relaylog_events(trio: Cluster) -> None:
+    """performance_schema.threads (RM8 "The threads Table": thread/sql/one_connection, replica_io, replica_sql,
+    replica_worker; the dump is a connection whose COMMAND is ``Binlog Dump`` (position-based)) and SHOW RELAYLOG EVENTS
+    (rpl/r/rpl_show_relaylog_events.result: the columns of SHOW BINLOG EVENTS, End_log_pos the source's)."""
+    on, replica = trio.nodes["on"], trio.nodes["replica"]
+    file, pos = _binlog_status(on)
+    _point(replica, on, "SOURCE_AUTO_POSITION = 0", f"SOURCE_LOG_FILE = '{file}'", f"SOURCE_LOG_POS = {pos}")
+    replica.query("START REPLICA")
+    on.query("INSERT INTO p.t VALUES (4)")
+    assert replica.query("SELECT SOURCE_POS_WAIT(%s, %s, 30)", _binlog_status(on))[0][0] >= 0
+    names = {
+        r[0]: r[1:]
+        for r in replica.query(
+            "SELECT NAME, PROCESSLIST_USER, PROCESSLIST_COMMAND, PROCESSLIST_STATE FROM performance_schema.threads "
+            "WHERE NAME LIKE 'thread/sql/replica%'"
+        )
+    }
+    assert names == {
+        "thread/sql/replica_io": ("system user", "Connect", "Waiting for source to send event"),
+        "thread/sql/replica_sql": (
+            "system user",
+            "Connect",
+            "Replica has read all relay log; waiting for more updates",
+        ),
+        "thread/sql/replica_worker": ("system user", "Connect", "Waiting for an event from Coordinator"),
+    }
+    mine = replica.query(
+        "SELECT t.NAME, t.PROCESSLIST_COMMAND, t.THREAD_ID <> t.PROCESSLIST_ID FROM performance_schema.threads t "
+        "WHERE t.PROCESSLIST_ID = CONNECTION_ID()"
+    )
+    assert mine == (("thread/sql/one_connection", "Query", 1),)
+    dumps = on.query(
+        "SELECT NAME, PROCESSLIST_USER FROM performance_schema.threads WHERE PROCESSLIST_COMMAND = 'Binlog Dump'"
+    )
+    assert dumps == (("thread/sql/one_connection", "root"),)
+
+    first = replica.query("SHOW RELAYLOG EVENTS")
+    assert first[0][2:] == (first[0][2], 2, first[0][4], first[0][5]) and first[0][2] == "Format_desc"
+    relay_file = str(replica.replica_status()["Relay_Log_File"])
+    events = replica.query(f"SHOW RELAYLOG EVENTS IN '{relay_file}'")
+    gtid_rows = [e for e in events if e[2] == "Gtid"]
+    source_gtids = [
+        e for e in on.query("SHOW BINLOG EVENTS IN %s", (_binlog_status(on)[0],)) if e[2] == "Gtid"
+    ]
+    assert gtid_rows[-1][3:] == source_gtids[-1][3:]  # server id, the source's End_log_pos, the same Info
+    assert replica.query(f"SHOW RELAYLOG EVENTS IN '{relay_file}' FROM {gtid_rows[-1][1]} LIMIT 1") == (
+        gtid_rows[-1],
+    )
+    assert _error(replica, "SHOW RELAYLOG EVENTS IN 'nope.000001'") == (
+        1220,
+        "Error when executing command SHOW RELAYLOG EVENTS: Could not find target log",
+    )
+    replica.query("STOP REPLICA")
+
+
 def test_source_with_gtid_mode_off_refused_by_an_on_replica(trio: Cluster) -> None:
     off, replica = trio.nodes["off"], trio.nodes["replica"]
     _point(replica, off, "SOURCE_AUTO_POSITION = 0")

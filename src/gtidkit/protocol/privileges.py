@@ -144,6 +144,7 @@ _SHOW_NEEDS = {
     "binary_logs": ("SUPER", "REPLICATION CLIENT"),
     "replica_status": ("SUPER", "REPLICATION CLIENT"),
     "replicas": ("REPLICATION SLAVE",),
+    "relaylog_events": ("REPLICATION SLAVE",),
 }
 
 

@@ -158,6 +158,8 @@ class Applier:
         self.last_applied: tuple[str, int, str, int] | None = None
         #: the applier session's CONNECTION_ID() while running (processlist, KILL)
         self.session_id: int | None = None
+        #: PROCESSLIST_ID of its worker in performance_schema.threads (reserved when first shown)
+        self.worker_id: int | None = None
         #: the transaction being applied (performance_schema APPLYING_TRANSACTION), or None
         self.applying: Any = None
         #: the last transaction applied (:class:`AppliedTransaction`), or None

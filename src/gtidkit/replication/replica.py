@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 from gtidkit.engine.results import Condition
+from gtidkit.engine.sql.catalog import THREAD_ID_OFFSET
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import message, mysql_error
 from gtidkit.replication.applier import Applier
@@ -524,6 +525,33 @@ class Replica:
             return []
         return [(self.channel, "ON" if self.applier.running else "OFF", None, 0)]
 
+    def thread_rows(self) -> list[dict[str, Any]]:
+        """performance_schema.threads rows of the running replication threads (8.0.26+ names): the receiver
+        ``thread/sql/replica_io``, the applier's coordinator ``thread/sql/replica_sql`` and its one worker
+        ``thread/sql/replica_worker``, with PROCESSLIST_USER ``system user`` as MySQL shows them, COMMAND
+        ``Connect`` and the thread's state (RM8 "The threads Table", "Replication Threads")."""
+        rows: list[dict[str, Any]] = []
+        rcv, app = self.receiver, self.applier
+        if rcv.running:
+            if rcv.thread_id is None:
+                rcv.thread_id = self.server.reserve_id()
+            rows.append(_thread_row(rcv.thread_id, "replica_io", rcv.state))
+        if app.running and app.session_id is not None:
+            retrieved = self.relay.retrieved_gtids()
+            state = (
+                SQL_STATE_WAITING if retrieved <= self.server.gtid_state.executed() else SQL_STATE_APPLYING
+            )
+            rows.append(_thread_row(app.session_id, "replica_sql", state))
+            if app.worker_id is None:
+                app.worker_id = self.server.reserve_id()
+            worker = (
+                "Waiting for an event from Coordinator"
+                if app.applying is None
+                else "Applying batch of row changes"
+            )
+            rows.append(_thread_row(app.worker_id, "replica_worker", worker))
+        return rows
+
     def executed_source_position(self) -> tuple[str, int] | None:
         """(Relay_Source_Log_File, Exec_Source_Log_Pos): the source position the applier has executed up to."""
         applied = self.applier.last_applied
@@ -581,6 +609,27 @@ class Replica:
             self.relay.close()
 
 
+def _thread_row(pid: int, name: str, state: str) -> dict[str, Any]:
+    return {
+        "THREAD_ID": pid + THREAD_ID_OFFSET,
+        "NAME": f"thread/sql/{name}",
+        "TYPE": "FOREGROUND",
+        "PROCESSLIST_ID": pid,
+        "PROCESSLIST_USER": "system user",
+        "PROCESSLIST_HOST": None,
+        "PROCESSLIST_DB": None,
+        "PROCESSLIST_COMMAND": "Connect",
+        "PROCESSLIST_TIME": 0,
+        "PROCESSLIST_STATE": state or None,
+        "PROCESSLIST_INFO": None,
+        "PARENT_THREAD_ID": 1,
+        "INSTRUMENTED": "YES",
+        "HISTORY": "YES",
+        "CONNECTION_TYPE": None,
+        "RESOURCE_GROUP": "SYS_default",
+    }
+
+
 def _gtid_mode(server: Any) -> str:
     return str(server.globals.get("gtid_mode")).upper()
 
@@ -610,6 +659,7 @@ def install(engine_server: Any, wire_server: Any, repl: Any) -> Replica:
     replica = Replica(engine_server)
     statements.register(engine_server, replica)
     engine_server.gtid_mode_guards.append(replica.check_gtid_mode_change)
+    engine_server.thread_providers.append(replica.thread_rows)
     engine_server.storage.table_providers.update(
         {
             (

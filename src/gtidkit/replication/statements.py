@@ -1,6 +1,6 @@
 """The replica's statements, answered through the engine's ``server.statement_hooks`` (classifier info in
 ``stmt.info``): CHANGE REPLICATION SOURCE TO / CHANGE MASTER TO, START / STOP REPLICA|SLAVE [IO_THREAD | SQL_THREAD],
-RESET REPLICA|SLAVE [ALL], SHOW REPLICA STATUS / SHOW SLAVE STATUS (5.7 column names).
+RESET REPLICA|SLAVE [ALL], SHOW REPLICA STATUS / SHOW SLAVE STATUS (5.7 column names), SHOW RELAYLOG EVENTS.
 
 MySQL: ``sql/sql_parse.cc`` (SQLCOM_CHANGE_MASTER, SQLCOM_SLAVE_START, SQLCOM_SLAVE_STOP, SQLCOM_RESET with
 REFRESH_REPLICA, SQLCOM_SHOW_SLAVE_STAT) dispatching to ``sql/rpl_replica.cc``.
@@ -12,12 +12,19 @@ import dataclasses
 import re
 from typing import Any
 
+from gtidkit.binlog.constants import EVENT_TYPE_NAMES
+from gtidkit.binlog.file import read_events
+from gtidkit.binlog.text import event_info
 from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.metadata import result_set
+from gtidkit.errors import BinlogDecodeError
 from gtidkit.mysql_errors import REPLICA_ERRANT_GTIDS, mysql_error
 from gtidkit.replication.replica import REPLICA_STATUS_COLUMNS, SLAVE_STATUS_COLUMNS, Replica
 
-__all__ = ["register", "thread_types"]
+__all__ = ["EVENTS_COLUMNS", "register", "relaylog_events", "thread_types"]
+
+#: SHOW BINLOG EVENTS / SHOW RELAYLOG EVENTS columns (``Log_event::init_show_field_list``).
+EVENTS_COLUMNS = ("Log_name", "Pos", "Event_type", "Server_id", "End_log_pos", "Info")
 
 _CHANNEL = re.compile(r"\bFOR\s+CHANNEL\s+(['\"`])(.*?)\1", re.IGNORECASE)
 
@@ -40,6 +47,58 @@ def _check_channel(text: str) -> None:
     m = _CHANNEL.search(text)
     if m and m.group(2) != "":
         raise mysql_error(3074, m.group(2))
+
+
+def relaylog_events(
+    replica: Replica, file: str | None, pos: int | None, offset: int = 0, limit: int | None = None
+) -> StatementResult:
+    """SHOW RELAYLOG EVENTS [IN 'file'] [FROM pos] [LIMIT [offset,] n] (``show_binlog_events`` of
+    ``sql/binlog.cc`` on the relay log): the events of one relay file (the oldest by default), End_log_pos being
+    each header's log_pos (the source's position for the source's events), Info as SHOW BINLOG EVENTS words it.
+    Only whole transactions of the file being written are listed. A FROM position inside an event lists from the
+    next event.
+
+    Args:
+        replica: the channel whose relay log is read.
+        file: relay file name, or None for the first in the index.
+        pos: byte offset to start at (None = 4).
+        offset, limit: LIMIT's row offset and count (None = all).
+
+    Raises:
+        MySQLError: 1220 ER_ERROR_WHEN_EXECUTING_COMMAND ``Could not find target log`` for a file not in the index,
+            ``Wrong offset or I/O error`` for an unreadable one.
+    """
+    relay = replica.relay
+    names = list(relay.index)
+    name = file.rsplit("/", 1)[-1] if file is not None else (names[0] if names else None)
+    if name is None or name not in names:
+        raise mysql_error(1220, "SHOW RELAYLOG EVENTS", "Could not find target log")
+    end, _finished = relay.readable_end(name)
+    start = max(pos or 0, 4)
+    rows: list[tuple[Any, ...]] = []
+    try:
+        for pe in read_events(relay.path(name), expand_payloads=False, stop_at_torn_tail=True):
+            if pe.end_pos > end:
+                break
+            if pe.pos < start:
+                continue
+            h = pe.header
+            rows.append(
+                (
+                    name,
+                    pe.pos,
+                    EVENT_TYPE_NAMES.get(h.type_code, "Unknown"),
+                    h.server_id,
+                    h.log_pos,
+                    event_info(pe.event),
+                )
+            )
+    except BinlogDecodeError as err:
+        raise mysql_error(1220, "SHOW RELAYLOG EVENTS", f"Wrong offset or I/O error ({err})") from err
+    rows = rows[offset:]
+    if limit is not None:
+        rows = rows[:limit]
+    return result_set(list(EVENTS_COLUMNS), rows)
 
 
 def register(server: Any, replica: Replica) -> None:
@@ -80,6 +139,14 @@ def register(server: Any, replica: Replica) -> None:
             res = dataclasses.replace(res, warnings=(*res.warnings, warning))
         return res
 
+    def relaylog(session: Any, stmt: Any) -> StatementResult:
+        _check_channel(stmt.text)
+        info = stmt.info
+        return relaylog_events(
+            replica, info.get("file"), info.get("pos"), info.get("off", 0), info.get("cnt")
+        )
+
+    server.statement_hooks["relaylog_events"] = relaylog
     server.statement_hooks["change_replication_source"] = change
     server.statement_hooks["replica_thread"] = thread
     server.statement_hooks["reset_replica"] = reset

@@ -47,6 +47,7 @@ __all__ = [
     "SQLGLOT_TYPES",
     "SYSTEM_SCHEMAS",
     "THREADS_COLUMNS",
+    "THREAD_ID_OFFSET",
     "TYPE_INFO",
     "VARIABLES_COLUMNS",
     "VARIABLES_TABLES",
@@ -193,6 +194,9 @@ SQLGLOT_TYPES: dict[str, tuple[str, bool]] = {
 }
 
 #: Columns of performance_schema.threads (MySQL 8.0), in order.
+#: performance_schema.threads' THREAD_ID of a thread with a PROCESSLIST_ID: the id plus this offset (MySQL numbers
+#: all its threads in one sequence, background ones first, so the two differ; tools join on PROCESSLIST_ID).
+THREAD_ID_OFFSET = 40
 THREADS_COLUMNS = (
     "THREAD_ID",
     "NAME",

@@ -232,6 +232,14 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         "show",
         "binlog_events",
     ),
+    (
+        re.compile(
+            rf"^SHOW RELAYLOG EVENTS(?: IN {_STR})?(?: FROM (?P<pos>\d+))?"
+            r"(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?(?: FOR CHANNEL .+)?$"
+        ),
+        "show",
+        "relaylog_events",
+    ),
     (re.compile(r"^SHOW (?:REPLICA|SLAVE) STATUS(?: FOR CHANNEL .+)?$"), "show", "replica_status"),
     (re.compile(r"^SHOW (?:REPLICAS|SLAVE HOSTS)$"), "show", "replicas"),
     (re.compile(r"^SHOW WARNINGS(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "warnings"),
@@ -289,14 +297,14 @@ def _recognise(norm: str) -> Statement | None:
             info["using"] = tuple(
                 v.strip().lstrip("@") for v in info.get("using", "").split(",") if v.strip()
             )
-        if m.re.groups and command in ("purge_binary_logs_to", "binlog_events"):
+        if m.re.groups and command in ("purge_binary_logs_to", "binlog_events", "relaylog_events"):
             strs = [g for g in m.groups() if g and g[0] in "'\""]
             if strs:
                 info["to" if command == "purge_binary_logs_to" else "file"] = unquote_string(strs[0])
         if command == "purge_binary_logs_before":
             e = info.pop("expr").strip()
             info["before"] = unquote_string(e) if e[:1] in "'\"" else e
-        if command in ("binlog_events", "warnings", "errors"):
+        if command in ("binlog_events", "relaylog_events", "warnings", "errors"):
             for k in ("pos", "off", "cnt"):
                 if k in info:
                     info[k] = int(info[k])
