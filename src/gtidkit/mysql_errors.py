@@ -165,6 +165,20 @@ ER: dict[int, ErrorSpec] = {
     1260: _e("ER_CUT_VALUE_GROUP_CONCAT", "HY000", "Row %s was cut by GROUP_CONCAT()"),
     1264: _e("ER_WARN_DATA_OUT_OF_RANGE", "22003", "Out of range value for column '%s' at row %s"),
     1265: _e("WARN_DATA_TRUNCATED", "01000", "Data truncated for column '%s' at row %s"),
+    1277: _e(
+        "ER_BAD_REPLICA_UNTIL_COND",
+        "HY000",
+        "Incorrect parameter or combination of parameters for START REPLICA UNTIL",
+    ),
+    1278: _e(
+        "ER_MISSING_SKIP_REPLICA",
+        "HY000",
+        "It is recommended to use --skip-replica-start when doing step-by-step replication with START REPLICA "
+        "UNTIL; otherwise, you will get problems if you get an unexpected replica's mysqld restart",
+    ),
+    1279: _e(
+        "ER_UNTIL_COND_IGNORED", "HY000", "SQL thread is not to be started so UNTIL options are ignored"
+    ),
     1287: _e(
         "ER_WARN_DEPRECATED_SYNTAX",
         "HY000",

@@ -160,6 +160,113 @@ def test_threads_and_relaylog_events(trio: Cluster) -> None:
     replica.query("STOP REPLICA")
 
 
+def _sql_stopped(replica: Node) -> dict[str, Any]:
+    wait_until(
+        lambda: replica.replica_status()["Replica_SQL_Running"] == "No", 30, what="the SQL thread to stop"
+    )
+    return replica.replica_status()
+
+
+def _notes(replica: Node, sql: str) -> list[tuple[Any, ...]]:
+    conn: Any = replica.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute(sql)
+        cur.execute("SHOW WARNINGS")
+        return [tuple(r) for r in cur.fetchall()]
+    finally:
+        conn.close()
+
+
+def test_start_replica_until(trio: Cluster) -> None:
+    """rpl_gtid/r/rpl_gtid_sql_until_before_after.result: 1277 for wrong combinations, note 1279 for UNTIL with
+    IO_THREAD only, the SQL thread stopping exactly before / after the named GTIDs (and at once when they are
+    already applied); SOURCE_LOG_FILE/POS and RELAY_LOG_FILE/POS (note 1278 without --skip-replica-start),
+    Until_Condition / Until_Log_File / Until_Log_Pos in SHOW REPLICA STATUS (``show_slave_status``)."""
+    on, replica = trio.nodes["on"], trio.nodes["replica"]
+    uuid = on.server_uuid()
+    file, pos = _binlog_status(on)
+    _point(replica, on, "SOURCE_AUTO_POSITION = 0", f"SOURCE_LOG_FILE = '{file}'", f"SOURCE_LOG_POS = {pos}")
+    first = on.executed().last_gno(uuid) + 1
+    ends = []
+    for i in range(6):  # GTIDs first .. first+5, rows 100..105
+        on.query(f"INSERT INTO p.t VALUES ({100 + i})")
+        ends.append(_binlog_status(on))
+    g = [f"{uuid}:{first + i}" for i in range(6)]
+    for bad in (
+        f"START REPLICA UNTIL SQL_BEFORE_GTIDS = '{g[1]}', SOURCE_LOG_FILE = 'foo.bin', SOURCE_LOG_POS = 100",
+        f"START REPLICA IO_THREAD UNTIL SQL_BEFORE_GTIDS = '{g[1]}', RELAY_LOG_FILE = 'r.000001', RELAY_LOG_POS = 4",
+        "START REPLICA UNTIL SOURCE_LOG_FILE = 'binlog.000001'",
+        "START REPLICA UNTIL SQL_AFTER_MTS_GAPS, SOURCE_LOG_FILE = 'binlog.000001', SOURCE_LOG_POS = 4",
+        "START REPLICA SQL_THREAD UNTIL SQL_BEFORE_GTIDS = 'not-a-gtid-set'",
+    ):
+        assert _error(replica, bad) == (
+            1277,
+            "Incorrect parameter or combination of parameters for START REPLICA UNTIL",
+        ), bad
+    assert _notes(replica, f"START REPLICA IO_THREAD UNTIL SQL_BEFORE_GTIDS = '{g[1]}'") == [
+        ("Note", 1279, "SQL thread is not to be started so UNTIL options are ignored")
+    ]
+    wait_until(
+        lambda: replica.replica_status()["Retrieved_Gtid_Set"] == f"{uuid}:{first}-{first + 5}",
+        30,
+        what="all",
+    )
+    replica.query("STOP REPLICA IO_THREAD")
+    rows = "SELECT id FROM p.t WHERE id >= 100 ORDER BY id"
+
+    replica.query(f"START REPLICA SQL_THREAD UNTIL SQL_BEFORE_GTIDS = '{uuid}:{first + 1}-{first + 2}'")
+    st = _sql_stopped(replica)
+    assert replica.query(rows) == ((100,),)
+    assert (st["Until_Condition"], st["Until_Log_File"], st["Until_Log_Pos"]) == ("SQL_BEFORE_GTIDS", "", 0)
+    assert st["Last_SQL_Errno"] == 0
+
+    replica.query(f"START REPLICA SQL_THREAD UNTIL SQL_AFTER_GTIDS = '{uuid}:{first + 1}-{first + 2}'")
+    assert _sql_stopped(replica)["Until_Condition"] == "SQL_AFTER_GTIDS"
+    assert replica.query(rows) == ((100,), (101,), (102,))
+
+    # already applied: stops at once, applies nothing
+    replica.query(f"START REPLICA SQL_THREAD UNTIL SQL_BEFORE_GTIDS = '{g[0]}'")
+    _sql_stopped(replica)
+    replica.query(f"START REPLICA SQL_THREAD UNTIL SQL_AFTER_GTIDS = '{g[0]}'")
+    _sql_stopped(replica)
+    assert replica.query(rows) == ((100,), (101,), (102,))
+
+    src_file, src_pos = ends[3]  # the end of the 4th insert
+    notes = _notes(
+        replica, f"START REPLICA SQL_THREAD UNTIL SOURCE_LOG_FILE = '{src_file}', SOURCE_LOG_POS = {src_pos}"
+    )
+    assert [n[:2] for n in notes] == [("Note", 1278)]
+    st = _sql_stopped(replica)
+    assert replica.query(rows) == ((100,), (101,), (102,), (103,))
+    assert (st["Until_Condition"], st["Until_Log_File"], st["Until_Log_Pos"]) == ("Source", src_file, src_pos)
+    assert (st["Relay_Source_Log_File"], st["Exec_Source_Log_Pos"]) == (src_file, src_pos)
+    slave = replica.query("SHOW SLAVE STATUS")
+    assert "Master" in slave[0]
+
+    relay_file = str(st["Relay_Log_File"])
+    events = replica.query(f"SHOW RELAYLOG EVENTS IN '{relay_file}'")
+    at = next(i for i, e in enumerate(events) if e[2] == "Gtid" and g[4] in e[5])
+    xid = next(i for i in range(at, len(events)) if events[i][2] == "Xid")
+    relay_pos = int(events[xid + 1][1]) if xid + 1 < len(events) else None
+    assert relay_pos is not None
+    replica.query(
+        f"START REPLICA SQL_THREAD UNTIL RELAY_LOG_FILE = '{relay_file}', RELAY_LOG_POS = {relay_pos}"
+    )
+    st = _sql_stopped(replica)
+    assert replica.query(rows) == ((100,), (101,), (102,), (103,), (104,))
+    assert (st["Until_Condition"], st["Until_Log_File"], st["Until_Log_Pos"]) == (
+        "Relay",
+        relay_file,
+        relay_pos,
+    )
+
+    replica.query("START REPLICA SQL_THREAD")
+    wait_until(lambda: len(replica.query(rows)) == 6, 30, what="the last row")
+    assert replica.replica_status()["Until_Condition"] == "None"
+    replica.query("STOP REPLICA")
+
+
 def test_source_with_gtid_mode_off_refused_by_an_on_replica(trio: Cluster) -> None:
     off, replica = trio.nodes["off"], trio.nodes["replica"]
     _point(replica, off, "SOURCE_AUTO_POSITION = 0")

@@ -160,6 +160,9 @@ class Applier:
         self.session_id: int | None = None
         #: PROCESSLIST_ID of its worker in performance_schema.threads (reserved when first shown)
         self.worker_id: int | None = None
+        #: START REPLICA ... UNTIL's condition (:class:`~gtidkit.replication.until.Until`), kept after the thread
+        #: stops (Until_Condition) until the next start
+        self.until: Any = None
         #: the transaction being applied (performance_schema APPLYING_TRANSACTION), or None
         self.applying: Any = None
         #: the last transaction applied (:class:`AppliedTransaction`), or None
@@ -236,6 +239,15 @@ class Applier:
             start = (
                 (pos.relay_log_file, pos.relay_log_pos) if pos is not None and pos.relay_log_file else None
             )
+            until = self.until
+            if until is not None:
+                at = pos if pos is not None else None
+                source = (at.source_log_file, at.source_log_pos) if at is not None else ("", 0)
+                if self.last_applied is not None:
+                    source = (self.last_applied[2], self.last_applied[3])
+                if until.reached_at_start(self.server.gtid_state.executed(), source, start or ("", 0)):
+                    log.info("Replica SQL thread stopped because UNTIL %s was already reached", until.kind)
+                    return
             reader = self.relay.reader(start)
             if self.relay_log_purge:
                 # the reader moves on only once every transaction of the file was returned, and this thread
@@ -249,6 +261,9 @@ class Applier:
             self._started.set()
             tracker = _EventTracker(session)
             for trx in reader:
+                if until is not None and until.stops_before(trx.gtid):
+                    log.info("Replica SQL thread stopped before %s because of UNTIL %s", trx.gtid, until.kind)
+                    return
                 tracker.current = tracker.table_map = None
                 self.applying = trx
                 started = time.time()
@@ -268,7 +283,7 @@ class Applier:
                 self.last_applied = (trx.file, trx.end_pos, trx.source_file, trx.source_end_pos)
                 if self.relay_log_purge:
                     self.relay.purge_applied(trx.file)
-                if self._stop.is_set():
+                if self._stop.is_set() or self._until_reached():
                     return
         except BinlogDecodeError as err:
             e = mysql_error(1594, str(err))
@@ -291,6 +306,19 @@ class Applier:
         """Everything in the relay log is applied: the executed position is where the reader is, events outside
         transactions included (Relay_Source_Log_File / Exec_Source_Log_Pos follow the source's rotations)."""
         self.last_applied = (relay_file, relay_pos, source_file, source_pos)
+        if self._until_reached():
+            reader = self._reader
+            if reader is not None:
+                reader.close()
+
+    def _until_reached(self) -> bool:
+        until, last = self.until, self.last_applied
+        if until is None or last is None:
+            return False
+        if until.reached_after(self.server.gtid_state.executed(), (last[2], last[3]), (last[0], last[1])):
+            log.info("Replica SQL thread stopped because it reached its UNTIL %s condition", until.kind)
+            return True
+        return False
 
     def _fail(self, errno: int, message: str, trx: Any, failed: Any, table_map: Any) -> None:
         now = time.time()

@@ -30,6 +30,7 @@ from gtidkit.replication.channel import (
 )
 from gtidkit.replication.receiver import Receiver
 from gtidkit.replication.relay_log import RelayLog
+from gtidkit.replication.until import Until
 
 log = logging.getLogger(__name__)
 
@@ -266,14 +267,21 @@ class Replica:
                 self._reset_applier_position()
             return notes
 
-    def start(self, io: bool = True, sql: bool = True) -> list[Condition]:
-        """START REPLICA [IO_THREAD] [SQL_THREAD] (``start_slave()``).
+    def start(self, io: bool = True, sql: bool = True, *, until: Until | None = None) -> list[Condition]:
+        """START REPLICA [IO_THREAD] [SQL_THREAD] [UNTIL ...] (``start_slave()``).
+
+        Args:
+            io, sql: the threads named (both when none is).
+            until: the UNTIL condition (:func:`~gtidkit.replication.until.parse_until`), or None.
 
         Returns:
-            Note 3083 when every requested thread already runs.
+            Note 3083 when every requested thread already runs; note 1279 ER_UNTIL_COND_IGNORED when UNTIL is given
+            but the SQL thread is not started; note 1278 ER_MISSING_SKIP_REPLICA for UNTIL coordinates without
+            ``--skip-replica-start``.
 
         Raises:
-            MySQLError: 1200 when the channel has no source configured.
+            MySQLError: 1200 when the channel has no source configured; 3112 for SOURCE_AUTO_POSITION with
+                GTID_MODE = OFF.
         """
         with self._lock:
             if not self.config.configured:
@@ -282,11 +290,17 @@ class Replica:
                 raise mysql_error(3112, _for_channel(self.channel))
             if (not io or self.receiver.running) and (not sql or self.applier.running):
                 return [Condition("Note", 3083, message(3083, self.channel))]
+            notes: list[Condition] = []
             if sql and not self.applier.running:
+                self.applier.until = until
+                if until is not None and until.by_position and not _skip_replica_start(self.server):
+                    notes.append(Condition("Note", 1278, message(1278)))
                 self.applier.start()
+            elif until is not None:
+                notes.append(Condition("Note", 1279, message(1279)))
             if io and not self.receiver.running:
                 self.receiver.start()
-            return []
+            return notes
 
     def stop(self, io: bool = True, sql: bool = True) -> list[Condition]:
         """STOP REPLICA [IO_THREAD] [SQL_THREAD] (``stop_slave()``): the I/O thread first, then the SQL thread
@@ -363,8 +377,9 @@ class Replica:
             return 0
         return max(0, int(time.time() - self.receiver.clock_diff - ts))
 
-    def status_row(self) -> tuple[Any, ...]:
-        """The SHOW REPLICA STATUS row (column order of :data:`REPLICA_STATUS_COLUMNS`)."""
+    def status_row(self, *, slave: bool = False) -> tuple[Any, ...]:
+        """The SHOW REPLICA STATUS row (column order of :data:`REPLICA_STATUS_COLUMNS`; ``slave``: SHOW SLAVE
+        STATUS, whose Until_Condition says ``Master`` for source coordinates)."""
         cfg = self.config
         rcv, app = self.receiver, self.applier
         io_running = "Yes" if rcv.running and rcv.connected else ("Connecting" if rcv.running else "No")
@@ -378,6 +393,7 @@ class Replica:
         if applied is not None:
             relay_file, relay_pos = applied[0] or relay_file, applied[1] or relay_pos
         io_err, sql_err = rcv.last_error, app.last_error
+        until = app.until
         retrieved = self.relay.retrieved_gtids()
         executed = self.server.gtid_state.executed()
         sql_state = ""
@@ -407,9 +423,9 @@ class Replica:
             0,
             exec_pos,
             self._relay_space(),
-            "None",
-            "",
-            0,
+            until.condition(slave) if until is not None else "None",
+            until.file if until is not None else "",
+            until.pos if until is not None else 0,
             "Yes" if cfg.ssl else "No",
             cfg.ssl_ca,
             cfg.ssl_capath,
@@ -587,12 +603,7 @@ class Replica:
     # ------------------------------------------------------------------------------------------------ lifecycle
     def start_at_boot(self) -> None:
         """``init_replica()``: start both threads when a source is configured and ``skip_replica_start`` is OFF."""
-        skip = False
-        try:
-            skip = bool(self.server.globals.get("skip_replica_start"))
-        except Exception:  # noqa: BLE001 - a build without the variable starts replication
-            skip = False
-        if self.config.configured and not skip:
+        if self.config.configured and not _skip_replica_start(self.server):
             try:
                 self.start()
             except MySQLError:
@@ -628,6 +639,13 @@ def _thread_row(pid: int, name: str, state: str) -> dict[str, Any]:
         "CONNECTION_TYPE": None,
         "RESOURCE_GROUP": "SYS_default",
     }
+
+
+def _skip_replica_start(server: Any) -> bool:
+    try:
+        return bool(server.globals.get("skip_replica_start"))
+    except Exception:  # noqa: BLE001 - a build without the variable starts replication
+        return False
 
 
 def _gtid_mode(server: Any) -> str:

@@ -20,6 +20,7 @@ from gtidkit.engine.sql.metadata import result_set
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.mysql_errors import REPLICA_ERRANT_GTIDS, mysql_error
 from gtidkit.replication.replica import REPLICA_STATUS_COLUMNS, SLAVE_STATUS_COLUMNS, Replica
+from gtidkit.replication.until import parse_until
 
 __all__ = ["EVENTS_COLUMNS", "register", "relaylog_events", "thread_types"]
 
@@ -116,10 +117,11 @@ def register(server: Any, replica: Replica) -> None:
 
     def thread(session: Any, stmt: Any) -> StatementResult:
         _check_channel(stmt.text)
-        if re.search(r"\bUNTIL\b", stmt.text, re.IGNORECASE):
-            raise mysql_error(1235, "START REPLICA UNTIL")
-        io, sql = thread_types(stmt.text)
-        notes = replica.start(io, sql) if stmt.info.get("start") else replica.stop(io, sql)
+        io, sql = thread_types(re.split(r"\bUNTIL\b", stmt.text, maxsplit=1, flags=re.IGNORECASE)[0])
+        if stmt.info.get("start"):
+            notes = replica.start(io, sql, until=parse_until(stmt.text))
+        else:
+            notes = replica.stop(io, sql)
         return StatementResult(warnings=tuple(notes))
 
     def reset(session: Any, stmt: Any) -> StatementResult:
@@ -131,7 +133,7 @@ def register(server: Any, replica: Replica) -> None:
         _check_channel(stmt.text)
         slave = re.match(r"\s*SHOW\s+SLAVE\b", stmt.text, re.IGNORECASE) is not None
         names = SLAVE_STATUS_COLUMNS if slave else REPLICA_STATUS_COLUMNS
-        rows = [replica.status_row()] if replica.exists else []
+        rows = [replica.status_row(slave=slave)] if replica.exists else []
         res = result_set(list(names), rows)
         errant = replica.receiver.errant_gtids if replica.exists else None
         if errant:
