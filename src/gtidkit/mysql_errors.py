@@ -415,6 +415,12 @@ ER: dict[int, ErrorSpec] = {
         "have been committed on source but are not included in GTID_EXECUTED.",
     ),
     3062: _e("ER_GTID_MODE_OFF", "HY000", "Cannot %s when GTID_MODE = OFF."),
+    3023: _e(
+        "ER_WARN_ONLY_SOURCE_LOG_FILE_NO_POS",
+        "HY000",
+        "CHANGE REPLICATION SOURCE TO with a SOURCE_LOG_FILE clause but no SOURCE_LOG_POS clause may not be safe. "
+        "The old position value may not be valid for the new binary log file.",
+    ),
     3111: _e(
         "ER_CANT_SET_GTID_MODE",
         "HY000",

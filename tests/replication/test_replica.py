@@ -203,7 +203,7 @@ def test_change_source_errors(replica):
     )
     e = err(sess, "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'other'")
     assert (e.code, e.message) == (3074, "Replica channel 'other' does not exist.")
-    e = err(sess, "CHANGE REPLICATION SOURCE TO SOURCE_DELAY=10")
+    e = err(sess, "CHANGE REPLICATION SOURCE TO SOURCE_BIND='eth4n'")
     assert e.code == 1235
     assert sess.execute("SHOW REPLICA STATUS")[0].rows == []  # nothing was stored
 
@@ -260,7 +260,13 @@ def test_start_stop_notes_and_connect_errors(replica):
     assert status(sess)["Replica_SQL_Running"] == "Yes"
     assert warnings_of(sess.execute("STOP REPLICA SQL_THREAD")[0]) == []
     assert warnings_of(sess.execute("STOP SLAVE")[0]) == [
-        ("Note", 3084, "Replication thread(s) for channel '' are already stopped.")
+        # 8.0's parser warns for the 5.7 spelling first (rpl_gtid/r/rpl_apply_binlog_with_same_server_id.result)
+        (
+            "Warning",
+            1287,
+            "'STOP SLAVE' is deprecated and will be removed in a future release. Please use STOP REPLICA instead",
+        ),
+        ("Note", 3084, "Replication thread(s) for channel '' are already stopped."),
     ]
     # START REPLICA IO_THREAD starts only the receiver (and clears its last error)
     sess.execute("CHANGE REPLICATION SOURCE TO SOURCE_RETRY_COUNT=1000")

@@ -267,6 +267,150 @@ def test_start_replica_until(trio: Cluster) -> None:
     replica.query("STOP REPLICA")
 
 
+def _warnings(node: Node, sql: str, *, ssl: bool = False) -> list[tuple[Any, ...]]:
+    conn: Any = pymysql.connect(
+        host="127.0.0.1",
+        port=node.port,
+        user="root",
+        autocommit=True,
+        ssl={"check_hostname": False, "verify_mode": 0} if ssl else None,
+        ssl_disabled=not ssl,  # PyMySQL would otherwise switch to TLS when the server offers it
+    )
+    try:
+        cur = conn.cursor()
+        cur.execute(sql)
+        if cur.description:
+            cur.fetchall()
+        cur.execute("SHOW WARNINGS")
+        return [tuple(r) for r in cur.fetchall()]
+    finally:
+        conn.close()
+
+
+def _dep(old: str, new: str) -> tuple[str, int, str]:
+    return (
+        "Warning",
+        1287,
+        f"'{old}' is deprecated and will be removed in a future release. Please use {new} instead",
+    )
+
+
+N1759 = ("Note", 1759, "Sending passwords in plain text without SSL/TLS is extremely insecure.")
+N1760 = (
+    "Note",
+    1760,
+    (
+        "Storing MySQL user name or password information in the connection metadata repository is not secure and is "
+        "therefore not recommended. Please consider using the USER and PASSWORD connection options for START REPLICA; "
+        "see the 'START REPLICA Syntax' in the MySQL Manual for more information."
+    ),
+)
+
+
+def test_five_seven_spellings_warn_as_mysql_8_0(trio: Cluster) -> None:
+    """rpl_gtid/r/rpl_source_terminology.result and rpl_gtid_sql_until_before_after.result: 1287 for CHANGE
+    MASTER and for each MASTER_* option (in the order written), then 1759 (the client connection has no TLS:
+    ``thd->get_ssl()``) and 1760; 3023 for SOURCE_LOG_FILE without SOURCE_LOG_POS; 1287 for START / STOP / RESET
+    SLAVE and SHOW SLAVE STATUS; IGNORE_SERVER_IDS with GTID_MODE = ON (``issue_deprecation_warnings_for_channel``)."""
+    on, replica = trio.nodes["on"], trio.nodes["replica"]
+    replica.query("STOP REPLICA")
+    replica.query("RESET REPLICA ALL")
+    assert _warnings(replica, "CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_USER = 'root'") == [
+        _dep("CHANGE MASTER", "CHANGE REPLICATION SOURCE"),
+        _dep("MASTER_HOST", "SOURCE_HOST"),
+        _dep("MASTER_USER", "SOURCE_USER"),
+        N1759,
+        N1760,
+    ]
+    assert _warnings(replica, "CHANGE REPLICATION SOURCE TO SOURCE_USER = 'root'", ssl=True) == [N1760]
+    assert _warnings(replica, f"CHANGE REPLICATION SOURCE TO MASTER_PORT = {on.port}") == [
+        _dep("MASTER_PORT", "SOURCE_PORT")
+    ]
+    assert _warnings(replica, "CHANGE REPLICATION SOURCE TO SOURCE_LOG_FILE = 'binlog.000001'") == [
+        (
+            "Warning",
+            3023,
+            (
+                "CHANGE REPLICATION SOURCE TO with a SOURCE_LOG_FILE clause but no SOURCE_LOG_POS clause may not be "
+                "safe. The old position value may not be valid for the new binary log file."
+            ),
+        )
+    ]
+    assert _warnings(replica, "CHANGE REPLICATION SOURCE TO IGNORE_SERVER_IDS = (15, 5, 10, 5)") == [
+        (
+            "Warning",
+            1287,
+            (
+                "'CHANGE MASTER TO ... IGNORE_SERVER_IDS='...' (when @@GLOBAL.GTID_MODE = ON)' is deprecated and will be "
+                "removed in a future release."
+            ),
+        )
+    ]
+    assert _warnings(replica, "SHOW SLAVE STATUS") == [_dep("SHOW SLAVE STATUS", "SHOW REPLICA STATUS")]
+    st = replica.replica_status()
+    assert st["Replicate_Ignore_Server_Ids"] == "5, 10, 15"
+    assert _warnings(replica, "CHANGE REPLICATION SOURCE TO IGNORE_SERVER_IDS = ()") == []
+    assert replica.replica_status()["Replicate_Ignore_Server_Ids"] == ""
+    assert _warnings(
+        replica, "START SLAVE IO_THREAD UNTIL SQL_BEFORE_GTIDS = 'aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa:1'"
+    ) == [
+        _dep("START SLAVE", "START REPLICA"),
+        ("Note", 1279, "SQL thread is not to be started so UNTIL options are ignored"),
+    ]
+    assert _warnings(replica, "STOP SLAVE") == [_dep("STOP SLAVE", "STOP REPLICA")]
+    assert _warnings(replica, "RESET SLAVE") == [_dep("RESET SLAVE", "RESET REPLICA")]
+
+
+def test_ignore_server_ids_and_source_delay(trio: Cluster) -> None:
+    """IGNORE_SERVER_IDS: the source's events are not queued (queue_event); SOURCE_DELAY: SQL_Delay,
+    SQL_Remaining_Delay and the state ``Waiting until SOURCE_DELAY seconds after source executed event``
+    (``sql_delay_event``, RM8 "Delayed Replication"), 3085 while the SQL thread runs."""
+    on, replica = trio.nodes["on"], trio.nodes["replica"]
+    file, pos = _binlog_status(on)
+    _point(
+        replica,
+        on,
+        "SOURCE_AUTO_POSITION = 0",
+        f"SOURCE_LOG_FILE = '{file}'",
+        f"SOURCE_LOG_POS = {pos}",
+        "IGNORE_SERVER_IDS = (1)",
+    )
+    replica.query("START REPLICA")
+    on.query("INSERT INTO p.t VALUES (200)")
+    assert replica.query("SELECT SOURCE_POS_WAIT(%s, %s, 30)", _binlog_status(on))[0][0] >= 0
+    assert replica.query("SELECT COUNT(*) FROM p.t WHERE id = 200") == ((0,),)
+    assert replica.replica_status()["Retrieved_Gtid_Set"] == ""
+    replica.query("STOP REPLICA")
+
+    file, pos = _binlog_status(on)
+    _point(replica, on, "SOURCE_AUTO_POSITION = 0", f"SOURCE_LOG_FILE = '{file}'", f"SOURCE_LOG_POS = {pos}")
+    replica.query("CHANGE REPLICATION SOURCE TO SOURCE_DELAY = 3")
+    replica.query("START REPLICA")
+    assert _error(replica, "CHANGE REPLICATION SOURCE TO SOURCE_DELAY = 0") == (
+        3085,
+        (
+            "This operation cannot be performed with a running replica sql thread; run STOP REPLICA SQL_THREAD FOR "
+            "CHANNEL '' first."
+        ),
+    )
+    on.query("INSERT INTO p.t VALUES (201)")
+    wait_until(
+        lambda: replica.replica_status()["SQL_Remaining_Delay"] is not None, 10, what="the delay to start"
+    )
+    st = replica.replica_status()
+    assert st["SQL_Delay"] == 3 and 1 <= st["SQL_Remaining_Delay"] <= 3
+    assert st["Replica_SQL_Running_State"] == "Waiting until SOURCE_DELAY seconds after source executed event"
+    assert replica.query("SELECT COUNT(*) FROM p.t WHERE id = 201") == ((0,),)
+    wait_until(
+        lambda: replica.query("SELECT COUNT(*) FROM p.t WHERE id = 201") == ((1,),), 10, what="row 201"
+    )
+    st = replica.replica_status()
+    assert (st["SQL_Delay"], st["SQL_Remaining_Delay"]) == (3, None)
+    replica.query("STOP REPLICA")
+    replica.query("RESET REPLICA")
+    assert replica.replica_status()["SQL_Delay"] == 3  # RESET REPLICA keeps it; RESET REPLICA ALL forgets it
+
+
 def test_source_with_gtid_mode_off_refused_by_an_on_replica(trio: Cluster) -> None:
     off, replica = trio.nodes["off"], trio.nodes["replica"]
     _point(replica, off, "SOURCE_AUTO_POSITION = 0")

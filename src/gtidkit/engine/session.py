@@ -111,6 +111,8 @@ class Session:
         self.trx_dirty = False
         #: the open transaction changed temporary tables (not logged in ROW format, committed all the same)
         self.temp_dirty = False
+        #: the client connection uses TLS (``thd->get_ssl()``; set by the wire server)
+        self.secure_transport = False
         #: the open transaction's CREATE TABLE ... SELECT as ROW format logs it before its rows, or None
         self.ddl_binlog_text: str | None = None
         self.last_insert_id = 0

@@ -254,6 +254,8 @@ class ClientHandler:
         """The edge switched the stream to TLS."""
         self.want_tls = False
         self.tls_active = True
+        if self.session is not None:
+            self.session.secure_transport = True
 
     def idle_timeout(self) -> bytes:
         """ER_CLIENT_INTERACTION_TIMEOUT (4031) sent when wait_timeout expires; the connection then closes."""

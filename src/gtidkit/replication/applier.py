@@ -33,6 +33,7 @@ writer, the engine's write lock held for a whole transaction): it did not help (
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -163,6 +164,11 @@ class Applier:
         #: START REPLICA ... UNTIL's condition (:class:`~gtidkit.replication.until.Until`), kept after the thread
         #: stops (Until_Condition) until the next start
         self.until: Any = None
+        #: SOURCE_DELAY in seconds (SQL_Delay): a transaction is applied no sooner than this long after the source
+        #: committed it (``sql_delay_event``)
+        self.delay = 0
+        #: while holding a transaction back for SOURCE_DELAY: when it may be applied (seconds since the epoch)
+        self.delay_until: float | None = None
         #: the transaction being applied (performance_schema APPLYING_TRANSACTION), or None
         self.applying: Any = None
         #: the last transaction applied (:class:`AppliedTransaction`), or None
@@ -264,6 +270,8 @@ class Applier:
                 if until is not None and until.stops_before(trx.gtid):
                     log.info("Replica SQL thread stopped before %s because of UNTIL %s", trx.gtid, until.kind)
                     return
+                if self.delay and not self._hold_back(trx):
+                    return
                 tracker.current = tracker.table_map = None
                 self.applying = trx
                 started = time.time()
@@ -301,6 +309,29 @@ class Applier:
                 session.close()
             except Exception:
                 log.exception("closing the applier session failed")
+
+    def _hold_back(self, trx: Any) -> bool:
+        """``sql_delay_event``: wait until SOURCE_DELAY seconds after the source committed ``trx`` (its
+        immediate_commit_timestamp, else the first event's timestamp), rounded up to a whole second as MySQL does.
+
+        Returns:
+            False when STOP REPLICA came first (the transaction is not applied).
+        """
+        gev = trx.gtid_event
+        committed = (gev.immediate_commit_timestamp or 0) / 1e6 if gev is not None else 0.0
+        if not committed and trx.events:
+            committed = float(trx.events[0].header.timestamp)
+        end = math.ceil(committed) + self.delay
+        try:
+            while True:
+                left = end - time.time()
+                if left <= 0:
+                    return True
+                self.delay_until = end
+                if self._stop.wait(left):
+                    return False
+        finally:
+            self.delay_until = None
 
     def _caught_up(self, relay_file: str, relay_pos: int, source_file: str, source_pos: int) -> None:
         """Everything in the relay log is applied: the executed position is where the reader is, events outside

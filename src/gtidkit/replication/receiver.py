@@ -421,6 +421,7 @@ class Receiver:
         if cfg.auto_position and src_mode != "ON":
             raise _Fatal(13117, message(13117, SOURCE_AUTO_POSITION_GTID_MODE % src_mode))
         self._auto_position = cfg.auto_position
+        self.relay.ignore_server_ids = frozenset(cfg.ignore_server_ids)
         # get_source_uuid()
         self.source_uuid = str(self._query(conn, "SELECT @@GLOBAL.SERVER_UUID") or "")
         if self.source_uuid and self.source_uuid == my_uuid:

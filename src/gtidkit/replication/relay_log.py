@@ -157,6 +157,8 @@ class RelayLog:
         self.sync_relay_log = sync_relay_log
         self.max_relay_log_size = max_relay_log_size or MAX_RELAY_LOG_SIZE_DEFAULT
         self.replicate_same_server_id = replicate_same_server_id
+        #: IGNORE_SERVER_IDS: events of these servers are not queued, as this replica's own are not
+        self.ignore_server_ids: frozenset[int] = frozenset()
         self._checksum_alg = ChecksumAlg.CRC32 if checksum else ChecksumAlg.OFF
         self._lock = threading.RLock()
         #: signalled after each whole transaction (or event outside one) becomes readable, each rotation,
@@ -495,7 +497,9 @@ class RelayLog:
             if t in (_T.HEARTBEAT_LOG_EVENT, _T.HEARTBEAT_LOG_EVENT_V2):
                 self._heartbeat(data, t, log_pos)
                 return
-            if server_id == self.server_id and not self.replicate_same_server_id:
+            if (
+                server_id == self.server_id and not self.replicate_same_server_id
+            ) or server_id in self.ignore_server_ids:
                 # not queued; the coordinates and format still follow it (queue_event's switch runs first)
                 if t == _T.ROTATE_EVENT:
                     rev = decode_event(data, self._source_fde or f.fde, verify_checksum=False).event
@@ -504,6 +508,11 @@ class RelayLog:
                     self._source_fde, self._source_fde_raw = dec.event, data
                 else:
                     self._source_pos = log_pos or self._source_pos + size
+                    if t in (_T.XID_EVENT, _T.QUERY_EVENT) and self._parser.state == S_NONE:
+                        # the end of an ignored transaction (or a DDL): a Rotate carrying the new position lets
+                        # the applier's executed position move past it (queue_event's ign_master_log_pos_end)
+                        f.pos += self._write_source_rotate(f)
+                        self._publish(f)
                 return
             if t == _T.PREVIOUS_GTIDS_LOG_EVENT:
                 self._source_pos = log_pos or self._source_pos + size

@@ -12,16 +12,19 @@ Statement" (8.4), and "Performance Schema Replication Tables".
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from typing import Any
 
+from gtidkit.engine.apply import RELAY_LOG_INFO_DDL
 from gtidkit.engine.results import Condition
 from gtidkit.engine.sql.catalog import THREAD_ID_OFFSET
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import message, mysql_error
 from gtidkit.replication.applier import Applier
 from gtidkit.replication.channel import (
+    EXECUTE_OPTIONS,
     RECEIVE_OPTIONS,
     ChannelConfig,
     ConnectionMetadata,
@@ -135,6 +138,11 @@ _SLAVE_NAMES = {
 }
 SLAVE_STATUS_COLUMNS = tuple(_SLAVE_NAMES.get(c, c) for c in REPLICA_STATUS_COLUMNS)
 
+#: ``issue_deprecation_warnings_for_channel``'s text (warning 1287 with the 1681 message).
+IGNORE_SERVER_IDS_DEPRECATED = "CHANGE MASTER TO ... IGNORE_SERVER_IDS='...' (when @@GLOBAL.GTID_MODE = ON)"
+#: SOURCE_DELAY's maximum, seconds (``MASTER_DELAY_MAX`` = 2^31 - 1).
+MAX_SOURCE_DELAY = 2**31 - 1
+
 #: performance_schema's zero TIMESTAMP(6) (what MySQL shows before anything happened).
 ZERO_TIMESTAMP = "0000-00-00 00:00:00.000000"
 
@@ -154,6 +162,8 @@ def _us_timestamp(us: int) -> str:
 #: Replica_SQL_Running_State values (``stage_*`` of ``sql/rpl_replica.cc``).
 SQL_STATE_WAITING = "Replica has read all relay log; waiting for more updates"
 SQL_STATE_APPLYING = "Waiting for dependent transaction to commit"
+#: ``stage_sql_delay``: the applier holds a transaction back for SOURCE_DELAY.
+SQL_STATE_DELAY = "Waiting until SOURCE_DELAY seconds after source executed event"
 
 
 class Replica:
@@ -183,6 +193,7 @@ class Replica:
             server, self.relay, lambda: self.config, on_source_uuid=self._source_uuid_seen
         )
         self.applier = Applier(server, self.relay, channel=channel)
+        self.applier.delay = self._load_delay()
         self._lock = threading.RLock()
         self.closed = False
 
@@ -209,15 +220,65 @@ class Replica:
             )
         )
 
+    def _save_delay(self, delay: int) -> None:
+        """SOURCE_DELAY into ``mysql.slave_relay_log_info``'s Sql_delay (the applier metadata, as MySQL keeps it)."""
+        self._ensure_applier_metadata()
+        table = self.server.storage.physical_name("mysql", "slave_relay_log_info")
+        channel = self.channel
+
+        def write(db: Any) -> None:
+            cur = db.execute(f'UPDATE "{table}" SET Sql_delay = ? WHERE Channel_name = ?', (delay, channel))
+            if cur.rowcount == 0:
+                db.execute(
+                    f'INSERT INTO "{table}" (Number_of_lines, Relay_log_name, Relay_log_pos, Master_log_name, '
+                    "Master_log_pos, Sql_delay, Number_of_workers, Id, Channel_name) VALUES (14, '', 4, '', 0, ?, 0, "
+                    "1, ?)",
+                    (delay, channel),
+                )
+
+        self.server.write_txn(write)
+
+    def _ensure_applier_metadata(self) -> None:
+        catalog = self.server.storage.catalog
+        if catalog.get_table("mysql", "slave_relay_log_info") is not None:
+            return
+        self.server.acquire_write_lock(None)
+        try:
+            conn = self.server.internal_conn
+            conn.begin()
+            try:
+                catalog.ensure_table(conn, RELAY_LOG_INFO_DDL)
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
+        finally:
+            self.server.release_write_lock(None)
+
+    def _load_delay(self) -> int:
+        storage = self.server.storage
+        if storage.catalog.get_table("mysql", "slave_relay_log_info") is None:
+            return 0
+        table = storage.physical_name("mysql", "slave_relay_log_info")
+        row = self.server.write_txn(
+            lambda db: db.execute(
+                f'SELECT Sql_delay FROM "{table}" WHERE Channel_name = ?', (self.channel,)
+            ).fetchone()
+        )
+        return int(row[0]) if row else 0
+
     # ------------------------------------------------------------------------------------------------ statements
-    def change_source(self, options: dict[str, Any]) -> list[Condition]:
+    def change_source(self, options: dict[str, Any], *, secure: bool = False) -> list[Condition]:
         """CHANGE REPLICATION SOURCE TO / CHANGE MASTER TO (``change_master()``).
 
         Args:
             options: the classifier's ``{lowercase option name: value}``.
+            secure: the client connection issuing the statement uses TLS (``thd->get_ssl()``).
 
         Returns:
-            The notes MySQL raises (1759 plain-text password without SSL, 1760 credentials stored).
+            The conditions MySQL raises, in its order: warning 3023 (SOURCE_LOG_FILE without SOURCE_LOG_POS), note
+            1759 (user or password over a connection without TLS), note 1760 (credentials stored), warning 1287 for
+            IGNORE_SERVER_IDS with GTID_MODE = ON (``issue_deprecation_warnings_for_channel``).
 
         Raises:
             MySQLError: 3021 (I/O thread running), 3085 / 3081 (SOURCE_AUTO_POSITION with the SQL thread / both
@@ -228,13 +289,17 @@ class Replica:
         with self._lock:
             io, sql = self.receiver.running, self.applier.running
             receive = any(o in RECEIVE_OPTIONS for o in opts)
-            needs_sql_stop = "source_auto_position" in opts
+            execute = any(o in EXECUTE_OPTIONS for o in opts)
+            needs_sql_stop = "source_auto_position" in opts or execute
             if io and receive and sql and needs_sql_stop:
                 raise mysql_error(3081, self.channel)
             if io and receive:
                 raise mysql_error(3021, self.channel)
             if sql and needs_sql_stop:
                 raise mysql_error(3085, self.channel)
+            delay = opts.pop("source_delay", None)
+            if delay is not None and (not isinstance(delay, int) or not 0 <= delay <= MAX_SOURCE_DELAY):
+                raise mysql_error(1064, "You have an error in your SQL syntax", str(delay), 1)
             auto = bool(opts.get("source_auto_position", self.config.auto_position))
             if opts.get("source_auto_position") == 1:
                 mode = str(self.server.globals.get("gtid_mode")).upper()
@@ -254,13 +319,21 @@ class Replica:
                     opts = {**opts, "source_log_file": executed[0], "source_log_pos": executed[1]}
             new = self.config.changed(opts)
             notes: list[Condition] = []
+            file_given = "source_log_file" in options or "master_log_file" in options
+            if file_given and "source_log_pos" not in options and "master_log_pos" not in options:
+                notes.append(Condition("Warning", 3023, message(3023)))
             if "source_user" in opts or "source_password" in opts:
-                if not new.ssl:
+                if not secure:
                     notes.append(Condition("Note", 1759, message(1759)))
                 notes.append(Condition("Note", 1760, message(1760)))
+            if "ignore_server_ids" in opts and new.ignore_server_ids and _gtid_mode(self.server) == "ON":
+                notes.append(Condition("Warning", 1287, message(1681, IGNORE_SERVER_IDS_DEPRECATED)))
             self.metadata.save(new)
             self.config = new
             self.exists = True
+            if delay is not None:
+                self.applier.delay = delay
+                self._save_delay(delay)
             if not io and not sql and receive:
                 # change_master(): with both threads stopped the relay logs are purged and a new one started
                 self.relay.reset()
@@ -338,6 +411,9 @@ class Replica:
                 self.metadata.delete(self.channel)
                 self.config = ChannelConfig(channel=self.channel)
                 self.exists = False
+                self.applier.delay = 0
+            elif self.applier.delay:
+                self._save_delay(self.applier.delay)  # the applier metadata row went with the relay log
             else:
                 self.config = ChannelConfig(**{**_fields(self.config), "log_file": "", "log_pos": 4})
                 if self.exists:
@@ -397,8 +473,13 @@ class Replica:
         retrieved = self.relay.retrieved_gtids()
         executed = self.server.gtid_state.executed()
         sql_state = ""
+        delay_until = app.delay_until
+        remaining = None
         if app.running:
             sql_state = SQL_STATE_WAITING if retrieved <= executed else SQL_STATE_APPLYING
+            if delay_until is not None:
+                sql_state = SQL_STATE_DELAY
+                remaining = max(0, math.ceil(delay_until - time.time()))
         return (
             rcv.state if rcv.running else "",
             cfg.host,
@@ -438,12 +519,12 @@ class Replica:
             io_err.message if io_err else "",
             sql_err.errno if sql_err else 0,
             sql_err.coordinator_message if sql_err else "",
-            "",
+            ", ".join(str(i) for i in cfg.ignore_server_ids),
             rcv.source_server_id,
             rcv.source_uuid or cfg.uuid,
             "mysql.slave_master_info",
-            0,
-            None,
+            app.delay,
+            remaining,
             sql_state,
             cfg.retry_count,
             "",

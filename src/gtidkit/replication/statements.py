@@ -18,11 +18,12 @@ from gtidkit.binlog.text import event_info
 from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.metadata import result_set
 from gtidkit.errors import BinlogDecodeError
-from gtidkit.mysql_errors import REPLICA_ERRANT_GTIDS, mysql_error
+from gtidkit.mysql_errors import REPLICA_ERRANT_GTIDS, message, mysql_error
+from gtidkit.replication.channel import MASTER_ALIASES
 from gtidkit.replication.replica import REPLICA_STATUS_COLUMNS, SLAVE_STATUS_COLUMNS, Replica
 from gtidkit.replication.until import parse_until
 
-__all__ = ["EVENTS_COLUMNS", "register", "relaylog_events", "thread_types"]
+__all__ = ["EVENTS_COLUMNS", "deprecated_syntax", "register", "relaylog_events", "thread_types"]
 
 #: SHOW BINLOG EVENTS / SHOW RELAYLOG EVENTS columns (``Log_event::init_show_field_list``).
 EVENTS_COLUMNS = ("Log_name", "Pos", "Event_type", "Server_id", "End_log_pos", "Info")
@@ -102,6 +103,30 @@ def relaylog_events(
     return result_set(list(EVENTS_COLUMNS), rows)
 
 
+#: The 5.7 statement spellings 8.0.22+ deprecate, with their replacements (``sql/sql_yacc.yy``:
+#: ``push_deprecated_warn(YYTHD, "START SLAVE", "START REPLICA")`` ...): warning 1287 ER_WARN_DEPRECATED_SYNTAX.
+_DEPRECATED_STATEMENTS = (
+    (re.compile(r"\s*CHANGE\s+MASTER\b", re.IGNORECASE), "CHANGE MASTER", "CHANGE REPLICATION SOURCE"),
+    (re.compile(r"\s*START\s+SLAVE\b", re.IGNORECASE), "START SLAVE", "START REPLICA"),
+    (re.compile(r"\s*STOP\s+SLAVE\b", re.IGNORECASE), "STOP SLAVE", "STOP REPLICA"),
+    (re.compile(r"\s*RESET\s+SLAVE\b", re.IGNORECASE), "RESET SLAVE", "RESET REPLICA"),
+    (re.compile(r"\s*SHOW\s+SLAVE\s+STATUS\b", re.IGNORECASE), "SHOW SLAVE STATUS", "SHOW REPLICA STATUS"),
+)
+
+
+def _deprecated(old: str, new: str) -> Condition:
+    return Condition("Warning", 1287, message(1287, old, new))
+
+
+def deprecated_syntax(text: str) -> list[Condition]:
+    """Warning 1287 when ``text`` uses a 5.7 spelling (CHANGE MASTER, START / STOP / RESET SLAVE, SHOW SLAVE
+    STATUS), as MySQL 8.0's parser gives it; else nothing."""
+    for rx, old, new in _DEPRECATED_STATEMENTS:
+        if rx.match(text):
+            return [_deprecated(old, new)]
+    return []
+
+
 def register(server: Any, replica: Replica) -> None:
     """Install the replica's statement hooks on ``server`` (an engine ``Server``).
 
@@ -112,22 +137,31 @@ def register(server: Any, replica: Replica) -> None:
 
     def change(session: Any, stmt: Any) -> StatementResult:
         _check_channel(stmt.text)
-        notes = replica.change_source(dict(stmt.info.get("options", {})))
-        return StatementResult(warnings=tuple(notes))
+        options = dict(stmt.info.get("options", {}))
+        warnings = deprecated_syntax(stmt.text)
+        warnings += [
+            _deprecated(name.upper(), MASTER_ALIASES[name].upper())
+            for name in options
+            if name in MASTER_ALIASES
+        ]
+        notes = replica.change_source(options, secure=bool(getattr(session, "secure_transport", False)))
+        return StatementResult(warnings=tuple(warnings + notes))
 
     def thread(session: Any, stmt: Any) -> StatementResult:
         _check_channel(stmt.text)
+        warnings = deprecated_syntax(stmt.text)
         io, sql = thread_types(re.split(r"\bUNTIL\b", stmt.text, maxsplit=1, flags=re.IGNORECASE)[0])
         if stmt.info.get("start"):
             notes = replica.start(io, sql, until=parse_until(stmt.text))
         else:
             notes = replica.stop(io, sql)
-        return StatementResult(warnings=tuple(notes))
+        return StatementResult(warnings=tuple(warnings + notes))
 
     def reset(session: Any, stmt: Any) -> StatementResult:
         _check_channel(stmt.text)
+        warnings = deprecated_syntax(stmt.text)
         replica.reset(bool(stmt.info.get("all")))
-        return StatementResult()
+        return StatementResult(warnings=tuple(warnings))
 
     def status(session: Any, stmt: Any) -> StatementResult:
         _check_channel(stmt.text)
@@ -135,6 +169,8 @@ def register(server: Any, replica: Replica) -> None:
         names = SLAVE_STATUS_COLUMNS if slave else REPLICA_STATUS_COLUMNS
         rows = [replica.status_row(slave=slave)] if replica.exists else []
         res = result_set(list(names), rows)
+        if slave:
+            res = dataclasses.replace(res, warnings=(*res.warnings, *deprecated_syntax(stmt.text)))
         errant = replica.receiver.errant_gtids if replica.exists else None
         if errant:
             warning = Condition("Warning", 1105, REPLICA_ERRANT_GTIDS % errant)

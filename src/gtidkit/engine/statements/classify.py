@@ -330,7 +330,7 @@ def _recognise(norm: str) -> Statement | None:
 
 def _parse_change_source(opts: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for m in re.finditer(rf"([A-Z_]+) ?= ?({_STR}|[0-9.]+|[A-Z_]+|\( ?\))", opts):
+    for m in re.finditer(rf"([A-Z_]+) ?= ?({_STR}|[0-9.]+|[A-Z_]+|\([0-9 ,]*\))", opts):
         v = m.group(2)
         if v[:1] in "'\"":
             val: Any = unquote_string(v)
