@@ -415,6 +415,11 @@ ER: dict[int, ErrorSpec] = {
         "have been committed on source but are not included in GTID_EXECUTED.",
     ),
     3062: _e("ER_GTID_MODE_OFF", "HY000", "Cannot %s when GTID_MODE = OFF."),
+    3017: _e(
+        "ER_REPLICA_SQL_THREAD_MUST_STOP",
+        "HY000",
+        "This operation cannot be performed with a running replica sql thread; run STOP REPLICA SQL_THREAD first",
+    ),
     3023: _e(
         "ER_WARN_ONLY_SOURCE_LOG_FILE_NO_POS",
         "HY000",

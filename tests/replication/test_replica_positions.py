@@ -22,6 +22,7 @@ from typing import Any
 import pymysql
 import pytest
 
+from gtidkit.gtid import GtidSet
 from replication.cluster import Cluster, Node, cluster, wait_until
 
 GTID_OFF = ("--gtid-mode=OFF", "--enforce-gtid-consistency=OFF")
@@ -398,7 +399,8 @@ def test_ignore_server_ids_and_source_delay(trio: Cluster) -> None:
         lambda: replica.replica_status()["SQL_Remaining_Delay"] is not None, 10, what="the delay to start"
     )
     st = replica.replica_status()
-    assert st["SQL_Delay"] == 3 and 1 <= st["SQL_Remaining_Delay"] <= 3
+    # sql_delay_event: the end is ceil(commit second) + SOURCE_DELAY, so up to SOURCE_DELAY + 1 seconds remain
+    assert st["SQL_Delay"] == 3 and 1 <= st["SQL_Remaining_Delay"] <= 4
     assert st["Replica_SQL_Running_State"] == "Waiting until SOURCE_DELAY seconds after source executed event"
     assert replica.query("SELECT COUNT(*) FROM p.t WHERE id = 201") == ((0,),)
     wait_until(
@@ -409,6 +411,105 @@ def test_ignore_server_ids_and_source_delay(trio: Cluster) -> None:
     replica.query("STOP REPLICA")
     replica.query("RESET REPLICA")
     assert replica.replica_status()["SQL_Delay"] == 3  # RESET REPLICA keeps it; RESET REPLICA ALL forgets it
+
+
+def test_filtered_replica(trio: Cluster) -> None:
+    """--replicate-ignore-db / --replicate-wild-ignore-table / --replicate-rewrite-db (``Rpl_filter`` of
+    sql/rpl_filter.cc; RM8 "How Servers Evaluate Replication Filtering Rules"): filtered transactions still commit
+    their GTIDs, as empty transactions, into mysql.gtid_executed on this binlog-off replica (WL#6559);
+    performance_schema.replication_applier_global_filters / _filters; CHANGE REPLICATION FILTER (3017 while the
+    SQL thread runs)."""
+    on, replica = trio.nodes["on"], trio.nodes["replica"]
+    uuid = on.server_uuid()
+    replica.stop()
+    replica.args += [
+        "--replicate-ignore-db=skipdb",
+        "--replicate-wild-ignore-table=p.tmp%",
+        "--replicate-rewrite-db=rw->rwdst",
+        "--skip-replica-start",
+    ]
+    replica.start()
+    assert replica.query(
+        "SELECT FILTER_NAME, FILTER_RULE, CONFIGURED_BY FROM performance_schema.replication_applier_global_filters"
+    ) == (
+        ("REPLICATE_IGNORE_DB", "skipdb", "STARTUP_OPTIONS"),
+        ("REPLICATE_WILD_IGNORE_TABLE", "p.tmp%", "STARTUP_OPTIONS"),
+        ("REPLICATE_REWRITE_DB", "(rw,rwdst)", "STARTUP_OPTIONS"),
+    )
+    replica.query("CREATE DATABASE rwdst")
+    replica.query("CREATE TABLE rwdst.t (id INT PRIMARY KEY)")
+    conn: Any = on.connect()
+    try:  # the source's own copy of rw.t, not logged: only its rows reach the replica (rewritten)
+        cur = conn.cursor()
+        cur.execute("SET sql_log_bin = 0")
+        cur.execute("CREATE DATABASE rw")
+        cur.execute("CREATE TABLE rw.t (id INT PRIMARY KEY)")
+    finally:
+        conn.close()
+    file, pos = _binlog_status(on)
+    first = on.executed().last_gno(uuid) + 1
+    _point(replica, on, "SOURCE_AUTO_POSITION = 0", f"SOURCE_LOG_FILE = '{file}'", f"SOURCE_LOG_POS = {pos}")
+    replica.query("START REPLICA")
+    on.query("CREATE DATABASE skipdb")
+    skip: Any = on.connect(database="skipdb")
+    try:
+        cur = skip.cursor()
+        cur.execute("CREATE TABLE t (id INT PRIMARY KEY)")
+        cur.execute("INSERT INTO t VALUES (1)")
+    finally:
+        skip.close()
+    on.query("CREATE TABLE p.tmp1 (id INT PRIMARY KEY)")
+    on.query("INSERT INTO p.tmp1 VALUES (1)")
+    on.query("INSERT INTO p.t VALUES (300)")
+    on.query("INSERT INTO rw.t VALUES (7)")
+    last = on.executed().last_gno(uuid)
+    assert last - first == 6
+    assert replica.query("SELECT SOURCE_POS_WAIT(%s, %s, 30)", _binlog_status(on))[0][0] >= 0
+    st = replica.replica_status()
+    assert (st["Last_SQL_Errno"], st["Last_SQL_Error"]) == (0, "")
+    assert (st["Replicate_Ignore_DB"], st["Replicate_Wild_Ignore_Table"], st["Replicate_Rewrite_DB"]) == (
+        "skipdb",
+        "p.tmp%",
+        "(rw,rwdst)",
+    )
+    assert replica.query("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'skipdb'") == (
+        (0,),
+    )
+    assert replica.query("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_NAME = 'tmp1'") == (
+        (0,),
+    )
+    assert replica.query("SELECT id FROM p.t WHERE id = 300") == ((300,),)
+    assert replica.query("SELECT id FROM rwdst.t") == ((7,),)
+    # every GTID, filtered or not, is executed and in mysql.gtid_executed (the binary log is off)
+    assert GtidSet.parse(f"{uuid}:{first}-{last}") <= replica.executed()
+    table = GtidSet.from_intervals(
+        (u, "", int(a), int(b))
+        for u, a, b in replica.query(
+            "SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed"
+        )
+    )
+    assert GtidSet.parse(f"{uuid}:{first}-{last}") <= table
+    counters = dict(
+        replica.query("SELECT FILTER_NAME, COUNTER FROM performance_schema.replication_applier_filters")
+    )
+    assert counters["REPLICATE_IGNORE_DB"] >= 2 and counters["REPLICATE_WILD_IGNORE_TABLE"] >= 1
+    assert _error(replica, "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (p)") == (
+        3017,
+        "This operation cannot be performed with a running replica sql thread; run STOP REPLICA SQL_THREAD first",
+    )
+    replica.query("STOP REPLICA")
+    replica.query("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (p, q), REPLICATE_IGNORE_DB = ()")
+    assert replica.query(
+        "SELECT FILTER_NAME, FILTER_RULE, CONFIGURED_BY FROM performance_schema.replication_applier_global_filters"
+    ) == (
+        ("REPLICATE_DO_DB", "p,q", "CHANGE_REPLICATION_FILTER"),
+        ("REPLICATE_WILD_IGNORE_TABLE", "p.tmp%", "STARTUP_OPTIONS"),
+        ("REPLICATE_REWRITE_DB", "(rw,rwdst)", "STARTUP_OPTIONS"),
+    )
+    replica.query(
+        "CHANGE REPLICATION FILTER REPLICATE_DO_DB = (), REPLICATE_WILD_IGNORE_TABLE = (), REPLICATE_REWRITE_DB = ()"
+    )
+    assert replica.query("SELECT * FROM performance_schema.replication_applier_global_filters") == ()
 
 
 def test_source_with_gtid_mode_off_refused_by_an_on_replica(trio: Cluster) -> None:

@@ -138,6 +138,7 @@ _ADMIN_NEEDS = {
     "replica_thread": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
     "change_replication_source": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
     "reset_replica": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
+    "change_replication_filter": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
 }
 _SHOW_NEEDS = {
     "binary_log_status": ("SUPER", "REPLICATION CLIENT"),

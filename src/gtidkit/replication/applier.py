@@ -42,6 +42,7 @@ from typing import Any
 from gtidkit.engine.apply import apply as engine_apply
 from gtidkit.errors import BinlogDecodeError, MySQLError
 from gtidkit.mysql_errors import mysql_error
+from gtidkit.replication.filters import ReplicationFilter
 from gtidkit.replication.relay_log import RelayLog, RelayReader
 
 log = logging.getLogger(__name__)
@@ -167,6 +168,8 @@ class Applier:
         #: SOURCE_DELAY in seconds (SQL_Delay): a transaction is applied no sooner than this long after the source
         #: committed it (``sql_delay_event``)
         self.delay = 0
+        #: the replication filters in force (:class:`~gtidkit.replication.filters.ReplicationFilter`)
+        self.filter: Any = ReplicationFilter()
         #: while holding a transaction back for SOURCE_DELAY: when it may be applied (seconds since the epoch)
         self.delay_until: float | None = None
         #: the transaction being applied (performance_schema APPLYING_TRANSACTION), or None
@@ -278,7 +281,8 @@ class Applier:
                 try:
                     # session.apply(trx) is apply(session, trx); the tracker in between remembers which event
                     # failed, for MySQL's wording of the error
-                    done = engine_apply(tracker, trx)
+                    filtered, _removed = self.filter.filter_transaction(trx)
+                    done = engine_apply(tracker, filtered)
                 except MySQLError as err:
                     self._fail(err.code, err.message, trx, tracker.current, tracker.table_map)
                     return

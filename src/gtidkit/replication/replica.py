@@ -31,6 +31,7 @@ from gtidkit.replication.channel import (
     canonical_options,
     check_password,
 )
+from gtidkit.replication.filters import FILTER_NAMES, ReplicationFilter
 from gtidkit.replication.receiver import Receiver
 from gtidkit.replication.relay_log import RelayLog
 from gtidkit.replication.until import Until
@@ -194,6 +195,8 @@ class Replica:
         )
         self.applier = Applier(server, self.relay, channel=channel)
         self.applier.delay = self._load_delay()
+        #: the filters of the replicate_* start-up options and CHANGE REPLICATION FILTER
+        self.global_filter = ReplicationFilter()
         self._lock = threading.RLock()
         self.closed = False
 
@@ -493,12 +496,12 @@ class Replica:
             exec_file or src_file,
             io_running,
             "Yes" if app.running else "No",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
+            app.filter.rule_text("REPLICATE_DO_DB"),
+            app.filter.rule_text("REPLICATE_IGNORE_DB"),
+            app.filter.rule_text("REPLICATE_DO_TABLE"),
+            app.filter.rule_text("REPLICATE_IGNORE_TABLE"),
+            app.filter.rule_text("REPLICATE_WILD_DO_TABLE"),
+            app.filter.rule_text("REPLICATE_WILD_IGNORE_TABLE"),
             sql_err.errno if sql_err else 0,
             sql_err.coordinator_message if sql_err else "",
             0,
@@ -535,7 +538,7 @@ class Replica:
             retrieved.to_text(),
             executed.to_text(),
             int(cfg.auto_position),
-            "",
+            app.filter.rule_text("REPLICATE_REWRITE_DB"),
             self.channel,
             cfg.tls_version,
             cfg.public_key_path,
@@ -617,10 +620,54 @@ class Replica:
         ]
 
     def applier_status_rows(self) -> list[tuple[Any, ...]]:
-        """``performance_schema.replication_applier_status``: SERVICE_STATE ON / OFF."""
+        """``performance_schema.replication_applier_status``: SERVICE_STATE ON / OFF, REMAINING_DELAY (seconds
+        left while a transaction is held back for SOURCE_DELAY, else NULL)."""
         if not self.exists:
             return []
-        return [(self.channel, "ON" if self.applier.running else "OFF", None, 0)]
+        until = self.applier.delay_until
+        remaining = max(0, math.ceil(until - time.time())) if until is not None else None
+        return [(self.channel, "ON" if self.applier.running else "OFF", remaining, 0)]
+
+    def applier_global_filters_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_applier_global_filters``: FILTER_NAME, FILTER_RULE, CONFIGURED_BY
+        (STARTUP_OPTIONS / CHANGE_REPLICATION_FILTER), ACTIVE_SINCE, one row per kind with rules."""
+        f = self.global_filter
+        rows = []
+        for name in FILTER_NAMES:
+            if f.rules(name):
+                by, since = f.configured_by.get(name, ("STARTUP_OPTIONS", 0.0))
+                rows.append((name, f.rule_text(name), by, ps_timestamp(since)))
+        return rows
+
+    def applier_filters_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_applier_filters``: the channel's filters (copies of the global ones
+        unless set for the channel), with COUNTER (times a rule decided)."""
+        if not self.exists:
+            return []
+        f = self.applier.filter
+        rows = []
+        for name in FILTER_NAMES:
+            if f.rules(name):
+                by, since = f.configured_by.get(name, ("STARTUP_OPTIONS", 0.0))
+                rows.append(
+                    (self.channel, name, f.rule_text(name), by, ps_timestamp(since), f.counters.get(name, 0))
+                )
+        return rows
+
+    def change_filter(self, rules: dict[str, tuple[Any, ...]]) -> None:
+        """CHANGE REPLICATION FILTER (``Sql_cmd_change_repl_filter``): each named filter kind is replaced (``()``
+        clears it), the others stay; the channel follows the global filters.
+
+        Raises:
+            MySQLError: 3017 ER_REPLICA_SQL_THREAD_MUST_STOP while the SQL thread runs.
+        """
+        with self._lock:
+            if self.applier.running:
+                raise mysql_error(3017)
+            f = self.global_filter
+            for name, values in rules.items():
+                f = f.changed(name, values, "CHANGE_REPLICATION_FILTER")
+            self.global_filter = self.applier.filter = f
 
     def thread_rows(self) -> list[dict[str, Any]]:
         """performance_schema.threads rows of the running replication threads (8.0.26+ names): the receiver
@@ -742,20 +789,28 @@ def _fields(cfg: ChannelConfig) -> dict[str, Any]:
     return {f: getattr(cfg, f) for f in cfg.__dataclass_fields__}
 
 
-def install(engine_server: Any, wire_server: Any, repl: Any) -> Replica:
+def install(
+    engine_server: Any, wire_server: Any, repl: Any, *, filters: dict[str, tuple[str, ...]] | None = None
+) -> Replica:
     """Plug the replica role into a server: statement hooks, performance_schema tables, start at boot.
 
     Args:
         engine_server: the engine ``Server``.
         wire_server: the ``WireServer`` (unused by the replica role).
         repl: the :class:`gtidkit.replication.Replication` (its shutdown stops the threads).
+        filters: the ``replicate_*`` start-up options (``{name: values}``).
+
+    Raises:
+        ValueError: a filter rule mysqld refuses at start-up.
 
     Returns:
         The :class:`Replica` (also ``repl.roles["replica"]``).
     """
     from gtidkit.replication import statements  # cycle break: statements imports this module's Replica
 
+    global_filter = ReplicationFilter.from_options(filters or {})
     replica = Replica(engine_server)
+    replica.global_filter = replica.applier.filter = global_filter
     statements.register(engine_server, replica)
     engine_server.gtid_mode_guards.append(replica.check_gtid_mode_change)
     engine_server.thread_providers.append(replica.thread_rows)
@@ -767,6 +822,8 @@ def install(engine_server: Any, wire_server: Any, repl: Any) -> Replica:
             ): replica.connection_configuration_rows,
             ("performance_schema", "replication_connection_status"): replica.connection_status_rows,
             ("performance_schema", "replication_applier_status"): replica.applier_status_rows,
+            ("performance_schema", "replication_applier_filters"): replica.applier_filters_rows,
+            ("performance_schema", "replication_applier_global_filters"): replica.applier_global_filters_rows,
         }
     )
     from gtidkit.replication.pos_wait import pos_wait_functions

@@ -20,6 +20,7 @@ from gtidkit.engine.sql.metadata import result_set
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.mysql_errors import REPLICA_ERRANT_GTIDS, message, mysql_error
 from gtidkit.replication.channel import MASTER_ALIASES
+from gtidkit.replication.filters import parse_filter_statement
 from gtidkit.replication.replica import REPLICA_STATUS_COLUMNS, SLAVE_STATUS_COLUMNS, Replica
 from gtidkit.replication.until import parse_until
 
@@ -184,6 +185,12 @@ def register(server: Any, replica: Replica) -> None:
             replica, info.get("file"), info.get("pos"), info.get("off", 0), info.get("cnt")
         )
 
+    def change_filter(session: Any, stmt: Any) -> StatementResult:
+        _check_channel(stmt.text)
+        replica.change_filter(parse_filter_statement(stmt.text))
+        return StatementResult()
+
+    server.statement_hooks["change_replication_filter"] = change_filter
     server.statement_hooks["relaylog_events"] = relaylog
     server.statement_hooks["change_replication_source"] = change
     server.statement_hooks["replica_thread"] = thread

@@ -309,6 +309,20 @@ REPLICATION_TABLES: dict[tuple[str, str], tuple[tuple[str, str, int | None, bool
         ("REMAINING_DELAY", "int", None, True, True),
         ("COUNT_TRANSACTIONS_RETRIES", "bigint", None, True, False),
     ),
+    ("performance_schema", "replication_applier_filters"): (
+        ("CHANNEL_NAME", "char", 64, False, False),
+        ("FILTER_NAME", "char", 64, False, False),
+        ("FILTER_RULE", "longtext", None, False, False),
+        ("CONFIGURED_BY", "varchar", 64, False, False),
+        ("ACTIVE_SINCE", "timestamp", None, False, False),
+        ("COUNTER", "bigint", None, True, False),
+    ),
+    ("performance_schema", "replication_applier_global_filters"): (
+        ("FILTER_NAME", "char", 64, False, False),
+        ("FILTER_RULE", "longtext", None, False, False),
+        ("CONFIGURED_BY", "varchar", 64, False, False),
+        ("ACTIVE_SINCE", "timestamp", None, False, False),
+    ),
 }
 _THREADS_TYPES = {
     "THREAD_ID": "bigint",

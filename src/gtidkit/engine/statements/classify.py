@@ -217,6 +217,7 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         "admin",
         "replica_thread",
     ),
+    (re.compile(r"^CHANGE REPLICATION FILTER .+$"), "admin", "change_replication_filter"),
     (
         re.compile(r"^CHANGE (?:REPLICATION SOURCE|MASTER) TO (?P<opts>.+)$"),
         "admin",
