@@ -557,6 +557,32 @@ ER: dict[int, ErrorSpec] = {
         "This operation cannot be performed with a running replica sql thread; run STOP REPLICA SQL_THREAD FOR "
         "CHANNEL '%s' first.",
     ),
+    4014: _e(
+        "ER_CANT_COMBINE_ANONYMOUS_TO_GTID_AND_AUTOPOSITION",
+        "HY000",
+        "The options ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = LOCAL|<UUID> and SOURCE_AUTO_POSITION = 1 cannot be "
+        "used together.",
+    ),
+    4015: _e(
+        "ER_ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS_REQUIRES_GTID_MODE_ON",
+        "HY000",
+        "CHANGE REPLICATION SOURCE TO ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = LOCAL|<UUID> cannot be executed "
+        "because @@GLOBAL.GTID_MODE <> ON.",
+    ),
+    4017: _e(
+        "ER_USING_ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS_AS_LOCAL_OR_UUID",
+        "HY000",
+        "Using ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS creates limitations on the replication topology - you cannot "
+        "fail over between downstream and upstream servers. Only use this option if it is not possible to enable "
+        "GTIDs on the source, for instance, because of lack of permissions. If possible, use the procedure for "
+        "enabling GTID transactions online instead, as described in the documentation.",
+    ),
+    4019: _e(
+        "ER_CANT_SET_SQL_AFTER_OR_BEFORE_GTIDS_WITH_ANONYMOUS_TO_GTID",
+        "HY000",
+        "The SQL_AFTER_GTIDS or SQL_BEFORE_GTIDS clauses for START REPLICA cannot be used when the replication "
+        "channel is configured with ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = LOCAL|<UUID>.",
+    ),
     # error-log section codes the receiver reports as Last_IO_Errno (messages_to_error_log.txt)
     13114: _e(
         "ER_SERVER_SOURCE_FATAL_ERROR_READING_BINLOG",

@@ -512,6 +512,61 @@ def test_filtered_replica(trio: Cluster) -> None:
     assert replica.query("SELECT * FROM performance_schema.replication_applier_global_filters") == ()
 
 
+def test_assign_gtids_to_anonymous_transactions(trio: Cluster) -> None:
+    """rpl_nogtid/r/rpl_assign_gtids_to_anonymous_transactions.result: a GTID_MODE=ON replica of a GTID_MODE=OFF
+    source gives the anonymous transactions GTIDs of its own UUID (LOCAL) or of the UUID given; note 4017, errors
+    4014, 4019 and 3111 (SET GLOBAL gtid_mode away from ON)."""
+    off, replica = trio.nodes["off"], trio.nodes["replica"]
+    mine = replica.server_uuid()
+    off.query("CREATE DATABASE agat")
+    off.query("CREATE TABLE agat.t (id INT PRIMARY KEY)")
+    file, pos = _binlog_status(off)
+    _point(replica, off, "SOURCE_AUTO_POSITION = 0", f"SOURCE_LOG_FILE = '{file}'", f"SOURCE_LOG_POS = {pos}")
+    replica.query("CREATE DATABASE agat")
+    replica.query("CREATE TABLE agat.t (id INT PRIMARY KEY)")
+    assert [
+        n[:2]
+        for n in _warnings(
+            replica, "CHANGE REPLICATION SOURCE TO ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = LOCAL"
+        )
+    ] == [("Note", 4017)]
+    assert _error(replica, "CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 1") == (
+        4014,
+        (
+            "The options ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = LOCAL|<UUID> and SOURCE_AUTO_POSITION = 1 cannot be "
+            "used together."
+        ),
+    )
+    assert _error(replica, f"START REPLICA UNTIL SQL_BEFORE_GTIDS = '{mine}:100'")[0] == 4019
+    assert _error(replica, "SET GLOBAL gtid_mode = ON_PERMISSIVE") == (
+        3111,
+        (
+            "SET @@GLOBAL.GTID_MODE = ON_PERMISSIVE is not allowed because replication channel '' is configured with "
+            "ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS set to LOCAL or to a UUID. Execute CHANGE REPLICATION SOURCE TO "
+            "ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = OFF FOR CHANNEL '' before you set @@GLOBAL.GTID_MODE = "
+            "'ON_PERMISSIVE'."
+        ),
+    )
+    before = replica.executed()
+    replica.query("START REPLICA")
+    off.query("INSERT INTO agat.t VALUES (1)")
+    off.query("INSERT INTO agat.t VALUES (2)")
+    assert replica.query("SELECT SOURCE_POS_WAIT(%s, %s, 30)", _binlog_status(off))[0][0] >= 0
+    assert replica.query("SELECT id FROM agat.t ORDER BY id") == ((1,), (2,))
+    gained = replica.executed() - before
+    assert gained.count() == 2 and gained.sids() == [GtidSet.parse(f"{mine}:1").sids()[0]]
+    assert replica.replica_status()["Last_IO_Errno"] == 0
+    replica.query("STOP REPLICA")
+    other = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
+    replica.query(f"CHANGE REPLICATION SOURCE TO ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = '{other}'")
+    replica.query("START REPLICA")
+    off.query("INSERT INTO agat.t VALUES (3)")
+    assert replica.query("SELECT SOURCE_POS_WAIT(%s, %s, 30)", _binlog_status(off))[0][0] >= 0
+    assert GtidSet.parse(f"{other}:1") <= replica.executed()
+    replica.query("STOP REPLICA")
+    replica.query("CHANGE REPLICATION SOURCE TO ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = OFF")
+
+
 def test_source_with_gtid_mode_off_refused_by_an_on_replica(trio: Cluster) -> None:
     off, replica = trio.nodes["off"], trio.nodes["replica"]
     _point(replica, off, "SOURCE_AUTO_POSITION = 0")
@@ -543,11 +598,18 @@ def test_gtid_mode_off_replica(trio: Cluster) -> None:
     replica.query("SET GLOBAL gtid_mode = OFF")
 
     # an OFF replica of an OFF source, by position: anonymous transactions apply
+    start = _binlog_status(off)
     off.query("CREATE DATABASE q")
     off.query("CREATE TABLE q.t (id INT PRIMARY KEY)")
     off.query("INSERT INTO q.t VALUES (1)")
     file, pos = _binlog_status(off)
-    _point(replica, off, "SOURCE_AUTO_POSITION = 0")
+    _point(
+        replica,
+        off,
+        "SOURCE_AUTO_POSITION = 0",
+        f"SOURCE_LOG_FILE = '{start[0]}'",
+        f"SOURCE_LOG_POS = {start[1]}",
+    )
     before = replica.query("SELECT @@GLOBAL.gtid_executed")[0][0]
     replica.query("START REPLICA")
     assert replica.query("SELECT SOURCE_POS_WAIT(%s, %s, 30)", (file, pos))[0][0] >= 0

@@ -168,6 +168,8 @@ class Applier:
         #: SOURCE_DELAY in seconds (SQL_Delay): a transaction is applied no sooner than this long after the source
         #: committed it (``sql_delay_event``)
         self.delay = 0
+        #: ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS: the UUID anonymous transactions get GTIDs of, or None
+        self.anonymous_sid: str | None = None
         #: the replication filters in force (:class:`~gtidkit.replication.filters.ReplicationFilter`)
         self.filter: Any = ReplicationFilter()
         #: while holding a transaction back for SOURCE_DELAY: when it may be applied (seconds since the epoch)
@@ -196,6 +198,7 @@ class Applier:
             self._stop.clear()
             self._started.clear()
             session = self.server.applier_session(self.channel)
+            session.anonymous_sid = self.anonymous_sid
             self.session_id = session.id
             self._thread = threading.Thread(
                 target=self._run, args=(session,), name=f"replica-sql{self.channel and '-' + self.channel}"

@@ -21,6 +21,7 @@ from typing import Any
 from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
+    "BOTH_OPTIONS",
     "CONNECTION_METADATA_DDL",
     "DEFAULT_HEARTBEAT_PERIOD",
     "DEFAULT_RETRY_COUNT",
@@ -94,7 +95,9 @@ RECEIVE_OPTIONS = {
 
 #: The applier's options (``have_execute_option`` in ``change_execute_options()``): they need the SQL thread
 #: stopped (3085) and are kept with the applier's metadata (``mysql.slave_relay_log_info``'s Sql_delay).
-EXECUTE_OPTIONS = {"source_delay"}
+EXECUTE_OPTIONS = {"source_delay", "assign_gtids_to_anonymous_transactions"}
+#: Options that are both (``have_both_receive_execute_option``): every thread must be stopped (3081).
+BOTH_OPTIONS = {"assign_gtids_to_anonymous_transactions"}
 
 #: Options MySQL accepts that gtidkit does not implement (1235 "This version of MySQL doesn't yet support").
 _UNSUPPORTED = {
@@ -104,7 +107,6 @@ _UNSUPPORTED = {
     "privilege_checks_user",
     "require_row_format",
     "require_table_primary_key_check",
-    "assign_gtids_to_anonymous_transactions",
     "gtid_only",
     "source_compression_algorithms",
     "source_zstd_compression_level",

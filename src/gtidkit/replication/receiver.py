@@ -233,6 +233,8 @@ class Receiver:
         self._conn: Any = None
         #: SOURCE_AUTO_POSITION of the current connection (queue_event refuses anonymous transactions under it)
         self._auto_position = False
+        #: the channel's ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS is not OFF (anonymous transactions are accepted)
+        self.assign_gtids = False
 
     # ------------------------------------------------------------------------------------------------ control
     @property
@@ -416,7 +418,7 @@ class Receiver:
         src_mode = str(self._query(conn, "SELECT @@GLOBAL.GTID_MODE") or "OFF").upper()
         if src_mode not in GTID_MODES:
             src_mode = "OFF"
-        if not gtid_modes_compatible(src_mode, my_mode):
+        if not gtid_modes_compatible(src_mode, my_mode, assign_gtids=self.assign_gtids):
             raise _Fatal(13117, message(13117, GTID_MODE_MISMATCH % (src_mode, my_mode)))
         if cfg.auto_position and src_mode != "ON":
             raise _Fatal(13117, message(13117, SOURCE_AUTO_POSITION_GTID_MODE % src_mode))
@@ -520,7 +522,7 @@ class Receiver:
         elif t == _T.ANONYMOUS_GTID_LOG_EVENT:
             if self._auto_position:
                 self._refuse(13148)
-            if str(_global(self.server, "gtid_mode", "ON")).upper() == "ON":
+            if not self.assign_gtids and str(_global(self.server, "gtid_mode", "ON")).upper() == "ON":
                 self._refuse(13149)
 
     def _refuse(self, code: int) -> None:

@@ -15,6 +15,7 @@ import logging
 import math
 import threading
 import time
+import uuid as uuidlib
 from typing import Any
 
 from gtidkit.engine.apply import RELAY_LOG_INFO_DDL
@@ -24,6 +25,7 @@ from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import message, mysql_error
 from gtidkit.replication.applier import Applier
 from gtidkit.replication.channel import (
+    BOTH_OPTIONS,
     EXECUTE_OPTIONS,
     RECEIVE_OPTIONS,
     ChannelConfig,
@@ -195,6 +197,8 @@ class Replica:
         )
         self.applier = Applier(server, self.relay, channel=channel)
         self.applier.delay = self._load_delay()
+        #: ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS: ``""`` (OFF), ``"LOCAL"`` or a UUID (kept in memory only)
+        self.assign_gtids = ""
         #: the filters of the replicate_* start-up options and CHANGE REPLICATION FILTER
         self.global_filter = ReplicationFilter()
         self._lock = threading.RLock()
@@ -294,12 +298,22 @@ class Replica:
             receive = any(o in RECEIVE_OPTIONS for o in opts)
             execute = any(o in EXECUTE_OPTIONS for o in opts)
             needs_sql_stop = "source_auto_position" in opts or execute
-            if io and receive and sql and needs_sql_stop:
+            if (io and receive and sql and needs_sql_stop) or (
+                (io or sql) and any(o in BOTH_OPTIONS for o in opts)
+            ):
                 raise mysql_error(3081, self.channel)
             if io and receive:
                 raise mysql_error(3021, self.channel)
             if sql and needs_sql_stop:
                 raise mysql_error(3085, self.channel)
+            agat = opts.pop("assign_gtids_to_anonymous_transactions", None)
+            if agat is not None:
+                agat = _assign_gtids_value(agat)
+                if agat and _gtid_mode(self.server) != "ON":
+                    raise mysql_error(4015)
+            assign = self.assign_gtids if agat is None else agat
+            if assign and bool(opts.get("source_auto_position", self.config.auto_position)):
+                raise mysql_error(4014)
             delay = opts.pop("source_delay", None)
             if delay is not None and (not isinstance(delay, int) or not 0 <= delay <= MAX_SOURCE_DELAY):
                 raise mysql_error(1064, "You have an error in your SQL syntax", str(delay), 1)
@@ -322,6 +336,8 @@ class Replica:
                     opts = {**opts, "source_log_file": executed[0], "source_log_pos": executed[1]}
             new = self.config.changed(opts)
             notes: list[Condition] = []
+            if agat:
+                notes.append(Condition("Note", 4017, message(4017)))
             file_given = "source_log_file" in options or "master_log_file" in options
             if file_given and "source_log_pos" not in options and "master_log_pos" not in options:
                 notes.append(Condition("Warning", 3023, message(3023)))
@@ -337,6 +353,8 @@ class Replica:
             if delay is not None:
                 self.applier.delay = delay
                 self._save_delay(delay)
+            if agat is not None:
+                self.assign_gtids = agat
             if not io and not sql and receive:
                 # change_master(): with both threads stopped the relay logs are purged and a new one started
                 self.relay.reset()
@@ -367,6 +385,15 @@ class Replica:
             if (not io or self.receiver.running) and (not sql or self.applier.running):
                 return [Condition("Note", 3083, message(3083, self.channel))]
             notes: list[Condition] = []
+            if (
+                self.assign_gtids
+                and until is not None
+                and until.kind in ("SQL_BEFORE_GTIDS", "SQL_AFTER_GTIDS")
+            ):
+                raise mysql_error(4019)
+            self.receiver.assign_gtids = bool(self.assign_gtids)
+            sid = self.assign_gtids
+            self.applier.anonymous_sid = str(self.server.server_uuid) if sid == "LOCAL" else sid or None
             if sql and not self.applier.running:
                 self.applier.until = until
                 if until is not None and until.by_position and not _skip_replica_start(self.server):
@@ -415,6 +442,7 @@ class Replica:
                 self.config = ChannelConfig(channel=self.channel)
                 self.exists = False
                 self.applier.delay = 0
+                self.assign_gtids = ""
             elif self.applier.delay:
                 self._save_delay(self.applier.delay)  # the applier metadata row went with the relay log
             else:
@@ -429,6 +457,15 @@ class Replica:
         Raises:
             MySQLError: 3111.
         """
+        if old == "ON" and new != "ON" and self.assign_gtids:
+            ch = self.channel
+            raise mysql_error(
+                3111,
+                new,
+                f"replication channel '{ch}' is configured with ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS set to LOCAL "
+                f"or to a UUID. Execute CHANGE REPLICATION SOURCE TO ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = OFF "
+                f"FOR CHANNEL '{ch}' before you set @@GLOBAL.GTID_MODE = '{new}'",
+            )
         if new == "OFF" and self.exists and self.config.auto_position:
             ch = self.channel
             raise mysql_error(
@@ -767,6 +804,21 @@ def _thread_row(pid: int, name: str, state: str) -> dict[str, Any]:
         "CONNECTION_TYPE": None,
         "RESOURCE_GROUP": "SYS_default",
     }
+
+
+def _assign_gtids_value(value: Any) -> str:
+    """ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS' value: ``""`` for OFF, ``"LOCAL"``, or the UUID (normalised).
+
+    Raises:
+        MySQLError: 1064 for something else.
+    """
+    text = str(value).strip()
+    if text.upper() in ("OFF", "LOCAL"):
+        return "" if text.upper() == "OFF" else "LOCAL"
+    try:
+        return str(uuidlib.UUID(text))
+    except ValueError as err:
+        raise mysql_error(1064, "You have an error in your SQL syntax", text, 1) from err
 
 
 def _skip_replica_start(server: Any) -> bool:
