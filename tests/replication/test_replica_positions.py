@@ -14,6 +14,7 @@ log) and ``replica`` (binary log off). The tests run in file order and each leav
 
 from __future__ import annotations
 
+import signal
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -697,3 +698,19 @@ def test_explicit_dml_on_gtid_executed_is_not_binlogged(trio: Cluster) -> None:
     on.query("INSERT INTO mysql.gtid_executed VALUES ('bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb', 1, 5)")
     on.query("SET GLOBAL gtid_purged = 'cccccccc-cccc-cccc-cccc-cccccccccccc:1-3'")
     assert on.query("SELECT @@GLOBAL.gtid_executed")[0][0] == "cccccccc-cccc-cccc-cccc-cccccccccccc:1-3"
+
+
+def test_sighup_flushes_logs_and_keeps_running(trio: Cluster) -> None:
+    """mysqld's SIGHUP (``signal_hand`` -> ``reload_acl_and_cache``, REFRESH_LOG | REFRESH_GRANT): the server keeps
+    running, the binary log rotates, the error log is reopened (logrotate moves it away, a new file starts)."""
+    on = trio.nodes["on"]
+    assert on.proc is not None
+    logs = len(on.query("SHOW BINARY LOGS"))
+    error_log = on.datadir / "error.log"
+    error_log.rename(on.datadir / "error.log.1")
+    on.proc.proc.send_signal(signal.SIGHUP)
+    wait_until(lambda: len(on.query("SHOW BINARY LOGS")) == logs + 1, 30, what="the binary log to rotate")
+    assert on.proc.proc.poll() is None
+    assert on.query("SELECT 1") == ((1,),)
+    wait_until(error_log.exists, 10, what="a new error log")
+    assert "Received SIGHUP" in error_log.read_text()

@@ -22,6 +22,7 @@ import signal
 import socket
 import string
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,22 @@ def _setup_logging(log_error: str, datadir: Path) -> None:
         handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_MysqldFormatter())
     root.addHandler(handler)
+
+
+def _reload(engine: Any, log: logging.Logger) -> None:
+    """SIGHUP, as mysqld's signal handler does (``reload_acl_and_cache`` with REFRESH_LOG | REFRESH_GRANT ...): the
+    server keeps running, its logs are flushed (the binary log rotates, the error log file is reopened, so
+    logrotate can move it) and the grant tables are reloaded; nothing is written to the binary log."""
+    for handler in logging.getLogger("gtidkit").handlers:
+        if isinstance(handler, logging.FileHandler):
+            handler.close()  # reopened (appending) by its next record: the line below
+    log.info("Received SIGHUP: flushing logs and reloading the grant tables")
+    try:
+        with engine.session() as session:
+            session.execute("FLUSH LOCAL BINARY LOGS")
+            session.execute("FLUSH LOCAL PRIVILEGES")
+    except (MySQLError, OSError) as err:
+        log.error("SIGHUP: %s", err)
 
 
 def _log_option_warnings(opts: Any) -> None:
@@ -255,6 +272,12 @@ def _run(datadir: Path, opts: Any) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    hup = threading.Event()
+
+    def on_hup(signum: int, _frame: Any) -> None:
+        hup.set()  # handled by the main loop below, outside the signal handler
+
+    signal.signal(signal.SIGHUP, on_hup)
     # mysqld's start line, parsed by tests and scripts: the actual port (useful with --port=0)
     click.echo(
         f"ready for connections. Version: '{wire.ctx.server_version}'  socket: ''  port: {wire.port}",
@@ -262,7 +285,9 @@ def _run(datadir: Path, opts: Any) -> int:
     )
     try:
         while not stop.wait(0.5):
-            pass
+            if hup.is_set():
+                hup.clear()
+                _reload(engine, log)
     finally:
         log.info("Normal shutdown")
         replication.shutdown()
