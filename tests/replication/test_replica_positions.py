@@ -428,6 +428,8 @@ def test_filtered_replica(trio: Cluster) -> None:
         "--replicate-wild-ignore-table=p.tmp%",
         "--replicate-rewrite-db=rw->rwdst",
         "--skip-replica-start",
+        "--report-host=replica.example",
+        "--report-port=4406",
     ]
     replica.start()
     assert replica.query(
@@ -451,6 +453,10 @@ def test_filtered_replica(trio: Cluster) -> None:
     first = on.executed().last_gno(uuid) + 1
     _point(replica, on, "SOURCE_AUTO_POSITION = 0", f"SOURCE_LOG_FILE = '{file}'", f"SOURCE_LOG_POS = {pos}")
     replica.query("START REPLICA")
+    # report_host / report_port reach the source's SHOW REPLICAS (COM_REGISTER_SLAVE)
+    wait_until(lambda: on.query("SHOW REPLICAS") != (), 30, what="the registration")
+    assert on.query("SHOW REPLICAS") == ((2, "replica.example", 4406, 1, replica.server_uuid()),)
+    assert replica.query("SELECT @@GLOBAL.report_host, @@GLOBAL.report_port") == (("replica.example", 4406),)
     on.query("CREATE DATABASE skipdb")
     skip: Any = on.connect(database="skipdb")
     try:

@@ -438,7 +438,14 @@ class Receiver:
         self.state = STATE_REGISTERING
         # report_port defaults to the port this replica listens on (RM 8.4 "Replica Server Options": report_port)
         conn._execute_command(
-            COM_REGISTER_SLAVE, register_body(my_id, port=int(server.globals.get("port") or 0))
+            COM_REGISTER_SLAVE,
+            register_body(
+                my_id,
+                host=str(_global(server, "report_host", "") or ""),
+                user=str(_global(server, "report_user", "") or ""),
+                password=str(_global(server, "report_password", "") or ""),
+                port=int(_global(server, "report_port", 0) or server.globals.get("port") or 0),
+            ),
         )
         conn._read_packet()
         self.state = STATE_REQUESTING
