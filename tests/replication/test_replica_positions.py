@@ -720,3 +720,31 @@ def test_sighup_flushes_logs_and_keeps_running(trio: Cluster) -> None:
     assert on.query("SELECT 1") == ((1,),)
     wait_until(error_log.exists, 10, what="a new error log")
     assert "Received SIGHUP" in error_log.read_text()
+
+
+def test_relay_log_recovery(trio: Cluster) -> None:
+    """relay_log_recovery=ON (RM8 "Replica Server Options": at start-up the relay logs are discarded and the
+    receiver fetches again from the applier's position): transactions received but not applied before the restart
+    are fetched again and applied once."""
+    on, replica = trio.nodes["on"], trio.nodes["replica"]
+    file, pos = _binlog_status(on)
+    _point(replica, on, "SOURCE_AUTO_POSITION = 0", f"SOURCE_LOG_FILE = '{file}'", f"SOURCE_LOG_POS = {pos}")
+    replica.query("START REPLICA")
+    on.query("INSERT INTO p.t VALUES (400)")
+    assert replica.query("SELECT SOURCE_POS_WAIT(%s, %s, 30)", _binlog_status(on))[0][0] >= 0
+    replica.query("STOP REPLICA SQL_THREAD")
+    on.query("INSERT INTO p.t VALUES (401)")
+    on.query("INSERT INTO p.t VALUES (402)")
+    end = _binlog_status(on)
+    wait_until(lambda: replica.replica_status()["Read_Source_Log_Pos"] == end[1], 30, what="the receiver")
+    assert replica.replica_status()["Retrieved_Gtid_Set"] != ""
+    replica.stop()
+    replica.args.append("--relay-log-recovery=ON")
+    replica.start()
+    st = replica.replica_status()
+    assert (st["Retrieved_Gtid_Set"], st["Relay_Source_Log_File"]) == ("", file)
+    replica.query("START REPLICA")
+    assert replica.query("SELECT SOURCE_POS_WAIT(%s, %s, 30)", end)[0][0] >= 0
+    assert replica.query("SELECT id FROM p.t WHERE id >= 400 ORDER BY id") == ((400,), (401,), (402,))
+    assert replica.replica_status()["Last_SQL_Errno"] == 0
+    replica.query("STOP REPLICA")

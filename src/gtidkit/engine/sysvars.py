@@ -243,6 +243,7 @@ SYSVARS: dict[str, SysVar] = {
         _v("replica_net_timeout", GLOBAL, INT, 60, 1, 31536000),
         # what the replica reports to its source (COM_REGISTER_SLAVE -> SHOW REPLICAS); report_port 0 = the port
         # the server listens on (RM8 "Replica Server Options and Variables")
+        _v("relay_log_recovery", GLOBAL, BOOL, False, read_only=True),
         _v("report_host", GLOBAL, STR, "", read_only=True),
         _v("report_port", GLOBAL, INT, 0, 0, 65535, read_only=True),
         _v("report_user", GLOBAL, STR, "", read_only=True),

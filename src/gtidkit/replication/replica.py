@@ -197,6 +197,8 @@ class Replica:
         )
         self.applier = Applier(server, self.relay, channel=channel)
         self.applier.delay = self._load_delay()
+        if self.exists and _global_bool(server, "relay_log_recovery"):
+            self._recover_relay_log()
         #: ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS: ``""`` (OFF), ``"LOCAL"`` or a UUID (kept in memory only)
         self.assign_gtids = ""
         #: the filters of the replicate_* start-up options and CHANGE REPLICATION FILTER
@@ -227,20 +229,41 @@ class Replica:
             )
         )
 
-    def _save_delay(self, delay: int) -> None:
-        """SOURCE_DELAY into ``mysql.slave_relay_log_info``'s Sql_delay (the applier metadata, as MySQL keeps it)."""
+    def _recover_relay_log(self) -> None:
+        """``relay_log_recovery=ON`` at start-up (``Relay_log_info::init_relay_log_pos`` / ``recover_relay_log``):
+        the relay log is discarded and a new one started; the receiver fetches again from what the applier has
+        executed (the applier's source coordinates without auto-positioning, gtid_executed with it)."""
+        applied = self._applied_position()
+        delay = self.applier.delay
+        log.info("relay_log_recovery: discarding the relay log of channel '%s'", self.channel)
+        self.relay.reset()
+        if applied is not None and applied[2]:
+            if not self.config.auto_position:
+                self.config = ChannelConfig(
+                    **{**_fields(self.config), "log_file": applied[2], "log_pos": applied[3]}
+                )
+                self.metadata.save(self.config)
+            # the applier keeps its source coordinates (Relay_Source_Log_File / Exec_Source_Log_Pos)
+            self._save_delay(delay, source=(applied[2], applied[3]))
+        elif delay:
+            self._save_delay(delay)
+
+    def _save_delay(self, delay: int, *, source: tuple[str, int] | None = None) -> None:
+        """SOURCE_DELAY into ``mysql.slave_relay_log_info``'s Sql_delay (the applier metadata, as MySQL keeps it);
+        ``source``: the applier's source coordinates for a new row (relay log recovery)."""
         self._ensure_applier_metadata()
         table = self.server.storage.physical_name("mysql", "slave_relay_log_info")
         channel = self.channel
+        src_file, src_pos = source or ("", 0)
 
         def write(db: Any) -> None:
             cur = db.execute(f'UPDATE "{table}" SET Sql_delay = ? WHERE Channel_name = ?', (delay, channel))
             if cur.rowcount == 0:
                 db.execute(
                     f'INSERT INTO "{table}" (Number_of_lines, Relay_log_name, Relay_log_pos, Master_log_name, '
-                    "Master_log_pos, Sql_delay, Number_of_workers, Id, Channel_name) VALUES (14, '', 4, '', 0, ?, 0, "
+                    "Master_log_pos, Sql_delay, Number_of_workers, Id, Channel_name) VALUES (14, '', 4, ?, ?, ?, 0, "
                     "1, ?)",
-                    (delay, channel),
+                    (src_file, src_pos, delay, channel),
                 )
 
         self.server.write_txn(write)
@@ -821,11 +844,15 @@ def _assign_gtids_value(value: Any) -> str:
         raise mysql_error(1064, "You have an error in your SQL syntax", text, 1) from err
 
 
-def _skip_replica_start(server: Any) -> bool:
+def _global_bool(server: Any, name: str) -> bool:
     try:
-        return bool(server.globals.get("skip_replica_start"))
-    except Exception:  # noqa: BLE001 - a build without the variable starts replication
+        return bool(server.globals.get(name))
+    except Exception:  # noqa: BLE001 - a build without the variable: OFF
         return False
+
+
+def _skip_replica_start(server: Any) -> bool:
+    return _global_bool(server, "skip_replica_start")
 
 
 def _gtid_mode(server: Any) -> str:
