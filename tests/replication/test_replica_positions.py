@@ -143,6 +143,23 @@ def test_threads_and_relaylog_events(trio: Cluster) -> None:
     )
     assert dumps == (("thread/sql/one_connection", "root"),)
 
+    # performance_schema's applier tables (RM8 "Performance Schema Replication Tables", 8.0.41 columns)
+    last_gtid = f"{on.server_uuid()}:{on.executed().last_gno(on.server_uuid())}"
+    worker = replica.query(
+        "SELECT w.WORKER_ID, w.SERVICE_STATE, w.LAST_APPLIED_TRANSACTION, w.APPLYING_TRANSACTION, t.NAME, "
+        "w.LAST_ERROR_NUMBER FROM performance_schema.replication_applier_status_by_worker w "
+        "JOIN performance_schema.threads t ON t.THREAD_ID = w.THREAD_ID"
+    )
+    assert worker == ((1, "ON", last_gtid, "", "thread/sql/replica_worker", 0),)
+    coordinator = replica.query(
+        "SELECT c.SERVICE_STATE, c.LAST_PROCESSED_TRANSACTION, t.NAME FROM "
+        "performance_schema.replication_applier_status_by_coordinator c JOIN performance_schema.threads t "
+        "ON t.THREAD_ID = c.THREAD_ID"
+    )
+    assert coordinator == (("ON", last_gtid, "thread/sql/replica_sql"),)
+    assert replica.query("SELECT * FROM performance_schema.replication_applier_configuration") == (
+        ("", 0, None, "NO", "STREAM", "OFF", None),
+    )
     first = replica.query("SHOW RELAYLOG EVENTS")
     assert first[0][2:] == (first[0][2], 2, first[0][4], first[0][5]) and first[0][2] == "Format_desc"
     relay_file = str(replica.replica_status()["Relay_Log_File"])
@@ -404,6 +421,10 @@ def test_ignore_server_ids_and_source_delay(trio: Cluster) -> None:
     assert st["SQL_Delay"] == 3 and 1 <= st["SQL_Remaining_Delay"] <= 4
     assert st["Replica_SQL_Running_State"] == "Waiting until SOURCE_DELAY seconds after source executed event"
     assert replica.query("SELECT COUNT(*) FROM p.t WHERE id = 201") == ((0,),)
+    assert replica.query(
+        "SELECT c.DESIRED_DELAY, s.REMAINING_DELAY IS NOT NULL FROM performance_schema.replication_applier_configuration c"
+        " JOIN performance_schema.replication_applier_status s USING (CHANNEL_NAME)"
+    ) == ((3, 1),)
     wait_until(
         lambda: replica.query("SELECT COUNT(*) FROM p.t WHERE id = 201") == ((1,),), 10, what="row 201"
     )
@@ -563,6 +584,10 @@ def test_assign_gtids_to_anonymous_transactions(trio: Cluster) -> None:
     gained = replica.executed() - before
     assert gained.count() == 2 and gained.sids() == [GtidSet.parse(f"{mine}:1").sids()[0]]
     assert replica.replica_status()["Last_IO_Errno"] == 0
+    assert replica.query(
+        "SELECT ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS_TYPE, ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS_VALUE "
+        "FROM performance_schema.replication_applier_configuration"
+    ) == (("LOCAL", mine),)
     replica.query("STOP REPLICA")
     other = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
     replica.query(f"CHANGE REPLICATION SOURCE TO ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = '{other}'")

@@ -176,6 +176,8 @@ class Applier:
         self.delay_until: float | None = None
         #: the transaction being applied (performance_schema APPLYING_TRANSACTION), or None
         self.applying: Any = None
+        #: when the applier started applying it (seconds since the epoch)
+        self.applying_started = 0.0
         #: the last transaction applied (:class:`AppliedTransaction`), or None
         self.last_applied_transaction: AppliedTransaction | None = None
 
@@ -279,8 +281,8 @@ class Applier:
                 if self.delay and not self._hold_back(trx):
                     return
                 tracker.current = tracker.table_map = None
+                started = self.applying_started = time.time()
                 self.applying = trx
-                started = time.time()
                 try:
                     # session.apply(trx) is apply(session, trx); the tracker in between remembers which event
                     # failed, for MySQL's wording of the error

@@ -688,6 +688,69 @@ class Replica:
         remaining = max(0, math.ceil(until - time.time())) if until is not None else None
         return [(self.channel, "ON" if self.applier.running else "OFF", remaining, 0)]
 
+    def applier_configuration_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_applier_configuration``: DESIRED_DELAY (SOURCE_DELAY),
+        REQUIRE_ROW_FORMAT NO, REQUIRE_TABLE_PRIMARY_KEY_CHECK STREAM (the defaults; not settable here),
+        ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS_TYPE / _VALUE (OFF / NULL, LOCAL / server_uuid, UUID / the UUID)."""
+        if not self.exists:
+            return []
+        a = self.assign_gtids
+        kind = "OFF" if not a else "LOCAL" if a == "LOCAL" else "UUID"
+        value = None if not a else str(self.server.server_uuid) if a == "LOCAL" else a
+        return [(self.channel, self.applier.delay, None, "NO", "STREAM", kind, value)]
+
+    def applier_coordinator_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_applier_status_by_coordinator``: the coordinator's thread, state and
+        error (the coordinator's wording), the last transaction it processed and the one it processes."""
+        if not self.exists:
+            return []
+        app = self.applier
+        err = app.last_error
+        tid = app.session_id + THREAD_ID_OFFSET if app.running and app.session_id is not None else None
+        return [
+            (
+                self.channel,
+                tid,
+                "ON" if app.running else "OFF",
+                err.errno if err else 0,
+                err.coordinator_message if err else "",
+                ps_timestamp(err.time) if err else ZERO_TIMESTAMP,
+                *_applied_columns(app.last_applied_transaction),
+                *_applying_columns(app.applying, app.applying_started),
+            )
+        ]
+
+    def applier_worker_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_applier_status_by_worker``: the one worker (WORKER_ID 1), its error
+        (``Worker 1 failed executing transaction ...``), last applied and applying transactions with their
+        timestamps; no retries."""
+        if not self.exists:
+            return []
+        app = self.applier
+        err = app.last_error
+        tid = app.worker_id + THREAD_ID_OFFSET if app.running and app.worker_id is not None else None
+        return [
+            (
+                self.channel,
+                1,
+                tid,
+                "ON" if app.running else "OFF",
+                err.errno if err else 0,
+                err.message if err else "",
+                ps_timestamp(err.time) if err else ZERO_TIMESTAMP,
+                *_applied_columns(app.last_applied_transaction),
+                *_applying_columns(app.applying, app.applying_started),
+                0,
+                0,
+                "",
+                ZERO_TIMESTAMP,
+                0,
+                0,
+                "",
+                ZERO_TIMESTAMP,
+            )
+        ]
+
     def applier_global_filters_rows(self) -> list[tuple[Any, ...]]:
         """``performance_schema.replication_applier_global_filters``: FILTER_NAME, FILTER_RULE, CONFIGURED_BY
         (STARTUP_OPTIONS / CHANGE_REPLICATION_FILTER), ACTIVE_SINCE, one row per kind with rules."""
@@ -808,6 +871,32 @@ class Replica:
             self.relay.close()
 
 
+def _applied_columns(done: Any) -> tuple[Any, ...]:
+    """(gtid, original commit, immediate commit, start, end) of the last applied transaction, or empty ones."""
+    if done is None:
+        return ("", ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP)
+    return (
+        done.gtid,
+        _us_timestamp(done.original_commit_timestamp),
+        _us_timestamp(done.immediate_commit_timestamp),
+        ps_timestamp(done.start_apply_timestamp),
+        ps_timestamp(done.end_apply_timestamp),
+    )
+
+
+def _applying_columns(trx: Any, started: float) -> tuple[Any, ...]:
+    """(gtid, original commit, immediate commit, start) of the transaction being applied, or empty ones."""
+    if trx is None:
+        return ("", ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP)
+    gev = trx.gtid_event
+    return (
+        str(trx.gtid) if trx.gtid is not None else "ANONYMOUS",
+        _us_timestamp(int(gev.original_commit_timestamp or 0) if gev is not None else 0),
+        _us_timestamp(int(gev.immediate_commit_timestamp or 0) if gev is not None else 0),
+        ps_timestamp(started),
+    )
+
+
 def _thread_row(pid: int, name: str, state: str) -> dict[str, Any]:
     return {
         "THREAD_ID": pid + THREAD_ID_OFFSET,
@@ -902,6 +991,12 @@ def install(
             ("performance_schema", "replication_connection_status"): replica.connection_status_rows,
             ("performance_schema", "replication_applier_status"): replica.applier_status_rows,
             ("performance_schema", "replication_applier_filters"): replica.applier_filters_rows,
+            ("performance_schema", "replication_applier_configuration"): replica.applier_configuration_rows,
+            (
+                "performance_schema",
+                "replication_applier_status_by_coordinator",
+            ): replica.applier_coordinator_rows,
+            ("performance_schema", "replication_applier_status_by_worker"): replica.applier_worker_rows,
             ("performance_schema", "replication_applier_global_filters"): replica.applier_global_filters_rows,
         }
     )
