@@ -217,6 +217,27 @@ def test_auto_position_needs_gtid_mode(replica):
     )
 
 
+def test_auto_position_channel_on_a_gtid_mode_off_server_cannot_start(replica):
+    """sql/rpl_replica.cc check_replica_configuration_errors: an AUTO_POSITION channel stored while GTID_MODE was
+    ON, the server restarted with GTID_MODE=OFF: START REPLICA (the I/O thread) gives 3112; the SQL thread alone
+    starts."""
+    srv, sess, repl = replica(skip_replica_start=1)
+    sess.execute(
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=1, SOURCE_AUTO_POSITION=1"
+    )
+    repl.shutdown()
+    srv.shutdown()
+    _, sess, _ = replica(skip_replica_start=1, gtid_mode="OFF", enforce_gtid_consistency="OFF")
+    e = err(sess, "START REPLICA")
+    assert (e.code, e.message) == (
+        3112,
+        "The replication receiver thread cannot start in AUTO_POSITION mode: this server uses "
+        "@@GLOBAL.GTID_MODE = OFF.",
+    )
+    assert warnings_of(sess.execute("START REPLICA SQL_THREAD")[0]) == []
+    sess.execute("STOP REPLICA")
+
+
 def test_start_stop_notes_and_connect_errors(replica):
     _, sess, _ = replica()
     port = closed_port()
