@@ -231,8 +231,10 @@ def test_auto_position_channel_on_a_gtid_mode_off_server_cannot_start(replica):
     e = err(sess, "START REPLICA")
     assert (e.code, e.message) == (
         3112,
-        "The replication receiver thread cannot start in AUTO_POSITION mode: this server uses "
-        "@@GLOBAL.GTID_MODE = OFF.",
+        (
+            "The replication receiver thread cannot start in AUTO_POSITION mode: this server uses "
+            "@@GLOBAL.GTID_MODE = OFF."
+        ),
     )
     assert warnings_of(sess.execute("START REPLICA SQL_THREAD")[0]) == []
     sess.execute("STOP REPLICA")
