@@ -167,6 +167,20 @@ ER: dict[int, ErrorSpec] = {
     1273: _e("ER_UNKNOWN_COLLATION", "HY000", "Unknown collation: '%s'"),
     1264: _e("ER_WARN_DATA_OUT_OF_RANGE", "22003", "Out of range value for column '%s' at row %s"),
     1265: _e("WARN_DATA_TRUNCATED", "01000", "Data truncated for column '%s' at row %s"),
+    1277: _e(
+        "ER_BAD_REPLICA_UNTIL_COND",
+        "HY000",
+        "Incorrect parameter or combination of parameters for START REPLICA UNTIL",
+    ),
+    1278: _e(
+        "ER_MISSING_SKIP_REPLICA",
+        "HY000",
+        "It is recommended to use --skip-replica-start when doing step-by-step replication with START REPLICA "
+        "UNTIL; otherwise, you will get problems if you get an unexpected replica's mysqld restart",
+    ),
+    1279: _e(
+        "ER_UNTIL_COND_IGNORED", "HY000", "SQL thread is not to be started so UNTIL options are ignored"
+    ),
     1287: _e(
         "ER_WARN_DEPRECATED_SYNTAX",
         "HY000",
@@ -421,10 +435,27 @@ ER: dict[int, ErrorSpec] = {
         "have been committed on source but are not included in GTID_EXECUTED.",
     ),
     3062: _e("ER_GTID_MODE_OFF", "HY000", "Cannot %s when GTID_MODE = OFF."),
+    3017: _e(
+        "ER_REPLICA_SQL_THREAD_MUST_STOP",
+        "HY000",
+        "This operation cannot be performed with a running replica sql thread; run STOP REPLICA SQL_THREAD first",
+    ),
+    3023: _e(
+        "ER_WARN_ONLY_SOURCE_LOG_FILE_NO_POS",
+        "HY000",
+        "CHANGE REPLICATION SOURCE TO with a SOURCE_LOG_FILE clause but no SOURCE_LOG_POS clause may not be safe. "
+        "The old position value may not be valid for the new binary log file.",
+    ),
     3111: _e(
         "ER_CANT_SET_GTID_MODE",
         "HY000",
         "SET @@GLOBAL.GTID_MODE = %s is not allowed because %s.",
+    ),
+    3112: _e(
+        "ER_CANT_USE_AUTO_POSITION_WITH_GTID_MODE_OFF",
+        "HY000",
+        "The replication receiver thread%s cannot start in AUTO_POSITION mode: this server uses "
+        "@@GLOBAL.GTID_MODE = OFF.",
     ),
     3129: _e(
         "ER_WARN_ON_MODIFYING_GTID_EXECUTED_TABLE",
@@ -546,6 +577,32 @@ ER: dict[int, ErrorSpec] = {
         "This operation cannot be performed with a running replica sql thread; run STOP REPLICA SQL_THREAD FOR "
         "CHANNEL '%s' first.",
     ),
+    4014: _e(
+        "ER_CANT_COMBINE_ANONYMOUS_TO_GTID_AND_AUTOPOSITION",
+        "HY000",
+        "The options ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = LOCAL|<UUID> and SOURCE_AUTO_POSITION = 1 cannot be "
+        "used together.",
+    ),
+    4015: _e(
+        "ER_ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS_REQUIRES_GTID_MODE_ON",
+        "HY000",
+        "CHANGE REPLICATION SOURCE TO ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = LOCAL|<UUID> cannot be executed "
+        "because @@GLOBAL.GTID_MODE <> ON.",
+    ),
+    4017: _e(
+        "ER_USING_ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS_AS_LOCAL_OR_UUID",
+        "HY000",
+        "Using ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS creates limitations on the replication topology - you cannot "
+        "fail over between downstream and upstream servers. Only use this option if it is not possible to enable "
+        "GTIDs on the source, for instance, because of lack of permissions. If possible, use the procedure for "
+        "enabling GTID transactions online instead, as described in the documentation.",
+    ),
+    4019: _e(
+        "ER_CANT_SET_SQL_AFTER_OR_BEFORE_GTIDS_WITH_ANONYMOUS_TO_GTID",
+        "HY000",
+        "The SQL_AFTER_GTIDS or SQL_BEFORE_GTIDS clauses for START REPLICA cannot be used when the replication "
+        "channel is configured with ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = LOCAL|<UUID>.",
+    ),
     # error-log section codes the receiver reports as Last_IO_Errno (messages_to_error_log.txt)
     13114: _e(
         "ER_SERVER_SOURCE_FATAL_ERROR_READING_BINLOG",
@@ -553,6 +610,23 @@ ER: dict[int, ErrorSpec] = {
         "Got fatal error %s from source when reading data from binary log: '%s'",
     ),
     13117: _e("ER_REPLICA_FATAL_ERROR", "HY000", "Fatal error: %s"),
+    13122: _e("ER_REPLICA_RELAY_LOG_WRITE_FAILURE", "HY000", "Relay log write failure: %s"),
+    # queue_event()'s refusals (logged; Last_IO_Error then becomes 13122 "could not queue event from source")
+    13148: _e(
+        "ER_CANT_REPLICATE_ANONYMOUS_WITH_AUTO_POSITION",
+        "HY000",
+        "Cannot replicate anonymous transaction when AUTO_POSITION = 1, at file %s, position %s.",
+    ),
+    13149: _e(
+        "ER_CANT_REPLICATE_ANONYMOUS_WITH_GTID_MODE_ON",
+        "HY000",
+        "Cannot replicate anonymous transaction when @@GLOBAL.GTID_MODE = ON, at file %s, position %s.",
+    ),
+    13150: _e(
+        "ER_CANT_REPLICATE_GTID_WITH_GTID_MODE_OFF",
+        "HY000",
+        "Cannot replicate GTID-transaction when @@GLOBAL.GTID_MODE = OFF, at file %s, position %s.",
+    ),
     # mysys's global messages (EE_*, mysys/errors.cc globerrs; MY-0000NN in the error log): option files and
     # my_getopt, as `gtidkit server` reports them at start-up (gtidkit.protocol.options)
     12: _e("EE_DIR", "HY000", "Can't read dir of '%s' (OS errno %s - %s)"),
@@ -638,6 +712,13 @@ REPLICA_AUTO_POSITION_GTID_MODE = (
     "The replication receiver thread cannot start in AUTO_POSITION mode: this server uses @@GLOBAL.GTID_MODE = "
     "%s."
 )
+#: ``get_source_version_and_clock``: incompatible GTID_MODE of source and replica (slots: source's, ours).
+GTID_MODE_MISMATCH = (
+    "The replication receiver thread cannot start because the source has GTID_MODE = %s and this server has "
+    "GTID_MODE = %s."
+)
+#: ``queue_event`` failed (slot of 13122 "Relay log write failure: %s").
+COULD_NOT_QUEUE_EVENT = "could not queue event from source"
 SOURCE_AUTO_POSITION_GTID_MODE = "The replication receiver thread cannot start in AUTO_POSITION mode: the source has GTID_MODE = %s instead of ON."
 
 #: Start-up refused because another process holds the datadir (code 1015 ER_CANT_LOCK): InnoDB's two error-log
@@ -762,10 +843,12 @@ def recovery_reapply_failed(
 
 __all__ = [
     "AUTO_CNF_DAMAGED",
+    "COULD_NOT_QUEUE_EVENT",
     "DATADIR_IN_USE",
     "EE_FILENOTFOUND",
     "EE_READ",
     "ER",
+    "GTID_MODE_MISMATCH",
     "RECOVERY_BINLOG_MISSING",
     "RECOVERY_BINLOG_UNREADABLE",
     "RECOVERY_REAPPLY_FAILED",

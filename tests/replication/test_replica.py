@@ -203,7 +203,7 @@ def test_change_source_errors(replica):
     )
     e = err(sess, "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'other'")
     assert (e.code, e.message) == (3074, "Replica channel 'other' does not exist.")
-    e = err(sess, "CHANGE REPLICATION SOURCE TO SOURCE_DELAY=10")
+    e = err(sess, "CHANGE REPLICATION SOURCE TO SOURCE_BIND='eth4n'")
     assert e.code == 1235
     assert sess.execute("SHOW REPLICA STATUS")[0].rows == []  # nothing was stored
 
@@ -215,6 +215,29 @@ def test_auto_position_needs_gtid_mode(replica):
         1777,
         "CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 1 cannot be executed because @@GLOBAL.GTID_MODE = OFF.",
     )
+
+
+def test_auto_position_channel_on_a_gtid_mode_off_server_cannot_start(replica):
+    """sql/rpl_replica.cc check_replica_configuration_errors: an AUTO_POSITION channel stored while GTID_MODE was
+    ON, the server restarted with GTID_MODE=OFF: START REPLICA (the I/O thread) gives 3112; the SQL thread alone
+    starts."""
+    srv, sess, repl = replica(skip_replica_start=1)
+    sess.execute(
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=1, SOURCE_AUTO_POSITION=1"
+    )
+    repl.shutdown()
+    srv.shutdown()
+    _, sess, _ = replica(skip_replica_start=1, gtid_mode="OFF", enforce_gtid_consistency="OFF")
+    e = err(sess, "START REPLICA")
+    assert (e.code, e.message) == (
+        3112,
+        (
+            "The replication receiver thread cannot start in AUTO_POSITION mode: this server uses "
+            "@@GLOBAL.GTID_MODE = OFF."
+        ),
+    )
+    assert warnings_of(sess.execute("START REPLICA SQL_THREAD")[0]) == []
+    sess.execute("STOP REPLICA")
 
 
 def test_start_stop_notes_and_connect_errors(replica):
@@ -260,7 +283,13 @@ def test_start_stop_notes_and_connect_errors(replica):
     assert status(sess)["Replica_SQL_Running"] == "Yes"
     assert warnings_of(sess.execute("STOP REPLICA SQL_THREAD")[0]) == []
     assert warnings_of(sess.execute("STOP SLAVE")[0]) == [
-        ("Note", 3084, "Replication thread(s) for channel '' are already stopped.")
+        # 8.0's parser warns for the 5.7 spelling first (rpl_gtid/r/rpl_apply_binlog_with_same_server_id.result)
+        (
+            "Warning",
+            1287,
+            "'STOP SLAVE' is deprecated and will be removed in a future release. Please use STOP REPLICA instead",
+        ),
+        ("Note", 3084, "Replication thread(s) for channel '' are already stopped."),
     ]
     # START REPLICA IO_THREAD starts only the receiver (and clears its last error)
     sess.execute("CHANGE REPLICATION SOURCE TO SOURCE_RETRY_COUNT=1000")

@@ -102,6 +102,7 @@ def flush_on_signal(engine: Any, signum: int) -> None:
         log.error("Could not open file '%s' for error logging: %s", err.filename, err.strerror)
     if signum != signal.SIGHUP:
         return
+    log.info("Received SIGHUP: flushing logs and reloading the grant tables")
     try:
         engine.rotate()
     except (MySQLError, OSError) as err:
@@ -271,10 +272,18 @@ def _run(datadir: Path, opts: Any) -> int:
         if not int(s["ssl"]):
             wire.ssl_context = None
             wire.ctx.ssl_available = False
-        replication = install_replication(engine, wire)
+        filters = {k: tuple(v) for k, v in s.items() if k.startswith("replicate_") and v}
+        replication = install_replication(engine, wire, options={"filters": filters})
         wire.start()
     except (OSError, MySQLError) as err:
         _log_start_failure(log, err, s["port"])
+        engine.shutdown()
+        return 1
+    except (
+        ValueError
+    ) as err:  # a replication filter mysqld refuses at start-up ("Could not add do table rule")
+        log.error("%s", err)
+        log.error("Aborting", extra={"mysql_code": 10119})
         engine.shutdown()
         return 1
     try:

@@ -646,6 +646,9 @@ class ApplierSession(Session):
         super().__init__(server, session_id)
         self.channel = channel
         self.table_maps: dict[int, TableMapEvent] = {}
+        #: ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = LOCAL | uuid: the UUID an anonymous transaction gets its GTID
+        #: from (the next free number), or None to apply it as ANONYMOUS
+        self.anonymous_sid: str | None = None
         self._pending = _Pending()
         self._rli_table = server.storage.physical_name("mysql", "slave_relay_log_info")
         self._ensure_rli_table()
@@ -705,6 +708,12 @@ class ApplierSession(Session):
                 int(header.timestamp) if header is not None else 0,
             )
         gtid = trx.gtid
+        if gtid is None and self.anonymous_sid is not None:
+            # ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS: the next free number of that UUID (sql/rpl_gtid_execution.cc)
+            state = self.server.gtid_state
+            taken = state.executed() | state.owned()
+            self.set_gtid_next(f"{self.anonymous_sid}:{taken.next_free_gno(self.anonymous_sid)}")
+            return not self.gtid.skipping
         self.set_gtid_next(gtid if gtid is not None else "ANONYMOUS")
         return not self.gtid.skipping
 

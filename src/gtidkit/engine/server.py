@@ -185,7 +185,13 @@ class Server:
             self.gtid_table,
             period=lambda: int(self.globals.values["gtid_executed_compression_period"]),
         )
-        self.storage.threads_provider = lambda: [self.compressor.thread_row()]
+        #: more ``performance_schema.threads`` rows, each provider called per query (the wire server's
+        #: connections, the replica's receiver and applier); the GTID table compressor's row comes first
+        self.thread_providers: list[Callable[[], list[dict[str, Any]]]] = []
+        self.storage.threads_provider = self._thread_rows
+        #: checks run by SET GLOBAL gtid_mode before the change, called ``(old, new)``; each may raise (the
+        #: replica role refuses OFF while a channel uses SOURCE_AUTO_POSITION: 3111)
+        self.gtid_mode_guards: list[Callable[[str, str], None]] = []
         from gtidkit.engine.statements.admin import Admin
         from gtidkit.engine.statements.locks import LockManager
 
@@ -292,6 +298,20 @@ class Server:
         return str(self.globals.get("gtid_mode"))
 
     # ------------------------------------------------------------------ sessions
+    def _thread_rows(self) -> list[dict[str, Any]]:
+        rows = [self.compressor.thread_row()]
+        for provider in list(self.thread_providers):
+            rows.extend(provider())
+        return rows
+
+    def reserve_id(self) -> int:
+        """A new connection id (PROCESSLIST_ID) for a server thread that has no session (the replica's receiver),
+        from the sessions' sequence."""
+        with self._sessions_lock:
+            sid = self._next_session_id
+            self._next_session_id += 1
+        return sid
+
     def session(self) -> Session:
         """A new session (its own SQLite connection). Close it with ``session.close()`` or ``with``."""
         if self.closed:

@@ -44,6 +44,7 @@ from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.statements.dispatch import dispatch
 from gtidkit.engine.statements.set_parser import Default, Expression, Keyword, SysVarRef, UserVarRef
+from gtidkit.engine.statements.system_tables import replicated_changes
 from gtidkit.engine.tracking import SessionTracker, StatementFacts
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
@@ -115,6 +116,8 @@ class Session:
         self.trx_dirty = False
         #: the open transaction changed temporary tables (not logged in ROW format, committed all the same)
         self.temp_dirty = False
+        #: the client connection uses TLS (``thd->get_ssl()``; set by the wire server)
+        self.secure_transport = False
         #: the open transaction's CREATE TABLE ... SELECT as ROW format logs it before its rows, or None
         self.ddl_binlog_text: str | None = None
         self.last_insert_id = 0
@@ -556,6 +559,14 @@ class Session:
         if new_db is not None:
             self.current_db = new_db or None
         changes = list(getattr(er, "row_changes", None) or [])
+        if writes and changes:
+            kept = replicated_changes(changes)
+            if len(kept) != len(changes):
+                # mysql.gtid_executed & co (no_replicate): committed with the transaction, never logged; a
+                # statement changing only them is not logged at all (no GTID of its own)
+                self.temp_dirty = True
+                writes = bool(kept)
+            changes = kept
         if writes and self.executor.temp_tables:
             writes = self._log_temporary(stmt, changes)
         if writes:

@@ -387,6 +387,13 @@ SYSVARS: dict[str, SysVar] = {
         _v("skip_replica_start", GLOBAL, BOOL, False, read_only=True),
         _v("skip_slave_start", GLOBAL, BOOL, False, read_only=True, alias_of="skip_replica_start"),
         _v("replica_net_timeout", GLOBAL, INT, 60, 1, 31536000),
+        # what the replica reports to its source (COM_REGISTER_SLAVE -> SHOW REPLICAS); report_port 0 = the port
+        # the server listens on (RM8 "Replica Server Options and Variables")
+        _v("relay_log_recovery", GLOBAL, BOOL, False, read_only=True),
+        _v("report_host", GLOBAL, STR, "", read_only=True),
+        _v("report_port", GLOBAL, INT, 0, 0, 65535, read_only=True),
+        _v("report_user", GLOBAL, STR, "", read_only=True),
+        _v("report_password", GLOBAL, STR, "", read_only=True),
         _v("slave_net_timeout", GLOBAL, INT, 60, 1, 31536000, alias_of="replica_net_timeout"),
         # replica options (RM8 "Replication Replica Options and Variables"; gtidkit.replication.replica reads them
         # when the threads start): relay log purging and recovery, the applier's workers (transactions are applied

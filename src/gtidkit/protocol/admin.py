@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from gtidkit.engine.accounts import statements as account_statements
 from gtidkit.engine.accounts.grants import GRANT_OPTION
 from gtidkit.engine.accounts.statements import is_account_statement
+from gtidkit.engine.sql.catalog import THREAD_ID_OFFSET
 from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol import engine_seam, privileges
 from gtidkit.protocol.constants import BINARY_COLLATION, UTF8MB4_0900_AI_CI, ColumnFlag, FieldType
@@ -235,6 +236,41 @@ def _processlist_rows(handler: ClientHandler, *, full: bool, table: bool) -> lis
                 state,
                 info,
             )
+        )
+    return rows
+
+
+def connection_thread_rows(ctx: Any) -> list[dict[str, Any]]:
+    """performance_schema.threads rows of the client connections of ``ctx`` (a ``ServerContext``): MySQL's
+    ``thread/sql/one_connection`` (a binlog dump is one too, its COMMAND ``Binlog Dump GTID``), with the
+    processlist columns as SHOW FULL PROCESSLIST shows them (RM8 "The threads Table")."""
+    with ctx.lock:
+        handlers = sorted(ctx.handlers.items())
+    now = time.monotonic()
+    rows = []
+    for cid, h in handlers:
+        state = engine_seam.stage(h.session) if h.session is not None else ""
+        if h.command == "Query":
+            state = state or "executing"
+        rows.append(
+            {
+                "THREAD_ID": cid + THREAD_ID_OFFSET,
+                "NAME": "thread/sql/one_connection",
+                "TYPE": "FOREGROUND",
+                "PROCESSLIST_ID": cid,
+                "PROCESSLIST_USER": h.user or None,
+                "PROCESSLIST_HOST": h.peer_host_name() or None,
+                "PROCESSLIST_DB": engine_seam.current_schema(h.session) if h.session is not None else None,
+                "PROCESSLIST_COMMAND": h.command,
+                "PROCESSLIST_TIME": int(now - h.command_started),
+                "PROCESSLIST_STATE": state or None,
+                "PROCESSLIST_INFO": h.info,
+                "PARENT_THREAD_ID": 1,
+                "INSTRUMENTED": "YES",
+                "HISTORY": "YES",
+                "CONNECTION_TYPE": "SSL/TLS" if h.tls_active else "TCP/IP",
+                "RESOURCE_GROUP": "USR_default",
+            }
         )
     return rows
 

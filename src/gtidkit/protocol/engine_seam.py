@@ -104,6 +104,9 @@ class SessionAPI(Protocol):
         """The session id (CONNECTION_ID())."""
         ...
 
+    #: whether the client connection is TLS (CHANGE REPLICATION SOURCE's note 1759 looks at it)
+    secure_transport: bool
+
     #: whether read_only lets this session write (SUPER / CONNECTION_ADMIN; super_read_only still refuses)
     read_only_exempt: bool
 
@@ -292,6 +295,11 @@ def set_read_only_exempt(session: SessionAPI, exempt: bool) -> None:
     """Whether ``read_only`` lets ``session``'s account write (it holds SUPER or CONNECTION_ADMIN; RM 8.4
     "read_only"): the engine's check_read_only reads it; super_read_only refuses every account."""
     session.read_only_exempt = exempt
+
+
+def set_secure_transport(session: SessionAPI, secure: bool) -> None:
+    """Record that ``session``'s client connection switched to TLS (``Protocol_classic::get_vio_type``)."""
+    session.secure_transport = secure
 
 
 def _autocommit(session: SessionAPI) -> bool:

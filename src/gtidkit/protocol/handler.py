@@ -275,6 +275,8 @@ class ClientHandler:
         """The edge switched the stream to TLS."""
         self.want_tls = False
         self.tls_active = True
+        if self.session is not None:
+            engine_seam.set_secure_transport(self.session, True)
 
     def idle_timeout(self) -> bytes:
         """ER_CLIENT_INTERACTION_TIMEOUT (4031) sent when wait_timeout expires; the connection then closes."""

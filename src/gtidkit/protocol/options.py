@@ -58,6 +58,9 @@ WIRE, ENGINE, BOTH, COMMAND = "wire", "engine", "both", "command"
 #: Value types (my_getopt's GET_* families). ``flag`` = an option without value (``--initialize``);
 #: ``optional_str`` = a string whose value may be omitted (``--log-bin[=name]``).
 INT, BOOL, ENUM, STR, FLAG, OPTIONAL_STR = "int", "bool", "enum", "str", "flag", "optional_str"
+#: ``list`` = a string option that may be given many times, each adding a value (my_getopt's repeated
+#: ``--replicate-do-db``): a tuple of the values in order.
+LIST = "list"
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +151,19 @@ _OWN_OPTIONS = (
         STR,
         None,
         help="The MySQL release presented: 5.7, 8.0 or 8.4 (or X.Y.Z of those); default 8.0.36.",
+    ),
+    # replication filters (RM8 "Replica Server Options and Variables"): repeatable, each occurrence one rule
+    *(
+        Option(f"replicate_{kind}", LIST, (), WIRE, help=f"Replication filter rule (repeatable): {kind}.")
+        for kind in (
+            "do_db",
+            "ignore_db",
+            "do_table",
+            "ignore_table",
+            "wild_do_table",
+            "wild_ignore_table",
+            "rewrite_db",
+        )
     ),
     Option("datadir", STR, None, COMMAND, help="The data directory (-h)."),
     Option("initialize", FLAG, False, COMMAND, help="Create the datadir; print root@localhost's password."),
@@ -270,7 +286,7 @@ def _takes_value(name: str) -> bool:
     key = _normal(name).removeprefix("loose_")
     opt = OPTIONS.get(key)
     if opt is not None:
-        return opt.kind in (INT, ENUM, STR)
+        return opt.kind in (INT, ENUM, STR, LIST)
     return key in MYSQLD_OPTION_NAMES
 
 
@@ -447,6 +463,11 @@ def _apply(
         else:
             raise _Refused([ee("ERROR", 68, setting.name)])
         return
+    if opt.kind == LIST:
+        if value is None:
+            raise _Refused([ee("ERROR", 71, PROGRAM, opt.name)])
+        values[opt.key] = (*values.get(opt.key, ()), value)
+        return
     values[opt.key] = _convert(opt, value, result.warnings)
 
 
@@ -532,7 +553,7 @@ def load(args: list[str], *, accept: Callable[[Option], bool] | None = None) -> 
 
 def describe(opt: Option, value: Any) -> str:
     """A value as ``mysqld --verbose --help`` lists it (TRUE/FALSE, ``(No default value)``)."""
-    if value is None:
+    if value is None or value == ():
         return "(No default value)"
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"

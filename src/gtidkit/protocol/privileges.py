@@ -140,12 +140,14 @@ _ADMIN_NEEDS = {
     "change_replication_source": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
     "reset_replica": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
     "binlog": ("SUPER", "BINLOG_ADMIN", "REPLICATION_APPLIER"),  # sql_binlog.cc mysql_client_binlog_statement
+    "change_replication_filter": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
 }
 _SHOW_NEEDS = {
     "binary_log_status": ("SUPER", "REPLICATION CLIENT"),
     "binary_logs": ("SUPER", "REPLICATION CLIENT"),
     "replica_status": ("SUPER", "REPLICATION CLIENT"),
     "replicas": ("REPLICATION SLAVE",),
+    "relaylog_events": ("REPLICATION SLAVE",),
 }
 
 

@@ -80,6 +80,12 @@ class WireServer:
         )
         self.shutdown_requested = threading.Event()
         self.ctx.request_shutdown = self.shutdown_requested.set
+        providers = getattr(engine, "thread_providers", None)
+        if providers is not None:  # performance_schema.threads: one row per connection
+            from gtidkit.protocol.admin import connection_thread_rows
+
+            ctx = self.ctx
+            providers.append(lambda: connection_thread_rows(ctx))
         self._listener: socket.socket | None = None
         self._accept_thread: threading.Thread | None = None
         self._threads: set[threading.Thread] = set()

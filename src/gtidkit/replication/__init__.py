@@ -39,10 +39,11 @@ class Replication:
                 log.exception("replication shutdown step failed")
 
 
-def install(engine_server: Any, wire_server: Any) -> Replication:
+def install(engine_server: Any, wire_server: Any, *, options: dict[str, Any] | None = None) -> Replication:
     """Plug the source and replica roles into ``wire_server`` (a ``protocol.server.WireServer``) over ``engine_server``.
 
-    Called once, before ``wire_server.start()``. Returns the :class:`Replication` whose ``shutdown()`` the caller runs
+    Called once, before ``wire_server.start()``. ``options``: ``{"filters": {replicate_* option: values}}`` (the
+    start-up replication filters; ValueError for one mysqld refuses). Returns the :class:`Replication` whose ``shutdown()`` the caller runs
     before ``engine_server.shutdown()`` (MySQL stops replica threads before the final gtid_executed save).
     """
     # the roles import this package (and the engine and protocol): loaded here, so that importing a light module
@@ -52,5 +53,5 @@ def install(engine_server: Any, wire_server: Any) -> Replication:
     repl = Replication()
     # Each role adds its line here: source.install(engine_server, wire_server, repl) / replica.install(...)
     source.install(engine_server, wire_server, repl)
-    replica.install(engine_server, wire_server, repl)
+    replica.install(engine_server, wire_server, repl, filters=(options or {}).get("filters"))
     return repl

@@ -33,6 +33,7 @@ writer, the engine's write lock held for a whole transaction): it did not help (
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from typing import Any
 from gtidkit.engine.apply import apply as engine_apply
 from gtidkit.errors import BinlogDecodeError, MySQLError
 from gtidkit.mysql_errors import mysql_error
+from gtidkit.replication.filters import ReplicationFilter
 from gtidkit.replication.relay_log import RelayLog, RelayReader
 
 log = logging.getLogger(__name__)
@@ -160,6 +162,20 @@ class Applier:
         self.last_applied: tuple[str, int, str, int] | None = None
         #: the applier session's CONNECTION_ID() while running (processlist, KILL)
         self.session_id: int | None = None
+        #: PROCESSLIST_ID of its worker in performance_schema.threads (reserved when first shown)
+        self.worker_id: int | None = None
+        #: START REPLICA ... UNTIL's condition (:class:`~gtidkit.replication.until.Until`), kept after the thread
+        #: stops (Until_Condition) until the next start
+        self.until: Any = None
+        #: SOURCE_DELAY in seconds (SQL_Delay): a transaction is applied no sooner than this long after the source
+        #: committed it (``sql_delay_event``)
+        self.delay = 0
+        #: ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS: the UUID anonymous transactions get GTIDs of, or None
+        self.anonymous_sid: str | None = None
+        #: the replication filters in force (:class:`~gtidkit.replication.filters.ReplicationFilter`)
+        self.filter: Any = ReplicationFilter()
+        #: while holding a transaction back for SOURCE_DELAY: when it may be applied (seconds since the epoch)
+        self.delay_until: float | None = None
         #: the transaction being applied (performance_schema APPLYING_TRANSACTION), or None
         self.applying: Any = None
         #: when the applier started applying ``applying`` (seconds since the epoch; APPLYING_TRANSACTION_START_APPLY)
@@ -186,6 +202,7 @@ class Applier:
             self._stop.clear()
             self._started.clear()
             session = self.server.applier_session(self.channel)
+            session.anonymous_sid = self.anonymous_sid
             self.session_id = session.id
             self._thread = threading.Thread(
                 target=self._run, args=(session,), name=f"replica-sql{self.channel and '-' + self.channel}"
@@ -238,11 +255,21 @@ class Applier:
             start = (
                 (pos.relay_log_file, pos.relay_log_pos) if pos is not None and pos.relay_log_file else None
             )
+            until = self.until
+            if until is not None:
+                at = pos if pos is not None else None
+                source = (at.source_log_file, at.source_log_pos) if at is not None else ("", 0)
+                if self.last_applied is not None:
+                    source = (self.last_applied[2], self.last_applied[3])
+                if until.reached_at_start(self.server.gtid_state.executed(), source, start or ("", 0)):
+                    log.info("Replica SQL thread stopped because UNTIL %s was already reached", until.kind)
+                    return
             reader = self.relay.reader(start)
             if self.relay_log_purge:
                 # the reader moves on only once every transaction of the file was returned, and this thread
                 # asks for the next one only after applying (and committing) the previous: the file is applied
                 reader.on_next_file = self.relay.purge_applied
+            reader.on_caught_up = self._caught_up
             with self._lock:
                 self._reader = reader
                 if self._stop.is_set():
@@ -250,6 +277,11 @@ class Applier:
             self._started.set()
             tracker = _EventTracker(session)
             for trx in reader:
+                if until is not None and until.stops_before(trx.gtid):
+                    log.info("Replica SQL thread stopped before %s because of UNTIL %s", trx.gtid, until.kind)
+                    return
+                if self.delay and not self._hold_back(trx):
+                    return
                 tracker.current = tracker.table_map = None
                 started = time.time()
                 self.applying_started = started
@@ -257,7 +289,8 @@ class Applier:
                 try:
                     # session.apply(trx) is apply(session, trx); the tracker in between remembers which event
                     # failed, for MySQL's wording of the error
-                    done = engine_apply(tracker, trx)
+                    filtered, _removed = self.filter.filter_transaction(trx)
+                    done = engine_apply(tracker, filtered)
                 except MySQLError as err:
                     if not self._skippable(err.code):
                         self._fail(err.code, err.message, trx, tracker.current, tracker.table_map)
@@ -273,7 +306,7 @@ class Applier:
                 self.last_applied = (trx.file, trx.end_pos, trx.source_file, trx.source_end_pos)
                 if self.relay_log_purge:
                     self.relay.purge_applied(trx.file)
-                if self._stop.is_set():
+                if self._stop.is_set() or self._until_reached():
                     return
         except BinlogDecodeError as err:
             e = mysql_error(1594, str(err))
@@ -317,6 +350,47 @@ class Applier:
             session.execute("COMMIT")
         finally:
             session.execute("SET GTID_NEXT = 'AUTOMATIC'")
+
+    def _hold_back(self, trx: Any) -> bool:
+        """``sql_delay_event``: wait until SOURCE_DELAY seconds after the source committed ``trx`` (its
+        immediate_commit_timestamp, else the first event's timestamp), rounded up to a whole second as MySQL does.
+
+        Returns:
+            False when STOP REPLICA came first (the transaction is not applied).
+        """
+        gev = trx.gtid_event
+        committed = (gev.immediate_commit_timestamp or 0) / 1e6 if gev is not None else 0.0
+        if not committed and trx.events:
+            committed = float(trx.events[0].header.timestamp)
+        end = math.ceil(committed) + self.delay
+        try:
+            while True:
+                left = end - time.time()
+                if left <= 0:
+                    return True
+                self.delay_until = end
+                if self._stop.wait(left):
+                    return False
+        finally:
+            self.delay_until = None
+
+    def _caught_up(self, relay_file: str, relay_pos: int, source_file: str, source_pos: int) -> None:
+        """Everything in the relay log is applied: the executed position is where the reader is, events outside
+        transactions included (Relay_Source_Log_File / Exec_Source_Log_Pos follow the source's rotations)."""
+        self.last_applied = (relay_file, relay_pos, source_file, source_pos)
+        if self._until_reached():
+            reader = self._reader
+            if reader is not None:
+                reader.close()
+
+    def _until_reached(self) -> bool:
+        until, last = self.until, self.last_applied
+        if until is None or last is None:
+            return False
+        if until.reached_after(self.server.gtid_state.executed(), (last[2], last[3]), (last[0], last[1])):
+            log.info("Replica SQL thread stopped because it reached its UNTIL %s condition", until.kind)
+            return True
+        return False
 
     def _fail(self, errno: int, message: str, trx: Any, failed: Any, table_map: Any) -> None:
         now = time.time()

@@ -21,9 +21,11 @@ from typing import Any
 from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
+    "BOTH_OPTIONS",
     "CONNECTION_METADATA_DDL",
     "DEFAULT_HEARTBEAT_PERIOD",
     "DEFAULT_RETRY_COUNT",
+    "EXECUTE_OPTIONS",
     "MASTER_ALIASES",
     "MAX_HEARTBEAT_PERIOD",
     "RECEIVE_OPTIONS",
@@ -31,6 +33,7 @@ __all__ = [
     "ConnectionMetadata",
     "canonical_options",
     "check_password",
+    "server_id_list",
 ]
 
 #: ``MASTER_*`` (CHANGE MASTER TO) -> ``SOURCE_*`` option names (lowercase, as the classifier gives them).
@@ -53,6 +56,11 @@ MASTER_ALIASES = {
     "master_log_file": "source_log_file",
     "master_log_pos": "source_log_pos",
     "master_delay": "source_delay",
+    "master_compression_algorithms": "source_compression_algorithms",
+    "master_zstd_compression_level": "source_zstd_compression_level",
+    "master_tls_ciphersuites": "source_tls_ciphersuites",
+    "master_ssl_crl": "source_ssl_crl",
+    "master_ssl_crlpath": "source_ssl_crlpath",
     "master_bind": "source_bind",
     "master_tls_version": "source_tls_version",
     "master_public_key_path": "source_public_key_path",
@@ -82,25 +90,29 @@ RECEIVE_OPTIONS = {
     "source_tls_version": "tls_version",
     "source_public_key_path": "public_key_path",
     "get_source_public_key": "get_public_key",
+    "ignore_server_ids": "ignore_server_ids",
 }
+
+#: The applier's options (``have_execute_option`` in ``change_execute_options()``): they need the SQL thread
+#: stopped (3085) and are kept with the applier's metadata (``mysql.slave_relay_log_info``'s Sql_delay).
+EXECUTE_OPTIONS = {"source_delay", "assign_gtids_to_anonymous_transactions"}
+#: Options that are both (``have_both_receive_execute_option``): every thread must be stopped (3081).
+BOTH_OPTIONS = {"assign_gtids_to_anonymous_transactions"}
 
 #: Options MySQL accepts that gtidkit does not implement (1235 "This version of MySQL doesn't yet support").
 _UNSUPPORTED = {
-    "source_delay",
     "source_bind",
     "relay_log_file",
     "relay_log_pos",
     "privilege_checks_user",
     "require_row_format",
     "require_table_primary_key_check",
-    "assign_gtids_to_anonymous_transactions",
     "gtid_only",
     "source_compression_algorithms",
     "source_zstd_compression_level",
     "source_tls_ciphersuites",
     "source_connection_auto_failover",
     "network_namespace",
-    "ignore_server_ids",
     "source_ssl_crl",
     "source_ssl_crlpath",
 }
@@ -192,6 +204,7 @@ class ChannelConfig:
     uuid: str = ""
     public_key_path: str = ""
     get_public_key: bool = False
+    ignore_server_ids: tuple[int, ...] = ()
 
     @property
     def configured(self) -> bool:
@@ -217,6 +230,8 @@ class ChannelConfig:
 
 
 def _coerce(name: str, field: str, value: Any) -> Any:
+    if field == "ignore_server_ids":
+        return server_id_list(value)
     kind = type(getattr(ChannelConfig(), field))
     if kind is str:
         if not isinstance(value, str):
@@ -240,6 +255,22 @@ def _coerce(name: str, field: str, value: Any) -> Any:
     return int(value)
 
 
+def server_id_list(value: Any) -> tuple[int, ...]:
+    """IGNORE_SERVER_IDS = (id, ...): the ids, sorted and without duplicates (``Master_info::ignore_server_ids``
+    is a sorted dynamic array); ``()`` clears the list.
+
+    Raises:
+        MySQLError: 1064 for something else than a parenthesised list of integers.
+    """
+    text = str(value).strip()
+    if not (text.startswith("(") and text.endswith(")")):
+        raise mysql_error(1064, "You have an error in your SQL syntax", text, 1)
+    parts = [p.strip() for p in text[1:-1].split(",") if p.strip()]
+    if not all(p.isdigit() for p in parts):
+        raise mysql_error(1064, "You have an error in your SQL syntax", text, 1)
+    return tuple(sorted({int(p) for p in parts}))
+
+
 def canonical_options(options: dict[str, Any]) -> dict[str, Any]:
     """The classifier's ``{lowercase name: value}`` with ``MASTER_*`` names turned into ``SOURCE_*`` ones.
 
@@ -252,7 +283,7 @@ def canonical_options(options: dict[str, Any]) -> dict[str, Any]:
         canon = MASTER_ALIASES.get(name, name)
         if canon in _UNSUPPORTED:
             raise mysql_error(1235, f"CHANGE REPLICATION SOURCE TO {canon.upper()}")
-        if canon not in RECEIVE_OPTIONS:
+        if canon not in RECEIVE_OPTIONS and canon not in EXECUTE_OPTIONS:
             raise mysql_error(1064, "You have an error in your SQL syntax", name.upper(), 1)
         out[canon] = value
     return out
@@ -292,14 +323,14 @@ class ConnectionMetadata:
         q = (
             "SELECT Host, Port, User_name, User_password, Enabled_auto_position, Enabled_ssl, Ssl_ca, Ssl_capath, "
             "Ssl_cert, Ssl_key, Ssl_cipher, Ssl_verify_server_cert, Tls_version, Connect_retry, Heartbeat, "
-            "Retry_count, Master_log_name, Master_log_pos, Uuid, Public_key_path, Get_public_key "
+            "Retry_count, Master_log_name, Master_log_pos, Uuid, Public_key_path, Get_public_key, Ignored_server_ids "
             f'FROM "{self._table}" WHERE Channel_name = ?'
         )
         row = self.server.write_txn(lambda db: db.execute(q, (channel,)).fetchone())
         if row is None:
             return None
         (host, port, user, pw, auto, ssl, ca, capath, cert, key, cipher, verify, tls, retry, hb, count, lf, lp,
-         uuid, pkp, gpk) = row  # fmt: skip
+         uuid, pkp, gpk, ignored) = row  # fmt: skip
         return ChannelConfig(
             channel=channel,
             host=host or "",
@@ -323,6 +354,7 @@ class ConnectionMetadata:
             uuid=uuid or "",
             public_key_path=pkp or "",
             get_public_key=bool(gpk),
+            ignore_server_ids=tuple(int(x) for x in str(ignored or "0").split()[1:]),
         )
 
     def save(self, cfg: ChannelConfig) -> None:
@@ -346,7 +378,7 @@ class ConnectionMetadata:
             int(cfg.ssl_verify_server_cert),
             cfg.heartbeat_period,
             "",
-            "0",
+            " ".join(str(x) for x in (len(cfg.ignore_server_ids), *cfg.ignore_server_ids)),
             cfg.uuid,
             cfg.retry_count,
             "",

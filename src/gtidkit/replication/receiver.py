@@ -39,6 +39,8 @@ from typing import Any
 from gtidkit.binlog.constants import EventType
 from gtidkit.gtid.gtid_set import GtidSet
 from gtidkit.mysql_errors import (
+    COULD_NOT_QUEUE_EVENT,
+    GTID_MODE_MISMATCH,
     REPLICA_AUTO_POSITION_GTID_MODE,
     REPLICA_EQUAL_SERVER_IDS,
     REPLICA_EQUAL_SERVER_UUIDS,
@@ -52,18 +54,24 @@ from gtidkit.replication.channel import ChannelConfig
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "COM_BINLOG_DUMP",
     "COM_BINLOG_DUMP_GTID",
     "COM_REGISTER_SLAVE",
     "IoError",
     "Receiver",
     "RemoteDumpError",
+    "dump_body",
     "dump_events",
     "dump_gtid_body",
+    "gtid_modes_compatible",
     "register_body",
 ]
 
+COM_BINLOG_DUMP = 0x12
 COM_REGISTER_SLAVE = 0x15
 COM_BINLOG_DUMP_GTID = 0x1E
+#: ``Gtid_mode`` values in their order (``rpl_gtid.h``): compatibility is decided by distance in this order.
+GTID_MODES = ("OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON")
 #: Replica_IO_State values (``stage_*`` of ``sql/rpl_replica.cc``, 8.0.26+ wording).
 STATE_CONNECTING = "Connecting to source"
 STATE_WAITING = "Waiting for source to send event"
@@ -178,6 +186,35 @@ def dump_events(conn: Any, request: Any) -> Iterator[bytes]:
         yield bytes(data[1:])
 
 
+def dump_body(server_id: int, file: str, pos: int, flags: int = 0) -> bytes:
+    """COM_BINLOG_DUMP's body after the command byte: ``u32 pos, u16 flags, u32 server_id, file name`` (the rest
+    of the packet; ``request_dump()`` without auto-positioning). A position past 4 GiB cannot be asked for this way
+    (MySQL sends the low 32 bits too).
+
+    Args:
+        server_id: this replica's server_id.
+        file: the source binlog file to start in (``""`` = the source's first file).
+        pos: byte offset in that file (4 = its start).
+        flags: BINLOG_DUMP_NON_BLOCK (1) to get EOF at the end instead of waiting.
+    """
+    return struct.pack("<IHI", pos & 0xFFFFFFFF, flags, server_id) + file.encode()
+
+
+def gtid_modes_compatible(source_mode: str, replica_mode: str, *, assign_gtids: bool = False) -> bool:
+    """Whether a replica with ``replica_mode`` may replicate from a source with ``source_mode``
+    (``get_source_version_and_clock()``): an OFF replica refuses an ON_PERMISSIVE or ON source, an ON replica an
+    OFF or OFF_PERMISSIVE one unless ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS is set.
+
+    Args:
+        source_mode, replica_mode: GTID_MODE names (case-insensitive).
+        assign_gtids: the channel's ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS is not OFF.
+    """
+    src, mine = GTID_MODES.index(source_mode.upper()), GTID_MODES.index(replica_mode.upper())
+    if mine == 0 and src >= 2:
+        return False
+    return not (mine == 3 and src <= 1 and not assign_gtids)
+
+
 def _now_text(t: float) -> str:
     return time.strftime("%y%m%d %H:%M:%S", time.localtime(t))
 
@@ -238,6 +275,10 @@ class Receiver:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._conn: Any = None
+        #: SOURCE_AUTO_POSITION of the current connection (queue_event refuses anonymous transactions under it)
+        self._auto_position = False
+        #: the channel's ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS is not OFF (anonymous transactions are accepted)
+        self.assign_gtids = False
 
     # ------------------------------------------------------------------------------------------------ control
     @property
@@ -415,13 +456,18 @@ class Receiver:
                 "@source_binlog_checksum = @@global.binlog_checksum"
             )
         self._query(conn, "SELECT @source_binlog_checksum")
-        if cfg.auto_position:
-            my_mode = str(_global(server, "gtid_mode", "ON")).upper()
-            if my_mode != "ON":
-                raise _Fatal(13117, message(13117, REPLICA_AUTO_POSITION_GTID_MODE % my_mode))
-            src_mode = str(self._query(conn, "SELECT @@GLOBAL.GTID_MODE") or "OFF").upper()
-            if src_mode != "ON":
-                raise _Fatal(13117, message(13117, SOURCE_AUTO_POSITION_GTID_MODE % src_mode))
+        my_mode = str(_global(server, "gtid_mode", "ON")).upper()
+        if cfg.auto_position and my_mode != "ON":
+            raise _Fatal(13117, message(13117, REPLICA_AUTO_POSITION_GTID_MODE % my_mode))
+        src_mode = str(self._query(conn, "SELECT @@GLOBAL.GTID_MODE") or "OFF").upper()
+        if src_mode not in GTID_MODES:
+            src_mode = "OFF"
+        if not gtid_modes_compatible(src_mode, my_mode, assign_gtids=self.assign_gtids):
+            raise _Fatal(13117, message(13117, GTID_MODE_MISMATCH % (src_mode, my_mode)))
+        if cfg.auto_position and src_mode != "ON":
+            raise _Fatal(13117, message(13117, SOURCE_AUTO_POSITION_GTID_MODE % src_mode))
+        self._auto_position = cfg.auto_position
+        self.relay.ignore_server_ids = frozenset(cfg.ignore_server_ids)
         # get_source_uuid()
         self.source_uuid = str(self._query(conn, "SELECT @@GLOBAL.SERVER_UUID") or "")
         if self.source_uuid and self.source_uuid == my_uuid:
@@ -434,22 +480,39 @@ class Receiver:
             raise _Stopped
         # register_replica_on_source()
         self.state = STATE_REGISTERING
-        # report_host / report_port (SHOW REPLICAS on the source); report_port defaults to the port this replica
-        # listens on (RM 8.4 "Replica Server Options": report_port)
-        report_host = str(server.globals.get("report_host") or "")
-        report_port = int(server.globals.get("report_port") or server.globals.get("port") or 0)
-        conn._execute_command(COM_REGISTER_SLAVE, register_body(my_id, host=report_host, port=report_port))
+        # report_port defaults to the port this replica listens on (RM 8.4 "Replica Server Options": report_port)
+        conn._execute_command(
+            COM_REGISTER_SLAVE,
+            register_body(
+                my_id,
+                host=str(_global(server, "report_host", "") or ""),
+                user=str(_global(server, "report_user", "") or ""),
+                password=str(_global(server, "report_password", "") or ""),
+                port=int(_global(server, "report_port", 0) or server.globals.get("port") or 0),
+            ),
+        )
         conn._read_packet()
-        # request_dump(): what we hold, executed or only received, is never asked for again
         self.state = STATE_REQUESTING
-        have = server.gtid_state.executed() | self.relay.retrieved_gtids()
-        # errant transactions: what we hold that the source lacks (its set only grows, so a snapshot read before
-        # the dump request never over-reports); SHOW REPLICA STATUS warns with them
-        self.errant_gtids = have - self._source_executed(conn)
-        if self.errant_gtids:
-            log.warning(REPLICA_ERRANT_GTIDS, self.errant_gtids)
-        self.relay.begin_source()
-        conn._execute_command(COM_BINLOG_DUMP_GTID, dump_gtid_body(my_id, have))
+        if cfg.auto_position:
+            # request_dump(): what we hold, executed or only received, is never asked for again
+            have = server.gtid_state.executed() | self.relay.retrieved_gtids()
+            # errant transactions: what we hold that the source lacks (its set only grows, so a snapshot read
+            # before the dump request never over-reports); SHOW REPLICA STATUS warns with them
+            self.errant_gtids = have - self._source_executed(conn)
+            if self.errant_gtids:
+                log.warning(REPLICA_ERRANT_GTIDS, self.errant_gtids)
+            self.relay.begin_source()
+            conn._execute_command(COM_BINLOG_DUMP_GTID, dump_gtid_body(my_id, have))
+        else:
+            # request_dump() without auto-positioning: from the source position the relay log holds whole
+            # transactions up to (Source_Log_File / Read_Source_Log_Pos), else CHANGE REPLICATION SOURCE TO's
+            # SOURCE_LOG_FILE / SOURCE_LOG_POS ("" = the source's first binlog)
+            self.errant_gtids = GtidSet()
+            self.relay.begin_source()
+            file, pos = self.relay.source_position()
+            if not file:
+                file, pos = cfg.log_file, cfg.log_pos
+            conn._execute_command(COM_BINLOG_DUMP, dump_body(my_id, file, max(pos, 4)))
         self.connected = True
         self.last_error = None
         self.state = STATE_WAITING
@@ -484,6 +547,7 @@ class Receiver:
         """
         if len(event) >= 19:
             t = event[4]
+            self._check_gtid_mode(t)
             if t in (_T.HEARTBEAT_LOG_EVENT, _T.HEARTBEAT_LOG_EVENT_V2):
                 self.last_heartbeat = time.time()
                 self.heartbeats += 1
@@ -493,6 +557,29 @@ class Receiver:
         self.relay.append(event)
         self.state = STATE_WAITING
         self._note_queue_status()
+
+    def _check_gtid_mode(self, t: int) -> None:
+        """``queue_event()``'s refusals, checked per transaction (GTID_MODE may change while the thread runs): a
+        GTID transaction with GTID_MODE = OFF (13150), an anonymous one under SOURCE_AUTO_POSITION (13148) or with
+        GTID_MODE = ON (13149). Each is logged, and the thread stops with 13122 "could not queue event from
+        source" as Last_IO_Error (``handle_slave_io`` reports after ``queue_event`` failed).
+
+        Raises:
+            _Fatal: 13122.
+        """
+        if t in (_T.GTID_LOG_EVENT, _T.GTID_TAGGED_LOG_EVENT):
+            if str(_global(self.server, "gtid_mode", "ON")).upper() == "OFF":
+                self._refuse(13150)
+        elif t == _T.ANONYMOUS_GTID_LOG_EVENT:
+            if self._auto_position:
+                self._refuse(13148)
+            if not self.assign_gtids and str(_global(self.server, "gtid_mode", "ON")).upper() == "ON":
+                self._refuse(13149)
+
+    def _refuse(self, code: int) -> None:
+        file, pos = self._source_position()
+        log.error("Replica I/O for channel '': %s, Error_code: MY-%06d", message(code, file, pos), code)
+        raise _Fatal(13122, message(13122, COULD_NOT_QUEUE_EVENT))
 
     def _note_queue_status(self) -> None:
         last, queueing = self.relay.queue_status()

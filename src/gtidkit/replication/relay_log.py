@@ -157,6 +157,8 @@ class RelayLog:
         self.sync_relay_log = sync_relay_log
         self.max_relay_log_size = max_relay_log_size or MAX_RELAY_LOG_SIZE_DEFAULT
         self.replicate_same_server_id = replicate_same_server_id
+        #: IGNORE_SERVER_IDS: events of these servers are not queued, as this replica's own are not
+        self.ignore_server_ids: frozenset[int] = frozenset()
         self._checksum_alg = ChecksumAlg.CRC32 if checksum else ChecksumAlg.OFF
         self._lock = threading.RLock()
         #: signalled after each whole transaction (or event outside one) becomes readable, each rotation,
@@ -172,6 +174,9 @@ class RelayLog:
         self._source_fde_raw: bytes | None = None
         self._source_file = ""
         self._source_pos = 0
+        #: the source coordinates at the end of the last whole transaction written (what a partial one cut out
+        #: falls back to, so a position-based reconnection asks for that transaction again)
+        self._boundary_source = ("", 0)
         self._unsynced_events = 0
         self._queueing: GtidEvent | None = None
         self._last_queued: GtidEvent | None = None
@@ -304,6 +309,7 @@ class RelayLog:
         if self.index != listed:
             self._write_index()
         self._recover_source()
+        self._boundary_source = (self._source_file, self._source_pos)
 
     def _recover_source(self) -> None:
         """Source coordinates and format from the newest files: the last source Rotate, the ``log_pos`` of the
@@ -426,6 +432,7 @@ class RelayLog:
         f.fh.truncate(self._published)
         f.fh.seek(self._published)
         f.pos = self._published
+        self._source_file, self._source_pos = self._boundary_source
         self._parser = TransactionParser(f.name)
         self._queueing = None
 
@@ -490,7 +497,9 @@ class RelayLog:
             if t in (_T.HEARTBEAT_LOG_EVENT, _T.HEARTBEAT_LOG_EVENT_V2):
                 self._heartbeat(data, t, log_pos)
                 return
-            if server_id == self.server_id and not self.replicate_same_server_id:
+            if (
+                server_id == self.server_id and not self.replicate_same_server_id
+            ) or server_id in self.ignore_server_ids:
                 # not queued; the coordinates and format still follow it (queue_event's switch runs first)
                 if t == _T.ROTATE_EVENT:
                     rev = decode_event(data, self._source_fde or f.fde, verify_checksum=False).event
@@ -499,6 +508,11 @@ class RelayLog:
                     self._source_fde, self._source_fde_raw = dec.event, data
                 else:
                     self._source_pos = log_pos or self._source_pos + size
+                    if t in (_T.XID_EVENT, _T.QUERY_EVENT) and self._parser.state == S_NONE:
+                        # the end of an ignored transaction (or a DDL): a Rotate carrying the new position lets
+                        # the applier's executed position move past it (queue_event's ign_master_log_pos_end)
+                        f.pos += self._write_source_rotate(f)
+                        self._publish(f)
                 return
             if t == _T.PREVIOUS_GTIDS_LOG_EVENT:
                 self._source_pos = log_pos or self._source_pos + size
@@ -617,6 +631,7 @@ class RelayLog:
         if self.sync_relay_log and self._unsynced_events >= self.sync_relay_log:
             self._sync(f)
         self._published = f.pos
+        self._boundary_source = (self._source_file, self._source_pos)
         self._bump()
 
     def _check_open(self) -> None:
@@ -738,6 +753,7 @@ class RelayLog:
             self.index = []
             self._retrieved = GtidSet()
             self._source_file, self._source_pos = source_position or ("", 0)
+            self._boundary_source = (self._source_file, self._source_pos)
             self._source_fde = None
             self._source_fde_raw = None
             self._parser = TransactionParser("")
@@ -805,6 +821,12 @@ class RelayReader:
         #: called with the new file's name when the reader moves on to the next relay file (every transaction
         #: of the previous one has been returned): the applier purges there (``relay_log_purge``)
         self.on_next_file: Callable[[str], object] | None = None
+        #: called ``(relay file, offset, source file, source position)`` each time the reader has returned every
+        #: transaction written and is about to wait: the events read after the last transaction (the source's
+        #: Rotates after a rotation or restart, its Format_description, heartbeats' positions) moved the source
+        #: position on, as MySQL's SQL thread moves Exec_Source_Log_Pos with events outside transactions
+        #: (``Log_event::do_update_pos`` / ``Rotate_log_event::do_update_pos``)
+        self.on_caught_up: Callable[[str, int, str, int], object] | None = None
         self._open(name)
         if skip_until > FIRST_EVENT_POS:
             self._seek(skip_until)
@@ -916,6 +938,8 @@ class RelayReader:
             if relay_closed:  # everything written has been read
                 self._close_file()
                 return None
+            if self.on_caught_up is not None and self.source_file and not self._pending:
+                self.on_caught_up(self.file, self._read_pos, self.source_file, self.source_pos)
             with relay._lock:
                 if relay._version != version or self._closed or relay.closed:
                     continue

@@ -12,24 +12,32 @@ Statement" (8.4), and "Performance Schema Replication Tables".
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
+import uuid as uuidlib
 from typing import Any
 
+from gtidkit.engine.apply import RELAY_LOG_INFO_DDL
 from gtidkit.engine.results import Condition
+from gtidkit.engine.sql.catalog import THREAD_ID_OFFSET
 from gtidkit.engine.sysvars import skip_error_codes
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import message, mysql_error
 from gtidkit.replication.applier import Applier
 from gtidkit.replication.channel import (
+    BOTH_OPTIONS,
+    EXECUTE_OPTIONS,
     RECEIVE_OPTIONS,
     ChannelConfig,
     ConnectionMetadata,
     canonical_options,
     check_password,
 )
+from gtidkit.replication.filters import FILTER_NAMES, ReplicationFilter
 from gtidkit.replication.receiver import Receiver
 from gtidkit.replication.relay_log import RelayLog
+from gtidkit.replication.until import Until
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +142,11 @@ _SLAVE_NAMES = {
 }
 SLAVE_STATUS_COLUMNS = tuple(_SLAVE_NAMES.get(c, c) for c in REPLICA_STATUS_COLUMNS)
 
+#: ``issue_deprecation_warnings_for_channel``'s text (warning 1287 with the 1681 message).
+IGNORE_SERVER_IDS_DEPRECATED = "CHANGE MASTER TO ... IGNORE_SERVER_IDS='...' (when @@GLOBAL.GTID_MODE = ON)"
+#: SOURCE_DELAY's maximum, seconds (``MASTER_DELAY_MAX`` = 2^31 - 1).
+MAX_SOURCE_DELAY = 2**31 - 1
+
 #: performance_schema's zero TIMESTAMP(6) (what MySQL shows before anything happened).
 ZERO_TIMESTAMP = "0000-00-00 00:00:00.000000"
 
@@ -153,6 +166,8 @@ def _us_timestamp(us: int) -> str:
 #: Replica_SQL_Running_State values (``stage_*`` of ``sql/rpl_replica.cc``).
 SQL_STATE_WAITING = "Replica has read all relay log; waiting for more updates"
 SQL_STATE_APPLYING = "Waiting for dependent transaction to commit"
+#: ``stage_sql_delay``: the applier holds a transaction back for SOURCE_DELAY.
+SQL_STATE_DELAY = "Waiting until SOURCE_DELAY seconds after source executed event"
 
 
 class Replica:
@@ -182,6 +197,13 @@ class Replica:
             server, self.relay, lambda: self.config, on_source_uuid=self._source_uuid_seen
         )
         self.applier = Applier(server, self.relay, channel=channel)
+        self.applier.delay = self._load_delay()
+        if self.exists and _global_bool(server, "relay_log_recovery"):
+            self._recover_relay_log()
+        #: ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS: ``""`` (OFF), ``"LOCAL"`` or a UUID (kept in memory only)
+        self.assign_gtids = ""
+        #: the filters of the replicate_* start-up options and CHANGE REPLICATION FILTER
+        self.global_filter = ReplicationFilter()
         self._lock = threading.RLock()
         self.closed = False
         self._applier_settings()
@@ -238,15 +260,86 @@ class Replica:
             )
         )
 
+    def _recover_relay_log(self) -> None:
+        """``relay_log_recovery=ON`` at start-up (``Relay_log_info::init_relay_log_pos`` / ``recover_relay_log``):
+        the relay log is discarded and a new one started; the receiver fetches again from what the applier has
+        executed (the applier's source coordinates without auto-positioning, gtid_executed with it)."""
+        applied = self._applied_position()
+        delay = self.applier.delay
+        log.info("relay_log_recovery: discarding the relay log of channel '%s'", self.channel)
+        self.relay.reset()
+        if applied is not None and applied[2]:
+            if not self.config.auto_position:
+                self.config = ChannelConfig(
+                    **{**_fields(self.config), "log_file": applied[2], "log_pos": applied[3]}
+                )
+                self.metadata.save(self.config)
+            # the applier keeps its source coordinates (Relay_Source_Log_File / Exec_Source_Log_Pos)
+            self._save_delay(delay, source=(applied[2], applied[3]))
+        elif delay:
+            self._save_delay(delay)
+
+    def _save_delay(self, delay: int, *, source: tuple[str, int] | None = None) -> None:
+        """SOURCE_DELAY into ``mysql.slave_relay_log_info``'s Sql_delay (the applier metadata, as MySQL keeps it);
+        ``source``: the applier's source coordinates for a new row (relay log recovery)."""
+        self._ensure_applier_metadata()
+        table = self.server.storage.physical_name("mysql", "slave_relay_log_info")
+        channel = self.channel
+        src_file, src_pos = source or ("", 0)
+
+        def write(db: Any) -> None:
+            cur = db.execute(f'UPDATE "{table}" SET Sql_delay = ? WHERE Channel_name = ?', (delay, channel))
+            if cur.rowcount == 0:
+                db.execute(
+                    f'INSERT INTO "{table}" (Number_of_lines, Relay_log_name, Relay_log_pos, Master_log_name, '
+                    "Master_log_pos, Sql_delay, Number_of_workers, Id, Channel_name) VALUES (14, '', 4, ?, ?, ?, 0, "
+                    "1, ?)",
+                    (src_file, src_pos, delay, channel),
+                )
+
+        self.server.write_txn(write)
+
+    def _ensure_applier_metadata(self) -> None:
+        catalog = self.server.storage.catalog
+        if catalog.get_table("mysql", "slave_relay_log_info") is not None:
+            return
+        self.server.acquire_write_lock(None)
+        try:
+            conn = self.server.internal_conn
+            conn.begin()
+            try:
+                catalog.ensure_table(conn, RELAY_LOG_INFO_DDL)
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
+        finally:
+            self.server.release_write_lock(None)
+
+    def _load_delay(self) -> int:
+        storage = self.server.storage
+        if storage.catalog.get_table("mysql", "slave_relay_log_info") is None:
+            return 0
+        table = storage.physical_name("mysql", "slave_relay_log_info")
+        row = self.server.write_txn(
+            lambda db: db.execute(
+                f'SELECT Sql_delay FROM "{table}" WHERE Channel_name = ?', (self.channel,)
+            ).fetchone()
+        )
+        return int(row[0]) if row else 0
+
     # ------------------------------------------------------------------------------------------------ statements
-    def change_source(self, options: dict[str, Any]) -> list[Condition]:
+    def change_source(self, options: dict[str, Any], *, secure: bool = False) -> list[Condition]:
         """CHANGE REPLICATION SOURCE TO / CHANGE MASTER TO (``change_master()``).
 
         Args:
             options: the classifier's ``{lowercase option name: value}``.
+            secure: the client connection issuing the statement uses TLS (``thd->get_ssl()``).
 
         Returns:
-            The notes MySQL raises (1759 plain-text password without SSL, 1760 credentials stored).
+            The conditions MySQL raises, in its order: warning 3023 (SOURCE_LOG_FILE without SOURCE_LOG_POS), note
+            1759 (user or password over a connection without TLS), note 1760 (credentials stored), warning 1287 for
+            IGNORE_SERVER_IDS with GTID_MODE = ON (``issue_deprecation_warnings_for_channel``).
 
         Raises:
             MySQLError: 3021 (I/O thread running), 3085 / 3081 (SOURCE_AUTO_POSITION with the SQL thread / both
@@ -257,13 +350,27 @@ class Replica:
         with self._lock:
             io, sql = self.receiver.running, self.applier.running
             receive = any(o in RECEIVE_OPTIONS for o in opts)
-            needs_sql_stop = "source_auto_position" in opts
-            if io and receive and sql and needs_sql_stop:
+            execute = any(o in EXECUTE_OPTIONS for o in opts)
+            needs_sql_stop = "source_auto_position" in opts or execute
+            if (io and receive and sql and needs_sql_stop) or (
+                (io or sql) and any(o in BOTH_OPTIONS for o in opts)
+            ):
                 raise mysql_error(3081, self.channel)
             if io and receive:
                 raise mysql_error(3021, self.channel)
             if sql and needs_sql_stop:
                 raise mysql_error(3085, self.channel)
+            agat = opts.pop("assign_gtids_to_anonymous_transactions", None)
+            if agat is not None:
+                agat = _assign_gtids_value(agat)
+                if agat and _gtid_mode(self.server) != "ON":
+                    raise mysql_error(4015)
+            assign = self.assign_gtids if agat is None else agat
+            if assign and bool(opts.get("source_auto_position", self.config.auto_position)):
+                raise mysql_error(4014)
+            delay = opts.pop("source_delay", None)
+            if delay is not None and (not isinstance(delay, int) or not 0 <= delay <= MAX_SOURCE_DELAY):
+                raise mysql_error(1064, "You have an error in your SQL syntax", str(delay), 1)
             auto = bool(opts.get("source_auto_position", self.config.auto_position))
             if opts.get("source_auto_position") == 1:
                 mode = str(self.server.globals.get("gtid_mode")).upper()
@@ -273,41 +380,85 @@ class Replica:
                 raise mysql_error(1776)
             if "source_password" in opts:
                 check_password(str(opts["source_password"]))
+            if not any(
+                o in opts for o in ("source_host", "source_port", "source_log_file", "source_log_pos")
+            ):
+                # change_receive_options(): with neither host, port nor coordinates given, replication resumes
+                # from the SQL thread's coordinates (the relay log, ahead of them, is purged below)
+                executed = self.executed_source_position()
+                if executed is not None and not io and not sql and receive:
+                    opts = {**opts, "source_log_file": executed[0], "source_log_pos": executed[1]}
             new = self.config.changed(opts)
             notes: list[Condition] = []
+            if agat:
+                notes.append(Condition("Note", 4017, message(4017)))
+            file_given = "source_log_file" in options or "master_log_file" in options
+            if file_given and "source_log_pos" not in options and "master_log_pos" not in options:
+                notes.append(Condition("Warning", 3023, message(3023)))
             if "source_user" in opts or "source_password" in opts:
-                if not new.ssl:
+                if not secure:
                     notes.append(Condition("Note", 1759, message(1759)))
                 notes.append(Condition("Note", 1760, message(1760)))
+            if "ignore_server_ids" in opts and new.ignore_server_ids and _gtid_mode(self.server) == "ON":
+                notes.append(Condition("Warning", 1287, message(1681, IGNORE_SERVER_IDS_DEPRECATED)))
             self.metadata.save(new)
             self.config = new
             self.exists = True
+            if delay is not None:
+                self.applier.delay = delay
+                self._save_delay(delay)
+            if agat is not None:
+                self.assign_gtids = agat
             if not io and not sql and receive:
                 # change_master(): with both threads stopped the relay logs are purged and a new one started
                 self.relay.reset()
                 self._reset_applier_position()
             return notes
 
-    def start(self, io: bool = True, sql: bool = True) -> list[Condition]:
-        """START REPLICA [IO_THREAD] [SQL_THREAD] (``start_slave()``).
+    def start(self, io: bool = True, sql: bool = True, *, until: Until | None = None) -> list[Condition]:
+        """START REPLICA [IO_THREAD] [SQL_THREAD] [UNTIL ...] (``start_slave()``).
+
+        Args:
+            io, sql: the threads named (both when none is).
+            until: the UNTIL condition (:func:`~gtidkit.replication.until.parse_until`), or None.
 
         Returns:
-            Note 3083 when every requested thread already runs.
+            Note 3083 when every requested thread already runs; note 1279 ER_UNTIL_COND_IGNORED when UNTIL is given
+            but the SQL thread is not started; note 1278 ER_MISSING_SKIP_REPLICA for UNTIL coordinates without
+            ``--skip-replica-start``.
 
         Raises:
-            MySQLError: 1200 when the channel has no source configured.
+            MySQLError: 1200 when the channel has no source configured; 3112 for SOURCE_AUTO_POSITION with
+                GTID_MODE = OFF.
         """
         with self._lock:
             if not self.config.configured:
                 raise mysql_error(1200)
+            if io and self.config.auto_position and _gtid_mode(self.server) == "OFF":
+                raise mysql_error(3112, _for_channel(self.channel))
             if (not io or self.receiver.running) and (not sql or self.applier.running):
                 return [Condition("Note", 3083, message(3083, self.channel))]
+            notes: list[Condition] = []
+            if (
+                self.assign_gtids
+                and until is not None
+                and until.kind in ("SQL_BEFORE_GTIDS", "SQL_AFTER_GTIDS")
+            ):
+                raise mysql_error(4019)
+            self.receiver.assign_gtids = bool(self.assign_gtids)
+            sid = self.assign_gtids
+            self.applier.anonymous_sid = str(self.server.server_uuid) if sid == "LOCAL" else sid or None
             if sql and not self.applier.running:
                 self._applier_settings()
+                self.applier.until = until
+                if until is not None and until.by_position and not _skip_replica_start(self.server):
+                    notes.append(Condition("Note", 1278, message(1278)))
                 self.applier.start()
+            elif until is not None:
+                notes.append(Condition("Note", 1279, message(1279)))
             if io and not self.receiver.running:
                 self.receiver.start()
-            return []
+            return notes
 
     def stop(self, io: bool = True, sql: bool = True) -> list[Condition]:
         """STOP REPLICA [IO_THREAD] [SQL_THREAD] (``stop_slave()``): the I/O thread first, then the SQL thread
@@ -345,10 +496,39 @@ class Replica:
                 self.metadata.delete(self.channel)
                 self.config = ChannelConfig(channel=self.channel)
                 self.exists = False
+                self.applier.delay = 0
+                self.assign_gtids = ""
+            elif self.applier.delay:
+                self._save_delay(self.applier.delay)  # the applier metadata row went with the relay log
             else:
                 self.config = ChannelConfig(**{**_fields(self.config), "log_file": "", "log_pos": 4})
                 if self.exists:
                     self.metadata.save(self.config)
+
+    def check_gtid_mode_change(self, old: str, new: str) -> None:
+        """SET GLOBAL gtid_mode's checks on the channel (``Sys_var_gtid_mode::global_update``): OFF is refused
+        while it uses SOURCE_AUTO_POSITION.
+
+        Raises:
+            MySQLError: 3111.
+        """
+        if old == "ON" and new != "ON" and self.assign_gtids:
+            ch = self.channel
+            raise mysql_error(
+                3111,
+                new,
+                f"replication channel '{ch}' is configured with ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS set to LOCAL "
+                f"or to a UUID. Execute CHANGE REPLICATION SOURCE TO ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = OFF "
+                f"FOR CHANNEL '{ch}' before you set @@GLOBAL.GTID_MODE = '{new}'",
+            )
+        if new == "OFF" and self.exists and self.config.auto_position:
+            ch = self.channel
+            raise mysql_error(
+                3111,
+                "OFF",
+                f"replication channel '{ch}' is configured in AUTO_POSITION mode. Execute CHANGE REPLICATION "
+                f"SOURCE TO SOURCE_AUTO_POSITION = 0 FOR CHANNEL '{ch}' before you set @@GLOBAL.GTID_MODE = OFF.",
+            )
 
     # ------------------------------------------------------------------------------------------------ status
     def seconds_behind_source(self) -> int | None:
@@ -368,8 +548,9 @@ class Replica:
             return 0
         return max(0, int(time.time() - self.receiver.clock_diff - ts))
 
-    def status_row(self) -> tuple[Any, ...]:
-        """The SHOW REPLICA STATUS row (column order of :data:`REPLICA_STATUS_COLUMNS`)."""
+    def status_row(self, *, slave: bool = False) -> tuple[Any, ...]:
+        """The SHOW REPLICA STATUS row (column order of :data:`REPLICA_STATUS_COLUMNS`; ``slave``: SHOW SLAVE
+        STATUS, whose Until_Condition says ``Master`` for source coordinates)."""
         cfg = self.config
         rcv, app = self.receiver, self.applier
         io_running = "Yes" if rcv.running and rcv.connected else ("Connecting" if rcv.running else "No")
@@ -383,11 +564,17 @@ class Replica:
         if applied is not None:
             relay_file, relay_pos = applied[0] or relay_file, applied[1] or relay_pos
         io_err, sql_err = rcv.last_error, app.last_error
+        until = app.until
         retrieved = self.relay.retrieved_gtids()
         executed = self.server.gtid_state.executed()
         sql_state = ""
+        delay_until = app.delay_until
+        remaining = None
         if app.running:
             sql_state = SQL_STATE_WAITING if retrieved <= executed else SQL_STATE_APPLYING
+            if delay_until is not None:
+                sql_state = SQL_STATE_DELAY
+                remaining = max(0, math.ceil(delay_until - time.time()))
         return (
             rcv.state if rcv.running else "",
             cfg.host,
@@ -401,20 +588,20 @@ class Replica:
             exec_file or src_file,
             io_running,
             "Yes" if app.running else "No",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
+            app.filter.rule_text("REPLICATE_DO_DB"),
+            app.filter.rule_text("REPLICATE_IGNORE_DB"),
+            app.filter.rule_text("REPLICATE_DO_TABLE"),
+            app.filter.rule_text("REPLICATE_IGNORE_TABLE"),
+            app.filter.rule_text("REPLICATE_WILD_DO_TABLE"),
+            app.filter.rule_text("REPLICATE_WILD_IGNORE_TABLE"),
             sql_err.errno if sql_err else 0,
             sql_err.coordinator_message if sql_err else "",
             0,
             exec_pos,
             self._relay_space(),
-            "None",
-            "",
-            0,
+            until.condition(slave) if until is not None else "None",
+            until.file if until is not None else "",
+            until.pos if until is not None else 0,
             "Yes" if cfg.ssl else "No",
             cfg.ssl_ca,
             cfg.ssl_capath,
@@ -427,12 +614,12 @@ class Replica:
             io_err.message if io_err else "",
             sql_err.errno if sql_err else 0,
             sql_err.coordinator_message if sql_err else "",
-            "",
+            ", ".join(str(i) for i in cfg.ignore_server_ids),
             rcv.source_server_id,
             rcv.source_uuid or cfg.uuid,
             "mysql.slave_master_info",
-            0,
-            None,
+            app.delay,
+            remaining,
             sql_state,
             cfg.retry_count,
             "",
@@ -443,7 +630,7 @@ class Replica:
             retrieved.to_text(),
             executed.to_text(),
             int(cfg.auto_position),
-            "",
+            app.filter.rule_text("REPLICATE_REWRITE_DB"),
             self.channel,
             cfg.tls_version,
             cfg.public_key_path,
@@ -525,19 +712,92 @@ class Replica:
         ]
 
     def applier_status_rows(self) -> list[tuple[Any, ...]]:
-        """``performance_schema.replication_applier_status``: SERVICE_STATE ON / OFF."""
+        """``performance_schema.replication_applier_status``: SERVICE_STATE ON / OFF, REMAINING_DELAY (seconds
+        left while a transaction is held back for SOURCE_DELAY, else NULL)."""
         if not self.exists:
             return []
-        return [(self.channel, "ON" if self.applier.running else "OFF", None, 0)]
+        until = self.applier.delay_until
+        remaining = max(0, math.ceil(until - time.time())) if until is not None else None
+        return [(self.channel, "ON" if self.applier.running else "OFF", remaining, 0)]
 
     def applier_configuration_rows(self) -> list[tuple[Any, ...]]:
-        """``performance_schema.replication_applier_configuration``: DESIRED_DELAY (SOURCE_DELAY, 0 here),
-        PRIVILEGE_CHECKS_USER NULL, REQUIRE_ROW_FORMAT NO, REQUIRE_TABLE_PRIMARY_KEY_CHECK STREAM,
-        ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS OFF / NULL: the defaults of a channel CHANGE REPLICATION SOURCE TO
-        made (mysql-test ``rpl`` results)."""
+        """``performance_schema.replication_applier_configuration``: DESIRED_DELAY (SOURCE_DELAY),
+        REQUIRE_ROW_FORMAT NO, REQUIRE_TABLE_PRIMARY_KEY_CHECK STREAM (the defaults; not settable here),
+        ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS_TYPE / _VALUE (OFF / NULL, LOCAL / server_uuid, UUID / the UUID)."""
         if not self.exists:
             return []
-        return [(self.channel, 0, None, "NO", "STREAM", "OFF", None)]
+        a = self.assign_gtids
+        kind = "OFF" if not a else "LOCAL" if a == "LOCAL" else "UUID"
+        value = None if not a else str(self.server.server_uuid) if a == "LOCAL" else a
+        return [(self.channel, self.applier.delay, None, "NO", "STREAM", kind, value)]
+
+    def applier_global_filters_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_applier_global_filters``: FILTER_NAME, FILTER_RULE, CONFIGURED_BY
+        (STARTUP_OPTIONS / CHANGE_REPLICATION_FILTER), ACTIVE_SINCE, one row per kind with rules."""
+        f = self.global_filter
+        rows = []
+        for name in FILTER_NAMES:
+            if f.rules(name):
+                by, since = f.configured_by.get(name, ("STARTUP_OPTIONS", 0.0))
+                rows.append((name, f.rule_text(name), by, ps_timestamp(since)))
+        return rows
+
+    def applier_filters_rows(self) -> list[tuple[Any, ...]]:
+        """``performance_schema.replication_applier_filters``: the channel's filters (copies of the global ones
+        unless set for the channel), with COUNTER (times a rule decided)."""
+        if not self.exists:
+            return []
+        f = self.applier.filter
+        rows = []
+        for name in FILTER_NAMES:
+            if f.rules(name):
+                by, since = f.configured_by.get(name, ("STARTUP_OPTIONS", 0.0))
+                rows.append(
+                    (self.channel, name, f.rule_text(name), by, ps_timestamp(since), f.counters.get(name, 0))
+                )
+        return rows
+
+    def change_filter(self, rules: dict[str, tuple[Any, ...]]) -> None:
+        """CHANGE REPLICATION FILTER (``Sql_cmd_change_repl_filter``): each named filter kind is replaced (``()``
+        clears it), the others stay; the channel follows the global filters.
+
+        Raises:
+            MySQLError: 3017 ER_REPLICA_SQL_THREAD_MUST_STOP while the SQL thread runs.
+        """
+        with self._lock:
+            if self.applier.running:
+                raise mysql_error(3017)
+            f = self.global_filter
+            for name, values in rules.items():
+                f = f.changed(name, values, "CHANGE_REPLICATION_FILTER")
+            self.global_filter = self.applier.filter = f
+
+    def thread_rows(self) -> list[dict[str, Any]]:
+        """performance_schema.threads rows of the running replication threads (8.0.26+ names): the receiver
+        ``thread/sql/replica_io``, the applier's coordinator ``thread/sql/replica_sql`` and its one worker
+        ``thread/sql/replica_worker``, with PROCESSLIST_USER ``system user`` as MySQL shows them, COMMAND
+        ``Connect`` and the thread's state (RM8 "The threads Table", "Replication Threads")."""
+        rows: list[dict[str, Any]] = []
+        rcv, app = self.receiver, self.applier
+        if rcv.running:
+            if rcv.thread_id is None:
+                rcv.thread_id = self.server.reserve_id()
+            rows.append(_thread_row(rcv.thread_id, "replica_io", rcv.state))
+        if app.running and app.session_id is not None:
+            retrieved = self.relay.retrieved_gtids()
+            state = (
+                SQL_STATE_WAITING if retrieved <= self.server.gtid_state.executed() else SQL_STATE_APPLYING
+            )
+            rows.append(_thread_row(app.session_id, "replica_sql", state))
+            if app.worker_id is None:
+                app.worker_id = self.server.reserve_id()
+            worker = (
+                "Waiting for an event from Coordinator"
+                if app.applying is None
+                else "Applying batch of row changes"
+            )
+            rows.append(_thread_row(app.worker_id, "replica_worker", worker))
+        return rows
 
     def _workers(self) -> int:
         return max(0, int(self.applier.replica_parallel_workers))
@@ -575,10 +835,11 @@ class Replica:
             )
         else:
             buffered = ("", ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP)
+        tid = app.session_id + THREAD_ID_OFFSET if app.running and app.session_id is not None else None
         return [
             (
                 self.channel,
-                None,
+                tid,
                 "ON" if app.running else "OFF",
                 err.errno if err else 0,
                 err.coordinator_message if err else "",
@@ -626,11 +887,13 @@ class Replica:
                 current = (gtid, _us_timestamp(orig), _us_timestamp(imm), ps_timestamp(started))
             else:
                 current = ("", ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP)
+            thread = app.worker_id if workers else app.session_id  # 0 workers: the SQL thread applies
+            tid = thread + THREAD_ID_OFFSET if app.running and thread is not None else None
             rows.append(
                 (
                     self.channel,
                     worker,
-                    None,
+                    tid,
                     state,
                     err.errno if err else 0,
                     err.message if err else "",
@@ -684,12 +947,7 @@ class Replica:
     # ------------------------------------------------------------------------------------------------ lifecycle
     def start_at_boot(self) -> None:
         """``init_replica()``: start both threads when a source is configured and ``skip_replica_start`` is OFF."""
-        skip = False
-        try:
-            skip = bool(self.server.globals.get("skip_replica_start"))
-        except Exception:  # noqa: BLE001 - a build without the variable starts replication
-            skip = False
-        if self.config.configured and not skip:
+        if self.config.configured and not _skip_replica_start(self.server):
             try:
                 self.start()
             except MySQLError:
@@ -724,25 +982,91 @@ def _idle_worker_row(channel: str, worker: int, state: str) -> tuple[Any, ...]:
     return (channel, worker, None, state, 0, "", z, "", z, z, z, z, "", z, z, z, 0, 0, "", z, 0, 0, "", z)
 
 
+def _thread_row(pid: int, name: str, state: str) -> dict[str, Any]:
+    return {
+        "THREAD_ID": pid + THREAD_ID_OFFSET,
+        "NAME": f"thread/sql/{name}",
+        "TYPE": "FOREGROUND",
+        "PROCESSLIST_ID": pid,
+        "PROCESSLIST_USER": "system user",
+        "PROCESSLIST_HOST": None,
+        "PROCESSLIST_DB": None,
+        "PROCESSLIST_COMMAND": "Connect",
+        "PROCESSLIST_TIME": 0,
+        "PROCESSLIST_STATE": state or None,
+        "PROCESSLIST_INFO": None,
+        "PARENT_THREAD_ID": 1,
+        "INSTRUMENTED": "YES",
+        "HISTORY": "YES",
+        "CONNECTION_TYPE": None,
+        "RESOURCE_GROUP": "SYS_default",
+    }
+
+
+def _assign_gtids_value(value: Any) -> str:
+    """ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS' value: ``""`` for OFF, ``"LOCAL"``, or the UUID (normalised).
+
+    Raises:
+        MySQLError: 1064 for something else.
+    """
+    text = str(value).strip()
+    if text.upper() in ("OFF", "LOCAL"):
+        return "" if text.upper() == "OFF" else "LOCAL"
+    try:
+        return str(uuidlib.UUID(text))
+    except ValueError as err:
+        raise mysql_error(1064, "You have an error in your SQL syntax", text, 1) from err
+
+
+def _global_bool(server: Any, name: str) -> bool:
+    try:
+        return bool(server.globals.get(name))
+    except Exception:  # noqa: BLE001 - a build without the variable: OFF
+        return False
+
+
+def _skip_replica_start(server: Any) -> bool:
+    return _global_bool(server, "skip_replica_start")
+
+
+def _gtid_mode(server: Any) -> str:
+    return str(server.globals.get("gtid_mode")).upper()
+
+
+def _for_channel(channel: str) -> str:
+    """MySQL's ``get_for_channel_str()``: ``""`` for the default channel, else `` for channel 'name'``."""
+    return f" for channel '{channel}'" if channel else ""
+
+
 def _fields(cfg: ChannelConfig) -> dict[str, Any]:
     return {f: getattr(cfg, f) for f in cfg.__dataclass_fields__}
 
 
-def install(engine_server: Any, wire_server: Any, repl: Any) -> Replica:
+def install(
+    engine_server: Any, wire_server: Any, repl: Any, *, filters: dict[str, tuple[str, ...]] | None = None
+) -> Replica:
     """Plug the replica role into a server: statement hooks, performance_schema tables, start at boot.
 
     Args:
         engine_server: the engine ``Server``.
         wire_server: the ``WireServer`` (unused by the replica role).
         repl: the :class:`gtidkit.replication.Replication` (its shutdown stops the threads).
+        filters: the ``replicate_*`` start-up options (``{name: values}``).
+
+    Raises:
+        ValueError: a filter rule mysqld refuses at start-up.
 
     Returns:
         The :class:`Replica` (also ``repl.roles["replica"]``).
     """
     from gtidkit.replication import statements  # cycle break: statements imports this module's Replica
 
+    global_filter = ReplicationFilter.from_options(filters or {})
     replica = Replica(engine_server)
+    replica.global_filter = replica.applier.filter = global_filter
     statements.register(engine_server, replica)
+    engine_server.gtid_mode_guards.append(replica.check_gtid_mode_change)
+    engine_server.thread_providers.append(replica.thread_rows)
     engine_server.storage.table_providers.update(
         {
             (
@@ -751,12 +1075,14 @@ def install(engine_server: Any, wire_server: Any, repl: Any) -> Replica:
             ): replica.connection_configuration_rows,
             ("performance_schema", "replication_connection_status"): replica.connection_status_rows,
             ("performance_schema", "replication_applier_status"): replica.applier_status_rows,
+            ("performance_schema", "replication_applier_filters"): replica.applier_filters_rows,
             ("performance_schema", "replication_applier_configuration"): replica.applier_configuration_rows,
             (
                 "performance_schema",
                 "replication_applier_status_by_coordinator",
             ): replica.coordinator_status_rows,
             ("performance_schema", "replication_applier_status_by_worker"): replica.worker_status_rows,
+            ("performance_schema", "replication_applier_global_filters"): replica.applier_global_filters_rows,
         }
     )
     from gtidkit.replication.pos_wait import pos_wait_functions

@@ -290,6 +290,8 @@ def update_gtid_mode(ctx: SetContext, new: str) -> None:
         raise cant_set_gtid_mode("ON", "ENFORCE_GTID_CONSISTENCY is not ON")
     if new == "OFF" and state.gtid_wait_count() > 0:
         raise cant_set_gtid_mode("OFF", _ONGOING_WAITS)
+    for guard in server.gtid_mode_guards:  # the replica's channels (AUTO_POSITION, ASSIGN_GTIDS...): 3111
+        guard(old, new)
     server.globals.set("gtid_mode", new)
     server.rotate()  # each change rotates the binary log
 

@@ -48,6 +48,7 @@ __all__ = [
     "SQLGLOT_TYPES",
     "SYSTEM_SCHEMAS",
     "THREADS_COLUMNS",
+    "THREAD_ID_OFFSET",
     "TYPE_INFO",
     "VARIABLES_COLUMNS",
     "VARIABLES_TABLES",
@@ -194,6 +195,9 @@ SQLGLOT_TYPES: dict[str, tuple[str, bool]] = {
 }
 
 #: Columns of performance_schema.threads (MySQL 8.0), in order.
+#: performance_schema.threads' THREAD_ID of a thread with a PROCESSLIST_ID: the id plus this offset (MySQL numbers
+#: all its threads in one sequence, background ones first, so the two differ; tools join on PROCESSLIST_ID).
+THREAD_ID_OFFSET = 40
 THREADS_COLUMNS = (
     "THREAD_ID",
     "NAME",
@@ -360,6 +364,20 @@ REPLICATION_TABLES: dict[tuple[str, str], tuple[tuple[str, str, int | None, bool
         ("APPLYING_TRANSACTION_LAST_TRANSIENT_ERROR_NUMBER", "int", None, False, False),
         ("APPLYING_TRANSACTION_LAST_TRANSIENT_ERROR_MESSAGE", "varchar", 1024, False, True),
         ("APPLYING_TRANSACTION_LAST_TRANSIENT_ERROR_TIMESTAMP", "timestamp", None, False, False),
+    ),
+    ("performance_schema", "replication_applier_filters"): (
+        ("CHANNEL_NAME", "char", 64, False, False),
+        ("FILTER_NAME", "char", 64, False, False),
+        ("FILTER_RULE", "longtext", None, False, False),
+        ("CONFIGURED_BY", "varchar", 64, False, False),
+        ("ACTIVE_SINCE", "timestamp", None, False, False),
+        ("COUNTER", "bigint", None, True, False),
+    ),
+    ("performance_schema", "replication_applier_global_filters"): (
+        ("FILTER_NAME", "char", 64, False, False),
+        ("FILTER_RULE", "longtext", None, False, False),
+        ("CONFIGURED_BY", "varchar", 64, False, False),
+        ("ACTIVE_SINCE", "timestamp", None, False, False),
     ),
 }
 _THREADS_TYPES = {

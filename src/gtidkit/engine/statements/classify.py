@@ -217,6 +217,7 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         "admin",
         "replica_thread",
     ),
+    (re.compile(r"^CHANGE REPLICATION FILTER .+$"), "admin", "change_replication_filter"),
     (
         re.compile(r"^CHANGE (?:REPLICATION SOURCE|MASTER) TO (?P<opts>.+)$"),
         "admin",
@@ -231,6 +232,14 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         ),
         "show",
         "binlog_events",
+    ),
+    (
+        re.compile(
+            rf"^SHOW RELAYLOG EVENTS(?: IN {_STR})?(?: FROM (?P<pos>\d+))?"
+            r"(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?(?: FOR CHANNEL .+)?$"
+        ),
+        "show",
+        "relaylog_events",
     ),
     (re.compile(r"^SHOW (?:REPLICA|SLAVE) STATUS(?: FOR CHANNEL .+)?$"), "show", "replica_status"),
     (re.compile(r"^SHOW (?:REPLICAS|SLAVE HOSTS)$"), "show", "replicas"),
@@ -290,14 +299,14 @@ def _recognise(norm: str) -> Statement | None:
             info["using"] = tuple(
                 v.strip().lstrip("@") for v in info.get("using", "").split(",") if v.strip()
             )
-        if m.re.groups and command in ("purge_binary_logs_to", "binlog_events"):
+        if m.re.groups and command in ("purge_binary_logs_to", "binlog_events", "relaylog_events"):
             strs = [g for g in m.groups() if g and g[0] in "'\""]
             if strs:
                 info["to" if command == "purge_binary_logs_to" else "file"] = unquote_string(strs[0])
         if command == "purge_binary_logs_before":
             e = info.pop("expr").strip()
             info["before"] = unquote_string(e) if e[:1] in "'\"" else e
-        if command in ("binlog_events", "warnings", "errors"):
+        if command in ("binlog_events", "relaylog_events", "warnings", "errors"):
             for k in ("pos", "off", "cnt"):
                 if k in info:
                     info[k] = int(info[k])
@@ -323,7 +332,7 @@ def _recognise(norm: str) -> Statement | None:
 
 def _parse_change_source(opts: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for m in re.finditer(rf"([A-Z_]+) ?= ?({_STR}|[0-9.]+|[A-Z_]+|\( ?\))", opts):
+    for m in re.finditer(rf"([A-Z_]+) ?= ?({_STR}|[0-9.]+|[A-Z_]+|\([0-9 ,]*\))", opts):
         v = m.group(2)
         if v[:1] in "'\"":
             val: Any = unquote_string(v)

@@ -12,7 +12,7 @@ statement still runs). ``@@GLOBAL.gtid_executed`` does not follow such a change:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gtidkit.mysql_errors import message
 
@@ -20,6 +20,26 @@ if TYPE_CHECKING:
     from gtidkit.engine.session import Session
 
 GTID_TABLE = ("mysql", "gtid_executed")
+
+#: Tables whose row changes never reach the binary log (``TABLE::no_replicate``, set in ``open_table_from_share``
+#: of ``sql/table.cc`` for TABLE_CATEGORY_GTID, _RPL_INFO and _LOG): a statement changing only these is not
+#: binlogged and, with GTID_MODE=ON, gets no GTID of its own (what a DBA restoring mysql.gtid_executed by hand
+#: relies on).
+NO_REPLICATE_TABLES = frozenset(
+    {
+        GTID_TABLE,
+        ("mysql", "slave_master_info"),
+        ("mysql", "slave_relay_log_info"),
+        ("mysql", "slave_worker_info"),
+        ("mysql", "general_log"),
+        ("mysql", "slow_log"),
+    }
+)
+
+
+def replicated_changes(changes: list[Any]) -> list[Any]:
+    """``changes`` (RowChanges with ``schema`` / ``table``) without those on :data:`NO_REPLICATE_TABLES`."""
+    return [ch for ch in changes if (ch.schema.lower(), ch.table.lower()) not in NO_REPLICATE_TABLES]
 
 
 def gtid_table_warnings(session: Session, text: str) -> list[tuple[str, int, str]]:
