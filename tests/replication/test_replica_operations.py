@@ -144,9 +144,12 @@ def test_worker_and_coordinator_tables(pair: tuple[Node, Node]) -> None:
         }
     ]
     received = _rows(
-        rep, "SELECT RECEIVED_TRANSACTION_SET FROM performance_schema.replication_connection_status"
-    )
-    assert GtidSet.parse(received[0]["RECEIVED_TRANSACTION_SET"]) == src.executed()
+        rep,
+        "SELECT SERVICE_STATE, RECEIVED_TRANSACTION_SET, LAST_QUEUED_TRANSACTION, QUEUEING_TRANSACTION "
+        "FROM performance_schema.replication_connection_status",
+    )[0]
+    assert GtidSet.parse(received.pop("RECEIVED_TRANSACTION_SET")) == src.executed()
+    assert received == {"SERVICE_STATE": "ON", "LAST_QUEUED_TRANSACTION": last, "QUEUEING_TRANSACTION": ""}
 
 
 def test_skip_errors_goes_on_with_the_gtid(pair: tuple[Node, Node]) -> None:
