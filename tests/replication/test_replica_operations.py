@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import mysql.connector
 import pymysql
 import pytest
 
@@ -217,6 +218,13 @@ def test_read_only_and_super_read_only(pair: tuple[Node, Node]) -> None:
             assert err.value.args[0] == 1290
             cur.execute("CREATE TEMPORARY TABLE d.tmp (a INT)")  # temporary tables stay writable
             cur.execute("INSERT INTO d.tmp VALUES (1)")
+        prepared = mysql.connector.connect(host="127.0.0.1", port=rep.port, user="app", password="pw")
+        try:  # a prepared statement (COM_STMT_EXECUTE) is refused all the same
+            with pytest.raises(mysql.connector.Error) as perr:
+                prepared.cursor(prepared=True).execute("INSERT INTO d.t VALUES (?, ?)", (10, "app"))
+            assert perr.value.errno == 1290
+        finally:
+            prepared.close()
         rep.query("SET GLOBAL super_read_only = ON")
         assert rep.query("SELECT @@read_only, @@super_read_only") == ((1, 1),)
         with pytest.raises(pymysql.err.OperationalError) as err:
