@@ -274,3 +274,37 @@ def test_relay_log_purge_off_keeps_files_then_recovery_discards_them(pair: tuple
     _sync(src, rep)
     assert rep.query("SELECT a FROM d.t WHERE a >= 20 ORDER BY a") == ((20,), (21,), (30,))
     assert rep.executed() == src.executed()
+
+
+def test_relay_log_space_limit_waits_for_the_applier(pair: tuple[Node, Node]) -> None:
+    """relay_log_space_limit with relay_log_purge ON: with the applier stopped the receiver stops reading once the
+    relay log outgrows the limit (Replica_IO_State "Waiting for the replica SQL thread to free relay log space",
+    the 8.0.26+ stage name), and goes on when the applier purges what it applied."""
+    src, rep = pair
+    rep.stop()
+    dropped = (
+        "--relay-log-purge=OFF",
+        "--relay-log-space-limit=64M",
+        "--relay-log-recovery",
+        "--skip-replica-start",
+    )
+    rep.args = [a for a in rep.args if a not in dropped] + [
+        "--relay-log-purge=ON",
+        "--relay-log-space-limit=2048",
+    ]
+    rep.start()
+    _sync(src, rep)
+    rep.query("STOP REPLICA SQL_THREAD")
+    for n in range(40, 48):
+        src.query(f"INSERT INTO d.t VALUES ({n}, 'space')")
+        src.query("FLUSH LOGS")  # each source rotation starts a relay file
+    waiting = "Waiting for the replica SQL thread to free relay log space"
+    wait_until(
+        lambda: rep.replica_status()["Replica_IO_State"] == waiting, what="the receiver to wait for space"
+    )
+    status = rep.replica_status()
+    assert GtidSet.parse(status["Retrieved_Gtid_Set"]) != src.executed()  # it stopped fetching
+    assert status["Relay_Log_Space"] > 2048
+    rep.query("START REPLICA SQL_THREAD")
+    _sync(src, rep)
+    assert rep.query("SELECT COUNT(*) FROM d.t WHERE b = 'space'") == ((8,),)
