@@ -44,6 +44,19 @@ TABLE = [
     ("replica_type_conversions", UNKNOWN, "", ""),
     ("slave_type_conversions", "", "", ""),
     ("binlog_format", "ROW", "ROW", "ROW"),
+    # 8.0.27 made the multi-threaded applier the default (4 workers, LOGICAL_CLOCK, commit order); 8.4.0 removed
+    # replica_parallel_type / slave_parallel_type
+    ("replica_parallel_workers", UNKNOWN, 4, 4),
+    ("slave_parallel_workers", 0, 4, 4),
+    ("replica_parallel_type", UNKNOWN, "LOGICAL_CLOCK", UNKNOWN),
+    ("slave_parallel_type", "DATABASE", "LOGICAL_CLOCK", UNKNOWN),
+    ("replica_preserve_commit_order", UNKNOWN, 1, 1),
+    ("slave_preserve_commit_order", 0, 1, 1),
+    ("replica_skip_errors", UNKNOWN, "OFF", "OFF"),
+    ("slave_skip_errors", "OFF", "OFF", "OFF"),
+    ("read_only", 0, 0, 0),
+    ("super_read_only", 0, 0, 0),
+    ("report_host", None, None, None),
 ]
 VERSIONS = ("5.7", "8.0", "8.4")
 CASES = [(v, row[0], row[1 + i]) for row in TABLE for i, v in enumerate(VERSIONS)]

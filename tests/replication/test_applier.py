@@ -151,6 +151,26 @@ def test_query_error_stops_with_mysql_wording(tmp_path, source):
         relay.close()
 
 
+def test_single_threaded_applier_reports_the_error_itself(tmp_path, source):
+    """replica_parallel_workers = 0: no worker or coordinator wrapping; Last_SQL_Error is the event's error as the
+    SQL thread reports it (mysql-test ``rpl_nogtid/t/rpl_perfschema_applier_status_by_worker.test`` suppresses
+    "Error 'Table 'test.t' doesn't exist' on query." for its single-threaded run)."""
+    src_dir, _ = source
+    with Server.open(tmp_path / "replica", log_bin=False, server_id=2) as srv:
+        with srv.session() as s:
+            s.execute("CREATE DATABASE r")
+        relay = RelayLog.open(tmp_path / "replica", server=srv, basename="relay-bin")
+        applier = Applier(srv, relay, replica_parallel_workers=0)
+        applier.start()
+        relay_all(relay, src_dir)
+        applier._thread.join(30)
+        err = applier.last_error
+        assert err is not None and err.errno == 1007
+        text = "Error 'Can't create database 'r'; database exists' on query. Default database: ''. Query: 'CREATE DATABASE r'"
+        assert (err.message, err.coordinator_message) == (text, text)
+        relay.close()
+
+
 def test_rows_error_stops_with_mysql_wording(tmp_path, source):
     src_dir, (_sum, _gtids) = source
     trxs = [t for p in binlog_paths(src_dir) for t in read_transactions(p).transactions]

@@ -415,3 +415,41 @@ def test_performance_schema_tables(replica):
         0
     ].rows == [("OFF",)]
     sess.execute("STOP REPLICA")
+
+
+@pytest.mark.parametrize(
+    ("workers", "worker_ids", "coordinators"),
+    [
+        (0, [0], 0),  # the single-threaded applier: one row, WORKER_ID 0, no coordinator
+        (1, [1], 1),
+        (3, [1, 2, 3], 1),
+    ],
+    ids=["single-threaded", "one-worker", "three-workers"],
+)
+def test_applier_tables_follow_replica_parallel_workers(replica, workers, worker_ids, coordinators):
+    """mysql-test ``rpl_nogtid/r/rpl_perfschema_applier_status_by_worker.result``: one by_worker row per worker
+    (WORKER_ID 1..N) and one coordinator row with replica_parallel_workers > 0; with 0, one by_worker row and no
+    coordinator; the value read at START REPLICA."""
+    _, sess, _ = replica()
+    sess.execute(
+        f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={closed_port()}, SOURCE_USER='repl', "
+        "SOURCE_AUTO_POSITION=1"
+    )
+    res = sess.execute(f"SET GLOBAL replica_parallel_workers = {workers}")[0]
+    deprecated = [
+        ("Warning", 1287, "'0' is deprecated and will be removed in a future release. Please use 1 instead")
+    ]
+    assert [(w.level, w.code, w.message) for w in res.warnings] == (deprecated if workers == 0 else [])
+    sess.execute("START REPLICA SQL_THREAD")
+    try:
+        rows = sess.execute(
+            "SELECT WORKER_ID, SERVICE_STATE FROM performance_schema.replication_applier_status_by_worker "
+            "ORDER BY WORKER_ID"
+        )[0].rows
+        assert rows == [(w, "ON") for w in worker_ids]
+        coordinator = sess.execute(
+            "SELECT * FROM performance_schema.replication_applier_status_by_coordinator"
+        )
+        assert len(coordinator[0].rows) == coordinators
+    finally:
+        sess.execute("STOP REPLICA")

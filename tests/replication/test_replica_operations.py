@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import mysql.connector
 import pymysql
 import pytest
 
@@ -144,9 +145,12 @@ def test_worker_and_coordinator_tables(pair: tuple[Node, Node]) -> None:
         }
     ]
     received = _rows(
-        rep, "SELECT RECEIVED_TRANSACTION_SET FROM performance_schema.replication_connection_status"
-    )
-    assert GtidSet.parse(received[0]["RECEIVED_TRANSACTION_SET"]) == src.executed()
+        rep,
+        "SELECT SERVICE_STATE, RECEIVED_TRANSACTION_SET, LAST_QUEUED_TRANSACTION, QUEUEING_TRANSACTION "
+        "FROM performance_schema.replication_connection_status",
+    )[0]
+    assert GtidSet.parse(received.pop("RECEIVED_TRANSACTION_SET")) == src.executed()
+    assert received == {"SERVICE_STATE": "ON", "LAST_QUEUED_TRANSACTION": last, "QUEUEING_TRANSACTION": ""}
 
 
 def test_skip_errors_goes_on_with_the_gtid(pair: tuple[Node, Node]) -> None:
@@ -214,6 +218,13 @@ def test_read_only_and_super_read_only(pair: tuple[Node, Node]) -> None:
             assert err.value.args[0] == 1290
             cur.execute("CREATE TEMPORARY TABLE d.tmp (a INT)")  # temporary tables stay writable
             cur.execute("INSERT INTO d.tmp VALUES (1)")
+        prepared = mysql.connector.connect(host="127.0.0.1", port=rep.port, user="app", password="pw")
+        try:  # a prepared statement (COM_STMT_EXECUTE) is refused all the same
+            with pytest.raises(mysql.connector.Error) as perr:
+                prepared.cursor(prepared=True).execute("INSERT INTO d.t VALUES (?, ?)", (10, "app"))
+            assert perr.value.errno == 1290
+        finally:
+            prepared.close()
         rep.query("SET GLOBAL super_read_only = ON")
         assert rep.query("SELECT @@read_only, @@super_read_only") == ((1, 1),)
         with pytest.raises(pymysql.err.OperationalError) as err:
@@ -263,3 +274,37 @@ def test_relay_log_purge_off_keeps_files_then_recovery_discards_them(pair: tuple
     _sync(src, rep)
     assert rep.query("SELECT a FROM d.t WHERE a >= 20 ORDER BY a") == ((20,), (21,), (30,))
     assert rep.executed() == src.executed()
+
+
+def test_relay_log_space_limit_waits_for_the_applier(pair: tuple[Node, Node]) -> None:
+    """relay_log_space_limit with relay_log_purge ON: with the applier stopped the receiver stops reading once the
+    relay log outgrows the limit (Replica_IO_State "Waiting for the replica SQL thread to free relay log space",
+    the 8.0.26+ stage name), and goes on when the applier purges what it applied."""
+    src, rep = pair
+    rep.stop()
+    dropped = (
+        "--relay-log-purge=OFF",
+        "--relay-log-space-limit=64M",
+        "--relay-log-recovery",
+        "--skip-replica-start",
+    )
+    rep.args = [a for a in rep.args if a not in dropped] + [
+        "--relay-log-purge=ON",
+        "--relay-log-space-limit=2048",
+    ]
+    rep.start()
+    _sync(src, rep)
+    rep.query("STOP REPLICA SQL_THREAD")
+    for n in range(40, 48):
+        src.query(f"INSERT INTO d.t VALUES ({n}, 'space')")
+        src.query("FLUSH LOGS")  # each source rotation starts a relay file
+    waiting = "Waiting for the replica SQL thread to free relay log space"
+    wait_until(
+        lambda: rep.replica_status()["Replica_IO_State"] == waiting, what="the receiver to wait for space"
+    )
+    status = rep.replica_status()
+    assert GtidSet.parse(status["Retrieved_Gtid_Set"]) != src.executed()  # it stopped fetching
+    assert status["Relay_Log_Space"] > 2048
+    rep.query("START REPLICA SQL_THREAD")
+    _sync(src, rep)
+    assert rep.query("SELECT COUNT(*) FROM d.t WHERE b = 'space'") == ((8,),)

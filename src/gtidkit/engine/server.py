@@ -256,6 +256,8 @@ class Server:
             opts["enforce_gtid_consistency"] = "ON" if opts["gtid_mode"] == "ON" else "OFF"
         if opts["gtid_mode"] == "ON" and opts["enforce_gtid_consistency"] != "ON":
             raise mysql_error(3111, "ON", "ENFORCE_GTID_CONSISTENCY is not ON")
+        if opts.get("super_read_only"):  # RM8 "super_read_only": enabling it implicitly enables read_only
+            opts["read_only"] = True
         opts.update(_binlog_paths(datadir, opts))
         opts["synchronous"] = synchronous
         opts["server_version"] = release

@@ -48,7 +48,15 @@ from typing import Any
 
 from gtidkit.engine.server_version import Release
 
-__all__ = ["ABSENT", "RENAMED_IN_8_0_26", "VERSIONED", "absent_names", "default_of", "defaults"]
+__all__ = [
+    "ABSENT",
+    "ALIASES_OF_VERSIONED",
+    "RENAMED_IN_8_0_26",
+    "VERSIONED",
+    "absent_names",
+    "default_of",
+    "defaults",
+]
 
 
 class _Absent:
@@ -98,6 +106,10 @@ RENAMED_IN_8_0_26 = frozenset(
 )
 
 
+#: old names that disappear with their variable where a release removed it (8.4.0 removed both spellings)
+ALIASES_OF_VERSIONED = {"slave_parallel_type": "replica_parallel_type"}
+
+
 def _column(release: Release) -> int:
     major, minor, _patch = release.number
     if (major, minor) < (8, 0):
@@ -115,6 +127,7 @@ def absent_names(release: Release) -> frozenset[str]:
     """The variable names ``release`` does not have (1193 for them)."""
     col = _column(release)
     gone = {name for name, row in VERSIONED.items() if row[col] is ABSENT}
+    gone |= {alias for alias, name in ALIASES_OF_VERSIONED.items() if name in gone}
     return frozenset(gone | (RENAMED_IN_8_0_26 if col == 0 else set()))
 
 

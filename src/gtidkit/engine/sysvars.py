@@ -37,7 +37,7 @@ from gtidkit.engine import time_zone as tz
 from gtidkit.engine.gtid import variables as gv
 from gtidkit.engine.sql import type_conversion
 from gtidkit.errors import MySQLError
-from gtidkit.mysql_errors import mysql_error
+from gtidkit.mysql_errors import message, mysql_error
 from gtidkit.version import MYSQL_VERSION, SERVER_VERSION
 
 if TYPE_CHECKING:
@@ -126,6 +126,13 @@ def _super_read_only_changed(ctx: SetContext, _old: Any, new: Any) -> None:
     """SET GLOBAL super_read_only = ON also turns read_only ON (``fix_super_read_only``)."""
     if new:
         ctx.server.globals.set("read_only", True)
+
+
+def _warn_zero_workers(ctx: SetContext, value: Any) -> None:
+    """SET GLOBAL replica_parallel_workers = 0: warning 1287 ``'0' is deprecated ... Please use 1 instead`` (8.0.27+;
+    mysql-test ``rpl_nogtid/r/rpl_perfschema_applier_status_by_worker.result``)."""
+    if int(value) == 0:
+        ctx.warnings.append(Warning_("Warning", 1287, message(1287, "0", "1")))
 
 
 def _skip_errors(value: Any) -> str:
@@ -402,7 +409,7 @@ SYSVARS: dict[str, SysVar] = {
         _v("relay_log_purge", GLOBAL, BOOL, True),
         _v("relay_log_recovery", GLOBAL, BOOL, False, read_only=True),
         _v("relay_log_space_limit", GLOBAL, INT, 0, 0, UINT64_MAX, read_only=True),
-        _v("replica_parallel_workers", GLOBAL, INT, 4, 0, 1024),
+        _v("replica_parallel_workers", GLOBAL, INT, 4, 0, 1024, on_check=_warn_zero_workers),
         _v("slave_parallel_workers", GLOBAL, INT, 4, 0, 1024, alias_of="replica_parallel_workers"),
         _v("replica_parallel_type", GLOBAL, ENUM, "LOGICAL_CLOCK", choices=("DATABASE", "LOGICAL_CLOCK")),
         _v(

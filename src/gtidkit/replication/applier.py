@@ -402,6 +402,8 @@ class Applier:
             head = WORKER_ERROR % (1, str(gtid) if gtid is not None else "ANONYMOUS", trx.source_file, pos)
             text = head + "; " + detail
             coord = COORDINATOR_ERROR % head
+            if self.replica_parallel_workers == 0:  # the single-threaded applier reports the error itself
+                text = coord = detail
         else:
             text = coord = message
         stamp = time.strftime("%y%m%d %H:%M:%S", time.localtime(now))

@@ -80,6 +80,7 @@ STATE_WAIT_RECONNECT = "Waiting to reconnect after a failed source event read"
 STATE_REGISTERING = "Registering replica on source"
 STATE_REQUESTING = "Requesting binlog dump"
 STATE_QUEUEING = "Queueing source event to the relay log"
+STATE_WAITING_SPACE = "Waiting for the replica SQL thread to free relay log space"
 _T = EventType
 
 
@@ -517,6 +518,7 @@ class Receiver:
         self.last_error = None
         self.state = STATE_WAITING
         while not self._stop.is_set():
+            self._wait_for_relay_space()
             try:
                 pkt = conn._read_packet()
             except pymysql.err.MySQLError as err:
@@ -531,6 +533,23 @@ class Receiver:
             if data[:1] == b"\xfe" and len(data) < 9:
                 raise ConnectionError("end of dump stream")  # non-blocking dump ended: reconnect
             self._queue(memoryview(data)[1:].tobytes())
+
+    def _wait_for_relay_space(self) -> None:
+        """``relay_log_space_limit`` (``wait_for_relay_log_space`` in ``sql/rpl_replica.cc``): while the relay log
+        is bigger than the limit, stop reading and wait for the applier to purge relay files. Never waits when
+        nothing can be purged (only the active file, or ``relay_log_purge`` OFF) nor once the applier has applied
+        everything received (MySQL's ``ignore_log_space_limit``): the two threads cannot wait for each other."""
+        limit = int(_global(self.server, "relay_log_space_limit", 0))
+        if not limit or not _global(self.server, "relay_log_purge", True):
+            return
+        relay = self.relay
+        while not self._stop.is_set() and relay.space() > limit and len(relay.index) > 1:
+            if relay.retrieved_gtids().issubset(self.server.gtid_state.executed()):
+                break
+            self.state = STATE_WAITING_SPACE
+            with relay.changed:
+                relay.changed.wait(0.5)
+        self.state = STATE_WAITING
 
     def _source_executed(self, conn: Any) -> GtidSet:
         """The source's ``@@GLOBAL.gtid_executed`` (empty when it cannot be read or parsed)."""

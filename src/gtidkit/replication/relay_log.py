@@ -679,6 +679,18 @@ class RelayLog:
             p = self.path(name)
             return (p.stat().st_size if p.exists() else 0), True
 
+    def space(self) -> int:
+        """Bytes the relay files take on disk (Relay_Log_Space; ``relay_log_space_limit`` bounds it)."""
+        with self._lock:
+            names = list(self.index)
+        total = 0
+        for name in names:
+            try:
+                total += self.path(name).stat().st_size
+            except OSError:
+                pass
+        return total
+
     def next_file(self, name: str) -> str | None:
         """The relay file after ``name`` in the index (``None`` if it is the last)."""
         with self._lock:

@@ -936,13 +936,7 @@ class Replica:
         return (str(row[0]), int(row[1]), str(row[2]), int(row[3])) if row else None
 
     def _relay_space(self) -> int:
-        total = 0
-        for name in list(getattr(self.relay, "index", [])):
-            try:
-                total += self.relay.path(name).stat().st_size
-            except OSError:
-                pass
-        return total
+        return int(self.relay.space())
 
     # ------------------------------------------------------------------------------------------------ lifecycle
     def start_at_boot(self) -> None:
