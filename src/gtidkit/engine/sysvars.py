@@ -396,8 +396,7 @@ SYSVARS: dict[str, SysVar] = {
         _v("replica_net_timeout", GLOBAL, INT, 60, 1, 31536000),
         # what the replica reports to its source (COM_REGISTER_SLAVE -> SHOW REPLICAS); report_port 0 = the port
         # the server listens on (RM8 "Replica Server Options and Variables")
-        _v("relay_log_recovery", GLOBAL, BOOL, False, read_only=True),
-        _v("report_host", GLOBAL, STR, "", read_only=True),
+        _v("report_host", GLOBAL, STR, None, read_only=True),
         _v("report_port", GLOBAL, INT, 0, 0, 65535, read_only=True),
         _v("report_user", GLOBAL, STR, "", read_only=True),
         _v("report_password", GLOBAL, STR, "", read_only=True),
@@ -424,8 +423,6 @@ SYSVARS: dict[str, SysVar] = {
         _v("slave_preserve_commit_order", GLOBAL, BOOL, True, alias_of="replica_preserve_commit_order"),
         _v("replica_skip_errors", GLOBAL, STR, "OFF", read_only=True, parse=_skip_errors),
         _v("slave_skip_errors", GLOBAL, STR, "OFF", read_only=True, alias_of="replica_skip_errors"),
-        _v("report_host", GLOBAL, STR, None, read_only=True),
-        _v("report_port", GLOBAL, INT, 0, 0, 65535, read_only=True),
         # RM8 "read_only" / "super_read_only": writes by clients without SUPER / CONNECTION_ADMIN (read_only), by
         # every client (super_read_only) fail with 1290; the replication applier is exempt
         # (gtidkit.engine.statements.transaction.check_read_only); super_read_only ON turns read_only ON, read_only

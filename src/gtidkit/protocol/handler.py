@@ -482,7 +482,9 @@ class ClientHandler:
                 self.live_session, self.user, self.peer_host_name(), account.user, account.host
             )
             # read_only lets SUPER / CONNECTION_ADMIN write; refreshed before each statement (protocol/admin.py)
-            self.session.read_only_exempt = privileges.has_global(account, "SUPER", "CONNECTION_ADMIN")
+            engine_seam.set_read_only_exempt(
+                self.live_session, privileges.has_global(account, "SUPER", "CONNECTION_ADMIN")
+            )
         log.debug("connection %d authenticated as %s@%s", self.connection_id, self.user, self.peer_host)
         return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.live_session)))
 
