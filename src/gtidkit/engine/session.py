@@ -51,6 +51,7 @@ from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
+    from gtidkit.engine.statements.access import Authorizer
 
 
 class Session:
@@ -123,10 +124,15 @@ class Session:
         self.sql_prepared: dict[str, Any] = {}
         #: FOUND_ROWS() after the running SELECT SQL_CALC_FOUND_ROWS (its count without LIMIT), else None
         self.calc_found_rows: int | None = None
+        #: the privilege check of the authenticated client (:class:`gtidkit.engine.statements.access.Authorizer`,
+        #: set by the wire server at login); None: every statement may run (the engine's own sessions, the applier)
+        self.authorizer: Authorizer | None = None
 
     # ------------------------------------------------------------------ public
-    def execute(self, sql: str) -> list[StatementResult]:
+    def execute(self, sql: str, *, split: bool = True) -> list[StatementResult]:
         """Run one or more ``;``-separated statements; one :class:`StatementResult` per statement, in order.
+        ``split=False``: ``sql`` is one statement as :func:`~gtidkit.engine.sql.parse.split_statements` returned it
+        (the wire server splits a COM_QUERY once).
 
         Statements run eagerly, one after the other, as mysqld runs a multi-statement COM_QUERY. Every result
         but the last carries SERVER_MORE_RESULTS_EXISTS in its status flags.
@@ -145,7 +151,7 @@ class Session:
         if self.killed:  # KILL CONNECTION from another session (statements/admin.py)
             self.close()
             raise mysql_error(2013)
-        texts = split_statements(sql)
+        texts = split_statements(sql) if split else [sql]
         if not texts:
             raise mysql_error(1065)
         results: list[StatementResult] = []
@@ -170,7 +176,26 @@ class Session:
         """
         if self.closed:
             raise mysql_error(2006)
-        return prepared.prepare(self, sql)
+        stmt = prepared.prepare(self, sql)
+        if self.authorizer is not None and stmt.kind in _CHECKED_WHEN_PREPARED:
+            self._authorize_prepared(stmt)  # MySQL checks a prepared statement's privileges at PREPARE too
+        return stmt
+
+    def _authorize_prepared(self, stmt: Any) -> None:
+        """The privilege check of a prepared SELECT / DML (its template), skipped when it passed for this statement
+        under the same privileges (:meth:`Authorizer.state`) and default schema.
+
+        Raises:
+            MySQLError: the access error (1142, 1044, 1820 ...).
+        """
+        authorizer = self.authorizer
+        assert authorizer is not None
+        state = (authorizer.state(), self.current_db)
+        shape = stmt.shape
+        if shape.authorized == state:
+            return
+        authorizer.check(self, classify(stmt.template))
+        shape.authorized = state
 
     def execute_prepared(self, stmt: Any, params: list[Any] | tuple[Any, ...]) -> list[StatementResult]:
         """Run a prepared statement with ``params`` (one Python value per placeholder, bound as typed values);
@@ -182,6 +207,8 @@ class Session:
         """
         if self.closed:
             raise mysql_error(2006)
+        if self.authorizer is not None and stmt.kind in _CHECKED_WHEN_PREPARED:
+            self._authorize_prepared(stmt)
         if stmt.shape.fast_select and not self.server.table_locks.active:
             return [self._prepared_select(stmt, params)]
         bound = prepared.bound_statement(stmt, params)
@@ -318,6 +345,8 @@ class Session:
         """Run one statement and complete its result: diagnostics area, warning count, status flags."""
         if stmt is None:
             stmt = classify(text)
+            if self.authorizer is not None:  # privileges before anything of the statement happens
+                self.authorizer.check(self, stmt)
             if stmt.kind == "prepared" and stmt.info["command"] == "execute":
                 bound = prepared.sql_execute(self, stmt)  # EXECUTE runs as the statement it names
                 stmt = classify(bound) if isinstance(bound, str) else bound
@@ -325,7 +354,7 @@ class Session:
         command = stmt.info.get("command")
         uses_tables = _uses_tables(stmt)
         self.diagnostics.begin_statement(diagnostic=command in _DIAGNOSTIC_COMMANDS, uses_tables=uses_tables)
-        assignments = set_parser.parse_set(stmt.text) if kind == "set" else ()
+        assignments = stmt.assignments if kind == "set" else ()
         db_before = self.current_db
         sv = self.session_vars
         gv = self.server.globals.values
@@ -493,6 +522,12 @@ class Session:
         """
         self.executor.user = f"{user}@{host}"
         self.executor.current_user = f"{priv_user}@{priv_host}"
+
+    def named_tables(self, stmt: Any) -> tuple[tuple[str, str], ...]:
+        """``(database, table)`` of every table the classified ``stmt`` names, unqualified ones in the default
+        schema (:meth:`gtidkit.engine.sql.executor.Executor.named_tables`: kept with the statement's plan key, so a
+        statement of a shape seen before is not parsed for it)."""
+        return self.executor.named_tables(stmt, self.current_db)
 
     # ------------------------------------------------------------------ dispatch
     def run_sql(self, stmt: Any, *, writes: bool) -> StatementResult:
@@ -705,15 +740,16 @@ class Session:
         self.server.release_write_lock(self)
 
     # ------------------------------------------------------------------ SET
-    def run_set(self, text: str) -> StatementResult:
-        """SET: user variables, SET NAMES, SET TRANSACTION, system variables (through the sysvar table's hooks)."""
+    def run_set(self, text: str, assignments: tuple[Any, ...] | None = None) -> StatementResult:
+        """SET: user variables, SET NAMES, SET TRANSACTION, system variables (through the sysvar table's hooks).
+        ``assignments``: ``parse_set(text)`` when the caller has parsed it already."""
         warnings: list[sysvars.Warning_] = []
         m = _SET_GTID_NEXT.match(text)
         if m is not None:
             # the replica-style "SET gtid_next='...'" before every transaction: skip the general SET parser
             sysvars.set_variable(self, "gtid_next", None, m.group(1), is_default=False, warnings=warnings)
             return StatementResult()
-        for a in set_parser.parse_set(text):
+        for a in set_parser.parse_set(text) if assignments is None else assignments:
             if a.kind == "user":
                 self.user_vars[a.name] = user_vars.value_of(self, a)
             elif a.kind == "names":
@@ -867,6 +903,11 @@ _MORE_RESULTS_EXISTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
 
 _TUPLE_ONLY = {tuple}
 _DIAGNOSTIC_COMMANDS = frozenset({"warnings", "errors", "count_warnings", "count_errors"})
+
+
+#: prepared statement kinds whose privileges are checked at PREPARE and remembered for their executions (the others
+#: are checked as the statement each execution runs)
+_CHECKED_WHEN_PREPARED = frozenset({"select", "dml"})
 
 
 def _uses_tables(stmt: Any) -> bool:

@@ -69,20 +69,13 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
         )
 
     def intercept(text: str) -> StatementResult | None:
-        account = handler.current_account()
         # sql_parse.cc: in the sandbox only ALTER USER, SET PASSWORD and SET (client initialisation) run
         if handler.sandbox and not _ALTER_USER.match(text) and not re.match(r"\s*set\b", text, re.IGNORECASE):
             raise mysql_error(1820)
         first = _FIRST_WORD.match(text)
         if first is None or first.group(1).lower() not in _ADMIN_WORDS:  # none of the statements below
-            privileges.check_statement(
-                account,
-                handler.user,
-                handler.peer_host_name(),
-                text,
-                engine_seam.current_schema(handler.session),
-            )
-            return None
+            return None  # the engine session checks its privileges (privileges.AccountAuthorizer)
+        account = handler.current_account()
         if _SHUTDOWN.match(text):
             if not privileges.has_global(account, "SHUTDOWN"):
                 raise mysql_error(1227, "SHUTDOWN")
@@ -96,9 +89,6 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
         m = _PROCESSLIST.match(text)
         if m:
             return _processlist(handler, full=bool(m.group(1)))
-        privileges.check_statement(
-            account, handler.user, handler.peer_host_name(), text, engine_seam.current_schema(handler.session)
-        )
         return None
 
     return intercept

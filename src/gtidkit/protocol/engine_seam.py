@@ -45,10 +45,15 @@ def current_schema(session: Any) -> str | None:
     return session.current_db
 
 
-def set_account(session: Any, user: str, host: str, priv_user: str, priv_host: str) -> None:
+def set_account(
+    session: Any, user: str, host: str, priv_user: str, priv_host: str, authorizer: Any = None
+) -> None:
     """Tell the engine session who authenticated: the client's ``user``/``host`` (USER()) and the matched
-    account ``priv_user``/``priv_host`` (CURRENT_USER())."""
+    account ``priv_user``/``priv_host`` (CURRENT_USER()); ``authorizer`` (an
+    :class:`gtidkit.engine.statements.access.Authorizer`) checks the privileges of each statement it runs from
+    now on."""
     session.set_account(user, host, priv_user, priv_host)
+    session.authorizer = authorizer
 
 
 def interrupt(session: Any) -> None:
@@ -153,7 +158,7 @@ def execute(
             session.note_result(res)  # ROW_COUNT() after CREATE USER / GRANT ... answered by the server
             yield res
             continue
-        yield from session.execute(text)
+        yield from session.execute(text, split=False)
 
 
 def describe(session: Any, sql: str, param_count: int) -> tuple[Column, ...] | None:
@@ -186,11 +191,7 @@ def execute_prepared(
     """
     from gtidkit.engine.statements.prepared import bound_text
 
-    if stmt.kind in ("select", "dml"):
-        if (
-            intercept is not None and intercept(stmt.template) is not None
-        ):  # pragma: no cover - never answered
-            raise mysql_error(1235, "this statement as a prepared statement")
+    if stmt.kind in ("select", "dml"):  # never a server-level statement; the session checks its privileges
         yield from session.execute_prepared(stmt, params)
         return
     if len(params) != stmt.param_count:

@@ -452,7 +452,12 @@ class ClientHandler:
             self.sandbox = True
         if account is not None:
             engine_seam.set_account(
-                self.session, self.user, self.peer_host_name(), account.user, account.host
+                self.session,
+                self.user,
+                self.peer_host_name(),
+                account.user,
+                account.host,
+                privileges.AccountAuthorizer(self),
             )
         log.debug("connection %d authenticated as %s@%s", self.connection_id, self.user, self.peer_host)
         return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
@@ -536,13 +541,9 @@ class ClientHandler:
         )
 
     def _stmt_prepare(self, cmd: ComStmtPrepare) -> bytes:
-        from gtidkit.protocol import admin
-
         sql = self._text_in(cmd.query)
         try:
-            prepared = engine_seam.prepare(self.session, sql)
-            if prepared.kind in ("select", "dml"):
-                admin.interceptor(self)(prepared.template)  # privileges are checked at PREPARE too
+            prepared = engine_seam.prepare(self.session, sql)  # the session checks privileges at PREPARE too
         except MySQLError as err:
             return self.conn.send(Err(err.code, err.message, err.sqlstate))
         self._next_statement_id += 1
@@ -593,8 +594,8 @@ class ClientHandler:
         (long data, parameters the one-pass decoder leaves to the general one): then the general path answers.
 
         Kept as the general path does: PROCESSLIST's Command / Time / Info, the Questions counter, the privilege
-        check (cached per statement while the account, the default schema and the sandbox stay the same: the check
-        is a pure function of them), KILL QUERY / CONNECTION, the engine's own per-statement work (diagnostics,
+        check (the engine session's, remembered per prepared statement while the account, the default schema and
+        the sandbox stay the same: the check is a pure function of them), KILL QUERY / CONNECTION, the engine's own per-statement work (diagnostics,
         status flags, session-state tracking), every OK / ERR / result-set byte.
         """
         client, results = engine_seam.connection_charsets(self.session)
@@ -630,11 +631,9 @@ class ClientHandler:
             self.info = stmt.sql
             out = b""
             try:
-                if fast:
-                    self._check_prepared(stmt, prepared.template)
+                if fast:  # the session checks privileges (once per statement and privileges in force)
                     results = self.session.execute_prepared(prepared, values)
                 else:  # BEGIN, COMMIT ...: what engine_seam.execute_prepared runs for them, without its steps
-                    self._check_prepared(stmt, prepared.text)
                     results = self.session.execute(prepared.text)
                 if not results:
                     raise StopIteration  # what next() on the general path's empty generator raises
@@ -655,24 +654,6 @@ class ClientHandler:
             self.command = "Sleep"
             self.info = None
             self.command_started = time.monotonic()
-
-    def _check_prepared(self, stmt: PreparedStatement, text: str) -> None:
-        """The privilege hook on ``text`` (a prepared SELECT / DML's template, or a :meth:`_plain` statement's
-        text), as :func:`engine_seam.execute_prepared` runs it; skipped when it passed for this statement with the
-        same account object (accounts are frozen: GRANT and REVOKE store a new one), default schema and sandbox
-        state.
-
-        Raises:
-            MySQLError: what the hook raises (1142, 1044, 1820 ...); 1235 if it answered the statement itself.
-        """
-        account = self.current_account()
-        schema = engine_seam.current_schema(self.session)
-        passed = stmt.checked
-        if passed is not None and passed[0] is account and passed[1] == schema and passed[2] == self.sandbox:
-            return
-        if self._interceptor()(text) is not None:  # pragma: no cover - never answered
-            raise mysql_error(1235, "this statement as a prepared statement")
-        stmt.checked = (account, schema, self.sandbox)
 
     @staticmethod
     def _plain(stmt: PreparedStatement) -> bool:

@@ -83,41 +83,16 @@ def _table_denied(command: str, user: str, host: str, table: str) -> MySQLError:
     return mysql_error(1142, command, user, host, table)
 
 
-def _tables(stmt: Any, current_db: str | None) -> list[tuple[str, str]]:
-    """(database, table) of every table the statement names (sqlglot's tree), CTE names excluded."""
-    import sqlglot.expressions as exp
-
-    try:
-        tree = stmt.tree
-    except Exception:  # noqa: BLE001 - unparsable: let the engine report its own error
-        return []
-    if tree is None:
-        return []
-    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
-    out = []
-    for t in tree.find_all(exp.Table):
-        name = t.name
-        if not name or (not t.db and name.lower() in ctes):
-            continue
-        out.append((t.db or current_db or "", name))
-    return out
-
-
-def _check_restricted_session(text: str) -> None:
+def _check_restricted_session(assignments: tuple[Any, ...]) -> None:
     """Refuse a SET of a restricted session variable (``SysVar.restricted_session``: binlog_row_image & co.) by an
     account without SUPER, SYSTEM_VARIABLES_ADMIN or SESSION_VARIABLES_ADMIN, with MySQL's 1227 (WL#12217,
-    ``check_session_admin`` in ``sql/sys_vars.cc``). Text that does not parse is left to the engine's error.
+    ``check_session_admin`` in ``sql/sys_vars.cc``).
 
     Raises:
         MySQLError: 1227 ER_SPECIFIC_ACCESS_DENIED_ERROR.
     """
     from gtidkit.engine import sysvars
-    from gtidkit.engine.statements.set_parser import parse_set
 
-    try:
-        assignments = parse_set(text)
-    except MySQLError:
-        return
     for a in assignments:
         if a.kind != "sys" or (a.scope or "SESSION").upper() not in ("SESSION", "LOCAL"):
             continue
@@ -128,7 +103,8 @@ def _check_restricted_session(text: str) -> None:
             raise mysql_error(1227, "SUPER, SYSTEM_VARIABLES_ADMIN or SESSION_VARIABLES_ADMIN")
 
 
-_SET_GLOBAL = re.compile(r"\b(global\s+|@@global\.|persist\s+|@@persist\.)", re.IGNORECASE)
+#: SET scopes that change the server's value (SET GLOBAL / PERSIST, ``@@GLOBAL.x``): SUPER or SYSTEM_VARIABLES_ADMIN
+_GLOBAL_SCOPES = frozenset({"GLOBAL", "PERSIST"})
 _ADMIN_NEEDS = {
     "flush_logs": ("RELOAD",),
     "flush": ("RELOAD",),
@@ -153,30 +129,68 @@ def _root_like(privileges: tuple[str, ...]) -> bool:
     return "SUPER" in privileges and all(p in privileges for p in DATABASE_LEVEL)
 
 
-def check_statement(account: Account | None, user: str, host: str, text: str, current_db: str | None) -> None:
-    """Raise MySQL's access error when ``account`` may not run ``text``; return quietly when it may.
+class AccountAuthorizer:
+    """The privilege check of one client connection, set on its engine session at login
+    (:class:`gtidkit.engine.statements.access.Authorizer`): the connection's account as stored now (GRANT / REVOKE
+    take effect at once), its user and host for the messages, and the expired-password sandbox.
+
+    Args:
+        handler: the connection (``current_account()``, ``user``, ``peer_host_name()``, ``sandbox``).
+    """
+
+    __slots__ = ("_handler",)
+
+    def __init__(self, handler: Any) -> None:
+        self._handler = handler
+
+    def state(self) -> object:
+        """The account as stored now and the sandbox flag: what :meth:`check`'s answers depend on besides the
+        statement and the default schema."""
+        h = self._handler
+        return (h.current_account(), h.sandbox)
+
+    def check(self, session: Any, stmt: Any) -> None:
+        """Raise MySQL's access error when the connection's account may not run ``stmt`` (classified).
+
+        Raises:
+            MySQLError: 1820 in the expired-password sandbox (only SET runs there; ALTER USER / SET PASSWORD are
+                the wire server's), else as :func:`check_statement`.
+        """
+        h = self._handler
+        if h.sandbox and stmt.kind != "set" and stmt.kind != "account":
+            raise mysql_error(1820)
+        check_statement(h.current_account(), h.user, h.peer_host_name(), stmt, session)
+
+
+def check_statement(account: Account | None, user: str, host: str, stmt: Any, session: Any) -> None:
+    """Raise MySQL's access error when ``account`` may not run the classified statement ``stmt`` in ``session``
+    (its default schema, the tables its plan names: ``session.named_tables``); return quietly when it may.
+    Account statements (CREATE USER, GRANT ...) are checked by the wire server before they reach the engine.
 
     Raises:
         MySQLError: 1142 (table-level command denied), 1044 (database), 1227 (specific privilege), 1046 no
-            database selected for an unqualified table.
+            database selected for an unqualified table, 1045 without an account.
     """
-    from gtidkit.engine.statements.classify import classify
-
     if account is None:
         raise mysql_error(1045, user, host, "NO")
     if _root_like(account.privileges):
         return  # root-like accounts: no per-statement work
-    stmt = classify(text)
     kind = stmt.kind
     command = stmt.info.get("command")
     if kind == "set":
-        if _SET_GLOBAL.search(text) and not has_global(account, "SUPER", "SYSTEM_VARIABLES_ADMIN"):
+        try:
+            assignments = stmt.assignments
+        except MySQLError:
+            return  # the statement reports its own syntax error when it runs
+        if any(a.scope in _GLOBAL_SCOPES for a in assignments) and not has_global(
+            account, "SUPER", "SYSTEM_VARIABLES_ADMIN"
+        ):
             raise _denied_specific("SUPER", "SYSTEM_VARIABLES_ADMIN")
         if not has_global(account, "SUPER", "SYSTEM_VARIABLES_ADMIN", "SESSION_VARIABLES_ADMIN"):
-            _check_restricted_session(text)
+            _check_restricted_session(assignments)
         return
     if kind == "admin" and command == "table_maintenance":
-        _check_maintenance(account, user, host, stmt, current_db)
+        _check_maintenance(account, user, host, stmt, session.current_db)
         return
     if kind == "admin" and command in _ADMIN_NEEDS:
         if not has_global(account, *_ADMIN_NEEDS[command]):
@@ -192,6 +206,7 @@ def check_statement(account: Account | None, user: str, host: str, text: str, cu
             raise mysql_error(1044, user, host, db)
         return
     if kind in ("select", "dml", "ddl"):
+        text = stmt.text
         needs = _needs(stmt, text)
         if kind == "ddl" and re.match(r"\s*(create|drop)\s+(database|schema)\b", text, re.IGNORECASE):
             m = re.match(
@@ -202,8 +217,7 @@ def check_statement(account: Account | None, user: str, host: str, text: str, cu
             if m and not has_on_db(account, m.group(1).upper(), m.group(2)):
                 raise mysql_error(1044, user, host, m.group(2))
             return
-        tables = _tables(stmt, current_db)
-        for i, (db, table) in enumerate(tables):
+        for i, (db, table) in enumerate(session.named_tables(stmt)):
             if db.lower() in _OPEN_SCHEMAS:
                 continue
             privs = needs if i == 0 or kind == "select" else ("SELECT",)

@@ -28,7 +28,7 @@ from sqlglot import exp
 
 from gtidkit.engine.accounts.statements import is_account_statement
 from gtidkit.engine.sql.explain import explain_target
-from gtidkit.engine.sql.parse import normalize, parse_tree, strip_comments, unquote_string
+from gtidkit.engine.sql.parse import normalize, parse_tree, strip_comments, templatize, unquote_string
 from gtidkit.errors import MySQLError
 
 __all__ = ["KINDS", "TREE_KINDS", "Statement", "StatementKind", "classify"]
@@ -99,6 +99,10 @@ _NO_TREE = frozenset(
 )
 
 
+#: "not computed yet" for :attr:`Statement.template` (None is a value: no literals)
+_UNSET: Any = object()
+
+
 @dataclass(slots=True)
 class Statement:
     """One classified statement.
@@ -118,6 +122,32 @@ class Statement:
     _tree: exp.Expression | None = None
     #: values of the ``:gp<i>`` parameters of a prepared statement's template (engine/statements/prepared.py)
     params: dict[str, Any] | None = None
+    _template: Any = _UNSET
+    _assignments: tuple[Any, ...] | None = None
+
+    @property
+    def template(self) -> tuple[str, list[Any]] | None:
+        """The text with its literals as ``:gk<i>`` placeholders and their values (``templatize(text)``, made
+        once): the executor's plan-cache key and the key of the tables the statement names (None without
+        literals)."""
+        tpl = self._template
+        if tpl is _UNSET:
+            tpl = self._template = templatize(self.text)
+        return tpl  # type: ignore[no-any-return]
+
+    @property
+    def assignments(self) -> tuple[Any, ...]:
+        """A SET statement's assignments (:func:`gtidkit.engine.statements.set_parser.parse_set`, parsed once).
+
+        Raises:
+            MySQLError: 1064 / 1235 as ``parse_set`` (not remembered: asked again, it raises again).
+        """
+        found = self._assignments
+        if found is None:
+            from gtidkit.engine.statements.set_parser import parse_set
+
+            found = self._assignments = tuple(parse_set(self.text))
+        return found
 
     @property
     def tree(self) -> exp.Expression | None:

@@ -45,7 +45,7 @@ Handler = Callable[["Session", "Statement"], StatementResult]
 
 
 def _set(session: Session, stmt: Statement) -> StatementResult:
-    return session.run_set(stmt.text)
+    return session.run_set(stmt.text, stmt.assignments)
 
 
 #: SHOW forms answered from the diagnostics area (diagnostic statements: no pre-statement checks).

@@ -207,9 +207,11 @@ class Shape:
         plan: the executor's :class:`~gtidkit.engine.sql.executor.PreparedPlan`.
         single_text: ``split_statements(text)`` is ``[text]`` (a statement without parameters runs without
             splitting it again).
+        authorized: ``(Authorizer.state(), default schema)`` under which its privilege check last passed, else
+            None (``Session._authorize_prepared``).
     """
 
-    __slots__ = ("classified", "fast_select", "names", "plan", "single_text", "uses_tables")
+    __slots__ = ("authorized", "classified", "fast_select", "names", "plan", "single_text", "uses_tables")
 
     def __init__(self, single_text: bool = False) -> None:
         self.single_text = single_text
@@ -218,6 +220,7 @@ class Shape:
         self.fast_select: bool | None = None
         self.uses_tables = False
         self.plan: Any = None
+        self.authorized: tuple[object, str | None] | None = None
 
 
 def _template(text: str, positions: list[int]) -> str:
