@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from typing_extensions import Self
@@ -127,6 +128,10 @@ class Session:
         #: the privilege check of the authenticated client (:class:`gtidkit.engine.statements.access.Authorizer`,
         #: set by the wire server at login); None: every statement may run (the engine's own sessions, the applier)
         self.authorizer: Authorizer | None = None
+        #: the wire server's answer to the statements it runs itself (KILL, SHUTDOWN, SHOW PROCESSLIST, the
+        #: account statements' privilege checks), called with each classified, authorized statement: a result,
+        #: or None for the engine to run it (set at login with :attr:`authorizer`)
+        self.connection_hook: Callable[[Any], StatementResult | None] | None = None
 
     # ------------------------------------------------------------------ public
     def execute(self, sql: str, *, split: bool = True) -> list[StatementResult]:
@@ -347,6 +352,11 @@ class Session:
             stmt = classify(text)
             if self.authorizer is not None:  # privileges before anything of the statement happens
                 self.authorizer.check(self, stmt)
+            if self.connection_hook is not None:
+                answered = self.connection_hook(stmt)
+                if answered is not None:  # a statement of the wire server's (KILL, SHUTDOWN ...)
+                    self.note_result(answered)
+                    return answered
             if stmt.kind == "prepared" and stmt.info["command"] == "execute":
                 bound = prepared.sql_execute(self, stmt)  # EXECUTE runs as the statement it names
                 stmt = classify(bound) if isinstance(bound, str) else bound
@@ -869,13 +879,6 @@ _SET_GTID_NEXT = re.compile(
 
 _ACCESS_MODE = re.compile(r"\bREAD\s+(ONLY|WRITE)\b", re.IGNORECASE)
 
-_USE_RE = re.compile(r"^\s*use\s+`?([^`;\s]+)`?", re.IGNORECASE)
-
-
-def _use_target(text: str) -> str | None:
-    m = _USE_RE.match(text)
-    return m.group(1) if m else None
-
 
 def now_us() -> int:
     """Microseconds since the epoch (commit timestamps)."""
@@ -924,7 +927,7 @@ def _uses_tables(stmt: Any) -> bool:
             known = _SELECT_USES_TABLES[text] = bool(_FROM.search(text))
         return known
     if kind == "ddl":
-        return not _DB_DDL.match(stmt.text)
+        return bool(stmt.ddl_object.kind != "DATABASE")
     return False
 
 
@@ -936,7 +939,6 @@ _CALLS_LAST_INSERT_ID: dict[str, bool] = {}
 _SELECT_USES_TABLES: dict[str, bool] = {}
 
 
-_DB_DDL = re.compile(r"^\s*(?:CREATE|DROP|ALTER)\s+(?:DATABASE|SCHEMA)\b", re.IGNORECASE)
 _FROM = re.compile(r"\bFROM\s+(?!DUAL\b)", re.IGNORECASE)
 
 

@@ -26,8 +26,9 @@ from gtidkit.protocol.constants import (
 
 __all__ = ["Column", "StateChange", "StatementResult"]
 
-#: A hook that answers a statement itself (server-level statements: SHUTDOWN, KILL, accounts) or returns None.
-Interceptor = Callable[[str], "StatementResult | None"]
+#: A hook that answers a classified statement itself (server-level statements: SHUTDOWN, KILL, accounts) or returns
+#: None (the engine session calls it, see :func:`set_account`).
+Interceptor = Callable[[Any], "StatementResult | None"]
 
 
 def open_session(server: Any) -> Any:
@@ -46,14 +47,21 @@ def current_schema(session: Any) -> str | None:
 
 
 def set_account(
-    session: Any, user: str, host: str, priv_user: str, priv_host: str, authorizer: Any = None
+    session: Any,
+    user: str,
+    host: str,
+    priv_user: str,
+    priv_host: str,
+    authorizer: Any = None,
+    intercept: Interceptor | None = None,
 ) -> None:
     """Tell the engine session who authenticated: the client's ``user``/``host`` (USER()) and the matched
-    account ``priv_user``/``priv_host`` (CURRENT_USER()); ``authorizer`` (an
-    :class:`gtidkit.engine.statements.access.Authorizer`) checks the privileges of each statement it runs from
-    now on."""
+    account ``priv_user``/``priv_host`` (CURRENT_USER()). From now on ``authorizer`` (an
+    :class:`gtidkit.engine.statements.access.Authorizer`) checks the privileges of each statement the session
+    runs, and ``intercept`` answers the statements the server runs itself (after the privilege check)."""
     session.set_account(user, host, priv_user, priv_host)
     session.authorizer = authorizer
+    session.connection_hook = intercept
 
 
 def interrupt(session: Any) -> None:
@@ -137,13 +145,9 @@ def split(sql: str) -> list[str]:
     return [s for s in split_statements(sql) if s.strip()]
 
 
-def execute(
-    session: Any, sql: str, intercept: Interceptor | None = None, *, statements: list[str] | None = None
-) -> Iterator[StatementResult]:
-    """Run ``sql`` (one or more statements); yield one result per statement, in order.
-
-    ``intercept`` sees each statement first and may answer it (returning a result) instead of the engine.
-    ``statements`` is ``split(sql)`` when the caller has it already.
+def execute(session: Any, sql: str, *, statements: list[str] | None = None) -> Iterator[StatementResult]:
+    """Run ``sql`` (one or more statements); yield one result per statement, in order. ``statements`` is
+    ``split(sql)`` when the caller has it already (the text is split once).
 
     Raises:
         MySQLError: from the failing statement (results of the statements before it were yielded first).
@@ -153,11 +157,6 @@ def execute(
     if not statements:
         raise mysql_error(1065)
     for text in statements:
-        res = intercept(text) if intercept is not None else None
-        if res is not None:
-            session.note_result(res)  # ROW_COUNT() after CREATE USER / GRANT ... answered by the server
-            yield res
-            continue
         yield from session.execute(text, split=False)
 
 
@@ -180,23 +179,20 @@ def prepare(session: Any, sql: str) -> Any:
     return session.prepare(sql)
 
 
-def execute_prepared(
-    session: Any, stmt: Any, params: list[Any], intercept: Interceptor | None = None
-) -> Iterator[StatementResult]:
-    """COM_STMT_EXECUTE: run the engine's prepared ``stmt`` with ``params`` (typed values, bound by the engine);
-    ``intercept`` sees the statement first as :func:`execute` does (privileges, server-level statements).
+def execute_prepared(session: Any, stmt: Any, params: list[Any]) -> Iterator[StatementResult]:
+    """COM_STMT_EXECUTE: run the engine's prepared ``stmt`` with ``params`` (typed values, bound by the engine).
 
     Raises:
         MySQLError: 1210 for a wrong number of values; what the statement fails with.
     """
     from gtidkit.engine.statements.prepared import bound_text
 
-    if stmt.kind in ("select", "dml"):  # never a server-level statement; the session checks its privileges
+    if stmt.kind in ("select", "dml"):  # never a server-level statement
         yield from session.execute_prepared(stmt, params)
         return
     if len(params) != stmt.param_count:
         raise mysql_error(1210, "mysqld_stmt_execute")
-    yield from execute(session, bound_text(stmt.text, stmt.positions, params), intercept)
+    yield from execute(session, bound_text(stmt.text, stmt.positions, params))
 
 
 def reset_session(session: Any) -> None:

@@ -211,7 +211,6 @@ class ClientHandler:
         #: set by a command hook while it runs (a binlog dump): stop that command from another thread (KILL QUERY,
         #: as MySQL's dump thread ends when it sees ``thd->killed``).
         self.kill_query_hook: Callable[[], None] = lambda: None
-        self._intercept: tuple[Any, engine_seam.Interceptor] | None = None
         #: (columns, their definition payloads, types, unsigned flags) of the last result set sent: a statement
         #: executed again gets the same engine Column objects back, so this is rarely rebuilt
         self._result_meta: tuple[Any, list[bytes], tuple[int, ...], tuple[bool, ...]] | None = None
@@ -451,6 +450,8 @@ class ClientHandler:
                 )
             self.sandbox = True
         if account is not None:
+            from gtidkit.protocol import admin
+
             engine_seam.set_account(
                 self.session,
                 self.user,
@@ -458,6 +459,7 @@ class ClientHandler:
                 account.user,
                 account.host,
                 privileges.AccountAuthorizer(self),
+                admin.interceptor(self),
             )
         log.debug("connection %d authenticated as %s@%s", self.connection_id, self.user, self.peer_host)
         return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
@@ -658,26 +660,13 @@ class ClientHandler:
     @staticmethod
     def _plain(stmt: PreparedStatement) -> bool:
         """True for a prepared statement without placeholders whose execution on the general path
-        (:func:`engine_seam.execute_prepared`: its text split into statements, each passed to the admin hook, then
-        to ``session.execute``) is one statement the hook never answers: BEGIN, COMMIT (sysbench prepares them)."""
+        (:func:`engine_seam.execute_prepared`: its text split into statements, each run by ``session.execute``)
+        is one statement: BEGIN, COMMIT (sysbench prepares them)."""
         plain = stmt.plain
         if plain is None:
-            from gtidkit.protocol import admin
-
             text = stmt.engine.text
-            plain = stmt.plain = (
-                stmt.param_count == 0 and engine_seam.split(text) == [text] and not admin.may_answer(text)
-            )
+            plain = stmt.plain = stmt.param_count == 0 and engine_seam.split(text) == [text]
         return plain
-
-    def _interceptor(self) -> engine_seam.Interceptor:
-        """The admin-statement hook of this connection (built once per engine session)."""
-        from gtidkit.protocol import admin
-
-        cached = self._intercept
-        if cached is None or cached[0] is not self.session:
-            cached = self._intercept = (self.session, admin.interceptor(self))
-        return cached[1]
 
     def _query(
         self,
@@ -692,9 +681,7 @@ class ClientHandler:
         out = bytearray()
         try:
             if prepared is not None:
-                results = engine_seam.execute_prepared(
-                    self.session, prepared[0], prepared[1], self._interceptor()
-                )
+                results = engine_seam.execute_prepared(self.session, prepared[0], prepared[1])
                 statements = [sql]
             else:
                 statements = engine_seam.split(sql)
@@ -706,7 +693,7 @@ class ClientHandler:
                     "1",
                 )
             if prepared is None:
-                results = engine_seam.execute(self.session, sql, self._interceptor(), statements=statements)
+                results = engine_seam.execute(self.session, sql, statements=statements)
             current = next(results)
             while True:
                 try:

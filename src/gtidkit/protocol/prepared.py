@@ -33,8 +33,8 @@ class PreparedStatement:
             encoded definitions, types, unsigned flags): each execution returns the same columns, so it is
             rarely rebuilt.
         plain: for a statement without placeholders that is neither a SELECT nor a DML (BEGIN, COMMIT ...), whether
-            it is one statement the server never answers itself, so that executing it is ``session.execute`` of
-            its text (which checks its privileges) (see ``ClientHandler._fast_execute``); None until first executed.
+            it is one statement, so that executing it is ``session.execute`` of its text (which checks its
+            privileges and lets the server answer its own statements) (see ``ClientHandler._fast_execute``); None until first executed.
     """
 
     statement_id: int

@@ -30,7 +30,6 @@ COM_BINLOG_DUMP[_GTID]                 REPLICATION SLAVE (for the replication la
 from __future__ import annotations
 
 import functools
-import re
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine.accounts.grants import (
@@ -206,17 +205,13 @@ def check_statement(account: Account | None, user: str, host: str, stmt: Any, se
             raise mysql_error(1044, user, host, db)
         return
     if kind in ("select", "dml", "ddl"):
-        text = stmt.text
-        needs = _needs(stmt, text)
-        if kind == "ddl" and re.match(r"\s*(create|drop)\s+(database|schema)\b", text, re.IGNORECASE):
-            m = re.match(
-                r"\s*(create|drop)\s+(?:database|schema)\s+(?:if\s+(?:not\s+)?exists\s+)?`?([^`\s;]+)`?",
-                text,
-                re.IGNORECASE,
-            )
-            if m and not has_on_db(account, m.group(1).upper(), m.group(2)):
-                raise mysql_error(1044, user, host, m.group(2))
-            return
+        needs = _needs(stmt)
+        if kind == "ddl":
+            target = stmt.ddl_object
+            if target.kind == "DATABASE" and target.verb in ("CREATE", "DROP"):
+                if target.name is not None and not has_on_db(account, target.verb, target.name):
+                    raise mysql_error(1044, user, host, target.name)
+                return
         for i, (db, table) in enumerate(session.named_tables(stmt)):
             if db.lower() in _OPEN_SCHEMAS:
                 continue
@@ -245,22 +240,20 @@ def _check_maintenance(account: Account, user: str, host: str, stmt: Any, curren
             raise _table_denied(", ".join(missing), user, host, table)
 
 
-def _needs(stmt: Any, text: str) -> tuple[str, ...]:
-    if stmt.kind == "select":
+def _needs(stmt: Any) -> tuple[str, ...]:
+    """The privileges a SELECT / DML / DDL needs on its (first) table."""
+    kind = stmt.kind
+    if kind == "select":
         return ("SELECT",)
-    word = text.lstrip().split(None, 1)[0].upper() if text.strip() else ""
-    if stmt.kind == "dml":
+    if kind == "dml":
+        text = stmt.text
+        word = text.lstrip().split(None, 1)[0].upper() if text.strip() else ""
         if stmt.info.get("replace") or word == "REPLACE":
             return ("INSERT", "DELETE")
         return {"INSERT": ("INSERT",), "UPDATE": ("UPDATE",), "DELETE": ("DELETE",)}.get(word, ("SELECT",))
-    if word == "CREATE":
-        return (
-            ("INDEX",)
-            if re.match(r"\s*create\s+(unique\s+|fulltext\s+|spatial\s+)?index\b", text, re.IGNORECASE)
-            else ("CREATE",)
-        )
-    if word in ("DROP", "TRUNCATE"):
-        return ("INDEX",) if re.match(r"\s*drop\s+index\b", text, re.IGNORECASE) else ("DROP",)
-    if word in ("ALTER", "RENAME"):
-        return ("ALTER",)
+    target = stmt.ddl_object
+    if target.verb == "CREATE":
+        return ("INDEX",) if target.kind == "INDEX" else ("CREATE",)
+    if target.verb in ("DROP", "TRUNCATE"):
+        return ("INDEX",) if target.kind == "INDEX" else ("DROP",)
     return ("ALTER",)

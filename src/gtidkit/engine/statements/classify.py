@@ -136,6 +136,11 @@ class Statement:
         return tpl  # type: ignore[no-any-return]
 
     @property
+    def ddl_object(self) -> DdlObject:
+        """What a DDL statement creates, drops or alters, read off its leading words (:func:`ddl_object`)."""
+        return ddl_object(self.text)
+
+    @property
     def assignments(self) -> tuple[Any, ...]:
         """A SET statement's assignments (:func:`gtidkit.engine.statements.set_parser.parse_set`, parsed once).
 
@@ -169,6 +174,44 @@ class Statement:
     def command(self) -> str | None:
         """The recogniser's command name (``flush_logs``, ``warnings`` ...), or ``None``."""
         return self.info.get("command")
+
+
+@dataclass(frozen=True, slots=True)
+class DdlObject:
+    """The object of a DDL statement by its leading words (what its privilege check and diagnostics need before
+    any tree is built).
+
+    Attributes:
+        verb: the first keyword, upper case (``CREATE``, ``DROP``, ``ALTER``, ``TRUNCATE``, ``RENAME`` ...).
+        kind: ``DATABASE`` (SCHEMA too), ``INDEX`` (``CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX``, ``DROP INDEX``),
+            else "".
+        name: the database of a CREATE / DROP DATABASE (backquotes removed), else None.
+    """
+
+    verb: str
+    kind: str
+    name: str | None = None
+
+
+_DDL_DATABASE = re.compile(r"\s*(CREATE|DROP|ALTER)\s+(?:DATABASE|SCHEMA)\b", re.IGNORECASE)
+_DDL_DATABASE_NAME = re.compile(
+    r"\s*(?:CREATE|DROP)\s+(?:DATABASE|SCHEMA)\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?`?([^`\s;]+)`?", re.IGNORECASE
+)
+_DDL_INDEX = re.compile(
+    r"\s*(?:CREATE\s+(?:UNIQUE\s+|FULLTEXT\s+|SPATIAL\s+)?|DROP\s+)INDEX\b", re.IGNORECASE
+)
+
+
+def ddl_object(text: str) -> DdlObject:
+    """The :class:`DdlObject` of the DDL statement ``text``."""
+    first = _FIRST_WORD.match(text)
+    verb = first.group(1).upper() if first else ""
+    if _DDL_DATABASE.match(text):
+        m = _DDL_DATABASE_NAME.match(text)
+        return DdlObject(verb, "DATABASE", m.group(1) if m else None)
+    if _DDL_INDEX.match(text):
+        return DdlObject(verb, "INDEX")
+    return DdlObject(verb, "")
 
 
 def kind_of_tree(tree: exp.Expression) -> StatementKind:
@@ -219,7 +262,7 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     (re.compile(rf"^USE (?P<db>{_ID})$"), "use", "use"),
     (re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? (?:BINARY )?LOGS$"), "admin", "flush_logs"),
     (
-        re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? TABLES?(?: .+)? WITH READ LOCK$"),
+        re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? TABLES?(?: (?P<tables>.+?))? WITH READ LOCK$"),
         "admin",
         "flush_tables_with_read_lock",
     ),
@@ -252,7 +295,7 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         "admin",
         "change_replication_source",
     ),
-    (re.compile(r"^SHOW (?:BINARY LOG|MASTER) STATUS$"), "show", "binary_log_status"),
+    (re.compile(r"^SHOW (?:BINARY LOG|(?P<master>MASTER)) STATUS$"), "show", "binary_log_status"),
     (re.compile(r"^SHOW (?:BINARY|MASTER) LOGS$"), "show", "binary_logs"),
     (
         re.compile(
@@ -262,12 +305,27 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         "show",
         "binlog_events",
     ),
-    (re.compile(r"^SHOW (?:REPLICA|SLAVE) STATUS(?: FOR CHANNEL .+)?$"), "show", "replica_status"),
+    (re.compile(r"^SHOW (?:REPLICA|(?P<slave>SLAVE)) STATUS(?: FOR CHANNEL .+)?$"), "show", "replica_status"),
     (re.compile(r"^SHOW (?:REPLICAS|SLAVE HOSTS)$"), "show", "replicas"),
     (re.compile(r"^SHOW WARNINGS(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "warnings"),
     (re.compile(r"^SHOW ERRORS(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "errors"),
     (re.compile(r"^SHOW COUNT ?\( ?\* ?\) WARNINGS$"), "show", "count_warnings"),
     (re.compile(r"^SHOW COUNT ?\( ?\* ?\) ERRORS$"), "show", "count_errors"),
+    (
+        re.compile(
+            rf"^SHOW(?: (?P<scope>GLOBAL|SESSION|LOCAL))? VARIABLES(?: LIKE (?P<like>{_STR})| WHERE (?P<where>.+))?$"
+        ),
+        "show",
+        "variables",
+    ),
+    (
+        re.compile(
+            rf"^SHOW(?: (?P<scope>GLOBAL|SESSION|LOCAL))? STATUS(?: LIKE (?P<like>{_STR})| WHERE (?P<where>.+))?$"
+        ),
+        "show",
+        "status",
+    ),
+    (re.compile(r"^SHOW (?P<full>FULL )?PROCESSLIST$"), "show", "processlist"),
     (
         re.compile(
             r"^(?P<op>ANALYZE|OPTIMIZE|CHECK|REPAIR)(?P<local> NO_WRITE_TO_BINLOG| LOCAL)? TABLES? (?P<tables>.+)$"
@@ -277,8 +335,10 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     ),
     (re.compile(r"^CHECKSUM TABLES? (?P<tables>.+)$"), "admin", "checksum_table"),
     (re.compile(r"^XA .+$"), "admin", "xa"),
-    (re.compile(r"^LOCK TABLES? .+$|^UNLOCK TABLES?$"), "admin", "lock_tables"),
-    (re.compile(r"^KILL(?: CONNECTION| QUERY)? (?P<id>\d+)$"), "admin", "kill"),
+    (re.compile(r"^LOCK TABLES? .+$"), "admin", "lock_tables"),
+    (re.compile(r"^UNLOCK TABLES?$"), "admin", "unlock_tables"),
+    (re.compile(r"^KILL(?: (?P<what>CONNECTION|QUERY))? (?P<id>\d+)$"), "admin", "kill"),
+    (re.compile(r"^SHUTDOWN$"), "other", "shutdown"),
     (
         re.compile(rf"^PREPARE (?P<name>{_ID}) FROM (?:{_STR}|@(?P<var>[A-Za-z0-9_$.]+))$"),
         "prepared",
@@ -343,6 +403,15 @@ def _recognise(norm: str) -> Statement | None:
             info["local"] = "local" in info
         if command == "reset_replica":
             info["all"] = "all" in info
+        if command == "kill":
+            info["id"] = int(info["id"])
+            info["query_only"] = info.pop("what", "").upper() == "QUERY"
+        if command == "binary_log_status":
+            info["master"] = "master" in info
+        if command == "processlist":
+            info["full"] = "full" in info
+        if command == "replica_status":
+            info["slave"] = "slave" in info
         for k in ("threads", "what"):
             if k in info:
                 info[k] = info[k].upper()
@@ -392,6 +461,7 @@ _RECOGNISER_WORDS = frozenset(
         "LOCK",
         "UNLOCK",
         "KILL",
+        "SHUTDOWN",
         "PREPARE",
         "EXECUTE",
         "DEALLOCATE",
@@ -456,7 +526,7 @@ def classify(stmt_text: str) -> Statement:
                 _TRANSACTION_CONTROL[stmt_text] = (st.kind, st.text, dict(st.info))
             return st
     if first in _ACCOUNT_WORDS and is_account_statement(text):
-        return Statement(StatementKind.ACCOUNT, text, info={})
+        return Statement(StatementKind.ACCOUNT, text, info={"keyword": first})
     if first.startswith("("):
         first = "("
     if first in ("EXPLAIN", "DESCRIBE", "DESC") and explain_target(text) is not None:

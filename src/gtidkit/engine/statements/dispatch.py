@@ -65,7 +65,7 @@ def _show(session: Session, stmt: Statement) -> StatementResult:
     hook = session.server.statement_hooks.get(stmt.command or "")
     if hook is not None:
         return hook(session, stmt)
-    handled = session.server.admin.show(session, stmt.text)
+    handled = session.server.admin.show(session, stmt)
     if handled is not None:
         return handled
     return session.run_sql(stmt, writes=False)
@@ -102,7 +102,7 @@ def _admin(session: Session, stmt: Statement) -> StatementResult:
         return checksum_table.run_checksum_table(session, stmt)
     skip = trx.pre_statement(session, stmt)
     # UNLOCK TABLES commits only when LOCK TABLES locks are held (statements/locks.py)
-    commits = trx.causes_implicit_commit(stmt) and session.server.admin.commits_implicitly(session, stmt.text)
+    commits = trx.causes_implicit_commit(stmt) and session.server.admin.commits_implicitly(session, stmt)
     if commits:
         trx.implicit_commit(session)
     if skip:
@@ -110,7 +110,7 @@ def _admin(session: Session, stmt: Statement) -> StatementResult:
         return StatementResult()
     hook = session.server.statement_hooks.get(stmt.command or "")
     try:
-        res = hook(session, stmt) if hook is not None else session.server.admin.run(session, stmt.text)
+        res = hook(session, stmt) if hook is not None else session.server.admin.run(session, stmt)
     except BaseException as err:
         trx.statement_failed(session, err)
         raise
