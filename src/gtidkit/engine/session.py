@@ -45,6 +45,7 @@ from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.statements.dispatch import dispatch
 from gtidkit.engine.statements.set_parser import Default, Expression, Keyword, SysVarRef, UserVarRef
+from gtidkit.engine.statements.specs import spec_of
 from gtidkit.engine.tracking import SessionTracker, StatementFacts
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
@@ -363,7 +364,7 @@ class Session:
         kind = stmt.kind
         command = stmt.info.get("command")
         uses_tables = _uses_tables(stmt)
-        self.diagnostics.begin_statement(diagnostic=command in _DIAGNOSTIC_COMMANDS, uses_tables=uses_tables)
+        self.diagnostics.begin_statement(diagnostic=spec_of(stmt).diagnostic, uses_tables=uses_tables)
         assignments = stmt.assignments if kind == "set" else ()
         db_before = self.current_db
         sv = self.session_vars
@@ -905,7 +906,6 @@ _MORE_RESULTS_EXISTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
 
 
 _TUPLE_ONLY = {tuple}
-_DIAGNOSTIC_COMMANDS = frozenset({"warnings", "errors", "count_warnings", "count_errors"})
 
 
 #: prepared statement kinds whose privileges are checked at PREPARE and remembered for their executions (the others

@@ -104,22 +104,6 @@ def _check_restricted_session(assignments: tuple[Any, ...]) -> None:
 
 #: SET scopes that change the server's value (SET GLOBAL / PERSIST, ``@@GLOBAL.x``): SUPER or SYSTEM_VARIABLES_ADMIN
 _GLOBAL_SCOPES = frozenset({"GLOBAL", "PERSIST"})
-_ADMIN_NEEDS = {
-    "flush_logs": ("RELOAD",),
-    "flush": ("RELOAD",),
-    "reset_binary_logs": ("RELOAD",),
-    "purge_binary_logs_to": ("SUPER", "BINLOG_ADMIN"),
-    "purge_binary_logs_before": ("SUPER", "BINLOG_ADMIN"),
-    "replica_thread": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
-    "change_replication_source": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
-    "reset_replica": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
-}
-_SHOW_NEEDS = {
-    "binary_log_status": ("SUPER", "REPLICATION CLIENT"),
-    "binary_logs": ("SUPER", "REPLICATION CLIENT"),
-    "replica_status": ("SUPER", "REPLICATION CLIENT"),
-    "replicas": ("REPLICATION SLAVE",),
-}
 
 
 @functools.lru_cache(maxsize=256)
@@ -191,13 +175,10 @@ def check_statement(account: Account | None, user: str, host: str, stmt: Any, se
     if kind == "admin" and command == "table_maintenance":
         _check_maintenance(account, user, host, stmt, session.current_db)
         return
-    if kind == "admin" and command in _ADMIN_NEEDS:
-        if not has_global(account, *_ADMIN_NEEDS[command]):
-            raise _denied_specific(*_ADMIN_NEEDS[command])
-        return
-    if kind == "show" and command in _SHOW_NEEDS:
-        if not has_global(account, *_SHOW_NEEDS[command]):
-            raise _denied_specific(*_SHOW_NEEDS[command])
+    needs_global = stmt.spec.privileges  # FLUSH LOGS: RELOAD, PURGE: SUPER or BINLOG_ADMIN ... (engine specs)
+    if needs_global:
+        if not has_global(account, *needs_global):
+            raise _denied_specific(*needs_global)
         return
     if kind == "use":
         db = str(stmt.info.get("db") or "")

@@ -29,6 +29,7 @@ from sqlglot import exp
 from gtidkit.engine.accounts.statements import is_account_statement
 from gtidkit.engine.sql.explain import explain_target
 from gtidkit.engine.sql.parse import normalize, parse_tree, strip_comments, templatize, unquote_string
+from gtidkit.engine.statements.specs import StatementSpec, spec_of
 from gtidkit.errors import MySQLError
 
 __all__ = ["KINDS", "TREE_KINDS", "Statement", "StatementKind", "classify"]
@@ -134,6 +135,12 @@ class Statement:
         if tpl is _UNSET:
             tpl = self._template = templatize(self.text)
         return tpl  # type: ignore[no-any-return]
+
+    @property
+    def spec(self) -> StatementSpec:
+        """Its row of the statement specs (:func:`gtidkit.engine.statements.specs.spec_of`: implicit commit,
+        diagnostic, privileges)."""
+        return spec_of(self)
 
     @property
     def ddl_object(self) -> DdlObject:
