@@ -193,6 +193,7 @@ def test_grant_takes_effect_for_a_cached_shape_and_a_prepared_statement(server: 
     root = server.session()
     try:
         assert _query(h, "UPDATE t SET c='u' WHERE id=3")[0] == 1142
+        assert _query(h, "SELECT c FROM t WHERE id=2") == (0, "")  # passes, remembered for this shape
         prepared = _payloads(h.receive_data(frame(b"\x16SELECT c FROM t WHERE id=?", 0)[0]))[0]
         assert prepared[0] == 0
         sid = struct.unpack("<I", prepared[1:5])[0]
@@ -203,6 +204,7 @@ def test_grant_takes_effect_for_a_cached_shape_and_a_prepared_statement(server: 
         root.execute("GRANT UPDATE ON app.* TO app@'%'")
         root.execute("REVOKE SELECT ON app.* FROM app@'%'")
         assert _query(h, "UPDATE t SET c='u' WHERE id=3") == (0, "")
+        assert _query(h, "SELECT c FROM t WHERE id=2")[0] == 1142  # the REVOKE is seen at once
         denied = _payloads(h.receive_data(execute))[0]
         assert denied[0] == 0xFF and struct.unpack("<H", denied[1:3])[0] == 1142
     finally:
