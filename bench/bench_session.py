@@ -97,11 +97,78 @@ def _run(tx: int, track: str, profiler: Any = None) -> dict[str, float]:
             s.close()
         finally:
             server.shutdown()
+    wire = _wire_point_selects()
     # the median per kind (robust to the machine's other load), in µs
     out = {}
     for k, v in costs.items():
         v.sort()
         out[k] = v[len(v) // 2] * 1e6
+    out.update(wire)  # root and an application account through the wire layer (best of 5 rounds)
+    return out
+
+
+def _wire_point_selects(n: int = 2000) -> dict[str, float]:
+    """CPU µs of one point select through the wire layer in memory (a ``ClientHandler`` fed packets, no
+    sockets), as root and as an application account (``SELECT, INSERT, UPDATE, DELETE ON sbtest.*``), by
+    COM_QUERY text and by COM_STMT_EXECUTE: what the privilege check costs an account other than root (best of 7
+    rounds of ``n``, the four timed in turn within each round, process CPU)."""
+    import struct
+
+    from gtidkit.engine import Server
+    from gtidkit.engine.accounts.bootstrap import create_root
+    from gtidkit.protocol.constants import Capability
+    from gtidkit.protocol.handler import ClientHandler, ServerContext
+    from gtidkit.protocol.messages import HandshakeResponse
+    from gtidkit.protocol.packets import frame
+
+    caps = (
+        Capability.PROTOCOL_41
+        | Capability.SECURE_CONNECTION
+        | Capability.PLUGIN_AUTH
+        | Capability.PLUGIN_AUTH_LENENC_CLIENT_DATA
+        | Capability.TRANSACTIONS
+        | Capability.CONNECT_WITH_DB
+    )
+    rng = random.Random(5)
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        server = Server.open(Path(tmp), log_bin=True)
+        try:
+            create_root(server, "")
+            setup = server.session()
+            _load(setup, rng)
+            setup.execute("CREATE USER app@'%' IDENTIFIED BY ''")
+            setup.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON sbtest.* TO app@'%'")
+            setup.close()
+            work = []  # (label, handler, packets) of both accounts, timed in alternation (the load hits both)
+            handlers = []
+            for user in ("root", "app"):
+                h = ClientHandler(ServerContext(engine=server, accounts=server.accounts))
+                h.start()
+                handlers.append(h)
+                login = HandshakeResponse(caps, user, b"", "sbtest", "caching_sha2_password")
+                ok = h.receive_data(frame(login.encode(), 1)[0])
+                assert ok[4] == 0, ok  # the OK packet: logged in
+                ids = [rng.randint(1, TABLE_ROWS) for _ in range(n)]
+                queries = [frame(b"\x03SELECT c FROM sbtest1 WHERE id=%d" % i, 0)[0] for i in ids]
+                prepared = h.receive_data(frame(b"\x16SELECT c FROM sbtest1 WHERE id=?", 0)[0])
+                assert prepared[4] == 0, prepared  # COM_STMT_PREPARE_OK
+                sid = struct.unpack("<I", prepared[5:9])[0]
+                head = b"\x17" + struct.pack("<IBI", sid, 0, 1) + b"\0\x01\x08\x00"
+                executes = [frame(head + struct.pack("<q", i), 0)[0] for i in ids]
+                for label, packets in (("text", queries), ("prepared", executes)):
+                    assert h.receive_data(packets[0])[4] != 0xFF  # a result set, not ERR
+                    work.append((f"wire_point_select_{label}_{user}", h, packets))
+            for _ in range(7):
+                for key, h, packets in work:
+                    t0 = time.process_time()
+                    for packet in packets:
+                        h.receive_data(packet)
+                    out[key] = min(out.get(key, float("inf")), (time.process_time() - t0) / n * 1e6)
+            for h in handlers:
+                h.close()
+        finally:
+            server.shutdown()
     return out
 
 
@@ -272,6 +339,19 @@ def main() -> int:
     else:
         lines += ["| statement | CPU µs |", "|---|---|"]
         lines += [f"| {k} | {now[k]:.1f} |" for k in now]
+    ratio = now["wire_point_select_text_app"] / now["wire_point_select_text_root"]
+    wire = (
+        "The wire_point_select rows: one point select through the wire layer in memory (a `ClientHandler` fed "
+        "COM_QUERY or COM_STMT_EXECUTE packets, no sockets), logged in as root and as an application account "
+        "(`GRANT SELECT, INSERT, UPDATE, DELETE ON sbtest.*`), best of 7 rounds of 2000 with the four timed in "
+        f"turn: the application account's text point select costs {ratio:.2f}x root's"
+    )
+    if base is not None:
+        before = base["wire_point_select_text_app"] / base["wire_point_select_text_root"]
+        wire += (
+            f" ({before:.2f}x before: its privilege check split, classified and parsed the statement again)"
+        )
+    lines += ["", wire + "."]
     if args.baseline_src:
         lb: dict[str, float] = {}
         la: dict[str, float] = {}

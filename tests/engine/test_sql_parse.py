@@ -59,8 +59,8 @@ def test_split_statements(text, expected):
                 "options": {"source_host": "127.0.0.1", "source_port": 3306, "source_auto_position": 1},
             },
         ),
-        ("SHOW BINARY LOG STATUS", "show", {"command": "binary_log_status"}),
-        ("SHOW MASTER STATUS", "show", {"command": "binary_log_status"}),
+        ("SHOW BINARY LOG STATUS", "show", {"command": "binary_log_status", "master": False}),
+        ("SHOW MASTER STATUS", "show", {"command": "binary_log_status", "master": True}),
         ("SHOW BINARY LOGS", "show", {"command": "binary_logs"}),
         (
             "SHOW BINLOG EVENTS IN 'binlog.000002' FROM 4 LIMIT 1, 10",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from typing_extensions import Self
@@ -44,6 +45,7 @@ from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.statements.dispatch import dispatch
 from gtidkit.engine.statements.set_parser import Default, Expression, Keyword, SysVarRef, UserVarRef
+from gtidkit.engine.statements.specs import spec_of
 from gtidkit.engine.statements.system_tables import replicated_changes
 from gtidkit.engine.tracking import SessionTracker, StatementFacts
 from gtidkit.errors import MySQLError
@@ -52,6 +54,7 @@ from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
+    from gtidkit.engine.statements.access import Authorizer
 
 
 class Session:
@@ -135,9 +138,19 @@ class Session:
         #: engine/statements/binlog_statement.py), None until the first one
         self.binlog_statement_state: Any = None
 
+        #: the privilege check of the authenticated client (:class:`gtidkit.engine.statements.access.Authorizer`,
+        #: set by the wire server at login); None: every statement may run (the engine's own sessions, the applier)
+        self.authorizer: Authorizer | None = None
+        #: the wire server's answer to the statements it runs itself (KILL, SHUTDOWN, SHOW PROCESSLIST, the
+        #: account statements' privilege checks), called with each classified, authorized statement: a result,
+        #: or None for the engine to run it (set at login with :attr:`authorizer`)
+        self.connection_hook: Callable[[Any], StatementResult | None] | None = None
+
     # ------------------------------------------------------------------ public
-    def execute(self, sql: str, *, lexed: bool = False) -> list[StatementResult]:
+    def execute(self, sql: str, *, lexed: bool = False, split: bool = True) -> list[StatementResult]:
         """Run one or more ``;``-separated statements; one :class:`StatementResult` per statement, in order.
+        ``split=False``: ``sql`` is one statement as :func:`~gtidkit.engine.sql.parse.split_statements` returned it
+        (the wire server splits a COM_QUERY once).
 
         ``lexed``: ``sql`` is already in the engine's lexing (:meth:`lexed`: a prepared statement's text, a text
         with bound values), not a client's text read under the session's sql_mode.
@@ -159,7 +172,8 @@ class Session:
         if self.killed:  # KILL CONNECTION from another session (statements/admin.py)
             self.close()
             raise mysql_error(2013)
-        texts = split_statements(sql if lexed else self.lexed(sql))
+        text = sql if lexed else self.lexed(sql)
+        texts = split_statements(text) if split else [text]
         if not texts:
             raise mysql_error(1065)
         results: list[StatementResult] = []
@@ -184,7 +198,26 @@ class Session:
         """
         if self.closed:
             raise mysql_error(2006)
-        return prepared.prepare(self, self.lexed(sql))
+        stmt = prepared.prepare(self, self.lexed(sql))
+        if self.authorizer is not None and stmt.kind in _CHECKED_WHEN_PREPARED:
+            self._authorize_prepared(stmt)  # MySQL checks a prepared statement's privileges at PREPARE too
+        return stmt
+
+    def _authorize_prepared(self, stmt: Any) -> None:
+        """The privilege check of a prepared SELECT / DML (its template), skipped when it passed for this statement
+        under the same privileges (:meth:`Authorizer.state`) and default schema.
+
+        Raises:
+            MySQLError: the access error (1142, 1044, 1820 ...).
+        """
+        authorizer = self.authorizer
+        assert authorizer is not None
+        state = (authorizer.state(), self.current_db)
+        shape = stmt.shape
+        if shape.authorized == state:
+            return
+        authorizer.check(self, classify(stmt.template))
+        shape.authorized = state
 
     def no_backslash_escapes(self) -> bool:
         """sql_mode has NO_BACKSLASH_ESCAPES: a backslash in a string literal is an ordinary character, and OK /
@@ -219,6 +252,8 @@ class Session:
         """
         if self.closed:
             raise mysql_error(2006)
+        if self.authorizer is not None and stmt.kind in _CHECKED_WHEN_PREPARED:
+            self._authorize_prepared(stmt)
         if stmt.shape.fast_select and not self.server.table_locks.active:
             return [self._prepared_select(stmt, params)]
         bound = prepared.bound_statement(stmt, params)
@@ -357,14 +392,21 @@ class Session:
         """Run one statement and complete its result: diagnostics area, warning count, status flags."""
         if stmt is None:
             stmt = classify(text)
+            if self.authorizer is not None:  # privileges before anything of the statement happens
+                self.authorizer.check(self, stmt)
+            if self.connection_hook is not None:
+                answered = self.connection_hook(stmt)
+                if answered is not None:  # a statement of the wire server's (KILL, SHUTDOWN ...)
+                    self.note_result(answered)
+                    return answered
             if stmt.kind == "prepared" and stmt.info["command"] == "execute":
                 bound = prepared.sql_execute(self, stmt)  # EXECUTE runs as the statement it names
                 stmt = classify(bound) if isinstance(bound, str) else bound
         kind = stmt.kind
         command = stmt.info.get("command")
         uses_tables = _uses_tables(stmt)
-        self.diagnostics.begin_statement(diagnostic=command in _DIAGNOSTIC_COMMANDS, uses_tables=uses_tables)
-        assignments = set_parser.parse_set(stmt.text) if kind == "set" else ()
+        self.diagnostics.begin_statement(diagnostic=spec_of(stmt).diagnostic, uses_tables=uses_tables)
+        assignments = stmt.assignments if kind == "set" else ()
         db_before = self.current_db
         sv = self.session_vars
         gv = self.server.globals.values
@@ -534,6 +576,12 @@ class Session:
         """
         self.executor.user = f"{user}@{host}"
         self.executor.current_user = f"{priv_user}@{priv_host}"
+
+    def named_tables(self, stmt: Any) -> tuple[tuple[str, str], ...]:
+        """``(database, table)`` of every table the classified ``stmt`` names, unqualified ones in the default
+        schema (:meth:`gtidkit.engine.sql.executor.Executor.named_tables`: kept with the statement's plan key, so a
+        statement of a shape seen before is not parsed for it)."""
+        return self.executor.named_tables(stmt, self.current_db)
 
     # ------------------------------------------------------------------ dispatch
     def run_sql(self, stmt: Any, *, writes: bool) -> StatementResult:
@@ -754,15 +802,16 @@ class Session:
         self.server.release_write_lock(self)
 
     # ------------------------------------------------------------------ SET
-    def run_set(self, text: str) -> StatementResult:
-        """SET: user variables, SET NAMES, SET TRANSACTION, system variables (through the sysvar table's hooks)."""
+    def run_set(self, text: str, assignments: tuple[Any, ...] | None = None) -> StatementResult:
+        """SET: user variables, SET NAMES, SET TRANSACTION, system variables (through the sysvar table's hooks).
+        ``assignments``: ``parse_set(text)`` when the caller has parsed it already."""
         warnings: list[sysvars.Warning_] = []
         m = _SET_GTID_NEXT.match(text)
         if m is not None:
             # the replica-style "SET gtid_next='...'" before every transaction: skip the general SET parser
             sysvars.set_variable(self, "gtid_next", None, m.group(1), is_default=False, warnings=warnings)
             return StatementResult()
-        for a in set_parser.parse_set(text):
+        for a in set_parser.parse_set(text) if assignments is None else assignments:
             if a.kind == "user":
                 self.user_vars[a.name] = user_vars.value_of(self, a)
             elif a.kind == "names":
@@ -893,13 +942,6 @@ _SET_GTID_NEXT = re.compile(
 
 _ACCESS_MODE = re.compile(r"\bREAD\s+(ONLY|WRITE)\b", re.IGNORECASE)
 
-_USE_RE = re.compile(r"^\s*use\s+`?([^`;\s]+)`?", re.IGNORECASE)
-
-
-def _use_target(text: str) -> str | None:
-    m = _USE_RE.match(text)
-    return m.group(1) if m else None
-
 
 def now_us() -> int:
     """Microseconds since the epoch (commit timestamps)."""
@@ -940,7 +982,11 @@ _NAMES_COLLATE = re.compile(r"\bCOLLATE\s+(\S+)", re.IGNORECASE)
 
 
 _TUPLE_ONLY = {tuple}
-_DIAGNOSTIC_COMMANDS = frozenset({"warnings", "errors", "count_warnings", "count_errors"})
+
+
+#: prepared statement kinds whose privileges are checked at PREPARE and remembered for their executions (the others
+#: are checked as the statement each execution runs)
+_CHECKED_WHEN_PREPARED = frozenset({"select", "dml"})
 
 
 def _uses_tables(stmt: Any) -> bool:
@@ -957,7 +1003,7 @@ def _uses_tables(stmt: Any) -> bool:
             known = _SELECT_USES_TABLES[text] = bool(_FROM.search(text))
         return known
     if kind == "ddl":
-        return not _DB_DDL.match(stmt.text)
+        return bool(stmt.ddl_object.kind != "DATABASE")
     return False
 
 
@@ -969,7 +1015,6 @@ _CALLS_LAST_INSERT_ID: dict[str, bool] = {}
 _SELECT_USES_TABLES: dict[str, bool] = {}
 
 
-_DB_DDL = re.compile(r"^\s*(?:CREATE|DROP|ALTER)\s+(?:DATABASE|SCHEMA)\b", re.IGNORECASE)
 _FROM = re.compile(r"\bFROM\s+(?!DUAL\b)", re.IGNORECASE)
 
 

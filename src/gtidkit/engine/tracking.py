@@ -66,8 +66,6 @@ _ISOLATION = re.compile(
 )
 _ACCESS = re.compile(r"\bREAD\s+(ONLY|WRITE)\b", re.IGNORECASE)
 _SNAPSHOT = re.compile(r"\bWITH\s+CONSISTENT\s+SNAPSHOT\b", re.IGNORECASE)
-_LOCK_TABLES = re.compile(r"^\s*LOCK\s+TABLES?\b", re.IGNORECASE)
-_UNLOCK_TABLES = re.compile(r"^\s*UNLOCK\s+TABLES?\b", re.IGNORECASE)
 #: SET NAMES / CHARACTER SET change three variables; MySQL reports them in this order
 #: (Session_sysvars_tracker's map order, as in the manual's mysqltest example).
 _NAMES_VARS = ("character_set_connection", "character_set_client", "character_set_results")
@@ -359,9 +357,9 @@ class SessionTracker:
                     if level
                     else ""
                 ) + (f"START TRANSACTION READ {access.group(1).upper()};" if access else "START TRANSACTION;")
-        elif command == "lock_tables":
+        elif command == "lock_tables" or command == "unlock_tables":
             self._end_transaction()
-            self._locked = not _UNLOCK_TABLES.match(text) and bool(_LOCK_TABLES.match(text))
+            self._locked = command == "lock_tables"
         elif kind in ("ddl", "admin", "account") or (kind == "set" and self._trx == "T" and not explicit_trx):
             self._end_transaction()  # implicit commit: DDL, FLUSH / RESET / PURGE ..., SET autocommit=1
         else:

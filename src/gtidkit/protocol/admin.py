@@ -7,18 +7,18 @@ characters without FULL).
 These need the server process (its connections), which the engine does not know, so they live in the protocol
 layer. Account statements (CREATE USER, GRANT ...) and SHOW GRANTS are the engine's (:mod:`gtidkit.engine.accounts`):
 here they only get their privilege check, and the connection's state after them (fast-auth cache, sandbox).
-Recognition is by a few anchored regular expressions; everything else goes to the engine untouched.
+The engine session classifies each statement (:mod:`gtidkit.engine.statements.classify`) and hands it to the hook
+of :func:`interceptor`, which answers the commands of :data:`ANSWERS`; everything else goes to the engine.
 """
 
 from __future__ import annotations
 
-import re
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine.accounts import statements as account_statements
 from gtidkit.engine.accounts.grants import GRANT_OPTION
-from gtidkit.engine.accounts.statements import is_account_statement
 from gtidkit.engine.sql.catalog import THREAD_ID_OFFSET
 from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol import engine_seam, privileges
@@ -28,16 +28,6 @@ from gtidkit.protocol.engine_seam import Column, StatementResult
 if TYPE_CHECKING:
     from gtidkit.protocol.handler import ClientHandler
 
-#: the first word of every statement answered here (each pattern below starts with ``^\s*`` and one of them)
-_FIRST_WORD = re.compile(r"\s*(\w+)")
-_ADMIN_WORDS = frozenset(
-    {"shutdown", "kill", "show", "create", "alter", "drop", "rename", "set", "grant", "revoke"}
-)
-_SHUTDOWN = re.compile(r"^\s*shutdown\s*;?\s*$", re.IGNORECASE)
-_KILL = re.compile(r"^\s*kill\s+(?:(connection|query)\s+)?(\d+)\s*;?\s*$", re.IGNORECASE)
-_PROCESSLIST = re.compile(r"^\s*show\s+(full\s+)?processlist\s*;?\s*$", re.IGNORECASE)
-_ALTER_USER = re.compile(r"^\s*alter\s+user\b", re.IGNORECASE)
-
 
 def _ok(handler: ClientHandler, affected: int = 0) -> StatementResult:
     return StatementResult(
@@ -45,16 +35,10 @@ def _ok(handler: ClientHandler, affected: int = 0) -> StatementResult:
     )
 
 
-def may_answer(text: str) -> bool:
-    """False when the hook of :func:`interceptor` certainly leaves ``text`` to the engine after its privilege
-    check (its first word starts none of the statements answered here): what it does then depends only on the
-    account, the default schema and the sandbox state, so a caller may remember that it passed."""
-    first = _FIRST_WORD.match(text)
-    return first is not None and first.group(1).lower() in _ADMIN_WORDS
-
-
 def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
-    """The statement hook for :func:`gtidkit.protocol.engine_seam.execute` bound to one connection."""
+    """The hook that answers the statements of :data:`ANSWERS` and the account statements for one connection
+    (the engine session calls it with each statement it has classified and authorized; None: the engine runs
+    the statement)."""
 
     if handler.session is not None:  # information_schema.PROCESSLIST / performance_schema.processlist
         engine_seam.provide_tables(
@@ -68,49 +52,32 @@ def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
                 ],
             },
         )
+    running_account_statement = [False]
 
-    def intercept(text: str) -> StatementResult | None:
-        account = handler.current_account()
+    def intercept(stmt: Any) -> StatementResult | None:
         # read_only lets SUPER / CONNECTION_ADMIN write (engine/statements/transaction.py check_read_only)
         engine_seam.set_read_only_exempt(
-            handler.live_session, privileges.has_global(account, "SUPER", "CONNECTION_ADMIN")
+            handler.live_session,
+            privileges.has_global(handler.current_account(), "SUPER", "CONNECTION_ADMIN"),
         )
-        # sql_parse.cc: in the sandbox only ALTER USER, SET PASSWORD and SET (client initialisation) run
-        if handler.sandbox and not _ALTER_USER.match(text) and not re.match(r"\s*set\b", text, re.IGNORECASE):
-            raise mysql_error(1820)
-        first = _FIRST_WORD.match(text)
-        if first is None or first.group(1).lower() not in _ADMIN_WORDS:  # none of the statements below
-            privileges.check_statement(
-                account,
-                handler.user,
-                handler.peer_host_name(),
-                text,
-                engine_seam.current_schema(handler.live_session),
-            )
-            return None
-        if _SHUTDOWN.match(text):
-            if not privileges.has_global(account, "SHUTDOWN"):
-                raise mysql_error(1227, "SHUTDOWN")
-            handler.shutdown_requested = True  # the edge acts on it after this statement's OK is sent
-            return _ok(handler)
-        if is_account_statement(text):
-            return _account_statement(handler, account, text)
-        m = _KILL.match(text)
-        if m:
-            return _kill(handler, (m.group(1) or "connection").lower(), int(m.group(2)))
-        m = _PROCESSLIST.match(text)
-        if m:
-            return _processlist(handler, full=bool(m.group(1)))
-        privileges.check_statement(
-            account,
-            handler.user,
-            handler.peer_host_name(),
-            text,
-            engine_seam.current_schema(handler.live_session),
-        )
-        return None
+        if stmt.kind == "account":
+            if running_account_statement[0]:
+                return None  # the engine runs the statement this hook passed on (_account_statement)
+            running_account_statement[0] = True
+            try:
+                return _account_statement(handler, handler.current_account(), stmt)
+            finally:
+                running_account_statement[0] = False
+        answer = ANSWERS.get(stmt.info.get("command") or "")
+        return None if answer is None else answer(handler, stmt)
 
     return intercept
+
+
+def _shutdown(handler: ClientHandler, stmt: Any) -> StatementResult:
+    # the SHUTDOWN privilege (its statement spec) was checked by the session's authorizer
+    handler.shutdown_requested = True  # the edge acts on it after this statement's OK is sent
+    return _ok(handler)
 
 
 def _need_create_user(account: Any) -> None:
@@ -118,12 +85,20 @@ def _need_create_user(account: Any) -> None:
         raise mysql_error(1227, "CREATE USER")
 
 
-def _account_statement(handler: ClientHandler, account: Any, text: str) -> StatementResult:
+def _account_statement(handler: ClientHandler, account: Any, stmt: Any) -> StatementResult:
     """An account statement: the privilege it needs (``sql/auth/sql_authorization.cc``: CREATE USER for another
     account's CREATE / ALTER / DROP / RENAME USER and SET PASSWORD, CREATE ROLE / DROP ROLE or CREATE USER for
     roles, GRANT OPTION plus each privilege granted or revoked), then the engine runs it as DDL (its GTID, its
     binlog event, the grant tables); a changed password drops its fast-auth cache entry, and setting one's own
-    password ends the expired-password sandbox."""
+    password ends the expired-password sandbox. In the sandbox only ALTER USER and SET PASSWORD run (1820,
+    ``sql_parse.cc``).
+
+    Raises:
+        MySQLError: 1820 in the sandbox, 1227 / 1044 / 1045 without the privilege, the engine's errors.
+    """
+    text = stmt.text
+    if handler.sandbox and stmt.info.get("keyword") not in ("ALTER", "SET"):
+        raise mysql_error(1820)
     st = account_statements.parse(text)
     verb = st.verb
     if verb in ("alter_user", "set_password"):
@@ -139,7 +114,7 @@ def _account_statement(handler: ClientHandler, account: Any, text: str) -> State
         _check_grant(handler, account, st)
     else:
         _need_create_user(account)
-    res = handler.live_session.execute(text)[-1]
+    res = handler.live_session.execute(text, split=False)[-1]
     outcome = handler.live_session.account_outcome
     if outcome is not None:
         with handler.ctx.lock:
@@ -169,7 +144,10 @@ def _check_grant(handler: ClientHandler, account: Any, st: Any) -> None:
         raise mysql_error(1044, handler.user, handler.peer_host_name(), db)
 
 
-def _kill(handler: ClientHandler, what: str, target_id: int) -> StatementResult:
+def _kill(handler: ClientHandler, stmt: Any) -> StatementResult:
+    """KILL [CONNECTION | QUERY] id of any connection of the server (1094 unknown id, 1095 another user's
+    connection without SUPER or CONNECTION_ADMIN)."""
+    target_id = stmt.info["id"]
     with handler.ctx.lock:
         target = handler.ctx.handlers.get(target_id)
     if target is None:
@@ -180,7 +158,7 @@ def _kill(handler: ClientHandler, what: str, target_id: int) -> StatementResult:
     # THD::awake: KILL CONNECTION shuts the client's socket down first (shutdown_active_vio), then both forms stop
     # the running statement; in that order the interrupted statement's answer can no longer reach the client, which
     # sees the connection end (2013) as with MySQL, never an ERR 1317 racing the shutdown
-    if what != "query":
+    if not stmt.info["query_only"]:
         target.killed = True
         if target is not handler:
             target.kill_hook()
@@ -275,8 +253,8 @@ def connection_thread_rows(ctx: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def _processlist(handler: ClientHandler, *, full: bool) -> StatementResult:
-    rows = _processlist_rows(handler, full=full, table=False)
+def _processlist(handler: ClientHandler, stmt: Any) -> StatementResult:
+    rows = _processlist_rows(handler, full=bool(stmt.info.get("full")), table=False)
     columns = tuple(
         Column(
             name=name,
@@ -292,3 +270,11 @@ def _processlist(handler: ClientHandler, *, full: bool) -> StatementResult:
     return StatementResult(
         columns=columns, rows=rows, status_flags=engine_seam.status_flags(handler.live_session)
     )
+
+
+#: statement command (engine/statements/classify.py) -> the answer of the wire server, which owns the connections
+ANSWERS: dict[str, Callable[[ClientHandler, Any], StatementResult]] = {
+    "shutdown": _shutdown,
+    "kill": _kill,
+    "processlist": _processlist,
+}

@@ -33,8 +33,9 @@ __all__ = [
     "StatementResult",
 ]
 
-#: A hook that answers a statement itself (server-level statements: SHUTDOWN, KILL, accounts) or returns None.
-Interceptor = Callable[[str], "StatementResult | None"]
+#: A hook that answers a classified statement itself (server-level statements: SHUTDOWN, KILL, accounts) or returns
+#: None (the engine session calls it, see :func:`set_account`).
+Interceptor = Callable[[Any], "StatementResult | None"]
 #: ``{(schema, table): () -> rows}``: the rows of a per-query system table (information_schema.PROCESSLIST ...)
 TableProviders = dict[tuple[str, str], Callable[[], list[tuple[Any, ...]]]]
 
@@ -104,6 +105,11 @@ class SessionAPI(Protocol):
         """The session id (CONNECTION_ID())."""
         ...
 
+    #: the privilege check of the authenticated client (engine/statements/access.py Authorizer), None: none
+    authorizer: Any
+    #: the wire server's answer to the statements it runs itself, called with each classified statement
+    connection_hook: Any
+
     #: whether the client connection is TLS (CHANGE REPLICATION SOURCE's note 1759 looks at it)
     secure_transport: bool
 
@@ -160,8 +166,9 @@ class SessionAPI(Protocol):
         """The session-state tracker (whether a transaction is active)."""
         ...
 
-    def execute(self, sql: str, *, lexed: bool = False) -> list[StatementResult]:
-        """Run ``sql``; one result per statement (``lexed``: already rewritten for NO_BACKSLASH_ESCAPES)."""
+    def execute(self, sql: str, *, lexed: bool = False, split: bool = True) -> list[StatementResult]:
+        """Run ``sql``; one result per statement (``lexed``: already rewritten for NO_BACKSLASH_ESCAPES;
+        ``split=False``: ``sql`` is one statement the wire server split)."""
         ...
 
     def no_backslash_escapes(self) -> bool:
@@ -245,10 +252,22 @@ def current_schema(session: SessionAPI) -> str | None:
     return session.current_db
 
 
-def set_account(session: SessionAPI, user: str, host: str, priv_user: str, priv_host: str) -> None:
+def set_account(
+    session: SessionAPI,
+    user: str,
+    host: str,
+    priv_user: str,
+    priv_host: str,
+    authorizer: Any = None,
+    intercept: Interceptor | None = None,
+) -> None:
     """Tell the engine session who authenticated: the client's ``user``/``host`` (USER()) and the matched
-    account ``priv_user``/``priv_host`` (CURRENT_USER())."""
+    account ``priv_user``/``priv_host`` (CURRENT_USER()). From now on ``authorizer`` (an
+    :class:`gtidkit.engine.statements.access.Authorizer`) checks the privileges of each statement the session
+    runs, and ``intercept`` answers the statements the server runs itself (after the privilege check)."""
     session.set_account(user, host, priv_user, priv_host)
+    session.authorizer = authorizer
+    session.connection_hook = intercept
 
 
 def interrupt(session: SessionAPI) -> None:
@@ -346,17 +365,10 @@ def split(sql: str, session: Any = None) -> list[str]:
 
 
 def execute(
-    session: SessionAPI,
-    sql: str,
-    intercept: Interceptor | None = None,
-    *,
-    statements: list[str] | None = None,
-    lexed: bool = False,
+    session: SessionAPI, sql: str, *, statements: list[str] | None = None, lexed: bool = False
 ) -> Iterator[StatementResult]:
-    """Run ``sql`` (one or more statements); yield one result per statement, in order.
-
-    ``intercept`` sees each statement first and may answer it (returning a result) instead of the engine.
-    ``statements`` is ``split(sql, session)`` when the caller has it already. ``lexed``: the text is in the
+    """Run ``sql`` (one or more statements); yield one result per statement, in order. ``statements`` is
+    ``split(sql, session)`` when the caller has it already (the text is split once). ``lexed``: the text is in the
     engine's lexing already (a prepared statement's text with its values bound), see ``Session.execute``.
 
     Raises:
@@ -367,12 +379,7 @@ def execute(
     if not statements:
         raise mysql_error(1065)
     for text in statements:
-        res = intercept(text) if intercept is not None else None
-        if res is not None:
-            session.note_result(res)  # ROW_COUNT() after CREATE USER / GRANT ... answered by the server
-            yield res
-            continue
-        yield from session.execute(text, lexed=lexed)
+        yield from session.execute(text, lexed=lexed, split=False)
 
 
 def describe(session: SessionAPI, sql: str, param_count: int) -> tuple[Column, ...] | None:
@@ -394,27 +401,20 @@ def prepare(session: SessionAPI, sql: str) -> PreparedAPI:
     return session.prepare(sql)
 
 
-def execute_prepared(
-    session: SessionAPI, stmt: PreparedAPI, params: list[Any], intercept: Interceptor | None = None
-) -> Iterator[StatementResult]:
-    """COM_STMT_EXECUTE: run the engine's prepared ``stmt`` with ``params`` (typed values, bound by the engine);
-    ``intercept`` sees the statement first as :func:`execute` does (privileges, server-level statements).
+def execute_prepared(session: SessionAPI, stmt: PreparedAPI, params: list[Any]) -> Iterator[StatementResult]:
+    """COM_STMT_EXECUTE: run the engine's prepared ``stmt`` with ``params`` (typed values, bound by the engine).
 
     Raises:
         MySQLError: 1210 for a wrong number of values; what the statement fails with.
     """
     from gtidkit.engine.statements.prepared import bound_text
 
-    if stmt.kind in ("select", "dml"):
-        if (
-            intercept is not None and intercept(stmt.template) is not None
-        ):  # pragma: no cover - never answered
-            raise mysql_error(1235, "this statement as a prepared statement")
+    if stmt.kind in ("select", "dml"):  # never a server-level statement
         yield from session.execute_prepared(stmt, params)
         return
     if len(params) != stmt.param_count:
         raise mysql_error(1210, "mysqld_stmt_execute")
-    yield from execute(session, bound_text(stmt.text, stmt.positions, params), intercept, lexed=True)
+    yield from execute(session, bound_text(stmt.text, stmt.positions, params), lexed=True)
 
 
 def reset_session(session: SessionAPI) -> None:

@@ -212,7 +212,6 @@ class ClientHandler:
         #: set by a command hook while it runs (a binlog dump): stop that command from another thread (KILL QUERY,
         #: as MySQL's dump thread ends when it sees ``thd->killed``).
         self.kill_query_hook: Callable[[], None] = lambda: None
-        self._intercept: tuple[Any, engine_seam.Interceptor] | None = None
         #: (columns, their definition payloads, types, unsigned flags) of the last result set sent: a statement
         #: executed again gets the same engine Column objects back, so this is rarely rebuilt
         self._result_meta: tuple[Any, list[bytes], tuple[int, ...], tuple[bool, ...]] | None = None
@@ -478,8 +477,16 @@ class ClientHandler:
                 )
             self.sandbox = True
         if account is not None:
+            from gtidkit.protocol import admin
+
             engine_seam.set_account(
-                self.live_session, self.user, self.peer_host_name(), account.user, account.host
+                self.live_session,
+                self.user,
+                self.peer_host_name(),
+                account.user,
+                account.host,
+                privileges.AccountAuthorizer(self),
+                admin.interceptor(self),
             )
             # read_only lets SUPER / CONNECTION_ADMIN write; refreshed before each statement (protocol/admin.py)
             engine_seam.set_read_only_exempt(
@@ -567,13 +574,11 @@ class ClientHandler:
         )
 
     def _stmt_prepare(self, cmd: ComStmtPrepare) -> bytes:
-        from gtidkit.protocol import admin
-
         sql = self._text_in(cmd.query)
         try:
-            prepared = engine_seam.prepare(self.live_session, sql)
-            if prepared.kind in ("select", "dml"):
-                admin.interceptor(self)(prepared.template)  # privileges are checked at PREPARE too
+            prepared = engine_seam.prepare(
+                self.live_session, sql
+            )  # the session checks privileges at PREPARE too
         except MySQLError as err:
             return self.conn.send(Err(err.code, err.message, err.sqlstate))
         self._next_statement_id += 1
@@ -624,8 +629,8 @@ class ClientHandler:
         (long data, parameters the one-pass decoder leaves to the general one): then the general path answers.
 
         Kept as the general path does: PROCESSLIST's Command / Time / Info, the Questions counter, the privilege
-        check (cached per statement while the account, the default schema and the sandbox stay the same: the check
-        is a pure function of them), KILL QUERY / CONNECTION, the engine's own per-statement work (diagnostics,
+        check (the engine session's, remembered per prepared statement while the account, the default schema and
+        the sandbox stay the same: the check is a pure function of them), KILL QUERY / CONNECTION, the engine's own per-statement work (diagnostics,
         status flags, session-state tracking), every OK / ERR / result-set byte.
         """
         client, results_cs = engine_seam.connection_charsets(self.live_session)
@@ -661,11 +666,9 @@ class ClientHandler:
             self.info = stmt.sql
             out = b""
             try:
-                if fast:
-                    self._check_prepared(stmt, prepared.template)
+                if fast:  # the session checks privileges (once per statement and privileges in force)
                     results = self.live_session.execute_prepared(prepared, values)
                 else:  # BEGIN, COMMIT ...: what engine_seam.execute_prepared runs for them, without its steps
-                    self._check_prepared(stmt, prepared.text)
                     results = self.live_session.execute(prepared.text, lexed=True)
                 if not results:
                     raise StopIteration  # what next() on the general path's empty generator raises
@@ -687,47 +690,16 @@ class ClientHandler:
             self.info = None
             self.command_started = time.monotonic()
 
-    def _check_prepared(self, stmt: PreparedStatement, text: str) -> None:
-        """The privilege hook on ``text`` (a prepared SELECT / DML's template, or a :meth:`_plain` statement's
-        text), as :func:`engine_seam.execute_prepared` runs it; skipped when it passed for this statement with the
-        same account object (accounts are frozen: GRANT and REVOKE store a new one), default schema and sandbox
-        state.
-
-        Raises:
-            MySQLError: what the hook raises (1142, 1044, 1820 ...); 1235 if it answered the statement itself.
-        """
-        account = self.current_account()
-        schema = engine_seam.current_schema(self.live_session)
-        passed = stmt.checked
-        if passed is not None and passed[0] is account and passed[1] == schema and passed[2] == self.sandbox:
-            return
-        if self._interceptor()(text) is not None:  # pragma: no cover - never answered
-            raise mysql_error(1235, "this statement as a prepared statement")
-        stmt.checked = (account, schema, self.sandbox)
-
     @staticmethod
     def _plain(stmt: PreparedStatement) -> bool:
         """True for a prepared statement without placeholders whose execution on the general path
-        (:func:`engine_seam.execute_prepared`: its text split into statements, each passed to the admin hook, then
-        to ``session.execute``) is one statement the hook never answers: BEGIN, COMMIT (sysbench prepares them)."""
+        (:func:`engine_seam.execute_prepared`: its text split into statements, each run by ``session.execute``)
+        is one statement: BEGIN, COMMIT (sysbench prepares them)."""
         plain = stmt.plain
         if plain is None:
-            from gtidkit.protocol import admin
-
             text = stmt.engine.text
-            plain = stmt.plain = (
-                stmt.param_count == 0 and engine_seam.split(text) == [text] and not admin.may_answer(text)
-            )
+            plain = stmt.plain = stmt.param_count == 0 and engine_seam.split(text) == [text]
         return plain
-
-    def _interceptor(self) -> engine_seam.Interceptor:
-        """The admin-statement hook of this connection (built once per engine session)."""
-        from gtidkit.protocol import admin
-
-        cached = self._intercept
-        if cached is None or cached[0] is not self.session:
-            cached = self._intercept = (self.session, admin.interceptor(self))
-        return cached[1]
 
     def _query(
         self,
@@ -742,9 +714,7 @@ class ClientHandler:
         out = bytearray()
         try:
             if prepared is not None:
-                results = engine_seam.execute_prepared(
-                    self.live_session, prepared[0], prepared[1], self._interceptor()
-                )
+                results = engine_seam.execute_prepared(self.live_session, prepared[0], prepared[1])
                 statements = [sql]
             else:
                 statements = engine_seam.split(sql, self.session)
@@ -756,9 +726,7 @@ class ClientHandler:
                     "1",
                 )
             if prepared is None:
-                results = engine_seam.execute(
-                    self.live_session, sql, self._interceptor(), statements=statements
-                )
+                results = engine_seam.execute(self.live_session, sql, statements=statements)
             current = next(results)
             while True:
                 try:

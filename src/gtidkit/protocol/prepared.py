@@ -29,14 +29,12 @@ class PreparedStatement:
         long_data: parameter index -> bytes sent with COM_STMT_SEND_LONG_DATA since the last execute/reset.
         types: the parameter types last bound ((type, unsigned) pairs), reused when a client does not resend them.
         engine: the engine's prepared statement (``session.prepare``), None until prepared.
-        checked: ``(account, default schema, sandbox)`` under which the privilege check last passed (see
-            ``ClientHandler._check_prepared``), or None.
         result_meta: what the connection last built to send this statement's result set (its columns, their
             encoded definitions, types, unsigned flags): each execution returns the same columns, so it is
             rarely rebuilt.
         plain: for a statement without placeholders that is neither a SELECT nor a DML (BEGIN, COMMIT ...), whether
-            it is one statement the server never answers itself, so that executing it is the privilege check and
-            ``session.execute`` of its text (see ``ClientHandler._fast_execute``); None until first executed.
+            it is one statement, so that executing it is ``session.execute`` of its text (which checks its
+            privileges and lets the server answer its own statements) (see ``ClientHandler._fast_execute``); None until first executed.
     """
 
     statement_id: int
@@ -45,7 +43,6 @@ class PreparedStatement:
     long_data: dict[int, bytearray] = field(default_factory=dict)
     types: tuple[tuple[int, bool], ...] | None = None
     engine: Any = None
-    checked: tuple[Any, str | None, bool] | None = None
     result_meta: Any = None
     plain: bool | None = None
 

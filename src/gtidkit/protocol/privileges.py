@@ -30,7 +30,6 @@ COM_BINLOG_DUMP[_GTID]                 REPLICATION SLAVE (for the replication la
 from __future__ import annotations
 
 import functools
-import re
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine.accounts.grants import (
@@ -84,41 +83,16 @@ def _table_denied(command: str, user: str, host: str, table: str) -> MySQLError:
     return mysql_error(1142, command, user, host, table)
 
 
-def _tables(stmt: Any, current_db: str | None) -> list[tuple[str, str]]:
-    """(database, table) of every table the statement names (sqlglot's tree), CTE names excluded."""
-    import sqlglot.expressions as exp
-
-    try:
-        tree = stmt.tree
-    except Exception:  # noqa: BLE001 - unparsable: let the engine report its own error
-        return []
-    if tree is None:
-        return []
-    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
-    out = []
-    for t in tree.find_all(exp.Table):
-        name = t.name
-        if not name or (not t.db and name.lower() in ctes):
-            continue
-        out.append((t.db or current_db or "", name))
-    return out
-
-
-def _check_restricted_session(text: str) -> None:
+def _check_restricted_session(assignments: tuple[Any, ...]) -> None:
     """Refuse a SET of a restricted session variable (``SysVar.restricted_session``: binlog_row_image & co.) by an
     account without SUPER, SYSTEM_VARIABLES_ADMIN or SESSION_VARIABLES_ADMIN, with MySQL's 1227 (WL#12217,
-    ``check_session_admin`` in ``sql/sys_vars.cc``). Text that does not parse is left to the engine's error.
+    ``check_session_admin`` in ``sql/sys_vars.cc``).
 
     Raises:
         MySQLError: 1227 ER_SPECIFIC_ACCESS_DENIED_ERROR.
     """
     from gtidkit.engine import sysvars
-    from gtidkit.engine.statements.set_parser import parse_set
 
-    try:
-        assignments = parse_set(text)
-    except MySQLError:
-        return
     for a in assignments:
         if a.kind != "sys" or (a.scope or "SESSION").upper() not in ("SESSION", "LOCAL"):
             continue
@@ -129,26 +103,8 @@ def _check_restricted_session(text: str) -> None:
             raise mysql_error(1227, "SUPER, SYSTEM_VARIABLES_ADMIN or SESSION_VARIABLES_ADMIN")
 
 
-_SET_GLOBAL = re.compile(r"\b(global\s+|@@global\.|persist\s+|@@persist\.)", re.IGNORECASE)
-_ADMIN_NEEDS = {
-    "flush_logs": ("RELOAD",),
-    "flush": ("RELOAD",),
-    "reset_binary_logs": ("RELOAD",),
-    "purge_binary_logs_to": ("SUPER", "BINLOG_ADMIN"),
-    "purge_binary_logs_before": ("SUPER", "BINLOG_ADMIN"),
-    "replica_thread": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
-    "change_replication_source": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
-    "reset_replica": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
-    "binlog": ("SUPER", "BINLOG_ADMIN", "REPLICATION_APPLIER"),  # sql_binlog.cc mysql_client_binlog_statement
-    "change_replication_filter": ("SUPER", "REPLICATION_SLAVE_ADMIN"),
-}
-_SHOW_NEEDS = {
-    "binary_log_status": ("SUPER", "REPLICATION CLIENT"),
-    "binary_logs": ("SUPER", "REPLICATION CLIENT"),
-    "replica_status": ("SUPER", "REPLICATION CLIENT"),
-    "replicas": ("REPLICATION SLAVE",),
-    "relaylog_events": ("REPLICATION SLAVE",),
-}
+#: SET scopes that change the server's value (SET GLOBAL / PERSIST, ``@@GLOBAL.x``): SUPER or SYSTEM_VARIABLES_ADMIN
+_GLOBAL_SCOPES = frozenset({"GLOBAL", "PERSIST"})
 
 
 @functools.lru_cache(maxsize=256)
@@ -157,38 +113,93 @@ def _root_like(privileges: tuple[str, ...]) -> bool:
     return "SUPER" in privileges and all(p in privileges for p in DATABASE_LEVEL)
 
 
-def check_statement(account: Account | None, user: str, host: str, text: str, current_db: str | None) -> None:
-    """Raise MySQL's access error when ``account`` may not run ``text``; return quietly when it may.
+class AccountAuthorizer:
+    """The privilege check of one client connection, set on its engine session at login
+    (:class:`gtidkit.engine.statements.access.Authorizer`): the connection's account as stored now (GRANT / REVOKE
+    take effect at once), its user and host for the messages, and the expired-password sandbox.
+
+    Args:
+        handler: the connection (``current_account()``, ``user``, ``peer_host_name()``, ``sandbox``).
+    """
+
+    __slots__ = ("_account", "_handler", "_passed")
+
+    def __init__(self, handler: Any) -> None:
+        self._handler = handler
+        #: the account object the remembered passes were made for (accounts are frozen: GRANT / REVOKE store anew)
+        self._account: Account | None = None
+        #: (kind, privileges needed, tables named) of SELECT / DML checks that passed for that account
+        self._passed: set[tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]] = set()
+
+    def state(self) -> object:
+        """The account as stored now and the sandbox flag: what :meth:`check`'s answers depend on besides the
+        statement and the default schema."""
+        h = self._handler
+        return (h.current_account(), h.sandbox)
+
+    def check(self, session: Any, stmt: Any) -> None:
+        """Raise MySQL's access error when the connection's account may not run ``stmt`` (classified). A SELECT /
+        DML whose privileges and tables (its plan's, see ``session.named_tables``) passed before for the same
+        account passes again without another look at the grants.
+
+        Raises:
+            MySQLError: 1820 in the expired-password sandbox (only SET runs there; ALTER USER / SET PASSWORD are
+                the wire server's), else as :func:`check_statement`.
+        """
+        h = self._handler
+        kind = stmt.kind
+        if h.sandbox and kind != "set" and kind != "account":
+            raise mysql_error(1820)
+        account = h.current_account()
+        if account is None or _root_like(account.privileges) or (kind != "select" and kind != "dml"):
+            check_statement(account, h.user, h.peer_host_name(), stmt, session)
+            return
+        if account is not self._account:
+            self._account = account
+            self._passed = set()
+        key = (kind, _needs(stmt), session.named_tables(stmt))
+        if key in self._passed:
+            return
+        check_statement(account, h.user, h.peer_host_name(), stmt, session)
+        if len(self._passed) >= 1024:
+            self._passed.clear()
+        self._passed.add(key)
+
+
+def check_statement(account: Account | None, user: str, host: str, stmt: Any, session: Any) -> None:
+    """Raise MySQL's access error when ``account`` may not run the classified statement ``stmt`` in ``session``
+    (its default schema, the tables its plan names: ``session.named_tables``); return quietly when it may.
+    Account statements (CREATE USER, GRANT ...) are checked by the wire server before they reach the engine.
 
     Raises:
         MySQLError: 1142 (table-level command denied), 1044 (database), 1227 (specific privilege), 1046 no
-            database selected for an unqualified table.
+            database selected for an unqualified table, 1045 without an account.
     """
-    from gtidkit.engine.statements.classify import classify
-
     if account is None:
         raise mysql_error(1045, user, host, "NO")
     if _root_like(account.privileges):
         return  # root-like accounts: no per-statement work
-    stmt = classify(text)
     kind = stmt.kind
     command = stmt.info.get("command")
     if kind == "set":
-        if _SET_GLOBAL.search(text) and not has_global(account, "SUPER", "SYSTEM_VARIABLES_ADMIN"):
+        try:
+            assignments = stmt.assignments
+        except MySQLError:
+            return  # the statement reports its own syntax error when it runs
+        if any(a.scope in _GLOBAL_SCOPES for a in assignments) and not has_global(
+            account, "SUPER", "SYSTEM_VARIABLES_ADMIN"
+        ):
             raise _denied_specific("SUPER", "SYSTEM_VARIABLES_ADMIN")
         if not has_global(account, "SUPER", "SYSTEM_VARIABLES_ADMIN", "SESSION_VARIABLES_ADMIN"):
-            _check_restricted_session(text)
+            _check_restricted_session(assignments)
         return
     if kind == "admin" and command == "table_maintenance":
-        _check_maintenance(account, user, host, stmt, current_db)
+        _check_maintenance(account, user, host, stmt, session.current_db)
         return
-    if kind == "admin" and command in _ADMIN_NEEDS:
-        if not has_global(account, *_ADMIN_NEEDS[command]):
-            raise _denied_specific(*_ADMIN_NEEDS[command])
-        return
-    if kind == "show" and command in _SHOW_NEEDS:
-        if not has_global(account, *_SHOW_NEEDS[command]):
-            raise _denied_specific(*_SHOW_NEEDS[command])
+    needs_global = stmt.spec.privileges  # FLUSH LOGS: RELOAD, PURGE: SUPER or BINLOG_ADMIN ... (engine specs)
+    if needs_global:
+        if not has_global(account, *needs_global):
+            raise _denied_specific(*needs_global)
         return
     if kind == "use":
         db = str(stmt.info.get("db") or "")
@@ -196,18 +207,14 @@ def check_statement(account: Account | None, user: str, host: str, text: str, cu
             raise mysql_error(1044, user, host, db)
         return
     if kind in ("select", "dml", "ddl"):
-        needs = _needs(stmt, text)
-        if kind == "ddl" and re.match(r"\s*(create|drop)\s+(database|schema)\b", text, re.IGNORECASE):
-            m = re.match(
-                r"\s*(create|drop)\s+(?:database|schema)\s+(?:if\s+(?:not\s+)?exists\s+)?`?([^`\s;]+)`?",
-                text,
-                re.IGNORECASE,
-            )
-            if m and not has_on_db(account, m.group(1).upper(), m.group(2)):
-                raise mysql_error(1044, user, host, m.group(2))
-            return
-        tables = _tables(stmt, current_db)
-        for i, (db, table) in enumerate(tables):
+        needs = _needs(stmt)
+        if kind == "ddl":
+            target = stmt.ddl_object
+            if target.kind == "DATABASE" and target.verb in ("CREATE", "DROP"):
+                if target.name is not None and not has_on_db(account, target.verb, target.name):
+                    raise mysql_error(1044, user, host, target.name)
+                return
+        for i, (db, table) in enumerate(session.named_tables(stmt)):
             if db.lower() in _OPEN_SCHEMAS:
                 continue
             privs = needs if i == 0 or kind == "select" else ("SELECT",)
@@ -235,22 +242,20 @@ def _check_maintenance(account: Account, user: str, host: str, stmt: Any, curren
             raise _table_denied(", ".join(missing), user, host, table)
 
 
-def _needs(stmt: Any, text: str) -> tuple[str, ...]:
-    if stmt.kind == "select":
+def _needs(stmt: Any) -> tuple[str, ...]:
+    """The privileges a SELECT / DML / DDL needs on its (first) table."""
+    kind = stmt.kind
+    if kind == "select":
         return ("SELECT",)
-    word = text.lstrip().split(None, 1)[0].upper() if text.strip() else ""
-    if stmt.kind == "dml":
+    if kind == "dml":
+        text = stmt.text
+        word = text.lstrip().split(None, 1)[0].upper() if text.strip() else ""
         if stmt.info.get("replace") or word == "REPLACE":
             return ("INSERT", "DELETE")
         return {"INSERT": ("INSERT",), "UPDATE": ("UPDATE",), "DELETE": ("DELETE",)}.get(word, ("SELECT",))
-    if word == "CREATE":
-        return (
-            ("INDEX",)
-            if re.match(r"\s*create\s+(unique\s+|fulltext\s+|spatial\s+)?index\b", text, re.IGNORECASE)
-            else ("CREATE",)
-        )
-    if word in ("DROP", "TRUNCATE"):
-        return ("INDEX",) if re.match(r"\s*drop\s+index\b", text, re.IGNORECASE) else ("DROP",)
-    if word in ("ALTER", "RENAME"):
-        return ("ALTER",)
+    target = stmt.ddl_object
+    if target.verb == "CREATE":
+        return ("INDEX",) if target.kind == "INDEX" else ("CREATE",)
+    if target.verb in ("DROP", "TRUNCATE"):
+        return ("INDEX",) if target.kind == "INDEX" else ("DROP",)
     return ("ALTER",)

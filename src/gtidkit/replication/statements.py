@@ -166,7 +166,7 @@ def register(server: Any, replica: Replica) -> None:
 
     def status(session: Any, stmt: Any) -> StatementResult:
         _check_channel(stmt.text)
-        slave = re.match(r"\s*SHOW\s+SLAVE\b", stmt.text, re.IGNORECASE) is not None
+        slave = bool(stmt.info.get("slave"))  # SHOW SLAVE STATUS: the old column names
         names = SLAVE_STATUS_COLUMNS if slave else REPLICA_STATUS_COLUMNS
         rows = [replica.status_row(slave=slave)] if replica.exists else []
         res = result_set(list(names), rows)

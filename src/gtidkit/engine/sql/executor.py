@@ -162,6 +162,11 @@ class _SelectText:
     info: dict[str, Any] = field(default_factory=dict)
     tree: exp.Expression | None = None
 
+    @property
+    def template(self) -> tuple[str, list[Any]] | None:
+        """``templatize(text)`` (the plan-cache key)."""
+        return templatize(self.text)
+
 
 _DO = re.compile(r"^\s*DO\s+(.+?)\s*;?\s*$", re.IGNORECASE | re.DOTALL)
 _PLAN_CACHE_MAX = 20000
@@ -735,7 +740,7 @@ class Executor:
     # ---------------------------------------------------------------- planning helpers
     def _plan_key(self, stmt: SqlStatement, current_db: str | None) -> tuple[Any, dict[str, Any]]:
         """Return (plan or None, binding) using the shape cache; binding maps placeholder names to values."""
-        tpl = templatize(stmt.text)
+        tpl = stmt.template
         version: Any = self.storage.catalog.version
         if self.temp_key is not None:
             version = (version, self.temp_key)
@@ -790,6 +795,25 @@ class Executor:
             plan = self._build(stmt.kind, tree, current_db, replace, stmt.text)
             self._remember(key, plan)
         return plan, {}
+
+    def named_tables(self, stmt: SqlStatement, current_db: str | None) -> tuple[tuple[str, str], ...]:
+        """``(database, table)`` of every table ``stmt`` names (:func:`gtidkit.engine.statements.access.tables_of`:
+        the default schema for unqualified names, CTEs excluded), kept in the plan cache under the statement's
+        plan key (its literal-free template and ``current_db``): a statement of a shape seen before is not parsed
+        for it. A text sqlglot cannot parse names no table (the statement reports its own error when it runs)."""
+        from gtidkit.engine.statements.access import tables_of
+
+        tpl = stmt.template
+        key = ("named_tables", tpl[0] if tpl is not None else stmt.text, current_db)
+        found = self._plans.get(key)
+        if found is None:
+            try:
+                tree = stmt.tree
+            except Exception:  # noqa: BLE001 - unparsable: the engine reports its own error when it runs it
+                tree = None
+            found = tables_of(tree, current_db)
+            self._remember(key, found)
+        return found  # type: ignore[no-any-return]
 
     def div_increment(self) -> int:
         """The session's ``div_precision_increment`` (cached in :attr:`div_precision_increment`)."""

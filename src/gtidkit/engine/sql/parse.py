@@ -196,6 +196,10 @@ class SqlStatement(Protocol):
     def tree(self) -> exp.Expression | None:
         """The sqlglot tree (None for recogniser-only statements)."""
 
+    @property
+    def template(self) -> tuple[str, list[Any]] | None:
+        """``templatize(text)``, made once per statement (the plan-cache key)."""
+
 
 def parse_error(text: str, near_offset: int | None) -> MySQLError:
     """ER_PARSE_ERROR 1064 (42000) with MySQL's message shape (``near '<80 chars>' at line N``)."""

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from gtidkit.engine.sql.parse import parse_tree, strip_comments
+from gtidkit.engine.sql.parse import parse_tree, strip_comments, templatize
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
@@ -67,6 +67,10 @@ class _Select:
     @property
     def tree(self) -> exp.Expression:
         return parse_tree(self.text)
+
+    @property
+    def template(self) -> tuple[str, list[Any]] | None:
+        return templatize(self.text)
 
 
 def match_show_table_status(text: str) -> re.Match[str] | None:

@@ -29,42 +29,7 @@ from gtidkit.mysql_errors import mysql_error
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
     from gtidkit.engine.session import Session
-
-
-_SHOW_BINARY_LOGS = re.compile(r"^\s*show\s+(?:binary|master)\s+logs\s*;?\s*$", re.IGNORECASE)
-_SHOW_STATUS = re.compile(r"^\s*show\s+(?:master\s+status|binary\s+log\s+status)\s*;?\s*$", re.IGNORECASE)
-_SHOW_EVENTS = re.compile(
-    r"^\s*show\s+binlog\s+events"
-    r"(?:\s+in\s+(?P<file>'[^']*'|\"[^\"]*\"))?"
-    r"(?:\s+from\s+(?P<pos>\d+))?"
-    r"(?:\s+limit\s+(?P<a>\d+)(?:\s*,\s*(?P<b>\d+))?)?\s*;?\s*$",
-    re.IGNORECASE,
-)
-_SHOW_VARS = re.compile(
-    r"^\s*show\s+(?:(?P<scope>global|session|local)\s+)?variables"
-    r"(?:\s+like\s+(?P<like>'[^']*'|\"[^\"]*\")|\s+where\s+(?P<where>.*))?\s*;?\s*$",
-    re.IGNORECASE | re.DOTALL,
-)
-_FLUSH_LOGS = re.compile(
-    r"^\s*flush\s+(?:(?:local|no_write_to_binlog)\s+)?(?:(?:binary|engine|error|general|relay|slow)\s+)?logs\b",
-    re.IGNORECASE,
-)
-_FLUSH_ANY = re.compile(r"^\s*flush\b", re.IGNORECASE)
-_KILL = re.compile(r"^\s*kill\s+(?:(?P<what>connection|query)\s+)?(?P<id>\d+)\s*;?\s*$", re.IGNORECASE)
-_LOCK_TABLES = re.compile(r"^\s*lock\s+tables?\b", re.IGNORECASE)
-_UNLOCK_TABLES = re.compile(r"^\s*unlock\s+tables?\s*;?\s*$", re.IGNORECASE)
-_FTWRL = re.compile(
-    r"^\s*flush\s+(?:(?:local|no_write_to_binlog)\s+)?tables?"
-    r"(?P<tables>\s+(?!with\b).+?)?\s+with\s+read\s+lock\s*;?\s*$",
-    re.IGNORECASE | re.DOTALL,
-)
-_RESET = re.compile(
-    r"^\s*reset\s+(?:master|binary\s+logs\s+and\s+gtids)(?:\s+to\s+(?P<n>\d+))?\s*;?\s*$", re.IGNORECASE
-)
-_PURGE = re.compile(
-    r"^\s*purge\s+(?:binary|master)\s+logs\s+(?:to\s+(?P<to>'[^']*'|\"[^\"]*\")|before\s+(?P<before>.+?))\s*;?\s*$",
-    re.IGNORECASE | re.DOTALL,
-)
+    from gtidkit.engine.statements.classify import Statement
 
 
 def _conditions(warnings: list[tuple[str, int, str]]) -> tuple[Condition, ...]:
@@ -76,10 +41,6 @@ def limit_reached(rows: int, offset: int, limit: int | None) -> bool:
     return limit is not None and rows >= offset + limit
 
 
-def _unq(s: str) -> str:
-    return s[1:-1]
-
-
 class Admin:
     """Statement handlers bound to one server."""
 
@@ -87,45 +48,29 @@ class Admin:
         self.server = server
 
     # ------------------------------------------------------------------ SHOW
-    def show(self, session: Session, text: str) -> StatementResult | None:
-        """Handle a SHOW statement about binlogs, GTIDs or variables; None when the SQL layer should run it."""
-        if _SHOW_BINARY_LOGS.match(text):
+    def show(self, session: Session, stmt: Statement) -> StatementResult | None:
+        """Answer a SHOW about binlogs, GTIDs, status, accounts or variables (``stmt`` as classified:
+        :mod:`gtidkit.engine.statements.classify` gives its command and arguments); None when the SQL layer
+        should run it."""
+        info = stmt.info
+        command = info.get("command")
+        if command == "binary_logs":
             return self.show_binary_logs()
-        if _SHOW_STATUS.match(text):
-            self._check_status_syntax(text)
+        if command == "binary_log_status":
+            self._check_status_syntax(stmt.text, master=bool(info.get("master")))
             return self.show_binary_log_status()
-        m = _SHOW_EVENTS.match(text)
-        if m:
-            limit = None
-            offset = 0
-            if m.group("a") is not None:
-                if m.group("b") is not None:
-                    offset, limit = int(m.group("a")), int(m.group("b"))
-                else:
-                    limit = int(m.group("a"))
-            return self.show_binlog_events(
-                _unq(m.group("file")) if m.group("file") else None,
-                int(m.group("pos")) if m.group("pos") else None,
-                offset,
-                limit,
-            )
-        status = show_status(session, text)
-        if status is not None:
-            return status
+        if command == "binlog_events":
+            limit = info.get("cnt")
+            return self.show_binlog_events(info.get("file"), info.get("pos"), info.get("off", 0), limit)
+        if command == "variables":
+            return self.show_variables(session, info.get("scope"), info.get("like"), info.get("where"))
+        if command == "status":
+            return show_status(session, info.get("like"), info.get("where"))
+        if command is not None:
+            return None
         from gtidkit.engine.accounts.show import show_account
 
-        account = show_account(text, self.server.accounts, session.executor.current_user)
-        if account is not None:
-            return account
-        m = _SHOW_VARS.match(text)
-        if m:
-            return self.show_variables(
-                session,
-                m.group("scope"),
-                m.group("like"),
-                m.group("where"),
-            )
-        return None
+        return show_account(stmt.text, self.server.accounts, session.executor.current_user)
 
     def show_binary_logs(self) -> StatementResult:
         """SHOW BINARY LOGS: Log_name, File_size, Encrypted. Raises 1381 when the binlog is off."""
@@ -136,9 +81,10 @@ class Admin:
             ["Log_name", "File_size", "Encrypted"], [(n, size, "No") for n, size in blog.sizes()]
         )
 
-    def _check_status_syntax(self, text: str) -> None:
+    def _check_status_syntax(self, text: str, *, master: bool) -> None:
         """SHOW BINARY LOG STATUS exists from 8.2.0, SHOW MASTER STATUS until 8.3 (removed in 8.4.0): the other
-        one is a syntax error in the release the server presents (engine/server_version.py).
+        one is a syntax error in the release the server presents (engine/server_version.py). ``master``: the
+        statement is SHOW MASTER STATUS.
 
         Raises:
             MySQLError: 1064 near ``LOG STATUS`` (before 8.2: the grammar wants ``SHOW BINARY LOGS``) or near
@@ -147,10 +93,9 @@ class Admin:
         from gtidkit.engine.sql.unsupported import parse_error_at
 
         release = self.server.release
-        words = text.split()
-        if words[1].upper() == "MASTER" and not release.show_master_status:
+        if master and not release.show_master_status:
             raise parse_error_at(text, text.upper().index("MASTER"))
-        if words[1].upper() == "BINARY" and not release.show_binary_log_status:
+        if not master and not release.show_binary_log_status:
             raise parse_error_at(text, text.upper().index("LOG", text.upper().index("BINARY") + 6))
 
     def show_binary_log_status(self) -> StatementResult:
@@ -220,61 +165,37 @@ class Admin:
         return variables.show_variables(session, scope, like, where)
 
     # ------------------------------------------------------------------ FLUSH / RESET / PURGE
-    def commits_implicitly(self, session: Session, text: str) -> bool:
+    def commits_implicitly(self, session: Session, stmt: Statement) -> bool:
         """Whether this administrative statement commits the open transaction before it runs.
 
         RM8 "Statements That Cause an Implicit Commit": LOCK TABLES, FLUSH, RESET, PURGE do; UNLOCK TABLES only when
         the session holds LOCK TABLES locks (not after FLUSH TABLES WITH READ LOCK).
         """
-        if _UNLOCK_TABLES.match(text):
+        if stmt.info.get("command") == "unlock_tables":
             return locks.unlock_tables_commits(session)
         return True
 
-    def run(self, session: Session, text: str) -> StatementResult:
-        """Run FLUSH, RESET MASTER / RESET BINARY LOGS AND GTIDS, PURGE BINARY LOGS.
+    def run(self, session: Session, stmt: Statement) -> StatementResult:
+        """Run an administrative statement by its command (:data:`_RUN`): FLUSH [BINARY] LOGS, FLUSH TABLES WITH
+        READ LOCK, LOCK / UNLOCK TABLES, KILL, RESET MASTER / RESET BINARY LOGS AND GTIDS, PURGE BINARY LOGS;
+        the replica statements without a replication layer (1235); XA (1235).
 
         Raises:
-            MySQLError: 1064 for an admin statement we do not know, 1373 for PURGE TO an unknown file.
+            MySQLError: 1235 for an admin statement the engine does not run, 1373 for PURGE TO an unknown file.
         """
-        if _FLUSH_LOGS.match(text):
-            self.server.rotate()
-            return StatementResult()
-        if _LOCK_TABLES.match(text):
-            return StatementResult(warnings=_conditions(locks.lock_tables(session, text)))
-        m = _KILL.match(text)
-        if m:
-            self.kill(session, int(m.group("id")), query_only=(m.group("what") or "").upper() == "QUERY")
-            return StatementResult()
-        if _UNLOCK_TABLES.match(text):
-            self.server.table_locks.unlock(session.id)
-            return StatementResult()
-        m = _FTWRL.match(text)
-        if m:
-            if m.group("tables"):  # FLUSH TABLES t1, t2 WITH READ LOCK: READ locks on those tables
-                names = ", ".join(f"{t.strip()} READ" for t in m.group("tables").split(","))
-                locks.lock_tables(session, f"LOCK TABLES {names}")
-            else:
-                locks.flush_tables_with_read_lock(session)
-            return StatementResult()
-        m = _RESET.match(text)
-        if m:
-            self.reset_master(int(m.group("n")) if m.group("n") else None)
-            return StatementResult()
-        m = _PURGE.match(text)
-        if m:
-            if m.group("to"):
-                self.purge(to=_unq(m.group("to")))
-            else:
-                self.purge(before=_parse_datetime(m.group("before")))
-            return StatementResult()
-        if _FLUSH_ANY.match(text):
-            if re.search(r"\bPRIVILEGES\s*;?\s*$", text, re.IGNORECASE):
-                # acl_reload: the grant tables as they are now (after direct DML on mysql.user, say)
-                self.server.accounts.load(session.conn)
-            return StatementResult()  # FLUSH TABLES / STATUS: nothing to do for this engine
-        if re.match(r"^\s*(reset\s+(replica|slave)|start\s|stop\s|change\s)", text, re.IGNORECASE):
-            raise mysql_error(1235, text.strip()[:40])
-        raise statement_error(text)
+        run = _RUN.get(stmt.info.get("command") or "")
+        if run is None:
+            raise statement_error(stmt.text)
+        return run(self, session, stmt)
+
+    def flush_tables_with_read_lock(self, session: Session, tables: str | None) -> StatementResult:
+        """FLUSH TABLES [t1, t2] WITH READ LOCK: the global read lock, or READ locks on the tables named."""
+        if tables:
+            names = ", ".join(f"{t.strip()} READ" for t in tables.split(","))
+            locks.lock_tables(session, f"LOCK TABLES {names}")
+        else:
+            locks.flush_tables_with_read_lock(session)
+        return StatementResult()
 
     def kill(self, session: Session, target_id: int, *, query_only: bool) -> None:
         """KILL [CONNECTION | QUERY] id (RM8 15.7.8.4).
@@ -372,6 +293,57 @@ class Admin:
             return self.expire_logs_locked()
         finally:
             self.server.release_write_lock(None)
+
+
+def _rotate(admin: Admin, session: Session, stmt: Statement) -> StatementResult:
+    admin.server.rotate()
+    return StatementResult()
+
+
+def _unlock_tables(admin: Admin, session: Session, stmt: Statement) -> StatementResult:
+    admin.server.table_locks.unlock(session.id)
+    return StatementResult()
+
+
+def _kill(admin: Admin, session: Session, stmt: Statement) -> StatementResult:
+    admin.kill(session, stmt.info["id"], query_only=stmt.info["query_only"])
+    return StatementResult()
+
+
+def _reset_binary_logs(admin: Admin, session: Session, stmt: Statement) -> StatementResult:
+    admin.reset_master(stmt.info.get("to"))
+    return StatementResult()
+
+
+def _purge_to(admin: Admin, session: Session, stmt: Statement) -> StatementResult:
+    admin.purge(to=stmt.info["to"])
+    return StatementResult()
+
+
+def _purge_before(admin: Admin, session: Session, stmt: Statement) -> StatementResult:
+    admin.purge(before=_parse_datetime(stmt.info["before"]))
+    return StatementResult()
+
+
+def _replica_statement(admin: Admin, session: Session, stmt: Statement) -> StatementResult:
+    # no replication layer registered its statement hooks (gtidkit.replication.statements)
+    raise mysql_error(1235, stmt.text.strip()[:40])
+
+
+#: admin command (classify.py) -> what :meth:`Admin.run` does for it
+_RUN: dict[str, Callable[[Admin, Session, Statement], StatementResult]] = {
+    "flush_logs": _rotate,
+    "flush_tables_with_read_lock": lambda a, s, st: a.flush_tables_with_read_lock(s, st.info.get("tables")),
+    "lock_tables": lambda a, s, st: StatementResult(warnings=_conditions(locks.lock_tables(s, st.text))),
+    "unlock_tables": _unlock_tables,
+    "kill": _kill,
+    "reset_binary_logs": _reset_binary_logs,
+    "purge_binary_logs_to": _purge_to,
+    "purge_binary_logs_before": _purge_before,
+    "reset_replica": _replica_statement,
+    "replica_thread": _replica_statement,
+    "change_replication_source": _replica_statement,
+}
 
 
 def _real(value: Any) -> float:

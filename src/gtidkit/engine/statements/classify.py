@@ -12,7 +12,17 @@ tooling.md`` section 5): ``FLUSH LOGS`` parses as an alias, ``START REPLICA`` as
 GTIDS`` / ``SAVEPOINT`` / ``RELEASE SAVEPOINT`` / ``PURGE BINARY LOGS`` / ``SHOW BINLOG EVENTS`` / ``SHOW WARNINGS`` /
 ``LOCK TABLES`` / ``XA`` / ``KILL`` fail or become an opaque ``exp.Command``; transaction control carries options
 (``AND CHAIN``, ``READ ONLY``) the trees drop. It runs on the comment-stripped, whitespace-collapsed text and returns
-the parsed ``info`` the handlers need.
+the parsed ``info`` the handlers need, its arguments named (``{"command": "kill", "id": 12, "query_only": False}``):
+no handler matches the text again. It also gives the statements the wire server answers itself (KILL, SHUTDOWN,
+SHOW [FULL] PROCESSLIST) and the SHOW forms answered from server state (SHOW VARIABLES / STATUS, binlog SHOWs).
+
+This is the only module that recognises statements by their keywords (``tests/test_statement_regexes.py`` keeps it
+so); what a statement does is its row of :mod:`gtidkit.engine.statements.specs`. Why a table of anchored patterns and
+not a sqlglot dialect subclass: sqlglot's statement parsers are keyed by token type, and the admin statements start
+with words its MySQL tokenizer reads as plain identifiers or as an opaque ``Command``, so each would need an override
+of ``_parse_statement`` (``PURGE BINARY LOGS TO`` does not parse at all); a sqlglot parse of the SHOWs it knows also
+costs several times this module's whole classification (SHOW BINLOG EVENTS ... LIMIT 2: about 1.3 ms against 0.23
+ms, measured with timeit on the shared machine), and these statements' 1064 / 1235 messages must stay MySQL's. Adding a statement is one row here (and one in specs.py).
 
 Sources: MySQL ``sql/sql_yacc.yy`` (grammar), ``sql/sql_parse.cc`` (``sql_command_flags``), tooling.md section 5.
 """
@@ -28,7 +38,8 @@ from sqlglot import exp
 
 from gtidkit.engine.accounts.statements import is_account_statement
 from gtidkit.engine.sql.explain import explain_target
-from gtidkit.engine.sql.parse import normalize, parse_tree, strip_comments, unquote_string
+from gtidkit.engine.sql.parse import normalize, parse_tree, strip_comments, templatize, unquote_string
+from gtidkit.engine.statements.specs import StatementSpec, spec_of
 from gtidkit.errors import MySQLError
 
 __all__ = ["KINDS", "TREE_KINDS", "Statement", "StatementKind", "classify"]
@@ -99,6 +110,10 @@ _NO_TREE = frozenset(
 )
 
 
+#: "not computed yet" for :attr:`Statement.template` (None is a value: no literals)
+_UNSET: Any = object()
+
+
 @dataclass(slots=True)
 class Statement:
     """One classified statement.
@@ -118,6 +133,43 @@ class Statement:
     _tree: exp.Expression | None = None
     #: values of the ``:gp<i>`` parameters of a prepared statement's template (engine/statements/prepared.py)
     params: dict[str, Any] | None = None
+    _template: Any = _UNSET
+    _assignments: tuple[Any, ...] | None = None
+
+    @property
+    def template(self) -> tuple[str, list[Any]] | None:
+        """The text with its literals as ``:gk<i>`` placeholders and their values (``templatize(text)``, made
+        once): the executor's plan-cache key and the key of the tables the statement names (None without
+        literals)."""
+        tpl = self._template
+        if tpl is _UNSET:
+            tpl = self._template = templatize(self.text)
+        return tpl  # type: ignore[no-any-return]
+
+    @property
+    def spec(self) -> StatementSpec:
+        """Its row of the statement specs (:func:`gtidkit.engine.statements.specs.spec_of`: implicit commit,
+        diagnostic, privileges)."""
+        return spec_of(self)
+
+    @property
+    def ddl_object(self) -> DdlObject:
+        """What a DDL statement creates, drops or alters, read off its leading words (:func:`ddl_object`)."""
+        return ddl_object(self.text)
+
+    @property
+    def assignments(self) -> tuple[Any, ...]:
+        """A SET statement's assignments (:func:`gtidkit.engine.statements.set_parser.parse_set`, parsed once).
+
+        Raises:
+            MySQLError: 1064 / 1235 as ``parse_set`` (not remembered: asked again, it raises again).
+        """
+        found = self._assignments
+        if found is None:
+            from gtidkit.engine.statements.set_parser import parse_set
+
+            found = self._assignments = tuple(parse_set(self.text))
+        return found
 
     @property
     def tree(self) -> exp.Expression | None:
@@ -139,6 +191,44 @@ class Statement:
     def command(self) -> str | None:
         """The recogniser's command name (``flush_logs``, ``warnings`` ...), or ``None``."""
         return self.info.get("command")
+
+
+@dataclass(frozen=True, slots=True)
+class DdlObject:
+    """The object of a DDL statement by its leading words (what its privilege check and diagnostics need before
+    any tree is built).
+
+    Attributes:
+        verb: the first keyword, upper case (``CREATE``, ``DROP``, ``ALTER``, ``TRUNCATE``, ``RENAME`` ...).
+        kind: ``DATABASE`` (SCHEMA too), ``INDEX`` (``CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX``, ``DROP INDEX``),
+            else "".
+        name: the database of a CREATE / DROP DATABASE (backquotes removed), else None.
+    """
+
+    verb: str
+    kind: str
+    name: str | None = None
+
+
+_DDL_DATABASE = re.compile(r"\s*(CREATE|DROP|ALTER)\s+(?:DATABASE|SCHEMA)\b", re.IGNORECASE)
+_DDL_DATABASE_NAME = re.compile(
+    r"\s*(?:CREATE|DROP)\s+(?:DATABASE|SCHEMA)\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?`?([^`\s;]+)`?", re.IGNORECASE
+)
+_DDL_INDEX = re.compile(
+    r"\s*(?:CREATE\s+(?:UNIQUE\s+|FULLTEXT\s+|SPATIAL\s+)?|DROP\s+)INDEX\b", re.IGNORECASE
+)
+
+
+def ddl_object(text: str) -> DdlObject:
+    """The :class:`DdlObject` of the DDL statement ``text``."""
+    first = _FIRST_WORD.match(text)
+    verb = first.group(1).upper() if first else ""
+    if _DDL_DATABASE.match(text):
+        m = _DDL_DATABASE_NAME.match(text)
+        return DdlObject(verb, "DATABASE", m.group(1) if m else None)
+    if _DDL_INDEX.match(text):
+        return DdlObject(verb, "INDEX")
+    return DdlObject(verb, "")
 
 
 def kind_of_tree(tree: exp.Expression) -> StatementKind:
@@ -189,7 +279,7 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     (re.compile(rf"^USE (?P<db>{_ID})$"), "use", "use"),
     (re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? (?:BINARY )?LOGS$"), "admin", "flush_logs"),
     (
-        re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? TABLES?(?: .+)? WITH READ LOCK$"),
+        re.compile(r"^FLUSH(?: NO_WRITE_TO_BINLOG| LOCAL)? TABLES?(?: (?P<tables>.+?))? WITH READ LOCK$"),
         "admin",
         "flush_tables_with_read_lock",
     ),
@@ -223,7 +313,7 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         "admin",
         "change_replication_source",
     ),
-    (re.compile(r"^SHOW (?:BINARY LOG|MASTER) STATUS$"), "show", "binary_log_status"),
+    (re.compile(r"^SHOW (?:BINARY LOG|(?P<master>MASTER)) STATUS$"), "show", "binary_log_status"),
     (re.compile(r"^SHOW (?:BINARY|MASTER) LOGS$"), "show", "binary_logs"),
     (
         re.compile(
@@ -241,12 +331,27 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         "show",
         "relaylog_events",
     ),
-    (re.compile(r"^SHOW (?:REPLICA|SLAVE) STATUS(?: FOR CHANNEL .+)?$"), "show", "replica_status"),
+    (re.compile(r"^SHOW (?:REPLICA|(?P<slave>SLAVE)) STATUS(?: FOR CHANNEL .+)?$"), "show", "replica_status"),
     (re.compile(r"^SHOW (?:REPLICAS|SLAVE HOSTS)$"), "show", "replicas"),
     (re.compile(r"^SHOW WARNINGS(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "warnings"),
     (re.compile(r"^SHOW ERRORS(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "errors"),
     (re.compile(r"^SHOW COUNT ?\( ?\* ?\) WARNINGS$"), "show", "count_warnings"),
     (re.compile(r"^SHOW COUNT ?\( ?\* ?\) ERRORS$"), "show", "count_errors"),
+    (
+        re.compile(
+            rf"^SHOW(?: (?P<scope>GLOBAL|SESSION|LOCAL))? VARIABLES(?: LIKE (?P<like>{_STR})| WHERE (?P<where>.+))?$"
+        ),
+        "show",
+        "variables",
+    ),
+    (
+        re.compile(
+            rf"^SHOW(?: (?P<scope>GLOBAL|SESSION|LOCAL))? STATUS(?: LIKE (?P<like>{_STR})| WHERE (?P<where>.+))?$"
+        ),
+        "show",
+        "status",
+    ),
+    (re.compile(r"^SHOW (?P<full>FULL )?PROCESSLIST$"), "show", "processlist"),
     (
         re.compile(
             r"^(?P<op>ANALYZE|OPTIMIZE|CHECK|REPAIR)(?P<local> NO_WRITE_TO_BINLOG| LOCAL)? TABLES? (?P<tables>.+)$"
@@ -256,8 +361,10 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     ),
     (re.compile(r"^CHECKSUM TABLES? (?P<tables>.+)$"), "admin", "checksum_table"),
     (re.compile(r"^XA .+$"), "admin", "xa"),
-    (re.compile(r"^LOCK TABLES? .+$|^UNLOCK TABLES?$"), "admin", "lock_tables"),
-    (re.compile(r"^KILL(?: CONNECTION| QUERY)? (?P<id>\d+)$"), "admin", "kill"),
+    (re.compile(r"^LOCK TABLES? .+$"), "admin", "lock_tables"),
+    (re.compile(r"^UNLOCK TABLES?$"), "admin", "unlock_tables"),
+    (re.compile(r"^KILL(?: (?P<what>CONNECTION|QUERY))? (?P<id>\d+)$"), "admin", "kill"),
+    (re.compile(r"^SHUTDOWN$"), "other", "shutdown"),
     (re.compile(rf"^BINLOG {_STR}$"), "admin", "binlog"),  # engine/statements/binlog_statement.py
     (
         re.compile(rf"^PREPARE (?P<name>{_ID}) FROM (?:{_STR}|@(?P<var>[A-Za-z0-9_$.]+))$"),
@@ -323,6 +430,15 @@ def _recognise(norm: str) -> Statement | None:
             info["local"] = "local" in info
         if command == "reset_replica":
             info["all"] = "all" in info
+        if command == "kill":
+            info["id"] = int(info["id"])
+            info["query_only"] = info.pop("what", "").upper() == "QUERY"
+        if command == "binary_log_status":
+            info["master"] = "master" in info
+        if command == "processlist":
+            info["full"] = "full" in info
+        if command == "replica_status":
+            info["slave"] = "slave" in info
         for k in ("threads", "what"):
             if k in info:
                 info[k] = info[k].upper()
@@ -372,6 +488,7 @@ _RECOGNISER_WORDS = frozenset(
         "LOCK",
         "UNLOCK",
         "KILL",
+        "SHUTDOWN",
         "PREPARE",
         "EXECUTE",
         "DEALLOCATE",
@@ -437,7 +554,7 @@ def classify(stmt_text: str) -> Statement:
                 _TRANSACTION_CONTROL[stmt_text] = (st.kind, st.text, dict(st.info))
             return st
     if first in _ACCOUNT_WORDS and is_account_statement(text):
-        return Statement(StatementKind.ACCOUNT, text, info={})
+        return Statement(StatementKind.ACCOUNT, text, info={"keyword": first})
     if first.startswith("("):
         first = "("
     if first in ("EXPLAIN", "DESCRIBE", "DESC") and explain_target(text) is not None:

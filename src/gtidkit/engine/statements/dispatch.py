@@ -1,12 +1,30 @@
 """One dispatch table: statement kind -> handler(session, stmt) -> StatementResult (MySQL's mysql_execute_command).
 
 :func:`dispatch` is the only place a classified statement (:mod:`gtidkit.engine.statements.classify`) meets the code
-that runs it. Each handler states which pre-statement checks apply to it: SET and the diagnostic SHOWs run before
-:func:`gtidkit.engine.statements.transaction.pre_statement` (they are "innocent" statements that never touch a
-GTID); every other kind runs the checks first (1837 while gtid_next is UNDEFINED, skipping a transaction whose GTID
-is already executed). Transaction control and the commit around autocommitted DML / DDL are
-:mod:`gtidkit.engine.statements.transaction`; SQL runs in the SQL layer through :meth:`Session.run_sql`.
-The session completes each result (warning count, status flags, state changes): handlers return its content only.
+that runs it. What a statement is (implicit commit, diagnostic, global privileges) is its row of
+:mod:`gtidkit.engine.statements.specs`.
+
+The lifecycle of one statement, in this order:
+
+1. parse: :func:`~gtidkit.engine.statements.classify.classify` (one split per COM_QUERY, one classification per
+   statement; ``Session._execute_statement``);
+2. privileges: the session's authorizer (:mod:`gtidkit.engine.statements.access`), on the parsed statement and the
+   tables its plan names; then the wire server's own statements (KILL, SHUTDOWN, SHOW PROCESSLIST, accounts) are
+   answered by its hook;
+3. diagnostics area: cleared unless the spec is ``diagnostic``;
+4. locks: :func:`gtidkit.engine.statements.locks.check_statement` while LOCK TABLES / FLUSH TABLES WITH READ LOCK
+   is held by some session (:func:`dispatch`);
+5. GTID pre-checks: :func:`gtidkit.engine.statements.transaction.pre_statement` (1837 while gtid_next is UNDEFINED,
+   skipping a transaction whose GTID is already executed; 1778 before an implicit commit); SET and the diagnostic
+   SHOWs skip them (they are "innocent" statements that never touch a GTID);
+6. implicit commit: when the spec says ``implicit_commit`` (DDL, account statements, FLUSH / RESET / PURGE / LOCK
+   TABLES ...);
+7. handler: the kind's entry of :data:`HANDLERS` (SQL runs in the SQL layer through :meth:`Session.run_sql`);
+8. completion: commit of an autocommitted DML / DDL, or rollback / ``statement_failed`` on failure
+   (:mod:`gtidkit.engine.statements.transaction`); then the session completes the result (warning count, status
+   flags, session-state changes): handlers return its content only.
+
+Steps 5 to 8 are still written out in each handler of this module (not yet one function driven by the spec alone).
 """
 
 from __future__ import annotations
@@ -34,6 +52,7 @@ from gtidkit.engine.statements import (
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import StatementKind as K
 from gtidkit.engine.statements.show import show_conditions, show_count
+from gtidkit.engine.statements.specs import spec_of
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
@@ -46,10 +65,10 @@ Handler = Callable[["Session", "Statement"], StatementResult]
 
 
 def _set(session: Session, stmt: Statement) -> StatementResult:
-    return session.run_set(stmt.text)
+    return session.run_set(stmt.text, stmt.assignments)
 
 
-#: SHOW forms answered from the diagnostics area (diagnostic statements: no pre-statement checks).
+#: SHOW forms answered from the diagnostics area (their spec is ``diagnostic``: no pre-statement checks).
 _DIAGNOSTIC_SHOWS: dict[str, Handler] = {
     "warnings": lambda s, st: show_conditions(s, st, errors_only=False),
     "errors": lambda s, st: show_conditions(s, st, errors_only=True),
@@ -59,14 +78,13 @@ _DIAGNOSTIC_SHOWS: dict[str, Handler] = {
 
 
 def _show(session: Session, stmt: Statement) -> StatementResult:
-    diagnostic = _DIAGNOSTIC_SHOWS.get(stmt.command or "")
-    if diagnostic is not None:
-        return diagnostic(session, stmt)
+    if spec_of(stmt).diagnostic:
+        return _DIAGNOSTIC_SHOWS[stmt.info["command"]](session, stmt)
     trx.pre_statement(session, stmt)
     hook = session.server.statement_hooks.get(stmt.command or "")
     if hook is not None:
         return hook(session, stmt)
-    handled = session.server.admin.show(session, stmt.text)
+    handled = session.server.admin.show(session, stmt)
     if handled is not None:
         return handled
     return session.run_sql(stmt, writes=False)
@@ -105,7 +123,7 @@ def _admin(session: Session, stmt: Statement) -> StatementResult:
         return binlog_statement.run_binlog(session, stmt)
     skip = trx.pre_statement(session, stmt)
     # UNLOCK TABLES commits only when LOCK TABLES locks are held (statements/locks.py)
-    commits = trx.causes_implicit_commit(stmt) and session.server.admin.commits_implicitly(session, stmt.text)
+    commits = trx.causes_implicit_commit(stmt) and session.server.admin.commits_implicitly(session, stmt)
     if commits:
         trx.implicit_commit(session)
     if skip:
@@ -113,7 +131,7 @@ def _admin(session: Session, stmt: Statement) -> StatementResult:
         return StatementResult()
     hook = session.server.statement_hooks.get(stmt.command or "")
     try:
-        res = hook(session, stmt) if hook is not None else session.server.admin.run(session, stmt.text)
+        res = hook(session, stmt) if hook is not None else session.server.admin.run(session, stmt)
     except BaseException as err:
         trx.statement_failed(session, err)
         raise

@@ -207,9 +207,11 @@ class Shape:
         plan: the executor's :class:`~gtidkit.engine.sql.executor.PreparedPlan`.
         single_text: ``split_statements(text)`` is ``[text]`` (a statement without parameters runs without
             splitting it again).
+        authorized: ``(Authorizer.state(), default schema)`` under which its privilege check last passed, else
+            None (``Session._authorize_prepared``).
     """
 
-    __slots__ = ("classified", "fast_select", "names", "plan", "single_text", "uses_tables")
+    __slots__ = ("authorized", "classified", "fast_select", "names", "plan", "single_text", "uses_tables")
 
     def __init__(self, single_text: bool = False) -> None:
         self.single_text = single_text
@@ -218,6 +220,7 @@ class Shape:
         self.fast_select: bool | None = None
         self.uses_tables = False
         self.plan: Any = None
+        self.authorized: tuple[object, str | None] | None = None
 
 
 def _template(text: str, positions: list[int]) -> str:
@@ -273,7 +276,14 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
             if err.code in _PREPARE_ERRORS:
                 raise
     elif kind == "show":
-        res = session.execute(bound_text(text, positions, [None] * len(positions)), lexed=True)
+        # its columns from one run with NULL parameters, as the engine answers it: privileges are checked and the
+        # wire server answers its own SHOWs when the statement is executed, not here
+        authorizer, hook = session.authorizer, session.connection_hook
+        session.authorizer = session.connection_hook = None
+        try:
+            res = session.execute(bound_text(text, positions, [None] * len(positions)), lexed=True)
+        finally:
+            session.authorizer, session.connection_hook = authorizer, hook
         columns = res[-1].columns if res else None
     shape = Shape(single_text=split_statements(text) == [text])
     return PreparedStatement(text, len(positions), columns, kind, tuple(positions), template, shape)

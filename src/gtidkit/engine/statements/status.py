@@ -14,7 +14,6 @@ Threads_running, Uptime, Uptime_since_flush_status).
 
 from __future__ import annotations
 
-import re
 import time
 from typing import TYPE_CHECKING
 
@@ -24,14 +23,7 @@ from gtidkit.engine.statements.variables import SHOW_COLUMNS
 if TYPE_CHECKING:
     from gtidkit.engine.session import Session
 
-__all__ = ["SHOW_STATUS", "show_status", "status_rows"]
-
-#: ``SHOW [GLOBAL|SESSION|LOCAL] STATUS [LIKE 'p' | WHERE expr]`` (not SHOW ... STATUS of other objects)
-SHOW_STATUS = re.compile(
-    r"^\s*show\s+(?:(?P<scope>global|session|local)\s+)?status"
-    r"(?:\s+like\s+(?P<like>'[^']*'|\"[^\"]*\")|\s+where\s+(?P<where>.*))?\s*;?\s*$",
-    re.IGNORECASE | re.DOTALL,
-)
+__all__ = ["show_status", "status_rows"]
 
 
 def status_rows(session: Session) -> list[tuple[str, str]]:
@@ -47,23 +39,21 @@ def status_rows(session: Session) -> list[tuple[str, str]]:
     return sorted(rows.items())
 
 
-def show_status(session: Session, text: str) -> StatementResult | None:
-    """Run SHOW STATUS ``text``; None when ``text`` is not that statement.
+def show_status(session: Session, like: str | None, where: str | None) -> StatementResult:
+    """SHOW [GLOBAL|SESSION] STATUS [LIKE 'p' | WHERE expr] (``like``: the quoted pattern as written; ``where``: the
+    expression's text), as :mod:`gtidkit.engine.statements.classify` parsed it.
 
     Raises:
         MySQLError: what the WHERE expression raises (1054 for an unknown column ...).
     """
     from gtidkit.engine.sql.metadata import result_set
 
-    m = SHOW_STATUS.match(text)
-    if m is None:
-        return None
     rows = status_rows(session)
     cond = ""
-    if m.group("like") is not None:
-        cond = f" WHERE Variable_name LIKE {m.group('like')} ESCAPE '\\\\'"
-    elif m.group("where") is not None:
-        cond = f" WHERE {m.group('where').strip().rstrip(';')}"
+    if like is not None:
+        cond = f" WHERE Variable_name LIKE {like} ESCAPE '\\\\'"
+    elif where is not None:
+        cond = f" WHERE {where.strip().rstrip(';')}"
     values = " UNION ALL ".join(f"SELECT '{n}' AS Variable_name, '{v}' AS Value" for n, v in rows)
     sql = f"SELECT Variable_name, Value FROM ({values}) AS v{cond} ORDER BY Variable_name"
     er = session.executor.execute_select(sql, session.current_db)

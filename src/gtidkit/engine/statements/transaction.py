@@ -44,6 +44,7 @@ from gtidkit.engine.gtid import commit as commit_mod
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.gtid.gtid_next import ANONYMOUS, ASSIGNED, implicit_commit_error
 from gtidkit.engine.sql.parse import parse_error
+from gtidkit.engine.statements.specs import spec_of
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
@@ -57,17 +58,12 @@ ER_PARSE_ERROR = 1064
 INNOCENT = frozenset({"select", "show", "use", "set"})
 #: Transaction control: always allowed, even while gtid_next is UNDEFINED.
 CONTROL = frozenset({"begin", "commit", "rollback"})
-#: Admin commands without CF_IMPLICIT_COMMIT_BEGIN.
-_ADMIN_NO_IMPLICIT_COMMIT = frozenset({"kill", "xa", "binlog"})
 
 
 def causes_implicit_commit(stmt: Statement) -> bool:
-    """True for statements that commit the open transaction before running (DDL, most admin commands)."""
-    if stmt.kind in ("ddl", "account"):
-        return True
-    if stmt.kind == "admin":
-        return stmt.info.get("command") not in _ADMIN_NO_IMPLICIT_COMMIT
-    return False
+    """True for statements that commit the open transaction before running (DDL, most admin commands): the
+    ``implicit_commit`` flag of their :class:`~gtidkit.engine.statements.specs.StatementSpec`."""
+    return spec_of(stmt).implicit_commit
 
 
 def pre_statement(session: Session, stmt: Statement) -> bool:
