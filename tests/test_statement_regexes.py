@@ -38,6 +38,9 @@ ALLOWED = {
     "engine/sql/show_objects.py": "SHOW CREATE DATABASE / TRIGGERS / EVENTS / routine STATUS arguments (as "
     "engine/sql/show.py)",
     "engine/sql/show_table_status.py": "SHOW TABLE STATUS arguments (as engine/sql/show.py)",
+    "replication/filters.py": "the replica's --replicate-* filters read the database / tables of a source's Query "
+    "event (statement-format binlog text of another server, as MySQL's Rpl_filter does), and the rule list of a "
+    "classified CHANGE REPLICATION FILTER",
     "engine/sql/temporary.py": "TEMPORARY and index targets of a classified DDL",
     "engine/statements/locks.py": "LOCK TABLES' table list of a statement classified as lock_tables",
     "engine/statements/set_parser.py": "SET's own grammar (SET forms the engine refuses) for a classified SET",

@@ -95,9 +95,9 @@ class _Counts:
             self.classify += 1
             return classify(text)
 
-        def counting_split(text: str) -> list[str]:
+        def counting_split(text: str, *args: Any, **kwargs: Any) -> list[str]:
             self.split += 1
-            return split(text)
+            return split(text, *args, **kwargs)
 
         def counting_parse(parser: Any, *args: Any, **kwargs: Any) -> Any:
             self.parse += 1
