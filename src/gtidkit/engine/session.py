@@ -38,7 +38,7 @@ from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
 from gtidkit.engine.sql.executor import PreparedPlan
 from gtidkit.engine.sql.metadata import result_columns
-from gtidkit.engine.sql.parse import split_statements
+from gtidkit.engine.sql.parse import lexical_error, split_statements
 from gtidkit.engine.statements import prepared, set_parser, user_vars, variables
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
@@ -151,6 +151,13 @@ class Session:
         results: list[StatementResult] = []
         for i, text in enumerate(texts):
             try:
+                stray = lexical_error(text)  # `?` / `:name` belong to prepared statements only
+                if stray is not None:
+                    self.diagnostics.begin_statement(diagnostic=False, uses_tables=False)
+                    self.diagnostics.push(
+                        Condition("Error", stray.code, stray.message), self._max_error_count()
+                    )
+                    raise stray
                 results.append(self._execute_statement(text, more=i + 1 < len(texts)))
             except MySQLError as err:
                 err.results = tuple(results)  # type: ignore[attr-defined]

@@ -258,11 +258,8 @@ class ClientHandler:
     def idle_timeout(self) -> bytes:
         """ER_CLIENT_INTERACTION_TIMEOUT (4031) sent when wait_timeout expires; the connection then closes."""
         self.closed = True
-        return self.conn.send_error(
-            4031,
-            "The client was disconnected by the server because of inactivity. See wait_timeout and "
-            "interactive_timeout for configuring this behavior.",
-        )
+        err = mysql_error(4031)
+        return self.conn.send_error(err.code, err.message, err.sqlstate)
 
     @property
     def in_command_phase(self) -> bool:

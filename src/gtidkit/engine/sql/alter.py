@@ -56,7 +56,13 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
         if not ix.primary:
             conn.execute(f"DROP INDEX IF EXISTS {quote_ident(old_phys + '.' + ix.name)}")
     tmp = old_phys + "#gk_old"
-    conn.execute(f"ALTER TABLE {quote_ident(old_phys)} RENAME TO {quote_ident(tmp)}")
+    # legacy_alter_table: SQLite would rewrite the views naming the table to name the copy about to be dropped
+    # (and fail on them); a MySQL view keeps naming the table, which is the rebuilt one
+    conn.execute("PRAGMA legacy_alter_table=ON")
+    try:
+        conn.execute(f"ALTER TABLE {quote_ident(old_phys)} RENAME TO {quote_ident(tmp)}")
+    finally:
+        conn.execute("PRAGMA legacy_alter_table=OFF")
     rows = conn.execute(
         f"SELECT {', '.join(quote_ident(c.name) for c in old.columns)} FROM {quote_ident(tmp)}"
     ).fetchall()

@@ -1376,7 +1376,7 @@ class Catalog:
                 row = conn.execute(
                     f"SELECT MAX({_q(col.name)}) FROM {_q(physical_name(t.schema, t.name))}"
                 ).fetchone()
-                cur = (row[0] or 0) + 1
+                cur = max(row[0] or 0, 0) + 1  # negative values never move the counter (InnoDB's is unsigned)
             if explicit is not None:
                 self._auto_inc[key] = max(cur, explicit + 1)
                 return explicit

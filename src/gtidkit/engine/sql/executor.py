@@ -26,16 +26,20 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import itertools
 import re
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as dc_replace
 from decimal import Decimal
+from inspect import signature
 from typing import Any
 
+import sqlglot
+import sqlglot.errors
 from sqlglot import exp
 
 from gtidkit.engine import storage as _db
@@ -78,7 +82,7 @@ from gtidkit.engine.sql.numeric_types import (
     type_of_column,
     union_type,
 )
-from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
+from gtidkit.engine.sql.parse import SqlStatement, parse_error, parse_tree, templatize
 from gtidkit.engine.sql.scopes import scoped_columns
 from gtidkit.engine.sql.spatial import UDFS as SPATIAL_UDFS
 from gtidkit.engine.sql.sql_mode import DEFAULT_SQL_MODE, SqlMode, parse_sql_mode
@@ -428,7 +432,7 @@ class Executor:
     def _register_builtins(self) -> None:
         raw = self.conn.raw
         for name, (nargs, fn) in temporal.session_functions(self).items():
-            raw.create_function(name, nargs, self._wrap_udf(fn))
+            raw.create_function(name, nargs, self._wrap_udf(fn, name))
         raw.create_function("CONCAT", -1, _concat)
         raw.create_function("CONCAT_WS", -1, _concat_ws)
         raw.create_function("LAST_INSERT_ID", 0, lambda: self.last_insert_id)
@@ -447,18 +451,20 @@ class Executor:
         raw.create_function("SLEEP", 1, self._wrap_udf(self.sleep))
         raw.create_function("_GK_DIVISOR", 1, self._wrap_udf(self._divisor))
         for name, (nargs, fn) in _BUILTINS.items():
-            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
+            raw.create_function(
+                name, nargs, self._wrap_udf(fn, name), deterministic=name not in _NONDETERMINISTIC
+            )
         for name, (nargs, fn) in UDFS.items():
             raw.create_function(name, nargs, fn, deterministic=True)
         for name, (nargs, fn) in {**ENCODING_UDFS, **JSON_UDFS, **SPATIAL_UDFS, **ENUM_SET_UDFS}.items():
-            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
+            raw.create_function(name, nargs, self._wrap_udf(fn, name), deterministic=True)
         raw.create_aggregate(
             GROUP_CONCAT_FUNCTION,
             -1,
             make_group_concat(self._group_concat_max_len, self._group_concat_cut, self.group_concat_rows),
         )
         for name, (nargs, fn) in BUILTIN_FUNCTIONS.items():
-            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
+            raw.create_function(name, nargs, self._wrap_udf(fn, name), deterministic=True)
         for name, (nargs, cls) in AGGREGATES.items():
             raw.create_aggregate(name, nargs, cls)
         for name, (nargs, cls) in JSON_AGGREGATES.items():
@@ -470,7 +476,7 @@ class Executor:
         int_math.register_udfs(raw, self._wrap_udf)
         # _GK_DOUBLE: a string compared with a number (deterministic: a constant converts once per statement)
         for name, (nargs, fn) in comparison.session_functions(self).items():
-            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
+            raw.create_function(name, nargs, self._wrap_udf(fn, name), deterministic=True)
 
     def rand_value(self, *seed: Any) -> float:
         """``RAND()`` (no argument: the session's sequence) or ``RAND(N)`` as ``_GK_RAND(N, site)``: a sequence
@@ -518,7 +524,7 @@ class Executor:
             return
         for name, fn in self.functions.items():
             if self._registered.get(name) is not fn:
-                self.conn.raw.create_function(name.upper(), -1, self._wrap_udf(fn))
+                self.conn.raw.create_function(name.upper(), -1, self._wrap_udf(fn, name.upper()))
         self._registered = dict(self.functions)
 
     def _assign_user_variable(self, name: str, value: Any) -> Any:
@@ -546,12 +552,13 @@ class Executor:
             return 1
         return 0
 
-    def _wrap_udf(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def _wrap_udf(self, fn: Callable[..., Any], name: str = "") -> Callable[..., Any]:
         def call(*args: Any) -> Any:
             try:
                 v = fn(*args)
             except BaseException as err:
-                self._udf_error = err
+                arity = _arity_error(fn, args, name) if isinstance(err, TypeError) else None
+                self._udf_error = arity or err
                 raise
             return str(v) if isinstance(v, Decimal) else v
 
@@ -1130,7 +1137,14 @@ class Executor:
             return self.user_variables.get(node.name.lower())
         if isinstance(node, exp.Anonymous):
             fn = self.functions[node.name.upper()]
-            return fn(*[self._const_eval(a, params) for a in node.expressions])
+            args = [self._const_eval(a, params) for a in node.expressions]
+            try:
+                return fn(*args)
+            except TypeError:
+                arity = _arity_error(fn, args, node.name.upper())  # GTID_SUBSET('x')
+                if arity is not None:
+                    raise arity from None
+                raise
         raise not_supported(node.sql(dialect="mysql"))
 
     def _select(self, stmt: SqlStatement, current_db: str | None) -> ExecResult:
@@ -1140,6 +1154,7 @@ class Executor:
             params = {**params, **bound}
         if isinstance(plan, ConstPlan):
             row = tuple(self._const_eval(i, params) for i in plan.items)
+            _check_finite((row,), plan.columns)
             meta = tuple(self._const_metadata(n, i, v) for n, i, v in zip(plan.columns, plan.items, row))
             return ExecResult(columns=list(plan.columns), rows=[row], metadata=meta)
         return self.run_select_plan(plan, params, current_db)
@@ -1249,6 +1264,7 @@ class Executor:
         cur = self.run_sqlite(plan.sql, binds)
         rows = cur.fetchall()
         if rows:
+            _check_finite(rows, plan.columns or [d[0] for d in cur.description or ()])
             if plan.decimals is not None and len(plan.decimals) == len(rows[0]):
                 conv = plan.decimals
                 rows = [tuple(v if c is None else result_value(c, v) for c, v in zip(conv, r)) for r in rows]
@@ -1368,6 +1384,24 @@ class Executor:
             return mysql_error(1582, m.group(1))
         if "locked" in text or "busy" in text:
             return mysql_error(1205)
+        if text == "row value misused":  # `SELECT (1, 2)`: a row where a scalar is needed
+            return mysql_error(1241, 1)
+        if text == "no tables specified":  # `SELECT *` without FROM
+            return mysql_error(1096)
+        m = re.match(r"cannot join using column (.+) - column not present in both tables", text)
+        if m:
+            return mysql_error(1054, m.group(1), "from clause")
+        m = re.match(r"(\d+)(?:st|nd|rd|th) (ORDER|GROUP) BY term out of range", text)
+        if m:  # ORDER BY 9 with fewer select items: MySQL resolves the position as a column and fails
+            return mysql_error(
+                1054,
+                _by_term(sql, m.group(2), int(m.group(1))),
+                "order clause" if m.group(2) == "ORDER" else "group statement",
+            )
+        if (
+            text == "incomplete input"
+        ):  # a statement cut short (`INSERT INTO t SELECT`): MySQL's near '' at line 1
+            return parse_error("", None)
         if isinstance(err, _db.OperationalError) and "syntax error" in text:
             return not_supported(f"SQL construct ({text})")
         return unknown_error(f"Unknown error: {text}")
@@ -1579,6 +1613,49 @@ _ALTER_DB = re.compile(
     r"(?:\s+(?:CHARACTER\s+SET|CHARSET)\s*=?\s*(\w+))?(?:\s+(?:DEFAULT\s+)?COLLATE\s*=?\s*(\w+))?\s*$",
     re.IGNORECASE,
 )
+
+
+def _by_term(sql: str, clause: str, n: int) -> str:
+    """The text of the ``n``-th (1-based) ORDER BY / GROUP BY term of the SQLite statement ``sql`` (``str(n)``
+    when it cannot be found)."""
+    try:
+        tree = sqlglot.parse_one(sql, read=SQLITE)
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError):
+        return str(n)
+    node = tree.find(exp.Order if clause == "ORDER" else exp.Group)
+    terms = node.expressions if node is not None else []
+    if not 0 < n <= len(terms):
+        return str(n)
+    term = terms[n - 1]
+    return (term.this if isinstance(term, exp.Ordered) else term).sql(dialect="mysql")
+
+
+def _arity_error(fn: Callable[..., Any], args: Sequence[Any], name: str) -> MySQLError | None:
+    """1582 ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT when ``fn`` (the function ``name``) cannot take ``args``, else None:
+    MySQL checks a native function's argument count as it resolves the call (``sql/item_create.cc``)."""
+    try:
+        signature(fn).bind(*args)
+    except TypeError:
+        return mysql_error(1582, name or getattr(fn, "__name__", "?").upper())
+    except ValueError:  # a builtin without a signature
+        return None
+    return None
+
+
+_INFINITIES = (float("inf"), float("-inf"))
+
+
+def _check_finite(rows: Sequence[Sequence[Any]], names: Sequence[str]) -> None:
+    """MySQL checks every DOUBLE result for overflow (``Item_func::check_float_overflow``); SQLite's arithmetic
+    gives infinity instead.
+
+    Raises:
+        MySQLError: 1690 ER_DATA_OUT_OF_RANGE naming the column's expression.
+    """
+    for inf in _INFINITIES:
+        if inf in itertools.chain.from_iterable(rows):  # a C-speed scan; the rare hit is located below
+            at = next(i for r in rows for i, v in enumerate(r) if v == inf)
+            raise mysql_error(1690, "DOUBLE", names[at] if at < len(names) else "?")
 
 
 def _unquote_id(s: str) -> str:

@@ -138,4 +138,4 @@ def next_auto_increment(ex: Executor, t: TableDef, explicit: int | None) -> int:
     row = ex.conn.raw.execute(
         f"SELECT MAX({quote_ident(col.name)}) FROM temp.{quote_ident(physical_name(t.schema, t.name))}"
     ).fetchone()
-    return int(row[0] or 0) + 1
+    return max(int(row[0] or 0), 0) + 1  # negative values never move the counter (InnoDB's is unsigned)
