@@ -3,6 +3,7 @@ server process. Expected values are MySQL 8.0's (manual pages cited per test).""
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Iterator
 
 import mysql.connector
@@ -95,4 +96,134 @@ def test_alter_table_under_a_view(srv: ServerProcess) -> None:
         cur.execute("ALTER TABLE base ADD COLUMN c INT")
         cur.execute("SELECT * FROM vb")
         assert cur.fetchall() == ((1, 2),)
+    conn.close()
+
+
+def _tls() -> ssl.SSLContext:
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
+#: (statement, user, SHOW CREATE USER must contain): the account forms driver CI scripts run (manual "CREATE USER
+#: Statement"; SHOW CREATE USER's clause order: IDENTIFIED WITH ... REQUIRE ... PASSWORD EXPIRE ... ACCOUNT ...)
+ACCOUNT_FORMS = [
+    pytest.param(
+        "CREATE USER 'dq'@'%' IDENTIFIED WITH \"mysql_native_password\" BY \"pw-dq\"",
+        "dq",
+        "IDENTIFIED WITH 'mysql_native_password' AS '*",
+        id="double-quoted-plugin-and-password",
+    ),
+    pytest.param(
+        "CREATE USER 'nopw'@'%' IDENTIFIED WITH caching_sha2_password",
+        "nopw",
+        "IDENTIFIED WITH 'caching_sha2_password' REQUIRE NONE",
+        id="plugin-without-password",
+    ),
+    pytest.param(
+        "CREATE USER 'never'@'%' IDENTIFIED BY 'pw-never' PASSWORD EXPIRE NEVER",
+        "never",
+        "REQUIRE NONE PASSWORD EXPIRE NEVER ACCOUNT UNLOCK",
+        id="password-expire-never",
+    ),
+    pytest.param(
+        "CREATE USER 'tlsonly'@'%' IDENTIFIED BY 'pw-tls' REQUIRE SSL",
+        "tlsonly",
+        "REQUIRE SSL PASSWORD EXPIRE DEFAULT",
+        id="require-ssl",
+    ),
+    pytest.param(
+        "CREATE USER 'sha'@'%' IDENTIFIED WITH sha256_password BY 'pw-sha'",
+        "sha",
+        "IDENTIFIED WITH 'sha256_password' AS '$5$",
+        id="sha256-password",
+    ),
+]
+
+
+@pytest.mark.parametrize(("sql", "user", "shown"), ACCOUNT_FORMS)
+def test_account_forms(srv: ServerProcess, sql: str, user: str, shown: str) -> None:
+    conn = _conn(srv)
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        cur.execute(f"SHOW CREATE USER '{user}'@'%'")
+        (text,) = cur.fetchone()
+        assert shown in text
+    conn.close()
+
+
+def test_several_users_in_one_create_user(srv: ServerProcess) -> None:
+    conn = _conn(srv)
+    with conn.cursor() as cur:
+        cur.execute("CREATE USER 'm1'@'%' IDENTIFIED BY 'a1', 'm2'@'localhost' IDENTIFIED BY 'a2', 'm3'")
+        cur.execute("SELECT User, Host FROM mysql.user WHERE User LIKE 'm_' ORDER BY User")
+        assert cur.fetchall() == (("m1", "%"), ("m2", "localhost"), ("m3", "%"))
+    for user, pw in (("m1", "a1"), ("m2", "a2"), ("m3", "")):
+        _conn(srv, user=user, password=pw).close()
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    ("user", "password"),
+    [pytest.param("dq", "pw-dq", id="double-quoted"), pytest.param("never", "pw-never", id="expire-never")],
+)
+def test_created_accounts_log_in(srv: ServerProcess, user: str, password: str) -> None:
+    conn = _conn(srv, user=user, password=password)
+    with conn.cursor() as cur:
+        cur.execute("SELECT CURRENT_USER()")
+        assert cur.fetchone() == (f"{user}@%",)
+    conn.close()
+
+
+def test_require_ssl_is_enforced(srv: ServerProcess) -> None:
+    """REQUIRE SSL (mysql.user.ssl_type 'ANY'): a plain connection is refused with 1045, a TLS one logs in."""
+    with pytest.raises(pymysql.err.OperationalError) as exc:
+        _conn(srv, user="tlsonly", password="pw-tls", ssl_disabled=True)
+    assert exc.value.args[0] == 1045
+    conn = _conn(srv, user="tlsonly", password="pw-tls", ssl=_tls())
+    with conn.cursor() as cur:
+        cur.execute("SELECT CURRENT_USER()")
+        assert cur.fetchone() == ("tlsonly@%",)
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    ("how", "kwargs"),
+    [
+        pytest.param("pymysql-rsa", {"ssl_disabled": True}, id="pymysql-rsa-key-exchange"),
+        pytest.param("pymysql-tls", {"ssl": "tls"}, id="pymysql-tls-clear"),
+        pytest.param("connector-tls", {}, id="connector-tls"),
+    ],
+)
+def test_sha256_password_login(srv: ServerProcess, how: str, kwargs: dict[str, object]) -> None:
+    """sha256_password beside caching_sha2's RSA path: the RSA public key on request (0x01), or the clear password
+    over TLS; a wrong password is 1045."""
+    if how.startswith("pymysql"):
+        args = {k: (_tls() if v == "tls" else v) for k, v in kwargs.items()}
+        conn = _conn(srv, user="sha", password="pw-sha", **args)
+        with conn.cursor() as cur:
+            cur.execute("SELECT CURRENT_USER()")
+            assert cur.fetchone() == ("sha@%",)
+        conn.close()
+        with pytest.raises(pymysql.err.OperationalError) as exc:
+            _conn(srv, user="sha", password="wrong", **args)
+        assert exc.value.args[0] == 1045
+    else:
+        cc = mysql.connector.connect(
+            host="127.0.0.1", port=srv.port, user="sha", password="pw-sha", auth_plugin="sha256_password"
+        )
+        assert cc.is_connected()
+        cc.close()
+
+
+def test_show_plugins(srv: ServerProcess) -> None:
+    conn = _conn(srv)
+    with conn.cursor() as cur:
+        cur.execute("SHOW PLUGINS")
+        assert [d[0] for d in cur.description] == ["Name", "Status", "Type", "Library", "License"]
+        rows = {r[0]: r for r in cur.fetchall()}
+    for name in ("mysql_native_password", "sha256_password", "caching_sha2_password"):
+        assert rows[name] == (name, "ACTIVE", "AUTHENTICATION", None, "GPL")
+    assert rows["InnoDB"][2] == "STORAGE ENGINE"
     conn.close()

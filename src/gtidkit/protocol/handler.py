@@ -367,6 +367,8 @@ class ClientHandler:
             if auth.native_verify(acc.authentication_string, self.scramble, token):
                 return self._auth_ok()
             return self._fail_auth(_denied(self.user, self.peer_host_name(), bool(token)))
+        if acc.plugin == auth.SHA256:
+            return self._sha256_token(token)
         # caching_sha2_password
         if not acc.authentication_string:
             if token in (b"", b"\0"):
@@ -384,12 +386,40 @@ class ClientHandler:
         self._auth_stage = "full"
         return self.conn.send(AuthMoreData(auth.PERFORM_FULL_AUTHENTICATION))
 
+    def _sha256_token(self, token: bytes) -> bytes:
+        """sha256_password (``sha256_password_authenticate``): an empty password is an empty token or NUL; over
+        TLS the client sends the password in clear, NUL-terminated; otherwise it asks for the RSA public key with
+        ``\\x01`` (answered as AuthMoreData) and sends the password XOR the scramble, RSA-OAEP encrypted."""
+        acc = self.account
+        assert acc is not None
+        if token in (b"", b"\0"):
+            if not acc.authentication_string:
+                return self._auth_ok()
+            return self._fail_auth(_denied(self.user, self.peer_host_name(), False))
+        if self.tls_active:
+            password: str | None = auth.clear_password(token)
+        elif token == auth.SHA256_REQUEST_PUBLIC_KEY:
+            if self.ctx.rsa_keys is None:
+                return self._fail_auth(_denied(self.user, self.peer_host_name(), True))
+            self._auth_stage = "sha256_rsa"
+            return self.conn.send(AuthMoreData(self.ctx.rsa_keys[1]))
+        elif self.ctx.rsa_keys is not None:
+            password = auth.rsa_decrypt_password(self.ctx.rsa_keys[0], token, self.scramble)
+        else:
+            password = None
+        if password is not None and auth.sha2_check_password(acc.authentication_string, password):
+            return self._auth_ok()
+        return self._fail_auth(_denied(self.user, self.peer_host_name(), True))
+
     def _auth_data(self, data: bytes) -> bytes:
         acc = self.account
         assert acc is not None
         if self._auth_stage == "switched":
             self._auth_stage = ""
             return self._verify_token(data)
+        if self._auth_stage == "sha256_rsa":
+            self._auth_stage = ""
+            return self._sha256_token(data)
         if self._auth_stage == "full":
             if data == auth.REQUEST_PUBLIC_KEY:
                 if self.ctx.rsa_keys is None:
@@ -417,6 +447,10 @@ class ClientHandler:
         if acc is not None and acc.account_locked:
             # sql_authentication.cc: a locked account (ACCOUNT LOCK, every role) is refused after authentication
             return self._fail_auth(mysql_error(3118, self.user, self.peer_host_name()))
+        if acc is not None and acc.ssl_type and not self.tls_active:
+            # acl_check_ssl: REQUIRE SSL / X509 over a plain connection is refused as a wrong password is (1045);
+            # X509's client certificate is not verified here (the TLS edge asks for none)
+            return self._fail_auth(_denied(self.user, self.peer_host_name(), bool(acc.authentication_string)))
         # the client's collation sets the connection's character sets (sql_connect.cc thd_init_client_charset): an
         # unknown one, or one no client may use (ucs2, utf16, utf32), leaves the server's defaults
         cs = charsets.for_collation_id(self._client_collation)
