@@ -313,7 +313,11 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
     if replace:
         src = re.sub(r"^\s*REPLACE\b", "INSERT", text, count=1, flags=re.IGNORECASE)
     try:
-        trees = sqlglot.parse(src, read="mysql")
+        try:
+            trees = sqlglot.parse(src, read="mysql")
+        except (AttributeError, TypeError, IndexError, KeyError, ValueError) as crash:
+            # sqlglot's parser trips over some malformed input instead of reporting it: a syntax error too
+            raise ParseError(str(crash)) from crash
     except (ParseError, TokenError) as err:
         from gtidkit.engine.sql.unsupported import unsupported_family
 
@@ -357,14 +361,17 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
 
 
 def _incomplete(tree: exp.Expression) -> bool:
-    """True for the shapes sqlglot accepts but MySQL's grammar does not: a SELECT without items, ON DUPLICATE KEY
-    UPDATE without ``col = expr``, a key or index without columns, ALTER TABLE ... DROP COLUMN without a name,
+    """True for the shapes sqlglot accepts but MySQL's grammar does not: a SELECT without items, GROUP_CONCAT
+    without an expression, ON DUPLICATE KEY UPDATE without ``col = expr``, a key or index without columns, ALTER TABLE ... DROP COLUMN without a name,
     ``CREATE TABLE t LIKE (s)`` (MySQL takes ``LIKE s`` or ``(LIKE s)``)."""
     if any(not sel.expressions for sel in tree.find_all(exp.Select)):
         return True
     conflict = tree.args.get("conflict") if isinstance(tree, exp.Insert) else None
     if conflict is not None and any(not isinstance(e, exp.EQ) for e in conflict.expressions):
         return True
+    for gc in tree.find_all(exp.GroupConcat):
+        if isinstance(gc.this, exp.Order) and gc.this.this is None:
+            return True  # GROUP_CONCAT(ORDER BY x): no expression to concatenate
     for node in tree.find_all(exp.UniqueColumnConstraint, exp.IndexParameters, exp.Drop, exp.LikeProperty):
         if isinstance(node, exp.UniqueColumnConstraint):
             schema = node.this
