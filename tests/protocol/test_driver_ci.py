@@ -4,11 +4,13 @@ server process. Expected values are MySQL 8.0's (manual pages cited per test).""
 from __future__ import annotations
 
 import ssl
+import time
 from collections.abc import Iterator
 
 import mysql.connector
 import pymysql
 import pytest
+from pymysql.constants import CLIENT
 
 from .server_proc import ServerProcess, running_server
 
@@ -227,3 +229,135 @@ def test_show_plugins(srv: ServerProcess) -> None:
         assert rows[name] == (name, "ACTIVE", "AUTHENTICATION", None, "GPL")
     assert rows["InnoDB"][2] == "STORAGE ENGINE"
     conn.close()
+
+
+def test_ssl_status_under_tls(srv: ServerProcess) -> None:
+    """Ssl_cipher / Ssl_version: the connection's TLS cipher and protocol; empty on a plain connection (RM8
+    "Server Status Variables")."""
+    conn = _conn(srv, ssl=_tls())
+    with conn.cursor() as cur:
+        cur.execute("SHOW SESSION STATUS LIKE 'Ssl_%'")
+        status = dict(cur.fetchall())
+    assert status["Ssl_version"] in ("TLSv1.2", "TLSv1.3")
+    assert status["Ssl_cipher"] == conn._sock.cipher()[0]
+    conn.close()
+    plain = _conn(srv, ssl_disabled=True)
+    with plain.cursor() as cur:
+        cur.execute("SHOW STATUS WHERE Variable_name IN ('Ssl_cipher', 'Ssl_version')")
+        assert cur.fetchall() == (("Ssl_cipher", ""), ("Ssl_version", ""))
+    plain.close()
+
+
+@pytest.mark.parametrize(
+    ("variable", "default"),
+    [
+        pytest.param("local_infile", 0, id="local_infile-off"),
+        pytest.param("max_prepared_stmt_count", 16382, id="max_prepared_stmt_count"),
+        pytest.param("cte_max_recursion_depth", 1000, id="cte_max_recursion_depth"),
+        pytest.param("max_execution_time", 0, id="max_execution_time"),
+        pytest.param("interactive_timeout", 28800, id="interactive_timeout"),
+    ],
+)
+def test_variables_drivers_read(srv: ServerProcess, variable: str, default: int) -> None:
+    """MySQL 8.0's defaults (RM8 "Server System Variables")."""
+    conn = _conn(srv)
+    with conn.cursor() as cur:
+        cur.execute(f"SELECT @@GLOBAL.{variable}")
+        assert cur.fetchone() == (default,)
+    conn.close()
+
+
+def test_load_data_local_refused_while_local_infile_off(srv: ServerProcess) -> None:
+    """local_infile OFF (8.0's default): LOAD DATA LOCAL is ER_CLIENT_LOCAL_FILES_DISABLED (3948) before any file
+    request."""
+    conn = _conn(srv, database="ci", local_infile=True)
+    with conn.cursor() as cur:
+        cur.execute("CREATE TABLE IF NOT EXISTS ld (a INT)")
+    assert _error(conn, "LOAD DATA LOCAL INFILE '/etc/hostname' INTO TABLE ld") == 3948
+    conn.close()
+
+
+def test_max_prepared_stmt_count(srv: ServerProcess) -> None:
+    """Prepared_stmt_count counts SQL PREPARE and COM_STMT_PREPARE statements of every session; one more past
+    max_prepared_stmt_count is 1461 (ER_MAX_PREPARED_STMT_COUNT_REACHED)."""
+    admin = _conn(srv)
+    with admin.cursor() as cur:
+        cur.execute("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")
+        base = int(cur.fetchone()[1])
+        cur.execute(f"SET GLOBAL max_prepared_stmt_count = {base + 2}")
+        try:
+            cur.execute("PREPARE p1 FROM 'SELECT 1'")
+            binary = mysql.connector.connect(host="127.0.0.1", port=srv.port, user="root", password="")
+            pc = binary.cursor(prepared=True)
+            pc.execute("SELECT ? + 1", (1,))
+            assert pc.fetchall() == [(2,)]
+            cur.execute("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")
+            assert int(cur.fetchone()[1]) == base + 2
+            with pytest.raises(pymysql.err.MySQLError) as exc:
+                cur.execute("PREPARE p2 FROM 'SELECT 2'")
+            assert exc.value.args == (
+                1461,
+                f"Can't create more than max_prepared_stmt_count statements (current value: {base + 2})",
+            )
+            with pytest.raises(mysql.connector.Error) as exc2:
+                binary.cursor(prepared=True).execute("SELECT ? + 2", (1,))
+            assert exc2.value.errno == 1461
+            cur.execute("DEALLOCATE PREPARE p1")
+            cur.execute("PREPARE p2 FROM 'SELECT 2'")  # room again
+            binary.close()
+        finally:
+            cur.execute("SET GLOBAL max_prepared_stmt_count = DEFAULT")
+    admin.close()
+
+
+def test_reset_connection_drops_temporary_tables_and_prepared_statements(srv: ServerProcess) -> None:
+    """COM_RESET_CONNECTION (mysql_reset_connection): temporary tables dropped, prepared statements deallocated,
+    user variables cleared (RM8 "mysql_reset_connection()")."""
+    conn = mysql.connector.connect(
+        host="127.0.0.1", port=srv.port, user="root", password="", database="ci", autocommit=True
+    )
+    cur = conn.cursor()
+    cur.execute("CREATE TEMPORARY TABLE tmp_r (a INT)")
+    cur.execute("PREPARE pr FROM 'SELECT 1'")
+    cur.execute("SET @kept = 1")
+    pc = conn.cursor(prepared=True)
+    pc.execute("SELECT ?", (5,))
+    pc.fetchall()
+    conn.cmd_reset_connection()
+    cur = conn.cursor()
+    with pytest.raises(mysql.connector.Error) as exc:
+        cur.execute("SELECT * FROM tmp_r")
+    assert exc.value.errno == 1146
+    with pytest.raises(mysql.connector.Error) as exc:
+        cur.execute("EXECUTE pr")
+    assert exc.value.errno == 1243
+    cur.execute("SELECT @kept")
+    assert cur.fetchall() == [(None,)]
+    cur.execute("SHOW SESSION STATUS LIKE 'Prepared_stmt_count'")
+    conn.close()
+
+
+def test_wait_timeout_per_session(srv: ServerProcess) -> None:
+    """SET SESSION wait_timeout applies to the next wait: 8.0.24+ sends ER_CLIENT_INTERACTION_TIMEOUT (4031), then
+    closes; an interactive client's wait_timeout starts as interactive_timeout."""
+    conn = _conn(srv)
+    with conn.cursor() as cur:
+        cur.execute("SET SESSION wait_timeout = 1")
+    time.sleep(2.5)
+    conn._sock.settimeout(10)  # the server said why before closing: ERR 4031 (sequence id 0), then EOF
+    data = b""
+    while chunk := conn._sock.recv(4096):
+        data += chunk
+    assert data[3:7] == b"\x00\xff" + (4031).to_bytes(2, "little"), data
+    admin = _conn(srv)
+    with admin.cursor() as cur:
+        cur.execute("SET GLOBAL interactive_timeout = 1234")
+        try:
+            inter = _conn(srv, client_flag=CLIENT.INTERACTIVE)
+            with inter.cursor() as icur:
+                icur.execute("SELECT @@SESSION.wait_timeout, @@GLOBAL.wait_timeout")
+                assert icur.fetchone() == (1234, 28800)
+            inter.close()
+        finally:
+            cur.execute("SET GLOBAL interactive_timeout = DEFAULT")
+    admin.close()

@@ -121,6 +121,13 @@ class Session:
         self.released = False
         #: SQL PREPARE'd statements by lowercase name (engine/statements/prepared.py)
         self.sql_prepared: dict[str, Any] = {}
+        #: the connection's TLS cipher and protocol version ("" on a plain connection): SHOW STATUS Ssl_cipher /
+        #: Ssl_version (set by the wire server)
+        self.tls_cipher = ""
+        self.tls_version = ""
+        #: statements the wire server holds prepared for this session (COM_STMT_PREPARE), for
+        #: Prepared_stmt_count and max_prepared_stmt_count
+        self.wire_prepared = 0
         #: FOUND_ROWS() after the running SELECT SQL_CALC_FOUND_ROWS (its count without LIMIT), else None
         self.calc_found_rows: int | None = None
 
@@ -452,6 +459,14 @@ class Session:
 
     def _max_error_count(self) -> int:
         return int(self._session_value("max_error_count"))
+
+    def drop_temporary_tables(self) -> None:
+        """Drop every temporary table of this session (COM_RESET_CONNECTION; a closing connection drops them with
+        its SQLite connection)."""
+        from gtidkit.engine.sql import temporary
+
+        for key in list(self.executor.temp_tables):
+            temporary.drop_one(self.executor, key)
 
     def close(self) -> None:
         """Roll back any open transaction, release owned GTIDs and close the connection."""

@@ -51,6 +51,24 @@ def set_account(session: Any, user: str, host: str, priv_user: str, priv_host: s
     session.set_account(user, host, priv_user, priv_host)
 
 
+def set_tls(session: Any, cipher: str, version: str) -> None:
+    """Tell the engine session its connection is encrypted: Ssl_cipher / Ssl_version in SHOW STATUS."""
+    session.tls_cipher = cipher
+    session.tls_version = version
+
+
+def set_wire_prepared(session: Any, count: int) -> None:
+    """Tell the engine session how many COM_STMT_PREPARE statements the wire server holds for it
+    (Prepared_stmt_count, max_prepared_stmt_count)."""
+    session.wire_prepared = count
+
+
+def start_interactive(session: Any) -> None:
+    """A CLIENT_INTERACTIVE client logged in: its session ``wait_timeout`` is the global ``interactive_timeout``
+    (``sql/sql_connect.cc``, RM8 "wait_timeout")."""
+    session.session_vars["wait_timeout"] = session.server.globals.values["interactive_timeout"]
+
+
 def interrupt(session: Any) -> None:
     """KILL QUERY: stop the statement ``session`` runs now (a SLEEP() returns 1, anything else fails with 1317).
 
@@ -199,7 +217,8 @@ def execute_prepared(
 
 
 def reset_session(session: Any) -> None:
-    """COM_RESET_CONNECTION / COM_CHANGE_USER: roll back, forget user variables and session values.
+    """COM_RESET_CONNECTION / COM_CHANGE_USER: roll back, forget user variables and session values, deallocate
+    SQL-level prepared statements and drop the session's temporary tables (``THD::cleanup_connection``).
 
     Raises:
         MySQLError: from the rollback.
@@ -208,6 +227,7 @@ def reset_session(session: Any) -> None:
     session.user_vars.clear()
     session.session_vars.clear()
     session.sql_prepared.clear()
+    session.drop_temporary_tables()
 
 
 #: SHOW COLUMNS type prefix -> (FieldType, collation, display length, flags) for COM_FIELD_LIST.

@@ -250,16 +250,25 @@ class ClientHandler:
             except MySQLError as err:
                 log.warning("closing session %d: %s", self.connection_id, err)
 
-    def tls_started(self) -> None:
-        """The edge switched the stream to TLS."""
+    def tls_started(self, cipher: str = "", version: str = "") -> None:
+        """The edge switched the stream to TLS with ``cipher`` (OpenSSL's name) and protocol ``version``
+        (``TLSv1.3``): the session's Ssl_cipher / Ssl_version status."""
         self.want_tls = False
         self.tls_active = True
+        if self.session is not None:
+            engine_seam.set_tls(self.session, cipher, version)
 
     def idle_timeout(self) -> bytes:
         """ER_CLIENT_INTERACTION_TIMEOUT (4031) sent when wait_timeout expires; the connection then closes."""
         self.closed = True
         err = mysql_error(4031)
         return self.conn.send_error(err.code, err.message, err.sqlstate)
+
+    def wait_timeout(self) -> float:
+        """Seconds this connection may stay idle between commands: the session's ``wait_timeout``."""
+        if self.session is None:
+            return 28800.0  # closed: the default
+        return float(engine_seam.sysvar(self.session, "wait_timeout"))
 
     @property
     def in_command_phase(self) -> bool:
@@ -485,6 +494,9 @@ class ClientHandler:
             engine_seam.set_account(
                 self.session, self.user, self.peer_host_name(), account.user, account.host
             )
+        if self.conn.client_capabilities & Capability.INTERACTIVE:
+            # sql_connect.cc: an interactive client's session wait_timeout is the global interactive_timeout
+            engine_seam.start_interactive(self.session)
         log.debug("connection %d authenticated as %s@%s", self.connection_id, self.user, self.peer_host)
         return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
 
@@ -524,9 +536,13 @@ class ClientHandler:
             return self.conn.send(Eof(0, engine_seam.status_flags(self.session)))
         if isinstance(cmd, ComResetConnection):
             engine_seam.reset_session(self.session)
+            self.statements.clear()  # mysql_reset_connection: prepared statements are deallocated
+            engine_seam.set_wire_prepared(self.session, 0)
             return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.session)))
         if isinstance(cmd, ComChangeUser):
             engine_seam.reset_session(self.session)
+            self.statements.clear()
+            engine_seam.set_wire_prepared(self.session, 0)
             self.user = cmd.username
             self._pending_db = cmd.database or None
             self._client_collation = cmd.character_set
@@ -551,6 +567,7 @@ class ClientHandler:
             return b""
         if isinstance(cmd, ComStmtClose):
             self.statements.pop(cmd.statement_id, None)
+            engine_seam.set_wire_prepared(self.session, len(self.statements))
             return b""
         if isinstance(cmd, ComStmtReset):
             stmt = self.statements.get(cmd.statement_id)
@@ -581,6 +598,7 @@ class ClientHandler:
             self._next_statement_id, prepared.text, list(prepared.positions), engine=prepared
         )
         self.statements[stmt.statement_id] = stmt
+        engine_seam.set_wire_prepared(self.session, len(self.statements))
         params = tuple(
             ColumnDefinition("?", FieldType.MYSQL_TYPE_VAR_STRING, character_set=BINARY_COLLATION)
             for _ in range(stmt.param_count)

@@ -37,10 +37,12 @@ __all__ = [
     "bind_value",
     "bound_statement",
     "bound_text",
+    "check_prepared_limit",
     "deallocate",
     "literal",
     "placeholder_positions",
     "prepare",
+    "prepared_count",
     "sql_execute",
     "sql_prepare",
 ]
@@ -231,6 +233,22 @@ def _template(text: str, positions: list[int]) -> str:
     return "".join(out)
 
 
+def prepared_count(session: Session) -> int:
+    """Statements prepared now in every session of ``session``'s server (Prepared_stmt_count)."""
+    return sum(len(s.sql_prepared) + s.wire_prepared for s in session.server.sessions())
+
+
+def check_prepared_limit(session: Session) -> None:
+    """Refuse one more prepared statement past ``max_prepared_stmt_count`` (``Prepared_statement_map::insert``).
+
+    Raises:
+        MySQLError: 1461 ER_MAX_PREPARED_STMT_COUNT_REACHED.
+    """
+    limit = int(session.server.globals.values["max_prepared_stmt_count"])
+    if prepared_count(session) >= limit:
+        raise mysql_error(1461, limit)
+
+
 def prepare(session: Session, sql: str) -> PreparedStatement:
     """Check and describe one statement (``mysql_stmt_prepare``).
 
@@ -245,6 +263,7 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
     texts = [t for t in split_statements(sql) if t.strip()]
     if not texts:
         raise mysql_error(1065)
+    check_prepared_limit(session)
     if len(texts) > 1:
         raise mysql_error(
             1064,
