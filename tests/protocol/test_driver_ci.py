@@ -19,6 +19,10 @@ from .server_proc import ServerProcess, running_server
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     datadir = tmp_path_factory.mktemp("driverci") / "data"
     with running_server(datadir, "--skip-log-bin", "--gtid-mode=OFF", "--server-id=19") as s:
+        conn = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="", autocommit=True)
+        with conn.cursor() as cur:
+            cur.execute("CREATE DATABASE ci")  # each test runs alone too (-k)
+        conn.close()
         yield s
 
 
@@ -46,7 +50,6 @@ def test_negative_auto_increment_is_inserted(srv: ServerProcess) -> None:
     counter (InnoDB's counter is unsigned)."""
     conn = _conn(srv)
     with conn.cursor() as cur:
-        cur.execute("CREATE DATABASE IF NOT EXISTS ci")
         cur.execute("CREATE TABLE ci.neg (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
         cur.execute("INSERT INTO ci.neg VALUES (-5, 1)")
         assert cur.lastrowid == 2**64 - 5
@@ -361,3 +364,60 @@ def test_wait_timeout_per_session(srv: ServerProcess) -> None:
         finally:
             cur.execute("SET GLOBAL interactive_timeout = DEFAULT")
     admin.close()
+
+
+@pytest.mark.parametrize(
+    ("setup", "sql"),
+    [
+        pytest.param(
+            None, "SELECT /*+ MAX_EXECUTION_TIME(200) */ COUNT(*) FROM big a, big b, big c", id="hint"
+        ),
+        pytest.param(
+            "SET SESSION max_execution_time = 200", "SELECT COUNT(*) FROM big a, big b, big c", id="variable"
+        ),
+    ],
+)
+def test_max_execution_time_stops_a_select(srv: ServerProcess, setup: str | None, sql: str) -> None:
+    """A SELECT past its MAX_EXECUTION_TIME hint or max_execution_time (ms) stops with ER_QUERY_TIMEOUT (3024)
+    (RM8 "Optimizer Hints"); the session goes on."""
+    conn = _conn(srv, database="ci")
+    with conn.cursor() as cur:
+        cur.execute("CREATE TABLE IF NOT EXISTS big (a INT)")
+        cur.execute("SELECT COUNT(*) FROM big")
+        if cur.fetchone() == (0,):
+            cur.execute("INSERT INTO big VALUES " + ",".join(f"({i})" for i in range(1000)))
+        if setup:
+            cur.execute(setup)
+    started = time.monotonic()
+    assert _error(conn, sql) == 3024
+    assert time.monotonic() - started < 5
+    with conn.cursor() as cur:
+        cur.execute("SELECT /*+ MAX_EXECUTION_TIME(200) */ SLEEP(3)")  # a sleep is cut short and returns 1
+        assert cur.fetchone() == (1,)
+        cur.execute("SELECT COUNT(*) FROM big")
+        assert cur.fetchone() == (1000,)
+    conn.close()
+
+
+def test_ssl_cert_and_key_options(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """--ssl-cert / --ssl-key / --ssl-ca name the server's TLS files (RM8 "Command Options for Encrypted
+    Connections"); a file that cannot be read stops the start-up."""
+    datadir = tmp_path_factory.mktemp("sslopts") / "data"
+    with running_server(datadir, "--skip-log-bin"):  # generates the datadir's certificates
+        pass
+    certs = datadir.parent / "certs"
+    certs.mkdir()
+    for src, dst in (("server-cert.pem", "c.pem"), ("server-key.pem", "k.pem"), ("ca.pem", "ca.pem")):
+        (certs / dst).write_bytes((datadir / src).read_bytes())
+        if dst != "ca.pem":
+            (datadir / src).unlink()
+    opts = (f"--ssl-cert={certs / 'c.pem'}", f"--ssl-key={certs / 'k.pem'}", f"--ssl-ca={certs / 'ca.pem'}")
+    with running_server(datadir, "--skip-log-bin", "--auto-generate-certs=OFF", *opts) as s:
+        conn = _conn(s, ssl=_tls())
+        with conn.cursor() as cur:
+            cur.execute("SHOW STATUS LIKE 'Ssl_version'")
+            assert cur.fetchone()[1].startswith("TLSv1.")
+        conn.close()
+    with pytest.raises(AssertionError, match="Failed to set up SSL"):
+        with running_server(datadir, "--skip-log-bin", f"--ssl-cert={certs / 'missing.pem'}"):
+            pass

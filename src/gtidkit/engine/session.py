@@ -336,6 +336,8 @@ class Session:
                 bound = prepared.sql_execute(self, stmt)  # EXECUTE runs as the statement it names
                 stmt = classify(bound) if isinstance(bound, str) else bound
         kind = stmt.kind
+        if kind == "select":
+            self.executor.note_hints(text)
         command = stmt.info.get("command")
         uses_tables = _uses_tables(stmt)
         self.diagnostics.begin_statement(diagnostic=command in _DIAGNOSTIC_COMMANDS, uses_tables=uses_tables)

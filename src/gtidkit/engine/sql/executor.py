@@ -99,6 +99,8 @@ __all__ = ["ExecResult", "Executor", "RowChange", "bindable"]
 SERVER_VERSION = MYSQL_VERSION  # VERSION(); gtidkit.version is the one server-version constant
 #: SQLite virtual-machine steps between two checks of :attr:`Executor.interrupt` (KILL QUERY latency vs cost).
 _PROGRESS_OPS = 20_000
+#: the MAX_EXECUTION_TIME(ms) optimizer hint of a SELECT's ``/*+ ... */`` comment
+_MAX_EXECUTION_TIME_HINT = re.compile(r"/\*\+[^*]*?\bMAX_EXECUTION_TIME\s*\(\s*(\d+)\s*\)", re.IGNORECASE)
 
 #: Tables filled per query from :attr:`Executor.virtual_tables` (the session's system variables, the process list).
 VIRTUAL_TABLES = frozenset(
@@ -374,6 +376,12 @@ class Executor:
         # KILL QUERY: SQLite calls this every _PROGRESS_OPS virtual-machine steps; non-zero aborts the statement
         #: True only while a SELECT or a DML statement runs (never during COMMIT or the GTID bookkeeping)
         self._interruptible = False
+        #: when the running top-level SELECT must stop (max_execution_time), ``time.monotonic()``; 0: never
+        self.deadline = 0.0
+        #: the progress handler stopped the statement at its deadline
+        self.timed_out = False
+        #: the running statement's MAX_EXECUTION_TIME hint (ms), else None (:meth:`note_hints`)
+        self.hint_ms: int | None = None
         self.conn.raw.set_progress_handler(self._progress, _PROGRESS_OPS)
         self._plans: dict[Any, Any] = storage.plan_cache
         #: this session's temporary tables (CREATE TEMPORARY TABLE): ``(schema, name) -> TableDef``. They shadow
@@ -533,7 +541,29 @@ class Executor:
         return value
 
     def _progress(self) -> int:
-        return 1 if self._interruptible and self.interrupt.is_set() else 0
+        if not self._interruptible:
+            return 0
+        if self.interrupt.is_set():
+            return 1
+        if self.deadline and time.monotonic() > self.deadline:
+            self.timed_out = True  # max_execution_time: 3024, not KILL QUERY's 1317 (translate_error)
+            return 1
+        return 0
+
+    def note_hints(self, text: str) -> None:
+        """Read the optimizer hints of the statement about to run from its text as sent (classification strips
+        comments): ``/*+ MAX_EXECUTION_TIME(ms) */``."""
+        m = _MAX_EXECUTION_TIME_HINT.search(text) if "/*+" in text else None
+        self.hint_ms = int(m.group(1)) if m is not None else None
+
+    def select_deadline(self) -> float:
+        """When a top-level SELECT must stop (``time.monotonic()`` seconds; 0: never): its
+        ``/*+ MAX_EXECUTION_TIME(ms) */`` hint, else the session's ``max_execution_time`` (RM8 "Optimizer Hints",
+        "max_execution_time": read-only SELECT statements only; 0 means no limit)."""
+        ms = self.hint_ms
+        if ms is None and self.sysvar_resolver is not None:
+            ms = int(self.sysvar_resolver("max_execution_time", None) or 0)
+        return time.monotonic() + ms / 1000 if ms else 0.0
 
     def sleep(self, seconds: Any) -> int:
         """MySQL ``SLEEP(n)``: pause ``n`` seconds (fractions allowed); 0, or 1 when interrupted by KILL QUERY.
@@ -547,7 +577,13 @@ class Executor:
         """
         if seconds is None or float(seconds) < 0:
             raise mysql_error(1210, "sleep.")
-        if self.interrupt.wait(float(seconds)):
+        wait = float(seconds)
+        if self.deadline and self.deadline - time.monotonic() < wait:
+            # max_execution_time ends the sleep as KILL QUERY does: SLEEP() returns 1
+            self.interrupt.wait(max(0.0, self.deadline - time.monotonic()))
+            self.interrupt.clear()
+            return 1
+        if self.interrupt.wait(wait):
             self.interrupt.clear()  # the kill is consumed: the statement completes with SLEEP() = 1
             return 1
         return 0
@@ -598,10 +634,13 @@ class Executor:
         kind = stmt.kind
         if kind == "select":
             self._interruptible = True  # no closure per statement: _interruptibly, written out
+            self.deadline = self.select_deadline()
             try:
                 res = self._select(stmt, current_db)
             finally:
                 self._interruptible = False
+                self.deadline = 0.0
+                self.hint_ms = None
             if stmt.info.get("sql_no_cache"):  # classify removed the modifier; MySQL 8 warns (sql_yacc.yy)
                 res.warnings.insert(0, ("Warning", 1681, message(1681, "SQL_NO_CACHE")))
             return res
@@ -1364,7 +1403,10 @@ class Executor:
             e, self._udf_error = self._udf_error, None
             return e
         text = str(err)
-        if text == "interrupted":  # the progress handler saw KILL QUERY
+        if text == "interrupted":  # the progress handler saw KILL QUERY or the SELECT's deadline
+            if self.timed_out:
+                self.timed_out = False
+                return mysql_error(3024)
             return mysql_error(1317)
         m = re.match(r"no such column: (.+)", text)
         if m:
