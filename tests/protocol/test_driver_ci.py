@@ -418,6 +418,6 @@ def test_ssl_cert_and_key_options(tmp_path_factory: pytest.TempPathFactory) -> N
             cur.execute("SHOW STATUS LIKE 'Ssl_version'")
             assert cur.fetchone()[1].startswith("TLSv1.")
         conn.close()
-    with pytest.raises(AssertionError, match="Failed to set up SSL"):
-        with running_server(datadir, "--skip-log-bin", f"--ssl-cert={certs / 'missing.pem'}"):
-            pass
+    missing = f"--ssl-cert={certs / 'missing.pem'}"
+    with pytest.raises(AssertionError, match="Failed to set up SSL"), running_server(datadir, missing):
+        pass
