@@ -4,6 +4,7 @@ server process. Expected values are MySQL 8.0's (manual pages cited per test).""
 from __future__ import annotations
 
 import ssl
+import threading
 import time
 from collections.abc import Iterator
 
@@ -421,3 +422,56 @@ def test_ssl_cert_and_key_options(tmp_path_factory: pytest.TempPathFactory) -> N
     missing = f"--ssl-cert={certs / 'missing.pem'}"
     with pytest.raises(AssertionError, match="Failed to set up SSL"), running_server(datadir, missing):
         pass
+
+
+def test_blocking_session_is_reported_where_mysql_reports_it(srv: ServerProcess) -> None:
+    """One writer (issue 19 §4): a session holding a write transaction makes another session's INSERT into another
+    table wait, then fail with 1205; meanwhile information_schema.INNODB_TRX shows the holder RUNNING and the waiter
+    LOCK WAIT, and performance_schema.data_lock_waits pairs them (RM8 "Using InnoDB Transaction and Locking
+    Information")."""
+    holder = _conn(srv, database="ci")
+    waiter = _conn(srv, database="ci")
+    observer = _conn(srv)
+    with holder.cursor() as cur:
+        cur.execute("CREATE TABLE IF NOT EXISTS lw1 (a INT)")
+        cur.execute("CREATE TABLE IF NOT EXISTS lw2 (a INT)")
+        cur.execute("BEGIN")
+        cur.execute("INSERT INTO lw1 VALUES (1)")
+    outcome: dict[str, BaseException] = {}
+
+    def blocked_insert() -> None:
+        try:
+            with waiter.cursor() as wcur:
+                wcur.execute("SET SESSION innodb_lock_wait_timeout = 3")
+                wcur.execute("INSERT INTO lw2 VALUES (2)")
+        except pymysql.err.MySQLError as err:
+            outcome["err"] = err
+
+    thread = threading.Thread(target=blocked_insert)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 2.5
+        waits: tuple = ()
+        with observer.cursor() as cur:
+            while time.monotonic() < deadline and not waits:
+                cur.execute(
+                    "SELECT REQUESTING_THREAD_ID, BLOCKING_THREAD_ID FROM performance_schema.data_lock_waits"
+                )
+                waits = cur.fetchall()
+            assert waits == ((waiter.thread_id(), holder.thread_id()),)
+            cur.execute(
+                "SELECT trx_mysql_thread_id, trx_state FROM information_schema.INNODB_TRX ORDER BY trx_state"
+            )
+            assert cur.fetchall() == ((waiter.thread_id(), "LOCK WAIT"), (holder.thread_id(), "RUNNING"))
+    finally:
+        thread.join()
+    assert outcome["err"].args == (1205, "Lock wait timeout exceeded; try restarting transaction")
+    with holder.cursor() as cur:
+        cur.execute("COMMIT")
+    with observer.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM information_schema.INNODB_TRX")
+        assert cur.fetchone() == (0,)
+        cur.execute("SELECT COUNT(*) FROM performance_schema.data_lock_waits")
+        assert cur.fetchone() == (0,)
+    for c in (holder, waiter, observer):
+        c.close()

@@ -672,7 +672,8 @@ class Session:
         """
         if self.holds_write_lock:
             return
-        self.server.acquire_write_lock(self)
+        # the session's innodb_lock_wait_timeout (SET SESSION applies to its next wait, as in InnoDB)
+        self.server.acquire_write_lock(self, timeout=float(self.lock_wait_timeout()))
         self.holds_write_lock = True
         try:
             self.conn.begin(binlog_durable=self._binlog_durable())

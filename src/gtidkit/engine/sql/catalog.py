@@ -42,6 +42,7 @@ __all__ = [
     "DOUBLE_EXACT_DIGITS",
     "GTID_EXECUTED_DDL",
     "GTID_EXECUTED_DDL_UNTAGGED",
+    "LOCK_WAIT_TABLES",
     "PROCESSLIST_TABLES",
     "REPLICATION_TABLES",
     "SQLGLOT_TYPES",
@@ -304,6 +305,51 @@ REPLICATION_TABLES: dict[tuple[str, str], tuple[tuple[str, str, int | None, bool
         ("SERVICE_STATE", "varchar", 16, False, False),
         ("REMAINING_DELAY", "int", None, True, True),
         ("COUNT_TRANSACTIONS_RETRIES", "bigint", None, True, False),
+    ),
+}
+#: Who waits for whom (issue 19 §4): InnoDB's lock-wait tables, MySQL 8.0 columns in order (RM8 "The
+#: INFORMATION_SCHEMA INNODB_TRX Table", "The data_lock_waits Table"), filled per query by the engine server
+#: (``engine/lock_waits.py``): ``(schema, table) -> ((column, type, length, unsigned, nullable), ...)``.
+LOCK_WAIT_TABLES: dict[tuple[str, str], tuple[tuple[str, str, int | None, bool, bool], ...]] = {
+    ("information_schema", "INNODB_TRX"): (
+        ("trx_id", "bigint", None, True, False),
+        ("trx_state", "varchar", 13, False, False),
+        ("trx_started", "datetime", None, False, False),
+        ("trx_requested_lock_id", "varchar", 105, False, True),
+        ("trx_wait_started", "datetime", None, False, True),
+        ("trx_weight", "bigint", None, True, False),
+        ("trx_mysql_thread_id", "bigint", None, True, False),
+        ("trx_query", "varchar", 1024, False, True),
+        ("trx_operation_state", "varchar", 64, False, True),
+        ("trx_tables_in_use", "bigint", None, True, False),
+        ("trx_tables_locked", "bigint", None, True, False),
+        ("trx_lock_structs", "bigint", None, True, False),
+        ("trx_lock_memory_bytes", "bigint", None, True, False),
+        ("trx_rows_locked", "bigint", None, True, False),
+        ("trx_rows_modified", "bigint", None, True, False),
+        ("trx_concurrency_tickets", "bigint", None, True, False),
+        ("trx_isolation_level", "varchar", 16, False, False),
+        ("trx_unique_checks", "int", None, False, False),
+        ("trx_foreign_key_checks", "int", None, False, False),
+        ("trx_last_foreign_key_error", "varchar", 256, False, True),
+        ("trx_adaptive_hash_latched", "int", None, False, False),
+        ("trx_adaptive_hash_timeout", "bigint", None, True, False),
+        ("trx_is_read_only", "int", None, False, False),
+        ("trx_autocommit_non_locking", "int", None, False, False),
+        ("trx_schedule_weight", "bigint", None, True, True),
+    ),
+    ("performance_schema", "data_lock_waits"): (
+        ("ENGINE", "varchar", 32, False, False),
+        ("REQUESTING_ENGINE_LOCK_ID", "varchar", 128, False, False),
+        ("REQUESTING_ENGINE_TRANSACTION_ID", "bigint", None, True, True),
+        ("REQUESTING_THREAD_ID", "bigint", None, True, True),
+        ("REQUESTING_EVENT_ID", "bigint", None, True, True),
+        ("REQUESTING_OBJECT_INSTANCE_BEGIN", "bigint", None, True, False),
+        ("BLOCKING_ENGINE_LOCK_ID", "varchar", 128, False, False),
+        ("BLOCKING_ENGINE_TRANSACTION_ID", "bigint", None, True, True),
+        ("BLOCKING_THREAD_ID", "bigint", None, True, True),
+        ("BLOCKING_EVENT_ID", "bigint", None, True, True),
+        ("BLOCKING_OBJECT_INSTANCE_BEGIN", "bigint", None, True, False),
     ),
 }
 _THREADS_TYPES = {
@@ -1064,7 +1110,11 @@ class Catalog:
                     self._insert_table_rows(
                         conn, _system_view_def("performance_schema", name, list(VARIABLES_COLUMNS))
                     )
-            for (schema, name), cols in {**PROCESSLIST_TABLES, **REPLICATION_TABLES}.items():
+            for (schema, name), cols in {
+                **PROCESSLIST_TABLES,
+                **REPLICATION_TABLES,
+                **LOCK_WAIT_TABLES,
+            }.items():
                 if (schema, name) not in self._tables:
                     self._insert_table_rows(
                         conn,

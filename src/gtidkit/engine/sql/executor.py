@@ -46,6 +46,7 @@ from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column, ColumnFlag, FieldType
 from gtidkit.engine.sql import comparison, decimal_math, int_math, temporal
 from gtidkit.engine.sql.catalog import (
+    LOCK_WAIT_TABLES,
     PROCESSLIST_TABLES,
     REPLICATION_TABLES,
     THREADS_COLUMNS,
@@ -104,7 +105,10 @@ _MAX_EXECUTION_TIME_HINT = re.compile(r"/\*\+[^*]*?\bMAX_EXECUTION_TIME\s*\(\s*(
 
 #: Tables filled per query from :attr:`Executor.virtual_tables` (the session's system variables, the process list).
 VIRTUAL_TABLES = frozenset(
-    {("performance_schema", n) for n in VARIABLES_TABLES} | set(PROCESSLIST_TABLES) | set(REPLICATION_TABLES)
+    {("performance_schema", n) for n in VARIABLES_TABLES}
+    | set(PROCESSLIST_TABLES)
+    | set(REPLICATION_TABLES)
+    | set(LOCK_WAIT_TABLES)
 )
 #: SQLite function that ``@name := expr`` inside a SELECT/DML expression is rewritten to.
 SET_USER_VAR_FUNCTION = "_GK_SET_USER_VAR"
