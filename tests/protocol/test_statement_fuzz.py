@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import mysql.connector
 import pymysql
 import pytest
 
@@ -172,6 +173,9 @@ REGRESSIONS = [
     pytest.param(
         "INSERT INTO fz.t VALUES (1, 2, 'x') ON DUPLICATE KEY UPDATE b", 1064, id="odku-without-value"
     ),
+    pytest.param("CREATE TABLE fz.bad (a INT, KEY ())", 1064, id="key-without-columns"),
+    pytest.param("SELECT NOW('x')", 1064, id="fsp-not-integer"),
+    pytest.param("SELECT NOW(7)", 1426, id="fsp-too-big"),
 ]
 
 
@@ -295,6 +299,34 @@ def test_fuzz_regressions(srv: ServerProcess, sql: str, code: int | None) -> Non
             assert exc.value.args[0] == code
     finally:
         conn.close()
+
+
+def test_prepared_named_marker_is_1064(srv: ServerProcess) -> None:
+    """COM_STMT_PREPARE of a text with ``:name``: MySQL's lexer has no such token (1064 at PREPARE)."""
+    conn = mysql.connector.connect(host="127.0.0.1", port=srv.port, user="root", password="")
+    with pytest.raises(mysql.connector.Error) as exc:
+        conn.cursor(prepared=True).execute("SELECT FROM_UNIXTIME(:name)")
+    assert exc.value.errno == 1064
+    conn.close()
+
+
+def test_rename_of_a_temporary_table(srv: ServerProcess) -> None:
+    """RENAME TABLE names the session's temporary table when one shadows the base table (8.0.13+); the base table
+    keeps its name (the fuzz found the two renamed apart)."""
+    conn = _connect(srv)
+    with conn.cursor() as cur:
+        cur.execute("CREATE TABLE shadow (a INT)")
+        cur.execute("INSERT INTO shadow VALUES (1)")
+        cur.execute("CREATE TEMPORARY TABLE shadow (b INT)")
+        cur.execute("INSERT INTO shadow VALUES (2)")
+        cur.execute("RENAME TABLE shadow TO shadow2")
+        cur.execute("SELECT * FROM shadow2")
+        assert cur.fetchall() == ((2,),)
+        cur.execute("SELECT * FROM shadow")
+        assert cur.fetchall() == ((1,),)
+        cur.execute("DROP TABLE shadow")
+        cur.execute("CREATE TABLE shadow (c INT)")
+    conn.close()
 
 
 def test_mutated_statements_get_mysql_errors_only(srv: ServerProcess) -> None:

@@ -147,7 +147,7 @@ def strip_comments(text: str) -> str:
 _MAYBE_LEXICAL = re.compile(r"\?|:(?!=)|\d[eE][+-]?\d{3}|(?i:limit)")
 
 
-def lexical_error(text: str) -> MySQLError | None:
+def lexical_error(text: str, *, prepared: bool = False) -> MySQLError | None:
     """The error MySQL's lexer gives a COM_QUERY statement that sqlglot would read otherwise, else None.
 
     - ``?`` is PARAM_MARKER, which the grammar accepts only in a prepared statement's text, and there is no
@@ -158,7 +158,8 @@ def lexical_error(text: str) -> MySQLError | None:
     - LIMIT / OFFSET take integer literals only (``limit_option``: NUM, LONG_NUM, ULONGLONG_NUM, a parameter
       marker or a stored-program variable): ``LIMIT 0.5`` / ``LIMIT '1'`` are 1064 near the value.
 
-    Quotes, backquotes and comments do not count (``/*!...*/`` bodies are code).
+    Quotes, backquotes and comments do not count (``/*!...*/`` bodies are code). ``prepared``: the text of a
+    statement being prepared, where ``?`` is a parameter (``:name`` is still an error).
     """
     if _MAYBE_LEXICAL.search(text) is None:
         return None
@@ -169,7 +170,7 @@ def lexical_error(text: str) -> MySQLError | None:
             continue
         tok = m.group()
         if limit == 1:
-            if g != "word" and not (g == "num" and tok.isdigit()):
+            if g != "word" and not (g == "num" and tok.isdigit()) and not (prepared and tok == "?"):
                 return parse_error(text, m.start())
             limit = 2
             continue
@@ -177,7 +178,9 @@ def lexical_error(text: str) -> MySQLError | None:
             limit = 1  # OFFSET is a keyword only here (it may name a column elsewhere)
             continue
         limit = 1 if g == "word" and tok.upper() == "LIMIT" else 0
-        if g == "op" and (tok == "?" or (tok == ":" and not text.startswith("=", m.end()))):
+        if g == "op" and (
+            (tok == "?" and not prepared) or (tok == ":" and not text.startswith("=", m.end()))
+        ):
             return parse_error(text, m.start())
         if g == "var" and tok.startswith(":"):
             return parse_error(text, m.start())
@@ -372,8 +375,13 @@ def _incomplete(tree: exp.Expression) -> bool:
     for gc in tree.find_all(exp.GroupConcat):
         if isinstance(gc.this, exp.Order) and gc.this.this is None:
             return True  # GROUP_CONCAT(ORDER BY x): no expression to concatenate
-    for node in tree.find_all(exp.UniqueColumnConstraint, exp.IndexParameters, exp.Drop, exp.LikeProperty):
-        if isinstance(node, exp.UniqueColumnConstraint):
+    for node in tree.find_all(
+        exp.UniqueColumnConstraint, exp.IndexColumnConstraint, exp.IndexParameters, exp.Drop, exp.LikeProperty
+    ):
+        if isinstance(node, exp.IndexColumnConstraint):
+            if not node.expressions and isinstance(node.parent, exp.Schema):
+                return True  # KEY () in a table definition
+        elif isinstance(node, exp.UniqueColumnConstraint):
             schema = node.this
             if isinstance(schema, exp.Schema) and not schema.expressions:
                 return True

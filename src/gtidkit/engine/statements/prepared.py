@@ -257,7 +257,7 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
             SELECT or DML statement naming unknown tables or columns (MySQL checks them at PREPARE too).
     """
     from gtidkit.engine.sql.metadata import result_columns
-    from gtidkit.engine.sql.parse import split_statements
+    from gtidkit.engine.sql.parse import lexical_error, split_statements
     from gtidkit.engine.statements.classify import classify
 
     texts = [t for t in split_statements(sql) if t.strip()]
@@ -273,6 +273,11 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
             1,
         )
     text = texts[0]
+    bad = lexical_error(
+        text, prepared=True
+    )  # `:name`, 1e309, LIMIT 'x': MySQL's lexer rejects them at PREPARE
+    if bad is not None:
+        raise bad
     positions = placeholder_positions(text)
     template = _template(text, positions)
     kind = str(classify(text).kind)
