@@ -475,3 +475,32 @@ def test_blocking_session_is_reported_where_mysql_reports_it(srv: ServerProcess)
         assert cur.fetchone() == (0,)
     for c in (holder, waiter, observer):
         c.close()
+
+
+@pytest.mark.parametrize(
+    ("expr", "value", "warned"),
+    [
+        pytest.param("CAST('abc' AS SIGNED)", 0, "abc", id="no-digits"),
+        pytest.param("CAST('12x' AS SIGNED)", 12, "12x", id="digits-then-junk"),
+        pytest.param("CAST(' 12 ' AS SIGNED)", 12, None, id="spaces-are-clean"),
+        pytest.param("CAST(s AS SIGNED)", 7, "7up", id="string-column"),
+    ],
+)
+def test_cast_string_as_signed_warns_1292(
+    srv: ServerProcess, expr: str, value: int, warned: str | None
+) -> None:
+    """CAST of a string that is not an integer reads its integer prefix and warns 1292 "Truncated incorrect
+    INTEGER value" (RM8 "Cast Functions and Operators"; Item_func_signed::val_int)."""
+    conn = _conn(srv, database="ci")
+    with conn.cursor() as cur:
+        cur.execute("CREATE TABLE IF NOT EXISTS casts (s VARCHAR(10))")
+        cur.execute("DELETE FROM casts")
+        cur.execute("INSERT INTO casts VALUES ('7up')")
+        cur.execute(f"SELECT {expr} FROM casts")
+        assert cur.fetchone() == (value,)
+        cur.execute("SHOW WARNINGS")
+        expected = (
+            () if warned is None else (("Warning", 1292, f"Truncated incorrect INTEGER value: '{warned}'"),)
+        )
+        assert cur.fetchall() == expected
+    conn.close()

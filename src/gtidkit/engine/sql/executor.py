@@ -554,19 +554,22 @@ class Executor:
             return 1
         return 0
 
-    def note_hints(self, text: str) -> None:
-        """Read the optimizer hints of the statement about to run from its text as sent (classification strips
-        comments): ``/*+ MAX_EXECUTION_TIME(ms) */``."""
+    def note_hints(self, text: str, max_execution_time: int = 0) -> None:
+        """Before a top-level SELECT: its optimizer hints, read from its text as sent (classification strips
+        comments), and the session's ``max_execution_time`` (ms, 0: none).
+
+        Args:
+            text: the statement as the client sent it (``/*+ MAX_EXECUTION_TIME(ms) */``).
+            max_execution_time: the session's variable, which the hint overrides.
+        """
         m = _MAX_EXECUTION_TIME_HINT.search(text) if "/*+" in text else None
-        self.hint_ms = int(m.group(1)) if m is not None else None
+        self.hint_ms = int(m.group(1)) if m is not None else (max_execution_time or None)
 
     def select_deadline(self) -> float:
         """When a top-level SELECT must stop (``time.monotonic()`` seconds; 0: never): its
         ``/*+ MAX_EXECUTION_TIME(ms) */`` hint, else the session's ``max_execution_time`` (RM8 "Optimizer Hints",
-        "max_execution_time": read-only SELECT statements only; 0 means no limit)."""
+        "max_execution_time": read-only SELECT statements only; 0 means no limit), as :meth:`note_hints` noted."""
         ms = self.hint_ms
-        if ms is None and self.sysvar_resolver is not None:
-            ms = int(self.sysvar_resolver("max_execution_time", None) or 0)
         return time.monotonic() + ms / 1000 if ms else 0.0
 
     def sleep(self, seconds: Any) -> int:
