@@ -504,3 +504,30 @@ def test_cast_string_as_signed_warns_1292(
         )
         assert cur.fetchall() == expected
     conn.close()
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "user",
+        "db",
+        "global_grants",
+        "tables_priv",
+        "columns_priv",
+        "procs_priv",
+        "proxies_priv",
+        "role_edges",
+        "default_roles",
+        "password_history",
+    ],
+)
+def test_grant_tables_readable(srv: ServerProcess, table: str) -> None:
+    """MySQL 8.0's grant tables answer a SELECT (RM8 "Grant Tables"); the ones gtidkit never fills are empty."""
+    conn = _conn(srv)
+    with conn.cursor() as cur:
+        cur.execute(f"SELECT COUNT(*) FROM mysql.{table}")
+        (count,) = cur.fetchone()
+        assert count >= (1 if table in ("user", "global_grants") else 0)
+        cur.execute("SELECT User, Host, plugin FROM mysql.user WHERE User = 'root'")
+        assert cur.fetchone() == ("root", "localhost", "caching_sha2_password")
+    conn.close()
