@@ -531,3 +531,32 @@ def test_grant_tables_readable(srv: ServerProcess, table: str) -> None:
         cur.execute("SELECT User, Host, plugin FROM mysql.user WHERE User = 'root'")
         assert cur.fetchone() == ("root", "localhost", "caching_sha2_password")
     conn.close()
+
+
+@pytest.mark.parametrize(
+    ("limit", "sql", "expected"),
+    [
+        pytest.param(None, "WITH RECURSIVE c (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT * FROM c",
+                     1001, id="manual-runaway"),
+        pytest.param(None, "WITH RECURSIVE c (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000) "
+                     "SELECT COUNT(*) FROM c", (1000,), id="within-default"),
+        pytest.param(10, "WITH RECURSIVE c AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM c WHERE n < 100) "
+                     "SELECT COUNT(*) FROM c", 11, id="session-limit"),
+    ],
+)  # fmt: skip
+def test_cte_max_recursion_depth(srv: ServerProcess, limit: int | None, sql: str, expected: object) -> None:
+    """A recursion that would start iteration cte_max_recursion_depth + 1 stops with 3636 (RM8 "Limiting Common
+    Table Expression Recursion": "Recursive query aborted after 1001 iterations")."""
+    conn = _conn(srv)
+    with conn.cursor() as cur:
+        if limit is not None:
+            cur.execute(f"SET SESSION cte_max_recursion_depth = {limit}")
+        if isinstance(expected, int):
+            with pytest.raises(pymysql.err.MySQLError) as exc:
+                cur.execute(sql)
+            text = f"Recursive query aborted after {expected} iterations. Try increasing @@cte_max_recursion_depth"
+            assert exc.value.args == (3636, text + " to a larger value.")
+        else:
+            cur.execute(sql)
+            assert cur.fetchone() == expected
+    conn.close()

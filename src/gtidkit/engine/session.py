@@ -337,7 +337,11 @@ class Session:
                 stmt = classify(bound) if isinstance(bound, str) else bound
         kind = stmt.kind
         if kind == "select":
-            self.executor.note_hints(text, int(self._session_value("max_execution_time")))
+            self.executor.note_hints(
+                text,
+                int(self._session_value("max_execution_time")),
+                int(self._session_value("cte_max_recursion_depth")),
+            )
         command = stmt.info.get("command")
         uses_tables = _uses_tables(stmt)
         self.diagnostics.begin_statement(diagnostic=command in _DIAGNOSTIC_COMMANDS, uses_tables=uses_tables)

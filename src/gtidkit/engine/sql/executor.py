@@ -44,7 +44,7 @@ from sqlglot import exp
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column, ColumnFlag, FieldType
-from gtidkit.engine.sql import comparison, decimal_math, int_math, temporal
+from gtidkit.engine.sql import comparison, decimal_math, int_math, recursion, temporal
 from gtidkit.engine.sql.catalog import (
     LOCK_WAIT_TABLES,
     PROCESSLIST_TABLES,
@@ -386,6 +386,8 @@ class Executor:
         self.timed_out = False
         #: the running statement's MAX_EXECUTION_TIME hint (ms), else None (:meth:`note_hints`)
         self.hint_ms: int | None = None
+        #: the session's cte_max_recursion_depth for the running statement (:meth:`note_hints`)
+        self.cte_limit = 1000
         self.conn.raw.set_progress_handler(self._progress, _PROGRESS_OPS)
         self._plans: dict[Any, Any] = storage.plan_cache
         #: this session's temporary tables (CREATE TEMPORARY TABLE): ``(schema, name) -> TableDef``. They shadow
@@ -455,6 +457,7 @@ class Executor:
             raw.create_function(name, 0, lambda: self.user)
         raw.create_function("CURRENT_USER", 0, lambda: self.current_user)
         raw.create_function("ROW_COUNT", 0, lambda: self.row_count)
+        raw.create_function(recursion.DEPTH_FUNCTION, 1, self._wrap_udf(self._cte_depth, "CTE"))
         raw.create_function("FOUND_ROWS", 0, lambda: self.found_rows)
         raw.create_function(SET_USER_VAR_FUNCTION, 2, self._assign_user_variable)
         raw.create_function(
@@ -554,14 +557,27 @@ class Executor:
             return 1
         return 0
 
-    def note_hints(self, text: str, max_execution_time: int = 0) -> None:
+    def _cte_depth(self, depth: int) -> int:
+        """A recursive CTE's row of iteration ``depth``: MySQL would start iteration ``depth + 1`` on it, which
+        ``cte_max_recursion_depth`` forbids at ``depth`` = the limit (engine/sql/recursion.py).
+
+        Raises:
+            MySQLError: 3636 ER_CTE_MAX_RECURSION_DEPTH.
+        """
+        if depth >= self.cte_limit:
+            raise mysql_error(3636, self.cte_limit + 1)
+        return depth
+
+    def note_hints(self, text: str, max_execution_time: int = 0, cte_max_recursion_depth: int = 1000) -> None:
         """Before a top-level SELECT: its optimizer hints, read from its text as sent (classification strips
         comments), and the session's ``max_execution_time`` (ms, 0: none).
 
         Args:
             text: the statement as the client sent it (``/*+ MAX_EXECUTION_TIME(ms) */``).
             max_execution_time: the session's variable, which the hint overrides.
+            cte_max_recursion_depth: the session's variable (recursive CTEs stop with 3636 past it).
         """
+        self.cte_limit = cte_max_recursion_depth
         m = _MAX_EXECUTION_TIME_HINT.search(text) if "/*+" in text else None
         self.hint_ms = int(m.group(1)) if m is not None else (max_execution_time or None)
 
@@ -1000,6 +1016,7 @@ class Executor:
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
         # first: it reads the operands as MySQL wrote them
         comparison.rewrite_comparisons(tree, self._literals.get)
+        recursion.limit_recursion(tree)
         rewrite_for_sqlite(tree)
         rewrite_checksum(tree)
         rewrite_group_concat(tree)
@@ -1308,7 +1325,10 @@ class Executor:
         if self.udf_warnings:
             self.udf_warnings = []
         cur = self.run_sqlite(plan.sql, binds)
-        rows = cur.fetchall()
+        try:
+            rows = cur.fetchall()
+        except _db.Error as err:  # a UDF (or KILL QUERY) stopping the statement after its first rows
+            raise self.translate_error(err, plan.sql) from err
         if rows:
             _check_finite(rows, plan.columns or [d[0] for d in cur.description or ()])
             if plan.decimals is not None and len(plan.decimals) == len(rows[0]):
