@@ -176,6 +176,10 @@ REGRESSIONS = [
     pytest.param("CREATE TABLE fz.bad (a INT, KEY ())", 1064, id="key-without-columns"),
     pytest.param("SELECT NOW('x')", 1064, id="fsp-not-integer"),
     pytest.param("SELECT NOW(7)", 1426, id="fsp-too-big"),
+    pytest.param("SELECT JSON_OBJECT('n', 18446744073709551615)", None, id="json-of-bigint-unsigned"),
+    pytest.param(
+        "WITH RECURSIVE c (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT * FROM c", 3636, id="cte"
+    ),
 ]
 
 

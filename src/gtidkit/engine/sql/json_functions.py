@@ -391,8 +391,11 @@ def _doc(v: Any, arg: int, function: str) -> Any:
 
 
 def _value(v: Any) -> Any:
-    """A value argument (JSON_OBJECT / JSON_ARRAY): strings are JSON strings, tagged text is JSON."""
+    """A value argument (JSON_OBJECT / JSON_ARRAY): strings are JSON strings, tagged text is JSON; a BIGINT
+    UNSIGNED above 2**63-1 arrives as the 8-byte blob SQLite holds it as (``values.u64_to_sqlite``)."""
     if isinstance(v, bytes):
+        if len(v) == 8 and v[0] & 0x80:
+            return int.from_bytes(v, "big")
         v = v.decode("utf-8", "surrogateescape")
     if isinstance(v, str) and v.startswith(_TAG):
         return load_stored(v[1:])
