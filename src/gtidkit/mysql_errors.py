@@ -666,6 +666,43 @@ ER: dict[int, ErrorSpec] = {
         "EE_ADJUSTED_UNSIGNED_VALUE_FOR_OPTION", "HY000", "option '%s': unsigned value %s adjusted to %s."
     ),
     82: _e("EE_ADJUSTED_ULONGLONG_VALUE_FOR_OPTION", "HY000", "option '%s': value %s adjusted to %s."),
+    # what drivers and CI scripts meet around the SQL (issue 19 section 3)
+    1096: _e("ER_NO_TABLES_USED", "HY000", "No tables used"),
+    1241: _e("ER_OPERAND_COLUMNS", "21000", "Operand should contain %s column(s)"),
+    1327: _e("ER_SP_UNDECLARED_VAR", "42000", "Undeclared variable: %s"),
+    1367: _e("ER_ILLEGAL_VALUE_FOR_TYPE", "22007", "Illegal %s '%s' value found during parsing"),
+    1425: _e("ER_TOO_BIG_SCALE", "42000", "Too big scale %s specified for column '%s'. Maximum is %s."),
+    1427: _e(
+        "ER_M_BIGGER_THAN_D",
+        "42000",
+        "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '%s').",
+    ),
+    1461: _e(
+        "ER_MAX_PREPARED_STMT_COUNT_REACHED",
+        "42000",
+        "Can't create more than max_prepared_stmt_count statements (current value: %s)",
+    ),
+    3024: _e(
+        "ER_QUERY_TIMEOUT",
+        "HY000",
+        "Query execution was interrupted, maximum statement execution time exceeded",
+    ),
+    3636: _e(
+        "ER_CTE_MAX_RECURSION_DEPTH",
+        "HY000",
+        "Recursive query aborted after %s iterations. Try increasing @@cte_max_recursion_depth to a larger value.",
+    ),
+    3948: _e(
+        "ER_CLIENT_LOCAL_FILES_DISABLED",
+        "42000",
+        "Loading local data is disabled; this must be enabled on both the client and server sides",
+    ),
+    4031: _e(
+        "ER_CLIENT_INTERACTION_TIMEOUT",
+        "HY000",
+        "The client was disconnected by the server because of inactivity. See wait_timeout and "
+        "interactive_timeout for configuring this behavior.",
+    ),
     # mysqld's start-up error-log messages (share/messages_to_error_log.txt)
     10119: _e("ER_ABORTING", "HY000", "Aborting"),
     10147: _e("ER_EXTRA_ARGS", "HY000", "Too many arguments (first extra is '%s')."),

@@ -717,6 +717,8 @@ def test_kill_query_over_the_wire(srv: ServerProcess) -> None:
     t.join(10)
     assert out == [((1,),)]
     long_query = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000000) SELECT COUNT(*) FROM c"
+    with victim.cursor() as vcur:  # a recursion this deep needs more than cte_max_recursion_depth's 1000
+        vcur.execute("SET SESSION cte_max_recursion_depth = 4294967295")
     out.clear()
     t = _in_thread(victim, long_query, out)
     _wait_running(killer, vid, "WITH RECURSIVE")

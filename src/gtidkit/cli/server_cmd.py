@@ -272,6 +272,24 @@ def _run(datadir: Path, opts: Any) -> int:
         if not int(s["ssl"]):
             wire.ssl_context = None
             wire.ctx.ssl_available = False
+        elif s["ssl_cert"] or s["ssl_key"] or s["ssl_ca"]:
+            import ssl
+
+            from gtidkit.mysql_errors import unknown_error
+            from gtidkit.protocol.tls import server_context
+
+            try:
+                wire.ssl_context = server_context(
+                    datadir,
+                    cert=str(s["ssl_cert"]) if s["ssl_cert"] else None,
+                    key=str(s["ssl_key"]) if s["ssl_key"] else None,
+                    ca=str(s["ssl_ca"]) if s["ssl_ca"] else None,
+                )
+            except (OSError, ssl.SSLError) as err:  # mysqld: "Failed to set up SSL because of ..."
+                raise unknown_error(
+                    f"Failed to set up SSL because of the following SSL library error: {err}"
+                ) from err
+            wire.ctx.ssl_available = wire.ssl_context is not None
         filters = {k: tuple(v) for k, v in s.items() if k.startswith("replicate_") and v}
         replication = install_replication(engine, wire, options={"filters": filters})
         wire.start()

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from typing_extensions import Self
 
-from gtidkit.engine import sysvar_versions, sysvars
+from gtidkit.engine import lock_waits, sysvar_versions, sysvars
 from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed
 from gtidkit.engine.binlog.log import BASENAME, BinlogLog
 from gtidkit.engine.gtid import table as gtid_table
@@ -153,6 +153,8 @@ class Server:
         )
         self._write_lock = threading.Lock()
         self._write_owner: int | None = None
+        #: the write lock's owner and waiters, for INNODB_TRX / data_lock_waits (engine/lock_waits.py)
+        self.lock_waits = lock_waits.WriteLockWaits()
         self._sessions: dict[int, Session] = {}
         self._sessions_lock = threading.Lock()
         self._next_session_id = 10
@@ -192,6 +194,12 @@ class Server:
         #: checks run by SET GLOBAL gtid_mode before the change, called ``(old, new)``; each may raise (the
         #: replica role refuses OFF while a channel uses SOURCE_AUTO_POSITION: 3111)
         self.gtid_mode_guards: list[Callable[[str, str], None]] = []
+        self.storage.table_providers[("information_schema", "INNODB_TRX")] = lambda: (
+            lock_waits.innodb_trx_rows(self.lock_waits, self._isolation_of)
+        )
+        self.storage.table_providers[("performance_schema", "data_lock_waits")] = lambda: (
+            lock_waits.data_lock_waits_rows(self.lock_waits)
+        )
         from gtidkit.engine.statements.admin import Admin
         from gtidkit.engine.statements.locks import LockManager
 
@@ -365,9 +373,25 @@ class Server:
         """
         if timeout is None:
             timeout = float(self.globals.get("innodb_lock_wait_timeout"))
-        if not self._write_lock.acquire(timeout=timeout):
+        if session is not None and not self._write_lock.acquire(blocking=False):
+            # a real wait: seen in information_schema.INNODB_TRX / performance_schema.data_lock_waits meanwhile
+            self.lock_waits.waiting(session.id)
+            try:
+                if not self._write_lock.acquire(timeout=timeout):
+                    raise mysql_error(1205)
+            finally:
+                self.lock_waits.done_waiting(session.id)
+        elif session is None and not self._write_lock.acquire(timeout=timeout):
             raise mysql_error(1205)
         self._write_owner = session.id if session is not None else 0
+        self.lock_waits.acquired(session.id if session is not None else None)
+
+    def _isolation_of(self, session_id: int) -> str:
+        """A session's transaction isolation level as INNODB_TRX spells it (``REPEATABLE READ``)."""
+        with self._sessions_lock:
+            s = self._sessions.get(session_id)
+        value = s.sysvar_show_value("transaction_isolation", None) if s is not None else "REPEATABLE-READ"
+        return str(value).replace("-", " ")
 
     def write_lock_owner(self) -> int | None:
         """Id of the session holding the write lock (0 = the server itself), or None."""
@@ -376,6 +400,7 @@ class Server:
     def release_write_lock(self, session: Session | None) -> None:
         """Release the engine write lock."""
         self._write_owner = None
+        self.lock_waits.acquired(None)
         self._write_lock.release()
 
     def write_txn(self, work: Callable[[Any], Any]) -> Any:

@@ -39,7 +39,7 @@ from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
 from gtidkit.engine.sql.executor import PreparedPlan
 from gtidkit.engine.sql.metadata import result_columns
-from gtidkit.engine.sql.parse import escape_backslashes, lexed_introducers, split_statements
+from gtidkit.engine.sql.parse import escape_backslashes, lexed_introducers, lexical_error, split_statements
 from gtidkit.engine.statements import prepared, set_parser, user_vars, variables
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
@@ -132,6 +132,13 @@ class Session:
         self.released = False
         #: SQL PREPARE'd statements by lowercase name (engine/statements/prepared.py)
         self.sql_prepared: dict[str, Any] = {}
+        #: the connection's TLS cipher and protocol version ("" on a plain connection): SHOW STATUS Ssl_cipher /
+        #: Ssl_version (set by the wire server)
+        self.tls_cipher = ""
+        self.tls_version = ""
+        #: statements the wire server holds prepared for this session (COM_STMT_PREPARE), for
+        #: Prepared_stmt_count and max_prepared_stmt_count
+        self.wire_prepared = 0
         #: FOUND_ROWS() after the running SELECT SQL_CALC_FOUND_ROWS (its count without LIMIT), else None
         self.calc_found_rows: int | None = None
         #: what BINLOG statements keep between statements (MySQL's ``rli_fake``:
@@ -179,6 +186,13 @@ class Session:
         results: list[StatementResult] = []
         for i, text in enumerate(texts):
             try:
+                stray = lexical_error(text)  # `?` / `:name` belong to prepared statements only
+                if stray is not None:
+                    self.diagnostics.begin_statement(diagnostic=False, uses_tables=False)
+                    self.diagnostics.push(
+                        Condition("Error", stray.code, stray.message), self._max_error_count()
+                    )
+                    raise stray
                 results.append(self._execute_statement(text, more=i + 1 < len(texts)))
             except MySQLError as err:
                 err.results = tuple(results)  # type: ignore[attr-defined]
@@ -403,6 +417,12 @@ class Session:
                 bound = prepared.sql_execute(self, stmt)  # EXECUTE runs as the statement it names
                 stmt = classify(bound) if isinstance(bound, str) else bound
         kind = stmt.kind
+        if kind == "select":
+            self.executor.note_hints(
+                text,
+                int(self._session_value("max_execution_time")),
+                int(self._session_value("cte_max_recursion_depth")),
+            )
         command = stmt.info.get("command")
         uses_tables = _uses_tables(stmt)
         self.diagnostics.begin_statement(diagnostic=spec_of(stmt).diagnostic, uses_tables=uses_tables)
@@ -528,6 +548,14 @@ class Session:
 
     def _max_error_count(self) -> int:
         return int(self._session_value("max_error_count"))
+
+    def drop_temporary_tables(self) -> None:
+        """Drop every temporary table of this session (COM_RESET_CONNECTION; a closing connection drops them with
+        its SQLite connection)."""
+        from gtidkit.engine.sql import temporary
+
+        for key in list(self.executor.temp_tables):
+            temporary.drop_one(self.executor, key)
 
     def close(self) -> None:
         """Roll back any open transaction, release owned GTIDs and close the connection."""
@@ -745,7 +773,8 @@ class Session:
         """
         if self.holds_write_lock:
             return
-        self.server.acquire_write_lock(self)
+        # the session's innodb_lock_wait_timeout (SET SESSION applies to its next wait, as in InnoDB)
+        self.server.acquire_write_lock(self, timeout=float(self.lock_wait_timeout()))
         self.holds_write_lock = True
         try:
             self.conn.begin(binlog_durable=self._binlog_durable())

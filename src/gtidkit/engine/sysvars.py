@@ -585,6 +585,17 @@ SYSVARS: dict[str, SysVar] = {
             "group_concat_max_len", BOTH, INT, 1024, 4, 18446744073709551615
         ),  # RM8: GROUP_CONCAT result bytes
         _v("wait_timeout", BOTH, INT, 28800, 1, 31536000),
+        # issue 19 §3 (RM8 "Server System Variables"): what drivers read or set around their statements.
+        # interactive_timeout becomes a CLIENT_INTERACTIVE session's wait_timeout at connect (protocol/handler.py)
+        _v("interactive_timeout", BOTH, INT, 28800, 1, 31536000),
+        # LOAD DATA LOCAL is refused with 3948 while OFF (8.0's default)
+        _v("local_infile", GLOBAL, BOOL, False),
+        # prepared statements of every session together (SQL PREPARE and COM_STMT_PREPARE): 1461 past it
+        _v("max_prepared_stmt_count", GLOBAL, INT, 16382, 0, 4194304),
+        # recursive CTE rows per iteration level: 3636 past it
+        _v("cte_max_recursion_depth", BOTH, INT, 1000, 0, UINT32_MAX),
+        # milliseconds a read-only SELECT may run (0: no limit): 3024 past it
+        _v("max_execution_time", BOTH, INT, 0, 0, UINT32_MAX),
         _v("net_write_timeout", BOTH, INT, 60, 1, 31536000),
         _v("lower_case_table_names", GLOBAL, INT, 0, 0, 2, read_only=True),
         # diagnostics area (engine/diagnostics.py): counts of the last statement that raised conditions

@@ -31,15 +31,17 @@ import hmac
 import secrets
 
 from gtidkit.engine.accounts import passwords
-from gtidkit.engine.accounts.passwords import CACHING_SHA2, NATIVE, PLUGINS
+from gtidkit.engine.accounts.passwords import CACHING_SHA2, NATIVE, PLUGINS, SHA256
 from gtidkit.protocol.messages import SCRAMBLE_LENGTH
 
-__all__ = ["CACHING_SHA2", "NATIVE", "PLUGINS"]
+__all__ = ["CACHING_SHA2", "NATIVE", "PLUGINS", "SHA256"]
 
 #: caching_sha2_password markers sent in AuthMoreData, and the client's public-key request.
 FAST_AUTH_SUCCESS = b"\x03"
 PERFORM_FULL_AUTHENTICATION = b"\x04"
 REQUEST_PUBLIC_KEY = b"\x02"
+#: sha256_password's request for the RSA public key (``sha256_password_authenticate``: a 1-byte packet of 1)
+SHA256_REQUEST_PUBLIC_KEY = b"\x01"
 
 
 def generate_scramble() -> bytes:

@@ -110,6 +110,12 @@ class SessionAPI(Protocol):
     #: the wire server's answer to the statements it runs itself, called with each classified statement
     connection_hook: Any
 
+    #: the TLS cipher / protocol version of the client connection (Ssl_cipher / Ssl_version), "" without TLS
+    tls_cipher: str
+    tls_version: str
+    #: COM_STMT_PREPARE statements the wire server holds for the session (Prepared_stmt_count)
+    wire_prepared: int
+
     #: whether the client connection is TLS (CHANGE REPLICATION SOURCE's note 1759 looks at it)
     secure_transport: bool
 
@@ -169,6 +175,10 @@ class SessionAPI(Protocol):
     def execute(self, sql: str, *, lexed: bool = False, split: bool = True) -> list[StatementResult]:
         """Run ``sql``; one result per statement (``lexed``: already rewritten for NO_BACKSLASH_ESCAPES;
         ``split=False``: ``sql`` is one statement the wire server split)."""
+        ...
+
+    def drop_temporary_tables(self) -> None:
+        """Drop every temporary table of the session (COM_RESET_CONNECTION)."""
         ...
 
     def no_backslash_escapes(self) -> bool:
@@ -268,6 +278,24 @@ def set_account(
     session.set_account(user, host, priv_user, priv_host)
     session.authorizer = authorizer
     session.connection_hook = intercept
+
+
+def set_tls(session: SessionAPI, cipher: str, version: str) -> None:
+    """Tell the engine session its connection is encrypted: Ssl_cipher / Ssl_version in SHOW STATUS."""
+    session.tls_cipher = cipher
+    session.tls_version = version
+
+
+def set_wire_prepared(session: SessionAPI, count: int) -> None:
+    """Tell the engine session how many COM_STMT_PREPARE statements the wire server holds for it
+    (Prepared_stmt_count, max_prepared_stmt_count)."""
+    session.wire_prepared = count
+
+
+def start_interactive(session: SessionAPI) -> None:
+    """A CLIENT_INTERACTIVE client logged in: its session ``wait_timeout`` is the global ``interactive_timeout``
+    (``sql/sql_connect.cc``, RM8 "wait_timeout")."""
+    session.session_vars["wait_timeout"] = session.server.globals.values["interactive_timeout"]
 
 
 def interrupt(session: SessionAPI) -> None:
@@ -418,7 +446,8 @@ def execute_prepared(session: SessionAPI, stmt: PreparedAPI, params: list[Any]) 
 
 
 def reset_session(session: SessionAPI) -> None:
-    """COM_RESET_CONNECTION / COM_CHANGE_USER: roll back, forget user variables and session values.
+    """COM_RESET_CONNECTION / COM_CHANGE_USER: roll back, forget user variables and session values, deallocate
+    SQL-level prepared statements and drop the session's temporary tables (``THD::cleanup_connection``).
 
     Raises:
         MySQLError: from the rollback.
@@ -427,6 +456,7 @@ def reset_session(session: SessionAPI) -> None:
     session.user_vars.clear()
     session.session_vars.clear()
     session.sql_prepared.clear()
+    session.drop_temporary_tables()
 
 
 #: SHOW COLUMNS type prefix -> (FieldType, collation, display length, flags) for COM_FIELD_LIST.

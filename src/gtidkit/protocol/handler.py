@@ -270,21 +270,26 @@ class ClientHandler:
             except MySQLError as err:
                 log.warning("closing session %d: %s", self.connection_id, err)
 
-    def tls_started(self) -> None:
-        """The edge switched the stream to TLS."""
+    def tls_started(self, cipher: str = "", version: str = "") -> None:
+        """The edge switched the stream to TLS with ``cipher`` (OpenSSL's name) and protocol ``version``
+        (``TLSv1.3``): the session's Ssl_cipher / Ssl_version status."""
         self.want_tls = False
         self.tls_active = True
         if self.session is not None:
             engine_seam.set_secure_transport(self.session, True)
+            engine_seam.set_tls(self.session, cipher, version)
 
     def idle_timeout(self) -> bytes:
         """ER_CLIENT_INTERACTION_TIMEOUT (4031) sent when wait_timeout expires; the connection then closes."""
         self.closed = True
-        return self.conn.send_error(
-            4031,
-            "The client was disconnected by the server because of inactivity. See wait_timeout and "
-            "interactive_timeout for configuring this behavior.",
-        )
+        err = mysql_error(4031)
+        return self.conn.send_error(err.code, err.message, err.sqlstate)
+
+    def wait_timeout(self) -> float:
+        """Seconds this connection may stay idle between commands: the session's ``wait_timeout``."""
+        if self.session is None:
+            return 28800.0  # closed: the default
+        return float(engine_seam.sysvar(self.session, "wait_timeout"))
 
     @property
     def in_command_phase(self) -> bool:
@@ -392,6 +397,8 @@ class ClientHandler:
             if auth.native_verify(acc.authentication_string, self.scramble, token):
                 return self._auth_ok()
             return self._fail_auth(_denied(self.user, self.peer_host_name(), bool(token)))
+        if acc.plugin == auth.SHA256:
+            return self._sha256_token(token)
         # caching_sha2_password
         if not acc.authentication_string:
             if token in (b"", b"\0"):
@@ -409,12 +416,40 @@ class ClientHandler:
         self._auth_stage = "full"
         return self.conn.send(AuthMoreData(auth.PERFORM_FULL_AUTHENTICATION))
 
+    def _sha256_token(self, token: bytes) -> bytes:
+        """sha256_password (``sha256_password_authenticate``): an empty password is an empty token or NUL; over
+        TLS the client sends the password in clear, NUL-terminated; otherwise it asks for the RSA public key with
+        ``\\x01`` (answered as AuthMoreData) and sends the password XOR the scramble, RSA-OAEP encrypted."""
+        acc = self.account
+        assert acc is not None
+        if token in (b"", b"\0"):
+            if not acc.authentication_string:
+                return self._auth_ok()
+            return self._fail_auth(_denied(self.user, self.peer_host_name(), False))
+        if self.tls_active:
+            password: str | None = auth.clear_password(token)
+        elif token == auth.SHA256_REQUEST_PUBLIC_KEY:
+            if self.ctx.rsa_keys is None:
+                return self._fail_auth(_denied(self.user, self.peer_host_name(), True))
+            self._auth_stage = "sha256_rsa"
+            return self.conn.send(AuthMoreData(self.ctx.rsa_keys[1]))
+        elif self.ctx.rsa_keys is not None:
+            password = auth.rsa_decrypt_password(self.ctx.rsa_keys[0], token, self.scramble)
+        else:
+            password = None
+        if password is not None and auth.sha2_check_password(acc.authentication_string, password):
+            return self._auth_ok()
+        return self._fail_auth(_denied(self.user, self.peer_host_name(), True))
+
     def _auth_data(self, data: bytes) -> bytes:
         acc = self.account
         assert acc is not None
         if self._auth_stage == "switched":
             self._auth_stage = ""
             return self._verify_token(data)
+        if self._auth_stage == "sha256_rsa":
+            self._auth_stage = ""
+            return self._sha256_token(data)
         if self._auth_stage == "full":
             if data == auth.REQUEST_PUBLIC_KEY:
                 if self.ctx.rsa_keys is None:
@@ -442,6 +477,10 @@ class ClientHandler:
         if acc is not None and acc.account_locked:
             # sql_authentication.cc: a locked account (ACCOUNT LOCK, every role) is refused after authentication
             return self._fail_auth(mysql_error(3118, self.user, self.peer_host_name()))
+        if acc is not None and acc.ssl_type and not self.tls_active:
+            # acl_check_ssl: REQUIRE SSL / X509 over a plain connection is refused as a wrong password is (1045);
+            # X509's client certificate is not verified here (the TLS edge asks for none)
+            return self._fail_auth(_denied(self.user, self.peer_host_name(), bool(acc.authentication_string)))
         # the client's collation sets the connection's character sets (sql_connect.cc thd_init_client_charset): an
         # unknown one, or one no client may use (ucs2, utf16, utf32), leaves the server's defaults
         cs = charsets.for_collation_id(self._client_collation)
@@ -492,6 +531,9 @@ class ClientHandler:
             engine_seam.set_read_only_exempt(
                 self.live_session, privileges.has_global(account, "SUPER", "CONNECTION_ADMIN")
             )
+        if self.conn.client_capabilities & Capability.INTERACTIVE:
+            # sql_connect.cc: an interactive client's session wait_timeout is the global interactive_timeout
+            engine_seam.start_interactive(self.live_session)
         log.debug("connection %d authenticated as %s@%s", self.connection_id, self.user, self.peer_host)
         return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.live_session)))
 
@@ -531,9 +573,13 @@ class ClientHandler:
             return self.conn.send(Eof(0, engine_seam.status_flags(self.live_session)))
         if isinstance(cmd, ComResetConnection):
             engine_seam.reset_session(self.live_session)
+            self.statements.clear()  # mysql_reset_connection: prepared statements are deallocated
+            engine_seam.set_wire_prepared(self.live_session, 0)
             return self.conn.send(Ok(status_flags=engine_seam.status_flags(self.live_session)))
         if isinstance(cmd, ComChangeUser):
             engine_seam.reset_session(self.live_session)
+            self.statements.clear()
+            engine_seam.set_wire_prepared(self.live_session, 0)
             self.user = cmd.username
             self._pending_db = cmd.database or None
             self._client_collation = cmd.character_set
@@ -558,6 +604,7 @@ class ClientHandler:
             return b""
         if isinstance(cmd, ComStmtClose):
             self.statements.pop(cmd.statement_id, None)
+            engine_seam.set_wire_prepared(self.live_session, len(self.statements))
             return b""
         if isinstance(cmd, ComStmtReset):
             stmt = self.statements.get(cmd.statement_id)
@@ -586,6 +633,7 @@ class ClientHandler:
             self._next_statement_id, prepared.text, list(prepared.positions), engine=prepared
         )
         self.statements[stmt.statement_id] = stmt
+        engine_seam.set_wire_prepared(self.live_session, len(self.statements))
         params = tuple(
             ColumnDefinition("?", FieldType.MYSQL_TYPE_VAR_STRING, character_set=BINARY_COLLATION)
             for _ in range(stmt.param_count)

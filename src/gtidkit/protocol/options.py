@@ -118,7 +118,7 @@ def _from_sysvar(name: str, owner: str = ENGINE, **overrides: Any) -> Option:
 
 #: Options whose variable the wire server uses too (listening, connection limits): ``both``. ``port`` is stored by
 #: the wire server once bound.
-_WIRE_VARIABLES = {"port", "wait_timeout", "max_allowed_packet"}
+_WIRE_VARIABLES = {"port", "wait_timeout", "interactive_timeout", "max_allowed_packet"}
 
 #: Options with no engine variable of their name, or that gtidkit treats apart (mysqld's names, types, ranges and
 #: defaults from RM8 "Server Command Options" / "Server System Variables").
@@ -135,7 +135,6 @@ _OWN_OPTIONS = (
     ),
     Option("bind_address", STR, "127.0.0.1", WIRE, help="Address to listen on (mysqld's default is *)."),
     Option("max_connections", INT, 151, WIRE, 1, 100000, help="Connections accepted at once."),
-    Option("interactive_timeout", INT, 28800, WIRE, 1, 31536000, help="Idle seconds of interactive clients."),
     Option("connect_timeout", INT, 10, WIRE, 2, 31536000, help="Seconds to wait for the handshake."),
     Option(
         "pid_file", STR, None, WIRE, help="Process id file (relative to the datadir; default host_name.pid)."
@@ -143,6 +142,13 @@ _OWN_OPTIONS = (
     Option("log_error", STR, None, WIRE, help="Error log file (relative to the datadir; default stderr)."),
     Option("ssl", BOOL, True, WIRE, help="TLS for clients that ask (certificates in the datadir)."),
     Option("auto_generate_certs", BOOL, True, WIRE, help="Create the datadir's TLS certificates if missing."),
+    # RM8 "Command Options for Encrypted Connections": the server's certificate, its key and the CA file that
+    # checks client certificates (paths relative to the datadir; default the auto-generated files)
+    Option("ssl_cert", STR, None, WIRE, help="The server's TLS certificate (PEM; default server-cert.pem)."),
+    Option(
+        "ssl_key", STR, None, WIRE, help="The server certificate's private key (PEM; default server-key.pem)."
+    ),
+    Option("ssl_ca", STR, None, WIRE, help="CA certificates for client certificates (PEM)."),
     Option(
         "skip_name_resolve", BOOL, True, WIRE, help="Accounts match client IP addresses (always: no DNS)."
     ),

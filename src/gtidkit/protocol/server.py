@@ -215,8 +215,9 @@ class WireServer:
             tls = handler.tls_active
             if state is State.COMMAND:
                 # an int test: IntFlag arithmetic costs a microsecond on every command
-                interactive = int(handler.conn.client_capabilities) & _CAP_INTERACTIVE
-                timeout: float | None = self.interactive_timeout if interactive else self.wait_timeout
+                # the session's wait_timeout (SET SESSION wait_timeout=N applies from the next wait on); an
+                # interactive client's starts as interactive_timeout (handler._auth_ok)
+                timeout: float | None = handler.wait_timeout()
             elif state in (State.AWAIT_RESPONSE, State.AWAIT_AUTH_DATA):
                 timeout = self.connect_timeout
             else:
@@ -241,7 +242,8 @@ class WireServer:
                 holder["sock"] = self.ssl_context.wrap_socket(sock, server_side=True)
                 with self._lock:
                     self._sockets[id(handler)] = holder["sock"]
-                handler.tls_started()
+                cipher = holder["sock"].cipher()
+                handler.tls_started(cipher[0] if cipher else "", holder["sock"].version() or "")
             if handler.shutdown_requested:
                 self.ctx.request_shutdown()
             if handler.takeover is not None:

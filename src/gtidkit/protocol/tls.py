@@ -105,14 +105,28 @@ def generate_certs(datadir: str | Path, server_version: str) -> list[str]:
     return written
 
 
-def server_context(datadir: str | Path) -> ssl.SSLContext | None:
-    """The server-side TLS context from the datadir's ``server-cert.pem`` / ``server-key.pem`` (None if absent)."""
+def server_context(
+    datadir: str | Path, cert: str | None = None, key: str | None = None, ca: str | None = None
+) -> ssl.SSLContext | None:
+    """The server-side TLS context: the datadir's ``server-cert.pem`` / ``server-key.pem`` (None if absent), or the
+    files of mysqld's ``--ssl-cert`` / ``--ssl-key`` (paths relative to the datadir), with ``--ssl-ca``'s
+    certificates to check the client certificates that clients offer (MySQL's ``ssl_ca``: a certificate is
+    requested, not required).
+
+    Raises:
+        OSError: a named file cannot be read; ssl.SSLError: it holds no usable certificate or key.
+    """
     d = Path(datadir)
-    if not (d / SERVER_CERT).exists() or not (d / SERVER_KEY).exists():
+    cert_path = d / (cert or SERVER_CERT)
+    key_path = d / (key or SERVER_KEY)
+    if cert is None and key is None and (not cert_path.exists() or not key_path.exists()):
         return None
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
-    ctx.load_cert_chain(d / SERVER_CERT, d / SERVER_KEY)
+    ctx.load_cert_chain(cert_path, key_path)
+    if ca is not None:
+        ctx.load_verify_locations(d / ca)
+        ctx.verify_mode = ssl.CERT_OPTIONAL
     return ctx
 
 

@@ -1,11 +1,14 @@
-"""Stored password forms of the two authentication plugins, byte-identical to MySQL's ``authentication_string``.
+"""Stored password forms of the authentication plugins, byte-identical to MySQL's ``authentication_string``.
 
 Sources: MySQL ``sql/auth/sql_authentication.cc`` / ``sql/auth/password.cc`` (mysql_native_password: ``*`` +
 ``HEX(SHA1(SHA1(password)))`` upper case), ``sql/auth/sha2_password.cc`` (caching_sha2_password: ``$A$`` + the
 iteration count in thousands as 3 digits + ``$`` + a 20-byte salt + the 43-character SHA-256 crypt digest;
 ``CACHING_SHA2_PASSWORD_ITERATIONS`` default 5000 -> ``005``), ``mysys/crypt_genhash_impl.cc``
 (``generate_user_salt``: random bytes with the high bit cleared, never NUL or ``$``; ``my_crypt_genhash``:
-Ulrich Drepper's SHA-256 crypt, "Unix crypt using SHA-256 and SHA-512", with the salt taken whole, not cut to 16).
+Ulrich Drepper's SHA-256 crypt, "Unix crypt using SHA-256 and SHA-512", with the salt taken whole, not cut to 16);
+sha256_password (``sql/auth/sql_authentication.cc``, ``my_crypt_genhash`` with ``CRYPT_MAGIC``): ``$5$`` + the
+20-byte salt + ``$`` + the same 43-character digest at 5000 rounds (``SHOW CREATE USER`` prints e.g.
+``IDENTIFIED WITH 'sha256_password' AS '$5$<salt>$<digest>'``).
 
 The digest is computed as the public SHA-crypt specification describes; MySQL stores only its final 43 characters,
 without the ``$5$rounds=...$salt$`` prefix crypt(3) writes.
@@ -22,16 +25,21 @@ __all__ = [
     "NATIVE",
     "PLUGINS",
     "SHA2_ITERATIONS",
+    "SHA256",
     "check_password",
     "native_stored",
     "sha2_stored",
     "sha256_crypt_digest",
+    "sha256_stored",
     "stored_form",
 ]
 
 NATIVE = "mysql_native_password"
 CACHING_SHA2 = "caching_sha2_password"
-PLUGINS = (NATIVE, CACHING_SHA2)
+SHA256 = "sha256_password"
+PLUGINS = (NATIVE, CACHING_SHA2, SHA256)
+#: rounds of sha256_password's crypt (``ROUNDS_DEFAULT``; not configurable)
+SHA256_ROUNDS = 5000
 #: caching_sha2_password_digest_rounds default (MySQL 8.0): stored as ``005`` (thousands)
 SHA2_ITERATIONS = 5000
 #: ``CRYPT_SALT_LENGTH``: bytes of salt in a ``$A$`` string
@@ -128,6 +136,20 @@ def sha2_stored(password: str, *, salt: bytes | None = None, iterations: int = S
     return f"$A${iterations // 1000:03d}${salt.decode('latin-1')}{digest}"
 
 
+def sha256_stored(password: str, *, salt: bytes | None = None) -> str:
+    """The sha256_password ``authentication_string``: ``$5$`` + salt + ``$`` + digest (``""`` for none).
+
+    Args:
+        password: the clear password.
+        salt: 20 bytes (random when omitted).
+    """
+    if not password:
+        return ""
+    salt = salt if salt is not None else _salt()
+    digest = sha256_crypt_digest(password.encode(), salt, SHA256_ROUNDS)
+    return f"$5${salt.decode('latin-1')}${digest}"
+
+
 def stored_form(plugin: str, password: str) -> str:
     """``authentication_string`` for ``password`` under ``plugin``.
 
@@ -138,6 +160,8 @@ def stored_form(plugin: str, password: str) -> str:
         return native_stored(password)
     if plugin == CACHING_SHA2:
         return sha2_stored(password)
+    if plugin == SHA256:
+        return sha256_stored(password)
     raise ValueError(plugin)
 
 
@@ -157,6 +181,10 @@ def check_password(plugin: str, stored: str, password: str) -> bool:
         salt = stored[7 : 7 + SHA2_SALT_LENGTH].encode("latin-1")
         got = sha256_crypt_digest(password.encode(), salt, rounds)
         return hmac.compare_digest(got, stored[7 + SHA2_SALT_LENGTH :])
+    if stored.startswith("$5$") and len(stored) == 4 + SHA2_SALT_LENGTH + SHA2_DIGEST_LENGTH:
+        salt = stored[3 : 3 + SHA2_SALT_LENGTH].encode("latin-1")
+        got = sha256_crypt_digest(password.encode(), salt, SHA256_ROUNDS)
+        return hmac.compare_digest(got, stored[4 + SHA2_SALT_LENGTH :])
     if stored.startswith("$pbkdf2-sha256$"):
         try:
             _, _scheme, iterations, salt_hex, digest = stored.split("$")

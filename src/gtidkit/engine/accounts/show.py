@@ -51,14 +51,26 @@ def _target(text: str, store: AccountStore, current_user: str, *, create: bool) 
     return acc
 
 
+#: mysql.user.ssl_type -> SHOW CREATE USER's REQUIRE clause
+_REQUIRE = {"": "NONE", "ANY": "SSL", "X509": "X509", "SPECIFIED": "SSL"}
+
+
 def _create_user(acc: Account) -> str:
     auth = f" IDENTIFIED WITH {sql_string(acc.plugin)}" + (
         f" AS {sql_string(acc.authentication_string)}" if acc.authentication_string else ""
     )
-    expire = "PASSWORD EXPIRE" if acc.password_expired else "PASSWORD EXPIRE DEFAULT"
+    if acc.password_expired:
+        expire = "PASSWORD EXPIRE"
+    elif acc.password_lifetime is None:
+        expire = "PASSWORD EXPIRE DEFAULT"
+    elif acc.password_lifetime == 0:
+        expire = "PASSWORD EXPIRE NEVER"
+    else:
+        expire = f"PASSWORD EXPIRE INTERVAL {acc.password_lifetime} DAY"
     lock = "ACCOUNT LOCK" if acc.account_locked else "ACCOUNT UNLOCK"
     return (
-        f"CREATE USER `{acc.user}`@`{acc.host}`{auth} REQUIRE NONE {expire} {lock} PASSWORD HISTORY DEFAULT "
+        f"CREATE USER `{acc.user}`@`{acc.host}`{auth} REQUIRE {_REQUIRE[acc.ssl_type]} {expire} {lock} "
+        "PASSWORD HISTORY DEFAULT "
         "PASSWORD REUSE INTERVAL DEFAULT PASSWORD REQUIRE CURRENT DEFAULT"
     )
 

@@ -14,7 +14,8 @@ The statement runs on the session's storage connection inside the DDL transactio
 (:mod:`gtidkit.engine.statements.dispatch`), so its rows, its GTID and its binlog event commit together. A replica
 (or crash recovery) applies the logged text: ``AS 'hash'`` stores the hash as given, so the same password logs in.
 
-Not kept: REQUIRE / WITH resource limits / password policy clauses are accepted and logged back but not enforced;
+REQUIRE NONE / SSL / X509 set mysql.user.ssl_type, which the server checks at login (a TLS connection). Not kept:
+REQUIRE ISSUER / SUBJECT / CIPHER, WITH resource limits and password policy clauses are accepted and logged back;
 roles can be created and dropped, not granted (1235).
 """
 
@@ -563,6 +564,30 @@ def _fail_or_note(st: AccountStatement, failed: list[_Spec], op: str, note: int,
     raise mysql_error(1396, op, names)
 
 
+#: REQUIRE clause -> mysql.user.ssl_type (manual "CREATE USER Statement", "SSL/TLS Options")
+_REQUIRE = re.compile(r"\bREQUIRE (NONE|SSL|X509)\b")
+_SSL_TYPES = {"NONE": "", "SSL": "ANY", "X509": "X509"}
+
+
+def _ssl_type(opts: str) -> str | None:
+    """The ssl_type a statement's upper-cased trailing clauses set, or None when they have no REQUIRE NONE / SSL /
+    X509 (REQUIRE ISSUER / SUBJECT / CIPHER are accepted and not kept)."""
+    m = _REQUIRE.search(opts)
+    return _SSL_TYPES[m.group(1)] if m else None
+
+
+_LIFETIME = re.compile(r"\bPASSWORD EXPIRE (DEFAULT|NEVER|INTERVAL (\d+) DAY)\b")
+
+
+def _lifetime(opts: str, current: int | None) -> int | None:
+    """mysql.user.password_lifetime after the upper-cased trailing clauses ``opts``: DEFAULT None, NEVER 0,
+    INTERVAL N DAY N; ``current`` when they have no such clause."""
+    m = _LIFETIME.search(opts)
+    if m is None:
+        return current
+    return None if m.group(1) == "DEFAULT" else 0 if m.group(1) == "NEVER" else int(m.group(2))
+
+
 def _create(
     conn: Connection, st: AccountStatement, accounts: dict, out: Outcome, default_plugin: str = CACHING_SHA2
 ) -> Outcome:
@@ -585,6 +610,8 @@ def _create(
             password_expired=role
             or bool(re.search(r"\bPASSWORD EXPIRE\b(?! (?:DEFAULT|NEVER|INTERVAL))", opts)),
             account_locked=role or "ACCOUNT LOCK" in opts,
+            ssl_type=_ssl_type(opts) or "",
+            password_lifetime=_lifetime(opts, None),
         )
         accounts[acc.key] = acc
         write_account(conn, acc, password_changed=True)
@@ -619,6 +646,10 @@ def _alter(
                 out.own_password = True
         if re.search(r"\bPASSWORD EXPIRE\b(?! (?:DEFAULT|NEVER|INTERVAL))", opts):
             acc = replace(acc, password_expired=True)
+        ssl_type = _ssl_type(opts)
+        if ssl_type is not None:
+            acc = replace(acc, ssl_type=ssl_type)
+        acc = replace(acc, password_lifetime=_lifetime(opts, acc.password_lifetime))
         if "ACCOUNT LOCK" in opts:
             acc = replace(acc, account_locked=True)
         elif "ACCOUNT UNLOCK" in opts:

@@ -47,6 +47,9 @@ class Account:
         db_privileges: ``(database, privileges)`` pairs (``db.*``).
         password_expired: the next login must change the password (``--initialize``, ALTER USER ... EXPIRE).
         account_locked: ACCOUNT LOCK (roles are created locked).
+        ssl_type: mysql.user.ssl_type: ``""`` (REQUIRE NONE), ``ANY`` (REQUIRE SSL), ``X509`` (REQUIRE X509).
+        password_lifetime: mysql.user.password_lifetime in days: None (PASSWORD EXPIRE DEFAULT), 0 (NEVER), N
+            (INTERVAL N DAY); kept and shown, not enforced.
     """
 
     user: str
@@ -57,6 +60,8 @@ class Account:
     db_privileges: tuple[tuple[str, tuple[str, ...]], ...] = ()
     password_expired: bool = False
     account_locked: bool = False
+    ssl_type: str = ""
+    password_lifetime: int | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -81,7 +86,8 @@ def read_accounts(conn: Connection) -> dict[tuple[str, str], Account]:
     cols = list(USER_COLUMNS.items())
     select = ", ".join(f'"{c}"' for _, c in cols)
     rows = conn.execute(
-        f'SELECT "User", "Host", plugin, authentication_string, password_expired, account_locked, {select} '
+        f'SELECT "User", "Host", plugin, authentication_string, password_expired, account_locked, ssl_type, '
+        f"password_lifetime, {select} "
         f'FROM "{_USER}"'
     ).fetchall()
     dbs: dict[tuple[str, str], list[tuple[str, tuple[str, ...]]]] = {}
@@ -96,7 +102,7 @@ def read_accounts(conn: Connection) -> dict[tuple[str, str], Account]:
     out = {}
     for r in rows:
         key = (r[0], r[1].lower())
-        held = [p for (p, _), v in zip(cols, r[6:]) if v == "Y"]
+        held = [p for (p, _), v in zip(cols, r[8:]) if v == "Y"]
         order = {p: i for i, p in enumerate((*STATIC, *DYNAMIC, GRANT_OPTION))}
         held += sorted(dynamic.get(key, ()), key=lambda p: order.get(p, 999))
         out[key] = Account(
@@ -108,6 +114,8 @@ def read_accounts(conn: Connection) -> dict[tuple[str, str], Account]:
             tuple(dbs.get(key, ())),
             r[4] == "Y",
             r[5] == "Y",
+            r[6] or "",
+            r[7],
         )
     return out
 
@@ -135,11 +143,12 @@ def write_account(conn: Connection, acc: Account, *, password_changed: bool = Fa
     cols = list(USER_COLUMNS.items())
     names = ", ".join(f'"{c}"' for _, c in cols)
     values: list[Any] = [acc.host, acc.user, *("Y" if p in held else "N" for p, _ in cols)]
-    values += [b"", b"", b"", acc.plugin, acc.authentication_string]
-    values += ["Y" if acc.password_expired else "N", changed, "Y" if acc.account_locked else "N"]
+    values += [acc.ssl_type, b"", b"", b"", acc.plugin, acc.authentication_string]
+    values += ["Y" if acc.password_expired else "N", changed, acc.password_lifetime]
+    values += ["Y" if acc.account_locked else "N"]
     conn.execute(
-        f'INSERT INTO "{_USER}" ("Host", "User", {names}, ssl_cipher, x509_issuer, x509_subject, plugin, '
-        f"authentication_string, password_expired, password_last_changed, account_locked) "
+        f'INSERT INTO "{_USER}" ("Host", "User", {names}, ssl_type, ssl_cipher, x509_issuer, x509_subject, plugin, '
+        f"authentication_string, password_expired, password_last_changed, password_lifetime, account_locked) "
         f"VALUES ({', '.join('?' * len(values))})",
         values,
     )

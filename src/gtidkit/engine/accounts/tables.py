@@ -65,5 +65,58 @@ _GLOBAL_GRANTS_DDL = (
     ") ENGINE=InnoDB STATS_PERSISTENT=0 CHARACTER SET utf8mb3 COLLATE utf8mb3_bin "
     "COMMENT='Extended global grants'"
 )
+#: The other grant tables of MySQL 8.0 (``scripts/mysql_system_tables.sql``; RM8 "Grant Tables"), which clients and
+#: tools read. gtidkit grants no table, column, routine or proxy privileges and grants no roles, so they stay
+#: empty; they exist so that reading them answers as MySQL does instead of 1146.
+_HOST = "CHAR(255) CHARACTER SET ascii NOT NULL DEFAULT ''"
+_NAME32 = "CHAR(32) COLLATE utf8mb3_bin NOT NULL DEFAULT ''"
+_NAME64 = "CHAR(64) COLLATE utf8mb3_bin NOT NULL DEFAULT ''"
+_STAMP = "Timestamp TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP"
+_TAIL = ") ENGINE=InnoDB STATS_PERSISTENT=0 CHARACTER SET utf8mb3 COLLATE utf8mb3_bin COMMENT="
+_EMPTY_GRANT_DDL = (
+    (
+        f"CREATE TABLE IF NOT EXISTS mysql.tables_priv (Host {_HOST}, Db {_NAME64}, User {_NAME32}, "
+        f"Table_name {_NAME64}, Grantor VARCHAR(288) COLLATE utf8mb3_bin NOT NULL DEFAULT '', {_STAMP}, "
+        "Table_priv SET('Select','Insert','Update','Delete','Create','Drop','Grant','References','Index','Alter',"
+        "'Create View','Show view','Trigger') CHARACTER SET utf8mb3 COLLATE utf8mb3_general_ci NOT NULL DEFAULT '', "
+        "Column_priv SET('Select','Insert','Update','References') CHARACTER SET utf8mb3 COLLATE utf8mb3_general_ci "
+        f"NOT NULL DEFAULT '', PRIMARY KEY (Host, User, Db, Table_name){_TAIL}'Table privileges'"
+    ),
+    (
+        f"CREATE TABLE IF NOT EXISTS mysql.columns_priv (Host {_HOST}, Db {_NAME64}, User {_NAME32}, "
+        f"Table_name {_NAME64}, Column_name {_NAME64}, {_STAMP}, "
+        "Column_priv SET('Select','Insert','Update','References') CHARACTER SET utf8mb3 COLLATE utf8mb3_general_ci "
+        f"NOT NULL DEFAULT '', PRIMARY KEY (Host, User, Db, Table_name, Column_name){_TAIL}'Column privileges'"
+    ),
+    (
+        f"CREATE TABLE IF NOT EXISTS mysql.procs_priv (Host {_HOST}, Db {_NAME64}, User {_NAME32}, "
+        f"Routine_name CHAR(64) COLLATE utf8mb3_general_ci NOT NULL DEFAULT '', "
+        "Routine_type ENUM('FUNCTION','PROCEDURE') COLLATE utf8mb3_bin NOT NULL, "
+        "Grantor VARCHAR(288) COLLATE utf8mb3_bin NOT NULL DEFAULT '', "
+        "Proc_priv SET('Execute','Alter Routine','Grant') CHARACTER SET utf8mb3 COLLATE utf8mb3_general_ci NOT NULL "
+        f"DEFAULT '', {_STAMP}, PRIMARY KEY (Host, User, Db, Routine_name, Routine_type){_TAIL}'Procedure privileges'"
+    ),
+    (
+        f"CREATE TABLE IF NOT EXISTS mysql.proxies_priv (Host {_HOST}, User {_NAME32}, Proxied_host {_HOST}, "
+        f"Proxied_user {_NAME32}, With_grant TINYINT(1) NOT NULL DEFAULT 0, "
+        f"Grantor VARCHAR(288) COLLATE utf8mb3_bin NOT NULL DEFAULT '', {_STAMP}, "
+        f"PRIMARY KEY (Host, User, Proxied_host, Proxied_user){_TAIL}'User proxy privileges'"
+    ),
+    (
+        f"CREATE TABLE IF NOT EXISTS mysql.role_edges (FROM_HOST {_HOST}, FROM_USER {_NAME32}, TO_HOST {_HOST}, "
+        f"TO_USER {_NAME32}, WITH_ADMIN_OPTION ENUM('N','Y') CHARACTER SET utf8mb3 COLLATE utf8mb3_general_ci "
+        f"NOT NULL DEFAULT 'N', PRIMARY KEY (FROM_HOST, FROM_USER, TO_HOST, TO_USER){_TAIL}'Role hierarchy and role grants'"
+    ),
+    (
+        f"CREATE TABLE IF NOT EXISTS mysql.default_roles (HOST {_HOST}, USER {_NAME32}, "
+        f"DEFAULT_ROLE_HOST CHAR(255) CHARACTER SET ascii NOT NULL DEFAULT '%', DEFAULT_ROLE_USER {_NAME32}, "
+        f"PRIMARY KEY (HOST, USER, DEFAULT_ROLE_HOST, DEFAULT_ROLE_USER){_TAIL}'Default roles'"
+    ),
+    (
+        f"CREATE TABLE IF NOT EXISTS mysql.password_history (Host {_HOST}, User {_NAME32}, "
+        "Password_timestamp TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), Password TEXT COLLATE utf8mb3_bin, "
+        f"PRIMARY KEY (Host, User, Password_timestamp){_TAIL}'Password history for user accounts'"
+    ),
+)
 #: ``CREATE TABLE`` text of each grant table, created at bootstrap (:meth:`Catalog.bootstrap`)
-GRANT_TABLE_DDL: tuple[str, ...] = (_USER_DDL, _DB_DDL, _GLOBAL_GRANTS_DDL)
+GRANT_TABLE_DDL: tuple[str, ...] = (_USER_DDL, _DB_DDL, _GLOBAL_GRANTS_DDL, *_EMPTY_GRANT_DDL)

@@ -56,9 +56,16 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
         if not ix.primary:
             conn.execute(f"DROP INDEX IF EXISTS {quote_ident(old_phys + '.' + ix.name)}")
     tmp = old_phys + "#gk_old"
-    conn.execute(f"ALTER TABLE {quote_ident(old_phys)} RENAME TO {quote_ident(tmp)}")
+    # legacy_alter_table: SQLite would rewrite the views naming the table to name the copy about to be dropped
+    # (and fail on them); a MySQL view keeps naming the table, which is the rebuilt one
+    conn.execute("PRAGMA legacy_alter_table=ON")
+    try:
+        # main.: a session's temporary table of the same name (the temp schema) must not be the one renamed
+        conn.execute(f"ALTER TABLE main.{quote_ident(old_phys)} RENAME TO {quote_ident(tmp)}")
+    finally:
+        conn.execute("PRAGMA legacy_alter_table=OFF")
     rows = conn.execute(
-        f"SELECT {', '.join(quote_ident(c.name) for c in old.columns)} FROM {quote_ident(tmp)}"
+        f"SELECT {', '.join(quote_ident(c.name) for c in old.columns)} FROM main.{quote_ident(tmp)}"
     ).fetchall()
     catalog.drop_catalog_rows(conn, old)
     from gtidkit.engine.sql.catalog import physical_ddl
@@ -76,7 +83,7 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
         else:
             defaults.append(implicit_default(c))
     insert = (
-        f"INSERT INTO {quote_ident(physical_name(new.schema, new.name))} "
+        f"INSERT INTO main.{quote_ident(physical_name(new.schema, new.name))} "
         f"({', '.join(quote_ident(c.name) for c in new.columns)}) VALUES ({', '.join('?' * len(new.columns))})"
     )
     out = []
@@ -102,7 +109,7 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
 
             raise integrity_error(err, new, [], 0) from err
         raise
-    conn.execute(f"DROP TABLE {quote_ident(tmp)}")
+    conn.execute(f"DROP TABLE main.{quote_ident(tmp)}")
 
 
 def _position(cols: list[ColumnDef], col: ColumnDef, pos: exp.Expression | None) -> int:
@@ -272,6 +279,27 @@ def _unid(s: str | None) -> str | None:
     return s[1:-1].replace("``", "`") if s.startswith("`") else s
 
 
+def _rename_temporary(ex: Executor, key: tuple[str, str], dst_db: str | None, dst: str) -> None:
+    """RENAME TABLE of a temporary table (MySQL 8.0.13+, RM8 "RENAME TABLE Statement"): the session's table changes
+    name; a base table of the new name is not a conflict, another temporary one is (1050).
+
+    Raises:
+        MySQLError: 1046 without a database; 1050 the session has a temporary table of the new name.
+    """
+    from gtidkit.engine.sql import temporary
+
+    if dst_db is None:
+        raise mysql_error(1046)
+    if (dst_db, dst) in ex.temp_tables:
+        raise mysql_error(1050, dst)
+    t = ex.temp_tables.pop(key)
+    ex.run_sqlite(
+        f"ALTER TABLE temp.{quote_ident(physical_name(*key))} RENAME TO {quote_ident(physical_name(dst_db, dst))}"
+    )
+    ex.temp_tables[(dst_db, dst)] = replace(t, schema=dst_db, name=dst)
+    temporary.mark_changed(ex)
+
+
 def run_rename(ex: Executor, text: str, current_db: str | None) -> ExecResult:
     """``RENAME TABLE a TO b [, c TO d ...]`` (pairs applied in order, all or nothing).
 
@@ -293,6 +321,9 @@ def run_rename(ex: Executor, text: str, current_db: str | None) -> ExecResult:
         a1, a2, b1, b2 = (_unid(g) for g in p.groups())
         src_db, src = (a1, a2) if a2 else (current_db, a1)
         dst_db, dst = (b1, b2) if b2 else (current_db, b1)
+        if (src_db, src) in ex.temp_tables:  # 8.0.13+: RENAME TABLE renames the session's temporary table
+            _rename_temporary(ex, (src_db, src), dst_db, dst)  # type: ignore[arg-type]
+            continue
         old = ex.storage.catalog.require_table(src_db, src)  # type: ignore[arg-type]
         if dst_db is None:
             raise mysql_error(1046)

@@ -43,6 +43,7 @@ __all__ = [
     "DOUBLE_EXACT_DIGITS",
     "GTID_EXECUTED_DDL",
     "GTID_EXECUTED_DDL_UNTAGGED",
+    "LOCK_WAIT_TABLES",
     "PROCESSLIST_TABLES",
     "REPLICATION_TABLES",
     "SQLGLOT_TYPES",
@@ -378,6 +379,51 @@ REPLICATION_TABLES: dict[tuple[str, str], tuple[tuple[str, str, int | None, bool
         ("FILTER_RULE", "longtext", None, False, False),
         ("CONFIGURED_BY", "varchar", 64, False, False),
         ("ACTIVE_SINCE", "timestamp", None, False, False),
+    ),
+}
+#: Who waits for whom (issue 19 §4): InnoDB's lock-wait tables, MySQL 8.0 columns in order (RM8 "The
+#: INFORMATION_SCHEMA INNODB_TRX Table", "The data_lock_waits Table"), filled per query by the engine server
+#: (``engine/lock_waits.py``): ``(schema, table) -> ((column, type, length, unsigned, nullable), ...)``.
+LOCK_WAIT_TABLES: dict[tuple[str, str], tuple[tuple[str, str, int | None, bool, bool], ...]] = {
+    ("information_schema", "INNODB_TRX"): (
+        ("trx_id", "bigint", None, True, False),
+        ("trx_state", "varchar", 13, False, False),
+        ("trx_started", "datetime", None, False, False),
+        ("trx_requested_lock_id", "varchar", 105, False, True),
+        ("trx_wait_started", "datetime", None, False, True),
+        ("trx_weight", "bigint", None, True, False),
+        ("trx_mysql_thread_id", "bigint", None, True, False),
+        ("trx_query", "varchar", 1024, False, True),
+        ("trx_operation_state", "varchar", 64, False, True),
+        ("trx_tables_in_use", "bigint", None, True, False),
+        ("trx_tables_locked", "bigint", None, True, False),
+        ("trx_lock_structs", "bigint", None, True, False),
+        ("trx_lock_memory_bytes", "bigint", None, True, False),
+        ("trx_rows_locked", "bigint", None, True, False),
+        ("trx_rows_modified", "bigint", None, True, False),
+        ("trx_concurrency_tickets", "bigint", None, True, False),
+        ("trx_isolation_level", "varchar", 16, False, False),
+        ("trx_unique_checks", "int", None, False, False),
+        ("trx_foreign_key_checks", "int", None, False, False),
+        ("trx_last_foreign_key_error", "varchar", 256, False, True),
+        ("trx_adaptive_hash_latched", "int", None, False, False),
+        ("trx_adaptive_hash_timeout", "bigint", None, True, False),
+        ("trx_is_read_only", "int", None, False, False),
+        ("trx_autocommit_non_locking", "int", None, False, False),
+        ("trx_schedule_weight", "bigint", None, True, True),
+    ),
+    ("performance_schema", "data_lock_waits"): (
+        ("ENGINE", "varchar", 32, False, False),
+        ("REQUESTING_ENGINE_LOCK_ID", "varchar", 128, False, False),
+        ("REQUESTING_ENGINE_TRANSACTION_ID", "bigint", None, True, True),
+        ("REQUESTING_THREAD_ID", "bigint", None, True, True),
+        ("REQUESTING_EVENT_ID", "bigint", None, True, True),
+        ("REQUESTING_OBJECT_INSTANCE_BEGIN", "bigint", None, True, False),
+        ("BLOCKING_ENGINE_LOCK_ID", "varchar", 128, False, False),
+        ("BLOCKING_ENGINE_TRANSACTION_ID", "bigint", None, True, True),
+        ("BLOCKING_THREAD_ID", "bigint", None, True, True),
+        ("BLOCKING_EVENT_ID", "bigint", None, True, True),
+        ("BLOCKING_OBJECT_INSTANCE_BEGIN", "bigint", None, True, False),
     ),
 }
 _THREADS_TYPES = {
@@ -1176,7 +1222,11 @@ class Catalog:
                     self._insert_table_rows(
                         conn, _system_view_def("performance_schema", name, list(VARIABLES_COLUMNS))
                     )
-            for (schema, name), spec in {**PROCESSLIST_TABLES, **REPLICATION_TABLES}.items():
+            for (schema, name), spec in {
+                **PROCESSLIST_TABLES,
+                **REPLICATION_TABLES,
+                **LOCK_WAIT_TABLES,
+            }.items():
                 if (schema, name) not in self._tables:
                     self._insert_table_rows(
                         conn,
@@ -1489,7 +1539,7 @@ class Catalog:
                 row = conn.execute(
                     f"SELECT MAX({_q(col.name)}) FROM {_q(physical_name(t.schema, t.name))}"
                 ).fetchone()
-                cur = (row[0] or 0) + 1
+                cur = max(row[0] or 0, 0) + 1  # negative values never move the counter (InnoDB's is unsigned)
             if explicit is not None:
                 self._auto_inc[key] = max(cur, explicit + 1)
                 return explicit

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DOUBLE_FUNCTION",
+    "INT_TEXT_FUNCTION",
     "U64_FUNCTION",
     "compared_literals",
     "operand_kind",
@@ -84,6 +85,8 @@ __all__ = [
 
 #: The SQLite function a string operand compared with a number is wrapped in.
 DOUBLE_FUNCTION = "_GK_DOUBLE"
+#: SQLite function around the string operand of CAST(... AS SIGNED / UNSIGNED): MySQL's string-to-integer reading
+INT_TEXT_FUNCTION = "_GK_INT_TEXT"
 
 #: Second argument of ``_GK_DOUBLE`` saying where a truncation is reported (absent: a SELECT's warnings).
 #: 1: the running INSERT ... SELECT / UPDATE / multi-table statement's FieldStore (strict: error 1292);
@@ -143,6 +146,30 @@ def string_to_double(text: str) -> tuple[float, bool]:
     return value, clean
 
 
+#: ``my_strtoll10``'s integer: leading spaces/tabs, a sign, digits
+_INTEGER_PREFIX = re.compile(r"[ \t]*([+-]?[0-9]+)")
+
+
+def string_to_integer(text: str) -> tuple[int, bool]:
+    """MySQL's reading of a string as an integer (``CAST('12x' AS SIGNED)``): (value, whether it was clean).
+
+    The value is the longest integer prefix (``'12x'`` -> 12, ``'abc'`` -> 0, ``'1.9'`` -> 1, ``'1e3'`` -> 1),
+    clamped to BIGINT's range (BIGINT UNSIGNED's top for a positive overflow); clean means nothing but spaces
+    follows it. Source: ``Item_func_signed::val_int`` / ``val_int_from_str`` (``sql/item_func.cc``) over
+    ``my_strtoll10``; the warning is 1292 "Truncated incorrect INTEGER value: '...'".
+    """
+    m = _INTEGER_PREFIX.match(text)
+    if m is None:
+        return 0, not text.strip(" ")
+    n = int(m.group(1))
+    clean = not text[m.end() :].strip(" ")
+    if n < -(1 << 63):
+        return -(1 << 63), False
+    if n >= 1 << 64:
+        return (1 << 64) - 1, False
+    return n, clean
+
+
 def _to_double(value: Any) -> tuple[Any, str | None]:
     """(the double of ``value``, the text a 1292 warning quotes or None); numbers and NULL pass unchanged."""
     if value is None or isinstance(value, (int, float)):
@@ -180,7 +207,26 @@ def session_functions(ex: Executor) -> dict[str, tuple[int, Callable[..., Any]]]
             report(bad, where)
         return d
 
-    return {DOUBLE_FUNCTION: (-1, to_double), U64_FUNCTION: (1, u64_constant)}
+    def int_text(value: Any, where: int = 0) -> Any:
+        if not isinstance(value, (str, bytes)):
+            return value
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        n, clean = string_to_integer(text)
+        if not clean:
+            err = mysql_error(1292, "INTEGER", text)
+            if where == _IN_DML and ex.dml_store is not None:
+                ex.dml_store.adjust(err, None)
+            elif where == _IN_DELETE and ex.sql_mode().strict:
+                raise err
+            else:
+                ex.udf_warnings.append(("Warning", err.code, err.message))
+        return n if -(1 << 63) <= n < (1 << 63) else n.to_bytes(8, "big") if 0 < n < (1 << 64) else n
+
+    return {
+        DOUBLE_FUNCTION: (-1, to_double),
+        U64_FUNCTION: (1, u64_constant),
+        INT_TEXT_FUNCTION: (-1, int_text),
+    }
 
 
 # ---------------------------------------------------------------------------------------------- operand kinds
@@ -308,6 +354,10 @@ def _kind_matters(tree: exp.Expression, family: ColumnFamily) -> set[str]:
     '5'``: SQLite gives an expression no affinity, so a string there is converted). A literal compared with a
     number column is not among them (its plan serves every literal: the hot path ``id = :gk0``)."""
     names: set[str] = set()
+    for cast in _integer_casts(tree):  # CAST(:gk0 AS SIGNED): a string literal is read as MySQL reads it
+        node = _unwrap(cast.this)
+        if isinstance(node, exp.Placeholder) and _TEMPLATE_LITERAL.fullmatch(str(node.name)):
+            names.add(node.name)
     for cmp in _comparisons(tree):
         for operand, others in _partners(cmp):
             node = _unwrap(operand)
@@ -337,7 +387,9 @@ def compared_literals(ex: Executor, tree: exp.Expression, current_db: str | None
         Sorted positions; every literal that is a comparison operand when the tables cannot be resolved (the
         planning that follows reports that error).
     """
-    if not any(isinstance(p.parent, _COMPARISONS + (exp.Paren,)) for p in tree.find_all(exp.Placeholder)):
+    if not any(
+        isinstance(p.parent, _COMPARISONS + (exp.Paren, exp.Cast)) for p in tree.find_all(exp.Placeholder)
+    ):
         return ()
     copy = tree.copy()
     try:
@@ -368,7 +420,8 @@ def rewrite_comparisons(tree: exp.Expression, literal_of: Callable[[str], Any] |
         literal_of: the values of the template's ``:gk<i>`` literals, or None.
     """
     comparisons = _comparisons(tree)
-    if not comparisons:
+    casts = _integer_casts(tree)
+    if not comparisons and not casts:
         return
     _convert_u64_constants(tree, comparisons)
     family = column_families(tree)
@@ -382,6 +435,11 @@ def rewrite_comparisons(tree: exp.Expression, literal_of: Callable[[str], Any] |
 
     def kind(node: exp.Expression) -> str | None:
         return operand_kind(node, family, literal_of, known)
+
+    for cast in casts:  # SQLite's CAST AS INTEGER reads '12x' as 12 without MySQL's warning 1292
+        if kind(cast.this) == _STRING:
+            args = [cast.this.copy()] + ([exp.Literal.number(where)] if where else [])
+            cast.this.replace(exp.Anonymous(this=INT_TEXT_FUNCTION, expressions=args))
 
     for cmp in comparisons:
         if isinstance(cmp, exp.In):
@@ -399,6 +457,18 @@ def rewrite_comparisons(tree: exp.Expression, literal_of: Callable[[str], Any] |
             for (operand, _), k in zip(operands, kinds):
                 if k == _STRING:
                     operand.replace(_double(operand, where))
+
+
+_INTEGER_CASTS = frozenset({exp.DataType.Type.BIGINT, exp.DataType.Type.UBIGINT})
+
+
+def _integer_casts(tree: exp.Expression) -> list[exp.Cast]:
+    """The CAST(... AS SIGNED / UNSIGNED) nodes of ``tree``."""
+    return [
+        c
+        for c in tree.find_all(exp.Cast)
+        if isinstance(c.args.get("to"), exp.DataType) and c.args["to"].this in _INTEGER_CASTS
+    ]
 
 
 def _u64_columns(tree: exp.Expression) -> Callable[[exp.Expression], bool]:

@@ -17,6 +17,7 @@ duplicated ENUM / SET value, 1097 too many SET members, 4028 no visible column.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -74,6 +75,44 @@ def _literal_value(node: exp.Expression) -> Any:
     raise ValueError(node.sql("mysql"))
 
 
+_LENGTH_TEXT = re.compile(r"(\d+)(?:\.\d*)?|\.\d+")
+
+
+def _type_param(p: exp.Expression) -> int:
+    """A column type's length / precision / scale argument.
+
+    MySQL's ``field_length`` is ``'(' NUM | LONG_NUM | ULONGLONG_NUM | DECIMAL_NUM ')'`` (``sql/sql_yacc.yy``),
+    read with ``my_strtoull`` (``VARCHAR(10.7)`` is 10); any other token there (a hexadecimal or approximate
+    literal, an introducer, a name) is a syntax error.
+
+    Raises:
+        MySQLError: 1064 near the argument.
+    """
+    node = p.this if isinstance(p, exp.DataTypeParam) and not p.expression else p
+    text = node.this if isinstance(node, exp.Literal) and not node.is_string else None
+    m = _LENGTH_TEXT.fullmatch(str(text)) if text is not None else None
+    if m is None:
+        raise mysql_error(
+            1064,
+            "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use",
+            p.sql("mysql"),
+            "1",
+        )
+    return int(m.group(1) or 0)
+
+
+def _check_scale(name: str, precision: int, scale: int) -> None:
+    """DECIMAL(M,D) / FLOAT(M,D) / DOUBLE(M,D): D at most 30 (DECIMAL_MAX_SCALE) and at most M.
+
+    Raises:
+        MySQLError: 1425 ER_TOO_BIG_SCALE; 1427 ER_M_BIGGER_THAN_D.
+    """
+    if scale > 30:
+        raise mysql_error(1425, scale, name, 30)
+    if scale > precision:
+        raise mysql_error(1427, name)
+
+
 def column_def(
     cd: exp.ColumnDef, table_charset: str | None, table_collation: str | None = None
 ) -> tuple[ColumnDef, bool, bool]:
@@ -106,9 +145,7 @@ def column_def(
         members = check_members(name, tname, tuple(str(p.this) for p in kind.expressions))
         params = []
     else:
-        params = [
-            int(p.this.this) if isinstance(p, exp.DataTypeParam) else int(p.name) for p in kind.expressions
-        ]
+        params = [_type_param(p) for p in kind.expressions]
     length = precision = scale = None
     if tname in ("char", "binary"):
         length = params[0] if params else 1
@@ -129,6 +166,7 @@ def column_def(
         scale = params[1] if len(params) > 1 else 0
         if precision > 65:
             raise mysql_error(1426, precision, name, "65")
+        _check_scale(name, precision, scale)
     elif tname == "float" and len(params) == 1:
         # FLOAT(p) (RM8 13.1.4): p 0..24 is FLOAT, 25..53 DOUBLE, both without a (M,D); above 53 error 1063
         if params[0] > 53:
@@ -137,6 +175,10 @@ def column_def(
     elif tname in ("float", "double") and params:
         precision = params[0]
         scale = params[1] if len(params) > 1 else None
+        if precision > 255:  # MAX_DOUBLE_STR_LENGTH... the display width of FLOAT(M,D) / DOUBLE(M,D)
+            raise mysql_error(1439, name, 255)
+        if scale is not None:
+            _check_scale(name, precision, scale)
     elif tname == "bit":
         length = max(params[0], 1) if params else 1  # BIT and BIT(0) are BIT(1)
         if length > 64:  # MAX_BIT_FIELD_LENGTH
@@ -149,6 +191,8 @@ def column_def(
         length = 1
     if tname in ("char",) and length is not None and length > 255:
         raise mysql_error(1074, name, "255")
+    if TYPE_INFO[tname].family == "int" and params and params[0] > 255:  # MAX_FIELD_CHARLENGTH
+        raise mysql_error(1439, name, 255)
     nullable, has_default, default, default_expr = True, False, None, None
     auto_inc = is_pk = is_unique = zerofill = False
     charset = collation = None
@@ -238,6 +282,12 @@ def column_def(
             # CHAR / VARCHAR / TEXT ... CHARACTER SET binary are BINARY / VARBINARY / BLOB ... (RM8 13.3.3)
             tname = _BINARY_OF[tname]
             col = ColumnDef(**{**_asdict(col), "type": tname, "charset": None, "collation": None})
+    if tname in ("varchar", "varbinary") and length is not None:
+        # a row holds at most 65535 bytes (strict mode's ER_TOO_BIG_FIELDLENGTH, max counted in characters)
+        cs_info = charsets.CHARSETS.get(str(col.charset or "utf8mb4").lower()) if tname == "varchar" else None
+        most = 65535 // (cs_info.maxlen if cs_info is not None else 1)
+        if length > most:
+            raise mysql_error(1074, name, most)
     if on_update and tname not in ("datetime", "timestamp"):
         raise mysql_error(1294, name)
     if has_default:

@@ -68,6 +68,7 @@ from gtidkit.engine.sql.values import (
     store_null,
     to_float32,
     to_sqlite,
+    u64_to_sqlite,
 )
 from gtidkit.engine.storage import physical_name, quote_ident
 from gtidkit.errors import MySQLError
@@ -91,6 +92,8 @@ __all__ = [
 ]
 
 _MISSING = object()
+#: mask of a C ``ulonglong`` (an OK packet's last-insert-id)
+_ULONGLONG = (1 << 64) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,14 +175,23 @@ def to_int_udf(v: Any) -> Any:
     if isinstance(v, float):
         if not math.isfinite(v):
             return v
-        return int(Decimal(v).quantize(Decimal(1), rounding=ROUND_HALF_UP))  # exact: -2**63 stays in range
+        return _sqlite_int(Decimal(v), v)  # exact: -2**63 stays in range
     if isinstance(v, str):
         s = v.strip()
         if re.fullmatch(r"[+-]?\d+", s):
-            return int(s)
+            return _sqlite_int(Decimal(s), v)
         if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", s):
-            return int(Decimal(s).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+            return _sqlite_int(Decimal(s), v)
     return v
+
+
+def _sqlite_int(d: Decimal, original: Any) -> Any:
+    """``d`` rounded half away from zero in its SQLite form (2**63 .. 2**64-1 as :func:`u64_to_sqlite`'s blob);
+    ``original`` when no integer column holds it (the column's range check then reports it)."""
+    n = int(d.to_integral_value(rounding=ROUND_HALF_UP))
+    if -(1 << 63) <= n < (1 << 63):
+        return n
+    return u64_to_sqlite(n) if 0 < n < (1 << 64) else original
 
 
 #: calls whose second argument is a divisor: MOD (functions.rewrite_for_sqlite) and the exact DECIMAL division and
@@ -1097,7 +1109,9 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                     first_generated = full[ai]
             else:
                 ex.next_auto_increment(t, explicit=int(v))
-                last_explicit = int(v)
+                # the OK packet's id is a ulonglong holding the field's val_int() (sql_insert.cc), so an explicit
+                # negative value (-5) is reported as 2**64 - 5, as mysql_insert_id() shows it
+                last_explicit = int(v) & _ULONGLONG
         row = tuple(full)
         bound = [to_sqlite(v) for v in row]
         for attempt in itertools.count():

@@ -60,7 +60,8 @@ class GkSQLite(SQLite):
     SQLite reads an unknown double-quoted identifier as a string literal (its "DQS" misfeature), which would turn
     ``SELECT nosuch FROM t`` into a constant instead of error 1054; a backquoted identifier never falls back.
     An integer literal of 2**63 .. 2**64-1 (BIGINT UNSIGNED's upper half), which SQLite would read as a lossy
-    REAL, is written as the 8-byte blob such a column holds it as (``values.u64_to_sqlite``).
+    REAL, is written as the 8-byte blob such a column holds it as (``values.u64_to_sqlite``); a string literal
+    holding NUL as a blob cast to TEXT.
     """
 
     class Generator(SQLite.Generator):
@@ -77,7 +78,27 @@ class GkSQLite(SQLite):
                 and not isinstance(expression.parent, exp.Neg)
             ):
                 return f"X'{int(text).to_bytes(8, 'big').hex()}'"
+            if expression.is_string and "\0" in text:
+                # SQLite refuses statement text holding NUL ('\0' is a valid MySQL string): the same characters
+                # as a blob cast to TEXT
+                return f"CAST(X'{text.encode('utf-8', 'surrogateescape').hex()}' AS TEXT)"
             return super().literal_sql(expression)
+
+        def limit_sql(self, expression: exp.Limit, top: bool = False) -> str:
+            """LIMIT n with n capped at 2**63-1: MySQL's LIMIT is a ulonglong (``LIMIT 18446744073709551615`` is the
+            manual's "all rows"), SQLite's a signed 64-bit integer that a blob-held value would not satisfy."""
+            return super().limit_sql(_capped(expression), top)
+
+        def offset_sql(self, expression: exp.Offset) -> str:
+            """OFFSET n capped as LIMIT is (:meth:`limit_sql`)."""
+            return super().offset_sql(_capped(expression))
+
+        def identifier_sql(self, expression: exp.Identifier) -> str:
+            """An identifier without NUL (an item named after a ``'\\0'`` literal): SQLite refuses statement text
+            holding NUL, and the result's names come from the plan, not from SQLite."""
+            if "\0" in expression.this:
+                expression = exp.Identifier(this=expression.this.replace("\0", "\\0"), quoted=True)
+            return super().identifier_sql(expression)
 
         def neg_sql(self, expression: exp.Neg) -> str:
             """``-:gkN`` as ``_GK_NEG(:gkN)``: a bound literal may be a BIGINT UNSIGNED blob (``-9223372036854775808``
@@ -85,6 +106,21 @@ class GkSQLite(SQLite):
             if isinstance(expression.this, exp.Placeholder):
                 return f"{NEG_FUNCTION}({self.sql(expression, 'this')})"
             return super().neg_sql(expression)
+
+
+_LIMIT_MAX = exp.Literal.number((1 << 63) - 1)
+
+
+def _capped(clause: exp.Expression) -> exp.Expression:
+    """``clause`` (a LIMIT / OFFSET) whose count is ``MIN(n, 2**63-1)`` unless it is a small integer literal."""
+    n = clause.expression
+    if n is None or (
+        isinstance(n, exp.Literal) and not n.is_string and len(n.this) < 19 and n.this.isdigit()
+    ):
+        return clause
+    out = clause.copy()
+    out.set("expression", exp.Anonymous(this="MIN", expressions=[n.copy(), _LIMIT_MAX.copy()]))
+    return out
 
 
 GkSQLite.IDENTIFIER_START = "`"

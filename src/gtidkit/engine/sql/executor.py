@@ -26,22 +26,27 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import itertools
 import re
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as dc_replace
 from decimal import Decimal
+from inspect import signature
 from typing import Any
 
+import sqlglot
+import sqlglot.errors
 from sqlglot import exp
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column, ColumnFlag, FieldType
-from gtidkit.engine.sql import charset_literals, comparison, decimal_math, int_math, temporal
+from gtidkit.engine.sql import charset_literals, comparison, decimal_math, int_math, recursion, temporal
 from gtidkit.engine.sql.catalog import (
+    LOCK_WAIT_TABLES,
     PROCESSLIST_TABLES,
     REPLICATION_TABLES,
     THREADS_COLUMNS,
@@ -79,7 +84,7 @@ from gtidkit.engine.sql.numeric_types import (
     type_of_column,
     union_type,
 )
-from gtidkit.engine.sql.parse import SqlStatement, parse_tree, templatize
+from gtidkit.engine.sql.parse import SqlStatement, parse_error, parse_tree, templatize
 from gtidkit.engine.sql.scopes import scoped_columns
 from gtidkit.engine.sql.spatial import UDFS as SPATIAL_UDFS
 from gtidkit.engine.sql.sql_mode import DEFAULT_SQL_MODE, SqlMode, parse_sql_mode
@@ -97,10 +102,15 @@ __all__ = ["ExecResult", "Executor", "RowChange", "bindable"]
 SERVER_VERSION = MYSQL_VERSION  # VERSION(); gtidkit.version is the one server-version constant
 #: SQLite virtual-machine steps between two checks of :attr:`Executor.interrupt` (KILL QUERY latency vs cost).
 _PROGRESS_OPS = 20_000
+#: the MAX_EXECUTION_TIME(ms) optimizer hint of a SELECT's ``/*+ ... */`` comment
+_MAX_EXECUTION_TIME_HINT = re.compile(r"/\*\+[^*]*?\bMAX_EXECUTION_TIME\s*\(\s*(\d+)\s*\)", re.IGNORECASE)
 
 #: Tables filled per query from :attr:`Executor.virtual_tables` (the session's system variables, the process list).
 VIRTUAL_TABLES = frozenset(
-    {("performance_schema", n) for n in VARIABLES_TABLES} | set(PROCESSLIST_TABLES) | set(REPLICATION_TABLES)
+    {("performance_schema", n) for n in VARIABLES_TABLES}
+    | set(PROCESSLIST_TABLES)
+    | set(REPLICATION_TABLES)
+    | set(LOCK_WAIT_TABLES)
 )
 #: SQLite function that ``@name := expr`` inside a SELECT/DML expression is rewritten to.
 SET_USER_VAR_FUNCTION = "_GK_SET_USER_VAR"
@@ -377,6 +387,14 @@ class Executor:
         # KILL QUERY: SQLite calls this every _PROGRESS_OPS virtual-machine steps; non-zero aborts the statement
         #: True only while a SELECT or a DML statement runs (never during COMMIT or the GTID bookkeeping)
         self._interruptible = False
+        #: when the running top-level SELECT must stop (max_execution_time), ``time.monotonic()``; 0: never
+        self.deadline = 0.0
+        #: the progress handler stopped the statement at its deadline
+        self.timed_out = False
+        #: the running statement's MAX_EXECUTION_TIME hint (ms), else None (:meth:`note_hints`)
+        self.hint_ms: int | None = None
+        #: the session's cte_max_recursion_depth for the running statement (:meth:`note_hints`)
+        self.cte_limit = 1000
         self.conn.raw.set_progress_handler(self._progress, _PROGRESS_OPS)
         self._plans: dict[Any, Any] = storage.plan_cache
         #: this session's temporary tables (CREATE TEMPORARY TABLE): ``(schema, name) -> TableDef``. They shadow
@@ -435,7 +453,7 @@ class Executor:
     def _register_builtins(self) -> None:
         raw = self.conn.raw
         for name, (nargs, fn) in temporal.session_functions(self).items():
-            raw.create_function(name, nargs, self._wrap_udf(fn))
+            raw.create_function(name, nargs, self._wrap_udf(fn, name))
         raw.create_function("CONCAT", -1, _concat)
         raw.create_function("CONCAT_WS", -1, _concat_ws)
         raw.create_function("LAST_INSERT_ID", 0, lambda: self.last_insert_id)
@@ -446,6 +464,7 @@ class Executor:
             raw.create_function(name, 0, lambda: self.user)
         raw.create_function("CURRENT_USER", 0, lambda: self.current_user)
         raw.create_function("ROW_COUNT", 0, lambda: self.row_count)
+        raw.create_function(recursion.DEPTH_FUNCTION, 1, self._wrap_udf(self._cte_depth, "CTE"))
         raw.create_function("FOUND_ROWS", 0, lambda: self.found_rows)
         raw.create_function(SET_USER_VAR_FUNCTION, 2, self._assign_user_variable)
         raw.create_function(
@@ -454,18 +473,20 @@ class Executor:
         raw.create_function("SLEEP", 1, self._wrap_udf(self.sleep))
         raw.create_function("_GK_DIVISOR", 1, self._wrap_udf(self._divisor))
         for name, (nargs, fn) in _BUILTINS.items():
-            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=name not in _NONDETERMINISTIC)
+            raw.create_function(
+                name, nargs, self._wrap_udf(fn, name), deterministic=name not in _NONDETERMINISTIC
+            )
         for name, (nargs, fn) in UDFS.items():
             raw.create_function(name, nargs, fn, deterministic=True)
         for name, (nargs, fn) in {**ENCODING_UDFS, **JSON_UDFS, **SPATIAL_UDFS, **ENUM_SET_UDFS}.items():
-            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
+            raw.create_function(name, nargs, self._wrap_udf(fn, name), deterministic=True)
         raw.create_aggregate(
             GROUP_CONCAT_FUNCTION,
             -1,
             make_group_concat(self._group_concat_max_len, self._group_concat_cut, self.group_concat_rows),
         )
         for name, (nargs, fn) in BUILTIN_FUNCTIONS.items():
-            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
+            raw.create_function(name, nargs, self._wrap_udf(fn, name), deterministic=True)
         for name, (nargs, cls) in AGGREGATES.items():
             raw.create_aggregate(name, nargs, cls)
         for name, (nargs, cls) in JSON_AGGREGATES.items():
@@ -477,7 +498,7 @@ class Executor:
         int_math.register_udfs(raw, self._wrap_udf)
         # _GK_DOUBLE: a string compared with a number (deterministic: a constant converts once per statement)
         for name, (nargs, fn) in comparison.session_functions(self).items():
-            raw.create_function(name, nargs, self._wrap_udf(fn), deterministic=True)
+            raw.create_function(name, nargs, self._wrap_udf(fn, name), deterministic=True)
 
     def rand_value(self, *seed: Any) -> float:
         """``RAND()`` (no argument: the session's sequence) or ``RAND(N)`` as ``_GK_RAND(N, site)``: a sequence
@@ -525,7 +546,7 @@ class Executor:
             return
         for name, fn in self.functions.items():
             if self._registered.get(name) is not fn:
-                self.conn.raw.create_function(name.upper(), -1, self._wrap_udf(fn))
+                self.conn.raw.create_function(name.upper(), -1, self._wrap_udf(fn, name.upper()))
         self._registered = dict(self.functions)
 
     def _assign_user_variable(self, name: str, value: Any) -> Any:
@@ -534,7 +555,45 @@ class Executor:
         return value
 
     def _progress(self) -> int:
-        return 1 if self._interruptible and self.interrupt.is_set() else 0
+        if not self._interruptible:
+            return 0
+        if self.interrupt.is_set():
+            return 1
+        if self.deadline and time.monotonic() > self.deadline:
+            self.timed_out = True  # max_execution_time: 3024, not KILL QUERY's 1317 (translate_error)
+            return 1
+        return 0
+
+    def _cte_depth(self, depth: int) -> int:
+        """A recursive CTE's row of iteration ``depth``: MySQL would start iteration ``depth + 1`` on it, which
+        ``cte_max_recursion_depth`` forbids at ``depth`` = the limit (engine/sql/recursion.py).
+
+        Raises:
+            MySQLError: 3636 ER_CTE_MAX_RECURSION_DEPTH.
+        """
+        if depth >= self.cte_limit:
+            raise mysql_error(3636, self.cte_limit + 1)
+        return depth
+
+    def note_hints(self, text: str, max_execution_time: int = 0, cte_max_recursion_depth: int = 1000) -> None:
+        """Before a top-level SELECT: its optimizer hints, read from its text as sent (classification strips
+        comments), and the session's ``max_execution_time`` (ms, 0: none).
+
+        Args:
+            text: the statement as the client sent it (``/*+ MAX_EXECUTION_TIME(ms) */``).
+            max_execution_time: the session's variable, which the hint overrides.
+            cte_max_recursion_depth: the session's variable (recursive CTEs stop with 3636 past it).
+        """
+        self.cte_limit = cte_max_recursion_depth
+        m = _MAX_EXECUTION_TIME_HINT.search(text) if "/*+" in text else None
+        self.hint_ms = int(m.group(1)) if m is not None else (max_execution_time or None)
+
+    def select_deadline(self) -> float:
+        """When a top-level SELECT must stop (``time.monotonic()`` seconds; 0: never): its
+        ``/*+ MAX_EXECUTION_TIME(ms) */`` hint, else the session's ``max_execution_time`` (RM8 "Optimizer Hints",
+        "max_execution_time": read-only SELECT statements only; 0 means no limit), as :meth:`note_hints` noted."""
+        ms = self.hint_ms
+        return time.monotonic() + ms / 1000 if ms else 0.0
 
     def sleep(self, seconds: Any) -> int:
         """MySQL ``SLEEP(n)``: pause ``n`` seconds (fractions allowed); 0, or 1 when interrupted by KILL QUERY.
@@ -548,17 +607,24 @@ class Executor:
         """
         if seconds is None or float(seconds) < 0:
             raise mysql_error(1210, "sleep.")
-        if self.interrupt.wait(float(seconds)):
+        wait = float(seconds)
+        if self.deadline and self.deadline - time.monotonic() < wait:
+            # max_execution_time ends the sleep as KILL QUERY does: SLEEP() returns 1
+            self.interrupt.wait(max(0.0, self.deadline - time.monotonic()))
+            self.interrupt.clear()
+            return 1
+        if self.interrupt.wait(wait):
             self.interrupt.clear()  # the kill is consumed: the statement completes with SLEEP() = 1
             return 1
         return 0
 
-    def _wrap_udf(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def _wrap_udf(self, fn: Callable[..., Any], name: str = "") -> Callable[..., Any]:
         def call(*args: Any) -> Any:
             try:
                 v = fn(*args)
             except BaseException as err:
-                self._udf_error = err
+                arity = _arity_error(fn, args, name) if isinstance(err, TypeError) else None
+                self._udf_error = arity or err
                 raise
             return str(v) if isinstance(v, Decimal) else v
 
@@ -598,10 +664,13 @@ class Executor:
         kind = stmt.kind
         if kind == "select":
             self._interruptible = True  # no closure per statement: _interruptibly, written out
+            self.deadline = self.select_deadline()
             try:
                 res = self._select(stmt, current_db)
             finally:
                 self._interruptible = False
+                self.deadline = 0.0
+                self.hint_ms = None
             if stmt.info.get("sql_no_cache"):  # classify removed the modifier; MySQL 8 warns (sql_yacc.yy)
                 res.warnings.insert(0, ("Warning", 1681, message(1681, "SQL_NO_CACHE")))
             return res
@@ -977,6 +1046,7 @@ class Executor:
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
         # first: it reads the operands as MySQL wrote them
         comparison.rewrite_comparisons(tree, self._literals.get)
+        recursion.limit_recursion(tree)
         rewrite_for_sqlite(tree)
         rewrite_checksum(tree)
         rewrite_group_concat(tree)
@@ -1166,7 +1236,14 @@ class Executor:
             return self.user_variables.get(node.name.lower())
         if isinstance(node, exp.Anonymous):
             fn = self.functions[node.name.upper()]
-            return fn(*[self._const_eval(a, params) for a in node.expressions])
+            args = [self._const_eval(a, params) for a in node.expressions]
+            try:
+                return fn(*args)
+            except TypeError:
+                arity = _arity_error(fn, args, node.name.upper())  # GTID_SUBSET('x')
+                if arity is not None:
+                    raise arity from None
+                raise
         raise not_supported(node.sql(dialect="mysql"))
 
     def _select(self, stmt: SqlStatement, current_db: str | None) -> ExecResult:
@@ -1176,6 +1253,7 @@ class Executor:
             params = {**params, **bound}
         if isinstance(plan, ConstPlan):
             row = tuple(self._const_eval(i, params) for i in plan.items)
+            _check_finite((row,), plan.columns)
             meta = tuple(self._const_metadata(n, i, v) for n, i, v in zip(plan.columns, plan.items, row))
             convert = _converters(meta, None)
             if convert is not None:
@@ -1286,8 +1364,12 @@ class Executor:
         if self.udf_warnings:
             self.udf_warnings = []
         cur = self.run_sqlite(plan.sql, binds)
-        rows = cur.fetchall()
+        try:
+            rows = cur.fetchall()
+        except _db.Error as err:  # a UDF (or KILL QUERY) stopping the statement after its first rows
+            raise self.translate_error(err, plan.sql) from err
         if rows:
+            _check_finite(rows, plan.columns or [d[0] for d in cur.description or ()])
             if plan.decimals is not None and len(plan.decimals) == len(rows[0]):
                 conv = plan.decimals
                 rows = [tuple(v if c is None else result_value(c, v) for c, v in zip(conv, r)) for r in rows]
@@ -1387,7 +1469,10 @@ class Executor:
             e, self._udf_error = self._udf_error, None
             return e
         text = str(err)
-        if text == "interrupted":  # the progress handler saw KILL QUERY
+        if text == "interrupted":  # the progress handler saw KILL QUERY or the SELECT's deadline
+            if self.timed_out:
+                self.timed_out = False
+                return mysql_error(3024)
             return mysql_error(1317)
         m = re.match(r"no such column: (.+)", text)
         if m:
@@ -1407,6 +1492,24 @@ class Executor:
             return mysql_error(1582, m.group(1))
         if "locked" in text or "busy" in text:
             return mysql_error(1205)
+        if text == "row value misused":  # `SELECT (1, 2)`: a row where a scalar is needed
+            return mysql_error(1241, 1)
+        if text == "no tables specified":  # `SELECT *` without FROM
+            return mysql_error(1096)
+        m = re.match(r"cannot join using column (.+) - column not present in both tables", text)
+        if m:
+            return mysql_error(1054, m.group(1), "from clause")
+        m = re.match(r"(\d+)(?:st|nd|rd|th) (ORDER|GROUP) BY term out of range", text)
+        if m:  # ORDER BY 9 with fewer select items: MySQL resolves the position as a column and fails
+            return mysql_error(
+                1054,
+                _by_term(sql, m.group(2), int(m.group(1))),
+                "order clause" if m.group(2) == "ORDER" else "group statement",
+            )
+        if (
+            text == "incomplete input"
+        ):  # a statement cut short (`INSERT INTO t SELECT`): MySQL's near '' at line 1
+            return parse_error("", None)
         if isinstance(err, _db.OperationalError) and "syntax error" in text:
             return not_supported(f"SQL construct ({text})")
         return unknown_error(f"Unknown error: {text}")
@@ -1618,6 +1721,49 @@ _ALTER_DB = re.compile(
     r"(?:\s+(?:CHARACTER\s+SET|CHARSET)\s*=?\s*(\w+))?(?:\s+(?:DEFAULT\s+)?COLLATE\s*=?\s*(\w+))?\s*$",
     re.IGNORECASE,
 )
+
+
+def _by_term(sql: str, clause: str, n: int) -> str:
+    """The text of the ``n``-th (1-based) ORDER BY / GROUP BY term of the SQLite statement ``sql`` (``str(n)``
+    when it cannot be found)."""
+    try:
+        tree = sqlglot.parse_one(sql, read=SQLITE)
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError):
+        return str(n)
+    node = tree.find(exp.Order if clause == "ORDER" else exp.Group)
+    terms = node.expressions if node is not None else []
+    if not 0 < n <= len(terms):
+        return str(n)
+    term = terms[n - 1]
+    return (term.this if isinstance(term, exp.Ordered) else term).sql(dialect="mysql")
+
+
+def _arity_error(fn: Callable[..., Any], args: Sequence[Any], name: str) -> MySQLError | None:
+    """1582 ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT when ``fn`` (the function ``name``) cannot take ``args``, else None:
+    MySQL checks a native function's argument count as it resolves the call (``sql/item_create.cc``)."""
+    try:
+        signature(fn).bind(*args)
+    except TypeError:
+        return mysql_error(1582, name or getattr(fn, "__name__", "?").upper())
+    except ValueError:  # a builtin without a signature
+        return None
+    return None
+
+
+_INFINITIES = (float("inf"), float("-inf"))
+
+
+def _check_finite(rows: Sequence[Sequence[Any]], names: Sequence[str]) -> None:
+    """MySQL checks every DOUBLE result for overflow (``Item_func::check_float_overflow``); SQLite's arithmetic
+    gives infinity instead.
+
+    Raises:
+        MySQLError: 1690 ER_DATA_OUT_OF_RANGE naming the column's expression.
+    """
+    for inf in _INFINITIES:
+        if inf in itertools.chain.from_iterable(rows):  # a C-speed scan; the rare hit is located below
+            at = next(i for r in rows for i, v in enumerate(r) if v == inf)
+            raise mysql_error(1690, "DOUBLE", names[at] if at < len(names) else "?")
 
 
 def _unquote_id(s: str) -> str:

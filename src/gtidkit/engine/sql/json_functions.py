@@ -391,8 +391,11 @@ def _doc(v: Any, arg: int, function: str) -> Any:
 
 
 def _value(v: Any) -> Any:
-    """A value argument (JSON_OBJECT / JSON_ARRAY): strings are JSON strings, tagged text is JSON."""
+    """A value argument (JSON_OBJECT / JSON_ARRAY): strings are JSON strings, tagged text is JSON; a BIGINT
+    UNSIGNED above 2**63-1 arrives as the 8-byte blob SQLite holds it as (``values.u64_to_sqlite``)."""
     if isinstance(v, bytes):
+        if len(v) == 8 and v[0] & 0x80:
+            return int.from_bytes(v, "big")
         v = v.decode("utf-8", "surrogateescape")
     if isinstance(v, str) and v.startswith(_TAG):
         return load_stored(v[1:])
@@ -420,7 +423,7 @@ def _path(text: Any, function: str) -> tuple[list[Leg], bool]:
     Raises:
         MySQLError: 3143 "Invalid JSON path expression. The error is around character position %s."
     """
-    s = text.decode() if isinstance(text, bytes) else str(text)
+    s = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
     m = re.match(r"\s*\$", s)
     if m is None:
         raise mysql_error(3143, 1)
@@ -697,7 +700,9 @@ def json_contains_path(doc: Any, one_or_all: Any = None, *paths: Any) -> int | N
     if doc is None or one_or_all is None or any(p is None for p in paths):
         return None
     value = _doc(doc, 1, "json_contains_path")
-    mode = (one_or_all.decode() if isinstance(one_or_all, bytes) else str(one_or_all)).lower()
+    mode = (
+        one_or_all.decode("utf-8", "replace") if isinstance(one_or_all, bytes) else str(one_or_all)
+    ).lower()
     if mode not in ("one", "all"):
         raise mysql_error(3150, "json_contains_path")
     found = [bool(_walk(value, _path(p, "json_contains_path")[0])) for p in paths]

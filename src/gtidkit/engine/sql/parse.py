@@ -28,6 +28,7 @@ __all__ = [
     "ddl_spelling",
     "escape_backslashes",
     "lexed_introducers",
+    "lexical_error",
     "normalize",
     "parse_error",
     "parse_tree",
@@ -178,6 +179,53 @@ def strip_comments(text: str) -> str:
         else:
             parts.append(m.group())
     return "".join(parts).strip()
+
+
+#: cheap gate for :func:`lexical_error`: text without ``?``, a ``:`` that is not ``:=`` or a 3-digit exponent needs
+#: no tokenizing
+_MAYBE_LEXICAL = re.compile(r"\?|:(?!=)|\d[eE][+-]?\d{3}|(?i:limit)")
+
+
+def lexical_error(text: str, *, prepared: bool = False) -> MySQLError | None:
+    """The error MySQL's lexer gives a COM_QUERY statement that sqlglot would read otherwise, else None.
+
+    - ``?`` is PARAM_MARKER, which the grammar accepts only in a prepared statement's text, and there is no
+      ``:name`` token (a ``:`` outside ``:=`` starts nothing): ER_PARSE_ERROR 1064 near the marker
+      (``sql/sql_lex.cc``, ``sql/sql_yacc.yy``).
+    - A floating-point literal beyond DOUBLE's range (``1e309``): ER_ILLEGAL_VALUE_FOR_TYPE 1367, "Illegal double
+      '1e309' value found during parsing" (``Item_float``).
+    - LIMIT / OFFSET take integer literals only (``limit_option``: NUM, LONG_NUM, ULONGLONG_NUM, a parameter
+      marker or a stored-program variable): ``LIMIT 0.5`` / ``LIMIT '1'`` are 1064 near the value.
+
+    Quotes, backquotes and comments do not count (``/*!...*/`` bodies are code). ``prepared``: the text of a
+    statement being prepared, where ``?`` is a parameter (``:name`` is still an error).
+    """
+    if _MAYBE_LEXICAL.search(text) is None:
+        return None
+    limit = 0  # 1: a LIMIT / OFFSET count comes next; 2: after LIMIT's first count (a `,` starts the second)
+    for m in _TOKEN.finditer(text):
+        g = m.lastgroup
+        if g == "ws" or g == "comment" or g == "vcomment":
+            continue
+        tok = m.group()
+        if limit == 1:
+            if g != "word" and not (g == "num" and tok.isdigit()) and not (prepared and tok == "?"):
+                return parse_error(text, m.start())
+            limit = 2
+            continue
+        if limit == 2 and (tok == "," or (g == "word" and tok.upper() == "OFFSET")):
+            limit = 1  # OFFSET is a keyword only here (it may name a column elsewhere)
+            continue
+        limit = 1 if g == "word" and tok.upper() == "LIMIT" else 0
+        if g == "op" and (
+            (tok == "?" and not prepared) or (tok == ":" and not text.startswith("=", m.end()))
+        ):
+            return parse_error(text, m.start())
+        if g == "var" and tok.startswith(":"):
+            return parse_error(text, m.start())
+        if g == "num" and ("e" in tok or "E" in tok) and float(tok) == float("inf"):
+            return mysql_error(1367, "double", tok)
+    return None
 
 
 class SqlStatement(Protocol):
@@ -354,7 +402,11 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
     if replace:
         src = re.sub(r"^\s*REPLACE\b", "INSERT", text, count=1, flags=re.IGNORECASE)
     try:
-        trees = sqlglot.parse(src, read="mysql")
+        try:
+            trees = sqlglot.parse(src, read="mysql")
+        except (AttributeError, TypeError, IndexError, KeyError, ValueError) as crash:
+            # sqlglot's parser trips over some malformed input instead of reporting it: a syntax error too
+            raise ParseError(str(crash)) from crash
     except (ParseError, TokenError) as err:
         from gtidkit.engine.sql.unsupported import unsupported_family
 
@@ -380,6 +432,18 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
         from gtidkit.engine.sql.unsupported import statement_error
 
         raise statement_error(text)
+    _check_arguments(text, tree)
+    if _incomplete(tree):
+        raise parse_error(text, None)
+    for sel in tree.find_all(exp.Select):
+        into = sel.args.get("into")
+        if into is not None:
+            # `SELECT ... INTO name` (sqlglot's SELECT INTO table): outside a stored program MySQL has no such
+            # variable; `INTO @var` reaching here is not at the statement's end (user_vars takes that form)
+            target = into.this
+            if isinstance(target, exp.Table) and isinstance(target.this, exp.Identifier):
+                raise mysql_error(1327, target.name)
+            raise parse_error(text, None)
     if partitioning:
         tree.meta["gk_partitioning"] = partitioning
     if _CHARSET_SYNTAX.search(src) is not None:
@@ -388,6 +452,64 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
         # CHARSET(_latin1'a') reads the introducer, so the functions go first
         tree = resolve_introducers(rewrite_charset_functions(tree))
     return tree
+
+
+def _incomplete(tree: exp.Expression) -> bool:
+    """True for the shapes sqlglot accepts but MySQL's grammar does not: a SELECT without items, GROUP_CONCAT
+    without an expression, ON DUPLICATE KEY UPDATE without ``col = expr``, a key or index without columns, ALTER TABLE ... DROP COLUMN without a name,
+    ``CREATE TABLE t LIKE (s)`` (MySQL takes ``LIKE s`` or ``(LIKE s)``)."""
+    if any(not sel.expressions for sel in tree.find_all(exp.Select)):
+        return True
+    conflict = tree.args.get("conflict") if isinstance(tree, exp.Insert) else None
+    if conflict is not None and any(not isinstance(e, exp.EQ) for e in conflict.expressions):
+        return True
+    for gc in tree.find_all(exp.GroupConcat):
+        if isinstance(gc.this, exp.Order) and gc.this.this is None:
+            return True  # GROUP_CONCAT(ORDER BY x): no expression to concatenate
+    for node in tree.find_all(
+        exp.UniqueColumnConstraint, exp.IndexColumnConstraint, exp.IndexParameters, exp.Drop, exp.LikeProperty
+    ):
+        if isinstance(node, exp.IndexColumnConstraint):
+            if not node.expressions and isinstance(node.parent, exp.Schema):
+                return True  # KEY () in a table definition
+        elif isinstance(node, exp.UniqueColumnConstraint):
+            schema = node.this
+            if isinstance(schema, exp.Schema) and not schema.expressions:
+                return True
+        elif isinstance(node, exp.IndexParameters):
+            if isinstance(node.parent, exp.Index) and not node.args.get("columns"):
+                return True
+        elif isinstance(node, exp.Drop):
+            if isinstance(node.parent, exp.Alter) and node.this is None and not node.args.get("tables"):
+                return True
+        elif isinstance(node.this, exp.Subquery):
+            return True
+    return False
+
+
+def _check_arguments(text: str, tree: exp.Expression) -> None:
+    """Reject the function calls sqlglot builds without their required arguments (``DAY()``, ``COUNT(DISTINCT)``).
+
+    Raises:
+        MySQLError: 1582 ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT for a native function called with too few arguments
+            (MySQL checks the count when it resolves the name, ``sql/item_create.cc``); 1064 for an aggregate's
+            empty DISTINCT list (a grammar error in MySQL).
+    """
+    upper = None
+    for node in tree.find_all(exp.Func, exp.Distinct):
+        if isinstance(node, exp.Distinct):
+            if not node.expressions and isinstance(node.parent, exp.Func):
+                raise parse_error(text, None)
+            continue
+        for key, required in node.arg_types.items():
+            if required and node.args.get(key) in (None, []):
+                # sqlglot may wrap the argument in a conversion of its own (DAY(x) is Day(TsOrDsToDate(x))):
+                # name the call as written
+                upper = upper or text.upper()
+                name = node.sql_name()
+                if name not in upper and isinstance(node.parent, exp.Func):
+                    name = node.parent.sql_name()
+                raise mysql_error(1582, name)
 
 
 # ---------------------------------------------------------------- literal templating -------------------------

@@ -13,6 +13,7 @@ from gtidkit.engine.sql.catalog import ColumnDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
 from gtidkit.engine.sql.parse import SqlStatement, normalize
 from gtidkit.engine.sql.show_engines import SHOW_ENGINES, show_engines
+from gtidkit.engine.sql.show_plugins import SHOW_PLUGINS, show_plugins
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
@@ -144,6 +145,8 @@ def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecRe
     norm = normalize(stmt.text)
     if SHOW_ENGINES.fullmatch(norm):
         return show_engines()
+    if SHOW_PLUGINS.fullmatch(norm):
+        return show_plugins()
     m = re.fullmatch(rf"SHOW (?:DATABASES|SCHEMAS){_LIKE}", norm, re.IGNORECASE)
     if m:
         ok = _like(m.group(1))

@@ -164,7 +164,7 @@ def from_text(wkt: Any, srid: Any = 0) -> bytes | None:
             raise _WktError("trailing text")
     except _WktError:
         raise mysql_error(3037, "st_geomfromtext") from None
-    return struct.pack("<I", int(srid)) + wkb
+    return struct.pack("<I", int(srid) & 0xFFFFFFFF) + wkb  # the SRID argument is a uint32 (-128 wraps)
 
 
 def _num(v: float) -> str:

@@ -26,8 +26,10 @@ from typing import TYPE_CHECKING, Any
 import sqlglot
 from sqlglot import exp
 
+from gtidkit.engine.sql.parse import parse_error
 from gtidkit.engine.storage import physical_name, quote_ident
 from gtidkit.engine.time_zone import TimeZone, find_time_zone
+from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.catalog import TableDef
@@ -84,8 +86,22 @@ def _format(d: _dt.datetime, fsp: int = 0) -> str:
     return out + "." + f"{d.microsecond:06d}"[:fsp] if fsp else out
 
 
-def _fsp(arg: Any) -> int:
-    return 0 if arg is None else max(0, min(6, int(arg)))
+def _fsp(arg: Any, name: str = "now") -> int:
+    """The fractional-seconds precision argument of NOW(n) / CURTIME(n) / SYSDATE(n) / UTC_*(n).
+
+    MySQL's grammar takes an integer literal only (``func_datetime_precision: '(' NUM ')'``), at most 6.
+
+    Raises:
+        MySQLError: 1064 for anything but an integer; 1426 ER_TOO_BIG_PRECISION above 6.
+    """
+    if arg is None:
+        return 0
+    if isinstance(arg, bool) or not (isinstance(arg, int) or (isinstance(arg, str) and arg.isdigit())):
+        raise parse_error(str(arg), 0)
+    n = int(arg)
+    if n > 6:
+        raise mysql_error(1426, n, name, 6)
+    return max(0, n)
 
 
 def timestamp_out(tz: TimeZone, stored: Any) -> Any:
@@ -192,16 +208,16 @@ def session_functions(ex: Executor) -> dict[str, tuple[int, Callable[..., Any]]]
     def sysdate(*a: Any) -> str:
         import time
 
-        return _format(ex.time_zone().from_epoch(time.time()), _fsp(a[0] if a else None))
+        return _format(ex.time_zone().from_epoch(time.time()), _fsp(a[0] if a else None, "sysdate"))
 
     return {
         "NOW": (-1, lambda *a: _format(ex.now(), _fsp(a[0] if a else None))),
         "SYSDATE": (-1, sysdate),
         "CURDATE": (0, lambda: ex.now().date().isoformat()),
-        "CURTIME": (-1, lambda *a: _format(ex.now(), _fsp(a[0] if a else None))[11:]),
-        "UTC_TIMESTAMP": (-1, lambda *a: _format(utc_now(), _fsp(a[0] if a else None))),
+        "CURTIME": (-1, lambda *a: _format(ex.now(), _fsp(a[0] if a else None, "curtime"))[11:]),
+        "UTC_TIMESTAMP": (-1, lambda *a: _format(utc_now(), _fsp(a[0] if a else None, "utc_timestamp"))),
         "UTC_DATE": (0, lambda: utc_now().date().isoformat()),
-        "UTC_TIME": (-1, lambda *a: _format(utc_now(), _fsp(a[0] if a else None))[11:]),
+        "UTC_TIME": (-1, lambda *a: _format(utc_now(), _fsp(a[0] if a else None, "utc_time"))[11:]),
         "UNIX_TIMESTAMP": (-1, lambda *a: _unix_timestamp(ex, *a)),
         "FROM_UNIXTIME": (-1, lambda *a: _from_unixtime(ex, *a)),
         TS_OUT_FUNCTION: (1, lambda v: timestamp_out(ex.time_zone(), v)),

@@ -35,7 +35,16 @@ from gtidkit.mysql_errors import mysql_error
 if TYPE_CHECKING:
     from gtidkit.engine.sql.executor import Executor
 
-__all__ = ["TEMPORARY_DDL", "create", "drop", "drop_one", "is_temporary_ddl", "next_auto_increment", "resync"]
+__all__ = [
+    "TEMPORARY_DDL",
+    "create",
+    "drop",
+    "drop_one",
+    "is_temporary_ddl",
+    "mark_changed",
+    "next_auto_increment",
+    "resync",
+]
 
 #: ``CREATE TEMPORARY TABLE`` / ``DROP TEMPORARY TABLE`` (comments already stripped by the classifier).
 TEMPORARY_DDL = re.compile(r"^\s*(?:CREATE|DROP)\s+TEMPORARY\s+TABLES?\b", re.IGNORECASE)
@@ -47,6 +56,11 @@ _SYSTEM_PREFIXES = ("performance_schema.", "information_schema.")
 def is_temporary_ddl(text: str) -> bool:
     """True for ``CREATE TEMPORARY TABLE`` / ``DROP TEMPORARY TABLE`` text."""
     return bool(TEMPORARY_DDL.match(text))
+
+
+def mark_changed(ex: Executor) -> None:
+    """Note that the session's set of temporary tables changed (its plans are made again)."""
+    _changed(ex)
 
 
 def _changed(ex: Executor) -> None:
@@ -138,4 +152,4 @@ def next_auto_increment(ex: Executor, t: TableDef, explicit: int | None) -> int:
     row = ex.conn.raw.execute(
         f"SELECT MAX({quote_ident(col.name)}) FROM temp.{quote_ident(physical_name(t.schema, t.name))}"
     ).fetchone()
-    return int(row[0] or 0) + 1
+    return max(int(row[0] or 0), 0) + 1  # negative values never move the counter (InnoDB's is unsigned)

@@ -138,7 +138,8 @@ def _parse_number(col: ColumnDef, v: str, row: int, kind: str, store: FieldStore
 
 
 def _round_half_away(d: Decimal) -> int:
-    return int(d.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    # to_integral_value, not quantize: quantize raises InvalidOperation past the context's 28 digits (1e308)
+    return int(d.to_integral_value(rounding=ROUND_HALF_UP))
 
 
 def format_datetime(value: _dt.datetime | _dt.date, fsp: int = 0) -> str:

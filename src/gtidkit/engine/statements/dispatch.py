@@ -44,6 +44,7 @@ from gtidkit.engine.statements import (
     checksum_table,
     flush,
     found_rows,
+    load_data,
     locks,
     maintenance,
     system_tables,
@@ -306,6 +307,9 @@ def _other(session: Session, stmt: Statement) -> StatementResult:
     if trx.pre_statement(session, stmt):
         return StatementResult()
     try:
+        refused = load_data.local_infile_error(session, stmt.text)
+        if refused is not None:
+            raise refused
         return session.run_sql(stmt, writes=False)
     except BaseException as err:
         trx.statement_failed(session, err)

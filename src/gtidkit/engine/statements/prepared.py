@@ -37,10 +37,12 @@ __all__ = [
     "bind_value",
     "bound_statement",
     "bound_text",
+    "check_prepared_limit",
     "deallocate",
     "literal",
     "placeholder_positions",
     "prepare",
+    "prepared_count",
     "sql_execute",
     "sql_prepare",
 ]
@@ -234,6 +236,22 @@ def _template(text: str, positions: list[int]) -> str:
     return "".join(out)
 
 
+def prepared_count(session: Session) -> int:
+    """Statements prepared now in every session of ``session``'s server (Prepared_stmt_count)."""
+    return sum(len(s.sql_prepared) + s.wire_prepared for s in session.server.sessions())
+
+
+def check_prepared_limit(session: Session) -> None:
+    """Refuse one more prepared statement past ``max_prepared_stmt_count`` (``Prepared_statement_map::insert``).
+
+    Raises:
+        MySQLError: 1461 ER_MAX_PREPARED_STMT_COUNT_REACHED.
+    """
+    limit = int(session.server.globals.values["max_prepared_stmt_count"])
+    if prepared_count(session) >= limit:
+        raise mysql_error(1461, limit)
+
+
 def prepare(session: Session, sql: str) -> PreparedStatement:
     """Check and describe one statement (``mysql_stmt_prepare``).
 
@@ -242,12 +260,13 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
             SELECT or DML statement naming unknown tables or columns (MySQL checks them at PREPARE too).
     """
     from gtidkit.engine.sql.metadata import result_columns
-    from gtidkit.engine.sql.parse import split_statements
+    from gtidkit.engine.sql.parse import lexical_error, split_statements
     from gtidkit.engine.statements.classify import classify
 
     texts = [t for t in split_statements(sql) if t.strip()]
     if not texts:
         raise mysql_error(1065)
+    check_prepared_limit(session)
     if len(texts) > 1:
         raise mysql_error(
             1064,
@@ -257,6 +276,11 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
             1,
         )
     text = texts[0]
+    bad = lexical_error(
+        text, prepared=True
+    )  # `:name`, 1e309, LIMIT 'x': MySQL's lexer rejects them at PREPARE
+    if bad is not None:
+        raise bad
     positions = placeholder_positions(text)
     template = _template(text, positions)
     kind = str(classify(text).kind)

@@ -1,6 +1,8 @@
 """SHOW [GLOBAL | SESSION] STATUS [LIKE 'pattern' | WHERE expr]: the server status variables the engine keeps.
 
-Only the counters the engine can answer truthfully are listed (MySQL has several hundred): ``Threads_connected``
+Only the counters the engine can answer truthfully are listed (MySQL has several hundred): ``Prepared_stmt_count``
+(statements prepared now in every session, SQL PREPARE and COM_STMT_PREPARE alike), ``Ssl_cipher`` /
+``Ssl_version`` (this connection's TLS cipher and protocol, empty on a plain connection), ``Threads_connected``
 (open sessions, replication's own included, as MySQL counts its replica threads), ``Threads_running`` (1: the
 engine does not track which sessions are mid-statement; the asking session always is), ``Uptime`` and
 ``Uptime_since_flush_status`` (seconds since start-up; FLUSH STATUS is not supported). Tools read these before
@@ -18,6 +20,7 @@ import time
 from typing import TYPE_CHECKING
 
 from gtidkit.engine.results import StatementResult
+from gtidkit.engine.statements.prepared import prepared_count
 from gtidkit.engine.statements.variables import SHOW_COLUMNS
 
 if TYPE_CHECKING:
@@ -31,6 +34,9 @@ def status_rows(session: Session) -> list[tuple[str, str]]:
     server = session.server
     uptime = str(int(time.time() - server.started_at))
     rows = {
+        "Prepared_stmt_count": str(prepared_count(session)),
+        "Ssl_cipher": session.tls_cipher,
+        "Ssl_version": session.tls_version,
         "Threads_connected": str(len(server.sessions())),
         "Threads_running": "1",
         "Uptime": uptime,
