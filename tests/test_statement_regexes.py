@@ -35,6 +35,7 @@ ALLOWED = {
     "engine/sql/show.py": "catalog SHOW arguments (tables, columns, indexes) of a classified SHOW (issue 20's "
     "'every SHOW answered in one place' moves them)",
     "engine/sql/show_engines.py": "SHOW ENGINES of a classified SHOW (as engine/sql/show.py)",
+    "engine/sql/show_plugins.py": "SHOW PLUGINS of a classified SHOW (as engine/sql/show.py)",
     "engine/sql/show_objects.py": "SHOW CREATE DATABASE / TRIGGERS / EVENTS / routine STATUS arguments (as "
     "engine/sql/show.py)",
     "engine/sql/show_table_status.py": "SHOW TABLE STATUS arguments (as engine/sql/show.py)",

@@ -42,7 +42,7 @@ from gtidkit.engine.sql.parse import normalize, parse_tree, strip_comments, temp
 from gtidkit.engine.statements.specs import StatementSpec, spec_of
 from gtidkit.errors import MySQLError
 
-__all__ = ["KINDS", "TREE_KINDS", "Statement", "StatementKind", "classify"]
+__all__ = ["KINDS", "TREE_KINDS", "Statement", "StatementKind", "classify", "is_load_data_local"]
 
 
 class StatementKind(StrEnum):
@@ -530,6 +530,17 @@ _FIRST_WORD_KIND = {
 _CACHED_KINDS = frozenset({StatementKind.BEGIN, StatementKind.COMMIT, StatementKind.ROLLBACK})
 #: statement text -> (kind, text, info) of a transaction-control statement classified before
 _TRANSACTION_CONTROL: dict[str, tuple[StatementKind, str, dict[str, Any]]] = {}
+
+
+_LOAD_LOCAL = re.compile(
+    r"^\s*LOAD\s+(?:DATA|XML)\s+(?:(?:LOW_PRIORITY|CONCURRENT)\s+)?LOCAL\s+INFILE\b", re.IGNORECASE
+)
+
+
+def is_load_data_local(text: str) -> bool:
+    """``text`` is a LOAD DATA / LOAD XML ... LOCAL INFILE statement (its client-side file form, which
+    ``local_infile`` governs: engine/statements/load_data.py)."""
+    return _LOAD_LOCAL.match(text) is not None
 
 
 def classify(stmt_text: str) -> Statement:

@@ -9,9 +9,9 @@ rows) is not implemented: 1235 as for any statement family gtidkit does not run.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
+from gtidkit.engine.statements.classify import is_load_data_local
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
@@ -20,13 +20,9 @@ if TYPE_CHECKING:
 
 __all__ = ["local_infile_error"]
 
-_LOAD_LOCAL = re.compile(
-    r"^\s*LOAD\s+(?:DATA|XML)\s+(?:(?:LOW_PRIORITY|CONCURRENT)\s+)?LOCAL\s+INFILE\b", re.IGNORECASE
-)
-
 
 def local_infile_error(session: Session, text: str) -> MySQLError | None:
     """3948 for a LOAD DATA / XML LOCAL statement while the global ``local_infile`` is OFF, else None."""
-    if _LOAD_LOCAL.match(text) is None or session.server.globals.values["local_infile"]:
+    if not is_load_data_local(text) or session.server.globals.values["local_infile"]:
         return None
     return mysql_error(3948)
