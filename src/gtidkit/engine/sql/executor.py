@@ -72,6 +72,7 @@ from gtidkit.engine.sql.metadata import (
     column_for_def,
     derived_column,
     expression_column,
+    string_union_column,
     sysvar_column,
     user_variable_column,
 )
@@ -1938,8 +1939,9 @@ def _union_metadata(
     tree: exp.SetOperation, first: exp.Select, literal_of: Callable[[str], Any], increment: int
 ) -> tuple[Column | str | None, ...] | None:
     """A UNION's column metadata where a column mixes exact values of which one is DECIMAL (or approximate
-    ones): :func:`numeric_types.union_type` of its SELECTs' types, named after the first SELECT's items; other
-    columns None (inferred from the values, as before)."""
+    ones): :func:`numeric_types.union_type` of its SELECTs' types; where one SELECT gives a string (and every
+    SELECT's metadata is known): the string type :func:`metadata.string_union_column` aggregates, whatever rows
+    come back; both named after the first SELECT's items; other columns None (inferred from the values)."""
     branches: list[exp.Select] = []
     stack: list[exp.Expression] = [tree]
     while stack:
@@ -1956,6 +1958,11 @@ def _union_metadata(
     out: list[Column | str | None] = []
     for i, proj in enumerate(first.expressions):
         cols = [m[i] for m in metas if m is not None]
+        known_cols = [c for c in cols if isinstance(c, Column)]
+        string = string_union_column(proj.alias_or_name, known_cols) if len(known_cols) == len(cols) else None
+        if string is not None:
+            out.append(string)
+            continue
         types = [
             type_of_column(c) if isinstance(c, Column) and c.flags & ColumnFlag.NUM else None for c in cols
         ]

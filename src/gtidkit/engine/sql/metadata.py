@@ -53,6 +53,7 @@ __all__ = [
     "function_column",
     "result_columns",
     "result_set",
+    "string_union_column",
     "sysvar_column",
     "user_variable_column",
     "value_column",
@@ -600,6 +601,50 @@ def derived_column(
     return Column(
         name, type=first.type, charset=first.charset, length=max(c.length for c in cols if c),
         flags=int(first.flags & keep), decimals=first.decimals,
+    )  # fmt: skip
+
+
+#: result types that are character or byte strings (a column of one of them makes a UNION column a string)
+_STRING_TYPES = frozenset(
+    {_T.MYSQL_TYPE_VAR_STRING, _T.MYSQL_TYPE_STRING, _T.MYSQL_TYPE_VARCHAR}
+)  # fmt: skip
+_BLOB_TYPES = frozenset(
+    {_T.MYSQL_TYPE_TINY_BLOB, _T.MYSQL_TYPE_BLOB, _T.MYSQL_TYPE_MEDIUM_BLOB, _T.MYSQL_TYPE_LONG_BLOB}
+)  # fmt: skip
+
+
+def string_union_column(name: str, cols: list[Column]) -> Column | None:
+    """The type a UNION column (or CASE / IF / COALESCE branches) aggregates to when one of its branches is a
+    string: a string type, whatever the other branches' number or temporal types (``Item_aggregate_type`` /
+    ``Field::field_type_merge``: VARCHAR merged with any non-BLOB type is VARCHAR, with a BLOB type the BLOB; the
+    manual's "UNION Clause": "the result column types are determined from all SELECT statements"). Sent as
+    VAR_STRING (or the widest BLOB) in the first character-string branch's character set (binary when every
+    string branch is binary), of the longest branch's length in bytes (a number's display width times 4, the
+    utf8mb4 bytes per character); NOT_NULL only when every branch is.
+
+    Args:
+        name: the result column's name (the first SELECT's item).
+        cols: one known metadata per SELECT, in order.
+
+    Returns:
+        None when no branch is a string (a numeric or temporal aggregate, typed elsewhere).
+    """
+    strings = [c for c in cols if c.type in _STRING_TYPES or c.type in _BLOB_TYPES]
+    if not strings:
+        return None
+    texts = [c for c in strings if c.charset != CHARSET_BINARY]
+    charset = texts[0].charset if texts else CHARSET_BINARY
+    blobs = [c for c in strings if c.type in _BLOB_TYPES]
+    ftype = max(blobs, key=lambda c: c.length).type if blobs else _T.MYSQL_TYPE_VAR_STRING
+    length = max(c.length if any(c is s for s in strings) else c.length * 4 for c in cols)
+    flags = _F.BINARY if charset == CHARSET_BINARY else 0
+    if blobs:
+        flags |= _F.BLOB
+    if all(c.flags & _F.NOT_NULL for c in cols):
+        flags |= _F.NOT_NULL
+    return Column(
+        name, type=ftype, charset=charset, length=min(length, _MAX_LEN), flags=int(flags),
+        decimals=0 if blobs else NOT_FIXED_DEC,
     )  # fmt: skip
 
 
