@@ -54,6 +54,28 @@ def neg_udf(v: Any) -> Any:
     return -int(d) if d == d.to_integral_value() else -float(d)
 
 
+def _escapes_bytes(text: str) -> bool:
+    """Whether ``text`` holds a surrogate escape (``surrogateescape`` decoding of a byte that is no UTF-8
+    character), which no UTF-8 text can carry."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _invalid_utf8(text: str) -> str | bytes:
+    """``text``'s bytes when they are no UTF-8 (a bound blob; reading it back into a text column finds the same
+    surrogate escapes, 1366); else ``text`` unchanged: bytes that are UTF-8 but were no character of a utf8mb3 or
+    latin1 client's set would read back as valid characters, so they stay escapes for the value checks."""
+    b = text.encode("utf-8", "surrogateescape")
+    try:
+        b.decode("utf-8")
+    except UnicodeDecodeError:
+        return b
+    return text
+
+
 class GkSQLite(SQLite):
     """sqlglot's SQLite dialect with backquoted identifiers.
 
@@ -61,7 +83,8 @@ class GkSQLite(SQLite):
     ``SELECT nosuch FROM t`` into a constant instead of error 1054; a backquoted identifier never falls back.
     An integer literal of 2**63 .. 2**64-1 (BIGINT UNSIGNED's upper half), which SQLite would read as a lossy
     REAL, is written as the 8-byte blob such a column holds it as (``values.u64_to_sqlite``); a string literal
-    holding NUL as a blob cast to TEXT.
+    holding NUL as a blob cast to TEXT; one holding bytes invalid in the client's character set (surrogate
+    escapes of the wire text) as the blob of those bytes.
     """
 
     class Generator(SQLite.Generator):
@@ -78,6 +101,11 @@ class GkSQLite(SQLite):
                 and not isinstance(expression.parent, exp.Neg)
             ):
                 return f"X'{int(text).to_bytes(8, 'big').hex()}'"
+            if expression.is_string and not text.isascii() and _escapes_bytes(text):
+                # bytes the client sent that are no character of its set (the wire text keeps them as surrogate
+                # escapes, which SQLite's UTF-8 statement text cannot hold): the literal's exact bytes as a blob, as
+                # MySQL's Item_string holds them unchecked (HEX, LENGTH and the row sent read those bytes)
+                return f"X'{text.encode('utf-8', 'surrogateescape').hex()}'"
             if expression.is_string and "\0" in text:
                 # SQLite refuses statement text holding NUL ('\0' is a valid MySQL string): the same characters
                 # as a blob cast to TEXT
@@ -98,6 +126,11 @@ class GkSQLite(SQLite):
             holding NUL, and the result's names come from the plan, not from SQLite."""
             if "\0" in expression.this:
                 expression = exp.Identifier(this=expression.this.replace("\0", "\\0"), quoted=True)
+            if not expression.this.isascii() and _escapes_bytes(expression.this):
+                # an item named after a literal holding bytes invalid in the client's character set: SQLite's
+                # UTF-8 statement text cannot hold the surrogate escapes
+                text = expression.this.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                expression = exp.Identifier(this=text, quoted=True)
             return super().identifier_sql(expression)
 
         def neg_sql(self, expression: exp.Neg) -> str:
@@ -200,10 +233,16 @@ class ExecResult:
 def bindable(v: Any) -> Any:
     """A value sqlite3 can bind: Decimal to int (integral) or float (its text beyond 15 digits), bool to int, an integer of 2**63 .. 2**64-1
     to the 8-byte blob a BIGINT UNSIGNED column holds it as (``values.u64_to_sqlite``: equal to and ordered with
-    the column's values), other integers outside 64 bits to their text, datetime/date to their ISO text; anything else
+    the column's values), other integers outside 64 bits to their text, datetime/date to their ISO text, a string
+    holding surrogate escapes of bytes that are no UTF-8 (invalid in the client's character set) to those bytes;
+    anything else
     unchanged."""
     t = type(v)
-    if t is str or v is None or (t is int and -(2**63) <= v < 2**63):
+    if t is str:
+        # bytes the client sent that are no character of its set (surrogate escapes of the wire text) and no
+        # UTF-8: their exact bytes, which sqlite3 cannot bind as UTF-8 text
+        return v if v.isascii() or not _escapes_bytes(v) else _invalid_utf8(v)
+    if v is None or (t is int and -(2**63) <= v < 2**63):
         return v
     if isinstance(v, Decimal):
         if len(v.as_tuple().digits) > 15:

@@ -1352,6 +1352,25 @@ class Executor:
         cols, rows, meta, warnings = self._run_plan(plan, binds)
         return ExecResult(columns=cols, rows=rows, metadata=meta, warnings=warnings)
 
+    def _rerun_keeping_bytes(self, sql: str, binds: Any) -> tuple[Any, list[Any]]:
+        """Run a SELECT again whose text result held bytes that are no UTF-8 (a string function over a literal
+        the client sent with bytes invalid in its character set): its text values read with surrogate escapes
+        for those bytes, which the wire sends back as the bytes they were (MySQL returns a literal's bytes
+        unchecked). Only then, as a per-value Python decoder slows every text column."""
+        self.group_concat_rows[0] = 0
+        if self.udf_warnings:
+            self.udf_warnings = []
+        raw = self.conn.raw
+        before = raw.text_factory
+        raw.text_factory = _surrogate_text
+        try:
+            cur = self.run_sqlite(sql, binds)
+            return cur, cur.fetchall()
+        except _db.Error as err:
+            raise self.translate_error(err, sql) from err
+        finally:
+            raw.text_factory = before
+
     def _run_plan(
         self, plan: SelectPlan, binds: dict[str, Any]
     ) -> tuple[
@@ -1368,7 +1387,9 @@ class Executor:
         try:
             rows = cur.fetchall()
         except _db.Error as err:  # a UDF (or KILL QUERY) stopping the statement after its first rows
-            raise self.translate_error(err, plan.sql) from err
+            if not str(err).startswith(_NOT_UTF8):
+                raise self.translate_error(err, plan.sql) from err
+            cur, rows = self._rerun_keeping_bytes(plan.sql, binds)
         if rows:
             _check_finite(rows, plan.columns or [d[0] for d in cur.description or ()])
             if plan.decimals is not None and len(plan.decimals) == len(rows[0]):
@@ -1933,6 +1954,14 @@ def _converters(
             else None
         )
     return tuple(out) if any(f is not None for f in out) else None
+
+
+#: the start of sqlite3's error for a text value that is no UTF-8
+_NOT_UTF8 = "Could not decode to UTF-8"
+
+
+def _surrogate_text(b: bytes) -> str:
+    return b.decode("utf-8", "surrogateescape")
 
 
 def _union_metadata(

@@ -235,7 +235,9 @@ def coerce(
         return enum_set.coerce_set(col, v, row, store)
     if fam == "string":
         if isinstance(v, bytes):
-            s = v.decode("utf-8", "replace")
+            # bytes that are no UTF-8 (a literal the client sent with bytes invalid in its character set, bound
+            # as its bytes) stay surrogate escapes, which _in_charset reports as 1366, as MySQL does
+            s = v.decode("utf-8", "surrogateescape")
         elif isinstance(v, float):
             s = repr(v).rstrip("0").rstrip(".") if "e" not in repr(v) else repr(v)
         elif isinstance(v, (_dt.datetime, _dt.date)):
