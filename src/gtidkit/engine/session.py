@@ -39,7 +39,13 @@ from gtidkit.engine.gtid.gtid_next import GtidNext
 from gtidkit.engine.results import Condition, ServerStatus, StatementResult
 from gtidkit.engine.sql.executor import PreparedPlan
 from gtidkit.engine.sql.metadata import result_columns
-from gtidkit.engine.sql.parse import escape_backslashes, lexed_introducers, lexical_error, split_statements
+from gtidkit.engine.sql.parse import (
+    escape_backslashes,
+    lexed_introducers,
+    lexical_error,
+    split_statements,
+    strip_newer_version_comments,
+)
 from gtidkit.engine.statements import prepared, set_parser, user_vars, variables
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
@@ -242,8 +248,9 @@ class Session:
         """``sql`` as the engine parses it: under sql_mode NO_BACKSLASH_ESCAPES its string literals' backslashes
         doubled (:func:`~gtidkit.engine.sql.parse.escape_backslashes`), so they stay ordinary characters; a
         literal after a character set introducer written as the bytes the client sent
-        (:func:`~gtidkit.engine.sql.parse.lexed_introducers`: ``_binary'..'`` -> ``_binary X'..'``); else ``sql``
-        itself. Statement texts enter the engine through here once (:meth:`execute`, :meth:`prepare`)."""
+        (:func:`~gtidkit.engine.sql.parse.lexed_introducers`: ``_binary'..'`` -> ``_binary X'..'``); a version
+        comment ``/*!NNNNN ... */`` above the presented release's version removed
+        (:func:`~gtidkit.engine.sql.parse.strip_newer_version_comments`); else ``sql`` itself. Statement texts enter the engine through here once (:meth:`execute`, :meth:`prepare`)."""
         if "\\" in sql:
             mode = str(self._session_value("sql_mode")).upper()
             if "NO_BACKSLASH_ESCAPES" in mode:
@@ -254,6 +261,9 @@ class Session:
                 sql = lexed_introducers(sql, client)
             if client.lower() in ("utf8mb3", "utf8") and not sql.isascii():
                 sql = _UTF8MB3_ILL_FORMED.sub(_as_sent_bytes, sql)
+        if "/*!" in sql:
+            major, minor, patch = self.server.release.number
+            sql = strip_newer_version_comments(sql, major * 10000 + minor * 100 + patch)
         return sql
 
     def execute_prepared(self, stmt: Any, params: list[Any] | tuple[Any, ...]) -> list[StatementResult]:

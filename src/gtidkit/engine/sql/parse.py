@@ -35,6 +35,7 @@ __all__ = [
     "split_partitioning",
     "split_statements",
     "strip_comments",
+    "strip_newer_version_comments",
     "templatize",
     "unquote_string",
 ]
@@ -45,7 +46,7 @@ _TOKEN = re.compile(
     r"""
     (?P<ws>\s+)
   | (?P<comment>--(?:[ \t][^\n]*)?(?:\n|$)|\#[^\n]*(?:\n|$)|/\*(?!!)[\s\S]*?\*/)
-  | (?P<vcomment>/\*![0-9]{0,6}|\*/)
+  | (?P<vcomment>/\*!(?:[0-9]{5}[0-9]*)?|\*/)
   | (?P<bq>`[^`]*(?:``[^`]*)*`)
   | (?P<sq>'[^'\\]*(?:(?:\\[\s\S]|'')[^'\\]*)*')
   | (?P<dq>"[^"\\]*(?:(?:\\[\s\S]|"")[^"\\]*)*")
@@ -165,6 +166,39 @@ def normalize(text: str) -> str:
         else:
             parts.append(m.group())
     return "".join(parts).strip()
+
+
+def strip_newer_version_comments(text: str, version: int) -> str:
+    """``text`` with each ``/*!NNNNN ... */`` whose version number is above ``version`` removed, body and all
+    (a space in its place); the others unchanged (their bodies are code, as everywhere in this module).
+
+    MySQL's lexer (``sql_lex.cc``, MY_LEX_COMMENT): after ``/*!`` five digits start a version number (the digits
+    that follow belong to it too: MariaDB's ``/*!100001 ...*/`` is 100001); the body runs when that number is at most
+    the server's ``MYSQL_VERSION_ID`` (80036 for 8.0.36), else the comment is skipped to its first ``*/``, quotes
+    inside included. Fewer than five digits are no version: they belong to the body. Manual "Comments":
+    "the syntax within the comment is executed only if the MySQL version is greater than or equal to the
+    specified version number".
+
+    Args:
+        text: statement text.
+        version: the server's version as ``major * 10000 + minor * 100 + patch``.
+    """
+    if "/*!" not in text:
+        return text
+    parts = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        assert m is not None  # the op alternative matches any character
+        tok = m.group()
+        if m.lastgroup == "vcomment" and len(tok) > 3 and int(tok[3:]) > version:
+            end = text.find("*/", m.end())
+            pos = len(text) if end < 0 else end + 2
+            parts.append(" ")
+            continue
+        parts.append(tok)
+        pos = m.end()
+    return "".join(parts)
 
 
 def strip_comments(text: str) -> str:
