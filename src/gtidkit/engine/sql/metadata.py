@@ -627,11 +627,11 @@ def string_union_column(name: str, cols: list[Column]) -> Column | None:
         cols: one known metadata per SELECT, in order.
 
     Returns:
-        None when no branch is a string (a numeric or temporal aggregate, typed elsewhere).
+        None when no branch is a string (a numeric or temporal aggregate, typed elsewhere) or every branch is one.
     """
     strings = [c for c in cols if c.type in _STRING_TYPES or c.type in _BLOB_TYPES]
-    if not strings:
-        return None
+    if not strings or len(strings) == len(cols):
+        return None  # no string, or only strings (typed from the values, as before)
     texts = [c for c in strings if c.charset != CHARSET_BINARY]
     charset = texts[0].charset if texts else CHARSET_BINARY
     blobs = [c for c in strings if c.type in _BLOB_TYPES]
