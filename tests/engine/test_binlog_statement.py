@@ -398,6 +398,8 @@ def test_mysqlbinlog_session_context_is_accepted(tmp_path, sql, var, value):
         pytest.param("SET @@session.collation_connection=9999", 1273, id="collation-id"),
         pytest.param("SET @@session.lc_time_names=12345", 1649, id="locale"),
         pytest.param("SET @@session.auto_increment_increment=0", None, id="clamped"),
+        pytest.param("SET @@RAND_SEED1=DEFAULT", 1230, id="rand-seed-default"),
+        pytest.param("SET GLOBAL rand_seed2=1", 1228, id="rand-seed-global"),
     ],
 )
 def test_session_context_errors(tmp_path, sql, code):
@@ -408,3 +410,13 @@ def test_session_context_errors(tmp_path, sql, code):
         with pytest.raises(MySQLError) as ei:
             s.execute(sql)
         assert ei.value.code == code
+
+
+def test_rand_seeds_set_the_next_rand(tmp_path):
+    """mysqlbinlog prints a Rand event as ``SET @@RAND_SEED1=A, @@RAND_SEED2=B``: the next RAND() continues from
+    those seeds. The seeds RAND(3) starts from (``Item_func_rand::seed_random``: 3*0x10001+55555555 and 3*0x10000001)
+    give the value the MySQL manual shows for ``SELECT RAND(3)``; the variables read as 0 (``read_rand_seed``)."""
+    with Server.open(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
+        s.execute("SET @@RAND_SEED1=55752166, @@RAND_SEED2=805306371")
+        assert round(s.execute("SELECT RAND()")[-1].rows[0][0], 14) == 0.90576975597606
+        assert s.execute("SELECT @@rand_seed1, @@session.rand_seed2")[-1].rows[0] == (0, 0)

@@ -189,6 +189,18 @@ def _update_last_insert_id(ctx: SetContext, new: Any) -> None:
     ctx.session.executor.last_insert_id = new
 
 
+def _update_rand_seed(index: int) -> UpdateHook:
+    """SET rand_seed1 / rand_seed2 = N: one seed of the session's RAND() generator (``update_rand_seed1/2``:
+    ``thd->rand.seed1 = N``), what mysqlbinlog prints for a Rand event (``SET @@RAND_SEED1=A, @@RAND_SEED2=B``) so
+    the next statement's RAND() draws the source's values."""
+    attr = f"seed{index}"
+
+    def update(ctx: SetContext, new: Any) -> None:
+        setattr(ctx.session.executor.rand, attr, int(new))
+
+    return update
+
+
 def _update_timestamp(ctx: SetContext, new: Any) -> None:
     """SET timestamp = N: the statement time of NOW() & co. until set to 0 / DEFAULT (RM8 "timestamp")."""
     ctx.session.executor.timestamp = float(new) if new else None
@@ -534,6 +546,20 @@ SYSVARS: dict[str, SysVar] = {
         # the next statement only
         _v("insert_id", SESSION, INT, 0),
         _v("last_insert_id", SESSION, INT, 0, update=_update_last_insert_id),
+        # mysqlbinlog's Rand event (Sys_rand_seed1/2: ULONG range, no DEFAULT, read as 0)
+        *(
+            _v(
+                f"rand_seed{i}",
+                SESSION,
+                INT,
+                0,
+                no_default=True,
+                dynamic_value=True,
+                update=_update_rand_seed(i),
+                read=lambda _session, _scope: 0,
+            )
+            for i in (1, 2)
+        ),
         _v(
             "timestamp",
             SESSION,
