@@ -334,15 +334,28 @@ REPLAY_WORKLOAD = [
     "INSERT INTO r (v, n) VALUES (@uv, @num)",
     "INSERT INTO r (v, x) VALUES ('rand', RAND())",
     "INSERT INTO r (v, n) VALUES ('lid', LAST_INSERT_ID())",
+    # the session context each Query carries: time zone, sql_mode, character sets, another default database
+    "SET time_zone = '+05:30'",
+    "SET sql_mode = 'ANSI_QUOTES,NO_BACKSLASH_ESCAPES'",
+    "SET NAMES latin1",
+    "CREATE DATABASE l1 CHARACTER SET latin1",
+    "USE l1",
+    "CREATE TABLE z (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(50), ts TIMESTAMP NULL)",
+    "INSERT INTO z (v, ts) VALUES (DATE_FORMAT('2024-03-01', '%W %M'), '2024-01-01 00:00:00')",
+    "INSERT INTO z (v) VALUES ('a\\b'), ('x')",
+    "SET NAMES utf8mb4",
+    "USE app",
     "DELETE FROM t WHERE id = 2",
 ]
-REPLAY_TABLES = ("app.t", "app.k", "app.r")
+REPLAY_TABLES = ("app.t", "app.k", "app.r", "l1.z")
 #: what each format's script must contain for the replay to exercise it
 REPLAY_MARKERS = {
     "STATEMENT": (
         rb"\tIntvar\nSET INSERT_ID=1/\*!\*/;\n#[^\n]*\tQuery\t",
         rb"\nSET @@RAND_SEED1=\d+, @@RAND_SEED2=\d+/",
         rb"\nSET @`uv`:=_utf8mb4 0x",
+        rb"\nSET @@session.time_zone='\+05:30'/",
+        rb"\n/\*!\\C latin1 \*/",
     ),
     "ROW": (rb"\tTable_map: `app`.`k`", rb"\tUpdate_rows: table id \d+ flags: STMT_END_F\n\nBINLOG '\n"),
 }
@@ -367,6 +380,11 @@ def test_binlog_replays_through_mariadb_cli(tmp_path: Path, fmt: str) -> None:
         expected = _tables(src.port)
         gtids = _rows(src.port, "SELECT @@GLOBAL.gtid_executed")[0][0]
     assert expected["app.k"][0][1:4] == (Decimal("-12.500"), 1.5e300, 18446744073709551615)
+    assert [r[1] for r in expected["l1.z"]] == [
+        "Friday March",
+        "a\\b",
+        "x",
+    ]  # NO_BACKSLASH_ESCAPES: one backslash
     files = sorted(str(p) for p in (tmp_path / "src").glob("binlog.0*"))
     assert len(files) == 2
     sid = gtids.split(":")[0]
