@@ -420,3 +420,48 @@ def test_rand_seeds_set_the_next_rand(tmp_path):
         s.execute("SET @@RAND_SEED1=55752166, @@RAND_SEED2=805306371")
         assert round(s.execute("SELECT RAND()")[-1].rows[0][0], 14) == 0.90576975597606
         assert s.execute("SELECT @@rand_seed1, @@session.rand_seed2")[-1].rows[0] == (0, 0)
+
+
+#: RM8 "Replication Source Options and Variables", auto_increment_increment / auto_increment_offset: the example
+#: session (each step: the statements, then SELECT col of the table).
+AUTO_INCREMENT_SERIES = [
+    (
+        [
+            "CREATE TABLE autoinc1 (col INT NOT NULL AUTO_INCREMENT PRIMARY KEY)",
+            "SET @@SESSION.auto_increment_increment=10",
+            "INSERT INTO autoinc1 VALUES (NULL), (NULL), (NULL), (NULL)",
+        ],
+        "autoinc1",
+        [1, 11, 21, 31],
+    ),
+    (
+        [
+            "SET @@SESSION.auto_increment_offset=5",
+            "CREATE TABLE autoinc2 (col INT NOT NULL AUTO_INCREMENT PRIMARY KEY)",
+            "INSERT INTO autoinc2 VALUES (NULL), (NULL), (NULL), (NULL)",
+        ],
+        "autoinc2",
+        [5, 15, 25, 35],
+    ),
+    (
+        ["INSERT INTO autoinc1 VALUES (NULL), (NULL), (NULL), (NULL)"],
+        "autoinc1",
+        [1, 11, 21, 31, 35, 45, 55, 65],
+    ),
+]
+
+
+def test_auto_increment_increment_and_offset_series(tmp_path):
+    """Generated AUTO_INCREMENT values follow the session's increment and offset, as the manual's example shows
+    (a replay under mysqlbinlog's ``SET @@session.auto_increment_increment=..., auto_increment_offset=...`` then
+    matches the source), in base and temporary tables alike."""
+    with Server.open(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
+        s.execute("CREATE DATABASE test")
+        s.execute("USE test")
+        for statements, table, values in AUTO_INCREMENT_SERIES:
+            for sql in statements:
+                s.execute(sql)
+            assert [r[0] for r in s.execute(f"SELECT col FROM {table} ORDER BY col")[-1].rows] == values
+        s.execute("CREATE TEMPORARY TABLE tmp (col INT NOT NULL AUTO_INCREMENT PRIMARY KEY)")
+        s.execute("INSERT INTO tmp VALUES (NULL), (NULL)")
+        assert [r[0] for r in s.execute("SELECT col FROM tmp ORDER BY col")[-1].rows] == [5, 15]

@@ -340,6 +340,12 @@ def _update_auto_increment_increment(ctx: SetContext, _old: Any, new: Any) -> No
         ctx.session.executor.auto_increment_increment = int(new)
 
 
+def _update_auto_increment_offset(ctx: SetContext, _old: Any, new: Any) -> None:
+    """SET SESSION auto_increment_offset: the start of the session's AUTO_INCREMENT series."""
+    if ctx.scope == SESSION:
+        ctx.session.executor.auto_increment_offset = int(new)
+
+
 #: The variables gtidkit knows. Defaults follow the issue's options (gtid_executed_compression_period 1000 as in
 #: 5.7/8.0 <= 8.0.22, the mysql-test result we mirror); MySQL's own defaults are noted where they differ.
 SYSVARS: dict[str, SysVar] = {
@@ -752,7 +758,7 @@ _REPLAY_VARS = (
     _v("immediate_server_version", SESSION, INT, 999999, 0, 999999),
     _v("sql_auto_is_null", BOTH, BOOL, False),
     _v("auto_increment_increment", BOTH, INT, 1, 1, 65535, on_update=_update_auto_increment_increment),
-    _v("auto_increment_offset", BOTH, INT, 1, 1, 65535),
+    _v("auto_increment_offset", BOTH, INT, 1, 1, 65535, on_update=_update_auto_increment_offset),
     _v("lc_time_names", BOTH, STR, "en_US", check=_check_locale),
     _v("default_collation_for_utf8mb4", BOTH, STR, "utf8mb4_0900_ai_ci", check=_check_collation),
     _v("sql_require_primary_key", BOTH, BOOL, False),
