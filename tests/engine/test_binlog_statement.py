@@ -465,3 +465,17 @@ def test_auto_increment_increment_and_offset_series(tmp_path):
         s.execute("CREATE TEMPORARY TABLE tmp (col INT NOT NULL AUTO_INCREMENT PRIMARY KEY)")
         s.execute("INSERT INTO tmp VALUES (NULL), (NULL)")
         assert [r[0] for r in s.execute("SELECT col FROM tmp ORDER BY col")[-1].rows] == [5, 15]
+
+
+def test_new_session_takes_the_global_auto_increment_series(tmp_path):
+    """A session starts with the GLOBAL auto_increment_increment / _offset (the manual: each is a global and
+    session variable; a client's session value starts as the global one): 3, 8 with 5 and 3."""
+    with Server.open(tmp_path / "d", log_bin=False) as srv:
+        with srv.session() as s:
+            s.execute("CREATE DATABASE t")
+            s.execute("CREATE TABLE t.a (id INT AUTO_INCREMENT PRIMARY KEY)")
+            s.execute("SET GLOBAL auto_increment_increment = 5, GLOBAL auto_increment_offset = 3")
+            s.execute("INSERT INTO t.a VALUES (NULL)")  # this session's own values are still 1 and 1
+        with srv.session() as s:
+            s.execute("INSERT INTO t.a VALUES (NULL), (NULL)")
+            assert [r[0] for r in s.execute("SELECT id FROM t.a ORDER BY id")[-1].rows] == [1, 3, 8]
