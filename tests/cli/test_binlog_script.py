@@ -1,6 +1,6 @@
 """`gtidkit binlog show` as mysqlbinlog: the replayable script, checked against real mysqlbinlog output (the
 5.6 outputs kept beside the zalora fixtures, and MySQL 8.0's mysql-test results for the 8.x parts), its filters,
-and a replay of a STATEMENT-format binlog through the mariadb CLI into a second gtidkit server."""
+and replays of STATEMENT- and ROW-format binlogs through the mariadb CLI (no --force) into a second gtidkit server."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import pymysql
@@ -284,21 +285,6 @@ def test_compressed_transaction_events_print_inside_the_payload() -> None:
 # ------------------------------------------------------------------------------------------------- replay
 
 
-#: Errors the gtidkit server still gives on the script's session-context statements (issue 22 §2, another branch:
-#: pseudo_slave_mode, pseudo_thread_id, sql_auto_is_null, lc_time_names, default_collation_for_utf8mb4,
-#: original_commit_timestamp, original/immediate_server_version, sql_require_primary_key unknown; sql_mode and the
-#: character sets given as numbers; collation_database read-only; BINLOG '...'; SET @v:=_utf8mb4 0x...): replayed
-#: with --force, every error must be one of these kinds, and the data must still come out equal.
-NOT_YET_ACCEPTED = (
-    "ERROR 1193 (HY000)",  # Unknown system variable
-    "ERROR 1232 (42000)",  # Incorrect argument type to variable
-    "ERROR 1238 (HY000)",  # read only variable
-    "'BINLOG'",
-    "near \"x'",
-    "near '' at line 1",  # what the mariadb CLI sends for /*!\C utf8mb4 */ after running \C (an empty comment)
-)
-
-
 def _mariadb() -> str:
     exe = shutil.which("mariadb")
     if exe is None:
@@ -316,59 +302,118 @@ def _rows(port: int, sql: str) -> list[tuple]:
         conn.close()
 
 
-def test_statement_binlog_replays_through_mariadb_cli(tmp_path: Path) -> None:
-    """A STATEMENT-format source's binlogs, printed and piped into the mariadb CLI against a fresh server, give
-    the same table and the same GTID_EXECUTED; --exclude-gtids of the last transaction leaves it out."""
-    workload = [
-        "CREATE DATABASE app",
-        "CREATE TABLE app.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20), ts DATETIME)",
-        "USE app",
-        "INSERT INTO t (v, ts) VALUES ('a', NOW())",
-        "INSERT INTO t (v) VALUES ('b''q')",
-        "FLUSH BINARY LOGS",
-        "BEGIN",
-        "INSERT INTO t (v) VALUES ('in trx')",
-        "UPDATE t SET v = 'upd' WHERE id = 1",
-        "COMMIT",
-        "DELETE FROM t WHERE id = 2",
-    ]
-    with running_server(tmp_path / "src", "--log-bin", "--binlog-format=STATEMENT", "--server-id=1") as src:
+#: The source's workload: every column type the row decoder knows, AUTO_INCREMENT (Intvar events), user
+#: variables (User_var events), RAND() without a seed (a Rand event), LAST_INSERT_ID(), a rotation, a transaction
+#: of several statements, multi-row UPDATE / DELETE.
+REPLAY_WORKLOAD = [
+    "CREATE DATABASE app",
+    "CREATE TABLE app.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20), ts DATETIME)",
+    "USE app",
+    "INSERT INTO t (v, ts) VALUES ('a', NOW())",
+    "INSERT INTO t (v) VALUES ('b''q')",
+    (
+        "CREATE TABLE k (id INT PRIMARY KEY, d DECIMAL(12,3), f DOUBLE, u BIGINT UNSIGNED, b BLOB, j JSON,"
+        " e ENUM('x','y'), s SET('p','q'), dt DATETIME(6), tm TIME, da DATE, ts TIMESTAMP NULL, y YEAR, c CHAR(5),"
+        " vb VARBINARY(10), bt BIT(5), ti TINYINT, sm SMALLINT, mi MEDIUMINT, fl FLOAT)"
+    ),
+    (
+        "INSERT INTO k VALUES (1, -12.5, 1.5e300, 18446744073709551615, x'00ff41', '{\"a\": [1, 2, null]}', 'y',"
+        " 'p,q', '2024-02-29 23:59:59.123456', '-12:34:56', '1000-01-01', '2038-01-19 03:14:07', 2155, 'héllo',"
+        " x'0102', b'10101', -128, -32768, -8388608, 0.25)"
+    ),
+    "INSERT INTO k (id) VALUES (2), (3), (4)",
+    "FLUSH BINARY LOGS",
+    "BEGIN",
+    "INSERT INTO t (v) VALUES ('in trx')",
+    "UPDATE t SET v = 'upd' WHERE id = 1",
+    "UPDATE k SET c = 'zz', d = 3.14 WHERE id >= 2",
+    "COMMIT",
+    "DELETE FROM k WHERE id = 3",
+    "SET @uv = 'user''s value', @num = 42",
+    "CREATE TABLE r (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(40), n INT, x DOUBLE)",
+    "INSERT INTO r (v, n) VALUES (@uv, @num)",
+    "INSERT INTO r (v, x) VALUES ('rand', RAND())",
+    "INSERT INTO r (v, n) VALUES ('lid', LAST_INSERT_ID())",
+    # the session context each Query carries: time zone, sql_mode, character sets, auto_increment_increment /
+    # _offset, another default database
+    "SET time_zone = '+05:30'",
+    "SET sql_mode = 'ANSI_QUOTES,NO_BACKSLASH_ESCAPES'",
+    "SET NAMES latin1",
+    "SET auto_increment_increment = 3, auto_increment_offset = 2",
+    "CREATE DATABASE l1 CHARACTER SET latin1",
+    "USE l1",
+    "CREATE TABLE z (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(50), ts TIMESTAMP NULL)",
+    "INSERT INTO z (v, ts) VALUES (DATE_FORMAT('2024-03-01', '%W %M'), '2024-01-01 00:00:00')",
+    "INSERT INTO z (v) VALUES ('a\\b'), ('x')",
+    "SET NAMES utf8mb4, auto_increment_increment = 1, auto_increment_offset = 1",
+    "USE app",
+    "DELETE FROM t WHERE id = 2",
+]
+REPLAY_TABLES = ("app.t", "app.k", "app.r", "l1.z")
+#: what each format's script must contain for the replay to exercise it
+REPLAY_MARKERS = {
+    "STATEMENT": (
+        rb"\tIntvar\nSET INSERT_ID=1/\*!\*/;\n#[^\n]*\tQuery\t",
+        rb"\nSET @@RAND_SEED1=\d+, @@RAND_SEED2=\d+/",
+        rb"\nSET @`uv`:=_utf8mb4 0x",
+        rb"\nSET @@session.time_zone='\+05:30'/",
+        rb"\n/\*!\\C latin1 \*/",
+    ),
+    "ROW": (rb"\tTable_map: `app`.`k`", rb"\tUpdate_rows: table id \d+ flags: STMT_END_F\n\nBINLOG '\n"),
+}
+
+
+def _tables(port: int) -> dict[str, list[tuple]]:
+    return {t: _rows(port, f"SELECT * FROM {t} ORDER BY id") for t in REPLAY_TABLES}
+
+
+@pytest.mark.parametrize("fmt", ["STATEMENT", "ROW"])
+def test_binlog_replays_through_mariadb_cli(tmp_path: Path, fmt: str) -> None:
+    """A STATEMENT- or ROW-format source's binlogs, printed and piped into the mariadb CLI (without --force: every
+    statement of the script must succeed, as on MySQL) against a fresh server, give equal tables and the same
+    GTID_EXECUTED; the same script replayed a second time is skipped by GTID; --exclude-gtids of the last
+    transaction leaves it out."""
+    with running_server(tmp_path / "src", "--log-bin", f"--binlog-format={fmt}", "--server-id=1") as src:
         conn = pymysql.connect(host="127.0.0.1", port=src.port, user="root", autocommit=True)
         with conn.cursor() as cur:
-            for q in workload:
+            for q in REPLAY_WORKLOAD:
                 cur.execute(q)
         conn.close()
-        expected = _rows(src.port, "SELECT * FROM app.t ORDER BY id")
-        before_delete = [(1, "upd", expected[0][2]), (2, "b'q", None), *expected[1:]]
+        expected = _tables(src.port)
         gtids = _rows(src.port, "SELECT @@GLOBAL.gtid_executed")[0][0]
+    assert expected["app.k"][0][1:4] == (Decimal("-12.500"), 1.5e300, 18446744073709551615)
+    # NO_BACKSLASH_ESCAPES: one backslash; ids of the series auto_increment_offset + k * auto_increment_increment
+    assert [r[:2] for r in expected["l1.z"]] == [(2, "Friday March"), (5, "a\\b"), (8, "x")]
     files = sorted(str(p) for p in (tmp_path / "src").glob("binlog.0*"))
     assert len(files) == 2
     sid = gtids.split(":")[0]
     last = int(gtids.rsplit("-", 1)[1])
-    for name, extra, rows, executed in [
-        ("all", (), expected, gtids),
-        ("exclude-last", ("--exclude-gtids", f"{sid}:{last}"), before_delete, f"{sid}:1-{last - 1}"),
+    before_delete = dict(
+        expected, **{"app.t": [expected["app.t"][0], (2, "b'q", None), *expected["app.t"][1:]]}
+    )
+    for name, extra, tables, executed, times in [
+        ("all", (), expected, gtids, 2),
+        ("exclude-last", ("--exclude-gtids", f"{sid}:{last}"), before_delete, f"{sid}:1-{last - 1}", 1),
     ]:
         script = subprocess.run(
             [sys.executable, "-m", "gtidkit", "binlog", "show", *extra, *files],
             capture_output=True,
             check=True,
         ).stdout
-        # the AUTO_INCREMENT value travels as an Intvar event, printed (as mysqlbinlog does) with its Query
-        assert re.search(rb"\tIntvar\nSET INSERT_ID=1/\*!\*/;\n#[^\n]*\tQuery\t", script), name
+        for marker in REPLAY_MARKERS[fmt]:
+            assert re.search(marker, script), (name, marker)
         with running_server(tmp_path / f"dst-{name}", "--log-bin", "--server-id=2") as dst:
-            r = subprocess.run(
-                [_mariadb(), "--force", "-h127.0.0.1", f"-P{dst.port}", "-uroot"],
-                input=script,
-                capture_output=True,
-                timeout=120,
-                check=False,
-            )
-            errors = [line for line in r.stderr.decode().splitlines() if line.startswith("ERROR")]
-            unexpected = [e for e in errors if not any(ok in e for ok in NOT_YET_ACCEPTED)]
-            assert not unexpected, (unexpected, script.decode()[:3000])
-            assert _rows(dst.port, "SELECT * FROM app.t ORDER BY id") == rows, name
-            assert _rows(dst.port, "SELECT @@GLOBAL.gtid_executed")[0][0] == executed, name
+            for n in range(times):
+                r = subprocess.run(
+                    [_mariadb(), "-h127.0.0.1", f"-P{dst.port}", "-uroot"],
+                    input=script,
+                    capture_output=True,
+                    timeout=120,
+                    check=False,
+                )
+                assert (r.returncode, r.stderr.decode()) == (0, ""), (name, n)
+                assert _tables(dst.port) == tables, (name, n)
+                assert _rows(dst.port, "SELECT @@GLOBAL.gtid_executed")[0][0] == executed, (name, n)
 
 
 def test_json_carries_row_values() -> None:

@@ -398,6 +398,8 @@ def test_mysqlbinlog_session_context_is_accepted(tmp_path, sql, var, value):
         pytest.param("SET @@session.collation_connection=9999", 1273, id="collation-id"),
         pytest.param("SET @@session.lc_time_names=12345", 1649, id="locale"),
         pytest.param("SET @@session.auto_increment_increment=0", None, id="clamped"),
+        pytest.param("SET @@RAND_SEED1=DEFAULT", 1230, id="rand-seed-default"),
+        pytest.param("SET GLOBAL rand_seed2=1", 1228, id="rand-seed-global"),
     ],
 )
 def test_session_context_errors(tmp_path, sql, code):
@@ -408,3 +410,72 @@ def test_session_context_errors(tmp_path, sql, code):
         with pytest.raises(MySQLError) as ei:
             s.execute(sql)
         assert ei.value.code == code
+
+
+def test_rand_seeds_set_the_next_rand(tmp_path):
+    """mysqlbinlog prints a Rand event as ``SET @@RAND_SEED1=A, @@RAND_SEED2=B``: the next RAND() continues from
+    those seeds. The seeds RAND(3) starts from (``Item_func_rand::seed_random``: 3*0x10001+55555555 and 3*0x10000001)
+    give the value the MySQL manual shows for ``SELECT RAND(3)``; the variables read as 0 (``read_rand_seed``)."""
+    with Server.open(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
+        s.execute("SET @@RAND_SEED1=55752166, @@RAND_SEED2=805306371")
+        assert round(s.execute("SELECT RAND()")[-1].rows[0][0], 14) == 0.90576975597606
+        assert s.execute("SELECT @@rand_seed1, @@session.rand_seed2")[-1].rows[0] == (0, 0)
+
+
+#: RM8 "Replication Source Options and Variables", auto_increment_increment / auto_increment_offset: the example
+#: session (each step: the statements, then SELECT col of the table).
+AUTO_INCREMENT_SERIES = [
+    (
+        [
+            "CREATE TABLE autoinc1 (col INT NOT NULL AUTO_INCREMENT PRIMARY KEY)",
+            "SET @@SESSION.auto_increment_increment=10",
+            "INSERT INTO autoinc1 VALUES (NULL), (NULL), (NULL), (NULL)",
+        ],
+        "autoinc1",
+        [1, 11, 21, 31],
+    ),
+    (
+        [
+            "SET @@SESSION.auto_increment_offset=5",
+            "CREATE TABLE autoinc2 (col INT NOT NULL AUTO_INCREMENT PRIMARY KEY)",
+            "INSERT INTO autoinc2 VALUES (NULL), (NULL), (NULL), (NULL)",
+        ],
+        "autoinc2",
+        [5, 15, 25, 35],
+    ),
+    (
+        ["INSERT INTO autoinc1 VALUES (NULL), (NULL), (NULL), (NULL)"],
+        "autoinc1",
+        [1, 11, 21, 31, 35, 45, 55, 65],
+    ),
+]
+
+
+def test_auto_increment_increment_and_offset_series(tmp_path):
+    """Generated AUTO_INCREMENT values follow the session's increment and offset, as the manual's example shows
+    (a replay under mysqlbinlog's ``SET @@session.auto_increment_increment=..., auto_increment_offset=...`` then
+    matches the source), in base and temporary tables alike."""
+    with Server.open(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
+        s.execute("CREATE DATABASE test")
+        s.execute("USE test")
+        for statements, table, values in AUTO_INCREMENT_SERIES:
+            for sql in statements:
+                s.execute(sql)
+            assert [r[0] for r in s.execute(f"SELECT col FROM {table} ORDER BY col")[-1].rows] == values
+        s.execute("CREATE TEMPORARY TABLE tmp (col INT NOT NULL AUTO_INCREMENT PRIMARY KEY)")
+        s.execute("INSERT INTO tmp VALUES (NULL), (NULL)")
+        assert [r[0] for r in s.execute("SELECT col FROM tmp ORDER BY col")[-1].rows] == [5, 15]
+
+
+def test_new_session_takes_the_global_auto_increment_series(tmp_path):
+    """A session starts with the GLOBAL auto_increment_increment / _offset (the manual: each is a global and
+    session variable; a client's session value starts as the global one): 3, 8 with 5 and 3."""
+    with Server.open(tmp_path / "d", log_bin=False) as srv:
+        with srv.session() as s:
+            s.execute("CREATE DATABASE t")
+            s.execute("CREATE TABLE t.a (id INT AUTO_INCREMENT PRIMARY KEY)")
+            s.execute("SET GLOBAL auto_increment_increment = 5, GLOBAL auto_increment_offset = 3")
+            s.execute("INSERT INTO t.a VALUES (NULL)")  # this session's own values are still 1 and 1
+        with srv.session() as s:
+            s.execute("INSERT INTO t.a VALUES (NULL), (NULL)")
+            assert [r[0] for r in s.execute("SELECT id FROM t.a ORDER BY id")[-1].rows] == [1, 3, 8]

@@ -98,6 +98,9 @@ class Session:
         self.current_db: str | None = None
         self.session_vars: dict[str, Any] = {}
         self.user_vars: dict[str, Any] = {}
+        # a new session starts from the GLOBAL AUTO_INCREMENT series (SET SESSION changes it: sysvars.py hooks)
+        self.executor.auto_increment_increment = int(server.globals.get("auto_increment_increment"))
+        self.executor.auto_increment_offset = int(server.globals.get("auto_increment_offset"))
         self.executor.user_variables = self.user_vars  # one store: SET @a is what SELECT @a reads
         self.executor.virtual_tables.update(variables.providers(self))  # performance_schema.*_variables
         # gtid_next and GTID ownership (the transition table of gtidkit.engine.gtid.gtid_next)

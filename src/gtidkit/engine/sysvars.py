@@ -189,6 +189,18 @@ def _update_last_insert_id(ctx: SetContext, new: Any) -> None:
     ctx.session.executor.last_insert_id = new
 
 
+def _update_rand_seed(index: int) -> UpdateHook:
+    """SET rand_seed1 / rand_seed2 = N: one seed of the session's RAND() generator (``update_rand_seed1/2``:
+    ``thd->rand.seed1 = N``), what mysqlbinlog prints for a Rand event (``SET @@RAND_SEED1=A, @@RAND_SEED2=B``) so
+    the next statement's RAND() draws the source's values."""
+    attr = f"seed{index}"
+
+    def update(ctx: SetContext, new: Any) -> None:
+        setattr(ctx.session.executor.rand, attr, int(new))
+
+    return update
+
+
 def _update_timestamp(ctx: SetContext, new: Any) -> None:
     """SET timestamp = N: the statement time of NOW() & co. until set to 0 / DEFAULT (RM8 "timestamp")."""
     ctx.session.executor.timestamp = float(new) if new else None
@@ -326,6 +338,12 @@ def _check_pseudo_replica_mode(ctx: SetContext, value: Any) -> None:
 def _update_auto_increment_increment(ctx: SetContext, _old: Any, new: Any) -> None:
     if ctx.scope == SESSION:
         ctx.session.executor.auto_increment_increment = int(new)
+
+
+def _update_auto_increment_offset(ctx: SetContext, _old: Any, new: Any) -> None:
+    """SET SESSION auto_increment_offset: the start of the session's AUTO_INCREMENT series."""
+    if ctx.scope == SESSION:
+        ctx.session.executor.auto_increment_offset = int(new)
 
 
 #: The variables gtidkit knows. Defaults follow the issue's options (gtid_executed_compression_period 1000 as in
@@ -534,6 +552,20 @@ SYSVARS: dict[str, SysVar] = {
         # the next statement only
         _v("insert_id", SESSION, INT, 0),
         _v("last_insert_id", SESSION, INT, 0, update=_update_last_insert_id),
+        # mysqlbinlog's Rand event (Sys_rand_seed1/2: ULONG range, no DEFAULT, read as 0)
+        *(
+            _v(
+                f"rand_seed{i}",
+                SESSION,
+                INT,
+                0,
+                no_default=True,
+                dynamic_value=True,
+                update=_update_rand_seed(i),
+                read=lambda _session, _scope: 0,
+            )
+            for i in (1, 2)
+        ),
         _v(
             "timestamp",
             SESSION,
@@ -726,7 +758,7 @@ _REPLAY_VARS = (
     _v("immediate_server_version", SESSION, INT, 999999, 0, 999999),
     _v("sql_auto_is_null", BOTH, BOOL, False),
     _v("auto_increment_increment", BOTH, INT, 1, 1, 65535, on_update=_update_auto_increment_increment),
-    _v("auto_increment_offset", BOTH, INT, 1, 1, 65535),
+    _v("auto_increment_offset", BOTH, INT, 1, 1, 65535, on_update=_update_auto_increment_offset),
     _v("lc_time_names", BOTH, STR, "en_US", check=_check_locale),
     _v("default_collation_for_utf8mb4", BOTH, STR, "utf8mb4_0900_ai_ci", check=_check_collation),
     _v("sql_require_primary_key", BOTH, BOOL, False),

@@ -57,6 +57,7 @@ __all__ = [
     "ColumnDef",
     "IndexDef",
     "TableDef",
+    "auto_increment_series",
 ]
 
 #: MySQL's DDL of mysql.gtid_executed (8.3+/8.4 shape with gtid_tag; formats.md §5.1).
@@ -1105,6 +1106,24 @@ class SchemaDef:
     collation: str = "utf8mb4_0900_ai_ci"
 
 
+def auto_increment_series(counter: int, step: tuple[int, int]) -> int:
+    """The AUTO_INCREMENT value a row takes when the table's counter (the next free value) is ``counter``:
+    the smallest ``offset + k * increment`` at or above it (``compute_next_insert_id`` applied to ``counter - 1``,
+    ``sql/handler.cc``; RM8 "auto_increment_increment": increment 10, offset 5 give 5, 15, 25, ...).
+
+    Args:
+        counter: the table's next free value (>= 1).
+        step: ``(auto_increment_increment, auto_increment_offset)``, each 1..65535; an offset above the
+            increment is ignored (RM8), as 1.
+    """
+    increment, offset = step
+    if increment == 1:
+        return counter
+    if offset > increment:
+        offset = 1
+    return (counter - 1 + increment - offset) // increment * increment + offset
+
+
 class Catalog:
     """In-memory view of the persisted catalog, shared by all connections of one :class:`Storage`.
 
@@ -1520,9 +1539,13 @@ class Catalog:
             self.replace_table(conn, replace(t, indexes=keep))
 
     # ---------------------------------------------------------------- AUTO_INCREMENT
-    def next_auto_increment(self, conn: Connection, t: TableDef, explicit: int | None = None) -> int:
+    def next_auto_increment(
+        self, conn: Connection, t: TableDef, explicit: int | None = None, step: tuple[int, int] = (1, 1)
+    ) -> int:
         """Return the next AUTO_INCREMENT value of ``t`` and advance the counter.
 
+        ``step`` is the session's ``(auto_increment_increment, auto_increment_offset)``: the value is the
+        smallest of the series ``offset + k * increment`` not below the counter (:func:`auto_increment_series`).
         With ``explicit`` (a value the user supplied), only advance the counter past it and return it. The
         counter starts at MAX(col)+1 when first used after start-up (MySQL 5.7 semantics; 8.0 persists it in
         the redo log — here a restart after deleting the top rows may reuse their values). Values handed out to
@@ -1543,6 +1566,7 @@ class Catalog:
             if explicit is not None:
                 self._auto_inc[key] = max(cur, explicit + 1)
                 return explicit
+            cur = auto_increment_series(cur, step)
             self._auto_inc[key] = cur + 1
             return cur
 

@@ -326,9 +326,11 @@ class Executor:
         forced_insert_id: MySQL's ``SET INSERT_ID`` / INSERT_ID Intvar event: when not None, the next INSERT takes
             its generated AUTO_INCREMENT values from here (this value, then +1 per row) instead of the table's
             counter, which is advanced past them; reset to None after that INSERT (``THD::force_one_auto_inc_interval``).
-        auto_increment_increment: step between the AUTO_INCREMENT values of one statement that takes them from
-            ``forced_insert_id`` (a replica applying an INSERT_ID event under the source's
-            ``auto_increment_increment``: ids n, n+k, n+2k ...).
+        auto_increment_increment, auto_increment_offset: the session's ``auto_increment_increment`` /
+            ``_offset``: generated values are the series ``offset + k * increment`` (the smallest one above the
+            table's counter, :meth:`next_auto_increment`), and the values of one statement that takes them from
+            ``forced_insert_id`` step by the increment (a replica applying an INSERT_ID event under the source's
+            settings: ids n, n+k, n+2k ...).
         timestamp: MySQL's ``@@timestamp``: when set (seconds since the epoch), NOW(), CURRENT_TIMESTAMP,
             CURDATE(), UNIX_TIMESTAMP() and CURRENT_TIMESTAMP defaults use it instead of the clock, as a replica
             uses the source's statement time (the Query event's header timestamp); SYSDATE() keeps the clock.
@@ -358,6 +360,7 @@ class Executor:
         #: RAND(N) generators of the running statement by seed (reset before each statement)
         self.seeded_rand: dict[int, MySQLRandom] = {}
         self.auto_increment_increment = 1
+        self.auto_increment_offset = 1
         self.timestamp: float | None = None
         #: ``fn() -> str``: the session's ``@@time_zone`` value (the session wires its variables in; the one place
         #: the SQL layer learns the zone, see :meth:`time_zone`)
@@ -435,12 +438,14 @@ class Executor:
 
     def next_auto_increment(self, t: TableDef, explicit: int | None = None) -> int:
         """The next AUTO_INCREMENT value of ``t`` (see :meth:`Catalog.next_auto_increment`; a temporary table
-        counts on its own)."""
+        counts on its own), in the session's ``auto_increment_increment`` / ``_offset`` series."""
         if self.temp_tables and self.temp_tables.get((t.schema, t.name)) is t:
             from gtidkit.engine.sql import temporary
 
             return temporary.next_auto_increment(self, t, explicit)
-        return self.storage.catalog.next_auto_increment(self.conn, t, explicit=explicit)
+        return self.storage.catalog.next_auto_increment(
+            self.conn, t, explicit=explicit, step=(self.auto_increment_increment, self.auto_increment_offset)
+        )
 
     def after_rollback(self) -> None:
         """Call after the SQLite transaction (or a savepoint) rolled back: temporary tables created or dropped in

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from gtidkit.engine.sql.catalog import TableDef, physical_ddl
+from gtidkit.engine.sql.catalog import TableDef, auto_increment_series, physical_ddl
 from gtidkit.engine.sql.exec_result import ExecResult
 from gtidkit.engine.storage import physical_name, quote_ident
 from gtidkit.mysql_errors import mysql_error
@@ -144,7 +144,8 @@ def resync(ex: Executor) -> None:
 
 
 def next_auto_increment(ex: Executor, t: TableDef, explicit: int | None) -> int:
-    """The next AUTO_INCREMENT value of temporary table ``t`` (MAX + 1; ``explicit`` is returned as given)."""
+    """The next AUTO_INCREMENT value of temporary table ``t`` (MAX + 1 in the session's increment / offset
+    series; ``explicit`` is returned as given)."""
     if explicit is not None:
         return explicit
     col = t.auto_increment_column
@@ -152,4 +153,7 @@ def next_auto_increment(ex: Executor, t: TableDef, explicit: int | None) -> int:
     row = ex.conn.raw.execute(
         f"SELECT MAX({quote_ident(col.name)}) FROM temp.{quote_ident(physical_name(t.schema, t.name))}"
     ).fetchone()
-    return max(int(row[0] or 0), 0) + 1  # negative values never move the counter (InnoDB's is unsigned)
+    # negative values never move the counter (InnoDB's is unsigned)
+    return auto_increment_series(
+        max(int(row[0] or 0), 0) + 1, (ex.auto_increment_increment, ex.auto_increment_offset)
+    )
