@@ -90,6 +90,7 @@ ER: dict[int, ErrorSpec] = {
     ),
     1105: _e("ER_UNKNOWN_ERROR", "HY000", "Unknown error"),
     1110: _e("ER_FIELD_SPECIFIED_TWICE", "42000", "Column '%s' specified twice"),
+    1111: _e("ER_INVALID_GROUP_FUNC_USE", "HY000", "Invalid use of group function"),
     1113: _e("ER_TABLE_MUST_HAVE_COLUMNS", "42000", "A table must have at least 1 column"),
     1115: _e("ER_UNKNOWN_CHARACTER_SET", "42000", "Unknown character set: '%s'"),
     1136: _e("ER_WRONG_VALUE_COUNT_ON_ROW", "21S01", "Column count doesn't match value count at row %s"),

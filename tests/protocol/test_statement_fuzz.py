@@ -141,6 +141,8 @@ _FOREIGN = {1105, 1815}
 REGRESSIONS = [
     pytest.param("INSERT INTO fz.t1 (id, v) VALUES (-5, 'neg')", None, id="negative-auto-increment"),
     pytest.param("SELECT ?", 1064, id="question-mark"),
+    pytest.param("DELETE FROM fz.t1 '\\0' WHERE id > 1", 1064, id="nul-in-a-string-alias"),
+    pytest.param("SELECT id FROM fz.t1 WHERE id > (SELECT AVG(id) a)", 1111, id="outer-aggregate-in-where"),
     pytest.param("SELECT * FROM fz.t1 WHERE id = :name", 1064, id="named-placeholder"),
     pytest.param("SELECT * FROM fz.t1 WHERE id = : name", 1064, id="colon-alone"),
     pytest.param("SELECT @v := 1", None, id="assignment-colon-is-fine"),

@@ -1523,6 +1523,17 @@ class Executor:
             return mysql_error(1241, 1)
         if text == "no tables specified":  # `SELECT *` without FROM
             return mysql_error(1096)
+        if text.startswith(
+            "misuse of aggregate"
+        ):  # an aggregate where none may be (an outer column's AVG in a
+            return mysql_error(1111)  # subquery without FROM): ER_INVALID_GROUP_FUNC_USE
+        m = re.match(r'unrecognized token: "(.*)"', text, re.DOTALL)
+        if m:  # a character SQLite's lexer refuses where the statement held no valid token (`$1(...)`)
+            return parse_error(m.group(1), 0)
+        if (
+            text == "the query contains a null character"
+        ):  # a NUL where no literal may hold it (a quoted alias)
+            return parse_error("", None)
         m = re.match(r"cannot join using column (.+) - column not present in both tables", text)
         if m:
             return mysql_error(1054, m.group(1), "from clause")
