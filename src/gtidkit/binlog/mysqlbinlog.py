@@ -44,6 +44,7 @@ from gtidkit.binlog.events.control import (
     TransactionPayloadEvent,
     XidEvent,
     gtid_body_fields,
+    gtid_server_versions,
 )
 from gtidkit.binlog.events.query_status import QueryStatusVars, decode_status_vars
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
@@ -276,7 +277,6 @@ _HEAD_ROWS = struct.Struct("<IBIIIHIHH")
 _U64 = struct.Struct("<Q")
 _U32 = struct.Struct("<I")
 _GTID_POST = 42
-_VERSION_FLAG = 1 << 31
 _ZERO_SID = bytes(16)
 _ENC = ("utf-8", "surrogateescape")
 _SID_TEXT: dict[bytes, str] = {}
@@ -1133,18 +1133,10 @@ def _fast_gtid(buf: Any, b: int, e: int) -> _GtidView | None:
         text = f"{_sid_text(raw_sid)}:{gno}"
     else:
         return None
-    imm_ver = orig_ver = None
-    if tlen is not None and e - p >= 4:
-        imm_ver = _U32.unpack_from(buf, p)[0]
-        p += 4
-        if imm_ver & _VERSION_FLAG:
-            if e - p < 4:
-                return None
-            imm_ver &= _VERSION_FLAG - 1
-            orig_ver = _U32.unpack_from(buf, p)[0]
-            p += 4
-        else:
-            orig_ver = imm_ver
+    versions = gtid_server_versions(buf, p, e, tlen)
+    if versions is None:
+        return None
+    imm_ver, orig_ver, p = versions
     if p != e:  # a commit_group_ticket or anything newer: the codec reads it
         return None
     return _GtidView(f, imm_ver, orig_ver, text)

@@ -42,6 +42,7 @@ from gtidkit.binlog.events.control import (
     TransactionPayloadEvent,
     XidEvent,
     gtid_body_fields,
+    gtid_server_versions,
 )
 from gtidkit.binlog.events.rows import RowsEvent, RowsQueryEvent, TableMapEvent
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent, RandEvent, UserVarEvent
@@ -323,7 +324,6 @@ _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
 #: Gtid 5.7.5+ untagged post-header length (the body itself is read by ``gtid_body_fields``).
 _GTID_42 = struct.Struct("<B16sqBqq")
-_VERSION_FLAG = 1 << 31
 _ZERO_SID = bytes(16)
 _MAX_GNO = (1 << 63) - 2
 _ROWS_TYPES = frozenset(
@@ -514,18 +514,10 @@ class ListingFormatter:
             gtid = f"{_sid_text(raw_sid)}:{gno}"
         else:
             return None
-        imm_ver = orig_ver = None
-        if tlen is not None and e - p >= 4:
-            imm_ver = _U32.unpack_from(buf, p)[0]
-            p += 4
-            if imm_ver & _VERSION_FLAG:
-                if e - p < 4:
-                    return None
-                imm_ver &= _VERSION_FLAG - 1
-                orig_ver = _U32.unpack_from(buf, p)[0]
-                p += 4
-            else:
-                orig_ver = imm_ver
+        versions = gtid_server_versions(buf, p, e, tlen)
+        if versions is None:
+            return None
+        imm_ver, orig_ver, p = versions
         if p != e:  # a commit_group_ticket or anything newer: let the codec decide
             return None
         return "\n".join(_gtid_lines(head[:-1], gtid, flags, lc, seq, imm, orig, tlen, imm_ver, orig_ver))

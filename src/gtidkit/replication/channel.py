@@ -33,6 +33,7 @@ __all__ = [
     "ConnectionMetadata",
     "canonical_options",
     "check_password",
+    "ensure_metadata_table",
     "server_id_list",
 ]
 
@@ -159,6 +160,33 @@ DEFAULT_HEARTBEAT_PERIOD = 30.0
 DEFAULT_RETRY_COUNT = 10
 #: SOURCE_HEARTBEAT_PERIOD's upper bound in seconds (``SLAVE_MAX_HEARTBEAT_PERIOD`` = ULONG_MAX / 1000).
 MAX_HEARTBEAT_PERIOD = 4294967.0
+
+
+def ensure_metadata_table(server: Any, name: str, ddl: str) -> None:
+    """Create the replica metadata table ``mysql.<name>`` from ``ddl`` when the datadir lacks it (an older
+    datadir), in its own transaction under the server's write lock (MySQL creates them at --initialize:
+    ``scripts/mysql_system_tables.sql``).
+
+    Args:
+        server: the engine ``Server``.
+        name: the table in the ``mysql`` schema (``slave_master_info``, ``slave_relay_log_info``).
+        ddl: its CREATE TABLE statement.
+    """
+    catalog = server.storage.catalog
+    if catalog.get_table("mysql", name) is not None:
+        return
+    server.acquire_write_lock(None)
+    try:
+        conn = server.internal_conn
+        conn.begin()
+        try:
+            catalog.ensure_table(conn, ddl)
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+    finally:
+        server.release_write_lock(None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,21 +329,7 @@ class ConnectionMetadata:
         self._table = server.storage.physical_name("mysql", "slave_master_info")
 
     def _ensure(self) -> None:
-        catalog = self.server.storage.catalog
-        if catalog.get_table("mysql", "slave_master_info") is not None:
-            return
-        self.server.acquire_write_lock(None)
-        try:
-            conn = self.server.internal_conn
-            conn.begin()
-            try:
-                catalog.ensure_table(conn, CONNECTION_METADATA_DDL)
-                conn.commit()
-            except BaseException:
-                conn.rollback()
-                raise
-        finally:
-            self.server.release_write_lock(None)
+        ensure_metadata_table(self.server, "slave_master_info", CONNECTION_METADATA_DDL)
 
     def load(self, channel: str = "") -> ChannelConfig | None:
         """The stored settings of ``channel``, or None when it was never configured (or RESET REPLICA ALL)."""

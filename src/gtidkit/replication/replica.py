@@ -33,6 +33,7 @@ from gtidkit.replication.channel import (
     ConnectionMetadata,
     canonical_options,
     check_password,
+    ensure_metadata_table,
 )
 from gtidkit.replication.filters import FILTER_NAMES, ReplicationFilter
 from gtidkit.replication.receiver import Receiver
@@ -300,21 +301,7 @@ class Replica:
         self.server.write_txn(write)
 
     def _ensure_applier_metadata(self) -> None:
-        catalog = self.server.storage.catalog
-        if catalog.get_table("mysql", "slave_relay_log_info") is not None:
-            return
-        self.server.acquire_write_lock(None)
-        try:
-            conn = self.server.internal_conn
-            conn.begin()
-            try:
-                catalog.ensure_table(conn, RELAY_LOG_INFO_DDL)
-                conn.commit()
-            except BaseException:
-                conn.rollback()
-                raise
-        finally:
-            self.server.release_write_lock(None)
+        ensure_metadata_table(self.server, "slave_relay_log_info", RELAY_LOG_INFO_DDL)
 
     def _load_delay(self) -> int:
         storage = self.server.storage

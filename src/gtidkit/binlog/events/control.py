@@ -258,6 +258,33 @@ _TS_FLAG = 1 << 55
 _PACKED_WIDTH = {0xFC: 2, 0xFD: 3, 0xFE: 8}
 
 
+_SERVER_VERSION = struct.Struct("<I")
+_SERVER_VERSION_FLAG = 1 << 31
+
+
+def gtid_server_versions(
+    buf: Any, p: int, end: int, transaction_length: int | None
+) -> tuple[int | None, int | None, int] | None:
+    """The Gtid body's immediate / original server versions (8.0.14+), read at ``buf[p:end]`` right after
+    transaction_length (:func:`gtid_body_fields`' ``next``): a u32 immediate_server_version whose top bit says an
+    original_server_version u32 follows (else the two are equal). Both ``None`` when the body has no
+    transaction_length or fewer than 4 bytes remain (``libbinlogevents/src/control_events.cpp``).
+
+    Returns:
+        ``(immediate_server_version, original_server_version, next)``, or ``None`` when the top bit announces an
+        original version the body is too short to hold (the caller decodes with the codec for the error).
+    """
+    if transaction_length is None or end - p < 4:
+        return None, None, p
+    imm = _SERVER_VERSION.unpack_from(buf, p)[0]
+    p += 4
+    if not imm & _SERVER_VERSION_FLAG:
+        return imm, imm, p
+    if end - p < 4:
+        return None
+    return imm & (_SERVER_VERSION_FLAG - 1), _SERVER_VERSION.unpack_from(buf, p)[0], p + 4
+
+
 def gtid_body_fields(buf: Any, body: int, end: int) -> tuple | None:
     """The raw fields of an untagged (5.7.5+/8.0) Gtid or Anonymous_gtid body at ``buf[body:end]`` without a
     :class:`~gtidkit.binlog.cursor.Cursor`: the one byte-level parse behind the scanner's and the listing's fast
