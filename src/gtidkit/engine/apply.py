@@ -47,7 +47,7 @@ from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, RowsQueryEvent, Ta
 from gtidkit.binlog.events.statement import IntvarEvent, QueryEvent, RandEvent, UserVarEvent, query_kind
 from gtidkit.binlog.file import read_transactions as read_file_transactions
 from gtidkit.binlog.transactions import TransactionParser, kind_of
-from gtidkit.engine import charsets
+from gtidkit.engine import charsets, sysvars
 from gtidkit.engine.binlog.transaction_events import SQL_MODE_BITS, statement_rows
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.session import Session
@@ -98,6 +98,15 @@ RELAY_LOG_INFO_DDL = (
     "Id INT UNSIGNED NOT NULL, "
     "Channel_name CHAR(64) NOT NULL, "
     "PRIMARY KEY (Channel_name)) ENGINE=InnoDB"
+)
+#: Session tracking never runs on the applier (WL#6972: it serves clients; the applier has none), whatever the
+#: global defaults a read-your-writes setup gives client sessions: (variable, SESSION value) set when it opens.
+NO_TRACKING = (
+    ("session_track_gtids", "OFF"),
+    ("session_track_state_change", "OFF"),
+    ("session_track_transaction_info", "OFF"),
+    ("session_track_schema", "OFF"),
+    ("session_track_system_variables", ""),
 )
 #: ``Number_of_lines`` MySQL 8.0 writes (the count of fields of the row format).
 _RLI_LINES = 14
@@ -652,6 +661,8 @@ class ApplierSession(Session):
         self._pending = _Pending()
         self._rli_table = server.storage.physical_name("mysql", "slave_relay_log_info")
         self._ensure_rli_table()
+        for name, value in NO_TRACKING:
+            sysvars.set_variable(self, name, "SESSION", value, is_default=False, warnings=[])
 
     # -- the seam --------------------------------------------------------------------------------------------
     def apply(self, trx: BinlogTransaction) -> bool:
@@ -719,7 +730,7 @@ class ApplierSession(Session):
 
     def skip(self, trx: BinlogTransaction) -> None:
         """A skipped transaction counts as applied: record its position in a transaction of its own."""
-        txn.commit(self)  # ends the skipped transaction (nothing owned): gtid_next becomes UNDEFINED
+        self.end_gtid_transaction()  # ends the skipped transaction (nothing owned): gtid_next becomes UNDEFINED
         self._pending.origin = None
         self._record_position_alone(trx)
         self._pending = _Pending()
@@ -770,18 +781,18 @@ class ApplierSession(Session):
             raise
 
     def begin(self) -> None:
-        """``BEGIN``."""
-        self.execute("BEGIN")
+        """A Query ``BEGIN``: :meth:`Session.begin_transaction` (no statement text is parsed)."""
+        self.begin_transaction()
 
     def commit(self) -> None:
-        """``COMMIT`` (an Xid event or a COMMIT Query): the session's commit path."""
+        """An Xid event or a COMMIT Query: :meth:`Session.commit_transaction` (``trans_commit``)."""
         self._close_statement()
-        self.execute("COMMIT")
+        self.commit_transaction()
 
     def rollback(self) -> None:
-        """``ROLLBACK``."""
+        """A ROLLBACK Query: :meth:`Session.rollback_transaction`."""
         self._close_statement()
-        self.execute("ROLLBACK")
+        self.rollback_transaction()
 
     def set_intvar(self, ev: IntvarEvent) -> None:
         """INSERT_ID as ``SET insert_id`` (the next statement only); LAST_INSERT_ID as ``SET last_insert_id``."""
@@ -818,10 +829,8 @@ class ApplierSession(Session):
         """Commit what is still open (a transaction cut before its Xid by a relay log is never passed here);
         an owned GTID whose transaction wrote nothing commits as an empty transaction, as MySQL does."""
         self._close_statement()
-        if self.in_transaction():
-            self.execute("COMMIT")
-        elif self.gtid.owned is not gnx.NOTHING:
-            self.execute("COMMIT")  # an owned GTID commits as an empty transaction; ANONYMOUS is released
+        # the open transaction commits; else an owned GTID commits as an empty transaction, ANONYMOUS is released
+        self.end_gtid_transaction()
         if self._pending.trx is not None:
             # nothing committed it (a transaction that ended in ROLLBACK): it is consumed all the same
             self._record_position_alone(self._pending.trx)

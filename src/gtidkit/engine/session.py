@@ -815,6 +815,61 @@ class Session:
         """Commit the open transaction, if any (``trans_commit_implicit``)."""
         trx.implicit_commit(self)
 
+    # ------------------------------------------------------------------ typed transaction operations
+    def begin_transaction(self) -> None:
+        """BEGIN without a statement (the replica applier's Query BEGIN event): nothing is split, classified or
+        tracked (:func:`gtidkit.engine.statements.transaction.begin_transaction`).
+
+        Raises:
+            MySQLError: 2006 after :meth:`close`; 2013 when the server crashed or the session was killed; 1778
+                while a transaction with gtid_next=UUID:NUMBER is open.
+        """
+        self._check_usable()
+        trx.begin_transaction(self)
+
+    def commit_transaction(self) -> None:
+        """COMMIT without a statement (an Xid or COMMIT Query event, an autocommitted BINLOG statement's end):
+        ``trans_commit``, no chain nor release (:func:`gtidkit.engine.statements.transaction.commit_transaction`).
+
+        Raises:
+            MySQLError: 2006 / 2013 as :meth:`begin_transaction`; what the commit path raises.
+        """
+        self._check_usable()
+        trx.commit_transaction(self)
+
+    def rollback_transaction(self) -> None:
+        """ROLLBACK without a statement (a ROLLBACK Query event): the transaction discarded, what it owned
+        released (:func:`gtidkit.engine.statements.transaction.rollback_transaction`).
+
+        Raises:
+            MySQLError: 2006 / 2013 as :meth:`begin_transaction`.
+        """
+        self._check_usable()
+        trx.rollback_transaction(self)
+
+    def end_gtid_transaction(self) -> bool:
+        """``gtid_end_transaction``: commit the open transaction, else an owned GTID as an empty transaction,
+        release ANONYMOUS, end a skipped GTID (:func:`gtidkit.engine.statements.transaction.end_gtid_transaction`).
+
+        Returns:
+            True when something ended.
+
+        Raises:
+            MySQLError: 2006 / 2013 as :meth:`begin_transaction`; what the commit path raises.
+        """
+        self._check_usable()
+        return trx.end_gtid_transaction(self)
+
+    def _check_usable(self) -> None:
+        """What :meth:`execute` checks before any statement: closed (2006), crashed server or killed (2013)."""
+        if self.closed:
+            raise mysql_error(2006)
+        if self.server.crashed:
+            raise mysql_error(2013)
+        if self.killed:
+            self.close()
+            raise mysql_error(2013)
+
     def release_after_rollback(self) -> None:
         """Roll back the storage transaction (if open), forget its changes and drop the write lock."""
         try:

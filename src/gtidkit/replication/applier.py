@@ -249,8 +249,6 @@ class Applier:
     def _run(self, session: Any) -> None:
         reader = None
         try:
-            for name, value in _NO_TRACKING:
-                session.execute(f"SET SESSION {name} = {value}")
             pos = session.applied_position()
             start = (
                 (pos.relay_log_file, pos.relay_log_pos) if pos is not None and pos.relay_log_file else None
@@ -344,12 +342,11 @@ class Applier:
         )
         if trx.gtid is None:
             return
-        session.execute(f"SET GTID_NEXT = '{trx.gtid}'")
+        session.set_gtid_next(trx.gtid)
         try:
-            session.execute("BEGIN")
-            session.execute("COMMIT")
+            session.end_gtid_transaction()  # the GTID commits as an empty transaction (gtid_end_transaction)
         finally:
-            session.execute("SET GTID_NEXT = 'AUTOMATIC'")
+            session.set_gtid_next("AUTOMATIC")
 
     def _hold_back(self, trx: Any) -> bool:
         """``sql_delay_event``: wait until SOURCE_DELAY seconds after the source committed ``trx`` (its
@@ -409,17 +406,6 @@ class Applier:
         stamp = time.strftime("%y%m%d %H:%M:%S", time.localtime(now))
         self.last_error = SqlError(errno, text, coord, stamp, now)
         log.error("Replica SQL for channel '%s': %s, Error_code: MY-%06d", self.channel, text, errno)
-
-
-#: Session tracking never runs on the applier (WL#6972: it serves clients; the applier has none), whatever the
-#: global defaults a read-your-writes setup gives client sessions.
-_NO_TRACKING = (
-    ("session_track_gtids", "OFF"),
-    ("session_track_state_change", "OFF"),
-    ("session_track_transaction_info", "OFF"),
-    ("session_track_schema", "OFF"),
-    ("session_track_system_variables", "''"),
-)
 
 
 def _applied(trx: Any, started: float, skipped: bool) -> AppliedTransaction:

@@ -210,8 +210,7 @@ def run_binlog(session: Session, stmt: Statement) -> StatementResult:
         raise
     if autocommit and (session.in_transaction() or state.statement):
         _end_statement(session, state)
-        trx.commit(session)
-        session.reset_one_shot_characteristics()
+        session.commit_transaction()  # trans_commit, as an autocommitted DML's end
     return StatementResult()
 
 

@@ -293,6 +293,67 @@ def rollback(session: Session) -> None:
         session.server.save_gtids_now(added, lock=True)
 
 
+# ---------------------------------------------------------------------------------------------------- typed operations
+# The transaction operations a caller that has no statement text uses (the replica applier's Query BEGIN / COMMIT /
+# ROLLBACK and Xid events, the BINLOG statement, replica_skip_errors): what the BEGIN / COMMIT / ROLLBACK statements
+# do once parsed, without a text to split, classify or track (Session.begin_transaction ... call these).
+
+
+def begin_transaction(session: Session) -> None:
+    """BEGIN as an operation (``trans_begin``): the one GTID check BEGIN passes (1778 while a transaction with
+    gtid_next=UUID:NUMBER is open, ``gtid_pre_statement_checks``), the open transaction committed, an explicit one
+    opened with the next transaction's access mode (one-shot ``SET TRANSACTION`` else ``transaction_read_only``),
+    and the session's LOCK TABLES locks released (not the global read lock), as the BEGIN statement does.
+
+    Raises:
+        MySQLError: 1778 ER_CANT_DO_IMPLICIT_COMMIT_IN_TRX_WHEN_GTID_NEXT_IS_SET; what committing the open
+            transaction raises.
+    """
+    if session.gtid.type is ASSIGNED and session.in_transaction():
+        raise implicit_commit_error()
+    begin(session)
+    session.server.table_locks.unlock(session.id, global_read=False)
+
+
+def commit_transaction(session: Session) -> None:
+    """COMMIT as an operation (``trans_commit``: an Xid event, a COMMIT Query event, the end of an autocommitted
+    BINLOG statement): :func:`commit`, then the one-shot ``SET TRANSACTION`` forgotten. It never chains nor
+    releases: ``completion_type`` applies to the COMMIT statement only (``Xid_log_event::do_commit``).
+
+    Raises:
+        MySQLError: what the commit path raises (ownership is released and gtid_next advances all the same).
+    """
+    commit(session)
+    session.reset_one_shot_characteristics()
+
+
+def rollback_transaction(session: Session) -> None:
+    """ROLLBACK as an operation (``trans_rollback``: a ROLLBACK Query event): :func:`rollback`, then the one-shot
+    ``SET TRANSACTION`` forgotten."""
+    rollback(session)
+    session.reset_one_shot_characteristics()
+
+
+def end_gtid_transaction(session: Session) -> bool:
+    """``gtid_end_transaction`` (``sql/binlog.cc``): end what the session's GTID_NEXT started. The open transaction
+    commits (:func:`commit_transaction`); outside one, an owned GTID commits as an empty transaction (Gtid + BEGIN +
+    COMMIT in the binary log, or its ``mysql.gtid_executed`` row with the binary log off), owned ANONYMOUS is
+    released and a skipped (already executed) GTID ends, so an ASSIGNED gtid_next becomes UNDEFINED. With
+    nothing open, owned or skipped it does nothing.
+
+    Returns:
+        True when something ended.
+
+    Raises:
+        MySQLError: what the commit path raises.
+    """
+    gn = session.gtid
+    if session.in_transaction() or gn.owned is not gnx.NOTHING or gn.skipping:
+        commit_transaction(session)
+        return True
+    return False
+
+
 def statement_failed(session: Session, error: BaseException | None = None) -> None:
     """A statement failed: an autocommitted one rolls back its transaction (ownership released, ha_rollback_trans);
     inside a multi-statement transaction the transaction and its GTID stay.
@@ -321,14 +382,18 @@ __all__ = [
     "INNOCENT",
     "Completion",
     "begin",
+    "begin_transaction",
     "causes_implicit_commit",
     "check_writable",
     "commit",
+    "commit_transaction",
     "complete",
     "completion",
+    "end_gtid_transaction",
     "implicit_commit",
     "pre_statement",
     "reacquire_anonymous",
     "rollback",
+    "rollback_transaction",
     "statement_failed",
 ]
