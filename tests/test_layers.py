@@ -158,3 +158,39 @@ def test_no_import_cycles_inside_the_engine() -> None:
     for name in sorted(graph):
         if name not in state:
             visit(name)
+
+
+#: engine packages the layers above may not import: protocol and replication reach the SQL layer and the statement
+#: code only through the Session / Server API and ``engine/api.py`` (issue 20, "narrow seams")
+ENGINE_INTERNALS = ("gtidkit.engine.sql", "gtidkit.engine.statements")
+#: the packages that rule covers (cli, the top of the stack, may still reach in)
+ABOVE_THE_ENGINE = ("protocol", "replication")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in _modules() if p.relative_to(SRC).parts[0] in ABOVE_THE_ENGINE],
+    ids=lambda p: str(p.relative_to(SRC)),
+)
+def test_protocol_and_replication_use_the_engine_api(path: Path) -> None:
+    """Every import (annotation-only ones too) of a protocol / replication module stays out of engine.sql and
+    engine.statements."""
+    for name in _imports(path):
+        inside = [p for p in ENGINE_INTERNALS if name == p or name.startswith(p + ".")]
+        assert not inside, (
+            f"{path.relative_to(SRC)} imports {name}: use gtidkit.engine.api or the Session API"
+        )
+
+
+@pytest.mark.parametrize(
+    ("module", "flagged"),
+    [
+        ("gtidkit.engine.sql.parse", True),
+        ("gtidkit.engine.statements", True),
+        ("gtidkit.engine.api", False),
+        ("gtidkit.engine.sqlite_helpers", False),
+    ],
+    ids=["sql-module", "statements-package", "api", "similar-prefix"],
+)
+def test_engine_internals_prefix_match(module: str, flagged: bool) -> None:
+    assert any(module == p or module.startswith(p + ".") for p in ENGINE_INTERNALS) is flagged

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine.accounts import statements as account_statements
 from gtidkit.engine.accounts.grants import GRANT_OPTION
-from gtidkit.engine.sql.catalog import THREAD_ID_OFFSET
+from gtidkit.engine.api import THREAD_ID_OFFSET
 from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol import engine_seam, privileges
 from gtidkit.protocol.constants import BINARY_COLLATION, UTF8MB4_0900_AI_CI, ColumnFlag, FieldType

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
+from gtidkit.engine.api import bound_text, split_statements
 from gtidkit.engine.results import Column, StateChange, StatementResult
-from gtidkit.engine.sql.parse import split_statements
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol.constants import (
@@ -435,8 +435,6 @@ def execute_prepared(session: SessionAPI, stmt: PreparedAPI, params: list[Any]) 
     Raises:
         MySQLError: 1210 for a wrong number of values; what the statement fails with.
     """
-    from gtidkit.engine.statements.prepared import bound_text
-
     if stmt.kind in ("select", "dml"):  # never a server-level statement
         yield from session.execute_prepared(stmt, params)
         return

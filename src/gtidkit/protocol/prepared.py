@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gtidkit.engine.statements.prepared import bound_text, literal, placeholder_positions
+from gtidkit.engine.api import bound_text, literal, placeholder_positions
 from gtidkit.mysql_errors import mysql_error
 
 

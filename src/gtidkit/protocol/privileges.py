@@ -228,7 +228,7 @@ def _check_maintenance(account: Account, user: str, host: str, stmt: Any, curren
     TABLE Statement": "requires SELECT and INSERT privileges for the table"); a missing one fails the statement
     with 1142 naming the missing privileges, as ``check_table_access`` (sql_admin.cc, before
     ``mysql_admin_table``) does."""
-    from gtidkit.engine.statements.maintenance import table_names
+    from gtidkit.engine.api import table_names
 
     needs = ("SELECT",) if stmt.info.get("op") == "check" else ("SELECT", "INSERT")
     for schema, table in table_names(stmt.info.get("tables", "")):

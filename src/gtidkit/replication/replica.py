@@ -18,9 +18,9 @@ import time
 import uuid as uuidlib
 from typing import Any
 
+from gtidkit.engine.api import THREAD_ID_OFFSET
 from gtidkit.engine.apply import RELAY_LOG_INFO_DDL
 from gtidkit.engine.results import Condition
-from gtidkit.engine.sql.catalog import THREAD_ID_OFFSET
 from gtidkit.engine.sysvars import skip_error_codes
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import message, mysql_error

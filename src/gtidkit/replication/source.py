@@ -32,8 +32,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from gtidkit.engine.api import result_set
 from gtidkit.engine.results import StatementResult
-from gtidkit.engine.sql.metadata import result_set
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error, unknown_error
 from gtidkit.protocol.messages import Eof, Err, Ok

@@ -15,8 +15,8 @@ from typing import Any
 from gtidkit.binlog.constants import EVENT_TYPE_NAMES
 from gtidkit.binlog.file import read_events
 from gtidkit.binlog.text import event_info
+from gtidkit.engine.api import result_set
 from gtidkit.engine.results import Condition, StatementResult
-from gtidkit.engine.sql.metadata import result_set
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.mysql_errors import REPLICA_ERRANT_GTIDS, message, mysql_error
 from gtidkit.replication.channel import MASTER_ALIASES
