@@ -887,3 +887,15 @@ class ApplierSession(Session):
             "Master_log_pos = excluded.Master_log_pos",
             (_RLI_LINES, trx.file, trx.end_pos, trx.source_file, trx.source_end_pos, self.channel),
         )
+
+
+if TYPE_CHECKING:  # the engine's classes have the GTID core's shapes (mypy checks these returns)
+    from gtidkit.engine.gtid.seams import CommitServer, CommittingSession
+
+    def _server_commits(server: Server) -> CommitServer:
+        return server
+
+    def _sessions_commit(
+        session: Session, applier: ApplierSession
+    ) -> tuple[CommittingSession, CommittingSession]:
+        return session, applier

@@ -17,15 +17,54 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
-if TYPE_CHECKING:
-    from gtidkit.engine.server import Server
-
 log = logging.getLogger(__name__)
+
+
+class ServerGlobals(Protocol):
+    """The global system variables as the binlog and GTID code reads them
+    (:class:`gtidkit.engine.sysvars.GlobalVariables`)."""
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """Canonical variable name -> global value (every variable of the release)."""
+        ...
+
+    def get(self, name: str) -> Any:
+        """The global value of ``name`` (any spelling of it).
+
+        Raises:
+            MySQLError: 1193 for an unknown variable.
+        """
+        ...
+
+
+class BinlogErrorServer(Protocol):
+    """What ``binlog_error_action`` needs of the server (:class:`gtidkit.engine.server.Server` is one)."""
+
+    @property
+    def binlog(self) -> object | None:
+        """The binary log (:class:`gtidkit.engine.binlog.log.BinlogLog`, which imports this module), None once it
+        is off; only compared with None here."""
+        ...
+
+    @property
+    def globals(self) -> ServerGlobals:
+        """The global system variables (``binlog_error_action``)."""
+        ...
+
+    def disable_binlog(self, db: Any = None) -> None:
+        """IGNORE_ERROR: close the binary log for the rest of the run (its GTIDs saved through ``db``)."""
+        ...
+
+    def abort_by_binlog_error(self, err: MySQLError) -> None:
+        """ABORT_SERVER: refuse every further statement with ``err``'s kind of failure (mysqld aborts)."""
+        ...
+
 
 ABORT_SERVER = "ABORT_SERVER"
 IGNORE_ERROR = "IGNORE_ERROR"
@@ -68,7 +107,7 @@ TURNING_LOGGING_OFF = (
 )
 
 
-def turn_logging_off(server: Server, message: str, db: Any = None) -> None:
+def turn_logging_off(server: BinlogErrorServer, message: str, db: Any = None) -> None:
     """IGNORE_ERROR: log ``message`` with ER_TURNING_LOGGING_OFF_FOR_THE_DURATION and close the binary log for the
     rest of the run (``MYSQL_BIN_LOG::handle_binlog_flush_or_sync_error``); the caller holds the write lock.
     Nothing is logged when the binary log is already closed, as MySQL prints it only while the log is open."""
@@ -78,7 +117,7 @@ def turn_logging_off(server: Server, message: str, db: Any = None) -> None:
     server.disable_binlog(db)
 
 
-def binlog_failed(server: Server, failure: BinlogStageError, db: Any = None) -> MySQLError | None:
+def binlog_failed(server: BinlogErrorServer, failure: BinlogStageError, db: Any = None) -> MySQLError | None:
     """Apply ``@@GLOBAL.binlog_error_action`` to a binary-log failure; the caller holds the write lock.
 
     ``db`` is the SQLite connection of the transaction being committed, if any (the GTIDs of the abandoned file

@@ -19,7 +19,7 @@ explicit GTID is ``Query(BEGIN)`` + ``Query(COMMIT)``), RM8 "Binary Logging Form
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gtidkit.binlog.constants import IntvarType
 from gtidkit.binlog.events.control import XidEvent
@@ -29,10 +29,90 @@ from gtidkit.engine import charsets
 from gtidkit.engine.binlog.dependency import NO_WRITESET, Writeset, extract_writeset
 from gtidkit.engine.sql import rowimage
 from gtidkit.engine.time_zone import SYSTEM
+from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
-    from gtidkit.engine.server import Server
-    from gtidkit.engine.session import Session
+    from gtidkit.engine.binlog.error_action import ServerGlobals
+    from gtidkit.engine.binlog.statement_context import LoggedStatement
+    from gtidkit.engine.storage import Storage
+
+
+# ---------------------------------------------------------------------------------------------------- seams
+class HasGlobals(Protocol):
+    """Something with the server's global system variables (a session's ``server``)."""
+
+    @property
+    def globals(self) -> ServerGlobals:
+        """The global system variables."""
+        ...
+
+
+class LoggingServer(HasGlobals, Protocol):
+    """What building a transaction's events needs of the server (:class:`gtidkit.engine.server.Server` is one)."""
+
+    @property
+    def storage(self) -> Storage:
+        """The storage (its catalog: the tables' definitions for Table_map events and writesets)."""
+        ...
+
+    def next_xid(self) -> int:
+        """The next Xid event's transaction id."""
+        ...
+
+    def table_id(self, schema: str, table: str) -> int:
+        """The binlog table id of ``schema.table`` (stable while the table's definition is)."""
+        ...
+
+
+class LoggingSession(Protocol):
+    """What building a transaction's events reads of the committing session (:class:`gtidkit.engine.session.
+    Session` is one): its id (the Query events' thread id), session variables, default database and the
+    transaction's recorded changes."""
+
+    @property
+    def id(self) -> int:
+        """CONNECTION_ID(): the Query events' thread id."""
+        ...
+
+    @property
+    def server(self) -> HasGlobals:
+        """The session's server (the global values behind the session's own)."""
+        ...
+
+    @property
+    def session_vars(self) -> dict[str, Any]:
+        """Canonical variable name -> the session's own value (absent: the global one)."""
+        ...
+
+    @property
+    def current_db(self) -> str | None:
+        """The default database."""
+        ...
+
+    @property
+    def ddl_binlog_text(self) -> str | None:
+        """The open transaction's CREATE TABLE ... SELECT as ROW format logs it, or None."""
+        ...
+
+    @property
+    def row_changes(self) -> list[Any]:
+        """Every RowChange of the open transaction."""
+        ...
+
+    @property
+    def row_statements(self) -> list[list[Any]]:
+        """The RowChanges of each DML statement (:class:`StatementRows` when recorded with their settings)."""
+        ...
+
+    @property
+    def statements(self) -> list[LoggedStatement]:
+        """Each DML statement as STATEMENT / MIXED format logs it."""
+        ...
+
+    @property
+    def trx_dirty(self) -> bool:
+        """The open transaction changed rows."""
+        ...
 
 
 # Query event status variables (``Query_log_event::write``; codes from ``statement_events.h``), in the order
@@ -113,7 +193,11 @@ def sql_mode_bits(sql_mode: str) -> int:
 
 
 def query_status_vars(
-    session: Session, text: str, *, updated_dbs: tuple[str, ...] | None = None, time_zone: str | None = None
+    session: LoggingSession,
+    text: str,
+    *,
+    updated_dbs: tuple[str, ...] | None = None,
+    time_zone: str | None = None,
 ) -> bytes:
     """The status-variable block MySQL 8.0 writes into a Query event of ``session``.
 
@@ -221,7 +305,7 @@ def _status_vars(
 
 
 def query_event(
-    session: Session,
+    session: LoggingSession,
     database: str,
     text: str,
     *,
@@ -240,7 +324,7 @@ def query_event(
     )
 
 
-def _client_text(session: Session, text: str) -> str:
+def _client_text(session: LoggingSession, text: str) -> str:
     """``text`` as the bytes the client sent, in its ``character_set_client`` (MySQL logs the statement as
     received, with Q_CHARSET_CODE naming that set: a latin1 client's 'é' is E9 in the event), carried in the
     event's text as UTF-8 with surrogate escapes so they are written unchanged."""
@@ -253,7 +337,7 @@ def _client_text(session: Session, text: str) -> str:
     return charsets.encode(text, str(cs)).decode("utf-8", "surrogateescape")
 
 
-def transaction_events(server: Server, session: Session, ddl_text: str | None) -> list[Any]:
+def transaction_events(server: LoggingServer, session: LoggingSession, ddl_text: str | None) -> list[Any]:
     """The body events of the session's transaction being committed (the Gtid event is added by the writer)."""
     fmt = session_binlog_format(server, session)
     # CREATE TABLE ... SELECT in ROW format (8.0.21+): BEGIN, the definition "... START TRANSACTION", its rows, Xid
@@ -310,27 +394,29 @@ def statement_intvars(text: str, last_insert_id_before: int, insert_id: int) -> 
     return tuple(out)
 
 
-def _mixed_loggable(session: Session) -> bool:
+def _mixed_loggable(session: LoggingSession) -> bool:
     """MIXED can log the transaction statement by statement: every rows list of it belongs to a logged DML (row
     changes from elsewhere, such as an applier's rows events, leave the whole transaction in ROW format)."""
     mine = {id(st.changes) for st in session.statements if st.changes is not None}
     return all(id(changes) in mine for changes in session.row_statements)
 
 
-def user_var_collation(session: Session) -> int:
+def user_var_collation(session: LoggingSession) -> int:
     """The collation id a User_var event gives a value of ``session`` (``collation_connection``)."""
     var = session.session_vars
     name = var.get("collation_connection") or var.get("character_set_connection")
     return _collation_id(name or session.server.globals.values["collation_connection"])
 
 
-def session_binlog_format(server: Server, session: Session) -> str:
+def session_binlog_format(server: LoggingServer, session: LoggingSession) -> str:
     """``@@SESSION.binlog_format`` (ROW, STATEMENT or MIXED)."""
     var = session.session_vars
     return str(var["binlog_format"] if "binlog_format" in var else server.globals.values["binlog_format"])
 
 
-def transaction_compression(server: Server, session: Session, ddl_text: str | None) -> int | None:
+def transaction_compression(
+    server: LoggingServer, session: LoggingSession, ddl_text: str | None
+) -> int | None:
     """The zstd level to compress the committing transaction with, or None to write it uncompressed.
 
     ``@@SESSION.binlog_transaction_compression`` ON compresses a ROW-format DML transaction into a
@@ -354,7 +440,7 @@ def transaction_compression(server: Server, session: Session, ddl_text: str | No
     return int(var[name] if name in var else g[name])
 
 
-def transaction_writeset(server: Server, session: Session, ddl_text: str | None) -> Writeset:
+def transaction_writeset(server: LoggingServer, session: LoggingSession, ddl_text: str | None) -> Writeset:
     """The write set of the transaction being committed, for WRITESET dependency tracking.
 
     DDL and STATEMENT-format transactions have none (:data:`NO_WRITESET`: they depend on the previous transaction
@@ -374,7 +460,7 @@ def transaction_writeset(server: Server, session: Session, ddl_text: str | None)
     return extract_writeset(session.row_changes, server.storage.catalog)
 
 
-class StatementRows(list):  # type: ignore[type-arg]
+class StatementRows(list):
     """One DML statement's RowChanges with the session's row-logging settings when it ran (MySQL logs a
     statement's rows as it runs, so a later ``SET binlog_row_image`` does not change them).
 
@@ -401,7 +487,9 @@ class StatementRows(list):  # type: ignore[type-arg]
         self.partial_json = partial_json
 
 
-def statement_rows(server: Server, session: Session, changes: list[Any], text: str) -> StatementRows:
+def statement_rows(
+    server: LoggingServer, session: LoggingSession, changes: list[Any], text: str
+) -> StatementRows:
     """``changes`` of the statement ``text`` with the session's current row-logging settings
     (:class:`StatementRows`)."""
     var = session.session_vars
@@ -425,7 +513,7 @@ def statement_rows(server: Server, session: Session, changes: list[Any], text: s
     )
 
 
-def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
+def row_events(server: LoggingServer, statements: list[list[Any]]) -> list[Any]:
     """Table_map + rows events per statement (``statements`` = the RowChange list of each DML statement, a
     :class:`StatementRows` when the session's settings were recorded with it; a plain list, e.g. a replica
     applier's, is logged with the global settings).
@@ -453,6 +541,8 @@ def row_events(server: Server, statements: list[list[Any]]) -> list[Any]:
             if key not in table_ids:
                 table_ids[key] = server.table_id(*key)
                 table_def = table_defs[key] = catalog.get_table(*key)
+                if table_def is None:  # dropped by another session since the statement ran: nothing to map
+                    raise mysql_error(1146, *key)
                 events.append(
                     rowimage.table_map_event(table_def, table_ids[key], full_metadata=full_metadata)
                 )

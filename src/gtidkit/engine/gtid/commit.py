@@ -55,8 +55,7 @@ from gtidkit.gtid.gtid_set import ER_GNO_EXHAUSTED_MESSAGE
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
-    from gtidkit.engine.server import Server
-    from gtidkit.engine.session import Session
+    from gtidkit.engine.gtid.seams import CommitServer, CommittingSession
 
 log = logging.getLogger(__name__)
 ER_GNO_EXHAUSTED = 1775
@@ -125,7 +124,7 @@ def decide(ctx: CommitContext) -> CommitPlan:
     return CommitPlan(gtid=gtid, write_binlog=thread_logs, save_row=save_row, lost=lost)
 
 
-def context_of(server: Server, session: Session) -> CommitContext:
+def context_of(server: CommitServer, session: CommittingSession) -> CommitContext:
     """The :class:`CommitContext` of ``session`` committing now on ``server``."""
     return CommitContext(
         log_bin=server.binlog is not None,
@@ -138,7 +137,7 @@ def context_of(server: Server, session: Session) -> CommitContext:
     )
 
 
-def _plan_of(server: Server, session: Session) -> CommitPlan:
+def _plan_of(server: CommitServer, session: CommittingSession) -> CommitPlan:
     """``decide(context_of(server, session))``, looked up by the context's values (no context object built)."""
     key = (
         server.binlog is not None,
@@ -183,8 +182,8 @@ def session_origin(session: Any) -> tuple[int | None, int | None]:
 
 
 def commit(
-    server: Server,
-    session: Session,
+    server: CommitServer,
+    session: CommittingSession,
     *,
     ddl_text: str | None,
 ) -> Gtid | None:
@@ -308,7 +307,7 @@ def commit(
     return gtid
 
 
-def _persist_gtid(server: Server, db: Any, gtid: Gtid) -> None:
+def _persist_gtid(server: CommitServer, db: Any, gtid: Gtid) -> None:
     """8.0.17+ with the binary log on: the GTID's row, best effort. MySQL's GTID persister writes it after the
     commit, apart from the transaction, so a table a user dropped or re-created with other columns (a restored
     ``--all-databases`` dump drops and re-creates mysql.gtid_executed) fails nothing: the binary log holds the
@@ -321,11 +320,11 @@ def _persist_gtid(server: Server, db: Any, gtid: Gtid) -> None:
         )
 
 
-def _error_action(server: Server) -> str:
+def _error_action(server: CommitServer) -> str:
     return str(server.globals.values.get("binlog_error_action", "ABORT_SERVER"))
 
 
-def _gno_exhausted(server: Server) -> MySQLError:
+def _gno_exhausted(server: CommitServer) -> MySQLError:
     """The error of an automatic GTID with no GNO left, per binlog_error_action (binlog.cc)."""
     if _error_action(server) == "IGNORE_ERROR":
         return mysql_error(ER_GNO_EXHAUSTED)

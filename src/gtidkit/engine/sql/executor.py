@@ -872,11 +872,11 @@ class Executor:
         return plan, {}
 
     def named_tables(self, stmt: SqlStatement, current_db: str | None) -> tuple[tuple[str, str], ...]:
-        """``(database, table)`` of every table ``stmt`` names (:func:`gtidkit.engine.statements.access.tables_of`:
+        """``(database, table)`` of every table ``stmt`` names (:func:`gtidkit.engine.sql.table_refs.tables_of`:
         the default schema for unqualified names, CTEs excluded), kept in the plan cache under the statement's
         plan key (its literal-free template and ``current_db``): a statement of a shape seen before is not parsed
         for it. A text sqlglot cannot parse names no table (the statement reports its own error when it runs)."""
-        from gtidkit.engine.statements.access import tables_of
+        from gtidkit.engine.sql.table_refs import tables_of
 
         tpl = stmt.template
         key = ("named_tables", tpl[0] if tpl is not None else stmt.text, current_db)

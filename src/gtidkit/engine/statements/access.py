@@ -7,7 +7,8 @@ asks it once per statement, on the statement it has classified already (never th
 statement's lifecycle starts; a prepared SELECT / DML is asked once per (privileges in force, default schema) and
 remembered with the prepared statement.
 
-The tables a SELECT / DML / DDL names come from :func:`tables_of` over its sqlglot tree and are kept in the
+The tables a SELECT / DML / DDL names come from :func:`tables_of` over its sqlglot tree (the SQL layer's
+:mod:`gtidkit.engine.sql.table_refs`, re-exported here) and are kept in the
 executor's plan cache under the statement's plan key (its literal-free template, see
 :meth:`gtidkit.engine.sql.executor.Executor.named_tables`): a statement whose shape ran before is not parsed again
 for its privilege check.
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from sqlglot import exp
+from gtidkit.engine.sql.table_refs import tables_of
 
 if TYPE_CHECKING:
     from gtidkit.engine.session import Session
@@ -40,18 +41,3 @@ class Authorizer(Protocol):
         """What the answers of :meth:`check` depend on besides the statement and the default schema (the account's
         privileges as stored now, the expired-password sandbox): equal states give equal answers, so a caller may
         remember that a statement passed under one."""
-
-
-def tables_of(tree: exp.Expression | None, current_db: str | None) -> tuple[tuple[str, str], ...]:
-    """``(database, table)`` of every table ``tree`` names, in order (the default schema ``current_db``, else "",
-    for unqualified ones); names of the statement's CTEs are not tables."""
-    if tree is None:
-        return ()
-    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
-    out = []
-    for t in tree.find_all(exp.Table):
-        name = t.name
-        if not name or (not t.db and name.lower() in ctes):
-            continue
-        out.append((t.db or current_db or "", name))
-    return tuple(out)

@@ -1,0 +1,151 @@
+"""What the GTID core needs of a session and of the server: small Protocols instead of the whole context objects.
+
+:func:`gtidkit.engine.gtid.commit.commit` is annotated with :class:`CommitServer` and :class:`CommittingSession`, not
+with :class:`~gtidkit.engine.server.Server` / :class:`~gtidkit.engine.session.Session`, so it can be read (and type
+checked) knowing only the members listed here; the two classes satisfy them structurally (mypy checks it at every
+call). A member the core starts to use is added here first. The Protocols of the event builder and of
+``binlog_error_action`` they extend live beside those modules
+(:class:`gtidkit.engine.binlog.transaction_events.LoggingServer` / ``LoggingSession``,
+:class:`gtidkit.engine.binlog.error_action.BinlogErrorServer`).
+
+Nothing here imports the session, the server or the statement layer, even for annotations: the GTID core stays out of
+the engine's type-level import loop (``tests/engine/test_gtid_seams.py`` measures it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from gtidkit.engine.binlog.error_action import BinlogErrorServer
+from gtidkit.engine.binlog.transaction_events import LoggingServer, LoggingSession
+
+if TYPE_CHECKING:
+    from gtidkit.engine.binlog.log import BinlogLog
+    from gtidkit.engine.gtid.compressor import Compressor
+    from gtidkit.engine.gtid.gtid_next import GtidNext
+    from gtidkit.engine.gtid.state import GtidState
+    from gtidkit.engine.gtid.table import GtidTable
+    from gtidkit.engine.server_version import Release
+    from gtidkit.engine.storage import Connection
+    from gtidkit.errors import MySQLError
+    from gtidkit.gtid import GtidSet
+
+__all__ = ["CommitOrigin", "CommitServer", "CommittingSession"]
+
+
+class CommitOrigin(Protocol):
+    """What the replica applier's commit keeps from the source (:class:`gtidkit.engine.apply.CommitOrigin`)."""
+
+    @property
+    def original_commit_timestamp(self) -> int:
+        """µs since the epoch; 0 when the source wrote none."""
+        ...
+
+    @property
+    def original_server_version(self) -> int:
+        """The source's version number (999999 when unknown)."""
+        ...
+
+    @property
+    def server_id(self) -> int:
+        """The source event's server id, kept by every re-logged event."""
+        ...
+
+    @property
+    def timestamp(self) -> int:
+        """The re-logged events' header timestamp (s)."""
+        ...
+
+
+class CommittingSession(LoggingSession, Protocol):
+    """The session whose transaction :func:`gtidkit.engine.gtid.commit.commit` commits: what the event builder
+    reads (:class:`~gtidkit.engine.binlog.transaction_events.LoggingSession`) plus its GTID_NEXT state, storage
+    connection, applier origin and the two ends of its transaction."""
+
+    @property
+    def gtid(self) -> GtidNext:
+        """gtid_next and what the session owns (decides the transaction's GTID)."""
+        ...
+
+    @property
+    def applier(self) -> CommitOrigin | None:
+        """The origin of the transaction the replica applier is committing; None for a client session."""
+        ...
+
+    @property
+    def conn(self) -> Connection:
+        """The storage connection holding the open transaction."""
+        ...
+
+    def before_storage_commit(self, db: Any) -> None:
+        """Called right before the SQLite COMMIT (the applier stores its relay-log position through ``db``)."""
+        ...
+
+    def release_after_commit(self) -> None:
+        """The storage transaction committed: forget its changes, drop the engine write lock."""
+        ...
+
+    def release_after_rollback(self) -> None:
+        """Roll the storage transaction back, forget its changes, drop the engine write lock."""
+        ...
+
+
+class CommitServer(LoggingServer, BinlogErrorServer, Protocol):
+    """The server as the commit sequence uses it (:class:`gtidkit.engine.server.Server` is one): the binary log
+    and its GTIDs, the GTID state and table, the compressor, the flush observers and the release's rules."""
+
+    #: set when the server must refuse writes (a binlog written without its engine commit, GNO exhausted)
+    aborted: MySQLError | None
+
+    @property
+    def binlog(self) -> BinlogLog | None:
+        """The binary log, None when it is off."""
+        ...
+
+    @property
+    def binlog_file_gtids(self) -> GtidSet:
+        """The GTIDs written into the active binlog file."""
+        ...
+
+    @property
+    def gtid_state(self) -> GtidState:
+        """gtid_executed / gtid_purged / owned GTIDs."""
+        ...
+
+    @property
+    def gtid_table(self) -> GtidTable:
+        """mysql.gtid_executed."""
+        ...
+
+    @property
+    def compressor(self) -> Compressor:
+        """The gtid_executed compression thread (counts the rows saved)."""
+        ...
+
+    @property
+    def flush_observers(self) -> Sequence[Callable[[str, int], None]]:
+        """Called with (file, end position) after each transaction flushed to the binary log."""
+        ...
+
+    @property
+    def log_replica_updates(self) -> bool:
+        """``@@GLOBAL.log_replica_updates``."""
+        ...
+
+    @property
+    def release(self) -> Release:
+        """The MySQL release presented (``gtid_table_on_commit``)."""
+        ...
+
+    def now_us(self) -> int:
+        """Microseconds since the epoch (immediate_commit_timestamp)."""
+        ...
+
+    def record_position(self, db: Any, file: str, pos: int) -> None:
+        """Store the binary log end position in the committing transaction (crash recovery starts there)."""
+        ...
+
+    def rotate_locked(self, *, report: bool = True) -> None:
+        """Rotate the binary log (max_binlog_size reached), the write lock held."""
+        ...
