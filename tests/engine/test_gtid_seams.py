@@ -26,6 +26,7 @@ GTID_CORE = (
     "gtidkit.engine.gtid.gtid_next",
     "gtidkit.engine.gtid.table",
     "gtidkit.engine.gtid.compressor",
+    "gtidkit.engine.gtid.variables",
     "gtidkit.engine.binlog.transaction_events",
     "gtidkit.engine.binlog.error_action",
     "gtidkit.engine.binlog.log",

@@ -3,7 +3,8 @@
 :func:`gtidkit.engine.gtid.commit.commit` is annotated with :class:`CommitServer` and :class:`CommittingSession`, not
 with :class:`~gtidkit.engine.server.Server` / :class:`~gtidkit.engine.session.Session`, so it can be read (and type
 checked) knowing only the members listed here; the two classes satisfy them structurally (mypy checks it at every
-call). A member the core starts to use is added here first. The Protocols of the event builder and of
+call). A member the core starts to use is added here first. The hooks of the GTID system variables (:mod:`gtidkit.engine.gtid.variables`) take
+:class:`GtidVariableContext` / :class:`GtidVariableSession` the same way. The Protocols of the event builder and of
 ``binlog_error_action`` they extend live beside those modules
 (:class:`gtidkit.engine.binlog.transaction_events.LoggingServer` / ``LoggingSession``,
 :class:`gtidkit.engine.binlog.error_action.BinlogErrorServer`).
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gtidkit.engine.binlog.error_action import BinlogErrorServer
+from gtidkit.engine.binlog.error_action import BinlogErrorServer, ServerGlobals
 from gtidkit.engine.binlog.transaction_events import LoggingServer, LoggingSession
 
 if TYPE_CHECKING:
@@ -27,11 +28,19 @@ if TYPE_CHECKING:
     from gtidkit.engine.gtid.state import GtidState
     from gtidkit.engine.gtid.table import GtidTable
     from gtidkit.engine.server_version import Release
-    from gtidkit.engine.storage import Connection
+    from gtidkit.engine.storage import Connection, Storage
     from gtidkit.errors import MySQLError
     from gtidkit.gtid import GtidSet
 
-__all__ = ["CommitOrigin", "CommitServer", "CommittingSession"]
+__all__ = [
+    "CommitOrigin",
+    "CommitServer",
+    "CommittingSession",
+    "GtidVariableContext",
+    "GtidVariableServer",
+    "GtidVariableSession",
+    "SettableGlobals",
+]
 
 
 class CommitOrigin(Protocol):
@@ -148,4 +157,136 @@ class CommitServer(LoggingServer, BinlogErrorServer, Protocol):
 
     def rotate_locked(self, *, report: bool = True) -> None:
         """Rotate the binary log (max_binlog_size reached), the write lock held."""
+        ...
+
+
+# ---------------------------------------------------------------------------------------------------- variables
+class SettableGlobals(ServerGlobals, Protocol):
+    """The global system variables, also written (``SET GLOBAL gtid_mode``)."""
+
+    def set(self, name: str, value: Any) -> None:
+        """Store the global value of ``name`` (already checked)."""
+        ...
+
+
+class GtidVariableServer(Protocol):
+    """The server as the GTID variables' hooks use it (:class:`gtidkit.engine.server.Server` is one)."""
+
+    @property
+    def globals(self) -> SettableGlobals:
+        """The global system variables (gtid_mode, enforce_gtid_consistency)."""
+        ...
+
+    @property
+    def release(self) -> Release:
+        """The MySQL release presented (``tagged_gtids``: 8.3+)."""
+        ...
+
+    @property
+    def gtid_state(self) -> GtidState:
+        """gtid_executed / gtid_purged / owned GTIDs."""
+        ...
+
+    @property
+    def gtid_table(self) -> GtidTable:
+        """mysql.gtid_executed."""
+        ...
+
+    @property
+    def storage(self) -> Storage:
+        """The storage (the session's SQLite connection for gtid_purged rows)."""
+        ...
+
+    @property
+    def gtid_mode_guards(self) -> Sequence[Callable[[str, str], None]]:
+        """Called with (old, new) before gtid_mode changes; raise to refuse (the replica's channels)."""
+        ...
+
+    def write_lock_owner(self) -> int | None:
+        """The id of the session holding the engine write lock, None when free."""
+        ...
+
+    def acquire_write_lock(self, session: None, timeout: float | None = None) -> None:
+        """Take the engine write lock for the server itself (``session`` None)."""
+        ...
+
+    def release_write_lock(self, session: None) -> None:
+        """Release what :meth:`acquire_write_lock` took."""
+        ...
+
+    def save_gtids_now(self, gtids: GtidSet, *, lock: bool = False) -> None:
+        """Save ``gtids`` into mysql.gtid_executed in a transaction of their own."""
+        ...
+
+    def rotate(self) -> None:
+        """Rotate the binary log (a gtid_mode change)."""
+        ...
+
+
+class GtidVariableSession(Protocol):
+    """The session as the GTID variables' hooks use it (:class:`gtidkit.engine.session.Session` is one)."""
+
+    #: gtid_purged rows saved through the session's open transaction (saved again if it rolls back)
+    purged_in_trx: GtidSet
+
+    @property
+    def id(self) -> int:
+        """CONNECTION_ID() (the owner of a GTID it takes)."""
+        ...
+
+    @property
+    def gtid(self) -> GtidNext:
+        """gtid_next and what the session owns."""
+        ...
+
+    @property
+    def server(self) -> GtidVariableServer:
+        """The session's server."""
+        ...
+
+    @property
+    def conn(self) -> Connection:
+        """The storage connection (its open transaction saves gtid_purged rows)."""
+        ...
+
+    def in_transaction(self) -> bool:
+        """Inside BEGIN ... COMMIT, or autocommit=0 after a write."""
+        ...
+
+    def lock_wait_timeout(self) -> int:
+        """``@@SESSION.innodb_lock_wait_timeout`` in seconds (waiting for a GTID another session owns)."""
+        ...
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str:
+        """The variable's canonical name."""
+        ...
+
+
+class GtidVariableContext(Protocol):
+    """One SET of a GTID variable as its hooks see it (:class:`gtidkit.engine.sysvars.SetContext` is one)."""
+
+    @property
+    def session(self) -> GtidVariableSession:
+        """The session running the SET."""
+        ...
+
+    @property
+    def var(self) -> _Named:
+        """The variable being set."""
+        ...
+
+    @property
+    def server(self) -> GtidVariableServer:
+        """The session's server."""
+        ...
+
+    def wrong_value(self, shown: str) -> MySQLError:
+        """ER_WRONG_VALUE_FOR_VAR 1231 for this variable."""
+        ...
+
+    def wrong_type(self) -> MySQLError:
+        """ER_WRONG_TYPE_FOR_VAR 1232 for this variable."""
         ...

@@ -13,8 +13,9 @@ ER 1779), ``Sys_var_gtid_executed`` / ``Sys_var_gtid_owned`` (read-only, compute
 ``sql/rpl_gtid_execution.cc`` ``set_gtid_next``. Expected outputs: mysql-test ``suite/sys_vars/r/
 gtid_next_basic.result`` and ``gtid_purged_basic.result``.
 
-This module imports nothing from :mod:`gtidkit.engine.sysvars` (which imports it): each hook gets a
-``SetContext`` (session, var, scope, warnings, and the standard error builders).
+This module imports nothing from :mod:`gtidkit.engine.sysvars` (which imports it) nor the session or the server, even
+for annotations: each hook gets a ``SetContext`` (session, var, and the standard error builders) and reads what
+:class:`gtidkit.engine.gtid.seams.GtidVariableContext` / ``GtidVariableSession`` list of it.
 """
 
 from __future__ import annotations
@@ -31,8 +32,7 @@ from gtidkit.gtid import Gtid, GtidSet, normalize_tag
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
-    from gtidkit.engine.session import Session
-    from gtidkit.engine.sysvars import SetContext
+    from gtidkit.engine.gtid.seams import GtidVariableContext, GtidVariableSession
 
 GTID_MODES = ("OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON")
 
@@ -74,7 +74,7 @@ def malformed_gtid(text: str) -> MySQLError:
 
 
 # ---------------------------------------------------------------------------------------------- guards
-def check_outside_trx(ctx: SetContext, _value: Any) -> None:
+def check_outside_trx(ctx: GtidVariableContext, _value: Any) -> None:
     """``check_outside_trx``: ER 1766 inside a transaction, ER 3138 while owning a GTID or ANONYMOUS."""
     session = ctx.session
     if session.in_transaction():
@@ -84,7 +84,7 @@ def check_outside_trx(ctx: SetContext, _value: Any) -> None:
         raise cant_set_when_owning_gtid(ctx.var.name, owned)
 
 
-def _string_value(ctx: SetContext, value: Any) -> str:
+def _string_value(ctx: GtidVariableContext, value: Any) -> str:
     """``check_update_type`` (string only, else 1232) and NULL (1231) of the GTID string variables."""
     if value is None:
         raise ctx.wrong_value("NULL")
@@ -94,7 +94,7 @@ def _string_value(ctx: SetContext, value: Any) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- gtid_next
-def check_gtid_next(ctx: SetContext, value: Any) -> str:
+def check_gtid_next(ctx: GtidVariableContext, value: Any) -> str:
     """``Sys_var_gtid_next::do_check`` + ``check_gtid_next``: a string, outside a transaction."""
     text = _string_value(ctx, value)
     if ctx.session.in_transaction():
@@ -102,7 +102,7 @@ def check_gtid_next(ctx: SetContext, value: Any) -> str:
     return text
 
 
-def update_gtid_next(ctx: SetContext, text: str) -> None:
+def update_gtid_next(ctx: GtidVariableContext, text: str) -> None:
     """``Sys_var_gtid_next::session_update``: parse (1774), then ``set_gtid_next`` (1790, 1781, 1782, waits)."""
     session = ctx.session
     gn = session.gtid
@@ -167,31 +167,31 @@ def _parse_gtid(spec: str, text: str) -> Gtid:
         raise malformed_gtid(text) from err
 
 
-def read_gtid_next(session: Session, _scope: str | None) -> str:
+def read_gtid_next(session: GtidVariableSession, _scope: str | None) -> str:
     """``@@SESSION.gtid_next``."""
     return session.gtid.text()
 
 
 # ---------------------------------------------------------------------------------------------- gtid_owned etc.
-def read_gtid_owned(session: Session, scope: str | None) -> str:
+def read_gtid_owned(session: GtidVariableSession, scope: str | None) -> str:
     """``@@SESSION.gtid_owned`` (the GTID, ``ANONYMOUS`` or '') / ``@@GLOBAL.gtid_owned`` (``uuid:n#thread``)."""
     if scope == "GLOBAL":
         return session.server.gtid_state.owned_text()
     return session.gtid.owned_text() or ""
 
 
-def read_gtid_executed(session: Session, _scope: str | None) -> str:
+def read_gtid_executed(session: GtidVariableSession, _scope: str | None) -> str:
     """``@@GLOBAL.gtid_executed``."""
     return session.server.gtid_state.executed().to_text()
 
 
-def read_gtid_purged(session: Session, _scope: str | None) -> str:
+def read_gtid_purged(session: GtidVariableSession, _scope: str | None) -> str:
     """``@@GLOBAL.gtid_purged``."""
     return session.server.gtid_state.purged().to_text()
 
 
 # ---------------------------------------------------------------------------------------------- gtid_purged
-def check_gtid_purged(ctx: SetContext, value: Any) -> tuple[bool, GtidSet]:
+def check_gtid_purged(ctx: GtidVariableContext, value: Any) -> tuple[bool, GtidSet]:
     """``Sys_var_gtid_purged::do_check``: a string that ``Gtid_set::is_valid`` accepts (one leading ``+``).
 
     Returns:
@@ -215,7 +215,7 @@ def check_gtid_purged(ctx: SetContext, value: Any) -> tuple[bool, GtidSet]:
     return plus, parsed
 
 
-def update_gtid_purged(ctx: SetContext, value: tuple[bool, GtidSet]) -> None:
+def update_gtid_purged(ctx: GtidVariableContext, value: tuple[bool, GtidSet]) -> None:
     """``Sys_var_gtid_purged::global_update`` → ``Gtid_state::add_lost_gtids``; saves the rows to the table.
 
     Allowed inside a transaction (8.0+): the added set must then not overlap ``gtid_owned`` (ER 3546).
@@ -271,7 +271,7 @@ _ONGOING_WAITS = (
 )
 
 
-def update_gtid_mode(ctx: SetContext, new: str) -> None:
+def update_gtid_mode(ctx: GtidVariableContext, new: str) -> None:
     """``Sys_var_gtid_mode::global_update`` (8.x): no change is a no-op; one step at a time (1788); then 3111
     for ongoing anonymous transactions (to ON), transactions owning a GTID (to OFF), ENFORCE_GTID_CONSISTENCY not
     ON (to ON), ongoing WAIT_FOR_EXECUTED_GTID_SET calls (to OFF); store; rotate the binary log."""
@@ -296,7 +296,7 @@ def update_gtid_mode(ctx: SetContext, new: str) -> None:
     server.rotate()  # each change rotates the binary log
 
 
-def update_enforce_gtid_consistency(ctx: SetContext, new: str) -> None:
+def update_enforce_gtid_consistency(ctx: GtidVariableContext, new: str) -> None:
     """``Sys_var_enforce_gtid_consistency::global_update``: not away from ON while gtid_mode=ON (1779)."""
     server = ctx.session.server
     if new == server.globals.values["enforce_gtid_consistency"]:
