@@ -44,6 +44,7 @@ and the GTID row commits atomically with the data (WL#6559).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Callable
@@ -213,7 +214,7 @@ def reapply_binlogs(server: Server, blog: BinlogLog, files: list[str]) -> int:
         path = blog.path(files[i])
         from_pos = start_pos if i == start_index else None
         summary: TransactionRead = _reading(
-            server.datadir, path, lambda p=path, f=from_pos: read_transactions(p, keep_events_from=f or 0)
+            server.datadir, path, functools.partial(read_transactions, path, keep_events_from=from_pos or 0)
         )
         if i == len(files) - 1 and summary.complete_end < summary.size:
             log.warning(

@@ -19,7 +19,7 @@ import base64
 import dataclasses
 import datetime as _dt
 import struct
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -379,7 +379,7 @@ def _row_encoder(cols: tuple[ColumnDef, ...]) -> Callable[[tuple], bytes]:
 def _row_image(cols: tuple[ColumnDef, ...], row: tuple) -> bytes:
     encode = _derived("encoder", cols, _row_encoder)  # per table, not per row
     try:
-        return encode(row)  # type: ignore[no-any-return]
+        return encode(row)
     except ValueError as err:
         bad = next((c for c, v in zip(cols, row) if v is not None and c.info.binlog_type == 246), None)
         if bad is not None and "DECIMAL" in str(err):
@@ -428,7 +428,7 @@ def _masked_columns(cols: tuple[ColumnDef, ...], mask: int) -> tuple[tuple[Colum
     if hit is None:
         idx = tuple(i for i in range(len(cols)) if mask >> i & 1)
         hit = per_mask[mask] = (tuple(cols[i] for i in idx), idx)
-    return hit  # type: ignore[no-any-return]
+    return hit
 
 
 def _partial_image(cols: tuple[ColumnDef, ...], row: tuple, mask: int) -> bytes:
@@ -511,8 +511,8 @@ def rows_events(
                 images.append(_partial_image(cols, c.before, bits[0]) + _partial_after_image(t, c, bits[1]))  # type: ignore[arg-type]
             elif kind == "update":
                 images.append(
-                    _partial_image(cols, c.before, bits[0]) + _partial_image(cols, c.after, bits[1])
-                )  # type: ignore[arg-type]
+                    _partial_image(cols, c.before, bits[0]) + _partial_image(cols, c.after, bits[1])  # type: ignore[arg-type]
+                )
             elif kind == "delete":
                 images.append(_partial_image(cols, c.before, bits[0]))  # type: ignore[arg-type]
             elif kind == "insert":
@@ -1010,7 +1010,7 @@ def _apply_diffs(doc: Any, partial: JsonDiffs) -> Any:
     return doc
 
 
-def _fill_missing(conn: Any, t: TableDef, row: tuple, present: list[bool]) -> tuple:
+def _fill_missing(conn: Any, t: TableDef, row: tuple, present: Sequence[bool]) -> tuple:
     """Complete a partial INSERT image: defaults (CURRENT_TIMESTAMP = now), a generated AUTO_INCREMENT value.
 
     Raises:

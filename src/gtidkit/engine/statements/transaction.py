@@ -50,7 +50,7 @@ from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.session import Session
-    from gtidkit.engine.sql.parse import Statement
+    from gtidkit.engine.statements.classify import Statement
 
 #: ``ER_PARSE_ERROR``: the parser rejected the text (see :func:`statement_failed`)
 ER_PARSE_ERROR = 1064
