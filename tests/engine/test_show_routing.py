@@ -95,7 +95,8 @@ def _registrations() -> dict[str, list[str]]:
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, (ast.Attribute, ast.Name))
-                and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) == "provide_show"
+                and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id)
+                == "provide_show"
                 and node.args
                 and isinstance(node.args[0], ast.Constant)
             ):
@@ -164,14 +165,24 @@ def test_engine_answers_its_shows_and_refuses_unprovided_ones(open_server) -> No
     for command in ("tables", "no_such_show"):
         with pytest.raises(ValueError):
             server.provide_show(command, lambda session, stmt: StatementResult())
-    server.provide_show("replicas", lambda session, stmt: StatementResult(affected_rows=stmt.info["slave"] + 1))
+    server.provide_show(
+        "replicas", lambda session, stmt: StatementResult(affected_rows=stmt.info["slave"] + 1)
+    )
     assert s.execute("SHOW SLAVE HOSTS")[-1].affected_rows == 2
 
 
 #: a statement head: anchors and whitespace, then SHOW and a space (a pattern's ``\s`` too)
 _SHOW_HEAD = re.compile(r"^(?:\^|\\A|\\s\*|\\s\+|\s|\(\?[a-zA-Z]+\)|\(\?:|\()*SHOW(?:\s|\\s)", re.IGNORECASE)
 #: calls whose string arguments name a statement without matching one: MySQL's messages, statements sent to a server
-_NAMING_CALLS = {"mysql_error", "message", "not_supported", "parse_error_at", "_deprecated", "Condition", "execute"}
+_NAMING_CALLS = {
+    "mysql_error",
+    "message",
+    "not_supported",
+    "parse_error_at",
+    "_deprecated",
+    "Condition",
+    "execute",
+}
 #: the parser, and the modules whose SHOW texts are not statements this server parses (each says why)
 _ALLOWED = {
     "engine/statements/classify.py": "the statement parser: its SHOW parser table",
@@ -191,7 +202,13 @@ def _show_texts(path: Path) -> list[tuple[int, str]]:
                 skip.add(id(first.value))  # a docstring
         if isinstance(node, ast.Call):
             func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            name = (
+                func.attr
+                if isinstance(func, ast.Attribute)
+                else func.id
+                if isinstance(func, ast.Name)
+                else ""
+            )
             if name in _NAMING_CALLS:
                 for arg in node.args:
                     skip.update(id(n) for n in ast.walk(arg))
