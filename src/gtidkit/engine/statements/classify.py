@@ -9,12 +9,16 @@ A statement with any other first word is parsed by sqlglot at classification and
 
 The hand-written recogniser (:data:`_RECOGNISER`) covers only what sqlglot gets wrong (``../shared/research/
 tooling.md`` section 5): ``FLUSH LOGS`` parses as an alias, ``START REPLICA`` as BEGIN, ``RESET BINARY LOGS AND
-GTIDS`` / ``SAVEPOINT`` / ``RELEASE SAVEPOINT`` / ``PURGE BINARY LOGS`` / ``SHOW BINLOG EVENTS`` / ``SHOW WARNINGS`` /
-``LOCK TABLES`` / ``XA`` / ``KILL`` fail or become an opaque ``exp.Command``; transaction control carries options
-(``AND CHAIN``, ``READ ONLY``) the trees drop. It runs on the comment-stripped, whitespace-collapsed text and returns
-the parsed ``info`` the handlers need, its arguments named (``{"command": "kill", "id": 12, "query_only": False}``):
-no handler matches the text again. It also gives the statements the wire server answers itself (KILL, SHUTDOWN,
-SHOW [FULL] PROCESSLIST) and the SHOW forms answered from server state (SHOW VARIABLES / STATUS, binlog SHOWs).
+GTIDS`` / ``SAVEPOINT`` / ``RELEASE SAVEPOINT`` / ``PURGE BINARY LOGS`` / ``LOCK TABLES`` / ``XA`` / ``KILL`` fail
+or become an opaque ``exp.Command``; transaction control carries options (``AND CHAIN``, ``READ ONLY``) the trees
+drop. It runs on the comment-stripped, whitespace-collapsed text and returns the parsed ``info`` the handlers need,
+its arguments named (``{"command": "kill", "id": 12, "query_only": False}``): no handler matches the text again. It
+also gives the statements the wire server answers itself (KILL, SHUTDOWN).
+
+Every SHOW (and DESCRIBE / DESC / EXPLAIN <table>) is parsed by the SHOW parser table (:data:`SHOW_PARSERS`): its
+command (``variables``, ``binlog_events``, ``tables``, ``processlist`` ...) and named arguments (``like``, ``where``,
+``db``, ``table``, ``pos`` ...), which :mod:`gtidkit.engine.statements.show` maps to the one function providing its
+rows. A SHOW's deciding word picks the rows tried (SHOW VARIABLES LIKE matches one pattern, not the table).
 
 This is the only module that recognises statements by their keywords (``tests/test_statement_regexes.py`` keeps it
 so); what a statement does is its row of :mod:`gtidkit.engine.statements.specs`. Why a table of anchored patterns and
@@ -124,7 +128,8 @@ class Statement:
         params: bound parameter values of a prepared statement (``{"gp0": 1, ...}``), else None.
         info: parsed structure for recogniser statements, e.g. ``{"command": "purge_binary_logs_to", "to":
             "binlog.000003"}``; ``{"name": "sp1"}`` for savepoints; ``{"db": "x"}`` for USE; ``{"replace":
-            True}`` for REPLACE; ``{"show": normalized text}`` for other SHOWs.
+            True}`` for REPLACE; a SHOW's command and arguments (:data:`SHOW_PARSERS`, e.g. ``{"command":
+            "variables", "scope": "GLOBAL", "like": "'gtid%'"}``), none for a SHOW no row parses.
     """
 
     kind: StatementKind

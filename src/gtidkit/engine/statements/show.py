@@ -153,6 +153,10 @@ def _catalog(provider: CatalogProvider) -> ShowProvider:
     return provide
 
 
+def _binary_logs(session: Session, stmt: Statement) -> StatementResult:
+    return session.server.admin.show_binary_logs()
+
+
 def _binary_log_status(session: Session, stmt: Statement) -> StatementResult:
     admin = session.server.admin
     admin.check_status_syntax(stmt.text, master=bool(stmt.info.get("master")))
@@ -204,7 +208,7 @@ SHOWS: dict[str, Show] = {
     "count_warnings": _engine(lambda s, st: show_count(s, "warning_count")),
     "count_errors": _engine(lambda s, st: show_count(s, "error_count")),
     # binary log
-    "binary_logs": _engine(lambda s, st: s.server.admin.show_binary_logs()),
+    "binary_logs": _engine(_binary_logs),
     "binary_log_status": _engine(_binary_log_status),
     "binlog_events": _engine(_binlog_events),
     # variables
