@@ -1,6 +1,7 @@
 """The replica's statements, answered through the engine's ``server.statement_hooks`` and, for its SHOWs, the
-SHOW providers registered with ``server.provide_show`` (classifier info in ``stmt.info``): CHANGE REPLICATION SOURCE TO / CHANGE MASTER TO, START / STOP REPLICA|SLAVE [IO_THREAD | SQL_THREAD],
-RESET REPLICA|SLAVE [ALL], SHOW REPLICA STATUS / SHOW SLAVE STATUS (5.7 column names), SHOW RELAYLOG EVENTS.
+providers registered with ``server.provide_show`` (classifier info in ``stmt.info``): CHANGE REPLICATION SOURCE TO /
+CHANGE MASTER TO, START / STOP REPLICA|SLAVE [IO_THREAD | SQL_THREAD], RESET REPLICA|SLAVE [ALL], SHOW REPLICA STATUS
+/ SHOW SLAVE STATUS (5.7 column names), SHOW RELAYLOG EVENTS.
 
 MySQL: ``sql/sql_parse.cc`` (SQLCOM_CHANGE_MASTER, SQLCOM_SLAVE_START, SQLCOM_SLAVE_STOP, SQLCOM_RESET with
 REFRESH_REPLICA, SQLCOM_SHOW_SLAVE_STAT) dispatching to ``sql/rpl_replica.cc``.

@@ -425,7 +425,7 @@ _FILTER = rf"(?: LIKE (?P<like>{_LIKE})| WHERE (?P<where>.+))?"
 
 #: The SHOW parser table: (command, the words that select the row, pattern over the normalized text). Every SHOW
 #: form the server answers has its rows here (DESCRIBE / DESC / EXPLAIN <table> are SHOW COLUMNS, as in MySQL's
-#: grammar); the named groups become the statement's ``info`` (:func:`_show_info`), and
+#: grammar); the named groups become the statement's ``info`` (:func:`_parse_show`), and
 #: :data:`gtidkit.engine.statements.show.SHOWS` maps each command to the one function that provides its rows. A
 #: row is tried only for the statements whose deciding word (the first after ``SHOW`` and its GLOBAL / SESSION /
 #: LOCAL / FULL / STORAGE modifiers, :func:`_show_word`) is one of its words: a SHOW matches one or two patterns,
@@ -493,7 +493,7 @@ SHOW_PARSERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "table_status",
         ("TABLE",),
-        rf"(?s)^SHOW TABLE STATUS(?: (?:FROM|IN) (?P<db>{_ID}))?(?: LIKE (?P<like>{_LIKE})| WHERE (?P<where>.+))? ?;?$",
+        rf"(?s)^SHOW TABLE STATUS(?: (?:FROM|IN) (?P<db>{_ID}))?{_FILTER} ?;?$",
     ),
     ("engines", ("ENGINES",), r"^SHOW (?:STORAGE )?ENGINES$"),
     ("plugins", ("PLUGINS",), r"^SHOW PLUGINS$"),

@@ -250,11 +250,9 @@ def answer(session: Session, stmt: Statement) -> StatementResult:
     info = stmt.info
     if info.get("explain"):  # EXPLAIN <statement>: the SQL layer (engine/sql/explain.py)
         return session.run_sql(stmt, writes=False)
-    command = info.get("command")
-    show = SHOWS.get(command) if command is not None else None
-    provider = None
-    if show is not None:
-        provider = show.provider or session.server.show_providers.get(command)  # type: ignore[arg-type]
+    command = info.get("command") or ""
+    show = SHOWS.get(command)
+    provider = None if show is None else show.provider or session.server.show_providers.get(command)
     if provider is None:
         from gtidkit.engine.sql.unsupported import statement_error
 
