@@ -22,7 +22,6 @@ PARSER = "engine/statements/classify.py"
 ALLOWED = {
     "engine/accounts/statements.py": "the account statements' own grammar (users, auth, privilege lists), which "
     "classify.py asks whether a CREATE / ALTER / DROP / RENAME / GRANT / REVOKE / SET text is one",
-    "engine/accounts/show.py": "SHOW GRANTS / SHOW CREATE USER arguments (account names) of a classified SHOW",
     "engine/binlog/statement_context.py": "how STATEMENT format logs a classified DML (INSERT IGNORE / UPDATE "
     "IGNORE flags of the Query event)",
     "engine/session.py": "the applier's SET gtid_next = '...' fast path inside run_set (a classified SET)",
@@ -32,13 +31,6 @@ ALLOWED = {
     "engine/sql/explain.py": "EXPLAIN's options and its target statement (a classified EXPLAIN)",
     "engine/sql/parse.py": "sqlglot's text fixes (CREATE TABLE options, REPLACE) before it parses a classified "
     "statement",
-    "engine/sql/show.py": "catalog SHOW arguments (tables, columns, indexes) of a classified SHOW (issue 20's "
-    "'every SHOW answered in one place' moves them)",
-    "engine/sql/show_engines.py": "SHOW ENGINES of a classified SHOW (as engine/sql/show.py)",
-    "engine/sql/show_plugins.py": "SHOW PLUGINS of a classified SHOW (as engine/sql/show.py)",
-    "engine/sql/show_objects.py": "SHOW CREATE DATABASE / TRIGGERS / EVENTS / routine STATUS arguments (as "
-    "engine/sql/show.py)",
-    "engine/sql/show_table_status.py": "SHOW TABLE STATUS arguments (as engine/sql/show.py)",
     "replication/filters.py": "the replica's --replicate-* filters read the database / tables of a source's Query "
     "event (statement-format binlog text of another server, as MySQL's Rpl_filter does), and the rule list of a "
     "classified CHANGE REPLICATION FILTER",

@@ -42,15 +42,17 @@ def test_warnings_limit_is_parsed():
 
 
 def test_statement_hooks_answer_replication_statements(open_server):
-    """A higher layer (replication) answers the statements it owns; without a hook they give 1235 as before."""
+    """A higher layer (replication) answers the statements it owns and provides the rows of its SHOWs; without a
+    hook or provider they give 1235 as before."""
     from gtidkit.engine.results import StatementResult
     from gtidkit.errors import MySQLError
 
     server = open_server()
     session = server.session()
-    with pytest.raises(MySQLError) as err:
-        session.execute("START REPLICA")
-    assert err.value.code == 1235
+    for text in ("START REPLICA", "SHOW REPLICA STATUS"):
+        with pytest.raises(MySQLError) as err:
+            session.execute(text)
+        assert err.value.code == 1235
     seen = []
 
     def hook(sess, stmt):
@@ -58,7 +60,7 @@ def test_statement_hooks_answer_replication_statements(open_server):
         return StatementResult(affected_rows=7)
 
     server.statement_hooks["replica_thread"] = hook
-    server.statement_hooks["replica_status"] = hook
+    server.provide_show("replica_status", hook)
     assert session.execute("START REPLICA")[0].affected_rows == 7
     assert session.execute("SHOW REPLICA STATUS")[0].affected_rows == 7
     assert seen == [(session.id, "replica_thread"), (session.id, "replica_status")]

@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 
 from gtidkit.engine.sql.executor import Executor, RowChange
+from gtidkit.engine.sql.show import show_create, show_index, show_tables
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
@@ -29,6 +30,13 @@ def ex(tmp_path):
 
 def run(ex: Executor, sql: str, db: str | None = "d"):
     return ex.execute(classify(sql), db)
+
+
+def show(ex: Executor, sql: str, db: str | None = "d"):
+    """A catalog SHOW's rows from its provider in the SQL layer (engine/statements/show.py maps the command)."""
+    stmt = classify(sql)
+    provider = {"tables": show_tables, "create_table": show_create, "index": show_index}[stmt.command]
+    return provider(ex, stmt.info, db)
 
 
 def err(ex: Executor, sql: str, db: str | None = "d") -> MySQLError:
@@ -114,9 +122,9 @@ def test_create_table_catalog_and_information_schema(ex):
         "SELECT INDEX_NAME, NON_UNIQUE, SEQ_IN_INDEX, COLUMN_NAME FROM information_schema.STATISTICS "
         "WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 't' ORDER BY INDEX_NAME",
     ).rows == [("PRIMARY", 0, 1, "id"), ("price", 1, 1, "price"), ("uk_name", 0, 1, "name")]
-    assert run(ex, "SHOW TABLES").rows == [("t",)]
+    assert show(ex, "SHOW TABLES").rows == [("t",)]
     assert (
-        run(ex, "SHOW CREATE TABLE t")
+        show(ex, "SHOW CREATE TABLE t")
         .rows[0][1]
         .startswith("CREATE TABLE `t` (\n  `id` int unsigned NOT NULL")
     )
@@ -447,7 +455,7 @@ def test_alter_table_rebuilds_with_data_and_catalog(ex):
         "ALTER TABLE t ADD COLUMN n INT NOT NULL AFTER id, ADD COLUMN z CHAR(2) DEFAULT 'zz', ADD INDEX ia (a)",
     )
     assert run(ex, "SELECT * FROM t ORDER BY id").rows == [(1, 0, "x", "zz"), (2, 0, "yy", "zz")]
-    assert run(ex, "SHOW INDEX FROM t").rows[1][2] == "ia"
+    assert show(ex, "SHOW INDEX FROM t").rows[1][2] == "ia"
     assert err(ex, "ALTER TABLE t ADD COLUMN a INT").code == 1060
     assert err(ex, "ALTER TABLE t DROP COLUMN nosuch").code == 1091
     e = err(ex, "ALTER TABLE t MODIFY a VARCHAR(1)")

@@ -98,3 +98,41 @@ def test_show_variables_where(open_server):
     with pytest.raises(MySQLError) as exc:
         s.execute("SHOW VARIABLES WHERE nosuch = 1")
     assert exc.value.code == 1054
+
+
+#: plain LIKE patterns (name characters and wildcards: SHOW reads only the names they match)
+_PLAIN_PATTERNS = [
+    "'%'",
+    "'gtid%'",
+    "'GTID_MODE'",
+    "'%_id'",
+    "'%a%b%'",
+    "'server_uu_d'",
+    "'no_such%'",
+    "''",
+    "'%$%'",
+]
+#: patterns with an escape or a quote (left to the SQL layer's LIKE, backslash escaping as MySQL's LIKE does)
+_OTHER_PATTERNS = {"'gtid\\_mode'": [("gtid_mode", "ON")], "'gtid\\%'": [], "'it''s'": []}
+
+
+@pytest.mark.parametrize("pattern", _PLAIN_PATTERNS, ids=str)
+@pytest.mark.parametrize("scope", ["", "GLOBAL ", "SESSION "], ids=["default", "global", "session"])
+def test_show_variables_like_agrees_with_where_like(open_server, scope, pattern):
+    """SHOW VARIABLES LIKE p lists what the WHERE form with the same LIKE lists (the Performance Schema table's
+    rows, RM8 15.7.7.41), in the same order, whichever way the engine reads it."""
+    s = open_server(gtid_mode="ON").session()
+    s.execute("SET SESSION sql_mode = 'ANSI_QUOTES'")  # a session value differing from the global one
+    like = s.execute(f"SHOW {scope}VARIABLES LIKE {pattern}")[-1]
+    where = s.execute(f"SHOW {scope}VARIABLES WHERE Variable_name LIKE {pattern}")[-1]
+    assert like.rows == where.rows
+    assert [c.name for c in like.columns] == ["Variable_name", "Value"]
+    if pattern == "'%'":  # the session's value, or the global one
+        assert (dict(like.rows)["sql_mode"] == "ANSI_QUOTES") == (scope != "GLOBAL ")
+
+
+@pytest.mark.parametrize(("pattern", "rows"), _OTHER_PATTERNS.items(), ids=str)
+def test_show_variables_like_with_escapes(open_server, pattern, rows):
+    """A backslash escapes a wildcard in SHOW VARIABLES LIKE (MySQL's LIKE escape character)."""
+    s = open_server(gtid_mode="ON").session()
+    assert s.execute(f"SHOW VARIABLES LIKE {pattern}")[-1].rows == rows

@@ -163,8 +163,11 @@ class Server:
         self.flush_observers: list[FlushObserver] = []
         #: Statements a higher layer answers (replication): ``statement_hooks[command] = fn(session, stmt) ->
         #: StatementResult``, keyed by the classifier's ``Statement.command`` ("change_replication_source",
-        #: "replica_thread", "reset_replica", "replica_status", "replicas"). Unhooked ones give 1235.
+        #: "replica_thread", "reset_replica", "change_replication_filter"). Unhooked ones give 1235.
         self.statement_hooks: dict[str, StatementHook] = {}
+        #: The providers of the SHOWs a higher layer owns (SHOW PROCESSLIST, SHOW REPLICA STATUS ...), by SHOW
+        #: command: registered with :meth:`provide_show`, read by :mod:`gtidkit.engine.statements.show`.
+        self.show_providers: dict[str, StatementHook] = {}
         #: SQL functions a higher layer provides (replication: SOURCE_POS_WAIT): ``fn(session) -> {NAME: callable}``
         #: called for each new session, merged into its executor's functions (:meth:`sql_functions`).
         self.function_providers: list[Callable[[Session], dict[str, Callable[..., Any]]]] = []
@@ -321,6 +324,26 @@ class Server:
             sid = self._next_session_id
             self._next_session_id += 1
         return sid
+
+    def provide_show(self, command: str, provider: StatementHook) -> None:
+        """Register the provider of a SHOW whose data a higher layer owns (the wire server's SHOW PROCESSLIST,
+        replication's SHOW REPLICA STATUS / RELAYLOG EVENTS / REPLICAS): one per command, a later registration
+        replacing an earlier one (a restarted layer).
+
+        Args:
+            command: the SHOW's command (``classify.SHOW_PARSERS``), a row of
+                :data:`gtidkit.engine.statements.show.SHOWS` that the engine does not provide itself.
+            provider: ``fn(session, stmt) -> StatementResult``.
+
+        Raises:
+            ValueError: ``command`` is no SHOW command, or the engine answers it itself.
+        """
+        from gtidkit.engine.statements.show import SHOWS
+
+        row = SHOWS.get(command)
+        if row is None or row.provider is not None:
+            raise ValueError(f"{command!r} is not a SHOW a higher layer provides")
+        self.show_providers[command] = provider
 
     def session(self) -> Session:
         """A new session (its own SQLite connection). Close it with ``session.close()`` or ``with``."""

@@ -1,4 +1,4 @@
-"""Statements the wire server answers itself, before the engine: SHUTDOWN, KILL, SHOW PROCESSLIST.
+"""Statements the wire server answers itself, before the engine: SHUTDOWN, KILL; the rows of SHOW PROCESSLIST.
 
 Sources: MySQL manual "SHUTDOWN Statement", "KILL Statement" (1094 ER_NO_SUCH_THREAD "Unknown thread id: %lu"),
 "SHOW PROCESSLIST Statement" (columns Id, User, Host, db, Command, Time, State, Info; Info cut to 100
@@ -8,7 +8,9 @@ These need the server process (its connections), which the engine does not know,
 layer. Account statements (CREATE USER, GRANT ...) and SHOW GRANTS are the engine's (:mod:`gtidkit.engine.accounts`):
 here they only get their privilege check, and the connection's state after them (fast-auth cache, sandbox).
 The engine session classifies each statement (:mod:`gtidkit.engine.statements.classify`) and hands it to the hook
-of :func:`interceptor`, which answers the commands of :data:`ANSWERS`; everything else goes to the engine.
+of :func:`interceptor`, which answers the commands of :data:`ANSWERS`; everything else goes to the engine. SHOW
+PROCESSLIST is a SHOW like the others (``engine/statements/show.py``): the wire server registers
+:func:`show_processlist` as its provider on the engine server when it starts.
 """
 
 from __future__ import annotations
@@ -253,7 +255,18 @@ def connection_thread_rows(ctx: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def _processlist(handler: ClientHandler, stmt: Any) -> StatementResult:
+def show_processlist(ctx: Any, session: Any, stmt: Any) -> StatementResult:
+    """SHOW [FULL] PROCESSLIST for the engine ``session`` of a client connection of ``ctx`` (the wire server's
+    ``ServerContext``): the provider the wire server registers for the engine's ``processlist`` SHOW
+    (``engine/statements/show.py``). ``stmt.info["full"]``: FULL (Info not cut to 100 characters).
+
+    Raises:
+        MySQLError: 1235 for a session that is no client connection (it has no process list to read).
+    """
+    with ctx.lock:
+        handler = ctx.handlers.get(engine_seam.connection_id(session))
+    if handler is None or handler.session is not session:
+        raise mysql_error(1235, "SHOW PROCESSLIST")
     rows = _processlist_rows(handler, full=bool(stmt.info.get("full")), table=False)
     columns = tuple(
         Column(
@@ -276,5 +289,4 @@ def _processlist(handler: ClientHandler, stmt: Any) -> StatementResult:
 ANSWERS: dict[str, Callable[[ClientHandler, Any], StatementResult]] = {
     "shutdown": _shutdown,
     "kill": _kill,
-    "processlist": _processlist,
 }

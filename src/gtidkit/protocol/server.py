@@ -80,12 +80,15 @@ class WireServer:
         )
         self.shutdown_requested = threading.Event()
         self.ctx.request_shutdown = self.shutdown_requested.set
+        from gtidkit.protocol.admin import connection_thread_rows, show_processlist
+
+        ctx = self.ctx
         providers = getattr(engine, "thread_providers", None)
         if providers is not None:  # performance_schema.threads: one row per connection
-            from gtidkit.protocol.admin import connection_thread_rows
-
-            ctx = self.ctx
             providers.append(lambda: connection_thread_rows(ctx))
+        provide_show = getattr(engine, "provide_show", None)
+        if provide_show is not None:  # SHOW PROCESSLIST: the connections are the wire server's
+            provide_show("processlist", lambda session, stmt: show_processlist(ctx, session, stmt))
         self._listener: socket.socket | None = None
         self._accept_thread: threading.Thread | None = None
         self._threads: set[threading.Thread] = set()

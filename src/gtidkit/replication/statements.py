@@ -1,6 +1,7 @@
-"""The replica's statements, answered through the engine's ``server.statement_hooks`` (classifier info in
-``stmt.info``): CHANGE REPLICATION SOURCE TO / CHANGE MASTER TO, START / STOP REPLICA|SLAVE [IO_THREAD | SQL_THREAD],
-RESET REPLICA|SLAVE [ALL], SHOW REPLICA STATUS / SHOW SLAVE STATUS (5.7 column names), SHOW RELAYLOG EVENTS.
+"""The replica's statements, answered through the engine's ``server.statement_hooks`` and, for its SHOWs, the
+providers registered with ``server.provide_show`` (classifier info in ``stmt.info``): CHANGE REPLICATION SOURCE TO /
+CHANGE MASTER TO, START / STOP REPLICA|SLAVE [IO_THREAD | SQL_THREAD], RESET REPLICA|SLAVE [ALL], SHOW REPLICA STATUS
+/ SHOW SLAVE STATUS (5.7 column names), SHOW RELAYLOG EVENTS.
 
 MySQL: ``sql/sql_parse.cc`` (SQLCOM_CHANGE_MASTER, SQLCOM_SLAVE_START, SQLCOM_SLAVE_STOP, SQLCOM_RESET with
 REFRESH_REPLICA, SQLCOM_SHOW_SLAVE_STAT) dispatching to ``sql/rpl_replica.cc``.
@@ -111,7 +112,6 @@ _DEPRECATED_STATEMENTS = (
     ("START SLAVE", "START REPLICA"),
     ("STOP SLAVE", "STOP REPLICA"),
     ("RESET SLAVE", "RESET REPLICA"),
-    ("SHOW SLAVE STATUS", "SHOW REPLICA STATUS"),
 )
 
 
@@ -120,8 +120,8 @@ def _deprecated(old: str, new: str) -> Condition:
 
 
 def deprecated_syntax(text: str) -> list[Condition]:
-    """Warning 1287 when ``text`` uses a 5.7 spelling (CHANGE MASTER, START / STOP / RESET SLAVE, SHOW SLAVE
-    STATUS), as MySQL 8.0's parser gives it; else nothing."""
+    """Warning 1287 when ``text`` uses a 5.7 spelling (CHANGE MASTER, START / STOP / RESET SLAVE), as MySQL 8.0's
+    parser gives it; else nothing (SHOW SLAVE STATUS: its parsed ``slave`` argument, see :func:`register`)."""
     words = text.upper().split(maxsplit=3)  # a statement classify.py recognised: its leading keywords
     for old, new in _DEPRECATED_STATEMENTS:
         n = old.count(" ") + 1
@@ -131,10 +131,11 @@ def deprecated_syntax(text: str) -> list[Condition]:
 
 
 def register(server: Any, replica: Replica) -> None:
-    """Install the replica's statement hooks on ``server`` (an engine ``Server``).
+    """Install the replica's statement hooks and SHOW providers on ``server`` (an engine ``Server``).
 
     Args:
-        server: the engine server whose ``statement_hooks`` receive the handlers.
+        server: the engine server whose ``statement_hooks`` receive the handlers (its ``provide_show`` the SHOW
+            REPLICA STATUS and SHOW RELAYLOG EVENTS providers).
         replica: the channel controller the statements act on.
     """
 
@@ -172,8 +173,9 @@ def register(server: Any, replica: Replica) -> None:
         names = SLAVE_STATUS_COLUMNS if slave else REPLICA_STATUS_COLUMNS
         rows = [replica.status_row(slave=slave)] if replica.exists else []
         res = result_set(list(names), rows)
-        if slave:
-            res = dataclasses.replace(res, warnings=(*res.warnings, *deprecated_syntax(stmt.text)))
+        if slave:  # 1287 as for the other 5.7 spellings (sql_yacc.yy push_deprecated_warn)
+            warning = _deprecated("SHOW SLAVE STATUS", "SHOW REPLICA STATUS")
+            res = dataclasses.replace(res, warnings=(*res.warnings, warning))
         errant = replica.receiver.errant_gtids if replica.exists else None
         if errant:
             warning = Condition("Warning", 1105, REPLICA_ERRANT_GTIDS % errant)
@@ -193,8 +195,9 @@ def register(server: Any, replica: Replica) -> None:
         return StatementResult()
 
     server.statement_hooks["change_replication_filter"] = change_filter
-    server.statement_hooks["relaylog_events"] = relaylog
     server.statement_hooks["change_replication_source"] = change
     server.statement_hooks["replica_thread"] = thread
     server.statement_hooks["reset_replica"] = reset
-    server.statement_hooks["replica_status"] = status
+    # the replica's SHOWs: providers of engine/statements/show.py's rows owned by replication
+    server.provide_show("relaylog_events", relaylog)
+    server.provide_show("replica_status", status)

@@ -11,7 +11,6 @@ USER).
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from gtidkit.engine.accounts.grants import show_grants
@@ -22,9 +21,7 @@ if TYPE_CHECKING:
     from gtidkit.engine.accounts.store import Account, AccountStore
     from gtidkit.engine.results import StatementResult
 
-__all__ = ["show_account"]
-
-_SHOW = re.compile(r"^\s*SHOW\s+(GRANTS|CREATE\s+USER)\b", re.IGNORECASE)
+__all__ = ["show_create_user", "show_grants_of"]
 
 
 def _target(text: str, store: AccountStore, current_user: str, *, create: bool) -> Account:
@@ -75,24 +72,35 @@ def _create_user(acc: Account) -> str:
     )
 
 
-def show_account(text: str, store: AccountStore, current_user: str) -> StatementResult | None:
-    """SHOW GRANTS / SHOW CREATE USER for ``text``, or None for another SHOW.
+def show_grants_of(text: str, store: AccountStore, current_user: str) -> StatementResult:
+    """SHOW GRANTS [FOR account]: one ``GRANT ...`` row per level, column ``Grants for user@host``.
 
     Args:
-        text: the statement.
+        text: the statement (classified as SHOW GRANTS; its account name is read here).
         store: the server's account cache.
         current_user: the session's CURRENT_USER() (``user@host``).
 
     Raises:
-        MySQLError: 1141 SHOW GRANTS of an unknown account; 1396 SHOW CREATE USER of one; 1064 bad syntax.
+        MySQLError: 1141 SHOW GRANTS of an unknown account; 1235 ``FOR ... USING``; 1064 bad syntax.
     """
     from gtidkit.engine.sql.metadata import result_set
 
-    m = _SHOW.match(text)
-    if m is None:
-        return None
-    create = m.group(1).upper() != "GRANTS"
-    acc = _target(text, store, current_user, create=create)
-    if create:
-        return result_set([f"CREATE USER for {acc.user}@{acc.host}"], [(_create_user(acc),)])
+    acc = _target(text, store, current_user, create=False)
     return result_set([f"Grants for {acc.user}@{acc.host}"], [(g,) for g in show_grants(acc)])
+
+
+def show_create_user(text: str, store: AccountStore, current_user: str) -> StatementResult:
+    """SHOW CREATE USER account: one row, column ``CREATE USER for user@host``.
+
+    Args:
+        text: the statement (classified as SHOW CREATE USER; its account name is read here).
+        store: the server's account cache.
+        current_user: the session's CURRENT_USER() (``user@host``).
+
+    Raises:
+        MySQLError: 1396 SHOW CREATE USER of an unknown account; 1064 bad syntax.
+    """
+    from gtidkit.engine.sql.metadata import result_set
+
+    acc = _target(text, store, current_user, create=True)
+    return result_set([f"CREATE USER for {acc.user}@{acc.host}"], [(_create_user(acc),)])

@@ -1,7 +1,7 @@
 """SQL dispatch: MySQL statements on the SQLite storage, with MySQL's results, row images and error codes.
 
 Entry point (docs/INTERFACES.md "engine"): :class:`Executor`, which runs statements classified by
-:func:`gtidkit.engine.statements.classify.classify` (SELECT, DML, DDL, USE, catalog SHOWs and
+:func:`gtidkit.engine.statements.classify.classify` (SELECT, DML, DDL, USE, EXPLAIN and
 savepoints for one session's connection and returns an :class:`ExecResult` with MySQL's ``affected_rows``,
 ``last_insert_id``, warnings and, for DML, the :class:`RowChange` images that ROW-format binlog events need.
 
@@ -714,14 +714,10 @@ class Executor:
         if kind == "rollback":
             self.conn.rollback()
             return ExecResult()
-        if kind == "show":
-            if stmt.info.get("explain"):
-                from gtidkit.engine.sql.explain import run_explain
+        if kind == "show" and stmt.info.get("explain"):  # the SHOWs themselves: engine/statements/show.py
+            from gtidkit.engine.sql.explain import run_explain
 
-                return self._interruptibly(lambda: run_explain(self, stmt, current_db))
-            from gtidkit.engine.sql.show import run_show
-
-            return run_show(self, stmt, current_db)
+            return self._interruptibly(lambda: run_explain(self, stmt, current_db))
         m = _DO.match(stmt.text)
         if m:  # DO expr [, expr ...]: evaluate, discard the result (RM8 15.2.3)
             self.execute_select(f"SELECT {m.group(1)}", current_db)

@@ -1,29 +1,38 @@
-"""Catalog SHOW statements: SHOW DATABASES, SHOW TABLES, SHOW [FULL] COLUMNS / DESCRIBE, SHOW CREATE TABLE,
-SHOW INDEX — with MySQL 8.0's column names (manual "SHOW Statements"). Binlog/GTID/variable SHOWs belong to the
-GTID core (``admin.py``); anything else here raises ER_NOT_SUPPORTED_YET 1235.
+"""Catalog SHOW statements: SHOW DATABASES, SHOW TABLES, SHOW [FULL] COLUMNS / DESCRIBE, SHOW CREATE TABLE / VIEW,
+SHOW INDEX — with MySQL 8.0's column names (manual "SHOW Statements"); and the SHOW CREATE TABLE text.
+
+Each ``show_*`` function provides the rows of one SHOW command from the catalog, given the arguments
+:mod:`gtidkit.engine.statements.classify` parsed (``info``); :mod:`gtidkit.engine.statements.show` is what maps a
+parsed SHOW to it.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine import charsets
 from gtidkit.engine.sql.catalog import ColumnDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
-from gtidkit.engine.sql.parse import SqlStatement, normalize
-from gtidkit.engine.sql.show_engines import SHOW_ENGINES, show_engines
-from gtidkit.engine.sql.show_plugins import SHOW_PLUGINS, show_plugins
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.exec_result import ExecResult
     from gtidkit.engine.sql.executor import Executor
 
-__all__ = ["VIEW_DEFINER", "run_show", "show_create_table", "show_create_view"]
+__all__ = [
+    "INDEX_COLUMNS",
+    "VIEW_DEFINER",
+    "show_columns",
+    "show_create",
+    "show_create_table",
+    "show_create_view",
+    "show_databases",
+    "show_index",
+    "show_tables",
+]
 
 _ID = r"(`(?:[^`]|``)+`|[A-Za-z0-9_$]+)"
-_LIKE = r"(?: LIKE ('(?:[^'\\]|\\.|'')*'))?"
 
 
 def _default_literal(c: ColumnDef) -> str:
@@ -129,140 +138,136 @@ def show_create_view(t: TableDef) -> tuple[str, str, str, str]:
     return (t.name, text, "utf8mb4", "utf8mb4_0900_ai_ci")
 
 
-def run_show(ex: Executor, stmt: SqlStatement, current_db: str | None) -> ExecResult:
-    """Run a catalog SHOW / DESCRIBE statement.
+def _columns_rows(t: TableDef, like: str | None) -> list[tuple]:
+    ok = _like(like)
+    rows = []
+    for c in t.columns:
+        if not ok(c.name):
+            continue
+        key = (
+            "PRI"
+            if c.name in t.primary_key
+            else (
+                "UNI"
+                if any(ix.unique and ix.columns == (c.name,) for ix in t.indexes)
+                else "MUL"
+                if any(ix.columns[0] == c.name for ix in t.indexes if not ix.primary)
+                else ""
+            )
+        )
+        default = c.default_expr or (None if c.default is None else str(c.default))
+        extra = "auto_increment" if c.auto_increment else ("DEFAULT_GENERATED" if c.default_expr else "")
+        if c.on_update:
+            extra = (extra + " " if extra else "") + "on update CURRENT_TIMESTAMP"
+        rows.append((c.name, c.column_type(), "YES" if c.nullable else "NO", key, default, extra))
+    return rows
+
+
+def show_databases(ex: Executor, info: dict[str, Any], current_db: str | None) -> ExecResult:
+    """SHOW DATABASES | SCHEMAS [LIKE 'pattern']: column ``Database`` (``info``: its parsed ``like`` literal)."""
+    from gtidkit.engine.sql.exec_result import ExecResult
+
+    ok = _like(info.get("like"))
+    return ExecResult(columns=["Database"], rows=[(s,) for s in ex.storage.catalog.schemas() if ok(s)])
+
+
+def show_tables(ex: Executor, info: dict[str, Any], current_db: str | None) -> ExecResult:
+    """SHOW [FULL] TABLES [{FROM | IN} db] [LIKE 'pattern']: ``Tables_in_<db>`` [, ``Table_type``].
 
     Raises:
-        MySQLError: 1046, 1049, 1146 as MySQL; 1235 for SHOW forms not handled here.
+        MySQLError: 1046 no database named or selected, 1049 unknown database.
     """
     from gtidkit.engine.sql.exec_result import ExecResult
-    from gtidkit.engine.sql.show_table_status import match_show_table_status, show_table_status
 
-    status = match_show_table_status(stmt.text)
-    if status is not None:
-        return show_table_status(ex, status, current_db)
     cat = ex.storage.catalog
-    norm = normalize(stmt.text)
-    if SHOW_ENGINES.fullmatch(norm):
-        return show_engines()
-    if SHOW_PLUGINS.fullmatch(norm):
-        return show_plugins()
-    m = re.fullmatch(rf"SHOW (?:DATABASES|SCHEMAS){_LIKE}", norm, re.IGNORECASE)
-    if m:
-        ok = _like(m.group(1))
-        return ExecResult(columns=["Database"], rows=[(s,) for s in cat.schemas() if ok(s)])
-    m = re.fullmatch(rf"SHOW (FULL )?TABLES(?: (?:FROM|IN) {_ID})?{_LIKE}", norm, re.IGNORECASE)
-    if m:
-        db = _unid(m.group(2)) or current_db
-        if db is None:
-            raise mysql_error(1046)
-        if not cat.has_schema(db):
-            raise mysql_error(1049, db)
-        ok = _like(m.group(3))
-        tables = [t for t in cat.tables(db) if ok(t.name)]
-        col = f"Tables_in_{cat.canonical_schema(db)}"
-        if m.group(1):
-            return ExecResult(columns=[col, "Table_type"], rows=[(t.name, t.table_type) for t in tables])
-        return ExecResult(columns=[col], rows=[(t.name,) for t in tables])
-    m = re.fullmatch(
-        rf"(?:SHOW (FULL )?(?:COLUMNS|FIELDS) (?:FROM|IN) (\S+)(?: (?:FROM|IN) {_ID})?"
-        rf"|(?:DESCRIBE|DESC|EXPLAIN) (\S+)){_LIKE}",
-        norm,
-        re.IGNORECASE,
+    db = info.get("db") or current_db
+    if db is None:
+        raise mysql_error(1046)
+    if not cat.has_schema(db):
+        raise mysql_error(1049, db)
+    ok = _like(info.get("like"))
+    tables = [t for t in cat.tables(db) if ok(t.name)]
+    col = f"Tables_in_{cat.canonical_schema(db)}"
+    if info.get("full"):
+        return ExecResult(columns=[col, "Table_type"], rows=[(t.name, t.table_type) for t in tables])
+    return ExecResult(columns=[col], rows=[(t.name,) for t in tables])
+
+
+def show_columns(ex: Executor, info: dict[str, Any], current_db: str | None) -> ExecResult:
+    """SHOW [FULL] COLUMNS | FIELDS {FROM | IN} t [{FROM | IN} db] [LIKE 'p'], DESCRIBE t: Field, Type, Null, Key,
+    Default, Extra (this session's temporary table first).
+
+    Raises:
+        MySQLError: 1046, 1049, 1146 as MySQL; 1235 for a table name the engine cannot read.
+    """
+    from gtidkit.engine.sql.exec_result import ExecResult
+
+    db, name = _table_name(info.get("db") or current_db, info["table"])
+    t = ex.require_table(db, name)  # this session's temporary table first
+    return ExecResult(
+        columns=["Field", "Type", "Null", "Key", "Default", "Extra"], rows=_columns_rows(t, info.get("like"))
     )
-    if m:
-        qualified = m.group(2) or m.group(4)
-        db, name = _table_name(_unid(m.group(3)) or current_db, qualified)
-        t = ex.require_table(db, name)  # this session's temporary table first
-        ok = _like(m.group(5))
-        rows = []
-        for c in t.columns:
-            if not ok(c.name):
-                continue
-            key = (
-                "PRI"
-                if c.name in t.primary_key
-                else (
-                    "UNI"
-                    if any(ix.unique and ix.columns == (c.name,) for ix in t.indexes)
-                    else "MUL"
-                    if any(ix.columns[0] == c.name for ix in t.indexes if not ix.primary)
-                    else ""
-                )
+
+
+def show_create(ex: Executor, info: dict[str, Any], current_db: str | None) -> ExecResult:
+    """SHOW CREATE TABLE | VIEW name: (Table, Create Table), or a view's four columns (SHOW CREATE TABLE of a view
+    shows the view, RM8 15.7.7.10).
+
+    Raises:
+        MySQLError: 1046, 1146; 1347 SHOW CREATE VIEW of a base table.
+    """
+    from gtidkit.engine.sql.exec_result import ExecResult
+
+    db, name = _table_name(current_db, info["table"])
+    t = ex.require_table(db, name)
+    if t.table_type == "VIEW":
+        cols = ["View", "Create View", "character_set_client", "collation_connection"]
+        return ExecResult(columns=cols, rows=[show_create_view(t)])
+    if info.get("object") == "VIEW":
+        raise mysql_error(1347, t.schema, t.name, "VIEW")
+    text = show_create_table(t)
+    if (t.schema, t.name) in ex.temp_tables:
+        text = "CREATE TEMPORARY TABLE" + text[len("CREATE TABLE") :]
+    return ExecResult(columns=["Table", "Create Table"], rows=[(t.name, text)])
+
+
+#: SHOW INDEX columns (RM8 "SHOW INDEX Statement")
+INDEX_COLUMNS = (
+    "Table",
+    "Non_unique",
+    "Key_name",
+    "Seq_in_index",
+    "Column_name",
+    "Collation",
+    "Cardinality",
+    "Sub_part",
+    "Packed",
+    "Null",
+    "Index_type",
+    "Comment",
+    "Index_comment",
+    "Visible",
+    "Expression",
+)
+
+
+def show_index(ex: Executor, info: dict[str, Any], current_db: str | None) -> ExecResult:
+    """SHOW INDEX | INDEXES | KEYS {FROM | IN} t [{FROM | IN} db]: one row per index column (:data:`INDEX_COLUMNS`).
+
+    Raises:
+        MySQLError: 1046, 1049, 1146 as MySQL.
+    """
+    from gtidkit.engine.sql.exec_result import ExecResult
+
+    db, name = _table_name(info.get("db") or current_db, info["table"])
+    t = ex.require_table(db, name)  # this session's temporary table first
+    rows = []
+    for ix in t.indexes:
+        for seq, c in enumerate(ix.columns, 1):
+            col = t.column(c)
+            null = "YES" if col is not None and col.nullable else ""
+            rows.append(
+                (t.name, 0 if ix.unique else 1, ix.name, seq, c, "A", None, None, None, null)
+                + ("BTREE", "", "", "YES", None)
             )
-            default = c.default_expr or (None if c.default is None else str(c.default))
-            extra = "auto_increment" if c.auto_increment else ("DEFAULT_GENERATED" if c.default_expr else "")
-            if c.on_update:
-                extra = (extra + " " if extra else "") + "on update CURRENT_TIMESTAMP"
-            rows.append((c.name, c.column_type(), "YES" if c.nullable else "NO", key, default, extra))
-        return ExecResult(columns=["Field", "Type", "Null", "Key", "Default", "Extra"], rows=rows)
-    m = re.fullmatch(r"SHOW CREATE (TABLE|VIEW) (\S+)", norm, re.IGNORECASE)
-    if m:
-        db, name = _table_name(current_db, m.group(2))
-        t = ex.require_table(db, name)
-        if t.table_type == "VIEW":  # SHOW CREATE TABLE of a view shows the view (RM8 15.7.7.10)
-            cols = ["View", "Create View", "character_set_client", "collation_connection"]
-            return ExecResult(columns=cols, rows=[show_create_view(t)])
-        if m.group(1).upper() == "VIEW":
-            raise mysql_error(1347, t.schema, t.name, "VIEW")
-        text = show_create_table(t)
-        if (t.schema, t.name) in ex.temp_tables:
-            text = "CREATE TEMPORARY TABLE" + text[len("CREATE TABLE") :]
-        return ExecResult(columns=["Table", "Create Table"], rows=[(t.name, text)])
-    m = re.fullmatch(
-        rf"SHOW (?:INDEX|INDEXES|KEYS) (?:FROM|IN) (\S+)(?: (?:FROM|IN) {_ID})?", norm, re.IGNORECASE
-    )
-    if m:
-        db, name = _table_name(_unid(m.group(2)) or current_db, m.group(1))
-        t = ex.require_table(db, name)  # this session's temporary table first
-        rows = []
-        for ix in t.indexes:
-            for seq, c in enumerate(ix.columns, 1):
-                col = t.column(c)
-                rows.append(
-                    (
-                        t.name,
-                        0 if ix.unique else 1,
-                        ix.name,
-                        seq,
-                        c,
-                        "A",
-                        None,
-                        None,
-                        None,
-                        "YES" if col is not None and col.nullable else "",
-                        "BTREE",
-                        "",
-                        "",
-                        "YES",
-                        None,
-                    )
-                )
-        return ExecResult(
-            columns=[
-                "Table",
-                "Non_unique",
-                "Key_name",
-                "Seq_in_index",
-                "Column_name",
-                "Collation",
-                "Cardinality",
-                "Sub_part",
-                "Packed",
-                "Null",
-                "Index_type",
-                "Comment",
-                "Index_comment",
-                "Visible",
-                "Expression",
-            ],
-            rows=rows,
-        )
-    from gtidkit.engine.sql.show_objects import run_show_objects
-
-    shown = run_show_objects(cat, norm, current_db)
-    if shown is not None:
-        return shown
-    from gtidkit.engine.sql.unsupported import statement_error
-
-    raise statement_error(stmt.text)
+    return ExecResult(columns=list(INDEX_COLUMNS), rows=rows)

@@ -11,18 +11,14 @@ Savepoints and the InnoDB row).
 
 from __future__ import annotations
 
-import re
-
 from gtidkit.engine.sql.exec_result import ExecResult
 
-__all__ = ["COLUMNS", "ENGINES", "SHOW_ENGINES", "show_engines"]
+__all__ = ["COLUMNS", "ENGINES", "show_engines"]
 
 COLUMNS = ("Engine", "Support", "Comment", "Transactions", "XA", "Savepoints")
 ENGINES = (
     ("InnoDB", "DEFAULT", "Supports transactions, row-level locking, and foreign keys", "YES", "YES", "YES"),
 )
-#: the statement, on normalised text
-SHOW_ENGINES = re.compile(r"SHOW (?:STORAGE )?ENGINES", re.IGNORECASE)
 
 
 def show_engines() -> ExecResult:

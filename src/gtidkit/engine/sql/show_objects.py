@@ -13,24 +13,16 @@ ENCRYPTION='N' */`` text of a MySQL 8 database.
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.catalog import Catalog
     from gtidkit.engine.sql.exec_result import ExecResult
+    from gtidkit.engine.sql.executor import Executor
 
-__all__ = ["run_show_objects", "show_create_database"]
-
-_ID = r"(`(?:[^`]|``)+`|[A-Za-z0-9_$]+)"
-_TAIL = r"(?: (?:LIKE '(?:[^'\\]|\\.|'')*'|WHERE .*))?"
-
-_CREATE_DATABASE = re.compile(rf"SHOW CREATE (?:DATABASE|SCHEMA) (IF NOT EXISTS )?{_ID}", re.IGNORECASE)
-_TRIGGERS = re.compile(rf"SHOW (?:FULL )?TRIGGERS(?: (?:FROM|IN) {_ID})?{_TAIL}", re.IGNORECASE)
-_EVENTS = re.compile(rf"SHOW EVENTS(?: (?:FROM|IN) {_ID})?{_TAIL}", re.IGNORECASE)
-_ROUTINE_STATUS = re.compile(rf"SHOW (?:PROCEDURE|FUNCTION) STATUS{_TAIL}", re.IGNORECASE)
+__all__ = ["create_database", "events", "routine_status", "show_create_database", "triggers"]
 
 #: Column names of the SHOW forms that list no rows here (RM8.4 15.7.7.40, 15.7.7.19, 15.7.7.30).
 TRIGGER_COLUMNS = [
@@ -76,10 +68,6 @@ ROUTINE_STATUS_COLUMNS = [
 ] + ["Database Collation"]
 
 
-def _unid(s: str | None) -> str | None:
-    return None if s is None else s[1:-1].replace("``", "`") if s.startswith("`") else s
-
-
 def show_create_database(cat: Catalog, name: str, *, if_not_exists: bool = False) -> tuple[str, str]:
     """The row of ``SHOW CREATE DATABASE [IF NOT EXISTS] name``: (Database, Create Database).
 
@@ -111,26 +99,46 @@ def _require_db(cat: Catalog, db: str | None) -> None:
         raise mysql_error(1049, db)
 
 
-def run_show_objects(cat: Catalog, norm: str, current_db: str | None) -> ExecResult | None:
-    """Answer ``norm`` (a normalised SHOW statement) if it is one of this module's forms, else None.
+def create_database(ex: Executor, info: dict[str, Any], current_db: str | None) -> ExecResult:
+    """SHOW CREATE {DATABASE | SCHEMA} [IF NOT EXISTS] db (``info``: ``db``, ``if_not_exists``).
+
+    Raises:
+        MySQLError: 1049 ER_BAD_DB_ERROR for an unknown database.
+    """
+    from gtidkit.engine.sql.exec_result import ExecResult
+
+    row = show_create_database(
+        ex.storage.catalog, info.get("db") or "", if_not_exists=bool(info.get("if_not_exists"))
+    )
+    return ExecResult(columns=["Database", "Create Database"], rows=[row])
+
+
+def triggers(ex: Executor, info: dict[str, Any], current_db: str | None) -> ExecResult:
+    """SHOW [FULL] TRIGGERS [{FROM | IN} db] [LIKE | WHERE]: MySQL's columns, no rows (``info``: ``db``).
 
     Raises:
         MySQLError: 1046 ER_NO_DB_ERROR (no database named or selected), 1049 ER_BAD_DB_ERROR.
     """
     from gtidkit.engine.sql.exec_result import ExecResult
 
-    m = _CREATE_DATABASE.fullmatch(norm)
-    if m:
-        row = show_create_database(cat, _unid(m.group(2)) or "", if_not_exists=bool(m.group(1)))
-        return ExecResult(columns=["Database", "Create Database"], rows=[row])
-    m = _TRIGGERS.fullmatch(norm)
-    if m:
-        _require_db(cat, _unid(m.group(1)) or current_db)
-        return ExecResult(columns=list(TRIGGER_COLUMNS), rows=[])
-    m = _EVENTS.fullmatch(norm)
-    if m:
-        _require_db(cat, _unid(m.group(1)) or current_db)
-        return ExecResult(columns=list(EVENT_COLUMNS), rows=[])
-    if _ROUTINE_STATUS.fullmatch(norm):
-        return ExecResult(columns=list(ROUTINE_STATUS_COLUMNS), rows=[])
-    return None
+    _require_db(ex.storage.catalog, info.get("db") or current_db)
+    return ExecResult(columns=list(TRIGGER_COLUMNS), rows=[])
+
+
+def events(ex: Executor, info: dict[str, Any], current_db: str | None) -> ExecResult:
+    """SHOW EVENTS [{FROM | IN} db] [LIKE | WHERE]: MySQL's columns, no rows (``info``: ``db``).
+
+    Raises:
+        MySQLError: 1046 ER_NO_DB_ERROR (no database named or selected), 1049 ER_BAD_DB_ERROR.
+    """
+    from gtidkit.engine.sql.exec_result import ExecResult
+
+    _require_db(ex.storage.catalog, info.get("db") or current_db)
+    return ExecResult(columns=list(EVENT_COLUMNS), rows=[])
+
+
+def routine_status(ex: Executor, info: dict[str, Any], current_db: str | None) -> ExecResult:
+    """SHOW {PROCEDURE | FUNCTION} STATUS [LIKE | WHERE]: MySQL's columns, no rows."""
+    from gtidkit.engine.sql.exec_result import ExecResult
+
+    return ExecResult(columns=list(ROUTINE_STATUS_COLUMNS), rows=[])

@@ -11,11 +11,9 @@ plugins have a NULL Library; the community server's license is GPL) and "Obtaini
 
 from __future__ import annotations
 
-import re
-
 from gtidkit.engine.sql.exec_result import ExecResult
 
-__all__ = ["COLUMNS", "PLUGINS", "SHOW_PLUGINS", "show_plugins"]
+__all__ = ["COLUMNS", "PLUGINS", "show_plugins"]
 
 COLUMNS = ("Name", "Status", "Type", "Library", "License")
 PLUGINS = (
@@ -25,8 +23,6 @@ PLUGINS = (
     ("caching_sha2_password", "ACTIVE", "AUTHENTICATION", None, "GPL"),
     ("InnoDB", "ACTIVE", "STORAGE ENGINE", None, "GPL"),
 )
-#: the statement, on normalised text (MySQL's grammar has no LIKE / WHERE for it)
-SHOW_PLUGINS = re.compile(r"SHOW PLUGINS", re.IGNORECASE)
 
 
 def show_plugins() -> ExecResult:

@@ -11,20 +11,19 @@ conditions", RM8 "Extensions to SHOW Statements"). Rows are ordered by Name.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from gtidkit.engine.sql.parse import parse_tree, strip_comments, templatize
+from gtidkit.engine.sql.parse import parse_tree, templatize
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.exec_result import ExecResult
     from gtidkit.engine.sql.executor import Executor
 
-__all__ = ["COLUMNS", "match_show_table_status", "show_table_status"]
+__all__ = ["COLUMNS", "show_table_status"]
 
 #: SHOW TABLE STATUS column -> information_schema.TABLES column, in MySQL's order
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -48,13 +47,6 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("Comment", "TABLE_COMMENT"),
 )
 
-_ID = r"(`(?:[^`]|``)+`|[A-Za-z0-9_$]+)"
-_SHAPE = re.compile(
-    rf"SHOW\s+TABLE\s+STATUS(?:\s+(?:FROM|IN)\s+{_ID})?"
-    r"(?:\s+LIKE\s+('(?:[^'\\]|\\.|'')*')|\s+WHERE\s+(.+))?\s*;?\s*",
-    re.IGNORECASE | re.DOTALL,
-)
-
 
 @dataclass
 class _Select:
@@ -71,11 +63,6 @@ class _Select:
     @property
     def template(self) -> tuple[str, list[Any]] | None:
         return templatize(self.text)
-
-
-def match_show_table_status(text: str) -> re.Match[str] | None:
-    """The match of a SHOW TABLE STATUS statement (groups: schema, LIKE string, WHERE text), or None."""
-    return _SHAPE.fullmatch(strip_comments(text))
 
 
 def _quote(s: str) -> str:
@@ -95,17 +82,21 @@ def _renamed(where: str) -> str:
     return str(cond.sql(dialect="mysql"))
 
 
-def show_table_status(ex: Executor, m: re.Match[str], current_db: str | None) -> ExecResult:
-    """Run SHOW TABLE STATUS (``m`` from :func:`match_show_table_status`) for ``current_db`` or the named schema.
+def show_table_status(ex: Executor, info: dict[str, Any], current_db: str | None) -> ExecResult:
+    """Run SHOW TABLE STATUS for ``current_db`` or the named schema.
+
+    Args:
+        ex: the session's executor.
+        info: the statement's arguments as :mod:`gtidkit.engine.statements.classify` parsed them: ``db`` (the
+            schema named, unquoted), ``like`` (the pattern's literal as written) or ``where`` (the condition's text).
+        current_db: the session's default schema.
 
     Raises:
         MySQLError: 1046 no schema named and none selected; 1049 unknown schema; 1054 an unknown column in the
             WHERE condition.
     """
-    schema, like, where = m.group(1), m.group(2), m.group(3)
-    if schema is not None and schema.startswith("`"):
-        schema = schema[1:-1].replace("``", "`")
-    db = schema or current_db
+    like, where = info.get("like"), info.get("where")
+    db = info.get("db") or current_db
     if db is None:
         raise mysql_error(1046)
     catalog = ex.storage.catalog

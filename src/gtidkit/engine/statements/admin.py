@@ -1,4 +1,4 @@
-"""Administrative statements and GTID/binlog SHOW statements; the GTID SQL functions.
+"""Administrative statements, the rows of the binlog SHOW statements; the GTID SQL functions.
 
 Sources: MySQL ``sql/rpl_source.cc`` / ``sql/binlog.cc`` (SHOW BINARY LOGS, SHOW BINARY LOG STATUS, SHOW BINLOG
 EVENTS, PURGE BINARY LOGS, RESET MASTER / RESET BINARY LOGS AND GTIDS, FLUSH LOGS), ``sql/item_gtid_func.cc``
@@ -20,8 +20,7 @@ from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.metadata import result_set
 from gtidkit.engine.sql.unsupported import statement_error
-from gtidkit.engine.statements import locks, variables
-from gtidkit.engine.statements.status import show_status
+from gtidkit.engine.statements import locks
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.gtid import GtidSet
 from gtidkit.mysql_errors import mysql_error
@@ -47,31 +46,7 @@ class Admin:
     def __init__(self, server: Server) -> None:
         self.server = server
 
-    # ------------------------------------------------------------------ SHOW
-    def show(self, session: Session, stmt: Statement) -> StatementResult | None:
-        """Answer a SHOW about binlogs, GTIDs, status, accounts or variables (``stmt`` as classified:
-        :mod:`gtidkit.engine.statements.classify` gives its command and arguments); None when the SQL layer
-        should run it."""
-        info = stmt.info
-        command = info.get("command")
-        if command == "binary_logs":
-            return self.show_binary_logs()
-        if command == "binary_log_status":
-            self._check_status_syntax(stmt.text, master=bool(info.get("master")))
-            return self.show_binary_log_status()
-        if command == "binlog_events":
-            limit = info.get("cnt")
-            return self.show_binlog_events(info.get("file"), info.get("pos"), info.get("off", 0), limit)
-        if command == "variables":
-            return self.show_variables(session, info.get("scope"), info.get("like"), info.get("where"))
-        if command == "status":
-            return show_status(session, info.get("like"), info.get("where"))
-        if command is not None:
-            return None
-        from gtidkit.engine.accounts.show import show_account
-
-        return show_account(stmt.text, self.server.accounts, session.executor.current_user)
-
+    # ------------------------------------------------------------------ SHOW (rows; engine/statements/show.py maps)
     def show_binary_logs(self) -> StatementResult:
         """SHOW BINARY LOGS: Log_name, File_size, Encrypted. Raises 1381 when the binlog is off."""
         blog = self.server.binlog
@@ -81,7 +56,7 @@ class Admin:
             ["Log_name", "File_size", "Encrypted"], [(n, size, "No") for n, size in blog.sizes()]
         )
 
-    def _check_status_syntax(self, text: str, *, master: bool) -> None:
+    def check_status_syntax(self, text: str, *, master: bool) -> None:
         """SHOW BINARY LOG STATUS exists from 8.2.0, SHOW MASTER STATUS until 8.3 (removed in 8.4.0): the other
         one is a syntax error in the release the server presents (engine/server_version.py). ``master``: the
         statement is SHOW MASTER STATUS.
@@ -154,15 +129,6 @@ class Admin:
         if limit is not None:
             rows = rows[:limit]
         return result_set(cols, rows)
-
-    def show_variables(
-        self, session: Session, scope: str | None, like: str | None, where: str | None
-    ) -> StatementResult:
-        """SHOW [GLOBAL|SESSION] VARIABLES [LIKE 'pattern' | WHERE expr]: Variable_name, Value (sorted by name).
-
-        ``like`` is the quoted pattern literal as written. See :func:`gtidkit.engine.statements.variables.show_variables`.
-        """
-        return variables.show_variables(session, scope, like, where)
 
     # ------------------------------------------------------------------ FLUSH / RESET / PURGE
     def commits_implicitly(self, session: Session, stmt: Statement) -> bool:

@@ -9,12 +9,16 @@ A statement with any other first word is parsed by sqlglot at classification and
 
 The hand-written recogniser (:data:`_RECOGNISER`) covers only what sqlglot gets wrong (``../shared/research/
 tooling.md`` section 5): ``FLUSH LOGS`` parses as an alias, ``START REPLICA`` as BEGIN, ``RESET BINARY LOGS AND
-GTIDS`` / ``SAVEPOINT`` / ``RELEASE SAVEPOINT`` / ``PURGE BINARY LOGS`` / ``SHOW BINLOG EVENTS`` / ``SHOW WARNINGS`` /
-``LOCK TABLES`` / ``XA`` / ``KILL`` fail or become an opaque ``exp.Command``; transaction control carries options
-(``AND CHAIN``, ``READ ONLY``) the trees drop. It runs on the comment-stripped, whitespace-collapsed text and returns
-the parsed ``info`` the handlers need, its arguments named (``{"command": "kill", "id": 12, "query_only": False}``):
-no handler matches the text again. It also gives the statements the wire server answers itself (KILL, SHUTDOWN,
-SHOW [FULL] PROCESSLIST) and the SHOW forms answered from server state (SHOW VARIABLES / STATUS, binlog SHOWs).
+GTIDS`` / ``SAVEPOINT`` / ``RELEASE SAVEPOINT`` / ``PURGE BINARY LOGS`` / ``LOCK TABLES`` / ``XA`` / ``KILL`` fail
+or become an opaque ``exp.Command``; transaction control carries options (``AND CHAIN``, ``READ ONLY``) the trees
+drop. It runs on the comment-stripped, whitespace-collapsed text and returns the parsed ``info`` the handlers need,
+its arguments named (``{"command": "kill", "id": 12, "query_only": False}``): no handler matches the text again. It
+also gives the statements the wire server answers itself (KILL, SHUTDOWN).
+
+Every SHOW (and DESCRIBE / DESC / EXPLAIN <table>) is parsed by the SHOW parser table (:data:`SHOW_PARSERS`): its
+command (``variables``, ``binlog_events``, ``tables``, ``processlist`` ...) and named arguments (``like``, ``where``,
+``db``, ``table``, ``pos`` ...), which :mod:`gtidkit.engine.statements.show` maps to the one function providing its
+rows. A SHOW's deciding word picks the rows tried (SHOW VARIABLES LIKE matches one pattern, not the table).
 
 This is the only module that recognises statements by their keywords (``tests/test_statement_regexes.py`` keeps it
 so); what a statement does is its row of :mod:`gtidkit.engine.statements.specs`. Why a table of anchored patterns and
@@ -124,7 +128,8 @@ class Statement:
         params: bound parameter values of a prepared statement (``{"gp0": 1, ...}``), else None.
         info: parsed structure for recogniser statements, e.g. ``{"command": "purge_binary_logs_to", "to":
             "binlog.000003"}``; ``{"name": "sp1"}`` for savepoints; ``{"db": "x"}`` for USE; ``{"replace":
-            True}`` for REPLACE; ``{"show": normalized text}`` for other SHOWs.
+            True}`` for REPLACE; a SHOW's command and arguments (:data:`SHOW_PARSERS`, e.g. ``{"command":
+            "variables", "scope": "GLOBAL", "like": "'gtid%'"}``), none for a SHOW no row parses.
     """
 
     kind: StatementKind
@@ -313,45 +318,6 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         "admin",
         "change_replication_source",
     ),
-    (re.compile(r"^SHOW (?:BINARY LOG|(?P<master>MASTER)) STATUS$"), "show", "binary_log_status"),
-    (re.compile(r"^SHOW (?:BINARY|MASTER) LOGS$"), "show", "binary_logs"),
-    (
-        re.compile(
-            rf"^SHOW BINLOG EVENTS(?: IN {_STR})?(?: FROM (?P<pos>\d+))?"
-            r"(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"
-        ),
-        "show",
-        "binlog_events",
-    ),
-    (
-        re.compile(
-            rf"^SHOW RELAYLOG EVENTS(?: IN {_STR})?(?: FROM (?P<pos>\d+))?"
-            r"(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?(?: FOR CHANNEL .+)?$"
-        ),
-        "show",
-        "relaylog_events",
-    ),
-    (re.compile(r"^SHOW (?:REPLICA|(?P<slave>SLAVE)) STATUS(?: FOR CHANNEL .+)?$"), "show", "replica_status"),
-    (re.compile(r"^SHOW (?:REPLICAS|SLAVE HOSTS)$"), "show", "replicas"),
-    (re.compile(r"^SHOW WARNINGS(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "warnings"),
-    (re.compile(r"^SHOW ERRORS(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "errors"),
-    (re.compile(r"^SHOW COUNT ?\( ?\* ?\) WARNINGS$"), "show", "count_warnings"),
-    (re.compile(r"^SHOW COUNT ?\( ?\* ?\) ERRORS$"), "show", "count_errors"),
-    (
-        re.compile(
-            rf"^SHOW(?: (?P<scope>GLOBAL|SESSION|LOCAL))? VARIABLES(?: LIKE (?P<like>{_STR})| WHERE (?P<where>.+))?$"
-        ),
-        "show",
-        "variables",
-    ),
-    (
-        re.compile(
-            rf"^SHOW(?: (?P<scope>GLOBAL|SESSION|LOCAL))? STATUS(?: LIKE (?P<like>{_STR})| WHERE (?P<where>.+))?$"
-        ),
-        "show",
-        "status",
-    ),
-    (re.compile(r"^SHOW (?P<full>FULL )?PROCESSLIST$"), "show", "processlist"),
     (
         re.compile(
             r"^(?P<op>ANALYZE|OPTIMIZE|CHECK|REPAIR)(?P<local> NO_WRITE_TO_BINLOG| LOCAL)? TABLES? (?P<tables>.+)$"
@@ -406,17 +372,11 @@ def _recognise(norm: str) -> Statement | None:
             info["using"] = tuple(
                 v.strip().lstrip("@") for v in info.get("using", "").split(",") if v.strip()
             )
-        if m.re.groups and command in ("purge_binary_logs_to", "binlog_events", "relaylog_events"):
-            strs = [g for g in m.groups() if g and g[0] in "'\""]
-            if strs:
-                info["to" if command == "purge_binary_logs_to" else "file"] = unquote_string(strs[0])
+        if command == "purge_binary_logs_to":
+            info["to"] = unquote_string(next(g for g in m.groups() if g and g[0] in "'\""))
         if command == "purge_binary_logs_before":
             e = info.pop("expr").strip()
             info["before"] = unquote_string(e) if e[:1] in "'\"" else e
-        if command in ("binlog_events", "relaylog_events", "warnings", "errors"):
-            for k in ("pos", "off", "cnt"):
-                if k in info:
-                    info[k] = int(info[k])
         if command == "replica_thread":
             info["start"] = info.pop("verb").upper() == "START"
         if command == "reset_binary_logs" and "to" in info:
@@ -433,12 +393,6 @@ def _recognise(norm: str) -> Statement | None:
         if command == "kill":
             info["id"] = int(info["id"])
             info["query_only"] = info.pop("what", "").upper() == "QUERY"
-        if command == "binary_log_status":
-            info["master"] = "master" in info
-        if command == "processlist":
-            info["full"] = "full" in info
-        if command == "replica_status":
-            info["slave"] = "slave" in info
         for k in ("threads", "what"):
             if k in info:
                 info[k] = info[k].upper()
@@ -462,6 +416,166 @@ def _parse_change_source(opts: str) -> dict[str, Any]:
     return out
 
 
+#: a LIKE pattern as written (the quoted literal; the provider reads it with the statement's rules)
+_LIKE = r"'(?:[^'\\]|\\.|'')*'"
+#: ``LIMIT [offset,] count`` of SHOW WARNINGS / ERRORS / BINLOG EVENTS / RELAYLOG EVENTS
+_LIMIT = r"(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?"
+#: ``[LIKE 'pattern' | WHERE expr]`` (RM8 "Extensions to SHOW Statements")
+_FILTER = rf"(?: LIKE (?P<like>{_LIKE})| WHERE (?P<where>.+))?"
+
+#: The SHOW parser table: (command, the words that select the row, pattern over the normalized text). Every SHOW
+#: form the server answers has its rows here (DESCRIBE / DESC / EXPLAIN <table> are SHOW COLUMNS, as in MySQL's
+#: grammar); the named groups become the statement's ``info`` (:func:`_parse_show`), and
+#: :data:`gtidkit.engine.statements.show.SHOWS` maps each command to the one function that provides its rows. A
+#: row is tried only for the statements whose deciding word (the first after ``SHOW`` and its GLOBAL / SESSION /
+#: LOCAL / FULL / STORAGE modifiers, :func:`_show_word`) is one of its words: a SHOW matches one or two patterns,
+#: never the table. Grammar: MySQL ``sql/sql_yacc.yy`` ``show_param`` / ``describe_command``, RM8 "SHOW Statements".
+SHOW_PARSERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("binary_log_status", ("BINARY", "MASTER"), r"^SHOW (?:BINARY LOG|(?P<master>MASTER)) STATUS$"),
+    ("binary_logs", ("BINARY", "MASTER"), r"^SHOW (?:BINARY|MASTER) LOGS$"),
+    (
+        "binlog_events",
+        ("BINLOG",),
+        rf"^SHOW BINLOG EVENTS(?: IN (?P<file>{_STR}))?(?: FROM (?P<pos>\d+))?{_LIMIT}$",
+    ),
+    (
+        "relaylog_events",
+        ("RELAYLOG",),
+        rf"^SHOW RELAYLOG EVENTS(?: IN (?P<file>{_STR}))?(?: FROM (?P<pos>\d+))?{_LIMIT}(?: FOR CHANNEL .+)?$",
+    ),
+    (
+        "replica_status",
+        ("REPLICA", "SLAVE"),
+        r"^SHOW (?:REPLICA|(?P<slave>SLAVE)) STATUS(?: FOR CHANNEL .+)?$",
+    ),
+    ("replicas", ("REPLICAS", "SLAVE"), r"^SHOW (?:REPLICAS|(?P<slave>SLAVE) HOSTS)$"),
+    ("warnings", ("WARNINGS",), rf"^SHOW WARNINGS{_LIMIT}$"),
+    ("errors", ("ERRORS",), rf"^SHOW ERRORS{_LIMIT}$"),
+    ("count_warnings", ("COUNT",), r"^SHOW COUNT ?\( ?\* ?\) WARNINGS$"),
+    ("count_errors", ("COUNT",), r"^SHOW COUNT ?\( ?\* ?\) ERRORS$"),
+    (
+        "variables",
+        ("VARIABLES",),
+        rf"^SHOW(?: (?P<scope>GLOBAL|SESSION|LOCAL))? VARIABLES(?: LIKE (?P<like>{_STR})| WHERE (?P<where>.+))?$",
+    ),
+    (
+        "status",
+        ("STATUS",),
+        rf"^SHOW(?: (?P<scope>GLOBAL|SESSION|LOCAL))? STATUS(?: LIKE (?P<like>{_STR})| WHERE (?P<where>.+))?$",
+    ),
+    ("processlist", ("PROCESSLIST",), r"^SHOW (?P<full>FULL )?PROCESSLIST$"),
+    ("databases", ("DATABASES", "SCHEMAS"), rf"^SHOW (?:DATABASES|SCHEMAS)(?: LIKE (?P<like>{_LIKE}))?$"),
+    (
+        "tables",
+        ("TABLES",),
+        rf"^SHOW (?P<full>FULL )?TABLES(?: (?:FROM|IN) (?P<db>{_ID}))?(?: LIKE (?P<like>{_LIKE}))?$",
+    ),
+    (
+        "columns",
+        ("COLUMNS", "FIELDS"),
+        (
+            rf"^SHOW (?P<full>FULL )?(?:COLUMNS|FIELDS) (?:FROM|IN) (?P<table>\S+)(?: (?:FROM|IN) (?P<db>{_ID}))?"
+            rf"(?: LIKE (?P<like>{_LIKE}))?$"
+        ),
+    ),
+    (
+        "columns",
+        ("DESCRIBE", "DESC", "EXPLAIN"),
+        rf"^(?:DESCRIBE|DESC|EXPLAIN) (?P<table>\S+)(?: LIKE (?P<like>{_LIKE}))?$",
+    ),
+    ("create_table", ("CREATE",), r"^SHOW CREATE (?P<object>TABLE|VIEW) (?P<table>\S+)$"),
+    (
+        "index",
+        ("INDEX", "INDEXES", "KEYS"),
+        rf"^SHOW (?:INDEX|INDEXES|KEYS) (?:FROM|IN) (?P<table>\S+)(?: (?:FROM|IN) (?P<db>{_ID}))?$",
+    ),
+    # the WHERE condition may hold a quoted newline: (?s)
+    (
+        "table_status",
+        ("TABLE",),
+        rf"(?s)^SHOW TABLE STATUS(?: (?:FROM|IN) (?P<db>{_ID}))?{_FILTER} ?;?$",
+    ),
+    ("engines", ("ENGINES",), r"^SHOW (?:STORAGE )?ENGINES$"),
+    ("plugins", ("PLUGINS",), r"^SHOW PLUGINS$"),
+    (
+        "create_database",
+        ("CREATE",),
+        rf"^SHOW CREATE (?:DATABASE|SCHEMA) (?P<if_not_exists>IF NOT EXISTS )?(?P<db>{_ID})$",
+    ),
+    (
+        "triggers",
+        ("TRIGGERS",),
+        rf"^SHOW (?:FULL )?TRIGGERS(?: (?:FROM|IN) (?P<db>{_ID}))?(?: (?:LIKE {_LIKE}|WHERE .*))?$",
+    ),
+    ("events", ("EVENTS",), rf"^SHOW EVENTS(?: (?:FROM|IN) (?P<db>{_ID}))?(?: (?:LIKE {_LIKE}|WHERE .*))?$"),
+    (
+        "routine_status",
+        ("PROCEDURE", "FUNCTION"),
+        rf"^SHOW (?:PROCEDURE|FUNCTION) STATUS(?: (?:LIKE {_LIKE}|WHERE .*))?$",
+    ),
+    # the account name and the rest: the account statements' grammar (engine/accounts/statements.py)
+    ("grants", ("GRANTS",), r"(?s)^SHOW GRANTS(?![A-Za-z0-9_$]).*$"),
+    ("create_user", ("CREATE",), r"(?s)^SHOW CREATE USER(?![A-Za-z0-9_$]).*$"),
+)
+
+#: SHOW modifiers skipped to find a SHOW's deciding word
+_SHOW_MODIFIERS = frozenset({"GLOBAL", "SESSION", "LOCAL", "FULL", "STORAGE"})
+#: deciding word -> the rows tried for it, in table order
+_SHOW_ROWS: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+for _command, _words, _pattern in SHOW_PARSERS:
+    for _word in _words:
+        _SHOW_ROWS.setdefault(_word, []).append((_command, re.compile(_pattern, re.IGNORECASE)))
+#: the arguments that are integers, and the flags (present or not)
+_SHOW_INTS = ("pos", "off", "cnt")
+_SHOW_FLAGS = {
+    "binary_log_status": ("master",),
+    "replica_status": ("slave",),
+    "replicas": ("slave",),
+    "processlist": ("full",),
+    "tables": ("full",),
+    "columns": ("full",),
+    "create_database": ("if_not_exists",),
+}
+
+
+def _show_word(norm: str) -> str:
+    """The word that decides which :data:`SHOW_PARSERS` rows a normalized SHOW / DESCRIBE text may match."""
+    words = norm.split(" ", 4)
+    if words[0].upper() != "SHOW":
+        return words[0].upper()
+    for w in words[1:]:
+        word = w.upper()
+        if word not in _SHOW_MODIFIERS:
+            return word.split("(", 1)[0]  # COUNT(*)
+    return ""
+
+
+def _parse_show(norm: str) -> dict[str, Any] | None:
+    """The ``info`` of the normalized SHOW / DESCRIBE text ``norm`` by its :data:`SHOW_PARSERS` row (``command``
+    and the named arguments), or None when no row matches (the statement then answers 1064 or 1235)."""
+    for command, rx in _SHOW_ROWS.get(_show_word(norm), ()):
+        m = rx.match(norm)
+        if m is None:
+            continue
+        info: dict[str, Any] = {"command": command}
+        for k, v in m.groupdict().items():
+            if v is not None:
+                info[k] = v
+        for k in _SHOW_INTS:
+            if k in info:
+                info[k] = int(info[k])
+        for k in _SHOW_FLAGS.get(command, ()):
+            info[k] = k in info
+        if "file" in info:
+            info["file"] = unquote_string(info["file"])
+        if "db" in info:
+            info["db"] = _unid(info["db"])
+        if "object" in info:
+            info["object"] = info["object"].upper()
+        return info
+    return None
+
+
 _FIRST_WORD = re.compile(r"\s*([A-Za-z]+)")
 #: ``SELECT SQL_NO_CACHE ...`` (mysqldump / mariadb-dump: ``SELECT /*!40001 SQL_NO_CACHE */ * FROM t``). MySQL 8
 #: parses the modifier, ignores it (no query cache since 8.0) and warns 1681 (``sql/sql_yacc.yy``
@@ -483,7 +597,6 @@ _RECOGNISER_WORDS = frozenset(
         "PURGE",
         "STOP",
         "CHANGE",
-        "SHOW",
         "XA",
         "LOCK",
         "UNLOCK",
@@ -589,6 +702,6 @@ def classify(stmt_text: str) -> Statement:
         if m:
             text = m.group(1) + text[m.end() :]
             info["sql_no_cache"] = True
-    if kind == StatementKind.SHOW:
-        info["show"] = normalize(text)
+    if kind == StatementKind.SHOW:  # SHOW / DESCRIBE: its SHOW_PARSERS row (none: the handler reports it)
+        info = _parse_show(normalize(text)) or info
     return Statement(kind, text, info)

@@ -47,12 +47,12 @@ from gtidkit.engine.statements import (
     load_data,
     locks,
     maintenance,
+    show,
     system_tables,
     user_vars,
 )
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import StatementKind as K
-from gtidkit.engine.statements.show import show_conditions, show_count
 from gtidkit.engine.statements.specs import spec_of
 from gtidkit.mysql_errors import mysql_error
 
@@ -69,26 +69,11 @@ def _set(session: Session, stmt: Statement) -> StatementResult:
     return session.run_set(stmt.text, stmt.assignments)
 
 
-#: SHOW forms answered from the diagnostics area (their spec is ``diagnostic``: no pre-statement checks).
-_DIAGNOSTIC_SHOWS: dict[str, Handler] = {
-    "warnings": lambda s, st: show_conditions(s, st, errors_only=False),
-    "errors": lambda s, st: show_conditions(s, st, errors_only=True),
-    "count_warnings": lambda s, st: show_count(s, "warning_count"),
-    "count_errors": lambda s, st: show_count(s, "error_count"),
-}
-
-
 def _show(session: Session, stmt: Statement) -> StatementResult:
-    if spec_of(stmt).diagnostic:
-        return _DIAGNOSTIC_SHOWS[stmt.info["command"]](session, stmt)
-    trx.pre_statement(session, stmt)
-    hook = session.server.statement_hooks.get(stmt.command or "")
-    if hook is not None:
-        return hook(session, stmt)
-    handled = session.server.admin.show(session, stmt)
-    if handled is not None:
-        return handled
-    return session.run_sql(stmt, writes=False)
+    # every SHOW's rows come from its provider (engine/statements/show.py); diagnostic SHOWs skip the GTID checks
+    if not spec_of(stmt).diagnostic:
+        trx.pre_statement(session, stmt)
+    return show.answer(session, stmt)
 
 
 def _begin(session: Session, stmt: Statement) -> StatementResult:

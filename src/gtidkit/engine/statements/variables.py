@@ -5,10 +5,15 @@ Sources: RM8 29.12.14 "Performance Schema System Variable Tables" (``global_vari
 value; columns VARIABLE_NAME, VARIABLE_VALUE) and RM8 15.7.7.41 "SHOW VARIABLES" (``SHOW [GLOBAL | SESSION]
 VARIABLES [LIKE 'pattern' | WHERE expr]``; since MySQL 8.0 it reads those Performance Schema tables, so both
 agree and WHERE may use the columns ``Variable_name`` and ``Value``; rows come sorted by name).
+
+``SHOW VARIABLES LIKE 'pattern'`` with a plain pattern (name characters and wildcards) reads only the values of
+the names it matches, which are found once per pattern (:func:`names_like`); any other filter runs as a query over
+the Performance Schema table.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -21,16 +26,52 @@ if TYPE_CHECKING:
 SHOW_COLUMNS = ["Variable_name", "Value"]
 
 
-def variable_rows(session: Session, scope: str | None) -> list[tuple[str, str]]:
+#: every variable name, sorted (the order SHOW VARIABLES lists them in)
+_NAMES = tuple(sorted(sysvars.SYSVARS))
+#: a LIKE pattern whose characters are plain name characters and wildcards (no escape, no quote inside)
+_PLAIN_LIKE = re.compile(r"'([A-Za-z0-9_$%]*)'")
+#: LIKE pattern literal -> the names it matches, in order (the names are fixed: matched once per pattern)
+_LIKE_NAMES: dict[str, tuple[str, ...]] = {}
+
+
+def names_like(like: str) -> tuple[str, ...] | None:
+    """The variable names ``LIKE like`` matches, sorted, or None when the pattern literal is not a plain one.
+
+    Args:
+        like: the pattern's string literal as written (quotes included), e.g. ``'gtid%'``. Plain patterns hold
+            only name characters and the wildcards ``%`` / ``_`` (MySQL's LIKE over the ASCII names,
+            case-insensitive as the column's collation is); others (escapes, quotes) return None and are left to
+            the SQL layer's LIKE.
+    """
+    names = _LIKE_NAMES.get(like)
+    if names is None:
+        m = _PLAIN_LIKE.fullmatch(like)
+        if m is None:
+            return None
+        rx = re.compile(
+            "".join(".*" if ch == "%" else "." if ch == "_" else re.escape(ch) for ch in m.group(1)),
+            re.IGNORECASE | re.DOTALL,
+        )
+        names = tuple(n for n in _NAMES if rx.fullmatch(n))
+        if len(_LIKE_NAMES) >= 1024:
+            _LIKE_NAMES.clear()
+        _LIKE_NAMES[like] = names
+    return names
+
+
+def variable_rows(
+    session: Session, scope: str | None, names: tuple[str, ...] | None = None
+) -> list[tuple[str, str]]:
     """(name, value text) of every variable, sorted by name, as SHOW VARIABLES prints them.
 
     Args:
         session: whose session values to show.
         scope: ``"GLOBAL"`` for global values (variables with a global value only), else the session's view.
+        names: only these (sorted) names, else all.
     """
     rows = []
     absent = session.server.globals.absent
-    for name in sorted(sysvars.SYSVARS):
+    for name in _NAMES if names is None else names:
         var = sysvars.SYSVARS[name]
         if name in absent or scope == "GLOBAL" and var.scope == sysvars.SESSION:
             continue
@@ -58,7 +99,14 @@ def show_variables(
     """
     from gtidkit.engine.sql.metadata import result_set
 
-    table = "global_variables" if (scope or "").upper() == "GLOBAL" else "session_variables"
+    is_global = (scope or "").upper() == "GLOBAL"
+    if like is not None:
+        names = names_like(like)
+        if names is not None:  # the names matched once per pattern: only their values are computed
+            return result_set(
+                list(SHOW_COLUMNS), variable_rows(session, "GLOBAL" if is_global else None, names)
+            )
+    table = "global_variables" if is_global else "session_variables"
     cond = ""
     if like is not None:
         cond = f" WHERE Variable_name LIKE {like} ESCAPE '\\\\'"  # MySQL's LIKE escapes with a backslash
