@@ -34,7 +34,6 @@ UNSUPPORTED = [
     "XA END 'x'",
     "XA COMMIT 'x'",
     "XA RECOVER",
-    "LOAD DATA INFILE 'f' INTO TABLE t",
     "LOAD XML INFILE 'f' INTO TABLE t",
     "CALL p()",
     "SHOW ENGINE INNODB STATUS",

@@ -161,6 +161,9 @@ class Session:
         #: account statements' privilege checks), called with each classified, authorized statement: a result,
         #: or None for the engine to run it (set at login with :attr:`authorizer`)
         self.connection_hook: Callable[[Any], StatementResult | None] | None = None
+        #: LOAD DATA LOCAL's file request: ``reader(file_name) -> bytes`` asks the client for the file and returns
+        #: what it sent (set by the wire server when the client offered CLIENT_LOCAL_FILES); None: 3948
+        self.local_infile_reader: Callable[[str], bytes] | None = None
 
     # ------------------------------------------------------------------ public
     def execute(self, sql: str, *, lexed: bool = False, split: bool = True) -> list[StatementResult]:

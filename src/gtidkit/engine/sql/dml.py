@@ -676,6 +676,23 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
     )
 
 
+def constant_insert_plan(
+    tdef: TableDef, target: tuple[int, ...], rows: list[tuple[Any, ...]], mode: str
+) -> InsertPlan:
+    """The plan of an INSERT of already computed values: each of ``rows`` holds one value per ``target`` column
+    (indexes into ``tdef.columns``), stored as an INSERT's literal would be (:func:`coerce`: conversion warnings
+    or strict-mode errors, 1062 / IGNORE / REPLACE as ``mode`` says: ``insert``, ``ignore`` or ``replace``).
+    LOAD DATA's rows take this path (engine/statements/load_data.py), so they are written, logged and counted
+    as an INSERT's are (``sql_load.cc`` writes each line through ``write_record`` as ``mysql_insert`` does)."""
+    cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
+    insert_sql = (
+        f"INSERT INTO {quote_ident(physical_name(tdef.schema, tdef.name))} ({cols}) "
+        f"VALUES ({', '.join('?' * len(tdef.columns))})"
+    )
+    sources = tuple(tuple(("c", v) for v in row) for row in rows)
+    return InsertPlan(tdef, target, sources, (None,) * len(rows), None, mode, None, (), insert_sql)
+
+
 # ---------------------------------------------------------------- execution ------------------------------------
 def run_dml(ex: Executor, plan: DmlPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
     """Execute a DML plan with literal values ``params`` inside the caller's transaction."""

@@ -1559,6 +1559,9 @@ class Executor:
         slot = stmt.info.get(
             "prepared_plan"
         )  # a prepared statement's: planned once per schema / catalog version
+        planned = stmt.info.get("plan")  # planned by its caller (LOAD DATA's rows: dml.constant_insert_plan)
+        if planned is not None:
+            return run_dml(self, planned, {}, current_db)
         if slot is not None:
             self.prepared_plan(stmt, slot, current_db)
             plan, params = slot.plan, slot.params

@@ -366,6 +366,11 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     (re.compile(r"^KILL(?: (?P<what>CONNECTION|QUERY))? (?P<id>\d+)$"), "admin", "kill"),
     (re.compile(r"^SHUTDOWN$"), "other", "shutdown"),
     (re.compile(rf"^BINLOG {_STR}$"), "admin", "binlog"),  # engine/statements/binlog_statement.py
+    (  # engine/statements/load_data.py parses the rest of the statement
+        re.compile(r"^LOAD DATA(?: (?:LOW_PRIORITY|CONCURRENT))?(?P<local> LOCAL)? INFILE .+$"),
+        "admin",
+        "load_data",
+    ),
     (
         re.compile(rf"^PREPARE (?P<name>{_ID}) FROM (?:{_STR}|@(?P<var>[A-Za-z0-9_$.]+))$"),
         "prepared",
@@ -423,7 +428,7 @@ def _recognise(norm: str) -> Statement | None:
             info["to"] = int(info["to"])
         if command == "change_replication_source":
             info["options"] = _parse_change_source(info.pop("opts"))
-        if command == "flush":
+        if command in ("flush", "load_data"):
             info["local"] = "local" in info
         if command == "table_maintenance":
             info["op"] = info["op"].lower()
@@ -498,6 +503,7 @@ _RECOGNISER_WORDS = frozenset(
         "CHECK",
         "REPAIR",
         "BINLOG",
+        "LOAD",
     ]
 )
 #: First words of the account statements (engine/accounts/statements.py decides on the words after them).

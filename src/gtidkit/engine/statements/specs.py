@@ -71,6 +71,9 @@ SPECS: dict[str, StatementSpec] = {
     "lock_tables": _COMMITS,
     "unlock_tables": _COMMITS,  # only when LOCK TABLES locks are held (Admin.commits_implicitly)
     "kill": DEFAULT,
+    # LOAD DATA: a DML statement (no implicit commit); INSERT / DELETE / FILE are checked per table by the wire
+    # server's authorizer (protocol/privileges.py), as check_one_table_access does in Sql_cmd_load_table::execute
+    "load_data": DEFAULT,
     "xa": DEFAULT,
     # SHOW commands
     "binary_log_status": _REPLICATION_CLIENT,
