@@ -283,7 +283,10 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
         raise bad
     positions = placeholder_positions(text)
     template = _template(text, positions)
-    kind = str(classify(text).kind)
+    classified = classify(text)
+    if classified.command == "load_data":  # RM8 "Prepared Statements": not in the permitted list
+        raise mysql_error(1295)
+    kind = str(classified.kind)
     columns: tuple[Column, ...] | None = None
     if kind in _BOUND_KINDS:
         stmt = _bound(template, kind, {f"gp{i}": None for i in range(len(positions))}, None)
