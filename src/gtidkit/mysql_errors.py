@@ -217,7 +217,9 @@ ER: dict[int, ErrorSpec] = {
         "22003",
         "Cannot get geometry object from data you send to the GEOMETRY field",
     ),
-    1295: _e("ER_UNSUPPORTED_PS", "HY000", "This command is not supported in the prepared statement protocol yet"),
+    1295: _e(
+        "ER_UNSUPPORTED_PS", "HY000", "This command is not supported in the prepared statement protocol yet"
+    ),
     1290: _e(
         "ER_OPTION_PREVENTS_STATEMENT",
         "HY000",

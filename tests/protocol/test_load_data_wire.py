@@ -148,6 +148,19 @@ LOCAL_CASES = [
         id="local-implies-ignore",
     ),
     pytest.param(
+        # in row order, as read_sep_field raises them: row 1's 1261, then row 2's duplicate, then its 1262
+        "1\n1\tb\tc\n",
+        "",
+        [(1, None)],
+        "Records: 2  Deleted: 0  Skipped: 1  Warnings: 3",
+        [
+            (1261, "Row 1 doesn't contain data for all columns"),
+            (1062, "Duplicate entry '1' for key 't.PRIMARY'"),
+            (1262, "Row 2 was truncated; it contained more data than there were input columns"),
+        ],
+        id="warnings-in-row-order",
+    ),
+    pytest.param(
         "7\tnew\n",
         "REPLACE",
         [(7, "new")],

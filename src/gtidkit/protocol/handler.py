@@ -845,7 +845,9 @@ class ClientHandler:
             try:
                 event = self.conn.next_event()
             except RemoteProtocolError:
-                self.closed = True  # out of step (1156 / 1153): nothing more can be answered on this connection
+                self.closed = (
+                    True  # out of step (1156 / 1153): nothing more can be answered on this connection
+                )
                 raise mysql_error(2013) from None
             if event is NEED_DATA:
                 chunk = recv()

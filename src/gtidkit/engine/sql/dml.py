@@ -1143,6 +1143,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                     raise integrity_error(err, t, row, n) from err
                 if plan.mode == "ignore" and plan.odku is None:
                     warnings.append(("Warning", 1062, dup_entry_error(t, ix, row).message))
+                    store.duplicate_rows.append(n)
                     break
                 old = _find_conflict(ex, t, ix, row)
                 if old is None:

@@ -613,7 +613,9 @@ def _load(session: Session, ld: LoadData, autocommit: bool) -> StatementResult:
         session.ensure_write_trx()
         res = session.run_sql(ins, writes=True)
     deleted, copied = _counts(res, len(rows), mode_name)
-    conditions = tuple(Condition(*w) for w in warnings) + res.warnings
+    store = session.executor.dml_store
+    duplicates = list(store.duplicate_rows) if rows and store is not None else []
+    conditions = _in_row_order([Condition(*w) for w in warnings], list(res.warnings), duplicates)
     info = mysql_error(1087, len(rows), deleted, len(rows) - copied, len(conditions)).message
     return dataclasses.replace(res, warnings=conditions, info=info, affected_rows=copied + deleted)
 
@@ -625,6 +627,33 @@ def _counts(res: StatementResult, records: int, mode: str) -> tuple[int, int]:
     if mode == "replace":
         return affected - records, records
     return 0, affected
+
+
+#: where in a row's handling ``read_sep_field`` raises each LOAD condition: the fields' conversions as they are
+#: stored, 1261 for the missing ones, the NOT NULL check (1263) before ``write_record`` (1062), 1262 after it
+_PHASE = {1261: 1, 1263: 2, 1062: 3, 1262: 4}
+_ROW_OF = re.compile(r"(?:at row|^Row) (\d+)")
+
+
+def _in_row_order(
+    load: list[Condition], written: list[Condition], duplicate_rows: list[int]
+) -> tuple[Condition, ...]:
+    """The load's own conditions and the INSERT's merged as MySQL raises them, row by row (see :data:`_PHASE`); the
+    INSERT's 1062 warnings name no row: ``duplicate_rows`` gives theirs, in order (any other condition without a
+    row number belongs to the row of the one before it)."""
+    keyed: list[tuple[int, int, int, Condition]] = []
+    dups = iter(duplicate_rows)
+    row = 0
+    for seq, c in enumerate(load + written):
+        if seq == len(load):
+            row = 0
+        m = _ROW_OF.search(c.message)
+        if m is not None:
+            row = int(m.group(1))
+        elif c.code == 1062 and seq >= len(load):
+            row = next(dups, row)
+        keyed.append((row, _PHASE.get(c.code, 0), seq, c))
+    return tuple(k[3] for k in sorted(keyed, key=lambda k: k[:3]))
 
 
 def _warn(warnings: list[tuple[str, int, str]], strict: bool, err: MySQLError) -> None:
