@@ -1114,6 +1114,15 @@ class Executor:
         if isinstance(tree, exp.Select) and tree.args.get("locks"):
             tree.set("locks", None)  # FOR UPDATE / LOCK IN SHARE MODE: writers are serialised anyway
         found, threads = self.resolve_tables(tree, current_db)
+        if found:  # CHARSET() / COLLATION() / COERCIBILITY() of a column: its definition's
+            charset_literals.column_charset_functions(
+                tree,
+                [
+                    (str(t.alias_or_name), t.meta["gk_table"])
+                    for t in tree.find_all(exp.Table)
+                    if "gk_table" in t.meta
+                ],
+            )
         if isinstance(tree, exp.Select) and any(c.invisible for t in found for c in t.columns):
             _expand_visible_star(tree)
         if any(c.type in ENUM_SET_TYPES for t in found for c in t.columns):
