@@ -306,6 +306,7 @@ class Session:
         if stmt.shape.fast_select is None:
             prepared.classify_fast_select(stmt, bound)
             stmt.shape.uses_tables = _uses_tables(bound)
+        bound.info["hints"] = stmt.text  # its optimizer hints: the bound text has lost its comments
         try:
             results = [prepared.named_result(self._execute_statement(bound.text, more=False, stmt=bound))]
         except MySQLError as err:
@@ -334,6 +335,13 @@ class Session:
         executor = self.executor
         current_db = self.current_db
         general = None
+        # max_execution_time and /*+ MAX_EXECUTION_TIME(ms) */ as for a text SELECT (3024): the prepared text keeps
+        # its hints; the session's variables are read at each execution, as _execute_statement reads them
+        executor.note_hints(
+            prepared_stmt.text,
+            int(self._session_value("max_execution_time")),
+            int(self._session_value("cte_max_recursion_depth")),
+        )
         try:
             slot = shape.plan
             if slot is None:
@@ -412,6 +420,7 @@ class Session:
         """A prepared SELECT the short path cannot run after all: the general path, from the diagnostics area on.
         ``prepared_stmt.shape.fast_select`` is switched off (its plan is a constant or reads variables)."""
         prepared_stmt.shape.fast_select = False
+        stmt.info["hints"] = prepared_stmt.text
         try:
             return prepared.named_result(self._execute_statement(stmt.text, more=False, stmt=stmt))
         except MySQLError as err:
@@ -435,7 +444,7 @@ class Session:
         kind = stmt.kind
         if kind == "select":
             self.executor.note_hints(
-                text,
+                stmt.info.get("hints", text),
                 int(self._session_value("max_execution_time")),
                 int(self._session_value("cte_max_recursion_depth")),
             )

@@ -397,6 +397,8 @@ class Executor:
         self.timed_out = False
         #: the running statement's MAX_EXECUTION_TIME hint (ms), else None (:meth:`note_hints`)
         self.hint_ms: int | None = None
+        #: PREPARE's run of a SELECT: its result's columns without reading a row (:meth:`_run_plan`)
+        self.describe_only = False
         #: the session's cte_max_recursion_depth for the running statement (:meth:`note_hints`)
         self.cte_limit = 1000
         self.conn.raw.set_progress_handler(self._progress, _PROGRESS_OPS)
@@ -1345,10 +1347,13 @@ class Executor:
         binds = slot.binds.copy()
         binds.update(values)
         self._interruptible = True
+        self.deadline = self.select_deadline()  # max_execution_time / the hint, as :meth:`execute` sets it
         try:
             return self._run_plan(slot.plan, binds)
         finally:
             self._interruptible = False
+            self.deadline = 0.0
+            self.hint_ms = None
 
     def run_select_plan(self, plan: SelectPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
         """Execute a :class:`SelectPlan` with placeholder values ``params``."""
@@ -1397,7 +1402,10 @@ class Executor:
         self.group_concat_rows[0] = 0
         if self.udf_warnings:
             self.udf_warnings = []
-        cur = self.run_sqlite(plan.sql, binds)
+        sql = plan.sql
+        if self.describe_only:  # the columns only: SQLite stops before the first row (LIMIT 0)
+            sql = f"SELECT * FROM ({sql}) LIMIT 0"
+        cur = self.run_sqlite(sql, binds)
         try:
             rows = cur.fetchall()
         except _db.Error as err:  # a UDF (or KILL QUERY) stopping the statement after its first rows

@@ -293,7 +293,13 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
         ex = session.executor
         try:
             if kind == "select":
-                er = ex.execute(stmt, session.current_db)
+                # planned and described, not run: MySQL's PREPARE reads no row (a prepared SELECT of a big
+                # join would otherwise run once more, past any max_execution_time, at each PREPARE)
+                ex.describe_only = True
+                try:
+                    er = ex.execute(stmt, session.current_db)
+                finally:
+                    ex.describe_only = False
                 if er.columns:
                     rows = [tuple(r) for r in er.rows or []]
                     columns = _named(result_columns(er.columns, rows, er.metadata))
