@@ -66,6 +66,10 @@ class Admin:
             return self.show_variables(session, info.get("scope"), info.get("like"), info.get("where"))
         if command == "status":
             return show_status(session, info.get("like"), info.get("where"))
+        if command == "engine_innodb_status":
+            from gtidkit.engine.statements.innodb_status import show_engine_innodb_status
+
+            return show_engine_innodb_status(session)
         if command is not None:
             return None
         from gtidkit.engine.accounts.show import show_account

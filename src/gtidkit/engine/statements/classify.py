@@ -353,6 +353,11 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     ),
     (re.compile(r"^SHOW (?P<full>FULL )?PROCESSLIST$"), "show", "processlist"),
     (
+        re.compile(r"^SHOW ENGINE `?INNODB`? STATUS$"),
+        "show",
+        "engine_innodb_status",
+    ),  # statements/innodb_status.py
+    (
         re.compile(
             r"^(?P<op>ANALYZE|OPTIMIZE|CHECK|REPAIR)(?P<local> NO_WRITE_TO_BINLOG| LOCAL)? TABLES? (?P<tables>.+)$"
         ),

@@ -81,6 +81,7 @@ SPECS: dict[str, StatementSpec] = {
     "replica_status": _REPLICATION_CLIENT,
     "replicas": StatementSpec(privileges=("REPLICATION SLAVE",)),
     "relaylog_events": StatementSpec(privileges=("REPLICATION SLAVE",)),
+    "engine_innodb_status": StatementSpec(privileges=("PROCESS",)),  # sql_parse.cc SQLCOM_SHOW_ENGINE_STATUS
     "warnings": _DIAGNOSTIC,
     "errors": _DIAGNOSTIC,
     "count_warnings": _DIAGNOSTIC,
