@@ -149,3 +149,70 @@ def test_secure_file_priv_and_prepare(session) -> None:
     with pytest.raises(MySQLError) as exc:
         s.execute("LOAD DATA LOCAL INFILE 'x.txt' INTO TABLE t")
     assert exc.value.code == 3948
+
+
+#: mysql-test r/loaddata.result over std_data/rpl_loaddata.dat ("\N<TAB>10\n\N<TAB>15\n") into
+#: t1 (a INT DEFAULT 100, b INT, c VARCHAR(60)): (clauses, rows after the load, warnings)
+RPL_LOADDATA = [
+    pytest.param(
+        '(a, @b) SET b=@b+10, c=concat("b=",@b)',
+        [(None, 20, "b=10"), (None, 25, "b=15")],
+        [],
+        id="set-from-var",
+    ),
+    pytest.param(
+        '(a, @b) SET c= if(a is null,"oops",a)',
+        [(None, None, "oops"), (None, None, "oops")],
+        [],
+        id="set-reads-column",
+    ),
+    pytest.param(
+        "(@a, b) SET c= if(@a is null,@c,b)",
+        [(100, 10, "123"), (100, 15, "123")],
+        [],
+        id="set-reads-user-var",
+    ),
+    pytest.param("(@a, @b)", [(100, None, None), (100, None, None)], [], id="only-variables"),
+    pytest.param(
+        "SET c=b",
+        [(None, 10, "10"), (None, 15, "15")],
+        [
+            (1261, "Row 1 doesn't contain data for all columns"),
+            (1261, "Row 2 doesn't contain data for all columns"),
+        ],
+        id="set-overrides-listed-column",
+    ),
+    pytest.param(
+        "(@dummy,@n) SET a= @n, c= (select str from t2 where num=@n)",
+        [(10, None, "Ten"), (15, None, "Fifteen")],
+        [],
+        id="set-subquery",
+    ),
+]
+
+
+@pytest.mark.parametrize(("clauses", "rows", "warnings"), RPL_LOADDATA)
+def test_loaddata_result_user_variables_and_set(session, clauses, rows, warnings) -> None:
+    s, files = session
+    (files / "rpl_loaddata.dat").write_text("\\N\t10\n\\N\t15\n")
+    s.execute("CREATE TABLE t1 (a INT DEFAULT 100, b INT, c VARCHAR(60))")
+    s.execute("CREATE TABLE t2 (num INT PRIMARY KEY, str VARCHAR(10))")
+    s.execute("INSERT INTO t2 VALUES (10,'Ten'), (15,'Fifteen')")
+    s.execute("SET @c := 123")
+    s.execute(
+        "SET sql_mode = ''"
+    )  # the result file's mode: 1261 is a warning (strict mode makes it an error)
+    res = s.execute(f"LOAD DATA INFILE '{files / 'rpl_loaddata.dat'}' INTO TABLE t1 {clauses}")[0]
+    assert [(w.code, w.message) for w in res.warnings] == warnings
+    assert s.execute("SELECT a, b, c FROM t1")[0].rows == rows
+    if clauses == "(@a, @b)":  # the variables keep the last line's values
+        assert s.execute("SELECT @a, @b")[0].rows == [(None, "15")]
+
+
+def test_secure_file_priv_is_read_only(session) -> None:
+    """loaddata.result: ``set @@secure_file_priv= 0`` is 1238 (a read-only variable)."""
+    s, files = session
+    assert s.execute("SELECT @@secure_file_priv")[0].rows == [(str(files),)]
+    with pytest.raises(MySQLError) as exc:
+        s.execute("SET @@secure_file_priv = 0")
+    assert exc.value.code == 1238

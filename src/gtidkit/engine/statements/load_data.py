@@ -565,7 +565,9 @@ def _load(session: Session, ld: LoadData, autocommit: bool) -> StatementResult:
     strict = ("STRICT_TRANS_TABLES" in mode or "STRICT_ALL_TABLES" in mode) and not ignore
     lines = split_lines(text, ld, escape)
     warnings: list[tuple[str, int, str]] = []
-    target = tuple(i for kind, i in items if kind == "col") + tuple(i for i, _ in set_cols)
+    # the listed columns, then the SET ones; a SET of a listed column replaces its field (fill_record runs last)
+    target = tuple(dict.fromkeys([i for kind, i in items if kind == "col"] + [i for i, _ in set_cols]))
+    slots = {col: k for k, col in enumerate(target)}
     rows: list[tuple[Any, ...]] = []
     set_select = _set_select(ex, tdef, items, set_cols) if set_cols else None
     for row_no, fields in enumerate(lines, 1):
@@ -600,8 +602,10 @@ def _load(session: Session, ld: LoadData, autocommit: bool) -> StatementResult:
         if len(fields) > len(items):
             _warn(warnings, strict, mysql_error(1262, row_no))
         if set_select is not None:
-            for (idx, _), v in zip(set_cols, _evaluate_set(session, set_select, tdef, items, values)):
-                values.append(v)
+            assigned = _evaluate_set(session, set_select, tdef, items, values)
+            values.extend([None] * (len(target) - len(values)))
+            for (idx, _), v in zip(set_cols, assigned):
+                values[slots[idx]] = v
         rows.append(tuple(values))
     mode_name = "replace" if ld.duplicates == "replace" else ("ignore" if ignore else "insert")
     plan = constant_insert_plan(tdef, target, rows, mode_name)
@@ -696,7 +700,7 @@ def _targets(tdef: TableDef, ld: LoadData) -> tuple[list[tuple[str, Any]], list[
         idx = tdef.column_index(name)
         if idx < 0:
             raise mysql_error(1054, name, "field list")
-        if ("col", idx) in items or any(i == idx for i, _ in set_cols):
+        if any(i == idx for i, _ in set_cols):
             raise mysql_error(1110, tdef.columns[idx].name)
         set_cols.append((idx, expr))
     return items, set_cols
@@ -722,6 +726,8 @@ def _set_select(
     text = "SELECT " + ", ".join(expr for _, expr in set_cols)
     tree = parse_tree(text)
     for col in list(tree.find_all(exp.Column)):
+        if col.find_ancestor(exp.Select) is not tree:
+            continue  # a subquery's own columns
         idx = tdef.column_index(col.name)
         if idx < 0:
             raise mysql_error(1054, col.name, "field list")
