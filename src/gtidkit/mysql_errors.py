@@ -35,6 +35,8 @@ ER: dict[int, ErrorSpec] = {
     # ER_YES's text is "YES"; EXPLAIN's note 1003 carries the rewritten query in its place (sql_explain.cc
     # push_warning(thd, SL_NOTE, ER_YES, query)): the template is the query itself
     1003: _e("ER_YES", "HY000", "%s"),
+    # mysys EE_CANTCREATEFILE: a file SELECT ... INTO OUTFILE cannot create
+    1: _e("EE_CANTCREATEFILE", "HY000", "Can't create/write to file '%s' (OS errno %s - %s)"),
     # mysys EE_FILENOTFOUND (include/mysys_err.h, mysys/errors.cc): a server file LOAD DATA INFILE cannot open
     29: _e("EE_FILENOTFOUND", "HY000", "File '%s' not found (OS errno %s - %s)"),
     1083: _e(

@@ -374,3 +374,74 @@ def test_rows_are_binlogged_with_a_gtid(srv: ServerProcess, tmp_path: Path) -> N
     last_gtid = max(i for i, t in enumerate(types) if t == "Gtid")
     assert types[last_gtid:] == ["Gtid", "Query", "Table_map", "Write_rows", "Xid"]
     conn.close()
+
+
+#: mysql-test r/loaddata.result: SELECT * INTO OUTFILE ... FIELDS ENCLOSED BY 'r' of ('r'), ('rr') ... ('.rrrr.'):
+#: 'r' is one of READ_INFO's escape letters, so inside a field it is doubled, not escaped
+LOADDATA_R_VALUES = ["r", "rr", "rrr", "rrrr", ".r", ".rr", ".rrr", ".rrrr", "r.", "rr.", "rrr.", "rrrr."]
+LOADDATA_R_VALUES += [".r.", ".rr.", ".rrr.", ".rrrr."]
+LOADDATA_R_FILE = (
+    "r1r\trrrr\nr2r\trrrrrr\nr3r\trrrrrrrr\nr4r\trrrrrrrrrr\nr5r\tr.rrr\nr6r\tr.rrrrr\nr7r\tr.rrrrrrr\n"
+    "r8r\tr.rrrrrrrrr\nr9r\trrr.r\nr10r\trrrrr.r\nr11r\trrrrrrr.r\nr12r\trrrrrrrrr.r\nr13r\tr.rr.r\n"
+    "r14r\tr.rrrr.r\nr15r\tr.rrrrrr.r\nr16r\tr.rrrrrrrr.r\n"
+)
+
+
+def test_select_into_outfile_round_trip(srv: ServerProcess, files: Path) -> None:
+    """loaddata.result: the OUTFILE's bytes, then LOAD DATA of that file gives the table back."""
+    conn = _conn(srv, database="ld")
+    _table(conn, "o1", "(id INT AUTO_INCREMENT PRIMARY KEY, c1 VARCHAR(255))")
+    _table(conn, "o2", "(id INT, c2 VARCHAR(255))")
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO o1 (c1) VALUES (%s)", [(v,) for v in LOADDATA_R_VALUES])
+    out = files / "o1.txt"
+    assert _run(conn, f"SELECT * INTO OUTFILE '{out}' FIELDS ENCLOSED BY 'r' FROM o1")[0] == 16
+    assert out.read_text() == LOADDATA_R_FILE
+    _run(conn, f"LOAD DATA INFILE '{out}' INTO TABLE o2 FIELDS ENCLOSED BY 'r'")
+    assert _rows(conn, "SELECT o1.id, c1, c2 FROM o1 LEFT JOIN o2 ON o1.id = o2.id WHERE NOT c1 <=> c2") == []
+    # loaddata.result: ENCLOSED BY '-' escapes the '-' inside a value with the escape character
+    _table(conn, "o3", "(c1 INT, c2 TIMESTAMP, c4 DOUBLE)")
+    _run(conn, "INSERT INTO o3 VALUES (10, '1970-02-01 01:02:03', 1.1E+100)")
+    _run(conn, f"SELECT * INTO OUTFILE '{files / 'o3.txt'}' FIELDS ENCLOSED BY '-' FROM o3")
+    assert (files / "o3.txt").read_text() == "-10-\t-1970\\-02\\-01 01:02:03-\t-1.1e+100-\n"
+    code, message = _error(conn, f"SELECT * INTO OUTFILE '{files / 'o3.txt'}' FROM o3")
+    assert (code, message) == (1086, f"File '{files / 'o3.txt'}' already exists")
+    code, _ = _error(conn, "SELECT 1 INTO OUTFILE '/tmp/gtidkit-outside.txt'")
+    assert code == 1290
+    conn.close()
+
+
+def test_select_into_outfile_formats_and_dumpfile(srv: ServerProcess, files: Path) -> None:
+    """CSV options (OPTIONALLY ENCLOSED: strings only, NULL as \\N), DUMPFILE's raw bytes, 1172 for two rows."""
+    conn = _conn(srv, database="ld")
+    csv = files / "o.csv"
+    _run(
+        conn,
+        f"SELECT 1, NULL, 'a,\"b', 2.5 INTO OUTFILE '{csv}' FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' "
+        "LINES TERMINATED BY '\\r\\n'",
+    )
+    assert csv.read_bytes() == b'1,\\N,"a,\\"b",2.5\r\n'
+    dump = files / "o.bin"
+    _run(conn, f"SELECT _binary X'00FF41', 'z' INTO DUMPFILE '{dump}'")
+    assert dump.read_bytes() == b"\x00\xffAz"
+    code, message = _error(conn, f"SELECT 1 UNION SELECT 2 INTO DUMPFILE '{files / 'two.bin'}'")
+    assert (code, message) == (1172, "Result consisted of more than one row")
+    assert not (files / "two.bin").exists()
+    conn.close()
+
+
+def test_select_into_outfile_needs_file(srv: ServerProcess, files: Path) -> None:
+    root = _conn(srv)
+    with root.cursor() as cur:
+        cur.execute("CREATE USER IF NOT EXISTS 'of'@'%' IDENTIFIED BY 'pw'")
+        cur.execute("GRANT SELECT ON ld.* TO 'of'@'%'")
+    user = _conn(srv, user="of", password="pw", database="ld")
+    code, message = _error(user, f"SELECT 1 INTO OUTFILE '{files / 'denied.txt'}'")
+    assert (code, message) == (1045, "Access denied for user 'of'@'%' (using password: YES)")
+    with root.cursor() as cur:
+        cur.execute("GRANT FILE ON *.* TO 'of'@'%'")
+    user.close()
+    user = _conn(srv, user="of", password="pw", database="ld")
+    assert _run(user, f"SELECT 1 INTO OUTFILE '{files / 'granted.txt'}'")[0] == 1
+    for c in (user, root):
+        c.close()

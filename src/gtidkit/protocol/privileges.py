@@ -12,6 +12,7 @@ statement                              needs
 SELECT (tables)                        SELECT on each table's database (information_schema: always)
 INSERT / REPLACE / UPDATE / DELETE     INSERT / INSERT+DELETE / UPDATE / DELETE on the target's database
 LOAD DATA [LOCAL] INFILE               INSERT (REPLACE: and DELETE) on the table's database; FILE unless LOCAL (1045)
+SELECT ... INTO OUTFILE / DUMPFILE     SELECT on its tables and FILE (1045)
 CREATE / DROP / ALTER / TRUNCATE       CREATE / DROP / ALTER / DROP; CREATE INDEX: INDEX
 USE db, COM_INIT_DB                    any privilege on db (else 1044)
 SET GLOBAL                             SUPER or SYSTEM_VARIABLES_ADMIN (1227)
@@ -152,7 +153,12 @@ class AccountAuthorizer:
         if h.sandbox and kind != "set" and kind != "account":
             raise mysql_error(1820)
         account = h.current_account()
-        if account is None or _root_like(account.privileges) or (kind != "select" and kind != "dml"):
+        if (
+            account is None
+            or _root_like(account.privileges)
+            or (kind != "select" and kind != "dml")
+            or "into_file" in stmt.info  # FILE, beside the tables: not remembered with them
+        ):
             check_statement(account, h.user, h.peer_host_name(), stmt, session)
             return
         if account is not self._account:
@@ -210,6 +216,9 @@ def check_statement(account: Account | None, user: str, host: str, stmt: Any, se
         if db and not any_on_db(account, db):
             raise mysql_error(1044, user, host, db)
         return
+    if kind == "select" and "into_file" in stmt.info and not has_global(account, "FILE"):
+        # SELECT ... INTO OUTFILE / DUMPFILE needs FILE (check_access of a global privilege: 1045, as LOAD DATA)
+        raise mysql_error(1045, account.user, account.host, "YES" if account.authentication_string else "NO")
     if kind in ("select", "dml", "ddl"):
         needs = _needs(stmt)
         if kind == "ddl":

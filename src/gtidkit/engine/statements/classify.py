@@ -593,6 +593,13 @@ def classify(stmt_text: str) -> Statement:
         if kind in _NO_TREE:
             kind = StatementKind.OTHER  # e.g. a form the recogniser rejected: let its handler report it
         return Statement(kind, text, info, tree)
+    if kind == StatementKind.SELECT and "FILE" in text.upper():
+        # SELECT ... INTO OUTFILE / DUMPFILE (engine/statements/into_file.py): the SELECT runs without the clause
+        from gtidkit.engine.statements.export_options import split_into_file
+
+        split = split_into_file(text)
+        if split is not None:
+            text, info["into_file"] = split
     if first == "REPLACE":
         info["replace"] = True
     elif first == "SELECT" and "NO_CACHE" in text.upper():

@@ -325,6 +325,10 @@ def _read(session: Session, stmt: Statement) -> StatementResult:
 
 def _select(session: Session, stmt: Statement) -> StatementResult:
     trx.pre_statement(session, stmt)
+    if "into_file" in stmt.info:  # SELECT ... INTO OUTFILE / DUMPFILE: the result goes to a server file
+        from gtidkit.engine.statements.into_file import run_into_file
+
+        return run_into_file(session, stmt)
     into = user_vars.select_into(session, stmt.text)  # SELECT ... INTO @a, @b
     if into is not None:
         return into

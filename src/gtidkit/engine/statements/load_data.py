@@ -51,8 +51,8 @@ from typing import TYPE_CHECKING, Any
 from gtidkit.engine import charsets
 from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.parse import unquote_string
-from gtidkit.engine.sql.unsupported import parse_error_at
 from gtidkit.engine.statements.classify import Statement, StatementKind, is_load_data_local
+from gtidkit.engine.statements.export_options import Parser, parse_charset, parse_export_options
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
@@ -109,106 +109,13 @@ class LoadData:
     assignments: tuple[tuple[str, str], ...] = ()
 
 
-#: one token of the statement: a quoted string, a backquoted name, a user variable, a word, a number, a symbol
-_TOKEN = re.compile(
-    r"""\s*(?:
-      (?P<str>'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")
-    | (?P<qid>`(?:[^`]|``)+`)
-    | (?P<var>@(?:`(?:[^`]|``)+`|'(?:[^'\\]|\\.|'')*'|[A-Za-z0-9_$.]+))
-    | (?P<word>[A-Za-z0-9_$]+)
-    | (?P<sym>[^\sA-Za-z0-9_$])
-    )""",
-    re.VERBOSE,
-)
-
-
-@dataclass(frozen=True, slots=True)
-class _Tok:
-    kind: str
-    text: str
-    start: int
-
-    @property
-    def upper(self) -> str:
-        return self.text.upper() if self.kind == "word" else ""
-
-
-def _tokens(text: str) -> list[_Tok]:
-    out: list[_Tok] = []
-    pos = 0
-    n = len(text)
-    while pos < n:
-        m = _TOKEN.match(text, pos)
-        if m is None or m.end() == pos:
-            break
-        kind = m.lastgroup or "sym"
-        out.append(_Tok(kind, m.group(kind), m.start(kind)))
-        pos = m.end()
-    return out
-
-
-class _Parser:
-    """A cursor over the tokens; ``fail()`` is MySQL's 1064 near the current token."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.toks = _tokens(text)
-        self.i = 0
-
-    def peek(self, k: int = 0) -> _Tok | None:
-        j = self.i + k
-        return self.toks[j] if j < len(self.toks) else None
-
-    def word(self, *words: str) -> str | None:
-        t = self.peek()
-        if t is not None and t.upper in words:
-            self.i += 1
-            return t.upper
-        return None
-
-    def expect(self, *words: str) -> str:
-        w = self.word(*words)
-        if w is None:
-            raise self.fail()
-        return w
-
-    def sym(self, s: str) -> bool:
-        t = self.peek()
-        if t is not None and t.kind == "sym" and t.text == s:
-            self.i += 1
-            return True
-        return False
-
-    def string(self) -> str:
-        t = self.peek()
-        if t is None or t.kind != "str":
-            raise self.fail()
-        self.i += 1
-        return unquote_string(t.text)
-
-    def name(self) -> str:
-        t = self.peek()
-        if t is None or t.kind not in ("word", "qid", "str"):
-            raise self.fail()
-        self.i += 1
-        if t.kind == "qid":
-            return t.text[1:-1].replace("``", "`")
-        if t.kind == "str":
-            return unquote_string(t.text)
-        return t.text
-
-    def fail(self) -> MySQLError:
-        t = self.peek()
-        return parse_error_at(self.text, t.start if t is not None else len(self.text))
-
-
 def parse_load_data(text: str) -> LoadData:
     """Parse a LOAD DATA statement (comment-stripped text, as classified).
 
     Raises:
         MySQLError: 1064 for text MySQL's grammar rejects; 1235 for LOAD XML.
     """
-    p = _Parser(text)
+    p = Parser(text)
     p.expect("LOAD")
     if p.word("XML"):
         raise mysql_error(1235, "LOAD XML")
@@ -234,50 +141,8 @@ def parse_load_data(text: str) -> LoadData:
             p.name()
         if not p.sym(")"):
             raise p.fail()
-    if p.word("CHARACTER", "CHARSET"):
-        if p.toks[p.i - 1].upper == "CHARACTER":
-            p.expect("SET")
-        t = p.peek()
-        fields["charset"] = p.name().lower() if t is not None and t.upper != "BINARY" else "binary"
-        if t is not None and t.upper == "BINARY":
-            p.i += 1
-    if p.word("FIELDS", "COLUMNS"):
-        seen = False
-        while True:
-            if p.word("TERMINATED"):
-                p.expect("BY")
-                fields["field_term"] = p.string()
-            elif p.word("OPTIONALLY"):
-                p.expect("ENCLOSED")
-                p.expect("BY")
-                fields["enclosed"] = p.string()
-                fields["optionally"] = True
-            elif p.word("ENCLOSED"):
-                p.expect("BY")
-                fields["enclosed"] = p.string()
-            elif p.word("ESCAPED"):
-                p.expect("BY")
-                fields["escaped"] = p.string()
-                fields["escaped_given"] = True
-            else:
-                break
-            seen = True
-        if not seen:
-            raise p.fail()
-    if p.word("LINES"):
-        seen = False
-        while True:
-            if p.word("STARTING"):
-                p.expect("BY")
-                fields["line_start"] = p.string()
-            elif p.word("TERMINATED"):
-                p.expect("BY")
-                fields["line_term"] = p.string()
-            else:
-                break
-            seen = True
-        if not seen:
-            raise p.fail()
+    parse_charset(p, fields)
+    parse_export_options(p, fields)
     if p.word("IGNORE"):
         t = p.peek()
         if t is None or t.kind != "word" or not t.text.isdigit():
@@ -319,14 +184,14 @@ def _var_name(tok: str) -> str:
     return body.lower()
 
 
-def _column_name(p: _Parser) -> str:
+def _column_name(p: Parser) -> str:
     name = p.name()
     while p.sym("."):  # t.col / db.t.col: the last part names the column
         name = p.name()
     return name
 
 
-def _assignments(p: _Parser) -> list[tuple[str, str]]:
+def _assignments(p: Parser) -> list[tuple[str, str]]:
     """``col = expr, ...`` of the SET clause: each expression's text up to the next comma outside parentheses."""
     out: list[tuple[str, str]] = []
     while True:
