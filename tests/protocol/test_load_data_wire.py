@@ -11,6 +11,7 @@ secure_file_priv as 1290; LOCAL implies IGNORE).
 from __future__ import annotations
 
 import shutil
+import ssl
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -225,6 +226,22 @@ def test_multi_statement_around_local_infile(srv: ServerProcess, tmp_path: Path)
         assert cur.nextset()
         assert cur.fetchall() == ((2,),)
     assert _rows(conn, "SELECT 7") == [(7,)]  # the connection is in step afterwards
+    conn.close()
+
+
+def test_local_infile_over_tls(srv: ServerProcess, tmp_path: Path) -> None:
+    """The file's packets come through the TLS stream as well (a 3 MB file: many packets, several TLS records)."""
+    path = tmp_path / "big.txt"
+    path.write_text("".join(f"{i}\t{'x' * 290}\n" for i in range(10000)))
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    conn = _conn(srv, database="ld", local_infile=True, ssl=ctx)
+    assert conn._sock.version() is not None  # TLS is in use
+    _table(conn, "tls", "(a INT, b VARCHAR(300))")
+    _, _, info = _run(conn, f"LOAD DATA LOCAL INFILE '{path}' INTO TABLE tls")
+    assert info == "Records: 10000  Deleted: 0  Skipped: 0  Warnings: 0"
+    assert _rows(conn, "SELECT COUNT(*), SUM(a), SUM(LENGTH(b)) FROM tls") == [(10000, 49995000, 2900000)]
     conn.close()
 
 
