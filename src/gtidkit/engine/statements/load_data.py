@@ -49,6 +49,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine import charsets
+from gtidkit.engine.binlog.transaction_events import session_binlog_format
 from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.parse import unquote_string
 from gtidkit.engine.statements.classify import Statement, StatementKind, is_load_data_local
@@ -234,12 +235,11 @@ def split_lines(data: str, ld: LoadData, escape: str) -> list[list[str | None]]:
 
     ``escape`` is the escape character in force ("" for none). The first ``ld.skip_lines`` lines are dropped; with
     LINES STARTING BY, text before the prefix is skipped and a line without it is no line. A last line without its
-    terminator is a line; nothing after the last terminator is no line.
+    terminator is a line; nothing after the last terminator is no line. The text is searched from one special
+    string (escape, terminators, enclosure) to the next, not read character by character.
     """
-    term = ld.field_term
-    lterm = ld.line_term
-    enc = ld.enclosed
     start = ld.line_start
+    scan = _Scanner(ld.field_term, ld.line_term, ld.enclosed, escape)
     n = len(data)
     pos = 0
     lines: list[list[str | None]] = []
@@ -251,14 +251,10 @@ def split_lines(data: str, ld: LoadData, escape: str) -> list[list[str | None]]:
                 break
             pos = k + len(start)
         fields: list[str | None] = []
-        while True:
-            value, pos, ended_line, was_enclosed, is_null = _read_field(data, pos, term, lterm, enc, escape)
-            if is_null or (not was_enclosed and enc and value == "NULL"):
-                fields.append(None)
-            else:
-                fields.append(value)
-            if ended_line:
-                break
+        ended = False
+        while not ended:
+            value, pos, ended = scan.field(data, pos)
+            fields.append(value)
         if skip:
             skip -= 1
             continue
@@ -266,55 +262,77 @@ def split_lines(data: str, ld: LoadData, escape: str) -> list[list[str | None]]:
     return lines
 
 
-def _read_field(
-    data: str, pos: int, term: str, lterm: str, enc: str, escape: str
-) -> tuple[str, int, bool, bool, bool]:
-    """One field from ``pos``: (value, position after it and its terminator, the line ended, it was enclosed,
-    it is ``\\N``)."""
-    n = len(data)
-    out: list[str] = []
-    enclosed = bool(enc) and data.startswith(enc, pos)
-    if enclosed:
-        pos += len(enc)
-    null = False
-    first = pos
-    while pos < n:
-        ch = data[pos]
-        if escape and ch == escape and pos + 1 < n:
-            nxt = data[pos + 1]
-            if nxt == "N" and not enclosed and pos == first:
-                null = True
-            out.append(_UNESCAPE.get(nxt, nxt))
-            pos += 2
-            continue
-        if enclosed:
-            if data.startswith(enc, pos):
-                if data.startswith(enc, pos + len(enc)):  # a doubled enclosure character is one character
-                    out.append(enc)
-                    pos += 2 * len(enc)
-                    continue
-                after = pos + len(enc)
-                if term and data.startswith(term, after):
-                    return "".join(out), after + len(term), False, True, False
-                if data.startswith(lterm, after):
-                    return "".join(out), after + len(lterm), True, True, False
-                if after >= n:
-                    return "".join(out), after, True, True, False
-            out.append(ch)
-            pos += 1
-            continue
-        if term and data.startswith(term, pos):
-            value = "".join(out)
-            return value, pos + len(term), False, False, null and value == "N"
-        if lterm and data.startswith(lterm, pos):
-            value = "".join(out)
-            return value, pos + len(lterm), True, False, null and value == "N"
-        out.append(ch)
-        pos += 1
-    value = "".join(out)
-    if enclosed:  # no closing enclosure: MySQL reads the enclosure character as data
-        value = enc + value
-    return value, pos, True, enclosed, null and value == "N" and not enclosed
+class _Scanner:
+    """Reads one field at a time (``READ_INFO::read_field``) with two searches: outside an enclosure for the
+    escape character or a terminator, inside one for the escape character or the enclosure."""
+
+    def __init__(self, term: str, lterm: str, enc: str, escape: str) -> None:
+        self.term = term
+        self.lterm = lterm
+        self.enc = enc
+        self.escape = escape
+        esc = [f"{re.escape(escape)}(.)"] if escape else []
+        self.plain = re.compile("|".join([*esc, *(re.escape(t) for t in (term, lterm) if t)]), re.DOTALL)
+        self.inside = re.compile("|".join([*esc, re.escape(enc)]), re.DOTALL) if enc else None
+
+    def field(self, data: str, pos: int) -> tuple[str | None, int, bool]:
+        """(the field's value or None for NULL, the position after it and its terminator, the line ended)."""
+        enc = self.enc
+        if enc and data.startswith(enc, pos):
+            return self._enclosed(data, pos + len(enc))
+        out: list[str] = []
+        first = pos
+        while True:
+            m = self.plain.search(data, pos)
+            if m is None:
+                out.append(data[pos:])
+                return self._plain_value(out, data, first, len(data)), len(data), True
+            out.append(data[pos : m.start()])
+            escaped = m.group(1) if self.escape else None
+            if escaped is not None:
+                out.append(_UNESCAPE.get(escaped, escaped))
+                pos = m.end()
+                continue
+            ended = not (self.term and m.group() == self.term)  # else the line terminator
+            return self._plain_value(out, data, first, m.start()), m.end(), ended
+
+    def _plain_value(self, out: list[str], data: str, first: int, end: int) -> str | None:
+        raw = data[first:end]
+        if self.escape and raw == self.escape + "N":
+            return None  # \N
+        if self.enc and raw == "NULL":
+            return None  # NULL unenclosed, with an enclosure set
+        return "".join(out)
+
+    def _enclosed(self, data: str, pos: int) -> tuple[str | None, int, bool]:
+        enc, term, lterm = self.enc, self.term, self.lterm
+        assert self.inside is not None
+        out: list[str] = []
+        n = len(data)
+        while True:
+            m = self.inside.search(data, pos)
+            if m is None:  # no closing enclosure: MySQL reads the enclosure character as data
+                out.append(data[pos:])
+                return enc + "".join(out), n, True
+            out.append(data[pos : m.start()])
+            escaped = m.group(1) if self.escape else None
+            if escaped is not None:
+                out.append(_UNESCAPE.get(escaped, escaped))
+                pos = m.end()
+                continue
+            after = m.end()
+            if data.startswith(enc, after):  # a doubled enclosure character is one character
+                out.append(enc)
+                pos = after + len(enc)
+                continue
+            if term and data.startswith(term, after):
+                return "".join(out), after + len(term), False
+            if lterm and data.startswith(lterm, after):
+                return "".join(out), after + len(lterm), True
+            if after >= n:
+                return "".join(out), after, True
+            out.append(enc)  # an enclosure character inside the field
+            pos = after
 
 
 # ---------------------------------------------------------------- the statement ------------------------------------
@@ -382,7 +400,7 @@ def run_load_data(session: Session, stmt: Statement) -> StatementResult:
             trx.commit(session)
         return StatementResult()
     try:
-        res = _load(session, ld, autocommit)
+        res = _load(session, ld, stmt.text)
     except BaseException as err:
         trx.statement_failed(session, err)
         raise
@@ -399,7 +417,7 @@ def _fetch_local(session: Session, ld: LoadData) -> bytes:
     return bytes(reader(ld.file_name))
 
 
-def _load(session: Session, ld: LoadData, autocommit: bool) -> StatementResult:
+def _load(session: Session, ld: LoadData, stmt_text: str) -> StatementResult:
     from gtidkit.engine.sql.dml import constant_insert_plan
     from gtidkit.engine.statements import locks
     from gtidkit.engine.statements import transaction as trx
@@ -474,7 +492,12 @@ def _load(session: Session, ld: LoadData, autocommit: bool) -> StatementResult:
         rows.append(tuple(values))
     mode_name = "replace" if ld.duplicates == "replace" else ("ignore" if ignore else "insert")
     plan = constant_insert_plan(tdef, target, rows, mode_name)
-    insert_text = _insert_text(tdef, target, rows, mode_name)
+    # STATEMENT / MIXED format logs the statement as the INSERT of its rows; ROW format logs rows, and a Rows_query
+    # event (binlog_rows_query_log_events) shows the statement as sent, as MySQL's does
+    if session_binlog_format(session.server, session) == "ROW":
+        insert_text = stmt_text
+    else:
+        insert_text = _insert_text(tdef, target, rows, mode_name)
     ins = Statement(StatementKind("dml"), insert_text, {"plan": plan})
     if not rows:
         res = StatementResult()
