@@ -283,6 +283,44 @@ def test_local_infile_mysql_connector(srv: ServerProcess, tmp_path: Path) -> Non
     conn.close()
 
 
+def test_local_infile_refused_by_the_client(srv: ServerProcess, tmp_path: Path) -> None:
+    """mysql-connector offers CLIENT_LOCAL_FILES but, without allow_local_infile, answers the file request with
+    the empty packet and reports CR_LOAD_DATA_LOCAL_INFILE_REJECTED's text (2068) itself: nothing is loaded and
+    the connection stays in step."""
+    path = tmp_path / "r.txt"
+    path.write_text("1\n")
+    conn = mysql.connector.connect(host="127.0.0.1", port=srv.port, user="root", password="", database="ld")
+    cur = conn.cursor()
+    cur.execute("DROP TABLE IF EXISTS refused")
+    cur.execute("CREATE TABLE refused (a INT)")
+    with pytest.raises(mysql.connector.Error) as exc:
+        cur.execute(f"LOAD DATA LOCAL INFILE '{path}' INTO TABLE refused")
+    assert exc.value.msg == "LOAD DATA LOCAL INFILE file request rejected due to restrictions on access."
+    cur.execute("SELECT COUNT(*) FROM refused")
+    assert cur.fetchall() == [(0,)]
+    conn.close()
+
+
+@pytest.mark.skipif(MARIADB is None, reason="mariadb CLI not installed")
+def test_local_infile_mariadb_cli_disabled(srv: ServerProcess, tmp_path: Path) -> None:
+    """``mariadb --local-infile=0`` does not offer CLIENT_LOCAL_FILES: the server's 3948."""
+    path = tmp_path / "d.txt"
+    path.write_text("1\n")
+    out = subprocess.run(
+        [str(MARIADB), "-h127.0.0.1", f"-P{srv.port}", "-uroot", "--skip-ssl", "--local-infile=0", "ld", "-e"]
+        + [f"LOAD DATA LOCAL INFILE '{path}' INTO TABLE cli_off"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 1
+    assert (
+        "ERROR 3948 (42000) at line 1: Loading local data is disabled; this must be enabled on both the client and "
+        "server sides" in out.stderr
+    )
+
+
 @pytest.mark.skipif(MARIADB is None, reason="mariadb CLI not installed")
 def test_local_infile_mariadb_cli(srv: ServerProcess, tmp_path: Path) -> None:
     """The mariadb command-line client (libmariadb) with --local-infile=1."""
