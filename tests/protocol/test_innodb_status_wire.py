@@ -165,3 +165,24 @@ def test_needs_process_privilege(srv: ServerProcess) -> None:
     assert "TRANSACTIONS" in _status(user)
     user.close()
     root.close()
+
+
+def _rows_line(status: str) -> tuple[int, int, int]:
+    m = re.search(
+        r"^Number of rows inserted (\d+), updated (\d+), deleted (\d+), read \d+$", status, re.MULTILINE
+    )
+    assert m is not None
+    return int(m.group(1)), int(m.group(2)), int(m.group(3))
+
+
+def test_row_operations_count_written_rows(srv: ServerProcess) -> None:
+    conn = _conn(srv)
+    before = _rows_line(_status(conn))
+    with conn.cursor() as cur:
+        cur.execute("CREATE TABLE i.r (a INT)")
+        cur.execute("INSERT INTO i.r VALUES (1), (2), (3)")
+        cur.execute("UPDATE i.r SET a = a + 10 WHERE a > 1")
+        cur.execute("DELETE FROM i.r WHERE a = 1")
+    after = _rows_line(_status(conn))
+    assert tuple(a - b for a, b in zip(after, before)) == (3, 2, 1)
+    conn.close()

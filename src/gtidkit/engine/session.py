@@ -46,7 +46,7 @@ from gtidkit.engine.sql.parse import (
     split_statements,
     strip_newer_version_comments,
 )
-from gtidkit.engine.statements import prepared, set_parser, user_vars, variables
+from gtidkit.engine.statements import innodb_status, prepared, set_parser, user_vars, variables
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.statements.dispatch import dispatch
@@ -674,6 +674,8 @@ class Session:
             if er.binlog_ddl is not None:  # CREATE TABLE ... SELECT (engine/binlog/transaction_events.py)
                 self.ddl_binlog_text = er.binlog_ddl
             self.row_changes.extend(changes)
+            if changes:
+                innodb_status.count_rows(self.server, changes)  # SHOW ENGINE INNODB STATUS's ROW OPERATIONS
             if changes:
                 text = stmt.info.get("bound_text", stmt.text)  # a prepared statement: with its values
                 # the same list object goes into the statement's ctx.LoggedStatement below (MIXED matches them by id)
