@@ -216,3 +216,30 @@ def test_secure_file_priv_is_read_only(session) -> None:
     with pytest.raises(MySQLError) as exc:
         s.execute("SET @@secure_file_priv = 0")
     assert exc.value.code == 1238
+
+
+@pytest.mark.parametrize("sql_mode", ["", "NO_BACKSLASH_ESCAPES"], ids=["default", "no-backslash-escapes"])
+def test_statement_format_text_replays_the_same_rows(session, tmp_path: Path, sql_mode: str) -> None:
+    """The logged INSERT reads back the loaded values (backslashes, quotes, tabs, NULL, non-ASCII) under either
+    lexing, as a replica or mysqlbinlog replay runs it."""
+    s, files = session
+    (files / "r.txt").write_text("1\ta\\\\b\n2\tit's\n3\t\\N\n4\ttab\\there\n5\tcafé 😀\n")
+    s.execute(f"LOAD DATA INFILE '{files / 'r.txt'}' INTO TABLE t")
+    logged = [r[5] for r in s.execute("SHOW BINLOG EVENTS")[0].rows if "INSERT INTO" in r[5]][-1]
+    replica = Server.open(tmp_path / "replica")
+    try:
+        r = replica.session()
+        for q in (
+            "CREATE DATABASE d",
+            "USE d",
+            "CREATE TABLE t (a INT, b TEXT)",
+            f"SET sql_mode = '{sql_mode}'",
+        ):
+            r.execute(q)
+        r.execute(logged.split("; ", 1)[1])
+        assert (
+            r.execute("SELECT a, b FROM t ORDER BY a")[0].rows
+            == s.execute("SELECT a, b FROM t ORDER BY a")[0].rows
+        )
+    finally:
+        replica.shutdown()
