@@ -243,3 +243,21 @@ def test_statement_format_text_replays_the_same_rows(session, tmp_path: Path, sq
         )
     finally:
         replica.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("clause", "data", "expected"),
+    [
+        pytest.param("CHARACTER SET latin1", b"1\tcaf\xe9\n", "café", id="latin1"),
+        pytest.param("CHARACTER SET utf8mb4", "1\tcafé\n".encode(), "café", id="utf8mb4"),
+        pytest.param("CHARACTER SET binary", "1\tcafé\n".encode(), "café", id="binary-no-conversion"),
+        pytest.param("", "1\tcafé\n".encode(), "café", id="database-default"),
+    ],
+)
+def test_character_set(session, clause: str, data: bytes, expected: str) -> None:
+    """CHARACTER SET names the file's set (RM8: "the character set indicated by character_set_database" when not
+    given; ``binary``: no conversion)."""
+    s, files = session
+    (files / "cs.txt").write_bytes(data)
+    s.execute(f"LOAD DATA INFILE '{files / 'cs.txt'}' INTO TABLE t {clause}")
+    assert s.execute("SELECT b FROM t")[0].rows == [(expected,)]

@@ -439,7 +439,7 @@ def _load(session: Session, ld: LoadData, stmt_text: str) -> StatementResult:
     data = _fetch_local(session, ld) if ld.local else _read_server_file(session, ld, tdef.schema)
     cs = ld.charset or str(session.resolve_sysvar("character_set_database", None) or "utf8mb4")
     try:
-        text = charsets.decode(data, "latin1" if cs == "binary" else cs)
+        text = charsets.decode(data, cs)  # binary: the bytes as they are (UTF-8 text stays UTF-8)
     except MySQLError:
         raise mysql_error(1115, cs) from None
     mode = str(session.resolve_sysvar("sql_mode", None)).upper()
