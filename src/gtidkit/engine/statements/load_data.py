@@ -387,19 +387,20 @@ def run_load_data(session: Session, stmt: Statement) -> StatementResult:
     from gtidkit.engine.statements import transaction as trx
 
     ld = parse_load_data(stmt.text)
-    if ld.local:
-        refused = local_infile_error(session, stmt.text)
-        if refused is not None:
-            raise refused
     skip = trx.pre_statement(session, stmt)
     autocommit = not session.explicit_trx and session.autocommit()
-    if skip:
-        if ld.local:
-            _fetch_local(session, ld)  # the client sends the file all the same; MySQL reads and drops it
+    if (
+        skip
+    ):  # an executed GTID: the statement is not run, so no file is asked for (gtid_pre_statement_checks)
         if autocommit:
             trx.commit(session)
         return StatementResult()
     try:
+        refused = local_infile_error(session, stmt.text) if ld.local else None
+        if (
+            refused is not None
+        ):  # Sql_cmd_load_table::execute: before the table is opened or the file asked for
+            raise refused
         res = _load(session, ld, stmt.text)
     except BaseException as err:
         trx.statement_failed(session, err)
@@ -411,6 +412,11 @@ def run_load_data(session: Session, stmt: Statement) -> StatementResult:
 
 
 def _fetch_local(session: Session, ld: LoadData) -> bytes:
+    """The client's file (the LOCAL INFILE request through the session's reader).
+
+    Raises:
+        MySQLError: 3948 without a reader; what the reader raises (2013 when the client went away).
+    """
     reader = session.local_infile_reader
     if reader is None:
         raise mysql_error(3948)
