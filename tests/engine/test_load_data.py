@@ -261,3 +261,34 @@ def test_character_set(session, clause: str, data: bytes, expected: str) -> None
     (files / "cs.txt").write_bytes(data)
     s.execute(f"LOAD DATA INFILE '{files / 'cs.txt'}' INTO TABLE t {clause}")
     assert s.execute("SELECT b FROM t")[0].rows == [(expected,)]
+
+
+def test_local_reader_and_gtid_skip(tmp_path: Path) -> None:
+    """LOCAL asks the session's reader (the wire server's LOCAL INFILE request) for the file after the table
+    checks; a statement whose GTID is already executed is skipped without asking (gtid_pre_statement_checks)."""
+    srv = Server.open(tmp_path / "d", gtid_mode="ON", local_infile=True)
+    try:
+        s = srv.session()
+        asked: list[str] = []
+
+        def reader(name: str) -> bytes:
+            asked.append(name)
+            return b"1\n2\n"
+
+        s.local_infile_reader = reader
+        for q in ("CREATE DATABASE d", "USE d", "CREATE TABLE t (a INT)"):
+            s.execute(q)
+        with pytest.raises(MySQLError) as exc:
+            s.execute("LOAD DATA LOCAL INFILE 'f.txt' INTO TABLE missing")
+        assert (exc.value.code, asked) == (1146, [])  # no request before the table is known
+        gtid = "3e11fa47-71ca-11e1-9e33-c80aa9429562:100"
+        s.execute(f"SET gtid_next = '{gtid}'")
+        s.execute("LOAD DATA LOCAL INFILE 'f.txt' INTO TABLE t")
+        assert asked == ["f.txt"]
+        s.execute(f"SET gtid_next = '{gtid}'")  # executed already: the statement is skipped
+        s.execute("LOAD DATA LOCAL INFILE 'g.txt' INTO TABLE t")
+        s.execute("SET gtid_next = 'AUTOMATIC'")
+        assert asked == ["f.txt"]
+        assert s.execute("SELECT COUNT(*) FROM t")[0].rows == [(2,)]
+    finally:
+        srv.shutdown()
