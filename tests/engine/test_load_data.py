@@ -292,3 +292,17 @@ def test_local_reader_and_gtid_skip(tmp_path: Path) -> None:
         assert s.execute("SELECT COUNT(*) FROM t")[0].rows == [(2,)]
     finally:
         srv.shutdown()
+
+
+def test_view_and_temporary_table(session) -> None:
+    """A view is refused as INSERT through one is (1235); a temporary table loads (not logged in ROW format)."""
+    s, files = session
+    (files / "v.txt").write_text("1\tx\n")
+    s.execute("CREATE VIEW v AS SELECT * FROM t")
+    with pytest.raises(MySQLError) as exc:
+        s.execute(f"LOAD DATA INFILE '{files / 'v.txt'}' INTO TABLE v")
+    assert exc.value.code == 1235
+    s.execute("CREATE TEMPORARY TABLE tt (a INT, b TEXT)")
+    res = s.execute(f"LOAD DATA INFILE '{files / 'v.txt'}' INTO TABLE tt")[0]
+    assert res.info == "Records: 1  Deleted: 0  Skipped: 0  Warnings: 0"
+    assert s.execute("SELECT a, b FROM tt")[0].rows == [(1, "x")]

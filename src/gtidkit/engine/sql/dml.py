@@ -83,6 +83,8 @@ __all__ = [
     "InsertPlan",
     "MultiPlan",
     "UpdatePlan",
+    "check_target",
+    "constant_insert_plan",
     "dup_entry_error",
     "failed_index",
     "integrity_error",
@@ -230,12 +232,16 @@ def _target_table(ex: Executor, node: exp.Expression, current_db: str | None) ->
     if not isinstance(node, exp.Table):
         raise not_supported("multi-table UPDATE/DELETE")
     tdef = ex.require_table(node.db or current_db, node.name)
-    _check_target(tdef)
+    check_target(tdef)
     return tdef, node.alias or tdef.name
 
 
-def _check_target(tdef: TableDef) -> None:
-    """A DML target must be a base table: system views give 1044, views 1235 (no updatable views here)."""
+def check_target(tdef: TableDef) -> None:
+    """A DML target must be a base table: system views give 1044, views 1235 (no updatable views here).
+
+    Raises:
+        MySQLError: 1235 for a view, 1044 for a system view.
+    """
     if tdef.table_type == "VIEW":
         raise not_supported("INSERT/UPDATE/DELETE through a view")
     if tdef.table_type != "BASE TABLE":
@@ -432,7 +438,7 @@ def _plan_multi(ex: Executor, tree: exp.Update | exp.Delete, current_db: str | N
     targets = []
     for alias in dict.fromkeys(target_aliases):
         tdef = by_alias[alias]
-        _check_target(tdef)
+        check_target(tdef)
         targets.append((alias, tdef))
     # the select runs over the joined tables with MySQL's names resolved
     sel = exp.Select()

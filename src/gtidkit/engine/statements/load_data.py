@@ -424,7 +424,7 @@ def _fetch_local(session: Session, ld: LoadData) -> bytes:
 
 
 def _load(session: Session, ld: LoadData, stmt_text: str) -> StatementResult:
-    from gtidkit.engine.sql.dml import constant_insert_plan
+    from gtidkit.engine.sql.dml import check_target, constant_insert_plan
     from gtidkit.engine.statements import locks
     from gtidkit.engine.statements import transaction as trx
     from gtidkit.engine.statements.classify import classify
@@ -432,6 +432,7 @@ def _load(session: Session, ld: LoadData, stmt_text: str) -> StatementResult:
     ex = session.executor
     db = ld.schema or session.current_db
     tdef = ex.require_table(db, ld.table)
+    check_target(tdef)  # a view: 1235, as INSERT through one
     probe = classify(f"INSERT INTO {_qid(tdef.schema)}.{_qid(tdef.name)} () VALUES ()")
     if session.server.table_locks.active:
         locks.check_statement(session, "dml", probe.text)
