@@ -35,6 +35,33 @@ ER: dict[int, ErrorSpec] = {
     # ER_YES's text is "YES"; EXPLAIN's note 1003 carries the rewritten query in its place (sql_explain.cc
     # push_warning(thd, SL_NOTE, ER_YES, query)): the template is the query itself
     1003: _e("ER_YES", "HY000", "%s"),
+    # mysys EE_CANTCREATEFILE: a file SELECT ... INTO OUTFILE cannot create
+    1: _e("EE_CANTCREATEFILE", "HY000", "Can't create/write to file '%s' (OS errno %s - %s)"),
+    # mysys EE_FILENOTFOUND (include/mysys_err.h, mysys/errors.cc): a server file LOAD DATA INFILE cannot open
+    29: _e("EE_FILENOTFOUND", "HY000", "File '%s' not found (OS errno %s - %s)"),
+    1083: _e(
+        "ER_WRONG_FIELD_TERMINATORS",
+        "42000",
+        "Field separator argument is not what is expected; check the manual",
+    ),
+    1085: _e(
+        "ER_TEXTFILE_NOT_READABLE",
+        "HY000",
+        "The file '%s' must be in the database directory or be readable by all",
+    ),
+    1086: _e("ER_FILE_EXISTS_ERROR", "HY000", "File '%s' already exists"),
+    1087: _e("ER_LOAD_INFO", "HY000", "Records: %s  Deleted: %s  Skipped: %s  Warnings: %s"),
+    1261: _e("ER_WARN_TOO_FEW_RECORDS", "01000", "Row %s doesn't contain data for all columns"),
+    1262: _e(
+        "ER_WARN_TOO_MANY_RECORDS",
+        "01000",
+        "Row %s was truncated; it contained more data than there were input columns",
+    ),
+    1263: _e(
+        "ER_WARN_NULL_TO_NOTNULL",
+        "22004",
+        "Column set to default value; NULL supplied to NOT NULL column '%s' at row %s",
+    ),
     1007: _e("ER_DB_CREATE_EXISTS", "HY000", "Can't create database '%s'; database exists"),
     1008: _e("ER_DB_DROP_EXISTS", "HY000", "Can't drop database '%s'; database doesn't exist"),
     1031: _e("ER_ILLEGAL_HA", "HY000", "Table storage engine for '%s' doesn't have this option"),
@@ -191,6 +218,9 @@ ER: dict[int, ErrorSpec] = {
         "ER_CANT_CREATE_GEOMETRY_OBJECT",
         "22003",
         "Cannot get geometry object from data you send to the GEOMETRY field",
+    ),
+    1295: _e(
+        "ER_UNSUPPORTED_PS", "HY000", "This command is not supported in the prepared statement protocol yet"
     ),
     1290: _e(
         "ER_OPTION_PREVENTS_STATEMENT",
@@ -719,6 +749,11 @@ ER: dict[int, ErrorSpec] = {
     2003: _e("CR_CONN_HOST_ERROR", "HY000", "Can't connect to MySQL server on '%s:%s' (%s)"),
     2005: _e("CR_UNKNOWN_HOST", "HY000", "Unknown MySQL server host '%s' (%s)"),
     2026: _e("CR_SSL_CONNECTION_ERROR", "HY000", "SSL connection error: %s"),
+    2068: _e(
+        "CR_LOAD_DATA_LOCAL_INFILE_REJECTED",
+        "HY000",
+        "LOAD DATA LOCAL INFILE file request rejected due to restrictions on access.",
+    ),
 }
 
 

@@ -34,6 +34,9 @@ class WriteLockWaits:
         self.owner: int | None = None
         self.owner_since = 0.0
         self.waiters: dict[int, float] = {}
+        #: sessions' write transactions since start-up (each took the lock once): SHOW ENGINE INNODB STATUS's
+        #: "Trx id counter" (InnoDB gives a read-write transaction its id when it first writes)
+        self.acquisitions = 0
 
     def waiting(self, session_id: int) -> None:
         """Session ``session_id`` starts waiting for the write lock."""
@@ -49,6 +52,8 @@ class WriteLockWaits:
         """The lock's new owner (None: the server's own short transactions)."""
         self.owner = session_id
         self.owner_since = time.time()
+        if session_id is not None:  # release_write_lock also reports None
+            self.acquisitions += 1
 
     def snapshot(self) -> tuple[int | None, float, dict[int, float]]:
         """``(owner, owner since, {waiter: since})`` at one instant (times in seconds since the epoch)."""

@@ -46,7 +46,7 @@ from gtidkit.engine.sql.parse import (
     split_statements,
     strip_newer_version_comments,
 )
-from gtidkit.engine.statements import prepared, set_parser, user_vars, variables
+from gtidkit.engine.statements import innodb_status, prepared, set_parser, user_vars, variables
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.statements.dispatch import dispatch
@@ -161,6 +161,9 @@ class Session:
         #: account statements' privilege checks), called with each classified, authorized statement: a result,
         #: or None for the engine to run it (set at login with :attr:`authorizer`)
         self.connection_hook: Callable[[Any], StatementResult | None] | None = None
+        #: LOAD DATA LOCAL's file request: ``reader(file_name) -> bytes`` asks the client for the file and returns
+        #: what it sent (set by the wire server when the client offered CLIENT_LOCAL_FILES); None: 3948
+        self.local_infile_reader: Callable[[str], bytes] | None = None
 
     # ------------------------------------------------------------------ public
     def execute(self, sql: str, *, lexed: bool = False, split: bool = True) -> list[StatementResult]:
@@ -303,6 +306,7 @@ class Session:
         if stmt.shape.fast_select is None:
             prepared.classify_fast_select(stmt, bound)
             stmt.shape.uses_tables = _uses_tables(bound)
+        bound.info["hints"] = stmt.text  # its optimizer hints: the bound text has lost its comments
         try:
             results = [prepared.named_result(self._execute_statement(bound.text, more=False, stmt=bound))]
         except MySQLError as err:
@@ -331,6 +335,13 @@ class Session:
         executor = self.executor
         current_db = self.current_db
         general = None
+        # max_execution_time and /*+ MAX_EXECUTION_TIME(ms) */ as for a text SELECT (3024): the prepared text keeps
+        # its hints; the session's variables are read at each execution, as _execute_statement reads them
+        executor.note_hints(
+            prepared_stmt.text,
+            int(self._session_value("max_execution_time")),
+            int(self._session_value("cte_max_recursion_depth")),
+        )
         try:
             slot = shape.plan
             if slot is None:
@@ -409,6 +420,7 @@ class Session:
         """A prepared SELECT the short path cannot run after all: the general path, from the diagnostics area on.
         ``prepared_stmt.shape.fast_select`` is switched off (its plan is a constant or reads variables)."""
         prepared_stmt.shape.fast_select = False
+        stmt.info["hints"] = prepared_stmt.text
         try:
             return prepared.named_result(self._execute_statement(stmt.text, more=False, stmt=stmt))
         except MySQLError as err:
@@ -432,7 +444,7 @@ class Session:
         kind = stmt.kind
         if kind == "select":
             self.executor.note_hints(
-                text,
+                stmt.info.get("hints", text),
                 int(self._session_value("max_execution_time")),
                 int(self._session_value("cte_max_recursion_depth")),
             )
@@ -662,6 +674,8 @@ class Session:
             if er.binlog_ddl is not None:  # CREATE TABLE ... SELECT (engine/binlog/transaction_events.py)
                 self.ddl_binlog_text = er.binlog_ddl
             self.row_changes.extend(changes)
+            if changes:
+                innodb_status.count_rows(self.server, changes)  # SHOW ENGINE INNODB STATUS's ROW OPERATIONS
             if changes:
                 text = stmt.info.get("bound_text", stmt.text)  # a prepared statement: with its values
                 # the same list object goes into the statement's ctx.LoggedStatement below (MIXED matches them by id)

@@ -622,6 +622,9 @@ SYSVARS: dict[str, SysVar] = {
         _v("interactive_timeout", BOTH, INT, 28800, 1, 31536000),
         # LOAD DATA LOCAL is refused with 3948 while OFF (8.0's default)
         _v("local_infile", GLOBAL, BOOL, False),
+        # where LOAD DATA INFILE / SELECT ... INTO OUTFILE may read and write (1290 elsewhere): a directory, "" for
+        # anywhere, NULL (a generic build's default, cmake/install_layout.cmake STANDALONE) for nowhere
+        _v("secure_file_priv", GLOBAL, STR, None, read_only=True),
         # prepared statements of every session together (SQL PREPARE and COM_STMT_PREPARE): 1461 past it
         _v("max_prepared_stmt_count", GLOBAL, INT, 16382, 0, 4194304),
         # recursive CTE rows per iteration level: 3636 past it

@@ -14,8 +14,9 @@ The conversation alternates, so the state says whose turn it is:
 
 * the server speaks in ``CONNECTED`` (Handshake), ``AUTH`` (auth switch, more data, OK, ERR),
   ``RESPONDING`` / ``SENDING_COLUMNS`` / ``SENDING_ROWS`` / ``FIELD_LIST`` (answers to a command);
-* the client speaks in ``AWAIT_RESPONSE`` (HandshakeResponse41 or SSLRequest), ``AWAIT_AUTH_DATA`` and
-  ``COMMAND``.
+* the client speaks in ``AWAIT_RESPONSE`` (HandshakeResponse41 or SSLRequest), ``AWAIT_AUTH_DATA``,
+  ``COMMAND`` and ``LOCAL_INFILE`` (a file's packets after the server's LOCAL INFILE request, up to the empty
+  packet that ends it and gives the turn back to the server in ``RESPONDING``).
 
 Transitions are two tables, one per direction, keyed by (state, message class); a message that has no entry in
 the current state is a protocol violation: :class:`~gtidkit.errors.RemoteProtocolError` for the client's,
@@ -66,6 +67,8 @@ from gtidkit.protocol.messages import (
     Err,
     Handshake,
     HandshakeResponse,
+    LocalInfileData,
+    LocalInfileRequest,
     Ok,
     SSLRequest,
     StmtPrepareOk,
@@ -92,6 +95,7 @@ class State(enum.Enum):
     SENDING_COLUMNS = "SENDING_COLUMNS"
     SENDING_ROWS = "SENDING_ROWS"
     FIELD_LIST = "FIELD_LIST"
+    LOCAL_INFILE = "LOCAL_INFILE"
     CLOSED = "CLOSED"
     ERROR = "ERROR"
 
@@ -130,7 +134,7 @@ class Statistics:
         return self.text.encode()
 
 
-_CLIENT_TURN = {State.AWAIT_RESPONSE, State.AWAIT_AUTH_DATA, State.COMMAND}
+_CLIENT_TURN = {State.AWAIT_RESPONSE, State.AWAIT_AUTH_DATA, State.COMMAND, State.LOCAL_INFILE}
 
 #: (state, client message class) -> next state. Commands not listed answer in RESPONDING.
 _CLIENT_TRANSITIONS: dict[tuple[State, type], State] = {
@@ -142,6 +146,8 @@ _CLIENT_TRANSITIONS: dict[tuple[State, type], State] = {
     (State.COMMAND, ComStmtSendLongData): State.COMMAND,
     (State.COMMAND, ComFieldList): State.FIELD_LIST,
     (State.COMMAND, ComChangeUser): State.AUTH,
+    # the file of a LOCAL INFILE request: its empty last packet gives the turn back (RESPONDING, in next_event)
+    (State.LOCAL_INFILE, LocalInfileData): State.LOCAL_INFILE,
 }
 
 #: (state, server message class) -> next state.
@@ -158,6 +164,7 @@ _SERVER_TRANSITIONS: dict[tuple[State, type], State] = {
     (State.RESPONDING, Statistics): State.COMMAND,
     (State.RESPONDING, StmtPrepareOk): State.COMMAND,
     (State.RESPONDING, ColumnCount): State.SENDING_COLUMNS,
+    (State.RESPONDING, LocalInfileRequest): State.LOCAL_INFILE,
     (State.SENDING_COLUMNS, ColumnDefinition): State.SENDING_COLUMNS,
     (State.SENDING_COLUMNS, Eof): State.SENDING_ROWS,
     (State.SENDING_COLUMNS, Err): State.COMMAND,
@@ -415,6 +422,8 @@ class ServerConnection:
             self._seq = packet.next_sequence_id
             event = self._decode(packet.payload)
             new = _CLIENT_TRANSITIONS.get((self.state, type(event)))
+            if new is State.LOCAL_INFILE and not event.data:
+                new = State.RESPONDING  # the empty packet ends the file: the server answers OK / ERR
             if new is None:
                 if self.state is not State.COMMAND:
                     raise RemoteProtocolError(
@@ -484,6 +493,8 @@ class ServerConnection:
             return HandshakeResponse.decode(payload)
         if self.state is State.AWAIT_AUTH_DATA:
             return AuthData(payload)
+        if self.state is State.LOCAL_INFILE:
+            return LocalInfileData(payload)
         return decode_command(payload, self.capabilities)
 
     # ------------------------------------------------------------------ output

@@ -109,6 +109,8 @@ class SessionAPI(Protocol):
     authorizer: Any
     #: the wire server's answer to the statements it runs itself, called with each classified statement
     connection_hook: Any
+    #: LOAD DATA LOCAL's file request (``reader(file_name) -> bytes``), None when the client cannot send files
+    local_infile_reader: Any
 
     #: the TLS cipher / protocol version of the client connection (Ssl_cipher / Ssl_version), "" without TLS
     tls_cipher: str
@@ -278,6 +280,13 @@ def set_account(
     session.set_account(user, host, priv_user, priv_host)
     session.authorizer = authorizer
     session.connection_hook = intercept
+
+
+def set_local_infile_reader(session: SessionAPI, reader: Any) -> None:
+    """Give the engine session the client's file reader for LOAD DATA LOCAL (``reader(file_name) -> bytes``: the
+    protocol's LOCAL INFILE request and the file's packets), or None when the client did not offer
+    CLIENT_LOCAL_FILES (then LOAD DATA LOCAL is 3948)."""
+    session.local_infile_reader = reader
 
 
 def set_tls(session: SessionAPI, cipher: str, version: str) -> None:

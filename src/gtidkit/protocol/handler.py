@@ -73,6 +73,7 @@ from gtidkit.protocol.messages import (
     Err,
     Handshake,
     HandshakeResponse,
+    LocalInfileRequest,
     Ok,
     SSLRequest,
     StmtPrepareOk,
@@ -212,6 +213,14 @@ class ClientHandler:
         #: set by a command hook while it runs (a binlog dump): stop that command from another thread (KILL QUERY,
         #: as MySQL's dump thread ends when it sees ``thd->killed``).
         self.kill_query_hook: Callable[[], None] = lambda: None
+        #: set by the socket edge: ``(send, recv)``, writing bytes to the client now and reading what it sent (b""
+        #: when it closed), for an exchange inside a command (LOAD DATA LOCAL's file request); None: no such
+        #: exchange (LOAD DATA LOCAL is then 3948)
+        self.stream: tuple[Callable[[bytes], None], Callable[[], bytes]] | None = None
+        #: while :meth:`_query` runs: the bytes answered so far and the result not yet sent (it waits to learn
+        #: whether more follow), which a LOCAL INFILE request must send first
+        self._out: bytearray | None = None
+        self._pending: Any = None
         #: (columns, their definition payloads, types, unsigned flags) of the last result set sent: a statement
         #: executed again gets the same engine Column objects back, so this is rarely rebuilt
         self._result_meta: tuple[Any, list[bytes], tuple[int, ...], tuple[bool, ...]] | None = None
@@ -531,6 +540,10 @@ class ClientHandler:
             engine_seam.set_read_only_exempt(
                 self.live_session, privileges.has_global(account, "SUPER", "CONNECTION_ADMIN")
             )
+        engine_seam.set_local_infile_reader(
+            self.live_session,
+            self._read_local_file if self.conn.capability_bits & Capability.LOCAL_FILES else None,
+        )
         if self.conn.client_capabilities & Capability.INTERACTIVE:
             # sql_connect.cc: an interactive client's session wait_timeout is the global interactive_timeout
             engine_seam.start_interactive(self.live_session)
@@ -759,7 +772,7 @@ class ClientHandler:
     ) -> bytes:
         """Run ``sql`` (or, with ``prepared`` = (engine statement, values), a prepared statement) and answer."""
         self.info = sql
-        out = bytearray()
+        out = self._out = bytearray()
         try:
             if prepared is not None:
                 results = engine_seam.execute_prepared(self.live_session, prepared[0], prepared[1])
@@ -775,7 +788,7 @@ class ClientHandler:
                 )
             if prepared is None:
                 results = engine_seam.execute(self.live_session, sql, statements=statements)
-            current = next(results)
+            current = self._pending = next(results)
             while True:
                 try:
                     following = next(results)
@@ -783,12 +796,18 @@ class ClientHandler:
                     out += self._send_result(current, more=False, binary=binary)
                     break
                 except MySQLError:
-                    out += self._send_result(current, more=True, binary=binary)
+                    if self._pending is not None:  # else a LOCAL INFILE request sent it
+                        out += self._send_result(current, more=True, binary=binary)
                     raise
-                out += self._send_result(current, more=True, binary=binary)
-                current = following
+                if self._pending is not None:
+                    out += self._send_result(current, more=True, binary=binary)
+                current = self._pending = following
         except MySQLError as err:
-            out += self.conn.send(Err(err.code, err.message, err.sqlstate))
+            if self.conn.state not in (
+                State.CLOSED,
+                State.ERROR,
+            ):  # else the client left in a LOCAL INFILE file
+                out += self.conn.send(Err(err.code, err.message, err.sqlstate))
         except ProtocolError:
             raise
         except Exception as err:
@@ -796,7 +815,50 @@ class ClientHandler:
             out += self.conn.send(Err(1815, f"Internal error: {type(err).__name__}: {err}"))
         if self.killed or engine_seam.session_ended(self.live_session):  # KILL, or COMMIT / ROLLBACK RELEASE
             self.closed = True
+        self._out = self._pending = None
         return bytes(out)
+
+    def _read_local_file(self, file_name: str) -> bytes:
+        """LOAD DATA LOCAL's file (the session's ``local_infile_reader``): what was answered so far goes out, then
+        the LOCAL INFILE request naming ``file_name``; the client's packets are read up to the empty one that ends
+        the file (``net_request_file`` then ``READ_INFO`` over the network, ``sql/sql_load.cc``). A client that
+        may not or cannot send the file sends only the empty packet: an empty file (it reports 2068 or its own
+        error itself).
+
+        Raises:
+            MySQLError: 3948 without a stream to ask on; 2013 when the client went away or broke the protocol in
+                the middle (the connection then closes).
+        """
+        if self.stream is None or self._out is None:
+            raise mysql_error(3948)
+        send, recv = self.stream
+        out = self._out
+        if self._pending is not None:  # the result before this statement: more results follow it
+            out += self._send_result(self._pending, more=True)
+            self._pending = None
+        client, _ = engine_seam.connection_charsets(self.live_session)
+        out += self.conn.send(LocalInfileRequest(charsets.encode(file_name, client)))
+        send(bytes(out))
+        out.clear()
+        data = bytearray()
+        while True:
+            try:
+                event = self.conn.next_event()
+            except RemoteProtocolError:
+                self.closed = (
+                    True  # out of step (1156 / 1153): nothing more can be answered on this connection
+                )
+                raise mysql_error(2013) from None
+            if event is NEED_DATA:
+                chunk = recv()
+                self.conn.receive_data(chunk)
+                continue
+            if isinstance(event, ConnectionClosed) or event is PAUSED:
+                self.closed = True
+                raise mysql_error(2013)
+            if not event.data:
+                return bytes(data)
+            data += event.data
 
     def _send_result(
         self,

@@ -315,6 +315,43 @@ class AuthData:
         return self.data
 
 
+# ------------------------------------------------------------------------------------------------ LOCAL INFILE
+#: first byte of the LOCAL INFILE request (``NULL_LENGTH``, 251: where a result set's column count would be)
+LOCAL_INFILE_HEADER = 0xFB
+
+
+@dataclass(frozen=True, slots=True)
+class LocalInfileRequest:
+    """LOCAL INFILE request (server → client), MySQL DEVDOC ``page_protocol_com_query_response_local_infile_request``:
+    the answer to a COM_QUERY running LOAD DATA LOCAL INFILE, in place of a result set.
+
+    ===========  ======  ===========================================
+    header       1       0xFB
+    filename     EOF     the file name as the statement wrote it
+    ===========  ======  ===========================================
+
+    The client then sends the file's bytes in packets (any split) and an empty packet at its end (also what it
+    sends, alone, when it cannot or may not send the file); the server answers OK or ERR.
+    """
+
+    filename: bytes
+
+    def encode(self) -> bytes:
+        """The payload."""
+        return bytes((LOCAL_INFILE_HEADER,)) + self.filename
+
+
+@dataclass(frozen=True, slots=True)
+class LocalInfileData:
+    """One packet of a LOCAL INFILE file (client → server); an empty one ends the file."""
+
+    data: bytes
+
+    def encode(self) -> bytes:
+        """The payload."""
+        return self.data
+
+
 # ------------------------------------------------------------------------------------------------ generic responses
 @dataclass(frozen=True, slots=True)
 class Ok:

@@ -11,6 +11,8 @@ statement                              needs
 =====================================  ======================================================================
 SELECT (tables)                        SELECT on each table's database (information_schema: always)
 INSERT / REPLACE / UPDATE / DELETE     INSERT / INSERT+DELETE / UPDATE / DELETE on the target's database
+LOAD DATA [LOCAL] INFILE               INSERT (REPLACE: and DELETE) on the table's database; FILE unless LOCAL (1045)
+SELECT ... INTO OUTFILE / DUMPFILE     SELECT on its tables and FILE (1045)
 CREATE / DROP / ALTER / TRUNCATE       CREATE / DROP / ALTER / DROP; CREATE INDEX: INDEX
 USE db, COM_INIT_DB                    any privilege on db (else 1044)
 SET GLOBAL                             SUPER or SYSTEM_VARIABLES_ADMIN (1227)
@@ -151,7 +153,12 @@ class AccountAuthorizer:
         if h.sandbox and kind != "set" and kind != "account":
             raise mysql_error(1820)
         account = h.current_account()
-        if account is None or _root_like(account.privileges) or (kind != "select" and kind != "dml"):
+        if (
+            account is None
+            or _root_like(account.privileges)
+            or (kind != "select" and kind != "dml")
+            or "into_file" in stmt.info  # FILE, beside the tables: not remembered with them
+        ):
             check_statement(account, h.user, h.peer_host_name(), stmt, session)
             return
         if account is not self._account:
@@ -196,6 +203,9 @@ def check_statement(account: Account | None, user: str, host: str, stmt: Any, se
     if kind == "admin" and command == "table_maintenance":
         _check_maintenance(account, user, host, stmt, session.current_db)
         return
+    if kind == "admin" and command == "load_data":
+        _check_load_data(account, user, host, stmt, session)
+        return
     needs_global = stmt.spec.privileges  # FLUSH LOGS: RELOAD, PURGE: SUPER or BINLOG_ADMIN ... (engine specs)
     if needs_global:
         if not has_global(account, *needs_global):
@@ -206,6 +216,9 @@ def check_statement(account: Account | None, user: str, host: str, stmt: Any, se
         if db and not any_on_db(account, db):
             raise mysql_error(1044, user, host, db)
         return
+    if kind == "select" and "into_file" in stmt.info and not has_global(account, "FILE"):
+        # SELECT ... INTO OUTFILE / DUMPFILE needs FILE (check_access of a global privilege: 1045, as LOAD DATA)
+        raise mysql_error(1045, account.user, account.host, "YES" if account.authentication_string else "NO")
     if kind in ("select", "dml", "ddl"):
         needs = _needs(stmt)
         if kind == "ddl":
@@ -240,6 +253,33 @@ def _check_maintenance(account: Account, user: str, host: str, stmt: Any, curren
         missing = [priv for priv in needs if not has_on_db(account, priv, db)]
         if missing:  # check_grant names the privileges still wanted, in privilege order
             raise _table_denied(", ".join(missing), user, host, table)
+
+
+def _check_load_data(account: Account, user: str, host: str, stmt: Any, session: Any) -> None:
+    """LOAD DATA needs INSERT on the table (INSERT and DELETE with REPLACE) and, for a server file, the global
+    FILE privilege (``Sql_cmd_load_table::execute``: ``check_one_table_access`` of INSERT_ACL [| DELETE_ACL] |
+    FILE_ACL): FILE missing is 1045 (``check_access`` of a global privilege), a table privilege 1142. LOCAL
+    refused by ``local_infile`` (3948) is reported before, by the statement; a statement that does not parse
+    reports its 1064 when it runs."""
+    from gtidkit.engine.statements.load_data import local_infile_error, parse_load_data
+
+    try:
+        ld = parse_load_data(stmt.text)
+    except MySQLError:
+        return
+    if ld.local and local_infile_error(session, stmt.text) is not None:
+        return
+    if not ld.local and not has_global(account, "FILE"):
+        # check_access names the account (priv_user @ priv_host), not the client's host
+        raise mysql_error(1045, account.user, account.host, "YES" if account.authentication_string else "NO")
+    db = ld.schema or session.current_db
+    if db is None:
+        raise mysql_error(1046)
+    if db.lower() in _OPEN_SCHEMAS:
+        return
+    for priv in ("INSERT", "DELETE") if ld.duplicates == "replace" else ("INSERT",):
+        if not has_on_db(account, priv, db):
+            raise _table_denied(priv, user, host, ld.table)
 
 
 def _needs(stmt: Any) -> tuple[str, ...]:

@@ -184,6 +184,14 @@ class WireServer:
             _shutdown(holder["sock"])
 
         handler.kill_hook = kill
+
+        def recv() -> bytes:
+            try:
+                return holder["sock"].recv(RECV_SIZE)
+            except (TimeoutError, BlockingIOError):
+                return b""
+
+        handler.stream = (lambda data: holder["sock"].sendall(data), recv)
         try:
             if full:
                 sock.sendall(handler.refuse(1040, "Too many connections", "08004"))

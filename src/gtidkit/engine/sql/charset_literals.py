@@ -13,9 +13,10 @@ later re-parsing or logging unchanged. After parsing, :func:`resolve_introducers
 binary string ``X'..'`` and ``_cs X'..'`` into the text those bytes are in ``cs``; before that,
 :func:`rewrite_charset_functions` answers CHARSET() / COLLATION() / COERCIBILITY() of literals from their syntax
 (the introducer, a COLLATE clause) as MySQL's ``Item::collation`` does, and leaves other arguments to the session
-functions of :func:`session_functions`, which read the value: a string is in the connection's set (a column's own
-set is not known there: a documented difference for columns of another set than the connection's), a binary
-string, number or temporal value is ``binary``.
+functions of :func:`session_functions`, which read the value: a string is in the connection's set, a binary
+string, number or temporal value is ``binary``. When the statement is planned, those of a plain column are answered
+from its definition (:func:`column_charset_functions`); of an expression over a column of another set than the
+connection's (``CONCAT(col, '')``) the value-reading answer stays, a documented difference.
 
 COERCIBILITY values (manual "Collation Coercibility in Expressions"): 0 explicit COLLATE, 1 no collation, 2 implicit
 (a column), 3 system constant (USER() ...), 4 coercible (a literal), 5 numeric or temporal, 6 ignorable (NULL).
@@ -38,6 +39,7 @@ __all__ = [
     "CONSTANT_FUNCTION",
     "ITEM_NAME",
     "canonical_introducers",
+    "column_charset_functions",
     "resolve_introducers",
     "rewrite_charset_functions",
     "session_functions",
@@ -211,6 +213,60 @@ def rewrite_charset_functions(tree: exp.Expression) -> exp.Expression:
             return new
         node.replace(new)
     return tree
+
+
+#: column family -> (CHARSET, COLLATION, COERCIBILITY) of a column whose type has no character set: the binary
+#: string types are binary and implicit (2), numbers, temporal types, YEAR and BIT are binary and numeric (5)
+#: (``Field::derivation``: DERIVATION_NUMERIC for ``Field_num`` / ``Field_temporal``); JSON is utf8mb4_bin
+_UNSET_COLUMN: dict[str, tuple[str, str, int]] = {
+    "binary": ("binary", "binary", 2),
+    "geometry": ("binary", "binary", 2),
+    "json": ("utf8mb4", "utf8mb4_bin", 2),
+}
+_NUMERIC_COLUMN = ("binary", "binary", 5)
+#: what :func:`rewrite_charset_functions` calls a value-reading CHARSET / COLLATION / COERCIBILITY -> its index in
+#: a column's (charset, collation, coercibility)
+_VALUE_FUNCTIONS = {"_GK_VALUE_CHARSET": 0, "_GK_VALUE_COLLATION": 1, "_GK_VALUE_COERCIBILITY": 2}
+
+
+def column_charset_functions(tree: exp.Expression, tables: list[tuple[str, Any]]) -> None:
+    """Answer CHARSET() / COLLATION() / COERCIBILITY() of a column from its definition, as MySQL's ``Item_field``
+    takes its collation from the field (``Item_field::set_field``): a string column's own character set and
+    collation, implicit coercibility 2, whatever its value (NULL included); see :data:`_UNSET_COLUMN` for the
+    others. ``tables``: (alias, TableDef) of the tables the statement reads (``resolve_tables`` named them);
+    a column that names none of them, or more than one, keeps the value-reading function. In place."""
+    if not tables:
+        return
+    for node in list(tree.find_all(exp.Anonymous)):
+        which = _VALUE_FUNCTIONS.get(str(node.this).upper())
+        if which is None or len(node.expressions) != 1:
+            continue
+        arg = node.expressions[0]
+        while isinstance(arg, exp.Paren):
+            arg = arg.this
+        if not isinstance(arg, exp.Column) or not arg.name:
+            continue
+        qualifier = arg.table.lower()
+        low = arg.name.lower()
+        found = [
+            c
+            for alias, t in tables
+            if not qualifier or alias.lower() == qualifier or t.name.lower() == qualifier
+            for c in t.columns
+            if c.name.lower() == low
+        ]
+        if len(found) != 1:
+            continue
+        col = found[0]
+        if col.charset:
+            answer: tuple[str, str, int] = (col.charset, col.collation or "", 2)
+        else:
+            answer = _UNSET_COLUMN.get(col.info.family, _NUMERIC_COLUMN)
+        value = answer[which]
+        literal = exp.Literal.number(value) if isinstance(value, int) else exp.Literal.string(value)
+        new = exp.Anonymous(this=CONSTANT_FUNCTION, expressions=[literal])
+        new.meta.update(node.meta)  # the result column keeps the name written
+        node.replace(new)
 
 
 def session_functions(ex: Executor) -> dict[str, Callable[..., Any]]:

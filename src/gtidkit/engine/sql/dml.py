@@ -83,6 +83,8 @@ __all__ = [
     "InsertPlan",
     "MultiPlan",
     "UpdatePlan",
+    "check_target",
+    "constant_insert_plan",
     "dup_entry_error",
     "failed_index",
     "integrity_error",
@@ -230,12 +232,16 @@ def _target_table(ex: Executor, node: exp.Expression, current_db: str | None) ->
     if not isinstance(node, exp.Table):
         raise not_supported("multi-table UPDATE/DELETE")
     tdef = ex.require_table(node.db or current_db, node.name)
-    _check_target(tdef)
+    check_target(tdef)
     return tdef, node.alias or tdef.name
 
 
-def _check_target(tdef: TableDef) -> None:
-    """A DML target must be a base table: system views give 1044, views 1235 (no updatable views here)."""
+def check_target(tdef: TableDef) -> None:
+    """A DML target must be a base table: system views give 1044, views 1235 (no updatable views here).
+
+    Raises:
+        MySQLError: 1235 for a view, 1044 for a system view.
+    """
     if tdef.table_type == "VIEW":
         raise not_supported("INSERT/UPDATE/DELETE through a view")
     if tdef.table_type != "BASE TABLE":
@@ -432,7 +438,7 @@ def _plan_multi(ex: Executor, tree: exp.Update | exp.Delete, current_db: str | N
     targets = []
     for alias in dict.fromkeys(target_aliases):
         tdef = by_alias[alias]
-        _check_target(tdef)
+        check_target(tdef)
         targets.append((alias, tdef))
     # the select runs over the joined tables with MySQL's names resolved
     sel = exp.Select()
@@ -674,6 +680,23 @@ def _plan_insert(ex: Executor, tree: exp.Insert, current_db: str | None, replace
     return InsertPlan(
         tdef, target, tuple(rows), tuple(row_exprs), select_sql, mode, odku, tuple(variables), insert_sql
     )
+
+
+def constant_insert_plan(
+    tdef: TableDef, target: tuple[int, ...], rows: list[tuple[Any, ...]], mode: str
+) -> InsertPlan:
+    """The plan of an INSERT of already computed values: each of ``rows`` holds one value per ``target`` column
+    (indexes into ``tdef.columns``), stored as an INSERT's literal would be (:func:`coerce`: conversion warnings
+    or strict-mode errors, 1062 / IGNORE / REPLACE as ``mode`` says: ``insert``, ``ignore`` or ``replace``).
+    LOAD DATA's rows take this path (engine/statements/load_data.py), so they are written, logged and counted
+    as an INSERT's are (``sql_load.cc`` writes each line through ``write_record`` as ``mysql_insert`` does)."""
+    cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
+    insert_sql = (
+        f"INSERT INTO {quote_ident(physical_name(tdef.schema, tdef.name))} ({cols}) "
+        f"VALUES ({', '.join('?' * len(tdef.columns))})"
+    )
+    sources = tuple(tuple(("c", v) for v in row) for row in rows)
+    return InsertPlan(tdef, target, sources, (None,) * len(rows), None, mode, None, (), insert_sql)
 
 
 # ---------------------------------------------------------------- execution ------------------------------------
@@ -1126,6 +1149,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                     raise integrity_error(err, t, row, n) from err
                 if plan.mode == "ignore" and plan.odku is None:
                     warnings.append(("Warning", 1062, dup_entry_error(t, ix, row).message))
+                    store.duplicate_rows.append(n)
                     break
                 old = _find_conflict(ex, t, ix, row)
                 if old is None:

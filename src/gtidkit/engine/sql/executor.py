@@ -397,6 +397,8 @@ class Executor:
         self.timed_out = False
         #: the running statement's MAX_EXECUTION_TIME hint (ms), else None (:meth:`note_hints`)
         self.hint_ms: int | None = None
+        #: PREPARE's run of a SELECT: its result's columns without reading a row (:meth:`_run_plan`)
+        self.describe_only = False
         #: the session's cte_max_recursion_depth for the running statement (:meth:`note_hints`)
         self.cte_limit = 1000
         self.conn.raw.set_progress_handler(self._progress, _PROGRESS_OPS)
@@ -1110,6 +1112,15 @@ class Executor:
         if isinstance(tree, exp.Select) and tree.args.get("locks"):
             tree.set("locks", None)  # FOR UPDATE / LOCK IN SHARE MODE: writers are serialised anyway
         found, threads = self.resolve_tables(tree, current_db)
+        if found:  # CHARSET() / COLLATION() / COERCIBILITY() of a column: its definition's
+            charset_literals.column_charset_functions(
+                tree,
+                [
+                    (str(t.alias_or_name), t.meta["gk_table"])
+                    for t in tree.find_all(exp.Table)
+                    if "gk_table" in t.meta
+                ],
+            )
         if isinstance(tree, exp.Select) and any(c.invisible for t in found for c in t.columns):
             _expand_visible_star(tree)
         if any(c.type in ENUM_SET_TYPES for t in found for c in t.columns):
@@ -1332,10 +1343,13 @@ class Executor:
         binds = slot.binds.copy()
         binds.update(values)
         self._interruptible = True
+        self.deadline = self.select_deadline()  # max_execution_time / the hint, as :meth:`execute` sets it
         try:
             return self._run_plan(slot.plan, binds)
         finally:
             self._interruptible = False
+            self.deadline = 0.0
+            self.hint_ms = None
 
     def run_select_plan(self, plan: SelectPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
         """Execute a :class:`SelectPlan` with placeholder values ``params``."""
@@ -1384,7 +1398,10 @@ class Executor:
         self.group_concat_rows[0] = 0
         if self.udf_warnings:
             self.udf_warnings = []
-        cur = self.run_sqlite(plan.sql, binds)
+        sql = plan.sql
+        if self.describe_only:  # the columns only: SQLite stops before the first row (LIMIT 0)
+            sql = f"SELECT * FROM ({sql}) LIMIT 0"
+        cur = self.run_sqlite(sql, binds)
         try:
             rows = cur.fetchall()
         except _db.Error as err:  # a UDF (or KILL QUERY) stopping the statement after its first rows
@@ -1555,6 +1572,9 @@ class Executor:
         slot = stmt.info.get(
             "prepared_plan"
         )  # a prepared statement's: planned once per schema / catalog version
+        planned = stmt.info.get("plan")  # planned by its caller (LOAD DATA's rows: dml.constant_insert_plan)
+        if planned is not None:
+            return run_dml(self, planned, {}, current_db)
         if slot is not None:
             self.prepared_plan(stmt, slot, current_db)
             plan, params = slot.plan, slot.params

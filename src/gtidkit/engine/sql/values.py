@@ -82,6 +82,9 @@ class FieldStore:
     #: defaults, the applier)
     no_zero_date: bool = False
     no_zero_in_date: bool = False
+    #: rows (counted from 1) an INSERT IGNORE skipped as duplicates, in order: the row of each 1062 warning, which
+    #: names none (LOAD DATA puts its own conditions in row order around them)
+    duplicate_rows: list[int] = field(default_factory=list)
 
     def division_by_zero(self) -> None:
         """A ``/``, DIV, ``%`` or MOD by zero in a value the statement stores (the result is NULL either way).

@@ -332,6 +332,11 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     (re.compile(r"^KILL(?: (?P<what>CONNECTION|QUERY))? (?P<id>\d+)$"), "admin", "kill"),
     (re.compile(r"^SHUTDOWN$"), "other", "shutdown"),
     (re.compile(rf"^BINLOG {_STR}$"), "admin", "binlog"),  # engine/statements/binlog_statement.py
+    (  # engine/statements/load_data.py parses the rest of the statement
+        re.compile(r"^LOAD DATA(?: (?:LOW_PRIORITY|CONCURRENT))?(?P<local> LOCAL)? INFILE .+$"),
+        "admin",
+        "load_data",
+    ),
     (
         re.compile(rf"^PREPARE (?P<name>{_ID}) FROM (?:{_STR}|@(?P<var>[A-Za-z0-9_$.]+))$"),
         "prepared",
@@ -383,7 +388,7 @@ def _recognise(norm: str) -> Statement | None:
             info["to"] = int(info["to"])
         if command == "change_replication_source":
             info["options"] = _parse_change_source(info.pop("opts"))
-        if command == "flush":
+        if command in ("flush", "load_data"):
             info["local"] = "local" in info
         if command == "table_maintenance":
             info["op"] = info["op"].lower()
@@ -496,6 +501,7 @@ SHOW_PARSERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
         rf"(?s)^SHOW TABLE STATUS(?: (?:FROM|IN) (?P<db>{_ID}))?{_FILTER} ?;?$",
     ),
     ("engines", ("ENGINES",), r"^SHOW (?:STORAGE )?ENGINES$"),
+    ("engine_innodb_status", ("ENGINE",), r"^SHOW ENGINE `?INNODB`? STATUS$"),
     ("plugins", ("PLUGINS",), r"^SHOW PLUGINS$"),
     (
         "create_database",
@@ -611,6 +617,7 @@ _RECOGNISER_WORDS = frozenset(
         "CHECK",
         "REPAIR",
         "BINLOG",
+        "LOAD",
     ]
 )
 #: First words of the account statements (engine/accounts/statements.py decides on the words after them).
@@ -695,6 +702,13 @@ def classify(stmt_text: str) -> Statement:
         if kind in _NO_TREE:
             kind = StatementKind.OTHER  # e.g. a form the recogniser rejected: let its handler report it
         return Statement(kind, text, info, tree)
+    if kind == StatementKind.SELECT and "FILE" in text.upper():
+        # SELECT ... INTO OUTFILE / DUMPFILE (engine/statements/into_file.py): the SELECT runs without the clause
+        from gtidkit.engine.statements.export_options import split_into_file
+
+        split = split_into_file(text)
+        if split is not None:
+            text, info["into_file"] = split
     if first == "REPLACE":
         info["replace"] = True
     elif first == "SELECT" and "NO_CACHE" in text.upper():

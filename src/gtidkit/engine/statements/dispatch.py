@@ -107,6 +107,8 @@ def _admin(session: Session, stmt: Statement) -> StatementResult:
         return checksum_table.run_checksum_table(session, stmt)
     if stmt.command == "binlog":  # BINLOG '<base64>': row events applied in the session's transaction
         return binlog_statement.run_binlog(session, stmt)
+    if stmt.command == "load_data":  # LOAD DATA [LOCAL] INFILE: a DML statement's lifecycle, its own module
+        return load_data.run_load_data(session, stmt)
     skip = trx.pre_statement(session, stmt)
     # UNLOCK TABLES commits only when LOCK TABLES locks are held (statements/locks.py)
     commits = trx.causes_implicit_commit(stmt) and session.server.admin.commits_implicitly(session, stmt)
@@ -308,6 +310,10 @@ def _read(session: Session, stmt: Statement) -> StatementResult:
 
 def _select(session: Session, stmt: Statement) -> StatementResult:
     trx.pre_statement(session, stmt)
+    if "into_file" in stmt.info:  # SELECT ... INTO OUTFILE / DUMPFILE: the result goes to a server file
+        from gtidkit.engine.statements.into_file import run_into_file
+
+        return run_into_file(session, stmt)
     into = user_vars.select_into(session, stmt.text)  # SELECT ... INTO @a, @b
     if into is not None:
         return into

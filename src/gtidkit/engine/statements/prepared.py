@@ -283,14 +283,25 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
         raise bad
     positions = placeholder_positions(text)
     template = _template(text, positions)
-    kind = str(classify(text).kind)
+    classified = classify(text)
+    if classified.command == "load_data" or "into_file" in classified.info:
+        # LOAD DATA is not in RM8 "Prepared Statements"' permitted list; INTO OUTFILE / DUMPFILE is, but is not
+        # run prepared here (README known differences)
+        raise mysql_error(1295)
+    kind = str(classified.kind)
     columns: tuple[Column, ...] | None = None
     if kind in _BOUND_KINDS:
         stmt = _bound(template, kind, {f"gp{i}": None for i in range(len(positions))}, None)
         ex = session.executor
         try:
             if kind == "select":
-                er = ex.execute(stmt, session.current_db)
+                # planned and described, not run: MySQL's PREPARE reads no row (a prepared SELECT of a big
+                # join would otherwise run once more, past any max_execution_time, at each PREPARE)
+                ex.describe_only = True
+                try:
+                    er = ex.execute(stmt, session.current_db)
+                finally:
+                    ex.describe_only = False
                 if er.columns:
                     rows = [tuple(r) for r in er.rows or []]
                     columns = _named(result_columns(er.columns, rows, er.metadata))

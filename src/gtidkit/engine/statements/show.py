@@ -183,6 +183,12 @@ def _status(session: Session, stmt: Statement) -> StatementResult:
     return show_status(session, stmt.info.get("like"), stmt.info.get("where"))
 
 
+def _engine_innodb_status(session: Session, stmt: Statement) -> StatementResult:
+    from gtidkit.engine.statements.innodb_status import show_engine_innodb_status
+
+    return show_engine_innodb_status(session)
+
+
 def _grants(session: Session, stmt: Statement) -> StatementResult:
     from gtidkit.engine.accounts.show import show_grants_of
 
@@ -214,6 +220,7 @@ SHOWS: dict[str, Show] = {
     # variables
     "variables": _engine(_variables),
     "status": _engine(_status),
+    "engine_innodb_status": _engine(_engine_innodb_status),
     # accounts
     "grants": _engine(_grants),
     "create_user": _engine(_create_user),

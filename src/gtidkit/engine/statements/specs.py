@@ -71,6 +71,9 @@ SPECS: dict[str, StatementSpec] = {
     "lock_tables": _COMMITS,
     "unlock_tables": _COMMITS,  # only when LOCK TABLES locks are held (Admin.commits_implicitly)
     "kill": DEFAULT,
+    # LOAD DATA: a DML statement (no implicit commit); INSERT / DELETE / FILE are checked per table by the wire
+    # server's authorizer (protocol/privileges.py), as check_one_table_access does in Sql_cmd_load_table::execute
+    "load_data": DEFAULT,
     "xa": DEFAULT,
     # SHOW commands
     "binary_log_status": _REPLICATION_CLIENT,
@@ -78,6 +81,7 @@ SPECS: dict[str, StatementSpec] = {
     "replica_status": _REPLICATION_CLIENT,
     "replicas": StatementSpec(privileges=("REPLICATION SLAVE",)),
     "relaylog_events": StatementSpec(privileges=("REPLICATION SLAVE",)),
+    "engine_innodb_status": StatementSpec(privileges=("PROCESS",)),  # sql_parse.cc SQLCOM_SHOW_ENGINE_STATUS
     "warnings": _DIAGNOSTIC,
     "errors": _DIAGNOSTIC,
     "count_warnings": _DIAGNOSTIC,

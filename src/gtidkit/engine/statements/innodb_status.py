@@ -1,0 +1,258 @@
+"""SHOW ENGINE INNODB STATUS: the InnoDB Monitor's text, with what the engine knows in the places tools read.
+
+MySQL answers one row, ``Type`` ``InnoDB``, ``Name`` empty, ``Status`` the Standard Monitor's output (RM8 17.17.3
+"InnoDB Standard Monitor and Lock Monitor Output"; ``srv_printf_innodb_monitor`` in ``storage/innobase/srv``): a
+banner, then sections, each a title between two lines of dashes as long as the title, in this order: BACKGROUND
+THREAD, SEMAPHORES, LATEST DETECTED DEADLOCK (only after a deadlock), TRANSACTIONS, FILE I/O, INSERT BUFFER AND
+ADAPTIVE HASH INDEX, LOG, BUFFER POOL AND MEMORY, ROW OPERATIONS, and ``END OF INNODB MONITOR OUTPUT``. It needs
+the PROCESS privilege (1227).
+
+Tools split the text on those titles and match single lines: pt-stalk / pt-mysql-summary and innotop read
+``History list length N``, ``Trx id counter N``, the ``---TRANSACTION id, ACTIVE n sec`` blocks with their
+``MySQL thread id N, OS thread handle H, query id Q host user state`` lines and ``LOCK WAIT`` /
+``TRX HAS BEEN WAITING n SEC``; monitoring plugins (Percona's ``ss_get_mysql_stats``, Zabbix and Datadog
+templates) read ``Log sequence number N``, ``Log flushed up to N``, ``Last checkpoint at N``, ``Buffer pool size
+N``, ``Free buffers N``, ``Database pages N``, ``Modified db pages N``, ``N queries inside InnoDB, N queries in
+queue``, ``N read views open inside InnoDB`` and ``Number of rows inserted N, updated N, deleted N, read N``.
+Those lines are here with MySQL's spelling and spacing.
+
+What the values are here (SQLite underneath, one write lock for the server, engine/lock_waits.py): the
+transactions are the sessions (a session in a transaction is ``ACTIVE``, the write lock's holder for as long as it
+holds it, a session waiting for it ``LOCK WAIT`` with how long it has waited); ``Trx id counter`` counts the write
+transactions since start-up; the history list is 0 (SQLite keeps no undo history to purge); no deadlock can happen
+with one lock, so LATEST DETECTED DEADLOCK never appears (a wait ends in 1205 instead); the log sequence number
+is the bytes of the database file and its WAL; database pages are SQLite's pages, counted against MySQL's default
+128 MiB pool of 16 KiB pages; read views are the sessions in a transaction. Counters the engine does not keep
+(semaphores, I/O operations, rows read, adaptive hash index) are 0; rows inserted / updated / deleted are counted
+as statements write them.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import threading
+import time
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from gtidkit.engine.results import StatementResult
+
+if TYPE_CHECKING:
+    from gtidkit.engine.server import Server
+    from gtidkit.engine.session import Session
+
+__all__ = ["count_rows", "innodb_status_text", "show_engine_innodb_status"]
+
+#: MySQL's default innodb_buffer_pool_size (128 MiB) in 16 KiB pages: the pool the page counts are reported in
+_POOL_PAGES = 8192
+#: when each server's status was last printed (the "Per second averages" interval starts there)
+_LAST_PRINTED: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+#: rows each server's statements inserted / updated / deleted since start-up (ROW OPERATIONS)
+_ROWS: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
+
+
+def count_rows(server: Server, changes: list[Any]) -> None:
+    """Count a statement's row changes (``RowChange.kind``: insert / update / delete) for ROW OPERATIONS' "Number of
+    rows inserted N, updated N, deleted N": InnoDB counts a row when it is written (``srv_stats.n_rows_*``), so
+    rows of a transaction rolled back later stay counted."""
+    counts = _ROWS.get(server)
+    if counts is None:
+        counts = _ROWS[server] = {"insert": 0, "update": 0, "delete": 0}
+    for ch in changes:
+        counts[ch.kind] += 1
+
+
+def _section(title: str) -> str:
+    rule = "-" * len(title)
+    return f"{rule}\n{title}\n{rule}\n"
+
+
+def show_engine_innodb_status(session: Session) -> StatementResult:
+    """The result of SHOW ENGINE INNODB STATUS: columns Type, Name, Status and its one row."""
+    from gtidkit.engine.sql.metadata import result_set
+
+    return result_set(
+        ["Type", "Name", "Status"], [("InnoDB", "", innodb_status_text(session.server, session))]
+    )
+
+
+def innodb_status_text(server: Server, asking: Session | None = None) -> str:
+    """The Status column's text for ``server`` (``asking``: the session running the SHOW, whose own line shows its
+    statement)."""
+    now = time.time()
+    last = _LAST_PRINTED.get(server, server.started_at)
+    _LAST_PRINTED[server] = now
+    interval = max(1, int(now - last))
+    stamp = _dt.datetime.fromtimestamp(now).strftime("%Y-%m-%d %H:%M:%S")
+    uptime = max(0, int(now - server.started_at))
+    out = [
+        "\n=====================================\n",
+        f"{stamp} 0x{threading.get_ident():x} INNODB MONITOR OUTPUT\n",
+        "=====================================\n",
+        f"Per second averages calculated from the last {interval} seconds\n",
+        _section("BACKGROUND THREAD"),
+        f"srv_master_thread loops: 0 srv_active, 0 srv_shutdown, {uptime} srv_idle\n",
+        "srv_master_thread log flush and writes: 0\n",
+        _section("SEMAPHORES"),
+        "OS WAIT ARRAY INFO: reservation count 0\n",
+        "OS WAIT ARRAY INFO: signal count 0\n",
+        "RW-shared spins 0, rounds 0, OS waits 0\n",
+        "RW-excl spins 0, rounds 0, OS waits 0\n",
+        "RW-sx spins 0, rounds 0, OS waits 0\n",
+        "Spin rounds per wait: 0.00 RW-shared, 0.00 RW-excl, 0.00 RW-sx\n",
+        _transactions(server, asking, now),
+        _section("FILE I/O"),
+        *(
+            f"I/O thread {i} state: waiting for completed aio requests ({kind} thread)\n"
+            for i, kind in _IO_THREADS
+        ),
+        "Pending normal aio reads: [0, 0, 0, 0] , aio writes: [0, 0, 0, 0] ,\n",
+        " ibuf aio reads:, log i/o's:, sync i/o's:\n",
+        "Pending flushes (fsync) log: 0; buffer pool: 0\n",
+        "0 OS file reads, 0 OS file writes, 0 OS fsyncs\n",
+        "0.00 reads/s, 0 avg bytes/read, 0.00 writes/s, 0.00 fsyncs/s\n",
+        _section("INSERT BUFFER AND ADAPTIVE HASH INDEX"),
+        "Ibuf: size 1, free list len 0, seg size 2, 0 merges\n",
+        "merged operations:\n insert 0, delete mark 0, delete 0\n",
+        "discarded operations:\n insert 0, delete mark 0, delete 0\n",
+        *("Hash table size 34679, node heap has 0 buffer(s)\n" for _ in range(8)),
+        "0.00 hash searches/s, 0.00 non-hash searches/s\n",
+        _log(server),
+        _buffer_pool(server),
+        _row_operations(server),
+        "----------------------------\n",
+        "END OF INNODB MONITOR OUTPUT\n",
+        "============================\n",
+    ]
+    return "".join(out)
+
+
+#: InnoDB's I/O threads as 8.0 lists them with the default 4 read and 4 write threads
+_IO_THREADS = [
+    (0, "insert buffer"),
+    (1, "log"),
+    *((i, "read") for i in range(2, 6)),
+    *((i, "write") for i in range(6, 10)),
+]
+
+
+def _transactions(server: Server, asking: Session | None, now: float) -> str:
+    """TRANSACTIONS: the counters, then one block per session (``LIST OF TRANSACTIONS FOR EACH SESSION``)."""
+    waits = server.lock_waits
+    owner, owner_since, waiters = waits.snapshot()
+    counter = waits.acquisitions + 1
+    lines = [
+        _section("TRANSACTIONS"),
+        f"Trx id counter {counter}\n",
+        f"Purge done for trx's n:o < {counter} undo n:o < 0 state: running but idle\n",
+        "History list length 0\n",
+        "LIST OF TRANSACTIONS FOR EACH SESSION:\n",
+    ]
+    for s in sorted(server.sessions(), key=lambda s: s.id):
+        waiting_since = waiters.get(s.id)
+        active = s.in_transaction() or s.id == owner or waiting_since is not None
+        if not active:
+            lines.append(f"---TRANSACTION {_NOT_STARTED_BASE + s.id}, not started\n")
+            lines.append("0 lock struct(s), heap size 1128, 0 row lock(s)\n")
+        else:
+            started = owner_since if s.id == owner else (waiting_since or now)
+            lines.append(f"---TRANSACTION {s.id}, ACTIVE {max(0, int(now - started))} sec\n")
+            locks = 1 if s.id == owner or waiting_since is not None else 0
+            wait = "LOCK WAIT " if waiting_since is not None else ""
+            lines.append(f"{wait}{locks} lock struct(s), heap size 1128, 0 row lock(s)\n")
+        lines.append(_thread_line(s, asking))
+        if s is asking:
+            lines.append("SHOW ENGINE INNODB STATUS\n")
+        if waiting_since is not None:
+            lines.append(
+                f"------- TRX HAS BEEN WAITING {max(0, int(now - waiting_since))} SEC FOR THIS LOCK TO BE GRANTED:\n"
+            )
+            holder = f" held by trx id {owner}" if owner else ""
+            lines.append(f"TABLE LOCK table `gtidkit`.`write` trx id {s.id} lock mode X waiting{holder}\n")
+            lines.append("------------------\n")
+    return "".join(lines)
+
+
+#: InnoDB prints a transaction that has not started with an id above every real one (its trx_t address based)
+_NOT_STARTED_BASE = 421_000_000_000_000
+
+
+def _thread_line(s: Session, asking: Session | None) -> str:
+    """``MySQL thread id N, OS thread handle H, query id Q host user state`` of one session."""
+    who = str(getattr(s.executor, "user", "") or "")
+    user, _, host = who.partition("@")
+    state = s.stage or ("starting" if s is asking else "")
+    text = f"MySQL thread id {s.id}, OS thread handle 0, query id 0 {host or 'localhost'} {user or 'system user'}"
+    return (text + (f" {state}" if state else "")) + "\n"
+
+
+def _log(server: Server) -> str:
+    """LOG: the log sequence number is the bytes written to the database file and its WAL."""
+    lsn = server.storage.disk_bytes()
+    rows = [
+        ("Log sequence number", lsn),
+        ("Log buffer assigned up to", lsn),
+        ("Log buffer completed up to", lsn),
+        ("Log written up to", lsn),
+        ("Log flushed up to", lsn),
+        ("Added dirty pages up to", lsn),
+        ("Pages flushed up to", lsn),
+        ("Last checkpoint at", lsn),
+        ("Log minimum file id is", 0),
+        ("Log maximum file id is", 0),
+    ]
+    body = "".join(f"{name:<29}{value}\n" for name, value in rows)
+    return _section("LOG") + body + "0 log i/o's done, 0.00 log i/o's/second\n"
+
+
+def _buffer_pool(server: Server) -> str:
+    """BUFFER POOL AND MEMORY: SQLite's pages counted against MySQL's default pool."""
+    page_size = 16384
+    try:
+        path = str(server.storage.path)
+        pages = (os.path.getsize(path) + page_size - 1) // page_size
+    except (OSError, AttributeError):
+        pages = 0
+    database = min(pages, _POOL_PAGES)
+    free = _POOL_PAGES - database
+    old = database * 3 // 8  # innodb_old_blocks_pct 37
+    return _section("BUFFER POOL AND MEMORY") + "".join(
+        [
+            "Total large memory allocated 0\n",
+            "Dictionary memory allocated 0\n",
+            f"Buffer pool size   {_POOL_PAGES}\n",
+            f"Free buffers       {free}\n",
+            f"Database pages     {database}\n",
+            f"Old database pages {old}\n",
+            "Modified db pages  0\n",
+            "Pending reads      0\n",
+            "Pending writes: LRU 0, flush list 0, single page 0\n",
+            "Pages made young 0, not young 0\n",
+            "0.00 youngs/s, 0.00 non-youngs/s\n",
+            f"Pages read {database}, created 0, written 0\n",
+            "0.00 reads/s, 0.00 creates/s, 0.00 writes/s\n",
+            "No buffer pool page gets since the last printout\n",
+            "Pages read ahead 0.00/s, evicted without access 0.00/s, Random read ahead 0.00/s\n",
+            f"LRU len: {database}, unzip_LRU len: 0\n",
+            "I/O sum[0]:cur[0], unzip sum[0]:cur[0]\n",
+        ]
+    )
+
+
+def _row_operations(server: Server) -> str:
+    """ROW OPERATIONS: read views are the sessions in a transaction; rows written as :func:`count_rows` counted
+    them (rows read are not counted: 0)."""
+    views = sum(1 for s in server.sessions() if s.in_transaction())
+    rows = _ROWS.get(server) or {"insert": 0, "update": 0, "delete": 0}
+    return _section("ROW OPERATIONS") + "".join(
+        [
+            "0 queries inside InnoDB, 0 queries in queue\n",
+            f"{views} read views open inside InnoDB\n",
+            f"Process ID={os.getpid()}, Main thread ID=0 , state=sleeping\n",
+            f"Number of rows inserted {rows['insert']}, updated {rows['update']}, deleted {rows['delete']}, read 0\n",
+            "0.00 inserts/s, 0.00 updates/s, 0.00 deletes/s, 0.00 reads/s\n",
+            "Number of system rows inserted 0, updated 0, deleted 0, read 0\n",
+            "0.00 inserts/s, 0.00 updates/s, 0.00 deletes/s, 0.00 reads/s\n",
+        ]
+    )
