@@ -57,6 +57,8 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("SHOW KEYS IN t FROM d", "index", {"table": "t", "db": "d"}),
     ("SHOW TABLE STATUS IN d WHERE Rows > 1", "table_status", {"db": "d", "where": "Rows > 1"}),
     ("SHOW STORAGE ENGINES", "engines", {}),
+    ("SHOW ENGINE INNODB STATUS", "engine_innodb_status", {}),
+    ("SHOW ENGINE `InnoDB` STATUS", "engine_innodb_status", {}),
     ("SHOW PLUGINS", "plugins", {}),
     ("SHOW CREATE DATABASE IF NOT EXISTS `d1`", "create_database", {"db": "d1", "if_not_exists": True}),
     ("SHOW TRIGGERS FROM d LIKE 't1'", "triggers", {"db": "d"}),

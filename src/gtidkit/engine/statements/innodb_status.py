@@ -68,18 +68,19 @@ def _section(title: str) -> str:
     return f"{rule}\n{title}\n{rule}\n"
 
 
-def show_engine_innodb_status(session: Session) -> StatementResult:
-    """The result of SHOW ENGINE INNODB STATUS: columns Type, Name, Status and its one row."""
+def show_engine_innodb_status(session: Session, query: str) -> StatementResult:
+    """The result of SHOW ENGINE INNODB STATUS (``query``: the statement as the client sent it, printed on the
+    asking thread's line as InnoDB prints a thread's query): columns Type, Name, Status and its one row."""
     from gtidkit.engine.sql.metadata import result_set
 
     return result_set(
-        ["Type", "Name", "Status"], [("InnoDB", "", innodb_status_text(session.server, session))]
+        ["Type", "Name", "Status"], [("InnoDB", "", innodb_status_text(session.server, session, query))]
     )
 
 
-def innodb_status_text(server: Server, asking: Session | None = None) -> str:
+def innodb_status_text(server: Server, asking: Session | None = None, query: str = "") -> str:
     """The Status column's text for ``server`` (``asking``: the session running the SHOW, whose own line shows its
-    statement)."""
+    statement ``query``)."""
     now = time.time()
     last = _LAST_PRINTED.get(server, server.started_at)
     _LAST_PRINTED[server] = now
@@ -101,7 +102,7 @@ def innodb_status_text(server: Server, asking: Session | None = None) -> str:
         "RW-excl spins 0, rounds 0, OS waits 0\n",
         "RW-sx spins 0, rounds 0, OS waits 0\n",
         "Spin rounds per wait: 0.00 RW-shared, 0.00 RW-excl, 0.00 RW-sx\n",
-        _transactions(server, asking, now),
+        _transactions(server, asking, now, query),
         _section("FILE I/O"),
         *(
             f"I/O thread {i} state: waiting for completed aio requests ({kind} thread)\n"
@@ -137,7 +138,7 @@ _IO_THREADS = [
 ]
 
 
-def _transactions(server: Server, asking: Session | None, now: float) -> str:
+def _transactions(server: Server, asking: Session | None, now: float, query: str) -> str:
     """TRANSACTIONS: the counters, then one block per session (``LIST OF TRANSACTIONS FOR EACH SESSION``)."""
     waits = server.lock_waits
     owner, owner_since, waiters = waits.snapshot()
@@ -163,7 +164,7 @@ def _transactions(server: Server, asking: Session | None, now: float) -> str:
             lines.append(f"{wait}{locks} lock struct(s), heap size 1128, 0 row lock(s)\n")
         lines.append(_thread_line(s, asking))
         if s is asking:
-            lines.append("SHOW ENGINE INNODB STATUS\n")
+            lines.append(f"{query.strip()}\n")
         if waiting_since is not None:
             lines.append(
                 f"------- TRX HAS BEEN WAITING {max(0, int(now - waiting_since))} SEC FOR THIS LOCK TO BE GRANTED:\n"

@@ -186,7 +186,7 @@ def _status(session: Session, stmt: Statement) -> StatementResult:
 def _engine_innodb_status(session: Session, stmt: Statement) -> StatementResult:
     from gtidkit.engine.statements.innodb_status import show_engine_innodb_status
 
-    return show_engine_innodb_status(session)
+    return show_engine_innodb_status(session, stmt.text)
 
 
 def _grants(session: Session, stmt: Statement) -> StatementResult:
