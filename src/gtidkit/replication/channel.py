@@ -412,6 +412,14 @@ class ConnectionMetadata:
         q = f'INSERT OR REPLACE INTO "{self._table}" ({cols}) VALUES ({", ".join("?" * len(values))})'
         self.server.write_txn(lambda db: db.execute(q, values))
 
+    def channels(self) -> list[str]:
+        """The names of the channels with a row (the channels a restart re-creates: ``create_slave_info_objects``
+        reads one ``Master_info`` per row of the repository), sorted."""
+        self._ensure()
+        q = f'SELECT Channel_name FROM "{self._table}" ORDER BY Channel_name'
+        rows = self.server.write_txn(lambda db: db.execute(q).fetchall())
+        return [str(r[0]) for r in rows]
+
     def delete(self, channel: str = "") -> None:
         """Remove the channel's row (RESET REPLICA ALL)."""
         self._ensure()

@@ -54,6 +54,7 @@ channel); :meth:`RelayLog.open` takes ``basename=`` (the ``relay_log`` option) f
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -780,6 +781,24 @@ class RelayLog:
         self.server.write_txn(
             lambda db: db.execute(f'DELETE FROM "{table}" WHERE Channel_name = ?', (channel,))
         )
+
+    def delete(self) -> None:
+        """RESET REPLICA ALL of a named channel (the channel goes away): every relay file, the index and the
+        applied position deleted, the relay log closed (``Relay_log_info::purge_relay_logs`` then
+        ``channel_map.delete_mi``)."""
+        with self._lock:
+            self.reset()
+            if self._active is not None:
+                self._active.fh.close()
+                self._active = None
+            for name in self.index:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.path(name))
+            self.index = []
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.index_path)
+            self.closed = True
+            self._bump()
 
     def close(self) -> None:
         """Cut an unfinished transaction out, sync and close the active file, wake every reader (their

@@ -203,8 +203,6 @@ class Replica:
             self._recover_relay_log()
         #: ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS: ``""`` (OFF), ``"LOCAL"`` or a UUID (kept in memory only)
         self.assign_gtids = ""
-        #: the filters of the replicate_* start-up options and CHANGE REPLICATION FILTER
-        self.global_filter = ReplicationFilter()
         self._lock = threading.RLock()
         self.closed = False
         self._applier_settings()
@@ -718,17 +716,6 @@ class Replica:
         value = None if not a else str(self.server.server_uuid) if a == "LOCAL" else a
         return [(self.channel, self.applier.delay, None, "NO", "STREAM", kind, value)]
 
-    def applier_global_filters_rows(self) -> list[tuple[Any, ...]]:
-        """``performance_schema.replication_applier_global_filters``: FILTER_NAME, FILTER_RULE, CONFIGURED_BY
-        (STARTUP_OPTIONS / CHANGE_REPLICATION_FILTER), ACTIVE_SINCE, one row per kind with rules."""
-        f = self.global_filter
-        rows = []
-        for name in FILTER_NAMES:
-            if f.rules(name):
-                by, since = f.configured_by.get(name, ("STARTUP_OPTIONS", 0.0))
-                rows.append((name, f.rule_text(name), by, ps_timestamp(since)))
-        return rows
-
     def applier_filters_rows(self) -> list[tuple[Any, ...]]:
         """``performance_schema.replication_applier_filters``: the channel's filters (copies of the global ones
         unless set for the channel), with COUNTER (times a rule decided)."""
@@ -744,9 +731,14 @@ class Replica:
                 )
         return rows
 
-    def change_filter(self, rules: dict[str, tuple[Any, ...]]) -> None:
-        """CHANGE REPLICATION FILTER (``Sql_cmd_change_repl_filter``): each named filter kind is replaced (``()``
-        clears it), the others stay; the channel follows the global filters.
+    def change_filter(self, rules: dict[str, tuple[Any, ...]], configured_by: str) -> None:
+        """CHANGE REPLICATION FILTER on this channel (``Sql_cmd_change_repl_filter``): each named filter kind is
+        replaced (``()`` clears it), the others stay.
+
+        Args:
+            rules: ``{FILTER_NAME: rules}`` (:func:`~gtidkit.replication.filters.parse_filter_statement`).
+            configured_by: performance_schema's CONFIGURED_BY (``CHANGE_REPLICATION_FILTER`` for the global
+                statement, ``CHANGE_REPLICATION_FILTER_FOR_CHANNEL`` with FOR CHANNEL).
 
         Raises:
             MySQLError: 3017 ER_REPLICA_SQL_THREAD_MUST_STOP while the SQL thread runs.
@@ -754,10 +746,10 @@ class Replica:
         with self._lock:
             if self.applier.running:
                 raise mysql_error(3017)
-            f = self.global_filter
+            f = self.applier.filter
             for name, values in rules.items():
-                f = f.changed(name, values, "CHANGE_REPLICATION_FILTER")
-            self.global_filter = self.applier.filter = f
+                f = f.changed(name, values, configured_by)
+            self.applier.filter = f
 
     def thread_rows(self) -> list[dict[str, Any]]:
         """performance_schema.threads rows of the running replication threads (8.0.26+ names): the receiver
@@ -1025,8 +1017,9 @@ def _fields(cfg: ChannelConfig) -> dict[str, Any]:
 
 def install(
     engine_server: Any, wire_server: Any, repl: Any, *, filters: dict[str, tuple[str, ...]] | None = None
-) -> Replica:
-    """Plug the replica role into a server: statement hooks, performance_schema tables, start at boot.
+) -> Any:
+    """Plug the replica role into a server: its channels (:class:`~gtidkit.replication.channel_map.ChannelMap`),
+    statement hooks, performance_schema tables, SOURCE_POS_WAIT, start at boot.
 
     Args:
         engine_server: the engine ``Server``.
@@ -1038,38 +1031,32 @@ def install(
         ValueError: a filter rule mysqld refuses at start-up.
 
     Returns:
-        The :class:`Replica` (also ``repl.roles["replica"]``).
+        The ``ChannelMap`` (also ``repl.roles["replica"]``).
     """
-    from gtidkit.replication import statements  # cycle break: statements imports this module's Replica
-
-    global_filter = ReplicationFilter.from_options(filters or {})
-    replica = Replica(engine_server)
-    replica.global_filter = replica.applier.filter = global_filter
-    statements.register(engine_server, replica)
-    engine_server.gtid_mode_guards.append(replica.check_gtid_mode_change)
-    engine_server.thread_providers.append(replica.thread_rows)
-    engine_server.storage.table_providers.update(
-        {
-            (
-                "performance_schema",
-                "replication_connection_configuration",
-            ): replica.connection_configuration_rows,
-            ("performance_schema", "replication_connection_status"): replica.connection_status_rows,
-            ("performance_schema", "replication_applier_status"): replica.applier_status_rows,
-            ("performance_schema", "replication_applier_filters"): replica.applier_filters_rows,
-            ("performance_schema", "replication_applier_configuration"): replica.applier_configuration_rows,
-            (
-                "performance_schema",
-                "replication_applier_status_by_coordinator",
-            ): replica.coordinator_status_rows,
-            ("performance_schema", "replication_applier_status_by_worker"): replica.worker_status_rows,
-            ("performance_schema", "replication_applier_global_filters"): replica.applier_global_filters_rows,
-        }
-    )
+    # cycle break: channel_map and statements import this module's Replica
+    from gtidkit.replication import statements
+    from gtidkit.replication.channel_map import ChannelMap
     from gtidkit.replication.pos_wait import pos_wait_functions
 
-    engine_server.function_providers.append(pos_wait_functions(replica))
-    repl.roles["replica"] = replica
-    repl.on_shutdown(replica.shutdown)
-    replica.start_at_boot()
-    return replica
+    channels = ChannelMap(engine_server, ReplicationFilter.from_options(filters or {}))
+    statements.register(engine_server, channels)
+    engine_server.gtid_mode_guards.append(channels.check_gtid_mode_change)
+    engine_server.thread_providers.append(channels.rows("thread_rows"))
+    ps = "performance_schema"
+    engine_server.storage.table_providers.update(
+        {
+            (ps, "replication_connection_configuration"): channels.rows("connection_configuration_rows"),
+            (ps, "replication_connection_status"): channels.rows("connection_status_rows"),
+            (ps, "replication_applier_status"): channels.rows("applier_status_rows"),
+            (ps, "replication_applier_filters"): channels.rows("applier_filters_rows"),
+            (ps, "replication_applier_configuration"): channels.rows("applier_configuration_rows"),
+            (ps, "replication_applier_status_by_coordinator"): channels.rows("coordinator_status_rows"),
+            (ps, "replication_applier_status_by_worker"): channels.rows("worker_status_rows"),
+            (ps, "replication_applier_global_filters"): channels.applier_global_filters_rows,
+        }
+    )
+    engine_server.function_providers.append(pos_wait_functions(channels))
+    repl.roles["replica"] = channels
+    repl.on_shutdown(channels.shutdown)
+    channels.start_at_boot()
+    return channels

@@ -257,6 +257,11 @@ _FLUSH_OPTION = (
     r"|OPTIMIZER_COSTS|STATUS|USER_RESOURCES)"
 )
 
+#: ``FOR CHANNEL 'name'`` of the replication statements (sql_yacc.yy ``opt_channel``: ``FOR CHANNEL
+#: TEXT_STRING_sys_nonewline``, a quoted string, never an identifier): ``info["channel"]``, unquoted and lowercased
+#: as the parser does (``my_casedn_str``: channel names are case-insensitive); absent without the clause.
+_FOR_CHANNEL = rf"(?: FOR CHANNEL (?P<channel>{_STR}))?"
+
 #: (regex over normalized text, kind, command name, group-name -> info key). First match wins.
 _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     (
@@ -296,20 +301,20 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         "admin",
         "reset_binary_logs",
     ),
-    (re.compile(r"^RESET (?:REPLICA|SLAVE)(?P<all> ALL)?$"), "admin", "reset_replica"),
+    (re.compile(rf"^RESET (?:REPLICA|SLAVE)(?P<all> ALL)?{_FOR_CHANNEL}$"), "admin", "reset_replica"),
     (re.compile(rf"^PURGE (?:BINARY|MASTER) LOGS TO {_STR}$"), "admin", "purge_binary_logs_to"),
     (re.compile(r"^PURGE (?:BINARY|MASTER) LOGS BEFORE (?P<expr>.+)$"), "admin", "purge_binary_logs_before"),
     (
         re.compile(
             r"^(?P<verb>START|STOP) (?:REPLICA|SLAVE)(?: (?P<threads>IO_THREAD|SQL_THREAD|RELAY_THREAD)"
-            r"(?: ?, ?(?:IO_THREAD|SQL_THREAD|RELAY_THREAD))*)?(?: (?P<rest>UNTIL .+|FOR CHANNEL .+))?$"
+            rf"(?: ?, ?(?:IO_THREAD|SQL_THREAD|RELAY_THREAD))*)?(?: (?P<rest>UNTIL .+?))?{_FOR_CHANNEL}$"
         ),
         "admin",
         "replica_thread",
     ),
-    (re.compile(r"^CHANGE REPLICATION FILTER .+$"), "admin", "change_replication_filter"),
+    (re.compile(rf"^CHANGE REPLICATION FILTER .+?{_FOR_CHANNEL}$"), "admin", "change_replication_filter"),
     (
-        re.compile(r"^CHANGE (?:REPLICATION SOURCE|MASTER) TO (?P<opts>.+)$"),
+        re.compile(rf"^CHANGE (?:REPLICATION SOURCE|MASTER) TO (?P<opts>.+?){_FOR_CHANNEL}$"),
         "admin",
         "change_replication_source",
     ),
@@ -326,12 +331,12 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
     (
         re.compile(
             rf"^SHOW RELAYLOG EVENTS(?: IN {_STR})?(?: FROM (?P<pos>\d+))?"
-            r"(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?(?: FOR CHANNEL .+)?$"
+            rf"(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?{_FOR_CHANNEL}$"
         ),
         "show",
         "relaylog_events",
     ),
-    (re.compile(r"^SHOW (?:REPLICA|(?P<slave>SLAVE)) STATUS(?: FOR CHANNEL .+)?$"), "show", "replica_status"),
+    (re.compile(rf"^SHOW (?:REPLICA|(?P<slave>SLAVE)) STATUS{_FOR_CHANNEL}$"), "show", "replica_status"),
     (re.compile(r"^SHOW (?:REPLICAS|SLAVE HOSTS)$"), "show", "replicas"),
     (re.compile(r"^SHOW WARNINGS(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "warnings"),
     (re.compile(r"^SHOW ERRORS(?: LIMIT (?:(?P<off>\d+) ?, ?)?(?P<cnt>\d+))?$"), "show", "errors"),
@@ -407,7 +412,8 @@ def _recognise(norm: str) -> Statement | None:
                 v.strip().lstrip("@") for v in info.get("using", "").split(",") if v.strip()
             )
         if m.re.groups and command in ("purge_binary_logs_to", "binlog_events", "relaylog_events"):
-            strs = [g for g in m.groups() if g and g[0] in "'\""]
+            cut = m.start("channel") if m.re.groupindex.get("channel") and m.group("channel") else len(norm)
+            strs = [g for i, g in enumerate(m.groups(), 1) if g and g[0] in "'\"" and m.start(i) < cut]
             if strs:
                 info["to" if command == "purge_binary_logs_to" else "file"] = unquote_string(strs[0])
         if command == "purge_binary_logs_before":
@@ -417,6 +423,8 @@ def _recognise(norm: str) -> Statement | None:
             for k in ("pos", "off", "cnt"):
                 if k in info:
                     info[k] = int(info[k])
+        if "channel" in info:
+            info["channel"] = unquote_string(info["channel"]).lower()
         if command == "replica_thread":
             info["start"] = info.pop("verb").upper() == "START"
         if command == "reset_binary_logs" and "to" in info:
