@@ -594,6 +594,16 @@ ER: dict[int, ErrorSpec] = {
         "CHANNEL '%s' first.",
     ),
     3139: _e("ER_REPLICA_CHANNEL_OPERATION_NOT_ALLOWED", "HY000", "%s cannot be performed on channel '%s'."),
+    3944: _e(
+        "ER_CLIENT_QUERY_FAILURE_INVALID_NON_ROW_FORMAT",
+        "HY000",
+        "The query does not comply with variable require_row_format restrictions.",
+    ),
+    3945: _e(
+        "ER_REQUIRE_ROW_FORMAT_INVALID_VALUE",
+        "HY000",
+        "The requested value %s is invalid for REQUIRE_ROW_FORMAT, must be either 0 or 1.",
+    ),
     4014: _e(
         "ER_CANT_COMBINE_ANONYMOUS_TO_GTID_AND_AUTOPOSITION",
         "HY000",

@@ -92,7 +92,8 @@ def test_two_sources_merge_into_one_gtid_executed(nodes):
     ]
     assert [GtidSet.parse(r["RECEIVED_TRANSACTION_SET"]) for r in received] == [s1.executed(), s2.executed()]
     applier = _rows(
-        rep, "SELECT CHANNEL_NAME, SERVICE_STATE FROM performance_schema.replication_applier_status ORDER BY 1"
+        rep,
+        "SELECT CHANNEL_NAME, SERVICE_STATE FROM performance_schema.replication_applier_status ORDER BY 1",
     )
     assert applier == [
         {"CHANNEL_NAME": "source_1", "SERVICE_STATE": "ON"},
@@ -112,8 +113,14 @@ def test_stop_one_channel_keeps_the_other_and_restart_resumes_both(nodes):
     s1, s2, rep = nodes
     rep.query("STOP REPLICA FOR CHANNEL 'source_1'")
     status = _channels(rep)
-    assert (status["source_1"]["Replica_IO_Running"], status["source_1"]["Replica_SQL_Running"]) == ("No", "No")
-    assert (status["source_2"]["Replica_IO_Running"], status["source_2"]["Replica_SQL_Running"]) == ("Yes", "Yes")
+    assert (status["source_1"]["Replica_IO_Running"], status["source_1"]["Replica_SQL_Running"]) == (
+        "No",
+        "No",
+    )
+    assert (status["source_2"]["Replica_IO_Running"], status["source_2"]["Replica_SQL_Running"]) == (
+        "Yes",
+        "Yes",
+    )
     s1.query("INSERT INTO d1.t VALUES (100, 'while stopped')")
     s2.query("INSERT INTO d2.t VALUES (100, 'still flowing')")
     assert rep.wait_for(s2.executed(), 60), _channels(rep)

@@ -84,7 +84,7 @@ class ChannelMap:
 
     def _open(self, name: str) -> Replica:
         replica = Replica(self.server, name)
-        replica.applier.filter = self.global_filter
+        replica.set_filter(self.global_filter)
         return replica
 
     def __iter__(self) -> Iterator[Replica]:
