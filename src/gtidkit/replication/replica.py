@@ -485,7 +485,7 @@ class Replica:
         for value in (gtid_only, rrf):
             if value is not None and not isinstance(value, int):
                 text = str(value) if re.fullmatch(r"[A-Za-z_]+", str(value)) else f"'{value}'"
-                raise mysql_error(1064, "You have an error in your SQL syntax", text, 1)
+                raise mysql_error(1064, message(1149), text, 1)  # yyerror: ER_SYNTAX_ERROR's text
         if gtid_only is not None and gtid_only not in (0, 1):
             raise mysql_error(
                 1064,
