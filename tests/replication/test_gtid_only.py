@@ -94,8 +94,10 @@ def require_row_format(sess) -> str:
             "2",
             (
                 1064,
-                "You have an error in your CHANGE REPLICATION SOURCE syntax; GTID_ONLY only accepts values 0 or 1 "
-                "near '2' at line 1",
+                (
+                    "You have an error in your CHANGE REPLICATION SOURCE syntax; GTID_ONLY only accepts values 0 or 1 "
+                    "near '2' at line 1"
+                ),
             ),
             id="two",
         ),
@@ -103,8 +105,10 @@ def require_row_format(sess) -> str:
             "'1'",
             (
                 1064,
-                "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version "
-                "for the right syntax to use near ''1'' at line 1",
+                (
+                    "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version "
+                    "for the right syntax to use near ''1'' at line 1"
+                ),
             ),
             id="quoted",
         ),
@@ -112,8 +116,10 @@ def require_row_format(sess) -> str:
             "ON",
             (
                 1064,
-                "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version "
-                "for the right syntax to use near 'ON' at line 1",
+                (
+                    "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version "
+                    "for the right syntax to use near 'ON' at line 1"
+                ),
             ),
             id="on",
         ),
@@ -164,9 +170,11 @@ def test_gtid_only_rules(replica):
     sess.execute("CHANGE REPLICATION SOURCE TO GTID_ONLY = 1")
     assert err(sess, "SET @@GLOBAL.GTID_MODE = ON_PERMISSIVE") == (
         3111,
-        "SET @@GLOBAL.GTID_MODE = ON_PERMISSIVE is not allowed because replication channel '' is configured with "
-        "GTID_ONLY = 1. Execute CHANGE REPLICATION SOURCE TO GTID_ONLY = 0 FOR CHANNEL '' before you set "
-        "@@GLOBAL.GTID_MODE = 'ON_PERMISSIVE'.",
+        (
+            "SET @@GLOBAL.GTID_MODE = ON_PERMISSIVE is not allowed because replication channel '' is configured with "
+            "GTID_ONLY = 1. Execute CHANGE REPLICATION SOURCE TO GTID_ONLY = 0 FOR CHANNEL '' before you set "
+            "@@GLOBAL.GTID_MODE = 'ON_PERMISSIVE'."
+        ),
     )
     # 5. every replication thread must be stopped to change it
     sess.execute("CHANGE REPLICATION SOURCE TO GTID_ONLY = 0")
@@ -192,14 +200,18 @@ def test_stale_positions_after_restart(replica):
     assert (gtid_only(sess), require_row_format(sess)) == ("1", "YES")  # both kept across the restart
     assert err(sess, "CHANGE REPLICATION SOURCE TO GTID_ONLY=0, SOURCE_AUTO_POSITION=0") == (
         4068,
-        "When disabling GTID_ONLY and SOURCE_AUTO_POSITION FOR CHANNEL '' you must provide SOURCE_LOG_FILE and "
-        "SOURCE_LOG_POS as source positions are invalid.",
+        (
+            "When disabling GTID_ONLY and SOURCE_AUTO_POSITION FOR CHANNEL '' you must provide SOURCE_LOG_FILE and "
+            "SOURCE_LOG_POS as source positions are invalid."
+        ),
     )
     assert ok(sess, "CHANGE REPLICATION SOURCE TO GTID_ONLY = 0") == [("Warning", 4072, STALE)]
     assert err(sess, "CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION=0") == (
         4069,
-        "When disabling SOURCE_AUTO_POSITION FOR CHANNEL '' you must provide SOURCE_LOG_FILE and SOURCE_LOG_POS as "
-        "source positions are invalid.",
+        (
+            "When disabling SOURCE_AUTO_POSITION FOR CHANNEL '' you must provide SOURCE_LOG_FILE and SOURCE_LOG_POS as "
+            "source positions are invalid."
+        ),
     )
     assert (
         ok(sess, 'CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION=0, SOURCE_LOG_FILE="", SOURCE_LOG_POS=4')
