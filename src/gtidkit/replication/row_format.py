@@ -15,8 +15,9 @@ with.
 
 from __future__ import annotations
 
-import re
 from typing import Any
+
+from sqlglot import expressions as exp
 
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.events.statement import QueryEvent
@@ -52,7 +53,13 @@ _ALLOWED_KINDS = frozenset(
         StatementKind.USE,
     }
 )
-_TEMPORARY = re.compile(r"^\s*(?:CREATE|DROP)\s+TEMPORARY\s+TABLE\b", re.IGNORECASE)
+
+
+def _temporary_table(tree: Any) -> bool:
+    """The parsed statement creates or drops a TEMPORARY table."""
+    return tree is not None and (
+        bool(tree.args.get("temporary")) or tree.find(exp.TemporaryProperty) is not None
+    )
 
 
 def check_row_format(trx: Any) -> None:
@@ -67,10 +74,8 @@ def check_row_format(trx: Any) -> None:
             raise mysql_error(3944)
         ev = item.event
         if isinstance(ev, QueryEvent):
-            text = ev.query
-            if _TEMPORARY.match(text):
-                raise mysql_error(3944)
-            if classify(text).kind not in _ALLOWED_KINDS:
+            stmt = classify(ev.query)
+            if stmt.kind not in _ALLOWED_KINDS or _temporary_table(stmt.tree):
                 raise mysql_error(3944)
 
 
