@@ -33,7 +33,9 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Node, Node]
 
 
 def _repository(rep: Node) -> tuple:
-    return rep.query("SELECT Relay_log_name, Relay_log_pos, Master_log_pos FROM mysql.slave_relay_log_info")[0]
+    return rep.query("SELECT Relay_log_name, Relay_log_pos, Master_log_pos FROM mysql.slave_relay_log_info")[
+        0
+    ]
 
 
 def test_positions_not_persisted_and_restart_resumes(pair):
@@ -56,7 +58,10 @@ def test_positions_not_persisted_and_restart_resumes(pair):
     assert rep.wait_for(src.executed(), 60), rep.replica_status()
     assert rep.executed() == src.executed()
     assert rep.checksum("d") == src.checksum("d")
-    assert rep.query("SELECT GTID_ONLY FROM performance_schema.replication_connection_configuration")[0][0] == "1"
+    assert (
+        rep.query("SELECT GTID_ONLY FROM performance_schema.replication_connection_configuration")[0][0]
+        == "1"
+    )
 
 
 def test_require_row_format_stops_on_statement_dml(pair):

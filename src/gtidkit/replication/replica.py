@@ -334,9 +334,7 @@ class Replica:
         """SOURCE_DELAY, REQUIRE_ROW_FORMAT and ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS from the applier metadata
         (they survive a restart, as in MySQL)."""
         storage = self.server.storage
-        if storage.catalog.get_table("mysql", "slave_relay_log_info") is None:
-            return
-        self._ensure_applier_metadata()
+        self._ensure_applier_metadata()  # MySQL has the table from --initialize on: tools read it on any server
         table = storage.physical_name("mysql", "slave_relay_log_info")
         row = self.server.write_txn(
             lambda db: db.execute(
@@ -804,6 +802,7 @@ class Replica:
             return []
         rcv = self.receiver
         err = rcv.last_error
+        io_id = self._receiver_thread_id()
         state = "ON" if rcv.running and rcv.connected else ("CONNECTING" if rcv.running else "OFF")
         lq, qq = rcv.last_queued_times, rcv.queueing_times
         return [
@@ -811,7 +810,7 @@ class Replica:
                 self.channel,
                 "",
                 rcv.source_uuid or self.config.uuid,
-                None,
+                io_id + THREAD_ID_OFFSET if io_id is not None else None,
                 state,
                 rcv.heartbeats,
                 ps_timestamp(rcv.last_heartbeat),
@@ -887,6 +886,15 @@ class Replica:
                 f = f.changed(name, values, configured_by)
             self.set_filter(f)
 
+    def _receiver_thread_id(self) -> int | None:
+        """The receiver's processlist id while it runs (reserved the first time it is asked for), else None."""
+        rcv = self.receiver
+        if not rcv.running:
+            return None
+        if rcv.thread_id is None:
+            rcv.thread_id = self.server.reserve_id()
+        return int(rcv.thread_id)
+
     def thread_rows(self) -> list[dict[str, Any]]:
         """performance_schema.threads rows of the running replication threads (8.0.26+ names): the receiver
         ``thread/sql/replica_io``, the applier's coordinator ``thread/sql/replica_sql`` and its one worker
@@ -894,10 +902,9 @@ class Replica:
         ``Connect`` and the thread's state (RM8 "The threads Table", "Replication Threads")."""
         rows: list[dict[str, Any]] = []
         rcv, app = self.receiver, self.applier
-        if rcv.running:
-            if rcv.thread_id is None:
-                rcv.thread_id = self.server.reserve_id()
-            rows.append(_thread_row(rcv.thread_id, "replica_io", rcv.state))
+        io_id = self._receiver_thread_id()
+        if io_id is not None:
+            rows.append(_thread_row(io_id, "replica_io", rcv.state))
         if app.running and app.session_id is not None:
             retrieved = self.relay.retrieved_gtids()
             state = (
@@ -1002,6 +1009,8 @@ class Replica:
                 current = (gtid, _us_timestamp(orig), _us_timestamp(imm), ps_timestamp(started))
             else:
                 current = ("", ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP)
+            if workers and app.running and app.worker_id is None:
+                app.worker_id = self.server.reserve_id()
             thread = app.worker_id if workers else app.session_id  # 0 workers: the SQL thread applies
             tid = thread + THREAD_ID_OFFSET if app.running and thread is not None else None
             rows.append(
