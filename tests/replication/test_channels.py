@@ -35,18 +35,18 @@ def closed_port() -> int:
 
 @pytest.fixture
 def replica(tmp_path):
-    """``replica()`` -> (engine server, session) on tmp_path/data with GTID_MODE=ON; reopenable (the previous
-    instance is shut down first); everything stopped at teardown."""
+    """``replica(filters=None)`` -> (engine server, session) on tmp_path/data with GTID_MODE=ON (``filters``: the
+    replicate_* start-up options); reopenable (the previous instance is shut down first); stopped at teardown."""
     opened: list[tuple[Server, Replication]] = []
 
-    def _open():
+    def _open(filters=None):
         while opened:
             srv, repl = opened.pop()
             repl.shutdown()
             srv.shutdown()
         srv = Server.open(tmp_path / "data", gtid_mode="ON", enforce_gtid_consistency="ON")
         repl = Replication()
-        install_replica(srv, None, repl)
+        install_replica(srv, None, repl, filters=filters)
         opened.append((srv, repl))
         return srv, srv.session()
 
@@ -246,3 +246,21 @@ def test_filters_per_channel(replica):
     assert [tuple(r.values()) for r in rows(sess, g)] == [
         ("REPLICATE_IGNORE_DB", "db9", "CHANGE_REPLICATION_FILTER")
     ]
+
+
+def test_startup_filters_per_channel(replica):
+    """``--replicate-do-db=channel_1:db1`` is channel_1's alone (STARTUP_OPTIONS_FOR_CHANNEL) and replaces that kind
+    of global rule for it; a rule without a channel is global and every channel's."""
+    _, sess = replica(filters={"replicate_do_db": ("CHANNEL_1:db1",), "replicate_ignore_db": ("x",)})
+    two_channels(sess, closed_port())
+    q = (
+        "SELECT CHANNEL_NAME, FILTER_NAME, FILTER_RULE, CONFIGURED_BY FROM performance_schema.replication_applier_filters"
+        " ORDER BY CHANNEL_NAME, FILTER_NAME"
+    )
+    assert [tuple(r.values()) for r in rows(sess, q)] == [
+        ("channel_1", "REPLICATE_DO_DB", "db1", "STARTUP_OPTIONS_FOR_CHANNEL"),
+        ("channel_1", "REPLICATE_IGNORE_DB", "x", "STARTUP_OPTIONS"),
+        ("channel_3", "REPLICATE_IGNORE_DB", "x", "STARTUP_OPTIONS"),
+    ]
+    g = "SELECT FILTER_NAME, FILTER_RULE, CONFIGURED_BY FROM performance_schema.replication_applier_global_filters"
+    assert [tuple(r.values()) for r in rows(sess, g)] == [("REPLICATE_IGNORE_DB", "x", "STARTUP_OPTIONS")]

@@ -51,7 +51,13 @@ from gtidkit.replication.until import Until
 
 log = logging.getLogger(__name__)
 
-__all__ = ["CHANNEL_NAME_LENGTH", "GROUP_REPLICATION_CHANNELS", "MAX_CHANNELS", "ChannelMap"]
+__all__ = [
+    "CHANNEL_NAME_LENGTH",
+    "GROUP_REPLICATION_CHANNELS",
+    "MAX_CHANNELS",
+    "ChannelMap",
+    "split_filter_options",
+]
 
 #: MySQL's ``CHANNEL_NAME_LENGTH``: the longest channel name, characters (manual "Replication Channel Naming
 #: Conventions").
@@ -60,6 +66,32 @@ CHANNEL_NAME_LENGTH = 64
 MAX_CHANNELS = 256
 #: Names reserved for Group Replication's own channels (``Multisource_info::is_group_replication_channel_name``).
 GROUP_REPLICATION_CHANNELS = ("group_replication_applier", "group_replication_recovery")
+
+
+def split_filter_options(
+    options: dict[str, tuple[str, ...]],
+) -> tuple[dict[str, tuple[str, ...]], dict[str, dict[str, tuple[str, ...]]]]:
+    """The ``replicate_*`` start-up options split into the global rules and each channel's: a rule written
+    ``channel:rule`` (``--replicate-do-db=channel_1:db1``) belongs to that channel (lowercased, as channel names
+    are; ``:rule`` names the default channel), any other to every channel (``Rpl_channel_filters``, manual
+    "Replication Channel Based Filters").
+
+    Returns:
+        (global ``{option: rules}``, ``{channel: {option: rules}}``).
+    """
+    global_rules: dict[str, list[str]] = {}
+    per_channel: dict[str, dict[str, list[str]]] = {}
+    for option, values in options.items():
+        for value in values:
+            channel, sep, rule = value.partition(":")
+            if sep:
+                per_channel.setdefault(channel.lower(), {}).setdefault(option, []).append(rule)
+            else:
+                global_rules.setdefault(option, []).append(value)
+    return (
+        {k: tuple(v) for k, v in global_rules.items()},
+        {ch: {k: tuple(v) for k, v in opts.items()} for ch, opts in per_channel.items()},
+    )
 
 
 class ChannelMap:
@@ -74,9 +106,16 @@ class ChannelMap:
         global_filter: the global filters (performance_schema.replication_applier_global_filters).
     """
 
-    def __init__(self, server: Any, global_filter: ReplicationFilter | None = None) -> None:
+    def __init__(
+        self,
+        server: Any,
+        global_filter: ReplicationFilter | None = None,
+        channel_filters: dict[str, ReplicationFilter] | None = None,
+    ) -> None:
         self.server = server
         self.global_filter = global_filter or ReplicationFilter()
+        #: the start-up filters given for one channel (``--replicate-do-db=channel_1:db1``), by channel
+        self.channel_filters = dict(channel_filters or {})
         self._lock = threading.RLock()
         self.channels: dict[str, Replica] = {}
         for name in sorted({"", *ConnectionMetadata(server).channels()}):
@@ -84,8 +123,20 @@ class ChannelMap:
 
     def _open(self, name: str) -> Replica:
         replica = Replica(self.server, name)
-        replica.set_filter(self.global_filter)
+        replica.set_filter(self._startup_filter(name))
         return replica
+
+    def _startup_filter(self, name: str) -> ReplicationFilter:
+        """A channel's filters at creation: the global ones, each kind replaced by the channel's own start-up
+        rules when it has some (CONFIGURED_BY ``STARTUP_OPTIONS_FOR_CHANNEL``; manual "Replication Channel Based
+        Filters")."""
+        f = self.global_filter
+        own = self.channel_filters.get(name)
+        if own is not None:
+            for kind in FILTER_NAMES:
+                if own.rules(kind):
+                    f = f.changed(kind, own.rules(kind), "STARTUP_OPTIONS_FOR_CHANNEL")
+        return f
 
     def __iter__(self) -> Iterator[Replica]:
         """The channels, ordered by name (the default channel first), as SHOW REPLICA STATUS lists them."""

@@ -1180,10 +1180,18 @@ def install(
     """
     # cycle break: channel_map and statements import this module's Replica
     from gtidkit.replication import statements
-    from gtidkit.replication.channel_map import ChannelMap
+    from gtidkit.replication.channel_map import ChannelMap, split_filter_options
     from gtidkit.replication.pos_wait import pos_wait_functions
 
-    channels = ChannelMap(engine_server, ReplicationFilter.from_options(filters or {}))
+    global_rules, channel_rules = split_filter_options(filters or {})
+    channels = ChannelMap(
+        engine_server,
+        ReplicationFilter.from_options(global_rules),
+        {
+            ch: ReplicationFilter.from_options(rules, "STARTUP_OPTIONS_FOR_CHANNEL")
+            for ch, rules in channel_rules.items()
+        },
+    )
     statements.register(engine_server, channels)
     engine_server.gtid_mode_guards.append(channels.check_gtid_mode_change)
     engine_server.thread_providers.append(channels.rows("thread_rows"))
