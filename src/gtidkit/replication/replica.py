@@ -1,5 +1,6 @@
-"""The replica controller of the default channel: START / STOP / RESET REPLICA, CHANGE REPLICATION SOURCE TO,
-SHOW REPLICA STATUS, the performance_schema replication tables, and start at server start.
+"""The controller of one replication channel: START / STOP / RESET REPLICA, CHANGE REPLICATION SOURCE TO, SHOW
+REPLICA STATUS, the performance_schema replication tables, and start at server start
+(:class:`~gtidkit.replication.channel_map.ChannelMap` holds the channels and picks one for FOR CHANNEL).
 
 It owns the channel's :class:`~gtidkit.replication.channel.ChannelConfig` (stored in ``mysql.slave_master_info``),
 its relay log (``relay``'s ``RelayLog``), the I/O thread (:class:`~gtidkit.replication.receiver.Receiver`) and the
@@ -175,11 +176,11 @@ SQL_STATE_DELAY = "Waiting until SOURCE_DELAY seconds after source executed even
 
 
 class Replica:
-    """The default channel of a replica server.
+    """One replication channel of a replica server.
 
     Args:
         server: the engine ``Server``.
-        channel: the channel name (only ``""`` is supported).
+        channel: the channel name (``""`` = the default channel).
 
     Attributes:
         config: the channel's current :class:`ChannelConfig` (unconfigured: ``host == ""``).
