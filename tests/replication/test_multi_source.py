@@ -99,6 +99,12 @@ def test_two_sources_merge_into_one_gtid_executed(nodes):
         {"CHANNEL_NAME": "source_1", "SERVICE_STATE": "ON"},
         {"CHANNEL_NAME": "source_2", "SERVICE_STATE": "ON"},
     ]
+    # FOR CHANNEL picks one channel's status and relay log
+    one = _rows(rep, "SHOW REPLICA STATUS FOR CHANNEL 'source_2'")
+    assert [r["Channel_Name"] for r in one] == ["source_2"]
+    events = _rows(rep, "SHOW RELAYLOG EVENTS FOR CHANNEL 'source_2'")
+    assert events and all("-relay-bin-source_2." in e["Log_name"] for e in events)
+    assert any(e["Event_type"] == "Gtid" and s2.server_uuid() in e["Info"] for e in events)
     # SOURCE_POS_WAIT names the channel; without it (three channels with the default one) MySQL refuses
     binlog = _rows(s2, "SHOW MASTER STATUS")[0]  # the 8.0.36 spelling (SHOW BINARY LOG STATUS is 8.2+)
     file, pos = binlog["File"], binlog["Position"]
