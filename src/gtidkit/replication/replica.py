@@ -674,6 +674,10 @@ class Replica:
         rcv, app = self.receiver, self.applier
         io_running = "Yes" if rcv.running and rcv.connected else ("Connecting" if rcv.running else "No")
         src_file, src_pos = self.relay.source_position()
+        if (
+            not src_file
+        ):  # nothing received yet: the stored coordinates (``Master_info``'s, as MySQL shows them)
+            src_file, src_pos = cfg.log_file, cfg.log_pos
         relay_file, relay_pos = self.relay.position()
         applied = app.last_applied
         if applied is None:
