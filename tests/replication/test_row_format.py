@@ -35,6 +35,11 @@ CASES = [
     pytest.param([_query("BEGIN"), _query("COMMIT")], False, id="begin-commit"),
     pytest.param([_query("CREATE TABLE t (a INT)")], False, id="ddl"),
     pytest.param([_query("XA START 'x'"), _query("XA END 'x'")], False, id="xa"),
+    pytest.param([_query("CREATE DATABASE d2")], False, id="create-database"),
+    pytest.param([_query("GRANT SELECT ON d.* TO u")], False, id="account"),
+    pytest.param([_query("OPTIMIZE TABLE t")], False, id="admin"),
+    pytest.param([_query("TRUNCATE TABLE t")], False, id="truncate"),
+    pytest.param([_query("INSERT INTO t SELECT * FROM u")], True, id="statement-insert-select"),
     pytest.param(
         [_query("BEGIN"), _query("INSERT INTO t VALUES (1)"), _query("COMMIT")], True, id="statement-dml"
     ),

@@ -38,21 +38,9 @@ _STATEMENT_CONTEXT = frozenset(
         EventType.EXECUTE_LOAD_QUERY_EVENT,
     }
 )
-#: Statement kinds a Query event may carry under row-based logging (transaction control, DDL, accounts).
-_ALLOWED_KINDS = frozenset(
-    {
-        StatementKind.BEGIN,
-        StatementKind.COMMIT,
-        StatementKind.ROLLBACK,
-        StatementKind.SAVEPOINT,
-        StatementKind.RELEASE_SAVEPOINT,
-        StatementKind.ROLLBACK_TO_SAVEPOINT,
-        StatementKind.DDL,
-        StatementKind.ACCOUNT,
-        StatementKind.ADMIN,
-        StatementKind.USE,
-    }
-)
+#: Statement kinds only statement-format logging writes in a Query event (row-based logging writes transaction
+#: control, DDL, account and administrative statements as Query events too: those pass)
+_STATEMENT_FORMAT_KINDS = frozenset({StatementKind.DML, StatementKind.SELECT, StatementKind.SET})
 
 
 def _temporary_table(tree: Any) -> bool:
@@ -75,7 +63,7 @@ def check_row_format(trx: Any) -> None:
         ev = item.event
         if isinstance(ev, QueryEvent):
             stmt = classify(ev.query)
-            if stmt.kind not in _ALLOWED_KINDS or _temporary_table(stmt.tree):
+            if stmt.kind in _STATEMENT_FORMAT_KINDS or _temporary_table(stmt.tree):
                 raise mysql_error(3944)
 
 
