@@ -36,6 +36,7 @@ channel give 3079.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -130,7 +131,9 @@ class ChannelMap:
         """A channel's filters at creation: the global ones, each kind replaced by the channel's own start-up
         rules when it has some (CONFIGURED_BY ``STARTUP_OPTIONS_FOR_CHANNEL``; manual "Replication Channel Based
         Filters")."""
-        f = self.global_filter
+        g = self.global_filter
+        # the channel's own copy: COUNTER (rules applied) is per channel
+        f = dataclasses.replace(g, configured_by=dict(g.configured_by), counters={})
         own = self.channel_filters.get(name)
         if own is not None:
             for kind in FILTER_NAMES:
