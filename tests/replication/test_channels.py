@@ -94,6 +94,7 @@ UNKNOWN_CHANNEL = [
     pytest.param('RESET REPLICA FOR CHANNEL "non_existent"', id="reset"),
     pytest.param('SHOW REPLICA STATUS FOR CHANNEL "non_existent"', id="show-status"),
     pytest.param('CHANGE REPLICATION FILTER REPLICATE_DO_DB = (d) FOR CHANNEL "non_existent"', id="filter"),
+    pytest.param('FLUSH RELAY LOGS FOR CHANNEL "non_existent"', id="flush-relay-logs"),
 ]
 
 # part 3: names CHANGE REPLICATION SOURCE refuses to create
@@ -264,3 +265,24 @@ def test_startup_filters_per_channel(replica):
     ]
     g = "SELECT FILTER_NAME, FILTER_RULE, CONFIGURED_BY FROM performance_schema.replication_applier_global_filters"
     assert [tuple(r.values()) for r in rows(sess, g)] == [("REPLICATE_IGNORE_DB", "x", "STARTUP_OPTIONS")]
+
+
+def test_flush_relay_logs(replica, tmp_path):
+    """FLUSH RELAY LOGS FOR CHANNEL starts a new relay file for that channel; without FOR CHANNEL, for every one."""
+    _, sess = replica()
+    two_channels(sess, closed_port())
+    datadir = tmp_path / "data"
+
+    def files(ch: str) -> list[str]:
+        return sorted(p.name for p in datadir.glob(f"{default_basename()}-{ch}.0*"))
+
+    sess.execute("FLUSH RELAY LOGS FOR CHANNEL 'channel_1'")
+    assert files("channel_1") == [f"{default_basename()}-channel_1.00000{i}" for i in (1, 2)]
+    assert files("channel_3") == [f"{default_basename()}-channel_3.000001"]
+    relay_file = {r["Channel_Name"]: r["Relay_Log_File"] for r in rows(sess, "SHOW REPLICA STATUS")}
+    assert relay_file == {
+        "channel_1": f"{default_basename()}-channel_1.000002",
+        "channel_3": f"{default_basename()}-channel_3.000001",
+    }
+    sess.execute("FLUSH RELAY LOGS")
+    assert len(files("channel_1")) == 3 and len(files("channel_3")) == 2

@@ -278,6 +278,17 @@ class ChannelMap:
                 if all_ and r.channel:
                     self._remove(r.channel)
 
+    def flush_relay_logs(self, channel: str | None) -> None:
+        """FLUSH RELAY LOGS [FOR CHANNEL] (``flush_relay_logs_cmd``): a new relay file for the named channel, or
+        for every channel.
+
+        Raises:
+            MySQLError: 3074 for an unknown channel.
+        """
+        with self._lock:
+            for r in [self.get(channel)] if channel is not None else list(self):
+                r.relay.flush()
+
     def _remove(self, name: str) -> None:
         replica = self.channels.pop(name)
         replica.receiver.stop()

@@ -169,6 +169,8 @@ class RelayLog:
         self.index: list[str] = []
         self._active: _File | None = None
         self._published = 0  # readable end of the active file (after the last whole transaction)
+        #: FLUSH RELAY LOGS arrived while a transaction was being received: rotate at its end
+        self._rotate_pending = False
         self._parser = TransactionParser("")
         self._retrieved = GtidSet()
         self._source_fde: FormatDescriptionEvent | None = None
@@ -622,7 +624,8 @@ class RelayLog:
         self._queueing = None
         parser.finished.clear()
         self._publish(f)
-        if f.pos >= self.max_relay_log_size:
+        if f.pos >= self.max_relay_log_size or self._rotate_pending:
+            self._rotate_pending = False
             self._rotate_file()
 
     def _publish(self, f: _File) -> None:
@@ -781,6 +784,25 @@ class RelayLog:
         self.server.write_txn(
             lambda db: db.execute(f'DELETE FROM "{table}" WHERE Channel_name = ?', (channel,))
         )
+
+    def flush(self) -> None:
+        """FLUSH RELAY LOGS (``rotate_relay_log``): the active relay file ends with a Rotate and a new one starts;
+        while a transaction is being received, at its end (a transaction is never split across relay files,
+        manual "FLUSH Statement": "the request is performed after the transaction ends").
+
+        Raises:
+            ValueError: the relay log is closed.
+        """
+        with self._lock:
+            self._check_open()
+            f = self._active
+            if f is None:
+                return
+            if f.pos == self._published:
+                self._rotate_file()
+                self._bump()
+            else:
+                self._rotate_pending = True
 
     def delete(self) -> None:
         """RESET REPLICA ALL of a named channel (the channel goes away): every relay file, the index and the

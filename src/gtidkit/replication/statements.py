@@ -187,6 +187,11 @@ def register(server: Any, channels: ChannelMap) -> None:
         channels.change_filter(parse_filter_statement(stmt.text), stmt.info.get("channel"))
         return StatementResult()
 
+    def flush_relay_logs(session: Any, stmt: Any) -> StatementResult:
+        channels.flush_relay_logs(stmt.info.get("channel"))
+        return StatementResult()
+
+    server.statement_hooks["flush_relay_logs"] = flush_relay_logs
     server.statement_hooks["change_replication_filter"] = change_filter
     server.statement_hooks["relaylog_events"] = relaylog
     server.statement_hooks["change_replication_source"] = change

@@ -253,7 +253,7 @@ def _unid(s: str) -> str:
 _COMPLETION = r"(?: (?P<chain>AND (?:NO )?CHAIN))?(?: (?P<release>(?:NO )?RELEASE))?"
 #: one FLUSH option other than TABLES (engine/statements/flush.py FLUSH_OPTIONS; RELAY LOGS may name a channel)
 _FLUSH_OPTION = (
-    r"(?:(?:BINARY|ENGINE|ERROR|GENERAL|SLOW) LOGS|RELAY LOGS(?: FOR CHANNEL \S+)?|LOGS|HOSTS|PRIVILEGES"
+    rf"(?:(?:BINARY|ENGINE|ERROR|GENERAL|SLOW) LOGS|RELAY LOGS(?: FOR CHANNEL {_STR})?|LOGS|HOSTS|PRIVILEGES"
     r"|OPTIMIZER_COSTS|STATUS|USER_RESOURCES)"
 )
 
@@ -261,6 +261,8 @@ _FLUSH_OPTION = (
 #: TEXT_STRING_sys_nonewline``, a quoted string, never an identifier): ``info["channel"]``, unquoted and lowercased
 #: as the parser does (``my_casedn_str``: channel names are case-insensitive); absent without the clause.
 _FOR_CHANNEL = rf"(?: FOR CHANNEL (?P<channel>{_STR}))?"
+#: FLUSH RELAY LOGS FOR CHANNEL 'name' inside a FLUSH's options: ``info["channel"]`` as above
+_FLUSH_CHANNEL = re.compile(rf"RELAY LOGS FOR CHANNEL ({_STR})", re.IGNORECASE)
 
 #: (regex over normalized text, kind, command name, group-name -> info key). First match wins.
 _RECOGNISER_SRC: list[tuple[str, str, str]] = [
@@ -433,6 +435,9 @@ def _recognise(norm: str) -> Statement | None:
             info["options"] = _parse_change_source(info.pop("opts"))
         if command == "flush":
             info["local"] = "local" in info
+            fc = _FLUSH_CHANNEL.search(info["options"])
+            if fc:
+                info["channel"] = unquote_string(fc.group(1)).lower()
         if command == "table_maintenance":
             info["op"] = info["op"].lower()
             info["local"] = "local" in info
