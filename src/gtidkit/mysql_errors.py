@@ -586,6 +586,21 @@ ER: dict[int, ErrorSpec] = {
         "The password provided for the replication user exceeds the maximum length of 32 characters",
     ),
     3074: _e("ER_REPLICA_CHANNEL_DOES_NOT_EXIST", "HY000", "Replica channel '%s' does not exist."),
+    3076: _e(
+        "ER_REPLICA_CHANNEL_NAME_INVALID_OR_TOO_LONG",
+        "HY000",
+        "Couldn't create channel: Channel name is either invalid or too long.",
+    ),
+    3079: _e(
+        "ER_REPLICA_MULTIPLE_CHANNELS_CMD",
+        "HY000",
+        "Multiple channels exist on the replica. Please provide channel name as an argument.",
+    ),
+    3080: _e(
+        "ER_REPLICA_MAX_CHANNELS_EXCEEDED",
+        "HY000",
+        "Maximum number of replication channels allowed exceeded.",
+    ),
     3081: _e(
         "ER_REPLICA_CHANNEL_MUST_STOP",
         "HY000",
@@ -608,6 +623,17 @@ ER: dict[int, ErrorSpec] = {
         "This operation cannot be performed with a running replica sql thread; run STOP REPLICA SQL_THREAD FOR "
         "CHANNEL '%s' first.",
     ),
+    3139: _e("ER_REPLICA_CHANNEL_OPERATION_NOT_ALLOWED", "HY000", "%s cannot be performed on channel '%s'."),
+    3944: _e(
+        "ER_CLIENT_QUERY_FAILURE_INVALID_NON_ROW_FORMAT",
+        "HY000",
+        "The query does not comply with variable require_row_format restrictions.",
+    ),
+    3945: _e(
+        "ER_REQUIRE_ROW_FORMAT_INVALID_VALUE",
+        "HY000",
+        "The requested value %s is invalid for REQUIRE_ROW_FORMAT, must be either 0 or 1.",
+    ),
     4014: _e(
         "ER_CANT_COMBINE_ANONYMOUS_TO_GTID_AND_AUTOPOSITION",
         "HY000",
@@ -627,6 +653,47 @@ ER: dict[int, ErrorSpec] = {
         "fail over between downstream and upstream servers. Only use this option if it is not possible to enable "
         "GTIDs on the source, for instance, because of lack of permissions. If possible, use the procedure for "
         "enabling GTID transactions online instead, as described in the documentation.",
+    ),
+    4065: _e(
+        "ER_CHANGE_REPLICATION_SOURCE_NO_OPTIONS_FOR_GTID_ONLY",
+        "HY000",
+        "GTID_ONLY cannot be enabled for replication channel '%s'. You need GTID_MODE = ON, SOURCE_AUTO_POSITION = 1 "
+        "and REQUIRE_ROW_FORMAT = 1.",
+    ),
+    4066: _e(
+        "ER_CHANGE_REP_SOURCE_CANT_DISABLE_REQ_ROW_FORMAT_WITH_GTID_ONLY",
+        "HY000",
+        "REQUIRE_ROW_FORMAT cannot be disabled for replication channel '%s' when GTID_ONLY=1.",
+    ),
+    4067: _e(
+        "ER_CHANGE_REP_SOURCE_CANT_DISABLE_AUTO_POSITION_WITH_GTID_ONLY",
+        "HY000",
+        "SOURCE_AUTO_POSITION cannot be disabled for replication channel '%s' when GTID_ONLY=1.",
+    ),
+    4068: _e(
+        "ER_CHANGE_REP_SOURCE_CANT_DISABLE_GTID_ONLY_WITHOUT_POSITIONS",
+        "HY000",
+        "When disabling GTID_ONLY and SOURCE_AUTO_POSITION FOR CHANNEL '%s' you must provide SOURCE_LOG_FILE and "
+        "SOURCE_LOG_POS as source positions are invalid.",
+    ),
+    4069: _e(
+        "ER_CHANGE_REP_SOURCE_CANT_DISABLE_AUTO_POS_WITHOUT_POSITIONS",
+        "HY000",
+        "When disabling SOURCE_AUTO_POSITION FOR CHANNEL '%s' you must provide SOURCE_LOG_FILE and SOURCE_LOG_POS as "
+        "source positions are invalid.",
+    ),
+    4071: _e(
+        "ER_CANT_USE_GTID_ONLY_WITH_GTID_MODE_NOT_ON",
+        "HY000",
+        "Replication cannot start%s with GTID_ONLY = 1 as this server uses @@GLOBAL.GTID_MODE <> ON.",
+    ),
+    4072: _e(
+        "ER_WARN_C_DISABLE_GTID_ONLY_WITH_SOURCE_AUTO_POS_INVALID_POS",
+        "HY000",
+        "The replication positions relative to the source may be out-of-date on channel '%s', due to the use of "
+        "GTID_ONLY=1. The out-of-date positions can still be used in some cases so, in order to update them, we "
+        "suggest that you start the replication to receive and apply at least one transaction, which will set the "
+        "positions to valid values.",
     ),
     4019: _e(
         "ER_CANT_SET_SQL_AFTER_OR_BEFORE_GTIDS_WITH_ANONYMOUS_TO_GTID",

@@ -201,8 +201,11 @@ def test_change_source_errors(replica):
             "SOURCE_AUTO_POSITION is active."
         ),
     )
-    e = err(sess, "CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL 'other'")
-    assert (e.code, e.message) == (3074, "Replica channel 'other' does not exist.")
+    e = err(sess, f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='h' FOR CHANNEL '{'A123456789' * 7}'")
+    assert (e.code, e.message) == (
+        3076,
+        "Couldn't create channel: Channel name is either invalid or too long.",
+    )
     e = err(sess, "CHANGE REPLICATION SOURCE TO SOURCE_BIND='eth4n'")
     assert e.code == 1235
     assert sess.execute("SHOW REPLICA STATUS")[0].rows == []  # nothing was stored

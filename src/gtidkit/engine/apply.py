@@ -67,6 +67,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RELAY_LOG_INFO_DDL",
+    "RELAY_LOG_INFO_NEW_COLUMNS",
     "AppliedPosition",
     "ApplierSession",
     "ApplyTarget",
@@ -97,6 +98,9 @@ RELAY_LOG_INFO_DDL = (
     "Number_of_workers INT UNSIGNED NOT NULL, "
     "Id INT UNSIGNED NOT NULL, "
     "Channel_name CHAR(64) NOT NULL, "
+    "Require_row_format TINYINT NOT NULL DEFAULT 0, "
+    "Assign_gtids_to_anonymous_transactions_type VARCHAR(5) NOT NULL DEFAULT 'OFF', "
+    "Assign_gtids_to_anonymous_transactions_value TEXT, "
     "PRIMARY KEY (Channel_name)) ENGINE=InnoDB"
 )
 #: Session tracking never runs on the applier (WL#6972: it serves clients; the applier has none), whatever the
@@ -108,6 +112,8 @@ NO_TRACKING = (
     ("session_track_schema", "OFF"),
     ("session_track_system_variables", ""),
 )
+#: Columns of :data:`RELAY_LOG_INFO_DDL` a table written by an older gtidkit lacks (the replica adds them).
+RELAY_LOG_INFO_NEW_COLUMNS = ("Require_row_format", "Assign_gtids_to_anonymous_transactions_type")
 #: ``Number_of_lines`` MySQL 8.0 writes (the count of fields of the row format).
 _RLI_LINES = 14
 
@@ -658,6 +664,9 @@ class ApplierSession(Session):
         #: ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = LOCAL | uuid: the UUID an anonymous transaction gets its GTID
         #: from (the next free number), or None to apply it as ANONYMOUS
         self.anonymous_sid: str | None = None
+        #: write the applied position into mysql.slave_relay_log_info with each transaction (False for a
+        #: channel with GTID_ONLY = 1, which does not persist positions: WL#7491)
+        self.persist_position = True
         self._pending = _Pending()
         self._rli_table = server.storage.physical_name("mysql", "slave_relay_log_info")
         self._ensure_rli_table()
@@ -879,6 +888,8 @@ class ApplierSession(Session):
             self.server.release_write_lock(self)
 
     def _write_position(self, db: Any, trx: BinlogTransaction) -> None:
+        if not self.persist_position:
+            return
         db.execute(
             f'INSERT INTO "{self._rli_table}" (Number_of_lines, Relay_log_name, Relay_log_pos, Master_log_name, '
             "Master_log_pos, Sql_delay, Number_of_workers, Id, Channel_name) VALUES (?, ?, ?, ?, ?, 0, 0, 1, ?) "

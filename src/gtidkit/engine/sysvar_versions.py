@@ -30,6 +30,7 @@ binlog_transaction_compression (+zstd)    (none)          OFF (3)          OFF (
 replica_parallel_workers                  0               4                4                8.0.27
 replica_parallel_type                     DATABASE        LOGICAL_CLOCK    (removed)        8.0.27 / 8.4.0
 replica_preserve_commit_order             OFF             ON               ON               8.0.27
+master_info_repository (relay_log_info_)  FILE            TABLE            (removed)        8.0.2 / 8.4.0
 replica_* / source_* names                (none)          yes              yes              8.0.26 (5.7: slave_*)
 ========================================  ==============  ===============  ===============  ====================
 
@@ -87,6 +88,9 @@ VERSIONED: dict[str, tuple[Any, Any, Any]] = {
     "replica_parallel_workers": (0, 4, 4),
     "replica_parallel_type": ("DATABASE", "LOGICAL_CLOCK", ABSENT),
     "replica_preserve_commit_order": (False, True, True),
+    # 8.0.2 made TABLE the default; 8.4.0 removed both
+    "master_info_repository": ("FILE", "TABLE", ABSENT),
+    "relay_log_info_repository": ("FILE", "TABLE", ABSENT),
 }
 
 #: names 8.0.26 gave the slave / master variables: 5.7 knows only the old ones (their aliases in

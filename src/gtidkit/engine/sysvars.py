@@ -423,6 +423,11 @@ SYSVARS: dict[str, SysVar] = {
         # when the threads start): relay log purging and recovery, the applier's workers (transactions are applied
         # in commit order by one worker whatever the number: gtidkit.replication.applier), errors to skip, what the
         # replica reports to its source for SHOW REPLICAS (report_port 0: the port it listens on)
+        # the replication metadata repositories: TABLE is the only choice since 8.0.23 (mysql.slave_master_info /
+        # mysql.slave_relay_log_info, gtidkit.replication.channel), the variables deprecated, removed in 8.4.0;
+        # orchestrator reads @@global.master_info_repository
+        _v("master_info_repository", GLOBAL, ENUM, "TABLE", choices=("FILE", "TABLE"), read_only=True),
+        _v("relay_log_info_repository", GLOBAL, ENUM, "TABLE", choices=("FILE", "TABLE"), read_only=True),
         _v("relay_log_purge", GLOBAL, BOOL, True),
         _v("relay_log_recovery", GLOBAL, BOOL, False, read_only=True),
         _v("relay_log_space_limit", GLOBAL, INT, 0, 0, UINT64_MAX, read_only=True),

@@ -174,6 +174,8 @@ class Applier:
         self.anonymous_sid: str | None = None
         #: the replication filters in force (:class:`~gtidkit.replication.filters.ReplicationFilter`)
         self.filter: Any = ReplicationFilter()
+        #: the channel's GTID_ONLY: applied positions are kept in memory only, not in mysql.slave_relay_log_info
+        self.gtid_only = False
         #: while holding a transaction back for SOURCE_DELAY: when it may be applied (seconds since the epoch)
         self.delay_until: float | None = None
         #: the transaction being applied (performance_schema APPLYING_TRANSACTION), or None
@@ -203,6 +205,7 @@ class Applier:
             self._started.clear()
             session = self.server.applier_session(self.channel)
             session.anonymous_sid = self.anonymous_sid
+            session.persist_position = not self.gtid_only
             self.session_id = session.id
             self._thread = threading.Thread(
                 target=self._run, args=(session,), name=f"replica-sql{self.channel and '-' + self.channel}"
@@ -253,6 +256,13 @@ class Applier:
             start = (
                 (pos.relay_log_file, pos.relay_log_pos) if pos is not None and pos.relay_log_file else None
             )
+            if self.gtid_only:
+                # the stored position is stale: resume where this thread got to, else from the oldest relay
+                # file still there (transactions already executed are skipped by their GTIDs)
+                if self.last_applied is not None and self.last_applied[0]:
+                    start = (self.last_applied[0], self.last_applied[1])
+                if start is not None and start[0] not in self.relay.index:
+                    start = None
             until = self.until
             if until is not None:
                 at = pos if pos is not None else None

@@ -23,6 +23,7 @@ from gtidkit.mysql_errors import mysql_error
 __all__ = [
     "BOTH_OPTIONS",
     "CONNECTION_METADATA_DDL",
+    "CONNECTION_METADATA_NEW_COLUMNS",
     "DEFAULT_HEARTBEAT_PERIOD",
     "DEFAULT_RETRY_COUNT",
     "EXECUTE_OPTIONS",
@@ -96,9 +97,14 @@ RECEIVE_OPTIONS = {
 
 #: The applier's options (``have_execute_option`` in ``change_execute_options()``): they need the SQL thread
 #: stopped (3085) and are kept with the applier's metadata (``mysql.slave_relay_log_info``'s Sql_delay).
-EXECUTE_OPTIONS = {"source_delay", "assign_gtids_to_anonymous_transactions"}
+EXECUTE_OPTIONS = {
+    "source_delay",
+    "assign_gtids_to_anonymous_transactions",
+    "require_row_format",
+    "gtid_only",
+}
 #: Options that are both (``have_both_receive_execute_option``): every thread must be stopped (3081).
-BOTH_OPTIONS = {"assign_gtids_to_anonymous_transactions"}
+BOTH_OPTIONS = {"assign_gtids_to_anonymous_transactions", "gtid_only"}
 
 #: Options MySQL accepts that gtidkit does not implement (1235 "This version of MySQL doesn't yet support").
 _UNSUPPORTED = {
@@ -106,9 +112,7 @@ _UNSUPPORTED = {
     "relay_log_file",
     "relay_log_pos",
     "privilege_checks_user",
-    "require_row_format",
     "require_table_primary_key_check",
-    "gtid_only",
     "source_compression_algorithms",
     "source_zstd_compression_level",
     "source_tls_ciphersuites",
@@ -149,8 +153,11 @@ CONNECTION_METADATA_DDL = (
     "Tls_version TEXT, "
     "Public_key_path TEXT, "
     "Get_public_key TINYINT NOT NULL, "
+    "Gtid_only TINYINT NOT NULL DEFAULT 0, "
     "PRIMARY KEY (Channel_name)) ENGINE=InnoDB"
 )
+#: Columns a datadir written before they existed lacks (added by :func:`ensure_metadata_table`).
+CONNECTION_METADATA_NEW_COLUMNS = ("Gtid_only",)
 #: ``Number_of_lines`` of the row (the count of fields MySQL 8.0 writes).
 _LINES = 33
 
@@ -162,25 +169,40 @@ DEFAULT_RETRY_COUNT = 10
 MAX_HEARTBEAT_PERIOD = 4294967.0
 
 
-def ensure_metadata_table(server: Any, name: str, ddl: str) -> None:
+def ensure_metadata_table(server: Any, name: str, ddl: str, columns: tuple[str, ...] = ()) -> None:
     """Create the replica metadata table ``mysql.<name>`` from ``ddl`` when the datadir lacks it (an older
     datadir), in its own transaction under the server's write lock (MySQL creates them at --initialize:
-    ``scripts/mysql_system_tables.sql``).
+    ``scripts/mysql_system_tables.sql``). A table that lacks one of ``columns`` (written by an older gtidkit) is
+    re-created from ``ddl`` with its rows kept, the new columns at their defaults, as MySQL's upgrade adds
+    columns to these tables (8.0.27 added ``Gtid_only``).
 
     Args:
         server: the engine ``Server``.
         name: the table in the ``mysql`` schema (``slave_master_info``, ``slave_relay_log_info``).
         ddl: its CREATE TABLE statement.
+        columns: columns the table must have.
     """
     catalog = server.storage.catalog
-    if catalog.get_table("mysql", name) is not None:
+    table = catalog.get_table("mysql", name)
+    if table is not None and all(c in table.column_names for c in columns):
         return
     server.acquire_write_lock(None)
     try:
         conn = server.internal_conn
         conn.begin()
         try:
+            table = catalog.get_table("mysql", name)
+            rows: list[Any] = []
+            if table is not None:
+                kept = ", ".join(f'"{c}"' for c in table.column_names)
+                physical = server.storage.physical_name("mysql", name)
+                rows = [tuple(r) for r in conn.execute(f'SELECT {kept} FROM "{physical}"').fetchall()]
+                catalog.drop_table(conn, "mysql", name)
             catalog.ensure_table(conn, ddl)
+            if rows and table is not None:
+                physical = server.storage.physical_name("mysql", name)
+                marks = ", ".join("?" * len(table.column_names))
+                conn.executemany(f'INSERT INTO "{physical}" ({kept}) VALUES ({marks})', rows)
             conn.commit()
         except BaseException:
             conn.rollback()
@@ -208,6 +230,8 @@ class ChannelConfig:
             auto-position).
         uuid: the source's server_uuid, as last seen by the receiver (Source_UUID).
         public_key_path, get_public_key: SOURCE_PUBLIC_KEY_PATH / GET_SOURCE_PUBLIC_KEY.
+        ignore_server_ids: IGNORE_SERVER_IDS.
+        gtid_only: GTID_ONLY (8.0.27+): the channel does not persist file names and positions.
     """
 
     channel: str = ""
@@ -233,6 +257,7 @@ class ChannelConfig:
     public_key_path: str = ""
     get_public_key: bool = False
     ignore_server_ids: tuple[int, ...] = ()
+    gtid_only: bool = False
 
     @property
     def configured(self) -> bool:
@@ -329,7 +354,9 @@ class ConnectionMetadata:
         self._table = server.storage.physical_name("mysql", "slave_master_info")
 
     def _ensure(self) -> None:
-        ensure_metadata_table(self.server, "slave_master_info", CONNECTION_METADATA_DDL)
+        ensure_metadata_table(
+            self.server, "slave_master_info", CONNECTION_METADATA_DDL, CONNECTION_METADATA_NEW_COLUMNS
+        )
 
     def load(self, channel: str = "") -> ChannelConfig | None:
         """The stored settings of ``channel``, or None when it was never configured (or RESET REPLICA ALL)."""
@@ -337,14 +364,15 @@ class ConnectionMetadata:
         q = (
             "SELECT Host, Port, User_name, User_password, Enabled_auto_position, Enabled_ssl, Ssl_ca, Ssl_capath, "
             "Ssl_cert, Ssl_key, Ssl_cipher, Ssl_verify_server_cert, Tls_version, Connect_retry, Heartbeat, "
-            "Retry_count, Master_log_name, Master_log_pos, Uuid, Public_key_path, Get_public_key, Ignored_server_ids "
+            "Retry_count, Master_log_name, Master_log_pos, Uuid, Public_key_path, Get_public_key, Ignored_server_ids, "
+            "Gtid_only "
             f'FROM "{self._table}" WHERE Channel_name = ?'
         )
         row = self.server.write_txn(lambda db: db.execute(q, (channel,)).fetchone())
         if row is None:
             return None
         (host, port, user, pw, auto, ssl, ca, capath, cert, key, cipher, verify, tls, retry, hb, count, lf, lp,
-         uuid, pkp, gpk, ignored) = row  # fmt: skip
+         uuid, pkp, gpk, ignored, gtid_only) = row  # fmt: skip
         return ChannelConfig(
             channel=channel,
             host=host or "",
@@ -369,6 +397,7 @@ class ConnectionMetadata:
             public_key_path=pkp or "",
             get_public_key=bool(gpk),
             ignore_server_ids=tuple(int(x) for x in str(ignored or "0").split()[1:]),
+            gtid_only=bool(gtid_only),
         )
 
     def save(self, cfg: ChannelConfig) -> None:
@@ -402,15 +431,24 @@ class ConnectionMetadata:
             cfg.tls_version,
             cfg.public_key_path,
             int(cfg.get_public_key),
+            int(cfg.gtid_only),
         )
         cols = (
             "Number_of_lines, Master_log_name, Master_log_pos, Host, User_name, User_password, Port, Connect_retry, "
             "Enabled_ssl, Ssl_ca, Ssl_capath, Ssl_cert, Ssl_cipher, Ssl_key, Ssl_verify_server_cert, Heartbeat, Bind, "
             "Ignored_server_ids, Uuid, Retry_count, Ssl_crl, Ssl_crlpath, Enabled_auto_position, Channel_name, "
-            "Tls_version, Public_key_path, Get_public_key"
+            "Tls_version, Public_key_path, Get_public_key, Gtid_only"
         )
         q = f'INSERT OR REPLACE INTO "{self._table}" ({cols}) VALUES ({", ".join("?" * len(values))})'
         self.server.write_txn(lambda db: db.execute(q, values))
+
+    def channels(self) -> list[str]:
+        """The names of the channels with a row (the channels a restart re-creates: ``create_slave_info_objects``
+        reads one ``Master_info`` per row of the repository), sorted."""
+        self._ensure()
+        q = f'SELECT Channel_name FROM "{self._table}" ORDER BY Channel_name'
+        rows = self.server.write_txn(lambda db: db.execute(q).fetchall())
+        return [str(r[0]) for r in rows]
 
     def delete(self, channel: str = "") -> None:
         """Remove the channel's row (RESET REPLICA ALL)."""

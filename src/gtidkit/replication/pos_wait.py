@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from gtidkit.replication.channel_map import ChannelMap
     from gtidkit.replication.replica import Replica
 
 __all__ = ["POLL_SECONDS", "pos_wait_functions", "source_pos_wait"]
@@ -59,11 +60,21 @@ def source_pos_wait(
             return None
 
 
-def pos_wait_functions(replica: Replica) -> Callable[[Any], dict[str, Callable[..., Any]]]:
-    """The engine's function provider for ``replica``: SOURCE_POS_WAIT and MASTER_POS_WAIT bound to a session."""
+def pos_wait_functions(channels: ChannelMap) -> Callable[[Any], dict[str, Callable[..., Any]]]:
+    """The engine's function provider: SOURCE_POS_WAIT and MASTER_POS_WAIT bound to a session. The fourth
+    argument names the channel (NULL for a channel that does not exist, mysql-test
+    ``rpl_multi_source_cmd_errors``); without it the default channel is waited on, and with several channels the
+    call fails with 3079 ER_REPLICA_MULTIPLE_CHANNELS_CMD (``Item_source_pos_wait::val_int``)."""
 
     def provide(session: Any) -> dict[str, Callable[..., Any]]:
         def wait(log_name: Any, log_pos: Any, timeout: Any = None, channel: Any = None) -> int | None:
+            if channel is None:
+                replica = channels.one(None)
+            else:
+                found = channels.channels.get(str(channel).lower())
+                if found is None:
+                    return None
+                replica = found
             return source_pos_wait(replica, session, log_name, log_pos, timeout)
 
         return {"SOURCE_POS_WAIT": wait, "MASTER_POS_WAIT": wait}

@@ -391,7 +391,7 @@ class Receiver:
     def _set_error(self, errno: int, text: str) -> None:
         now = time.time()
         self.last_error = IoError(errno, text, _now_text(now), now)
-        log.error("Replica I/O for channel '': %s, Error_code: MY-%06d", text, errno)
+        log.error("Replica I/O for channel '%s': %s, Error_code: MY-%06d", self.relay.channel, text, errno)
 
     def _connect(self, cfg: ChannelConfig) -> Any:
         import pymysql  # lazy: loaded once a channel connects, so a server that replicates from no one starts lighter
@@ -597,7 +597,12 @@ class Receiver:
 
     def _refuse(self, code: int) -> None:
         file, pos = self._source_position()
-        log.error("Replica I/O for channel '': %s, Error_code: MY-%06d", message(code, file, pos), code)
+        log.error(
+            "Replica I/O for channel '%s': %s, Error_code: MY-%06d",
+            self.relay.channel,
+            message(code, file, pos),
+            code,
+        )
         raise _Fatal(13122, message(13122, COULD_NOT_QUEUE_EVENT))
 
     def _note_queue_status(self) -> None:

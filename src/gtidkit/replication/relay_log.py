@@ -54,6 +54,7 @@ channel); :meth:`RelayLog.open` takes ``basename=`` (the ``relay_log`` option) f
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -168,6 +169,8 @@ class RelayLog:
         self.index: list[str] = []
         self._active: _File | None = None
         self._published = 0  # readable end of the active file (after the last whole transaction)
+        #: FLUSH RELAY LOGS arrived while a transaction was being received: rotate at its end
+        self._rotate_pending = False
         self._parser = TransactionParser("")
         self._retrieved = GtidSet()
         self._source_fde: FormatDescriptionEvent | None = None
@@ -621,7 +624,8 @@ class RelayLog:
         self._queueing = None
         parser.finished.clear()
         self._publish(f)
-        if f.pos >= self.max_relay_log_size:
+        if f.pos >= self.max_relay_log_size or self._rotate_pending:
+            self._rotate_pending = False
             self._rotate_file()
 
     def _publish(self, f: _File) -> None:
@@ -780,6 +784,43 @@ class RelayLog:
         self.server.write_txn(
             lambda db: db.execute(f'DELETE FROM "{table}" WHERE Channel_name = ?', (channel,))
         )
+
+    def flush(self) -> None:
+        """FLUSH RELAY LOGS (``rotate_relay_log``): the active relay file ends with a Rotate and a new one starts;
+        while a transaction is being received, at its end (a transaction is never split across relay files,
+        manual "FLUSH Statement": "the request is performed after the transaction ends").
+
+        Raises:
+            ValueError: the relay log is closed.
+        """
+        with self._lock:
+            self._check_open()
+            f = self._active
+            if f is None:
+                return
+            if f.pos == self._published:
+                self._rotate_file()
+                self._bump()
+            else:
+                self._rotate_pending = True
+
+    def delete(self) -> None:
+        """RESET REPLICA ALL of a named channel (the channel goes away): every relay file, the index and the
+        applied position deleted, the relay log closed (``Relay_log_info::purge_relay_logs`` then
+        ``channel_map.delete_mi``)."""
+        with self._lock:
+            self.reset()
+            if self._active is not None:
+                self._active.fh.close()
+                self._active = None
+            for name in self.index:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.path(name))
+            self.index = []
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.index_path)
+            self.closed = True
+            self._bump()
 
     def close(self) -> None:
         """Cut an unfinished transaction out, sync and close the active file, wake every reader (their

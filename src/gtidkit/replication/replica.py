@@ -1,5 +1,6 @@
-"""The replica controller of the default channel: START / STOP / RESET REPLICA, CHANGE REPLICATION SOURCE TO,
-SHOW REPLICA STATUS, the performance_schema replication tables, and start at server start.
+"""The controller of one replication channel: START / STOP / RESET REPLICA, CHANGE REPLICATION SOURCE TO, SHOW
+REPLICA STATUS, the performance_schema replication tables, and start at server start
+(:class:`~gtidkit.replication.channel_map.ChannelMap` holds the channels and picks one for FOR CHANNEL).
 
 It owns the channel's :class:`~gtidkit.replication.channel.ChannelConfig` (stored in ``mysql.slave_master_info``),
 its relay log (``relay``'s ``RelayLog``), the I/O thread (:class:`~gtidkit.replication.receiver.Receiver`) and the
@@ -11,15 +12,17 @@ Statement" (8.4), and "Performance Schema Replication Tables".
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
+import re
 import threading
 import time
 import uuid as uuidlib
 from typing import Any
 
 from gtidkit.engine.api import THREAD_ID_OFFSET
-from gtidkit.engine.apply import RELAY_LOG_INFO_DDL
+from gtidkit.engine.apply import RELAY_LOG_INFO_DDL, RELAY_LOG_INFO_NEW_COLUMNS
 from gtidkit.engine.results import Condition
 from gtidkit.engine.sysvars import skip_error_codes
 from gtidkit.errors import MySQLError
@@ -38,6 +41,7 @@ from gtidkit.replication.channel import (
 from gtidkit.replication.filters import FILTER_NAMES, ReplicationFilter
 from gtidkit.replication.receiver import Receiver
 from gtidkit.replication.relay_log import RelayLog
+from gtidkit.replication.row_format import RowFormatRequired
 from gtidkit.replication.until import Until
 
 log = logging.getLogger(__name__)
@@ -172,11 +176,11 @@ SQL_STATE_DELAY = "Waiting until SOURCE_DELAY seconds after source executed even
 
 
 class Replica:
-    """The default channel of a replica server.
+    """One replication channel of a replica server.
 
     Args:
         server: the engine ``Server``.
-        channel: the channel name (only ``""`` is supported).
+        channel: the channel name (``""`` = the default channel).
 
     Attributes:
         config: the channel's current :class:`ChannelConfig` (unconfigured: ``host == ""``).
@@ -198,13 +202,16 @@ class Replica:
             server, self.relay, lambda: self.config, on_source_uuid=self._source_uuid_seen
         )
         self.applier = Applier(server, self.relay, channel=channel)
-        self.applier.delay = self._load_delay()
-        if self.exists and _global_bool(server, "relay_log_recovery"):
-            self._recover_relay_log()
-        #: ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS: ``""`` (OFF), ``"LOCAL"`` or a UUID (kept in memory only)
+        #: ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS: ``""`` (OFF), ``"LOCAL"`` or a UUID
         self.assign_gtids = ""
-        #: the filters of the replicate_* start-up options and CHANGE REPLICATION FILTER
-        self.global_filter = ReplicationFilter()
+        #: REQUIRE_ROW_FORMAT: the applier refuses what is not row-based (:mod:`~gtidkit.replication.row_format`)
+        self.require_row_format = False
+        self._load_applier_options()
+        self.applier.gtid_only = self.config.gtid_only
+        #: GTID_ONLY = 1 kept no positions while the server was down: the stored ones are stale until the
+        #: channel applies a transaction (``m_is_receiver_position_info_invalid`` / ``is_applier_source_position_
+        #: info_invalid`` of WL#7491)
+        self._positions_invalid = self.exists and self.config.gtid_only
         self._lock = threading.RLock()
         self.closed = False
         self._applier_settings()
@@ -277,43 +284,73 @@ class Replica:
                 self.metadata.save(self.config)
             # the applier keeps its source coordinates (Relay_Source_Log_File / Exec_Source_Log_Pos)
             self._save_delay(delay, source=(applied[2], applied[3]))
-        elif delay:
-            self._save_delay(delay)
+        elif self._has_applier_options():
+            self._save_applier_options()
 
-    def _save_delay(self, delay: int, *, source: tuple[str, int] | None = None) -> None:
-        """SOURCE_DELAY into ``mysql.slave_relay_log_info``'s Sql_delay (the applier metadata, as MySQL keeps it);
-        ``source``: the applier's source coordinates for a new row (relay log recovery)."""
+    def _save_applier_options(self, *, source: tuple[str, int] | None = None) -> None:
+        """The applier's options into the channel's ``mysql.slave_relay_log_info`` row (the applier metadata, as
+        MySQL keeps them): Sql_delay (SOURCE_DELAY), Require_row_format, Assign_gtids_to_anonymous_transactions_type
+        / _value; ``source``: the applier's source coordinates for a new row (relay log recovery)."""
         self._ensure_applier_metadata()
         table = self.server.storage.physical_name("mysql", "slave_relay_log_info")
         channel = self.channel
         src_file, src_pos = source or ("", 0)
+        a = self.assign_gtids
+        kind = "OFF" if not a else "LOCAL" if a == "LOCAL" else "UUID"
+        value = None if not a else str(self.server.server_uuid) if a == "LOCAL" else a
+        options = (self.applier.delay, int(self.require_row_format), kind, value)
 
         def write(db: Any) -> None:
-            cur = db.execute(f'UPDATE "{table}" SET Sql_delay = ? WHERE Channel_name = ?', (delay, channel))
+            cur = db.execute(
+                f'UPDATE "{table}" SET Sql_delay = ?, Require_row_format = ?, '
+                "Assign_gtids_to_anonymous_transactions_type = ?, Assign_gtids_to_anonymous_transactions_value = ? "
+                "WHERE Channel_name = ?",
+                (*options, channel),
+            )
             if cur.rowcount == 0:
                 db.execute(
                     f'INSERT INTO "{table}" (Number_of_lines, Relay_log_name, Relay_log_pos, Master_log_name, '
-                    "Master_log_pos, Sql_delay, Number_of_workers, Id, Channel_name) VALUES (14, '', 4, ?, ?, ?, 0, "
-                    "1, ?)",
-                    (src_file, src_pos, delay, channel),
+                    "Master_log_pos, Sql_delay, Number_of_workers, Id, Channel_name, Require_row_format, "
+                    "Assign_gtids_to_anonymous_transactions_type, Assign_gtids_to_anonymous_transactions_value) "
+                    "VALUES (14, '', 4, ?, ?, ?, 0, 1, ?, ?, ?, ?)",
+                    (src_file, src_pos, options[0], channel, *options[1:]),
                 )
 
         self.server.write_txn(write)
 
-    def _ensure_applier_metadata(self) -> None:
-        ensure_metadata_table(self.server, "slave_relay_log_info", RELAY_LOG_INFO_DDL)
+    def _save_delay(self, delay: int, *, source: tuple[str, int] | None = None) -> None:
+        """SOURCE_DELAY = ``delay`` and the applier's other options into the applier metadata."""
+        self.applier.delay = delay
+        self._save_applier_options(source=source)
 
-    def _load_delay(self) -> int:
+    def _has_applier_options(self) -> bool:
+        return bool(self.applier.delay or self.require_row_format or self.assign_gtids)
+
+    def _ensure_applier_metadata(self) -> None:
+        ensure_metadata_table(
+            self.server, "slave_relay_log_info", RELAY_LOG_INFO_DDL, RELAY_LOG_INFO_NEW_COLUMNS
+        )
+
+    def _load_applier_options(self) -> None:
+        """SOURCE_DELAY, REQUIRE_ROW_FORMAT and ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS from the applier metadata
+        (they survive a restart, as in MySQL)."""
         storage = self.server.storage
-        if storage.catalog.get_table("mysql", "slave_relay_log_info") is None:
-            return 0
+        self._ensure_applier_metadata()  # MySQL has the table from --initialize on: tools read it on any server
         table = storage.physical_name("mysql", "slave_relay_log_info")
         row = self.server.write_txn(
             lambda db: db.execute(
-                f'SELECT Sql_delay FROM "{table}" WHERE Channel_name = ?', (self.channel,)
+                "SELECT Sql_delay, Require_row_format, Assign_gtids_to_anonymous_transactions_type, "
+                f'Assign_gtids_to_anonymous_transactions_value FROM "{table}" WHERE Channel_name = ?',
+                (self.channel,),
             ).fetchone()
         )
-        return int(row[0]) if row else 0
+        if row is None:
+            return
+        self.applier.delay = int(row[0])
+        self.require_row_format = bool(row[1])
+        kind, value = str(row[2] or "OFF"), row[3]
+        self.assign_gtids = "" if kind == "OFF" else "LOCAL" if kind == "LOCAL" else str(value or "")
+        self._install_row_format_check()
 
     # ------------------------------------------------------------------------------------------------ statements
     def change_source(self, options: dict[str, Any], *, secure: bool = False) -> list[Condition]:
@@ -359,6 +396,7 @@ class Replica:
             if delay is not None and (not isinstance(delay, int) or not 0 <= delay <= MAX_SOURCE_DELAY):
                 raise mysql_error(1064, "You have an error in your SQL syntax", str(delay), 1)
             auto = bool(opts.get("source_auto_position", self.config.auto_position))
+            gtid_only, rrf = self._gtid_only_options(opts, auto)
             if opts.get("source_auto_position") == 1:
                 mode = str(self.server.globals.get("gtid_mode")).upper()
                 if mode == "OFF":
@@ -388,19 +426,99 @@ class Replica:
                 notes.append(Condition("Note", 1760, message(1760)))
             if "ignore_server_ids" in opts and new.ignore_server_ids and _gtid_mode(self.server) == "ON":
                 notes.append(Condition("Warning", 1287, message(1681, IGNORE_SERVER_IDS_DEPRECATED)))
+            coords = "source_log_file" in opts and "source_log_pos" in opts
+            if gtid_only == 0 and self.config.gtid_only and self._invalid_positions() and not coords:
+                notes.append(Condition("Warning", 4072, message(4072, self.channel)))
+            if gtid_only is not None:
+                new = dataclasses.replace(new, gtid_only=bool(gtid_only))
             self.metadata.save(new)
             self.config = new
             self.exists = True
+            self.applier.gtid_only = new.gtid_only
+            if coords:
+                self._positions_invalid = False  # the coordinates given are valid ones
             if delay is not None:
                 self.applier.delay = delay
-                self._save_delay(delay)
             if agat is not None:
                 self.assign_gtids = agat
+            if rrf is not None:
+                self.require_row_format = bool(rrf)
+                self._install_row_format_check()
             if not io and not sql and receive:
                 # change_master(): with both threads stopped the relay logs are purged and a new one started
                 self.relay.reset()
                 self._reset_applier_position()
+            if (
+                delay is not None
+                or agat is not None
+                or rrf is not None
+                or (not io and not sql and receive and self._has_applier_options())
+            ):
+                self._save_applier_options()
             return notes
+
+    def _invalid_positions(self) -> bool:
+        """The stored positions are stale (GTID_ONLY = 1 across a restart) and nothing was applied since."""
+        return self._positions_invalid and self.applier.last_applied is None
+
+    def _gtid_only_options(self, opts: dict[str, Any], auto: bool) -> tuple[int | None, int | None]:
+        """GTID_ONLY and REQUIRE_ROW_FORMAT of a CHANGE REPLICATION SOURCE TO, removed from ``opts`` and checked
+        (``change_master()``'s checks; mysql-test ``rpl_change_rep_source_to_gtid_only_syntax_pfs``).
+
+        Args:
+            opts: the canonical options (GTID_ONLY and REQUIRE_ROW_FORMAT are popped).
+            auto: SOURCE_AUTO_POSITION once the statement applies.
+
+        Returns:
+            (GTID_ONLY, REQUIRE_ROW_FORMAT) as given (0 / 1), None for one not given.
+
+        Raises:
+            MySQLError: 1064 for a GTID_ONLY other than 0 or 1 (``GTID_ONLY only accepts values 0 or 1``) or a
+                quoted value; 3945 ER_REQUIRE_ROW_FORMAT_INVALID_VALUE; 4065 enabling GTID_ONLY without GTID_MODE
+                = ON, SOURCE_AUTO_POSITION = 1 and REQUIRE_ROW_FORMAT = 1; 4066 / 4067 disabling
+                REQUIRE_ROW_FORMAT / SOURCE_AUTO_POSITION while GTID_ONLY = 1; 4068 / 4069 disabling
+                SOURCE_AUTO_POSITION without SOURCE_LOG_FILE and SOURCE_LOG_POS while the positions are stale.
+        """
+        gtid_only = opts.pop("gtid_only", None)
+        rrf = opts.pop("require_row_format", None)
+        for value in (gtid_only, rrf):
+            if value is not None and not isinstance(value, int):
+                text = str(value) if re.fullmatch(r"[A-Za-z_]+", str(value)) else f"'{value}'"
+                raise mysql_error(1064, message(1149), text, 1)  # yyerror: ER_SYNTAX_ERROR's text
+        if gtid_only is not None and gtid_only not in (0, 1):
+            raise mysql_error(
+                1064,
+                "You have an error in your CHANGE REPLICATION SOURCE syntax; GTID_ONLY only accepts values 0 or 1",
+                gtid_only,
+                1,
+            )
+        if rrf is not None and rrf not in (0, 1):
+            raise mysql_error(3945, rrf)
+        cfg = self.config
+        new_rrf = bool(rrf) if rrf is not None else self.require_row_format
+        if gtid_only == 1 and not (_gtid_mode(self.server) == "ON" and auto and new_rrf):
+            raise mysql_error(4065, self.channel)
+        if cfg.gtid_only and gtid_only != 0:
+            if rrf == 0:
+                raise mysql_error(4066, self.channel)
+            if opts.get("source_auto_position") == 0:
+                raise mysql_error(4067, self.channel)
+        coords = "source_log_file" in opts and "source_log_pos" in opts
+        if opts.get("source_auto_position") == 0 and self._invalid_positions() and not coords:
+            raise mysql_error(4068 if gtid_only == 0 else 4069, self.channel)
+        return gtid_only, rrf
+
+    def set_filter(self, f: Any) -> None:
+        """Make ``f`` (a :class:`~gtidkit.replication.filters.ReplicationFilter`) the channel's filters."""
+        self.applier.filter = f
+        self._install_row_format_check()
+
+    def _install_row_format_check(self) -> None:
+        """The applier's filters wrapped with the REQUIRE_ROW_FORMAT check when the option is set, unwrapped
+        otherwise (:class:`~gtidkit.replication.row_format.RowFormatRequired`)."""
+        f = self.applier.filter
+        inner = f.inner if isinstance(f, RowFormatRequired) else f
+        self.applier.filter = RowFormatRequired(inner) if self.require_row_format else inner
 
     def start(self, io: bool = True, sql: bool = True, *, until: Until | None = None) -> list[Condition]:
         """START REPLICA [IO_THREAD] [SQL_THREAD] [UNTIL ...] (``start_slave()``).
@@ -423,6 +541,8 @@ class Replica:
                 raise mysql_error(1200)
             if io and self.config.auto_position and _gtid_mode(self.server) == "OFF":
                 raise mysql_error(3112, _for_channel(self.channel))
+            if self.config.gtid_only and _gtid_mode(self.server) != "ON":
+                raise mysql_error(4071, f" for channel '{self.channel}'")
             if (not io or self.receiver.running) and (not sql or self.applier.running):
                 return [Condition("Note", 3083, message(3083, self.channel))]
             notes: list[Condition] = []
@@ -479,14 +599,18 @@ class Replica:
             self.receiver.last_error = None
             self.applier.reset()
             self.receiver.source_server_id = 0
+            self._positions_invalid = False  # RESET REPLICA stores reset positions
             if all_:
                 self.metadata.delete(self.channel)
                 self.config = ChannelConfig(channel=self.channel)
                 self.exists = False
                 self.applier.delay = 0
                 self.assign_gtids = ""
-            elif self.applier.delay:
-                self._save_delay(self.applier.delay)  # the applier metadata row went with the relay log
+                self.require_row_format = False
+                self.applier.gtid_only = False
+                self._install_row_format_check()
+            elif self._has_applier_options():
+                self._save_applier_options()  # the applier metadata row went with the relay log
             else:
                 self.config = ChannelConfig(**{**_fields(self.config), "log_file": "", "log_pos": 4})
                 if self.exists:
@@ -507,6 +631,14 @@ class Replica:
                 f"replication channel '{ch}' is configured with ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS set to LOCAL "
                 f"or to a UUID. Execute CHANGE REPLICATION SOURCE TO ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS = OFF "
                 f"FOR CHANNEL '{ch}' before you set @@GLOBAL.GTID_MODE = '{new}'",
+            )
+        if new != "ON" and self.exists and self.config.gtid_only:
+            ch = self.channel
+            raise mysql_error(
+                3111,
+                new,
+                f"replication channel '{ch}' is configured with GTID_ONLY = 1. Execute CHANGE REPLICATION SOURCE TO "
+                f"GTID_ONLY = 0 FOR CHANNEL '{ch}' before you set @@GLOBAL.GTID_MODE = '{new}'",
             )
         if new == "OFF" and self.exists and self.config.auto_position:
             ch = self.channel
@@ -542,6 +674,10 @@ class Replica:
         rcv, app = self.receiver, self.applier
         io_running = "Yes" if rcv.running and rcv.connected else ("Connecting" if rcv.running else "No")
         src_file, src_pos = self.relay.source_position()
+        if (
+            not src_file
+        ):  # nothing received yet: the stored coordinates (``Master_info``'s, as MySQL shows them)
+            src_file, src_pos = cfg.log_file, cfg.log_pos
         relay_file, relay_pos = self.relay.position()
         applied = app.last_applied
         if applied is None:
@@ -659,7 +795,7 @@ class Replica:
                 3,
                 None,
                 "0",
-                "0",
+                "1" if c.gtid_only else "0",
             )
         ]
 
@@ -671,6 +807,7 @@ class Replica:
             return []
         rcv = self.receiver
         err = rcv.last_error
+        io_id = self._receiver_thread_id()
         state = "ON" if rcv.running and rcv.connected else ("CONNECTING" if rcv.running else "OFF")
         lq, qq = rcv.last_queued_times, rcv.queueing_times
         return [
@@ -678,7 +815,7 @@ class Replica:
                 self.channel,
                 "",
                 rcv.source_uuid or self.config.uuid,
-                None,
+                io_id + THREAD_ID_OFFSET if io_id is not None else None,
                 state,
                 rcv.heartbeats,
                 ps_timestamp(rcv.last_heartbeat),
@@ -709,25 +846,15 @@ class Replica:
 
     def applier_configuration_rows(self) -> list[tuple[Any, ...]]:
         """``performance_schema.replication_applier_configuration``: DESIRED_DELAY (SOURCE_DELAY),
-        REQUIRE_ROW_FORMAT NO, REQUIRE_TABLE_PRIMARY_KEY_CHECK STREAM (the defaults; not settable here),
+        REQUIRE_ROW_FORMAT YES / NO, REQUIRE_TABLE_PRIMARY_KEY_CHECK STREAM (the default; not settable here),
         ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS_TYPE / _VALUE (OFF / NULL, LOCAL / server_uuid, UUID / the UUID)."""
         if not self.exists:
             return []
         a = self.assign_gtids
         kind = "OFF" if not a else "LOCAL" if a == "LOCAL" else "UUID"
         value = None if not a else str(self.server.server_uuid) if a == "LOCAL" else a
-        return [(self.channel, self.applier.delay, None, "NO", "STREAM", kind, value)]
-
-    def applier_global_filters_rows(self) -> list[tuple[Any, ...]]:
-        """``performance_schema.replication_applier_global_filters``: FILTER_NAME, FILTER_RULE, CONFIGURED_BY
-        (STARTUP_OPTIONS / CHANGE_REPLICATION_FILTER), ACTIVE_SINCE, one row per kind with rules."""
-        f = self.global_filter
-        rows = []
-        for name in FILTER_NAMES:
-            if f.rules(name):
-                by, since = f.configured_by.get(name, ("STARTUP_OPTIONS", 0.0))
-                rows.append((name, f.rule_text(name), by, ps_timestamp(since)))
-        return rows
+        rrf = "YES" if self.require_row_format else "NO"
+        return [(self.channel, self.applier.delay, None, rrf, "STREAM", kind, value)]
 
     def applier_filters_rows(self) -> list[tuple[Any, ...]]:
         """``performance_schema.replication_applier_filters``: the channel's filters (copies of the global ones
@@ -744,9 +871,14 @@ class Replica:
                 )
         return rows
 
-    def change_filter(self, rules: dict[str, tuple[Any, ...]]) -> None:
-        """CHANGE REPLICATION FILTER (``Sql_cmd_change_repl_filter``): each named filter kind is replaced (``()``
-        clears it), the others stay; the channel follows the global filters.
+    def change_filter(self, rules: dict[str, tuple[Any, ...]], configured_by: str) -> None:
+        """CHANGE REPLICATION FILTER on this channel (``Sql_cmd_change_repl_filter``): each named filter kind is
+        replaced (``()`` clears it), the others stay.
+
+        Args:
+            rules: ``{FILTER_NAME: rules}`` (:func:`~gtidkit.replication.filters.parse_filter_statement`).
+            configured_by: performance_schema's CONFIGURED_BY (``CHANGE_REPLICATION_FILTER`` for the global
+                statement, ``CHANGE_REPLICATION_FILTER_FOR_CHANNEL`` with FOR CHANNEL).
 
         Raises:
             MySQLError: 3017 ER_REPLICA_SQL_THREAD_MUST_STOP while the SQL thread runs.
@@ -754,10 +886,19 @@ class Replica:
         with self._lock:
             if self.applier.running:
                 raise mysql_error(3017)
-            f = self.global_filter
+            f = self.applier.filter
             for name, values in rules.items():
-                f = f.changed(name, values, "CHANGE_REPLICATION_FILTER")
-            self.global_filter = self.applier.filter = f
+                f = f.changed(name, values, configured_by)
+            self.set_filter(f)
+
+    def _receiver_thread_id(self) -> int | None:
+        """The receiver's processlist id while it runs (reserved the first time it is asked for), else None."""
+        rcv = self.receiver
+        if not rcv.running:
+            return None
+        if rcv.thread_id is None:
+            rcv.thread_id = self.server.reserve_id()
+        return int(rcv.thread_id)
 
     def thread_rows(self) -> list[dict[str, Any]]:
         """performance_schema.threads rows of the running replication threads (8.0.26+ names): the receiver
@@ -766,10 +907,9 @@ class Replica:
         ``Connect`` and the thread's state (RM8 "The threads Table", "Replication Threads")."""
         rows: list[dict[str, Any]] = []
         rcv, app = self.receiver, self.applier
-        if rcv.running:
-            if rcv.thread_id is None:
-                rcv.thread_id = self.server.reserve_id()
-            rows.append(_thread_row(rcv.thread_id, "replica_io", rcv.state))
+        io_id = self._receiver_thread_id()
+        if io_id is not None:
+            rows.append(_thread_row(io_id, "replica_io", rcv.state))
         if app.running and app.session_id is not None:
             retrieved = self.relay.retrieved_gtids()
             state = (
@@ -874,6 +1014,8 @@ class Replica:
                 current = (gtid, _us_timestamp(orig), _us_timestamp(imm), ps_timestamp(started))
             else:
                 current = ("", ZERO_TIMESTAMP, ZERO_TIMESTAMP, ZERO_TIMESTAMP)
+            if workers and app.running and app.worker_id is None:
+                app.worker_id = self.server.reserve_id()
             thread = app.worker_id if workers else app.session_id  # 0 workers: the SQL thread applies
             tid = thread + THREAD_ID_OFFSET if app.running and thread is not None else None
             rows.append(
@@ -1025,8 +1167,9 @@ def _fields(cfg: ChannelConfig) -> dict[str, Any]:
 
 def install(
     engine_server: Any, wire_server: Any, repl: Any, *, filters: dict[str, tuple[str, ...]] | None = None
-) -> Replica:
-    """Plug the replica role into a server: statement hooks, performance_schema tables, start at boot.
+) -> Any:
+    """Plug the replica role into a server: its channels (:class:`~gtidkit.replication.channel_map.ChannelMap`),
+    statement hooks, performance_schema tables, SOURCE_POS_WAIT, start at boot.
 
     Args:
         engine_server: the engine ``Server``.
@@ -1038,38 +1181,40 @@ def install(
         ValueError: a filter rule mysqld refuses at start-up.
 
     Returns:
-        The :class:`Replica` (also ``repl.roles["replica"]``).
+        The ``ChannelMap`` (also ``repl.roles["replica"]``).
     """
-    from gtidkit.replication import statements  # cycle break: statements imports this module's Replica
-
-    global_filter = ReplicationFilter.from_options(filters or {})
-    replica = Replica(engine_server)
-    replica.global_filter = replica.applier.filter = global_filter
-    statements.register(engine_server, replica)
-    engine_server.gtid_mode_guards.append(replica.check_gtid_mode_change)
-    engine_server.thread_providers.append(replica.thread_rows)
-    engine_server.storage.table_providers.update(
-        {
-            (
-                "performance_schema",
-                "replication_connection_configuration",
-            ): replica.connection_configuration_rows,
-            ("performance_schema", "replication_connection_status"): replica.connection_status_rows,
-            ("performance_schema", "replication_applier_status"): replica.applier_status_rows,
-            ("performance_schema", "replication_applier_filters"): replica.applier_filters_rows,
-            ("performance_schema", "replication_applier_configuration"): replica.applier_configuration_rows,
-            (
-                "performance_schema",
-                "replication_applier_status_by_coordinator",
-            ): replica.coordinator_status_rows,
-            ("performance_schema", "replication_applier_status_by_worker"): replica.worker_status_rows,
-            ("performance_schema", "replication_applier_global_filters"): replica.applier_global_filters_rows,
-        }
-    )
+    # cycle break: channel_map and statements import this module's Replica
+    from gtidkit.replication import statements
+    from gtidkit.replication.channel_map import ChannelMap, split_filter_options
     from gtidkit.replication.pos_wait import pos_wait_functions
 
-    engine_server.function_providers.append(pos_wait_functions(replica))
-    repl.roles["replica"] = replica
-    repl.on_shutdown(replica.shutdown)
-    replica.start_at_boot()
-    return replica
+    global_rules, channel_rules = split_filter_options(filters or {})
+    channels = ChannelMap(
+        engine_server,
+        ReplicationFilter.from_options(global_rules),
+        {
+            ch: ReplicationFilter.from_options(rules, "STARTUP_OPTIONS_FOR_CHANNEL")
+            for ch, rules in channel_rules.items()
+        },
+    )
+    statements.register(engine_server, channels)
+    engine_server.gtid_mode_guards.append(channels.check_gtid_mode_change)
+    engine_server.thread_providers.append(channels.rows("thread_rows"))
+    ps = "performance_schema"
+    engine_server.storage.table_providers.update(
+        {
+            (ps, "replication_connection_configuration"): channels.rows("connection_configuration_rows"),
+            (ps, "replication_connection_status"): channels.rows("connection_status_rows"),
+            (ps, "replication_applier_status"): channels.rows("applier_status_rows"),
+            (ps, "replication_applier_filters"): channels.rows("applier_filters_rows"),
+            (ps, "replication_applier_configuration"): channels.rows("applier_configuration_rows"),
+            (ps, "replication_applier_status_by_coordinator"): channels.rows("coordinator_status_rows"),
+            (ps, "replication_applier_status_by_worker"): channels.rows("worker_status_rows"),
+            (ps, "replication_applier_global_filters"): channels.applier_global_filters_rows,
+        }
+    )
+    engine_server.function_providers.append(pos_wait_functions(channels))
+    repl.roles["replica"] = channels
+    repl.on_shutdown(channels.shutdown)
+    channels.start_at_boot()
+    return channels

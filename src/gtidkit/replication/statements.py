@@ -21,6 +21,7 @@ from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.mysql_errors import REPLICA_ERRANT_GTIDS, message, mysql_error
 from gtidkit.replication.channel import MASTER_ALIASES
+from gtidkit.replication.channel_map import ChannelMap
 from gtidkit.replication.filters import parse_filter_statement
 from gtidkit.replication.replica import REPLICA_STATUS_COLUMNS, SLAVE_STATUS_COLUMNS, Replica
 from gtidkit.replication.until import parse_until
@@ -29,8 +30,6 @@ __all__ = ["EVENTS_COLUMNS", "deprecated_syntax", "register", "relaylog_events",
 
 #: SHOW BINLOG EVENTS / SHOW RELAYLOG EVENTS columns (``Log_event::init_show_field_list``).
 EVENTS_COLUMNS = ("Log_name", "Pos", "Event_type", "Server_id", "End_log_pos", "Info")
-
-_CHANNEL = re.compile(r"\bFOR\s+CHANNEL\s+(['\"`])(.*?)\1", re.IGNORECASE)
 
 
 def thread_types(text: str) -> tuple[bool, bool]:
@@ -45,12 +44,6 @@ def thread_types(text: str) -> tuple[bool, bool]:
     if not io and not sql:
         return True, True
     return io, sql
-
-
-def _check_channel(text: str) -> None:
-    m = _CHANNEL.search(text)
-    if m and m.group(2) != "":
-        raise mysql_error(3074, m.group(2))
 
 
 def relaylog_events(
@@ -130,17 +123,22 @@ def deprecated_syntax(text: str) -> list[Condition]:
     return []
 
 
-def register(server: Any, replica: Replica) -> None:
+def _threads_text(text: str) -> str:
+    """START / STOP REPLICA's text before UNTIL and FOR CHANNEL: where its thread list is."""
+    return re.split(r"\b(?:UNTIL|FOR\s+CHANNEL)\b", text, maxsplit=1, flags=re.IGNORECASE)[0]
+
+
+def register(server: Any, channels: ChannelMap) -> None:
     """Install the replica's statement hooks and SHOW providers on ``server`` (an engine ``Server``).
 
     Args:
         server: the engine server whose ``statement_hooks`` receive the handlers (its ``provide_show`` the SHOW
             REPLICA STATUS and SHOW RELAYLOG EVENTS providers).
-        replica: the channel controller the statements act on.
+        channels: the replica's channels; ``FOR CHANNEL 'x'`` (the classifier's ``info["channel"]``) picks one,
+            as :mod:`gtidkit.replication.channel_map` describes.
     """
 
     def change(session: Any, stmt: Any) -> StatementResult:
-        _check_channel(stmt.text)
         options = dict(stmt.info.get("options", {}))
         warnings = deprecated_syntax(stmt.text)
         warnings += [
@@ -148,52 +146,54 @@ def register(server: Any, replica: Replica) -> None:
             for name in options
             if name in MASTER_ALIASES
         ]
-        notes = replica.change_source(options, secure=bool(getattr(session, "secure_transport", False)))
+        secure = bool(getattr(session, "secure_transport", False))
+        notes = channels.change_source(options, stmt.info.get("channel"), secure=secure)
         return StatementResult(warnings=tuple(warnings + notes))
 
     def thread(session: Any, stmt: Any) -> StatementResult:
-        _check_channel(stmt.text)
         warnings = deprecated_syntax(stmt.text)
-        io, sql = thread_types(re.split(r"\bUNTIL\b", stmt.text, maxsplit=1, flags=re.IGNORECASE)[0])
+        io, sql = thread_types(_threads_text(stmt.text))
+        channel = stmt.info.get("channel")
         if stmt.info.get("start"):
-            notes = replica.start(io, sql, until=parse_until(stmt.text))
+            notes = channels.start(io, sql, parse_until(stmt.text), channel)
         else:
-            notes = replica.stop(io, sql)
+            notes = channels.stop(io, sql, channel)
         return StatementResult(warnings=tuple(warnings + notes))
 
     def reset(session: Any, stmt: Any) -> StatementResult:
-        _check_channel(stmt.text)
         warnings = deprecated_syntax(stmt.text)
-        replica.reset(bool(stmt.info.get("all")))
+        channels.reset(bool(stmt.info.get("all")), stmt.info.get("channel"))
         return StatementResult(warnings=tuple(warnings))
 
     def status(session: Any, stmt: Any) -> StatementResult:
-        _check_channel(stmt.text)
         slave = bool(stmt.info.get("slave"))  # SHOW SLAVE STATUS: the old column names
         names = SLAVE_STATUS_COLUMNS if slave else REPLICA_STATUS_COLUMNS
-        rows = [replica.status_row(slave=slave)] if replica.exists else []
-        res = result_set(list(names), rows)
+        channel = stmt.info.get("channel")
+        res = result_set(list(names), channels.status_rows(channel, slave=slave))
         if slave:  # 1287 as for the other 5.7 spellings (sql_yacc.yy push_deprecated_warn)
             warning = _deprecated("SHOW SLAVE STATUS", "SHOW REPLICA STATUS")
             res = dataclasses.replace(res, warnings=(*res.warnings, warning))
-        errant = replica.receiver.errant_gtids if replica.exists else None
-        if errant:
+        for errant in channels.errant_gtids(channel):
             warning = Condition("Warning", 1105, REPLICA_ERRANT_GTIDS % errant)
             res = dataclasses.replace(res, warnings=(*res.warnings, warning))
         return res
 
     def relaylog(session: Any, stmt: Any) -> StatementResult:
-        _check_channel(stmt.text)
         info = stmt.info
+        replica = channels.one(info.get("channel"))
         return relaylog_events(
             replica, info.get("file"), info.get("pos"), info.get("off", 0), info.get("cnt")
         )
 
     def change_filter(session: Any, stmt: Any) -> StatementResult:
-        _check_channel(stmt.text)
-        replica.change_filter(parse_filter_statement(stmt.text))
+        channels.change_filter(parse_filter_statement(stmt.text), stmt.info.get("channel"))
         return StatementResult()
 
+    def flush_relay_logs(session: Any, stmt: Any) -> StatementResult:
+        channels.flush_relay_logs(stmt.info.get("channel"))
+        return StatementResult()
+
+    server.statement_hooks["flush_relay_logs"] = flush_relay_logs
     server.statement_hooks["change_replication_filter"] = change_filter
     server.statement_hooks["change_replication_source"] = change
     server.statement_hooks["replica_thread"] = thread

@@ -85,6 +85,7 @@ from gtidkit.engine.sql.numeric_types import (
     type_of_column,
     union_type,
 )
+from gtidkit.engine.sql.order_names import qualify_order_by
 from gtidkit.engine.sql.parse import SqlStatement, parse_error, parse_tree, templatize
 from gtidkit.engine.sql.scopes import scoped_columns
 from gtidkit.engine.sql.spatial import UDFS as SPATIAL_UDFS
@@ -1054,6 +1055,7 @@ class Executor:
         rewrite_for_sqlite(tree)
         rewrite_checksum(tree)
         rewrite_group_concat(tree)
+        qualify_order_by(tree)
         rewrite_json(tree, self._json_columns(tree, current_db), self._typed_columns(tree, current_db))
         decimal_math.rewrite_exact(tree, _type_resolver(tree), self._literals.get, self.div_increment())
         assignments = [n for n in tree.find_all(exp.PropertyEQ) if isinstance(n.this, exp.Parameter)]

@@ -258,9 +258,16 @@ def _unid(s: str) -> str:
 _COMPLETION = r"(?: (?P<chain>AND (?:NO )?CHAIN))?(?: (?P<release>(?:NO )?RELEASE))?"
 #: one FLUSH option other than TABLES (engine/statements/flush.py FLUSH_OPTIONS; RELAY LOGS may name a channel)
 _FLUSH_OPTION = (
-    r"(?:(?:BINARY|ENGINE|ERROR|GENERAL|SLOW) LOGS|RELAY LOGS(?: FOR CHANNEL \S+)?|LOGS|HOSTS|PRIVILEGES"
+    rf"(?:(?:BINARY|ENGINE|ERROR|GENERAL|SLOW) LOGS|RELAY LOGS(?: FOR CHANNEL {_STR})?|LOGS|HOSTS|PRIVILEGES"
     r"|OPTIMIZER_COSTS|STATUS|USER_RESOURCES)"
 )
+
+#: ``FOR CHANNEL 'name'`` of the replication statements (sql_yacc.yy ``opt_channel``: ``FOR CHANNEL
+#: TEXT_STRING_sys_nonewline``, a quoted string, never an identifier): ``info["channel"]``, unquoted and lowercased
+#: as the parser does (``my_casedn_str``: channel names are case-insensitive); absent without the clause.
+_FOR_CHANNEL = rf"(?: FOR CHANNEL (?P<channel>{_STR}))?"
+#: FLUSH RELAY LOGS FOR CHANNEL 'name' inside a FLUSH's options: ``info["channel"]`` as above
+_FLUSH_CHANNEL = re.compile(rf"RELAY LOGS FOR CHANNEL ({_STR})", re.IGNORECASE)
 
 #: (regex over normalized text, kind, command name, group-name -> info key). First match wins.
 _RECOGNISER_SRC: list[tuple[str, str, str]] = [
@@ -301,20 +308,20 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         "admin",
         "reset_binary_logs",
     ),
-    (re.compile(r"^RESET (?:REPLICA|SLAVE)(?P<all> ALL)?$"), "admin", "reset_replica"),
+    (re.compile(rf"^RESET (?:REPLICA|SLAVE)(?P<all> ALL)?{_FOR_CHANNEL}$"), "admin", "reset_replica"),
     (re.compile(rf"^PURGE (?:BINARY|MASTER) LOGS TO {_STR}$"), "admin", "purge_binary_logs_to"),
     (re.compile(r"^PURGE (?:BINARY|MASTER) LOGS BEFORE (?P<expr>.+)$"), "admin", "purge_binary_logs_before"),
     (
         re.compile(
             r"^(?P<verb>START|STOP) (?:REPLICA|SLAVE)(?: (?P<threads>IO_THREAD|SQL_THREAD|RELAY_THREAD)"
-            r"(?: ?, ?(?:IO_THREAD|SQL_THREAD|RELAY_THREAD))*)?(?: (?P<rest>UNTIL .+|FOR CHANNEL .+))?$"
+            rf"(?: ?, ?(?:IO_THREAD|SQL_THREAD|RELAY_THREAD))*)?(?: (?P<rest>UNTIL .+?))?{_FOR_CHANNEL}$"
         ),
         "admin",
         "replica_thread",
     ),
-    (re.compile(r"^CHANGE REPLICATION FILTER .+$"), "admin", "change_replication_filter"),
+    (re.compile(rf"^CHANGE REPLICATION FILTER .+?{_FOR_CHANNEL}$"), "admin", "change_replication_filter"),
     (
-        re.compile(r"^CHANGE (?:REPLICATION SOURCE|MASTER) TO (?P<opts>.+)$"),
+        re.compile(rf"^CHANGE (?:REPLICATION SOURCE|MASTER) TO (?P<opts>.+?){_FOR_CHANNEL}$"),
         "admin",
         "change_replication_source",
     ),
@@ -382,6 +389,8 @@ def _recognise(norm: str) -> Statement | None:
         if command == "purge_binary_logs_before":
             e = info.pop("expr").strip()
             info["before"] = unquote_string(e) if e[:1] in "'\"" else e
+        if "channel" in info:
+            info["channel"] = unquote_string(info["channel"]).lower()
         if command == "replica_thread":
             info["start"] = info.pop("verb").upper() == "START"
         if command == "reset_binary_logs" and "to" in info:
@@ -390,6 +399,9 @@ def _recognise(norm: str) -> Statement | None:
             info["options"] = _parse_change_source(info.pop("opts"))
         if command in ("flush", "load_data"):
             info["local"] = "local" in info
+            fc = _FLUSH_CHANNEL.search(info["options"])
+            if fc:
+                info["channel"] = unquote_string(fc.group(1)).lower()
         if command == "table_maintenance":
             info["op"] = info["op"].lower()
             info["local"] = "local" in info
@@ -446,12 +458,12 @@ SHOW_PARSERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "relaylog_events",
         ("RELAYLOG",),
-        rf"^SHOW RELAYLOG EVENTS(?: IN (?P<file>{_STR}))?(?: FROM (?P<pos>\d+))?{_LIMIT}(?: FOR CHANNEL .+)?$",
+        rf"^SHOW RELAYLOG EVENTS(?: IN (?P<file>{_STR}))?(?: FROM (?P<pos>\d+))?{_LIMIT}{_FOR_CHANNEL}$",
     ),
     (
         "replica_status",
         ("REPLICA", "SLAVE"),
-        r"^SHOW (?:REPLICA|(?P<slave>SLAVE)) STATUS(?: FOR CHANNEL .+)?$",
+        rf"^SHOW (?:REPLICA|(?P<slave>SLAVE)) STATUS{_FOR_CHANNEL}$",
     ),
     ("replicas", ("REPLICAS", "SLAVE"), r"^SHOW (?:REPLICAS|(?P<slave>SLAVE) HOSTS)$"),
     ("warnings", ("WARNINGS",), rf"^SHOW WARNINGS{_LIMIT}$"),
@@ -574,6 +586,8 @@ def _parse_show(norm: str) -> dict[str, Any] | None:
             info[k] = k in info
         if "file" in info:
             info["file"] = unquote_string(info["file"])
+        if "channel" in info:
+            info["channel"] = unquote_string(info["channel"]).lower()
         if "db" in info:
             info["db"] = _unid(info["db"])
         if "object" in info:

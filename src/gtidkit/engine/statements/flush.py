@@ -79,6 +79,11 @@ def run_flush(session: Session, stmt: Statement) -> StatementResult:
     try:
         if options & _ROTATES:
             session.server.rotate()
+        relay = session.server.statement_hooks.get("flush_relay_logs")
+        if (
+            "RELAY LOGS" in options and relay is not None
+        ):  # the replica's channels (replication/channel_map.py)
+            relay(session, stmt)
         if (
             "PRIVILEGES" in options
         ):  # acl_reload: the grant tables as they are now (after direct DML on mysql.user)

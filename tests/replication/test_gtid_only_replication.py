@@ -1,0 +1,87 @@
+"""GTID_ONLY = 1 and REQUIRE_ROW_FORMAT = 1 between real `gtidkit server` processes.
+
+Oracles: mysql-test ``rpl_gtid/r/rpl_gtid_only_no_applier_repo_persistency.result`` (with GTID_ONLY = 1 the applier
+metadata repository keeps its old position while SHOW REPLICA STATUS moves on; replication resumes after a restart
+by GTIDs) and the manual's REQUIRE_ROW_FORMAT ("only row-based replication events are processed ... a DML
+transaction logged in statement format stops the applier"; WL#12968 test ``rpl_channel_require_row_format``), the
+error being ER_CLIENT_QUERY_FAILURE_INVALID_NON_ROW_FORMAT.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from replication.cluster import Node, cluster, wait_until
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Node, Node]]:
+    with cluster(tmp_path_factory.mktemp("gtid_only")) as c:
+        src = c.node("source", 1, log_bin=True)
+        rep = c.node("replica", 2, log_bin=False)
+        src.query("CREATE DATABASE d")
+        src.query("CREATE TABLE d.t (a INT PRIMARY KEY, b VARCHAR(20))")
+        rep.query(
+            "CHANGE REPLICATION SOURCE TO SOURCE_HOST = '127.0.0.1', SOURCE_PORT = %s, SOURCE_USER = 'root', "
+            "SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 1, REQUIRE_ROW_FORMAT = 1, GTID_ONLY = 1",
+            (src.port,),
+        )
+        rep.query("START REPLICA")
+        yield src, rep
+
+
+def _repository(rep: Node) -> tuple:
+    return rep.query("SELECT Relay_log_name, Relay_log_pos, Master_log_pos FROM mysql.slave_relay_log_info")[
+        0
+    ]
+
+
+def test_positions_not_persisted_and_restart_resumes(pair):
+    src, rep = pair
+    for i in range(3):
+        src.query("INSERT INTO d.t VALUES (%s, 'row')", (i,))
+    assert rep.wait_for(src.executed(), 60), rep.replica_status()
+    before = _repository(rep)
+    src.query("INSERT INTO d.t VALUES (10, 'more')")
+    assert rep.wait_for(src.executed(), 60), rep.replica_status()
+    status = rep.replica_status()
+    assert status["Exec_Source_Log_Pos"] > 0 and status["Relay_Log_Pos"] > 4
+    # the repository did not follow: GTID_ONLY = 1 persists no positions
+    assert _repository(rep) == before
+    assert (status["Relay_Log_Pos"], status["Exec_Source_Log_Pos"]) != (before[1], before[2])
+
+    rep.stop()
+    src.query("INSERT INTO d.t VALUES (11, 'while down')")
+    rep.start()  # resumes by GTIDs from the stale position, skipping what it executed
+    assert rep.wait_for(src.executed(), 60), rep.replica_status()
+    assert rep.executed() == src.executed()
+    assert rep.checksum("d") == src.checksum("d")
+    assert (
+        rep.query("SELECT GTID_ONLY FROM performance_schema.replication_connection_configuration")[0][0]
+        == "1"
+    )
+
+
+def test_require_row_format_stops_on_statement_dml(pair):
+    src, rep = pair
+    conn = src.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute("SET SESSION binlog_format = 'STATEMENT'")
+        cur.execute("INSERT INTO d.t VALUES (20, 'statement')")
+    finally:
+        conn.close()
+    wait_until(lambda: rep.replica_status()["Last_SQL_Errno"] != 0, what="the applier error")
+    status = rep.replica_status()
+    assert status["Last_SQL_Errno"] == 3944
+    worker = rep.query(
+        "SELECT LAST_ERROR_NUMBER, LAST_ERROR_MESSAGE FROM performance_schema.replication_applier_status_by_worker "
+        "WHERE LAST_ERROR_NUMBER <> 0"
+    )
+    assert worker[0][0] == 3944
+    assert worker[0][1].endswith("The query does not comply with variable require_row_format restrictions.")
+    assert status["Replica_SQL_Running"] == "No"
+    assert not src.executed() <= rep.executed()
+    assert rep.query("SELECT COUNT(*) FROM d.t WHERE a = 20")[0][0] == 0
