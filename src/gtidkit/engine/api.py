@@ -14,6 +14,10 @@ of their contract is the :class:`~gtidkit.engine.session.Session` / :class:`~gti
 * :data:`THREAD_ID_OFFSET`: performance_schema THREAD_ID = PROCESSLIST_ID + this offset for a connection's thread.
 * :func:`table_names`: the ``(schema, table)`` pairs of a table list (ANALYZE / CHECK / OPTIMIZE / REPAIR TABLE),
   for their privilege check.
+* :func:`parse_load_data`, :func:`local_infile_error`: a LOAD DATA statement's parsed clauses and the 3948 refusal
+  of LOCAL, for its privilege check (INSERT / DELETE on the table, FILE for a server file).
+* :func:`classify`, :class:`StatementKind`: a statement's kind and parsed arguments, for the replica's
+  REQUIRE_ROW_FORMAT check of a relay-log Query event (replication/row_format.py).
 * :func:`result_set`: a :class:`~gtidkit.engine.results.StatementResult` with a result set from column names and
   rows (SHOW REPLICA STATUS, SHOW REPLICAS and the replication statements' answers).
 """
@@ -23,13 +27,19 @@ from __future__ import annotations
 from gtidkit.engine.sql.catalog import THREAD_ID_OFFSET
 from gtidkit.engine.sql.metadata import result_set
 from gtidkit.engine.sql.parse import split_statements
+from gtidkit.engine.statements.classify import StatementKind, classify
+from gtidkit.engine.statements.load_data import local_infile_error, parse_load_data
 from gtidkit.engine.statements.maintenance import table_names
 from gtidkit.engine.statements.prepared import bound_text, literal, placeholder_positions
 
 __all__ = [
     "THREAD_ID_OFFSET",
+    "StatementKind",
     "bound_text",
+    "classify",
     "literal",
+    "local_infile_error",
+    "parse_load_data",
     "placeholder_positions",
     "result_set",
     "split_statements",

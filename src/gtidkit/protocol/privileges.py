@@ -261,7 +261,7 @@ def _check_load_data(account: Account, user: str, host: str, stmt: Any, session:
     FILE_ACL): FILE missing is 1045 (``check_access`` of a global privilege), a table privilege 1142. LOCAL
     refused by ``local_infile`` (3948) is reported before, by the statement; a statement that does not parse
     reports its 1064 when it runs."""
-    from gtidkit.engine.statements.load_data import local_infile_error, parse_load_data
+    from gtidkit.engine.api import local_infile_error, parse_load_data
 
     try:
         ld = parse_load_data(stmt.text)

@@ -21,7 +21,7 @@ from sqlglot import expressions as exp
 
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.events.statement import QueryEvent
-from gtidkit.engine.statements.classify import StatementKind, classify
+from gtidkit.engine.api import StatementKind, classify
 from gtidkit.mysql_errors import mysql_error
 
 __all__ = ["RowFormatRequired", "check_row_format"]

@@ -399,6 +399,7 @@ def _recognise(norm: str) -> Statement | None:
             info["options"] = _parse_change_source(info.pop("opts"))
         if command in ("flush", "load_data"):
             info["local"] = "local" in info
+        if command == "flush":
             fc = _FLUSH_CHANNEL.search(info["options"])
             if fc:
                 info["channel"] = unquote_string(fc.group(1)).lower()
