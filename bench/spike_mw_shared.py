@@ -1,0 +1,272 @@
+"""Issue 21 design spike, points 3 and 5: cross-process shared state and connection distribution.
+
+Point 3 (how a worker learns of other workers' commits), per statement and per commit, in µs:
+
+* the staleness check each statement would make: read a generation counter from a shared page (``mmap`` of a
+  datadir file), ``PRAGMA data_version`` on the session's SQLite connection, or ``SELECT max(seq)`` from the
+  commit log table;
+* the catch-up when the counter moved: read the new commit log rows (sequence number, GNO, binlog end
+  position, logical clock) and add each GTID to the worker's gtid_executed (:class:`gtidkit.gtid.GtidSet`), for 1
+  and for 20 new commits; or parse gtid_executed's text from the shared page instead;
+* the primitives of cross-process coordination: an uncontended ``flock`` pair (write lock, GTID ownership
+  table lock), and the wake-up latency from one process to another (a Unix datagram socket ping-pong / 2; what a
+  control channel, KILL or a dump-thread wake-up costs).
+
+Point 5 (one listening port, N workers): 400 sequential connections to N=4 worker processes that accept on one
+inherited listening socket, on SO_REUSEPORT sockets (one per worker), or that receive each connection from a
+supervisor that accepts and passes the descriptor with SCM_RIGHTS (``socket.send_fds``); per mode, how the
+connections spread over the workers and the median connect-to-first-byte latency.
+
+Usage: .venv/bin/python bench/spike_mw_shared.py [--no-write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import mmap
+import os
+import socket
+import sqlite3
+import struct
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+SID = uuid.UUID("3e11fa47-71ca-11e1-9e33-c80aa9429562")
+
+
+def _med(fn, n: int = 20000) -> float:
+    """Median µs of ``fn()`` over ``n`` calls, timed in batches of 100."""
+    v = []
+    for _ in range(n // 100):
+        t0 = time.perf_counter()
+        for _ in range(100):
+            fn()
+        v.append((time.perf_counter() - t0) / 100)
+    v.sort()
+    return v[len(v) // 2] * 1e6
+
+
+def staleness(d: Path) -> dict[str, float]:
+    """µs of each staleness check and of each catch-up step."""
+    from gtidkit.gtid import GtidSet
+
+    path = d / "shm"
+    path.write_bytes(bytes(4096))
+    fd = os.open(path, os.O_RDWR)
+    page = mmap.mmap(fd, 4096)
+    os.close(fd)
+    db = sqlite3.connect(d / "db.sqlite", isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute(
+        "CREATE TABLE commit_log (seq INTEGER PRIMARY KEY, gno INTEGER, last_committed INTEGER, file TEXT, "
+        "end_pos INTEGER, payload BLOB)"
+    )
+    db.execute("BEGIN")
+    db.executemany(
+        "INSERT INTO commit_log VALUES (?, ?, ?, 'binlog.000001', ?, zeroblob(600))",
+        [(i, i, i - 1, 1000 + 700 * i) for i in range(1, 5001)],
+    )
+    db.execute("COMMIT")
+    unpack = struct.Struct("<Q").unpack_from
+    out: dict[str, float] = {}
+    out["mmap generation counter read"] = _med(lambda: unpack(page, 0))
+    out["PRAGMA data_version"] = _med(lambda: db.execute("PRAGMA data_version").fetchone())
+    out["SELECT max(seq) FROM commit_log"] = _med(
+        lambda: db.execute("SELECT max(seq) FROM commit_log").fetchone()
+    )
+    base = GtidSet.parse(f"{SID}:1-4000")
+    sid_bytes = SID.bytes
+
+    def catch_up(k: int) -> float:
+        gset = GtidSet.parse(str(base))
+        last = [4000]
+
+        def step() -> None:
+            rows = db.execute(
+                "SELECT seq, gno, last_committed, file, end_pos FROM commit_log WHERE seq > ? ORDER BY seq LIMIT ?",
+                (last[0], k),
+            ).fetchall()
+            for _seq, gno, _lc, _f, _pos in rows:
+                gset.add_in_place(sid_bytes, "", gno)
+            last[0] = 4000  # rerun the same rows: add_in_place of a present GNO costs as much as a new one
+
+        return _med(step, 4000)
+
+    out["catch-up of 1 commit (commit_log rows -> gtid_executed)"] = catch_up(1)
+    out["catch-up of 20 commits"] = catch_up(20)
+    text = f"{SID}:1-123456"
+    out["parse gtid_executed text from the shared page (1 interval)"] = _med(lambda: GtidSet.parse(text))
+    gappy = f"{SID}:" + ":".join(f"{i * 10 + 1}-{i * 10 + 5}" for i in range(50))
+    out["parse gtid_executed text (50 intervals)"] = _med(lambda: GtidSet.parse(gappy), 4000)
+    lf = os.open(d / "lock", os.O_RDWR | os.O_CREAT)
+
+    def lock_pair() -> None:
+        fcntl.flock(lf, fcntl.LOCK_EX)
+        fcntl.flock(lf, fcntl.LOCK_UN)
+
+    out["flock + unlock, uncontended"] = _med(lock_pair)
+    db.close()
+    return out
+
+
+def wake_latency(rounds: int = 2000) -> float:
+    """Median one-way µs of a Unix datagram between two processes (ping-pong round trip / 2)."""
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    pid = os.fork()
+    if pid == 0:
+        a.close()
+        for _ in range(rounds):
+            b.send(b.recv(16))
+        os._exit(0)
+    b.close()
+    v = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        a.send(b"x")
+        a.recv(16)
+        v.append(time.perf_counter() - t0)
+    os.waitpid(pid, 0)
+    a.close()
+    v.sort()
+    return v[len(v) // 2] / 2 * 1e6
+
+
+# ---------------------------------------------------------------- point 5
+def _serve(sock: socket.socket, index: int, n: int) -> None:
+    for _ in range(n):
+        try:
+            c, _ = sock.accept()
+        except OSError:
+            return
+        c.sendall(bytes([index]))
+        c.close()
+
+
+def _serve_fds(chan: socket.socket, index: int) -> None:
+    while True:
+        _msg, fds, _flags, _addr = socket.recv_fds(chan, 16, 1)
+        if not fds:
+            return
+        c = socket.socket(fileno=fds[0])
+        c.sendall(bytes([index]))
+        c.close()
+
+
+def distribution(mode: str, workers: int = 4, conns: int = 400) -> tuple[Counter[int], float]:
+    """Spread of ``conns`` sequential connections over ``workers`` processes, and the median connect-to-first-
+    byte µs."""
+    pids: list[int] = []
+    if mode == "inherited":
+        ls = socket.create_server(("127.0.0.1", 0), backlog=128)
+        port = ls.getsockname()[1]
+        for i in range(workers):
+            pid = os.fork()
+            if pid == 0:
+                _serve(ls, i, conns)
+                os._exit(0)
+            pids.append(pid)
+        ls.close()
+    elif mode == "reuseport":
+        probe = socket.create_server(("127.0.0.1", 0), reuse_port=True)
+        port = probe.getsockname()[1]
+        probe.close()
+        socks = [
+            socket.create_server(("127.0.0.1", port), reuse_port=True, backlog=128) for _ in range(workers)
+        ]
+        for i in range(workers):
+            pid = os.fork()
+            if pid == 0:
+                _serve(socks[i], i, conns)
+                os._exit(0)
+            pids.append(pid)
+        for s in socks:
+            s.close()
+    else:  # handoff: this process accepts (the supervisor) and passes each connection round-robin
+        ls = socket.create_server(("127.0.0.1", 0), backlog=128)
+        port = ls.getsockname()[1]
+        chans = []
+        for i in range(workers):
+            sup, wk = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+            pid = os.fork()
+            if pid == 0:
+                sup.close()
+                ls.close()
+                _serve_fds(wk, i)
+                os._exit(0)
+            wk.close()
+            chans.append(sup)
+            pids.append(pid)
+    time.sleep(0.3)
+    seen: Counter[int] = Counter()
+    lat = []
+    for k in range(conns):
+        t0 = time.perf_counter()
+        c = socket.create_connection(("127.0.0.1", port))
+        if mode == "handoff":
+            a, _ = ls.accept()
+            socket.send_fds(chans[k % workers], [b"c"], [a.fileno()])
+            a.close()
+        b = c.recv(1)
+        lat.append(time.perf_counter() - t0)
+        seen[b[0]] += 1
+        c.close()
+    if mode == "handoff":
+        for ch in chans:
+            socket.send_fds(ch, [b"q"], [])
+            ch.close()
+        ls.close()
+    for pid in pids:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    lat.sort()
+    return seen, lat[len(lat) // 2] * 1e6
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    load0 = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        st = staleness(Path(tmp))
+    wake = wake_latency()
+    dist = {m: distribution(m) for m in ("inherited", "reuseport", "handoff")}
+    load1 = os.getloadavg()
+    lines = [
+        "## Multi-worker spike (issue 21), points 3 and 5: cross-process state, connection distribution",
+        "",
+        (
+            "Command: `.venv/bin/python bench/spike_mw_shared.py` (medians; load average before / after: "
+            f"{load0[0]:.1f} / {load1[0]:.1f} on {os.cpu_count()} CPUs)."
+        ),
+        "",
+        "| step | µs |",
+        "|---|---|",
+    ]
+    lines += [f"| {k} | {v:.2f} |" for k, v in st.items()]
+    lines.append(f"| wake another process: Unix datagram, one way | {wake:.1f} |")
+    lines += [
+        "",
+        "400 sequential connections to 4 worker processes (connections per worker; median connect to first byte):",
+        "",
+        "| listening | per worker | µs |",
+        "|---|---|---|",
+    ]
+    for m, (seen, lat) in dist.items():
+        lines.append(f"| {m} | {', '.join(str(seen[i]) for i in range(4))} | {lat:.0f} |")
+    text = "\n".join(lines)
+    print(text)
+    if not args.no_write:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from _results import update_section
+
+        update_section("mw_shared", text)
+
+
+if __name__ == "__main__":
+    main()
