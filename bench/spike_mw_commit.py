@@ -205,15 +205,18 @@ class Committer:
             os.close(fd)
 
 
-def flusher(d: Path, stop: Any, batch: int) -> None:
-    """Append durable commit_log rows to the binlog file in sequence order; fsync every ``batch`` rows."""
+def flusher(d: Path, stop: Any, batch: int, bound: str = "synced") -> None:
+    """Append durable commit_log rows to the binlog file in sequence order; fsync every ``batch`` rows.
+
+    ``bound``: the shared counter the flusher may not pass, ``synced`` (the design) or ``committed`` (a negative
+    control for the power-loss model: the binlog then runs ahead of what the WAL fsync made durable)."""
     sh = Shared(d)
     db = sqlite3.connect(d / "db.sqlite", isolation_level=None, check_same_thread=False)
     fd = os.open(d / "binlog", os.O_WRONLY)
     done = sh.get("binlog_synced")
     pending = 0
     while True:
-        synced = sh.get("synced")
+        synced = sh.get(bound)
         if synced > done:
             rows = db.execute(
                 "SELECT seq, gno, start_pos, payload FROM commit_log WHERE seq > ? AND seq <= ? ORDER BY seq",
@@ -322,7 +325,11 @@ def _committer_loop(
 def _proc_main(
     d: str, mode: str, opts: dict[str, int], start_at: float, stop_at: float, tag: str, q: Any
 ) -> None:
-    q.put(_committer_loop(Path(d), mode, opts, start_at, stop_at, tag))
+    try:
+        q.put(_committer_loop(Path(d), mode, opts, start_at, stop_at, tag))
+    except BaseException as err:
+        q.put(err)  # the parent fails at once instead of waiting for a result that never comes
+        raise
 
 
 def run(d: Path, mode: str, kind: str, n: int, seconds: float, opts: dict[str, int]) -> dict[str, float]:
@@ -332,8 +339,11 @@ def run(d: Path, mode: str, kind: str, n: int, seconds: float, opts: dict[str, i
     stop = threading.Event()
     fl = None
     if mode == "engine_first":
+        # started after the committer processes are forked: forking while another thread runs (here one inside
+        # SQLite) can leave a lock held in the child forever; the build uses fork+exec for the same reason
         fl = threading.Thread(target=flusher, args=(d, stop, 50))
-        fl.start()
+        if kind == "threads":
+            fl.start()
     start_at = time.monotonic() + 0.3 + (0.2 * n if kind == "processes" else 0)
     stop_at = start_at + seconds
     lats: list[float] = []
@@ -361,8 +371,13 @@ def run(d: Path, mode: str, kind: str, n: int, seconds: float, opts: dict[str, i
         ]
         for p in ps:
             p.start()
+        if fl is not None:
+            fl.start()
         for _ in ps:
-            o, h = q.get(timeout=120)
+            got = q.get(timeout=120)
+            if isinstance(got, BaseException):
+                raise RuntimeError(f"a committer process failed: {got!r}")  # noqa: TRY004 - a failure, not a type
+            o, h = got
             lats += o
             held += h
         for p in ps:
