@@ -6,11 +6,12 @@ power loss does to writes that were never fsynced. This script models one on the
 
 * every committer runs with ``PRAGMA wal_autocheckpoint=0``, so the only fsyncs of the WAL are the group-sync
   leader's ``fdatasync`` (and the database file never changes after set-up);
-* right after its ``fdatasync`` and before it publishes ``synced``, the leader copies the ``-wal`` file (the copy
-  holds at least everything that fsync made durable, and maybe a torn tail of frames written since, as a power
-  loss may keep);
-* after the SIGKILL the "disk after the power loss" is built: the database file, the last WAL copy as its
-  ``-wal``, and the binlog file cut to the end of the last transaction the flusher had fsynced plus a random part
+* right after its ``fdatasync`` and before it publishes ``synced``, the leader copies the ``-wal`` file and
+  records the WAL's size when the fsync started (every byte below it was written before the fsync, so it is
+  durable; the copy may hold frames written since);
+* after the SIGKILL the "disk after the power loss" is built: the database file, the last WAL copy cut to the
+  recorded size plus a random part of the rest (frames a power loss may or may not keep, a torn one included) as
+  its ``-wal``, and the binlog file cut to the end of the last transaction the flusher had fsynced plus a random part
   of what it wrote after that (partial writeback);
 * recovery and the checks run on that image: every acknowledged transaction is in the data; the rebuilt binlog
   holds every transaction of the data exactly once, seq and GNO without gaps, and nothing else.
@@ -71,10 +72,13 @@ class PowerLossCommitter(mc.Committer):
             if sh.get("synced") >= seq:
                 return
             target = sh.get("committed")
+            covered = os.fstat(self.wal).st_size  # every byte below was written before the fsync started
             os.fdatasync(self.wal)
             tmp = self.d / "img.wal.tmp"
             shutil.copyfile(str(self.d / "db.sqlite") + "-wal", tmp)
             os.replace(tmp, self.d / "img.wal")
+            (self.d / "img.size.tmp").write_text(str(covered))
+            os.replace(self.d / "img.size.tmp", self.d / "img.size")
             sh.set("synced", target)
             sh.add("wal_fsyncs")
         finally:
@@ -112,7 +116,10 @@ def _image(d: Path, img: Path, rng: random.Random) -> dict[str, int]:
     img.mkdir()
     shutil.copyfile(d / "db.sqlite", img / "db.sqlite")
     if (d / "img.wal").exists():
-        shutil.copyfile(d / "img.wal", img / "db.sqlite-wal")
+        # what the last fsync covered, plus a random part of the frames written after it (a torn tail included)
+        wal = (d / "img.wal").read_bytes()
+        covered = min(int((d / "img.size").read_text()), len(wal)) if (d / "img.size").exists() else 0
+        (img / "db.sqlite-wal").write_bytes(wal[: covered + rng.randint(0, len(wal) - covered)])
     bs = mc.Shared(d).get("binlog_synced")
     db = sqlite3.connect(
         d / "db.sqlite", isolation_level=None
@@ -137,6 +144,7 @@ def trials(n: int, ack_early: bool, seed: int, bound: str = "synced") -> dict[st
         for _ in range(n):
             mc.setup(d)
             (d / "img.wal").unlink(missing_ok=True)
+            (d / "img.size").unlink(missing_ok=True)
             proc = subprocess.Popen(
                 [
                     sys.executable,
@@ -193,8 +201,9 @@ def main() -> None:
         "",
         (
             f"Command: `.venv/bin/python bench/spike_mw_powerloss.py --trials {args.trials}` (4 committer threads + "
-            "the flusher, SIGKILL after a random 0.05-0.5 s, then the disk a power loss could leave: the WAL as "
-            "copied after the last group fsync (with whatever torn tail the copy caught), the binlog cut to its "
+            "the flusher, SIGKILL after a random 0.05-0.5 s, then the disk a power loss could leave: the WAL as far "
+            "as the last group fsync covered it plus a random part of the frames written after it (a torn tail "
+            "included), the binlog cut to its "
             "last fsynced transaction plus a random part of the rest; recovery and spike_mw_commit's checks on that "
             f"image; load average before / after: {load0[0]:.1f} / {load1[0]:.1f})."
         ),
