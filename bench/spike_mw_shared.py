@@ -10,7 +10,10 @@ Point 3 (how a worker learns of other workers' commits), per statement and per c
   and for 20 new commits; or parse gtid_executed's text from the shared page instead;
 * the primitives of cross-process coordination: an uncontended ``flock`` pair (write lock, GTID ownership
   table lock), and the wake-up latency from one process to another (a Unix datagram socket ping-pong / 2; what a
-  control channel, KILL or a dump-thread wake-up costs).
+  control channel, KILL or a dump-thread wake-up costs);
+* prototypes built on them: GTID ownership in a shared page (``SET GTID_NEXT`` in worker B blocked while worker A
+  owns the GTID; A's release wakes B, which then owns it), a SHOW PROCESSLIST fan-out to 4 workers, and the time
+  to start a replacement worker (fresh interpreter, imports, engine opened as a secondary).
 
 Point 5 (one listening port, N workers): 400 sequential connections to N=4 worker processes that accept on one
 inherited listening socket, on SO_REUSEPORT sockets (one per worker), or that receive each connection from a
@@ -136,6 +139,174 @@ def wake_latency(rounds: int = 2000) -> float:
     return v[len(v) // 2] / 2 * 1e6
 
 
+# ---------------------------------------------------------------- GTID ownership across processes
+_SLOT = struct.Struct("<QQ")  # (gno, owner connection id); 0 = free. One SID in this prototype.
+_SLOTS = 64
+
+
+def _claim(page: mmap.mmap, lockfd: int, gno: int, conn_id: int, waiter: str | None) -> bool:
+    """Own ``gno`` for ``conn_id`` unless another connection owns it (then register ``waiter``'s socket path)."""
+    fcntl.flock(lockfd, fcntl.LOCK_EX)
+    try:
+        free = None
+        for i in range(_SLOTS):
+            g, owner = _SLOT.unpack_from(page, 16 + i * 16)
+            if g == gno and owner not in (0, conn_id):
+                if waiter is not None:
+                    page[2048 : 2048 + 108] = waiter.encode().ljust(108, b"\0")
+                return False
+            if owner == 0 and free is None:
+                free = i
+        assert free is not None
+        _SLOT.pack_into(page, 16 + free * 16, gno, conn_id)
+        return True
+    finally:
+        fcntl.flock(lockfd, fcntl.LOCK_UN)
+
+
+def _release(page: mmap.mmap, lockfd: int, gno: int, conn_id: int, sock: socket.socket) -> None:
+    """Drop the ownership and wake the registered waiter (one datagram)."""
+    fcntl.flock(lockfd, fcntl.LOCK_EX)
+    try:
+        for i in range(_SLOTS):
+            if _SLOT.unpack_from(page, 16 + i * 16) == (gno, conn_id):
+                _SLOT.pack_into(page, 16 + i * 16, 0, 0)
+        waiter = bytes(page[2048 : 2048 + 108]).rstrip(b"\0").decode()
+        page[2048 : 2048 + 108] = bytes(108)
+    finally:
+        fcntl.flock(lockfd, fcntl.LOCK_UN)
+    if waiter:
+        sock.sendto(b"released", waiter)
+
+
+def ownership_handoff(d: Path, rounds: int = 300) -> float:
+    """Median µs from the owner's release to the waiting process's successful claim of the same GTID (SET GTID_NEXT
+    blocked in another worker), through the shared page + flock + a datagram to the waiter's socket."""
+    (d / "own.shm").write_bytes(bytes(4096))
+    (d / "own.lock").write_bytes(b"")
+    a_path, b_path = str(d / "a.sock"), str(d / "b.sock")
+    go_r, go_w = os.pipe()
+    res_r, res_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # worker B: waits for each gno that A owns, claims it when woken
+        fd = os.open(d / "own.shm", os.O_RDWR)
+        page = mmap.mmap(fd, 4096)
+        lk = os.open(d / "own.lock", os.O_RDWR)
+        sb = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sb.bind(b_path)
+        for gno in range(1, rounds + 1):
+            os.read(go_r, 1)  # A owns gno now
+            while not _claim(page, lk, gno, 2, b_path):
+                sb.recv(16)
+            os.write(res_w, struct.pack("<d", time.perf_counter()))
+            _release(page, lk, gno, 2, sb)
+        os._exit(0)
+    fd = os.open(d / "own.shm", os.O_RDWR)
+    page = mmap.mmap(fd, 4096)
+    lk = os.open(d / "own.lock", os.O_RDWR)
+    sa = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sa.bind(a_path)
+    v = []
+    for gno in range(1, rounds + 1):
+        assert _claim(page, lk, gno, 1, None)
+        os.write(go_w, b"x")
+        time.sleep(0.002)  # B is now blocked as a waiter
+        t0 = time.perf_counter()
+        _release(page, lk, gno, 1, sa)
+        t1 = struct.unpack("<d", os.read(res_r, 8))[0]
+        v.append(t1 - t0)
+    os.waitpid(pid, 0)
+    v.sort()
+    return v[len(v) // 2] * 1e6
+
+
+def processlist_fanout(workers: int = 4, rows: int = 10, rounds: int = 300) -> float:
+    """Median µs for one worker to ask ``workers`` others for their processlist rows (a datagram each) and merge
+    the answers (``rows`` rows of 8 columns each, pickled)."""
+    import pickle
+
+    chans, pids = [], []
+    for i in range(workers):
+        a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        pid = os.fork()
+        if pid == 0:
+            a.close()
+            mine = [
+                (i * 100 + k, "app", "127.0.0.1:5000", "sbtest", "Query", 0, "executing", "SELECT 1")
+                for k in range(rows)
+            ]
+            while b.recv(16) == b"plist":
+                b.send(pickle.dumps(mine))
+            os._exit(0)
+        b.close()
+        chans.append(a)
+        pids.append(pid)
+    v = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for c in chans:
+            c.send(b"plist")
+        merged = []
+        for c in chans:
+            merged += pickle.loads(c.recv(65536))
+        v.append(time.perf_counter() - t0)
+    for c in chans:
+        c.send(b"quit")
+    for pid in pids:
+        os.waitpid(pid, 0)
+    v.sort()
+    return v[len(v) // 2] * 1e6
+
+
+def worker_start(repeat: int = 3) -> tuple[float, float, float]:
+    """Starting a replacement worker: (median wall s, median CPU s) of a fresh interpreter that imports the wire
+    server and opens the engine on an existing datadir as a secondary (fork+exec), and the median wall s of the
+    same open in a child forked from a process that already imported everything and holds no thread and no open
+    SQLite connection (a fork server, as multiprocessing's ``forkserver``)."""
+    import resource
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        code = (
+            "import sys; sys.path.insert(0, sys.argv[2]);"
+            "from spike_mw_reads import _secondary_lock; _secondary_lock();"
+            "import gtidkit.protocol.server; from gtidkit.engine import Server;"
+            "s = Server.open(sys.argv[1], log_bin=False); s.session().close(); s.storage.close()"
+        )
+        bench_dir = str(Path(__file__).resolve().parent)
+        from gtidkit.engine import Server
+
+        Server.open(tmp, log_bin=False).shutdown()
+        from spike_mw_reads import _secondary_lock
+
+        import gtidkit.protocol.server  # noqa: F401 - what a fork server holds imported
+
+        v, cpu, forked = [], [], []
+        for _ in range(repeat):
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code, tmp, bench_dir], check=True)
+            v.append(time.perf_counter() - t0)
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
+            rd, wr = os.pipe()
+            t0 = time.perf_counter()
+            pid = os.fork()
+            if pid == 0:
+                _secondary_lock()
+                srv = Server.open(tmp, log_bin=False)
+                srv.session().close()
+                srv.storage.close()
+                os.write(wr, b"up")
+                os._exit(0)
+            os.read(rd, 2)
+            forked.append(time.perf_counter() - t0)
+            os.waitpid(pid, 0)
+            os.close(rd)
+            os.close(wr)
+    return sorted(v)[len(v) // 2], sorted(cpu)[len(cpu) // 2], sorted(forked)[len(forked) // 2]
+
+
 # ---------------------------------------------------------------- point 5
 def _serve(sock: socket.socket, index: int, n: int) -> None:
     for _ in range(n):
@@ -235,6 +406,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         st = staleness(Path(tmp))
     wake = wake_latency()
+    with tempfile.TemporaryDirectory() as tmp:
+        handoff = ownership_handoff(Path(tmp))
+    fanout = processlist_fanout()
+    start_s = worker_start()
     dist = {m: distribution(m) for m in ("inherited", "reuseport", "handoff")}
     load1 = os.getloadavg()
     lines = [
@@ -250,6 +425,17 @@ def main() -> None:
     ]
     lines += [f"| {k} | {v:.2f} |" for k, v in st.items()]
     lines.append(f"| wake another process: Unix datagram, one way | {wake:.1f} |")
+    lines.append(
+        f"| GTID ownership hand-off across processes (owner releases -> blocked claimant owns it) | {handoff:.1f} |"
+    )
+    lines.append(f"| SHOW PROCESSLIST fan-out: ask 4 worker processes, merge 4 x 10 rows | {fanout:.1f} |")
+    lines.append(
+        f"| start a replacement worker by fork+exec (interpreter, imports, secondary engine open): wall / CPU "
+        f"| {start_s[0] * 1e6:.0f} / {start_s[1] * 1e6:.0f} |"
+    )
+    lines.append(
+        f"| the same open in a child of a fork server (everything imported, no thread) | {start_s[2] * 1e6:.0f} |"
+    )
     lines += [
         "",
         "400 sequential connections to 4 worker processes (connections per worker; median connect to first byte):",
