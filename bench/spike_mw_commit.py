@@ -341,7 +341,7 @@ def run(d: Path, mode: str, kind: str, n: int, seconds: float, opts: dict[str, i
     if mode == "engine_first":
         # started after the committer processes are forked: forking while another thread runs (here one inside
         # SQLite) can leave a lock held in the child forever; the build uses fork+exec for the same reason
-        fl = threading.Thread(target=flusher, args=(d, stop, 50))
+        fl = threading.Thread(target=flusher, args=(d, stop, 50), daemon=True)  # a failed run must still exit
         if kind == "threads":
             fl.start()
     start_at = time.monotonic() + 0.3 + (0.2 * n if kind == "processes" else 0)
