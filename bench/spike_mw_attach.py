@@ -149,6 +149,7 @@ def commit_order(d: Path, rounds: int = 2000) -> str:
 
 
 def main() -> None:
+    """Run the measurements, print the section and (unless --no-write) store it in bench/RESULTS.md."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--no-write", action="store_true")

@@ -72,12 +72,15 @@ class Shared:
         os.close(fd)
 
     def get(self, name: str) -> int:
+        """The counter ``name`` (one of ``_SLOTS``)."""
         return struct.unpack_from("<Q", self.map, 8 * _SLOTS.index(name))[0]
 
     def set(self, name: str, value: int) -> None:
+        """Store ``value`` in counter ``name`` (by its one writer)."""
         struct.pack_into("<Q", self.map, 8 * _SLOTS.index(name), value)
 
-    def add(self, name: str, n: int = 1) -> None:  # only under the slot's lock
+    def add(self, name: str, n: int = 1) -> None:
+        """Add ``n`` to counter ``name`` (only under the slot's lock)."""
         self.set(name, self.get(name) + n)
 
 
@@ -200,6 +203,7 @@ class Committer:
             fcntl.flock(self.slock, fcntl.LOCK_UN)
 
     def close(self) -> None:
+        """Close the connection and the descriptors."""
         self.db.close()
         for fd in (self.wlock, self.slock, self.binlog, self.wal):
             os.close(fd)
@@ -465,6 +469,8 @@ def _crash_child(d: str, kind: str, n: int) -> None:
 
 
 def crash_trials(trials: int, kind: str, seed: int, complete: bool = True) -> dict[str, Any]:
+    """``trials`` SIGKILL trials of 4 committers (``kind``: threads or processes) + the flusher, each followed by
+    :func:`recover` (``complete=False``: the negative control) and :func:`check`; counts and the first violation."""
     rng = random.Random(seed)
     acked_total = violations = 0
     first_violation = ""
@@ -505,6 +511,7 @@ def crash_trials(trials: int, kind: str, seed: int, complete: bool = True) -> di
 
 
 def main() -> None:
+    """Run the throughput cells and the crash trials (or, with --crash-child, be the child), print and store."""
     if len(sys.argv) > 1 and sys.argv[1] == "--crash-child":
         _crash_child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
         return

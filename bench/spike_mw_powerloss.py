@@ -134,6 +134,11 @@ def _image(d: Path, img: Path, rng: random.Random) -> dict[str, int]:
 
 
 def trials(n: int, ack_early: bool, seed: int, bound: str = "synced") -> dict[str, Any]:
+    """``n`` power-loss trials: child run, SIGKILL, image, recovery, checks; counts and the first violation.
+
+    Args:
+        n: trials; ack_early / bound: the negative controls (module docstring); seed: the random source.
+    """
     rng = random.Random(seed)
     acked_total = violations = 0
     first = ""
@@ -180,6 +185,7 @@ def trials(n: int, ack_early: bool, seed: int, bound: str = "synced") -> dict[st
 
 
 def main() -> None:
+    """Run the trials (or, with --child, be the committing child), print and store the section."""
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         _child(sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5])
         return

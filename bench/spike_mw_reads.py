@@ -308,6 +308,7 @@ def _fmt(out: list[tuple[float, float]]) -> str:
 
 
 def main() -> None:
+    """Run the measurements, print the section and (unless --no-write) store it in bench/RESULTS.md."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--repeat", type=int, default=2)

@@ -158,6 +158,7 @@ def run(server: Any, datadir: Path, mode: str, readers: int, seconds: float) -> 
 
 
 def main() -> None:
+    """Run the configurations, print the section and (unless --no-write) store it in bench/RESULTS.md."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=4.0)
     ap.add_argument("--readers", type=int, default=3)

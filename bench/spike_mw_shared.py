@@ -399,6 +399,7 @@ def distribution(mode: str, workers: int = 4, conns: int = 400) -> tuple[Counter
 
 
 def main() -> None:
+    """Run the measurements, print the section and (unless --no-write) store it in bench/RESULTS.md."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
