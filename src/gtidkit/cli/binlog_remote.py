@@ -337,26 +337,33 @@ class StoreCopy(RawCopy):
         Raises:
             StorageError: the store cannot be listed or read.
         """
-        from gtidkit.pipeline.storage import list_files, open_input_stream, resolve
+        import pyarrow.fs as pafs
+
+        from gtidkit.pipeline.storage import open_input_stream, resolve
 
         if not files:
             return
         directory, _, stem = self.uri_prefix.rpartition("/")
-        for entry in list_files(resolve(directory, self.options)):
-            name = entry.rel[len(stem) :]
+        loc = resolve(directory, self.options)
+        try:
+            infos = loc.fs.get_file_info(pafs.FileSelector(loc.path, allow_not_found=True))
+        except Exception as err:
+            raise StorageError(f"{directory}: {err}") from err
+        for fi in sorted(infos, key=lambda f: f.base_name):
+            name = fi.base_name[len(stem) :]
             if (
-                "/" not in entry.rel
-                and entry.rel.startswith(stem)
+                fi.type == pafs.FileType.File
+                and fi.base_name.startswith(stem)
                 and _BINLOG_NAME.match(name)
                 and name >= files[0]
-                and entry.size >= len(BINLOG_MAGIC)
+                and (fi.size or 0) >= len(BINLOG_MAGIC)
             ):
                 local = self.path(name)
                 local.parent.mkdir(parents=True, exist_ok=True)
-                with open_input_stream(entry.uri, self.options) as src, local.open("wb") as out:
+                with open_input_stream(self.uri(name), self.options) as src, local.open("wb") as out:
                     while chunk := src.read(8 << 20):
                         out.write(chunk)
-                self._uploaded[name] = entry.size
+                self._uploaded[name] = int(fi.size or 0)
                 self.files.append(name)
 
 
