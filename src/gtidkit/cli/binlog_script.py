@@ -22,7 +22,7 @@ from typing import IO, Any
 from gtidkit.binlog.codec import decode_event
 from gtidkit.binlog.constants import CRC32_RESIDUE, ChecksumAlg, EventType
 from gtidkit.binlog.events.control import GtidEvent, PreviousGtidsEvent
-from gtidkit.binlog.file import FrameReader
+from gtidkit.binlog.file import READ_CHUNK, FrameReader
 from gtidkit.binlog.mysqlbinlog import Frame, ScriptPrinter
 from gtidkit.gtid import Gtid, GtidSet
 
@@ -128,6 +128,12 @@ class _Continuity:
             if gno and sid != bytes(16):
                 self.seen.add_in_place(sid, "", gno)
 
+    def gtids(self, pairs: list[tuple[bytes, int]]) -> None:
+        """Untagged GTIDs as ``(sid bytes, gno)`` (those the compiled loop printed)."""
+        if self.seen is not None:
+            for sid, gno in pairs:
+                self.seen.add_in_place(sid, "", gno)
+
     def tagged(self, gtid: Gtid) -> None:
         if self.seen is not None:
             self.seen.add_in_place(gtid.sid, gtid.tag, gtid.gno)
@@ -162,6 +168,7 @@ def write_script(
     warn: Callable[[str], None],
     on_file: Callable[[int], None] | None = None,
     batch: int = 512,
+    chunk_size: int = READ_CHUNK,
 ) -> None:
     """Write mysqlbinlog's script for the files to ``out``: the preamble, every event, the end.
 
@@ -173,6 +180,7 @@ def write_script(
         warn: called with each warning line (stderr).
         on_file: called with the index of each file as its reading starts.
         batch: events per write.
+        chunk_size: bytes per read of a file.
 
     Raises:
         BinlogDecodeError: a file cannot be read to its end (what came before is written, the script is not
@@ -187,12 +195,16 @@ def write_script(
         for i, rng in enumerate(ranges):
             if on_file is not None:
                 on_file(i)
-            reader = FrameReader(rng.path, verify_checksum=verify_checksum)
+            reader = FrameReader(rng.path, verify_checksum=verify_checksum, chunk_size=chunk_size)
             printer.file = rng.path
             for text in printer.feed_frames(
-                _watched(reader, rng, continuity), stop_position=rng.stop, batch=batch
+                _watched(reader, rng, continuity),
+                stop_position=rng.stop,
+                batch=batch,
+                reader=reader,
+                on_gtids=continuity.gtids,
             ):
-                write(text.encode(*_ENC))
+                write(text if isinstance(text, bytes) else text.encode(*_ENC))
             if printer.stopped:
                 break
     finally:
