@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import binascii
 import enum
+import os
 import re
 import struct
 from collections.abc import Callable, Iterable, Iterator
@@ -61,8 +62,9 @@ try:  # the compiled hot loop (setup.py builds it; optional)
 except ImportError:  # pragma: no cover - no C compiler at install time
     _scriptfast = None  # type: ignore[assignment]
 
-#: True when the compiled hot loop is installed (:class:`ScriptPrinter` then uses it unless told not to).
-COMPILED = _scriptfast is not None
+#: True when the compiled hot loop is installed and not turned off by ``GTIDKIT_PURE_PYTHON=1`` in the
+#: environment (:class:`ScriptPrinter` then uses it unless told not to).
+COMPILED = _scriptfast is not None and os.environ.get("GTIDKIT_PURE_PYTHON", "") in ("", "0")
 
 __all__ = [
     "COMPILED",
@@ -317,7 +319,7 @@ class ScriptPrinter:
 
     def __init__(self, options: ScriptOptions | None = None, *, compiled: bool = True) -> None:
         self.options = opts = options or ScriptOptions()
-        self._c_run = _scriptfast.run if compiled and _scriptfast is not None else None
+        self._c_run = _scriptfast.run if compiled and COMPILED else None
         #: the last Query printed, when the compiled loop may print it again (see :meth:`_cache_query`)
         self._qcache: tuple[bytes, bytes, bytes, bytes] | None = None
         self._c_fast = bytes(256)
