@@ -403,7 +403,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
         if (!rows_t[t] && !fast_t[t]) break; /* a layout this FDE does not give the fast readers */
         uint64_t pos = base + (uint64_t)at;
         Py_ssize_t bsize = size - HEADER_LEN - foot; /* body size without the footer */
-        RESERVE(&out, 512 + 2 * qtail.len + 2 * qkey.len + 2 * size);
+        RESERVE(&out, 4096 + 2 * qtail.len + 2 * qkey.len + qxid.len + qts.len + 2 * size); /* a Gtid prints ~900 B */
         if (rows_t[t]) {
             if (bsize < 8) break;
             const unsigned char *p = ev + HEADER_LEN;
@@ -484,7 +484,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
             const unsigned char *p = ev + HEADER_LEN;
             if (qkey.len == 0 || bsize != 13 + qkey.len || (u16le(ev + 17) & 0x04) != 0) break;
             if (memcmp(p + 13, qkey.buf, (size_t)qkey.len) != 0) break;
-            RESERVE(&out, 512 + qtail.len);
+            RESERVE(&out, 512 + qtail.len + qxid.len + qts.len);
             put_head(&out, pos, ev, size, foot);
             PUTS(&out, "Query\tthread_id=");
             put_u64(&out, u32le(p));
