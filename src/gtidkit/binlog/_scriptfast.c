@@ -5,7 +5,8 @@
  * events equal to the last one Python printed (a BEGIN with the same status variables and database: its text is
  * then the header, SET TIMESTAMP and a fixed tail), Table_map, rows events and Xid -- straight from the chunk
  * buffer, verifying CRC32 footers, and stops at the first event it does not take (or at the end of the buffer, or
- * of a statement once about OUT_LIMIT bytes are written). A statement (Table_map ... rows event with STMT_END_F)
+ * of a statement once about OUT_LIMIT bytes are written; before any Gtid event when GTID filters are on, and
+ * before the first event of --stop-datetime). A statement (Table_map ... rows event with STMT_END_F)
  * is printed whole or not at all: the loop rewinds to the statement's first event when it has to stop inside one.
  *
  * The text is what mysqlbinlog's print functions write (client/mysqlbinlog.cc, sql/log_event.cc); the layouts
@@ -212,6 +213,8 @@ static void put_base64(Buf *b, const unsigned char *s, Py_ssize_t n) {
     b->n = o - b->p;
 }
 
+static inline Py_ssize_t bsize_of(Py_ssize_t size, int foot) { return size - HEADER_LEN - foot; }
+
 static inline Py_ssize_t base64_size(Py_ssize_t n) { return (n + 2) / 3 * 4 + n / 57 + 2; }
 
 static inline uint32_t u16le(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
@@ -368,10 +371,13 @@ static PyObject *run(PyObject *self, PyObject *args) {
     unsigned long long base;
     int footer, verify;
     long isv;
-    Py_buffer rows_inline, fast, qkey, qtail, qts, qxid;
+    Py_buffer rows_inline, fast, qkey, qtail, qts, qxid, head_in;
     PyObject *names, *gtids;
-    if (!PyArg_ParseTuple(args, "y*nKpplOy*y*y*y*y*y*O", &view, &at, &base, &footer, &verify, &isv, &names,
-                          &rows_inline, &fast, &qkey, &qtail, &qts, &qxid, &gtids))
+    int gtid_py, skipping;
+    long long stop_ts;
+    if (!PyArg_ParseTuple(args, "y*nKpplOy*y*y*y*y*y*OpLpy*", &view, &at, &base, &footer, &verify, &isv,
+                          &names, &rows_inline, &fast, &qkey, &qtail, &qts, &qxid, &gtids, &gtid_py, &stop_ts,
+                          &skipping, &head_in))
         return NULL;
     PyObject *result = NULL;
     Buf out = {NULL, 0, 0}, body = {NULL, 0, 0};
@@ -379,7 +385,9 @@ static PyObject *run(PyObject *self, PyObject *args) {
     Py_ssize_t len = view.len;
     int foot = footer ? 4 : 0;
     int seen_gtid = -1, in_trx = -1; /* -1: not changed */
-    Py_ssize_t stmt_at = -1, stmt_out = 0, done = at;
+    /* out starts with the "# at" lines of events skipped before (head_in); text up to printed_end is printed,
+       what follows it (the "# at" lines of events skipped since) is handed back as the pending head */
+    Py_ssize_t stmt_at = -1, stmt_out = 0, done = at, printed_end = 0;
     PyObject *gt = gtids == Py_None ? NULL : gtids;
     if (gt != NULL && !PyList_Check(gt)) {
         PyErr_SetString(PyExc_TypeError, "run(): gtids must be a list or None");
@@ -389,6 +397,8 @@ static PyObject *run(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "run(): bad tables");
         goto fail;
     }
+    RESERVE(&out, head_in.len + 64);
+    put(&out, head_in.buf, head_in.len);
     while (1) {
         if (stmt_at < 0) {
             done = at;
@@ -401,6 +411,35 @@ static PyObject *run(PyObject *self, PyObject *args) {
         int t = ev[4];
         if (verify && foot && crc32_of(ev, size - 4) != u32le(ev + size - 4)) break;
         if (!rows_t[t] && !fast_t[t]) break; /* a layout this FDE does not give the fast readers */
+        if (stop_ts >= 0 && (long long)u32le(ev) >= stop_ts) break; /* --stop-datetime: Python ends there */
+        if (gtid_py && (t == T_GTID || t == T_ANON_GTID)) break;  /* GTID filters: Python decides */
+        if (skipping) {
+            /* a transaction the GTID filters leave out: each event leaves only its "# at" line (printed before
+               the next event printed), up to its Xid; a BEGIN is the only Query taken (a COMMIT / ROLLBACK ends
+               the skip in Python) */
+            int ends = 0;
+            if (t == T_QUERY) {
+                const unsigned char *p = ev + HEADER_LEN, *e = ev + size - foot;
+                if (bsize_of(size, foot) < 13) break;
+                const unsigned char *q = p + 13 + u16le(p + 11) + p[8] + 1;
+                if (q > e || e - q != 5 || memcmp(q, "BEGIN", 5) != 0) break;
+            } else if (t == T_XID) {
+                ends = 1;
+            } else if (!rows_t[t] && t != T_TABLE_MAP) {
+                break;
+            }
+            RESERVE(&out, 32);
+            PUTS(&out, "# at ");
+            put_u64(&out, base + (uint64_t)at);
+            PUTS(&out, "\n");
+            at += size;
+            done = at;
+            if (ends) {
+                skipping = 0;
+                break;
+            }
+            continue;
+        }
         uint64_t pos = base + (uint64_t)at;
         Py_ssize_t bsize = size - HEADER_LEN - foot; /* body size without the footer */
         RESERVE(&out, 4096 + 2 * qtail.len + 2 * qkey.len + qxid.len + qts.len + 2 * size); /* a Gtid prints ~900 B */
@@ -503,16 +542,23 @@ static PyObject *run(PyObject *self, PyObject *args) {
             break;
         }
         at += size;
+        if (stmt_at < 0) printed_end = out.n;
     }
     if (stmt_at >= 0) out.n = stmt_out; /* stopped inside a statement: Python prints it from its first event */
     {
-        PyObject *data = PyBytes_FromStringAndSize(out.p ? out.p : "", out.n);
+        PyObject *data = PyBytes_FromStringAndSize(out.p ? out.p : "", printed_end);
         if (data == NULL) goto fail;
-        result = Py_BuildValue("(nNlii)", done, data, isv, seen_gtid, in_trx);
+        PyObject *skipped = PyBytes_FromStringAndSize(out.p ? out.p + printed_end : "", out.n - printed_end);
+        if (skipped == NULL) {
+            Py_DECREF(data);
+            goto fail;
+        }
+        result = Py_BuildValue("(nNliiNi)", done, data, isv, seen_gtid, in_trx, skipped, skipping);
     }
 fail:
     PyMem_Free(out.p);
     PyMem_Free(body.p);
+
     PyBuffer_Release(&view);
     PyBuffer_Release(&rows_inline);
     PyBuffer_Release(&fast);
@@ -520,14 +566,18 @@ fail:
     PyBuffer_Release(&qtail);
     PyBuffer_Release(&qts);
     PyBuffer_Release(&qxid);
+    PyBuffer_Release(&head_in);
     return result;
 }
 
 static PyMethodDef methods[] = {
     {"run", run, METH_VARARGS,
-     "run(buf, at, base, footer, verify, isv, names, rows_inline, fast, qkey, qtail, qts, qxid, gtids)\n"
-     "-> (next_at, text, isv, seen_gtid, in_transaction): print the common events from buf[at:] (see the module "
-     "comment of _scriptfast.c); seen_gtid / in_transaction are -1 when unchanged."},
+     "run(buf, at, base, footer, verify, isv, names, rows_inline, fast, qkey, qtail, qts, qxid, gtids, gtid_py,\n"
+     "stop_ts, skipping, head) -> (next_at, text, isv, seen_gtid, in_transaction, head, skipping): print the "
+     "common events from buf[at:] (see the module comment of _scriptfast.c); stops before a Gtid event when "
+     "gtid_py, before an event at or after stop_ts when it is >= 0; while skipping (a transaction the GTID "
+     "filters leave out) only the '# at' lines; head: those lines pending before the first event printed (in) "
+     "and after the last one (out); seen_gtid / in_transaction are -1 when unchanged."},
     {NULL, NULL, 0, NULL},
 };
 

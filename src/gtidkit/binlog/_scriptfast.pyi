@@ -15,5 +15,9 @@ def run(
     qts: bytes,
     qxid: bytes,
     gtids: list[tuple[bytes, int]] | None,
-) -> tuple[int, bytes, int, int, int]:
+    gtid_py: bool,
+    stop_ts: int,
+    skipping: bool,
+    head: bytes,
+) -> tuple[int, bytes, int, int, int, bytes, int]:
     """Print the common events from ``buf[at:]``; see ``_scriptfast.c``."""

@@ -523,7 +523,21 @@ class ScriptPrinter:
         n = 0
         last_buf: Any = None
         mv: Any = None
-        c_run = self._c_run if simple and reader is not None else None
+        # the compiled loop: also under GTID filters (it leaves every Gtid event to Python, and runs only inside a
+        # transaction they keep), --skip-gtids and the datetimes (from the first event printed on; it stops
+        # before the first event at or after --stop-datetime)
+        c_run = (
+            self._c_run
+            if reader is not None
+            and stop_position is None
+            and o.database is None
+            and not o.verbose
+            and not o.print_table_metadata
+            and self.b64 is Base64Output.AUTO
+            else None
+        )
+        gtid_py = o.include_gtids is not None or o.exclude_gtids is not None or self.skip_gtids
+        stop_ts = -1 if o.stop_datetime is None else max(o.stop_datetime, 0)
         verify = bool(getattr(reader, "verify", False))
         gtids: list[tuple[bytes, int]] | None = [] if on_gtids is not None else None
         try:
@@ -533,22 +547,41 @@ class ScriptPrinter:
                 if fast is not None and buf is not last_buf:
                     last_buf, mv = buf, memoryview(buf)
                     rows_types = self._rows_inline
-                if c_run is not None and fast is not None and not body and self.printed_fd_event:
+                if (
+                    c_run is not None
+                    and (self._c_fast[t] or self._rows_inline[t])
+                    and not (gtid_py and (t == _T.GTID_LOG_EVENT or t == _T.ANONYMOUS_GTID_LOG_EVENT))
+                    and not body
+                    # the head holds only the "# at" lines of skipped events here (no --database filter)
+                    and not self.deferred
+                    and self.printed_fd_event
+                    and self.start_datetime is None
+                ):
                     q = self._qcache or (b"", b"", b"", b"")
                     isv = self.immediate_server_version
-                    nxt, data, isv2, seen, in_trx = c_run(
+                    was_skipping = self.filter_based_on_gtids
+                    # while skipping, the lines stay in self.head (handing them over at every call would be
+                    # quadratic); otherwise they come first in what the compiled loop prints
+                    head_in = b"" if was_skipping else "".join(self.head).encode("ascii")
+                    nxt, data, isv2, seen, in_trx, skipped, skipping = c_run(
                         buf, at, pos - at, self._footer, verify, -1 if isv is None else isv, self._c_names,
-                        rows_types, self._c_fast, q[0], q[1], q[2], q[3], gtids,
+                        self._rows_inline, self._c_fast, q[0], q[1], q[2], q[3], gtids, gtid_py, stop_ts,
+                        was_skipping, head_in,
                     )  # fmt: skip
                     if nxt > at:
-                        if out:
-                            yield "".join(out)
-                            out.clear()
-                            n = 0
-                        yield data
+                        if data:
+                            if out:
+                                yield "".join(out)
+                                out.clear()
+                                n = 0
+                            yield data
+                            self.skipped_event_in_transaction = False
+                        if not was_skipping:
+                            self.head.clear()
+                        if skipped:
+                            self.head.append(skipped.decode("ascii"))
                         self.immediate_server_version = None if isv2 < 0 else isv2
-                        self.filter_based_on_gtids = False
-                        self.skipped_event_in_transaction = False
+                        self.filter_based_on_gtids = bool(skipping)
                         if seen >= 0:
                             self.seen_gtid = bool(seen)
                         if in_trx >= 0:
@@ -654,8 +687,7 @@ class ScriptPrinter:
                         self._query(out, h, ev, buf[at : at + size])
                         out.extend(self.head)
                         self.head.clear()
-                        if c_run is not None and not flags & 0x04 and ev.query == "BEGIN":
-                            self._cache_query(h, ev, buf, at, size)
+                        self._cache_query(h, ev, buf[at : at + size])
                     else:  # Gtid / Anonymous_gtid
                         self.filter_based_on_gtids = False
                         self.seen_gtid = True
@@ -667,6 +699,8 @@ class ScriptPrinter:
                     n = 0
                     yield "".join(out)
                     out.clear()
+        except GeneratorExit:  # the consumer went away (closed pipe): nothing more may be yielded
+            raise
         except BaseException:
             if out:
                 yield "".join(out)
@@ -747,6 +781,8 @@ class ScriptPrinter:
             self._other(h, ev, raw)
         elif t == _T.QUERY_EVENT:
             flush = self._query(out, h, ev, raw)
+            if flush and not in_payload:
+                self._cache_query(h, ev, raw)
         elif t in (_T.INTVAR_EVENT, _T.RAND_EVENT, _T.USER_VAR_EVENT):
             self.deferred.append(be)  # printed by the Query event they belong to
         elif is_fde:
@@ -927,15 +963,18 @@ class ScriptPrinter:
             self._status_cache[raw] = sv
         return sv
 
-    def _cache_query(self, h: Any, ev: QueryEvent, buf: Any, at: int, size: int) -> None:
-        """Keep what the compiled loop needs to print this Query event again: it just printed, so the session
-        state equals its status variables and printing it once more changes nothing; the text is then its header
-        line, ``SET TIMESTAMP`` and a fixed tail (the statement and the settings printed every time). The key is
-        the event's bytes after the post-header (status variables, database, statement)."""
+    def _cache_query(self, h: Any, ev: QueryEvent, raw: bytes | memoryview) -> None:
+        """Keep what the compiled loop needs to print this Query event again, when it is a ``BEGIN`` without
+        LOG_EVENT_THREAD_SPECIFIC_F that was just printed: the session state then equals its status variables
+        and printing it once more changes nothing; the text is its header line, ``SET TIMESTAMP`` and a fixed
+        tail (the statement and the settings printed every time). The key is the event's bytes after the
+        post-header (status variables, database, statement)."""
+        if self._c_run is None or h.flags & 0x04 or ev.query != "BEGIN":
+            return
         probe: list[str] = []
         head, self.head = self.head, probe
         try:
-            self._print_query(h, ev, buf[at : at + size])
+            self._print_query(h, ev, raw)
         finally:
             self.head = head
         sv = self._status(ev.status_vars)
@@ -944,7 +983,7 @@ class ScriptPrinter:
             return  # not the layout the compiled loop writes (self._qcache stays None)
         xid = "" if sv.ddl_xid is None else f"\tXid = {sv.ddl_xid}"
         self._qcache = (
-            bytes(buf[at + 19 + _QUERY_POST.size : at + size - self._footer]),
+            bytes(raw[19 + _QUERY_POST.size : len(raw) - self._footer]),
             "".join(probe[2:]).encode(*_ENC),
             us.encode(),
             xid.encode(),
