@@ -30,6 +30,7 @@ import struct
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, cast
+from uuid import UUID
 
 from gtidkit.binlog.codec import BinlogEvent, UnknownEvent, decode_event, fde_has_footer
 from gtidkit.binlog.constants import (
@@ -264,7 +265,12 @@ class _GtidView:
         """The GTID (``None`` for an anonymous transaction)."""
         if self.gtid_text == "ANONYMOUS":
             return None
-        return Gtid.parse(self.gtid_text)
+        sid = _SID_UUID.get(self.raw_sid)
+        if sid is None:
+            if len(_SID_UUID) > 4096:
+                _SID_UUID.clear()
+            sid = _SID_UUID[self.raw_sid] = UUID(bytes=self.raw_sid)
+        return Gtid(sid, self.gno)
 
 
 class _TableMapView(NamedTuple):
@@ -291,6 +297,7 @@ _GTID_POST = 42
 _ZERO_SID = bytes(16)
 _ENC = ("utf-8", "surrogateescape")
 _SID_TEXT: dict[bytes, str] = {}
+_SID_UUID: dict[bytes, UUID] = {}
 
 
 def _sid_text(raw: bytes) -> str:
@@ -298,8 +305,6 @@ def _sid_text(raw: bytes) -> str:
     if text is None:
         if len(_SID_TEXT) > 4096:
             _SID_TEXT.clear()
-        from uuid import UUID
-
         text = _SID_TEXT[raw] = str(UUID(bytes=raw))
     return text
 
