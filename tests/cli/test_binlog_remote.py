@@ -275,3 +275,39 @@ def test_stop_never_without_raw_prints_as_events_arrive(tmp_path: Path) -> None:
     r = _show(*names)
     assert r.returncode == 0, r.stderr
     _script_prefix(out_path.read_text(errors="replace"), r.stdout)
+
+
+def test_stop_never_without_raw_ends_at_stop_datetime(tmp_path: Path) -> None:
+    """--stop-never with --stop-datetime: the live listing ends at the first event at or after that time (a
+    transaction written later), with mysqlbinlog's end of script, exit status 0."""
+    with running_server(tmp_path / "src", *SOURCE_ARGS) as src:
+        _sql(src.port, "CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY)")
+        first = _sql(src.port, "SHOW BINARY LOGS")[0][0]
+        uuid = _sql(src.port, "SELECT @@server_uuid")[0][0]
+        stop = int(time.time()) + 2
+        follower = subprocess.Popen(
+            [
+                sys.executable, "-m", "gtidkit", "binlog", "show",
+                "--read-from-remote-source=BINLOG-DUMP-GTIDS", "-h127.0.0.1", f"-P{src.port}", "-uroot",
+                "--stop-never", "--stop-datetime", time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stop)),
+                first,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        try:
+            while time.time() < stop + 0.2:
+                time.sleep(0.1)
+            _sql(src.port, "INSERT INTO d.t VALUES (1)")
+            out, err = follower.communicate(timeout=60)
+        finally:
+            if follower.poll() is None:
+                follower.kill()
+                follower.communicate()
+    assert follower.returncode == 0, err
+    assert f"SET @@SESSION.GTID_NEXT= '{uuid}:2'" in out
+    assert f"{uuid}:3" not in out
+    assert out.endswith("# End of log file\n/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n"
+                        "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;\n")  # fmt: skip
+    assert "DELIMITER ;\n" in out
