@@ -209,3 +209,105 @@ def test_stop_never_follows_rotations_and_survives_a_source_restart(tmp_path: Pa
     names = [p.name for p in _binlogs(tmp_path / "src")]
     assert sorted(p.name for p in copy.iterdir()) == names
     _assert_identical(copy, tmp_path / "src", names)
+
+
+def _script_prefix(stream: str, local: str) -> None:
+    """The live listing equals the listing of the source's own files, up to where the live one was stopped (the
+    live one has no epilogue; the last file of the local one may have more events)."""
+    body = stream.rstrip("\n")
+    assert body, "nothing printed"
+    cut = body.rfind("\n# at ")
+    assert cut > 0
+    assert local.startswith(body[:cut]), "the live listing differs from the listing of the files"
+
+
+def test_stop_never_without_raw_prints_as_events_arrive(tmp_path: Path) -> None:
+    """--stop-never without --raw (mysqlbinlog's behaviour): the script of the events is printed while the command
+    stays connected: a transaction written after the listing started appears on its output (flushed at once, the
+    process still running), across a rotation and a source restart, each event once. Its text equals the listing
+    of the source's files."""
+    port = _free_port()
+    args = (*SOURCE_ARGS, f"--port={port}")
+    out_path = tmp_path / "live.sql"
+    with running_server(tmp_path / "src", *args) as src:
+        _sql(port, "CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(20))")
+        first = _sql(port, "SHOW BINARY LOGS")[0][0]
+        uuid = _sql(port, "SELECT @@server_uuid")[0][0]
+        with out_path.open("wb") as out:
+            follower = subprocess.Popen(
+                [
+                    sys.executable, "-m", "gtidkit", "binlog", "show",
+                    "--read-from-remote-source=BINLOG-DUMP-GTIDS", "-h127.0.0.1", f"-P{port}", "-uroot",
+                    "--stop-never", first,
+                ],
+                stdout=out,
+                stderr=subprocess.PIPE,
+                text=True,
+            )  # fmt: skip
+        try:
+
+            def printed() -> list[str]:
+                text = out_path.read_text(errors="replace")
+                return [ln for ln in text.splitlines() if ln.startswith(f"SET @@SESSION.GTID_NEXT= '{uuid}")]
+
+            _wait_for(lambda: len(printed()) == 2)
+            _sql(port, "INSERT INTO d.t VALUES (1, 'one')")
+            _wait_for(lambda: len(printed()) == 3)
+            _sql(port, "FLUSH BINARY LOGS", "INSERT INTO d.t VALUES (2, 'two')")
+            _wait_for(lambda: len(printed()) == 4)
+            assert follower.poll() is None, follower.communicate()
+            src.stop()
+            with running_server(tmp_path / "src", *args, init=False) as src2:
+                _sql(port, "UPDATE d.t SET v = 'deux' WHERE id = 2")
+                _wait_for(lambda: len(printed()) == 5)
+                assert follower.poll() is None
+                src2.stop()
+        finally:
+            follower.send_signal(signal.SIGTERM)
+            try:
+                _, err = follower.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                follower.kill()
+                _, err = follower.communicate()
+    assert "Traceback" not in err, err
+    assert printed() == [f"SET @@SESSION.GTID_NEXT= '{uuid}:{n}'/*!*/;" for n in range(1, 6)]
+    names = [str(p) for p in _binlogs(tmp_path / "src")]
+    r = _show(*names)
+    assert r.returncode == 0, r.stderr
+    _script_prefix(out_path.read_text(errors="replace"), r.stdout)
+
+
+def test_stop_never_without_raw_ends_at_stop_datetime(tmp_path: Path) -> None:
+    """--stop-never with --stop-datetime: the live listing ends at the first event at or after that time (a
+    transaction written later), with mysqlbinlog's end of script, exit status 0."""
+    with running_server(tmp_path / "src", *SOURCE_ARGS) as src:
+        _sql(src.port, "CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY)")
+        first = _sql(src.port, "SHOW BINARY LOGS")[0][0]
+        uuid = _sql(src.port, "SELECT @@server_uuid")[0][0]
+        stop = int(time.time()) + 2
+        follower = subprocess.Popen(
+            [
+                sys.executable, "-m", "gtidkit", "binlog", "show",
+                "--read-from-remote-source=BINLOG-DUMP-GTIDS", "-h127.0.0.1", f"-P{src.port}", "-uroot",
+                "--stop-never", "--stop-datetime", time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stop)),
+                first,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        try:
+            while time.time() < stop + 0.2:
+                time.sleep(0.1)
+            _sql(src.port, "INSERT INTO d.t VALUES (1)")
+            out, err = follower.communicate(timeout=60)
+        finally:
+            if follower.poll() is None:
+                follower.kill()
+                follower.communicate()
+    assert follower.returncode == 0, err
+    assert f"SET @@SESSION.GTID_NEXT= '{uuid}:2'" in out
+    assert f"{uuid}:3" not in out
+    assert out.endswith("# End of log file\n/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n"
+                        "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;\n")  # fmt: skip
+    assert "DELIMITER ;\n" in out

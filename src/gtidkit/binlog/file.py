@@ -191,7 +191,17 @@ class FrameReader:
         OSError: the file cannot be opened or read.
     """
 
-    __slots__ = ("chunk_size", "end", "fde", "file", "start", "stop_at_torn_tail", "torn_at", "verify")
+    __slots__ = (
+        "chunk_size",
+        "end",
+        "fde",
+        "file",
+        "skip_to",
+        "start",
+        "stop_at_torn_tail",
+        "torn_at",
+        "verify",
+    )
 
     def __init__(
         self,
@@ -210,6 +220,13 @@ class FrameReader:
         self.fde: FormatDescriptionEvent | None = None
         self.end = 0
         self.torn_at: int | None = None
+        self.skip_to = 0
+
+    def skip(self, at: int) -> None:
+        """Go on at ``buf[at]`` of the buffer of the frame just yielded: the consumer read the events up to there
+        by itself (framed, CRC-checked, none of them a Format_description). Call it before asking for the next
+        frame."""
+        self.skip_to = at
 
     def __iter__(self) -> Iterator[tuple[int, bytes, int, int]]:
         name = self.file
@@ -284,6 +301,10 @@ class FrameReader:
                     decode_event(buf[at : at + size], self.fde, verify_checksum=True, offset=pos, file=name)
                 if pos >= start:
                     yield pos, buf, at, size
+                    if self.skip_to:  # the consumer read on by itself (ScriptPrinter.feed_frames)
+                        at, self.skip_to = self.skip_to, 0
+                        self.end = base + at
+                        continue
                 at += size
                 self.end = base + at
 

@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import binascii
 import enum
+import os
 import re
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, cast
+from uuid import UUID
 
-from gtidkit.binlog.codec import BinlogEvent, decode_event, fde_has_footer
+from gtidkit.binlog.codec import BinlogEvent, UnknownEvent, decode_event, fde_has_footer
 from gtidkit.binlog.constants import (
     CHECKSUM_LEN,
     EVENT_TYPE_NAMES,
@@ -56,7 +58,17 @@ from gtidkit.binlog.text import USER_VAR_COLLATIONS, event_lines, header_line, m
 from gtidkit.errors import BinlogDecodeError, GtidkitError
 from gtidkit.gtid import Gtid, GtidSet
 
+try:  # the compiled hot loop (setup.py builds it; optional)
+    import gtidkit.binlog._scriptfast as _scriptfast  # noqa: PLR0402 - mypy finds the .pyi stub this way
+except ImportError:  # pragma: no cover - no C compiler at install time
+    _scriptfast = None  # type: ignore[assignment]
+
+#: True when the compiled hot loop is installed and not turned off by ``GTIDKIT_PURE_PYTHON=1`` in the
+#: environment (:class:`ScriptPrinter` then uses it unless told not to).
+COMPILED = _scriptfast is not None and os.environ.get("GTIDKIT_PURE_PYTHON", "") in ("", "0")
+
 __all__ = [
+    "COMPILED",
     "Base64Output",
     "ScriptOptions",
     "ScriptPrinter",
@@ -253,7 +265,12 @@ class _GtidView:
         """The GTID (``None`` for an anonymous transaction)."""
         if self.gtid_text == "ANONYMOUS":
             return None
-        return Gtid.parse(self.gtid_text)
+        sid = _SID_UUID.get(self.raw_sid)
+        if sid is None:
+            if len(_SID_UUID) > 4096:
+                _SID_UUID.clear()
+            sid = _SID_UUID[self.raw_sid] = UUID(bytes=self.raw_sid)
+        return Gtid(sid, self.gno)
 
 
 class _TableMapView(NamedTuple):
@@ -280,6 +297,7 @@ _GTID_POST = 42
 _ZERO_SID = bytes(16)
 _ENC = ("utf-8", "surrogateescape")
 _SID_TEXT: dict[bytes, str] = {}
+_SID_UUID: dict[bytes, UUID] = {}
 
 
 def _sid_text(raw: bytes) -> str:
@@ -287,8 +305,6 @@ def _sid_text(raw: bytes) -> str:
     if text is None:
         if len(_SID_TEXT) > 4096:
             _SID_TEXT.clear()
-        from uuid import UUID
-
         text = _SID_TEXT[raw] = str(UUID(bytes=raw))
     return text
 
@@ -302,10 +318,19 @@ class ScriptPrinter:
 
     Args:
         options: the printing options.
+        compiled: use the compiled hot loop in :meth:`feed_frames` when it is installed (``False``: the
+            pure-Python loop, which prints the same bytes).
     """
 
-    def __init__(self, options: ScriptOptions | None = None) -> None:
+    def __init__(self, options: ScriptOptions | None = None, *, compiled: bool = True) -> None:
         self.options = opts = options or ScriptOptions()
+        self._c_run = _scriptfast.run if compiled and COMPILED else None
+        #: the last Query printed, when the compiled loop may print it again (see :meth:`_cache_query`)
+        self._qcache: tuple[bytes, bytes, bytes, bytes] | None = None
+        self._c_fast = bytes(256)
+        self._c_names: tuple[bytes | None, ...] = tuple(
+            EVENT_TYPE_NAMES[t].encode() if t in EVENT_TYPE_NAMES else None for t in range(256)
+        )
         self.b64 = opts.base64_output
         self.verbose = opts.verbose
         self.skip_gtids = opts.skip_gtids
@@ -444,14 +469,33 @@ class ScriptPrinter:
         return self.event(pos, raw, BinlogEvent(head, ev, cast(bytes, raw)), stop_position=stop_position)
 
     def feed_frames(
-        self, frames: Iterable[Frame], *, stop_position: int | None = None, batch: int = 512
-    ) -> Iterator[str]:
+        self,
+        frames: Iterable[Frame],
+        *,
+        stop_position: int | None = None,
+        batch: int = 512,
+        reader: Any = None,
+        on_gtids: Callable[[list[tuple[bytes, int]]], None] | None = None,
+    ) -> Iterator[str | bytes]:
         """:meth:`feed` over framed events (``(pos, buf, at, size)`` as :class:`gtidkit.binlog.file.FrameReader`
         yields them), the text joined ``batch`` events at a time; stops at :attr:`stopped`.
 
         The hot loop: when no filter is active (no GTID, database, datetime or position filter, no ``-v``), the
         Gtid, Query, Table_map, rows and Xid events of the usual layouts are printed inline, with exactly the
-        text :meth:`feed` gives (``tests/binlog/test_mysqlbinlog.py`` checks both on every fixture).
+        text :meth:`feed` gives (``tests/binlog/test_mysqlbinlog.py`` checks both on every fixture). Given the
+        ``reader`` that frames them, the compiled loop (``_scriptfast.c``) prints whole runs of those events
+        straight from the reader's buffer, checks their CRC32 footers, and tells the reader where to go on
+        (``reader.skip(at)``); its text comes as ``bytes`` (UTF-8 with the binlog's own bytes for names and
+        statements, as ``str.encode("utf-8", "surrogateescape")`` gives them), the rest as ``str``.
+        ``tests/binlog/test_scriptfast.py`` compares both loops on every fixture binlog.
+
+        Args:
+            frames: the framed events.
+            stop_position: as for :meth:`event`.
+            batch: events per yielded text.
+            reader: the :class:`gtidkit.binlog.file.FrameReader` behind ``frames`` (its ``verify`` and ``skip``).
+            on_gtids: called with the ``(sid bytes, gno)`` of the GTID events the compiled loop printed (the
+                frames it read on by itself are not in ``frames``).
 
         Raises:
             BinlogDecodeError, ScriptError: as :meth:`feed` (the text before is yielded first).
@@ -484,6 +528,23 @@ class ScriptPrinter:
         n = 0
         last_buf: Any = None
         mv: Any = None
+        # the compiled loop: also under GTID filters (it leaves every Gtid event to Python, and runs only inside a
+        # transaction they keep), --skip-gtids and the datetimes (from the first event printed on; it stops
+        # before the first event at or after --stop-datetime)
+        c_run = (
+            self._c_run
+            if reader is not None
+            and stop_position is None
+            and o.database is None
+            and not o.verbose
+            and not o.print_table_metadata
+            and self.b64 is Base64Output.AUTO
+            else None
+        )
+        gtid_py = o.include_gtids is not None or o.exclude_gtids is not None or self.skip_gtids
+        stop_ts = -1 if o.stop_datetime is None else max(o.stop_datetime, 0)
+        verify = bool(getattr(reader, "verify", False))
+        gtids: list[tuple[bytes, int]] | None = [] if on_gtids is not None else None
         try:
             for pos, buf, at, size in frames:
                 t = buf[at + 4]
@@ -491,6 +552,50 @@ class ScriptPrinter:
                 if fast is not None and buf is not last_buf:
                     last_buf, mv = buf, memoryview(buf)
                     rows_types = self._rows_inline
+                if (
+                    c_run is not None
+                    and (self._c_fast[t] or self._rows_inline[t])
+                    and not (gtid_py and (t == _T.GTID_LOG_EVENT or t == _T.ANONYMOUS_GTID_LOG_EVENT))
+                    and not body
+                    # the head holds only the "# at" lines of skipped events here (no --database filter)
+                    and not self.deferred
+                    and self.printed_fd_event
+                    and self.start_datetime is None
+                ):
+                    q = self._qcache or (b"", b"", b"", b"")
+                    isv = self.immediate_server_version
+                    was_skipping = self.filter_based_on_gtids
+                    # while skipping, the lines stay in self.head (handing them over at every call would be
+                    # quadratic); otherwise they come first in what the compiled loop prints
+                    head_in = b"" if was_skipping else "".join(self.head).encode("ascii")
+                    nxt, data, isv2, seen, in_trx, skipped, skipping = c_run(
+                        buf, at, pos - at, self._footer, verify, -1 if isv is None else isv, self._c_names,
+                        self._rows_inline, self._c_fast, q[0], q[1], q[2], q[3], gtids, gtid_py, stop_ts,
+                        was_skipping, head_in,
+                    )  # fmt: skip
+                    if nxt > at:
+                        if data:
+                            if out:
+                                yield "".join(out)
+                                out.clear()
+                                n = 0
+                            yield data
+                            self.skipped_event_in_transaction = False
+                        if not was_skipping:
+                            self.head.clear()
+                        if skipped:
+                            self.head.append(skipped.decode("ascii"))
+                        self.immediate_server_version = None if isv2 < 0 else isv2
+                        self.filter_based_on_gtids = bool(skipping)
+                        if seen >= 0:
+                            self.seen_gtid = bool(seen)
+                        if in_trx >= 0:
+                            self.in_transaction = bool(in_trx)
+                        if gtids:
+                            on_gtids(gtids)  # type: ignore[misc]
+                            gtids.clear()
+                        reader.skip(nxt)
+                        continue
                 if fast is None:
                     text = self.feed(pos, buf[at : at + size], stop_position=stop_position)
                     rows_types = self._rows_inline  # an FDE may have changed the layouts
@@ -587,6 +692,7 @@ class ScriptPrinter:
                         self._query(out, h, ev, buf[at : at + size])
                         out.extend(self.head)
                         self.head.clear()
+                        self._cache_query(h, ev, buf[at : at + size])
                     else:  # Gtid / Anonymous_gtid
                         self.filter_based_on_gtids = False
                         self.seen_gtid = True
@@ -598,6 +704,8 @@ class ScriptPrinter:
                     n = 0
                     yield "".join(out)
                     out.clear()
+        except GeneratorExit:  # the consumer went away (closed pipe): nothing more may be yielded
+            raise
         except BaseException:
             if out:
                 yield "".join(out)
@@ -625,6 +733,7 @@ class ScriptPrinter:
                     fast[t] = _fast_rows
         self._fast = fast
         self._rows_inline = bytes(1 if t in _ROWS_TYPES and t in fast else 0 for t in range(256))
+        self._c_fast = bytes(1 if t in fast and t not in _ROWS_TYPES else 0 for t in range(256))
 
     def event(
         self,
@@ -671,8 +780,14 @@ class ScriptPrinter:
         if self._skip_gtids(t, ev):
             return ""  # the "# at" line stays in the head: printed before the next printed event
         flush = True
-        if t == _T.QUERY_EVENT:
+        if isinstance(ev, UnknownEvent) and not is_fde:
+            # a type code this FDE's layouts do not decode (e.g. 5.1's pre-GA rows codes 16-19, one of them
+            # Xid's today): the generic header line, as for every other event mysqlbinlog cannot interpret
+            self._other(h, ev, raw)
+        elif t == _T.QUERY_EVENT:
             flush = self._query(out, h, ev, raw)
+            if flush and not in_payload:
+                self._cache_query(h, ev, raw)
         elif t in (_T.INTVAR_EVENT, _T.RAND_EVENT, _T.USER_VAR_EVENT):
             self.deferred.append(be)  # printed by the Query event they belong to
         elif is_fde:
@@ -853,8 +968,35 @@ class ScriptPrinter:
             self._status_cache[raw] = sv
         return sv
 
+    def _cache_query(self, h: Any, ev: QueryEvent, raw: bytes | memoryview) -> None:
+        """Keep what the compiled loop needs to print this Query event again, when it is a ``BEGIN`` without
+        LOG_EVENT_THREAD_SPECIFIC_F that was just printed: the session state then equals its status variables
+        and printing it once more changes nothing; the text is its header line, ``SET TIMESTAMP`` and a fixed
+        tail (the statement and the settings printed every time). The key is the event's bytes after the
+        post-header (status variables, database, statement)."""
+        if self._c_run is None or h.flags & 0x04 or ev.query != "BEGIN":
+            return
+        probe: list[str] = []
+        head, self.head = self.head, probe
+        try:
+            self._print_query(h, ev, raw)
+        finally:
+            self.head = head
+        sv = self._status(ev.status_vars)
+        us = f".{sv.microseconds:06d}" if sv.microseconds else ""
+        if len(probe) < 2 or probe[1] != f"SET TIMESTAMP={h.timestamp}{us}{DELIMITER}\n":
+            return  # not the layout the compiled loop writes (self._qcache stays None)
+        xid = "" if sv.ddl_xid is None else f"\tXid = {sv.ddl_xid}"
+        self._qcache = (
+            bytes(raw[19 + _QUERY_POST.size : len(raw) - self._footer]),
+            "".join(probe[2:]).encode(*_ENC),
+            us.encode(),
+            xid.encode(),
+        )
+
     def _print_query(self, h: Any, ev: QueryEvent, raw: bytes | memoryview) -> None:
         """``Query_log_event::print_query_header`` and the statement."""
+        self._qcache = None  # the session state may change: the cached Query is no longer a fixed point
         sv = self._status(ev.status_vars)
         head = self.head
         xid = "" if sv.ddl_xid is None else f"\tXid = {sv.ddl_xid}"

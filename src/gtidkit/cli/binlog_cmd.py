@@ -11,6 +11,7 @@ missing file is reported as mysqlbinlog does: ``File 'x' not found (OS errno 2 -
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -50,12 +51,19 @@ from gtidkit.binlog.json_diff import JsonDiffs
 from gtidkit.binlog.mysqlbinlog import Base64Output, ScriptError, ScriptOptions, ScriptPrinter
 from gtidkit.binlog.row_image import ColumnSpec, column_specs, decode_rows
 from gtidkit.cli.binlog_generate import generate
-from gtidkit.cli.binlog_remote import remote_options, remote_requested, run_remote
-from gtidkit.cli.binlog_script import FileRange, following_binlogs, parse_datetime, write_script
+from gtidkit.cli.binlog_remote import (
+    FollowStopped,
+    open_store_output,
+    remote_options,
+    remote_requested,
+    run_remote,
+)
+from gtidkit.cli.binlog_script import FileRange, LiveScript, following_binlogs, parse_datetime, write_script
 from gtidkit.cli.interrupt import set_incomplete
 from gtidkit.errors import GtidParseError
 from gtidkit.gtid import GtidSet
 from gtidkit.mysql_errors import EE_FILENOTFOUND, EE_READ
+from gtidkit.pipeline.storage import is_remote
 
 
 @click.group("binlog")
@@ -419,7 +427,16 @@ def _datetime(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     "-r",
     "--result-file",
     type=click.Path(),
-    help="Write the output to this file (with --raw: prefix of the copied files, e.g. a directory and /).",
+    help="Write the output to this file (with --raw: prefix of the copied files, e.g. a directory and /); "
+    "may be an object-store URI (s3://bucket/key, with --raw s3://bucket/dir/).",
+)
+@click.option(
+    "--fs-option",
+    "fs_options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Object-store option for --result-file, Hadoop names (fs.s3a.endpoint=..., fs.s3a.access.key=..., "
+    "fs.s3a.secret.key=..., fs.s3a.path.style.access=true) or pyarrow's; repeatable.",
 )
 @click.option("--no-verify-checksum", is_flag=True, help="Do not check CRC32 footers.")
 @click.option(
@@ -448,6 +465,7 @@ def show(
     disable_log_bin: bool,
     to_last_log: bool,
     result_file: str | None,
+    fs_options: tuple[str, ...],
     no_verify_checksum: bool,
     verify_binlog_checksum: bool,
     files: tuple[str, ...],
@@ -462,8 +480,31 @@ def show(
     include = _parse_set(include_gtids, "--include-gtids")
     exclude = _parse_set(exclude_gtids, "--exclude-gtids")
     verify = verify_binlog_checksum or not no_verify_checksum
+    store_options = _fs_options(fs_options)
     paths = list(files)
-    if remote_requested(remote) or remote.get("raw") or remote.get("stop_never"):  # cli/binlog_remote.py
+    options = ScriptOptions(
+        base64_output=base64_output,
+        verbose=verbose,
+        skip_gtids=skip_gtids,
+        include_gtids=include,
+        exclude_gtids=exclude,
+        database=database,
+        print_table_metadata=print_table_metadata,
+        disable_log_bin=disable_log_bin,
+        start_datetime=start_datetime,
+        stop_datetime=stop_datetime,
+    )
+    remote_read = remote_requested(remote) or remote.get("raw") or remote.get("stop_never")
+    if (
+        remote_read
+        and remote.get("stop_never")
+        and not remote.get("raw")
+        and not (as_json or per_transaction)
+    ):
+        with _result_stream(result_file, store_options) as out:
+            _follow_script(remote, files, options, exclude, start_position, verify, out, store_options)
+        return
+    if remote_read:  # cli/binlog_remote.py
         fetched = run_remote(
             remote,
             files,
@@ -471,34 +512,118 @@ def show(
             start_position=start_position,
             to_last_log=to_last_log,
             result_file=result_file,
+            fs_options=store_options,
         )
         if fetched is None:
             return
         paths, start_position, to_last_log = fetched, 4, False
     if to_last_log:
         paths += following_binlogs(paths[-1])
-    out_file = open(result_file, "wb") if result_file else None  # noqa: SIM115 - closed below
-    out = out_file if out_file is not None else sys.stdout.buffer
-    try:
+    with _result_stream(result_file, store_options) as out:
         if not as_json and not per_transaction:
-            options = ScriptOptions(
-                base64_output=base64_output,
-                verbose=verbose,
-                skip_gtids=skip_gtids,
-                include_gtids=include,
-                exclude_gtids=exclude,
-                database=database,
-                print_table_metadata=print_table_metadata,
-                disable_log_bin=disable_log_bin,
-                start_datetime=start_datetime,
-                stop_datetime=stop_datetime,
-            )
             _show_script(paths, options, start_position, stop_position, verify, out)
             return
         _show_json(paths, as_json, per_transaction, GtidFilter(include, exclude), verify, out)
+
+
+def _fs_options(items: tuple[str, ...]) -> dict[str, str]:
+    """``--fs-option KEY=VALUE`` items as a dict.
+
+    Raises:
+        click.BadParameter: an item without ``=``.
+    """
+    options: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"expected KEY=VALUE, got {item}", param_hint="--fs-option")
+        options[key.strip()] = value
+    return options
+
+
+@contextlib.contextmanager
+def _result_stream(result_file: str | None, store_options: dict[str, str]) -> Iterator[Any]:
+    """Where the listing goes: stdout, ``--result-file`` as a local file, or as an object-store URI (streamed
+    there; the object appears when the listing ends).
+
+    Raises:
+        SystemExit: 1 when the file or the object cannot be opened or written (message on stderr).
+    """
+    if not result_file:
+        yield sys.stdout.buffer
+        return
+    try:
+        if is_remote(result_file):
+            out: Any = open_store_output(result_file, store_options)
+        else:
+            out = open(result_file, "wb")  # noqa: SIM115 - closed below
+    except (OSError, ImportError) as err:
+        message = (
+            f"object-store URIs need pyarrow (pip install 'gtidkit[spark]'): {err}"
+            if isinstance(err, ImportError)
+            else str(err)
+        )
+        click.echo(f"gtidkit binlog show: {message}", err=True)
+        raise SystemExit(1) from None
+    try:
+        yield out
     finally:
-        if out_file is not None:
-            out_file.close()
+        try:
+            out.close()
+        except OSError as err:
+            click.echo(f"gtidkit binlog show: {err}", err=True)
+            raise SystemExit(1) from None
+
+
+def _follow_script(
+    remote: dict[str, Any],
+    files: tuple[str, ...],
+    options: ScriptOptions,
+    exclude: GtidSet | None,
+    start_position: int,
+    verify: bool,
+    out: Any,
+    store_options: dict[str, str],
+) -> None:
+    """``--stop-never`` without ``--raw``: mysqlbinlog's script printed as the events arrive, until the command
+    is stopped (or ``--stop-datetime`` is reached)."""
+    live = LiveScript(
+        ScriptPrinter(options), out, verify_checksum=verify, warn=lambda m: click.echo(m, err=True)
+    )
+
+    def on_event(name: str, pos: int, event: bytes) -> None:
+        live.event(name, pos, event)
+        if live.stopped:
+            raise FollowStopped()
+
+    try:
+        run_remote(
+            remote,
+            files,
+            exclude=exclude,
+            start_position=start_position,
+            to_last_log=True,
+            result_file=None,
+            fs_options=store_options,
+            on_event=on_event,
+        )
+    except FollowStopped as stop:
+        err = stop.error
+        if err is None:
+            live.close()
+            return
+        out.flush()
+        if isinstance(err, BinlogDecodeError):
+            where = f"at offset {err.offset}" if err.offset is not None else "(offset unknown)"
+            click.echo(f"ERROR: Could not read entry {where} in {err.file}: {err.message}", err=True)
+            raise SystemExit(2) from None
+        if isinstance(err, ScriptError):
+            click.echo(f"ERROR: {err}", err=True)
+            raise SystemExit(1) from None
+        if isinstance(err, BrokenPipeError):
+            raise err from None
+        click.echo(f"gtidkit binlog show: {err}", err=True)
+        raise SystemExit(2) from None
 
 
 def _show_script(

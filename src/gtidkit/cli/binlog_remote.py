@@ -20,9 +20,16 @@ the same packets its sender serves and its receiver reads). What this module add
   copy stays byte-identical to the source's file;
 * the source's heartbeat (``@source_heartbeat_period``) keeps an idle connection alive, and silence for three
   periods counts as a lost source;
-* a run started again on the same ``--result-file`` resumes the same way (``--raw`` only).
+* a run started again on the same ``--result-file`` resumes the same way (``--raw`` only);
+* ``--result-file`` may be an object-store URI (``s3://bucket/dir/``, any scheme of
+  :mod:`gtidkit.pipeline.storage`, options from ``--fs-option``): the copy is staged in a local directory and each
+  file is uploaded whole when it ends, when the run ends, and with ``--stop-never`` every ``UPLOAD_INTERVAL``
+  seconds while it grows (a file on the store is always a prefix of the source's file cut at an event boundary); a
+  run started again downloads what the store holds and resumes from it.
 
-Without ``--raw`` the events are first copied into a temporary directory and printed from there as local files.
+Without ``--raw`` the events are copied into a temporary directory and printed from there as local files; with
+``--stop-never`` each event is printed as it arrives (:class:`gtidkit.cli.binlog_script.LiveScript`), and a file
+that ended is removed from the temporary directory once its GTIDs are noted (disk use stays one binlog file).
 """
 
 from __future__ import annotations
@@ -38,13 +45,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.file import read_transactions
 from gtidkit.gtid import GtidSet
+from gtidkit.pipeline.storage import StorageError, is_remote
 from gtidkit.replication.dump import (
     BINLOG_DUMP_NON_BLOCK,
     COM_BINLOG_DUMP,
@@ -54,11 +62,18 @@ from gtidkit.replication.dump import (
 )
 from gtidkit.replication.receiver import RemoteDumpError, dump_events
 
+if TYPE_CHECKING:
+    from typing import Self
+
 __all__ = [
     "PROTOCOLS",
+    "UPLOAD_INTERVAL",
+    "FollowStopped",
     "RawCopy",
     "RemoteSource",
+    "StoreCopy",
     "copy_remote",
+    "open_store_output",
     "remote_options",
     "remote_requested",
     "run_remote",
@@ -71,6 +86,8 @@ BINLOG_MAGIC = b"\xfebin"
 RECONNECT_DELAY = 1.0
 #: heartbeat period asked of the source (seconds); three silent periods = the source is gone
 HEARTBEAT_PERIOD = 2.0
+#: seconds between uploads of a growing file to an object store (--raw --stop-never)
+UPLOAD_INTERVAL = 5.0
 _HEADER = struct.Struct("<IBIIIH")  # timestamp, type, server_id, event_size, log_pos, flags
 #: a binlog file name: base name, a dot, the sequence number (binlog.000001)
 _BINLOG_NAME = re.compile(r"^[^/]+\.[0-9]{6,}$")
@@ -136,15 +153,21 @@ class RawCopy:
         files: the source names written so far, in order.
         gaps: events written past the end of the copy (transactions the request excluded): the copy is then not
             identical to the source's file.
+        on_saved: called with ``(file name, offset, event bytes)`` for each event written to the copy (the live
+            listing of ``--stop-never`` without ``--raw``).
+        discard_done: remove a file once the next one starts (its GTIDs are kept for :meth:`resume_point`).
     """
 
     prefix: str
     files: list[str] = field(default_factory=list)
     gaps: int = 0
+    on_saved: Callable[[str, int, bytes], None] | None = None
+    discard_done: bool = False
     _out: Any = None
     _name: str = ""
     _size: int = 0
     _rotated: bool = False
+    _discarded: dict[str, GtidSet] = field(default_factory=dict)
 
     def path(self, name: str) -> Path:
         """Where the copy of source file ``name`` goes."""
@@ -158,6 +181,10 @@ class RawCopy:
 
     def _open(self, name: str) -> None:
         self.close()
+        if self.discard_done:
+            for old in self.files:
+                if old != name and old not in self._discarded:
+                    self._discard(old)
         p = self.path(name)
         p.parent.mkdir(parents=True, exist_ok=True)
         if p.exists() and p.stat().st_size >= len(BINLOG_MAGIC) and name in self.files:
@@ -201,6 +228,8 @@ class RawCopy:
         self._out.write(event)
         self._out.flush()
         self._size += len(event)
+        if self.on_saved is not None:
+            self.on_saved(self._name, start, event)
         if type_code == EventType.ROTATE_EVENT:
             ended = self._name
             self.close()
@@ -216,6 +245,9 @@ class RawCopy:
             return None
         saved = GtidSet()
         for i, name in enumerate(self.files):
+            if name in self._discarded:
+                saved = saved | self._discarded[name]
+                continue
             res = read_transactions(self.path(name), verify_checksum=False)
             if i == 0 and res.previous_gtids is not None:
                 saved = saved | res.previous_gtids
@@ -227,6 +259,165 @@ class RawCopy:
                     f.truncate(res.complete_end)
         last = self.files[-1]
         return last, self.path(last).stat().st_size, saved
+
+    def _discard(self, name: str) -> None:
+        """Note the GTIDs of a finished file (with its Previous_gtids when it is the first), then delete it."""
+        res = read_transactions(self.path(name), verify_checksum=False)
+        gtids = GtidSet()
+        if name == self.files[0] and res.previous_gtids is not None:
+            gtids = gtids | res.previous_gtids
+        for trx in res.transactions:
+            if trx.gtid is not None:
+                gtids = gtids.add(trx.gtid)
+        self._discarded[name] = gtids
+        self.path(name).unlink(missing_ok=True)
+
+
+@dataclass
+class StoreCopy(RawCopy):
+    """A :class:`RawCopy` whose files live on an object store: staged under a local directory (:attr:`prefix`),
+    each file uploaded whole to ``uri_prefix + name`` when it ends, when the copy is closed, and every
+    ``interval`` seconds while it grows.
+
+    Attributes:
+        uri_prefix: the destination prefix (``s3://bucket/dir/`` or ``s3://bucket/dir/name-prefix``).
+        options: storage options (:func:`gtidkit.pipeline.storage.storage_options` names).
+        interval: seconds between uploads of a growing file (``None``: only when it ends or the copy closes).
+    """
+
+    uri_prefix: str = ""
+    options: dict[str, str] = field(default_factory=dict)
+    interval: float | None = None
+    _uploaded: dict[str, int] = field(default_factory=dict)
+    _last_upload: float = 0.0
+
+    def uri(self, name: str) -> str:
+        """Where the copy of source file ``name`` goes on the store."""
+        return self.uri_prefix + name
+
+    def close(self) -> None:
+        """Close the open file and upload it if it changed since its last upload."""
+        name = self._name if self._out is not None else None
+        super().close()
+        if name is not None:
+            self.upload(name)
+
+    def write(self, event: bytes) -> str | None:
+        """:meth:`RawCopy.write`, then the periodic upload of the file being written."""
+        ended = super().write(event)
+        if (
+            self.interval is not None
+            and self._out is not None
+            and self._uploaded.get(self._name) != self._size
+            and time.monotonic() - self._last_upload >= self.interval
+        ):
+            self.upload(self._name)
+        return ended
+
+    def upload(self, name: str) -> None:
+        """Upload the staged copy of ``name`` (whole) when its size changed since the last upload.
+
+        Raises:
+            StorageError: the store refused the write (names the URI).
+        """
+        local = self.path(name)
+        size = local.stat().st_size
+        if self._uploaded.get(name) == size:
+            return
+        with local.open("rb") as src, open_store_output(self.uri(name), self.options) as out:
+            while chunk := src.read(8 << 20):
+                out.write(chunk)
+        self._uploaded[name] = size
+        self._last_upload = time.monotonic()
+
+    def download_saved(self, files: tuple[str, ...]) -> None:
+        """Fetch the copies an earlier run left on the store (the first requested file and the ones after it) into
+        the staging directory, so the copy resumes from them.
+
+        Raises:
+            StorageError: the store cannot be listed or read.
+        """
+        import pyarrow.fs as pafs
+
+        from gtidkit.pipeline.storage import open_input_stream, resolve
+
+        if not files:
+            return
+        directory, _, stem = self.uri_prefix.rpartition("/")
+        loc = resolve(directory, self.options)
+        try:
+            infos = loc.fs.get_file_info(pafs.FileSelector(loc.path, allow_not_found=True))
+        except Exception as err:
+            raise StorageError(f"{directory}: {err}") from err
+        for fi in sorted(infos, key=lambda f: f.base_name):
+            name = fi.base_name[len(stem) :]
+            if (
+                fi.type == pafs.FileType.File
+                and fi.base_name.startswith(stem)
+                and _BINLOG_NAME.match(name)
+                and name >= files[0]
+                and (fi.size or 0) >= len(BINLOG_MAGIC)
+            ):
+                local = self.path(name)
+                local.parent.mkdir(parents=True, exist_ok=True)
+                with open_input_stream(self.uri(name), self.options) as src, local.open("wb") as out:
+                    while chunk := src.read(8 << 20):
+                        out.write(chunk)
+                self._uploaded[name] = int(fi.size or 0)
+                self.files.append(name)
+
+
+def open_store_output(uri: str, options: dict[str, str] | None) -> Any:
+    """A binary stream writing the object ``uri`` (pyarrow's output stream: multipart upload to S3, so memory
+    stays flat; the object appears when the stream is closed).
+
+    Raises:
+        StorageError: the filesystem cannot be set up, or the store refused (names the URI).
+    """
+    from gtidkit.pipeline.storage import StorageError, resolve
+
+    loc = resolve(uri, options)
+    try:
+        return _StoreStream(uri, loc.fs.open_output_stream(loc.path))
+    except Exception as err:
+        raise StorageError(f"{uri}: {err}") from err
+
+
+class _StoreStream:
+    """pyarrow's output stream with the errors of writing and closing raised as StorageError naming the URI."""
+
+    def __init__(self, uri: str, raw: Any) -> None:
+        self.uri = uri
+        self.raw = raw
+
+    def write(self, data: bytes) -> int:
+        try:
+            return int(self.raw.write(data))
+        except Exception as err:
+            raise self._error(err) from err
+
+    def flush(self) -> None:
+        try:
+            self.raw.flush()
+        except Exception as err:
+            raise self._error(err) from err
+
+    def close(self) -> None:
+        try:
+            self.raw.close()
+        except Exception as err:
+            raise self._error(err) from err
+
+    def _error(self, err: Exception) -> OSError:
+        from gtidkit.pipeline.storage import StorageError
+
+        return StorageError(f"{self.uri}: {err}")
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _rotate_has_crc(event: bytes) -> bool:
@@ -384,6 +575,15 @@ def remote_requested(remote: dict[str, Any]) -> bool:
     return bool(remote.get("read_from_remote_server") or remote.get("read_from_remote_source"))
 
 
+class FollowStopped(BaseException):
+    """Raised through :func:`copy_remote` (which retries every ``Exception`` under ``--stop-never``) to end a
+    live listing: at ``--stop-datetime`` (``error`` None) or because an event could not be printed (``error``)."""
+
+    def __init__(self, error: Exception | None = None) -> None:
+        super().__init__(error)
+        self.error = error
+
+
 def run_remote(
     remote: dict[str, Any],
     files: tuple[str, ...],
@@ -392,16 +592,32 @@ def run_remote(
     start_position: int,
     to_last_log: bool,
     result_file: str | None,
+    fs_options: dict[str, str] | None = None,
+    on_event: Callable[[str, int, bytes], None] | None = None,
 ) -> list[str] | None:
     """``binlog show``'s remote read.
 
-    With ``--raw``: copy the files under ``--result-file`` (a prefix; default the current directory) and return
-    None (nothing left to print). Without: copy into a temporary directory and return the local paths for the
-    text printer (``--stop-never`` needs ``--raw``).
+    With ``--raw``: copy the files under ``--result-file`` (a prefix, or an object-store URI prefix; default the
+    current directory) and return None (nothing left to print). Without: copy into a temporary directory and
+    return the local paths for the text printer; with ``--stop-never`` (and then ``on_event``) hand each event
+    to ``on_event`` as it arrives and never return.
+
+    Args:
+        remote: the remote options (:func:`remote_options`).
+        files: the source file names asked for.
+        exclude: ``--exclude-gtids``.
+        start_position: ``--start-position`` (file/position protocol).
+        to_last_log: ``--to-last-log``.
+        result_file: ``--result-file`` (with ``--raw``: the prefix of the copies).
+        fs_options: storage options for an object-store ``--result-file``.
+        on_event: the live listing's printer: ``(source file name, offset, event bytes)``; it raises
+            :class:`FollowStopped` to end the listing (which then propagates from here).
 
     Raises:
         click.UsageError: options that do not go together.
-        SystemExit: 1 when the source refused the dump or could not be reached (message on stderr).
+        FollowStopped: from ``on_event`` (an error it raised is carried in it).
+        SystemExit: 1 when the source refused the dump, could not be reached, or the store refused a write
+            (message on stderr).
     """
     proto = str(remote.get("read_from_remote_source") or "BINLOG-DUMP-NON-GTIDS").upper()
     command = PROTOCOLS[proto]
@@ -410,8 +626,10 @@ def run_remote(
         raise click.UsageError(
             "--raw and --stop-never need --read-from-remote-server or --read-from-remote-source"
         )
-    if stop_never and not raw:
-        raise click.UsageError("--stop-never is supported with --raw only")
+    if stop_never and not raw and on_event is None:
+        raise click.UsageError(
+            "--stop-never without --raw prints the script: not with --json or --per-transaction"
+        )
     if exclude is not None and command != COM_BINLOG_DUMP_GTID and raw:
         raise click.UsageError("--exclude-gtids with --raw needs --read-from-remote-source=BINLOG-DUMP-GTIDS")
     source = RemoteSource(
@@ -422,13 +640,31 @@ def run_remote(
         socket=remote.get("remote_socket") or None,
         server_id=int(remote.get("connection_server_id") or 1),
     )
-    tmp = None if raw else tempfile.mkdtemp(prefix="gtidkit-remote-")
+    to_store = raw and result_file is not None and is_remote(result_file)
+    tmp = None if raw and not to_store else tempfile.mkdtemp(prefix="gtidkit-remote-")
     if tmp is not None:
-        atexit.register(shutil.rmtree, tmp, True)  # printed from there by binlog show, then removed
-    prefix = (result_file or "") if raw else tmp + os.sep  # type: ignore[operator]
-    copy = RawCopy(prefix)
-    if raw:  # a copy started before: resume it
-        copy.files = _saved_files(prefix, files)
+        atexit.register(shutil.rmtree, tmp, True)  # printed (or uploaded) from there, then removed
+    copy: RawCopy
+    try:
+        if to_store:
+            store = StoreCopy(
+                str(tmp) + os.sep,
+                uri_prefix=str(result_file),
+                options=dict(fs_options or {}),
+                interval=UPLOAD_INTERVAL if stop_never else None,
+            )
+            store.download_saved(files)  # a copy started before: resume it
+            copy = store
+        elif raw:
+            copy = RawCopy(result_file or "")
+            copy.files = _saved_files(result_file or "", files)  # a copy started before: resume it
+        else:
+            copy = RawCopy(str(tmp) + os.sep, discard_done=on_event is not None and stop_never)
+            if stop_never:
+                copy.on_saved = _guarded(on_event)
+    except (StorageError, ImportError) as err:
+        click.echo(f"gtidkit binlog show: {_store_error(err)}", err=True)
+        raise SystemExit(1) from None
 
     def lost(err: Exception) -> None:
         click.echo(f"gtidkit binlog show: lost the source ({err}); reconnecting", err=True)
@@ -448,12 +684,38 @@ def run_remote(
     except RemoteDumpError as err:
         click.echo(f"ERROR: Got error reading packet from server: {err.message}", err=True)
         raise SystemExit(1) from None
+    except (StorageError, ImportError) as err:
+        click.echo(f"gtidkit binlog show: {_store_error(err)}", err=True)
+        raise SystemExit(1) from None
     except Exception as err:  # noqa: BLE001 - any client failure is reported as mysqlbinlog does
         click.echo(f"ERROR: Failed on connect: {err}", err=True)
         raise SystemExit(1) from None
     if raw:
         return None
     return [str(copy.path(n)) for n in copy.files]
+
+
+def _guarded(on_event: Callable[[str, int, bytes], None] | None) -> Callable[[str, int, bytes], None]:
+    """``on_event`` with its errors carried in :class:`FollowStopped` (``copy_remote`` would take them for a lost
+    connection and retry)."""
+    assert on_event is not None
+
+    def call(name: str, pos: int, event: bytes) -> None:
+        try:
+            on_event(name, pos, event)
+        except FollowStopped:
+            raise
+        except Exception as err:
+            raise FollowStopped(err) from err
+
+    return call
+
+
+def _store_error(err: Exception) -> str:
+    """The message for an object-store failure (pyarrow missing: how to install it)."""
+    if isinstance(err, ImportError):
+        return f"object-store URIs need pyarrow (pip install 'gtidkit[spark]'): {err}"
+    return str(err)
 
 
 def _saved_files(prefix: str, files: tuple[str, ...]) -> list[str]:

@@ -13,19 +13,20 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from gtidkit.binlog.codec import decode_event
-from gtidkit.binlog.constants import EventType
+from gtidkit.binlog.constants import CRC32_RESIDUE, ChecksumAlg, EventType
 from gtidkit.binlog.events.control import GtidEvent, PreviousGtidsEvent
-from gtidkit.binlog.file import FrameReader
+from gtidkit.binlog.file import READ_CHUNK, FrameReader
 from gtidkit.binlog.mysqlbinlog import Frame, ScriptPrinter
 from gtidkit.gtid import Gtid, GtidSet
 
-__all__ = ["FileRange", "following_binlogs", "parse_datetime", "write_script"]
+__all__ = ["FileRange", "LiveScript", "following_binlogs", "parse_datetime", "write_script"]
 
 _ENC = ("utf-8", "surrogateescape")
 _FDE = EventType.FORMAT_DESCRIPTION_EVENT
@@ -127,6 +128,12 @@ class _Continuity:
             if gno and sid != bytes(16):
                 self.seen.add_in_place(sid, "", gno)
 
+    def gtids(self, pairs: list[tuple[bytes, int]]) -> None:
+        """Untagged GTIDs as ``(sid bytes, gno)`` (those the compiled loop printed)."""
+        if self.seen is not None:
+            for sid, gno in pairs:
+                self.seen.add_in_place(sid, "", gno)
+
     def tagged(self, gtid: Gtid) -> None:
         if self.seen is not None:
             self.seen.add_in_place(gtid.sid, gtid.tag, gtid.gno)
@@ -161,6 +168,7 @@ def write_script(
     warn: Callable[[str], None],
     on_file: Callable[[int], None] | None = None,
     batch: int = 512,
+    chunk_size: int = READ_CHUNK,
 ) -> None:
     """Write mysqlbinlog's script for the files to ``out``: the preamble, every event, the end.
 
@@ -172,6 +180,7 @@ def write_script(
         warn: called with each warning line (stderr).
         on_file: called with the index of each file as its reading starts.
         batch: events per write.
+        chunk_size: bytes per read of a file.
 
     Raises:
         BinlogDecodeError: a file cannot be read to its end (what came before is written, the script is not
@@ -186,12 +195,16 @@ def write_script(
         for i, rng in enumerate(ranges):
             if on_file is not None:
                 on_file(i)
-            reader = FrameReader(rng.path, verify_checksum=verify_checksum)
+            reader = FrameReader(rng.path, verify_checksum=verify_checksum, chunk_size=chunk_size)
             printer.file = rng.path
             for text in printer.feed_frames(
-                _watched(reader, rng, continuity), stop_position=rng.stop, batch=batch
+                _watched(reader, rng, continuity),
+                stop_position=rng.stop,
+                batch=batch,
+                reader=reader,
+                on_gtids=continuity.gtids,
             ):
-                write(text.encode(*_ENC))
+                write(text if isinstance(text, bytes) else text.encode(*_ENC))
             if printer.stopped:
                 break
     finally:
@@ -204,3 +217,90 @@ def write_script(
     write(end.encode(*_ENC))
     write(printer.epilogue().encode(*_ENC))
     out.flush()
+
+
+class LiveScript:
+    """mysqlbinlog's script written as the events arrive from a server (``--stop-never`` without ``--raw``): the
+    same text as the listing of the copied files, each event written and flushed as soon as it is saved.
+
+    Events are given with the source file they belong to and their offset in it; one already printed (the copier
+    asks again for an unfinished transaction after a reconnection) is not printed twice. Like the file listing,
+    it verifies CRC32 footers and checks each file's Previous_gtids against the GTIDs before it.
+
+    Args:
+        printer: the event printer (its options: filters, base64 mode, verbosity).
+        out: a binary stream (flushed after every event).
+        verify_checksum: check CRC32 footers.
+        warn: called with each warning line (stderr).
+
+    Attributes:
+        stopped: ``--stop-datetime`` was reached (the caller stops feeding and calls :meth:`close`).
+    """
+
+    def __init__(
+        self,
+        printer: ScriptPrinter,
+        out: IO[bytes],
+        *,
+        verify_checksum: bool = True,
+        warn: Callable[[str], None],
+    ) -> None:
+        self.printer = printer
+        self.out = out
+        self.verify = verify_checksum
+        self.warn = warn
+        self.continuity = _Continuity()
+        self._crc = False
+        self._fde: Any = None
+        self._printed: dict[str, int] = {}
+        out.write(printer.preamble().encode(*_ENC))
+        out.flush()
+
+    @property
+    def stopped(self) -> bool:
+        """True once ``--stop-datetime`` ended the listing."""
+        return self.printer.stopped
+
+    def event(self, name: str, pos: int, raw: bytes) -> None:
+        """Print one event of source file ``name`` starting at offset ``pos``.
+
+        Raises:
+            BinlogDecodeError: the event does not decode or its CRC32 is wrong (with the file and offset).
+            ScriptError: an event mysqlbinlog refuses to print.
+        """
+        if pos < self._printed.get(name, 0) or self.printer.stopped:
+            return
+        printer = self.printer
+        printer.file = name
+        t = raw[4]
+        if t == _FDE:
+            self._fde = decode_event(raw, None, verify_checksum=self.verify, offset=pos, file=name).event
+            self._crc = self.verify and self._fde.checksum_alg == ChecksumAlg.CRC32
+        elif self._crc and zlib.crc32(raw) != CRC32_RESIDUE:
+            decode_event(raw, self._fde, verify_checksum=True, offset=pos, file=name)  # raises the mismatch
+        if t == _GTID:
+            self.continuity.gtid(raw)
+        elif t == _PREV or t == _GTID_TAGGED:
+            ev = decode_event(raw, self._fde, verify_checksum=False, offset=pos, file=name).event
+            if isinstance(ev, PreviousGtidsEvent):
+                self.continuity.previous(name, ev.gtids)
+                for line in self.continuity.warnings:
+                    self.warn(line)
+                self.continuity.warnings.clear()
+            elif isinstance(ev, GtidEvent) and ev.gtid is not None:
+                self.continuity.tagged(ev.gtid)
+        text = printer.feed(pos, raw)
+        self._printed[name] = pos + len(raw)
+        if text:
+            self.out.write(text.encode(*_ENC))
+            self.out.flush()
+
+    def close(self) -> None:
+        """The end of the script (after ``--stop-datetime``): what :func:`write_script` writes after the last
+        file."""
+        end, warnings = self.printer.finish()
+        for line in warnings:
+            self.warn(f"WARNING: {line}")
+        self.out.write(end.encode(*_ENC))
+        self.out.write(self.printer.epilogue().encode(*_ENC))
+        self.out.flush()

@@ -359,12 +359,30 @@ def _key_prefixes(nodes: list[exp.Expression]) -> tuple[int, ...]:
         if isinstance(n, exp.Ordered):
             n = n.this
         if isinstance(n, exp.ColumnPrefix):
-            out.append(int(n.expression.name))
+            out.append(_prefix_length(n.expression))
         elif isinstance(n, exp.Anonymous) and n.expressions:
-            out.append(int(n.expressions[0].name))
+            out.append(_prefix_length(n.expressions[0]))
         else:
             out.append(0)
     return tuple(out) if any(out) else ()
+
+
+def _prefix_length(node: exp.Expression) -> int:
+    """A key part's prefix length: ``key_part: ident '(' NUM ')'`` (``sql/sql_yacc.yy``), so anything but an
+    unsigned integer literal (``f(0.5)``, ``f(x)``) is a syntax error.
+
+    Raises:
+        MySQLError: 1064 near the length.
+    """
+    text = node.name if isinstance(node, exp.Literal) and not node.is_string else ""
+    if not text.isdigit():
+        raise mysql_error(
+            1064,
+            "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use",
+            node.sql("mysql"),
+            "1",
+        )
+    return int(text)
 
 
 def _key_columns(nodes: list[exp.Expression]) -> tuple[str, ...]:
