@@ -24,7 +24,7 @@ import time
 import uuid as uuidlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from typing_extensions import Self
 
@@ -36,16 +36,13 @@ from gtidkit.engine.gtid.compressor import Compressor
 from gtidkit.engine.gtid.state import GtidState
 from gtidkit.engine.server_version import Release, resolve
 from gtidkit.engine.session import Session, now_us
+from gtidkit.engine.statements.specs import SPECS
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
 from gtidkit.mysql_errors import AUTO_CNF_DAMAGED, mysql_error, unknown_error
 from gtidkit.version import MYSQL_VERSION
 from gtidkit.version import SERVER_VERSION as GK_SERVER_VERSION
-
-if TYPE_CHECKING:
-    from gtidkit.engine.results import StatementResult
-    from gtidkit.engine.statements.classify import Statement
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +53,6 @@ SERVER_VERSION = MYSQL_VERSION  # gtidkit.version: the one server-version consta
 
 CommitObserver = Callable[[Session, "Gtid | None"], None]
 FlushObserver = Callable[[str, int], None]
-#: ``fn(session, stmt) -> StatementResult`` for a statement a higher layer owns (see ``Server.statement_hooks``).
-StatementHook = Callable[[Session, "Statement"], "StatementResult"]
 
 #: Server.open options → mysqld variable names (aliases accepted as mysqld accepts them).
 _OPTION_ALIASES = {"log_slave_updates": "log_replica_updates", "skip_log_bin": None}
@@ -161,10 +156,10 @@ class Server:
         self._commit_observers: list[CommitObserver] = []
         #: ``fn(file, position)`` callbacks run after each binlog flush (commit.py); register via add_binlog_flush_observer.
         self.flush_observers: list[FlushObserver] = []
-        #: Statements a higher layer answers (replication): ``statement_hooks[command] = fn(session, stmt) ->
-        #: StatementResult``, keyed by the classifier's ``Statement.command`` ("change_replication_source",
-        #: "replica_thread", "reset_replica", "replica_status", "replicas"). Unhooked ones give 1235.
-        self.statement_hooks: dict[str, StatementHook] = {}
+        #: This server's statement specs (:mod:`gtidkit.engine.statements.specs`): the engine's rows, into which the
+        #: layers above register the statements they answer (``statements.register("replica_thread", fn)``,
+        #: ``fn(session, stmt) -> StatementResult``); a statement nobody answers keeps its refusal (1235).
+        self.statements = SPECS.child()
         #: SQL functions a higher layer provides (replication: SOURCE_POS_WAIT): ``fn(session) -> {NAME: callable}``
         #: called for each new session, merged into its executor's functions (:meth:`sql_functions`).
         self.function_providers: list[Callable[[Session], dict[str, Callable[..., Any]]]] = []

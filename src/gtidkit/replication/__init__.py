@@ -2,7 +2,7 @@
 
 Layer: above :mod:`gtidkit.protocol`, below :mod:`gtidkit.cli`. :func:`install` plugs both roles into a running
 server (``gtidkit server`` calls it): the source side registers the protocol's command hooks (COM_REGISTER_SLAVE,
-COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID), the replica side the engine's ``statement_hooks`` (CHANGE REPLICATION SOURCE,
+COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID), the replica side its statements in the engine's statement specs (CHANGE REPLICATION SOURCE,
 START / STOP REPLICA, SHOW REPLICA STATUS ...). MySQL source: ``sql/rpl_source.cc``, ``sql/rpl_replica.cc``.
 """
 

@@ -173,12 +173,12 @@ class SourceRole:
 
     # -- wiring ---------------------------------------------------------------------------------------------
     def install(self) -> None:
-        """Register the command hooks and the SHOW REPLICAS statement hook."""
+        """Register the command hooks and the SHOW REPLICAS statement handler (the engine's statement specs)."""
         hooks = self.wire.ctx.command_hooks
         hooks[COM_REGISTER_SLAVE] = self.register_hook
         hooks[COM_BINLOG_DUMP] = self.dump_hook
         hooks[COM_BINLOG_DUMP_GTID] = self.dump_hook
-        self.engine.statement_hooks["replicas"] = self.show_replicas
+        self.engine.statements.register("replicas", self.show_replicas)
 
     def shutdown(self) -> None:
         """Stop every dump (their connections close) and wait briefly for them to end."""
@@ -261,7 +261,7 @@ class SourceRole:
         return True
 
     def show_replicas(self, session: Any, stmt: Any) -> StatementResult:
-        """SHOW REPLICAS / SHOW SLAVE HOSTS (the engine's ``statement_hooks["replicas"]``)."""
+        """SHOW REPLICAS / SHOW SLAVE HOSTS (registered as the handler of the engine's ``replicas`` statement spec)."""
         old_names = "SLAVE" in (getattr(stmt, "text", "") or "").upper()
         rows = [(r.server_id, r.host, r.port, r.source_id, r.replica_uuid) for r in self._live_replicas()]
         return result_set(list(SLAVE_HOSTS_COLUMNS if old_names else REPLICAS_COLUMNS), rows)

@@ -1,4 +1,5 @@
-"""The replica's statements, answered through the engine's ``server.statement_hooks`` (classifier info in
+"""The replica's statements, registered as the handlers of their rows of the engine's statement specs
+(``server.statements``, :mod:`gtidkit.engine.statements.specs`) (classifier info in
 ``stmt.info``): CHANGE REPLICATION SOURCE TO / CHANGE MASTER TO, START / STOP REPLICA|SLAVE [IO_THREAD | SQL_THREAD],
 RESET REPLICA|SLAVE [ALL], SHOW REPLICA STATUS / SHOW SLAVE STATUS (5.7 column names), SHOW RELAYLOG EVENTS.
 
@@ -131,10 +132,11 @@ def deprecated_syntax(text: str) -> list[Condition]:
 
 
 def register(server: Any, replica: Replica) -> None:
-    """Install the replica's statement hooks on ``server`` (an engine ``Server``).
+    """Register the replica's statement handlers on ``server`` (an engine ``Server``): they run the engine's
+    statement lifecycle (implicit commit, GTID pre-checks ...) as every statement does.
 
     Args:
-        server: the engine server whose ``statement_hooks`` receive the handlers.
+        server: the engine server whose statement table (``server.statements``) receives the handlers.
         replica: the channel controller the statements act on.
     """
 
@@ -192,9 +194,10 @@ def register(server: Any, replica: Replica) -> None:
         replica.change_filter(parse_filter_statement(stmt.text))
         return StatementResult()
 
-    server.statement_hooks["change_replication_filter"] = change_filter
-    server.statement_hooks["relaylog_events"] = relaylog
-    server.statement_hooks["change_replication_source"] = change
-    server.statement_hooks["replica_thread"] = thread
-    server.statement_hooks["reset_replica"] = reset
-    server.statement_hooks["replica_status"] = status
+    table = server.statements  # the server's statement specs: these rows keep their flags, only the handler changes
+    table.register("change_replication_filter", change_filter)
+    table.register("relaylog_events", relaylog)
+    table.register("change_replication_source", change)
+    table.register("replica_thread", thread)
+    table.register("reset_replica", reset)
+    table.register("replica_status", status)
