@@ -157,7 +157,9 @@ def _wire_point_selects(n: int = 2000) -> dict[str, float]:
                 sid = struct.unpack("<I", prepared[5:9])[0]
                 head = b"\x17" + struct.pack("<IBI", sid, 0, 1) + b"\0\x01\x08\x00"
                 executes = [frame(head + struct.pack("<q", i), 0)[0] for i in ids]
-                updates = [frame(b"\x03UPDATE sbtest1 SET k=k+1 WHERE id=%d" % i, 0)[0] for i in ids[: n // 4]]
+                updates = [
+                    frame(b"\x03UPDATE sbtest1 SET k=k+1 WHERE id=%d" % i, 0)[0] for i in ids[: n // 4]
+                ]
                 for label, packets in (
                     ("select_text", queries),
                     ("select_prepared", executes),

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from typing_extensions import Self
@@ -157,10 +156,10 @@ class Session:
         #: the privilege check of the authenticated client (:class:`gtidkit.engine.statements.access.Authorizer`,
         #: set by the wire server at login); None: every statement may run (the engine's own sessions, the applier)
         self.authorizer: Authorizer | None = None
-        #: the wire server's answer to the statements it runs itself (KILL, SHUTDOWN, SHOW PROCESSLIST, the
-        #: account statements' privilege checks), called with each classified, authorized statement: a result,
-        #: or None for the engine to run it (set at login with :attr:`authorizer`)
-        self.connection_hook: Callable[[Any], StatementResult | None] | None = None
+        #: the wire server's connection this session serves (set at login with :attr:`authorizer`), opaque to the
+        #: engine: the handlers the wire server registered in the statement specs (KILL, SHUTDOWN, SHOW
+        #: PROCESSLIST, the account statements) find it here; None: the engine's own handlers answer
+        self.client: Any = None
 
     # ------------------------------------------------------------------ public
     def execute(self, sql: str, *, lexed: bool = False, split: bool = True) -> list[StatementResult]:
@@ -421,11 +420,6 @@ class Session:
             stmt = classify(text)
             if self.authorizer is not None:  # privileges before anything of the statement happens
                 self.authorizer.check(self, stmt)
-            if self.connection_hook is not None:
-                answered = self.connection_hook(stmt)
-                if answered is not None:  # a statement of the wire server's (KILL, SHUTDOWN ...)
-                    self.note_result(answered)
-                    return answered
             if stmt.kind == "prepared" and stmt.info["command"] == "execute":
                 bound = prepared.sql_execute(self, stmt)  # EXECUTE runs as the statement it names
                 stmt = classify(bound) if isinstance(bound, str) else bound

@@ -194,7 +194,9 @@ def register(server: Any, replica: Replica) -> None:
         replica.change_filter(parse_filter_statement(stmt.text))
         return StatementResult()
 
-    table = server.statements  # the server's statement specs: these rows keep their flags, only the handler changes
+    table = (
+        server.statements
+    )  # the server's statement specs: these rows keep their flags, only the handler changes
     table.register("change_replication_filter", change_filter)
     table.register("relaylog_events", relaylog)
     table.register("change_replication_source", change)

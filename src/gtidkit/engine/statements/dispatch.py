@@ -62,7 +62,14 @@ from gtidkit.engine.statements import (
 )
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.show import show_conditions, show_count
-from gtidkit.engine.statements.specs import SKIP_AUTOCOMMIT, SKIP_COMMIT, SKIP_RUN, SPECS, Handler, StatementSpec
+from gtidkit.engine.statements.specs import (
+    SKIP_AUTOCOMMIT,
+    SKIP_COMMIT,
+    SKIP_RUN,
+    SPECS,
+    Handler,
+    StatementSpec,
+)
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
@@ -97,7 +104,9 @@ def dispatch(session: Session, stmt: Statement) -> StatementResult:
 def _run(session: Session, stmt: Statement, spec: StatementSpec, handler: Handler) -> StatementResult:
     """Steps 5 to 10 for a statement that takes part in GTID ownership."""
     if spec.checks_read_only:
-        trx.check_read_only(session, stmt)  # 1290 under read_only / super_read_only, before the implicit commit
+        trx.check_read_only(
+            session, stmt
+        )  # 1290 under read_only / super_read_only, before the implicit commit
     skip = trx.pre_statement(session, stmt, spec)
     condition = spec.commit_condition
     commits = spec.implicit_commit and (condition is None or condition(session))

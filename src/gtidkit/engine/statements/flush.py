@@ -72,7 +72,9 @@ def run_flush(session: Session, stmt: Statement) -> StatementResult:
     options, _ = flush_options(stmt.info["options"])
     if options & _ROTATES:
         session.server.rotate()
-    if "PRIVILEGES" in options:  # acl_reload: the grant tables as they are now (after direct DML on mysql.user)
+    if (
+        "PRIVILEGES" in options
+    ):  # acl_reload: the grant tables as they are now (after direct DML on mysql.user)
         session.server.accounts.load(session.conn)
     return StatementResult()
 

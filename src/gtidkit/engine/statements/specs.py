@@ -275,7 +275,7 @@ class StatementTable:
         """A copy of this table (a server's own, for the layers above the engine to register into)."""
         return StatementTable(self._rows)
 
-    def keys(self) -> list[str]:
+    def key_list(self) -> list[str]:
         """Every key with a row."""
         return list(self._rows)
 

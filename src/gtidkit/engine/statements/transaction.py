@@ -81,11 +81,7 @@ def pre_statement(session: Session, stmt: Statement, spec: StatementSpec | None 
     if spec is None:
         spec = spec_of(stmt)
     gn = session.gtid
-    if (
-        gn.type is ASSIGNED
-        and (spec.implicit_commit or spec.starts_transaction)
-        and session.in_transaction()
-    ):
+    if gn.type is ASSIGNED and (spec.implicit_commit or spec.starts_transaction) and session.in_transaction():
         raise implicit_commit_error()
     if spec.innocent:
         return False
