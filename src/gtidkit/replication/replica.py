@@ -1026,7 +1026,8 @@ def _fields(cfg: ChannelConfig) -> dict[str, Any]:
 def install(
     engine_server: Any, wire_server: Any, repl: Any, *, filters: dict[str, tuple[str, ...]] | None = None
 ) -> Replica:
-    """Plug the replica role into a server: statement hooks, performance_schema tables, start at boot.
+    """Plug the replica role into a server: its statements in the engine's statement specs, performance_schema
+    tables, start at boot.
 
     Args:
         engine_server: the engine ``Server``.
