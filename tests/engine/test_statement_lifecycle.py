@@ -155,3 +155,24 @@ def test_innocent_statements_take_no_gtid(open_server) -> None:
         s.execute("CHECKSUM TABLE t")
     assert err.value.code == 1837
     assert classify("SELECT 1").spec.innocent and not classify("CHECKSUM TABLE t").spec.innocent
+
+
+@pytest.mark.parametrize(
+    "text", ["CREATE TEMPORARY TABLE tt (a INT)", "CHECKSUM TABLE t"], ids=["create_temporary", "checksum"]
+)
+def test_no_1778_for_a_statement_that_does_not_commit(open_server, text: str) -> None:
+    """1778 is for statements that commit the open transaction (``gtid_pre_statement_checks`` asks
+    ``stmt_causes_implicit_commit``, false for CREATE / DROP TEMPORARY TABLE and for CHECKSUM TABLE): inside BEGIN
+    with gtid_next=UUID:N they run, and the transaction commits under that GTID."""
+    server = open_server(gtid_mode="ON", enforce_gtid_consistency="ON", log_bin=True)
+    s = server.session()
+    s.execute("CREATE DATABASE test")
+    s.execute("USE test")
+    s.execute("CREATE TABLE t (a INT PRIMARY KEY)")
+    s.execute(f"SET GTID_NEXT = '{server.server_uuid}:9'")
+    s.execute("BEGIN")
+    s.execute("INSERT INTO t VALUES (1)")
+    s.execute(text)
+    s.execute("COMMIT")
+    assert f"{server.server_uuid}:1-" in str(s.execute("SELECT @@GLOBAL.gtid_executed")[0].rows[0][0])
+    assert ":9" in str(s.execute("SELECT @@GLOBAL.gtid_executed")[0].rows[0][0])
