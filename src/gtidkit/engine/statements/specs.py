@@ -286,11 +286,16 @@ class StatementTable:
     def of(self, stmt: Statement) -> StatementSpec:
         """The row of a classified statement: its command's, else its form's or kind's (:func:`form_of`)."""
         rows = self._rows
-        command = stmt.info.get("command")
-        if command is not None:
-            spec = rows.get(command)
-            if spec is not None:
-                return spec
+        info = stmt.info
+        if info:
+            command = info.get("command")
+            if command is not None:
+                spec = rows.get(command)
+                if spec is not None:
+                    return spec
+        kind = stmt.kind
+        if kind != "ddl" and kind != "other":  # every other kind is its own key (the fast path of SELECT / DML)
+            return rows.get(kind, DEFAULT)
         return rows.get(form_of(stmt), DEFAULT)
 
     def register(self, key: str, handler: Handler, **flags: Any) -> StatementSpec:
