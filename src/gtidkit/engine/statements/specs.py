@@ -294,7 +294,9 @@ class StatementTable:
                 if spec is not None:
                     return spec
         kind = stmt.kind
-        if kind != "ddl" and kind != "other":  # every other kind is its own key (the fast path of SELECT / DML)
+        if (
+            kind != "ddl" and kind != "other"
+        ):  # every other kind is its own key (the fast path of SELECT / DML)
             return rows.get(kind, DEFAULT)
         return rows.get(form_of(stmt), DEFAULT)
 
