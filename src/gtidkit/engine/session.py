@@ -50,7 +50,6 @@ from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.statements.dispatch import dispatch
 from gtidkit.engine.statements.set_parser import Default, Expression, Keyword, SysVarRef, UserVarRef
-from gtidkit.engine.statements.specs import spec_of
 from gtidkit.engine.statements.system_tables import replicated_changes
 from gtidkit.engine.tracking import SessionTracker, StatementFacts
 from gtidkit.errors import MySQLError
@@ -432,7 +431,8 @@ class Session:
             )
         command = stmt.info.get("command")
         uses_tables = _uses_tables(stmt)
-        self.diagnostics.begin_statement(diagnostic=spec_of(stmt).diagnostic, uses_tables=uses_tables)
+        spec = self.server.statements.of(stmt)  # its row of the statement specs: looked up once
+        self.diagnostics.begin_statement(diagnostic=spec.diagnostic, uses_tables=uses_tables)
         assignments = stmt.assignments if kind == "set" else ()
         db_before = self.current_db
         sv = self.session_vars
@@ -443,7 +443,7 @@ class Session:
         try:
             if assignments:
                 tracker.check_set_transaction(assignments, self.in_transaction())
-            res = dispatch(self, stmt)
+            res = dispatch(self, stmt, spec)
         except MySQLError as err:
             self.diagnostics.push(Condition("Error", err.code, err.message), max_errors)
             tracker.statement_failed()

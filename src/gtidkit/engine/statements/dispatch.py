@@ -79,9 +79,14 @@ if TYPE_CHECKING:
 __all__ = ["HANDLERS", "dispatch"]
 
 
-def dispatch(session: Session, stmt: Statement) -> StatementResult:
+def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = None) -> StatementResult:
     """Run one classified (and authorized) statement through its lifecycle (steps 4 to 10 of the module
     docstring), as its row of the server's statement table says.
+
+    Args:
+        session: the session running it.
+        stmt: the classified statement.
+        spec: its row of ``session.server.statements`` when the caller looked it up already, else None.
 
     Raises:
         MySQLError: whatever the statement fails with (MySQL's code, SQLSTATE and message).
@@ -89,7 +94,8 @@ def dispatch(session: Session, stmt: Statement) -> StatementResult:
     server = session.server
     if server.table_locks.active:  # LOCK TABLES / FLUSH TABLES WITH READ LOCK held by some session
         locks.check_statement(session, stmt.kind, stmt.text)
-    spec = server.statements.of(stmt)
+    if spec is None:
+        spec = server.statements.of(stmt)
     handler = spec.handler
     assert handler is not None, stmt.kind  # every row has one (tests/engine/test_statement_lifecycle.py)
     if spec.check is not None:
@@ -137,7 +143,7 @@ def _run(session: Session, stmt: Statement, spec: StatementSpec, handler: Handle
         raise
     logged = spec.logged(session, stmt) if spec.logged is not None else None
     if spec.autocommits:
-        if autocommit and session.in_transaction():
+        if autocommit and (session.explicit_trx or session.holds_write_lock):  # in_transaction(), inlined
             trx.commit(session, ddl_text=logged)
             if spec.resets_one_shot:
                 session.reset_one_shot_characteristics()
