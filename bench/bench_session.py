@@ -110,8 +110,9 @@ def _run(tx: int, track: str, profiler: Any = None) -> dict[str, float]:
 def _wire_point_selects(n: int = 2000) -> dict[str, float]:
     """CPU µs of one point select through the wire layer in memory (a ``ClientHandler`` fed packets, no
     sockets), as root and as an application account (``SELECT, INSERT, UPDATE, DELETE ON sbtest.*``), by
-    COM_QUERY text and by COM_STMT_EXECUTE: what the privilege check costs an account other than root (best of 7
-    rounds of ``n``, the four timed in turn within each round, process CPU)."""
+    COM_QUERY text and by COM_STMT_EXECUTE, and an autocommitted point UPDATE by COM_QUERY text (``n / 4`` of
+    them: ``wire_point_update_text_*``): what the privilege check costs an account other than root (best
+    of 7 rounds of ``n``, the six timed in turn within each round, process CPU)."""
     import struct
 
     from gtidkit.engine import Server
@@ -156,15 +157,23 @@ def _wire_point_selects(n: int = 2000) -> dict[str, float]:
                 sid = struct.unpack("<I", prepared[5:9])[0]
                 head = b"\x17" + struct.pack("<IBI", sid, 0, 1) + b"\0\x01\x08\x00"
                 executes = [frame(head + struct.pack("<q", i), 0)[0] for i in ids]
-                for label, packets in (("text", queries), ("prepared", executes)):
-                    assert h.receive_data(packets[0])[4] != 0xFF  # a result set, not ERR
-                    work.append((f"wire_point_select_{label}_{user}", h, packets))
+                updates = [
+                    frame(b"\x03UPDATE sbtest1 SET k=k+1 WHERE id=%d" % i, 0)[0] for i in ids[: n // 4]
+                ]
+                for label, packets in (
+                    ("select_text", queries),
+                    ("select_prepared", executes),
+                    ("update_text", updates),
+                ):
+                    assert h.receive_data(packets[0])[4] != 0xFF  # a result set or OK, not ERR
+                    work.append((f"wire_point_{label}_{user}", h, packets))
             for _ in range(7):
                 for key, h, packets in work:
                     t0 = time.process_time()
                     for packet in packets:
                         h.receive_data(packet)
-                    out[key] = min(out.get(key, float("inf")), (time.process_time() - t0) / n * 1e6)
+                    cost = (time.process_time() - t0) / len(packets) * 1e6
+                    out[key] = min(out.get(key, float("inf")), cost)
             for h in handlers:
                 h.close()
         finally:

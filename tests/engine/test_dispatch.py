@@ -1,15 +1,15 @@
-"""Classification once, one dispatch table: every kind has a handler; sqlglot's tree class decides the kind."""
+"""Classification once, one table of statement specs: every kind has a handler; sqlglot's tree class decides the kind."""
 
 from __future__ import annotations
 
 import pytest
 
 from gtidkit.engine.statements.classify import StatementKind, classify
-from gtidkit.engine.statements.dispatch import HANDLERS
+from gtidkit.engine.statements.specs import SPECS
 
 
 def test_every_kind_has_one_handler():
-    assert set(HANDLERS) == set(StatementKind)
+    assert all(SPECS.spec(kind).handler is not None for kind in StatementKind)
 
 
 @pytest.mark.parametrize(
@@ -41,9 +41,9 @@ def test_warnings_limit_is_parsed():
     assert classify("SHOW WARNINGS LIMIT 1, 2").info == {"command": "warnings", "off": 1, "cnt": 2}
 
 
-def test_statement_hooks_answer_replication_statements(open_server):
-    """A higher layer (replication) answers the statements it owns and provides the rows of its SHOWs; without a
-    hook or provider they give 1235 as before."""
+def test_registered_handlers_answer_replication_statements(open_server, tmp_path):
+    """A higher layer (replication) registers the statements it owns in its server's statement table; without a
+    registered handler they give 1235 as before, and another server's table is not changed."""
     from gtidkit.engine.results import StatementResult
     from gtidkit.errors import MySQLError
 
@@ -59,8 +59,12 @@ def test_statement_hooks_answer_replication_statements(open_server):
         seen.append((sess.id, stmt.command))
         return StatementResult(affected_rows=7)
 
-    server.statement_hooks["replica_thread"] = hook
+    server.statements.register("replica_thread", hook)
     server.provide_show("replica_status", hook)
     assert session.execute("START REPLICA")[0].affected_rows == 7
     assert session.execute("SHOW REPLICA STATUS")[0].affected_rows == 7
     assert seen == [(session.id, "replica_thread"), (session.id, "replica_status")]
+    other = open_server(tmp_path / "other").session()
+    with pytest.raises(MySQLError) as err:
+        other.execute("START REPLICA")
+    assert err.value.code == 1235

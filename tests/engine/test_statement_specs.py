@@ -17,6 +17,9 @@ from gtidkit.engine.statements.classify import classify
 SPECS = [
     # text, implicit commit, diagnostic, global privileges (any one of)
     ("CREATE TABLE t (a INT)", True, False, ()),
+    # "CREATE TABLE and DROP TABLE statements do not commit a transaction if the TEMPORARY keyword is used"
+    ("CREATE TEMPORARY TABLE t (a INT)", False, False, ()),
+    ("DROP TEMPORARY TABLE t", False, False, ()),
     ("DROP DATABASE d", True, False, ()),
     ("CREATE USER u", True, False, ()),
     ("GRANT SELECT ON *.* TO u", True, False, ()),
@@ -32,6 +35,7 @@ SPECS = [
     ("RESET REPLICA", True, False, ("SUPER", "REPLICATION_SLAVE_ADMIN")),
     ("ANALYZE TABLE t", True, False, ()),
     ("KILL 3", False, False, ()),
+    ("CHECKSUM TABLE t", False, False, ()),  # implicit_commit.result: SQLCOM_CHECKSUM does not commit
     ("XA START 'x'", False, False, ()),
     ("SHOW BINARY LOG STATUS", False, False, ("SUPER", "REPLICATION CLIENT")),
     ("SHOW BINARY LOGS", False, False, ("SUPER", "REPLICATION CLIENT")),

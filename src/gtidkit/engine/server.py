@@ -36,6 +36,7 @@ from gtidkit.engine.gtid.compressor import Compressor
 from gtidkit.engine.gtid.state import GtidState
 from gtidkit.engine.server_version import Release, resolve
 from gtidkit.engine.session import Session, now_us
+from gtidkit.engine.statements.specs import SPECS
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
@@ -56,7 +57,7 @@ SERVER_VERSION = MYSQL_VERSION  # gtidkit.version: the one server-version consta
 
 CommitObserver = Callable[[Session, "Gtid | None"], None]
 FlushObserver = Callable[[str, int], None]
-#: ``fn(session, stmt) -> StatementResult`` for a statement a higher layer owns (see ``Server.statement_hooks``).
+#: ``fn(session, stmt) -> StatementResult``: a SHOW provider a higher layer registers (:meth:`Server.provide_show`).
 StatementHook = Callable[[Session, "Statement"], "StatementResult"]
 
 #: Server.open options → mysqld variable names (aliases accepted as mysqld accepts them).
@@ -161,10 +162,10 @@ class Server:
         self._commit_observers: list[CommitObserver] = []
         #: ``fn(file, position)`` callbacks run after each binlog flush (commit.py); register via add_binlog_flush_observer.
         self.flush_observers: list[FlushObserver] = []
-        #: Statements a higher layer answers (replication): ``statement_hooks[command] = fn(session, stmt) ->
-        #: StatementResult``, keyed by the classifier's ``Statement.command`` ("change_replication_source",
-        #: "replica_thread", "reset_replica", "change_replication_filter"). Unhooked ones give 1235.
-        self.statement_hooks: dict[str, StatementHook] = {}
+        #: This server's statement specs (:mod:`gtidkit.engine.statements.specs`): the engine's rows, into which the
+        #: layers above register the statements they answer (``statements.register("replica_thread", fn)``,
+        #: ``fn(session, stmt) -> StatementResult``); a statement nobody answers keeps its refusal (1235).
+        self.statements = SPECS.child()
         #: The providers of the SHOWs a higher layer owns (SHOW PROCESSLIST, SHOW REPLICA STATUS ...), by SHOW
         #: command: registered with :meth:`provide_show`, read by :mod:`gtidkit.engine.statements.show`.
         self.show_providers: dict[str, StatementHook] = {}

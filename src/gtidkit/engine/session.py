@@ -51,7 +51,6 @@ from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.statements.dispatch import dispatch
 from gtidkit.engine.statements.set_parser import Default, Expression, Keyword, SysVarRef, UserVarRef
-from gtidkit.engine.statements.specs import spec_of
 from gtidkit.engine.statements.system_tables import replicated_changes
 from gtidkit.engine.tracking import SessionTracker, StatementFacts
 from gtidkit.errors import MySQLError
@@ -157,13 +156,13 @@ class Session:
         #: the privilege check of the authenticated client (:class:`gtidkit.engine.statements.access.Authorizer`,
         #: set by the wire server at login); None: every statement may run (the engine's own sessions, the applier)
         self.authorizer: Authorizer | None = None
-        #: the wire server's answer to the statements it runs itself (KILL, SHUTDOWN, SHOW PROCESSLIST, the
-        #: account statements' privilege checks), called with each classified, authorized statement: a result,
-        #: or None for the engine to run it (set at login with :attr:`authorizer`)
-        self.connection_hook: Callable[[Any], StatementResult | None] | None = None
         #: LOAD DATA LOCAL's file request: ``reader(file_name) -> bytes`` asks the client for the file and returns
         #: what it sent (set by the wire server when the client offered CLIENT_LOCAL_FILES); None: 3948
         self.local_infile_reader: Callable[[str], bytes] | None = None
+        #: the wire server's connection this session serves (set at login with :attr:`authorizer`), opaque to the
+        #: engine: the handlers the wire server registered in the statement specs (KILL, SHUTDOWN, SHOW
+        #: PROCESSLIST, the account statements) find it here; None: the engine's own handlers answer
+        self.client: Any = None
 
     # ------------------------------------------------------------------ public
     def execute(self, sql: str, *, lexed: bool = False, split: bool = True) -> list[StatementResult]:
@@ -433,11 +432,6 @@ class Session:
             stmt = classify(text)
             if self.authorizer is not None:  # privileges before anything of the statement happens
                 self.authorizer.check(self, stmt)
-            if self.connection_hook is not None:
-                answered = self.connection_hook(stmt)
-                if answered is not None:  # a statement of the wire server's (KILL, SHUTDOWN ...)
-                    self.note_result(answered)
-                    return answered
             if stmt.kind == "prepared" and stmt.info["command"] == "execute":
                 bound = prepared.sql_execute(self, stmt)  # EXECUTE runs as the statement it names
                 stmt = classify(bound) if isinstance(bound, str) else bound
@@ -450,7 +444,8 @@ class Session:
             )
         command = stmt.info.get("command")
         uses_tables = _uses_tables(stmt)
-        self.diagnostics.begin_statement(diagnostic=spec_of(stmt).diagnostic, uses_tables=uses_tables)
+        spec = self.server.statements.of(stmt)  # its row of the statement specs: looked up once
+        self.diagnostics.begin_statement(diagnostic=spec.diagnostic, uses_tables=uses_tables)
         assignments = stmt.assignments if kind == "set" else ()
         db_before = self.current_db
         sv = self.session_vars
@@ -461,7 +456,7 @@ class Session:
         try:
             if assignments:
                 tracker.check_set_transaction(assignments, self.in_transaction())
-            res = dispatch(self, stmt)
+            res = dispatch(self, stmt, spec)
         except MySQLError as err:
             self.diagnostics.push(Condition("Error", err.code, err.message), max_errors)
             tracker.statement_failed()

@@ -5,12 +5,13 @@ Sources: MySQL manual "SHUTDOWN Statement", "KILL Statement" (1094 ER_NO_SUCH_TH
 characters without FULL).
 
 These need the server process (its connections), which the engine does not know, so they live in the protocol
-layer. Account statements (CREATE USER, GRANT ...) and SHOW GRANTS are the engine's (:mod:`gtidkit.engine.accounts`):
-here they only get their privilege check, and the connection's state after them (fast-auth cache, sandbox).
-The engine session classifies each statement (:mod:`gtidkit.engine.statements.classify`) and hands it to the hook
-of :func:`interceptor`, which answers the commands of :data:`ANSWERS`; everything else goes to the engine. SHOW
-PROCESSLIST is a SHOW like the others (``engine/statements/show.py``): the wire server registers
-:func:`show_processlist` as its provider on the engine server when it starts.
+layer, registered as the handlers of their rows of the engine's statement specs (:func:`register`): they run the
+engine's statement lifecycle like any statement, on the connection the session serves (``session.client``).
+Account statements (CREATE USER, GRANT ...) and SHOW GRANTS are the engine's (:mod:`gtidkit.engine.accounts`):
+their privilege check is the connection's authorizer's (:mod:`gtidkit.protocol.privileges`), and here only the
+connection's state after them (fast-auth cache, sandbox). SHOW PROCESSLIST is a SHOW like the others
+(``engine/statements/show.py``): the wire server registers :func:`show_processlist` as its provider on the engine
+server when it starts.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.engine.accounts import statements as account_statements
-from gtidkit.engine.accounts.grants import GRANT_OPTION
 from gtidkit.engine.api import THREAD_ID_OFFSET
 from gtidkit.mysql_errors import mysql_error
 from gtidkit.protocol import engine_seam, privileges
@@ -37,113 +36,72 @@ def _ok(handler: ClientHandler, affected: int = 0) -> StatementResult:
     )
 
 
-def interceptor(handler: ClientHandler) -> engine_seam.Interceptor:
-    """The hook that answers the statements of :data:`ANSWERS` and the account statements for one connection
-    (the engine session calls it with each statement it has classified and authorized; None: the engine runs
-    the statement)."""
+def attach(handler: ClientHandler) -> None:
+    """Serve one logged-in connection: its session reads information_schema.PROCESSLIST /
+    performance_schema.processlist from the connections of this server."""
+    if handler.session is None:
+        return
+    engine_seam.provide_tables(
+        handler.session,
+        {
+            ("information_schema", "PROCESSLIST"): lambda: _processlist_rows(handler, full=True, table=True),
+            ("performance_schema", "processlist"): lambda: [
+                (*r, "PRIMARY") for r in _processlist_rows(handler, full=True, table=True)
+            ],
+        },
+    )
 
-    if handler.session is not None:  # information_schema.PROCESSLIST / performance_schema.processlist
-        engine_seam.provide_tables(
-            handler.session,
-            {
-                ("information_schema", "PROCESSLIST"): lambda: _processlist_rows(
-                    handler, full=True, table=True
-                ),
-                ("performance_schema", "processlist"): lambda: [
-                    (*r, "PRIMARY") for r in _processlist_rows(handler, full=True, table=True)
-                ],
-            },
-        )
-    running_account_statement = [False]
 
-    def intercept(stmt: Any) -> StatementResult | None:
-        # read_only lets SUPER / CONNECTION_ADMIN write (engine/statements/transaction.py check_read_only)
-        engine_seam.set_read_only_exempt(
-            handler.live_session,
-            privileges.has_global(handler.current_account(), "SUPER", "CONNECTION_ADMIN"),
-        )
-        if stmt.kind == "account":
-            if running_account_statement[0]:
-                return None  # the engine runs the statement this hook passed on (_account_statement)
-            running_account_statement[0] = True
-            try:
-                return _account_statement(handler, handler.current_account(), stmt)
-            finally:
-                running_account_statement[0] = False
-        answer = ANSWERS.get(stmt.info.get("command") or "")
-        return None if answer is None else answer(handler, stmt)
+def register(engine: Any) -> None:
+    """Register the wire server's statements in the engine server's statement specs (``engine.statements``, once
+    per engine server): SHUTDOWN and KILL are answered from the connections of this server
+    (:data:`ANSWERS`), and an account statement also updates its connection (fast-auth cache, sandbox) once it
+    committed. Each runs the engine's statement lifecycle; a session without a connection (the engine's own, the
+    replica applier's) keeps the engine's handler."""
+    table = engine.statements
+    if getattr(table.spec("kill").handler, "wire_answer", False):
+        return  # registered by an earlier ServerContext of this engine server
+    for key, answer in ANSWERS.items():
+        table.register(key, _answer(key, answer, table.spec(key).handler))
+    account = table.spec("account")
+    table.register("account", account.handler, after_commit=_account_committed(account.after_commit))
 
-    return intercept
+
+def _answer(key: str, answer: Callable[[ClientHandler, Any], StatementResult], engine_handler: Any) -> Any:
+    """The handler of ``key``'s row: ``answer`` on the session's connection, else the engine's handler."""
+
+    def handle(session: Any, stmt: Any) -> StatementResult:
+        client = session.client
+        if client is None:
+            return engine_handler(session, stmt)
+        return answer(client, stmt)
+
+    handle.__doc__ = f"The wire server's {key} statement (protocol/admin.py ANSWERS), else the engine's."
+    handle.wire_answer = True  # type: ignore[attr-defined]
+    return handle
+
+
+def _account_committed(engine_after: Any) -> Any:
+    def after(session: Any, stmt: Any) -> None:
+        if engine_after is not None:
+            engine_after(session, stmt)
+        client = session.client
+        outcome = session.account_outcome
+        if client is None or outcome is None:
+            return
+        with client.ctx.lock:  # a changed password drops its fast-auth cache entry
+            for key in outcome.changed:
+                client.ctx.sha2_cache.pop(key, None)
+        if outcome.own_password:  # setting one's own password ends the expired-password sandbox
+            client.sandbox = False
+
+    return after
 
 
 def _shutdown(handler: ClientHandler, stmt: Any) -> StatementResult:
     # the SHUTDOWN privilege (its statement spec) was checked by the session's authorizer
     handler.shutdown_requested = True  # the edge acts on it after this statement's OK is sent
     return _ok(handler)
-
-
-def _need_create_user(account: Any) -> None:
-    if not privileges.has_global(account, "CREATE USER"):
-        raise mysql_error(1227, "CREATE USER")
-
-
-def _account_statement(handler: ClientHandler, account: Any, stmt: Any) -> StatementResult:
-    """An account statement: the privilege it needs (``sql/auth/sql_authorization.cc``: CREATE USER for another
-    account's CREATE / ALTER / DROP / RENAME USER and SET PASSWORD, CREATE ROLE / DROP ROLE or CREATE USER for
-    roles, GRANT OPTION plus each privilege granted or revoked), then the engine runs it as DDL (its GTID, its
-    binlog event, the grant tables); a changed password drops its fast-auth cache entry, and setting one's own
-    password ends the expired-password sandbox. In the sandbox only ALTER USER and SET PASSWORD run (1820,
-    ``sql_parse.cc``).
-
-    Raises:
-        MySQLError: 1820 in the sandbox, 1227 / 1044 / 1045 without the privilege, the engine's errors.
-    """
-    text = stmt.text
-    if handler.sandbox and stmt.info.get("keyword") not in ("ALTER", "SET"):
-        raise mysql_error(1820)
-    st = account_statements.parse(text)
-    verb = st.verb
-    if verb in ("alter_user", "set_password"):
-        me = (account.user, account.host.lower()) if account is not None else None
-        others = [s for s in st.specs if not s.current and (s.user, s.host.lower()) != me]
-        if others:
-            _need_create_user(account)
-    elif verb in ("create_role", "drop_role"):
-        role_priv = "CREATE ROLE" if verb == "create_role" else "DROP ROLE"
-        if not privileges.has_global(account, role_priv, "CREATE USER"):
-            raise mysql_error(1227, f"{role_priv} or CREATE USER")
-    elif verb in ("grant", "revoke"):
-        _check_grant(handler, account, st)
-    else:
-        _need_create_user(account)
-    res = handler.live_session.execute(text, split=False)[-1]
-    outcome = handler.live_session.account_outcome
-    if outcome is not None:
-        with handler.ctx.lock:
-            for key in outcome.changed:
-                handler.ctx.sha2_cache.pop(key, None)
-        if outcome.own_password:
-            handler.sandbox = False
-    return res
-
-
-def _check_grant(handler: ClientHandler, account: Any, st: Any) -> None:
-    db = st.target
-    if db == "":
-        db = engine_seam.current_schema(handler.live_session)
-        if db is None:
-            raise mysql_error(1046)
-    allowed = privileges.has_global(account, GRANT_OPTION) or (
-        db is not None and privileges.has_on_db(account, GRANT_OPTION, db)
-    )
-    if not allowed or not all(
-        privileges.has_global(account, n) if db is None else privileges.has_on_db(account, n, db)
-        for n in st.privileges
-        if n != GRANT_OPTION
-    ):
-        if db is None:
-            raise mysql_error(1045, handler.user, handler.peer_host_name(), "YES")
-        raise mysql_error(1044, handler.user, handler.peer_host_name(), db)
 
 
 def _kill(handler: ClientHandler, stmt: Any) -> StatementResult:

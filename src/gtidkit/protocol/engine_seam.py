@@ -33,9 +33,6 @@ __all__ = [
     "StatementResult",
 ]
 
-#: A hook that answers a classified statement itself (server-level statements: SHUTDOWN, KILL, accounts) or returns
-#: None (the engine session calls it, see :func:`set_account`).
-Interceptor = Callable[[Any], "StatementResult | None"]
 #: ``{(schema, table): () -> rows}``: the rows of a per-query system table (information_schema.PROCESSLIST ...)
 TableProviders = dict[tuple[str, str], Callable[[], list[tuple[Any, ...]]]]
 
@@ -107,10 +104,10 @@ class SessionAPI(Protocol):
 
     #: the privilege check of the authenticated client (engine/statements/access.py Authorizer), None: none
     authorizer: Any
-    #: the wire server's answer to the statements it runs itself, called with each classified statement
-    connection_hook: Any
     #: LOAD DATA LOCAL's file request (``reader(file_name) -> bytes``), None when the client cannot send files
     local_infile_reader: Any
+    #: the wire server's connection the session serves (what the wire server's statement handlers act on)
+    client: Any
 
     #: the TLS cipher / protocol version of the client connection (Ssl_cipher / Ssl_version), "" without TLS
     tls_cipher: str
@@ -271,15 +268,16 @@ def set_account(
     priv_user: str,
     priv_host: str,
     authorizer: Any = None,
-    intercept: Interceptor | None = None,
+    client: Any = None,
 ) -> None:
     """Tell the engine session who authenticated: the client's ``user``/``host`` (USER()) and the matched
     account ``priv_user``/``priv_host`` (CURRENT_USER()). From now on ``authorizer`` (an
     :class:`gtidkit.engine.statements.access.Authorizer`) checks the privileges of each statement the session
-    runs, and ``intercept`` answers the statements the server runs itself (after the privilege check)."""
+    runs, and the statements the wire server registered in the engine's statement specs
+    (:func:`gtidkit.protocol.admin.register`) act on ``client``, the connection (a ``ClientHandler``)."""
     session.set_account(user, host, priv_user, priv_host)
     session.authorizer = authorizer
-    session.connection_hook = intercept
+    session.client = client
 
 
 def set_local_infile_reader(session: SessionAPI, reader: Any) -> None:

@@ -152,6 +152,12 @@ class ServerContext:
     command_hooks: dict[int, TakeoverHook] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def __post_init__(self) -> None:
+        if getattr(self.engine, "statements", None) is not None:
+            from gtidkit.protocol import admin
+
+            admin.register(self.engine)  # SHUTDOWN, KILL: the engine's statement specs
+
     def capabilities(self) -> Capability:
         """The capability flags offered in the Handshake."""
         caps = Capability(SERVER_CAPABILITIES)
@@ -534,9 +540,10 @@ class ClientHandler:
                 account.user,
                 account.host,
                 privileges.AccountAuthorizer(self),
-                admin.interceptor(self),
+                self,
             )
-            # read_only lets SUPER / CONNECTION_ADMIN write; refreshed before each statement (protocol/admin.py)
+            admin.attach(self)
+            # read_only lets SUPER / CONNECTION_ADMIN write; refreshed before each statement (protocol/privileges.py)
             engine_seam.set_read_only_exempt(
                 self.live_session, privileges.has_global(account, "SUPER", "CONNECTION_ADMIN")
             )

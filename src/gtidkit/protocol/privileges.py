@@ -34,11 +34,14 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
+from gtidkit.engine.accounts import statements as account_statements
 from gtidkit.engine.accounts.grants import (
     DATABASE_LEVEL,
+    GRANT_OPTION,
 )
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
+from gtidkit.protocol import engine_seam
 
 if TYPE_CHECKING:
     from gtidkit.engine.accounts.store import Account
@@ -144,15 +147,19 @@ class AccountAuthorizer:
         DML whose privileges and tables (its plan's, see ``session.named_tables``) passed before for the same
         account passes again without another look at the grants.
 
+        Also refreshes the session's read_only exemption from the account's privileges as stored now (read_only
+        lets SUPER / CONNECTION_ADMIN write: engine/statements/transaction.py ``check_read_only``).
+
         Raises:
-            MySQLError: 1820 in the expired-password sandbox (only SET runs there; ALTER USER / SET PASSWORD are
-                the wire server's), else as :func:`check_statement`.
+            MySQLError: 1820 in the expired-password sandbox (only SET, ALTER USER and SET PASSWORD run there),
+                else as :func:`check_statement` and :func:`check_account_statement`.
         """
         h = self._handler
         kind = stmt.kind
         if h.sandbox and kind != "set" and kind != "account":
             raise mysql_error(1820)
         account = h.current_account()
+        engine_seam.set_read_only_exempt(session, has_global(account, "SUPER", "CONNECTION_ADMIN"))
         if (
             account is None
             or _root_like(account.privileges)
@@ -160,6 +167,8 @@ class AccountAuthorizer:
             or "into_file" in stmt.info  # FILE, beside the tables: not remembered with them
         ):
             check_statement(account, h.user, h.peer_host_name(), stmt, session)
+            if kind == "account":
+                check_account_statement(h, account, stmt)
             return
         if account is not self._account:
             self._account = account
@@ -176,7 +185,7 @@ class AccountAuthorizer:
 def check_statement(account: Account | None, user: str, host: str, stmt: Any, session: Any) -> None:
     """Raise MySQL's access error when ``account`` may not run the classified statement ``stmt`` in ``session``
     (its default schema, the tables its plan names: ``session.named_tables``); return quietly when it may.
-    Account statements (CREATE USER, GRANT ...) are checked by the wire server before they reach the engine.
+    Account statements (CREATE USER, GRANT ...) get their own check besides (:func:`check_account_statement`).
 
     Raises:
         MySQLError: 1142 (table-level command denied), 1044 (database), 1227 (specific privilege), 1046 no
@@ -234,6 +243,63 @@ def check_statement(account: Account | None, user: str, host: str, stmt: Any, se
             for priv in privs:
                 if not has_on_db(account, priv, db):
                     raise _table_denied(priv if kind != "select" else "SELECT", user, host, table)
+
+
+def check_account_statement(handler: Any, account: Any, stmt: Any) -> None:
+    """The privilege an account statement needs (``sql/auth/sql_authorization.cc``: CREATE USER for another
+    account's CREATE / ALTER / DROP / RENAME USER and SET PASSWORD, CREATE ROLE / DROP ROLE or CREATE USER for
+    roles, GRANT OPTION plus each privilege granted or revoked); in the expired-password sandbox only ALTER USER
+    and SET PASSWORD run (1820, ``sql_parse.cc``). The engine then runs it as DDL (its GTID, its binlog event, the
+    grant tables).
+
+    Args:
+        handler: the connection (``sandbox``, ``user``, ``peer_host_name()``, ``live_session``).
+        account: the connection's account as stored now.
+        stmt: the classified account statement.
+
+    Raises:
+        MySQLError: 1820 in the sandbox, 1064 a malformed statement, 1227 / 1044 / 1045 / 1046 without the
+            privilege.
+    """
+    if handler.sandbox and stmt.info.get("keyword") not in ("ALTER", "SET"):
+        raise mysql_error(1820)
+    st = account_statements.parse(stmt.text)
+    verb = st.verb
+    if verb in ("alter_user", "set_password"):
+        me = (account.user, account.host.lower()) if account is not None else None
+        others = [s for s in st.specs if not s.current and (s.user, s.host.lower()) != me]
+        if others:
+            _need_create_user(account)
+    elif verb in ("create_role", "drop_role"):
+        role_priv = "CREATE ROLE" if verb == "create_role" else "DROP ROLE"
+        if not has_global(account, role_priv, "CREATE USER"):
+            raise mysql_error(1227, f"{role_priv} or CREATE USER")
+    elif verb in ("grant", "revoke"):
+        _check_grant(handler, account, st)
+    else:
+        _need_create_user(account)
+
+
+def _need_create_user(account: Any) -> None:
+    if not has_global(account, "CREATE USER"):
+        raise mysql_error(1227, "CREATE USER")
+
+
+def _check_grant(handler: Any, account: Any, st: Any) -> None:
+    db = st.target
+    if db == "":
+        db = engine_seam.current_schema(handler.live_session)
+        if db is None:
+            raise mysql_error(1046)
+    allowed = has_global(account, GRANT_OPTION) or (db is not None and has_on_db(account, GRANT_OPTION, db))
+    if not allowed or not all(
+        has_global(account, n) if db is None else has_on_db(account, n, db)
+        for n in st.privileges
+        if n != GRANT_OPTION
+    ):
+        if db is None:
+            raise mysql_error(1045, handler.user, handler.peer_host_name(), "YES")
+        raise mysql_error(1044, handler.user, handler.peer_host_name(), db)
 
 
 def _check_maintenance(account: Account, user: str, host: str, stmt: Any, current_db: str | None) -> None:

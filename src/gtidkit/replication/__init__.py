@@ -2,9 +2,8 @@
 
 Layer: above :mod:`gtidkit.protocol`, below :mod:`gtidkit.cli`. :func:`install` plugs both roles into a running
 server (``gtidkit server`` calls it): the source side registers the protocol's command hooks (COM_REGISTER_SLAVE,
-COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID) and the SHOW REPLICAS provider, the replica side the engine's
-``statement_hooks`` (CHANGE REPLICATION SOURCE, START / STOP REPLICA ...) and the providers of SHOW REPLICA STATUS /
-SHOW RELAYLOG EVENTS (``server.provide_show``). MySQL source: ``sql/rpl_source.cc``, ``sql/rpl_replica.cc``.
+COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID), the replica side its statements in the engine's statement specs (CHANGE REPLICATION SOURCE,
+START / STOP REPLICA, SHOW REPLICA STATUS ...). MySQL source: ``sql/rpl_source.cc``, ``sql/rpl_replica.cc``.
 """
 
 from __future__ import annotations

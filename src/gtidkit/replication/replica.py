@@ -1169,7 +1169,7 @@ def install(
     engine_server: Any, wire_server: Any, repl: Any, *, filters: dict[str, tuple[str, ...]] | None = None
 ) -> Any:
     """Plug the replica role into a server: its channels (:class:`~gtidkit.replication.channel_map.ChannelMap`),
-    statement hooks, performance_schema tables, SOURCE_POS_WAIT, start at boot.
+    its statements in the engine's statement specs, performance_schema tables, SOURCE_POS_WAIT, start at boot.
 
     Args:
         engine_server: the engine ``Server``.

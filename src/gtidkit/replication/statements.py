@@ -1,7 +1,8 @@
-"""The replica's statements, answered through the engine's ``server.statement_hooks`` and, for its SHOWs, the
-providers registered with ``server.provide_show`` (classifier info in ``stmt.info``): CHANGE REPLICATION SOURCE TO /
-CHANGE MASTER TO, START / STOP REPLICA|SLAVE [IO_THREAD | SQL_THREAD], RESET REPLICA|SLAVE [ALL], SHOW REPLICA STATUS
-/ SHOW SLAVE STATUS (5.7 column names), SHOW RELAYLOG EVENTS.
+"""The replica's statements, registered as the handlers of their rows of the engine's statement specs
+(``server.statements``, :mod:`gtidkit.engine.statements.specs`) (classifier info in
+``stmt.info``): CHANGE REPLICATION SOURCE TO / CHANGE MASTER TO, START / STOP REPLICA|SLAVE [IO_THREAD | SQL_THREAD],
+RESET REPLICA|SLAVE [ALL], FLUSH RELAY LOGS; SHOW REPLICA STATUS / SHOW SLAVE STATUS (5.7 column names) and SHOW
+RELAYLOG EVENTS are the providers of their SHOWs (``server.provide_show``, engine/statements/show.py).
 
 MySQL: ``sql/sql_parse.cc`` (SQLCOM_CHANGE_MASTER, SQLCOM_SLAVE_START, SQLCOM_SLAVE_STOP, SQLCOM_RESET with
 REFRESH_REPLICA, SQLCOM_SHOW_SLAVE_STAT) dispatching to ``sql/rpl_replica.cc``.
@@ -129,11 +130,12 @@ def _threads_text(text: str) -> str:
 
 
 def register(server: Any, channels: ChannelMap) -> None:
-    """Install the replica's statement hooks and SHOW providers on ``server`` (an engine ``Server``).
+    """Register the replica's statement handlers and SHOW providers on ``server`` (an engine ``Server``): the
+    statements run the engine's statement lifecycle (implicit commit, GTID pre-checks ...) as every statement does.
 
     Args:
-        server: the engine server whose ``statement_hooks`` receive the handlers (its ``provide_show`` the SHOW
-            REPLICA STATUS and SHOW RELAYLOG EVENTS providers).
+        server: the engine server whose statement table (``server.statements``) receives the handlers (its
+            ``provide_show`` the SHOW REPLICA STATUS and SHOW RELAYLOG EVENTS providers).
         channels: the replica's channels; ``FOR CHANNEL 'x'`` (the classifier's ``info["channel"]``) picks one,
             as :mod:`gtidkit.replication.channel_map` describes.
     """
@@ -193,11 +195,15 @@ def register(server: Any, channels: ChannelMap) -> None:
         channels.flush_relay_logs(stmt.info.get("channel"))
         return StatementResult()
 
-    server.statement_hooks["flush_relay_logs"] = flush_relay_logs
-    server.statement_hooks["change_replication_filter"] = change_filter
-    server.statement_hooks["change_replication_source"] = change
-    server.statement_hooks["replica_thread"] = thread
-    server.statement_hooks["reset_replica"] = reset
+    table = (
+        server.statements
+    )  # the server's statement specs: these rows keep their flags, only the handler changes
+    table.register("change_replication_filter", change_filter)
+    table.register("change_replication_source", change)
+    table.register("replica_thread", thread)
+    table.register("reset_replica", reset)
+    # not a statement: FLUSH RELAY LOGS (engine/statements/flush.py) asks this row for the channels' relay logs
+    table.register("flush_relay_logs", flush_relay_logs)
     # the replica's SHOWs: providers of engine/statements/show.py's rows owned by replication
     server.provide_show("relaylog_events", relaylog)
     server.provide_show("replica_status", status)

@@ -9,6 +9,12 @@ the first token that cannot be right>' at line N`` (the rest is cut at 80 charac
 
 The shapes are deliberately loose past their keywords (a statement that fits the family but has a subtle error
 deeper inside gets 1235 instead of 1064): telling families apart is what matters to a client.
+
+A refused statement the classifier recognises (XA, SHUTDOWN without the wire server, CHANGE REPLICATION FILTER, the
+replica statements without a replication layer) is a row of the statement specs whose handler raises this error
+(:func:`gtidkit.engine.statements.specs.refusal`), so it runs the statement lifecycle (implicit commit, GTID
+pre-checks) as MySQL runs it before failing; this table gives the family and the message for it and for the text the
+classifier does not key (the SQL layer raises :func:`statement_error` for those).
 """
 
 from __future__ import annotations

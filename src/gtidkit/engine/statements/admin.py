@@ -19,7 +19,6 @@ from gtidkit.binlog.text import event_info
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.metadata import result_set
-from gtidkit.engine.sql.unsupported import statement_error
 from gtidkit.engine.statements import locks
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.gtid import GtidSet
@@ -131,29 +130,6 @@ class Admin:
         return result_set(cols, rows)
 
     # ------------------------------------------------------------------ FLUSH / RESET / PURGE
-    def commits_implicitly(self, session: Session, stmt: Statement) -> bool:
-        """Whether this administrative statement commits the open transaction before it runs.
-
-        RM8 "Statements That Cause an Implicit Commit": LOCK TABLES, FLUSH, RESET, PURGE do; UNLOCK TABLES only when
-        the session holds LOCK TABLES locks (not after FLUSH TABLES WITH READ LOCK).
-        """
-        if stmt.info.get("command") == "unlock_tables":
-            return locks.unlock_tables_commits(session)
-        return True
-
-    def run(self, session: Session, stmt: Statement) -> StatementResult:
-        """Run an administrative statement by its command (:data:`_RUN`): FLUSH [BINARY] LOGS, FLUSH TABLES WITH
-        READ LOCK, LOCK / UNLOCK TABLES, KILL, RESET MASTER / RESET BINARY LOGS AND GTIDS, PURGE BINARY LOGS;
-        the replica statements without a replication layer (1235); XA (1235).
-
-        Raises:
-            MySQLError: 1235 for an admin statement the engine does not run, 1373 for PURGE TO an unknown file.
-        """
-        run = _RUN.get(stmt.info.get("command") or "")
-        if run is None:
-            raise statement_error(stmt.text)
-        return run(self, session, stmt)
-
     def flush_tables_with_read_lock(self, session: Session, tables: str | None) -> StatementResult:
         """FLUSH TABLES [t1, t2] WITH READ LOCK: the global read lock, or READ locks on the tables named."""
         if tables:
@@ -261,54 +237,57 @@ class Admin:
             self.server.release_write_lock(None)
 
 
-def _rotate(admin: Admin, session: Session, stmt: Statement) -> StatementResult:
-    admin.server.rotate()
+def _rotate(session: Session, stmt: Statement) -> StatementResult:
+    session.server.rotate()
     return StatementResult()
 
 
-def _unlock_tables(admin: Admin, session: Session, stmt: Statement) -> StatementResult:
-    admin.server.table_locks.unlock(session.id)
+def _flush_tables_with_read_lock(session: Session, stmt: Statement) -> StatementResult:
+    return session.server.admin.flush_tables_with_read_lock(session, stmt.info.get("tables"))
+
+
+def _lock_tables(session: Session, stmt: Statement) -> StatementResult:
+    return StatementResult(warnings=_conditions(locks.lock_tables(session, stmt.text)))
+
+
+def _unlock_tables(session: Session, stmt: Statement) -> StatementResult:
+    session.server.table_locks.unlock(session.id)
     return StatementResult()
 
 
-def _kill(admin: Admin, session: Session, stmt: Statement) -> StatementResult:
-    admin.kill(session, stmt.info["id"], query_only=stmt.info["query_only"])
+def _kill(session: Session, stmt: Statement) -> StatementResult:
+    session.server.admin.kill(session, stmt.info["id"], query_only=stmt.info["query_only"])
     return StatementResult()
 
 
-def _reset_binary_logs(admin: Admin, session: Session, stmt: Statement) -> StatementResult:
-    admin.reset_master(stmt.info.get("to"))
+def _reset_binary_logs(session: Session, stmt: Statement) -> StatementResult:
+    session.server.admin.reset_master(stmt.info.get("to"))
     return StatementResult()
 
 
-def _purge_to(admin: Admin, session: Session, stmt: Statement) -> StatementResult:
-    admin.purge(to=stmt.info["to"])
+def _purge_to(session: Session, stmt: Statement) -> StatementResult:
+    session.server.admin.purge(to=stmt.info["to"])
     return StatementResult()
 
 
-def _purge_before(admin: Admin, session: Session, stmt: Statement) -> StatementResult:
-    admin.purge(before=_parse_datetime(stmt.info["before"]))
+def _purge_before(session: Session, stmt: Statement) -> StatementResult:
+    session.server.admin.purge(before=_parse_datetime(stmt.info["before"]))
     return StatementResult()
 
 
-def _replica_statement(admin: Admin, session: Session, stmt: Statement) -> StatementResult:
-    # no replication layer registered its statement hooks (gtidkit.replication.statements)
-    raise mysql_error(1235, stmt.text.strip()[:40])
-
-
-#: admin command (classify.py) -> what :meth:`Admin.run` does for it
-_RUN: dict[str, Callable[[Admin, Session, Statement], StatementResult]] = {
+#: admin command (classify.py) -> its handler, registered in the statement specs by
+#: :mod:`gtidkit.engine.statements.dispatch`: FLUSH [BINARY] LOGS, FLUSH TABLES WITH READ LOCK, LOCK / UNLOCK TABLES,
+#: KILL, RESET MASTER / RESET BINARY LOGS AND GTIDS, PURGE BINARY LOGS (XA and the replica statements without a
+#: replication layer are refusals: their rows in :mod:`gtidkit.engine.statements.specs`)
+HANDLERS: dict[str, Callable[[Session, Statement], StatementResult]] = {
     "flush_logs": _rotate,
-    "flush_tables_with_read_lock": lambda a, s, st: a.flush_tables_with_read_lock(s, st.info.get("tables")),
-    "lock_tables": lambda a, s, st: StatementResult(warnings=_conditions(locks.lock_tables(s, st.text))),
+    "flush_tables_with_read_lock": _flush_tables_with_read_lock,
+    "lock_tables": _lock_tables,
     "unlock_tables": _unlock_tables,
     "kill": _kill,
     "reset_binary_logs": _reset_binary_logs,
     "purge_binary_logs_to": _purge_to,
     "purge_binary_logs_before": _purge_before,
-    "reset_replica": _replica_statement,
-    "replica_thread": _replica_statement,
-    "change_replication_source": _replica_statement,
 }
 
 

@@ -44,7 +44,6 @@ from gtidkit.engine.binlog.transaction_events import statement_rows
 from gtidkit.engine.results import StatementResult
 from gtidkit.engine.sql import rowimage
 from gtidkit.engine.sql.parse import unquote_string
-from gtidkit.engine.statements import transaction as trx
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.mysql_errors import mysql_error
 
@@ -55,6 +54,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BinlogStatementState",
     "binlog_argument",
+    "check_binlog",
     "pseudo_replica_mode_changed",
     "run_binlog",
     "split_events",
@@ -176,8 +176,19 @@ def state_of(session: Session) -> BinlogStatementState:
     return state
 
 
+def check_binlog(session: Session, stmt: Statement) -> None:
+    """The statement is ``BINLOG '<non-empty string>'`` (checked before anything happens).
+
+    Raises:
+        MySQLError: 1149 ER_SYNTAX_ERROR.
+    """
+    binlog_argument(stmt.text)
+
+
 def run_binlog(session: Session, stmt: Statement) -> StatementResult:
-    """Execute ``BINLOG '<base64>'`` in ``session`` (see the module docstring for the rules).
+    """Execute ``BINLOG '<base64>'`` in ``session`` (see the module docstring for the rules): its events are
+    applied in the session's transaction; in autocommit mode the rows statement is closed here and the lifecycle
+    (:func:`gtidkit.engine.statements.dispatch.dispatch`) commits the transaction.
 
     Args:
         session: the client session.
@@ -187,30 +198,22 @@ def run_binlog(session: Session, stmt: Statement) -> StatementResult:
         An OK result.
 
     Raises:
-        MySQLError: 1149, 1575, 1609, 1730 as above; the applier's row errors (1032, 1062, 1146, 1364 ...); the
-            GTID pre-statement errors (1837 while gtid_next is UNDEFINED ...).
+        MySQLError: 1149, 1575, 1609, 1730 as above; the applier's row errors (1032, 1062, 1146, 1364 ...).
     """
     arg = binlog_argument(stmt.text)
-    skip = trx.pre_statement(session, stmt)
     autocommit = not session.explicit_trx and session.autocommit()
-    if skip:
-        if autocommit:
-            trx.commit(session)
-        return StatementResult()
     state = state_of(session)
     try:
         data = decode_base64(arg)
         for raw in split_events(data):
             _apply_one(session, state, raw)
-    except BaseException as err:
+    except BaseException:
         state.table_maps.clear()
         state.statement = []
         state.query = ""
-        trx.statement_failed(session, err)
         raise
     if autocommit and (session.in_transaction() or state.statement):
         _end_statement(session, state)
-        session.commit_transaction()  # trans_commit, as an autocommitted DML's end
     return StatementResult()
 
 

@@ -28,7 +28,6 @@ from gtidkit.binlog.row_image import encode_value
 from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.rowimage import column_spec
 from gtidkit.engine.sql.values import from_sqlite
-from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.maintenance import table_names
 from gtidkit.mysql_errors import mysql_error
 
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
     from gtidkit.engine.sql.catalog import ColumnDef, TableDef
     from gtidkit.engine.statements.classify import Statement
 
-__all__ = ["COLUMNS", "run_checksum_table", "table_checksum"]
+__all__ = ["COLUMNS", "check_checksum_table", "run_checksum_table", "table_checksum"]
 
 #: the result-set columns (``Item_empty_string("Table")``, ``Item_int("Checksum")``)
 COLUMNS = ("Table", "Checksum")
@@ -131,19 +130,26 @@ def table_checksum(t: TableDef, rows: list[tuple[Any, ...]], default_charset: st
     return total
 
 
+def check_checksum_table(session: Session, stmt: Statement) -> None:
+    """The table list of a CHECKSUM TABLE statement parses (before anything happens).
+
+    Raises:
+        MySQLError: 1064 a malformed table list.
+    """
+    table_names(stmt.info["tables"])
+
+
 def run_checksum_table(session: Session, stmt: Statement) -> StatementResult:
     """Run one CHECKSUM TABLE statement (classified as admin ``checksum_table`` with ``info["tables"]``).
 
     Raises:
-        MySQLError: 1046 an unqualified name without a default database; 1064 a malformed table list; the GTID
-            checks of :func:`gtidkit.engine.statements.transaction.pre_statement`.
+        MySQLError: 1046 an unqualified name without a default database; 1064 a malformed table list.
     """
     from gtidkit.engine.sql.metadata import result_set
 
     text = stmt.info["tables"]
     quick = bool(_QUICK.search(text))
     tables = table_names(text)
-    trx.pre_statement(session, stmt)
     storage = session.server.storage
     rows: list[tuple[Any, ...]] = []
     warnings: list[Condition] = []

@@ -50,7 +50,8 @@ __all__ = ["KINDS", "TREE_KINDS", "Statement", "StatementKind", "classify", "is_
 
 
 class StatementKind(StrEnum):
-    """What a statement is, for dispatch (:data:`gtidkit.engine.statements.dispatch.HANDLERS`)."""
+    """What a statement is: the key of its row of the statement specs when it has no command of its own
+    (:mod:`gtidkit.engine.statements.specs`, whose handlers :mod:`gtidkit.engine.statements.dispatch` registers)."""
 
     SELECT = "select"
     DML = "dml"

@@ -1,36 +1,46 @@
-"""One dispatch table: statement kind -> handler(session, stmt) -> StatementResult (MySQL's mysql_execute_command).
+"""One statement lifecycle (MySQL's ``mysql_execute_command``), driven by the statement's spec; the engine's handlers.
 
 :func:`dispatch` is the only place a classified statement (:mod:`gtidkit.engine.statements.classify`) meets the code
-that runs it. What a statement is (implicit commit, diagnostic, global privileges) is its row of
-:mod:`gtidkit.engine.statements.specs`.
+that runs it, and the only place its lifecycle is written. What a statement is (implicit commit, innocent, changes
+data, autocommitted, logged as DDL ...) is its row of :mod:`gtidkit.engine.statements.specs`, found in the server's
+statement table (``Server.statements``); the row's handler does the statement's own work only. The engine's
+handlers are registered into :data:`~gtidkit.engine.statements.specs.SPECS` at the end of this module; the layers
+above the engine register theirs into their server's table (:meth:`~gtidkit.engine.statements.specs.
+StatementTable.register`), so replication statements and the wire server's own statements run the same lifecycle.
 
 The lifecycle of one statement, in this order:
 
 1. parse: :func:`~gtidkit.engine.statements.classify.classify` (one split per COM_QUERY, one classification per
    statement; ``Session._execute_statement``);
 2. privileges: the session's authorizer (:mod:`gtidkit.engine.statements.access`), on the parsed statement and the
-   tables its plan names; then the wire server's own statements (KILL, SHUTDOWN, SHOW PROCESSLIST, accounts) are
-   answered by its hook;
-3. diagnostics area: cleared unless the spec is ``diagnostic``;
+   tables its plan names (``Session._execute_statement``, before anything of the statement happens: MySQL checks
+   them before it opens or locks a table);
+3. diagnostics area: cleared unless the spec is ``diagnostic`` (``Session._execute_statement``);
 4. locks: :func:`gtidkit.engine.statements.locks.check_statement` while LOCK TABLES / FLUSH TABLES WITH READ LOCK
-   is held by some session (:func:`dispatch`);
-5. GTID pre-checks: :func:`gtidkit.engine.statements.transaction.pre_statement` (1837 while gtid_next is UNDEFINED,
-   skipping a transaction whose GTID is already executed; 1778 before an implicit commit); SET and the diagnostic
-   SHOWs skip them (they are "innocent" statements that never touch a GTID);
-6. implicit commit: when the spec says ``implicit_commit`` (DDL, account statements, FLUSH / RESET / PURGE / LOCK
-   TABLES ...);
-7. handler: the kind's entry of :data:`HANDLERS` (SQL runs in the SQL layer through :meth:`Session.run_sql`);
-8. completion: commit of an autocommitted DML / DDL, or rollback / ``statement_failed`` on failure
-   (:mod:`gtidkit.engine.statements.transaction`); then the session completes the result (warning count, status
-   flags, session-state changes): handlers return its content only.
+   is held by some session;
+5. the statement's own syntax checks (``spec.check``: MySQL's parser fails before anything happens), then
+   ``checks_read_only`` (1290 before the GTID checks: DDL, account statements);
+6. GTID pre-checks: :func:`gtidkit.engine.statements.transaction.pre_statement` (1778 before an implicit commit or
+   BEGIN; then, unless the spec is ``innocent``, 1837 while gtid_next is UNDEFINED and ownership taken; a
+   statement whose GTID is already executed is skipped as ``spec.on_skip`` says);
+7. implicit commit: when the spec says ``implicit_commit`` (and its ``commit_condition`` holds), then ANONYMOUS
+   ownership re-acquired (``gtid_pre_statement_post_implicit_commit_checks``);
+8. ``changes_data`` checks (1290, 1792) and, for a spec that ``writes``, the storage transaction opened;
+9. handler: the spec's ``handler(session, stmt)`` (SQL runs in the SQL layer through :meth:`Session.run_sql`); a
+   failure rolls back as ``spec.on_failure`` says;
+10. completion: the commit of an ``autocommits`` statement in autocommit mode, of a ``logged`` one (with its
+    DDL text), or of the GTID an implicitly committing one owns (``gtid_end_transaction``); then
+    ``after_commit``. The session then completes the result (warning count, status flags, session-state changes):
+    handlers return its content only.
 
-Steps 5 to 8 are still written out in each handler of this module (not yet one function driven by the spec alone).
+An ``innocent`` statement (SELECT, SHOW, SET, USE, BEGIN, COMMIT, ROLLBACK, PREPARE) stops after step 6's 1778 check
+and runs its handler directly: the fast path of point SELECTs. ``tests/engine/test_statement_lifecycle.py`` checks
+that every statement has a handler and that no handler module runs a lifecycle step itself.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gtidkit.engine.binlog.statement_context import LoggedStatement
@@ -38,8 +48,8 @@ from gtidkit.engine.binlog.transaction_events import session_binlog_format
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.create_select import START_TRANSACTION
-from gtidkit.engine.sql.temporary import is_temporary_ddl
 from gtidkit.engine.statements import (
+    admin,
     binlog_statement,
     checksum_table,
     flush,
@@ -52,8 +62,15 @@ from gtidkit.engine.statements import (
     user_vars,
 )
 from gtidkit.engine.statements import transaction as trx
-from gtidkit.engine.statements.classify import StatementKind as K
-from gtidkit.engine.statements.specs import spec_of
+from gtidkit.engine.statements.show import show_conditions, show_count
+from gtidkit.engine.statements.specs import (
+    SKIP_AUTOCOMMIT,
+    SKIP_COMMIT,
+    SKIP_RUN,
+    SPECS,
+    Handler,
+    StatementSpec,
+)
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
@@ -62,22 +79,107 @@ if TYPE_CHECKING:
 
 __all__ = ["HANDLERS", "dispatch"]
 
-Handler = Callable[["Session", "Statement"], StatementResult]
+
+def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = None) -> StatementResult:
+    """Run one classified (and authorized) statement through its lifecycle (steps 4 to 10 of the module
+    docstring), as its row of the server's statement table says.
+
+    Args:
+        session: the session running it.
+        stmt: the classified statement.
+        spec: its row of ``session.server.statements`` when the caller looked it up already, else None.
+
+    Raises:
+        MySQLError: whatever the statement fails with (MySQL's code, SQLSTATE and message).
+    """
+    server = session.server
+    if server.table_locks.active:  # LOCK TABLES / FLUSH TABLES WITH READ LOCK held by some session
+        locks.check_statement(session, stmt.kind, stmt.text)
+    if spec is None:
+        spec = server.statements.of(stmt)
+    handler = spec.handler
+    assert handler is not None, stmt.kind  # every row has one (tests/engine/test_statement_lifecycle.py)
+    if spec.check is not None:
+        spec.check(session, stmt)
+    if spec.innocent:
+        if spec.starts_transaction or spec.implicit_commit:
+            trx.pre_statement(session, stmt, spec)  # 1778 only: an innocent statement takes no GTID
+        return handler(session, stmt)
+    return _run(session, stmt, spec, handler)
 
 
+def _run(session: Session, stmt: Statement, spec: StatementSpec, handler: Handler) -> StatementResult:
+    """Steps 5 to 10 for a statement that takes part in GTID ownership."""
+    if spec.checks_read_only:
+        trx.check_read_only(
+            session, stmt
+        )  # 1290 under read_only / super_read_only, before the implicit commit
+    skip = trx.pre_statement(session, stmt, spec)
+    condition = spec.commit_condition
+    commits = spec.implicit_commit and (condition is None or condition(session))
+    if commits:
+        trx.implicit_commit(session)
+    autocommit = not session.explicit_trx and session.autocommit()
+    if skip:
+        on_skip = spec.on_skip
+        if on_skip == SKIP_COMMIT or (on_skip == SKIP_AUTOCOMMIT and autocommit):
+            trx.commit(session)  # the skipped transaction ends: gtid_next becomes UNDEFINED
+        if on_skip != SKIP_RUN:
+            return StatementResult()
+    if commits:
+        trx.reacquire_anonymous(session)
+    if spec.changes_data:
+        target = stmt.info.get("write_target") or stmt  # what it writes (LOAD DATA: an INSERT into its table)
+        try:
+            trx.check_read_only(session, target)  # 1290 under read_only / super_read_only
+            trx.check_writable(session, target)  # 1792 in a READ ONLY transaction
+        except BaseException as err:
+            _failed(session, spec, err)
+            raise
+    if spec.writes:
+        session.ensure_write_trx()
+    try:
+        res = handler(session, stmt)
+    except BaseException as err:
+        _failed(session, spec, err)
+        raise
+    logged = spec.logged(session, stmt) if spec.logged is not None else None
+    if spec.autocommits:
+        if autocommit and (session.explicit_trx or session.holds_write_lock):  # in_transaction(), inlined
+            trx.commit(session, ddl_text=logged)
+            if spec.resets_one_shot:
+                session.reset_one_shot_characteristics()
+    elif logged is not None:
+        trx.reacquire_anonymous(session)
+        trx.commit(session, ddl_text=logged)
+    elif commits and session.gtid.owned is not gnx.NOTHING and not session.in_transaction():
+        # sql_parse.cc: at the end of an implicitly committing statement an owned GTID is logged as an empty
+        # transaction (gtid_end_transaction); ANONYMOUS ownership is released
+        trx.commit(session)
+    if spec.after_commit is not None:
+        spec.after_commit(session, stmt)
+    return res
+
+
+def _failed(session: Session, spec: StatementSpec, err: BaseException) -> None:
+    """A statement failed: what ``spec.on_failure`` says happens to its transaction."""
+    if spec.on_failure == "statement":
+        trx.statement_failed(session, err)
+    elif spec.on_failure == "rollback":
+        trx.rollback(session)
+
+
+# ---------------------------------------------------------------------------------------------- the handlers
 def _set(session: Session, stmt: Statement) -> StatementResult:
     return session.run_set(stmt.text, stmt.assignments)
 
 
 def _show(session: Session, stmt: Statement) -> StatementResult:
-    # every SHOW's rows come from its provider (engine/statements/show.py); diagnostic SHOWs skip the GTID checks
-    if not spec_of(stmt).diagnostic:
-        trx.pre_statement(session, stmt)
+    # every SHOW's rows come from its provider (engine/statements/show.py)
     return show.answer(session, stmt)
 
 
 def _begin(session: Session, stmt: Statement) -> StatementResult:
-    trx.pre_statement(session, stmt)
     trx.begin(session, stmt.text)
     # START TRANSACTION releases table locks, not the global read lock (statements/locks.py)
     session.server.table_locks.unlock(session.id, global_read=False)
@@ -85,121 +187,66 @@ def _begin(session: Session, stmt: Statement) -> StatementResult:
 
 
 def _commit(session: Session, stmt: Statement) -> StatementResult:
-    trx.completion(session, stmt)  # AND CHAIN RELEASE: 1064 before anything ends
-    trx.pre_statement(session, stmt)
     trx.complete(session, stmt, rollback_trx=False)
     return StatementResult()
 
 
 def _rollback(session: Session, stmt: Statement) -> StatementResult:
-    trx.completion(session, stmt)
-    trx.pre_statement(session, stmt)
     trx.complete(session, stmt, rollback_trx=True)
     return StatementResult()
 
 
-def _admin(session: Session, stmt: Statement) -> StatementResult:
-    if stmt.command == "table_maintenance":  # ANALYZE / OPTIMIZE / CHECK / REPAIR TABLE: logged as DDL is
-        return maintenance.run_maintenance(session, stmt)
-    if stmt.command == "flush":  # FLUSH TABLES / ENGINE LOGS / PRIVILEGES ...: logged unless LOCAL
-        return flush.run_flush(session, stmt)
-    if stmt.command == "checksum_table":  # reads only: no implicit commit, no GTID, not logged
-        return checksum_table.run_checksum_table(session, stmt)
-    if stmt.command == "binlog":  # BINLOG '<base64>': row events applied in the session's transaction
-        return binlog_statement.run_binlog(session, stmt)
-    if stmt.command == "load_data":  # LOAD DATA [LOCAL] INFILE: a DML statement's lifecycle, its own module
-        return load_data.run_load_data(session, stmt)
-    skip = trx.pre_statement(session, stmt)
-    # UNLOCK TABLES commits only when LOCK TABLES locks are held (statements/locks.py)
-    commits = trx.causes_implicit_commit(stmt) and session.server.admin.commits_implicitly(session, stmt)
-    if commits:
-        trx.implicit_commit(session)
-    if skip:
-        trx.commit(session)  # skipped like any statement of an already executed GTID; gtid_next -> UNDEFINED
-        return StatementResult()
-    hook = session.server.statement_hooks.get(stmt.command or "")
-    try:
-        res = hook(session, stmt) if hook is not None else session.server.admin.run(session, stmt)
-    except BaseException as err:
-        trx.statement_failed(session, err)
-        raise
-    if commits and session.gtid.owned is not gnx.NOTHING and not session.in_transaction():
-        # sql_parse.cc: at the end of an implicitly committing statement an owned GTID is logged as an empty
-        # transaction (gtid_end_transaction); ANONYMOUS ownership is released
-        trx.commit(session)
-    return res
+def _completion_syntax(session: Session, stmt: Statement) -> None:
+    trx.completion(session, stmt)  # AND CHAIN RELEASE: 1064 before anything ends
 
 
-def _savepoint(session: Session, stmt: Statement) -> StatementResult:
-    if trx.pre_statement(session, stmt):
-        return StatementResult()
-    session.ensure_write_trx()
+def _write_sql(session: Session, stmt: Statement) -> StatementResult:
     return session.run_sql(stmt, writes=True)
 
 
-def _ddl(session: Session, stmt: Statement) -> StatementResult:
-    if is_temporary_ddl(stmt.text):
-        return _temporary_ddl(session, stmt)
-    if START_TRANSACTION.search(stmt.text):
-        return _create_start_transaction(session, stmt)
-    trx.check_read_only(session, stmt)  # 1290 under read_only / super_read_only, before the implicit commit
-    skip = trx.pre_statement(session, stmt)
-    trx.implicit_commit(session)
-    if skip:
-        trx.commit(session)  # ends the skipped transaction: gtid_next becomes UNDEFINED
-        return StatementResult()
-    trx.reacquire_anonymous(session)
-    session.ensure_write_trx()
-    try:
-        res = session.run_sql(stmt, writes=True)
-    except BaseException:
-        trx.rollback(session)
-        raise
-    trx.commit(session, ddl_text=stmt.text)
-    return res
+def _account_check(session: Session, stmt: Statement) -> None:
+    from gtidkit.engine.accounts import statements as account_statements
+
+    # 1064 before any commit, as the parser fails first in MySQL
+    stmt.info["account"] = account_statements.parse(stmt.text)
 
 
 def _account(session: Session, stmt: Statement) -> StatementResult:
     """CREATE / ALTER / DROP / RENAME USER, GRANT, REVOKE, SET PASSWORD, CREATE / DROP ROLE: DDL as MySQL runs it
-    (``sql_command_flags``: CF_AUTO_COMMIT_TRANS): an implicit commit before, the grant tables changed in the
-    statement's own transaction, which commits with its GTID and its binlog event in MySQL's rewritten form
-    (:mod:`gtidkit.engine.accounts.statements`); the account cache is reloaded after it (``acl_reload``).
+    (``sql_command_flags``: CF_AUTO_COMMIT_TRANS): the grant tables changed in the statement's own transaction,
+    which the lifecycle commits with its GTID and its binlog event in MySQL's rewritten form
+    (:mod:`gtidkit.engine.accounts.statements`), then reloads the account cache (``acl_reload``).
     ``session.account_outcome`` keeps what it did for the wire server (passwords changed, own password set)."""
     from gtidkit.engine.accounts import statements as account_statements
     from gtidkit.engine.accounts.passwords import CACHING_SHA2
 
-    parsed = account_statements.parse(stmt.text)  # 1064 before any commit, as the parser fails first in MySQL
-    trx.check_read_only(session, stmt)  # 1290 under read_only / super_read_only
-    skip = trx.pre_statement(session, stmt)
-    trx.implicit_commit(session)
-    if skip:
-        trx.commit(session)
-        return StatementResult()
-    trx.reacquire_anonymous(session)
-    session.ensure_write_trx()
-    try:
-        outcome = account_statements.run(
-            session.conn,
-            parsed,
-            current_user=session.executor.current_user,
-            current_db=session.current_db,
-            default_plugin=str(
-                session.server.globals.values.get("default_authentication_plugin", CACHING_SHA2)
-            ),
-        )
-    except BaseException:
-        trx.rollback(session)
-        raise
-    trx.commit(session, ddl_text=outcome.binlog_text)  # on failure the cache keeps the committed accounts
-    session.server.accounts.load(session.conn)
+    parsed = stmt.info.get("account")
+    if parsed is None:
+        parsed = account_statements.parse(stmt.text)
+    outcome = account_statements.run(
+        session.conn,
+        parsed,
+        current_user=session.executor.current_user,
+        current_db=session.current_db,
+        default_plugin=str(session.server.globals.values.get("default_authentication_plugin", CACHING_SHA2)),
+    )
     session.account_outcome = outcome
     return StatementResult(warnings=tuple(Condition(*n) for n in outcome.notes))
+
+
+def _account_logged(session: Session, stmt: Statement) -> str | None:
+    return str(session.account_outcome.binlog_text)
+
+
+def _account_reload(session: Session, stmt: Statement) -> None:
+    session.server.accounts.load(session.conn)  # on a failed commit the cache keeps the committed accounts
 
 
 def _create_start_transaction(session: Session, stmt: Statement) -> StatementResult:
     """``CREATE TABLE ... START TRANSACTION``: how 8.0.21+ logs a CREATE TABLE ... SELECT (a replica applies it
     between the transaction's BEGIN and its row events): the table is created inside the open transaction, which
-    its Xid commits; logged again in the same form (log_replica_updates)."""
+    its Xid commits; logged again in the same form (log_replica_updates). It joins that transaction's GTID: nothing
+    is done while the transaction is skipped."""
     from gtidkit.engine.statements.classify import classify
 
     if session.gtid.skipping:
@@ -216,13 +263,8 @@ def _temporary_ddl(session: Session, stmt: Statement) -> StatementResult:
     """CREATE / DROP TEMPORARY TABLE: no implicit commit (RM8 "Statements That Cause an Implicit Commit"); with
     ROW / MIXED format nothing is logged, so an autocommitted one consumes a GTID only when it owns one (an
     explicit GTID_NEXT: committed as an empty transaction, as no_binlog_gtid_mode_on shows); with STATEMENT format
-    it is logged as a statement, and inside a transaction enforce_gtid_consistency refuses it (3748)."""
-    skip = trx.pre_statement(session, stmt)
-    autocommit = not session.explicit_trx and session.autocommit()
-    if skip:
-        if autocommit:
-            trx.commit(session)
-        return StatementResult()
+    it is logged as a statement (:func:`_temporary_logged`), and inside a transaction enforce_gtid_consistency
+    refuses it (3748)."""
     statement_format = session_binlog_format(session.server, session) == "STATEMENT"
     warnings: list[tuple[str, int, str]] = []
     if statement_format and session.in_transaction():
@@ -231,46 +273,22 @@ def _temporary_ddl(session: Session, stmt: Statement) -> StatementResult:
             raise mysql_error(3748)
         if enforce == "WARN":
             warnings.append(("Warning", 3748, mysql_error(3748).message))
+    autocommit = not session.explicit_trx and session.autocommit()
     session.ensure_write_trx()
-    try:
-        res = session.run_sql(stmt, writes=True)
-    except BaseException as err:
-        trx.statement_failed(session, err)
-        raise
+    res = session.run_sql(stmt, writes=True)
     session.temp_dirty = True
-    if statement_format:
-        if autocommit:
-            trx.commit(session, ddl_text=stmt.text)
-            return _with_warnings(res, warnings)
+    if statement_format and not autocommit:  # one statement of the transaction's log
         session.statements.append(LoggedStatement(session.current_db or "", stmt.text))
         session.trx_dirty = True
-    if autocommit:
-        trx.commit(session)
     return _with_warnings(res, warnings)
 
 
+def _temporary_logged(session: Session, stmt: Statement) -> str | None:
+    return stmt.text if session_binlog_format(session.server, session) == "STATEMENT" else None
+
+
 def _dml(session: Session, stmt: Statement) -> StatementResult:
-    skip = trx.pre_statement(session, stmt)
-    autocommit = not session.explicit_trx and session.autocommit()
-    if skip:
-        if autocommit:
-            trx.commit(session)
-        return StatementResult()
-    try:
-        trx.check_read_only(session, stmt)  # 1290 under read_only / super_read_only
-        trx.check_writable(session, stmt)  # 1792 in a READ ONLY transaction
-    except BaseException as err:
-        trx.statement_failed(session, err)
-        raise
-    session.ensure_write_trx()
-    try:
-        res = session.run_sql(stmt, writes=True)
-    except BaseException as err:
-        trx.statement_failed(session, err)
-        raise
-    if autocommit:
-        trx.commit(session)
-        session.reset_one_shot_characteristics()
+    res = session.run_sql(stmt, writes=True)
     return _with_warnings(res, system_tables.gtid_table_warnings(session, stmt.text))
 
 
@@ -283,33 +301,27 @@ def _prepared(session: Session, stmt: Statement) -> StatementResult:
     return prepared.deallocate(session, stmt)
 
 
+def _empty(session: Session, stmt: Statement) -> StatementResult:
+    # only a version comment whose body is empty (``/*!*/``: what the mysql / mariadb client sends for
+    # mysqlbinlog's ``/*!\C utf8mb4 *//*!*/;`` after running \C): MySQL's SQLCOM_EMPTY_QUERY, an innocent OK
+    # (sql_yacc.yy ``sql_statement: END_OF_INPUT`` with has_comment())
+    return StatementResult()
+
+
 def _other(session: Session, stmt: Statement) -> StatementResult:
-    if not stmt.text.strip():
-        # only a version comment whose body is empty (``/*!*/``: what the mysql / mariadb client sends for
-        # mysqlbinlog's ``/*!\C utf8mb4 *//*!*/;`` after running \C): MySQL's SQLCOM_EMPTY_QUERY, an innocent OK
-        # (sql_yacc.yy ``sql_statement: END_OF_INPUT`` with has_comment())
-        return StatementResult()
     # statements the SQL layer may not know (HANDLER, LOAD DATA, ...): not innocent, so a failure of an
     # autocommitted one ends its transaction like any other statement's
-    if trx.pre_statement(session, stmt):
-        return StatementResult()
-    try:
-        refused = load_data.local_infile_error(session, stmt.text)
-        if refused is not None:
-            raise refused
-        return session.run_sql(stmt, writes=False)
-    except BaseException as err:
-        trx.statement_failed(session, err)
-        raise
+    refused = load_data.local_infile_error(session, stmt.text)
+    if refused is not None:
+        raise refused
+    return session.run_sql(stmt, writes=False)
 
 
 def _read(session: Session, stmt: Statement) -> StatementResult:
-    trx.pre_statement(session, stmt)
     return session.run_sql(stmt, writes=False)
 
 
 def _select(session: Session, stmt: Statement) -> StatementResult:
-    trx.pre_statement(session, stmt)
     if "into_file" in stmt.info:  # SELECT ... INTO OUTFILE / DUMPFILE: the result goes to a server file
         from gtidkit.engine.statements.into_file import run_into_file
 
@@ -339,33 +351,77 @@ def _with_warnings(res: StatementResult, first: list[tuple[str, int, str]]) -> S
     return dataclasses.replace(res, warnings=tuple(Condition(*w) for w in first) + res.warnings)
 
 
-#: Statement kind -> handler. Every :class:`~gtidkit.engine.statements.classify.StatementKind` has one.
-HANDLERS: dict[K, Handler] = {
-    K.SELECT: _select,
-    K.USE: _read,
-    K.DML: _dml,
-    K.DDL: _ddl,
-    K.BEGIN: _begin,
-    K.COMMIT: _commit,
-    K.ROLLBACK: _rollback,
-    K.SAVEPOINT: _savepoint,
-    K.RELEASE_SAVEPOINT: _savepoint,
-    K.ROLLBACK_TO_SAVEPOINT: _savepoint,
-    K.SET: _set,
-    K.SHOW: _show,
-    K.ADMIN: _admin,
-    K.PREPARED: _prepared,
-    K.ACCOUNT: _account,
-    K.OTHER: _other,
+def _show_warnings(session: Session, stmt: Statement) -> StatementResult:
+    return show_conditions(session, stmt, errors_only=False)
+
+
+def _show_errors(session: Session, stmt: Statement) -> StatementResult:
+    return show_conditions(session, stmt, errors_only=True)
+
+
+def _count_warnings(session: Session, stmt: Statement) -> StatementResult:
+    return show_count(session, "warning_count")
+
+
+def _count_errors(session: Session, stmt: Statement) -> StatementResult:
+    return show_count(session, "error_count")
+
+
+#: spec key (kind, form or command) -> the engine's handler, registered into :data:`SPECS` below (the refusals
+#: are the rows' own handlers: :func:`gtidkit.engine.statements.specs.refusal`)
+HANDLERS: dict[str, Handler] = {
+    # kinds
+    "select": _select,
+    "use": _read,
+    "dml": _dml,
+    "ddl": _write_sql,
+    "begin": _begin,
+    "commit": _commit,
+    "rollback": _rollback,
+    "savepoint": _write_sql,
+    "release_savepoint": _write_sql,
+    "rollback_to_savepoint": _write_sql,
+    "set": _set,
+    "show": _show,
+    "prepared": _prepared,
+    "account": _account,
+    "other": _other,
+    # forms
+    "empty": _empty,
+    "temporary_ddl": _temporary_ddl,
+    "create_start_transaction": _create_start_transaction,
+    # admin commands
+    **admin.HANDLERS,
+    "flush": flush.run_flush,
+    "table_maintenance": maintenance.run_maintenance,
+    "checksum_table": checksum_table.run_checksum_table,
+    "binlog": binlog_statement.run_binlog,
+    "load_data": load_data.run_load_data,
+    # SHOW commands (SHOW REPLICA STATUS / RELAYLOG EVENTS / REPLICAS: replication registers its own)
+    "binary_log_status": _show,
+    "binary_logs": _show,
+    "replica_status": _show,
+    "replicas": _show,
+    "relaylog_events": _show,
+    "engine_innodb_status": _show,
+    "warnings": _show_warnings,
+    "errors": _show_errors,
+    "count_warnings": _count_warnings,
+    "count_errors": _count_errors,
 }
 
+#: the statement-specific hooks of a row besides its handler (syntax checks, logged text, after the commit)
+_HOOKS: dict[str, dict[str, object]] = {
+    "commit": {"check": _completion_syntax},
+    "rollback": {"check": _completion_syntax},
+    "account": {"check": _account_check, "logged": _account_logged, "after_commit": _account_reload},
+    "temporary_ddl": {"logged": _temporary_logged},
+    "flush": {"logged": flush.logged_text},
+    "table_maintenance": {"check": maintenance.check_maintenance, "logged": maintenance.logged_text},
+    "checksum_table": {"check": checksum_table.check_checksum_table},
+    "binlog": {"check": binlog_statement.check_binlog},
+    "load_data": {"check": load_data.check_load_data},
+}
 
-def dispatch(session: Session, stmt: Statement) -> StatementResult:
-    """Run one classified statement through its handler.
-
-    Raises:
-        MySQLError: whatever the statement fails with (MySQL's code, SQLSTATE and message).
-    """
-    if session.server.table_locks.active:  # LOCK TABLES / FLUSH TABLES WITH READ LOCK held by some session
-        locks.check_statement(session, stmt.kind, stmt.text)
-    return HANDLERS[stmt.kind](session, stmt)
+for _key, _handler in HANDLERS.items():
+    SPECS.register(_key, _handler, **_HOOKS.get(_key, {}))

@@ -20,15 +20,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.results import StatementResult
-from gtidkit.engine.statements import transaction as trx
 
 if TYPE_CHECKING:
     from gtidkit.engine.session import Session
     from gtidkit.engine.statements.classify import Statement
 
-__all__ = ["FLUSH_OPTIONS", "run_flush"]
+__all__ = ["FLUSH_OPTIONS", "logged_text", "run_flush"]
 
 #: the flush options the grammar knows (``opt_flush_option`` in ``sql_yacc.yy``); TABLES takes a table list
 FLUSH_OPTIONS = (
@@ -64,37 +62,30 @@ def flush_options(options_text: str) -> tuple[set[str], bool]:
 
 
 def run_flush(session: Session, stmt: Statement) -> StatementResult:
-    """Run one FLUSH statement classified as admin ``flush`` (``info``: ``local`` and the ``options`` text).
+    """Run one FLUSH statement classified as admin ``flush`` (``info``: ``local`` and the ``options`` text): the
+    statement's own work only (its implicit commit, GTID and logging are the lifecycle's,
+    :func:`gtidkit.engine.statements.dispatch.dispatch`; :func:`logged_text` says what is logged).
 
     Raises:
-        MySQLError: the GTID checks of :func:`gtidkit.engine.statements.transaction.pre_statement` (1837 ...),
-            a failed binary log rotation.
+        MySQLError: a failed binary log rotation.
     """
-    options, for_export = flush_options(stmt.info["options"])
-    skip = trx.pre_statement(session, stmt)
-    trx.implicit_commit(session)
-    if skip:
-        trx.commit(session)  # an already executed GTID: skipped, gtid_next becomes UNDEFINED
-        return StatementResult()
-    try:
-        if options & _ROTATES:
-            session.server.rotate()
-        relay = session.server.statement_hooks.get("flush_relay_logs")
-        if (
-            "RELAY LOGS" in options and relay is not None
-        ):  # the replica's channels (replication/channel_map.py)
+    options, _ = flush_options(stmt.info["options"])
+    if options & _ROTATES:
+        session.server.rotate()
+    if "RELAY LOGS" in options:  # the replica's channels (replication/statements.py registers the row)
+        relay = session.server.statements.spec("flush_relay_logs").handler
+        if relay is not None:
             relay(session, stmt)
-        if (
-            "PRIVILEGES" in options
-        ):  # acl_reload: the grant tables as they are now (after direct DML on mysql.user)
-            session.server.accounts.load(session.conn)
-    except BaseException as err:
-        trx.statement_failed(session, err)
-        raise
-    logged = not stmt.info.get("local") and not for_export and not (options & _NOT_LOGGED)
-    if logged:
-        trx.reacquire_anonymous(session)
-        trx.commit(session, ddl_text=stmt.text)
-    elif session.gtid.owned is not gnx.NOTHING and not session.in_transaction():
-        trx.commit(session)  # an owned GTID ends as an empty transaction, as after other implicit commits
+    if (
+        "PRIVILEGES" in options
+    ):  # acl_reload: the grant tables as they are now (after direct DML on mysql.user)
+        session.server.accounts.load(session.conn)
     return StatementResult()
+
+
+def logged_text(session: Session, stmt: Statement) -> str | None:
+    """The text a FLUSH statement is logged with (a Query event under its own GTID), or None when it is not logged
+    (LOCAL / NO_WRITE_TO_BINLOG, LOGS / BINARY LOGS, TABLES ... FOR EXPORT)."""
+    options, for_export = flush_options(stmt.info["options"])
+    logged = not stmt.info.get("local") and not for_export and not (options & _NOT_LOGGED)
+    return stmt.text if logged else None

@@ -377,38 +377,37 @@ def secure_file_path(session: Session, path: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def check_load_data(session: Session, stmt: Statement) -> None:
+    """LOAD DATA's syntax check (the parser's 1064, before anything happens), and what it writes for the
+    lifecycle's read_only / READ ONLY transaction checks: ``stmt.info["load"]`` (the parsed clauses) and
+    ``stmt.info["write_target"]`` (an INSERT into its table, when a database is known).
+
+    Raises:
+        MySQLError: 1064 for a statement that does not parse.
+    """
+    from gtidkit.engine.statements.classify import classify
+
+    ld = parse_load_data(stmt.text)
+    stmt.info["load"] = ld
+    db = ld.schema or session.current_db
+    stmt.info["write_target"] = (
+        classify(f"INSERT INTO {_qid(db)}.{_qid(ld.table)} () VALUES ()") if db is not None else None
+    )
+
+
 def run_load_data(session: Session, stmt: Statement) -> StatementResult:
-    """Run a classified LOAD DATA statement (see the module docstring for MySQL's order of checks).
+    """Run a classified LOAD DATA statement (see the module docstring for MySQL's order of checks); its
+    lifecycle (GTID checks, 1290 / 1792, the autocommit) is the dispatcher's, its spec a DML statement's.
 
     Raises:
         MySQLError: 3948, 1064, 1046, 1146, 1054, 1083, 1290, 29, 1261 / 1262 / 1263 / 1366 ... in strict mode,
-            1062, and what the GTID / transaction checks raise.
+            1062.
     """
-    from gtidkit.engine.statements import transaction as trx
-
-    ld = parse_load_data(stmt.text)
-    skip = trx.pre_statement(session, stmt)
-    autocommit = not session.explicit_trx and session.autocommit()
-    if (
-        skip
-    ):  # an executed GTID: the statement is not run, so no file is asked for (gtid_pre_statement_checks)
-        if autocommit:
-            trx.commit(session)
-        return StatementResult()
-    try:
-        refused = local_infile_error(session, stmt.text) if ld.local else None
-        if (
-            refused is not None
-        ):  # Sql_cmd_load_table::execute: before the table is opened or the file asked for
-            raise refused
-        res = _load(session, ld, stmt.text)
-    except BaseException as err:
-        trx.statement_failed(session, err)
-        raise
-    if autocommit:
-        trx.commit(session)
-        session.reset_one_shot_characteristics()
-    return res
+    ld = stmt.info.get("load") or parse_load_data(stmt.text)
+    refused = local_infile_error(session, stmt.text) if ld.local else None
+    if refused is not None:  # Sql_cmd_load_table::execute: before the table is opened or the file asked for
+        raise refused
+    return _load(session, ld, stmt.text)
 
 
 def _fetch_local(session: Session, ld: LoadData) -> bytes:
@@ -426,7 +425,6 @@ def _fetch_local(session: Session, ld: LoadData) -> bytes:
 def _load(session: Session, ld: LoadData, stmt_text: str) -> StatementResult:
     from gtidkit.engine.sql.dml import check_target, constant_insert_plan
     from gtidkit.engine.statements import locks
-    from gtidkit.engine.statements import transaction as trx
     from gtidkit.engine.statements.classify import classify
 
     ex = session.executor
@@ -436,8 +434,6 @@ def _load(session: Session, ld: LoadData, stmt_text: str) -> StatementResult:
     probe = classify(f"INSERT INTO {_qid(tdef.schema)}.{_qid(tdef.name)} () VALUES ()")
     if session.server.table_locks.active:
         locks.check_statement(session, "dml", probe.text)
-    trx.check_read_only(session, probe)
-    trx.check_writable(session, probe)
     items, set_cols = _targets(tdef, ld)
     if not ld.field_term and not ld.enclosed:
         raise mysql_error(1235, "LOAD DATA with fixed-size rows (empty FIELDS TERMINATED BY and ENCLOSED BY)")

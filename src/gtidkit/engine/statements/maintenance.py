@@ -31,17 +31,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.results import StatementResult
 from gtidkit.engine.sql.unsupported import syntax_error
-from gtidkit.engine.statements import transaction as trx
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.session import Session
     from gtidkit.engine.statements.classify import Statement
 
-__all__ = ["COLUMNS", "run_maintenance", "table_names"]
+__all__ = ["COLUMNS", "check_maintenance", "logged_text", "run_maintenance", "table_names"]
 
 #: the result-set columns (``Sql_cmd_analyze_table`` ... ``send_fields``: four strings)
 COLUMNS = ("Table", "Op", "Msg_type", "Msg_text")
@@ -112,32 +110,32 @@ def _rows(session: Session, op: str, tables: list[tuple[str | None, str]]) -> li
     return rows
 
 
-def run_maintenance(session: Session, stmt: Statement) -> StatementResult:
-    """Run one ANALYZE / OPTIMIZE / CHECK / REPAIR TABLE statement (classified as admin ``table_maintenance``
-    with ``info``: ``op`` lowercase, ``local`` when NO_WRITE_TO_BINLOG / LOCAL was given, ``tables`` text).
+def check_maintenance(session: Session, stmt: Statement) -> None:
+    """The table list of an ANALYZE / OPTIMIZE / CHECK / REPAIR TABLE statement parses (before anything happens).
 
     Raises:
-        MySQLError: 1046 an unqualified name without a default database; 1064 a malformed table list; the GTID
-            checks of :func:`gtidkit.engine.statements.transaction.pre_statement` (1837, 1778 ...).
+        MySQLError: 1064 a malformed table list.
+    """
+    table_names(stmt.info["tables"])
+
+
+def run_maintenance(session: Session, stmt: Statement) -> StatementResult:
+    """Run one ANALYZE / OPTIMIZE / CHECK / REPAIR TABLE statement (classified as admin ``table_maintenance``
+    with ``info``: ``op`` lowercase, ``local`` when NO_WRITE_TO_BINLOG / LOCAL was given, ``tables`` text): its
+    rows; the implicit commit, the GTID and the logging (:func:`logged_text`) are the lifecycle's
+    (:func:`gtidkit.engine.statements.dispatch.dispatch`).
+
+    Raises:
+        MySQLError: 1046 an unqualified name without a default database; 1064 a malformed table list.
     """
     from gtidkit.engine.sql.metadata import result_set
 
-    op = stmt.info["op"]
-    tables = table_names(stmt.info["tables"])
-    skip = trx.pre_statement(session, stmt)
-    trx.implicit_commit(session)
-    if skip:
-        trx.commit(session)  # an already executed GTID: skipped, gtid_next becomes UNDEFINED
-        return StatementResult()
-    try:
-        rows = _rows(session, op, tables)
-    except BaseException as err:
-        trx.statement_failed(session, err)
-        raise
-    logged = op != "check" and not stmt.info.get("local")
-    if logged:
-        trx.reacquire_anonymous(session)
-        trx.commit(session, ddl_text=stmt.text)
-    elif session.gtid.owned is not gnx.NOTHING and not session.in_transaction():
-        trx.commit(session)  # an owned GTID ends as an empty transaction, as after other implicit commits
+    rows = _rows(session, stmt.info["op"], table_names(stmt.info["tables"]))
     return result_set(list(COLUMNS), rows)
+
+
+def logged_text(session: Session, stmt: Statement) -> str | None:
+    """The text a maintenance statement is logged with (ANALYZE / OPTIMIZE / REPAIR without LOCAL), or None
+    (CHECK TABLE, NO_WRITE_TO_BINLOG / LOCAL)."""
+    logged = stmt.info["op"] != "check" and not stmt.info.get("local")
+    return stmt.text if logged else None

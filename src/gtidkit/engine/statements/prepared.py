@@ -313,12 +313,12 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
     elif kind == "show":
         # its columns from one run with NULL parameters, as the engine answers it: privileges are checked and the
         # wire server answers its own SHOWs when the statement is executed, not here
-        authorizer, hook = session.authorizer, session.connection_hook
-        session.authorizer = session.connection_hook = None
+        authorizer, client = session.authorizer, session.client
+        session.authorizer = session.client = None
         try:
             res = session.execute(bound_text(text, positions, [None] * len(positions)), lexed=True)
         finally:
-            session.authorizer, session.connection_hook = authorizer, hook
+            session.authorizer, session.client = authorizer, client
         columns = res[-1].columns if res else None
     shape = Shape(single_text=split_statements(text) == [text])
     return PreparedStatement(text, len(positions), columns, kind, tuple(positions), template, shape)

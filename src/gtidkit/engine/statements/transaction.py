@@ -44,7 +44,7 @@ from gtidkit.engine.gtid import commit as commit_mod
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.gtid.gtid_next import ANONYMOUS, ASSIGNED, implicit_commit_error
 from gtidkit.engine.sql.parse import parse_error
-from gtidkit.engine.statements.specs import spec_of
+from gtidkit.engine.statements.specs import StatementSpec, spec_of
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
@@ -54,10 +54,6 @@ if TYPE_CHECKING:
 
 #: ``ER_PARSE_ERROR``: the parser rejected the text (see :func:`statement_failed`)
 ER_PARSE_ERROR = 1064
-#: Statement kinds that never touch GTID ownership (``is_stmt_innocent``: SET, SHOW, SELECT, DO, USE).
-INNOCENT = frozenset({"select", "show", "use", "set"})
-#: Transaction control: always allowed, even while gtid_next is UNDEFINED.
-CONTROL = frozenset({"begin", "commit", "rollback"})
 
 
 def causes_implicit_commit(stmt: Statement) -> bool:
@@ -66,18 +62,28 @@ def causes_implicit_commit(stmt: Statement) -> bool:
     return spec_of(stmt).implicit_commit
 
 
-def pre_statement(session: Session, stmt: Statement) -> bool:
-    """``gtid_pre_statement_checks``; returns True when the statement must be skipped (GTID already executed).
+def pre_statement(session: Session, stmt: Statement, spec: StatementSpec | None = None) -> bool:
+    """``gtid_pre_statement_checks``, step 3 of the statement lifecycle (only
+    :func:`gtidkit.engine.statements.dispatch.dispatch` calls it); returns True when the statement must be skipped
+    (its GTID is already executed).
+
+    Args:
+        session: the session running the statement.
+        stmt: the classified statement.
+        spec: its :class:`~gtidkit.engine.statements.specs.StatementSpec` (default: the engine's row): 1778 when
+            it commits the open transaction (``implicit_commit`` / ``starts_transaction``); an ``innocent`` one
+            stops there, any other takes part in GTID ownership.
 
     Raises:
         MySQLError: 1778 implicit commit inside a transaction with gtid_next=UUID:NUMBER; 1837 while UNDEFINED;
             1782 re-acquiring ANONYMOUS after gtid_mode became ON.
     """
+    if spec is None:
+        spec = spec_of(stmt)
     gn = session.gtid
-    kind = stmt.kind
-    if gn.type is ASSIGNED and (kind == "begin" or causes_implicit_commit(stmt)) and session.in_transaction():
+    if gn.type is ASSIGNED and (spec.implicit_commit or spec.starts_transaction) and session.in_transaction():
         raise implicit_commit_error()
-    if kind in INNOCENT or kind in CONTROL:
+    if spec.innocent:
         return False
     reacquire_anonymous(session)
     gn.handle(gnx.STATEMENT)
@@ -378,8 +384,6 @@ def _release_owned(session: Session) -> None:
 
 
 __all__ = [
-    "CONTROL",
-    "INNOCENT",
     "Completion",
     "begin",
     "begin_transaction",
