@@ -195,7 +195,8 @@ _ROWS: dict[str, StatementSpec] = {
     "other": StatementSpec(on_skip=SKIP_OK),  # what the SQL layer may know (HANDLER, LOAD DATA ...)
     # forms (form_of)
     "empty": _INNOCENT,  # only a comment: SQLCOM_EMPTY_QUERY
-    "temporary_ddl": dataclasses.replace(_AUTOCOMMITTED, writes=True),  # no implicit commit
+    # no implicit commit; its handler opens the write transaction itself, after 3748's "inside a transaction" test
+    "temporary_ddl": _AUTOCOMMITTED,
     "create_start_transaction": _INNOCENT,  # CREATE TABLE ... START TRANSACTION: joins the open transaction
     # admin commands
     "flush_logs": _RELOAD,
