@@ -18,6 +18,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from gtidkit.engine.sql.function_table import Kind, register, session_rows
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -69,3 +71,16 @@ def pos_wait_functions(replica: Replica) -> Callable[[Any], dict[str, Callable[.
         return {"SOURCE_POS_WAIT": wait, "MASTER_POS_WAIT": wait}
 
     return provide
+
+
+#: rows of the SQL function table, bound per session by the replica role's provider (:func:`pos_wait_functions`,
+#: which ``Server.sql_functions`` calls); on a server without the role the names stay unbound (1305)
+register(
+    *session_rows(
+        pos_wait_functions,
+        {"SOURCE_POS_WAIT": (2, 4), "MASTER_POS_WAIT": (2, 4)},
+        Kind.ROLE,
+        python_eval=True,
+        deterministic=False,
+    )
+)

@@ -28,14 +28,20 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.dialects.mysql import MySQL
 
-from gtidkit.engine.sql.functions_datetime import DATETIME_FUNCTIONS
-from gtidkit.engine.sql.functions_numeric import AGGREGATES, NUMERIC_FUNCTIONS
-from gtidkit.engine.sql.functions_string import STRING_FUNCTIONS
-from gtidkit.mysql_errors import mysql_error
+# the families first: their UDF rows serve some of the built-ins registered below (_register_rewritten)
+from gtidkit.engine.sql import functions_datetime, functions_numeric, functions_string  # noqa: F401
+from gtidkit.engine.sql.function_table import (
+    FIXED_RESULTS,
+    FUNCTIONS,
+    MANY,
+    Kind,
+    SqlFunction,
+    register,
+    register_nodes,
+    rows_from,
+)
 
 __all__ = [
-    "AGGREGATES",
-    "BUILTIN_FUNCTIONS",
     "PLAIN_CALLS",
     "UDFS",
     "date_add",
@@ -237,13 +243,7 @@ UDFS: dict[str, tuple[int, Callable[..., Any]]] = {
     "SUBDATE": (2, lambda v, n: date_add(v, n, "DAY", -1)),
 }
 
-#: the MySQL built-ins of the function-family modules (name -> (argument count, -1 variadic; implementation));
-#: registered through the executor's error-keeping wrapper, so their MySQL errors (1582) reach the client
-BUILTIN_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
-    **STRING_FUNCTIONS,
-    **NUMERIC_FUNCTIONS,
-    **DATETIME_FUNCTIONS,
-}
+register(*rows_from(UDFS, reports_errors=False))
 
 #: node class -> UDF name for expressions whose arguments pass through unchanged
 _SAME_ARGS: dict[type[exp.Expression], str] = {
@@ -338,36 +338,12 @@ def _builtin_call(node: exp.Expression) -> exp.Expression | None:
         )
     if isinstance(node, exp.TimeFromParts):
         return _call("MAKETIME", node.args.get("hour"), node.args.get("min"), node.args.get("sec"))
-    if isinstance(node, exp.Anonymous) and node.name.upper() in _ARG_COUNTS:
-        low, high = _ARG_COUNTS[node.name.upper()]
-        if not low <= len(node.expressions) <= high:
-            raise mysql_error(1582, node.name)  # the name as written, as MySQL's Create_func reports it
     if isinstance(node, exp.Anonymous) and node.name.upper() in ("ADDDATE", "SUBDATE"):
         args = node.expressions
         if len(args) == 2 and isinstance(args[1], exp.Interval):
             return _interval_call(args[0], args[1], -1 if node.name.upper() == "SUBDATE" else 1)
     return None
 
-
-_MANY = 1 << 16
-#: argument counts of variadic built-ins parsed as plain calls (low, high): checked when the statement is planned,
-#: so a wrong count is ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT (1582) even when no row is evaluated
-_ARG_COUNTS: dict[str, tuple[int, int]] = {
-    "FIELD": (2, _MANY),
-    "ELT": (2, _MANY),
-    "MAKE_SET": (2, _MANY),
-    "EXPORT_SET": (3, 5),
-    "WEEK": (1, 2),
-    "YEARWEEK": (1, 2),
-    "LOG": (1, 2),
-    "ATAN": (1, 2),
-    "TIMESTAMP": (1, 2),
-    "FORMAT": (2, 3),
-    "LOCATE": (2, 3),
-    "INSTR": (2, 2),
-    "INTERVAL": (2, _MANY),
-    "GET_FORMAT": (2, 2),
-}
 
 #: the value of a bit aggregate over no rows (manual: BIT_AND 18446744073709551615, BIT_OR / BIT_XOR 0)
 _EMPTY_SET_VALUE: dict[str, exp.Expression] = {
@@ -494,3 +470,48 @@ def rewrite_for_sqlite(tree: exp.Expression) -> exp.Expression:
         if new is not None:
             node.replace(new)
     return tree
+
+
+#: sqlglot expression classes that stand for a MySQL built-in (the name its row has)
+register_nodes(
+    {
+        exp.StrPosition: "LOCATE",
+        exp.BitLength: "BIT_LENGTH",
+        exp.Ascii: "ASCII",
+        exp.BitwiseCount: "BIT_COUNT",
+        exp.TimestampDiff: "TIMESTAMPDIFF",
+        exp.Extract: "EXTRACT",
+        exp.DayOfWeek: "DAYOFWEEK",
+        exp.DayOfMonth: "DAYOFMONTH",
+        exp.Quarter: "QUARTER",
+        exp.Year: "YEAR",
+        exp.Month: "MONTH",
+        exp.LastDay: "LAST_DAY",
+        exp.TsOrDsToDate: "DATE",
+        exp.BitwiseAndAgg: "BIT_AND",
+        exp.BitwiseOrAgg: "BIT_OR",
+        exp.BitwiseXorAgg: "BIT_XOR",
+        exp.Length: "LENGTH",
+    }
+)
+
+#: built-ins sqlglot parses into expressions of its own, served by SQLite's functions or by the rewrites above
+#: (:func:`rewrite_for_sqlite`): their argument counts (MySQL's; sqlglot's parser rejects others) and result types
+_REWRITTEN: dict[str, tuple[int, int]] = {
+    "LENGTH": (1, 1), "OCTET_LENGTH": (1, 1), "CHAR_LENGTH": (1, 1), "BIT_LENGTH": (1, 1), "ASCII": (1, 1),
+    "EXTRACT": (2, 2), "TIMESTAMPDIFF": (3, 3), "INTERVAL": (2, MANY), "DATE": (1, 1), "BIT_AND": (1, 1),
+    "BIT_OR": (1, 1), "BIT_XOR": (1, 1), "BIT_COUNT": (1, 1), "LOCATE": (2, 3), "DAYOFWEEK": (1, 1),
+    "DAYOFMONTH": (1, 1), "QUARTER": (1, 1), "YEAR": (1, 1), "MONTH": (1, 1), "LAST_DAY": (1, 1),
+}  # fmt: skip
+
+
+def _register_rewritten() -> None:
+    """Rows for the :data:`_REWRITTEN` built-ins that no family registers as a UDF of the same name."""
+    for name, (low, high) in _REWRITTEN.items():
+        if name not in FUNCTIONS:
+            register(
+                SqlFunction(name, low, high, Kind.REWRITE, rewrite_for_sqlite, result=FIXED_RESULTS[name])
+            )
+
+
+_register_rewritten()

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from gtidkit.engine.sql.function_table import register, rows_from
 from gtidkit.engine.sql.functions_args import check_count, ranged, to_float, to_int, to_text
 
 __all__ = [
@@ -854,3 +855,5 @@ DATETIME_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
     "SECOND": (1, _time_part(lambda us: us // 1_000_000 % 60)),
     "MICROSECOND": (1, _time_part(lambda us: us % 1_000_000)),
 }
+
+register(*rows_from(DATETIME_FUNCTIONS))
