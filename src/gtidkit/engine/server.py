@@ -606,12 +606,21 @@ class Server:
             raise
 
     def sql_functions(self, session: Session) -> dict[str, Callable[..., Any]]:
-        """GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET bound to ``session`` (formats.md §8.1), and the
-        functions of :attr:`function_providers`."""
-        from gtidkit.engine.gtid.functions import gtid_functions
-        from gtidkit.engine.sql.function_table import Kind, lookup
+        """The session-bound rows of the SQL function table for ``session``: GTID_SUBSET, GTID_SUBTRACT,
+        WAIT_FOR_EXECUTED_GTID_SET (BOUND, through the narrow
+        :class:`~gtidkit.engine.gtid.functions.GtidFunctionSession`; formats.md §8.1), and the ROLE rows as
+        :attr:`function_providers` supply them (else the row's own implementation).
 
-        functions = gtid_functions(_GtidFunctionBinding(self, session))
+        Raises:
+            ValueError: a provider supplies a function that is no ROLE row of the table.
+        """
+        from gtidkit.engine.sql.function_table import FUNCTIONS, Kind, lookup, made_for
+
+        made: dict[Any, Any] = {}
+        binding = _GtidFunctionBinding(self, session)
+        functions = {
+            row.name: made_for(row, made, binding) for row in FUNCTIONS.values() if row.kind is Kind.BOUND
+        }
         for provider in self.function_providers:
             provided = provider(session)
             for name in provided:
@@ -619,6 +628,9 @@ class Server:
                 if row is None or row.kind is not Kind.ROLE:
                     raise ValueError(f"function {name} is not a ROLE row of the function table")
             functions.update(provided)
+        for row in FUNCTIONS.values():
+            if row.kind is Kind.ROLE and row.name not in functions:  # no role supplies it: the row's own
+                functions[row.name] = made_for(row, made, session)
         return functions
 
     # ------------------------------------------------------------------ shutdown

@@ -18,8 +18,6 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.engine.sql.function_table import Kind, register, session_rows
-
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -62,7 +60,8 @@ def source_pos_wait(
 
 
 def pos_wait_functions(replica: Replica) -> Callable[[Any], dict[str, Callable[..., Any]]]:
-    """The engine's function provider for ``replica``: SOURCE_POS_WAIT and MASTER_POS_WAIT bound to a session."""
+    """The engine's function provider for ``replica``: SOURCE_POS_WAIT and MASTER_POS_WAIT bound to a session (the
+    ROLE rows of the SQL function table, :mod:`gtidkit.engine.gtid.functions`)."""
 
     def provide(session: Any) -> dict[str, Callable[..., Any]]:
         def wait(log_name: Any, log_pos: Any, timeout: Any = None, channel: Any = None) -> int | None:
@@ -71,16 +70,3 @@ def pos_wait_functions(replica: Replica) -> Callable[[Any], dict[str, Callable[.
         return {"SOURCE_POS_WAIT": wait, "MASTER_POS_WAIT": wait}
 
     return provide
-
-
-#: rows of the SQL function table, bound per session by the replica role's provider (:func:`pos_wait_functions`,
-#: which ``Server.sql_functions`` calls); on a server without the role the names stay unbound (1305)
-register(
-    *session_rows(
-        pos_wait_functions,
-        {"SOURCE_POS_WAIT": (2, 4), "MASTER_POS_WAIT": (2, 4)},
-        Kind.ROLE,
-        python_eval=True,
-        deterministic=False,
-    )
-)

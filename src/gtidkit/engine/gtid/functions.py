@@ -1,4 +1,4 @@
-"""The GTID SQL functions: GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET.
+"""The GTID SQL functions (GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET) and the replica's position wait.
 
 They are rows of the SQL function table (:mod:`gtidkit.engine.sql.function_table`, kind ``BOUND``): each session
 binds them through :class:`GtidFunctionSession`, the narrow interface of what they need of the calling session
@@ -6,7 +6,8 @@ binds them through :class:`GtidFunctionSession`, the narrow interface of what th
 executed set), so this module depends on neither ``Session`` nor ``Server``. A SELECT without tables evaluates them
 in Python (``SELECT GTID_SUBSET(...)``), any other through SQLite.
 
-WAIT_UNTIL_SQL_THREAD_AFTER_GTIDS was removed in MySQL 8.0.18 and is not a row: calling it is 1305, as in 8.0.36.
+SOURCE_POS_WAIT / MASTER_POS_WAIT are ``ROLE`` rows: the replica role binds them (``gtidkit.replication.pos_wait``);
+a server without that role answers NULL. WAIT_UNTIL_SQL_THREAD_AFTER_GTIDS was removed in MySQL 8.0.18 and is not a row: calling it is 1305, as in 8.0.36.
 
 Sources: MySQL 8.4 Reference Manual "Functions Used with Global Transaction Identifiers"; formats.md §8.1;
 ``Item_func_gtid_subset``, ``Item_func_gtid_subtract``, ``Item_wait_for_executed_gtid_set`` (``sql/item_func.cc``);
@@ -124,6 +125,28 @@ register(
         gtid_functions,
         {"GTID_SUBSET": (2, 2), "GTID_SUBTRACT": (2, 2), "WAIT_FOR_EXECUTED_GTID_SET": (1, 2)},
         Kind.BOUND,
+        python_eval=True,
+        deterministic=False,
+    )
+)
+
+
+def _no_replica(_session: Any) -> dict[str, Callable[..., Any]]:
+    """SOURCE_POS_WAIT / MASTER_POS_WAIT on a server without the replica role: NULL (RM 8.4 "Miscellaneous
+    Functions": NULL "if the replica SQL thread is not started", as on a server that is no replica)."""
+
+    def wait(log_name: Any, log_pos: Any, timeout: Any = None, channel: Any = None) -> None:
+        return None
+
+    return {"SOURCE_POS_WAIT": wait, "MASTER_POS_WAIT": wait}
+
+
+#: the replica role supplies these (``gtidkit.replication.pos_wait``) through ``Server.function_providers``
+register(
+    *session_rows(
+        _no_replica,
+        {"SOURCE_POS_WAIT": (2, 4), "MASTER_POS_WAIT": (2, 4)},
+        Kind.ROLE,
         python_eval=True,
         deterministic=False,
     )

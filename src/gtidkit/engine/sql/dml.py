@@ -58,7 +58,7 @@ from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
 from gtidkit.engine.sql.enum_set import ENUM_SET_TYPES, numeric_rewrite
 from gtidkit.engine.sql.exec_result import NEG_FUNCTION, neg_udf
-from gtidkit.engine.sql.function_table import register, rows_from, session_rows
+from gtidkit.engine.sql.function_table import Kind, SqlFunction, register, rows_from, session_rows
 from gtidkit.engine.sql.json_functions import partial_update_ops
 from gtidkit.engine.sql.values import (
     FieldStore,
@@ -1202,3 +1202,6 @@ register(
     )
 )
 register(*session_rows(_session_udfs, {"_GK_RAND": (0, 2)}, deterministic=False, reports_errors=False))
+#: ``VALUES(col)`` in ON DUPLICATE KEY UPDATE: the value the row would have inserted (``Item_insert_value``),
+#: replaced by the planned INSERT's placeholder (:func:`_plan_insert`)
+register(SqlFunction("VALUES", 1, 1, Kind.REWRITE, _plan_insert))

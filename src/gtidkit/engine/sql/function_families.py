@@ -49,5 +49,7 @@ FAMILIES = (
 
 
 def load_families() -> dict[str, SqlFunction]:
-    """The function table with every family's rows registered (they register when imported, above)."""
+    """The function table with every family's rows registered (they register when imported, above), and the rows
+    of the built-ins served through sqlglot's expressions (:func:`functions.register_rewritten_rows`)."""
+    functions.register_rewritten_rows()
     return FUNCTIONS

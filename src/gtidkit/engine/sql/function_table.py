@@ -33,6 +33,7 @@ Reference"; ``sql/item_create.cc`` (native functions and their argument counts).
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -41,6 +42,7 @@ from typing import Any
 from sqlglot import exp
 
 from gtidkit.engine.results import ColumnFlag, FieldType
+from gtidkit.engine.sql.function_arities import MANY, NATIVE_ARITIES, ODD_ARGUMENT_COUNTS
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
@@ -48,14 +50,17 @@ __all__ = [
     "FIXED_RESULTS",
     "FOLLOWS_ARGUMENTS",
     "FUNCTIONS",
+    "GRAMMAR_ARITIES",
     "MANY",
-    "MYSQL_ARITIES",
     "Kind",
     "ResultType",
     "SqlFunction",
+    "as_written",
     "check_calls",
     "install",
     "lookup",
+    "made_for",
+    "mysql_arity",
     "name_of_node",
     "register",
     "register_nodes",
@@ -63,9 +68,6 @@ __all__ = [
     "session_rows",
     "unknown_function",
 ]
-
-#: the upper argument count of a variadic function
-MANY = 1 << 16
 
 
 class Kind(Enum):
@@ -124,25 +126,20 @@ FIXED_RESULTS: dict[str, ResultType] = {
 }  # fmt: skip
 
 
-#: MySQL's argument counts of the variadic built-ins whose implementation takes any count (``FIELD(*args)``):
-#: ``sql/item_create.cc`` (``Create_func_field`` wants 2 or more, ``EXPORT_SET`` 3 to 5 ...)
-MYSQL_ARITIES: dict[str, tuple[int, int]] = {
-    "FIELD": (2, MANY),
-    "ELT": (2, MANY),
-    "MAKE_SET": (2, MANY),
-    "EXPORT_SET": (3, 5),
+#: argument counts of the built-ins of MySQL's grammar that sqlglot reads as plain calls (their wrong counts are
+#: syntax errors in MySQL; 1582 here) and of the ones :data:`NATIVE_ARITIES` lacks
+GRAMMAR_ARITIES: dict[str, tuple[int, int]] = {
     "WEEK": (1, 2),
-    "YEARWEEK": (1, 2),
-    "LOG": (1, 2),
-    "ATAN": (1, 2),
     "TIMESTAMP": (1, 2),
     "FORMAT": (2, 3),
-    "LOCATE": (2, 3),
-    "INSTR": (2, 2),
     "GET_FORMAT": (2, 2),
-    "CONCAT": (1, MANY),
-    "CONCAT_WS": (2, MANY),
+    "INTERVAL": (2, MANY),
 }
+
+
+def mysql_arity(name: str) -> tuple[int, int] | None:
+    """MySQL's (fewest, most) arguments of the built-in ``name``, when known."""
+    return NATIVE_ARITIES.get(name) or GRAMMAR_ARITIES.get(name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +152,8 @@ class SqlFunction:
             is 1582 ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT.
         kind: how it is implemented (:class:`Kind`).
         impl: the callable (UDF), class (AGGREGATE), factory (SESSION_*, BOUND, ROLE) or rewrite (REWRITE).
+        sqlite_args: the argument count SQLite registers the implementation with (-1: any), which may be narrower
+            than MySQL's (a count MySQL takes but the implementation does not is 1582 from SQLite or the wrapper).
         result: the result column's type (:data:`FOLLOWS_ARGUMENTS` when it depends on the arguments).
         deterministic: same arguments, same result within a statement (SQLite may then evaluate a constant call
             once); false for UUID(), RAND(), SLEEP() and the session's clock.
@@ -170,6 +169,7 @@ class SqlFunction:
     max_args: int
     kind: Kind
     impl: Any
+    sqlite_args: int = -1
     result: ResultType = FOLLOWS_ARGUMENTS
     deterministic: bool = True
     reports_errors: bool = True
@@ -184,11 +184,6 @@ class SqlFunction:
         if self.impl is None:
             raise ValueError(f"{self.name}: no implementation")
 
-    @property
-    def sqlite_nargs(self) -> int:
-        """The argument count SQLite registers the function with (-1: any; the arity is checked here)."""
-        return self.min_args if self.min_args == self.max_args else -1
-
     def check_arity(self, count: int, written: str | None = None) -> None:
         """Raise 1582 when ``count`` arguments do not fit (``written``: the name as the statement spells it).
 
@@ -196,7 +191,9 @@ class SqlFunction:
             MySQLError: 1582 ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT "Incorrect parameter count in the call to native
                 function '<name>'" (``Create_native_func`` checks the count as the call is resolved).
         """
-        if not self.min_args <= count <= self.max_args:
+        if not self.min_args <= count <= self.max_args or (
+            self.name in ODD_ARGUMENT_COUNTS and count % 2 == 0
+        ):
             raise mysql_error(1582, written or self.name)
 
 
@@ -237,12 +234,13 @@ def name_of_node(node: exp.Expression) -> str | None:
 
 
 def _arity(name: str, nargs: int, fn: Any) -> tuple[int, int]:
-    """(min, max) argument counts of a family entry: SQLite's fixed count, else MySQL's (:data:`MYSQL_ARITIES`),
+    """(min, max) argument counts of a family entry: MySQL's (:func:`mysql_arity`), else SQLite's fixed count,
     else what ``fn``'s signature takes."""
+    known = mysql_arity(name)
+    if known is not None:
+        return known
     if nargs >= 0:
         return nargs, nargs
-    if name in MYSQL_ARITIES:
-        return MYSQL_ARITIES[name]
     try:
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):  # a builtin or class without a signature: any count
@@ -273,6 +271,7 @@ def rows_from(
             *_arity(name, nargs, impl),
             kind=kind,
             impl=impl,
+            sqlite_args=nargs,
             result=FIXED_RESULTS.get(name, FOLLOWS_ARGUMENTS),
             deterministic=deterministic and name not in odd,
             reports_errors=reports_errors,
@@ -299,10 +298,10 @@ def session_rows(
     return [
         SqlFunction(
             name,
-            low,
-            high,
+            *(mysql_arity(name) or (low, high)),
             kind=kind,
             impl=factory,
+            sqlite_args=low if low == high else -1,
             result=(results or {}).get(name, FIXED_RESULTS.get(name, FOLLOWS_ARGUMENTS)),
             deterministic=deterministic and name not in odd,
             reports_errors=reports_errors,
@@ -354,11 +353,11 @@ def install(
             impl = row.impl
         if kind in (Kind.AGGREGATE, Kind.SESSION_AGGREGATE):
             raw.create_aggregate(
-                row.name, row.sqlite_nargs, wrap_aggregate(impl) if row.reports_errors else impl
+                row.name, row.sqlite_args, wrap_aggregate(impl) if row.reports_errors else impl
             )
         else:
             fn = wrap(impl, row.name) if row.reports_errors else impl
-            raw.create_function(row.name, row.sqlite_nargs, fn, deterministic=row.deterministic)
+            raw.create_function(row.name, row.sqlite_args, fn, deterministic=row.deterministic)
     return python
 
 
@@ -366,6 +365,16 @@ def register_bound(raw: Any, name: str, fn: Callable[..., Any]) -> None:
     """Register the session-bound function ``name`` (a BOUND / ROLE / python-evaluated row, already wrapped) on
     ``raw``, taking any argument count (its row's arity is checked when the statement is planned)."""
     raw.create_function(name, -1, fn)
+
+
+def as_written(err: MySQLError, text: str) -> MySQLError:
+    """``err``, a 1582 naming a function by its row's upper-case name, naming it as ``text`` spells the call
+    (MySQL reports the name as written: ``native function 'tan'``); any other error as it is."""
+    m = re.fullmatch(r"Incorrect parameter count in the call to native function '(\w+)'", err.message)
+    if err.code != 1582 or m is None:
+        return err
+    call = re.search(rf"\b({m.group(1)})\s*\(", text, re.IGNORECASE)
+    return mysql_error(1582, call.group(1)) if call is not None else err
 
 
 def unknown_function(written: str, current_db: str | None) -> MySQLError:
@@ -392,6 +401,6 @@ def check_calls(tree: exp.Expression, current_db: str | None) -> None:
         row = FUNCTIONS.get(written.upper())
         if row is None:
             raise unknown_function(written, current_db)
-        count = len(node.expressions)
-        if not row.min_args <= count <= row.max_args:
-            raise mysql_error(1582, written)  # the name as written, as MySQL's Create_func reports it
+        row.check_arity(
+            len(node.expressions), written
+        )  # the name as written, as MySQL's Create_func reports it

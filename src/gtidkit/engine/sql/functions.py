@@ -30,8 +30,10 @@ from sqlglot.dialects.mysql import MySQL
 
 # the families first: their UDF rows serve some of the built-ins registered below (_register_rewritten)
 from gtidkit.engine.sql import functions_datetime, functions_numeric, functions_string  # noqa: F401
+from gtidkit.engine.sql.function_arities import NATIVE_ARITIES
 from gtidkit.engine.sql.function_table import (
     FIXED_RESULTS,
+    FOLLOWS_ARGUMENTS,
     FUNCTIONS,
     MANY,
     Kind,
@@ -46,6 +48,7 @@ __all__ = [
     "UDFS",
     "date_add",
     "install_plain_calls",
+    "register_rewritten_rows",
     "rewrite_for_sqlite",
 ]
 
@@ -83,14 +86,33 @@ def _build_get_format(args: list[exp.Expression]) -> exp.Expression:
     return exp.Anonymous(this="GET_FORMAT", expressions=args)
 
 
+#: sqlglot's own builders of MySQL calls (before :func:`install_plain_calls` replaced them)
+_SQLGLOT_BUILDERS: dict[str, Callable[..., Any]] = dict(MySQL.Parser.FUNCTIONS)
+
+
+def _checked(name: str, builder: Callable[..., Any]) -> Callable[..., Any]:
+    """``builder`` of the call ``name`` checking the argument count against the function table first: MySQL checks
+    it as the name is resolved (1582), where sqlglot's parser would give a syntax error or drop arguments."""
+
+    def build(args: list[exp.Expression], dialect: Any = None) -> Any:
+        row = FUNCTIONS.get(name)
+        if row is not None:
+            row.check_arity(len(args))  # the name as written replaces the row's name (parse.parse_tree)
+        return builder(args) if dialect is None else builder(args, dialect=dialect)
+
+    build.gk_checked = True  # type: ignore[attr-defined]
+    return build
+
+
 def install_plain_calls() -> None:
     """Make sqlglot's MySQL parser read :data:`PLAIN_CALLS` as plain calls and ``GET_FORMAT``'s type keyword as a
-    string (idempotent; MySQL dialect only)."""
+    string, and check every call's argument count against the function table (idempotent; MySQL dialect only)."""
     parser = MySQL.Parser
-    if any(name in parser.FUNCTIONS for name in PLAIN_CALLS) or "GET_FORMAT" not in parser.FUNCTIONS:
-        functions = {k: v for k, v in parser.FUNCTIONS.items() if k not in PLAIN_CALLS}
-        functions["GET_FORMAT"] = _build_get_format
-        parser.FUNCTIONS = functions
+    if all(getattr(b, "gk_checked", False) for b in parser.FUNCTIONS.values()):
+        return
+    functions = {k: v for k, v in _SQLGLOT_BUILDERS.items() if k not in PLAIN_CALLS}
+    functions["GET_FORMAT"] = _build_get_format
+    parser.FUNCTIONS = {name: _checked(name, builder) for name, builder in functions.items()}
 
 
 install_plain_calls()
@@ -495,23 +517,25 @@ register_nodes(
     }
 )
 
-#: built-ins sqlglot parses into expressions of its own, served by SQLite's functions or by the rewrites above
-#: (:func:`rewrite_for_sqlite`): their argument counts (MySQL's; sqlglot's parser rejects others) and result types
+#: built-ins sqlglot parses into expressions of its own that MySQL's native-function list lacks (grammar functions
+#: and aggregates), served by SQLite's functions or by :func:`rewrite_for_sqlite`: their argument counts
 _REWRITTEN: dict[str, tuple[int, int]] = {
-    "LENGTH": (1, 1), "OCTET_LENGTH": (1, 1), "CHAR_LENGTH": (1, 1), "BIT_LENGTH": (1, 1), "ASCII": (1, 1),
     "EXTRACT": (2, 2), "TIMESTAMPDIFF": (3, 3), "INTERVAL": (2, MANY), "DATE": (1, 1), "BIT_AND": (1, 1),
-    "BIT_OR": (1, 1), "BIT_XOR": (1, 1), "BIT_COUNT": (1, 1), "LOCATE": (2, 3), "DAYOFWEEK": (1, 1),
-    "DAYOFMONTH": (1, 1), "QUARTER": (1, 1), "YEAR": (1, 1), "MONTH": (1, 1), "LAST_DAY": (1, 1),
+    "BIT_OR": (1, 1), "BIT_XOR": (1, 1), "YEAR": (1, 1), "MONTH": (1, 1), "OCTET_LENGTH": (1, 1),
 }  # fmt: skip
 
 
-def _register_rewritten() -> None:
-    """Rows for the :data:`_REWRITTEN` built-ins that no family registers as a UDF of the same name."""
+def register_rewritten_rows() -> None:
+    """Rows for the built-ins served through sqlglot's expressions and the rewrites (kind REWRITE): MySQL's native
+    functions sqlglot builds (:data:`~gtidkit.engine.sql.function_arities.NATIVE_ARITIES`, implementation: the
+    builder) and :data:`_REWRITTEN`, each unless a family registered a row of that name (call once every family
+    is imported: :func:`gtidkit.engine.sql.function_families.load_families`)."""
+    for name, builder in _SQLGLOT_BUILDERS.items():
+        arity = NATIVE_ARITIES.get(name)
+        if arity is not None and name not in FUNCTIONS:
+            result = FIXED_RESULTS.get(name, FOLLOWS_ARGUMENTS)
+            register(SqlFunction(name, *arity, Kind.REWRITE, builder, result=result))
     for name, (low, high) in _REWRITTEN.items():
         if name not in FUNCTIONS:
-            register(
-                SqlFunction(name, low, high, Kind.REWRITE, rewrite_for_sqlite, result=FIXED_RESULTS[name])
-            )
-
-
-_register_rewritten()
+            result = FIXED_RESULTS.get(name, FOLLOWS_ARGUMENTS)
+            register(SqlFunction(name, low, high, Kind.REWRITE, rewrite_for_sqlite, result=result))

@@ -47,6 +47,7 @@ from gtidkit.engine.sql.function_table import (
     ResultType,
     SqlFunction,
     lookup,
+    mysql_arity,
     register,
     register_nodes,
     rows_from,
@@ -1307,7 +1308,7 @@ MISSING_VALUE = _MISSING
 
 def _register() -> None:
     """This family's rows: the private UDFs and aggregates, and each MySQL name :func:`rewrite_json` maps to one
-    (its argument counts are the private function's; its result is JSON or follows the arguments)."""
+    (its argument counts are MySQL's, else the private function's; its result is JSON or follows the arguments)."""
     private = rows_from(UDFS) + rows_from(AGGREGATES, Kind.AGGREGATE)
     register(*private)
     by_name = {row.name: row for row in private}
@@ -1317,10 +1318,9 @@ def _register() -> None:
         register(
             SqlFunction(
                 name,
-                row.min_args,
-                row.max_args,
-                Kind.REWRITE,
-                rewrite_json,
+                *(mysql_arity(name) or (row.min_args, row.max_args)),
+                kind=Kind.REWRITE,
+                impl=rewrite_json,
                 result=json_type if name in JSON_RESULT_FUNCTIONS else FOLLOWS_ARGUMENTS,
             )
         )
