@@ -196,7 +196,9 @@ def test_session_bound_functions(open_server):
     s = srv.session()
     sid = "3E11FA47-71CA-11E1-9E33-C80AA9429562"
     assert s.execute(f"SELECT GTID_SUBSET('{sid}:2', '{sid}:1-5')")[0].rows == [(1,)]
-    assert s.execute(f"SELECT GTID_SUBTRACT('{sid}:1-5', '{sid}:2')")[0].rows == [(f"{sid.lower()}:1:3-5",)]  # MySQL prints UUIDs in lower case
+    assert s.execute(f"SELECT GTID_SUBTRACT('{sid}:1-5', '{sid}:2')")[0].rows == [
+        (f"{sid.lower()}:1:3-5",)
+    ]  # MySQL prints UUIDs in lower case
     assert s.execute(f"SELECT WAIT_FOR_EXECUTED_GTID_SET('{sid}:1', 0.01)")[0].rows == [(1,)]
     assert s.execute("SELECT SOURCE_POS_WAIT('binlog.000001', 4)")[0].rows == [(None,)]
     with pytest.raises(MySQLError) as info:
