@@ -344,6 +344,7 @@ def install(
         kind = row.kind
         if kind in (Kind.REWRITE, Kind.BOUND, Kind.ROLE):
             continue
+        impl: Any
         if kind in (Kind.SESSION_UDF, Kind.SESSION_AGGREGATE):
             impl = made_for(row, made, executor)
             if row.python_eval:

@@ -1,8 +1,8 @@
-"""Administrative statements and GTID/binlog SHOW statements; the GTID SQL functions.
+"""Administrative statements and GTID/binlog SHOW statements (the GTID SQL functions are in
+:mod:`gtidkit.engine.gtid.functions`).
 
 Sources: MySQL ``sql/rpl_source.cc`` / ``sql/binlog.cc`` (SHOW BINARY LOGS, SHOW BINARY LOG STATUS, SHOW BINLOG
-EVENTS, PURGE BINARY LOGS, RESET MASTER / RESET BINARY LOGS AND GTIDS, FLUSH LOGS), ``sql/item_gtid_func.cc``
-(GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET), ``sql/log_event.cc`` (``*::pack_info``: the Info column), formats.md §5.4–5.5, §8.1 and §8.4.
+EVENTS, PURGE BINARY LOGS, RESET MASTER / RESET BINARY LOGS AND GTIDS, FLUSH LOGS), ``sql/log_event.cc`` (``*::pack_info``: the Info column), formats.md §5.4–5.5, §8.1 and §8.4.
 """
 
 from __future__ import annotations
