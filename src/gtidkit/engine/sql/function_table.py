@@ -14,7 +14,9 @@ Every consumer reads the table:
   ER_SP_DOES_NOT_EXIST (``FUNCTION <db>.<name as written> does not exist``; 1046 when no database is selected, as
   MySQL resolves an unqualified call in the current database), a wrong argument count 1582
   ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT (``sql/item_create.cc``: the count is checked as the name is resolved, so it
-  fails even when no row is evaluated);
+  fails even when no row is evaluated); sqlglot's builders of typed calls check the count as they parse
+  (:func:`gtidkit.engine.sql.functions.install_plain_calls`; the counts are MySQL's,
+  :mod:`~gtidkit.engine.sql.function_arities`);
 - the executor evaluates :attr:`SqlFunction.python_eval` rows in Python when a SELECT has no table (``SELECT
   GTID_SUBSET(...)``) and binds the :data:`Kind.BOUND` / :data:`Kind.ROLE` rows to a session;
 - result metadata (:func:`gtidkit.engine.sql.metadata.function_column`) takes :attr:`SqlFunction.result`.
@@ -22,8 +24,8 @@ Every consumer reads the table:
 Kinds of implementation (:class:`Kind`): a SQLite scalar or aggregate UDF (a callable / class); the same made per
 session from the session's executor (``SESSION_*``: the implementation is a factory ``executor -> {name:
 callable}`` shared by a family); bound to the engine session through a narrow interface (``BOUND``: a factory
-``binding -> {name: callable}``, GTID functions), or supplied by a server role (``ROLE``: the role's provider,
-SOURCE_POS_WAIT); or rewritten (``REWRITE``: the sqlglot expression classes that stand for the call are turned
+``binding -> {name: callable}``, GTID functions), or supplied by a server role (``ROLE``: SOURCE_POS_WAIT from the replica
+role's provider; the row's implementation, a NULL, when no role supplies it); or rewritten (``REWRITE``: the sqlglot expression classes that stand for the call are turned
 into SQLite's own functions or other rows by the tree rewrites; the implementation is the rewrite).
 
 Sources: MySQL 8.4 Reference Manual "Function Name Parsing and Resolution", "Built-In Function and Operator
