@@ -204,3 +204,15 @@ def test_session_bound_functions(open_server):
     with pytest.raises(MySQLError) as info:
         s.execute("SELECT gtid_subset('x')")
     assert info.value.message == "Incorrect parameter count in the call to native function 'gtid_subset'"
+
+
+@pytest.mark.parametrize(
+    ("expr", "n"),
+    [("CAST(1 AS TIME(7))", 7), ("CAST(1 AS TIME(31))", 31), ("CAST('2024-01-02' AS DATETIME(7))", 7)],
+    ids=str,
+)
+def test_cast_precision_above_6_is_1426(ex, expr, n):
+    """mysql-test type_temporal_fractional.result: a CAST's fsp above 6 is ER_TOO_BIG_PRECISION (found by the
+    statement fuzz: a huge fsp was a Python ValueError)."""
+    err = _error(ex, f"SELECT {expr}")
+    assert (err.code, err.message) == (1426, f"Too-big precision {n} specified for 'CAST'. Maximum is 6.")
