@@ -1069,12 +1069,11 @@ class Executor:
     def fix_functions(self, tree: exp.Expression, current_db: str | None) -> exp.Expression:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
-        # the calls as written: an unknown name is 1305 / 1046, a wrong count 1582 (the function table)
-        function_table.check_calls(tree, current_db)
         # first: it reads the operands as MySQL wrote them
         comparison.rewrite_comparisons(tree, self._literals.get)
         recursion.limit_recursion(tree)
-        rewrite_for_sqlite(tree)
+        # checks each plain call against the function table: an unknown name is 1305 / 1046, a wrong count 1582
+        rewrite_for_sqlite(tree, current_db)
         rewrite_checksum(tree)
         rewrite_group_concat(tree)
         rewrite_json(tree, self._json_columns(tree, current_db), self._typed_columns(tree, current_db))

@@ -58,6 +58,7 @@ __all__ = [
     "ResultType",
     "SqlFunction",
     "as_written",
+    "check_call",
     "check_calls",
     "install",
     "lookup",
@@ -393,17 +394,24 @@ def unknown_function(written: str, current_db: str | None) -> MySQLError:
     return mysql_error(1305, "FUNCTION", f"{current_db}.{written}")
 
 
-def check_calls(tree: exp.Expression, current_db: str | None) -> None:
-    """Check every plain call of ``tree`` (a statement being planned) against the table.
+def check_call(node: exp.Anonymous, current_db: str | None) -> None:
+    """Check one plain call against the table.
 
     Raises:
         MySQLError: 1305 / 1046 (:func:`unknown_function`) for a name the table lacks; 1582 for a wrong count.
     """
+    written = str(node.name)
+    row = FUNCTIONS.get(written.upper())
+    if row is None:
+        raise unknown_function(written, current_db)
+    row.check_arity(len(node.expressions), written)  # the name as written, as MySQL's Create_func reports it
+
+
+def check_calls(tree: exp.Expression, current_db: str | None) -> None:
+    """Check every plain call of ``tree`` (a statement being planned) against the table (:func:`check_call`).
+
+    Raises:
+        MySQLError: 1305 / 1046 for a name the table lacks; 1582 for a wrong count.
+    """
     for node in tree.find_all(exp.Anonymous):
-        written = str(node.name)
-        row = FUNCTIONS.get(written.upper())
-        if row is None:
-            raise unknown_function(written, current_db)
-        row.check_arity(
-            len(node.expressions), written
-        )  # the name as written, as MySQL's Create_func reports it
+        check_call(node, current_db)

@@ -38,6 +38,7 @@ from gtidkit.engine.sql.function_table import (
     MANY,
     Kind,
     SqlFunction,
+    check_call,
     register,
     register_nodes,
     rows_from,
@@ -424,9 +425,17 @@ def _temporal_cast(node: exp.Cast) -> exp.Expression | None:
     return exp.Anonymous(this=name, expressions=args)
 
 
-def rewrite_for_sqlite(tree: exp.Expression) -> exp.Expression:
-    """Rewrite the MySQL constructs listed in the module docstring in place (returns ``tree``)."""
+def rewrite_for_sqlite(tree: exp.Expression, current_db: str | None = None) -> exp.Expression:
+    """Rewrite the MySQL constructs listed in the module docstring in place (returns ``tree``), checking each plain
+    call against the function table on the way (``current_db``: the default database its 1305 names).
+
+    Raises:
+        MySQLError: 1305 / 1046 for an unknown function, 1582 for a wrong argument count
+            (:func:`~gtidkit.engine.sql.function_table.check_call`).
+    """
     for node in list(tree.find_all(*_BUILTIN_NODES)):
+        if type(node) is exp.Anonymous:
+            check_call(node, current_db)
         new_call = _builtin_call(node)
         if new_call is not None:
             node.replace(new_call)

@@ -34,7 +34,7 @@ from gtidkit.engine.results import (
     charset_id,
     mbmaxlen,
 )
-from gtidkit.engine.sql.function_table import ResultType, lookup, name_of_node
+from gtidkit.engine.sql.function_table import FUNCTIONS, ResultType, name_of_node
 from gtidkit.engine.sql.numeric_types import (
     DIV_PRECISION_INCREMENT,
     NumType,
@@ -422,11 +422,13 @@ def function_column(name: str, node: exp.Expression) -> Column | None:
     Integer results: LONGLONG, length 21, BINARY | NUM (the bit aggregates UNSIGNED too); DATE / TIME results:
     length 10, BINARY, charset binary. JSON results are :func:`~gtidkit.engine.sql.json_functions.json_result_column`'s.
     """
-    if isinstance(node, exp.Interval):
+    if isinstance(node, exp.Anonymous):
+        fname = node.name.upper()
+    elif isinstance(node, exp.Interval):
         fname = "INTERVAL" if node.args.get("unit") is None else ""
     else:
         fname = name_of_node(node) or ""
-    row = lookup(fname) if fname else None
+    row = FUNCTIONS.get(fname)
     result = row.result if row is not None else None
     decimals = 0
     if fname == "STR_TO_DATE" and isinstance(node, exp.Anonymous) and len(node.expressions) == 2:
