@@ -630,13 +630,31 @@ class Server:
             raise
 
     def sql_functions(self, session: Session) -> dict[str, Callable[..., Any]]:
-        """GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET bound to ``session`` (formats.md §8.1), and the
-        functions of :attr:`function_providers`."""
-        from gtidkit.engine.statements.admin import gtid_functions
+        """The session-bound rows of the SQL function table for ``session``: GTID_SUBSET, GTID_SUBTRACT,
+        WAIT_FOR_EXECUTED_GTID_SET (BOUND, through the narrow
+        :class:`~gtidkit.engine.gtid.functions.GtidFunctionSession`; formats.md §8.1), and the ROLE rows as
+        :attr:`function_providers` supply them (else the row's own implementation).
 
-        functions = gtid_functions(self, session)
+        Raises:
+            ValueError: a provider supplies a function that is no ROLE row of the table.
+        """
+        from gtidkit.engine.sql.function_table import FUNCTIONS, Kind, lookup, made_for
+
+        made: dict[Any, Any] = {}
+        binding = _GtidFunctionBinding(self, session)
+        functions = {
+            row.name: made_for(row, made, binding) for row in FUNCTIONS.values() if row.kind is Kind.BOUND
+        }
         for provider in self.function_providers:
-            functions.update(provider(session))
+            provided = provider(session)
+            for name in provided:
+                row = lookup(name)
+                if row is None or row.kind is not Kind.ROLE:
+                    raise ValueError(f"function {name} is not a ROLE row of the function table")
+            functions.update(provided)
+        for row in FUNCTIONS.values():
+            if row.kind is Kind.ROLE and row.name not in functions:  # no role supplies it: the row's own
+                functions[row.name] = made_for(row, made, session)
         return functions
 
     # ------------------------------------------------------------------ shutdown
@@ -671,3 +689,37 @@ class Server:
             if self.binlog is not None:
                 self.binlog.abandon()
             self.storage.close()
+
+
+class _GtidFunctionBinding:
+    """:class:`~gtidkit.engine.gtid.functions.GtidFunctionSession` of one session of this server."""
+
+    __slots__ = ("_server", "_session")
+
+    def __init__(self, server: Server, session: Session) -> None:
+        self._server = server
+        self._session = session
+
+    def gtid_mode(self) -> str:
+        """The server's gtid_mode."""
+        return str(self._server.gtid_mode)
+
+    def is_replication_applier(self) -> bool:
+        """True in a replication applier's session."""
+        return self._session.applier is not None
+
+    def owned_gtid(self) -> Gtid | None:
+        """The GTID the session owns."""
+        return self._session.owned_gtid
+
+    def wait_for_executed(self, gtids: GtidSet, timeout: float | None) -> bool | None:
+        """Wait on the server's executed set, as the session's stage "Waiting for GTID to be committed"
+        (``Gtid_state::wait_for_gtid_set``), until KILL QUERY interrupts the session's statement."""
+        session = self._session
+        session.stage = "Waiting for GTID to be committed"
+        try:
+            return self._server.gtid_state.wait_for_executed(
+                gtids, timeout, interrupted=session.executor.interrupt.is_set
+            )
+        finally:
+            session.stage = ""

@@ -64,7 +64,8 @@ def pos_wait_functions(channels: ChannelMap) -> Callable[[Any], dict[str, Callab
     """The engine's function provider: SOURCE_POS_WAIT and MASTER_POS_WAIT bound to a session. The fourth
     argument names the channel (NULL for a channel that does not exist, mysql-test
     ``rpl_multi_source_cmd_errors``); without it the default channel is waited on, and with several channels the
-    call fails with 3079 ER_REPLICA_MULTIPLE_CHANNELS_CMD (``Item_source_pos_wait::val_int``)."""
+    call fails with 3079 ER_REPLICA_MULTIPLE_CHANNELS_CMD (``Item_source_pos_wait::val_int``). The ROLE rows of
+    the SQL function table (:mod:`gtidkit.engine.gtid.functions`)."""
 
     def provide(session: Any) -> dict[str, Callable[..., Any]]:
         def wait(log_name: Any, log_pos: Any, timeout: Any = None, channel: Any = None) -> int | None:

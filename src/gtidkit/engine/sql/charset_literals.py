@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from gtidkit.engine import charsets
+from gtidkit.engine.sql.function_table import register, session_rows
 
 if TYPE_CHECKING:
     from gtidkit.engine.sql.executor import Executor
@@ -309,3 +310,20 @@ def session_functions(ex: Executor) -> dict[str, Callable[..., Any]]:
         "_GK_LITERAL_COERCIBILITY": coercibility(True),
         "_GK_VALUE_COERCIBILITY": coercibility(False),
     }
+
+
+#: evaluated in Python for a SELECT without tables (CHARSET('a')), and through SQLite otherwise
+register(
+    *session_rows(
+        session_functions,
+        {
+            name: (1, 1)
+            for name in (
+                CONSTANT_FUNCTION, "_GK_LITERAL_CHARSET", "_GK_VALUE_CHARSET", "_GK_LITERAL_COLLATION",
+                "_GK_VALUE_COLLATION", "_GK_LITERAL_COERCIBILITY", "_GK_VALUE_COERCIBILITY",
+            )
+        },
+        python_eval=True,
+        deterministic=False,
+    )
+)  # fmt: skip

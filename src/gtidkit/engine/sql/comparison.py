@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from gtidkit.engine.sql.function_table import register, session_rows
 from gtidkit.engine.sql.numeric_types import NumType, numeric_type
 from gtidkit.engine.sql.scopes import scoped_columns
 from gtidkit.errors import MySQLError
@@ -583,3 +584,10 @@ def _rewrite_nullif(node: exp.Nullif, kind: Callable[[exp.Expression], str | Non
         return
     when = exp.If(this=_pair(a, b, kinds, where), true=exp.Null())
     node.replace(exp.Case(ifs=[when], default=a.copy()))
+
+
+register(
+    *session_rows(
+        session_functions, {DOUBLE_FUNCTION: (1, 2), U64_FUNCTION: (1, 1), INT_TEXT_FUNCTION: (1, 2)}
+    )
+)

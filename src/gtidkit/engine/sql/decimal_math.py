@@ -23,7 +23,6 @@ Sources: MySQL manual "Precision Math", "Arithmetic Operators", "Aggregate Funct
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Callable
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
 from typing import Any, cast
@@ -32,6 +31,7 @@ from sqlglot import exp
 
 from gtidkit.engine.results import Column, FieldType
 from gtidkit.engine.sql import int_math
+from gtidkit.engine.sql.function_table import Kind, register, rows_from
 from gtidkit.engine.sql.numeric_types import (
     DECIMAL_MAX_PRECISION,
     DIV_PRECISION_INCREMENT,
@@ -51,7 +51,6 @@ __all__ = [
     "dec_mul",
     "dec_round",
     "dec_sub",
-    "register_udfs",
     "result_converter",
     "rewrite_exact",
     "to_decimal",
@@ -244,20 +243,23 @@ _BINARY_UDF = {
 }
 
 
-def register_udfs(raw: sqlite3.Connection) -> None:
-    """Register the UDFs and aggregates :func:`rewrite_exact` calls on a SQLite connection."""
-    raw.create_function("_GK_DEC_ADD", 2, dec_add, deterministic=True)
-    raw.create_function("_GK_DEC_SUB", 2, dec_sub, deterministic=True)
-    raw.create_function("_GK_DEC_MUL", 2, dec_mul, deterministic=True)
-    raw.create_function("_GK_DEC_DIV", 3, dec_div, deterministic=True)
-    raw.create_function("_GK_DEC_MOD", 2, dec_mod, deterministic=True)
-    raw.create_function("_GK_DEC_ROUND", 2, dec_round, deterministic=True)
-    raw.create_function("_GK_DBL_ROUND", 2, dbl_round, deterministic=True)
-    raw.create_function("_GK_UNSIGNED", 1, to_unsigned, deterministic=True)
-    raw.create_aggregate("_GK_DEC_SUM", 1, DecimalSum)  # type: ignore[arg-type]
-    raw.create_aggregate("_GK_DEC_AVG", 1, DecimalAvg)  # type: ignore[arg-type]
-    for n, cls in _AVG_BY_INCREMENT.items():
-        raw.create_aggregate(f"_GK_DEC_AVG_{n}", 1, cls)  # type: ignore[arg-type]
+def _register() -> None:
+    """This module's rows of the function table: the UDFs and aggregates :func:`rewrite_exact` calls (exact
+    arithmetic on text; no MySQL error of their own reaches the statement through them)."""
+    scalars = {
+        "_GK_DEC_ADD": (2, dec_add),
+        "_GK_DEC_SUB": (2, dec_sub),
+        "_GK_DEC_MUL": (2, dec_mul),
+        "_GK_DEC_DIV": (3, dec_div),
+        "_GK_DEC_MOD": (2, dec_mod),
+        "_GK_DEC_ROUND": (2, dec_round),
+        "_GK_DBL_ROUND": (2, dbl_round),
+        "_GK_UNSIGNED": (1, to_unsigned),
+    }
+    aggregates: dict[str, tuple[int, type]] = {"_GK_DEC_SUM": (1, DecimalSum), "_GK_DEC_AVG": (1, DecimalAvg)}
+    aggregates.update({f"_GK_DEC_AVG_{n}": (1, cls) for n, cls in _AVG_BY_INCREMENT.items()})
+    register(*rows_from(scalars, reports_errors=False))
+    register(*rows_from(aggregates, Kind.AGGREGATE, reports_errors=False))
 
 
 def _exact_operand(node: exp.Expression) -> exp.Expression:
@@ -603,3 +605,6 @@ def result_converter(col: Column | None) -> Callable[[Any], Any] | None:
     if col.type == FieldType.MYSQL_TYPE_LONGLONG:
         return _u64  # integer arithmetic on BIGINT UNSIGNED gives 2**63 .. 2**64-1 as blobs
     return None
+
+
+_register()

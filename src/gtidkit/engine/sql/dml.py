@@ -58,6 +58,7 @@ from gtidkit.engine.sql.catalog import ColumnDef, IndexDef, TableDef
 from gtidkit.engine.sql.ddl import not_supported
 from gtidkit.engine.sql.enum_set import ENUM_SET_TYPES, numeric_rewrite
 from gtidkit.engine.sql.exec_result import NEG_FUNCTION, neg_udf
+from gtidkit.engine.sql.function_table import Kind, SqlFunction, register, rows_from, session_rows
 from gtidkit.engine.sql.json_functions import partial_update_ops
 from gtidkit.engine.sql.values import (
     FieldStore,
@@ -1211,11 +1212,20 @@ def _float32_udf(v: Any) -> Any:
     return v
 
 
-def register_udfs(raw: _db.RawConnection, rand: Callable[..., float]) -> None:
-    """Register the helper UDFs DML plans use (``_GK_TO_INT``, ``_GK_TO_FLOAT32``, ``_GK_RAND``; ``rand`` takes
-    RAND()'s optional seed argument) and the SQLite dialect's ``_GK_NEG``
-    (:func:`gtidkit.engine.sql.exec_result.neg_udf`)."""
-    raw.create_function("_GK_TO_INT", 1, to_int_udf, deterministic=True)
-    raw.create_function("_GK_TO_FLOAT32", 1, _float32_udf, deterministic=True)
-    raw.create_function("_GK_RAND", -1, rand)
-    raw.create_function(NEG_FUNCTION, 1, neg_udf, deterministic=True)
+def _session_udfs(ex: Any) -> dict[str, Callable[..., Any]]:
+    """``_GK_RAND`` of ``ex``'s session (RAND()'s optional seed argument: :meth:`Executor.rand_value`)."""
+    return {"_GK_RAND": ex.rand_value}
+
+
+#: the helper UDFs DML plans use (``_GK_TO_INT``, ``_GK_TO_FLOAT32``, ``_GK_RAND``) and the SQLite dialect's
+#: ``_GK_NEG`` (:func:`gtidkit.engine.sql.exec_result.neg_udf`)
+register(
+    *rows_from(
+        {"_GK_TO_INT": (1, to_int_udf), "_GK_TO_FLOAT32": (1, _float32_udf), NEG_FUNCTION: (1, neg_udf)},
+        reports_errors=False,
+    )
+)
+register(*session_rows(_session_udfs, {"_GK_RAND": (0, 2)}, deterministic=False, reports_errors=False))
+#: ``VALUES(col)`` in ON DUPLICATE KEY UPDATE: the value the row would have inserted (``Item_insert_value``),
+#: replaced by the planned INSERT's placeholder (:func:`_plan_insert`)
+register(SqlFunction("VALUES", 1, 1, Kind.REWRITE, _plan_insert))

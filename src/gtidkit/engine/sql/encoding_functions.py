@@ -21,6 +21,7 @@ from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from gtidkit.engine.sql.function_table import register, rows_from
 from gtidkit.mysql_errors import mysql_error
 
 __all__ = ["UDFS"]
@@ -174,3 +175,5 @@ UDFS: dict[str, tuple[int, Callable[..., Any]]] = {
     "INET_ATON": (1, inet_aton),
     "INET_NTOA": (1, inet_ntoa),
 }
+
+register(*rows_from(UDFS))

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from gtidkit.engine.sql.function_table import register, rows_from
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
@@ -249,3 +250,6 @@ def numeric_rewrite(tree: exp.Expression, literal_of: Any = None) -> None:
             continue
         spec = json.dumps([found[0].type, list(found[0].members)])
         col.replace(exp.Anonymous(this=_INDEX_FUNCTION, expressions=[col.copy(), exp.Literal.string(spec)]))
+
+
+register(*rows_from(UDFS))

@@ -44,7 +44,7 @@ from sqlglot import exp
 
 from gtidkit.engine import storage as _db
 from gtidkit.engine.results import Column, ColumnFlag, FieldType
-from gtidkit.engine.sql import charset_literals, comparison, decimal_math, int_math, recursion, temporal
+from gtidkit.engine.sql import charset_literals, comparison, decimal_math, function_table, recursion, temporal
 from gtidkit.engine.sql.catalog import (
     LOCK_WAIT_TABLES,
     PROCESSLIST_TABLES,
@@ -56,17 +56,15 @@ from gtidkit.engine.sql.catalog import (
 )
 from gtidkit.engine.sql.checksum_functions import rewrite_checksum
 from gtidkit.engine.sql.ddl import not_supported, parse_create_index, parse_create_table
-from gtidkit.engine.sql.encoding_functions import UDFS as ENCODING_UDFS
 from gtidkit.engine.sql.enum_set import ENUM_SET_TYPES, numeric_rewrite
-from gtidkit.engine.sql.enum_set import UDFS as ENUM_SET_UDFS
 from gtidkit.engine.sql.exec_result import SQLITE, ConstPlan, ExecResult, RowChange, bindable
-from gtidkit.engine.sql.functions import AGGREGATES, BUILTIN_FUNCTIONS, UDFS, rewrite_for_sqlite
+from gtidkit.engine.sql.function_families import load_families
+from gtidkit.engine.sql.function_table import MANY, Kind, register, rows_from, session_rows
+from gtidkit.engine.sql.functions import rewrite_for_sqlite
 from gtidkit.engine.sql.group_concat import FUNCTION as GROUP_CONCAT_FUNCTION
 from gtidkit.engine.sql.group_concat import make_aggregate as make_group_concat
 from gtidkit.engine.sql.group_concat import rewrite_group_concat
-from gtidkit.engine.sql.json_functions import AGGREGATES as JSON_AGGREGATES
 from gtidkit.engine.sql.json_functions import COLUMN_KINDS as JSON_COLUMN_KINDS
-from gtidkit.engine.sql.json_functions import UDFS as JSON_UDFS
 from gtidkit.engine.sql.json_functions import json_result_column, printed_text, rewrite_json
 from gtidkit.engine.sql.metadata import (
     column_for_def,
@@ -88,7 +86,6 @@ from gtidkit.engine.sql.numeric_types import (
 from gtidkit.engine.sql.order_names import qualify_order_by
 from gtidkit.engine.sql.parse import SqlStatement, parse_error, parse_tree, templatize
 from gtidkit.engine.sql.scopes import scoped_columns
-from gtidkit.engine.sql.spatial import UDFS as SPATIAL_UDFS
 from gtidkit.engine.sql.sql_mode import DEFAULT_SQL_MODE, SqlMode, parse_sql_mode
 from gtidkit.engine.sql.temporal_types import temporal_converter
 from gtidkit.engine.sql.unsupported import statement_error
@@ -307,7 +304,69 @@ _BUILTINS: dict[str, tuple[int, Callable[..., Any]]] = {
     "UUID": (0, lambda: str(uuid.uuid1())),
     "CONVERT_TZ": (3, temporal.convert_tz),
 }
-_NONDETERMINISTIC = {"UUID"}
+
+
+def _session_functions(ex: Executor) -> dict[str, Callable[..., Any]]:
+    """The functions reading ``ex``'s session state (RM8 "Information Functions": USER() = SESSION_USER() =
+    SYSTEM_USER() is the client's user@host, CURRENT_USER() the authenticated account; ``Item_func_user`` /
+    ``Item_func_current_user``), and the helpers the rewrites call with it."""
+    return {
+        "LAST_INSERT_ID": lambda: ex.last_insert_id,
+        "CONNECTION_ID": lambda: ex.connection_id,
+        "USER": lambda: ex.user,
+        "SESSION_USER": lambda: ex.user,
+        "SYSTEM_USER": lambda: ex.user,
+        "CURRENT_USER": lambda: ex.current_user,
+        "ROW_COUNT": lambda: ex.row_count,
+        "FOUND_ROWS": lambda: ex.found_rows,
+        SET_USER_VAR_FUNCTION: ex._assign_user_variable,
+        GET_USER_VAR_FUNCTION: lambda name: bindable(ex.user_variables.get(str(name).lower())),
+    }
+
+
+def _reporting_session_functions(ex: Executor) -> dict[str, Callable[..., Any]]:
+    """The session functions that raise MySQL errors (SLEEP's 1210, the CTE depth's 3636, a zero divisor)."""
+    return {"SLEEP": ex.sleep, "_GK_DIVISOR": ex._divisor, recursion.DEPTH_FUNCTION: ex._cte_depth}
+
+
+def _group_concat(ex: Executor) -> dict[str, type]:
+    """GROUP_CONCAT's aggregate for ``ex``'s session (its group_concat_max_len, its 1260 warnings)."""
+    return {
+        GROUP_CONCAT_FUNCTION: make_group_concat(
+            ex._group_concat_max_len, ex._group_concat_cut, ex.group_concat_rows
+        )
+    }
+
+
+register(*rows_from(_BUILTINS, nondeterministic=("UUID",)))
+register(*rows_from({"CONCAT": (-1, _concat), "CONCAT_WS": (-1, _concat_ws)}, reports_errors=False))
+register(
+    *session_rows(
+        _session_functions,
+        {
+            **dict.fromkeys(
+                ("LAST_INSERT_ID", "CONNECTION_ID", "USER", "SESSION_USER", "SYSTEM_USER", "CURRENT_USER",
+                 "ROW_COUNT", "FOUND_ROWS"),
+                (0, 0),
+            ),
+            SET_USER_VAR_FUNCTION: (2, 2),
+            GET_USER_VAR_FUNCTION: (1, 1),
+        },
+        deterministic=False,
+        reports_errors=False,
+    )
+)  # fmt: skip
+register(
+    *session_rows(
+        _reporting_session_functions, {"SLEEP": (1, 1), "_GK_DIVISOR": (1, 1), recursion.DEPTH_FUNCTION: (1, 1)},
+        deterministic=False,
+    )
+)  # fmt: skip
+register(
+    *session_rows(_group_concat, {GROUP_CONCAT_FUNCTION: (0, MANY)}, Kind.SESSION_AGGREGATE, reports_errors=False,
+                  deterministic=False)
+)  # fmt: skip
+load_families()
 
 
 class Executor:
@@ -318,8 +377,10 @@ class Executor:
         conn: this session's :class:`Connection`.
         sysvar_resolver: ``fn(name: str, scope: "GLOBAL"|"SESSION"|None) -> value`` for ``@@name`` reads;
             raises MySQLError 1193 for unknown variables. ``None`` -> every ``@@x`` is error 1193.
-        functions: ``{UPPER_NAME: callable}`` SQL functions (GTID_SUBSET, GTID_SUBTRACT,
-            WAIT_FOR_EXECUTED_GTID_SET ...) registered by the GTID core; available in every SELECT.
+        functions: ``{UPPER_NAME: callable}`` the session-bound, python-evaluated rows of the SQL function table
+            (:mod:`~gtidkit.engine.sql.function_table`: CHARSET ..., and GTID_SUBSET, GTID_SUBTRACT,
+            WAIT_FOR_EXECUTED_GTID_SET, SOURCE_POS_WAIT as ``Server.sql_functions`` binds them); available in every
+            SELECT, evaluated in Python when a SELECT has no table.
         user_variables: ``{lower name: value}`` session user variables read by ``@x`` (the session may replace
             this dict with its own).
         last_insert_id: value of ``LAST_INSERT_ID()`` (first AUTO_INCREMENT value generated by the last INSERT
@@ -352,7 +413,7 @@ class Executor:
         self.sysvar_resolver: Callable[[str, str | None], Any] | None = None
         #: ``name -> kind`` of a system variable (``bool``, ``int``, ``uint``, ``enum``, ``str``) for metadata
         self.sysvar_kind: Callable[[str], str | None] | None = None
-        self.functions: dict[str, Callable[..., Any]] = dict(charset_literals.session_functions(self))
+        self.functions: dict[str, Callable[..., Any]] = {}
         self.user_variables: dict[str, Any] = {}
         self.last_insert_id = 0
         self.forced_insert_id: int | None = None
@@ -460,54 +521,11 @@ class Executor:
 
     # ---------------------------------------------------------------- functions
     def _register_builtins(self) -> None:
-        raw = self.conn.raw
-        for name, (nargs, fn) in temporal.session_functions(self).items():
-            raw.create_function(name, nargs, self._wrap_udf(fn, name))
-        raw.create_function("CONCAT", -1, _concat)
-        raw.create_function("CONCAT_WS", -1, _concat_ws)
-        raw.create_function("LAST_INSERT_ID", 0, lambda: self.last_insert_id)
-        raw.create_function("CONNECTION_ID", 0, lambda: self.connection_id)
-        # RM8 "Information Functions": USER() = SESSION_USER() = SYSTEM_USER() is the client's user@host,
-        # CURRENT_USER() the authenticated account (Item_func_user / Item_func_current_user)
-        for name in ("USER", "SESSION_USER", "SYSTEM_USER"):
-            raw.create_function(name, 0, lambda: self.user)
-        raw.create_function("CURRENT_USER", 0, lambda: self.current_user)
-        raw.create_function("ROW_COUNT", 0, lambda: self.row_count)
-        raw.create_function(recursion.DEPTH_FUNCTION, 1, self._wrap_udf(self._cte_depth, "CTE"))
-        raw.create_function("FOUND_ROWS", 0, lambda: self.found_rows)
-        raw.create_function(SET_USER_VAR_FUNCTION, 2, self._assign_user_variable)
-        raw.create_function(
-            GET_USER_VAR_FUNCTION, 1, lambda name: bindable(self.user_variables.get(str(name).lower()))
+        """Register the function table's rows on this session's connection (its python-evaluated session
+        functions become :attr:`functions`)."""
+        self.functions.update(
+            function_table.install(self.conn.raw, self, self._wrap_udf, self._wrap_aggregate)
         )
-        raw.create_function("SLEEP", 1, self._wrap_udf(self.sleep))
-        raw.create_function("_GK_DIVISOR", 1, self._wrap_udf(self._divisor))
-        for name, (nargs, fn) in _BUILTINS.items():
-            raw.create_function(
-                name, nargs, self._wrap_udf(fn, name), deterministic=name not in _NONDETERMINISTIC
-            )
-        for name, (nargs, fn) in UDFS.items():
-            raw.create_function(name, nargs, fn, deterministic=True)
-        for name, (nargs, fn) in {**ENCODING_UDFS, **JSON_UDFS, **SPATIAL_UDFS, **ENUM_SET_UDFS}.items():
-            raw.create_function(name, nargs, self._wrap_udf(fn, name), deterministic=True)
-        raw.create_aggregate(
-            GROUP_CONCAT_FUNCTION,
-            -1,
-            make_group_concat(self._group_concat_max_len, self._group_concat_cut, self.group_concat_rows),
-        )
-        for name, (nargs, fn) in BUILTIN_FUNCTIONS.items():
-            raw.create_function(name, nargs, self._wrap_udf(fn, name), deterministic=True)
-        for name, (nargs, cls) in AGGREGATES.items():
-            raw.create_aggregate(name, nargs, cls)
-        for name, (nargs, cls) in JSON_AGGREGATES.items():
-            raw.create_aggregate(name, nargs, self._wrap_aggregate(cls))
-        from gtidkit.engine.sql.dml import register_udfs
-
-        register_udfs(raw, self.rand_value)
-        decimal_math.register_udfs(raw)
-        int_math.register_udfs(raw, self._wrap_udf)
-        # _GK_DOUBLE: a string compared with a number (deterministic: a constant converts once per statement)
-        for name, (nargs, fn) in comparison.session_functions(self).items():
-            raw.create_function(name, nargs, self._wrap_udf(fn, name), deterministic=True)
 
     def rand_value(self, *seed: Any) -> float:
         """``RAND()`` (no argument: the session's sequence) or ``RAND(N)`` as ``_GK_RAND(N, site)``: a sequence
@@ -555,7 +573,7 @@ class Executor:
             return
         for name, fn in self.functions.items():
             if self._registered.get(name) is not fn:
-                self.conn.raw.create_function(name.upper(), -1, self._wrap_udf(fn, name.upper()))
+                function_table.register_bound(self.conn.raw, name.upper(), self._wrap_udf(fn, name.upper()))
         self._registered = dict(self.functions)
 
     def _assign_user_variable(self, name: str, value: Any) -> Any:
@@ -841,10 +859,11 @@ class Executor:
                 try:
                     tree = parse_tree(tpl[0], replace=replace)
                 except MySQLError as err:
-                    if err.code != 1064:
+                    if err.code not in (1064, 1582):
                         raise
                     # word the error after the text as written, not the template; a text that parses only with
-                    # its literals (JSON_OBJECT('a', 1): sqlglot wants literal keys) is planned without the cache
+                    # its literals (JSON_OBJECT('a', 1): sqlglot wants literal keys, and misreads placeholder keys
+                    # into a wrong argument count of the call around them) is planned without the cache
                     parse_tree(stmt.text, replace=replace)
                     tree = None
                 if tree is not None and _placeholders_safe(tree):
@@ -1052,7 +1071,8 @@ class Executor:
         # first: it reads the operands as MySQL wrote them
         comparison.rewrite_comparisons(tree, self._literals.get)
         recursion.limit_recursion(tree)
-        rewrite_for_sqlite(tree)
+        # checks each plain call against the function table: an unknown name is 1305 / 1046, a wrong count 1582
+        rewrite_for_sqlite(tree, current_db)
         rewrite_checksum(tree)
         rewrite_group_concat(tree)
         qualify_order_by(tree)
@@ -1218,6 +1238,7 @@ class Executor:
                 if isinstance(n, exp.Column) and not isinstance(n.parent, (exp.SessionParameter,)):
                     return None
             names.append(_item_name(proj, source))
+        function_table.check_calls(tree, self.current_db)  # GTID_SUBSET('x'): 1582
         return ConstPlan(
             items=tuple(p.this if isinstance(p, exp.Alias) else p for p in tree.expressions),
             columns=tuple(names),
@@ -1252,13 +1273,7 @@ class Executor:
         if isinstance(node, exp.Anonymous):
             fn = self.functions[node.name.upper()]
             args = [self._const_eval(a, params) for a in node.expressions]
-            try:
-                return fn(*args)
-            except TypeError:
-                arity = _arity_error(fn, args, node.name.upper())  # GTID_SUBSET('x')
-                if arity is not None:
-                    raise arity from None
-                raise
+            return fn(*args)  # the count was checked against the function table as the statement was planned
         raise not_supported(node.sql(dialect="mysql"))
 
     def _select(self, stmt: SqlStatement, current_db: str | None) -> ExecResult:
@@ -1528,7 +1543,7 @@ class Executor:
             return mysql_error(1052, m.group(1), "field list")
         m = re.match(r"no such function: (.+)", text)
         if m:
-            return mysql_error(1305, "FUNCTION", str(self.current_db or "mysql") + "." + str(m.group(1)))
+            return function_table.unknown_function(m.group(1), self.current_db)
         m = re.match(r"wrong number of arguments to function (\w+)", text)
         if m:
             return mysql_error(1582, m.group(1))
@@ -1795,8 +1810,12 @@ def _by_term(sql: str, clause: str, n: int) -> str:
 
 
 def _arity_error(fn: Callable[..., Any], args: Sequence[Any], name: str) -> MySQLError | None:
-    """1582 ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT when ``fn`` (the function ``name``) cannot take ``args``, else None:
-    MySQL checks a native function's argument count as it resolves the call (``sql/item_create.cc``)."""
+    """1582 ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT when the function ``name`` cannot take ``args``, else None: outside the
+    function table's counts (MySQL's), or more than the implementation ``fn`` takes (MySQL checks a native
+    function's argument count as it resolves the call, ``sql/item_create.cc``)."""
+    row = function_table.lookup(name) if name else None
+    if row is not None and not row.min_args <= len(args) <= row.max_args:
+        return mysql_error(1582, name)
     try:
         signature(fn).bind(*args)
     except TypeError:

@@ -28,18 +28,28 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.dialects.mysql import MySQL
 
-from gtidkit.engine.sql.functions_datetime import DATETIME_FUNCTIONS
-from gtidkit.engine.sql.functions_numeric import AGGREGATES, NUMERIC_FUNCTIONS
-from gtidkit.engine.sql.functions_string import STRING_FUNCTIONS
-from gtidkit.mysql_errors import mysql_error
+# the families first: their UDF rows serve some of the built-ins registered below (_register_rewritten)
+from gtidkit.engine.sql import functions_datetime, functions_numeric, functions_string  # noqa: F401
+from gtidkit.engine.sql.function_arities import NATIVE_ARITIES
+from gtidkit.engine.sql.function_table import (
+    FIXED_RESULTS,
+    FOLLOWS_ARGUMENTS,
+    FUNCTIONS,
+    MANY,
+    Kind,
+    SqlFunction,
+    check_call,
+    register,
+    register_nodes,
+    rows_from,
+)
 
 __all__ = [
-    "AGGREGATES",
-    "BUILTIN_FUNCTIONS",
     "PLAIN_CALLS",
     "UDFS",
     "date_add",
     "install_plain_calls",
+    "register_rewritten_rows",
     "rewrite_for_sqlite",
 ]
 
@@ -77,14 +87,33 @@ def _build_get_format(args: list[exp.Expression]) -> exp.Expression:
     return exp.Anonymous(this="GET_FORMAT", expressions=args)
 
 
+#: sqlglot's own builders of MySQL calls (before :func:`install_plain_calls` replaced them)
+_SQLGLOT_BUILDERS: dict[str, Callable[..., Any]] = dict(MySQL.Parser.FUNCTIONS)
+
+
+def _checked(name: str, builder: Callable[..., Any]) -> Callable[..., Any]:
+    """``builder`` of the call ``name`` checking the argument count against the function table first: MySQL checks
+    it as the name is resolved (1582), where sqlglot's parser would give a syntax error or drop arguments."""
+
+    def build(args: list[exp.Expression], dialect: Any = None) -> Any:
+        row = FUNCTIONS.get(name)
+        if row is not None:
+            row.check_arity(len(args))  # the name as written replaces the row's name (parse.parse_tree)
+        return builder(args) if dialect is None else builder(args, dialect=dialect)
+
+    build.gk_checked = True  # type: ignore[attr-defined]
+    return build
+
+
 def install_plain_calls() -> None:
     """Make sqlglot's MySQL parser read :data:`PLAIN_CALLS` as plain calls and ``GET_FORMAT``'s type keyword as a
-    string (idempotent; MySQL dialect only)."""
+    string, and check every call's argument count against the function table (idempotent; MySQL dialect only)."""
     parser = MySQL.Parser
-    if any(name in parser.FUNCTIONS for name in PLAIN_CALLS) or "GET_FORMAT" not in parser.FUNCTIONS:
-        functions = {k: v for k, v in parser.FUNCTIONS.items() if k not in PLAIN_CALLS}
-        functions["GET_FORMAT"] = _build_get_format
-        parser.FUNCTIONS = functions
+    if all(getattr(b, "gk_checked", False) for b in parser.FUNCTIONS.values()):
+        return
+    functions = {k: v for k, v in _SQLGLOT_BUILDERS.items() if k not in PLAIN_CALLS}
+    functions["GET_FORMAT"] = _build_get_format
+    parser.FUNCTIONS = {name: _checked(name, builder) for name, builder in functions.items()}
 
 
 install_plain_calls()
@@ -237,13 +266,7 @@ UDFS: dict[str, tuple[int, Callable[..., Any]]] = {
     "SUBDATE": (2, lambda v, n: date_add(v, n, "DAY", -1)),
 }
 
-#: the MySQL built-ins of the function-family modules (name -> (argument count, -1 variadic; implementation));
-#: registered through the executor's error-keeping wrapper, so their MySQL errors (1582) reach the client
-BUILTIN_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
-    **STRING_FUNCTIONS,
-    **NUMERIC_FUNCTIONS,
-    **DATETIME_FUNCTIONS,
-}
+register(*rows_from(UDFS, reports_errors=False))
 
 #: node class -> UDF name for expressions whose arguments pass through unchanged
 _SAME_ARGS: dict[type[exp.Expression], str] = {
@@ -338,36 +361,12 @@ def _builtin_call(node: exp.Expression) -> exp.Expression | None:
         )
     if isinstance(node, exp.TimeFromParts):
         return _call("MAKETIME", node.args.get("hour"), node.args.get("min"), node.args.get("sec"))
-    if isinstance(node, exp.Anonymous) and node.name.upper() in _ARG_COUNTS:
-        low, high = _ARG_COUNTS[node.name.upper()]
-        if not low <= len(node.expressions) <= high:
-            raise mysql_error(1582, node.name)  # the name as written, as MySQL's Create_func reports it
     if isinstance(node, exp.Anonymous) and node.name.upper() in ("ADDDATE", "SUBDATE"):
         args = node.expressions
         if len(args) == 2 and isinstance(args[1], exp.Interval):
             return _interval_call(args[0], args[1], -1 if node.name.upper() == "SUBDATE" else 1)
     return None
 
-
-_MANY = 1 << 16
-#: argument counts of variadic built-ins parsed as plain calls (low, high): checked when the statement is planned,
-#: so a wrong count is ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT (1582) even when no row is evaluated
-_ARG_COUNTS: dict[str, tuple[int, int]] = {
-    "FIELD": (2, _MANY),
-    "ELT": (2, _MANY),
-    "MAKE_SET": (2, _MANY),
-    "EXPORT_SET": (3, 5),
-    "WEEK": (1, 2),
-    "YEARWEEK": (1, 2),
-    "LOG": (1, 2),
-    "ATAN": (1, 2),
-    "TIMESTAMP": (1, 2),
-    "FORMAT": (2, 3),
-    "LOCATE": (2, 3),
-    "INSTR": (2, 2),
-    "INTERVAL": (2, _MANY),
-    "GET_FORMAT": (2, 2),
-}
 
 #: the value of a bit aggregate over no rows (manual: BIT_AND 18446744073709551615, BIT_OR / BIT_XOR 0)
 _EMPTY_SET_VALUE: dict[str, exp.Expression] = {
@@ -426,9 +425,17 @@ def _temporal_cast(node: exp.Cast) -> exp.Expression | None:
     return exp.Anonymous(this=name, expressions=args)
 
 
-def rewrite_for_sqlite(tree: exp.Expression) -> exp.Expression:
-    """Rewrite the MySQL constructs listed in the module docstring in place (returns ``tree``)."""
+def rewrite_for_sqlite(tree: exp.Expression, current_db: str | None = None) -> exp.Expression:
+    """Rewrite the MySQL constructs listed in the module docstring in place (returns ``tree``), checking each plain
+    call against the function table on the way (``current_db``: the default database its 1305 names).
+
+    Raises:
+        MySQLError: 1305 / 1046 for an unknown function, 1582 for a wrong argument count
+            (:func:`~gtidkit.engine.sql.function_table.check_call`).
+    """
     for node in list(tree.find_all(*_BUILTIN_NODES)):
+        if type(node) is exp.Anonymous:
+            check_call(node, current_db)
         new_call = _builtin_call(node)
         if new_call is not None:
             node.replace(new_call)
@@ -494,3 +501,50 @@ def rewrite_for_sqlite(tree: exp.Expression) -> exp.Expression:
         if new is not None:
             node.replace(new)
     return tree
+
+
+#: sqlglot expression classes that stand for a MySQL built-in (the name its row has)
+register_nodes(
+    {
+        exp.StrPosition: "LOCATE",
+        exp.BitLength: "BIT_LENGTH",
+        exp.Ascii: "ASCII",
+        exp.BitwiseCount: "BIT_COUNT",
+        exp.TimestampDiff: "TIMESTAMPDIFF",
+        exp.Extract: "EXTRACT",
+        exp.DayOfWeek: "DAYOFWEEK",
+        exp.DayOfMonth: "DAYOFMONTH",
+        exp.Quarter: "QUARTER",
+        exp.Year: "YEAR",
+        exp.Month: "MONTH",
+        exp.LastDay: "LAST_DAY",
+        exp.TsOrDsToDate: "DATE",
+        exp.BitwiseAndAgg: "BIT_AND",
+        exp.BitwiseOrAgg: "BIT_OR",
+        exp.BitwiseXorAgg: "BIT_XOR",
+        exp.Length: "LENGTH",
+    }
+)
+
+#: built-ins sqlglot parses into expressions of its own that MySQL's native-function list lacks (grammar functions
+#: and aggregates), served by SQLite's functions or by :func:`rewrite_for_sqlite`: their argument counts
+_REWRITTEN: dict[str, tuple[int, int]] = {
+    "EXTRACT": (2, 2), "TIMESTAMPDIFF": (3, 3), "INTERVAL": (2, MANY), "DATE": (1, 1), "BIT_AND": (1, 1),
+    "BIT_OR": (1, 1), "BIT_XOR": (1, 1), "YEAR": (1, 1), "MONTH": (1, 1), "OCTET_LENGTH": (1, 1),
+}  # fmt: skip
+
+
+def register_rewritten_rows() -> None:
+    """Rows for the built-ins served through sqlglot's expressions and the rewrites (kind REWRITE): MySQL's native
+    functions sqlglot builds (:data:`~gtidkit.engine.sql.function_arities.NATIVE_ARITIES`, implementation: the
+    builder) and :data:`_REWRITTEN`, each unless a family registered a row of that name (call once every family
+    is imported: :func:`gtidkit.engine.sql.function_families.load_families`)."""
+    for name, builder in _SQLGLOT_BUILDERS.items():
+        arity = NATIVE_ARITIES.get(name)
+        if arity is not None and name not in FUNCTIONS:
+            result = FIXED_RESULTS.get(name, FOLLOWS_ARGUMENTS)
+            register(SqlFunction(name, *arity, Kind.REWRITE, builder, result=result))
+    for name, (low, high) in _REWRITTEN.items():
+        if name not in FUNCTIONS:
+            result = FIXED_RESULTS.get(name, FOLLOWS_ARGUMENTS)
+            register(SqlFunction(name, low, high, Kind.REWRITE, rewrite_for_sqlite, result=result))

@@ -18,7 +18,9 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from gtidkit.engine.sql.function_table import register, rows_from
 from gtidkit.engine.sql.functions_args import check_count, ranged, to_float, to_int, to_text
+from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
     "DATETIME_FUNCTIONS",
@@ -700,7 +702,17 @@ def _fraction(us: int, fsp: int) -> str:
 
 
 def _cast_fsp(fsp: Any) -> int:
-    return max(0, min(6, int(fsp or 0)))
+    """The fractional-seconds precision of ``CAST(x AS DATETIME(fsp) / TIME(fsp))`` (a BIGINT UNSIGNED constant
+    arrives as its 8 big-endian bytes).
+
+    Raises:
+        MySQLError: 1426 ER_TOO_BIG_PRECISION above 6 (mysql-test ``type_temporal_fractional.result``: "Too-big
+            precision 7 specified for 'CAST'. Maximum is 6.").
+    """
+    n = int.from_bytes(fsp, "big") if isinstance(fsp, bytes) else int(fsp or 0)
+    if n > 6:
+        raise mysql_error(1426, n, "CAST", 6)
+    return max(0, n)
 
 
 def cast_date(v: Any) -> str | None:
@@ -711,10 +723,10 @@ def cast_date(v: Any) -> str | None:
 def cast_datetime(v: Any, fsp: Any = 0) -> str | None:
     """``CAST(v AS DATETIME(fsp))``: a DATETIME text with exactly ``fsp`` fractional digits (rounded), a date
     getting ``00:00:00``; NULL when ``v`` is not a date or datetime."""
+    n = _cast_fsp(fsp)
     p = parse_datetime(v)
     if p is None:
         return None
-    n = _cast_fsp(fsp)
     d = p.datetime()
     if d is None:  # a zero date or one with zero parts: no calendar arithmetic, only the digits
         us = _round_micro(p.micro, n)
@@ -730,10 +742,10 @@ def cast_datetime(v: Any, fsp: Any = 0) -> str | None:
 def cast_time(v: Any, fsp: Any = 0) -> str | None:
     """``CAST(v AS TIME(fsp))``: a TIME text with exactly ``fsp`` fractional digits (rounded); NULL when ``v`` is
     not a time."""
+    n = _cast_fsp(fsp)
     us = parse_time(v)
     if us is None:
         return None
-    n = _cast_fsp(fsp)
     us = _round_micro(us, n)
     text = format_time(us, False)
     return text + _fraction(abs(us), n)
@@ -854,3 +866,5 @@ DATETIME_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
     "SECOND": (1, _time_part(lambda us: us // 1_000_000 % 60)),
     "MICROSECOND": (1, _time_part(lambda us: us % 1_000_000)),
 }
+
+register(*rows_from(DATETIME_FUNCTIONS))

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
+from gtidkit.engine.sql.function_table import Kind, register, rows_from
 from gtidkit.engine.sql.functions_args import check_count, to_float, to_int, to_number
 
 __all__ = [
@@ -300,3 +301,7 @@ AGGREGATES: dict[str, tuple[int, type]] = {
     "_GK_STD_POP": (1, _StdPop),
     "_GK_STD_SAMP": (1, _StdSamp),
 }
+
+register(*rows_from(NUMERIC_FUNCTIONS))
+#: SQLite gives a Python aggregate's own exceptions as its generic error: these raise none of MySQL's
+register(*rows_from(AGGREGATES, Kind.AGGREGATE, reports_errors=False))

@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 from gtidkit.engine.sql.encoding_functions import hex_
+from gtidkit.engine.sql.function_table import register, rows_from
 from gtidkit.engine.sql.functions_args import check_count, ranged, to_bytes, to_int, to_number, to_text
 
 __all__ = [
@@ -405,3 +406,5 @@ STRING_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
     "MAKE_SET": (-1, make_set),
     "EXPORT_SET": (-1, _export_set_checked),
 }
+
+register(*rows_from(STRING_FUNCTIONS))

@@ -28,6 +28,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from gtidkit.engine.sql.function_table import register, rows_from
 from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
@@ -39,7 +40,6 @@ __all__ = [
     "int_arith",
     "int_value",
     "item_text",
-    "register_udfs",
 ]
 
 #: ``_GK_INT_ARITH(op, a, b, unsigned, text, literal...)``: checked integer arithmetic (:func:`int_arith`)
@@ -212,12 +212,17 @@ def bit_op(op: str, a: Any, b: Any = None) -> int | bytes | None:
     return _to_sqlite(r)
 
 
-def register_udfs(raw: Any, wrap: Any) -> None:
-    """Register :func:`int_arith` and :func:`bit_op` on a sqlite3 connection, each through ``wrap`` (the
-    executor's UDF wrapper, which hands a raised MySQLError to the statement)."""
-    raw.create_function(INT_ARITH_FUNCTION, -1, wrap(int_arith), deterministic=True)
-    raw.create_function(BIT_FUNCTION, -1, wrap(bit_op), deterministic=True)
-    raw.create_function(DOUBLE_CHECK_FUNCTION, -1, wrap(double_check), deterministic=True)
+#: :func:`int_arith`, :func:`bit_op` and :func:`double_check`, through the executor's wrapper (a raised MySQLError
+#: reaches the statement)
+register(
+    *rows_from(
+        {
+            INT_ARITH_FUNCTION: (-1, int_arith),
+            BIT_FUNCTION: (-1, bit_op),
+            DOUBLE_CHECK_FUNCTION: (-1, double_check),
+        }
+    )
+)
 
 
 _BINARY_TEXT = {

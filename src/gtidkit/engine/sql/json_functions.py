@@ -41,6 +41,17 @@ from sqlglot import exp
 
 from gtidkit.binlog.json_binary import JsonOpaque, temporal_opaque, temporal_text
 from gtidkit.engine.results import Column, ColumnFlag, FieldType
+from gtidkit.engine.sql.function_table import (
+    FOLLOWS_ARGUMENTS,
+    Kind,
+    ResultType,
+    SqlFunction,
+    lookup,
+    mysql_arity,
+    register,
+    register_nodes,
+    rows_from,
+)
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
@@ -1175,14 +1186,26 @@ def json_result_column(name: str, node: exp.Expression) -> Column | None:
         node = node.this
     if isinstance(node, exp.JSONExtractScalar):
         return None
-    if not (_is_json_cast(node) or _mysql_name(node) in JSON_RESULT_FUNCTIONS):
+    if _is_json_cast(node):
+        return Column(
+            name,
+            type=FieldType.MYSQL_TYPE_JSON,
+            charset=_UTF8MB4_BIN,
+            length=_MAX_BLOB_WIDTH,
+            flags=int(ColumnFlag.BLOB),
+            decimals=0,
+        )
+    fname = _mysql_name(node)
+    row = lookup(fname) if fname is not None else None
+    if row is None or row.result.field_type != FieldType.MYSQL_TYPE_JSON:
         return None
+    result = row.result  # the function table's result type (JSON_RESULT_FUNCTIONS)
     return Column(
         name,
         type=FieldType.MYSQL_TYPE_JSON,
         charset=_UTF8MB4_BIN,
-        length=_MAX_BLOB_WIDTH,
-        flags=int(ColumnFlag.BLOB),
+        length=result.length,
+        flags=result.flags,
         decimals=0,
     )
 
@@ -1281,3 +1304,39 @@ def json_path_value(doc: Any, path: str) -> Any:
 
 #: what :func:`json_path_value` answers for a path that selects nothing
 MISSING_VALUE = _MISSING
+
+
+def _register() -> None:
+    """This family's rows: the private UDFs and aggregates, and each MySQL name :func:`rewrite_json` maps to one
+    (its argument counts are MySQL's, else the private function's; its result is JSON or follows the arguments)."""
+    private = rows_from(UDFS) + rows_from(AGGREGATES, Kind.AGGREGATE)
+    register(*private)
+    by_name = {row.name: row for row in private}
+    json_type = ResultType(FieldType.MYSQL_TYPE_JSON, _MAX_BLOB_WIDTH, int(ColumnFlag.BLOB))
+    for name, target in _NAMES.items():
+        row = by_name[target]
+        register(
+            SqlFunction(
+                name,
+                *(mysql_arity(name) or (row.min_args, row.max_args)),
+                kind=Kind.REWRITE,
+                impl=rewrite_json,
+                result=json_type if name in JSON_RESULT_FUNCTIONS else FOLLOWS_ARGUMENTS,
+            )
+        )
+    register_nodes(
+        {
+            exp.JSONObject: "JSON_OBJECT",
+            exp.JSONArray: "JSON_ARRAY",
+            exp.JSONExtract: "JSON_EXTRACT",
+            exp.JSONExtractScalar: "JSON_EXTRACT",
+            exp.JSONType: "JSON_TYPE",
+            exp.JSONKeys: "JSON_KEYS",
+            exp.JSONSet: "JSON_SET",
+            exp.JSONRemove: "JSON_REMOVE",
+            exp.JSONObjectAgg: "JSON_OBJECTAGG",
+        }
+    )
+
+
+_register()

@@ -34,6 +34,7 @@ from gtidkit.engine.results import (
     charset_id,
     mbmaxlen,
 )
+from gtidkit.engine.sql.function_table import FUNCTIONS, ResultType, name_of_node
 from gtidkit.engine.sql.numeric_types import (
     DIV_PRECISION_INCREMENT,
     NumType,
@@ -396,46 +397,6 @@ def expression_column(
     return temporal_column(name, node, None, literal_of) or function_column(name, node)
 
 
-#: built-in functions whose result type does not depend on their arguments: name -> (type, length). Integer
-#: functions are LONGLONG (``Item_int_func``), DATE / TIME / DATETIME functions their temporal type, so a client
-#: converts their values as it would MySQL's (PyMySQL: int, datetime.date, datetime.timedelta, datetime.datetime).
-#: Source: RM 8.4 "String Functions and Operators", "Date and Time Functions" (each function's return type).
-_FUNCTION_TYPES: dict[str, tuple[FieldType, int]] = {
-    **{
-        name: (_T.MYSQL_TYPE_LONGLONG, 21)
-        for name in (
-            "LENGTH", "OCTET_LENGTH", "CHAR_LENGTH", "BIT_LENGTH", "STRCMP", "FIELD", "FIND_IN_SET", "LOCATE",
-            "INSTR", "ASCII", "ORD", "CRC32", "BIT_COUNT", "INTERVAL", "DATEDIFF", "TIMESTAMPDIFF", "TO_DAYS",
-            "TO_SECONDS", "TIME_TO_SEC", "DAYOFWEEK", "DAYOFMONTH", "DAYOFYEAR", "WEEKDAY", "WEEK", "WEEKOFYEAR",
-            "YEARWEEK", "QUARTER", "YEAR", "MONTH", "HOUR", "MINUTE", "SECOND", "MICROSECOND", "PERIOD_ADD",
-            "PERIOD_DIFF", "EXTRACT",
-        )
-    },
-    **{name: (_T.MYSQL_TYPE_DATE, 10) for name in ("LAST_DAY", "MAKEDATE", "FROM_DAYS")},
-    "DATE": (_T.MYSQL_TYPE_DATE, 10),
-    **{name: (_T.MYSQL_TYPE_LONGLONG, 21) for name in ("BIT_AND", "BIT_OR", "BIT_XOR")},
-}  # fmt: skip
-
-#: sqlglot expression classes of those functions (MySQL name as parsed)
-_FUNCTION_NODES: dict[type[exp.Expression], str] = {
-    exp.StrPosition: "LOCATE",
-    exp.BitLength: "BIT_LENGTH",
-    exp.Ascii: "ASCII",
-    exp.BitwiseCount: "BIT_COUNT",
-    exp.TimestampDiff: "TIMESTAMPDIFF",
-    exp.Extract: "EXTRACT",
-    exp.DayOfWeek: "DAYOFWEEK",
-    exp.DayOfMonth: "DAYOFMONTH",
-    exp.Quarter: "QUARTER",
-    exp.Year: "YEAR",
-    exp.Month: "MONTH",
-    exp.LastDay: "LAST_DAY",
-    exp.TsOrDsToDate: "DATE",
-    exp.BitwiseAndAgg: "BIT_AND",
-    exp.BitwiseOrAgg: "BIT_OR",
-    exp.BitwiseXorAgg: "BIT_XOR",
-}
-
 _DATE_SPECIFIERS = frozenset("abcDdejMmUuVvWwXxYy")
 _TIME_SPECIFIERS = frozenset("fHhIiklprSsT")
 
@@ -454,40 +415,41 @@ def _str_to_date_type(fmt: str) -> tuple[FieldType, int] | None:
     return None
 
 
-#: functions whose result is BIGINT UNSIGNED (RM 8.4 "Bit Functions and Operators", "Aggregate Functions")
-_UNSIGNED_FUNCTIONS = frozenset({"BIT_AND", "BIT_OR", "BIT_XOR"})
-
-
 def function_column(name: str, node: exp.Expression) -> Column | None:
-    """Metadata of a built-in function call whose result type is fixed (see ``_FUNCTION_TYPES``), else None.
+    """Metadata of a built-in function call whose result type is fixed (the function table's
+    :attr:`~gtidkit.engine.sql.function_table.SqlFunction.result`), else None.
 
-    Integer results: LONGLONG, length 21, BINARY | NUM; DATE / TIME results: length 10, BINARY, charset binary.
+    Integer results: LONGLONG, length 21, BINARY | NUM (the bit aggregates UNSIGNED too); DATE / TIME results:
+    length 10, BINARY, charset binary. JSON results are :func:`~gtidkit.engine.sql.json_functions.json_result_column`'s.
     """
     if isinstance(node, exp.Anonymous):
         fname = node.name.upper()
-    elif isinstance(node, exp.Length):
-        fname = "LENGTH"
-    elif isinstance(node, exp.Interval) and node.args.get("unit") is None:
-        fname = "INTERVAL"
+    elif isinstance(node, exp.Interval):
+        fname = "INTERVAL" if node.args.get("unit") is None else ""
     else:
-        fname = _FUNCTION_NODES.get(type(node), "")
-    known = _FUNCTION_TYPES.get(fname)
+        fname = name_of_node(node) or ""
+    row = FUNCTIONS.get(fname)
+    result = row.result if row is not None else None
     decimals = 0
     if fname == "STR_TO_DATE" and isinstance(node, exp.Anonymous) and len(node.expressions) == 2:
         fmt = node.expressions[1]
         if isinstance(fmt, exp.Literal) and fmt.is_string:
             known = _str_to_date_type(fmt.this)
-            if known is not None and known[0] != _T.MYSQL_TYPE_DATE and "%f" in fmt.this:
-                decimals = 6  # Item_func_str_to_date: a format with %f gives microseconds
-                known = (known[0], known[1] + 7)
-    if known is None:
+            if known is not None:
+                ftype, length = known
+                if ftype != _T.MYSQL_TYPE_DATE and "%f" in fmt.this:
+                    decimals = 6  # Item_func_str_to_date: a format with %f gives microseconds
+                    length += 7
+                result = ResultType(ftype, length, int(_F.BINARY))
+    if result is None or result.field_type is None or result.field_type == _T.MYSQL_TYPE_JSON:
         return None
-    ftype, length = known
-    flags = _F.BINARY | _F.NUM if ftype == _T.MYSQL_TYPE_LONGLONG else _F.BINARY
-    if fname in _UNSIGNED_FUNCTIONS:
-        flags |= _F.UNSIGNED
     return Column(
-        name, type=ftype, charset=CHARSET_BINARY, length=length, flags=int(flags), decimals=decimals
+        name,
+        type=result.field_type,
+        charset=CHARSET_BINARY,
+        length=result.length,
+        flags=result.flags,
+        decimals=decimals,
     )
 
 

@@ -438,6 +438,10 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
     try:
         try:
             trees = sqlglot.parse(src, read="mysql")
+        except MySQLError as err:  # a call's argument count (the function table's check as sqlglot builds it)
+            from gtidkit.engine.sql.function_table import as_written
+
+            raise as_written(err, src) from None
         except (AttributeError, TypeError, IndexError, KeyError, ValueError) as crash:
             # sqlglot's parser trips over some malformed input instead of reporting it: a syntax error too
             raise ParseError(str(crash)) from crash

@@ -18,6 +18,7 @@ import re
 import struct
 from typing import Any
 
+from gtidkit.engine.sql.function_table import register, rows_from
 from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
@@ -264,3 +265,5 @@ UDFS = {
     "ST_ASTEXT": (1, to_text),
     "ST_ASWKT": (1, to_text),
 }
+
+register(*rows_from(UDFS))

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import sqlglot
 from sqlglot import exp
 
+from gtidkit.engine.sql.function_table import MANY, register, session_rows
 from gtidkit.engine.sql.parse import parse_error
 from gtidkit.engine.storage import physical_name, quote_ident
 from gtidkit.engine.time_zone import TimeZone, find_time_zone
@@ -282,3 +283,17 @@ def localize_columns(node: exp.Expression, tdef: TableDef, alias: str) -> exp.Ex
             return wrapped
         n.replace(wrapped)
     return node
+
+
+#: the session clock and zone make these differ from call to call: never deterministic (registered as before)
+register(
+    *session_rows(
+        session_functions,
+        {
+            "NOW": (0, MANY), "SYSDATE": (0, MANY), "CURDATE": (0, 0), "CURTIME": (0, MANY),
+            "UTC_TIMESTAMP": (0, MANY), "UTC_DATE": (0, 0), "UTC_TIME": (0, MANY), "UNIX_TIMESTAMP": (0, MANY),
+            "FROM_UNIXTIME": (0, MANY), TS_OUT_FUNCTION: (1, 1), TS_IN_FUNCTION: (1, 1),
+        },
+        deterministic=False,
+    )
+)  # fmt: skip

@@ -1,17 +1,16 @@
-"""Administrative statements, the rows of the binlog SHOW statements; the GTID SQL functions.
+"""Administrative statements and GTID/binlog SHOW statements (the GTID SQL functions are in
+:mod:`gtidkit.engine.gtid.functions`).
 
 Sources: MySQL ``sql/rpl_source.cc`` / ``sql/binlog.cc`` (SHOW BINARY LOGS, SHOW BINARY LOG STATUS, SHOW BINLOG
-EVENTS, PURGE BINARY LOGS, RESET MASTER / RESET BINARY LOGS AND GTIDS, FLUSH LOGS), ``sql/item_gtid_func.cc``
-(GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET), ``sql/log_event.cc`` (``*::pack_info``: the Info column), formats.md §5.4–5.5, §8.1 and §8.4.
+EVENTS, PURGE BINARY LOGS, RESET MASTER / RESET BINARY LOGS AND GTIDS, FLUSH LOGS), ``sql/log_event.cc`` (``*::pack_info``: the Info column), formats.md §5.4–5.5, §8.1 and §8.4.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gtidkit.binlog.constants import EVENT_TYPE_NAMES
 from gtidkit.binlog.file import read_events, read_previous_gtids
@@ -291,16 +290,6 @@ HANDLERS: dict[str, Callable[[Session, Statement], StatementResult]] = {
 }
 
 
-def _real(value: Any) -> float:
-    """A SQL argument as MySQL's ``val_real()``: numbers as they are, strings by their numeric prefix (0 if none)."""
-    if isinstance(value, (bytes, bytearray)):
-        value = value.decode(errors="replace")
-    if isinstance(value, str):
-        m = re.match(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", value)
-        return float(m.group(0)) if m else 0.0
-    return float(value)
-
-
 def _parse_datetime(text: str) -> float:
     t = text.strip().rstrip(";").strip()
     if t.upper() in ("NOW()", "CURRENT_TIMESTAMP", "CURRENT_TIMESTAMP()"):
@@ -313,63 +302,3 @@ def _parse_datetime(text: str) -> float:
         except ValueError:
             continue
     raise mysql_error(1210, "PURGE BINARY LOGS BEFORE")
-
-
-# ---------------------------------------------------------------------- SQL functions
-def gtid_functions(server: Server, session: Session) -> dict[str, Callable[..., Any]]:
-    """GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET for ``session`` (formats.md §8.1).
-
-    Each takes already-evaluated SQL arguments (str, numbers or None) and returns the SQL value.
-    """
-
-    def _set(arg: Any) -> GtidSet:
-        return GtidSet.parse(arg.decode() if isinstance(arg, (bytes, bytearray)) else str(arg))
-
-    def gtid_subset(a: Any, b: Any) -> int | None:
-        if a is None or b is None:
-            return None
-        return 1 if _set(a) <= _set(b) else 0
-
-    def gtid_subtract(a: Any, b: Any) -> str | None:
-        if a is None or b is None:
-            return None
-        return (_set(a) - _set(b)).to_text()
-
-    def wait_for_executed_gtid_set(*args: Any) -> int | None:
-        # Item_wait_for_executed_gtid_set::val_int's order: NULL set (1772 'NULL'), NULL or negative timeout
-        # (1210), replica applier (NULL), GTID_MODE=OFF (3062), malformed set (1772), owned GTID (3173), wait;
-        # mysql-test rpl_gtid/rpl_wait_for_executed_gtid_set.result section 1 checks each.
-        if not 1 <= len(args) <= 2:
-            raise mysql_error(1582, "WAIT_FOR_EXECUTED_GTID_SET")
-        gtids = args[0]
-        if gtids is None:
-            raise mysql_error(1772, "NULL")
-        t = 0.0
-        if len(args) > 1:
-            timeout = args[1]
-            if timeout is None or _real(timeout) < 0:
-                raise mysql_error(1210, "WAIT_FOR_EXECUTED_GTID_SET.")
-            t = _real(timeout)
-        if session.applier is not None:
-            return None  # "could cause the slave to hang/deadlock": NULL in a replication thread
-        if server.gtid_mode == "OFF":
-            raise mysql_error(3062, "use WAIT_FOR_EXECUTED_GTID_SET")
-        wanted = _set(gtids)
-        if session.owned_gtid is not None and session.owned_gtid in wanted:
-            raise mysql_error(3173, session.owned_gtid)
-        session.stage = "Waiting for GTID to be committed"  # Gtid_state::wait_for_gtid_set's stage
-        try:
-            reached = server.gtid_state.wait_for_executed(
-                wanted, None if t == 0 else t, interrupted=session.executor.interrupt.is_set
-            )
-        finally:
-            session.stage = ""
-        if reached is None:  # KILL QUERY (Gtid_state::wait_for_gtid_set sees thd->killed)
-            raise mysql_error(1317)
-        return 0 if reached else 1
-
-    return {
-        "GTID_SUBSET": gtid_subset,
-        "GTID_SUBTRACT": gtid_subtract,
-        "WAIT_FOR_EXECUTED_GTID_SET": wait_for_executed_gtid_set,
-    }
