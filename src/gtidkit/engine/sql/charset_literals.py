@@ -103,7 +103,7 @@ _NUMBER_LITERAL = re.compile(
 _CHECKED_SETS = {"utf8mb4": 4, "utf8mb3": 3, "utf8": 3, "ascii": 1}
 
 
-def invalid_at(raw: bytes, charset: str) -> int | None:
+def _invalid_at(raw: bytes, charset: str) -> int | None:
     """The offset of the first byte of ``raw`` that starts no valid character of ``charset`` (utf8mb4, utf8mb3,
     ascii), or None when every byte does or the set is not checked here."""
     longest = _CHECKED_SETS.get(charset.lower())
@@ -155,7 +155,7 @@ def _check_introduced_numbers(text: str, tokens: Callable[[str], Any]) -> None:
         else:
             continue
         cs = tok[1:].lower()
-        bad = invalid_at(raw, cs)
+        bad = _invalid_at(raw, cs)
         if bad is not None:
             raise mysql_error(1300, "utf8mb3" if cs == "utf8" else cs, raw[bad : bad + 3].hex().upper())
 

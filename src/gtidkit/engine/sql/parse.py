@@ -37,6 +37,7 @@ __all__ = [
     "strip_comments",
     "strip_newer_version_comments",
     "templatize",
+    "type_synonyms",
     "unquote_string",
 ]
 
@@ -401,6 +402,8 @@ def type_synonyms(text: str, real_as_float: bool = False) -> str:
     for m in _SYNONYM_TOKENS.finditer(text):
         word = m.group("w")
         kind = word.upper() if word is not None else ""
+        if kind == "SELECT":  # CREATE TABLE ... SELECT: the query's words are names (SELECT a real FROM t)
+            break
         if kind in _SYNONYMS and prev is not None and prev.upper() not in _NOT_A_LONG_TYPE:
             after = text[m.end() :].lstrip()
             if not after.startswith("."):
