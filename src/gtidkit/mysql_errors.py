@@ -231,6 +231,7 @@ ER: dict[int, ErrorSpec] = {
     1292: _e("ER_TRUNCATED_WRONG_VALUE", "22007", "Truncated incorrect %s value: '%s'"),
     1294: _e("ER_INVALID_ON_UPDATE", "HY000", "Invalid ON UPDATE clause for '%s' column"),
     1298: _e("ER_UNKNOWN_TIME_ZONE", "HY000", "Unknown or incorrect time zone: '%s'"),
+    1300: _e("ER_INVALID_CHARACTER_STRING", "HY000", "Invalid %s character string: '%s'"),
     1305: _e("ER_SP_DOES_NOT_EXIST", "42000", "%s %s does not exist"),
     1329: _e("ER_SP_FETCH_NO_DATA", "02000", "No data - zero rows fetched, selected, or processed"),
     1317: _e("ER_QUERY_INTERRUPTED", "70100", "Query execution was interrupted"),

@@ -191,3 +191,28 @@ def test_split_statements_by_mode(text: str, escapes: bool, expected: list[str])
     from gtidkit.engine.sql.parse import split_statements
 
     assert split_statements(text, backslash_escapes=escapes) == expected
+
+
+#: MySQL's numeric type synonyms (RM8 13.10 "Using Data Types from Other Database Engines"; RM8 13.1.1: REAL is
+#: DOUBLE unless sql_mode REAL_AS_FLOAT) spelled for sqlglot; names that happen to be synonyms stay names.
+TYPE_SYNONYMS = [
+    pytest.param("CREATE TABLE t (a REAL, b INT8)", False, "CREATE TABLE t (a DOUBLE, b BIGINT)", id="real-int8"),
+    pytest.param("CREATE TABLE t (a REAL)", True, "CREATE TABLE t (a FLOAT)", id="real-as-float"),
+    pytest.param("CREATE TABLE t (a INT3, b MIDDLEINT)", False, "CREATE TABLE t (a MEDIUMINT, b MEDIUMINT)", id="int3"),
+    pytest.param("CREATE TABLE t (real INT1, `int8` INT2)", False, "CREATE TABLE t (real TINYINT, `int8` SMALLINT)",
+                 id="names-kept"),
+    pytest.param("ALTER TABLE t ADD real REAL, MODIFY int8 INT8", False,
+                 "ALTER TABLE t ADD real DOUBLE, MODIFY int8 BIGINT", id="alter"),
+    pytest.param("CREATE TABLE t (a VARCHAR(4) DEFAULT 'REAL')", False, "CREATE TABLE t (a VARCHAR(4) DEFAULT 'REAL')",
+                 id="string-kept"),
+    pytest.param("CREATE TABLE t (b REAL) SELECT a real FROM s", False, "CREATE TABLE t (b DOUBLE) SELECT a real FROM s",
+                 id="select-alias-kept"),
+    pytest.param("SELECT a real FROM t", False, "SELECT a real FROM t", id="not-ddl"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "real_as_float", "expected"), TYPE_SYNONYMS)
+def test_type_synonyms(text: str, real_as_float: bool, expected: str) -> None:
+    from gtidkit.engine.sql.parse import type_synonyms
+
+    assert type_synonyms(text, real_as_float) == expected

@@ -78,3 +78,37 @@ def test_varbinary_keeps_the_bytes_and_utf8mb4_refuses_them(srv: ServerProcess) 
             assert cur.fetchall() == ((2,),)
     finally:
         conn.close()
+
+
+#: An introduced hexadecimal / bit-value literal whose bytes are no string of the introduced set is ERROR 1300
+#: ER_INVALID_CHARACTER_STRING "Invalid %s character string: '%s'" with the hex of at most three bytes from the first
+#: invalid one (``Item::check_well_formed_result`` with send_error; results captured from a MySQL 8.0 server:
+#: ``SELECT _utf8mb4 X'FF'`` -> 'FF', ``_utf8mb4 X'C080'`` -> 'C080', ``_utf8mb4 X'E282'`` -> 'E282',
+#: ``_utf8mb3 X'F09F9880'`` -> 'F09F98', ``_utf8mb4 X'41FF42' WHERE FALSE`` -> 'FF42'); before the fix the bytes
+#: went out in a utf8mb4 column and the driver failed to decode the row.
+INVALID_INTRODUCED = [
+    pytest.param(b"SELECT _utf8mb4 X'FF'", "utf8mb4", "FF", id="ff"),
+    pytest.param(b"SELECT _utf8mb4 X'C080'", "utf8mb4", "C080", id="overlong"),
+    pytest.param(b"SELECT _utf8mb4 X'E282'", "utf8mb4", "E282", id="truncated-sequence"),
+    pytest.param(b"SELECT _utf8mb3 X'F09F9880'", "utf8mb3", "F09F98", id="utf8mb3-4-byte-char"),
+    pytest.param(b"SELECT _utf8mb4 X'41FF42' FROM t WHERE FALSE", "utf8mb4", "FF42", id="after-valid-byte"),
+    pytest.param(b"SELECT _utf8mb4 0xFF41", "utf8mb4", "FF41", id="0x-form"),
+    pytest.param(b"SELECT _utf8mb4 b'11111111'", "utf8mb4", "FF", id="bit-form"),
+    pytest.param(b"SELECT IF(FALSE, _utf8mb4 X'FF', 'ok')", "utf8mb4", "FF", id="unevaluated-branch"),
+]
+
+
+@pytest.mark.parametrize(("sql", "charset", "shown"), INVALID_INTRODUCED)
+def test_invalid_introduced_hex_is_error_1300(
+    srv: ServerProcess, sql: bytes, charset: str, shown: str
+) -> None:
+    conn = _connect(srv)
+    try:
+        with conn.cursor() as cur, pytest.raises(pymysql.err.MySQLError) as err:
+            cur.execute(sql)
+        assert err.value.args == (1300, f"Invalid {charset} character string: '{shown}'")
+        with conn.cursor() as cur:  # the session goes on
+            cur.execute(b"SELECT HEX(_utf8mb4 X'C3A9'), _utf8mb4 0x41, HEX(_utf8mb3 X'E282AC')")
+            assert cur.fetchall() == ((b"C3A9", b"A", b"E282AC"),)
+    finally:
+        conn.close()

@@ -129,4 +129,6 @@ def test_what_the_tools_read(nodes):
         assert (r["port"], r["source_uuid"], r["io_state"]) == (src.port, src.server_uuid(), "ON")
         assert r["io_thread_state"] == "Waiting for source to send event"  # THREAD_ID joins threads
         assert r["queued_gtid_set_to_apply"] == ""
+        # TIMEDIFF(NOW(6), a zero or a real LAST_HEARTBEAT_TIMESTAMP): a TIME, never NULL (838:59:59 at most)
+        assert r["time_since_last_message"] is not None
     assert [r["channel_name"] for r in _run(rep, TOOL_QUERIES[12][1])] == ["", "ch2"]

@@ -45,6 +45,7 @@ from gtidkit.engine.sql.parse import (
     lexical_error,
     split_statements,
     strip_newer_version_comments,
+    type_synonyms,
 )
 from gtidkit.engine.statements import innodb_status, prepared, set_parser, user_vars, variables
 from gtidkit.engine.statements import transaction as trx
@@ -266,6 +267,11 @@ class Session:
                 sql = lexed_introducers(sql, client)
             if client.lower() in ("utf8mb3", "utf8") and not sql.isascii():
                 sql = _UTF8MB3_ILL_FORMED.sub(_as_sent_bytes, sql)
+        if "REAL" in sql.upper():
+            # REAL is FLOAT, not DOUBLE, under REAL_AS_FLOAT (RM8 "Server SQL Modes"; ANSI includes it)
+            modes = str(self._session_value("sql_mode")).upper().split(",")
+            if "REAL_AS_FLOAT" in modes or "ANSI" in modes:
+                sql = type_synonyms(sql, real_as_float=True)
         if "/*!" in sql:
             major, minor, patch = self.server.release.number
             sql = strip_newer_version_comments(sql, major * 10000 + minor * 100 + patch)

@@ -67,6 +67,8 @@ def canonical_introducers(
         tokens: the statement lexer (``parse._TOKEN.finditer``).
         unquote: a string token's value (``parse.unquote_string``).
     """
+    if _INTRODUCED_NUMBER.search(text) is not None:
+        _check_introduced_numbers(text, tokens)
     if _INTRODUCED.search(text) is None:
         return text
     out: list[str] = []
@@ -90,6 +92,73 @@ def canonical_introducers(
             tok = " "  # keep the introducer apart from the X'..' that replaces the string
         out.append(tok)
     return "".join(out)
+
+
+#: an introducer of a set checked here: the cheap test before looking for an introduced hex / bit literal
+_INTRODUCED_NUMBER = re.compile(r"(?<![\w$@.])_(?:utf8mb4|utf8mb3|utf8|ascii)\b", re.IGNORECASE)
+#: a hexadecimal or bit-value literal token (after its introducer)
+_NUMBER_LITERAL = re.compile(
+    r"[xX]'(?P<x>[0-9A-Fa-f]*)'|0x(?P<x0>[0-9A-Fa-f]+)|[bB]'(?P<b>[01]*)'|0b(?P<b0>[01]+)"
+)
+#: the sets whose byte sequences are checked here, and the longest character each holds (utf8mb3: 3 bytes)
+_CHECKED_SETS = {"utf8mb4": 4, "utf8mb3": 3, "utf8": 3, "ascii": 1}
+
+
+def _invalid_at(raw: bytes, charset: str) -> int | None:
+    """The offset of the first byte of ``raw`` that starts no valid character of ``charset`` (utf8mb4, utf8mb3,
+    ascii), or None when every byte does or the set is not checked here."""
+    longest = _CHECKED_SETS.get(charset.lower())
+    if longest is None:
+        return None
+    if longest == 1:
+        return next((i for i, b in enumerate(raw) if b >= 0x80), None)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        bad: int | None = err.start
+    else:
+        bad = None
+    if longest == 3:  # utf8mb3 has no 4-byte characters (U+10000 and above)
+        at = 0
+        for ch in text if bad is None else raw[:bad].decode("utf-8"):
+            if ord(ch) > 0xFFFF:
+                return at
+            at += len(ch.encode("utf-8"))
+    return bad
+
+
+def _check_introduced_numbers(text: str, tokens: Callable[[str], Any]) -> None:
+    """Raise MySQL's error for an introduced hexadecimal / bit-value literal whose bytes are no string of the set
+    (``Item::check_well_formed_result`` with ``send_error``: ``SELECT _utf8mb4 X'41FF42'`` is ERROR 1300 "Invalid
+    utf8mb4 character string: 'FF42'", the hex of at most 3 bytes from the first invalid one). A quoted string
+    after an introducer keeps its bytes (MySQL warns there). ``tokens`` is the statement lexer."""
+    from gtidkit.mysql_errors import mysql_error
+
+    significant: list[str] = []  # the statement's tokens but whitespace and comments, from the start
+    for m in tokens(text):
+        if m.lastgroup in ("ws", "comment"):
+            continue
+        significant.append(m.group())
+    for i, tok in enumerate(significant):
+        if not tok.startswith("_") or tok[1:].lower() not in _CHECKED_SETS or i + 1 >= len(significant):
+            continue
+        literal = significant[i + 1]
+        if literal.upper() in ("X", "B") and i + 2 < len(significant):
+            literal += significant[i + 2]
+        m = _NUMBER_LITERAL.fullmatch(literal)
+        if m is None:
+            continue
+        hexdigits, bits = m.group("x") or m.group("x0"), m.group("b") or m.group("b0")
+        if hexdigits is not None:
+            raw = bytes.fromhex(hexdigits if len(hexdigits) % 2 == 0 else "0" + hexdigits)
+        elif bits:
+            raw = int(bits, 2).to_bytes((len(bits) + 7) // 8, "big")
+        else:
+            continue
+        cs = tok[1:].lower()
+        bad = _invalid_at(raw, cs)
+        if bad is not None:
+            raise mysql_error(1300, "utf8mb3" if cs == "utf8" else cs, raw[bad : bad + 3].hex().upper())
 
 
 def _introducer_set(node: exp.Expression) -> str:

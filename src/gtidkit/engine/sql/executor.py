@@ -66,6 +66,7 @@ from gtidkit.engine.sql.group_concat import make_aggregate as make_group_concat
 from gtidkit.engine.sql.group_concat import rewrite_group_concat
 from gtidkit.engine.sql.json_functions import COLUMN_KINDS as JSON_COLUMN_KINDS
 from gtidkit.engine.sql.json_functions import json_result_column, printed_text, rewrite_json
+from gtidkit.engine.sql.like import default_like_escape
 from gtidkit.engine.sql.metadata import (
     column_for_def,
     derived_column,
@@ -846,6 +847,8 @@ class Executor:
         UNSIGNED_SUBTRACTION.set(unsigned_subtraction)  # for the typing of this statement's plan
         if not unsigned_subtraction:
             version = (version, "NO_UNSIGNED_SUBTRACTION")
+        if self.no_backslash_escapes():
+            version = (version, "NO_BACKSLASH_ESCAPES")  # LIKE's default escape (engine/sql/like.py)
         if tpl is not None:
             key: tuple[Any, ...] = (tpl[0], current_db, version, replace)
             plan = self._plans.get(key)
@@ -1065,6 +1068,10 @@ class Executor:
                         out[c.name.lower()] = (kind, (c.scale or 0) if c.type == "decimal" else None)
         return out
 
+    def no_backslash_escapes(self) -> bool:
+        """The session's ``@@sql_mode`` has NO_BACKSLASH_ESCAPES (a LIKE then has no default escape)."""
+        return "NO_BACKSLASH_ESCAPES" in self.sql_mode().names
+
     def fix_functions(self, tree: exp.Expression, current_db: str | None) -> exp.Expression:
         """Replace MySQL functions sqlglot maps wrongly for SQLite (DATABASE(), VERSION(), RAND(), and the
         rewrites of :func:`gtidkit.engine.sql.functions.rewrite_for_sqlite`)."""
@@ -1073,6 +1080,7 @@ class Executor:
         recursion.limit_recursion(tree)
         # checks each plain call against the function table: an unknown name is 1305 / 1046, a wrong count 1582
         rewrite_for_sqlite(tree, current_db)
+        default_like_escape(tree, not self.no_backslash_escapes())
         rewrite_checksum(tree)
         rewrite_group_concat(tree)
         qualify_order_by(tree)

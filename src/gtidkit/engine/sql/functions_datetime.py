@@ -647,18 +647,42 @@ def _add_time(a: Any, b: Any, sign: int) -> str | None:
     return format_time(base + sign * delta)
 
 
+#: TIME's range, which TIMEDIFF's result is clamped to: 838:59:59 (``TIME_MAX_VALUE``, RM8 13.2.3 "The TIME Type")
+_TIME_MAX_US = (838 * 3600 + 59 * 60 + 59) * 1_000_000
+
+
+def _datetime_us(p: Parts) -> int | None:
+    """``p`` as microseconds since MySQL's day zero (``calc_daynr``: ``0000-00-00`` is day 0), or None for a date
+    with a zero month or day only (``2008-00-26``), which has no day number."""
+    if (p.month == 0 or p.day == 0) and (p.year, p.month, p.day) != (0, 0, 0):
+        return None
+    days = day_number(p.year, p.month, p.day)
+    return ((days * 86400 + (p.hour * 60 + p.minute) * 60 + p.second) * 1_000_000) + p.micro
+
+
 def _timediff(a: Any, b: Any) -> str | None:
+    """``TIMEDIFF(a, b)``: ``a - b`` as a TIME, both datetimes or both times (else NULL), clamped to TIME's range
+    (RM8 14.7 "Date and Time Functions": "The result returned by TIMEDIFF() is limited to the range allowed for
+    TIME values"). A zero datetime (``'0000-00-00 00:00:00'``, what a TIMESTAMP column of performance_schema holds
+    before the event it records: LAST_HEARTBEAT_TIMESTAMP) counts from day zero, as ``calc_time_diff`` reads
+    the value a column gives with TIME_FUZZY_DATE, so ``TIMEDIFF(NOW(), zero)`` is ``838:59:59``."""
     pa = parse_datetime(a) if a is not None and re.search(r"\d[-/]\d", to_text(a)) else None
     pb = parse_datetime(b) if b is not None and re.search(r"\d[-/]\d", to_text(b)) else None
     if pa is not None and pb is not None:
-        da, db = pa.datetime(), pb.datetime()
-        if da is None or db is None:
+        ua, ub = _datetime_us(pa), _datetime_us(pb)
+        if ua is None or ub is None:
             return None
-        return format_time((da - db) // _dt.timedelta(microseconds=1))
-    if (pa is None) != (pb is None):
+        diff = ua - ub
+    elif (pa is None) != (pb is None):
         return None
-    ta, tb = parse_time(a), parse_time(b)
-    return None if ta is None or tb is None else format_time(ta - tb)
+    else:
+        ta, tb = parse_time(a), parse_time(b)
+        if ta is None or tb is None:
+            return None
+        diff = ta - tb
+    if abs(diff) > _TIME_MAX_US:
+        return format_time(_TIME_MAX_US if diff > 0 else -_TIME_MAX_US)
+    return format_time(diff)
 
 
 def _time(v: Any) -> str | None:

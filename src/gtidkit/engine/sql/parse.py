@@ -37,6 +37,7 @@ __all__ = [
     "strip_comments",
     "strip_newer_version_comments",
     "templatize",
+    "type_synonyms",
     "unquote_string",
 ]
 
@@ -366,13 +367,62 @@ def _long_types(text: str) -> str:
     return _LONG_TYPES.sub(sub, text) if re.search(r"\bLONG\b", text, re.IGNORECASE) else text
 
 
+#: MySQL's numeric type synonyms (``sql_lex.cc``'s symbol table, RM8 13.10 "Using Data Types from Other Database
+#: Engines": INT1 = TINYINT, INT2 = SMALLINT, INT3 = MIDDLEINT = MEDIUMINT, INT4 = INT, INT8 = BIGINT, FLOAT4 = FLOAT,
+#: FLOAT8 = DOUBLE; REAL is DOUBLE unless sql_mode REAL_AS_FLOAT, then FLOAT), which sqlglot reads wrongly (REAL and
+#: INT8 as FLOAT and TINYINT) or not at all (INT3, MIDDLEINT): spelled as the types they name.
+_SYNONYMS = {
+    "INT1": "TINYINT",
+    "INT2": "SMALLINT",
+    "INT3": "MEDIUMINT",
+    "MIDDLEINT": "MEDIUMINT",
+    "INT4": "INT",
+    "INT8": "BIGINT",
+    "FLOAT4": "FLOAT",
+    "FLOAT8": "DOUBLE",
+    "REAL": "DOUBLE",
+}
+_SYNONYM_TOKENS = re.compile(
+    r"""(?P<q>'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"|`[^`]*`)|(?P<w>\w+)|(?P<o>[^\s\w'"`]+)""",
+)
+_HAS_SYNONYM = re.compile(r"\b(?:" + "|".join(_SYNONYMS) + r")\b", re.IGNORECASE)
+
+
+def type_synonyms(text: str, real_as_float: bool = False) -> str:
+    """``text`` (a CREATE / ALTER TABLE) with MySQL's numeric type synonyms spelled as the types they name
+    (:data:`_SYNONYMS`); ``real_as_float``: sql_mode REAL_AS_FLOAT is set, REAL is FLOAT. A synonym that is a
+    quoted name, or a name after a word that introduces one (``ADD real INT``), is left alone; other text
+    unchanged."""
+    if not _IS_TABLE_DDL.match(text) or not _HAS_SYNONYM.search(text):
+        return text
+
+    out: list[str] = []
+    at = 0
+    prev: str | None = None  # the token before: a synonym is a type only after a column's name
+    for m in _SYNONYM_TOKENS.finditer(text):
+        word = m.group("w")
+        kind = word.upper() if word is not None else ""
+        if kind == "SELECT":  # CREATE TABLE ... SELECT: the query's words are names (SELECT a real FROM t)
+            break
+        if kind in _SYNONYMS and prev is not None and prev.upper() not in _NOT_A_LONG_TYPE:
+            after = text[m.end() :].lstrip()
+            if not after.startswith("."):
+                out.append(text[at : m.start()])
+                out.append("FLOAT" if kind == "REAL" and real_as_float else _SYNONYMS[kind])
+                at = m.end()
+        quoted = m.group("q")
+        prev = word if word is not None else quoted if quoted is not None and quoted[0] == "`" else None
+    out.append(text[at:])
+    return "".join(out)
+
+
 def ddl_spelling(text: str) -> str:
     """``text`` with the spatial column types of a CREATE / ALTER TABLE spelled ``GEOMETRY(n)`` for sqlglot, a
-    column's ``SRID s`` attribute folded into it as ``GEOMETRY(n, s)``, and the LONG types as MEDIUMTEXT /
-    MEDIUMBLOB; other text unchanged."""
+    column's ``SRID s`` attribute folded into it as ``GEOMETRY(n, s)``, the LONG types as MEDIUMTEXT /
+    MEDIUMBLOB, and the numeric synonyms as :func:`type_synonyms` spells them; other text unchanged."""
     if not _IS_TABLE_DDL.match(text):
         return text
-    text = _long_types(text)
+    text = type_synonyms(_long_types(text))
     out: list[str] = []
     last_type: int | None = None  # the piece holding the latest spatial type, which a SRID attaches to
     code = 0

@@ -57,7 +57,11 @@ def _like(pattern: str | None):
     from gtidkit.engine.sql.parse import unquote_string
 
     p = unquote_string(pattern)
-    rx = "".join(".*" if ch == "%" else "." if ch == "_" else re.escape(ch) for ch in p)
+    # MySQL's LIKE: % and _ are wildcards, a backslash makes the next character ordinary (engine/sql/like.py)
+    rx = "".join(
+        re.escape(tok[1]) if len(tok) == 2 else ".*" if tok == "%" else "." if tok == "_" else re.escape(tok)
+        for tok in re.findall(r"\\[\s\S]|[\s\S]", p)
+    )
     return lambda s: re.fullmatch(rx, s, re.IGNORECASE | re.DOTALL) is not None
 
 

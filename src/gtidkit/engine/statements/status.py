@@ -57,7 +57,7 @@ def show_status(session: Session, like: str | None, where: str | None) -> Statem
     rows = status_rows(session)
     cond = ""
     if like is not None:
-        cond = f" WHERE Variable_name LIKE {like} ESCAPE '\\\\'"
+        cond = f" WHERE Variable_name LIKE {like}"
     elif where is not None:
         cond = f" WHERE {where.strip().rstrip(';')}"
     values = " UNION ALL ".join(f"SELECT '{n}' AS Variable_name, '{v}' AS Value" for n, v in rows)

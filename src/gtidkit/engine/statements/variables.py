@@ -109,7 +109,7 @@ def show_variables(
     table = "global_variables" if is_global else "session_variables"
     cond = ""
     if like is not None:
-        cond = f" WHERE Variable_name LIKE {like} ESCAPE '\\\\'"  # MySQL's LIKE escapes with a backslash
+        cond = f" WHERE Variable_name LIKE {like}"
     elif where is not None:
         cond = f" WHERE {where.strip().rstrip(';')}"
     sql = (
