@@ -105,9 +105,21 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
         conn.executemany(insert, out)
     except Exception as err:
         if isinstance(err, IntegrityError):
-            from gtidkit.engine.sql.dml import integrity_error
+            from gtidkit.engine.sql.dml import dup_entry_error, failed_index, integrity_error
 
-            raise integrity_error(err, new, [], 0) from err
+            ix = failed_index(err, new)
+            if ix is not None:  # a new unique key over rows that hold a duplicate: the first one met twice
+                at = [new.column_index(c) for c in ix.columns]
+                seen: set[tuple[Any, ...]] = set()
+                for vals in out:
+                    key = tuple(vals[i] for i in at)
+                    if None in key:
+                        continue
+                    if key in seen:
+                        image = [from_sqlite(c, v) for c, v in zip(new.columns, vals, strict=True)]
+                        raise dup_entry_error(new, ix, image) from err
+                    seen.add(key)
+            raise integrity_error(err, new, out[0] if out else [None] * len(new.columns), 0) from err
         raise
     conn.execute(f"DROP TABLE main.{quote_ident(tmp)}")
 

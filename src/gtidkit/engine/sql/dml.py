@@ -964,6 +964,28 @@ def dup_entry_error(t: TableDef, ix: IndexDef, row: list | tuple) -> MySQLError:
     return mysql_error(1062, vals, str(t.name) + "." + str(ix.name))
 
 
+def duplicate_in_rows(conn: Any, t: TableDef, ix: IndexDef) -> MySQLError:
+    """The 1062 of a UNIQUE index added over rows that already hold a duplicate (CREATE UNIQUE INDEX, ALTER TABLE
+    ... ADD UNIQUE): ``Duplicate entry '<the first duplicated key>' for key 't.ix'``, as InnoDB reports the key it
+    met twice while building the index; rows with a NULL key part are never duplicates.
+
+    Args:
+        conn: the storage connection (``execute`` over the physical table).
+        t: the table's definition; ``ix``: the unique index that could not be built.
+    """
+    cols = ", ".join(quote_ident(c) for c in ix.columns)
+    not_null = " AND ".join(f"{quote_ident(c)} IS NOT NULL" for c in ix.columns)
+    found = conn.execute(
+        f"SELECT {cols} FROM main.{quote_ident(physical_name(t.schema, t.name))} WHERE {not_null} "
+        f"GROUP BY {cols} HAVING COUNT(*) > 1 LIMIT 1"
+    ).fetchone()
+    row: list[Any] = [None] * len(t.columns)
+    for c, v in zip(ix.columns, found or (), strict=False):
+        i = t.column_index(c)
+        row[i] = from_sqlite(t.columns[i], v)
+    return dup_entry_error(t, ix, row)
+
+
 def integrity_error(err: _db.IntegrityError, t: TableDef, row: list | tuple, row_no: int) -> MySQLError:
     """Translate SQLite's IntegrityError for ``row`` (1-based ``row_no``) of ``t`` into MySQL's error (1062, 1048 ...)."""
     text = str(err)

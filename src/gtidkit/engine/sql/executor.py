@@ -1724,7 +1724,12 @@ class Executor:
                 return views.create_view(self, tree, stmt.text, current_db)
             if kind == "INDEX":
                 db, table, ix = parse_create_index(tree, current_db)
-                catalog.create_index(conn, db, table, ix)
+                try:
+                    catalog.create_index(conn, db, table, ix)
+                except _db.IntegrityError as err:  # the rows already hold a duplicate of the new unique key
+                    from gtidkit.engine.sql.dml import duplicate_in_rows
+
+                    raise duplicate_in_rows(conn, self.require_table(db, table), ix) from err
                 return ExecResult()
             raise statement_error(stmt.text)
         if isinstance(tree, exp.Drop):

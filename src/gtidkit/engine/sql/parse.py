@@ -218,7 +218,7 @@ def strip_comments(text: str) -> str:
 
 #: cheap gate for :func:`lexical_error`: text without ``?``, a ``:`` that is not ``:=`` or a 3-digit exponent needs
 #: no tokenizing
-_MAYBE_LEXICAL = re.compile(r"\?|:(?!=)|\d[eE][+-]?\d{3}|(?i:limit)")
+_MAYBE_LEXICAL = re.compile(r"\?|:(?!=)|\d[eE][+-]?\d{3}|(?i:limit)|,\s*[,)]|\(\s*,")
 
 
 def lexical_error(text: str, *, prepared: bool = False) -> MySQLError | None:
@@ -231,6 +231,8 @@ def lexical_error(text: str, *, prepared: bool = False) -> MySQLError | None:
       '1e309' value found during parsing" (``Item_float``).
     - LIMIT / OFFSET take integer literals only (``limit_option``: NUM, LONG_NUM, ULONGLONG_NUM, a parameter
       marker or a stored-program variable): ``LIMIT 0.5`` / ``LIMIT '1'`` are 1064 near the value.
+    - An empty list item: ``,`` followed by ``,`` or ``)``, or ``(`` followed by ``,`` (``CONCAT(1, , 2)``), which
+      sqlglot's parser skips and no rule of MySQL's grammar accepts: 1064 near the second token.
 
     Quotes, backquotes and comments do not count (``/*!...*/`` bodies are code). ``prepared``: the text of a
     statement being prepared, where ``?`` is a parameter (``:name`` is still an error).
@@ -238,11 +240,15 @@ def lexical_error(text: str, *, prepared: bool = False) -> MySQLError | None:
     if _MAYBE_LEXICAL.search(text) is None:
         return None
     limit = 0  # 1: a LIMIT / OFFSET count comes next; 2: after LIMIT's first count (a `,` starts the second)
+    prev = ""  # the previous token when it was `(` or `,`
     for m in _TOKEN.finditer(text):
         g = m.lastgroup
         if g == "ws" or g == "comment" or g == "vcomment":
             continue
         tok = m.group()
+        if prev and (tok == "," or (tok == ")" and prev == ",")):
+            return parse_error(text, m.start())
+        prev = tok if g == "op" and tok in "(," else ""
         if limit == 1:
             if g != "word" and not (g == "num" and tok.isdigit()) and not (prepared and tok == "?"):
                 return parse_error(text, m.start())
