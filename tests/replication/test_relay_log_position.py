@@ -1,0 +1,120 @@
+"""CHANGE REPLICATION SOURCE TO RELAY_LOG_FILE / RELAY_LOG_POS between real `gtidkit server` processes.
+
+Oracles: the manual's "CHANGE REPLICATION SOURCE TO Statement" (RELAY_LOG_FILE / RELAY_LOG_POS: "the relay log file
+name, and the location in that file, at which the replication SQL thread begins reading from the replica's relay
+log the next time the thread starts"; the relay log is not purged when either is given; they need the SQL thread
+stopped), ``ER_BAD_REPLICA_AUTO_POSITION`` (1776) for them under SOURCE_AUTO_POSITION = 1 and ``ER_RELAY_LOG_INIT``
+(1380, "Could not find target log during relay log initialization") for a file the relay log index does not hold,
+as ``Relay_log_info::init_relay_log_pos`` words it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pymysql
+import pytest
+
+from gtidkit.gtid import GtidSet
+from replication.cluster import Node, cluster, wait_until
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Node, Node]]:
+    with cluster(tmp_path_factory.mktemp("relay_pos")) as c:
+        src = c.node("source", 1, log_bin=True)
+        rep = c.node("replica", 2, log_bin=False)
+        src.query("CREATE DATABASE d")
+        src.query("CREATE TABLE d.t (a INT PRIMARY KEY)")
+        rep.query(
+            "CHANGE REPLICATION SOURCE TO SOURCE_HOST = '127.0.0.1', SOURCE_PORT = %s, SOURCE_USER = 'root', "
+            "SOURCE_AUTO_POSITION = 0, SOURCE_CONNECT_RETRY = 1",
+            (src.port,),
+        )
+        rep.query("START REPLICA")
+        assert rep.wait_for(src.executed(), 60), rep.replica_status()
+        rep.query("STOP REPLICA")
+        yield src, rep
+
+
+def error_of(node: Node, sql: str) -> tuple[int, str]:
+    with pytest.raises(pymysql.MySQLError) as e:
+        node.query(sql)
+    return e.value.args[0], e.value.args[1]
+
+
+def commits(rep: Node, relay_file: str) -> list[int]:
+    """The relay offset where each transaction of ``relay_file`` ends: the Pos of the event after its Xid (SHOW
+    RELAYLOG EVENTS' End_log_pos is the source's position, not the relay log's)."""
+    rows = rep.query(f"SHOW RELAYLOG EVENTS IN '{relay_file}'")
+    return [int(rows[i + 1][1]) for i, r in enumerate(rows[:-1]) if r[2] == "Xid"]
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        pytest.param(
+            "CHANGE REPLICATION SOURCE TO RELAY_LOG_FILE = 'nosuch-relay-bin.000009', RELAY_LOG_POS = 4",
+            (1380, "Failed initializing relay log position: Could not find target log during relay log initialization"),
+            id="missing-file",
+        ),
+        pytest.param(
+            "CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 1, RELAY_LOG_POS = 4",
+            (
+                1776,
+                "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when "
+                "SOURCE_AUTO_POSITION is active.",
+            ),
+            id="auto-position",
+        ),
+        pytest.param(
+            "CHANGE MASTER TO MASTER_AUTO_POSITION = 1, RELAY_LOG_FILE = 'x.000001'",
+            (
+                1776,
+                "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when "
+                "SOURCE_AUTO_POSITION is active.",
+            ),
+            id="auto-position-5.7-spelling",
+        ),
+    ],
+)
+def test_errors(pair, sql, expected):
+    _src, rep = pair
+    assert error_of(rep, sql) == expected
+
+
+def test_applier_starts_at_the_relay_position(pair):
+    src, rep = pair
+    gtids = []
+    for i in (1, 2, 3):
+        before = src.executed()
+        src.query("INSERT INTO d.t VALUES (%s)", (i,))
+        gtids.append(src.executed() - before)
+    rep.query("START REPLICA IO_THREAD")  # received, not applied (the SQL thread is stopped)
+    wait_until(
+        lambda: GtidSet.parse(rep.replica_status()["Retrieved_Gtid_Set"]) >= src.executed(),
+        what="the inserts received",
+    )
+    rep.query("STOP REPLICA IO_THREAD")
+    relay_files = sorted(p.name for p in rep.datadir.glob("*relay-bin.[0-9]*"))
+    relay_file = next(f for f in reversed(relay_files) if len(commits(rep, f)) >= 2)
+    first_end = commits(rep, relay_file)[0]
+
+    # skip the first insert: the applier starts after its Xid
+    assert (
+        rep.query("CHANGE REPLICATION SOURCE TO RELAY_LOG_FILE = %s, RELAY_LOG_POS = %s", (relay_file, first_end))
+        == ()
+    )
+    status = rep.replica_status()
+    assert (status["Relay_Log_File"], status["Relay_Log_Pos"]) == (relay_file, first_end)
+    assert rep.query("SELECT Relay_log_name, Relay_log_pos FROM mysql.slave_relay_log_info") == (
+        (relay_file, first_end),
+    )
+    assert relay_file in {p.name for p in rep.datadir.glob("*relay-bin.[0-9]*")}  # the relay log is kept
+    rep.query("START REPLICA SQL_THREAD")
+    assert rep.wait_for(gtids[2], 60), rep.replica_status()
+    assert rep.query("SELECT a FROM d.t ORDER BY a") == ((2,), (3,))
+    assert not rep.executed() >= gtids[0]
+    # the SQL thread running: 3085, as for the applier's other options
+    assert error_of(rep, f"CHANGE REPLICATION SOURCE TO RELAY_LOG_POS = {first_end}")[0] == 3085
+    rep.query("STOP REPLICA")
