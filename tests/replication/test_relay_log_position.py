@@ -18,6 +18,11 @@ import pytest
 from gtidkit.gtid import GtidSet
 from replication.cluster import Node, cluster, wait_until
 
+BAD_AUTO = (
+    "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when "
+    "SOURCE_AUTO_POSITION is active."
+)
+
 
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Node, Node]]:
@@ -55,25 +60,20 @@ def commits(rep: Node, relay_file: str) -> list[int]:
     [
         pytest.param(
             "CHANGE REPLICATION SOURCE TO RELAY_LOG_FILE = 'nosuch-relay-bin.000009', RELAY_LOG_POS = 4",
-            (1380, "Failed initializing relay log position: Could not find target log during relay log initialization"),
+            (
+                1380,
+                "Failed initializing relay log position: Could not find target log during relay log initialization",
+            ),
             id="missing-file",
         ),
         pytest.param(
             "CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 1, RELAY_LOG_POS = 4",
-            (
-                1776,
-                "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when "
-                "SOURCE_AUTO_POSITION is active.",
-            ),
+            (1776, BAD_AUTO),
             id="auto-position",
         ),
         pytest.param(
             "CHANGE MASTER TO MASTER_AUTO_POSITION = 1, RELAY_LOG_FILE = 'x.000001'",
-            (
-                1776,
-                "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when "
-                "SOURCE_AUTO_POSITION is active.",
-            ),
+            (1776, BAD_AUTO),
             id="auto-position-5.7-spelling",
         ),
     ],
@@ -102,7 +102,9 @@ def test_applier_starts_at_the_relay_position(pair):
 
     # skip the first insert: the applier starts after its Xid
     assert (
-        rep.query("CHANGE REPLICATION SOURCE TO RELAY_LOG_FILE = %s, RELAY_LOG_POS = %s", (relay_file, first_end))
+        rep.query(
+            "CHANGE REPLICATION SOURCE TO RELAY_LOG_FILE = %s, RELAY_LOG_POS = %s", (relay_file, first_end)
+        )
         == ()
     )
     status = rep.replica_status()
