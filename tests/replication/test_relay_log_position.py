@@ -120,3 +120,33 @@ def test_applier_starts_at_the_relay_position(pair):
     # the SQL thread running: 3085, as for the applier's other options
     assert error_of(rep, f"CHANGE REPLICATION SOURCE TO RELAY_LOG_POS = {first_end}")[0] == 3085
     rep.query("STOP REPLICA")
+
+
+def test_until_sql_after_mts_gaps(pair):
+    """``START REPLICA SQL_THREAD UNTIL SQL_AFTER_MTS_GAPS`` with no gaps left (one applier, commit order): the SQL
+    thread stops before dispatching the next event (``Until_mts_gap::check_before_dispatching_event`` with
+    ``mts_recovery_group_cnt == 0``), without note 1278 (positions only), Until_Condition SQL_AFTER_MTS_GAPS."""
+    src, rep = pair
+    before = src.executed()
+    src.query("INSERT INTO d.t VALUES (4)")
+    gtid = src.executed() - before
+    rep.query("START REPLICA IO_THREAD")
+    wait_until(
+        lambda: GtidSet.parse(rep.replica_status()["Retrieved_Gtid_Set"]) >= src.executed(), what="the insert"
+    )
+    conn = rep.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute("START REPLICA SQL_THREAD UNTIL SQL_AFTER_MTS_GAPS")
+        cur.execute("SHOW WARNINGS")
+        assert cur.fetchall() == ()
+    finally:
+        conn.close()
+    wait_until(lambda: rep.replica_status()["Replica_SQL_Running"] == "No", what="the applier stopping")
+    status = rep.replica_status()
+    assert (status["Until_Condition"], status["Last_SQL_Errno"]) == ("SQL_AFTER_MTS_GAPS", 0)
+    assert not rep.executed() >= gtid
+    rep.query("START REPLICA SQL_THREAD")
+    assert rep.wait_for(gtid, 60), rep.replica_status()
+    assert rep.replica_status()["Until_Condition"] == "None"
+    rep.query("STOP REPLICA")
