@@ -455,7 +455,8 @@ class Replica:
                 # change_master(): with both threads stopped the relay logs are purged and a new one started; the
                 # applier keeps the source position it executed up to
                 self.relay.reset(keep_applied=True)
-                self._flush_applier_position(relay=("", 4), source=(new.log_file, new.log_pos))
+                source = (new.log_file, new.log_pos) if new.log_file else ("", 0)
+                self._flush_applier_position(relay=("", 4), source=source)
             else:
                 self._flush_applier_position()
             if (
