@@ -150,3 +150,24 @@ def test_until_sql_after_mts_gaps(pair):
     assert rep.wait_for(gtid, 60), rep.replica_status()
     assert rep.replica_status()["Until_Condition"] == "None"
     rep.query("STOP REPLICA")
+
+
+def test_heartbeats_reach_replication_connection_status(pair):
+    """An idle source sends a heartbeat every SOURCE_HEARTBEAT_PERIOD seconds (manual: "CHANGE REPLICATION SOURCE TO
+    Statement"); performance_schema.replication_connection_status counts them (COUNT_RECEIVED_HEARTBEATS) and
+    stamps the last one (LAST_HEARTBEAT_TIMESTAMP, ``0000-00-00 00:00:00.000000`` before any)."""
+    _src, rep = pair
+    rep.query("CHANGE REPLICATION SOURCE TO SOURCE_HEARTBEAT_PERIOD = 0.2")
+    sql = "SELECT COUNT_RECEIVED_HEARTBEATS, LAST_HEARTBEAT_TIMESTAMP FROM performance_schema.replication_connection_status"
+    rep.query("START REPLICA")
+    try:
+        wait_until(lambda: rep.query(sql)[0][0] >= 2, 30, what="two heartbeats")
+        stamp = rep.query(sql)[0][1]
+        assert str(stamp) != "0000-00-00 00:00:00.000000"
+        assert rep.query(
+            "SELECT HEARTBEAT_INTERVAL FROM performance_schema.replication_connection_configuration"
+        )[0][0] == ("0.200")
+        status = rep.replica_status()
+        assert (status["Last_IO_Errno"], status["Last_SQL_Errno"]) == (0, 0)
+    finally:
+        rep.query("STOP REPLICA")
