@@ -108,13 +108,13 @@ def test_change_source_writes_the_current_positions(tmp_path):
         for i in range(3):
             src.query("INSERT INTO d.t VALUES (%s)", (i,))
         assert rep.wait_for(src.executed(), 60), rep.replica_status()
-        rep.query("STOP REPLICA")
+        rep.query("STOP REPLICA SQL_THREAD")  # the receiver keeps running: the relay log is not purged
         status = rep.replica_status()
         assert _repository(rep) == stale  # GTID_ONLY = 1: not persisted while replicating
 
         rep.query(
-            "CHANGE REPLICATION SOURCE TO GTID_ONLY = 0"
-        )  # the applier's options only: the relay log is kept
+            "CHANGE REPLICATION SOURCE TO SOURCE_DELAY = 0"
+        )  # an applier option: the SQL thread is stopped
         assert _repository(rep) == (
             status["Relay_Log_File"],
             status["Relay_Log_Pos"],
@@ -125,16 +125,21 @@ def test_change_source_writes_the_current_positions(tmp_path):
             == (status["Relay_Source_Log_File"])
         )
 
-        rep.query(
-            "CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 0"
-        )  # relay log purged, source position kept
+        # step 6: both threads stopped, the relay log is purged; the applier's source position is kept, and the
+        # receiver resumes from it
+        rep.query("STOP REPLICA")
+        rep.query("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 0, GTID_ONLY = 0")
         executed = (status["Relay_Source_Log_File"], status["Exec_Source_Log_Pos"])
-        assert (
-            rep.query("SELECT Master_log_name, Master_log_pos FROM mysql.slave_relay_log_info")[0] == executed
-        )
+        row = rep.query(
+            "SELECT Relay_log_pos, Master_log_name, Master_log_pos FROM mysql.slave_relay_log_info"
+        )[0]
+        assert row == (4, *executed)
         assert rep.query("SELECT Master_log_name, Master_log_pos FROM mysql.slave_master_info")[0] == executed
         after = rep.replica_status()
-        assert (after["Relay_Source_Log_File"], after["Exec_Source_Log_Pos"]) == executed
+        assert (after["Relay_Source_Log_File"], after["Exec_Source_Log_Pos"], after["Auto_Position"]) == (
+            *executed,
+            0,
+        )
         rep.query("START REPLICA")  # position-based from there: nothing received twice
         src.query("INSERT INTO d.t VALUES (10)")
         assert rep.wait_for(src.executed(), 60), rep.replica_status()

@@ -409,10 +409,12 @@ class Replica:
             if not any(
                 o in opts for o in ("source_host", "source_port", "source_log_file", "source_log_pos")
             ):
-                # change_receive_options(): with neither host, port nor coordinates given, replication resumes
-                # from the SQL thread's coordinates (the relay log, ahead of them, is purged below)
+                # change_master(): with neither host, port nor coordinates given, replication resumes from the
+                # SQL thread's coordinates (the relay log, ahead of them, is purged below) unless GTID_ONLY left
+                # them stale
                 executed = self.executed_source_position()
-                if executed is not None and not io and not sql and receive:
+                purge = not io and not sql and relay_at is None
+                if executed is not None and purge and not self._invalid_positions():
                     opts = {**opts, "source_log_file": executed[0], "source_log_pos": executed[1]}
             new = self.config.changed(opts)
             notes: list[Condition] = []
@@ -451,19 +453,20 @@ class Replica:
             if relay_at is not None:
                 # RELAY_LOG_FILE / RELAY_LOG_POS: the relay log is kept and the applier starts there
                 self._flush_applier_position(relay=relay_at)
-            elif not io and not sql and receive:
-                # change_master(): with both threads stopped the relay logs are purged and a new one started; the
-                # applier keeps the source position it executed up to
+            elif not io and not sql:
+                # change_master(): with both threads stopped (and no RELAY_LOG_FILE / RELAY_LOG_POS), whatever the
+                # options, the relay logs are purged and a new one started; the applier's source position becomes
+                # the receiver's (none without a file name)
                 self.relay.reset(keep_applied=True)
                 source = (new.log_file, new.log_pos) if new.log_file else ("", 0)
-                self._flush_applier_position(relay=("", 4), source=source)
+                self._flush_applier_position(relay=(self.relay.index[0], 4), source=source)
             else:
                 self._flush_applier_position()
             if (
                 delay is not None
                 or agat is not None
                 or rrf is not None
-                or (not io and not sql and receive and self._has_applier_options())
+                or (not io and not sql and self._has_applier_options())
             ):
                 self._save_applier_options()
             return notes
