@@ -4,8 +4,8 @@ Oracles: the manual's "CHANGE REPLICATION SOURCE TO Statement" (RELAY_LOG_FILE /
 name, and the location in that file, at which the replication SQL thread begins reading from the replica's relay
 log the next time the thread starts"; the relay log is not purged when either is given; they need the SQL thread
 stopped), ``ER_BAD_REPLICA_AUTO_POSITION`` (1776) for them under SOURCE_AUTO_POSITION = 1 and ``ER_RELAY_LOG_INIT``
-(1380, "Could not find target log during relay log initialization") for a file the relay log index does not hold,
-as ``Relay_log_info::init_relay_log_pos`` words it.
+(1380) for a file the relay log index does not hold, worded as ``Relay_log_info::is_group_relay_log_name_invalid``
+words it (naming the index file).
 """
 
 from __future__ import annotations
@@ -18,6 +18,10 @@ import pytest
 from gtidkit.gtid import GtidSet
 from replication.cluster import Node, cluster, wait_until
 
+NO_RELAY_FILE = (
+    "Failed initializing relay log position: Could not find target log file mentioned in relay log info in the index "
+    "file '{index}' during relay log initialization"
+)
 BAD_AUTO = (
     "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when "
     "SOURCE_AUTO_POSITION is active."
@@ -60,10 +64,7 @@ def commits(rep: Node, relay_file: str) -> list[int]:
     [
         pytest.param(
             "CHANGE REPLICATION SOURCE TO RELAY_LOG_FILE = 'nosuch-relay-bin.000009', RELAY_LOG_POS = 4",
-            (
-                1380,
-                "Failed initializing relay log position: Could not find target log during relay log initialization",
-            ),
+            (1380, NO_RELAY_FILE),
             id="missing-file",
         ),
         pytest.param(
@@ -80,7 +81,8 @@ def commits(rep: Node, relay_file: str) -> list[int]:
 )
 def test_errors(pair, sql, expected):
     _src, rep = pair
-    assert error_of(rep, sql) == expected
+    index = next(rep.datadir.glob("*relay-bin.index")).resolve()
+    assert error_of(rep, sql) == (expected[0], expected[1].format(index=index))
 
 
 def test_applier_starts_at_the_relay_position(pair):

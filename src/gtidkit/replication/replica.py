@@ -487,8 +487,9 @@ class Replica:
 
         Raises:
             MySQLError: 1776 with SOURCE_AUTO_POSITION = 1 (ER_BAD_REPLICA_AUTO_POSITION); 1380
-                ER_RELAY_LOG_INIT when the file is not in the relay log index ("Could not find target log during
-                relay log initialization"); 1064 for a value of the wrong type.
+                ER_RELAY_LOG_INIT when the file is not in the relay log index (the message of
+                ``Relay_log_info::is_group_relay_log_name_invalid``, naming the index file); 1064 for a value of the
+                wrong type.
         """
         name, pos = opts.pop("relay_log_file", None), opts.pop("relay_log_pos", None)
         if name is None and pos is None:
@@ -503,7 +504,11 @@ class Replica:
         cur_file, cur_pos = (current[0], current[1]) if current is not None else ("", 4)
         file = name.replace("\\", "/").rsplit("/", 1)[-1] if name is not None else cur_file
         if file not in self.relay.index:
-            raise mysql_error(1380, "Could not find target log during relay log initialization")
+            raise mysql_error(
+                1380,
+                "Could not find target log file mentioned in relay log info in the index file "
+                f"'{self.relay.index_path}' during relay log initialization",
+            )
         return file, max(4, pos if pos is not None else cur_pos)
 
     def _flush_applier_position(
