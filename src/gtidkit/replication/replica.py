@@ -460,7 +460,7 @@ class Replica:
                 self.relay.reset(keep_applied=True)
                 source = (new.log_file, new.log_pos) if new.log_file else ("", 0)
                 self._flush_applier_position(relay=(self.relay.index[0], 4), source=source)
-            else:
+            elif not sql:  # a running applier keeps writing its own (``if ((thread_mask & SLAVE_SQL) == 0)``)
                 self._flush_applier_position()
             if (
                 delay is not None
@@ -517,6 +517,7 @@ class Replica:
         """Write the applier's position as it is in memory into ``mysql.slave_relay_log_info``, as
         ``change_master()`` ends with ``rli->flush_info(RLI_FLUSH_IGNORE_GTID_ONLY)``: under GTID_ONLY = 1 too, the
         table then holds the current positions (step 6 / 8 of ``rpl_change_rep_source_to_gtid_only_syntax_pfs``).
+        The SQL thread is stopped; the applier then goes by the table (its in-memory position is cleared).
 
         Args:
             relay: a new (relay file, position) for the applier (RELAY_LOG_FILE / RELAY_LOG_POS, or ``("", 4)``
@@ -552,8 +553,6 @@ class Replica:
                 )
 
         self.server.write_txn(write)
-        if self.applier.running:
-            return  # the running applier keeps its in-memory position (and writes its own)
         if self.applier.last_applied is not None:
             self._positions_invalid = False  # what this run applied is now what the table holds
         # the applier (and SHOW REPLICA STATUS) go by the table from now on
