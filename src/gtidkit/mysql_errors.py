@@ -564,6 +564,7 @@ ER: dict[int, ErrorSpec] = {
         "therefore not recommended. Please consider using the USER and PASSWORD connection options for START "
         "REPLICA; see the 'START REPLICA Syntax' in the MySQL Manual for more information.",
     ),
+    1380: _e("ER_RELAY_LOG_INIT", "HY000", "Failed initializing relay log position: %s"),
     1776: _e(
         "ER_BAD_REPLICA_AUTO_POSITION",
         "HY000",

@@ -279,9 +279,11 @@ def test_flush_relay_logs(replica, tmp_path):
     sess.execute("FLUSH RELAY LOGS FOR CHANNEL 'channel_1'")
     assert files("channel_1") == [f"{default_basename()}-channel_1.00000{i}" for i in (1, 2)]
     assert files("channel_3") == [f"{default_basename()}-channel_3.000001"]
+    # Relay_Log_File is the applier's relay file (``Relay_log_info::get_group_relay_log_name``), which the
+    # stopped applier has not left: the first one, where CHANGE REPLICATION SOURCE put it
     relay_file = {r["Channel_Name"]: r["Relay_Log_File"] for r in rows(sess, "SHOW REPLICA STATUS")}
     assert relay_file == {
-        "channel_1": f"{default_basename()}-channel_1.000002",
+        "channel_1": f"{default_basename()}-channel_1.000001",
         "channel_3": f"{default_basename()}-channel_3.000001",
     }
     sess.execute("FLUSH RELAY LOGS")

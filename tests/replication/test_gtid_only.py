@@ -219,6 +219,16 @@ def test_stale_positions_after_restart(replica):
     )
     sess.execute("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION=1")
     assert ok(sess, "CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION=0") == []  # valid again
+    # 8. disabling it with a relay log position leaves the applier's source position stale: warned
+    sess.execute("CHANGE REPLICATION SOURCE TO GTID_ONLY = 1, SOURCE_AUTO_POSITION=1")
+    sess = replica()
+    res = sess.execute("SHOW REPLICA STATUS")[0]
+    relay_file = res.rows[0][[c.name for c in res.columns].index("Relay_Log_File")]
+    assert ok(
+        sess,
+        'CHANGE REPLICATION SOURCE TO GTID_ONLY=0, SOURCE_AUTO_POSITION=0, SOURCE_LOG_FILE="", SOURCE_LOG_POS=4, '
+        f"RELAY_LOG_FILE='{relay_file}', RELAY_LOG_POS=4",
+    ) == [("Warning", 4072, STALE)]
 
 
 def test_reset_and_start(replica):

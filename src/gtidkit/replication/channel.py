@@ -96,12 +96,15 @@ RECEIVE_OPTIONS = {
 }
 
 #: The applier's options (``have_execute_option`` in ``change_execute_options()``): they need the SQL thread
-#: stopped (3085) and are kept with the applier's metadata (``mysql.slave_relay_log_info``'s Sql_delay).
+#: stopped (3085) and are kept with the applier's metadata (``mysql.slave_relay_log_info``'s Sql_delay,
+#: Relay_log_name / Relay_log_pos for RELAY_LOG_FILE / RELAY_LOG_POS).
 EXECUTE_OPTIONS = {
     "source_delay",
     "assign_gtids_to_anonymous_transactions",
     "require_row_format",
     "gtid_only",
+    "relay_log_file",
+    "relay_log_pos",
 }
 #: Options that are both (``have_both_receive_execute_option``): every thread must be stopped (3081).
 BOTH_OPTIONS = {"assign_gtids_to_anonymous_transactions", "gtid_only"}
@@ -109,8 +112,6 @@ BOTH_OPTIONS = {"assign_gtids_to_anonymous_transactions", "gtid_only"}
 #: Options MySQL accepts that gtidkit does not implement (1235 "This version of MySQL doesn't yet support").
 _UNSUPPORTED = {
     "source_bind",
-    "relay_log_file",
-    "relay_log_pos",
     "privilege_checks_user",
     "require_table_primary_key_check",
     "source_compression_algorithms",
@@ -328,7 +329,7 @@ def canonical_options(options: dict[str, Any]) -> dict[str, Any]:
     """The classifier's ``{lowercase name: value}`` with ``MASTER_*`` names turned into ``SOURCE_*`` ones.
 
     Raises:
-        MySQLError: 1235 for an option gtidkit does not implement (SOURCE_DELAY, RELAY_LOG_FILE, ...); 1064 for a
+        MySQLError: 1235 for an option gtidkit does not implement (SOURCE_BIND, PRIVILEGE_CHECKS_USER, ...); 1064 for a
             name MySQL does not know.
     """
     out: dict[str, Any] = {}

@@ -396,6 +396,7 @@ class Replica:
             if delay is not None and (not isinstance(delay, int) or not 0 <= delay <= MAX_SOURCE_DELAY):
                 raise mysql_error(1064, "You have an error in your SQL syntax", str(delay), 1)
             auto = bool(opts.get("source_auto_position", self.config.auto_position))
+            relay_at = self._relay_log_option(opts, auto)
             gtid_only, rrf = self._gtid_only_options(opts, auto)
             if opts.get("source_auto_position") == 1:
                 mode = str(self.server.globals.get("gtid_mode")).upper()
@@ -408,10 +409,12 @@ class Replica:
             if not any(
                 o in opts for o in ("source_host", "source_port", "source_log_file", "source_log_pos")
             ):
-                # change_receive_options(): with neither host, port nor coordinates given, replication resumes
-                # from the SQL thread's coordinates (the relay log, ahead of them, is purged below)
+                # change_master(): with neither host, port nor coordinates given, replication resumes from the
+                # SQL thread's coordinates (the relay log, ahead of them, is purged below) unless GTID_ONLY left
+                # them stale
                 executed = self.executed_source_position()
-                if executed is not None and not io and not sql and receive:
+                purge = not io and not sql and relay_at is None
+                if executed is not None and purge and not self._invalid_positions():
                     opts = {**opts, "source_log_file": executed[0], "source_log_pos": executed[1]}
             new = self.config.changed(opts)
             notes: list[Condition] = []
@@ -426,7 +429,10 @@ class Replica:
                 notes.append(Condition("Note", 1760, message(1760)))
             if "ignore_server_ids" in opts and new.ignore_server_ids and _gtid_mode(self.server) == "ON":
                 notes.append(Condition("Warning", 1287, message(1681, IGNORE_SERVER_IDS_DEPRECATED)))
-            coords = "source_log_file" in opts and "source_log_pos" in opts
+            # SOURCE_LOG_FILE and SOURCE_LOG_POS make the positions valid again, unless the relay log is kept
+            # (RELAY_LOG_FILE / RELAY_LOG_POS: the applier's source position stays unknown, step 8 of
+            # rpl_change_rep_source_to_gtid_only_syntax_pfs warns then)
+            coords = "source_log_file" in opts and "source_log_pos" in opts and relay_at is None
             if gtid_only == 0 and self.config.gtid_only and self._invalid_positions() and not coords:
                 notes.append(Condition("Warning", 4072, message(4072, self.channel)))
             if gtid_only is not None:
@@ -444,18 +450,113 @@ class Replica:
             if rrf is not None:
                 self.require_row_format = bool(rrf)
                 self._install_row_format_check()
-            if not io and not sql and receive:
-                # change_master(): with both threads stopped the relay logs are purged and a new one started
-                self.relay.reset()
-                self._reset_applier_position()
+            if relay_at is not None:
+                # RELAY_LOG_FILE / RELAY_LOG_POS: the relay log is kept and the applier starts there
+                self._flush_applier_position(relay=relay_at)
+            elif not io and not sql:
+                # change_master(): with both threads stopped (and no RELAY_LOG_FILE / RELAY_LOG_POS), whatever the
+                # options, the relay logs are purged and a new one started; the applier's source position becomes
+                # the receiver's (none without a file name)
+                self.relay.reset(keep_applied=True)
+                source = (new.log_file, new.log_pos) if new.log_file else ("", 0)
+                self._flush_applier_position(relay=(self.relay.index[0], 4), source=source)
+            elif not sql:  # a running applier keeps writing its own (``if ((thread_mask & SLAVE_SQL) == 0)``)
+                self._flush_applier_position()
             if (
                 delay is not None
                 or agat is not None
                 or rrf is not None
-                or (not io and not sql and receive and self._has_applier_options())
+                or (not io and not sql and self._has_applier_options())
             ):
                 self._save_applier_options()
             return notes
+
+    def _relay_log_option(self, opts: dict[str, Any], auto: bool) -> tuple[str, int] | None:
+        """RELAY_LOG_FILE / RELAY_LOG_POS of a CHANGE REPLICATION SOURCE TO, removed from ``opts`` and checked
+        (``change_execute_options()`` and ``Relay_log_info::init_relay_log_pos``): where the applier starts next.
+
+        Args:
+            opts: the canonical options (the two are popped).
+            auto: SOURCE_AUTO_POSITION once the statement applies.
+
+        Returns:
+            (relay file, position) for the applier, or None when neither option is given. A file given as a path
+            keeps its last component (the relay log's directory is the datadir); RELAY_LOG_POS alone keeps the
+            applier's relay file, RELAY_LOG_FILE alone its position; a position below 4 is 4 (the magic number's
+            end, as the parser adjusts it).
+
+        Raises:
+            MySQLError: 1776 with SOURCE_AUTO_POSITION = 1 (ER_BAD_REPLICA_AUTO_POSITION); 1380
+                ER_RELAY_LOG_INIT when the file is not in the relay log index (the message of
+                ``Relay_log_info::is_group_relay_log_name_invalid``, naming the index file); 1064 for a value of the
+                wrong type.
+        """
+        name, pos = opts.pop("relay_log_file", None), opts.pop("relay_log_pos", None)
+        if name is None and pos is None:
+            return None
+        if auto:
+            raise mysql_error(1776)
+        if name is not None and not isinstance(name, str):
+            raise mysql_error(1064, "You have an error in your SQL syntax", str(name), 1)
+        if pos is not None and (not isinstance(pos, int) or isinstance(pos, bool) or pos < 0):
+            raise mysql_error(1064, "You have an error in your SQL syntax", str(pos), 1)
+        current = self.applier.last_applied or self._applied_position()
+        cur_file, cur_pos = (current[0], current[1]) if current is not None else ("", 4)
+        file = name.replace("\\", "/").rsplit("/", 1)[-1] if name is not None else cur_file
+        if file not in self.relay.index:
+            raise mysql_error(
+                1380,
+                "Could not find target log file mentioned in relay log info in the index file "
+                f"'{self.relay.index_path}' during relay log initialization",
+            )
+        return file, max(4, pos if pos is not None else cur_pos)
+
+    def _flush_applier_position(
+        self, *, relay: tuple[str, int] | None = None, source: tuple[str, int] | None = None
+    ) -> None:
+        """Write the applier's position as it is in memory into ``mysql.slave_relay_log_info``, as
+        ``change_master()`` ends with ``rli->flush_info(RLI_FLUSH_IGNORE_GTID_ONLY)``: under GTID_ONLY = 1 too, the
+        table then holds the current positions (step 6 / 8 of ``rpl_change_rep_source_to_gtid_only_syntax_pfs``).
+        The SQL thread is stopped; the applier then goes by the table (its in-memory position is cleared).
+
+        Args:
+            relay: a new (relay file, position) for the applier (RELAY_LOG_FILE / RELAY_LOG_POS, or ``("", 4)``
+                after the relay log was purged: the first relay file); its source position is kept unless
+                ``source`` is given.
+            source: a new (source file, position) executed up to (after a purge: the receiver's new coordinates,
+                as ``change_master()`` copies them into the applier's).
+        """
+        current = self.applier.last_applied or self._applied_position()
+        if current is None and relay is None:
+            return
+        r_file, r_pos, s_file, s_pos = current if current is not None else ("", 4, "", 0)
+        if relay is not None:
+            r_file, r_pos = relay
+        if source is not None:
+            s_file, s_pos = source
+        self._ensure_applier_metadata()
+        table = self.server.storage.physical_name("mysql", "slave_relay_log_info")
+        row = (r_file, r_pos, s_file, s_pos)
+        channel = self.channel
+
+        def write(db: Any) -> None:
+            cur = db.execute(
+                f'UPDATE "{table}" SET Relay_log_name = ?, Relay_log_pos = ?, Master_log_name = ?, '
+                "Master_log_pos = ? WHERE Channel_name = ?",
+                (*row, channel),
+            )
+            if cur.rowcount == 0:
+                db.execute(
+                    f'INSERT INTO "{table}" (Number_of_lines, Relay_log_name, Relay_log_pos, Master_log_name, '
+                    "Master_log_pos, Sql_delay, Number_of_workers, Id, Channel_name) VALUES (14, ?, ?, ?, ?, ?, 0, 1, ?)",
+                    (*row, self.applier.delay, channel),
+                )
+
+        self.server.write_txn(write)
+        if self.applier.last_applied is not None:
+            self._positions_invalid = False  # what this run applied is now what the table holds
+        # the applier (and SHOW REPLICA STATUS) go by the table from now on
+        self.applier.last_applied = None
 
     def _invalid_positions(self) -> bool:
         """The stored positions are stale (GTID_ONLY = 1 across a restart) and nothing was applied since."""
