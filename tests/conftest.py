@@ -55,6 +55,40 @@ def gtid_vectors_path() -> Path:
     return need_shared(GTID_VECTORS)
 
 
+#: test directories whose modules all run on one pytest-xdist worker: the pipeline tests share one Spark session
+#: (the ``spark`` fixture) and the session fixtures built on it (tests/pipeline/conftest.py)
+_ONE_WORKER_DIRS = {"tests/pipeline/": "spark"}
+
+
+def xdist_scope(nodeid: str) -> str:
+    """The unit of work pytest-xdist hands to one worker under ``make test`` (``-n 2 --dist loadgroup``), from a test's
+    node id: its module (so a module's module-scoped server or cluster is set up once, on one worker), one unit for
+    every test under a directory of :data:`_ONE_WORKER_DIRS` (so a run starts one local Spark), and an explicit
+    ``@pytest.mark.xdist_group`` name when pytest-xdist put one in the id."""
+    path, _, rest = nodeid.partition("::")
+    if rest.rfind("@") > rest.rfind("]"):
+        return rest.rsplit("@", 1)[1]
+    for prefix, group in _ONE_WORKER_DIRS.items():
+        if path.startswith(prefix):
+            return group
+    return path
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``--dist loadgroup`` schedules by :func:`xdist_scope` (pytest-xdist's own loadgroup groups only tests marked
+    ``xdist_group``, and with pytest 9 not even those: it renames items through an attribute pytest no longer
+    reads)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ScopeScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_scope(nodeid)
+
+    return ScopeScheduling(config, log)
+
+
 @pytest.fixture(scope="session")
 def spark():
     """One local Spark session for the whole run (local[2], UI off), stopped at the end."""

@@ -1,0 +1,58 @@
+"""``pytest`` and ``python -m pytest`` collect the same tests from ``tests/``, with no collection error.
+
+The two ways of starting pytest differ in one thing: ``python -m pytest`` puts the current directory on
+``sys.path``, the ``pytest`` script does not. A test module that imports a helper by a name only the current
+directory makes importable (``tests.protocol.server_proc`` without pyproject's ``pythonpath``, a conftest fallback)
+fails to import under the script and its tests silently vanish from that run. Both collections run here from the
+repository root, at the same time, each in a fresh process.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _script() -> list[str]:
+    """The ``pytest`` console script of this interpreter's environment; without one, the interpreter with ``-P``
+    (Python 3.11+: no current directory on ``sys.path``, as under the script)."""
+    script = Path(sys.executable).with_name("pytest")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-P", "-m", "pytest"]
+
+
+def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
+    args = ["--collect-only", "-q", "-p", "no:cacheprovider", "tests"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    runs = {
+        "pytest": subprocess.Popen(
+            [*_script(), *args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        ),
+        "python -m pytest": subprocess.Popen(
+            [sys.executable, "-m", "pytest", *args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        ),
+    }
+    items = {}
+    for how, proc in runs.items():
+        out, _ = proc.communicate(timeout=600)
+        assert proc.returncode == 0, f"{how} --collect-only failed:\n{out[-4000:]}"
+        items[how] = {line for line in out.splitlines() if "::" in line}
+    assert len(items["pytest"]) > 5000, "the collection should be the whole suite"
+    only_script = sorted(items["pytest"] - items["python -m pytest"])
+    only_module = sorted(items["python -m pytest"] - items["pytest"])
+    assert not only_script and not only_module, (only_script[:20], only_module[:20])
