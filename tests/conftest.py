@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -60,18 +62,33 @@ def gtid_vectors_path() -> Path:
 _ONE_WORKER_DIRS = {"tests/pipeline/": "spark"}
 
 
+#: what in a test module's text makes its tests one unit of work: a fixture shared by several of its tests
+_SHARED_FIXTURE = re.compile(r"""scope\s*=\s*["'](?:module|class|package|session)["']""")
+
+
+@functools.cache
+def _shares_fixtures(path: str) -> bool:
+    """Whether the test module at ``path`` (relative to the repository root) defines a module-, class-, package- or
+    session-scoped fixture (a server process, a cluster, a generated fleet)."""
+    try:
+        return bool(_SHARED_FIXTURE.search((ROOT / path).read_text(encoding="utf-8")))
+    except OSError:
+        return True
+
+
 def xdist_scope(nodeid: str) -> str:
     """The unit of work pytest-xdist hands to one worker under ``make test`` (``-n 2 --dist loadgroup``), from a test's
-    node id: its module (so a module's module-scoped server or cluster is set up once, on one worker), one unit for
-    every test under a directory of :data:`_ONE_WORKER_DIRS` (so a run starts one local Spark), and an explicit
-    ``@pytest.mark.xdist_group`` name when pytest-xdist put one in the id."""
+    node id: an explicit ``@pytest.mark.xdist_group`` name when pytest-xdist put one in the id; one unit for every
+    test under a directory of :data:`_ONE_WORKER_DIRS` (so a run starts one local Spark); the module when it has a
+    fixture broader than a test (so its server or cluster is set up once, on one worker, and its tests keep their
+    order); else the test alone (any free worker takes it)."""
     path, _, rest = nodeid.partition("::")
     if rest.rfind("@") > rest.rfind("]"):
         return rest.rsplit("@", 1)[1]
     for prefix, group in _ONE_WORKER_DIRS.items():
         if path.startswith(prefix):
             return group
-    return path
+    return path if _shares_fixtures(path) else nodeid
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
