@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -56,3 +58,37 @@ def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
     only_script = sorted(items["pytest"] - items["python -m pytest"])
     only_module = sorted(items["python -m pytest"] - items["pytest"])
     assert not only_script and not only_module, (only_script[:20], only_module[:20])
+
+
+@pytest.mark.parametrize(
+    ("nodeid", "unit"),
+    [
+        # the Spark tests: one unit, one session per run
+        ("tests/pipeline/test_fleet.py::test_x", "spark"),
+        ("tests/pipeline/test_cli_run.py::test_y[a]", "spark"),
+        # a module with a module-scoped server: one unit, its tests in order on one worker
+        (
+            "tests/protocol/test_charsets_wire.py::test_set_names_utf8_is_utf8mb3",
+            "tests/protocol/test_charsets_wire.py",
+        ),
+        # function-scoped fixtures only: each test is its own unit
+        ("tests/cli/test_pitr.py::test_point_in_time_recovery[stop-datetime]", None),
+        ("tests/engine/test_crash.py::test_sigkill_invariant[binlog_off]", None),
+        # pytest-xdist's own group suffix wins; an '@' inside a parameter id is no group
+        ("tests/engine/test_crash.py::test_z@mygroup", "mygroup"),
+        ("tests/engine/test_accounts.py::test_w[root@localhost]", None),
+    ],
+    ids=[
+        "pipeline",
+        "pipeline-param",
+        "module-fixture",
+        "function-only",
+        "function-only-2",
+        "group",
+        "at-in-id",
+    ],
+)
+def test_xdist_units(nodeid: str, unit: str | None) -> None:
+    from tests.conftest import xdist_scope
+
+    assert xdist_scope(nodeid) == (nodeid if unit is None else unit)
