@@ -57,9 +57,10 @@ def gtid_vectors_path() -> Path:
     return need_shared(GTID_VECTORS)
 
 
-#: test directories whose modules all run on one pytest-xdist worker: the pipeline tests share one Spark session
+#: test directories whose modules that name Spark all run on one pytest-xdist worker: they share one Spark session
 #: (the ``spark`` fixture) and the session fixtures built on it (tests/pipeline/conftest.py)
 _ONE_WORKER_DIRS = {"tests/pipeline/": "spark"}
+_SPARK = re.compile(r"\bspark\b")
 
 
 #: what in a test module's text makes its tests one unit of work: a fixture shared by several of its tests
@@ -67,28 +68,29 @@ _SHARED_FIXTURE = re.compile(r"""scope\s*=\s*["'](?:module|class|package|session
 
 
 @functools.cache
-def _shares_fixtures(path: str) -> bool:
-    """Whether the test module at ``path`` (relative to the repository root) defines a module-, class-, package- or
-    session-scoped fixture (a server process, a cluster, a generated fleet)."""
+def _module_text(path: str) -> str | None:
+    """The text of the test module at ``path`` (relative to the repository root), None when unreadable."""
     try:
-        return bool(_SHARED_FIXTURE.search((ROOT / path).read_text(encoding="utf-8")))
+        return (ROOT / path).read_text(encoding="utf-8")
     except OSError:
-        return True
+        return None
 
 
 def xdist_scope(nodeid: str) -> str:
     """The unit of work pytest-xdist hands to one worker under ``make test`` (``-n 2 --dist loadgroup``), from a test's
     node id: an explicit ``@pytest.mark.xdist_group`` name when pytest-xdist put one in the id; one unit for every
-    test under a directory of :data:`_ONE_WORKER_DIRS` (so a run starts one local Spark); the module when it has a
+    test of a module that names ``spark`` under a directory of :data:`_ONE_WORKER_DIRS` (so a run starts one local
+    Spark); the module when it has a
     fixture broader than a test (so its server or cluster is set up once, on one worker, and its tests keep their
     order); else the test alone (any free worker takes it)."""
     path, _, rest = nodeid.partition("::")
     if rest.rfind("@") > rest.rfind("]"):
         return rest.rsplit("@", 1)[1]
+    text = _module_text(path)
     for prefix, group in _ONE_WORKER_DIRS.items():
-        if path.startswith(prefix):
+        if path.startswith(prefix) and (text is None or _SPARK.search(text)):
             return group
-    return path if _shares_fixtures(path) else nodeid
+    return path if text is None or _SHARED_FIXTURE.search(text) else nodeid
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:

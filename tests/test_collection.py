@@ -66,6 +66,8 @@ def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
         # the Spark tests: one unit, one session per run
         ("tests/pipeline/test_fleet.py::test_x", "spark"),
         ("tests/pipeline/test_cli_run.py::test_y[a]", "spark"),
+        # a pipeline module without Spark (no session to share, no module fixture): each test alone
+        ("tests/pipeline/test_layout_and_state.py::test_v", None),
         # a module with a module-scoped server: one unit, its tests in order on one worker
         (
             "tests/protocol/test_charsets_wire.py::test_set_names_utf8_is_utf8mb3",
@@ -81,6 +83,7 @@ def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
     ids=[
         "pipeline",
         "pipeline-param",
+        "pipeline-no-spark",
         "module-fixture",
         "function-only",
         "function-only-2",
