@@ -8,6 +8,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,17 +94,42 @@ def xdist_scope(nodeid: str) -> str:
     return path if text is None or _SHARED_FIXTURE.search(text) else nodeid
 
 
+#: the order in which units are handed out, by the directory of their tests: the Spark unit (the longest) first,
+#: then the tests that start server processes (replication, CLI, wire), the in-process ones last to fill the gaps
+_RANK = ("spark", "tests/replication/", "tests/cli/", "tests/protocol/", "tests/pipeline/", "tests/engine/")
+
+
+def _unit_rank(scope: str, tests: dict[str, bool]) -> tuple[int, int]:
+    """Sort key of a unit of work (longest expected first): its directory's place in :data:`_RANK`, then the
+    number of its tests (more first); the sort is stable, so collection order decides the rest."""
+    first = next(iter(tests), "")
+    for rank, prefix in enumerate(_RANK):
+        if scope == prefix or first.startswith(prefix):
+            return rank, -len(tests)
+    return len(_RANK), -len(tests)
+
+
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """``--dist loadgroup`` schedules by :func:`xdist_scope` (pytest-xdist's own loadgroup groups only tests marked
     ``xdist_group``, and with pytest 9 not even those: it renames items through an attribute pytest no longer
-    reads)."""
+    reads), handing out the units in :func:`_unit_rank` order."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
     class ScopeScheduling(LoadScopeScheduling):
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             return xdist_scope(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if not self.ordered:  # the first assignment: the queue is complete, put the long units first
+                units = sorted(self.workqueue.items(), key=lambda unit: _unit_rank(*unit))
+                self.workqueue.clear()
+                self.workqueue.update(units)
+                self.ordered = True
+            super()._assign_work_unit(node)
 
     return ScopeScheduling(config, log)
 
