@@ -109,6 +109,8 @@ def _unit_rank(scope: str, tests: dict[str, bool]) -> tuple[int, int]:
     return len(_RANK), -len(tests)
 
 
+# a hook of pytest-xdist (optional: without pytest-xdist the suite runs in one process)
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """``--dist loadgroup`` schedules by :func:`xdist_scope` (pytest-xdist's own loadgroup groups only tests marked
     ``xdist_group``, and with pytest 9 not even those: it renames items through an attribute pytest no longer
