@@ -2,6 +2,7 @@
 #   make demo   source + passive replica by GTIDs (read-your-writes, crash, resume), then the PySpark pipeline
 #               (and on ../shared/research/fixtures/binlogs when present)
 #   make test   type-check (mypy, config in pyproject.toml: gtid/, binlog/, engine/, protocol/), lint, then the test suite
+#               on 2 pytest-xdist workers (PYTEST_WORKERS=N for another count; `make test PYTEST_XDIST=` runs it serially)
 PY ?= python3
 VENV := .venv
 PYBIN := $(VENV)/bin/python
@@ -9,6 +10,11 @@ STAMP := $(VENV)/.installed-stamp
 export SPARK_LOCAL_IP ?= 127.0.0.1
 export PYSPARK_PYTHON := $(abspath $(PYBIN))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PYBIN))
+
+# pytest-xdist: one worker per core (the machine this runs on has 2); tests/conftest.py schedules a module (its
+# module-scoped servers) and the Spark tests (one session) onto one worker each
+PYTEST_WORKERS ?= 2
+PYTEST_XDIST ?= -n $(PYTEST_WORKERS) --dist loadgroup
 
 .PHONY: install test typecheck demo bench lint clean
 
@@ -21,7 +27,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 test: $(STAMP) typecheck lint
-	$(PYBIN) -m pytest -q -p no:cacheprovider
+	$(PYBIN) -m pytest -q -p no:cacheprovider $(PYTEST_XDIST)
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy

@@ -48,7 +48,14 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _sysbench_cmd(port: int) -> list[str]:
+#: the application account sysbench also runs as: only the DML privileges on its schema, no password
+APP_ACCOUNT = (
+    "CREATE USER app@'%' IDENTIFIED BY ''",
+    "GRANT SELECT, INSERT, UPDATE, DELETE ON sbtest.* TO app@'%'",
+)
+
+
+def _sysbench_cmd(port: int, user: str = "root") -> list[str]:
     exe = shutil.which("sysbench")
     assert exe is not None
     return [
@@ -56,7 +63,7 @@ def _sysbench_cmd(port: int) -> list[str]:
         "--db-driver=mysql",
         "--mysql-host=127.0.0.1",
         f"--mysql-port={port}",
-        "--mysql-user=root",
+        f"--mysql-user={user}",
         "--mysql-password=",
         "--tables=1",
         "--table-size=10000",
@@ -68,9 +75,11 @@ def _sysbench_prepare(port: int) -> None:
     subprocess.run([cmd[0], "oltp_read_write", *cmd[1:], "prepare"], capture_output=True, check=True)
 
 
-def _sysbench(port: int, pid: int, test: str, threads: int, seconds: int) -> dict[str, float] | None:
-    """One sysbench run; TPS, latency and the server's CPU time per query (µs, all its threads)."""
-    cmd = _sysbench_cmd(port)
+def _sysbench(
+    port: int, pid: int, test: str, threads: int, seconds: int, user: str = "root"
+) -> dict[str, float] | None:
+    """One sysbench run as ``user``; TPS, latency and the server's CPU time per query (µs, all its threads)."""
+    cmd = _sysbench_cmd(port, user)
     cpu0 = _cpu_seconds(pid)
     r = subprocess.run(
         [cmd[0], test, *cmd[1:], f"--threads={threads}", f"--time={seconds}", "run"],
@@ -156,11 +165,13 @@ def _mariadb(tmp: Path) -> Iterator[tuple[int, int] | None]:
         proc.wait(60)
 
 
-def _layer_costs(n: int = 3000) -> list[tuple[str, float]]:
+def _layer_costs(n: int = 3000, user: str = "root") -> list[tuple[str, float]]:
     """CPU µs per sysbench point select at each layer, in this process (no sockets): where the time goes.
 
-    One engine ``Server`` (binlog on) and one ``ClientHandler`` fed COM_STMT_EXECUTE packets in memory; each layer
-    is timed alone with its inputs prepared (best of 5 rounds of ``n`` statements, process CPU time).
+    One engine ``Server`` (binlog on) and one ``ClientHandler`` fed COM_STMT_EXECUTE packets in memory, logged in as
+    ``user`` (``root``, or ``app`` with :data:`APP_ACCOUNT`'s grant: its session's authorizer checks each
+    statement); each layer is timed alone with its inputs prepared (best of 5 rounds of ``n`` statements, process
+    CPU time).
     """
     import random
     import struct
@@ -185,18 +196,25 @@ def _layer_costs(n: int = 3000) -> list[tuple[str, float]]:
         engine = Server.open(Path(tmp), log_bin=True)
         try:
             create_root(engine, "")
-            h = ClientHandler(ServerContext(engine=engine, accounts=engine.accounts))
-            h.start()
-            login = HandshakeResponse(caps, "root", b"", None, "caching_sha2_password")
-            h.receive_data(frame(login.encode(), 1)[0])
-            s = h.session
-            s.execute("CREATE DATABASE sbtest; USE sbtest")
-            s.execute(
+            setup = engine.session()
+            setup.execute("CREATE DATABASE sbtest; USE sbtest")
+            setup.execute(
                 "CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
                 "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))"
             )
             rows = ",".join(f"({i}, {i}, '{i:011d}-{i:011d}', '{i:011d}')" for i in range(1, 10001))
-            s.execute(f"INSERT INTO sbtest1 (id, k, c, pad) VALUES {rows}")
+            setup.execute(f"INSERT INTO sbtest1 (id, k, c, pad) VALUES {rows}")
+            for sql in APP_ACCOUNT:
+                setup.execute(sql)
+            setup.close()
+            h = ClientHandler(ServerContext(engine=engine, accounts=engine.accounts))
+            h.start()
+            login = HandshakeResponse(
+                caps | Capability.CONNECT_WITH_DB, user, b"", "sbtest", "caching_sha2_password"
+            )
+            ok = h.receive_data(frame(login.encode(), 1)[0])
+            assert ok[4] == 0, ok  # the OK packet: logged in
+            s = h.session
             ids = [random.randint(1, 10000) for _ in range(n)]
             texts = [f"SELECT c FROM sbtest1 WHERE id={i}" for i in ids]
             stmts = [classify(t) for t in texts]
@@ -292,6 +310,8 @@ def main() -> int:
     tests = [("oltp_point_select", 1), ("oltp_point_select", 4), ("oltp_read_write", 4)]
     runs: dict[tuple[str, str, int], list[dict[str, float]]] = {}
     ratios: dict[tuple[str, str, int], list[float]] = {}
+    #: (test, threads) -> per round: server CPU per query as the application account / as root
+    app_ratios: dict[tuple[str, int], list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp, running_server(Path(tmp) / "d", "--log-bin") as srv:
         conns = {}
         for mode in ("OFF", "OWN_GTID"):
@@ -324,20 +344,32 @@ def main() -> int:
             c.close()
         if shutil.which("sysbench") and args.sysbench_seconds > 0:
             with contextlib.ExitStack() as stack:
-                servers: dict[str, tuple[int, int]] = {"gtidkit": (srv.port, srv.proc.pid)}
+                # name -> (port, pid, account sysbench logs in as)
+                servers: dict[str, tuple[int, int, str]] = {"gtidkit": (srv.port, srv.proc.pid, "root")}
                 if args.baseline_src:
-                    servers["before"] = stack.enter_context(_baseline(Path(tmp), args.baseline_src))
+                    servers["before"] = (
+                        *stack.enter_context(_baseline(Path(tmp), args.baseline_src)),
+                        "root",
+                    )
                 if not args.no_mariadb:
                     maria_srv = stack.enter_context(_mariadb(Path(tmp)))
                     if maria_srv is not None:
-                        servers["mariadb"] = maria_srv
-                for port, _pid in servers.values():
+                        servers["mariadb"] = (*maria_srv, "root")
+                for port, _pid, _user in list(servers.values()):
                     c = pymysql.connect(
                         host="127.0.0.1", port=port, user="root", password="", autocommit=True
                     )
                     c.cursor().execute("CREATE DATABASE sbtest")
                     c.close()
                     _sysbench_prepare(port)
+                # the same gtidkit server, sysbench logged in as the application account
+                c = pymysql.connect(
+                    host="127.0.0.1", port=srv.port, user="root", password="", autocommit=True
+                )
+                for sql in APP_ACCOUNT:
+                    c.cursor().execute(sql)
+                c.close()
+                servers["gtidkit app"] = (srv.port, srv.proc.pid, "app")
                 names = list(servers)
                 for test, threads in tests:
                     for rep in range(args.repeat):
@@ -345,12 +377,18 @@ def main() -> int:
                         rotation = names[rep % len(names) :] + names[: rep % len(names)]
                         group: dict[str, dict[str, float]] = {}
                         for who in rotation:
-                            fig = _sysbench(*servers[who], test, threads, args.sysbench_seconds)
+                            port, pid, user = servers[who]
+                            fig = _sysbench(port, pid, test, threads, args.sysbench_seconds, user)
                             if fig:
                                 group[who] = fig
                                 runs.setdefault((who, test, threads), []).append(fig)
+                        if "gtidkit" in group and "gtidkit app" in group:  # the account's cost, same round
+                            root_cpu = group["gtidkit"].get("cpu_us_per_query")
+                            app_cpu = group["gtidkit app"].get("cpu_us_per_query")
+                            if root_cpu and app_cpu:
+                                app_ratios.setdefault((test, threads), []).append(app_cpu / root_cpu)
                         if "mariadb" in group:
-                            for who in ("gtidkit", "before"):
+                            for who in ("gtidkit", "gtidkit app", "before"):
                                 if who in group:
                                     ratio = group[who]["tps"] / group["mariadb"]["tps"]
                                     ratios.setdefault((who, test, threads), []).append(ratio)
@@ -373,14 +411,22 @@ def main() -> int:
         lines.append(f"| {label} | {off:.0f} | {own:.0f} | {own / off:.3f} | <= 1.05 |")
     if runs:
         before = " and the baseline gtidkit (`--baseline-src`, same options)" if args.baseline_src else ""
+        maria = any(who == "mariadb" for who, _, _ in runs)
         lines += [
             "",
             (
                 "sysbench 1.0.20 (Debian), 1 table of 10000 rows, prepared statements (unmodified scripts), "
-                f"{args.sysbench_seconds} s per run, same machine. All servers up at once (gtidkit{before}, MariaDB); "
-                f"each test runs {args.repeat} rounds of one run per server back to back (order rotating), a ratio "
-                "is taken within each round. MariaDB 10.11 (Debian mariadb-server, private datadir and port, binlog "
-                "on with sync_binlog=1, InnoDB defaults); gtidkit with its binlog on (sync_binlog=1: the binlog fsync "
+                f"{args.sysbench_seconds} s per run, same machine. All servers up at once (gtidkit{before}"
+                + (", MariaDB" if maria else "; MariaDB's server is not installed here, so no MariaDB column")
+                + f"); each test runs {args.repeat} rounds of one run per server back to back (order rotating), a "
+                "ratio is taken within each round. "
+                + (
+                    "MariaDB 10.11 (Debian mariadb-server, private datadir and port, binlog on with sync_binlog=1, "
+                    "InnoDB defaults); "
+                    if maria
+                    else ""
+                )
+                + "gtidkit with its binlog on (sync_binlog=1: the binlog fsync "
                 "makes a commit durable, recovery re-applies from it, so SQLite's WAL is not fsynced again) and "
                 "SQLite synchronous=FULL otherwise. Medians over the rounds (each round's ratio in brackets); server "
                 "CPU = the server process's user+system time per query (all threads)."
@@ -389,9 +435,14 @@ def main() -> int:
             "| test | threads | server | TPS | p95 ms | server CPU µs/query | / MariaDB | target |",
             "|---|---|---|---|---|---|---|---|",
         ]
-        label_of = {"gtidkit": "gtidkit", "before": "gtidkit before", "mariadb": "MariaDB"}
+        label_of = {
+            "gtidkit": "gtidkit",
+            "gtidkit app": "gtidkit, as app",
+            "before": "gtidkit before",
+            "mariadb": "MariaDB",
+        }
         for test, threads in tests:
-            for who in ("before", "gtidkit", "mariadb"):
+            for who in ("before", "gtidkit", "gtidkit app", "mariadb"):
                 figs = runs.get((who, test, threads))
                 if not figs:
                     continue
@@ -412,9 +463,22 @@ def main() -> int:
                 )
         lines += [
             "",
+            (
+                "'gtidkit, as app': the same gtidkit server with sysbench logged in as an application account "
+                f"(`{APP_ACCOUNT[0]}`, `{APP_ACCOUNT[1]}`), run in the same rounds. Its server CPU per query "
+                "against root's, per round (target for point_select: within 10%): "
+                + "; ".join(
+                    f"{test} {threads} thread(s) **{statistics.median(rs):.3f}** "
+                    f"({', '.join(f'{r:.3f}' for r in rs)})"
+                    for (test, threads), rs in app_ratios.items()
+                )
+                + "."
+            ),
+            "",
             f"Load average at the end of the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.",
         ]
     costs = _layer_costs()
+    app_costs = dict(_layer_costs(user="app"))
     g_cpu = _median_fig(runs.get(("gtidkit", "oltp_point_select", 1), []), "cpu_us_per_query")
     m_cpu = _median_fig(runs.get(("mariadb", "oltp_point_select", 1), []), "cpu_us_per_query")
     cpu_note = (
@@ -430,9 +494,12 @@ def main() -> int:
             "on loopback TCP) and thread hand-offs:"
         ),
         "",
-        "| layer | CPU µs per statement |",
-        "|---|---|",
-        *(f"| {label} | {us:.1f} |" for label, us in costs),
+        "| layer | CPU µs per statement (root) | as app | app / root |",
+        "|---|---|---|---|",
+        *(
+            f"| {label} | {us:.1f} | {app_costs[label]:.1f} | {app_costs[label] / us:.2f} |"
+            for label, us in costs
+        ),
         "",
         (
             "What is left: point_select is CPU-bound (TPS on this shared machine follows server CPU per query: "

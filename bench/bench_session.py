@@ -44,9 +44,48 @@ def _c(rng: random.Random, groups: int) -> bytes:
     return "-".join(f"{rng.randrange(10**11):011d}" for _ in range(groups)).encode()
 
 
-def _run(tx: int, track: str, profiler: Any = None) -> dict[str, float]:
+#: the application account of the ``app`` runs: only SELECT, INSERT, UPDATE, DELETE on the sysbench schema, as an
+#: application is given (bench_server's sysbench account has the same grant)
+APP_GRANT = "GRANT SELECT, INSERT, UPDATE, DELETE ON sbtest.* TO app@'%'"
+
+
+def _login(server: Any, user: str) -> tuple[Any, Any]:
+    """Create root@localhost and, for ``app``, the account of :data:`APP_GRANT` (no passwords) on the new ``server``,
+    then log ``user`` in through the wire layer in memory (a ``ClientHandler`` fed its HandshakeResponse, default schema sbtest):
+    returns (handler, its engine session), whose statements the account's authorizer checks as over a socket."""
+    from gtidkit.engine.accounts.bootstrap import create_root
+    from gtidkit.protocol.constants import Capability
+    from gtidkit.protocol.handler import ClientHandler, ServerContext
+    from gtidkit.protocol.messages import HandshakeResponse
+    from gtidkit.protocol.packets import frame
+
+    caps = (
+        Capability.PROTOCOL_41
+        | Capability.SECURE_CONNECTION
+        | Capability.PLUGIN_AUTH
+        | Capability.PLUGIN_AUTH_LENENC_CLIENT_DATA
+        | Capability.TRANSACTIONS
+        | Capability.CONNECT_WITH_DB
+    )
+    create_root(server, "")
+    if user == "app":
+        setup = server.session()
+        setup.execute("CREATE USER IF NOT EXISTS app@'%' IDENTIFIED BY ''")
+        setup.execute(APP_GRANT)
+        setup.close()
+    h = ClientHandler(ServerContext(engine=server, accounts=server.accounts))
+    h.start()
+    login = HandshakeResponse(caps, user, b"", "sbtest", "caching_sha2_password")
+    ok = h.receive_data(frame(login.encode(), 1)[0])
+    assert ok[4] == 0, ok  # the OK packet: logged in
+    return h, h.session
+
+
+def _run(tx: int, track: str, profiler: Any = None, user: str | None = None) -> dict[str, float]:
     """CPU µs per statement kind over ``tx`` oltp_read_write transactions (plus ``tx`` x 10 autocommit point
-    selects as ``point_select_autocommit``) with session_track_gtids=``track``."""
+    selects as ``point_select_autocommit``) with session_track_gtids=``track``: on an engine session (``user``
+    None: no account, no privilege checks), or on the session of ``user`` (``root`` / ``app``) logged in through the
+    wire layer, whose authorizer checks each statement's privileges (:func:`_login`)."""
     from gtidkit.engine import Server
 
     rng = random.Random(7)
@@ -55,9 +94,13 @@ def _run(tx: int, track: str, profiler: Any = None) -> dict[str, float]:
     costs["transaction"] = []
     with tempfile.TemporaryDirectory() as tmp:
         server = Server.open(Path(tmp), log_bin=True)
+        handler = None
         try:
             s = server.session()
             _load(s, rng)
+            if user is not None:
+                s.close()
+                handler, s = _login(server, user)
             s.execute(f"SET SESSION session_track_gtids = {track}")
             p = {k: s.prepare(t) for k, t in STATEMENTS.items()}
             clock = time.process_time
@@ -94,15 +137,19 @@ def _run(tx: int, track: str, profiler: Any = None) -> dict[str, float]:
             for _ in range(tx * 3):
                 time.sleep(0.0002)
                 run("point_select", [rng.randint(1, TABLE_ROWS)], "point_select_after_sleep")
-            s.close()
+            if handler is not None:
+                handler.close()
+            else:
+                s.close()
         finally:
             server.shutdown()
-    wire = _wire_point_selects()
-    # the median per kind (robust to the machine's other load), in µs
     out = {}
-    for k, v in costs.items():
+    for k, v in costs.items():  # the median per kind (robust to the machine's other load), in µs
         v.sort()
         out[k] = v[len(v) // 2] * 1e6
+    if user is not None:
+        return out
+    wire = _wire_point_selects()
     out.update(wire)  # root and an application account through the wire layer (best of 5 rounds)
     return out
 
@@ -282,12 +329,15 @@ def _concurrent(threads: int, tx: int) -> dict[str, float]:
     }
 
 
-def _child(src: str, tx: int, track: str, threads: int = 0, layers: bool = False) -> dict[str, float]:
-    """One run of the workload (``threads`` > 0: the concurrent one; ``layers``: bench_server's layer costs) in a
-    fresh process importing gtidkit from ``src``."""
+def _child(
+    src: str, tx: int, track: str, threads: int = 0, layers: bool = False, user: str | None = None
+) -> dict[str, float]:
+    """One run of the workload (``threads`` > 0: the concurrent one; ``layers``: bench_server's layer costs;
+    ``user``: on that account's logged-in session) in a fresh process importing gtidkit from ``src``."""
     env = dict(os.environ, PYTHONPATH=str(Path(src).resolve()))
     cmd = [sys.executable, __file__, "--child", "--tx", str(tx), "--track", track, "--threads", str(threads)]
     cmd += ["--layers"] if layers else []
+    cmd += ["--as-user", user] if user else []
     return json.loads(subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout)
 
 
@@ -302,6 +352,7 @@ def main() -> int:
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--threads", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--layers", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--as-user", help=argparse.SUPPRESS)
     ap.add_argument(
         "--concurrent-tx", type=int, default=150, help="transactions per thread in the 1 / 4 thread runs"
     )
@@ -315,18 +366,24 @@ def main() -> int:
         elif args.threads:
             print(json.dumps(_concurrent(args.threads, args.tx)))
         else:
-            print(json.dumps(_run(args.tx, args.track)))
+            print(json.dumps(_run(args.tx, args.track, user=args.as_user)))
         return 0
     here = Path(__file__).resolve().parent.parent / "src"
     base: dict[str, float] | None = None
     now: dict[str, float] = {}
+    #: this tree's workload on root's and on the application account's logged-in sessions
+    acc: dict[str, dict[str, float]] = {"root": {}, "app": {}}
+    src = os.environ.get("BENCH_SESSION_SRC", str(here))
     # before and after alternate, each in a fresh process: the machine's load hits both
     for _ in range(args.rounds):
         if args.baseline_src:
             b = _child(args.baseline_src, args.tx, args.track)
             base = b if base is None else {k: min(v, b[k]) for k, v in base.items()}
-        n = _child(os.environ.get("BENCH_SESSION_SRC", str(here)), args.tx, args.track)
+        n = _child(src, args.tx, args.track)
         now = n if not now else {k: min(v, n[k]) for k, v in now.items()}
+        for user, best in acc.items():
+            a = _child(src, args.tx, args.track, user=user)
+            acc[user] = a if not best else {k: min(v, a[k]) for k, v in best.items()}
     cmd_line = (
         f".venv/bin/python bench/bench_session.py --tx {args.tx} --track {args.track} --rounds {args.rounds}"
     )
@@ -342,12 +399,35 @@ def main() -> int:
         ),
         "",
     ]
+    root, app = acc["root"], acc["app"]
+
+    def accounts(k: str) -> str:
+        if k not in root:
+            return " | | |"
+        return f" {root[k]:.1f} | {app[k]:.1f} | {app[k] / root[k]:.2f} |"
+
     if base is not None:
-        lines += ["| statement | before µs | after µs | after / before |", "|---|---|---|---|"]
-        lines += [f"| {k} | {base[k]:.1f} | {now[k]:.1f} | {now[k] / base[k]:.2f} |" for k in now]
+        lines += [
+            "| statement | before µs | after µs | after / before | root µs | app µs | app / root |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {k} | {base[k]:.1f} | {now[k]:.1f} | {now[k] / base[k]:.2f} |{accounts(k)}" for k in now
+        ]
     else:
-        lines += ["| statement | CPU µs |", "|---|---|"]
-        lines += [f"| {k} | {now[k]:.1f} |" for k in now]
+        lines += ["| statement | CPU µs | root µs | app µs | app / root |", "|---|---|---|---|---|"]
+        lines += [f"| {k} | {now[k]:.1f} |{accounts(k)}" for k in now]
+    lines += [
+        "",
+        (
+            "The root and app columns: the same workload on a session logged in through the wire layer in memory "
+            "(a `ClientHandler` fed the HandshakeResponse, no sockets), as root@localhost and as the application "
+            f"account app@'%' (`{APP_GRANT}`), whose authorizer checks every statement's privileges; this tree, "
+            f"best of the rounds' medians. Point select: app costs {app['point_select'] / root['point_select']:.2f}x "
+            f"root in a transaction, {app['point_select_autocommit'] / root['point_select_autocommit']:.2f}x "
+            "autocommitted (target: within 10%)."
+        ),
+    ]
     ratio = now["wire_point_select_text_app"] / now["wire_point_select_text_root"]
     wire = (
         "The wire_point_select rows: one point select through the wire layer in memory (a `ClientHandler` fed "

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,6 +56,84 @@ def binlog_fixtures() -> Path:
 def gtid_vectors_path() -> Path:
     """Path of ../shared/research/fixtures/gtid_vectors.jsonl."""
     return need_shared(GTID_VECTORS)
+
+
+#: test directories whose modules that name Spark all run on one pytest-xdist worker: they share one Spark session
+#: (the ``spark`` fixture) and the session fixtures built on it (tests/pipeline/conftest.py)
+_ONE_WORKER_DIRS = {"tests/pipeline/": "spark"}
+_SPARK = re.compile(r"\bspark\b")
+
+
+#: what in a test module's text makes its tests one unit of work: a fixture shared by several of its tests
+_SHARED_FIXTURE = re.compile(r"""scope\s*=\s*["'](?:module|class|package|session)["']""")
+
+
+@functools.cache
+def _module_text(path: str) -> str | None:
+    """The text of the test module at ``path`` (relative to the repository root), None when unreadable."""
+    try:
+        return (ROOT / path).read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def xdist_scope(nodeid: str) -> str:
+    """The unit of work pytest-xdist hands to one worker under ``make test`` (``-n 2 --dist loadgroup``), from a test's
+    node id: an explicit ``@pytest.mark.xdist_group`` name when pytest-xdist put one in the id; one unit for every
+    test of a module that names ``spark`` under a directory of :data:`_ONE_WORKER_DIRS` (so a run starts one local
+    Spark); the module when it has a
+    fixture broader than a test (so its server or cluster is set up once, on one worker, and its tests keep their
+    order); else the test alone (any free worker takes it)."""
+    path, _, rest = nodeid.partition("::")
+    if rest.rfind("@") > rest.rfind("]"):
+        return rest.rsplit("@", 1)[1]
+    text = _module_text(path)
+    for prefix, group in _ONE_WORKER_DIRS.items():
+        if path.startswith(prefix) and (text is None or _SPARK.search(text)):
+            return group
+    return path if text is None or _SHARED_FIXTURE.search(text) else nodeid
+
+
+#: the order in which units are handed out, by the directory of their tests: the Spark unit (the longest) first,
+#: then the tests that start server processes (replication, CLI, wire), the in-process ones last to fill the gaps
+_RANK = ("spark", "tests/replication/", "tests/cli/", "tests/protocol/", "tests/pipeline/", "tests/engine/")
+
+
+def _unit_rank(scope: str, tests: dict[str, bool]) -> tuple[int, int]:
+    """Sort key of a unit of work (longest expected first): its directory's place in :data:`_RANK`, then the
+    number of its tests (more first); the sort is stable, so collection order decides the rest."""
+    first = next(iter(tests), "")
+    for rank, prefix in enumerate(_RANK):
+        if scope == prefix or first.startswith(prefix):
+            return rank, -len(tests)
+    return len(_RANK), -len(tests)
+
+
+# a hook of pytest-xdist (optional: without pytest-xdist the suite runs in one process)
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``--dist loadgroup`` schedules by :func:`xdist_scope` (pytest-xdist's own loadgroup groups only tests marked
+    ``xdist_group``, and with pytest 9 not even those: it renames items through an attribute pytest no longer
+    reads), handing out the units in :func:`_unit_rank` order."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ScopeScheduling(LoadScopeScheduling):
+        ordered = False
+
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_scope(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if not self.ordered:  # the first assignment: the queue is complete, put the long units first
+                units = sorted(self.workqueue.items(), key=lambda unit: _unit_rank(*unit))
+                self.workqueue.clear()
+                self.workqueue.update(units)
+                self.ordered = True
+            super()._assign_work_unit(node)
+
+    return ScopeScheduling(config, log)
 
 
 @pytest.fixture(scope="session")

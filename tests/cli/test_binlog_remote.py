@@ -10,7 +10,6 @@ when it has cleared the IN_USE flag of its last file's Format_description, as th
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,15 +19,13 @@ import pymysql
 import pytest
 
 from gtidkit.binlog.file import read_transactions
-from tests.protocol.server_proc import running_server
+from tests.protocol.server_proc import free_port, running_server
 
 SOURCE_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=9")
 
 
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return free_port()  # the restart finds the same port: one from below the ephemeral range
 
 
 def _sql(port: int, *stmts: str) -> list[tuple]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -32,16 +31,14 @@ import pytest
 
 from gtidkit.binlog.file import read_transactions
 from gtidkit.gtid import GtidSet
-from tests.protocol.server_proc import initialize, running_server
+from tests.protocol.server_proc import free_port, initialize, running_server
 
 SOURCE = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
 TABLES = ("shop.orders", "shop.customers", "shop.audit")
 
 
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return free_port()  # the restart finds the same port: one from below the ephemeral range
 
 
 def _sql(port: int, *stmts: str) -> list[tuple]:

@@ -7,8 +7,10 @@ import contextlib
 import ctypes
 import ctypes.util
 import os
+import random
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -37,6 +39,41 @@ class ServerProcess:
 #: gtid_mode OFF, enforce_gtid_consistency OFF). A test that needs the binary log passes ``--log-bin``, one that
 #: needs GTIDs off ``--gtid-mode=OFF``; ``running_server(..., base=())`` starts with mysqld's defaults.
 BASE_ARGS = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--skip-log-bin")
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+#: where :func:`free_port` looks: below the kernel's ephemeral range, from a random point (per process)
+_PORT_LOW = 10000
+_PORT_HIGH = max(_PORT_LOW + 1000, _ephemeral_low())
+_next_port = [random.randrange(_PORT_LOW, _PORT_HIGH)]
+
+
+def free_port() -> int:
+    """A free 127.0.0.1 TCP port for a test that must know a port before its server starts (or must find the
+    same port again after a restart), or needs a port where nothing listens.
+
+    The port comes from below the kernel's ephemeral range, so no ``--port 0`` server and no outgoing connection of
+    any process is ever given it; each process walks the range from its own random point, checking each port by
+    binding it. Lock-free: concurrent test processes (pytest-xdist workers, other checkouts) collide only if they
+    reach the same port at the same instant. Servers that need no fixed port use ``--port 0``.
+    """
+    for _ in range(_PORT_HIGH - _PORT_LOW):
+        port = _next_port[0]
+        _next_port[0] = _PORT_LOW + (port + 1 - _PORT_LOW) % (_PORT_HIGH - _PORT_LOW)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    raise AssertionError(f"no free port in {_PORT_LOW}..{_PORT_HIGH}")
+
 
 #: ``--initialize`` without a binary log, so that a datadir's first binlog file is the first start's
 #: (``binlog.000001``) when the test turns the binary log on.

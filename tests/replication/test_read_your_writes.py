@@ -9,7 +9,6 @@ catches up. Expected values come from MySQL's rules: the OK packet after a commi
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from typing import Any
 
 import pymysql
 import pytest
-from protocol.server_proc import ServerProcess, running_server
+from protocol.server_proc import ServerProcess, free_port, running_server
 
 from gtidkit.gtid import GtidSet
 from gtidkit.replication.read_your_writes import Endpoint, ReadYourWrites
@@ -141,9 +140,7 @@ def test_the_wait_is_woken_by_the_replica_commit(pair: tuple[ServerProcess, Serv
 
 def test_unreachable_replica_falls_back_to_the_source(pair: tuple[ServerProcess, ServerProcess]) -> None:
     source, replica = pair
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        dead = Endpoint("127.0.0.1", s.getsockname()[1], "root", "", "app")
+    dead = Endpoint("127.0.0.1", free_port(), "root", "", "app")  # a port nobody listens on
     with ReadYourWrites(_endpoint(source), [dead], timeout=0.2) as rw:
         rw.write("INSERT INTO app.t VALUES (30, 'thirty')")
         r = rw.read("SELECT v FROM app.t WHERE id = 30")

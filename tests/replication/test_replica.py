@@ -12,11 +12,11 @@ with a delay of 60 seconds between attempts. Message: ...``).
 
 from __future__ import annotations
 
-import socket
 import struct
 import time
 
 import pytest
+from protocol.server_proc import free_port
 
 from gtidkit.engine import Server
 from gtidkit.errors import MySQLError
@@ -89,12 +89,8 @@ def replica(tmp_path):
 
 
 def closed_port() -> int:
-    """A 127.0.0.1 port nothing listens on."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    """A 127.0.0.1 port nothing listens on (below the ephemeral range: no other test's server is given it)."""
+    return free_port()
 
 
 def status(sess, stmt="SHOW REPLICA STATUS") -> dict:

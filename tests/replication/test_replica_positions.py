@@ -15,13 +15,13 @@ log) and ``replica`` (binary log off). The tests run in file order and each leav
 from __future__ import annotations
 
 import signal
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pymysql
 import pytest
+from protocol.server_proc import free_port
 
 from gtidkit.gtid import GtidSet
 from replication.cluster import Cluster, Node, cluster, wait_until
@@ -30,9 +30,7 @@ GTID_OFF = ("--gtid-mode=OFF", "--enforce-gtid-consistency=OFF")
 
 
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return free_port()  # the restart finds the same port: one from below the ephemeral range
 
 
 @pytest.fixture(scope="module")

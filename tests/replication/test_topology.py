@@ -11,7 +11,6 @@ rotates (manual "SET GTID_PURGED", "FLUSH BINARY LOGS").
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from uuid import UUID
 import pymysql
 import pytest
 from click.testing import CliRunner
-from protocol.server_proc import ServerProcess, running_server
+from protocol.server_proc import ServerProcess, free_port, running_server
 from pymysql.constants import CLIENT
 
 from gtidkit.cli.main import cli
@@ -141,9 +140,9 @@ def test_cli_order_matters_without_replica_status(
 
 def test_cli_unreachable_exits_2(diverged: tuple[ServerProcess, ServerProcess, GtidSet]) -> None:
     source, _, _ = diverged
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        dead = s.getsockname()[1]
+    dead = (
+        free_port()
+    )  # nothing listens there (below the ephemeral range: no other test's server is given it)
     r = CliRunner().invoke(cli, ["topology", "check", f"127.0.0.1:{source.port}", f"127.0.0.1:{dead}"])
     assert r.exit_code == 2 and "unreachable" in r.output
     r = CliRunner().invoke(cli, ["topology", "check", "127.0.0.1:notaport"])

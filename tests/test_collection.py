@@ -1,0 +1,97 @@
+"""``pytest`` and ``python -m pytest`` collect the same tests from ``tests/``, with no collection error.
+
+The two ways of starting pytest differ in one thing: ``python -m pytest`` puts the current directory on
+``sys.path``, the ``pytest`` script does not. A test module that imports a helper by a name only the current
+directory makes importable (``tests.protocol.server_proc`` without pyproject's ``pythonpath``, a conftest fallback)
+fails to import under the script and its tests silently vanish from that run. Both collections run here from the
+repository root, at the same time, each in a fresh process.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _script() -> list[str]:
+    """The ``pytest`` console script of this interpreter's environment; without one, the interpreter with ``-P``
+    (Python 3.11+: no current directory on ``sys.path``, as under the script)."""
+    script = Path(sys.executable).with_name("pytest")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-P", "-m", "pytest"]
+
+
+def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
+    args = ["--collect-only", "-q", "-p", "no:cacheprovider", "tests"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    runs = {
+        "pytest": subprocess.Popen(
+            [*_script(), *args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        ),
+        "python -m pytest": subprocess.Popen(
+            [sys.executable, "-m", "pytest", *args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        ),
+    }
+    items = {}
+    for how, proc in runs.items():
+        out, _ = proc.communicate(timeout=600)
+        assert proc.returncode == 0, f"{how} --collect-only failed:\n{out[-4000:]}"
+        items[how] = {line for line in out.splitlines() if "::" in line}
+    assert len(items["pytest"]) > 5000, "the collection should be the whole suite"
+    only_script = sorted(items["pytest"] - items["python -m pytest"])
+    only_module = sorted(items["python -m pytest"] - items["pytest"])
+    assert not only_script and not only_module, (only_script[:20], only_module[:20])
+
+
+@pytest.mark.parametrize(
+    ("nodeid", "unit"),
+    [
+        # the Spark tests: one unit, one session per run
+        ("tests/pipeline/test_fleet.py::test_x", "spark"),
+        ("tests/pipeline/test_cli_run.py::test_y[a]", "spark"),
+        # a pipeline module without Spark (no session to share, no module fixture): each test alone
+        ("tests/pipeline/test_layout_and_state.py::test_v", None),
+        # a module with a module-scoped server: one unit, its tests in order on one worker
+        (
+            "tests/protocol/test_charsets_wire.py::test_set_names_utf8_is_utf8mb3",
+            "tests/protocol/test_charsets_wire.py",
+        ),
+        # function-scoped fixtures only: each test is its own unit
+        ("tests/cli/test_pitr.py::test_point_in_time_recovery[stop-datetime]", None),
+        ("tests/engine/test_crash.py::test_sigkill_invariant[binlog_off]", None),
+        # pytest-xdist's own group suffix wins; an '@' inside a parameter id is no group
+        ("tests/engine/test_crash.py::test_z@mygroup", "mygroup"),
+        ("tests/engine/test_accounts.py::test_w[root@localhost]", None),
+    ],
+    ids=[
+        "pipeline",
+        "pipeline-param",
+        "pipeline-no-spark",
+        "module-fixture",
+        "function-only",
+        "function-only-2",
+        "group",
+        "at-in-id",
+    ],
+)
+def test_xdist_units(nodeid: str, unit: str | None) -> None:
+    from tests.conftest import xdist_scope
+
+    assert xdist_scope(nodeid) == (nodeid if unit is None else unit)
