@@ -18,7 +18,7 @@ PYTEST_XDIST ?= -n $(PYTEST_WORKERS) --dist loadgroup
 
 .PHONY: install test typecheck demo bench lint clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	$(PY) -m venv $(VENV)
 	$(PYBIN) -m pip install -q --upgrade pip
 	$(PYBIN) -m pip install -q -e '.[spark,dev]'
