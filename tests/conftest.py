@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -147,3 +148,12 @@ def spark():
     session = build_session(master="local[2]", app_name="gtidkit-tests")
     yield session
     session.stop()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A run started with SIGINT ignored (a background job of a non-interactive shell, or an xdist worker started by
+    one) would hand that on to every command a test starts, which then could not be interrupted as a terminal's
+    Ctrl-C does (tests/pipeline/test_cli_demo.py, tests/cli/test_cli_behaviour.py): handle it in this process, so
+    the commands start with SIGINT's default action."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)

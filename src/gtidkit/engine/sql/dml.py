@@ -996,6 +996,15 @@ def integrity_error(err: _db.IntegrityError, t: TableDef, row: list | tuple, row
     if m:
         col = m.group(1).split(".")[-1]
         return mysql_error(1048, col)
+    if text == "datatype mismatch" and len(t.primary_key) == 1:
+        # SQLite's INTEGER PRIMARY KEY (the rowid) given a value that is no integer: NULL is 1048, as MySQL's
+        # NOT NULL primary key column refuses it in strict mode; anything else MySQL's 1366 for an integer column
+        col = t.primary_key[0]
+        i = t.column_index(col)
+        v = row[i] if 0 <= i < len(row) else None
+        if v is None:
+            return mysql_error(1048, col)
+        return mysql_error(1366, "integer", _key_text(v), col, max(row_no, 1))
     m = _CHECK_RE.match(text)
     if m:
         kind, col = m.group(1), m.group(2)

@@ -527,6 +527,9 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
 
         raise statement_error(text)
     _check_arguments(text, tree)
+    quoted = _string_as_table_name(src, tree)
+    if quoted is not None:
+        raise parse_error(text, quoted if src == text else None)
     if _incomplete(tree):
         raise parse_error(text, None)
     for sel in tree.find_all(exp.Select):
@@ -546,6 +549,19 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
         # CHARSET(_latin1'a') reads the introducer, so the functions go first
         tree = resolve_introducers(rewrite_charset_functions(tree))
     return tree
+
+
+def _string_as_table_name(src: str, tree: exp.Expression) -> int | None:
+    """The offset in ``src`` of a single-quoted string that sqlglot took for a table or schema name
+    (``CREATE TABLE 'x' (...)``, ``SELECT * FROM 'x'``), else None: MySQL's ``table_ident`` is an identifier, never a
+    TEXT_STRING, so the statement is a syntax error (1064 near the string)."""
+    for table in tree.find_all(exp.Table):
+        for part in (table.args.get("this"), table.args.get("db")):
+            if isinstance(part, exp.Identifier) and part.quoted:
+                start = part.meta.get("start")
+                if start is not None and 0 <= start < len(src) and src[start] == "'":
+                    return int(start)
+    return None
 
 
 def _incomplete(tree: exp.Expression) -> bool:
