@@ -10,8 +10,6 @@ CHANNEL), "Replication Channel Naming Conventions" (64 characters, case-insensit
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from gtidkit.engine import Server
@@ -19,18 +17,10 @@ from gtidkit.errors import MySQLError
 from gtidkit.replication import Replication
 from gtidkit.replication.relay_log import default_basename
 from gtidkit.replication.replica import install as install_replica
+from tests.protocol.server_proc import free_port
 
 MULTIPLE = (3079, "Multiple channels exist on the replica. Please provide channel name as an argument.")
 BAD_NAME = (3076, "Couldn't create channel: Channel name is either invalid or too long.")
-
-
-def closed_port() -> int:
-    """A 127.0.0.1 port nothing listens on."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 @pytest.fixture
@@ -118,21 +108,21 @@ BAD_NAMES = [
 @pytest.mark.parametrize("sql", NEED_ONE_CHANNEL)
 def test_statement_needs_for_channel(replica, sql):
     _, sess = replica()
-    two_channels(sess, closed_port())
+    two_channels(sess, free_port())
     assert err(sess, sql) == MULTIPLE
 
 
 @pytest.mark.parametrize("sql", UNKNOWN_CHANNEL)
 def test_unknown_channel(replica, sql):
     _, sess = replica()
-    two_channels(sess, closed_port())
+    two_channels(sess, free_port())
     assert err(sess, sql) == (3074, "Replica channel 'non_existent' does not exist.")
 
 
 @pytest.mark.parametrize(("name", "expected"), BAD_NAMES)
 def test_channel_name_refused(replica, name, expected):
     _, sess = replica()
-    two_channels(sess, closed_port())
+    two_channels(sess, free_port())
     sql = f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=10 FOR CHANNEL '{name}'"
     assert err(sess, sql) == expected
     # "Assert that channels are not created for failed CHANGE MASTER command."
@@ -142,7 +132,7 @@ def test_channel_name_refused(replica, name, expected):
 
 def test_pos_wait_unknown_channel_is_null(replica):
     _, sess = replica()
-    two_channels(sess, closed_port())
+    two_channels(sess, free_port())
     res = sess.execute("SELECT SOURCE_POS_WAIT('dummy-bin.00001', 4, 3, 'non_existtent')")[0]
     assert res.rows == [(None,)]
 
@@ -150,7 +140,7 @@ def test_pos_wait_unknown_channel_is_null(replica):
 def test_single_channel_statements_keep_working(replica):
     """One channel (the default one) only: no FOR CHANNEL needed, FOR CHANNEL '' names it."""
     _, sess = replica()
-    port = closed_port()
+    port = free_port()
     sess.execute(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={port}")
     assert [r["Channel_Name"] for r in rows(sess, "SHOW REPLICA STATUS FOR CHANNEL ''")] == [""]
     sess.execute("SHOW RELAYLOG EVENTS")
@@ -160,7 +150,7 @@ def test_single_channel_statements_keep_working(replica):
 
 def test_channels_listed_stored_and_named(replica, tmp_path):
     _, sess = replica()
-    port = closed_port()
+    port = free_port()
     two_channels(sess, port)
     # one row per configured channel, by name; the unconfigured default channel has none
     status = rows(sess, "SHOW REPLICA STATUS")
@@ -226,7 +216,7 @@ def test_filters_per_channel(replica):
     """CHANGE REPLICATION FILTER ... FOR CHANNEL sets one channel's filters; without FOR CHANNEL, the global ones
     and every channel's."""
     _, sess = replica()
-    two_channels(sess, closed_port())
+    two_channels(sess, free_port())
     sess.execute("CHANGE REPLICATION FILTER REPLICATE_DO_DB = (db1) FOR CHANNEL 'channel_1'")
     q = (
         "SELECT CHANNEL_NAME, FILTER_NAME, FILTER_RULE, CONFIGURED_BY FROM performance_schema.replication_applier_filters"
@@ -253,7 +243,7 @@ def test_startup_filters_per_channel(replica):
     """``--replicate-do-db=channel_1:db1`` is channel_1's alone (STARTUP_OPTIONS_FOR_CHANNEL) and replaces that kind
     of global rule for it; a rule without a channel is global and every channel's."""
     _, sess = replica(filters={"replicate_do_db": ("CHANNEL_1:db1",), "replicate_ignore_db": ("x",)})
-    two_channels(sess, closed_port())
+    two_channels(sess, free_port())
     q = (
         "SELECT CHANNEL_NAME, FILTER_NAME, FILTER_RULE, CONFIGURED_BY FROM performance_schema.replication_applier_filters"
         " ORDER BY CHANNEL_NAME, FILTER_NAME"
@@ -270,7 +260,7 @@ def test_startup_filters_per_channel(replica):
 def test_flush_relay_logs(replica, tmp_path):
     """FLUSH RELAY LOGS FOR CHANNEL starts a new relay file for that channel; without FOR CHANNEL, for every one."""
     _, sess = replica()
-    two_channels(sess, closed_port())
+    two_channels(sess, free_port())
     datadir = tmp_path / "data"
 
     def files(ch: str) -> list[str]:

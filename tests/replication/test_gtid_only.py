@@ -11,14 +11,13 @@ REQUIRE_ROW_FORMAT = 2: share/messages_to_clients.txt ER_REQUIRE_ROW_FORMAT_INVA
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from gtidkit.engine import Server
 from gtidkit.errors import MySQLError
 from gtidkit.replication import Replication
 from gtidkit.replication.replica import install as install_replica
+from tests.protocol.server_proc import free_port
 
 NEED = "GTID_ONLY cannot be enabled for replication channel ''. You need GTID_MODE = ON, SOURCE_AUTO_POSITION = 1 and "
 NEED += "REQUIRE_ROW_FORMAT = 1."
@@ -29,15 +28,6 @@ STALE = (
     "that you start the replication to receive and apply at least one transaction, which will set the positions to "
     "valid values."
 )
-
-
-def closed_port() -> int:
-    """A 127.0.0.1 port nothing listens on."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 @pytest.fixture
@@ -127,14 +117,14 @@ def require_row_format(sess) -> str:
 )
 def test_gtid_only_values(replica, value, expected):
     sess = replica()
-    sess.execute(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={closed_port()}")
+    sess.execute(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={free_port()}")
     assert err(sess, f"CHANGE REPLICATION SOURCE TO GTID_ONLY = {value}") == expected
     assert gtid_only(sess) == "0"
 
 
 def test_require_row_format_value(replica):
     sess = replica()
-    sess.execute(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={closed_port()}")
+    sess.execute(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={free_port()}")
     assert err(sess, "CHANGE REPLICATION SOURCE TO REQUIRE_ROW_FORMAT = 2") == (
         3945,
         "The requested value 2 is invalid for REQUIRE_ROW_FORMAT, must be either 0 or 1.",
@@ -143,7 +133,7 @@ def test_require_row_format_value(replica):
 
 def test_gtid_only_rules(replica):
     sess = replica()
-    sess.execute(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={closed_port()}")
+    sess.execute(f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={free_port()}")
     sess.execute("CHANGE REPLICATION SOURCE TO REQUIRE_ROW_FORMAT=0, SOURCE_AUTO_POSITION=0, GTID_ONLY=0")
     # 2. enabling needs REQUIRE_ROW_FORMAT and SOURCE_AUTO_POSITION
     assert err(sess, "CHANGE REPLICATION SOURCE TO GTID_ONLY = 1, REQUIRE_ROW_FORMAT=1") == (4065, NEED)
@@ -193,7 +183,7 @@ def test_gtid_only_rules(replica):
 def test_stale_positions_after_restart(replica):
     sess = replica()
     sess.execute(
-        f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={closed_port()}, SOURCE_AUTO_POSITION=1, "
+        f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={free_port()}, SOURCE_AUTO_POSITION=1, "
         "REQUIRE_ROW_FORMAT=1, GTID_ONLY=1"
     )
     sess = replica()  # 7. the positions stored before the restart are stale
@@ -233,7 +223,7 @@ def test_stale_positions_after_restart(replica):
 
 def test_reset_and_start(replica):
     sess = replica()
-    port = closed_port()
+    port = free_port()
     sess.execute(
         f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={port}, SOURCE_AUTO_POSITION=1, "
         "REQUIRE_ROW_FORMAT=1, GTID_ONLY=1"

@@ -8,13 +8,12 @@ existed gets it on upgrade with the rows kept.
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from gtidkit.engine import Server
 from gtidkit.replication import Replication
 from gtidkit.replication.replica import install as install_replica
+from tests.protocol.server_proc import free_port
 
 #: mysql.slave_master_info as gtidkit created it before Gtid_only (the upgrade adds the column)
 OLD_MASTER_INFO_DDL = (
@@ -26,15 +25,6 @@ OLD_MASTER_INFO_DDL = (
     "Ssl_crl TEXT, Ssl_crlpath TEXT, Enabled_auto_position TINYINT NOT NULL, Channel_name CHAR(64) NOT NULL, "
     "Tls_version TEXT, Public_key_path TEXT, Get_public_key TINYINT NOT NULL, PRIMARY KEY (Channel_name))"
 )
-
-
-def closed_port() -> int:
-    """A 127.0.0.1 port nothing listens on."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 @pytest.fixture
@@ -68,7 +58,7 @@ def open_server(tmp_path):
 def test_applier_options_survive_restart(open_server):
     sess = open_server()
     sess.execute(
-        f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={closed_port()}, SOURCE_DELAY=30, "
+        f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={free_port()}, SOURCE_DELAY=30, "
         "REQUIRE_ROW_FORMAT=1, ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS=LOCAL"
     )
     uuid = sess.execute("SELECT @@GLOBAL.server_uuid")[0].rows[0][0]
