@@ -1,6 +1,6 @@
-"""Build of the optional compiled hot loop of ``gtidkit binlog show`` (gtidkit/binlog/_scriptfast.c); everything
-else is in pyproject.toml. The extension is optional: without a C compiler the install goes on and the listing
-uses its pure-Python loop (the same output, slower)."""
+"""Build of the optional compiled hot loops of ``gtidkit binlog show`` (gtidkit/binlog/_scriptfast.c) and of its
+``--json`` (gtidkit/binlog/_jsonfast.c); everything else is in pyproject.toml. The extensions are optional: without a
+C compiler the install goes on and the listing uses its pure-Python loops (the same output, slower)."""
 
 from setuptools import Extension, setup
 
@@ -11,6 +11,12 @@ setup(
             ["src/gtidkit/binlog/_scriptfast.c"],
             optional=True,
             extra_compile_args=["-O2"],
-        )
+        ),
+        Extension(
+            "gtidkit.binlog._jsonfast",
+            ["src/gtidkit/binlog/_jsonfast.c"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
     ]
 )

@@ -139,24 +139,37 @@ def read_events(
 
 
 def _decoded(reader: FrameReader, expand_payloads: bool) -> Iterator[PositionedEvent]:
-    name = reader.file
     for pos, buf, at, size in reader:
-        fde = reader.fde
-        data = buf[at : at + size]
-        t = data[4]
-        ev = decode_event(data, None if t == _T_FDE else fde, verify_checksum=False, offset=pos, file=name)
-        body = ev.event
-        has_crc = (
-            body.has_checksum_alg_byte
-            if t == _T_FDE
-            else fde is not None and fde.checksum_alg == ChecksumAlg.CRC32
-        )
-        crc = int.from_bytes(data[-CHECKSUM_LEN:], "little") if has_crc else None
-        yield PositionedEvent(name, pos, pos + size, ev.header, body, False, crc)
-        if expand_payloads and isinstance(body, TransactionPayloadEvent):
-            assert fde is not None
-            for inner in iter_payload_events(body, fde, file=name, offset=pos):
-                yield PositionedEvent(name, pos, pos + size, inner.header, inner.event, True, None)
+        yield from decode_frame(reader, pos, buf, at, size, expand_payloads=expand_payloads)
+
+
+def decode_frame(
+    reader: FrameReader, pos: int, buf: bytes, at: int, size: int, *, expand_payloads: bool = True
+) -> Iterator[PositionedEvent]:
+    """The decoded event of one frame :class:`FrameReader` yielded (``buf[at:at + size]`` at file offset
+    ``pos``), then, with ``expand_payloads``, the events inside it when it is a Transaction_payload: what
+    :func:`read_events` yields for that frame (a caller reading some frames by itself decodes the others so).
+
+    Raises:
+        BinlogDecodeError: an undecodable body or payload, with the file, offset and event type.
+    """
+    name = reader.file
+    fde = reader.fde
+    data = buf[at : at + size]
+    t = data[4]
+    ev = decode_event(data, None if t == _T_FDE else fde, verify_checksum=False, offset=pos, file=name)
+    body = ev.event
+    has_crc = (
+        body.has_checksum_alg_byte
+        if t == _T_FDE
+        else fde is not None and fde.checksum_alg == ChecksumAlg.CRC32
+    )
+    crc = int.from_bytes(data[-CHECKSUM_LEN:], "little") if has_crc else None
+    yield PositionedEvent(name, pos, pos + size, ev.header, body, False, crc)
+    if expand_payloads and isinstance(body, TransactionPayloadEvent):
+        assert fde is not None
+        for inner in iter_payload_events(body, fde, file=name, offset=pos):
+            yield PositionedEvent(name, pos, pos + size, inner.header, inner.event, True, None)
 
 
 class FrameReader:

@@ -45,8 +45,9 @@ from gtidkit.binlog import (
     read_events,
     text,
 )
+from gtidkit.binlog.codec import decode_event
 from gtidkit.binlog.constants import LOG_EVENT_BINLOG_IN_USE_F
-from gtidkit.binlog.file import FrameReader
+from gtidkit.binlog.file import READ_CHUNK, FrameReader, decode_frame
 from gtidkit.binlog.json_diff import JsonDiffs
 from gtidkit.binlog.mysqlbinlog import Base64Output, ScriptError, ScriptOptions, ScriptPrinter
 from gtidkit.binlog.row_image import ColumnSpec, column_specs, decode_rows
@@ -64,6 +65,15 @@ from gtidkit.errors import GtidParseError
 from gtidkit.gtid import GtidSet
 from gtidkit.mysql_errors import EE_FILENOTFOUND, EE_READ
 from gtidkit.pipeline.storage import is_remote
+
+try:  # the compiled hot loop of --json (setup.py builds it; optional)
+    import gtidkit.binlog._jsonfast as _jsonfast  # noqa: PLR0402 - mypy finds the .pyi stub this way
+except ImportError:  # pragma: no cover - no C compiler at install time
+    _jsonfast = None  # type: ignore[assignment]
+
+#: True when ``--json`` uses the compiled loop (``binlog/_jsonfast.c``): installed and not turned off by
+#: ``GTIDKIT_PURE_PYTHON=1`` (the pure-Python loop writes the same bytes: tests/binlog/test_jsonfast.py).
+JSON_COMPILED = _jsonfast is not None and os.environ.get("GTIDKIT_PURE_PYTHON", "") in ("", "0")
 
 
 @click.group("binlog")
@@ -709,9 +719,141 @@ def _table_shape(tm: TableMapEvent) -> tuple[Sequence[ColumnSpec] | None, tuple[
     return shape
 
 
+def json_events(
+    path: str,
+    verify: bool,
+    flt: GtidFilter,
+    out: Any,
+    *,
+    compiled: bool | None = None,
+    chunk_size: int = READ_CHUNK,
+) -> None:
+    """Write one JSON line per event of ``path`` to the binary stream ``out`` (``--json``): the object of
+    :func:`event_json` as ``json.dumps`` writes it; rows events carry their values, decoded with their
+    Table_map's column specs. The lines before a fault are written before the error propagates.
+
+    Args:
+        path: the binlog or relay-log file.
+        verify: check CRC32 footers.
+        flt: the GTID filter (its state follows the events).
+        out: a binary stream.
+        compiled: use the compiled loop (``binlog/_jsonfast.c``: the common events straight from the read
+            buffer, the others through :func:`event_json`); ``None``: when :data:`JSON_COMPILED`. Both loops
+            write the same bytes.
+        chunk_size: bytes per read of the compiled loop's reader.
+
+    Raises:
+        BinlogDecodeError: the first fault in the file (its offset and event type).
+        OSError: the file cannot be read.
+    """
+    if compiled if compiled is not None else JSON_COMPILED:
+        if _jsonfast is None:
+            raise RuntimeError("the compiled --json loop (gtidkit.binlog._jsonfast) is not built")
+        _json_events_compiled(path, verify, flt, out, chunk_size)
+    else:
+        _json_events(path, verify, flt, out)
+
+
+#: Per type code, the post-header length whose layout the compiled loop reads (Query, Xid, Table_map, Gtid /
+#: Anonymous_gtid 5.7.5+, rows v1 / v2): under another FDE those types go through Python.
+_C_LAYOUTS = {
+    EventType.QUERY_EVENT: 13,
+    EventType.XID_EVENT: 0,
+    EventType.TABLE_MAP_EVENT: 8,
+    EventType.GTID_LOG_EVENT: 42,
+    EventType.ANONYMOUS_GTID_LOG_EVENT: 42,
+    EventType.WRITE_ROWS_EVENT_V1: 8,
+    EventType.UPDATE_ROWS_EVENT_V1: 8,
+    EventType.DELETE_ROWS_EVENT_V1: 8,
+    EventType.WRITE_ROWS_EVENT: 10,
+    EventType.UPDATE_ROWS_EVENT: 10,
+    EventType.DELETE_ROWS_EVENT: 10,
+}
+_TYPE_NAMES_JSON = tuple(json.dumps(event_type_name(t)).encode("ascii") for t in range(256))
+_GTID_CODES = (EventType.GTID_LOG_EVENT, EventType.ANONYMOUS_GTID_LOG_EVENT)
+#: A Table_map the compiled loop read (its event bytes) decoded for Python, once per distinct event.
+_RAW_MAPS: dict[bytes, tuple[TableMapEvent, Sequence[ColumnSpec] | None]] = {}
+
+
+def _raw_table_map(
+    raw: bytes, fde: FormatDescriptionEvent
+) -> tuple[TableMapEvent, Sequence[ColumnSpec] | None]:
+    """The Table_map (and its column specs) of event bytes the compiled loop registered."""
+    got = _RAW_MAPS.get(raw)
+    if got is None:
+        tm = decode_event(raw, fde, verify_checksum=False).event
+        if len(_RAW_MAPS) > 4096:
+            _RAW_MAPS.clear()
+        got = _RAW_MAPS[raw] = (tm, _table_shape(tm)[0])
+    return got
+
+
+def _json_events_compiled(path: str, verify: bool, flt: GtidFilter, out: Any, chunk_size: int) -> None:
+    """:func:`json_events` with the compiled loop: runs of common events are written by ``_jsonfast.run`` from
+    the reader's buffer (the reader is told where to go on), every other frame is decoded here, as
+    :func:`_json_events` does."""
+    assert _jsonfast is not None
+    run = _jsonfast.run
+    reader = FrameReader(path, verify_checksum=verify, chunk_size=chunk_size)
+    # table id -> the Table_map's event bytes (read by the compiled loop) or (TableMapEvent, specs) (read here)
+    maps: dict[int, Any] = {}
+    prefix = f'{{"file": {json.dumps(path)}, "pos": '.encode("ascii")
+    names = _TYPE_NAMES_JSON
+    gtid_py = flt.active
+    fde: FormatDescriptionEvent | None = None
+    ok = bytes(256)
+    footer = False
+    lines: list[str] = []
+    dumps = json.JSONEncoder(check_circular=False).encode
+    try:
+        for pos, buf, at, size in reader:
+            if reader.fde is not fde:
+                if fde is not None:  # the maps read under the FDE before keep its layout
+                    for k, v in maps.items():
+                        if type(v) is bytes:
+                            maps[k] = _raw_table_map(v, fde)
+                fde = reader.fde
+                assert fde is not None
+                footer = fde.checksum_alg == ChecksumAlg.CRC32
+                ok = bytes(
+                    1 if t in _C_LAYOUTS and fde.post_header_len(t) == _C_LAYOUTS[t] else 0
+                    for t in range(256)
+                )
+            t = buf[at + 4]
+            if ok[t] and not (gtid_py and t in _GTID_CODES):
+                nxt, data = run(
+                    buf, at, pos - at, footer, verify, ok, names, prefix, maps, flt.skipping, gtid_py
+                )
+                if nxt > at:
+                    if lines:
+                        _echo(out, "\n".join(lines))
+                        lines.clear()
+                    out.write(data)
+                    reader.skip(nxt)
+                    continue
+            for pe in decode_frame(reader, pos, buf, at, size):
+                ev = pe.event
+                if isinstance(ev, TableMapEvent):
+                    maps[ev.table_id] = (ev, _table_shape(ev)[0])
+                if flt.event(pe):
+                    tm = sp = None
+                    if isinstance(ev, RowsEvent):
+                        got = maps.get(ev.table_id)
+                        if type(got) is bytes:
+                            got = maps[ev.table_id] = _raw_table_map(got, fde)
+                        if got is not None:
+                            tm, sp = got
+                    lines.append(dumps(event_json(pe, tm, sp)))
+            if len(lines) >= 256:
+                _echo(out, "\n".join(lines))
+                lines.clear()
+    finally:
+        if lines:
+            _echo(out, "\n".join(lines))
+
+
 def _json_events(path: str, verify: bool, flt: GtidFilter, out: Any) -> None:
-    """One JSON line per event of ``path``, written 256 at a time (those before a fault are written before the
-    error propagates); rows events carry their values, decoded with their Table_map's column specs."""
+    """The pure-Python loop of :func:`json_events`: one JSON line per event, written 256 at a time."""
     maps: dict[int, tuple[TableMapEvent, Sequence[ColumnSpec] | None]] = {}
     lines: list[str] = []
     dumps = json.JSONEncoder(check_circular=False).encode
@@ -751,7 +893,7 @@ def _show_json(
                         continue
                     _echo(out, json.dumps(transaction_json(trx)) if as_json else transaction_text(trx))
             else:
-                _json_events(path, verify, flt, out)
+                json_events(path, verify, flt, out)
         except BinlogDecodeError as err:
             failed = True
             if as_json:
@@ -788,5 +930,5 @@ def _file_error(path: str, err: OSError) -> str:
 
 binlog.add_command(generate)
 
-__all__ = ["binlog", "event_json", "event_text", "show", "transaction_json"]
+__all__ = ["JSON_COMPILED", "binlog", "event_json", "event_text", "json_events", "show", "transaction_json"]
 _ = EventType  # re-exported names used by tests
