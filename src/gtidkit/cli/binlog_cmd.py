@@ -132,7 +132,8 @@ def _gtid_text(ev: GtidEvent) -> str:
 
 
 def _value_json(v: Any) -> Any:
-    """A row value as JSON: numbers and text as they are, DECIMAL as its exact text, string columns as text when
+    """A row value as JSON: numbers and text as they are, DECIMAL as its exact text in plain digits (MySQL's
+    ``decimal2string``: ``-0.0000000123``, never exponent notation), string columns as text when
     they are UTF-8 (else ``{"hex": ...}``), JSON columns as the document, partial JSON updates as their diffs."""
     t = type(v)
     if t is int or t is str or t is float or v is None or isinstance(v, (int, float, str)):
@@ -142,8 +143,8 @@ def _value_json(v: Any) -> Any:
             return v.decode("utf-8")
         except UnicodeDecodeError:
             return {"hex": v.hex()}
-    if isinstance(v, Decimal):
-        return str(v)
+    if isinstance(v, Decimal):  # MySQL's text of a DECIMAL: plain digits (str() would give 1.2E-8)
+        return format(v, "f")
     if isinstance(v, (bytes, bytearray)):
         try:
             return bytes(v).decode("utf-8")
