@@ -341,6 +341,12 @@ def _string_length(meta: bytes) -> int:
     return m1 | (((m0 & 0x30) ^ 0x30) << 4) if (m0 & 0x30) != 0x30 else m1
 
 
+#: TIMESTAMP2, DATETIME2, TIME2: metadata byte 0 is the fractional-second precision, at most 6
+#: (``DATETIME_MAX_DECIMALS``); a larger one is a damaged Table_map.
+_FSP_TYPES = (17, 18, 19)
+_MAX_FSP = 6
+
+
 # -- one value -----------------------------------------------------------------------------------------------------
 def encode_value(w: Writer, spec: ColumnSpec, v: Any) -> None:
     """Append the packed form of the non-NULL value ``v`` of a column described by ``spec``.
@@ -428,6 +434,8 @@ def decode_value(cur: Cursor, spec: ColumnSpec) -> Any:
     if code == 10:
         v = cur.u24()
         return _fmt_dt(v >> 9, (v >> 5) & 0xF, v & 0x1F, 0, 0, 0, 0, 0, date_only=True)
+    if code in _FSP_TYPES and meta[0] > _MAX_FSP:
+        raise BinlogDecodeError(f"rows event: column type {code} with {meta[0]} fractional digits (at most 6)")
     if code == 18:
         fsp = meta[0]
         packed = int.from_bytes(cur.bytes(5), "big") - 0x8000000000
