@@ -270,6 +270,7 @@ def _all_types_events() -> list[list[Any]]:
         _rows(W, 74, 2, b"\x00\x01\x00\x00\x00\x05ab"),  # a value past the image: rows_error
         _rows(W, 75, 2, b"\x00\x01\x00\x00\x00\x00"),  # no Table_map for this id
         _rows(W, 74, 3, b"\x00\x01\x00\x00\x00\x00\x00"),  # column count unlike the Table_map's
+        _rows(W, 74, 1, b"\x00\x01\x00\x00\x00"),  # fewer columns than the Table_map: rows_error
         _query("INSERT INTO t VALUES ('é\udcfe\u2028', \"q\\\\\")"),
         XidEvent(xid=78),
     ]

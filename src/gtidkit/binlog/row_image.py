@@ -435,7 +435,9 @@ def decode_value(cur: Cursor, spec: ColumnSpec) -> Any:
         v = cur.u24()
         return _fmt_dt(v >> 9, (v >> 5) & 0xF, v & 0x1F, 0, 0, 0, 0, 0, date_only=True)
     if code in _FSP_TYPES and meta[0] > _MAX_FSP:
-        raise BinlogDecodeError(f"rows event: column type {code} with {meta[0]} fractional digits (at most 6)")
+        raise BinlogDecodeError(
+            f"rows event: column type {code} with {meta[0]} fractional digits (at most 6)"
+        )
     if code == 18:
         fsp = meta[0]
         packed = int.from_bytes(cur.bytes(5), "big") - 0x8000000000
@@ -745,8 +747,8 @@ def decode_rows(
         specs: ``column_specs(table_map)`` when the caller keeps it (one per Table_map, many rows events).
 
     Raises:
-        BinlogDecodeError: a truncated image, a column type the codec does not read, or a rows event type that is
-            neither write, update nor delete.
+        BinlogDecodeError: a truncated image, a column type the codec does not read, a rows event type that is
+            neither write, update nor delete, or fewer columns than the Table_map's.
     """
     kind = rows_event_kind(rows_event.type_code)
     if kind is None:
@@ -754,6 +756,11 @@ def decode_rows(
             f"rows event type {rows_event.type_code} cannot be decoded", event_type=rows_event.type_code
         )
     n = table_map.column_count
+    if rows_event.column_count < n:  # its column bitmaps do not cover the table
+        raise BinlogDecodeError(
+            f"rows event of {rows_event.column_count} columns for a Table_map of {n}",
+            event_type=rows_event.type_code,
+        )
     if specs is None:
         specs = column_specs(table_map)
     before_cols = _bits(rows_event.columns_before, n)
