@@ -3,8 +3,8 @@ pure-Python loop: every real fixture binlog (corrupt and truncated ones included
 error), read in small chunks too; a generated binlog holding every column type the row-image codec reads (each
 value at its edges, NULLs, partial images, text needing every JSON escape, bytes that are not UTF-8) and the
 events the compiled loop leaves to Python (JSON columns, partial updates, unknown column types, truncated images,
-compressed transactions, unmapped tables); the generated benchmark corpus in small chunks, under GTID filters, and
-with a CRC32 damaged in the middle. The compiled loop is checked to take the common events itself, and a few
+compressed transactions, unmapped tables), also with bytes damaged and CRC checks off; the generated benchmark
+corpus in small chunks, under GTID filters, and with a CRC32 damaged in the middle. The compiled loop is checked to take the common events itself, and a few
 values are checked against MySQL's text of them.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import subprocess
 import sys
 import uuid
@@ -345,6 +346,26 @@ def test_compiled_loop_reads_the_common_events_itself(all_types: Path) -> None:
     got = text.splitlines()
     assert len(got) == 11  # Gtid, BEGIN, Table_map, 3 rows events, Table_map, 3 rows events, Xid
     assert got == want[2:13]
+
+
+def test_damaged_bodies_without_crc_check(all_types: Path, tmp_path: Path) -> None:
+    """With --no-verify-checksum damaged bodies reach the decoders: both loops write the same lines and end with
+    the same error (copies of the all-types binlog with 1-3 bytes changed; positions and values from a fixed
+    seed, outside the long runs of filler text)."""
+    rnd = random.Random(22)
+    data = all_types.read_bytes()
+    spots = [i for i in range(200, len(data)) if data[i] not in b"Lyx "]
+    bad = tmp_path / "binlog.000001"
+    errors = 0
+    for _ in range(30):
+        b = bytearray(data)
+        for _ in range(rnd.randint(1, 3)):
+            b[rnd.choice(spots)] = rnd.randrange(256)
+        bad.write_bytes(bytes(b))
+        want = _json(bad, False, verify=False)
+        assert _json(bad, True, verify=False) == want
+        errors += want[1] is not None or b'"rows_error"' in want[0]
+    assert errors  # some damage reached a decoder's checks
 
 
 def test_values_as_mysql_prints_them(all_types: Path) -> None:
