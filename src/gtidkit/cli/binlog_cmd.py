@@ -772,21 +772,16 @@ _C_LAYOUTS = {
 }
 _TYPE_NAMES_JSON = tuple(json.dumps(event_type_name(t)).encode("ascii") for t in range(256))
 _GTID_CODES = (EventType.GTID_LOG_EVENT, EventType.ANONYMOUS_GTID_LOG_EVENT)
-#: A Table_map the compiled loop read (its event bytes) decoded for Python, once per distinct event.
-_RAW_MAPS: dict[bytes, tuple[TableMapEvent, Sequence[ColumnSpec] | None]] = {}
 
 
 def _raw_table_map(
     raw: bytes, fde: FormatDescriptionEvent
 ) -> tuple[TableMapEvent, Sequence[ColumnSpec] | None]:
-    """The Table_map (and its column specs) of event bytes the compiled loop registered."""
-    got = _RAW_MAPS.get(raw)
-    if got is None:
-        tm = decode_event(raw, fde, verify_checksum=False).event
-        if len(_RAW_MAPS) > 4096:
-            _RAW_MAPS.clear()
-        got = _RAW_MAPS[raw] = (tm, _table_shape(tm)[0])
-    return got
+    """The Table_map (and its column specs) of event bytes the compiled loop registered (decoded when Python
+    needs it: a rows event the compiled loop left, or a new FDE; the caller keeps the result in place of the
+    bytes)."""
+    tm = decode_event(raw, fde, verify_checksum=False).event
+    return tm, _table_shape(tm)[0]
 
 
 def _json_events_compiled(path: str, verify: bool, flt: GtidFilter, out: Any, chunk_size: int) -> None:
