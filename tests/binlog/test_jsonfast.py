@@ -323,6 +323,19 @@ def test_every_column_type(all_types: Path, chunk: int) -> None:
     assert any(o["in_payload"] for o in lines)
 
 
+@pytest.mark.parametrize(
+    ("include", "exclude"),
+    [(f"{SID}:1-2", None), (None, f"{SID}:1"), (None, f"{SID}:3:9"), (f"{SID}:9", None)],
+    ids=["include", "exclude", "exclude_two", "include_compressed"],
+)
+def test_every_column_type_under_gtid_filters(
+    all_types: Path, include: str | None, exclude: str | None
+) -> None:
+    sets = tuple(None if s is None else GtidSet.parse(s) for s in (include, exclude))
+    out = _same(all_types, sets=sets)  # type: ignore[arg-type]
+    assert out.count(b'"type": "GTID_LOG_EVENT"') in (1, 2, 3)
+
+
 def test_compiled_loop_reads_the_common_events_itself(all_types: Path) -> None:
     """The first transaction (every column type the codec reads, Write / Update / Delete v2 and v1, partial
     images) is written by _jsonfast.run in one call, with the pure-Python loop's lines."""
