@@ -1,0 +1,202 @@
+"""The engine write lock across real processes: mutual exclusion, 1205 on timeout, KILL (1317), a SIGKILLed holder,
+and the waiter table that INNODB_TRX / data_lock_waits will read."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from gtidkit.engine.shared import control, waiters
+from gtidkit.engine.shared.shm import SharedPage
+from gtidkit.engine.shared.workers import clear_worker
+from gtidkit.engine.shared.write_lock import SharedWriteLock
+from gtidkit.errors import MySQLError
+from tests.engine.shared import procs
+
+
+@pytest.fixture
+def page(tmp_path):
+    """A fresh shared page in ``tmp_path`` (the test's datadir)."""
+    p = SharedPage.create(tmp_path)
+    yield p
+    p.close()
+
+
+def _stop(*processes) -> None:
+    for p in processes:
+        if p.is_alive():
+            p.kill()
+        p.join(10)
+
+
+@pytest.mark.parametrize("contenders", [2, 3], ids=["2-processes", "3-processes"])
+def test_processes_exclude_each_other(tmp_path, page, contenders: int) -> None:
+    """Each process increments a file's number under the lock, slowly; any overlap would lose an update or find
+    the other's ``inside`` marker."""
+    shared = tmp_path / "counter.txt"
+    shared.write_text("0")
+    go, out = procs.CTX.Event(), procs.CTX.Queue()
+    rounds = 150
+    ps = [
+        procs.start(procs.lock_contender, str(tmp_path), w, 100 + w, rounds, str(shared), go, out)
+        for w in range(1, contenders + 1)
+    ]
+    try:
+        go.set()
+        results = [out.get(timeout=120) for _ in ps]
+    finally:
+        _stop(*ps)
+    assert sorted(r[1] for r in results) == list(range(1, contenders + 1))
+    assert [r[2] for r in results] == [0] * contenders  # no two holders at once
+    assert int(shared.read_text()) == rounds * contenders  # no lost update
+    assert page.counter("write_lock_waiters").get() == 0  # every waiter slot given back
+    assert page.counter("waiters_high").get() == 0
+
+
+def test_timeout_is_1205(tmp_path, page) -> None:
+    acquired, release = procs.CTX.Event(), procs.CTX.Event()
+    holder = procs.start(procs.lock_holder, str(tmp_path), 1, 10, acquired, release)
+    try:
+        assert acquired.wait(60)
+        lock = SharedWriteLock(page, tmp_path, 2)
+        t0 = time.monotonic()
+        with pytest.raises(MySQLError) as err:
+            lock.acquire(20, timeout=0.3)
+        waited = time.monotonic() - t0
+        assert (err.value.code, err.value.sqlstate, err.value.message) == (
+            1205,
+            "HY000",
+            "Lock wait timeout exceeded; try restarting transaction",
+        )
+        assert 0.3 <= waited < 2.0
+        assert waiters.waiters(page) == []  # the timed-out waiter left the table
+        release.set()
+        lock.acquire(20, timeout=30)  # released by its holder: taken
+        assert lock.snapshot()[0] == 20
+        lock.release()
+        lock.close()
+    finally:
+        release.set()
+        _stop(holder)
+
+
+def test_release_wakes_a_waiter_of_another_process(tmp_path, page) -> None:
+    """The waiter sleeps on its socket (no timer): the release's datagram hands the lock over."""
+    lock = SharedWriteLock(page, tmp_path, 1)
+    lock.acquire(10, timeout=5)
+    ready, out = procs.CTX.Event(), procs.CTX.Queue()
+    waiter = procs.start(procs.lock_waiter, str(tmp_path), 2, 20, 60.0, ready, out)
+    try:
+        assert ready.wait(60)
+        deadline = time.monotonic() + 30
+        while not waiters.waiters(page, waiters.WRITE_LOCK) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        (w,) = waiters.waiters(page, waiters.WRITE_LOCK)
+        assert (w.worker_id, w.connection_id, w.pid) == (2, 20, waiter.pid)
+        holder, _since, waiting = lock.snapshot()
+        assert holder == 10 and list(waiting) == [20]
+        time.sleep(0.5)  # the waiter sleeps meanwhile
+        lock.release()
+        result = out.get(timeout=30)
+        assert result[0] == "ok" and result[1] >= 0.5
+    finally:
+        _stop(waiter)
+        lock.close()
+
+
+def test_sigkill_of_the_holder_releases_it(tmp_path, page) -> None:
+    """A holder killed with SIGKILL never releases: the kernel drops its flock and the waiter, watching the holder's
+    pidfd, proceeds at once (well before its timeout); no supervisor involved."""
+    acquired, release = procs.CTX.Event(), procs.CTX.Event()
+    holder = procs.start(procs.lock_holder, str(tmp_path), 1, 10, acquired, release)
+    try:
+        assert acquired.wait(60)
+        assert page.write_owner()[:3] == (holder.pid, 1, 10)
+        lock = SharedWriteLock(page, tmp_path, 2)
+        got: list[float] = []
+
+        def wait() -> None:
+            lock.acquire(20, timeout=60)
+            got.append(time.monotonic())
+
+        t = threading.Thread(target=wait)
+        t.start()
+        deadline = time.monotonic() + 30
+        while not waiters.waiters(page) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        killed_at = time.monotonic()
+        os.kill(holder.pid, signal.SIGKILL)
+        t.join(30)
+        assert got, "the waiter did not get the lock"
+        assert got[0] - killed_at < 5
+        assert page.write_owner()[:3] == (os.getpid(), 2, 20)
+        lock.release()
+        lock.close()
+    finally:
+        _stop(holder)
+
+
+def test_kill_query_interrupts_the_wait_with_1317(tmp_path, page) -> None:
+    """KILL QUERY reaches the waiter's worker on its control socket; the worker sets the session's kill flag and
+    wakes its wait, which ends with 1317 at once."""
+    lock = SharedWriteLock(page, tmp_path, 1)
+    lock.acquire(10, timeout=5)
+    ready, out = procs.CTX.Event(), procs.CTX.Queue()
+    waiter = procs.start(procs.lock_waiter, str(tmp_path), 2, 20, 60.0, ready, out)
+    me = control.ControlSocket(page.token, 0)
+    try:
+        assert ready.wait(60)
+        deadline = time.monotonic() + 30
+        while not waiters.waiters(page) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert me.send(2, control.OP_KILL_QUERY, b"20")
+        result = out.get(timeout=30)
+        assert result[:2] == ("error", 1317)
+        assert result[2] < 30
+        assert waiters.waiters(page) == []
+    finally:
+        me.close()
+        _stop(waiter)
+        lock.release()
+        lock.close()
+
+
+def test_clear_worker_drops_a_dead_waiters_slot(tmp_path, page) -> None:
+    """A waiter SIGKILLed while waiting leaves its slot; the supervisor's clear_worker gives it back."""
+    lock = SharedWriteLock(page, tmp_path, 1)
+    lock.acquire(10, timeout=5)
+    ready, out = procs.CTX.Event(), procs.CTX.Queue()
+    waiter = procs.start(procs.lock_waiter, str(tmp_path), 3, 30, 60.0, ready, out)
+    try:
+        assert ready.wait(60)
+        deadline = time.monotonic() + 30
+        while not waiters.waiters(page) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(waiter.pid, signal.SIGKILL)
+        waiter.join(10)
+        assert [w.connection_id for w in waiters.waiters(page)] == [30]
+        cleared = clear_worker(page, 3)
+        assert (cleared.waiters, cleared.held_write_lock) == (1, False)
+        assert waiters.waiters(page) == [] and page.counter("write_lock_waiters").get() == 0
+    finally:
+        _stop(waiter)
+        lock.release()
+        lock.close()
+
+
+def test_one_handle_per_contender(tmp_path, page) -> None:
+    lock = SharedWriteLock(page, tmp_path, 1)
+    with pytest.raises(RuntimeError):
+        lock.release()
+    assert lock.try_acquire(1)
+    with pytest.raises(RuntimeError):
+        lock.try_acquire(1)
+    other = SharedWriteLock(page, tmp_path, 1)  # another session of the same process: excluded too
+    assert not other.try_acquire(2)
+    lock.close()  # releases
+    assert other.try_acquire(2)
+    other.close()
