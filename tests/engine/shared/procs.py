@@ -46,15 +46,17 @@ def counter_writer(datadir: str, name: str, values: list[int], ready, go) -> Non
 
 
 def pattern_writer(datadir: str, name: str, seconds: float, ready) -> None:
-    """Store ``i * PATTERN`` (i = 0..255, cycling) in counter ``name`` as fast as possible for ``seconds``."""
+    """Store ``i * PATTERN`` (i = 1..255, cycling: never 0) in counter ``name`` as fast as possible for
+    ``seconds``."""
     page = SharedPage.attach(datadir)
     c = page.counter(name)
+    c.set(PATTERN)
     ready.set()
     end = time.monotonic() + seconds
-    i = 0
+    i = 1
     while time.monotonic() < end:
         for _ in range(1000):
-            i = (i + 1) & 0xFF
+            i = i % 255 + 1
             c.set(i * PATTERN)
     c.set(0xFF * PATTERN)
 

@@ -105,8 +105,9 @@ def test_counters_seen_across_processes(tmp_path) -> None:
 
 
 def test_counter_reads_are_never_torn(tmp_path) -> None:
-    """A writer process stores i * 0x0101010101010101 as fast as it can; every value read in this process must be
-    one of those (a torn 8-byte access would mix two values' bytes)."""
+    """A writer process stores i * 0x0101010101010101 (i = 1..255) as fast as it can; every value read in this
+    process must be one of those (a torn 8-byte access would mix two values' bytes, and a zero-filling store such
+    as ``struct.pack_into``'s would show 0)."""
     page = SharedPage.create(tmp_path)
     ready = procs.CTX.Event()
     p = procs.start(procs.pattern_writer, str(tmp_path), "config_generation", 1.5, ready)
@@ -116,7 +117,7 @@ def test_counter_reads_are_never_torn(tmp_path) -> None:
     while p.is_alive():
         for _ in range(1000):
             v = c.get()
-            if v % procs.PATTERN:
+            if v % procs.PATTERN or not v:
                 torn.append(v)
             distinct.add(v)
         reads += 1000

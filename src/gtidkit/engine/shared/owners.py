@@ -68,6 +68,19 @@ def _rows(page: SharedPage) -> list[tuple[int, int, int, int, int, float]]:
     return [(i, *row) for i, row in enumerate(_SLOT.iter_unpack(raw)) if row[0]]
 
 
+_KEY = struct.Struct("=QI")  # the slot's first 12 bytes: gno, sid index
+
+
+def _find(page: SharedPage, key: bytes, top: int) -> int:
+    """The first slot below ``top`` whose first bytes are ``key`` (a C-speed ``mmap.find``), or -1."""
+    start = page.layout.owner_table
+    end = start + top * _SIZE
+    at = page.buf.find(key, start, end)
+    while at >= 0 and (at - start) % _SIZE:
+        at = page.buf.find(key, at + 1, end)
+    return -1 if at < 0 else (at - start) // _SIZE
+
+
 def _free_locked(page: SharedPage, slot: int) -> None:
     base = page.layout.owner_table + slot * _SIZE
     page.buf[base : base + _SIZE] = bytes(_SIZE)
@@ -118,19 +131,18 @@ class GtidOwners:
         page = self.page
         idx = page.sid_index(sid, tag)
         high = page.counter("owners_high")
+        start = page.layout.owner_table
         with page.locked():
             top = high.get()
-            free = None
-            start = page.layout.owner_table
-            raw = page.buf[start : start + top * _SIZE]
-            for slot, (g, i, worker, conn, since) in enumerate(_SLOT.iter_unpack(raw)):
-                if g == gno and i == idx:
-                    if conn == connection_id:
-                        return None
-                    return Owner(sid, tag, gno, conn, worker, since)
-                if not g and free is None:
-                    free = slot
-            slot = top if free is None else free
+            found = _find(page, _KEY.pack(gno, idx), top)
+            if found >= 0:
+                _g, _i, worker, conn, since = _SLOT.unpack_from(page.buf, start + found * _SIZE)
+                if conn == connection_id:
+                    return None
+                return Owner(sid, tag, gno, conn, worker, since)
+            slot = _find(page, bytes(8), top)  # a free slot (gno 0), else a new one at the top
+            if slot < 0:
+                slot = top
             if slot >= page.layout.owners:
                 raise mysql_error(1041)
             _SLOT.pack_into(
@@ -214,12 +226,13 @@ class GtidOwners:
         page = self.page
         idx = page.sid_index(sid, tag)
         with page.locked():
-            for slot, g, i, _worker, conn, _since in _rows(page):
-                if g == gno and i == idx and conn == connection_id:
-                    _free_locked(page, slot)
-                    break
-            else:
+            slot = _find(page, _KEY.pack(gno, idx), page.counter("owners_high").get())
+            if (
+                slot < 0
+                or _SLOT.unpack_from(page.buf, page.layout.owner_table + slot * _SIZE)[3] != connection_id
+            ):
                 return False
+            _free_locked(page, slot)
         waiters.wake_matching(page, waiters.GTID, idx, gno)
         return True
 
@@ -239,11 +252,11 @@ class GtidOwners:
         page = self.page
         idx = page.sid_index(sid, tag)
         with page.locked():
-            rows = _rows(page)
-        for row in rows:
-            if row[1] == gno and row[2] == idx:
-                return self._owner(row)
-        return None
+            slot = _find(page, _KEY.pack(gno, idx), page.counter("owners_high").get())
+            if slot < 0:
+                return None
+            row = _SLOT.unpack_from(page.buf, page.layout.owner_table + slot * _SIZE)
+        return self._owner((slot, *row))
 
     def owned(self) -> list[Owner]:
         """Every owned GTID, in slot order (``@@GLOBAL.gtid_owned``'s content across workers)."""

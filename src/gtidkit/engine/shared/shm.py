@@ -44,9 +44,7 @@ import secrets
 import struct
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from uuid import UUID
 
@@ -60,6 +58,7 @@ __all__ = [
     "VERSION",
     "Counter",
     "Layout",
+    "PageLock",
     "SharedPage",
     "SharedPageError",
 ]
@@ -86,7 +85,6 @@ COUNTERS: tuple[str, ...] = (
 )
 
 _HEADER = struct.Struct("=8sII16sQdIIII")  # magic, version, page size, token, pid, built at, 4 slot counts
-_WORD = struct.Struct("@Q")  # native and aligned: one load / one store
 _F64 = struct.Struct("@d")
 _SID = struct.Struct("=16sB32s")  # server UUID, tag length, tag (MySQL tags have at most 32 characters)
 _SID_SLOT = 64
@@ -94,6 +92,7 @@ _OWNER_SLOT = 32
 _WAITER_SLOT = 64
 _WORKER_SLOT = 32
 _WRITE_OWNER = struct.Struct("@QQQd")  # pid, worker id, connection id, since
+_WRITE_OWNER_TAIL = struct.Struct("@QQd")  # the same without the pid word
 _ALIGN = 64
 
 
@@ -124,76 +123,90 @@ class Layout:
     waiters: int = 1024
     workers: int = 64
     sids: int = 256
+    #: region offsets, computed from the sizes (plain attributes: read on every table access)
+    counters: int = field(init=False, repr=False, compare=False)
+    write_owner: int = field(init=False, repr=False, compare=False)
+    sid_map: int = field(init=False, repr=False, compare=False)
+    owner_table: int = field(init=False, repr=False, compare=False)
+    waiter_table: int = field(init=False, repr=False, compare=False)
+    worker_table: int = field(init=False, repr=False, compare=False)
+    #: the page's size in bytes (whole 4 KiB pages)
+    size: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("owners", "waiters", "workers", "sids"):
             value = getattr(self, name)
             if not 1 <= value <= 1 << 20:
                 raise ValueError(f"shared page: {name}={value} is outside 1..{1 << 20}")
-
-    @property
-    def counters(self) -> int:
-        """Offset of the counters."""
-        return _align(_HEADER.size)
-
-    @property
-    def write_owner(self) -> int:
-        """Offset of the write lock's owner record."""
-        return _align(self.counters + 8 * len(COUNTERS))
-
-    @property
-    def sid_map(self) -> int:
-        """Offset of the sid map (entry ``i`` holds sid index ``i + 1``)."""
-        return _align(self.write_owner + _WRITE_OWNER.size)
-
-    @property
-    def owner_table(self) -> int:
-        """Offset of the GTID-owner table."""
-        return _align(self.sid_map + _SID_SLOT * self.sids)
-
-    @property
-    def waiter_table(self) -> int:
-        """Offset of the waiter table."""
-        return _align(self.owner_table + _OWNER_SLOT * self.owners)
-
-    @property
-    def worker_table(self) -> int:
-        """Offset of the worker liveness table."""
-        return _align(self.waiter_table + _WAITER_SLOT * self.waiters)
-
-    @property
-    def size(self) -> int:
-        """The page's size in bytes (whole 4 KiB pages)."""
-        return _align(self.worker_table + _WORKER_SLOT * self.workers, mmap.PAGESIZE)
+        offsets = {"counters": _align(_HEADER.size)}
+        offsets["write_owner"] = _align(offsets["counters"] + 8 * len(COUNTERS))
+        offsets["sid_map"] = _align(offsets["write_owner"] + _WRITE_OWNER.size)
+        offsets["owner_table"] = _align(offsets["sid_map"] + _SID_SLOT * self.sids)
+        offsets["waiter_table"] = _align(offsets["owner_table"] + _OWNER_SLOT * self.owners)
+        offsets["worker_table"] = _align(offsets["waiter_table"] + _WAITER_SLOT * self.waiters)
+        offsets["size"] = _align(offsets["worker_table"] + _WORKER_SLOT * self.workers, mmap.PAGESIZE)
+        for name, value in offsets.items():
+            object.__setattr__(self, name, value)
 
 
 class Counter:
-    """One named 8-byte counter of the page: lock-free :meth:`get`, single-writer :meth:`set` / :meth:`add`."""
+    """One named 8-byte counter of the page: lock-free :meth:`get`, single-writer :meth:`set` / :meth:`add`.
 
-    __slots__ = ("_buf", "_offset", "name")
+    Reads and writes go through a ``memoryview`` cast to ``Q``: CPython copies such an item with one 8-byte
+    ``memcpy``, a single load or store. ``struct.pack_into`` would not do: it zero-fills the destination before
+    writing the value, so a reader in another process can see 0 in between (the cross-process test caught it).
+    """
 
-    def __init__(self, buf: mmap.mmap, offset: int, name: str) -> None:
-        self._buf = buf
-        self._offset = offset
+    __slots__ = ("_index", "_words", "name")
+
+    def __init__(self, words: memoryview, offset: int, name: str) -> None:
+        self._words = words
+        self._index = offset // 8
         self.name = name
 
     def get(self) -> int:
         """The current value (one aligned 8-byte load; no lock)."""
-        return int(_WORD.unpack_from(self._buf, self._offset)[0])
+        return int(self._words[self._index])
 
     def set(self, value: int) -> None:
         """Publish ``value`` (one aligned 8-byte store). Only the counter's one writer may call it.
 
         Raises:
-            struct.error: ``value`` is outside 0 .. 2**64 - 1 (a bug of the caller).
+            ValueError: ``value`` is outside 0 .. 2**64 - 1 (a bug of the caller).
         """
-        _WORD.pack_into(self._buf, self._offset, value)
+        self._words[self._index] = value
 
     def add(self, delta: int = 1) -> int:
         """Add ``delta`` and return the new value. One writer only, or under :meth:`SharedPage.locked`."""
-        value = self.get() + delta
-        _WORD.pack_into(self._buf, self._offset, value)
+        value = int(self._words[self._index]) + delta
+        self._words[self._index] = value
         return value
+
+
+class PageLock:
+    """The page lock: a ``threading.Lock`` (threads of this process) plus an ``flock`` on ``gtidkit.shm.lock``
+    (other processes; the kernel drops it when its holder dies). A plain class, not a generator-based context
+    manager: entering it costs a fraction of a microsecond more than the two locks themselves."""
+
+    __slots__ = ("_thread_lock", "fd")
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._thread_lock = threading.Lock()
+
+    def __enter__(self) -> None:
+        self._thread_lock.acquire()
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except BaseException:
+            self._thread_lock.release()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+        finally:
+            self._thread_lock.release()
 
 
 class SharedPage:
@@ -209,9 +222,12 @@ class SharedPage:
         #: random per build: names the control sockets, so a restarted server never reaches an orphan's
         self.token = token
         self._lock_fd = lock_fd
-        self._thread_lock = threading.Lock()
+        self._page_lock = PageLock(lock_fd)
+        self._bytes = memoryview(buf)
+        #: the page as aligned 8-byte words (single loads and stores: see :class:`Counter`)
+        self.words = self._bytes.cast("Q")
         self._counters = {
-            name: Counter(buf, layout.counters + 8 * i, name) for i, name in enumerate(COUNTERS)
+            name: Counter(self.words, layout.counters + 8 * i, name) for i, name in enumerate(COUNTERS)
         }
         self._sid_cache: dict[tuple[bytes, str], int] = {}
         self._sid_by_index: dict[int, tuple[UUID, str]] = {}
@@ -302,6 +318,9 @@ class SharedPage:
         if self._lock_fd >= 0:
             os.close(self._lock_fd)
             self._lock_fd = -1
+            self._page_lock.fd = -1
+            self.words.release()
+            self._bytes.release()
             self.buf.close()
 
     # -- counters ---------------------------------------------------------------------------------------------
@@ -318,24 +337,19 @@ class SharedPage:
         return {name: c.get() for name, c in self._counters.items()}
 
     # -- the page lock ----------------------------------------------------------------------------------------
-    @contextmanager
-    def locked(self) -> Iterator[None]:
-        """Hold the page lock (threads of this process and other processes): every multi-word update."""
-        with self._thread_lock:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+    def locked(self) -> PageLock:
+        """The page lock, for ``with page.locked():`` (threads of this process and other processes): every
+        multi-word update."""
+        return self._page_lock
 
     # -- raw words (for the table modules) -----------------------------------------------------------------------
     def word(self, offset: int) -> int:
         """The aligned 8-byte word at ``offset`` (lock-free read)."""
-        return int(_WORD.unpack_from(self.buf, offset)[0])
+        return int(self.words[offset // 8])
 
     def set_word(self, offset: int, value: int) -> None:
         """Store the aligned 8-byte word at ``offset`` (its one writer, or under :meth:`locked`)."""
-        _WORD.pack_into(self.buf, offset, value)
+        self.words[offset // 8] = value
 
     # -- the write lock's owner record ---------------------------------------------------------------------------
     def write_owner(self) -> tuple[int, int, int, float]:
@@ -348,8 +362,16 @@ class SharedPage:
         return self.word(self.layout.write_owner)
 
     def set_write_owner(self, pid: int, worker_id: int, connection_id: int, since: float) -> None:
-        """Record (or, with pid 0, clear) the write lock's holder. Caller holds the page lock."""
-        _WRITE_OWNER.pack_into(self.buf, self.layout.write_owner, pid, worker_id, connection_id, since)
+        """Record (or, with pid 0, clear) the write lock's holder. Caller holds the page lock.
+
+        The pid word, which waiters read without the lock, changes with one store (never through a zero-fill).
+        """
+        base = self.layout.write_owner
+        if not pid:
+            self.words[base // 8] = 0
+        _WRITE_OWNER_TAIL.pack_into(self.buf, base + 8, worker_id, connection_id, since)
+        if pid:
+            self.words[base // 8] = pid
 
     # -- the sid map -----------------------------------------------------------------------------------------------
     def sid_index(self, sid: UUID, tag: str = "") -> int:

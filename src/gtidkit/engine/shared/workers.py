@@ -30,6 +30,7 @@ __all__ = [
 ]
 
 _SLOT = struct.Struct("@QQd")  # pid (0 = free), incarnation, started at
+_TAIL = struct.Struct("@Qd")  # the same without the pid word (a single store of its own)
 _SIZE = 32
 
 
@@ -80,14 +81,16 @@ def register_worker(page: SharedPage, worker_id: int, pid: int | None = None) ->
     base = _base(page, worker_id)
     with page.locked():
         _pid, incarnation, _started = _SLOT.unpack_from(page.buf, base)
-        _SLOT.pack_into(page.buf, base, os.getpid() if pid is None else pid, incarnation + 1, time.time())
+        _TAIL.pack_into(page.buf, base + 8, incarnation + 1, time.time())
+        page.set_word(base, os.getpid() if pid is None else pid)  # one store: read without the lock
     return int(incarnation) + 1
 
 
 def worker_slot(page: SharedPage, worker_id: int) -> WorkerSlot:
     """Worker ``worker_id``'s record (pid 0 when no worker is registered there)."""
-    pid, incarnation, started = _SLOT.unpack_from(page.buf, _base(page, worker_id))
-    return WorkerSlot(worker_id, pid, incarnation, started)
+    base = _base(page, worker_id)
+    _pid, incarnation, started = _SLOT.unpack_from(page.buf, base)
+    return WorkerSlot(worker_id, page.word(base), incarnation, started)
 
 
 def workers(page: SharedPage) -> list[WorkerSlot]:
@@ -131,8 +134,7 @@ def clear_worker(page: SharedPage, worker_id: int) -> ClearedWorker:
         held = bool(pid) and holder_worker == worker_id
         if held:
             page.set_write_owner(0, 0, 0, 0.0)
-        _pid, incarnation, _started = _SLOT.unpack_from(page.buf, base)
-        _SLOT.pack_into(page.buf, base, 0, incarnation, 0.0)
+        page.set_word(base, 0)
     for sid_index, gno in gtids:
         waiters.wake_matching(page, waiters.GTID, sid_index, gno)
     if held:
