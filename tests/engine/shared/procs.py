@@ -68,29 +68,39 @@ def sid_registrar(datadir: str, sid: str, tag: str, out) -> None:
 
 
 def lock_contender(
-    datadir: str, worker_id: int, conn_id: int, rounds: int, shared_file: str, go, out
+    datadir: str, worker_id: int, conn_id: int, rounds: int, shared_file: str, go, out, threads: int = 1
 ) -> None:
-    """``rounds`` times: take the write lock, read-increment-write ``shared_file`` slowly (a lost update shows
-    a missing mutual exclusion), and create/remove an ``inside`` marker with O_EXCL (two holders collide)."""
+    """``rounds`` times per thread (``threads`` sessions of this worker, each with its own handle and connection
+    id ``conn_id + i``): take the write lock, read-increment-write ``shared_file`` slowly (a lost update shows a
+    missing mutual exclusion), and create/remove an ``inside`` marker with O_EXCL (two holders collide)."""
     page = SharedPage.attach(datadir)
     register_worker(page, worker_id)
-    lock = SharedWriteLock(page, datadir, worker_id)
     marker = Path(shared_file).with_suffix(".inside")
+    collisions = [0]
+
+    def session(conn: int) -> None:
+        lock = SharedWriteLock(page, datadir, worker_id)
+        for _ in range(rounds):
+            lock.acquire(conn, timeout=60)
+            try:
+                fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+                os.close(fd)
+            except FileExistsError:
+                collisions[0] += 1
+            value = int(Path(shared_file).read_text() or 0)
+            time.sleep(0)  # give the others a chance to run inside, if they could
+            Path(shared_file).write_text(str(value + 1))
+            marker.unlink(missing_ok=True)
+            lock.release()
+        lock.close()
+
     go.wait(30)
-    collisions = 0
-    for _ in range(rounds):
-        lock.acquire(conn_id, timeout=60)
-        try:
-            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-            os.close(fd)
-        except FileExistsError:
-            collisions += 1
-        value = int(Path(shared_file).read_text() or 0)
-        time.sleep(0)  # give the others a chance to run inside, if they could
-        Path(shared_file).write_text(str(value + 1))
-        marker.unlink(missing_ok=True)
-        lock.release()
-    out.put(("done", worker_id, collisions))
+    ts = [threading.Thread(target=session, args=(conn_id + i,)) for i in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    out.put(("done", worker_id, collisions[0]))
 
 
 def lock_holder(datadir: str, worker_id: int, conn_id: int, acquired, release) -> None:

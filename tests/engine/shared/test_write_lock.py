@@ -33,16 +33,21 @@ def _stop(*processes) -> None:
         p.join(10)
 
 
-@pytest.mark.parametrize("contenders", [2, 3], ids=["2-processes", "3-processes"])
-def test_processes_exclude_each_other(tmp_path, page, contenders: int) -> None:
-    """Each process increments a file's number under the lock, slowly; any overlap would lose an update or find
-    the other's ``inside`` marker."""
+@pytest.mark.parametrize(
+    ("contenders", "threads"),
+    [(2, 1), (3, 1), (2, 3)],
+    ids=["2-processes", "3-processes", "2-processes-of-3-sessions"],
+)
+def test_processes_exclude_each_other(tmp_path, page, contenders: int, threads: int) -> None:
+    """Each session increments a file's number under the lock, slowly; any overlap would lose an update or find
+    the other's ``inside`` marker. Sessions of one process (threads, each with its own handle) exclude each other
+    too."""
     shared = tmp_path / "counter.txt"
     shared.write_text("0")
     go, out = procs.CTX.Event(), procs.CTX.Queue()
-    rounds = 150
+    rounds = 150 // threads
     ps = [
-        procs.start(procs.lock_contender, str(tmp_path), w, 100 + w, rounds, str(shared), go, out)
+        procs.start(procs.lock_contender, str(tmp_path), w, 100 * w, rounds, str(shared), go, out, threads)
         for w in range(1, contenders + 1)
     ]
     try:
@@ -52,7 +57,7 @@ def test_processes_exclude_each_other(tmp_path, page, contenders: int) -> None:
         _stop(*ps)
     assert sorted(r[1] for r in results) == list(range(1, contenders + 1))
     assert [r[2] for r in results] == [0] * contenders  # no two holders at once
-    assert int(shared.read_text()) == rounds * contenders  # no lost update
+    assert int(shared.read_text()) == rounds * contenders * threads  # no lost update
     assert page.counter("write_lock_waiters").get() == 0  # every waiter slot given back
     assert page.counter("waiters_high").get() == 0
 
