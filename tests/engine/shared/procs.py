@@ -202,3 +202,12 @@ def page_lock_holder(datadir: str, acquired, release) -> None:
     with page.locked():
         acquired.set()
         release.wait(600)
+
+
+def gtid_racer(datadir: str, worker_id: int, conn_id: int, sid: str, gnos: int, go, out) -> None:
+    """Try to own every GNO 1..``gnos`` of ``sid`` at once with the others (non-blocking); report the ones won."""
+    page = SharedPage.attach(datadir)
+    owners = GtidOwners(page, worker_id)
+    go.wait(30)
+    won = [g for g in range(1, gnos + 1) if owners.try_claim(UUID(sid), g, conn_id) is None]
+    out.put((worker_id, won))

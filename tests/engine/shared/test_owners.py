@@ -155,3 +155,21 @@ def test_owner_table_full_is_1041(tmp_path) -> None:
         table.try_claim(SID, 3, 3)
     assert err.value.code == 1041
     page.close()
+
+
+def test_concurrent_claims_never_give_a_gtid_two_owners(tmp_path) -> None:
+    """Three processes race for the same 300 GTIDs: each is won by exactly one connection (the claim is atomic
+    under the page lock), and the table lists exactly the winners."""
+    page = SharedPage.create(tmp_path, Layout(owners=1024))
+    go, out = procs.CTX.Event(), procs.CTX.Queue()
+    ps = [procs.start(procs.gtid_racer, str(tmp_path), w, 100 * w, str(SID), 300, go, out) for w in (1, 2, 3)]
+    try:
+        go.set()
+        results = dict(out.get(timeout=120) for _ in ps)
+    finally:
+        _stop(*ps)
+    won = [g for w in (1, 2, 3) for g in results[w]]
+    assert sorted(won) == list(range(1, 301))
+    table = {o.gno: (o.worker_id, o.connection_id) for o in GtidOwners(page, 0).owned()}
+    assert table == {g: (w, 100 * w) for w in (1, 2, 3) for g in results[w]}
+    page.close()
