@@ -132,9 +132,11 @@ class ControlSocket:
             self.sock.close()
             raise
         self._closed = False
+        self._serving = False
 
     def close(self) -> None:
-        """Stop :meth:`serve` (from any thread) and close the socket."""
+        """Stop :meth:`serve` (from any thread) and close the socket (:meth:`serve` closes it on its way out, so
+        its thread never polls a descriptor closed under it)."""
         if self._closed:
             return
         self._closed = True
@@ -142,7 +144,8 @@ class ControlSocket:
             self.sock.sendto(_HEADER.pack(_NOTIFY, _LAST, _STOP, self.worker_id, 0, 0), self.address)
         except OSError:
             pass
-        self.sock.close()
+        if not self._serving:
+            self.sock.close()
 
     def send(self, worker_id: int, op: int, body: bytes = b"") -> bool:
         """Notify worker ``worker_id`` (one datagram, no answer).
@@ -210,18 +213,21 @@ class ControlSocket:
     def serve(self, handler: Callable[[ControlMessage], bytes | None]) -> None:
         """Run until :meth:`close`: each message goes to ``handler``; a request is answered with what it returns
         (:data:`OP_PING` is answered here with the worker's pid)."""
-        while not self._closed:
-            message = self.receive()
-            if message is None:
-                if self._closed:
-                    return
-                continue
-            if message.op == OP_PING and message.reply_to is not None:
-                self.reply(message, b"%d" % os.getpid())
-                continue
-            answer = handler(message)
-            if message.reply_to is not None:
-                self.reply(message, answer or b"")
+        self._serving = True
+        try:
+            while not self._closed:
+                message = self.receive()
+                if message is None:
+                    continue
+                if message.op == OP_PING and message.reply_to is not None:
+                    self.reply(message, b"%d" % os.getpid())
+                    continue
+                answer = handler(message)
+                if message.reply_to is not None:
+                    self.reply(message, answer or b"")
+        finally:
+            self._serving = False
+            self.sock.close()
 
 
 def _requester() -> socket.socket:
