@@ -116,7 +116,8 @@ def lock_holder(datadir: str, worker_id: int, conn_id: int, acquired, release) -
 
 def lock_waiter(datadir: str, worker_id: int, conn_id: int, timeout: float, ready, out) -> None:
     """Serve this worker's control socket (KILL of ``conn_id`` sets its kill flag and wakes its wait), then wait
-    for the write lock; report ``("ok", seconds)`` or ``("error", code, seconds)``."""
+    for the write lock; report ``("ok", seconds, CPU seconds of this process meanwhile)`` or ``("error", code,
+    seconds)``."""
     page = SharedPage.attach(datadir)
     register_worker(page, worker_id)
     lock = SharedWriteLock(page, datadir, worker_id)
@@ -131,13 +132,13 @@ def lock_waiter(datadir: str, worker_id: int, conn_id: int, timeout: float, read
 
     threading.Thread(target=sock.serve, args=(handle,), daemon=True).start()
     ready.set()
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), time.process_time()
     try:
         lock.acquire(conn_id, timeout=timeout, killed=killed.is_set)
     except MySQLError as err:
         out.put(("error", err.code, time.monotonic() - t0))
         return
-    out.put(("ok", time.monotonic() - t0))
+    out.put(("ok", time.monotonic() - t0, time.process_time() - c0))
     lock.release()
     sock.close()
 
@@ -161,13 +162,14 @@ def gtid_owner(
 def gtid_claimant(
     datadir: str, worker_id: int, conn_id: int, sid: str, gno: int, timeout: float, ready, out
 ) -> None:
-    """Claim ``sid:gno`` (an ``executed`` check reads the ``committed`` counter); report the outcome and seconds."""
+    """Claim ``sid:gno`` (an ``executed`` check reads the ``committed`` counter); report the outcome, the seconds
+    it took and the CPU seconds this process used meanwhile."""
     page = SharedPage.attach(datadir)
     register_worker(page, worker_id)
     owners = GtidOwners(page, worker_id)
     committed = page.counter("committed")
     ready.set()
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), time.process_time()
     try:
         state = owners.claim(
             UUID(sid), gno, conn_id, timeout=timeout, executed=lambda: committed.get() >= gno
@@ -175,7 +177,7 @@ def gtid_claimant(
     except MySQLError as err:
         out.put(("error", err.code, time.monotonic() - t0))
         return
-    out.put((state, time.monotonic() - t0))
+    out.put((state, time.monotonic() - t0, time.process_time() - c0))
 
 
 def control_worker(datadir: str, worker_id: int, rows: int, ready) -> None:

@@ -68,8 +68,9 @@ def test_claim_blocks_until_the_owner_of_another_process_lets_go(
         time.sleep(0.3)
         assert out.empty()  # still blocked
         release.set()
-        state, seconds = out.get(timeout=30)
+        state, seconds, cpu = out.get(timeout=30)
         assert state == expected and seconds >= 0.3
+        assert cpu < 0.1 * seconds  # asleep meanwhile: no retry loop burning CPU
         after = table.owner_of(SID, 7)
         if expected == OWNED:
             assert after is not None and (after.connection_id, after.worker_id) == (200, 2)
