@@ -174,3 +174,28 @@ def test_concurrent_claims_never_give_a_gtid_two_owners(tmp_path) -> None:
     table = {o.gno: (o.worker_id, o.connection_id) for o in GtidOwners(page, 0).owned()}
     assert table == {g: (w, 100 * w) for w in (1, 2, 3) for g in results[w]}
     page.close()
+
+
+def test_kill_ends_a_claim_with_1317(page) -> None:
+    """KILL QUERY of a blocked claimant: its kill flag is set and its wait woken (wake_connection)."""
+    owner, claimant = GtidOwners(page, 1), GtidOwners(page, 2)
+    assert owner.claim(SID, 11, 10) == OWNED
+    killed = threading.Event()
+    errors: list[int] = []
+
+    def claim() -> None:
+        try:
+            claimant.claim(SID, 11, 20, timeout=60, killed=killed.is_set)
+        except MySQLError as err:
+            errors.append(err.code)
+
+    t = threading.Thread(target=claim)
+    t.start()
+    _wait_for_waiter(page)
+    killed.set()
+    t0 = time.monotonic()
+    assert waiters.wake_connection(page, 20) == 1
+    t.join(30)
+    assert errors == [1317] and time.monotonic() - t0 < 5
+    assert waiters.waiters(page) == []
+    assert owner.owner_of(SID, 11).connection_id == 10  # the owner keeps it

@@ -206,3 +206,25 @@ def test_one_handle_per_contender(tmp_path, page) -> None:
     lock.close()  # releases
     assert other.try_acquire(2)
     other.close()
+
+
+def test_sessions_of_one_process_hand_over_without_a_limit(tmp_path, page) -> None:
+    """timeout=None waits as long as it takes; the holder is a thread of this process (no pidfd to watch)."""
+    holder = SharedWriteLock(page, tmp_path, 1)
+    waiter = SharedWriteLock(page, tmp_path, 1)
+    holder.acquire(1, timeout=5)
+    got: list[float] = []
+    t = threading.Thread(target=lambda: (waiter.acquire(2, timeout=None), got.append(time.monotonic())))
+    t.start()
+    deadline = time.monotonic() + 30
+    while not waiters.waiters(page) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.2)
+    assert got == []
+    released = time.monotonic()
+    holder.release()
+    t.join(30)
+    assert got and got[0] - released < 5
+    assert holder.snapshot()[0] == 2
+    waiter.close()
+    holder.close()
