@@ -67,6 +67,14 @@ ER: dict[int, ErrorSpec] = {
     1031: _e("ER_ILLEGAL_HA", "HY000", "Table storage engine for '%s' doesn't have this option"),
     1032: _e("ER_KEY_NOT_FOUND", "HY000", "Can't find record in '%s'"),
     1040: _e("ER_CON_COUNT_ERROR", "08004", "Too many connections"),
+    # a shared-memory table of the multi-worker server (engine/shared/) is full: mysqld's answer when a fixed-size
+    # resource cannot grow (``ER_OUT_OF_RESOURCES``)
+    1041: _e(
+        "ER_OUT_OF_RESOURCES",
+        "HY000",
+        "Out of memory; check if mysqld or some other process uses all available memory; if not, you may have to "
+        "use 'ulimit' to allow mysqld to use more memory or you can add more swap space",
+    ),
     1044: _e("ER_DBACCESS_DENIED_ERROR", "42000", "Access denied for user '%s'@'%s' to database '%s'"),
     1045: _e("ER_ACCESS_DENIED_ERROR", "28000", "Access denied for user '%s'@'%s' (using password: %s)"),
     1046: _e("ER_NO_DB_ERROR", "3D000", "No database selected"),

@@ -1,0 +1,206 @@
+"""The shared page's waiter table: which connection of which worker blocks on what, and how to wake it.
+
+One slot per blocked session: what it waits for (:data:`WRITE_LOCK`, or :data:`GTID` with the sid index and GNO),
+its worker and connection id, since when, its pid and the address of its :class:`~.wakeup.WakeSocket`. Releasers
+wake the matching waiters with one datagram each; ``KILL`` wakes a connection's waiter with
+:func:`wake_connection` so it sees its kill flag at once. The same rows feed ``information_schema.INNODB_TRX``
+(``LOCK WAIT``) and ``performance_schema.data_lock_waits`` across workers (engine/lock_waits.py today, per process).
+
+Sources: InnoDB's lock-wait table (``lock_wait_table`` of ``storage/innobase/lock/lock0wait.cc``: one slot per
+suspended thread, with its event to signal) and MySQL's ``Gtid_state::wait_for_gtid`` / ``broadcast_sidno``
+(``sql/rpl_gtid_state.cc``: a GTID's release signals the threads waiting on its SIDNO).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from gtidkit.engine.shared.shm import SharedPage
+from gtidkit.engine.shared.wakeup import wake
+from gtidkit.mysql_errors import mysql_error
+
+__all__ = [
+    "GTID",
+    "WRITE_LOCK",
+    "Waiter",
+    "clear_worker_locked",
+    "register",
+    "unregister",
+    "waiters",
+    "wake_connection",
+    "wake_matching",
+]
+
+#: what a waiter waits for (slot ``kind``; 0 = free slot)
+WRITE_LOCK = 1
+GTID = 2
+_COUNT = {WRITE_LOCK: "write_lock_waiters", GTID: "gtid_waiters"}
+
+_SLOT = struct.Struct("=IIQdQ8sIIQ")  # kind, worker, connection, since, pid, address, sid index, pad, gno
+_SIZE = 64
+_KIND = struct.Struct("=I")
+
+
+@dataclass(frozen=True, slots=True)
+class Waiter:
+    """One registered waiter.
+
+    Attributes:
+        slot: its slot number (for :func:`unregister`).
+        kind: :data:`WRITE_LOCK` or :data:`GTID`.
+        worker_id: the worker whose session waits.
+        connection_id: the waiting session's connection id.
+        since: when it started waiting (seconds since the epoch).
+        pid: the waiting process.
+        address: its wake-up socket's address.
+        sid_index: for :data:`GTID`, the awaited GTID's sid index (else 0).
+        gno: for :data:`GTID`, the awaited GNO (else 0).
+    """
+
+    slot: int
+    kind: int
+    worker_id: int
+    connection_id: int
+    since: float
+    pid: int
+    address: bytes
+    sid_index: int
+    gno: int
+
+
+def _base(page: SharedPage, slot: int) -> int:
+    return page.layout.waiter_table + slot * _SIZE
+
+
+def _kind(page: SharedPage, slot: int) -> int:
+    return int(_KIND.unpack_from(page.buf, _base(page, slot))[0])
+
+
+def _read(page: SharedPage) -> list[Waiter]:
+    """Every used slot (caller holds the page lock, or accepts a racy view)."""
+    high = page.counter("waiters_high").get()
+    start = page.layout.waiter_table
+    raw = page.buf[start : start + high * _SIZE]
+    out = []
+    for i in range(high):
+        kind, worker, conn, since, pid, addr, sid_index, _pad, gno = _SLOT.unpack_from(raw, i * _SIZE)
+        if kind:
+            out.append(Waiter(i, kind, worker, conn, since, pid, addr.rstrip(b"\0"), sid_index, gno))
+    return out
+
+
+def register(
+    page: SharedPage,
+    kind: int,
+    *,
+    worker_id: int,
+    connection_id: int,
+    pid: int,
+    address: bytes,
+    since: float,
+    sid_index: int = 0,
+    gno: int = 0,
+) -> int:
+    """Add a waiter (before its last check of what it waits for, so no release is missed). Returns its slot.
+
+    Raises:
+        MySQLError: 1041 ER_OUT_OF_RESOURCES when every slot is used.
+    """
+    counter = page.counter(_COUNT[kind])
+    high = page.counter("waiters_high")
+    with page.locked():
+        top = high.get()
+        slot = next((i for i in range(top) if _kind(page, i) == 0), top)
+        if slot >= page.layout.waiters:
+            raise mysql_error(1041)
+        _SLOT.pack_into(
+            page.buf,
+            _base(page, slot),
+            kind,
+            worker_id,
+            connection_id,
+            since,
+            pid,
+            address,
+            sid_index,
+            0,
+            gno,
+        )
+        if slot == top:
+            high.set(top + 1)
+        counter.add(1)
+    return slot
+
+
+def _free_locked(page: SharedPage, slot: int) -> None:
+    """Free ``slot`` and lower the high-water mark past trailing free slots (page lock held)."""
+    base = _base(page, slot)
+    kind = _kind(page, slot)
+    if not kind:
+        return
+    page.buf[base : base + _SIZE] = bytes(_SIZE)
+    page.counter(_COUNT[kind]).add(-1)
+    high = page.counter("waiters_high")
+    top = high.get()
+    while top and _kind(page, top - 1) == 0:
+        top -= 1
+    high.set(top)
+
+
+def unregister(page: SharedPage, slot: int) -> None:
+    """Remove the waiter in ``slot`` (it got what it waited for, timed out, or was killed)."""
+    with page.locked():
+        _free_locked(page, slot)
+
+
+def clear_worker_locked(page: SharedPage, worker_id: int) -> list[Waiter]:
+    """Remove every waiter of ``worker_id`` (its process died). Page lock held. Returns the removed waiters."""
+    gone = [w for w in _read(page) if w.worker_id == worker_id]
+    for w in gone:
+        _free_locked(page, w.slot)
+    return gone
+
+
+def waiters(page: SharedPage, kind: int | None = None) -> list[Waiter]:
+    """The registered waiters (of ``kind`` only, when given), read under the page lock."""
+    with page.locked():
+        found = _read(page)
+    return [w for w in found if kind is None or w.kind == kind]
+
+
+def _send(targets: Iterable[Waiter]) -> int:
+    return sum(1 for w in targets if wake(w.address))
+
+
+def wake_matching(page: SharedPage, kind: int, sid_index: int = 0, gno: int = 0) -> int:
+    """Wake every waiter of ``kind`` (for :data:`GTID`: of that sid index and GNO; GNO 0 = any of the sid).
+
+    Cheap when nobody waits: the kind's waiter counter is read first, without the lock.
+
+    Returns:
+        How many wake-ups were queued.
+    """
+    if not page.counter(_COUNT[kind]).get():
+        return 0
+    with page.locked():
+        found = _read(page)
+    return _send(
+        w
+        for w in found
+        if w.kind == kind and (kind != GTID or (w.sid_index == sid_index and gno in (0, w.gno)))
+    )
+
+
+def wake_connection(page: SharedPage, connection_id: int) -> int:
+    """Wake the waits of connection ``connection_id`` (``KILL [QUERY]``: the waiter then sees its kill flag).
+
+    Returns:
+        How many wake-ups were queued (0 when it waits for nothing).
+    """
+    if not (page.counter("write_lock_waiters").get() or page.counter("gtid_waiters").get()):
+        return 0
+    with page.locked():
+        found = _read(page)
+    return _send(w for w in found if w.connection_id == connection_id)

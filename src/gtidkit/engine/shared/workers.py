@@ -1,0 +1,142 @@
+"""Per-worker liveness slots of the shared page, and what a worker's death releases (issue 21, §5.6).
+
+Slot ``worker_id`` (0 = the supervisor) holds the worker's pid, an incarnation number bumped at every
+registration (a replacement worker reuses the id of the one it replaces) and its start time. When a worker dies
+(SIGKILL included) the kernel drops its ``flock`` locks, but its rows in the shared page stay: the supervisor, told
+by SIGCHLD, calls :func:`clear_worker`, which drops the GTIDs its sessions owned, its waiter slots and its record
+as the write lock's holder, then wakes whoever waited on them. That is what mysqld does for a thread that ends:
+``Gtid_state::update_gtids_impl`` / ``update_on_rollback`` release the dead session's GTID
+(``sql/rpl_gtid_state.cc``), and waiters on its SIDNO are broadcast.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import time
+from dataclasses import dataclass
+
+from gtidkit.engine.shared import owners, waiters
+from gtidkit.engine.shared.shm import SharedPage
+
+__all__ = [
+    "ClearedWorker",
+    "WorkerSlot",
+    "clear_worker",
+    "is_alive",
+    "register_worker",
+    "worker_slot",
+    "workers",
+]
+
+_SLOT = struct.Struct("@QQd")  # pid (0 = free), incarnation, started at
+_TAIL = struct.Struct("@Qd")  # the same without the pid word (a single store of its own)
+_SIZE = 32
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerSlot:
+    """A worker's liveness record.
+
+    Attributes:
+        worker_id: the slot number.
+        pid: its process id (0 = no worker).
+        incarnation: how many workers have registered under this id since the page was built.
+        started: when it registered (seconds since the epoch).
+    """
+
+    worker_id: int
+    pid: int
+    incarnation: int
+    started: float
+
+
+@dataclass(frozen=True, slots=True)
+class ClearedWorker:
+    """What :func:`clear_worker` released.
+
+    Attributes:
+        gtids: (sid index, gno) of every GTID the worker's sessions owned.
+        waiters: how many waiter slots it had.
+        held_write_lock: whether it was recorded as the write lock's holder.
+    """
+
+    gtids: list[tuple[int, int]]
+    waiters: int
+    held_write_lock: bool
+
+
+def _base(page: SharedPage, worker_id: int) -> int:
+    if not 0 <= worker_id < page.layout.workers:
+        raise ValueError(f"worker id {worker_id} is outside 0..{page.layout.workers - 1}")
+    return page.layout.worker_table + worker_id * _SIZE
+
+
+def register_worker(page: SharedPage, worker_id: int, pid: int | None = None) -> int:
+    """Record ``pid`` (default: this process) as the live worker ``worker_id``. Returns its incarnation.
+
+    Raises:
+        ValueError: ``worker_id`` is outside the page's worker table.
+    """
+    base = _base(page, worker_id)
+    with page.locked():
+        _pid, incarnation, _started = _SLOT.unpack_from(page.buf, base)
+        _TAIL.pack_into(page.buf, base + 8, incarnation + 1, time.time())
+        page.set_word(base, os.getpid() if pid is None else pid)  # one store: read without the lock
+    return int(incarnation) + 1
+
+
+def worker_slot(page: SharedPage, worker_id: int) -> WorkerSlot:
+    """Worker ``worker_id``'s record (pid 0 when no worker is registered there)."""
+    base = _base(page, worker_id)
+    _pid, incarnation, started = _SLOT.unpack_from(page.buf, base)
+    return WorkerSlot(worker_id, page.word(base), incarnation, started)
+
+
+def workers(page: SharedPage) -> list[WorkerSlot]:
+    """The registered workers (pid != 0), by worker id."""
+    out = []
+    for worker_id in range(page.layout.workers):
+        slot = worker_slot(page, worker_id)
+        if slot.pid:
+            out.append(slot)
+    return out
+
+
+def is_alive(page: SharedPage, worker_id: int) -> bool:
+    """Whether worker ``worker_id`` is registered and its process exists (``kill(pid, 0)``)."""
+    pid = worker_slot(page, worker_id).pid
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by another user
+    return True
+
+
+def clear_worker(page: SharedPage, worker_id: int) -> ClearedWorker:
+    """Release everything worker ``worker_id`` held in the page (it died, or exits) and wake its waiters.
+
+    Drops its GTID ownerships (waking the sessions of other workers that wait for those GTIDs), its waiter
+    slots, its write-lock holder record (waking the write lock's waiters) and its liveness record.
+
+    Raises:
+        ValueError: ``worker_id`` is outside the page's worker table.
+    """
+    base = _base(page, worker_id)
+    with page.locked():
+        gtids = owners.clear_worker_locked(page, worker_id)
+        gone = waiters.clear_worker_locked(page, worker_id)
+        pid, holder_worker, _conn, _since = page.write_owner()
+        held = bool(pid) and holder_worker == worker_id
+        if held:
+            page.set_write_owner(0, 0, 0, 0.0)
+        page.set_word(base, 0)
+    for sid_index, gno in gtids:
+        waiters.wake_matching(page, waiters.GTID, sid_index, gno)
+    if held:
+        waiters.wake_matching(page, waiters.WRITE_LOCK)
+    return ClearedWorker(gtids, len(gone), held)
