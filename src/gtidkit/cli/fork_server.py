@@ -103,13 +103,14 @@ def main(argv: list[str]) -> int:
     Args:
         argv: ``REQUEST_FD LOCK_FD SUPERVISOR_PID -- SERVER_ARGS...``.
     """
-    from gtidkit.cli.worker import PR_SET_PDEATHSIG, prctl
+    from gtidkit.cli.worker import FORK_SERVER_NAME, PR_SET_NAME, PR_SET_PDEATHSIG, prctl
     from gtidkit.protocol.options import load
 
     request_fd, lock_fd, sup = int(argv[0]), int(argv[1]), int(argv[2])
     args = argv[4:] if len(argv) > 3 and argv[3] == "--" else argv[3:]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor handles Ctrl-C and stops us
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    prctl(PR_SET_NAME, FORK_SERVER_NAME.encode())
     if os.getppid() != sup:  # the supervisor died before the signal was armed
         return 1
     preload()

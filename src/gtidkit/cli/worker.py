@@ -27,23 +27,29 @@ from typing import Any
 
 from gtidkit.cli import handoff
 
-__all__ = ["IdClient", "die_with", "run_worker"]
+__all__ = ["FORK_SERVER_NAME", "WORKER_NAME", "IdClient", "die_with", "prctl", "run_worker"]
+
+#: the process names (``/proc/PID/comm``, what ``ps`` and ``top`` show) of a worker (+ its index) and a fork server
+WORKER_NAME = "gtidkit-worker"
+FORK_SERVER_NAME = "gtidkit-forksrv"
 
 log = logging.getLogger("gtidkit.server")
 
 #: prctl(2) options (linux/prctl.h)
 PR_SET_PDEATHSIG = 1
+PR_SET_NAME = 15
 PR_SET_CHILD_SUBREAPER = 36
 
 
-def prctl(option: int, value: int) -> None:
-    """``prctl(option, value)`` through libc.
+def prctl(option: int, value: int | bytes) -> None:
+    """``prctl(option, value)`` through libc (``value``: a number, or a string for PR_SET_NAME).
 
     Raises:
         OSError: the call failed (errno from libc).
     """
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(option, value, 0, 0, 0) != 0:
+    arg = ctypes.c_char_p(value) if isinstance(value, bytes) else ctypes.c_ulong(value)
+    if libc.prctl(option, arg, 0, 0, 0) != 0:
         err = ctypes.get_errno()
         raise OSError(err, os.strerror(err))
 
@@ -126,6 +132,7 @@ def run_worker(
     from gtidkit.protocol.options import OptionError, load
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides; a terminal's Ctrl-C reaches it too
+    prctl(PR_SET_NAME, f"{WORKER_NAME}{index}".encode())  # ps / /proc/PID/comm: which process is a worker
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda _s, _f: stop.set())
     flushes: list[int] = []
