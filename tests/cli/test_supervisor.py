@@ -169,7 +169,9 @@ def test_worker_sigkill_is_replaced_and_loses_no_acknowledged_commit(tmp_path: P
             try:
                 while not stop.is_set():
                     n += 1
-                    if not binlog:  # no binary log: only a transaction with its GTID given gets one (MySQL 8.0)
+                    if (
+                        not binlog
+                    ):  # no binary log: only a transaction with its GTID given gets one (MySQL 8.0)
                         query(conn, f"SET GTID_NEXT = '{SOURCE}:{n}'")
                     query(conn, f"INSERT INTO s.t VALUES ({n})")
                     acked.append(n)

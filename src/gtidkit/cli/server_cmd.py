@@ -54,7 +54,12 @@ class _MysqldFormatter(logging.Formatter):
         return f"{self.formatTime(record, '%Y-%m-%dT%H:%M:%S')} [{level}]{tag} [Server] {record.getMessage()}"
 
 
-def _setup_logging(log_error: str, datadir: Path) -> None:
+def setup_logging(log_error: str, datadir: Path) -> None:
+    """Send the server's log lines to ``--log-error`` (relative to ``datadir``; "" = stderr) in mysqld's format.
+
+    Raises:
+        OSError: the file cannot be opened.
+    """
     root = logging.getLogger("gtidkit")
     root.setLevel(logging.INFO)
     handler: logging.Handler
@@ -205,7 +210,7 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
     return 0
 
 
-def _log_start_failure(log: logging.Logger, err: OSError | MySQLError, port: object) -> None:
+def log_start_failure(log: logging.Logger, err: OSError | MySQLError, port: object) -> None:
     """mysqld's lines for a listener that cannot start (MY-010262 "Can't start server: Bind on TCP/IP port: ...",
     MY-010257 "Do you already have another mysqld server running on port: N ?"), then "Aborting"."""
     if isinstance(err, OSError) and err.errno == errno.EADDRINUSE:
@@ -309,7 +314,7 @@ def start_serving(
         if port is None:
             wire.start()
     except (OSError, MySQLError) as err:
-        _log_start_failure(log, err, s["port"])
+        log_start_failure(log, err, s["port"])
         engine.shutdown()
         return 1
     except (
@@ -332,7 +337,7 @@ def _run(datadir: Path, opts: Any, args: list[str]) -> int:
     log = logging.getLogger("gtidkit.server")
     s = opts.wire
     try:
-        _setup_logging(str(s["log_error"] or ""), datadir)
+        setup_logging(str(s["log_error"] or ""), datadir)
     except OSError as err:
         # mysqld: "Could not open file '...' for error logging", then Aborting
         click.echo(

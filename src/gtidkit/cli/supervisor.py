@@ -117,7 +117,7 @@ class Supervisor:
     # ------------------------------------------------------------------ start
     def run(self) -> int:
         """Start, serve until stopped, stop; returns the exit status (1 when start-up failed)."""
-        from gtidkit.cli.server_cmd import _log_start_failure, pid_file_path
+        from gtidkit.cli.server_cmd import log_start_failure, pid_file_path
         from gtidkit.cli.worker import PR_SET_CHILD_SUBREAPER, prctl
         from gtidkit.engine.datadir_lock import DatadirLock
         from gtidkit.engine.storage import DB_FILE_NAME
@@ -133,7 +133,7 @@ class Supervisor:
             prctl(PR_SET_CHILD_SUBREAPER, 1)
             self._listen()
         except (OSError, MySQLError) as err:
-            _log_start_failure(log, err, self.opts.wire["port"])
+            log_start_failure(log, err, self.opts.wire["port"])
             self._datadir_lock.release()
             return 1
         try:
@@ -489,11 +489,10 @@ def _reap(pid: int) -> str:
         return "status unknown"
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        return (
-            f"killed by {signal.Signals(sig).name}"
-            if sig in signal.Signals._value2member_map_
-            else f"signal {sig}"
-        )
+        try:
+            return f"killed by {signal.Signals(sig).name}"
+        except ValueError:
+            return f"killed by signal {sig}"
     return f"exit status {os.WEXITSTATUS(status)}"
 
 

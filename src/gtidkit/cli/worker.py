@@ -128,7 +128,7 @@ def run_worker(
         supervisor_pid: the supervisor (parent-death signal).
         forked_at: ``time.monotonic()`` when the fork was requested (the ready message reports the delay).
     """
-    from gtidkit.cli.server_cmd import _setup_logging, flush_on_signal, start_serving
+    from gtidkit.cli.server_cmd import flush_on_signal, setup_logging, start_serving
     from gtidkit.protocol.options import OptionError, load
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides; a terminal's Ctrl-C reaches it too
@@ -144,7 +144,7 @@ def run_worker(
         log.warning("worker %d: no parent-death signal (%s); watching the control channel only", index, err)
     try:
         opts = load(args)
-        _setup_logging(str(opts.wire["log_error"] or ""), datadir)
+        setup_logging(str(opts.wire["log_error"] or ""), datadir)
     except (OptionError, OSError) as err:
         log.error("worker %d could not start: %s", index, err)
         return 1
