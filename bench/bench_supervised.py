@@ -139,9 +139,11 @@ def main() -> int:
     lines = [
         "## Supervised server (issue 21 step 5): connection hand-off cost",
         "",
-        f"Command: `.venv/bin/python bench/bench_supervised.py --rounds {args.rounds} --connects {args.connects} "
-        f"--selects {args.selects}` (load average before / after: {load0:.1f} / {load1:.1f} on 2 CPUs; one "
-        "figure per round, the modes alternating first).",
+        (
+            f"Command: `.venv/bin/python bench/bench_supervised.py --rounds {args.rounds} --connects "
+            f"{args.connects} --selects {args.selects}` (load average before / after: {load0:.1f} / {load1:.1f} "
+            "on 2 CPUs; one figure per round, the modes alternating first)."
+        ),
         "",
         "| measure | one process | supervised, 1 worker | supervised / one process |",
         "|---|---|---|---|",
@@ -150,10 +152,12 @@ def main() -> int:
     lines += [
         f"| of which the supervisor's CPU, µs per statement | - | {fig(True, 'supervisor_cpu_us')} | - |",
         "",
-        "Supervised only, per round: fork request to a serving worker at start (engine open with recovery "
-        f"included) {fig(True, 'worker_ready_ms')} ms; SIGKILL of the worker to the next successful connection "
-        f"{fig(True, 'replace_ms')} ms (of which the replacement's fork to serving "
-        f"{fig(True, 'replacement_ready_ms')} ms).",
+        (
+            "Supervised only, per round: fork request to a serving worker at start (engine open with recovery "
+            f"included) {fig(True, 'worker_ready_ms')} ms; SIGKILL of the worker to the next successful "
+            f"connection {fig(True, 'replace_ms')} ms (of which the replacement's fork to serving "
+            f"{fig(True, 'replacement_ready_ms')} ms)."
+        ),
     ]
     text = "\n".join(lines) + "\n"
     print(text)
