@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -22,6 +23,7 @@ from pathlib import Path
 import pymysql
 import pytest
 
+from gtidkit.engine.datadir_lock import DatadirInUseError, DatadirLock
 from tests.protocol.server_proc import children, initialize, process_name, running_server
 
 GTIDS = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
@@ -219,7 +221,7 @@ def test_worker_sigkill_is_replaced_and_loses_no_acknowledged_commit(tmp_path: P
         assert re.search(rf"worker 0 \(pid {old}\) ended \(killed by SIGKILL\)", log)
 
 
-def test_second_server_refused_while_an_orphaned_worker_lives(tmp_path: Path) -> None:
+def test_second_server_refused_and_sigkill_of_the_supervisor_ends_every_process(tmp_path: Path) -> None:
     datadir = tmp_path / "d"
     initialize(datadir)
     second = [
@@ -234,26 +236,103 @@ def test_second_server_refused_while_an_orphaned_worker_lives(tmp_path: Path) ->
         "--log-error=",
     ]
     second += [*GTIDS, "--skip-log-bin"]
-    with running_server(datadir, *GTIDS, init=False, supervised=True) as srv:
+    with running_server(datadir, *GTIDS, "--log-bin", init=False, supervised=True) as srv:
         supervisor = srv.proc.pid
         (worker,) = srv.worker_pids()
+        with connect(srv.port) as c:
+            query(c, "CREATE DATABASE kept")
         r = subprocess.run(second, capture_output=True, text=True, timeout=120, check=False)
         assert r.returncode == 1
         assert f"The data directory {datadir} is in use by process {supervisor}" in r.stderr
-        # the worker cannot act on its parent's death while stopped: it is an orphan holding the lock
-        os.kill(worker, signal.SIGSTOP)
-        try:
-            assert srv.stop(signal.SIGKILL) == -signal.SIGKILL
-            wait_until(lambda: not fork_server_alive(supervisor), what="the fork server to die")
-            assert alive(worker)
-            r = subprocess.run(second, capture_output=True, text=True, timeout=120, check=False)
-            assert r.returncode == 1, r.stderr
-            assert "1015" in r.stderr and "Traceback" not in r.stderr
-        finally:
-            os.kill(worker, signal.SIGCONT)
-        wait_until(lambda: not alive(worker), what="the orphaned worker to exit")  # parent-death signal / EOF
-    with running_server(datadir, *GTIDS, init=False, supervised=False) as again, connect(again.port) as c:
-        assert query(c, "SELECT 1") == ((1,),)
+        assert "Traceback" not in r.stderr
+        assert srv.stop(signal.SIGKILL) == -signal.SIGKILL  # the whole server crashes, as kill -9 mysqld
+        wait_until(lambda: not alive(worker), timeout=10, what="the worker to die with its supervisor")
+        wait_until(lambda: not fork_server_alive(supervisor), timeout=10, what="the fork server to die")
+    with (
+        running_server(datadir, *GTIDS, "--log-bin", init=False, supervised=False) as again,
+        connect(again.port) as c,
+    ):
+        assert ("kept",) in query(c, "SHOW DATABASES")
+
+
+ADOPT_CHILD = """
+import sys, time
+from pathlib import Path
+from gtidkit.engine import Server
+server = Server.open(sys.argv[1], log_bin=False, datadir_lock_fd=int(sys.argv[2]))  # open, as a worker's
+print("adopted", flush=True)
+time.sleep(120)
+"""
+
+TAKER = """
+import os, subprocess, sys
+from pathlib import Path
+from gtidkit.engine.datadir_lock import DatadirLock
+lock = DatadirLock.acquire(Path(sys.argv[1]) / "gtidkit.sqlite")
+child = subprocess.Popen(
+    [sys.executable, "-c", sys.argv[2], sys.argv[1], str(lock.fileno())],
+    pass_fds=(lock.fileno(),), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+)
+assert child.stdout.readline().strip() == "adopted"
+print(child.pid, flush=True)
+os._exit(0)  # the taker dies without releasing: its child still holds the open file description
+"""
+
+
+def test_releasing_an_adopted_lock_leaves_the_holder_locked(tmp_path: Path) -> None:
+    database = tmp_path / "gtidkit.sqlite"
+    held = DatadirLock.acquire(database)
+    try:
+        adopted = DatadirLock.adopt(database, os.dup(held.fileno()))
+        adopted.release()  # a worker's engine shutting down
+        with pytest.raises(DatadirInUseError):
+            DatadirLock.acquire(database)
+    finally:
+        held.release()
+    DatadirLock.acquire(database).release()
+    other = DatadirLock.acquire(database)
+    try:
+        stranger = os.open(database.with_name("gtidkit.sqlite.lock"), os.O_RDWR)
+        with pytest.raises(DatadirInUseError):  # a description that is not the holder's cannot adopt
+            DatadirLock.adopt(database, stranger)
+    finally:
+        other.release()
+
+
+def test_an_inherited_lock_keeps_the_datadir_locked_until_its_last_holder_exits(tmp_path: Path) -> None:
+    """The mechanism the supervisor relies on (engine/datadir_lock.py): a worker that inherited the lock's
+    descriptor keeps the datadir locked after the process that took the lock has died."""
+    datadir = tmp_path / "d"
+    initialize(datadir)
+    taker = subprocess.run(
+        [sys.executable, "-c", TAKER, str(datadir), ADOPT_CHILD],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert taker.returncode == 0, taker.stderr
+    orphan = int(taker.stdout.strip())
+    try:
+        assert alive(orphan)
+        sql = [
+            sys.executable,
+            "-m",
+            "gtidkit",
+            "sql",
+            "--datadir",
+            str(datadir),
+            "--skip-log-bin",
+            "-e",
+            "SELECT 1",
+        ]
+        r = subprocess.run(sql, capture_output=True, text=True, timeout=120, check=False)
+        assert r.returncode == 1 and "1015" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    finally:
+        os.kill(orphan, signal.SIGKILL)
+    wait_until(lambda: not alive(orphan), what="the orphan to die")
+    r = subprocess.run(sql, capture_output=True, text=True, timeout=120, check=False)
+    assert (r.returncode, r.stdout) == (0, "1\n1\n"), r.stderr
 
 
 def fork_server_alive(supervisor: int) -> bool:
@@ -286,3 +365,42 @@ def test_more_than_one_worker_is_refused_until_workers_share_a_datadir(tmp_path:
     assert f"--workers={workers} is not available yet" in r.stderr
     assert "secondary engine open" in r.stderr
     assert "Aborting" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (("--gtid-mode=ON", "--enforce-gtid-consistency=OFF"), "3111"),  # the engine refuses: in the worker
+        (("--port={busy}",), "Bind on TCP/IP port"),  # the supervisor's listener: the port is taken
+    ],
+    ids=["engine-refuses", "bind-fails"],
+)
+def test_supervised_start_failure_exits_1_with_the_reason(
+    tmp_path: Path, options: tuple[str, ...], expected: str
+) -> None:
+    datadir = tmp_path / "d"
+    initialize(datadir)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        args = [o.format(busy=busy.getsockname()[1]) for o in options]
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "gtidkit",
+                "server",
+                "--supervised",
+                "--datadir",
+                str(datadir),
+                "--log-error=",
+            ]
+            + ["--port=0", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert r.returncode == 1, r.stderr
+    assert expected in r.stderr and "Aborting" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert "ready for connections" not in r.stderr

@@ -7,10 +7,10 @@ and passes over the control channel with their connection ids (cli/handoff.py: `
 :meth:`~gtidkit.protocol.server.WireServer.adopt`). Connection ids for its own threads (replication) come from
 the supervisor too (the id channel), so every id of the server is in one sequence.
 
-It dies with its supervisor: ``PR_SET_PDEATHSIG`` (SIGTERM once it has been reparented to the supervisor, a
-child subreaper) and end-of-file on the control channel both start a clean shutdown, so an orphaned worker
-neither serves nor outlives its supervisor for longer than its shutdown; meanwhile its inherited lock descriptor
-keeps a second server off the datadir.
+It dies with its supervisor, as every thread of a mysqld dies with it: ``PR_SET_PDEATHSIG`` (SIGKILL, armed once
+it has been reparented to the supervisor, a child subreaper) and end-of-file on the control channel (the watch
+for when the signal could not be armed) both end it at once; the next start recovers the datadir as after a crash
+of the whole server. Until it is gone its inherited lock descriptor keeps a second server off the datadir.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def run_worker(
     signal.signal(signal.SIGHUP, lambda s, _f: flushes.append(s))
     signal.signal(signal.SIGUSR1, lambda s, _f: flushes.append(s))
     try:
-        die_with(supervisor_pid, signal.SIGTERM)
+        die_with(supervisor_pid, signal.SIGKILL)
     except OSError as err:
         log.warning("worker %d: no parent-death signal (%s); watching the control channel only", index, err)
     try:
@@ -178,9 +178,9 @@ def run_worker(
                 msg = handoff.receive(ctl)
             except OSError:
                 msg = None
-            if msg is None:  # the supervisor is gone
-                stop.set()
-                return
+            if msg is None:  # the supervisor died (a clean stop says "stop" first): die with it
+                log.error("worker %d: the supervisor is gone; exiting", index)
+                os._exit(1)
             if msg.kind == "conn" and msg.fds:
                 cid = int(msg.fields[0])
                 sock = socket.socket(fileno=msg.fds[0])
