@@ -12,7 +12,7 @@ supervisor → fork   ``fork <i> <port>``      fork worker ``i``; fds: its contr
 fork → supervisor   ``forked <pid>``         the worker's pid (``error <text>`` when fork failed)
 supervisor → worker ``conn <id> <peer>``     serve this client (fd attached) as connection ``id``
 supervisor → worker ``stop``                 shut down cleanly (the server is stopping)
-worker → supervisor ``ready <ms> <version>`` the engine is open; ms since the fork
+worker → supervisor ``ready <ms> <v> <o>``   serving: ms since the fork request, version, ms opening
 worker → supervisor ``closed <id>``          connection ``id`` ended (``max_connections`` count)
 worker → supervisor ``shutdown``             a client ran SHUTDOWN: stop the server
 worker → supervisor ``id``                   (id socket) the next connection id; answered by the number

@@ -260,10 +260,11 @@ class Supervisor:
                 w.ever_ready = True
                 w.failed_starts = 0
                 log.info(
-                    "worker %d (pid %d) ready, %s ms after its fork was requested",
+                    "worker %d (pid %d) ready, %s ms after its fork was requested (engine open %s ms)",
                     w.index,
                     w.pid,
                     msg.fields[0],
+                    msg.fields[2] if len(msg.fields) > 2 else "?",
                 )
                 with self._changed:
                     w.ready.set()

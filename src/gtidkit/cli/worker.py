@@ -149,6 +149,7 @@ def run_worker(
         log.error("worker %d could not start: %s", index, err)
         return 1
     id_client = IdClient(ids)
+    opening = time.monotonic()
     started = start_serving(
         datadir, opts, lock_fd=lock_fd, port=port, id_source=id_client.next_id, worker_id=index
     )
@@ -190,10 +191,11 @@ def run_worker(
             for fd in msg.fds[1:]:
                 os.close(fd)
 
-    elapsed_ms = (time.monotonic() - forked_at) * 1000
+    now = time.monotonic()
+    elapsed_ms, open_ms = (now - forked_at) * 1000, (now - opening) * 1000
     version = str(wire.ctx.server_version).replace(" ", "_")
     try:
-        handoff.send(ctl, "ready", f"{elapsed_ms:.1f}", version)
+        handoff.send(ctl, "ready", f"{elapsed_ms:.1f}", version, f"{open_ms:.1f}")
     except OSError:
         stop.set()
     threading.Thread(target=read_control, name="gtidkit-worker-control", daemon=True).start()
