@@ -157,6 +157,12 @@ def main() -> int:
         f"| of which the supervisor's CPU, µs per statement | - | {fig(True, 'supervisor_cpu_us')} | - |",
         "",
         (
+            "On a machine this loaded the wall-clock figures follow the scheduler (both modes vary 2-3x between "
+            "rounds); the figures to read are the server CPU per statement (unchanged: the supervisor spends none "
+            "once a connection is handed off) and the times to a serving worker."
+        ),
+        "",
+        (
             "Supervised only, per round: fork request to a serving worker at start "
             f"{fig(True, 'worker_ready_ms')} ms, of which opening the engine (recovery included) "
             f"{fig(True, 'worker_open_ms')} ms; SIGKILL of the worker to the next successful connection "
