@@ -150,6 +150,18 @@ def test_clean_shutdown_by_sigterm_and_by_shutdown(tmp_path: Path) -> None:
         log = (datadir / "error.log").read_text()
         assert "SHUTDOWN from a client of worker 0" in log
         assert "Traceback" not in log
+    with running_server(
+        datadir, *GTIDS, init=False, supervised=True
+    ) as srv:  # Ctrl-C: the supervisor alone decides
+        workers = srv.worker_pids()
+        for pid in workers:
+            os.kill(pid, signal.SIGINT)  # ignored by a worker (a terminal sends it to the whole group)
+        with connect(srv.port) as c:
+            assert query(c, "SELECT 1") == ((1,),)
+        assert srv.worker_pids() == workers
+        assert srv.stop(signal.SIGINT) == 130  # a clean shutdown reported as an interruption
+        assert "interrupted: the server shut down cleanly" in srv.proc.stderr.read()
+        wait_until(lambda: not any(alive(p) for p in workers), what="the workers to exit")
 
 
 @pytest.mark.parametrize("log_bin", ["--log-bin", "--skip-log-bin"], ids=["binlog", "no-binlog"])
