@@ -416,3 +416,54 @@ def test_supervised_start_failure_exits_1_with_the_reason(
     assert r.returncode == 1, r.stderr
     assert expected in r.stderr and "Aborting" in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert "ready for connections" not in r.stderr
+
+
+def test_replica_threads_live_in_the_worker_and_restart_with_its_replacement(tmp_path: Path) -> None:
+    """The replication threads run in the worker (one worker: the engine as the one-process server runs it):
+    after a SIGKILL of the replica's worker the replacement starts them again (``init_replica``, as mysqld at
+    start-up) and the replica converges; their ids come from the supervisor's sequence."""
+    with running_server(tmp_path / "source", *GTIDS, "--log-bin", supervised=False) as src:
+        with connect(src.port) as c:
+            query(c, "CREATE DATABASE d")
+            query(c, "CREATE TABLE d.t (a INT PRIMARY KEY)")
+            query(c, "INSERT INTO d.t VALUES (1)")
+        replica_args = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=2", "--skip-log-bin")
+        with running_server(tmp_path / "replica", *replica_args, supervised=True) as rep:
+
+            def converged() -> bool:
+                with connect(src.port) as s, connect(rep.port) as r:
+                    return query(s, "SELECT @@GLOBAL.gtid_executed") == query(
+                        r, "SELECT @@GLOBAL.gtid_executed"
+                    )
+
+            with connect(rep.port) as c:
+                query(
+                    c,
+                    f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={src.port}, "
+                    "SOURCE_USER='root', SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1, SOURCE_RETRY_COUNT=60",
+                )
+                query(c, "START REPLICA")
+            wait_until(converged, what="the replica to converge")
+            with connect(rep.port) as c:
+                threads = query(
+                    c,
+                    "SELECT PROCESSLIST_ID, NAME FROM performance_schema.threads WHERE PROCESSLIST_ID IS NOT NULL",
+                )
+                ids = [r[0] for r in threads]
+                assert len(ids) == len(set(ids)), (
+                    threads
+                )  # one sequence: client and replication threads alike
+                assert query(c, "SELECT CONNECTION_ID()")[0][0] in ids
+                assert len(ids) >= 3, threads  # this client, the receiver and the applier
+            (old,) = srv_workers = rep.worker_pids()
+            os.kill(old, signal.SIGKILL)
+            with connect(src.port) as c:
+                query(c, "INSERT INTO d.t VALUES (2), (3)")
+            wait_until(lambda: rep.worker_pids() not in ([], srv_workers), what="a replacement worker")
+            wait_until(converged, what="the replica to converge after its worker's replacement")
+            with connect(rep.port) as c:
+                assert query(c, "SELECT a FROM d.t ORDER BY a") == ((1,), (2,), (3,))
+                status = query(
+                    c, "SELECT SERVICE_STATE FROM performance_schema.replication_connection_status"
+                )
+                assert status == (("ON",),)
