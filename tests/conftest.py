@@ -157,3 +157,24 @@ def pytest_configure(config: pytest.Config) -> None:
     the commands start with SIGINT's default action."""
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+#: ``tests/protocol/server_proc.py``'s SUPERVISED_ENV: every ``running_server`` then starts ``--supervised``.
+_SUPERVISED_ENV = "GTIDKIT_TEST_SUPERVISED"
+
+
+@pytest.fixture(scope="module", params=["plain", "supervised"])
+def server_mode(request: pytest.FixtureRequest) -> Any:
+    """Run the servers a module starts both as one process and supervised (a supervisor handing each connection
+    to a worker process, issue 21): the same results through the hand-off. A module opts in with
+    ``pytestmark = pytest.mark.usefixtures("server_mode")``, and its module-scoped server fixtures take
+    ``server_mode`` as an argument so that they start once per mode."""
+    old = os.environ.get(_SUPERVISED_ENV)
+    os.environ[_SUPERVISED_ENV] = "1" if request.param == "supervised" else "0"
+    try:
+        yield request.param
+    finally:
+        if old is None:
+            os.environ.pop(_SUPERVISED_ENV, None)
+        else:
+            os.environ[_SUPERVISED_ENV] = old

@@ -32,6 +32,11 @@ ALLOWED: dict[tuple[str, str], str] = {
         "replication/receiver.py",
         "_execute_command",
     ): "PyMySQL: send a raw command packet (COM_BINLOG_DUMP_GTID)",
+    ("cli/worker.py", "_exit"): "os._exit: a worker dies at once with its supervisor (no clean shutdown)",
+    ("cli/fork_server.py", "_exit"): (
+        "os._exit: a forked child (the fork server's intermediate and worker) must never return into its parent's "
+        "code nor run its atexit handlers"
+    ),
     ("replication/receiver.py", "_read_packet"): "PyMySQL: read one (possibly multi-packet) event packet",
     (
         "replication/receiver.py",

@@ -83,6 +83,7 @@ ER: dict[int, ErrorSpec] = {
     1050: _e("ER_TABLE_EXISTS_ERROR", "42S01", "Table '%s' already exists"),
     1051: _e("ER_BAD_TABLE_ERROR", "42S02", "Unknown table '%s'"),
     1052: _e("ER_NON_UNIQ_ERROR", "23000", "Column '%s' in %s is ambiguous"),
+    1053: _e("ER_SERVER_SHUTDOWN", "08S01", "Server shutdown in progress"),
     1054: _e("ER_BAD_FIELD_ERROR", "42S22", "Unknown column '%s' in '%s'"),
     1060: _e("ER_DUP_FIELDNAME", "42S21", "Duplicate column name '%s'"),
     1061: _e("ER_DUP_KEYNAME", "42000", "Duplicate key name '%s'"),
@@ -878,6 +879,14 @@ SOURCE_AUTO_POSITION_GTID_MODE = "The replication receiver thread cannot start i
 DATADIR_IN_USE = (
     "Unable to lock %s error: %s (%s). The data directory %s is in use by %s: check that you do not already have "
     "another gtidkit server or gtidkit sql process using the same data directory, stop it, then start again."
+)
+
+#: ``gtidkit server --workers=N`` with N > 1 before workers can share one datadir (issue 21, docs/design/
+#: multi_worker.md §8 steps 1-4; a start-up error-log line, then "Aborting"). Slot: N.
+WORKERS_NOT_AVAILABLE = (
+    "--workers=%s is not available yet: more than one worker process needs the secondary engine open (workers "
+    "sharing one datadir through the commit log and the shared-memory GTID state, issue 21 plan steps 1-4), which "
+    "this build does not have. Start with --workers=1 (--supervised runs the supervisor and one worker process)."
 )
 
 #: Start-up recovery could not read a binary log (code 1105; MySQL logs ER_BINLOG_CRASH_RECOVERY_MALFORMED_LOG and

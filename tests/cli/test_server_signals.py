@@ -14,7 +14,11 @@ import time
 from pathlib import Path
 
 import pymysql
+import pytest
 from protocol.server_proc import running_server
+
+#: one process and supervised (issue 21): the supervisor passes SIGHUP / SIGUSR1 on to its worker
+pytestmark = pytest.mark.usefixtures("server_mode")
 
 
 def _query(port: int, sql: str, user: str = "root") -> list[tuple]:

@@ -21,11 +21,16 @@ from pathlib import Path
 
 @dataclass
 class ServerProcess:
-    """A running server: its process, port and datadir."""
+    """A running server: its process, port and datadir (``supervised``: a supervisor and worker processes)."""
 
     proc: subprocess.Popen
     port: int
     datadir: Path
+    supervised: bool = False
+
+    def worker_pids(self) -> list[int]:
+        """The pids of a supervised server's worker processes (its children named ``gtidkit-worker<i>``)."""
+        return [pid for pid in children(self.proc.pid) if process_name(pid).startswith("gtidkit-worker")]
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 60) -> int:
         """Signal the server and wait; returns its exit status."""
@@ -73,6 +78,35 @@ def free_port() -> int:
                 continue
         return port
     raise AssertionError(f"no free port in {_PORT_LOW}..{_PORT_HIGH}")
+
+
+#: Set to 1 to run every `running_server` supervised (``--supervised``: a supervisor that hands each connection to
+#: a worker process): the suite's results must be the same through the hand-off (issue 21).
+SUPERVISED_ENV = "GTIDKIT_TEST_SUPERVISED"
+
+
+def supervised_by_default() -> bool:
+    """Whether :data:`SUPERVISED_ENV` asks for supervised servers."""
+    return os.environ.get(SUPERVISED_ENV, "") not in ("", "0")
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (``/proc/PID/task/*/children``)."""
+    out: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out += [int(x) for x in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return out
+
+
+def process_name(pid: int) -> str:
+    """``/proc/PID/comm`` (a supervised server names its processes: ``gtidkit-worker0``, ``gtidkit-forksrv``)."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 #: ``--initialize`` without a binary log, so that a datadir's first binlog file is the first start's
@@ -133,12 +167,22 @@ def _run_initialize(datadir: Path, insecure: bool, *extra: str) -> str:
 
 @contextlib.contextmanager
 def running_server(
-    datadir: Path, *args: str, init: bool = True, base: tuple[str, ...] = BASE_ARGS
+    datadir: Path,
+    *args: str,
+    init: bool = True,
+    base: tuple[str, ...] = BASE_ARGS,
+    supervised: bool | None = None,
 ) -> Iterator[ServerProcess]:
     """Start `gtidkit server --datadir D --port 0 BASE ARGS` (initialising D first) and stop it at exit.
 
     ``base`` (default :data:`BASE_ARGS`: GTIDs on, no binary log) comes before ``args``, which override it.
+    ``supervised``: add ``--supervised`` (a supervisor handing connections to a worker process); None: as
+    :data:`SUPERVISED_ENV` says (default off).
     """
+    if supervised is None:
+        supervised = supervised_by_default()
+    if supervised:
+        args = ("--supervised", *args)
     if init and not datadir.exists():
         initialize(datadir)
     proc = subprocess.Popen(
@@ -174,7 +218,7 @@ def running_server(
         if port is None:
             log = (datadir / "error.log").read_text() if (datadir / "error.log").exists() else ""
             raise AssertionError(f"server did not start (rc={proc.poll()}): {log}")
-        yield ServerProcess(proc, port, datadir)
+        yield ServerProcess(proc, port, datadir, supervised)
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)

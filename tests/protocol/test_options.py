@@ -258,6 +258,8 @@ def test_option_table_comes_from_the_sysvar_table() -> None:
         "verbose",
         "version",
         "server_version",  # gtidkit's own: the release presented (engine/server_version.py)
+        "workers",  # gtidkit's own: worker processes (issue 21, cli/supervisor.py)
+        "supervised",
     }
 
 

@@ -24,11 +24,11 @@ from gtidkit.protocol.wire import Reader
 
 from .server_proc import LibMariaDB, ServerProcess, running_server
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.usefixtures("server_mode")]
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def srv(tmp_path_factory: pytest.TempPathFactory, server_mode: str) -> Iterator[ServerProcess]:
     datadir = tmp_path_factory.mktemp("wire") / "data"
     with running_server(datadir, "--log-bin", "--server-id=7") as s:
         conn = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="", autocommit=True)

@@ -24,8 +24,14 @@ from gtidkit.replication.read_your_writes import Endpoint, ReadYourWrites
 OPTIONS = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON")
 
 
+#: one process and supervised (issue 21): the replica's threads live in its worker
+pytestmark = pytest.mark.usefixtures("server_mode")
+
+
 @pytest.fixture(scope="module")
-def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+def pair(
+    tmp_path_factory: pytest.TempPathFactory, server_mode: str
+) -> Iterator[tuple[ServerProcess, ServerProcess]]:
     base = tmp_path_factory.mktemp("ryw")
     with (
         running_server(base / "source", *OPTIONS, "--log-bin", "--server-id=1") as source,

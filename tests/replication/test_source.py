@@ -27,8 +27,12 @@ SOURCE_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "
 NON_BLOCK = 0x01
 
 
+#: one process and supervised (issue 21): dump threads and replication clients through the hand-off
+pytestmark = pytest.mark.usefixtures("server_mode")
+
+
 @pytest.fixture(scope="module")
-def source(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def source(tmp_path_factory: pytest.TempPathFactory, server_mode: str) -> Iterator[ServerProcess]:
     """A source with db.t and five committed transactions (GTIDs 1-5)."""
     with running_server(tmp_path_factory.mktemp("src") / "d", *SOURCE_ARGS) as srv:
         with connect(srv) as c, c.cursor() as cur:

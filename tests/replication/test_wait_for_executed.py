@@ -25,8 +25,12 @@ D = "dddddddd-dddd-dddd-dddd-dddddddddddd"
 WAITING = "Waiting for GTID to be committed"
 
 
+#: one process and supervised (issue 21): the same waits through the hand-off
+pytestmark = pytest.mark.usefixtures("server_mode")
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def server(tmp_path_factory: pytest.TempPathFactory, server_mode: str) -> Iterator[ServerProcess]:
     datadir = tmp_path_factory.mktemp("wfegs") / "d"
     with running_server(
         datadir, "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--log-bin", "--server-id=1"

@@ -54,7 +54,12 @@ class _MysqldFormatter(logging.Formatter):
         return f"{self.formatTime(record, '%Y-%m-%dT%H:%M:%S')} [{level}]{tag} [Server] {record.getMessage()}"
 
 
-def _setup_logging(log_error: str, datadir: Path) -> None:
+def setup_logging(log_error: str, datadir: Path) -> None:
+    """Send the server's log lines to ``--log-error`` (relative to ``datadir``; "" = stderr) in mysqld's format.
+
+    Raises:
+        OSError: the file cannot be opened.
+    """
     root = logging.getLogger("gtidkit")
     root.setLevel(logging.INFO)
     handler: logging.Handler
@@ -161,7 +166,7 @@ def server(ctx: click.Context) -> None:
     path = Path(datadir).resolve()
     if cmd["initialize"] or cmd["initialize_insecure"]:
         sys.exit(_initialize(path, opts, insecure=bool(cmd["initialize_insecure"])))
-    sys.exit(_run(path, opts))
+    sys.exit(_run(path, opts, list(ctx.args)))
 
 
 def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
@@ -205,7 +210,7 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
     return 0
 
 
-def _log_start_failure(log: logging.Logger, err: OSError | MySQLError, port: object) -> None:
+def log_start_failure(log: logging.Logger, err: OSError | MySQLError, port: object) -> None:
     """mysqld's lines for a listener that cannot start (MY-010262 "Can't start server: Bind on TCP/IP port: ...",
     MY-010257 "Do you already have another mysqld server running on port: N ?"), then "Aborting"."""
     if isinstance(err, OSError) and err.errno == errno.EADDRINUSE:
@@ -218,7 +223,30 @@ def _log_start_failure(log: logging.Logger, err: OSError | MySQLError, port: obj
     log.error("Aborting")
 
 
-def _run(datadir: Path, opts: Any) -> int:
+def start_serving(
+    datadir: Path,
+    opts: Any,
+    *,
+    lock_fd: int | None = None,
+    port: int | None = None,
+    id_source: Any = None,
+    worker_id: int = 0,
+) -> tuple[Any, Any, Any] | int:
+    """Open the engine, build the wire server and install replication: what ``gtidkit server`` runs in its one
+    process, or in each worker process of a supervised server (cli/supervisor.py).
+
+    Args:
+        datadir: the data directory.
+        opts: the parsed options (:func:`gtidkit.protocol.options.load`).
+        lock_fd: a worker's inherited datadir lock descriptor (adopted by the engine); None: take the lock.
+        port: a worker's supervisor port: connections arrive by :meth:`WireServer.adopt` instead of a listener
+            of its own; None: listen on ``--port``.
+        id_source: a worker's connection-id allocator (``fn() -> int``, the supervisor's sequence).
+        worker_id: ``@@gtidkit_worker_id`` of this process.
+
+    Returns:
+        ``(engine, wire, replication)``, serving; or 1 after the failure was written to the error log.
+    """
     from gtidkit.engine import Server
     from gtidkit.engine.accounts.bootstrap import create_root
     from gtidkit.protocol.server import WireServer
@@ -227,28 +255,17 @@ def _run(datadir: Path, opts: Any) -> int:
 
     log = logging.getLogger("gtidkit.server")
     s = opts.wire
+    extra: dict[str, Any] = {} if lock_fd is None else {"datadir_lock_fd": lock_fd}
     try:
-        _setup_logging(str(s["log_error"] or ""), datadir)
-    except OSError as err:
-        # mysqld: "Could not open file '...' for error logging", then Aborting
-        click.echo(
-            f"[ERROR] [Server] Could not open file '{err.filename}' for error logging: {err.strerror}",
-            err=True,
-        )
-        click.echo("[ERROR] [MY-010119] [Server] Aborting", err=True)
-        return 1
-    _log_option_warnings(opts)
-    host = socket.gethostname()
-    pid_file = Path(str(s["pid_file"] or f"{host}.pid"))
-    if not pid_file.is_absolute():
-        pid_file = datadir / pid_file
-    set_incomplete(f"the server on {datadir} was starting and never accepted connections")
-    try:
-        engine = Server.open(datadir, **opts.engine)
+        engine = Server.open(datadir, **opts.engine, **extra)
     except (GtidkitError, OSError) as err:  # OSError: e.g. --log-bin=/no/such/dir/name
         log.error("%s", err)
         log.error("Aborting", extra={"mysql_code": 10119})
         return 1
+    engine.worker_id = worker_id
+    engine.globals.set("gtidkit_workers", int(opts.command.get("gtidkit_workers") or 1))
+    if id_source is not None:
+        engine.id_source = id_source
     if not engine.accounts.has_admin():  # made by `gtidkit sql`: root@localhost as --initialize-insecure
         create_root(engine, "")
         log.warning(
@@ -291,10 +308,13 @@ def _run(datadir: Path, opts: Any) -> int:
                 ) from err
             wire.ctx.ssl_available = wire.ssl_context is not None
         filters = {k: tuple(v) for k, v in s.items() if k.startswith("replicate_") and v}
+        if port is not None:
+            wire.attach(port)  # before replication: @@port / report_port are the supervisor's
         replication = install_replication(engine, wire, options={"filters": filters})
-        wire.start()
+        if port is None:
+            wire.start()
     except (OSError, MySQLError) as err:
-        _log_start_failure(log, err, s["port"])
+        log_start_failure(log, err, s["port"])
         engine.shutdown()
         return 1
     except (
@@ -304,6 +324,46 @@ def _run(datadir: Path, opts: Any) -> int:
         log.error("Aborting", extra={"mysql_code": 10119})
         engine.shutdown()
         return 1
+    return engine, wire, replication
+
+
+def pid_file_path(datadir: Path, opts: Any) -> Path:
+    """``--pid-file`` (relative to the datadir; default ``host_name.pid``)."""
+    pid_file = Path(str(opts.wire["pid_file"] or f"{socket.gethostname()}.pid"))
+    return pid_file if pid_file.is_absolute() else datadir / pid_file
+
+
+def _run(datadir: Path, opts: Any, args: list[str]) -> int:
+    log = logging.getLogger("gtidkit.server")
+    s = opts.wire
+    try:
+        setup_logging(str(s["log_error"] or ""), datadir)
+    except OSError as err:
+        # mysqld: "Could not open file '...' for error logging", then Aborting
+        click.echo(
+            f"[ERROR] [Server] Could not open file '{err.filename}' for error logging: {err.strerror}",
+            err=True,
+        )
+        click.echo("[ERROR] [MY-010119] [Server] Aborting", err=True)
+        return 1
+    _log_option_warnings(opts)
+    workers = int(opts.command.get("gtidkit_workers") or 1)
+    if workers > 1:
+        from gtidkit.mysql_errors import WORKERS_NOT_AVAILABLE
+
+        log.error(WORKERS_NOT_AVAILABLE, workers)
+        log.error("Aborting", extra={"mysql_code": 10119})
+        return 1
+    set_incomplete(f"the server on {datadir} was starting and never accepted connections")
+    if opts.command.get("supervised"):
+        from gtidkit.cli.supervisor import Supervisor
+
+        return Supervisor(datadir, opts, args).run()
+    pid_file = pid_file_path(datadir, opts)
+    started = start_serving(datadir, opts)
+    if isinstance(started, int):
+        return started
+    engine, wire, replication = started
     try:
         pid_file.write_text(f"{os.getpid()}\n")
     except OSError as err:

@@ -14,7 +14,11 @@ We lock ``<database file>.lock`` (``gtidkit.sqlite.lock`` in a datadir) with ``f
   inside one process is refused too (POSIX ``fcntl`` locks would silently succeed there), and SQLite's own
   ``fcntl`` locks on the database file are untouched;
 * the descriptor is not inherited across ``exec`` (Python opens files non-inheritable), so a child program does
-  not keep the datadir locked after the server exits.
+  not keep the datadir locked after the server exits;
+* a supervised server (``gtidkit server --supervised``, cli/supervisor.py) takes the lock in the supervisor and
+  hands the descriptor on to its worker processes on purpose (``pass_fds``, SCM_RIGHTS): they share the one open
+  file description, so the lock stays held while any of them lives (no second server starts beside an orphaned
+  worker), and the engine of a worker adopts it (:meth:`DatadirLock.adopt`) instead of taking a new one.
 
 The holder writes its pid into the file once it holds the lock, so the refusal can name it.
 """
@@ -77,9 +81,10 @@ class DatadirLock:
         path: the lock file.
     """
 
-    def __init__(self, path: Path, fd: int) -> None:
+    def __init__(self, path: Path, fd: int, *, adopted: bool = False) -> None:
         self.path = path
         self._fd: int | None = fd
+        self._adopted = adopted
 
     @classmethod
     def acquire(cls, database: Path) -> DatadirLock:
@@ -116,15 +121,57 @@ class DatadirLock:
             pass  # the pid is informational; the lock is what protects the datadir
         return cls(path, fd)
 
+    @classmethod
+    def adopt(cls, database: Path, fd: int) -> DatadirLock:
+        """Take over the lock a supervisor holds and handed to this process as the open descriptor ``fd``.
+
+        ``flock`` belongs to the open file description, so locking ``fd`` again succeeds exactly when that
+        description is the holder (or nobody holds the lock). :meth:`release` then only closes this process's
+        descriptor: unlocking would unlock the supervisor's (shared) description too.
+
+        Args:
+            database: the engine database file (``<datadir>/gtidkit.sqlite``).
+            fd: an open descriptor of ``<database>.lock`` inherited from the supervisor.
+
+        Returns:
+            The held lock.
+
+        Raises:
+            DatadirInUseError: ``fd`` is not the holder's description (another process holds the lock).
+            MySQLError: 1015 ER_CANT_LOCK when ``fd`` is not a lockable descriptor.
+        """
+        path = database.with_name(database.name + LOCK_SUFFIX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as err:
+            if err.errno in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES):
+                raise DatadirInUseError(database.parent, path, _read_pid(fd), err.errno) from err
+            raise mysql_error(1015, err.errno, f"{err.strerror}: {path}") from err
+        return cls(path, fd, adopted=True)
+
+    def fileno(self) -> int:
+        """The lock file's open descriptor (a supervisor hands it to its workers).
+
+        Raises:
+            ValueError: the lock was released.
+        """
+        if self._fd is None:
+            raise ValueError("the datadir lock was released")
+        return self._fd
+
     @property
     def held(self) -> bool:
         """Whether this object still holds the lock."""
         return self._fd is not None
 
     def release(self) -> None:
-        """Unlock and close (idempotent). The file stays: a later holder overwrites the pid."""
+        """Unlock and close (idempotent). The file stays: a later holder overwrites the pid. An adopted lock is
+        only closed here: the supervisor's description keeps the datadir locked until its last holder exits."""
         fd, self._fd = self._fd, None
         if fd is None:
+            return
+        if self._adopted:
+            os.close(fd)
             return
         try:
             fcntl.flock(fd, fcntl.LOCK_UN)

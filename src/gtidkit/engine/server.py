@@ -124,7 +124,10 @@ class Server:
         # a new datadir's release decides the layout of mysql.gtid_executed (gtid_tag is 8.3+)
         release: Release = options.get("server_version") or resolve(None)
         self.storage = Storage.open(
-            datadir, synchronous=options.get("synchronous", "FULL"), gtid_tag_column=release.gtid_tag_column
+            datadir,
+            synchronous=options.get("synchronous", "FULL"),
+            gtid_tag_column=release.gtid_tag_column,
+            lock_fd=options.get("datadir_lock_fd"),
         )
         try:
             self._init_state(datadir, options)
@@ -136,7 +139,9 @@ class Server:
         self.server_uuid = _read_or_create_uuid(datadir)
         #: start-up time (``time.time()``), for the Uptime status variable (statements/status.py)
         self.started_at = time.time()
-        overrides = {k: v for k, v in options.items() if k not in ("synchronous", "server_version")}
+        overrides = {
+            k: v for k, v in options.items() if k not in ("synchronous", "server_version", "datadir_lock_fd")
+        }
         overrides["server_uuid"] = str(self.server_uuid)
         overrides["datadir"] = str(datadir) + "/"
         #: the MySQL release this server presents as (``--server-version``) and what it decides (server_version.py)
@@ -159,6 +164,11 @@ class Server:
         self._sessions: dict[int, Session] = {}
         self._sessions_lock = threading.Lock()
         self._next_session_id = 10
+        #: where connection ids come from when not from ``_next_session_id``: a supervised worker's engine asks
+        #: its supervisor (cli/supervisor.py), which numbers every connection of the server in one sequence
+        self.id_source: Callable[[], int] | None = None
+        #: ``@@gtidkit_worker_id``: the worker process this engine serves in (0 when the server is one process)
+        self.worker_id = 0
         self._commit_observers: list[CommitObserver] = []
         #: ``fn(file, position)`` callbacks run after each binlog flush (commit.py); register via add_binlog_flush_observer.
         self.flush_observers: list[FlushObserver] = []
@@ -227,8 +237,9 @@ class Server:
                 (default 1000), ``server_id`` (default 1), ``binlog_format`` (``ROW`` or ``STATEMENT``),
                 ``max_binlog_size`` (bytes), ``sync_binlog`` (default 1), ``binlog_checksum`` (``CRC32``/``NONE``),
                 ``log_bin_basename`` (``--log-bin=NAME``: the files' name or path without extension, default
-                ``binlog`` in the datadir), ``log_bin_index`` (``--log-bin-index``); and ``synchronous`` (SQLite:
-                FULL default).
+                ``binlog`` in the datadir), ``log_bin_index`` (``--log-bin-index``); ``synchronous`` (SQLite:
+                FULL default); ``datadir_lock_fd`` (the datadir lock's descriptor inherited from a supervisor,
+                adopted instead of locking again: :meth:`~gtidkit.engine.datadir_lock.DatadirLock.adopt`).
 
         Returns:
             The running server (also a context manager: ``with Server.open(d) as s`` shuts down at exit).
@@ -251,6 +262,7 @@ class Server:
             "sync_binlog": 1,
         }
         synchronous = options.pop("synchronous", "FULL")
+        lock_fd = options.pop("datadir_lock_fd", None)
         requested = options.pop("server_version", None)
         try:
             release = resolve(requested)
@@ -272,6 +284,8 @@ class Server:
             opts["read_only"] = True
         opts.update(_binlog_paths(datadir, opts))
         opts["synchronous"] = synchronous
+        if lock_fd is not None:
+            opts["datadir_lock_fd"] = int(lock_fd)
         opts["server_version"] = release
         server = cls(datadir, opts)
         try:
@@ -320,7 +334,10 @@ class Server:
 
     def reserve_id(self) -> int:
         """A new connection id (PROCESSLIST_ID) for a server thread that has no session (the replica's receiver),
-        from the sessions' sequence."""
+        from the sessions' sequence (the supervisor's, through :attr:`id_source`, in a supervised worker)."""
+        source = self.id_source
+        if source is not None:
+            return source()
         with self._sessions_lock:
             sid = self._next_session_id
             self._next_session_id += 1
@@ -346,13 +363,19 @@ class Server:
             raise ValueError(f"{command!r} is not a SHOW a higher layer provides")
         self.show_providers[command] = provider
 
-    def session(self) -> Session:
-        """A new session (its own SQLite connection). Close it with ``session.close()`` or ``with``."""
+    def session(self, connection_id: int | None = None) -> Session:
+        """A new session (its own SQLite connection). Close it with ``session.close()`` or ``with``.
+
+        Args:
+            connection_id: the session's CONNECTION_ID(), when a supervisor allocated it with the connection it
+                handed over; None takes the next one (:meth:`reserve_id`).
+
+        Raises:
+            MySQLError: 2006 when the server is shut down.
+        """
         if self.closed:
             raise mysql_error(2006)
-        with self._sessions_lock:
-            sid = self._next_session_id
-            self._next_session_id += 1
+        sid = self.reserve_id() if connection_id is None else connection_id
         s = Session(self, sid)
         with self._sessions_lock:
             self._sessions[sid] = s
@@ -367,9 +390,7 @@ class Server:
 
         if self.closed:
             raise mysql_error(2006)
-        with self._sessions_lock:
-            sid = self._next_session_id
-            self._next_session_id += 1
+        sid = self.reserve_id()
         s = ApplierSession(self, sid, channel)
         with self._sessions_lock:
             self._sessions[sid] = s

@@ -354,6 +354,7 @@ class Storage:
         synchronous: str = "FULL",
         busy_timeout_ms: int = 50_000,
         gtid_tag_column: bool = True,
+        lock_fd: int | None = None,
     ) -> Storage:
         """Open (creating if needed) the engine database and bootstrap the built-in schemas.
 
@@ -365,6 +366,8 @@ class Storage:
                 ``innodb_lock_wait_timeout`` (default 50 s as in MySQL).
             gtid_tag_column: a new database's mysql.gtid_executed gets the 8.3+ ``gtid_tag`` column (False: the
                 5.7/8.0 shape); an existing database keeps its layout, except that True upgrades a 5.7/8.0 table.
+            lock_fd: the datadir lock's descriptor inherited from a supervisor (:meth:`DatadirLock.adopt`); None
+                takes the lock here.
 
         Raises:
             ValueError: unknown synchronous mode.
@@ -381,7 +384,7 @@ class Storage:
             p = p / DB_FILE_NAME
         p.parent.mkdir(parents=True, exist_ok=True)
         storage = cls(p, synchronous, busy_timeout_ms)
-        storage.lock = DatadirLock.acquire(p)
+        storage.lock = DatadirLock.acquire(p) if lock_fd is None else DatadirLock.adopt(p, lock_fd)
         try:
             try:
                 conn = storage.connect()

@@ -230,8 +230,8 @@ class SessionAPI(Protocol):
 class EngineAPI(Protocol):
     """What the wire server uses of the engine server to serve connections: one session per connection."""
 
-    def session(self) -> SessionAPI:
-        """A new session."""
+    def session(self, connection_id: int | None = None) -> SessionAPI:
+        """A new session (with ``connection_id`` when a supervisor allocated it)."""
         ...
 
 
@@ -246,9 +246,10 @@ if TYPE_CHECKING:  # the engine's classes have the shapes above (mypy checks the
         return s
 
 
-def open_session(server: EngineAPI) -> SessionAPI:
-    """A new engine session of ``server`` (one per client connection)."""
-    return server.session()
+def open_session(server: EngineAPI, connection_id: int | None = None) -> SessionAPI:
+    """A new engine session of ``server`` (one per client connection); ``connection_id``: the id a supervisor
+    allocated for a connection it handed over (None: the engine's next id)."""
+    return server.session(connection_id)
 
 
 def connection_id(session: SessionAPI) -> int:

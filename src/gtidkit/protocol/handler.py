@@ -244,9 +244,14 @@ class ClientHandler:
         return session
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self) -> bytes:
-        """Open the engine session and return the Handshake bytes (or ERR 1040 when the server is full)."""
-        self.session = engine_seam.open_session(self.ctx.engine)
+    def start(self, connection_id: int | None = None) -> bytes:
+        """Open the engine session and return the Handshake bytes.
+
+        Args:
+            connection_id: the connection id a supervisor allocated (sent with the socket it handed over); None:
+                the engine's next id.
+        """
+        self.session = engine_seam.open_session(self.ctx.engine, connection_id)
         self.connection_id = engine_seam.connection_id(self.live_session)
         with self.ctx.lock:
             self.ctx.handlers[self.connection_id] = self

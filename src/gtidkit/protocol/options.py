@@ -171,6 +171,25 @@ _OWN_OPTIONS = (
             "rewrite_db",
         )
     ),
+    # issue 21 (docs/design/multi_worker.md): worker processes behind a supervisor that owns the listening
+    # socket and hands each connection to a worker (cli/supervisor.py); @@gtidkit_workers
+    Option(
+        "workers",
+        INT,
+        1,
+        COMMAND,
+        1,
+        1024,
+        target="gtidkit_workers",
+        help="Worker processes serving connections (1: one process, unless --supervised).",
+    ),
+    Option(
+        "supervised",
+        BOOL,
+        False,
+        COMMAND,
+        help="Run a supervisor process that accepts and hands connections to worker processes (also with 1).",
+    ),
     Option("datadir", STR, None, COMMAND, help="The data directory (-h)."),
     Option("initialize", FLAG, False, COMMAND, help="Create the datadir; print root@localhost's password."),
     Option("initialize_insecure", FLAG, False, COMMAND, help="Create the datadir; root has no password."),

@@ -17,6 +17,7 @@ import socket
 import ssl
 import struct
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from gtidkit.protocol.connection import State
@@ -123,6 +124,47 @@ class WireServer:
             self.port,
         )
 
+    def attach(self, port: int) -> None:
+        """Serve connections a supervisor accepts and hands over (:meth:`adopt`) instead of listening here.
+
+        Args:
+            port: the TCP port the supervisor listens on (``@@port``, and ``report_port`` when not set).
+        """
+        self.port = port
+        self.engine.globals.set("port", port)
+        if not self.engine.globals.get("report_port"):
+            self.engine.globals.set("report_port", port)
+
+    def adopt(
+        self,
+        sock: socket.socket,
+        peer: str,
+        connection_id: int,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
+        """Serve a client connection another process accepted (a supervisor's hand-off over SCM_RIGHTS), in its
+        own thread as :meth:`start`'s accept loop does.
+
+        Args:
+            sock: the client's connected socket (now owned by this server: closed when the connection ends).
+            peer: the client's IP address.
+            connection_id: the connection id the supervisor allocated (the Handshake's and CONNECTION_ID()).
+            on_close: called once the connection has ended and its session is released (the supervisor's count of
+                connections for ``max_connections``).
+        """
+        if self._stopping:
+            sock.close()
+            if on_close is not None:
+                on_close()
+            return
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        t = threading.Thread(
+            target=self._serve, args=(sock, peer, connection_id, on_close), name="gtidkit-conn", daemon=True
+        )
+        with self._lock:
+            self._threads.add(t)
+        t.start()
+
     def shutdown(self, timeout: float = 30.0) -> None:
         """Stop accepting, disconnect every client (their open transactions roll back) and wait for their threads.
 
@@ -170,7 +212,13 @@ class WireServer:
             t.start()
 
     # ------------------------------------------------------------------ one connection
-    def _serve(self, sock: socket.socket, peer: str) -> None:
+    def _serve(
+        self,
+        sock: socket.socket,
+        peer: str,
+        connection_id: int | None = None,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
         handler = ClientHandler(self.ctx, peer)
         holder = {"sock": sock}
         key = id(handler)
@@ -196,7 +244,7 @@ class WireServer:
             if full:
                 sock.sendall(handler.refuse(1040, "Too many connections", "08004"))
                 return
-            sock.sendall(handler.start())
+            sock.sendall(handler.start(connection_id))
             self._loop(handler, holder)
         except (OSError, ssl.SSLError) as err:
             log.debug("connection from %s ended: %s", peer, err)
@@ -215,6 +263,8 @@ class WireServer:
                     self._threads.discard(threading.current_thread())
                     if not full:
                         self._active -= 1
+                if on_close is not None:
+                    on_close()
 
     def _loop(self, handler: ClientHandler, holder: dict[str, Any]) -> None:
         buf = bytearray(RECV_SIZE)

@@ -1,0 +1,406 @@
+"""`gtidkit server --supervised`: a supervisor that accepts and hands connections to a worker process (issue 21,
+docs/design/multi_worker.md §3.5, §5.1, §5.6).
+
+Real processes and real clients (PyMySQL): connection ids in one server-wide sequence, placement visible in
+``@@gtidkit_worker_id``, ``max_connections`` counted by the supervisor (ERR 1040 "Too many connections", MySQL's
+ER_CON_COUNT_ERROR), a SIGKILLed worker replaced with no acknowledged commit lost, a second server refused while an
+orphaned worker still holds the datadir, SIGTERM / SHUTDOWN stopping every process, and ``--workers=N`` (N > 1)
+refused at start until workers can share a datadir.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pymysql
+import pytest
+
+from gtidkit.engine.datadir_lock import DatadirInUseError, DatadirLock
+from tests.protocol.server_proc import children, initialize, process_name, running_server
+
+GTIDS = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
+#: the source UUID of the GTIDs given with GTID_NEXT (as a replica's applier does)
+SOURCE = "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"
+
+
+def connect(port: int, **kw: object) -> pymysql.connections.Connection:
+    """A PyMySQL connection as root (autocommit)."""
+    return pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True, **kw)
+
+
+def query(conn: pymysql.connections.Connection, sql: str) -> tuple:
+    """Run ``sql``; its rows."""
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        return cur.fetchall()
+
+
+def wait_until(check, timeout: float = 60.0, what: str = "condition") -> None:
+    """Poll ``check()`` until it is true."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def gno_count(gtid_set: str) -> int:
+    """How many GTIDs a one-UUID GTID set text holds."""
+    total = 0
+    for part in gtid_set.replace("\n", "").split(":")[1:]:
+        lo, _, hi = part.partition("-")
+        total += int(hi or lo) - int(lo) + 1
+    return total
+
+
+def test_connections_are_handed_to_the_worker_with_server_wide_ids(tmp_path: Path) -> None:
+    with running_server(tmp_path / "d", *GTIDS, "--skip-log-bin", supervised=True) as srv:
+        conns = [connect(srv.port) for _ in range(3)]
+        rows = [
+            query(c, "SELECT CONNECTION_ID(), @@gtidkit_worker_id, @@GLOBAL.gtidkit_workers, @@port")[0]
+            for c in conns
+        ]
+        ids = [r[0] for r in rows]
+        assert ids == list(range(ids[0], ids[0] + 3))  # sequential, allocated by the supervisor
+        assert {r[1:] for r in rows} == {(0, 1, srv.port)}
+        assert [p.thread_id() for p in conns] == ids  # the Handshake carries the same id
+        listed = {r[0] for r in query(conns[0], "SHOW PROCESSLIST")}
+        assert set(ids) <= listed
+        assert dict(query(conns[0], "SHOW VARIABLES LIKE 'gtidkit_worker%'")) == {
+            "gtidkit_worker_id": "0",
+            "gtidkit_workers": "1",
+        }
+        with pytest.raises(pymysql.err.OperationalError) as err:
+            query(conns[0], "SET SESSION gtidkit_worker_id = 1")
+        assert err.value.args[0] == 1238
+        assert len(srv.worker_pids()) == 1
+        worker = srv.worker_pids()[0]
+        lock = str(tmp_path / "d" / "gtidkit.sqlite.lock")
+        assert lock in {
+            os.path.realpath(f"/proc/{worker}/fd/{fd}") for fd in os.listdir(f"/proc/{worker}/fd")
+        }
+        for c in conns:
+            c.close()
+        assert srv.stop() == 0
+        wait_until(lambda: not alive(worker), what="the worker to exit")
+
+
+def test_plain_server_reports_worker_zero(tmp_path: Path) -> None:
+    with running_server(tmp_path / "d", *GTIDS, supervised=False) as srv:
+        with connect(srv.port) as c:
+            assert query(c, "SELECT @@gtidkit_worker_id, @@gtidkit_workers") == ((0, 1),)
+        assert children(srv.proc.pid) == []
+
+
+@pytest.mark.parametrize("limit", [2], ids=["max2"])
+def test_max_connections_counted_by_the_supervisor(tmp_path: Path, limit: int) -> None:
+    with running_server(tmp_path / "d", *GTIDS, f"--max-connections={limit}", supervised=True) as srv:
+        held = [connect(srv.port) for _ in range(limit)]
+        with pytest.raises(pymysql.err.OperationalError) as err:
+            connect(srv.port)
+        assert err.value.args == (1040, "Too many connections")
+        held.pop().close()
+
+        def one_more() -> bool:
+            try:
+                held.append(connect(srv.port))
+            except pymysql.err.OperationalError as e:
+                assert e.args[0] == 1040
+                return False
+            return True
+
+        wait_until(one_more, what="a freed slot")
+        assert len(held) == limit
+        for c in held:
+            c.close()
+
+
+def test_clean_shutdown_by_sigterm_and_by_shutdown(tmp_path: Path) -> None:
+    datadir = tmp_path / "d"
+    with running_server(datadir, *GTIDS, supervised=True) as srv:
+        pid_file = next(datadir.glob("*.pid"))
+        assert pid_file.read_text().strip() == str(srv.proc.pid)  # the supervisor is the server's pid
+        workers = srv.worker_pids()
+        assert srv.stop(signal.SIGTERM) == 0
+        assert not pid_file.exists()
+        wait_until(lambda: not any(alive(p) for p in workers), what="the workers to exit")
+    with running_server(datadir, *GTIDS, init=False, supervised=True) as srv:
+        workers = srv.worker_pids()
+        with connect(srv.port) as c, c.cursor() as cur:
+            cur.execute("SHUTDOWN")
+        assert srv.proc.wait(60) == 0
+        wait_until(lambda: not any(alive(p) for p in workers), what="the workers to exit")
+        log = (datadir / "error.log").read_text()
+        assert "SHUTDOWN from a client of worker 0" in log
+        assert "Traceback" not in log
+
+
+@pytest.mark.parametrize("log_bin", ["--log-bin", "--skip-log-bin"], ids=["binlog", "no-binlog"])
+def test_worker_sigkill_is_replaced_and_loses_no_acknowledged_commit(tmp_path: Path, log_bin: str) -> None:
+    datadir = tmp_path / "d"
+    binlog = log_bin == "--log-bin"
+    with running_server(datadir, *GTIDS, log_bin, supervised=True) as srv:
+        with connect(srv.port) as c:
+            query(c, "CREATE DATABASE s")
+            query(c, "CREATE TABLE s.t (id INT PRIMARY KEY)")
+            setup_gtids = gno_count(query(c, "SELECT @@GLOBAL.gtid_executed")[0][0])
+        acked: list[int] = []
+        failure: list[BaseException] = []
+        stop = threading.Event()
+
+        def commit_loop() -> None:
+            conn = connect(srv.port)
+            n = 0
+            try:
+                while not stop.is_set():
+                    n += 1
+                    if (
+                        not binlog
+                    ):  # no binary log: only a transaction with its GTID given gets one (MySQL 8.0)
+                        query(conn, f"SET GTID_NEXT = '{SOURCE}:{n}'")
+                    query(conn, f"INSERT INTO s.t VALUES ({n})")
+                    acked.append(n)
+                    if not binlog:
+                        query(conn, "SET GTID_NEXT = AUTOMATIC")
+            except pymysql.err.OperationalError as err:
+                failure.append(err)
+
+        t = threading.Thread(target=commit_loop)
+        t.start()
+        wait_until(lambda: len(acked) >= 20, what="20 commits")
+        (old,) = srv.worker_pids()
+        os.kill(old, signal.SIGKILL)
+        t.join(60)
+        stop.set()
+        assert failure, "the client of the killed worker saw no error"
+        assert failure[0].args[0] in (2013, 2006), failure[0]  # lost connection / server has gone away
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                conn = connect(srv.port)
+                break
+            except pymysql.err.OperationalError:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        with conn:
+            (new,) = srv.worker_pids()
+            assert new != old
+            rows = {r[0] for r in query(conn, "SELECT id FROM s.t")}
+            assert set(acked) <= rows  # no acknowledged commit lost
+            assert rows <= set(acked) | {max(acked) + 1}  # at most the one in flight committed unacknowledged
+            executed = query(conn, "SELECT @@GLOBAL.gtid_executed")[0][0]
+            assert gno_count(executed) == setup_gtids + len(rows)  # gtid_executed = data
+            if not binlog:
+                assert executed == f"{SOURCE}:1-{len(rows)}" and rows == set(range(1, len(rows) + 1))
+            table = query(conn, "SELECT COUNT(*) FROM mysql.gtid_executed")[0][0]
+            assert table >= 1
+            if not binlog:
+                query(conn, f"SET GTID_NEXT = '{SOURCE}:{max(rows) + 1}'")
+            query(conn, f"INSERT INTO s.t VALUES ({max(rows) + 1})")  # the replacement serves writes
+            assert (
+                gno_count(query(conn, "SELECT @@GLOBAL.gtid_executed")[0][0]) == setup_gtids + len(rows) + 1
+            )
+        log = (datadir / "error.log").read_text()
+        assert re.search(rf"worker 0 \(pid {old}\) ended \(killed by SIGKILL\)", log)
+
+
+def test_second_server_refused_and_sigkill_of_the_supervisor_ends_every_process(tmp_path: Path) -> None:
+    datadir = tmp_path / "d"
+    initialize(datadir)
+    second = [
+        sys.executable,
+        "-m",
+        "gtidkit",
+        "server",
+        "--datadir",
+        str(datadir),
+        "--port",
+        "0",
+        "--log-error=",
+    ]
+    second += [*GTIDS, "--skip-log-bin"]
+    with running_server(datadir, *GTIDS, "--log-bin", init=False, supervised=True) as srv:
+        supervisor = srv.proc.pid
+        (worker,) = srv.worker_pids()
+        with connect(srv.port) as c:
+            query(c, "CREATE DATABASE kept")
+        r = subprocess.run(second, capture_output=True, text=True, timeout=120, check=False)
+        assert r.returncode == 1
+        assert f"The data directory {datadir} is in use by process {supervisor}" in r.stderr
+        assert "Traceback" not in r.stderr
+        assert srv.stop(signal.SIGKILL) == -signal.SIGKILL  # the whole server crashes, as kill -9 mysqld
+        wait_until(lambda: not alive(worker), timeout=10, what="the worker to die with its supervisor")
+        wait_until(lambda: not fork_server_alive(supervisor), timeout=10, what="the fork server to die")
+    with (
+        running_server(datadir, *GTIDS, "--log-bin", init=False, supervised=False) as again,
+        connect(again.port) as c,
+    ):
+        assert ("kept",) in query(c, "SHOW DATABASES")
+
+
+ADOPT_CHILD = """
+import sys, time
+from pathlib import Path
+from gtidkit.engine import Server
+server = Server.open(sys.argv[1], log_bin=False, datadir_lock_fd=int(sys.argv[2]))  # open, as a worker's
+print("adopted", flush=True)
+time.sleep(120)
+"""
+
+TAKER = """
+import os, subprocess, sys
+from pathlib import Path
+from gtidkit.engine.datadir_lock import DatadirLock
+lock = DatadirLock.acquire(Path(sys.argv[1]) / "gtidkit.sqlite")
+child = subprocess.Popen(
+    [sys.executable, "-c", sys.argv[2], sys.argv[1], str(lock.fileno())],
+    pass_fds=(lock.fileno(),), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+)
+assert child.stdout.readline().strip() == "adopted"
+print(child.pid, flush=True)
+os._exit(0)  # the taker dies without releasing: its child still holds the open file description
+"""
+
+
+def test_releasing_an_adopted_lock_leaves_the_holder_locked(tmp_path: Path) -> None:
+    database = tmp_path / "gtidkit.sqlite"
+    held = DatadirLock.acquire(database)
+    try:
+        adopted = DatadirLock.adopt(database, os.dup(held.fileno()))
+        adopted.release()  # a worker's engine shutting down
+        with pytest.raises(DatadirInUseError):
+            DatadirLock.acquire(database)
+    finally:
+        held.release()
+    DatadirLock.acquire(database).release()
+    other = DatadirLock.acquire(database)
+    try:
+        stranger = os.open(database.with_name("gtidkit.sqlite.lock"), os.O_RDWR)
+        with pytest.raises(DatadirInUseError):  # a description that is not the holder's cannot adopt
+            DatadirLock.adopt(database, stranger)
+    finally:
+        other.release()
+
+
+def test_an_inherited_lock_keeps_the_datadir_locked_until_its_last_holder_exits(tmp_path: Path) -> None:
+    """The mechanism the supervisor relies on (engine/datadir_lock.py): a worker that inherited the lock's
+    descriptor keeps the datadir locked after the process that took the lock has died."""
+    datadir = tmp_path / "d"
+    initialize(datadir)
+    taker = subprocess.run(
+        [sys.executable, "-c", TAKER, str(datadir), ADOPT_CHILD],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert taker.returncode == 0, taker.stderr
+    orphan = int(taker.stdout.strip())
+    try:
+        assert alive(orphan)
+        sql = [
+            sys.executable,
+            "-m",
+            "gtidkit",
+            "sql",
+            "--datadir",
+            str(datadir),
+            "--skip-log-bin",
+            "-e",
+            "SELECT 1",
+        ]
+        r = subprocess.run(sql, capture_output=True, text=True, timeout=120, check=False)
+        assert r.returncode == 1 and "1015" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    finally:
+        os.kill(orphan, signal.SIGKILL)
+    wait_until(lambda: not alive(orphan), what="the orphan to die")
+    r = subprocess.run(sql, capture_output=True, text=True, timeout=120, check=False)
+    assert (r.returncode, r.stdout) == (0, "1\n1\n"), r.stderr
+
+
+def fork_server_alive(supervisor: int) -> bool:
+    """Whether a fork server started by ``supervisor`` still runs (its command line names the supervisor)."""
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or process_name(int(proc.name)) != "gtidkit-forksrv":
+            continue
+        try:
+            cmd = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if f"\0{supervisor}\0".encode() in cmd and alive(int(proc.name)):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("workers", ["2", "4"])
+def test_more_than_one_worker_is_refused_until_workers_share_a_datadir(tmp_path: Path, workers: str) -> None:
+    datadir = tmp_path / "d"
+    initialize(datadir)
+    r = subprocess.run(
+        [sys.executable, "-m", "gtidkit", "server", "--datadir", str(datadir), "--port", "0", "--log-error="]
+        + [*GTIDS, f"--workers={workers}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert r.returncode == 1
+    assert f"--workers={workers} is not available yet" in r.stderr
+    assert "secondary engine open" in r.stderr
+    assert "Aborting" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (("--gtid-mode=ON", "--enforce-gtid-consistency=OFF"), "3111"),  # the engine refuses: in the worker
+        (("--port={busy}",), "Bind on TCP/IP port"),  # the supervisor's listener: the port is taken
+    ],
+    ids=["engine-refuses", "bind-fails"],
+)
+def test_supervised_start_failure_exits_1_with_the_reason(
+    tmp_path: Path, options: tuple[str, ...], expected: str
+) -> None:
+    datadir = tmp_path / "d"
+    initialize(datadir)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        args = [o.format(busy=busy.getsockname()[1]) for o in options]
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "gtidkit",
+                "server",
+                "--supervised",
+                "--datadir",
+                str(datadir),
+                "--log-error=",
+            ]
+            + ["--port=0", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert r.returncode == 1, r.stderr
+    assert expected in r.stderr and "Aborting" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert "ready for connections" not in r.stderr
