@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from gtidkit.binlog.file import PositionedEvent, TransactionRead, read_previous_gtids, read_transactions
 from gtidkit.engine.apply import BinlogTransaction, ExecutorTarget, apply
+from gtidkit.engine.binlog import commit_log
 from gtidkit.engine.binlog.log import BASENAME, BinlogLog, file_number
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.sql.executor import Executor
@@ -61,6 +62,7 @@ from gtidkit.gtid import GtidSet
 from gtidkit.mysql_errors import (
     RECOVERY_BINLOG_MISSING,
     RECOVERY_BINLOG_UNREADABLE,
+    RECOVERY_COMMIT_LOG_MISMATCH,
     recovery_reapply_failed,
     unknown_error,
 )
@@ -138,12 +140,16 @@ def start_up(server: Server) -> None:
         )
     conn = server.internal_conn
     db = server.storage.sqlite(conn)
+    legacy = not commit_log.exists(db)
     binlog_set = GtidSet()
     first_prev = GtidSet()
     if files:
-        reapplied = reapply_binlogs(server, blog, files)
-        if reapplied:
-            log.info("recovery re-applied %d binlog transactions", reapplied)
+        if legacy:  # a datadir written binlog-first (before the commit log): re-apply what the engine lacks
+            reapplied = reapply_binlogs(server, blog, files)
+            if reapplied:
+                log.info("recovery re-applied %d binlog transactions", reapplied)
+        else:
+            complete_binlogs(server, blog, files)
         last = blog.path(files[-1])
         summary = _reading(server.datadir, last, lambda: read_transactions(last))
         binlog_set = GtidSet() | (summary.previous_gtids or GtidSet())
@@ -168,6 +174,8 @@ def start_up(server: Server) -> None:
             conn.rollback()
             raise
     server.gtid_state.load(executed, purged)
+    if legacy:
+        commit_log.create_table(db)
     if server.log_bin:
         server.binlog = blog
         blog.open_new(executed, at_startup=True)
@@ -175,17 +183,101 @@ def start_up(server: Server) -> None:
 
 
 def record_file_start(server: Server) -> None:
-    """Record (new file, its first transaction offset) as applied: everything before is in the engine."""
+    """Mark the new active file in the commit log (its first transaction's offset): every transaction before it
+    is in an fsynced binary log, so recovery never needs an older row."""
     assert server.binlog is not None
     pos = server.binlog.position
     conn = server.internal_conn
     conn.begin()
     try:
-        server.record_position(server.storage.sqlite(conn), pos.file, pos.pos)
+        commit_log.mark_file(server.storage.sqlite(conn), pos.file, pos.pos)
         conn.commit()
     except BaseException:
         conn.rollback()
         raise
+
+
+def complete_binlogs(server: Server, blog: BinlogLog, files: list[str]) -> int:
+    """Make the binary log hold exactly the committed transactions: cut what no commit-log row accounts for,
+    append the rows the files lack (the module docstring's argument).
+
+    1. The last row names the last committed transaction's (file, end), or a file's start: bytes of a
+       transaction that begins past it there, or in any later file, were written but never committed (a crash
+       between the binlog write and the COMMIT): the file is cut before them, as is a torn tail.
+    2. Each row whose bytes are missing from its file (a power loss took binlog bytes not yet fsynced) is written
+       back at its offset; a row whose bytes are there must match them. Rows of files no longer in the index
+       (purged, RESET MASTER) are skipped.
+
+    Returns:
+        The number of transactions written back.
+
+    Raises:
+        MySQLError: 1105 :data:`~gtidkit.mysql_errors.RECOVERY_BINLOG_UNREADABLE` for a binary log that cannot be
+            read, :data:`~gtidkit.mysql_errors.RECOVERY_COMMIT_LOG_MISMATCH` when a file and the commit log
+            disagree (neither a cut nor an append explains it).
+    """
+    db = server.storage.sqlite(server.internal_conn)
+    rows = list(commit_log.rows(db))
+    if not rows:
+        return 0
+    last = rows[-1]
+    ends: dict[str, int] = {}
+    if last.file in files:
+        for name in files[files.index(last.file) :]:
+            path = blog.path(name)
+            summary = _reading(server.datadir, path, functools.partial(read_transactions, path))
+            limit = last.end_pos if name == last.file else 0
+            cut = summary.complete_end
+            for tx in summary.transactions:
+                if tx.begin_pos >= limit:
+                    cut = min(cut, tx.begin_pos)
+                    break
+            if cut < summary.size:
+                log.warning(
+                    "cutting binlog %s at %d (%d bytes past the last committed transaction)",
+                    name,
+                    cut,
+                    summary.size - cut,
+                )
+                os.truncate(path, cut)
+            ends[name] = cut
+    restored = 0
+    touched: set[str] = set()
+    for row in rows:
+        if row.kind != commit_log.TRANSACTION or row.file not in files:
+            continue
+        path = blog.path(row.file)
+        end = ends.get(row.file)
+        if end is None:
+            end = ends[row.file] = _reading(server.datadir, path, lambda p=path: os.stat(p).st_size)  # type: ignore[misc]
+        if row.end_pos <= end:
+            with open(path, "rb") as fh:
+                fh.seek(row.start_pos)
+                same = fh.read(row.end_pos - row.start_pos) == row.payload
+            if not same:
+                raise _mismatch(server, row, "holds other bytes at the transaction's offsets")
+            continue
+        if row.start_pos != end:
+            raise _mismatch(server, row, f"ends at {end}")
+        with open(path, "r+b") as fh:
+            fh.seek(row.start_pos)
+            fh.write(row.payload)
+        ends[row.file] = row.end_pos
+        touched.add(row.file)
+        restored += 1
+    for name in touched:
+        with open(blog.path(name), "r+b") as fh:
+            os.fsync(fh.fileno())
+    if restored:
+        log.warning("recovery wrote %d committed transactions back into the binary log", restored)
+    return restored
+
+
+def _mismatch(server: Server, row: commit_log.CommitLogRow, what: str) -> MySQLError:
+    gtid = "ANONYMOUS" if row.gtid is None else str(row.gtid)
+    return unknown_error(
+        RECOVERY_COMMIT_LOG_MISMATCH % (server.datadir, row.file, what, gtid, row.start_pos, row.end_pos)
+    )
 
 
 def reapply_binlogs(server: Server, blog: BinlogLog, files: list[str]) -> int:

@@ -37,6 +37,7 @@ from uuid import UUID
 
 from gtidkit.binlog.file import read_previous_gtids
 from gtidkit.binlog.writer import BinlogWriter
+from gtidkit.engine.binlog.commit_log import TRIM_INTERVAL
 from gtidkit.engine.binlog.dependency import NO_WRITESET, WRITESET, DependencyTracker, Writeset
 from gtidkit.engine.binlog.error_action import BinlogStageError
 from gtidkit.errors import BinlogDecodeError
@@ -91,6 +92,24 @@ class DumpStart:
         return self.first_file is not None and not self.purged_missing and not self.replica_has_more
 
 
+@dataclass(frozen=True, slots=True)
+class WrittenTransaction:
+    """A transaction :meth:`BinlogLog.write_transaction` appended.
+
+    Attributes:
+        file: the binlog file's base name.
+        begin, end: its offsets in the file (bytes; ``end`` is where the next transaction starts).
+        data: the bytes written (what the commit log stores).
+        synced: the file was fsynced right after them (every earlier byte of the binary log is on disk).
+    """
+
+    file: str
+    begin: int
+    end: int
+    data: bytes
+    synced: bool
+
+
 class BinlogLog:
     """The set of binlog files of one datadir and the open (active) one.
 
@@ -136,8 +155,6 @@ class BinlogLog:
         self.active: str | None = None
         self.tracker = DependencyTracker()
         self._unsynced = 0
-        #: the last :meth:`write_transaction` ended with an fsync (its transaction is on disk)
-        self.last_write_synced = False
         self.index: list[str] = self._read_index()
         # the dump seam: end of the last transaction flushed to the OS, and the condition readers wait on
         self._update = threading.Condition(threading.Lock())
@@ -270,8 +287,9 @@ class BinlogLog:
         history_size: int = 25000,
         session_id: int | None = None,
         compression_level: int | None = None,
-    ) -> tuple[str, int, int]:
-        """Append one transaction, flush it to the OS and fsync per ``sync_binlog``.
+    ) -> WrittenTransaction:
+        """Append one transaction and hand it to the OS (MySQL's flush stage); fsync the file when the
+        :attr:`sync_interval` is reached. Readers do not see it until :meth:`publish` (after the engine commit).
 
         Args:
             gtid: the transaction's GTID (None = Anonymous_gtid event).
@@ -287,7 +305,7 @@ class BinlogLog:
                 (``binlog_transaction_compression``), None to write them as they are.
 
         Returns:
-            (file, begin, end) of the transaction; ``end`` is the position the engine records as applied.
+            The :class:`WrittenTransaction` (file, offsets, bytes, whether the file was fsynced through it).
 
         Raises:
             BinlogStageError: the OS refused the write (stage ``"flush"``) or the fsync (stage ``"sync"``); the
@@ -298,33 +316,47 @@ class BinlogLog:
             last_committed, sequence_number = self.tracker.assign(
                 writeset, mode=dependency_tracking, history_size=history_size, session_id=session_id
             )
+            data = self.writer.encode_transaction(
+                gtid,
+                list(events),
+                last_committed=last_committed,
+                sequence_number=sequence_number,
+                immediate_commit_timestamp=immediate_commit_timestamp,
+                original_commit_timestamp=original_commit_timestamp,
+                server_id=server_id,
+                timestamp=timestamp,
+                original_server_version=original_server_version,
+                compression_level=compression_level,
+            )
             try:  # MySQL's flush stage: the transaction's bytes handed to the OS
-                begin, end = self.writer.write_transaction(
-                    gtid,
-                    list(events),
-                    last_committed=last_committed,
-                    sequence_number=sequence_number,
-                    immediate_commit_timestamp=immediate_commit_timestamp,
-                    original_commit_timestamp=original_commit_timestamp,
-                    server_id=server_id,
-                    timestamp=timestamp,
-                    original_server_version=original_server_version,
-                    compression_level=compression_level,
-                )
+                begin = self.writer.write_raw(data)
                 self.writer.flush(fsync=False)
             except OSError as err:
                 raise BinlogStageError("flush", err) from err
             self._unsynced += 1
-            self.last_write_synced = False
-            if self.sync_binlog > 0 and self._unsynced >= self.sync_binlog:
-                try:  # the sync stage (sync_binlog)
+            synced = False
+            if self._unsynced >= self.sync_interval:
+                try:  # the file's own fsync: every sync_interval transactions (the rows before go, commit_log.py)
                     self.writer.flush(fsync=True)
                 except OSError as err:
                     raise BinlogStageError("sync", err) from err
                 self._unsynced = 0
-                self.last_write_synced = True
+                synced = True
+            return WrittenTransaction(self.active, begin, begin + len(data), data, synced)
+
+    @property
+    def sync_interval(self) -> int:
+        """Transactions between two fsyncs of the binlog file: ``sync_binlog`` when above 1, else
+        :data:`~gtidkit.engine.binlog.commit_log.TRIM_INTERVAL`. A transaction is durable once its engine
+        COMMIT is (its commit-log row restores it into the file, :mod:`gtidkit.engine.recovery`), so the file's
+        fsync only bounds the commit log; ``sync_binlog=N`` keeps MySQL's every-N fsync."""
+        return self.sync_binlog if self.sync_binlog > 1 else TRIM_INTERVAL
+
+    def publish(self) -> None:
+        """Make everything written so far visible to readers (:meth:`end_position`, :meth:`wait_for_update`):
+        called once the transactions written are committed in the engine and durable."""
+        with self.lock:
             self._publish()
-            return self.active, begin, end
 
     # -- the dump seam -----------------------------------------------------------------------------------
     def _publish(self, *, closed: bool = False) -> None:

@@ -41,6 +41,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gtidkit.engine.binlog import commit_log
 from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed, turn_logging_off
 from gtidkit.engine.binlog.transaction_events import (
     transaction_compression,
@@ -55,6 +56,7 @@ from gtidkit.gtid.gtid_set import ER_GNO_EXHAUSTED_MESSAGE
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
+    from gtidkit.engine.binlog.log import WrittenTransaction
     from gtidkit.engine.gtid.seams import CommitServer, CommittingSession
 
 log = logging.getLogger(__name__)
@@ -234,7 +236,7 @@ def commit(
                 turn_logging_off(server, GNO_EXHAUSTED_MESSAGE, db)
                 exhausted = err
             plan = dataclasses.replace(plan, gtid=None, write_binlog=False, save_row=False, lost=False)
-    position = None
+    written: WrittenTransaction | None = None
     try:
         if plan.save_row and plan.write_binlog:
             _persist_gtid(server, db, gtid)  # type: ignore[arg-type]
@@ -244,7 +246,7 @@ def commit(
             ts = server.now_us()
             ocs, osv = session_origin(session)
             try:
-                file, _begin, end = server.binlog.write_transaction(
+                written = server.binlog.write_transaction(
                     gtid,
                     transaction_events(server, session, ddl_text),
                     immediate_commit_timestamp=ts,
@@ -271,16 +273,16 @@ def commit(
                 if gtid is not None:
                     gtid_table.save_gtid(db, server.gtid_table, gtid)
             else:
-                position = (file, end)
-                server.record_position(db, file, end)
+                # the commit log's row commits with the data: the binlog bytes are as durable as the rows
+                commit_log.record(
+                    db, gtid, written.file, written.begin, written.end, written.data, trim=written.synced
+                )
         session.before_storage_commit(db)
-        # a transaction in a binlog already fsynced needs no WAL fsync of its own: recovery re-applies it
-        synced = position is not None and server.binlog is not None and server.binlog.last_write_synced
-        session.conn.commit(binlog_synced=synced)
+        session.conn.commit(sync=False)
     except BaseException as err:
-        if position is not None:
-            # The binlog holds the transaction but the engine does not: like binlog_error_action=ABORT_SERVER,
-            # stop accepting writes; the next start re-applies it from the binlog (recovery.py).
+        if written is not None:
+            # The binlog file holds bytes the engine did not commit: stop accepting writes, as
+            # binlog_error_action=ABORT_SERVER would; the next start cuts them (recovery.py: no commit-log row).
             server.aborted = binlogging_impossible(
                 f"the engine commit failed after the binary log write ({err}); restart the server to recover"
             )
@@ -288,13 +290,23 @@ def commit(
             state.release(gtid)
         session.release_after_rollback()
         raise
+    # MySQL's sync stage: the WAL fsync makes the transaction (rows, GTID row, commit-log row) durable; nothing
+    # reports it committed before that
+    try:
+        session.conn.sync_deferred()
+    except OSError as err:
+        failed = binlog_failed(server, BinlogStageError("sync", err)) if written is not None else None
+        if failed is not None or written is None:
+            session.release_after_commit()
+            raise (failed or _sync_failed(err)) from err
     if gtid is not None:
         state.commit(gtid, lost=plan.lost)
         if plan.write_binlog:
             server.binlog_file_gtids.add_in_place(gtid.sid, gtid.tag, gtid.gno)
-    if position is not None:
+    if written is not None and server.binlog is not None:
+        server.binlog.publish()  # dump threads see it now: committed and durable (sync_binlog=1's promise)
         for fn in list(server.flush_observers):
-            fn(*position)
+            fn(written.file, written.end)
     try:
         if server.binlog is not None and server.binlog.needs_rotation():
             server.rotate_locked(report=False)
@@ -318,6 +330,12 @@ def _persist_gtid(server: CommitServer, db: Any, gtid: Gtid) -> None:
         log.warning(
             "could not save %s into mysql.gtid_executed at commit (%s); the binary log holds it", gtid, err
         )
+
+
+def _sync_failed(err: OSError) -> MySQLError:
+    """The fsync of a transaction that does not go to the binary log failed: MySQL's storage engine write error
+    (ER_ERROR_ON_WRITE 1026 "Error writing file '%s' (errno: %d - %s)")."""
+    return mysql_error(1026, "gtidkit.sqlite-wal", err.errno or 0, err.strerror or str(err))
 
 
 def _error_action(server: CommitServer) -> str:

@@ -151,10 +151,6 @@ class CommitServer(LoggingServer, BinlogErrorServer, Protocol):
         """Microseconds since the epoch (immediate_commit_timestamp)."""
         ...
 
-    def record_position(self, db: Any, file: str, pos: int) -> None:
-        """Store the binary log end position in the committing transaction (crash recovery starts there)."""
-        ...
-
     def rotate_locked(self, *, report: bool = True) -> None:
         """Rotate the binary log (max_binlog_size reached), the write lock held."""
         ...
