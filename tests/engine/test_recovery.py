@@ -231,3 +231,31 @@ def test_one_fsync_per_binlogged_commit(open_server, monkeypatch):
     s.execute("INSERT INTO d.t VALUES (2)")
     assert len(synced) == 1 and s.conn.execute("PRAGMA synchronous").fetchone()[0] == 2
     assert s.execute("SELECT COUNT(*) FROM d.t")[0].rows == [(2,)]
+
+
+def test_binlog_the_commit_log_cannot_complete_is_refused(open_server, tmp_path):
+    # a gap between the file's end and the next row (a binlog from another backup than the engine database):
+    # the server does not start, and says why and what to do
+    import sqlite3
+
+    datadir = tmp_path / "gap"
+    srv = open_server(datadir, gtid_mode="ON", log_bin=True)
+    s = srv.session()
+    s.execute("CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY)")
+    for i in range(1, 4):
+        s.execute(f"INSERT INTO d.t VALUES ({i})")
+    path = srv.binlog.path(srv.binlog.active)
+    tx = read_transactions(path).transactions
+    crash(srv)
+    with open(path, "r+b") as fh:
+        fh.truncate(tx[2].begin_pos)
+    db = sqlite3.connect(datadir / "gtidkit.sqlite")
+    db.execute("DELETE FROM _gk_commit_log WHERE start_pos = ?", (tx[2].begin_pos,))
+    db.commit()
+    db.close()
+    with pytest.raises(MySQLError) as exc:
+        open_server(datadir, gtid_mode="ON", log_bin=True)
+    assert exc.value.code == 1105
+    assert f"binary log {path.name} ends at {tx[2].begin_pos}, but the commit log" in exc.value.message
+    assert f"at offsets {tx[3].begin_pos} to {tx[3].end_pos} of it" in exc.value.message
+    assert "To fix: restore the data directory from a backup." in exc.value.message

@@ -19,9 +19,10 @@ readers such as SHOW BINARY LOG STATUS).
 The dump seam (what a COM_BINLOG_DUMP_GTID thread needs, MySQL ``sql/rpl_binlog_sender.cc`` and
 ``MYSQL_BIN_LOG::find_first_log_not_in_gtid_set``): :meth:`BinlogLog.locate` names the first file a replica with a
 given GTID set needs and checks the set against gtid_purged (a structured :class:`DumpStart`, the 1236 texts are
-the dump thread's); :meth:`BinlogLog.end_position` is the end of the last transaction written and flushed to the
-OS (a reader may read any file up to there without a lock); :meth:`BinlogLog.wait_for_update` blocks on a
-condition the writer signals after each flush, rotation and close (MySQL's ``update_cond`` /
+the dump thread's); :meth:`BinlogLog.end_position` is the end of the last transaction written, committed in the
+engine and durable (a reader may read any file up to there without a lock; bytes past it may still be cut by
+recovery, :mod:`gtidkit.engine.recovery`); :meth:`BinlogLog.wait_for_update` blocks on a condition the writer
+signals after each publish, rotation and close (MySQL's ``update_cond`` /
 ``wait_for_update``), so readers never poll and never make the writer flush for them.
 """
 
@@ -120,7 +121,9 @@ class BinlogLog:
         server_version: FDE server version.
         checksum: ``binlog_checksum=CRC32`` (True) or NONE.
         max_binlog_size: rotate after a transaction that makes the file exceed this many bytes.
-        sync_binlog: 0 = never fsync (the OS decides), 1 = fsync at every commit, N = every N commits.
+        sync_binlog: the file is fsynced every N commits for N > 1, every
+            :data:`~gtidkit.engine.binlog.commit_log.TRIM_INTERVAL` commits for 0 and 1: the engine's commit log
+            makes every committed transaction durable in the binary log (:mod:`gtidkit.engine.recovery`).
         basename: ``@@log_bin_basename``: the files' path without extension, absolute or relative to ``datadir``
             (default ``binlog``).
         index_file: ``@@log_bin_index``: the index's path, absolute or relative to ``datadir`` (default
@@ -368,7 +371,8 @@ class BinlogLog:
             self._update.notify_all()
 
     def end_position(self) -> LogPosition | None:
-        """(file, pos) just past the last transaction fully written and flushed to the OS; None before any file.
+        """(file, pos) just past the last transaction written, committed and durable (:meth:`publish`); None
+        before any file.
 
         Bytes before it may be read from the file without any lock (MySQL ``get_binlog_end_pos``).
         """
