@@ -32,6 +32,7 @@ from typing_extensions import Self
 from gtidkit.engine import lock_waits, sysvar_versions, sysvars
 from gtidkit.engine.binlog import commit_log
 from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed
+from gtidkit.engine.binlog.group_sync import GroupSync
 from gtidkit.engine.binlog.log import BASENAME, BinlogLog
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.compressor import Compressor
@@ -156,6 +157,8 @@ class Server:
             tagged=gtid_def is not None and any(c.name == "gtid_tag" for c in gtid_def.columns),
         )
         self._write_lock = threading.Lock()
+        #: the sync stage's leader/follower state (engine/binlog/group_sync.py)
+        self.group_sync = GroupSync()
         self._write_owner: int | None = None
         #: the write lock's owner and waiters, for INNODB_TRX / data_lock_waits (engine/lock_waits.py)
         self.lock_waits = lock_waits.WriteLockWaits()
@@ -410,6 +413,10 @@ class Server:
                 self.lock_waits.done_waiting(session.id)
         elif session is None and not self._write_lock.acquire(timeout=timeout):
             raise mysql_error(1205)
+        if session is None:
+            # the server's own work (rotation, RESET, PURGE, shutdown, the compressor) sees every committed
+            # transaction whole: wait for those still in their sync stage (outside the lock) to finish it
+            self.group_sync.drain()
         self._write_owner = session.id if session is not None else 0
         self.lock_waits.acquired(session.id if session is not None else None)
 

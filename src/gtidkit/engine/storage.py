@@ -155,6 +155,11 @@ class Connection:
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
 
+    @property
+    def sync_pending(self) -> bool:
+        """The last COMMIT left its WAL fsync to the caller (:meth:`commit` with ``sync=False``)."""
+        return self._sync_pending
+
     def sync_deferred(self) -> None:
         """fsync the WAL if the last COMMIT left it to the caller (:meth:`commit` with ``sync=False``).
 

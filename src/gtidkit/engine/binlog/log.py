@@ -355,11 +355,16 @@ class BinlogLog:
         fsync only bounds the commit log; ``sync_binlog=N`` keeps MySQL's every-N fsync."""
         return self.sync_binlog if self.sync_binlog > 1 else TRIM_INTERVAL
 
-    def publish(self) -> None:
-        """Make everything written so far visible to readers (:meth:`end_position`, :meth:`wait_for_update`):
-        called once the transactions written are committed in the engine and durable."""
-        with self.lock:
-            self._publish()
+    def publish_to(self, file: str, pos: int) -> None:
+        """Make the active file visible to readers up to ``pos`` (:meth:`end_position`, :meth:`wait_for_update`):
+        called once the transactions before it are committed in the engine and durable. Committers finishing out
+        of order cannot move the end backwards: an older or stale position is ignored."""
+        with self._update:
+            end = self._end
+            if file != self.active or (end is not None and end.file == file and end.pos >= pos):
+                return
+            self._end = LogPosition(file, pos)
+            self._update.notify_all()
 
     # -- the dump seam -----------------------------------------------------------------------------------
     def _publish(self, *, closed: bool = False) -> None:

@@ -290,33 +290,101 @@ def commit(
             state.release(gtid)
         session.release_after_rollback()
         raise
-    # MySQL's sync stage: the WAL fsync makes the transaction (rows, GTID row, commit-log row) durable; nothing
-    # reports it committed before that
-    try:
-        session.conn.sync_deferred()
-    except OSError as err:
-        failed = binlog_failed(server, BinlogStageError("sync", err)) if written is not None else None
-        if failed is not None or written is None:
+    if session.conn.sync_pending:
+        _sync_stage(server, session, gtid, plan.lost, plan.write_binlog, written)
+    else:  # synced inside COMMIT (synchronous=FULL) or never (the storage's synchronous mode says so)
+        if gtid is not None:
+            state.commit(gtid, lost=plan.lost)
+            if plan.write_binlog:
+                server.binlog_file_gtids.add_in_place(gtid.sid, gtid.tag, gtid.gno)
+        if written is not None and server.binlog is not None:
+            _published(server, written)
+        try:
+            if server.binlog is not None and server.binlog.needs_rotation():
+                server.rotate_locked(report=False)
+        finally:
             session.release_after_commit()
-            raise (failed or _sync_failed(err)) from err
-    if gtid is not None:
-        state.commit(gtid, lost=plan.lost)
-        if plan.write_binlog:
-            server.binlog_file_gtids.add_in_place(gtid.sid, gtid.tag, gtid.gno)
-    if written is not None and server.binlog is not None:
-        server.binlog.publish()  # dump threads see it now: committed and durable (sync_binlog=1's promise)
-        for fn in list(server.flush_observers):
-            fn(written.file, written.end)
-    try:
-        if server.binlog is not None and server.binlog.needs_rotation():
-            server.rotate_locked(report=False)
-    finally:
-        session.release_after_commit()
     if plan.save_row:
         server.compressor.transactions_saved(1)
     if exhausted is not None:
         raise exhausted
     return gtid
+
+
+def _sync_stage(
+    server: CommitServer,
+    session: CommittingSession,
+    gtid: Gtid | None,
+    lost: bool,
+    binlogged: bool,
+    written: WrittenTransaction | None,
+) -> None:
+    """MySQL's sync stage, outside the engine write lock: the committed transaction becomes durable through one WAL
+    fsync shared with every transaction committed meanwhile (:class:`~gtidkit.engine.binlog.group_sync.GroupSync`,
+    ``binlog_group_commit_sync_delay`` / ``_no_delay_count``); only then does its GTID enter gtid_executed and its
+    binlog bytes reach readers. A transaction that makes the active file exceed ``max_binlog_size`` keeps the lock
+    instead and rotates once every committed transaction has finished (the next file's Previous_gtids holds them).
+
+    Raises:
+        MySQLError: the fsync failed: 1598 (binlog_error_action=ABORT_SERVER) for a binlogged transaction, 1026 for
+            one that is not.
+    """
+    group = server.group_sync
+    seq = group.committed_one()
+    if gtid is not None and binlogged:
+        server.binlog_file_gtids.add_in_place(
+            gtid.sid, gtid.tag, gtid.gno
+        )  # rotation drains before reading it
+    rotate = server.binlog is not None and server.binlog.needs_rotation()
+    if not rotate:
+        session.release_after_commit()
+    globals_ = server.globals.values
+    try:
+        try:
+            group.wait_durable(
+                seq,
+                session.conn.sync_wal,
+                delay_us=int(globals_.get("binlog_group_commit_sync_delay", 0)),
+                no_delay_count=int(globals_.get("binlog_group_commit_sync_no_delay_count", 0)),
+            )
+        except OSError as err:
+            group.done()
+            seq = 0
+            if written is None:
+                raise _sync_failed(err) from err
+            if not rotate:
+                server.acquire_write_lock(None)
+            try:
+                failed = binlog_failed(server, BinlogStageError("sync", err))
+            finally:
+                if not rotate:
+                    server.release_write_lock(None)
+            if failed is not None:
+                raise failed from err
+            # IGNORE_ERROR: committed; the binary log is off from now on
+        try:
+            if gtid is not None:
+                server.gtid_state.commit(gtid, lost=lost)
+            if written is not None and server.binlog is not None:
+                _published(server, written)
+        finally:
+            if seq:
+                group.done()
+        if rotate and server.binlog is not None:
+            group.drain()
+            server.rotate_locked(report=False)
+    finally:
+        if rotate:
+            session.release_after_commit()
+
+
+def _published(server: CommitServer, written: WrittenTransaction) -> None:
+    """Readers see ``written`` now that it is committed and durable (MySQL sends a transaction to replicas after
+    its sync when ``sync_binlog=1``)."""
+    assert server.binlog is not None
+    server.binlog.publish_to(written.file, written.end)
+    for fn in list(server.flush_observers):
+        fn(written.file, written.end)
 
 
 def _persist_gtid(server: CommitServer, db: Any, gtid: Gtid) -> None:
