@@ -10,10 +10,11 @@ The write matrix (what goes where when a transaction commits) is :mod:`gtidkit.e
 ``decide(CommitContext)`` and the commit sequence; log_replica_updates concerns the replica applier session only
 (``server.applier_session()``), a client session's explicit GTID is binlogged like any other.
 
-Durability with the binary log on (see :mod:`gtidkit.engine.recovery` for the full argument): the transaction's
-binlog bytes are written and fsynced (per ``sync_binlog``) **before** the SQLite transaction commits, and the
-SQLite transaction also stores the binlog end position it corresponds to. The binlog is the source of truth; after
-a crash, recovery re-applies the complete binlog transactions past the stored position and truncates a torn tail.
+Durability with the binary log on (see :mod:`gtidkit.engine.recovery` for the full argument): the engine commits
+first. The transaction's binlog bytes are framed and handed to the OS under the write lock, stored in the commit
+log (``_gk_commit_log``, :mod:`gtidkit.engine.binlog.commit_log`) inside the same SQLite transaction, and the WAL
+fsync after the COMMIT makes them durable; the binlog file is fsynced in batches. After a crash, recovery cuts
+binlog bytes no commit-log row accounts for and writes back the rows the files lack.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from typing import TYPE_CHECKING, Any
 from typing_extensions import Self
 
 from gtidkit.engine import lock_waits, sysvar_versions, sysvars
+from gtidkit.engine.binlog import commit_log
 from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed
+from gtidkit.engine.binlog.group_sync import GroupSync
 from gtidkit.engine.binlog.log import BASENAME, BinlogLog
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.compressor import Compressor
@@ -51,7 +54,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 GTID_TABLE = ("mysql", "gtid_executed")
-#: Internal system table: the binlog end position the engine has applied (one row, id = 1).
+#: Internal system table of datadirs written before the commit log: the binlog end position the engine had applied
+#: (one row, id = 1); recovery re-applies past it once, then the commit log (engine/binlog/commit_log.py) takes over.
 POSITION_TABLE = "_gk_binlog_applied"
 SERVER_VERSION = MYSQL_VERSION  # gtidkit.version: the one server-version constant
 
@@ -158,6 +162,8 @@ class Server:
             tagged=gtid_def is not None and any(c.name == "gtid_tag" for c in gtid_def.columns),
         )
         self._write_lock = threading.Lock()
+        #: the sync stage's leader/follower state (engine/binlog/group_sync.py)
+        self.group_sync = GroupSync()
         self._write_owner: int | None = None
         #: the write lock's owner and waiters, for INNODB_TRX / data_lock_waits (engine/lock_waits.py)
         self.lock_waits = lock_waits.WriteLockWaits()
@@ -428,6 +434,10 @@ class Server:
                 self.lock_waits.done_waiting(session.id)
         elif session is None and not self._write_lock.acquire(timeout=timeout):
             raise mysql_error(1205)
+        if session is None:
+            # the server's own work (rotation, RESET, PURGE, shutdown, the compressor) sees every committed
+            # transaction whole: wait for those still in their sync stage (outside the lock) to finish it
+            self.group_sync.drain()
         self._write_owner = session.id if session is not None else 0
         self.lock_waits.acquired(session.id if session is not None else None)
 
@@ -516,7 +526,8 @@ class Server:
         return now_us()
 
     def record_position(self, db: Any, file: str, pos: int) -> None:
-        """Upsert the applied binlog (``file``, end ``pos`` in bytes) into the position table on sqlite3 ``db``."""
+        """Upsert the applied binlog (``file``, end ``pos`` in bytes) into the position table on sqlite3 ``db``
+        (re-applying a datadir written before the commit log, :func:`gtidkit.engine.recovery.reapply_binlogs`)."""
         db.execute(
             f'INSERT INTO "{POSITION_TABLE}" (id, log_name, log_pos) VALUES (1, ?, ?) '
             "ON CONFLICT(id) DO UPDATE SET log_name=excluded.log_name, log_pos=excluded.log_pos",
@@ -603,8 +614,8 @@ class Server:
     def save_binlog_gtids_locked(self, gtids: GtidSet, *, record_start: bool = False) -> None:
         """Save ``gtids`` minus what the table already has (rotation, shutdown); write lock held.
 
-        With ``record_start`` the same SQLite transaction records the new active file's first offset as the
-        applied binlog position (every earlier transaction is in the engine), so recovery never needs older files.
+        With ``record_start`` the same SQLite transaction marks the new active file's first offset in the commit
+        log (every earlier transaction is in an fsynced file), so recovery never needs older rows.
         A rotation whose closed file holds no GTIDs inserts no row (mysql-test
         binlog_simulate_crash_and_error_on_compress_gtid_table).
         """
@@ -620,7 +631,7 @@ class Server:
                     gtid_table.save_set(db, self.gtid_table, missing)
             if record_start and self.binlog is not None:
                 pos = self.binlog.position
-                self.record_position(db, pos.file, pos.pos)
+                commit_log.mark_file(db, pos.file, pos.pos)
             conn.commit()
         except BaseException:
             conn.rollback()
