@@ -689,6 +689,15 @@ class BinlogWriter:
         self._pos += len(data)
         return begin
 
+    def reposition(self, pos: int) -> None:
+        """Make ``pos`` the offset of the next write: another process appended to the file meanwhile (a worker
+        of a multi-worker server follows the commit log, :mod:`gtidkit.engine.follow`). Buffered bytes are
+        flushed first; nothing is truncated."""
+        self._check_open()
+        self._fh.flush()
+        self._fh.seek(pos)
+        self._pos = pos
+
     def flush(self, fsync: bool = False) -> None:
         """Hand buffered bytes to the OS; with ``fsync=True`` also wait until they are on disk (``fsync(2)``)."""
         self._check_open()

@@ -34,11 +34,14 @@ from gtidkit.engine.binlog import commit_log
 from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed
 from gtidkit.engine.binlog.group_sync import GroupSync
 from gtidkit.engine.binlog.log import BASENAME, BinlogLog
+from gtidkit.engine.follow import Follower
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.compressor import Compressor
 from gtidkit.engine.gtid.state import GtidState
 from gtidkit.engine.server_version import Release, resolve
 from gtidkit.engine.session import Session, now_us
+from gtidkit.engine.shared.shm import SharedPage
+from gtidkit.engine.shared.write_lock import SharedWriteLock
 from gtidkit.engine.statements.specs import SPECS
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
@@ -64,6 +67,8 @@ FlushObserver = Callable[[str, int], None]
 #: ``fn(session, stmt) -> StatementResult``: a SHOW provider a higher layer registers (:meth:`Server.provide_show`).
 StatementHook = Callable[[Session, "Statement"], "StatementResult"]
 
+#: seconds between two looks at the shared page while a WAIT_FOR_EXECUTED_GTID_SET waits in a worker process
+_FOLLOW_TICK = 0.002
 #: Server.open options → mysqld variable names (aliases accepted as mysqld accepts them).
 _OPTION_ALIASES = {"log_slave_updates": "log_replica_updates", "skip_log_bin": None}
 
@@ -132,6 +137,7 @@ class Server:
             synchronous=options.get("synchronous", "FULL"),
             gtid_tag_column=release.gtid_tag_column,
             lock_fd=options.get("datadir_lock_fd"),
+            take_lock=options.get("role") != "worker",
         )
         try:
             self._init_state(datadir, options)
@@ -144,7 +150,7 @@ class Server:
         #: start-up time (``time.time()``), for the Uptime status variable (statements/status.py)
         self.started_at = time.time()
         overrides = {
-            k: v for k, v in options.items() if k not in ("synchronous", "server_version", "datadir_lock_fd")
+            k: v for k, v in options.items() if k not in ("synchronous", "server_version", "datadir_lock_fd", "role")
         }
         overrides["server_uuid"] = str(self.server_uuid)
         overrides["datadir"] = str(datadir) + "/"
@@ -162,6 +168,14 @@ class Server:
             tagged=gtid_def is not None and any(c.name == "gtid_tag" for c in gtid_def.columns),
         )
         self._write_lock = threading.Lock()
+        #: ``"primary"`` (recovery, singletons) or ``"worker"`` (a secondary open of a datadir another process of
+        #: the same server recovered: :meth:`open`'s ``role``)
+        self.role: str = options.get("role", "primary")
+        #: the shared page of a server of several processes (:mod:`gtidkit.engine.shared`), else None
+        self.shared_page: SharedPage | None = None
+        self._shared_lock: SharedWriteLock | None = None
+        #: what the other processes committed (engine/follow.py), with a shared page only
+        self.follower: Follower | None = None
         #: the sync stage's leader/follower state (engine/binlog/group_sync.py)
         self.group_sync = GroupSync()
         self._write_owner: int | None = None
@@ -245,7 +259,14 @@ class Server:
                 ``log_bin_basename`` (``--log-bin=NAME``: the files' name or path without extension, default
                 ``binlog`` in the datadir), ``log_bin_index`` (``--log-bin-index``); ``synchronous`` (SQLite:
                 FULL default); ``datadir_lock_fd`` (the datadir lock's descriptor inherited from a supervisor,
-                adopted instead of locking again: :meth:`~gtidkit.engine.datadir_lock.DatadirLock.adopt`).
+                adopted instead of locking again: :meth:`~gtidkit.engine.datadir_lock.DatadirLock.adopt`);
+                ``shared`` (True: build the shared page ``gtidkit.shm`` after recovery and take the write lock
+                across processes, so worker-role opens can join; docs/design/multi_worker.md §5.2);
+                ``role`` (``"primary"``, the default: today's open; ``"worker"``: a secondary open of a datadir
+                that a running ``shared`` primary or supervisor recovered: no recovery, no datadir lock, no
+                compressor or binlog expiry, GTID state from mysql.gtid_executed and the commit log, then kept
+                current from the commit log (:mod:`gtidkit.engine.follow`)); ``worker_id`` (the worker's
+                number, recorded with its lock waits; default 1 for a worker).
 
         Returns:
             The running server (also a context manager: ``with Server.open(d) as s`` shuts down at exit).
@@ -255,7 +276,14 @@ class Server:
                 enforce_gtid_consistency=ON; 1015 (:class:`~gtidkit.engine.datadir_lock.DatadirInUseError`) when
                 another process (or another open Server in this one) runs on ``datadir``: one server per datadir,
                 the lock is released by :meth:`shutdown` or by the process's death.
+            SharedPageError: ``role="worker"`` and no running primary built the shared page.
+            ValueError: an unknown ``role``.
         """
+        role = options.pop("role", "primary")
+        shared = bool(options.pop("shared", False))
+        worker_id = int(options.pop("worker_id", 1 if role == "worker" else 0))
+        if role not in ("primary", "worker"):
+            raise ValueError(f"role must be 'primary' or 'worker', not {role!r}")
         datadir = Path(datadir)
         datadir.mkdir(parents=True, exist_ok=True)
         opts: dict[str, Any] = {
@@ -293,7 +321,15 @@ class Server:
         if lock_fd is not None:
             opts["datadir_lock_fd"] = int(lock_fd)
         opts["server_version"] = release
+        opts["role"] = role
         server = cls(datadir, opts)
+        if role == "worker":
+            try:
+                server._open_worker(worker_id)
+            except BaseException:
+                server._abort()
+                raise
+            return server
         try:
             from gtidkit.engine.recovery import start_up
 
@@ -304,10 +340,54 @@ class Server:
             import_legacy_file(server)
             server.admin.expire_logs()  # binlog_expire_logs_seconds: files expired while the server was down
             server.compressor.start(launch_pass=server.release.compress_at_start)
+            if shared:
+                server.worker_id = worker_id
+                server._attach_shared(SharedPage.create(datadir))
         except BaseException:
             server._abort()
             raise
         return server
+
+    def _attach_shared(self, page: SharedPage) -> None:
+        """Take the write lock across processes through ``page`` and follow the other processes' commits."""
+        self.shared_page = page
+        self._shared_lock = SharedWriteLock(page, self.datadir, self.worker_id)
+        self.follower = Follower(self, page)
+        self.follower.start()
+
+    def _open_worker(self, worker_id: int) -> None:
+        """The secondary open (issue 21 step 4): GTID state as start-up computes it, without recovery.
+
+        ``gtid_executed`` = mysql.gtid_executed ∪ the commit log's GTIDs (every committed GTID is in the table
+        since 8.0.17: the GTID persister); ``gtid_purged`` = the first binary log's Previous_gtids (the GTIDs no
+        binary log holds; the primary's exact value also counts GTIDs committed without the binary log, which a
+        worker learns only through the table). The binary log continues after the commit log's last row at the
+        first write-lock acquisition, made here once.
+        """
+        from gtidkit.binlog.file import read_previous_gtids
+        from gtidkit.engine.recovery import make_binlog_log
+
+        self.worker_id = worker_id
+        page = SharedPage.attach(self.datadir)
+        db = self.storage.sqlite(self.internal_conn)
+        executed = gtid_table.read_set(db, self.gtid_table)
+        for row in commit_log.rows(db):
+            if row.gtid is not None:
+                executed.add_in_place(row.gtid.sid, row.gtid.tag, row.gtid.gno)
+        purged = GtidSet()
+        if self.log_bin:
+            blog = make_binlog_log(self)
+            files = blog.existing_files()
+            if files:
+                purged = read_previous_gtids(blog.path(files[0])) or GtidSet()
+            self.binlog = blog
+        else:
+            purged = GtidSet() | executed
+        self.gtid_state.load(executed, purged)
+        self._attach_shared(page)
+        self.accounts.load(self.internal_conn)
+        self.acquire_write_lock(None)  # continue the binary log where the commit log says it ends
+        self.release_write_lock(None)
 
     def __enter__(self) -> Self:
         return self
@@ -424,6 +504,7 @@ class Server:
         """
         if timeout is None:
             timeout = float(self.globals.get("innodb_lock_wait_timeout"))
+        started = time.monotonic()
         if session is not None and not self._write_lock.acquire(blocking=False):
             # a real wait: seen in information_schema.INNODB_TRX / performance_schema.data_lock_waits meanwhile
             self.lock_waits.waiting(session.id)
@@ -434,12 +515,45 @@ class Server:
                 self.lock_waits.done_waiting(session.id)
         elif session is None and not self._write_lock.acquire(timeout=timeout):
             raise mysql_error(1205)
+        if self._shared_lock is not None:
+            self._acquire_shared(session, max(0.0, timeout - (time.monotonic() - started)))
         if session is None:
             # the server's own work (rotation, RESET, PURGE, shutdown, the compressor) sees every committed
             # transaction whole: wait for those still in their sync stage (outside the lock) to finish it
             self.group_sync.drain()
         self._write_owner = session.id if session is not None else 0
         self.lock_waits.acquired(session.id if session is not None else None)
+
+    def _acquire_shared(self, session: Session | None, timeout: float) -> None:
+        """The cross-process half of the write lock (the in-process lock is held): the shared flock, then catch
+        up with what other processes committed (GTIDs, the binary log's end) before anything is written.
+
+        Raises:
+            MySQLError: 1205 after ``timeout`` seconds, 1317 when the waiting session is killed; the in-process
+                lock is released first.
+        """
+        shared, follower = self._shared_lock, self.follower
+        assert shared is not None and follower is not None
+        killed = None
+        if session is not None:
+            s = session
+            killed = lambda: s.killed or s.executor.interrupt.is_set()
+        try:
+            if session is not None:
+                self.lock_waits.waiting(session.id)
+            try:
+                shared.acquire(session.id if session is not None else 0, timeout, killed)
+            finally:
+                if session is not None:
+                    self.lock_waits.done_waiting(session.id)
+            try:
+                follower.catch_up(under_write_lock=True)
+            except BaseException:
+                shared.release()
+                raise
+        except BaseException:
+            self._write_lock.release()
+            raise
 
     def _isolation_of(self, session_id: int) -> str:
         """A session's transaction isolation level as INNODB_TRX spells it (``REPEATABLE READ``)."""
@@ -456,6 +570,11 @@ class Server:
         """Release the engine write lock."""
         self._write_owner = None
         self.lock_waits.acquired(None)
+        shared = self._shared_lock
+        if shared is not None and shared.holder is not None:
+            assert self.follower is not None
+            self.follower.published()
+            shared.release()
         self._write_lock.release()
 
     def write_txn(self, work: Callable[[Any], Any]) -> Any:
@@ -699,6 +818,9 @@ class Server:
                 s.close()
             except Exception as err:  # noqa: BLE001 - shutting down regardless, but say so
                 log.warning("closing session %d at shutdown failed: %s", s.id, err)
+        if self.role == "worker":
+            self._shutdown_worker()
+            return
         self.compressor.stop()
         self.acquire_write_lock(None, timeout=60)
         try:
@@ -708,9 +830,33 @@ class Server:
             self.closed = True
         finally:
             self.release_write_lock(None)
+        self._close_shared()
         self.internal_conn.close()
         self.storage.checkpoint()
         self.storage.close()
+
+    def _shutdown_worker(self) -> None:
+        """A worker leaves the datadir to the other processes: no Stop event, no GTID save, the binlog file left
+        open (in use) for whoever writes next."""
+        self.acquire_write_lock(None, timeout=60)
+        try:
+            if self.binlog is not None and self.binlog.writer is not None:
+                self.binlog.writer.close(stop=False, in_use=True, fsync=True)
+                self.binlog.writer = None
+            self.closed = True
+        finally:
+            self.release_write_lock(None)
+        self._close_shared()
+        self.internal_conn.close()
+        self.storage.close()
+
+    def _close_shared(self) -> None:
+        if self.follower is not None:
+            self.follower.close()
+        if self._shared_lock is not None:
+            self._shared_lock.close()
+        if self.shared_page is not None:
+            self.shared_page.close()
 
     def _abort(self) -> None:
         """Release files after a failed start (no saves)."""
@@ -720,6 +866,7 @@ class Server:
         finally:
             if self.binlog is not None:
                 self.binlog.abandon()
+            self._close_shared()
             self.storage.close()
 
 
@@ -749,9 +896,27 @@ class _GtidFunctionBinding:
         (``Gtid_state::wait_for_gtid_set``), until KILL QUERY interrupts the session's statement."""
         session = self._session
         session.stage = "Waiting for GTID to be committed"
+        interrupted = session.executor.interrupt.is_set
+        state = self._server.gtid_state
+        follower = self._server.follower
         try:
-            return self._server.gtid_state.wait_for_executed(
-                gtids, timeout, interrupted=session.executor.interrupt.is_set
-            )
+            if follower is None:
+                return state.wait_for_executed(gtids, timeout, interrupted=interrupted)
+            # commits of other worker processes reach this one's state by catch-up: re-check the shared page's
+            # counter every _FOLLOW_TICK seconds while waiting (step 6 replaces the tick with a datagram wake-up)
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while True:
+                if follower.stale():
+                    follower.catch_up()
+                left = None if deadline is None else deadline - time.monotonic()
+                tick = _FOLLOW_TICK if left is None else max(0.0, min(left, _FOLLOW_TICK))
+                done = state.wait_for_executed(gtids, tick, interrupted=interrupted)
+                if done is None or done:
+                    return done
+                if deadline is not None and time.monotonic() >= deadline:
+                    if follower.stale():
+                        follower.catch_up()
+                        return state.wait_for_executed(gtids, 0, interrupted=interrupted)
+                    return False
         finally:
             session.stage = ""

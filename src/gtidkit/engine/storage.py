@@ -376,6 +376,7 @@ class Storage:
         busy_timeout_ms: int = 50_000,
         gtid_tag_column: bool = True,
         lock_fd: int | None = None,
+        take_lock: bool = True,
     ) -> Storage:
         """Open (creating if needed) the engine database and bootstrap the built-in schemas.
 
@@ -389,6 +390,8 @@ class Storage:
                 5.7/8.0 shape); an existing database keeps its layout, except that True upgrades a 5.7/8.0 table.
             lock_fd: the datadir lock's descriptor inherited from a supervisor (:meth:`DatadirLock.adopt`); None
                 takes the lock here.
+            take_lock: False opens without the datadir lock: a worker process of a supervised server whose
+                supervisor holds it (docs/design/multi_worker.md §5.1, ``Server.open(role="worker")``).
 
         Raises:
             ValueError: unknown synchronous mode.
@@ -405,7 +408,8 @@ class Storage:
             p = p / DB_FILE_NAME
         p.parent.mkdir(parents=True, exist_ok=True)
         storage = cls(p, synchronous, busy_timeout_ms)
-        storage.lock = DatadirLock.acquire(p) if lock_fd is None else DatadirLock.adopt(p, lock_fd)
+        if take_lock:
+            storage.lock = DatadirLock.acquire(p) if lock_fd is None else DatadirLock.adopt(p, lock_fd)
         try:
             try:
                 conn = storage.connect()

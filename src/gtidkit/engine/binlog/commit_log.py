@@ -14,7 +14,8 @@ Rows (``seq`` = commit order):
 =========  ===================================================================================================
 column     meaning
 =========  ===================================================================================================
-seq        commit order (SQLite rowid: the last row + 1)
+seq        commit order (AUTOINCREMENT: never reused after a trim, so a worker process catches up from the rows
+           past the last seq it saw, :mod:`gtidkit.engine.follow`)
 kind       ``transaction`` (a binlogged transaction) or ``file`` (a binlog file was opened: start-up, rotation,
            RESET MASTER; ``start_pos = end_pos`` = where its first transaction goes, no payload)
 sid, tag,  the transaction's GTID (NULL for an anonymous one): what a second worker process needs to learn
@@ -62,7 +63,7 @@ FILE = "file"
 TRIM_INTERVAL = 256
 
 _CREATE = (
-    f'CREATE TABLE IF NOT EXISTS "{TABLE}" (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, sid TEXT, tag TEXT, '
+    f'CREATE TABLE IF NOT EXISTS "{TABLE}" (seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, sid TEXT, tag TEXT, '
     "gno INTEGER, file TEXT NOT NULL, start_pos INTEGER NOT NULL, end_pos INTEGER NOT NULL, payload BLOB)"
 )
 _INSERT = f'INSERT INTO "{TABLE}" (kind, sid, tag, gno, file, start_pos, end_pos, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'

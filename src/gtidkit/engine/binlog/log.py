@@ -347,6 +347,35 @@ class BinlogLog:
                 synced = True
             return WrittenTransaction(self.active, begin, begin + len(data), data, synced)
 
+    def follow(self, file: str, pos: int, sequence_number: int | None) -> None:
+        """Continue the binary log where another process of the same server left it: its last committed
+        transaction ends at ``(file, pos)`` with ``sequence_number`` (None: unknown). A new ``file`` (the other
+        process rotated) is opened for appending after re-reading the index; the caller holds the engine write
+        lock (:mod:`gtidkit.engine.follow`).
+
+        Raises:
+            OSError, BinlogDecodeError: ``file`` cannot be opened as a binlog file.
+        """
+        with self.lock:
+            moved = file != self.active or self.writer is None
+            if moved:
+                if self.writer is not None:
+                    self.writer.close(stop=False, in_use=True, fsync=False)  # the file is not ours to close
+                    self.writer = None
+                self.index = self._read_index()
+                self.writer = BinlogWriter.open_append(self.path(file))
+                self.active = file
+                self.tracker.rotate()
+                self._unsynced = 0
+                self._closed = False
+            assert self.writer is not None
+            if self.writer.position != pos:
+                self.writer.reposition(pos)
+                moved = True
+            if moved:
+                self.tracker.follow(sequence_number)
+        self.publish_to(file, pos)
+
     @property
     def sync_interval(self) -> int:
         """Transactions between two fsyncs of the binlog file: ``sync_binlog`` when above 1, else

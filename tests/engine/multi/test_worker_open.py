@@ -1,0 +1,166 @@
+"""Issue 21 step 4: a primary (``shared=True``) and a worker-role open in another process on one datadir.
+
+What MySQL promises of one server (docs/design/multi_worker.md §2.1): one gtid_executed (a commit in one process
+is in the other's ``@@GLOBAL.gtid_executed`` and ends its WAIT_FOR_EXECUTED_GTID_SET), GNOs never handed out
+twice, one binary log in commit order; after a restart, recovery finds data = gtid_executed = the binlog =
+mysql.gtid_executed. Each worker is a real process (tests/engine/multi/engine_worker.py) on real SQLite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from gtidkit.binlog.file import read_transactions
+from gtidkit.engine.server import Server
+from gtidkit.gtid import GtidSet
+
+WORKER = Path(__file__).with_name("engine_worker.py")
+OPTS = {"log_bin": True, "gtid_mode": "ON", "enforce_gtid_consistency": "ON", "server_id": 1}
+
+
+class Worker:
+    """A worker-role engine process on ``datadir``."""
+
+    def __init__(self, datadir: Path) -> None:
+        env = dict(os.environ)
+        args = [f"{k}={json.dumps(v)}" for k, v in OPTS.items()]
+        self.proc = subprocess.Popen(
+            [sys.executable, str(WORKER), str(datadir), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert self._read() == {"ready": True}
+
+    def _read(self) -> dict:
+        line = self.proc.stdout.readline()
+        assert line, f"worker exited with {self.proc.wait(10)}"
+        return json.loads(line)
+
+    def send(self, cmd: dict) -> None:
+        self.proc.stdin.write(json.dumps(cmd) + "\n")
+        self.proc.stdin.flush()
+
+    def ask(self, cmd: dict) -> dict:
+        self.send(cmd)
+        return self._read()
+
+    def sql(self, text: str) -> list[list]:
+        reply = self.ask({"sql": text})
+        assert "rows" in reply, reply
+        return reply["rows"]
+
+    def quit(self) -> None:
+        if self.proc.poll() is None:
+            self.send({"quit": True})
+            self.proc.wait(30)
+        assert self.proc.returncode == 0
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+@pytest.fixture
+def primary(tmp_path):
+    server = Server.open(tmp_path, shared=True, **OPTS)
+    s = server.session()
+    s.execute("CREATE DATABASE test")  # GNO 1
+    s.execute("CREATE TABLE test.t (id INT PRIMARY KEY, who VARCHAR(8))")
+    s.close()
+    yield server
+    if not server.closed:
+        server.shutdown()
+
+
+@pytest.fixture
+def worker(primary):
+    w = Worker(primary.datadir)
+    yield w
+    w.kill()
+
+
+def test_commit_in_primary_seen_by_worker(primary, worker):
+    s = primary.session()
+    s.execute("INSERT INTO test.t VALUES (1, 'a')")
+    executed = str(primary.gtid_state.executed())
+    assert worker.sql("SELECT @@GLOBAL.gtid_executed") == [[executed]]
+    assert worker.sql("SELECT id FROM test.t") == [[1]]
+
+
+def test_commit_in_worker_seen_by_primary(primary, worker):
+    worker.sql("INSERT INTO test.t VALUES (2, 'w')")
+    uuid = str(primary.server_uuid)
+    # the fixture's CREATE DATABASE and CREATE TABLE (GNOs 1-2), then the worker's insert (GNO 3)
+    s = primary.session()
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{uuid}:1-3",)]
+    assert s.execute("SELECT WAIT_FOR_EXECUTED_GTID_SET(CONCAT(@@server_uuid, ':3'), 1)")[-1].rows == [(0,)]
+
+
+@pytest.mark.parametrize("waiter", ["worker"], ids=["worker-waits-for-primary"])
+def test_wait_for_executed_gtid_set_across_processes(primary, worker, waiter):
+    uuid = str(primary.server_uuid)
+    worker.send({"sql": f"SELECT WAIT_FOR_EXECUTED_GTID_SET('{uuid}:3', 10)"})
+    s = primary.session()
+    s.execute("INSERT INTO test.t VALUES (3, 'p')")
+    assert worker._read() == {"rows": [[0]]}
+    # and one that no process commits times out with 1
+    assert worker.sql(f"SELECT WAIT_FOR_EXECUTED_GTID_SET('{uuid}:4', 0.2)") == [[1]]
+
+
+def test_concurrent_inserts_unique_gnos_one_binlog(primary, worker, tmp_path):
+    n = 500
+    primary.session().execute("CREATE TABLE test.c (id INT PRIMARY KEY)")  # GNO 3
+    worker.send({"inserts": n, "table": "test.c", "first": 100000})
+    s = primary.session()
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            for i in range(n):
+                s.execute(f"INSERT INTO test.c (id) VALUES ({i})")
+        except BaseException as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join(300)
+    assert not errors
+    assert worker._read() == {"done": n}
+    worker.quit()
+    uuid = str(primary.server_uuid)
+    total = 3 + 2 * n
+    assert str(primary.gtid_state.executed()) == f"{uuid}:1-{total}"
+    primary.shutdown()
+    # one binary log in commit order: every GNO once, ascending, as Gtid events in the files
+    reopened = Server.open(tmp_path, **OPTS)
+    try:
+        assert str(reopened.gtid_state.executed()) == f"{uuid}:1-{total}"
+        gnos = []
+        for name in reopened.binlog.index:
+            for tx in read_transactions(reopened.binlog.path(name)).transactions:
+                if tx.gtid is not None:
+                    gnos.append(tx.gtid.gno)
+        assert gnos == list(range(1, total + 1))
+        r = reopened.session()
+        assert r.execute("SELECT COUNT(*) FROM test.c")[-1].rows == [(2 * n,)]
+        table = GtidSet.parse(
+            ",".join(
+                f"{row[0]}:{row[1]}-{row[2]}"
+                for row in r.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")[
+                    -1
+                ].rows
+            )
+        )
+        assert table == reopened.gtid_state.executed()
+    finally:
+        reopened.shutdown()
