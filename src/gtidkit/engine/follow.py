@@ -10,6 +10,9 @@ beside the process that ran recovery); they are one MySQL server, so each must s
   (AUTOINCREMENT, so a trim never reuses a number) add their GTIDs to ``gtid_executed`` (and to the active binlog
   file's GTIDs). When rows were trimmed before this process read them (a gap in ``seq``), the GTIDs come from
   mysql.gtid_executed instead, which holds every committed GTID since 8.0.17 (the GTID persister).
+* **DDL and AUTO_INCREMENT**: a catch-up that reads rows re-reads the catalog when SQLite's ``schema_version``
+  moved (a CREATE / ALTER / DROP anywhere), and one under the write lock that finds the binary log moved by
+  another process drops the cached AUTO_INCREMENT counters (they restart at MAX(col)+1).
 * **Under the write lock** (every acquisition, :meth:`Server.acquire_write_lock`), catch-up runs before anything
   is written, so an automatic GNO is taken from a ``gtid_executed`` that includes every commit of every process
   (GNOs are never handed out twice: MySQL's ``Gtid_state::generate_automatic_gtid`` under ``global_sid_lock``),
@@ -85,6 +88,7 @@ class Follower:
         self.last_seq = 0
         self.catch_ups = 0
         self._last: tuple[Any, ...] | None = None  # the newest commit-log row read
+        self._schema_version = -1
         self._lock = threading.Lock()
         self._conn = server.storage.connect()
         self._db: Any = server.storage.sqlite(self._conn)
@@ -107,8 +111,11 @@ class Follower:
         """Start following: the rows already in the commit log are part of the state the process loaded."""
         with self._lock:
             self._seen = self._committed.get()
+            self._schema_version = self._db.execute("PRAGMA schema_version").fetchone()[0]
             self._last = self._db.execute(
-                _SELECT.replace("WHERE seq > ?", "WHERE seq = (SELECT max(seq) FROM " + commit_log.TABLE + ")")
+                _SELECT.replace(
+                    "WHERE seq > ?", "WHERE seq = (SELECT max(seq) FROM " + commit_log.TABLE + ")"
+                )
             ).fetchone()
             self.last_seq = int(self._last[0]) if self._last else 0
 
@@ -127,6 +134,10 @@ class Follower:
             if rows:
                 added = self._read(rows)
                 self._last = rows[-1]
+                version = self._db.execute("PRAGMA schema_version").fetchone()[0]
+                if version != self._schema_version:  # DDL committed (here or elsewhere): re-read the catalog
+                    self._schema_version = version
+                    server.storage.catalog.reload(self._conn)
             else:
                 added = GtidSet()
             last = self._last
@@ -137,8 +148,12 @@ class Follower:
         blog = server.binlog
         if under_write_lock and blog is not None and last is not None:
             _seq, kind, _sid, _tag, _gno, file, end_pos, head = last
-            number = gtid_event_sequence_number(bytes(head or b"")) if kind == commit_log.TRANSACTION else None
-            blog.follow(str(file), int(end_pos), number)
+            number = (
+                gtid_event_sequence_number(bytes(head or b"")) if kind == commit_log.TRANSACTION else None
+            )
+            if blog.follow(str(file), int(end_pos), number):
+                # another process inserted rows: AUTO_INCREMENT counters restart from MAX(col)+1
+                server.storage.catalog.forget_auto_increments()
         return len(rows)
 
     def _read(self, rows: list[tuple[Any, ...]]) -> GtidSet:

@@ -150,7 +150,9 @@ class Server:
         #: start-up time (``time.time()``), for the Uptime status variable (statements/status.py)
         self.started_at = time.time()
         overrides = {
-            k: v for k, v in options.items() if k not in ("synchronous", "server_version", "datadir_lock_fd", "role")
+            k: v
+            for k, v in options.items()
+            if k not in ("synchronous", "server_version", "datadir_lock_fd", "role")
         }
         overrides["server_uuid"] = str(self.server_uuid)
         overrides["datadir"] = str(datadir) + "/"

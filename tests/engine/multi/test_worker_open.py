@@ -156,9 +156,9 @@ def test_concurrent_inserts_unique_gnos_one_binlog(primary, worker, tmp_path):
         table = GtidSet.parse(
             ",".join(
                 f"{row[0]}:{row[1]}-{row[2]}"
-                for row in r.execute("SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed")[
-                    -1
-                ].rows
+                for row in r.execute(
+                    "SELECT source_uuid, interval_start, interval_end FROM mysql.gtid_executed"
+                )[-1].rows
             )
         )
         assert table == reopened.gtid_state.executed()

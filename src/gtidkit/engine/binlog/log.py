@@ -347,11 +347,11 @@ class BinlogLog:
                 synced = True
             return WrittenTransaction(self.active, begin, begin + len(data), data, synced)
 
-    def follow(self, file: str, pos: int, sequence_number: int | None) -> None:
+    def follow(self, file: str, pos: int, sequence_number: int | None) -> bool:
         """Continue the binary log where another process of the same server left it: its last committed
         transaction ends at ``(file, pos)`` with ``sequence_number`` (None: unknown). A new ``file`` (the other
         process rotated) is opened for appending after re-reading the index; the caller holds the engine write
-        lock (:mod:`gtidkit.engine.follow`).
+        lock (:mod:`gtidkit.engine.follow`). Returns whether another process had written (the position moved).
 
         Raises:
             OSError, BinlogDecodeError: ``file`` cannot be opened as a binlog file.
@@ -375,6 +375,7 @@ class BinlogLog:
             if moved:
                 self.tracker.follow(sequence_number)
         self.publish_to(file, pos)
+        return moved
 
     @property
     def sync_interval(self) -> int:
