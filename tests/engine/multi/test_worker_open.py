@@ -164,3 +164,56 @@ def test_concurrent_inserts_unique_gnos_one_binlog(primary, worker, tmp_path):
         assert table == reopened.gtid_state.executed()
     finally:
         reopened.shutdown()
+
+
+def test_write_lock_across_processes_1205_then_hand_off(primary, worker):
+    """The engine write lock spans processes (engine/shared/write_lock.py behind Server.acquire_write_lock): an
+    open write transaction in the primary makes the worker's INSERT wait and fail with 1205 after the worker's
+    innodb_lock_wait_timeout (InnoDB's ER_LOCK_WAIT_TIMEOUT); once it commits the worker writes."""
+    s = primary.session()
+    s.execute("BEGIN")
+    s.execute("INSERT INTO test.t VALUES (10, 'p')")
+    worker.sql("SET SESSION innodb_lock_wait_timeout = 1")
+    reply = worker.ask({"sql": "INSERT INTO test.t VALUES (11, 'w')"})
+    assert reply["error"] == 1205, reply
+    assert reply["message"] == "Lock wait timeout exceeded; try restarting transaction"
+    s.execute("COMMIT")
+    worker.sql("INSERT INTO test.t VALUES (11, 'w')")
+    uuid = str(primary.server_uuid)
+    assert worker.sql("SELECT @@GLOBAL.gtid_executed") == [[f"{uuid}:1-4"]]
+
+
+def test_write_lock_held_by_worker_is_handed_to_primary(primary, worker):
+    """A write transaction open in the worker blocks the primary's writer until the worker commits: the
+    primary's INSERT then takes the next GNO after the worker's."""
+    worker.sql("BEGIN")
+    worker.sql("INSERT INTO test.t VALUES (20, 'w')")
+    s = primary.session()
+    done: list[object] = []
+    t = threading.Thread(target=lambda: done.append(s.execute("INSERT INTO test.t VALUES (21, 'p')")))
+    t.start()
+    t.join(0.5)
+    assert t.is_alive() and not done  # waiting for the worker's transaction
+    worker.sql("COMMIT")
+    t.join(30)
+    assert done
+    uuid = primary.server_uuid
+    rows = s.execute("SELECT id FROM test.t ORDER BY id")[-1].rows
+    assert rows == [(20,), (21,)]
+    assert str(primary.gtid_state.executed()) == f"{uuid}:1-4"
+    # the worker's insert was GNO 3, the primary's GNO 4: the binlog has them in that order
+    gtids = [
+        tx.gtid.gno
+        for name in primary.binlog.index
+        for tx in read_transactions(primary.binlog.path(name)).transactions
+        if tx.gtid is not None
+    ]
+    assert gtids == [1, 2, 3, 4]
+
+
+def test_worker_open_refused_without_a_shared_primary(tmp_path):
+    """A worker-role open needs the shared page a running primary built: a clear error, not a traceback."""
+    Server.open(tmp_path, **OPTS).shutdown()
+    (tmp_path / "gtidkit.shm").unlink(missing_ok=True)
+    with pytest.raises(Exception, match="cannot open the shared page"):
+        Server.open(tmp_path, role="worker", **OPTS)
