@@ -40,6 +40,7 @@ from gtidkit.engine.gtid.compressor import Compressor
 from gtidkit.engine.gtid.state import GtidState
 from gtidkit.engine.server_version import Release, resolve
 from gtidkit.engine.session import Session, now_us
+from gtidkit.engine.shared import waiters
 from gtidkit.engine.shared.shm import SharedPage
 from gtidkit.engine.shared.write_lock import SharedWriteLock
 from gtidkit.engine.statements.specs import SPECS
@@ -556,6 +557,12 @@ class Server:
         except BaseException:
             self._write_lock.release()
             raise
+
+    def wake_shared_waiter(self, session_id: int) -> None:
+        """KILL [QUERY] of session ``session_id``: wake it if it waits for the write lock across processes (it
+        then ends with 1317, as InnoDB's ``trx_is_interrupted``); nothing without a shared page."""
+        if self.shared_page is not None:
+            waiters.wake_connection(self.shared_page, session_id)
 
     def _isolation_of(self, session_id: int) -> str:
         """A session's transaction isolation level as INNODB_TRX spells it (``REPEATABLE READ``)."""

@@ -783,6 +783,7 @@ class Session:
         WAIT_FOR_EXECUTED_GTID_SET fails with 1317, anything else with 1317 at its next progress check)."""
         self.executor.interrupt.set()
         self.server.gtid_state.wake_waiters()
+        self.server.wake_shared_waiter(self.id)
 
     @property
     def owned_gtid(self) -> Gtid | None:

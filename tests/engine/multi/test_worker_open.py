@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -217,3 +218,30 @@ def test_worker_open_refused_without_a_shared_primary(tmp_path):
     (tmp_path / "gtidkit.shm").unlink(missing_ok=True)
     with pytest.raises(Exception, match="cannot open the shared page"):
         Server.open(tmp_path, role="worker", **OPTS)
+
+
+def test_kill_query_ends_a_wait_for_the_lock_another_process_holds(primary, worker):
+    """KILL QUERY of a session waiting for the write lock that another process holds ends the wait at once with
+    1317 ER_QUERY_INTERRUPTED (InnoDB: ``trx_is_interrupted`` -> DB_INTERRUPTED), long before the timeout."""
+    worker.sql("BEGIN")
+    worker.sql("INSERT INTO test.t VALUES (30, 'w')")
+    s = primary.session()
+    s.execute("SET SESSION innodb_lock_wait_timeout = 30")
+    got: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            s.execute("INSERT INTO test.t VALUES (31, 'p')")
+        except BaseException as err:  # noqa: BLE001 - checked below
+            got.append(err)
+
+    t = threading.Thread(target=write)
+    t.start()
+    t.join(0.5)
+    assert t.is_alive()
+    started = time.monotonic()
+    primary.session().execute(f"KILL QUERY {s.id}")
+    t.join(10)
+    assert time.monotonic() - started < 5
+    assert [getattr(e, "code", None) for e in got] == [1317]
+    worker.sql("COMMIT")
