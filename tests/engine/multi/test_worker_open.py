@@ -245,3 +245,20 @@ def test_kill_query_ends_a_wait_for_the_lock_another_process_holds(primary, work
     assert time.monotonic() - started < 5
     assert [getattr(e, "code", None) for e in got] == [1317]
     worker.sql("COMMIT")
+
+
+def test_auto_increment_continues_across_processes(primary, worker):
+    """AUTO_INCREMENT values come from one sequence whichever process inserts (a cached counter would hand the
+    primary's next insert a value the worker already used: 1062)."""
+    s = primary.session()
+    s.execute("CREATE TABLE test.a (id INT PRIMARY KEY AUTO_INCREMENT, who VARCHAR(8))")
+    s.execute("INSERT INTO test.a (who) VALUES ('p')")
+    worker.sql("INSERT INTO test.a (who) VALUES ('w')")
+    s.execute("INSERT INTO test.a (who) VALUES ('p')")
+    worker.sql("INSERT INTO test.a (who) VALUES ('w')")
+    assert s.execute("SELECT id, who FROM test.a ORDER BY id")[-1].rows == [
+        (1, "p"),
+        (2, "w"),
+        (3, "p"),
+        (4, "w"),
+    ]
