@@ -416,6 +416,8 @@ def test_two_workers_share_one_datadir_as_one_server(tmp_path: Path) -> None:
             if r[2] == "Gtid"
         ]
         assert gnos == list(range(1, total + 1))  # every GNO once, in commit order
+        # worker 0 stopped last: its Stop event ends the file both workers wrote
+        assert query(c, "SHOW BINLOG EVENTS IN 'binlog.000001'")[-1][2] == "Stop"
 
 
 @pytest.mark.parametrize(

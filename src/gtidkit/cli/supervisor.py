@@ -472,18 +472,23 @@ class Supervisor:
             except OSError:
                 pass
             self._listener.close()
-        for w in self.workers:
-            ctl = w.ctl
-            if ctl is not None and not w.exited.is_set():
-                try:
-                    handoff.send(ctl, "stop")
-                except OSError:
-                    pass
-        for w in self.workers:
-            if w.pid and not w.exited.wait(STOP_WAIT):
-                log.error("worker %d (pid %d) did not stop in %d s: killing it", w.index, w.pid, STOP_WAIT)
-                _signal(w.pid, signal.SIGKILL)
-                w.exited.wait(10)
+        # the other workers first, worker 0 last: the process that opened the datadir as the primary closes the
+        # binary log (its Stop event) after every other writer is gone
+        for group in (self.workers[1:], self.workers[:1]):
+            for w in group:
+                ctl = w.ctl
+                if ctl is not None and not w.exited.is_set():
+                    try:
+                        handoff.send(ctl, "stop")
+                    except OSError:
+                        pass
+            for w in group:
+                if w.pid and not w.exited.wait(STOP_WAIT):
+                    log.error(
+                        "worker %d (pid %d) did not stop in %d s: killing it", w.index, w.pid, STOP_WAIT
+                    )
+                    _signal(w.pid, signal.SIGKILL)
+                    w.exited.wait(10)
         if self._fork_sock is not None:
             self._fork_sock.close()
             self._fork_sock = None
