@@ -232,10 +232,10 @@ class Server:
         #: replica role refuses OFF while a channel uses SOURCE_AUTO_POSITION: 3111)
         self.gtid_mode_guards: list[Callable[[str, str], None]] = []
         self.storage.table_providers[("information_schema", "INNODB_TRX")] = lambda: (
-            lock_waits.innodb_trx_rows(self.lock_waits, self._isolation_of)
+            lock_waits.innodb_trx_rows(self._lock_view(), self._isolation_of)
         )
         self.storage.table_providers[("performance_schema", "data_lock_waits")] = lambda: (
-            lock_waits.data_lock_waits_rows(self.lock_waits)
+            lock_waits.data_lock_waits_rows(self._lock_view())
         )
         from gtidkit.engine.statements.admin import Admin
         from gtidkit.engine.statements.locks import LockManager
@@ -558,6 +558,12 @@ class Server:
             self._write_lock.release()
             raise
 
+    def _lock_view(self) -> lock_waits.LockSnapshot:
+        """The write lock's owner and waiters for INNODB_TRX / data_lock_waits: this process's, or with a shared
+        page every process's (its owner record and waiter table) plus this process's in-process waiters."""
+        shared = self._shared_lock
+        return self.lock_waits if shared is None else _MergedLockView(self.lock_waits, shared)
+
     def wake_shared_waiter(self, session_id: int) -> None:
         """KILL [QUERY] of session ``session_id``: wake it if it waits for the write lock across processes (it
         then ends with 1317, as InnoDB's ``trx_is_interrupted``); nothing without a shared page."""
@@ -877,6 +883,25 @@ class Server:
                 self.binlog.abandon()
             self._close_shared()
             self.storage.close()
+
+
+class _MergedLockView:
+    """The write lock across processes (the shared page) merged with this process's in-process waiters."""
+
+    __slots__ = ("_local", "_shared")
+
+    def __init__(self, local: lock_waits.WriteLockWaits, shared: SharedWriteLock) -> None:
+        self._local = local
+        self._shared = shared
+
+    def snapshot(self) -> tuple[int | None, float, dict[int, float]]:
+        """``(owner, since, {waiter: since})``: the owner from the shared page (a server-internal holder, id 0,
+        shows as no owner, as in one process), waiters of every process."""
+        owner, since, waiting = self._shared.snapshot()
+        local_owner, local_since, local_waiting = self._local.snapshot()
+        if not owner and local_owner:
+            owner, since = local_owner, local_since
+        return owner or None, since, {**local_waiting, **waiting}
 
 
 class _GtidFunctionBinding:

@@ -140,7 +140,8 @@ def test_concurrent_inserts_unique_gnos_one_binlog(primary, worker, tmp_path):
     worker.quit()
     uuid = str(primary.server_uuid)
     total = 3 + 2 * n
-    assert str(primary.gtid_state.executed()) == f"{uuid}:1-{total}"
+    # through a statement (its start catches up with the worker's last commits)
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{uuid}:1-{total}",)]
     primary.shutdown()
     # one binary log in commit order: every GNO once, ascending, as Gtid events in the files
     reopened = Server.open(tmp_path, **OPTS)
@@ -201,7 +202,7 @@ def test_write_lock_held_by_worker_is_handed_to_primary(primary, worker):
     uuid = primary.server_uuid
     rows = s.execute("SELECT id FROM test.t ORDER BY id")[-1].rows
     assert rows == [(20,), (21,)]
-    assert str(primary.gtid_state.executed()) == f"{uuid}:1-4"
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{uuid}:1-4",)]
     # the worker's insert was GNO 3, the primary's GNO 4: the binlog has them in that order
     gtids = [
         tx.gtid.gno
@@ -262,3 +263,29 @@ def test_auto_increment_continues_across_processes(primary, worker):
         (3, "p"),
         (4, "w"),
     ]
+
+
+def test_innodb_trx_lists_a_waiter_of_another_process(primary, worker):
+    """information_schema.INNODB_TRX in the primary shows its own open write transaction RUNNING and the worker's
+    session waiting for it in LOCK WAIT (what a DBA reads to find whom to KILL)."""
+    wid = worker.sql("SELECT CONNECTION_ID()")[0][0]
+    s = primary.session()
+    s.execute("BEGIN")
+    s.execute("INSERT INTO test.t VALUES (40, 'p')")
+    worker.sql("SET SESSION innodb_lock_wait_timeout = 5")
+    worker.send({"sql": "INSERT INTO test.t VALUES (41, 'w')"})
+    q = primary.session()
+    deadline = time.monotonic() + 5
+    rows: list = []
+    while time.monotonic() < deadline:
+        rows = q.execute("SELECT trx_mysql_thread_id, trx_state FROM information_schema.INNODB_TRX")[-1].rows
+        if len(rows) == 2:
+            break
+        time.sleep(0.05)
+    assert sorted(rows, key=lambda r: r[1]) == [(wid, "LOCK WAIT"), (s.id, "RUNNING")]
+    waits = q.execute(
+        "SELECT REQUESTING_THREAD_ID, BLOCKING_THREAD_ID FROM performance_schema.data_lock_waits"
+    )
+    assert waits[-1].rows == [(wid, s.id)]
+    s.execute("COMMIT")
+    assert worker._read() == {"rows": []}
