@@ -345,6 +345,11 @@ class Server:
             server.compressor.start(launch_pass=server.release.compress_at_start)
             if shared:
                 server.worker_id = worker_id
+                server.acquire_write_lock(None)
+                try:
+                    commit_log.ensure_autoincrement(server.storage.sqlite(server.internal_conn))
+                finally:
+                    server.release_write_lock(None)
                 server._attach_shared(SharedPage.create(datadir))
         except BaseException:
             server._abort()

@@ -289,3 +289,28 @@ def test_innodb_trx_lists_a_waiter_of_another_process(primary, worker):
     assert waits[-1].rows == [(wid, s.id)]
     s.execute("COMMIT")
     assert worker._read() == {"rows": []}
+
+
+def test_shared_open_rebuilds_a_commit_log_without_autoincrement(tmp_path):
+    """A commit log created before workers followed it (seq restarting at 1 after a trim) is rebuilt with
+    AUTOINCREMENT, its rows kept, when the server opens with the shared page (before any worker joins)."""
+    import sqlite3
+
+    Server.open(tmp_path, **OPTS).shutdown()
+    db = sqlite3.connect(tmp_path / "gtidkit.sqlite")
+    db.executescript(
+        'ALTER TABLE "_gk_commit_log" RENAME TO old; '
+        'CREATE TABLE "_gk_commit_log" (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, sid TEXT, tag TEXT, '
+        "gno INTEGER, file TEXT NOT NULL, start_pos INTEGER NOT NULL, end_pos INTEGER NOT NULL, payload BLOB); "
+        'INSERT INTO "_gk_commit_log" SELECT * FROM old; DROP TABLE old;'
+    )
+    db.close()
+    server = Server.open(tmp_path, shared=True, **OPTS)
+    try:
+        db = server.storage.sqlite(server.internal_conn)
+        sql = db.execute("SELECT sql FROM sqlite_master WHERE name = '_gk_commit_log'").fetchone()[0]
+        assert "AUTOINCREMENT" in sql.upper()
+        # the start-up's mark of the new active file was written before the rebuild, and kept by it
+        assert db.execute('SELECT kind, file FROM "_gk_commit_log"').fetchall() == [("file", "binlog.000002")]
+    finally:
+        server.shutdown()

@@ -48,6 +48,7 @@ __all__ = [
     "TRIM_INTERVAL",
     "CommitLogRow",
     "create_table",
+    "ensure_autoincrement",
     "exists",
     "mark_file",
     "record",
@@ -94,6 +95,27 @@ def exists(db: Any) -> bool:
 def create_table(db: Any) -> None:
     """Create the commit log on sqlite3 connection ``db`` if it does not exist."""
     db.execute(_CREATE)
+
+
+def ensure_autoincrement(db: Any) -> bool:
+    """Rebuild a commit log created without AUTOINCREMENT (before worker processes followed it): after a trim its
+    ``seq`` restarted at 1, which a worker catching up past its last ``seq`` would never read. Run by the
+    primary before any worker opens (no other writer); rows and their ``seq`` are kept. Returns whether it
+    rebuilt the table."""
+    row = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,)).fetchone()
+    if row is None or "AUTOINCREMENT" in str(row[0]).upper():
+        return False
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute(f'ALTER TABLE "{TABLE}" RENAME TO "{TABLE}_old"')
+        db.execute(_CREATE)
+        db.execute(f'INSERT INTO "{TABLE}" SELECT * FROM "{TABLE}_old"')
+        db.execute(f'DROP TABLE "{TABLE}_old"')
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return True
 
 
 def record(
