@@ -531,6 +531,7 @@ ER: dict[int, ErrorSpec] = {
     4028: _e(
         "ER_TABLE_MUST_HAVE_A_VISIBLE_COLUMN", "HY000", "A table must have at least one visible column."
     ),
+    1026: _e("ER_ERROR_ON_WRITE", "HY000", "Error writing file '%s' (errno: %s - %s)"),
     1030: _e("ER_GET_ERRNO", "HY000", "Got error %s from storage engine"),
     1133: _e("ER_PASSWORD_NO_MATCH", "42000", "Can't find any matching row in the user table"),
     1141: _e("ER_NONEXISTING_GRANT", "42000", "There is no such grant defined for user '%s' on host '%s'"),
@@ -910,6 +911,15 @@ RECOVERY_BINLOG_MISSING = (
 )
 #: Start-up recovery could not re-apply a binary-log transaction to the engine (the applier's error code is kept).
 #: Slots: datadir, GTID or ANONYMOUS, binlog file, begin offset, end offset, the applier's "ERROR n (state): text".
+#: Start-up recovery found a binary log that its commit log cannot complete (code 1105). Slots: datadir, binlog
+#: file, what the file holds, GTID, start offset, end offset.
+RECOVERY_COMMIT_LOG_MISMATCH = (
+    "Start-up recovery of data directory %s failed: binary log %s %s, but the commit log (gtidkit.sqlite) holds "
+    "transaction %s at offsets %s to %s of it. The engine database and the binary log disagree, which happens "
+    "when two processes wrote the data directory at once or its files come from different backups; the server "
+    "does not start rather than serve a binary log that lacks committed transactions. To fix: restore the data "
+    "directory from a backup."
+)
 RECOVERY_REAPPLY_FAILED = (
     "Start-up recovery of data directory %s failed: re-applying transaction %s (binary log %s, %s to %s) to the "
     "engine gave %s. The engine database (gtidkit.sqlite) and the binary log disagree, which happens when two "
@@ -1010,6 +1020,7 @@ __all__ = [
     "GTID_MODE_MISMATCH",
     "RECOVERY_BINLOG_MISSING",
     "RECOVERY_BINLOG_UNREADABLE",
+    "RECOVERY_COMMIT_LOG_MISMATCH",
     "RECOVERY_REAPPLY_FAILED",
     "REPLICA_AUTO_POSITION_GTID_MODE",
     "REPLICA_EQUAL_SERVER_IDS",

@@ -4,8 +4,8 @@ docs/design/multi_worker.md §3.5, §5.1, §5.6).
 Real processes and real clients (PyMySQL): connection ids in one server-wide sequence, placement visible in
 ``@@gtidkit_worker_id``, ``max_connections`` counted by the supervisor (ERR 1040 "Too many connections", MySQL's
 ER_CON_COUNT_ERROR), a SIGKILLed worker replaced with no acknowledged commit lost, a second server refused while an
-orphaned worker still holds the datadir, SIGTERM / SHUTDOWN stopping every process, and ``--workers=N`` (N > 1)
-refused at start until workers can share a datadir.
+orphaned worker still holds the datadir, SIGTERM / SHUTDOWN stopping every process, and ``--workers=2`` serving one
+server from two processes on one datadir.
 """
 
 from __future__ import annotations
@@ -361,22 +361,75 @@ def fork_server_alive(supervisor: int) -> bool:
     return False
 
 
-@pytest.mark.parametrize("workers", ["2", "4"])
-def test_more_than_one_worker_is_refused_until_workers_share_a_datadir(tmp_path: Path, workers: str) -> None:
+def test_two_workers_share_one_datadir_as_one_server(tmp_path: Path) -> None:
+    """``--workers=2`` (issue 21 step 4): two connections forced into different workers (round-robin in accept
+    order, seen in @@gtidkit_worker_id) see one gtid_executed, wait for each other's GTIDs, and get unique GNOs
+    under concurrent autocommit inserts; after a restart as one process the data, gtid_executed and the binary
+    log agree."""
     datadir = tmp_path / "d"
-    initialize(datadir)
-    r = subprocess.run(
-        [sys.executable, "-m", "gtidkit", "server", "--datadir", str(datadir), "--port", "0", "--log-error="]
-        + [*GTIDS, f"--workers={workers}"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert r.returncode == 1
-    assert f"--workers={workers} is not available yet" in r.stderr
-    assert "secondary engine open" in r.stderr
-    assert "Aborting" in r.stderr and "Traceback" not in r.stderr
+    n = 100
+    with running_server(datadir, *GTIDS, "--log-bin", "--workers=2", base=(), supervised=True) as srv:
+        a, b = connect(srv.port), connect(srv.port)
+        assert [query(c, "SELECT @@gtidkit_worker_id, @@GLOBAL.gtidkit_workers")[0] for c in (a, b)] == [
+            (0, 2),
+            (1, 2),
+        ]
+        assert len(srv.worker_pids()) == 2
+        uuid = query(a, "SELECT @@server_uuid")[0][0]
+        query(a, "CREATE DATABASE d1")
+        query(a, "CREATE TABLE d1.t (id INT PRIMARY KEY, w INT)")
+        query(a, "INSERT INTO d1.t VALUES (1, 0)")
+        assert query(b, "SELECT @@GLOBAL.gtid_executed") == ((f"{uuid}:1-3",),)
+        assert query(b, "SELECT id FROM d1.t") == ((1,),)
+        query(b, "INSERT INTO d1.t VALUES (2, 1)")
+        assert query(a, "SELECT @@GLOBAL.gtid_executed") == ((f"{uuid}:1-4",),)
+        waited: list[tuple] = []
+        waiter = threading.Thread(
+            target=lambda: waited.append(query(b, f"SELECT WAIT_FOR_EXECUTED_GTID_SET('{uuid}:5', 10)"))
+        )
+        waiter.start()
+        time.sleep(0.2)
+        query(a, "INSERT INTO d1.t VALUES (3, 0)")
+        waiter.join(30)
+        assert waited == [((0,),)]
+        errors: list[BaseException] = []
+
+        def insert(c: pymysql.connections.Connection, base: int, worker: int) -> None:
+            try:
+                for i in range(n):
+                    query(c, f"INSERT INTO d1.t VALUES ({base + i}, {worker})")
+            except BaseException as err:  # noqa: BLE001 - reported below
+                errors.append(err)
+
+        threads = [
+            threading.Thread(target=insert, args=(c, base, w)) for c, base, w in ((a, 1000, 0), (b, 5000, 1))
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(300)
+        assert not errors
+        total = 5 + 2 * n
+        for c in (a, b):
+            assert query(c, "SELECT @@GLOBAL.gtid_executed") == ((f"{uuid}:1-{total}",),)
+        a.close()
+        b.close()
+        assert srv.stop() == 0
+    with (
+        running_server(datadir, *GTIDS, "--log-bin", base=(), supervised=False) as srv,
+        connect(srv.port) as c,
+    ):
+        assert query(c, "SELECT @@GLOBAL.gtid_executed") == ((f"{uuid}:1-{total}",),)
+        assert query(c, "SELECT COUNT(*), SUM(w) FROM d1.t") == ((3 + 2 * n, 1 + n),)
+        gnos = [
+            int(r[5].split(":")[-1].rstrip("'"))
+            for name in [r[0] for r in query(c, "SHOW BINARY LOGS")]
+            for r in query(c, f"SHOW BINLOG EVENTS IN '{name}'")
+            if r[2] == "Gtid"
+        ]
+        assert gnos == list(range(1, total + 1))  # every GNO once, in commit order
+        # worker 0 stopped last: its Stop event ends the file both workers wrote
+        assert query(c, "SHOW BINLOG EVENTS IN 'binlog.000001'")[-1][2] == "Stop"
 
 
 @pytest.mark.parametrize(

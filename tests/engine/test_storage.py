@@ -162,9 +162,9 @@ def test_catalog_survives_reopen(tmp_path):
     s2.close()
 
 
-def test_binlog_durable_transaction_skips_only_the_wal_fsync(storage, monkeypatch):
-    # a transaction whose binlog is fsynced before its COMMIT commits with synchronous=NORMAL (recovery re-applies
-    # it from the binlog); told the binlog was not synced, the WAL is fsynced after the COMMIT all the same
+def test_deferred_sync_moves_the_wal_fsync_out_of_commit(storage, monkeypatch):
+    # a binlogged transaction commits with synchronous=NORMAL and its committer fsyncs the WAL afterwards (the
+    # commit path's sync stage); without sync=False the fsync follows the COMMIT at once
     import os
 
     synced: list[int] = []
@@ -172,18 +172,23 @@ def test_binlog_durable_transaction_skips_only_the_wal_fsync(storage, monkeypatc
     monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
     conn = storage.connect()
     conn.execute('CREATE TABLE "d.t" (id INTEGER PRIMARY KEY)')
-    conn.begin(binlog_durable=True)
+    conn.begin(defer_sync=True)
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1
     conn.execute('INSERT INTO "d.t" VALUES (1)')
-    conn.commit(binlog_synced=True)
+    conn.commit(sync=False)
     assert synced == []
-    conn.begin(binlog_durable=True)
-    conn.execute('INSERT INTO "d.t" VALUES (2)')
-    conn.commit()  # the binlog write did not end with an fsync: the WAL is synced here
+    conn.sync_deferred()
     assert len(synced) == 1
+    conn.sync_deferred()  # nothing pending any more
+    assert len(synced) == 1
+    conn.begin(defer_sync=True)
+    conn.execute('INSERT INTO "d.t" VALUES (2)')
+    conn.commit()
+    assert len(synced) == 2
     conn.begin()
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # back to FULL for any other transaction
     conn.execute('INSERT INTO "d.t" VALUES (3)')
-    conn.commit(binlog_synced=True)
-    assert len(synced) == 1 and conn.execute('SELECT count(*) FROM "d.t"').fetchone()[0] == 3
+    conn.commit(sync=False)
+    conn.sync_deferred()  # FULL synced inside COMMIT: nothing left to do
+    assert len(synced) == 2 and conn.execute('SELECT count(*) FROM "d.t"').fetchone()[0] == 3
     conn.close()

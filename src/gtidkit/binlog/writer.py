@@ -597,6 +597,50 @@ class BinlogWriter:
         Returns:
             ``(begin, end)`` file offsets of the transaction; ``end - begin == transaction_length``.
         """
+        data = self.encode_transaction(
+            gtid,
+            events,
+            last_committed=last_committed,
+            sequence_number=sequence_number,
+            immediate_commit_timestamp=immediate_commit_timestamp,
+            original_commit_timestamp=original_commit_timestamp,
+            server_id=server_id,
+            timestamp=timestamp,
+            immediate_server_version=immediate_server_version,
+            original_server_version=original_server_version,
+            gtid_flags=gtid_flags,
+            compression_level=compression_level,
+        )
+        begin = self.write_raw(data)
+        return begin, self._pos
+
+    def encode_transaction(
+        self,
+        gtid: Gtid | None,
+        events: Sequence[EventSpec],
+        *,
+        last_committed: int,
+        sequence_number: int,
+        immediate_commit_timestamp: int,
+        original_commit_timestamp: int | None = None,
+        server_id: int | None = None,
+        timestamp: int | None = None,
+        immediate_server_version: int | None = None,
+        original_server_version: int | None = None,
+        gtid_flags: int | None = None,
+        compression_level: int | None = None,
+    ) -> bytes:
+        """The bytes :meth:`write_transaction` would append now (framed for :attr:`position`: ``log_pos`` fields
+        and CRC32 final), without writing them; :meth:`write_raw` appends them.
+
+        Args:
+            gtid, events, last_committed, sequence_number, immediate_commit_timestamp, original_commit_timestamp,
+                server_id, timestamp, immediate_server_version, original_server_version, gtid_flags,
+                compression_level: as :meth:`write_transaction`.
+
+        Raises:
+            ValueError: a field is out of range for its width (:func:`encode_transaction`).
+        """
         self._check_open()
         ts = immediate_commit_timestamp // 1_000_000 if timestamp is None else timestamp
         sid = self.server_id if server_id is None else server_id
@@ -621,10 +665,7 @@ class BinlogWriter:
             original_server_version=original_server_version,
             gtid_flags=gtid_flags,
         )
-        begin = self._pos
-        self._fh.write(data)
-        self._pos += len(data)
-        return begin, self._pos
+        return data
 
     def _fde_version(self) -> int:
         """:func:`server_version_int` of this file's FDE, parsed once (not at every transaction)."""
@@ -647,6 +688,15 @@ class BinlogWriter:
         self._fh.write(data)
         self._pos += len(data)
         return begin
+
+    def reposition(self, pos: int) -> None:
+        """Make ``pos`` the offset of the next write: another process appended to the file meanwhile (a worker
+        of a multi-worker server follows the commit log, :mod:`gtidkit.engine.follow`). Buffered bytes are
+        flushed first; nothing is truncated."""
+        self._check_open()
+        self._fh.flush()
+        self._fh.seek(pos)
+        self._pos = pos
 
     def flush(self, fsync: bool = False) -> None:
         """Hand buffered bytes to the OS; with ``fsync=True`` also wait until they are on disk (``fsync(2)``)."""

@@ -71,6 +71,7 @@ def _fork_worker(
     from gtidkit.cli.worker import run_worker
 
     index, port = int(msg.fields[0]), int(msg.fields[1])
+    role = str(msg.fields[2]) if len(msg.fields) > 2 else "primary"
     ctl_fd, ids_fd = msg.fds[0], msg.fds[1]
     forked_at = time.monotonic()
     rfd, wfd = os.pipe()
@@ -95,6 +96,7 @@ def _fork_worker(
                         ids=socket.socket(fileno=ids_fd),
                         supervisor_pid=sup,
                         forked_at=forked_at,
+                        role=role,
                     )
                 except BaseException as err:  # noqa: BLE001 - never return into the fork server's loop
                     print(f"[ERROR] [Server] worker {index} failed: {err!r}", file=sys.stderr, flush=True)

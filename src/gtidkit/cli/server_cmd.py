@@ -231,6 +231,7 @@ def start_serving(
     port: int | None = None,
     id_source: Any = None,
     worker_id: int = 0,
+    role: str = "primary",
 ) -> tuple[Any, Any, Any] | int:
     """Open the engine, build the wire server and install replication: what ``gtidkit server`` runs in its one
     process, or in each worker process of a supervised server (cli/supervisor.py).
@@ -243,6 +244,9 @@ def start_serving(
             of its own; None: listen on ``--port``.
         id_source: a worker's connection-id allocator (``fn() -> int``, the supervisor's sequence).
         worker_id: ``@@gtidkit_worker_id`` of this process.
+        role: ``primary`` (the one-process open: recovery, singletons), ``shared`` (the same, and the shared page
+            other workers join: the first worker of several), ``worker`` (``Server.open(role="worker")``: no
+            recovery, no singletons; docs/design/multi_worker.md "Step 4 as built").
 
     Returns:
         ``(engine, wire, replication)``, serving; or 1 after the failure was written to the error log.
@@ -256,6 +260,10 @@ def start_serving(
     log = logging.getLogger("gtidkit.server")
     s = opts.wire
     extra: dict[str, Any] = {} if lock_fd is None else {"datadir_lock_fd": lock_fd}
+    if role == "shared":
+        extra.update(shared=True, worker_id=worker_id)
+    elif role == "worker":
+        extra = {"role": "worker", "worker_id": worker_id}  # the inherited lock stays open, not adopted
     try:
         engine = Server.open(datadir, **opts.engine, **extra)
     except (GtidkitError, OSError) as err:  # OSError: e.g. --log-bin=/no/such/dir/name
@@ -348,14 +356,8 @@ def _run(datadir: Path, opts: Any, args: list[str]) -> int:
         return 1
     _log_option_warnings(opts)
     workers = int(opts.command.get("gtidkit_workers") or 1)
-    if workers > 1:
-        from gtidkit.mysql_errors import WORKERS_NOT_AVAILABLE
-
-        log.error(WORKERS_NOT_AVAILABLE, workers)
-        log.error("Aborting", extra={"mysql_code": 10119})
-        return 1
     set_incomplete(f"the server on {datadir} was starting and never accepted connections")
-    if opts.command.get("supervised"):
+    if opts.command.get("supervised") or workers > 1:
         from gtidkit.cli.supervisor import Supervisor
 
         return Supervisor(datadir, opts, args).run()

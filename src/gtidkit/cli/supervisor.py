@@ -19,9 +19,11 @@ dies), §7 (fork discipline). The supervisor is the ``gtidkit server`` process (
   SIGHUP / SIGUSR1 are passed on to the workers (and reopen the supervisor's error log).
 
 The supervisor itself never opens the engine: with one worker, that worker runs the engine exactly as the
-one-process server does (recovery, the compressor and replication threads all live in it). More than one worker
-needs the secondary engine open of issue 21's plan (step 4), which does not exist yet: ``--workers=N`` with
-N > 1 is refused at start (cli/server_cmd.py).
+one-process server does (recovery, the compressor and replication threads all live in it). With
+``--workers=N``, N > 1, worker 0 opens the engine as the one-process server does plus the shared page
+(``Server.open(shared=True)``: recovery, compressor, replication threads), and the others -- started once it is
+ready, and every replacement -- open it as workers (``Server.open(role="worker")``, engine/follow.py); see
+docs/design/multi_worker.md "Step 4 as built" for what crosses workers and what does not yet.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ class Supervisor:
         self.opts = opts
         self.args = args
         self.workers = [_Worker(i) for i in range(int(opts.command.get("gtidkit_workers") or 1))]
+        self._primary_started = False
         self.max_connections = int(opts.wire["max_connections"])
         self.connect_timeout = float(opts.wire["connect_timeout"])
         self.port = 0
@@ -138,9 +141,12 @@ class Supervisor:
             return 1
         try:
             self._start_fork_server()
-            for w in self.workers:
-                self._spawn(w)
-            for w in self.workers:
+            # the first worker recovers the datadir and builds the shared page before the others join it
+            self._spawn(self.workers[0])
+            for i, w in enumerate(self.workers):
+                if i == 1:
+                    for other in self.workers[1:]:
+                        self._spawn(other)
                 while not w.ready.wait(0.2):
                     if w.exited.is_set() or self._stopping.is_set():
                         log.error("worker %d did not start; see the lines above", w.index)
@@ -208,9 +214,20 @@ class Supervisor:
         w.ready.clear()
         w.exited.clear()
         w.forked_at = time.monotonic()
+        # one worker: the one-process open (a replacement recovers); several: the first start of worker 0
+        # recovers and builds the shared page, every other start (replacements of worker 0 included) joins it
+        if len(self.workers) == 1:
+            role = "primary"
+        elif w.index == 0 and not self._primary_started:
+            role = "shared"
+            self._primary_started = True
+        else:
+            role = "worker"
         try:
             with self._fork_lock:
-                handoff.send(sock, "fork", w.index, self.port, fds=(ctl_theirs.fileno(), ids_theirs.fileno()))
+                handoff.send(
+                    sock, "fork", w.index, self.port, role, fds=(ctl_theirs.fileno(), ids_theirs.fileno())
+                )
                 reply = handoff.receive(sock)
         finally:
             ctl_theirs.close()
@@ -455,18 +472,23 @@ class Supervisor:
             except OSError:
                 pass
             self._listener.close()
-        for w in self.workers:
-            ctl = w.ctl
-            if ctl is not None and not w.exited.is_set():
-                try:
-                    handoff.send(ctl, "stop")
-                except OSError:
-                    pass
-        for w in self.workers:
-            if w.pid and not w.exited.wait(STOP_WAIT):
-                log.error("worker %d (pid %d) did not stop in %d s: killing it", w.index, w.pid, STOP_WAIT)
-                _signal(w.pid, signal.SIGKILL)
-                w.exited.wait(10)
+        # the other workers first, worker 0 last: the process that opened the datadir as the primary closes the
+        # binary log (its Stop event) after every other writer is gone
+        for group in (self.workers[1:], self.workers[:1]):
+            for w in group:
+                ctl = w.ctl
+                if ctl is not None and not w.exited.is_set():
+                    try:
+                        handoff.send(ctl, "stop")
+                    except OSError:
+                        pass
+            for w in group:
+                if w.pid and not w.exited.wait(STOP_WAIT):
+                    log.error(
+                        "worker %d (pid %d) did not stop in %d s: killing it", w.index, w.pid, STOP_WAIT
+                    )
+                    _signal(w.pid, signal.SIGKILL)
+                    w.exited.wait(10)
         if self._fork_sock is not None:
             self._fork_sock.close()
             self._fork_sock = None

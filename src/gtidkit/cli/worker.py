@@ -114,6 +114,7 @@ def run_worker(
     ids: socket.socket,
     supervisor_pid: int,
     forked_at: float,
+    role: str = "primary",
 ) -> int:
     """Serve as worker ``index`` until told to stop; returns the exit status.
 
@@ -127,6 +128,9 @@ def run_worker(
         ids: the id channel.
         supervisor_pid: the supervisor (parent-death signal).
         forked_at: ``time.monotonic()`` when the fork was requested (the ready message reports the delay).
+        role: how the engine opens (:func:`~gtidkit.cli.server_cmd.start_serving`): ``primary`` (one worker:
+            recovery and singletons), ``shared`` (the first worker of several: the same, plus the shared page),
+            ``worker`` (the others, and every replacement while several run: the secondary open).
     """
     from gtidkit.cli.server_cmd import flush_on_signal, setup_logging, start_serving
     from gtidkit.protocol.options import OptionError, load
@@ -151,7 +155,7 @@ def run_worker(
     id_client = IdClient(ids)
     opening = time.monotonic()
     started = start_serving(
-        datadir, opts, lock_fd=lock_fd, port=port, id_source=id_client.next_id, worker_id=index
+        datadir, opts, lock_fd=lock_fd, port=port, id_source=id_client.next_id, worker_id=index, role=role
     )
     if isinstance(started, int):
         return started

@@ -21,9 +21,18 @@ import datetime as _dt
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["WriteLockWaits", "data_lock_waits_rows", "innodb_trx_rows"]
+__all__ = ["LockSnapshot", "WriteLockWaits", "data_lock_waits_rows", "innodb_trx_rows"]
+
+
+class LockSnapshot(Protocol):
+    """What the tables read: :class:`WriteLockWaits` in one process, the shared page's view across processes
+    (engine/server.py merges them when the server has one)."""
+
+    def snapshot(self) -> tuple[int | None, float, dict[int, float]]:
+        """``(owner, owner since, {waiter: since})`` at one instant (times in seconds since the epoch)."""
+        ...
 
 
 class WriteLockWaits:
@@ -69,7 +78,7 @@ def _lock_id(trx: int) -> str:
     return f"{trx}:gtidkit:write"
 
 
-def innodb_trx_rows(waits: WriteLockWaits, isolation: Callable[[int], str]) -> list[tuple[Any, ...]]:
+def innodb_trx_rows(waits: LockSnapshot, isolation: Callable[[int], str]) -> list[tuple[Any, ...]]:
     """``information_schema.INNODB_TRX``: the write lock's owner (``RUNNING``) and each waiter (``LOCK WAIT``).
 
     Args:
@@ -89,7 +98,7 @@ def innodb_trx_rows(waits: WriteLockWaits, isolation: Callable[[int], str]) -> l
     return rows
 
 
-def data_lock_waits_rows(waits: WriteLockWaits) -> list[tuple[Any, ...]]:
+def data_lock_waits_rows(waits: LockSnapshot) -> list[tuple[Any, ...]]:
     """``performance_schema.data_lock_waits``: one row per waiting session, blocked by the lock's owner."""
     owner, _since, waiters = waits.snapshot()
     if not owner:

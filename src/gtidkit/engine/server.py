@@ -10,10 +10,11 @@ The write matrix (what goes where when a transaction commits) is :mod:`gtidkit.e
 ``decide(CommitContext)`` and the commit sequence; log_replica_updates concerns the replica applier session only
 (``server.applier_session()``), a client session's explicit GTID is binlogged like any other.
 
-Durability with the binary log on (see :mod:`gtidkit.engine.recovery` for the full argument): the transaction's
-binlog bytes are written and fsynced (per ``sync_binlog``) **before** the SQLite transaction commits, and the
-SQLite transaction also stores the binlog end position it corresponds to. The binlog is the source of truth; after
-a crash, recovery re-applies the complete binlog transactions past the stored position and truncates a torn tail.
+Durability with the binary log on (see :mod:`gtidkit.engine.recovery` for the full argument): the engine commits
+first. The transaction's binlog bytes are framed and handed to the OS under the write lock, stored in the commit
+log (``_gk_commit_log``, :mod:`gtidkit.engine.binlog.commit_log`) inside the same SQLite transaction, and the WAL
+fsync after the COMMIT makes them durable; the binlog file is fsynced in batches. After a crash, recovery cuts
+binlog bytes no commit-log row accounts for and writes back the rows the files lack.
 """
 
 from __future__ import annotations
@@ -29,13 +30,19 @@ from typing import TYPE_CHECKING, Any
 from typing_extensions import Self
 
 from gtidkit.engine import lock_waits, sysvar_versions, sysvars
+from gtidkit.engine.binlog import commit_log
 from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed
+from gtidkit.engine.binlog.group_sync import GroupSync
 from gtidkit.engine.binlog.log import BASENAME, BinlogLog
+from gtidkit.engine.follow import Follower
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.compressor import Compressor
 from gtidkit.engine.gtid.state import GtidState
 from gtidkit.engine.server_version import Release, resolve
 from gtidkit.engine.session import Session, now_us
+from gtidkit.engine.shared import waiters
+from gtidkit.engine.shared.shm import SharedPage
+from gtidkit.engine.shared.write_lock import SharedWriteLock
 from gtidkit.engine.statements.specs import SPECS
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
@@ -51,7 +58,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 GTID_TABLE = ("mysql", "gtid_executed")
-#: Internal system table: the binlog end position the engine has applied (one row, id = 1).
+#: Internal system table of datadirs written before the commit log: the binlog end position the engine had applied
+#: (one row, id = 1); recovery re-applies past it once, then the commit log (engine/binlog/commit_log.py) takes over.
 POSITION_TABLE = "_gk_binlog_applied"
 SERVER_VERSION = MYSQL_VERSION  # gtidkit.version: the one server-version constant
 
@@ -60,6 +68,8 @@ FlushObserver = Callable[[str, int], None]
 #: ``fn(session, stmt) -> StatementResult``: a SHOW provider a higher layer registers (:meth:`Server.provide_show`).
 StatementHook = Callable[[Session, "Statement"], "StatementResult"]
 
+#: seconds between two looks at the shared page while a WAIT_FOR_EXECUTED_GTID_SET waits in a worker process
+_FOLLOW_TICK = 0.002
 #: Server.open options → mysqld variable names (aliases accepted as mysqld accepts them).
 _OPTION_ALIASES = {"log_slave_updates": "log_replica_updates", "skip_log_bin": None}
 
@@ -128,6 +138,7 @@ class Server:
             synchronous=options.get("synchronous", "FULL"),
             gtid_tag_column=release.gtid_tag_column,
             lock_fd=options.get("datadir_lock_fd"),
+            take_lock=options.get("role") != "worker",
         )
         try:
             self._init_state(datadir, options)
@@ -140,7 +151,9 @@ class Server:
         #: start-up time (``time.time()``), for the Uptime status variable (statements/status.py)
         self.started_at = time.time()
         overrides = {
-            k: v for k, v in options.items() if k not in ("synchronous", "server_version", "datadir_lock_fd")
+            k: v
+            for k, v in options.items()
+            if k not in ("synchronous", "server_version", "datadir_lock_fd", "role")
         }
         overrides["server_uuid"] = str(self.server_uuid)
         overrides["datadir"] = str(datadir) + "/"
@@ -158,6 +171,16 @@ class Server:
             tagged=gtid_def is not None and any(c.name == "gtid_tag" for c in gtid_def.columns),
         )
         self._write_lock = threading.Lock()
+        #: ``"primary"`` (recovery, singletons) or ``"worker"`` (a secondary open of a datadir another process of
+        #: the same server recovered: :meth:`open`'s ``role``)
+        self.role: str = options.get("role", "primary")
+        #: the shared page of a server of several processes (:mod:`gtidkit.engine.shared`), else None
+        self.shared_page: SharedPage | None = None
+        self._shared_lock: SharedWriteLock | None = None
+        #: what the other processes committed (engine/follow.py), with a shared page only
+        self.follower: Follower | None = None
+        #: the sync stage's leader/follower state (engine/binlog/group_sync.py)
+        self.group_sync = GroupSync()
         self._write_owner: int | None = None
         #: the write lock's owner and waiters, for INNODB_TRX / data_lock_waits (engine/lock_waits.py)
         self.lock_waits = lock_waits.WriteLockWaits()
@@ -209,10 +232,10 @@ class Server:
         #: replica role refuses OFF while a channel uses SOURCE_AUTO_POSITION: 3111)
         self.gtid_mode_guards: list[Callable[[str, str], None]] = []
         self.storage.table_providers[("information_schema", "INNODB_TRX")] = lambda: (
-            lock_waits.innodb_trx_rows(self.lock_waits, self._isolation_of)
+            lock_waits.innodb_trx_rows(self._lock_view(), self._isolation_of)
         )
         self.storage.table_providers[("performance_schema", "data_lock_waits")] = lambda: (
-            lock_waits.data_lock_waits_rows(self.lock_waits)
+            lock_waits.data_lock_waits_rows(self._lock_view())
         )
         from gtidkit.engine.statements.admin import Admin
         from gtidkit.engine.statements.locks import LockManager
@@ -239,7 +262,14 @@ class Server:
                 ``log_bin_basename`` (``--log-bin=NAME``: the files' name or path without extension, default
                 ``binlog`` in the datadir), ``log_bin_index`` (``--log-bin-index``); ``synchronous`` (SQLite:
                 FULL default); ``datadir_lock_fd`` (the datadir lock's descriptor inherited from a supervisor,
-                adopted instead of locking again: :meth:`~gtidkit.engine.datadir_lock.DatadirLock.adopt`).
+                adopted instead of locking again: :meth:`~gtidkit.engine.datadir_lock.DatadirLock.adopt`);
+                ``shared`` (True: build the shared page ``gtidkit.shm`` after recovery and take the write lock
+                across processes, so worker-role opens can join; docs/design/multi_worker.md §5.2);
+                ``role`` (``"primary"``, the default: today's open; ``"worker"``: a secondary open of a datadir
+                that a running ``shared`` primary or supervisor recovered: no recovery, no datadir lock, no
+                compressor or binlog expiry, GTID state from mysql.gtid_executed and the commit log, then kept
+                current from the commit log (:mod:`gtidkit.engine.follow`)); ``worker_id`` (the worker's
+                number, recorded with its lock waits; default 1 for a worker).
 
         Returns:
             The running server (also a context manager: ``with Server.open(d) as s`` shuts down at exit).
@@ -249,7 +279,14 @@ class Server:
                 enforce_gtid_consistency=ON; 1015 (:class:`~gtidkit.engine.datadir_lock.DatadirInUseError`) when
                 another process (or another open Server in this one) runs on ``datadir``: one server per datadir,
                 the lock is released by :meth:`shutdown` or by the process's death.
+            SharedPageError: ``role="worker"`` and no running primary built the shared page.
+            ValueError: an unknown ``role``.
         """
+        role = options.pop("role", "primary")
+        shared = bool(options.pop("shared", False))
+        worker_id = int(options.pop("worker_id", 1 if role == "worker" else 0))
+        if role not in ("primary", "worker"):
+            raise ValueError(f"role must be 'primary' or 'worker', not {role!r}")
         datadir = Path(datadir)
         datadir.mkdir(parents=True, exist_ok=True)
         opts: dict[str, Any] = {
@@ -287,7 +324,15 @@ class Server:
         if lock_fd is not None:
             opts["datadir_lock_fd"] = int(lock_fd)
         opts["server_version"] = release
+        opts["role"] = role
         server = cls(datadir, opts)
+        if role == "worker":
+            try:
+                server._open_worker(worker_id)
+            except BaseException:
+                server._abort()
+                raise
+            return server
         try:
             from gtidkit.engine.recovery import start_up
 
@@ -298,10 +343,59 @@ class Server:
             import_legacy_file(server)
             server.admin.expire_logs()  # binlog_expire_logs_seconds: files expired while the server was down
             server.compressor.start(launch_pass=server.release.compress_at_start)
+            if shared:
+                server.worker_id = worker_id
+                server.acquire_write_lock(None)
+                try:
+                    commit_log.ensure_autoincrement(server.storage.sqlite(server.internal_conn))
+                finally:
+                    server.release_write_lock(None)
+                server._attach_shared(SharedPage.create(datadir))
         except BaseException:
             server._abort()
             raise
         return server
+
+    def _attach_shared(self, page: SharedPage) -> None:
+        """Take the write lock across processes through ``page`` and follow the other processes' commits."""
+        self.shared_page = page
+        self._shared_lock = SharedWriteLock(page, self.datadir, self.worker_id)
+        self.follower = Follower(self, page)
+        self.follower.start()
+
+    def _open_worker(self, worker_id: int) -> None:
+        """The secondary open (issue 21 step 4): GTID state as start-up computes it, without recovery.
+
+        ``gtid_executed`` = mysql.gtid_executed ∪ the commit log's GTIDs (every committed GTID is in the table
+        since 8.0.17: the GTID persister); ``gtid_purged`` = the first binary log's Previous_gtids (the GTIDs no
+        binary log holds; the primary's exact value also counts GTIDs committed without the binary log, which a
+        worker learns only through the table). The binary log continues after the commit log's last row at the
+        first write-lock acquisition, made here once.
+        """
+        from gtidkit.binlog.file import read_previous_gtids
+        from gtidkit.engine.recovery import make_binlog_log
+
+        self.worker_id = worker_id
+        page = SharedPage.attach(self.datadir)
+        db = self.storage.sqlite(self.internal_conn)
+        executed = gtid_table.read_set(db, self.gtid_table)
+        for row in commit_log.rows(db):
+            if row.gtid is not None:
+                executed.add_in_place(row.gtid.sid, row.gtid.tag, row.gtid.gno)
+        purged = GtidSet()
+        if self.log_bin:
+            blog = make_binlog_log(self)
+            files = blog.existing_files()
+            if files:
+                purged = read_previous_gtids(blog.path(files[0])) or GtidSet()
+            self.binlog = blog
+        else:
+            purged = GtidSet() | executed
+        self.gtid_state.load(executed, purged)
+        self._attach_shared(page)
+        self.accounts.load(self.internal_conn)
+        self.acquire_write_lock(None)  # continue the binary log where the commit log says it ends
+        self.release_write_lock(None)
 
     def __enter__(self) -> Self:
         return self
@@ -418,6 +512,7 @@ class Server:
         """
         if timeout is None:
             timeout = float(self.globals.get("innodb_lock_wait_timeout"))
+        started = time.monotonic()
         if session is not None and not self._write_lock.acquire(blocking=False):
             # a real wait: seen in information_schema.INNODB_TRX / performance_schema.data_lock_waits meanwhile
             self.lock_waits.waiting(session.id)
@@ -428,8 +523,57 @@ class Server:
                 self.lock_waits.done_waiting(session.id)
         elif session is None and not self._write_lock.acquire(timeout=timeout):
             raise mysql_error(1205)
+        if self._shared_lock is not None:
+            self._acquire_shared(session, max(0.0, timeout - (time.monotonic() - started)))
+        if session is None:
+            # the server's own work (rotation, RESET, PURGE, shutdown, the compressor) sees every committed
+            # transaction whole: wait for those still in their sync stage (outside the lock) to finish it
+            self.group_sync.drain()
         self._write_owner = session.id if session is not None else 0
         self.lock_waits.acquired(session.id if session is not None else None)
+
+    def _acquire_shared(self, session: Session | None, timeout: float) -> None:
+        """The cross-process half of the write lock (the in-process lock is held): the shared flock, then catch
+        up with what other processes committed (GTIDs, the binary log's end) before anything is written.
+
+        Raises:
+            MySQLError: 1205 after ``timeout`` seconds, 1317 when the waiting session is killed; the in-process
+                lock is released first.
+        """
+        shared, follower = self._shared_lock, self.follower
+        assert shared is not None and follower is not None
+        killed = None
+        if session is not None:
+            s = session
+            killed = lambda: s.killed or s.executor.interrupt.is_set()
+        try:
+            if session is not None:
+                self.lock_waits.waiting(session.id)
+            try:
+                shared.acquire(session.id if session is not None else 0, timeout, killed)
+            finally:
+                if session is not None:
+                    self.lock_waits.done_waiting(session.id)
+            try:
+                follower.catch_up(under_write_lock=True)
+            except BaseException:
+                shared.release()
+                raise
+        except BaseException:
+            self._write_lock.release()
+            raise
+
+    def _lock_view(self) -> lock_waits.LockSnapshot:
+        """The write lock's owner and waiters for INNODB_TRX / data_lock_waits: this process's, or with a shared
+        page every process's (its owner record and waiter table) plus this process's in-process waiters."""
+        shared = self._shared_lock
+        return self.lock_waits if shared is None else _MergedLockView(self.lock_waits, shared)
+
+    def wake_shared_waiter(self, session_id: int) -> None:
+        """KILL [QUERY] of session ``session_id``: wake it if it waits for the write lock across processes (it
+        then ends with 1317, as InnoDB's ``trx_is_interrupted``); nothing without a shared page."""
+        if self.shared_page is not None:
+            waiters.wake_connection(self.shared_page, session_id)
 
     def _isolation_of(self, session_id: int) -> str:
         """A session's transaction isolation level as INNODB_TRX spells it (``REPEATABLE READ``)."""
@@ -446,6 +590,11 @@ class Server:
         """Release the engine write lock."""
         self._write_owner = None
         self.lock_waits.acquired(None)
+        shared = self._shared_lock
+        if shared is not None and shared.holder is not None:
+            assert self.follower is not None
+            self.follower.published()
+            shared.release()
         self._write_lock.release()
 
     def write_txn(self, work: Callable[[Any], Any]) -> Any:
@@ -516,7 +665,8 @@ class Server:
         return now_us()
 
     def record_position(self, db: Any, file: str, pos: int) -> None:
-        """Upsert the applied binlog (``file``, end ``pos`` in bytes) into the position table on sqlite3 ``db``."""
+        """Upsert the applied binlog (``file``, end ``pos`` in bytes) into the position table on sqlite3 ``db``
+        (re-applying a datadir written before the commit log, :func:`gtidkit.engine.recovery.reapply_binlogs`)."""
         db.execute(
             f'INSERT INTO "{POSITION_TABLE}" (id, log_name, log_pos) VALUES (1, ?, ?) '
             "ON CONFLICT(id) DO UPDATE SET log_name=excluded.log_name, log_pos=excluded.log_pos",
@@ -603,8 +753,8 @@ class Server:
     def save_binlog_gtids_locked(self, gtids: GtidSet, *, record_start: bool = False) -> None:
         """Save ``gtids`` minus what the table already has (rotation, shutdown); write lock held.
 
-        With ``record_start`` the same SQLite transaction records the new active file's first offset as the
-        applied binlog position (every earlier transaction is in the engine), so recovery never needs older files.
+        With ``record_start`` the same SQLite transaction marks the new active file's first offset in the commit
+        log (every earlier transaction is in an fsynced file), so recovery never needs older rows.
         A rotation whose closed file holds no GTIDs inserts no row (mysql-test
         binlog_simulate_crash_and_error_on_compress_gtid_table).
         """
@@ -620,7 +770,7 @@ class Server:
                     gtid_table.save_set(db, self.gtid_table, missing)
             if record_start and self.binlog is not None:
                 pos = self.binlog.position
-                self.record_position(db, pos.file, pos.pos)
+                commit_log.mark_file(db, pos.file, pos.pos)
             conn.commit()
         except BaseException:
             conn.rollback()
@@ -688,6 +838,9 @@ class Server:
                 s.close()
             except Exception as err:  # noqa: BLE001 - shutting down regardless, but say so
                 log.warning("closing session %d at shutdown failed: %s", s.id, err)
+        if self.role == "worker":
+            self._shutdown_worker()
+            return
         self.compressor.stop()
         self.acquire_write_lock(None, timeout=60)
         try:
@@ -697,9 +850,33 @@ class Server:
             self.closed = True
         finally:
             self.release_write_lock(None)
+        self._close_shared()
         self.internal_conn.close()
         self.storage.checkpoint()
         self.storage.close()
+
+    def _shutdown_worker(self) -> None:
+        """A worker leaves the datadir to the other processes: no Stop event, no GTID save, the binlog file left
+        open (in use) for whoever writes next."""
+        self.acquire_write_lock(None, timeout=60)
+        try:
+            if self.binlog is not None and self.binlog.writer is not None:
+                self.binlog.writer.close(stop=False, in_use=True, fsync=True)
+                self.binlog.writer = None
+            self.closed = True
+        finally:
+            self.release_write_lock(None)
+        self._close_shared()
+        self.internal_conn.close()
+        self.storage.close()
+
+    def _close_shared(self) -> None:
+        if self.follower is not None:
+            self.follower.close()
+        if self._shared_lock is not None:
+            self._shared_lock.close()
+        if self.shared_page is not None:
+            self.shared_page.close()
 
     def _abort(self) -> None:
         """Release files after a failed start (no saves)."""
@@ -709,7 +886,27 @@ class Server:
         finally:
             if self.binlog is not None:
                 self.binlog.abandon()
+            self._close_shared()
             self.storage.close()
+
+
+class _MergedLockView:
+    """The write lock across processes (the shared page) merged with this process's in-process waiters."""
+
+    __slots__ = ("_local", "_shared")
+
+    def __init__(self, local: lock_waits.WriteLockWaits, shared: SharedWriteLock) -> None:
+        self._local = local
+        self._shared = shared
+
+    def snapshot(self) -> tuple[int | None, float, dict[int, float]]:
+        """``(owner, since, {waiter: since})``: the owner from the shared page (a server-internal holder, id 0,
+        shows as no owner, as in one process), waiters of every process."""
+        owner, since, waiting = self._shared.snapshot()
+        local_owner, local_since, local_waiting = self._local.snapshot()
+        if not owner and local_owner:
+            owner, since = local_owner, local_since
+        return owner or None, since, {**local_waiting, **waiting}
 
 
 class _GtidFunctionBinding:
@@ -738,9 +935,27 @@ class _GtidFunctionBinding:
         (``Gtid_state::wait_for_gtid_set``), until KILL QUERY interrupts the session's statement."""
         session = self._session
         session.stage = "Waiting for GTID to be committed"
+        interrupted = session.executor.interrupt.is_set
+        state = self._server.gtid_state
+        follower = self._server.follower
         try:
-            return self._server.gtid_state.wait_for_executed(
-                gtids, timeout, interrupted=session.executor.interrupt.is_set
-            )
+            if follower is None:
+                return state.wait_for_executed(gtids, timeout, interrupted=interrupted)
+            # commits of other worker processes reach this one's state by catch-up: re-check the shared page's
+            # counter every _FOLLOW_TICK seconds while waiting (step 6 replaces the tick with a datagram wake-up)
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while True:
+                if follower.stale():
+                    follower.catch_up()
+                left = None if deadline is None else deadline - time.monotonic()
+                tick = _FOLLOW_TICK if left is None else max(0.0, min(left, _FOLLOW_TICK))
+                done = state.wait_for_executed(gtids, tick, interrupted=interrupted)
+                if done is None or done:
+                    return done
+                if deadline is not None and time.monotonic() >= deadline:
+                    if follower.stale():
+                        follower.catch_up()
+                        return state.wait_for_executed(gtids, 0, interrupted=interrupted)
+                    return False
         finally:
             session.stage = ""

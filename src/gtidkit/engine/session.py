@@ -783,6 +783,7 @@ class Session:
         WAIT_FOR_EXECUTED_GTID_SET fails with 1317, anything else with 1317 at its next progress check)."""
         self.executor.interrupt.set()
         self.server.gtid_state.wake_waiters()
+        self.server.wake_shared_waiter(self.id)
 
     @property
     def owned_gtid(self) -> Gtid | None:
@@ -805,7 +806,7 @@ class Session:
         self.server.acquire_write_lock(self, timeout=float(self.lock_wait_timeout()))
         self.holds_write_lock = True
         try:
-            self.conn.begin(binlog_durable=self._binlog_durable())
+            self.conn.begin(defer_sync=self._defers_sync())
         except BaseException:
             self.holds_write_lock = False
             self.server.release_write_lock(self)
@@ -813,14 +814,12 @@ class Session:
         if not self.autocommit():
             self.explicit_trx = True
 
-    def _binlog_durable(self) -> bool:
-        """This session's transactions go to a binary log fsynced at every commit (``sync_binlog=1``), which
-        recovery re-applies from (gtidkit.engine.recovery): the binlog's fsync makes them durable. Client sessions
-        only: the replica applier also stores its source position in the transaction."""
-        binlog = self.server.binlog
+    def _defers_sync(self) -> bool:
+        """This session's transactions go to the binary log: the commit path fsyncs their WAL itself, in its sync
+        stage after the COMMIT (:mod:`gtidkit.engine.gtid.commit`, ``binlog_error_action`` on failure). Client
+        sessions only: the replica applier's transactions keep the fsync inside COMMIT."""
         return (
-            binlog is not None
-            and binlog.sync_binlog == 1
+            self.server.binlog is not None
             and self.applier is None
             and type(self).applier is Session.applier  # never an applier session, even between transactions
             and bool(self.session_vars.get("sql_log_bin", True))

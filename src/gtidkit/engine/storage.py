@@ -8,8 +8,9 @@ Design (why it looks like this)
   ATTACHed databases in WAL mode are *not* committed atomically, so there is exactly one file.
 * **WAL mode, ``synchronous=FULL`` by default**: every COMMIT fsyncs the WAL (about one fsync per commit, see
   ``../shared/research/tooling.md`` §6). ``synchronous`` is configurable (``OFF``/``NORMAL``/``FULL``/``EXTRA``).
-  A transaction the binlog makes durable (fsynced before its COMMIT, re-applied by recovery) commits with
-  ``NORMAL`` instead (:meth:`Connection.begin` ``binlog_durable``): one fsync per commit, the binlog's.
+  A binlogged transaction commits with ``NORMAL`` and its committer fsyncs the WAL right after
+  (:meth:`Connection.begin` ``defer_sync``, :meth:`Connection.sync_deferred`): the same one fsync, in a stage of
+  its own (the commit path's sync stage, whose failure ``binlog_error_action`` handles).
 * **One sqlite3 connection per engine session** (:meth:`Storage.connect`). Connections run in SQLite autocommit
   mode (``isolation_level=None``); transactions are explicit. :meth:`Connection.begin` issues ``BEGIN
   IMMEDIATE``, which takes the database write lock at BEGIN time. Two sessions that both read then write can
@@ -96,21 +97,23 @@ class Connection:
     _savepoint_seq: int = 0
     #: PRAGMA synchronous set on this connection when it differs from the storage's mode ("" = the storage's)
     _sync_mode: str = ""
+    #: the last COMMIT's WAL fsync is left to :meth:`sync_deferred`
+    _sync_pending: bool = False
 
     @property
     def in_transaction(self) -> bool:
         """True between :meth:`begin` and :meth:`commit`/:meth:`rollback`."""
         return self.raw.in_transaction
 
-    def begin(self, *, binlog_durable: bool = False) -> None:
+    def begin(self, *, defer_sync: bool = False) -> None:
         """Start a write transaction (``BEGIN IMMEDIATE``: takes the write lock now, waits up to busy_timeout).
 
         Args:
-            binlog_durable: the transaction is going to the binary log, fsynced before this COMMIT
-                (``sync_binlog=1``), from which recovery re-applies any transaction the database lost
-                (:mod:`gtidkit.engine.recovery`). With ``synchronous=FULL`` its WAL fsync is then redundant, so
-                the transaction commits with ``synchronous=NORMAL`` (one fsync per commit, the binlog's);
-                :meth:`commit` still fsyncs the WAL unless told that the binlog was synced.
+            defer_sync: the committer fsyncs the WAL itself after the COMMIT (:meth:`sync_deferred`: the binlog
+                commit path's sync stage, :mod:`gtidkit.engine.gtid.commit`). With ``synchronous=FULL`` the
+                transaction then commits with ``synchronous=NORMAL`` (no fsync inside COMMIT) and is as durable as
+                with FULL once :meth:`sync_deferred` returns; :meth:`commit` still fsyncs right away unless told
+                ``sync=False``.
 
         Raises:
             MySQLError: 1205 (ER_LOCK_WAIT_TIMEOUT) when the lock is not obtained in time; 1399-like misuse if a
@@ -118,7 +121,7 @@ class Connection:
         """
         if self.raw.in_transaction:
             raise RuntimeError("begin() inside an open transaction")
-        want = "NORMAL" if binlog_durable and self.storage.synchronous == "FULL" else ""
+        want = "NORMAL" if defer_sync and self.storage.synchronous == "FULL" else ""
         if want != self._sync_mode:  # PRAGMA synchronous cannot change inside a transaction
             self.raw.execute(f"PRAGMA synchronous={want or self.storage.synchronous}")
             self._sync_mode = want
@@ -129,25 +132,43 @@ class Connection:
         self.savepoints = []
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
+        self._sync_pending = False
 
-    def commit(self, *, binlog_synced: bool = False) -> None:
+    def commit(self, *, sync: bool = True) -> None:
         """Commit the open transaction (one WAL fsync with ``synchronous=FULL``). No-op when none is open.
 
         Args:
-            binlog_synced: the transaction's binlog bytes were fsynced before this COMMIT; a transaction begun
-                with ``binlog_durable`` then skips the WAL fsync. Without it such a transaction's WAL is fsynced
-                right after the COMMIT, so it is as durable as with ``synchronous=FULL``.
+            sync: for a transaction begun with ``defer_sync``, fsync the WAL right after the COMMIT; with
+                ``sync=False`` the caller does it with :meth:`sync_deferred` (until then a power loss may lose
+                this transaction and every later one, never an earlier one: SQLite's WAL is ordered).
         """
         if self.raw.in_transaction:
             try:
                 self.raw.execute("COMMIT")
             except sqlite3.OperationalError as err:
                 raise _lock_error(err) from err
-            if self._sync_mode and not binlog_synced:
-                self.sync_wal()
+            if self._sync_mode:
+                self._sync_pending = True
+                if sync:
+                    self.sync_deferred()
         self.savepoints = []
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
+
+    @property
+    def sync_pending(self) -> bool:
+        """The last COMMIT left its WAL fsync to the caller (:meth:`commit` with ``sync=False``)."""
+        return self._sync_pending
+
+    def sync_deferred(self) -> None:
+        """fsync the WAL if the last COMMIT left it to the caller (:meth:`commit` with ``sync=False``).
+
+        Raises:
+            OSError: the fsync failed (the transaction is committed but may not be on disk).
+        """
+        if self._sync_pending:
+            self._sync_pending = False
+            self.sync_wal()
 
     def sync_wal(self) -> None:
         """fsync the database's write-ahead log (what ``synchronous=FULL`` does at each COMMIT)."""
@@ -355,6 +376,7 @@ class Storage:
         busy_timeout_ms: int = 50_000,
         gtid_tag_column: bool = True,
         lock_fd: int | None = None,
+        take_lock: bool = True,
     ) -> Storage:
         """Open (creating if needed) the engine database and bootstrap the built-in schemas.
 
@@ -368,6 +390,8 @@ class Storage:
                 5.7/8.0 shape); an existing database keeps its layout, except that True upgrades a 5.7/8.0 table.
             lock_fd: the datadir lock's descriptor inherited from a supervisor (:meth:`DatadirLock.adopt`); None
                 takes the lock here.
+            take_lock: False opens without the datadir lock: a worker process of a supervised server whose
+                supervisor holds it (docs/design/multi_worker.md §5.1, ``Server.open(role="worker")``).
 
         Raises:
             ValueError: unknown synchronous mode.
@@ -384,7 +408,8 @@ class Storage:
             p = p / DB_FILE_NAME
         p.parent.mkdir(parents=True, exist_ok=True)
         storage = cls(p, synchronous, busy_timeout_ms)
-        storage.lock = DatadirLock.acquire(p) if lock_fd is None else DatadirLock.adopt(p, lock_fd)
+        if take_lock:
+            storage.lock = DatadirLock.acquire(p) if lock_fd is None else DatadirLock.adopt(p, lock_fd)
         try:
             try:
                 conn = storage.connect()

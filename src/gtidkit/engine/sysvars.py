@@ -455,6 +455,11 @@ SYSVARS: dict[str, SysVar] = {
         _v("binlog_format", BOTH, ENUM, "ROW", choices=("MIXED", "STATEMENT", "ROW")),
         _v("max_binlog_size", GLOBAL, INT, 1073741824, 4096, 1073741824, on_update=_binlog_attribute),
         _v("sync_binlog", GLOBAL, INT, 1, 0, UINT32_MAX, on_update=_binlog_attribute),
+        # RM8 "binlog_group_commit_sync_delay" (µs the sync stage's leader waits before its fsync) and
+        # "binlog_group_commit_sync_no_delay_count" (a group this large ends the wait; no effect with no delay):
+        # engine/binlog/group_sync.py
+        _v("binlog_group_commit_sync_delay", GLOBAL, INT, 0, 0, 1000000),
+        _v("binlog_group_commit_sync_no_delay_count", GLOBAL, INT, 0, 0, 100000),
         _v("binlog_checksum", GLOBAL, ENUM, "CRC32", choices=("NONE", "CRC32")),
         # which Table_map optional metadata is written (engine/sql/rowimage.py _optional_metadata): MySQL's default
         # MINIMAL has no column names; python-mysql-replication needs FULL to name the columns

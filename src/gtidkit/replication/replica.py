@@ -1317,5 +1317,6 @@ def install(
     engine_server.function_providers.append(pos_wait_functions(channels))
     repl.roles["replica"] = channels
     repl.on_shutdown(channels.shutdown)
-    channels.start_at_boot()
+    if engine_server.role != "worker":  # replication threads exist once: in the process that recovered
+        channels.start_at_boot()
     return channels

@@ -205,6 +205,16 @@ class DependencyTracker:
         self.history_start = 0
         self._session_last.clear()
 
+    def follow(self, sequence_number: int | None) -> None:
+        """Another process wrote the transactions up to ``sequence_number`` of the active file (a worker of a
+        multi-worker server, :mod:`gtidkit.engine.follow`): continue after it. Their writesets are unknown here,
+        so the history restarts there (the next transaction's ``last_committed`` is at least that number: always
+        safe for a parallel applier). None: the number could not be read; only the history restarts."""
+        if sequence_number is not None:
+            self.sequence_number = sequence_number
+        self.history.clear()
+        self.history_start = self.sequence_number
+
     def forget_session(self, session_id: int) -> None:
         """Drop a closed session's WRITESET_SESSION state."""
         self._session_last.pop(session_id, None)

@@ -19,9 +19,10 @@ readers such as SHOW BINARY LOG STATUS).
 The dump seam (what a COM_BINLOG_DUMP_GTID thread needs, MySQL ``sql/rpl_binlog_sender.cc`` and
 ``MYSQL_BIN_LOG::find_first_log_not_in_gtid_set``): :meth:`BinlogLog.locate` names the first file a replica with a
 given GTID set needs and checks the set against gtid_purged (a structured :class:`DumpStart`, the 1236 texts are
-the dump thread's); :meth:`BinlogLog.end_position` is the end of the last transaction written and flushed to the
-OS (a reader may read any file up to there without a lock); :meth:`BinlogLog.wait_for_update` blocks on a
-condition the writer signals after each flush, rotation and close (MySQL's ``update_cond`` /
+the dump thread's); :meth:`BinlogLog.end_position` is the end of the last transaction written, committed in the
+engine and durable (a reader may read any file up to there without a lock; bytes past it may still be cut by
+recovery, :mod:`gtidkit.engine.recovery`); :meth:`BinlogLog.wait_for_update` blocks on a condition the writer
+signals after each publish, rotation and close (MySQL's ``update_cond`` /
 ``wait_for_update``), so readers never poll and never make the writer flush for them.
 """
 
@@ -37,6 +38,7 @@ from uuid import UUID
 
 from gtidkit.binlog.file import read_previous_gtids
 from gtidkit.binlog.writer import BinlogWriter
+from gtidkit.engine.binlog.commit_log import TRIM_INTERVAL
 from gtidkit.engine.binlog.dependency import NO_WRITESET, WRITESET, DependencyTracker, Writeset
 from gtidkit.engine.binlog.error_action import BinlogStageError
 from gtidkit.errors import BinlogDecodeError
@@ -91,6 +93,24 @@ class DumpStart:
         return self.first_file is not None and not self.purged_missing and not self.replica_has_more
 
 
+@dataclass(frozen=True, slots=True)
+class WrittenTransaction:
+    """A transaction :meth:`BinlogLog.write_transaction` appended.
+
+    Attributes:
+        file: the binlog file's base name.
+        begin, end: its offsets in the file (bytes; ``end`` is where the next transaction starts).
+        data: the bytes written (what the commit log stores).
+        synced: the file was fsynced right after them (every earlier byte of the binary log is on disk).
+    """
+
+    file: str
+    begin: int
+    end: int
+    data: bytes
+    synced: bool
+
+
 class BinlogLog:
     """The set of binlog files of one datadir and the open (active) one.
 
@@ -101,7 +121,9 @@ class BinlogLog:
         server_version: FDE server version.
         checksum: ``binlog_checksum=CRC32`` (True) or NONE.
         max_binlog_size: rotate after a transaction that makes the file exceed this many bytes.
-        sync_binlog: 0 = never fsync (the OS decides), 1 = fsync at every commit, N = every N commits.
+        sync_binlog: the file is fsynced every N commits for N > 1, every
+            :data:`~gtidkit.engine.binlog.commit_log.TRIM_INTERVAL` commits for 0 and 1: the engine's commit log
+            makes every committed transaction durable in the binary log (:mod:`gtidkit.engine.recovery`).
         basename: ``@@log_bin_basename``: the files' path without extension, absolute or relative to ``datadir``
             (default ``binlog``).
         index_file: ``@@log_bin_index``: the index's path, absolute or relative to ``datadir`` (default
@@ -136,8 +158,6 @@ class BinlogLog:
         self.active: str | None = None
         self.tracker = DependencyTracker()
         self._unsynced = 0
-        #: the last :meth:`write_transaction` ended with an fsync (its transaction is on disk)
-        self.last_write_synced = False
         self.index: list[str] = self._read_index()
         # the dump seam: end of the last transaction flushed to the OS, and the condition readers wait on
         self._update = threading.Condition(threading.Lock())
@@ -270,8 +290,9 @@ class BinlogLog:
         history_size: int = 25000,
         session_id: int | None = None,
         compression_level: int | None = None,
-    ) -> tuple[str, int, int]:
-        """Append one transaction, flush it to the OS and fsync per ``sync_binlog``.
+    ) -> WrittenTransaction:
+        """Append one transaction and hand it to the OS (MySQL's flush stage); fsync the file when the
+        :attr:`sync_interval` is reached. Readers do not see it until :meth:`publish` (after the engine commit).
 
         Args:
             gtid: the transaction's GTID (None = Anonymous_gtid event).
@@ -287,7 +308,7 @@ class BinlogLog:
                 (``binlog_transaction_compression``), None to write them as they are.
 
         Returns:
-            (file, begin, end) of the transaction; ``end`` is the position the engine records as applied.
+            The :class:`WrittenTransaction` (file, offsets, bytes, whether the file was fsynced through it).
 
         Raises:
             BinlogStageError: the OS refused the write (stage ``"flush"``) or the fsync (stage ``"sync"``); the
@@ -298,33 +319,82 @@ class BinlogLog:
             last_committed, sequence_number = self.tracker.assign(
                 writeset, mode=dependency_tracking, history_size=history_size, session_id=session_id
             )
+            data = self.writer.encode_transaction(
+                gtid,
+                list(events),
+                last_committed=last_committed,
+                sequence_number=sequence_number,
+                immediate_commit_timestamp=immediate_commit_timestamp,
+                original_commit_timestamp=original_commit_timestamp,
+                server_id=server_id,
+                timestamp=timestamp,
+                original_server_version=original_server_version,
+                compression_level=compression_level,
+            )
             try:  # MySQL's flush stage: the transaction's bytes handed to the OS
-                begin, end = self.writer.write_transaction(
-                    gtid,
-                    list(events),
-                    last_committed=last_committed,
-                    sequence_number=sequence_number,
-                    immediate_commit_timestamp=immediate_commit_timestamp,
-                    original_commit_timestamp=original_commit_timestamp,
-                    server_id=server_id,
-                    timestamp=timestamp,
-                    original_server_version=original_server_version,
-                    compression_level=compression_level,
-                )
+                begin = self.writer.write_raw(data)
                 self.writer.flush(fsync=False)
             except OSError as err:
                 raise BinlogStageError("flush", err) from err
             self._unsynced += 1
-            self.last_write_synced = False
-            if self.sync_binlog > 0 and self._unsynced >= self.sync_binlog:
-                try:  # the sync stage (sync_binlog)
+            synced = False
+            if self._unsynced >= self.sync_interval:
+                try:  # the file's own fsync: every sync_interval transactions (the rows before go, commit_log.py)
                     self.writer.flush(fsync=True)
                 except OSError as err:
                     raise BinlogStageError("sync", err) from err
                 self._unsynced = 0
-                self.last_write_synced = True
-            self._publish()
-            return self.active, begin, end
+                synced = True
+            return WrittenTransaction(self.active, begin, begin + len(data), data, synced)
+
+    def follow(self, file: str, pos: int, sequence_number: int | None) -> bool:
+        """Continue the binary log where another process of the same server left it: its last committed
+        transaction ends at ``(file, pos)`` with ``sequence_number`` (None: unknown). A new ``file`` (the other
+        process rotated) is opened for appending after re-reading the index; the caller holds the engine write
+        lock (:mod:`gtidkit.engine.follow`). Returns whether another process had written (the position moved).
+
+        Raises:
+            OSError, BinlogDecodeError: ``file`` cannot be opened as a binlog file.
+        """
+        with self.lock:
+            moved = file != self.active or self.writer is None
+            if moved:
+                if self.writer is not None:
+                    self.writer.close(stop=False, in_use=True, fsync=False)  # the file is not ours to close
+                    self.writer = None
+                self.index = self._read_index()
+                self.writer = BinlogWriter.open_append(self.path(file))
+                self.active = file
+                self.tracker.rotate()
+                self._unsynced = 0
+                self._closed = False
+            assert self.writer is not None
+            if self.writer.position != pos:
+                self.writer.reposition(pos)
+                moved = True
+            if moved:
+                self.tracker.follow(sequence_number)
+        self.publish_to(file, pos)
+        return moved
+
+    @property
+    def sync_interval(self) -> int:
+        """Transactions between two fsyncs of the binlog file: ``sync_binlog`` when above 1, else
+        :data:`~gtidkit.engine.binlog.commit_log.TRIM_INTERVAL`. A transaction is durable once its engine
+        COMMIT is (its commit-log row restores it into the file, :mod:`gtidkit.engine.recovery`), so the file's
+        fsync only bounds the commit log; ``sync_binlog=N`` keeps MySQL's every-N fsync."""
+        return self.sync_binlog if self.sync_binlog > 1 else TRIM_INTERVAL
+
+    def publish_to(self, file: str, pos: int) -> None:
+        """Make the active file visible to readers up to ``pos`` (:meth:`end_position`, :meth:`wait_for_update`):
+        called once the transactions before it are committed in the engine and durable. Committers finishing out
+        of order cannot move the end backwards: an older or stale position is ignored."""
+        with self._update:
+            end = self._end
+            if file != self.active or (end is not None and end.file == file and end.pos >= pos):
+                return
+            self._end = LogPosition(file, pos)
+            self._update.notify_all()
 
     # -- the dump seam -----------------------------------------------------------------------------------
     def _publish(self, *, closed: bool = False) -> None:
@@ -336,7 +406,8 @@ class BinlogLog:
             self._update.notify_all()
 
     def end_position(self) -> LogPosition | None:
-        """(file, pos) just past the last transaction fully written and flushed to the OS; None before any file.
+        """(file, pos) just past the last transaction written, committed and durable (:meth:`publish`); None
+        before any file.
 
         Bytes before it may be read from the file without any lock (MySQL ``get_binlog_end_pos``).
         """

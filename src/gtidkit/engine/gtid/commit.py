@@ -41,6 +41,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gtidkit.engine.binlog import commit_log
 from gtidkit.engine.binlog.error_action import BinlogStageError, binlog_failed, turn_logging_off
 from gtidkit.engine.binlog.transaction_events import (
     transaction_compression,
@@ -55,6 +56,7 @@ from gtidkit.gtid.gtid_set import ER_GNO_EXHAUSTED_MESSAGE
 from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
+    from gtidkit.engine.binlog.log import WrittenTransaction
     from gtidkit.engine.gtid.seams import CommitServer, CommittingSession
 
 log = logging.getLogger(__name__)
@@ -234,7 +236,7 @@ def commit(
                 turn_logging_off(server, GNO_EXHAUSTED_MESSAGE, db)
                 exhausted = err
             plan = dataclasses.replace(plan, gtid=None, write_binlog=False, save_row=False, lost=False)
-    position = None
+    written: WrittenTransaction | None = None
     try:
         if plan.save_row and plan.write_binlog:
             _persist_gtid(server, db, gtid)  # type: ignore[arg-type]
@@ -244,7 +246,7 @@ def commit(
             ts = server.now_us()
             ocs, osv = session_origin(session)
             try:
-                file, _begin, end = server.binlog.write_transaction(
+                written = server.binlog.write_transaction(
                     gtid,
                     transaction_events(server, session, ddl_text),
                     immediate_commit_timestamp=ts,
@@ -271,16 +273,16 @@ def commit(
                 if gtid is not None:
                     gtid_table.save_gtid(db, server.gtid_table, gtid)
             else:
-                position = (file, end)
-                server.record_position(db, file, end)
+                # the commit log's row commits with the data: the binlog bytes are as durable as the rows
+                commit_log.record(
+                    db, gtid, written.file, written.begin, written.end, written.data, trim=written.synced
+                )
         session.before_storage_commit(db)
-        # a transaction in a binlog already fsynced needs no WAL fsync of its own: recovery re-applies it
-        synced = position is not None and server.binlog is not None and server.binlog.last_write_synced
-        session.conn.commit(binlog_synced=synced)
+        session.conn.commit(sync=False)
     except BaseException as err:
-        if position is not None:
-            # The binlog holds the transaction but the engine does not: like binlog_error_action=ABORT_SERVER,
-            # stop accepting writes; the next start re-applies it from the binlog (recovery.py).
+        if written is not None:
+            # The binlog file holds bytes the engine did not commit: stop accepting writes, as
+            # binlog_error_action=ABORT_SERVER would; the next start cuts them (recovery.py: no commit-log row).
             server.aborted = binlogging_impossible(
                 f"the engine commit failed after the binary log write ({err}); restart the server to recover"
             )
@@ -288,23 +290,101 @@ def commit(
             state.release(gtid)
         session.release_after_rollback()
         raise
-    if gtid is not None:
-        state.commit(gtid, lost=plan.lost)
-        if plan.write_binlog:
-            server.binlog_file_gtids.add_in_place(gtid.sid, gtid.tag, gtid.gno)
-    if position is not None:
-        for fn in list(server.flush_observers):
-            fn(*position)
-    try:
-        if server.binlog is not None and server.binlog.needs_rotation():
-            server.rotate_locked(report=False)
-    finally:
-        session.release_after_commit()
+    if session.conn.sync_pending:
+        _sync_stage(server, session, gtid, plan.lost, plan.write_binlog, written)
+    else:  # synced inside COMMIT (synchronous=FULL) or never (the storage's synchronous mode says so)
+        if gtid is not None:
+            state.commit(gtid, lost=plan.lost)
+            if plan.write_binlog:
+                server.binlog_file_gtids.add_in_place(gtid.sid, gtid.tag, gtid.gno)
+        if written is not None and server.binlog is not None:
+            _published(server, written)
+        try:
+            if server.binlog is not None and server.binlog.needs_rotation():
+                server.rotate_locked(report=False)
+        finally:
+            session.release_after_commit()
     if plan.save_row:
         server.compressor.transactions_saved(1)
     if exhausted is not None:
         raise exhausted
     return gtid
+
+
+def _sync_stage(
+    server: CommitServer,
+    session: CommittingSession,
+    gtid: Gtid | None,
+    lost: bool,
+    binlogged: bool,
+    written: WrittenTransaction | None,
+) -> None:
+    """MySQL's sync stage, outside the engine write lock: the committed transaction becomes durable through one WAL
+    fsync shared with every transaction committed meanwhile (:class:`~gtidkit.engine.binlog.group_sync.GroupSync`,
+    ``binlog_group_commit_sync_delay`` / ``_no_delay_count``); only then does its GTID enter gtid_executed and its
+    binlog bytes reach readers. A transaction that makes the active file exceed ``max_binlog_size`` keeps the lock
+    instead and rotates once every committed transaction has finished (the next file's Previous_gtids holds them).
+
+    Raises:
+        MySQLError: the fsync failed: 1598 (binlog_error_action=ABORT_SERVER) for a binlogged transaction, 1026 for
+            one that is not.
+    """
+    group = server.group_sync
+    seq = group.committed_one()
+    if gtid is not None and binlogged:
+        server.binlog_file_gtids.add_in_place(
+            gtid.sid, gtid.tag, gtid.gno
+        )  # rotation drains before reading it
+    rotate = server.binlog is not None and server.binlog.needs_rotation()
+    if not rotate:
+        session.release_after_commit()
+    globals_ = server.globals.values
+    try:
+        try:
+            group.wait_durable(
+                seq,
+                session.conn.sync_wal,
+                delay_us=int(globals_.get("binlog_group_commit_sync_delay", 0)),
+                no_delay_count=int(globals_.get("binlog_group_commit_sync_no_delay_count", 0)),
+            )
+        except OSError as err:
+            group.done()
+            seq = 0
+            if written is None:
+                raise _sync_failed(err) from err
+            if not rotate:
+                server.acquire_write_lock(None)
+            try:
+                failed = binlog_failed(server, BinlogStageError("sync", err))
+            finally:
+                if not rotate:
+                    server.release_write_lock(None)
+            if failed is not None:
+                raise failed from err
+            # IGNORE_ERROR: committed; the binary log is off from now on
+        try:
+            if gtid is not None:
+                server.gtid_state.commit(gtid, lost=lost)
+            if written is not None and server.binlog is not None:
+                _published(server, written)
+        finally:
+            if seq:
+                group.done()
+        if rotate and server.binlog is not None:
+            group.drain()
+            server.rotate_locked(report=False)
+    finally:
+        if rotate:
+            session.release_after_commit()
+
+
+def _published(server: CommitServer, written: WrittenTransaction) -> None:
+    """Readers see ``written`` now that it is committed and durable (MySQL sends a transaction to replicas after
+    its sync when ``sync_binlog=1``)."""
+    assert server.binlog is not None
+    server.binlog.publish_to(written.file, written.end)
+    for fn in list(server.flush_observers):
+        fn(written.file, written.end)
 
 
 def _persist_gtid(server: CommitServer, db: Any, gtid: Gtid) -> None:
@@ -318,6 +398,12 @@ def _persist_gtid(server: CommitServer, db: Any, gtid: Gtid) -> None:
         log.warning(
             "could not save %s into mysql.gtid_executed at commit (%s); the binary log holds it", gtid, err
         )
+
+
+def _sync_failed(err: OSError) -> MySQLError:
+    """The fsync of a transaction that does not go to the binary log failed: MySQL's storage engine write error
+    (ER_ERROR_ON_WRITE 1026 "Error writing file '%s' (errno: %d - %s)")."""
+    return mysql_error(1026, "gtidkit.sqlite-wal", err.errno or 0, err.strerror or str(err))
 
 
 def _error_action(server: CommitServer) -> str:

@@ -22,6 +22,7 @@ from gtidkit.engine.binlog.error_action import BinlogErrorServer, ServerGlobals
 from gtidkit.engine.binlog.transaction_events import LoggingServer, LoggingSession
 
 if TYPE_CHECKING:
+    from gtidkit.engine.binlog.group_sync import GroupSync
     from gtidkit.engine.binlog.log import BinlogLog
     from gtidkit.engine.gtid.compressor import Compressor
     from gtidkit.engine.gtid.gtid_next import GtidNext
@@ -151,8 +152,21 @@ class CommitServer(LoggingServer, BinlogErrorServer, Protocol):
         """Microseconds since the epoch (immediate_commit_timestamp)."""
         ...
 
-    def record_position(self, db: Any, file: str, pos: int) -> None:
-        """Store the binary log end position in the committing transaction (crash recovery starts there)."""
+    @property
+    def group_sync(self) -> GroupSync:
+        """The sync stage's leader/follower state (one WAL fsync per group of commits)."""
+        ...
+
+    def acquire_write_lock(self, session: Any, timeout: float | None = None) -> None:
+        """Take the engine write lock (``session`` None: the server itself).
+
+        Raises:
+            MySQLError: 1205 after ``timeout`` seconds.
+        """
+        ...
+
+    def release_write_lock(self, session: Any) -> None:
+        """Release the engine write lock."""
         ...
 
     def rotate_locked(self, *, report: bool = True) -> None:

@@ -117,6 +117,14 @@ class GtidState:
                 self._executed.union_in_place(gtids)
             self.changed.notify_all()
 
+    def add_executed(self, gtids: GtidSet) -> None:
+        """Add ``gtids`` to ``gtid_executed``: transactions another worker process of the same server committed
+        (:mod:`gtidkit.engine.follow`), wakes WAIT_FOR_EXECUTED_GTID_SET / ownership waiters."""
+        with self._lock:
+            self._executed.union_in_place(gtids)
+            if self._waiters:
+                self.changed.notify_all()
+
     def set_purged(self, purged: GtidSet) -> None:
         """Replace ``gtid_purged`` (PURGE BINARY LOGS recomputes it from the new oldest file)."""
         with self._lock:

@@ -1570,6 +1570,12 @@ class Catalog:
             self._auto_inc[key] = cur + 1
             return cur
 
+    def forget_auto_increments(self) -> None:
+        """Drop every cached AUTO_INCREMENT counter: another process of the server inserted rows (a worker of a
+        multi-worker server, :mod:`gtidkit.engine.follow`), so each restarts at MAX(col)+1 at its next use."""
+        with self._lock:
+            self._auto_inc.clear()
+
     def forget_auto_increment(self, schema: str, name: str) -> None:
         """Drop the cached AUTO_INCREMENT counter of ``schema.name`` (TRUNCATE TABLE restarts it at MAX(col)+1)."""
         with self._lock:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from gtidkit.binlog.constants import EVENT_TYPE_NAMES
 from gtidkit.binlog.file import read_events, read_previous_gtids
 from gtidkit.binlog.text import event_info
+from gtidkit.engine.binlog import commit_log
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.results import Condition, StatementResult
 from gtidkit.engine.sql.metadata import result_set
@@ -171,6 +172,8 @@ class Admin:
                 db = server.storage.sqlite(conn)
                 gtid_table.clear(db, server.gtid_table)
                 db.execute('DELETE FROM "_gk_binlog_applied"')
+                # the files go next: no row may describe them (a crash before the new file's mark leaves none)
+                db.execute(f'DELETE FROM "{commit_log.TABLE}"')
                 conn.commit()
             except BaseException:
                 conn.rollback()

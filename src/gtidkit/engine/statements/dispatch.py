@@ -93,6 +93,9 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
         MySQLError: whatever the statement fails with (MySQL's code, SQLSTATE and message).
     """
     server = session.server
+    follower = server.follower
+    if follower is not None and follower.stale():  # another worker process committed (engine/follow.py)
+        follower.catch_up()
     if server.table_locks.active:  # LOCK TABLES / FLUSH TABLES WITH READ LOCK held by some session
         locks.check_statement(session, stmt.kind, stmt.text)
     if spec is None:

@@ -1,0 +1,120 @@
+"""Group sync: one WAL fsync for every binlogged transaction committed since the last one (binlog group commit).
+
+Source: MySQL ``sql/binlog.cc`` (``MYSQL_BIN_LOG::ordered_commit``: the sync stage's queue, whose leader syncs for
+every follower; ``Stage_manager::wait_count_or_timeout`` for ``binlog_group_commit_sync_delay`` /
+``binlog_group_commit_sync_no_delay_count``), RM8 "Binary Logging Options and Variables"; docs/design/
+multi_worker.md §5.3 step 4 (issue 21).
+
+Theory of operation: a committer COMMITs its SQLite transaction under the engine write lock without an fsync
+(``synchronous=NORMAL``), takes the next sequence number (:meth:`GroupSync.committed_one`), releases the lock and
+calls :meth:`GroupSync.wait_durable`. If no leader is syncing it becomes the leader: it waits up to
+``binlog_group_commit_sync_delay`` µs (ended early once ``binlog_group_commit_sync_no_delay_count`` transactions
+wait; no wait at all when the delay is 0), reads the last committed sequence number, fsyncs the WAL and publishes
+that number as synced. SQLite's WAL is one ordered file, so that fsync makes every transaction committed before it
+durable (recovery.py, F1-F2). A committer whose number is already synced is a follower and returns without an
+fsync; one that arrives while a leader syncs waits for it, then leads the next group if it is still not covered.
+A leader whose fsync fails hands the leadership on (the next waiter tries again) and raises.
+
+Unlike MySQL the delay does not widen COMMIT_ORDER's ``last_committed`` groups: SQLite commits are serialised by
+the write lock, so no two transactions overlap in the engine (replicas get parallelism from WRITESET).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+__all__ = ["GroupSync"]
+
+
+class GroupSync:
+    """The sync stage's leader/follower state of one server.
+
+    Attributes:
+        committed: sequence number of the last transaction COMMITted with its fsync deferred.
+        synced: the highest sequence number an fsync has covered.
+        fsyncs: fsyncs made so far (``committed / fsyncs`` = the mean group size).
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self.committed = 0
+        self.synced = 0
+        self.fsyncs = 0
+        self._leading = False
+        self._inflight = 0
+
+    def committed_one(self) -> int:
+        """Count one transaction just COMMITted (caller holds the engine write lock); returns its sequence number.
+        It is in flight until :meth:`done`."""
+        with self._cond:
+            self.committed += 1
+            self._inflight += 1
+            self._cond.notify_all()  # a leader in its delay counts the group
+            return self.committed
+
+    def wait_durable(
+        self, seq: int, sync: Callable[[], None], *, delay_us: int = 0, no_delay_count: int = 0
+    ) -> bool:
+        """Return once transaction ``seq`` is durable: as a follower of another committer's fsync or as the
+        leader calling ``sync()`` for the group.
+
+        Args:
+            seq: the number :meth:`committed_one` gave.
+            sync: the fsync (of the WAL) the leader runs.
+            delay_us: ``binlog_group_commit_sync_delay``: µs the leader waits before its fsync (0 = none).
+            no_delay_count: ``binlog_group_commit_sync_no_delay_count``: a waiting group of this many transactions
+                ends the delay early (0 = wait the whole delay).
+
+        Returns:
+            True when this committer led (ran ``sync()``), False when another's fsync covered it.
+
+        Raises:
+            OSError: this committer led and ``sync()`` failed (``seq`` is not known durable).
+        """
+        cond = self._cond
+        with cond:
+            while self.synced < seq:
+                if not self._leading:
+                    self._leading = True
+                    break
+                cond.wait()
+            else:
+                return False
+        try:
+            if delay_us > 0:
+                deadline = time.monotonic() + delay_us / 1e6
+                with cond:
+                    while not (no_delay_count and self.committed - self.synced >= no_delay_count):
+                        left = deadline - time.monotonic()
+                        if left <= 0:
+                            break
+                        cond.wait(left)
+            with cond:
+                target = self.committed
+            sync()
+        except BaseException:
+            with cond:
+                self._leading = False
+                cond.notify_all()
+            raise
+        with cond:
+            self.synced = max(self.synced, target)
+            self.fsyncs += 1
+            self._leading = False
+            cond.notify_all()
+        return True
+
+    def done(self) -> None:
+        """The transaction :meth:`committed_one` counted has finished its commit (durable or failed)."""
+        with self._cond:
+            self._inflight -= 1
+            self._cond.notify_all()
+
+    def drain(self, timeout: float | None = None) -> bool:
+        """Wait until no committed transaction is between its COMMIT and the end of its commit (gtid_executed and
+        the binlog's published end updated): what rotation, RESET MASTER and shutdown need, with the write lock
+        held, to see every committed transaction. Returns False on timeout."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._inflight == 0, timeout)
