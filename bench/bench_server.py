@@ -561,13 +561,28 @@ def _scaling_markdown(
                 for t in counts
             ]
             lines.append(f"| {test} | {who} | " + " | ".join(cells) + " |")
+    cpus = os.cpu_count() or 1
+    busy = max(load_before[0], load_after[0]) > cpus
     lines += ["", "Issue 21's targets on this 2-core machine, as measured in this run:", ""]
+    if busy:
+        lines += [
+            (
+                f"The machine's load average exceeded its {cpus} CPUs during this run. Then a 1-thread run suffers "
+                "most (each of its round trips waits in the run queue twice, client and server), so N threads / 1 "
+                "thread overstates the gain: a 'yes' for 'not slower at 4 threads than at 1' is marked not "
+                "conclusive, and that target is to be judged on a run whose load stays below the CPU count. The "
+                "ratios to MariaDB at the same thread count hold up better (both sides queue alike)."
+            ),
+            "",
+        ]
     lines += ["| target | server | measured (median of rounds) | met |", "|---|---|---|---|"]
 
     def target(text: str, who: str, rs: list[float], floor: float) -> None:
         if rs:
-            med = statistics.median(rs)
-            lines.append(f"| {text} | {who} | {_med_text(rs)} | {'yes' if med >= floor else 'no'} |")
+            met = "yes" if statistics.median(rs) >= floor else "no"
+            if met == "yes" and busy and "than at 1" in text:
+                met = "yes, not conclusive (load above the CPU count)"
+            lines.append(f"| {text} | {who} | {_med_text(rs)} | {met} |")
 
     for suffix in [s for s, _ in accounts]:
         for n in gtid_names:
@@ -607,7 +622,8 @@ def _scaling_markdown(
     if errors:
         lines += [
             "",
-            "sysbench's ignored errors (1213 / 1020 / 1205 retried by the script), summed over the rounds: "
+            "sysbench's ignored errors (1213 / 1020 / 1205: the script retries the transaction), summed over "
+            "the rounds: "
             + "; ".join(f"{who} {test} {t} threads: {n:.0f}" for (who, test, t), n in errors.items())
             + ".",
         ]
