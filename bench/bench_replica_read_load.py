@@ -361,12 +361,20 @@ def render(
     loaded = [ph for ph in phases if ph["readers"]]
     control = [ph for ph in phases if not ph["readers"]]
     if loaded and control:
-        ratio = statistics.median(p["apply_rate"] for p in loaded) / max(
-            1e-9, statistics.median(p["apply_rate"] for p in control)
-        )
+
+        def med(key: str, group: list[dict[str, Any]]) -> float:
+            return statistics.median(p[key] for p in group)
+
+        keep_up = [med("apply_rate", g) / max(1e-9, med("commit_rate", g)) for g in (loaded, control)]
+        slowed = med("commit_rate", loaded) / max(1e-9, med("commit_rate", control))
         lines += [
             "",
-            f"Apply rate with {args.readers} readers / without (medians over the rounds): **{ratio:.2f}**.",
+            (
+                f"Medians over the rounds: the replica applied **{keep_up[0]:.2f}** of what the source committed "
+                f"with {args.readers} readers on it, {keep_up[1]:.2f} without; the source's commit rate with the "
+                f"replica's readers running / without them: {slowed:.2f} (both servers and all clients share this "
+                "machine's CPUs, so the readers also slow the source)."
+            ),
         ]
     errors = [e for ph in phases for e in ph["sample_errors"]]
     if errors:

@@ -48,4 +48,4 @@ def test_replica_read_load_quick_catches_up_with_equal_data() -> None:
         assert row[11] == "yes", row  # data equal
     readers_row = rows[0]
     assert float(readers_row[5].split()[0]) > 0  # the replica served reads
-    assert "Apply rate with 4 readers / without" in r.stdout
+    assert "of what the source committed with 4 readers on it" in r.stdout
