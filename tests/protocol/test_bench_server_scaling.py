@@ -32,7 +32,7 @@ def _run(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
 
 def _table(out: str, heading: str) -> list[list[str]]:
     """The rows (cells) of the markdown table that follows the paragraph starting with ``heading``."""
-    block = out.split(heading, 1)[1].split("\n\n", 2)[1]
+    block = next(b for b in out.split(heading, 1)[1].split("\n\n") if b.startswith("|"))
     return [[c.strip() for c in line.strip("|").split("|")] for line in block.splitlines()[2:]]
 
 
