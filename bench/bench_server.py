@@ -129,6 +129,7 @@ def _sysbench(
         if line.startswith("ignored errors:"):
             figures["ignored_errors"] = float(line.split()[2])
         elif line.startswith("transactions:"):
+            figures["transactions"] = float(line.split()[1])
             figures["tps"] = float(line.split("(")[1].split()[0])
         elif line.startswith("queries:"):
             figures["queries"] = float(line.split()[1])
@@ -138,6 +139,8 @@ def _sysbench(
             figures["p95_ms"] = float(line.split()[2])
     if figures.get("queries"):
         figures["cpu_us_per_query"] = cpu / figures["queries"] * 1e6
+    if figures.get("transactions"):
+        figures["cpu_us_per_trx"] = cpu / figures["transactions"] * 1e6
     return figures if "tps" in figures else None
 
 
@@ -543,6 +546,25 @@ def _scaling_markdown(
                     )
                     cells.append(_med_text(rs))
             lines.append(f"| {test} | {threads} | " + " | ".join(cells) + " |")
+    # CPU per transaction: what a transaction costs the server whatever the machine's load
+    lines += [
+        "",
+        (
+            "Server CPU per transaction (ms; user + system time of the server's processes, all threads, during the "
+            "run, divided by its transactions; median over the rounds): what a design pays per transaction, which "
+            "more cores divide only where nothing serializes it (on this VM it also moves with the machine's load, "
+            "see the `server` section)."
+        ),
+        "",
+        "| workload | threads | " + " | ".join(names) + " |",
+        "|---|---|" + "---|" * len(names),
+    ]
+    for test, threads in combos:
+        cells = []
+        for who in names:
+            figs = runs.get((who, test, threads))
+            cells.append(f"{_median_fig(figs, 'cpu_us_per_trx') / 1000:.3f}" if figs else "")
+        lines.append(f"| {test} | {threads} | " + " | ".join(cells) + " |")
     # thread scaling: TPS at N threads / TPS at 1 thread of the same server, same round
     counts = sorted({t for _, t in combos if t != 1})
     lines += [

@@ -61,6 +61,10 @@ def test_scaling_quick_fills_every_cell_for_root_and_the_application_account() -
                 m = re.fullmatch(r"(\d+) \((\d+\.\d\d)\)", cell)
                 assert m and int(m[1]) > 0, row
             assert re.fullmatch(r"\*\*\d+\.\d\d\*\* \(\d+\.\d\d\)", row[4]), row
+    cpu = _table(out, "Server CPU per transaction")
+    assert len(cpu) == 4
+    for row in cpu:  # ms per transaction for each of the four servers
+        assert all(float(c) > 0 for c in row[2:6]), row
     scaling = _table(out, "Thread scaling")
     assert {(row[0], row[1]) for row in scaling} == {
         (w, s)
