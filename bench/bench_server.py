@@ -4,6 +4,12 @@
 One `gtidkit server` process on a fresh datadir (binlog on, 127.0.0.1, free port); one PyMySQL connection per mode;
 the two modes alternate in blocks so drift on a shared machine hits both alike. Writes its section of
 bench/RESULTS.md with the command used.
+
+``--scaling`` (issue 21) runs the scaling table instead (:func:`run_scaling`): sysbench oltp_point_select and
+oltp_read_only at 1, 2, 4, 8 threads, oltp_read_write and oltp_write_only at 1, 4, 8, against each gtidkit
+configuration given as ``--config 'LABEL=server options'`` (default one: today's server), MariaDB beside them, as
+root and as the application account; TPS, p95, the server's CPU per transaction, ratios within each round, and
+issue 21's targets; ``--quick`` for a short run. Writes the ``server_scaling`` section.
 """
 
 from __future__ import annotations
