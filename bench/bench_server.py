@@ -4,6 +4,12 @@
 One `gtidkit server` process on a fresh datadir (binlog on, 127.0.0.1, free port); one PyMySQL connection per mode;
 the two modes alternate in blocks so drift on a shared machine hits both alike. Writes its section of
 bench/RESULTS.md with the command used.
+
+``--scaling`` (issue 21) runs the scaling table instead (:func:`run_scaling`): sysbench oltp_point_select and
+oltp_read_only at 1, 2, 4, 8 threads, oltp_read_write and oltp_write_only at 1, 4, 8, against each gtidkit
+configuration given as ``--config 'LABEL=server options'`` (default one: today's server), MariaDB beside them, as
+root and as the application account; TPS, p95, the server's CPU per transaction, ratios within each round, and
+issue 21's targets; ``--quick`` for a short run. Writes the ``server_scaling`` section.
 """
 
 from __future__ import annotations
@@ -42,10 +48,38 @@ def _block(cur: pymysql.cursors.Cursor, kind: str, n: int, start_id: int) -> lis
     return out
 
 
+def _process_tree(pid: int) -> list[int]:
+    """``pid`` and every live descendant of it (a multi-worker server's worker processes), from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # the process ended while /proc was read
+        children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, ()))
+    return out
+
+
 def _cpu_seconds(pid: int) -> float:
-    """utime + stime of process ``pid`` (all its threads), in seconds."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU seconds (user + system, all threads) of process ``pid`` and its descendants: the live ones' utime +
+    stime, and cutime + cstime for the children that ended and were waited for (a replaced worker's CPU)."""
+    total = 0
+    for i, p in enumerate(_process_tree(pid)):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+        if i == 0:
+            total += int(fields[13]) + int(fields[14])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 #: the application account sysbench also runs as: only the DML privileges on its schema, no password
@@ -86,12 +120,22 @@ def _sysbench(
         capture_output=True,
         text=True,
         check=False,
+        timeout=seconds * 5 + 120,
     )
     cpu = _cpu_seconds(pid) - cpu0
+    if r.returncode != 0:
+        print(
+            f"sysbench {test} --threads={threads} failed ({r.returncode}):",
+            r.stdout[-2000:],
+            r.stderr[-2000:],
+        )
     figures: dict[str, float] = {}
     for line in r.stdout.splitlines():
         line = line.strip()
-        if line.startswith("transactions:"):
+        if line.startswith("ignored errors:"):
+            figures["ignored_errors"] = float(line.split()[2])
+        elif line.startswith("transactions:"):
+            figures["transactions"] = float(line.split()[1])
             figures["tps"] = float(line.split("(")[1].split()[0])
         elif line.startswith("queries:"):
             figures["queries"] = float(line.split()[1])
@@ -101,6 +145,8 @@ def _sysbench(
             figures["p95_ms"] = float(line.split()[2])
     if figures.get("queries"):
         figures["cpu_us_per_query"] = cpu / figures["queries"] * 1e6
+    if figures.get("transactions"):
+        figures["cpu_us_per_trx"] = cpu / figures["transactions"] * 1e6
     return figures if "tps" in figures else None
 
 
@@ -292,6 +338,326 @@ def _median_fig(runs: list[dict[str, float]], key: str) -> float:
     return statistics.median(vals) if vals else 0.0
 
 
+#: the scaling table (issue 21): each sysbench workload and the client thread counts it runs at
+SCALING_TESTS: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("oltp_point_select", (1, 2, 4, 8)),
+    ("oltp_read_only", (1, 2, 4, 8)),
+    ("oltp_read_write", (1, 4, 8)),
+    ("oltp_write_only", (1, 4, 8)),
+)
+#: ``--quick``: the thread counts every workload runs at (the targets compare 4 threads with 1)
+QUICK_THREADS = (1, 4)
+
+
+def _parse_config(text: str) -> tuple[str, tuple[str, ...]]:
+    """``LABEL=OPTIONS`` (``--config``) -> (label, server options split as a shell would)."""
+    import shlex
+
+    label, sep, opts = text.partition("=")
+    if not sep or not label.strip():
+        raise argparse.ArgumentTypeError(
+            f"--config wants LABEL=OPTIONS, e.g. '2 workers=--workers=2': {text!r}"
+        )
+    return label.strip(), tuple(shlex.split(opts))
+
+
+def _scaling_combos(workloads: list[str] | None, quick: bool) -> list[tuple[str, int]]:
+    """The (workload, threads) runs of one round, in :data:`SCALING_TESTS` order."""
+    known = [test for test, _ in SCALING_TESTS]
+    unknown = sorted(set(workloads or ()) - set(known))
+    if unknown:
+        raise SystemExit(f"unknown workload(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    return [
+        (test, t)
+        for test, counts in SCALING_TESTS
+        if workloads is None or test in workloads
+        for t in (QUICK_THREADS if quick else counts)
+    ]
+
+
+def _prepare_sbtest(port: int, *, app: bool) -> None:
+    """CREATE DATABASE sbtest, sysbench's table (as root), and :data:`APP_ACCOUNT` when ``app``."""
+    c = pymysql.connect(host="127.0.0.1", port=port, user="root", password="", autocommit=True)
+    c.cursor().execute("CREATE DATABASE sbtest")
+    if app:
+        for sql in APP_ACCOUNT:
+            c.cursor().execute(sql)
+    c.close()
+    _sysbench_prepare(port)
+
+
+def _med_text(values: list[float], digits: int = 2) -> str:
+    """``**median**`` of per-round values with the values in brackets, or an empty cell."""
+    if not values:
+        return ""
+    inner = ", ".join(f"{v:.{digits}f}" for v in values)
+    return f"**{statistics.median(values):.{digits}f}** ({inner})"
+
+
+def run_scaling(args: argparse.Namespace) -> str:
+    """The scaling table of issue 21: sysbench workloads at several thread counts against each gtidkit
+    configuration (``--config LABEL=OPTIONS``, each its own `gtidkit server --log-bin OPTIONS` on a fresh datadir),
+    MariaDB with binlog and sync_binlog=1 beside them, as root and as :data:`APP_ACCOUNT`.
+
+    Every (workload, threads) pair runs once per server per round, back to back with the server order rotating,
+    and the rounds repeat the whole list, so load drift on a shared machine hits every cell alike; ratios (to
+    MariaDB, to 1 thread, to the first configuration) are taken within a round and their median reported.
+
+    Args:
+        args: the parsed command line (``--config``, ``--quick``, ``--workloads``, ``--sysbench-seconds``,
+            ``--repeat``, ``--no-mariadb``, ``--no-app``).
+
+    Returns:
+        The markdown section (also what ``update_section("server_scaling", ...)`` stores unless ``--no-write``).
+    """
+    configs = args.config or [("1 worker", ())]
+    combos = _scaling_combos(args.workloads.split(",") if args.workloads else None, args.quick)
+    load_before = os.getloadavg()
+    runs: dict[tuple[str, str, int], list[dict[str, float]]] = {}
+    #: (server, test, threads, round) -> TPS, for the ratios taken within one round
+    tps: dict[tuple[str, str, int, int], float] = {}
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        #: label -> (port, pid, account sysbench logs in as)
+        servers: dict[str, tuple[int, int, str]] = {}
+        for i, (label, opts) in enumerate(configs):
+            srv = stack.enter_context(running_server(Path(tmp) / f"gtidkit{i}", "--log-bin", *opts))
+            servers[f"gtidkit {label}"] = (srv.port, srv.proc.pid, "root")
+        if not args.no_mariadb:
+            maria = stack.enter_context(_mariadb(Path(tmp)))
+            if maria is not None:
+                servers["MariaDB"] = (*maria, "root")
+        for port, _pid, _user in list(servers.values()):
+            _prepare_sbtest(port, app=not args.no_app)
+        if not args.no_app:
+            for name, (port, pid, _user) in list(servers.items()):
+                servers[f"{name}, as app"] = (port, pid, "app")
+        names = list(servers)
+        for port, pid, _user in {v[:2]: v for v in servers.values()}.values():
+            # warm-up, not recorded: the first statements of a fresh server fill its caches and plan caches
+            _sysbench(port, pid, "oltp_read_only", 1, max(1, min(3, args.sysbench_seconds)), "root")
+        for rep in range(args.repeat):
+            for ci, (test, threads) in enumerate(combos):
+                k = (rep + ci) % len(names)
+                for who in names[k:] + names[:k]:
+                    port, pid, user = servers[who]
+                    fig = _sysbench(port, pid, test, threads, args.sysbench_seconds, user)
+                    if fig:
+                        runs.setdefault((who, test, threads), []).append(fig)
+                        tps[(who, test, threads, rep)] = fig["tps"]
+                print(
+                    f"round {rep + 1}/{args.repeat} {test} {threads} thread(s): "
+                    + ", ".join(f"{w} {tps.get((w, test, threads, rep), 0):.0f}" for w in names),
+                    flush=True,
+                )
+    elapsed = time.monotonic() - started
+    return _scaling_markdown(args, configs, combos, names, runs, tps, load_before, elapsed)
+
+
+def _round_ratios(
+    tps: dict[tuple[str, str, int, int], float], a: tuple[str, str, int], b: tuple[str, str, int], rounds: int
+) -> list[float]:
+    """TPS of ``a`` / TPS of ``b`` (each (server, test, threads)) in every round where both ran."""
+    out = []
+    for rep in range(rounds):
+        x, y = tps.get((*a, rep)), tps.get((*b, rep))
+        if x and y:
+            out.append(x / y)
+    return out
+
+
+def _scaling_markdown(
+    args: argparse.Namespace,
+    configs: list[tuple[str, tuple[str, ...]]],
+    combos: list[tuple[str, int]],
+    names: list[str],
+    runs: dict[tuple[str, str, int], list[dict[str, float]]],
+    tps: dict[tuple[str, str, int, int], float],
+    load_before: tuple[float, float, float],
+    elapsed: float,
+) -> str:
+    """The ``server_scaling`` section of bench/RESULTS.md from :func:`run_scaling`'s figures."""
+    import shlex
+
+    gtid_names = [f"gtidkit {label}" for label, _ in configs]
+    maria = "MariaDB" in names
+    config_cmd = " ".join(f"--config {shlex.quote(label + '=' + ' '.join(opts))}" for label, opts in configs)
+    cmd = (
+        ".venv/bin/python bench/bench_server.py --scaling"
+        + (" --quick" if args.quick else "")
+        + f" --sysbench-seconds {args.sysbench_seconds} --repeat {args.repeat}"
+        + (f" --workloads {args.workloads}" if args.workloads else "")
+        + (f" {config_cmd}" if args.config else "")
+        + (" --no-mariadb" if args.no_mariadb else "")
+        + (" --no-app" if args.no_app else "")
+    )
+    load_after = os.getloadavg()
+    lines = [
+        "## Wire server scaling (`gtidkit server`, issue 21)",
+        "",
+        f"Command: `{cmd}` ({elapsed / 60:.0f} min). sysbench 1.0.20 (Debian), 1 table of 10000 rows, prepared "
+        "statements (unmodified scripts), "
+        f"{args.sysbench_seconds} s per run, all servers up at once on 127.0.0.1: "
+        + ", ".join(
+            f"{name} (`gtidkit server --log-bin --gtid-mode=ON --enforce-gtid-consistency=ON"
+            + (f" {' '.join(opts)}" if opts else "")
+            + "`)"
+            for name, (_, opts) in zip(gtid_names, configs, strict=True)
+        )
+        + (
+            ", MariaDB 10.11 (Debian mariadb-server, private datadir and port, binlog on with sync_binlog=1, "
+            "InnoDB defaults)"
+            if maria
+            else " (no MariaDB: not installed or --no-mariadb)"
+        )
+        + f". Each round runs every (workload, threads) cell once per server, back to back, the server order "
+        f"rotating; {args.repeat} round(s). A cell is the median TPS over the rounds and the median p95 latency "
+        "(ms); ratios are taken within each round (median in bold, each round's in brackets). Load average "
+        f"(1/5/15 min) {load_before[0]:.1f} / {load_before[1]:.1f} / {load_before[2]:.1f} before the run and "
+        f"{load_after[0]:.1f} / {load_after[1]:.1f} / {load_after[2]:.1f} after it, on {os.cpu_count()} CPUs "
+        "shared with other work: absolute TPS follows the machine's load, read the ratios.",
+    ]
+    accounts = [("", "root")] + ([(", as app", "the application account")] if not args.no_app else [])
+    for suffix, who_text in accounts:
+        cols = [f"{n}{suffix}" for n in gtid_names] + ([f"MariaDB{suffix}"] if maria else [])
+        lines += [
+            "",
+            f"As {who_text}"
+            + (
+                f" (`{APP_ACCOUNT[0]}`, `{APP_ACCOUNT[1]}`; MariaDB's the same)"
+                if suffix
+                else " (sysbench logs in as root)"
+            )
+            + ": TPS (p95 ms)",
+            "",
+            "| workload | threads | "
+            + " | ".join(cols)
+            + "".join(f" | {n} / MariaDB" for n in gtid_names if maria)
+            + " |",
+            "|---|---|" + "---|" * (len(cols) + (len(gtid_names) if maria else 0)),
+        ]
+        for test, threads in combos:
+            cells = []
+            for col in cols:
+                figs = runs.get((col, test, threads))
+                cells.append(
+                    f"{_median_fig(figs, 'tps'):.0f} ({_median_fig(figs, 'p95_ms'):.2f})"
+                    if figs
+                    else "failed"
+                )
+            if maria:
+                for n in gtid_names:
+                    rs = _round_ratios(
+                        tps, (f"{n}{suffix}", test, threads), (f"MariaDB{suffix}", test, threads), args.repeat
+                    )
+                    cells.append(_med_text(rs))
+            lines.append(f"| {test} | {threads} | " + " | ".join(cells) + " |")
+    # CPU per transaction: what a transaction costs the server whatever the machine's load
+    lines += [
+        "",
+        (
+            "Server CPU per transaction (ms; user + system time of the server's processes, all threads, during the "
+            "run, divided by its transactions; median over the rounds): what a design pays per transaction, which "
+            "more cores divide only where nothing serializes it (on this VM it also moves with the machine's load, "
+            "see the `server` section)."
+        ),
+        "",
+        "| workload | threads | " + " | ".join(names) + " |",
+        "|---|---|" + "---|" * len(names),
+    ]
+    for test, threads in combos:
+        cells = []
+        for who in names:
+            figs = runs.get((who, test, threads))
+            cells.append(f"{_median_fig(figs, 'cpu_us_per_trx') / 1000:.3f}" if figs else "")
+        lines.append(f"| {test} | {threads} | " + " | ".join(cells) + " |")
+    # thread scaling: TPS at N threads / TPS at 1 thread of the same server, same round
+    counts = sorted({t for _, t in combos if t != 1})
+    lines += [
+        "",
+        "Thread scaling: TPS at N threads / TPS at 1 thread, the same server in the same round.",
+        "",
+        "| workload | server | " + " | ".join(f"{t} threads / 1" for t in counts) + " |",
+        "|---|---|" + "---|" * len(counts),
+    ]
+    for test in dict.fromkeys(test for test, _ in combos):
+        for who in names:
+            cells = [
+                _med_text(_round_ratios(tps, (who, test, t), (who, test, 1), args.repeat))
+                if (test, t) in combos
+                else ""
+                for t in counts
+            ]
+            lines.append(f"| {test} | {who} | " + " | ".join(cells) + " |")
+    cpus = os.cpu_count() or 1
+    busy = max(load_before[0], load_after[0]) > cpus
+    lines += ["", "Issue 21's targets on this 2-core machine, as measured in this run:", ""]
+    if busy:
+        lines += [
+            (
+                f"The machine's load average exceeded its {cpus} CPUs during this run. Then a 1-thread run suffers "
+                "most (each of its round trips waits in the run queue twice, client and server), so N threads / 1 "
+                "thread overstates the gain: a 'yes' for 'not slower at 4 threads than at 1' is marked not "
+                "conclusive, and that target is to be judged on a run whose load stays below the CPU count. The "
+                "ratios to MariaDB at the same thread count hold up better (both sides queue alike)."
+            ),
+            "",
+        ]
+    lines += ["| target | server | measured (median of rounds) | met |", "|---|---|---|---|"]
+
+    def target(text: str, who: str, rs: list[float], floor: float) -> None:
+        if rs:
+            met = "yes" if statistics.median(rs) >= floor else "no"
+            if met == "yes" and busy and "than at 1" in text:
+                met = "yes, not conclusive (load above the CPU count)"
+            lines.append(f"| {text} | {who} | {_med_text(rs)} | {met} |")
+
+    for suffix in [s for s, _ in accounts]:
+        for n in gtid_names:
+            who = f"{n}{suffix}"
+            if maria:
+                for test, floor in (("oltp_point_select", 0.4), ("oltp_read_write", 0.5)):
+                    target(
+                        f"{test} 4 threads >= {floor}x MariaDB",
+                        who,
+                        _round_ratios(tps, (who, test, 4), (f"MariaDB{suffix}", test, 4), args.repeat),
+                        floor,
+                    )
+            for test in dict.fromkeys(test for test, _ in combos):
+                target(
+                    f"{test} not slower at 4 threads than at 1",
+                    who,
+                    _round_ratios(tps, (who, test, 4), (who, test, 1), args.repeat),
+                    1.0,
+                )
+            if n != gtid_names[0]:
+                target(
+                    f"oltp_point_select 4 threads >= 1.7x {gtid_names[0]}{suffix}",
+                    who,
+                    _round_ratios(
+                        tps,
+                        (who, "oltp_point_select", 4),
+                        (f"{gtid_names[0]}{suffix}", "oltp_point_select", 4),
+                        args.repeat,
+                    ),
+                    1.7,
+                )
+    errors = {
+        (who, test, t): sum(f.get("ignored_errors", 0) for f in figs)
+        for (who, test, t), figs in runs.items()
+        if any(f.get("ignored_errors") for f in figs)
+    }
+    if errors:
+        lines += [
+            "",
+            "sysbench's ignored errors (1213 / 1020 / 1205: the script retries the transaction), summed over "
+            "the rounds: "
+            + "; ".join(f"{who} {test} {t} threads: {n:.0f}" for (who, test, t), n in errors.items())
+            + ".",
+        ]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     """Run the benchmark and write bench/RESULTS.md's ``server`` section."""
     ap = argparse.ArgumentParser(description=__doc__)
@@ -306,7 +672,37 @@ def main() -> int:
         "rounds, for before/after ratios measured in one run",
     )
     ap.add_argument("--baseline-label", help="how the command line in RESULTS.md names --baseline-src")
+    ap.add_argument(
+        "--scaling",
+        action="store_true",
+        help="the scaling table instead (issue 21): sysbench workloads at 1-8 threads per gtidkit configuration, "
+        "MariaDB beside it, as root and as the application account; writes the server_scaling section",
+    )
+    ap.add_argument(
+        "--config",
+        action="append",
+        type=_parse_config,
+        metavar="LABEL=OPTIONS",
+        help="--scaling: a gtidkit configuration, its label and `gtidkit server` options, e.g. '2 workers=--workers=2' "
+        "(repeatable; default one configuration '1 worker=' with no extra options)",
+    )
+    ap.add_argument(
+        "--quick", action="store_true", help="--scaling: 1 and 4 threads only, one round, 3 s runs"
+    )
+    ap.add_argument("--workloads", help="--scaling: a comma-separated subset of the sysbench workloads")
+    ap.add_argument("--no-app", action="store_true", help="--scaling: no application-account runs")
+    ap.add_argument("--no-write", action="store_true", help="print the section, leave bench/RESULTS.md alone")
     args = ap.parse_args()
+    if args.scaling:
+        if args.quick:
+            for name, value in (("sysbench_seconds", 3), ("repeat", 1)):
+                if getattr(args, name) == ap.get_default(name):  # not given on the command line
+                    setattr(args, name, value)
+        text = run_scaling(args)
+        if not args.no_write:
+            update_section("server_scaling", text)
+        print(text)
+        return 0
     tests = [("oltp_point_select", 1), ("oltp_point_select", 4), ("oltp_read_write", 4)]
     runs: dict[tuple[str, str, int], list[dict[str, float]]] = {}
     ratios: dict[tuple[str, str, int], list[float]] = {}

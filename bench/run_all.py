@@ -23,6 +23,8 @@ BENCHES: list[tuple[str, list[str]]] = [
     ("bench_engine", ["--n", "100000"]),
     ("stress_crash", ["--trials", "200"]),
     ("bench_server", []),
+    ("bench_server", ["--scaling", "--sysbench-seconds", "10"]),
+    ("bench_replica_read_load", ["--rounds", "2"]),
 ]
 
 

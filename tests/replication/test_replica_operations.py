@@ -16,6 +16,7 @@ Oracles:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import mysql.connector
@@ -245,6 +246,45 @@ def test_read_only_and_super_read_only(pair: tuple[Node, Node]) -> None:
 def _relay_files(node: Node) -> list[str]:
     index = next(node.datadir.glob("*-relay-bin.index"))
     return [line.strip().removeprefix("./") for line in index.read_text().splitlines() if line.strip()]
+
+
+def test_seconds_behind_source_counts_from_the_transaction_being_applied(pair: tuple[Node, Node]) -> None:
+    """Seconds_Behind_Source is now minus the source timestamp of the event the applier is processing (RM8 "SHOW
+    REPLICA STATUS": "the difference between the current timestamp on the replica and the original timestamp logged
+    on the source for the event currently being processed on the replica"; ``Relay_log_info::last_master_timestamp``,
+    set before ``sql_delay_event``), not of the last event received: with SOURCE_DELAY holding an old transaction
+    back after a newer one was received, the lag counts from the old one."""
+    src, rep = pair
+    src.query("CREATE TABLE d.lag (a INT PRIMARY KEY)")
+    _sync(src, rep)
+    rep.query("STOP REPLICA SQL_THREAD")
+    rep.query("CHANGE REPLICATION SOURCE TO SOURCE_DELAY = 30")
+    rep.query("START REPLICA SQL_THREAD")
+    try:
+        old = time.time()
+        src.query("INSERT INTO d.lag VALUES (1)")
+        time.sleep(3)
+        src.query("INSERT INTO d.lag VALUES (2)")
+        newest = src.executed()
+        wait_until(
+            lambda: GtidSet.parse(rep.replica_status()["Retrieved_Gtid_Set"]) >= newest,
+            20,
+            what="the newer one",
+        )
+        st = rep.replica_status()
+        age = time.time() - old
+        assert st["SQL_Remaining_Delay"] is not None  # the old transaction is still held back
+        assert rep.query("SELECT COUNT(*) FROM d.lag") == ((0,),)
+        # counted from the old transaction's second (a whole-second timestamp): at least age - 1, >= 2 here; the
+        # newer transaction's timestamp would give about 0
+        assert age - 1 <= st["Seconds_Behind_Source"] <= age + 1, (st["Seconds_Behind_Source"], age)
+    finally:
+        rep.query("STOP REPLICA SQL_THREAD")
+        rep.query("CHANGE REPLICATION SOURCE TO SOURCE_DELAY = 0")
+        rep.query("START REPLICA SQL_THREAD")
+    _sync(src, rep)
+    assert rep.query("SELECT a FROM d.lag ORDER BY a") == ((1,), (2,))
+    assert rep.replica_status()["Seconds_Behind_Source"] == 0
 
 
 def test_relay_log_purge_off_keeps_files_then_recovery_discards_them(pair: tuple[Node, Node]) -> None:

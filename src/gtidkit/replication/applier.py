@@ -184,6 +184,10 @@ class Applier:
         self.applying_started = 0.0
         #: the last transaction applied (:class:`AppliedTransaction`), or None
         self.last_applied_transaction: AppliedTransaction | None = None
+        #: the source-clock timestamp (s, the event header's) of the transaction being processed, from when this
+        #: thread reads it (a SOURCE_DELAY hold included), kept after it is applied until the next one; 0 before
+        #: the first (``Relay_log_info::last_master_timestamp``: Seconds_Behind_Source counts from it)
+        self.source_timestamp = 0
 
     @property
     def running(self) -> bool:
@@ -288,6 +292,8 @@ class Applier:
                 if until is not None and until.stops_before(trx.gtid):
                     log.info("Replica SQL thread stopped before %s because of UNTIL %s", trx.gtid, until.kind)
                     return
+                if trx.events and trx.events[0].header.timestamp:
+                    self.source_timestamp = trx.events[0].header.timestamp
                 if self.delay and not self._hold_back(trx):
                     return
                 tracker.current = tracker.table_map = None

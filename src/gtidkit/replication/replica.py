@@ -754,7 +754,11 @@ class Replica:
     def seconds_behind_source(self) -> int | None:
         """Seconds_Behind_Source (``show_slave_status`` / ``Relay_log_info::last_master_timestamp``): NULL unless
         both threads run; 0 when the applier has executed everything received; else now minus the source-clock
-        timestamp of the oldest received transaction not yet executed, corrected by the clock difference."""
+        timestamp of the transaction the applier is processing (or, between two, of the last one it applied),
+        corrected by the clock difference. RM8 "SHOW REPLICA STATUS": "the difference between the current timestamp
+        on the replica and the original timestamp logged on the source for the event currently being processed on
+        the replica" -- not the last event received, which would show no lag while the applier falls behind a
+        receiver that keeps up."""
         if not (self.receiver.running and self.applier.running):
             return None
         if not self.receiver.connected:
@@ -763,8 +767,8 @@ class Replica:
         executed = self.server.gtid_state.executed()
         if retrieved <= executed:
             return 0
-        ts = self.receiver.last_event_time
-        if not ts:
+        ts = self.applier.source_timestamp
+        if not ts:  # nothing processed yet (MySQL: a zero last_master_timestamp shows 0)
             return 0
         return max(0, int(time.time() - self.receiver.clock_diff - ts))
 
