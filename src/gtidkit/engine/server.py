@@ -697,6 +697,10 @@ class Server:
                 error when ``report`` (FLUSH LOGS), nothing for a size rotation after a commit.
         """
         assert self.binlog is not None
+        # transactions committed by other sessions and still in their sync stage enter gtid_executed first: the
+        # next file's Previous_gtids must hold every transaction of the closed one (a commit that holds the lock
+        # without draining, as the replica applier's, rotates too)
+        self.group_sync.drain()
         executed = self.gtid_state.executed()
         closed_gtids = self.binlog_file_gtids
         try:

@@ -371,8 +371,7 @@ def _sync_stage(
             if seq:
                 group.done()
         if rotate and server.binlog is not None:
-            group.drain()
-            server.rotate_locked(report=False)
+            server.rotate_locked(report=False)  # after the other committers' sync stages (it drains them)
     finally:
         if rotate:
             session.release_after_commit()
