@@ -21,7 +21,14 @@ from typing import Any
 import pytest
 
 from gtidkit.engine import Server
-from gtidkit.engine.results import Condition, SessionStateType, StateChange, StatementResult
+from gtidkit.engine.results import (
+    Column,
+    Condition,
+    FieldType,
+    SessionStateType,
+    StateChange,
+    StatementResult,
+)
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.statements.prepared import bound_text, placeholder_positions
 from gtidkit.errors import MySQLError
@@ -221,6 +228,49 @@ def test_completed_is_replace():
         res.completed(0x10000, 2, ())
     with pytest.raises(ValueError):
         StatementResult(columns=(), rows=[(1,)])  # row widths are still checked at construction
+
+
+_COLS = (Column("c", type=FieldType.MYSQL_TYPE_VAR_STRING), Column("n", type=FieldType.MYSQL_TYPE_LONGLONG))
+_GTID_CHANGE = (StateChange(SessionStateType.SESSION_TRACK_GTIDS, f"{UUID}:1"),)
+
+
+@pytest.mark.parametrize(
+    ("rows", "warning_count", "flags", "changes", "warnings"),
+    [
+        pytest.param([("a", 1)], 0, 2, (), (), id="one-row"),
+        pytest.param([], 0, 2, (), (), id="no-row"),
+        pytest.param(
+            [("a", 1), ("b", 2)], 1, 0x4003, _GTID_CHANGE, (Condition("Note", 1003, "x"),), id="full"
+        ),
+        pytest.param([("a", 1)], 0xFFFF, 0xFFFF, _GTID_CHANGE, (), id="largest"),
+    ],
+)
+def test_result_set_is_the_constructor(rows, warning_count, flags, changes, warnings):
+    """``StatementResult.result_set`` (the prepared SELECT's short path) builds what the constructor builds."""
+    made = StatementResult.result_set(_COLS, rows, warning_count, flags, changes, warnings)
+    assert made == StatementResult(
+        _COLS, rows, warning_count=warning_count, status_flags=flags, state_changes=changes, warnings=warnings
+    )
+
+
+@pytest.mark.parametrize(
+    ("rows", "warning_count", "flags", "changes"),
+    [
+        pytest.param([("a",)], 0, 2, (), id="row-too-narrow"),
+        pytest.param([("a", 1), ("a", 1, 2)], 0, 2, (), id="second-row-too-wide"),
+        pytest.param([], 0x10000, 2, (), id="warning-count-past-16-bits"),
+        pytest.param([], -1, 2, (), id="negative-warning-count"),
+        pytest.param([], 0, 0x10000, (), id="flags-past-16-bits"),
+        pytest.param([], 0, 2, _GTID_CHANGE, id="changes-without-flag"),
+        pytest.param([], 0, 0x4002, (), id="flag-without-changes"),
+    ],
+)
+def test_result_set_checks_like_the_constructor(rows, warning_count, flags, changes):
+    """What the constructor refuses, ``result_set`` refuses too (ValueError)."""
+    with pytest.raises(ValueError):
+        StatementResult(_COLS, rows, warning_count=warning_count, status_flags=flags, state_changes=changes)
+    with pytest.raises(ValueError):
+        StatementResult.result_set(_COLS, rows, warning_count, flags, changes, ())
 
 
 def test_remembered_classification_is_a_fresh_statement():

@@ -404,19 +404,56 @@ class StatementResult:
             raise ValueError(
                 "SERVER_SESSION_STATE_CHANGED must be set exactly when state_changes is non-empty"
             )
-        new = object.__new__(StatementResult)
-        put = object.__setattr__  # frozen: the constructor's own way of setting fields
-        put(new, "columns", self.columns)
-        put(new, "rows", self.rows)
-        put(new, "affected_rows", self.affected_rows)
-        put(new, "matched_rows", self.matched_rows)
-        put(new, "last_insert_id", self.last_insert_id)
-        put(new, "warning_count", warning_count)
-        put(new, "info", self.info)
-        put(new, "status_flags", status_flags)
-        put(new, "state_changes", state_changes)
-        put(new, "warnings", self.warnings)
-        return new
+        return _unchecked(
+            self.columns,
+            self.rows,
+            self.affected_rows,
+            self.matched_rows,
+            self.last_insert_id,
+            warning_count,
+            self.info,
+            status_flags,
+            state_changes,
+            self.warnings,
+        )
+
+    @staticmethod
+    def result_set(
+        columns: tuple[Column, ...],
+        rows: list[tuple[Any, ...]],
+        warning_count: int,
+        status_flags: int,
+        state_changes: tuple[StateChange, ...],
+        warnings: tuple[Condition, ...],
+    ) -> StatementResult:
+        """``StatementResult(columns, rows, warning_count=..., status_flags=..., state_changes=...,
+        warnings=...)`` (no counts, no info: what a SELECT returns), checking only the fields given: the
+        per-statement path of a prepared SELECT (``Session._prepared_select``), where the constructor's checks of
+        the fixed fields cost a few percent of a point select.
+
+        Raises:
+            ValueError: as the constructor: rows whose width differs from the columns, counts or status flags
+                out of range, SERVER_SESSION_STATE_CHANGED and ``state_changes`` disagreeing.
+        """
+        if not (
+            type(warning_count) is int
+            and type(status_flags) is int
+            and 0 <= warning_count <= 0xFFFF
+            and 0 <= status_flags <= 0xFFFF
+        ):
+            _check_uint("warning_count", warning_count, 0xFFFF)
+            _check_uint("status_flags", status_flags, 0xFFFF)
+        if bool(state_changes) != bool(status_flags & _STATE_CHANGED):
+            raise ValueError(
+                "SERVER_SESSION_STATE_CHANGED must be set exactly when state_changes is non-empty"
+            )
+        if rows:
+            n = len(columns)
+            widths = set(map(len, rows))
+            if widths != {n}:
+                w = next(x for x in sorted(widths) if x != n)
+                raise ValueError(f"row of {w} values for {n} columns")
+        return _unchecked(columns, rows, 0, 0, 0, warning_count, "", status_flags, state_changes, warnings)
 
     @property
     def has_result_set(self) -> bool:
@@ -427,3 +464,32 @@ class StatementResult:
     def column_names(self) -> list[str]:
         """The result set's column names (empty without a result set)."""
         return [c.name for c in self.columns or ()]
+
+
+def _unchecked(
+    columns: tuple[Column, ...] | None,
+    rows: list[tuple[Any, ...]],
+    affected_rows: int,
+    matched_rows: int,
+    last_insert_id: int,
+    warning_count: int,
+    info: str,
+    status_flags: int,
+    state_changes: tuple[StateChange, ...],
+    warnings: tuple[Condition, ...],
+) -> StatementResult:
+    """A :class:`StatementResult` of fields its caller has checked (:meth:`StatementResult.completed`,
+    :meth:`StatementResult.result_set`): the constructor without ``__post_init__``."""
+    new = object.__new__(StatementResult)
+    put = object.__setattr__  # frozen: the constructor's own way of setting fields
+    put(new, "columns", columns)
+    put(new, "rows", rows)
+    put(new, "affected_rows", affected_rows)
+    put(new, "matched_rows", matched_rows)
+    put(new, "last_insert_id", last_insert_id)
+    put(new, "warning_count", warning_count)
+    put(new, "info", info)
+    put(new, "status_flags", status_flags)
+    put(new, "state_changes", state_changes)
+    put(new, "warnings", warnings)
+    return new
