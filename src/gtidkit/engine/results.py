@@ -404,18 +404,19 @@ class StatementResult:
             raise ValueError(
                 "SERVER_SESSION_STATE_CHANGED must be set exactly when state_changes is non-empty"
             )
-        return _unchecked(
-            self.columns,
-            self.rows,
-            self.affected_rows,
-            self.matched_rows,
-            self.last_insert_id,
-            warning_count,
-            self.info,
-            status_flags,
-            state_changes,
-            self.warnings,
-        )
+        new = object.__new__(StatementResult)
+        put = object.__setattr__  # frozen: the constructor's own way of setting fields
+        put(new, "columns", self.columns)
+        put(new, "rows", self.rows)
+        put(new, "affected_rows", self.affected_rows)
+        put(new, "matched_rows", self.matched_rows)
+        put(new, "last_insert_id", self.last_insert_id)
+        put(new, "warning_count", warning_count)
+        put(new, "info", self.info)
+        put(new, "status_flags", status_flags)
+        put(new, "state_changes", state_changes)
+        put(new, "warnings", self.warnings)
+        return new
 
     @staticmethod
     def result_set(
@@ -453,7 +454,19 @@ class StatementResult:
             if widths != {n}:
                 w = next(x for x in sorted(widths) if x != n)
                 raise ValueError(f"row of {w} values for {n} columns")
-        return _unchecked(columns, rows, 0, 0, 0, warning_count, "", status_flags, state_changes, warnings)
+        new = object.__new__(StatementResult)
+        put = object.__setattr__  # as completed() does: one call less than a shared helper on this path
+        put(new, "columns", columns)
+        put(new, "rows", rows)
+        put(new, "affected_rows", 0)
+        put(new, "matched_rows", 0)
+        put(new, "last_insert_id", 0)
+        put(new, "warning_count", warning_count)
+        put(new, "info", "")
+        put(new, "status_flags", status_flags)
+        put(new, "state_changes", state_changes)
+        put(new, "warnings", warnings)
+        return new
 
     @property
     def has_result_set(self) -> bool:
@@ -464,32 +477,3 @@ class StatementResult:
     def column_names(self) -> list[str]:
         """The result set's column names (empty without a result set)."""
         return [c.name for c in self.columns or ()]
-
-
-def _unchecked(
-    columns: tuple[Column, ...] | None,
-    rows: list[tuple[Any, ...]],
-    affected_rows: int,
-    matched_rows: int,
-    last_insert_id: int,
-    warning_count: int,
-    info: str,
-    status_flags: int,
-    state_changes: tuple[StateChange, ...],
-    warnings: tuple[Condition, ...],
-) -> StatementResult:
-    """A :class:`StatementResult` of fields its caller has checked (:meth:`StatementResult.completed`,
-    :meth:`StatementResult.result_set`): the constructor without ``__post_init__``."""
-    new = object.__new__(StatementResult)
-    put = object.__setattr__  # frozen: the constructor's own way of setting fields
-    put(new, "columns", columns)
-    put(new, "rows", rows)
-    put(new, "affected_rows", affected_rows)
-    put(new, "matched_rows", matched_rows)
-    put(new, "last_insert_id", last_insert_id)
-    put(new, "warning_count", warning_count)
-    put(new, "info", info)
-    put(new, "status_flags", status_flags)
-    put(new, "state_changes", state_changes)
-    put(new, "warnings", warnings)
-    return new

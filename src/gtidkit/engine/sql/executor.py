@@ -855,12 +855,13 @@ class Executor:
             increment = self.div_increment()
         if increment != DIV_PRECISION_INCREMENT:
             version = (version, "div_precision_increment", increment)  # result types and values follow it
-        unsigned_subtraction = "NO_UNSIGNED_SUBTRACTION" not in self.sql_mode().names
+        mode_names = self.sql_mode().names  # read once for the two modes the plan follows
+        unsigned_subtraction = "NO_UNSIGNED_SUBTRACTION" not in mode_names
         UNSIGNED_SUBTRACTION.set(unsigned_subtraction)  # for the typing of this statement's plan
         if not unsigned_subtraction:
             version = (version, "NO_UNSIGNED_SUBTRACTION")
-        if self.no_backslash_escapes():
-            version = (version, "NO_BACKSLASH_ESCAPES")  # LIKE's default escape (engine/sql/like.py)
+        if "NO_BACKSLASH_ESCAPES" in mode_names:  # LIKE's default escape (engine/sql/like.py)
+            version = (version, "NO_BACKSLASH_ESCAPES")
         if tpl is not None:
             key: tuple[Any, ...] = (tpl[0], current_db, version, replace)
             plan = self._plans.get(key)
