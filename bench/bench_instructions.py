@@ -115,6 +115,11 @@ def main() -> int:
         "--baseline-src", required=True, help="an older gtidkit src/ directory: the 'before' column"
     )
     ap.add_argument("--baseline-label", help="how RESULTS.md names --baseline-src")
+    ap.add_argument(
+        "--src",
+        help="the src/ directory of the tree measured as 'after' (default: this checkout's; a copy keeps "
+        "edits made while the run goes on out of it)",
+    )
     ap.add_argument("--n", type=int, default=1000, help="point selects counted per case")
     ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
@@ -125,7 +130,7 @@ def main() -> int:
         return 0
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         raise SystemExit("valgrind (with callgrind_control) is needed: apt-get install valgrind")
-    this = Path(__file__).resolve().parent.parent / "src"
+    this = Path(args.src).resolve() if args.src else Path(__file__).resolve().parent.parent / "src"
     before = Path(args.baseline_src).resolve()
     counts: dict[tuple[str, str, str], float] = {}
     started = time.monotonic()
