@@ -103,7 +103,7 @@ def _count(src: Path, mode: str, user: str, n: int, work: Path) -> int:
         check=False,
     )
     for line in proc.stderr.splitlines():
-        if "Collected :" in line:
+        if "Collected :" in line and proc.returncode == 0:
             return int(line.split("Collected :")[1].strip())
     raise SystemExit(f"callgrind gave no count for {src} {mode} {user}:\n{proc.stderr[-2000:]}")
 
@@ -111,9 +111,7 @@ def _count(src: Path, mode: str, user: str, n: int, work: Path) -> int:
 def main() -> int:
     """Count both trees' instructions per point select and write bench/RESULTS.md's ``instructions`` section."""
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument(
-        "--baseline-src", required=True, help="an older gtidkit src/ directory: the 'before' column"
-    )
+    ap.add_argument("--baseline-src", help="an older gtidkit src/ directory: the before column (required)")
     ap.add_argument("--baseline-label", help="how RESULTS.md names --baseline-src")
     ap.add_argument(
         "--src",
@@ -128,6 +126,8 @@ def main() -> int:
         mode, user, n = args.child
         _child(mode, user, int(n))
         return 0
+    if not args.baseline_src:
+        ap.error("--baseline-src is required")
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         raise SystemExit("valgrind (with callgrind_control) is needed: apt-get install valgrind")
     this = Path(args.src).resolve() if args.src else Path(__file__).resolve().parent.parent / "src"
