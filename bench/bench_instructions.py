@@ -10,7 +10,9 @@ counted: the Python interpreter, SQLite and libc inside those calls, plus the sw
 about 1-2% at n=1000, the same for both trees). Instructions are not time (a cache miss costs more than an add), but
 on one interpreter build and the same statement they track CPU time closely, and they need no quiet machine.
 
-Usage: .venv/bin/python bench/bench_instructions.py --baseline-src /tmp/base/src [--n 1000] [--no-write]
+``--opcodes`` counts Python bytecodes instead (``sys.settrace``, no valgrind: seconds per case, blind to SQLite's C).
+
+Usage: .venv/bin/python bench/bench_instructions.py --baseline-src /tmp/base/src [--opcodes] [--n 1000] [--no-write]
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -37,8 +40,10 @@ CASES = (("prepared", "root"), ("text", "root"), ("prepared", "app"), ("text", "
 ROWS = 2000
 
 
-def _child(mode: str, user: str, n: int) -> None:
-    """Run in the child under callgrind: set up, warm up, count ``n`` point selects (see the module docstring)."""
+def _child(mode: str, user: str, n: int, opcodes: bool = False) -> None:
+    """Run in the child under callgrind: set up, warm up, count ``n`` point selects (see the module docstring).
+    With ``opcodes``, no valgrind: print the Python bytecodes executed per point select (``sys.settrace`` with
+    ``f_trace_opcodes``), a count as load-independent and much quicker to take, blind to C code (SQLite)."""
     import bench_session
 
     from gtidkit.engine import Server
@@ -70,6 +75,10 @@ def _child(mode: str, user: str, n: int) -> None:
             for packet in packets[:200]:  # warm: plan, privilege check and result metadata cached
                 assert handler.receive_data(packet)[4] != 0xFF
             timed = packets[200:]
+            if opcodes:
+                print(f"opcodes {_opcodes(handler, timed) / len(timed)}")
+                handler.close()
+                return
             pid = str(os.getpid())
             subprocess.run(["callgrind_control", "-i", "on", pid], capture_output=True, check=False)
             for packet in timed:
@@ -78,6 +87,45 @@ def _child(mode: str, user: str, n: int) -> None:
             handler.close()
         finally:
             server.shutdown()
+
+
+def _opcodes(handler: Any, packets: list[bytes]) -> int:
+    """Bytecodes the interpreter executes while ``handler`` answers ``packets``."""
+    count = 0
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal count
+        if event == "opcode":
+            count += 1
+        return local
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        return local
+
+    sys.settrace(trace)
+    try:
+        for packet in packets:
+            handler.receive_data(packet)
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def _count_opcodes(src: Path, mode: str, user: str, n: int) -> float:
+    """Python bytecodes per point select of the tree ``src`` (a child without valgrind)."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    proc = subprocess.run(
+        [sys.executable, __file__, "--opcodes", "--child", mode, user, str(n)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    for line in proc.stdout.splitlines():
+        if line.startswith("opcodes ") and proc.returncode == 0:
+            return float(line.split()[1])
+    raise SystemExit(f"no opcode count for {src} {mode} {user}:\n{proc.stderr[-2000:]}")
 
 
 def _count(src: Path, mode: str, user: str, n: int, work: Path) -> int:
@@ -120,39 +168,53 @@ def main() -> int:
     )
     ap.add_argument("--n", type=int, default=1000, help="point selects counted per case")
     ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
+    ap.add_argument(
+        "--opcodes",
+        action="store_true",
+        help="count Python bytecodes instead (no valgrind, seconds per case; C code such as SQLite not seen)",
+    )
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         mode, user, n = args.child
-        _child(mode, user, int(n))
+        _child(mode, user, int(n), args.opcodes)
         return 0
     if not args.baseline_src:
         ap.error("--baseline-src is required")
-    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+    if not args.opcodes and (shutil.which("valgrind") is None or shutil.which("callgrind_control") is None):
         raise SystemExit("valgrind (with callgrind_control) is needed: apt-get install valgrind")
     this = Path(args.src).resolve() if args.src else Path(__file__).resolve().parent.parent / "src"
     before = Path(args.baseline_src).resolve()
+    unit = "opcodes" if args.opcodes else "instructions"
     counts: dict[tuple[str, str, str], float] = {}
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         for mode, user in CASES:
             for label, src in (("before", before), ("after", this)):
-                counts[(label, mode, user)] = _count(src, mode, user, args.n, Path(tmp)) / args.n
+                if args.opcodes:
+                    counts[(label, mode, user)] = _count_opcodes(src, mode, user, args.n)
+                else:
+                    counts[(label, mode, user)] = _count(src, mode, user, args.n, Path(tmp)) / args.n
                 print(
-                    f"{label} {mode} {user}: {counts[(label, mode, user)]:.0f} instructions per query",
+                    f"{label} {mode} {user}: {counts[(label, mode, user)]:.0f} {unit} per query",
                     flush=True,
                 )
+    how = (
+        "one child per case, Python bytecodes counted by `sys.settrace` (`f_trace_opcodes`) around the point selects"
+        if args.opcodes
+        else "one child per case under `valgrind --tool=callgrind --instr-atstart=no`, counting on only around "
+        "the point selects"
+    )
     lines = [
-        "## Instructions per point select (callgrind; load-independent before/after)",
+        f"## {unit.capitalize()} per point select (load-independent before/after)",
         "",
         (
-            f"Command: `.venv/bin/python bench/bench_instructions.py --n {args.n} --baseline-src "
-            f"{args.baseline_label or args.baseline_src}` (one child per case under `valgrind --tool=callgrind "
-            "--instr-atstart=no`, counting on only around the point selects; a `ClientHandler` fed packets in memory, "
-            f"no sockets; sbtest1 of {ROWS} rows; {time.monotonic() - started:.0f} s)"
+            f"Command: `.venv/bin/python bench/bench_instructions.py{' --opcodes' if args.opcodes else ''} "
+            f"--n {args.n} --baseline-src {args.baseline_label or args.baseline_src}` ({how}; a `ClientHandler` "
+            f"fed packets in memory, no sockets; sbtest1 of {ROWS} rows; {time.monotonic() - started:.0f} s)"
         ),
         "",
-        "| statement | account | before (instructions/query) | this tree | this / before |",
+        f"| statement | account | before ({unit}/query) | this tree | this / before |",
         "|---|---|---|---|---|",
     ]
     for mode, user in CASES:
@@ -166,7 +228,7 @@ def main() -> int:
     text = "\n".join(lines) + "\n"
     print(text)
     if not args.no_write:
-        update_section("instructions", text)
+        update_section("opcodes" if args.opcodes else "instructions", text)
     return 0
 
 
