@@ -367,3 +367,39 @@ def test_short_select_path_follows_schema_and_catalog(tmp_path):
         s.execute("UNLOCK TABLES")
     finally:
         srv.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("depth", "upto", "expected"),
+    [
+        pytest.param(None, 50, [(50,)], id="default-depth"),
+        pytest.param(10, 50, 3636, id="past-the-session-depth"),
+        pytest.param(10, 5, [(5,)], id="within-the-session-depth"),
+    ],
+)
+def test_prepared_fast_select_reads_cte_depth_per_execution(tmp_path, depth, upto, expected):
+    """A prepared SELECT on the short path reads ``cte_max_recursion_depth`` at each execution, as a text SELECT
+    does (3636 ER_CTE_MAX_RECURSION_DEPTH, RM8 "Limiting Common Table Expression Recursion")."""
+    server = Server.open(tmp_path)
+    try:
+        s = server.session()
+        s.execute("CREATE DATABASE d; USE d; CREATE TABLE t (a INT); INSERT INTO t VALUES (1)")
+        p = s.prepare(
+            "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < ?) SELECT COUNT(*) FROM c, t"
+        )
+        assert s.execute_prepared(p, [3])[0].rows == [(3,)]  # planned, with the default depth
+        assert p.shape.fast_select  # the short path this test is about
+        if depth is not None:
+            s.execute(f"SET SESSION cte_max_recursion_depth = {depth}")
+        if isinstance(expected, int):
+            with pytest.raises(MySQLError) as exc:
+                s.execute_prepared(p, [upto])
+            assert exc.value.code == expected
+            assert exc.value.message == (
+                f"Recursive query aborted after {depth + 1} iterations. Try increasing @@cte_max_recursion_depth "
+                "to a larger value."
+            )
+        else:
+            assert s.execute_prepared(p, [upto])[0].rows == expected
+    finally:
+        server.shutdown()
