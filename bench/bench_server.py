@@ -708,6 +708,8 @@ def main() -> int:
     ratios: dict[tuple[str, str, int], list[float]] = {}
     #: (test, threads) -> per round: server CPU per query as the application account / as root
     app_ratios: dict[tuple[str, int], list[float]] = {}
+    #: (server, test, threads) -> per round: server CPU per query against the baseline's (``--baseline-src``)
+    before_ratios: dict[tuple[str, str, int], list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp, running_server(Path(tmp) / "d", "--log-bin") as srv:
         conns = {}
         for mode in ("OFF", "OWN_GTID"):
@@ -783,6 +785,11 @@ def main() -> int:
                             app_cpu = group["gtidkit app"].get("cpu_us_per_query")
                             if root_cpu and app_cpu:
                                 app_ratios.setdefault((test, threads), []).append(app_cpu / root_cpu)
+                        before_cpu = group.get("before", {}).get("cpu_us_per_query")
+                        for who in ("gtidkit", "gtidkit app"):
+                            cpu = group.get(who, {}).get("cpu_us_per_query")
+                            if before_cpu and cpu:  # this tree against the baseline, same round
+                                before_ratios.setdefault((who, test, threads), []).append(cpu / before_cpu)
                         if "mariadb" in group:
                             for who in ("gtidkit", "gtidkit app", "before"):
                                 if who in group:
@@ -873,6 +880,20 @@ def main() -> int:
             "",
             f"Load average at the end of the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.",
         ]
+        if before_ratios:
+            lines[-1:-1] = [
+                (
+                    "Against the baseline (`--baseline-src`, 'gtidkit before'): server CPU per query of this tree "
+                    "/ the baseline's, per round (the median first; below 1: this tree is cheaper): "
+                    + "; ".join(
+                        f"{label_of[who]} {test} {threads} thread(s) **{statistics.median(rs):.3f}** "
+                        f"({', '.join(f'{r:.3f}' for r in rs)})"
+                        for (who, test, threads), rs in before_ratios.items()
+                    )
+                    + "."
+                ),
+                "",
+            ]
     costs = _layer_costs()
     app_costs = dict(_layer_costs(user="app"))
     g_cpu = _median_fig(runs.get(("gtidkit", "oltp_point_select", 1), []), "cpu_us_per_query")

@@ -21,7 +21,14 @@ from typing import Any
 import pytest
 
 from gtidkit.engine import Server
-from gtidkit.engine.results import Condition, SessionStateType, StateChange, StatementResult
+from gtidkit.engine.results import (
+    Column,
+    Condition,
+    FieldType,
+    SessionStateType,
+    StateChange,
+    StatementResult,
+)
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.statements.prepared import bound_text, placeholder_positions
 from gtidkit.errors import MySQLError
@@ -223,6 +230,49 @@ def test_completed_is_replace():
         StatementResult(columns=(), rows=[(1,)])  # row widths are still checked at construction
 
 
+_COLS = (Column("c", type=FieldType.MYSQL_TYPE_VAR_STRING), Column("n", type=FieldType.MYSQL_TYPE_LONGLONG))
+_GTID_CHANGE = (StateChange(SessionStateType.SESSION_TRACK_GTIDS, f"{UUID}:1"),)
+
+
+@pytest.mark.parametrize(
+    ("rows", "warning_count", "flags", "changes", "warnings"),
+    [
+        pytest.param([("a", 1)], 0, 2, (), (), id="one-row"),
+        pytest.param([], 0, 2, (), (), id="no-row"),
+        pytest.param(
+            [("a", 1), ("b", 2)], 1, 0x4003, _GTID_CHANGE, (Condition("Note", 1003, "x"),), id="full"
+        ),
+        pytest.param([("a", 1)], 0xFFFF, 0xFFFF, _GTID_CHANGE, (), id="largest"),
+    ],
+)
+def test_result_set_is_the_constructor(rows, warning_count, flags, changes, warnings):
+    """``StatementResult.result_set`` (the prepared SELECT's short path) builds what the constructor builds."""
+    made = StatementResult.result_set(_COLS, rows, warning_count, flags, changes, warnings)
+    assert made == StatementResult(
+        _COLS, rows, warning_count=warning_count, status_flags=flags, state_changes=changes, warnings=warnings
+    )
+
+
+@pytest.mark.parametrize(
+    ("rows", "warning_count", "flags", "changes"),
+    [
+        pytest.param([("a",)], 0, 2, (), id="row-too-narrow"),
+        pytest.param([("a", 1), ("a", 1, 2)], 0, 2, (), id="second-row-too-wide"),
+        pytest.param([], 0x10000, 2, (), id="warning-count-past-16-bits"),
+        pytest.param([], -1, 2, (), id="negative-warning-count"),
+        pytest.param([], 0, 0x10000, (), id="flags-past-16-bits"),
+        pytest.param([], 0, 2, _GTID_CHANGE, id="changes-without-flag"),
+        pytest.param([], 0, 0x4002, (), id="flag-without-changes"),
+    ],
+)
+def test_result_set_checks_like_the_constructor(rows, warning_count, flags, changes):
+    """What the constructor refuses, ``result_set`` refuses too (ValueError)."""
+    with pytest.raises(ValueError):
+        StatementResult(_COLS, rows, warning_count=warning_count, status_flags=flags, state_changes=changes)
+    with pytest.raises(ValueError):
+        StatementResult.result_set(_COLS, rows, warning_count, flags, changes, ())
+
+
 def test_remembered_classification_is_a_fresh_statement():
     """BEGIN / COMMIT classified from the cache are new objects: changing one never reaches the next."""
     first = classify("START TRANSACTION READ ONLY")
@@ -317,3 +367,39 @@ def test_short_select_path_follows_schema_and_catalog(tmp_path):
         s.execute("UNLOCK TABLES")
     finally:
         srv.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("depth", "upto", "expected"),
+    [
+        pytest.param(None, 50, [(50,)], id="default-depth"),
+        pytest.param(10, 50, 3636, id="past-the-session-depth"),
+        pytest.param(10, 5, [(5,)], id="within-the-session-depth"),
+    ],
+)
+def test_prepared_fast_select_reads_cte_depth_per_execution(tmp_path, depth, upto, expected):
+    """A prepared SELECT on the short path reads ``cte_max_recursion_depth`` at each execution, as a text SELECT
+    does (3636 ER_CTE_MAX_RECURSION_DEPTH, RM8 "Limiting Common Table Expression Recursion")."""
+    server = Server.open(tmp_path)
+    try:
+        s = server.session()
+        s.execute("CREATE DATABASE d; USE d; CREATE TABLE t (a INT); INSERT INTO t VALUES (1)")
+        p = s.prepare(
+            "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < ?) SELECT COUNT(*) FROM c, t"
+        )
+        assert s.execute_prepared(p, [3])[0].rows == [(3,)]  # planned, with the default depth
+        assert p.shape.fast_select  # the short path this test is about
+        if depth is not None:
+            s.execute(f"SET SESSION cte_max_recursion_depth = {depth}")
+        if isinstance(expected, int):
+            with pytest.raises(MySQLError) as exc:
+                s.execute_prepared(p, [upto])
+            assert exc.value.code == expected
+            assert exc.value.message == (
+                f"Recursive query aborted after {depth + 1} iterations. Try increasing @@cte_max_recursion_depth "
+                "to a larger value."
+            )
+        else:
+            assert s.execute_prepared(p, [upto])[0].rows == expected
+    finally:
+        server.shutdown()

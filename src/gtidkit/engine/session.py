@@ -340,13 +340,6 @@ class Session:
         executor = self.executor
         current_db = self.current_db
         general = None
-        # max_execution_time and /*+ MAX_EXECUTION_TIME(ms) */ as for a text SELECT (3024): the prepared text keeps
-        # its hints; the session's variables are read at each execution, as _execute_statement reads them
-        executor.note_hints(
-            prepared_stmt.text,
-            int(self._session_value("max_execution_time")),
-            int(self._session_value("cte_max_recursion_depth")),
-        )
         try:
             slot = shape.plan
             if slot is None:
@@ -358,7 +351,21 @@ class Session:
                 if not slot.simple:  # planned as a constant or reading variables: the general path
                     general = stmt
             if general is None:
-                names, rows, meta, warnings = executor.run_prepared_select(slot, values, current_db)
+                # max_execution_time and /*+ MAX_EXECUTION_TIME(ms) */ as for a text SELECT (3024): the hint read
+                # once with the statement (its text keeps the comments), the session's variables at each execution
+                timeout_ms = shape.hint_ms
+                if timeout_ms is None:
+                    timeout_ms = (
+                        sv["max_execution_time"] if "max_execution_time" in sv else gv["max_execution_time"]
+                    )
+                cte_limit = (
+                    sv["cte_max_recursion_depth"]
+                    if "cte_max_recursion_depth" in sv
+                    else gv["cte_max_recursion_depth"]
+                )
+                names, rows, meta, warnings = executor.run_prepared_select(
+                    slot, values, current_db, timeout_ms, cte_limit
+                )
         except MySQLError as err:
             self.diagnostics.push(Condition("Error", err.code, err.message), self._max_error_count())
             tracker.statement_failed()
@@ -408,17 +415,8 @@ class Session:
         if "NO_BACKSLASH_ESCAPES" in str(sv["sql_mode"] if "sql_mode" in sv else gv["sql_mode"]).upper():
             flags |= _NO_BACKSLASH_ESCAPES
         # rows is a list of tuples: sqlite3's fetchall without a row_factory, or the executor's conversions
-        return StatementResult(
-            columns,
-            rows,
-            0,
-            0,
-            0,
-            min(self.diagnostics.statement_count, 0xFFFF),
-            "",
-            flags,
-            changes,
-            conditions,
+        return StatementResult.result_set(
+            columns, rows, min(self.diagnostics.statement_count, 0xFFFF), flags, changes, conditions
         )
 
     def _prepared_general(self, prepared_stmt: Any, stmt: Any) -> StatementResult:

@@ -64,6 +64,7 @@ from gtidkit.engine.sql.functions import rewrite_for_sqlite
 from gtidkit.engine.sql.group_concat import FUNCTION as GROUP_CONCAT_FUNCTION
 from gtidkit.engine.sql.group_concat import make_aggregate as make_group_concat
 from gtidkit.engine.sql.group_concat import rewrite_group_concat
+from gtidkit.engine.sql.hints import max_execution_time_hint
 from gtidkit.engine.sql.json_functions import COLUMN_KINDS as JSON_COLUMN_KINDS
 from gtidkit.engine.sql.json_functions import json_result_column, printed_text, rewrite_json
 from gtidkit.engine.sql.like import default_like_escape
@@ -102,8 +103,6 @@ __all__ = ["ExecResult", "Executor", "RowChange", "bindable"]
 SERVER_VERSION = MYSQL_VERSION  # VERSION(); gtidkit.version is the one server-version constant
 #: SQLite virtual-machine steps between two checks of :attr:`Executor.interrupt` (KILL QUERY latency vs cost).
 _PROGRESS_OPS = 20_000
-#: the MAX_EXECUTION_TIME(ms) optimizer hint of a SELECT's ``/*+ ... */`` comment
-_MAX_EXECUTION_TIME_HINT = re.compile(r"/\*\+[^*]*?\bMAX_EXECUTION_TIME\s*\(\s*(\d+)\s*\)", re.IGNORECASE)
 
 #: Tables filled per query from :attr:`Executor.virtual_tables` (the session's system variables, the process list).
 VIRTUAL_TABLES = frozenset(
@@ -230,6 +229,19 @@ class SelectPlan:
     #: the statement reads a table with a JSON column or calls a JSON function: any string cell may be a stored
     #: document with typed scalars (through UNION or a subquery too), shown as MySQL's text (:func:`printed_text`)
     reads_json: bool = False
+    #: derived from :attr:`metadata` once, not per execution: it names an ``@@variable`` (whose metadata follows
+    #: the value read)
+    variable_metadata: bool = field(init=False, compare=False, repr=False)
+    #: derived from :attr:`metadata` once: the positions of its JSON columns (values shown as MySQL's text)
+    json_columns: tuple[int, ...] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        meta = self.metadata or ()
+        object.__setattr__(self, "variable_metadata", any(type(m) is str for m in meta))
+        json_at = tuple(
+            i for i, m in enumerate(meta) if isinstance(m, Column) and m.type == FieldType.MYSQL_TYPE_JSON
+        )
+        object.__setattr__(self, "json_columns", json_at)
 
 
 class PreparedPlan:
@@ -613,8 +625,8 @@ class Executor:
             cte_max_recursion_depth: the session's variable (recursive CTEs stop with 3636 past it).
         """
         self.cte_limit = cte_max_recursion_depth
-        m = _MAX_EXECUTION_TIME_HINT.search(text) if "/*+" in text else None
-        self.hint_ms = int(m.group(1)) if m is not None else (max_execution_time or None)
+        hint = max_execution_time_hint(text)
+        self.hint_ms = hint if hint is not None else (max_execution_time or None)
 
     def select_deadline(self) -> float:
         """When a top-level SELECT must stop (``time.monotonic()`` seconds; 0: never): its
@@ -843,12 +855,13 @@ class Executor:
             increment = self.div_increment()
         if increment != DIV_PRECISION_INCREMENT:
             version = (version, "div_precision_increment", increment)  # result types and values follow it
-        unsigned_subtraction = "NO_UNSIGNED_SUBTRACTION" not in self.sql_mode().names
+        mode_names = self.sql_mode().names  # read once for the two modes the plan follows
+        unsigned_subtraction = "NO_UNSIGNED_SUBTRACTION" not in mode_names
         UNSIGNED_SUBTRACTION.set(unsigned_subtraction)  # for the typing of this statement's plan
         if not unsigned_subtraction:
             version = (version, "NO_UNSIGNED_SUBTRACTION")
-        if self.no_backslash_escapes():
-            version = (version, "NO_BACKSLASH_ESCAPES")  # LIKE's default escape (engine/sql/like.py)
+        if "NO_BACKSLASH_ESCAPES" in mode_names:  # LIKE's default escape (engine/sql/like.py)
+            version = (version, "NO_BACKSLASH_ESCAPES")
         if tpl is not None:
             key: tuple[Any, ...] = (tpl[0], current_db, version, replace)
             plan = self._plans.get(key)
@@ -1346,13 +1359,28 @@ class Executor:
         )
 
     def run_prepared_select(
-        self, slot: PreparedPlan, values: Any, current_db: str | None
+        self,
+        slot: PreparedPlan,
+        values: Any,
+        current_db: str | None,
+        timeout_ms: int = 0,
+        cte_limit: int = 1000,
     ) -> tuple[
         list[str], list[tuple[Any, ...]], tuple[Column | None, ...] | None, list[tuple[str, int, str]]
     ]:
         """Run a prepared SELECT whose :meth:`prepared_plan` slot is ``simple`` (a :class:`SelectPlan` reading no
         variable, virtual table or ``:gkdb`` / ``:gkver``), with its parameters ``values`` (``gp<i>`` -> value
         as :func:`bindable` returns it): what :meth:`execute` does for it, without an :class:`ExecResult`.
+
+        Args:
+            slot: the statement's plan slot (:meth:`prepared_plan`).
+            values: the parameters' binds.
+            current_db: the default schema.
+            timeout_ms: when the SELECT must stop with 3024, in milliseconds from now: its
+                ``/*+ MAX_EXECUTION_TIME(ms) */`` hint, else the session's ``max_execution_time``; 0: never (what
+                :meth:`note_hints` and :meth:`select_deadline` work out for a text SELECT, given directly: the
+                prepared statement read its hint once).
+            cte_limit: the session's ``cte_max_recursion_depth`` (3636 past it).
 
         Returns:
             (column names, rows, metadata, warnings) as :meth:`run_select_plan` puts them in its result.
@@ -1367,14 +1395,15 @@ class Executor:
             self.seeded_rand.clear()
         binds = slot.binds.copy()
         binds.update(values)
+        self.cte_limit = cte_limit
         self._interruptible = True
-        self.deadline = self.select_deadline()  # max_execution_time / the hint, as :meth:`execute` sets it
+        if timeout_ms:  # max_execution_time / the hint, as :meth:`execute` sets it
+            self.deadline = time.monotonic() + timeout_ms / 1000
         try:
             return self._run_plan(slot.plan, binds)
         finally:
             self._interruptible = False
             self.deadline = 0.0
-            self.hint_ms = None
 
     def run_select_plan(self, plan: SelectPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
         """Execute a :class:`SelectPlan` with placeholder values ``params``."""
@@ -1389,7 +1418,10 @@ class Executor:
             self._fill_threads()
         for schema, name in plan.virtual:
             self._fill_virtual(schema, name)
-        cols, rows, meta, warnings = self._run_plan(plan, binds)
+        sql = None
+        if self.describe_only:  # PREPARE: the columns only, SQLite stops before the first row (LIMIT 0)
+            sql = f"SELECT * FROM ({plan.sql}) LIMIT 0"
+        cols, rows, meta, warnings = self._run_plan(plan, binds, sql)
         return ExecResult(columns=cols, rows=rows, metadata=meta, warnings=warnings)
 
     def _rerun_keeping_bytes(self, sql: str, binds: Any) -> tuple[Any, list[Any]]:
@@ -1412,21 +1444,19 @@ class Executor:
             raw.text_factory = before
 
     def _run_plan(
-        self, plan: SelectPlan, binds: dict[str, Any]
+        self, plan: SelectPlan, binds: dict[str, Any], sql: str | None = None
     ) -> tuple[
         list[str], list[tuple[Any, ...]], tuple[Column | None, ...] | None, list[tuple[str, int, str]]
     ]:
-        """Run ``plan.sql`` with ``binds`` (every placeholder's value, as sqlite3 binds it): (column names, rows
-        converted to the columns' MySQL types, metadata, warnings)."""
+        """Run ``plan.sql`` (or ``sql``, the text SQLite runs in its place: PREPARE's ``LIMIT 0``) with ``binds``
+        (every placeholder's value, as sqlite3 binds it): (column names, rows converted to the columns' MySQL
+        types, metadata, warnings)."""
         if self._registered != self.functions:
             self._sync_functions()
         self.group_concat_rows[0] = 0
         if self.udf_warnings:
             self.udf_warnings = []
-        sql = plan.sql
-        if self.describe_only:  # the columns only: SQLite stops before the first row (LIMIT 0)
-            sql = f"SELECT * FROM ({sql}) LIMIT 0"
-        cur = self.run_sqlite(sql, binds)
+        cur = self.run_sqlite(sql or plan.sql, binds)
         try:
             rows = cur.fetchall()
         except _db.Error as err:  # a UDF (or KILL QUERY) stopping the statement after its first rows
@@ -1443,22 +1473,25 @@ class Executor:
                 rows = [tuple(v if f is None else f(v) for f, v in zip(fns, r)) for r in rows]
         cols = list(plan.columns) if plan.columns is not None else [d[0] for d in cur.description or ()]
         meta = None
+        json_at: Any = ()
         if plan.metadata is not None and len(plan.metadata) == len(cols):
             meta = plan.metadata
-            if any(type(m) is str for m in meta):  # an @@variable's metadata follows its value
+            json_at = plan.json_columns
+            if plan.variable_metadata:  # an @@variable's metadata follows its value
                 meta = tuple(
                     self._sysvar_metadata(cols[i], m, rows[0][i] if rows else None) if type(m) is str else m
                     for i, m in enumerate(meta)
                 )
+                json_at = [
+                    i
+                    for i, m in enumerate(meta)
+                    if isinstance(m, Column) and m.type == FieldType.MYSQL_TYPE_JSON
+                ]
         if rows and plan.reads_json:
             # a JSON value holding DATE / TIME / DECIMAL scalars is stored marked: the client sees MySQL's text
             rows = [tuple(printed_text(v) if type(v) is str else v for v in r) for r in rows]
-        elif rows and meta is not None:
-            json_at = [
-                i for i, m in enumerate(meta) if isinstance(m, Column) and m.type == FieldType.MYSQL_TYPE_JSON
-            ]
-            if json_at:
-                rows = [tuple(printed_text(v) if i in json_at else v for i, v in enumerate(r)) for r in rows]
+        elif rows and json_at:  # JSON columns (json_at is empty without metadata)
+            rows = [tuple(printed_text(v) if i in json_at else v for i, v in enumerate(r)) for r in rows]
         warnings = self.udf_warnings
         if warnings:
             self.udf_warnings = []

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine.results import Column, StatementResult
 from gtidkit.engine.sql.exec_result import bindable
+from gtidkit.engine.sql.hints import max_execution_time_hint
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
 
@@ -211,12 +212,24 @@ class Shape:
             splitting it again).
         authorized: ``(Authorizer.state(), default schema)`` under which its privilege check last passed, else
             None (``Session._authorize_prepared``).
+        hint_ms: the statement's ``/*+ MAX_EXECUTION_TIME(ms) */`` hint (read once from its text, which keeps
+            its comments), else None: the session's ``max_execution_time`` applies at each execution.
     """
 
-    __slots__ = ("authorized", "classified", "fast_select", "names", "plan", "single_text", "uses_tables")
+    __slots__ = (
+        "authorized",
+        "classified",
+        "fast_select",
+        "hint_ms",
+        "names",
+        "plan",
+        "single_text",
+        "uses_tables",
+    )
 
-    def __init__(self, single_text: bool = False) -> None:
+    def __init__(self, single_text: bool = False, hint_ms: int | None = None) -> None:
         self.single_text = single_text
+        self.hint_ms = hint_ms
         self.classified: tuple[Any, str, dict[str, Any]] | None = None
         self.names: tuple[str, ...] = ()
         self.fast_select: bool | None = None
@@ -320,7 +333,7 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
         finally:
             session.authorizer, session.client = authorizer, client
         columns = res[-1].columns if res else None
-    shape = Shape(single_text=split_statements(text) == [text])
+    shape = Shape(single_text=split_statements(text) == [text], hint_ms=max_execution_time_hint(text))
     return PreparedStatement(text, len(positions), columns, kind, tuple(positions), template, shape)
 
 
