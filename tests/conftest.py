@@ -97,18 +97,29 @@ def xdist_scope(nodeid: str) -> str:
 
 
 #: the order in which units are handed out, by the directory of their tests: the Spark unit (the longest) first,
-#: then the tests that start server processes (replication, CLI, wire), the in-process ones last to fill the gaps
-_RANK = ("spark", "tests/replication/", "tests/cli/", "tests/protocol/", "tests/pipeline/", "tests/engine/")
+#: then the tests that start server processes (replication, CLI, wire), the pipeline's, then every other directory
+#: (binlog, gtid, the top-level checks such as test_collection's two collections); the in-process engine tests,
+#: thousands of small units, come last to fill the gaps, so that both workers finish together
+_RANK = (
+    "spark",
+    "tests/replication/",
+    "tests/cli/",
+    "tests/protocol/",
+    "tests/pipeline/",
+    "",
+    "tests/engine/",
+)
 
 
 def _unit_rank(scope: str, tests: dict[str, bool]) -> tuple[int, int]:
-    """Sort key of a unit of work (longest expected first): its directory's place in :data:`_RANK`, then the
-    number of its tests (more first); the sort is stable, so collection order decides the rest."""
+    """Sort key of a unit of work (longest expected first): its directory's place in :data:`_RANK` (a directory
+    not named there takes the place of ``""``), then the number of its tests (more first); the sort is stable, so
+    collection order decides the rest."""
     first = next(iter(tests), "")
     for rank, prefix in enumerate(_RANK):
-        if scope == prefix or first.startswith(prefix):
+        if prefix and (scope == prefix or first.startswith(prefix)):
             return rank, -len(tests)
-    return len(_RANK), -len(tests)
+    return _RANK.index(""), -len(tests)
 
 
 # a hook of pytest-xdist (optional: without pytest-xdist the suite runs in one process)

@@ -95,3 +95,36 @@ def test_xdist_units(nodeid: str, unit: str | None) -> None:
     from tests.conftest import xdist_scope
 
     assert xdist_scope(nodeid) == (nodeid if unit is None else unit)
+
+
+def test_units_are_handed_out_longest_first_and_engine_tests_last() -> None:
+    from tests.conftest import _unit_rank
+
+    units = {
+        "tests/engine/test_a.py::test_x": {"tests/engine/test_a.py::test_x": False},
+        "tests/test_collection.py::test_y": {"tests/test_collection.py::test_y": False},
+        "tests/gtid/test_g.py::test_z": {"tests/gtid/test_g.py::test_z": False},
+        "tests/protocol/test_p.py": {
+            "tests/protocol/test_p.py::a": False,
+            "tests/protocol/test_p.py::b": False,
+        },
+        "tests/cli/test_c.py::test_c": {"tests/cli/test_c.py::test_c": False},
+        "tests/protocol/test_q.py": {"tests/protocol/test_q.py::a": False},
+        "tests/replication/test_r.py": {"tests/replication/test_r.py::a": False},
+        "spark": {"tests/pipeline/test_fleet.py::a": False},
+        "tests/pipeline/test_layout_and_state.py::test_v": {
+            "tests/pipeline/test_layout_and_state.py::test_v": False
+        },
+    }
+    order = [scope for scope, _ in sorted(units.items(), key=lambda unit: _unit_rank(*unit))]
+    assert order == [
+        "spark",
+        "tests/replication/test_r.py",
+        "tests/cli/test_c.py::test_c",
+        "tests/protocol/test_p.py",  # two tests before one
+        "tests/protocol/test_q.py",
+        "tests/pipeline/test_layout_and_state.py::test_v",
+        "tests/test_collection.py::test_y",
+        "tests/gtid/test_g.py::test_z",
+        "tests/engine/test_a.py::test_x",
+    ]
