@@ -60,10 +60,13 @@ def gtid_vectors_path() -> Path:
     return need_shared(GTID_VECTORS)
 
 
-#: test directories whose modules that name Spark all run on one pytest-xdist worker: they share one Spark session
-#: (the ``spark`` fixture) and the session fixtures built on it (tests/pipeline/conftest.py)
+#: test directories whose modules that use the Spark session all run on one pytest-xdist worker: they share one
+#: Spark session (the ``spark`` fixture) and the session fixtures built on it (tests/pipeline/conftest.py)
 _ONE_WORKER_DIRS = {"tests/pipeline/": "spark"}
-_SPARK = re.compile(r"\bspark\b")
+#: a module uses the Spark session when a test or fixture of it takes ``spark`` or a session fixture built on it
+#: (tests/pipeline/conftest.py); a module that only names Spark (its CLI tests start their own JVM in a
+#: subprocess, a standalone cluster) shares nothing with the session and may run on the other worker
+_SPARK = re.compile(r"\bdef \w+\([^)]*\b(?:spark|fleet_result|fixtures_result)\b")
 
 
 #: what in a test module's text makes its tests one unit of work: a fixture shared by several of its tests
@@ -82,8 +85,8 @@ def _module_text(path: str) -> str | None:
 def xdist_scope(nodeid: str) -> str:
     """The unit of work pytest-xdist hands to one worker under ``make test`` (``-n 2 --dist loadgroup``), from a test's
     node id: an explicit ``@pytest.mark.xdist_group`` name when pytest-xdist put one in the id; one unit for every
-    test of a module that names ``spark`` under a directory of :data:`_ONE_WORKER_DIRS` (so a run starts one local
-    Spark); the module when it has a
+    test of a module that uses the Spark session (:data:`_SPARK`) under a directory of :data:`_ONE_WORKER_DIRS`
+    (so a run starts one local Spark); the module when it has a
     fixture broader than a test (so its server or cluster is set up once, on one worker, and its tests keep their
     order); else the test alone (any free worker takes it)."""
     path, _, rest = nodeid.partition("::")

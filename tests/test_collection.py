@@ -65,9 +65,17 @@ def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
     [
         # the Spark tests: one unit, one session per run
         ("tests/pipeline/test_fleet.py::test_x", "spark"),
-        ("tests/pipeline/test_cli_run.py::test_y[a]", "spark"),
+        ("tests/pipeline/test_transforms.py::test_y[a]", "spark"),
+        ("tests/pipeline/test_corrupt.py::test_every_byte_accounted", "spark"),  # through a module fixture
+        (
+            "tests/pipeline/test_local_engine.py::test_choose_engine[x]",
+            "spark",
+        ),  # the module's other tests do
         # a pipeline module without Spark (no session to share, no module fixture): each test alone
         ("tests/pipeline/test_layout_and_state.py::test_v", None),
+        # Spark only in subprocesses (the CLI's own JVM, a standalone cluster): no session to share
+        ("tests/pipeline/test_cli_run.py::test_json_output_is_only_json", "tests/pipeline/test_cli_run.py"),
+        ("tests/pipeline/test_standalone_cluster.py::test_job", None),
         # a module with a module-scoped server: one unit, its tests in order on one worker
         (
             "tests/protocol/test_charsets_wire.py::test_set_names_utf8_is_utf8mb3",
@@ -83,7 +91,11 @@ def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
     ids=[
         "pipeline",
         "pipeline-param",
+        "pipeline-module-fixture",
+        "pipeline-same-module",
         "pipeline-no-spark",
+        "pipeline-cli-jvm",
+        "pipeline-standalone",
         "module-fixture",
         "function-only",
         "function-only-2",
