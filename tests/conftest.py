@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import re
 import signal
@@ -59,10 +60,13 @@ def gtid_vectors_path() -> Path:
     return need_shared(GTID_VECTORS)
 
 
-#: test directories whose modules that name Spark all run on one pytest-xdist worker: they share one Spark session
-#: (the ``spark`` fixture) and the session fixtures built on it (tests/pipeline/conftest.py)
+#: test directories whose modules that use the Spark session all run on one pytest-xdist worker: they share one
+#: Spark session (the ``spark`` fixture) and the session fixtures built on it (tests/pipeline/conftest.py)
 _ONE_WORKER_DIRS = {"tests/pipeline/": "spark"}
-_SPARK = re.compile(r"\bspark\b")
+#: a module uses the Spark session when a test or fixture of it takes ``spark`` or a session fixture built on it
+#: (tests/pipeline/conftest.py); a module that only names Spark (its CLI tests start their own JVM in a
+#: subprocess, a standalone cluster) shares nothing with the session and may run on the other worker
+_SPARK = re.compile(r"\bdef \w+\([^)]*\b(?:spark|fleet_result|fixtures_result)\b")
 
 
 #: what in a test module's text makes its tests one unit of work: a fixture shared by several of its tests
@@ -81,8 +85,8 @@ def _module_text(path: str) -> str | None:
 def xdist_scope(nodeid: str) -> str:
     """The unit of work pytest-xdist hands to one worker under ``make test`` (``-n 2 --dist loadgroup``), from a test's
     node id: an explicit ``@pytest.mark.xdist_group`` name when pytest-xdist put one in the id; one unit for every
-    test of a module that names ``spark`` under a directory of :data:`_ONE_WORKER_DIRS` (so a run starts one local
-    Spark); the module when it has a
+    test of a module that uses the Spark session (:data:`_SPARK`) under a directory of :data:`_ONE_WORKER_DIRS`
+    (so a run starts one local Spark); the module when it has a
     fixture broader than a test (so its server or cluster is set up once, on one worker, and its tests keep their
     order); else the test alone (any free worker takes it)."""
     path, _, rest = nodeid.partition("::")
@@ -96,18 +100,29 @@ def xdist_scope(nodeid: str) -> str:
 
 
 #: the order in which units are handed out, by the directory of their tests: the Spark unit (the longest) first,
-#: then the tests that start server processes (replication, CLI, wire), the in-process ones last to fill the gaps
-_RANK = ("spark", "tests/replication/", "tests/cli/", "tests/protocol/", "tests/pipeline/", "tests/engine/")
+#: then the tests that start server processes (replication, CLI, wire), the pipeline's, then every other directory
+#: (binlog, gtid, the top-level checks such as test_collection's two collections); the in-process engine tests,
+#: thousands of small units, come last to fill the gaps, so that both workers finish together
+_RANK = (
+    "spark",
+    "tests/replication/",
+    "tests/cli/",
+    "tests/protocol/",
+    "tests/pipeline/",
+    "",
+    "tests/engine/",
+)
 
 
 def _unit_rank(scope: str, tests: dict[str, bool]) -> tuple[int, int]:
-    """Sort key of a unit of work (longest expected first): its directory's place in :data:`_RANK`, then the
-    number of its tests (more first); the sort is stable, so collection order decides the rest."""
+    """Sort key of a unit of work (longest expected first): its directory's place in :data:`_RANK` (a directory
+    not named there takes the place of ``""``), then the number of its tests (more first); the sort is stable, so
+    collection order decides the rest."""
     first = next(iter(tests), "")
     for rank, prefix in enumerate(_RANK):
-        if scope == prefix or first.startswith(prefix):
+        if prefix and (scope == prefix or first.startswith(prefix)):
             return rank, -len(tests)
-    return len(_RANK), -len(tests)
+    return _RANK.index(""), -len(tests)
 
 
 # a hook of pytest-xdist (optional: without pytest-xdist the suite runs in one process)
@@ -178,3 +193,10 @@ def server_mode(request: pytest.FixtureRequest) -> Any:
             os.environ.pop(_SUPERVISED_ENV, None)
         else:
             os.environ[_SUPERVISED_ENV] = old
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Once the tests are collected (every pytest-xdist worker collects all ~7500), collect the garbage of the
+    collection and freeze what is left (:func:`gc.freeze`): the modules, items and fixtures stay alive to the end
+    of the run, and every later full collection (about one per ten tests of the engine) would walk them all again,
+    as would the interpreter's exit. Objects made by the tests are collected as usual."""
+    gc.collect()
+    gc.freeze()

@@ -65,9 +65,17 @@ def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
     [
         # the Spark tests: one unit, one session per run
         ("tests/pipeline/test_fleet.py::test_x", "spark"),
-        ("tests/pipeline/test_cli_run.py::test_y[a]", "spark"),
+        ("tests/pipeline/test_transforms.py::test_y[a]", "spark"),
+        ("tests/pipeline/test_corrupt.py::test_every_byte_accounted", "spark"),  # through a module fixture
+        (
+            "tests/pipeline/test_local_engine.py::test_choose_engine[x]",
+            "spark",
+        ),  # the module's other tests do
         # a pipeline module without Spark (no session to share, no module fixture): each test alone
         ("tests/pipeline/test_layout_and_state.py::test_v", None),
+        # Spark only in subprocesses (the CLI's own JVM, a standalone cluster): no session to share
+        ("tests/pipeline/test_cli_run.py::test_json_output_is_only_json", "tests/pipeline/test_cli_run.py"),
+        ("tests/pipeline/test_standalone_cluster.py::test_job", None),
         # a module with a module-scoped server: one unit, its tests in order on one worker
         (
             "tests/protocol/test_charsets_wire.py::test_set_names_utf8_is_utf8mb3",
@@ -83,7 +91,11 @@ def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
     ids=[
         "pipeline",
         "pipeline-param",
+        "pipeline-module-fixture",
+        "pipeline-same-module",
         "pipeline-no-spark",
+        "pipeline-cli-jvm",
+        "pipeline-standalone",
         "module-fixture",
         "function-only",
         "function-only-2",
@@ -95,3 +107,36 @@ def test_xdist_units(nodeid: str, unit: str | None) -> None:
     from tests.conftest import xdist_scope
 
     assert xdist_scope(nodeid) == (nodeid if unit is None else unit)
+
+
+def test_units_are_handed_out_longest_first_and_engine_tests_last() -> None:
+    from tests.conftest import _unit_rank
+
+    units = {
+        "tests/engine/test_a.py::test_x": {"tests/engine/test_a.py::test_x": False},
+        "tests/test_collection.py::test_y": {"tests/test_collection.py::test_y": False},
+        "tests/gtid/test_g.py::test_z": {"tests/gtid/test_g.py::test_z": False},
+        "tests/protocol/test_p.py": {
+            "tests/protocol/test_p.py::a": False,
+            "tests/protocol/test_p.py::b": False,
+        },
+        "tests/cli/test_c.py::test_c": {"tests/cli/test_c.py::test_c": False},
+        "tests/protocol/test_q.py": {"tests/protocol/test_q.py::a": False},
+        "tests/replication/test_r.py": {"tests/replication/test_r.py::a": False},
+        "spark": {"tests/pipeline/test_fleet.py::a": False},
+        "tests/pipeline/test_layout_and_state.py::test_v": {
+            "tests/pipeline/test_layout_and_state.py::test_v": False
+        },
+    }
+    order = [scope for scope, _ in sorted(units.items(), key=lambda unit: _unit_rank(*unit))]
+    assert order == [
+        "spark",
+        "tests/replication/test_r.py",
+        "tests/cli/test_c.py::test_c",
+        "tests/protocol/test_p.py",  # two tests before one
+        "tests/protocol/test_q.py",
+        "tests/pipeline/test_layout_and_state.py::test_v",
+        "tests/test_collection.py::test_y",
+        "tests/gtid/test_g.py::test_z",
+        "tests/engine/test_a.py::test_x",
+    ]

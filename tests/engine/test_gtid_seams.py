@@ -11,6 +11,7 @@ strongly connected component that runs through the two context objects.
 from __future__ import annotations
 
 import ast
+import functools
 from collections import deque
 from pathlib import Path
 
@@ -52,8 +53,10 @@ def _all_imports(path: Path) -> set[str]:
     return out
 
 
+@functools.cache
 def engine_graph() -> dict[str, set[str]]:
-    """Module -> engine modules it imports, type-level edges included."""
+    """Module -> engine modules it imports, type-level edges included (read once per process, when a test first
+    asks: not at collection, which every pytest-xdist worker runs)."""
     modules = {_module_name(p): p for p in SRC.rglob("*.py") if _module_name(p).startswith("gtidkit.engine")}
     return {
         name: {d for d in _all_imports(path) if d in modules and d != name and not name.startswith(d + ".")}
@@ -87,19 +90,17 @@ def loop_through(graph: dict[str, set[str]], module: str) -> set[str]:
     return {m for m in reach if path_between(graph, m, module) is not None}
 
 
-GRAPH = engine_graph()
-
-
 @pytest.mark.parametrize("module", GTID_CORE)
 @pytest.mark.parametrize("context", CONTEXT)
 def test_gtid_core_never_reaches_the_context_objects(module: str, context: str) -> None:
-    assert module in GRAPH, f"{module} moved: update GTID_CORE"
-    chain = path_between(GRAPH, module, context)
+    graph = engine_graph()
+    assert module in graph, f"{module} moved: update GTID_CORE"
+    chain = path_between(graph, module, context)
     assert chain is None, " -> ".join(chain or ())
 
 
 def test_loop_through_session_leaves_the_gtid_core_out() -> None:
-    loop = loop_through(GRAPH, "gtidkit.engine.session")
+    loop = loop_through(engine_graph(), "gtidkit.engine.session")
     assert "gtidkit.engine.server" in loop  # the loop this guards against still exists: the check is live
     assert not loop & set(GTID_CORE)
 

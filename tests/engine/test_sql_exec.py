@@ -7,7 +7,10 @@ from decimal import Decimal
 
 import pytest
 
+from gtidkit.engine.accounts.tables import GRANT_TABLE_DDL
+from gtidkit.engine.sql.ddl import parse_create_table_text
 from gtidkit.engine.sql.executor import Executor, RowChange
+from gtidkit.engine.sql.log_tables import LOG_TABLE_DDL
 from gtidkit.engine.sql.show import show_create, show_index, show_tables
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.storage import Storage
@@ -133,6 +136,35 @@ def test_create_table_catalog_and_information_schema(ex):
     assert run(ex, "CREATE TABLE IF NOT EXISTS t (a INT)").warnings == [
         ("Note", 1050, "Table 't' already exists")
     ]
+
+
+@pytest.mark.parametrize("name", [*LOG_TABLE_DDL, *GRANT_TABLE_DDL])
+def test_system_table_ddl_is_keyed_by_the_table_it_creates(name):
+    """The bootstrap skips the DDL of a table the datadir has, by its key: the key is the table the text creates."""
+    table = parse_create_table_text({**LOG_TABLE_DDL, **GRANT_TABLE_DDL}[name], None)
+    assert (table.schema, table.name) == ("mysql", name)
+
+
+def test_reopening_a_datadir_parses_no_system_table_ddl(tmp_path, monkeypatch):
+    """A new datadir parses each system table's DDL once; opening it again parses none (each open of a server)."""
+    import gtidkit.engine.storage as storage_module
+
+    parsed: list[str] = []
+
+    def counting(text: str, db: str | None):
+        parsed.append(text)
+        return parse_create_table_text(text, db)
+
+    monkeypatch.setattr(storage_module, "parse_create_table_text", counting)
+    Storage.open(tmp_path).close()
+    assert len(parsed) == len(LOG_TABLE_DDL) + len(GRANT_TABLE_DDL) + 1  # + mysql.gtid_executed
+    parsed.clear()
+    storage = Storage.open(tmp_path)
+    try:
+        assert parsed == []
+        assert all(storage.catalog.get_table("mysql", n) for n in [*LOG_TABLE_DDL, *GRANT_TABLE_DDL])
+    finally:
+        storage.close()
 
 
 def test_gtid_executed_system_table_is_bootstrapped_with_mysql_ddl(ex):

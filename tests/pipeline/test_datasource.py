@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from pyspark.testing import assertDataFrameEqual
 
 from gtidkit.binlog.file import iter_transactions
+from tests.pipeline.frames import assert_frames_equal
 
 pytestmark = pytest.mark.spark
 
@@ -53,7 +53,7 @@ def test_transactions_equal_plain_python_reader(spark, fleet_dir):
         spark.read.format("binlog").option("level", "transactions").load(str(fleet_dir / host)).select(*cols)
     )
     # a host directory given directly is one host named after it
-    assertDataFrameEqual(got, spark.createDataFrame(expected, got.schema))
+    assert_frames_equal(got, spark.createDataFrame(expected, got.schema))
 
 
 def test_events_level_and_sql(spark, fleet_dir, fleet_manifest):
@@ -109,6 +109,6 @@ def test_packed_partitions_read_the_same_rows(spark, fleet_dir, fleet_manifest):
     packed = spark.read.format("binlog").option("maxPartitionBytes", str(64 << 20)).load(str(fleet_dir))
     n_files = sum(len(h.files) for h in fleet_manifest.hosts)
     assert packed.rdd.getNumPartitions() < n_files == plain.rdd.getNumPartitions()
-    assertDataFrameEqual(packed, plain)
+    assert_frames_equal(packed, plain)
     files = spark.read.format("binlog").option("level", "files").option("maxPartitionBytes", str(64 << 20))
     assert files.load(str(fleet_dir)).count() == n_files

@@ -6,12 +6,12 @@ import base64
 import re
 
 import pytest
-from pyspark.testing import assertDataFrameEqual, assertSchemaEqual
 
 from gtidkit.binlog.file import iter_transactions, scan_file
 from gtidkit.gtid import GtidSet
 from gtidkit.pipeline import schemas
 from gtidkit.pipeline.demo import ANOMALY_CHECKS, match_expected
+from tests.pipeline.frames import assert_frames_equal, assert_schemas_equal
 
 pytestmark = pytest.mark.spark
 
@@ -67,8 +67,8 @@ def test_gtid_executed_table_equals_plain_python(spark, fleet_result, fleet_dir)
             )
         expected += [(host_dir.name, str(sid), tag, a, b) for sid, tag, a, b in s.intervals()]
     got = spark.read.parquet(str(fleet_result.output / "gtid_executed"))
-    assertSchemaEqual(got.schema, spark.createDataFrame([], schemas.GTID_EXECUTED).schema)
-    assertDataFrameEqual(got, spark.createDataFrame(expected, schemas.GTID_EXECUTED))
+    assert_schemas_equal(got.schema, spark.createDataFrame([], schemas.GTID_EXECUTED).schema)
+    assert_frames_equal(got, spark.createDataFrame(expected, schemas.GTID_EXECUTED))
 
 
 def test_files_table_matches_manifest(fleet_result, fleet_manifest):
@@ -99,7 +99,7 @@ def test_parquet_tables_have_documented_schemas(spark, fleet_result):
         ("parallelism", schemas.PARALLELISM),
     ]:
         got = spark.read.parquet(str(fleet_result.output / name)).schema
-        assertSchemaEqual(got, spark.createDataFrame([], ddl).schema)
+        assert_schemas_equal(got, spark.createDataFrame([], ddl).schema)
     txn = spark.read.parquet(str(fleet_result.output / "transactions"))
     assert txn.columns == schemas.field_names(schemas.TRANSACTIONS) + ["commit_time"]
     assert txn.count() == fleet_result.counts["transactions"]

@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from pyspark.testing import assertDataFrameEqual
 
 from gtidkit.gtid import GtidSet
 from gtidkit.pipeline import checks as C
 from gtidkit.pipeline import schemas
 from gtidkit.pipeline import transforms as T
+from tests.pipeline.frames import assert_frames_equal
 
 pytestmark = pytest.mark.spark
 
@@ -98,13 +98,13 @@ def test_gtid_executed_matches_gtidset(spark):
         [(A, "", g, g) for g in gnos] + [(B, "blue", g, g) for g in (3, 4, 5, 9)] + prev
     )
     expected = [("h1", str(s), tag, a, b) for s, tag, a, b in expected_h1.intervals()] + [("h2", A, "", 1, 1)]
-    assertDataFrameEqual(got, spark.createDataFrame(expected, schemas.GTID_EXECUTED))
+    assert_frames_equal(got, spark.createDataFrame(expected, schemas.GTID_EXECUTED))
 
 
 def test_merge_intervals_overlaps_and_duplicates(spark):
     rows = [("k", 1, 3), ("k", 2, 2), ("k", 4, 4), ("k", 4, 4), ("k", 10, 20), ("k", 12, 13), ("k", 22, 22)]
     df = spark.createDataFrame(rows, "k STRING, interval_start BIGINT, interval_end BIGINT")
-    assertDataFrameEqual(
+    assert_frames_equal(
         T.merge_intervals(df, ["k"]),
         spark.createDataFrame(
             [("k", 1, 4), ("k", 10, 20), ("k", 22, 22)],
@@ -142,7 +142,7 @@ def test_parallelism_groups(spark):
     rows.append(txn("h", "f2", 10, A, 99, lc=0, sn=1, idx=1))
     t = spark.createDataFrame(rows, schemas.TRANSACTIONS)
     groups = T.parallelism(t)
-    assertDataFrameEqual(
+    assert_frames_equal(
         groups,
         spark.createDataFrame(
             [("h", "f1", 0, 3, 1), ("h", "f1", 3, 2, 4), ("h", "f1", 5, 1, 6), ("h", "f2", 0, 1, 1)],

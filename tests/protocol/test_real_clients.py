@@ -417,16 +417,19 @@ def test_max_connections_wait_timeout_and_sigterm(tmp_path: Path) -> None:
         with pytest.raises(pymysql.err.OperationalError) as exc:
             pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")
         assert exc.value.args[0] == 1040
+        sent = time.monotonic()  # a's idle time starts after the server answers this statement
         with a.cursor() as cur:
             cur.execute("CREATE DATABASE kept")
-        time.sleep(3.5)  # both idle longer than wait_timeout
-        # the server said why before closing: ERR 4031 ER_CLIENT_INTERACTION_TIMEOUT (sequence id 0), then EOF
-        b._sock.settimeout(10)
-        data = b""
-        while chunk := b._sock.recv(4096):
-            data += chunk
-        assert data[3:7] == b"\x00\xff" + (4031).to_bytes(2, "little"), data
-        assert b"disconnected by the server because of inactivity" in data
+        # both idle longer than wait_timeout: the server says why before closing each, ERR 4031
+        # ER_CLIENT_INTERACTION_TIMEOUT (sequence id 0), then EOF
+        for idle in (b, a):
+            idle._sock.settimeout(10)
+            data = b""
+            while chunk := idle._sock.recv(4096):
+                data += chunk
+            assert data[3:7] == b"\x00\xff" + (4031).to_bytes(2, "little"), data
+            assert b"disconnected by the server because of inactivity" in data
+        assert time.monotonic() - sent >= 1.95  # a, the last one active, was idle for wait_timeout
         with pytest.raises(pymysql.err.OperationalError), b.cursor() as cur:
             cur.execute("SELECT 1")
         c = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="")

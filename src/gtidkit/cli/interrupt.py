@@ -12,6 +12,7 @@ C program killed by SIGPIPE reports) instead of a ``BrokenPipeError`` traceback.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from typing import Any, NoReturn
@@ -64,7 +65,34 @@ def _stdout_gone() -> NoReturn:
 
 
 class GtidkitGroup(click.Group):
-    """The top-level group: Ctrl-C in any subcommand ends it with a note and status 130, a closed stdout with 141."""
+    """The top-level group: Ctrl-C in any subcommand ends it with a note and status 130, a closed stdout with 141.
+
+    Its subcommands load lazily (click's documentation, "Lazily Loading Subcommands"): ``lazy_subcommands`` maps
+    a command name to ``"module:attribute"``, imported when that command runs or ``--help`` lists it, so a command
+    starts without importing the others' modules.
+
+    Args:
+        lazy_subcommands: command name -> ``"package.module:attribute"`` of its :class:`click.Command`.
+    """
+
+    def __init__(self, *args: Any, lazy_subcommands: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_subcommands = dict(lazy_subcommands or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command's name, sorted (as click lists a group's commands)."""
+        return sorted({*super().list_commands(ctx), *self.lazy_subcommands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, importing its module first when it is a lazy one (None when unknown)."""
+        where = self.lazy_subcommands.get(cmd_name)
+        if where is None:
+            return super().get_command(ctx, cmd_name)
+        module, _, attribute = where.partition(":")
+        command = getattr(importlib.import_module(module), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{where} is not a click command")
+        return command
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the subcommand; see the module docstring for what happens on Ctrl-C and on a closed pipe."""

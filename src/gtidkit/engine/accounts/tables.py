@@ -118,5 +118,17 @@ _EMPTY_GRANT_DDL = (
         f"PRIMARY KEY (Host, User, Password_timestamp){_TAIL}'Password history for user accounts'"
     ),
 )
-#: ``CREATE TABLE`` text of each grant table, created at bootstrap (:meth:`Catalog.bootstrap`)
-GRANT_TABLE_DDL: tuple[str, ...] = (_USER_DDL, _DB_DDL, _GLOBAL_GRANTS_DDL, *_EMPTY_GRANT_DDL)
+#: ``CREATE TABLE`` text of each grant table by its name in ``mysql``, created at bootstrap when missing
+#: (:meth:`Catalog.bootstrap`; keyed by name so that a datadir that has them opens without parsing the text)
+GRANT_TABLE_DDL: dict[str, str] = {
+    "user": _USER_DDL,
+    "db": _DB_DDL,
+    "global_grants": _GLOBAL_GRANTS_DDL,
+    "tables_priv": _EMPTY_GRANT_DDL[0],
+    "columns_priv": _EMPTY_GRANT_DDL[1],
+    "procs_priv": _EMPTY_GRANT_DDL[2],
+    "proxies_priv": _EMPTY_GRANT_DDL[3],
+    "role_edges": _EMPTY_GRANT_DDL[4],
+    "default_roles": _EMPTY_GRANT_DDL[5],
+    "password_history": _EMPTY_GRANT_DDL[6],
+}

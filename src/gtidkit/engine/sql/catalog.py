@@ -1267,8 +1267,10 @@ class Catalog:
                 self.create_table(conn, self._parse_ddl(ddl, None), if_not_exists=True)
             elif gtid_tag_column and all(c.name != "gtid_tag" for c in gtids.columns):
                 self._add_gtid_tag(conn)
-            for ddl in (*LOG_TABLE_DDL, *GRANT_TABLE_DDL):  # log tables, grant tables (engine/accounts)
-                self.create_table(conn, self._parse_ddl(ddl, None), if_not_exists=True)
+            # log tables, grant tables (engine/accounts): parsed only when missing (a datadir's every open)
+            for name, ddl in {**LOG_TABLE_DDL, **GRANT_TABLE_DDL}.items():
+                if self.get_table("mysql", name) is None:
+                    self.create_table(conn, self._parse_ddl(ddl, None), if_not_exists=True)
             conn.commit()
         except BaseException:
             conn.rollback()

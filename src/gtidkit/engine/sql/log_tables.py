@@ -13,16 +13,17 @@ from __future__ import annotations
 
 __all__ = ["LOG_TABLE_DDL"]
 
-#: ``CREATE TABLE`` text of each log table, in ``mysql_system_tables.sql`` order.
-LOG_TABLE_DDL: tuple[str, ...] = (
-    (
+#: ``CREATE TABLE`` text of each log table by its name in ``mysql``, in ``mysql_system_tables.sql`` order (keyed by
+#: name so that a datadir that has them opens without parsing the text).
+LOG_TABLE_DDL: dict[str, str] = {
+    "general_log": (
         "CREATE TABLE IF NOT EXISTS mysql.general_log ("
         "event_time TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6) ON UPDATE CURRENT_TIMESTAMP(6), "
         "user_host MEDIUMTEXT NOT NULL, thread_id BIGINT UNSIGNED NOT NULL, server_id INT UNSIGNED NOT NULL, "
         "command_type VARCHAR(64) NOT NULL, argument MEDIUMBLOB NOT NULL"
         ") ENGINE=CSV CHARACTER SET utf8mb3 COMMENT='General log'"
     ),
-    (
+    "slow_log": (
         "CREATE TABLE IF NOT EXISTS mysql.slow_log ("
         "start_time TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6) ON UPDATE CURRENT_TIMESTAMP(6), "
         "user_host MEDIUMTEXT NOT NULL, query_time TIME(6) NOT NULL, lock_time TIME(6) NOT NULL, "
@@ -31,4 +32,4 @@ LOG_TABLE_DDL: tuple[str, ...] = (
         "thread_id BIGINT UNSIGNED NOT NULL"
         ") ENGINE=CSV CHARACTER SET utf8mb3 COMMENT='Slow log'"
     ),
-)
+}

@@ -19,6 +19,7 @@ classifier does not key (the SQL layer raises :func:`statement_error` for those)
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -40,12 +41,14 @@ class Family:
     feature: str
 
 
-def _f(shape: str, feature: str) -> Family:
-    return Family(re.compile(rf"^\s*(?:{shape})\s*;?\s*$", re.IGNORECASE | re.DOTALL), feature)
+def _f(shape: str, feature: str) -> tuple[str, str]:
+    return shape, feature
 
 
-#: Families MySQL 8.4 has and this engine does not run (RM8 chapter 15). First match wins.
-UNSUPPORTED: tuple[Family, ...] = (
+#: Families MySQL 8.4 has and this engine does not run (RM8 chapter 15), as (shape, 1235 name) rows compiled by
+#: :func:`families` on first use (only a statement the engine refuses reaches them; a process that sends none
+#: never compiles the 70-odd shapes). First match wins.
+_FAMILIES: tuple[tuple[str, str], ...] = (
     _f(
         rf"CREATE\s+(?:OR\s+REPLACE\s+)?(?:ALGORITHM\s*=\s*\w+\s+)?{_DEFINER}(?:SQL\s+SECURITY\s+\w+\s+)?"
         rf"VIEW\s+{_ID}.*?\bAS\s.+",
@@ -239,9 +242,19 @@ _PATHS: tuple[tuple[frozenset[str], ...], ...] = tuple(
 _WORD = re.compile(r"`(?:[^`]|``)*`|'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"|[\w$]+|\S")
 
 
+@functools.cache
+def families() -> tuple[Family, ...]:
+    """The statement families this engine lacks (RM8 chapter 15), each shape compiled to match a whole
+    statement (leading blanks, an optional ``;``), case-insensitive; compiled once, on the first call."""
+    return tuple(
+        Family(re.compile(rf"^\s*(?:{shape})\s*;?\s*$", re.IGNORECASE | re.DOTALL), feature)
+        for shape, feature in _FAMILIES
+    )
+
+
 def unsupported_family(text: str) -> str | None:
     """The 1235 feature name when ``text`` is a MySQL statement of a family this engine lacks, else None."""
-    for fam in UNSUPPORTED:
+    for fam in families():
         if fam.shape.match(text):
             return fam.feature
     return None
