@@ -193,6 +193,8 @@ def server_mode(request: pytest.FixtureRequest) -> Any:
             os.environ.pop(_SUPERVISED_ENV, None)
         else:
             os.environ[_SUPERVISED_ENV] = old
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Once the tests are collected (every pytest-xdist worker collects all ~7500), collect the garbage of the
     collection and freeze what is left (:func:`gc.freeze`): the modules, items and fixtures stay alive to the end
