@@ -221,8 +221,9 @@ def test_implicit_commit(open_server):
 
 
 def test_binlog_ahead_of_engine_restores_accounts(open_server):
-    """Crash recovery re-applies a logged account statement the database lost (test_recovery's fault injection)."""
-    from test_recovery import crash
+    """Recovery of a datadir written binlog-first (before the commit log) re-applies a logged account statement
+    the database lost (test_recovery's fault injection)."""
+    from test_recovery import as_binlog_first_datadir, crash
 
     srv = open_server(gtid_mode="ON", log_bin=True)
     s = srv.session()
@@ -233,10 +234,12 @@ def test_binlog_ahead_of_engine_restores_accounts(open_server):
         raise OSError("simulated crash before the engine commit")
 
     s.conn.commit = failing_commit
+    applied = srv.binlog.position
     with pytest.raises(OSError):
         s.execute("CREATE USER 'late'@'%' IDENTIFIED WITH mysql_native_password BY 'pw'")
     s.conn.commit = real_commit
     crash(srv)
+    as_binlog_first_datadir(srv.datadir, applied)
     srv2 = open_server(gtid_mode="ON", log_bin=True)
     late = srv2.accounts.get("late", "%")
     assert late is not None and late.authentication_string == native("pw")

@@ -74,18 +74,23 @@ def test_set_insert_id_forces_the_next_statement_only(open_server):
 
 
 def test_reapplied_statement_binlog_reproduces_ids_when_the_counter_differs(open_server):
+    from test_recovery import as_binlog_first_datadir
+
     srv = open_server(gtid_mode="ON", log_bin=True, binlog_format="STATEMENT")
     s = srv.session()
     s.execute("CREATE DATABASE d; USE d; CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, v INT)")
     s.execute("INSERT INTO t (v) VALUES (1), (2), (3), (4)")  # ids 1-4, LAST_INSERT_ID() = 1
     s.execute("DELETE FROM t WHERE id >= 3")  # the in-memory counter stays at 5; a restart derives MAX+1 = 3
     fail_engine_commit(s)
+    applied = srv.binlog.position
     with pytest.raises(OSError):
         s.execute(
             "BEGIN; INSERT INTO t (v) VALUES (LAST_INSERT_ID()); INSERT INTO t (v) VALUES (20), (21); COMMIT"
         )
     path = srv.binlog.path(srv.binlog.active)
     crash(srv)
+    # a datadir written binlog-first (before the commit log): recovery re-applies the binlog past the engine
+    as_binlog_first_datadir(srv.datadir, applied)
     read = read_transactions(path, keep_events_from=0)
     intvars = [
         (e.event.type, e.event.value)

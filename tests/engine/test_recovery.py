@@ -20,6 +20,20 @@ def crash(srv) -> None:
     srv.closed = True
 
 
+def as_binlog_first_datadir(datadir, applied) -> None:
+    """Turn a crashed datadir into one written by the binlog-first order (before the commit log): no
+    ``_gk_commit_log`` table, the engine's applied binlog position recorded in ``_gk_binlog_applied``. Recovery of
+    such a datadir re-applies every binlog transaction past ``applied`` (a LogPosition) instead of cutting it."""
+    import sqlite3
+
+    db = sqlite3.connect(datadir / "gtidkit.sqlite")
+    db.execute("DROP TABLE _gk_commit_log")
+    db.execute("DELETE FROM _gk_binlog_applied")
+    db.execute("INSERT INTO _gk_binlog_applied VALUES (1, ?, ?)", (applied.file, applied.pos))
+    db.commit()
+    db.close()
+
+
 @pytest.mark.parametrize("fmt", ["ROW", "STATEMENT"])
 def test_binlog_ahead_of_engine_is_cut(open_server, fmt):
     # the binlog bytes are written before the SQLite COMMIT; a transaction whose COMMIT never happened has no
