@@ -50,6 +50,9 @@ _LOGICAL_TIMESTAMP_TYPECODE = 2
 _LT_TYPE_AT = 19 + 1 + 16 + 8
 _SEQ = struct.Struct("<Q")
 
+#: The catalog's schema rows (a handful): CREATE / DROP / ALTER DATABASE change them without changing SQLite's schema.
+_SCHEMATA = "SELECT * FROM _gk_schemata ORDER BY SCHEMA_NAME"
+
 _SELECT = (
     f'SELECT seq, kind, sid, tag, gno, file, end_pos, substr(payload, 1, 64) FROM "{commit_log.TABLE}" '
     "WHERE seq > ? ORDER BY seq"
@@ -89,6 +92,7 @@ class Follower:
         self.catch_ups = 0
         self._last: tuple[Any, ...] | None = None  # the newest commit-log row read
         self._schema_version = -1
+        self._schemata: list[Any] = []
         self._lock = threading.Lock()
         self._conn = server.storage.connect()
         self._db: Any = server.storage.sqlite(self._conn)
@@ -112,6 +116,7 @@ class Follower:
         with self._lock:
             self._seen = self._committed.get()
             self._schema_version = self._db.execute("PRAGMA schema_version").fetchone()[0]
+            self._schemata = self._db.execute(_SCHEMATA).fetchall()
             self._last = self._db.execute(
                 _SELECT.replace(
                     "WHERE seq > ?", "WHERE seq = (SELECT max(seq) FROM " + commit_log.TABLE + ")"
@@ -135,8 +140,11 @@ class Follower:
                 added = self._read(rows)
                 self._last = rows[-1]
                 version = self._db.execute("PRAGMA schema_version").fetchone()[0]
-                if version != self._schema_version:  # DDL committed (here or elsewhere): re-read the catalog
-                    self._schema_version = version
+                schemata = self._db.execute(_SCHEMATA).fetchall()
+                # DDL committed (here or elsewhere): re-read the catalog. CREATE / DROP / ALTER DATABASE change only
+                # the catalog's _gk_schemata rows, not SQLite's schema, so those rows are compared too
+                if version != self._schema_version or schemata != self._schemata:
+                    self._schema_version, self._schemata = version, schemata
                     server.storage.catalog.reload(self._conn)
             else:
                 added = GtidSet()
