@@ -249,7 +249,7 @@ static inline void put_cp(Buf *b, uint32_t c) {
     }
 }
 
-/* room for any JSON string of n source bytes (a byte is at most 6 characters: \uXXXX) */
+/* room for any JSON string of n source bytes (a byte is at most 6 characters: a \u escape with 4 hex digits) */
 #define STR_ROOM(n) (6 * (Py_ssize_t)(n) + 16)
 
 /* the JSON string of bytes decoded as UTF-8 with surrogateescape (names, statements) */
