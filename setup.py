@@ -9,12 +9,14 @@ setup(
         Extension(
             "gtidkit.binlog._scriptfast",
             ["src/gtidkit/binlog/_scriptfast.c"],
+            depends=["src/gtidkit/binlog/_fastcommon.h"],
             optional=True,
             extra_compile_args=["-O2"],
         ),
         Extension(
             "gtidkit.binlog._jsonfast",
             ["src/gtidkit/binlog/_jsonfast.c"],
+            depends=["src/gtidkit/binlog/_fastcommon.h"],
             optional=True,
             extra_compile_args=["-O2"],
         ),
