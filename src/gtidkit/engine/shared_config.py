@@ -1,0 +1,191 @@
+"""Server-wide configuration across the worker processes of one server: SET GLOBAL, accounts, gtid_purged.
+
+docs/design/multi_worker.md §5.2 (the row "SET GLOBAL, CREATE USER/GRANT, FLUSH PRIVILEGES"). In mysqld a global
+system variable, the ACL cache (``acl_users``, reloaded by every account statement and FLUSH PRIVILEGES:
+``sql/auth/sql_auth_cache.cc`` ``acl_reload``) and ``gtid_purged`` (``Gtid_state::lost_gtids``) live once, in the
+one process; a statement's change is seen by every other connection's next statement. Here each worker process
+keeps its own copy, so a change made in one process is published and every other process reloads it:
+
+* **Publish** (the process that ran the statement, before its OK): the changed values are written to the table
+  ``_gk_global_variables`` (``name`` -> JSON ``value``), then the shared page's ``config_generation`` counter is
+  bumped under the page lock. Rows: a global variable's new value (every variable the SET changed, side effects
+  included: ``read_only = OFF`` also turns ``super_read_only`` OFF); ``@accounts`` (a number bumped by each account
+  statement and FLUSH PRIVILEGES: the grant tables, already committed in ``gtidkit.sqlite``, are re-read);
+  ``gtid_purged`` (``[reset_epoch, the whole purged set]``).
+* **Reload** (:meth:`SharedConfig.reload`, when :meth:`SharedConfig.stale` sees the counter moved; one lock-free
+  8-byte read per check): at every statement start (``dispatch``), at every client command and authentication step
+  of the wire server (so a login and the privilege check of the next statement see a CREATE USER / GRANT made in
+  another process), and under the write lock before anything is written (so an automatic GNO never reuses a
+  GTID another process added to ``gtid_purged``). Only rows whose text changed since this process last applied them
+  are applied: a variable's value is stored and its process-local effect run (the variable's ``on_change``
+  callbacks and :data:`gtidkit.engine.sysvars.SysVar.follow`), the accounts are re-read, the purged GTIDs added to
+  ``gtid_purged`` and ``gtid_executed``.
+
+The table lives in a database file of its own, ``gtidkit.globals.sqlite`` in the datadir, not in
+``gtidkit.sqlite``: a global variable is no transactional data (MySQL's SET GLOBAL takes effect at once, whatever
+transaction is open, and is not rolled back), so publishing must not wait for the engine's write lock, which an
+open transaction of any process holds until it ends. The server's first process (the ``shared`` open) empties it at
+start-up: a SET GLOBAL does not survive a restart (SET PERSIST, which gtidkit treats as SET GLOBAL, has no file).
+
+A process without a shared page (the one-process server) never creates or reads the file.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gtidkit.engine import sysvars
+from gtidkit.gtid import GtidSet
+
+if TYPE_CHECKING:
+    from gtidkit.engine.server import Server
+    from gtidkit.engine.shared.shm import SharedPage
+
+__all__ = ["ACCOUNTS", "FILE", "PURGED", "TABLE", "SharedConfig"]
+
+#: the database file and its table
+FILE = "gtidkit.globals.sqlite"
+TABLE = "_gk_global_variables"
+#: the row bumped by account statements and FLUSH PRIVILEGES
+ACCOUNTS = "@accounts"
+#: the row holding ``[reset_epoch, gtid_purged]``
+PURGED = "gtid_purged"
+#: seconds a writer waits for another process's write to the file (each write is one short transaction)
+_BUSY_TIMEOUT = 30.0
+
+
+class SharedConfig:
+    """This process's end of the server-wide configuration (module docstring).
+
+    Args:
+        server: the engine of this process (its ``globals``, ``accounts``, ``gtid_state``).
+        page: the shared page (``config_generation``, ``reset_epoch``, the page lock).
+        fresh: empty the table first (the server's first process, at start-up).
+
+    Attributes:
+        reloads: reloads that applied at least one row (tests and benchmarks).
+    """
+
+    def __init__(self, server: Server, page: SharedPage, *, fresh: bool) -> None:
+        self.server = server
+        self.page = page
+        self._generation = page.counter("config_generation")
+        self._reset_epoch = page.counter("reset_epoch")
+        self._seen = -1
+        self._lock = threading.RLock()
+        #: row text this process applied or published, by name: a reload applies only rows that differ
+        self._applied: dict[str, str] = {}
+        self.reloads = 0
+        path = Path(server.datadir) / FILE
+        if fresh:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(str(path) + suffix).unlink(missing_ok=True)
+        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=_BUSY_TIMEOUT)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=OFF")  # emptied at every start: nothing to make durable
+        self._db.execute(f'CREATE TABLE IF NOT EXISTS "{TABLE}" (name TEXT PRIMARY KEY, value TEXT NOT NULL)')
+        self._accounts_conn = server.storage.connect()
+
+    def close(self) -> None:
+        """Close the file and the accounts' read connection."""
+        with self._lock:
+            self._db.close()
+            self._accounts_conn.close()
+
+    # ------------------------------------------------------------------ checks
+    def stale(self) -> bool:
+        """Whether some process published a change this process has not reloaded (~0.1 µs: one counter read)."""
+        return self._generation.get() != self._seen
+
+    def refresh(self) -> None:
+        """:meth:`reload` when :meth:`stale`."""
+        if self._generation.get() != self._seen:
+            self.reload()
+
+    # ------------------------------------------------------------------ publishing
+    def publish_globals(self, values: dict[str, Any]) -> None:
+        """Publish new global values (canonical name -> value: int, bool, str or None) set in this process."""
+        if values:
+            self._publish({name: json.dumps(value) for name, value in values.items()})
+
+    def publish_purged(self, purged: GtidSet) -> None:
+        """Publish this process's whole ``gtid_purged`` after a SET GLOBAL gtid_purged added to it."""
+        self._publish({PURGED: json.dumps([self._reset_epoch.get(), str(purged)])})
+
+    def publish_accounts(self) -> None:
+        """The grant tables changed (an account statement, FLUSH PRIVILEGES, committed): every process re-reads
+        them."""
+        with self._lock:
+            self._write(
+                f'INSERT INTO "{TABLE}" (name, value) VALUES (?, \'1\') ON CONFLICT(name) DO UPDATE '
+                "SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)",
+                [(ACCOUNTS,)],
+            )
+            row = self._db.execute(f'SELECT value FROM "{TABLE}" WHERE name = ?', (ACCOUNTS,)).fetchone()
+            self._applied[ACCOUNTS] = row[0]
+            self._bump()
+
+    def _publish(self, rows: dict[str, str]) -> None:
+        with self._lock:
+            self._write(
+                f'INSERT INTO "{TABLE}" (name, value) VALUES (?, ?) '
+                "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                list(rows.items()),
+            )
+            self._applied.update(rows)
+            self._bump()
+
+    def _write(self, sql: str, params: list[tuple[Any, ...]]) -> None:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany(sql, params)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _bump(self) -> None:
+        # config_generation has a writer in every process: bumped under the page lock (shm.py's rule)
+        with self.page.locked():
+            self._generation.add(1)
+
+    # ------------------------------------------------------------------ reloading
+    def reload(self) -> int:
+        """Apply what other processes published since this process's last reload.
+
+        Returns:
+            The number of rows applied.
+        """
+        with self._lock:
+            seen = self._generation.get()  # before reading: a change published after this is reloaded next time
+            rows = self._db.execute(f'SELECT name, value FROM "{TABLE}"').fetchall()
+            self._seen = seen
+            changed = [(name, text) for name, text in rows if self._applied.get(name) != text]
+            for name, text in changed:
+                self._applied[name] = text
+                self._apply(name, text)
+            if changed:
+                self.reloads += 1
+            return len(changed)
+
+    def _apply(self, name: str, text: str) -> None:
+        server = self.server
+        if name == ACCOUNTS:
+            server.accounts.load(self._accounts_conn)
+            return
+        value = json.loads(text)
+        if name == PURGED:
+            epoch, purged = value
+            if int(epoch) != self._reset_epoch.get():
+                return  # published before a RESET emptied gtid_purged: no longer true
+            state = server.gtid_state
+            added = GtidSet.parse(purged) - state.purged()
+            if added:
+                state.add_purged(added, also_executed=True)  # in no binary log file: not the file's GTIDs
+            return
+        sysvars.apply_global(server.globals, name, value, server)
