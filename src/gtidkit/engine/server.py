@@ -804,7 +804,13 @@ class Server:
         (``acl_reload``) and have every other worker process re-read them before its next statement or login."""
         self.accounts.load(conn)
         if self.shared_config is not None:
-            self.shared_config.publish_accounts()
+            self.shared_config.publish_accounts(self.accounts.accounts())
+
+    def gtid_purged_changed(self) -> None:
+        """SET GLOBAL gtid_purged added to gtid_purged (write lock held): publish the new value to the other worker
+        processes (engine/shared_config.py), which add it before their next statement or GNO."""
+        if self.shared_config is not None:
+            self.shared_config.publish_purged(self.gtid_state.purged())
 
     def set_global(self, session: Session, name: str, value: Any) -> None:
         """``SET GLOBAL name = value`` from ``session``, through the sysvar table's hooks.

@@ -9,8 +9,9 @@ keeps its own copy, so a change made in one process is published and every other
 * **Publish** (the process that ran the statement, before its OK): the changed values are written to the table
   ``_gk_global_variables`` (``name`` -> JSON ``value``), then the shared page's ``config_generation`` counter is
   bumped under the page lock. Rows: a global variable's new value (every variable the SET changed, side effects
-  included: ``read_only = OFF`` also turns ``super_read_only`` OFF); ``@accounts`` (a number bumped by each account
-  statement and FLUSH PRIVILEGES: the grant tables, already committed in ``gtidkit.sqlite``, are re-read);
+  included: ``read_only = OFF`` also turns ``super_read_only`` OFF); ``@accounts`` (the account cache as an account
+  statement or FLUSH PRIVILEGES left it in its process: MySQL's in-memory ``acl_users``, not the grant tables, which
+  a direct UPDATE of mysql.user changes before FLUSH PRIVILEGES makes it count);
   ``gtid_purged`` (``[reset_epoch, the whole purged set]``).
 * **Reload** (:meth:`SharedConfig.reload`, when :meth:`SharedConfig.stale` sees the counter moved; one lock-free
   8-byte read per check): at every statement start (``dispatch``), at every client command and authentication step
@@ -18,7 +19,7 @@ keeps its own copy, so a change made in one process is published and every other
   another process), and under the write lock before anything is written (so an automatic GNO never reuses a
   GTID another process added to ``gtid_purged``). Only rows whose text changed since this process last applied them
   are applied: a variable's value is stored and its process-local effect run (the variable's ``on_change``
-  callbacks and :data:`gtidkit.engine.sysvars.SysVar.follow`), the accounts are re-read, the purged GTIDs added to
+  callbacks and :data:`gtidkit.engine.sysvars.SysVar.follow`), the account cache replaced, the purged GTIDs added to
   ``gtid_purged`` and ``gtid_executed``.
 
 The table lives in a database file of its own, ``gtidkit.globals.sqlite`` in the datadir, not in
@@ -32,6 +33,7 @@ A process without a shared page (the one-process server) never creates or reads 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import threading
@@ -39,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine import sysvars
+from gtidkit.engine.accounts.store import Account
 from gtidkit.gtid import GtidSet
 
 if TYPE_CHECKING:
@@ -84,17 +87,17 @@ class SharedConfig:
         if fresh:
             for suffix in ("", "-wal", "-shm", "-journal"):
                 Path(str(path) + suffix).unlink(missing_ok=True)
-        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=_BUSY_TIMEOUT)
+        self._db = sqlite3.connect(
+            str(path), isolation_level=None, check_same_thread=False, timeout=_BUSY_TIMEOUT
+        )
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=OFF")  # emptied at every start: nothing to make durable
         self._db.execute(f'CREATE TABLE IF NOT EXISTS "{TABLE}" (name TEXT PRIMARY KEY, value TEXT NOT NULL)')
-        self._accounts_conn = server.storage.connect()
 
     def close(self) -> None:
-        """Close the file and the accounts' read connection."""
+        """Close the file."""
         with self._lock:
             self._db.close()
-            self._accounts_conn.close()
 
     # ------------------------------------------------------------------ checks
     def stale(self) -> bool:
@@ -116,18 +119,11 @@ class SharedConfig:
         """Publish this process's whole ``gtid_purged`` after a SET GLOBAL gtid_purged added to it."""
         self._publish({PURGED: json.dumps([self._reset_epoch.get(), str(purged)])})
 
-    def publish_accounts(self) -> None:
-        """The grant tables changed (an account statement, FLUSH PRIVILEGES, committed): every process re-reads
-        them."""
-        with self._lock:
-            self._write(
-                f'INSERT INTO "{TABLE}" (name, value) VALUES (?, \'1\') ON CONFLICT(name) DO UPDATE '
-                "SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)",
-                [(ACCOUNTS,)],
-            )
-            row = self._db.execute(f'SELECT value FROM "{TABLE}" WHERE name = ?', (ACCOUNTS,)).fetchone()
-            self._applied[ACCOUNTS] = row[0]
-            self._bump()
+    def publish_accounts(self, accounts: list[Account]) -> None:
+        """Publish this process's account cache as an account statement or FLUSH PRIVILEGES (committed) left it:
+        every process takes the same cache (MySQL's ``acl_users`` as ``acl_reload`` read it; a later direct change
+        of the grant tables waits for the next FLUSH PRIVILEGES in every process alike)."""
+        self._publish({ACCOUNTS: json.dumps([dataclasses.astuple(a) for a in accounts])})
 
     def _publish(self, rows: dict[str, str]) -> None:
         with self._lock:
@@ -162,7 +158,9 @@ class SharedConfig:
             The number of rows applied.
         """
         with self._lock:
-            seen = self._generation.get()  # before reading: a change published after this is reloaded next time
+            seen = (
+                self._generation.get()
+            )  # before reading: a change published after this is reloaded next time
             rows = self._db.execute(f'SELECT name, value FROM "{TABLE}"').fetchall()
             self._seen = seen
             changed = [(name, text) for name, text in rows if self._applied.get(name) != text]
@@ -175,10 +173,10 @@ class SharedConfig:
 
     def _apply(self, name: str, text: str) -> None:
         server = self.server
-        if name == ACCOUNTS:
-            server.accounts.load(self._accounts_conn)
-            return
         value = json.loads(text)
+        if name == ACCOUNTS:
+            server.accounts.replace(_account(row) for row in value)
+            return
         if name == PURGED:
             epoch, purged = value
             if int(epoch) != self._reset_epoch.get():
@@ -189,3 +187,11 @@ class SharedConfig:
                 state.add_purged(added, also_executed=True)  # in no binary log file: not the file's GTIDs
             return
         sysvars.apply_global(server.globals, name, value, server)
+
+
+def _account(row: list[Any]) -> Account:
+    """An :class:`Account` from its published fields (JSON made its tuples lists)."""
+    fields = list(row)
+    fields[4] = tuple(fields[4])  # privileges
+    fields[5] = tuple((db, tuple(privs)) for db, privs in fields[5])  # db_privileges
+    return Account(*fields)

@@ -492,7 +492,16 @@ SYSVARS: dict[str, SysVar] = {
             on_update=_follows,
             follow=_binlog_attribute("max_binlog_size"),
         ),
-        _v("sync_binlog", GLOBAL, INT, 1, 0, UINT32_MAX, on_update=_follows, follow=_binlog_attribute("sync_binlog")),
+        _v(
+            "sync_binlog",
+            GLOBAL,
+            INT,
+            1,
+            0,
+            UINT32_MAX,
+            on_update=_follows,
+            follow=_binlog_attribute("sync_binlog"),
+        ),
         # RM8 "binlog_group_commit_sync_delay" (µs the sync stage's leader waits before its fsync) and
         # "binlog_group_commit_sync_no_delay_count" (a group this large ends the wait; no effect with no delay):
         # engine/binlog/group_sync.py
@@ -1054,7 +1063,7 @@ def set_variable(
         session.session_vars[var.name] = new
     if var.on_update is not None:
         var.on_update(ctx, old, new)
-    if before is not None:  # a server of several processes: the others load what this SET changed
+    if shared is not None and before is not None:  # a server of several processes: the others load the change
         after = session.server.globals.values
         shared.publish_globals({k: v for k, v in after.items() if k not in before or before[k] != v})
 

@@ -331,7 +331,9 @@ class ClientHandler:
         connection; they never escape.
         """
         refresh = self.ctx.refresh
-        if refresh is not None:  # another worker process's SET GLOBAL / CREATE USER / GRANT, before this login
+        if (
+            refresh is not None
+        ):  # another worker process's SET GLOBAL / CREATE USER / GRANT, before this login
             refresh()  # step or command
         if data and data[4:5] == _EXECUTE_BYTE and not (self.closed or self.want_tls):
             fast = self._fast_execute(data)
