@@ -340,3 +340,49 @@ def test_gtid_purged_set_in_one_worker(tmp_path: Path) -> None:
             assert [g.rsplit(":", 1)[1].rstrip("'") for g in gnos] == ["11", "12", "13"]
         with root(s.port, 1) as late:  # a new session in the other worker sees the same
             assert query(late, "SELECT @@GLOBAL.gtid_purged") == ((text(f"{OTHER}:1-5", f"{uuid}:1-10"),),)
+
+
+# ---------------------------------------------------------------------------------------------- max_connections
+def test_max_connections_set_in_a_worker_is_what_the_supervisor_counts(srv: ServerProcess) -> None:
+    """SET GLOBAL max_connections in worker 1 (RM8 "max_connections"; range 1..100000): @@GLOBAL in worker 0
+    shows it, and the supervisor, which accepts and counts the connections of every worker, refuses the one beyond
+    it with 1040 ER_CON_COUNT_ERROR "Too many connections"; raising it in worker 0 lets the next one in."""
+    limit = 3
+    with root(srv.port, 0) as a, root(srv.port, 1) as b:
+        held: list[pymysql.connections.Connection] = [a, b]
+        query(b, f"SET GLOBAL max_connections = {limit}")
+        try:
+            assert query(a, "SELECT @@GLOBAL.max_connections") == ((limit,),)
+            assert query(a, "SHOW GLOBAL VARIABLES LIKE 'max_connections'") == (
+                ("max_connections", str(limit)),
+            )
+            deadline = time.monotonic() + 60
+            while True:  # connections the earlier tests closed may still be counted for a moment
+                try:
+                    held.append(pymysql.connect(host="127.0.0.1", port=srv.port, user="root"))
+                except pymysql.err.OperationalError as err:
+                    assert err.args == (1040, "Too many connections")
+                    if len(held) == limit:
+                        break
+                    assert time.monotonic() < deadline, "closed connections never left the count"
+                    time.sleep(0.1)
+                assert len(held) <= limit
+            query(a, "SET GLOBAL max_connections = DEFAULT")
+            assert query(b, "SELECT @@GLOBAL.max_connections") == ((151,),)
+            held.append(pymysql.connect(host="127.0.0.1", port=srv.port, user="root"))
+        finally:
+            query(a, "SET GLOBAL max_connections = DEFAULT")
+            for c in held[2:]:
+                c.close()
+
+
+def test_max_connections_set_in_a_one_process_server(tmp_path: Path) -> None:
+    """The same SET GLOBAL in a server of one process: its wire server counts against the new value."""
+    with running_server(tmp_path / "d", *GTIDS, "--skip-log-bin", base=(), supervised=False) as s:
+        with root(s.port) as a:
+            query(a, "SET GLOBAL max_connections = 1")
+            with pytest.raises(pymysql.err.OperationalError) as err:
+                pymysql.connect(host="127.0.0.1", port=s.port, user="root")
+            assert err.value.args == (1040, "Too many connections")
+            query(a, "SET GLOBAL max_connections = 2")
+            pymysql.connect(host="127.0.0.1", port=s.port, user="root").close()

@@ -679,6 +679,9 @@ SYSVARS: dict[str, SysVar] = {
         _v("time_zone", BOTH, STR, tz.SYSTEM, parse=lambda value: tz.parse_time_zone(value).name),
         _v("system_time_zone", GLOBAL, STR, tz.system_time_zone_name(), read_only=True),
         _v("max_allowed_packet", BOTH, INT, 67108864, 1024, 1073741824),
+        # RM8 "max_connections": client connections accepted at once (1040 "Too many connections" beyond); the
+        # wire server, or the supervisor of a multi-process server, counts them (on_change callbacks they register)
+        _v("max_connections", GLOBAL, INT, 151, 1, 100000),
         _v(
             "group_concat_max_len", BOTH, INT, 1024, 4, 18446744073709551615
         ),  # RM8: GROUP_CONCAT result bytes
