@@ -338,8 +338,16 @@ def test_gtid_purged_set_in_one_worker(tmp_path: Path) -> None:
                 if r[2] == "Gtid"
             ]
             assert [g.rsplit(":", 1)[1].rstrip("'") for g in gnos] == ["11", "12", "13"]
+            # PURGE BINARY LOGS in worker 0 grows gtid_purged by the removed files' GTIDs: worker 1 sees it
+            query(a, "FLUSH BINARY LOGS")
+            newest = query(a, "SHOW BINARY LOGS")[-1][0]
+            query(a, f"PURGE BINARY LOGS TO '{newest}'")
+            everything = text(f"{OTHER}:1-5", f"{uuid}:1-13")
+            assert query(b, "SELECT @@GLOBAL.gtid_purged, @@GLOBAL.gtid_executed") == (
+                (everything, everything),
+            )
         with root(s.port, 1) as late:  # a new session in the other worker sees the same
-            assert query(late, "SELECT @@GLOBAL.gtid_purged") == ((text(f"{OTHER}:1-5", f"{uuid}:1-10"),),)
+            assert query(late, "SELECT @@GLOBAL.gtid_purged") == ((everything,),)
 
 
 # ---------------------------------------------------------------------------------------------- max_connections
@@ -378,11 +386,13 @@ def test_max_connections_set_in_a_worker_is_what_the_supervisor_counts(srv: Serv
 
 def test_max_connections_set_in_a_one_process_server(tmp_path: Path) -> None:
     """The same SET GLOBAL in a server of one process: its wire server counts against the new value."""
-    with running_server(tmp_path / "d", *GTIDS, "--skip-log-bin", base=(), supervised=False) as s:
-        with root(s.port) as a:
-            query(a, "SET GLOBAL max_connections = 1")
-            with pytest.raises(pymysql.err.OperationalError) as err:
-                pymysql.connect(host="127.0.0.1", port=s.port, user="root")
-            assert err.value.args == (1040, "Too many connections")
-            query(a, "SET GLOBAL max_connections = 2")
-            pymysql.connect(host="127.0.0.1", port=s.port, user="root").close()
+    with (
+        running_server(tmp_path / "d", *GTIDS, "--skip-log-bin", base=(), supervised=False) as s,
+        root(s.port) as a,
+    ):
+        query(a, "SET GLOBAL max_connections = 1")
+        with pytest.raises(pymysql.err.OperationalError) as err:
+            pymysql.connect(host="127.0.0.1", port=s.port, user="root")
+        assert err.value.args == (1040, "Too many connections")
+        query(a, "SET GLOBAL max_connections = 2")
+        pymysql.connect(host="127.0.0.1", port=s.port, user="root").close()

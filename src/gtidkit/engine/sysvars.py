@@ -1058,17 +1058,21 @@ def set_variable(
     if var.on_check is not None:
         var.on_check(ctx, new)
     old = _current(session, var, scope) if var.on_update is not None else None
-    if var.update is not None:
-        var.update(ctx, new)
-    elif scope == GLOBAL:
-        session.server.globals.set(var.name, new)
-    else:
-        session.session_vars[var.name] = new
-    if var.on_update is not None:
-        var.on_update(ctx, old, new)
-    if shared is not None and before is not None:  # a server of several processes: the others load the change
-        after = session.server.globals.values
-        shared.publish_globals({k: v for k, v in after.items() if k not in before or before[k] != v})
+    try:
+        if var.update is not None:
+            var.update(ctx, new)
+        elif scope == GLOBAL:
+            session.server.globals.set(var.name, new)
+        else:
+            session.session_vars[var.name] = new
+        if var.on_update is not None:
+            var.on_update(ctx, old, new)
+    finally:
+        # a server of several processes: the others load what changed here, also when a later step failed
+        # (SET GLOBAL gtid_mode stores the mode, then rotates the binary log)
+        if shared is not None and before is not None:
+            after = session.server.globals.values
+            shared.publish_globals({k: v for k, v in after.items() if k not in before or before[k] != v})
 
 
 def apply_global(globals_: GlobalVariables, name: str, value: Any, server: Any) -> None:

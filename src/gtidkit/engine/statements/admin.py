@@ -213,6 +213,7 @@ class Admin:
             self.server.gtid_state.add_purged(
                 read_previous_gtids(blog.path(files[0])) or GtidSet(), also_executed=False
             )
+            self.server.gtid_purged_changed()  # the other worker processes' @@GLOBAL.gtid_purged
         return removed
 
     def expire_logs_locked(self) -> list[str]:
