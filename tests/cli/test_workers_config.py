@@ -224,6 +224,46 @@ def test_innodb_lock_wait_timeout_set_in_one_worker_bounds_a_wait_in_the_other(s
             query(a, "SET GLOBAL innodb_lock_wait_timeout = DEFAULT")
 
 
+def test_gtid_mode_steps_and_enforce_gtid_consistency_set_in_one_worker_apply_in_the_other(
+    srv: ServerProcess,
+) -> None:
+    """gtid_mode one step down and enforce_gtid_consistency OFF in worker 0 (RM8 "gtid_mode", "Changing GTID Mode
+    on Online Servers"): worker 1 may then run an anonymous transaction (1782 under ON) and a CREATE TEMPORARY
+    TABLE inside a transaction in STATEMENT format (3748 ER_CLIENT_GTID_UNSAFE_CREATE_DROP_TEMP_TABLE_IN_TRX_IN_SBR
+    under ENFORCE_GTID_CONSISTENCY=ON); back to ON, worker 1 refuses them again."""
+    with root(srv.port, 1) as b, root(srv.port, 0) as a:
+        query(a, "CREATE DATABASE IF NOT EXISTS gm")
+        query(a, "CREATE TABLE IF NOT EXISTS gm.t (id INT PRIMARY KEY)")
+        with pytest.raises(pymysql.err.OperationalError) as err:
+            query(b, "SET gtid_next = 'ANONYMOUS'")
+        assert err.value.args[0] == 1782
+        query(b, "SET SESSION binlog_format = 'STATEMENT'")
+        query(b, "BEGIN")
+        with pytest.raises(pymysql.err.OperationalError) as err:
+            query(b, "CREATE TEMPORARY TABLE gm.tmp1 (id INT)")
+        assert err.value.args[0] == 3748
+        query(b, "ROLLBACK")
+        query(a, "SET GLOBAL gtid_mode = ON_PERMISSIVE")
+        try:
+            query(a, "SET GLOBAL enforce_gtid_consistency = OFF")
+            assert query(b, "SELECT @@GLOBAL.gtid_mode, @@GLOBAL.enforce_gtid_consistency") == (
+                ("ON_PERMISSIVE", "OFF"),
+            )
+            query(b, "SET gtid_next = 'ANONYMOUS'")
+            query(b, "INSERT INTO gm.t VALUES (1)")
+            query(b, "SET gtid_next = 'AUTOMATIC'")
+            query(b, "BEGIN")
+            query(b, "CREATE TEMPORARY TABLE gm.tmp2 (id INT)")
+            query(b, "ROLLBACK")
+        finally:
+            query(a, "SET GLOBAL enforce_gtid_consistency = ON")
+            query(a, "SET GLOBAL gtid_mode = ON")
+        assert query(b, "SELECT @@GLOBAL.gtid_mode, @@GLOBAL.enforce_gtid_consistency") == (("ON", "ON"),)
+        with pytest.raises(pymysql.err.OperationalError) as err:
+            query(b, "SET gtid_next = 'ANONYMOUS'")
+        assert err.value.args[0] == 1782
+
+
 # ---------------------------------------------------------------------------------------------- accounts
 @pytest.mark.parametrize("creator", [0, 1], ids=["made-in-0", "made-in-1"])
 def test_account_statements_in_one_worker_are_seen_by_logins_and_checks_in_the_other(
