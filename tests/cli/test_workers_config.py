@@ -201,6 +201,28 @@ def test_max_binlog_size_set_in_one_worker_rotates_in_the_other(srv: ServerProce
             query(a, "SET GLOBAL max_binlog_size = DEFAULT")
 
 
+def test_group_commit_sync_delay_set_in_one_worker_delays_commits_in_the_other(srv: ServerProcess) -> None:
+    """binlog_group_commit_sync_delay set in worker 0 (RM8: µs the sync stage waits before its fsync) makes an
+    autocommitted INSERT in worker 1 take at least that long; back to 0, it does not."""
+    delay_s = 0.4
+    with root(srv.port, 1) as b, root(srv.port, 0) as a:
+        query(a, "CREATE DATABASE IF NOT EXISTS gd")
+        query(a, "CREATE TABLE IF NOT EXISTS gd.t (id INT PRIMARY KEY)")
+        query(a, f"SET GLOBAL binlog_group_commit_sync_delay = {int(delay_s * 1_000_000)}")
+        try:
+            started = time.monotonic()
+            query(b, "INSERT INTO gd.t VALUES (1)")
+            assert time.monotonic() - started >= delay_s
+        finally:
+            query(a, "SET GLOBAL binlog_group_commit_sync_delay = 0")
+        fastest = 10.0
+        for i in range(2, 5):  # the quickest of a few (a loaded machine may stall one)
+            started = time.monotonic()
+            query(b, f"INSERT INTO gd.t VALUES ({i})")
+            fastest = min(fastest, time.monotonic() - started)
+        assert fastest < delay_s
+
+
 def test_innodb_lock_wait_timeout_set_in_one_worker_bounds_a_wait_in_the_other(srv: ServerProcess) -> None:
     """A new session in worker 1 takes innodb_lock_wait_timeout from the GLOBAL value worker 0 set: its wait
     behind worker 0's open transaction ends with 1205 after about that long."""

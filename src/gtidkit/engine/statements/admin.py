@@ -179,6 +179,7 @@ class Admin:
                 conn.rollback()
                 raise
             server.gtid_state.load(GtidSet(), GtidSet())
+            server.gtid_purged_changed()  # the published gtid_purged is empty now (engine/shared_config.py)
             server.binlog_file_gtids = GtidSet()
             if server.binlog is not None:
                 server.binlog.delete_all()
