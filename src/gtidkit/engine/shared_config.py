@@ -112,8 +112,17 @@ class SharedConfig:
     # ------------------------------------------------------------------ publishing
     def publish_globals(self, values: dict[str, Any]) -> None:
         """Publish new global values (canonical name -> value: int, bool, str or None) set in this process."""
-        if values:
+        if not values:
+            return
+        server = self.server
+        with self._lock:
             self._publish({name: json.dumps(value) for name, value in values.items()})
+            # a reload by another thread of this process may have applied another process's value between this
+            # SET's store and its publication: the row now says this SET's value, so this process holds it too
+            # (the last publication wins in every process)
+            for name, value in values.items():
+                if server.globals.values.get(name) != value:
+                    sysvars.apply_global(server.globals, name, value, server)
 
     def publish_purged(self, purged: GtidSet) -> None:
         """Publish this process's whole ``gtid_purged`` after a SET GLOBAL gtid_purged added to it."""
