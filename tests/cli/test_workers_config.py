@@ -19,7 +19,10 @@ from pathlib import Path
 
 import pymysql
 import pytest
+from pymysql.constants import CLIENT
 
+from gtidkit.gtid import GtidSet
+from gtidkit.protocol.client import last_gtids
 from tests.protocol.server_proc import ServerProcess, running_server
 
 GTIDS = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
@@ -221,6 +224,34 @@ def test_group_commit_sync_delay_set_in_one_worker_delays_commits_in_the_other(s
             query(b, f"INSERT INTO gd.t VALUES ({i})")
             fastest = min(fastest, time.monotonic() - started)
         assert fastest < delay_s
+
+
+def test_session_track_gtids_set_in_one_worker_is_a_new_session_default_in_the_other(
+    srv: ServerProcess,
+) -> None:
+    """SET GLOBAL session_track_gtids = OWN_GTID in worker 0: a session opened afterwards in worker 1, which never
+    sets it, gets the GTID of its commit in the OK packet (WL#6972; read with gtidkit.protocol.client)."""
+    with root(srv.port, 0) as a:
+        query(a, "CREATE DATABASE IF NOT EXISTS tg")
+        query(a, "CREATE TABLE IF NOT EXISTS tg.t (id INT PRIMARY KEY)")
+        uuid = query(a, "SELECT @@server_uuid")[0][0]
+        query(a, "SET GLOBAL session_track_gtids = OWN_GTID")
+        try:
+            next_lands_in(srv.port, 1)
+            with pymysql.connect(
+                host="127.0.0.1",
+                port=srv.port,
+                user="root",
+                autocommit=True,
+                client_flag=CLIENT.SESSION_TRACK,
+            ) as b:
+                assert worker_of(b) == 1
+                query(b, "INSERT INTO tg.t VALUES (1)")
+                reported = last_gtids(b)
+                assert reported is not None and str(reported).startswith(f"{uuid}:")
+                assert reported <= GtidSet.parse(query(b, "SELECT @@GLOBAL.gtid_executed")[0][0])
+        finally:
+            query(a, "SET GLOBAL session_track_gtids = DEFAULT")
 
 
 def test_innodb_lock_wait_timeout_set_in_one_worker_bounds_a_wait_in_the_other(srv: ServerProcess) -> None:
