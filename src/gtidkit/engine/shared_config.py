@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from gtidkit.engine import sysvars
 from gtidkit.engine.accounts.store import Account
 from gtidkit.gtid import GtidSet
+from gtidkit.mysql_errors import mysql_error
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
@@ -84,6 +85,7 @@ class SharedConfig:
         self._applied: dict[str, str] = {}
         self.reloads = 0
         path = Path(server.datadir) / FILE
+        self._path = str(path)
         if fresh:
             for suffix in ("", "-wal", "-shm", "-journal"):
                 Path(str(path) + suffix).unlink(missing_ok=True)
@@ -111,7 +113,11 @@ class SharedConfig:
 
     # ------------------------------------------------------------------ publishing
     def publish_globals(self, values: dict[str, Any]) -> None:
-        """Publish new global values (canonical name -> value: int, bool, str or None) set in this process."""
+        """Publish new global values (canonical name -> value: int, bool, str or None) set in this process.
+
+        Raises:
+            MySQLError: 1026 when the file cannot be written (:meth:`_write`).
+        """
         if not values:
             return
         server = self.server
@@ -125,13 +131,21 @@ class SharedConfig:
                     sysvars.apply_global(server.globals, name, value, server)
 
     def publish_purged(self, purged: GtidSet) -> None:
-        """Publish this process's whole ``gtid_purged`` after a SET GLOBAL gtid_purged added to it."""
+        """Publish this process's whole ``gtid_purged`` after a SET GLOBAL gtid_purged added to it.
+
+        Raises:
+            MySQLError: 1026 when the file cannot be written.
+        """
         self._publish({PURGED: json.dumps([self._reset_epoch.get(), str(purged)])})
 
     def publish_accounts(self, accounts: list[Account]) -> None:
         """Publish this process's account cache as an account statement or FLUSH PRIVILEGES (committed) left it:
         every process takes the same cache (MySQL's ``acl_users`` as ``acl_reload`` read it; a later direct change
-        of the grant tables waits for the next FLUSH PRIVILEGES in every process alike)."""
+        of the grant tables waits for the next FLUSH PRIVILEGES in every process alike).
+
+        Raises:
+            MySQLError: 1026 when the file cannot be written.
+        """
         self._publish({ACCOUNTS: json.dumps([dataclasses.astuple(a) for a in accounts])})
 
     def _publish(self, rows: dict[str, str]) -> None:
@@ -145,14 +159,23 @@ class SharedConfig:
             self._bump()
 
     def _write(self, sql: str, params: list[tuple[Any, ...]]) -> None:
+        """Run ``sql`` for each of ``params`` in one write transaction of the file.
+
+        Raises:
+            MySQLError: 1026 ER_ERROR_ON_WRITE naming the file and SQLite's error (busy past the timeout, disk
+                full ...); nothing was published.
+        """
         db = self._db
-        db.execute("BEGIN IMMEDIATE")
         try:
-            db.executemany(sql, params)
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany(sql, params)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as err:
+            raise mysql_error(1026, self._path, getattr(err, "sqlite_errorcode", 0), str(err)) from err
 
     def _bump(self) -> None:
         # config_generation has a writer in every process: bumped under the page lock (shm.py's rule)

@@ -8,12 +8,14 @@ GLOBAL does not survive a restart.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 
 import pytest
 
 from gtidkit.engine.server import Server
 from gtidkit.engine.shared_config import FILE
+from gtidkit.errors import MySQLError
 from tests.engine.multi.test_worker_open import OPTS, Worker
 
 
@@ -96,4 +98,25 @@ def test_concurrent_sets_of_one_variable_end_equal_in_both_processes(primary, ro
         assert theirs in (1000 + rounds - 1, 2000 + rounds - 1)
     finally:
         worker.quit()
+        s.close()
+
+
+def test_a_publication_that_cannot_be_written_is_a_mysql_error(primary) -> None:
+    """A SET GLOBAL whose publication cannot be written (here: another writer holds the file past the busy
+    timeout) fails with 1026 ER_ERROR_ON_WRITE naming the file, not a Python traceback."""
+    blocker = sqlite3.connect(str(primary.datadir / FILE), isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    assert primary.shared_config is not None
+    primary.shared_config._db.execute("PRAGMA busy_timeout = 50")
+    s = primary.session()
+    try:
+        with pytest.raises(MySQLError) as err:
+            s.execute("SET GLOBAL max_execution_time = 9")
+        assert err.value.code == 1026
+        assert err.value.message == (
+            f"Error writing file '{primary.datadir / FILE}' (errno: 5 - database is locked)"
+        )
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
         s.close()
