@@ -359,6 +359,23 @@ def test_account_statements_in_one_worker_are_seen_by_logins_and_checks_in_the_o
         assert refused_login(srv.port, other, f"{user}r", "three") == 1045
 
 
+def test_caching_sha2_fast_path_cache_of_a_worker_follows_an_alter_user_in_the_other(
+    srv: ServerProcess,
+) -> None:
+    """caching_sha2_password (8.0's default plugin): worker 1 logs the account in by full authentication (RSA key
+    exchange), then from its fast-path cache; ALTER USER in worker 0 makes worker 1 refuse the old password at once
+    (its cache entry was made for another stored hash) and accept the new one."""
+    with root(srv.port, 0) as a:
+        query(a, "CREATE USER sha@'%' IDENTIFIED WITH caching_sha2_password BY 'first'")
+        for _ in range(2):  # full authentication, then the fast path
+            login(srv.port, 1, "sha", "first").close()
+        query(a, "ALTER USER sha@'%' IDENTIFIED BY 'second'")
+        assert refused_login(srv.port, 1, "sha", "first") == 1045
+        for _ in range(2):
+            login(srv.port, 1, "sha", "second").close()
+        query(a, "DROP USER sha@'%'")
+
+
 def native_hash(password: str) -> str:
     """mysql_native_password's stored form: ``*`` + SHA1(SHA1(password)) in upper-case hex."""
     return "*" + hashlib.sha1(hashlib.sha1(password.encode()).digest()).hexdigest().upper()
