@@ -15,6 +15,7 @@ supervisor → worker ``stop``                 shut down cleanly (the server is 
 worker → supervisor ``ready <ms> <v> <o>``   serving: ms since the fork request, version, ms opening
 worker → supervisor ``closed <id>``          connection ``id`` ended (``max_connections`` count)
 worker → supervisor ``shutdown``             a client ran SHUTDOWN: stop the server
+worker → supervisor ``max_connections <n>``  ``@@GLOBAL.max_connections`` is now ``n`` (SET GLOBAL)
 worker → supervisor ``id``                   (id socket) the next connection id; answered by the number
 ==================  =======================  ==========================================================
 """

@@ -292,6 +292,9 @@ class Supervisor:
                     if cid in w.connections:
                         w.connections.discard(cid)
                         self._live -= 1
+            elif msg.kind == "max_connections":  # SET GLOBAL max_connections in some worker
+                with self._lock:
+                    self.max_connections = int(msg.fields[0])
             elif msg.kind == "shutdown":
                 log.info("SHUTDOWN from a client of worker %d: stopping the server", w.index)
                 self._stop_reason.append("shutdown")

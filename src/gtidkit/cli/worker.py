@@ -168,6 +168,15 @@ def run_worker(
 
     wire.ctx.request_shutdown = request_shutdown
 
+    def max_connections_changed(_old: Any, new: Any) -> None:
+        # SET GLOBAL max_connections here or in another worker (engine/shared_config.py): the supervisor counts
+        try:
+            handoff.send(ctl, "max_connections", int(new))
+        except OSError:
+            pass
+
+    engine.globals.on_change.setdefault("max_connections", []).append(max_connections_changed)
+
     def closed(connection_id: int) -> Any:
         def tell() -> None:
             try:

@@ -21,7 +21,8 @@ beside the process that ran recovery); they are one MySQL server, so each must s
   row's Gtid event (its writeset history restarts there: safe, less parallelism for a replica).
 
 Still per process (step 6 of the plan): GTID ownership of ``SET GTID_NEXT='uuid:n'`` (the shm owner table is not
-wired yet), SET GLOBAL, accounts, PURGE/RESET, PROCESSLIST, KILL across processes, dump-thread wake-ups; a GTID
+wired yet), PURGE/RESET, PROCESSLIST, KILL across processes, dump-thread wake-ups (SET GLOBAL, accounts and
+gtid_purged: :mod:`gtidkit.engine.shared_config`); a GTID
 committed by another process without a commit-log row (``sql_log_bin=0`` with an assigned GTID) is seen only
 after the next catch-up that falls back to the table.
 """

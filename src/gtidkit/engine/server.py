@@ -43,6 +43,7 @@ from gtidkit.engine.session import Session, now_us
 from gtidkit.engine.shared import waiters
 from gtidkit.engine.shared.shm import SharedPage
 from gtidkit.engine.shared.write_lock import SharedWriteLock
+from gtidkit.engine.shared_config import SharedConfig
 from gtidkit.engine.statements.specs import SPECS
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
@@ -179,6 +180,8 @@ class Server:
         self._shared_lock: SharedWriteLock | None = None
         #: what the other processes committed (engine/follow.py), with a shared page only
         self.follower: Follower | None = None
+        #: SET GLOBAL, accounts and gtid_purged across the processes (engine/shared_config.py), with a shared page
+        self.shared_config: SharedConfig | None = None
         #: the sync stage's leader/follower state (engine/binlog/group_sync.py)
         self.group_sync = GroupSync()
         self._write_owner: int | None = None
@@ -350,18 +353,20 @@ class Server:
                     commit_log.ensure_autoincrement(server.storage.sqlite(server.internal_conn))
                 finally:
                     server.release_write_lock(None)
-                server._attach_shared(SharedPage.create(datadir))
+                server._attach_shared(SharedPage.create(datadir), fresh=True)
         except BaseException:
             server._abort()
             raise
         return server
 
-    def _attach_shared(self, page: SharedPage) -> None:
-        """Take the write lock across processes through ``page`` and follow the other processes' commits."""
+    def _attach_shared(self, page: SharedPage, *, fresh: bool) -> None:
+        """Take the write lock across processes through ``page``, follow the other processes' commits and their
+        configuration changes (``fresh``: the server's first process, which empties the published ones)."""
         self.shared_page = page
         self._shared_lock = SharedWriteLock(page, self.datadir, self.worker_id)
         self.follower = Follower(self, page)
         self.follower.start()
+        self.shared_config = SharedConfig(self, page, fresh=fresh)
 
     def _open_worker(self, worker_id: int) -> None:
         """The secondary open (issue 21 step 4): GTID state as start-up computes it, without recovery.
@@ -392,8 +397,10 @@ class Server:
         else:
             purged = GtidSet() | executed
         self.gtid_state.load(executed, purged)
-        self._attach_shared(page)
+        self._attach_shared(page, fresh=False)
         self.accounts.load(self.internal_conn)
+        assert self.shared_config is not None
+        self.shared_config.reload()  # what SET GLOBAL / gtid_purged changed since the server started
         self.acquire_write_lock(None)  # continue the binary log where the commit log says it ends
         self.release_write_lock(None)
 
@@ -556,6 +563,9 @@ class Server:
                     self.lock_waits.done_waiting(session.id)
             try:
                 follower.catch_up(under_write_lock=True)
+                config = self.shared_config
+                if config is not None and config.stale():  # gtid_purged before an automatic GNO is taken
+                    config.reload()
             except BaseException:
                 shared.release()
                 raise
@@ -781,6 +791,27 @@ class Server:
             raise
 
     # ------------------------------------------------------------------ variables
+    def refresh_shared(self) -> None:
+        """Load what another worker process of this server changed (SET GLOBAL, accounts, gtid_purged) when it
+        changed something since this process last looked (one counter read); nothing without a shared page. The
+        wire server calls it before each client command and authentication step (engine/shared_config.py)."""
+        config = self.shared_config
+        if config is not None and config.stale():
+            config.reload()
+
+    def accounts_changed(self, conn: Any) -> None:
+        """An account statement or FLUSH PRIVILEGES: re-read the grant tables on storage connection ``conn``
+        (``acl_reload``) and have every other worker process re-read them before its next statement or login."""
+        self.accounts.load(conn)
+        if self.shared_config is not None:
+            self.shared_config.publish_accounts(self.accounts.accounts())
+
+    def gtid_purged_changed(self) -> None:
+        """SET GLOBAL gtid_purged added to gtid_purged (write lock held): publish the new value to the other worker
+        processes (engine/shared_config.py), which add it before their next statement or GNO."""
+        if self.shared_config is not None:
+            self.shared_config.publish_purged(self.gtid_state.purged())
+
     def set_global(self, session: Session, name: str, value: Any) -> None:
         """``SET GLOBAL name = value`` from ``session``, through the sysvar table's hooks.
 
@@ -875,6 +906,8 @@ class Server:
         self.storage.close()
 
     def _close_shared(self) -> None:
+        if self.shared_config is not None:
+            self.shared_config.close()
         if self.follower is not None:
             self.follower.close()
         if self._shared_lock is not None:

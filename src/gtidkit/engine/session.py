@@ -970,6 +970,8 @@ class Session:
             self.oneshot_read_only = read_only
         elif scope.upper() == "GLOBAL":
             self.server.globals.set("transaction_read_only", read_only)
+            if self.server.shared_config is not None:  # the other worker processes' sessions too
+                self.server.shared_config.publish_globals({"transaction_read_only": read_only})
         else:
             self.session_vars["transaction_read_only"] = read_only
 

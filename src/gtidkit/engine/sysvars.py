@@ -18,7 +18,11 @@ GLOBAL), DEFAULT (1230 when the variable has none), then the variable's hooks, e
 * ``update(ctx, value)``: stores it (``global_update`` / ``session_update``); default: the global table or the
   session's values;
 * ``on_update(ctx, old, new)``: reacts after the store (MySQL's ``ON_UPDATE``, e.g. waking the compressor);
-* ``read(session, scope) -> value``: computes the value of a ``dynamic_value`` variable (MySQL's ``ON_READ``).
+* ``read(session, scope) -> value``: computes the value of a ``dynamic_value`` variable (MySQL's ``ON_READ``);
+* ``follow(server, old, new)``: the part of a GLOBAL change that lives in one process's objects (the binary log's
+  copy of ``sync_binlog``, the compressor's period ...), run by ``on_update`` in the process of the SET and by
+  every other worker process of a multi-process server when it loads the new value (:func:`apply_global`,
+  :mod:`gtidkit.engine.shared_config`).
 
 Add a variable by adding a row to :data:`SYSVARS`; put its hooks in the module that owns the behaviour (GTID
 variables: :mod:`gtidkit.engine.gtid.variables`) and never branch on the variable's name elsewhere.
@@ -63,6 +67,7 @@ OnCheckHook = Callable[["SetContext", Any], None]
 UpdateHook = Callable[["SetContext", Any], None]
 OnUpdateHook = Callable[["SetContext", Any, Any], None]
 ReadHook = Callable[["Session", "str | None"], Any]
+FollowHook = Callable[[Any, Any, Any], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +84,7 @@ class SysVar:
         dynamic_value: the value is computed by the server (e.g. ``gtid_executed``); SET goes to the server.
         alias_of: the variable this name is an alias of (``log_slave_updates`` → ``log_replica_updates``).
         no_default: ``SET ... = DEFAULT`` gives ER_NO_DEFAULT 1230 (``gtid_purged``).
-        check, on_check, update, on_update, read: the hooks (module docstring).
+        check, on_check, update, on_update, read, follow: the hooks (module docstring).
         parse: ``fn(value) -> value`` converting a value that needs no session (``time_zone``): used by SET
             before ``check`` and by start-up options (:func:`parse_startup_option`), so both refuse the same values.
         restricted_session: setting the SESSION value is a restricted operation (WL#12217): it needs SUPER,
@@ -102,6 +107,7 @@ class SysVar:
     update: UpdateHook | None = None
     on_update: OnUpdateHook | None = None
     read: ReadHook | None = None
+    follow: FollowHook | None = None
     parse: Callable[[Any], Any] | None = None
     restricted_session: bool = False
 
@@ -110,10 +116,25 @@ def _v(*args: Any, **kw: Any) -> SysVar:
     return SysVar(*args, **kw)
 
 
-def _binlog_attribute(ctx: SetContext, _old: Any, new: Any) -> None:
-    """max_binlog_size / sync_binlog: the binlog manager reads its own copy."""
-    if ctx.server.binlog is not None:
-        setattr(ctx.server.binlog, ctx.var.name, int(new))
+def _binlog_attribute(name: str) -> FollowHook:
+    """max_binlog_size / sync_binlog: the binlog manager reads its own copy (``follow`` hook)."""
+
+    def follow(server: Any, _old: Any, new: Any) -> None:
+        if server.binlog is not None:
+            setattr(server.binlog, name, int(new))
+
+    return follow
+
+
+def _follows(ctx: SetContext, old: Any, new: Any) -> None:
+    """``on_update`` of a variable with a ``follow`` hook: run it in the SET's own process."""
+    assert ctx.var.follow is not None
+    ctx.var.follow(ctx.server, old, new)
+
+
+def _compression_period_changed(server: Any, _old: Any, _new: Any) -> None:
+    """gtid_executed_compression_period: wake the compressor (of the process that runs it) to re-read it."""
+    server.compressor.period_changed()
 
 
 def _read_only_changed(ctx: SetContext, _old: Any, new: Any) -> None:
@@ -179,8 +200,15 @@ def _autocommit_changed(ctx: SetContext, old: Any, new: Any) -> None:
 def _div_precision_changed(ctx: SetContext, old: Any, new: Any) -> None:
     """SET div_precision_increment: sessions re-read it before their next statement (plans and result types of
     ``/`` and AVG follow it; gtidkit.engine.sql.numeric_types)."""
-    sessions = [ctx.session] if ctx.scope == SESSION else ctx.session.server.sessions()
-    for s in sessions:
+    if ctx.scope == SESSION:
+        ctx.session.executor.div_precision_increment = None
+    else:
+        _div_precision_followed(ctx.server, old, new)
+
+
+def _div_precision_followed(server: Any, _old: Any, _new: Any) -> None:
+    """A new GLOBAL div_precision_increment: every session of this process re-reads it."""
+    for s in server.sessions():
         s.executor.div_precision_increment = None
 
 
@@ -376,7 +404,8 @@ SYSVARS: dict[str, SysVar] = {
             1000,
             0,
             UINT32_MAX,
-            on_update=lambda ctx, _old, _new: ctx.server.compressor.period_changed(),
+            on_update=_follows,
+            follow=_compression_period_changed,
         ),
         _v("gtid_executed", GLOBAL, STR, "", read_only=True, dynamic_value=True, read=gv.read_gtid_executed),
         _v(
@@ -453,8 +482,26 @@ SYSVARS: dict[str, SysVar] = {
         _v("read_only", GLOBAL, BOOL, False, on_update=_read_only_changed),
         _v("super_read_only", GLOBAL, BOOL, False, on_update=_super_read_only_changed),
         _v("binlog_format", BOTH, ENUM, "ROW", choices=("MIXED", "STATEMENT", "ROW")),
-        _v("max_binlog_size", GLOBAL, INT, 1073741824, 4096, 1073741824, on_update=_binlog_attribute),
-        _v("sync_binlog", GLOBAL, INT, 1, 0, UINT32_MAX, on_update=_binlog_attribute),
+        _v(
+            "max_binlog_size",
+            GLOBAL,
+            INT,
+            1073741824,
+            4096,
+            1073741824,
+            on_update=_follows,
+            follow=_binlog_attribute("max_binlog_size"),
+        ),
+        _v(
+            "sync_binlog",
+            GLOBAL,
+            INT,
+            1,
+            0,
+            UINT32_MAX,
+            on_update=_follows,
+            follow=_binlog_attribute("sync_binlog"),
+        ),
         # RM8 "binlog_group_commit_sync_delay" (µs the sync stage's leader waits before its fsync) and
         # "binlog_group_commit_sync_no_delay_count" (a group this large ends the wait; no effect with no delay):
         # engine/binlog/group_sync.py
@@ -599,7 +646,16 @@ SYSVARS: dict[str, SysVar] = {
         _v("port", GLOBAL, INT, 3306, 0, 65535, read_only=True),
         _v("innodb_lock_wait_timeout", BOTH, INT, 50, 1, 1073741824),
         # manual "Server System Variables": digits "/" adds to the dividend's scale, 0..30, default 4
-        _v("div_precision_increment", BOTH, INT, 4, 0, 30, on_update=_div_precision_changed),
+        _v(
+            "div_precision_increment",
+            BOTH,
+            INT,
+            4,
+            0,
+            30,
+            on_update=_div_precision_changed,
+            follow=_div_precision_followed,
+        ),
         _v(
             "transaction_isolation",
             BOTH,
@@ -623,6 +679,9 @@ SYSVARS: dict[str, SysVar] = {
         _v("time_zone", BOTH, STR, tz.SYSTEM, parse=lambda value: tz.parse_time_zone(value).name),
         _v("system_time_zone", GLOBAL, STR, tz.system_time_zone_name(), read_only=True),
         _v("max_allowed_packet", BOTH, INT, 67108864, 1024, 1073741824),
+        # RM8 "max_connections": client connections accepted at once (1040 "Too many connections" beyond); the
+        # wire server, or the supervisor of a multi-process server, counts them (on_change callbacks they register)
+        _v("max_connections", GLOBAL, INT, 151, 1, 100000),
         _v(
             "group_concat_max_len", BOTH, INT, 1024, 4, 18446744073709551615
         ),  # RM8: GROUP_CONCAT result bytes
@@ -983,6 +1042,8 @@ def set_variable(
         value = var.default
         if scope == SESSION and var.scope == BOTH and var.update is None:
             value = session.server.globals.values[var.name]  # SET SESSION x = DEFAULT: the global value
+    shared = getattr(session.server, "shared_config", None) if scope == GLOBAL else None
+    before = dict(session.server.globals.values) if shared is not None else None
     ctx = SetContext(session, var, scope, warnings)
     if var.name != name.lower():
         # Sys_var_deprecated_alias (pseudo_slave_mode, slave_net_timeout ...): 1287, with the full stop that
@@ -997,14 +1058,48 @@ def set_variable(
     if var.on_check is not None:
         var.on_check(ctx, new)
     old = _current(session, var, scope) if var.on_update is not None else None
-    if var.update is not None:
-        var.update(ctx, new)
-    elif scope == GLOBAL:
-        session.server.globals.set(var.name, new)
-    else:
-        session.session_vars[var.name] = new
-    if var.on_update is not None:
-        var.on_update(ctx, old, new)
+    try:
+        if var.update is not None:
+            var.update(ctx, new)
+        elif scope == GLOBAL:
+            session.server.globals.set(var.name, new)
+        else:
+            session.session_vars[var.name] = new
+        if var.on_update is not None:
+            var.on_update(ctx, old, new)
+    finally:
+        # a server of several processes: the others load what changed here, also when a later step failed
+        # (SET GLOBAL gtid_mode stores the mode, then rotates the binary log)
+        if shared is not None and before is not None:
+            after = session.server.globals.values
+            shared.publish_globals({k: v for k, v in after.items() if k not in before or before[k] != v})
+
+
+def apply_global(globals_: GlobalVariables, name: str, value: Any, server: Any) -> None:
+    """Store a GLOBAL value another worker process set and published (:mod:`gtidkit.engine.shared_config`), then
+    run what the change does in this process: ``globals_.on_change`` callbacks and the variable's ``follow`` hook.
+    No check runs: the SET that published it checked it.
+
+    Args:
+        globals_: this process's global values.
+        name: the variable's canonical name.
+        value: its new value, as :func:`coerce` made it.
+        server: this process's engine, for the ``follow`` hook.
+
+    Raises:
+        MySQLError: 1193 for a name this release does not know (a datadir shared by processes of one release
+            never has one).
+    """
+    var = lookup(name)
+    with globals_.lock:
+        old = globals_.values.get(var.name)
+        if old == value and var.name in globals_.values:
+            return
+        globals_.values[var.name] = value
+    for fn in globals_.on_change.get(var.name, []):
+        fn(old, value)
+    if var.follow is not None:
+        var.follow(server, old, value)
 
 
 def _current(session: Session, var: SysVar, scope: str) -> Any:

@@ -151,8 +151,15 @@ class ServerContext:
     #: registers COM_BINLOG_DUMP / COM_BINLOG_DUMP_GTID / COM_REGISTER_SLAVE here); see :class:`StreamIO`.
     command_hooks: dict[int, TakeoverHook] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: run before each batch of client bytes is handled (a login step, a command): loads what another worker
+    #: process of a multi-process server changed (SET GLOBAL, accounts: engine/shared_config.py); None in a
+    #: one-process server
+    refresh: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
+        config = getattr(self.engine, "shared_config", None)
+        if config is not None and self.refresh is None:
+            self.refresh = config.refresh
         if getattr(self.engine, "statements", None) is not None:
             from gtidkit.protocol import admin
 
@@ -323,6 +330,11 @@ class ClientHandler:
         Protocol violations are answered with an ERR packet (MySQL's code when it has one) and close the
         connection; they never escape.
         """
+        refresh = self.ctx.refresh
+        if (
+            refresh is not None
+        ):  # another worker process's SET GLOBAL / CREATE USER / GRANT, before this login
+            refresh()  # step or command
         if data and data[4:5] == _EXECUTE_BYTE and not (self.closed or self.want_tls):
             fast = self._fast_execute(data)
             if fast is not None:

@@ -118,7 +118,7 @@ def _from_sysvar(name: str, owner: str = ENGINE, **overrides: Any) -> Option:
 
 #: Options whose variable the wire server uses too (listening, connection limits): ``both``. ``port`` is stored by
 #: the wire server once bound.
-_WIRE_VARIABLES = {"port", "wait_timeout", "interactive_timeout", "max_allowed_packet"}
+_WIRE_VARIABLES = {"port", "wait_timeout", "interactive_timeout", "max_allowed_packet", "max_connections"}
 
 #: Options with no engine variable of their name, or that gtidkit treats apart (mysqld's names, types, ranges and
 #: defaults from RM8 "Server Command Options" / "Server System Variables").
@@ -134,7 +134,6 @@ _OWN_OPTIONS = (
         "default_time_zone", STR, None, target="time_zone", help="The server's time zone (+HH:MM or SYSTEM)."
     ),
     Option("bind_address", STR, "127.0.0.1", WIRE, help="Address to listen on (mysqld's default is *)."),
-    Option("max_connections", INT, 151, WIRE, 1, 100000, help="Connections accepted at once."),
     Option("connect_timeout", INT, 10, WIRE, 2, 31536000, help="Seconds to wait for the handshake."),
     Option(
         "pid_file", STR, None, WIRE, help="Process id file (relative to the datadir; default host_name.pid)."

@@ -66,6 +66,8 @@ class WireServer:
         self.bind_address = bind_address
         self.port = port
         self.max_connections = max_connections
+        # SET GLOBAL max_connections (here or, in a multi-process server, in another worker): the new limit
+        engine.globals.on_change.setdefault("max_connections", []).append(self._max_connections_changed)
         self.wait_timeout = wait_timeout
         self.interactive_timeout = interactive_timeout
         self.connect_timeout = connect_timeout
@@ -97,6 +99,10 @@ class WireServer:
         self._lock = threading.Lock()
         self._active = 0
         self._stopping = False
+
+    def _max_connections_changed(self, _old: Any, new: Any) -> None:
+        """``@@GLOBAL.max_connections`` changed: connections accepted from now on count against ``new``."""
+        self.max_connections = int(new)
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -183,9 +184,14 @@ class AccountStore:
 
     def load(self, conn: Connection) -> None:
         """Re-read the grant tables on ``conn`` and replace the cache (``acl_reload``)."""
-        accounts = read_accounts(conn)
+        self.replace(read_accounts(conn).values())
+
+    def replace(self, accounts: Iterable[Account]) -> None:
+        """Replace the cache with ``accounts`` (another worker process's cache after its account statement:
+        engine/shared_config.py)."""
+        cache = {a.key: a for a in accounts}
         with self._lock:
-            self._accounts = accounts
+            self._accounts = cache
             self.version += 1
 
     def exists(self) -> bool:

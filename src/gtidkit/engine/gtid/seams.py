@@ -228,6 +228,11 @@ class GtidVariableServer(Protocol):
         """Release what :meth:`acquire_write_lock` took."""
         ...
 
+    def gtid_purged_changed(self) -> None:
+        """SET GLOBAL gtid_purged added to gtid_purged (write lock held): the server's other worker processes
+        take the new value before their next GNO (engine/shared_config.py; nothing in a one-process server)."""
+        ...
+
     def save_gtids_now(self, gtids: GtidSet, *, lock: bool = False) -> None:
         """Save ``gtids`` into mysql.gtid_executed in a transaction of their own."""
         ...

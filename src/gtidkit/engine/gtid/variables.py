@@ -248,6 +248,7 @@ def update_gtid_purged(ctx: GtidVariableContext, value: tuple[bool, GtidSet]) ->
         else:
             server.save_gtids_now(added)
         state.add_purged(added, also_executed=True)
+        server.gtid_purged_changed()  # the other worker processes, before any of them takes a GNO
     finally:
         if not own_lock:
             server.release_write_lock(None)

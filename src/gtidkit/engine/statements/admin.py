@@ -179,6 +179,7 @@ class Admin:
                 conn.rollback()
                 raise
             server.gtid_state.load(GtidSet(), GtidSet())
+            server.gtid_purged_changed()  # the published gtid_purged is empty now (engine/shared_config.py)
             server.binlog_file_gtids = GtidSet()
             if server.binlog is not None:
                 server.binlog.delete_all()
@@ -213,6 +214,7 @@ class Admin:
             self.server.gtid_state.add_purged(
                 read_previous_gtids(blog.path(files[0])) or GtidSet(), also_executed=False
             )
+            self.server.gtid_purged_changed()  # the other worker processes' @@GLOBAL.gtid_purged
         return removed
 
     def expire_logs_locked(self) -> list[str]:

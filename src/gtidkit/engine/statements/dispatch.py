@@ -94,8 +94,12 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
     """
     server = session.server
     follower = server.follower
-    if follower is not None and follower.stale():  # another worker process committed (engine/follow.py)
-        follower.catch_up()
+    if follower is not None:
+        if follower.stale():  # another worker process committed (engine/follow.py)
+            follower.catch_up()
+        config = server.shared_config
+        if config is not None and config.stale():  # it set a global, an account (engine/shared_config.py)
+            config.reload()
     if server.table_locks.active:  # LOCK TABLES / FLUSH TABLES WITH READ LOCK held by some session
         locks.check_statement(session, stmt.kind, stmt.text)
     if spec is None:
@@ -242,7 +246,7 @@ def _account_logged(session: Session, stmt: Statement) -> str | None:
 
 
 def _account_reload(session: Session, stmt: Statement) -> None:
-    session.server.accounts.load(session.conn)  # on a failed commit the cache keeps the committed accounts
+    session.server.accounts_changed(session.conn)  # on a failed commit the cache keeps the committed accounts
 
 
 def _create_start_transaction(session: Session, stmt: Statement) -> StatementResult:

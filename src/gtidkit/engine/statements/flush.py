@@ -79,7 +79,7 @@ def run_flush(session: Session, stmt: Statement) -> StatementResult:
     if (
         "PRIVILEGES" in options
     ):  # acl_reload: the grant tables as they are now (after direct DML on mysql.user)
-        session.server.accounts.load(session.conn)
+        session.server.accounts_changed(session.conn)
     return StatementResult()
 
 
