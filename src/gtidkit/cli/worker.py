@@ -160,6 +160,17 @@ def run_worker(
     if isinstance(started, int):
         return started
     engine, wire, replication = started
+    page = engine.shared_page
+    workers = int(opts.command.get("gtidkit_workers") or 1)
+    if page is not None and workers > 1:  # several workers: answer the others' control requests
+        try:
+            engine.control.start(page.token, index, workers)
+        except OSError as err:
+            log.error("worker %d could not bind its control socket: %s", index, err)
+            replication.shutdown()
+            wire.shutdown()
+            engine.shutdown()
+            return 1
     shutdown_asked = threading.Event()
 
     def request_shutdown() -> None:  # SHUTDOWN from a client: the supervisor stops every worker, then itself
