@@ -408,3 +408,55 @@ def test_connection_counts_are_server_wide(tmp_path: Path, workers: int) -> None
         assert status(held[-1])["Connections"] == "5"
         for c in held:
             c.close()
+
+
+def test_replication_threads_listed_once_and_a_dump_killed_from_another_worker(tmp_path: Path) -> None:
+    """A source and a replica, both with two workers: the replica's receiver / applier threads (in worker 0, where
+    START REPLICA ran) are in performance_schema.threads once, read from worker 1; the source's binlog dump thread
+    is in SHOW PROCESSLIST from both workers, and KILL from the worker that does not serve it ends it (the
+    receiver reconnects, as after a KILL on MySQL: ``Binlog Dump GTID`` again under a new id)."""
+    with running_server(
+        tmp_path / "source", *GTIDS, "--log-bin", "--workers=2", base=(), supervised=True
+    ) as src:
+        replica_args = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=2", "--skip-log-bin")
+        with running_server(
+            tmp_path / "replica", *replica_args, "--workers=2", base=(), supervised=True
+        ) as rep:
+            r0 = connect_in(rep, 0, 2)
+            query(
+                r0,
+                f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={src.port}, "
+                "SOURCE_USER='root', SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1, SOURCE_RETRY_COUNT=60",
+            )
+            query(r0, "START REPLICA")
+            r1 = connect_in(rep, 1, 2)
+            names = ("thread/sql/replica_io", "thread/sql/replica_sql", "thread/sql/replica_worker")
+
+            def replica_threads() -> list[str]:
+                rows = query(r1, "SELECT NAME FROM performance_schema.threads")
+                return sorted(r[0] for r in rows if r[0] in names)
+
+            wait_until(lambda: replica_threads() == sorted(names), what="the replica threads, once each")
+            s = [connect_in(src, w, 2) for w in (0, 1)]
+
+            def dumps(conn: pymysql.connections.Connection) -> list[tuple]:
+                return [r for r in query(conn, "SHOW PROCESSLIST") if r[4] == "Binlog Dump GTID"]
+
+            wait_until(lambda: len(dumps(s[0])) == 1, what="the dump thread listed")
+            (dump,) = dumps(s[0])
+            assert [r[0] for r in dumps(s[1])] == [dump[0]]  # the same one thread, from the other worker
+            assert (dump[1], dump[2], dump[3]) == ("root", "localhost", None)
+            # which worker serves it: THREAD_OS_ID is a thread of that worker's process
+            (tid,) = query(
+                s[0], f"SELECT THREAD_OS_ID FROM performance_schema.threads WHERE PROCESSLIST_ID = {dump[0]}"
+            )[0]
+            serving = [w for w in (0, 1) if Path(f"/proc/{worker_pid(src, w)}/task/{tid}").exists()]
+            assert len(serving) == 1, (tid, serving)
+            killer = s[1 - serving[0]]
+            query(killer, f"KILL {dump[0]}")
+            wait_until(
+                lambda: [r[0] for r in dumps(killer)] not in ([], [dump[0]]),
+                what="the receiver's new dump thread",
+            )
+            for c in (*s, r0, r1):
+                c.close()

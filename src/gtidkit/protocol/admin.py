@@ -315,7 +315,8 @@ def _local_entries(ctx: Any, me: ClientHandler | None, *, table: bool) -> list[A
 def connection_thread_rows(ctx: Any) -> list[dict[str, Any]]:
     """performance_schema.threads rows of the client connections of ``ctx`` (a ``ServerContext``): MySQL's
     ``thread/sql/one_connection`` (a binlog dump is one too, its COMMAND ``Binlog Dump GTID``), with the
-    processlist columns as SHOW FULL PROCESSLIST shows them (RM8 "The threads Table")."""
+    processlist columns as SHOW FULL PROCESSLIST shows them and THREAD_OS_ID, the OS thread serving it (in a
+    multi-worker server a thread of the worker process that serves it) (RM8 "The threads Table")."""
     with ctx.lock:
         handlers = sorted(ctx.handlers.items())
     now = time.monotonic()
@@ -341,6 +342,7 @@ def connection_thread_rows(ctx: Any) -> list[dict[str, Any]]:
                 "INSTRUMENTED": "YES",
                 "HISTORY": "YES",
                 "CONNECTION_TYPE": "SSL/TLS" if h.tls_active else "TCP/IP",
+                "THREAD_OS_ID": h.os_thread_id,
                 "RESOURCE_GROUP": "USR_default",
             }
         )

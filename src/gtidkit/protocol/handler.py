@@ -216,6 +216,9 @@ class ClientHandler:
         self.takeover: tuple[TakeoverHook, Any] | None = None
         #: set by the socket edge: close this connection from another thread (KILL).
         self.kill_hook: Callable[[], None] = lambda: None
+        #: set by the socket edge: the OS thread id (``gettid``) serving this connection (performance_schema.threads
+        #: THREAD_OS_ID), None when no thread of its own serves it
+        self.os_thread_id: int | None = None
         #: set by a command hook while it runs (a binlog dump): stop that command from another thread (KILL QUERY,
         #: as MySQL's dump thread ends when it sees ``thd->killed``).
         self.kill_query_hook: Callable[[], None] = lambda: None

@@ -233,6 +233,7 @@ class WireServer:
         on_close: Callable[[], None] | None = None,
     ) -> None:
         handler = ClientHandler(self.ctx, peer)
+        handler.os_thread_id = threading.get_native_id()
         holder = {"sock": sock}
         key = id(handler)
         with self._lock:
