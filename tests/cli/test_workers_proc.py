@@ -406,8 +406,19 @@ def test_connection_counts_are_server_wide(tmp_path: Path, workers: int) -> None
         assert (values["Threads_connected"], values["Max_used_connections"]) == ("2", "3")
         held.append(connect(srv))  # a slot is free again
         assert status(held[-1])["Connections"] == "5"
-        for c in held:
+        for c in held[1:]:
             c.close()
+        wait_until(lambda: status(held[0])["Threads_connected"] == "1", what="the closed connections counted")
+        # mariadb-admin status (COM_STATISTICS): its own connection and held[0], whichever workers they are in
+        out = subprocess.run(
+            ["mariadb-admin", "-h127.0.0.1", f"-P{srv.port}", "-uroot", "status"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
+        assert "Threads: 2 " in out, out
+        held[0].close()
 
 
 def test_replication_threads_listed_once_and_a_dump_killed_from_another_worker(tmp_path: Path) -> None:

@@ -200,7 +200,21 @@ def serve_control(ctx: Any) -> None:
     control.register(OP_PROCESSLIST, lambda _m: json.dumps(_local_entries(ctx, None, table=False)).encode())
     control.register(OP_KILL, lambda m: _answer_kill(ctx, m, query_only=False))
     control.register(OP_KILL_QUERY, lambda m: _answer_kill(ctx, m, query_only=True))
-    control.register(OP_STATUS, lambda _m: json.dumps({"running": _running(ctx)}).encode())
+    control.register(OP_STATUS, lambda _m: json.dumps(_local_counts(ctx)).encode())
+
+
+def _local_counts(ctx: Any) -> dict[str, int]:
+    """OP_STATUS's answer: this worker's running connections, open connections and Questions."""
+    with ctx.lock:
+        connected, questions = len(ctx.handlers), ctx.questions
+    return {"running": _running(ctx), "connected": connected, "questions": questions}
+
+
+def statistics(ctx: Any) -> tuple[int, int]:
+    """``(threads, questions)`` of COM_STATISTICS (``mysqladmin status``) for the server of ``ctx``: open
+    connections and statements received, summed over the workers of a multi-worker server."""
+    counts = [_local_counts(ctx), *_peer_answers(ctx, OP_STATUS, "the status counters")]
+    return sum(int(c.get("connected", 0)) for c in counts), sum(int(c.get("questions", 0)) for c in counts)
 
 
 def _running(ctx: Any) -> int:

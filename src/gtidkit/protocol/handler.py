@@ -951,9 +951,10 @@ class ClientHandler:
         return bytes(out)
 
     def _statistics(self) -> str:
+        from gtidkit.protocol import admin
+
         uptime = max(1, int(time.monotonic() - self.ctx.started))
-        with self.ctx.lock:
-            threads, questions = len(self.ctx.handlers), self.ctx.questions
+        threads, questions = admin.statistics(self.ctx)  # every worker's, in a multi-worker server
         return (
             f"Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: 0  "
             f"Flush tables: 1  Open tables: 0  Queries per second avg: {questions / uptime:.3f}"
