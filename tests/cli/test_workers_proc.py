@@ -340,6 +340,7 @@ def test_a_stalled_or_dead_worker_does_not_hang_the_processlist(tmp_path: Path) 
         pid = worker_pid(srv, 1)
         os.kill(pid, signal.SIGSTOP)
         try:
+            wait_stopped(pid)
             started = time.monotonic()
             ids = {r[0] for r in query(reader, "SHOW PROCESSLIST")}
             took = time.monotonic() - started
@@ -366,6 +367,20 @@ def test_a_stalled_or_dead_worker_does_not_hang_the_processlist(tmp_path: Path) 
         )
         late.close()
         reader.close()
+
+
+def wait_stopped(pid: int) -> None:
+    """Wait until every thread of ``pid`` is stopped (a SIGSTOP takes effect when each thread next runs)."""
+    wait_until(
+        lambda: (
+            {
+                (t / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                for t in Path(f"/proc/{pid}/task").iterdir()
+            }
+            <= {"T", "t"}
+        ),
+        what=f"process {pid} stopped",
+    )
 
 
 def worker_pid_or_none(srv: ServerProcess, worker: int) -> int | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -74,6 +75,8 @@ def test_a_stalled_or_dead_peer_is_left_out(me, peers, how: str) -> None:
     os.kill(victim.pid, signal.SIGSTOP if how == "stopped" else signal.SIGKILL)
     if how == "dead":
         victim.join(10)
+    else:
+        wait_stopped(victim.pid)
     started = time.monotonic()
     answers = me.ask_peers(40, timeout=1.0)
     took = time.monotonic() - started
@@ -82,6 +85,19 @@ def test_a_stalled_or_dead_peer_is_left_out(me, peers, how: str) -> None:
     assert took < (1.0 if how == "dead" else 5.0), took
     if how == "stopped":
         assert took >= 0.9
+
+
+def wait_stopped(pid: int) -> None:
+    """Wait until every thread of ``pid`` is stopped (a SIGSTOP takes effect when each thread next runs)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        states = {
+            (t / "stat").read_text().rsplit(")", 1)[1].split()[0] for t in Path(f"/proc/{pid}/task").iterdir()
+        }
+        if states <= {"T", "t"}:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} did not stop")
 
 
 def test_an_unstarted_service_asks_no_one(page) -> None:
