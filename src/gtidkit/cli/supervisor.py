@@ -108,6 +108,11 @@ class Supervisor:
         self._fork_proc: subprocess.Popen[bytes] | None = None
         self._datadir_lock: Any = None
         self.received: list[int] = []
+        #: SHOW STATUS Connections (attempts, refused ones included) and Max_used_connections; with Threads_connected
+        #: (``_live``) published in the shared page of a multi-worker server (:meth:`_publish`)
+        self.connections = 0
+        self.max_used = 0
+        self._page: Any = None
 
     # ------------------------------------------------------------------ ids
     def next_id(self) -> int:
@@ -158,6 +163,17 @@ class Supervisor:
             log.error("Aborting", extra={"mysql_code": 10119})
             self._stop_all()
             return 1
+        if len(self.workers) > 1:  # worker 0 built the shared page: the connection counts go there
+            from gtidkit.engine.shared.shm import SharedPage, SharedPageError
+
+            try:
+                self._page = SharedPage.attach(self.datadir)
+            except (SharedPageError, OSError) as err:
+                log.error("Can't start server: the shared page: %s", err)
+                self._stop_all()
+                return 1
+            with self._lock:
+                self._publish()
         pid_file = pid_file_path(self.datadir, self.opts)
         try:
             pid_file.write_text(f"{os.getpid()}\n")
@@ -292,6 +308,7 @@ class Supervisor:
                     if cid in w.connections:
                         w.connections.discard(cid)
                         self._live -= 1
+                        self._publish()
             elif msg.kind == "max_connections":  # SET GLOBAL max_connections in some worker
                 with self._lock:
                     self.max_connections = int(msg.fields[0])
@@ -309,6 +326,7 @@ class Supervisor:
             self._live -= len(w.connections)
             lost = len(w.connections)
             w.connections.clear()
+            self._publish()
             w.exited.set()
             self._changed.notify_all()
         try:
@@ -425,10 +443,13 @@ class Supervisor:
         """Refuse (1040) or hand ``client`` to the next worker in round-robin order."""
         with self._lock:
             full = self._live >= self.max_connections
+            self.connections += 1
             if not full:
                 self._live += 1
+                self.max_used = max(self.max_used, self._live)
                 turn = self._rr
                 self._rr += 1
+            self._publish()
         if full:
             client.sendall(_refusal(1040))
             return
@@ -464,6 +485,17 @@ class Supervisor:
                     w.ready.clear()
         with self._lock:
             self._live -= 1
+            self._publish()
+
+    def _publish(self) -> None:
+        """Write the connection counts into the shared page (lock held: the supervisor is their one writer),
+        where every worker's SHOW STATUS reads them (protocol/admin.py ``status_values``)."""
+        page = self._page
+        if page is None:
+            return
+        page.counter("connections").set(self.connections)
+        page.counter("threads_connected").set(self._live)
+        page.counter("max_used_connections").set(self.max_used)
 
     # ------------------------------------------------------------------ stop
     def _stop_all(self) -> None:
@@ -501,6 +533,10 @@ class Supervisor:
             except subprocess.TimeoutExpired:
                 self._fork_proc.kill()
                 self._fork_proc.wait()
+        with self._lock:
+            page, self._page = self._page, None
+        if page is not None:
+            page.close()
         if self._datadir_lock is not None:
             self._datadir_lock.release()
 

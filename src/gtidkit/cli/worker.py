@@ -5,7 +5,9 @@ one-process server does (recovery, compressor, replication threads), adopting th
 holds (the inherited descriptor, engine/datadir_lock.py), then serves the client sockets the supervisor accepts
 and passes over the control channel with their connection ids (cli/handoff.py: ``conn <id> <peer>`` + fd ->
 :meth:`~gtidkit.protocol.server.WireServer.adopt`). Connection ids for its own threads (replication) come from
-the supervisor too (the id channel), so every id of the server is in one sequence.
+the supervisor too (the id channel), so every id of the server is in one sequence. In a server of several workers it
+also starts the engine's control service (engine/shared/service.py): the thread answering the other workers'
+requests (their SHOW PROCESSLIST, KILL, SHOW STATUS) on this worker's named control socket.
 
 It dies with its supervisor, as every thread of a mysqld dies with it: ``PR_SET_PDEATHSIG`` (SIGKILL, armed once
 it has been reparented to the supervisor, a child subreaper) and end-of-file on the control channel (the watch
@@ -160,6 +162,17 @@ def run_worker(
     if isinstance(started, int):
         return started
     engine, wire, replication = started
+    page = engine.shared_page
+    workers = int(opts.command.get("gtidkit_workers") or 1)
+    if page is not None and workers > 1:  # several workers: answer the others' control requests
+        try:
+            engine.control.start(page.token, index, workers)
+        except OSError as err:
+            log.error("worker %d could not bind its control socket: %s", index, err)
+            replication.shutdown()
+            wire.shutdown()
+            engine.shutdown()
+            return 1
     shutdown_asked = threading.Event()
 
     def request_shutdown() -> None:  # SHUTDOWN from a client: the supervisor stops every worker, then itself

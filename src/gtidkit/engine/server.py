@@ -19,6 +19,7 @@ binlog bytes no commit-log row accounts for and writes back the rows the files l
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -41,6 +42,8 @@ from gtidkit.engine.gtid.state import GtidState
 from gtidkit.engine.server_version import Release, resolve
 from gtidkit.engine.session import Session, now_us
 from gtidkit.engine.shared import waiters
+from gtidkit.engine.shared.control import OP_THREADS, ControlMessage
+from gtidkit.engine.shared.service import PEER_TIMEOUT, ControlService
 from gtidkit.engine.shared.shm import SharedPage
 from gtidkit.engine.shared.write_lock import SharedWriteLock
 from gtidkit.engine.shared_config import SharedConfig
@@ -231,6 +234,14 @@ class Server:
         #: connections, the replica's receiver and applier); the GTID table compressor's row comes first
         self.thread_providers: list[Callable[[], list[dict[str, Any]]]] = []
         self.storage.threads_provider = self._thread_rows
+        #: this worker's control service (engine/shared/service.py): a registry of ops any layer answers
+        #: (``server.control.register(OP_X, fn)``), started by a multi-worker server's worker process only
+        #: (cli/worker.py); unstarted, :meth:`ControlService.ask_peers` answers ``{}``
+        self.control = ControlService()
+        #: SHOW STATUS values a higher layer answers (the wire server's connection counts): each ``fn() -> {name:
+        #: value}`` is called per SHOW STATUS and its values replace or join the engine's
+        self.status_providers: list[Callable[[], dict[str, str]]] = []
+        self.control.register(OP_THREADS, self._answer_threads)
         #: checks run by SET GLOBAL gtid_mode before the change, called ``(old, new)``; each may raise (the
         #: replica role refuses OFF while a channel uses SOURCE_AUTO_POSITION: 3111)
         self.gtid_mode_guards: list[Callable[[str, str], None]] = []
@@ -428,10 +439,30 @@ class Server:
 
     # ------------------------------------------------------------------ sessions
     def _thread_rows(self) -> list[dict[str, Any]]:
-        rows = [self.compressor.thread_row()]
+        """performance_schema.threads: this process's rows, then (in a multi-worker server) every other worker's,
+        asked over the control service (a worker that does not answer in time is left out)."""
+        rows = self._local_thread_rows()
+        if not self.control.active:
+            return rows
+        for worker, answer in sorted(self.control.ask_peers(OP_THREADS, timeout=PEER_TIMEOUT).items()):
+            if answer is None:
+                log.warning("worker %d did not answer for performance_schema.threads", worker)
+                continue
+            rows.extend(json.loads(answer))
+        rows.sort(key=lambda r: int(r.get("THREAD_ID") or 0))
+        return rows
+
+    def _local_thread_rows(self) -> list[dict[str, Any]]:
+        """The threads of this process: the GTID table compressor (where it runs: not in a worker-role open),
+        then every provider's (the wire server's connections, the replica's threads)."""
+        rows = [] if self.role == "worker" else [self.compressor.thread_row()]
         for provider in list(self.thread_providers):
             rows.extend(provider())
         return rows
+
+    def _answer_threads(self, _message: ControlMessage) -> bytes:
+        """OP_THREADS from another worker: this process's performance_schema.threads rows (JSON)."""
+        return json.dumps(self._local_thread_rows()).encode()
 
     def reserve_id(self) -> int:
         """A new connection id (PROCESSLIST_ID) for a server thread that has no session (the replica's receiver),
@@ -868,6 +899,7 @@ class Server:
         """Clean shutdown: stop the compressor, save the active binlog's GTIDs, Stop event, close everything."""
         if self.closed:
             return
+        self.control.stop()
         for s in self.sessions():
             try:
                 s.close()

@@ -223,6 +223,9 @@ class ClientHandler:
         self.takeover: tuple[TakeoverHook, Any] | None = None
         #: set by the socket edge: close this connection from another thread (KILL).
         self.kill_hook: Callable[[], None] = lambda: None
+        #: set by the socket edge: the OS thread id (``gettid``) serving this connection (performance_schema.threads
+        #: THREAD_OS_ID), None when no thread of its own serves it
+        self.os_thread_id: int | None = None
         #: set by a command hook while it runs (a binlog dump): stop that command from another thread (KILL QUERY,
         #: as MySQL's dump thread ends when it sees ``thd->killed``).
         self.kill_query_hook: Callable[[], None] = lambda: None
@@ -960,9 +963,10 @@ class ClientHandler:
         return bytes(out)
 
     def _statistics(self) -> str:
+        from gtidkit.protocol import admin
+
         uptime = max(1, int(time.monotonic() - self.ctx.started))
-        with self.ctx.lock:
-            threads, questions = len(self.ctx.handlers), self.ctx.questions
+        threads, questions = admin.statistics(self.ctx)  # every worker's, in a multi-worker server
         return (
             f"Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: 0  "
             f"Flush tables: 1  Open tables: 0  Queries per second avg: {questions / uptime:.3f}"

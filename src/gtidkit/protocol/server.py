@@ -83,9 +83,22 @@ class WireServer:
         )
         self.shutdown_requested = threading.Event()
         self.ctx.request_shutdown = self.shutdown_requested.set
-        from gtidkit.protocol.admin import connection_thread_rows, show_processlist
+        from gtidkit.protocol.admin import (
+            connection_thread_rows,
+            serve_control,
+            show_processlist,
+            status_values,
+        )
 
         ctx = self.ctx
+        #: SHOW GLOBAL STATUS Connections (connection attempts, refused ones included) and Max_used_connections
+        #: (the most connections open at once) of this wire server
+        self.connections_total = 0
+        self.max_used_connections = 0
+        status = getattr(engine, "status_providers", None)
+        if status is not None:
+            status.append(lambda: status_values(ctx, self))
+        serve_control(ctx)  # a multi-worker server's other workers ask for this one's connections
         providers = getattr(engine, "thread_providers", None)
         if providers is not None:  # performance_schema.threads: one row per connection
             providers.append(lambda: connection_thread_rows(ctx))
@@ -226,13 +239,16 @@ class WireServer:
         on_close: Callable[[], None] | None = None,
     ) -> None:
         handler = ClientHandler(self.ctx, peer)
+        handler.os_thread_id = threading.get_native_id()
         holder = {"sock": sock}
         key = id(handler)
         with self._lock:
             self._sockets[key] = sock
             full = self._active >= self.max_connections
+            self.connections_total += 1
             if not full:
                 self._active += 1
+                self.max_used_connections = max(self.max_used_connections, self._active)
 
         def kill() -> None:
             _shutdown(holder["sock"])

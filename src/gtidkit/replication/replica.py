@@ -12,13 +12,17 @@ Statement" (8.4), and "Performance Schema Replication Tables".
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import logging
 import math
+import os
 import re
 import threading
 import time
 import uuid as uuidlib
+from collections.abc import Iterator
 from typing import Any
 
 from gtidkit.engine.api import THREAD_ID_OFFSET
@@ -1270,6 +1274,29 @@ def _fields(cfg: ChannelConfig) -> dict[str, Any]:
     return {f: getattr(cfg, f) for f in cfg.__dataclass_fields__}
 
 
+#: the file whose ``flock`` serialises the relay-log opens of a multi-worker server's processes
+RELAY_OPEN_LOCK = "gtidkit.relay.lock"
+
+
+@contextlib.contextmanager
+def _relay_open_lock(engine_server: Any) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on :data:`RELAY_OPEN_LOCK` while the channels open their relay logs, in a
+    process of a multi-worker server (one with a shared page): each open runs relay log recovery and starts a new
+    relay file, and two workers starting together removed each other's new file ("not in the index"), failing one
+    start. Nothing in a one-process server."""
+    if getattr(engine_server, "shared_page", None) is None:
+        yield
+        return
+    fd = os.open(
+        os.path.join(engine_server.datadir, RELAY_OPEN_LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600
+    )
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def install(
     engine_server: Any, wire_server: Any, repl: Any, *, filters: dict[str, tuple[str, ...]] | None = None
 ) -> Any:
@@ -1294,14 +1321,15 @@ def install(
     from gtidkit.replication.pos_wait import pos_wait_functions
 
     global_rules, channel_rules = split_filter_options(filters or {})
-    channels = ChannelMap(
-        engine_server,
-        ReplicationFilter.from_options(global_rules),
-        {
-            ch: ReplicationFilter.from_options(rules, "STARTUP_OPTIONS_FOR_CHANNEL")
-            for ch, rules in channel_rules.items()
-        },
-    )
+    with _relay_open_lock(engine_server):
+        channels = ChannelMap(
+            engine_server,
+            ReplicationFilter.from_options(global_rules),
+            {
+                ch: ReplicationFilter.from_options(rules, "STARTUP_OPTIONS_FOR_CHANNEL")
+                for ch, rules in channel_rules.items()
+            },
+        )
     statements.register(engine_server, channels)
     engine_server.gtid_mode_guards.append(channels.check_gtid_mode_change)
     engine_server.thread_providers.append(channels.rows("thread_rows"))

@@ -16,6 +16,7 @@ from uuid import UUID
 
 from gtidkit.engine.shared import control, waiters
 from gtidkit.engine.shared.owners import GtidOwners
+from gtidkit.engine.shared.service import ControlService
 from gtidkit.engine.shared.shm import SharedPage
 from gtidkit.engine.shared.workers import register_worker
 from gtidkit.engine.shared.write_lock import SharedWriteLock
@@ -213,3 +214,19 @@ def gtid_racer(datadir: str, worker_id: int, conn_id: int, sid: str, gnos: int, 
     go.wait(30)
     won = [g for g in range(1, gnos + 1) if owners.try_claim(UUID(sid), g, conn_id) is None]
     out.put((worker_id, won))
+
+
+def service_worker(datadir: str, worker_id: int, workers: int, ready) -> None:
+    """A worker running a :class:`ControlService` (ids 0 .. ``workers`` - 1): op 40 answers ``<its id><-<asker>:
+    <body>``, op 41's handler raises (answered empty), op 42 has no handler (answered empty)."""
+    page = SharedPage.attach(datadir)
+    svc = ControlService()
+    svc.register(40, lambda m: b"%d<-%d:%s" % (worker_id, m.sender, m.body))
+
+    def fail(_m: control.ControlMessage) -> bytes:
+        raise RuntimeError("a handler that fails")
+
+    svc.register(41, fail)
+    svc.start(page.token, worker_id, workers)
+    ready.set()
+    time.sleep(600)

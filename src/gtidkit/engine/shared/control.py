@@ -39,6 +39,8 @@ __all__ = [
     "OP_KILL_QUERY",
     "OP_PING",
     "OP_PROCESSLIST",
+    "OP_STATUS",
+    "OP_THREADS",
     "OP_WAKE",
     "ControlError",
     "ControlMessage",
@@ -55,12 +57,16 @@ _NOTIFY, _REQUEST, _RESPONSE = 1, 2, 3
 _LAST = 1
 _STOP = 0xFFFF  # op of the datagram close() sends itself to end serve()
 
-#: ops used by the multi-worker server (bodies: KILL / KILL QUERY carry the connection id as decimal text)
+#: ops used by the multi-worker server; who answers each, and its body, is said where it is registered
+#: (:class:`~gtidkit.engine.shared.service.ControlService`): KILL / KILL QUERY / PROCESSLIST / STATUS in
+#: ``protocol/admin.py``, THREADS in ``engine/server.py``. A new feature appends its op here.
 OP_PING = 1
 OP_WAKE = 2
 OP_KILL = 3
 OP_KILL_QUERY = 4
 OP_PROCESSLIST = 5
+OP_THREADS = 6
+OP_STATUS = 7
 
 _request_ids = itertools.count(1)
 _local = threading.local()

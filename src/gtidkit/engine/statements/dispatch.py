@@ -93,6 +93,11 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
         MySQLError: whatever the statement fails with (MySQL's code, SQLSTATE and message).
     """
     server = session.server
+    interrupt = session.executor.interrupt
+    if (
+        interrupt.is_set()
+    ):  # a KILL QUERY that ended an earlier statement ends with it (MySQL's do_command resets
+        interrupt.clear()  # KILL_QUERY), before this one waits for the write lock, which checks the flag
     follower = server.follower
     if follower is not None:
         if follower.stale():  # another worker process committed (engine/follow.py)

@@ -5,7 +5,11 @@ Only the counters the engine can answer truthfully are listed (MySQL has several
 ``Ssl_version`` (this connection's TLS cipher and protocol, empty on a plain connection), ``Threads_connected``
 (open sessions, replication's own included, as MySQL counts its replica threads), ``Threads_running`` (1: the
 engine does not track which sessions are mid-statement; the asking session always is), ``Uptime`` and
-``Uptime_since_flush_status`` (seconds since start-up; FLUSH STATUS is not supported). Tools read these before
+``Uptime_since_flush_status`` (seconds since start-up; FLUSH STATUS is not supported). A higher layer adds or
+replaces values through ``Server.status_providers``: the wire server answers ``Connections``,
+``Max_used_connections`` and a real ``Threads_running`` (connections executing a command), summed over the workers
+of a multi-worker server, where the supervisor also counts ``Threads_connected`` (protocol/admin.py
+``status_values``). Tools read these before
 and while they work: Percona Toolkit's ``--max-load`` / ``--critical-load`` poll ``SHOW GLOBAL STATUS LIKE
 'Threads_running'``. Rows are sorted by name; LIKE and WHERE filter as SHOW VARIABLES does (``Variable_name``,
 ``Value``).
@@ -42,6 +46,8 @@ def status_rows(session: Session) -> list[tuple[str, str]]:
         "Uptime": uptime,
         "Uptime_since_flush_status": uptime,
     }
+    for provider in server.status_providers:  # the wire server's (Connections, Threads_running ...)
+        rows.update(provider())
     return sorted(rows.items())
 
 
