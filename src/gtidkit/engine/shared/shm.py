@@ -68,7 +68,7 @@ PAGE_FILE = "gtidkit.shm"
 PAGE_LOCK_FILE = "gtidkit.shm.lock"
 MAGIC = b"GTIDKSHM"
 #: layout version: a page of another version is refused (rebuilt by the next start-up)
-VERSION = 1
+VERSION = 2
 
 #: the named counters, in page order. One writer each, or written under the page lock only (``*_waiters``).
 COUNTERS: tuple[str, ...] = (
@@ -82,6 +82,9 @@ COUNTERS: tuple[str, ...] = (
     "gtid_waiters",  # registered GTID-ownership waiters
     "owners_high",  # 1 + the highest GTID-owner slot in use: scans stop there (page lock)
     "waiters_high",  # 1 + the highest waiter slot in use (page lock)
+    "binlog_end",  # the binary log's published end: file number << 32 | offset (page lock; engine/shared/binlog_end.py)
+    "binlog_generation",  # bumped when the binlog index changes: rotation, PURGE, expiry, RESET (write lock holder)
+    "binlog_waiters",  # registered binlog readers (dump threads) waiting for the end to move
 )
 
 _HEADER = struct.Struct("=8sII16sQdIIII")  # magic, version, page size, token, pid, built at, 4 slot counts

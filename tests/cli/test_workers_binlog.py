@@ -1,0 +1,298 @@
+"""FLUSH / RESET / PURGE BINARY LOGS and binlog dump threads across the workers of `gtidkit server --workers=2`
+(issue 21 step 6, docs/design/multi_worker.md §5.2: "binlog dump threads" and "FLUSH BINARY LOGS, RESET MASTER /
+BINARY LOGS AND GTIDS, PURGE").
+
+Connections are forced into different workers by the supervisor's round-robin placement (the i-th connection goes
+to worker i mod 2; checked with ``@@gtidkit_worker_id``). MySQL is the oracle: one server, so a statement in one
+worker is seen by every other as MySQL's one process would show it (RM8 "PURGE BINARY LOGS", "RESET MASTER",
+"FLUSH", "binlog_expire_logs_seconds", "max_binlog_size"): the next commit anywhere goes to the new file, whose
+Previous_gtids holds everything before it; RESET leaves an empty gtid_executed / gtid_purged and the next
+transaction is GNO 1 in binlog.000001; PURGE moves gtid_purged to the oldest remaining file's Previous_gtids. The
+files are checked with our reader and with mariadb-binlog.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pymysql
+import pytest
+
+from gtidkit.binlog.file import read_events, read_previous_gtids
+from gtidkit.gtid import GtidSet
+from tests.protocol.server_proc import initialize, running_server
+
+GTIDS = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1", "--log-bin")
+
+
+def connect(port: int) -> pymysql.connections.Connection:
+    """A PyMySQL connection as root (autocommit)."""
+    return pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
+
+
+def query(conn: pymysql.connections.Connection, sql: str) -> tuple:
+    """Run ``sql``; its rows."""
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        return cur.fetchall()
+
+
+def two_workers(port: int) -> tuple[pymysql.connections.Connection, pymysql.connections.Connection]:
+    """Two connections, the first in worker 0 and the second in worker 1 (round-robin placement)."""
+    a, b = connect(port), connect(port)
+    assert [query(c, "SELECT @@gtidkit_worker_id")[0][0] for c in (a, b)] == [0, 1]
+    return a, b
+
+
+def gtids_of(path: Path) -> list[str]:
+    """The GTIDs of a binlog file's Gtid events, in order (our reader)."""
+    return [str(pe.event.gtid) for pe in read_events(path) if type(pe.event).__name__ == "GtidEvent"]
+
+
+def mariadb_binlog_reads(path: Path) -> None:
+    """mariadb-binlog reads ``path`` whole, checksums verified (when installed)."""
+    if shutil.which("mariadb-binlog") is None:
+        return
+    r = subprocess.run(
+        ["mariadb-binlog", "--verify-binlog-checksum", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+
+
+def status(conn: pymysql.connections.Connection, statement: str = "SHOW MASTER STATUS") -> tuple:
+    """(File, Position, Executed_Gtid_Set) of SHOW MASTER STATUS / SHOW BINARY LOG STATUS."""
+    row = query(conn, statement)[0]
+    return row[0], row[1], row[4]
+
+
+@pytest.mark.parametrize(
+    "statement", ["FLUSH BINARY LOGS", "FLUSH LOGS"], ids=["flush-binary-logs", "flush-logs"]
+)
+def test_flush_in_one_worker_rotates_the_log_of_both(tmp_path: Path, statement: str) -> None:
+    with running_server(tmp_path / "d", *GTIDS, "--workers=2", base=(), supervised=True) as srv:
+        a, b = two_workers(srv.port)
+        uuid = query(a, "SELECT @@server_uuid")[0][0]
+        query(a, "CREATE DATABASE d1")
+        query(a, "CREATE TABLE d1.t (id INT PRIMARY KEY)")
+        query(b, "INSERT INTO d1.t VALUES (1)")
+        assert query(a, "SHOW BINARY LOGS") == query(b, "SHOW BINARY LOGS")
+        assert status(a) == status(b)
+        query(a, statement)
+        # B has not written since: it still sees the rotation at once, as one mysqld would show it
+        logs = query(b, "SHOW BINARY LOGS")
+        assert [r[0] for r in logs] == ["binlog.000001", "binlog.000002"]
+        assert logs == query(a, "SHOW BINARY LOGS")
+        assert status(b) == status(a) == ("binlog.000002", logs[1][1], f"{uuid}:1-3")
+        query(b, "INSERT INTO d1.t VALUES (2)")  # the next commit, in the other worker, goes to the new file
+        logs = query(a, "SHOW BINARY LOGS")
+        assert logs == query(b, "SHOW BINARY LOGS")
+        assert status(a) == status(b) == ("binlog.000002", logs[1][1], f"{uuid}:1-4")
+        events = query(a, "SHOW BINLOG EVENTS IN 'binlog.000002'")
+        assert events == query(b, "SHOW BINLOG EVENTS IN 'binlog.000002'")
+        assert [e[2] for e in events][:3] == ["Format_desc", "Previous_gtids", "Gtid"]
+        assert events[1][5] == f"{uuid}:1-3"  # Previous_gtids: everything before the file
+        assert events[-1][4] == logs[1][1]  # the file ends with B's transaction
+        assert query(b, "SHOW BINLOG EVENTS IN 'binlog.000001'")[-1][2] == "Rotate"
+        a.close()
+        b.close()
+        assert srv.stop() == 0
+    datadir = tmp_path / "d"
+    assert gtids_of(datadir / "binlog.000001") == [f"{uuid}:{n}" for n in (1, 2, 3)]
+    assert gtids_of(datadir / "binlog.000002") == [f"{uuid}:4"]
+    assert str(read_previous_gtids(datadir / "binlog.000002")) == f"{uuid}:1-3"
+    for name in ("binlog.000001", "binlog.000002"):
+        mariadb_binlog_reads(datadir / name)
+
+
+def test_max_binlog_size_rotation_with_commits_in_both_workers(tmp_path: Path) -> None:
+    n = 40
+    with running_server(
+        tmp_path / "d", *GTIDS, "--workers=2", "--max-binlog-size=4096", base=(), supervised=True
+    ) as srv:
+        a, b = two_workers(srv.port)
+        uuid = query(a, "SELECT @@server_uuid")[0][0]
+        query(a, "CREATE DATABASE d1")
+        query(b, "CREATE TABLE d1.t (id INT PRIMARY KEY, w INT, pad VARCHAR(200))")
+        errors: list[BaseException] = []
+
+        def insert(c: pymysql.connections.Connection, base: int, worker: int) -> None:
+            try:
+                for i in range(n):
+                    query(c, f"INSERT INTO d1.t VALUES ({base + i}, {worker}, REPEAT('x', 200))")
+            except BaseException as err:  # noqa: BLE001 - reported below
+                errors.append(err)
+
+        threads = [
+            threading.Thread(target=insert, args=(c, base, w)) for c, base, w in ((a, 0, 0), (b, 1000, 1))
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(300)
+        assert not errors
+        logs = query(a, "SHOW BINARY LOGS")
+        assert logs == query(b, "SHOW BINARY LOGS")
+        assert len(logs) > 3  # 82 transactions of ~400 bytes in 4 KiB files
+        assert status(a) == status(b) == (logs[-1][0], logs[-1][1], f"{uuid}:1-{2 + 2 * n}")
+        a.close()
+        b.close()
+        assert srv.stop() == 0
+    datadir = tmp_path / "d"
+    before = GtidSet()
+    seen: list[str] = []
+    for name, size, _encrypted in logs:
+        path = datadir / name
+        assert read_previous_gtids(path) == before, name  # each file's Previous_gtids = every earlier GTID
+        file_gtids = gtids_of(path)
+        seen += file_gtids
+        before = before | GtidSet.parse(",".join(file_gtids)) if file_gtids else before
+        if name != logs[-1][0]:
+            assert path.stat().st_size == size
+            assert size >= 4096 or name == logs[-1][0]
+        mariadb_binlog_reads(path)
+    assert seen == [f"{uuid}:{g}" for g in range(1, 3 + 2 * n)]  # every GNO once, in commit order
+
+
+@pytest.mark.parametrize(
+    ("version", "reset", "show_status", "first"),
+    [  # first: the end of an empty first file (8.4's Format_description lists one more event type: 8.3's tagged GTID)
+        ("8.0", "RESET MASTER", "SHOW MASTER STATUS", 157),
+        ("8.4", "RESET BINARY LOGS AND GTIDS", "SHOW BINARY LOG STATUS", 158),
+    ],
+    ids=["reset-master-8.0", "reset-binary-logs-and-gtids-8.4"],
+)
+def test_reset_in_one_worker_empties_the_gtid_state_of_both(
+    tmp_path: Path, version: str, reset: str, show_status: str, first: int
+) -> None:
+    datadir = tmp_path / "d"
+    initialize(datadir, True, "--server-version", version)
+    args = (*GTIDS, "--workers=2", "--server-version", version)
+    with running_server(datadir, *args, base=(), supervised=True) as srv:
+        a, b = two_workers(srv.port)
+        uuid = query(a, "SELECT @@server_uuid")[0][0]
+        query(a, "CREATE DATABASE d1")
+        query(b, "CREATE TABLE d1.t (id INT PRIMARY KEY)")
+        query(b, "INSERT INTO d1.t VALUES (1)")
+        query(a, "FLUSH BINARY LOGS")
+        query(b, "INSERT INTO d1.t VALUES (2)")
+        query(a, "PURGE BINARY LOGS TO 'binlog.000002'")
+        assert query(b, "SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged") == (
+            (f"{uuid}:1-4", f"{uuid}:1-3"),
+        )
+        query(a, reset)
+        for c in (b, a):
+            assert query(c, "SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged") == (("", ""),)
+            assert query(c, "SHOW BINARY LOGS") == (("binlog.000001", first, "No"),)
+            assert status(c, show_status) == ("binlog.000001", first, "")
+            assert query(c, "SELECT * FROM mysql.gtid_executed") == ()
+        assert sorted(p.name for p in datadir.glob("binlog.0*")) == ["binlog.000001"]
+        query(b, "INSERT INTO d1.t VALUES (3)")  # the other worker's next commit: GNO 1 in binlog.000001
+        for c in (a, b):
+            assert query(c, "SELECT @@GLOBAL.gtid_executed") == ((f"{uuid}:1",),)
+            events = query(c, "SHOW BINLOG EVENTS IN 'binlog.000001'")
+            assert [(e[2], e[5]) for e in events[:3]] == [
+                ("Format_desc", events[0][5]),
+                ("Previous_gtids", ""),
+                ("Gtid", f"SET @@SESSION.GTID_NEXT= '{uuid}:1'"),
+            ]
+        query(a, "INSERT INTO d1.t VALUES (4)")
+        assert query(b, "SELECT @@GLOBAL.gtid_executed") == ((f"{uuid}:1-2",),)
+        assert query(b, "SELECT id FROM d1.t ORDER BY id") == ((1,), (2,), (3,), (4,))
+        a.close()
+        b.close()
+        assert srv.stop() == 0
+    assert gtids_of(datadir / "binlog.000001") == [f"{uuid}:1", f"{uuid}:2"]
+    mariadb_binlog_reads(datadir / "binlog.000001")
+
+
+def test_reset_waits_for_an_open_transaction_of_the_other_worker(tmp_path: Path) -> None:
+    """A RESET needs the engine's write lock, which another worker's open write transaction holds: it waits and
+    fails with 1205 after innodb_lock_wait_timeout, leaving everything as it was; once the transaction commits the
+    RESET runs and removes it from the GTID state too (MySQL's RESET takes the global read lock instead, which an
+    idle open transaction does not hold: there the RESET runs first and the later COMMIT gets GNO 1)."""
+    with running_server(tmp_path / "d", *GTIDS, "--workers=2", base=(), supervised=True) as srv:
+        a, b = two_workers(srv.port)
+        uuid = query(a, "SELECT @@server_uuid")[0][0]
+        query(a, "CREATE DATABASE d1")
+        query(a, "CREATE TABLE d1.t (id INT PRIMARY KEY)")
+        query(b, "BEGIN")
+        query(b, "INSERT INTO d1.t VALUES (1)")
+        query(a, "SET GLOBAL innodb_lock_wait_timeout = 1")
+        started = time.monotonic()
+        with pytest.raises(pymysql.err.OperationalError) as err:
+            query(a, "RESET MASTER")
+        assert err.value.args[0] == 1205
+        assert 0.9 <= time.monotonic() - started < 30
+        assert query(a, "SELECT @@GLOBAL.gtid_executed") == ((f"{uuid}:1-2",),)
+        query(b, "COMMIT")
+        query(a, "RESET MASTER")
+        assert query(b, "SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged") == (("", ""),)
+        assert query(b, "SELECT id FROM d1.t") == ((1,),)
+        a.close()
+        b.close()
+
+
+@pytest.mark.parametrize("how", ["to", "before"], ids=["purge-to", "purge-before"])
+def test_purge_in_one_worker_is_seen_by_the_other(tmp_path: Path, how: str) -> None:
+    datadir = tmp_path / "d"
+    with running_server(datadir, *GTIDS, "--workers=2", base=(), supervised=True) as srv:
+        a, b = two_workers(srv.port)
+        uuid = query(a, "SELECT @@server_uuid")[0][0]
+        query(a, "CREATE DATABASE d1")
+        query(b, "FLUSH BINARY LOGS")
+        query(a, "CREATE TABLE d1.t (id INT PRIMARY KEY)")
+        query(b, "FLUSH BINARY LOGS")
+        query(a, "INSERT INTO d1.t VALUES (1)")
+        assert [r[0] for r in query(b, "SHOW BINARY LOGS")] == [f"binlog.00000{i}" for i in (1, 2, 3)]
+        assert query(b, "SELECT @@GLOBAL.gtid_purged") == (("",),)
+        if how == "to":
+            query(a, "PURGE BINARY LOGS TO 'binlog.000003'")
+        else:
+            old = time.time() - 7200
+            for name in ("binlog.000001", "binlog.000002"):
+                os.utime(datadir / name, (old, old))
+            cut = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time() - 3600))
+            query(a, f"PURGE BINARY LOGS BEFORE '{cut}'")
+        logs = query(b, "SHOW BINARY LOGS")
+        assert [r[0] for r in logs] == ["binlog.000003"]
+        assert logs == query(a, "SHOW BINARY LOGS")
+        for c in (a, b):
+            assert query(c, "SELECT @@GLOBAL.gtid_purged, @@GLOBAL.gtid_executed") == (
+                (f"{uuid}:1-2", f"{uuid}:1-3"),
+            )
+        assert not (datadir / "binlog.000001").exists() and not (datadir / "binlog.000002").exists()
+        query(b, "INSERT INTO d1.t VALUES (2)")
+        assert query(a, "SHOW BINLOG EVENTS IN 'binlog.000003'")[-1][4] == query(a, "SHOW BINARY LOGS")[0][1]
+        a.close()
+        b.close()
+
+
+def test_expiry_at_a_rotation_in_one_worker_is_seen_by_the_other(tmp_path: Path) -> None:
+    """binlog_expire_logs_seconds: files older than it go at the next rotation (RM8; mysql-test
+    binlog_expire_logs_seconds: purged on FLUSH LOGS), whichever worker rotates."""
+    datadir = tmp_path / "d"
+    args = (*GTIDS, "--workers=2", "--binlog-expire-logs-seconds=3600")
+    with running_server(datadir, *args, base=(), supervised=True) as srv:
+        a, b = two_workers(srv.port)
+        uuid = query(a, "SELECT @@server_uuid")[0][0]
+        query(a, "CREATE DATABASE d1")
+        query(b, "FLUSH BINARY LOGS")
+        query(a, "CREATE DATABASE d2")
+        old = time.time() - 7200
+        os.utime(datadir / "binlog.000001", (old, old))
+        query(a, "FLUSH BINARY LOGS")
+        logs = query(b, "SHOW BINARY LOGS")
+        assert [r[0] for r in logs] == ["binlog.000002", "binlog.000003"]
+        assert logs == query(a, "SHOW BINARY LOGS")
+        assert query(b, "SELECT @@GLOBAL.gtid_purged") == ((f"{uuid}:1",),)
+        a.close()
+        b.close()
