@@ -296,3 +296,122 @@ def test_expiry_at_a_rotation_in_one_worker_is_seen_by_the_other(tmp_path: Path)
         assert query(b, "SELECT @@GLOBAL.gtid_purged") == ((f"{uuid}:1",),)
         a.close()
         b.close()
+
+
+def _arrivals(stream: object, got: dict[str, float], cond: threading.Condition, last: str) -> None:
+    """Read Gtid events from a BinLogStreamReader, noting when each GTID arrived, until GTID ``last``; then close
+    the stream (in this thread: PyMySQL's TLS socket must not be closed under a reading thread)."""
+    try:
+        for event in stream:  # type: ignore[attr-defined]
+            with cond:
+                got[str(event.gtid)] = time.monotonic()
+                cond.notify_all()
+            if str(event.gtid) == last:
+                break
+    except Exception:  # noqa: BLE001 - a failed test stops the server under the reader
+        return
+    stream.close()  # type: ignore[attr-defined]
+
+
+def test_a_dump_thread_wakes_on_commits_in_either_worker(tmp_path: Path) -> None:
+    """python-mysql-replication's BinLogStreamReader (a real COM_BINLOG_DUMP_GTID client) is served by one worker;
+    commits in that worker and in the other reach it within the same short delay, each before the next commit is
+    made (without the cross-worker wake-up the other worker's commits would wait for the dump's own worker to
+    write). The delay is from the commit's OK to the Gtid event's arrival."""
+    from pymysqlreplication import BinLogStreamReader
+    from pymysqlreplication.event import GtidEvent
+
+    per_worker = 8
+    with running_server(tmp_path / "d", *GTIDS, "--workers=2", base=(), supervised=True) as srv:
+        a, b = two_workers(srv.port)
+        uuid = query(a, "SELECT @@server_uuid")[0][0]
+        query(a, "CREATE DATABASE d1")
+        query(b, "CREATE TABLE d1.t (id INT PRIMARY KEY)")
+        stream = BinLogStreamReader(
+            connection_settings={"host": "127.0.0.1", "port": srv.port, "user": "root", "password": ""},
+            server_id=311,
+            auto_position=f"{uuid}:1-2",
+            blocking=True,
+            only_events=[GtidEvent],
+        )
+        got: dict[str, float] = {}
+        cond = threading.Condition()
+        last = f"{uuid}:{3 + 2 * per_worker}"
+        reader = threading.Thread(target=_arrivals, args=(stream, got, cond, last), daemon=True)
+        reader.start()
+        delays: dict[int, list[float]] = {
+            0: [],
+            1: [],
+        }  # OK received -> event received (0: the event came first)
+        latencies: dict[int, list[float]] = {0: [], 1: []}  # INSERT sent -> event received
+        gno = 3
+        try:
+            query(
+                a, "INSERT INTO d1.t VALUES (3)"
+            )  # the stream's start-up (its ctl connection) is not measured
+            with cond:
+                assert cond.wait_for(lambda: f"{uuid}:3" in got, timeout=20)
+            dump_in = [
+                w
+                for w, c in ((0, a), (1, b))
+                if any("Binlog Dump" in str(r[4]) for r in query(c, "SHOW PROCESSLIST"))
+            ]
+            for worker, conn in ((0, a), (1, b), (0, a), (1, b)):
+                for _ in range(per_worker // 2):
+                    gno += 1
+                    sent = time.monotonic()
+                    query(conn, f"INSERT INTO d1.t VALUES ({gno})")
+                    acked = time.monotonic()
+                    with cond:
+                        assert cond.wait_for(lambda g=gno: f"{uuid}:{g}" in got, timeout=20), (worker, gno)
+                        arrived = got[f"{uuid}:{gno}"]
+                    delays[worker].append(max(0.0, arrived - acked))
+                    latencies[worker].append(arrived - sent)
+            reader.join(30)
+            assert not reader.is_alive()
+        finally:
+            a.close()
+            b.close()
+        for worker, values in delays.items():
+            values.sort()
+            sent_to_event = sorted(latencies[worker])
+            print(
+                f"dump served by worker(s) {dump_in}; commits in worker {worker}: INSERT sent -> event median "
+                f"{sent_to_event[len(values) // 2] * 1000:.1f} ms, max {sent_to_event[-1] * 1000:.1f} ms; "
+                f"OK -> event max {values[-1] * 1000:.1f} ms"
+            )
+            assert values[-1] < 5.0, (worker, values)
+
+
+def test_a_replica_of_a_two_worker_source_converges_after_commits_in_each_worker(tmp_path: Path) -> None:
+    """A real replica (`gtidkit server`, one process, SOURCE_AUTO_POSITION) of a two-worker source: its receiver is
+    served by one of the workers; commits made only in worker 0, then only in worker 1, each reach the replica."""
+    with running_server(tmp_path / "src", *GTIDS, "--workers=2", base=(), supervised=True) as src:
+        a, b = two_workers(src.port)
+        uuid = query(a, "SELECT @@server_uuid")[0][0]
+        query(a, "CREATE DATABASE d1")
+        query(b, "CREATE TABLE d1.t (id INT PRIMARY KEY, w INT)")
+        replica_args = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=2", "--skip-log-bin")
+        with running_server(tmp_path / "rep", *replica_args, base=(), supervised=False) as rep:
+            r = connect(rep.port)
+            query(
+                r,
+                f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={src.port}, "
+                "SOURCE_USER='root', SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1",
+            )
+            query(r, "START REPLICA")
+            total = 2
+            for worker, conn in ((0, a), (1, b), (0, a), (1, b)):
+                for _ in range(3):
+                    total += 1
+                    query(conn, f"INSERT INTO d1.t VALUES ({total}, {worker})")
+                started = time.monotonic()
+                wanted = ((f"{uuid}:1-{total}",),)
+                while query(r, "SELECT @@GLOBAL.gtid_executed") != wanted:
+                    assert time.monotonic() - started < 30, (worker, total, query(r, "SHOW REPLICA STATUS"))
+                    time.sleep(0.02)
+            assert query(r, "SELECT COUNT(*), SUM(w) FROM d1.t") == ((total - 2, 6),)
+            query(r, "STOP REPLICA")
+            r.close()
+        a.close()
+        b.close()
