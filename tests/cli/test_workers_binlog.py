@@ -276,26 +276,32 @@ def test_purge_in_one_worker_is_seen_by_the_other(tmp_path: Path, how: str) -> N
         b.close()
 
 
-def test_expiry_at_a_rotation_in_one_worker_is_seen_by_the_other(tmp_path: Path) -> None:
+@pytest.mark.parametrize("rotating", [0, 1], ids=["worker0-rotates", "worker1-rotates"])
+def test_expiry_at_a_rotation_in_one_worker_is_seen_by_the_other(tmp_path: Path, rotating: int) -> None:
     """binlog_expire_logs_seconds: files older than it go at the next rotation (RM8; mysql-test
-    binlog_expire_logs_seconds: purged on FLUSH LOGS), whichever worker rotates."""
+    binlog_expire_logs_seconds: purged on FLUSH LOGS), whichever worker rotates (MySQL's rotating thread purges)."""
     datadir = tmp_path / "d"
     args = (*GTIDS, "--workers=2", "--binlog-expire-logs-seconds=3600")
     with running_server(datadir, *args, base=(), supervised=True) as srv:
-        a, b = two_workers(srv.port)
-        uuid = query(a, "SELECT @@server_uuid")[0][0]
-        query(a, "CREATE DATABASE d1")
-        query(b, "FLUSH BINARY LOGS")
-        query(a, "CREATE DATABASE d2")
+        conns = two_workers(srv.port)
+        rotator, other = conns[rotating], conns[1 - rotating]
+        uuid = query(rotator, "SELECT @@server_uuid")[0][0]
+        query(rotator, "CREATE DATABASE d1")
+        query(other, "FLUSH BINARY LOGS")
+        query(other, "CREATE DATABASE d2")
         old = time.time() - 7200
         os.utime(datadir / "binlog.000001", (old, old))
-        query(a, "FLUSH BINARY LOGS")
-        logs = query(b, "SHOW BINARY LOGS")
+        query(rotator, "FLUSH BINARY LOGS")
+        logs = query(other, "SHOW BINARY LOGS")
         assert [r[0] for r in logs] == ["binlog.000002", "binlog.000003"]
-        assert logs == query(a, "SHOW BINARY LOGS")
-        assert query(b, "SELECT @@GLOBAL.gtid_purged") == ((f"{uuid}:1",),)
-        a.close()
-        b.close()
+        assert logs == query(rotator, "SHOW BINARY LOGS")
+        for c in conns:
+            assert query(c, "SELECT @@GLOBAL.gtid_purged, @@GLOBAL.gtid_executed") == (
+                (f"{uuid}:1", f"{uuid}:1-2"),
+            )
+        assert not (datadir / "binlog.000001").exists()
+        for c in conns:
+            c.close()
 
 
 def _arrivals(stream: object, got: dict[str, float], cond: threading.Condition, last: str) -> None:
