@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -423,3 +425,80 @@ def test_a_replica_of_a_two_worker_source_converges_after_commits_in_each_worker
             r.close()
         a.close()
         b.close()
+
+
+def test_a_raw_stop_never_copy_of_a_two_worker_source_is_byte_identical(tmp_path: Path) -> None:
+    """`gtidkit binlog show --read-from-remote-source=BINLOG-DUMP-GTIDS --raw --stop-never` (mysqlbinlog's live
+    backup) connected to a two-worker source: transactions and rotations made in both workers arrive while it is
+    connected (each waited for before the next step), and after the source's shutdown every copy equals the
+    source's file byte for byte (the last may lack only the Stop event written at shutdown)."""
+    datadir, copy = tmp_path / "d", tmp_path / "copy"
+    with running_server(datadir, *GTIDS, "--workers=2", base=(), supervised=True) as srv:
+        a, b = two_workers(srv.port)
+        uuid = query(a, "SELECT @@server_uuid")[0][0]
+        query(a, "CREATE DATABASE d1")
+        query(b, "CREATE TABLE d1.t (id INT PRIMARY KEY)")
+        copier = subprocess.Popen(
+            [
+                sys.executable, "-m", "gtidkit", "binlog", "show",
+                "--read-from-remote-source=BINLOG-DUMP-GTIDS", "-h127.0.0.1", f"-P{srv.port}", "-uroot",
+                "--raw", "--stop-never", "-r", f"{copy}/", "binlog.000001",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+
+        def saved() -> list[str]:
+            out: list[str] = []
+            for p in sorted(copy.glob("binlog.0*")) if copy.exists() else []:
+                try:
+                    out += gtids_of(p)
+                except Exception:  # noqa: BLE001 - a file being written
+                    return []
+            return out
+
+        def wait_for(n: int) -> None:
+            deadline = time.monotonic() + 30
+            while len(saved()) < n:
+                assert time.monotonic() < deadline, (n, saved())
+                time.sleep(0.05)
+
+        try:
+            wait_for(2)
+            steps = [
+                (a, "INSERT INTO d1.t VALUES (1)"),
+                (b, "INSERT INTO d1.t VALUES (2)"),
+                (b, "FLUSH BINARY LOGS"),
+            ]
+            steps += [
+                (a, "INSERT INTO d1.t VALUES (3)"),
+                (a, "FLUSH LOGS"),
+                (b, "INSERT INTO d1.t VALUES (4)"),
+            ]
+            count = 2
+            for conn, sql in steps:
+                query(conn, sql)
+                if sql.startswith("INSERT"):
+                    count += 1
+                    wait_for(count)
+            a.close()
+            b.close()
+            assert srv.stop() == 0
+        finally:
+            copier.send_signal(signal.SIGTERM)
+            try:
+                copier.wait(30)
+            except subprocess.TimeoutExpired:
+                copier.kill()
+                copier.wait()
+    assert saved() == [f"{uuid}:{n}" for n in range(1, 7)]
+    names = sorted(p.name for p in datadir.glob("binlog.0*"))
+    assert names == ["binlog.000001", "binlog.000002", "binlog.000003"]
+    assert sorted(p.name for p in copy.glob("binlog.0*")) == names
+    for name in names[:-1]:
+        assert (copy / name).read_bytes() == (datadir / name).read_bytes(), name
+    last, whole = (copy / names[-1]).read_bytes(), (datadir / names[-1]).read_bytes()
+    assert whole.startswith(last)
+    rest = whole[len(last) :]
+    assert rest == b"" or (rest[4] == 3 and int.from_bytes(rest[9:13], "little") == len(rest)), rest  # Stop
