@@ -274,6 +274,15 @@ def test_purge_in_one_worker_is_seen_by_the_other(tmp_path: Path, how: str) -> N
         assert not (datadir / "binlog.000001").exists() and not (datadir / "binlog.000002").exists()
         query(b, "INSERT INTO d1.t VALUES (2)")
         assert query(a, "SHOW BINLOG EVENTS IN 'binlog.000003'")[-1][4] == query(a, "SHOW BINARY LOGS")[0][1]
+        query(
+            b, "FLUSH BINARY LOGS"
+        )  # the other worker's next rotation keeps the purged files out of the index
+        assert [r[0] for r in query(a, "SHOW BINARY LOGS")] == ["binlog.000003", "binlog.000004"]
+        query(a, "PURGE BINARY LOGS TO 'binlog.000004'")
+        query(b, "FLUSH BINARY LOGS")
+        for c in (a, b):
+            assert [r[0] for r in query(c, "SHOW BINARY LOGS")] == ["binlog.000004", "binlog.000005"]
+        assert (datadir / "binlog.index").read_text() == "./binlog.000004\n./binlog.000005\n"
         a.close()
         b.close()
 

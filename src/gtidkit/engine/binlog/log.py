@@ -234,6 +234,7 @@ class BinlogLog:
             The new file's base name.
         """
         with self.lock:
+            self._refresh()  # another process may have purged: never write its files back into the index
             if number is None:
                 number = file_number(self.index[-1]) + 1 if self.index else 1
             name = file_name(number, self.basename.name)
@@ -620,6 +621,7 @@ class BinlogLog:
             MySQLError: 1373 ER_UNKNOWN_TARGET_BINLOG when ``name`` is not in the index.
         """
         with self.lock:
+            self._refresh()
             if name not in self.index:
                 raise mysql_error(1373)
             cut = self.index.index(name)
@@ -628,6 +630,7 @@ class BinlogLog:
     def purge_before(self, timestamp: float) -> list[str]:
         """Delete files last modified before ``timestamp`` (s), never the active one (PURGE ... BEFORE)."""
         with self.lock:
+            self._refresh()
             victims: list[str] = []
             for name in self.index:
                 if name == self.active:
