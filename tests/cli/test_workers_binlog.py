@@ -13,6 +13,7 @@ files are checked with our reader and with mariadb-binlog.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -511,3 +512,51 @@ def test_a_raw_stop_never_copy_of_a_two_worker_source_is_byte_identical(tmp_path
     assert whole.startswith(last)
     rest = whole[len(last) :]
     assert rest == b"" or (rest[4] == 3 and int.from_bytes(rest[9:13], "little") == len(rest)), rest  # Stop
+
+
+@pytest.mark.parametrize("kill", ["KILL", "KILL QUERY"], ids=["kill-connection", "kill-query"])
+def test_kill_ends_a_dump_thread_waiting_in_a_worker(tmp_path: Path, kill: str) -> None:
+    """A dump thread of a two-worker server sleeps on the shared page, not on its process's condition: KILL [QUERY]
+    from a session of the same worker still wakes it at once and the dump ends, its connection gone from the
+    processlist (MySQL: the killed sender returns from com_binlog_dump and the connection closes). The reader
+    (python-mysql-replication) reconnects by itself, as it does after any lost connection."""
+    from pymysqlreplication import BinLogStreamReader
+    from pymysqlreplication.event import GtidEvent
+
+    with running_server(tmp_path / "d", *GTIDS, "--workers=2", base=(), supervised=True) as srv:
+        a, b = two_workers(srv.port)
+        uuid = query(a, "SELECT @@server_uuid")[0][0]
+        query(b, "CREATE DATABASE d1")
+        stream = BinLogStreamReader(
+            connection_settings={"host": "127.0.0.1", "port": srv.port, "user": "root", "password": ""},
+            server_id=313,
+            auto_position=f"{uuid}:1",
+            blocking=True,
+            only_events=[GtidEvent],
+        )
+
+        def read() -> None:
+            with contextlib.suppress(Exception):  # the server's shutdown closes the stream
+                for _event in stream:
+                    pass
+
+        threading.Thread(target=read, daemon=True).start()
+
+        def dumps() -> list[tuple]:
+            return [
+                (c, r[0]) for c in (a, b) for r in query(c, "SHOW PROCESSLIST") if "Binlog Dump" in str(r[4])
+            ]
+
+        deadline = time.monotonic() + 30
+        while not dumps():  # the dump's worker lists it (KILL is sent from a session of that worker)
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(0.3)  # let it reach its wait
+        conn, dump_id = dumps()[0]
+        started = time.monotonic()
+        query(conn, f"{kill} {dump_id}")
+        while dump_id in [i for _c, i in dumps()]:
+            assert time.monotonic() - started < 5, "the killed dump thread is still listed"
+            time.sleep(0.02)
+        a.close()
+        b.close()
