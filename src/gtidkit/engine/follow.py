@@ -20,9 +20,16 @@ beside the process that ran recovery); they are one MySQL server, so each must s
   process rotated to is opened for appending) with the dependency tracker's ``sequence_number`` read from that
   row's Gtid event (its writeset history restarts there: safe, less parallelism for a replica).
 
+* **FLUSH / PURGE / RESET of another process** (step 6): the binary log's readers (SHOW BINARY LOGS, SHOW BINARY LOG
+  STATUS, dump threads) read the end and the index from the shared page (:mod:`gtidkit.engine.shared.binlog_end`); a
+  catch-up that finds the index generation moved adds the first remaining file's Previous_gtids to ``gtid_purged``
+  (what the purging process computed), and one that finds the page's ``reset_epoch`` moved rebuilds the GTID state
+  as the secondary open does (empty after a RESET) and forgets the binary log's writer, whose file is gone
+  (:meth:`Follower.reset_done` is the RESET's own side).
+
 Still per process (step 6 of the plan): GTID ownership of ``SET GTID_NEXT='uuid:n'`` (the shm owner table is not
-wired yet), PURGE/RESET, PROCESSLIST, KILL across processes, dump-thread wake-ups (SET GLOBAL, accounts and
-gtid_purged: :mod:`gtidkit.engine.shared_config`); a GTID
+wired yet); SET GLOBAL, accounts and gtid_purged cross processes through :mod:`gtidkit.engine.shared_config`,
+PROCESSLIST and KILL through the control service (:mod:`gtidkit.engine.shared.service`); a GTID
 committed by another process without a commit-log row (``sql_log_bin=0`` with an assigned GTID) is seen only
 after the next catch-up that falls back to the table.
 """
@@ -34,8 +41,10 @@ import threading
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+from gtidkit.binlog.file import read_previous_gtids
 from gtidkit.engine.binlog import commit_log
 from gtidkit.engine.gtid import table as gtid_table
+from gtidkit.errors import BinlogDecodeError
 from gtidkit.gtid import GtidSet
 
 if TYPE_CHECKING:
@@ -88,6 +97,10 @@ class Follower:
         self.server = server
         self.page = page
         self._committed = page.counter("committed")
+        self._reset_epoch = page.counter("reset_epoch")
+        self._binlog_generation = page.counter("binlog_generation")
+        self._epoch = 0
+        self._generation = 0
         self._seen = -1
         self.last_seq = 0
         self.catch_ups = 0
@@ -116,6 +129,8 @@ class Follower:
         """Start following: the rows already in the commit log are part of the state the process loaded."""
         with self._lock:
             self._seen = self._committed.get()
+            self._epoch = self._reset_epoch.get()
+            self._generation = self._binlog_generation.get()
             self._schema_version = self._db.execute("PRAGMA schema_version").fetchone()[0]
             self._schemata = self._db.execute(_SCHEMATA).fetchall()
             self._last = self._db.execute(
@@ -135,6 +150,13 @@ class Follower:
         server = self.server
         with self._lock:
             seen = self._committed.get()  # before reading: a commit after this read is caught up next time
+            epoch = self._reset_epoch.get()  # moved before the RESET released the lock, so before `committed`
+            if epoch != self._epoch:
+                self._rebuild(epoch)
+            generation = self._binlog_generation.get()
+            if generation != self._generation:
+                self._generation = generation
+                self._purged_from_first_file()
             rows = self._db.execute(_SELECT, (self.last_seq,)).fetchall()
             self._seen = seen
             if rows:
@@ -164,6 +186,61 @@ class Follower:
                 # another process inserted rows: AUTO_INCREMENT counters restart from MAX(col)+1
                 server.storage.catalog.forget_auto_increments()
         return len(rows)
+
+    def reset_done(self, epoch: int) -> None:
+        """This process ran RESET MASTER / RESET BINARY LOGS AND GTIDS, which moved the page's ``reset_epoch`` to
+        ``epoch`` after emptying the commit log: its own state is already the new one (write lock held)."""
+        with self._lock:
+            self._epoch = epoch
+            self._generation = self._binlog_generation.get()
+            self._last = None
+
+    def _rebuild(self, epoch: int) -> None:
+        """Another process ran RESET MASTER / RESET BINARY LOGS AND GTIDS: the GTID state as the secondary open
+        computes it (mysql.gtid_executed ∪ the commit log; gtid_purged = the first file's Previous_gtids), the
+        binary log's writer forgotten (its file was deleted; the next write-lock catch-up opens the new one).
+        Caller holds the follower's lock."""
+        server = self.server
+        self._epoch = epoch
+        self._generation = self._binlog_generation.get()
+        executed = gtid_table.read_set(self._db, server.gtid_table)
+        self._last = None
+        self.last_seq = 0
+        for row in self._db.execute(_SELECT, (0,)).fetchall():
+            self._last = row
+            self.last_seq = int(row[0])
+            if row[1] == commit_log.TRANSACTION and row[2] is not None:
+                executed.add_in_place(UUID(row[2]).bytes, row[3] or "", int(row[4]))
+        blog = server.binlog
+        purged = GtidSet()
+        if blog is not None:
+            blog.reset_view(epoch)
+            purged = self._first_file_previous()
+            server.binlog_file_gtids = GtidSet()
+        else:
+            purged = GtidSet() | executed
+        server.gtid_state.load(executed, purged)
+
+    def _first_file_previous(self) -> GtidSet:
+        """Previous_gtids of the oldest binlog file (what no binary log holds: ``gtid_purged``)."""
+        blog = self.server.binlog
+        if blog is None:
+            return GtidSet()
+        for name in blog.existing_files():
+            try:
+                return read_previous_gtids(blog.path(name)) or GtidSet()
+            except (OSError, BinlogDecodeError):
+                continue  # purged meanwhile: the next one is the oldest
+        return GtidSet()
+
+    def _purged_from_first_file(self) -> None:
+        """The index changed (a PURGE or an expiry in any process): ``gtid_purged`` grows by the oldest remaining
+        file's Previous_gtids, as in the purging process (:meth:`Admin.purge_locked`)."""
+        if self.server.binlog is None:
+            return
+        previous = self._first_file_previous()
+        if previous and not previous <= self.server.gtid_state.purged():
+            self.server.gtid_state.add_purged(previous, also_executed=False)
 
     def _read(self, rows: list[tuple[Any, ...]]) -> GtidSet:
         """The GTIDs of commit-log ``rows`` (the table's whole set when rows were trimmed unread); advances

@@ -42,6 +42,7 @@ from gtidkit.engine.gtid.state import GtidState
 from gtidkit.engine.server_version import Release, resolve
 from gtidkit.engine.session import Session, now_us
 from gtidkit.engine.shared import waiters
+from gtidkit.engine.shared.binlog_end import BinlogEnd
 from gtidkit.engine.shared.control import OP_THREADS, ControlMessage
 from gtidkit.engine.shared.service import PEER_TIMEOUT, ControlService
 from gtidkit.engine.shared.shm import SharedPage
@@ -180,6 +181,7 @@ class Server:
         self.role: str = options.get("role", "primary")
         #: the shared page of a server of several processes (:mod:`gtidkit.engine.shared`), else None
         self.shared_page: SharedPage | None = None
+        self.shared_binlog: BinlogEnd | None = None
         self._shared_lock: SharedWriteLock | None = None
         #: what the other processes committed (engine/follow.py), with a shared page only
         self.follower: Follower | None = None
@@ -375,6 +377,10 @@ class Server:
         configuration changes (``fresh``: the server's first process, which empties the published ones)."""
         self.shared_page = page
         self._shared_lock = SharedWriteLock(page, self.datadir, self.worker_id)
+        #: the binary log's end, index generation and RESET epoch as every process sees them
+        self.shared_binlog = BinlogEnd(page, self.worker_id)
+        if self.binlog is not None:
+            self.binlog.attach_shared(self.shared_binlog, publish=self.role != "worker")
         self.follower = Follower(self, page)
         self.follower.start()
         self.shared_config = SharedConfig(self, page, fresh=fresh)
@@ -603,6 +609,13 @@ class Server:
         except BaseException:
             self._write_lock.release()
             raise
+
+    def catch_up(self) -> None:
+        """Bring this process's GTID state and binary-log view up to what every process of the server committed
+        (a dump thread before it locates its start file); nothing in a one-process server."""
+        follower = self.follower
+        if follower is not None and follower.stale():
+            follower.catch_up()
 
     def _lock_view(self) -> lock_waits.LockSnapshot:
         """The write lock's owner and waiters for INNODB_TRX / data_lock_waits: this process's, or with a shared

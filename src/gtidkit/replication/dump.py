@@ -447,6 +447,7 @@ class BinlogSender:
                     f"GTID_MODE = {mode.upper()} instead of ON."
                 )
         req = self.request
+        server.catch_up()  # a server of several processes: what the other workers committed, purged or reset
         names = binlog.existing_files()
         name = req.file
         if not name and self.gtid_protocol:

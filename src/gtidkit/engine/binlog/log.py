@@ -24,6 +24,13 @@ engine and durable (a reader may read any file up to there without a lock; bytes
 recovery, :mod:`gtidkit.engine.recovery`); :meth:`BinlogLog.wait_for_update` blocks on a condition the writer
 signals after each publish, rotation and close (MySQL's ``update_cond`` /
 ``wait_for_update``), so readers never poll and never make the writer flush for them.
+
+Several processes of one server (issue 21, ``gtidkit server --workers=N``) append to the same files, each through its
+own :class:`BinlogLog`: :meth:`BinlogLog.attach_shared` makes the readers' view (the published end, the index, the
+wait for an update) the shared page's (:mod:`gtidkit.engine.shared.binlog_end`) instead of this object's writer, so
+SHOW BINARY LOGS, SHOW BINARY LOG STATUS, SHOW BINLOG EVENTS and dump threads of every process see every process's
+commits, rotations, purges and RESETs; the writer continues after another process's rows under the write lock
+(:meth:`BinlogLog.follow`, :mod:`gtidkit.engine.follow`).
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from gtidkit.binlog.file import read_previous_gtids
@@ -45,6 +53,9 @@ from gtidkit.errors import BinlogDecodeError
 from gtidkit.gtid import Gtid, GtidSet
 from gtidkit.mysql_errors import mysql_error
 from gtidkit.version import MYSQL_VERSION
+
+if TYPE_CHECKING:
+    from gtidkit.engine.shared.binlog_end import BinlogEnd
 
 BASENAME = "binlog"
 INDEX_NAME = f"{BASENAME}.index"
@@ -102,6 +113,8 @@ class WrittenTransaction:
         begin, end: its offsets in the file (bytes; ``end`` is where the next transaction starts).
         data: the bytes written (what the commit log stores).
         synced: the file was fsynced right after them (every earlier byte of the binary log is on disk).
+        epoch: the shared page's RESET epoch the transaction was written in (0 in a one-process server); its
+            publication is dropped when a RESET came in between (:meth:`BinlogLog.publish_to`).
     """
 
     file: str
@@ -109,6 +122,7 @@ class WrittenTransaction:
     end: int
     data: bytes
     synced: bool
+    epoch: int = 0
 
 
 class BinlogLog:
@@ -163,6 +177,11 @@ class BinlogLog:
         self._update = threading.Condition(threading.Lock())
         self._end: LogPosition | None = None
         self._closed = False
+        #: the shared page's view of the log when other processes write it too (:meth:`attach_shared`)
+        self.shared: BinlogEnd | None = None
+        #: the RESET epoch this object's writer belongs to (:meth:`reset_view`)
+        self.epoch = 0
+        self._generation = 0
 
     @property
     def sequence_number(self) -> int:
@@ -190,11 +209,17 @@ class BinlogLog:
 
     def existing_files(self) -> list[str]:
         """Names in the index whose file exists, oldest first."""
+        self._refresh()
         return [n for n in self.index if self.path(n).exists()]
 
     # -- opening and closing -----------------------------------------------------------------------------
     def open_new(
-        self, previous_gtids: GtidSet, *, at_startup: bool = False, number: int | None = None
+        self,
+        previous_gtids: GtidSet,
+        *,
+        at_startup: bool = False,
+        number: int | None = None,
+        reset: bool = False,
     ) -> str:
         """Create the next file (FDE + Previous_gtids), add it to the index and make it active.
 
@@ -202,11 +227,14 @@ class BinlogLog:
             previous_gtids: ``gtid_executed`` at this moment (Previous_gtids body).
             at_startup: set the FDE ``create_timestamp`` (only the first file after start-up has it).
             number: file number to use (RESET MASTER TO n); default = last number + 1.
+            reset: the first file after RESET MASTER / RESET BINARY LOGS AND GTIDS: with a shared page, publishing
+                it starts a new RESET epoch (:attr:`epoch`; every other process rebuilds its view).
 
         Returns:
             The new file's base name.
         """
         with self.lock:
+            self._refresh()  # another process may have purged: never write its files back into the index
             if number is None:
                 number = file_number(self.index[-1]) + 1 if self.index else 1
             name = file_name(number, self.basename.name)
@@ -232,6 +260,9 @@ class BinlogLog:
             self._unsynced = 0
             self._closed = False
             self._publish()
+            if self.shared is not None:  # every process reads the new file from now on
+                self.epoch = self.shared.set(number, self.writer.position, new_epoch=reset)
+                self._generation = self.shared.generation()
             return name
 
     def rotate(self, previous_gtids: GtidSet) -> tuple[str, str]:
@@ -345,7 +376,7 @@ class BinlogLog:
                     raise BinlogStageError("sync", err) from err
                 self._unsynced = 0
                 synced = True
-            return WrittenTransaction(self.active, begin, begin + len(data), data, synced)
+            return WrittenTransaction(self.active, begin, begin + len(data), data, synced, self.epoch)
 
     def follow(self, file: str, pos: int, sequence_number: int | None) -> bool:
         """Continue the binary log where another process of the same server left it: its last committed
@@ -385,16 +416,88 @@ class BinlogLog:
         fsync only bounds the commit log; ``sync_binlog=N`` keeps MySQL's every-N fsync."""
         return self.sync_binlog if self.sync_binlog > 1 else TRIM_INTERVAL
 
-    def publish_to(self, file: str, pos: int) -> None:
+    def publish_to(self, file: str, pos: int, epoch: int | None = None) -> None:
         """Make the active file visible to readers up to ``pos`` (:meth:`end_position`, :meth:`wait_for_update`):
         called once the transactions before it are committed in the engine and durable. Committers finishing out
-        of order cannot move the end backwards: an older or stale position is ignored."""
+        of order cannot move the end backwards: an older or stale position is ignored.
+
+        Args:
+            file, pos: the end of the committed transaction (file base name, byte offset).
+            epoch: the :attr:`WrittenTransaction.epoch` of a committing transaction: with a shared page it is
+                published to every process, unless a RESET came after it was written. None (a catch-up that
+                continues after another process's rows) updates this process's view only.
+        """
+        shared = self.shared
+        if shared is not None:
+            if epoch is not None and epoch == self.epoch:
+                shared.publish(file_number(file), pos, epoch)
+            self._refresh()
+            return
         with self._update:
             end = self._end
             if file != self.active or (end is not None and end.file == file and end.pos >= pos):
                 return
             self._end = LogPosition(file, pos)
             self._update.notify_all()
+
+    # -- several processes -------------------------------------------------------------------------------
+    def attach_shared(self, shared: BinlogEnd, *, publish: bool) -> None:
+        """Read the log's end and index from the shared page from now on (a server of several processes).
+
+        Args:
+            shared: this process's :class:`~gtidkit.engine.shared.binlog_end.BinlogEnd`.
+            publish: this process opened the log (the primary, after recovery): publish its end as the first.
+        """
+        self.shared = shared
+        self.epoch = shared.epoch()
+        if publish and self.writer is not None and self.active is not None:
+            shared.set(file_number(self.active), self.writer.position)
+        self._generation = -1
+        self._refresh()
+
+    def _refresh(self) -> None:
+        """Bring the readers' view up to the shared page: re-read the index when it changed, take the published
+        end (no-op without a shared page)."""
+        shared = self.shared
+        if shared is None:
+            return
+        end = shared.get()  # before the generation, which a new file bumps first (BinlogEnd.set)
+        generation = shared.generation()
+        if generation != self._generation:
+            with self.lock:
+                self._generation = generation
+                self.index = self._read_index()
+        if end is None:
+            return
+        position = LogPosition(file_name(end[0], self.basename.name), end[1])
+        with self._update:
+            if position != self._end:
+                self._end = position
+                self._update.notify_all()
+
+    def reset_view(self, epoch: int) -> None:
+        """Another process ran RESET MASTER / RESET BINARY LOGS AND GTIDS: forget the writer (its file is gone;
+        :meth:`follow` opens the new one under the write lock) and re-read the index. Write lock held or not: the
+        writer is only used under the write lock, which catches up (and calls this) before any write."""
+        with self.lock:
+            if self.writer is not None:
+                self.writer.close(stop=False, in_use=True, fsync=False)  # the old inode: nothing to keep
+                self.writer = None
+            self.active = None
+            self.epoch = epoch
+            self.tracker.rotate()
+            self._unsynced = 0
+        with self._update:
+            self._end = None
+        self._generation = -1
+        self._refresh()
+
+    def status_position(self) -> LogPosition | None:
+        """The File / Position of SHOW BINARY LOG STATUS: the writer's end in a one-process server; the published
+        end of the log every process writes otherwise (None before any file)."""
+        if self.shared is None:
+            return self.position if self.writer is not None else self._end
+        return self.end_position()
 
     # -- the dump seam -----------------------------------------------------------------------------------
     def _publish(self, *, closed: bool = False) -> None:
@@ -404,6 +507,8 @@ class BinlogLog:
             self._end = end
             self._closed = closed
             self._update.notify_all()
+        if closed and self.shared is not None:
+            self.shared.wake()  # this process's dump threads sleep on the shared page, not on the condition
 
     def end_position(self) -> LogPosition | None:
         """(file, pos) just past the last transaction written, committed and durable (:meth:`publish`); None
@@ -411,6 +516,7 @@ class BinlogLog:
 
         Bytes before it may be read from the file without any lock (MySQL ``get_binlog_end_pos``).
         """
+        self._refresh()
         with self._update:
             return self._end
 
@@ -442,6 +548,20 @@ class BinlogLog:
                 return True
             return interrupted is not None and interrupted()
 
+        shared = self.shared
+        if (
+            shared is not None
+        ):  # other processes commit too: sleep on the shared page (their publications wake it)
+
+            def shared_moved() -> bool:
+                self._refresh()
+                with self._update:
+                    return moved()
+
+            if not shared.wait(shared_moved, timeout):
+                return None
+            with self._update:
+                return self._end
         with self._update:
             if not self._update.wait_for(moved, timeout):
                 return None
@@ -451,6 +571,8 @@ class BinlogLog:
         """Wake every reader blocked in :meth:`wait_for_update` so it re-checks its condition (a KILLed dump)."""
         with self._update:
             self._update.notify_all()
+        if self.shared is not None:
+            self.shared.wake()
 
     def locate(
         self, requested: GtidSet, *, gtid_purged: GtidSet, gtid_executed: GtidSet, server_uuid: UUID | str
@@ -474,6 +596,7 @@ class BinlogLog:
         replica_has_more = requested.restrict(server_uuid) - gtid_executed
         purged_missing = gtid_purged - requested
         first = None
+        self._refresh()
         with self.lock:
             names = list(self.index)
         for name in reversed(names):
@@ -498,6 +621,7 @@ class BinlogLog:
             MySQLError: 1373 ER_UNKNOWN_TARGET_BINLOG when ``name`` is not in the index.
         """
         with self.lock:
+            self._refresh()
             if name not in self.index:
                 raise mysql_error(1373)
             cut = self.index.index(name)
@@ -506,6 +630,7 @@ class BinlogLog:
     def purge_before(self, timestamp: float) -> list[str]:
         """Delete files last modified before ``timestamp`` (s), never the active one (PURGE ... BEFORE)."""
         with self.lock:
+            self._refresh()
             victims: list[str] = []
             for name in self.index:
                 if name == self.active:
@@ -526,6 +651,9 @@ class BinlogLog:
             return []
         self.index = [n for n in self.index if n not in names]
         self._write_index()  # index first: a crash leaves at worst an orphan file, never a dangling entry
+        if self.shared is not None:
+            self.shared.index_changed()  # the other processes re-read the index
+            self._generation = self.shared.generation()
         for n in names:
             try:
                 self.path(n).unlink()
@@ -549,11 +677,16 @@ class BinlogLog:
                     pass
 
     def sizes(self) -> list[tuple[str, int]]:
-        """(name, size in bytes) per file in the index, for SHOW BINARY LOGS."""
+        """(name, size in bytes) per file in the index, for SHOW BINARY LOGS (the active file up to its published
+        end when other processes write the log too)."""
+        self._refresh()
         with self.lock:
             out = []
+            shared_end = self._end if self.shared is not None else None
             for n in self.index:
-                if n == self.active and self.writer is not None:
+                if shared_end is not None and n == shared_end.file:
+                    out.append((n, shared_end.pos))
+                elif shared_end is None and n == self.active and self.writer is not None:
                     out.append((n, self.writer.position))
                 else:
                     try:

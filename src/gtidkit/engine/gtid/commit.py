@@ -381,7 +381,7 @@ def _published(server: CommitServer, written: WrittenTransaction) -> None:
     """Readers see ``written`` now that it is committed and durable (MySQL sends a transaction to replicas after
     its sync when ``sync_binlog=1``)."""
     assert server.binlog is not None
-    server.binlog.publish_to(written.file, written.end)
+    server.binlog.publish_to(written.file, written.end, written.epoch)
     for fn in list(server.flush_observers):
         fn(written.file, written.end)
 

@@ -85,6 +85,9 @@ COUNTERS: tuple[str, ...] = (
     "connections",  # SHOW STATUS Connections: connection attempts, refused ones included (the supervisor)
     "threads_connected",  # SHOW STATUS Threads_connected: client connections open now (the supervisor)
     "max_used_connections",  # SHOW STATUS Max_used_connections: the most open at once (the supervisor)
+    "binlog_end",  # the binary log's published end: file number << 32 | offset (page lock; engine/shared/binlog_end.py)
+    "binlog_generation",  # bumped when the binlog index changes: rotation, PURGE, expiry, RESET (write lock holder)
+    "binlog_waiters",  # registered binlog readers (dump threads) waiting for the end to move
 )
 
 _HEADER = struct.Struct("=8sII16sQdIIII")  # magic, version, page size, token, pid, built at, 4 slot counts

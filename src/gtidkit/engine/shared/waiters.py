@@ -1,6 +1,7 @@
 """The shared page's waiter table: which connection of which worker blocks on what, and how to wake it.
 
-One slot per blocked session: what it waits for (:data:`WRITE_LOCK`, or :data:`GTID` with the sid index and GNO),
+One slot per blocked session: what it waits for (:data:`WRITE_LOCK`, :data:`GTID` with the sid index and GNO, or
+:data:`BINLOG`: a dump thread waiting for the binary log to grow),
 its worker and connection id, since when, its pid and the address of its :class:`~.wakeup.WakeSocket`. Releasers
 wake the matching waiters with one datagram each; ``KILL`` wakes a connection's waiter with
 :func:`wake_connection` so it sees its kill flag at once. The same rows feed ``information_schema.INNODB_TRX``
@@ -22,6 +23,7 @@ from gtidkit.engine.shared.wakeup import wake
 from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
+    "BINLOG",
     "GTID",
     "WRITE_LOCK",
     "Waiter",
@@ -36,7 +38,9 @@ __all__ = [
 #: what a waiter waits for (slot ``kind``; 0 = free slot)
 WRITE_LOCK = 1
 GTID = 2
-_COUNT = {WRITE_LOCK: "write_lock_waiters", GTID: "gtid_waiters"}
+#: a binlog reader (a dump thread) waiting for the binary log's published end to move (engine/shared/binlog_end.py)
+BINLOG = 3
+_COUNT = {WRITE_LOCK: "write_lock_waiters", GTID: "gtid_waiters", BINLOG: "binlog_waiters"}
 
 _SLOT = struct.Struct("=IIQdQ8sIIQ")  # kind, worker, connection, since, pid, address, sid index, pad, gno
 _SIZE = 64
@@ -49,7 +53,7 @@ class Waiter:
 
     Attributes:
         slot: its slot number (for :func:`unregister`).
-        kind: :data:`WRITE_LOCK` or :data:`GTID`.
+        kind: :data:`WRITE_LOCK`, :data:`GTID` or :data:`BINLOG`.
         worker_id: the worker whose session waits.
         connection_id: the waiting session's connection id.
         since: when it started waiting (seconds since the epoch).
@@ -199,7 +203,7 @@ def wake_connection(page: SharedPage, connection_id: int) -> int:
     Returns:
         How many wake-ups were queued (0 when it waits for nothing).
     """
-    if not (page.counter("write_lock_waiters").get() or page.counter("gtid_waiters").get()):
+    if not any(page.counter(name).get() for name in _COUNT.values()):
         return 0
     with page.locked():
         found = _read(page)

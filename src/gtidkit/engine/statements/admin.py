@@ -79,8 +79,10 @@ class Admin:
         if blog is None:
             return result_set(cols, [])
         with blog.lock:
-            pos = blog.position
+            pos = blog.status_position()
             executed = self.server.gtid_state.executed().to_text()
+        if pos is None:
+            return result_set(cols, [])
         return result_set(cols, [(pos.file, pos.pos, "", "", executed)])
 
     def show_binlog_events(
@@ -160,7 +162,14 @@ class Admin:
                 raise mysql_error(1317)
 
     def reset_master(self, number: int | None = None) -> None:
-        """RESET MASTER [TO n]: empty the table, delete every binlog, start file n (default 1), clear GTID state."""
+        """RESET MASTER [TO n]: empty the table, delete every binlog, start file n (default 1), clear GTID state.
+
+        In a server of several processes the first new file starts a new RESET epoch in the shared page: every
+        other process rebuilds its GTID state and binary-log view at its next statement or commit
+        (:mod:`gtidkit.engine.follow`). Like every write, RESET waits for the write lock, i.e. for another
+        session's open write transaction to end (1205 after ``innodb_lock_wait_timeout``); MySQL's RESET takes
+        the global read lock instead, which an idle open transaction does not hold.
+        """
         server = self.server
         if number is not None and not 1 <= number <= 2_000_000_000:
             raise mysql_error(1210, "RESET MASTER")
@@ -181,10 +190,14 @@ class Admin:
             server.gtid_state.load(GtidSet(), GtidSet())
             server.gtid_purged_changed()  # the published gtid_purged is empty now (engine/shared_config.py)
             server.binlog_file_gtids = GtidSet()
+            shared = server.shared_binlog
             if server.binlog is not None:
                 server.binlog.delete_all()
-                server.binlog.open_new(GtidSet(), number=number or 1)
+                server.binlog.open_new(GtidSet(), number=number or 1, reset=True)
                 server.save_binlog_gtids_locked(GtidSet(), record_start=True)
+            if shared is not None and server.follower is not None:
+                blog = server.binlog
+                server.follower.reset_done(blog.epoch if blog is not None else shared.new_epoch())
         finally:
             server.release_write_lock(None)
 
