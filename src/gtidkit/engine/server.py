@@ -37,10 +37,11 @@ from gtidkit.engine.binlog.log import BASENAME, BinlogLog
 from gtidkit.engine.follow import Follower
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.compressor import Compressor
+from gtidkit.engine.gtid.cross_process import SharedGtids
 from gtidkit.engine.gtid.state import GtidState
 from gtidkit.engine.server_version import Release, resolve
 from gtidkit.engine.session import Session, now_us
-from gtidkit.engine.shared import waiters
+from gtidkit.engine.shared import waiters, workers
 from gtidkit.engine.shared.shm import SharedPage
 from gtidkit.engine.shared.write_lock import SharedWriteLock
 from gtidkit.engine.statements.specs import SPECS
@@ -68,8 +69,6 @@ FlushObserver = Callable[[str, int], None]
 #: ``fn(session, stmt) -> StatementResult``: a SHOW provider a higher layer registers (:meth:`Server.provide_show`).
 StatementHook = Callable[[Session, "Statement"], "StatementResult"]
 
-#: seconds between two looks at the shared page while a WAIT_FOR_EXECUTED_GTID_SET waits in a worker process
-_FOLLOW_TICK = 0.002
 #: Server.open options → mysqld variable names (aliases accepted as mysqld accepts them).
 _OPTION_ALIASES = {"log_slave_updates": "log_replica_updates", "skip_log_bin": None}
 
@@ -359,9 +358,21 @@ class Server:
     def _attach_shared(self, page: SharedPage) -> None:
         """Take the write lock across processes through ``page`` and follow the other processes' commits."""
         self.shared_page = page
+        # a replacement leaves nothing of its dead predecessor in the page (GTIDs its sessions owned, waiter
+        # slots): their waiters wake now (MySQL releases a dead session's GTID at once; here at the replacement)
+        workers.clear_worker(page, self.worker_id)
+        workers.register_worker(page, self.worker_id)
         self._shared_lock = SharedWriteLock(page, self.datadir, self.worker_id)
-        self.follower = Follower(self, page)
-        self.follower.start()
+        follower = self.follower = Follower(self, page)
+        follower.start()
+        # GTID ownership and WAIT_FOR_EXECUTED_GTID_SET across processes; reads of GTID state catch up first
+        self.gtid_state.shared = SharedGtids(page, self.worker_id, lambda: follower.refresh(True))
+        self.gtid_state.refresh = follower.refresh
+
+    @property
+    def commit_log_followed(self) -> bool:
+        """Other worker processes follow the commit log (a GTID committed without the binary log gets a row)."""
+        return self.follower is not None
 
     def _open_worker(self, worker_id: int) -> None:
         """The secondary open (issue 21 step 4): GTID state as start-up computes it, without recovery.
@@ -875,6 +886,8 @@ class Server:
         self.storage.close()
 
     def _close_shared(self) -> None:
+        self.gtid_state.shared = None
+        self.gtid_state.refresh = None
         if self.follower is not None:
             self.follower.close()
         if self._shared_lock is not None:
@@ -940,26 +953,10 @@ class _GtidFunctionBinding:
         session = self._session
         session.stage = "Waiting for GTID to be committed"
         interrupted = session.executor.interrupt.is_set
-        state = self._server.gtid_state
-        follower = self._server.follower
         try:
-            if follower is None:
-                return state.wait_for_executed(gtids, timeout, interrupted=interrupted)
-            # commits of other worker processes reach this one's state by catch-up: re-check the shared page's
-            # counter every _FOLLOW_TICK seconds while waiting (step 6 replaces the tick with a datagram wake-up)
-            deadline = None if timeout is None else time.monotonic() + timeout
-            while True:
-                if follower.stale():
-                    follower.catch_up()
-                left = None if deadline is None else deadline - time.monotonic()
-                tick = _FOLLOW_TICK if left is None else max(0.0, min(left, _FOLLOW_TICK))
-                done = state.wait_for_executed(gtids, tick, interrupted=interrupted)
-                if done is None or done:
-                    return done
-                if deadline is not None and time.monotonic() >= deadline:
-                    if follower.stale():
-                        follower.catch_up()
-                        return state.wait_for_executed(gtids, 0, interrupted=interrupted)
-                    return False
+            # with other worker processes: a registered waiter woken by their commits (GtidState.shared)
+            return self._server.gtid_state.wait_for_executed(
+                gtids, timeout, interrupted=interrupted, session_id=session.id
+            )
         finally:
             session.stage = ""

@@ -277,6 +277,10 @@ def commit(
                 commit_log.record(
                     db, gtid, written.file, written.begin, written.end, written.data, trim=written.synced
                 )
+        if plan.lost and gtid is not None and server.commit_log_followed:
+            # other worker processes learn gtid_executed from the commit log: a GTID that reaches no binary log
+            # gets a row there too (issue 21 step 6; engine/follow.py)
+            commit_log.record_gtid(db, gtid)
         session.before_storage_commit(db)
         session.conn.commit(sync=False)
     except BaseException as err:

@@ -68,7 +68,7 @@ PAGE_FILE = "gtidkit.shm"
 PAGE_LOCK_FILE = "gtidkit.shm.lock"
 MAGIC = b"GTIDKSHM"
 #: layout version: a page of another version is refused (rebuilt by the next start-up)
-VERSION = 1
+VERSION = 2
 
 #: the named counters, in page order. One writer each, or written under the page lock only (``*_waiters``).
 COUNTERS: tuple[str, ...] = (
@@ -82,6 +82,8 @@ COUNTERS: tuple[str, ...] = (
     "gtid_waiters",  # registered GTID-ownership waiters
     "owners_high",  # 1 + the highest GTID-owner slot in use: scans stop there (page lock)
     "waiters_high",  # 1 + the highest waiter slot in use (page lock)
+    "executed_waiters",  # registered WAIT_FOR_EXECUTED_GTID_SET waiters: committers wake them only when > 0
+    "catalog_generation",  # bumped by the write lock's holder when its transaction changed the catalog (DDL)
 )
 
 _HEADER = struct.Struct("=8sII16sQdIIII")  # magic, version, page size, token, pid, built at, 4 slot counts

@@ -22,6 +22,7 @@ from gtidkit.engine.shared.wakeup import wake
 from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
+    "EXECUTED",
     "GTID",
     "WRITE_LOCK",
     "Waiter",
@@ -36,7 +37,9 @@ __all__ = [
 #: what a waiter waits for (slot ``kind``; 0 = free slot)
 WRITE_LOCK = 1
 GTID = 2
-_COUNT = {WRITE_LOCK: "write_lock_waiters", GTID: "gtid_waiters"}
+#: a ``WAIT_FOR_EXECUTED_GTID_SET`` call: woken by every commit that adds to gtid_executed (it re-checks its set)
+EXECUTED = 3
+_COUNT = {WRITE_LOCK: "write_lock_waiters", GTID: "gtid_waiters", EXECUTED: "executed_waiters"}
 
 _SLOT = struct.Struct("=IIQdQ8sIIQ")  # kind, worker, connection, since, pid, address, sid index, pad, gno
 _SIZE = 64
@@ -49,7 +52,7 @@ class Waiter:
 
     Attributes:
         slot: its slot number (for :func:`unregister`).
-        kind: :data:`WRITE_LOCK` or :data:`GTID`.
+        kind: :data:`WRITE_LOCK`, :data:`GTID` or :data:`EXECUTED`.
         worker_id: the worker whose session waits.
         connection_id: the waiting session's connection id.
         since: when it started waiting (seconds since the epoch).
@@ -199,7 +202,7 @@ def wake_connection(page: SharedPage, connection_id: int) -> int:
     Returns:
         How many wake-ups were queued (0 when it waits for nothing).
     """
-    if not (page.counter("write_lock_waiters").get() or page.counter("gtid_waiters").get()):
+    if not any(page.counter(name).get() for name in _COUNT.values()):
         return 0
     with page.locked():
         found = _read(page)

@@ -93,13 +93,16 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
         MySQLError: whatever the statement fails with (MySQL's code, SQLSTATE and message).
     """
     server = session.server
+    if spec is None:
+        spec = server.statements.of(stmt)
     follower = server.follower
-    if follower is not None and follower.stale():  # another worker process committed (engine/follow.py)
+    if follower is not None and follower.stale() and (not spec.innocent or follower.catalog_moved()):
+        # another worker process committed (engine/follow.py): a statement that writes or takes a GTID catches
+        # up now, an innocent one (SELECT, SHOW, SET ...) only when the catalog changed (DDL); its reads of GTID
+        # state catch up themselves (GtidState.refresh)
         follower.catch_up()
     if server.table_locks.active:  # LOCK TABLES / FLUSH TABLES WITH READ LOCK held by some session
         locks.check_statement(session, stmt.kind, stmt.text)
-    if spec is None:
-        spec = server.statements.of(stmt)
     handler = spec.handler
     assert handler is not None, stmt.kind  # every row has one (tests/engine/test_statement_lifecycle.py)
     if spec.check is not None:
