@@ -198,9 +198,13 @@ def test_automatic_gtids_skip_a_gno_owned_in_the_other_worker(two_workers: Serve
 
 
 # ----------------------------------------------------------------------------------- WAIT_FOR_EXECUTED_GTID_SET
-def test_wait_for_executed_gtid_set_wakes_on_a_commit_in_the_other_worker(two_workers: ServerProcess) -> None:
+@pytest.mark.parametrize(
+    "committer", [0, 1], ids=["committer-in-the-other-worker", "committer-in-the-same-worker"]
+)
+def test_wait_for_executed_gtid_set_wakes_on_a_commit(two_workers: ServerProcess, committer: int) -> None:
     srv = two_workers
-    a, b = in_workers(srv.port, 0, 1)
+    w0, b = in_workers(srv.port, 0, 1)
+    a = w0 if committer == 0 else in_workers(srv.port, 0, 1)[1]
     latencies = []
     for gno in range(1, 6):
         waiter = Background(b, f"SELECT WAIT_FOR_EXECUTED_GTID_SET('{SOURCE}:{gno}', 60)")
@@ -212,7 +216,7 @@ def test_wait_for_executed_gtid_set_wakes_on_a_commit_in_the_other_worker(two_wo
         query(a, "SET GTID_NEXT = AUTOMATIC")
         assert waiter.result() == ((0,),)
         latencies.append(max(0.0, waiter.ended - acknowledged))
-    print(f"WAIT_FOR_EXECUTED_GTID_SET wake-up after the other worker's OK, ms: "
+    print(f"WAIT_FOR_EXECUTED_GTID_SET in worker 1 woken by worker {committer}'s commit, ms after its OK: "
           f"{sorted(round(x * 1000, 2) for x in latencies)}")  # fmt: skip
     # a datagram wake-up, not a poll: well under the old 2 ms tick's worst case even on a loaded machine
     assert sorted(latencies)[len(latencies) // 2] < 0.5
@@ -220,6 +224,20 @@ def test_wait_for_executed_gtid_set_wakes_on_a_commit_in_the_other_worker(two_wo
     t0 = time.monotonic()
     assert query(b, f"SELECT WAIT_FOR_EXECUTED_GTID_SET('{SOURCE}:100', 0.5)") == ((1,),)
     assert 0.45 <= time.monotonic() - t0 < 10
+
+
+def test_gtid_next_wait_across_workers_times_out_with_1205(two_workers: ServerProcess) -> None:
+    """As in one process: the wait for a GTID another session owns ends with ER_LOCK_WAIT_TIMEOUT after
+    innodb_lock_wait_timeout (gtidkit's bound on MySQL's unbounded wait), and the owner keeps it."""
+    a, b = in_workers(two_workers.port, 0, 1)
+    query(a, f"SET GTID_NEXT = '{SOURCE}:3'")
+    query(b, "SET SESSION innodb_lock_wait_timeout = 1")
+    t0 = time.monotonic()
+    with pytest.raises(pymysql.MySQLError) as err:
+        query(b, f"SET GTID_NEXT = '{SOURCE}:3'")
+    assert err.value.args[0] == 1205 and 0.9 <= time.monotonic() - t0 < 10
+    assert scalar(b, "SELECT @@GLOBAL.gtid_owned") == f"{SOURCE}:3#{a.thread_id()}"
+    assert scalar(b, "SELECT @@SESSION.gtid_owned") == ""
 
 
 def test_kill_query_ends_a_wait_for_executed_gtid_set(two_workers: ServerProcess) -> None:
