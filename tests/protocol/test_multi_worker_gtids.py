@@ -289,3 +289,35 @@ def test_skip_log_bin_workers_see_each_others_gtids(tmp_path: Path) -> None:
         for conn in (a, b):
             assert flat(scalar(conn, "SELECT @@GLOBAL.gtid_executed")) == f"{SOURCE}:1-3"
             assert flat(scalar(conn, "SELECT @@GLOBAL.gtid_purged")) == f"{SOURCE}:1-3"
+
+
+@pytest.mark.parametrize("log_bin", ["--log-bin", "--skip-log-bin"], ids=["log-bin", "skip-log-bin"])
+def test_racing_sessions_of_two_workers_execute_each_gtid_once(tmp_path: Path, log_bin: str) -> None:
+    """Four sessions, two per worker, each replaying the same 40 GTIDs (as several mysqlbinlog replays of one
+    binlog would): every GTID's transaction runs exactly once, whoever wins it, and the others skip it."""
+    with running_server(tmp_path / "d", *GTIDS, log_bin, "--workers=2", base=(), supervised=True) as srv:
+        conns = in_workers(srv.port, 0, 1, 0, 1)
+        query(conns[0], "CREATE DATABASE app")
+        query(conns[0], "CREATE TABLE app.log (id INT AUTO_INCREMENT PRIMARY KEY, g INT, who INT)")
+        errors: list[object] = []
+
+        def replay(i: int) -> None:
+            try:
+                for g in range(1, 41):
+                    query(conns[i], f"SET GTID_NEXT = '{SOURCE}:{g}'")
+                    query(conns[i], f"INSERT INTO app.log (g, who) VALUES ({g}, {i})")
+                    query(conns[i], "SET GTID_NEXT = AUTOMATIC")
+            except pymysql.MySQLError as err:
+                errors.append(err.args)
+
+        threads = [threading.Thread(target=replay, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(300)
+        assert errors == []
+        rows = query(conns[1], "SELECT g, COUNT(*) FROM app.log GROUP BY g ORDER BY g")
+        assert rows == tuple((g, 1) for g in range(1, 41))
+        for c in conns[:2]:
+            assert f"{SOURCE}:1-40" in flat(scalar(c, "SELECT @@GLOBAL.gtid_executed"))
+            assert scalar(c, "SELECT @@GLOBAL.gtid_owned") == ""

@@ -135,8 +135,10 @@ class Follower:
         """This process releases the write lock after a write transaction: tell the other processes (the
         releasing holder is the counters' only writer): ``catalog_generation`` first when the transaction
         changed the catalog, then ``committed``."""
-        if self.server.storage.catalog.version != self._held_catalog:
+        version = self.server.storage.catalog.version
+        if version != self._held_catalog:
             self._catalog_seen = self._catalog_generation.add(1)
+            self._held_catalog = version
         self._seen = self._committed.add(1)
 
     def start(self) -> None:

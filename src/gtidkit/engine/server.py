@@ -366,13 +366,26 @@ class Server:
         follower = self.follower = Follower(self, page)
         follower.start()
         # GTID ownership and WAIT_FOR_EXECUTED_GTID_SET across processes; reads of GTID state catch up first
-        self.gtid_state.shared = SharedGtids(page, self.worker_id, lambda: follower.refresh(True))
+        self.gtid_state.shared = SharedGtids(page, self.worker_id)
         self.gtid_state.refresh = follower.refresh
 
     @property
     def commit_log_followed(self) -> bool:
         """Other worker processes follow the commit log (a GTID committed without the binary log gets a row)."""
         return self.follower is not None
+
+    def publish_commit(self) -> None:
+        """The calling thread holds the write lock and committed a transaction (a commit without a sync stage,
+        or one that keeps the lock to rotate): move the shared page's ``committed`` counter now, before the
+        transaction's GTID is released in the owner table, so that whoever wins that GTID or wakes for it sees the
+        counter moved and catches up (engine/gtid/cross_process.py). Nothing without other processes. Only the
+        lock's holding thread may call it: the counter has one writer."""
+        if (
+            self.follower is not None
+            and self._shared_lock is not None
+            and self._shared_lock.holder is not None
+        ):
+            self.follower.published()
 
     def _open_worker(self, worker_id: int) -> None:
         """The secondary open (issue 21 step 4): GTID state as start-up computes it, without recovery.

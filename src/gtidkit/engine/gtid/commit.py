@@ -298,6 +298,7 @@ def commit(
         _sync_stage(server, session, gtid, plan.lost, plan.write_binlog, written)
     else:  # synced inside COMMIT (synchronous=FULL) or never (the storage's synchronous mode says so)
         if gtid is not None:
+            server.publish_commit()  # other worker processes: the counter moves before the GTID is released
             state.commit(gtid, lost=plan.lost)
             if plan.write_binlog:
                 server.binlog_file_gtids.add_in_place(gtid.sid, gtid.tag, gtid.gno)
@@ -368,6 +369,8 @@ def _sync_stage(
             # IGNORE_ERROR: committed; the binary log is off from now on
         try:
             if gtid is not None:
+                if rotate:  # the write lock is still held (its release moves the counter otherwise)
+                    server.publish_commit()
                 server.gtid_state.commit(gtid, lost=lost)
             if written is not None and server.binlog is not None:
                 _published(server, written)

@@ -162,6 +162,10 @@ class CommitServer(LoggingServer, BinlogErrorServer, Protocol):
         """Other worker processes follow the commit log (a GTID committed without the binary log gets a row)."""
         ...
 
+    def publish_commit(self) -> None:
+        """The write lock's holder committed: tell the other worker processes before the GTID is released."""
+        ...
+
     def acquire_write_lock(self, session: Any, timeout: float | None = None) -> None:
         """Take the engine write lock (``session`` None: the server itself).
 
