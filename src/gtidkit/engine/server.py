@@ -403,15 +403,19 @@ class Server:
         page = SharedPage.attach(self.datadir)
         db = self.storage.sqlite(self.internal_conn)
         executed = gtid_table.read_set(db, self.gtid_table)
+        lost = GtidSet()  # the commit log's GTIDs committed without the binary log (its ``gtid`` rows)
         for row in commit_log.rows(db):
             if row.gtid is not None:
                 executed.add_in_place(row.gtid.sid, row.gtid.tag, row.gtid.gno)
+                if row.kind == commit_log.GTID:
+                    lost.add_in_place(row.gtid.sid, row.gtid.tag, row.gtid.gno)
         purged = GtidSet()
         if self.log_bin:
             blog = make_binlog_log(self)
             files = blog.existing_files()
             if files:
                 purged = read_previous_gtids(blog.path(files[0])) or GtidSet()
+            purged.union_in_place(lost)
             self.binlog = blog
         else:
             purged = GtidSet() | executed

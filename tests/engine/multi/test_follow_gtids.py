@@ -100,6 +100,12 @@ def test_lost_gtid_rows_reach_the_worker_and_recovery_ignores_them(pair, open_se
     executed = w.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows[0][0].replace("\n", "")
     purged = w.execute("SELECT @@GLOBAL.gtid_purged")[-1].rows[0][0]
     assert f"{SOURCE}:5" in executed and purged == f"{SOURCE}:5"
+    fresh = Server.open(primary.datadir, role="worker", worker_id=2, **OPTS)  # a worker opened afterwards
+    try:
+        assert fresh.gtid_state.purged().to_text() == f"{SOURCE}:5"
+        assert f"{SOURCE}:5" in fresh.gtid_state.executed().to_text()
+    finally:
+        fresh.shutdown()
     # the last commit-log row is the GTID row; a crash now, with a torn transaction after the binlog's end,
     # must still cut the binlog at the last binlogged transaction's end
     blog = primary.binlog
