@@ -11,8 +11,9 @@ beside the process that ran recovery); they are one MySQL server, so each must s
   file's GTIDs). When rows were trimmed before this process read them (a gap in ``seq``), the GTIDs come from
   mysql.gtid_executed instead, which holds every committed GTID since 8.0.17 (the GTID persister).
 * **DDL and AUTO_INCREMENT**: a catch-up that reads rows re-reads the catalog when SQLite's ``schema_version``
-  moved (a CREATE / ALTER / DROP anywhere), and one under the write lock that finds the binary log moved by
-  another process drops the cached AUTO_INCREMENT counters (they restart at MAX(col)+1).
+  moved (a CREATE / ALTER / DROP anywhere), and one under the write lock that finds that another process held the
+  lock since this one's last release (the ``committed`` counter past the value it published; or the binary log
+  moved) drops the cached AUTO_INCREMENT counters (they restart at MAX(col)+1): with the binary log off too.
 * **Under the write lock** (every acquisition, :meth:`Server.acquire_write_lock`), catch-up runs before anything
   is written, so an automatic GNO is taken from a ``gtid_executed`` that includes every commit of every process
   (GNOs are never handed out twice: MySQL's ``Gtid_state::generate_automatic_gtid`` under ``global_sid_lock``),
@@ -98,6 +99,7 @@ class Follower:
         self._catalog_generation = page.counter("catalog_generation")
         self._catalog_seen = -1
         self._held_catalog = -1  # the catalog's version when this process took the write lock
+        self._released = -1  # the ``committed`` value this process's last write-lock release published
         self._seen = -1
         self.last_seq = 0
         self.catch_ups = 0
@@ -139,7 +141,7 @@ class Follower:
         if version != self._held_catalog:
             self._catalog_seen = self._catalog_generation.add(1)
             self._held_catalog = version
-        self._seen = self._committed.add(1)
+        self._seen = self._released = self._committed.add(1)
 
     def start(self) -> None:
         """Start following: the rows already in the commit log are part of the state the process loaded."""
@@ -200,15 +202,19 @@ class Follower:
         if lost:
             server.gtid_state.add_purged(lost, also_executed=True)
         blog = server.binlog
-        if under_write_lock and blog is not None and last is not None:
-            _seq, kind, _sid, _tag, _gno, file, end_pos, head = last
-            number = (
-                gtid_event_sequence_number(bytes(head or b"")) if kind == commit_log.TRANSACTION else None
-            )
-            if blog.follow(str(file), int(end_pos), number):
-                # another process inserted rows: AUTO_INCREMENT counters restart from MAX(col)+1
-                server.storage.catalog.forget_auto_increments()
         if under_write_lock:
+            # another process held the write lock since this one last did (it moved the counter past our last
+            # release): it may have inserted rows, with or without the binary log, so AUTO_INCREMENT counters
+            # restart from MAX(col)+1
+            foreign = seen != self._released
+            if blog is not None and last is not None:
+                _seq, kind, _sid, _tag, _gno, file, end_pos, head = last
+                number = (
+                    gtid_event_sequence_number(bytes(head or b"")) if kind == commit_log.TRANSACTION else None
+                )
+                foreign = blog.follow(str(file), int(end_pos), number) or foreign
+            if foreign:
+                server.storage.catalog.forget_auto_increments()
             self._held_catalog = server.storage.catalog.version
         return len(rows)
 

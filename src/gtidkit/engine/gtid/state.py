@@ -215,13 +215,13 @@ class GtidState:
                 self.wait_changed(remaining)
 
     def _caught_up_has(self, gtid: Gtid) -> bool:
-        """Whether ``gtid`` is executed once the other processes' commits are read (a catch-up when the shared
-        page's counter moved: every committer moves it before it releases its GTID, engine/gtid/cross_process.py)."""
+        """Whether ``gtid`` is executed once the other processes' commits are read (a forced catch-up unless this
+        process already knows it: engine/gtid/cross_process.py says why the counter is not trusted here)."""
         with self._lock:
             if gtid in self._executed:
                 return True
         if self.refresh is not None:
-            self.refresh(False)
+            self.refresh(True)
         with self._lock:
             return gtid in self._executed
 
@@ -338,13 +338,13 @@ class GtidState:
                 self._gtid_waits -= 1
 
     def _caught_up_covers(self, gtids: GtidSet) -> bool:
-        """Whether ``gtids ⊆ executed`` once the other processes' commits are read (a catch-up when the shared
-        page's counter moved; a waiter is woken only after it did)."""
+        """Whether ``gtids ⊆ executed`` once the other processes' commits are read (a forced catch-up unless this
+        process already has them)."""
         with self._lock:
             if gtids <= self._executed:
                 return True
         if self.refresh is not None:
-            self.refresh(False)
+            self.refresh(True)
         with self._lock:
             return gtids <= self._executed
 
