@@ -11,8 +11,9 @@ beside the process that ran recovery); they are one MySQL server, so each must s
   file's GTIDs). When rows were trimmed before this process read them (a gap in ``seq``), the GTIDs come from
   mysql.gtid_executed instead, which holds every committed GTID since 8.0.17 (the GTID persister).
 * **DDL and AUTO_INCREMENT**: a catch-up that reads rows re-reads the catalog when SQLite's ``schema_version``
-  moved (a CREATE / ALTER / DROP anywhere), and one under the write lock that finds the binary log moved by
-  another process drops the cached AUTO_INCREMENT counters (they restart at MAX(col)+1).
+  moved (a CREATE / ALTER / DROP anywhere), and one under the write lock that finds that another process held the
+  lock since this one's last release (the ``committed`` counter past the value it published; or the binary log
+  moved) drops the cached AUTO_INCREMENT counters (they restart at MAX(col)+1): with the binary log off too.
 * **Under the write lock** (every acquisition, :meth:`Server.acquire_write_lock`), catch-up runs before anything
   is written, so an automatic GNO is taken from a ``gtid_executed`` that includes every commit of every process
   (GNOs are never handed out twice: MySQL's ``Gtid_state::generate_automatic_gtid`` under ``global_sid_lock``),
@@ -27,11 +28,13 @@ beside the process that ran recovery); they are one MySQL server, so each must s
   as the secondary open does (empty after a RESET) and forgets the binary log's writer, whose file is gone
   (:meth:`Follower.reset_done` is the RESET's own side).
 
-Still per process (step 6 of the plan): GTID ownership of ``SET GTID_NEXT='uuid:n'`` (the shm owner table is not
-wired yet); SET GLOBAL, accounts and gtid_purged cross processes through :mod:`gtidkit.engine.shared_config`,
-PROCESSLIST and KILL through the control service (:mod:`gtidkit.engine.shared.service`); a GTID
-committed by another process without a commit-log row (``sql_log_bin=0`` with an assigned GTID) is seen only
-after the next catch-up that falls back to the table.
+* **GTIDs without the binary log** (binlog off, ``sql_log_bin=0``): the committer writes a ``gtid`` row
+  (:func:`commit_log.record_gtid`), which a catch-up adds to gtid_executed and gtid_purged (a lost GTID).
+* **When to catch up** (step 6, :meth:`Follower.refresh`): a read of GTID state catches up when the counter
+  moved (``GtidState.refresh``: a SELECT of ``@@GLOBAL.gtid_executed``, SHOW, a tracker, a dump thread); a
+  statement start does only for statements that are not innocent (they write, or take a GTID) or when another
+  process changed the catalog (the ``catalog_generation`` counter, bumped by a holder whose transaction changed it),
+  so a point SELECT after a foreign commit pays one counter read more, not a commit-log read.
 """
 
 from __future__ import annotations
@@ -67,6 +70,11 @@ _SELECT = (
     f'SELECT seq, kind, sid, tag, gno, file, end_pos, substr(payload, 1, 64) FROM "{commit_log.TABLE}" '
     "WHERE seq > ? ORDER BY seq"
 )
+#: the newest row that says where the binary log ends (a transaction or a file start; not a GTID-only row)
+_SELECT_LAST_BINLOG_ROW = (
+    f'SELECT seq, kind, sid, tag, gno, file, end_pos, substr(payload, 1, 64) FROM "{commit_log.TABLE}" '
+    f"WHERE kind != '{commit_log.GTID}' ORDER BY seq DESC LIMIT 1"
+)
 
 
 def gtid_event_sequence_number(payload: bytes) -> int | None:
@@ -101,6 +109,10 @@ class Follower:
         self._binlog_generation = page.counter("binlog_generation")
         self._epoch = 0
         self._generation = 0
+        self._catalog_generation = page.counter("catalog_generation")
+        self._catalog_seen = -1
+        self._held_catalog = -1  # the catalog's version when this process took the write lock
+        self._released = -1  # the ``committed`` value this process's last write-lock release published
         self._seen = -1
         self.last_seq = 0
         self.catch_ups = 0
@@ -108,6 +120,7 @@ class Follower:
         self._schema_version = -1
         self._schemata: list[Any] = []
         self._lock = threading.Lock()
+        self._inside = threading.local()  # a catch-up running in this thread (refresh never re-enters it)
         self._conn = server.storage.connect()
         self._db: Any = server.storage.sqlite(self._conn)
 
@@ -120,10 +133,28 @@ class Follower:
         """Whether another process has released the write lock since this one last caught up (~0.1 µs)."""
         return self._committed.get() != self._seen
 
+    def catalog_moved(self) -> bool:
+        """Whether another process changed the catalog (DDL) since this one last caught up (~0.1 µs)."""
+        return self._catalog_generation.get() != self._catalog_seen
+
+    def refresh(self, force: bool = False) -> None:
+        """Catch up when another process committed since the last catch-up (``force``: whatever the counter says;
+        a process whose wake-up came before the committer released the write lock). A no-op inside a catch-up of
+        the same thread (``GtidState.refresh``, which this is, may be reached from one)."""
+        if getattr(self._inside, "active", False):
+            return
+        if force or self._committed.get() != self._seen:
+            self.catch_up()
+
     def published(self) -> None:
         """This process releases the write lock after a write transaction: tell the other processes (the
-        releasing holder is the counter's only writer)."""
-        self._seen = self._committed.add(1)
+        releasing holder is the counters' only writer): ``catalog_generation`` first when the transaction
+        changed the catalog, then ``committed``."""
+        version = self.server.storage.catalog.version
+        if version != self._held_catalog:
+            self._catalog_seen = self._catalog_generation.add(1)
+            self._held_catalog = version
+        self._seen = self._released = self._committed.add(1)
 
     def start(self) -> None:
         """Start following: the rows already in the commit log are part of the state the process loaded."""
@@ -131,14 +162,12 @@ class Follower:
             self._seen = self._committed.get()
             self._epoch = self._reset_epoch.get()
             self._generation = self._binlog_generation.get()
+            self._catalog_seen = self._catalog_generation.get()
             self._schema_version = self._db.execute("PRAGMA schema_version").fetchone()[0]
             self._schemata = self._db.execute(_SCHEMATA).fetchall()
-            self._last = self._db.execute(
-                _SELECT.replace(
-                    "WHERE seq > ?", "WHERE seq = (SELECT max(seq) FROM " + commit_log.TABLE + ")"
-                )
-            ).fetchone()
-            self.last_seq = int(self._last[0]) if self._last else 0
+            self._last = self._db.execute(_SELECT_LAST_BINLOG_ROW).fetchone()
+            top = self._db.execute(f'SELECT max(seq) FROM "{commit_log.TABLE}"').fetchone()
+            self.last_seq = int(top[0]) if top and top[0] is not None else 0
 
     def catch_up(self, *, under_write_lock: bool = False) -> int:
         """Add what other processes committed since the last catch-up to this process's GTID state; with
@@ -147,44 +176,68 @@ class Follower:
         Returns:
             The number of commit-log rows read.
         """
-        server = self.server
         with self._lock:
-            seen = self._committed.get()  # before reading: a commit after this read is caught up next time
-            epoch = self._reset_epoch.get()  # moved before the RESET released the lock, so before `committed`
-            if epoch != self._epoch:
-                self._rebuild(epoch)
-            generation = self._binlog_generation.get()
-            if generation != self._generation:
-                self._generation = generation
-                self._purged_from_first_file()
-            rows = self._db.execute(_SELECT, (self.last_seq,)).fetchall()
-            self._seen = seen
-            if rows:
-                added = self._read(rows)
-                self._last = rows[-1]
-                version = self._db.execute("PRAGMA schema_version").fetchone()[0]
-                schemata = self._db.execute(_SCHEMATA).fetchall()
-                # DDL committed (here or elsewhere): re-read the catalog. CREATE / DROP / ALTER DATABASE change only
-                # the catalog's _gk_schemata rows, not SQLite's schema, so those rows are compared too
-                if version != self._schema_version or schemata != self._schemata:
-                    self._schema_version, self._schemata = version, schemata
-                    server.storage.catalog.reload(self._conn)
-            else:
-                added = GtidSet()
-            last = self._last
+            self._inside.active = True
+            try:
+                return self._catch_up_locked(under_write_lock)
+            finally:
+                self._inside.active = False
+
+    def _catch_up_locked(self, under_write_lock: bool) -> int:
+        """:meth:`catch_up`'s work; the follower's lock held."""
+        server = self.server
+        seen = self._committed.get()  # before reading: a commit after this read is caught up next time
+        catalog_seen = self._catalog_generation.get()
+        epoch = self._reset_epoch.get()  # moved before the RESET released the lock, so before `committed`
+        if epoch != self._epoch:
+            self._rebuild(epoch)
+        generation = self._binlog_generation.get()
+        if generation != self._generation:
+            self._generation = generation
+            self._purged_from_first_file()
+        rows = self._db.execute(_SELECT, (self.last_seq,)).fetchall()
+        self._seen = seen
+        moved = catalog_seen != self._catalog_seen
+        self._catalog_seen = catalog_seen
+        lost = GtidSet()
+        if rows:
+            added, lost = self._read(rows)
+            for row in reversed(rows):
+                if row[1] != commit_log.GTID:
+                    self._last = row
+                    break
+        else:
+            added = GtidSet()
+        if rows or moved:
+            version = self._db.execute("PRAGMA schema_version").fetchone()[0]
+            schemata = self._db.execute(_SCHEMATA).fetchall()
+            # DDL committed (here or elsewhere): re-read the catalog. CREATE / DROP / ALTER DATABASE change only
+            # the catalog's _gk_schemata rows, not SQLite's schema, so those rows are compared too
+            if version != self._schema_version or schemata != self._schemata:
+                self._schema_version, self._schemata = version, schemata
+                server.storage.catalog.reload(self._conn)
+        last = self._last
         if added:
             server.gtid_state.add_executed(added)
             if server.binlog is not None:
                 server.binlog_file_gtids.union_in_place(added)
+        if lost:
+            server.gtid_state.add_purged(lost, also_executed=True)
         blog = server.binlog
-        if under_write_lock and blog is not None and last is not None:
-            _seq, kind, _sid, _tag, _gno, file, end_pos, head = last
-            number = (
-                gtid_event_sequence_number(bytes(head or b"")) if kind == commit_log.TRANSACTION else None
-            )
-            if blog.follow(str(file), int(end_pos), number):
-                # another process inserted rows: AUTO_INCREMENT counters restart from MAX(col)+1
+        if under_write_lock:
+            # another process held the write lock since this one last did (it moved the counter past our last
+            # release): it may have inserted rows, with or without the binary log, so AUTO_INCREMENT counters
+            # restart from MAX(col)+1
+            foreign = seen != self._released
+            if blog is not None and last is not None:
+                _seq, kind, _sid, _tag, _gno, file, end_pos, head = last
+                number = (
+                    gtid_event_sequence_number(bytes(head or b"")) if kind == commit_log.TRANSACTION else None
+                )
+                foreign = blog.follow(str(file), int(end_pos), number) or foreign
+            if foreign:
                 server.storage.catalog.forget_auto_increments()
+            self._held_catalog = server.storage.catalog.version
         return len(rows)
 
     def reset_done(self, epoch: int) -> None:
@@ -206,16 +259,20 @@ class Follower:
         executed = gtid_table.read_set(self._db, server.gtid_table)
         self._last = None
         self.last_seq = 0
+        lost = GtidSet()  # committed without the binary log: in gtid_purged too
         for row in self._db.execute(_SELECT, (0,)).fetchall():
-            self._last = row
             self.last_seq = int(row[0])
-            if row[1] == commit_log.TRANSACTION and row[2] is not None:
+            if row[1] != commit_log.GTID:
+                self._last = row
+            if row[1] in (commit_log.TRANSACTION, commit_log.GTID) and row[2] is not None:
                 executed.add_in_place(UUID(row[2]).bytes, row[3] or "", int(row[4]))
+                if row[1] == commit_log.GTID:
+                    lost.add_in_place(UUID(row[2]).bytes, row[3] or "", int(row[4]))
         blog = server.binlog
         purged = GtidSet()
         if blog is not None:
             blog.reset_view(epoch)
-            purged = self._first_file_previous()
+            purged = self._first_file_previous() | lost
             server.binlog_file_gtids = GtidSet()
         else:
             purged = GtidSet() | executed
@@ -242,16 +299,26 @@ class Follower:
         if previous and not previous <= self.server.gtid_state.purged():
             self.server.gtid_state.add_purged(previous, also_executed=False)
 
-    def _read(self, rows: list[tuple[Any, ...]]) -> GtidSet:
-        """The GTIDs of commit-log ``rows`` (the table's whole set when rows were trimmed unread); advances
-        :attr:`last_seq`. Caller holds the follower's lock."""
+    def _read(self, rows: list[tuple[Any, ...]]) -> tuple[GtidSet, GtidSet]:
+        """The GTIDs of commit-log ``rows`` (the table's whole set when rows were trimmed unread): (binlogged or
+        read from the table, lost: committed without the binary log); advances :attr:`last_seq`. Caller holds the
+        follower's lock."""
         gap = int(rows[0][0]) != self.last_seq + 1
         added = GtidSet()
-        for seq, kind, sid, tag, gno, file, end_pos, head in rows:
-            if kind == commit_log.TRANSACTION and sid is not None:
+        lost = GtidSet()
+        for _seq, kind, sid, tag, gno, _file, _end_pos, _head in rows:
+            if sid is None:
+                continue
+            if kind == commit_log.TRANSACTION:
                 added.add_in_place(UUID(sid).bytes, tag or "", int(gno))
+            elif kind == commit_log.GTID:
+                lost.add_in_place(UUID(sid).bytes, tag or "", int(gno))
         if gap:  # rows trimmed before this process read them: the table has every committed GTID
-            added.union_in_place(gtid_table.read_set(self._db, self.server.gtid_table))
+            table = gtid_table.read_set(self._db, self.server.gtid_table)
+            if self.server.binlog is None:
+                lost.union_in_place(table)  # binlog off: every GTID is lost (gtid_purged = gtid_executed)
+            else:
+                added.union_in_place(table)
         self.last_seq = int(rows[-1][0])
         self.catch_ups += 1
-        return added
+        return added, lost

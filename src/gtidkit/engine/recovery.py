@@ -252,7 +252,7 @@ def complete_binlogs(server: Server, blog: BinlogLog, files: list[str]) -> int:
             disagree (neither a cut nor an append explains it).
     """
     db = server.storage.sqlite(server.internal_conn)
-    rows = list(commit_log.rows(db))
+    rows = [row for row in commit_log.rows(db) if row.kind != commit_log.GTID]  # GTID rows: no binlog bytes
     if not rows:
         return 0
     last = rows[-1]

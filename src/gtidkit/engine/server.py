@@ -38,10 +38,11 @@ from gtidkit.engine.binlog.log import BASENAME, BinlogLog
 from gtidkit.engine.follow import Follower
 from gtidkit.engine.gtid import table as gtid_table
 from gtidkit.engine.gtid.compressor import Compressor
+from gtidkit.engine.gtid.cross_process import SharedGtids
 from gtidkit.engine.gtid.state import GtidState
 from gtidkit.engine.server_version import Release, resolve
 from gtidkit.engine.session import Session, now_us
-from gtidkit.engine.shared import waiters
+from gtidkit.engine.shared import waiters, workers
 from gtidkit.engine.shared.binlog_end import BinlogEnd
 from gtidkit.engine.shared.control import OP_THREADS, ControlMessage
 from gtidkit.engine.shared.service import PEER_TIMEOUT, ControlService
@@ -73,8 +74,6 @@ FlushObserver = Callable[[str, int], None]
 #: ``fn(session, stmt) -> StatementResult``: a SHOW provider a higher layer registers (:meth:`Server.provide_show`).
 StatementHook = Callable[[Session, "Statement"], "StatementResult"]
 
-#: seconds between two looks at the shared page while a WAIT_FOR_EXECUTED_GTID_SET waits in a worker process
-_FOLLOW_TICK = 0.002
 #: Server.open options → mysqld variable names (aliases accepted as mysqld accepts them).
 _OPTION_ALIASES = {"log_slave_updates": "log_replica_updates", "skip_log_bin": None}
 
@@ -376,14 +375,39 @@ class Server:
         """Take the write lock across processes through ``page``, follow the other processes' commits and their
         configuration changes (``fresh``: the server's first process, which empties the published ones)."""
         self.shared_page = page
+        # a replacement leaves nothing of its dead predecessor in the page (GTIDs its sessions owned, waiter
+        # slots): their waiters wake now (MySQL releases a dead session's GTID at once; here at the replacement)
+        workers.clear_worker(page, self.worker_id)
+        workers.register_worker(page, self.worker_id)
         self._shared_lock = SharedWriteLock(page, self.datadir, self.worker_id)
         #: the binary log's end, index generation and RESET epoch as every process sees them
         self.shared_binlog = BinlogEnd(page, self.worker_id)
         if self.binlog is not None:
             self.binlog.attach_shared(self.shared_binlog, publish=self.role != "worker")
-        self.follower = Follower(self, page)
-        self.follower.start()
+        follower = self.follower = Follower(self, page)
+        follower.start()
+        # GTID ownership and WAIT_FOR_EXECUTED_GTID_SET across processes; reads of GTID state catch up first
+        self.gtid_state.shared = SharedGtids(page, self.worker_id)
+        self.gtid_state.refresh = follower.refresh
         self.shared_config = SharedConfig(self, page, fresh=fresh)
+
+    @property
+    def commit_log_followed(self) -> bool:
+        """Other worker processes follow the commit log (a GTID committed without the binary log gets a row)."""
+        return self.follower is not None
+
+    def publish_commit(self) -> None:
+        """The calling thread holds the write lock and committed a transaction (a commit without a sync stage,
+        or one that keeps the lock to rotate): move the shared page's ``committed`` counter now, before the
+        transaction's GTID is released in the owner table, so that whoever wins that GTID or wakes for it sees the
+        counter moved and catches up (engine/gtid/cross_process.py). Nothing without other processes. Only the
+        lock's holding thread may call it: the counter has one writer."""
+        if (
+            self.follower is not None
+            and self._shared_lock is not None
+            and self._shared_lock.holder is not None
+        ):
+            self.follower.published()
 
     def _open_worker(self, worker_id: int) -> None:
         """The secondary open (issue 21 step 4): GTID state as start-up computes it, without recovery.
@@ -401,15 +425,19 @@ class Server:
         page = SharedPage.attach(self.datadir)
         db = self.storage.sqlite(self.internal_conn)
         executed = gtid_table.read_set(db, self.gtid_table)
+        lost = GtidSet()  # the commit log's GTIDs committed without the binary log (its ``gtid`` rows)
         for row in commit_log.rows(db):
             if row.gtid is not None:
                 executed.add_in_place(row.gtid.sid, row.gtid.tag, row.gtid.gno)
+                if row.kind == commit_log.GTID:
+                    lost.add_in_place(row.gtid.sid, row.gtid.tag, row.gtid.gno)
         purged = GtidSet()
         if self.log_bin:
             blog = make_binlog_log(self)
             files = blog.existing_files()
             if files:
                 purged = read_previous_gtids(blog.path(files[0])) or GtidSet()
+            purged.union_in_place(lost)
             self.binlog = blog
         else:
             purged = GtidSet() | executed
@@ -953,6 +981,8 @@ class Server:
     def _close_shared(self) -> None:
         if self.shared_config is not None:
             self.shared_config.close()
+        self.gtid_state.shared = None
+        self.gtid_state.refresh = None
         if self.follower is not None:
             self.follower.close()
         if self._shared_lock is not None:
@@ -1018,26 +1048,10 @@ class _GtidFunctionBinding:
         session = self._session
         session.stage = "Waiting for GTID to be committed"
         interrupted = session.executor.interrupt.is_set
-        state = self._server.gtid_state
-        follower = self._server.follower
         try:
-            if follower is None:
-                return state.wait_for_executed(gtids, timeout, interrupted=interrupted)
-            # commits of other worker processes reach this one's state by catch-up: re-check the shared page's
-            # counter every _FOLLOW_TICK seconds while waiting (step 6 replaces the tick with a datagram wake-up)
-            deadline = None if timeout is None else time.monotonic() + timeout
-            while True:
-                if follower.stale():
-                    follower.catch_up()
-                left = None if deadline is None else deadline - time.monotonic()
-                tick = _FOLLOW_TICK if left is None else max(0.0, min(left, _FOLLOW_TICK))
-                done = state.wait_for_executed(gtids, tick, interrupted=interrupted)
-                if done is None or done:
-                    return done
-                if deadline is not None and time.monotonic() >= deadline:
-                    if follower.stale():
-                        follower.catch_up()
-                        return state.wait_for_executed(gtids, 0, interrupted=interrupted)
-                    return False
+            # with other worker processes: a registered waiter woken by their commits (GtidState.shared)
+            return self._server.gtid_state.wait_for_executed(
+                gtids, timeout, interrupted=interrupted, session_id=session.id
+            )
         finally:
             session.stage = ""

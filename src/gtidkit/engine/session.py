@@ -783,6 +783,10 @@ class Session:
         self.server.gtid_state.wake_waiters()
         self.server.wake_shared_waiter(self.id)
 
+    def interrupted(self) -> bool:
+        """Whether KILL [QUERY] reached this session (its running statement must stop with 1317)."""
+        return self.killed or self.executor.interrupt.is_set()
+
     @property
     def owned_gtid(self) -> Gtid | None:
         """The GTID this session owns (``SET gtid_next='uuid:n'``), or None."""

@@ -16,8 +16,10 @@ column     meaning
 =========  ===================================================================================================
 seq        commit order (AUTOINCREMENT: never reused after a trim, so a worker process catches up from the rows
            past the last seq it saw, :mod:`gtidkit.engine.follow`)
-kind       ``transaction`` (a binlogged transaction) or ``file`` (a binlog file was opened: start-up, rotation,
-           RESET MASTER; ``start_pos = end_pos`` = where its first transaction goes, no payload)
+kind       ``transaction`` (a binlogged transaction), ``file`` (a binlog file was opened: start-up, rotation,
+           RESET MASTER; ``start_pos = end_pos`` = where its first transaction goes, no payload) or ``gtid`` (a
+           GTID committed without the binary log while several worker processes follow the table: binlog off,
+           ``sql_log_bin=0``; ``file`` empty, no payload; the GTID is "lost": in gtid_executed and gtid_purged)
 sid, tag,  the transaction's GTID (NULL for an anonymous one): what a second worker process needs to learn
 gno        gtid_executed from the table (issue 21 §8 step 4)
 file       the binlog file's base name (``binlog.000042``)
@@ -29,7 +31,9 @@ payload    the bytes written at ``start_pos`` (Gtid event .. Xid / COMMIT, ``log
 Trimming: rows are only needed for binlog bytes that may not be on disk yet, and the last row marks where the
 committed part of the binlog ends. A committing transaction that has just fsynced the binlog (every
 :data:`TRIM_INTERVAL` transactions, or every ``sync_binlog`` when that is larger than 1) deletes every earlier
-row in its own SQLite transaction, so the table holds at most that many rows plus the new one.
+row in its own SQLite transaction, so the table holds at most that many rows plus the new one. ``gtid`` rows
+older than :data:`TRIM_INTERVAL` rows go every :data:`TRIM_INTERVAL` of them (:func:`record_gtid`): a process
+that fell further behind reads mysql.gtid_executed instead, which holds them too.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from gtidkit.gtid import Gtid
 
 __all__ = [
     "FILE",
+    "GTID",
     "TABLE",
     "TRANSACTION",
     "TRIM_INTERVAL",
@@ -52,6 +57,7 @@ __all__ = [
     "exists",
     "mark_file",
     "record",
+    "record_gtid",
     "rows",
 ]
 
@@ -59,6 +65,7 @@ __all__ = [
 TABLE = "_gk_commit_log"
 TRANSACTION = "transaction"
 FILE = "file"
+GTID = "gtid"
 #: Binlog fsync and commit-log trim interval (transactions) when ``sync_binlog`` is 0 or 1: the binlog file's
 #: own fsync no longer makes a transaction durable (the WAL's does), it only lets the rows before it go.
 TRIM_INTERVAL = 256
@@ -140,6 +147,18 @@ def record(
             _INSERT,
             (TRANSACTION, str(gtid.sid), gtid.tag or None, gtid.gno, file, start_pos, end_pos, payload),
         )
+
+
+def record_gtid(db: Any, gtid: Gtid) -> None:
+    """Insert the row of a GTID committed without the binary log, inside the committing SQLite transaction on
+    ``db`` (only while several worker processes follow the table: they learn gtid_executed from it).
+
+    Every :data:`TRIM_INTERVAL` such rows the ``gtid`` rows older than the last :data:`TRIM_INTERVAL` are deleted.
+    """
+    cur = db.execute(_INSERT, (GTID, str(gtid.sid), gtid.tag or None, gtid.gno, "", 0, 0, None))
+    seq = int(cur.lastrowid or 0)
+    if seq and seq % TRIM_INTERVAL == 0:
+        db.execute(f'DELETE FROM "{TABLE}" WHERE kind = ? AND seq <= ?', (GTID, seq - TRIM_INTERVAL))
 
 
 def mark_file(db: Any, file: str, pos: int) -> None:

@@ -277,6 +277,10 @@ def commit(
                 commit_log.record(
                     db, gtid, written.file, written.begin, written.end, written.data, trim=written.synced
                 )
+        if plan.lost and gtid is not None and server.commit_log_followed:
+            # other worker processes learn gtid_executed from the commit log: a GTID that reaches no binary log
+            # gets a row there too (issue 21 step 6; engine/follow.py)
+            commit_log.record_gtid(db, gtid)
         session.before_storage_commit(db)
         session.conn.commit(sync=False)
     except BaseException as err:
@@ -294,6 +298,7 @@ def commit(
         _sync_stage(server, session, gtid, plan.lost, plan.write_binlog, written)
     else:  # synced inside COMMIT (synchronous=FULL) or never (the storage's synchronous mode says so)
         if gtid is not None:
+            server.publish_commit()  # other worker processes: the counter moves before the GTID is released
             state.commit(gtid, lost=plan.lost)
             if plan.write_binlog:
                 server.binlog_file_gtids.add_in_place(gtid.sid, gtid.tag, gtid.gno)
@@ -364,6 +369,8 @@ def _sync_stage(
             # IGNORE_ERROR: committed; the binary log is off from now on
         try:
             if gtid is not None:
+                if rotate:  # the write lock is still held (its release moves the counter otherwise)
+                    server.publish_commit()
                 server.gtid_state.commit(gtid, lost=lost)
             if written is not None and server.binlog is not None:
                 _published(server, written)

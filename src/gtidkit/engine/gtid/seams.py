@@ -157,6 +157,15 @@ class CommitServer(LoggingServer, BinlogErrorServer, Protocol):
         """The sync stage's leader/follower state (one WAL fsync per group of commits)."""
         ...
 
+    @property
+    def commit_log_followed(self) -> bool:
+        """Other worker processes follow the commit log (a GTID committed without the binary log gets a row)."""
+        ...
+
+    def publish_commit(self) -> None:
+        """The write lock's holder committed: tell the other worker processes before the GTID is released."""
+        ...
+
     def acquire_write_lock(self, session: Any, timeout: float | None = None) -> None:
         """Take the engine write lock (``session`` None: the server itself).
 
@@ -274,6 +283,10 @@ class GtidVariableSession(Protocol):
 
     def lock_wait_timeout(self) -> int:
         """``@@SESSION.innodb_lock_wait_timeout`` in seconds (waiting for a GTID another session owns)."""
+        ...
+
+    def interrupted(self) -> bool:
+        """Whether KILL [QUERY] reached the session (a wait for a GTID another session owns ends with 1317)."""
         ...
 
 

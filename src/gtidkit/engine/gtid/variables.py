@@ -138,7 +138,9 @@ def update_gtid_next(ctx: GtidVariableContext, text: str) -> None:
     gn.check(gnx.SET_ASSIGNED)
     if mode == "OFF":
         raise mysql_error(1781)
-    state = server.gtid_state.acquire_ownership(gtid, session.id, timeout=float(session.lock_wait_timeout()))
+    state = server.gtid_state.acquire_ownership(
+        gtid, session.id, timeout=float(session.lock_wait_timeout()), killed=session.interrupted
+    )
     gn.handle(gnx.SET_ASSIGNED_EXECUTED if state == EXECUTED else gnx.SET_ASSIGNED, gtid=gtid)
 
 

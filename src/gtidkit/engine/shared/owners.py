@@ -119,6 +119,9 @@ class GtidOwners:
     def try_claim(self, sid: UUID, gno: int, connection_id: int, tag: str = "") -> Owner | None:
         """Own ``sid:tag:gno`` for ``connection_id`` unless another connection owns it.
 
+        A connection is known by (worker id, connection id): under the supervisor connection ids are server-wide,
+        but processes that open a datadir on their own (tools, tests) number their sessions each from 1.
+
         Returns:
             None when ``connection_id`` owns it now (or already did); else the current :class:`Owner`.
 
@@ -137,7 +140,7 @@ class GtidOwners:
             found = _find(page, _KEY.pack(gno, idx), top)
             if found >= 0:
                 _g, _i, worker, conn, since = _SLOT.unpack_from(page.buf, start + found * _SIZE)
-                if conn == connection_id:
+                if conn == connection_id and worker == self.worker_id:
                     return None
                 return Owner(sid, tag, gno, conn, worker, since)
             slot = _find(page, bytes(8), top)  # a free slot (gno 0), else a new one at the top
@@ -173,8 +176,10 @@ class GtidOwners:
             timeout: seconds to wait at most (None: no limit, as MySQL's ``set_gtid_next``).
             killed: checked after every wake-up; True ends the wait with 1317 (``KILL QUERY`` wakes the waiter
                 through :func:`~.waiters.wake_connection`).
-            executed: checked before each attempt; True means the GTID was committed meanwhile: the claim
-                returns :data:`EXECUTED` without owning it (the session skips its transaction, as in MySQL).
+            executed: checked after each attempt (also after a successful one: the previous owner may have
+                committed it just before releasing it, and a process sees another's commit only by reading it);
+                True means the GTID was committed: the claim returns :data:`EXECUTED` without owning it (the
+                session skips its transaction, as in MySQL). It may read SQLite: it runs outside the page lock.
 
         Returns:
             :data:`OWNED` or :data:`EXECUTED`.
@@ -183,10 +188,9 @@ class GtidOwners:
             MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT when ``timeout`` passes; 1317 ER_QUERY_INTERRUPTED when
                 ``killed()``; 1041 when the table is full.
         """
-        if executed is not None and executed():
-            return EXECUTED
-        if self.try_claim(sid, gno, connection_id, tag) is None:
-            return OWNED
+        outcome = self._attempt(sid, gno, connection_id, tag, executed)
+        if outcome is not None:
+            return outcome
         deadline = None if timeout is None else time.monotonic() + timeout
         ws = thread_wake_socket()
         ws.drain()
@@ -203,10 +207,9 @@ class GtidOwners:
         )
         try:
             while True:  # registered before this check: a release from here on queues a wake-up
-                if executed is not None and executed():
-                    return EXECUTED
-                if self.try_claim(sid, gno, connection_id, tag) is None:
-                    return OWNED
+                outcome = self._attempt(sid, gno, connection_id, tag, executed)
+                if outcome is not None:
+                    return outcome
                 if killed is not None and killed():
                     raise mysql_error(1317)
                 remaining = None if deadline is None else deadline - time.monotonic()
@@ -215,6 +218,22 @@ class GtidOwners:
                 ws.wait(remaining)
         finally:
             waiters.unregister(self.page, slot)
+
+    def _attempt(
+        self, sid: UUID, gno: int, connection_id: int, tag: str, executed: Callable[[], bool] | None
+    ) -> str | None:
+        """One claim attempt: :data:`OWNED`, :data:`EXECUTED` (not owned: a claim it won is given back), or None
+        while another connection owns the GTID and it is not executed.
+
+        The executed check follows the claim: once this connection owns the GTID nobody else can commit it, so
+        a GTID found not executed then stays so; checked before the claim, a commit between check and claim
+        would go unseen (the owner commits, then releases, and the claim wins)."""
+        won = self.try_claim(sid, gno, connection_id, tag) is None
+        if executed is not None and executed():
+            if won:
+                self.release(sid, gno, connection_id, tag)
+            return EXECUTED
+        return OWNED if won else None
 
     def release(self, sid: UUID, gno: int, connection_id: int, tag: str = "") -> bool:
         """Drop ``connection_id``'s ownership of the GTID (commit or rollback: ``Gtid_state::update_on_commit`` /
@@ -227,9 +246,9 @@ class GtidOwners:
         idx = page.sid_index(sid, tag)
         with page.locked():
             slot = _find(page, _KEY.pack(gno, idx), page.counter("owners_high").get())
-            if (
-                slot < 0
-                or _SLOT.unpack_from(page.buf, page.layout.owner_table + slot * _SIZE)[3] != connection_id
+            if slot < 0 or _SLOT.unpack_from(page.buf, page.layout.owner_table + slot * _SIZE)[2:4] != (
+                self.worker_id,
+                connection_id,
             ):
                 return False
             _free_locked(page, slot)
@@ -240,7 +259,11 @@ class GtidOwners:
         """Drop every GTID ``connection_id`` owns (its session ends) and wake their waiters. Returns how many."""
         page = self.page
         with page.locked():
-            mine = [(slot, i, g) for slot, g, i, _w, conn, _s in _rows(page) if conn == connection_id]
+            mine = [
+                (slot, i, g)
+                for slot, g, i, worker, conn, _s in _rows(page)
+                if conn == connection_id and worker == self.worker_id
+            ]
             for slot, _i, _g in mine:
                 _free_locked(page, slot)
         for _slot, i, g in mine:

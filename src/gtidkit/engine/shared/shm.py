@@ -88,6 +88,8 @@ COUNTERS: tuple[str, ...] = (
     "binlog_end",  # the binary log's published end: file number << 32 | offset (page lock; engine/shared/binlog_end.py)
     "binlog_generation",  # bumped when the binlog index changes: rotation, PURGE, expiry, RESET (write lock holder)
     "binlog_waiters",  # registered binlog readers (dump threads) waiting for the end to move
+    "executed_waiters",  # registered WAIT_FOR_EXECUTED_GTID_SET waiters: committers wake them only when > 0
+    "catalog_generation",  # bumped by the write lock's holder when its transaction changed the catalog (DDL)
 )
 
 _HEADER = struct.Struct("=8sII16sQdIIII")  # magic, version, page size, token, pid, built at, 4 slot counts

@@ -24,6 +24,7 @@ from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
     "BINLOG",
+    "EXECUTED",
     "GTID",
     "WRITE_LOCK",
     "Waiter",
@@ -40,7 +41,14 @@ WRITE_LOCK = 1
 GTID = 2
 #: a binlog reader (a dump thread) waiting for the binary log's published end to move (engine/shared/binlog_end.py)
 BINLOG = 3
-_COUNT = {WRITE_LOCK: "write_lock_waiters", GTID: "gtid_waiters", BINLOG: "binlog_waiters"}
+#: a ``WAIT_FOR_EXECUTED_GTID_SET`` call: woken by every commit that adds to gtid_executed (it re-checks its set)
+EXECUTED = 4
+_COUNT = {
+    WRITE_LOCK: "write_lock_waiters",
+    GTID: "gtid_waiters",
+    BINLOG: "binlog_waiters",
+    EXECUTED: "executed_waiters",
+}
 
 _SLOT = struct.Struct("=IIQdQ8sIIQ")  # kind, worker, connection, since, pid, address, sid index, pad, gno
 _SIZE = 64
@@ -53,7 +61,7 @@ class Waiter:
 
     Attributes:
         slot: its slot number (for :func:`unregister`).
-        kind: :data:`WRITE_LOCK`, :data:`GTID` or :data:`BINLOG`.
+        kind: :data:`WRITE_LOCK`, :data:`GTID`, :data:`BINLOG` or :data:`EXECUTED`.
         worker_id: the worker whose session waits.
         connection_id: the waiting session's connection id.
         since: when it started waiting (seconds since the epoch).

@@ -98,17 +98,20 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
         interrupt.is_set()
     ):  # a KILL QUERY that ended an earlier statement ends with it (MySQL's do_command resets
         interrupt.clear()  # KILL_QUERY), before this one waits for the write lock, which checks the flag
+    if spec is None:
+        spec = server.statements.of(stmt)
     follower = server.follower
     if follower is not None:
-        if follower.stale():  # another worker process committed (engine/follow.py)
+        if follower.stale() and (not spec.innocent or follower.catalog_moved()):
+            # another worker process committed (engine/follow.py): a statement that writes or takes a GTID
+            # catches up now, an innocent one (SELECT, SHOW, SET ...) only when the catalog changed (DDL); its
+            # reads of GTID state catch up themselves (GtidState.refresh)
             follower.catch_up()
         config = server.shared_config
         if config is not None and config.stale():  # it set a global, an account (engine/shared_config.py)
             config.reload()
     if server.table_locks.active:  # LOCK TABLES / FLUSH TABLES WITH READ LOCK held by some session
         locks.check_statement(session, stmt.kind, stmt.text)
-    if spec is None:
-        spec = server.statements.of(stmt)
     handler = spec.handler
     assert handler is not None, stmt.kind  # every row has one (tests/engine/test_statement_lifecycle.py)
     if spec.check is not None:
