@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .prefork import popen_gtidkit
+
 
 @dataclass
 class ServerProcess:
@@ -185,11 +187,8 @@ def running_server(
         args = ("--supervised", *args)
     if init and not datadir.exists():
         initialize(datadir)
-    proc = subprocess.Popen(
+    proc = popen_gtidkit(
         [
-            sys.executable,
-            "-m",
-            "gtidkit",
             "server",
             "--datadir",
             str(datadir),
