@@ -284,6 +284,42 @@ def popen_gtidkit(args: Sequence[str], **kwargs: Any) -> subprocess.Popen:
     )
 
 
+def run_gtidkit(
+    args: Sequence[str],
+    *,
+    input: str | bytes | None = None,
+    capture_output: bool = False,
+    timeout: float | None = None,
+    check: bool = False,
+    **kwargs: Any,
+) -> subprocess.CompletedProcess:
+    """``subprocess.run([sys.executable, "-m", "gtidkit", *args], ...)`` through :func:`popen_gtidkit`.
+
+    Args:
+        args: the command line after ``python -m gtidkit``.
+        input: written to its stdin (a pipe), which is then closed.
+        capture_output: stdout and stderr as pipes, returned in the result.
+        timeout: seconds; the process is killed and :class:`subprocess.TimeoutExpired` raised after them.
+        check: raise :class:`subprocess.CalledProcessError` on a non-zero exit status.
+        kwargs: :func:`popen_gtidkit`'s.
+    """
+    if input is not None:
+        kwargs["stdin"] = subprocess.PIPE
+    if capture_output:
+        kwargs["stdout"] = kwargs["stderr"] = subprocess.PIPE
+    with popen_gtidkit(args, **kwargs) as proc:
+        try:
+            out, err = proc.communicate(input, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    if check:
+        done.check_returncode()
+    return done
+
+
 def _wrap(fd: int, mode: str, text_mode: bool, kwargs: Mapping[str, Any]) -> IO[Any]:
     """The parent's end of a pipe as ``Popen`` makes it (buffered binary, or text with its encoding)."""
     f = open(fd, mode)  # noqa: SIM115 - owned by the PreforkedProcess, as Popen's pipes are

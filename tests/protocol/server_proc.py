@@ -12,13 +12,12 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .prefork import popen_gtidkit
+from .prefork import popen_gtidkit, run_gtidkit
 
 
 @dataclass
@@ -156,8 +155,8 @@ def _insecure_template() -> tuple[Path, str]:
 
 def _run_initialize(datadir: Path, insecure: bool, *extra: str) -> str:
     flag = "--initialize-insecure" if insecure else "--initialize"
-    r = subprocess.run(
-        [sys.executable, "-m", "gtidkit", "server", flag, "--datadir", str(datadir), *INIT_ARGS, *extra],
+    r = run_gtidkit(
+        ["server", flag, "--datadir", str(datadir), *INIT_ARGS, *extra],
         capture_output=True,
         text=True,
         timeout=120,
