@@ -9,7 +9,8 @@ does) and then only forks. The forked child becomes what ``python -m gtidkit ARG
 - its stdin, stdout and stderr are the descriptors the caller chose (``PIPE``, ``DEVNULL``, inherited, a file),
   passed over a Unix socket (``SCM_RIGHTS``); every other descriptor of the prefork process is closed;
 - its environment, working directory, ``sys.argv`` and ``sys.path[0]`` are those of ``-m gtidkit`` started from
-  the caller's ``cwd`` with the caller's ``env``; the signal dispositions are a new interpreter's;
+  the caller's ``cwd`` with the caller's ``env``; the signal dispositions are those of a new interpreter started
+  by the caller (SIGINT ignored only when the caller ignores it);
 - it runs ``gtidkit.__main__`` (``runpy``, as ``-m`` does) and exits through the interpreter's normal exit
   (non-daemon threads joined, ``atexit`` handlers run), so exit statuses, signals and output are the real ones.
 
@@ -263,7 +264,11 @@ def popen_gtidkit(args: Sequence[str], **kwargs: Any) -> subprocess.Popen:
         channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             channel.connect(_prefork_for(env).address)
-            request = json.dumps({"argv": argv, "env": env, "cwd": cwd}).encode()
+            # a new interpreter keeps SIGINT ignored when its parent ignored it (exec keeps ignored signals)
+            sigint_ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+            request = json.dumps(
+                {"argv": argv, "env": env, "cwd": cwd, "sigint_ignored": sigint_ignored}
+            ).encode()
             socket.send_fds(channel, [_LENGTH.pack(len(request)) + request], theirs)
             pid_line = b""
             while not pid_line.endswith(b"\n"):
@@ -367,6 +372,7 @@ def _serve(address: str) -> tuple[dict[str, Any], list[int]] | None:
     os.set_blocking(wake_r, False)
     os.set_blocking(wake_w, False)
     signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is for the test run and the servers
     signal.set_wakeup_fd(wake_w)
     sel = selectors.DefaultSelector()
     sel.register(listener, selectors.EVENT_READ, "accept")
@@ -407,6 +413,8 @@ def _serve(address: str) -> tuple[dict[str, Any], list[int]] | None:
                     # the child: drop everything of the prefork process but the request's descriptors
                     signal.set_wakeup_fd(-1)
                     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    ignored = request.get("sigint_ignored")
+                    signal.signal(signal.SIGINT, signal.SIG_IGN if ignored else signal.default_int_handler)
                     sel.close()
                     listener.close()
                     conn.close()

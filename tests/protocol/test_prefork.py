@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from gtidkit.cli.interrupt import EXIT_INTERRUPTED
+
 from .prefork import NO_PREFORK_ENV, PreforkedProcess, popen_gtidkit
 from .server_proc import BASE_ARGS, initialize
 
@@ -49,6 +51,7 @@ def test_output_and_exit_status_are_a_new_interpreters(args: list[str]) -> None:
     [
         pytest.param(signal.SIGTERM, 0, id="sigterm-clean-shutdown"),
         pytest.param(signal.SIGKILL, -signal.SIGKILL, id="sigkill"),
+        pytest.param(signal.SIGINT, EXIT_INTERRUPTED, id="sigint-interrupted"),  # SIGINT is not ignored
     ],
 )
 def test_signals_reach_the_server_and_its_status_comes_back(
