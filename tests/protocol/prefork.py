@@ -8,7 +8,8 @@ does) and then only forks. The forked child becomes what ``python -m gtidkit ARG
 
 - its stdin, stdout and stderr are the descriptors the caller chose (``PIPE``, ``DEVNULL``, inherited, a file),
   passed over a Unix socket (``SCM_RIGHTS``); every other descriptor of the prefork process is closed;
-- its environment, working directory, ``sys.argv`` and ``sys.path[0]`` are those of ``-m gtidkit`` started from
+- its environment, working directory, ``sys.argv`` and ``sys.path[0]`` are those of ``-m gtidkit`` (or of
+  ``python SCRIPT``, :func:`popen_python`: the crash drivers, which import the engine) started from
   the caller's ``cwd`` with the caller's ``env``; the signal dispositions are those of a new interpreter started
   by the caller (SIGINT ignored only when the caller ignores it);
 - it runs ``gtidkit.__main__`` (``runpy``, as ``-m`` does) and exits through the interpreter's normal exit
@@ -208,26 +209,38 @@ def _prefork_for(env: Mapping[str, str]) -> _Prefork:
 
 #: ``Popen`` keyword arguments :func:`popen_gtidkit` hands over (any other one means plain ``Popen``)
 _HANDLED = frozenset(
-    {"stdin", "stdout", "stderr", "env", "cwd", "text", "universal_newlines", "encoding", "errors"}
+    {"stdin", "stdout", "stderr", "env", "cwd", "text", "universal_newlines", "encoding", "errors", "bufsize"}
 )
 
 
 def popen_gtidkit(args: Sequence[str], **kwargs: Any) -> subprocess.Popen:
     """``subprocess.Popen([sys.executable, "-m", "gtidkit", *args], **kwargs)``, forked from a prefork process
-    when it can be (module docstring).
+    when it can be (module docstring); see :func:`popen_python`."""
+    return popen_python(["-m", "gtidkit", *args], **kwargs)
+
+
+def popen_python(pyargs: Sequence[str], **kwargs: Any) -> subprocess.Popen:
+    """``subprocess.Popen([sys.executable, *pyargs], **kwargs)``, forked from a prefork process when it can be
+    (module docstring).
 
     Args:
-        args: the command line after ``python -m gtidkit``.
+        pyargs: the command line after ``python``: ``-m MODULE ARGS...`` or ``SCRIPT ARGS...`` (no other
+            interpreter option).
         kwargs: ``Popen``'s; ``stdin``/``stdout``/``stderr`` (``PIPE``, ``DEVNULL``, ``STDOUT`` for stderr, a
             file object or descriptor, None = this process's), ``env``, ``cwd``, ``text``/``universal_newlines``,
-            ``encoding``, ``errors``.
+            ``encoding``, ``errors``, ``bufsize``; any other one gives plain ``Popen``.
 
     Raises:
         OSError, RuntimeError: the prefork process could not be started or reached.
     """
-    argv = [sys.executable, "-m", "gtidkit", *args]
+    argv = [sys.executable, *map(os.fspath, pyargs)]
     env = dict(os.environ if kwargs.get("env") is None else kwargs["env"])
-    if os.environ.get(NO_PREFORK_ENV, "") not in ("", "0") or not set(kwargs) <= _HANDLED:
+    interpreter_option = argv[1].startswith("-") and (argv[1] != "-m" or len(argv) < 3)
+    if (
+        os.environ.get(NO_PREFORK_ENV, "") not in ("", "0")
+        or not set(kwargs) <= _HANDLED
+        or interpreter_option
+    ):
         return subprocess.Popen(argv, **kwargs)
     text_mode = bool(
         kwargs.get("text")
@@ -327,7 +340,7 @@ def run_gtidkit(
 
 def _wrap(fd: int, mode: str, text_mode: bool, kwargs: Mapping[str, Any]) -> IO[Any]:
     """The parent's end of a pipe as ``Popen`` makes it (buffered binary, or text with its encoding)."""
-    f = open(fd, mode)  # noqa: SIM115 - owned by the PreforkedProcess, as Popen's pipes are
+    f = open(fd, mode, kwargs.get("bufsize", -1))  # noqa: SIM115 - the PreforkedProcess's, as Popen's pipes are
     if not text_mode:
         return f
     import io
@@ -441,8 +454,23 @@ def _become(request: dict[str, Any], fds: list[int]) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    sys.argv = ["-m", *request["argv"][3:]]
-    sys.path[0] = request["cwd"]  # ``-m`` puts the working directory first
+    argv = request["argv"][1:]
+    if argv[0] == "-m":
+        sys.argv = ["-m", *argv[2:]]
+        sys.path[0] = request["cwd"]  # ``-m`` puts the working directory first
+    else:
+        sys.argv = list(argv)
+        sys.path[0] = os.path.dirname(os.path.realpath(argv[0]))  # a script's directory comes first
+
+
+def _run(argv: list[str]) -> None:
+    """Run the request's module or script as ``python`` would (``runpy``, as ``__main__``)."""
+    import runpy
+
+    if argv[0] == "-m":
+        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+    else:
+        runpy.run_path(argv[0], run_name="__main__")
 
 
 def _preload() -> None:
@@ -461,7 +489,6 @@ if __name__ == "__main__":
     if _job is None:
         sys.exit(0)
     _become(*_job)
+    _argv = _job[0]["argv"][1:]
     del _job
-    import runpy
-
-    runpy.run_module("gtidkit", run_name="__main__", alter_sys=True)
+    _run(_argv)
