@@ -20,10 +20,10 @@ straight to it, and its exit status (as ``waitpid`` reports it to the prefork pr
 the request's socket, so ``poll``/``wait``/``returncode`` say what a child's would. The server is real in every
 way the tests look at (a process, its sockets, its files, its exit); only the imports were done before the fork.
 
-A start is handed over only when the prefork interpreter would be started the same way (same executable, the same
-``PYTHON*`` environment variables) and the call uses nothing else of ``Popen`` (``pass_fds``,
-``start_new_session``, ...); otherwise, and with ``GTIDKIT_TEST_NO_PREFORK=1``, :func:`popen_gtidkit` is plain
-``subprocess.Popen``. The prefork process exits when the test process closes its stdin (its exit or death).
+A start is handed over to a prefork process started with the same executable and the same environment variables
+of start-up and import (``PYTHON*``, the locale, ``TZ``, ``GTIDKIT_*``: one prefork process per combination), when
+the call uses nothing else of ``Popen`` (``pass_fds``, ``start_new_session``, ...); otherwise, and with
+``GTIDKIT_TEST_NO_PREFORK=1``, :func:`popen_gtidkit` is plain ``subprocess.Popen``. The prefork process exits when the test process closes its stdin (its exit or death).
 """
 
 from __future__ import annotations
@@ -187,10 +187,22 @@ if _preforks_owner[0] == os.getpid() and not getattr(_registry, "closing", False
     atexit.register(_close_preforks)
 
 
+#: environment variables read while the prefork process starts and imports: the interpreter's (``PYTHON*``), the
+#: locale (stdio encodings), ``TZ`` (``time`` reads it on import) and gtidkit's own (``GTIDKIT_PURE_PYTHON`` picks
+#: the binlog listing's loop on import), but not the tests' switches (``GTIDKIT_TEST_*``)
+_STARTUP_VARIABLES = ("PYTHON", "LC_", "LANG", "TZ", "GTIDKIT_")
+
+
 def _signature(env: Mapping[str, str]) -> tuple[str, ...]:
-    """What of ``env`` a new interpreter reads at start-up (its ``PYTHON*`` variables): equal signatures, equal
-    interpreters."""
-    return tuple(sorted(f"{k}={v}" for k, v in env.items() if k.startswith("PYTHON")))
+    """What of ``env`` a new interpreter reads while it starts and imports gtidkit (:data:`_STARTUP_VARIABLES`):
+    equal signatures, equal preloaded interpreters."""
+    return tuple(
+        sorted(
+            f"{k}={v}"
+            for k, v in env.items()
+            if k.startswith(_STARTUP_VARIABLES) and not k.startswith("GTIDKIT_TEST_")
+        )
+    )
 
 
 def _prefork_for(env: Mapping[str, str]) -> _Prefork:

@@ -16,7 +16,7 @@ import pytest
 
 from gtidkit.cli.interrupt import EXIT_INTERRUPTED
 
-from .prefork import NO_PREFORK_ENV, PreforkedProcess, popen_gtidkit
+from .prefork import NO_PREFORK_ENV, PreforkedProcess, popen_gtidkit, popen_python
 from .server_proc import BASE_ARGS, initialize
 
 
@@ -155,3 +155,44 @@ def test_the_switch_gives_plain_popen(monkeypatch: pytest.MonkeyPatch) -> None:
     out, _ = proc.communicate(timeout=120)
     assert type(proc) is subprocess.Popen
     assert proc.returncode == 0 and out.startswith("gtidkit")
+
+
+PROBE = """
+import sys, time
+import gtidkit.binlog.mysqlbinlog as listing
+print(listing.COMPILED, time.tzname, sys.stdout.encoding, sys.argv[1:], sys.path[0] == sys.argv[1])
+"""
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        pytest.param({}, id="as-the-tests-run"),
+        pytest.param({"GTIDKIT_PURE_PYTHON": "1"}, id="pure-python-listing"),
+        pytest.param({"TZ": "Asia/Kolkata"}, id="time-zone"),
+        pytest.param({"PYTHONIOENCODING": "latin-1"}, id="stdio-encoding"),
+    ],
+)
+def test_a_script_sees_what_it_imports_as_a_new_interpreter_would(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """What a module decides on import from the environment (gtidkit's compiled listing, ``time``'s zone, the stdio
+    encoding) is the caller's ``env``'s, as in a new interpreter; a script's directory is first on its path."""
+    script = tmp_path / "probe.py"
+    script.write_text(PROBE)
+    full = {**os.environ, **env}
+    outs = []
+    for preforked in (False, True):
+        argv = [script, str(tmp_path)]
+        if preforked:
+            proc = popen_python(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full)
+        else:
+            proc = subprocess.Popen(
+                [sys.executable, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full
+            )
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert isinstance(proc, PreforkedProcess) == preforked
+        outs.append(out)
+    assert outs[0] == outs[1]
+    assert outs[1].endswith(b" True\n")
