@@ -17,7 +17,6 @@ import hashlib
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -86,8 +85,10 @@ def run_driver(script: Path, args: list[str], delay: float | None) -> tuple[str,
     """
     env = dict(os.environ)
     env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.Popen(
-        [sys.executable, str(script), *args],
+    from protocol.prefork import popen_python  # the driver forked from an interpreter that imported gtidkit
+
+    proc = popen_python(
+        [script, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,

@@ -19,6 +19,7 @@ import pymysql
 import pytest
 
 from gtidkit.binlog.file import read_transactions
+from tests.protocol.prefork import run_gtidkit
 from tests.protocol.server_proc import free_port, running_server
 
 SOURCE_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=9")
@@ -42,8 +43,8 @@ def _sql(port: int, *stmts: str) -> list[tuple]:
 
 
 def _show(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "gtidkit", "binlog", "show", *args],
+    return run_gtidkit(
+        ["binlog", "show", *args],
         capture_output=True,
         text=True,
         timeout=timeout,

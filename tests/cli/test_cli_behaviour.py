@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_binlog_show import GTID57
+from tests.protocol.prefork import run_gtidkit
 from tests.protocol.server_proc import running_server
 
 A = "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"
@@ -38,9 +39,7 @@ def _sigint_not_ignored() -> Iterator[None]:
 
 def gtidkit(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``python -m gtidkit ARGS`` with ``stdin`` and capture its output."""
-    return subprocess.run(
-        [*GTIDKIT, *args], input=stdin, capture_output=True, text=True, timeout=120, check=False
-    )
+    return run_gtidkit(args, input=stdin, capture_output=True, text=True, timeout=120, check=False)
 
 
 def shell(pipeline: str) -> subprocess.CompletedProcess[str]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 from gtidkit.engine import Server
 from gtidkit.engine.datadir_lock import DatadirInUseError
 from gtidkit.errors import MySQLError
+from tests.protocol.prefork import popen_gtidkit, run_gtidkit
 from tests.protocol.server_proc import initialize, running_server
 
 LOCK_FILE = "gtidkit.sqlite.lock"
@@ -25,25 +25,13 @@ SERVER_ARGS = ("--skip-log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=O
 
 def gtidkit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run ``python -m gtidkit ARGS`` and capture its output."""
-    return subprocess.run(
-        [sys.executable, "-m", "gtidkit", *args], capture_output=True, text=True, timeout=timeout, check=False
-    )
+    return run_gtidkit(args, capture_output=True, text=True, timeout=timeout, check=False)
 
 
 def start_sql(datadir: Path, statement: str) -> subprocess.Popen[str]:
     """A `gtidkit sql` running ``statement`` in the background."""
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gtidkit",
-            "sql",
-            "--datadir",
-            str(datadir),
-            "--skip-log-bin",
-            "-e",
-            statement,
-        ],
+    return popen_gtidkit(
+        ["sql", "--datadir", str(datadir), "--skip-log-bin", "-e", statement],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

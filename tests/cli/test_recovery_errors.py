@@ -7,12 +7,12 @@ from __future__ import annotations
 import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from gtidkit.engine import Server
+from tests.protocol.prefork import run_gtidkit
 from tests.protocol.server_proc import initialize
 
 SERVER_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
@@ -20,9 +20,7 @@ SERVER_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "
 
 def gtidkit(*args: str) -> subprocess.CompletedProcess[str]:
     """Run ``python -m gtidkit ARGS`` and capture its output."""
-    return subprocess.run(
-        [sys.executable, "-m", "gtidkit", *args], capture_output=True, text=True, timeout=120, check=False
-    )
+    return run_gtidkit(args, capture_output=True, text=True, timeout=120, check=False)
 
 
 def make_datadir(datadir: Path) -> None:

@@ -9,11 +9,11 @@ says; ``@@log_bin_basename`` / ``@@log_bin_index`` are the full paths); mysys's 
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pymysql
 import pytest
+from protocol.prefork import run_gtidkit
 from protocol.server_proc import initialize, running_server
 
 
@@ -28,8 +28,8 @@ def _query(port: int, sql: str) -> list[tuple]:
 
 
 def _server(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "gtidkit", "server", *args],
+    return run_gtidkit(
+        ["server", *args],
         capture_output=True,
         text=True,
         timeout=120,

@@ -21,6 +21,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import accounts_crash_driver as driver
+from protocol.prefork import popen_python
 
 from gtidkit.engine import Server
 from gtidkit.engine.accounts.passwords import NATIVE, check_password
@@ -32,8 +33,8 @@ TRIALS = 2
 def _trial(datadir: Path, mode: str, rng: random.Random) -> set[int]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(HERE.parents[1] / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.Popen(
-        [sys.executable, str(HERE / "accounts_crash_driver.py"), str(datadir), mode],
+    proc = popen_python(
+        [HERE / "accounts_crash_driver.py", str(datadir), mode],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,

@@ -19,6 +19,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import crash_driver
+from protocol.prefork import popen_python
 
 TRIALS = 3
 
@@ -30,8 +31,8 @@ def run_trial(
     env = dict(os.environ)
     src = str(HERE.parents[1] / "src")
     env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.Popen(
-        [sys.executable, str(HERE / "crash_driver.py"), str(datadir), mode],
+    proc = popen_python(
+        [HERE / "crash_driver.py", str(datadir), mode],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,

@@ -12,11 +12,12 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from .prefork import popen_gtidkit, run_gtidkit
 
 
 @dataclass
@@ -154,8 +155,8 @@ def _insecure_template() -> tuple[Path, str]:
 
 def _run_initialize(datadir: Path, insecure: bool, *extra: str) -> str:
     flag = "--initialize-insecure" if insecure else "--initialize"
-    r = subprocess.run(
-        [sys.executable, "-m", "gtidkit", "server", flag, "--datadir", str(datadir), *INIT_ARGS, *extra],
+    r = run_gtidkit(
+        ["server", flag, "--datadir", str(datadir), *INIT_ARGS, *extra],
         capture_output=True,
         text=True,
         timeout=120,
@@ -185,11 +186,8 @@ def running_server(
         args = ("--supervised", *args)
     if init and not datadir.exists():
         initialize(datadir)
-    proc = subprocess.Popen(
+    proc = popen_gtidkit(
         [
-            sys.executable,
-            "-m",
-            "gtidkit",
             "server",
             "--datadir",
             str(datadir),

@@ -13,7 +13,7 @@ import pytest
 from gtidkit.engine import Server
 from gtidkit.replication import Replication
 from gtidkit.replication.replica import install as install_replica
-from tests.protocol.server_proc import free_port
+from tests.protocol.server_proc import free_port, initialize
 
 #: mysql.slave_master_info as gtidkit created it before Gtid_only (the upgrade adds the column)
 OLD_MASTER_INFO_DDL = (
@@ -95,3 +95,18 @@ def test_old_master_info_table_upgraded_rows_kept(open_server):
     status = sess.execute("SHOW REPLICA STATUS FOR CHANNEL 'old'")[0]
     row = dict(zip(status.column_names, status.rows[0]))
     assert (row["Source_Port"], row["Source_User"], row["Read_Source_Log_Pos"]) == (3307, "repl", 157)
+
+
+def test_initialize_creates_the_replica_metadata_tables(tmp_path) -> None:
+    """``mysqld --initialize`` creates mysql.slave_master_info and mysql.slave_relay_log_info
+    (``scripts/mysql_system_tables.sql``): a datadir fresh from `gtidkit server --initialize-insecure` has both
+    before any server started replication on it, empty, with the columns of 8.0.27+."""
+    initialize(tmp_path / "d")
+    with Server.open(tmp_path / "d", skip_replica_start=True) as srv:
+        s = srv.session()
+        tables = s.execute("SHOW TABLES FROM mysql LIKE 'slave%'")[0].rows
+        assert [t[0] for t in tables] == ["slave_master_info", "slave_relay_log_info"]
+        assert s.execute("SELECT COUNT(*) FROM mysql.slave_master_info")[0].rows == [(0,)]
+        columns = s.execute("SHOW COLUMNS FROM mysql.slave_master_info LIKE 'Gtid_only'")[0].rows
+        assert len(columns) == 1
+        s.close()

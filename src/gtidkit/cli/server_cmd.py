@@ -173,6 +173,7 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
     from gtidkit.engine import Server
     from gtidkit.engine.accounts.bootstrap import create_root
     from gtidkit.protocol.tls import generate_certs
+    from gtidkit.replication.channel import create_metadata_tables
 
     if datadir.exists() and any(datadir.iterdir()):
         click.echo(
@@ -193,6 +194,7 @@ def _initialize(datadir: Path, opts: Any, *, insecure: bool) -> int:
     password = "" if insecure else generate_password()
     try:
         create_root(engine, password, expire=not insecure)
+        create_metadata_tables(engine)  # mysqld --initialize creates the replica metadata tables too
     finally:
         engine.shutdown()
     generate_certs(datadir, version)

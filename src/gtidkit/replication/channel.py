@@ -34,6 +34,7 @@ __all__ = [
     "ConnectionMetadata",
     "canonical_options",
     "check_password",
+    "create_metadata_tables",
     "ensure_metadata_table",
     "server_id_list",
 ]
@@ -168,6 +169,23 @@ DEFAULT_HEARTBEAT_PERIOD = 30.0
 DEFAULT_RETRY_COUNT = 10
 #: SOURCE_HEARTBEAT_PERIOD's upper bound in seconds (``SLAVE_MAX_HEARTBEAT_PERIOD`` = ULONG_MAX / 1000).
 MAX_HEARTBEAT_PERIOD = 4294967.0
+
+
+def create_metadata_tables(server: Any) -> None:
+    """Create the replica metadata tables ``mysql.slave_master_info`` (the connection metadata) and
+    ``mysql.slave_relay_log_info`` (the applier metadata), as ``mysqld --initialize`` does
+    (``scripts/mysql_system_tables.sql``): `gtidkit server --initialize` calls it, so a server's first start
+    finds them (an older datadir gets them from :func:`ensure_metadata_table` at its first start).
+
+    Args:
+        server: the engine ``Server`` of the datadir being initialized.
+    """
+    from gtidkit.engine.apply import RELAY_LOG_INFO_DDL, RELAY_LOG_INFO_NEW_COLUMNS
+
+    ensure_metadata_table(
+        server, "slave_master_info", CONNECTION_METADATA_DDL, CONNECTION_METADATA_NEW_COLUMNS
+    )
+    ensure_metadata_table(server, "slave_relay_log_info", RELAY_LOG_INFO_DDL, RELAY_LOG_INFO_NEW_COLUMNS)
 
 
 def ensure_metadata_table(server: Any, name: str, ddl: str, columns: tuple[str, ...] = ()) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 from gtidkit.binlog.file import read_transactions
 from gtidkit.engine.server import Server
 from gtidkit.gtid import GtidSet
+from tests.protocol.prefork import popen_python
 
 WORKER = Path(__file__).with_name("engine_worker.py")
 OPTS = {"log_bin": True, "gtid_mode": "ON", "enforce_gtid_consistency": "ON", "server_id": 1}
@@ -32,8 +32,8 @@ class Worker:
     def __init__(self, datadir: Path) -> None:
         env = dict(os.environ)
         args = [f"{k}={json.dumps(v)}" for k, v in OPTS.items()]
-        self.proc = subprocess.Popen(
-            [sys.executable, str(WORKER), str(datadir), *args],
+        self.proc = popen_python(
+            [WORKER, str(datadir), *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
