@@ -174,25 +174,34 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-#: ``tests/protocol/server_proc.py``'s SUPERVISED_ENV: every ``running_server`` then starts ``--supervised``.
+#: ``tests/protocol/server_proc.py``'s SUPERVISED_ENV and WORKERS_ENV: every server the suite starts through its
+#: helpers then runs ``--supervised`` (one worker) or ``--workers=N``.
 _SUPERVISED_ENV = "GTIDKIT_TEST_SUPERVISED"
+_WORKERS_ENV = "GTIDKIT_TEST_WORKERS"
+#: server_mode's params: the environment each sets (``workers2``: a supervisor and two worker processes)
+_SERVER_MODES = {
+    "plain": {_SUPERVISED_ENV: "0", _WORKERS_ENV: "0"},
+    "workers2": {_SUPERVISED_ENV: "1", _WORKERS_ENV: "2"},
+}
 
 
-@pytest.fixture(scope="module", params=["plain", "supervised"])
+@pytest.fixture(scope="module", params=list(_SERVER_MODES))
 def server_mode(request: pytest.FixtureRequest) -> Any:
-    """Run the servers a module starts both as one process and supervised (a supervisor handing each connection
-    to a worker process, issue 21): the same results through the hand-off. A module opts in with
+    """Run the servers a module starts both as one process and as a supervisor with two worker processes sharing
+    the datadir (issue 21): the same results whichever worker a connection lands in. A module opts in with
     ``pytestmark = pytest.mark.usefixtures("server_mode")``, and its module-scoped server fixtures take
-    ``server_mode`` as an argument so that they start once per mode."""
-    old = os.environ.get(_SUPERVISED_ENV)
-    os.environ[_SUPERVISED_ENV] = "1" if request.param == "supervised" else "0"
+    ``server_mode`` as an argument so that they start once per mode. The mode wins over the environment's
+    ``GTIDKIT_TEST_WORKERS`` for the module."""
+    old = {name: os.environ.get(name) for name in _SERVER_MODES[request.param]}
+    os.environ.update(_SERVER_MODES[request.param])
     try:
         yield request.param
     finally:
-        if old is None:
-            os.environ.pop(_SUPERVISED_ENV, None)
-        else:
-            os.environ[_SUPERVISED_ENV] = old
+        for name, value in old.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
