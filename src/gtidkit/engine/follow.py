@@ -10,9 +10,15 @@ beside the process that ran recovery); they are one MySQL server, so each must s
   (AUTOINCREMENT, so a trim never reuses a number) add their GTIDs to ``gtid_executed`` (and to the active binlog
   file's GTIDs). When rows were trimmed before this process read them (a gap in ``seq``), the GTIDs come from
   mysql.gtid_executed instead, which holds every committed GTID since 8.0.17 (the GTID persister).
-* **DDL and AUTO_INCREMENT**: a catch-up that reads rows re-reads the catalog when SQLite's ``schema_version``
-  moved (a CREATE / ALTER / DROP anywhere), and one under the write lock that finds the binary log moved by
-  another process drops the cached AUTO_INCREMENT counters (they restart at MAX(col)+1).
+* **Without a commit-log row** (the binary log off, as on the binlog-off replica of the read scale-out use case,
+  or a transaction not binlogged): a catch-up after another process released the write lock finds no row, so it
+  reads mysql.gtid_executed (where MySQL writes the GTID of a transaction it does not binlog) in the same SQLite
+  snapshot; what the table has beyond this process's ``gtid_executed`` joins ``gtid_executed`` and, as MySQL's
+  ``lost_gtids``, ``gtid_purged``.
+* **DDL and AUTO_INCREMENT**: a catch-up after another process's commit re-reads the catalog when SQLite's
+  ``schema_version`` moved (a CREATE / ALTER / DROP anywhere), and one under the write lock that finds the binary
+  log moved by another process (or, without a commit-log row, any foreign commit) drops the cached AUTO_INCREMENT
+  counters (they restart at MAX(col)+1).
 * **Under the write lock** (every acquisition, :meth:`Server.acquire_write_lock`), catch-up runs before anything
   is written, so an automatic GNO is taken from a ``gtid_executed`` that includes every commit of every process
   (GNOs are never handed out twice: MySQL's ``Gtid_state::generate_automatic_gtid`` under ``global_sid_lock``),
@@ -22,8 +28,8 @@ beside the process that ran recovery); they are one MySQL server, so each must s
 
 Still per process (step 6 of the plan): GTID ownership of ``SET GTID_NEXT='uuid:n'`` (the shm owner table is not
 wired yet), SET GLOBAL, accounts, PURGE/RESET, PROCESSLIST, KILL across processes, dump-thread wake-ups; a GTID
-committed by another process without a commit-log row (``sql_log_bin=0`` with an assigned GTID) is seen only
-after the next catch-up that falls back to the table.
+committed by another process without a commit-log row while others have rows (``sql_log_bin=0`` between
+binlogged transactions) is seen only after the next catch-up that finds no row or falls back to the table.
 """
 
 from __future__ import annotations
@@ -93,6 +99,8 @@ class Follower:
         self._last: tuple[Any, ...] | None = None  # the newest commit-log row read
         self._schema_version = -1
         self._schemata: list[Any] = []
+        #: a catch-up found another process's commit without a commit-log row since the last write-lock one
+        self._unlogged_writes = False
         self._lock = threading.Lock()
         self._conn = server.storage.connect()
         self._db: Any = server.storage.sqlite(self._conn)
@@ -134,26 +142,38 @@ class Follower:
         server = self.server
         with self._lock:
             seen = self._committed.get()  # before reading: a commit after this read is caught up next time
-            rows = self._db.execute(_SELECT, (self.last_seq,)).fetchall()
-            self._seen = seen
-            if rows:
-                added = self._read(rows)
-                self._last = rows[-1]
-                version = self._db.execute("PRAGMA schema_version").fetchone()[0]
-                schemata = self._db.execute(_SCHEMATA).fetchall()
-                # DDL committed (here or elsewhere): re-read the catalog. CREATE / DROP / ALTER DATABASE change only
-                # the catalog's _gk_schemata rows, not SQLite's schema, so those rows are compared too
-                if version != self._schema_version or schemata != self._schemata:
-                    self._schema_version, self._schemata = version, schemata
-                    server.storage.catalog.reload(self._conn)
-            else:
-                added = GtidSet()
+            foreign = seen != self._seen  # another process released the write lock since the last catch-up
+            unlogged = GtidSet()
+            self._db.execute("BEGIN")  # one snapshot: the commit log and the GTID table agree
+            try:
+                rows = self._db.execute(_SELECT, (self.last_seq,)).fetchall()
+                self._seen = seen
+                if rows:
+                    added = self._read(rows)
+                    self._last = rows[-1]
+                else:
+                    added = GtidSet()
+                    if foreign:
+                        unlogged = self._unlogged()
+                        self._unlogged_writes = True
+                if rows or foreign:
+                    self._reload_catalog_if_changed()
+            finally:
+                self._db.execute("COMMIT")
             last = self._last
         if added:
             server.gtid_state.add_executed(added)
             if server.binlog is not None:
                 server.binlog_file_gtids.union_in_place(added)
+        if unlogged:
+            server.gtid_state.add_executed(unlogged, lost=True)
         blog = server.binlog
+        if under_write_lock and self._unlogged_writes:
+            # another process wrote without the binary log (off, or sql_log_bin=0) since this one last held the
+            # lock: no commit-log row tells whether it inserted rows, so AUTO_INCREMENT counters restart from
+            # MAX(col)+1
+            self._unlogged_writes = False
+            server.storage.catalog.forget_auto_increments()
         if under_write_lock and blog is not None and last is not None:
             _seq, kind, _sid, _tag, _gno, file, end_pos, head = last
             number = (
@@ -163,6 +183,25 @@ class Follower:
                 # another process inserted rows: AUTO_INCREMENT counters restart from MAX(col)+1
                 server.storage.catalog.forget_auto_increments()
         return len(rows)
+
+    def _unlogged(self) -> GtidSet:
+        """The GTIDs another process committed without a commit-log row: with the binary log off (the
+        binlog-off replica of the read scale-out use case), or not binlogged (``sql_log_bin=0``, a replica applier
+        with ``log_replica_updates=OFF``). MySQL writes such a GTID to mysql.gtid_executed at commit
+        (``Gtid_state::save`` when the transaction is not binlogged) and adds it to ``gtid_purged`` too
+        (``lost_gtids``); the table is read in the caller's snapshot. Caller holds the follower's lock."""
+        table = gtid_table.read_set(self._db, self.server.gtid_table)
+        return table - self.server.gtid_state.executed()
+
+    def _reload_catalog_if_changed(self) -> None:
+        """DDL committed (here or elsewhere): re-read the catalog. CREATE / DROP / ALTER DATABASE change only the
+        catalog's _gk_schemata rows, not SQLite's schema, so those rows are compared too. Caller holds the
+        follower's lock."""
+        version = self._db.execute("PRAGMA schema_version").fetchone()[0]
+        schemata = self._db.execute(_SCHEMATA).fetchall()
+        if version != self._schema_version or schemata != self._schemata:
+            self._schema_version, self._schemata = version, schemata
+            self.server.storage.catalog.reload(self._conn)
 
     def _read(self, rows: list[tuple[Any, ...]]) -> GtidSet:
         """The GTIDs of commit-log ``rows`` (the table's whole set when rows were trimmed unread); advances
