@@ -36,7 +36,7 @@ test: $(STAMP) typecheck lint
 	$(PYBIN) -m pytest -q -p no:cacheprovider $(PYTEST_XDIST)
 
 test-workers: $(STAMP)
-	GTIDKIT_TEST_WORKERS=$(SERVER_WORKERS) $(PYBIN) -m pytest -q -p no:cacheprovider $(PYTEST_XDIST) $(SERVER_TESTS)
+	GTIDKIT_TEST_WORKERS=$(SERVER_WORKERS) $(PYBIN) -m pytest -q -p no:cacheprovider --timeout 300 $(PYTEST_XDIST) $(SERVER_TESTS)
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy

@@ -161,6 +161,21 @@ KNOWN: dict[str, str] = {
 }
 
 
+#: listed tests that never end against a multi-worker server (a wait without a timeout for what another worker did,
+#: as MySQL defines the statement): marked ``xfail(run=False)`` there, so ``make test`` does not hang on them; their
+#: one-process runs still check them. Remove a row as soon as the behaviour lands.
+HANGS = frozenset(
+    {
+        "tests/replication/test_wait_for_executed.py::test_owned_gtid_cannot_be_waited_for",
+        "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[no-timeout-single]",
+        "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[no-timeout-two-uuids]",
+        "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-same-uuid]",
+        "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-huge]",
+        "tests/replication/test_source.py::test_zombie_by_server_id_without_uuid",
+    }
+)
+
+
 def base_id(nodeid: str, mode_param: str = "workers2") -> str:
     """``nodeid`` without the ``mode_param`` parameter id (``t[workers2]`` -> ``t``, ``t[ROW-workers2]`` ->
     ``t[ROW]``)."""
