@@ -227,9 +227,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         key = known.needs(item.nodeid)
         if key is not None and _multi_worker(item):
             reason = f"needs {known.BEHAVIOURS[key]} (docs/design/multi_worker_suite.md)"
-            run = known.base_id(item.nodeid) not in known.HANGS
+            run = known.base_id(item.nodeid) not in known.NOT_RUN
             item.add_marker(
-                pytest.mark.xfail(reason=reason if run else f"hangs: {reason}", strict=True, run=run)
+                pytest.mark.xfail(
+                    reason=reason if run else f"not run (would hang or stall): {reason}", strict=True, run=run
+                )
             )
 
 
