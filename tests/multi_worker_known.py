@@ -172,7 +172,8 @@ KNOWN: dict[str, str] = {
 
 
 #: listed tests that never end against a multi-worker server (a wait without a timeout for what another worker did,
-#: as MySQL defines the statement) or spend a minute waiting for a state another worker never shows: marked
+#: as MySQL defines the statement), spend a minute waiting for a state another worker never shows, or pass or fail
+#: by timing (SIGHUP reaches both workers, which may flush once or twice): marked
 #: ``xfail(run=False)`` there, so ``make test`` neither hangs nor stalls on them; their one-process runs still check
 #: them. Remove a row as soon as the behaviour lands.
 NOT_RUN = frozenset(
@@ -187,6 +188,7 @@ NOT_RUN = frozenset(
         "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-two-uuids]",
         "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-huge]",
         "tests/replication/test_source.py::test_zombie_by_server_id_without_uuid",
+        "tests/cli/test_server_signals.py::test_sighup_flushes_logs_and_grants_and_keeps_running",
         "tests/replication/test_read_your_writes.py::test_the_wait_is_woken_by_the_replica_commit",
         "tests/replication/test_wait_for_executed.py::test_kill_query_interrupts_the_wait[no-timeout]",
         "tests/replication/test_wait_for_executed.py::test_kill_query_interrupts_the_wait[big-timeout]",
