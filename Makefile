@@ -3,6 +3,8 @@
 #               (and on ../shared/research/fixtures/binlogs when present)
 #   make test   type-check (mypy, config in pyproject.toml: gtid/, binlog/, engine/, protocol/), lint, then the test suite
 #               on 2 pytest-xdist workers (PYTEST_WORKERS=N for another count; `make test PYTEST_XDIST=` runs it serially)
+#   make test-workers   the tests that talk to a server (tests/protocol, tests/replication, tests/cli) with every
+#               server they start running --workers=2 (GTIDKIT_TEST_WORKERS; SERVER_WORKERS=N for another count)
 PY ?= python3
 VENV := .venv
 PYBIN := $(VENV)/bin/python
@@ -16,7 +18,11 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(PYBIN))
 PYTEST_WORKERS ?= 2
 PYTEST_XDIST ?= -n $(PYTEST_WORKERS) --dist loadgroup
 
-.PHONY: install test typecheck demo bench lint clean
+# the directories whose tests start servers through tests/protocol/server_proc.py (make test-workers)
+SERVER_TESTS ?= tests/protocol tests/replication tests/cli
+SERVER_WORKERS ?= 2
+
+.PHONY: install test test-workers typecheck demo bench lint clean
 
 $(STAMP): pyproject.toml setup.py
 	$(PY) -m venv $(VENV)
@@ -28,6 +34,9 @@ install: $(STAMP)
 
 test: $(STAMP) typecheck lint
 	$(PYBIN) -m pytest -q -p no:cacheprovider $(PYTEST_XDIST)
+
+test-workers: $(STAMP)
+	GTIDKIT_TEST_WORKERS=$(SERVER_WORKERS) $(PYBIN) -m pytest -q -p no:cacheprovider --timeout 300 $(PYTEST_XDIST) $(SERVER_TESTS)
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy

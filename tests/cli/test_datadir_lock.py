@@ -17,7 +17,7 @@ from gtidkit.engine import Server
 from gtidkit.engine.datadir_lock import DatadirInUseError
 from gtidkit.errors import MySQLError
 from tests.protocol.prefork import popen_gtidkit, run_gtidkit
-from tests.protocol.server_proc import initialize, running_server
+from tests.protocol.server_proc import initialize, mode_args, running_server
 
 LOCK_FILE = "gtidkit.sqlite.lock"
 SERVER_ARGS = ("--skip-log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
@@ -89,7 +89,9 @@ def test_two_servers(tmp_path: Path) -> None:
     initialize(datadir)
     with running_server(datadir, *SERVER_ARGS, init=False) as first:
         wait_for_holder(datadir, first.proc.pid)
-        r = gtidkit("server", "--datadir", str(datadir), "--port", "0", "--log-error=", *SERVER_ARGS)
+        r = gtidkit(
+            "server", *mode_args(), "--datadir", str(datadir), "--port", "0", "--log-error=", *SERVER_ARGS
+        )
         assert_refused(r, r.stderr, datadir, first.proc.pid)
         assert "Aborting" in r.stderr
         assert first.proc.poll() is None  # the first server is untouched
@@ -122,7 +124,9 @@ def test_sql_then_server(tmp_path: Path) -> None:
     holder = start_sql(datadir, "SELECT SLEEP(30)")
     try:
         wait_for_holder(datadir, holder.pid)
-        r = gtidkit("server", "--datadir", str(datadir), "--port", "0", "--log-error=", *SERVER_ARGS)
+        r = gtidkit(
+            "server", *mode_args(), "--datadir", str(datadir), "--port", "0", "--log-error=", *SERVER_ARGS
+        )
         assert_refused(r, r.stderr, datadir, holder.pid)
     finally:
         holder.kill()

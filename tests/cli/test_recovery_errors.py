@@ -13,7 +13,7 @@ import pytest
 
 from gtidkit.engine import Server
 from tests.protocol.prefork import run_gtidkit
-from tests.protocol.server_proc import initialize
+from tests.protocol.server_proc import initialize, mode_args
 
 SERVER_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
 
@@ -72,7 +72,9 @@ def test_server_reports_damaged_binlog_before_aborting(tmp_path: Path) -> None:
         srv.session().execute("CREATE DATABASE d")
     last = max(datadir.glob("binlog.0*"))
     corrupt_byte(last, 200)
-    r = gtidkit("server", "--datadir", str(datadir), "--port", "0", "--log-error=", *SERVER_ARGS)
+    r = gtidkit(
+        "server", *mode_args(), "--datadir", str(datadir), "--port", "0", "--log-error=", *SERVER_ARGS
+    )
     assert r.returncode == 1
     assert "Traceback" not in r.stderr
     lines = [line for line in r.stderr.splitlines() if "[ERROR]" in line]
@@ -151,7 +153,9 @@ def test_port_in_use(tmp_path: Path) -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        r = gtidkit("server", "--datadir", str(datadir), f"--port={port}", "--log-error=", *SERVER_ARGS)
+        r = gtidkit(
+            "server", *mode_args(), "--datadir", str(datadir), f"--port={port}", "--log-error=", *SERVER_ARGS
+        )
     assert r.returncode == 1
     errors = [line.split("[Server] ", 1)[1] for line in r.stderr.splitlines() if "[ERROR]" in line]
     assert errors == [

@@ -14,7 +14,7 @@ from pathlib import Path
 import pymysql
 import pytest
 from protocol.prefork import run_gtidkit
-from protocol.server_proc import initialize, running_server
+from protocol.server_proc import initialize, mode_args, running_server
 
 
 def _query(port: int, sql: str) -> list[tuple]:
@@ -127,7 +127,7 @@ def test_dba_my_cnf_starts_with_warnings(tmp_path: Path) -> None:
 def test_refused_start(tmp_path: Path, args: list[str], stderr: list[str]) -> None:
     datadir = tmp_path / "d"
     initialize(datadir)
-    r = _server("--datadir", str(datadir), "--port", "0", *args)
+    r = _server(*mode_args(), "--datadir", str(datadir), "--port", "0", *args)
     assert r.returncode == 1
     if stderr[0].startswith("[ERROR]"):
         assert r.stderr.splitlines() == stderr

@@ -440,8 +440,9 @@ def test_two_workers_share_one_datadir_as_one_server(tmp_path: Path) -> None:
     ],
     ids=["engine-refuses", "bind-fails"],
 )
+@pytest.mark.parametrize("workers", [1, 2], ids=["one-worker", "two-workers"])
 def test_supervised_start_failure_exits_1_with_the_reason(
-    tmp_path: Path, options: tuple[str, ...], expected: str
+    tmp_path: Path, options: tuple[str, ...], expected: str, workers: int
 ) -> None:
     datadir = tmp_path / "d"
     initialize(datadir)
@@ -456,6 +457,7 @@ def test_supervised_start_failure_exits_1_with_the_reason(
                 "gtidkit",
                 "server",
                 "--supervised",
+                f"--workers={workers}",
                 "--datadir",
                 str(datadir),
                 "--log-error=",
@@ -469,6 +471,10 @@ def test_supervised_start_failure_exits_1_with_the_reason(
     assert r.returncode == 1, r.stderr
     assert expected in r.stderr and "Aborting" in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert "ready for connections" not in r.stderr
+    # mysqld's output of a refused start: the reason, then one "Aborting"; no replacement is started
+    errors = [line for line in r.stderr.splitlines() if "[ERROR]" in line]
+    assert errors[-1].endswith("Aborting") and sum(e.endswith("Aborting") for e in errors) == 1, r.stderr
+    assert "replacement" not in r.stderr, r.stderr
 
 
 def test_replica_threads_live_in_the_worker_and_restart_with_its_replacement(tmp_path: Path) -> None:

@@ -28,6 +28,8 @@ class ServerProcess:
     port: int
     datadir: Path
     supervised: bool = False
+    #: the worker processes a supervised server runs (``--workers``; 1 for a one-process server)
+    workers: int = 1
 
     def worker_pids(self) -> list[int]:
         """The pids of a supervised server's worker processes (its children named ``gtidkit-worker<i>``)."""
@@ -84,11 +86,43 @@ def free_port() -> int:
 #: Set to 1 to run every `running_server` supervised (``--supervised``: a supervisor that hands each connection to
 #: a worker process): the suite's results must be the same through the hand-off (issue 21).
 SUPERVISED_ENV = "GTIDKIT_TEST_SUPERVISED"
+#: Set to N to run every server the suite starts through its helpers with ``--workers=N`` (N >= 2: a supervisor
+#: and N worker processes sharing the datadir, issue 21; 1: supervised with one worker, as :data:`SUPERVISED_ENV`;
+#: 0 or unset: as :data:`SUPERVISED_ENV` says). ``make test-workers`` runs the server tests with N = 2.
+WORKERS_ENV = "GTIDKIT_TEST_WORKERS"
+
+
+def workers_by_default() -> int:
+    """The worker processes the environment asks test servers to run: :data:`WORKERS_ENV` when set to N >= 1,
+    else 1 when :data:`SUPERVISED_ENV` asks for supervised servers, else 0 (one process, no supervisor).
+
+    Raises:
+        ValueError: :data:`WORKERS_ENV` is not a whole number >= 0.
+    """
+    raw = os.environ.get(WORKERS_ENV, "").strip()
+    if raw:
+        n = int(raw)
+        if n < 0:
+            raise ValueError(f"{WORKERS_ENV}={raw}: a worker count >= 0 is needed")
+        if n:
+            return n
+    return 1 if os.environ.get(SUPERVISED_ENV, "") not in ("", "0") else 0
 
 
 def supervised_by_default() -> bool:
-    """Whether :data:`SUPERVISED_ENV` asks for supervised servers."""
-    return os.environ.get(SUPERVISED_ENV, "") not in ("", "0")
+    """Whether the environment (:data:`WORKERS_ENV` or :data:`SUPERVISED_ENV`) asks for supervised servers."""
+    return workers_by_default() > 0
+
+
+def mode_args(workers: int | None = None) -> tuple[str, ...]:
+    """The `gtidkit server` options of a test server's process model: ``()`` for one process (``workers`` 0),
+    ``("--supervised",)`` for one worker, ``("--supervised", "--workers=N")`` for N. ``workers`` None: as the
+    environment says (:func:`workers_by_default`). Tests that start `gtidkit server` without
+    :func:`running_server` put these first in their command line, so that their own options win."""
+    n = workers_by_default() if workers is None else workers
+    if n <= 0:
+        return ()
+    return ("--supervised",) if n == 1 else ("--supervised", f"--workers={n}")
 
 
 def children(pid: int) -> list[int]:
@@ -173,17 +207,27 @@ def running_server(
     init: bool = True,
     base: tuple[str, ...] = BASE_ARGS,
     supervised: bool | None = None,
+    workers: int | None = None,
 ) -> Iterator[ServerProcess]:
     """Start `gtidkit server --datadir D --port 0 BASE ARGS` (initialising D first) and stop it at exit.
 
     ``base`` (default :data:`BASE_ARGS`: GTIDs on, no binary log) comes before ``args``, which override it.
-    ``supervised``: add ``--supervised`` (a supervisor handing connections to a worker process); None: as
-    :data:`SUPERVISED_ENV` says (default off).
+    ``supervised``: True adds ``--supervised`` (a supervisor handing connections to worker processes), False
+    starts one process; None: as the environment says (:data:`WORKERS_ENV`, :data:`SUPERVISED_ENV`; default one
+    process). ``workers``: the worker processes of a supervised server (``--workers=N``, before ``args``, so a
+    test's own ``--workers`` wins); None: the environment's count when ``supervised`` is None, else 1.
     """
     if supervised is None:
-        supervised = supervised_by_default()
-    if supervised:
-        args = ("--supervised", *args)
+        n = workers_by_default() if workers is None else workers
+    elif supervised:
+        n = max(1, workers or 1)
+    else:
+        n = 0
+    for a in args:  # the test's own --workers=N wins (a later option wins, as in mysqld)
+        if a.startswith("--workers="):
+            n = max(1, int(a.split("=", 1)[1]))
+    supervised = n > 0
+    args = (*mode_args(n), *args)
     if init and not datadir.exists():
         initialize(datadir)
     proc = popen_gtidkit(
@@ -216,7 +260,7 @@ def running_server(
         if port is None:
             log = (datadir / "error.log").read_text() if (datadir / "error.log").exists() else ""
             raise AssertionError(f"server did not start (rc={proc.poll()}): {log}")
-        yield ServerProcess(proc, port, datadir, supervised)
+        yield ServerProcess(proc, port, datadir, supervised, max(1, n))
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)

@@ -57,6 +57,8 @@ STOP_WAIT = 60.0
 FAST_FAILURE = 5.0
 #: failed starts in a row after which the supervisor gives up and stops the server
 MAX_FAILED_STARTS = 5
+#: a worker's exit status when it refused to start (cli/worker.py ``serve``): it has logged why, and "Aborting"
+EXIT_START_FAILED = 1
 
 
 @dataclass
@@ -74,6 +76,8 @@ class _Worker:
     send_lock: threading.Lock = field(default_factory=threading.Lock)
     failed_starts: int = 0
     ever_ready: bool = False
+    #: how its last process ended (:func:`_reap`'s words; "" while it runs)
+    ended: str = ""
 
 
 class Supervisor:
@@ -154,8 +158,12 @@ class Supervisor:
                         self._spawn(other)
                 while not w.ready.wait(0.2):
                     if w.exited.is_set() or self._stopping.is_set():
-                        log.error("worker %d did not start; see the lines above", w.index)
-                        log.error("Aborting", extra={"mysql_code": 10119})
+                        # a worker that refused to start (exit status 1) logged its reason and "Aborting" as
+                        # the one-process server does: the server's output is the same; any other end is ours
+                        # to report
+                        if w.ended != f"exit status {EXIT_START_FAILED}":
+                            log.error("worker %d did not start (%s)", w.index, w.ended or "stopping")
+                            log.error("Aborting", extra={"mysql_code": 10119})
                         self._stop_all()
                         return 1
         except OSError as err:
@@ -320,6 +328,7 @@ class Supervisor:
 
     def _reaped(self, w: _Worker, ctl: socket.socket) -> None:
         status = _reap(w.pid)
+        w.ended = status
         lifetime = time.monotonic() - w.forked_at
         with self._changed:
             w.ready.clear()
@@ -338,6 +347,11 @@ class Supervisor:
         if self._stopping.is_set():
             log.info("worker %d (pid %d) stopped (%s)", w.index, w.pid, status)
             return
+        if not w.ever_ready:  # start-up: run() reports it and stops the server (no replacement)
+            log.info("worker %d (pid %d) ended before it was ready (%s)", w.index, w.pid, status)
+            self._stop_reason.append("worker")
+            self._stopping.set()
+            return
         log.error(
             "worker %d (pid %d) ended (%s); %d connection(s) lost; starting a replacement",
             w.index,
@@ -345,15 +359,12 @@ class Supervisor:
             status,
             lost,
         )
-        if not w.ever_ready or lifetime < FAST_FAILURE:
+        if lifetime < FAST_FAILURE:
             w.failed_starts += 1
-        if w.failed_starts >= MAX_FAILED_STARTS or not w.ever_ready:
-            if w.ever_ready:
-                log.error(
-                    "worker %d failed to start %d times in a row: stopping the server",
-                    w.index,
-                    w.failed_starts,
-                )
+        if w.failed_starts >= MAX_FAILED_STARTS:
+            log.error(
+                "worker %d failed to start %d times in a row: stopping the server", w.index, w.failed_starts
+            )
             self._stop_reason.append("worker")
             self._stopping.set()
             return

@@ -29,9 +29,9 @@ OPTS = {"log_bin": True, "gtid_mode": "ON", "enforce_gtid_consistency": "ON", "s
 class Worker:
     """A worker-role engine process on ``datadir``."""
 
-    def __init__(self, datadir: Path) -> None:
+    def __init__(self, datadir: Path, opts: dict | None = None) -> None:
         env = dict(os.environ)
-        args = [f"{k}={json.dumps(v)}" for k, v in OPTS.items()]
+        args = [f"{k}={json.dumps(v)}" for k, v in (OPTS if opts is None else opts).items()]
         self.proc = popen_python(
             [WORKER, str(datadir), *args],
             stdin=subprocess.PIPE,
@@ -338,3 +338,54 @@ def test_schema_statements_in_one_process_reach_the_other(primary, worker, ddl, 
     # (sysbench's connection to `sbtest` in a second worker failed with 1049 before)
     primary.session().execute(ddl)
     assert worker.sql(check) == expected
+
+
+#: the binlog-off passive replica of the read scale-out use case: no commit-log row for any transaction
+BINLOG_OFF = {**OPTS, "log_bin": False}
+SOURCE = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+
+
+def test_binlog_off_commits_reach_the_other_process(tmp_path):
+    """With the binary log off, replicated transactions (assigned GTIDs, as the applier commits them) leave no
+    commit-log row: the other process still sees their GTIDs in ``gtid_executed`` and, as MySQL adds the GTIDs of
+    transactions it does not binlog to ``lost_gtids``, in ``gtid_purged`` (RM8 "gtid_purged": GTIDs of replicated
+    transactions committed with binary logging disabled), their tables (the catalog follows the DDL), and one
+    AUTO_INCREMENT sequence."""
+    primary = Server.open(tmp_path, shared=True, **BINLOG_OFF)
+    worker = Worker(primary.datadir, BINLOG_OFF)
+    try:
+        s = primary.session()
+        for gno, sql in enumerate(
+            [
+                "CREATE DATABASE r",
+                "CREATE TABLE r.t (id INT PRIMARY KEY AUTO_INCREMENT, who VARCHAR(8))",
+                "INSERT INTO r.t (who) VALUES ('p')",
+            ],
+            start=1,
+        ):
+            s.execute(f"SET GTID_NEXT = '{SOURCE}:{gno}'")
+            s.execute(sql)
+        s.execute("SET GTID_NEXT = 'AUTOMATIC'")
+        assert worker.sql("SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged") == [[f"{SOURCE}:1-3"] * 2]
+        assert worker.sql("SELECT id, who FROM r.t") == [[1, "p"]]
+        for gno, (who, inserter) in enumerate([("w", "worker"), ("p", "primary"), ("w", "worker")], start=4):
+            sql = f"SET GTID_NEXT = '{SOURCE}:{gno}'; INSERT INTO r.t (who) VALUES ('{who}')"
+            if inserter == "worker":
+                worker.sql(sql + "; SET GTID_NEXT = 'AUTOMATIC'")
+            else:
+                s.execute(f"SET GTID_NEXT = '{SOURCE}:{gno}'")
+                s.execute(f"INSERT INTO r.t (who) VALUES ('{who}')")
+                s.execute("SET GTID_NEXT = 'AUTOMATIC'")
+        assert s.execute("SELECT id, who FROM r.t ORDER BY id")[-1].rows == [
+            (1, "p"),
+            (2, "w"),
+            (3, "p"),
+            (4, "w"),
+        ]
+        assert s.execute("SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged")[-1].rows == [
+            (f"{SOURCE}:1-6",) * 2
+        ]
+        s.close()
+    finally:
+        worker.kill()
+        primary.shutdown()
