@@ -119,8 +119,6 @@ class Follower:
         self._last: tuple[Any, ...] | None = None  # the newest commit-log row read
         self._schema_version = -1
         self._schemata: list[Any] = []
-        #: a catch-up found another process's commit without a commit-log row since the last write-lock one
-        self._unlogged_writes = False
         self._lock = threading.Lock()
         self._inside = threading.local()  # a catch-up running in this thread (refresh never re-enters it)
         self._conn = server.storage.connect()

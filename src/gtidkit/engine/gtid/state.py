@@ -150,15 +150,11 @@ class GtidState:
         if also_executed and self.shared is not None:
             self.shared.wake_executed()
 
-    def add_executed(self, gtids: GtidSet, *, lost: bool = False) -> None:
+    def add_executed(self, gtids: GtidSet) -> None:
         """Add ``gtids`` to ``gtid_executed``: transactions another worker process of the same server committed
-        (:mod:`gtidkit.engine.follow`), wakes WAIT_FOR_EXECUTED_GTID_SET / ownership waiters. ``lost``: they never
-        reached the binary log (binlog off, not binlogged), so they join ``gtid_purged`` too, as in :meth:`commit`.
-        """
+        (:mod:`gtidkit.engine.follow`), wakes WAIT_FOR_EXECUTED_GTID_SET / ownership waiters."""
         with self._lock:
             self._executed.union_in_place(gtids)
-            if lost:
-                self._purged.union_in_place(gtids)
             if self._waiters:
                 self.changed.notify_all()
 
