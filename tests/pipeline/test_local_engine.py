@@ -12,31 +12,16 @@ import shutil
 
 import pytest
 
-from gtidkit.pipeline import local as L
-from gtidkit.pipeline import schemas
 from gtidkit.pipeline.job import TABLES, run_pipeline
+from tests.pipeline.frames import table_rows
 
 pytestmark = pytest.mark.spark
-
-DDL = {
-    "transactions": schemas.TRANSACTIONS + ", commit_time TIMESTAMP",
-    "files": schemas.FILES,
-    "gtid_executed": schemas.GTID_EXECUTED,
-    "hosts": schemas.HOSTS,
-    "checks": schemas.CHECKS,
-    "parallelism": schemas.PARALLELISM,
-}
-
-
-def _rows(out, name, drop=()):
-    rows = [{k: v for k, v in r.items() if k not in drop} for r in L.read_rows(str(out / name), DDL[name])]
-    return sorted(rows, key=lambda d: repr(sorted(d.items())))
 
 
 def _assert_same(spark_result, local_result):
     assert local_result.engine == "local" and spark_result.engine == "spark"
     for name in TABLES:
-        a, b = _rows(spark_result.output, name), _rows(local_result.output, name)
+        a, b = table_rows(spark_result.output, name), table_rows(local_result.output, name)
         assert len(a) == len(b), name
         assert a == b, name
     assert local_result.hosts == spark_result.hosts
@@ -78,8 +63,8 @@ def test_incremental_day2(spark, fleet_dir, fleet_result, tmp_path):
     assert day2_spark.incremental == day2_local.incremental
     _assert_same(day2_spark, day2_local)
     for name in TABLES:
-        want = _rows(fleet_result.output, name, drop=("path",))
-        assert want == _rows(day2_local.output, name, drop=("path",)), name
+        want = table_rows(fleet_result.output, name, drop=("path",))
+        assert want == table_rows(day2_local.output, name, drop=("path",)), name
     assert [f["path"] for f in day2_local.files] == [
         str(fleet / f["host"] / f["file"]) for f in fleet_result.files
     ]
