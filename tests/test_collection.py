@@ -124,6 +124,14 @@ def test_units_are_handed_out_longest_first_and_engine_tests_last() -> None:
         "tests/protocol/test_q.py": {"tests/protocol/test_q.py::a": False},
         "tests/replication/test_r.py": {"tests/replication/test_r.py::a": False},
         "spark": {"tests/pipeline/test_fleet.py::a": False},
+        # modules whose tests start their own JVMs (marked spark): right after the Spark unit
+        "tests/pipeline/test_standalone_cluster.py::test_job": {
+            "tests/pipeline/test_standalone_cluster.py::test_job": False
+        },
+        "tests/pipeline/test_cli_run.py": {
+            "tests/pipeline/test_cli_run.py::a": False,
+            "tests/pipeline/test_cli_run.py::b": False,
+        },
         "tests/pipeline/test_layout_and_state.py::test_v": {
             "tests/pipeline/test_layout_and_state.py::test_v": False
         },
@@ -131,6 +139,8 @@ def test_units_are_handed_out_longest_first_and_engine_tests_last() -> None:
     order = [scope for scope, _ in sorted(units.items(), key=lambda unit: _unit_rank(*unit))]
     assert order == [
         "spark",
+        "tests/pipeline/test_cli_run.py",  # two tests before one
+        "tests/pipeline/test_standalone_cluster.py::test_job",
         "tests/replication/test_r.py",
         "tests/cli/test_c.py::test_c",
         "tests/protocol/test_p.py",  # two tests before one

@@ -32,7 +32,7 @@ def interrupt_when(
 ) -> tuple[int, str, str, list[str]]:
     """Start ``prefix + args`` in its own process group and send SIGINT to the whole group, as a terminal's
     Ctrl-C does, when ``marker`` shows on ``stream``; returns (exit status, stdout, stderr, processes of the
-    group still alive a second later)."""
+    group still alive a second after the command ended; the answer comes as soon as none is left)."""
     proc = subprocess.Popen(
         [*prefix, *args],
         stdout=subprocess.PIPE,
@@ -57,8 +57,12 @@ def interrupt_when(
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    time.sleep(1)
     left = _group_alive(proc.pid)
+    # what outlives the command by a second is left behind; stop looking as soon as nothing is
+    settle = time.monotonic() + 1.0
+    while left and time.monotonic() < settle:
+        time.sleep(0.05)
+        left = _group_alive(proc.pid)
     if stream == "stdout":
         out = "".join(seen) + out
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gtidkit.binlog.file import iter_transactions
+from gtidkit.pipeline import schemas
 from tests.pipeline.frames import assert_frames_equal
 
 pytestmark = pytest.mark.spark
@@ -112,3 +113,14 @@ def test_packed_partitions_read_the_same_rows(spark, fleet_dir, fleet_manifest):
     assert_frames_equal(packed, plain)
     files = spark.read.format("binlog").option("level", "files").option("maxPartitionBytes", str(64 << 20))
     assert files.load(str(fleet_dir)).count() == n_files
+
+
+@pytest.mark.parametrize("level", ["transactions", "files", "scan"])
+def test_arrow_schema_is_sparks(spark, level, fleet_dir) -> None:
+    """The Arrow form's schema (tests/pipeline/test_arrow_scan.py) is the one Spark derives from the DDL: Spark
+    rejects batches whose schema differs in any way (DATA_SOURCE_RETURN_SCHEMA_MISMATCH)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    df = spark.read.format("binlog").option("level", level).load(str(fleet_dir / "source"))
+    ddl = {"transactions": schemas.TRANSACTIONS, "files": schemas.FILES, "scan": schemas.SCAN}[level]
+    assert to_arrow_schema(df.schema, timezone="UTC").equals(schemas.arrow_schema(ddl))

@@ -12,30 +12,16 @@ import shutil
 
 import pytest
 
-from gtidkit.pipeline import local as L
-from gtidkit.pipeline import schemas
 from gtidkit.pipeline.job import TABLES, run_pipeline
+from tests.pipeline.frames import table_rows
 
 pytestmark = pytest.mark.spark
-
-DDL = {
-    "transactions": schemas.TRANSACTIONS + ", commit_time TIMESTAMP",
-    "files": schemas.FILES,
-    "gtid_executed": schemas.GTID_EXECUTED,
-    "hosts": schemas.HOSTS,
-    "checks": schemas.CHECKS,
-    "parallelism": schemas.PARALLELISM,
-}
-
-
-def _rows(out, name):
-    return sorted(L.read_rows(str(out / name), DDL[name]), key=lambda d: repr(sorted(d.items())))
 
 
 def _assert_same(spark_result, local_result):
     assert local_result.engine == "local" and spark_result.engine == "spark"
     for name in TABLES:
-        a, b = _rows(spark_result.output, name), _rows(local_result.output, name)
+        a, b = table_rows(spark_result.output, name), table_rows(local_result.output, name)
         assert len(a) == len(b), name
         assert a == b, name
     assert local_result.hosts == spark_result.hosts
@@ -59,8 +45,9 @@ def test_real_binlogs(fixtures_result, binlog_fixtures, tmp_path):
     assert any(f["status"] != "ok" for f in local.files)  # the damaged fixtures are there
 
 
-def test_incremental_day2(spark, fleet_dir, tmp_path):
-    """Day 1 scanned by Spark, day 2 by the local engine (and the reverse): equal to a full Spark run."""
+def test_incremental_day2(spark, fleet_dir, fleet_result, tmp_path):
+    """Day 1 scanned by Spark, day 2 by the local engine (and the reverse): equal to a full Spark run (the
+    session's run on the same fleet, ``fleet_result``; only the files' paths differ, this fleet being a copy)."""
     fleet = tmp_path / "fleet"
     shutil.copytree(fleet_dir, fleet)
     newest = fleet / "source" / "binlog.000004"
@@ -75,9 +62,12 @@ def test_incremental_day2(spark, fleet_dir, tmp_path):
     assert day2_local.incremental["scanned"] == 1
     assert day2_spark.incremental == day2_local.incremental
     _assert_same(day2_spark, day2_local)
-    full = run_pipeline(spark, fleet, tmp_path / "full", write_report=False)
     for name in TABLES:
-        assert _rows(full.output, name) == _rows(day2_local.output, name), name
+        want = table_rows(fleet_result.output, name, drop=("path",))
+        assert want == table_rows(day2_local.output, name, drop=("path",)), name
+    assert sorted(f["path"] for f in day2_local.files) == sorted(
+        str(fleet / f["host"] / f["file"]) for f in fleet_result.files
+    )
 
 
 def test_incremental_with_nothing_new(spark, fleet_dir, tmp_path):

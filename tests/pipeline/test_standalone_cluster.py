@@ -12,10 +12,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.conftest import SHORT_LIVED_JVM_OPTIONS
+
+pytestmark = pytest.mark.spark  # Java 17: three JVMs of its own (master, worker, driver) and an executor
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
-def test_job_on_standalone_cluster_with_workers_lacking_gtidkit(tmp_path):
+def test_job_on_standalone_cluster_with_workers_lacking_gtidkit(tmp_path, fleet_dir):
     sys.path.insert(0, str(BENCH))
     try:
         from standalone_cluster import bare_worker_python, run_on_cluster
@@ -30,7 +36,9 @@ def test_job_on_standalone_cluster_with_workers_lacking_gtidkit(tmp_path):
         check=False,
     )
     assert "No module named 'gtidkit'" in probe.stderr, probe.stderr  # PySpark is there, gtidkit is not
-    r = run_on_cluster(tmp_path, worker_python=worker)
+    r = run_on_cluster(
+        tmp_path, worker_python=worker, fleet=fleet_dir, executor_java_options=SHORT_LIVED_JVM_OPTIONS
+    )
     assert r["url"].startswith("spark://127.0.0.1:")
     assert r["anomalies"] >= 5 and r["missed"] == [], r
     assert r["wrong_hosts"] == [], r
