@@ -33,7 +33,6 @@ KNOWN: dict[str, str] = {
     "tests/cli/test_server_signals.py::test_sighup_flushes_logs_and_grants_and_keeps_running": "flush",
     "tests/protocol/test_driver_ci.py::test_max_prepared_stmt_count": "status",
     "tests/protocol/test_innodb_status_wire.py::test_transactions_and_lock_wait": "processlist",
-    "tests/protocol/test_real_clients.py::test_mysql_connector_pure[sha2-plain]": "accounts",
     "tests/replication/test_accounts_replicate.py::test_created_account_logs_in_on_the_replica": "replica",
     "tests/replication/test_accounts_replicate.py::test_grant_revoke_alter_drop_apply_on_the_replica": "replica",
     "tests/replication/test_accounts_replicate.py::test_readme_read_your_writes_example": "replica",
