@@ -111,18 +111,33 @@ class Follower:
         releasing holder is the counter's only writer)."""
         self._seen = self._committed.add(1)
 
-    def start(self) -> None:
-        """Start following: the rows already in the commit log are part of the state the process loaded."""
+    def start(self) -> GtidSet:
+        """Start following from one read snapshot, and return the GTIDs committed in it.
+
+        The returned set is mysql.gtid_executed ∪ the commit log's GTIDs as that snapshot holds them (every
+        committed GTID since 8.0.17: the GTID persister), and :attr:`last_seq` is the last commit-log row of the
+        same snapshot: a commit made by another process while this one opens is either in the set or after
+        ``last_seq`` (read by the next catch-up), never lost between the two (a worker that joined a running
+        server, e.g. a replacement, once gave a GNO twice that way: tests/cli/test_crash_workers.py). The
+        ``committed`` counter is read before the snapshot, so such a commit also makes the process stale.
+        """
         with self._lock:
             self._seen = self._committed.get()
-            self._schema_version = self._db.execute("PRAGMA schema_version").fetchone()[0]
-            self._schemata = self._db.execute(_SCHEMATA).fetchall()
-            self._last = self._db.execute(
-                _SELECT.replace(
-                    "WHERE seq > ?", "WHERE seq = (SELECT max(seq) FROM " + commit_log.TABLE + ")"
-                )
-            ).fetchone()
+            db = self._db
+            db.execute("BEGIN")
+            try:
+                self._schema_version = db.execute("PRAGMA schema_version").fetchone()[0]
+                self._schemata = db.execute(_SCHEMATA).fetchall()
+                executed = gtid_table.read_set(db, self.server.gtid_table)
+                rows = db.execute(_SELECT, (-1,)).fetchall()
+            finally:
+                db.execute("COMMIT")
+            for _seq, kind, sid, tag, gno, *_rest in rows:
+                if kind == commit_log.TRANSACTION and sid is not None:
+                    executed.add_in_place(UUID(sid).bytes, tag or "", int(gno))
+            self._last = rows[-1] if rows else None
             self.last_seq = int(self._last[0]) if self._last else 0
+        return executed
 
     def catch_up(self, *, under_write_lock: bool = False) -> int:
         """Add what other processes committed since the last catch-up to this process's GTID state; with

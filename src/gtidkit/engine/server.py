@@ -356,12 +356,16 @@ class Server:
             raise
         return server
 
-    def _attach_shared(self, page: SharedPage) -> None:
-        """Take the write lock across processes through ``page`` and follow the other processes' commits."""
+    def _attach_shared(self, page: SharedPage) -> GtidSet:
+        """Take the write lock across processes through ``page`` and follow the other processes' commits.
+
+        Returns:
+            The GTIDs committed in the snapshot the follower starts from (:meth:`Follower.start`).
+        """
         self.shared_page = page
         self._shared_lock = SharedWriteLock(page, self.datadir, self.worker_id)
         self.follower = Follower(self, page)
-        self.follower.start()
+        return self.follower.start()
 
     def _open_worker(self, worker_id: int) -> None:
         """The secondary open (issue 21 step 4): GTID state as start-up computes it, without recovery.
@@ -377,11 +381,6 @@ class Server:
 
         self.worker_id = worker_id
         page = SharedPage.attach(self.datadir)
-        db = self.storage.sqlite(self.internal_conn)
-        executed = gtid_table.read_set(db, self.gtid_table)
-        for row in commit_log.rows(db):
-            if row.gtid is not None:
-                executed.add_in_place(row.gtid.sid, row.gtid.tag, row.gtid.gno)
         purged = GtidSet()
         if self.log_bin:
             blog = make_binlog_log(self)
@@ -389,10 +388,11 @@ class Server:
             if files:
                 purged = read_previous_gtids(blog.path(files[0])) or GtidSet()
             self.binlog = blog
-        else:
+        # the table and the commit log in one snapshot, with the follower starting after its last row
+        executed = self._attach_shared(page)
+        if not self.log_bin:
             purged = GtidSet() | executed
         self.gtid_state.load(executed, purged)
-        self._attach_shared(page)
         self.accounts.load(self.internal_conn)
         self.acquire_write_lock(None)  # continue the binary log where the commit log says it ends
         self.release_write_lock(None)
