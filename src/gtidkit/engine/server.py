@@ -42,6 +42,7 @@ from gtidkit.engine.server_version import Release, resolve
 from gtidkit.engine.session import Session, now_us
 from gtidkit.engine.shared import waiters
 from gtidkit.engine.shared.shm import SharedPage
+from gtidkit.engine.shared.workers import register_worker
 from gtidkit.engine.shared.write_lock import SharedWriteLock
 from gtidkit.engine.statements.specs import SPECS
 from gtidkit.engine.storage import Storage
@@ -68,6 +69,8 @@ FlushObserver = Callable[[str, int], None]
 #: ``fn(session, stmt) -> StatementResult``: a SHOW provider a higher layer registers (:meth:`Server.provide_show`).
 StatementHook = Callable[[Session, "Statement"], "StatementResult"]
 
+#: seconds a worker open waits for the write lock to continue the binary log (busy: its first write does it)
+OPEN_LOCK_WAIT = 1.0
 #: seconds between two looks at the shared page while a WAIT_FOR_EXECUTED_GTID_SET waits in a worker process
 _FOLLOW_TICK = 0.002
 #: Server.open options → mysqld variable names (aliases accepted as mysqld accepts them).
@@ -174,6 +177,11 @@ class Server:
         #: ``"primary"`` (recovery, singletons) or ``"worker"`` (a secondary open of a datadir another process of
         #: the same server recovered: :meth:`open`'s ``role``)
         self.role: str = options.get("role", "primary")
+        #: whether this process runs the server's singletons: the gtid_executed compressor, the replication
+        #: threads (replication/replica.py ``install``) and the final shutdown (the binary log's Stop event). The
+        #: primary open does; a worker open does not, unless it takes them over (:meth:`take_over_singletons`: the
+        #: replacement of a multi-worker server's worker 0, docs/design/multi_worker.md §5.6)
+        self.singletons = self.role != "worker"
         #: the shared page of a server of several processes (:mod:`gtidkit.engine.shared`), else None
         self.shared_page: SharedPage | None = None
         self._shared_lock: SharedWriteLock | None = None
@@ -269,7 +277,9 @@ class Server:
                 that a running ``shared`` primary or supervisor recovered: no recovery, no datadir lock, no
                 compressor or binlog expiry, GTID state from mysql.gtid_executed and the commit log, then kept
                 current from the commit log (:mod:`gtidkit.engine.follow`)); ``worker_id`` (the worker's
-                number, recorded with its lock waits; default 1 for a worker).
+                number, recorded with its lock waits and its liveness slot in the shared page; default 1 for a
+                worker); ``singletons`` (with ``role="worker"``: :meth:`take_over_singletons` once open, what the
+                replacement of worker 0 does).
 
         Returns:
             The running server (also a context manager: ``with Server.open(d) as s`` shuts down at exit).
@@ -284,6 +294,7 @@ class Server:
         """
         role = options.pop("role", "primary")
         shared = bool(options.pop("shared", False))
+        take_singletons = bool(options.pop("singletons", False))
         worker_id = int(options.pop("worker_id", 1 if role == "worker" else 0))
         if role not in ("primary", "worker"):
             raise ValueError(f"role must be 'primary' or 'worker', not {role!r}")
@@ -329,6 +340,8 @@ class Server:
         if role == "worker":
             try:
                 server._open_worker(worker_id)
+                if take_singletons:
+                    server.take_over_singletons()
             except BaseException:
                 server._abort()
                 raise
@@ -356,12 +369,31 @@ class Server:
             raise
         return server
 
+    def take_over_singletons(self) -> None:
+        """Run the server's singletons in this worker-role process: the replacement of a multi-worker server's
+        worker 0 (the process that opened as the primary died; the server did not stop, so there is no start-up
+        recovery to run: the other workers kept serving and the binary log continues at the commit log's last row).
+
+        Starts the gtid_executed compressor (its launch pass, as at start-up) and makes :attr:`singletons` true, so
+        that the replication threads start (replication/replica.py ``install``: ``start_at_boot``, as a mysqld
+        start runs ``init_replica``) and this process's shutdown is the server's last one (the Stop event). Binary
+        log expiry needs no owner: every rotation runs it, in whichever process rotates.
+        """
+        if self.singletons:
+            return
+        self.singletons = True
+        self.compressor.start(launch_pass=True)
+
     def _attach_shared(self, page: SharedPage) -> GtidSet:
-        """Take the write lock across processes through ``page`` and follow the other processes' commits.
+        """Take the write lock across processes through ``page``, register this process in the page's liveness
+        slot of its worker id (cleared by the supervisor when the process dies: :func:`~gtidkit.engine.shared.
+        workers.clear_worker`), and follow the other processes' commits.
 
         Returns:
             The GTIDs committed in the snapshot the follower starts from (:meth:`Follower.start`).
         """
+        if self.worker_id < page.layout.workers:
+            register_worker(page, self.worker_id)
         self.shared_page = page
         self._shared_lock = SharedWriteLock(page, self.datadir, self.worker_id)
         self.follower = Follower(self, page)
@@ -394,8 +426,19 @@ class Server:
             purged = GtidSet() | executed
         self.gtid_state.load(executed, purged)
         self.accounts.load(self.internal_conn)
-        self.acquire_write_lock(None)  # continue the binary log where the commit log says it ends
-        self.release_write_lock(None)
+        # continue the binary log where the commit log says it ends, if the write lock is free: a worker joining a
+        # running server (a replacement) must not wait for a session's open transaction (an idle one would hold
+        # the start for innodb_lock_wait_timeout, then fail it); the first write-lock acquisition continues it
+        try:
+            self.acquire_write_lock(None, timeout=OPEN_LOCK_WAIT)
+        except MySQLError as err:
+            if err.code != 1205:
+                raise
+            log.info(
+                "worker %d: the write lock is busy; the binary log is continued at its first write", worker_id
+            )
+        else:
+            self.release_write_lock(None)
 
     def __enter__(self) -> Self:
         return self
@@ -842,7 +885,7 @@ class Server:
                 s.close()
             except Exception as err:  # noqa: BLE001 - shutting down regardless, but say so
                 log.warning("closing session %d at shutdown failed: %s", s.id, err)
-        if self.role == "worker":
+        if not self.singletons:
             self._shutdown_worker()
             return
         self.compressor.stop()
