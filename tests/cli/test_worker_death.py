@@ -81,8 +81,14 @@ def test_a_dead_holder_of_the_write_lock_leaves_no_trace_and_its_waiter_proceeds
         query(holder, "INSERT INTO d.t VALUES (1)")  # worker 1 holds the write lock, uncommitted
         assert lock_rows(w0)[0] == ((holder_id, "RUNNING"),)
         # the holder dies with nobody waiting: its record must not outlive it
+        dead = worker_pid(srv, 1)
         kill_and_wait_for_replacement(srv, 1)
         assert lock_rows(w0) == ((), ())
+        log = (srv.datadir / "error.log").read_text()
+        assert (
+            f"worker 1 (pid {dead}): released 0 owned GTID(s), 0 waiter slot(s), the write lock's record"
+            in log
+        )
         assert query(w0, "SELECT COUNT(*) FROM d.t") == ((0,),)
         assert query(w0, "SELECT @@GLOBAL.gtid_executed")[0][0] == before
         # a holder dies while a session of the other worker waits for the lock: the waiter proceeds at once
@@ -136,9 +142,14 @@ def test_a_dead_waiter_leaves_no_wait_behind(tmp_path: Path) -> None:
         waiter.start()
         with connect(srv.port) as probe:
             wait_until(lambda: lock_rows(probe)[1] == ((w1_id, holder_id),), what="the waiter in worker 1")
+        dead = worker_pid(srv, 1)
         kill_and_wait_for_replacement(srv, 1)
         waiter.join(30)
         assert failed and failed[0].args[0] in (2013, 2006), failed  # its client lost the connection
+        log = (srv.datadir / "error.log").read_text()
+        assert (
+            f"worker 1 (pid {dead}): released 0 owned GTID(s), 1 waiter slot(s)\n" in log
+        )  # by the supervisor
         with connect(srv.port) as probe:
             assert lock_rows(probe) == (((holder_id, "RUNNING"),), ())  # the dead waiter's slot is gone
         query(w0, "COMMIT")

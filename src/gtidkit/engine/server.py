@@ -40,9 +40,8 @@ from gtidkit.engine.gtid.compressor import Compressor
 from gtidkit.engine.gtid.state import GtidState
 from gtidkit.engine.server_version import Release, resolve
 from gtidkit.engine.session import Session, now_us
-from gtidkit.engine.shared import waiters
+from gtidkit.engine.shared import waiters, workers
 from gtidkit.engine.shared.shm import SharedPage
-from gtidkit.engine.shared.workers import register_worker
 from gtidkit.engine.shared.write_lock import SharedWriteLock
 from gtidkit.engine.statements.specs import SPECS
 from gtidkit.engine.storage import Storage
@@ -386,18 +385,20 @@ class Server:
 
     def _attach_shared(self, page: SharedPage) -> GtidSet:
         """Take the write lock across processes through ``page``, register this process in the page's liveness
-        slot of its worker id (cleared by the supervisor when the process dies: :func:`~gtidkit.engine.shared.
+        slot of its worker id (the supervisor clears it when the process dies: :func:`~gtidkit.engine.shared.
         workers.clear_worker`), and follow the other processes' commits.
 
         Returns:
             The GTIDs committed in the snapshot the follower starts from (:meth:`Follower.start`).
         """
-        if self.worker_id < page.layout.workers:
-            register_worker(page, self.worker_id)
         self.shared_page = page
+        # a replacement leaves nothing of its dead predecessor in the page (GTIDs its sessions owned, waiter
+        # slots): the supervisor cleared them when it reaped it; clearing again here is harmless
+        workers.clear_worker(page, self.worker_id)
+        workers.register_worker(page, self.worker_id)
         self._shared_lock = SharedWriteLock(page, self.datadir, self.worker_id)
-        self.follower = Follower(self, page)
-        return self.follower.start()
+        follower = self.follower = Follower(self, page)
+        return follower.start()
 
     def _open_worker(self, worker_id: int) -> None:
         """The secondary open (issue 21 step 4): GTID state as start-up computes it, without recovery.
