@@ -126,9 +126,15 @@ def workers_report(rows: list, args: argparse.Namespace, final: bool) -> str:
     """The markdown section for the multi-worker modes finished so far."""
     import subprocess
 
-    head = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
+    head = (
+        subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+        or "an exported tree, not a git checkout"
+    )
     lines = [
         "## Crash safety of the multi-worker server (issue 21 step 7): SIGKILL stress",
         "",

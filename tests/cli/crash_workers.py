@@ -425,6 +425,7 @@ def _commit_through_every_worker(port: int, workers: int, ledger: Ledger) -> lis
                     ledger.in_doubt.add(k)
                 query(c, "COMMIT")
                 with ledger.lock:
+                    ledger.in_doubt.discard(k)  # acknowledged: not in doubt any more
                     ledger.acked.add(k)
                 reached.add(w)
         except pymysql.err.MySQLError as err:
