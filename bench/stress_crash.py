@@ -8,6 +8,13 @@ appears twice. Writes the ``crash`` section of bench/RESULTS.md.
 
 Run: ``.venv/bin/python bench/stress_crash.py --trials 200`` (a few minutes per mode).
 
+Multi-worker server (issue 21 step 7): ``--workers N`` runs the modes of ``tests/cli/crash_workers.py`` instead, on a
+real ``gtidkit server --workers=N`` with PyMySQL clients committing through every worker: ``random_worker`` (SIGKILL
+one randomly chosen worker while clients commit through every worker; its clients get errors, its open transactions
+roll back, the supervisor replaces it, the others continue; checked on the live server after the replacement) and
+``whole_server`` (SIGKILL the supervisor, the fork server and every worker at once, restart: recovery, check). Each
+mode ends with a whole-server kill, restart and check. Writes the ``crash_workers`` section.
+
 Negative control: ``--control no-commit-log`` restarts with the commit-log step of recovery switched off
 (``recovery.complete_binlogs`` does nothing: neither the cut of binlog bytes never committed nor the write-back of
 committed ones): the invariant check must then flag violations, which shows the trials reach the crash windows
@@ -32,6 +39,7 @@ from _results import load_module, update_section
 
 crash_driver = load_module("crash_driver", ROOT / "tests" / "engine" / "crash_driver.py")
 test_crash = load_module("test_crash", ROOT / "tests" / "engine" / "test_crash.py")
+crash_workers = load_module("crash_workers", ROOT / "tests" / "cli" / "crash_workers.py")
 
 
 def report(rows: list, args: argparse.Namespace, final: bool) -> str:
@@ -64,7 +72,17 @@ def main() -> None:
     ap.add_argument(
         "--control", choices=["no-commit-log"], help="negative control (see the module docstring)"
     )
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="run the multi-worker modes (random_worker, whole_server) on `gtidkit server --workers=N`",
+    )
+    ap.add_argument("--clients", type=int, default=4, help="with --workers: committing client connections")
     args = ap.parse_args()
+    if args.workers:
+        workers_main(args)
+        return
     section, title = "crash", "## Crash safety (issue 3): SIGKILL stress\n\n"
     if args.control:
         from gtidkit.engine import recovery
@@ -101,6 +119,105 @@ def main() -> None:
     if not args.no_write:
         update_section(section, title + text)
     if any(r[3] for r in rows) and not args.control:
+        sys.exit(1)
+
+
+def workers_report(rows: list, args: argparse.Namespace, final: bool) -> str:
+    """The markdown section for the multi-worker modes finished so far."""
+    import subprocess
+
+    head = (
+        subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+        or "an exported tree, not a git checkout"
+    )
+    lines = [
+        "## Crash safety of the multi-worker server (issue 21 step 7): SIGKILL stress",
+        "",
+        f"Command: `.venv/bin/python bench/stress_crash.py --workers {args.workers} --clients {args.clients} "
+        f"--trials {args.trials} --modes {args.modes}` (code at {head}; PyMySQL clients commit two-row transactions "
+        f"through every worker; SIGKILL after a random 0-{args.max_delay}s; random_worker: one worker, replaced, "
+        "checked live; whole_server: the process group, restart with recovery, checked; every mode ends with a "
+        "whole-server kill, restart and check). Invariant: tests/cli/crash_workers.py."
+        + ("" if final else " Partial: modes still running are missing."),
+        "",
+        (
+            "| mode | trials | acknowledged commits | in doubt at a kill | open transactions killed | invariant "
+            "violations | median replacement s | seconds |"
+        ),
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for mode, trials, nacks, doubt, held, nfail, repl, elapsed, _f in rows:
+        lines.append(f"| {mode} | {trials} | {nacks} | {doubt} | {held} | {nfail} | {repl} | {elapsed:.0f} |")
+    for mode, *_rest, fails in rows:
+        for f in fails:
+            lines.append(f"\n- {mode}: {f}")
+    return "\n".join(lines) + "\n"
+
+
+def workers_main(args: argparse.Namespace) -> None:
+    """The multi-worker modes (``--workers N``)."""
+    import statistics
+
+    modes = (
+        args.modes
+        if set(args.modes.split(",")) <= set(crash_workers.MODES)
+        else ",".join(crash_workers.MODES)
+    )
+    args.modes = modes
+    rows = []
+    for mode in modes.split(","):
+        rng = random.Random(f"{args.seed}-{mode}")
+        datadir = Path(tempfile.mkdtemp(prefix=f"crash_{mode}_")) / "data"
+        trials = crash_workers.Trials(datadir, mode, args.workers, args.clients, rng, args.max_delay)
+        failures: list[str] = []
+        t0 = time.perf_counter()
+        try:
+            trials.setup()
+            for trial in range(1, args.trials + 1):
+                problems = trials.trial()
+                if problems:
+                    failures.append(f"trial {trial}: {problems}")
+                    print(f"{mode} trial {trial}: {problems}", flush=True)
+                if trial % 10 == 0:
+                    print(f"{mode}: {trial} trials, {len(failures)} failures", flush=True)
+            problems = trials.finish()
+            if problems:
+                failures.append(f"final restart: {problems}")
+        finally:
+            trials.abandon()
+        elapsed = time.perf_counter() - t0
+        led = trials.ledger
+        repl = f"{statistics.median(trials.replacements):.2f}" if trials.replacements else "-"
+        rows.append(
+            (
+                mode,
+                args.trials,
+                len(led.acked),
+                len(led.in_doubt),
+                trials.held_open,
+                len(failures),
+                repl,
+                elapsed,
+                failures[:3],
+            )
+        )
+        if not args.no_write:
+            update_section("crash_workers", workers_report(rows, args, False))
+        print(
+            f"{mode}: {args.trials} trials, {len(led.acked)} acknowledged, {len(failures)} failures, "
+            f"{elapsed:.0f}s",
+            flush=True,
+        )
+    text = workers_report(rows, args, True)
+    print(text)
+    if not args.no_write:
+        update_section("crash_workers", text)
+    if any(r[5] for r in rows):
         sys.exit(1)
 
 

@@ -248,7 +248,8 @@ def start_serving(
         worker_id: ``@@gtidkit_worker_id`` of this process.
         role: ``primary`` (the one-process open: recovery, singletons), ``shared`` (the same, and the shared page
             other workers join: the first worker of several), ``worker`` (``Server.open(role="worker")``: no
-            recovery, no singletons; docs/design/multi_worker.md "Step 4 as built").
+            recovery, no singletons; docs/design/multi_worker.md "Step 4 as built"), ``takeover`` (the worker open,
+            then the singletons of the process that died: a replacement of worker 0 while other workers serve).
 
     Returns:
         ``(engine, wire, replication)``, serving; or 1 after the failure was written to the error log.
@@ -264,8 +265,8 @@ def start_serving(
     extra: dict[str, Any] = {} if lock_fd is None else {"datadir_lock_fd": lock_fd}
     if role == "shared":
         extra.update(shared=True, worker_id=worker_id)
-    elif role == "worker":
-        extra = {"role": "worker", "worker_id": worker_id}  # the inherited lock stays open, not adopted
+    elif role in ("worker", "takeover"):  # the inherited lock stays open, not adopted
+        extra = {"role": "worker", "worker_id": worker_id, "singletons": role == "takeover"}
     try:
         engine = Server.open(datadir, **opts.engine, **extra)
     except (GtidkitError, OSError) as err:  # OSError: e.g. --log-bin=/no/such/dir/name

@@ -14,7 +14,10 @@ dies), §7 (fork discipline). The supervisor is the ``gtidkit server`` process (
 * workers come from the fork server (cli/fork_server.py), a child exec'd at start-up that imported the server and
   holds no thread and no SQLite connection; the supervisor is their child subreaper, so it reaps them;
 * a worker that dies (SIGKILL, a crash) loses its own connections only (their sockets close with it); the
-  supervisor forgets their ids and forks a replacement, which opens the engine again (crash recovery);
+  supervisor forgets their ids, releases what the dead process held in the shared page (its GTID ownerships,
+  waiter slots and write-lock record: engine/shared/workers.py ``clear_worker``, waking whoever waited on them)
+  and forks a replacement, which opens the engine again (one worker: crash recovery; several: the worker open,
+  and a replacement of worker 0 takes over the singletons -- the compressor, the replication threads);
 * SIGTERM / SIGINT or a client's SHUTDOWN stop the workers (each shuts down cleanly), then the supervisor;
   SIGHUP / SIGUSR1 are passed on to the workers (and reopen the supervisor's error log).
 
@@ -22,8 +25,9 @@ The supervisor itself never opens the engine: with one worker, that worker runs 
 one-process server does (recovery, the compressor and replication threads all live in it). With
 ``--workers=N``, N > 1, worker 0 opens the engine as the one-process server does plus the shared page
 (``Server.open(shared=True)``: recovery, compressor, replication threads), and the others -- started once it is
-ready, and every replacement -- open it as workers (``Server.open(role="worker")``, engine/follow.py); see
-docs/design/multi_worker.md "Step 4 as built" for what crosses workers and what does not yet.
+ready, and every replacement -- open it as workers (``Server.open(role="worker")``, engine/follow.py); a
+replacement of worker 0 then takes over its singletons (``Server.open(role="worker", singletons=True)``); see
+docs/design/multi_worker.md "Step 4 as built" and "Step 7 as built" for what crosses workers.
 """
 
 from __future__ import annotations
@@ -111,12 +115,13 @@ class Supervisor:
         self._fork_sock: socket.socket | None = None
         self._fork_proc: subprocess.Popen[bytes] | None = None
         self._datadir_lock: Any = None
+        #: the shared page (engine/shared/shm.py), mapped once worker 0 built it (several workers only)
+        self._page: Any = None
         self.received: list[int] = []
         #: SHOW STATUS Connections (attempts, refused ones included) and Max_used_connections; with Threads_connected
         #: (``_live``) published in the shared page of a multi-worker server (:meth:`_publish`)
         self.connections = 0
         self.max_used = 0
-        self._page: Any = None
 
     # ------------------------------------------------------------------ ids
     def next_id(self) -> int:
@@ -154,6 +159,7 @@ class Supervisor:
             self._spawn(self.workers[0])
             for i, w in enumerate(self.workers):
                 if i == 1:
+                    self._attach_page()
                     for other in self.workers[1:]:
                         self._spawn(other)
                 while not w.ready.wait(0.2):
@@ -171,15 +177,9 @@ class Supervisor:
             log.error("Aborting", extra={"mysql_code": 10119})
             self._stop_all()
             return 1
-        if len(self.workers) > 1:  # worker 0 built the shared page: the connection counts go there
-            from gtidkit.engine.shared.shm import SharedPage, SharedPageError
-
-            try:
-                self._page = SharedPage.attach(self.datadir)
-            except (SharedPageError, OSError) as err:
-                log.error("Can't start server: the shared page: %s", err)
-                self._stop_all()
-                return 1
+        if (
+            self._page is not None
+        ):  # worker 0 built the shared page (several workers): the connection counts go there
             with self._lock:
                 self._publish()
         pid_file = pid_file_path(self.datadir, self.opts)
@@ -205,6 +205,41 @@ class Supervisor:
             raise
         self.port = sock.getsockname()[1]
         self._listener = sock
+
+    def _attach_page(self) -> None:
+        """Map the shared page worker 0 built (its first, ``shared`` open), to clean up after dead workers.
+
+        Raises:
+            OSError: the page is missing or unusable (SharedPageError is an OSError's sibling: re-raised as one).
+        """
+        from gtidkit.engine.shared.shm import SharedPage, SharedPageError
+
+        try:
+            self._page = SharedPage.attach(self.datadir)
+        except SharedPageError as err:
+            raise OSError(f"the shared page of worker 0 cannot be mapped: {err}") from err
+
+    def _clear_dead(self, w: _Worker) -> None:
+        """Release what worker ``w``'s dead process held in the shared page and wake its waiters (§5.6)."""
+        from gtidkit.engine.shared.workers import clear_worker
+
+        page = self._page
+        if page is None or w.index >= page.layout.workers:
+            return
+        try:
+            cleared = clear_worker(page, w.index)
+        except (OSError, ValueError) as err:
+            log.error("worker %d: could not release its shared state: %s", w.index, err)
+            return
+        if cleared.gtids or cleared.waiters or cleared.held_write_lock:
+            log.info(
+                "worker %d (pid %d): released %d owned GTID(s), %d waiter slot(s)%s",
+                w.index,
+                w.pid,
+                len(cleared.gtids),
+                cleared.waiters,
+                ", the write lock's record" if cleared.held_write_lock else "",
+            )
 
     def _start_fork_server(self) -> None:
         """Exec the fork server with the request channel and the datadir lock's descriptor."""
@@ -245,6 +280,8 @@ class Supervisor:
         elif w.index == 0 and not self._primary_started:
             role = "shared"
             self._primary_started = True
+        elif w.index == 0:  # the singletons (compressor, replication threads) died with it: take them over
+            role = "takeover"
         else:
             role = "worker"
         try:
@@ -329,6 +366,7 @@ class Supervisor:
     def _reaped(self, w: _Worker, ctl: socket.socket) -> None:
         status = _reap(w.pid)
         w.ended = status
+        self._clear_dead(w)  # before the slot reads as exited: a stop closes the page after every exit
         lifetime = time.monotonic() - w.forked_at
         with self._changed:
             w.ready.clear()

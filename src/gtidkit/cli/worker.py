@@ -132,7 +132,8 @@ def run_worker(
         forked_at: ``time.monotonic()`` when the fork was requested (the ready message reports the delay).
         role: how the engine opens (:func:`~gtidkit.cli.server_cmd.start_serving`): ``primary`` (one worker:
             recovery and singletons), ``shared`` (the first worker of several: the same, plus the shared page),
-            ``worker`` (the others, and every replacement while several run: the secondary open).
+            ``worker`` (the others, and their replacements: the secondary open), ``takeover`` (a replacement of
+            worker 0 while several run: the secondary open, then the singletons, ``Server.take_over_singletons``).
     """
     from gtidkit.cli.server_cmd import flush_on_signal, setup_logging, start_serving
     from gtidkit.protocol.options import OptionError, load

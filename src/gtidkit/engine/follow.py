@@ -70,11 +70,6 @@ _SELECT = (
     f'SELECT seq, kind, sid, tag, gno, file, end_pos, substr(payload, 1, 64) FROM "{commit_log.TABLE}" '
     "WHERE seq > ? ORDER BY seq"
 )
-#: the newest row that says where the binary log ends (a transaction or a file start; not a GTID-only row)
-_SELECT_LAST_BINLOG_ROW = (
-    f'SELECT seq, kind, sid, tag, gno, file, end_pos, substr(payload, 1, 64) FROM "{commit_log.TABLE}" '
-    f"WHERE kind != '{commit_log.GTID}' ORDER BY seq DESC LIMIT 1"
-)
 
 
 def gtid_event_sequence_number(payload: bytes) -> int | None:
@@ -156,18 +151,43 @@ class Follower:
             self._held_catalog = version
         self._seen = self._released = self._committed.add(1)
 
-    def start(self) -> None:
-        """Start following: the rows already in the commit log are part of the state the process loaded."""
+    def start(self) -> tuple[GtidSet, GtidSet]:
+        """Start following from one read snapshot, and return the GTIDs committed in it: (all of them, those
+        committed without the binary log: the commit log's ``gtid`` rows, which belong in ``gtid_purged`` too).
+
+        The returned set is mysql.gtid_executed ∪ the commit log's GTIDs as that snapshot holds them (every
+        committed GTID since 8.0.17: the GTID persister), and :attr:`last_seq` is the last commit-log row of the
+        same snapshot: a commit made by another process while this one opens is either in the set or after
+        ``last_seq`` (read by the next catch-up), never lost between the two (a worker that joined a running
+        server, e.g. a replacement, once gave a GNO twice that way: tests/cli/test_crash_workers.py). The
+        ``committed`` counter is read before the snapshot, so such a commit also makes the process stale.
+        """
         with self._lock:
             self._seen = self._committed.get()
             self._epoch = self._reset_epoch.get()
             self._generation = self._binlog_generation.get()
             self._catalog_seen = self._catalog_generation.get()
-            self._schema_version = self._db.execute("PRAGMA schema_version").fetchone()[0]
-            self._schemata = self._db.execute(_SCHEMATA).fetchall()
-            self._last = self._db.execute(_SELECT_LAST_BINLOG_ROW).fetchone()
-            top = self._db.execute(f'SELECT max(seq) FROM "{commit_log.TABLE}"').fetchone()
-            self.last_seq = int(top[0]) if top and top[0] is not None else 0
+            db = self._db
+            db.execute("BEGIN")
+            try:
+                self._schema_version = db.execute("PRAGMA schema_version").fetchone()[0]
+                self._schemata = db.execute(_SCHEMATA).fetchall()
+                executed = gtid_table.read_set(db, self.server.gtid_table)
+                rows = db.execute(_SELECT, (-1,)).fetchall()
+            finally:
+                db.execute("COMMIT")
+            lost = GtidSet()
+            self._last = None
+            for row in rows:
+                _seq, kind, sid, tag, gno = row[:5]
+                if kind != commit_log.GTID:
+                    self._last = row  # the newest row that moved the binary log
+                if sid is not None and kind in (commit_log.TRANSACTION, commit_log.GTID):
+                    executed.add_in_place(UUID(sid).bytes, tag or "", int(gno))
+                    if kind == commit_log.GTID:
+                        lost.add_in_place(UUID(sid).bytes, tag or "", int(gno))
+            self.last_seq = int(rows[-1][0]) if rows else 0
+        return executed, lost
 
     def catch_up(self, *, under_write_lock: bool = False) -> int:
         """Add what other processes committed since the last catch-up to this process's GTID state; with

@@ -74,6 +74,8 @@ FlushObserver = Callable[[str, int], None]
 #: ``fn(session, stmt) -> StatementResult``: a SHOW provider a higher layer registers (:meth:`Server.provide_show`).
 StatementHook = Callable[[Session, "Statement"], "StatementResult"]
 
+#: seconds a worker open waits for the write lock to continue the binary log (busy: its first write does it)
+OPEN_LOCK_WAIT = 1.0
 #: Server.open options → mysqld variable names (aliases accepted as mysqld accepts them).
 _OPTION_ALIASES = {"log_slave_updates": "log_replica_updates", "skip_log_bin": None}
 
@@ -178,6 +180,11 @@ class Server:
         #: ``"primary"`` (recovery, singletons) or ``"worker"`` (a secondary open of a datadir another process of
         #: the same server recovered: :meth:`open`'s ``role``)
         self.role: str = options.get("role", "primary")
+        #: whether this process runs the server's singletons: the gtid_executed compressor, the replication
+        #: threads (replication/replica.py ``install``) and the final shutdown (the binary log's Stop event). The
+        #: primary open does; a worker open does not, unless it takes them over (:meth:`take_over_singletons`: the
+        #: replacement of a multi-worker server's worker 0, docs/design/multi_worker.md §5.6)
+        self.singletons = self.role != "worker"
         #: the shared page of a server of several processes (:mod:`gtidkit.engine.shared`), else None
         self.shared_page: SharedPage | None = None
         self.shared_binlog: BinlogEnd | None = None
@@ -284,7 +291,9 @@ class Server:
                 that a running ``shared`` primary or supervisor recovered: no recovery, no datadir lock, no
                 compressor or binlog expiry, GTID state from mysql.gtid_executed and the commit log, then kept
                 current from the commit log (:mod:`gtidkit.engine.follow`)); ``worker_id`` (the worker's
-                number, recorded with its lock waits; default 1 for a worker).
+                number, recorded with its lock waits and its liveness slot in the shared page; default 1 for a
+                worker); ``singletons`` (with ``role="worker"``: :meth:`take_over_singletons` once open, what the
+                replacement of worker 0 does).
 
         Returns:
             The running server (also a context manager: ``with Server.open(d) as s`` shuts down at exit).
@@ -299,6 +308,7 @@ class Server:
         """
         role = options.pop("role", "primary")
         shared = bool(options.pop("shared", False))
+        take_singletons = bool(options.pop("singletons", False))
         worker_id = int(options.pop("worker_id", 1 if role == "worker" else 0))
         if role not in ("primary", "worker"):
             raise ValueError(f"role must be 'primary' or 'worker', not {role!r}")
@@ -344,6 +354,8 @@ class Server:
         if role == "worker":
             try:
                 server._open_worker(worker_id)
+                if take_singletons:
+                    server.take_over_singletons()
             except BaseException:
                 server._abort()
                 raise
@@ -371,12 +383,34 @@ class Server:
             raise
         return server
 
-    def _attach_shared(self, page: SharedPage, *, fresh: bool) -> None:
-        """Take the write lock across processes through ``page``, follow the other processes' commits and their
-        configuration changes (``fresh``: the server's first process, which empties the published ones)."""
+    def take_over_singletons(self) -> None:
+        """Run the server's singletons in this worker-role process: the replacement of a multi-worker server's
+        worker 0 (the process that opened as the primary died; the server did not stop, so there is no start-up
+        recovery to run: the other workers kept serving and the binary log continues at the commit log's last row).
+
+        Starts the gtid_executed compressor (its launch pass, as at start-up) and makes :attr:`singletons` true, so
+        that the replication threads start (replication/replica.py ``install``: ``start_at_boot``, as a mysqld
+        start runs ``init_replica``) and this process's shutdown is the server's last one (the Stop event). Binary
+        log expiry needs no owner: every rotation runs it, in whichever process rotates.
+        """
+        if self.singletons:
+            return
+        self.singletons = True
+        self.compressor.start(launch_pass=True)
+
+    def _attach_shared(self, page: SharedPage, *, fresh: bool) -> tuple[GtidSet, GtidSet]:
+        """Take the write lock across processes through ``page``, register this process in the page's liveness
+        slot of its worker id (the supervisor clears it when the process dies: :func:`~gtidkit.engine.shared.
+        workers.clear_worker`), follow the other processes' commits and their configuration changes (``fresh``:
+        the server's first process, which empties the published ones).
+
+        Returns:
+            The GTIDs committed in the snapshot the follower starts from, and those of them committed without the
+            binary log (:meth:`Follower.start`).
+        """
         self.shared_page = page
         # a replacement leaves nothing of its dead predecessor in the page (GTIDs its sessions owned, waiter
-        # slots): their waiters wake now (MySQL releases a dead session's GTID at once; here at the replacement)
+        # slots): the supervisor cleared them when it reaped it; clearing again here is harmless
         workers.clear_worker(page, self.worker_id)
         workers.register_worker(page, self.worker_id)
         self._shared_lock = SharedWriteLock(page, self.datadir, self.worker_id)
@@ -385,11 +419,12 @@ class Server:
         if self.binlog is not None:
             self.binlog.attach_shared(self.shared_binlog, publish=self.role != "worker")
         follower = self.follower = Follower(self, page)
-        follower.start()
+        started = follower.start()
         # GTID ownership and WAIT_FOR_EXECUTED_GTID_SET across processes; reads of GTID state catch up first
         self.gtid_state.shared = SharedGtids(page, self.worker_id)
         self.gtid_state.refresh = follower.refresh
         self.shared_config = SharedConfig(self, page, fresh=fresh)
+        return started
 
     @property
     def commit_log_followed(self) -> bool:
@@ -423,31 +458,35 @@ class Server:
 
         self.worker_id = worker_id
         page = SharedPage.attach(self.datadir)
-        db = self.storage.sqlite(self.internal_conn)
-        executed = gtid_table.read_set(db, self.gtid_table)
-        lost = GtidSet()  # the commit log's GTIDs committed without the binary log (its ``gtid`` rows)
-        for row in commit_log.rows(db):
-            if row.gtid is not None:
-                executed.add_in_place(row.gtid.sid, row.gtid.tag, row.gtid.gno)
-                if row.kind == commit_log.GTID:
-                    lost.add_in_place(row.gtid.sid, row.gtid.tag, row.gtid.gno)
         purged = GtidSet()
         if self.log_bin:
             blog = make_binlog_log(self)
             files = blog.existing_files()
             if files:
                 purged = read_previous_gtids(blog.path(files[0])) or GtidSet()
-            purged.union_in_place(lost)
             self.binlog = blog
-        else:
+        # the table and the commit log in one snapshot, with the follower starting after its last row
+        executed, lost = self._attach_shared(page, fresh=False)
+        purged.union_in_place(lost)
+        if not self.log_bin:
             purged = GtidSet() | executed
         self.gtid_state.load(executed, purged)
-        self._attach_shared(page, fresh=False)
         self.accounts.load(self.internal_conn)
         assert self.shared_config is not None
         self.shared_config.reload()  # what SET GLOBAL / gtid_purged changed since the server started
-        self.acquire_write_lock(None)  # continue the binary log where the commit log says it ends
-        self.release_write_lock(None)
+        # continue the binary log where the commit log says it ends, if the write lock is free: a worker joining a
+        # running server (a replacement) must not wait for a session's open transaction (an idle one would hold
+        # the start for innodb_lock_wait_timeout, then fail it); the first write-lock acquisition continues it
+        try:
+            self.acquire_write_lock(None, timeout=OPEN_LOCK_WAIT)
+        except MySQLError as err:
+            if err.code != 1205:
+                raise
+            log.info(
+                "worker %d: the write lock is busy; the binary log is continued at its first write", worker_id
+            )
+        else:
+            self.release_write_lock(None)
 
     def __enter__(self) -> Self:
         return self
@@ -487,9 +526,9 @@ class Server:
         return rows
 
     def _local_thread_rows(self) -> list[dict[str, Any]]:
-        """The threads of this process: the GTID table compressor (where it runs: not in a worker-role open),
+        """The threads of this process: the GTID table compressor (where it runs: the process with the singletons),
         then every provider's (the wire server's connections, the replica's threads)."""
-        rows = [] if self.role == "worker" else [self.compressor.thread_row()]
+        rows = [self.compressor.thread_row()] if self.singletons else []
         for provider in list(self.thread_providers):
             rows.extend(provider())
         return rows
@@ -946,7 +985,7 @@ class Server:
                 s.close()
             except Exception as err:  # noqa: BLE001 - shutting down regardless, but say so
                 log.warning("closing session %d at shutdown failed: %s", s.id, err)
-        if self.role == "worker":
+        if not self.singletons:
             self._shutdown_worker()
             return
         self.compressor.stop()

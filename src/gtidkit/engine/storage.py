@@ -390,8 +390,9 @@ class Storage:
                 5.7/8.0 shape); an existing database keeps its layout, except that True upgrades a 5.7/8.0 table.
             lock_fd: the datadir lock's descriptor inherited from a supervisor (:meth:`DatadirLock.adopt`); None
                 takes the lock here.
-            take_lock: False opens without the datadir lock: a worker process of a supervised server whose
-                supervisor holds it (docs/design/multi_worker.md §5.1, ``Server.open(role="worker")``).
+            take_lock: False opens without the datadir lock and reads the catalog its primary bootstrapped
+                (no write): a worker process of a supervised server whose supervisor holds the lock
+                (docs/design/multi_worker.md §5.1, ``Server.open(role="worker")``).
 
         Raises:
             ValueError: unknown synchronous mode.
@@ -423,7 +424,13 @@ class Storage:
             try:
                 if str(mode).lower() != "wal":
                     raise mysql_error(1030, f"cannot enable WAL on {p}")
-                storage.catalog.bootstrap(conn, gtid_tag_column=gtid_tag_column)
+                if take_lock:
+                    storage.catalog.bootstrap(conn, gtid_tag_column=gtid_tag_column)
+                else:
+                    # a secondary open of a datadir its primary bootstrapped: read the catalog only. Bootstrap's
+                    # BEGIN IMMEDIATE would wait for any open write transaction of the running server (a worker
+                    # replaced while a session holds one would not start: tests/cli/test_worker_death.py)
+                    storage.catalog.reload(conn)
             finally:
                 conn.close()
         except BaseException:

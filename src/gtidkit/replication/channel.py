@@ -387,7 +387,9 @@ class ConnectionMetadata:
             "Gtid_only "
             f'FROM "{self._table}" WHERE Channel_name = ?'
         )
-        row = self.server.write_txn(lambda db: db.execute(q, (channel,)).fetchone())
+        row = self.server.read_txn(
+            lambda db: db.execute(q, (channel,)).fetchone()
+        )  # a read: no write lock (a worker starts beside open transactions)
         if row is None:
             return None
         (host, port, user, pw, auto, ssl, ca, capath, cert, key, cipher, verify, tls, retry, hb, count, lf, lp,
@@ -466,7 +468,9 @@ class ConnectionMetadata:
         reads one ``Master_info`` per row of the repository), sorted."""
         self._ensure()
         q = f'SELECT Channel_name FROM "{self._table}" ORDER BY Channel_name'
-        rows = self.server.write_txn(lambda db: db.execute(q).fetchall())
+        rows = self.server.read_txn(
+            lambda db: db.execute(q).fetchall()
+        )  # a read: no write lock (a worker starts beside open transactions)
         return [str(r[0]) for r in rows]
 
     def delete(self, channel: str = "") -> None:

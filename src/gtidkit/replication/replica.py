@@ -341,7 +341,7 @@ class Replica:
         storage = self.server.storage
         self._ensure_applier_metadata()  # MySQL has the table from --initialize on: tools read it on any server
         table = storage.physical_name("mysql", "slave_relay_log_info")
-        row = self.server.write_txn(
+        row = self.server.read_txn(  # a read: no write lock
             lambda db: db.execute(
                 "SELECT Sql_delay, Require_row_format, Assign_gtids_to_anonymous_transactions_type, "
                 f'Assign_gtids_to_anonymous_transactions_value FROM "{table}" WHERE Channel_name = ?',
@@ -1164,7 +1164,7 @@ class Replica:
         if storage.catalog.get_table("mysql", "slave_relay_log_info") is None:
             return None
         table = storage.physical_name("mysql", "slave_relay_log_info")
-        row = self.server.write_txn(
+        row = self.server.read_txn(  # a read: no write lock
             lambda db: db.execute(
                 f'SELECT Relay_log_name, Relay_log_pos, Master_log_name, Master_log_pos FROM "{table}" '
                 "WHERE Channel_name = ?",
@@ -1349,6 +1349,6 @@ def install(
     engine_server.function_providers.append(pos_wait_functions(channels))
     repl.roles["replica"] = channels
     repl.on_shutdown(channels.shutdown)
-    if engine_server.role != "worker":  # replication threads exist once: in the process that recovered
+    if engine_server.singletons:  # replication threads exist once: in the process that runs the singletons
         channels.start_at_boot()
     return channels
