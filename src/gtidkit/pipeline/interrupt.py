@@ -36,6 +36,13 @@ class SparkInterrupt:
             threading.Thread(target=self._cancel, args=(spark,), name="gtidkit-cancel", daemon=True).start()
 
     def _cancel(self, spark: Any) -> None:
+        # the user stopped the run: what the JVM logs from here on is the cancellation's own noise (killed
+        # tasks, a task result arriving after the scheduler's pool ended: "Exception in statusUpdate ...
+        # RejectedExecutionException"), not news; the CLI says "interrupted" itself
+        try:
+            spark.sparkContext.setLogLevel("OFF")
+        except Exception:  # noqa: BLE001 - the JVM may already be going away
+            return
         # again and again until the main thread is out: a job submitted after the first cancel (the scan's is
         # planned before it starts) is cancelled too
         while not self._done.is_set():
