@@ -34,7 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests" / "engine"))
-sys.path.insert(0, str(ROOT / "tests"))  # the test modules import their helpers as the suite does (protocol.prefork)
+sys.path.insert(
+    0, str(ROOT / "tests")
+)  # the test modules import their helpers as the suite does (protocol.prefork)
 
 from _results import load_module, update_section
 
