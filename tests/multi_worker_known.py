@@ -49,7 +49,6 @@ KNOWN: dict[str, str] = {
     "tests/replication/test_pt_table_checksum.py::test_equal_then_one_changed_row[chunks-of-30]": "replica",
     "tests/replication/test_pt_table_checksum.py::test_equal_then_one_changed_row[one-chunk]": "replica",
     "tests/replication/test_pt_table_checksum.py::test_new_types_through_compressed_transactions": "replica",
-    "tests/replication/test_read_your_writes.py::test_the_wait_is_woken_by_the_replica_commit": "processlist",
     "tests/replication/test_relay_log_position.py::test_applier_starts_at_the_relay_position": "replica",
     "tests/replication/test_relay_log_position.py::test_errors[auto-position-5.7-spelling]": "replica",
     "tests/replication/test_relay_log_position.py::test_errors[auto-position]": "replica",
@@ -93,20 +92,7 @@ KNOWN: dict[str, str] = {
     "tests/replication/test_source.py::test_zombie_by_server_id_without_uuid": "dump",
     "tests/replication/test_statement_replay.py::test_replica_replays_the_source_statement_context[mixed]": "replica",
     "tests/replication/test_statement_replay.py::test_replica_replays_the_source_statement_context[statement]": "replica",
-    "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-huge]": "purged",
-    "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-same-uuid]": "purged",
-    "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-single]": "purged",
-    "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-two-uuids]": "purged",
-    "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[no-timeout-huge]": "purged",
-    "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[no-timeout-same-uuid]": "purged",
-    "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[no-timeout-single]": "purged",
-    "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[no-timeout-two-uuids]": "purged",
-    "tests/replication/test_wait_for_executed.py::test_kill_connection_stops_the_wait_at_once": "processlist",
-    "tests/replication/test_wait_for_executed.py::test_kill_query_interrupts_the_wait[big-timeout]": "processlist",
-    "tests/replication/test_wait_for_executed.py::test_kill_query_interrupts_the_wait[no-timeout]": "processlist",
-    "tests/replication/test_wait_for_executed.py::test_owned_gtid_cannot_be_waited_for": "purged",
     "tests/replication/test_wait_for_executed.py::test_set_gtid_purged_ends_the_wait": "processlist",
-    "tests/replication/test_wait_for_executed.py::test_woken_by_commits_not_before_every_gtid": "processlist",
 }
 
 
@@ -117,22 +103,8 @@ KNOWN: dict[str, str] = {
 #: them. Remove a row as soon as the behaviour lands.
 NOT_RUN = frozenset(
     {
-        "tests/replication/test_wait_for_executed.py::test_owned_gtid_cannot_be_waited_for",
-        "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[no-timeout-single]",
-        "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[no-timeout-same-uuid]",
-        "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[no-timeout-two-uuids]",
-        "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[no-timeout-huge]",
-        "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-single]",
-        "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-same-uuid]",
-        "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-two-uuids]",
-        "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-huge]",
         "tests/replication/test_source.py::test_zombie_by_server_id_without_uuid",
         "tests/cli/test_server_signals.py::test_sighup_flushes_logs_and_grants_and_keeps_running",
-        "tests/replication/test_read_your_writes.py::test_the_wait_is_woken_by_the_replica_commit",
-        "tests/replication/test_wait_for_executed.py::test_kill_query_interrupts_the_wait[no-timeout]",
-        "tests/replication/test_wait_for_executed.py::test_kill_query_interrupts_the_wait[big-timeout]",
-        "tests/replication/test_wait_for_executed.py::test_kill_connection_stops_the_wait_at_once",
-        "tests/replication/test_wait_for_executed.py::test_woken_by_commits_not_before_every_gtid",
         "tests/replication/test_wait_for_executed.py::test_set_gtid_purged_ends_the_wait",
     }
 )
