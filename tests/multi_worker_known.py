@@ -92,7 +92,6 @@ KNOWN: dict[str, str] = {
     "tests/replication/test_source.py::test_zombie_by_server_id_without_uuid": "dump",
     "tests/replication/test_statement_replay.py::test_replica_replays_the_source_statement_context[mixed]": "replica",
     "tests/replication/test_statement_replay.py::test_replica_replays_the_source_statement_context[statement]": "replica",
-    "tests/replication/test_wait_for_executed.py::test_set_gtid_purged_ends_the_wait": "processlist",
 }
 
 
@@ -105,7 +104,6 @@ NOT_RUN = frozenset(
     {
         "tests/replication/test_source.py::test_zombie_by_server_id_without_uuid",
         "tests/cli/test_server_signals.py::test_sighup_flushes_logs_and_grants_and_keeps_running",
-        "tests/replication/test_wait_for_executed.py::test_set_gtid_purged_ends_the_wait",
     }
 )
 

@@ -422,9 +422,20 @@ class Server:
         started = follower.start()
         # GTID ownership and WAIT_FOR_EXECUTED_GTID_SET across processes; reads of GTID state catch up first
         self.gtid_state.shared = SharedGtids(page, self.worker_id)
-        self.gtid_state.refresh = follower.refresh
+        self.gtid_state.refresh = self._refresh_gtid_state
         self.shared_config = SharedConfig(self, page, fresh=fresh)
         return started
+
+    def _refresh_gtid_state(self, force: bool) -> None:
+        """``GtidState.refresh``: catch up with the other processes' commits before a read of GTID state; ``force``
+        (a WAIT_FOR_EXECUTED_GTID_SET or GTID_NEXT claim re-checking after a wake-up, maybe in the middle of a
+        statement) also reads the commit log whatever the counter says and takes a ``SET GLOBAL gtid_purged`` another
+        process published (``Gtid_state::wait_for_gtid_set`` returns once gtid_purged covers the set, BUG#19579811)."""
+        follower = self.follower
+        if follower is not None:
+            follower.refresh(force)
+        if force:
+            self.refresh_shared()
 
     @property
     def commit_log_followed(self) -> bool:
@@ -922,6 +933,9 @@ class Server:
         processes (engine/shared_config.py), which add it before their next statement or GNO."""
         if self.shared_config is not None:
             self.shared_config.publish_purged(self.gtid_state.purged())
+            shared = self.gtid_state.shared
+            if shared is not None:  # the waiters of other processes woke at add_purged, maybe before this row
+                shared.wake_executed()
 
     def set_global(self, session: Session, name: str, value: Any) -> None:
         """``SET GLOBAL name = value`` from ``session``, through the sysvar table's hooks.
