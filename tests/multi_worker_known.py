@@ -89,7 +89,6 @@ KNOWN: dict[str, str] = {
     "tests/replication/test_ryw_replication.py::test_stale_without_the_wait_fresh_with_it": "replica",
     "tests/replication/test_ryw_replication.py::test_the_applier_gets_null": "replica",
     "tests/replication/test_source.py::test_register_slave_and_show_replicas": "replicas",
-    "tests/replication/test_source.py::test_zombie_by_server_id_without_uuid": "dump",
     "tests/replication/test_statement_replay.py::test_replica_replays_the_source_statement_context[mixed]": "replica",
     "tests/replication/test_statement_replay.py::test_replica_replays_the_source_statement_context[statement]": "replica",
 }
@@ -102,7 +101,6 @@ KNOWN: dict[str, str] = {
 #: them. Remove a row as soon as the behaviour lands.
 NOT_RUN = frozenset(
     {
-        "tests/replication/test_source.py::test_zombie_by_server_id_without_uuid",
         "tests/cli/test_server_signals.py::test_sighup_flushes_logs_and_grants_and_keeps_running",
     }
 )

@@ -15,6 +15,8 @@ MySQL source: ``sql/rpl_source.cc`` (``register_replica``, ``unregister_replica`
   replica is killed (``kill_zombie_dump_threads``: same ``@replica_uuid`` when this connection set one, else the
   same server_id among dumps without a UUID; a server_id 0 dump without UUID kills nothing); the killed dump ends
   with ERR 1236 "A replica with the same server_uuid/server_id as this replica has connected to the source".
+  In a multi-worker server the zombie may be served by another worker: when this worker has none, every other
+  worker is asked (control op ``OP_ZOMBIE_DUMP``) and stops its own (MySQL walks every THD of its one process).
   The connection then shows Command ``Binlog Dump`` / ``Binlog Dump GTID`` in SHOW PROCESSLIST, its session's
   ``stage`` (PROCESSLIST State) follows the sender (``Binlog_sender``'s stages, ``dump.STAGE_*``), and it streams; it
   is closed after the dump (MySQL's "fake COM_QUIT"), after EOF (non-blocking end) or ERR 1236. A KILL (CONNECTION or
@@ -24,6 +26,7 @@ MySQL source: ``sql/rpl_source.cc`` (``register_replica``, ``unregister_replica`
 
 from __future__ import annotations
 
+import json
 import logging
 import struct
 import threading
@@ -34,6 +37,7 @@ from typing import Any
 
 from gtidkit.engine.api import result_set
 from gtidkit.engine.results import StatementResult
+from gtidkit.engine.shared.control import OP_ZOMBIE_DUMP
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error, unknown_error
 from gtidkit.protocol.messages import Eof, Err, Ok
@@ -179,6 +183,11 @@ class SourceRole:
         hooks[COM_BINLOG_DUMP] = self.dump_hook
         hooks[COM_BINLOG_DUMP_GTID] = self.dump_hook
         self.engine.provide_show("replicas", self.show_replicas)
+        control = getattr(self.engine, "control", None)
+        if (
+            control is not None
+        ):  # a multi-worker server: a new dump in another worker may find its zombie here
+            control.register(OP_ZOMBIE_DUMP, self._answer_zombie)
 
     def shutdown(self) -> None:
         """Stop every dump (their connections close) and wait briefly for them to end."""
@@ -343,26 +352,49 @@ class SourceRole:
         return False
 
     def _kill_zombies(self, me: _Dump) -> None:
-        """``kill_zombie_dump_threads``: stop the other dump of the same replica (UUID, else server_id)."""
+        """``kill_zombie_dump_threads``: stop the other dump of the same replica (UUID, else server_id), in this
+        worker or, when it has none, in the other workers of a multi-worker server (the first match of each)."""
         if not me.replica_uuid and me.server_id == 0:
             return
+        killed = self._stop_zombie(me.server_id, me.replica_uuid)
+        if killed is None:
+            control = getattr(self.engine, "control", None)
+            if control is not None:
+                body = json.dumps({"server_id": me.server_id, "uuid": me.replica_uuid}).encode()
+                for answer in control.ask_peers(OP_ZOMBIE_DUMP, body).values():
+                    if answer:
+                        killed = int(answer)
+                        break
+        if killed is not None:
+            log.info(
+                "While initializing dump thread for replica with %s <%s>, found a zombie dump thread "
+                "with the same %s. Source is killing the zombie dump thread(%d).",
+                "UUID" if me.replica_uuid else "server_id",
+                me.replica_uuid or me.server_id,
+                "UUID" if me.replica_uuid else "server_id",
+                killed,
+            )
+
+    def _stop_zombie(self, server_id: int, replica_uuid: str) -> int | None:
+        """Stop this worker's first dump of the replica ``replica_uuid`` (when set, else ``server_id`` among dumps
+        without a UUID) with the zombie's fatal error; returns its connection id, or None when there is none."""
         with self._lock:
             for d in self._dumps:
-                if me.replica_uuid:
-                    zombie = bool(d.replica_uuid) and d.replica_uuid[:36] == me.replica_uuid[:36]
+                if replica_uuid:
+                    zombie = bool(d.replica_uuid) and d.replica_uuid[:36] == replica_uuid[:36]
                 else:
-                    zombie = d.server_id == me.server_id and not d.replica_uuid
+                    zombie = d.server_id == server_id and not d.replica_uuid
                 if zombie:
-                    log.info(
-                        "While initializing dump thread for replica with %s <%s>, found a zombie dump thread "
-                        "with the same %s. Source is killing the zombie dump thread(%d).",
-                        "UUID" if me.replica_uuid else "server_id",
-                        me.replica_uuid or me.server_id,
-                        "UUID" if me.replica_uuid else "server_id",
-                        d.handler.connection_id,
-                    )
                     d.request_stop(duplicate=True)
-                    break  # MySQL's find_thd stops at the first match
+                    return int(d.handler.connection_id)  # MySQL's find_thd stops at the first match
+        return None
+
+    def _answer_zombie(self, message: Any) -> bytes:
+        """OP_ZOMBIE_DUMP from another worker (body: JSON ``server_id`` and ``uuid`` of its new dump): stop this
+        worker's zombie of that replica; answers its connection id, or ``b""`` when there is none."""
+        asked = json.loads(message.body)
+        killed = self._stop_zombie(int(asked["server_id"]), str(asked["uuid"]))
+        return b"" if killed is None else str(killed).encode()
 
 
 def _text(v: Any) -> str:

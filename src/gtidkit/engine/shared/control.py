@@ -42,6 +42,7 @@ __all__ = [
     "OP_STATUS",
     "OP_THREADS",
     "OP_WAKE",
+    "OP_ZOMBIE_DUMP",
     "ControlError",
     "ControlMessage",
     "ControlSocket",
@@ -59,7 +60,8 @@ _STOP = 0xFFFF  # op of the datagram close() sends itself to end serve()
 
 #: ops used by the multi-worker server; who answers each, and its body, is said where it is registered
 #: (:class:`~gtidkit.engine.shared.service.ControlService`): KILL / KILL QUERY / PROCESSLIST / STATUS in
-#: ``protocol/admin.py``, THREADS in ``engine/server.py``. A new feature appends its op here.
+#: ``protocol/admin.py``, THREADS in ``engine/server.py``, ZOMBIE_DUMP in ``replication/source.py``. A new feature
+#: appends its op here.
 OP_PING = 1
 OP_WAKE = 2
 OP_KILL = 3
@@ -67,6 +69,7 @@ OP_KILL_QUERY = 4
 OP_PROCESSLIST = 5
 OP_THREADS = 6
 OP_STATUS = 7
+OP_ZOMBIE_DUMP = 8
 
 _request_ids = itertools.count(1)
 _local = threading.local()
