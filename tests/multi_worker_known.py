@@ -30,7 +30,6 @@ BEHAVIOURS = {
 KNOWN: dict[str, str] = {
     "tests/cli/test_binlog_remote.py::test_raw_copy_is_byte_identical[gtids]": "dump",
     "tests/cli/test_binlog_remote.py::test_raw_copy_is_byte_identical[positions]": "dump",
-    "tests/cli/test_server_signals.py::test_sighup_flushes_logs_and_grants_and_keeps_running": "flush",
     "tests/protocol/test_driver_ci.py::test_max_prepared_stmt_count": "status",
     "tests/protocol/test_innodb_status_wire.py::test_transactions_and_lock_wait": "processlist",
     "tests/replication/test_accounts_replicate.py::test_created_account_logs_in_on_the_replica": "replica",
@@ -99,11 +98,7 @@ KNOWN: dict[str, str] = {
 #: by timing (SIGHUP reaches both workers, which may flush once or twice): marked
 #: ``xfail(run=False)`` there, so ``make test`` neither hangs nor stalls on them; their one-process runs still check
 #: them. Remove a row as soon as the behaviour lands.
-NOT_RUN = frozenset(
-    {
-        "tests/cli/test_server_signals.py::test_sighup_flushes_logs_and_grants_and_keeps_running",
-    }
-)
+NOT_RUN = frozenset({})
 
 
 def base_id(nodeid: str, mode_param: str = "workers2") -> str:

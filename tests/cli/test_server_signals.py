@@ -68,6 +68,9 @@ def test_sighup_flushes_logs_and_grants_and_keeps_running(tmp_path: Path) -> Non
                 return False
 
         assert _wait_for(reloaded), (datadir / "error.log").read_text()
+        # every worker took the re-read grants (with several workers, consecutive connections reach each of them)
+        assert all(reloaded() for _ in range(3))
+        assert [r[0] for r in _query(srv.port, "SHOW BINARY LOGS")] == ["binlog.000001", "binlog.000002"]
 
         srv.proc.send_signal(signal.SIGUSR1)  # error log only: no binary log rotation
         (datadir / "error.log").rename(datadir / "error.log.2")

@@ -91,7 +91,8 @@ def flush_on_signal(engine: Any, signum: int) -> None:
 
     SIGHUP (RM8 "Unix Signal Handling in MySQL": "reload the grant tables and to flush tables, logs, the thread
     cache, and the host cache"): reopen the error log, rotate the binary log (as FLUSH LOGS: nothing when it is
-    off) and re-read the grant tables (FLUSH PRIVILEGES). SIGUSR1 ("flush the error log, general query log, and
+    off) and re-read the grant tables (FLUSH PRIVILEGES; in a multi-worker server the supervisor signals one worker
+    with SIGHUP, which publishes the accounts to the others, and the others with SIGUSR1). SIGUSR1 ("flush the error log, general query log, and
     slow query log"): reopen the error log only. Tables, thread and host caches have nothing to flush here.
 
     Args:
@@ -115,7 +116,9 @@ def flush_on_signal(engine: Any, signum: int) -> None:
     try:
         conn = engine.storage.connect()
         try:
-            engine.accounts.load(conn)
+            engine.accounts_changed(
+                conn
+            )  # re-read, and published to the other workers of a multi-worker server
         finally:
             conn.close()
     except (GtidkitError, OSError) as err:

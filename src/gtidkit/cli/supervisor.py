@@ -19,7 +19,9 @@ dies), §7 (fork discipline). The supervisor is the ``gtidkit server`` process (
   and forks a replacement, which opens the engine again (one worker: crash recovery; several: the worker open,
   and a replacement of worker 0 takes over the singletons -- the compressor, the replication threads);
 * SIGTERM / SIGINT or a client's SHUTDOWN stop the workers (each shuts down cleanly), then the supervisor;
-  SIGHUP / SIGUSR1 are passed on to the workers (and reopen the supervisor's error log).
+  SIGUSR1 is passed on to every worker (each reopens its error log, as the supervisor does); SIGHUP flushes once
+  for the whole server, as mysqld's one signal thread does: the first live worker gets SIGHUP (rotate the binary
+  log, re-read the grant tables and publish them to the others), every other worker SIGUSR1 (its error log only).
 
 The supervisor itself never opens the engine: with one worker, that worker runs the engine exactly as the
 one-process server does (recovery, the compressor and replication threads all live in it). With
@@ -452,9 +454,9 @@ class Supervisor:
                         log.error(
                             "Could not open file '%s' for error logging: %s", err.filename, err.strerror
                         )
-                    for w in self.workers:
-                        if w.pid and not w.exited.is_set():
-                            _signal(w.pid, sig)
+                    live = [w for w in self.workers if w.pid and not w.exited.is_set()]
+                    for i, w in enumerate(live):
+                        _signal(w.pid, sig if i == 0 else signal.SIGUSR1)
         finally:
             log.info("Normal shutdown")
             self._stop_all()
