@@ -28,8 +28,6 @@ BEHAVIOURS = {
 #: test node id (without the server-mode parameter; a bare function name covers all its other parameters) ->
 #: the key of :data:`BEHAVIOURS` it needs
 KNOWN: dict[str, str] = {
-    "tests/cli/test_binlog_remote.py::test_raw_copy_is_byte_identical[gtids]": "dump",
-    "tests/cli/test_binlog_remote.py::test_raw_copy_is_byte_identical[positions]": "dump",
     "tests/protocol/test_driver_ci.py::test_max_prepared_stmt_count": "status",
     "tests/protocol/test_innodb_status_wire.py::test_transactions_and_lock_wait": "processlist",
     "tests/replication/test_accounts_replicate.py::test_created_account_logs_in_on_the_replica": "replica",

@@ -346,6 +346,25 @@ def test_open_append_truncates_torn_tail(tmp_path: Path) -> None:
     assert scan.transactions[2].begin_pos == spans[1][1]
 
 
+def test_open_append_sets_the_in_use_flag_at_once(tmp_path: Path) -> None:
+    """A second handle (another worker process of the server following the log) sets the flag when it opens, not at
+    its close: the rotation of the first handle clears it, and the second handle's close must leave it cleared
+    (a late buffered write of the flag byte marked a rotated file in use)."""
+    path = tmp_path / "binlog.000001"
+    first = BinlogWriter.create(path, server_id=7)
+    first.write_transaction(
+        Gtid(SID, 1), row_trx(1), last_committed=0, sequence_number=1, immediate_commit_timestamp=T0
+    )
+    first.flush()
+    second = BinlogWriter.open_append(path)
+    assert path.read_bytes()[4 + 17] & 1 == 1
+    first.rotate("binlog.000002")
+    assert path.read_bytes()[4 + 17] & 1 == 0
+    second.close(stop=False, in_use=True, fsync=False)  # "the file is not ours to close"
+    scan = scan_file(path)
+    assert (scan.error, scan.ends_with, scan.in_use) == (None, "ROTATE", False)
+
+
 def test_open_append_rejects_bad_input(tmp_path: Path) -> None:
     path = tmp_path / "binlog.000001"
     write_file(path, trxs=1)

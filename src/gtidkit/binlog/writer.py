@@ -526,6 +526,9 @@ class BinlogWriter:
             flag = fh.read(1)[0]
             fh.seek(FDE_FLAGS_FILE_OFFSET)
             fh.write(bytes([flag | LOG_EVENT_BINLOG_IN_USE_F]))
+            # written now: a buffered write survives the seek (the read buffer covers it) and would land at the
+            # next flush -- a close long after another process of the server rotated the file and cleared the flag
+            fh.flush()
             fh.seek(size)
         except BaseException:
             fh.close()
