@@ -29,7 +29,6 @@ BEHAVIOURS = {
 #: the key of :data:`BEHAVIOURS` it needs
 KNOWN: dict[str, str] = {
     "tests/protocol/test_driver_ci.py::test_max_prepared_stmt_count": "status",
-    "tests/protocol/test_innodb_status_wire.py::test_transactions_and_lock_wait": "processlist",
     "tests/replication/test_accounts_replicate.py::test_created_account_logs_in_on_the_replica": "replica",
     "tests/replication/test_accounts_replicate.py::test_grant_revoke_alter_drop_apply_on_the_replica": "replica",
     "tests/replication/test_accounts_replicate.py::test_readme_read_your_writes_example": "replica",

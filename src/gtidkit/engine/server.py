@@ -49,6 +49,7 @@ from gtidkit.engine.shared.service import PEER_TIMEOUT, ControlService
 from gtidkit.engine.shared.shm import SharedPage
 from gtidkit.engine.shared.write_lock import SharedWriteLock
 from gtidkit.engine.shared_config import SharedConfig
+from gtidkit.engine.statements import innodb_status
 from gtidkit.engine.statements.specs import SPECS
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
@@ -250,14 +251,15 @@ class Server:
         #: value}`` is called per SHOW STATUS and its values replace or join the engine's
         self.status_providers: list[Callable[[], dict[str, str]]] = []
         self.control.register(OP_THREADS, self._answer_threads)
+        innodb_status.serve(self)  # SHOW ENGINE INNODB STATUS's sessions and row counts for the other workers
         #: checks run by SET GLOBAL gtid_mode before the change, called ``(old, new)``; each may raise (the
         #: replica role refuses OFF while a channel uses SOURCE_AUTO_POSITION: 3111)
         self.gtid_mode_guards: list[Callable[[str, str], None]] = []
         self.storage.table_providers[("information_schema", "INNODB_TRX")] = lambda: (
-            lock_waits.innodb_trx_rows(self._lock_view(), self._isolation_of)
+            lock_waits.innodb_trx_rows(self.lock_view(), self._isolation_of)
         )
         self.storage.table_providers[("performance_schema", "data_lock_waits")] = lambda: (
-            lock_waits.data_lock_waits_rows(self._lock_view())
+            lock_waits.data_lock_waits_rows(self.lock_view())
         )
         from gtidkit.engine.statements.admin import Admin
         from gtidkit.engine.statements.locks import LockManager
@@ -695,9 +697,10 @@ class Server:
         if follower is not None and follower.stale():
             follower.catch_up()
 
-    def _lock_view(self) -> lock_waits.LockSnapshot:
-        """The write lock's owner and waiters for INNODB_TRX / data_lock_waits: this process's, or with a shared
-        page every process's (its owner record and waiter table) plus this process's in-process waiters."""
+    def lock_view(self) -> lock_waits.LockSnapshot:
+        """The write lock's owner and waiters for INNODB_TRX / data_lock_waits / SHOW ENGINE INNODB STATUS: this
+        process's, or with a shared page every process's (its owner record and waiter table) plus this process's
+        in-process waiters."""
         shared = self._shared_lock
         return self.lock_waits if shared is None else _MergedLockView(self.lock_waits, shared)
 

@@ -25,11 +25,17 @@ is the bytes of the database file and its WAL; database pages are SQLite's pages
 128 MiB pool of 16 KiB pages; read views are the sessions in a transaction. Counters the engine does not keep
 (semaphores, I/O operations, rows read, adaptive hash index) are 0; rows inserted / updated / deleted are counted
 as statements write them.
+
+In a multi-worker server the TRANSACTIONS list, the read views and the row counts are the whole server's: the
+asking worker adds what every other worker answers to the control op ``OP_INNODB_STATUS`` (:func:`serve`: its
+sessions and its row counts), as InnoDB's one process walks every ``trx_t``.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import json
+import logging
 import os
 import threading
 import time
@@ -37,12 +43,16 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine.results import StatementResult
+from gtidkit.engine.shared.control import OP_INNODB_STATUS
+from gtidkit.engine.shared.service import PEER_TIMEOUT
 
 if TYPE_CHECKING:
     from gtidkit.engine.server import Server
     from gtidkit.engine.session import Session
 
-__all__ = ["count_rows", "innodb_status_text", "show_engine_innodb_status"]
+__all__ = ["count_rows", "innodb_status_text", "serve", "show_engine_innodb_status"]
+
+log = logging.getLogger("gtidkit.server")
 
 #: MySQL's default innodb_buffer_pool_size (128 MiB) in 16 KiB pages: the pool the page counts are reported in
 _POOL_PAGES = 8192
@@ -61,6 +71,44 @@ def count_rows(server: Server, changes: list[Any]) -> None:
         counts = _ROWS[server] = {"insert": 0, "update": 0, "delete": 0}
     for ch in changes:
         counts[ch.kind] += 1
+
+
+def _local_entries(server: Server, asking: Session | None) -> list[dict[str, Any]]:
+    """This process's sessions as the TRANSACTIONS list needs them: id, whether in a transaction, the ``MySQL
+    thread id`` line, whether it is the asking session."""
+    return [
+        {"id": s.id, "trx": s.in_transaction(), "line": _thread_line(s, asking), "asking": s is asking}
+        for s in server.sessions()
+    ]
+
+
+def _rows(server: Server) -> dict[str, int]:
+    return dict(_ROWS.get(server) or {"insert": 0, "update": 0, "delete": 0})
+
+
+def serve(server: Server) -> None:
+    """Answer ``OP_INNODB_STATUS`` for the other workers of a multi-worker server: this process's sessions and row
+    counts (JSON). Harmless in one process: the control service never starts there."""
+    server.control.register(
+        OP_INNODB_STATUS,
+        lambda _m: json.dumps({"sessions": _local_entries(server, None), "rows": _rows(server)}).encode(),
+    )
+
+
+def _server_wide(server: Server, asking: Session | None) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Every worker's sessions (sorted by id) and the summed row counts: this process's, plus the other workers'
+    answers (a worker that does not answer within PEER_TIMEOUT is left out, with a warning)."""
+    entries, rows = _local_entries(server, asking), _rows(server)
+    for worker, answer in sorted(server.control.ask_peers(OP_INNODB_STATUS, timeout=PEER_TIMEOUT).items()):
+        if answer is None:
+            log.warning("worker %d did not answer for SHOW ENGINE INNODB STATUS", worker)
+            continue
+        theirs = json.loads(answer)
+        entries.extend(theirs["sessions"])
+        for kind, n in theirs["rows"].items():
+            rows[kind] = rows.get(kind, 0) + int(n)
+    entries.sort(key=lambda e: int(e["id"]))
+    return entries, rows
 
 
 def _section(title: str) -> str:
@@ -87,6 +135,7 @@ def innodb_status_text(server: Server, asking: Session | None = None, query: str
     interval = max(1, int(now - last))
     stamp = _dt.datetime.fromtimestamp(now).strftime("%Y-%m-%d %H:%M:%S")
     uptime = max(0, int(now - server.started_at))
+    entries, rows = _server_wide(server, asking)
     out = [
         "\n=====================================\n",
         f"{stamp} 0x{threading.get_ident():x} INNODB MONITOR OUTPUT\n",
@@ -102,7 +151,7 @@ def innodb_status_text(server: Server, asking: Session | None = None, query: str
         "RW-excl spins 0, rounds 0, OS waits 0\n",
         "RW-sx spins 0, rounds 0, OS waits 0\n",
         "Spin rounds per wait: 0.00 RW-shared, 0.00 RW-excl, 0.00 RW-sx\n",
-        _transactions(server, asking, now, query),
+        _transactions(server, entries, now, query),
         _section("FILE I/O"),
         *(
             f"I/O thread {i} state: waiting for completed aio requests ({kind} thread)\n"
@@ -121,7 +170,7 @@ def innodb_status_text(server: Server, asking: Session | None = None, query: str
         "0.00 hash searches/s, 0.00 non-hash searches/s\n",
         _log(server),
         _buffer_pool(server),
-        _row_operations(server),
+        _row_operations(entries, rows),
         "----------------------------\n",
         "END OF INNODB MONITOR OUTPUT\n",
         "============================\n",
@@ -138,11 +187,11 @@ _IO_THREADS = [
 ]
 
 
-def _transactions(server: Server, asking: Session | None, now: float, query: str) -> str:
-    """TRANSACTIONS: the counters, then one block per session (``LIST OF TRANSACTIONS FOR EACH SESSION``)."""
-    waits = server.lock_waits
-    owner, owner_since, waiters = waits.snapshot()
-    counter = waits.acquisitions + 1
+def _transactions(server: Server, entries: list[dict[str, Any]], now: float, query: str) -> str:
+    """TRANSACTIONS: the counters, then one block per session of every worker (``LIST OF TRANSACTIONS FOR EACH
+    SESSION``; ``entries`` as :func:`_server_wide` returns them)."""
+    owner, owner_since, waiters = server.lock_view().snapshot()  # every worker's owner and waiters
+    counter = server.lock_waits.acquisitions + 1
     lines = [
         _section("TRANSACTIONS"),
         f"Trx id counter {counter}\n",
@@ -150,27 +199,28 @@ def _transactions(server: Server, asking: Session | None, now: float, query: str
         "History list length 0\n",
         "LIST OF TRANSACTIONS FOR EACH SESSION:\n",
     ]
-    for s in sorted(server.sessions(), key=lambda s: s.id):
-        waiting_since = waiters.get(s.id)
-        active = s.in_transaction() or s.id == owner or waiting_since is not None
+    for e in entries:
+        sid = int(e["id"])
+        waiting_since = waiters.get(sid)
+        active = e["trx"] or sid == owner or waiting_since is not None
         if not active:
-            lines.append(f"---TRANSACTION {_NOT_STARTED_BASE + s.id}, not started\n")
+            lines.append(f"---TRANSACTION {_NOT_STARTED_BASE + sid}, not started\n")
             lines.append("0 lock struct(s), heap size 1128, 0 row lock(s)\n")
         else:
-            started = owner_since if s.id == owner else (waiting_since or now)
-            lines.append(f"---TRANSACTION {s.id}, ACTIVE {max(0, int(now - started))} sec\n")
-            locks = 1 if s.id == owner or waiting_since is not None else 0
+            started = owner_since if sid == owner else (waiting_since or now)
+            lines.append(f"---TRANSACTION {sid}, ACTIVE {max(0, int(now - started))} sec\n")
+            locks = 1 if sid == owner or waiting_since is not None else 0
             wait = "LOCK WAIT " if waiting_since is not None else ""
             lines.append(f"{wait}{locks} lock struct(s), heap size 1128, 0 row lock(s)\n")
-        lines.append(_thread_line(s, asking))
-        if s is asking:
+        lines.append(e["line"])
+        if e["asking"]:
             lines.append(f"{query.strip()}\n")
         if waiting_since is not None:
             lines.append(
                 f"------- TRX HAS BEEN WAITING {max(0, int(now - waiting_since))} SEC FOR THIS LOCK TO BE GRANTED:\n"
             )
             holder = f" held by trx id {owner}" if owner else ""
-            lines.append(f"TABLE LOCK table `gtidkit`.`write` trx id {s.id} lock mode X waiting{holder}\n")
+            lines.append(f"TABLE LOCK table `gtidkit`.`write` trx id {sid} lock mode X waiting{holder}\n")
             lines.append("------------------\n")
     return "".join(lines)
 
@@ -241,11 +291,10 @@ def _buffer_pool(server: Server) -> str:
     )
 
 
-def _row_operations(server: Server) -> str:
+def _row_operations(entries: list[dict[str, Any]], rows: dict[str, int]) -> str:
     """ROW OPERATIONS: read views are the sessions in a transaction; rows written as :func:`count_rows` counted
-    them (rows read are not counted: 0)."""
-    views = sum(1 for s in server.sessions() if s.in_transaction())
-    rows = _ROWS.get(server) or {"insert": 0, "update": 0, "delete": 0}
+    them (rows read are not counted: 0); both over every worker (:func:`_server_wide`)."""
+    views = sum(1 for e in entries if e["trx"])
     return _section("ROW OPERATIONS") + "".join(
         [
             "0 queries inside InnoDB, 0 queries in queue\n",
