@@ -28,7 +28,6 @@ BEHAVIOURS = {
 #: test node id (without the server-mode parameter; a bare function name covers all its other parameters) ->
 #: the key of :data:`BEHAVIOURS` it needs
 KNOWN: dict[str, str] = {
-    "tests/protocol/test_driver_ci.py::test_max_prepared_stmt_count": "status",
     "tests/replication/test_accounts_replicate.py::test_created_account_logs_in_on_the_replica": "replica",
     "tests/replication/test_accounts_replicate.py::test_grant_revoke_alter_drop_apply_on_the_replica": "replica",
     "tests/replication/test_accounts_replicate.py::test_readme_read_your_writes_example": "replica",

@@ -49,7 +49,7 @@ from gtidkit.engine.shared.service import PEER_TIMEOUT, ControlService
 from gtidkit.engine.shared.shm import SharedPage
 from gtidkit.engine.shared.write_lock import SharedWriteLock
 from gtidkit.engine.shared_config import SharedConfig
-from gtidkit.engine.statements import innodb_status
+from gtidkit.engine.statements import innodb_status, prepared
 from gtidkit.engine.statements.specs import SPECS
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
@@ -618,6 +618,8 @@ class Server:
         """Drop ``s`` from the session table (called by :meth:`Session.close`)."""
         with self._sessions_lock:
             self._sessions.pop(s.id, None)
+        if self.shared_page is not None:
+            prepared.publish_prepared(self)  # its statements no longer count (Prepared_stmt_count)
         if self.binlog is not None:
             with self.binlog.lock:
                 self.binlog.tracker.forget_session(s.id)

@@ -224,10 +224,22 @@ class Session:
         """
         if self.closed:
             raise mysql_error(2006)
-        stmt = prepared.prepare(self, self.lexed(sql))
-        if self.authorizer is not None and stmt.kind in _CHECKED_WHEN_PREPARED:
-            self._authorize_prepared(stmt)  # MySQL checks a prepared statement's privileges at PREPARE too
+        try:
+            stmt = prepared.prepare(self, self.lexed(sql))
+            if self.authorizer is not None and stmt.kind in _CHECKED_WHEN_PREPARED:
+                self._authorize_prepared(
+                    stmt
+                )  # MySQL checks a prepared statement's privileges at PREPARE too
+        except BaseException:
+            prepared.publish_prepared(self.server)  # the place check_prepared_limit reserved is free again
+            raise
         return stmt
+
+    def set_wire_prepared(self, count: int) -> None:
+        """The wire server holds ``count`` COM_STMT_PREPARE statements for this session now (Prepared_stmt_count,
+        max_prepared_stmt_count; published to the other workers of a multi-worker server)."""
+        self.wire_prepared = count
+        prepared.publish_prepared(self.server)
 
     def _authorize_prepared(self, stmt: Any) -> None:
         """The privilege check of a prepared SELECT / DML (its template), skipped when it passed for this statement

@@ -115,6 +115,10 @@ class SessionAPI(Protocol):
     #: COM_STMT_PREPARE statements the wire server holds for the session (Prepared_stmt_count)
     wire_prepared: int
 
+    def set_wire_prepared(self, count: int) -> None:
+        """Record (and publish across workers) how many COM_STMT_PREPARE statements the wire server holds."""
+        ...
+
     #: whether the client connection is TLS (CHANGE REPLICATION SOURCE's note 1759 looks at it)
     secure_transport: bool
 
@@ -297,7 +301,7 @@ def set_tls(session: SessionAPI, cipher: str, version: str) -> None:
 def set_wire_prepared(session: SessionAPI, count: int) -> None:
     """Tell the engine session how many COM_STMT_PREPARE statements the wire server holds for it
     (Prepared_stmt_count, max_prepared_stmt_count)."""
-    session.wire_prepared = count
+    session.set_wire_prepared(count)
 
 
 def start_interactive(session: SessionAPI) -> None:

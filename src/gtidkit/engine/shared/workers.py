@@ -1,7 +1,9 @@
 """Per-worker liveness slots of the shared page, and what a worker's death releases (issue 21, §5.6).
 
 Slot ``worker_id`` (0 = the supervisor) holds the worker's pid, an incarnation number bumped at every
-registration (a replacement worker reuses the id of the one it replaces) and its start time. When a worker dies
+registration (a replacement worker reuses the id of the one it replaces), its start time and the number of
+prepared statements its sessions hold (Prepared_stmt_count is the sum over the live workers: :func:`set_prepared`,
+:func:`prepared_total`; a dead worker's statements go with its slot). When a worker dies
 (SIGKILL included) the kernel drops its ``flock`` locks, but its rows in the shared page stay: the supervisor, told
 by SIGCHLD, calls :func:`clear_worker`, which drops the GTIDs its sessions owned, its waiter slots and its record
 as the write lock's holder, then wakes whoever waited on them. That is what mysqld does for a thread that ends:
@@ -24,7 +26,9 @@ __all__ = [
     "WorkerSlot",
     "clear_worker",
     "is_alive",
+    "prepared_total",
     "register_worker",
+    "set_prepared",
     "worker_slot",
     "workers",
 ]
@@ -32,6 +36,7 @@ __all__ = [
 _SLOT = struct.Struct("@QQd")  # pid (0 = free), incarnation, started at
 _TAIL = struct.Struct("@Qd")  # the same without the pid word (a single store of its own)
 _SIZE = 32
+_PREPARED = 24  # offset in the slot of the worker's prepared-statement count (one writer: the worker)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +87,7 @@ def register_worker(page: SharedPage, worker_id: int, pid: int | None = None) ->
     with page.locked():
         _pid, incarnation, _started = _SLOT.unpack_from(page.buf, base)
         _TAIL.pack_into(page.buf, base + 8, incarnation + 1, time.time())
+        page.set_word(base + _PREPARED, 0)  # a replacement starts without its predecessor's statements
         page.set_word(base, os.getpid() if pid is None else pid)  # one store: read without the lock
     return int(incarnation) + 1
 
@@ -101,6 +107,26 @@ def workers(page: SharedPage) -> list[WorkerSlot]:
         if slot.pid:
             out.append(slot)
     return out
+
+
+def set_prepared(page: SharedPage, worker_id: int, count: int) -> None:
+    """Publish that worker ``worker_id``'s sessions hold ``count`` prepared statements (one store; the worker is
+    the word's only writer, so it calls this under its own lock or the page lock).
+
+    Raises:
+        ValueError: ``worker_id`` is outside the page's worker table.
+    """
+    page.set_word(_base(page, worker_id) + _PREPARED, count)
+
+
+def prepared_total(page: SharedPage, exclude: int | None = None) -> int:
+    """The prepared statements the live workers published (:func:`set_prepared`), ``exclude``'s left out."""
+    total = 0
+    for worker_id in range(page.layout.workers):
+        base = _base(page, worker_id)
+        if worker_id != exclude and page.word(base):
+            total += page.word(base + _PREPARED)
+    return total
 
 
 def is_alive(page: SharedPage, worker_id: int) -> bool:
@@ -134,6 +160,7 @@ def clear_worker(page: SharedPage, worker_id: int) -> ClearedWorker:
         held = bool(pid) and holder_worker == worker_id
         if held:
             page.set_write_owner(0, 0, 0, 0.0)
+        page.set_word(base + _PREPARED, 0)
         page.set_word(base, 0)
     for sid_index, gno in gtids:
         waiters.wake_matching(page, waiters.GTID, sid_index, gno)

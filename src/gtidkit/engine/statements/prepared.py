@@ -24,6 +24,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from gtidkit.engine.results import Column, StatementResult
+from gtidkit.engine.shared import workers
 from gtidkit.engine.sql.exec_result import bindable
 from gtidkit.engine.sql.hints import max_execution_time_hint
 from gtidkit.errors import MySQLError
@@ -44,6 +45,7 @@ __all__ = [
     "placeholder_positions",
     "prepare",
     "prepared_count",
+    "publish_prepared",
     "sql_execute",
     "sql_prepare",
 ]
@@ -249,20 +251,54 @@ def _template(text: str, positions: list[int]) -> str:
     return "".join(out)
 
 
+def _local_count(server: Any) -> int:
+    """Statements prepared now in the sessions of this process (SQL PREPARE and COM_STMT_PREPARE alike)."""
+    return sum(len(s.sql_prepared) + s.wire_prepared for s in server.sessions())
+
+
 def prepared_count(session: Session) -> int:
-    """Statements prepared now in every session of ``session``'s server (Prepared_stmt_count)."""
-    return sum(len(s.sql_prepared) + s.wire_prepared for s in session.server.sessions())
+    """Statements prepared now in every session of ``session``'s server (Prepared_stmt_count): this process's,
+    plus what the other workers of a multi-worker server published in the shared page (MySQL counts the whole
+    server: ``Prepared_statement_map``'s global ``prepared_stmt_count``)."""
+    server = session.server
+    local = _local_count(server)
+    page = server.shared_page
+    if page is None:
+        return local
+    return local + workers.prepared_total(page, exclude=server.worker_id)
+
+
+def publish_prepared(server: Any) -> None:
+    """This process's sessions prepared or dropped statements: publish their count for the other workers
+    (nothing without a shared page)."""
+    page = server.shared_page
+    if page is not None:
+        with page.locked():  # against a reservation of another thread of this process (check_prepared_limit)
+            workers.set_prepared(page, server.worker_id, _local_count(server))
 
 
 def check_prepared_limit(session: Session) -> None:
-    """Refuse one more prepared statement past ``max_prepared_stmt_count`` (``Prepared_statement_map::insert``).
+    """Refuse one more prepared statement past ``max_prepared_stmt_count`` (``Prepared_statement_map::insert``,
+    which checks and counts under ``LOCK_prepared_stmt_count``). With other workers the check and a reservation of
+    the new statement (this process's count + 1, published) are made under the page lock, so two workers cannot
+    both take the last place; the caller publishes the true count once the statement is kept or refused
+    (:func:`publish_prepared`).
 
     Raises:
         MySQLError: 1461 ER_MAX_PREPARED_STMT_COUNT_REACHED.
     """
-    limit = int(session.server.globals.values["max_prepared_stmt_count"])
-    if prepared_count(session) >= limit:
-        raise mysql_error(1461, limit)
+    server = session.server
+    limit = int(server.globals.values["max_prepared_stmt_count"])
+    page = server.shared_page
+    if page is None:
+        if _local_count(server) >= limit:
+            raise mysql_error(1461, limit)
+        return
+    with page.locked():
+        local = _local_count(server)
+        if local + workers.prepared_total(page, exclude=server.worker_id) >= limit:
+            raise mysql_error(1461, limit)
+        workers.set_prepared(page, server.worker_id, local + 1)
 
 
 def prepare(session: Session, sql: str) -> PreparedStatement:
@@ -485,7 +521,10 @@ def sql_prepare(session: Session, stmt: Statement) -> StatementResult:
     else:
         text = stmt.info["text"]
     session.sql_prepared.pop(name, None)
-    session.sql_prepared[name] = prepare(session, text)
+    try:
+        session.sql_prepared[name] = prepare(session, text)
+    finally:
+        publish_prepared(session.server)
     return StatementResult(info="Statement prepared")
 
 
@@ -514,4 +553,5 @@ def deallocate(session: Session, stmt: Statement) -> StatementResult:
     name = stmt.info["name"]
     if session.sql_prepared.pop(name.lower(), None) is None:
         raise mysql_error(1243, name, "DEALLOCATE PREPARE")
+    publish_prepared(session.server)
     return StatementResult()
