@@ -44,7 +44,7 @@ from gtidkit.engine.server_version import Release, resolve
 from gtidkit.engine.session import Session, now_us
 from gtidkit.engine.shared import waiters, workers
 from gtidkit.engine.shared.binlog_end import BinlogEnd
-from gtidkit.engine.shared.control import OP_THREADS, ControlMessage
+from gtidkit.engine.shared.control import OP_COMPRESS, OP_THREADS, ControlMessage
 from gtidkit.engine.shared.service import PEER_TIMEOUT, ControlService
 from gtidkit.engine.shared.shm import SharedPage
 from gtidkit.engine.shared.write_lock import SharedWriteLock
@@ -251,6 +251,7 @@ class Server:
         #: value}`` is called per SHOW STATUS and its values replace or join the engine's
         self.status_providers: list[Callable[[], dict[str, str]]] = []
         self.control.register(OP_THREADS, self._answer_threads)
+        self.control.register(OP_COMPRESS, lambda _m: self.request_compression())
         innodb_status.serve(self)  # SHOW ENGINE INNODB STATUS's sessions and row counts for the other workers
         #: checks run by SET GLOBAL gtid_mode before the change, called ``(old, new)``; each may raise (the
         #: replica role refuses OFF while a channel uses SOURCE_AUTO_POSITION: 3111)
@@ -438,6 +439,38 @@ class Server:
             follower.refresh(force)
         if force:
             self.refresh_shared()
+
+    # ------------------------------------------------------------------ the gtid_executed compressor
+    def request_compression(self) -> None:
+        """Wake the gtid_executed compressor for a pass (a rotation saved the closed file's GTIDs, or the period's
+        transactions were saved): here when this process runs it, else worker 0's (control op OP_COMPRESS; lost
+        only while worker 0 is being replaced, whose successor runs a launch pass)."""
+        if self.singletons:
+            self.compressor.request()
+        else:
+            self.control.notify(0, OP_COMPRESS)
+
+    def transactions_saved(self, n: int = 1) -> None:
+        """``n`` transactions were saved to mysql.gtid_executed (binary log off; ``n`` 0: the period changed).
+
+        One process: the compressor counts them (``Compressor.transactions_saved``). Several: MySQL's compressor
+        wakes every ``gtid_executed_compression_period`` transactions of the whole server
+        (``Gtid_state::update_gtids_impl`` counts every THD's commit), so every process adds to the shared page's
+        ``gtid_saved`` counter, and the one that completes a period asks for a pass (:meth:`request_compression`).
+        """
+        page = self.shared_page
+        if page is None:
+            self.compressor.transactions_saved(n)
+            return
+        period = int(self.globals.values["gtid_executed_compression_period"])
+        with page.locked():  # several writers: every committing process
+            total = page.counter("gtid_saved").add(n) if n else page.counter("gtid_saved").get()
+            base = page.counter("gtid_saved_base")
+            due = period > 0 and total - base.get() >= period
+            if due:
+                base.set(total)
+        if due:
+            self.request_compression()
 
     @property
     def commit_log_followed(self) -> bool:
@@ -850,7 +883,7 @@ class Server:
             return
         self.binlog_file_gtids = GtidSet()
         self.save_binlog_gtids_locked(closed_gtids, record_start=True)
-        self.compressor.request()
+        self.request_compression()
         self.admin.expire_logs_locked()
 
     def disable_binlog(self, db: Any = None) -> None:

@@ -133,8 +133,9 @@ def _follows(ctx: SetContext, old: Any, new: Any) -> None:
 
 
 def _compression_period_changed(server: Any, _old: Any, _new: Any) -> None:
-    """gtid_executed_compression_period: wake the compressor (of the process that runs it) to re-read it."""
-    server.compressor.period_changed()
+    """gtid_executed_compression_period: re-check the transactions saved against the new period (the process
+    that completes a period wakes the compressor, wherever it runs: ``Server.transactions_saved``)."""
+    server.transactions_saved(0)
 
 
 def _read_only_changed(ctx: SetContext, _old: Any, new: Any) -> None:

@@ -24,7 +24,6 @@ from gtidkit.engine.binlog.transaction_events import LoggingServer, LoggingSessi
 if TYPE_CHECKING:
     from gtidkit.engine.binlog.group_sync import GroupSync
     from gtidkit.engine.binlog.log import BinlogLog
-    from gtidkit.engine.gtid.compressor import Compressor
     from gtidkit.engine.gtid.gtid_next import GtidNext
     from gtidkit.engine.gtid.state import GtidState
     from gtidkit.engine.gtid.table import GtidTable
@@ -128,9 +127,8 @@ class CommitServer(LoggingServer, BinlogErrorServer, Protocol):
         """mysql.gtid_executed."""
         ...
 
-    @property
-    def compressor(self) -> Compressor:
-        """The gtid_executed compression thread (counts the rows saved)."""
+    def transactions_saved(self, n: int = 1) -> None:
+        """Count ``n`` transactions saved to mysql.gtid_executed (the compressor's period, server-wide)."""
         ...
 
     @property

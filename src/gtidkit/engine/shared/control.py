@@ -35,6 +35,7 @@ from gtidkit.errors import GtidkitError
 
 __all__ = [
     "CHUNK",
+    "OP_COMPRESS",
     "OP_INNODB_STATUS",
     "OP_KILL",
     "OP_KILL_QUERY",
@@ -62,7 +63,7 @@ _STOP = 0xFFFF  # op of the datagram close() sends itself to end serve()
 #: ops used by the multi-worker server; who answers each, and its body, is said where it is registered
 #: (:class:`~gtidkit.engine.shared.service.ControlService`): KILL / KILL QUERY / PROCESSLIST / STATUS in
 #: ``protocol/admin.py``, THREADS in ``engine/server.py``, ZOMBIE_DUMP in ``replication/source.py``, INNODB_STATUS in
-#: ``engine/statements/innodb_status.py``. A new feature appends its op here.
+#: ``engine/statements/innodb_status.py``, COMPRESS in ``engine/server.py``. A new feature appends its op here.
 OP_PING = 1
 OP_WAKE = 2
 OP_KILL = 3
@@ -72,6 +73,7 @@ OP_THREADS = 6
 OP_STATUS = 7
 OP_ZOMBIE_DUMP = 8
 OP_INNODB_STATUS = 9
+OP_COMPRESS = 10
 
 _request_ids = itertools.count(1)
 _local = threading.local()

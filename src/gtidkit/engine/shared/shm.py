@@ -68,7 +68,7 @@ PAGE_FILE = "gtidkit.shm"
 PAGE_LOCK_FILE = "gtidkit.shm.lock"
 MAGIC = b"GTIDKSHM"
 #: layout version: a page of another version is refused (rebuilt by the next start-up)
-VERSION = 2
+VERSION = 3
 
 #: the named counters, in page order. One writer each, or written under the page lock only (``*_waiters``).
 COUNTERS: tuple[str, ...] = (
@@ -90,6 +90,8 @@ COUNTERS: tuple[str, ...] = (
     "binlog_waiters",  # registered binlog readers (dump threads) waiting for the end to move
     "executed_waiters",  # registered WAIT_FOR_EXECUTED_GTID_SET waiters: committers wake them only when > 0
     "catalog_generation",  # bumped by the write lock's holder when its transaction changed the catalog (DDL)
+    "gtid_saved",  # transactions saved to mysql.gtid_executed with the binary log off, every process (page lock)
+    "gtid_saved_base",  # gtid_saved when the compressor was last asked for a pass by the period (page lock)
 )
 
 _HEADER = struct.Struct("=8sII16sQdIIII")  # magic, version, page size, token, pid, built at, 4 slot counts

@@ -1,0 +1,126 @@
+"""What MySQL counts for the whole server stays server-wide with ``gtidkit server --workers=2`` (issue 21 step 6):
+the gtid_executed compressor's period, rotation passes, Prepared_stmt_count and max_prepared_stmt_count, and the
+SHOW GLOBAL STATUS counters summed over the workers.
+
+Connections are placed in a given worker by opening them one after another (round-robin) until
+``@@gtidkit_worker_id`` says so; every expected value comes from MySQL's definition of the counter or variable
+(RM8 "Server Status Variables", "gtid_executed_compression_period", "max_prepared_stmt_count").
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+import pymysql
+import pytest
+
+from tests.cli.test_supervisor import GTIDS, SOURCE, connect, query, wait_until
+from tests.cli.test_worker_death import in_worker, kill_and_wait_for_replacement
+from tests.protocol.server_proc import ServerProcess, running_server
+
+pytestmark = pytest.mark.xdist_group("workers_server_wide")
+
+
+def _server_uuid(port: int) -> str:
+    with connect(port) as c:
+        return str(query(c, "SELECT @@server_uuid")[0][0])
+
+
+def _table_rows(port: int, uuid: str) -> int:
+    with connect(port) as c:
+        return int(query(c, f"SELECT COUNT(*) FROM mysql.gtid_executed WHERE source_uuid = '{uuid}'")[0][0])
+
+
+@pytest.fixture
+def binlog_off(tmp_path: Path) -> Iterator[ServerProcess]:
+    """Two workers, binary log off, compression every 4 transactions."""
+    args = (*GTIDS, "--skip-log-bin", "--workers=2", "--gtid-executed-compression-period=4")
+    with running_server(tmp_path / "d", *args, base=(), supervised=True) as srv:
+        yield srv
+
+
+def _commit_as(c: pymysql.connections.Connection, gno: int) -> None:
+    """Commit a row with the GTID ``SOURCE:gno`` (as a replica's applier does: with the binary log off, only
+    transactions with a given GTID have one to save)."""
+    query(c, f"SET gtid_next = '{SOURCE}:{gno}'")
+    query(c, f"INSERT INTO d.t VALUES ({gno})")
+    query(c, "SET gtid_next = AUTOMATIC")
+
+
+def test_compression_period_counts_the_commits_of_every_worker(binlog_off: ServerProcess) -> None:
+    """Binary log off: the compressor (in worker 0) wakes every ``period`` transactions saved to
+    mysql.gtid_executed by any worker; 2 commits in each worker make the period of 4 (neither worker alone does)."""
+    port = binlog_off.port
+    with in_worker(port, 0) as c:
+        query(c, "CREATE DATABASE d")  # no GTID with the binary log off: nothing saved
+        query(c, "CREATE TABLE d.t (a INT)")
+    with ExitStack() as stack:
+        w0 = stack.enter_context(in_worker(port, 0))
+        w1 = stack.enter_context(in_worker(port, 1))
+        for gno, c in ((1, w0), (2, w1), (3, w0)):  # one short of the period
+            _commit_as(c, gno)
+        time.sleep(1.0)  # a pass now would be one transaction early
+        assert _table_rows(port, SOURCE) == 3
+        _commit_as(w1, 4)  # the 4th, in worker 1: the period is complete
+        wait_until(lambda: _table_rows(port, SOURCE) == 1, what="the compressor's pass")
+        sql = f"SELECT interval_start, interval_end FROM mysql.gtid_executed WHERE source_uuid = '{SOURCE}'"
+        assert query(w1, sql) == ((1, 4),)
+
+
+def test_a_rotation_in_worker_1_wakes_the_compressor(tmp_path: Path) -> None:
+    """Binary log on: a rotation saves the closed file's GTIDs and wakes the compressor, wherever it happens (FLUSH
+    BINARY LOGS in worker 1; the compressor runs in worker 0)."""
+    args = (*GTIDS, "--log-bin", "--workers=2", "--gtid-executed-compression-period=0")
+    with running_server(tmp_path / "d", *args, base=(), supervised=True) as srv:
+        uuid = _server_uuid(srv.port)
+        with in_worker(srv.port, 0) as c:
+            query(c, "CREATE DATABASE d")
+            query(c, "CREATE TABLE d.t (a INT)")
+            for i in range(4):
+                query(c, f"INSERT INTO d.t VALUES ({i})")
+        with in_worker(srv.port, 1) as c:
+            query(c, "FLUSH BINARY LOGS")
+        wait_until(lambda: _table_rows(srv.port, uuid) == 1, what="the compressor's pass after the rotation")
+
+
+def _prepared(port: int) -> int:
+    with connect(port) as c:
+        return int(query(c, "SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")[0][1])
+
+
+def test_prepared_stmt_count_and_its_limit_are_server_wide(binlog_off: ServerProcess) -> None:
+    """Prepared_stmt_count sums the statements of every worker's sessions; ``max_prepared_stmt_count`` refuses the
+    statement that would pass it with 1461 in whichever worker it is prepared; a closed connection's statements
+    and a killed worker's no longer count."""
+    port = binlog_off.port
+    with ExitStack() as stack:
+        w0 = stack.enter_context(in_worker(port, 0))
+        w1 = in_worker(port, 1)  # closed by the test
+        stack.callback(lambda: w1.close() if w1.open else None)
+        query(w0, "PREPARE a FROM 'SELECT 1'")
+        query(w1, "PREPARE b FROM 'SELECT 2'")
+        query(w1, "PREPARE c FROM 'SELECT 3'")
+        assert _prepared(port) == 3
+        query(w1, "SET GLOBAL max_prepared_stmt_count = 4")
+        query(w0, "PREPARE d FROM 'SELECT 4'")
+        for c in (w0, w1):
+            with pytest.raises(pymysql.err.OperationalError) as err:
+                query(c, "PREPARE e FROM 'SELECT 5'")
+            assert err.value.args == (
+                1461,
+                "Can't create more than max_prepared_stmt_count statements (current value: 4)",
+            )
+        query(w0, "DEALLOCATE PREPARE a")
+        query(w1, "PREPARE e FROM 'SELECT 5'")  # room again, taken from the other worker
+        assert _prepared(port) == 4
+        w1.close()
+        wait_until(lambda: _prepared(port) == 1, what="worker 1's closed connection to leave the count")
+        w1b = stack.enter_context(in_worker(port, 1))
+        query(w1b, "PREPARE f FROM 'SELECT 6'")
+        assert _prepared(port) == 2
+        kill_and_wait_for_replacement(binlog_off, 1)
+        assert _prepared(port) == 1
+        query(w0, "SET GLOBAL max_prepared_stmt_count = DEFAULT")
