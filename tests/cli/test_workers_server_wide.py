@@ -124,3 +124,56 @@ def test_prepared_stmt_count_and_its_limit_are_server_wide(binlog_off: ServerPro
         kill_and_wait_for_replacement(binlog_off, 1)
         assert _prepared(port) == 1
         query(w0, "SET GLOBAL max_prepared_stmt_count = DEFAULT")
+
+
+def _status(c: pymysql.connections.Connection, sql: str) -> dict[str, int]:
+    with c.cursor() as cur:
+        cur.execute(sql)
+        return {name: int(value) for name, value in cur.fetchall()}
+
+
+SUMMED = (
+    "SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions', 'Bytes_received', 'Bytes_sent', "
+    "'Innodb_rows_inserted', 'Innodb_rows_updated', 'Innodb_rows_deleted', 'Uptime')"
+)
+
+
+def test_status_counters_are_summed_over_the_workers(binlog_off: ServerProcess) -> None:
+    """Questions, Bytes_received / Bytes_sent and Innodb_rows_* count the whole server: what worker 1's session did
+    shows in worker 0's SHOW GLOBAL STATUS; Uptime is the server's, also in a replaced worker."""
+    port = binlog_off.port
+    with ExitStack() as stack:
+        w0 = stack.enter_context(in_worker(port, 0))
+        w1 = stack.enter_context(in_worker(port, 1))
+        query(w0, "CREATE DATABASE d")
+        query(w0, "CREATE TABLE d.t (a INT)")
+        before = _status(w0, SUMMED)
+        statements = [
+            "INSERT INTO d.t VALUES (1), (2), (3)",
+            "UPDATE d.t SET a = a + 10 WHERE a < 3",
+            "DELETE FROM d.t",
+        ]
+        for sql in statements:
+            query(w1, sql)
+        after = _status(w0, SUMMED)
+        # the SHOW itself (counted when it arrives) and worker 1's three statements
+        assert after["Questions"] - before["Questions"] == 1 + len(statements)
+        # the first SHOW's packet (its bytes are counted once it is answered) and worker 1's COM_QUERY packets:
+        # 4-byte header + command byte + text each
+        packet = [4 + 1 + len(sql) for sql in (SUMMED, *statements)]
+        assert after["Bytes_received"] - before["Bytes_received"] == sum(packet)
+        # at least the first SHOW's rows and worker 1's three OK packets (header + 7 bytes)
+        assert after["Bytes_sent"] - before["Bytes_sent"] > 3 * 11 + 7 * 20
+        assert after["Innodb_rows_inserted"] - before["Innodb_rows_inserted"] == 3
+        assert after["Innodb_rows_updated"] - before["Innodb_rows_updated"] == 2
+        assert after["Innodb_rows_deleted"] - before["Innodb_rows_deleted"] == 3
+        assert _status(w1, SUMMED)["Innodb_rows_inserted"] == after["Innodb_rows_inserted"]
+    wait_until(lambda: _uptime(port, 0) >= 3, what="three seconds of uptime")
+    kill_and_wait_for_replacement(binlog_off, 1)
+    with in_worker(port, 1) as c1, in_worker(port, 0) as c0:
+        assert _status(c1, SUMMED)["Uptime"] >= _status(c0, SUMMED)["Uptime"] - 1 >= 2
+
+
+def _uptime(port: int, worker: int) -> int:
+    with in_worker(port, worker) as c:
+        return _status(c, "SHOW GLOBAL STATUS LIKE 'Uptime'")["Uptime"]

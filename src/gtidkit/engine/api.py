@@ -18,6 +18,7 @@ of their contract is the :class:`~gtidkit.engine.session.Session` / :class:`~gti
   of LOCAL, for its privilege check (INSERT / DELETE on the table, FILE for a server file).
 * :func:`classify`, :class:`StatementKind`: a statement's kind and parsed arguments, for the replica's
   REQUIRE_ROW_FORMAT check of a relay-log Query event (replication/row_format.py).
+* :func:`row_status`: this process's ``Innodb_rows_*`` status counters (a multi-worker server sums the workers').
 * :func:`result_set`: a :class:`~gtidkit.engine.results.StatementResult` with a result set from column names and
   rows (SHOW REPLICA STATUS, SHOW REPLICAS and the replication statements' answers).
 """
@@ -28,6 +29,7 @@ from gtidkit.engine.sql.catalog import THREAD_ID_OFFSET
 from gtidkit.engine.sql.metadata import result_set
 from gtidkit.engine.sql.parse import split_statements
 from gtidkit.engine.statements.classify import StatementKind, classify
+from gtidkit.engine.statements.innodb_status import row_status
 from gtidkit.engine.statements.load_data import local_infile_error, parse_load_data
 from gtidkit.engine.statements.maintenance import table_names
 from gtidkit.engine.statements.prepared import bound_text, literal, placeholder_positions
@@ -42,6 +44,7 @@ __all__ = [
     "parse_load_data",
     "placeholder_positions",
     "result_set",
+    "row_status",
     "split_statements",
     "table_names",
 ]

@@ -412,6 +412,8 @@ class Server:
             binary log (:meth:`Follower.start`).
         """
         self.shared_page = page
+        if self.role == "worker" and page.built_at:
+            self.started_at = page.built_at  # Uptime is the server's, not this worker's (a replacement's too)
         # a replacement leaves nothing of its dead predecessor in the page (GTIDs its sessions owned, waiter
         # slots): the supervisor cleared them when it reaped it; clearing again here is harmless
         workers.clear_worker(page, self.worker_id)

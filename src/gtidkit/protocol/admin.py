@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.engine.api import THREAD_ID_OFFSET
+from gtidkit.engine.api import THREAD_ID_OFFSET, row_status
 from gtidkit.engine.shared.control import OP_KILL, OP_KILL_QUERY, OP_PROCESSLIST, OP_STATUS
 from gtidkit.engine.shared.service import PEER_TIMEOUT
 from gtidkit.mysql_errors import mysql_error
@@ -204,10 +204,27 @@ def serve_control(ctx: Any) -> None:
 
 
 def _local_counts(ctx: Any) -> dict[str, int]:
-    """OP_STATUS's answer: this worker's running connections, open connections and Questions."""
+    """OP_STATUS's answer: this worker's running connections, open connections, and its share of the server-wide
+    counters of :data:`SUMMED` (by status name)."""
     with ctx.lock:
         connected, questions = len(ctx.handlers), ctx.questions
-    return {"running": _running(ctx), "connected": connected, "questions": questions}
+        received, sent = ctx.bytes_received, ctx.bytes_sent
+    counts = {"running": _running(ctx), "connected": connected, "questions": questions}
+    counts.update({"Questions": questions, "Bytes_received": received, "Bytes_sent": sent})
+    counts.update(row_status(ctx.engine))
+    return counts
+
+
+#: SHOW GLOBAL STATUS counters MySQL keeps for the whole server that each worker counts for its own connections
+#: and statements: a multi-worker server answers their sum over the workers
+SUMMED = (
+    "Bytes_received",
+    "Bytes_sent",
+    "Innodb_rows_deleted",
+    "Innodb_rows_inserted",
+    "Innodb_rows_updated",
+    "Questions",
+)
 
 
 def statistics(ctx: Any) -> tuple[int, int]:
@@ -241,13 +258,12 @@ def _peer_answers(ctx: Any, op: int, what: str) -> list[Any]:
 
 
 def status_values(ctx: Any, wire: Any) -> dict[str, str]:
-    """SHOW GLOBAL STATUS values the wire server answers (an engine status provider): Threads_running (summed over
-    the workers), Connections and Max_used_connections (this server's connection attempts and its peak of open
+    """SHOW GLOBAL STATUS values the wire server answers (an engine status provider): Threads_running and the
+    counters of :data:`SUMMED` (summed over the workers), Connections and Max_used_connections (this server's connection attempts and its peak of open
     connections; with several workers the supervisor counts them, with Threads_connected, in the shared page)."""
-    running = _running(ctx) + sum(
-        int(a.get("running", 0)) for a in _peer_answers(ctx, OP_STATUS, "the status counters")
-    )
-    out = {"Threads_running": str(running)}
+    counts = [_local_counts(ctx), *_peer_answers(ctx, OP_STATUS, "the status counters")]
+    out = {"Threads_running": str(sum(int(c.get("running", 0)) for c in counts))}
+    out.update((name, str(sum(int(c.get(name, 0)) for c in counts))) for name in SUMMED)
     page = getattr(ctx.engine, "shared_page", None)
     control = getattr(ctx.engine, "control", None)
     if page is not None and control is not None and control.active:

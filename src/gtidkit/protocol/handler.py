@@ -147,6 +147,10 @@ class ServerContext:
     request_shutdown: Callable[[], None] = lambda: None
     started: float = field(default_factory=time.monotonic)
     questions: int = 0
+    #: protocol bytes read from / written to this server's clients (SHOW GLOBAL STATUS Bytes_received /
+    #: Bytes_sent; counted by the edge under :attr:`lock`, :meth:`count_bytes`)
+    bytes_received: int = 0
+    bytes_sent: int = 0
     #: command byte -> hook for commands served outside the request/response loop (the replication layer
     #: registers COM_BINLOG_DUMP / COM_BINLOG_DUMP_GTID / COM_REGISTER_SLAVE here); see :class:`StreamIO`.
     command_hooks: dict[int, TakeoverHook] = field(default_factory=dict)
@@ -164,6 +168,12 @@ class ServerContext:
             from gtidkit.protocol import admin
 
             admin.register(self.engine)  # SHUTDOWN, KILL: the engine's statement specs
+
+    def count_bytes(self, received: int, sent: int) -> None:
+        """Add ``received`` / ``sent`` protocol bytes of one exchange with a client (Bytes_received, Bytes_sent)."""
+        with self.lock:
+            self.bytes_received += received
+            self.bytes_sent += sent
 
     def capabilities(self) -> Capability:
         """The capability flags offered in the Handshake."""

@@ -266,7 +266,9 @@ class WireServer:
             if full:
                 sock.sendall(handler.refuse(1040, "Too many connections", "08004"))
                 return
-            sock.sendall(handler.start(connection_id))
+            greeting = handler.start(connection_id)
+            sock.sendall(greeting)
+            self.ctx.count_bytes(0, len(greeting))
             self._loop(handler, holder)
         except (OSError, ssl.SSLError) as err:
             log.debug("connection from %s ended: %s", peer, err)
@@ -319,6 +321,7 @@ class WireServer:
             out = handler.receive_data(data)
             if out:
                 sock.sendall(out)
+            self.ctx.count_bytes(len(data), len(out))
             if handler.want_tls:
                 assert self.ssl_context is not None
                 timer.apply(sock, self.connect_timeout, True)
@@ -340,6 +343,7 @@ class WireServer:
         """Serve a command registered in ``ctx.command_hooks`` on the raw stream; True to resume commands."""
         hook, cmd = handler.takeover  # type: ignore[misc]
         handler.takeover = None
+        ctx = self.ctx
         sock = holder["sock"]
         conn = handler.conn
         seq = [1]
@@ -351,6 +355,7 @@ class WireServer:
         def send(payload: bytes) -> None:
             data, seq[0] = frame(payload, seq[0])
             sock.sendall(data)
+            ctx.count_bytes(0, len(data))
 
         def recv() -> bytes | None:
             while True:
@@ -361,6 +366,7 @@ class WireServer:
                 chunk = sock.recv(RECV_SIZE)
                 if not chunk:
                     return None
+                ctx.count_bytes(len(chunk), 0)
                 reader.feed(chunk)
 
         resume = bool(hook(StreamIO(handler, send, recv), cmd))

@@ -225,8 +225,12 @@ class SharedPage:
     Open with :meth:`create` (the supervisor at start-up: a fresh page) or :meth:`attach` (a worker, a tool).
     """
 
-    def __init__(self, path: Path, buf: mmap.mmap, lock_fd: int, layout: Layout, token: bytes) -> None:
+    def __init__(
+        self, path: Path, buf: mmap.mmap, lock_fd: int, layout: Layout, token: bytes, built_at: float = 0.0
+    ) -> None:
         self.path = path
+        #: when the page was built (seconds since the epoch): the server's start for the workers that attach it
+        self.built_at = built_at
         self.buf = buf
         self.layout = layout
         #: random per build: names the control sockets, so a restarted server never reaches an orphan's
@@ -294,7 +298,7 @@ class SharedPage:
             size = os.fstat(fd).st_size
             if size < _HEADER.size:
                 raise SharedPageError(f"the shared page {path} is {size} bytes: too short for its header")
-            magic, version, page_size, token, _pid, _at, owners, waiters, workers, sids = _HEADER.unpack(
+            magic, version, page_size, token, _pid, built_at, owners, waiters, workers, sids = _HEADER.unpack(
                 os.pread(fd, _HEADER.size, 0)
             )
             if magic != MAGIC:
@@ -321,7 +325,7 @@ class SharedPage:
         except OSError as err:
             buf.close()
             raise SharedPageError(f"cannot open the page lock {lock_path}: {err.strerror}") from err
-        return cls(path, buf, lock_fd, layout, token)
+        return cls(path, buf, lock_fd, layout, token, built_at)
 
     def close(self) -> None:
         """Unmap the page and close its lock file (the file stays for the other processes)."""

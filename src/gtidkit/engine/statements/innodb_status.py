@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from gtidkit.engine.server import Server
     from gtidkit.engine.session import Session
 
-__all__ = ["count_rows", "innodb_status_text", "serve", "show_engine_innodb_status"]
+__all__ = ["count_rows", "innodb_status_text", "row_status", "serve", "show_engine_innodb_status"]
 
 log = logging.getLogger("gtidkit.server")
 
@@ -84,6 +84,21 @@ def _local_entries(server: Server, asking: Session | None) -> list[dict[str, Any
 
 def _rows(server: Server) -> dict[str, int]:
     return dict(_ROWS.get(server) or {"insert": 0, "update": 0, "delete": 0})
+
+
+def row_status(server: Server) -> dict[str, int]:
+    """This process's Innodb_rows_inserted / Innodb_rows_updated / Innodb_rows_deleted (SHOW GLOBAL STATUS: the
+    rows :func:`count_rows` counted; a multi-worker server sums every worker's, protocol/admin.py)."""
+    rows = _rows(server)
+    return {name: rows.get(kind, 0) for kind, name in _ROW_STATUS.items()}
+
+
+#: RowChange.kind -> its SHOW GLOBAL STATUS counter
+_ROW_STATUS = {
+    "insert": "Innodb_rows_inserted",
+    "update": "Innodb_rows_updated",
+    "delete": "Innodb_rows_deleted",
+}
 
 
 def serve(server: Server) -> None:

@@ -5,11 +5,16 @@ Only the counters the engine can answer truthfully are listed (MySQL has several
 ``Ssl_version`` (this connection's TLS cipher and protocol, empty on a plain connection), ``Threads_connected``
 (open sessions, replication's own included, as MySQL counts its replica threads), ``Threads_running`` (1: the
 engine does not track which sessions are mid-statement; the asking session always is), ``Uptime`` and
-``Uptime_since_flush_status`` (seconds since start-up; FLUSH STATUS is not supported). A higher layer adds or
-replaces values through ``Server.status_providers``: the wire server answers ``Connections``,
-``Max_used_connections`` and a real ``Threads_running`` (connections executing a command), summed over the workers
-of a multi-worker server, where the supervisor also counts ``Threads_connected`` (protocol/admin.py
-``status_values``). Tools read these before
+``Uptime_since_flush_status`` (seconds since start-up: the server's, also in a worker that started later;
+FLUSH STATUS is not supported), ``Innodb_rows_inserted`` / ``_updated`` / ``_deleted`` (rows written by
+statements, as SHOW ENGINE INNODB STATUS counts them; rows read are not counted, so ``Innodb_rows_read`` is not
+listed). ``Prepared_stmt_count`` counts every worker's sessions (the shared page). A higher layer adds or replaces
+values through ``Server.status_providers``: the wire server answers ``Connections``, ``Max_used_connections``,
+``Questions`` (client commands received), ``Bytes_received`` / ``Bytes_sent`` (protocol bytes read from and
+written to clients, packet headers included, before TLS encryption as MySQL's ``net_serv`` counts them) and a real
+``Threads_running`` (connections executing a command); with several workers each of those and the
+``Innodb_rows_*`` counters are summed over the workers (asked through the control service), and the supervisor
+counts ``Connections``, ``Max_used_connections`` and ``Threads_connected`` (protocol/admin.py ``status_values``). Tools read these before
 and while they work: Percona Toolkit's ``--max-load`` / ``--critical-load`` poll ``SHOW GLOBAL STATUS LIKE
 'Threads_running'``. Rows are sorted by name; LIKE and WHERE filter as SHOW VARIABLES does (``Variable_name``,
 ``Value``).
@@ -24,6 +29,7 @@ import time
 from typing import TYPE_CHECKING
 
 from gtidkit.engine.results import StatementResult
+from gtidkit.engine.statements.innodb_status import row_status
 from gtidkit.engine.statements.prepared import prepared_count
 from gtidkit.engine.statements.variables import SHOW_COLUMNS
 
@@ -46,6 +52,7 @@ def status_rows(session: Session) -> list[tuple[str, str]]:
         "Uptime": uptime,
         "Uptime_since_flush_status": uptime,
     }
+    rows.update((name, str(n)) for name, n in row_status(server).items())
     for provider in server.status_providers:  # the wire server's (Connections, Threads_running ...)
         rows.update(provider())
     return sorted(rows.items())
