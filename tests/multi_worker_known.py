@@ -22,7 +22,7 @@ BEHAVIOURS = {
     "owner": "h-own: SET GTID_NEXT ownership across workers",
     "replica": "not assigned: replication statements from any worker reach the replication threads of worker 0",
     "replicas": "not assigned: SHOW REPLICAS lists the replicas registered in any worker",
-    "status": "not assigned: server-wide status counters (Prepared_stmt_count, ...) count every worker",
+    "status": "h-rest: server-wide status counters (Prepared_stmt_count, ...) count every worker",
 }
 
 #: test node id (without the server-mode parameter; a bare function name covers all its other parameters) ->
@@ -89,12 +89,11 @@ KNOWN: dict[str, str] = {
 }
 
 
-#: listed tests that never end against a multi-worker server (a wait without a timeout for what another worker did,
-#: as MySQL defines the statement), spend a minute waiting for a state another worker never shows, or pass or fail
-#: by timing (SIGHUP reaches both workers, which may flush once or twice): marked
-#: ``xfail(run=False)`` there, so ``make test`` neither hangs nor stalls on them; their one-process runs still check
-#: them. Remove a row as soon as the behaviour lands.
-NOT_RUN = frozenset({})
+#: listed tests that would never end against a multi-worker server (a wait without a timeout for what another worker
+#: did) or stall on a state another worker never shows: marked ``xfail(run=False)`` there, so ``make test`` neither
+#: hangs nor stalls on them; their one-process runs still check them. Remove a row as soon as the behaviour lands
+#: (empty since h-rest's pass: every such test runs).
+NOT_RUN: frozenset[str] = frozenset()
 
 
 def base_id(nodeid: str, mode_param: str = "workers2") -> str:
