@@ -34,11 +34,12 @@ def _table_rows(port: int, uuid: str) -> int:
         return int(query(c, f"SELECT COUNT(*) FROM mysql.gtid_executed WHERE source_uuid = '{uuid}'")[0][0])
 
 
-@pytest.fixture
-def binlog_off(tmp_path: Path) -> Iterator[ServerProcess]:
-    """Two workers, binary log off, compression every 4 transactions."""
+@pytest.fixture(scope="module")
+def binlog_off(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """Two workers, binary log off, compression every 4 transactions (one server for the module: each test uses
+    its own database, and only the compression test commits transactions with GTIDs)."""
     args = (*GTIDS, "--skip-log-bin", "--workers=2", "--gtid-executed-compression-period=4")
-    with running_server(tmp_path / "d", *args, base=(), supervised=True) as srv:
+    with running_server(tmp_path_factory.mktemp("wide") / "d", *args, base=(), supervised=True) as srv:
         yield srv
 
 
@@ -145,13 +146,13 @@ def test_status_counters_are_summed_over_the_workers(binlog_off: ServerProcess) 
     with ExitStack() as stack:
         w0 = stack.enter_context(in_worker(port, 0))
         w1 = stack.enter_context(in_worker(port, 1))
-        query(w0, "CREATE DATABASE d")
-        query(w0, "CREATE TABLE d.t (a INT)")
+        query(w0, "CREATE DATABASE s")
+        query(w0, "CREATE TABLE s.t (a INT)")
         before = _status(w0, SUMMED)
         statements = [
-            "INSERT INTO d.t VALUES (1), (2), (3)",
-            "UPDATE d.t SET a = a + 10 WHERE a < 3",
-            "DELETE FROM d.t",
+            "INSERT INTO s.t VALUES (1), (2), (3)",
+            "UPDATE s.t SET a = a + 10 WHERE a < 3",
+            "DELETE FROM s.t",
         ]
         for sql in statements:
             query(w1, sql)
