@@ -251,7 +251,7 @@ class Server:
         #: value}`` is called per SHOW STATUS and its values replace or join the engine's
         self.status_providers: list[Callable[[], dict[str, str]]] = []
         self.control.register(OP_THREADS, self._answer_threads)
-        self.control.register(OP_COMPRESS, lambda _m: self.request_compression())
+        self.control.register(OP_COMPRESS, self._answer_compress)
         innodb_status.serve(self)  # SHOW ENGINE INNODB STATUS's sessions and row counts for the other workers
         #: checks run by SET GLOBAL gtid_mode before the change, called ``(old, new)``; each may raise (the
         #: replica role refuses OFF while a channel uses SOURCE_AUTO_POSITION: 3111)
@@ -451,6 +451,12 @@ class Server:
             self.compressor.request()
         else:
             self.control.notify(0, OP_COMPRESS)
+
+    def _answer_compress(self, _message: ControlMessage) -> None:
+        """OP_COMPRESS from another worker: a pass of the compressor when this process runs it (never forwarded:
+        a replacement of worker 0 that has not taken the singletons over yet drops it; its launch pass follows)."""
+        if self.singletons:
+            self.compressor.request()
 
     def transactions_saved(self, n: int = 1) -> None:
         """``n`` transactions were saved to mysql.gtid_executed (binary log off; ``n`` 0: the period changed).
