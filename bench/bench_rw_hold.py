@@ -208,11 +208,15 @@ def main() -> None:
     lines = [
         f"## Where a read_write transaction's time goes with `--workers={args.workers}` (issue 21, h-perf)",
         "",
-        f"Command: `{cmd}` (see the script's docstring; load average {loads[0]:.1f} before, {loads[1]:.1f} after, "
-        "on 2 CPUs shared with other work; medians over the rounds, each round's values in brackets).",
+        (
+            f"Command: `{cmd}` (see the script's docstring; load average {loads[0]:.1f} before, {loads[1]:.1f} after, "
+            "on 2 CPUs shared with other work; medians over the rounds, each round's values in brackets)."
+        ),
         "",
-        "| tree | threads | TPS | server CPU µs/tx | lock hold µs (wall) | holder CPU µs in the hold | lock held "
-        "share | cross-process lock wait share | WAL fsyncs/tx | fsync µs |",
+        (
+            "| tree | threads | TPS | server CPU µs/tx | lock hold µs (wall) | holder CPU µs in the hold | lock held "
+            "share | cross-process lock wait share | WAL fsyncs/tx | fsync µs |"
+        ),
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for (label, t), rs in results.items():
