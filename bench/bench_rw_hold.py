@@ -74,7 +74,9 @@ def _sysbench(port: int) -> list[str]:
     ]
 
 
-def run_once(src: str, workers: int, threads: int, seconds: int) -> dict[str, object]:
+def run_once(
+    src: str, workers: int, threads: int, seconds: int, test: str = "oltp_read_write"
+) -> dict[str, object]:
     """One server of tree ``src`` on a fresh datadir, one sysbench run; the figures of the module docstring."""
     import pymysql
 
@@ -119,7 +121,7 @@ def run_once(src: str, workers: int, threads: int, seconds: int) -> dict[str, ob
         time.sleep(0.5)  # the probes' watchers poll every 0.1 s
         t0 = _cpu_ticks(proc.pid)
         r = subprocess.run(
-            [sb[0], "oltp_read_write", *sb[1:], f"--threads={threads}", f"--time={seconds}", "run"],
+            [sb[0], test, *sb[1:], f"--threads={threads}", f"--time={seconds}", "run"],
             capture_output=True,
             text=True,
             check=True,
@@ -181,6 +183,7 @@ def main() -> None:
     ap.add_argument("--baseline-src", help="an older src/ (git archive): its server runs alternately")
     ap.add_argument("--baseline-label", default="before")
     ap.add_argument("--label", default="this tree")
+    ap.add_argument("--test", default="oltp_read_write", help="the sysbench workload (oltp_write_only ...)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     trees = [(args.label, str(HERE.parent / "src"))]
@@ -192,7 +195,7 @@ def main() -> None:
     for _ in range(args.rounds):
         for t in threads:
             for label, src in trees:
-                res = run_once(src, args.workers, t, args.seconds)
+                res = run_once(src, args.workers, t, args.seconds, args.test)
                 results.setdefault((label, t), []).append(res)
                 print(label, t, json.dumps({k: v for k, v in res.items() if k != "parts_us_per_trx"}))
     loads.append(os.getloadavg()[0])
@@ -201,12 +204,12 @@ def main() -> None:
         return statistics.median(float(r[key]) for r in rs)  # type: ignore[arg-type]
 
     cmd = (
-        f".venv/bin/python bench/bench_rw_hold.py --workers {args.workers} --threads {args.threads} "
+        f".venv/bin/python bench/bench_rw_hold.py --test {args.test} --workers {args.workers} --threads {args.threads} "
         f"--seconds {args.seconds} --rounds {args.rounds}"
         + (f" --baseline-src {args.baseline_label}" if args.baseline_src else "")
     )
     lines = [
-        f"## Where a read_write transaction's time goes with `--workers={args.workers}` (issue 21, h-perf)",
+        f"## Where a {args.test} transaction's time goes with `--workers={args.workers}` (issue 21, h-perf)",
         "",
         (
             f"Command: `{cmd}` (see the script's docstring; load average {loads[0]:.1f} before, {loads[1]:.1f} after, "
@@ -243,7 +246,7 @@ def main() -> None:
     text = "\n".join(lines) + "\n"
     print(text)
     if not args.no_write:
-        update_section("rw_hold", text)
+        update_section("rw_hold" if args.test == "oltp_read_write" else f"rw_hold_{args.test}", text)
 
 
 if __name__ == "__main__":
