@@ -47,6 +47,7 @@ from gtidkit.engine.shared.binlog_end import BinlogEnd
 from gtidkit.engine.shared.control import OP_COMPRESS, OP_THREADS, ControlMessage
 from gtidkit.engine.shared.service import PEER_TIMEOUT, ControlService
 from gtidkit.engine.shared.shm import SharedPage
+from gtidkit.engine.shared.wal_sync import SharedWalSync
 from gtidkit.engine.shared.write_lock import SharedWriteLock
 from gtidkit.engine.shared_config import SharedConfig
 from gtidkit.engine.statements import innodb_status, prepared
@@ -190,6 +191,7 @@ class Server:
         self.shared_page: SharedPage | None = None
         self.shared_binlog: BinlogEnd | None = None
         self._shared_lock: SharedWriteLock | None = None
+        self._wal_sync: SharedWalSync | None = None
         #: what the other processes committed (engine/follow.py), with a shared page only
         self.follower: Follower | None = None
         #: SET GLOBAL, accounts and gtid_purged across the processes (engine/shared_config.py), with a shared page
@@ -419,6 +421,8 @@ class Server:
         workers.clear_worker(page, self.worker_id)
         workers.register_worker(page, self.worker_id)
         self._shared_lock = SharedWriteLock(page, self.datadir, self.worker_id)
+        # the sync stage's WAL fsyncs are shared with every process's committers (engine/shared/wal_sync.py)
+        self.group_sync.shared = self._wal_sync = SharedWalSync(page, self.datadir)
         #: the binary log's end, index generation and RESET epoch as every process sees them
         self.shared_binlog = BinlogEnd(page, self.worker_id)
         if self.binlog is not None:
@@ -1086,6 +1090,9 @@ class Server:
             self.follower.close()
         if self._shared_lock is not None:
             self._shared_lock.close()
+        self.group_sync.shared = None
+        if self._wal_sync is not None:
+            self._wal_sync.close()
         if self.shared_page is not None:
             self.shared_page.close()
 

@@ -7,6 +7,8 @@ it opens ``Server.open(DATADIR, role="worker", ...)`` and answers, one line each
   ``{"error": CODE, "message": TEXT}``;
 * ``{"inserts": N, "table": NAME, "first": K}`` -> runs ``INSERT INTO NAME (id) VALUES (K)`` ... ``(K+N-1)`` as N
   autocommit statements at once, then answers ``{"done": N}``;
+* ``{"fsyncs": true}`` -> ``{"fsyncs": N, "covered": M}``: WAL fsyncs its sync stage ran, and its leaders whose
+  transaction another process's fsync had covered (engine/shared/wal_sync.py);
 * ``{"quit": true}`` -> shuts the engine down and exits.
 """
 
@@ -35,11 +37,15 @@ def main() -> None:
         cmd = json.loads(line)
         if cmd.get("quit"):
             break
+        reply: dict[str, object]
         try:
-            if "sql" in cmd:
+            if cmd.get("fsyncs"):
+                wal = server.group_sync.shared
+                reply = {"fsyncs": server.group_sync.fsyncs, "covered": getattr(wal, "covered", 0)}
+            elif "sql" in cmd:
                 res = session.execute(cmd["sql"])
                 rows = [[_text(v) for v in r] for r in (res[-1].rows or [])] if res else []
-                reply: dict[str, object] = {"rows": rows}
+                reply = {"rows": rows}
             else:
                 first, n = int(cmd["first"]), int(cmd["inserts"])
                 for i in range(first, first + n):

@@ -124,3 +124,34 @@ def test_lost_gtid_rows_reach_the_worker_and_recovery_ignores_them(pair, open_se
     s = again.session()
     assert f"{SOURCE}:5" in s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows[0][0].replace("\n", "")
     assert s.execute("SELECT COUNT(*) FROM d.t")[-1].rows == [(4,)]
+
+
+@pytest.mark.parametrize(
+    ("statements", "expected"),
+    [
+        ("INSERT INTO d.t VALUES (10, 1)", False),
+        ("UPDATE d.t SET v = v + 1 WHERE id = 1", False),
+        ("BEGIN; INSERT INTO d.t VALUES (11, 1); DELETE FROM d.t WHERE id = 2; COMMIT", False),
+        ("CREATE TABLE d.u (id INT PRIMARY KEY)", True),
+        ("ALTER TABLE d.t ADD COLUMN w INT", True),
+        ("CREATE DATABASE e", True),
+        ("DROP DATABASE d", True),
+        ("SET SESSION binlog_format = 'STATEMENT'; INSERT INTO d.t VALUES (12, 1)", True),
+    ],
+    ids=["insert", "update", "dml-trx", "create-table", "alter-table", "create-db", "drop-db", "sbr-dml"],
+)
+def test_catch_up_compares_the_catalog_unless_every_row_is_row_format_dml(pair, statements, expected) -> None:
+    """The catch-up skips its two catalog reads only for commit-log rows of row-format DML (their Gtid event has
+    MySQL's FLAG_MAY_HAVE_SBR clear); DDL and statement-format transactions make it compare (a process killed before announcing its DDL is still caught)."""
+    from gtidkit.engine.follow import may_change_catalog
+
+    _primary, worker, p, w = pair
+    last = worker.follower.last_seq
+    p.execute(statements)
+    db = worker.storage.sqlite(w.conn)
+    rows = db.execute(
+        "SELECT seq, kind, sid, tag, gno, file, end_pos, substr(payload, 1, 64) FROM _gk_commit_log WHERE seq > ?"
+        " ORDER BY seq",
+        (last,),
+    ).fetchall()
+    assert rows and may_change_catalog(rows) is expected

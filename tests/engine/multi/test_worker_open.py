@@ -389,3 +389,48 @@ def test_binlog_off_commits_reach_the_other_process(tmp_path):
     finally:
         worker.kill()
         primary.shutdown()
+
+
+def test_one_wal_fsync_covers_both_processes_commits(primary, worker):
+    """Group sync across processes (engine/shared/wal_sync.py): while the sync lock is held (a leader of a third
+    process in its fsync), the primary and the worker each COMMIT and queue in their sync stage; once it is free,
+    whichever leads fsyncs for both (both released the write lock before), the other is covered: one fsync for two
+    transactions, both acknowledged, both in each process's gtid_executed."""
+    import fcntl
+
+    from gtidkit.engine.shared.wal_sync import SYNC_LOCK_FILE
+
+    page = primary.shared_page
+    committed = page.counter("committed")
+    fd = os.open(Path(primary.datadir) / SYNC_LOCK_FILE, os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    done: list[object] = []
+    try:
+        before = committed.get()
+        s = primary.session()
+        t = threading.Thread(target=lambda: done.append(s.execute("INSERT INTO test.t VALUES (10, 'p')")))
+        t.start()
+        deadline = time.monotonic() + 10
+        while committed.get() < before + 1 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        worker.send({"sql": "INSERT INTO test.t VALUES (11, 'w')"})
+        while committed.get() < before + 2 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert committed.get() == before + 2  # both released the write lock: both wait in their sync stage
+        time.sleep(0.1)
+        assert not done  # no OK before the fsync
+        fsyncs_before = primary.group_sync.fsyncs
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+    t.join(10)
+    assert worker._read() == {"rows": []}
+    w = worker.ask({"fsyncs": True})
+    primary_wal = primary.group_sync.shared
+    # the worker committed nothing before (the fixture's statements ran in the primary)
+    assert (primary.group_sync.fsyncs - fsyncs_before) + w["fsyncs"] == 1
+    assert primary_wal.covered + w["covered"] == 1
+    assert page.counter("synced").get() >= before + 2
+    uuid = str(primary.server_uuid)
+    assert worker.sql("SELECT @@GLOBAL.gtid_executed") == [[f"{uuid}:1-4"]]
+    assert s.execute("SELECT @@GLOBAL.gtid_executed")[-1].rows == [(f"{uuid}:1-4",)]

@@ -15,6 +15,10 @@ durable (recovery.py, F1-F2). A committer whose number is already synced is a fo
 fsync; one that arrives while a leader syncs waits for it, then leads the next group if it is still not covered.
 A leader whose fsync fails hands the leadership on (the next waiter tries again) and raises.
 
+In a server of several processes the leaders of all processes share their fsyncs (:mod:`gtidkit.engine.shared.
+wal_sync`): the sequence numbers are then the server-wide ones of the shared page, and a leader whose number
+another process's fsync already covered returns without one.
+
 Unlike MySQL the delay does not widen COMMIT_ORDER's ``last_committed`` groups: SQLite commits are serialised by
 the write lock, so no two transactions overlap in the engine (replicas get parallelism from WRITESET).
 """
@@ -24,8 +28,25 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Protocol
 
-__all__ = ["GroupSync"]
+__all__ = ["GroupSync", "SharedSync"]
+
+
+class SharedSync(Protocol):
+    """The server-wide half of the sync stage (:class:`gtidkit.engine.shared.wal_sync.SharedWalSync`)."""
+
+    def ticket(self) -> int:
+        """The server-wide number of the transaction just COMMITted (caller holds the write lock)."""
+        ...
+
+    def synced(self) -> int:
+        """The highest number a finished fsync of any process covers."""
+        ...
+
+    def sync(self, ticket: int, fsync: Callable[[], None]) -> tuple[bool, int]:
+        """Run ``fsync`` unless another process's covered ``ticket``: (whether it ran, the number durable)."""
+        ...
 
 
 class GroupSync:
@@ -34,10 +55,13 @@ class GroupSync:
     Attributes:
         committed: sequence number of the last transaction COMMITted with its fsync deferred.
         synced: the highest sequence number an fsync has covered.
-        fsyncs: fsyncs made so far (``committed / fsyncs`` = the mean group size).
+        fsyncs: fsyncs made so far (``committed / fsyncs`` = the mean group size in one process).
+        shared: the server-wide sync of a multi-worker server (set when the process attaches the shared page),
+            else None: the numbers are then server-wide and fsyncs are shared across processes.
     """
 
     def __init__(self) -> None:
+        self.shared: SharedSync | None = None
         self._cond = threading.Condition(threading.Lock())
         self.committed = 0
         self.synced = 0
@@ -49,7 +73,8 @@ class GroupSync:
         """Count one transaction just COMMITted (caller holds the engine write lock); returns its sequence number.
         It is in flight until :meth:`done`."""
         with self._cond:
-            self.committed += 1
+            shared = self.shared
+            self.committed = shared.ticket() if shared is not None else self.committed + 1
             self._inflight += 1
             self._cond.notify_all()  # a leader in its delay counts the group
             return self.committed
@@ -74,14 +99,22 @@ class GroupSync:
             OSError: this committer led and ``sync()`` failed (``seq`` is not known durable).
         """
         cond = self._cond
+        shared = self.shared
         with cond:
-            while self.synced < seq:
+            while True:
+                if self.synced >= seq:
+                    return False
+                if shared is not None:
+                    done = shared.synced()
+                    if done >= seq:  # another process's fsync covered it
+                        self.synced = max(self.synced, done)
+                        cond.notify_all()
+                        return False
                 if not self._leading:
                     self._leading = True
                     break
                 cond.wait()
-            else:
-                return False
+        led = True
         try:
             if delay_us > 0:
                 deadline = time.monotonic() + delay_us / 1e6
@@ -93,7 +126,10 @@ class GroupSync:
                         cond.wait(left)
             with cond:
                 target = self.committed
-            sync()
+            if shared is not None:
+                led, target = shared.sync(seq, sync)
+            else:
+                sync()
         except BaseException:
             with cond:
                 self._leading = False
@@ -101,10 +137,10 @@ class GroupSync:
             raise
         with cond:
             self.synced = max(self.synced, target)
-            self.fsyncs += 1
+            self.fsyncs += led
             self._leading = False
             cond.notify_all()
-        return True
+        return led
 
     def done(self) -> None:
         """The transaction :meth:`committed_one` counted has finished its commit (durable or failed)."""

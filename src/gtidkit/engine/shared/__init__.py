@@ -9,6 +9,7 @@ Lower than engine/server.py and engine/session.py, which will build on them: onl
 * :mod:`.owners` -- GTID ownership across workers (``SET gtid_next`` blocks and releases);
 * :mod:`.workers` -- per-worker liveness slots and :func:`~.workers.clear_worker` for a dead worker;
 * :mod:`.write_lock` -- the engine write lock (``flock``; 1205 on timeout, 1317 on KILL);
+* :mod:`.wal_sync` -- the WAL's group sync across processes (one fsync covers every process's commits before it);
 * :mod:`.control` -- per-worker control sockets: notifications and request/response;
 * :mod:`.service` -- a worker's control service: the thread serving its socket, handlers registered by op code.
 """
