@@ -169,6 +169,7 @@ class Server:
         if self.release.version != MYSQL_VERSION:  # VERSION(), @@version, @@innodb_version follow the release
             self.globals.values["version"] = GK_SERVER_VERSION.replace(MYSQL_VERSION, self.release.version)
             self.globals.values["innodb_version"] = self.release.version
+        self.storage.file_per_schema = bool(self.globals.get("gtidkit_file_per_schema"))
         self.gtid_state = GtidState(self.server_uuid)
         gtid_def = self.storage.catalog.get_table(*GTID_TABLE)
         #: mysql.gtid_executed: its SQLite name and whether it has gtid_tag (the layout the datadir was created with)

@@ -44,6 +44,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from gtidkit.engine import schema_files
 from gtidkit.engine.datadir_lock import DatadirLock
 from gtidkit.engine.sql.catalog import Catalog
 from gtidkit.engine.sql.ddl import parse_create_table_text
@@ -99,6 +100,115 @@ class Connection:
     _sync_mode: str = ""
     #: the last COMMIT's WAL fsync is left to :meth:`sync_deferred`
     _sync_pending: bool = False
+    #: schema files attached: ATTACH name -> (path, inode) (:meth:`sync_attachments`)
+    _attached: dict[str, tuple[Path, int]] = field(default_factory=dict)
+    #: the storage's schema-file generation the attachments match (-1: never synced)
+    _attach_version: int = -1
+    #: work to do once the open transaction has committed (a dropped schema's file removed)
+    _on_commit: list[Callable[[], None]] = field(default_factory=list)
+    #: PRAGMA busy_timeout in force (ms): how long a write waits for another writer of the same file
+    _busy_ms: int = -1
+    #: ATTACH names of the schema files whose write lock the open transaction holds (:meth:`lock_files`)
+    _locked: set[str] = field(default_factory=set)
+
+    @property
+    def attached(self) -> dict[str, tuple[Path, int]]:
+        """The schema files attached to this connection: ATTACH name -> (path, inode)."""
+        return self._attached
+
+    def sync_attachments(self) -> None:
+        """ATTACH the schema files this connection lacks and DETACH those of dropped schemas
+        (:mod:`gtidkit.engine.schema_files`). Only between transactions (SQLite refuses ATTACH inside one); a
+        no-op (one integer compare) while the catalog has not changed since the last call.
+
+        Raises:
+            MySQLError: 1030 when a schema file cannot be attached.
+        """
+        storage = self.storage
+        files = storage.schema_files()
+        if self._attach_version == storage.files_version or self.raw.in_transaction:
+            return
+        wanted: dict[str, tuple[Path, int]] = {}
+        for path in files.values():
+            try:
+                wanted[path.stem.lower()] = (path, os.stat(path).st_ino)
+            except FileNotFoundError:
+                continue  # dropped meanwhile
+        for alias, known in list(self._attached.items()):
+            if wanted.get(alias) != known:
+                self.raw.execute(f"DETACH DATABASE {quote_ident(alias)}")
+                del self._attached[alias]
+        for alias, (path, ino) in wanted.items():
+            if alias in self._attached:
+                continue
+            try:
+                self.raw.execute(f"ATTACH DATABASE ? AS {quote_ident(alias)}", (str(path),))
+                self.raw.execute(
+                    f"PRAGMA {quote_ident(alias)}.synchronous={self._sync_mode or storage.synchronous}"
+                )
+            except sqlite3.Error as err:
+                raise mysql_error(1030, f"{err} ({path})") from err
+            self._attached[alias] = (path, ino)
+        self._attach_version = storage.files_version
+
+    def schema_versions(self) -> tuple[int, ...]:
+        """SQLite's ``schema_version`` of the main file and of each attached schema file (any DDL moves one)."""
+        versions = [self.raw.execute("PRAGMA schema_version").fetchone()[0]]
+        for alias in self._attached:
+            versions.append(self.raw.execute(f"PRAGMA {quote_ident(alias)}.schema_version").fetchone()[0])
+        return tuple(versions)
+
+    def lock_files(self, schemas: Iterable[str]) -> bool:
+        """Take the write lock of each schema's file now, in name order (inside a transaction begun with
+        :meth:`begin`; schemas in the main file are skipped). Each file's ``writes`` counter is bumped, which takes
+        the lock (SQLite's busy wait, ``busy_timeout``) and opens the transaction's snapshot of the file at that
+        point, so reads that follow see every committed write of the file.
+
+        Returns:
+            True when another process wrote one of the files since this process last did (its cached
+            AUTO_INCREMENT counters are stale).
+
+        Raises:
+            MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT after ``busy_timeout`` ms waiting for another writer.
+        """
+        files = self.storage.schema_files()
+        foreign = False
+        for schema in sorted(set(schemas)):
+            path = files.get(schema)
+            if path is None:
+                continue
+            alias = path.stem.lower()
+            if alias in self._locked or alias not in self._attached:
+                continue
+            try:
+                row = self.raw.execute(
+                    f"UPDATE {quote_ident(alias)}.{schema_files.FILE_TABLE} SET writes = writes + 1 RETURNING writes"
+                ).fetchone()
+            except sqlite3.OperationalError as err:
+                raise _lock_error(err) from err
+            self._locked.add(alias)
+            writes = int(row[0]) if row is not None else 0
+            if self.storage.file_writes.get(alias) != writes - 1:
+                foreign = True
+            self.storage.file_writes[alias] = writes
+        return foreign
+
+    def set_busy_timeout(self, ms: int) -> None:
+        """How long a write waits for another transaction's write lock on the same file (``PRAGMA busy_timeout``,
+        ms): a session sets its innodb_lock_wait_timeout before a transaction on schema files."""
+        if ms != self._busy_ms:
+            self.raw.execute(f"PRAGMA busy_timeout={int(ms)}")
+            self._busy_ms = ms
+
+    def after_commit(self, work: Callable[[], None]) -> None:
+        """Run ``work`` once the open transaction commits (dropped on rollback)."""
+        self._on_commit.append(work)
+
+    def _set_synchronous(self, mode: str) -> None:
+        """PRAGMA synchronous on the main file and every attached schema file (it is per file)."""
+        self.raw.execute(f"PRAGMA synchronous={mode}")
+        for alias in self._attached:
+            self.raw.execute(f"PRAGMA {quote_ident(alias)}.synchronous={mode}")
 
     @property
     def in_transaction(self) -> bool:
@@ -121,14 +231,19 @@ class Connection:
         """
         if self.raw.in_transaction:
             raise RuntimeError("begin() inside an open transaction")
+        self.sync_attachments()
         want = "NORMAL" if defer_sync and self.storage.synchronous == "FULL" else ""
         if want != self._sync_mode:  # PRAGMA synchronous cannot change inside a transaction
-            self.raw.execute(f"PRAGMA synchronous={want or self.storage.synchronous}")
+            self._set_synchronous(want or self.storage.synchronous)
             self._sync_mode = want
         try:
-            self.raw.execute("BEGIN IMMEDIATE")
+            # with schema files attached BEGIN IMMEDIATE would take every file's write lock: the transaction
+            # takes each file's lock at its first write instead (schema_files.py)
+            self.raw.execute("BEGIN" if self._attached else "BEGIN IMMEDIATE")
         except sqlite3.OperationalError as err:
             raise _lock_error(err) from err
+        self._on_commit.clear()
+        self._locked.clear()
         self.savepoints = []
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
@@ -154,6 +269,10 @@ class Connection:
         self.savepoints = []
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
+        work, self._on_commit = self._on_commit, []
+        self._locked.clear()
+        for w in work:
+            w()
 
     @property
     def sync_pending(self) -> bool:
@@ -171,15 +290,11 @@ class Connection:
             self.sync_wal()
 
     def sync_wal(self) -> None:
-        """fsync the database's write-ahead log (what ``synchronous=FULL`` does at each COMMIT)."""
-        try:
-            fd = os.open(f"{self.storage.path}-wal", os.O_RDONLY)
-        except FileNotFoundError:
-            return  # no WAL: every commit is already checkpointed into the database file
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        """fsync the database's write-ahead log (what ``synchronous=FULL`` does at each COMMIT), and those of the
+        attached schema files (a transaction may have written any of them)."""
+        _fsync_wal(self.storage.path)
+        for path, _ino in self._attached.values():
+            _fsync_wal(path)
 
     def rollback(self) -> None:
         """Roll back the open transaction (no-op when none is open); reloads the catalog if DDL was undone."""
@@ -187,6 +302,10 @@ class Connection:
             self.raw.execute("ROLLBACK")
         self.savepoints = []
         self._sqlite_savepoints = []
+        self._on_commit.clear()
+        for alias in self._locked:  # its counter bump is undone: the next lock cannot tell, so it forgets
+            self.storage.file_writes.pop(alias, None)
+        self._locked.clear()
         if self.ddl_in_transaction:
             self.ddl_in_transaction = False
             self.storage.catalog.reload(self)
@@ -264,6 +383,18 @@ class Connection:
         finally:
             self.raw.close()
             self.storage._forget(self)
+
+
+def _fsync_wal(path: Path) -> None:
+    """fsync ``<path>-wal`` if it exists (no WAL: every commit is already checkpointed into the file)."""
+    try:
+        fd = os.open(f"{path}-wal", os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _lock_error(err: sqlite3.OperationalError) -> Exception:
@@ -366,6 +497,14 @@ class Storage:
         self.catalog = Catalog(self, parse_ddl=parse_create_table_text)
         #: the exclusive lock on the database (:meth:`open` takes it, :meth:`close` releases it)
         self.lock: DatadirLock | None = None
+        #: ``gtidkit_file_per_schema``: CREATE DATABASE gives the new schema a file of its own (schema_files.py)
+        self.file_per_schema = False
+        self._files: dict[str, Path] = {}
+        self._files_catalog_version = -1
+        #: bumped whenever the set of schema files may have changed (connections re-sync their attachments)
+        self.files_version = 0
+        #: ATTACH name -> the schema file's ``writes`` counter as this process last set it (Connection.lock_files)
+        self.file_writes: dict[str, int] = {}
 
     @classmethod
     def open(
@@ -452,7 +591,75 @@ class Storage:
         conn = Connection(self, raw, [])
         with self._lock:
             self._connections.append(conn)
+        conn.sync_attachments()
         return conn
+
+    # ------------------------------------------------------------------ schema files (schema_files.py)
+    def schema_files(self) -> dict[str, Path]:
+        """``{schema: path}`` of the schemas that have a SQLite file of their own (the catalog's schemas whose
+        file exists; recomputed when the catalog changed)."""
+        version = self.catalog.version
+        if version != self._files_catalog_version:
+            files: dict[str, Path] = {}
+            for name in self.catalog.schemas():
+                path = self._file_path(name)
+                if path is not None and path.exists():
+                    files[name] = path
+                    if len(files) >= schema_files.MAX_SCHEMA_FILES:
+                        break
+            if files != self._files:
+                self._files = files
+                self.files_version += 1
+            self._files_catalog_version = version
+        return self._files
+
+    def _file_path(self, schema: str) -> Path | None:
+        """Where ``schema``'s file would be, None when the schema must live in the main file."""
+        if schema.lower() in schema_files.MAIN_ONLY_SCHEMAS:
+            return None
+        path = self.path.parent / schema_files.file_name(schema)
+        if path == self.path or path.stem.lower() in ("main", "temp"):
+            return None
+        return path
+
+    def has_file(self, schema: str) -> bool:
+        """True when MySQL schema ``schema`` lives in a file of its own."""
+        return schema in self.schema_files()
+
+    def qualifier(self, schema: str) -> str:
+        """The SQLite schema prefix (``"alias".`` or ``main.``) of the file holding ``schema``'s tables."""
+        path = self.schema_files().get(schema)
+        return "main." if path is None else quote_ident(path.stem.lower()) + "."
+
+    def create_schema_file(self, schema: str) -> bool:
+        """CREATE DATABASE with ``gtidkit_file_per_schema`` ON: make ``schema``'s file (before the catalog row
+        commits; a file whose schema the catalog does not list is never attached, and is replaced by the next
+        CREATE DATABASE of that name). Returns False when the schema stays in the main file (option OFF, a
+        system schema, a reserved or case-clashing name, :data:`schema_files.MAX_SCHEMA_FILES` reached).
+
+        Raises:
+            MySQLError: 1006 ER_CANT_CREATE_DB when the file cannot be created.
+        """
+        if not self.file_per_schema:
+            return False
+        path = self._file_path(schema)
+        files = self.schema_files()
+        if path is None or len(files) >= schema_files.MAX_SCHEMA_FILES:
+            return False
+        if any(p.stem.lower() == path.stem.lower() for p in files.values()):
+            return False
+        try:
+            schema_files.create_file(path)
+        except (OSError, sqlite3.Error) as err:
+            raise mysql_error(1006, schema, getattr(err, "errno", 0) or 0, str(err)) from err
+        return True
+
+    def drop_schema_file(self, conn: Connection, schema: str) -> None:
+        """DROP DATABASE: remove ``schema``'s file once ``conn``'s transaction commits (its tables were dropped in
+        that transaction)."""
+        path = self.schema_files().get(schema)
+        if path is not None:
+            conn.after_commit(lambda: schema_files.remove_file(path))
 
     def _forget(self, conn: Connection) -> None:
         with self._lock:

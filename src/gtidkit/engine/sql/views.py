@@ -117,7 +117,8 @@ def create_view(ex: Executor, tree: exp.Create, text: str, current_db: str | Non
         table_type="VIEW",
         view_definition=query,
     )
-    phys = quote_ident(physical_name(db, target.name))
+    # in its schema's file: a SQLite view names tables of its own file only (engine/schema_files.py)
+    phys = ex.storage.qualifier(db) + quote_ident(physical_name(db, target.name))
     cols = ", ".join(quote_ident(c.name) for c in columns)
     catalog.create_view(
         ex.conn, view, f"CREATE VIEW {phys} ({cols}) AS {sqlite_select}", replace=existing is not None

@@ -110,6 +110,8 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
         config = server.shared_config
         if config is not None and config.stale():  # it set a global, an account (engine/shared_config.py)
             config.reload()
+    # schema files created or dropped since this connection's last statement (engine/schema_files.py)
+    session.conn.sync_attachments()
     if server.table_locks.active:  # LOCK TABLES / FLUSH TABLES WITH READ LOCK held by some session
         locks.check_statement(session, stmt.kind, stmt.text)
     handler = spec.handler
@@ -151,9 +153,15 @@ def _run(session: Session, stmt: Statement, spec: StatementSpec, handler: Handle
         except BaseException as err:
             _failed(session, spec, err)
             raise
+    files = None
     if spec.writes:
-        session.ensure_write_trx()
+        files = trx.file_schemas(session, stmt)
+        session.ensure_write_trx(files_only=files is not None)
     try:
+        if (
+            files
+        ):  # engine/schema_files.py: 1205 when another writer holds one (the statement fails, as a wait)
+            session.lock_schema_files(files)
         res = handler(session, stmt)
     except BaseException as err:
         _failed(session, spec, err)

@@ -242,6 +242,35 @@ def _writes_temporary_only(session: Session, stmt: Statement) -> bool:
     return (schema, target.name) in temp
 
 
+def file_schemas(session: Session, stmt: Statement) -> list[str] | None:
+    """The schemas with their own SQLite file that DML statement ``stmt`` names, when it names only tables of
+    such schemas (and temporary tables): its transaction then writes without the engine write lock until COMMIT
+    (:meth:`Session.ensure_write_trx`, engine/schema_files.py). None for anything else (DDL, a system table, a
+    schema in the main file, a table whose schema is unknown): the engine write lock is taken first, as with
+    one file. A transaction must not read the main file before it takes that lock (its COMMIT writes there), so
+    tables only read count too."""
+    storage = session.executor.storage
+    if stmt.kind != "dml" or not storage.schema_files():
+        return None
+    tree = stmt.tree
+    if tree is None:
+        return None
+    temp = session.executor.temp_tables
+    catalog = storage.catalog
+    schemas: list[str] = []
+    for table in tree.find_all(exp.Table):
+        name = table.name
+        if not name:
+            return None
+        schema = catalog.canonical_schema(table.db or session.current_db or "")
+        if (schema, name) in temp:
+            continue
+        if not storage.has_file(schema):
+            return None
+        schemas.append(schema)
+    return schemas
+
+
 def implicit_commit(session: Session) -> None:
     """Commit the open transaction, if any (``trans_commit_implicit``), and forget a one-shot ``SET TRANSACTION``:
     mysql-test ``r/trans_read_only.result`` Test 10, "Since DDL does implicit commit before starting, SET
