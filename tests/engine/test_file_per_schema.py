@@ -1,0 +1,264 @@
+"""A SQLite file per schema (``gtidkit_file_per_schema``; issue 21 step 9, engine/schema_files.py), in one process.
+
+What MySQL does is the oracle for what statements see: a schema is a directory of its own (RM8 "Data Dictionary":
+``CREATE DATABASE`` creates it, ``DROP DATABASE`` removes it), tables of several schemas are named with qualified
+names, ``USE`` and joins across schemas (RM8 "Identifier Qualifiers"); InnoDB blocks a writer only on conflicting
+row locks, so an open transaction on ``db1.t`` never delays an INSERT into ``db2.t``, while a second writer of
+``db1.t`` waits and fails with 1205 ER_LOCK_WAIT_TIMEOUT after ``innodb_lock_wait_timeout`` seconds (RM8
+"innodb_lock_wait_timeout"; with innodb_rollback_on_timeout OFF only the statement is rolled back). The granularity
+reached here is the schema (the design's §5.5), so in this engine the second writer of *any* table of db1 waits.
+
+The binary log and GTIDs must not depend on the layout: the same workload gives the same binlog bytes with the
+option on and off (the same server_uuid, the clock frozen).
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from gtidkit.engine import Server
+from gtidkit.engine.schema_files import MAX_SCHEMA_FILES
+from gtidkit.errors import MySQLError
+
+ON = {"gtidkit_file_per_schema": True, "log_bin": True, "gtid_mode": "ON"}
+
+
+def rows(session, sql: str) -> list[tuple]:
+    """The rows of the last result of ``sql``."""
+    return session.execute(sql)[-1].rows
+
+
+def code_of(session, sql: str) -> int:
+    """The MySQL error code ``sql`` fails with (0 when it succeeds)."""
+    try:
+        session.execute(sql)
+    except MySQLError as err:
+        return err.code
+    return 0
+
+
+def schema_setup(session) -> None:
+    """Two schemas with a table each."""
+    session.execute(
+        "CREATE DATABASE db1; CREATE DATABASE db2; "
+        "CREATE TABLE db1.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT); "
+        "CREATE TABLE db2.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "files"),
+    [(True, {"db1.sqlite", "db2.sqlite"}), (False, set())],
+    ids=["on-a-file-each", "off-main-file"],
+)
+def test_create_database_makes_the_file_and_drop_removes_it(open_server, tmp_path, option, files):
+    srv = open_server(gtidkit_file_per_schema=option, log_bin=True)
+    s = srv.session()
+    schema_setup(s)
+    data = tmp_path / "data"
+    assert {p.name for p in data.glob("*.sqlite")} - {"gtidkit.sqlite"} == files
+    assert rows(s, "SELECT @@GLOBAL.gtidkit_file_per_schema") == [(int(option),)]
+    s.execute("DROP DATABASE db1")
+    assert not (data / "db1.sqlite").exists()
+    assert {p.name for p in data.glob("*.sqlite")} - {"gtidkit.sqlite"} == files - {"db1.sqlite"}
+    # the system schemas stay in the main file whatever the option says
+    assert not any((data / f"{name}.sqlite").exists() for name in ("mysql", "sys"))
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT a.v, b.v FROM db1.t a JOIN db2.t b USING (id) ORDER BY id", [(10, 20), (11, 21)]),
+        ("SELECT COUNT(*) FROM db1.t WHERE id IN (SELECT id FROM db2.t)", [(2,)]),
+        ("SELECT v FROM db1.v1 ORDER BY v", [(10,), (11,)]),
+        (
+            "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA LIKE 'db_' ORDER BY 1, 2",
+            [("db1", "t"), ("db1", "v1"), ("db2", "t"), ("db2", "u")],
+        ),
+        ("SELECT id, v, w FROM db2.u ORDER BY id", [(1, 10, 0), (2, 11, 0)]),
+    ],
+    ids=[
+        "join-across-files",
+        "subquery-across-files",
+        "view-in-its-file",
+        "information-schema",
+        "insert-select",
+    ],
+)
+def test_statements_see_tables_of_several_files(open_server, sql, expected):
+    srv = open_server(**ON)
+    s = srv.session()
+    schema_setup(s)
+    s.execute(
+        "INSERT INTO db1.t (v) VALUES (10), (11); INSERT INTO db2.t (v) VALUES (20), (21); "
+        "CREATE VIEW db1.v1 AS SELECT v FROM db1.t; CREATE TABLE db2.u (id INT PRIMARY KEY, v INT); "
+        "INSERT INTO db2.u SELECT id, v FROM db1.t; ALTER TABLE db2.u ADD COLUMN w INT NOT NULL DEFAULT 0"
+    )
+    assert rows(s, sql) == expected
+
+
+def test_use_rename_across_files_and_index(open_server, tmp_path):
+    srv = open_server(**ON)
+    s = srv.session()
+    schema_setup(s)
+    s.execute("USE db1; INSERT INTO t (v) VALUES (1), (2); CREATE INDEX iv ON t (v)")
+    assert rows(s, "SELECT id FROM t WHERE v = 2") == [(2,)]
+    s.execute("RENAME TABLE db1.t TO db2.moved")  # rows copied into db2's file
+    assert rows(s, "SELECT id, v FROM db2.moved ORDER BY id") == [(1, 1), (2, 2)]
+    assert code_of(s, "SELECT * FROM db1.t") == 1146
+    assert rows(
+        s,
+        "SELECT INDEX_NAME FROM information_schema.STATISTICS WHERE TABLE_NAME = 'moved' AND INDEX_NAME = 'iv'",
+    ) == [("iv",)]
+    # the table is in db2's file now: db1's file holds none of its rows
+    import sqlite3
+
+    db1 = sqlite3.connect(tmp_path / "data" / "db1.sqlite")
+    db2 = sqlite3.connect(tmp_path / "data" / "db2.sqlite")
+    try:
+        assert db1.execute("SELECT name FROM sqlite_master WHERE name LIKE 'db%'").fetchall() == []
+        assert db2.execute('SELECT COUNT(*) FROM "db2.moved"').fetchone() == (2,)
+    finally:
+        db1.close()
+        db2.close()
+
+
+def test_open_transaction_on_one_schema_does_not_stall_another(open_server):
+    srv = open_server(**ON)
+    s1, s2 = srv.session(), srv.session()
+    schema_setup(s1)
+    s2.execute("SET SESSION innodb_lock_wait_timeout = 1")
+    s1.execute("BEGIN; INSERT INTO db1.t (v) VALUES (1)")  # idle, uncommitted
+    started = time.monotonic()
+    s2.execute("INSERT INTO db2.t (v) VALUES (2)")  # autocommit: committed at once
+    assert time.monotonic() - started < 0.5
+    assert rows(s1, "SELECT v FROM db2.t") == [(2,)]
+    started = time.monotonic()
+    assert code_of(s2, "INSERT INTO db1.t (v) VALUES (3)") == 1205  # a writer of the same schema waits
+    assert 0.9 <= time.monotonic() - started < 5
+    s1.execute("COMMIT")
+    s2.execute("INSERT INTO db1.t (v) VALUES (3)")
+    assert rows(s2, "SELECT id, v FROM db1.t ORDER BY id") == [(1, 1), (2, 3)]
+    uuid = srv.server_uuid
+    # 2 CREATE DATABASE + 2 CREATE TABLE + 3 committed inserts; the timed-out one took no GNO
+    assert str(srv.gtid_state.executed()) == f"{uuid}:1-7"
+
+
+def test_lock_wait_timeout_inside_a_transaction_keeps_it(open_server):
+    """RM8 innodb_rollback_on_timeout OFF: a timeout rolls back the statement, the transaction goes on."""
+    srv = open_server(**ON)
+    s1, s2 = srv.session(), srv.session()
+    schema_setup(s1)
+    s2.execute("SET SESSION innodb_lock_wait_timeout = 1")
+    s1.execute("BEGIN; INSERT INTO db1.t (v) VALUES (1)")
+    s2.execute("BEGIN; INSERT INTO db2.t (v) VALUES (2)")
+    assert code_of(s2, "UPDATE db1.t SET v = 9") == 1205
+    s1.execute("COMMIT")
+    s2.execute("INSERT INTO db2.t (v) VALUES (3); COMMIT")
+    assert rows(s1, "SELECT v FROM db2.t ORDER BY v") == [(2,), (3,)]
+    assert rows(s1, "SELECT v FROM db1.t") == [(1,)]
+
+
+def test_opposite_order_ends_with_1205_not_a_hang(open_server):
+    """Two transactions taking two schema files in opposite orders: MySQL answers 1213 to one of them (deadlock
+    detection); here the waits end with 1205 after innodb_lock_wait_timeout (the cycle is not detected yet)."""
+    srv = open_server(**ON)
+    s1, s2 = srv.session(), srv.session()
+    schema_setup(s1)
+    for s in (s1, s2):
+        s.execute("SET SESSION innodb_lock_wait_timeout = 1")
+    s1.execute("BEGIN; INSERT INTO db1.t (v) VALUES (1)")
+    s2.execute("BEGIN; INSERT INTO db2.t (v) VALUES (2)")
+    codes: list[int] = []
+    th = threading.Thread(target=lambda: codes.append(code_of(s1, "INSERT INTO db2.t (v) VALUES (3)")))
+    th.start()
+    codes.append(code_of(s2, "INSERT INTO db1.t (v) VALUES (4)"))
+    th.join(10)
+    assert not th.is_alive()
+    assert sorted(codes) == [1205, 1205]
+    s1.execute("COMMIT")
+    s2.execute("COMMIT")
+    assert rows(s1, "SELECT (SELECT COUNT(*) FROM db1.t), (SELECT COUNT(*) FROM db2.t)") == [(1, 1)]
+
+
+def test_layout_survives_restart_with_the_option_off(open_server, tmp_path):
+    srv = open_server(**ON)
+    s = srv.session()
+    schema_setup(s)
+    s.execute("INSERT INTO db1.t (v) VALUES (5)")
+    srv.shutdown()
+    srv = open_server(tmp_path / "data", log_bin=True)  # the option only places new schemas
+    s = srv.session()
+    assert rows(s, "SELECT v FROM db1.t") == [(5,)]
+    s.execute("CREATE DATABASE db3; CREATE TABLE db3.t (id INT PRIMARY KEY)")
+    assert not (tmp_path / "data" / "db3.sqlite").exists()
+    s.execute("INSERT INTO db3.t SELECT id FROM db1.t")  # main file + a schema file in one transaction
+    assert rows(s, "SELECT id FROM db3.t") == [(1,)]
+
+
+def test_schemas_past_the_attach_limit_live_in_the_main_file(open_server, tmp_path):
+    srv = open_server(**ON)
+    s = srv.session()
+    for i in range(MAX_SCHEMA_FILES + 2):
+        s.execute(
+            f"CREATE DATABASE s{i}; CREATE TABLE s{i}.t (id INT PRIMARY KEY); INSERT INTO s{i}.t VALUES ({i})"
+        )
+    files = {p.name for p in (tmp_path / "data").glob("s*.sqlite")}
+    assert len(files) == MAX_SCHEMA_FILES
+    total = " + ".join(f"(SELECT id FROM s{i}.t)" for i in range(MAX_SCHEMA_FILES + 2))
+    assert rows(s, f"SELECT {total}") == [(sum(range(MAX_SCHEMA_FILES + 2)),)]
+
+
+WORKLOAD = [
+    "CREATE DATABASE db1",
+    "CREATE DATABASE db2",
+    "CREATE TABLE db1.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20))",
+    "CREATE TABLE db2.t (id INT PRIMARY KEY, v INT)",
+    "INSERT INTO db1.t (v) VALUES ('a'), ('b')",
+    "INSERT INTO db2.t VALUES (1, 1), (2, 2)",
+    "BEGIN",
+    "UPDATE db1.t SET v = 'c' WHERE id = 1",
+    "DELETE FROM db2.t WHERE id = 2",
+    "INSERT INTO db2.t SELECT id + 10, id FROM db1.t",
+    "COMMIT",
+    "CREATE INDEX iv ON db2.t (v)",
+    "RENAME TABLE db1.t TO db2.t1",
+    "DROP DATABASE db1",
+]
+
+
+@pytest.mark.parametrize("binlog_format", ["ROW", "STATEMENT"])
+def test_binlog_bytes_do_not_depend_on_the_layout(tmp_path, tmp_path_factory, monkeypatch, binlog_format):
+    from tests.engine.conftest import bootstrapped_datadir
+
+    frozen = 1_700_000_000.25
+    monkeypatch.setattr(time, "time", lambda: frozen)
+    monkeypatch.setattr(time, "time_ns", lambda: int(frozen * 1e9))
+    outputs = []
+    uuid_file = None
+    for option in (False, True):
+        data = bootstrapped_datadir(tmp_path / f"data-{option}", tmp_path_factory)
+        if uuid_file is not None:
+            shutil.copy2(uuid_file, data / "auto.cnf")
+        srv = Server.open(data, gtidkit_file_per_schema=option, log_bin=True, binlog_format=binlog_format)
+        uuid_file = data / "auto.cnf"
+        try:
+            s = srv.session()
+            for sql in WORKLOAD:
+                s.execute(sql)
+            executed = str(srv.gtid_state.executed())
+        finally:
+            srv.shutdown()
+        outputs.append((executed, sorted(p.name for p in data.glob("binlog.0*")), _binlogs(data)))
+    assert outputs[0][0] == outputs[1][0]
+    assert outputs[0][1] == outputs[1][1]
+    assert outputs[0][2] == outputs[1][2]
+
+
+def _binlogs(data: Path) -> list[bytes]:
+    return [p.read_bytes() for p in sorted(data.glob("binlog.0*"))]
