@@ -112,7 +112,7 @@ class Follower:
         self.last_seq = 0
         self.catch_ups = 0
         self._last: tuple[Any, ...] | None = None  # the newest commit-log row read
-        self._schema_version: tuple[int, ...] = ()
+        self._schema_version: tuple[tuple[str, int, int], ...] = ()
         self._schemata: list[Any] = []
         self._lock = threading.Lock()
         self._inside = threading.local()  # a catch-up running in this thread (refresh never re-enters it)

@@ -151,11 +151,13 @@ class Connection:
             self._attached[alias] = (path, ino)
         self._attach_version = storage.files_version
 
-    def schema_versions(self) -> tuple[int, ...]:
-        """SQLite's ``schema_version`` of the main file and of each attached schema file (any DDL moves one)."""
-        versions = [self.raw.execute("PRAGMA schema_version").fetchone()[0]]
-        for alias in self._attached:
-            versions.append(self.raw.execute(f"PRAGMA {quote_ident(alias)}.schema_version").fetchone()[0])
+    def schema_versions(self) -> tuple[tuple[str, int, int], ...]:
+        """``(ATTACH name, inode, SQLite schema_version)`` of the main file (``("main", 0, v)``) and of each
+        attached schema file: any DDL moves one, a schema dropped and made again changes its inode."""
+        versions = [("main", 0, int(self.raw.execute("PRAGMA schema_version").fetchone()[0]))]
+        for alias, (_path, ino) in sorted(self._attached.items()):
+            v = self.raw.execute(f"PRAGMA {quote_ident(alias)}.schema_version").fetchone()[0]
+            versions.append((alias, ino, int(v)))
         return tuple(versions)
 
     def lock_files(self, schemas: Iterable[str]) -> bool:
@@ -607,9 +609,10 @@ class Storage:
                     files[name] = path
                     if len(files) >= schema_files.MAX_SCHEMA_FILES:
                         break
-            if files != self._files:
-                self._files = files
-                self.files_version += 1
+            # bumped even when the names are the same: a schema dropped and made again has a new file, which the
+            # connections' attachments (compared by inode) must follow
+            self._files = files
+            self.files_version += 1
             self._files_catalog_version = version
         return self._files
 
