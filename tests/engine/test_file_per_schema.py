@@ -262,3 +262,30 @@ def test_binlog_bytes_do_not_depend_on_the_layout(tmp_path, tmp_path_factory, mo
 
 def _binlogs(data: Path) -> list[bytes]:
     return [p.read_bytes() for p in sorted(data.glob("binlog.0*"))]
+
+
+@pytest.mark.parametrize(
+    "ddl",
+    ["CREATE TABLE db1.x (id INT PRIMARY KEY)", "ALTER TABLE db1.t ADD COLUMN w INT", "DROP DATABASE db1"],
+    ids=["create-table", "alter-table", "drop-database"],
+)
+def test_ddl_waiting_for_its_schema_does_not_stall_other_schemas(open_server, ddl):
+    """A DDL on db1 waits for the open transaction on db1 (MySQL: its metadata lock, "Waiting for table metadata
+    lock", until lock_wait_timeout; here 1205 after innodb_lock_wait_timeout) and, meanwhile, writers of db2
+    commit: the DDL takes db1's file before the engine write lock."""
+    srv = open_server(**ON)
+    s1, s2, s3 = srv.session(), srv.session(), srv.session()
+    schema_setup(s1)
+    s2.execute("SET SESSION innodb_lock_wait_timeout = 2")
+    s1.execute("BEGIN; INSERT INTO db1.t (v) VALUES (1)")
+    codes: list[int] = []
+    th = threading.Thread(target=lambda: codes.append(code_of(s2, ddl)))
+    th.start()
+    time.sleep(0.3)  # the DDL is waiting
+    started = time.monotonic()
+    s3.execute("INSERT INTO db2.t (v) VALUES (2)")
+    assert time.monotonic() - started < 0.5
+    th.join(10)
+    assert codes == [1205]
+    s1.execute("COMMIT")
+    s2.execute(ddl)  # nothing in its way now

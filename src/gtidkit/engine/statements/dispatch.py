@@ -156,11 +156,20 @@ def _run(session: Session, stmt: Statement, spec: StatementSpec, handler: Handle
     files = None
     if spec.writes:
         files = trx.file_schemas(session, stmt)
+        if files is None and stmt.kind == "ddl" and not session.holds_write_lock:
+            files = trx.ddl_file_schemas(session, stmt)
+            if files:  # its schema files' locks first, then the engine write lock (engine/schema_files.py)
+                session.ensure_write_trx(files_only=True)
+                try:
+                    session.lock_schema_files(files)
+                except BaseException as err:
+                    _failed(session, spec, err)
+                    raise
+            files = None
         session.ensure_write_trx(files_only=files is not None)
     try:
-        if (
-            files
-        ):  # engine/schema_files.py: 1205 when another writer holds one (the statement fails, as a wait)
+        # engine/schema_files.py: 1205 when another writer holds one (the statement fails, as a wait does)
+        if files:
             session.lock_schema_files(files)
         res = handler(session, stmt)
     except BaseException as err:

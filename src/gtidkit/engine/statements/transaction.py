@@ -271,6 +271,30 @@ def file_schemas(session: Session, stmt: Statement) -> list[str] | None:
     return schemas
 
 
+def ddl_file_schemas(session: Session, stmt: Statement) -> list[str]:
+    """The schemas a DDL statement names (CREATE / DROP / ALTER DATABASE: its name; otherwise the schemas of the
+    tables its tree names), for :meth:`Session.lock_schema_files` before the engine write lock: a DDL waiting for
+    an open transaction on its schema's file then holds no lock that other schemas' commits need (locks are taken
+    files first, the engine write lock last, as a committing DML transaction takes them). Empty when there is no
+    schema file or the statement has no tree."""
+    storage = session.executor.storage
+    if not storage.schema_files():
+        return []
+    obj = stmt.ddl_object
+    if obj.kind == "DATABASE":
+        return [obj.name] if obj.name else []
+    try:
+        tree = stmt.tree
+    except MySQLError:
+        return []
+    if tree is None:
+        return []
+    catalog = storage.catalog
+    return [
+        catalog.canonical_schema(t.db or session.current_db or "") for t in tree.find_all(exp.Table) if t.name
+    ]
+
+
 def implicit_commit(session: Session) -> None:
     """Commit the open transaction, if any (``trans_commit_implicit``), and forget a one-shot ``SET TRANSACTION``:
     mysql-test ``r/trans_read_only.result`` Test 10, "Since DDL does implicit commit before starting, SET
