@@ -246,23 +246,21 @@ def file_schemas(session: Session, stmt: Statement) -> list[str] | None:
     """The schemas with their own SQLite file that DML statement ``stmt`` names, when it names only tables of
     such schemas (and temporary tables): its transaction then writes without the engine write lock until COMMIT
     (:meth:`Session.ensure_write_trx`, engine/schema_files.py). None for anything else (DDL, a system table, a
-    schema in the main file, a table whose schema is unknown): the engine write lock is taken first, as with
-    one file. A transaction must not read the main file before it takes that lock (its COMMIT writes there), so
-    tables only read count too."""
+    schema in the main file, a statement naming no table): the engine write lock is taken first, as with one
+    file. A transaction must not read the main file before it takes that lock (its COMMIT writes there), so
+    tables only read count too. The names come from the plan cache (:meth:`Session.named_tables`: a statement of
+    a shape seen before is not parsed for them)."""
     storage = session.executor.storage
     if stmt.kind != "dml" or not storage.schema_files():
         return None
-    tree = stmt.tree
-    if tree is None:
+    named = session.named_tables(stmt)
+    if not named:
         return None
     temp = session.executor.temp_tables
-    catalog = storage.catalog
+    canonical = storage.catalog.canonical_schema
     schemas: list[str] = []
-    for table in tree.find_all(exp.Table):
-        name = table.name
-        if not name:
-            return None
-        schema = catalog.canonical_schema(table.db or session.current_db or "")
+    for db, name in named:
+        schema = canonical(db)
         if (schema, name) in temp:
             continue
         if not storage.has_file(schema):
@@ -283,16 +281,8 @@ def ddl_file_schemas(session: Session, stmt: Statement) -> list[str]:
     obj = stmt.ddl_object
     if obj.kind == "DATABASE":
         return [obj.name] if obj.name else []
-    try:
-        tree = stmt.tree
-    except MySQLError:
-        return []
-    if tree is None:
-        return []
-    catalog = storage.catalog
-    return [
-        catalog.canonical_schema(t.db or session.current_db or "") for t in tree.find_all(exp.Table) if t.name
-    ]
+    canonical = storage.catalog.canonical_schema
+    return [canonical(db) for db, _name in session.named_tables(stmt)]
 
 
 def implicit_commit(session: Session) -> None:
