@@ -289,3 +289,33 @@ def test_ddl_waiting_for_its_schema_does_not_stall_other_schemas(open_server, dd
     assert codes == [1205]
     s1.execute("COMMIT")
     s2.execute(ddl)  # nothing in its way now
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        "SELECT COUNT(*) FROM mysql.gtid_executed",
+        "SELECT COUNT(*) FROM information_schema.TABLES",
+        "SHOW TABLES FROM db2",
+        "SELECT COUNT(*) FROM db1.t JOIN mysql.gtid_executed",
+    ],
+    ids=["system-table", "information-schema", "show", "join-with-main"],
+)
+def test_reading_the_main_file_inside_a_schema_transaction_then_commit(open_server, read):
+    """A transaction writing db1 reads a table of the main file, another session commits meanwhile, the first
+    commits: both are committed (the first took the engine write lock before reading the main file)."""
+    srv = open_server(**ON)
+    s1, s2 = srv.session(), srv.session()
+    schema_setup(s1)
+    s1.execute("BEGIN; INSERT INTO db1.t (v) VALUES (1)")
+    s1.execute(read)
+    done: list[int] = []
+    th = threading.Thread(target=lambda: done.append(code_of(s2, "INSERT INTO db2.t (v) VALUES (2)")))
+    th.start()
+    time.sleep(0.2)
+    s1.execute("COMMIT")
+    th.join(10)
+    assert done == [0]
+    assert rows(s2, "SELECT (SELECT COUNT(*) FROM db1.t), (SELECT COUNT(*) FROM db2.t)") == [(1, 1)]
+    uuid = srv.server_uuid
+    assert str(srv.gtid_state.executed()) == f"{uuid}:1-6"

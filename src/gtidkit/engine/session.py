@@ -292,7 +292,13 @@ class Session:
             raise mysql_error(2006)
         if self.authorizer is not None and stmt.kind in _CHECKED_WHEN_PREPARED:
             self._authorize_prepared(stmt)
-        if stmt.shape.fast_select and not self.server.table_locks.active:
+        if (
+            stmt.shape.fast_select
+            and not self.server.table_locks.active
+            and (
+                self.holds_main_lock or not self.holds_write_lock
+            )  # else dispatch's guard_main_reads decides
+        ):
             return [self._prepared_select(stmt, params)]
         bound = prepared.bound_statement(stmt, params)
         if isinstance(bound, str):

@@ -112,6 +112,8 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
             config.reload()
     # schema files created or dropped since this connection's last statement (engine/schema_files.py)
     session.conn.sync_attachments()
+    if session.holds_write_lock and not session.holds_main_lock:
+        trx.guard_main_reads(session, stmt)  # the engine write lock before the main file is read
     if server.table_locks.active:  # LOCK TABLES / FLUSH TABLES WITH READ LOCK held by some session
         locks.check_statement(session, stmt.kind, stmt.text)
     handler = spec.handler

@@ -254,8 +254,39 @@ def file_schemas(session: Session, stmt: Statement) -> list[str] | None:
     if stmt.kind != "dml" or not storage.schema_files():
         return None
     named = session.named_tables(stmt)
-    if not named:
-        return None
+    return _all_in_files(session, named) if named else None
+
+
+#: Statement kinds that never read a table (the end of a transaction, savepoints, USE).
+_READS_NO_TABLE = frozenset(
+    {"commit", "rollback", "savepoint", "release_savepoint", "rollback_to_savepoint", "use"}
+)
+
+
+def guard_main_reads(session: Session, stmt: Statement) -> None:
+    """A transaction writing schema files without the engine write lock (engine/schema_files.py) must not read
+    the main file before it takes that lock: its COMMIT writes there (commit log, GTIDs), and SQLite refuses a
+    write on a snapshot older than the file's last commit (the COMMIT would fail). So before a statement that may
+    read the main file (one naming a table of the main file — mysql.*, information_schema, a schema without a file
+    — or any statement but a SELECT / DML naming schema-file tables only, or naming no table) the lock is taken
+    now, after the files' locks (the order every writer takes them in).
+
+    Raises:
+        MySQLError: 1205 after innodb_lock_wait_timeout waiting for the engine write lock.
+    """
+    kind = stmt.kind
+    if kind in _READS_NO_TABLE:
+        return
+    if kind in ("select", "dml"):
+        named = session.named_tables(stmt)
+        if not named or _all_in_files(session, named) is not None:
+            return
+    session.ensure_write_trx()
+
+
+def _all_in_files(session: Session, named: tuple[tuple[str, str], ...]) -> list[str] | None:
+    """The file schemas of ``named`` tables when every one is in a schema file or a temporary table, else None."""
+    storage = session.executor.storage
     temp = session.executor.temp_tables
     canonical = storage.catalog.canonical_schema
     schemas: list[str] = []
