@@ -293,10 +293,10 @@ class Connection:
 
     def sync_wal(self) -> None:
         """fsync the database's write-ahead log (what ``synchronous=FULL`` does at each COMMIT), and those of the
-        attached schema files (a transaction may have written any of them)."""
+        attached schema files that changed since their last fsync (a transaction may have written any of them)."""
         _fsync_wal(self.storage.path)
         for path, _ino in self._attached.values():
-            _fsync_wal(path)
+            self.storage.fsync_schema_wal(path)
 
     def rollback(self) -> None:
         """Roll back the open transaction (no-op when none is open); reloads the catalog if DDL was undone."""
@@ -507,6 +507,8 @@ class Storage:
         self.files_version = 0
         #: ATTACH name -> the schema file's ``writes`` counter as this process last set it (Connection.lock_files)
         self.file_writes: dict[str, int] = {}
+        #: schema WAL path -> (inode, size, mtime_ns) at its last fsync by this process (fsync_schema_wal)
+        self._wal_synced: dict[str, tuple[int, int, int]] = {}
 
     @classmethod
     def open(
@@ -624,6 +626,20 @@ class Storage:
         if path == self.path or path.stem.lower() in ("main", "temp"):
             return None
         return path
+
+    def fsync_schema_wal(self, path: Path) -> None:
+        """fsync a schema file's WAL when it changed (size or mtime) since this process last fsynced it: a commit
+        pays one fsync per schema file it wrote, not one per attached file."""
+        wal = f"{path}-wal"
+        try:
+            st = os.stat(wal)
+        except FileNotFoundError:
+            return
+        mark = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if self._wal_synced.get(wal) == mark:
+            return
+        _fsync_wal(path)
+        self._wal_synced[wal] = mark
 
     def has_file(self, schema: str) -> bool:
         """True when MySQL schema ``schema`` lives in a file of its own."""
