@@ -98,8 +98,10 @@ def main() -> None:
             "of the rounds; 2-core machine shared with other work, so read the ratios, not the absolute figures)."
         ),
         "",
-        "| synchronous | schemas touched | one file (OFF) wall / CPU µs/tx | file per schema (ON) wall / CPU µs/tx "
-        "| ON / OFF (CPU) |",
+        (
+            "| synchronous | schemas touched | one file (OFF) wall / CPU µs/tx "
+            "| file per schema (ON) wall / CPU µs/tx | ON / OFF (CPU) |"
+        ),
         "|---|---|---|---|---|",
     ]
     for synchronous in ("OFF", "FULL"):
