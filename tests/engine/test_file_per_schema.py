@@ -319,3 +319,18 @@ def test_reading_the_main_file_inside_a_schema_transaction_then_commit(open_serv
     assert rows(s2, "SELECT (SELECT COUNT(*) FROM db1.t), (SELECT COUNT(*) FROM db2.t)") == [(1, 1)]
     uuid = srv.server_uuid
     assert str(srv.gtid_state.executed()) == f"{uuid}:1-6"
+
+
+@pytest.mark.parametrize(
+    "view",
+    ["CREATE VIEW db1.v AS SELECT * FROM db2.t", "CREATE VIEW db1.v AS SELECT * FROM mysql.gtid_executed"],
+    ids=["other-schema-file", "main-file"],
+)
+def test_view_on_another_file_is_refused_clearly(open_server, view):
+    srv = open_server(**ON)
+    s = srv.session()
+    schema_setup(s)
+    with pytest.raises(MySQLError) as err:
+        s.execute(view)
+    assert err.value.code == 1235
+    assert "another schema's file" in err.value.message
