@@ -164,26 +164,45 @@ def test_lock_wait_timeout_inside_a_transaction_keeps_it(open_server):
     assert rows(s1, "SELECT v FROM db1.t") == [(1,)]
 
 
-def test_opposite_order_ends_with_1205_not_a_hang(open_server):
-    """Two transactions taking two schema files in opposite orders: MySQL answers 1213 to one of them (deadlock
-    detection); here the waits end with 1205 after innodb_lock_wait_timeout (the cycle is not detected yet)."""
+def test_opposite_order_is_a_deadlock_1213(open_server):
+    """Two transactions taking two schema files in opposite orders: MySQL answers 1213 ER_LOCK_DEADLOCK to one of
+    them and rolls its whole transaction back (RM8 "Deadlocks in InnoDB"); the other goes on. Here the victim is
+    the transaction whose wait would close the cycle."""
     srv = open_server(**ON)
     s1, s2 = srv.session(), srv.session()
     schema_setup(s1)
     for s in (s1, s2):
-        s.execute("SET SESSION innodb_lock_wait_timeout = 1")
+        s.execute("SET SESSION innodb_lock_wait_timeout = 5")
     s1.execute("BEGIN; INSERT INTO db1.t (v) VALUES (1)")
     s2.execute("BEGIN; INSERT INTO db2.t (v) VALUES (2)")
     codes: list[int] = []
     th = threading.Thread(target=lambda: codes.append(code_of(s1, "INSERT INTO db2.t (v) VALUES (3)")))
     th.start()
-    codes.append(code_of(s2, "INSERT INTO db1.t (v) VALUES (4)"))
+    time.sleep(0.3)  # s1 waits for db2
+    started = time.monotonic()
+    assert code_of(s2, "INSERT INTO db1.t (v) VALUES (4)") == 1213
+    assert time.monotonic() - started < 1  # detected, not timed out
     th.join(10)
-    assert not th.is_alive()
-    assert sorted(codes) == [1205, 1205]
+    assert codes == [0]  # s2's rollback freed db2
     s1.execute("COMMIT")
+    assert rows(s1, "SELECT v FROM db1.t UNION ALL SELECT v FROM db2.t ORDER BY v") == [(1,), (3,)]
+
+
+def test_a_wait_without_a_cycle_is_no_deadlock(open_server):
+    srv = open_server(**ON)
+    s1, s2, s3 = srv.session(), srv.session(), srv.session()
+    schema_setup(s1)
+    s3.execute("SET SESSION innodb_lock_wait_timeout = 5")
+    s1.execute("BEGIN; INSERT INTO db1.t (v) VALUES (1)")
+    s2.execute("BEGIN; INSERT INTO db2.t (v) VALUES (2)")
+    codes: list[int] = []
+    th = threading.Thread(target=lambda: codes.append(code_of(s3, "INSERT INTO db1.t (v) VALUES (3)")))
+    th.start()
+    time.sleep(0.3)
+    s1.execute("COMMIT")  # s3 takes db1 now
+    th.join(10)
+    assert codes == [0]
     s2.execute("COMMIT")
-    assert rows(s1, "SELECT (SELECT COUNT(*) FROM db1.t), (SELECT COUNT(*) FROM db2.t)") == [(1, 1)]
 
 
 def test_layout_survives_restart_with_the_option_off(open_server, tmp_path):

@@ -37,13 +37,17 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from pathlib import Path
+
+from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
     "FILE_TABLE",
     "MAIN_ONLY_SCHEMAS",
     "MAX_SCHEMA_FILES",
     "SCHEMA_FILE_SUFFIX",
+    "FileWaits",
     "create_file",
     "file_name",
     "remove_file",
@@ -105,6 +109,57 @@ def remove_file(path: Path) -> None:
             os.unlink(f"{path}{suffix}")
         except FileNotFoundError:
             pass
+
+
+class FileWaits:
+    """The wait-for graph of the schema files' write locks in this process: which transaction holds each file's
+    lock (taken by :meth:`gtidkit.engine.storage.Connection.lock_files`) and which file each waiter waits for.
+
+    A transaction about to wait for a file whose holder waits, directly or through others, for a file this
+    transaction holds would wait forever (until innodb_lock_wait_timeout): it gets 1213 ER_LOCK_DEADLOCK instead,
+    and its transaction is rolled back (InnoDB's deadlock detection, ``lock0lock.cc`` ``Deadlock_checker``, which
+    rolls back a victim's whole transaction; here the victim is the transaction that closes the cycle). Waits on a
+    file held by another worker process are not in this graph: they end with 1205 after the timeout.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders: dict[str, object] = {}
+        self._waiting: dict[object, str] = {}
+
+    def wait(self, me: object, alias: str) -> None:
+        """``me`` is about to wait for file ``alias``'s lock (recorded until :meth:`done_waiting`).
+
+        Raises:
+            MySQLError: 1213 ER_LOCK_DEADLOCK when the wait would close a cycle.
+        """
+        with self._lock:
+            holder = self._holders.get(alias)
+            seen: set[int] = set()
+            while holder is not None and id(holder) not in seen:
+                if holder is me:
+                    raise mysql_error(1213)
+                seen.add(id(holder))
+                waits_for = self._waiting.get(holder)
+                holder = self._holders.get(waits_for) if waits_for is not None else None
+            self._waiting[me] = alias
+
+    def done_waiting(self, me: object) -> None:
+        """``me``'s wait ended (lock taken or failed)."""
+        with self._lock:
+            self._waiting.pop(me, None)
+
+    def acquired(self, me: object, alias: str) -> None:
+        """``me`` holds file ``alias``'s lock until :meth:`release`."""
+        with self._lock:
+            self._holders[alias] = me
+
+    def release(self, me: object, aliases: set[str]) -> None:
+        """``me``'s transaction ended: the locks of ``aliases`` it held are free."""
+        with self._lock:
+            for alias in aliases:
+                if self._holders.get(alias) is me:
+                    del self._holders[alias]
 
 
 def _fsync_dir(directory: Path) -> None:

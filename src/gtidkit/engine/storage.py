@@ -171,7 +171,9 @@ class Connection:
             AUTO_INCREMENT counters are stale).
 
         Raises:
-            MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT after ``busy_timeout`` ms waiting for another writer.
+            MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT after ``busy_timeout`` ms waiting for another writer; 1213
+                ER_LOCK_DEADLOCK when waiting would close a cycle with transactions of this process
+                (:class:`schema_files.FileWaits`).
         """
         files = self.storage.schema_files()
         foreign = False
@@ -182,12 +184,17 @@ class Connection:
             alias = path.stem.lower()
             if alias in self._locked or alias not in self._attached:
                 continue
+            waits = self.storage.file_waits
+            waits.wait(self, alias)  # 1213 when waiting would close a cycle
             try:
                 row = self.raw.execute(
                     f"UPDATE {quote_ident(alias)}.{schema_files.FILE_TABLE} SET writes = writes + 1 RETURNING writes"
                 ).fetchone()
             except sqlite3.OperationalError as err:
                 raise _lock_error(err) from err
+            finally:
+                waits.done_waiting(self)
+            waits.acquired(self, alias)
             self._locked.add(alias)
             writes = int(row[0]) if row is not None else 0
             if self.storage.file_writes.get(alias) != writes - 1:
@@ -272,6 +279,7 @@ class Connection:
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
         work, self._on_commit = self._on_commit, []
+        self.storage.file_waits.release(self, self._locked)
         self._locked.clear()
         for w in work:
             w()
@@ -307,6 +315,7 @@ class Connection:
         self._on_commit.clear()
         for alias in self._locked:  # its counter bump is undone: the next lock cannot tell, so it forgets
             self.storage.file_writes.pop(alias, None)
+        self.storage.file_waits.release(self, self._locked)
         self._locked.clear()
         if self.ddl_in_transaction:
             self.ddl_in_transaction = False
@@ -507,6 +516,8 @@ class Storage:
         self.files_version = 0
         #: ATTACH name -> the schema file's ``writes`` counter as this process last set it (Connection.lock_files)
         self.file_writes: dict[str, int] = {}
+        #: the schema files' lock holders and waiters in this process (deadlock detection: 1213)
+        self.file_waits = schema_files.FileWaits()
         #: schema WAL path -> (inode, size, mtime_ns) at its last fsync by this process (fsync_schema_wal)
         self._wal_synced: dict[str, tuple[int, int, int]] = {}
 

@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 
 #: ``ER_PARSE_ERROR``: the parser rejected the text (see :func:`statement_failed`)
 ER_PARSE_ERROR = 1064
+#: ``ER_LOCK_DEADLOCK``: the transaction was chosen as a deadlock's victim (see :func:`statement_failed`)
+ER_LOCK_DEADLOCK = 1213
 
 
 def causes_implicit_commit(stmt: Statement) -> bool:
@@ -445,7 +447,8 @@ def statement_failed(session: Session, error: BaseException | None = None) -> No
     """
     if isinstance(error, MySQLError) and error.code == ER_PARSE_ERROR:
         return
-    if not session.explicit_trx:
+    # 1213 ER_LOCK_DEADLOCK rolls back the whole transaction (InnoDB's victim; thd->transaction_rollback_request)
+    if not session.explicit_trx or (isinstance(error, MySQLError) and error.code == ER_LOCK_DEADLOCK):
         rollback(session)
 
 
