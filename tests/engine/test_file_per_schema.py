@@ -353,3 +353,35 @@ def test_view_on_another_file_is_refused_clearly(open_server, view):
         s.execute(view)
     assert err.value.code == 1235
     assert "another schema's file" in err.value.message
+
+
+def test_kill_query_ends_a_wait_for_a_schema_file(open_server):
+    """KILL QUERY of a session waiting for a row lock ends its statement with 1317 ER_QUERY_INTERRUPTED (InnoDB's
+    DB_INTERRUPTED), its transaction stays."""
+    srv = open_server(**ON)
+    s1, s2, s3 = srv.session(), srv.session(), srv.session()
+    schema_setup(s1)
+    s1.execute("BEGIN; INSERT INTO db1.t (v) VALUES (1)")
+    codes: list[int] = []
+    th = threading.Thread(target=lambda: codes.append(code_of(s2, "INSERT INTO db1.t (v) VALUES (2)")))
+    started = time.monotonic()
+    th.start()
+    time.sleep(0.3)
+    s3.execute(f"KILL QUERY {s2.id}")
+    th.join(10)
+    assert codes == [1317]
+    assert time.monotonic() - started < 5  # innodb_lock_wait_timeout is 50 s
+    s1.execute("COMMIT")
+
+
+def test_writing_a_file_read_before_another_commit_is_a_deadlock(open_server):
+    """A transaction read db2 (its snapshot of db2 starts there), another session committed to db2, then the
+    first writes db2: SQLite cannot write on that snapshot, so the transaction is rolled back with 1213 (InnoDB
+    would let the write go on: a documented difference of the file-per-schema mode)."""
+    srv = open_server(**ON)
+    s1, s2 = srv.session(), srv.session()
+    schema_setup(s1)
+    s1.execute("BEGIN; INSERT INTO db1.t (v) VALUES (1); SELECT * FROM db2.t")
+    s2.execute("INSERT INTO db2.t (v) VALUES (2)")
+    assert code_of(s1, "INSERT INTO db2.t (v) VALUES (3)") == 1213
+    assert rows(s2, "SELECT (SELECT COUNT(*) FROM db1.t), (SELECT COUNT(*) FROM db2.t)") == [(0, 1)]

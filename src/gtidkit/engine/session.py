@@ -847,9 +847,11 @@ class Session:
         restart at MAX(col)+1 (engine/schema_files.py).
 
         Raises:
-            MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT.
+            MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT; 1213 ER_LOCK_DEADLOCK (a cycle of waits in this process, or a
+                file this transaction read before another transaction committed to it); 1317 after KILL [QUERY].
         """
-        if self.conn.lock_files(schemas):
+        killed = lambda: self.killed or self.executor.interrupt.is_set()  # KILL [QUERY] ends the wait
+        if self.conn.lock_files(schemas, timeout=float(self.lock_wait_timeout()), killed=killed):
             self.server.storage.catalog.forget_auto_increments()
 
     def _take_main_lock(self) -> None:

@@ -38,6 +38,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -160,20 +161,34 @@ class Connection:
             versions.append((alias, ino, int(v)))
         return tuple(versions)
 
-    def lock_files(self, schemas: Iterable[str]) -> bool:
+    def lock_files(
+        self,
+        schemas: Iterable[str],
+        *,
+        timeout: float | None = None,
+        killed: Callable[[], bool] | None = None,
+    ) -> bool:
         """Take the write lock of each schema's file now, in name order (inside a transaction begun with
         :meth:`begin`; schemas in the main file are skipped). Each file's ``writes`` counter is bumped, which takes
-        the lock (SQLite's busy wait, ``busy_timeout``) and opens the transaction's snapshot of the file at that
-        point, so reads that follow see every committed write of the file.
+        the lock and opens the transaction's snapshot of the file at that point, so reads that follow see every
+        committed write of the file. A held lock is retried with a growing sleep (0.5 to 10 ms: SQLite's own busy
+        wait polls the same way) until ``timeout`` seconds (default ``busy_timeout``) or ``killed()``.
+
+        Args:
+            schemas: the schemas the statement names.
+            timeout: seconds to wait for another writer of a file (the session's innodb_lock_wait_timeout).
+            killed: returns True once KILL [QUERY] reached the waiting session.
 
         Returns:
             True when another process wrote one of the files since this process last did (its cached
             AUTO_INCREMENT counters are stale).
 
         Raises:
-            MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT after ``busy_timeout`` ms waiting for another writer; 1213
+            MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT after ``timeout`` waiting for another writer; 1213
                 ER_LOCK_DEADLOCK when waiting would close a cycle with transactions of this process
-                (:class:`schema_files.FileWaits`).
+                (:class:`schema_files.FileWaits`), or when this transaction read the file before another one
+                committed to it (SQLite's SQLITE_BUSY_SNAPSHOT: it can never write it); 1317 ER_QUERY_INTERRUPTED
+                when ``killed()``.
         """
         files = self.storage.schema_files()
         foreign = False
@@ -187,11 +202,7 @@ class Connection:
             waits = self.storage.file_waits
             waits.wait(self, alias)  # 1213 when waiting would close a cycle
             try:
-                row = self.raw.execute(
-                    f"UPDATE {quote_ident(alias)}.{schema_files.FILE_TABLE} SET writes = writes + 1 RETURNING writes"
-                ).fetchone()
-            except sqlite3.OperationalError as err:
-                raise _lock_error(err) from err
+                row = self._bump(alias, timeout, killed)
             finally:
                 waits.done_waiting(self)
             waits.acquired(self, alias)
@@ -201,6 +212,35 @@ class Connection:
                 foreign = True
             self.storage.file_writes[alias] = writes
         return foreign
+
+    def _bump(self, alias: str, timeout: float | None, killed: Callable[[], bool] | None) -> Any:
+        """:meth:`lock_files`' counter bump of one file, retried while another writer holds the file."""
+        sql = (
+            f"UPDATE {quote_ident(alias)}.{schema_files.FILE_TABLE} SET writes = writes + 1 RETURNING writes"
+        )
+        wait = self.storage.busy_timeout_ms / 1000 if timeout is None else timeout
+        deadline = time.monotonic() + wait
+        busy = self._busy_ms
+        self.set_busy_timeout(0)
+        try:
+            delay = 0.0005
+            while True:
+                try:
+                    return self.raw.execute(sql).fetchone()
+                except sqlite3.OperationalError as err:
+                    if getattr(err, "sqlite_errorcode", 0) == _SQLITE_BUSY_SNAPSHOT:
+                        raise mysql_error(1213) from err
+                    if "locked" not in str(err) and "busy" not in str(err):
+                        raise _lock_error(err) from err
+                    if killed is not None and killed():
+                        raise mysql_error(1317) from err
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise mysql_error(1205) from err
+                    time.sleep(min(delay, left))
+                    delay = min(delay * 2, 0.01)
+        finally:
+            self.set_busy_timeout(busy if busy >= 0 else self.storage.busy_timeout_ms)
 
     def set_busy_timeout(self, ms: int) -> None:
         """How long a write waits for another transaction's write lock on the same file (``PRAGMA busy_timeout``,
@@ -394,6 +434,10 @@ class Connection:
         finally:
             self.raw.close()
             self.storage._forget(self)
+
+
+#: SQLite's extended result code for a write on a snapshot older than the file's last commit.
+_SQLITE_BUSY_SNAPSHOT = 517
 
 
 def _fsync_wal(path: Path) -> None:
