@@ -118,3 +118,37 @@ def test_schemas_made_in_one_worker_are_seen_in_the_other(tmp_path: Path, worker
         query(b, "CREATE DATABASE shop")  # the same name again: a new, empty file
         query(b, "CREATE TABLE shop.item (id INT PRIMARY KEY)")
         assert query(a, "SELECT COUNT(*) FROM shop.item") == ((0,),)
+
+
+@pytest.mark.parametrize(("workers", "w1", "w2"), PLACEMENTS)
+def test_opposite_order_is_a_deadlock(tmp_path: Path, workers: int, w1: int, w2: int) -> None:
+    """Two transactions taking db1 and db2 in opposite orders: one gets 1213 ER_LOCK_DEADLOCK at once, its
+    transaction rolled back (RM8 "Deadlocks in InnoDB"), the other goes on; across workers too (the wait-for
+    graph is in the shared page's waiter table)."""
+    import threading
+
+    with running_server(tmp_path / "data", *OPTIONS, "--skip-log-bin", workers=workers) as srv:
+        s1, s2 = sessions(srv.port, workers, w1, w2)
+        for sql in (
+            "CREATE DATABASE db1",
+            "CREATE DATABASE db2",
+            "CREATE TABLE db1.t (id INT PRIMARY KEY)",
+            "CREATE TABLE db2.t (id INT PRIMARY KEY)",
+        ):
+            query(s1, sql)
+        for s in (s1, s2):
+            query(s, "SET SESSION innodb_lock_wait_timeout = 20")
+            query(s, "BEGIN")
+        query(s1, "INSERT INTO db1.t VALUES (1)")
+        query(s2, "INSERT INTO db2.t VALUES (2)")
+        codes: list[int] = []
+        th = threading.Thread(target=lambda: codes.append(error_code(s1, "INSERT INTO db2.t VALUES (3)")))
+        th.start()
+        time.sleep(0.5)  # s1 waits for db2
+        started = time.monotonic()
+        assert error_code(s2, "INSERT INTO db1.t VALUES (4)") == 1213
+        assert time.monotonic() - started < 5
+        th.join(30)
+        assert codes == [0]
+        query(s1, "COMMIT")
+        assert query(s2, "SELECT id FROM db1.t UNION ALL SELECT id FROM db2.t ORDER BY id") == ((1,), (3,))

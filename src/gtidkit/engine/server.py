@@ -45,6 +45,7 @@ from gtidkit.engine.session import Session, now_us
 from gtidkit.engine.shared import waiters, workers
 from gtidkit.engine.shared.binlog_end import BinlogEnd
 from gtidkit.engine.shared.control import OP_THREADS, ControlMessage
+from gtidkit.engine.shared.file_waits import SharedFileWaits
 from gtidkit.engine.shared.service import PEER_TIMEOUT, ControlService
 from gtidkit.engine.shared.shm import SharedPage
 from gtidkit.engine.shared.write_lock import SharedWriteLock
@@ -415,6 +416,8 @@ class Server:
         workers.clear_worker(page, self.worker_id)
         workers.register_worker(page, self.worker_id)
         self._shared_lock = SharedWriteLock(page, self.datadir, self.worker_id)
+        # the schema files' wait-for graph spans the workers (1213 across processes; engine/schema_files.py)
+        self.storage.file_waits = SharedFileWaits(page, self.worker_id)
         #: the binary log's end, index generation and RESET epoch as every process sees them
         self.shared_binlog = BinlogEnd(page, self.worker_id)
         if self.binlog is not None:

@@ -851,6 +851,7 @@ class Session:
                 file this transaction read before another transaction committed to it); 1317 after KILL [QUERY].
         """
         killed = lambda: self.killed or self.executor.interrupt.is_set()  # KILL [QUERY] ends the wait
+        self.conn.owner_id = self.id  # its waits and locks in the deadlock detector's graph
         if self.conn.lock_files(schemas, timeout=float(self.lock_wait_timeout()), killed=killed):
             self.server.storage.catalog.forget_auto_increments()
 

@@ -111,6 +111,8 @@ class Connection:
     _busy_ms: int = -1
     #: ATTACH names of the schema files whose write lock the open transaction holds (:meth:`lock_files`)
     _locked: set[str] = field(default_factory=set)
+    #: the connection id of the session using this connection (the schema files' wait-for graph names it)
+    owner_id: int = 0
 
     @property
     def attached(self) -> dict[str, tuple[Path, int]]:
@@ -560,8 +562,9 @@ class Storage:
         self.files_version = 0
         #: ATTACH name -> the schema file's ``writes`` counter as this process last set it (Connection.lock_files)
         self.file_writes: dict[str, int] = {}
-        #: the schema files' lock holders and waiters in this process (deadlock detection: 1213)
-        self.file_waits = schema_files.FileWaits()
+        #: the schema files' lock holders and waiters (deadlock detection: 1213): this process's, or the shared
+        #: page's with workers (engine/shared/file_waits.py, set by the server)
+        self.file_waits: Any = schema_files.FileWaits()
         #: schema WAL path -> (inode, size, mtime_ns) at its last fsync by this process (fsync_schema_wal)
         self._wal_synced: dict[str, tuple[int, int, int]] = {}
 

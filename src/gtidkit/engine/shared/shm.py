@@ -68,7 +68,7 @@ PAGE_FILE = "gtidkit.shm"
 PAGE_LOCK_FILE = "gtidkit.shm.lock"
 MAGIC = b"GTIDKSHM"
 #: layout version: a page of another version is refused (rebuilt by the next start-up)
-VERSION = 2
+VERSION = 3
 
 #: the named counters, in page order. One writer each, or written under the page lock only (``*_waiters``).
 COUNTERS: tuple[str, ...] = (
@@ -90,6 +90,8 @@ COUNTERS: tuple[str, ...] = (
     "binlog_waiters",  # registered binlog readers (dump threads) waiting for the end to move
     "executed_waiters",  # registered WAIT_FOR_EXECUTED_GTID_SET waiters: committers wake them only when > 0
     "catalog_generation",  # bumped by the write lock's holder when its transaction changed the catalog (DDL)
+    "file_waiters",  # sessions waiting for a schema file's write lock (engine/shared/file_waits.py; page lock)
+    "file_holders",  # schema-file write locks held (the deadlock detector's graph; page lock)
 )
 
 _HEADER = struct.Struct("=8sII16sQdIIII")  # magic, version, page size, token, pid, built at, 4 slot counts
