@@ -321,8 +321,9 @@ class Connection:
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
         work, self._on_commit = self._on_commit, []
-        self.storage.file_waits.release(self, self._locked)
-        self._locked.clear()
+        if self._locked:
+            self.storage.file_waits.release(self, self._locked)
+            self._locked.clear()
         for w in work:
             w()
 
@@ -355,10 +356,11 @@ class Connection:
         self.savepoints = []
         self._sqlite_savepoints = []
         self._on_commit.clear()
-        for alias in self._locked:  # its counter bump is undone: the next lock cannot tell, so it forgets
-            self.storage.file_writes.pop(alias, None)
-        self.storage.file_waits.release(self, self._locked)
-        self._locked.clear()
+        if self._locked:
+            for alias in self._locked:  # its counter bump is undone: the next lock cannot tell, so it forgets
+                self.storage.file_writes.pop(alias, None)
+            self.storage.file_waits.release(self, self._locked)
+            self._locked.clear()
         if self.ddl_in_transaction:
             self.ddl_in_transaction = False
             self.storage.catalog.reload(self)
@@ -558,6 +560,7 @@ class Storage:
         self.file_per_schema = False
         self._files: dict[str, Path] = {}
         self._files_catalog_version = -1
+        self._any_file_on_disk: bool | None = None
         #: bumped whenever the set of schema files may have changed (connections re-sync their attachments)
         self.files_version = 0
         #: ATTACH name -> the schema file's ``writes`` counter as this process last set it (Connection.lock_files)
@@ -660,6 +663,8 @@ class Storage:
     def schema_files(self) -> dict[str, Path]:
         """``{schema: path}`` of the schemas that have a SQLite file of their own (the catalog's schemas whose
         file exists; recomputed when the catalog changed)."""
+        if not self.file_per_schema and not self._files_on_disk():
+            return self._files  # the option OFF and no schema file in the datadir: none can appear (no stat)
         version = self.catalog.version
         if version != self._files_catalog_version:
             files: dict[str, Path] = {}
@@ -675,6 +680,16 @@ class Storage:
             self.files_version += 1
             self._files_catalog_version = version
         return self._files
+
+    def _files_on_disk(self) -> bool:
+        """Whether the datadir held a schema file when first asked (a glob, once per process)."""
+        found = self._any_file_on_disk
+        if found is None:
+            suffix = schema_files.SCHEMA_FILE_SUFFIX
+            found = self._any_file_on_disk = any(
+                p != self.path for p in self.path.parent.glob(f"*{suffix}") if p.name.endswith(suffix)
+            )
+        return found
 
     def _file_path(self, schema: str) -> Path | None:
         """Where ``schema``'s file would be, None when the schema must live in the main file."""
