@@ -5,7 +5,11 @@ Design (why it looks like this)
 * **One database file per datadir** (``<datadir>/gtidkit.sqlite`` when given a directory). User tables, the
   catalog (``_gk_*`` tables), ``mysql.gtid_executed`` and whatever the GTID core keeps (applied binlog position)
   all live in it. WL#6559's point is that a transaction's rows and its GTID row commit together with one fsync;
-  ATTACHed databases in WAL mode are *not* committed atomically, so there is exactly one file.
+  ATTACHed databases in WAL mode are *not* committed atomically, so by default there is exactly one file. With
+  ``gtidkit_file_per_schema`` (:mod:`gtidkit.engine.schema_files`, issue 21 step 9) each new user schema gets a
+  file of its own, ATTACHed to every connection (:meth:`Connection.sync_attachments`), whose write lock a
+  transaction takes at its first write there (:meth:`Connection.lock_files`), so writers of different schemas do
+  not wait for each other; that mode is not yet crash-atomic across files (the module's docstring says why).
 * **WAL mode, ``synchronous=FULL`` by default**: every COMMIT fsyncs the WAL (about one fsync per commit, see
   ``../shared/research/tooling.md`` §6). ``synchronous`` is configurable (``OFF``/``NORMAL``/``FULL``/``EXTRA``).
   A binlogged transaction commits with ``NORMAL`` and its committer fsyncs the WAL right after
