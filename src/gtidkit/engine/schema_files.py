@@ -36,9 +36,12 @@ the option is OFF by default for that reason (the redo of §5.4 is the missing p
 from __future__ import annotations
 
 import os
+import pickle
 import sqlite3
 import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from gtidkit.mysql_errors import mysql_error
 
@@ -46,10 +49,13 @@ __all__ = [
     "FILE_TABLE",
     "MAIN_ONLY_SCHEMAS",
     "MAX_SCHEMA_FILES",
+    "REDO_TABLE",
     "SCHEMA_FILE_SUFFIX",
     "FileWaits",
+    "apply_redo",
     "create_file",
     "file_name",
+    "record_redo",
     "remove_file",
 ]
 
@@ -93,9 +99,10 @@ def create_file(path: Path) -> None:
     try:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(
-            f"CREATE TABLE {FILE_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), writes INTEGER NOT NULL)"
+            f"CREATE TABLE {FILE_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), writes INTEGER NOT NULL, "
+            "applied INTEGER NOT NULL)"
         )
-        db.execute(f"INSERT INTO {FILE_TABLE} VALUES (1, 0)")
+        db.execute(f"INSERT INTO {FILE_TABLE} VALUES (1, 0, 0)")
     finally:
         db.close()
     _fsync_dir(path.parent)
@@ -160,6 +167,123 @@ class FileWaits:
             for alias in aliases:
                 if self._holders.get(alias) is me:
                     del self._holders[alias]
+
+
+#: The redo log of the schema files, in the main file: one row per transaction that wrote schema files under
+#: their locks, with its row images (written in that transaction, before the COMMIT that writes main first).
+REDO_TABLE = "_gk_file_redo"
+#: redo rows kept behind the newest (older ones are complete: every file they name has applied them)
+REDO_KEEP = 1000
+
+
+def record_redo(db: Any, aliases: Iterable[str], changes: list[Any]) -> int:
+    """Inside the committing transaction (engine write lock held): store the row images ``changes`` (RowChange
+    objects of schema-file tables) as a redo row naming the files ``aliases``, mark each file as having applied
+    it, and trim rows long complete. Returns the redo row's id.
+
+    Recovery argument (docs/design/multi_worker.md "Step 9 as built"): SQLite commits main first, then each
+    attached file; a process killed between them leaves the redo row (main) without the file's rows, and the
+    file's ``applied`` below the row's id. No other transaction can commit to that file in between unless it
+    takes the file's lock, which :func:`apply_redo` (run then, and at start-up) uses to re-apply what the file
+    missed before anything else is written to it.
+    """
+    names = sorted(set(aliases))
+    images = [(c.schema, c.table, c.kind, c.before, c.after) for c in changes]
+    row = (" ".join(names), pickle.dumps(images, protocol=5))
+    insert = f"INSERT INTO {REDO_TABLE} (files, changes) VALUES (?, ?)"
+    try:
+        cur = db.execute(insert, row)
+    except sqlite3.OperationalError:  # the first schema-file transaction of this datadir
+        db.execute(
+            f"CREATE TABLE IF NOT EXISTS {REDO_TABLE} "
+            "(id INTEGER PRIMARY KEY AUTOINCREMENT, files TEXT NOT NULL, changes BLOB NOT NULL)"
+        )
+        cur = db.execute(insert, row)
+    rid = int(cur.lastrowid)
+    for alias in names:
+        db.execute(f"UPDATE {_q(alias)}.{FILE_TABLE} SET applied = ?", (rid,))
+    if rid > REDO_KEEP and rid % 64 == 0:
+        _trim(db, rid - REDO_KEEP)
+    return rid
+
+
+def _trim(db: Any, below: int) -> None:
+    """Delete the redo rows below id ``below`` that every file they name has applied (a row a file missed stays
+    until that file's next lock or the next start-up re-applies it)."""
+    applied: dict[str, int] = {}
+    done = []
+    for rid, files in db.execute(f"SELECT id, files FROM {REDO_TABLE} WHERE id < ?", (below,)).fetchall():
+        complete = True
+        for alias in str(files).split():
+            if alias not in applied:
+                try:
+                    applied[alias] = int(
+                        db.execute(f"SELECT applied FROM {_q(alias)}.{FILE_TABLE}").fetchone()[0]
+                    )
+                except sqlite3.Error:  # a dropped schema's file: nothing left to redo there
+                    applied[alias] = rid
+            complete = complete and applied[alias] >= rid
+        if complete:
+            done.append((rid,))
+    db.executemany(f"DELETE FROM {REDO_TABLE} WHERE id = ?", done)
+
+
+def apply_redo(
+    db: Any,
+    reader: Any,
+    alias: str,
+    schema: str,
+    table_def: Callable[[str, str], Any],
+) -> int:
+    """Re-apply to file ``alias`` (schema ``schema``) the redo rows it missed: those naming it whose id is above
+    its ``applied``. ``db`` holds the file's write lock in an open transaction; ``reader`` reads the main file's
+    redo log (a connection whose snapshot is current: not ``db``, whose COMMIT must not meet a stale main
+    snapshot). Returns how many redo rows were applied.
+
+    Each image is applied by its primary key (all columns for a table without one): an UPDATE or DELETE removes
+    the row matching its before image, an INSERT or UPDATE writes the after image (INSERT OR REPLACE), so applying
+    a row twice changes nothing.
+    """
+    applied = int(db.execute(f"SELECT applied FROM {_q(alias)}.{FILE_TABLE}").fetchone()[0])
+    try:
+        rows = reader.execute(
+            f"SELECT id, changes FROM {REDO_TABLE} WHERE id > ? AND (' ' || files || ' ') LIKE ? ORDER BY id",
+            (applied, f"% {alias} %"),
+        ).fetchall()
+    except sqlite3.OperationalError:  # no redo log yet
+        return 0
+    for rid, blob in rows:
+        for tschema, tname, kind, before, after in pickle.loads(blob):  # the datadir's own rows
+            if tschema != schema:
+                continue
+            t = table_def(tschema, tname)
+            if t is None:
+                continue
+            _apply(db, f"{_q(alias)}.{_q(f'{tschema}.{tname}')}", t, kind, before, after)
+        db.execute(f"UPDATE {_q(alias)}.{FILE_TABLE} SET applied = ?", (int(rid),))
+    return len(rows)
+
+
+def _apply(db: Any, table: str, t: Any, kind: str, before: Any, after: Any) -> None:
+    """One row image of redo on ``table`` (qualified, quoted), table definition ``t``."""
+    cols = [c.name for c in t.columns]
+    key = list(t.primary_key) or cols
+    if before is not None and kind in ("update", "delete"):
+        at = [cols.index(k) for k in key]
+        where = " AND ".join(f"{_q(k)} IS ?" for k in key)
+        db.execute(
+            f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} WHERE {where} LIMIT 1)",
+            [before[i] for i in at],
+        )
+    if after is not None and kind in ("insert", "update"):
+        names = ", ".join(_q(c) for c in cols)
+        db.execute(
+            f"INSERT OR REPLACE INTO {table} ({names}) VALUES ({', '.join('?' * len(cols))})", list(after)
+        )
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -855,6 +855,18 @@ class Session:
         if self.conn.lock_files(schemas, timeout=float(self.lock_wait_timeout()), killed=killed):
             self.server.storage.catalog.forget_auto_increments()
 
+    def record_file_redo(self) -> None:
+        """At COMMIT, engine write lock held: the redo row of the schema files this transaction locked, with its
+        row changes of their tables (engine/schema_files.py ``record_redo``: crash atomicity across files)."""
+        conn = self.conn
+        if not conn.locked_files:
+            return
+        storage = self.server.storage
+        temp = self.executor.temp_tables
+        conn.record_redo(
+            [c for c in self.row_changes if (c.schema, c.table) not in temp and storage.has_file(c.schema)]
+        )
+
     def _take_main_lock(self) -> None:
         """The engine write lock, with the session's innodb_lock_wait_timeout (SET SESSION applies to its next
         wait, as in InnoDB)."""

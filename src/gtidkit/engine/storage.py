@@ -117,6 +117,7 @@ class Connection:
     _locked: set[str] = field(default_factory=set)
     #: the connection id of the session using this connection (the schema files' wait-for graph names it)
     owner_id: int = 0
+    _reader: sqlite3.Connection | None = None
 
     @property
     def attached(self) -> dict[str, tuple[Path, int]]:
@@ -213,11 +214,37 @@ class Connection:
                 waits.done_waiting(self)
             waits.acquired(self, alias)
             self._locked.add(alias)
+            # what this file missed (a process killed between main's commit and this file's): redo it first
+            if schema_files.apply_redo(
+                self.raw, self._redo_reader(), alias, schema, self.storage.catalog.get_table
+            ):
+                foreign = True
             writes = int(row[0]) if row is not None else 0
             if self.storage.file_writes.get(alias) != writes - 1:
                 foreign = True
             self.storage.file_writes[alias] = writes
         return foreign
+
+    def _redo_reader(self) -> sqlite3.Connection:
+        """A connection reading the main file's redo log with a current snapshot (this connection's own snapshot
+        of main must not start before its COMMIT: schema_files.apply_redo)."""
+        reader = self._reader
+        if reader is None:
+            reader = self._reader = sqlite3.connect(
+                str(self.storage.path), isolation_level=None, check_same_thread=False
+            )
+        return reader
+
+    @property
+    def locked_files(self) -> set[str]:
+        """ATTACH names of the schema files whose write lock the open transaction holds."""
+        return self._locked
+
+    def record_redo(self, changes: list[Any]) -> None:
+        """At COMMIT (engine write lock held, transaction open): the redo row of the schema files this
+        transaction locked, with ``changes`` (its RowChanges of schema-file tables): schema_files.record_redo."""
+        if self._locked:
+            schema_files.record_redo(self.raw, self._locked, changes)
 
     def _bump(self, alias: str, timeout: float | None, killed: Callable[[], bool] | None) -> Any:
         """:meth:`lock_files`' counter bump of one file, retried while another writer holds the file."""
@@ -441,6 +468,8 @@ class Connection:
             self.rollback()
         finally:
             self.raw.close()
+            if self._reader is not None:
+                self._reader.close()
             self.storage._forget(self)
 
 
@@ -634,6 +663,7 @@ class Storage:
                     raise mysql_error(1030, f"cannot enable WAL on {p}")
                 if take_lock:
                     storage.catalog.bootstrap(conn, gtid_tag_column=gtid_tag_column)
+                    storage._redo_schema_files(conn)
                 else:
                     # a secondary open of a datadir its primary bootstrapped: read the catalog only. Bootstrap's
                     # BEGIN IMMEDIATE would wait for any open write transaction of the running server (a worker
@@ -684,6 +714,21 @@ class Storage:
             self.files_version += 1
             self._files_catalog_version = version
         return self._files
+
+    def _redo_schema_files(self, conn: Connection) -> None:
+        """Start-up: each schema file re-applies the redo rows it missed (schema_files.apply_redo; the lock
+        taken by :meth:`Connection.lock_files` does it)."""
+        files = self.schema_files()
+        if not files:
+            return
+        conn.sync_attachments()
+        conn.begin()
+        try:
+            conn.lock_files(files)
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
 
     def _files_on_disk(self) -> bool:
         """Whether the datadir held a schema file when first asked (a glob, once per process)."""

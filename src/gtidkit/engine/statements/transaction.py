@@ -341,6 +341,7 @@ def commit(session: Session, *, ddl_text: str | None = None) -> None:
             session.release_after_rollback()
         elif ddl_text is not None or session.has_changes() or gn.owned is gnx.OWN_GTID:
             session.ensure_write_trx()
+            session.record_file_redo()  # schema files: the redo row, in main, before the COMMIT writes main first
             gtid = commit_mod.commit(session.server, session, ddl_text=ddl_text)
             session.tracker.transaction_committed(
                 gtid
