@@ -398,14 +398,18 @@ def test_a_file_that_missed_a_commit_gets_it_back_from_the_redo_log(open_server,
     s = srv.session()
     schema_setup(s)
     s.execute("INSERT INTO db1.t (v) VALUES (1); INSERT INTO db2.t (v) VALUES (1)")
-    s.execute("BEGIN; INSERT INTO db1.t (v) VALUES (2); UPDATE db2.t SET v = 5; INSERT INTO db2.t (v) VALUES (3)")
+    s.execute(
+        "BEGIN; INSERT INTO db1.t (v) VALUES (2); UPDATE db2.t SET v = 5; INSERT INTO db2.t (v) VALUES (3)"
+    )
     s.execute("DELETE FROM db1.t WHERE v = 1; COMMIT")
     data = tmp_path / "data"
     db2 = data / "db2.sqlite"
     expected = rows(s, "SELECT id, v FROM db2.t ORDER BY id")
     executed = str(srv.gtid_state.executed())
     srv.shutdown()
-    raw = sqlite3.connect(db2)  # db2's file as a crash inside the COMMIT leaves it: without the last transaction
+    raw = sqlite3.connect(
+        db2
+    )  # db2's file as a crash inside the COMMIT leaves it: without the last transaction
     raw.execute('DELETE FROM "db2.t" WHERE id = 2')
     raw.execute('UPDATE "db2.t" SET v = 1 WHERE id = 1')
     applied = raw.execute("SELECT applied FROM _gk_schema_file").fetchone()[0]
