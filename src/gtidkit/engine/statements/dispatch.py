@@ -158,9 +158,11 @@ def _run(session: Session, stmt: Statement, spec: StatementSpec, handler: Handle
     files = None
     if spec.writes:
         files = trx.file_schemas(session, stmt)
-        if files is None and stmt.kind == "ddl" and not session.holds_write_lock:
+        if files is None and stmt.kind in ("ddl", "dml") and not session.holds_write_lock:
             files = trx.ddl_file_schemas(session, stmt)
-            if files:  # its schema files' locks first, then the engine write lock (engine/schema_files.py)
+            if (
+                files
+            ):  # its schema files' locks first (their redo), then the engine write lock (schema_files.py)
                 session.ensure_write_trx(files_only=True)
                 try:
                     session.lock_schema_files(files)

@@ -303,7 +303,7 @@ def _all_in_files(session: Session, named: tuple[tuple[str, str], ...]) -> list[
 
 
 def ddl_file_schemas(session: Session, stmt: Statement) -> list[str]:
-    """The schemas a DDL statement names (CREATE / DROP / ALTER DATABASE: its name; otherwise the schemas of the
+    """The schemas a DDL or DML statement names (CREATE / DROP / ALTER DATABASE: its name; otherwise those of the
     tables its tree names), for :meth:`Session.lock_schema_files` before the engine write lock: a DDL waiting for
     an open transaction on its schema's file then holds no lock that other schemas' commits need (locks are taken
     files first, the engine write lock last, as a committing DML transaction takes them). Empty when there is no
