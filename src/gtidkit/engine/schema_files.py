@@ -28,9 +28,28 @@ name with :func:`qualifier`. A SQLite view can name only tables of its own file:
 file and can select only from that schema's tables (and temporary tables) — a documented limitation.
 
 Limits: ``SQLITE_LIMIT_ATTACHED`` is 10 in this build (§3.4); :data:`MAX_SCHEMA_FILES` = 9 leaves one slot for a
-tool's own ATTACH. Crash atomicity across files is *not* built yet (§3.4: SQLite commits main first, then each
-attached file; a process killed between the two leaves main's commit-log row without the schema file's rows):
-the option is OFF by default for that reason (the redo of §5.4 is the missing piece).
+tool's own ATTACH.
+
+Crash atomicity across files (recovery argument). SQLite commits the files of one transaction one after the other,
+main first (§3.4); a process killed between main's commit and a schema file's leaves main (commit log, GTID, and
+after recovery the binary log) with the transaction and the file without it. So every transaction that writes a
+schema file under its lock (:func:`record_redo`, called at COMMIT with the engine write lock held) also writes, in
+the same SQLite transaction, a redo row into main (:data:`REDO_TABLE`: its row images, the files it names) and sets
+each file's ``applied`` to that row's id. What is durable at each point:
+
+* before main's commit: nothing of the transaction anywhere (SQLite's rollback of an unfinished commit, per file);
+* after main's commit, before file F's: main has the redo row R, F's ``applied`` < R and F lacks the rows;
+* after F's commit: F has the rows and ``applied`` = R.
+
+Nothing else can be written to F between the two without F's write lock, and taking it (:func:`apply_redo`,
+through ``Connection.lock_files``, and for every file at start-up, ``Storage._redo_schema_files``) first
+re-applies each redo row naming F whose id is above F's ``applied``, by primary key (idempotent), in id order,
+inside the locker's transaction. A file that missed R is therefore repaired before any later transaction reads it
+under its lock or writes it, in one process (start-up) and with workers (a worker killed inside its COMMIT: the
+next locker of F in any worker). Redo rows are trimmed only once every file they name has applied them. Not
+covered: DDL (its physical changes to a file carry no row images; CREATE / DROP / ALTER stay one SQLite
+transaction across two files, atomic except for a kill inside that COMMIT), and writes to schema files by the
+replica applier and the server's own maintenance, which take the engine write lock first.
 """
 
 from __future__ import annotations
