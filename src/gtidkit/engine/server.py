@@ -418,6 +418,9 @@ class Server:
         self._shared_lock = SharedWriteLock(page, self.datadir, self.worker_id)
         # the schema files' wait-for graph spans the workers (1213 across processes; engine/schema_files.py)
         self.storage.file_waits = SharedFileWaits(page, self.worker_id)
+        self.storage.redo_at_lock = (
+            True  # a worker killed inside its COMMIT: the next locker of the file redoes it
+        )
         #: the binary log's end, index generation and RESET epoch as every process sees them
         self.shared_binlog = BinlogEnd(page, self.worker_id)
         if self.binlog is not None:

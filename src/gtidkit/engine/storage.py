@@ -174,6 +174,7 @@ class Connection:
         *,
         timeout: float | None = None,
         killed: Callable[[], bool] | None = None,
+        repair: bool | None = None,
     ) -> bool:
         """Take the write lock of each schema's file now, in name order (inside a transaction begun with
         :meth:`begin`; schemas in the main file are skipped). Each file's ``writes`` counter is bumped, which takes
@@ -185,6 +186,9 @@ class Connection:
             schemas: the schemas the statement names.
             timeout: seconds to wait for another writer of a file (the session's innodb_lock_wait_timeout).
             killed: returns True once KILL [QUERY] reached the waiting session.
+            repair: re-apply what each file missed (schema_files.apply_redo) once its lock is taken; None: when
+                :attr:`Storage.redo_at_lock` says (several processes: a worker killed inside its COMMIT leaves a
+                file behind while the others go on; one process repairs at start-up only).
 
         Returns:
             True when another process wrote one of the files since this process last did (its cached
@@ -215,7 +219,7 @@ class Connection:
             waits.acquired(self, alias)
             self._locked.add(alias)
             # what this file missed (a process killed between main's commit and this file's): redo it first
-            if schema_files.apply_redo(
+            if (self.storage.redo_at_lock if repair is None else repair) and schema_files.apply_redo(
                 self.raw, self._redo_reader(), alias, schema, self.storage.catalog.get_table
             ):
                 foreign = True
@@ -598,6 +602,8 @@ class Storage:
         self.files_version = 0
         #: ATTACH name -> the schema file's ``writes`` counter as this process last set it (Connection.lock_files)
         self.file_writes: dict[str, int] = {}
+        #: a file's lock re-applies what the file missed (schema_files.apply_redo): set with several processes
+        self.redo_at_lock = False
         #: the schema files' lock holders and waiters (deadlock detection: 1213): this process's, or the shared
         #: page's with workers (engine/shared/file_waits.py, set by the server)
         self.file_waits: Any = schema_files.FileWaits()
@@ -724,7 +730,7 @@ class Storage:
         conn.sync_attachments()
         conn.begin()
         try:
-            conn.lock_files(files)
+            conn.lock_files(files, repair=True)
             conn.commit()
         except BaseException:
             conn.rollback()
