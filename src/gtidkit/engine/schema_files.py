@@ -41,10 +41,11 @@ each file's ``applied`` to that row's id. What is durable at each point:
 * after main's commit, before file F's: main has the redo row R, F's ``applied`` < R and F lacks the rows;
 * after F's commit: F has the rows and ``applied`` = R.
 
-Nothing else can be written to F between the two without F's write lock, and taking it (:func:`apply_redo`,
-through ``Connection.lock_files``, and for every file at start-up, ``Storage._redo_schema_files``) first
-re-applies each redo row naming F whose id is above F's ``applied``, by primary key (idempotent), in id order,
-inside the locker's transaction. A file that missed R is therefore repaired before any later transaction reads it
+Nothing else can be written to F between the two without F's write lock. In one process the kill took every
+session with it, and the start-up (``Storage._redo_schema_files``, before any session) re-applies, for every file,
+each redo row naming F whose id is above F's ``applied`` (:func:`apply_redo`: by primary key, idempotent, in id
+order). With several worker processes the others go on, so taking F's lock (``Connection.lock_files``, with
+``Storage.redo_at_lock``) does the same first, inside the locker's transaction. A file that missed R is therefore repaired before any later transaction reads it
 under its lock or writes it, in one process (start-up) and with workers (a worker killed inside its COMMIT: the
 next locker of F in any worker). Redo rows are trimmed only once every file they name has applied them. Not
 covered: DDL (its physical changes to a file carry no row images; CREATE / DROP / ALTER stay one SQLite
