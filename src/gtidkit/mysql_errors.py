@@ -62,7 +62,7 @@ ER: dict[int, ErrorSpec] = {
         "22004",
         "Column set to default value; NULL supplied to NOT NULL column '%s' at row %s",
     ),
-    1006: _e("ER_CANT_CREATE_DB", "HY000", "Can't create database '%s' (errno: %d - %s)"),
+    1006: _e("ER_CANT_CREATE_DB", "HY000", "Can't create database '%s' (errno: %s - %s)"),
     1213: _e(
         "ER_LOCK_DEADLOCK", "40001", "Deadlock found when trying to get lock; try restarting transaction"
     ),
