@@ -24,8 +24,8 @@ What this module decides:
 Physical table names are unchanged (``"db.t"``, one quoted identifier) and live in their schema's file. SQLite
 resolves an unqualified name through temp, main, then the attached files in order, so every statement the
 executor generates finds its tables as before; statements that create (CREATE TABLE / INDEX / VIEW) qualify the
-name with :func:`qualifier`. A SQLite view can name only tables of its own file: a MySQL view lives in its schema's
-file and can select only from that schema's tables (and temporary tables) — a documented limitation.
+name with ``Storage.qualifier``. A SQLite view can name only tables of its own file: a MySQL view lives in its
+schema's file and can select only from that schema's tables (another schema's: 1235) — a documented limitation.
 
 Limits: ``SQLITE_LIMIT_ATTACHED`` is 10 in this build (§3.4); :data:`MAX_SCHEMA_FILES` = 9 leaves one slot for a
 tool's own ATTACH.
