@@ -68,7 +68,11 @@ def report(rows: list, args: argparse.Namespace, final: bool) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=200, help="kill/restart cycles per mode")
-    ap.add_argument("--modes", default=",".join(sorted(crash_driver.MODES)))
+    ap.add_argument(
+        "--modes",
+        default=",".join(sorted(crash_driver.MODES)),
+        help="comma-separated; also schema_files (two schemas per transaction, a SQLite file each)",
+    )
     ap.add_argument("--max-delay", type=float, default=0.5, help="seconds of load before the kill, at most")
     ap.add_argument("--seed", default="stress")
     ap.add_argument("--no-write", action="store_true")

@@ -62,6 +62,10 @@ ER: dict[int, ErrorSpec] = {
         "22004",
         "Column set to default value; NULL supplied to NOT NULL column '%s' at row %s",
     ),
+    1006: _e("ER_CANT_CREATE_DB", "HY000", "Can't create database '%s' (errno: %s - %s)"),
+    1213: _e(
+        "ER_LOCK_DEADLOCK", "40001", "Deadlock found when trying to get lock; try restarting transaction"
+    ),
     1007: _e("ER_DB_CREATE_EXISTS", "HY000", "Can't create database '%s'; database exists"),
     1008: _e("ER_DB_DROP_EXISTS", "HY000", "Can't drop database '%s'; database doesn't exist"),
     1031: _e("ER_ILLEGAL_HA", "HY000", "Table storage engine for '%s' doesn't have this option"),

@@ -58,6 +58,20 @@ SETUP = (
     "CREATE DATABASE IF NOT EXISTS crash",
     "CREATE TABLE IF NOT EXISTS crash.t (k INT NOT NULL, part INT NOT NULL)",
 )
+#: ``GTIDKIT_CRASH_SCHEMA_FILES=1``: the server runs with a SQLite file per schema (issue 21 step 9) and each
+#: transaction's second row goes into another schema (crash2.t): both rows or neither checks atomicity across files
+SCHEMA_FILES = os.environ.get("GTIDKIT_CRASH_SCHEMA_FILES") == "1"
+if SCHEMA_FILES:
+    SERVER_ARGS = (*SERVER_ARGS, "--gtidkit-file-per-schema=ON")
+    SETUP = (
+        *SETUP,
+        "CREATE DATABASE IF NOT EXISTS crash2",
+        "CREATE TABLE IF NOT EXISTS crash2.t (k INT NOT NULL, part INT NOT NULL)",
+    )
+#: the table of each transaction's second row
+SECOND = "crash2.t" if SCHEMA_FILES else "crash.t"
+#: every row of the workload's tables
+ALL_ROWS = "(SELECT k FROM crash.t UNION ALL SELECT k FROM crash2.t)" if SCHEMA_FILES else "crash.t"
 #: errors a client of a dying worker (or of a server being killed) may see: lost connection, gone away, can't connect
 LOST = frozenset({2013, 2006, 2003, 2002, 2055, 0})
 
@@ -305,7 +319,7 @@ class Load:
                 query(conn, "BEGIN")
                 stage = "insert"
                 query(conn, f"INSERT INTO crash.t VALUES ({k}, 1)")
-                query(conn, f"INSERT INTO crash.t VALUES ({k}, 2)")
+                query(conn, f"INSERT INTO {SECOND} VALUES ({k}, 2)")
                 stage = "commit"
                 query(conn, "COMMIT")
             except pymysql.err.MySQLError as err:
@@ -351,7 +365,7 @@ def check(port: int, workers: int, datadir: Path, ledger: Ledger, n_setup: int) 
         if len(conns) != workers:
             problems.append(f"connections reached workers {sorted(seen_workers)}, not all {workers}")
         c = conns[0]
-        counts = {int(k): int(n) for k, n in query(c, "SELECT k, COUNT(*) FROM crash.t GROUP BY k")}
+        counts = {int(k): int(n) for k, n in query(c, f"SELECT k, COUNT(*) FROM {ALL_ROWS} AS r GROUP BY k")}
         present = set(counts)
         lost = ledger.acked - present
         if lost:
@@ -420,7 +434,7 @@ def _commit_through_every_worker(port: int, workers: int, ledger: Ledger) -> lis
                 k = ledger.next_key()
                 query(c, "BEGIN")
                 query(c, f"INSERT INTO crash.t VALUES ({k}, 1)")
-                query(c, f"INSERT INTO crash.t VALUES ({k}, 2)")
+                query(c, f"INSERT INTO {SECOND} VALUES ({k}, 2)")
                 with ledger.lock:
                     ledger.in_doubt.add(k)
                 query(c, "COMMIT")
@@ -552,7 +566,7 @@ class Trials:
                 self.ledger.never.add(k)
             query(c, "BEGIN")
             query(c, f"INSERT INTO crash.t VALUES ({k}, 1)")  # takes the write lock: the others wait
-            query(c, f"INSERT INTO crash.t VALUES ({k}, 2)")
+            query(c, f"INSERT INTO {SECOND} VALUES ({k}, 2)")
             self.held_open += 1
             return c
         return None

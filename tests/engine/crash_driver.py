@@ -42,14 +42,35 @@ MODES: dict[str, tuple[dict[str, Any], bool]] = {
     ),
 }
 
+#: modes whose transactions write two schemas, each in its own SQLite file (gtidkit_file_per_schema, issue 21 step
+#: 9): kept out of :data:`MODES` (tests/engine/test_crash.py) until crash atomicity across files is built
+#: (docs/design/multi_worker.md "Step 9 as built"); ``bench/stress_crash.py --modes schema_files`` runs them
+SCHEMA_FILE_MODES: dict[str, tuple[dict[str, Any], bool]] = {
+    "schema_files": (
+        {
+            "gtid_mode": "ON",
+            "log_bin": True,
+            "binlog_format": "ROW",
+            "max_binlog_size": 8192,
+            "gtidkit_file_per_schema": True,
+        },
+        False,
+    ),
+}
+#: every mode :func:`run` and :func:`check` know
+ALL_MODES = {**MODES, **SCHEMA_FILE_MODES}
+
 SETUP = "CREATE DATABASE IF NOT EXISTS crash; CREATE TABLE IF NOT EXISTS crash.t (k INT PRIMARY KEY, g VARCHAR(80))"
+#: the second schema of the :data:`SCHEMA_FILE_MODES` (each transaction writes the same k into both)
+SETUP2 = "CREATE DATABASE IF NOT EXISTS crash2; CREATE TABLE IF NOT EXISTS crash2.t (k INT PRIMARY KEY)"
 
 
 def run(datadir: str, mode: str) -> None:
     """The child: open, set up, commit forever (until killed)."""
     from gtidkit.engine import Server
 
-    options, explicit = MODES[mode]
+    options, explicit = ALL_MODES[mode]
+    two = mode in SCHEMA_FILE_MODES
     srv = Server.open(datadir, **options)
     s = srv.session()
     if not options.get("log_replica_updates", True):
@@ -67,6 +88,8 @@ def run(datadir: str, mode: str) -> None:
         s.execute("SET gtid_next=AUTOMATIC")
     else:
         s.execute(SETUP)
+        if two:
+            s.execute(SETUP2)
     k = int(s.execute("SELECT COALESCE(MAX(k), 0) FROM crash.t")[-1].rows[0][0]) + 1
     out = sys.stdout
     out.write("READY\n")
@@ -80,6 +103,8 @@ def run(datadir: str, mode: str) -> None:
             gtext = ""
         s.execute("BEGIN")
         s.execute(f"INSERT INTO crash.t VALUES ({k}, '{gtext}')")
+        if two:
+            s.execute(f"INSERT INTO crash2.t VALUES ({k})")
         s.execute("COMMIT")
         if explicit:
             s.execute("SET gtid_next=AUTOMATIC")
@@ -110,13 +135,25 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
     from gtidkit.engine.gtid.table import read_set
     from gtidkit.gtid import Gtid, GtidSet
 
-    options, explicit = MODES[mode]
+    options, explicit = ALL_MODES[mode]
+    two = mode in SCHEMA_FILE_MODES
     problems: list[str] = []
     srv = Server.open(datadir, **options)
     try:
         s = srv.session()
         rows = s.execute("SELECT k, g FROM crash.t ORDER BY k")[-1].rows if _has_table(s) else []
         present = {int(r[0]) for r in rows}
+        if two:  # one transaction wrote k into both schema files: both or neither
+            other = (
+                {int(r[0]) for r in s.execute("SELECT k FROM crash2.t")[-1].rows}
+                if _has_table(s, "crash2")
+                else set()
+            )
+            if other != present:
+                problems.append(
+                    f"not atomic across schema files: only in crash.t {sorted(present - other)[:5]}, "
+                    f"only in crash2.t {sorted(other - present)[:5]}"
+                )
         executed = srv.gtid_state.executed()
         table = srv.read_txn(lambda db: read_set(db, srv.gtid_table))
         acked = {k for k, _ in acks}
@@ -129,7 +166,7 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
             if g is not None and Gtid.parse(g) not in executed:
                 problems.append(f"acknowledged GTID {g} not in gtid_executed")
                 break
-        n_setup = 2
+        n_setup = 4 if two else 2
         if options["gtid_mode"] == "OFF":
             if executed:
                 problems.append("gtid_mode=OFF but gtid_executed is not empty")
@@ -176,9 +213,9 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
     return problems
 
 
-def _has_table(s: Any) -> bool:
+def _has_table(s: Any, schema: str = "crash") -> bool:
     rows = s.execute(
-        "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='crash' AND TABLE_NAME='t'"
+        f"SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='{schema}' AND TABLE_NAME='t'"
     )[-1].rows
     return bool(rows[0][0])
 

@@ -139,7 +139,7 @@ class Follower:
         self.last_seq = 0
         self.catch_ups = 0
         self._last: tuple[Any, ...] | None = None  # the newest commit-log row read
-        self._schema_version = -1
+        self._schema_version: tuple[tuple[str, int, int], ...] = ()
         self._schemata: list[Any] = []
         self._lock = threading.Lock()
         self._inside = threading.local()  # a catch-up running in this thread (refresh never re-enters it)
@@ -195,9 +195,10 @@ class Follower:
             self._generation = self._binlog_generation.get()
             self._catalog_seen = self._catalog_generation.get()
             db = self._db
+            self._conn.sync_attachments()  # schema files (engine/schema_files.py): their DDL moves their version
             db.execute("BEGIN")
             try:
-                self._schema_version = db.execute("PRAGMA schema_version").fetchone()[0]
+                self._schema_version = self._conn.schema_versions()
                 self._schemata = db.execute(_SCHEMATA).fetchall()
                 executed = gtid_table.read_set(db, self.server.gtid_table)
                 rows = db.execute(_SELECT, (-1,)).fetchall()
@@ -256,7 +257,8 @@ class Follower:
         else:
             added = GtidSet()
         if moved or may_change_catalog(rows):
-            version = self._db.execute("PRAGMA schema_version").fetchone()[0]
+            self._conn.sync_attachments()
+            version = self._conn.schema_versions()  # main's and each schema file's (engine/schema_files.py)
             schemata = self._db.execute(_SCHEMATA).fetchall()
             # DDL committed (here or elsewhere): re-read the catalog. CREATE / DROP / ALTER DATABASE change only
             # the catalog's _gk_schemata rows, not SQLite's schema, so those rows are compared too

@@ -45,6 +45,7 @@ from gtidkit.engine.session import Session, now_us
 from gtidkit.engine.shared import waiters, workers
 from gtidkit.engine.shared.binlog_end import BinlogEnd
 from gtidkit.engine.shared.control import OP_COMPRESS, OP_THREADS, ControlMessage
+from gtidkit.engine.shared.file_waits import SharedFileWaits
 from gtidkit.engine.shared.service import PEER_TIMEOUT, ControlService
 from gtidkit.engine.shared.shm import SharedPage
 from gtidkit.engine.shared.wal_sync import SharedWalSync
@@ -171,6 +172,7 @@ class Server:
         if self.release.version != MYSQL_VERSION:  # VERSION(), @@version, @@innodb_version follow the release
             self.globals.values["version"] = GK_SERVER_VERSION.replace(MYSQL_VERSION, self.release.version)
             self.globals.values["innodb_version"] = self.release.version
+        self.storage.file_per_schema = bool(self.globals.get("gtidkit_file_per_schema"))
         self.gtid_state = GtidState(self.server_uuid)
         gtid_def = self.storage.catalog.get_table(*GTID_TABLE)
         #: mysql.gtid_executed: its SQLite name and whether it has gtid_tag (the layout the datadir was created with)
@@ -423,6 +425,11 @@ class Server:
         self._shared_lock = SharedWriteLock(page, self.datadir, self.worker_id)
         # the sync stage's WAL fsyncs are shared with every process's committers (engine/shared/wal_sync.py)
         self.group_sync.shared = self._wal_sync = SharedWalSync(page, self.datadir)
+        # the schema files' wait-for graph spans the workers (1213 across processes; engine/schema_files.py)
+        self.storage.file_waits = SharedFileWaits(page, self.worker_id)
+        self.storage.redo_at_lock = (
+            True  # a worker killed inside its COMMIT: the next locker of the file redoes it
+        )
         #: the binary log's end, index generation and RESET epoch as every process sees them
         self.shared_binlog = BinlogEnd(page, self.worker_id)
         if self.binlog is not None:

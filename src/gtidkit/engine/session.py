@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from typing_extensions import Self
@@ -121,6 +121,9 @@ class Session:
         #: a one-shot ``SET TRANSACTION READ ONLY|READ WRITE`` for the next transaction (True / False), or None
         self.oneshot_read_only: bool | None = None
         self.holds_write_lock = False
+        #: the engine write lock (main file: catalog, commit log, GTIDs, binary log) is held; with schema files a
+        #: transaction that writes only them takes it at COMMIT (engine/schema_files.py)
+        self.holds_main_lock = False
         self.row_changes: list[Any] = []
         self.row_statements: list[list[Any]] = []  # RowChanges per DML statement (ROW events)
         #: each DML statement as STATEMENT / MIXED format logs it (text, context events, updated schemas ...)
@@ -301,7 +304,13 @@ class Session:
             raise mysql_error(2006)
         if self.authorizer is not None and stmt.kind in _CHECKED_WHEN_PREPARED:
             self._authorize_prepared(stmt)
-        if stmt.shape.fast_select and not self.server.table_locks.active:
+        if (
+            stmt.shape.fast_select
+            and not self.server.table_locks.active
+            and (
+                self.holds_main_lock or not self.holds_write_lock
+            )  # else dispatch's guard_main_reads decides
+        ):
             return [self._prepared_select(stmt, params)]
         bound = prepared.bound_statement(stmt, params)
         if isinstance(bound, str):
@@ -808,25 +817,79 @@ class Session:
         """``@@SESSION.gtid_next`` as MySQL shows it."""
         return self.gtid.text()
 
-    def ensure_write_trx(self) -> None:
-        """Take the engine write lock and open the storage transaction, once per transaction.
+    def ensure_write_trx(self, *, files_only: bool = False) -> None:
+        """Open the storage transaction once per transaction, and take the engine write lock unless the
+        statement writes schema files only.
+
+        Args:
+            files_only: the statement reads and writes tables of schemas that have their own SQLite file only
+                (``gtidkit_file_per_schema``, :func:`gtidkit.engine.statements.transaction.writes_files_only`):
+                the transaction takes each file's write lock at its first write to it (waiting up to
+                innodb_lock_wait_timeout for another writer of that file) and the engine write lock at COMMIT
+                (a later statement that writes anything else takes it then), so writers of different schemas do
+                not wait for each other (docs/design/multi_worker.md §5.5).
 
         Raises:
             MySQLError: 1205 after innodb_lock_wait_timeout seconds waiting for the write lock.
         """
         if self.holds_write_lock:
+            if not files_only and not self.holds_main_lock:
+                self._take_main_lock()
             return
-        # the session's innodb_lock_wait_timeout (SET SESSION applies to its next wait, as in InnoDB)
-        self.server.acquire_write_lock(self, timeout=float(self.lock_wait_timeout()))
+        if not files_only:
+            self._take_main_lock()
         self.holds_write_lock = True
         try:
-            self.conn.begin(defer_sync=self._defers_sync())
+            conn = self.conn
+            conn.sync_attachments()
+            if conn.attached:  # a wait for another writer of a schema file is SQLite's busy wait
+                conn.set_busy_timeout(int(self.lock_wait_timeout()) * 1000)
+            conn.begin(defer_sync=self._defers_sync())
         except BaseException:
             self.holds_write_lock = False
-            self.server.release_write_lock(self)
+            self._drop_main_lock()
             raise
         if not self.autocommit():
             self.explicit_trx = True
+
+    def lock_schema_files(self, schemas: Iterable[str]) -> None:
+        """Take the write locks of the files of ``schemas`` now (a statement about to write them; schemas in the
+        main file are skipped): a wait for another writer of a file ends with 1205 after innodb_lock_wait_timeout,
+        and when another worker process wrote one of them since this one did, the cached AUTO_INCREMENT counters
+        restart at MAX(col)+1 (engine/schema_files.py).
+
+        Raises:
+            MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT; 1213 ER_LOCK_DEADLOCK (a cycle of waits in this process, or a
+                file this transaction read before another transaction committed to it); 1317 after KILL [QUERY].
+        """
+        killed = lambda: self.killed or self.executor.interrupt.is_set()  # KILL [QUERY] ends the wait
+        self.conn.owner_id = self.id  # its waits and locks in the deadlock detector's graph
+        if self.conn.lock_files(schemas, timeout=float(self.lock_wait_timeout()), killed=killed):
+            self.server.storage.catalog.forget_auto_increments()
+
+    def record_file_redo(self) -> None:
+        """At COMMIT, engine write lock held: the redo row of the schema files this transaction locked, with its
+        row changes of their tables (engine/schema_files.py ``record_redo``: crash atomicity across files)."""
+        conn = self.conn
+        if not conn.locked_files:
+            return
+        storage = self.server.storage
+        temp = self.executor.temp_tables
+        conn.record_redo(
+            [c for c in self.row_changes if (c.schema, c.table) not in temp and storage.has_file(c.schema)]
+        )
+
+    def _take_main_lock(self) -> None:
+        """The engine write lock, with the session's innodb_lock_wait_timeout (SET SESSION applies to its next
+        wait, as in InnoDB)."""
+        self.server.acquire_write_lock(self, timeout=float(self.lock_wait_timeout()))
+        self.holds_main_lock = True
+
+    def _drop_main_lock(self) -> None:
+        """Release the engine write lock if this session holds it."""
+        if self.holds_main_lock:
+            self.holds_main_lock = False
+            self.server.release_write_lock(self)
 
     def _defers_sync(self) -> bool:
         """This session's transactions go to the binary log: the commit path fsyncs their WAL itself, in its sync
@@ -906,9 +969,8 @@ class Session:
                 self.executor.after_rollback()
         finally:
             self._reset_trx_state()
-            if self.holds_write_lock:
-                self.holds_write_lock = False
-                self.server.release_write_lock(self)
+            self.holds_write_lock = False
+            self._drop_main_lock()
 
     def _reset_trx_state(self) -> None:
         self.row_changes = []
@@ -924,7 +986,7 @@ class Session:
         self.holds_write_lock = False
         self.explicit_trx = False
         self.purged_in_trx = GtidSet()
-        self.server.release_write_lock(self)
+        self._drop_main_lock()
 
     # ------------------------------------------------------------------ SET
     def run_set(self, text: str, assignments: tuple[Any, ...] | None = None) -> StatementResult:

@@ -5,7 +5,11 @@ Design (why it looks like this)
 * **One database file per datadir** (``<datadir>/gtidkit.sqlite`` when given a directory). User tables, the
   catalog (``_gk_*`` tables), ``mysql.gtid_executed`` and whatever the GTID core keeps (applied binlog position)
   all live in it. WL#6559's point is that a transaction's rows and its GTID row commit together with one fsync;
-  ATTACHed databases in WAL mode are *not* committed atomically, so there is exactly one file.
+  ATTACHed databases in WAL mode are *not* committed atomically, so by default there is exactly one file. With
+  ``gtidkit_file_per_schema`` (:mod:`gtidkit.engine.schema_files`, issue 21 step 9) each new user schema gets a
+  file of its own, ATTACHed to every connection (:meth:`Connection.sync_attachments`), whose write lock a
+  transaction takes at its first write there (:meth:`Connection.lock_files`), so writers of different schemas do
+  not wait for each other; that mode is not yet crash-atomic across files (the module's docstring says why).
 * **WAL mode, ``synchronous=FULL`` by default**: every COMMIT fsyncs the WAL (about one fsync per commit, see
   ``../shared/research/tooling.md`` §6). ``synchronous`` is configurable (``OFF``/``NORMAL``/``FULL``/``EXTRA``).
   A binlogged transaction commits with ``NORMAL`` and its committer fsyncs the WAL right after
@@ -38,12 +42,14 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from gtidkit.engine import schema_files
 from gtidkit.engine.datadir_lock import DatadirLock
 from gtidkit.engine.sql.catalog import Catalog
 from gtidkit.engine.sql.ddl import parse_create_table_text
@@ -99,6 +105,196 @@ class Connection:
     _sync_mode: str = ""
     #: the last COMMIT's WAL fsync is left to :meth:`sync_deferred`
     _sync_pending: bool = False
+    #: schema files attached: ATTACH name -> (path, inode) (:meth:`sync_attachments`)
+    _attached: dict[str, tuple[Path, int]] = field(default_factory=dict)
+    #: the storage's schema-file generation the attachments match (-1: never synced)
+    _attach_version: int = -1
+    #: work to do once the open transaction has committed (a dropped schema's file removed)
+    _on_commit: list[Callable[[], None]] = field(default_factory=list)
+    #: PRAGMA busy_timeout in force (ms): how long a write waits for another writer of the same file
+    _busy_ms: int = -1
+    #: ATTACH names of the schema files whose write lock the open transaction holds (:meth:`lock_files`)
+    _locked: set[str] = field(default_factory=set)
+    #: the connection id of the session using this connection (the schema files' wait-for graph names it)
+    owner_id: int = 0
+    _reader: sqlite3.Connection | None = None
+
+    @property
+    def attached(self) -> dict[str, tuple[Path, int]]:
+        """The schema files attached to this connection: ATTACH name -> (path, inode)."""
+        return self._attached
+
+    def sync_attachments(self) -> None:
+        """ATTACH the schema files this connection lacks and DETACH those of dropped schemas
+        (:mod:`gtidkit.engine.schema_files`). Only between transactions (SQLite refuses ATTACH inside one); a
+        no-op (one integer compare) while the catalog has not changed since the last call.
+
+        Raises:
+            MySQLError: 1030 when a schema file cannot be attached.
+        """
+        storage = self.storage
+        files = storage.schema_files()
+        if self._attach_version == storage.files_version or self.raw.in_transaction:
+            return
+        wanted: dict[str, tuple[Path, int]] = {}
+        for path in files.values():
+            try:
+                wanted[path.stem.lower()] = (path, os.stat(path).st_ino)
+            except FileNotFoundError:
+                continue  # dropped meanwhile
+        for alias, known in list(self._attached.items()):
+            if wanted.get(alias) != known:
+                self.raw.execute(f"DETACH DATABASE {quote_ident(alias)}")
+                del self._attached[alias]
+        for alias, (path, ino) in wanted.items():
+            if alias in self._attached:
+                continue
+            try:
+                self.raw.execute(f"ATTACH DATABASE ? AS {quote_ident(alias)}", (str(path),))
+                self.raw.execute(
+                    f"PRAGMA {quote_ident(alias)}.synchronous={self._sync_mode or storage.synchronous}"
+                )
+            except sqlite3.Error as err:
+                raise mysql_error(1030, f"{err} ({path})") from err
+            self._attached[alias] = (path, ino)
+        self._attach_version = storage.files_version
+
+    def schema_versions(self) -> tuple[tuple[str, int, int], ...]:
+        """``(ATTACH name, inode, SQLite schema_version)`` of the main file (``("main", 0, v)``) and of each
+        attached schema file: any DDL moves one, a schema dropped and made again changes its inode."""
+        versions = [("main", 0, int(self.raw.execute("PRAGMA schema_version").fetchone()[0]))]
+        for alias, (_path, ino) in sorted(self._attached.items()):
+            v = self.raw.execute(f"PRAGMA {quote_ident(alias)}.schema_version").fetchone()[0]
+            versions.append((alias, ino, int(v)))
+        return tuple(versions)
+
+    def lock_files(
+        self,
+        schemas: Iterable[str],
+        *,
+        timeout: float | None = None,
+        killed: Callable[[], bool] | None = None,
+        repair: bool | None = None,
+    ) -> bool:
+        """Take the write lock of each schema's file now, in name order (inside a transaction begun with
+        :meth:`begin`; schemas in the main file are skipped). Each file's ``writes`` counter is bumped, which takes
+        the lock and opens the transaction's snapshot of the file at that point, so reads that follow see every
+        committed write of the file. A held lock is retried with a growing sleep (0.5 to 10 ms: SQLite's own busy
+        wait polls the same way) until ``timeout`` seconds (default ``busy_timeout``) or ``killed()``.
+
+        Args:
+            schemas: the schemas the statement names.
+            timeout: seconds to wait for another writer of a file (the session's innodb_lock_wait_timeout).
+            killed: returns True once KILL [QUERY] reached the waiting session.
+            repair: re-apply what each file missed (schema_files.apply_redo) once its lock is taken; None: when
+                :attr:`Storage.redo_at_lock` says (several processes: a worker killed inside its COMMIT leaves a
+                file behind while the others go on; one process repairs at start-up only).
+
+        Returns:
+            True when another process wrote one of the files since this process last did (its cached
+            AUTO_INCREMENT counters are stale).
+
+        Raises:
+            MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT after ``timeout`` waiting for another writer; 1213
+                ER_LOCK_DEADLOCK when waiting would close a cycle with transactions of this process
+                (:class:`schema_files.FileWaits`), or when this transaction read the file before another one
+                committed to it (SQLite's SQLITE_BUSY_SNAPSHOT: it can never write it); 1317 ER_QUERY_INTERRUPTED
+                when ``killed()``.
+        """
+        files = self.storage.schema_files()
+        foreign = False
+        for schema in sorted(set(schemas)):
+            path = files.get(schema)
+            if path is None:
+                continue
+            alias = path.stem.lower()
+            if alias in self._locked or alias not in self._attached:
+                continue
+            waits = self.storage.file_waits
+            waits.wait(self, alias)  # 1213 when waiting would close a cycle
+            try:
+                row = self._bump(alias, timeout, killed)
+            finally:
+                waits.done_waiting(self)
+            waits.acquired(self, alias)
+            self._locked.add(alias)
+            # what this file missed (a process killed between main's commit and this file's): redo it first
+            if (self.storage.redo_at_lock if repair is None else repair) and schema_files.apply_redo(
+                self.raw, self._redo_reader(), alias, schema, self.storage.catalog.get_table
+            ):
+                foreign = True
+            writes = int(row[0]) if row is not None else 0
+            if self.storage.file_writes.get(alias) != writes - 1:
+                foreign = True
+            self.storage.file_writes[alias] = writes
+        return foreign
+
+    def _redo_reader(self) -> sqlite3.Connection:
+        """A connection reading the main file's redo log with a current snapshot (this connection's own snapshot
+        of main must not start before its COMMIT: schema_files.apply_redo)."""
+        reader = self._reader
+        if reader is None:
+            reader = self._reader = sqlite3.connect(
+                str(self.storage.path), isolation_level=None, check_same_thread=False
+            )
+        return reader
+
+    @property
+    def locked_files(self) -> set[str]:
+        """ATTACH names of the schema files whose write lock the open transaction holds."""
+        return self._locked
+
+    def record_redo(self, changes: list[Any]) -> None:
+        """At COMMIT (engine write lock held, transaction open): the redo row of the schema files this
+        transaction locked, with ``changes`` (its RowChanges of schema-file tables): schema_files.record_redo."""
+        if self._locked:
+            schema_files.record_redo(self.raw, self._locked, changes)
+
+    def _bump(self, alias: str, timeout: float | None, killed: Callable[[], bool] | None) -> Any:
+        """:meth:`lock_files`' counter bump of one file, retried while another writer holds the file."""
+        sql = (
+            f"UPDATE {quote_ident(alias)}.{schema_files.FILE_TABLE} SET writes = writes + 1 RETURNING writes"
+        )
+        wait = self.storage.busy_timeout_ms / 1000 if timeout is None else timeout
+        deadline = time.monotonic() + wait
+        busy = self._busy_ms
+        self.set_busy_timeout(0)
+        try:
+            delay = 0.0005
+            while True:
+                try:
+                    return self.raw.execute(sql).fetchone()
+                except sqlite3.OperationalError as err:
+                    if getattr(err, "sqlite_errorcode", 0) == _SQLITE_BUSY_SNAPSHOT:
+                        raise mysql_error(1213) from err
+                    if "locked" not in str(err) and "busy" not in str(err):
+                        raise _lock_error(err) from err
+                    if killed is not None and killed():
+                        raise mysql_error(1317) from err
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise mysql_error(1205) from err
+                    time.sleep(min(delay, left))
+                    delay = min(delay * 2, 0.01)
+        finally:
+            self.set_busy_timeout(busy if busy >= 0 else self.storage.busy_timeout_ms)
+
+    def set_busy_timeout(self, ms: int) -> None:
+        """How long a write waits for another transaction's write lock on the same file (``PRAGMA busy_timeout``,
+        ms): a session sets its innodb_lock_wait_timeout before a transaction on schema files."""
+        if ms != self._busy_ms:
+            self.raw.execute(f"PRAGMA busy_timeout={int(ms)}")
+            self._busy_ms = ms
+
+    def after_commit(self, work: Callable[[], None]) -> None:
+        """Run ``work`` once the open transaction commits (dropped on rollback)."""
+        self._on_commit.append(work)
+
+    def _set_synchronous(self, mode: str) -> None:
+        """PRAGMA synchronous on the main file and every attached schema file (it is per file)."""
+        self.raw.execute(f"PRAGMA synchronous={mode}")
+        for alias in self._attached:
+            self.raw.execute(f"PRAGMA {quote_ident(alias)}.synchronous={mode}")
 
     @property
     def in_transaction(self) -> bool:
@@ -121,14 +317,19 @@ class Connection:
         """
         if self.raw.in_transaction:
             raise RuntimeError("begin() inside an open transaction")
+        self.sync_attachments()
         want = "NORMAL" if defer_sync and self.storage.synchronous == "FULL" else ""
         if want != self._sync_mode:  # PRAGMA synchronous cannot change inside a transaction
-            self.raw.execute(f"PRAGMA synchronous={want or self.storage.synchronous}")
+            self._set_synchronous(want or self.storage.synchronous)
             self._sync_mode = want
         try:
-            self.raw.execute("BEGIN IMMEDIATE")
+            # with schema files attached BEGIN IMMEDIATE would take every file's write lock: the transaction
+            # takes each file's lock at its first write instead (schema_files.py)
+            self.raw.execute("BEGIN" if self._attached else "BEGIN IMMEDIATE")
         except sqlite3.OperationalError as err:
             raise _lock_error(err) from err
+        self._on_commit.clear()
+        self._locked.clear()
         self.savepoints = []
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
@@ -154,6 +355,12 @@ class Connection:
         self.savepoints = []
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
+        work, self._on_commit = self._on_commit, []
+        if self._locked:
+            self.storage.file_waits.release(self, self._locked)
+            self._locked.clear()
+        for w in work:
+            w()
 
     @property
     def sync_pending(self) -> bool:
@@ -171,15 +378,11 @@ class Connection:
             self.sync_wal()
 
     def sync_wal(self) -> None:
-        """fsync the database's write-ahead log (what ``synchronous=FULL`` does at each COMMIT)."""
-        try:
-            fd = os.open(f"{self.storage.path}-wal", os.O_RDONLY)
-        except FileNotFoundError:
-            return  # no WAL: every commit is already checkpointed into the database file
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        """fsync the database's write-ahead log (what ``synchronous=FULL`` does at each COMMIT), and those of the
+        attached schema files that changed since their last fsync (a transaction may have written any of them)."""
+        _fsync_wal(self.storage.path)
+        for path, _ino in self._attached.values():
+            self.storage.fsync_schema_wal(path)
 
     def rollback(self) -> None:
         """Roll back the open transaction (no-op when none is open); reloads the catalog if DDL was undone."""
@@ -187,6 +390,12 @@ class Connection:
             self.raw.execute("ROLLBACK")
         self.savepoints = []
         self._sqlite_savepoints = []
+        self._on_commit.clear()
+        if self._locked:
+            for alias in self._locked:  # its counter bump is undone: the next lock cannot tell, so it forgets
+                self.storage.file_writes.pop(alias, None)
+            self.storage.file_waits.release(self, self._locked)
+            self._locked.clear()
         if self.ddl_in_transaction:
             self.ddl_in_transaction = False
             self.storage.catalog.reload(self)
@@ -263,7 +472,25 @@ class Connection:
             self.rollback()
         finally:
             self.raw.close()
+            if self._reader is not None:
+                self._reader.close()
             self.storage._forget(self)
+
+
+#: SQLite's extended result code for a write on a snapshot older than the file's last commit.
+_SQLITE_BUSY_SNAPSHOT = 517
+
+
+def _fsync_wal(path: Path) -> None:
+    """fsync ``<path>-wal`` if it exists (no WAL: every commit is already checkpointed into the file)."""
+    try:
+        fd = os.open(f"{path}-wal", os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _lock_error(err: sqlite3.OperationalError) -> Exception:
@@ -366,6 +593,22 @@ class Storage:
         self.catalog = Catalog(self, parse_ddl=parse_create_table_text)
         #: the exclusive lock on the database (:meth:`open` takes it, :meth:`close` releases it)
         self.lock: DatadirLock | None = None
+        #: ``gtidkit_file_per_schema``: CREATE DATABASE gives the new schema a file of its own (schema_files.py)
+        self.file_per_schema = False
+        self._files: dict[str, Path] = {}
+        self._files_catalog_version = -1
+        self._any_file_on_disk: bool | None = None
+        #: bumped whenever the set of schema files may have changed (connections re-sync their attachments)
+        self.files_version = 0
+        #: ATTACH name -> the schema file's ``writes`` counter as this process last set it (Connection.lock_files)
+        self.file_writes: dict[str, int] = {}
+        #: a file's lock re-applies what the file missed (schema_files.apply_redo): set with several processes
+        self.redo_at_lock = False
+        #: the schema files' lock holders and waiters (deadlock detection: 1213): this process's, or the shared
+        #: page's with workers (engine/shared/file_waits.py, set by the server)
+        self.file_waits: Any = schema_files.FileWaits()
+        #: schema WAL path -> (inode, size, mtime_ns) at its last fsync by this process (fsync_schema_wal)
+        self._wal_synced: dict[str, tuple[int, int, int]] = {}
 
     @classmethod
     def open(
@@ -426,6 +669,7 @@ class Storage:
                     raise mysql_error(1030, f"cannot enable WAL on {p}")
                 if take_lock:
                     storage.catalog.bootstrap(conn, gtid_tag_column=gtid_tag_column)
+                    storage._redo_schema_files(conn)
                 else:
                     # a secondary open of a datadir its primary bootstrapped: read the catalog only. Bootstrap's
                     # BEGIN IMMEDIATE would wait for any open write transaction of the running server (a worker
@@ -452,7 +696,117 @@ class Storage:
         conn = Connection(self, raw, [])
         with self._lock:
             self._connections.append(conn)
+        conn.sync_attachments()
         return conn
+
+    # ------------------------------------------------------------------ schema files (schema_files.py)
+    def schema_files(self) -> dict[str, Path]:
+        """``{schema: path}`` of the schemas that have a SQLite file of their own (the catalog's schemas whose
+        file exists; recomputed when the catalog changed)."""
+        if not self.file_per_schema and not self._files_on_disk():
+            return self._files  # the option OFF and no schema file in the datadir: none can appear (no stat)
+        version = self.catalog.version
+        if version != self._files_catalog_version:
+            files: dict[str, Path] = {}
+            for name in self.catalog.schemas():
+                path = self._file_path(name)
+                if path is not None and path.exists():
+                    files[name] = path
+                    if len(files) >= schema_files.MAX_SCHEMA_FILES:
+                        break
+            # bumped even when the names are the same: a schema dropped and made again has a new file, which the
+            # connections' attachments (compared by inode) must follow
+            self._files = files
+            self.files_version += 1
+            self._files_catalog_version = version
+        return self._files
+
+    def _redo_schema_files(self, conn: Connection) -> None:
+        """Start-up: each schema file re-applies the redo rows it missed (schema_files.apply_redo; the lock
+        taken by :meth:`Connection.lock_files` does it)."""
+        files = self.schema_files()
+        if not files:
+            return
+        conn.sync_attachments()
+        conn.begin()
+        try:
+            conn.lock_files(files, repair=True)
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+
+    def _files_on_disk(self) -> bool:
+        """Whether the datadir held a schema file when first asked (a glob, once per process)."""
+        found = self._any_file_on_disk
+        if found is None:
+            suffix = schema_files.SCHEMA_FILE_SUFFIX
+            found = self._any_file_on_disk = any(
+                p != self.path for p in self.path.parent.glob(f"*{suffix}") if p.name.endswith(suffix)
+            )
+        return found
+
+    def _file_path(self, schema: str) -> Path | None:
+        """Where ``schema``'s file would be, None when the schema must live in the main file."""
+        if schema.lower() in schema_files.MAIN_ONLY_SCHEMAS:
+            return None
+        path = self.path.parent / schema_files.file_name(schema)
+        if path == self.path or path.stem.lower() in ("main", "temp"):
+            return None
+        return path
+
+    def fsync_schema_wal(self, path: Path) -> None:
+        """fsync a schema file's WAL when it changed (size or mtime) since this process last fsynced it: a commit
+        pays one fsync per schema file it wrote, not one per attached file."""
+        wal = f"{path}-wal"
+        try:
+            st = os.stat(wal)
+        except FileNotFoundError:
+            return
+        mark = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if self._wal_synced.get(wal) == mark:
+            return
+        _fsync_wal(path)
+        self._wal_synced[wal] = mark
+
+    def has_file(self, schema: str) -> bool:
+        """True when MySQL schema ``schema`` lives in a file of its own."""
+        return schema in self.schema_files()
+
+    def qualifier(self, schema: str) -> str:
+        """The SQLite schema prefix (``"alias".`` or ``main.``) of the file holding ``schema``'s tables."""
+        path = self.schema_files().get(schema)
+        return "main." if path is None else quote_ident(path.stem.lower()) + "."
+
+    def create_schema_file(self, schema: str) -> bool:
+        """CREATE DATABASE with ``gtidkit_file_per_schema`` ON: make ``schema``'s file (before the catalog row
+        commits; a file whose schema the catalog does not list is never attached, and is replaced by the next
+        CREATE DATABASE of that name). Returns False when the schema stays in the main file (option OFF, a
+        system schema, a reserved or case-clashing name, :data:`schema_files.MAX_SCHEMA_FILES` reached).
+
+        Raises:
+            MySQLError: 1006 ER_CANT_CREATE_DB when the file cannot be created.
+        """
+        if not self.file_per_schema:
+            return False
+        path = self._file_path(schema)
+        files = self.schema_files()
+        if path is None or len(files) >= schema_files.MAX_SCHEMA_FILES:
+            return False
+        if any(p.stem.lower() == path.stem.lower() for p in files.values()):
+            return False
+        try:
+            schema_files.create_file(path)
+        except (OSError, sqlite3.Error) as err:
+            raise mysql_error(1006, schema, getattr(err, "errno", 0) or 0, str(err)) from err
+        return True
+
+    def drop_schema_file(self, conn: Connection, schema: str) -> None:
+        """DROP DATABASE: remove ``schema``'s file once ``conn``'s transaction commits (its tables were dropped in
+        that transaction)."""
+        path = self.schema_files().get(schema)
+        if path is not None:
+            conn.after_commit(lambda: schema_files.remove_file(path))
 
     def _forget(self, conn: Connection) -> None:
         with self._lock:

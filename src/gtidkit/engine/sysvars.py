@@ -744,6 +744,9 @@ SYSVARS: dict[str, SysVar] = {
         # --workers=N` (a start-up option, as mysqld's thread-pool sizes are) and the worker this connection lives
         # in (0..N-1, placed round-robin in accept order; 0 in a server that is one process)
         _v("gtidkit_workers", GLOBAL, INT, 1, 1, 1024, read_only=True),
+        # a SQLite file per schema made by CREATE DATABASE (engine/schema_files.py; step 9): writers of different
+        # schemas do not wait for each other. A start-up option, OFF until crash atomicity across files is built
+        _v("gtidkit_file_per_schema", GLOBAL, BOOL, False, read_only=True),
         _v(
             "gtidkit_worker_id",
             SESSION,

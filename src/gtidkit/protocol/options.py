@@ -189,6 +189,11 @@ _OWN_OPTIONS = (
         COMMAND,
         help="Run a supervisor process that accepts and hands connections to worker processes (also with 1).",
     ),
+    # issue 21 step 9 (engine/schema_files.py): @@gtidkit_file_per_schema
+    _from_sysvar(
+        "gtidkit_file_per_schema",
+        help="CREATE DATABASE gives the schema a SQLite file of its own: writers of different schemas do not wait.",
+    ),
     Option("datadir", STR, None, COMMAND, help="The data directory (-h)."),
     Option("initialize", FLAG, False, COMMAND, help="Create the datadir; print root@localhost's password."),
     Option("initialize_insecure", FLAG, False, COMMAND, help="Create the datadir; root has no password."),

@@ -92,6 +92,8 @@ COUNTERS: tuple[str, ...] = (
     "catalog_generation",  # bumped by the write lock's holder when its transaction changed the catalog (DDL)
     "gtid_saved",  # transactions saved to mysql.gtid_executed with the binary log off, every process (page lock)
     "gtid_saved_base",  # gtid_saved when the compressor was last asked for a pass by the period (page lock)
+    "file_waiters",  # sessions waiting for a schema file's write lock (engine/shared/file_waits.py; page lock)
+    "file_holders",  # schema-file write locks held (the deadlock detector's graph; page lock)
 )
 
 _HEADER = struct.Struct("=8sII16sQdIIII")  # magic, version, page size, token, pid, built at, 4 slot counts

@@ -25,11 +25,16 @@ from gtidkit.mysql_errors import mysql_error
 __all__ = [
     "BINLOG",
     "EXECUTED",
+    "FILE_HOLD",
+    "FILE_WAIT",
     "GTID",
     "WRITE_LOCK",
     "Waiter",
     "clear_worker_locked",
+    "free_locked",
+    "read_locked",
     "register",
+    "register_locked",
     "unregister",
     "waiters",
     "wake_connection",
@@ -43,11 +48,17 @@ GTID = 2
 BINLOG = 3
 #: a ``WAIT_FOR_EXECUTED_GTID_SET`` call: woken by every commit that adds to gtid_executed (it re-checks its set)
 EXECUTED = 4
+#: a session waiting for a schema file's write lock (``gno``: the file's inode; engine/shared/file_waits.py)
+FILE_WAIT = 5
+#: a session holding a schema file's write lock (``gno``: the file's inode): the deadlock detector's edges
+FILE_HOLD = 6
 _COUNT = {
     WRITE_LOCK: "write_lock_waiters",
     GTID: "gtid_waiters",
     BINLOG: "binlog_waiters",
     EXECUTED: "executed_waiters",
+    FILE_WAIT: "file_waiters",
+    FILE_HOLD: "file_holders",
 }
 
 _SLOT = struct.Struct("=IIQdQ8sIIQ")  # kind, worker, connection, since, pid, address, sid index, pad, gno
@@ -120,29 +131,59 @@ def register(
     Raises:
         MySQLError: 1041 ER_OUT_OF_RESOURCES when every slot is used.
     """
+    with page.locked():
+        return register_locked(
+            page,
+            kind,
+            worker_id=worker_id,
+            connection_id=connection_id,
+            pid=pid,
+            address=address,
+            since=since,
+            sid_index=sid_index,
+            gno=gno,
+        )
+
+
+def register_locked(
+    page: SharedPage,
+    kind: int,
+    *,
+    worker_id: int,
+    connection_id: int,
+    pid: int,
+    address: bytes,
+    since: float,
+    sid_index: int = 0,
+    gno: int = 0,
+) -> int:
+    """:func:`register` with the page lock already held (a check and the registration in one critical section).
+
+    Raises:
+        MySQLError: 1041 ER_OUT_OF_RESOURCES when every slot is used.
+    """
     counter = page.counter(_COUNT[kind])
     high = page.counter("waiters_high")
-    with page.locked():
-        top = high.get()
-        slot = next((i for i in range(top) if _kind(page, i) == 0), top)
-        if slot >= page.layout.waiters:
-            raise mysql_error(1041)
-        _SLOT.pack_into(
-            page.buf,
-            _base(page, slot),
-            kind,
-            worker_id,
-            connection_id,
-            since,
-            pid,
-            address,
-            sid_index,
-            0,
-            gno,
-        )
-        if slot == top:
-            high.set(top + 1)
-        counter.add(1)
+    top = high.get()
+    slot = next((i for i in range(top) if _kind(page, i) == 0), top)
+    if slot >= page.layout.waiters:
+        raise mysql_error(1041)
+    _SLOT.pack_into(
+        page.buf,
+        _base(page, slot),
+        kind,
+        worker_id,
+        connection_id,
+        since,
+        pid,
+        address,
+        sid_index,
+        0,
+        gno,
+    )
+    if slot == top:
+        high.set(top + 1)
+    counter.add(1)
     return slot
 
 
@@ -173,6 +214,16 @@ def clear_worker_locked(page: SharedPage, worker_id: int) -> list[Waiter]:
     for w in gone:
         _free_locked(page, w.slot)
     return gone
+
+
+def read_locked(page: SharedPage) -> list[Waiter]:
+    """Every registered slot; the caller holds the page lock."""
+    return _read(page)
+
+
+def free_locked(page: SharedPage, slot: int) -> None:
+    """Free ``slot``; the caller holds the page lock."""
+    _free_locked(page, slot)
 
 
 def waiters(page: SharedPage, kind: int | None = None) -> list[Waiter]:

@@ -52,25 +52,27 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
     conn = ex.conn
     catalog = ex.storage.catalog
     old_phys = physical_name(old.schema, old.name)
+    # the files holding the old and the new table (main., or a schema's own: engine/schema_files.py)
+    old_file, new_file = ex.storage.qualifier(old.schema), ex.storage.qualifier(new.schema)
     for ix in old.indexes:
         if not ix.primary:
-            conn.execute(f"DROP INDEX IF EXISTS {quote_ident(old_phys + '.' + ix.name)}")
+            conn.execute(f"DROP INDEX IF EXISTS {old_file}{quote_ident(old_phys + '.' + ix.name)}")
     tmp = old_phys + "#gk_old"
     # legacy_alter_table: SQLite would rewrite the views naming the table to name the copy about to be dropped
     # (and fail on them); a MySQL view keeps naming the table, which is the rebuilt one
     conn.execute("PRAGMA legacy_alter_table=ON")
     try:
         # main.: a session's temporary table of the same name (the temp schema) must not be the one renamed
-        conn.execute(f"ALTER TABLE main.{quote_ident(old_phys)} RENAME TO {quote_ident(tmp)}")
+        conn.execute(f"ALTER TABLE {old_file}{quote_ident(old_phys)} RENAME TO {quote_ident(tmp)}")
     finally:
         conn.execute("PRAGMA legacy_alter_table=OFF")
     rows = conn.execute(
-        f"SELECT {', '.join(quote_ident(c.name) for c in old.columns)} FROM main.{quote_ident(tmp)}"
+        f"SELECT {', '.join(quote_ident(c.name) for c in old.columns)} FROM {old_file}{quote_ident(tmp)}"
     ).fetchall()
     catalog.drop_catalog_rows(conn, old)
     from gtidkit.engine.sql.catalog import physical_ddl
 
-    for stmt in physical_ddl(new):
+    for stmt in physical_ddl(new, new_file):
         conn.execute(stmt)
     catalog.insert_catalog_rows(conn, new)
     idx = [old.column_index(s) if s is not None else -1 for s in sources]
@@ -83,7 +85,7 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
         else:
             defaults.append(implicit_default(c))
     insert = (
-        f"INSERT INTO main.{quote_ident(physical_name(new.schema, new.name))} "
+        f"INSERT INTO {new_file}{quote_ident(physical_name(new.schema, new.name))} "
         f"({', '.join(quote_ident(c.name) for c in new.columns)}) VALUES ({', '.join('?' * len(new.columns))})"
     )
     out = []
@@ -121,7 +123,7 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
                     seen.add(key)
             raise integrity_error(err, new, out[0] if out else [None] * len(new.columns), 0) from err
         raise
-    conn.execute(f"DROP TABLE main.{quote_ident(tmp)}")
+    conn.execute(f"DROP TABLE {old_file}{quote_ident(tmp)}")
 
 
 def _position(cols: list[ColumnDef], col: ColumnDef, pos: exp.Expression | None) -> int:

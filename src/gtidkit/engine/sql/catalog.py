@@ -716,8 +716,14 @@ def _lit(v: Any) -> str:
     return "'" + str(v).replace("'", "''") + "'"
 
 
-def physical_ddl(t: TableDef) -> list[str]:
-    """SQLite statements creating table ``t`` and its secondary indexes (strict-mode CHECKs included)."""
+def physical_ddl(t: TableDef, prefix: str = "") -> list[str]:
+    """SQLite statements creating table ``t`` and its secondary indexes (strict-mode CHECKs included).
+
+    Args:
+        t: the table.
+        prefix: the SQLite schema of the file to create them in (``main.``, ``"db1".``: Storage.qualifier), or
+            ``""`` (SQLite's default: main; what a temporary table's caller rewrites).
+    """
     from gtidkit.engine.sql.names import physical_name
 
     phys = physical_name(t.schema, t.name)
@@ -764,22 +770,21 @@ def physical_ddl(t: TableDef) -> list[str]:
     pk = t.primary_key
     if pk and not rowid:
         parts.append(f"CONSTRAINT {_q('PRIMARY')} PRIMARY KEY ({', '.join(_q(c) for c in pk)})")
-    stmts = [f"CREATE TABLE {_q(phys)} ({', '.join(parts)})"]
+    stmts = [f"CREATE TABLE {prefix}{_q(phys)} ({', '.join(parts)})"]
     for ix in t.indexes:
         if not ix.primary:
-            stmts.append(index_ddl(t, ix))
+            stmts.append(index_ddl(t, ix, prefix))
     return stmts
 
 
-def index_ddl(t: TableDef, ix: IndexDef) -> str:
-    """SQLite ``CREATE [UNIQUE] INDEX`` for MySQL index ``ix`` of ``t`` (named ``schema.table.index``)."""
+def index_ddl(t: TableDef, ix: IndexDef, prefix: str = "") -> str:
+    """SQLite ``CREATE [UNIQUE] INDEX`` for MySQL index ``ix`` of ``t`` (named ``schema.table.index``), in the file
+    ``prefix`` names (:func:`physical_ddl`)."""
     from gtidkit.engine.sql.names import physical_name
 
     phys = physical_name(t.schema, t.name)
     u = "UNIQUE " if ix.unique else ""
-    return (
-        f"CREATE {u}INDEX {_q(phys + '.' + ix.name)} ON {_q(phys)} ({', '.join(_q(c) for c in ix.columns)})"
-    )
+    return f"CREATE {u}INDEX {prefix}{_q(phys + '.' + ix.name)} ON {_q(phys)} ({', '.join(_q(c) for c in ix.columns)})"
 
 
 # ---------------------------------------------------------------- information_schema views ----------------
@@ -1356,6 +1361,7 @@ class Catalog:
             if charset is None and collation:
                 charset = collation.split("_")[0]
             cs = charsets.lookup(charset or "utf8mb4")
+            self.storage.create_schema_file(name)  # gtidkit_file_per_schema: its own SQLite file
             self._insert_schema(conn, SchemaDef(name, cs.name, collation or cs.default_collation))
             return True
 
@@ -1375,6 +1381,7 @@ class Catalog:
             if name in SYSTEM_SCHEMAS:
                 raise mysql_error(3552, name)
             conn.ddl_in_transaction = True
+            self.storage.drop_schema_file(conn, name)  # its file goes once the drop commits
             dropped = []
             for t in self.tables(name):
                 self.drop_table(conn, name, t.name)
@@ -1401,7 +1408,7 @@ class Catalog:
             if t.schema in _CI_SCHEMAS:
                 raise mysql_error(3552, t.schema)
             conn.ddl_in_transaction = True
-            for stmt in physical_ddl(t):
+            for stmt in physical_ddl(t, self.storage.qualifier(t.schema)):
                 conn.execute(stmt)
             self._insert_table_rows(conn, t)
             self._auto_inc.pop((t.schema, t.name), None)
@@ -1447,7 +1454,9 @@ class Catalog:
                 raise mysql_error(3552, t.schema)
             conn.ddl_in_transaction = True
             kind = "VIEW" if t.table_type == "VIEW" else "TABLE"
-            conn.execute(f"DROP {kind} {_q(physical_name(t.schema, t.name))}")
+            conn.execute(
+                f"DROP {kind} {self.storage.qualifier(t.schema)}{_q(physical_name(t.schema, t.name))}"
+            )
             _delete_catalog_rows(conn, t)
             del self._tables[(t.schema, t.name)]
             self._auto_inc.pop((t.schema, t.name), None)
@@ -1520,7 +1529,7 @@ class Catalog:
                 cols.append(col.name)
             ix = replace(ix, columns=tuple(cols))
             conn.ddl_in_transaction = True
-            conn.execute(index_ddl(t, ix))
+            conn.execute(index_ddl(t, ix, self.storage.qualifier(t.schema)))
             self.replace_table(conn, replace(t, indexes=t.indexes + (ix,)))
 
     def drop_index(self, conn: Connection, schema: str, table: str, name: str) -> None:
@@ -1537,7 +1546,8 @@ class Catalog:
             if len(keep) == len(t.indexes):
                 raise mysql_error(1091, name)
             ix = next(i for i in t.indexes if i not in keep)
-            conn.execute(f"DROP INDEX {_q(physical_name(t.schema, t.name) + '.' + ix.name)}")
+            prefix = self.storage.qualifier(t.schema)
+            conn.execute(f"DROP INDEX {prefix}{_q(physical_name(t.schema, t.name) + '.' + ix.name)}")
             self.replace_table(conn, replace(t, indexes=keep))
 
     # ---------------------------------------------------------------- AUTO_INCREMENT

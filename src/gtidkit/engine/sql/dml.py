@@ -976,7 +976,8 @@ def duplicate_in_rows(conn: Any, t: TableDef, ix: IndexDef) -> MySQLError:
     cols = ", ".join(quote_ident(c) for c in ix.columns)
     not_null = " AND ".join(f"{quote_ident(c)} IS NOT NULL" for c in ix.columns)
     found = conn.execute(
-        f"SELECT {cols} FROM main.{quote_ident(physical_name(t.schema, t.name))} WHERE {not_null} "
+        f"SELECT {cols} FROM {conn.storage.qualifier(t.schema)}{quote_ident(physical_name(t.schema, t.name))} "
+        f"WHERE {not_null} "
         f"GROUP BY {cols} HAVING COUNT(*) > 1 LIMIT 1"
     ).fetchone()
     row: list[Any] = [None] * len(t.columns)

@@ -73,6 +73,11 @@ def create_view(ex: Executor, tree: exp.Create, text: str, current_db: str | Non
         tdb = t.db or current_db
         if tdb is not None and (catalog.canonical_schema(tdb), t.name) in ex.temp_tables:
             raise mysql_error(1352, t.name)
+        # a SQLite view names tables of its own file only (engine/schema_files.py)
+        if tdb is not None and ex.storage.qualifier(catalog.canonical_schema(tdb)) != ex.storage.qualifier(
+            db
+        ):
+            raise not_supported("a view selecting from another schema's file (gtidkit_file_per_schema)")
     if any(True for _ in select_tree.find_all(exp.Parameter, exp.Placeholder)):
         raise mysql_error(1351)
     plan = ex.plan_select(select_tree, db if target.db else current_db, query)
@@ -117,7 +122,8 @@ def create_view(ex: Executor, tree: exp.Create, text: str, current_db: str | Non
         table_type="VIEW",
         view_definition=query,
     )
-    phys = quote_ident(physical_name(db, target.name))
+    # in its schema's file: a SQLite view names tables of its own file only (engine/schema_files.py)
+    phys = ex.storage.qualifier(db) + quote_ident(physical_name(db, target.name))
     cols = ", ".join(quote_ident(c.name) for c in columns)
     catalog.create_view(
         ex.conn, view, f"CREATE VIEW {phys} ({cols}) AS {sqlite_select}", replace=existing is not None

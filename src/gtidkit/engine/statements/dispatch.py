@@ -110,6 +110,10 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
         config = server.shared_config
         if config is not None and config.stale():  # it set a global, an account (engine/shared_config.py)
             config.reload()
+    # schema files created or dropped since this connection's last statement (engine/schema_files.py)
+    session.conn.sync_attachments()
+    if session.holds_write_lock and not session.holds_main_lock:
+        trx.guard_main_reads(session, stmt)  # the engine write lock before the main file is read
     if server.table_locks.active:  # LOCK TABLES / FLUSH TABLES WITH READ LOCK held by some session
         locks.check_statement(session, stmt.kind, stmt.text)
     handler = spec.handler
@@ -151,9 +155,26 @@ def _run(session: Session, stmt: Statement, spec: StatementSpec, handler: Handle
         except BaseException as err:
             _failed(session, spec, err)
             raise
+    files = None
     if spec.writes:
-        session.ensure_write_trx()
+        files = trx.file_schemas(session, stmt)
+        if files is None and stmt.kind in ("ddl", "dml") and not session.holds_write_lock:
+            files = trx.ddl_file_schemas(session, stmt)
+            if (
+                files
+            ):  # its schema files' locks first (their redo), then the engine write lock (schema_files.py)
+                session.ensure_write_trx(files_only=True)
+                try:
+                    session.lock_schema_files(files)
+                except BaseException as err:
+                    _failed(session, spec, err)
+                    raise
+            files = None
+        session.ensure_write_trx(files_only=files is not None)
     try:
+        # engine/schema_files.py: 1205 when another writer holds one (the statement fails, as a wait does)
+        if files:
+            session.lock_schema_files(files)
         res = handler(session, stmt)
     except BaseException as err:
         _failed(session, spec, err)

@@ -505,7 +505,12 @@ def _load(session: Session, ld: LoadData, stmt_text: str) -> StatementResult:
     if not rows:
         res = StatementResult()
     else:
-        session.ensure_write_trx()
+        if session.executor.storage.has_file(tdef.schema):
+            # its schema's own file (engine/schema_files.py): that file's lock, the engine write lock at COMMIT
+            session.ensure_write_trx(files_only=True)
+            session.lock_schema_files([tdef.schema])
+        else:
+            session.ensure_write_trx()
         res = session.run_sql(ins, writes=True)
     deleted, copied = _counts(res, len(rows), mode_name)
     store = session.executor.dml_store

@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 
 #: ``ER_PARSE_ERROR``: the parser rejected the text (see :func:`statement_failed`)
 ER_PARSE_ERROR = 1064
+#: ``ER_LOCK_DEADLOCK``: the transaction was chosen as a deadlock's victim (see :func:`statement_failed`)
+ER_LOCK_DEADLOCK = 1213
 
 
 def causes_implicit_commit(stmt: Statement) -> bool:
@@ -242,6 +244,80 @@ def _writes_temporary_only(session: Session, stmt: Statement) -> bool:
     return (schema, target.name) in temp
 
 
+def file_schemas(session: Session, stmt: Statement) -> list[str] | None:
+    """The schemas with their own SQLite file that DML statement ``stmt`` names, when it names only tables of
+    such schemas (and temporary tables): its transaction then writes without the engine write lock until COMMIT
+    (:meth:`Session.ensure_write_trx`, engine/schema_files.py). None for anything else (DDL, a system table, a
+    schema in the main file, a statement naming no table): the engine write lock is taken first, as with one
+    file. A transaction must not read the main file before it takes that lock (its COMMIT writes there), so
+    tables only read count too. The names come from the plan cache (:meth:`Session.named_tables`: a statement of
+    a shape seen before is not parsed for them)."""
+    storage = session.executor.storage
+    if stmt.kind != "dml" or not storage.schema_files():
+        return None
+    named = session.named_tables(stmt)
+    return _all_in_files(session, named) if named else None
+
+
+#: Statement kinds that never read a table (the end of a transaction, savepoints, USE).
+_READS_NO_TABLE = frozenset(
+    {"commit", "rollback", "savepoint", "release_savepoint", "rollback_to_savepoint", "use"}
+)
+
+
+def guard_main_reads(session: Session, stmt: Statement) -> None:
+    """A transaction writing schema files without the engine write lock (engine/schema_files.py) must not read
+    the main file before it takes that lock: its COMMIT writes there (commit log, GTIDs), and SQLite refuses a
+    write on a snapshot older than the file's last commit (the COMMIT would fail). So before a statement that may
+    read the main file (one naming a table of the main file — mysql.*, information_schema, a schema without a file
+    — or any statement but a SELECT / DML naming schema-file tables only, or naming no table) the lock is taken
+    now, after the files' locks (the order every writer takes them in).
+
+    Raises:
+        MySQLError: 1205 after innodb_lock_wait_timeout waiting for the engine write lock.
+    """
+    kind = stmt.kind
+    if kind in _READS_NO_TABLE:
+        return
+    if kind in ("select", "dml"):
+        named = session.named_tables(stmt)
+        if not named or _all_in_files(session, named) is not None:
+            return
+    session.ensure_write_trx()
+
+
+def _all_in_files(session: Session, named: tuple[tuple[str, str], ...]) -> list[str] | None:
+    """The file schemas of ``named`` tables when every one is in a schema file or a temporary table, else None."""
+    storage = session.executor.storage
+    temp = session.executor.temp_tables
+    canonical = storage.catalog.canonical_schema
+    schemas: list[str] = []
+    for db, name in named:
+        schema = canonical(db)
+        if (schema, name) in temp:
+            continue
+        if not storage.has_file(schema):
+            return None
+        schemas.append(schema)
+    return schemas
+
+
+def ddl_file_schemas(session: Session, stmt: Statement) -> list[str]:
+    """The schemas a DDL or DML statement names (CREATE / DROP / ALTER DATABASE: its name; otherwise those of the
+    tables its tree names), for :meth:`Session.lock_schema_files` before the engine write lock: a DDL waiting for
+    an open transaction on its schema's file then holds no lock that other schemas' commits need (locks are taken
+    files first, the engine write lock last, as a committing DML transaction takes them). Empty when there is no
+    schema file or the statement has no tree."""
+    storage = session.executor.storage
+    if not storage.schema_files():
+        return []
+    obj = stmt.ddl_object
+    if obj.kind == "DATABASE":
+        return [obj.name] if obj.name else []
+    canonical = storage.catalog.canonical_schema
+    return [canonical(db) for db, _name in session.named_tables(stmt)]
+
+
 def implicit_commit(session: Session) -> None:
     """Commit the open transaction, if any (``trans_commit_implicit``), and forget a one-shot ``SET TRANSACTION``:
     mysql-test ``r/trans_read_only.result`` Test 10, "Since DDL does implicit commit before starting, SET
@@ -265,6 +341,7 @@ def commit(session: Session, *, ddl_text: str | None = None) -> None:
             session.release_after_rollback()
         elif ddl_text is not None or session.has_changes() or gn.owned is gnx.OWN_GTID:
             session.ensure_write_trx()
+            session.record_file_redo()  # schema files: the redo row, in main, before the COMMIT writes main first
             gtid = commit_mod.commit(session.server, session, ddl_text=ddl_text)
             session.tracker.transaction_committed(
                 gtid
@@ -371,7 +448,8 @@ def statement_failed(session: Session, error: BaseException | None = None) -> No
     """
     if isinstance(error, MySQLError) and error.code == ER_PARSE_ERROR:
         return
-    if not session.explicit_trx:
+    # 1213 ER_LOCK_DEADLOCK rolls back the whole transaction (InnoDB's victim; thd->transaction_rollback_request)
+    if not session.explicit_trx or (isinstance(error, MySQLError) and error.code == ER_LOCK_DEADLOCK):
         rollback(session)
 
 

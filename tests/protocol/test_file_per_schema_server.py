@@ -1,0 +1,154 @@
+"""`gtidkit server --gtidkit-file-per-schema=ON` (issue 21 step 9): writers of different schemas do not wait for
+each other, with both sessions in one process, in one worker, and in different workers of ``--workers=2``.
+
+MySQL is the oracle (RM8 "InnoDB Locking": a writer waits only for conflicting row locks; "innodb_lock_wait_timeout":
+the waiter fails with 1205 ER_LOCK_WAIT_TIMEOUT, "Lock wait timeout exceeded; try restarting transaction"). The
+granularity reached is the schema (engine/schema_files.py), so the blocked writer here writes another row of the
+same schema's table. Connections land in worker ``i mod 2`` in accept order (the supervisor's round-robin); each
+test checks ``@@gtidkit_worker_id``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pymysql
+import pytest
+
+from tests.protocol.server_proc import running_server
+
+OPTIONS = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1", "--gtidkit-file-per-schema=ON")
+
+
+def connect(port: int) -> pymysql.connections.Connection:
+    """A PyMySQL connection as root (autocommit)."""
+    return pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
+
+
+def query(conn: pymysql.connections.Connection, sql: str) -> tuple:
+    """Run ``sql``; its rows."""
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        return cur.fetchall()
+
+
+def error_code(conn: pymysql.connections.Connection, sql: str) -> int:
+    """The MySQL error ``sql`` fails with, 0 when it succeeds."""
+    try:
+        query(conn, sql)
+    except pymysql.err.MySQLError as err:
+        return int(err.args[0])
+    return 0
+
+
+#: (process model, the worker of session 1, the worker of session 2): "-" = one process (worker 0)
+PLACEMENTS = [
+    pytest.param(0, 0, 0, id="one-process"),
+    pytest.param(2, 0, 0, id="workers2-same-worker"),
+    pytest.param(2, 0, 1, id="workers2-different-workers"),
+]
+
+
+def sessions(port: int, workers: int, w1: int, w2: int) -> tuple[pymysql.connections.Connection, ...]:
+    """Two connections placed in workers ``w1`` and ``w2`` (extra connections opened between them as needed)."""
+    conns = [connect(port)]
+    spare = []
+    if workers:
+        while True:
+            c = connect(port)
+            if query(c, "SELECT @@gtidkit_worker_id")[0][0] == w2:
+                break
+            spare.append(c)
+    else:
+        c = connect(port)
+    conns.append(c)
+    assert [query(x, "SELECT @@gtidkit_worker_id")[0][0] for x in conns] == [w1, w2]
+    for x in spare:
+        x.close()
+    return tuple(conns)
+
+
+@pytest.mark.parametrize(("workers", "w1", "w2"), PLACEMENTS)
+def test_idle_transaction_on_db1_does_not_stall_db2(tmp_path: Path, workers: int, w1: int, w2: int) -> None:
+    with running_server(tmp_path / "data", *OPTIONS, "--log-bin", workers=workers) as srv:
+        s1, s2 = sessions(srv.port, workers, w1, w2)
+        query(s1, "CREATE DATABASE db1")
+        query(s1, "CREATE DATABASE db2")
+        query(s1, "CREATE TABLE db1.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+        query(s1, "CREATE TABLE db2.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+        assert (tmp_path / "data" / "db1.sqlite").exists() and (tmp_path / "data" / "db2.sqlite").exists()
+        query(s2, "SET SESSION innodb_lock_wait_timeout = 2")
+        query(s1, "BEGIN")
+        query(
+            s1, "INSERT INTO db1.t (v) VALUES (1)"
+        )  # left open, as an ORM session or a failed test leaves it
+        started = time.monotonic()
+        query(s2, "INSERT INTO db2.t (v) VALUES (2)")
+        assert time.monotonic() - started < 1.0  # committed at once
+        started = time.monotonic()
+        assert error_code(s2, "INSERT INTO db1.t (v) VALUES (3)") == 1205
+        waited = time.monotonic() - started
+        assert 1.9 <= waited < 10, waited
+        query(s1, "COMMIT")
+        query(s2, "INSERT INTO db1.t (v) VALUES (4)")
+        assert query(s2, "SELECT id, v FROM db1.t ORDER BY id") == ((1, 1), (2, 4))
+        assert query(s1, "SELECT a.v, b.v FROM db1.t a JOIN db2.t b USING (id)") == ((1, 2),)
+        executed = query(s2, "SELECT @@GLOBAL.gtid_executed")[0][0]
+        assert executed.endswith(":1-7"), executed  # 4 DDL + 3 committed inserts, in every worker
+        assert query(s1, "SELECT @@GLOBAL.gtid_executed")[0][0] == executed
+
+
+@pytest.mark.parametrize("workers", [0, 2], ids=["one-process", "workers2"])
+def test_schemas_made_in_one_worker_are_seen_in_the_other(tmp_path: Path, workers: int) -> None:
+    with running_server(tmp_path / "data", *OPTIONS, "--skip-log-bin", workers=workers) as srv:
+        a, b = sessions(srv.port, workers, 0, 1 if workers else 0)
+        query(a, "CREATE DATABASE shop")
+        query(a, "CREATE TABLE shop.item (id INT PRIMARY KEY, name VARCHAR(10))")
+        query(a, "INSERT INTO shop.item VALUES (1, 'pen')")
+        query(b, "USE shop")
+        assert query(b, "SELECT name FROM item") == (("pen",),)
+        query(b, "CREATE DATABASE stock")
+        query(b, "CREATE TABLE stock.level (id INT PRIMARY KEY, n INT)")
+        query(b, "INSERT INTO stock.level VALUES (1, 7)")
+        assert query(a, "SELECT i.name, l.n FROM shop.item i JOIN stock.level l USING (id)") == (("pen", 7),)
+        query(a, "DROP DATABASE shop")
+        assert error_code(b, "SELECT * FROM item") == 1146
+        assert not (tmp_path / "data" / "shop.sqlite").exists()
+        query(b, "CREATE DATABASE shop")  # the same name again: a new, empty file
+        query(b, "CREATE TABLE shop.item (id INT PRIMARY KEY)")
+        assert query(a, "SELECT COUNT(*) FROM shop.item") == ((0,),)
+
+
+@pytest.mark.parametrize(("workers", "w1", "w2"), PLACEMENTS)
+def test_opposite_order_is_a_deadlock(tmp_path: Path, workers: int, w1: int, w2: int) -> None:
+    """Two transactions taking db1 and db2 in opposite orders: one gets 1213 ER_LOCK_DEADLOCK at once, its
+    transaction rolled back (RM8 "Deadlocks in InnoDB"), the other goes on; across workers too (the wait-for
+    graph is in the shared page's waiter table)."""
+    import threading
+
+    with running_server(tmp_path / "data", *OPTIONS, "--skip-log-bin", workers=workers) as srv:
+        s1, s2 = sessions(srv.port, workers, w1, w2)
+        for sql in (
+            "CREATE DATABASE db1",
+            "CREATE DATABASE db2",
+            "CREATE TABLE db1.t (id INT PRIMARY KEY)",
+            "CREATE TABLE db2.t (id INT PRIMARY KEY)",
+        ):
+            query(s1, sql)
+        for s in (s1, s2):
+            query(s, "SET SESSION innodb_lock_wait_timeout = 20")
+            query(s, "BEGIN")
+        query(s1, "INSERT INTO db1.t VALUES (1)")
+        query(s2, "INSERT INTO db2.t VALUES (2)")
+        codes: list[int] = []
+        th = threading.Thread(target=lambda: codes.append(error_code(s1, "INSERT INTO db2.t VALUES (3)")))
+        th.start()
+        time.sleep(0.5)  # s1 waits for db2
+        started = time.monotonic()
+        assert error_code(s2, "INSERT INTO db1.t VALUES (4)") == 1213
+        assert time.monotonic() - started < 5
+        th.join(30)
+        assert codes == [0]
+        query(s1, "COMMIT")
+        assert query(s2, "SELECT id FROM db1.t UNION ALL SELECT id FROM db2.t ORDER BY id") == ((1,), (3,))
