@@ -35,10 +35,13 @@ from gtidkit.errors import GtidkitError
 
 __all__ = [
     "CHUNK",
+    "DEFERRED",
     "OP_KILL",
     "OP_KILL_QUERY",
     "OP_PING",
     "OP_PROCESSLIST",
+    "OP_REPLICA",
+    "OP_REPLICAS",
     "OP_STATUS",
     "OP_THREADS",
     "OP_WAKE",
@@ -48,6 +51,7 @@ __all__ = [
     "control_address",
     "fan_out",
     "request",
+    "request_while",
 ]
 
 _HEADER = struct.Struct("=BBHIQI")  # kind, flags, op, sender worker, request id, chunk number
@@ -59,7 +63,8 @@ _STOP = 0xFFFF  # op of the datagram close() sends itself to end serve()
 
 #: ops used by the multi-worker server; who answers each, and its body, is said where it is registered
 #: (:class:`~gtidkit.engine.shared.service.ControlService`): KILL / KILL QUERY / PROCESSLIST / STATUS in
-#: ``protocol/admin.py``, THREADS in ``engine/server.py``. A new feature appends its op here.
+#: ``protocol/admin.py``, THREADS in ``engine/server.py``, REPLICA in ``replication/forward.py``, REPLICAS in
+#: ``replication/source.py``. A new feature appends its op here.
 OP_PING = 1
 OP_WAKE = 2
 OP_KILL = 3
@@ -67,6 +72,19 @@ OP_KILL_QUERY = 4
 OP_PROCESSLIST = 5
 OP_THREADS = 6
 OP_STATUS = 7
+#: a replication statement (or a read of replication state) run by the process with the replication threads
+OP_REPLICA = 8
+#: the replicas registered (COM_REGISTER_SLAVE) with a worker's connections: SHOW REPLICAS' merge
+OP_REPLICAS = 9
+
+
+class _Deferred(bytes):
+    """The type of :data:`DEFERRED`."""
+
+
+#: what a handler returns to :meth:`ControlSocket.serve` when it answers the request later itself
+#: (:meth:`ControlSocket.reply` from another thread): ``serve`` then sends nothing
+DEFERRED: bytes = _Deferred(b"")
 
 _request_ids = itertools.count(1)
 _local = threading.local()
@@ -218,7 +236,8 @@ class ControlSocket:
 
     def serve(self, handler: Callable[[ControlMessage], bytes | None]) -> None:
         """Run until :meth:`close`: each message goes to ``handler``; a request is answered with what it returns
-        (:data:`OP_PING` is answered here with the worker's pid)."""
+        (:data:`OP_PING` is answered here with the worker's pid), unless it returns :data:`DEFERRED` (the handler
+        replies later, from another thread)."""
         self._serving = True
         try:
             while not self._closed:
@@ -229,7 +248,7 @@ class ControlSocket:
                     self.reply(message, b"%d" % os.getpid())
                     continue
                 answer = handler(message)
-                if message.reply_to is not None:
+                if message.reply_to is not None and answer is not DEFERRED:
                     self.reply(message, answer or b"")
         finally:
             self._serving = False
@@ -320,3 +339,69 @@ def request(
             f"worker {worker_id} did not answer within {timeout} s (not listening, or busy)", worker_id
         )
     return answer
+
+
+def request_while(
+    token: bytes,
+    worker_id: int,
+    op: int,
+    body: bytes,
+    alive: Callable[[], bool],
+    *,
+    sender: int = 0,
+    poll: float = 0.25,
+) -> bytes | None:
+    """Ask worker ``worker_id`` and wait for its answer as long as ``alive()`` says it can still come: for a
+    request whose work may take long (a replication statement waiting for its threads or for the write lock).
+
+    Args:
+        token: the server's instance token.
+        worker_id: the worker asked.
+        op: the request's operation.
+        body: its payload (at most :data:`CHUNK` bytes).
+        alive: called every ``poll`` seconds while no answer came; False ends the wait (the worker died or was
+            replaced, so its answer will never come).
+        sender: the asking worker's id.
+        poll: seconds between ``alive()`` checks.
+
+    Returns:
+        The answer, or None when the worker is not listening (gone, or not started yet): the request was not
+        delivered.
+
+    Raises:
+        ControlError: ``alive()`` turned False before the answer came (the request may have been carried out).
+    """
+    if len(body) > CHUNK:
+        raise ValueError(f"a request body is at most {CHUNK} bytes, not {len(body)}")
+    sock = _requester()
+    sock.setblocking(False)
+    while True:  # late answers to an earlier, timed-out request
+        try:
+            sock.recv(CHUNK + _HEADER.size)
+        except BlockingIOError:
+            break
+    rid = next(_request_ids)
+    try:
+        sock.sendto(
+            _HEADER.pack(_REQUEST, _LAST, op, sender, rid, 0) + body, control_address(token, worker_id)
+        )
+    except (BlockingIOError, ConnectionRefusedError, FileNotFoundError):
+        return None
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLIN)
+    parts: list[bytes] = []
+    while True:
+        if not poller.poll(max(1, math.ceil(poll * 1000))):
+            if not alive():
+                raise ControlError(f"worker {worker_id} ended before it answered", worker_id)
+            continue
+        try:
+            data = sock.recv(CHUNK + _HEADER.size)
+        except BlockingIOError:
+            continue
+        kind, flags, _op, _sender, got, _chunk = _HEADER.unpack_from(data)
+        if kind != _RESPONSE or got != rid:
+            continue
+        parts.append(data[_HEADER.size :])
+        if flags & _LAST:
+            return b"".join(parts)
