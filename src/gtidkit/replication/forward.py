@@ -296,8 +296,8 @@ class RemoteReplica:
             if answer:  # empty: not listening yet, or its handler is not registered yet
                 data = json.loads(answer)
                 if "error" in data:
-                    code, sqlstate, text = data["error"]
-                    raise MySQLError(int(code), str(text), str(sqlstate))
+                    code, sqlstate, text = int(data["error"][0]), str(data["error"][1]), str(data["error"][2])
+                    raise MySQLError(code, text, sqlstate)  # made from the table in the singletons process
                 return data["ok"]
             if time.monotonic() > deadline:
                 raise unknown_error(
