@@ -279,11 +279,16 @@ class RemoteReplica:
         body = json.dumps(request).encode()
         control = self.server.control
         page = self.server.shared_page
+        if page is None or not control.active:  # a worker-role engine outside a multi-worker server
+            raise unknown_error(
+                "The process running the replication threads (worker 0) is not reachable: this process has no "
+                "control service"
+            )
         deadline = time.monotonic() + REPLACEMENT_WAIT
         while True:
-            slot = worker_slot(page, SINGLETONS_WORKER) if page is not None else None
+            slot = worker_slot(page, SINGLETONS_WORKER)
             answer: bytes | None = None
-            if slot is not None and slot.pid:
+            if slot.pid:
                 try:
                     answer = control.ask_while(
                         SINGLETONS_WORKER, OP_REPLICA, body, self._alive(slot.pid, slot.incarnation)
