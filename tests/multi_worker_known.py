@@ -20,8 +20,6 @@ BEHAVIOURS = {
     "processlist": "h-proc: SHOW PROCESSLIST / information_schema / performance_schema list every worker's sessions",
     "kill": "h-proc: KILL [QUERY] of another worker's connection",
     "owner": "h-own: SET GTID_NEXT ownership across workers",
-    "replica": "not assigned: replication statements from any worker reach the replication threads of worker 0",
-    "replicas": "not assigned: SHOW REPLICAS lists the replicas registered in any worker",
     "status": "not assigned: server-wide status counters (Prepared_stmt_count, ...) count every worker",
 }
 
@@ -34,9 +32,7 @@ KNOWN: dict[str, str] = {
     "tests/protocol/test_driver_ci.py::test_max_prepared_stmt_count": "status",
     "tests/protocol/test_innodb_status_wire.py::test_transactions_and_lock_wait": "processlist",
     "tests/replication/test_read_your_writes.py::test_the_wait_is_woken_by_the_replica_commit": "processlist",
-    "tests/replication/test_replica_crash.py::test_replica_killed_while_applying_resumes_exactly[log-replica-updates]": "replica",
-    "tests/replication/test_replica_operations.py::test_seconds_behind_source_counts_from_the_transaction_being_applied": "replica",
-    "tests/replication/test_replica_positions.py::test_gtid_transaction_refused_by_the_receiver_once_gtid_mode_is_off": "replica",
+    "tests/replication/test_replica_positions.py::test_sighup_flushes_logs_and_keeps_running": "flush",
     "tests/replication/test_source.py::test_zombie_by_server_id_without_uuid": "dump",
     "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-huge]": "purged",
     "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-same-uuid]": "purged",
@@ -73,6 +69,7 @@ NOT_RUN = frozenset(
         "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-huge]",
         "tests/replication/test_source.py::test_zombie_by_server_id_without_uuid",
         "tests/cli/test_server_signals.py::test_sighup_flushes_logs_and_grants_and_keeps_running",
+        "tests/replication/test_replica_positions.py::test_sighup_flushes_logs_and_keeps_running",
         "tests/replication/test_read_your_writes.py::test_the_wait_is_woken_by_the_replica_commit",
         "tests/replication/test_wait_for_executed.py::test_kill_query_interrupts_the_wait[no-timeout]",
         "tests/replication/test_wait_for_executed.py::test_kill_query_interrupts_the_wait[big-timeout]",
