@@ -208,6 +208,13 @@ def test_replication_statements_from_either_worker(
                 executed,
             )
             assert row["Seconds_Behind_Source"] == 0
+        # CHANGE REPLICATION FILTER without FOR CHANNEL needs the SQL thread stopped, wherever it runs
+        with pytest.raises(pymysql.err.OperationalError) as err:
+            query(b, "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (scratch)")
+        assert err.value.args == (
+            3017,
+            "This operation cannot be performed with a running replica sql thread; run STOP REPLICA SQL_THREAD first",
+        )
         # the channel stopped: every replication table and SHOW the same from both connections
         assert warnings_of(b, "STOP REPLICA IO_THREAD") == []
         (row,) = status(a)
@@ -216,6 +223,12 @@ def test_replication_statements_from_either_worker(
         assert warnings_of(b, "STOP REPLICA") == [
             ("Note", 3084, "Replication thread(s) for channel '' are already stopped.")
         ]
+        assert warnings_of(b, "CHANGE REPLICATION FILTER REPLICATE_IGNORE_DB = (scratch)") == []
+        assert query(
+            a,
+            "SELECT FILTER_NAME, FILTER_RULE, CONFIGURED_BY FROM performance_schema.replication_applier_global_filters",
+        ) == (("REPLICATE_IGNORE_DB", "scratch", "CHANGE_REPLICATION_FILTER"),)
+        assert status(a)[0]["Replicate_Ignore_DB"] == "scratch"
         assert status(a) == status(b)
         for table in PS_TABLES:
             assert query(a, f"SELECT * FROM performance_schema.{table}") == query(
