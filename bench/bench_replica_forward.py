@@ -34,6 +34,9 @@ STATEMENTS = {
     "SELECT * FROM performance_schema.replication_connection_status": (
         "SELECT * FROM performance_schema.replication_connection_status"
     ),
+    "SELECT * FROM performance_schema.replication_applier_global_filters (empty: the forwarding alone)": (
+        "SELECT * FROM performance_schema.replication_applier_global_filters"
+    ),
     "SELECT @@server_id (not forwarded, for scale)": "SELECT @@server_id",
 }
 
