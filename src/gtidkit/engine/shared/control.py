@@ -152,6 +152,9 @@ class ControlSocket:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         try:
             self.sock.bind(self.address)
+            # the kernel attaches each sender's credentials (SCM_CREDENTIALS): an abstract socket has no file
+            # permissions, so :meth:`receive` drops what a process of another user sent
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         except OSError:
             self.sock.close()
             raise
@@ -190,7 +193,9 @@ class ControlSocket:
         return True
 
     def receive(self, timeout: float | None = None) -> ControlMessage | None:
-        """The next notification or request, or None after ``timeout`` seconds (or once closed).
+        """The next notification or request, or None after ``timeout`` seconds (or once closed, or when the
+        datagram came from a process of another user: the server's processes all run as one user, and any local
+        user can reach an abstract socket, so such a datagram is dropped and logged nowhere).
 
         A request longer than one datagram is not supported (requests are small: the op and a few bytes).
         """
@@ -201,8 +206,10 @@ class ControlSocket:
         if not poller.poll(None if timeout is None else max(0, math.ceil(timeout * 1000))):
             return None
         try:
-            data, addr = self.sock.recvfrom(CHUNK + _HEADER.size)
+            data, ancdata, _flags, addr = self.sock.recvmsg(CHUNK + _HEADER.size, _CREDS_SPACE)
         except OSError:
+            return None
+        if _sender_uid(ancdata) != os.getuid():
             return None
         kind, _flags, op, sender, request_id, _chunk = _HEADER.unpack_from(data)
         if op == _STOP and sender == self.worker_id:
@@ -253,6 +260,18 @@ class ControlSocket:
         finally:
             self._serving = False
             self.sock.close()
+
+
+_UCRED = struct.Struct("=iII")  # struct ucred: pid, uid, gid
+_CREDS_SPACE = socket.CMSG_SPACE(_UCRED.size)
+
+
+def _sender_uid(ancdata: list[tuple[int, int, bytes]]) -> int | None:
+    """The sender's uid from a datagram's SCM_CREDENTIALS (None when absent)."""
+    for level, kind, data in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS and len(data) >= _UCRED.size:
+            return int(_UCRED.unpack_from(data)[1])
+    return None
 
 
 def _requester() -> socket.socket:
