@@ -13,6 +13,10 @@ never reaches an orphan of the previous one). On it the worker receives:
   that a worker gathers from every other worker (``sql/sql_show.cc`` ``mysqld_list_processes`` walks every THD
   of the server).
 
+Only processes of the server's own user are heard: the socket asks the kernel for each sender's credentials
+(``SO_PASSCRED``), and :meth:`ControlSocket.receive` drops a datagram from another uid (an abstract socket has no
+file permissions, and the ops kill connections and run replication statements).
+
 A datagram is 20 bytes of header (kind, last-chunk flag, op, sender worker id, request id, chunk number) and the
 body, which callers encode (ops and body formats belong to whoever uses them; :data:`OP_PING` is answered by
 :meth:`ControlSocket.serve` itself). Unix datagrams between live processes are neither lost nor reordered.
