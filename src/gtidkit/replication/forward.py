@@ -125,11 +125,17 @@ def decode_value(v: Any) -> Any:
     raise ValueError(f"unknown value tag {tag!r}")
 
 
+#: a result column's fields, in :class:`Column`'s order (``dataclasses.astuple`` deep-copies: 1.5 ms for 60)
+_COLUMN_FIELDS = tuple(f.name for f in dataclasses.fields(Column))
+
+
 def _encode_result(res: StatementResult) -> dict[str, Any]:
     # the columns travel whole: inferring them again from the rows costs as much as the handler (~6 ms for the
     # 60 columns of SHOW REPLICA STATUS here)
     return {
-        "columns": None if res.columns is None else [dataclasses.astuple(c) for c in res.columns],
+        "columns": None
+        if res.columns is None
+        else [[getattr(c, f) for f in _COLUMN_FIELDS] for c in res.columns],
         "rows": encode_value(list(res.rows)),
         "affected": res.affected_rows,
         "info": res.info,
