@@ -74,6 +74,10 @@ NOT_FROM_TABLE = {
         "engine/binlog/error_action.py",
         "EE_WRITE",
     ): "mysys EE_WRITE (3) is a client-library code, not a server one",
+    (
+        "replication/forward.py",
+        "code",
+    ): "an error the process with the replication threads made from the table, carried to the asking worker as is",
 }
 
 

@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,10 +37,17 @@ class ServerProcess:
         return [pid for pid in children(self.proc.pid) if process_name(pid).startswith("gtidkit-worker")]
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 60) -> int:
-        """Signal the server and wait; returns its exit status."""
+        """Signal the server and wait; returns its exit status. A supervised server's worker and fork-server
+        processes are waited for too (after a SIGKILL of the supervisor they die by their parent-death signal a
+        moment later, holding the datadir lock until then: a restart at once could find it taken)."""
+        helpers = children(self.proc.pid) if self.supervised else []
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
-        return self.proc.wait(timeout)
+        status = self.proc.wait(timeout)
+        deadline = time.monotonic() + timeout
+        while any(_running(pid) for pid in helpers) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return status
 
 
 #: The options every test server starts with, before the test's own (a later option wins, as in mysqld): the suite
@@ -134,6 +142,15 @@ def children(pid: int) -> list[int]:
         except OSError:
             continue
     return out
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (a zombie holds no file or lock any more)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return False
+    return fields[0] != "Z"
 
 
 def process_name(pid: int) -> str:

@@ -16,15 +16,14 @@ Functions" (SOURCE_POS_WAIT; MASTER_POS_WAIT is its deprecated alias).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from gtidkit.replication.channel_map import ChannelMap
     from gtidkit.replication.replica import Replica
 
-__all__ = ["POLL_SECONDS", "pos_wait_functions", "source_pos_wait"]
+__all__ = ["POLL_SECONDS", "pos_wait_functions", "source_pos_wait", "wait_for_position"]
 
 #: how often the applier's position is read while waiting
 POLL_SECONDS = 0.01
@@ -41,6 +40,36 @@ def source_pos_wait(
         log_name, log_pos: the source binary log position.
         timeout: seconds; None, 0 or less waits without limit.
     """
+    return wait_for_position(
+        lambda: (replica.applier.running, replica.executed_source_position()),
+        session,
+        log_name,
+        log_pos,
+        timeout,
+    )
+
+
+def wait_for_position(
+    probe: Callable[[], tuple[bool, tuple[str, int] | None]],
+    session: Any,
+    log_name: Any,
+    log_pos: Any,
+    timeout: Any = None,
+    poll: float = POLL_SECONDS,
+) -> int | None:
+    """:func:`source_pos_wait` over ``probe``, which reads the channel's applier where it runs (this process, or
+    the process with the replication threads: replication/forward.py).
+
+    Args:
+        probe: ``fn() -> (applier running, executed source position or None)``.
+        session: the calling session (its executor's ``interrupt`` event ends the wait: KILL QUERY).
+        log_name, log_pos: the source binary log position.
+        timeout: seconds; None, 0 or less waits without limit.
+        poll: seconds between two probes.
+
+    Returns:
+        0 reached, -1 timed out, None not waitable (an argument NULL, the applier stopped, KILL QUERY).
+    """
     if log_name is None or log_pos is None:
         return None
     target = (str(log_name), int(log_pos))
@@ -48,14 +77,14 @@ def source_pos_wait(
     deadline = None if limit is None else time.monotonic() + limit
     interrupt = session.executor.interrupt
     while True:
-        if not replica.applier.running:
+        running, pos = probe()
+        if not running:
             return None
-        pos = replica.executed_source_position()
-        if pos is not None and pos >= target:
+        if pos is not None and tuple(pos) >= target:
             return 0
         if deadline is not None and time.monotonic() >= deadline:
             return -1
-        if interrupt.wait(POLL_SECONDS):
+        if interrupt.wait(poll):
             interrupt.clear()
             return None
 

@@ -586,6 +586,10 @@ class Receiver:
         Raises:
             _Fatal: 13122.
         """
+        if t in (_T.GTID_LOG_EVENT, _T.GTID_TAGGED_LOG_EVENT, _T.ANONYMOUS_GTID_LOG_EVENT):
+            # a SET GLOBAL gtid_mode made in another worker of a multi-worker server counts from the next
+            # transaction, as in one process (one counter read when nothing changed: engine/shared_config.py)
+            self.server.refresh_shared()
         if t in (_T.GTID_LOG_EVENT, _T.GTID_TAGGED_LOG_EVENT):
             if str(_global(self.server, "gtid_mode", "ON")).upper() == "OFF":
                 self._refuse(13150)

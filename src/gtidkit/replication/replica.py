@@ -12,17 +12,14 @@ Statement" (8.4), and "Performance Schema Replication Tables".
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import fcntl
 import logging
 import math
-import os
 import re
 import threading
 import time
 import uuid as uuidlib
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 from gtidkit.engine.api import THREAD_ID_OFFSET
@@ -1274,27 +1271,18 @@ def _fields(cfg: ChannelConfig) -> dict[str, Any]:
     return {f: getattr(cfg, f) for f in cfg.__dataclass_fields__}
 
 
-#: the file whose ``flock`` serialises the relay-log opens of a multi-worker server's processes
-RELAY_OPEN_LOCK = "gtidkit.relay.lock"
-
-
-@contextlib.contextmanager
-def _relay_open_lock(engine_server: Any) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on :data:`RELAY_OPEN_LOCK` while the channels open their relay logs, in a
-    process of a multi-worker server (one with a shared page): each open runs relay log recovery and starts a new
-    relay file, and two workers starting together removed each other's new file ("not in the index"), failing one
-    start. Nothing in a one-process server."""
-    if getattr(engine_server, "shared_page", None) is None:
-        yield
-        return
-    fd = os.open(
-        os.path.join(engine_server.datadir, RELAY_OPEN_LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600
-    )
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
+#: the performance_schema replication tables: name -> the :class:`Replica` method giving one channel's rows
+#: (``replication_applier_global_filters`` is the channel map's own: ``ChannelMap.applier_global_filters_rows``)
+PS_CHANNEL_TABLES = {
+    "replication_connection_configuration": "connection_configuration_rows",
+    "replication_connection_status": "connection_status_rows",
+    "replication_applier_status": "applier_status_rows",
+    "replication_applier_filters": "applier_filters_rows",
+    "replication_applier_configuration": "applier_configuration_rows",
+    "replication_applier_status_by_coordinator": "coordinator_status_rows",
+    "replication_applier_status_by_worker": "worker_status_rows",
+}
+GLOBAL_FILTERS_TABLE = "replication_applier_global_filters"
 
 
 def install(
@@ -1302,6 +1290,12 @@ def install(
 ) -> Any:
     """Plug the replica role into a server: its channels (:class:`~gtidkit.replication.channel_map.ChannelMap`),
     its statements in the engine's statement specs, performance_schema tables, SOURCE_POS_WAIT, start at boot.
+
+    The channels (relay logs, metadata, threads) exist only in the process that runs the server's singletons
+    (``engine_server.singletons``: a one-process server, or worker 0 of several and its replacement), which also
+    answers the other workers' requests (:class:`~gtidkit.replication.forward.ReplicaService`); any other worker
+    installs :class:`~gtidkit.replication.forward.RemoteReplica`, which forwards the same statements, SHOWs,
+    tables and functions there (issue 21: the replication threads exist once).
 
     Args:
         engine_server: the engine ``Server``.
@@ -1313,42 +1307,40 @@ def install(
         ValueError: a filter rule mysqld refuses at start-up.
 
     Returns:
-        The ``ChannelMap`` (also ``repl.roles["replica"]``).
+        The ``ChannelMap``, or in another worker the ``RemoteReplica`` (also ``repl.roles["replica"]``).
     """
     # cycle break: channel_map and statements import this module's Replica
     from gtidkit.replication import statements
     from gtidkit.replication.channel_map import ChannelMap, split_filter_options
+    from gtidkit.replication.forward import RemoteReplica, ReplicaService
     from gtidkit.replication.pos_wait import pos_wait_functions
 
     global_rules, channel_rules = split_filter_options(filters or {})
-    with _relay_open_lock(engine_server):
-        channels = ChannelMap(
-            engine_server,
-            ReplicationFilter.from_options(global_rules),
-            {
-                ch: ReplicationFilter.from_options(rules, "STARTUP_OPTIONS_FOR_CHANNEL")
-                for ch, rules in channel_rules.items()
-            },
-        )
+    global_filter = ReplicationFilter.from_options(global_rules)  # refused rules: ValueError in every process
+    per_channel = {
+        ch: ReplicationFilter.from_options(rules, "STARTUP_OPTIONS_FOR_CHANNEL")
+        for ch, rules in channel_rules.items()
+    }
+    tables = (*PS_CHANNEL_TABLES, GLOBAL_FILTERS_TABLE)
+    if not engine_server.singletons:
+        # another worker of a multi-worker server: the channels, their relay logs and threads live in the process
+        # with the singletons; this one asks it (replication/forward.py) and never opens a relay log
+        remote = RemoteReplica(engine_server)
+        remote.install(tables)
+        repl.roles["replica"] = remote
+        return remote
+    channels = ChannelMap(engine_server, global_filter, per_channel)
     statements.register(engine_server, channels)
     engine_server.gtid_mode_guards.append(channels.check_gtid_mode_change)
     engine_server.thread_providers.append(channels.rows("thread_rows"))
-    ps = "performance_schema"
-    engine_server.storage.table_providers.update(
-        {
-            (ps, "replication_connection_configuration"): channels.rows("connection_configuration_rows"),
-            (ps, "replication_connection_status"): channels.rows("connection_status_rows"),
-            (ps, "replication_applier_status"): channels.rows("applier_status_rows"),
-            (ps, "replication_applier_filters"): channels.rows("applier_filters_rows"),
-            (ps, "replication_applier_configuration"): channels.rows("applier_configuration_rows"),
-            (ps, "replication_applier_status_by_coordinator"): channels.rows("coordinator_status_rows"),
-            (ps, "replication_applier_status_by_worker"): channels.rows("worker_status_rows"),
-            (ps, "replication_applier_global_filters"): channels.applier_global_filters_rows,
-        }
-    )
+    providers: dict[str, Callable[[], list[Any]]] = {
+        t: channels.rows(method) for t, method in PS_CHANNEL_TABLES.items()
+    }
+    providers[GLOBAL_FILTERS_TABLE] = channels.applier_global_filters_rows
+    engine_server.storage.table_providers.update({("performance_schema", t): p for t, p in providers.items()})
     engine_server.function_providers.append(pos_wait_functions(channels))
+    ReplicaService(engine_server, channels, providers).register()
     repl.roles["replica"] = channels
     repl.on_shutdown(channels.shutdown)
-    if engine_server.singletons:  # replication threads exist once: in the process that runs the singletons
-        channels.start_at_boot()
+    channels.start_at_boot()  # the process with the singletons: the threads start as at a mysqld start
     return channels

@@ -8,7 +8,9 @@ MySQL source: ``sql/rpl_source.cc`` (``register_replica``, ``unregister_replica`
   rank u32 (ignored), source_id u32 (0 = this server's server_id)``; needs REPLICATION SLAVE; answers OK. The
   replica is listed by SHOW REPLICAS (8.4 columns Server_Id, Host, Port, Source_Id, Replica_UUID) and SHOW SLAVE
   HOSTS (the same with 5.7's names Server_id, Master_id, Slave_UUID) until its connection ends; a later
-  registration with the same server_id replaces it. Replica_UUID is the connection's ``@replica_uuid`` (else
+  registration with the same server_id replaces it. In a multi-worker server each worker keeps its connections'
+  registrations and SHOW REPLICAS merges every worker's (``OP_REPLICAS`` over the control service), so the list
+  is the server's whichever worker the registering connection and the asking one live in. Replica_UUID is the connection's ``@replica_uuid`` (else
   ``@slave_uuid``), "" when unset or not a UUID.
 - COM_BINLOG_DUMP (0x12) / COM_BINLOG_DUMP_GTID (0x1e): REPLICATION SLAVE is checked first (ERR 1227, and the
   connection stays usable, as MySQL's ``check_global_access`` failure); then any other dump thread of the same
@@ -26,6 +28,7 @@ MySQL source: ``sql/rpl_source.cc`` (``register_replica``, ``unregister_replica`
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import struct
@@ -37,7 +40,8 @@ from typing import Any
 
 from gtidkit.engine.api import result_set
 from gtidkit.engine.results import StatementResult
-from gtidkit.engine.shared.control import OP_ZOMBIE_DUMP
+from gtidkit.engine.shared.control import OP_REPLICAS, OP_ZOMBIE_DUMP
+from gtidkit.engine.shared.service import PEER_TIMEOUT
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error, unknown_error
 from gtidkit.protocol.messages import Eof, Err, Ok
@@ -71,6 +75,8 @@ class ReplicaInfo:
         source_id: the source id it reported, or this server's server_id when it sent 0.
         replica_uuid: ``@replica_uuid`` / ``@slave_uuid`` of its connection when that is a UUID, else "".
         connection_id: the registering connection (the entry goes away with it).
+        registered: when it registered (seconds since the epoch): across the workers of a multi-worker server the
+            latest registration of a server_id wins, as one process's registry keeps the latest.
     """
 
     server_id: int
@@ -81,6 +87,7 @@ class ReplicaInfo:
     source_id: int
     replica_uuid: str
     connection_id: int
+    registered: float = 0.0
 
 
 def parse_register(body: bytes, own_server_id: int) -> tuple[int, str, str, str, int, int]:
@@ -183,11 +190,11 @@ class SourceRole:
         hooks[COM_BINLOG_DUMP] = self.dump_hook
         hooks[COM_BINLOG_DUMP_GTID] = self.dump_hook
         self.engine.provide_show("replicas", self.show_replicas)
-        control = getattr(self.engine, "control", None)
-        if (
-            control is not None
-        ):  # a multi-worker server: a new dump in another worker may find its zombie here
-            control.register(OP_ZOMBIE_DUMP, self._answer_zombie)
+        # a multi-worker server: the other workers' SHOW REPLICAS ask for this worker's registrations, and a new
+        # dump in another worker may find its zombie here
+        control = self.engine.control
+        control.register(OP_REPLICAS, self._answer_replicas)
+        control.register(OP_ZOMBIE_DUMP, self._answer_zombie)
 
     def shutdown(self) -> None:
         """Stop every dump (their connections close) and wait briefly for them to end."""
@@ -263,17 +270,56 @@ class SourceRole:
             ruuid = str(uuid.UUID(text)) if text else ""
         except ValueError:
             ruuid = ""
-        info = ReplicaInfo(server_id, host, user, password, port, source_id, ruuid, io.handler.connection_id)
+        info = ReplicaInfo(
+            server_id, host, user, password, port, source_id, ruuid, io.handler.connection_id, time.time()
+        )
         with self._lock:
             self.replicas[server_id] = info
+        control = self.engine.control
+        for worker in control.peers():  # the same server_id registered in another worker: replaced
+            control.notify(worker, OP_REPLICAS, json.dumps([server_id, info.registered]).encode())
         io.send(Ok().encode(self._caps(io)))
         return True
 
+    def _answer_replicas(self, message: Any) -> bytes | None:
+        """OP_REPLICAS: a request is answered with this worker's live registrations (JSON lists of
+        :class:`ReplicaInfo`'s fields); a notification ``[server_id, registered]`` says another worker registered
+        that server_id: an earlier registration of it here is dropped (one process's registry keeps one entry per
+        server_id, ``register_replica``)."""
+        if message.reply_to is None:
+            server_id, registered = json.loads(message.body)
+            with self._lock:
+                old = self.replicas.get(int(server_id))
+                if old is not None and old.registered < float(registered):
+                    del self.replicas[int(server_id)]
+            return None
+        return json.dumps([dataclasses.astuple(r) for r in self._live_replicas()]).encode()
+
+    def server_replicas(self) -> list[ReplicaInfo]:
+        """The replicas registered with any connection of the server: this process's, and in a multi-worker server
+        every other worker's (OP_REPLICAS; a worker that does not answer within ``PEER_TIMEOUT`` is left out and
+        named in the error log), the latest registration of each server_id, by server_id."""
+        found = {r.server_id: r for r in self._live_replicas()}
+        control = self.engine.control
+        if control.active:
+            for worker, answer in sorted(control.ask_peers(OP_REPLICAS, timeout=PEER_TIMEOUT).items()):
+                if answer is None:
+                    log.warning(
+                        "worker %d did not answer for SHOW REPLICAS within %s s", worker, PEER_TIMEOUT
+                    )
+                    continue
+                for fields in json.loads(answer):
+                    r = ReplicaInfo(*fields)
+                    old = found.get(r.server_id)
+                    if old is None or r.registered > old.registered:
+                        found[r.server_id] = r
+        return sorted(found.values(), key=lambda r: r.server_id)
+
     def show_replicas(self, session: Any, stmt: Any) -> StatementResult:
         """SHOW REPLICAS / SHOW SLAVE HOSTS (the engine's SHOW provider for ``replicas``; ``stmt.info["slave"]``:
-        the old spelling, with the old column names)."""
+        the old spelling, with the old column names): every worker's registrations (:meth:`server_replicas`)."""
         old_names = bool(stmt.info.get("slave"))
-        rows = [(r.server_id, r.host, r.port, r.source_id, r.replica_uuid) for r in self._live_replicas()]
+        rows = [(r.server_id, r.host, r.port, r.source_id, r.replica_uuid) for r in self.server_replicas()]
         return result_set(list(SLAVE_HOSTS_COLUMNS if old_names else REPLICAS_COLUMNS), rows)
 
     # -- COM_BINLOG_DUMP / COM_BINLOG_DUMP_GTID ------------------------------------------------------------

@@ -110,3 +110,39 @@ def test_a_second_socket_with_the_same_worker_id_is_refused(page) -> None:
             control.ControlSocket(page.token, 1)
     finally:
         first.close()
+
+
+_ASK_AS = """
+import os
+import sys
+from gtidkit.engine.shared import control
+if sys.argv[2] != "-":
+    os.setuid(int(sys.argv[2]))  # after the imports: root's interpreter is not readable by others
+try:
+    control.request(bytes.fromhex(sys.argv[1]), 1, control.OP_PING, timeout=2.0)
+    print("answered")
+except control.ControlError:
+    print("dropped")
+"""
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to run a client as another user")
+@pytest.mark.parametrize(
+    ("uid", "expected"), [(None, "answered"), (65534, "dropped")], ids=["same-user", "nobody"]
+)
+def test_a_request_from_another_user_is_dropped(page, workers, uid: int | None, expected: str) -> None:
+    """An abstract socket has no file permissions: a worker answers only processes of its own user
+    (SCM_CREDENTIALS), so another local user cannot ask it to KILL a connection or run a replication statement."""
+    import subprocess
+    import sys
+
+    src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(control.__file__))))
+    out = subprocess.run(
+        [sys.executable, "-c", _ASK_AS, page.token.hex(), "-" if uid is None else str(uid)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": src},
+        check=False,
+    )
+    assert out.stdout.strip() == expected, out.stderr

@@ -13,6 +13,10 @@ never reaches an orphan of the previous one). On it the worker receives:
   that a worker gathers from every other worker (``sql/sql_show.cc`` ``mysqld_list_processes`` walks every THD
   of the server).
 
+Only processes of the server's own user are heard: the socket asks the kernel for each sender's credentials
+(``SO_PASSCRED``), and :meth:`ControlSocket.receive` drops a datagram from another uid (an abstract socket has no
+file permissions, and the ops kill connections and run replication statements).
+
 A datagram is 20 bytes of header (kind, last-chunk flag, op, sender worker id, request id, chunk number) and the
 body, which callers encode (ops and body formats belong to whoever uses them; :data:`OP_PING` is answered by
 :meth:`ControlSocket.serve` itself). Unix datagrams between live processes are neither lost nor reordered.
@@ -35,12 +39,15 @@ from gtidkit.errors import GtidkitError
 
 __all__ = [
     "CHUNK",
+    "DEFERRED",
     "OP_COMPRESS",
     "OP_INNODB_STATUS",
     "OP_KILL",
     "OP_KILL_QUERY",
     "OP_PING",
     "OP_PROCESSLIST",
+    "OP_REPLICA",
+    "OP_REPLICAS",
     "OP_STATUS",
     "OP_THREADS",
     "OP_WAKE",
@@ -51,6 +58,7 @@ __all__ = [
     "control_address",
     "fan_out",
     "request",
+    "request_while",
 ]
 
 _HEADER = struct.Struct("=BBHIQI")  # kind, flags, op, sender worker, request id, chunk number
@@ -63,7 +71,8 @@ _STOP = 0xFFFF  # op of the datagram close() sends itself to end serve()
 #: ops used by the multi-worker server; who answers each, and its body, is said where it is registered
 #: (:class:`~gtidkit.engine.shared.service.ControlService`): KILL / KILL QUERY / PROCESSLIST / STATUS in
 #: ``protocol/admin.py``, THREADS in ``engine/server.py``, ZOMBIE_DUMP in ``replication/source.py``, INNODB_STATUS in
-#: ``engine/statements/innodb_status.py``, COMPRESS in ``engine/server.py``. A new feature appends its op here.
+#: ``engine/statements/innodb_status.py``, COMPRESS in ``engine/server.py``, REPLICA in ``replication/forward.py``,
+#: REPLICAS in ``replication/source.py``. A new feature appends its op here.
 OP_PING = 1
 OP_WAKE = 2
 OP_KILL = 3
@@ -74,6 +83,19 @@ OP_STATUS = 7
 OP_ZOMBIE_DUMP = 8
 OP_INNODB_STATUS = 9
 OP_COMPRESS = 10
+#: a replication statement (or a read of replication state) run by the process with the replication threads
+OP_REPLICA = 11
+#: the replicas registered (COM_REGISTER_SLAVE) with a worker's connections: SHOW REPLICAS' merge
+OP_REPLICAS = 12
+
+
+class _Deferred(bytes):
+    """The type of :data:`DEFERRED`."""
+
+
+#: what a handler returns to :meth:`ControlSocket.serve` when it answers the request later itself
+#: (:meth:`ControlSocket.reply` from another thread): ``serve`` then sends nothing
+DEFERRED: bytes = _Deferred(b"")
 
 _request_ids = itertools.count(1)
 _local = threading.local()
@@ -141,6 +163,9 @@ class ControlSocket:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         try:
             self.sock.bind(self.address)
+            # the kernel attaches each sender's credentials (SCM_CREDENTIALS): an abstract socket has no file
+            # permissions, so :meth:`receive` drops what a process of another user sent
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         except OSError:
             self.sock.close()
             raise
@@ -179,7 +204,9 @@ class ControlSocket:
         return True
 
     def receive(self, timeout: float | None = None) -> ControlMessage | None:
-        """The next notification or request, or None after ``timeout`` seconds (or once closed).
+        """The next notification or request, or None after ``timeout`` seconds (or once closed, or when the
+        datagram came from a process of another user: the server's processes all run as one user, and any local
+        user can reach an abstract socket, so such a datagram is dropped and logged nowhere).
 
         A request longer than one datagram is not supported (requests are small: the op and a few bytes).
         """
@@ -190,8 +217,10 @@ class ControlSocket:
         if not poller.poll(None if timeout is None else max(0, math.ceil(timeout * 1000))):
             return None
         try:
-            data, addr = self.sock.recvfrom(CHUNK + _HEADER.size)
+            data, ancdata, _flags, addr = self.sock.recvmsg(CHUNK + _HEADER.size, _CREDS_SPACE)
         except OSError:
+            return None
+        if _sender_uid(ancdata) != os.getuid():
             return None
         kind, _flags, op, sender, request_id, _chunk = _HEADER.unpack_from(data)
         if op == _STOP and sender == self.worker_id:
@@ -225,7 +254,8 @@ class ControlSocket:
 
     def serve(self, handler: Callable[[ControlMessage], bytes | None]) -> None:
         """Run until :meth:`close`: each message goes to ``handler``; a request is answered with what it returns
-        (:data:`OP_PING` is answered here with the worker's pid)."""
+        (:data:`OP_PING` is answered here with the worker's pid), unless it returns :data:`DEFERRED` (the handler
+        replies later, from another thread)."""
         self._serving = True
         try:
             while not self._closed:
@@ -236,11 +266,23 @@ class ControlSocket:
                     self.reply(message, b"%d" % os.getpid())
                     continue
                 answer = handler(message)
-                if message.reply_to is not None:
+                if message.reply_to is not None and answer is not DEFERRED:
                     self.reply(message, answer or b"")
         finally:
             self._serving = False
             self.sock.close()
+
+
+_UCRED = struct.Struct("=iII")  # struct ucred: pid, uid, gid
+_CREDS_SPACE = socket.CMSG_SPACE(_UCRED.size)
+
+
+def _sender_uid(ancdata: list[tuple[int, int, bytes]]) -> int | None:
+    """The sender's uid from a datagram's SCM_CREDENTIALS (None when absent)."""
+    for level, kind, data in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS and len(data) >= _UCRED.size:
+            return int(_UCRED.unpack_from(data)[1])
+    return None
 
 
 def _requester() -> socket.socket:
@@ -327,3 +369,69 @@ def request(
             f"worker {worker_id} did not answer within {timeout} s (not listening, or busy)", worker_id
         )
     return answer
+
+
+def request_while(
+    token: bytes,
+    worker_id: int,
+    op: int,
+    body: bytes,
+    alive: Callable[[], bool],
+    *,
+    sender: int = 0,
+    poll: float = 0.25,
+) -> bytes | None:
+    """Ask worker ``worker_id`` and wait for its answer as long as ``alive()`` says it can still come: for a
+    request whose work may take long (a replication statement waiting for its threads or for the write lock).
+
+    Args:
+        token: the server's instance token.
+        worker_id: the worker asked.
+        op: the request's operation.
+        body: its payload (at most :data:`CHUNK` bytes).
+        alive: called every ``poll`` seconds while no answer came; False ends the wait (the worker died or was
+            replaced, so its answer will never come).
+        sender: the asking worker's id.
+        poll: seconds between ``alive()`` checks.
+
+    Returns:
+        The answer, or None when the worker is not listening (gone, or not started yet): the request was not
+        delivered.
+
+    Raises:
+        ControlError: ``alive()`` turned False before the answer came (the request may have been carried out).
+    """
+    if len(body) > CHUNK:
+        raise ValueError(f"a request body is at most {CHUNK} bytes, not {len(body)}")
+    sock = _requester()
+    sock.setblocking(False)
+    while True:  # late answers to an earlier, timed-out request
+        try:
+            sock.recv(CHUNK + _HEADER.size)
+        except BlockingIOError:
+            break
+    rid = next(_request_ids)
+    try:
+        sock.sendto(
+            _HEADER.pack(_REQUEST, _LAST, op, sender, rid, 0) + body, control_address(token, worker_id)
+        )
+    except (BlockingIOError, ConnectionRefusedError, FileNotFoundError):
+        return None
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLIN)
+    parts: list[bytes] = []
+    while True:
+        if not poller.poll(max(1, math.ceil(poll * 1000))):
+            if not alive():
+                raise ControlError(f"worker {worker_id} ended before it answered", worker_id)
+            continue
+        try:
+            data = sock.recv(CHUNK + _HEADER.size)
+        except BlockingIOError:
+            continue
+        kind, flags, _op, _sender, got, _chunk = _HEADER.unpack_from(data)
+        if kind != _RESPONSE or got != rid:
+            continue
+        parts.append(data[_HEADER.size :])
+        if flags & _LAST:
+            return b"".join(parts)

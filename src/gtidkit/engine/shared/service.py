@@ -27,7 +27,13 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 
-from gtidkit.engine.shared.control import ControlMessage, ControlSocket, fan_out
+from gtidkit.engine.shared.control import (
+    DEFERRED,
+    ControlMessage,
+    ControlSocket,
+    fan_out,
+    request_while,
+)
 
 __all__ = ["PEER_TIMEOUT", "ControlHandler", "ControlService"]
 
@@ -49,6 +55,7 @@ class ControlService:
 
     def __init__(self) -> None:
         self._handlers: dict[int, ControlHandler] = {}
+        self._threaded: set[int] = set()
         self._socket: ControlSocket | None = None
         self._thread: threading.Thread | None = None
         self.token = b""
@@ -56,14 +63,21 @@ class ControlService:
         self.workers = 1
 
     # ------------------------------------------------------------------ registry
-    def register(self, op: int, handler: ControlHandler) -> None:
+    def register(self, op: int, handler: ControlHandler, *, threaded: bool = False) -> None:
         """Answer ``op`` with ``handler`` (a later registration of the same op replaces the earlier one).
 
         Args:
             op: the operation code (an ``OP_*`` constant of :mod:`gtidkit.engine.shared.control`).
             handler: ``fn(message) -> bytes | None``, run in the service thread; must not block.
+            threaded: run ``handler`` in a thread of its own per request, answered when it returns: for work that
+                may block (a replication statement waits for its threads or the write lock), which the service
+                thread must never do.
         """
         self._handlers[op] = handler
+        if threaded:
+            self._threaded.add(op)
+        else:
+            self._threaded.discard(op)
 
     def handler(self, op: int) -> ControlHandler | None:
         """The handler registered for ``op``, or None."""
@@ -116,6 +130,14 @@ class ControlService:
                 message.sender,
             )
             return None
+        if message.op in self._threaded and message.reply_to is not None:
+            threading.Thread(
+                target=self._answer_later, args=(handler, message), name="gtidkit-control-op", daemon=True
+            ).start()
+            return DEFERRED
+        return self._run(handler, message)
+
+    def _run(self, handler: ControlHandler, message: ControlMessage) -> bytes | None:
         try:
             return handler(message)
         except Exception:
@@ -123,6 +145,12 @@ class ControlService:
                 "worker %d: control op %d from worker %d failed", self.worker_id, message.op, message.sender
             )
             return None
+
+    def _answer_later(self, handler: ControlHandler, message: ControlMessage) -> None:
+        answer = self._run(handler, message)
+        sock = self._socket
+        if sock is not None:
+            sock.reply(message, answer or b"")
 
     # ------------------------------------------------------------------ asking
     def peers(self) -> list[int]:
@@ -150,6 +178,22 @@ class ControlService:
         if self._socket is None or not ids:
             return {}
         return fan_out(self.token, ids, op, body, timeout, sender=self.worker_id)
+
+    def ask_while(
+        self, worker_id: int, op: int, body: bytes, alive: Callable[[], bool], poll: float = 0.25
+    ) -> bytes | None:
+        """Send request ``op`` to worker ``worker_id`` and wait for its answer while ``alive()`` holds (a request
+        whose work may take long: :func:`~.control.request_while`).
+
+        Returns:
+            The answer; None when the service is not running or that worker is not listening (not delivered).
+
+        Raises:
+            ControlError: ``alive()`` turned False before the answer came.
+        """
+        if self._socket is None:
+            return None
+        return request_while(self.token, worker_id, op, body, alive, sender=self.worker_id, poll=poll)
 
     def notify(self, worker_id: int, op: int, body: bytes = b"") -> bool:
         """Send notification ``op`` to worker ``worker_id`` (no answer).
