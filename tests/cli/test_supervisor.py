@@ -24,6 +24,7 @@ import pymysql
 import pytest
 
 from gtidkit.engine.datadir_lock import DatadirInUseError, DatadirLock
+from tests.protocol.prefork import run_gtidkit
 from tests.protocol.server_proc import children, initialize, process_name, running_server
 
 GTIDS = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
@@ -237,9 +238,6 @@ def test_second_server_refused_and_sigkill_of_the_supervisor_ends_every_process(
     datadir = tmp_path / "d"
     initialize(datadir)
     second = [
-        sys.executable,
-        "-m",
-        "gtidkit",
         "server",
         "--datadir",
         str(datadir),
@@ -254,7 +252,7 @@ def test_second_server_refused_and_sigkill_of_the_supervisor_ends_every_process(
         (fork_server,) = fork_server_pids(supervisor)
         with connect(srv.port) as c:
             query(c, "CREATE DATABASE kept")
-        r = subprocess.run(second, capture_output=True, text=True, timeout=120, check=False)
+        r = run_gtidkit(second, capture_output=True, text=True, timeout=120)
         assert r.returncode == 1
         assert f"The data directory {datadir} is in use by process {supervisor}" in r.stderr
         assert "Traceback" not in r.stderr
@@ -329,9 +327,6 @@ def test_an_inherited_lock_keeps_the_datadir_locked_until_its_last_holder_exits(
     try:
         assert alive(orphan)
         sql = [
-            sys.executable,
-            "-m",
-            "gtidkit",
             "sql",
             "--datadir",
             str(datadir),
@@ -339,12 +334,12 @@ def test_an_inherited_lock_keeps_the_datadir_locked_until_its_last_holder_exits(
             "-e",
             "SELECT 1",
         ]
-        r = subprocess.run(sql, capture_output=True, text=True, timeout=120, check=False)
+        r = run_gtidkit(sql, capture_output=True, text=True, timeout=120)
         assert r.returncode == 1 and "1015" in r.stderr and "Traceback" not in r.stderr, r.stderr
     finally:
         os.kill(orphan, signal.SIGKILL)
     wait_until(lambda: not alive(orphan), what="the orphan to die")
-    r = subprocess.run(sql, capture_output=True, text=True, timeout=120, check=False)
+    r = run_gtidkit(sql, capture_output=True, text=True, timeout=120)
     assert (r.returncode, r.stdout) == (0, "1\n1\n"), r.stderr
 
 
@@ -494,11 +489,8 @@ def test_supervised_start_failure_exits_1_with_the_reason(
         busy.bind(("127.0.0.1", 0))
         busy.listen(1)
         args = [o.format(busy=busy.getsockname()[1]) for o in options]
-        r = subprocess.run(
+        r = run_gtidkit(
             [
-                sys.executable,
-                "-m",
-                "gtidkit",
                 "server",
                 "--supervised",
                 f"--workers={workers}",
