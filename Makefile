@@ -23,7 +23,7 @@ PYTEST_XDIST ?= -n $(PYTEST_WORKERS) --dist loadgroup
 SERVER_TESTS ?= tests/protocol tests/replication tests/cli
 SERVER_WORKERS ?= 2
 
-.PHONY: install test test-workers bytecode typecheck demo bench lint clean
+.PHONY: install test test-workers typecheck demo bench lint clean
 
 $(STAMP): pyproject.toml setup.py
 	$(PY) -m venv $(VENV)
@@ -34,11 +34,8 @@ $(STAMP): pyproject.toml setup.py
 install: $(STAMP)
 
 # mypy and ruff (~8 s of CPU) run beside the suite, niced so that they take the CPU it leaves idle; their output
-# follows the suite's, and `make test` fails when the suite, the type check or the lint fails. src/ and tests/ are
-# byte-compiled first (~2 s of CPU), as pip compiles what it installs: an editable install does not compile the
-# source tree, and where PYTHONDONTWRITEBYTECODE is set every interpreter the suite starts (hundreds: servers, the
-# CLI, drivers) would compile each gtidkit module it imports again (~0.5 s of CPU for a server's imports)
-test: $(STAMP) bytecode
+# follows the suite's, and `make test` fails when the suite, the type check or the lint fails
+test: $(STAMP)
 	@checks=$$(mktemp -d); \
 	( nice -n 10 $(MAKE) -k --no-print-directory typecheck lint >"$$checks/out" 2>&1; echo $$? >"$$checks/rc" ) & \
 	$(PYBIN) -m pytest -q -p no:cacheprovider $(PYTEST_XDIST); suite=$$?; \
@@ -46,10 +43,7 @@ test: $(STAMP) bytecode
 	if [ "$$rc" != 0 ]; then echo "make test: the type check or the lint failed (above)" >&2; fi; \
 	[ "$$suite" = 0 ] && [ "$$rc" = 0 ]
 
-bytecode: $(STAMP)
-	$(PYBIN) -m compileall -q -j 0 src tests
-
-test-workers: $(STAMP) bytecode
+test-workers: $(STAMP)
 	GTIDKIT_TEST_WORKERS=$(SERVER_WORKERS) $(PYBIN) -m pytest -q -p no:cacheprovider --timeout 300 $(PYTEST_XDIST) $(SERVER_TESTS)
 
 typecheck: $(STAMP)
