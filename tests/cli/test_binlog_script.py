@@ -9,7 +9,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from click.testing import CliRunner
 
 from gtidkit.binlog import read_events
 from gtidkit.cli.main import cli
+from tests.protocol.prefork import run_gtidkit
 from tests.protocol.server_proc import running_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -242,11 +242,8 @@ def test_result_file_and_to_last_log(tmp_path: Path) -> None:
 
 
 def test_previous_gtids_are_checked_across_files() -> None:
-    ok = subprocess.run(
+    ok = run_gtidkit(
         [
-            sys.executable,
-            "-m",
-            "gtidkit",
             "binlog",
             "show",
             PERCONA / "binlog.000002",
@@ -257,11 +254,8 @@ def test_previous_gtids_are_checked_across_files() -> None:
         check=False,
     )
     assert ok.returncode == 0 and ok.stderr == ""
-    swapped = subprocess.run(
+    swapped = run_gtidkit(
         [
-            sys.executable,
-            "-m",
-            "gtidkit",
             "binlog",
             "show",
             PERCONA / "binlog.000003",
@@ -395,8 +389,8 @@ def test_binlog_replays_through_mariadb_cli(tmp_path: Path, fmt: str) -> None:
         ("all", (), expected, gtids, 2),
         ("exclude-last", ("--exclude-gtids", f"{sid}:{last}"), before_delete, f"{sid}:1-{last - 1}", 1),
     ]:
-        script = subprocess.run(
-            [sys.executable, "-m", "gtidkit", "binlog", "show", *extra, *files],
+        script = run_gtidkit(
+            ["binlog", "show", *extra, *files],
             capture_output=True,
             check=True,
         ).stdout

@@ -31,6 +31,7 @@ import pytest
 
 from gtidkit.binlog.file import read_transactions
 from gtidkit.gtid import GtidSet
+from tests.protocol.prefork import run_gtidkit
 from tests.protocol.server_proc import free_port, initialize, running_server
 
 SOURCE = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
@@ -96,8 +97,8 @@ def _replay(binlogs: list[Path], port: int, *options: str) -> None:
     mariadb = shutil.which("mariadb")
     if mariadb is None:
         pytest.skip("mariadb client not installed (.ci/run installs mariadb-client)")
-    show = subprocess.run(
-        [sys.executable, "-m", "gtidkit", "binlog", "show", *options, *map(str, binlogs)],
+    show = run_gtidkit(
+        ["binlog", "show", *options, *map(str, binlogs)],
         capture_output=True,
         timeout=300,
         check=False,
@@ -276,8 +277,8 @@ def test_real_binlogs_replayed_equal_replica_apply(
                     ap.apply(trx)
                 except MySQLError as err:
                     a_codes.append(err.code)
-    script = subprocess.run(
-        [sys.executable, "-m", "gtidkit", "binlog", "show", *map(str, paths)],
+    script = run_gtidkit(
+        ["binlog", "show", *map(str, paths)],
         capture_output=True,
         timeout=120,
         check=True,

@@ -24,6 +24,7 @@ import pymysql
 import pytest
 
 from gtidkit.engine.datadir_lock import DatadirInUseError, DatadirLock
+from tests.protocol.prefork import run_gtidkit
 from tests.protocol.server_proc import children, initialize, process_name, running_server
 
 GTIDS = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
@@ -237,9 +238,6 @@ def test_second_server_refused_and_sigkill_of_the_supervisor_ends_every_process(
     datadir = tmp_path / "d"
     initialize(datadir)
     second = [
-        sys.executable,
-        "-m",
-        "gtidkit",
         "server",
         "--datadir",
         str(datadir),
@@ -251,15 +249,16 @@ def test_second_server_refused_and_sigkill_of_the_supervisor_ends_every_process(
     with running_server(datadir, *GTIDS, "--log-bin", init=False, supervised=True) as srv:
         supervisor = srv.proc.pid
         (worker,) = srv.worker_pids()
+        (fork_server,) = fork_server_pids(supervisor)
         with connect(srv.port) as c:
             query(c, "CREATE DATABASE kept")
-        r = subprocess.run(second, capture_output=True, text=True, timeout=120, check=False)
+        r = run_gtidkit(second, capture_output=True, text=True, timeout=120)
         assert r.returncode == 1
         assert f"The data directory {datadir} is in use by process {supervisor}" in r.stderr
         assert "Traceback" not in r.stderr
         assert srv.stop(signal.SIGKILL) == -signal.SIGKILL  # the whole server crashes, as kill -9 mysqld
         wait_until(lambda: not alive(worker), timeout=10, what="the worker to die with its supervisor")
-        wait_until(lambda: not fork_server_alive(supervisor), timeout=10, what="the fork server to die")
+        wait_until(lambda: not alive(fork_server), timeout=10, what="the fork server to die")
     with (
         running_server(datadir, *GTIDS, "--log-bin", init=False, supervised=False) as again,
         connect(again.port) as c,
@@ -328,9 +327,6 @@ def test_an_inherited_lock_keeps_the_datadir_locked_until_its_last_holder_exits(
     try:
         assert alive(orphan)
         sql = [
-            sys.executable,
-            "-m",
-            "gtidkit",
             "sql",
             "--datadir",
             str(datadir),
@@ -338,27 +334,70 @@ def test_an_inherited_lock_keeps_the_datadir_locked_until_its_last_holder_exits(
             "-e",
             "SELECT 1",
         ]
-        r = subprocess.run(sql, capture_output=True, text=True, timeout=120, check=False)
+        r = run_gtidkit(sql, capture_output=True, text=True, timeout=120)
         assert r.returncode == 1 and "1015" in r.stderr and "Traceback" not in r.stderr, r.stderr
     finally:
         os.kill(orphan, signal.SIGKILL)
     wait_until(lambda: not alive(orphan), what="the orphan to die")
-    r = subprocess.run(sql, capture_output=True, text=True, timeout=120, check=False)
+    r = run_gtidkit(sql, capture_output=True, text=True, timeout=120)
     assert (r.returncode, r.stdout) == (0, "1\n1\n"), r.stderr
 
 
-def fork_server_alive(supervisor: int) -> bool:
-    """Whether a fork server started by ``supervisor`` still runs (its command line names the supervisor)."""
+def fork_server_pids(supervisor: int) -> list[int]:
+    """The fork servers (``/proc/PID/comm`` ``gtidkit-forksrv``) whose parent is ``supervisor``."""
+    found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit() or process_name(int(proc.name)) != "gtidkit-forksrv":
             continue
         try:
-            cmd = (proc / "cmdline").read_bytes()
-        except OSError:
+            parent = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
             continue
-        if f"\0{supervisor}\0".encode() in cmd and alive(int(proc.name)):
-            return True
-    return False
+        if parent == supervisor and alive(int(proc.name)):
+            found.append(int(proc.name))
+    return found
+
+
+def test_fork_server_is_a_thread_free_fork_of_the_supervisor_holding_only_its_channel_and_the_lock(
+    tmp_path: Path,
+) -> None:
+    """The supervisor forks its fork server before its first thread (docs/design/multi_worker.md §7's fork
+    discipline) instead of exec'ing a new interpreter: the fork server runs one thread, holds its stdio, the request
+    channel and the datadir lock's description only (not the listener, not the error log, no SQLite file), and the
+    workers it forks log each line once (the supervisor's log handler is not inherited)."""
+    datadir = tmp_path / "d"
+    with running_server(datadir, *GTIDS, "--skip-log-bin", workers=2, supervised=True) as srv:
+        supervisor = srv.proc.pid
+        (fork_server,) = fork_server_pids(supervisor)
+        assert (
+            Path(f"/proc/{fork_server}/cmdline").read_bytes()
+            == Path(f"/proc/{supervisor}/cmdline").read_bytes()
+        )
+        assert os.listdir(f"/proc/{fork_server}/task") == [str(fork_server)]
+        held = {}
+        for fd in os.listdir(f"/proc/{fork_server}/fd"):
+            try:
+                held[int(fd)] = os.readlink(f"/proc/{fork_server}/fd/{fd}")
+            except FileNotFoundError:
+                continue
+        assert held[0] == os.devnull
+        others = sorted(target for fd, target in held.items() if fd > 2)
+        assert len(others) == 2, held
+        assert others[0] == str(datadir / "gtidkit.sqlite.lock")
+        assert others[1].startswith("socket:")
+        listener = {
+            os.readlink(f"/proc/{supervisor}/fd/{fd}")
+            for fd in os.listdir(f"/proc/{supervisor}/fd")
+            if os.path.exists(f"/proc/{supervisor}/fd/{fd}")
+        }
+        assert str(datadir / "error.log") in listener  # the supervisor logs there; its fork server does not
+        with connect(srv.port) as a, connect(srv.port) as b:
+            assert {query(c, "SELECT @@gtidkit_worker_id")[0][0] for c in (a, b)} == {0, 1}
+        assert srv.stop() == 0
+    log = (datadir / "error.log").read_text()
+    for index in (0, 1):
+        assert len(re.findall(rf"worker {index} \(pid \d+\) serving", log)) == 1, log
+    assert not alive(fork_server)
 
 
 def test_two_workers_share_one_datadir_as_one_server(tmp_path: Path) -> None:
@@ -450,11 +489,8 @@ def test_supervised_start_failure_exits_1_with_the_reason(
         busy.bind(("127.0.0.1", 0))
         busy.listen(1)
         args = [o.format(busy=busy.getsockname()[1]) for o in options]
-        r = subprocess.run(
+        r = run_gtidkit(
             [
-                sys.executable,
-                "-m",
-                "gtidkit",
                 "server",
                 "--supervised",
                 f"--workers={workers}",

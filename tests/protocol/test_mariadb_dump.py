@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import pytest
 
 from gtidkit.gtid import GtidSet
 
+from .prefork import run_gtidkit
 from .server_proc import ServerProcess, running_server
 
 pytestmark = pytest.mark.timeout(300)
@@ -166,8 +166,8 @@ def test_dump_databases_restores_equal_rows_and_consumes_target_gtids(
         tables, with_rows, view = 4, 3, 5
         assert gained.count() == 1 + tables * 2 + tables * 2 + with_rows + view + 1
         binlogs = sorted((tmp_path / "dst").glob("binlog.[0-9]*"))
-        shown = subprocess.run(
-            [sys.executable, "-m", "gtidkit", "binlog", "show", "--per-transaction", *map(str, binlogs)],
+        shown = run_gtidkit(
+            ["binlog", "show", "--per-transaction", *map(str, binlogs)],
             capture_output=True,
             text=True,
             timeout=60,

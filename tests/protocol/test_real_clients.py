@@ -6,7 +6,6 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from gtidkit.protocol.constants import SessionStateType
 from gtidkit.protocol.session_tracker import decode_state
 from gtidkit.protocol.wire import Reader
 
+from .prefork import run_gtidkit
 from .server_proc import LibMariaDB, ServerProcess, running_server
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.usefixtures("server_mode")]
@@ -497,11 +497,8 @@ def test_initialize_prints_password_and_refuses_nonempty(tmp_path: Path) -> None
             assert r.returncode == 0, r.stderr
         conn = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="new-root-pw")
         conn.close()
-    r = subprocess.run(
-        [sys.executable, "-m", "gtidkit", "server", "--initialize", "--datadir", str(datadir)],
-        capture_output=True,
-        text=True,
-        check=False,
+    r = run_gtidkit(
+        ["server", "--initialize", "--datadir", str(datadir)], capture_output=True, text=True, timeout=120
     )
     assert r.returncode == 1 and "MY-010457" in r.stderr
 

@@ -11,8 +11,9 @@ dies), §7 (fork discipline). The supervisor is the ``gtidkit server`` process (
   channel) and passes socket + id to a worker over that worker's control channel (SCM_RIGHTS, cli/handoff.py);
 * placement is round-robin in accept order: the i-th connection goes to worker ``i mod N`` (a worker being
   replaced is skipped when another is ready); ``@@gtidkit_worker_id`` shows where a connection landed;
-* workers come from the fork server (cli/fork_server.py), a child exec'd at start-up that imported the server and
-  holds no thread and no SQLite connection; the supervisor is their child subreaper, so it reaps them;
+* workers come from the fork server (cli/fork_server.py), a child forked at start-up before the supervisor's first
+  thread (exec'd when a thread already runs) that imported the server and holds no thread and no SQLite
+  connection; the supervisor is their child subreaper, so it reaps them;
 * a worker that dies (SIGKILL, a crash) loses its own connections only (their sockets close with it); the
   supervisor forgets their ids, releases what the dead process held in the shared page (its GTID ownerships,
   waiter slots and write-lock record: engine/shared/workers.py ``clear_worker``, waking whoever waited on them)
@@ -38,8 +39,6 @@ import logging
 import os
 import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -115,7 +114,7 @@ class Supervisor:
         self._listener: socket.socket | None = None
         self._fork_lock = threading.Lock()
         self._fork_sock: socket.socket | None = None
-        self._fork_proc: subprocess.Popen[bytes] | None = None
+        self._fork_server: Any = None
         self._datadir_lock: Any = None
         #: the shared page (engine/shared/shm.py), mapped once worker 0 built it (several workers only)
         self._page: Any = None
@@ -244,21 +243,22 @@ class Supervisor:
             )
 
     def _start_fork_server(self) -> None:
-        """Exec the fork server with the request channel and the datadir lock's descriptor."""
+        """Start the fork server (cli/fork_server.py ``start``: a fork of this process, which has no thread yet,
+        or an exec) with the request channel and the datadir lock's descriptor.
+
+        Raises:
+            OSError: it could not be started.
+        """
+        from gtidkit.cli import fork_server
+
         mine, theirs = handoff.channel_pair()
-        lock_fd = self._datadir_lock.fileno()
-        cmd = [
-            sys.executable,
-            "-m",
-            "gtidkit.cli.fork_server",
-            str(theirs.fileno()),
-            str(lock_fd),
-            str(os.getpid()),
-            "--",
-            *self.args,
-        ]
-        self._fork_proc = subprocess.Popen(cmd, pass_fds=(theirs.fileno(), lock_fd), stdin=subprocess.DEVNULL)
-        theirs.close()
+        close = [mine] if self._listener is None else [mine, self._listener]
+        try:
+            self._fork_server = fork_server.start(theirs, self._datadir_lock.fileno(), self.args, close=close)
+        except OSError:
+            mine.close()
+            theirs.close()
+            raise
         self._fork_sock = mine
 
     def _spawn(self, w: _Worker) -> None:
@@ -578,12 +578,8 @@ class Supervisor:
         if self._fork_sock is not None:
             self._fork_sock.close()
             self._fork_sock = None
-        if self._fork_proc is not None:
-            try:
-                self._fork_proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self._fork_proc.kill()
-                self._fork_proc.wait()
+        if self._fork_server is not None and self._fork_server.wait(10) is None:
+            self._fork_server.kill()
         with self._lock:
             page, self._page = self._page, None
         if page is not None:

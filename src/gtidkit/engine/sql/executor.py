@@ -31,7 +31,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as dc_replace
 from decimal import Decimal
@@ -2205,25 +2205,32 @@ _UNPOSITIONED_HEADS: dict[type[exp.Expression], re.Pattern[str]] = {
 }
 
 
+#: one step of a parenthesis scan: a quoted run ('...', "...", `...`; closed by the next same quote, or unterminated
+#: to the end), a parenthesis, or a run of anything else -- so that a long literal is skipped in one match
+_PAREN_SCAN = re.compile(r"'[^']*(?:'|\Z)|\"[^\"]*(?:\"|\Z)|`[^`]*(?:`|\Z)|[()]|[^'\"`()]+")
+_OPEN_PAREN = re.compile(r"\s*\(")
+
+
+def _paren_depths(text: str, pos: int = 0) -> Iterator[tuple[int, int]]:
+    """The parentheses of ``text`` from ``pos`` outside quotes: ``(index, +1 or -1)`` in order."""
+    for m in _PAREN_SCAN.finditer(text, pos):
+        ch = text[m.start()]
+        if ch == "(":
+            yield m.start(), 1
+        elif ch == ")":
+            yield m.start(), -1
+
+
 def _matching_paren(source: str, pos: int) -> int | None:
     """Index of the ``)`` closing the ``(`` that follows ``pos`` (after blanks), quotes respected; else None."""
-    m = re.compile(r"\s*\(").match(source, pos)
+    m = _OPEN_PAREN.match(source, pos)
     if not m:
         return None
-    depth, in_q = 1, ""
-    for i in range(m.end(), len(source)):
-        ch = source[i]
-        if in_q:
-            if ch == in_q:
-                in_q = ""
-        elif ch in "'\"`":
-            in_q = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i
+    depth = 1
+    for i, step in _paren_depths(source, m.end()):
+        depth += step
+        if depth == 0:
+            return i
     return None
 
 
@@ -2294,18 +2301,9 @@ def _source_bounds(node: exp.Expression, source: str) -> tuple[int, int] | None:
             a = m.start()
     text = source[a:b]
     depth = lowest = 0
-    in_q = ""
-    for ch in text:
-        if in_q:
-            if ch == in_q:
-                in_q = ""
-        elif ch in "'\"`":
-            in_q = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            lowest = min(lowest, depth)
+    for _i, step in _paren_depths(text):
+        depth += step
+        lowest = min(lowest, depth)
     # "(a) / (b)": the first token is inside a parenthesis the span must open with, even when it balances
     missing = -lowest
     while missing > 0 and a > 0:
