@@ -30,7 +30,6 @@ BEHAVIOURS = {
 KNOWN: dict[str, str] = {
     "tests/cli/test_binlog_remote.py::test_raw_copy_is_byte_identical[gtids]": "dump",
     "tests/cli/test_binlog_remote.py::test_raw_copy_is_byte_identical[positions]": "dump",
-    "tests/cli/test_server_signals.py::test_sighup_flushes_logs_and_grants_and_keeps_running": "flush",
     "tests/protocol/test_driver_ci.py::test_max_prepared_stmt_count": "status",
     "tests/protocol/test_innodb_status_wire.py::test_transactions_and_lock_wait": "processlist",
     "tests/replication/test_accounts_replicate.py::test_created_account_logs_in_on_the_replica": "replica",
@@ -111,8 +110,7 @@ KNOWN: dict[str, str] = {
 
 
 #: listed tests that never end against a multi-worker server (a wait without a timeout for what another worker did,
-#: as MySQL defines the statement), spend a minute waiting for a state another worker never shows, or pass or fail
-#: by timing (SIGHUP reaches both workers, which may flush once or twice): marked
+#: as MySQL defines the statement) or spend a minute waiting for a state another worker never shows: marked
 #: ``xfail(run=False)`` there, so ``make test`` neither hangs nor stalls on them; their one-process runs still check
 #: them. Remove a row as soon as the behaviour lands.
 NOT_RUN = frozenset(
@@ -127,7 +125,6 @@ NOT_RUN = frozenset(
         "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-two-uuids]",
         "tests/replication/test_wait_for_executed.py::test_already_executed_returns_zero[big-timeout-huge]",
         "tests/replication/test_source.py::test_zombie_by_server_id_without_uuid",
-        "tests/cli/test_server_signals.py::test_sighup_flushes_logs_and_grants_and_keeps_running",
         "tests/replication/test_read_your_writes.py::test_the_wait_is_woken_by_the_replica_commit",
         "tests/replication/test_wait_for_executed.py::test_kill_query_interrupts_the_wait[no-timeout]",
         "tests/replication/test_wait_for_executed.py::test_kill_query_interrupts_the_wait[big-timeout]",

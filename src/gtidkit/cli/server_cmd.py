@@ -85,7 +85,7 @@ def reopen_error_log() -> None:
                 old.close()
 
 
-def flush_on_signal(engine: Any, signum: int) -> None:
+def flush_on_signal(engine: Any, signum: int, *, rotate: bool = True) -> None:
     """What mysqld's signal thread does for SIGHUP / SIGUSR1, the server staying up (``signal_hand`` in
     ``sql/mysqld.cc`` calls ``handle_reload_request``).
 
@@ -97,6 +97,9 @@ def flush_on_signal(engine: Any, signum: int) -> None:
     Args:
         engine: the engine ``Server``.
         signum: ``signal.SIGHUP`` or ``signal.SIGUSR1``.
+        rotate: rotate the binary log on SIGHUP. A server of several workers passes the signal to each (each
+            reopens its error log and re-reads the grant tables into its own process) and only worker 0 rotates,
+            so that one SIGHUP is one rotation, as in mysqld.
 
     A failure is written to the error log, never raised: the server keeps running, as mysqld does.
     """
@@ -107,11 +110,15 @@ def flush_on_signal(engine: Any, signum: int) -> None:
         log.error("Could not open file '%s' for error logging: %s", err.filename, err.strerror)
     if signum != signal.SIGHUP:
         return
-    log.info("Received SIGHUP: flushing logs and reloading the grant tables")
-    try:
-        engine.rotate()
-    except (MySQLError, OSError) as err:
-        log.error("Failed to flush the binary log on SIGHUP: %s", err)
+    log.info(
+        "Received SIGHUP: %s",
+        "flushing logs and reloading the grant tables" if rotate else "reloading the grant tables",
+    )
+    if rotate:
+        try:
+            engine.rotate()
+        except (MySQLError, OSError) as err:
+            log.error("Failed to flush the binary log on SIGHUP: %s", err)
     try:
         conn = engine.storage.connect()
         try:

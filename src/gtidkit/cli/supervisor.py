@@ -96,8 +96,11 @@ class Supervisor:
     def __init__(self, datadir: Path, opts: Any, args: list[str]) -> None:
         self.datadir = datadir
         self.opts = opts
-        self.args = args
         self.workers = [_Worker(i) for i in range(int(opts.command.get("gtidkit_workers") or 1))]
+        # each worker parses the command line again: the count this process resolved goes last (a later option
+        # wins), so a default computed from the CPUs (protocol/cpus.py) cannot differ in a worker forked later
+        # (a replacement after `taskset -p` changed the affinity)
+        self.args = [*args, f"--workers={len(self.workers)}"]
         self._primary_started = False
         self.max_connections = int(opts.wire["max_connections"])
         self.connect_timeout = float(opts.wire["connect_timeout"])

@@ -232,7 +232,7 @@ def run_worker(
     try:
         while not stop.wait(0.2):
             while flushes:
-                flush_on_signal(engine, flushes.pop(0))
+                flush_on_signal(engine, flushes.pop(0), rotate=index == 0)  # one rotation per SIGHUP
     finally:
         if shutdown_asked.is_set():
             try:
