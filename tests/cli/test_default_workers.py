@@ -319,3 +319,6 @@ def test_workers_from_an_option_file(tmp_path: Path, setting: str) -> None:
         assert query(c, "SELECT @@GLOBAL.gtidkit_workers") == ((n,),)
         workers = [p for p in children(srv.proc.pid) if process_name(p).startswith("gtidkit-worker")]
         assert len(workers) == (n if n > 1 else 0)  # workers=1: one process, no supervisor
+        assert srv.stop(signal.SIGTERM) == 0  # SIGTERM: a clean shutdown of every process
+        wait_until(lambda: not any(alive(p) for p in workers), what="every worker to exit")
+    assert "Shutdown complete" in (datadir / "error.log").read_text()
