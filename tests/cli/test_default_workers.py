@@ -26,6 +26,7 @@ import pymysql
 import pytest
 
 from gtidkit.protocol.cpus import available_cpus, cgroup_cpu_limit
+from gtidkit.protocol.options import load
 from tests.protocol.server_proc import ServerProcess, children, initialize, process_name
 
 #: every option the tests need, given explicitly (COMMON.md: no test depends on a server default) except --workers
@@ -110,6 +111,28 @@ def test_cgroup_cpu_quota(tmp_path: Path, cgroup: str, files: dict[str, str], ex
 def test_no_cgroup_file_means_the_affinity_mask(tmp_path: Path) -> None:
     assert cgroup_cpu_limit(proc_cgroup=tmp_path / "missing") is None
     assert available_cpus(proc_cgroup=tmp_path / "missing") == len(os.sched_getaffinity(0))
+
+
+@pytest.mark.parametrize(
+    ("args", "expected", "warning"),
+    [
+        pytest.param([], None, None, id="not-given"),
+        pytest.param(["--workers=3"], 3, None, id="given"),
+        pytest.param(["--workers", "1"], 1, None, id="one"),
+        pytest.param(
+            ["--workers=0"], 1, "option 'workers': unsigned value 0 adjusted to 1.", id="zero-adjusted"
+        ),
+        pytest.param(
+            ["--workers=2000"], 1024, "option 'workers': unsigned value 2000 adjusted to 1024.", id="max"
+        ),
+    ],
+)
+def test_workers_option_value(args: list[str], expected: int | None, warning: str | None) -> None:
+    """The value in effect: the CPU count when not given, else the given one, range-checked as my_getopt checks a
+    number (adjusted with MY-000082's warning)."""
+    opts = load(args)
+    assert opts.command["gtidkit_workers"] == (available_cpus() if expected is None else expected)
+    assert [w.text for w in opts.warnings] == ([warning] if warning else [])
 
 
 def _first_cpu() -> str:
@@ -270,6 +293,17 @@ def test_default_server_runs_a_worker_per_cpu(tmp_path: Path) -> None:
             assert logs(c) == ["binlog.000001", "binlog.000002"]
         assert srv.proc.poll() is None
         worker_pids = list(names.values())
+        # mariadb-admin shutdown sends COM_SHUTDOWN, which MySQL 8.0 removed (WL#9014): 1047 "Unknown command", the
+        # server stays up; MySQL 8.0's mysqladmin sends the SHUTDOWN statement instead (below)
+        admin = subprocess.run(
+            ["mariadb-admin", "-h127.0.0.1", f"-P{srv.port}", "-uroot", "shutdown"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert admin.returncode == 1 and "Unknown command" in admin.stderr, admin.stderr
+        assert srv.proc.poll() is None and all(alive(p) for p in worker_pids)
         query(conns[-1], "SHUTDOWN")
         assert srv.proc.wait(60) == 0
         wait_until(lambda: not any(alive(p) for p in worker_pids), what="every worker to exit")
