@@ -26,7 +26,7 @@ import pymysql
 import pytest
 
 from gtidkit.protocol.cpus import available_cpus, cgroup_cpu_limit
-from gtidkit.protocol.options import load
+from gtidkit.protocol.options import COMMAND, help_text, load
 from tests.protocol.server_proc import ServerProcess, children, initialize, process_name
 
 #: every option the tests need, given explicitly (COMMON.md: no test depends on a server default) except --workers
@@ -133,6 +133,16 @@ def test_workers_option_value(args: list[str], expected: int | None, warning: st
     opts = load(args)
     assert opts.command["gtidkit_workers"] == (available_cpus() if expected is None else expected)
     assert [w.text for w in opts.warnings] == ([warning] if warning else [])
+
+
+def test_short_help_names_the_process_model() -> None:
+    """``gtidkit server --help`` says how many workers a start would run and how to get one process; ``gtidkit
+    sql --help`` (one process always) does not."""
+    assert (
+        f"--workers=N (default here: {available_cpus()}, the CPUs this process may use; --workers=1: one process)"
+        in (help_text(verbose=False))
+    )
+    assert "--workers" not in help_text(verbose=False, accept=lambda o: o.owner != COMMAND)
 
 
 def _first_cpu() -> str:

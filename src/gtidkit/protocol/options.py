@@ -609,6 +609,14 @@ def help_text(*, verbose: bool, accept: Callable[[Option], bool] | None = None) 
         "",
     ]
     if not verbose:
+        workers = OPTIONS["workers"]
+        if accept is None or accept(workers):  # the server's process model (issue 21), not `gtidkit sql`'s
+            count = workers.default_value()
+            lines.append(
+                f"Worker processes: --workers=N (default here: {count}, the CPUs this process may use; "
+                "--workers=1: one process)."
+            )
+            lines.append("")
         lines.append("For every option and its default: --help --verbose")
         return "\n".join(lines) + "\n"
     for o in opts:
