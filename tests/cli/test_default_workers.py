@@ -27,6 +27,7 @@ import pytest
 
 from gtidkit.protocol.cpus import available_cpus, cgroup_cpu_limit
 from gtidkit.protocol.options import COMMAND, help_text, load
+from tests.protocol.prefork import popen_gtidkit
 from tests.protocol.server_proc import ServerProcess, children, initialize, process_name
 
 #: every option the tests need, given explicitly (COMMON.md: no test depends on a server default) except --workers
@@ -149,24 +150,12 @@ def _first_cpu() -> str:
     return str(min(os.sched_getaffinity(0)))
 
 
-@pytest.mark.parametrize("mask", ["all", "one"], ids=["all-cpus", "one-cpu"])
-def test_help_verbose_shows_the_default_of_this_process(mask: str) -> None:
+def test_help_verbose_shows_the_default_of_this_process() -> None:
     """``gtidkit server --help --verbose`` lists ``workers`` with the value a start would use (mysqld lists its
-    computed defaults the same way), under ``taskset`` too."""
-    prefix = ["taskset", "-c", _first_cpu()] if mask == "one" else []
-    r = subprocess.run(
-        [*prefix, sys.executable, "-m", "gtidkit", "server", "--help", "--verbose"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    expected = 1 if mask == "one" else available_cpus()
-    assert f"\nworkers{' ' * 42}{expected}\n" in r.stdout
-    assert (
-        "--workers=#  Worker processes serving connections (default: the CPUs this process may use"
-        in r.stdout
-    )
+    computed defaults the same way); under ``taskset`` a real start shows 1 (test_default_server_on_one_cpu...)."""
+    text = help_text(verbose=True)
+    assert f"\nworkers{' ' * 42}{available_cpus()}\n" in text
+    assert "--workers=#  Worker processes serving connections (default: the CPUs this process may use" in text
 
 
 # ---------------------------------------------------------------------------------------------- real servers
@@ -177,15 +166,17 @@ def default_server(
     """`gtidkit server FIRST --datadir D --port 0 --log-error error.log ARGS` with no ``--workers`` (``taskset -c
     CPUS`` first when given), as a user starts it; stopped (SIGTERM, then SIGKILL) at exit. ``first``: options
     mysqld takes only as the first arguments (``--defaults-file``)."""
-    prefix = ["taskset", "-c", cpus] if cpus is not None else []
-    proc = subprocess.Popen(
-        [*prefix, sys.executable, "-m", "gtidkit", "server", *first, "--datadir", str(datadir), "--port", "0"]
-        + ["--log-error", "error.log", *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+    argv = ["server", *first, "--datadir", str(datadir), "--port", "0", "--log-error", "error.log", *args]
+    kwargs = {
+        "stdout": subprocess.DEVNULL,
+        "stderr": subprocess.PIPE,
+        "text": True,
+        "env": {**os.environ, "PYTHONUNBUFFERED": "1"},
+    }
+    if cpus is None:  # forked from the suite's preloaded interpreter: this process's CPUs, as a shell's child
+        proc = popen_gtidkit(argv, **kwargs)
+    else:
+        proc = subprocess.Popen(["taskset", "-c", cpus, sys.executable, "-m", "gtidkit", *argv], **kwargs)
     try:
         assert proc.stderr is not None
         port = None
@@ -351,18 +342,20 @@ def test_default_server_on_one_cpu_is_one_process(tmp_path: Path) -> None:
     assert "supervisor" not in log and "Shutdown complete" in log
 
 
-@pytest.mark.parametrize("setting", ["workers=1", "workers=2"], ids=["one", "two"])
-def test_workers_from_an_option_file(tmp_path: Path, setting: str) -> None:
-    """``workers`` in a ``--defaults-file``'s ``[mysqld]`` group wins over the CPU count, as any option does."""
+def test_workers_from_an_option_file(tmp_path: Path) -> None:
+    """``workers`` in a ``--defaults-file``'s ``[mysqld]`` group wins over the CPU count, as any option does (3:
+    more workers than this machine's CPUs, so not the default), and the command line wins over the file; a real
+    server started from the file runs 3 workers and SIGTERM stops them all."""
+    cnf = tmp_path / "my.cnf"
+    cnf.write_text("[mysqld]\nworkers=3\n")
+    assert load([f"--defaults-file={cnf}"]).command["gtidkit_workers"] == 3
+    assert load([f"--defaults-file={cnf}", "--workers=1"]).command["gtidkit_workers"] == 1
     datadir = tmp_path / "d"
     initialize(datadir)
-    cnf = tmp_path / "my.cnf"
-    cnf.write_text(f"[mysqld]\n{setting}\n")
-    n = int(setting.split("=")[1])
     with default_server(datadir, *ARGS, first=(f"--defaults-file={cnf}",)) as srv, connect(srv.port) as c:
-        assert query(c, "SELECT @@GLOBAL.gtidkit_workers") == ((n,),)
+        assert query(c, "SELECT @@GLOBAL.gtidkit_workers") == ((3,),)
         workers = [p for p in children(srv.proc.pid) if process_name(p).startswith("gtidkit-worker")]
-        assert len(workers) == (n if n > 1 else 0)  # workers=1: one process, no supervisor
+        assert len(workers) == 3
         assert srv.stop(signal.SIGTERM) == 0  # SIGTERM: a clean shutdown of every process
         wait_until(lambda: not any(alive(p) for p in workers), what="every worker to exit")
     assert "Shutdown complete" in (datadir / "error.log").read_text()

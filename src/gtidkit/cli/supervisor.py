@@ -100,7 +100,8 @@ class Supervisor:
         # each worker parses the command line again: the count this process resolved goes last (a later option
         # wins), so a default computed from the CPUs (protocol/cpus.py) cannot differ in a worker forked later
         # (a replacement after `taskset -p` changed the affinity)
-        self.args = [*args, f"--workers={len(self.workers)}"]
+        end = args.index("--") if "--" in args else len(args)  # before an end-of-options marker
+        self.args = [*args[:end], f"--workers={len(self.workers)}", *args[end:]]
         self._primary_started = False
         self.max_connections = int(opts.wire["max_connections"])
         self.connect_timeout = float(opts.wire["connect_timeout"])
