@@ -312,7 +312,12 @@ def test_default_server_runs_a_worker_per_cpu(tmp_path: Path) -> None:
         for c in conns:
             c.close()
     log = (datadir / "error.log").read_text()
-    assert f"supervisor (pid {pid}) ready for connections on port {srv.port}: {n} worker(s)" in log
+    assert f"supervisor (pid {pid}): {n} worker process(es) serving" in log
+    # the one-process server's line, which scripts look for
+    assert (
+        f"ready for connections. Version: '8.0.36-gtidkit'  bind-address: '127.0.0.1'  port: {srv.port}"
+        in log
+    )
     assert log.count("Received SIGHUP") == n  # every worker re-reads the grant tables ...
     assert log.count("Received SIGHUP: flushing logs") == 1  # ... worker 0 alone rotates
     assert f"SHUTDOWN from a client of worker {n - 1}" in log

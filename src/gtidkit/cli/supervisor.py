@@ -436,11 +436,13 @@ class Supervisor:
         signal.signal(signal.SIGUSR1, lambda s, _f: flushes.append(s))
         accept = threading.Thread(target=self._accept_loop, name="gtidkit-accept", daemon=True)
         accept.start()
+        log.info("supervisor (pid %d): %d worker process(es) serving", os.getpid(), len(self.workers))
+        # the one-process server's line (protocol/server.py), which scripts look for in the error log
         log.info(
-            "supervisor (pid %d) ready for connections on port %d: %d worker(s)",
-            os.getpid(),
+            "ready for connections. Version: '%s'  bind-address: '%s'  port: %d",
+            self.version.replace("_", " "),
+            self.opts.wire["bind_address"],
             self.port,
-            len(self.workers),
         )
         click.echo(
             f"ready for connections. Version: '{self.version.replace('_', ' ')}'  socket: ''  port: {self.port}",
