@@ -1,5 +1,9 @@
 """The supervisor of `gtidkit server --supervised` / `--workers=N`: one server, its connections in worker processes.
 
+`gtidkit server` runs it whenever it runs more than one worker, which is the default on a machine where the process
+may use more than one CPU (``--workers`` defaults to that count, protocol/cpus.py; docs/design/multi_worker.md "Step
+8 as built"); one worker without ``--supervised`` is the one-process server (cli/server_cmd.py).
+
 Design: docs/design/multi_worker.md §3.5 (the supervisor accepts and hands off), §5.1 (processes), §5.6 (a worker
 dies), §7 (fork discipline). The supervisor is the ``gtidkit server`` process (its pid is the pid file's):
 
