@@ -334,7 +334,7 @@ def test_default_server_runs_a_worker_per_cpu(tmp_path: Path) -> None:
 
 def test_default_server_on_one_cpu_is_one_process(tmp_path: Path) -> None:
     """Under ``taskset -c CPU`` the default is one worker, i.e. today's one-process server (no supervisor, no
-    fork server), exactly as ``--workers=1``."""
+    fork server), exactly as ``--workers=1``: its pid in the pid file, SIGHUP rotates, SHUTDOWN ends it with 0."""
     datadir = tmp_path / "d"
     initialize(datadir)
     with default_server(datadir, *ARGS, cpus=_first_cpu()) as srv:
@@ -342,9 +342,19 @@ def test_default_server_on_one_cpu_is_one_process(tmp_path: Path) -> None:
         assert next(datadir.glob("*.pid")).read_text().strip() == str(srv.proc.pid)
         with connect(srv.port) as c:
             assert query(c, "SELECT @@gtidkit_worker_id, @@GLOBAL.gtidkit_workers") == ((0, 1),)
-        assert srv.stop(signal.SIGTERM) == 0
+            srv.proc.send_signal(signal.SIGHUP)
+            wait_until(
+                lambda: [r[0] for r in query(c, "SHOW BINARY LOGS")] == ["binlog.000001", "binlog.000002"],
+                what="the SIGHUP rotation",
+            )
+            query(c, "SHUTDOWN")
+        assert srv.proc.wait(60) == 0
     log = (datadir / "error.log").read_text()
     assert "supervisor" not in log and "Shutdown complete" in log
+    assert (
+        f"ready for connections. Version: '8.0.36-gtidkit'  bind-address: '127.0.0.1'  port: {srv.port}"
+        in log
+    )
 
 
 def test_workers_from_an_option_file(tmp_path: Path) -> None:
