@@ -239,6 +239,7 @@ def test_second_server_refused_and_sigkill_of_the_supervisor_ends_every_process(
     initialize(datadir)
     second = [
         "server",
+        "--workers=1",
         "--datadir",
         str(datadir),
         "--port",

@@ -123,14 +123,16 @@ def supervised_by_default() -> bool:
 
 
 def mode_args(workers: int | None = None) -> tuple[str, ...]:
-    """The `gtidkit server` options of a test server's process model: ``()`` for one process (``workers`` 0),
-    ``("--supervised",)`` for one worker, ``("--supervised", "--workers=N")`` for N. ``workers`` None: as the
-    environment says (:func:`workers_by_default`). Tests that start `gtidkit server` without
-    :func:`running_server` put these first in their command line, so that their own options win."""
+    """The `gtidkit server` options of a test server's process model: ``("--workers=1",)`` for one process
+    (``workers`` 0), ``("--supervised", "--workers=N")`` for a supervisor and N >= 1 workers. ``workers`` None: as
+    the environment says (:func:`workers_by_default`). Always explicit: the server's own default is the CPUs the
+    process may use (issue 21 step 8), which would make the suite's process model depend on the machine. Tests
+    that start `gtidkit server` without :func:`running_server` put these first in their command line, so that
+    their own options win."""
     n = workers_by_default() if workers is None else workers
     if n <= 0:
-        return ()
-    return ("--supervised",) if n == 1 else ("--supervised", f"--workers={n}")
+        return ("--workers=1",)
+    return ("--supervised", f"--workers={n}")
 
 
 def children(pid: int) -> list[int]:

@@ -59,7 +59,17 @@ def test_signals_reach_the_server_and_its_status_comes_back(
 ) -> None:
     initialize(tmp_path / "d")
     proc = popen_gtidkit(
-        ["server", "--datadir", str(tmp_path / "d"), "--port", "0", "--log-error", "error.log", *BASE_ARGS],
+        [
+            "server",
+            "--workers=1",
+            "--datadir",
+            str(tmp_path / "d"),
+            "--port",
+            "0",
+            "--log-error",
+            "error.log",
+            *BASE_ARGS,
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -134,7 +144,17 @@ def test_a_preforked_server_holds_the_descriptors_a_new_interpreter_holds(tmp_pa
         initialize(datadir)
         proc = start(
             preforked,
-            ["server", "--datadir", str(datadir), "--port", "0", "--log-error", "error.log", *BASE_ARGS],
+            [
+                "server",
+                "--workers=1",
+                "--datadir",
+                str(datadir),
+                "--port",
+                "0",
+                "--log-error",
+                "error.log",
+                *BASE_ARGS,
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,

@@ -1,7 +1,8 @@
 """``gtidkit demo``: the whole story on real processes — a source and a passive replica with the binary log off.
 
-1. Two `gtidkit server` processes on 127.0.0.1: the source (``--log-bin``, gtid_mode=ON) and a replica with the
-   binary log off, which keeps its GTIDs in ``mysql.gtid_executed`` inside each applied transaction (WL#6559).
+1. Two `gtidkit server` processes on 127.0.0.1 (each with its default worker processes, one per CPU): the source
+   (``--log-bin``, gtid_mode=ON) and a replica with the binary log off, which keeps its GTIDs in
+   ``mysql.gtid_executed`` inside each applied transaction (WL#6559).
 2. ``CHANGE REPLICATION SOURCE TO ... SOURCE_AUTO_POSITION=1``; START REPLICA; the replica converges by GTIDs.
 3. Read-your-writes (WL#6972): the OK packet of a write carries its GTID (session_track_gtids=OWN_GTID); a read on
    the replica after ``WAIT_FOR_EXECUTED_GTID_SET`` sees it, a read without the wait may not (shown with the
@@ -38,6 +39,12 @@ def _one(conn: Any, sql: str) -> Any:
         cur.execute(sql)
         row = cur.fetchone()
     return None if row is None else row[0]
+
+
+def _one_row(conn: Any, sql: str) -> tuple[Any, ...]:
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        return tuple(cur.fetchone())
 
 
 def _run(conn: Any, *sqls: str) -> None:
@@ -121,8 +128,10 @@ def replication_story(out: Path) -> dict[str, Any]:
         source.start()
         replica.start()
         src, rep = _connect(source.port), _connect(replica.port)
-        click.echo(f"source  port {source.port}  log_bin={_one(src, 'SELECT @@GLOBAL.log_bin')}")
-        click.echo(f"replica port {replica.port}  log_bin={_one(rep, 'SELECT @@GLOBAL.log_bin')}")
+        for name, server, conn in (("source ", source, src), ("replica", replica, rep)):
+            # workers: gtidkit server's default, one worker process per CPU (issue 21 step 8)
+            log_bin, workers = _one_row(conn, "SELECT @@GLOBAL.log_bin, @@GLOBAL.gtidkit_workers")
+            click.echo(f"{name} port {server.port}  log_bin={log_bin}  worker processes={workers}")
         _run(
             src,
             "CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'",

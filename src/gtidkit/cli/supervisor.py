@@ -1,5 +1,9 @@
 """The supervisor of `gtidkit server --supervised` / `--workers=N`: one server, its connections in worker processes.
 
+`gtidkit server` runs it whenever it runs more than one worker, which is the default on a machine where the process
+may use more than one CPU (``--workers`` defaults to that count, protocol/cpus.py; docs/design/multi_worker.md "Step
+8 as built"); one worker without ``--supervised`` is the one-process server (cli/server_cmd.py).
+
 Design: docs/design/multi_worker.md §3.5 (the supervisor accepts and hands off), §5.1 (processes), §5.6 (a worker
 dies), §7 (fork discipline). The supervisor is the ``gtidkit server`` process (its pid is the pid file's):
 
@@ -97,8 +101,12 @@ class Supervisor:
     def __init__(self, datadir: Path, opts: Any, args: list[str]) -> None:
         self.datadir = datadir
         self.opts = opts
-        self.args = args
         self.workers = [_Worker(i) for i in range(int(opts.command.get("gtidkit_workers") or 1))]
+        # each worker parses the command line again: the count this process resolved goes last (a later option
+        # wins), so a default computed from the CPUs (protocol/cpus.py) cannot differ in a worker forked later
+        # (a replacement after `taskset -p` changed the affinity)
+        end = args.index("--") if "--" in args else len(args)  # before an end-of-options marker
+        self.args = [*args[:end], f"--workers={len(self.workers)}", *args[end:]]
         self._primary_started = False
         self.max_connections = int(opts.wire["max_connections"])
         self.connect_timeout = float(opts.wire["connect_timeout"])
@@ -434,11 +442,13 @@ class Supervisor:
         signal.signal(signal.SIGUSR1, lambda s, _f: flushes.append(s))
         accept = threading.Thread(target=self._accept_loop, name="gtidkit-accept", daemon=True)
         accept.start()
+        log.info("supervisor (pid %d): %d worker process(es) serving", os.getpid(), len(self.workers))
+        # the one-process server's line (protocol/server.py), which scripts look for in the error log
         log.info(
-            "supervisor (pid %d) ready for connections on port %d: %d worker(s)",
-            os.getpid(),
+            "ready for connections. Version: '%s'  bind-address: '%s'  port: %d",
+            self.version.replace("_", " "),
+            self.opts.wire["bind_address"],
             self.port,
-            len(self.workers),
         )
         click.echo(
             f"ready for connections. Version: '{self.version.replace('_', ' ')}'  socket: ''  port: {self.port}",

@@ -232,7 +232,9 @@ def run_worker(
     try:
         while not stop.wait(0.2):
             while flushes:
-                flush_on_signal(engine, flushes.pop(0))
+                flush_on_signal(
+                    engine, flushes.pop(0)
+                )  # the supervisor sends SIGHUP to one worker, SIGUSR1 to the rest
     finally:
         if shutdown_asked.is_set():
             try:

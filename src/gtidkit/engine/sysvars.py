@@ -741,8 +741,10 @@ SYSVARS: dict[str, SysVar] = {
         _v("binlog_expire_logs_auto_purge", GLOBAL, BOOL, True),
         _v("binlog_error_action", GLOBAL, ENUM, "ABORT_SERVER", choices=("IGNORE_ERROR", "ABORT_SERVER")),
         # gtidkit's own (issue 21, docs/design/multi_worker.md): the worker processes of `gtidkit server
-        # --workers=N` (a start-up option, as mysqld's thread-pool sizes are) and the worker this connection lives
-        # in (0..N-1, placed round-robin in accept order; 0 in a server that is one process)
+        # --workers=N` (a start-up option, as mysqld's thread-pool sizes are; the server's default is the CPUs the
+        # process may use, protocol/cpus.py, and the server stores the value in effect; 1 here for an engine
+        # opened in one process, `gtidkit sql` or Python) and the worker this connection lives in (0..N-1, placed
+        # round-robin in accept order; 0 in a server that is one process)
         _v("gtidkit_workers", GLOBAL, INT, 1, 1, 1024, read_only=True),
         # a SQLite file per schema made by CREATE DATABASE (engine/schema_files.py; step 9): writers of different
         # schemas do not wait for each other. A start-up option, OFF until crash atomicity across files is built

@@ -46,6 +46,7 @@ from typing import Any
 
 from gtidkit.engine import sysvar_versions, sysvars
 from gtidkit.mysql_errors import message
+from gtidkit.protocol.cpus import available_cpus
 from gtidkit.protocol.mysqld_option_names import MYSQLD_OPTION_NAMES
 from gtidkit.protocol.option_files import GROUPS, LogLine, OptionError, Setting, ee, read_option_file
 
@@ -70,7 +71,9 @@ class Option:
     Args:
         name: mysqld's name with underscores.
         kind: ``int``, ``bool``, ``enum``, ``str``, ``flag`` or ``optional_str``.
-        default: the value when the option is not given (None: "(No default value)").
+        default: the value when the option is not given (None: "(No default value)"); a function of no
+            arguments when the value depends on the machine (``workers``: the CPUs the process may use), called
+            each time the options are read (:meth:`default_value`).
         owner: ``wire``, ``engine``, ``both`` or ``command`` (module constants).
         minimum, maximum: the inclusive range of an ``int``.
         choices: the values of an ``enum`` (the index is accepted too).
@@ -91,6 +94,10 @@ class Option:
     target: str | None = None
     help: str = ""
     bare: Any = None
+
+    def default_value(self) -> Any:
+        """The value when the option is not given: :attr:`default`, or what it returns when it is a function."""
+        return self.default() if callable(self.default) else self.default
 
     @property
     def key(self) -> str:
@@ -115,6 +122,9 @@ def _from_sysvar(name: str, owner: str = ENGINE, **overrides: Any) -> Option:
     fields.update(overrides)
     return Option(name, **fields)
 
+
+#: ``--workers``' maximum (``@@gtidkit_workers``' range in engine/sysvars.py)
+MAX_WORKERS = 1024
 
 #: Options whose variable the wire server uses too (listening, connection limits): ``both``. ``port`` is stored by
 #: the wire server once bound.
@@ -171,16 +181,20 @@ _OWN_OPTIONS = (
         )
     ),
     # issue 21 (docs/design/multi_worker.md): worker processes behind a supervisor that owns the listening
-    # socket and hands each connection to a worker (cli/supervisor.py); @@gtidkit_workers
+    # socket and hands each connection to a worker (cli/supervisor.py); @@gtidkit_workers. The default is the CPUs
+    # the process may use (protocol/cpus.py: affinity mask, cgroup quota), computed when the options are read.
     Option(
         "workers",
         INT,
-        1,
+        lambda: min(available_cpus(), MAX_WORKERS),
         COMMAND,
         1,
-        1024,
+        MAX_WORKERS,
         target="gtidkit_workers",
-        help="Worker processes serving connections (1: one process, unless --supervised).",
+        help=(
+            "Worker processes serving connections (default: the CPUs this process may use; 1: one process, "
+            "unless --supervised)."
+        ),
     ),
     Option(
         "supervised",
@@ -390,7 +404,7 @@ def resolve(settings: list[Setting], *, accept: Callable[[Option], bool] | None 
             if opt.owner == BOTH:
                 result.engine[opt.key] = values[opt.key]
         elif opt.owner in (WIRE, BOTH, COMMAND):
-            bucket[opt.key] = opt.default
+            bucket[opt.key] = opt.default_value()
     if "log_bin" in values:
         basename = values["log_bin"]
         result.engine["log_bin"] = basename is not False
@@ -600,6 +614,14 @@ def help_text(*, verbose: bool, accept: Callable[[Option], bool] | None = None) 
         "",
     ]
     if not verbose:
+        workers = OPTIONS["workers"]
+        if accept is None or accept(workers):  # the server's process model (issue 21), not `gtidkit sql`'s
+            count = workers.default_value()
+            lines.append(
+                f"Worker processes: --workers=N (default here: {count}, the CPUs this process may use; "
+                "--workers=1: one process)."
+            )
+            lines.append("")
         lines.append("For every option and its default: --help --verbose")
         return "\n".join(lines) + "\n"
     for o in opts:
@@ -615,7 +637,7 @@ def help_text(*, verbose: bool, accept: Callable[[Option], bool] | None = None) 
     for o in opts:
         if o.owner == COMMAND and o.kind == FLAG:
             continue
-        default = o.default
+        default = o.default_value()
         var = sysvars.SYSVARS.get(o.name)
         if (
             var is not None and default == var.default
