@@ -319,9 +319,11 @@ class WireServer:
                     sock.sendall(handler.idle_timeout())
                 return
             out = handler.receive_data(data)
+            # counted before the answer leaves: a client that got its answer then reads SHOW STATUS (in any worker)
+            # sees its own command's bytes, as mysqld counts them when it reads and writes the packets
+            self.ctx.count_bytes(len(data), len(out))
             if out:
                 sock.sendall(out)
-            self.ctx.count_bytes(len(data), len(out))
             if handler.want_tls:
                 assert self.ssl_context is not None
                 timer.apply(sock, self.connect_timeout, True)
