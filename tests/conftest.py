@@ -222,6 +222,15 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     return ScopeScheduling(config, log)
 
 
+def _remove_orphan_dumps(directory: Path) -> None:
+    """Remove the archives half-made by runs that ended before renaming theirs (an interrupted run's JVM still
+    writes its archive when its stdin closes): ``<archive>.<pid>.tmp`` whose pytest process is gone."""
+    for path in directory.glob("*.jsa.*.tmp"):
+        pid = path.suffixes[-2].lstrip(".")
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            path.unlink(missing_ok=True)
+
+
 @pytest.fixture(scope="session")
 def spark():
     """One local Spark session for the whole run (local[2], UI off), stopped at the end.
@@ -240,6 +249,7 @@ def spark():
     saved = os.environ.get("SPARK_SUBMIT_OPTS")
     if archive is not None and not archive.is_file() and saved == SHORT_LIVED_JVM_OPTIONS:
         archive.parent.mkdir(parents=True, exist_ok=True)
+        _remove_orphan_dumps(archive.parent)
         dump = archive.with_name(f"{archive.name}.{os.getpid()}.tmp")
         os.environ["SPARK_SUBMIT_OPTS"] = f"{saved} -XX:ArchiveClassesAtExit={dump} {_QUIET_CDS}"
     try:
