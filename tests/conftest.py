@@ -46,8 +46,9 @@ def class_archive() -> Path | None:
     temporary directory (one per user, as the subprocesses' bytecode cache): None when Java or PySpark is missing.
 
     Measured on a local[2] session (CPU seconds of the driver JVM, under load): start 11.1 -> 6.6, the first run of
-    the job on the generated fleet 25.6 -> 22.5. The archive (~190 MB) is written once, when the first ``spark``
-    session of a run on this machine ends (:func:`spark`); every later JVM of the suite maps it. What Spark
+    the job on the generated fleet 25.6 -> 22.5. The archive (120-190 MB: the classes that session loaded) is written
+    once, when the first ``spark`` session of a run on this machine ends (:func:`spark`); every later JVM of the
+    suite maps it. What Spark
     computes is unchanged.
     """
     import hashlib
