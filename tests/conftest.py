@@ -7,6 +7,7 @@ import gc
 import os
 import re
 import signal
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -34,10 +35,44 @@ _bytecode_cache_for_subprocesses()
 
 #: options of every JVM the tests start (C1 compiler only, serial GC): ``tests/conftest.py::_short_lived_jvms``
 SHORT_LIVED_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+#: the JVM's class-data-sharing messages are off: a JVM that cannot use the archive runs without it silently, and the
+#: JVM prints its warnings on stdout, which the CLI's ``--json`` keeps for JSON
+_QUIET_CDS = "-Xlog:cds=off -Xlog:cds+dynamic=off"
+
+
+def class_archive() -> Path | None:
+    """Where the suite's Spark JVMs keep their class-data archive (the JDK's dynamic CDS archive: Spark's classes
+    loaded, verified and laid out once, mapped by every later JVM), one per Java binary and PySpark install, in the
+    temporary directory (one per user, as the subprocesses' bytecode cache): None when Java or PySpark is missing.
+
+    Measured on a local[2] session (CPU seconds of the driver JVM, under load): start 11.1 -> 6.6, the first run of
+    the job on the generated fleet 25.6 -> 22.5. The archive (120-190 MB: the classes that session loaded) is written
+    once, when the first ``spark`` session of a run on this machine ends (:func:`spark`); every later JVM of the
+    suite maps it. What Spark
+    computes is unchanged.
+    """
+    import hashlib
+    import importlib.util
+    import shutil
+
+    home = os.environ.get("JAVA_HOME")
+    java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
+    spec = importlib.util.find_spec("pyspark")
+    if not java or spec is None or spec.origin is None:
+        return None
+    try:
+        real = Path(java).resolve()
+        jars = Path(spec.origin).parent / "jars"
+        stamp = f"{real}:{real.stat().st_size}:{real.stat().st_mtime_ns}:{jars}:{jars.stat().st_mtime_ns}"
+    except OSError:
+        return None
+    key = hashlib.sha256(stamp.encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"gtidkit-jvm-cds-{os.getuid()}" / f"spark-{key}.jsa"
 
 
 def _short_lived_jvms() -> None:
-    """Start the suite's JVMs as short-lived JVMs: the JIT's C1 compiler only and the serial garbage collector.
+    """Start the suite's JVMs as short-lived JVMs: the JIT's C1 compiler only and the serial garbage collector, and
+    the class-data archive of :func:`class_archive` when there is one.
 
     Every JVM the suite starts lives seconds to a few minutes on a few MB of binlogs (the ``spark`` session, each
     ``gtidkit pipeline run --engine spark``, the standalone cluster's master, worker and driver), so C2's
@@ -48,8 +83,12 @@ def _short_lived_jvms() -> None:
     through ``spark-submit``, as pyspark starts its JVM) and ``SPARK_DAEMON_JAVA_OPTS`` (a standalone master and
     worker); executors get them through ``spark.executor.extraJavaOptions`` (bench/standalone_cluster.py). What
     Spark computes is unchanged; a value set by the caller is kept."""
+    archive = class_archive()
+    options = SHORT_LIVED_JVM_OPTIONS
+    if archive is not None and archive.is_file():
+        options += f" -XX:SharedArchiveFile={archive} {_QUIET_CDS}"
     for name in ("SPARK_SUBMIT_OPTS", "SPARK_DAEMON_JAVA_OPTS"):
-        os.environ.setdefault(name, SHORT_LIVED_JVM_OPTIONS)
+        os.environ.setdefault(name, options)
 
 
 _short_lived_jvms()
@@ -184,17 +223,59 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     return ScopeScheduling(config, log)
 
 
+def _remove_orphan_dumps(directory: Path) -> None:
+    """Remove the archives half-made by runs that ended before renaming theirs (an interrupted run's JVM still
+    writes its archive when its stdin closes): ``<archive>.<pid>.tmp`` whose pytest process is gone."""
+    for path in directory.glob("*.jsa.*.tmp"):
+        pid = path.suffixes[-2].lstrip(".")
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            path.unlink(missing_ok=True)
+
+
 @pytest.fixture(scope="session")
 def spark():
-    """One local Spark session for the whole run (local[2], UI off), stopped at the end."""
+    """One local Spark session for the whole run (local[2], UI off), stopped at the end.
+
+    When this machine has no class-data archive yet (:func:`class_archive`) and the JVMs' options are the suite's
+    own, this session's JVM writes it when it exits (``-XX:ArchiveClassesAtExit``, to a temporary name renamed into
+    place, so a concurrent run never maps half a file): at the end of the run the session's JVM is ended (its stdin
+    closed, as pyspark's own exit does) and awaited."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from gtidkit.pipeline.session import build_session
 
-    session = build_session(master="local[2]", app_name="gtidkit-tests")
+    archive = class_archive()
+    dump = None
+    saved = os.environ.get("SPARK_SUBMIT_OPTS")
+    if archive is not None and not archive.is_file() and saved == SHORT_LIVED_JVM_OPTIONS:
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        _remove_orphan_dumps(archive.parent)
+        dump = archive.with_name(f"{archive.name}.{os.getpid()}.tmp")
+        os.environ["SPARK_SUBMIT_OPTS"] = f"{saved} -XX:ArchiveClassesAtExit={dump} {_QUIET_CDS}"
+    try:
+        session = build_session(master="local[2]", app_name="gtidkit-tests")
+    finally:
+        if saved is not None:
+            os.environ["SPARK_SUBMIT_OPTS"] = saved
     yield session
     session.stop()
+    if dump is not None:
+        from pyspark import SparkContext
+
+        gateway = SparkContext._gateway
+        proc = getattr(gateway, "proc", None)
+        if proc is not None and proc.stdin is not None:
+            proc.stdin.close()
+            try:
+                proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if dump.is_file() and dump.stat().st_size > 0 and proc is not None and proc.returncode == 0:
+            dump.replace(archive)
+        else:
+            dump.unlink(missing_ok=True)
 
 
 def pytest_configure(config: pytest.Config) -> None:

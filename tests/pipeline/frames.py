@@ -43,3 +43,22 @@ def table_rows(output: Any, name: str, drop: tuple[str, ...] = ()) -> list[dict]
     ddl = getattr(schemas, TABLE_DDL[name]) + (", commit_time TIMESTAMP" if name == "transactions" else "")
     rows = [{k: v for k, v in r.items() if k not in drop} for r in local.read_rows(str(output / name), ddl)]
     return sorted(rows, key=lambda d: repr(sorted(d.items())))
+
+
+def assert_same_result(spark_result: Any, local_result: Any) -> None:
+    """The two engines' results of one input are the same: every table read back from its Parquet files (row for
+    row, sorted) and what the report is drawn from (hosts, checks, files, per-minute counts, commit-group sizes)."""
+    from gtidkit.pipeline.job import TABLES
+
+    assert local_result.engine == "local" and spark_result.engine == "spark"
+    for name in TABLES:
+        a, b = table_rows(spark_result.output, name), table_rows(local_result.output, name)
+        assert len(a) == len(b), name
+        assert a == b, name
+    assert local_result.hosts == spark_result.hosts
+    assert local_result.checks == spark_result.checks
+    assert local_result.files == spark_result.files
+    assert local_result.activity == spark_result.activity
+    assert local_result.activity_bucket == spark_result.activity_bucket
+    assert local_result.group_sizes == spark_result.group_sizes
+    assert local_result.counts == spark_result.counts

@@ -138,6 +138,7 @@ def test_incremental_rerun_with_nothing_new_under_spark(fleet_dir, tmp_path):
     again = json.loads(p.stdout)
     assert again["incremental"]["scanned"] == 0 and again["incremental"]["reused"] == 12
     assert again["hosts"] == json.loads(first.stdout)["hosts"]
+    assert again["checks"] == json.loads(first.stdout)["checks"]
     assert (out / "report.html").exists()
 
 
