@@ -260,7 +260,7 @@ def test_option_table_comes_from_the_sysvar_table() -> None:
         "server_version",  # gtidkit's own: the release presented (engine/server_version.py)
         "workers",  # gtidkit's own: worker processes (issue 21, cli/supervisor.py)
         "supervised",
-        "gtidkit_file_per_schema",  # gtidkit's own: a SQLite file per schema (issue 21 step 9, engine/schema_files.py)
+        "gtidkit_file_per_schema",  # gtidkit's own: a file per schema (issue 21 step 9)
     }
 
 
