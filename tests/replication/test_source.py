@@ -491,6 +491,11 @@ def test_checksum_mismatch_with_source_verify_checksum(fresh: ServerProcess) -> 
     with connect(fresh) as c, c.cursor() as cur:
         cur.execute("INSERT INTO db.t VALUES (1)")
         cur.execute("FLUSH BINARY LOGS")
+    # with several workers, each reads the rotation (and binlog.000001's GTIDs) at its next GTID read: let every
+    # worker do so before the file is damaged below, as a server reads a closed binlog's GTIDs once
+    for _ in range(fresh.workers):
+        with connect(fresh) as c, c.cursor() as cur:
+            cur.execute("SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged")
     path = fresh.datadir / "binlog.000001"
     data = bytearray(path.read_bytes())
     evs = file_events(bytes(data))
