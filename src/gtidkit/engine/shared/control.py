@@ -295,6 +295,24 @@ def _requester() -> socket.socket:
     return sock
 
 
+def _drained_requester(body: bytes) -> socket.socket:
+    """This thread's requester socket, non-blocking, emptied of late answers to an earlier timed-out request.
+
+    Raises:
+        ValueError: ``body`` is longer than :data:`CHUNK` bytes.
+    """
+    if len(body) > CHUNK:
+        raise ValueError(f"a request body is at most {CHUNK} bytes, not {len(body)}")
+    sock = _requester()
+    sock.setblocking(False)
+    while True:  # late answers to an earlier, timed-out request
+        try:
+            sock.recv(CHUNK + _HEADER.size)
+        except BlockingIOError:
+            break
+    return sock
+
+
 def fan_out(
     token: bytes, worker_ids: Iterable[int], op: int, body: bytes = b"", timeout: float = 1.0, sender: int = 0
 ) -> dict[int, bytes | None]:
@@ -311,15 +329,7 @@ def fan_out(
     Returns:
         worker id -> its answer, or None for a worker that is not listening or did not answer in time.
     """
-    if len(body) > CHUNK:
-        raise ValueError(f"a request body is at most {CHUNK} bytes, not {len(body)}")
-    sock = _requester()
-    sock.setblocking(False)
-    while True:  # late answers to an earlier, timed-out request
-        try:
-            sock.recv(CHUNK + _HEADER.size)
-        except BlockingIOError:
-            break
+    sock = _drained_requester(body)
     pending: dict[int, int] = {}  # request id -> worker
     answers: dict[int, bytes | None] = {}
     parts: dict[int, list[bytes]] = {}
@@ -401,15 +411,7 @@ def request_while(
     Raises:
         ControlError: ``alive()`` turned False before the answer came (the request may have been carried out).
     """
-    if len(body) > CHUNK:
-        raise ValueError(f"a request body is at most {CHUNK} bytes, not {len(body)}")
-    sock = _requester()
-    sock.setblocking(False)
-    while True:  # late answers to an earlier, timed-out request
-        try:
-            sock.recv(CHUNK + _HEADER.size)
-        except BlockingIOError:
-            break
+    sock = _drained_requester(body)
     rid = next(_request_ids)
     try:
         sock.sendto(
