@@ -261,6 +261,7 @@ def test_option_table_comes_from_the_sysvar_table() -> None:
         "workers",  # gtidkit's own: worker processes (issue 21, cli/supervisor.py)
         "supervised",
         "gtidkit_file_per_schema",  # gtidkit's own: a file per schema (issue 21 step 9)
+        "gtidkit_row_locks",  # gtidkit's own: row locks, the write lock at COMMIT (multi_worker.md §5.7)
     }
 
 

@@ -46,6 +46,7 @@ from gtidkit.engine.shared import waiters, workers
 from gtidkit.engine.shared.binlog_end import BinlogEnd
 from gtidkit.engine.shared.control import OP_COMPRESS, OP_THREADS, ControlMessage
 from gtidkit.engine.shared.file_waits import SharedFileWaits
+from gtidkit.engine.shared.row_locks import RowLocks, private_page
 from gtidkit.engine.shared.service import PEER_TIMEOUT, ControlService
 from gtidkit.engine.shared.shm import SharedPage
 from gtidkit.engine.shared.wal_sync import SharedWalSync
@@ -173,6 +174,11 @@ class Server:
             self.globals.values["version"] = GK_SERVER_VERSION.replace(MYSQL_VERSION, self.release.version)
             self.globals.values["innodb_version"] = self.release.version
         self.storage.file_per_schema = bool(self.globals.get("gtidkit_file_per_schema"))
+        #: ``gtidkit_row_locks``: the row/table lock table (engine/shared/row_locks.py; a private page in one
+        #: process, the shared page's once attached), else None
+        self.row_locks: RowLocks | None = (
+            RowLocks(private_page(), 0) if self.globals.get("gtidkit_row_locks") else None
+        )
         self.gtid_state = GtidState(self.server_uuid)
         gtid_def = self.storage.catalog.get_table(*GTID_TABLE)
         #: mysql.gtid_executed: its SQLite name and whether it has gtid_tag (the layout the datadir was created with)
@@ -427,6 +433,9 @@ class Server:
         self.group_sync.shared = self._wal_sync = SharedWalSync(page, self.datadir)
         # the schema files' wait-for graph spans the workers (1213 across processes; engine/schema_files.py)
         self.storage.file_waits = SharedFileWaits(page, self.worker_id)
+        if self.row_locks is not None:  # row locks across the workers (docs/design/multi_worker.md §5.7)
+            self.row_locks.page.close()
+            self.row_locks = RowLocks(page, self.worker_id)
         self.storage.redo_at_lock = (
             True  # a worker killed inside its COMMIT: the next locker of the file redoes it
         )

@@ -121,6 +121,9 @@ class Session:
         #: a one-shot ``SET TRANSACTION READ ONLY|READ WRITE`` for the next transaction (True / False), or None
         self.oneshot_read_only: bool | None = None
         self.holds_write_lock = False
+        #: ``gtidkit_row_locks``: the transaction's queued rows, (table key, primary key) -> (table, final stored
+        #: values or None when deleted), applied at COMMIT (engine/statements/deferred.py)
+        self.deferred: dict[tuple[int, int], tuple[Any, tuple[Any, ...] | None]] = {}
         #: the engine write lock (main file: catalog, commit log, GTIDs, binary log) is held; with schema files a
         #: transaction that writes only them takes it at COMMIT (engine/schema_files.py)
         self.holds_main_lock = False
@@ -973,6 +976,11 @@ class Session:
             self._drop_main_lock()
 
     def _reset_trx_state(self) -> None:
+        if self.deferred:
+            self.deferred.clear()
+        locks = self.server.row_locks
+        if locks is not None:  # the transaction's row and table locks (engine/shared/row_locks.py)
+            locks.release_all(self.id)
         self.row_changes = []
         self.row_statements = []
         self.statements = []

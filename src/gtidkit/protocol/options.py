@@ -208,6 +208,11 @@ _OWN_OPTIONS = (
         "gtidkit_file_per_schema",
         help="CREATE DATABASE gives the schema a SQLite file of its own: writers of different schemas do not wait.",
     ),
+    # docs/design/multi_worker.md §5.7 (engine/statements/deferred.py): @@gtidkit_row_locks
+    _from_sysvar(
+        "gtidkit_row_locks",
+        help="Single-row primary-key DML in a transaction locks its row and takes the write lock only at COMMIT.",
+    ),
     Option("datadir", STR, None, COMMAND, help="The data directory (-h)."),
     Option("initialize", FLAG, False, COMMAND, help="Create the datadir; print root@localhost's password."),
     Option("initialize_insecure", FLAG, False, COMMAND, help="Create the datadir; root has no password."),

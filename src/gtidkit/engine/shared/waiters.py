@@ -28,6 +28,8 @@ __all__ = [
     "FILE_HOLD",
     "FILE_WAIT",
     "GTID",
+    "ROW_HOLD",
+    "ROW_WAIT",
     "WRITE_LOCK",
     "Waiter",
     "clear_worker_locked",
@@ -52,6 +54,11 @@ EXECUTED = 4
 FILE_WAIT = 5
 #: a session holding a schema file's write lock (``gno``: the file's inode): the deadlock detector's edges
 FILE_HOLD = 6
+#: a session waiting for a row or table lock (``sid_index``: the table's key, ``gno``: the row's key, 0 = the
+#: whole table; engine/shared/row_locks.py, ``gtidkit_row_locks``)
+ROW_WAIT = 7
+#: a row or table lock held (same keys): the lock table itself and the deadlock detector's edges
+ROW_HOLD = 8
 _COUNT = {
     WRITE_LOCK: "write_lock_waiters",
     GTID: "gtid_waiters",
@@ -59,6 +66,8 @@ _COUNT = {
     EXECUTED: "executed_waiters",
     FILE_WAIT: "file_waiters",
     FILE_HOLD: "file_holders",
+    ROW_WAIT: "row_waiters",
+    ROW_HOLD: "row_holders",
 }
 
 _SLOT = struct.Struct("=IIQdQ8sIIQ")  # kind, worker, connection, since, pid, address, sid index, pad, gno

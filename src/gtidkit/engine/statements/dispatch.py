@@ -61,6 +61,7 @@ from gtidkit.engine.statements import (
     system_tables,
     user_vars,
 )
+from gtidkit.engine.statements import deferred
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.show import show_conditions, show_count
 from gtidkit.engine.statements.specs import (
@@ -112,6 +113,8 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
             config.reload()
     # schema files created or dropped since this connection's last statement (engine/schema_files.py)
     session.conn.sync_attachments()
+    if session.deferred:  # gtidkit_row_locks: queued rows applied before a statement that may read them
+        deferred.flush_before(session, stmt)
     if session.holds_write_lock and not session.holds_main_lock:
         trx.guard_main_reads(session, stmt)  # the engine write lock before the main file is read
     if server.table_locks.active:  # LOCK TABLES / FLUSH TABLES WITH READ LOCK held by some session
@@ -156,7 +159,18 @@ def _run(session: Session, stmt: Statement, spec: StatementSpec, handler: Handle
             _failed(session, spec, err)
             raise
     files = None
-    if spec.writes:
+    res = None
+    if spec.writes and session.server.row_locks is not None:
+        # gtidkit_row_locks (deferred.py): a single-row primary-key DML of a transaction runs under its row lock,
+        # written at COMMIT; any other writer takes its row or table locks first
+        try:
+            res = deferred.try_deferred(session, stmt, handler)
+            if res is None:
+                deferred.lock_for_immediate(session, stmt)
+        except BaseException as err:
+            _failed(session, spec, err)
+            raise
+    if res is None and spec.writes:
         files = trx.file_schemas(session, stmt)
         if files is None and stmt.kind in ("ddl", "dml") and not session.holds_write_lock:
             files = trx.ddl_file_schemas(session, stmt)
@@ -171,14 +185,15 @@ def _run(session: Session, stmt: Statement, spec: StatementSpec, handler: Handle
                     raise
             files = None
         session.ensure_write_trx(files_only=files is not None)
-    try:
-        # engine/schema_files.py: 1205 when another writer holds one (the statement fails, as a wait does)
-        if files:
-            session.lock_schema_files(files)
-        res = handler(session, stmt)
-    except BaseException as err:
-        _failed(session, spec, err)
-        raise
+    if res is None:
+        try:
+            # engine/schema_files.py: 1205 when another writer holds one (the statement fails, as a wait does)
+            if files:
+                session.lock_schema_files(files)
+            res = handler(session, stmt)
+        except BaseException as err:
+            _failed(session, spec, err)
+            raise
     logged = spec.logged(session, stmt) if spec.logged is not None else None
     if spec.autocommits:
         if autocommit and (session.explicit_trx or session.holds_write_lock):  # in_transaction(), inlined

@@ -44,6 +44,7 @@ from gtidkit.engine.gtid import commit as commit_mod
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.gtid.gtid_next import ANONYMOUS, ASSIGNED, implicit_commit_error
 from gtidkit.engine.sql.parse import parse_error
+from gtidkit.engine.statements import deferred
 from gtidkit.engine.statements.specs import StatementSpec, spec_of
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import mysql_error
@@ -340,6 +341,12 @@ def commit(session: Session, *, ddl_text: str | None = None) -> None:
         if gn.skipping:
             session.release_after_rollback()
         elif ddl_text is not None or session.has_changes() or gn.owned is gnx.OWN_GTID:
+            if session.deferred:  # gtidkit_row_locks: the queued rows written first (deferred.py)
+                try:
+                    deferred.flush(session)
+                except BaseException:
+                    session.release_after_rollback()  # no write lock in time: the transaction rolls back
+                    raise
             session.ensure_write_trx()
             session.record_file_redo()  # schema files: the redo row, in main, before the COMMIT writes main first
             gtid = commit_mod.commit(session.server, session, ddl_text=ddl_text)

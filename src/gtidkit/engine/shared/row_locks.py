@@ -1,0 +1,212 @@
+"""Row and table locks across the worker processes (``gtidkit_row_locks``; docs/design/multi_worker.md §5.7).
+
+With the option ON a transaction's single-row primary-key DML runs without the engine write lock until COMMIT
+(engine/statements/deferred.py); it takes an exclusive lock on its row instead, as InnoDB's ``LOCK_X |
+LOCK_REC_NOT_GAP`` on the clustered index record. Every other writer of a table takes a table lock, which
+conflicts with every other connection's row lock in that table (InnoDB's table ``LOCK_X`` against ``LOCK_IX``).
+
+The lock table is the shared page's waiter table (:mod:`.waiters`): a :data:`~.waiters.ROW_HOLD` slot per held
+lock and a :data:`~.waiters.ROW_WAIT` slot per waiting session, with the table's 32-bit key in ``sid_index`` and
+the row's 64-bit key in ``gno`` (0 = the whole table). Keys are hashes of the names and the key value, so two
+different rows may share a key: they then lock each other (a spurious wait, never a missed conflict).
+
+MySQL's behaviours kept: a wait ends with 1205 ER_LOCK_WAIT_TIMEOUT after ``innodb_lock_wait_timeout`` seconds
+(``lock_wait_suspend_thread``), 1317 ER_QUERY_INTERRUPTED on ``KILL [QUERY]``, and 1213 ER_LOCK_DEADLOCK when the
+wait would close a cycle of waits (InnoDB's ``Deadlock_checker``, ``storage/innobase/lock/lock0lock.cc``): the
+graph is walked under the page lock and the wait registered in the same critical section (as
+:mod:`.file_waits`), so of two sessions closing a cycle at once the second is the victim. A session holding the
+engine write lock never waits here (``may_wait=False``: 1213 at once), because the other holder needs that lock
+to commit. A dead worker's slots go with its other waiter slots (:func:`.waiters.clear_worker_locked`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+
+from gtidkit.engine.shared import waiters
+from gtidkit.engine.shared.shm import Layout, SharedPage
+from gtidkit.engine.shared.wakeup import thread_wake_socket
+from gtidkit.mysql_errors import mysql_error
+
+__all__ = ["RowLocks", "private_page", "row_key", "table_key"]
+
+_Who = tuple[int, int]  # (worker id, connection id)
+
+
+def table_key(schema: str, table: str) -> int:
+    """The table's 32-bit lock key (never 0), from its names compared as SQLite compares them (case-blind)."""
+    digest = hashlib.blake2b(f"{schema}\0{table}".lower().encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "little") or 1
+
+
+def row_key(schema: str, table: str, pk: int) -> int:
+    """The row's 64-bit lock key (never 0: 0 means the whole table) for primary-key value ``pk``."""
+    digest = hashlib.blake2b(f"{schema}\0{table}\0{pk}".lower().encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") or 1
+
+
+def private_page() -> SharedPage:
+    """A page of the shared layout for a one-process server (nobody else maps it): the same lock table code runs
+    with one worker or several. The file is unlinked at once (the mapping and the lock descriptor stay)."""
+    directory = tempfile.mkdtemp(prefix="gtidkit-rowlocks-")
+    try:
+        return SharedPage.create(directory, Layout(owners=1, waiters=1024, workers=1, sids=1))
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _blockers(holds: list[waiters.Waiter], who: _Who, table: int, row: int) -> set[_Who]:
+    """The other connections whose held locks conflict with ``who``'s request for (``table``, ``row``)."""
+    return {
+        (h.worker_id, h.connection_id)
+        for h in holds
+        if h.sid_index == table
+        and (row == 0 or h.gno == 0 or h.gno == row)
+        and (h.worker_id, h.connection_id) != who
+    }
+
+
+class RowLocks:
+    """The row/table lock table of one process (one object per process; sessions call it with their ids).
+
+    Args:
+        page: the mapped shared page (a worker's, or :func:`private_page` in a one-process server).
+        worker_id: this process's worker id (recorded in its slots).
+    """
+
+    def __init__(self, page: SharedPage, worker_id: int) -> None:
+        self.page = page
+        self.worker_id = worker_id
+        self._lock = threading.Lock()
+        #: connection id -> {(table key, row key): its ROW_HOLD slot}
+        self._held: dict[int, dict[tuple[int, int], int]] = {}
+
+    def holds(self, connection_id: int, table: int, row: int) -> bool:
+        """Whether ``connection_id`` holds the lock on (``table``, ``row``) or on the whole table."""
+        mine = self._held.get(connection_id)
+        return bool(mine) and ((table, row) in mine or (table, 0) in mine)
+
+    def held_count(self, connection_id: int) -> int:
+        """How many locks ``connection_id`` holds."""
+        return len(self._held.get(connection_id, ()))
+
+    def lock(
+        self,
+        connection_id: int,
+        table: int,
+        row: int,
+        *,
+        timeout: float,
+        killed: Callable[[], bool] | None = None,
+        may_wait: bool = True,
+    ) -> None:
+        """Take the exclusive lock on (``table``, ``row``) (``row`` 0: the table lock) for ``connection_id``,
+        held until :meth:`release_all`. Taking a lock already held (or covered by the table lock) does nothing.
+
+        Args:
+            connection_id: the session's connection id.
+            table: :func:`table_key`.
+            row: :func:`row_key`, or 0 for the whole table.
+            timeout: seconds to wait (``innodb_lock_wait_timeout``).
+            killed: checked after every wake-up; True ends the wait with 1317.
+            may_wait: False when the session holds the engine write lock: a conflict is 1213 at once.
+
+        Raises:
+            MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT, 1213 ER_LOCK_DEADLOCK, 1317 ER_QUERY_INTERRUPTED, 1041
+                ER_OUT_OF_RESOURCES (the page's slot table is full).
+        """
+        if self.holds(connection_id, table, row):
+            return
+        who = (self.worker_id, connection_id)
+        page = self.page
+        deadline = time.monotonic() + timeout
+        ws = thread_wake_socket()
+        ws.drain()
+        waiting: int | None = None
+        try:
+            while True:
+                with page.locked():
+                    slots = waiters.read_locked(page)
+                    holds = [w for w in slots if w.kind == waiters.ROW_HOLD]
+                    blockers = _blockers(holds, who, table, row)
+                    if not blockers:
+                        if waiting is not None:
+                            waiters.free_locked(page, waiting)
+                            waiting = None
+                        slot = waiters.register_locked(
+                            page,
+                            waiters.ROW_HOLD,
+                            worker_id=self.worker_id,
+                            connection_id=connection_id,
+                            pid=os.getpid(),
+                            address=ws.address,
+                            since=time.time(),
+                            sid_index=table,
+                            gno=row,
+                        )
+                        with self._lock:
+                            self._held.setdefault(connection_id, {})[(table, row)] = slot
+                        return
+                    if not may_wait or self._closes_cycle(slots, holds, who, blockers):
+                        raise mysql_error(1213)
+                    if waiting is None:
+                        waiting = waiters.register_locked(
+                            page,
+                            waiters.ROW_WAIT,
+                            worker_id=self.worker_id,
+                            connection_id=connection_id,
+                            pid=os.getpid(),
+                            address=ws.address,
+                            since=time.time(),
+                            sid_index=table,
+                            gno=row,
+                        )
+                if killed is not None and killed():
+                    raise mysql_error(1317)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise mysql_error(1205)
+                ws.wait(remaining)
+        finally:
+            if waiting is not None:
+                waiters.unregister(page, waiting)
+
+    @staticmethod
+    def _closes_cycle(
+        slots: list[waiters.Waiter], holds: list[waiters.Waiter], who: _Who, blockers: set[_Who]
+    ) -> bool:
+        """Whether ``who`` waiting for ``blockers`` closes a cycle: some blocker waits (transitively) for it."""
+        waits = {
+            (w.worker_id, w.connection_id): (w.sid_index, w.gno) for w in slots if w.kind == waiters.ROW_WAIT
+        }
+        seen: set[_Who] = set()
+        todo = list(blockers)
+        while todo:
+            h = todo.pop()
+            if h == who:
+                return True
+            if h in seen:
+                continue
+            seen.add(h)
+            request = waits.get(h)
+            if request is not None:
+                todo.extend(_blockers(holds, h, *request))
+        return False
+
+    def release_all(self, connection_id: int) -> None:
+        """``connection_id``'s transaction ended: free its locks and wake the sessions waiting for row locks."""
+        with self._lock:
+            mine = self._held.pop(connection_id, None)
+        if not mine:
+            return
+        page = self.page
+        with page.locked():
+            for slot in mine.values():
+                waiters.free_locked(page, slot)
+        waiters.wake_matching(page, waiters.ROW_WAIT)

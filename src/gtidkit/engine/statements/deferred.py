@@ -1,0 +1,353 @@
+"""Single-row primary-key DML under row locks, written at COMMIT (``gtidkit_row_locks``; multi_worker.md §5.7).
+
+SQLite has one writer, so a transaction holding the engine write lock from its first DML to its COMMIT keeps
+every other writer waiting through its client round trips. InnoDB locks rows. With ``--gtidkit-row-locks=ON`` a
+statement of an explicit transaction that provably changes at most one row by its full PRIMARY KEY (see
+:func:`target`) runs without the write lock:
+
+1. it takes an exclusive lock on the row (engine/shared/row_locks.py: 1205 after innodb_lock_wait_timeout, 1213
+   on a cycle, 1317 on KILL), as InnoDB's locking read of the clustered index record;
+2. it runs through its normal handler (the planner, the conversion code, strict mode, 1062, warnings, affected
+   rows, LAST_INSERT_ID, the row images for the binary log: nothing re-implemented) against a *shadow*: in a
+   deferred SQLite transaction that never writes the main file, a TEMP table of the same name and definition
+   (SQLite resolves an unqualified name in temp first) holding the row's current state: the transaction's own
+   queued state, else the latest committed row (the connection has no snapshot open, so the read is current);
+3. the row's final state (its stored values, or absent) is queued; the SQLite transaction rolls back, so the
+   shadow vanishes.
+
+The queue is applied (:func:`flush`: the write lock, then one ``INSERT OR REPLACE`` / ``DELETE`` per row by its
+rowid, which is the key) before any other statement of the transaction that may read or write a queued table, and
+at COMMIT, which then runs as today (its binary log events come from the row images computed at statement time:
+the locked row cannot have changed). ROLLBACK drops the queue; row locks go when the transaction ends.
+
+Every other writer respects the locks (:func:`lock_for_immediate`): an eligible statement on the immediate path
+(autocommit, or after the queue was applied) takes its row lock, any other writing statement a table lock on each
+table it names, before the write lock; a session already holding the write lock gets 1213 instead of waiting.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from gtidkit.engine.sql.catalog import TableDef
+from gtidkit.engine.sql.names import physical_name, quote_ident
+from gtidkit.engine.sql.parse import parse_tree
+from gtidkit.engine.shared.row_locks import row_key, table_key
+
+if TYPE_CHECKING:
+    from gtidkit.engine.session import Session
+    from gtidkit.engine.statements.classify import Statement
+    from gtidkit.engine.statements.specs import Handler
+    from gtidkit.engine.results import StatementResult
+
+__all__ = ["flush", "flush_before", "lock_for_immediate", "target", "try_deferred"]
+
+#: the schemas whose tables are never deferred (system tables, MySQL's dictionaries)
+_SYSTEM = frozenset({"mysql", "sys", "information_schema", "performance_schema"})
+#: row locks one transaction takes before its further statements lock whole tables instead (slots are shared)
+MAX_ROW_LOCKS = 256
+#: statement kinds that neither read nor write a table with queued rows: no flush before them
+_NO_FLUSH = frozenset({"commit", "rollback", "dml"})
+
+#: (template, current db, catalog version) -> (schema, table, value source) or None; source ("p", name) or ("c", v)
+_SHAPES: dict[tuple[Any, ...], tuple[str, str, tuple[str, Any]] | None] = {}
+#: physical table name -> its CREATE TEMP TABLE text (the stored definition is per catalog version: keyed by it)
+_SHADOW_DDL: dict[tuple[str, Any], str] = {}
+
+
+def _pk_source(node: exp.Expression | None) -> tuple[str, Any] | None:
+    """A key value's source in the template: a placeholder's name, or an integer literal."""
+    if isinstance(node, exp.Placeholder) and node.name:
+        return ("p", node.name)
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            return ("c", int(node.this))
+        except ValueError:
+            return None
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
+        src = _pk_source(node.this)
+        return ("c", -src[1]) if src is not None and src[0] == "c" else None
+    return None
+
+
+def _where_pk(where: exp.Expression | None, pk: str) -> tuple[str, Any] | None:
+    """``pk = value`` among the top-level conjuncts of a WHERE clause."""
+    if where is None:
+        return None
+    cond = where.this if isinstance(where, exp.Where) else where
+    todo = [cond]
+    while todo:
+        node = todo.pop()
+        while isinstance(node, exp.Paren):
+            node = node.this
+        if isinstance(node, exp.And):
+            todo.extend((node.this, node.expression))
+        elif isinstance(node, exp.EQ):
+            for col, val in ((node.this, node.expression), (node.expression, node.this)):
+                if isinstance(col, exp.Column) and col.name.lower() == pk:
+                    src = _pk_source(val)
+                    if src is not None:
+                        return src
+    return None
+
+
+def _eligible_table(session: Session, db: str | None, name: str) -> TableDef | None:
+    """The table's definition when its rows may be locked one by one (docs/design/multi_worker.md §5.7)."""
+    if not db or not name:
+        return None
+    catalog = session.executor.storage.catalog
+    tdef = catalog.get_table(db, name)
+    if (
+        tdef is None
+        or tdef.schema.lower() in _SYSTEM
+        or tdef.view_definition
+        or not tdef.rowid_pk
+        or len(tdef.unique_keys) != 1
+        or session.executor.storage.has_file(tdef.schema)
+    ):
+        return None
+    return tdef
+
+
+def _shape(session: Session, tree: exp.Expression, current_db: str | None) -> tuple[str, str, tuple[str, Any]] | None:
+    """The target table and key source of an eligible statement tree, else None."""
+    if isinstance(tree, exp.Insert):
+        schema_node = tree.this
+        source = tree.expression
+        if (
+            not isinstance(schema_node, exp.Schema)
+            or not isinstance(schema_node.this, exp.Table)
+            or not isinstance(source, exp.Values)
+            or len(source.expressions) != 1
+            or tree.args.get("conflict") is not None
+            or tree.args.get("alias") is not None
+            or source.find(exp.Select) is not None
+        ):
+            return None
+        table = schema_node.this
+        tdef = _eligible_table(session, table.db or current_db, table.name)
+        if tdef is None:
+            return None
+        pk = tdef.primary_key[0].lower()
+        names = [c.name.lower() for c in schema_node.expressions]
+        row = source.expressions[0]
+        items = row.expressions if isinstance(row, exp.Tuple) else [row]
+        if pk not in names or len(items) != len(names):
+            return None
+        src = _pk_source(items[names.index(pk)])
+        return None if src is None else (tdef.schema, tdef.name, src)
+    if isinstance(tree, (exp.Update, exp.Delete)):
+        table = tree.this
+        if (
+            not isinstance(table, exp.Table)
+            or table.args.get("joins")
+            or tree.args.get("from_")
+            or tree.args.get("tables")
+            or tree.args.get("using")
+            or tree.find(exp.Select) is not None
+        ):
+            return None
+        tdef = _eligible_table(session, table.db or current_db, table.name)
+        if tdef is None:
+            return None
+        pk = tdef.primary_key[0].lower()
+        if isinstance(tree, exp.Update):
+            for a in tree.expressions:
+                if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column) or a.this.name.lower() == pk:
+                    return None
+        src = _where_pk(tree.args.get("where"), pk)
+        return None if src is None else (tdef.schema, tdef.name, src)
+    return None
+
+
+def target(session: Session, stmt: Statement) -> tuple[TableDef, int] | None:
+    """The table and primary-key value of a DML statement that provably changes at most that one row (an UPDATE
+    or DELETE whose WHERE has ``pk = value`` among its top-level conjuncts and which does not assign the key, or a
+    single-row INSERT / INSERT IGNORE giving the key; no subquery; a base table of the main file whose key is one
+    integer column and which has no other UNIQUE key), else None. The analysis is cached per statement shape."""
+    if stmt.kind != "dml" or stmt.info.get("replace") or stmt.info.get("plan") is not None:
+        return None
+    tpl = stmt.template
+    if tpl is None:
+        return None
+    ex = session.executor
+    catalog = ex.storage.catalog
+    key = (tpl[0], session.current_db, catalog.version)
+    if key in _SHAPES:
+        shape = _SHAPES[key]
+    else:
+        try:
+            tree = parse_tree(tpl[0])
+        except Exception:  # noqa: BLE001 - unparsable here: the statement takes the immediate path
+            tree = None
+        shape = _shape(session, tree, session.current_db) if tree is not None else None
+        if len(_SHAPES) >= 4096:
+            _SHAPES.clear()
+        _SHAPES[key] = shape
+    if shape is None:
+        return None
+    schema, name, (how, value) = shape
+    if how == "p":
+        if value.startswith("gk") and value[2:].isdigit() and int(value[2:]) < len(tpl[1]):
+            value = tpl[1][int(value[2:])]
+        else:
+            value = (stmt.params or {}).get(value)
+    if type(value) is not int or value == 0:  # 0 or NULL may mean "generate" (AUTO_INCREMENT)
+        return None
+    tdef = catalog.get_table(schema, name)
+    if tdef is None or (tdef.schema, tdef.name) in ex.temp_tables:
+        return None
+    return tdef, value
+
+
+def _lock(session: Session, table: int, row: int, *, may_wait: bool) -> None:
+    locks = session.server.row_locks
+    assert locks is not None
+    locks.lock(
+        session.id,
+        table,
+        row,
+        timeout=float(session.lock_wait_timeout()),
+        killed=lambda: session.killed or session.executor.interrupt.is_set(),
+        may_wait=may_wait,
+    )
+
+
+def _shadow_ddl(session: Session, tdef: TableDef) -> str:
+    phys = physical_name(tdef.schema, tdef.name)
+    key = (phys, session.executor.storage.catalog.version)
+    ddl = _SHADOW_DDL.get(key)
+    if ddl is None:
+        row = session.conn.raw.execute(
+            "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", (phys,)
+        ).fetchone()
+        text = str(row[0])
+        head = "CREATE TABLE"
+        if not text.upper().startswith(head):
+            raise RuntimeError(f"unexpected definition of {phys}: {text[:40]!r}")
+        ddl = "CREATE TEMP TABLE" + text[len(head) :]
+        if len(_SHADOW_DDL) >= 1024:
+            _SHADOW_DDL.clear()
+        _SHADOW_DDL[key] = ddl
+    return ddl
+
+
+def try_deferred(session: Session, stmt: Statement, handler: Handler) -> StatementResult | None:
+    """Run ``stmt`` deferred when it is eligible (module docstring), else return None (the caller runs it on the
+    immediate path, after :func:`lock_for_immediate`).
+
+    Raises:
+        MySQLError: the row lock's 1205 / 1213 / 1317 / 1041, or whatever the statement itself fails with.
+    """
+    if not session.explicit_trx or session.holds_write_lock or session.conn.raw.in_transaction:
+        return None
+    locks = session.server.row_locks
+    assert locks is not None
+    if locks.held_count(session.id) >= MAX_ROW_LOCKS:
+        return None
+    found = target(session, stmt)
+    if found is None:
+        return None
+    tdef, pk = found
+    tkey = table_key(tdef.schema, tdef.name)
+    _lock(session, tkey, row_key(tdef.schema, tdef.name, pk), may_wait=True)
+    conn = session.conn
+    raw = conn.raw
+    catalog = session.executor.storage.catalog
+    if tdef.auto_increment_column is not None:
+        # the counter starts from the real table's MAX(col), never from the shadow's one row
+        catalog.next_auto_increment(conn, tdef, explicit=0)
+    phys = quote_ident(physical_name(tdef.schema, tdef.name))
+    key_col = quote_ident(tdef.primary_key[0])
+    cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
+    queued = session.deferred.get((tkey, pk))
+    ddl = _shadow_ddl(session, tdef)
+    raw.execute("BEGIN")
+    try:
+        raw.execute(ddl)
+        if queued is None:
+            raw.execute(f"INSERT INTO temp.{phys} SELECT {cols} FROM main.{phys} WHERE {key_col} = ?", (pk,))
+        elif queued[1] is not None:
+            marks = ", ".join("?" * len(tdef.columns))
+            raw.execute(f"INSERT INTO temp.{phys} ({cols}) VALUES ({marks})", queued[1])
+        before = len(session.row_changes)
+        res = handler(session, stmt)
+        if len(session.row_changes) != before:
+            final = raw.execute(f"SELECT {cols} FROM temp.{phys} WHERE {key_col} = ?", (pk,)).fetchone()
+            session.deferred[(tkey, pk)] = (tdef, None if final is None else tuple(final))
+    finally:
+        if raw.in_transaction:
+            raw.execute("ROLLBACK")
+    return res
+
+
+def flush(session: Session) -> None:
+    """Apply the transaction's queued rows: take the write lock (``ensure_write_trx``), then write each row's final
+    state by its key. The transaction continues on the immediate path.
+
+    Raises:
+        MySQLError: 1205 / 1317 waiting for the write lock (the queue is kept: the caller decides).
+    """
+    queue = session.deferred
+    if not queue:
+        return
+    session.ensure_write_trx()
+    raw = session.conn.raw
+    for (_tkey, pk), (tdef, final) in queue.items():
+        phys = quote_ident(physical_name(tdef.schema, tdef.name))
+        if final is None:
+            raw.execute(f"DELETE FROM main.{phys} WHERE {quote_ident(tdef.primary_key[0])} = ?", (pk,))
+        else:
+            cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
+            marks = ", ".join("?" * len(tdef.columns))
+            raw.execute(f"INSERT OR REPLACE INTO main.{phys} ({cols}) VALUES ({marks})", final)
+    queue.clear()
+
+
+def flush_before(session: Session, stmt: Statement) -> None:
+    """Before a statement other than DML / COMMIT / ROLLBACK in a transaction with queued rows: apply the queue
+    unless the statement is a SELECT naming none of the queued tables.
+
+    Raises:
+        MySQLError: as :func:`flush`.
+    """
+    kind = stmt.kind
+    if kind in _NO_FLUSH:
+        return
+    if kind == "select":
+        catalog = session.executor.storage.catalog
+        named = {
+            (catalog.canonical_schema(db).lower(), name.lower()) for db, name in session.named_tables(stmt)
+        }
+        queued = {(t.schema.lower(), t.name.lower()) for t, _final in session.deferred.values()}
+        if not named & queued:
+            return
+    flush(session)
+
+
+def lock_for_immediate(session: Session, stmt: Statement) -> None:
+    """A writing statement on the immediate path respects other transactions' row locks: an eligible one takes
+    its row lock, any other a table lock on each table it names; then the transaction's queued rows are applied.
+    A session holding the write lock does not wait (1213 on a conflict).
+
+    Raises:
+        MySQLError: 1205 / 1213 / 1317 / 1041 from the lock table; what :func:`flush` raises.
+    """
+    locks = session.server.row_locks
+    assert locks is not None
+    may_wait = not session.holds_write_lock
+    found = target(session, stmt) if locks.held_count(session.id) < MAX_ROW_LOCKS else None
+    if found is not None:
+        tdef, pk = found
+        _lock(session, table_key(tdef.schema, tdef.name), row_key(tdef.schema, tdef.name, pk), may_wait=may_wait)
+    else:
+        catalog = session.executor.storage.catalog
+        temp = session.executor.temp_tables
+        for db, name in session.named_tables(stmt):
+            schema = catalog.canonical_schema(db)
+            if (schema, name) in temp or schema.lower() in _SYSTEM:
+                continue
+            _lock(session, table_key(schema, name), 0, may_wait=may_wait)
+    flush(session)
