@@ -772,6 +772,8 @@ class Server:
         then ends with 1317, as InnoDB's ``trx_is_interrupted``); nothing without a shared page."""
         if self.shared_page is not None:
             waiters.wake_connection(self.shared_page, session_id)
+        elif self.row_locks is not None:  # a row-lock wait in a one-process server (its private page)
+            waiters.wake_connection(self.row_locks.page, session_id)
 
     def _isolation_of(self, session_id: int) -> str:
         """A session's transaction isolation level as INNODB_TRX spells it (``REPEATABLE READ``)."""

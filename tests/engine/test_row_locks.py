@@ -1,0 +1,274 @@
+"""Row locks for single-row primary-key DML (``gtidkit_row_locks``; docs/design/multi_worker.md §5.7), in one process.
+
+The oracle: what a client sees must not depend on the option (the immediate path's results are MySQL's: affected
+rows, ``Rows matched`` info, warnings, 1062 / 1048 / 1264 / 1406 errors, ROW_COUNT(), LAST_INSERT_ID(), the
+binary log's bytes). The locks follow InnoDB (RM8 "InnoDB Locking": an UPDATE / DELETE by a unique index value
+locks only that index record; RM8 "innodb_lock_wait_timeout": 1205 after the timeout, only the statement rolled
+back; RM8 "Deadlocks in InnoDB": 1213 and the victim's transaction rolled back): two transactions writing
+different rows of one table do not wait, the same row waits, opposite orders deadlock.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from gtidkit.engine import Server
+from gtidkit.errors import MySQLError
+
+ON = {"gtidkit_row_locks": True, "log_bin": True, "gtid_mode": "ON", "enforce_gtid_consistency": "ON"}
+TABLE = (
+    "CREATE DATABASE db; CREATE TABLE db.t (id INT AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0, "
+    "c CHAR(5), d TINYINT); INSERT INTO db.t VALUES (1, 10, 'a', 1), (2, 20, 'b', 2), (3, 30, 'c', 3), (4, 40, 'd', 4)"
+)
+
+#: statements after TABLE: the single-row primary-key DML takes the deferred path with the option ON
+WORKLOAD = [
+    "BEGIN",
+    "UPDATE db.t SET k = k + 1 WHERE id = 1",
+    "UPDATE db.t SET k = k WHERE id = 1",  # matched 1, changed 0
+    "UPDATE db.t SET k = 5 WHERE id = 99",  # matches nothing
+    "INSERT INTO db.t (id, k, c) VALUES (10, 1, 'x')",
+    "INSERT INTO db.t (id, k, c) VALUES (2, 1, 'x')",  # 1062
+    "INSERT INTO db.t (id, k, c) VALUES (11, NULL, 'x')",  # 1048
+    "UPDATE db.t SET d = 300 WHERE id = 2",  # 1264 in strict mode
+    "INSERT INTO db.t (id, k, c) VALUES (12, 1, 'toolong')",  # 1406 in strict mode
+    "INSERT IGNORE INTO db.t (id, k, c) VALUES (2, 1, 'x')",  # warning 1062, 0 rows
+    "DELETE FROM db.t WHERE id = 3",
+    "UPDATE db.t SET k = k + 1 WHERE id = 10",  # a queued row again
+    "DELETE FROM db.t WHERE id = 10 AND k = 999",  # the other conjunct holds not
+    "INSERT INTO db.t (id, k, c) VALUES (3, 33, 'again')",  # the key this transaction deleted
+    "COMMIT",
+    "SET SESSION sql_mode = ''",
+    "BEGIN",
+    "UPDATE db.t SET d = 300 WHERE id = 2",  # warning 1264, 127 stored
+    "INSERT INTO db.t (id, k, c) VALUES (12, 1, 'toolong')",  # warning 1265
+    "UPDATE db.t SET k = NULL WHERE id = 12",  # warning 1048
+    "COMMIT",
+    "SET SESSION sql_mode = DEFAULT",
+    "BEGIN",
+    "UPDATE db.t SET k = 7 WHERE id = 1",
+    "ROLLBACK",
+    "BEGIN",
+    "UPDATE db.t SET k = 8 WHERE id = 1",
+    "SELECT * FROM db.t WHERE id = 1",  # its own change (the queue is applied first)
+    "UPDATE db.t SET k = 9 WHERE id = 4",  # after the queue was applied: the immediate path
+    "COMMIT",
+    "BEGIN",
+    "DELETE FROM db.t WHERE id = 4",
+    "COMMIT",
+    "SELECT * FROM db.t ORDER BY id",
+]
+
+
+def outcome(session, sql: str) -> tuple:
+    """What a client sees of ``sql``: the error, or the OK / result set with its warnings, then ROW_COUNT() and
+    LAST_INSERT_ID()."""
+    try:
+        res = session.execute(sql)[-1]
+    except MySQLError as err:
+        seen: tuple = ("error", err.code, err.sqlstate, err.message)
+    else:
+        seen = (res.affected_rows, res.info, res.last_insert_id, res.rows, tuple(res.warnings))
+    if sql.startswith(("SET", "BEGIN", "COMMIT", "ROLLBACK")):
+        return seen
+    return seen, session.execute("SELECT ROW_COUNT(), LAST_INSERT_ID()")[-1].rows
+
+
+@pytest.mark.parametrize("binlog_format", ["ROW", "STATEMENT", "MIXED"])
+def test_results_and_binlog_bytes_do_not_depend_on_the_option(tmp_path, tmp_path_factory, monkeypatch, binlog_format):
+    from tests.engine.conftest import bootstrapped_datadir
+
+    frozen = 1_700_000_000.25
+    monkeypatch.setattr(time, "time", lambda: frozen)
+    monkeypatch.setattr(time, "time_ns", lambda: int(frozen * 1e9))
+    runs = []
+    uuid_file = None
+    for option in (False, True):
+        data = bootstrapped_datadir(tmp_path / f"data-{option}", tmp_path_factory)
+        if uuid_file is not None:
+            shutil.copy2(uuid_file, data / "auto.cnf")
+        srv = Server.open(data, **{**ON, "gtidkit_row_locks": option, "binlog_format": binlog_format})
+        uuid_file = data / "auto.cnf"
+        try:
+            s = srv.session()
+            s.execute(TABLE)
+            seen = []
+            deferred_seen = 0
+            for sql in WORKLOAD:
+                seen.append((sql, outcome(s, sql)))
+                deferred_seen += bool(s.deferred)
+            executed = str(srv.gtid_state.executed())
+        finally:
+            srv.shutdown()
+        runs.append((seen, executed, [p.read_bytes() for p in sorted(data.glob("binlog.0*"))], deferred_seen))
+    (off, off_gtids, off_binlog, off_deferred), (on, on_gtids, on_binlog, on_deferred) = runs
+    assert off_deferred == 0 and on_deferred > 10  # the option ON took the deferred path
+    for (sql, a), (_sql, b) in zip(off, on):
+        assert a == b, sql
+    assert off_gtids == on_gtids
+    assert off_binlog == on_binlog
+
+
+def code_of(session, sql: str) -> int:
+    """The MySQL error code ``sql`` fails with (0 when it succeeds)."""
+    try:
+        session.execute(sql)
+    except MySQLError as err:
+        return err.code
+    return 0
+
+
+def in_thread(session, sql: str) -> tuple[threading.Thread, list]:
+    """Run ``sql`` in a thread; the list gets (error code, seconds)."""
+    out: list = []
+
+    def run() -> None:
+        started = time.monotonic()
+        out.append((code_of(session, sql), time.monotonic() - started))
+
+    th = threading.Thread(target=run)
+    th.start()
+    return th, out
+
+
+@pytest.fixture
+def three(open_server):
+    """A server with the option ON and three sessions (1 s lock wait timeout for the second and third)."""
+    srv = open_server(**ON)
+    s1, s2, s3 = srv.session(), srv.session(), srv.session()
+    s1.execute(TABLE)
+    for s in (s2, s3):
+        s.execute("SET SESSION innodb_lock_wait_timeout = 1")
+    return srv, s1, s2, s3
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        "UPDATE db.t SET k = 0 WHERE id = 2",
+        "DELETE FROM db.t WHERE id = 2",
+        "INSERT INTO db.t (id, k) VALUES (20, 1)",
+        "INSERT INTO db.x (id) VALUES (1)",  # another table: not a row of t at all
+    ],
+    ids=["update-other-row", "delete-other-row", "insert-new-key", "other-table"],
+)
+def test_writers_of_different_rows_do_not_wait(three, second):
+    """An open transaction holding row 1 of db.t: another transaction writes another row and commits at once,
+    and the first transaction still commits (InnoDB: record locks on different index records do not conflict)."""
+    srv, s1, s2, _s3 = three
+    s1.execute("CREATE TABLE db.x (id INT PRIMARY KEY)")
+    s1.execute("BEGIN; UPDATE db.t SET k = 100 WHERE id = 1")
+    assert not s1.holds_write_lock  # the write lock waits for COMMIT
+    started = time.monotonic()
+    s2.execute(f"BEGIN; {second}; COMMIT")
+    assert time.monotonic() - started < 0.5
+    s1.execute("COMMIT")
+    assert s2.execute("SELECT k FROM db.t WHERE id = 1")[-1].rows == [(100,)]
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        "UPDATE db.t SET k = 0 WHERE id = 1",
+        "DELETE FROM db.t WHERE id = 1",
+        "INSERT INTO db.t (id, k) VALUES (1, 1)",
+        "UPDATE db.t SET k = 0 WHERE k > 0",  # not by the key: a table lock, which waits for row 1's holder
+        "ALTER TABLE db.t ADD COLUMN e INT",  # DDL: waits too (MySQL: its metadata lock)
+    ],
+    ids=["update", "delete", "insert-same-key", "update-by-scan", "ddl"],
+)
+def test_the_same_row_waits_then_1205(three, second):
+    """A second writer of the locked row (or of the whole table) waits, and fails with 1205 after
+    innodb_lock_wait_timeout; its transaction stays open (innodb_rollback_on_timeout OFF)."""
+    _srv, s1, s2, _s3 = three
+    s1.execute("BEGIN; UPDATE db.t SET k = 100 WHERE id = 1")
+    if not second.startswith("ALTER"):
+        s2.execute("BEGIN")
+    started = time.monotonic()
+    assert code_of(s2, second) == 1205
+    assert 0.9 < time.monotonic() - started < 3
+    s1.execute("COMMIT")
+    if not second.startswith("ALTER"):
+        s2.execute("ROLLBACK")
+    assert s2.execute("SELECT k FROM db.t WHERE id = 1")[-1].rows == [(100,)]
+
+
+def test_a_waiter_goes_on_when_the_holder_commits(three):
+    """The waiting UPDATE runs once the holder commits, on the committed row (InnoDB's locking read)."""
+    _srv, s1, s2, _s3 = three
+    s2.execute("SET SESSION innodb_lock_wait_timeout = 10")
+    s1.execute("BEGIN; UPDATE db.t SET k = k + 1 WHERE id = 1")
+    s2.execute("BEGIN")
+    th, out = in_thread(s2, "UPDATE db.t SET k = k * 10 WHERE id = 1")
+    time.sleep(0.3)
+    assert not out
+    s1.execute("COMMIT")
+    th.join(10)
+    assert out[0][0] == 0
+    s2.execute("COMMIT")
+    assert s1.execute("SELECT k FROM db.t WHERE id = 1")[-1].rows == [(110,)]
+
+
+def test_opposite_order_is_a_deadlock_1213(three):
+    """T1 locks row 1, T2 row 2; T1 waits for row 2, then T2 asks for row 1: T2 gets 1213 and its transaction is
+    rolled back, so T1 goes on and commits."""
+    _srv, s1, s2, _s3 = three
+    s1.execute("SET SESSION innodb_lock_wait_timeout = 10")
+    s1.execute("BEGIN; UPDATE db.t SET k = 101 WHERE id = 1")
+    s2.execute("BEGIN; UPDATE db.t SET k = 202 WHERE id = 2")
+    th, out = in_thread(s1, "UPDATE db.t SET k = 102 WHERE id = 2")
+    time.sleep(0.3)
+    assert code_of(s2, "UPDATE db.t SET k = 201 WHERE id = 1") == 1213
+    th.join(10)
+    assert out[0][0] == 0
+    assert not s2.in_transaction()  # the victim's transaction is gone
+    s1.execute("COMMIT")
+    assert s2.execute("SELECT id, k FROM db.t WHERE id IN (1, 2) ORDER BY id")[-1].rows == [(1, 101), (2, 102)]
+
+
+def test_a_holder_of_the_write_lock_does_not_wait_for_row_locks(three):
+    """A transaction that holds the engine write lock (its queue was applied by a SELECT of the table) and then
+    needs a row another transaction locked gets 1213 at once: the other one needs the write lock to commit."""
+    _srv, s1, s2, _s3 = three
+    s1.execute("BEGIN; UPDATE db.t SET k = 1 WHERE id = 1")
+    s2.execute("BEGIN; UPDATE db.t SET k = 2 WHERE id = 2; SELECT * FROM db.t")
+    assert s2.holds_write_lock
+    started = time.monotonic()
+    assert code_of(s2, "UPDATE db.t SET k = 2 WHERE id = 1") == 1213
+    assert time.monotonic() - started < 0.5
+    s1.execute("COMMIT")  # not stalled: s2's transaction was rolled back
+
+
+def test_rollback_drops_the_queue_and_the_locks(three):
+    _srv, s1, s2, _s3 = three
+    s1.execute("BEGIN; UPDATE db.t SET k = 1 WHERE id = 1; DELETE FROM db.t WHERE id = 2; ROLLBACK")
+    assert not s1.deferred
+    s2.execute("BEGIN; UPDATE db.t SET k = 5 WHERE id = 1; UPDATE db.t SET k = 6 WHERE id = 2; COMMIT")
+    assert s1.execute("SELECT id, k FROM db.t WHERE id < 3 ORDER BY id")[-1].rows == [(1, 5), (2, 6)]
+
+
+def test_kill_query_ends_a_row_lock_wait(three):
+    srv, s1, s2, s3 = three
+    s2.execute("SET SESSION innodb_lock_wait_timeout = 30")
+    s1.execute("BEGIN; UPDATE db.t SET k = 1 WHERE id = 1")
+    s2.execute("BEGIN")
+    th, out = in_thread(s2, "UPDATE db.t SET k = 2 WHERE id = 1")
+    time.sleep(0.3)
+    s3.execute(f"KILL QUERY {s2.id}")
+    th.join(10)
+    assert out[0][0] == 1317 and out[0][1] < 5
+    s1.execute("COMMIT")
+
+
+def test_the_option_is_a_read_only_startup_variable(open_server):
+    srv = open_server(**ON)
+    s = srv.session()
+    assert s.execute("SELECT @@GLOBAL.gtidkit_row_locks")[-1].rows == [(1,)]
+    assert code_of(s, "SET GLOBAL gtidkit_row_locks = OFF") == 1238
+    off = open_server(Path(srv.datadir).parent / "off", log_bin=True)
+    assert off.session().execute("SELECT @@gtidkit_row_locks")[-1].rows == [(0,)]
