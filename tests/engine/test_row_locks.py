@@ -41,7 +41,7 @@ WORKLOAD = [
     "DELETE FROM db.t WHERE id = 3",
     "UPDATE db.t SET k = k + 1 WHERE id = 10",  # a queued row again
     "DELETE FROM db.t WHERE id = 10 AND k = 999",  # the other conjunct holds not
-    "INSERT INTO db.t (id, k, c) VALUES (3, 33, 'again')",  # the key this transaction deleted
+    "INSERT INTO db.t VALUES (3, 33, 'again', 3)",  # the key this transaction deleted (no column list)
     "COMMIT",
     "SET SESSION sql_mode = ''",
     "BEGIN",
@@ -80,7 +80,9 @@ def outcome(session, sql: str) -> tuple:
 
 
 @pytest.mark.parametrize("binlog_format", ["ROW", "STATEMENT", "MIXED"])
-def test_results_and_binlog_bytes_do_not_depend_on_the_option(tmp_path, tmp_path_factory, monkeypatch, binlog_format):
+def test_results_and_binlog_bytes_do_not_depend_on_the_option(
+    tmp_path, tmp_path_factory, monkeypatch, binlog_format
+):
     from tests.engine.conftest import bootstrapped_datadir
 
     frozen = 1_700_000_000.25
@@ -160,7 +162,7 @@ def three(open_server):
 def test_writers_of_different_rows_do_not_wait(three, second):
     """An open transaction holding row 1 of db.t: another transaction writes another row and commits at once,
     and the first transaction still commits (InnoDB: record locks on different index records do not conflict)."""
-    srv, s1, s2, _s3 = three
+    _srv, s1, s2, _s3 = three
     s1.execute("CREATE TABLE db.x (id INT PRIMARY KEY)")
     s1.execute("BEGIN; UPDATE db.t SET k = 100 WHERE id = 1")
     assert not s1.holds_write_lock  # the write lock waits for COMMIT
@@ -228,7 +230,10 @@ def test_opposite_order_is_a_deadlock_1213(three):
     assert out[0][0] == 0
     assert not s2.in_transaction()  # the victim's transaction is gone
     s1.execute("COMMIT")
-    assert s2.execute("SELECT id, k FROM db.t WHERE id IN (1, 2) ORDER BY id")[-1].rows == [(1, 101), (2, 102)]
+    assert s2.execute("SELECT id, k FROM db.t WHERE id IN (1, 2) ORDER BY id")[-1].rows == [
+        (1, 101),
+        (2, 102),
+    ]
 
 
 def test_a_holder_of_the_write_lock_does_not_wait_for_row_locks(three):
@@ -253,7 +258,7 @@ def test_rollback_drops_the_queue_and_the_locks(three):
 
 
 def test_kill_query_ends_a_row_lock_wait(three):
-    srv, s1, s2, s3 = three
+    _srv, s1, s2, s3 = three
     s2.execute("SET SESSION innodb_lock_wait_timeout = 30")
     s1.execute("BEGIN; UPDATE db.t SET k = 1 WHERE id = 1")
     s2.execute("BEGIN")

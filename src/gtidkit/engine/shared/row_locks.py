@@ -90,7 +90,7 @@ class RowLocks:
     def holds(self, connection_id: int, table: int, row: int) -> bool:
         """Whether ``connection_id`` holds the lock on (``table``, ``row``) or on the whole table."""
         mine = self._held.get(connection_id)
-        return bool(mine) and ((table, row) in mine or (table, 0) in mine)
+        return mine is not None and ((table, row) in mine or (table, 0) in mine)
 
     def held_count(self, connection_id: int) -> int:
         """How many locks ``connection_id`` holds."""

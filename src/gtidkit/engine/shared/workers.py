@@ -166,4 +166,6 @@ def clear_worker(page: SharedPage, worker_id: int) -> ClearedWorker:
         waiters.wake_matching(page, waiters.GTID, sid_index, gno)
     if held:
         waiters.wake_matching(page, waiters.WRITE_LOCK)
+    if any(w.kind == waiters.ROW_HOLD for w in gone):  # its row locks (gtidkit_row_locks) are free
+        waiters.wake_matching(page, waiters.ROW_WAIT)
     return ClearedWorker(gtids, len(gone), held)

@@ -31,16 +31,16 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from gtidkit.engine.shared.row_locks import row_key, table_key
 from gtidkit.engine.sql.catalog import TableDef
 from gtidkit.engine.sql.names import physical_name, quote_ident
 from gtidkit.engine.sql.parse import parse_tree
-from gtidkit.engine.shared.row_locks import row_key, table_key
 
 if TYPE_CHECKING:
+    from gtidkit.engine.results import StatementResult
     from gtidkit.engine.session import Session
     from gtidkit.engine.statements.classify import Statement
     from gtidkit.engine.statements.specs import Handler
-    from gtidkit.engine.results import StatementResult
 
 __all__ = ["flush", "flush_before", "lock_for_immediate", "target", "try_deferred"]
 
@@ -111,14 +111,16 @@ def _eligible_table(session: Session, db: str | None, name: str) -> TableDef | N
     return tdef
 
 
-def _shape(session: Session, tree: exp.Expression, current_db: str | None) -> tuple[str, str, tuple[str, Any]] | None:
+def _shape(
+    session: Session, tree: exp.Expression, current_db: str | None
+) -> tuple[str, str, tuple[str, Any]] | None:
     """The target table and key source of an eligible statement tree, else None."""
     if isinstance(tree, exp.Insert):
         schema_node = tree.this
         source = tree.expression
+        table = schema_node.this if isinstance(schema_node, exp.Schema) else schema_node
         if (
-            not isinstance(schema_node, exp.Schema)
-            or not isinstance(schema_node.this, exp.Table)
+            not isinstance(table, exp.Table)
             or not isinstance(source, exp.Values)
             or len(source.expressions) != 1
             or tree.args.get("conflict") is not None
@@ -126,12 +128,14 @@ def _shape(session: Session, tree: exp.Expression, current_db: str | None) -> tu
             or source.find(exp.Select) is not None
         ):
             return None
-        table = schema_node.this
         tdef = _eligible_table(session, table.db or current_db, table.name)
         if tdef is None:
             return None
         pk = tdef.primary_key[0].lower()
-        names = [c.name.lower() for c in schema_node.expressions]
+        if isinstance(schema_node, exp.Schema) and schema_node.expressions:
+            names = [c.name.lower() for c in schema_node.expressions]
+        else:  # no column list: the visible columns in order (RM8 13.2.7)
+            names = [c.name.lower() for c in tdef.columns if not c.invisible]
         row = source.expressions[0]
         items = row.expressions if isinstance(row, exp.Tuple) else [row]
         if pk not in names or len(items) != len(names):
@@ -155,7 +159,11 @@ def _shape(session: Session, tree: exp.Expression, current_db: str | None) -> tu
         pk = tdef.primary_key[0].lower()
         if isinstance(tree, exp.Update):
             for a in tree.expressions:
-                if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column) or a.this.name.lower() == pk:
+                if (
+                    not isinstance(a, exp.EQ)
+                    or not isinstance(a.this, exp.Column)
+                    or a.this.name.lower() == pk
+                ):
                     return None
         src = _where_pk(tree.args.get("where"), pk)
         return None if src is None else (tdef.schema, tdef.name, src)
@@ -170,8 +178,8 @@ def target(session: Session, stmt: Statement) -> tuple[TableDef, int] | None:
     if stmt.kind != "dml" or stmt.info.get("replace") or stmt.info.get("plan") is not None:
         return None
     tpl = stmt.template
-    if tpl is None:
-        return None
+    if tpl is None:  # no literal to take out (a prepared statement's text with its parameters only)
+        tpl = (stmt.text, [])
     ex = session.executor
     catalog = ex.storage.catalog
     key = (tpl[0], session.current_db, catalog.version)
@@ -341,7 +349,9 @@ def lock_for_immediate(session: Session, stmt: Statement) -> None:
     found = target(session, stmt) if locks.held_count(session.id) < MAX_ROW_LOCKS else None
     if found is not None:
         tdef, pk = found
-        _lock(session, table_key(tdef.schema, tdef.name), row_key(tdef.schema, tdef.name, pk), may_wait=may_wait)
+        _lock(
+            session, table_key(tdef.schema, tdef.name), row_key(tdef.schema, tdef.name, pk), may_wait=may_wait
+        )
     else:
         catalog = session.executor.storage.catalog
         temp = session.executor.temp_tables

@@ -52,6 +52,7 @@ from gtidkit.engine.statements import (
     admin,
     binlog_statement,
     checksum_table,
+    deferred,
     flush,
     found_rows,
     load_data,
@@ -61,7 +62,6 @@ from gtidkit.engine.statements import (
     system_tables,
     user_vars,
 )
-from gtidkit.engine.statements import deferred
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.show import show_conditions, show_count
 from gtidkit.engine.statements.specs import (
