@@ -68,8 +68,27 @@ if SCHEMA_FILES:
         "CREATE DATABASE IF NOT EXISTS crash2",
         "CREATE TABLE IF NOT EXISTS crash2.t (k INT NOT NULL, part INT NOT NULL)",
     )
+#: ``GTIDKIT_CRASH_ROW_LOCKS=1``: the server runs with ``--gtidkit-row-locks=ON`` and crash.t has a primary key,
+#: so each transaction's two INSERTs are deferred to its COMMIT (docs/design/multi_worker.md §5.7)
+ROW_LOCKS = os.environ.get("GTIDKIT_CRASH_ROW_LOCKS") == "1"
+if ROW_LOCKS:
+    SERVER_ARGS = (*SERVER_ARGS, "--gtidkit-row-locks=ON")
+    SETUP = (
+        "CREATE DATABASE IF NOT EXISTS crash",
+        "CREATE TABLE IF NOT EXISTS crash.t (id INT PRIMARY KEY, k INT NOT NULL, part INT NOT NULL)",
+        *SETUP[2:],
+    )
 #: the table of each transaction's second row
 SECOND = "crash2.t" if SCHEMA_FILES else "crash.t"
+
+
+def insert_row(table: str, k: int, part: int) -> str:
+    """The INSERT of row (``k``, ``part``) (with ``GTIDKIT_CRASH_ROW_LOCKS=1`` by its primary key)."""
+    if ROW_LOCKS and table == "crash.t":
+        return f"INSERT INTO crash.t (id, k, part) VALUES ({2 * k + part}, {k}, {part})"
+    return f"INSERT INTO {table} VALUES ({k}, {part})"
+
+
 #: every row of the workload's tables
 ALL_ROWS = "(SELECT k FROM crash.t UNION ALL SELECT k FROM crash2.t)" if SCHEMA_FILES else "crash.t"
 #: errors a client of a dying worker (or of a server being killed) may see: lost connection, gone away, can't connect
@@ -318,8 +337,8 @@ class Load:
             try:
                 query(conn, "BEGIN")
                 stage = "insert"
-                query(conn, f"INSERT INTO crash.t VALUES ({k}, 1)")
-                query(conn, f"INSERT INTO {SECOND} VALUES ({k}, 2)")
+                query(conn, insert_row("crash.t", k, 1))
+                query(conn, insert_row(SECOND, k, 2))
                 stage = "commit"
                 query(conn, "COMMIT")
             except pymysql.err.MySQLError as err:
@@ -433,8 +452,8 @@ def _commit_through_every_worker(port: int, workers: int, ledger: Ledger) -> lis
                     continue
                 k = ledger.next_key()
                 query(c, "BEGIN")
-                query(c, f"INSERT INTO crash.t VALUES ({k}, 1)")
-                query(c, f"INSERT INTO {SECOND} VALUES ({k}, 2)")
+                query(c, insert_row("crash.t", k, 1))
+                query(c, insert_row(SECOND, k, 2))
                 with ledger.lock:
                     ledger.in_doubt.add(k)
                 query(c, "COMMIT")
@@ -565,8 +584,8 @@ class Trials:
             with self.ledger.lock:
                 self.ledger.never.add(k)
             query(c, "BEGIN")
-            query(c, f"INSERT INTO crash.t VALUES ({k}, 1)")  # takes the write lock: the others wait
-            query(c, f"INSERT INTO {SECOND} VALUES ({k}, 2)")
+            query(c, insert_row("crash.t", k, 1))  # takes the write lock (row locks: its rows): others wait
+            query(c, insert_row(SECOND, k, 2))
             self.held_open += 1
             return c
         return None

@@ -57,8 +57,22 @@ SCHEMA_FILE_MODES: dict[str, tuple[dict[str, Any], bool]] = {
         False,
     ),
 }
+#: ``gtidkit_row_locks`` (docs/design/multi_worker.md §5.7): each transaction's INSERT by primary key is deferred to
+#: its COMMIT; ``bench/stress_crash.py --modes row_locks`` runs it
+ROW_LOCK_MODES: dict[str, tuple[dict[str, Any], bool]] = {
+    "row_locks": (
+        {
+            "gtid_mode": "ON",
+            "log_bin": True,
+            "binlog_format": "ROW",
+            "max_binlog_size": 8192,
+            "gtidkit_row_locks": True,
+        },
+        False,
+    ),
+}
 #: every mode :func:`run` and :func:`check` know
-ALL_MODES = {**MODES, **SCHEMA_FILE_MODES}
+ALL_MODES = {**MODES, **SCHEMA_FILE_MODES, **ROW_LOCK_MODES}
 
 SETUP = "CREATE DATABASE IF NOT EXISTS crash; CREATE TABLE IF NOT EXISTS crash.t (k INT PRIMARY KEY, g VARCHAR(80))"
 #: the second schema of the :data:`SCHEMA_FILE_MODES` (each transaction writes the same k into both)
