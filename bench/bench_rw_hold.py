@@ -12,7 +12,7 @@ fsyncs per transaction; the CPU µs per transaction of the commit path's parts. 
 bench/RESULTS.md.
 
 Usage: .venv/bin/python bench/bench_rw_hold.py [--workers 2] [--threads 1,4] [--seconds 8] [--rounds 2]
-           [--baseline-src /tmp/base/src] [--no-write]
+           [--baseline-src /tmp/base/src] [--config 'row locks=--gtidkit-row-locks=ON'] [--no-write]
 """
 
 from __future__ import annotations
@@ -75,9 +75,15 @@ def _sysbench(port: int) -> list[str]:
 
 
 def run_once(
-    src: str, workers: int, threads: int, seconds: int, test: str = "oltp_read_write"
+    src: str,
+    workers: int,
+    threads: int,
+    seconds: int,
+    test: str = "oltp_read_write",
+    extra: tuple[str, ...] = (),
 ) -> dict[str, object]:
-    """One server of tree ``src`` on a fresh datadir, one sysbench run; the figures of the module docstring."""
+    """One server of tree ``src`` (with the server options ``extra``) on a fresh datadir, one sysbench run; the
+    figures of the module docstring."""
     import pymysql
 
     tmp = Path(tempfile.mkdtemp(prefix="rwhold"))
@@ -99,6 +105,7 @@ def run_once(
                 "--gtid-mode=ON",
                 "--enforce-gtid-consistency=ON",
                 f"--workers={workers}",
+                *extra,
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -184,18 +191,27 @@ def main() -> None:
     ap.add_argument("--baseline-label", default="before")
     ap.add_argument("--label", default="this tree")
     ap.add_argument("--test", default="oltp_read_write", help="the sysbench workload (oltp_write_only ...)")
+    ap.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        help="'LABEL=OPTIONS': this tree once more with these server options (e.g. 'row locks=--gtidkit-row-locks=ON')",
+    )
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
-    trees = [(args.label, str(HERE.parent / "src"))]
+    trees: list[tuple[str, str, tuple[str, ...]]] = [(args.label, str(HERE.parent / "src"), ())]
     if args.baseline_src:
-        trees.insert(0, (args.baseline_label, args.baseline_src))
+        trees.insert(0, (args.baseline_label, args.baseline_src, ()))
+    for config in args.config:
+        label, _, options = config.partition("=")
+        trees.append((label, str(HERE.parent / "src"), tuple(options.split())))
     threads = [int(t) for t in args.threads.split(",")]
     results: dict[tuple[str, int], list[dict[str, object]]] = {}
     loads = [os.getloadavg()[0]]
     for _ in range(args.rounds):
         for t in threads:
-            for label, src in trees:
-                res = run_once(src, args.workers, t, args.seconds, args.test)
+            for label, src, extra in trees:
+                res = run_once(src, args.workers, t, args.seconds, args.test, extra)
                 results.setdefault((label, t), []).append(res)
                 print(label, t, json.dumps({k: v for k, v in res.items() if k != "parts_us_per_trx"}))
     loads.append(os.getloadavg()[0])
@@ -207,6 +223,7 @@ def main() -> None:
         f".venv/bin/python bench/bench_rw_hold.py --test {args.test} --workers {args.workers} --threads {args.threads} "
         f"--seconds {args.seconds} --rounds {args.rounds}"
         + (f" --baseline-src {args.baseline_label}" if args.baseline_src else "")
+        + "".join(f" --config '{c}'" for c in args.config)
     )
     lines = [
         f"## Where a {args.test} transaction's time goes with `--workers={args.workers}` (issue 21, h-perf)",

@@ -23,7 +23,11 @@ from gtidkit.errors import MySQLError
 ON = {"gtidkit_row_locks": True, "log_bin": True, "gtid_mode": "ON", "enforce_gtid_consistency": "ON"}
 TABLE = (
     "CREATE DATABASE db; CREATE TABLE db.t (id INT AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0, "
-    "c CHAR(5), d TINYINT); INSERT INTO db.t VALUES (1, 10, 'a', 1), (2, 20, 'b', 2), (3, 30, 'c', 3), (4, 40, 'd', 4)"
+    "c CHAR(5), d TINYINT); INSERT INTO db.t VALUES (1, 10, 'a', 1), (2, 20, 'b', 2), (3, 30, 'c', 3), (4, 40, 'd', 4); "
+    "CREATE TABLE db.u (id BIGINT PRIMARY KEY, ts TIMESTAMP DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, "
+    "j JSON, e ENUM('a', 'b'), m DECIMAL(5, 2), f FLOAT, b VARBINARY(4)); "
+    "INSERT INTO db.u (id, j, e, m, f, b) VALUES (1, '{\"a\": 1}', 'a', 1.5, 0.5, 'ab'); "
+    "CREATE TABLE db.w (id INT PRIMARY KEY, v INT, UNIQUE KEY (v)); INSERT INTO db.w VALUES (1, 1), (2, 2)"
 )
 
 #: statements after TABLE: the single-row primary-key DML takes the deferred path with the option ON
@@ -42,6 +46,14 @@ WORKLOAD = [
     "UPDATE db.t SET k = k + 1 WHERE id = 10",  # a queued row again
     "DELETE FROM db.t WHERE id = 10 AND k = 999",  # the other conjunct holds not
     "INSERT INTO db.t VALUES (3, 33, 'again', 3)",  # the key this transaction deleted (no column list)
+    "UPDATE db.u SET j = JSON_SET(j, '$.b', 2), m = m * 2 WHERE id = 1",  # a partial JSON update in the binlog
+    "UPDATE db.u SET e = 'c' WHERE id = 1",  # 1265 in strict mode
+    "UPDATE db.u SET m = 1000 WHERE id = 1",  # 1264
+    "INSERT INTO db.u (id, j, e, m, f, b) VALUES (-5, '[1, 2]', 'b', -2.25, 1.25, x'00ff')",
+    "UPDATE db.u SET b = 'abcde' WHERE id = -5",  # 1406
+    "UPDATE db.w SET v = 2 WHERE id = 1",  # a secondary UNIQUE key: the immediate path's 1062
+    "UPDATE db.w SET v = 3 WHERE id = 1",
+    "SELECT * FROM db.u ORDER BY id",
     "COMMIT",
     "SET SESSION sql_mode = ''",
     "BEGIN",
@@ -62,6 +74,8 @@ WORKLOAD = [
     "DELETE FROM db.t WHERE id = 4",
     "COMMIT",
     "SELECT * FROM db.t ORDER BY id",
+    "SELECT * FROM db.u ORDER BY id",
+    "SELECT * FROM db.w ORDER BY id",
 ]
 
 
