@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from gtidkit.engine.statements.classify import Statement
     from gtidkit.engine.statements.specs import Handler
 
-__all__ = ["flush", "flush_before", "lock_for_immediate", "target", "try_deferred"]
+__all__ = ["drop_shadows", "flush", "flush_before", "lock_for_immediate", "target", "try_deferred"]
 
 #: the schemas whose tables are never deferred (system tables, MySQL's dictionaries)
 _SYSTEM = frozenset({"mysql", "sys", "information_schema", "performance_schema"})
@@ -53,7 +53,7 @@ _NO_FLUSH = frozenset({"commit", "rollback", "dml"})
 
 #: (template, current db, catalog version) -> (schema, table, value source) or None; source ("p", name) or ("c", v)
 _SHAPES: dict[tuple[Any, ...], tuple[str, str, tuple[str, Any]] | None] = {}
-#: physical table name -> its CREATE TEMP TABLE text (the stored definition is per catalog version: keyed by it)
+#: (physical table name, catalog version) -> its CREATE TEMP TABLE text
 _SHADOW_DDL: dict[tuple[str, Any], str] = {}
 
 
@@ -267,28 +267,41 @@ def try_deferred(session: Session, stmt: Statement, handler: Handler) -> Stateme
     if tdef.auto_increment_column is not None:
         # the counter starts from the real table's MAX(col), never from the shadow's one row
         catalog.next_auto_increment(conn, tdef, explicit=0)
-    phys = quote_ident(physical_name(tdef.schema, tdef.name))
+    name = physical_name(tdef.schema, tdef.name)
+    phys = quote_ident(name)
     key_col = quote_ident(tdef.primary_key[0])
     cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
-    queued = session.deferred.get((tkey, pk))
-    ddl = _shadow_ddl(session, tdef)
-    raw.execute("BEGIN")
+    loaded = session.shadows.get(name)
+    if loaded is None:  # the transaction's shadow of the table: made once, dropped when the queue is applied
+        raw.execute(_shadow_ddl(session, tdef))
+        loaded = session.shadows[name] = set()
+    raw.execute("BEGIN")  # deferred: reads the main file, writes temp only
     try:
-        raw.execute(ddl)
-        if queued is None:
+        if pk not in loaded:  # the latest committed row (locked now, so it stays so until COMMIT)
             raw.execute(f"INSERT INTO temp.{phys} SELECT {cols} FROM main.{phys} WHERE {key_col} = ?", (pk,))
-        elif queued[1] is not None:
-            marks = ", ".join("?" * len(tdef.columns))
-            raw.execute(f"INSERT INTO temp.{phys} ({cols}) VALUES ({marks})", queued[1])
+            loaded.add(pk)
         before = len(session.row_changes)
-        res = handler(session, stmt)
+        res = handler(session, stmt)  # a failure undoes its own changes (the executor's statement savepoint)
         if len(session.row_changes) != before:
             final = raw.execute(f"SELECT {cols} FROM temp.{phys} WHERE {key_col} = ?", (pk,)).fetchone()
             session.deferred[(tkey, pk)] = (tdef, None if final is None else tuple(final))
     finally:
+        # committed, never rolled back: a ROLLBACK undoing DDL would make SQLite re-read every schema of the
+        # connection at its next statement (sqlite3ResetAllSchemasOfConnection)
         if raw.in_transaction:
-            raw.execute("ROLLBACK")
+            raw.execute("COMMIT")
     return res
+
+
+def drop_shadows(session: Session) -> None:
+    """Drop the transaction's shadow tables (before its queue is applied, or at its end), outside any SQLite
+    transaction, so no later statement of the session resolves the table's name to its shadow."""
+    raw = session.conn.raw
+    if raw.in_transaction:
+        raise RuntimeError("shadow tables are dropped outside a transaction")
+    for name in session.shadows:
+        raw.execute(f"DROP TABLE IF EXISTS temp.{quote_ident(name)}")
+    session.shadows.clear()
 
 
 def flush(session: Session) -> None:
@@ -298,6 +311,8 @@ def flush(session: Session) -> None:
     Raises:
         MySQLError: 1205 / 1317 waiting for the write lock (the queue is kept: the caller decides).
     """
+    if session.shadows:
+        drop_shadows(session)
     queue = session.deferred
     if not queue:
         return
@@ -326,11 +341,9 @@ def flush_before(session: Session, stmt: Statement) -> None:
         return
     if kind == "select":
         catalog = session.executor.storage.catalog
-        named = {
-            (catalog.canonical_schema(db).lower(), name.lower()) for db, name in session.named_tables(stmt)
-        }
-        queued = {(t.schema.lower(), t.name.lower()) for t, _final in session.deferred.values()}
-        if not named & queued:
+        named = {(catalog.canonical_schema(db), name) for db, name in session.named_tables(stmt)}
+        shadowed = {name.lower() for name in session.shadows}
+        if not {physical_name(*n).lower() for n in named} & shadowed:
             return
     flush(session)
 
