@@ -107,5 +107,16 @@ def _watch() -> None:
         json.dump(_state["rec"], fh)
 
 
+#: forks since the server's first process: the supervisor forks the fork server (1), which forks the workers (2).
+#: The fork server must stay without a thread (it refuses to fork workers otherwise), so only depth 2 watches.
+_depth = [0]
+
+
+def _after_fork() -> None:
+    _depth[0] += 1
+    if _depth[0] >= 2:
+        threading.Thread(target=_watch, daemon=True).start()
+
+
 if _DIR:
-    os.register_at_fork(after_in_child=lambda: threading.Thread(target=_watch, daemon=True).start())
+    os.register_at_fork(after_in_child=_after_fork)

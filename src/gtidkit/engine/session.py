@@ -47,7 +47,7 @@ from gtidkit.engine.sql.parse import (
     strip_newer_version_comments,
     type_synonyms,
 )
-from gtidkit.engine.statements import deferred, innodb_status, prepared, set_parser, user_vars, variables
+from gtidkit.engine.statements import innodb_status, prepared, set_parser, user_vars, variables
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.statements.dispatch import dispatch
@@ -124,8 +124,8 @@ class Session:
         #: ``gtidkit_row_locks``: the transaction's queued rows, (table key, primary key) -> (table, final stored
         #: values or None when deleted), applied at COMMIT (engine/statements/deferred.py)
         self.deferred: dict[tuple[int, int], tuple[Any, tuple[Any, ...] | None]] = {}
-        #: its shadow tables (physical name -> the keys copied in), TEMP tables named as the tables they stand for
-        self.shadows: dict[str, set[int]] = {}
+        #: its shadow connection (an in-memory SQLite database where deferred statements run), made on first use
+        self.shadow: Any = None
         #: the engine write lock (main file: catalog, commit log, GTIDs, binary log) is held; with schema files a
         #: transaction that writes only them takes it at COMMIT (engine/schema_files.py)
         self.holds_main_lock = False
@@ -312,7 +312,7 @@ class Session:
         if (
             stmt.shape.fast_select
             and not self.server.table_locks.active
-            and not self.shadows  # gtidkit_row_locks: dispatch applies the queue first (deferred.py)
+            and not self.deferred  # gtidkit_row_locks: dispatch applies the queue first (deferred.py)
             and (
                 self.holds_main_lock or not self.holds_write_lock
             )  # else dispatch's guard_main_reads decides
@@ -981,8 +981,6 @@ class Session:
     def _reset_trx_state(self) -> None:
         if self.deferred:
             self.deferred.clear()
-        if self.shadows:
-            deferred.drop_shadows(self)
         locks = self.server.row_locks
         if locks is not None:  # the transaction's row and table locks (engine/shared/row_locks.py)
             locks.release_all(self.id)

@@ -64,6 +64,7 @@ __all__ = [
     "Connection",
     "IntegrityError",
     "OperationalError",
+    "ShadowConnection",
     "Storage",
     "decimal_collation",
     "time_collation",
@@ -566,6 +567,14 @@ def time_collation(a: str, b: str) -> int:
     return (x > y) - (x < y)
 
 
+class ShadowConnection(sqlite3.Connection):
+    """A shadow connection (:meth:`Storage.shadow_connection`): remembers which functions were registered on it."""
+
+    gk_functions: Any = None
+    #: its tables: quoted physical name -> the definition it was made with
+    gk_tables: dict[str, str]
+
+
 class Storage:
     """The engine database of one datadir. Create with :meth:`open`; share one instance per process.
 
@@ -681,6 +690,17 @@ class Storage:
             storage.close()
             raise
         return storage
+
+    def shadow_connection(self) -> ShadowConnection:
+        """A private in-memory SQLite database with a session connection's collations (``gtidkit_row_locks``: the
+        shadow a deferred statement runs on, engine/statements/deferred.py). It holds copies of table definitions
+        and of the rows one statement changes, never data of the datadir."""
+        raw = sqlite3.connect(
+            ":memory:", isolation_level=None, check_same_thread=False, factory=ShadowConnection
+        )
+        raw.create_collation(DECIMAL_COLLATION, decimal_collation)
+        raw.create_collation(TIME_COLLATION, time_collation)
+        return raw
 
     def connect(self) -> Connection:
         """Return a new per-session connection (autocommit at SQLite level; use ``begin()`` for transactions)."""

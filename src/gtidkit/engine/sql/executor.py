@@ -589,6 +589,25 @@ class Executor:
                 function_table.register_bound(self.conn.raw, name.upper(), self._wrap_udf(fn, name.upper()))
         self._registered = dict(self.functions)
 
+    def run_on(self, raw: Any, fn: Callable[[], Any]) -> Any:
+        """``fn()`` with this session's statements running on another SQLite connection ``raw`` (``gtidkit_row_locks``'
+        shadow connection, engine/statements/deferred.py): its functions are registered there first (once per
+        connection and set of functions), then the session's connection object points at ``raw`` until ``fn``
+        returns or raises."""
+        self._sync_functions()
+        if getattr(raw, "gk_functions", None) is not self._registered:
+            function_table.install(raw, self, self._wrap_udf, self._wrap_aggregate)
+            for name, f in self._registered.items():
+                function_table.register_bound(raw, name.upper(), self._wrap_udf(f, name.upper()))
+            raw.gk_functions = self._registered
+        conn = self.conn
+        own = conn.raw
+        conn.raw = raw
+        try:
+            return fn()
+        finally:
+            conn.raw = own
+
     def _assign_user_variable(self, name: str, value: Any) -> Any:
         """``@name := value`` inside an expression (``Item_func_set_user_var``): store and return the value."""
         self.user_variables[str(name).lower()] = value

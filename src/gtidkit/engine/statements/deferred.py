@@ -8,12 +8,12 @@ statement of an explicit transaction that provably changes at most one row by it
 1. it takes an exclusive lock on the row (engine/shared/row_locks.py: 1205 after innodb_lock_wait_timeout, 1213
    on a cycle, 1317 on KILL), as InnoDB's locking read of the clustered index record;
 2. it runs through its normal handler (the planner, the conversion code, strict mode, 1062, warnings, affected
-   rows, LAST_INSERT_ID, the row images for the binary log: nothing re-implemented) against a *shadow*: in a
-   deferred SQLite transaction that never writes the main file, a TEMP table of the same name and definition
-   (SQLite resolves an unqualified name in temp first) holding the row's current state: the transaction's own
-   queued state, else the latest committed row (the connection has no snapshot open, so the read is current);
-3. the row's final state (its stored values, or absent) is queued; the SQLite transaction rolls back, so the
-   shadow vanishes.
+   rows, LAST_INSERT_ID, the row images for the binary log: nothing re-implemented) against a *shadow*: the
+   session's private in-memory SQLite database (:meth:`Storage.shadow_connection`, the session's functions
+   registered on it: :meth:`Executor.run_on`) holding a table of the same name and SQLite definition, constraints
+   included, with one row: the row's current state, the transaction's own queued state, else the latest committed
+   row (the session's connection has no snapshot open, so the read is current);
+3. the row's final state (its stored values, or absent) is queued, and the shadow's transaction rolls back.
 
 The queue is applied (:func:`flush`: the write lock, then one ``INSERT OR REPLACE`` / ``DELETE`` per row by its
 rowid, which is the key) before any other statement of the transaction that may read or write a queued table, and
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from gtidkit.engine.statements.classify import Statement
     from gtidkit.engine.statements.specs import Handler
 
-__all__ = ["drop_shadows", "flush", "flush_before", "lock_for_immediate", "target", "try_deferred"]
+__all__ = ["flush", "flush_before", "lock_for_immediate", "target", "try_deferred"]
 
 #: the schemas whose tables are never deferred (system tables, MySQL's dictionaries)
 _SYSTEM = frozenset({"mysql", "sys", "information_schema", "performance_schema"})
@@ -53,7 +53,7 @@ _NO_FLUSH = frozenset({"commit", "rollback", "dml"})
 
 #: (template, current db, catalog version) -> (schema, table, value source) or None; source ("p", name) or ("c", v)
 _SHAPES: dict[tuple[Any, ...], tuple[str, str, tuple[str, Any]] | None] = {}
-#: (physical table name, catalog version) -> its CREATE TEMP TABLE text
+#: (physical table name, catalog version) -> its SQLite definition (CREATE TABLE text)
 _SHADOW_DDL: dict[tuple[str, Any], str] = {}
 
 
@@ -224,6 +224,8 @@ def _lock(session: Session, table: int, row: int, *, may_wait: bool) -> None:
 
 
 def _shadow_ddl(session: Session, tdef: TableDef) -> str:
+    """The table's SQLite definition (``CREATE TABLE "db.t" ...``, constraints included), cached per catalog
+    version."""
     phys = physical_name(tdef.schema, tdef.name)
     key = (phys, session.executor.storage.catalog.version)
     ddl = _SHADOW_DDL.get(key)
@@ -231,15 +233,27 @@ def _shadow_ddl(session: Session, tdef: TableDef) -> str:
         row = session.conn.raw.execute(
             "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", (phys,)
         ).fetchone()
-        text = str(row[0])
-        head = "CREATE TABLE"
-        if not text.upper().startswith(head):
-            raise RuntimeError(f"unexpected definition of {phys}: {text[:40]!r}")
-        ddl = "CREATE TEMP TABLE" + text[len(head) :]
+        ddl = str(row[0])
         if len(_SHADOW_DDL) >= 1024:
             _SHADOW_DDL.clear()
         _SHADOW_DDL[key] = ddl
     return ddl
+
+
+def _shadow(session: Session, tdef: TableDef) -> Any:
+    """The session's shadow connection (:meth:`Storage.shadow_connection`) holding an empty table of ``tdef``'s
+    name and definition (made once per session, table and catalog version)."""
+    raw = session.shadow
+    if raw is None:
+        raw = session.shadow = session.executor.storage.shadow_connection()
+        raw.gk_tables = {}
+    ddl = _shadow_ddl(session, tdef)
+    phys = quote_ident(physical_name(tdef.schema, tdef.name))
+    if raw.gk_tables.get(phys) is not ddl:
+        raw.execute(f"DROP TABLE IF EXISTS {phys}")
+        raw.execute(ddl)
+        raw.gk_tables[phys] = ddl
+    return raw
 
 
 def try_deferred(session: Session, stmt: Statement, handler: Handler) -> StatementResult | None:
@@ -262,46 +276,33 @@ def try_deferred(session: Session, stmt: Statement, handler: Handler) -> Stateme
     tkey = table_key(tdef.schema, tdef.name)
     _lock(session, tkey, row_key(tdef.schema, tdef.name, pk), may_wait=True)
     conn = session.conn
-    raw = conn.raw
-    catalog = session.executor.storage.catalog
+    ex = session.executor
     if tdef.auto_increment_column is not None:
         # the counter starts from the real table's MAX(col), never from the shadow's one row
-        catalog.next_auto_increment(conn, tdef, explicit=0)
-    name = physical_name(tdef.schema, tdef.name)
-    phys = quote_ident(name)
+        ex.storage.catalog.next_auto_increment(conn, tdef, explicit=0)
+    phys = quote_ident(physical_name(tdef.schema, tdef.name))
     key_col = quote_ident(tdef.primary_key[0])
     cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
-    loaded = session.shadows.get(name)
-    if loaded is None:  # the transaction's shadow of the table: made once, dropped when the queue is applied
-        raw.execute(_shadow_ddl(session, tdef))
-        loaded = session.shadows[name] = set()
-    raw.execute("BEGIN")  # deferred: reads the main file, writes temp only
+    queued = session.deferred.get((tkey, pk))
+    if queued is None:  # the latest committed row (locked now, so it stays so until COMMIT)
+        current = conn.raw.execute(f"SELECT {cols} FROM {phys} WHERE {key_col} = ?", (pk,)).fetchone()
+    else:
+        current = queued[1]
+    shadow = _shadow(session, tdef)
+    shadow.execute("BEGIN")
     try:
-        if pk not in loaded:  # the latest committed row (locked now, so it stays so until COMMIT)
-            raw.execute(f"INSERT INTO temp.{phys} SELECT {cols} FROM main.{phys} WHERE {key_col} = ?", (pk,))
-            loaded.add(pk)
+        if current is not None:
+            marks = ", ".join("?" * len(tdef.columns))
+            shadow.execute(f"INSERT INTO {phys} ({cols}) VALUES ({marks})", tuple(current))
         before = len(session.row_changes)
-        res = handler(session, stmt)  # a failure undoes its own changes (the executor's statement savepoint)
+        # a failure undoes its own changes (the executor's statement savepoint, on the shadow)
+        res = ex.run_on(shadow, lambda: handler(session, stmt))
         if len(session.row_changes) != before:
-            final = raw.execute(f"SELECT {cols} FROM temp.{phys} WHERE {key_col} = ?", (pk,)).fetchone()
+            final = shadow.execute(f"SELECT {cols} FROM {phys} WHERE {key_col} = ?", (pk,)).fetchone()
             session.deferred[(tkey, pk)] = (tdef, None if final is None else tuple(final))
     finally:
-        # committed, never rolled back: a ROLLBACK undoing DDL would make SQLite re-read every schema of the
-        # connection at its next statement (sqlite3ResetAllSchemasOfConnection)
-        if raw.in_transaction:
-            raw.execute("COMMIT")
+        shadow.execute("ROLLBACK")  # the shadow table is empty again
     return res
-
-
-def drop_shadows(session: Session) -> None:
-    """Drop the transaction's shadow tables (before its queue is applied, or at its end), outside any SQLite
-    transaction, so no later statement of the session resolves the table's name to its shadow."""
-    raw = session.conn.raw
-    if raw.in_transaction:
-        raise RuntimeError("shadow tables are dropped outside a transaction")
-    for name in session.shadows:
-        raw.execute(f"DROP TABLE IF EXISTS temp.{quote_ident(name)}")
-    session.shadows.clear()
 
 
 def flush(session: Session) -> None:
@@ -311,8 +312,6 @@ def flush(session: Session) -> None:
     Raises:
         MySQLError: 1205 / 1317 waiting for the write lock (the queue is kept: the caller decides).
     """
-    if session.shadows:
-        drop_shadows(session)
     queue = session.deferred
     if not queue:
         return
@@ -342,8 +341,8 @@ def flush_before(session: Session, stmt: Statement) -> None:
     if kind == "select":
         catalog = session.executor.storage.catalog
         named = {(catalog.canonical_schema(db), name) for db, name in session.named_tables(stmt)}
-        shadowed = {name.lower() for name in session.shadows}
-        if not {physical_name(*n).lower() for n in named} & shadowed:
+        queued = {physical_name(t.schema, t.name).lower() for t, _final in session.deferred.values()}
+        if not {physical_name(*n).lower() for n in named} & queued:
             return
     flush(session)
 

@@ -113,7 +113,7 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
             config.reload()
     # schema files created or dropped since this connection's last statement (engine/schema_files.py)
     session.conn.sync_attachments()
-    if session.shadows:  # gtidkit_row_locks: queued rows applied before a statement that may read them
+    if session.deferred:  # gtidkit_row_locks: queued rows applied before a statement that may read them
         deferred.flush_before(session, stmt)
     if session.holds_write_lock and not session.holds_main_lock:
         trx.guard_main_reads(session, stmt)  # the engine write lock before the main file is read

@@ -341,7 +341,7 @@ def commit(session: Session, *, ddl_text: str | None = None) -> None:
         if gn.skipping:
             session.release_after_rollback()
         elif ddl_text is not None or session.has_changes() or gn.owned is gnx.OWN_GTID:
-            if session.shadows:  # gtidkit_row_locks: the queued rows written first (deferred.py)
+            if session.deferred:  # gtidkit_row_locks: the queued rows written first (deferred.py)
                 try:
                     deferred.flush(session)
                 except BaseException:
