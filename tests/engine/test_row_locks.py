@@ -291,3 +291,38 @@ def test_the_option_is_a_read_only_startup_variable(open_server):
     assert code_of(s, "SET GLOBAL gtidkit_row_locks = OFF") == 1238
     off = open_server(Path(srv.datadir).parent / "off", log_bin=True)
     assert off.session().execute("SELECT @@gtidkit_row_locks")[-1].rows == [(0,)]
+
+
+def test_a_prepared_select_sees_the_transactions_own_queued_rows(three):
+    """A prepared SELECT (its short path reads the table directly) after a deferred UPDATE sees the update, as in
+    MySQL a transaction reads its own changes; another session does not see it before COMMIT."""
+    _srv, s1, s2, _s3 = three
+    ps = s1.prepare("SELECT k FROM db.t WHERE id = ?")
+    assert s1.execute_prepared(ps, [1])[-1].rows == [(10,)]
+    s1.execute("BEGIN; UPDATE db.t SET k = 77 WHERE id = 1")
+    assert s2.execute("SELECT k FROM db.t WHERE id = 1")[-1].rows == [(10,)]
+    assert s1.execute_prepared(ps, [1])[-1].rows == [(77,)]
+    s1.execute("COMMIT")
+    assert s2.execute("SELECT k FROM db.t WHERE id = 1")[-1].rows == [(77,)]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE db.t SET k = 1 WHERE k = 10",  # not by the key
+        "UPDATE db.t SET id = 9 WHERE id = 1",  # assigns the key
+        "DELETE FROM db.t WHERE id IN (1, 2)",  # two rows
+        "INSERT INTO db.t (id, k) VALUES (8, 1), (9, 1)",  # two rows
+        "INSERT INTO db.t (k) VALUES (1)",  # the key generated
+        "UPDATE db.w SET v = 5 WHERE id = 1",  # a secondary UNIQUE key
+        "UPDATE db.t SET k = (SELECT 5) WHERE id = 1",  # a subquery
+    ],
+    ids=["by-scan", "assigns-key", "two-keys", "two-rows", "generated-key", "unique-key", "subquery"],
+)
+def test_other_statements_take_the_write_lock_at_once(three, statement):
+    """What is not provably one row by its key runs as before: the write lock from the statement on."""
+    _srv, s1, _s2, _s3 = three
+    s1.execute("BEGIN")
+    s1.execute(statement)
+    assert s1.holds_write_lock and not s1.deferred
+    s1.execute("ROLLBACK")
