@@ -326,3 +326,19 @@ def test_other_statements_take_the_write_lock_at_once(three, statement):
     s1.execute(statement)
     assert s1.holds_write_lock and not s1.deferred
     s1.execute("ROLLBACK")
+
+
+def test_a_commit_that_cannot_get_the_write_lock_rolls_back(three):
+    """The write lock is taken at COMMIT: while another transaction holds it (an immediate writer of another
+    table), the COMMIT waits innodb_lock_wait_timeout and fails with 1205; the transaction is rolled back and its
+    row locks are free (a documented difference: InnoDB's COMMIT does not wait for locks)."""
+    _srv, s1, s2, s3 = three
+    s2.execute("BEGIN; UPDATE db.t SET k = 222 WHERE id = 2")
+    s1.execute("BEGIN; INSERT INTO db.w VALUES (3, 3)")  # a secondary UNIQUE key: the immediate path
+    assert s1.holds_write_lock
+    assert code_of(s2, "COMMIT") == 1205
+    assert not s2.in_transaction() and not s2.deferred
+    s3.execute("BEGIN; UPDATE db.t SET k = 333 WHERE id = 2")  # the row lock is free
+    s1.execute("COMMIT")
+    s3.execute("COMMIT")
+    assert s1.execute("SELECT k FROM db.t WHERE id = 2")[-1].rows == [(333,)]
