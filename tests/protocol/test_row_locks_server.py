@@ -11,6 +11,8 @@ transaction rolled back). Connections land in worker ``i mod 2`` in accept order
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -19,7 +21,7 @@ import mysql.connector
 import pymysql
 import pytest
 
-from tests.protocol.server_proc import running_server
+from tests.protocol.server_proc import process_name, running_server
 
 OPTIONS = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1", "--log-bin")
 
@@ -170,3 +172,35 @@ def test_sysbench_statements_prepared(tmp_path: Path, workers: int) -> None:
             (3, 70, "c3b", "p3b"),
             (5, 1, "c5", "p5"),
         )
+
+
+def test_a_dead_workers_row_locks_are_released(tmp_path: Path) -> None:
+    """A worker holding a row lock is SIGKILLed: its transaction is gone, and a session of the other worker waiting
+    for that row goes on at once (the supervisor clears the dead worker's slots and wakes the row waiters), not
+    after innodb_lock_wait_timeout."""
+    with running_server(tmp_path / "data", *OPTIONS, "--gtidkit-row-locks=ON", workers=2) as srv:
+        s0, s1 = sessions(srv.port, 2, 0, 1)
+        query(s0, "CREATE DATABASE db")
+        query(s0, "CREATE TABLE db.t (id INT PRIMARY KEY, k INT NOT NULL)")
+        query(s0, "INSERT INTO db.t VALUES (1, 10)")
+        query(s1, "BEGIN")
+        query(s1, "UPDATE db.t SET k = 11 WHERE id = 1")  # worker 1 holds row 1, uncommitted
+        query(s0, "SET SESSION innodb_lock_wait_timeout = 50")
+        query(s0, "BEGIN")
+        out: list[object] = []
+
+        def update() -> None:
+            out.append(error_code(s0, "UPDATE db.t SET k = 12 WHERE id = 1"))
+            out.append(time.monotonic())
+
+        th = threading.Thread(target=update)
+        th.start()
+        time.sleep(0.5)
+        assert not out  # waiting for the row
+        (victim,) = [p for p in srv.worker_pids() if process_name(p) == "gtidkit-worker1"]
+        killed_at = time.monotonic()
+        os.kill(victim, signal.SIGKILL)
+        th.join(40)
+        assert out[0] == 0 and float(out[1]) - killed_at < 20, out  # type: ignore[arg-type]
+        query(s0, "COMMIT")
+        assert query(s0, "SELECT k FROM db.t WHERE id = 1") == ((12,),)
