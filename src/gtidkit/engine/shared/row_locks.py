@@ -127,7 +127,6 @@ class RowLocks:
         page = self.page
         deadline = time.monotonic() + timeout
         ws = thread_wake_socket()
-        ws.drain()
         waiting: int | None = None
         try:
             while True:
@@ -156,6 +155,7 @@ class RowLocks:
                     if not may_wait or self._closes_cycle(slots, holds, who, blockers):
                         raise mysql_error(1213)
                     if waiting is None:
+                        ws.drain()  # wake-ups queued before this wait are stale
                         waiting = waiters.register_locked(
                             page,
                             waiters.ROW_WAIT,
