@@ -27,7 +27,8 @@ TABLE = (
     "CREATE TABLE db.u (id BIGINT PRIMARY KEY, ts TIMESTAMP DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, "
     "j JSON, e ENUM('a', 'b'), m DECIMAL(5, 2), f FLOAT, b VARBINARY(4)); "
     "INSERT INTO db.u (id, j, e, m, f, b) VALUES (1, '{\"a\": 1}', 'a', 1.5, 0.5, 'ab'); "
-    "CREATE TABLE db.w (id INT PRIMARY KEY, v INT, UNIQUE KEY (v)); INSERT INTO db.w VALUES (1, 1), (2, 2)"
+    "CREATE TABLE db.w (id INT PRIMARY KEY, v INT, UNIQUE KEY (v)); INSERT INTO db.w VALUES (1, 1), (2, 2); "
+    "CREATE VIEW db.v AS SELECT id, k FROM db.t"
 )
 
 #: statements after TABLE: the single-row primary-key DML takes the deferred path with the option ON
@@ -67,7 +68,7 @@ WORKLOAD = [
     "ROLLBACK",
     "BEGIN",
     "UPDATE db.t SET k = 8 WHERE id = 1",
-    "SELECT * FROM db.t WHERE id = 1",  # its own change (the queue is applied first)
+    "SELECT * FROM db.v WHERE id = 1",  # its own change through a view (the queue is applied first)
     "UPDATE db.t SET k = 9 WHERE id = 4",  # after the queue was applied: the immediate path
     "COMMIT",
     "BEGIN",

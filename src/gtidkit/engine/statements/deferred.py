@@ -330,7 +330,7 @@ def flush(session: Session) -> None:
 
 def flush_before(session: Session, stmt: Statement) -> None:
     """Before a statement other than DML / COMMIT / ROLLBACK in a transaction with queued rows: apply the queue
-    unless the statement is a SELECT naming none of the queued tables.
+    unless the statement is a SELECT naming none of the queued tables and no view.
 
     Raises:
         MySQLError: as :func:`flush`.
@@ -342,8 +342,9 @@ def flush_before(session: Session, stmt: Statement) -> None:
         catalog = session.executor.storage.catalog
         named = {(catalog.canonical_schema(db), name) for db, name in session.named_tables(stmt)}
         queued = {physical_name(t.schema, t.name).lower() for t, _final in session.deferred.values()}
-        if not {physical_name(*n).lower() for n in named} & queued:
-            return
+        views = any((t := catalog.get_table(*n)) is not None and t.view_definition for n in named)
+        if not views and not {physical_name(*n).lower() for n in named} & queued:
+            return  # names neither a queued table nor a view (which may read one)
     flush(session)
 
 
