@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from gtidkit.engine.statements.classify import Statement
     from gtidkit.engine.statements.specs import Handler
 
-__all__ = ["flush", "flush_before", "lock_for_immediate", "target", "try_deferred"]
+__all__ = ["flush", "flush_before", "lock_for_immediate", "takes_row_locks", "target", "try_deferred"]
 
 #: the schemas whose tables are never deferred (system tables, MySQL's dictionaries)
 _SYSTEM = frozenset({"mysql", "sys", "information_schema", "performance_schema"})
@@ -168,6 +168,12 @@ def _shape(
         src = _where_pk(tree.args.get("where"), pk)
         return None if src is None else (tdef.schema, tdef.name, src)
     return None
+
+
+def takes_row_locks(session: Session) -> bool:
+    """Client sessions take row locks; the replica applier's session (a class of its own whose ``applier`` is a
+    property) does not: its row events never did (docs/design/multi_worker.md §5.7, "not covered")."""
+    return type(session).applier is None
 
 
 def target(session: Session, stmt: Statement) -> tuple[TableDef, int] | None:

@@ -160,7 +160,7 @@ def _run(session: Session, stmt: Statement, spec: StatementSpec, handler: Handle
             raise
     files = None
     res = None
-    if spec.writes and session.server.row_locks is not None:
+    if spec.writes and session.server.row_locks is not None and deferred.takes_row_locks(session):
         # gtidkit_row_locks (deferred.py): a single-row primary-key DML of a transaction runs under its row lock,
         # written at COMMIT; any other writer takes its row or table locks first
         try:
