@@ -283,6 +283,8 @@ def try_deferred(session: Session, stmt: Statement, handler: Handler) -> Stateme
     _lock(session, tkey, row_key(tdef.schema, tdef.name, pk), may_wait=True)
     conn = session.conn
     ex = session.executor
+    if ex.storage.catalog.get_table(tdef.schema, tdef.name) is not tdef:
+        return None  # a DDL committed while it waited: the immediate path plans it again
     if tdef.auto_increment_column is not None:
         # the counter starts from the real table's MAX(col), never from the shadow's one row
         ex.storage.catalog.next_auto_increment(conn, tdef, explicit=0)
@@ -374,7 +376,12 @@ def lock_for_immediate(session: Session, stmt: Statement) -> None:
     else:
         catalog = session.executor.storage.catalog
         temp = session.executor.temp_tables
-        for db, name in session.named_tables(stmt):
+        named = list(session.named_tables(stmt))
+        if stmt.kind == "ddl" and stmt.ddl_object.kind == "DATABASE" and stmt.ddl_object.name:
+            # DROP / ALTER DATABASE names no table: every table of the schema
+            schema = catalog.canonical_schema(stmt.ddl_object.name)
+            named += [(schema, t.name) for t in catalog.tables(schema)] if catalog.has_schema(schema) else []
+        for db, name in named:
             schema = catalog.canonical_schema(db)
             if (schema, name) in temp or schema.lower() in _SYSTEM:
                 continue
