@@ -159,18 +159,18 @@ def _run(session: Session, stmt: Statement, spec: StatementSpec, handler: Handle
             _failed(session, spec, err)
             raise
     files = None
-    res = None
+    ran = None
     if spec.writes and session.server.row_locks is not None and deferred.takes_row_locks(session):
         # gtidkit_row_locks (deferred.py): a single-row primary-key DML of a transaction runs under its row lock,
         # written at COMMIT; any other writer takes its row or table locks first
         try:
-            res = deferred.try_deferred(session, stmt, handler)
-            if res is None:
+            ran = deferred.try_deferred(session, stmt, handler)
+            if ran is None:
                 deferred.lock_for_immediate(session, stmt)
         except BaseException as err:
             _failed(session, spec, err)
             raise
-    if res is None and spec.writes:
+    if spec.writes and ran is None:
         files = trx.file_schemas(session, stmt)
         if files is None and stmt.kind in ("ddl", "dml") and not session.holds_write_lock:
             files = trx.ddl_file_schemas(session, stmt)
@@ -185,15 +185,14 @@ def _run(session: Session, stmt: Statement, spec: StatementSpec, handler: Handle
                     raise
             files = None
         session.ensure_write_trx(files_only=files is not None)
-    if res is None:
-        try:
-            # engine/schema_files.py: 1205 when another writer holds one (the statement fails, as a wait does)
-            if files:
-                session.lock_schema_files(files)
-            res = handler(session, stmt)
-        except BaseException as err:
-            _failed(session, spec, err)
-            raise
+    try:
+        # engine/schema_files.py: 1205 when another writer holds one (the statement fails, as a wait does)
+        if files:
+            session.lock_schema_files(files)
+        res = handler(session, stmt) if ran is None else ran
+    except BaseException as err:
+        _failed(session, spec, err)
+        raise
     logged = spec.logged(session, stmt) if spec.logged is not None else None
     if spec.autocommits:
         if autocommit and (session.explicit_trx or session.holds_write_lock):  # in_transaction(), inlined
