@@ -33,6 +33,7 @@ TABLE = (
 
 #: statements after TABLE: the single-row primary-key DML takes the deferred path with the option ON
 WORKLOAD = [
+    "SET SESSION session_track_transaction_info = 'CHARACTERISTICS'",  # the OK's transaction state tracker
     "BEGIN",
     "UPDATE db.t SET k = k + 1 WHERE id = 1",
     "UPDATE db.t SET k = k WHERE id = 1",  # matched 1, changed 0
@@ -81,14 +82,22 @@ WORKLOAD = [
 
 
 def outcome(session, sql: str) -> tuple:
-    """What a client sees of ``sql``: the error, or the OK / result set with its warnings, then ROW_COUNT() and
-    LAST_INSERT_ID()."""
+    """What a client sees of ``sql``: the error, or the OK / result set with its warnings, status flags and
+    session-state changes, then ROW_COUNT() and LAST_INSERT_ID()."""
     try:
         res = session.execute(sql)[-1]
     except MySQLError as err:
         seen: tuple = ("error", err.code, err.sqlstate, err.message)
     else:
-        seen = (res.affected_rows, res.info, res.last_insert_id, res.rows, tuple(res.warnings))
+        seen = (
+            res.affected_rows,
+            res.info,
+            res.last_insert_id,
+            res.rows,
+            tuple(res.warnings),
+            res.status_flags,
+            res.state_changes,
+        )
     if sql.startswith(("SET", "BEGIN", "COMMIT", "ROLLBACK")):
         return seen
     return seen, session.execute("SELECT ROW_COUNT(), LAST_INSERT_ID()")[-1].rows
