@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from gtidkit.engine import storage as _db
 from gtidkit.engine.shared.row_locks import row_key, table_key
 from gtidkit.engine.sql.catalog import TableDef
 from gtidkit.engine.sql.names import physical_name, quote_ident
@@ -292,11 +293,14 @@ def try_deferred(session: Session, stmt: Statement, handler: Handler) -> Stateme
     key_col = quote_ident(tdef.primary_key[0])
     cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
     queued = session.deferred.get((tkey, pk))
-    if queued is None:  # the latest committed row (locked now, so it stays so until COMMIT)
-        current = conn.raw.execute(f"SELECT {cols} FROM {phys} WHERE {key_col} = ?", (pk,)).fetchone()
-    else:
-        current = queued[1]
-    shadow = _shadow(session, tdef)
+    try:
+        if queued is None:  # the latest committed row (locked now, so it stays so until COMMIT)
+            current = conn.raw.execute(f"SELECT {cols} FROM {phys} WHERE {key_col} = ?", (pk,)).fetchone()
+        else:
+            current = queued[1]
+        shadow = _shadow(session, tdef)
+    except _db.Error:  # a definition the shadow cannot hold: the immediate path (the row stays locked)
+        return None
     shadow.execute("BEGIN")
     try:
         if current is not None:
@@ -328,11 +332,16 @@ def flush(session: Session) -> None:
     for (_tkey, pk), (tdef, final) in queue.items():
         phys = quote_ident(physical_name(tdef.schema, tdef.name))
         if final is None:
-            raw.execute(f"DELETE FROM main.{phys} WHERE {quote_ident(tdef.primary_key[0])} = ?", (pk,))
+            sql = f"DELETE FROM main.{phys} WHERE {quote_ident(tdef.primary_key[0])} = ?"
+            values: tuple[Any, ...] = (pk,)
         else:
             cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
             marks = ", ".join("?" * len(tdef.columns))
-            raw.execute(f"INSERT OR REPLACE INTO main.{phys} ({cols}) VALUES ({marks})", final)
+            sql, values = f"INSERT OR REPLACE INTO main.{phys} ({cols}) VALUES ({marks})", final
+        try:
+            raw.execute(sql, values)
+        except _db.Error as err:  # a full disk, an I/O error: MySQL's error, as the immediate path reports it
+            raise session.executor.translate_error(err, sql) from err
     queue.clear()
 
 
