@@ -353,3 +353,20 @@ def test_a_commit_that_cannot_get_the_write_lock_rolls_back(three):
     s1.execute("COMMIT")
     s3.execute("COMMIT")
     assert s1.execute("SELECT k FROM db.t WHERE id = 2")[-1].rows == [(333,)]
+
+
+def test_a_long_transaction_locks_the_table_after_its_row_lock_budget(three):
+    """Row locks share the page's slot table with the write lock's waiters: past MAX_ROW_LOCKS rows a transaction's
+    further statements lock the table (one slot) and take the write lock, with the same results."""
+    from gtidkit.engine.statements.deferred import MAX_ROW_LOCKS
+
+    srv, s1, s2, _s3 = three
+    s1.execute("BEGIN")
+    for i in range(100, 100 + MAX_ROW_LOCKS):
+        s1.execute(f"INSERT INTO db.t (id, k) VALUES ({i}, {i})")
+    assert not s1.holds_write_lock and srv.row_locks.held_count(s1.id) == MAX_ROW_LOCKS
+    s1.execute("INSERT INTO db.t (id, k) VALUES (1000, 1)")
+    assert s1.holds_write_lock and srv.row_locks.held_count(s1.id) == MAX_ROW_LOCKS + 1
+    assert code_of(s2, "UPDATE db.t SET k = 0 WHERE id = 1") == 1205  # the table is locked now
+    s1.execute("COMMIT")
+    assert s2.execute("SELECT COUNT(*) FROM db.t")[-1].rows == [(4 + MAX_ROW_LOCKS + 1,)]

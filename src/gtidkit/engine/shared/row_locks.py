@@ -96,6 +96,12 @@ class RowLocks:
         """How many locks ``connection_id`` holds."""
         return len(self._held.get(connection_id, ()))
 
+    def crowded(self) -> bool:
+        """Row and table locks fill half the page's slot table (shared with the write lock's and GTIDs' waiters):
+        new statements then lock whole tables, one slot each, so the other waiters never run out of slots."""
+        page = self.page
+        return page.counter("row_holders").get() >= page.layout.waiters // 2
+
     def lock(
         self,
         connection_id: int,

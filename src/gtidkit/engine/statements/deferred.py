@@ -48,7 +48,7 @@ __all__ = ["flush", "flush_before", "lock_for_immediate", "takes_row_locks", "ta
 #: the schemas whose tables are never deferred (system tables, MySQL's dictionaries)
 _SYSTEM = frozenset({"mysql", "sys", "information_schema", "performance_schema"})
 #: row locks one transaction takes before its further statements lock whole tables instead (slots are shared)
-MAX_ROW_LOCKS = 256
+MAX_ROW_LOCKS = 64
 #: statement kinds that neither read nor write a table with queued rows: no flush before them
 _NO_FLUSH = frozenset({"commit", "rollback", "dml"})
 
@@ -274,7 +274,7 @@ def try_deferred(session: Session, stmt: Statement, handler: Handler) -> Stateme
         return None
     locks = session.server.row_locks
     assert locks is not None
-    if locks.held_count(session.id) >= MAX_ROW_LOCKS:
+    if locks.held_count(session.id) >= MAX_ROW_LOCKS or locks.crowded():
         return None
     found = target(session, stmt)
     if found is None:
@@ -376,7 +376,8 @@ def lock_for_immediate(session: Session, stmt: Statement) -> None:
     locks = session.server.row_locks
     assert locks is not None
     may_wait = not session.holds_write_lock
-    found = target(session, stmt) if locks.held_count(session.id) < MAX_ROW_LOCKS else None
+    few = locks.held_count(session.id) < MAX_ROW_LOCKS and not locks.crowded()
+    found = target(session, stmt) if few else None
     if found is not None:
         tdef, pk = found
         _lock(
