@@ -119,6 +119,11 @@ class SessionAPI(Protocol):
         """Record (and publish across workers) how many COM_STMT_PREPARE statements the wire server holds."""
         ...
 
+    def count_command(self, command: str) -> None:
+        """A client command arrived: its Com_ counter and Questions (``"query"``, ``"ping"``, ``"stmt_execute"``
+        ...: engine/statements/com_counters.py ``COMMAND_COUNTERS``)."""
+        ...
+
     #: whether the client connection is TLS (CHANGE REPLICATION SOURCE's note 1759 looks at it)
     secure_transport: bool
 
@@ -418,7 +423,11 @@ def execute(
         statements = split(sql, None if lexed else session)
     if not statements:
         raise mysql_error(1065)
-    for text in statements:
+    for i, text in enumerate(statements):
+        if (
+            i
+        ):  # each statement of a multi-statement COM_QUERY is a question (the first one's was its command's)
+            session.count_command("query")
         yield from session.execute(text, lexed=lexed, split=False)
 
 
