@@ -92,6 +92,8 @@ _EXECUTE_BYTE = b"\x17"
 _EXECUTE_FIXED = 10
 #: prepared statements whose execution is ``session.execute_prepared`` behind the privilege hook
 _FAST_KINDS = frozenset({"select", "dml"})
+#: COM_BINLOG_DUMP and COM_BINLOG_DUMP_GTID (command bytes; their hooks are replication's)
+_BINLOG_DUMP_COMMANDS = frozenset({0x12, 0x1E})
 #: client command -> its name in the engine's statement counters (Com_xxx, Questions: ``Session.count_command``)
 _COMMAND_COUNTERS: dict[type, str] = {
     ComQuery: "query",
@@ -617,7 +619,8 @@ class ClientHandler:
     def _command(self, cmd: Any) -> bytes:
         name = _COMMAND_COUNTERS.get(type(cmd))
         if name is None and isinstance(cmd, UnknownCommand) and cmd.command in self.ctx.command_hooks:
-            name = "binlog_dump"  # COM_BINLOG_DUMP[_GTID], COM_REGISTER_SLAVE: com_other
+            # COM_BINLOG_DUMP[_GTID] count Com_admin_commands (com_binlog_dump: com_other); COM_REGISTER_SLAVE none
+            name = "binlog_dump" if cmd.command in _BINLOG_DUMP_COMMANDS else "query"
         if name is not None and self.session is not None:
             self.session.count_command(name)
         if isinstance(cmd, ComQuery):
