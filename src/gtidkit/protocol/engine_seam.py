@@ -119,6 +119,9 @@ class SessionAPI(Protocol):
         """Record (and publish across workers) how many COM_STMT_PREPARE statements the wire server holds."""
         ...
 
+    #: the session's statement counters (engine/statements/com_counters.py)
+    status_counts: list[int]
+
     def count_command(self, command: str) -> None:
         """A client command arrived: its Com_ counter and Questions (``"query"``, ``"ping"``, ``"stmt_execute"``
         ...: engine/statements/com_counters.py ``COMMAND_COUNTERS``)."""
@@ -471,7 +474,9 @@ def reset_session(session: SessionAPI) -> None:
     Raises:
         MySQLError: from the rollback.
     """
+    counts = list(session.status_counts)
     session.execute("ROLLBACK")
+    session.status_counts[:] = counts  # the command's own rollback is no ROLLBACK statement (Com_rollback, Queries)
     session.user_vars.clear()
     session.session_vars.clear()
     session.sql_prepared.clear()
