@@ -19,6 +19,20 @@ from gtidkit.engine.statements.classify import classify
 from gtidkit.errors import MySQLError
 
 
+@pytest.fixture
+def session(open_server):
+    """A session of a server without a binary log, in database ``test`` with a table ``t (a INT)``."""
+    s = open_server(log_bin=False).session()
+    s.execute("CREATE DATABASE test")
+    s.execute("USE test")
+    s.execute("CREATE TABLE t (a INT)")
+    return s
+
+
+def _moved(after: dict[str, int], before: dict[str, int]) -> dict[str, int]:
+    return {n: after[n] - before[n] for n in after if after[n] != before[n]}
+
+
 def _status(session, scope: str = "SESSION", like: str = "%") -> dict[str, int]:
     rows = session.execute(f"SHOW {scope} STATUS LIKE '{like}'")[0].rows
     return {name: int(value) for name, value in rows if value.lstrip("-").isdigit()}
@@ -63,19 +77,14 @@ CASES = [
 
 
 @pytest.mark.parametrize(("sql", "counter"), CASES, ids=[c[0] for c in CASES])
-def test_each_statement_bumps_its_counter(open_server, sql: str, counter: str) -> None:
-    server = open_server(log_bin=False)
-    s = server.session()
-    s.execute("CREATE DATABASE IF NOT EXISTS test")
-    s.execute("USE test")
-    s.execute("CREATE TABLE t (a INT)")
+def test_each_statement_bumps_its_counter(session, sql: str, counter: str) -> None:
+    s = session
     before = _status(s, like="Com\\_%")
     try:  # a statement that fails counts all the same (DROP TABLE t2 of a missing table: 1051)
         s.execute(sql)
     except MySQLError:
         pass
-    after = _status(s, like="Com\\_%")
-    changed = {n: after[n] - before[n] for n in after if after[n] != before[n]}
+    changed = _moved(_status(s, like="Com\\_%"), before)
     # the SHOW STATUS that reads them counts itself (mysql-test status.result: Com_show_status)
     expected = {counter: 1, "Com_show_status": 1}
     if counter == "Com_show_status":
@@ -112,21 +121,15 @@ def test_replica_and_slave_names_show_one_counter(open_server) -> None:
     assert got == {"Com_replica_start": "2", "Com_slave_start": "2"}
 
 
-def test_prepared_statements_count_stmt_and_sql_counters(open_server) -> None:
-    server = open_server(log_bin=False)
-    s = server.session()
-    s.execute("CREATE DATABASE test")
-    s.execute("USE test")
-    s.execute("CREATE TABLE t (a INT)")
+def test_prepared_statements_count_stmt_and_sql_counters(session) -> None:
+    s = session
     before = _status(s, like="Com%")
     s.execute("PREPARE p FROM 'INSERT INTO t VALUES (?)'")
     s.execute("SET @v = 1")
     s.execute("EXECUTE p USING @v")
     s.execute("EXECUTE p USING @v")
     s.execute("DEALLOCATE PREPARE p")
-    after = _status(s, like="Com%")
-    changed = {n: after[n] - before[n] for n in after if after[n] != before[n]}
-    assert changed == {
+    assert _moved(_status(s, like="Com%"), before) == {
         "Com_prepare_sql": 1,
         "Com_stmt_prepare": 1,
         "Com_execute_sql": 2,
