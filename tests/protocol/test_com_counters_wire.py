@@ -4,7 +4,8 @@ statements and ping, PyMySQL's multi-statement COM_QUERY, ``mariadb-admin status
 Expected values from MySQL: ``dispatch_command`` (``sql/sql_parse.cc``: COM_PING counts Com_admin_commands, COM_STATISTICS
 Com_show_status, COM_STMT_PREPARE / EXECUTE / CLOSE their Com_stmt_*; an executed statement also counts as what it
 is), ``server_command_flags`` (CF_SKIP_QUESTIONS: COM_STATISTICS, COM_PING, COM_STMT_PREPARE, COM_STMT_CLOSE,
-COM_STMT_RESET are no Questions; each statement of a multi-statement COM_QUERY is one).
+COM_STMT_RESET are no Questions; each statement of a multi-statement COM_QUERY is one), and 8.0's
+``dispatch_command`` taking a query id (Queries) for every command.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ COUNTERS = (
     "Com_stmt_prepare",
     "Com_stmt_execute",
     "Com_stmt_close",
+    "Com_stmt_reset",
     "Com_select",
     "Com_insert",
     "Com_set_option",
     "Questions",
+    "Queries",
 )
 SHOW = "SHOW SESSION STATUS WHERE Variable_name IN ({})".format(", ".join(f"'{n}'" for n in COUNTERS))
 
@@ -76,7 +79,11 @@ def test_prepared_statements_and_ping(server: ServerProcess) -> None:
         "Com_stmt_close": 1,
         "Com_admin_commands": 2,  # COM_PING
         "Com_show_status": 1,  # the second SHOW
-        "Questions": 3,  # two COM_STMT_EXECUTE and the SHOW; not PREPARE, CLOSE, PING
+        "Questions": 3,  # two COM_STMT_EXECUTE and the SHOW; not PREPARE, RESET, CLOSE, PING
+        "Com_stmt_reset": 2,  # mysql-connector resets the statement before each execution
+        # every command takes a query id in 8.0 (dispatch_command: next_query_id()), PING included: PREPARE,
+        # 2 RESET, 2 EXECUTE, CLOSE, 2 PING and the SHOW (the server's count; no other connection is open)
+        "Queries": 9,
     }
 
 
@@ -103,6 +110,7 @@ def test_multi_statements_and_statistics(server: ServerProcess) -> None:
                 "Com_set_option": 1,
                 "Com_show_status": 1,
                 "Questions": 4,
+                "Queries": 4,
             }
             # COM_STATISTICS (mariadb-admin status) on another connection: its Questions are the server's
             cur.execute("SHOW GLOBAL STATUS LIKE 'Questions'")

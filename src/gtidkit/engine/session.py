@@ -846,7 +846,7 @@ class Session:
         return self.killed or self.executor.interrupt.is_set()
 
     def count_command(self, command: str) -> None:
-        """A client command arrived for this session: bump its Com_ counter and Questions as
+        """A client command arrived for this session: bump its Com_ counter, Questions and Queries as
         :data:`~gtidkit.engine.statements.com_counters.COMMAND_COUNTERS` says (``dispatch_command``).
 
         Args:
@@ -861,6 +861,8 @@ class Session:
             counts[com] += 1
         if question:
             counts[com_counters.QUESTIONS] += 1
+        if command not in com_counters.RUN_STATEMENTS:  # its query id (Queries); a statement takes its own
+            counts[_QUERIES] += 1
 
     @property
     def owned_gtid(self) -> Gtid | None:

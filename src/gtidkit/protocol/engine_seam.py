@@ -476,7 +476,9 @@ def reset_session(session: SessionAPI) -> None:
     """
     counts = list(session.status_counts)
     session.execute("ROLLBACK")
-    session.status_counts[:] = counts  # the command's own rollback is no ROLLBACK statement (Com_rollback, Queries)
+    session.status_counts[:] = (
+        counts  # the command's own rollback is no ROLLBACK statement (Com_rollback, Queries)
+    )
     session.user_vars.clear()
     session.session_vars.clear()
     session.sql_prepared.clear()

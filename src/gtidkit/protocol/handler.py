@@ -620,7 +620,7 @@ class ClientHandler:
         name = _COMMAND_COUNTERS.get(type(cmd))
         if name is None and isinstance(cmd, UnknownCommand) and cmd.command in self.ctx.command_hooks:
             # COM_BINLOG_DUMP[_GTID] count Com_admin_commands (com_binlog_dump: com_other); COM_REGISTER_SLAVE none
-            name = "binlog_dump" if cmd.command in _BINLOG_DUMP_COMMANDS else "query"
+            name = "binlog_dump" if cmd.command in _BINLOG_DUMP_COMMANDS else "register_replica"
         if name is not None and self.session is not None:
             self.session.count_command(name)
         if isinstance(cmd, ComQuery):

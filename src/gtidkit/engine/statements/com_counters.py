@@ -20,8 +20,11 @@ runs ``mysql_execute_command``.
 ``Questions`` counts the statements clients sent (every command but COM_STATISTICS, COM_PING, COM_STMT_PREPARE,
 COM_STMT_CLOSE and COM_STMT_RESET: ``CF_SKIP_QUESTIONS``; each statement of a multi-statement COM_QUERY), per
 session. ``Queries`` is the server's query id (``show_queries`` returns ``thd->query_id``, which every statement
-takes from the global counter, statements of stored programs included): the number of statements the whole server
-has run, the same value in SESSION and GLOBAL scope. Here it is the sum of every session's statement count.
+takes from the global counter, statements of stored programs included, and since 8.0 every other client command
+too: ``dispatch_command`` calls ``next_query_id()`` for each, COM_PING and COM_STATISTICS included, which the
+manual's "does not count COM_PING or COM_STATISTICS" still says of 5.7's ``CF_SKIP_QUERY_ID``): the number of
+statements and commands the whole server has run, the same value in SESSION and GLOBAL scope. Here it is the sum
+of every session's count.
 
 The Performance Schema's ``global_status`` / ``session_status`` tables have no ``Com_`` rows (RM8 "Performance
 Schema Status Variable Tables": "The Performance Schema does not collect statistics for Com_xxx status
@@ -48,6 +51,7 @@ __all__ = [
     "COM_NAMES",
     "QUERIES",
     "QUESTIONS",
+    "RUN_STATEMENTS",
     "SIZE",
     "add_into",
     "com_rows",
@@ -271,14 +275,16 @@ def com_rows(counts: list[int]) -> list[tuple[str, int]]:
     return [(f"Com_{name}", counts[_SLOTS[name]]) for name in COM_NAMES]
 
 
-#: client commands that are no SQL statement -> (the Com_ counter they bump or None, whether they count in
-#: Questions) (``dispatch_command``; ``server_command_flags``' CF_SKIP_QUESTIONS). COM_QUERY and COM_STMT_EXECUTE
-#: count their statement's own counter in the engine; COM_INIT_DB and COM_PROCESS_KILL run USE / KILL there.
+#: client commands -> (the Com_ counter they bump or None, whether they count in Questions) (``dispatch_command``;
+#: ``server_command_flags``' CF_SKIP_QUESTIONS). Each also takes a query id (Queries), except those that run
+#: statements in the engine (:data:`RUN_STATEMENTS`), whose statements take theirs as they run: COM_QUERY and
+#: COM_STMT_EXECUTE count their statement's own Com_ counter there, COM_INIT_DB and COM_PROCESS_KILL run USE / KILL.
 COMMAND_COUNTERS: dict[str, tuple[int | None, bool]] = {
     "query": (None, True),
     "init_db": (None, True),
     "process_kill": (None, True),
     "quit": (None, True),
+    "register_replica": (None, True),
     "ping": (_SLOTS["admin_commands"], False),
     "statistics": (_SLOTS["show_status"], False),
     "debug": (_SLOTS["admin_commands"], True),
@@ -294,6 +300,8 @@ COMMAND_COUNTERS: dict[str, tuple[int | None, bool]] = {
     "stmt_reset": (_SLOTS["stmt_reset"], False),
     "stmt_fetch": (_SLOTS["stmt_fetch"], True),
 }
+#: the commands whose statements count their own query ids in the engine
+RUN_STATEMENTS = frozenset({"query", "init_db", "process_kill", "stmt_execute"})
 
 _SELECT = _SLOTS["select"]
 #: a parser command (classify.py's recogniser and SHOW rows) -> its counter
