@@ -93,7 +93,8 @@ _COM_ORDER = {f"Com_{name}": i for i, name in enumerate(com_counters.COM_NAMES)}
 
 def providers(session: Session) -> dict[tuple[str, str], Callable[[], list[tuple[str, str]]]]:
     """Row providers of ``performance_schema.global_status`` / ``session_status`` for the SQL layer's per-query
-    tables (``Executor.virtual_tables``): SHOW GLOBAL / SESSION STATUS's rows without the ``Com_`` ones."""
+    tables (``Executor.virtual_tables``): SHOW GLOBAL / SESSION STATUS's rows without the ``Com_`` ones (with them
+    while :func:`show_status` filters its rows through the table)."""
     return {
         ("performance_schema", "global_status"): lambda: _table_rows(session, "GLOBAL"),
         ("performance_schema", "session_status"): lambda: _table_rows(session, None),
@@ -101,7 +102,14 @@ def providers(session: Session) -> dict[tuple[str, str], Callable[[], list[tuple
 
 
 def _table_rows(session: Session, scope: str | None) -> list[tuple[str, str]]:
-    return [row for row in status_rows(session, scope) if not row[0].startswith("Com_")]
+    rows = status_rows(session, scope)
+    if _SHOWING not in session.executor.virtual_tables:
+        rows = [row for row in rows if not row[0].startswith("Com_")]
+    return rows
+
+
+#: present in the session's virtual tables while SHOW STATUS reads its rows through the Performance Schema table
+_SHOWING = ("", "show status")
 
 
 def show_status(
@@ -109,29 +117,33 @@ def show_status(
 ) -> StatementResult:
     """SHOW [GLOBAL|SESSION] STATUS [LIKE 'p' | WHERE expr] (``like``: the quoted pattern as written; ``where``: the
     expression's text; ``scope``: GLOBAL, SESSION, LOCAL or None), as :mod:`gtidkit.engine.statements.classify`
-    parsed it. A plain LIKE pattern is matched here; any other filter runs as a query over the rows.
+    parsed it. A plain LIKE pattern is matched here; any other filter runs as a query over the Performance Schema
+    table of the scope (as MySQL 8.0's SHOW STATUS reads it), its ``Com_`` rows included for this query.
 
     Raises:
         MySQLError: what the WHERE expression raises (1054 for an unknown column ...).
     """
     from gtidkit.engine.sql.metadata import result_set
 
-    rows = status_rows(session, scope)
     if like is None and where is None:
-        return result_set(list(SHOW_COLUMNS), rows)
+        return result_set(list(SHOW_COLUMNS), status_rows(session, scope))
     rx = plain_like(like) if like is not None else None
     if rx is not None:
-        return result_set(list(SHOW_COLUMNS), [r for r in rows if rx.fullmatch(r[0])])
-    cond = ""
-    if like is not None:
-        cond = f" WHERE Variable_name LIKE {like}"
-    elif where is not None:
-        cond = f" WHERE {where.strip().rstrip(';')}"
-    if not rows:
-        return result_set(list(SHOW_COLUMNS), [])
-    values = " UNION ALL ".join(
-        f"SELECT '{n}' AS Variable_name, '{v}' AS Value, {i} AS o" for i, (n, v) in enumerate(rows)
+        return result_set(list(SHOW_COLUMNS), [r for r in status_rows(session, scope) if rx.fullmatch(r[0])])
+    cond = (
+        f" WHERE Variable_name LIKE {like}"
+        if like is not None
+        else f" WHERE {str(where).strip().rstrip(';')}"
     )
-    sql = f"SELECT Variable_name, Value FROM ({values}) AS v{cond} ORDER BY o"
-    er = session.executor.execute_select(sql, session.current_db)
-    return result_set(list(SHOW_COLUMNS), [tuple(r) for r in er.rows])
+    table = "global_status" if (scope or "").upper() == "GLOBAL" else "session_status"
+    sql = (
+        "SELECT Variable_name, Value FROM (SELECT VARIABLE_NAME AS Variable_name, VARIABLE_VALUE AS Value "
+        f"FROM performance_schema.{table}) AS v{cond}"
+    )
+    tables = session.executor.virtual_tables
+    tables[_SHOWING] = list
+    try:
+        er = session.executor.execute_select(sql, session.current_db)
+    finally:
+        del tables[_SHOWING]
+    return result_set(list(SHOW_COLUMNS), sorted((tuple(r) for r in er.rows), key=_order))
