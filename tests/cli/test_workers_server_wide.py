@@ -178,3 +178,88 @@ def test_status_counters_are_summed_over_the_workers(binlog_off: ServerProcess) 
 def _uptime(port: int, worker: int) -> int:
     with in_worker(port, worker) as c:
         return _status(c, "SHOW GLOBAL STATUS LIKE 'Uptime'")["Uptime"]
+
+
+@pytest.fixture(scope="module")
+def one_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The same server in one process (``--workers=1``)."""
+    args = (*GTIDS, "--skip-log-bin", "--workers=1")
+    with running_server(tmp_path_factory.mktemp("one") / "d", *args, base=(), supervised=True) as srv:
+        yield srv
+
+
+_COUNTED = (
+    "('Com_select', 'Com_insert', 'Com_update', 'Com_show_status', 'Com_execute_sql', 'Com_stmt_execute', "
+    "'Com_flush', 'Questions', 'Queries')"
+)
+_GLOBAL = f"SHOW GLOBAL STATUS WHERE Variable_name IN {_COUNTED}"
+_SESSION = f"SHOW SESSION STATUS WHERE Variable_name IN {_COUNTED}"
+
+
+def _moved(after: dict[str, int], before: dict[str, int]) -> dict[str, int]:
+    return {n: after[n] - before[n] for n in after if after[n] != before[n]}
+
+
+@pytest.mark.parametrize("mode", ["one_process", "binlog_off"], ids=["one-process", "workers2"])
+def test_statement_counters_per_session_and_server_wide(request: pytest.FixtureRequest, mode: str) -> None:
+    """Com_xxx, Questions and Queries (engine/statements/com_counters.py): SHOW SESSION STATUS gives the session's
+    own counts, SHOW GLOBAL STATUS the whole server's (every worker's sessions); FLUSH STATUS in one worker starts
+    every session of every worker again from 0 and leaves the global sums; performance_schema.global_status has
+    Questions and Queries but no Com_ rows. Expected: RM8 "Server Status Variables" (Com_stmt_execute and
+    Com_execute_sql for EXECUTE, which also counts as the statement it runs; Questions: statements sent by clients;
+    Queries: every statement the server ran), ``refresh_status`` (every THD's counters reset)."""
+    srv: ServerProcess = request.getfixturevalue(mode)
+    port = srv.port
+    other = 1 if mode == "binlog_off" else 0
+    with ExitStack() as stack:
+        a = stack.enter_context(in_worker(port, 0))
+        b = stack.enter_context(in_worker(port, other))
+        query(a, f"CREATE DATABASE IF NOT EXISTS c_{mode}")
+        query(a, f"CREATE TABLE IF NOT EXISTS c_{mode}.t (a INT)")
+        a_before, b_before, before = _status(a, _SESSION), _status(b, _SESSION), _status(a, _GLOBAL)
+        for sql in (
+            "SELECT 1",
+            "SELECT 2",
+            f"INSERT INTO c_{mode}.t VALUES (1)",
+            f"PREPARE p FROM 'UPDATE c_{mode}.t SET a = a + 1'",
+            "EXECUTE p",
+        ):
+            query(b, sql)
+        after = _status(a, _GLOBAL)
+        # b's five statements and this SHOW (the one before counted itself already)
+        assert _moved(after, before) == {
+            "Com_select": 2,
+            "Com_insert": 1,
+            "Com_update": 1,  # EXECUTE counts as the statement it runs
+            "Com_execute_sql": 1,
+            "Com_stmt_execute": 1,
+            "Com_show_status": 1,
+            "Questions": 6,
+            "Queries": 6,
+        }
+        b_after = _status(b, _SESSION)
+        assert _moved(b_after, b_before) == {
+            "Com_select": 2,
+            "Com_insert": 1,
+            "Com_update": 1,
+            "Com_execute_sql": 1,
+            "Com_stmt_execute": 1,
+            "Com_show_status": 1,
+            "Questions": 6,
+            "Queries": b_after["Queries"] - b_before["Queries"],  # the server's: every session's statements
+        }
+        assert b_after["Queries"] == after["Queries"] + 1
+        # a's own counts: its two SHOW GLOBAL STATUS and this SHOW SESSION STATUS, none of b's statements; Queries
+        # is the server's: every statement since a_before (b's SHOW, the SHOWs, b's five, this one)
+        assert _moved(_status(a, _SESSION), a_before) == {"Com_show_status": 3, "Questions": 3, "Queries": 10}
+        query(a, "FLUSH STATUS")
+        b_flushed = _status(b, _SESSION)
+        assert (b_flushed["Com_select"], b_flushed["Com_show_status"]) == (0, 1)  # this SHOW only
+        assert _status(a, _SESSION)["Com_flush"] == 0
+        flushed = _status(b, _GLOBAL)
+        assert flushed["Com_select"] == after["Com_select"]  # the global sums stay
+        assert flushed["Com_flush"] == after["Com_flush"] + 1
+        rows = query(b, "SELECT VARIABLE_NAME FROM performance_schema.global_status")
+        names = {r[0] for r in rows}
+        assert {"Queries", "Questions", "Uptime"} <= names
+        assert not [n for n in names if n.startswith("Com_")]

@@ -25,6 +25,7 @@ import pytest
 
 from gtidkit.engine import Server
 from gtidkit.engine.accounts.bootstrap import create_root
+from gtidkit.engine.statements import com_counters
 from gtidkit.protocol.constants import Capability
 from gtidkit.protocol.handler import ClientHandler, ServerContext
 from gtidkit.protocol.messages import HandshakeResponse
@@ -278,11 +279,18 @@ def test_privileges_are_checked_at_every_execution(base: Path) -> None:
         pair.close()
 
 
-def test_processlist_and_questions_after_a_fast_execution(pair: Pair) -> None:
+def test_processlist_and_statement_counters_after_a_fast_execution(pair: Pair) -> None:
     pair.query("USE app")
     point = pair.prepare("SELECT c FROM t WHERE id=?")
-    before = [h.ctx.questions for h in pair.handlers]
+    before = [list(h.session.status_counts) for h in pair.handlers]
     pair.execute(point, [_q(1)])
     for h, n in zip(pair.handlers, before, strict=True):
-        assert h.ctx.questions == n + 1
+        # Questions, Com_stmt_execute and Com_select each move by one on both paths (com_counters.py)
+        moved = {i: c - n[i] for i, c in enumerate(h.session.status_counts) if c != n[i]}
+        assert moved == {
+            com_counters.QUESTIONS: 1,
+            com_counters.QUERIES: 1,
+            com_counters.slot("stmt_execute"): 1,
+            com_counters.slot("select"): 1,
+        }
         assert (h.command, h.info) == ("Sleep", None)

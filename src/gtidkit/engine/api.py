@@ -19,6 +19,8 @@ of their contract is the :class:`~gtidkit.engine.session.Session` / :class:`~gti
 * :func:`classify`, :class:`StatementKind`: a statement's kind and parsed arguments, for the replica's
   REQUIRE_ROW_FORMAT check of a relay-log Query event (replication/row_format.py).
 * :func:`row_status`: this process's ``Innodb_rows_*`` status counters (a multi-worker server sums the workers').
+* :func:`statement_status`, :data:`COM_NAMES`: this process's ``Com_xxx`` / ``Questions`` / ``Queries`` sums and the
+  ``Com_`` counter names (a multi-worker server sums the workers').
 * :func:`result_set`: a :class:`~gtidkit.engine.results.StatementResult` with a result set from column names and
   rows (SHOW REPLICA STATUS, SHOW REPLICAS and the replication statements' answers).
 """
@@ -29,12 +31,14 @@ from gtidkit.engine.sql.catalog import THREAD_ID_OFFSET
 from gtidkit.engine.sql.metadata import result_set
 from gtidkit.engine.sql.parse import split_statements
 from gtidkit.engine.statements.classify import StatementKind, classify
+from gtidkit.engine.statements.com_counters import COM_NAMES, statement_status
 from gtidkit.engine.statements.innodb_status import row_status
 from gtidkit.engine.statements.load_data import local_infile_error, parse_load_data
 from gtidkit.engine.statements.maintenance import table_names
 from gtidkit.engine.statements.prepared import bound_text, literal, placeholder_positions
 
 __all__ = [
+    "COM_NAMES",
     "THREAD_ID_OFFSET",
     "StatementKind",
     "bound_text",
@@ -46,5 +50,6 @@ __all__ = [
     "result_set",
     "row_status",
     "split_statements",
+    "statement_status",
     "table_names",
 ]

@@ -44,7 +44,7 @@ from gtidkit.engine.server_version import Release, resolve
 from gtidkit.engine.session import Session, now_us
 from gtidkit.engine.shared import waiters, workers
 from gtidkit.engine.shared.binlog_end import BinlogEnd
-from gtidkit.engine.shared.control import OP_COMPRESS, OP_THREADS, ControlMessage
+from gtidkit.engine.shared.control import OP_COMPRESS, OP_FLUSH_STATUS, OP_THREADS, ControlMessage
 from gtidkit.engine.shared.file_waits import SharedFileWaits
 from gtidkit.engine.shared.row_locks import RowLocks, private_page
 from gtidkit.engine.shared.service import PEER_TIMEOUT, ControlService
@@ -52,7 +52,7 @@ from gtidkit.engine.shared.shm import SharedPage
 from gtidkit.engine.shared.wal_sync import SharedWalSync
 from gtidkit.engine.shared.write_lock import SharedWriteLock
 from gtidkit.engine.shared_config import SharedConfig
-from gtidkit.engine.statements import innodb_status, prepared
+from gtidkit.engine.statements import com_counters, innodb_status, prepared
 from gtidkit.engine.statements.specs import SPECS
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
@@ -260,8 +260,13 @@ class Server:
         #: SHOW STATUS values a higher layer answers (the wire server's connection counts): each ``fn() -> {name:
         #: value}`` is called per SHOW STATUS and its values replace or join the engine's
         self.status_providers: list[Callable[[], dict[str, str]]] = []
+        #: the statement counters (Com_xxx, Questions, Queries) of this process's closed sessions and of what
+        #: FLUSH STATUS moved out of the open ones (MySQL's ``global_status_var``): :meth:`statement_counts`
+        self.ended_status = com_counters.new_counters()
+        self._status_lock = threading.Lock()
         self.control.register(OP_THREADS, self._answer_threads)
         self.control.register(OP_COMPRESS, self._answer_compress)
+        self.control.register(OP_FLUSH_STATUS, self._answer_flush_status)
         innodb_status.serve(self)  # SHOW ENGINE INNODB STATUS's sessions and row counts for the other workers
         #: checks run by SET GLOBAL gtid_mode before the change, called ``(old, new)``; each may raise (the
         #: replica role refuses OFF while a channel uses SOURCE_AUTO_POSITION: 3111)
@@ -678,12 +683,46 @@ class Server:
     def forget_session(self, s: Session) -> None:
         """Drop ``s`` from the session table (called by :meth:`Session.close`)."""
         with self._sessions_lock:
-            self._sessions.pop(s.id, None)
+            gone = self._sessions.pop(s.id, None)
+        if gone is not None:  # its counters stay in the server's (``add_to_status`` at disconnect)
+            with self._status_lock:
+                com_counters.add_into(self.ended_status, s.status_counts)
         if self.shared_page is not None:
             prepared.publish_prepared(self)  # its statements no longer count (Prepared_stmt_count)
         if self.binlog is not None:
             with self.binlog.lock:
                 self.binlog.tracker.forget_session(s.id)
+
+    def statement_counts(self) -> list[int]:
+        """This process's statement counters summed (SHOW GLOBAL STATUS Com_xxx, Questions, Queries): its closed
+        sessions' and its open ones' (``calc_sum_of_all_status``; a multi-worker server adds the other workers')."""
+        with self._status_lock:
+            total = list(self.ended_status)
+        for session in self.sessions():
+            com_counters.add_into(total, session.status_counts)
+        return total
+
+    def flush_status(self) -> None:
+        """FLUSH STATUS: every open session's statement counters move into the server's (the global sums do not
+        change) and start again from 0 (``refresh_status``: ``add_to_status(&global_status_var, &thd->status_var,
+        true)`` for every THD), in this process and, with several workers, in the others (``OP_FLUSH_STATUS``,
+        answered before the statement ends)."""
+        self._flush_local_status()
+        for worker, answer in self.control.ask_peers(OP_FLUSH_STATUS, timeout=PEER_TIMEOUT).items():
+            if answer is None:
+                log.warning("worker %d did not answer FLUSH STATUS within %s s", worker, PEER_TIMEOUT)
+
+    def _answer_flush_status(self, message: ControlMessage) -> bytes:
+        """OP_FLUSH_STATUS from another worker's FLUSH STATUS."""
+        self._flush_local_status()
+        return b"flushed"
+
+    def _flush_local_status(self) -> None:
+        for session in self.sessions():
+            counts = session.status_counts
+            session.status_counts = com_counters.new_counters()
+            with self._status_lock:
+                com_counters.add_into(self.ended_status, counts)
 
     def sessions(self) -> list[Session]:
         """The open sessions."""

@@ -47,7 +47,15 @@ from gtidkit.engine.sql.parse import (
     strip_newer_version_comments,
     type_synonyms,
 )
-from gtidkit.engine.statements import innodb_status, prepared, set_parser, user_vars, variables
+from gtidkit.engine.statements import (
+    com_counters,
+    innodb_status,
+    prepared,
+    set_parser,
+    status,
+    user_vars,
+    variables,
+)
 from gtidkit.engine.statements import transaction as trx
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.statements.dispatch import dispatch
@@ -103,6 +111,7 @@ class Session:
         self.executor.auto_increment_offset = int(server.globals.get("auto_increment_offset"))
         self.executor.user_variables = self.user_vars  # one store: SET @a is what SELECT @a reads
         self.executor.virtual_tables.update(variables.providers(self))  # performance_schema.*_variables
+        self.executor.virtual_tables.update(status.providers(self))  # performance_schema.*_status
         # gtid_next and GTID ownership (the transition table of gtidkit.engine.gtid.gtid_next)
         self.gtid = GtidNext()
         #: gtid_purged rows saved through this session's open transaction (saved again if it rolls back)
@@ -156,6 +165,9 @@ class Session:
         #: statements the wire server holds prepared for this session (COM_STMT_PREPARE), for
         #: Prepared_stmt_count and max_prepared_stmt_count
         self.wire_prepared = 0
+        #: this session's statement counters (Com_xxx, Questions, its statements' share of Queries), indexed by
+        #: the slots of :mod:`gtidkit.engine.statements.com_counters`; added to the server's when it closes
+        self.status_counts = com_counters.new_counters()
         #: FOUND_ROWS() after the running SELECT SQL_CALC_FOUND_ROWS (its count without LIMIT), else None
         self.calc_found_rows: int | None = None
         #: what BINLOG statements keep between statements (MySQL's ``rli_fake``:
@@ -357,6 +369,9 @@ class Session:
             MySQLError: what the statement fails with (``err.results`` is empty).
         """
         shape = prepared_stmt.shape
+        counts = self.status_counts  # one statement, a SELECT (Com_select; Queries)
+        counts[_COM_SELECT] += 1
+        counts[_QUERIES] += 1
         values = prepared.fast_select_values(prepared_stmt, params)
         server = self.server
         sv = self.session_vars
@@ -452,20 +467,42 @@ class Session:
         prepared_stmt.shape.fast_select = False
         stmt.info["hints"] = prepared_stmt.text
         try:
-            return prepared.named_result(self._execute_statement(stmt.text, more=False, stmt=stmt))
+            return prepared.named_result(
+                self._execute_statement(stmt.text, more=False, stmt=stmt, counted=True)
+            )
         except MySQLError as err:
             err.results = ()  # type: ignore[attr-defined]
             raise
 
-    def _execute_statement(self, text: str, *, more: bool, stmt: Any = None) -> StatementResult:
-        """Run one statement and complete its result: diagnostics area, warning count, status flags."""
+    def _execute_statement(
+        self, text: str, *, more: bool, stmt: Any = None, counted: bool = False
+    ) -> StatementResult:
+        """Run one statement and complete its result: diagnostics area, warning count, status flags.
+        ``counted``: its Com_ counter and Queries were counted already (a prepared SELECT the short path gave
+        up on)."""
+        counts = self.status_counts
         if stmt is None:
             stmt = classify(text)
+            # Com_xxx counts a statement that parsed, before its privilege check (mysql_execute_command)
+            counts[_QUERIES] += 1
+            slot = com_counters.slot_of(stmt)
+            if slot is not None:
+                counts[slot] += 1
+            if stmt.kind == "prepared":  # PREPARE / EXECUTE / DEALLOCATE count Com_stmt_* too
+                counts[_SQL_PREPARED_ALSO[stmt.info["command"]]] += 1
             if self.authorizer is not None:  # privileges before anything of the statement happens
                 self.authorizer.check(self, stmt)
             if stmt.kind == "prepared" and stmt.info["command"] == "execute":
                 bound = prepared.sql_execute(self, stmt)  # EXECUTE runs as the statement it names
                 stmt = classify(bound) if isinstance(bound, str) else bound
+                slot = com_counters.slot_of(stmt)  # ... and counts as it (Prepared_statement::execute)
+                if slot is not None:
+                    counts[slot] += 1
+        elif not counted:  # a prepared statement's execution (COM_STMT_EXECUTE): counted as what it is
+            counts[_QUERIES] += 1
+            slot = com_counters.slot_of(stmt)
+            if slot is not None:
+                counts[slot] += 1
         kind = stmt.kind
         if kind == "select":
             self.executor.note_hints(
@@ -813,6 +850,25 @@ class Session:
     def interrupted(self) -> bool:
         """Whether KILL [QUERY] reached this session (its running statement must stop with 1317)."""
         return self.killed or self.executor.interrupt.is_set()
+
+    def count_command(self, command: str) -> None:
+        """A client command arrived for this session: bump its Com_ counter, Questions and Queries as
+        :data:`~gtidkit.engine.statements.com_counters.COMMAND_COUNTERS` says (``dispatch_command``).
+
+        Args:
+            command: ``"query"``, ``"ping"``, ``"stmt_execute"`` ... (a key of ``COMMAND_COUNTERS``).
+
+        Raises:
+            KeyError: an unknown command name.
+        """
+        com, question = com_counters.COMMAND_COUNTERS[command]
+        counts = self.status_counts
+        if com is not None:
+            counts[com] += 1
+        if question:
+            counts[com_counters.QUESTIONS] += 1
+        if command not in com_counters.RUN_STATEMENTS:  # its query id (Queries); a statement takes its own
+            counts[_QUERIES] += 1
 
     @property
     def owned_gtid(self) -> Gtid | None:
@@ -1187,6 +1243,15 @@ _TUPLE_ONLY = {tuple}
 #: prepared statement kinds whose privileges are checked at PREPARE and remembered for their executions (the others
 #: are checked as the statement each execution runs)
 _CHECKED_WHEN_PREPARED = frozenset({"select", "dml"})
+#: statement counter slots the session bumps itself
+_COM_SELECT = com_counters.slot("select")
+_QUERIES = com_counters.QUERIES
+#: SQL PREPARE / EXECUTE / DEALLOCATE PREPARE also count Com_stmt_prepare / _execute / _close (RM8 "Com_stmt_xxx")
+_SQL_PREPARED_ALSO = {
+    "prepare": com_counters.slot("stmt_prepare"),
+    "execute": com_counters.slot("stmt_execute"),
+    "deallocate": com_counters.slot("stmt_close"),
+}
 
 
 def _uses_tables(stmt: Any) -> bool:

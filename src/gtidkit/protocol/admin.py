@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from gtidkit.engine.api import THREAD_ID_OFFSET, row_status
+from gtidkit.engine.api import COM_NAMES, THREAD_ID_OFFSET, row_status, statement_status
 from gtidkit.engine.shared.control import OP_KILL, OP_KILL_QUERY, OP_PROCESSLIST, OP_STATUS
 from gtidkit.engine.shared.service import PEER_TIMEOUT
 from gtidkit.mysql_errors import mysql_error
@@ -207,23 +207,26 @@ def _local_counts(ctx: Any) -> dict[str, int]:
     """OP_STATUS's answer: this worker's running connections, open connections, and its share of the server-wide
     counters of :data:`SUMMED` (by status name)."""
     with ctx.lock:
-        connected, questions = len(ctx.handlers), ctx.questions
+        connected = len(ctx.handlers)
         received, sent = ctx.bytes_received, ctx.bytes_sent
-    counts = {"running": _running(ctx), "connected": connected, "questions": questions}
-    counts.update({"Questions": questions, "Bytes_received": received, "Bytes_sent": sent})
+    counts: dict[str, int] = {"running": _running(ctx), "connected": connected}
+    counts.update({"Bytes_received": received, "Bytes_sent": sent})
     counts.update(row_status(ctx.engine))
+    counts.update(statement_status(ctx.engine))  # Com_xxx, Questions, Queries of this worker's sessions
     return counts
 
 
 #: SHOW GLOBAL STATUS counters MySQL keeps for the whole server that each worker counts for its own connections
-#: and statements: a multi-worker server answers their sum over the workers
+#: and statements: a multi-worker server answers their sum over the workers (with every Com_xxx)
 SUMMED = (
     "Bytes_received",
     "Bytes_sent",
     "Innodb_rows_deleted",
     "Innodb_rows_inserted",
     "Innodb_rows_updated",
+    "Queries",
     "Questions",
+    *(f"Com_{name}" for name in COM_NAMES),
 )
 
 
@@ -231,7 +234,7 @@ def statistics(ctx: Any) -> tuple[int, int]:
     """``(threads, questions)`` of COM_STATISTICS (``mysqladmin status``) for the server of ``ctx``: open
     connections and statements received, summed over the workers of a multi-worker server."""
     counts = [_local_counts(ctx), *_peer_answers(ctx, OP_STATUS, "the status counters")]
-    return sum(int(c.get("connected", 0)) for c in counts), sum(int(c.get("questions", 0)) for c in counts)
+    return sum(int(c.get("connected", 0)) for c in counts), sum(int(c.get("Questions", 0)) for c in counts)
 
 
 def _running(ctx: Any) -> int:

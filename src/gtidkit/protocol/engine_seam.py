@@ -119,6 +119,14 @@ class SessionAPI(Protocol):
         """Record (and publish across workers) how many COM_STMT_PREPARE statements the wire server holds."""
         ...
 
+    #: the session's statement counters (engine/statements/com_counters.py)
+    status_counts: list[int]
+
+    def count_command(self, command: str) -> None:
+        """A client command arrived: its Com_ counter and Questions (``"query"``, ``"ping"``, ``"stmt_execute"``
+        ...: engine/statements/com_counters.py ``COMMAND_COUNTERS``)."""
+        ...
+
     #: whether the client connection is TLS (CHANGE REPLICATION SOURCE's note 1759 looks at it)
     secure_transport: bool
 
@@ -418,7 +426,11 @@ def execute(
         statements = split(sql, None if lexed else session)
     if not statements:
         raise mysql_error(1065)
-    for text in statements:
+    for i, text in enumerate(statements):
+        if (
+            i
+        ):  # each statement of a multi-statement COM_QUERY is a question (the first one's was its command's)
+            session.count_command("query")
         yield from session.execute(text, lexed=lexed, split=False)
 
 
@@ -462,7 +474,11 @@ def reset_session(session: SessionAPI) -> None:
     Raises:
         MySQLError: from the rollback.
     """
+    counts = list(session.status_counts)
     session.execute("ROLLBACK")
+    session.status_counts[:] = (
+        counts  # the command's own rollback is no ROLLBACK statement (Com_rollback, Queries)
+    )
     session.user_vars.clear()
     session.session_vars.clear()
     session.sql_prepared.clear()

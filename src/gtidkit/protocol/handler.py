@@ -92,6 +92,27 @@ _EXECUTE_BYTE = b"\x17"
 _EXECUTE_FIXED = 10
 #: prepared statements whose execution is ``session.execute_prepared`` behind the privilege hook
 _FAST_KINDS = frozenset({"select", "dml"})
+#: COM_BINLOG_DUMP and COM_BINLOG_DUMP_GTID (command bytes; their hooks are replication's)
+_BINLOG_DUMP_COMMANDS = frozenset({0x12, 0x1E})
+#: client command -> its name in the engine's statement counters (Com_xxx, Questions: ``Session.count_command``)
+_COMMAND_COUNTERS: dict[type, str] = {
+    ComQuery: "query",
+    ComStmtExecute: "stmt_execute",
+    ComPing: "ping",
+    ComQuit: "quit",
+    ComInitDb: "init_db",
+    ComFieldList: "field_list",
+    ComStatistics: "statistics",
+    ComSetOption: "set_option",
+    ComDebug: "debug",
+    ComResetConnection: "reset_connection",
+    ComChangeUser: "change_user",
+    ComProcessKill: "process_kill",
+    ComStmtPrepare: "stmt_prepare",
+    ComStmtSendLongData: "stmt_send_long_data",
+    ComStmtClose: "stmt_close",
+    ComStmtReset: "stmt_reset",
+}
 
 
 class StreamIO:
@@ -146,7 +167,6 @@ class ServerContext:
     handlers: dict[int, ClientHandler] = field(default_factory=dict)
     request_shutdown: Callable[[], None] = lambda: None
     started: float = field(default_factory=time.monotonic)
-    questions: int = 0
     #: protocol bytes read from / written to this server's clients (SHOW GLOBAL STATUS Bytes_received /
     #: Bytes_sent; counted by the edge under :attr:`lock`, :meth:`count_bytes`)
     bytes_received: int = 0
@@ -597,8 +617,12 @@ class ClientHandler:
         return charsets.decode(data, client)
 
     def _command(self, cmd: Any) -> bytes:
-        with self.ctx.lock:
-            self.ctx.questions += 1
+        name = _COMMAND_COUNTERS.get(type(cmd))
+        if name is None and isinstance(cmd, UnknownCommand) and cmd.command in self.ctx.command_hooks:
+            # COM_BINLOG_DUMP[_GTID] count Com_admin_commands (com_binlog_dump: com_other); COM_REGISTER_SLAVE none
+            name = "binlog_dump" if cmd.command in _BINLOG_DUMP_COMMANDS else "register_replica"
+        if name is not None and self.session is not None:
+            self.session.count_command(name)
         if isinstance(cmd, ComQuery):
             return self._query(self._text_in(cmd.query))
         if isinstance(cmd, ComStmtExecute):
@@ -756,8 +780,7 @@ class ClientHandler:
         self.command = "Query"
         self.command_started = time.monotonic()
         try:
-            with self.ctx.lock:
-                self.ctx.questions += 1
+            self.live_session.count_command("stmt_execute")
             fast = prepared.kind in _FAST_KINDS
             if not fast and not self._plain(stmt):  # SET, SHOW ...: as _stmt_execute goes on
                 return self._query(stmt.sql, binary=True, prepared=(prepared, values))

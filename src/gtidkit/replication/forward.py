@@ -18,7 +18,10 @@ one process).
 The model is MySQL's one process: ``start_slave_cmd`` & co. (``sql/rpl_replica.cc``) act on the one
 ``channel_map`` whatever connection runs them. When the singletons process dies during a request the statement
 fails with 1105 naming it (the work may have been done, as for a client whose server crashed mid-statement);
-a request that finds no such process waits up to :data:`REPLACEMENT_WAIT` seconds for the replacement.
+a request that finds no such process waits up to :data:`REPLACEMENT_WAIT` seconds for the replacement. KILL
+[QUERY] of the asking connection ends its wait for that process (checked every :data:`KILL_POLL` seconds) with 1317
+ER_QUERY_INTERRUPTED, a SOURCE_POS_WAIT with NULL as its own kill check answers, as MySQL's waits check
+``thd->killed`` (``start_slave_thread``, ``Relay_log_info::wait_for_pos``); the request itself goes on there.
 
 Requests and answers are JSON (never pickle: the control sockets are abstract Unix sockets other local users can
 reach); values keep their Python types through :func:`encode_value` / :func:`decode_value`.
@@ -42,10 +45,11 @@ from gtidkit.engine.results import Column, Condition, StatementResult
 from gtidkit.engine.shared.control import OP_REPLICA, ControlError, ControlMessage
 from gtidkit.engine.shared.workers import worker_slot
 from gtidkit.errors import MySQLError
-from gtidkit.mysql_errors import unknown_error
+from gtidkit.mysql_errors import mysql_error, unknown_error
 from gtidkit.replication.pos_wait import wait_for_position
 
 __all__ = [
+    "KILL_POLL",
     "REPLACEMENT_WAIT",
     "SINGLETONS_WORKER",
     "STATEMENT_ROWS",
@@ -64,6 +68,8 @@ SINGLETONS_WORKER = 0
 REPLACEMENT_WAIT = 30.0
 #: seconds between two reads of the applier's position by a SOURCE_POS_WAIT in another worker
 POS_POLL = 0.02
+#: seconds between two checks of the asking session's kill flag while worker 0's answer is awaited
+KILL_POLL = 0.1
 #: the rows of the statement table whose handler replication registers (replication/statements.py)
 STATEMENT_ROWS = (
     "change_replication_filter",
@@ -260,10 +266,16 @@ class RemoteReplica:
         server.gtid_mode_guards.append(self.check_gtid_mode_change)
 
     # ---------------------------------------------------------------------------------------------- requests
-    def _alive(self, pid: int, incarnation: int) -> Callable[[], bool]:
+    def _alive(
+        self, pid: int, incarnation: int, killed: Callable[[], bool] | None = None
+    ) -> Callable[[], bool]:
+        """Whether the wait for singletons process ``pid`` (of ``incarnation``) goes on: it still runs, and
+        ``killed()`` (the asking session's kill check) is not true."""
         page = self.server.shared_page
 
         def alive() -> bool:
+            if killed is not None and killed():
+                return False
             slot = worker_slot(page, SINGLETONS_WORKER)
             if slot.pid != pid or slot.incarnation != incarnation:
                 return False
@@ -277,12 +289,19 @@ class RemoteReplica:
 
         return alive
 
-    def ask(self, request: dict[str, Any]) -> Any:
+    def ask(self, request: dict[str, Any], killed: Callable[[], bool] | None = None) -> Any:
         """Send ``request`` to the singletons process and return its decoded ``ok`` value.
 
+        Args:
+            request: the JSON-able request.
+            killed: the asking session's kill check (``Session.interrupted``), polled while the answer is awaited
+                (every :data:`KILL_POLL` seconds) and while no singletons process listens: KILL [QUERY] of the
+                asking connection ends its wait, as MySQL's waits check ``thd->killed`` (the request itself goes on
+                in the singletons process, as a START REPLICA killed while its threads start still starts them).
+
         Raises:
-            MySQLError: the error the request raised there; 1105 when that process ended before it answered or
-                none answered within :data:`REPLACEMENT_WAIT` seconds.
+            MySQLError: the error the request raised there; 1317 when ``killed()`` turned true first; 1105 when
+                that process ended before it answered or none answered within :data:`REPLACEMENT_WAIT` seconds.
         """
         body = json.dumps(request).encode()
         control = self.server.control
@@ -297,11 +316,12 @@ class RemoteReplica:
             slot = worker_slot(page, SINGLETONS_WORKER)
             answer: bytes | None = None
             if slot.pid:
+                waiting = self._alive(slot.pid, slot.incarnation, killed)
                 try:
-                    answer = control.ask_while(
-                        SINGLETONS_WORKER, OP_REPLICA, body, self._alive(slot.pid, slot.incarnation)
-                    )
+                    answer = control.ask_while(SINGLETONS_WORKER, OP_REPLICA, body, waiting, poll=KILL_POLL)
                 except ControlError as err:
+                    if killed is not None and killed():
+                        raise mysql_error(1317) from err
                     raise unknown_error(
                         "The process running the replication threads (worker 0) ended during the statement; "
                         "its replacement runs them"
@@ -312,6 +332,8 @@ class RemoteReplica:
                     code, sqlstate, text = int(data["error"][0]), str(data["error"][1]), str(data["error"][2])
                     raise MySQLError(code, text, sqlstate)  # made from the table in the singletons process
                 return data["ok"]
+            if killed is not None and killed():
+                raise mysql_error(1317)
             if time.monotonic() > deadline:
                 raise unknown_error(
                     "The process running the replication threads (worker 0) did not answer: it is not running"
@@ -327,7 +349,7 @@ class RemoteReplica:
                 "info": encode_value(dict(stmt.info)),
                 "secure": bool(getattr(session, "secure_transport", False)),
             }
-            return _decode_result(self.ask(request))
+            return _decode_result(self.ask(request, getattr(session, "interrupted", None)))
 
         return forward
 
@@ -349,12 +371,26 @@ class RemoteReplica:
         def wait(log_name: Any, log_pos: Any, timeout: Any = None, channel: Any = None) -> int | None:
             name = None if channel is None else str(channel)
 
+            def position() -> Any:
+                """(exists, running, position) of the channel, None when KILL QUERY ended the wait for worker
+                0's answer (the wait's own kill check answers NULL: the flag is cleared as it clears it)."""
+                try:
+                    return decode_value(self.ask({"do": "position", "channel": name}, session.interrupted))
+                except MySQLError as err:
+                    if err.code != 1317:
+                        raise
+                    session.executor.interrupt.clear()
+                    return None
+
             def probe() -> tuple[bool, tuple[str, int] | None]:
-                exists, running, pos = decode_value(self.ask({"do": "position", "channel": name}))
+                found = position()
+                if found is None:
+                    return (False, None)
+                exists, running, pos = found
                 return (bool(exists and running), None if pos is None else (str(pos[0]), int(pos[1])))
 
-            exists, _running, _pos = decode_value(self.ask({"do": "position", "channel": name}))
-            if not exists:
+            first = position()
+            if first is None or not first[0]:
                 return None
             return wait_for_position(probe, session, log_name, log_pos, timeout, poll=POS_POLL)
 

@@ -27,14 +27,12 @@ per ``SET gtid_next`` of a new GTID with several workers; 0 duplicates in 3 x 30
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 
 from gtidkit.engine.shared import waiters
 from gtidkit.engine.shared.owners import GtidOwners
 from gtidkit.engine.shared.shm import SharedPage
-from gtidkit.engine.shared.wakeup import thread_wake_socket
 from gtidkit.gtid import Gtid
 
 __all__ = ["SAFETY_TICK", "SharedGtids"]
@@ -139,18 +137,9 @@ class SharedGtids:
         if reached():
             return True
         deadline = None if timeout is None else time.monotonic() + timeout
-        ws = thread_wake_socket()
-        ws.drain()
-        slot = waiters.register(
-            self.page,
-            waiters.EXECUTED,
-            worker_id=self.worker_id,
-            connection_id=session_id,
-            pid=os.getpid(),
-            address=ws.address,
-            since=time.time(),
-        )
-        try:
+        with waiters.waiting(
+            self.page, waiters.EXECUTED, worker_id=self.worker_id, connection_id=session_id
+        ) as ws:
             while True:  # registered before this check: a commit from here on queues a wake-up
                 if reached():
                     return True
@@ -160,5 +149,3 @@ class SharedGtids:
                 if remaining is not None and remaining <= 0:
                     return False
                 ws.wait(SAFETY_TICK if remaining is None else min(remaining, SAFETY_TICK))
-        finally:
-            waiters.unregister(self.page, slot)

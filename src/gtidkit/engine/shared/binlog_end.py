@@ -22,13 +22,11 @@ Only the standard library and the other modules of this package are used (the pa
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 
 from gtidkit.engine.shared import waiters
 from gtidkit.engine.shared.shm import SharedPage
-from gtidkit.engine.shared.wakeup import thread_wake_socket
 
 __all__ = ["BinlogEnd", "pack", "unpack"]
 
@@ -142,27 +140,16 @@ class BinlogEnd:
         Raises:
             MySQLError: 1041 when the waiter table is full.
         """
-        sock = thread_wake_socket()
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            sock.drain()
-            slot = waiters.register(
-                self.page,
-                waiters.BINLOG,
-                worker_id=self.worker_id,
-                connection_id=connection_id,
-                pid=os.getpid(),
-                address=sock.address,
-                since=time.time(),
-            )
-            try:
+            with waiters.waiting(
+                self.page, waiters.BINLOG, worker_id=self.worker_id, connection_id=connection_id
+            ) as sock:
                 if moved():
                     return True
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     return False
                 sock.wait(left)
-            finally:
-                waiters.unregister(self.page, slot)
             if moved():
                 return True

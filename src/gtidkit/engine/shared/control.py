@@ -71,8 +71,8 @@ _STOP = 0xFFFF  # op of the datagram close() sends itself to end serve()
 #: ops used by the multi-worker server; who answers each, and its body, is said where it is registered
 #: (:class:`~gtidkit.engine.shared.service.ControlService`): KILL / KILL QUERY / PROCESSLIST / STATUS in
 #: ``protocol/admin.py``, THREADS in ``engine/server.py``, ZOMBIE_DUMP in ``replication/source.py``, INNODB_STATUS in
-#: ``engine/statements/innodb_status.py``, COMPRESS in ``engine/server.py``, REPLICA in ``replication/forward.py``,
-#: REPLICAS in ``replication/source.py``. A new feature appends its op here.
+#: ``engine/statements/innodb_status.py``, COMPRESS and FLUSH_STATUS in ``engine/server.py``, REPLICA in
+#: ``replication/forward.py``, REPLICAS in ``replication/source.py``. A new feature appends its op here.
 OP_PING = 1
 OP_WAKE = 2
 OP_KILL = 3
@@ -87,6 +87,8 @@ OP_COMPRESS = 10
 OP_REPLICA = 11
 #: the replicas registered (COM_REGISTER_SLAVE) with a worker's connections: SHOW REPLICAS' merge
 OP_REPLICAS = 12
+#: FLUSH STATUS in another worker: reset this worker's sessions' statement counters (engine/server.py)
+OP_FLUSH_STATUS = 13
 
 
 class _Deferred(bytes):

@@ -17,14 +17,11 @@ the engine replaces by it when it runs with a shared page.
 
 from __future__ import annotations
 
-import os
 import threading
-import time
 from typing import Any
 
 from gtidkit.engine.shared import waiters
 from gtidkit.engine.shared.shm import SharedPage
-from gtidkit.engine.shared.wakeup import thread_wake_socket
 from gtidkit.mysql_errors import mysql_error
 
 __all__ = ["SharedFileWaits"]
@@ -74,15 +71,8 @@ class SharedFileWaits:
                 seen.add(holder)
                 waits_for = waits.get(holder)
                 holder = holders.get(waits_for) if waits_for is not None else None
-            slot = waiters.register_locked(
-                page,
-                waiters.FILE_WAIT,
-                worker_id=self.worker_id,
-                connection_id=mine[1],
-                pid=os.getpid(),
-                address=thread_wake_socket().address,
-                since=time.time(),
-                gno=key,
+            slot = waiters.register_here(
+                page, waiters.FILE_WAIT, worker_id=self.worker_id, connection_id=mine[1], gno=key, locked=True
             )
         with self._lock:
             self._waiting[id(me)] = slot
@@ -96,14 +86,11 @@ class SharedFileWaits:
 
     def acquired(self, me: Any, alias: str) -> None:
         """``me`` holds file ``alias``'s lock until :meth:`release`."""
-        slot = waiters.register(
+        slot = waiters.register_here(
             self.page,
             waiters.FILE_HOLD,
             worker_id=self.worker_id,
             connection_id=int(me.owner_id),
-            pid=os.getpid(),
-            address=thread_wake_socket().address,
-            since=time.time(),
             gno=self._key(me, alias),
         )
         with self._lock:

@@ -17,16 +17,15 @@ limit; gtidkit's engine passes ``innodb_lock_wait_timeout`` and turns its expiry
 
 from __future__ import annotations
 
-import os
 import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from uuid import UUID
 
-from gtidkit.engine.shared import waiters
+from gtidkit.engine.shared import slots, waiters
 from gtidkit.engine.shared.shm import SharedPage
-from gtidkit.engine.shared.wakeup import thread_wake_socket
+from gtidkit.engine.shared.slots import SlotTable
 from gtidkit.mysql_errors import mysql_error
 
 __all__ = ["EXECUTED", "OWNED", "GtidOwners", "Owner", "clear_worker_locked"]
@@ -36,7 +35,6 @@ OWNED = "owned"
 EXECUTED = "executed"
 
 _SLOT = struct.Struct("=QIIQd")  # gno (0 = free), sid index, worker id, connection id, since
-_SIZE = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,42 +58,20 @@ class Owner:
     since: float
 
 
-def _rows(page: SharedPage) -> list[tuple[int, int, int, int, int, float]]:
+def _rows(table: SlotTable) -> list[tuple[int, int, int, int, int, float]]:
     """``(slot, gno, sid index, worker, connection, since)`` of every used slot (page lock held or a racy view)."""
-    high = page.counter("owners_high").get()
-    start = page.layout.owner_table
-    raw = page.buf[start : start + high * _SIZE]
-    return [(i, *row) for i, row in enumerate(_SLOT.iter_unpack(raw)) if row[0]]
+    return [(i, *row) for i, row in table.rows(_SLOT)]
 
 
 _KEY = struct.Struct("=QI")  # the slot's first 12 bytes: gno, sid index
 
 
-def _find(page: SharedPage, key: bytes, top: int) -> int:
-    """The first slot below ``top`` whose first bytes are ``key`` (a C-speed ``mmap.find``), or -1."""
-    start = page.layout.owner_table
-    end = start + top * _SIZE
-    at = page.buf.find(key, start, end)
-    while at >= 0 and (at - start) % _SIZE:
-        at = page.buf.find(key, at + 1, end)
-    return -1 if at < 0 else (at - start) // _SIZE
-
-
-def _free_locked(page: SharedPage, slot: int) -> None:
-    base = page.layout.owner_table + slot * _SIZE
-    page.buf[base : base + _SIZE] = bytes(_SIZE)
-    high = page.counter("owners_high")
-    top = high.get()
-    while top and not page.word(page.layout.owner_table + (top - 1) * _SIZE):
-        top -= 1
-    high.set(top)
-
-
 def clear_worker_locked(page: SharedPage, worker_id: int) -> list[tuple[int, int]]:
     """Drop every GTID owned by a session of ``worker_id`` (page lock held). Returns their (sid index, gno)."""
-    gone = [(idx, gno, slot) for slot, gno, idx, worker, _c, _s in _rows(page) if worker == worker_id]
+    table = slots.table(page, "owners")
+    gone = [(idx, gno, slot) for slot, gno, idx, worker, _c, _s in _rows(table) if worker == worker_id]
     for _idx, _gno, slot in gone:
-        _free_locked(page, slot)
+        table.release_locked(slot)
     return [(idx, gno) for idx, gno, _slot in gone]
 
 
@@ -110,6 +86,7 @@ class GtidOwners:
     def __init__(self, page: SharedPage, worker_id: int) -> None:
         self.page = page
         self.worker_id = worker_id
+        self._table = slots.table(page, "owners")
 
     def _owner(self, row: tuple[int, int, int, int, int, float]) -> Owner:
         _slot, gno, idx, worker, conn, since = row
@@ -132,27 +109,19 @@ class GtidOwners:
         if not 1 <= gno < 1 << 63:
             raise ValueError(f"GNO {gno} is outside 1 .. 2**63 - 1")
         page = self.page
+        table = self._table
         idx = page.sid_index(sid, tag)
-        high = page.counter("owners_high")
-        start = page.layout.owner_table
         with page.locked():
-            top = high.get()
-            found = _find(page, _KEY.pack(gno, idx), top)
+            found = table.find(_KEY.pack(gno, idx))
             if found >= 0:
-                _g, _i, worker, conn, since = _SLOT.unpack_from(page.buf, start + found * _SIZE)
+                _g, _i, worker, conn, since = _SLOT.unpack_from(page.buf, table.offset(found))
                 if conn == connection_id and worker == self.worker_id:
                     return None
                 return Owner(sid, tag, gno, conn, worker, since)
-            slot = _find(page, bytes(8), top)  # a free slot (gno 0), else a new one at the top
-            if slot < 0:
-                slot = top
-            if slot >= page.layout.owners:
-                raise mysql_error(1041)
+            slot = table.claim_locked()  # a free slot (gno 0), else a new one at the top
             _SLOT.pack_into(
-                page.buf, start + slot * _SIZE, gno, idx, self.worker_id, connection_id, time.time()
+                page.buf, table.offset(slot), gno, idx, self.worker_id, connection_id, time.time()
             )
-            if slot == top:
-                high.set(top + 1)
         return None
 
     def claim(
@@ -192,20 +161,15 @@ class GtidOwners:
         if outcome is not None:
             return outcome
         deadline = None if timeout is None else time.monotonic() + timeout
-        ws = thread_wake_socket()
-        ws.drain()
-        slot = waiters.register(
+        idx = self.page.sid_index(sid, tag)
+        with waiters.waiting(
             self.page,
             waiters.GTID,
             worker_id=self.worker_id,
             connection_id=connection_id,
-            pid=os.getpid(),
-            address=ws.address,
-            since=time.time(),
-            sid_index=self.page.sid_index(sid, tag),
+            sid_index=idx,
             gno=gno,
-        )
-        try:
+        ) as ws:
             while True:  # registered before this check: a release from here on queues a wake-up
                 outcome = self._attempt(sid, gno, connection_id, tag, executed)
                 if outcome is not None:
@@ -216,8 +180,6 @@ class GtidOwners:
                 if remaining is not None and remaining <= 0:
                     raise mysql_error(1205)
                 ws.wait(remaining)
-        finally:
-            waiters.unregister(self.page, slot)
 
     def _attempt(
         self, sid: UUID, gno: int, connection_id: int, tag: str, executed: Callable[[], bool] | None
@@ -243,29 +205,31 @@ class GtidOwners:
             False when ``connection_id`` did not own it (nothing changed).
         """
         page = self.page
+        table = self._table
         idx = page.sid_index(sid, tag)
         with page.locked():
-            slot = _find(page, _KEY.pack(gno, idx), page.counter("owners_high").get())
-            if slot < 0 or _SLOT.unpack_from(page.buf, page.layout.owner_table + slot * _SIZE)[2:4] != (
+            slot = table.find(_KEY.pack(gno, idx))
+            if slot < 0 or _SLOT.unpack_from(page.buf, table.offset(slot))[2:4] != (
                 self.worker_id,
                 connection_id,
             ):
                 return False
-            _free_locked(page, slot)
+            table.release_locked(slot)
         waiters.wake_matching(page, waiters.GTID, idx, gno)
         return True
 
     def release_connection(self, connection_id: int) -> int:
         """Drop every GTID ``connection_id`` owns (its session ends) and wake their waiters. Returns how many."""
         page = self.page
+        table = self._table
         with page.locked():
             mine = [
                 (slot, i, g)
-                for slot, g, i, worker, conn, _s in _rows(page)
+                for slot, g, i, worker, conn, _s in _rows(table)
                 if conn == connection_id and worker == self.worker_id
             ]
             for slot, _i, _g in mine:
-                _free_locked(page, slot)
+                table.release_locked(slot)
         for _slot, i, g in mine:
             waiters.wake_matching(page, waiters.GTID, i, g)
         return len(mine)
@@ -273,16 +237,17 @@ class GtidOwners:
     def owner_of(self, sid: UUID, gno: int, tag: str = "") -> Owner | None:
         """Who owns ``sid:tag:gno`` (``Owned_gtids::get_owner``), or None."""
         page = self.page
+        table = self._table
         idx = page.sid_index(sid, tag)
         with page.locked():
-            slot = _find(page, _KEY.pack(gno, idx), page.counter("owners_high").get())
+            slot = table.find(_KEY.pack(gno, idx))
             if slot < 0:
                 return None
-            row = _SLOT.unpack_from(page.buf, page.layout.owner_table + slot * _SIZE)
+            row = _SLOT.unpack_from(page.buf, table.offset(slot))
         return self._owner((slot, *row))
 
     def owned(self) -> list[Owner]:
         """Every owned GTID, in slot order (``@@GLOBAL.gtid_owned``'s content across workers)."""
         with self.page.locked():
-            rows = _rows(self.page)
+            rows = _rows(self._table)
         return [self._owner(row) for row in rows]

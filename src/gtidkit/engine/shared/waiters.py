@@ -14,13 +14,17 @@ suspended thread, with its event to signal) and MySQL's ``Gtid_state::wait_for_g
 
 from __future__ import annotations
 
+import os
 import struct
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
+from gtidkit.engine.shared import slots
 from gtidkit.engine.shared.shm import SharedPage
-from gtidkit.engine.shared.wakeup import wake
-from gtidkit.mysql_errors import mysql_error
+from gtidkit.engine.shared.wakeup import WakeSocket, thread_wake_socket, wake
 
 __all__ = [
     "BINLOG",
@@ -36,9 +40,11 @@ __all__ = [
     "free_locked",
     "read_locked",
     "register",
+    "register_here",
     "register_locked",
     "unregister",
     "waiters",
+    "waiting",
     "wake_connection",
     "wake_matching",
 ]
@@ -70,8 +76,9 @@ _COUNT = {
     ROW_HOLD: "row_holders",
 }
 
-_SLOT = struct.Struct("=IIQdQ8sIIQ")  # kind, worker, connection, since, pid, address, sid index, pad, gno
-_SIZE = 64
+_SLOT = struct.Struct(
+    "=IIQdQ8sIIQ8x"
+)  # kind, worker, connection, since, pid, address, sid index, pad, gno; pad
 _KIND = struct.Struct("=I")
 
 
@@ -102,56 +109,29 @@ class Waiter:
     gno: int
 
 
-def _base(page: SharedPage, slot: int) -> int:
-    return page.layout.waiter_table + slot * _SIZE
-
-
-def _kind(page: SharedPage, slot: int) -> int:
-    return int(_KIND.unpack_from(page.buf, _base(page, slot))[0])
-
-
 def _read(page: SharedPage) -> list[Waiter]:
     """Every used slot (caller holds the page lock, or accepts a racy view)."""
-    high = page.counter("waiters_high").get()
-    start = page.layout.waiter_table
-    raw = page.buf[start : start + high * _SIZE]
-    out = []
-    for i in range(high):
-        kind, worker, conn, since, pid, addr, sid_index, _pad, gno = _SLOT.unpack_from(raw, i * _SIZE)
-        if kind:
-            out.append(Waiter(i, kind, worker, conn, since, pid, addr.rstrip(b"\0"), sid_index, gno))
-    return out
+    return [
+        Waiter(i, kind, worker, conn, since, pid, addr.rstrip(b"\0"), sid_index, gno)
+        for i, (kind, worker, conn, since, pid, addr, sid_index, _pad, gno) in slots.table(
+            page, "waiters"
+        ).rows(_SLOT)
+    ]
 
 
-def register(
-    page: SharedPage,
-    kind: int,
-    *,
-    worker_id: int,
-    connection_id: int,
-    pid: int,
-    address: bytes,
-    since: float,
-    sid_index: int = 0,
-    gno: int = 0,
-) -> int:
+def register(page: SharedPage, kind: int, **fields: Any) -> int:
     """Add a waiter (before its last check of what it waits for, so no release is missed). Returns its slot.
+
+    Args:
+        page: the mapped shared page.
+        kind: what it waits for.
+        fields: :func:`register_locked`'s keyword arguments.
 
     Raises:
         MySQLError: 1041 ER_OUT_OF_RESOURCES when every slot is used.
     """
     with page.locked():
-        return register_locked(
-            page,
-            kind,
-            worker_id=worker_id,
-            connection_id=connection_id,
-            pid=pid,
-            address=address,
-            since=since,
-            sid_index=sid_index,
-            gno=gno,
-        )
+        return register_locked(page, kind, **fields)
 
 
 def register_locked(
@@ -171,44 +151,72 @@ def register_locked(
     Raises:
         MySQLError: 1041 ER_OUT_OF_RESOURCES when every slot is used.
     """
-    counter = page.counter(_COUNT[kind])
-    high = page.counter("waiters_high")
-    top = high.get()
-    slot = next((i for i in range(top) if _kind(page, i) == 0), top)
-    if slot >= page.layout.waiters:
-        raise mysql_error(1041)
+    table = slots.table(page, "waiters")
+    slot = table.claim_locked()
     _SLOT.pack_into(
-        page.buf,
-        _base(page, slot),
-        kind,
-        worker_id,
-        connection_id,
-        since,
-        pid,
-        address,
-        sid_index,
-        0,
-        gno,
+        page.buf, table.offset(slot), kind, worker_id, connection_id, since, pid, address, sid_index, 0, gno
     )
-    if slot == top:
-        high.set(top + 1)
-    counter.add(1)
+    page.counter(_COUNT[kind]).add(1)
     return slot
+
+
+def register_here(
+    page: SharedPage,
+    kind: int,
+    *,
+    worker_id: int,
+    connection_id: int,
+    sid_index: int = 0,
+    gno: int = 0,
+    locked: bool = False,
+) -> int:
+    """:func:`register` (``locked``: :func:`register_locked`) for the calling thread: this process's pid, the
+    address of the thread's wake-up socket (:func:`~.wakeup.thread_wake_socket`), now. Returns the slot.
+
+    Raises:
+        MySQLError: 1041 ER_OUT_OF_RESOURCES when every slot is used.
+    """
+    fields: dict[str, Any] = {
+        "worker_id": worker_id,
+        "connection_id": connection_id,
+        "pid": os.getpid(),
+        "address": thread_wake_socket().address,
+        "since": time.time(),
+        "sid_index": sid_index,
+        "gno": gno,
+    }
+    return register_locked(page, kind, **fields) if locked else register(page, kind, **fields)
+
+
+@contextmanager
+def waiting(
+    page: SharedPage, kind: int, *, worker_id: int, connection_id: int, sid_index: int = 0, gno: int = 0
+) -> Iterator[WakeSocket]:
+    """Registered as a waiter of ``kind`` for the block (unregistered at its end, whatever happens): yields the
+    thread's wake-up socket, drained before the registration, so a wake-up queued from then on is not lost.
+
+    Raises:
+        MySQLError: 1041 ER_OUT_OF_RESOURCES when every slot is used.
+    """
+    ws = thread_wake_socket()
+    ws.drain()
+    slot = register_here(
+        page, kind, worker_id=worker_id, connection_id=connection_id, sid_index=sid_index, gno=gno
+    )
+    try:
+        yield ws
+    finally:
+        unregister(page, slot)
 
 
 def _free_locked(page: SharedPage, slot: int) -> None:
     """Free ``slot`` and lower the high-water mark past trailing free slots (page lock held)."""
-    base = _base(page, slot)
-    kind = _kind(page, slot)
+    table = slots.table(page, "waiters")
+    kind = int(_KIND.unpack_from(page.buf, table.offset(slot))[0])
     if not kind:
         return
-    page.buf[base : base + _SIZE] = bytes(_SIZE)
+    table.release_locked(slot)
     page.counter(_COUNT[kind]).add(-1)
-    high = page.counter("waiters_high")
-    top = high.get()
-    while top and _kind(page, top - 1) == 0:
-        top -= 1
-    high.set(top)
 
 
 def unregister(page: SharedPage, slot: int) -> None:

@@ -112,17 +112,11 @@ class SharedWriteLock:
         if self.try_acquire(connection_id):
             return
         deadline = None if timeout is None else time.monotonic() + timeout
+        page = self.page
         ws = thread_wake_socket()
         ws.drain()
-        page = self.page
-        slot = waiters.register(
-            page,
-            waiters.WRITE_LOCK,
-            worker_id=self.worker_id,
-            connection_id=connection_id,
-            pid=os.getpid(),
-            address=ws.address,
-            since=time.time(),
+        slot = waiters.register_here(
+            page, waiters.WRITE_LOCK, worker_id=self.worker_id, connection_id=connection_id
         )
         watched_pid, watch_fd = 0, None
         try:

@@ -220,9 +220,10 @@ THREADS_COLUMNS = (
     "THREAD_OS_ID",
     "RESOURCE_GROUP",
 )
-#: performance_schema tables of system variables (RM8 29.12.14): ``global_variables`` / ``session_variables``
-#: (VARIABLE_NAME, VARIABLE_VALUE), filled per query by the session (see ``Executor.virtual_tables``).
-VARIABLES_TABLES = ("global_variables", "session_variables")
+#: performance_schema tables of system variables (RM8 29.12.14): ``global_variables`` / ``session_variables``, and
+#: of status variables (RM8 29.12.15): ``global_status`` / ``session_status`` (VARIABLE_NAME, VARIABLE_VALUE), filled
+#: per query by the session (see ``Executor.virtual_tables``).
+VARIABLES_TABLES = ("global_variables", "session_variables", "global_status", "session_status")
 VARIABLES_COLUMNS = ("VARIABLE_NAME", "VARIABLE_VALUE")
 #: The process list as tables (RM8 28.3.23 INFORMATION_SCHEMA.PROCESSLIST, 29.12.21.7 performance_schema.processlist),
 #: filled per query by the session (``Executor.virtual_tables``; the wire server provides the rows, as SHOW

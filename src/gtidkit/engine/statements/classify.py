@@ -46,7 +46,7 @@ from gtidkit.engine.sql.parse import normalize, parse_tree, strip_comments, temp
 from gtidkit.engine.statements.specs import StatementSpec, spec_of
 from gtidkit.errors import MySQLError
 
-__all__ = ["KINDS", "TREE_KINDS", "Statement", "StatementKind", "classify", "is_load_data_local"]
+__all__ = ["KINDS", "TREE_KINDS", "Statement", "StatementKind", "classify", "dml_form", "is_load_data_local"]
 
 
 class StatementKind(StrEnum):
@@ -334,7 +334,11 @@ _RECOGNISER_SRC: list[tuple[str, str, str]] = [
         "table_maintenance",
     ),
     (re.compile(r"^CHECKSUM TABLES? (?P<tables>.+)$"), "admin", "checksum_table"),
-    (re.compile(r"^XA .+$"), "admin", "xa"),
+    (
+        re.compile(r"^XA (?=.)(?P<xa>[A-Z]*).*$"),
+        "admin",
+        "xa",
+    ),  # info["xa"]: START, END, COMMIT ... (as written)
     (re.compile(r"^LOCK TABLES? .+$"), "admin", "lock_tables"),
     (re.compile(r"^UNLOCK TABLES?$"), "admin", "unlock_tables"),
     (re.compile(r"^KILL(?: (?P<what>CONNECTION|QUERY))? (?P<id>\d+)$"), "admin", "kill"),
@@ -531,7 +535,7 @@ SHOW_PARSERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "routine_status",
         ("PROCEDURE", "FUNCTION"),
-        rf"^SHOW (?:PROCEDURE|FUNCTION) STATUS(?: (?:LIKE {_LIKE}|WHERE .*))?$",
+        rf"^SHOW (?P<routine>PROCEDURE|FUNCTION) STATUS(?: (?:LIKE {_LIKE}|WHERE .*))?$",
     ),
     # the account name and the rest: the account statements' grammar (engine/accounts/statements.py)
     ("grants", ("GRANTS",), r"(?s)^SHOW GRANTS(?![A-Za-z0-9_$]).*$"),
@@ -671,6 +675,41 @@ _TRANSACTION_CONTROL: dict[str, tuple[StatementKind, str, dict[str, Any]]] = {}
 _LOAD_LOCAL = re.compile(
     r"^\s*LOAD\s+(?:DATA|XML)\s+(?:(?:LOW_PRIORITY|CONCURRENT)\s+)?LOCAL\s+INFILE\b", re.IGNORECASE
 )
+
+
+# DML forms MySQL's parser gives a command of their own (SQLCOM_INSERT_SELECT, SQLCOM_UPDATE_MULTI ...): the
+# statement counters tell them apart (engine/statements/com_counters.py)
+_DML_NAME = r"(?:`(?:[^`]|``)*`|[\w$]+)"
+_DML_TABLE = rf"{_DML_NAME}(?:\s*\.\s*{_DML_NAME})?"
+_INSERT_SELECT = re.compile(
+    r"\s*(?:INSERT|REPLACE)(?:\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE))*(?:\s+INTO)?\s+"
+    rf"{_DML_TABLE}(?:\s+PARTITION\s*\([^)]*\))?\s*(?:\([^()]*\)\s*)?(?:\(\s*)*(?:SELECT|WITH|TABLE)\b",
+    re.IGNORECASE,
+)
+_UPDATE_TABLES = re.compile(r"\s*UPDATE\b(.*?)\bSET\b", re.IGNORECASE | re.DOTALL)
+_SINGLE_DELETE = re.compile(
+    rf"\s*DELETE(?:\s+(?:LOW_PRIORITY|QUICK|IGNORE))*\s+FROM\s+{_DML_TABLE}(?:\s+(?:AS\s+)?"
+    rf"(?!WHERE\b|ORDER\b|LIMIT\b|PARTITION\b){_DML_NAME})?(?:\s+PARTITION\s*\([^)]*\))?\s*(?:$|WHERE\b|ORDER\b|LIMIT\b)",
+    re.IGNORECASE,
+)
+_TABLE_LIST = re.compile(r",|\bJOIN\b", re.IGNORECASE)
+
+
+def dml_form(text: str) -> str:
+    """The MySQL command of a DML statement's text (a statement classified ``dml``): ``insert`` /
+    ``insert_select``, ``replace`` / ``replace_select`` (``INSERT ... SELECT | TABLE | WITH``), ``update`` /
+    ``update_multi`` (a table list or a join before SET), ``delete`` / ``delete_multi`` (``DELETE t1 FROM ...``,
+    ``DELETE FROM t1 USING ...``, a join): ``sql/sql_yacc.yy`` ``insert_stmt`` / ``update_stmt`` /
+    ``delete_stmt``, which set SQLCOM_INSERT_SELECT, SQLCOM_UPDATE_MULTI, SQLCOM_DELETE_MULTI."""
+    first = text.lstrip()[:7].upper()
+    if first.startswith("INSERT"):
+        return "insert_select" if _INSERT_SELECT.match(text) else "insert"
+    if first.startswith("REPLACE"):
+        return "replace_select" if _INSERT_SELECT.match(text) else "replace"
+    if first.startswith("UPDATE"):
+        m = _UPDATE_TABLES.match(text)
+        return "update_multi" if m and _TABLE_LIST.search(m.group(1)) else "update"
+    return "delete" if _SINGLE_DELETE.match(text) else "delete_multi"
 
 
 def is_load_data_local(text: str) -> bool:

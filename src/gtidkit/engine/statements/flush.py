@@ -11,7 +11,8 @@ USER_RESOURCES, none for FLUSH LOGS / BINARY LOGS, and none for any of them with
 every FLUSH it commits the open transaction first (RM8 "Statements That Cause an Implicit Commit").
 
 What each option does to this engine: LOGS and BINARY LOGS rotate the binary log (``FLUSH LOGS`` itself keeps its
-own path in :mod:`gtidkit.engine.statements.admin`); PRIVILEGES reloads the account cache from the grant tables; the others have nothing to flush in SQLite or are served
+own path in :mod:`gtidkit.engine.statements.admin`); PRIVILEGES reloads the account cache from the grant tables; STATUS
+resets every session's statement counters (``Server.flush_status``); the others have nothing to flush in SQLite or are served
 elsewhere (the error log is a plain append-only file), so only their logging is observable.
 """
 
@@ -80,6 +81,8 @@ def run_flush(session: Session, stmt: Statement) -> StatementResult:
         "PRIVILEGES" in options
     ):  # acl_reload: the grant tables as they are now (after direct DML on mysql.user)
         session.server.accounts_changed(session.conn)
+    if "STATUS" in options:  # every session's Com_xxx / Questions start again from 0 (engine/server.py)
+        session.server.flush_status()
     return StatementResult()
 
 

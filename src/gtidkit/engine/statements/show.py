@@ -180,7 +180,8 @@ def _variables(session: Session, stmt: Statement) -> StatementResult:
 def _status(session: Session, stmt: Statement) -> StatementResult:
     from gtidkit.engine.statements.status import show_status
 
-    return show_status(session, stmt.info.get("like"), stmt.info.get("where"))
+    info = stmt.info
+    return show_status(session, info.get("like"), info.get("where"), info.get("scope"))
 
 
 def _engine_innodb_status(session: Session, stmt: Statement) -> StatementResult:

@@ -6,7 +6,7 @@ Only the counters the engine can answer truthfully are listed (MySQL has several
 (open sessions, replication's own included, as MySQL counts its replica threads), ``Threads_running`` (1: the
 engine does not track which sessions are mid-statement; the asking session always is), ``Uptime`` and
 ``Uptime_since_flush_status`` (seconds since start-up: the server's, also in a worker that started later;
-FLUSH STATUS is not supported), ``Innodb_rows_inserted`` / ``_updated`` / ``_deleted`` (rows written by
+FLUSH STATUS does not reset it), ``Innodb_rows_inserted`` / ``_updated`` / ``_deleted`` (rows written by
 statements, as SHOW ENGINE INNODB STATUS counts them; rows read are not counted, so ``Innodb_rows_read`` is not
 listed). ``Prepared_stmt_count`` counts every worker's sessions (the shared page). A higher layer adds or replaces
 values through ``Server.status_providers``: the wire server answers ``Connections``, ``Max_used_connections``,
@@ -19,6 +19,14 @@ and while they work: Percona Toolkit's ``--max-load`` / ``--critical-load`` poll
 'Threads_running'``. Rows are sorted by name; LIKE and WHERE filter as SHOW VARIABLES does (``Variable_name``,
 ``Value``).
 
+The statement counters (:mod:`gtidkit.engine.statements.com_counters`): every ``Com_xxx`` of MySQL 8.0,
+``Questions`` and ``Queries``. SHOW [SESSION] STATUS shows the session's ``Com_xxx`` and ``Questions``, SHOW GLOBAL
+STATUS the server's sums (every worker's); ``Queries`` is server-wide in both (MySQL's query id). FLUSH STATUS
+moves every session's counters into the server's and starts them again from 0 (the global sums stay). Rows come
+in MySQL's order: by name, the ``Com_`` rows as one block at "Com" in ``com_status_vars`` order.
+``performance_schema.global_status`` / ``session_status`` hold the same rows without the ``Com_`` ones (RM8
+"Performance Schema Status Variable Tables": the Performance Schema does not collect them).
+
 Source: MySQL 8.4 Reference Manual "SHOW STATUS Statement" and "Server Status Variables" (Threads_connected,
 Threads_running, Uptime, Uptime_since_flush_status).
 """
@@ -26,21 +34,29 @@ Threads_running, Uptime, Uptime_since_flush_status).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gtidkit.engine.results import StatementResult
+from gtidkit.engine.statements import com_counters
 from gtidkit.engine.statements.innodb_status import row_status
 from gtidkit.engine.statements.prepared import prepared_count
-from gtidkit.engine.statements.variables import SHOW_COLUMNS
+from gtidkit.engine.statements.variables import SHOW_COLUMNS, plain_like
 
 if TYPE_CHECKING:
     from gtidkit.engine.session import Session
 
-__all__ = ["show_status", "status_rows"]
+__all__ = ["providers", "show_status", "status_rows"]
 
 
-def status_rows(session: Session) -> list[tuple[str, str]]:
-    """(Variable_name, Value) of every status variable kept, sorted by name."""
+def status_rows(session: Session, scope: str | None = None) -> list[tuple[str, str]]:
+    """(Variable_name, Value) of every status variable kept, in SHOW STATUS order.
+
+    Args:
+        session: the asking session.
+        scope: ``"GLOBAL"`` for the server's values; else (SESSION, LOCAL, None) the session's own where a
+            variable has one (Com_xxx, Questions), the server's for the others.
+    """
     server = session.server
     uptime = str(int(time.time() - server.started_at))
     rows = {
@@ -53,27 +69,81 @@ def status_rows(session: Session) -> list[tuple[str, str]]:
         "Uptime_since_flush_status": uptime,
     }
     rows.update((name, str(n)) for name, n in row_status(server).items())
-    for provider in server.status_providers:  # the wire server's (Connections, Threads_running ...)
+    rows.update((name, str(n)) for name, n in com_counters.describe(server.statement_counts()).items())
+    for provider in server.status_providers:  # the wire server's (Connections, the workers' sums ...)
         rows.update(provider())
-    return sorted(rows.items())
+    if (scope or "").upper() != "GLOBAL":
+        own = session.status_counts
+        rows.update((name, str(n)) for name, n in com_counters.com_rows(own))
+        rows["Questions"] = str(own[com_counters.QUESTIONS])
+    return sorted(rows.items(), key=_order)
 
 
-def show_status(session: Session, like: str | None, where: str | None) -> StatementResult:
+def _order(row: tuple[str, str]) -> tuple[str, int]:
+    """SHOW STATUS order: by name, the Com_ rows one block at "Com" in MySQL's order (``com_status_vars`` is one
+    SHOW_ARRAY entry named "Com" among the sorted status variables)."""
+    name = row[0]
+    if name.startswith("Com_"):
+        return ("Com", _COM_ORDER[name])
+    return (name, 0)
+
+
+_COM_ORDER = {f"Com_{name}": i for i, name in enumerate(com_counters.COM_NAMES)}
+
+
+def providers(session: Session) -> dict[tuple[str, str], Callable[[], list[tuple[str, str]]]]:
+    """Row providers of ``performance_schema.global_status`` / ``session_status`` for the SQL layer's per-query
+    tables (``Executor.virtual_tables``): SHOW GLOBAL / SESSION STATUS's rows without the ``Com_`` ones (with them
+    while :func:`show_status` filters its rows through the table)."""
+    return {
+        ("performance_schema", "global_status"): lambda: _table_rows(session, "GLOBAL"),
+        ("performance_schema", "session_status"): lambda: _table_rows(session, None),
+    }
+
+
+def _table_rows(session: Session, scope: str | None) -> list[tuple[str, str]]:
+    rows = status_rows(session, scope)
+    if _SHOWING not in session.executor.virtual_tables:
+        rows = [row for row in rows if not row[0].startswith("Com_")]
+    return rows
+
+
+#: present in the session's virtual tables while SHOW STATUS reads its rows through the Performance Schema table
+_SHOWING = ("", "com_rows_included")
+
+
+def show_status(
+    session: Session, like: str | None, where: str | None, scope: str | None = None
+) -> StatementResult:
     """SHOW [GLOBAL|SESSION] STATUS [LIKE 'p' | WHERE expr] (``like``: the quoted pattern as written; ``where``: the
-    expression's text), as :mod:`gtidkit.engine.statements.classify` parsed it.
+    expression's text; ``scope``: GLOBAL, SESSION, LOCAL or None), as :mod:`gtidkit.engine.statements.classify`
+    parsed it. A plain LIKE pattern is matched here; any other filter runs as a query over the Performance Schema
+    table of the scope (as MySQL 8.0's SHOW STATUS reads it), its ``Com_`` rows included for this query.
 
     Raises:
         MySQLError: what the WHERE expression raises (1054 for an unknown column ...).
     """
     from gtidkit.engine.sql.metadata import result_set
 
-    rows = status_rows(session)
-    cond = ""
-    if like is not None:
-        cond = f" WHERE Variable_name LIKE {like}"
-    elif where is not None:
-        cond = f" WHERE {where.strip().rstrip(';')}"
-    values = " UNION ALL ".join(f"SELECT '{n}' AS Variable_name, '{v}' AS Value" for n, v in rows)
-    sql = f"SELECT Variable_name, Value FROM ({values}) AS v{cond} ORDER BY Variable_name"
-    er = session.executor.execute_select(sql, session.current_db)
-    return result_set(list(SHOW_COLUMNS), [tuple(r) for r in er.rows])
+    if like is None and where is None:
+        return result_set(list(SHOW_COLUMNS), status_rows(session, scope))
+    rx = plain_like(like) if like is not None else None
+    if rx is not None:
+        return result_set(list(SHOW_COLUMNS), [r for r in status_rows(session, scope) if rx.fullmatch(r[0])])
+    cond = (
+        f" WHERE Variable_name LIKE {like}"
+        if like is not None
+        else f" WHERE {str(where).strip().rstrip(';')}"
+    )
+    table = "global_status" if (scope or "").upper() == "GLOBAL" else "session_status"
+    sql = (
+        "SELECT Variable_name, Value FROM (SELECT VARIABLE_NAME AS Variable_name, VARIABLE_VALUE AS Value "
+        f"FROM performance_schema.{table}) AS v{cond}"
+    )
+    tables = session.executor.virtual_tables
+    tables[_SHOWING] = list
+    try:
+        er = session.executor.execute_select(sql, session.current_db)
+    finally:
+        del tables[_SHOWING]
+    return result_set(list(SHOW_COLUMNS), sorted((tuple(r) for r in er.rows), key=_order))

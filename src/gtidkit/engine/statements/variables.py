@@ -45,18 +45,27 @@ def names_like(like: str) -> tuple[str, ...] | None:
     """
     names = _LIKE_NAMES.get(like)
     if names is None:
-        m = _PLAIN_LIKE.fullmatch(like)
-        if m is None:
+        rx = plain_like(like)
+        if rx is None:
             return None
-        rx = re.compile(
-            "".join(".*" if ch == "%" else "." if ch == "_" else re.escape(ch) for ch in m.group(1)),
-            re.IGNORECASE | re.DOTALL,
-        )
         names = tuple(n for n in _NAMES if rx.fullmatch(n))
         if len(_LIKE_NAMES) >= 1024:
             _LIKE_NAMES.clear()
         _LIKE_NAMES[like] = names
     return names
+
+
+def plain_like(like: str) -> re.Pattern[str] | None:
+    """The regex (to ``fullmatch``) of a plain LIKE pattern literal over ASCII names (``'gtid%'``: name characters
+    and the wildcards ``%`` / ``_``, case-insensitive as the name columns' collation), or None for any other
+    literal (escapes, quotes: left to the SQL layer's LIKE)."""
+    m = _PLAIN_LIKE.fullmatch(like)
+    if m is None:
+        return None
+    return re.compile(
+        "".join(".*" if ch == "%" else "." if ch == "_" else re.escape(ch) for ch in m.group(1)),
+        re.IGNORECASE | re.DOTALL,
+    )
 
 
 def variable_rows(
