@@ -48,7 +48,11 @@ def _both(raw: sqlite3.Connection, reader: Any, sql: str, binds: dict[str, Any])
 
 @needs_reader
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rows=st.lists(st.tuples(_VALUES, _VALUES), max_size=300), lo=st.integers(-5, 320), span=st.integers(0, 320))
+@given(
+    rows=st.lists(st.tuples(_VALUES, _VALUES), max_size=300),
+    lo=st.integers(-5, 320),
+    span=st.integers(0, 320),
+)
 def test_rows_equal_the_modules(tmp_path: Path, rows: list[tuple[Any, Any]], lo: int, span: int) -> None:
     raw, reader = _connect(tmp_path / "h.sqlite")
     try:
@@ -174,7 +178,9 @@ def test_interrupt_by_the_progress_handler(tmp_path: Path) -> None:
     raw, reader = _connect(tmp_path / "i.sqlite")
     try:
         raw.set_progress_handler(lambda: 1, 100)
-        sql = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 100000) SELECT n FROM c"
+        sql = (
+            "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 100000) SELECT n FROM c"
+        )
         module, compiled = _both(raw, reader, sql, {})
         assert module[:2] == (sqlite3.OperationalError, "interrupted") and compiled == module
         raw.set_progress_handler(None, 0)
@@ -269,7 +275,9 @@ def test_executor_selects_equal_without_the_reader(tmp_path: Path) -> None:
     runs = {}
     for pure in ("1", "0"):
         env = {**__import__("os").environ, "GTIDKIT_PURE_PYTHON": pure}
-        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        )
         runs[pure] = __import__("json").loads(done.stdout)
     assert runs["1"].pop("compiled") is False
     assert runs["0"].pop("compiled") is fast_rows.COMPILED

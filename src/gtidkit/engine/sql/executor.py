@@ -1892,7 +1892,8 @@ def _check_finite(rows: Sequence[Sequence[Any]], names: Sequence[str]) -> None:
     Raises:
         MySQLError: 1690 ER_DATA_OUT_OF_RANGE naming the column's expression.
     """
-    if float not in set(map(type, itertools.chain.from_iterable(rows))):
+    kinds = map(type, rows[0]) if len(rows) == 1 else set(map(type, itertools.chain.from_iterable(rows)))
+    if float not in kinds:
         return  # only a float can be infinite (sqlite3 gives int, float, str, bytes, None): one cheap pass
     for inf in _INFINITIES:
         if inf in itertools.chain.from_iterable(rows):  # a C-speed scan; the rare hit is located below

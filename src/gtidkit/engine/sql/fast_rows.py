@@ -44,7 +44,9 @@ def reader_for(raw: sqlite3.Connection) -> Any:
     return reader
 
 
-def fetch_rows(raw: sqlite3.Connection, reader: Any, sql: str, binds: dict[str, Any]) -> list[tuple[Any, ...]]:
+def fetch_rows(
+    raw: sqlite3.Connection, reader: Any, sql: str, binds: dict[str, Any]
+) -> list[tuple[Any, ...]]:
     """The rows of the SELECT ``sql`` with its named parameters bound from ``binds`` (name -> int, float, str,
     bytes or None), as ``raw.execute(sql, binds).fetchall()`` returns them; through ``reader``
     (:func:`reader_for` of ``raw``) when it is not None and can answer.
