@@ -284,3 +284,25 @@ def test_executor_selects_equal_without_the_reader(tmp_path: Path) -> None:
     assert runs["0"] == runs["1"]
     assert any(isinstance(v[0], int) and v[0] == 1690 for v in runs["1"].values())  # the DOUBLE overflow
     assert any(isinstance(v[0], int) and v[0] == 1054 for v in runs["1"].values())  # no such column
+
+
+@needs_reader
+def test_close_while_another_thread_reads(tmp_path: Path) -> None:
+    """close() (the session's connection closing) while a statement runs in another thread: the statement in use is
+    finalized only when that run ends, which returns every row."""
+    raw, reader = _connect(tmp_path / "c.sqlite")
+    try:
+        raw.execute("CREATE TABLE t (a)")
+        raw.execute("BEGIN")
+        raw.executemany("INSERT INTO t VALUES (?)", [(i * 7919 % 100003,) for i in range(100000)])
+        raw.execute("COMMIT")
+        got: list[Any] = []
+        t = threading.Thread(target=lambda: got.append(reader.run("SELECT a FROM t ORDER BY a", {})))
+        t.start()
+        reader.close()  # while the thread sorts (the GIL is released around the first step), or before it runs
+        t.join()
+        assert len(got[0]) == 100000 and got[0][0] == (0,)
+        assert reader.run("SELECT COUNT(*) FROM t", {}) == [(100000,)]  # prepared again after close()
+    finally:
+        reader.close()
+        raw.close()

@@ -142,13 +142,14 @@ raise_sqlite(sqlite3 *db, int rc)
     return NULL;
 }
 
-/* the cached statement of `sql`, prepared on first use; NULL with no error: the module's way must answer */
-static Prepared *
+/* the capsule of the cached statement of `sql` (a new reference: a statement in use outlives close() and the
+   cache's clearing), prepared on first use; NULL with no error: the module's way must answer */
+static PyObject *
 reader_prepare(Reader *self, PyObject *sql)
 {
     PyObject *capsule = PyDict_GetItemWithError(self->cache, sql);
     if (capsule != NULL) {
-        return (Prepared *)PyCapsule_GetPointer(capsule, "gtidkit.rowsfast.prepared");
+        return Py_NewRef(capsule);
     }
     if (PyErr_Occurred()) {
         return NULL;
@@ -220,9 +221,11 @@ reader_prepare(Reader *self, PyObject *sql)
     if (PyDict_GET_SIZE(self->cache) >= 256) {
         PyDict_Clear(self->cache);
     }
-    int bad = PyDict_SetItem(self->cache, sql, capsule);
-    Py_DECREF(capsule); /* the dict holds it now */
-    return bad ? NULL : p;
+    if (PyDict_SetItem(self->cache, sql, capsule) < 0) {
+        Py_DECREF(capsule);
+        return NULL;
+    }
+    return capsule;
 }
 
 /* bind binds[name] for every parameter; 1 bound, 0 the module's way must answer, -1 error */
@@ -352,6 +355,8 @@ plain_connection(Reader *self)
     return plain;
 }
 
+static PyObject *run_prepared(sqlite3 *db, Prepared *p, PyObject *binds);
+
 PyDoc_STRVAR(reader_run_doc,
              "run(sql, binds) -> list of tuples, or None\n\n"
              "The rows of the SELECT `sql` with its named parameters bound from the dict `binds`, as\n"
@@ -375,18 +380,30 @@ reader_run(Reader *self, PyObject *const *args, Py_ssize_t nargs)
         }
         Py_RETURN_NONE;
     }
-    Prepared *p = reader_prepare(self, args[0]);
-    if (p == NULL) {
+    PyObject *capsule = reader_prepare(self, args[0]);
+    if (capsule == NULL) {
         if (PyErr_Occurred()) {
             return NULL;
         }
         Py_RETURN_NONE;
     }
+    PyObject *rows = run_prepared(db, (Prepared *)PyCapsule_GetPointer(capsule, "gtidkit.rowsfast.prepared"), args[1]);
+    Py_DECREF(capsule); /* the last reference when close() ran meanwhile: the statement is finalized here */
+    return rows;
+}
+
+/* run_prepared: the rows of the prepared statement `p` bound from `binds` (see reader_run) */
+static PyObject *
+run_prepared(sqlite3 *db, Prepared *p, PyObject *binds)
+{
+    if (p == NULL) {
+        return NULL;
+    }
     sqlite3_stmt *st = p->st;
     if (sqlite3_stmt_busy(st)) {
         Py_RETURN_NONE; /* already running (a function of this statement runs it again): the module's way */
     }
-    int bound = bind_all(p, args[1]);
+    int bound = bind_all(p, binds);
     if (bound <= 0) {
         sqlite3_clear_bindings(st);
         if (bound < 0) {
