@@ -306,3 +306,24 @@ def test_close_while_another_thread_reads(tmp_path: Path) -> None:
     finally:
         reader.close()
         raw.close()
+
+
+@needs_reader
+@pytest.mark.parametrize(
+    ("sql", "floats"),
+    [
+        ("SELECT 1, 'a', x'00', NULL", 0),
+        ("SELECT 1.5, 2.5 UNION ALL SELECT 3, 1e999", 3),
+        ("SELECT 1 WHERE 0", 0),
+    ],
+    ids=["no-float", "three-floats", "no-rows"],
+)
+def test_counts_the_floats_it_returned(tmp_path: Path, sql: str, floats: int) -> None:
+    """``floats``: what lets the executor skip its overflow scan (only a float can be infinite)."""
+    raw, reader = _connect(tmp_path / "x.sqlite")
+    try:
+        rows = reader.run(sql, {})
+        assert rows == raw.execute(sql).fetchall() and reader.floats == floats
+    finally:
+        reader.close()
+        raw.close()

@@ -23,6 +23,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <dlfcn.h>
 #include <sqlite3.h>
 #include <string.h>
@@ -57,6 +58,7 @@ typedef struct {
     PyObject_HEAD
     PyObject *conn;  /* the sqlite3.Connection */
     PyObject *cache; /* dict: SQL text -> capsule of a Prepared */
+    Py_ssize_t floats; /* FLOAT values in the rows the last run() returned */
 } Reader;
 
 /* the sqlite3 module's exception classes, by what _pysqlite_seterror raises */
@@ -288,7 +290,7 @@ bind_all(Prepared *p, PyObject *binds)
 
 /* one row as the module builds it; NULL with UnicodeDecodeError for text that is no UTF-8 */
 static PyObject *
-read_row(sqlite3_stmt *st, int ncols)
+read_row(sqlite3_stmt *st, int ncols, Py_ssize_t *floats)
 {
     PyObject *row = PyTuple_New(ncols);
     if (row == NULL) {
@@ -302,6 +304,7 @@ read_row(sqlite3_stmt *st, int ncols)
             break;
         case SQLITE_FLOAT:
             v = PyFloat_FromDouble(sqlite3_column_double(st, i));
+            ++*floats;
             break;
         case SQLITE_TEXT: {
             const char *text = (const char *)sqlite3_column_text(st, i);
@@ -355,7 +358,7 @@ plain_connection(Reader *self)
     return plain;
 }
 
-static PyObject *run_prepared(sqlite3 *db, Prepared *p, PyObject *binds);
+static PyObject *run_prepared(sqlite3 *db, Prepared *p, PyObject *binds, Py_ssize_t *floats);
 
 PyDoc_STRVAR(reader_run_doc,
              "run(sql, binds) -> list of tuples, or None\n\n"
@@ -387,14 +390,17 @@ reader_run(Reader *self, PyObject *const *args, Py_ssize_t nargs)
         }
         Py_RETURN_NONE;
     }
-    PyObject *rows = run_prepared(db, (Prepared *)PyCapsule_GetPointer(capsule, "gtidkit.rowsfast.prepared"), args[1]);
+    Py_ssize_t floats = 0;
+    PyObject *rows =
+        run_prepared(db, (Prepared *)PyCapsule_GetPointer(capsule, "gtidkit.rowsfast.prepared"), args[1], &floats);
     Py_DECREF(capsule); /* the last reference when close() ran meanwhile: the statement is finalized here */
+    self->floats = floats; /* after any run() nested in this one (a function of the statement) */
     return rows;
 }
 
 /* run_prepared: the rows of the prepared statement `p` bound from `binds` (see reader_run) */
 static PyObject *
-run_prepared(sqlite3 *db, Prepared *p, PyObject *binds)
+run_prepared(sqlite3 *db, Prepared *p, PyObject *binds, Py_ssize_t *floats)
 {
     if (p == NULL) {
         return NULL;
@@ -426,7 +432,7 @@ run_prepared(sqlite3 *db, Prepared *p, PyObject *binds)
         if (PyErr_Occurred()) {
             goto failed; /* a callback left an exception */
         }
-        PyObject *row = read_row(st, ncols);
+        PyObject *row = read_row(st, ncols, floats);
         if (row == NULL) {
             if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
                 /* the module raises OperationalError("Could not decode to UTF-8 ...") here, which the executor
@@ -595,6 +601,12 @@ reader_dealloc(Reader *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+static PyMemberDef reader_members[] = {
+    {"floats", T_PYSSIZET, offsetof(Reader, floats), READONLY,
+     "FLOAT values (Python floats) in the rows the last run() returned"},
+    {NULL, 0, 0, 0, NULL},
+};
+
 static PyMethodDef reader_methods[] = {
     {"run", (PyCFunction)(void (*)(void))reader_run, METH_FASTCALL, reader_run_doc},
     {"close", (PyCFunction)reader_close, METH_NOARGS, reader_close_doc},
@@ -613,6 +625,7 @@ static PyTypeObject ReaderType = {
     .tp_traverse = (traverseproc)reader_traverse,
     .tp_clear = (inquiry)reader_clear,
     .tp_methods = reader_methods,
+    .tp_members = reader_members,
 };
 
 static struct PyModuleDef rowsfast_module = {

@@ -6,6 +6,9 @@ from typing import Any
 class Reader:
     """SELECT rows of one sqlite3 connection, read by prepared statements of its own (see ``_rowsfast.c``)."""
 
+    #: FLOAT values (Python floats) in the rows the last :meth:`run` returned
+    floats: int
+
     def __init__(self, conn: sqlite3.Connection) -> None: ...
     def run(self, sql: str, binds: dict[str, Any]) -> list[tuple[Any, ...]] | None:
         """The rows ``conn.execute(sql, binds).fetchall()`` gives, or None when that call must answer."""

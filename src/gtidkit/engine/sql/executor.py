@@ -1457,6 +1457,7 @@ class Executor:
         if self.udf_warnings:
             self.udf_warnings = []
         rows = None
+        floats = None  # FLOAT values in rows, when the reader read them
         # the compiled reader (engine/sql/fast_rows.py): the same rows and errors as the sqlite3 module's fetchall,
         # without a GIL hand-over per row; None: the module's way answers (text that is no UTF-8, for one)
         reader = self.conn.rows_reader() if sql is None and plan.columns else None
@@ -1466,6 +1467,8 @@ class Executor:
                 rows = reader.run(plan.sql, binds)
             except _db.Error as err:
                 raise self.translate_error(err, plan.sql) from err
+            if rows is not None:
+                floats = reader.floats
         if rows is None:
             cur = self.run_sqlite(sql or plan.sql, binds)
             try:
@@ -1475,7 +1478,8 @@ class Executor:
                     raise self.translate_error(err, plan.sql) from err
                 cur, rows = self._rerun_keeping_bytes(plan.sql, binds)
         if rows:
-            _check_finite(rows, plan.columns or [d[0] for d in cur.description or ()])
+            if floats != 0:  # the reader counted the floats, the only values that can be infinite
+                _check_finite(rows, plan.columns or [d[0] for d in cur.description or ()])
             if plan.decimals is not None and len(plan.decimals) == len(rows[0]):
                 conv = plan.decimals
                 rows = [tuple(v if c is None else result_value(c, v) for c, v in zip(conv, r)) for r in rows]
