@@ -1,5 +1,6 @@
-"""Build of the optional compiled hot loops of ``gtidkit binlog show`` (gtidkit/binlog/_scriptfast.c) and of its
-``--json`` (gtidkit/binlog/_jsonfast.c); everything else is in pyproject.toml. The extensions are optional: without a
+"""Build of the optional compiled hot loops of ``gtidkit binlog show`` (gtidkit/binlog/_scriptfast.c), of its
+``--json`` (gtidkit/binlog/_jsonfast.c) and of a SELECT's row reading (gtidkit/engine/sql/_rowsfast.c, linked to the
+system SQLite that Python's sqlite3 module calls); everything else is in pyproject.toml. The extensions are optional: without a
 C compiler the install goes on and the listing uses its pure-Python loops (the same output, slower)."""
 
 from setuptools import Extension, setup
@@ -17,6 +18,13 @@ setup(
             "gtidkit.binlog._jsonfast",
             ["src/gtidkit/binlog/_jsonfast.c"],
             depends=["src/gtidkit/binlog/_fastcommon.h"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
+        Extension(
+            "gtidkit.engine.sql._rowsfast",
+            ["src/gtidkit/engine/sql/_rowsfast.c"],
+            libraries=["sqlite3"],
             optional=True,
             extra_compile_args=["-O2"],
         ),

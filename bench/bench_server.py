@@ -411,6 +411,8 @@ def run_scaling(args: argparse.Namespace) -> str:
         The markdown section (also what ``update_section("server_scaling", ...)`` stores unless ``--no-write``).
     """
     configs = args.config or [("1 worker", ())]
+    #: --baseline-src: every configuration also served by that older tree, labelled "<label>, before"
+    before = [(f"{label}, before", opts) for label, opts in configs] if args.baseline_src else []
     combos = _scaling_combos(args.workloads.split(",") if args.workloads else None, args.quick)
     load_before = os.getloadavg()
     runs: dict[tuple[str, str, int], list[dict[str, float]]] = {}
@@ -420,8 +422,17 @@ def run_scaling(args: argparse.Namespace) -> str:
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         #: label -> (port, pid, account sysbench logs in as)
         servers: dict[str, tuple[int, int, str]] = {}
-        for i, (label, opts) in enumerate(configs):
-            srv = stack.enter_context(running_server(Path(tmp) / f"gtidkit{i}", "--log-bin", *opts))
+        for i, (label, opts) in enumerate(configs + before):
+            saved = os.environ.get("PYTHONPATH")
+            if i >= len(configs):  # the baseline tree's server (its src/ first on PYTHONPATH, as _baseline)
+                os.environ["PYTHONPATH"] = str(Path(args.baseline_src).resolve())
+            try:
+                srv = stack.enter_context(running_server(Path(tmp) / f"gtidkit{i}", "--log-bin", *opts))
+            finally:
+                if saved is None:
+                    os.environ.pop("PYTHONPATH", None)
+                else:
+                    os.environ["PYTHONPATH"] = saved
             servers[f"gtidkit {label}"] = (srv.port, srv.proc.pid, "root")
         if not args.no_mariadb:
             maria = stack.enter_context(_mariadb(Path(tmp)))
@@ -451,7 +462,7 @@ def run_scaling(args: argparse.Namespace) -> str:
                     flush=True,
                 )
     elapsed = time.monotonic() - started
-    return _scaling_markdown(args, configs, combos, names, runs, tps, load_before, elapsed)
+    return _scaling_markdown(args, configs + before, combos, names, runs, tps, load_before, elapsed)
 
 
 def _round_ratios(
@@ -481,7 +492,11 @@ def _scaling_markdown(
 
     gtid_names = [f"gtidkit {label}" for label, _ in configs]
     maria = "MariaDB" in names
-    config_cmd = " ".join(f"--config {shlex.quote(label + '=' + ' '.join(opts))}" for label, opts in configs)
+    config_cmd = " ".join(
+        f"--config {shlex.quote(label + '=' + ' '.join(opts))}"
+        for label, opts in configs
+        if not (args.baseline_src and label.endswith(", before"))
+    )
     cmd = (
         ".venv/bin/python bench/bench_server.py --scaling"
         + (" --quick" if args.quick else "")
@@ -490,6 +505,7 @@ def _scaling_markdown(
         + (f" {config_cmd}" if args.config else "")
         + (" --no-mariadb" if args.no_mariadb else "")
         + (" --no-app" if args.no_app else "")
+        + (f" --baseline-src {args.baseline_label or args.baseline_src}" if args.baseline_src else "")
     )
     load_after = os.getloadavg()
     lines = [
@@ -669,7 +685,8 @@ def main() -> int:
     ap.add_argument(
         "--baseline-src",
         help="an older gtidkit's src/ directory (e.g. from `git archive`): its server runs in the same sysbench "
-        "rounds, for before/after ratios measured in one run",
+        "rounds, for before/after ratios measured in one run (with --scaling: each --config also served by it, "
+        "labelled '<label>, before')",
     )
     ap.add_argument("--baseline-label", help="how the command line in RESULTS.md names --baseline-src")
     ap.add_argument(

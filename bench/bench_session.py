@@ -40,6 +40,10 @@ STATEMENTS = {
 }
 
 
+#: the range reads of a sysbench oltp_read_write / oltp_read_only transaction (100 rows each)
+RANGE_SHAPES = ("simple_range", "sum_range", "order_range", "distinct_range")
+
+
 def _c(rng: random.Random, groups: int) -> bytes:
     return "-".join(f"{rng.randrange(10**11):011d}" for _ in range(groups)).encode()
 
@@ -157,9 +161,11 @@ def _run(tx: int, track: str, profiler: Any = None, user: str | None = None) -> 
 def _wire_point_selects(n: int = 2000) -> dict[str, float]:
     """CPU µs of one point select through the wire layer in memory (a ``ClientHandler`` fed packets, no
     sockets), as root and as an application account (``SELECT, INSERT, UPDATE, DELETE ON sbtest.*``), by
-    COM_QUERY text and by COM_STMT_EXECUTE, and an autocommitted point UPDATE by COM_QUERY text (``n / 4`` of
-    them: ``wire_point_update_text_*``): what the privilege check costs an account other than root (best
-    of 7 rounds of ``n``, the six timed in turn within each round, process CPU)."""
+    COM_QUERY text and by COM_STMT_EXECUTE, an autocommitted point UPDATE by COM_QUERY text (``n / 4`` of
+    them: ``wire_point_update_text_*``) and sysbench's four range reads by COM_STMT_EXECUTE (``n / 8`` each:
+    ``wire_<shape>_prepared_*``, binary result rows): what the privilege check costs an account other than root
+    and what the whole prepared read path costs (best of 7 rounds, the cases timed in turn within each round,
+    process CPU)."""
     import struct
 
     from gtidkit.engine import Server
@@ -214,6 +220,15 @@ def _wire_point_selects(n: int = 2000) -> dict[str, float]:
                 ):
                     assert h.receive_data(packets[0])[4] != 0xFF  # a result set or OK, not ERR
                     work.append((f"wire_point_{label}_{user}", h, packets))
+                for shape in RANGE_SHAPES:  # sysbench's four range reads of 100 rows, prepared as it does
+                    prepared = h.receive_data(frame(b"\x16" + STATEMENTS[shape].encode(), 0)[0])
+                    assert prepared[4] == 0, prepared  # COM_STMT_PREPARE_OK
+                    sid = struct.unpack("<I", prepared[5:9])[0]
+                    head = b"\x17" + struct.pack("<IBI", sid, 0, 1) + b"\0\x01\x08\x00\x08\x00"
+                    los = [rng.randint(1, TABLE_ROWS - 99) for _ in range(n // 8)]
+                    packets = [frame(head + struct.pack("<qq", lo, lo + 99), 0)[0] for lo in los]
+                    assert h.receive_data(packets[0])[4] != 0xFF  # a result set, not ERR
+                    work.append((f"wire_{shape}_prepared_{user}", h, packets))
             for _ in range(7):
                 for key, h, packets in work:
                     t0 = time.process_time()
@@ -341,6 +356,30 @@ def _child(
     return json.loads(subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout)
 
 
+def _wire_only(args: argparse.Namespace) -> int:
+    """``--wire-only``: the ``wire_*`` rows of this tree (and of ``--baseline-src``), fresh processes in
+    alternation, best of ``--rounds``; a table on stdout."""
+    here = os.environ.get("BENCH_SESSION_SRC", str(Path(__file__).resolve().parent.parent / "src"))
+    trees = {"after": here, **({"before": args.baseline_src} if args.baseline_src else {})}
+    best: dict[str, dict[str, float]] = {}
+    for _ in range(args.rounds):
+        for label, src in trees.items():
+            env = dict(os.environ, PYTHONPATH=str(Path(src).resolve()))
+            cmd = [sys.executable, __file__, "--child", "--wire-only"]
+            got = json.loads(subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout)
+            prev = best.get(label)
+            best[label] = got if prev is None else {k: min(v, got[k]) for k, v in prev.items()}
+    after = best["after"]
+    before = best.get("before")
+    print(f"load average {os.getloadavg()[0]:.1f}")
+    print("| statement | " + ("before µs | after µs | after / before |" if before else "µs |"))
+    for k, v in after.items():
+        print(
+            f"| {k} | {before[k]:.1f} | {v:.1f} | {v / before[k]:.2f} |" if before else f"| {k} | {v:.1f} |"
+        )
+    return 0
+
+
 def main() -> int:
     """Run the workload (and the baseline's) and write bench/RESULTS.md's ``session`` section."""
     ap = argparse.ArgumentParser(description=__doc__)
@@ -357,7 +396,17 @@ def main() -> int:
         "--concurrent-tx", type=int, default=150, help="transactions per thread in the 1 / 4 thread runs"
     )
     ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
+    ap.add_argument(
+        "--wire-only",
+        action="store_true",
+        help="only the wire rows (this tree and --baseline-src in alternation, --rounds each), printed",
+    )
     args = ap.parse_args()
+    if args.child and args.wire_only:
+        print(json.dumps(_wire_point_selects()))
+        return 0
+    if args.wire_only:
+        return _wire_only(args)
     if args.child:
         if args.layers:  # bench_server's in-process layer costs of a prepared point select, with this tree
             import bench_server

@@ -454,7 +454,14 @@ class Session:
                 flags |= _IN_TRANS_READONLY
         if autocommit:
             flags |= _AUTOCOMMIT
-        if "NO_BACKSLASH_ESCAPES" in str(sv["sql_mode"] if "sql_mode" in sv else gv["sql_mode"]).upper():
+        mode = sv["sql_mode"] if "sql_mode" in sv else gv["sql_mode"]
+        no_backslash = _NO_BACKSLASH_IN.get(mode)
+        if no_backslash is None:  # a sql_mode value not met yet: its answer kept (a few values come back)
+            no_backslash = "NO_BACKSLASH_ESCAPES" in str(mode).upper()
+            if len(_NO_BACKSLASH_IN) >= 64:
+                _NO_BACKSLASH_IN.clear()
+            _NO_BACKSLASH_IN[mode] = no_backslash
+        if no_backslash:
             flags |= _NO_BACKSLASH_ESCAPES
         # rows is a list of tuples: sqlite3's fetchall without a row_factory, or the executor's conversions
         return StatementResult.result_set(
@@ -1222,6 +1229,8 @@ _DB_DROPPED = int(ServerStatus.SERVER_STATUS_DB_DROPPED)
 _AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
 _MORE_RESULTS_EXISTS = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
 _NO_BACKSLASH_ESCAPES = int(ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES)
+#: sql_mode value -> whether it holds NO_BACKSLASH_ESCAPES (a prepared SELECT's status flags, every execution)
+_NO_BACKSLASH_IN: dict[Any, bool] = {}
 #: a 4-byte UTF-8 character: no character of utf8mb3 (RM "The utf8mb3 Character Set")
 _UTF8MB3_ILL_FORMED = re.compile("[\U00010000-\U0010ffff]")
 

@@ -119,6 +119,8 @@ class Connection:
     #: the connection id of the session using this connection (the schema files' wait-for graph names it)
     owner_id: int = 0
     _reader: sqlite3.Connection | None = None
+    #: the compiled row reader of ``raw`` (:meth:`rows_reader`): None until asked for, False when there is none
+    _rows_reader: Any = None
 
     @property
     def attached(self) -> dict[str, tuple[Path, int]]:
@@ -467,11 +469,24 @@ class Connection:
         """Run one SQLite statement for each parameter tuple."""
         return self.raw.executemany(sql, seq)
 
+    def rows_reader(self) -> Any:
+        """The compiled reader of this connection's SELECT rows (:func:`gtidkit.engine.sql.fast_rows.reader_for`),
+        made on first use; None when there is none (then the sqlite3 module reads them)."""
+        reader = self._rows_reader
+        if reader is None:
+            from gtidkit.engine.sql.fast_rows import reader_for
+
+            reader = self._rows_reader = reader_for(self.raw) or False
+        return reader or None
+
     def close(self) -> None:
         """Roll back anything open and close the SQLite connection."""
         try:
             self.rollback()
         finally:
+            if self._rows_reader:  # its prepared statements before the connection they belong to
+                self._rows_reader.close()
+            self._rows_reader = False
             self.raw.close()
             if self._reader is not None:
                 self._reader.close()

@@ -1475,15 +1475,30 @@ class Executor:
         self.group_concat_rows[0] = 0
         if self.udf_warnings:
             self.udf_warnings = []
-        cur = self.run_sqlite(sql or plan.sql, binds)
-        try:
-            rows = cur.fetchall()
-        except _db.Error as err:  # a UDF (or KILL QUERY) stopping the statement after its first rows
-            if not str(err).startswith(_NOT_UTF8):
+        rows = None
+        floats = None  # FLOAT values in rows, when the reader read them
+        # the compiled reader (engine/sql/fast_rows.py): the same rows and errors as the sqlite3 module's fetchall,
+        # without a GIL hand-over per row; None: the module's way answers (text that is no UTF-8, for one)
+        reader = self.conn.rows_reader() if sql is None and plan.columns else None
+        if reader is not None:
+            self._udf_error = None
+            try:
+                rows = reader.run(plan.sql, binds)
+            except _db.Error as err:
                 raise self.translate_error(err, plan.sql) from err
-            cur, rows = self._rerun_keeping_bytes(plan.sql, binds)
+            if rows is not None:
+                floats = reader.floats
+        if rows is None:
+            cur = self.run_sqlite(sql or plan.sql, binds)
+            try:
+                rows = cur.fetchall()
+            except _db.Error as err:  # a UDF (or KILL QUERY) stopping the statement after its first rows
+                if not str(err).startswith(_NOT_UTF8):
+                    raise self.translate_error(err, plan.sql) from err
+                cur, rows = self._rerun_keeping_bytes(plan.sql, binds)
         if rows:
-            _check_finite(rows, plan.columns or [d[0] for d in cur.description or ()])
+            if floats != 0:  # the reader counted the floats, the only values that can be infinite
+                _check_finite(rows, plan.columns or [d[0] for d in cur.description or ()])
             if plan.decimals is not None and len(plan.decimals) == len(rows[0]):
                 conv = plan.decimals
                 rows = [tuple(v if c is None else result_value(c, v) for c, v in zip(conv, r)) for r in rows]
@@ -1900,6 +1915,9 @@ def _check_finite(rows: Sequence[Sequence[Any]], names: Sequence[str]) -> None:
     Raises:
         MySQLError: 1690 ER_DATA_OUT_OF_RANGE naming the column's expression.
     """
+    kinds = map(type, rows[0]) if len(rows) == 1 else set(map(type, itertools.chain.from_iterable(rows)))
+    if float not in kinds:
+        return  # only a float can be infinite (sqlite3 gives int, float, str, bytes, None): one cheap pass
     for inf in _INFINITIES:
         if inf in itertools.chain.from_iterable(rows):  # a C-speed scan; the rare hit is located below
             at = next(i for r in rows for i, v in enumerate(r) if v == inf)

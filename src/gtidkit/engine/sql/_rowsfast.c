@@ -1,0 +1,668 @@
+/* gtidkit.engine.sql._rowsfast: a SELECT's rows read straight from SQLite, for Executor._run_plan.
+ *
+ * What `conn.execute(sql, binds).fetchall()` gives (sqlite3 module, CPython 3.11: Modules/_sqlite/cursor.c),
+ * with two differences that matter on a server's read path:
+ *   - the GIL is released around the first sqlite3_step only (where SQLite sorts, groups and finds the first
+ *     row) and then every ROWS_PER_RELEASE rows, instead of around every step: under the GIL the module's
+ *     per-row release/re-acquire made the worker's threads hand the GIL over at every row of a range scan;
+ *   - its own statements, prepared once per SQL text (SQLITE_PREPARE_PERSISTENT) and bound by index from
+ *     the parameter names found at preparation.
+ * Everything else is the module's: the values (INTEGER -> int, FLOAT -> float, TEXT -> str decoded as UTF-8,
+ * BLOB -> bytes, NULL -> None), the errors (the sqlite3 exception class the module maps SQLite's result code to,
+ * the message sqlite3_errmsg gives, `sqlite_errorcode` = the extended code). Whatever the module would answer
+ * differently from the above - a value needing an adapter, a text that is no UTF-8, several statements, a
+ * statement that writes, a missing parameter, a connection with a text_factory or row_factory - makes run()
+ * return None with nothing run, or (text that is no UTF-8) with the statement reset: the caller then runs it
+ * the usual way, which answers exactly.
+ *
+ * The sqlite3* is read from the sqlite3.Connection object: CPython's pysqlite_Connection starts with
+ * `PyObject_HEAD; sqlite3 *db;` (3.8 to 3.13, Modules/_sqlite/connection.h), which this file is only built
+ * for. Reader() refuses a connection unless the _sqlite3 module and this one call the same SQLite library
+ * (dlsym through the module's own handle finds this file's sqlite3_step) and that pointer names the
+ * connection's main file.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <dlfcn.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#if PY_VERSION_HEX < 0x03080000 || PY_VERSION_HEX >= 0x030E0000
+#error "_rowsfast reads pysqlite_Connection's first field: built for CPython 3.8 to 3.13 only"
+#endif
+#if PY_VERSION_HEX < 0x030A0000
+static inline PyObject *
+Py_NewRef(PyObject *o)
+{
+    Py_INCREF(o);
+    return o;
+}
+#endif
+
+/* the start of CPython's pysqlite_Connection (Modules/_sqlite/connection.h) */
+typedef struct {
+    PyObject_HEAD
+    sqlite3 *db;
+} ConnectionHead;
+
+/* rows read between two releases of the GIL after the first step */
+#define ROWS_PER_RELEASE 256
+
+typedef struct {
+    sqlite3_stmt *st;
+    PyObject *names; /* tuple of str: parameter i + 1's name without its ':' */
+} Prepared;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *conn;  /* the sqlite3.Connection */
+    PyObject *cache; /* dict: SQL text -> capsule of a Prepared */
+    Py_ssize_t floats; /* FLOAT values in the rows the last run() returned */
+} Reader;
+
+/* the sqlite3 module's exception classes, by what _pysqlite_seterror raises */
+static PyObject *exc_database, *exc_operational, *exc_integrity, *exc_data, *exc_internal, *exc_interface;
+
+static void
+prepared_free(PyObject *capsule)
+{
+    Prepared *p = (Prepared *)PyCapsule_GetPointer(capsule, "gtidkit.rowsfast.prepared");
+    if (p == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    sqlite3_finalize(p->st);
+    Py_XDECREF(p->names);
+    PyMem_Free(p);
+}
+
+static sqlite3 *
+reader_db(Reader *self)
+{
+    return ((ConnectionHead *)self->conn)->db;
+}
+
+/* raise what the sqlite3 module raises for result code `rc` (_pysqlite_seterror, Modules/_sqlite/util.c) */
+static PyObject *
+raise_sqlite(sqlite3 *db, int rc)
+{
+    PyObject *cls;
+    switch (rc & 0xFF) {
+    case SQLITE_INTERNAL:
+    case SQLITE_NOTFOUND:
+        cls = exc_internal;
+        break;
+    case SQLITE_NOMEM:
+        return PyErr_NoMemory();
+    case SQLITE_ERROR:
+    case SQLITE_PERM:
+    case SQLITE_ABORT:
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_READONLY:
+    case SQLITE_INTERRUPT:
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PROTOCOL:
+    case SQLITE_EMPTY:
+    case SQLITE_SCHEMA:
+        cls = exc_operational;
+        break;
+    case SQLITE_CORRUPT:
+        cls = exc_database;
+        break;
+    case SQLITE_TOOBIG:
+        cls = exc_data;
+        break;
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISMATCH:
+        cls = exc_integrity;
+        break;
+    case SQLITE_MISUSE:
+    case SQLITE_RANGE:
+        cls = exc_interface;
+        break;
+    default:
+        cls = exc_database;
+        break;
+    }
+    PyObject *exc = PyObject_CallFunction(cls, "s", sqlite3_errmsg(db));
+    if (exc == NULL) {
+        return NULL;
+    }
+    PyObject *code = PyLong_FromLong(sqlite3_extended_errcode(db));
+    if (code == NULL || PyObject_SetAttrString(exc, "sqlite_errorcode", code) < 0) {
+        Py_XDECREF(code);
+        Py_DECREF(exc);
+        return NULL;
+    }
+    Py_DECREF(code);
+    PyErr_SetObject(cls, exc);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+/* the capsule of the cached statement of `sql` (a new reference: a statement in use outlives close() and the
+   cache's clearing), prepared on first use; NULL with no error: the module's way must answer */
+static PyObject *
+reader_prepare(Reader *self, PyObject *sql)
+{
+    PyObject *capsule = PyDict_GetItemWithError(self->cache, sql);
+    if (capsule != NULL) {
+        return Py_NewRef(capsule);
+    }
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t len;
+    const char *text = PyUnicode_AsUTF8AndSize(sql, &len);
+    if (text == NULL) {
+        return NULL;
+    }
+    sqlite3 *db = reader_db(self);
+    sqlite3_stmt *st = NULL;
+    const char *tail = NULL;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = sqlite3_prepare_v3(db, text, (int)len + 1, SQLITE_PREPARE_PERSISTENT, &st, &tail);
+    Py_END_ALLOW_THREADS
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(st);
+        raise_sqlite(db, rc);
+        return NULL;
+    }
+    if (st == NULL || !sqlite3_stmt_readonly(st) || sqlite3_column_count(st) == 0) {
+        sqlite3_finalize(st);
+        return NULL; /* empty, a statement that writes, or one without a result: the module's way */
+    }
+    for (; tail != NULL && *tail; tail++) {
+        if (!(*tail == ' ' || *tail == '\t' || *tail == '\n' || *tail == '\r' || *tail == '\f' || *tail == ';')) {
+            sqlite3_finalize(st);
+            return NULL; /* more than one statement: the module refuses it */
+        }
+    }
+    int count = sqlite3_bind_parameter_count(st);
+    PyObject *names = PyTuple_New(count);
+    if (names == NULL) {
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    for (int i = 0; i < count; i++) {
+        const char *name = sqlite3_bind_parameter_name(st, i + 1);
+        if (name == NULL || name[0] != ':') {
+            Py_DECREF(names);
+            sqlite3_finalize(st);
+            return NULL; /* a positional or non-colon placeholder: not what the executor writes */
+        }
+        PyObject *s = PyUnicode_FromString(name + 1);
+        if (s == NULL) {
+            Py_DECREF(names);
+            sqlite3_finalize(st);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(names, i, s);
+    }
+    Prepared *p = PyMem_Malloc(sizeof(Prepared));
+    if (p == NULL) {
+        Py_DECREF(names);
+        sqlite3_finalize(st);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    p->st = st;
+    p->names = names;
+    capsule = PyCapsule_New(p, "gtidkit.rowsfast.prepared", prepared_free);
+    if (capsule == NULL) {
+        Py_DECREF(names);
+        sqlite3_finalize(st);
+        PyMem_Free(p);
+        return NULL;
+    }
+    if (PyDict_GET_SIZE(self->cache) >= 256) {
+        PyDict_Clear(self->cache);
+    }
+    if (PyDict_SetItem(self->cache, sql, capsule) < 0) {
+        Py_DECREF(capsule);
+        return NULL;
+    }
+    return capsule;
+}
+
+/* bind binds[name] for every parameter; 1 bound, 0 the module's way must answer, -1 error */
+static int
+bind_all(Prepared *p, PyObject *binds)
+{
+    sqlite3_stmt *st = p->st;
+    Py_ssize_t n = PyTuple_GET_SIZE(p->names);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyDict_GetItemWithError(binds, PyTuple_GET_ITEM(p->names, i));
+        if (v == NULL) {
+            return PyErr_Occurred() ? -1 : 0; /* missing: the module raises its ProgrammingError */
+        }
+        int rc;
+        int at = (int)i + 1;
+        if (v == Py_None) {
+            rc = sqlite3_bind_null(st, at);
+        }
+        else if (PyLong_CheckExact(v)) {
+            int overflow = 0;
+            long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+            if (overflow) {
+                return 0; /* the module raises OverflowError */
+            }
+            if (x == -1 && PyErr_Occurred()) {
+                return -1;
+            }
+            rc = sqlite3_bind_int64(st, at, x);
+        }
+        else if (PyFloat_CheckExact(v)) {
+            rc = sqlite3_bind_double(st, at, PyFloat_AS_DOUBLE(v));
+        }
+        else if (PyUnicode_CheckExact(v)) {
+            Py_ssize_t len;
+            const char *s = PyUnicode_AsUTF8AndSize(v, &len);
+            if (s == NULL) {
+                PyErr_Clear();
+                return 0; /* lone surrogates: the module raises its own error */
+            }
+            if (len > INT_MAX) {
+                return 0;
+            }
+            rc = sqlite3_bind_text(st, at, s, (int)len, SQLITE_TRANSIENT);
+        }
+        else if (PyBytes_CheckExact(v)) {
+            if (PyBytes_GET_SIZE(v) > INT_MAX) {
+                return 0;
+            }
+            rc = sqlite3_bind_blob(st, at, PyBytes_AS_STRING(v), (int)PyBytes_GET_SIZE(v), SQLITE_TRANSIENT);
+        }
+        else {
+            return 0; /* adapters, subclasses, buffers: the module's way */
+        }
+        if (rc != SQLITE_OK) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* one row as the module builds it; NULL with UnicodeDecodeError for text that is no UTF-8 */
+static PyObject *
+read_row(sqlite3_stmt *st, int ncols, Py_ssize_t *floats)
+{
+    PyObject *row = PyTuple_New(ncols);
+    if (row == NULL) {
+        return NULL;
+    }
+    for (int i = 0; i < ncols; i++) {
+        PyObject *v;
+        switch (sqlite3_column_type(st, i)) {
+        case SQLITE_INTEGER:
+            v = PyLong_FromLongLong(sqlite3_column_int64(st, i));
+            break;
+        case SQLITE_FLOAT:
+            v = PyFloat_FromDouble(sqlite3_column_double(st, i));
+            ++*floats;
+            break;
+        case SQLITE_TEXT: {
+            const char *text = (const char *)sqlite3_column_text(st, i);
+            int nbytes = sqlite3_column_bytes(st, i);
+            v = text == NULL ? PyErr_NoMemory() : PyUnicode_DecodeUTF8(text, nbytes, NULL);
+            break;
+        }
+        case SQLITE_BLOB: {
+            const void *blob = sqlite3_column_blob(st, i);
+            int nbytes = sqlite3_column_bytes(st, i);
+            if (blob == NULL && nbytes) {
+                v = PyErr_NoMemory();
+            }
+            else {
+                v = PyBytes_FromStringAndSize(blob, nbytes);
+            }
+            break;
+        }
+        default:
+            v = Py_NewRef(Py_None);
+            break;
+        }
+        if (v == NULL) {
+            Py_DECREF(row);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(row, i, v);
+    }
+    return row;
+}
+
+static int
+plain_connection(Reader *self)
+{
+    /* the module builds rows this way only without a row_factory and with text_factory str */
+    PyObject *tf = PyObject_GetAttrString(self->conn, "text_factory");
+    if (tf == NULL) {
+        return -1;
+    }
+    int plain = tf == (PyObject *)&PyUnicode_Type;
+    Py_DECREF(tf);
+    if (!plain) {
+        return 0;
+    }
+    PyObject *rf = PyObject_GetAttrString(self->conn, "row_factory");
+    if (rf == NULL) {
+        return -1;
+    }
+    plain = rf == Py_None;
+    Py_DECREF(rf);
+    return plain;
+}
+
+static PyObject *run_prepared(sqlite3 *db, Prepared *p, PyObject *binds, Py_ssize_t *floats);
+
+PyDoc_STRVAR(reader_run_doc,
+             "run(sql, binds) -> list of tuples, or None\n\n"
+             "The rows of the SELECT `sql` with its named parameters bound from the dict `binds`, as\n"
+             "conn.execute(sql, binds).fetchall() gives them; None when that call must answer instead.");
+
+static PyObject *
+reader_run(Reader *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_CheckExact(args[0]) || !PyDict_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "run(sql: str, binds: dict)");
+        return NULL;
+    }
+    sqlite3 *db = reader_db(self);
+    if (db == NULL) {
+        Py_RETURN_NONE; /* closed: the module raises ProgrammingError */
+    }
+    int plain = plain_connection(self);
+    if (plain <= 0) {
+        if (plain < 0) {
+            return NULL;
+        }
+        Py_RETURN_NONE;
+    }
+    PyObject *capsule = reader_prepare(self, args[0]);
+    if (capsule == NULL) {
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t floats = 0;
+    PyObject *rows =
+        run_prepared(db, (Prepared *)PyCapsule_GetPointer(capsule, "gtidkit.rowsfast.prepared"), args[1], &floats);
+    Py_DECREF(capsule); /* the last reference when close() ran meanwhile: the statement is finalized here */
+    self->floats = floats; /* after any run() nested in this one (a function of the statement) */
+    return rows;
+}
+
+/* run_prepared: the rows of the prepared statement `p` bound from `binds` (see reader_run) */
+static PyObject *
+run_prepared(sqlite3 *db, Prepared *p, PyObject *binds, Py_ssize_t *floats)
+{
+    if (p == NULL) {
+        return NULL;
+    }
+    sqlite3_stmt *st = p->st;
+    if (sqlite3_stmt_busy(st)) {
+        Py_RETURN_NONE; /* already running (a function of this statement runs it again): the module's way */
+    }
+    int bound = bind_all(p, binds);
+    if (bound <= 0) {
+        sqlite3_clear_bindings(st);
+        if (bound < 0) {
+            return NULL;
+        }
+        Py_RETURN_NONE;
+    }
+    PyObject *rows = PyList_New(0);
+    if (rows == NULL) {
+        sqlite3_clear_bindings(st);
+        return NULL;
+    }
+    int ncols = sqlite3_column_count(st);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = sqlite3_step(st);
+    Py_END_ALLOW_THREADS
+    int since_release = 0;
+    while (rc == SQLITE_ROW) {
+        if (PyErr_Occurred()) {
+            goto failed; /* a callback left an exception */
+        }
+        PyObject *row = read_row(st, ncols, floats);
+        if (row == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+                /* the module raises OperationalError("Could not decode to UTF-8 ...") here, which the executor
+                   answers by running the statement again with another text_factory: let the module do both */
+                PyErr_Clear();
+                sqlite3_reset(st);
+                sqlite3_clear_bindings(st);
+                Py_DECREF(rows);
+                Py_RETURN_NONE;
+            }
+            goto failed;
+        }
+        int bad = PyList_Append(rows, row);
+        Py_DECREF(row);
+        if (bad) {
+            goto failed;
+        }
+        if (++since_release >= ROWS_PER_RELEASE) {
+            since_release = 0;
+            Py_BEGIN_ALLOW_THREADS
+            rc = sqlite3_step(st);
+            Py_END_ALLOW_THREADS
+        }
+        else {
+            rc = sqlite3_step(st);
+        }
+    }
+    if (PyErr_Occurred()) {
+        goto failed;
+    }
+    if (rc != SQLITE_DONE) {
+        raise_sqlite(db, rc);
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+        Py_DECREF(rows);
+        return NULL;
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rows;
+failed:
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    Py_DECREF(rows);
+    return NULL;
+}
+
+PyDoc_STRVAR(reader_close_doc, "close()\n\nFinalize the cached statements (before or after the connection closes).");
+
+static PyObject *
+reader_close(Reader *self, PyObject *Py_UNUSED(ignored))
+{
+    PyDict_Clear(self->cache);
+    Py_RETURN_NONE;
+}
+
+/* 1 when the _sqlite3 module calls this file's SQLite library, 0 when not (or it cannot tell) */
+static int
+same_library(void)
+{
+    PyObject *mod = PyImport_ImportModule("_sqlite3");
+    if (mod == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *file = PyObject_GetAttrString(mod, "__file__");
+    Py_DECREF(mod);
+    if (file == NULL) {
+        PyErr_Clear();
+        return 0; /* built into the interpreter: cannot tell */
+    }
+    const char *path = PyUnicode_AsUTF8(file);
+    int same = 0;
+    if (path != NULL) {
+        void *handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+        if (handle != NULL) {
+            same = dlsym(handle, "sqlite3_step") == (void *)&sqlite3_step;
+            dlclose(handle);
+        }
+    }
+    else {
+        PyErr_Clear();
+    }
+    Py_DECREF(file);
+    return same;
+}
+
+static int
+reader_init(Reader *self, PyObject *args, PyObject *kwds)
+{
+    PyObject *conn;
+    static char *kwlist[] = {"conn", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:Reader", kwlist, &conn)) {
+        return -1;
+    }
+    PyObject *sqlite3_mod = PyImport_ImportModule("sqlite3");
+    if (sqlite3_mod == NULL) {
+        return -1;
+    }
+    PyObject *cls = PyObject_GetAttrString(sqlite3_mod, "Connection");
+    Py_DECREF(sqlite3_mod);
+    if (cls == NULL) {
+        return -1;
+    }
+    int ok = PyObject_TypeCheck(conn, (PyTypeObject *)cls);
+    Py_DECREF(cls);
+    if (!ok) {
+        PyErr_SetString(PyExc_TypeError, "Reader(conn): a sqlite3.Connection is needed");
+        return -1;
+    }
+    if (!same_library()) {
+        PyErr_SetString(PyExc_RuntimeError, "the sqlite3 module does not call the SQLite library this reader calls");
+        return -1;
+    }
+    sqlite3 *db = ((ConnectionHead *)conn)->db;
+    if (db == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Reader(conn): the connection is closed");
+        return -1;
+    }
+    Py_XSETREF(self->conn, Py_NewRef(conn));
+    if (self->cache == NULL) {
+        self->cache = PyDict_New();
+        if (self->cache == NULL) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(reader_main_file_doc,
+             "main_file() -> str\n\nsqlite3_db_filename(db, 'main') of the connection (\"\" for an in-memory one).");
+
+static PyObject *
+reader_main_file(Reader *self, PyObject *Py_UNUSED(ignored))
+{
+    sqlite3 *db = reader_db(self);
+    if (db == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "the connection is closed");
+        return NULL;
+    }
+    const char *name = sqlite3_db_filename(db, "main");
+    return PyUnicode_FromString(name ? name : "");
+}
+
+static int
+reader_traverse(Reader *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->conn);
+    Py_VISIT(self->cache);
+    return 0;
+}
+
+static int
+reader_clear(Reader *self)
+{
+    Py_CLEAR(self->cache); /* statements first: they belong to the connection's database */
+    Py_CLEAR(self->conn);
+    return 0;
+}
+
+static void
+reader_dealloc(Reader *self)
+{
+    PyObject_GC_UnTrack(self);
+    reader_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef reader_members[] = {
+    {"floats", T_PYSSIZET, offsetof(Reader, floats), READONLY,
+     "FLOAT values (Python floats) in the rows the last run() returned"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyMethodDef reader_methods[] = {
+    {"run", (PyCFunction)(void (*)(void))reader_run, METH_FASTCALL, reader_run_doc},
+    {"close", (PyCFunction)reader_close, METH_NOARGS, reader_close_doc},
+    {"main_file", (PyCFunction)reader_main_file, METH_NOARGS, reader_main_file_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ReaderType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "gtidkit.engine.sql._rowsfast.Reader",
+    .tp_basicsize = sizeof(Reader),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "Reader(conn): SELECT rows of one sqlite3.Connection read by prepared statements of its own.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)reader_init,
+    .tp_dealloc = (destructor)reader_dealloc,
+    .tp_traverse = (traverseproc)reader_traverse,
+    .tp_clear = (inquiry)reader_clear,
+    .tp_methods = reader_methods,
+    .tp_members = reader_members,
+};
+
+static struct PyModuleDef rowsfast_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "gtidkit.engine.sql._rowsfast",
+    .m_doc = "A SELECT's rows read straight from SQLite (see _rowsfast.c).",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC
+PyInit__rowsfast(void)
+{
+    PyObject *sqlite3_mod = PyImport_ImportModule("sqlite3");
+    if (sqlite3_mod == NULL) {
+        return NULL;
+    }
+    exc_database = PyObject_GetAttrString(sqlite3_mod, "DatabaseError");
+    exc_operational = PyObject_GetAttrString(sqlite3_mod, "OperationalError");
+    exc_integrity = PyObject_GetAttrString(sqlite3_mod, "IntegrityError");
+    exc_data = PyObject_GetAttrString(sqlite3_mod, "DataError");
+    exc_internal = PyObject_GetAttrString(sqlite3_mod, "InternalError");
+    exc_interface = PyObject_GetAttrString(sqlite3_mod, "InterfaceError");
+    Py_DECREF(sqlite3_mod);
+    if (!exc_database || !exc_operational || !exc_integrity || !exc_data || !exc_internal || !exc_interface) {
+        return NULL;
+    }
+    if (PyType_Ready(&ReaderType) < 0) {
+        return NULL;
+    }
+    PyObject *m = PyModule_Create(&rowsfast_module);
+    if (m == NULL) {
+        return NULL;
+    }
+    if (PyModule_AddObject(m, "Reader", Py_NewRef((PyObject *)&ReaderType)) < 0) {
+        Py_DECREF(&ReaderType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
