@@ -445,3 +445,147 @@ def test_the_next_writer_of_a_file_redoes_what_it_missed(open_server, tmp_path):
     assert rows(s, "SELECT COUNT(*) FROM db2.t") == [(0,)]  # what a reader sees before the next writer
     s.execute("INSERT INTO db2.t (v) VALUES (3)")
     assert rows(s, "SELECT id, v FROM db2.t ORDER BY id") == [(1, 2), (2, 3)]
+
+
+def file_state(data: Path, alias: str) -> dict[str, tuple]:
+    """What schema file ``alias`` physically holds: each table or view (not ``_gk_*``) -> its columns and rows."""
+    import sqlite3
+
+    raw = sqlite3.connect(data / f"{alias}.sqlite")
+    try:
+        out: dict[str, tuple] = {}
+        for name, kind in raw.execute(
+            "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE '\\_gk\\_%' "
+            "ESCAPE '\\' ORDER BY name"
+        ):
+            try:
+                cols = tuple(r[1] for r in raw.execute(f'PRAGMA table_info("{name}")'))
+                idx = tuple(sorted(r[1] for r in raw.execute(f'PRAGMA index_list("{name}")')))
+                data_rows = tuple(sorted(raw.execute(f'SELECT * FROM "{name}"').fetchall(), key=repr))
+            except sqlite3.OperationalError as err:  # a view whose table was dropped (invalid, as in MySQL)
+                cols, idx, data_rows = (str(err),), (), ()
+            out[name] = (kind, cols, idx, data_rows)
+        return out
+    finally:
+        raw.close()
+
+
+def catalog_tables(session, schema: str) -> set[str]:
+    """The physical names the catalog lists for ``schema``."""
+    return {
+        f"{schema}.{r[0]}"
+        for r in rows(
+            session, f"SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = '{schema}'"
+        )
+    }
+
+
+#: DDL statements run after :func:`schema_setup` plus db2.t2 (rows) and db2.w (a view); each changes db2's file
+DDL_REDO = [
+    ("CREATE TABLE db2.n (a INT PRIMARY KEY, b VARCHAR(10))", "db2"),
+    ("CREATE TABLE db2.c AS SELECT id, v FROM db2.t2", "db2"),
+    ("CREATE TABLE db2.c AS SELECT id, v FROM db1.t", "db2"),
+    ("DROP TABLE db2.t2", "db2"),
+    ("ALTER TABLE db2.t2 ADD COLUMN w INT DEFAULT 7, ADD INDEX iv (v)", "db2"),
+    ("ALTER TABLE db2.t2 DROP COLUMN v", "db2"),
+    ("CREATE INDEX iv ON db2.t2 (v)", "db2"),
+    ("RENAME TABLE db2.t2 TO db2.t3", "db2"),
+    ("RENAME TABLE db2.t2 TO db1.t2", "db2"),
+    ("RENAME TABLE db2.t2 TO db1.t2", "db1"),
+    ("RENAME TABLE db1.t TO db2.t9", "db2"),
+    ("TRUNCATE TABLE db2.t2", "db2"),
+    ("CREATE VIEW db2.v AS SELECT v FROM db2.t2", "db2"),
+    ("DROP VIEW db2.w", "db2"),
+]
+
+
+@pytest.mark.parametrize(
+    ("ddl", "lagging"),
+    DDL_REDO,
+    ids=[
+        "create",
+        "create-select-same-file",
+        "create-select-other-file",
+        "drop",
+        "alter-add",
+        "alter-drop-column",
+        "create-index",
+        "rename",
+        "rename-across-source-lags",
+        "rename-across-target-lags",
+        "rename-into-file",
+        "truncate",
+        "create-view",
+        "drop-view",
+    ],
+)
+def test_a_file_that_missed_a_ddl_gets_it_back_from_the_redo_log(open_server, tmp_path, ddl, lagging):
+    """MySQL 8.0's DDL is atomic (RM8 "Atomic Data Definition Statement Support": the data dictionary, the storage
+    engine and the binary log all have the statement or none does). SQLite commits main (catalog, commit log,
+    binary log) first, then the schema file: a kill between them leaves the file as it was before the DDL. Made
+    here by putting back a copy of the file taken before the DDL; the restart replays the DDL's statements on it
+    from the redo log, so the file is what the committed DDL made it (the same tables, columns, indexes, rows)."""
+    import sqlite3
+
+    srv = open_server(**ON)
+    s = srv.session()
+    schema_setup(s)
+    s.execute(
+        "INSERT INTO db1.t (v) VALUES (10), (20); CREATE TABLE db2.t2 (id INT PRIMARY KEY, v INT); "
+        "INSERT INTO db2.t2 VALUES (1, 100), (2, 200); CREATE VIEW db2.w AS SELECT id FROM db2.t2"
+    )
+    data = tmp_path / "data"
+    before = tmp_path / f"{lagging}.before"
+    src = sqlite3.connect(data / f"{lagging}.sqlite")
+    dst = sqlite3.connect(before)
+    src.backup(dst)  # the file as the kill leaves it: its last committed state before the DDL
+    src.close()
+    dst.close()
+    s.execute(ddl)
+    expected = {alias: file_state(data, alias) for alias in ("db1", "db2")}
+    executed = str(srv.gtid_state.executed())
+    srv.shutdown()
+    for suffix in ("", "-wal", "-shm"):
+        (data / f"{lagging}.sqlite{suffix}").unlink(missing_ok=True)
+    shutil.copy(before, data / f"{lagging}.sqlite")
+    assert file_state(data, lagging) != expected[lagging]  # the file really lags
+    srv = open_server(data, **ON)
+    s = srv.session()
+    assert {alias: file_state(data, alias) for alias in ("db1", "db2")} == expected
+    for schema in ("db1", "db2"):
+        assert set(file_state(data, schema)) == catalog_tables(s, schema)
+    assert str(srv.gtid_state.executed()) == executed
+    s.execute("INSERT INTO db2.t (v) VALUES (4)")  # and the file goes on
+    assert rows(s, "SELECT COUNT(*) FROM db2.t") == [(1,)]
+
+
+@pytest.mark.parametrize("option", [True, False], ids=["recreated-on", "recreated-off"])
+def test_a_file_left_by_a_dropped_schema_is_not_reused(open_server, tmp_path, option):
+    """DROP DATABASE removes the schema's file after its transaction commits: a kill in between leaves the file
+    while the catalog (and the binary log) no longer list the schema. A later CREATE DATABASE of the same name,
+    with the option on or off, starts empty (MySQL: a new database has no tables) and no redo row of the dropped
+    schema's file is replayed into the new one."""
+    srv = open_server(**ON)
+    s = srv.session()
+    schema_setup(s)
+    s.execute("INSERT INTO db2.t (v) VALUES (1), (2)")
+    data = tmp_path / "data"
+    kept = tmp_path / "db2.kept"
+    srv.storage.checkpoint()
+    shutil.copy(data / "db2.sqlite", kept)
+    s.execute("DROP DATABASE db2")
+    srv.shutdown()
+    shutil.copy(kept, data / "db2.sqlite")  # as a kill before the file's removal leaves it
+    srv = open_server(data, **{**ON, "gtidkit_file_per_schema": option})
+    s = srv.session()
+    assert rows(s, "SHOW DATABASES LIKE 'db2'") == []
+    s.execute("CREATE DATABASE db2")
+    assert rows(s, "SHOW TABLES FROM db2") == []
+    s.execute(
+        "CREATE TABLE db2.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT); INSERT INTO db2.t (v) VALUES (9)"
+    )
+    srv.shutdown()
+    srv = open_server(data, **ON)
+    s = srv.session()
+    assert rows(s, "SELECT id, v FROM db2.t") == [(1, 9)]
+    assert (data / "db2.sqlite").exists() is option

@@ -107,14 +107,28 @@ def file_name(schema: str) -> str:
     return "".join(out) + SCHEMA_FILE_SUFFIX
 
 
-def create_file(path: Path) -> None:
+def create_file(path: Path, main: Path | None = None) -> None:
     """Create an empty schema file at ``path`` in WAL mode with its :data:`FILE_TABLE` (replacing a stray
     file: one a dropped schema left behind, or a CREATE DATABASE that rolled back).
+
+    Args:
+        path: the new file.
+        main: the main file; the new file starts as having applied every redo row it holds (rows naming the same
+            ATTACH name belong to a dropped schema's file, never to this one).
 
     Raises:
         OSError / sqlite3.Error: the file cannot be created.
     """
     remove_file(path)
+    applied = 0
+    if main is not None:
+        reader = sqlite3.connect(str(main))
+        try:
+            applied = int(reader.execute(f"SELECT COALESCE(MAX(id), 0) FROM {REDO_TABLE}").fetchone()[0])
+        except sqlite3.OperationalError:  # no redo log yet
+            pass
+        finally:
+            reader.close()
     db = sqlite3.connect(str(path), isolation_level=None)
     try:
         db.execute("PRAGMA journal_mode=WAL")
@@ -122,7 +136,7 @@ def create_file(path: Path) -> None:
             f"CREATE TABLE {FILE_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), writes INTEGER NOT NULL, "
             "applied INTEGER NOT NULL)"
         )
-        db.execute(f"INSERT INTO {FILE_TABLE} VALUES (1, 0, 0)")
+        db.execute(f"INSERT INTO {FILE_TABLE} VALUES (1, 0, ?)", (applied,))
     finally:
         db.close()
     _fsync_dir(path.parent)
@@ -196,10 +210,19 @@ REDO_TABLE = "_gk_file_redo"
 REDO_KEEP = 1000
 
 
-def record_redo(db: Any, aliases: Iterable[str], changes: list[Any]) -> int:
+def record_redo(
+    db: Any, aliases: Iterable[str], changes: list[Any], ops: list[tuple[str, str, Any, bool]] | None = None
+) -> int:
     """Inside the committing transaction (engine write lock held): store the row images ``changes`` (RowChange
-    objects of schema-file tables) as a redo row naming the files ``aliases``, mark each file as having applied
-    it, and trim rows long complete. Returns the redo row's id.
+    objects of schema-file tables) and the physical statements ``ops`` a DDL ran on schema files (``(ATTACH
+    name, SQLite statement, parameters, executemany?)``, in order: ``Connection.file_execute``) as a redo row
+    naming the files ``aliases``, mark each file as having applied it, and trim rows long complete. Returns the
+    redo row's id.
+
+    A DDL's statements are replayed as they ran: the file's state before them is exactly what the recording
+    transaction saw (it held the file's write lock from its first write to its COMMIT, and a file commits its
+    whole transaction or none of it), and every row they write is a parameter (an ALTER's rebuild copies the
+    rows through Python), so replaying them once on a file that missed the commit gives the same file.
 
     Recovery argument (docs/design/multi_worker.md "Step 9 as built"): SQLite commits main first, then each
     attached file; a process killed between them leaves the redo row (main) without the file's rows, and the
@@ -207,9 +230,11 @@ def record_redo(db: Any, aliases: Iterable[str], changes: list[Any]) -> int:
     takes the file's lock, which :func:`apply_redo` (run then, and at start-up) uses to re-apply what the file
     missed before anything else is written to it.
     """
-    names = sorted(set(aliases))
+    ops = ops or []
+    names = sorted(set(aliases) | {op[0] for op in ops})
     images = [(c.schema, c.table, c.kind, c.before, c.after) for c in changes]
-    row = (" ".join(names), pickle.dumps(images, protocol=5))
+    payload: Any = {"rows": images, "ops": ops} if ops else images
+    row = (" ".join(names), pickle.dumps(payload, protocol=5))
     insert = f"INSERT INTO {REDO_TABLE} (files, changes) VALUES (?, ?)"
     try:
         cur = db.execute(insert, row)
@@ -273,7 +298,15 @@ def apply_redo(
     except sqlite3.OperationalError:  # no redo log yet
         return 0
     for rid, blob in rows:
-        for tschema, tname, kind, before, after in pickle.loads(blob):  # the datadir's own rows
+        payload = pickle.loads(blob)  # the datadir's own rows
+        if isinstance(
+            payload, dict
+        ):  # a DDL: its statements on this file first (CREATE TABLE ... SELECT: rows)
+            for op_alias, sql, params, many in payload["ops"]:
+                if op_alias == alias:
+                    (db.executemany if many else db.execute)(sql, params)
+            payload = payload["rows"]
+        for tschema, tname, kind, before, after in payload:
             if tschema != schema:
                 continue
             t = table_def(tschema, tname)

@@ -118,6 +118,8 @@ class Connection:
     #: the connection id of the session using this connection (the schema files' wait-for graph names it)
     owner_id: int = 0
     _reader: sqlite3.Connection | None = None
+    #: the physical statements the open transaction ran on schema files, for their redo (:meth:`file_execute`)
+    _file_ops: list[tuple[str, str, Any, bool]] = field(default_factory=list)
 
     @property
     def attached(self) -> dict[str, tuple[Path, int]]:
@@ -246,9 +248,47 @@ class Connection:
 
     def record_redo(self, changes: list[Any]) -> None:
         """At COMMIT (engine write lock held, transaction open): the redo row of the schema files this
-        transaction locked, with ``changes`` (its RowChanges of schema-file tables): schema_files.record_redo."""
-        if self._locked:
-            schema_files.record_redo(self.raw, self._locked, changes)
+        transaction locked, with ``changes`` (its RowChanges of schema-file tables) and the physical statements a
+        DDL ran on them (:meth:`file_execute`): schema_files.record_redo."""
+        if self._locked or self._file_ops:
+            schema_files.record_redo(self.raw, self._locked, changes, self._file_ops)
+
+    def file_execute(self, schema: str, sql: str, params: Any = (), *, many: bool = False) -> sqlite3.Cursor:
+        """Run a DDL's physical statement ``sql`` on the file holding ``schema``'s tables (``executemany`` with
+        ``many``) and, when that is a schema file, keep it for the transaction's redo row: a process killed
+        between main's commit (catalog, commit log, binary log) and the file's replays it at the file's next lock
+        or the start-up (engine/schema_files.py: MySQL 8.0's atomic DDL, the statement is in the binary log and
+        applied, or neither). Every statement that changes a schema file in a DDL must come through here; the
+        rows it writes must be parameters (a replay must not read another file).
+
+        Args:
+            schema: the MySQL schema whose file ``sql`` writes (qualified with :meth:`Storage.qualifier`).
+            sql: one SQLite statement.
+            params: its parameters (a sequence of them with ``many``).
+
+        Raises:
+            MySQLError: 1205 / 1213 / 1317 when the file's write lock cannot be taken (it is normally held
+                already: the DDL took its schemas' files before the engine write lock).
+        """
+        path = self.storage.schema_files().get(schema)
+        if path is None:
+            return self.raw.executemany(sql, params) if many else self.raw.execute(sql, params)
+        alias = path.stem.lower()
+        if alias not in self._locked and self.raw.in_transaction:
+            self.lock_files([schema])
+        if many:
+            params = [tuple(p) for p in params]
+        cur = self.raw.executemany(sql, params) if many else self.raw.execute(sql, params)
+        self._file_ops.append((alias, sql, params if many else tuple(params), many))
+        return cur
+
+    def file_ops_mark(self) -> int:
+        """A mark of the DDL statements recorded so far (:meth:`drop_file_ops` after a statement rollback)."""
+        return len(self._file_ops)
+
+    def drop_file_ops(self, mark: int) -> None:
+        """A statement rolled back to its savepoint: forget the statements it recorded after ``mark``."""
+        del self._file_ops[mark:]
 
     def _bump(self, alias: str, timeout: float | None, killed: Callable[[], bool] | None) -> Any:
         """:meth:`lock_files`' counter bump of one file, retried while another writer holds the file."""
@@ -330,6 +370,7 @@ class Connection:
             raise _lock_error(err) from err
         self._on_commit.clear()
         self._locked.clear()
+        self._file_ops.clear()
         self.savepoints = []
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
@@ -356,6 +397,7 @@ class Connection:
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
         work, self._on_commit = self._on_commit, []
+        self._file_ops.clear()
         if self._locked:
             self.storage.file_waits.release(self, self._locked)
             self._locked.clear()
@@ -391,6 +433,7 @@ class Connection:
         self.savepoints = []
         self._sqlite_savepoints = []
         self._on_commit.clear()
+        self._file_ops.clear()
         if self._locked:
             for alias in self._locked:  # its counter bump is undone: the next lock cannot tell, so it forgets
                 self.storage.file_writes.pop(alias, None)
@@ -787,16 +830,18 @@ class Storage:
         Raises:
             MySQLError: 1006 ER_CANT_CREATE_DB when the file cannot be created.
         """
-        if not self.file_per_schema:
-            return False
         path = self._file_path(schema)
         files = self.schema_files()
-        if path is None or len(files) >= schema_files.MAX_SCHEMA_FILES:
+        if path is None or any(p.stem.lower() == path.stem.lower() for p in files.values()):
             return False
-        if any(p.stem.lower() == path.stem.lower() for p in files.values()):
+        if not self.file_per_schema or len(files) >= schema_files.MAX_SCHEMA_FILES:
+            # a file a dropped schema of this name left behind (a kill after the DROP DATABASE committed, before
+            # its file was removed) must not become this schema's
+            if path.exists():
+                schema_files.remove_file(path)
             return False
         try:
-            schema_files.create_file(path)
+            schema_files.create_file(path, self.path)
         except (OSError, sqlite3.Error) as err:
             raise mysql_error(1006, schema, getattr(err, "errno", 0) or 0, str(err)) from err
         return True

@@ -1409,7 +1409,7 @@ class Catalog:
                 raise mysql_error(3552, t.schema)
             conn.ddl_in_transaction = True
             for stmt in physical_ddl(t, self.storage.qualifier(t.schema)):
-                conn.execute(stmt)
+                conn.file_execute(t.schema, stmt)  # kept for the schema file's redo (engine/schema_files.py)
             self._insert_table_rows(conn, t)
             self._auto_inc.pop((t.schema, t.name), None)
             return True
@@ -1431,7 +1431,7 @@ class Catalog:
                     raise mysql_error(1050, view.name)
                 self.drop_table(conn, view.schema, view.name)
             conn.ddl_in_transaction = True
-            conn.execute(sqlite_ddl)
+            conn.file_execute(view.schema, sqlite_ddl)
             self._insert_table_rows(conn, view)
 
     def _case_clash(self, schema: str, name: str) -> bool:
@@ -1454,8 +1454,9 @@ class Catalog:
                 raise mysql_error(3552, t.schema)
             conn.ddl_in_transaction = True
             kind = "VIEW" if t.table_type == "VIEW" else "TABLE"
-            conn.execute(
-                f"DROP {kind} {self.storage.qualifier(t.schema)}{_q(physical_name(t.schema, t.name))}"
+            conn.file_execute(
+                t.schema,
+                f"DROP {kind} {self.storage.qualifier(t.schema)}{_q(physical_name(t.schema, t.name))}",
             )
             _delete_catalog_rows(conn, t)
             del self._tables[(t.schema, t.name)]
@@ -1529,7 +1530,7 @@ class Catalog:
                 cols.append(col.name)
             ix = replace(ix, columns=tuple(cols))
             conn.ddl_in_transaction = True
-            conn.execute(index_ddl(t, ix, self.storage.qualifier(t.schema)))
+            conn.file_execute(t.schema, index_ddl(t, ix, self.storage.qualifier(t.schema)))
             self.replace_table(conn, replace(t, indexes=t.indexes + (ix,)))
 
     def drop_index(self, conn: Connection, schema: str, table: str, name: str) -> None:
@@ -1547,7 +1548,9 @@ class Catalog:
                 raise mysql_error(1091, name)
             ix = next(i for i in t.indexes if i not in keep)
             prefix = self.storage.qualifier(t.schema)
-            conn.execute(f"DROP INDEX {prefix}{_q(physical_name(t.schema, t.name) + '.' + ix.name)}")
+            conn.file_execute(
+                t.schema, f"DROP INDEX {prefix}{_q(physical_name(t.schema, t.name) + '.' + ix.name)}"
+            )
             self.replace_table(conn, replace(t, indexes=keep))
 
     # ---------------------------------------------------------------- AUTO_INCREMENT
