@@ -301,10 +301,8 @@ def apply_redo(
         payload = pickle.loads(blob)  # the datadir's own rows
         if isinstance(
             payload, dict
-        ):  # a DDL: its statements on this file first (CREATE TABLE ... SELECT: rows)
-            for op_alias, sql, params, many in payload["ops"]:
-                if op_alias == alias:
-                    (db.executemany if many else db.execute)(sql, params)
+        ):  # a DDL: its statements on this file, then rows (CREATE TABLE ... SELECT)
+            _replay_ops(db, alias, payload["ops"])
             payload = payload["rows"]
         for tschema, tname, kind, before, after in payload:
             if tschema != schema:
@@ -315,6 +313,13 @@ def apply_redo(
             _apply(db, f"{_q(alias)}.{_q(f'{tschema}.{tname}')}", t, kind, before, after)
         db.execute(f"UPDATE {_q(alias)}.{FILE_TABLE} SET applied = ?", (int(rid),))
     return len(rows)
+
+
+def _replay_ops(db: Any, alias: str, ops: list[tuple[str, str, Any, bool]]) -> None:
+    """Run, in order, the recorded DDL statements ``ops`` that changed file ``alias`` (:func:`record_redo`)."""
+    for op_alias, sql, params, many in ops:
+        if op_alias == alias:
+            (db.executemany if many else db.execute)(sql, params)
 
 
 def _apply(db: Any, table: str, t: Any, kind: str, before: Any, after: Any) -> None:

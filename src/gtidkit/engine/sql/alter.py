@@ -319,6 +319,25 @@ def _rename_temporary(ex: Executor, key: tuple[str, str], dst_db: str | None, ds
     temporary.mark_changed(ex)
 
 
+def rename_schemas(text: str, current_db: str | None) -> list[str]:
+    """The schemas (as written, or ``current_db``) of every table ``RENAME TABLE a TO b [, ...]`` names: the
+    files it writes (engine/schema_files.py: their locks are taken before the engine write lock). Empty when the
+    text is not a RENAME TABLE that :func:`run_rename` would run."""
+    m = _RENAME.match(text)
+    if not m:
+        return []
+    out = []
+    for pair in m.group(1).split(","):
+        p = _PAIR.match(pair)
+        if not p:
+            return []
+        a1, a2, b1, b2 = (_unid(g) for g in p.groups())
+        for db in (a1 if a2 else current_db, b1 if b2 else current_db):
+            if db is not None:
+                out.append(db)
+    return out
+
+
 def run_rename(ex: Executor, text: str, current_db: str | None) -> ExecResult:
     """``RENAME TABLE a TO b [, c TO d ...]`` (pairs applied in order, all or nothing).
 

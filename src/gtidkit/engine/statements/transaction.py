@@ -315,7 +315,12 @@ def ddl_file_schemas(session: Session, stmt: Statement) -> list[str]:
     if obj.kind == "DATABASE":
         return [obj.name] if obj.name else []
     canonical = storage.catalog.canonical_schema
-    return [canonical(db) for db, _name in session.named_tables(stmt)]
+    named = session.named_tables(stmt)
+    if not named and obj.verb == "RENAME":  # RENAME TABLE has no tree: its pairs' schemas
+        from gtidkit.engine.sql.alter import rename_schemas
+
+        return [canonical(db) for db in rename_schemas(stmt.text, session.current_db)]
+    return [canonical(db) for db, _name in named]
 
 
 def implicit_commit(session: Session) -> None:
