@@ -285,8 +285,14 @@ def _binlogs(data: Path) -> list[bytes]:
 
 @pytest.mark.parametrize(
     "ddl",
-    ["CREATE TABLE db1.x (id INT PRIMARY KEY)", "ALTER TABLE db1.t ADD COLUMN w INT", "DROP DATABASE db1"],
-    ids=["create-table", "alter-table", "drop-database"],
+    [
+        "CREATE TABLE db1.x (id INT PRIMARY KEY)",
+        "ALTER TABLE db1.t ADD COLUMN w INT",
+        "DROP DATABASE db1",
+        "RENAME TABLE db1.t TO db1.t2",
+        "TRUNCATE TABLE db1.t",
+    ],
+    ids=["create-table", "alter-table", "drop-database", "rename-table", "truncate"],
 )
 def test_ddl_waiting_for_its_schema_does_not_stall_other_schemas(open_server, ddl):
     """A DDL on db1 waits for the open transaction on db1 (MySQL: its metadata lock, "Waiting for table metadata
