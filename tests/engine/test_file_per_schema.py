@@ -346,19 +346,74 @@ def test_reading_the_main_file_inside_a_schema_transaction_then_commit(open_serv
     assert str(srv.gtid_state.executed()) == f"{uuid}:1-6"
 
 
+#: views reading another schema's file, the main file, or such a view; queried as ``SELECT * FROM db1.v``
+CROSS_VIEWS = [
+    ("CREATE VIEW db1.v AS SELECT id, v FROM db2.t", []),
+    ("CREATE VIEW db1.v AS SELECT t.id, t.v + u.v AS s FROM db1.t AS t JOIN db2.t AS u ON u.id = t.id", []),
+    ("CREATE VIEW db1.v AS SELECT COUNT(*) AS n FROM mysql.gtid_executed WHERE 1 = 0", []),
+    ("CREATE VIEW db1.v AS SELECT id FROM db1.w", ["CREATE VIEW db1.w AS SELECT id FROM db2.t WHERE v > 1"]),
+    ("CREATE VIEW db1.v AS SELECT id FROM db2.w", ["CREATE VIEW db2.w AS SELECT id, v FROM db1.t"]),
+]
+
+
 @pytest.mark.parametrize(
-    "view",
-    ["CREATE VIEW db1.v AS SELECT * FROM db2.t", "CREATE VIEW db1.v AS SELECT * FROM mysql.gtid_executed"],
-    ids=["other-schema-file", "main-file"],
+    ("view", "first"),
+    CROSS_VIEWS,
+    ids=[
+        "other-schema-file",
+        "join-of-two-files",
+        "main-file",
+        "view-on-a-cross-view",
+        "view-on-a-same-file-view",
+    ],
 )
-def test_view_on_another_file_is_refused_clearly(open_server, view):
+def test_views_reading_another_file_work_as_with_one_file(open_server, tmp_path, view, first):
+    """A MySQL view may select from any schema (RM8 "CREATE VIEW Statement": "tables and views in other
+    databases"). With a file per schema such a view is a TEMP view of every connection; the oracle is the same
+    statements on one file (the option OFF): the same rows from a session opened before the view existed, after
+    the base tables change, after a restart, and 1146 after DROP VIEW (MySQL: the view is gone)."""
+    results = {}
+    for option in (True, False):
+        data = tmp_path / f"data-{option}"
+        srv = open_server(data, **{**ON, "gtidkit_file_per_schema": option})
+        s, other = srv.session(), srv.session()
+        schema_setup(s)
+        s.execute("INSERT INTO db1.t (v) VALUES (1), (2); INSERT INTO db2.t (v) VALUES (10), (20), (30)")
+        rows(other, "SELECT 1")  # opened (and its connection synced) before the view exists
+        for stmt in [*first, view]:
+            s.execute(stmt)
+        seen = [sorted(rows(s, "SELECT * FROM db1.v")), sorted(rows(other, "SELECT * FROM db1.v"))]
+        other.execute("INSERT INTO db2.t (v) VALUES (40); UPDATE db1.t SET v = v + 1")
+        seen.append(sorted(rows(s, "SELECT * FROM db1.v")))
+        seen.append(
+            rows(s, "SELECT VIEW_DEFINITION IS NOT NULL FROM information_schema.VIEWS WHERE TABLE_NAME = 'v'")
+        )
+        srv.shutdown()
+        srv = open_server(data, **{**ON, "gtidkit_file_per_schema": option})
+        s, other = srv.session(), srv.session()
+        seen.append(sorted(rows(other, "SELECT * FROM db1.v")))
+        s.execute("DROP VIEW db1.v")
+        seen.append(code_of(other, "SELECT * FROM db1.v"))
+        s.execute(view)  # made again, and replaced
+        seen.append(sorted(rows(other, "SELECT * FROM db1.v")))
+        results[option] = seen
+        assert ((data / "db1.sqlite").exists()) is option
+    assert results[True] == results[False]
+    assert results[True][5] == 1146
+
+
+def test_a_cross_file_view_is_seen_by_a_session_inside_a_transaction(open_server):
+    """A session whose transaction writes db2 sees a view on db1 and db2 created meanwhile by another session,
+    and commits (the view is read through its own connection's TEMP view, the transaction's files unchanged)."""
     srv = open_server(**ON)
-    s = srv.session()
-    schema_setup(s)
-    with pytest.raises(MySQLError) as err:
-        s.execute(view)
-    assert err.value.code == 1235
-    assert "another schema's file" in err.value.message
+    s1, s2 = srv.session(), srv.session()
+    schema_setup(s1)
+    s1.execute("INSERT INTO db1.t (v) VALUES (1)")
+    s2.execute("BEGIN; INSERT INTO db2.t (v) VALUES (5)")
+    s1.execute("CREATE VIEW db1.v AS SELECT a.v AS x, b.v AS y FROM db1.t AS a, db2.t AS b")
+    assert rows(s2, "SELECT x, y FROM db1.v") == [(1, 5)]
+    s2.execute("COMMIT")
+    assert rows(s1, "SELECT x, y FROM db1.v") == [(1, 5)]
 
 
 def test_kill_query_ends_a_wait_for_a_schema_file(open_server):

@@ -118,6 +118,9 @@ class Connection:
     #: the connection id of the session using this connection (the schema files' wait-for graph names it)
     owner_id: int = 0
     _reader: sqlite3.Connection | None = None
+    #: the TEMP views made by :meth:`sync_views`: physical name -> its statement; the key they match
+    _temp_views: dict[str, str] = field(default_factory=dict)
+    _views_key: tuple[int, int] = (-1, -1)
     #: the physical statements the open transaction ran on schema files, for their redo (:meth:`file_execute`)
     _file_ops: list[tuple[str, str, Any, bool]] = field(default_factory=list)
 
@@ -160,6 +163,33 @@ class Connection:
                 raise mysql_error(1030, f"{err} ({path})") from err
             self._attached[alias] = (path, ino)
         self._attach_version = storage.files_version
+
+    def sync_views(self) -> None:
+        """Make this connection's TEMP views the storage's views that read another file's tables
+        (:meth:`Storage.cross_views`; SQLite lets only a TEMP view name tables of several files). A no-op (one
+        tuple compare) while the catalog has not changed since the last call. A view that a temporary table of
+        the same name shadows is left out (MySQL's temporary table hides it too)."""
+        storage = self.storage
+        key = (storage.catalog.version, storage.cross_views_generation)
+        if key == self._views_key:
+            return
+        wanted = storage.cross_views()
+        if wanted or self._temp_views:
+            for (name,) in self.raw.execute(
+                "SELECT name FROM temp.sqlite_master WHERE type = 'view'"
+            ).fetchall():
+                if name not in wanted or self._temp_views.get(name) != wanted[name]:
+                    self.raw.execute(f"DROP VIEW temp.{quote_ident(name)}")
+                    self._temp_views.pop(name, None)
+            for name, ddl in wanted.items():
+                if self._temp_views.get(name) == ddl:
+                    continue
+                try:
+                    self.raw.execute(ddl)
+                except sqlite3.Error:
+                    continue  # shadowed by a temporary table of that name
+                self._temp_views[name] = ddl
+        self._views_key = key
 
     def schema_versions(self) -> tuple[tuple[str, int, int], ...]:
         """``(ATTACH name, inode, SQLite schema_version)`` of the main file (``("main", 0, v)``) and of each
@@ -281,6 +311,12 @@ class Connection:
         cur = self.raw.executemany(sql, params) if many else self.raw.execute(sql, params)
         self._file_ops.append((alias, sql, params if many else tuple(params), many))
         return cur
+
+    def forget_views(self) -> None:
+        """A rollback may have undone TEMP views made inside the transaction: the next :meth:`sync_views`
+        compares them with the storage's again."""
+        self._views_key = (-1, -1)
+        self._temp_views.clear()
 
     def file_ops_mark(self) -> int:
         """A mark of the DDL statements recorded so far (:meth:`drop_file_ops` after a statement rollback)."""
@@ -434,6 +470,7 @@ class Connection:
         self._sqlite_savepoints = []
         self._on_commit.clear()
         self._file_ops.clear()
+        self.forget_views()
         if self._locked:
             for alias in self._locked:  # its counter bump is undone: the next lock cannot tell, so it forgets
                 self.storage.file_writes.pop(alias, None)
@@ -652,6 +689,10 @@ class Storage:
         self.file_waits: Any = schema_files.FileWaits()
         #: schema WAL path -> (inode, size, mtime_ns) at its last fsync by this process (fsync_schema_wal)
         self._wal_synced: dict[str, tuple[int, int, int]] = {}
+        #: bumped when a view reading another file's tables is created or dropped here (:meth:`cross_views`)
+        self.cross_views_generation = 0
+        self._cross_views: dict[str, str] = {}
+        self._cross_views_key: tuple[int, int] = (-1, -1)
 
     @classmethod
     def open(
@@ -811,6 +852,32 @@ class Storage:
             return
         _fsync_wal(path)
         self._wal_synced[wal] = mark
+
+    def cross_views(self) -> dict[str, str]:
+        """The views that read tables of another SQLite file than their schema's (gtidkit_file_per_schema):
+        physical name -> the ``CREATE TEMP VIEW`` statement each connection runs (:meth:`Connection.sync_views`).
+        Re-read (committed rows, on a connection of its own: a transaction writing only schema files must not open
+        a snapshot of main) when the catalog changed; empty, with no read, when the datadir has no schema file."""
+        if not self.schema_files():
+            return {}
+        key = (self.catalog.version, self.cross_views_generation)
+        if key != self._cross_views_key:
+            from gtidkit.engine.sql.catalog import CROSS_VIEWS_TABLE
+
+            reader = sqlite3.connect(str(self.path), isolation_level=None)
+            try:
+                rows = reader.execute(f"SELECT NAME, DDL FROM {CROSS_VIEWS_TABLE}").fetchall()
+            except sqlite3.OperationalError:  # a datadir made before the table
+                rows = []
+            finally:
+                reader.close()
+            self._cross_views = {str(n): str(d) for n, d in rows}
+            self._cross_views_key = key
+        return self._cross_views
+
+    def cross_views_changed(self) -> None:
+        """A view reading another file was created or dropped (its transaction committed): re-read them."""
+        self.cross_views_generation += 1
 
     def has_file(self, schema: str) -> bool:
         """True when MySQL schema ``schema`` lives in a file of its own."""

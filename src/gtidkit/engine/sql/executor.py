@@ -828,6 +828,7 @@ class Executor:
                 conn.raw.execute('ROLLBACK TO SAVEPOINT "_gk_stmt"')
                 conn.raw.execute('RELEASE SAVEPOINT "_gk_stmt"')
                 conn.drop_file_ops(mark)
+                conn.forget_views()
                 self.after_rollback()
                 if conn.ddl_in_transaction:
                     self.storage.catalog.reload(conn)

@@ -43,6 +43,7 @@ from sqlglot import exp
 from gtidkit.engine.gtid import commit as commit_mod
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.gtid.gtid_next import ANONYMOUS, ASSIGNED, implicit_commit_error
+from gtidkit.engine.sql.names import physical_name
 from gtidkit.engine.sql.parse import parse_error
 from gtidkit.engine.statements.specs import StatementSpec, spec_of
 from gtidkit.errors import MySQLError
@@ -292,12 +293,13 @@ def _all_in_files(session: Session, named: tuple[tuple[str, str], ...]) -> list[
     temp = session.executor.temp_tables
     canonical = storage.catalog.canonical_schema
     schemas: list[str] = []
+    cross = storage.cross_views()
     for db, name in named:
         schema = canonical(db)
         if (schema, name) in temp:
             continue
-        if not storage.has_file(schema):
-            return None
+        if not storage.has_file(schema) or (cross and physical_name(schema, name) in cross):
+            return None  # (a view reading another file may read the main file)
         schemas.append(schema)
     return schemas
 
@@ -315,12 +317,21 @@ def ddl_file_schemas(session: Session, stmt: Statement) -> list[str]:
     if obj.kind == "DATABASE":
         return [obj.name] if obj.name else []
     canonical = storage.catalog.canonical_schema
-    named = session.named_tables(stmt)
-    if not named and obj.verb == "RENAME":  # RENAME TABLE has no tree: its pairs' schemas
+    if obj.verb == "RENAME":  # RENAME TABLE has no tree: its pairs' schemas
         from gtidkit.engine.sql.alter import rename_schemas
 
         return [canonical(db) for db in rename_schemas(stmt.text, session.current_db)]
-    return [canonical(db) for db, _name in named]
+    try:
+        tree = stmt.tree if obj.verb == "CREATE" else None
+    except MySQLError:  # a CREATE with no sqlglot tree (its handler parses it): its named tables below
+        tree = None
+    if isinstance(tree, exp.Create) and str(tree.args.get("kind") or "").upper() == "VIEW":
+        # CREATE VIEW writes its own schema's file only: the tables it selects from are read (MySQL's shared
+        # metadata lock on them does not wait for their open write transactions)
+        target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+        db = target.db if isinstance(target, exp.Table) and target.db else session.current_db
+        return [canonical(db)] if db else []
+    return [canonical(db) for db, _name in session.named_tables(stmt)]
 
 
 def implicit_commit(session: Session) -> None:
