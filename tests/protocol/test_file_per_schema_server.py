@@ -152,3 +152,26 @@ def test_opposite_order_is_a_deadlock(tmp_path: Path, workers: int, w1: int, w2:
         assert codes == [0]
         query(s1, "COMMIT")
         assert query(s2, "SELECT id FROM db1.t UNION ALL SELECT id FROM db2.t ORDER BY id") == ((1,), (3,))
+
+
+@pytest.mark.parametrize(("workers", "w1", "w2"), PLACEMENTS)
+def test_a_view_reading_another_schema_works_in_every_worker(
+    tmp_path: Path, workers: int, w1: int, w2: int
+) -> None:
+    """A view in db1 selecting from db2 (RM8 "CREATE VIEW Statement": a view may refer to tables in other
+    databases), created in one worker, is read by the other worker's session (opened before it existed), follows
+    the base table's changes, and is gone for both after DROP VIEW (1146, "Table 'db1.v' doesn't exist")."""
+    with running_server(tmp_path / "data", *OPTIONS, "--log-bin", workers=workers) as srv:
+        s1, s2 = sessions(srv.port, workers, w1, w2)
+        query(s1, "CREATE DATABASE db1")
+        query(s1, "CREATE DATABASE db2")
+        query(s1, "CREATE TABLE db2.t (id INT PRIMARY KEY, v INT)")
+        query(s1, "INSERT INTO db2.t VALUES (1, 10), (2, 20)")
+        assert query(s2, "SELECT COUNT(*) FROM db2.t") == ((2,),)
+        query(s1, "CREATE VIEW db1.v AS SELECT id, v * 2 AS w FROM db2.t")
+        assert query(s2, "SELECT id, w FROM db1.v ORDER BY id") == ((1, 20), (2, 40))
+        query(s2, "INSERT INTO db2.t VALUES (3, 30)")
+        assert query(s1, "SELECT SUM(w) FROM db1.v") == ((120,),)
+        query(s2, "DROP VIEW db1.v")
+        assert error_code(s1, "SELECT * FROM db1.v") == 1146
+        assert error_code(s2, "SELECT * FROM db1.v") == 1146

@@ -174,7 +174,9 @@ class Connection:
         if key == self._views_key:
             return
         wanted = storage.cross_views()
-        if wanted or self._temp_views:
+        if (
+            wanted or self._temp_views or self._attached
+        ):  # (Catalog.create_view made one here: not in the dict)
             for (name,) in self.raw.execute(
                 "SELECT name FROM temp.sqlite_master WHERE type = 'view'"
             ).fetchall():
