@@ -650,3 +650,50 @@ def test_a_file_left_by_a_dropped_schema_is_not_reused(open_server, tmp_path, op
     s = srv.session()
     assert rows(s, "SELECT id, v FROM db2.t") == [(1, 9)]
     assert (data / "db2.sqlite").exists() is option
+
+
+def test_a_wait_for_a_schema_file_is_listed_where_mysql_lists_lock_waits(open_server):
+    """A session waiting for another's open write transaction on the same schema is where InnoDB lists a row
+    lock wait (RM8 "The INFORMATION_SCHEMA INNODB_TRX Table": ``trx_state`` LOCK WAIT with
+    ``trx_requested_lock_id`` and ``trx_wait_started`` for the waiter, RUNNING and NULL for the holder; "The
+    data_lock_waits Table": one row, REQUESTING_* the waiter, BLOCKING_* the holder; "InnoDB Standard Monitor":
+    ``LOCK WAIT`` and ``TRX HAS BEEN WAITING n SEC FOR THIS LOCK TO BE GRANTED``). The lock here is the schema's
+    file (``<trx>:gtidkit:file:db1``)."""
+    srv = open_server(**ON)
+    s1, s2, s3 = srv.session(), srv.session(), srv.session()
+    schema_setup(s1)
+    s1.execute("BEGIN; INSERT INTO db1.t (v) VALUES (1)")
+    s2.execute("SET SESSION innodb_lock_wait_timeout = 5")
+    codes: list[int] = []
+    th = threading.Thread(target=lambda: codes.append(code_of(s2, "INSERT INTO db1.t (v) VALUES (2)")))
+    th.start()
+    try:
+        trx: list = []
+        deadline = time.monotonic() + 4
+        while time.monotonic() < deadline:
+            trx = rows(
+                s3,
+                "SELECT trx_mysql_thread_id, trx_state, trx_requested_lock_id, trx_wait_started IS NOT NULL "
+                "FROM information_schema.INNODB_TRX ORDER BY trx_mysql_thread_id",
+            )
+            if any(r[1] == "LOCK WAIT" for r in trx):
+                break
+            time.sleep(0.05)
+        assert trx == [(s1.id, "RUNNING", None, 0), (s2.id, "LOCK WAIT", f"{s2.id}:gtidkit:file:db1", 1)]
+        assert rows(
+            s3,
+            "SELECT REQUESTING_ENGINE_LOCK_ID, REQUESTING_ENGINE_TRANSACTION_ID, BLOCKING_ENGINE_LOCK_ID, "
+            "BLOCKING_ENGINE_TRANSACTION_ID FROM performance_schema.data_lock_waits",
+        ) == [(f"{s2.id}:gtidkit:file:db1", s2.id, f"{s1.id}:gtidkit:file:db1", s1.id)]
+        status = rows(s3, "SHOW ENGINE INNODB STATUS")[0][2]
+        assert f"---TRANSACTION {s2.id}, ACTIVE" in status
+        assert "LOCK WAIT 1 lock struct(s)" in status
+        assert "FOR THIS LOCK TO BE GRANTED:" in status
+        assert (
+            f"TABLE LOCK table `db1`.`*` trx id {s2.id} lock mode X waiting held by trx id {s1.id}" in status
+        )
+    finally:
+        s1.execute("COMMIT")
+        th.join(10)
+    assert codes == [0]
+    assert rows(s3, "SELECT COUNT(*) FROM information_schema.INNODB_TRX") == [(0,)]

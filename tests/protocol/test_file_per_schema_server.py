@@ -175,3 +175,56 @@ def test_a_view_reading_another_schema_works_in_every_worker(
         query(s2, "DROP VIEW db1.v")
         assert error_code(s1, "SELECT * FROM db1.v") == 1146
         assert error_code(s2, "SELECT * FROM db1.v") == 1146
+
+
+@pytest.mark.parametrize(("workers", "w1", "w2"), PLACEMENTS)
+def test_a_wait_for_a_schema_file_is_listed_in_every_worker(
+    tmp_path: Path, workers: int, w1: int, w2: int
+) -> None:
+    """The waiter of a schema file held by an open transaction (of another worker or the same) is LOCK WAIT in
+    INNODB_TRX, blocked by the holder in data_lock_waits, and waiting in SHOW ENGINE INNODB STATUS, read from a
+    third connection (RM8 "Using InnoDB Transaction and Locking Information")."""
+    import threading
+
+    with running_server(tmp_path / "data", *OPTIONS, "--log-bin", workers=workers) as srv:
+        s1, s2 = sessions(srv.port, workers, w1, w2)
+        query(s1, "CREATE DATABASE db1")
+        query(s1, "CREATE TABLE db1.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+        id1 = query(s1, "SELECT CONNECTION_ID()")[0][0]
+        id2 = query(s2, "SELECT CONNECTION_ID()")[0][0]
+        query(s1, "BEGIN")
+        query(s1, "INSERT INTO db1.t (v) VALUES (1)")
+        query(s2, "SET SESSION innodb_lock_wait_timeout = 10")
+        codes: list[int] = []
+        th = threading.Thread(target=lambda: codes.append(error_code(s2, "INSERT INTO db1.t (v) VALUES (2)")))
+        th.start()
+        watcher = connect(srv.port)
+        try:
+            trx: tuple = ()
+            deadline = time.monotonic() + 8
+            while time.monotonic() < deadline:
+                trx = query(
+                    watcher,
+                    "SELECT trx_mysql_thread_id, trx_state, trx_requested_lock_id "
+                    "FROM information_schema.INNODB_TRX ORDER BY trx_mysql_thread_id",
+                )
+                if len(trx) == 2:
+                    break
+                time.sleep(0.05)
+            assert sorted(trx) == sorted(
+                ((id1, "RUNNING", None), (id2, "LOCK WAIT", f"{id2}:gtidkit:file:db1"))
+            )
+            assert query(
+                watcher,
+                "SELECT REQUESTING_ENGINE_TRANSACTION_ID, BLOCKING_ENGINE_TRANSACTION_ID "
+                "FROM performance_schema.data_lock_waits",
+            ) == ((id2, id1),)
+            status = query(watcher, "SHOW ENGINE INNODB STATUS")[0][2]
+            assert (
+                f"TABLE LOCK table `db1`.`*` trx id {id2} lock mode X waiting held by trx id {id1}" in status
+            )
+        finally:
+            query(s1, "COMMIT")
+            th.join(15)
+            watcher.close()
+        assert codes == [0]

@@ -59,10 +59,12 @@ import os
 import pickle
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from gtidkit.engine.shared.file_waits import FileLock
 from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
@@ -167,6 +169,9 @@ class FileWaits:
         self._lock = threading.Lock()
         self._holders: dict[str, object] = {}
         self._waiting: dict[object, str] = {}
+        #: since when (seconds since the epoch) each file's lock is held, each waiter waits
+        self._held_since: dict[str, float] = {}
+        self._wait_since: dict[object, float] = {}
 
     def wait(self, me: object, alias: str) -> None:
         """``me`` is about to wait for file ``alias``'s lock (recorded until :meth:`done_waiting`).
@@ -184,16 +189,41 @@ class FileWaits:
                 waits_for = self._waiting.get(holder)
                 holder = self._holders.get(waits_for) if waits_for is not None else None
             self._waiting[me] = alias
+            self._wait_since[me] = time.time()
 
     def done_waiting(self, me: object) -> None:
         """``me``'s wait ended (lock taken or failed)."""
         with self._lock:
             self._waiting.pop(me, None)
+            self._wait_since.pop(me, None)
 
     def acquired(self, me: object, alias: str) -> None:
         """``me`` holds file ``alias``'s lock until :meth:`release`."""
         with self._lock:
             self._holders[alias] = me
+            self._held_since[alias] = time.time()
+
+    def snapshot(self, files: dict[str, Path]) -> list[FileLock]:
+        """The schema files' locks at one instant, for INNODB_TRX / data_lock_waits / SHOW ENGINE INNODB STATUS
+        (engine/lock_waits.py): one entry per file held or waited for; sessions are named by their connection
+        id (the ``owner_id`` of the engine connection).
+
+        Args:
+            files: ``{schema: path}`` of the schema files (``Storage.schema_files``).
+        """
+        schema_of = {path.stem.lower(): schema for schema, path in files.items()}
+        with self._lock:
+            locks: dict[str, FileLock] = {}
+            for alias, me in self._holders.items():
+                if alias in schema_of:
+                    locks[alias] = FileLock(
+                        schema_of[alias], _owner(me), self._held_since.get(alias, 0.0), {}
+                    )
+            for me, alias in self._waiting.items():
+                if alias in schema_of:
+                    lock = locks.setdefault(alias, FileLock(schema_of[alias], None, 0.0, {}))
+                    lock.waiters[_owner(me) or 0] = self._wait_since.get(me, 0.0)
+        return list(locks.values())
 
     def release(self, me: object, aliases: set[str]) -> None:
         """``me``'s transaction ended: the locks of ``aliases`` it held are free."""
@@ -201,6 +231,12 @@ class FileWaits:
             for alias in aliases:
                 if self._holders.get(alias) is me:
                     del self._holders[alias]
+                    self._held_since.pop(alias, None)
+
+
+def _owner(me: object) -> int | None:
+    """The connection id of the engine connection ``me`` (0, the server's own connection: None)."""
+    return int(getattr(me, "owner_id", 0)) or None
 
 
 #: The redo log of the schema files, in the main file: one row per transaction that wrote schema files under

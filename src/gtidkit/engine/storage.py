@@ -51,6 +51,7 @@ from typing import Any
 
 from gtidkit.engine import schema_files
 from gtidkit.engine.datadir_lock import DatadirLock
+from gtidkit.engine.shared.file_waits import FileLock
 from gtidkit.engine.sql.catalog import Catalog
 from gtidkit.engine.sql.ddl import parse_create_table_text
 from gtidkit.engine.sql.names import physical_name, quote_ident
@@ -854,6 +855,12 @@ class Storage:
             return
         _fsync_wal(path)
         self._wal_synced[wal] = mark
+
+    def file_lock_view(self) -> list[FileLock]:
+        """The schema files' write locks at one instant (holders and waiters of every process with workers), for
+        INNODB_TRX / data_lock_waits / SHOW ENGINE INNODB STATUS (engine/lock_waits.py); empty without files."""
+        files = self.schema_files()
+        return self.file_waits.snapshot(files) if files else []
 
     def cross_views(self) -> dict[str, str]:
         """The views that read tables of another SQLite file than their schema's (gtidkit_file_per_schema):
