@@ -697,3 +697,107 @@ def test_a_wait_for_a_schema_file_is_listed_where_mysql_lists_lock_waits(open_se
         th.join(10)
     assert codes == [0]
     assert rows(s3, "SELECT COUNT(*) FROM information_schema.INNODB_TRX") == [(0,)]
+
+
+def counters_setup(session) -> None:
+    """db1.c and db2.c, one row each, that every writer transaction increments together."""
+    session.execute(
+        "CREATE DATABASE db1; CREATE DATABASE db2; CREATE TABLE db1.c (id INT PRIMARY KEY, n INT); "
+        "CREATE TABLE db2.c (id INT PRIMARY KEY, n INT); INSERT INTO db1.c VALUES (1, 0); INSERT INTO db2.c VALUES (1, 0)"
+    )
+
+
+BOTH = "BEGIN; UPDATE db1.c SET n = n + 1; UPDATE db2.c SET n = n + 1; COMMIT"
+
+
+@pytest.mark.parametrize(
+    "begin", ["BEGIN", "START TRANSACTION WITH CONSISTENT SNAPSHOT"], ids=["rr", "with-snapshot"]
+)
+def test_a_repeatable_read_transaction_sees_one_commit_point_across_files(open_server, begin):
+    """REPEATABLE READ (RM8 "Consistent Nonlocking Reads"): the snapshot is established at the transaction's
+    first read (or at START TRANSACTION WITH CONSISTENT SNAPSHOT), and the transaction's later reads of any table
+    see it, not a commit made after it: db2's counter read after another session committed to both files is
+    the value at the snapshot, equal to db1's."""
+    srv = open_server(**ON)
+    reader, writer = srv.session(), srv.session()
+    counters_setup(writer)
+    reader.execute(begin)
+    if begin == "BEGIN":
+        assert rows(reader, "SELECT n FROM db1.c") == [(0,)]  # the first read makes the snapshot
+    writer.execute(BOTH)
+    assert rows(reader, "SELECT n FROM db2.c") == [(0,)]
+    assert rows(reader, "SELECT n FROM db1.c") == [(0,)]
+    reader.execute("COMMIT")
+    assert rows(reader, "SELECT (SELECT n FROM db1.c), (SELECT n FROM db2.c)") == [(1, 1)]
+
+
+def test_read_committed_reads_the_latest_commit(open_server):
+    """READ COMMITTED: each consistent read sets and reads its own fresh snapshot (RM8 "READ COMMITTED")."""
+    srv = open_server(**ON)
+    reader, writer = srv.session(), srv.session()
+    counters_setup(writer)
+    reader.execute("SET SESSION transaction_isolation = 'READ-COMMITTED'; BEGIN")
+    assert rows(reader, "SELECT n FROM db1.c") == [(0,)]
+    writer.execute(BOTH)
+    assert rows(reader, "SELECT n FROM db2.c") == [(1,)]
+    reader.execute("COMMIT")
+
+
+def test_a_read_view_never_sees_half_of_a_commit_to_two_files(open_server):
+    """A writer commits to db1 and db2 in a loop (each commit adds 1 to both counters); readers' REPEATABLE READ
+    transactions read db1's then db2's counter: always equal (SQLite commits the two files one after the other;
+    the commit gate keeps a read view's opening out of that window). The writer's commits go on meanwhile."""
+    srv = open_server(**{**ON, "log_bin": False})
+    writer = srv.session()
+    counters_setup(writer)
+    stop = time.monotonic() + 3
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        while time.monotonic() < stop:
+            try:
+                writer.execute(BOTH)
+            except BaseException as err:  # reported below
+                errors.append(err)
+                return
+
+    th = threading.Thread(target=write)
+    th.start()
+    reader = srv.session()
+    seen = []
+    try:
+        while time.monotonic() < stop:
+            reader.execute("BEGIN")
+            a = rows(reader, "SELECT n FROM db1.c")[0][0]
+            time.sleep(0.001)
+            b = rows(reader, "SELECT n FROM db2.c")[0][0]
+            reader.execute("COMMIT")
+            seen.append((a, b))
+    finally:
+        th.join(10)
+    assert errors == []
+    assert len(seen) > 20 and seen[-1][0] > 10, seen[-3:]
+    assert [p for p in seen if p[0] != p[1]] == []
+
+
+def test_a_read_view_waits_for_a_commit_between_its_files(open_server, tmp_path):
+    """While a transaction's COMMIT writes its files one after the other it holds the commit gate exclusively
+    (held here by hand, as such a COMMIT would); a read view's opening waits for it, then sees the whole commit."""
+    import fcntl
+    import os
+
+    srv = open_server(**ON)
+    s = srv.session()
+    counters_setup(s)
+    fd = os.open(tmp_path / "data" / "gtidkit.commit.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    got: list = []
+    th = threading.Thread(target=lambda: got.append(rows(s, "BEGIN; SELECT n FROM db1.c")))
+    th.start()
+    time.sleep(0.3)
+    assert got == []  # waiting for the gate
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+    th.join(10)
+    assert got == [[(0,)]]
+    s.execute("COMMIT")

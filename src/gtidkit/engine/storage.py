@@ -37,6 +37,7 @@ semantics (durable at commit).
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
 import re
@@ -72,6 +73,11 @@ __all__ = [
 
 #: File name of the engine database inside a datadir.
 DB_FILE_NAME = "gtidkit.sqlite"
+#: The commit gate in the datadir (``Connection.open_read_snapshot``): a flock a transaction committing to several
+#: files holds exclusively during its COMMIT, and a read view holds shared while it opens its snapshot of each file.
+COMMIT_GATE = "gtidkit.commit.lock"
+#: a main-file table every datadir has, read to open main's snapshot (``Connection.open_read_snapshot``)
+_GATE_PROBE = "_gk_schemata"
 #: Accepted values of the ``synchronous`` option (SQLite PRAGMA synchronous).
 SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
 
@@ -119,6 +125,10 @@ class Connection:
     #: the connection id of the session using this connection (the schema files' wait-for graph names it)
     owner_id: int = 0
     _reader: sqlite3.Connection | None = None
+    #: a read-only snapshot across the files is open (:meth:`open_read_snapshot`)
+    _read_snapshot: bool = False
+    #: this connection's descriptor of the commit gate (:data:`COMMIT_GATE`), opened at first use
+    _gate_fd: int = -1
     #: the TEMP views made by :meth:`sync_views`: physical name -> its statement; the key they match
     _temp_views: dict[str, str] = field(default_factory=dict)
     _views_key: tuple[int, int] = (-1, -1)
@@ -315,6 +325,52 @@ class Connection:
         self._file_ops.append((alias, sql, params if many else tuple(params), many))
         return cur
 
+    def _gate(self, mode: int) -> None:
+        """Take (LOCK_SH / LOCK_EX) or release (LOCK_UN) the commit gate on this connection's own descriptor
+        (flock locks belong to an open file description, so each connection has one: two sessions of one
+        process exclude each other as two processes do)."""
+        if self._gate_fd < 0:
+            self._gate_fd = os.open(self.storage.path.parent / COMMIT_GATE, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self._gate_fd, mode)
+
+    def open_read_snapshot(self) -> None:
+        """Open one read snapshot of the main file and every attached schema file now, at a single commit point
+        (REPEATABLE READ's consistent read view, which InnoDB opens at a transaction's first read or at START
+        TRANSACTION WITH CONSISTENT SNAPSHOT). SQLite opens a file's snapshot at the first read of it; a
+        transaction that commits to several files commits them one after the other (main first), so the
+        snapshots are opened under the commit gate shared, which such a commit holds exclusively (:meth:`commit`):
+        no commit is half inside the view. A no-op without schema files (one file is consistent by itself),
+        inside a transaction, or when a snapshot is open. Ended by :meth:`end_read_snapshot`, :meth:`rollback`, or
+        :meth:`begin` (a write transaction sees the latest commits: see there)."""
+        if not self._attached or self.raw.in_transaction:
+            return
+        self.raw.execute("BEGIN")
+        self._gate(fcntl.LOCK_SH)
+        try:
+            self.raw.execute(f"SELECT 1 FROM main.{_GATE_PROBE} LIMIT 1").fetchall()
+            for alias in self._attached:
+                self.raw.execute(
+                    f"SELECT writes FROM {quote_ident(alias)}.{schema_files.FILE_TABLE}"
+                ).fetchall()
+        except BaseException:
+            self.raw.execute("ROLLBACK")
+            raise
+        finally:
+            self._gate(fcntl.LOCK_UN)
+        self._read_snapshot = True
+
+    @property
+    def read_snapshot(self) -> bool:
+        """A read-only snapshot across the files is open (:meth:`open_read_snapshot`)."""
+        return self._read_snapshot
+
+    def end_read_snapshot(self) -> None:
+        """End the read snapshot (commits what the transaction wrote to temporary tables, nothing else)."""
+        if self._read_snapshot:
+            self._read_snapshot = False
+            if self.raw.in_transaction:
+                self.raw.execute("COMMIT")
+
     def forget_views(self) -> None:
         """A rollback may have undone TEMP views made inside the transaction: the next :meth:`sync_views`
         compares them with the storage's again."""
@@ -394,6 +450,10 @@ class Connection:
             MySQLError: 1205 (ER_LOCK_WAIT_TIMEOUT) when the lock is not obtained in time; 1399-like misuse if a
                 transaction is already open (programming error → ``RuntimeError``).
         """
+        # a read snapshot (open_read_snapshot) ends here: SQLite refuses a write on a snapshot older than the
+        # file's last commit, so a transaction that writes reads the latest commits from its first write on (InnoDB
+        # keeps the read view for plain SELECTs; its writes, like these, see the latest rows)
+        self.end_read_snapshot()
         if self.raw.in_transaction:
             raise RuntimeError("begin() inside an open transaction")
         self.sync_attachments()
@@ -424,14 +484,23 @@ class Connection:
                 this transaction and every later one, never an earlier one: SQLite's WAL is ordered).
         """
         if self.raw.in_transaction:
+            gate = bool(
+                self._locked
+            )  # several files commit one after the other: not inside a read view's opening
+            if gate:
+                self._gate(fcntl.LOCK_EX)
             try:
                 self.raw.execute("COMMIT")
             except sqlite3.OperationalError as err:
                 raise _lock_error(err) from err
+            finally:
+                if gate:
+                    self._gate(fcntl.LOCK_UN)
             if self._sync_mode:
                 self._sync_pending = True
                 if sync:
                     self.sync_deferred()
+        self._read_snapshot = False
         self.savepoints = []
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
@@ -469,6 +538,7 @@ class Connection:
         """Roll back the open transaction (no-op when none is open); reloads the catalog if DDL was undone."""
         if self.raw.in_transaction:
             self.raw.execute("ROLLBACK")
+        self._read_snapshot = False
         self.savepoints = []
         self._sqlite_savepoints = []
         self._on_commit.clear()
@@ -557,6 +627,9 @@ class Connection:
             self.raw.close()
             if self._reader is not None:
                 self._reader.close()
+            if self._gate_fd >= 0:
+                os.close(self._gate_fd)
+                self._gate_fd = -1
             self.storage._forget(self)
 
 

@@ -113,6 +113,8 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
     # schema files created or dropped since this connection's last statement (engine/schema_files.py)
     session.conn.sync_attachments()
     session.conn.sync_views()  # views reading another schema's file: this connection's TEMP views
+    if stmt.kind == "select" and session.explicit_trx and not session.holds_write_lock:
+        trx.open_read_view(session)  # schema files: REPEATABLE READ's one commit point across the files
     if session.holds_write_lock and not session.holds_main_lock:
         trx.guard_main_reads(session, stmt)  # the engine write lock before the main file is read
     if server.table_locks.active:  # LOCK TABLES / FLUSH TABLES WITH READ LOCK held by some session

@@ -164,6 +164,27 @@ def begin(session: Session, text: str = "") -> None:
         commit(session)
     session.reset_one_shot_characteristics()  # a one-shot SET TRANSACTION applies to this transaction only
     _open_explicit(session, read_only)
+    if _CONSISTENT_SNAPSHOT.search(text):
+        open_read_view(session)
+
+
+#: ``START TRANSACTION WITH CONSISTENT SNAPSHOT`` (classify.py accepts it among the characteristics)
+_CONSISTENT_SNAPSHOT = re.compile(r"WITH\s+CONSISTENT\s+SNAPSHOT", re.IGNORECASE)
+
+
+def open_read_view(session: Session) -> None:
+    """With schema files (engine/schema_files.py), a REPEATABLE READ transaction's consistent read view over every
+    file at one commit point (``Connection.open_read_snapshot``): at its first SELECT, or at START TRANSACTION
+    WITH CONSISTENT SNAPSHOT (RM8 "Consistent Nonlocking Reads": the snapshot is established by the first
+    consistent read, or at once WITH CONSISTENT SNAPSHOT; "only if the current isolation level is one that permits
+    a consistent read", REPEATABLE READ). A no-op without schema files (the one file is consistent by itself) or
+    once the transaction holds a snapshot or writes."""
+    conn = session.conn
+    if not conn.attached or conn.in_transaction:
+        return
+    if str(session.sysvar_show_value("transaction_isolation", None)).upper() != "REPEATABLE-READ":
+        return
+    conn.open_read_snapshot()
 
 
 def _open_explicit(session: Session, read_only: bool) -> None:
