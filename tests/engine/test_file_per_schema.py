@@ -757,7 +757,7 @@ def test_a_read_view_never_sees_half_of_a_commit_to_two_files(open_server):
         while time.monotonic() < stop:
             try:
                 writer.execute(BOTH)
-            except BaseException as err:  # reported below
+            except MySQLError as err:  # reported below
                 errors.append(err)
                 return
 

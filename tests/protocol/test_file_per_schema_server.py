@@ -228,3 +228,60 @@ def test_a_wait_for_a_schema_file_is_listed_in_every_worker(
             th.join(15)
             watcher.close()
         assert codes == [0]
+
+
+@pytest.mark.parametrize(("workers", "w1", "w2"), PLACEMENTS)
+def test_a_read_view_sees_one_commit_point_across_workers(
+    tmp_path: Path, workers: int, w1: int, w2: int
+) -> None:
+    """A writer (session 2) commits to db1 and db2 in a loop; the reader (session 1, in the same or another
+    worker) reads db1's counter then db2's in REPEATABLE READ transactions: always equal (RM8 "Consistent
+    Nonlocking Reads"), and a read after a commit inside the transaction still sees the snapshot."""
+    import threading
+
+    with running_server(tmp_path / "data", *OPTIONS, "--skip-log-bin", workers=workers) as srv:
+        s1, s2 = sessions(srv.port, workers, w1, w2)
+        for sql in (
+            "CREATE DATABASE db1",
+            "CREATE DATABASE db2",
+            "CREATE TABLE db1.c (id INT PRIMARY KEY, n INT)",
+            "CREATE TABLE db2.c (id INT PRIMARY KEY, n INT)",
+            "INSERT INTO db1.c VALUES (1, 0)",
+            "INSERT INTO db2.c VALUES (1, 0)",
+        ):
+            query(s1, sql)
+        query(s1, "START TRANSACTION WITH CONSISTENT SNAPSHOT")
+        query(s2, "BEGIN")
+        query(s2, "UPDATE db1.c SET n = n + 1")
+        query(s2, "UPDATE db2.c SET n = n + 1")
+        query(s2, "COMMIT")
+        assert query(s1, "SELECT n FROM db2.c") == ((0,),)  # the snapshot was made at START TRANSACTION
+        query(s1, "COMMIT")
+        stop = time.monotonic() + 3
+        failed: list[BaseException] = []
+
+        def write() -> None:
+            try:
+                while time.monotonic() < stop:
+                    query(s2, "BEGIN")
+                    query(s2, "UPDATE db1.c SET n = n + 1")
+                    query(s2, "UPDATE db2.c SET n = n + 1")
+                    query(s2, "COMMIT")
+            except pymysql.err.MySQLError as err:  # reported below
+                failed.append(err)
+
+        th = threading.Thread(target=write)
+        th.start()
+        seen = []
+        try:
+            while time.monotonic() < stop:
+                query(s1, "BEGIN")
+                a = query(s1, "SELECT n FROM db1.c")[0][0]
+                b = query(s1, "SELECT n FROM db2.c")[0][0]
+                query(s1, "COMMIT")
+                seen.append((a, b))
+        finally:
+            th.join(15)
+        assert failed == []
+        assert len(seen) > 10 and seen[-1][0] > 5, seen[-3:]
+        assert [p for p in seen if p[0] != p[1]] == []
