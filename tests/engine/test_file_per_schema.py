@@ -745,7 +745,7 @@ def test_read_committed_reads_the_latest_commit(open_server):
 
 def test_a_read_view_never_sees_half_of_a_commit_to_two_files(open_server):
     """A writer commits to db1 and db2 in a loop (each commit adds 1 to both counters); readers' REPEATABLE READ
-    transactions read db1's then db2's counter: always equal (SQLite commits the two files one after the other;
+    transactions read db1's then db2's counter, and single autocommitted SELECTs read both: always equal (SQLite commits the two files one after the other;
     the commit gate keeps a read view's opening out of that window). The writer's commits go on meanwhile."""
     srv = open_server(**{**ON, "log_bin": False})
     writer = srv.session()
@@ -773,6 +773,8 @@ def test_a_read_view_never_sees_half_of_a_commit_to_two_files(open_server):
             b = rows(reader, "SELECT n FROM db2.c")[0][0]
             reader.execute("COMMIT")
             seen.append((a, b))
+            # one autocommitted statement reading both files: InnoDB's statement read view, one commit point
+            seen.append(tuple(rows(reader, "SELECT (SELECT n FROM db1.c), (SELECT n FROM db2.c)")[0]))
     finally:
         th.join(10)
     assert errors == []

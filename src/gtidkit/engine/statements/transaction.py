@@ -172,6 +172,26 @@ def begin(session: Session, text: str = "") -> None:
 _CONSISTENT_SNAPSHOT = re.compile(r"WITH\s+CONSISTENT\s+SNAPSHOT", re.IGNORECASE)
 
 
+def reads_several_files(session: Session, stmt: Statement) -> bool:
+    """Whether SELECT ``stmt`` (outside a transaction) reads tables of more than one SQLite file (schema files,
+    or one and the main file; a view reading another file counts as several): its statement then reads them in
+    one snapshot (``Connection.open_read_snapshot``), as InnoDB's statement-level read view of an autocommitted
+    SELECT sees one commit point."""
+    storage = session.executor.storage
+    named = session.named_tables(stmt)
+    if not named:
+        return False
+    canonical = storage.catalog.canonical_schema
+    cross = storage.cross_views()
+    files = set()
+    for db, name in named:
+        schema = canonical(db)
+        if cross and physical_name(schema, name) in cross:
+            return True
+        files.add(storage.qualifier(schema))
+    return len(files) > 1
+
+
 def open_read_view(session: Session) -> None:
     """With schema files (engine/schema_files.py), a REPEATABLE READ transaction's consistent read view over every
     file at one commit point (``Connection.open_read_snapshot``): at its first SELECT, or at START TRANSACTION
