@@ -24,8 +24,19 @@ What this module decides:
 Physical table names are unchanged (``"db.t"``, one quoted identifier) and live in their schema's file. SQLite
 resolves an unqualified name through temp, main, then the attached files in order, so every statement the
 executor generates finds its tables as before; statements that create (CREATE TABLE / INDEX / VIEW) qualify the
-name with ``Storage.qualifier``. A SQLite view can name only tables of its own file: a MySQL view lives in its
-schema's file and can select only from that schema's tables (another schema's: 1235) — a documented limitation.
+name with ``Storage.qualifier``. A SQLite view can name only tables of its own file: a MySQL view selecting only
+from its schema's file is a view in that file; one reading another file (another schema, a system table, such a
+view) is a TEMP view that every connection creates from ``_gk_cross_views`` in main (``Connection.sync_views``,
+``Storage.cross_views``; SQLite lets a TEMP view name any attached file).
+
+Consistent reads across files: a REPEATABLE READ transaction's first SELECT (or START TRANSACTION WITH CONSISTENT
+SNAPSHOT), and an autocommitted SELECT reading several files, open every file's snapshot at once
+(``Connection.open_read_snapshot``) under the commit gate (``gtidkit.commit.lock``, flock) taken shared, which a
+COMMIT writing schema files holds exclusively: no commit is half inside a read view. The snapshot ends at the
+transaction's first write (SQLite refuses a write on an older snapshot of a file).
+
+Lock waits: the holders and waiters of the files' locks (:class:`FileWaits`, or the shared page's slots with
+workers) are listed by INNODB_TRX, data_lock_waits and SHOW ENGINE INNODB STATUS (engine/lock_waits.py).
 
 Limits: ``SQLITE_LIMIT_ATTACHED`` is 10 in this build (§3.4); :data:`MAX_SCHEMA_FILES` = 9 leaves one slot for a
 tool's own ATTACH.
@@ -47,10 +58,17 @@ each redo row naming F whose id is above F's ``applied`` (:func:`apply_redo`: by
 order). With several worker processes the others go on, so taking F's lock (``Connection.lock_files``, with
 ``Storage.redo_at_lock``) does the same first, inside the locker's transaction. A file that missed R is therefore repaired before any later transaction reads it
 under its lock or writes it, in one process (start-up) and with workers (a worker killed inside its COMMIT: the
-next locker of F in any worker). Redo rows are trimmed only once every file they name has applied them. Not
-covered: DDL (its physical changes to a file carry no row images; CREATE / DROP / ALTER stay one SQLite
-transaction across two files, atomic except for a kill inside that COMMIT), and writes to schema files by the
-replica applier and the server's own maintenance, which take the engine write lock first.
+next locker of F in any worker). Redo rows are trimmed only once every file they name has applied them.
+
+DDL (MySQL 8.0's atomic DDL: the statement is in the data dictionary, the storage engine and the binary log, or
+in none): its physical statements on a schema file (``Connection.file_execute``: CREATE / DROP TABLE, INDEX and
+VIEW, the ALTER / RENAME rebuild with its rows as parameters, TRUNCATE) go into the same redo row (``ops``) and are
+replayed, in order, on a file that missed the commit, before its rows (CREATE TABLE ... SELECT); the catalog is in
+main, so after the replay the catalog, the file and the binary log agree. CREATE DATABASE makes its file before
+the catalog row commits (a file the catalog does not list is never attached) and starts it as having applied
+every redo row so far; DROP DATABASE removes the file after its commit, and a file left by a kill in between is
+removed by the next CREATE DATABASE of that name, whatever the option says. Not covered: writes to schema files by
+the replica applier and the server's own maintenance, which take the engine write lock first.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ Design (why it looks like this)
   ``gtidkit_file_per_schema`` (:mod:`gtidkit.engine.schema_files`, issue 21 step 9) each new user schema gets a
   file of its own, ATTACHed to every connection (:meth:`Connection.sync_attachments`), whose write lock a
   transaction takes at its first write there (:meth:`Connection.lock_files`), so writers of different schemas do
-  not wait for each other; that mode is not yet crash-atomic across files (the module's docstring says why).
+  not wait for each other; a redo log in the main file makes transactions and DDL atomic across the files (the
+  module's docstring says how).
 * **WAL mode, ``synchronous=FULL`` by default**: every COMMIT fsyncs the WAL (about one fsync per commit, see
   ``../shared/research/tooling.md`` §6). ``synchronous`` is configurable (``OFF``/``NORMAL``/``FULL``/``EXTRA``).
   A binlogged transaction commits with ``NORMAL`` and its committer fsyncs the WAL right after
