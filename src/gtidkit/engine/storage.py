@@ -181,28 +181,26 @@ class Connection:
         (:meth:`Storage.cross_views`; SQLite lets only a TEMP view name tables of several files). A no-op (one
         tuple compare) while the catalog has not changed since the last call. A view that a temporary table of
         the same name shadows is left out (MySQL's temporary table hides it too)."""
+        if not self._attached and not self._temp_views:
+            return  # no schema file: no view can read several files
         storage = self.storage
         key = (storage.catalog.version, storage.cross_views_generation)
         if key == self._views_key:
             return
         wanted = storage.cross_views()
-        if (
-            wanted or self._temp_views or self._attached
-        ):  # (Catalog.create_view made one here: not in the dict)
-            for (name,) in self.raw.execute(
-                "SELECT name FROM temp.sqlite_master WHERE type = 'view'"
-            ).fetchall():
-                if name not in wanted or self._temp_views.get(name) != wanted[name]:
-                    self.raw.execute(f"DROP VIEW temp.{quote_ident(name)}")
-                    self._temp_views.pop(name, None)
-            for name, ddl in wanted.items():
-                if self._temp_views.get(name) == ddl:
-                    continue
-                try:
-                    self.raw.execute(ddl)
-                except sqlite3.Error:
-                    continue  # shadowed by a temporary table of that name
-                self._temp_views[name] = ddl
+        # the TEMP views present (one Catalog.create_view made on this connection is not in the dict)
+        for (name,) in self.raw.execute("SELECT name FROM temp.sqlite_master WHERE type = 'view'").fetchall():
+            if name not in wanted or self._temp_views.get(name) != wanted[name]:
+                self.raw.execute(f"DROP VIEW temp.{quote_ident(name)}")
+                self._temp_views.pop(name, None)
+        for name, ddl in wanted.items():
+            if self._temp_views.get(name) == ddl:
+                continue
+            try:
+                self.raw.execute(ddl)
+            except sqlite3.Error:
+                continue  # shadowed by a temporary table of that name
+            self._temp_views[name] = ddl
         self._views_key = key
 
     def schema_versions(self) -> tuple[tuple[str, int, int], ...]:
