@@ -133,6 +133,8 @@ class Connection:
     #: the TEMP views made by :meth:`sync_views`: physical name -> its statement; the key they match
     _temp_views: dict[str, str] = field(default_factory=dict)
     _views_key: tuple[int, int] = (-1, -1)
+    #: :meth:`sync_views` changed TEMP views inside the open transaction
+    _views_dirty: bool = False
     #: the physical statements the open transaction ran on schema files, for their redo (:meth:`file_execute`)
     _file_ops: list[tuple[str, str, Any, bool]] = field(default_factory=list)
 
@@ -201,6 +203,8 @@ class Connection:
             except sqlite3.Error:
                 continue  # shadowed by a temporary table of that name
             self._temp_views[name] = ddl
+        if self.raw.in_transaction:
+            self._views_dirty = True  # a rollback undoes what was made here (forget_views)
         self._views_key = key
 
     def schema_versions(self) -> tuple[tuple[str, int, int], ...]:
@@ -371,10 +375,12 @@ class Connection:
                 self.raw.execute("COMMIT")
 
     def forget_views(self) -> None:
-        """A rollback may have undone TEMP views made inside the transaction: the next :meth:`sync_views`
-        compares them with the storage's again."""
-        self._views_key = (-1, -1)
-        self._temp_views.clear()
+        """A rollback may have undone TEMP views made inside the transaction (by :meth:`sync_views` or a DDL):
+        the next :meth:`sync_views` compares them with the storage's again."""
+        if self._views_dirty or self.ddl_in_transaction:
+            self._views_dirty = False
+            self._views_key = (-1, -1)
+            self._temp_views.clear()
 
     def file_ops_mark(self) -> int:
         """A mark of the DDL statements recorded so far (:meth:`drop_file_ops` after a statement rollback)."""
@@ -500,6 +506,7 @@ class Connection:
                 if sync:
                     self.sync_deferred()
         self._read_snapshot = False
+        self._views_dirty = False
         self.savepoints = []
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
