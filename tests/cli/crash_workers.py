@@ -299,13 +299,14 @@ class Load:
 
     def start(self) -> None:
         """Start the clients one after the other (round-robin placement: one per worker in turn)."""
+        if self._ddl_keys is not None:  # first: it runs through the whole load
+            ddl = threading.Thread(target=self._run_ddl, daemon=True)
+            ddl.start()
         for t in self._threads:
             t.start()
             self._connected.acquire(timeout=60)
         if self._ddl_keys is not None:
-            t = threading.Thread(target=self._run_ddl, daemon=True)
-            self._threads.append(t)
-            t.start()
+            self._threads.append(ddl)
 
     def _run_ddl(self) -> None:
         """The DDL client: crash_driver's cycle, one statement after the other; a failed one (its table left out
