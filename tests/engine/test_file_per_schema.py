@@ -803,3 +803,33 @@ def test_a_read_view_waits_for_a_commit_between_its_files(open_server, tmp_path)
     th.join(10)
     assert got == [[(0,)]]
     s.execute("COMMIT")
+
+
+@pytest.mark.parametrize(
+    ("ddl", "undo", "check"),
+    [
+        ("CREATE TABLE db2.n (a INT PRIMARY KEY)", 'DROP TABLE "db2.n"', "SELECT COUNT(*) FROM db2.n"),
+        ("TRUNCATE TABLE db2.t", 'INSERT INTO "db2.t" (id, v) VALUES (1, 5)', "SELECT COUNT(*) FROM db2.t"),
+    ],
+    ids=["create-table", "truncate"],
+)
+def test_the_next_writer_of_a_file_redoes_a_ddl_it_missed(open_server, tmp_path, ddl, undo, check):
+    """With worker processes (``redo_at_lock``, set by hand here) a file that missed a DDL's commit (put back in
+    place as the kill leaves it) gets the DDL replayed by the next transaction taking its lock, before its write."""
+    import sqlite3
+
+    srv = open_server(**ON)
+    srv.storage.redo_at_lock = True
+    s = srv.session()
+    schema_setup(s)
+    s.execute("INSERT INTO db2.t (v) VALUES (5)")
+    s.execute(ddl)
+    expected = rows(s, check)
+    raw = sqlite3.connect(tmp_path / "data" / "db2.sqlite", isolation_level=None)
+    raw.execute("BEGIN IMMEDIATE")
+    raw.execute(undo)
+    raw.execute("UPDATE _gk_schema_file SET applied = applied - 1")
+    raw.execute("COMMIT")
+    raw.close()
+    s.execute("INSERT INTO db2.t (v) VALUES (7)")  # takes db2's lock: the DDL is replayed first
+    assert rows(s, check) == [(expected[0][0] + (1 if "db2.t" in check else 0),)]
