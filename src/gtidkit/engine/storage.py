@@ -243,7 +243,9 @@ class Connection:
             AUTO_INCREMENT counters are stale).
 
         Raises:
-            MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT after ``timeout`` waiting for another writer; 1213
+            MySQLError: 1412 ER_TABLE_DEF_CHANGED when a file is not the one this connection attached (its
+                schema was created, or dropped and made again, by another process after this transaction
+                began); 1205 ER_LOCK_WAIT_TIMEOUT after ``timeout`` waiting for another writer; 1213
                 ER_LOCK_DEADLOCK when waiting would close a cycle with transactions of this process
                 (:class:`schema_files.FileWaits`), or when this transaction read the file before another one
                 committed to it (SQLite's SQLITE_BUSY_SNAPSHOT: it can never write it); 1317 ER_QUERY_INTERRUPTED
@@ -256,8 +258,17 @@ class Connection:
             if path is None:
                 continue
             alias = path.stem.lower()
-            if alias in self._locked or alias not in self._attached:
+            if alias in self._locked:
                 continue
+            known = self._attached.get(alias)
+            try:
+                current = os.stat(path).st_ino
+            except FileNotFoundError:
+                current = -1
+            if known is None or known[1] != current:
+                # the schema was created, or dropped and made again, after this transaction attached its files
+                # (another worker's DDL): writing would miss the file or reach the dropped one
+                raise mysql_error(1412)
             waits = self.storage.file_waits
             waits.wait(self, alias)  # 1213 when waiting would close a cycle
             try:
