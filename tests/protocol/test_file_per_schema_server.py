@@ -285,3 +285,35 @@ def test_a_read_view_sees_one_commit_point_across_workers(
         assert failed == []
         assert len(seen) > 10 and seen[-1][0] > 5, seen[-3:]
         assert [p for p in seen if p[0] != p[1]] == []
+
+
+@pytest.mark.parametrize(("workers", "w1", "w2"), PLACEMENTS)
+def test_a_schema_made_again_during_a_transaction_is_not_written_through_its_old_file(
+    tmp_path: Path, workers: int, w1: int, w2: int
+) -> None:
+    """Session 1's transaction attached db2's file; session 2 drops db2 and makes it again (a new file). Session
+    1's INSERT into the new db2.t must not go to the dropped file (the row would be lost): it fails with 1412
+    ER_TABLE_DEF_CHANGED ("Table definition has changed, please retry transaction"), and the retried transaction
+    commits its row where everyone sees it. (InnoDB would let the INSERT write the new table at once: a
+    difference, without loss.)"""
+    with running_server(tmp_path / "data", *OPTIONS, "--log-bin", workers=workers) as srv:
+        s1, s2 = sessions(srv.port, workers, w1, w2)
+        for sql in (
+            "CREATE DATABASE db1",
+            "CREATE DATABASE db2",
+            "CREATE TABLE db1.t (id INT PRIMARY KEY)",
+            "CREATE TABLE db2.t (id INT PRIMARY KEY)",
+        ):
+            query(s1, sql)
+        query(s1, "BEGIN")
+        query(s1, "INSERT INTO db1.t VALUES (1)")
+        query(s2, "DROP DATABASE db2")
+        query(s2, "CREATE DATABASE db2")
+        query(s2, "CREATE TABLE db2.t (id INT PRIMARY KEY)")
+        assert error_code(s1, "INSERT INTO db2.t VALUES (1)") == 1412
+        query(s1, "ROLLBACK")
+        query(s1, "BEGIN")
+        query(s1, "INSERT INTO db1.t VALUES (1)")
+        query(s1, "INSERT INTO db2.t VALUES (1)")
+        query(s1, "COMMIT")
+        assert query(s2, "SELECT (SELECT COUNT(*) FROM db1.t), (SELECT COUNT(*) FROM db2.t)") == ((1, 1),)
