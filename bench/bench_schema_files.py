@@ -29,34 +29,59 @@ from _results import update_section
 from gtidkit.engine import Server
 from gtidkit.errors import MySQLError
 
+#: the transactions measured: kind -> (statements per transaction for 1 and 2 schemas)
+WORKLOADS = {
+    "write": (
+        ["BEGIN", "INSERT INTO db1.t (v) VALUES (1)", "COMMIT"],
+        ["BEGIN", "INSERT INTO db1.t (v) VALUES (1)", "INSERT INTO db2.t (v) VALUES (2)", "COMMIT"],
+    ),
+    # REPEATABLE READ: with files, the first SELECT opens every file's snapshot under the commit gate
+    "read": (
+        ["BEGIN", "SELECT v FROM db1.t WHERE id = 1", "COMMIT"],
+        ["BEGIN", "SELECT v FROM db1.t WHERE id = 1", "SELECT v FROM db2.t WHERE id = 1", "COMMIT"],
+    ),
+}
 
-def per_transaction(option: bool, synchronous: str, schemas: int, n: int, rounds: int) -> tuple[float, float]:
-    """Median (wall µs, this process's CPU µs) per transaction touching ``schemas`` schemas (1 or 2)."""
+
+def per_transaction(
+    synchronous: str, kind: str, schemas: int, n: int, rounds: int
+) -> dict[bool, tuple[float, float]]:
+    """Median (wall µs, this process's CPU µs) per transaction of ``kind`` touching ``schemas`` schemas (1 or
+    2), option OFF and ON, their rounds interleaved (A/B in one run on a shared machine)."""
     with tempfile.TemporaryDirectory(prefix="gk-bench-files-") as d:
-        srv = Server.open(
-            Path(d) / "data", gtidkit_file_per_schema=option, log_bin=True, synchronous=synchronous
-        )
+        servers = {}
+        sessions = {}
         try:
-            s = srv.session()
-            s.execute(
-                "CREATE DATABASE db1; CREATE DATABASE db2; "
-                "CREATE TABLE db1.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT); "
-                "CREATE TABLE db2.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)"
-            )
-            body = ["INSERT INTO db1.t (v) VALUES (1)", "INSERT INTO db2.t (v) VALUES (2)"][:schemas]
-            walls, cpus = [], []
+            for option in (False, True):
+                srv = servers[option] = Server.open(
+                    Path(d) / f"data-{option}",
+                    gtidkit_file_per_schema=option,
+                    log_bin=True,
+                    synchronous=synchronous,
+                )
+                s = sessions[option] = srv.session()
+                s.execute(
+                    "CREATE DATABASE db1; CREATE DATABASE db2; "
+                    "CREATE TABLE db1.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT); "
+                    "CREATE TABLE db2.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT); "
+                    "INSERT INTO db1.t (v) VALUES (0); INSERT INTO db2.t (v) VALUES (0)"
+                )
+            body = WORKLOADS[kind][schemas - 1]
+            walls: dict[bool, list[float]] = {False: [], True: []}
+            cpus: dict[bool, list[float]] = {False: [], True: []}
             for _ in range(rounds):
-                started, cpu = time.perf_counter(), time.process_time()
-                for _ in range(n):
-                    s.execute("BEGIN")
-                    for sql in body:
-                        s.execute(sql)
-                    s.execute("COMMIT")
-                walls.append((time.perf_counter() - started) / n * 1e6)
-                cpus.append((time.process_time() - cpu) / n * 1e6)
-            return statistics.median(walls), statistics.median(cpus)
+                for option in (False, True):
+                    s = sessions[option]
+                    started, cpu = time.perf_counter(), time.process_time()
+                    for _ in range(n):
+                        for sql in body:
+                            s.execute(sql)
+                    walls[option].append((time.perf_counter() - started) / n * 1e6)
+                    cpus[option].append((time.process_time() - cpu) / n * 1e6)
+            return {o: (statistics.median(walls[o]), statistics.median(cpus[o])) for o in (False, True)}
         finally:
-            srv.shutdown()
+            for srv in servers.values():
+                srv.shutdown()
 
 
 def blocked(option: bool) -> tuple[float, str]:
@@ -94,25 +119,27 @@ def main() -> None:
     lines = [
         (
             f"Command: `.venv/bin/python bench/bench_schema_files.py --n {args.n} --rounds {args.rounds}` (one "
-            "engine session, binary log on, ROW; `BEGIN; INSERT ...; COMMIT` touching one or two schemas; median "
+            "engine session, binary log on, ROW; write: `BEGIN; INSERT ...; COMMIT`, read: `BEGIN; SELECT ... WHERE "
+            "id = 1; COMMIT` (REPEATABLE READ) touching one or two schemas; OFF and ON rounds interleaved; median "
             "of the rounds; 2-core machine shared with other work, so read the ratios, not the absolute figures)."
         ),
         "",
         (
-            "| synchronous | schemas touched | one file (OFF) wall / CPU µs/tx "
+            "| transaction | synchronous | schemas touched | one file (OFF) wall / CPU µs/tx "
             "| file per schema (ON) wall / CPU µs/tx | ON / OFF (CPU) |"
         ),
-        "|---|---|---|---|---|",
+        "|---|---|---|---|---|---|",
     ]
-    for synchronous in ("OFF", "FULL"):
-        for schemas in (1, 2):
-            off = per_transaction(False, synchronous, schemas, args.n, args.rounds)
-            on = per_transaction(True, synchronous, schemas, args.n, args.rounds)
-            lines.append(
-                f"| {synchronous} | {schemas} | {off[0]:.0f} / {off[1]:.0f} | {on[0]:.0f} / {on[1]:.0f} "
-                f"| {on[1] / off[1]:.2f} |"
-            )
-            print(lines[-1], flush=True)
+    for kind in ("write", "read"):
+        for synchronous in ("OFF", "FULL") if kind == "write" else ("FULL",):
+            for schemas in (1, 2):
+                r = per_transaction(synchronous, kind, schemas, args.n, args.rounds)
+                off, on = r[False], r[True]
+                lines.append(
+                    f"| {kind} | {synchronous} | {schemas} | {off[0]:.0f} / {off[1]:.0f} | {on[0]:.0f} / {on[1]:.0f} "
+                    f"| {on[1] / off[1]:.2f} |"
+                )
+                print(lines[-1], flush=True)
     lines += [
         "",
         "| layout | INSERT into db2 while db1 has an open write transaction | outcome |",

@@ -18,7 +18,9 @@ mode ends with a whole-server kill, restart and check. Writes the ``crash_worker
 Negative control: ``--control no-commit-log`` restarts with the commit-log step of recovery switched off
 (``recovery.complete_binlogs`` does nothing: neither the cut of binlog bytes never committed nor the write-back of
 committed ones): the invariant check must then flag violations, which shows the trials reach the crash windows
-that step covers. Its figures go to the ``crash_control`` section.
+that step covers. Its figures go to the ``crash_control`` section. ``--control no-ddl-redo --modes
+schema_files_ddl`` restarts without replaying a DDL's statements on a schema file that missed its commit
+(``schema_files._replay_ops`` does nothing): the file / catalog check must flag (section ``crash_control_ddl``).
 """
 
 from __future__ import annotations
@@ -77,7 +79,9 @@ def main() -> None:
     ap.add_argument("--seed", default="stress")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument(
-        "--control", choices=["no-commit-log"], help="negative control (see the module docstring)"
+        "--control",
+        choices=["no-commit-log", "no-ddl-redo"],
+        help="negative control (see the module docstring)",
     )
     ap.add_argument(
         "--workers",
@@ -91,7 +95,16 @@ def main() -> None:
         workers_main(args)
         return
     section, title = "crash", "## Crash safety (issue 3): SIGKILL stress\n\n"
-    if args.control:
+    if args.control == "no-ddl-redo":
+        from gtidkit.engine import schema_files
+
+        schema_files._replay_ops = lambda *a, **k: None  # type: ignore[assignment]
+        section = "crash_control_ddl"
+        title = (
+            "## Crash safety negative control: schema files without the DDL redo (must flag)\n\n"
+            "`--control no-ddl-redo`: the restart does not replay a DDL's statements on a file that missed it.\n\n"
+        )
+    elif args.control:
         from gtidkit.engine import recovery
 
         recovery.complete_binlogs = lambda *a, **k: 0  # type: ignore[assignment]
@@ -217,7 +230,7 @@ def workers_main(args: argparse.Namespace) -> None:
             update_section("crash_workers", workers_report(rows, args, False))
         print(
             f"{mode}: {args.trials} trials, {len(led.acked)} acknowledged, {len(failures)} failures, "
-            f"{elapsed:.0f}s",
+            f"{elapsed:.0f}s" + (f", {trials.ddls} DDL statements" if trials.ddls else ""),
             flush=True,
         )
     text = workers_report(rows, args, True)

@@ -203,6 +203,7 @@ ER: dict[int, ErrorSpec] = {
     ),
     1238: _e("ER_INCORRECT_GLOBAL_LOCAL_VAR", "HY000", "Variable '%s' is a %s variable"),
     1411: _e("ER_WRONG_VALUE_FOR_TYPE", "HY000", "Incorrect %s value: '%s' for function %s"),
+    1412: _e("ER_TABLE_DEF_CHANGED", "HY000", "Table definition has changed, please retry transaction"),
     1253: _e("ER_COLLATION_CHARSET_MISMATCH", "42000", "COLLATION '%s' is not valid for CHARACTER SET '%s'"),
     1260: _e("ER_CUT_VALUE_GROUP_CONCAT", "HY000", "Row %s was cut by GROUP_CONCAT()"),
     1273: _e("ER_UNKNOWN_COLLATION", "HY000", "Unknown collation: '%s'"),

@@ -78,6 +78,10 @@ if ROW_LOCKS:
         "CREATE TABLE IF NOT EXISTS crash.t (id INT PRIMARY KEY, k INT NOT NULL, part INT NOT NULL)",
         *SETUP[2:],
     )
+#: ``GTIDKIT_CRASH_DDL=1`` (with the schema files): one more client runs crash_driver's DDL cycle (CREATE, CREATE
+#: ... SELECT, ALTER, RENAME across the files, TRUNCATE, DROP TABLE, CREATE / DROP DATABASE) while the others
+#: commit; the check adds that every schema file holds the tables and columns the catalog lists
+DDL = SCHEMA_FILES and os.environ.get("GTIDKIT_CRASH_DDL") == "1"
 #: the table of each transaction's second row
 SECOND = "crash2.t" if SCHEMA_FILES else "crash.t"
 
@@ -93,6 +97,19 @@ def insert_row(table: str, k: int, part: int) -> str:
 ALL_ROWS = "(SELECT k FROM crash.t UNION ALL SELECT k FROM crash2.t)" if SCHEMA_FILES else "crash.t"
 #: errors a client of a dying worker (or of a server being killed) may see: lost connection, gone away, can't connect
 LOST = frozenset({2013, 2006, 2003, 2002, 2055, 0})
+
+
+def _crash_driver() -> Any:
+    """tests/engine/crash_driver.py (its DDL cycle and its check of the files against the catalog)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "crash_driver", Path(__file__).resolve().parents[1] / "engine" / "crash_driver.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _children(pid: int) -> list[int]:
@@ -287,7 +304,7 @@ class Load:
     reconnects (to whichever worker the supervisor places it in) until :meth:`stop`.
     """
 
-    def __init__(self, port: int, ledger: Ledger, clients: int) -> None:
+    def __init__(self, port: int, ledger: Ledger, clients: int, ddl_keys: Any = None) -> None:
         self.port = port
         self.ledger = ledger
         self._stop = threading.Event()
@@ -295,12 +312,44 @@ class Load:
         self.placed: list[int] = []
         self._threads = [threading.Thread(target=self._run, daemon=True) for _ in range(clients)]
         self._connected = threading.Semaphore(0)
+        #: with :data:`DDL`: the DDL cycle's numbers (an iterator shared by the trials)
+        self._ddl_keys = ddl_keys
+        self.ddls = 0
 
     def start(self) -> None:
         """Start the clients one after the other (round-robin placement: one per worker in turn)."""
+        if self._ddl_keys is not None:  # first: it runs through the whole load
+            ddl = threading.Thread(target=self._run_ddl, daemon=True)
+            ddl.start()
         for t in self._threads:
             t.start()
             self._connected.acquire(timeout=60)
+        if self._ddl_keys is not None:
+            self._threads.append(ddl)
+
+    def _run_ddl(self) -> None:
+        """The DDL client: crash_driver's cycle, one statement after the other; a failed one (its table left out
+        by a kill, a lost connection) is skipped."""
+        ddl_of = _crash_driver().ddl_of
+        conn = None
+        while not self._stop.is_set():
+            try:
+                if conn is None:
+                    conn = connect(self.port, timeout=10)
+                k = next(self._ddl_keys)
+                query(conn, ddl_of(k))
+                if k % 8 == 6:
+                    query(conn, "CREATE TABLE IF NOT EXISTS crash3.t (a INT PRIMARY KEY)")
+                    query(conn, f"INSERT INTO crash3.t VALUES ({k})")
+                self.ddls += 1
+            except pymysql.err.MySQLError as err:
+                if _code(err) in LOST:
+                    with contextlib.suppress(Exception):
+                        conn.close()  # type: ignore[union-attr]
+                    conn = None
+                    time.sleep(0.05)
+        if conn is not None:
+            conn.close()
 
     def stop(self, timeout: float = 180.0) -> None:
         """Stop the clients after their current transaction.
@@ -399,7 +448,11 @@ def check(port: int, workers: int, datadir: Path, ledger: Ledger, n_setup: int) 
         if len(texts) != 1:
             problems.append(f"workers disagree on gtid_executed: {sorted(texts)}")
         executed = GtidSet.parse(next(iter(texts)))
-        if len(executed) != len(present) + n_setup:
+        if DDL:  # the DDLs take GTIDs and CREATE ... SELECT logs rows: the files against the catalog instead
+            problems += _crash_driver().files_agree_with_the_catalog(
+                lambda sql: query(c, sql), datadir, ctas_rows=False
+            )
+        elif len(executed) != len(present) + n_setup:
             problems.append(
                 f"gtid_executed has {len(executed)} GTIDs for {len(present)} transactions (+{n_setup})"
             )
@@ -425,7 +478,7 @@ def check(port: int, workers: int, datadir: Path, ledger: Ledger, n_setup: int) 
                     dml += 1
         if len(seen) != len(set(seen)):
             problems.append("a GTID appears twice in the binary log")
-        if dml != len(present):
+        if dml != len(present) and not DDL:
             problems.append(f"the binary log has {dml} row transactions, the data {len(present)}")
         in_binlogs = (
             (read_previous_gtids(files[0]) or GtidSet()) | GtidSet.from_gtids(seen) if files else GtidSet()
@@ -503,6 +556,10 @@ class Trials:
         self.n_setup = 0
         self.held_open = 0
         self.replacements: list[float] = []
+        #: the DDL client's numbers across the trials (:data:`DDL`)
+        self.ddl_keys = itertools.count(1) if DDL else None
+        #: DDL statements the DDL client completed (:data:`DDL`)
+        self.ddls = 0
 
     def setup(self) -> None:
         """Initialize the datadir (unless it exists: a test copies an initialized one), start the server, create
@@ -534,13 +591,14 @@ class Trials:
     def trial(self) -> list[str]:
         """One kill and its check; returns the violations found."""
         led = self.ledger
-        load = Load(self.server.port, led, self.clients)
+        load = Load(self.server.port, led, self.clients, self.ddl_keys)
         load.start()
         problems: list[str] = []
         time.sleep(self.rng.uniform(0.0, self.max_delay))
         if self.mode == "whole_server":
             self.server.kill_all()
             load.stop()
+            self.ddls += load.ddls
             self.server.start()
         else:
             pids = self.server.worker_pids()
@@ -561,6 +619,7 @@ class Trials:
                     break
                 time.sleep(0.02)
             load.stop()
+            self.ddls += load.ddls
             self.replacements.append(time.monotonic() - t0)
             if holder is not None:
                 holder.close()

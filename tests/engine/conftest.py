@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -43,6 +44,10 @@ def open_server(tmp_path, tmp_path_factory):
     servers: list[Server] = []
 
     def _open(datadir=None, **options):
+        if (
+            os.environ.get("GTIDKIT_TEST_FILE_PER_SCHEMA") == "1"
+        ):  # tests/protocol/server_proc.py FILE_PER_SCHEMA_ENV
+            options.setdefault("gtidkit_file_per_schema", True)
         path = Path(datadir or (tmp_path / "data"))
         if not path.exists() and path.suffix == "":
             bootstrapped_datadir(path, tmp_path_factory, options.get("server_version"))

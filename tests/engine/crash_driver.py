@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -43,10 +44,22 @@ MODES: dict[str, tuple[dict[str, Any], bool]] = {
 }
 
 #: modes whose transactions write two schemas, each in its own SQLite file (gtidkit_file_per_schema, issue 21 step
-#: 9): kept out of :data:`MODES` (tests/engine/test_crash.py) until crash atomicity across files is built
-#: (docs/design/multi_worker.md "Step 9 as built"); ``bench/stress_crash.py --modes schema_files`` runs them
+#: 9; ``schema_files_ddl`` adds a DDL after each): kept out of :data:`MODES` (tests/engine/test_crash.py, the
+#: suite's time) while the option is OFF by default; ``bench/stress_crash.py --modes schema_files,schema_files_ddl``
+#: runs them (docs/design/multi_worker.md "Step 9 as built")
 SCHEMA_FILE_MODES: dict[str, tuple[dict[str, Any], bool]] = {
     "schema_files": (
+        {
+            "gtid_mode": "ON",
+            "log_bin": True,
+            "binlog_format": "ROW",
+            "max_binlog_size": 8192,
+            "gtidkit_file_per_schema": True,
+        },
+        False,
+    ),
+    # the same, and after each transaction k a DDL of :func:`ddl_of` (MySQL 8.0's atomic DDL across the files)
+    "schema_files_ddl": (
         {
             "gtid_mode": "ON",
             "log_bin": True,
@@ -74,6 +87,25 @@ ROW_LOCK_MODES: dict[str, tuple[dict[str, Any], bool]] = {
 #: every mode :func:`run` and :func:`check` know
 ALL_MODES = {**MODES, **SCHEMA_FILE_MODES, **ROW_LOCK_MODES}
 
+
+def ddl_of(k: int) -> str:
+    """The DDL the ``schema_files_ddl`` mode runs after transaction ``k``: a cycle of CREATE TABLE, CREATE TABLE
+    ... SELECT (rows 1..k of crash.t), ALTER (a rebuild), RENAME across the two files, TRUNCATE, DROP TABLE,
+    CREATE DATABASE with a table, DROP DATABASE. A statement whose table a kill left missing fails (1146...),
+    which the driver ignores."""
+    step = k % 8
+    return {
+        0: f"CREATE TABLE crash2.d{k} (a INT PRIMARY KEY, b INT)",
+        1: f"CREATE TABLE crash2.c{k} AS SELECT k FROM crash.t",
+        2: f"ALTER TABLE crash2.d{k - 2} ADD COLUMN c INT DEFAULT 5, ADD INDEX ib (b)",
+        3: f"RENAME TABLE crash2.d{k - 3} TO crash.r{k - 3}",
+        4: f"TRUNCATE TABLE crash2.c{k - 3}",
+        5: f"DROP TABLE IF EXISTS crash.r{k - 5}",
+        6: "CREATE DATABASE IF NOT EXISTS crash3",
+        7: "DROP DATABASE IF EXISTS crash3",
+    }[step]
+
+
 SETUP = "CREATE DATABASE IF NOT EXISTS crash; CREATE TABLE IF NOT EXISTS crash.t (k INT PRIMARY KEY, g VARCHAR(80))"
 #: the second schema of the :data:`SCHEMA_FILE_MODES` (each transaction writes the same k into both)
 SETUP2 = "CREATE DATABASE IF NOT EXISTS crash2; CREATE TABLE IF NOT EXISTS crash2.t (k INT PRIMARY KEY)"
@@ -82,6 +114,7 @@ SETUP2 = "CREATE DATABASE IF NOT EXISTS crash2; CREATE TABLE IF NOT EXISTS crash
 def run(datadir: str, mode: str) -> None:
     """The child: open, set up, commit forever (until killed)."""
     from gtidkit.engine import Server
+    from gtidkit.errors import MySQLError
 
     options, explicit = ALL_MODES[mode]
     two = mode in SCHEMA_FILE_MODES
@@ -125,6 +158,14 @@ def run(datadir: str, mode: str) -> None:
         g = last[0]
         out.write(f"ACK {k} {g if g is not None else '-'}\n")
         out.flush()
+        if mode == "schema_files_ddl":
+            try:
+                s.execute(ddl_of(k))
+                if k % 8 == 6:
+                    s.execute("CREATE TABLE IF NOT EXISTS crash3.t (a INT PRIMARY KEY)")
+                    s.execute(f"INSERT INTO crash3.t VALUES ({k})")
+            except MySQLError:
+                pass  # its table was the DDL a kill cut short (not committed): nothing to do
         k += 1
 
 
@@ -180,8 +221,12 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
             if g is not None and Gtid.parse(g) not in executed:
                 problems.append(f"acknowledged GTID {g} not in gtid_executed")
                 break
+        if mode == "schema_files_ddl":
+            problems += files_agree_with_the_catalog(lambda sql: s.execute(sql)[-1].rows, Path(datadir))
         n_setup = 4 if two else 2
-        if options["gtid_mode"] == "OFF":
+        if mode == "schema_files_ddl":
+            pass  # the DDLs take GTIDs too: gtid_executed is compared with the binary log's below
+        elif options["gtid_mode"] == "OFF":
             if executed:
                 problems.append("gtid_mode=OFF but gtid_executed is not empty")
         else:
@@ -211,7 +256,7 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
             binlogged_rows = (
                 len(present) if not (explicit and not options.get("log_replica_updates", True)) else 0
             )
-            if dml != binlogged_rows:
+            if dml != binlogged_rows and mode != "schema_files_ddl":  # CREATE TABLE ... SELECT is one too
                 problems.append(f"binlog has {dml} row transactions, engine has {binlogged_rows}")
             if options["gtid_mode"] != "OFF" and not (
                 explicit and not options.get("log_replica_updates", True)
@@ -224,6 +269,56 @@ def check(datadir: str, mode: str, acks: list[tuple[int, str | None]], trials: i
         s.close()
     finally:
         srv.shutdown()
+    return problems
+
+
+def files_agree_with_the_catalog(
+    rows: Callable[[str], Any], datadir: Path, *, ctas_rows: bool = True
+) -> list[str]:
+    """After recovery: each schema file holds exactly the tables the catalog lists for its schema, with the
+    catalog's columns in order, and (``ctas_rows``) every table made by :func:`ddl_of`'s CREATE TABLE crash2.cK
+    AS SELECT holds rows 1..K (or none, once truncated): the catalog, the file and (the catalog and the binary
+    log commit together) the binary log agree on every DDL. ``rows(sql)`` runs a query on the server."""
+    import sqlite3
+
+    problems: list[str] = []
+    schemas = [r[0] for r in rows("SHOW DATABASES") if str(r[0]).startswith("crash")]
+    for schema in schemas:
+        path = datadir / f"{schema}.sqlite"
+        if not path.exists():
+            problems.append(f"schema {schema} has no file")
+            continue
+        catalog = {}
+        for (table,) in rows(
+            f"SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = '{schema}'"
+        ):
+            catalog[str(table)] = [
+                c[0]
+                for c in rows(
+                    f"SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '{schema}' "
+                    f"AND TABLE_NAME = '{table}' ORDER BY ORDINAL_POSITION"
+                )
+            ]
+        raw = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            physical = {
+                str(name)[len(schema) + 1 :]: [c[1] for c in raw.execute(f'PRAGMA table_info("{name}")')]
+                for (name,) in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                if str(name).startswith(f"{schema}.")
+            }
+        finally:
+            raw.close()
+        if physical != catalog:
+            problems.append(f"{schema}: file {sorted(physical.items())} != catalog {sorted(catalog.items())}")
+    if not ctas_rows:
+        return problems
+    for (name,) in rows(
+        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'crash2' AND TABLE_NAME LIKE 'c%'"
+    ):
+        j = int(str(name)[1:])
+        got = sorted(int(r[0]) for r in rows(f"SELECT k FROM crash2.{name}"))
+        if got and got != list(range(1, j + 1)):
+            problems.append(f"crash2.{name} has rows {got[:5]}... (expected 1..{j} or none)")
     return problems
 
 

@@ -285,8 +285,14 @@ def _binlogs(data: Path) -> list[bytes]:
 
 @pytest.mark.parametrize(
     "ddl",
-    ["CREATE TABLE db1.x (id INT PRIMARY KEY)", "ALTER TABLE db1.t ADD COLUMN w INT", "DROP DATABASE db1"],
-    ids=["create-table", "alter-table", "drop-database"],
+    [
+        "CREATE TABLE db1.x (id INT PRIMARY KEY)",
+        "ALTER TABLE db1.t ADD COLUMN w INT",
+        "DROP DATABASE db1",
+        "RENAME TABLE db1.t TO db1.t2",
+        "TRUNCATE TABLE db1.t",
+    ],
+    ids=["create-table", "alter-table", "drop-database", "rename-table", "truncate"],
 )
 def test_ddl_waiting_for_its_schema_does_not_stall_other_schemas(open_server, ddl):
     """A DDL on db1 waits for the open transaction on db1 (MySQL: its metadata lock, "Waiting for table metadata
@@ -340,19 +346,74 @@ def test_reading_the_main_file_inside_a_schema_transaction_then_commit(open_serv
     assert str(srv.gtid_state.executed()) == f"{uuid}:1-6"
 
 
+#: views reading another schema's file, the main file, or such a view; queried as ``SELECT * FROM db1.v``
+CROSS_VIEWS = [
+    ("CREATE VIEW db1.v AS SELECT id, v FROM db2.t", []),
+    ("CREATE VIEW db1.v AS SELECT t.id, t.v + u.v AS s FROM db1.t AS t JOIN db2.t AS u ON u.id = t.id", []),
+    ("CREATE VIEW db1.v AS SELECT COUNT(*) AS n FROM mysql.gtid_executed WHERE 1 = 0", []),
+    ("CREATE VIEW db1.v AS SELECT id FROM db1.w", ["CREATE VIEW db1.w AS SELECT id FROM db2.t WHERE v > 1"]),
+    ("CREATE VIEW db1.v AS SELECT id FROM db2.w", ["CREATE VIEW db2.w AS SELECT id, v FROM db1.t"]),
+]
+
+
 @pytest.mark.parametrize(
-    "view",
-    ["CREATE VIEW db1.v AS SELECT * FROM db2.t", "CREATE VIEW db1.v AS SELECT * FROM mysql.gtid_executed"],
-    ids=["other-schema-file", "main-file"],
+    ("view", "first"),
+    CROSS_VIEWS,
+    ids=[
+        "other-schema-file",
+        "join-of-two-files",
+        "main-file",
+        "view-on-a-cross-view",
+        "view-on-a-same-file-view",
+    ],
 )
-def test_view_on_another_file_is_refused_clearly(open_server, view):
+def test_views_reading_another_file_work_as_with_one_file(open_server, tmp_path, view, first):
+    """A MySQL view may select from any schema (RM8 "CREATE VIEW Statement": "tables and views in other
+    databases"). With a file per schema such a view is a TEMP view of every connection; the oracle is the same
+    statements on one file (the option OFF): the same rows from a session opened before the view existed, after
+    the base tables change, after a restart, and 1146 after DROP VIEW (MySQL: the view is gone)."""
+    results = {}
+    for option in (True, False):
+        data = tmp_path / f"data-{option}"
+        srv = open_server(data, **{**ON, "gtidkit_file_per_schema": option})
+        s, other = srv.session(), srv.session()
+        schema_setup(s)
+        s.execute("INSERT INTO db1.t (v) VALUES (1), (2); INSERT INTO db2.t (v) VALUES (10), (20), (30)")
+        rows(other, "SELECT 1")  # opened (and its connection synced) before the view exists
+        for stmt in [*first, view]:
+            s.execute(stmt)
+        seen = [sorted(rows(s, "SELECT * FROM db1.v")), sorted(rows(other, "SELECT * FROM db1.v"))]
+        other.execute("INSERT INTO db2.t (v) VALUES (40); UPDATE db1.t SET v = v + 1")
+        seen.append(sorted(rows(s, "SELECT * FROM db1.v")))
+        seen.append(
+            rows(s, "SELECT VIEW_DEFINITION IS NOT NULL FROM information_schema.VIEWS WHERE TABLE_NAME = 'v'")
+        )
+        srv.shutdown()
+        srv = open_server(data, **{**ON, "gtidkit_file_per_schema": option})
+        s, other = srv.session(), srv.session()
+        seen.append(sorted(rows(other, "SELECT * FROM db1.v")))
+        s.execute("DROP VIEW db1.v")
+        seen.append(code_of(other, "SELECT * FROM db1.v"))
+        s.execute(view)  # made again, and replaced
+        seen.append(sorted(rows(other, "SELECT * FROM db1.v")))
+        results[option] = seen
+        assert ((data / "db1.sqlite").exists()) is option
+    assert results[True] == results[False]
+    assert results[True][5] == 1146
+
+
+def test_a_cross_file_view_is_seen_by_a_session_inside_a_transaction(open_server):
+    """A session whose transaction writes db2 sees a view on db1 and db2 created meanwhile by another session,
+    and commits (the view is read through its own connection's TEMP view, the transaction's files unchanged)."""
     srv = open_server(**ON)
-    s = srv.session()
-    schema_setup(s)
-    with pytest.raises(MySQLError) as err:
-        s.execute(view)
-    assert err.value.code == 1235
-    assert "another schema's file" in err.value.message
+    s1, s2 = srv.session(), srv.session()
+    schema_setup(s1)
+    s1.execute("INSERT INTO db1.t (v) VALUES (1)")
+    s2.execute("BEGIN; INSERT INTO db2.t (v) VALUES (5)")
+    s1.execute("CREATE VIEW db1.v AS SELECT a.v AS x, b.v AS y FROM db1.t AS a, db2.t AS b")
+    assert rows(s2, "SELECT x, y FROM db1.v") == [(1, 5)]
+    s2.execute("COMMIT")
+    assert rows(s1, "SELECT x, y FROM db1.v") == [(1, 5)]
 
 
 def test_kill_query_ends_a_wait_for_a_schema_file(open_server):
@@ -445,3 +506,330 @@ def test_the_next_writer_of_a_file_redoes_what_it_missed(open_server, tmp_path):
     assert rows(s, "SELECT COUNT(*) FROM db2.t") == [(0,)]  # what a reader sees before the next writer
     s.execute("INSERT INTO db2.t (v) VALUES (3)")
     assert rows(s, "SELECT id, v FROM db2.t ORDER BY id") == [(1, 2), (2, 3)]
+
+
+def file_state(data: Path, alias: str) -> dict[str, tuple]:
+    """What schema file ``alias`` physically holds: each table or view (not ``_gk_*``) -> its columns and rows."""
+    import sqlite3
+
+    raw = sqlite3.connect(data / f"{alias}.sqlite")
+    try:
+        out: dict[str, tuple] = {}
+        for name, kind in raw.execute(
+            "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE '\\_gk\\_%' "
+            "ESCAPE '\\' ORDER BY name"
+        ):
+            try:
+                cols = tuple(r[1] for r in raw.execute(f'PRAGMA table_info("{name}")'))
+                idx = tuple(sorted(r[1] for r in raw.execute(f'PRAGMA index_list("{name}")')))
+                data_rows = tuple(sorted(raw.execute(f'SELECT * FROM "{name}"').fetchall(), key=repr))
+            except sqlite3.OperationalError as err:  # a view whose table was dropped (invalid, as in MySQL)
+                cols, idx, data_rows = (str(err),), (), ()
+            out[name] = (kind, cols, idx, data_rows)
+        return out
+    finally:
+        raw.close()
+
+
+def catalog_tables(session, schema: str) -> set[str]:
+    """The physical names the catalog lists for ``schema``."""
+    return {
+        f"{schema}.{r[0]}"
+        for r in rows(
+            session, f"SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = '{schema}'"
+        )
+    }
+
+
+#: DDL statements run after :func:`schema_setup` plus db2.t2 (rows) and db2.w (a view); each changes db2's file
+DDL_REDO = [
+    ("CREATE TABLE db2.n (a INT PRIMARY KEY, b VARCHAR(10))", "db2"),
+    ("CREATE TABLE db2.c AS SELECT id, v FROM db2.t2", "db2"),
+    ("CREATE TABLE db2.c AS SELECT id, v FROM db1.t", "db2"),
+    ("DROP TABLE db2.t2", "db2"),
+    ("ALTER TABLE db2.t2 ADD COLUMN w INT DEFAULT 7, ADD INDEX iv (v)", "db2"),
+    ("ALTER TABLE db2.t2 DROP COLUMN v", "db2"),
+    ("CREATE INDEX iv ON db2.t2 (v)", "db2"),
+    ("RENAME TABLE db2.t2 TO db2.t3", "db2"),
+    ("RENAME TABLE db2.t2 TO db1.t2", "db2"),
+    ("RENAME TABLE db2.t2 TO db1.t2", "db1"),
+    ("RENAME TABLE db1.t TO db2.t9", "db2"),
+    ("TRUNCATE TABLE db2.t2", "db2"),
+    ("CREATE VIEW db2.v AS SELECT v FROM db2.t2", "db2"),
+    ("DROP VIEW db2.w", "db2"),
+]
+
+
+@pytest.mark.parametrize(
+    ("ddl", "lagging"),
+    DDL_REDO,
+    ids=[
+        "create",
+        "create-select-same-file",
+        "create-select-other-file",
+        "drop",
+        "alter-add",
+        "alter-drop-column",
+        "create-index",
+        "rename",
+        "rename-across-source-lags",
+        "rename-across-target-lags",
+        "rename-into-file",
+        "truncate",
+        "create-view",
+        "drop-view",
+    ],
+)
+def test_a_file_that_missed_a_ddl_gets_it_back_from_the_redo_log(open_server, tmp_path, ddl, lagging):
+    """MySQL 8.0's DDL is atomic (RM8 "Atomic Data Definition Statement Support": the data dictionary, the storage
+    engine and the binary log all have the statement or none does). SQLite commits main (catalog, commit log,
+    binary log) first, then the schema file: a kill between them leaves the file as it was before the DDL. Made
+    here by putting back a copy of the file taken before the DDL; the restart replays the DDL's statements on it
+    from the redo log, so the file is what the committed DDL made it (the same tables, columns, indexes, rows)."""
+    import sqlite3
+
+    srv = open_server(**ON)
+    s = srv.session()
+    schema_setup(s)
+    s.execute(
+        "INSERT INTO db1.t (v) VALUES (10), (20); CREATE TABLE db2.t2 (id INT PRIMARY KEY, v INT); "
+        "INSERT INTO db2.t2 VALUES (1, 100), (2, 200); CREATE VIEW db2.w AS SELECT id FROM db2.t2"
+    )
+    data = tmp_path / "data"
+    before = tmp_path / f"{lagging}.before"
+    src = sqlite3.connect(data / f"{lagging}.sqlite")
+    dst = sqlite3.connect(before)
+    src.backup(dst)  # the file as the kill leaves it: its last committed state before the DDL
+    src.close()
+    dst.close()
+    s.execute(ddl)
+    expected = {alias: file_state(data, alias) for alias in ("db1", "db2")}
+    executed = str(srv.gtid_state.executed())
+    srv.shutdown()
+    for suffix in ("", "-wal", "-shm"):
+        (data / f"{lagging}.sqlite{suffix}").unlink(missing_ok=True)
+    shutil.copy(before, data / f"{lagging}.sqlite")
+    assert file_state(data, lagging) != expected[lagging]  # the file really lags
+    srv = open_server(data, **ON)
+    s = srv.session()
+    assert {alias: file_state(data, alias) for alias in ("db1", "db2")} == expected
+    for schema in ("db1", "db2"):
+        assert set(file_state(data, schema)) == catalog_tables(s, schema)
+    assert str(srv.gtid_state.executed()) == executed
+    s.execute("INSERT INTO db2.t (v) VALUES (4)")  # and the file goes on
+    assert rows(s, "SELECT COUNT(*) FROM db2.t") == [(1,)]
+
+
+@pytest.mark.parametrize("option", [True, False], ids=["recreated-on", "recreated-off"])
+def test_a_file_left_by_a_dropped_schema_is_not_reused(open_server, tmp_path, option):
+    """DROP DATABASE removes the schema's file after its transaction commits: a kill in between leaves the file
+    while the catalog (and the binary log) no longer list the schema. A later CREATE DATABASE of the same name,
+    with the option on or off, starts empty (MySQL: a new database has no tables) and no redo row of the dropped
+    schema's file is replayed into the new one."""
+    srv = open_server(**ON)
+    s = srv.session()
+    schema_setup(s)
+    s.execute("INSERT INTO db2.t (v) VALUES (1), (2)")
+    data = tmp_path / "data"
+    kept = tmp_path / "db2.kept"
+    srv.storage.checkpoint()
+    shutil.copy(data / "db2.sqlite", kept)
+    s.execute("DROP DATABASE db2")
+    srv.shutdown()
+    shutil.copy(kept, data / "db2.sqlite")  # as a kill before the file's removal leaves it
+    srv = open_server(data, **{**ON, "gtidkit_file_per_schema": option})
+    s = srv.session()
+    assert rows(s, "SHOW DATABASES LIKE 'db2'") == []
+    s.execute("CREATE DATABASE db2")
+    assert rows(s, "SHOW TABLES FROM db2") == []
+    s.execute(
+        "CREATE TABLE db2.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT); INSERT INTO db2.t (v) VALUES (9)"
+    )
+    srv.shutdown()
+    srv = open_server(data, **ON)
+    s = srv.session()
+    assert rows(s, "SELECT id, v FROM db2.t") == [(1, 9)]
+    assert (data / "db2.sqlite").exists() is option
+
+
+def test_a_wait_for_a_schema_file_is_listed_where_mysql_lists_lock_waits(open_server):
+    """A session waiting for another's open write transaction on the same schema is where InnoDB lists a row
+    lock wait (RM8 "The INFORMATION_SCHEMA INNODB_TRX Table": ``trx_state`` LOCK WAIT with
+    ``trx_requested_lock_id`` and ``trx_wait_started`` for the waiter, RUNNING and NULL for the holder; "The
+    data_lock_waits Table": one row, REQUESTING_* the waiter, BLOCKING_* the holder; "InnoDB Standard Monitor":
+    ``LOCK WAIT`` and ``TRX HAS BEEN WAITING n SEC FOR THIS LOCK TO BE GRANTED``). The lock here is the schema's
+    file (``<trx>:gtidkit:file:db1``)."""
+    srv = open_server(**ON)
+    s1, s2, s3 = srv.session(), srv.session(), srv.session()
+    schema_setup(s1)
+    s1.execute("BEGIN; INSERT INTO db1.t (v) VALUES (1)")
+    s2.execute("SET SESSION innodb_lock_wait_timeout = 5")
+    codes: list[int] = []
+    th = threading.Thread(target=lambda: codes.append(code_of(s2, "INSERT INTO db1.t (v) VALUES (2)")))
+    th.start()
+    try:
+        trx: list = []
+        deadline = time.monotonic() + 4
+        while time.monotonic() < deadline:
+            trx = rows(
+                s3,
+                "SELECT trx_mysql_thread_id, trx_state, trx_requested_lock_id, trx_wait_started IS NOT NULL "
+                "FROM information_schema.INNODB_TRX ORDER BY trx_mysql_thread_id",
+            )
+            if any(r[1] == "LOCK WAIT" for r in trx):
+                break
+            time.sleep(0.05)
+        assert trx == [(s1.id, "RUNNING", None, 0), (s2.id, "LOCK WAIT", f"{s2.id}:gtidkit:file:db1", 1)]
+        assert rows(
+            s3,
+            "SELECT REQUESTING_ENGINE_LOCK_ID, REQUESTING_ENGINE_TRANSACTION_ID, BLOCKING_ENGINE_LOCK_ID, "
+            "BLOCKING_ENGINE_TRANSACTION_ID FROM performance_schema.data_lock_waits",
+        ) == [(f"{s2.id}:gtidkit:file:db1", s2.id, f"{s1.id}:gtidkit:file:db1", s1.id)]
+        status = rows(s3, "SHOW ENGINE INNODB STATUS")[0][2]
+        assert f"---TRANSACTION {s2.id}, ACTIVE" in status
+        assert "LOCK WAIT 1 lock struct(s)" in status
+        assert "FOR THIS LOCK TO BE GRANTED:" in status
+        assert (
+            f"TABLE LOCK table `db1`.`*` trx id {s2.id} lock mode X waiting held by trx id {s1.id}" in status
+        )
+    finally:
+        s1.execute("COMMIT")
+        th.join(10)
+    assert codes == [0]
+    assert rows(s3, "SELECT COUNT(*) FROM information_schema.INNODB_TRX") == [(0,)]
+
+
+def counters_setup(session) -> None:
+    """db1.c and db2.c, one row each, that every writer transaction increments together."""
+    session.execute(
+        "CREATE DATABASE db1; CREATE DATABASE db2; CREATE TABLE db1.c (id INT PRIMARY KEY, n INT); "
+        "CREATE TABLE db2.c (id INT PRIMARY KEY, n INT); INSERT INTO db1.c VALUES (1, 0); INSERT INTO db2.c VALUES (1, 0)"
+    )
+
+
+BOTH = "BEGIN; UPDATE db1.c SET n = n + 1; UPDATE db2.c SET n = n + 1; COMMIT"
+
+
+@pytest.mark.parametrize(
+    "begin", ["BEGIN", "START TRANSACTION WITH CONSISTENT SNAPSHOT"], ids=["rr", "with-snapshot"]
+)
+def test_a_repeatable_read_transaction_sees_one_commit_point_across_files(open_server, begin):
+    """REPEATABLE READ (RM8 "Consistent Nonlocking Reads"): the snapshot is established at the transaction's
+    first read (or at START TRANSACTION WITH CONSISTENT SNAPSHOT), and the transaction's later reads of any table
+    see it, not a commit made after it: db2's counter read after another session committed to both files is
+    the value at the snapshot, equal to db1's."""
+    srv = open_server(**ON)
+    reader, writer = srv.session(), srv.session()
+    counters_setup(writer)
+    reader.execute(begin)
+    if begin == "BEGIN":
+        assert rows(reader, "SELECT n FROM db1.c") == [(0,)]  # the first read makes the snapshot
+    writer.execute(BOTH)
+    assert rows(reader, "SELECT n FROM db2.c") == [(0,)]
+    assert rows(reader, "SELECT n FROM db1.c") == [(0,)]
+    reader.execute("COMMIT")
+    assert rows(reader, "SELECT (SELECT n FROM db1.c), (SELECT n FROM db2.c)") == [(1, 1)]
+
+
+def test_read_committed_reads_the_latest_commit(open_server):
+    """READ COMMITTED: each consistent read sets and reads its own fresh snapshot (RM8 "READ COMMITTED")."""
+    srv = open_server(**ON)
+    reader, writer = srv.session(), srv.session()
+    counters_setup(writer)
+    reader.execute("SET SESSION transaction_isolation = 'READ-COMMITTED'; BEGIN")
+    assert rows(reader, "SELECT n FROM db1.c") == [(0,)]
+    writer.execute(BOTH)
+    assert rows(reader, "SELECT n FROM db2.c") == [(1,)]
+    reader.execute("COMMIT")
+
+
+def test_a_read_view_never_sees_half_of_a_commit_to_two_files(open_server):
+    """A writer commits to db1 and db2 in a loop (each commit adds 1 to both counters); readers' REPEATABLE READ
+    transactions read db1's then db2's counter, and single autocommitted SELECTs read both: always equal (SQLite commits the two files one after the other;
+    the commit gate keeps a read view's opening out of that window). The writer's commits go on meanwhile."""
+    srv = open_server(**{**ON, "log_bin": False})
+    writer = srv.session()
+    counters_setup(writer)
+    stop = time.monotonic() + 3
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        while time.monotonic() < stop:
+            try:
+                writer.execute(BOTH)
+            except MySQLError as err:  # reported below
+                errors.append(err)
+                return
+
+    th = threading.Thread(target=write)
+    th.start()
+    reader = srv.session()
+    seen = []
+    try:
+        while time.monotonic() < stop:
+            reader.execute("BEGIN")
+            a = rows(reader, "SELECT n FROM db1.c")[0][0]
+            time.sleep(0.001)
+            b = rows(reader, "SELECT n FROM db2.c")[0][0]
+            reader.execute("COMMIT")
+            seen.append((a, b))
+            # one autocommitted statement reading both files: InnoDB's statement read view, one commit point
+            seen.append(tuple(rows(reader, "SELECT (SELECT n FROM db1.c), (SELECT n FROM db2.c)")[0]))
+    finally:
+        th.join(10)
+    assert errors == []
+    assert len(seen) > 20 and seen[-1][0] > 10, seen[-3:]
+    assert [p for p in seen if p[0] != p[1]] == []
+
+
+def test_a_read_view_waits_for_a_commit_between_its_files(open_server, tmp_path):
+    """While a transaction's COMMIT writes its files one after the other it holds the commit gate exclusively
+    (held here by hand, as such a COMMIT would); a read view's opening waits for it, then sees the whole commit."""
+    import fcntl
+    import os
+
+    srv = open_server(**ON)
+    s = srv.session()
+    counters_setup(s)
+    fd = os.open(tmp_path / "data" / "gtidkit.commit.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    got: list = []
+    th = threading.Thread(target=lambda: got.append(rows(s, "BEGIN; SELECT n FROM db1.c")))
+    th.start()
+    time.sleep(0.3)
+    assert got == []  # waiting for the gate
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+    th.join(10)
+    assert got == [[(0,)]]
+    s.execute("COMMIT")
+
+
+@pytest.mark.parametrize(
+    ("ddl", "undo", "check"),
+    [
+        ("CREATE TABLE db2.n (a INT PRIMARY KEY)", 'DROP TABLE "db2.n"', "SELECT COUNT(*) FROM db2.n"),
+        ("TRUNCATE TABLE db2.t", 'INSERT INTO "db2.t" (id, v) VALUES (1, 5)', "SELECT COUNT(*) FROM db2.t"),
+    ],
+    ids=["create-table", "truncate"],
+)
+def test_the_next_writer_of_a_file_redoes_a_ddl_it_missed(open_server, tmp_path, ddl, undo, check):
+    """With worker processes (``redo_at_lock``, set by hand here) a file that missed a DDL's commit (put back in
+    place as the kill leaves it) gets the DDL replayed by the next transaction taking its lock, before its write."""
+    import sqlite3
+
+    srv = open_server(**ON)
+    srv.storage.redo_at_lock = True
+    s = srv.session()
+    schema_setup(s)
+    s.execute("INSERT INTO db2.t (v) VALUES (5)")
+    s.execute(ddl)
+    expected = rows(s, check)
+    raw = sqlite3.connect(tmp_path / "data" / "db2.sqlite", isolation_level=None)
+    raw.execute("BEGIN IMMEDIATE")
+    raw.execute(undo)
+    raw.execute("UPDATE _gk_schema_file SET applied = applied - 1")
+    raw.execute("COMMIT")
+    raw.close()
+    s.execute("INSERT INTO db2.t (v) VALUES (7)")  # takes db2's lock: the DDL is replayed first
+    assert rows(s, check) == [(expected[0][0] + (1 if "db2.t" in check else 0),)]

@@ -141,7 +141,9 @@ def test_legacy_datadir_is_reapplied_once(open_server, tmp_path):
     import sqlite3
 
     datadir = tmp_path / "legacy"
-    srv = open_server(datadir, gtid_mode="ON", log_bin=True)
+    srv = open_server(
+        datadir, gtid_mode="ON", log_bin=True, gtidkit_file_per_schema=False
+    )  # edits gtidkit.sqlite
     s = srv.session()
     s.execute("CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY)")
     s.execute("INSERT INTO d.t VALUES (1)")
@@ -232,7 +234,7 @@ def test_one_fsync_per_binlogged_commit(open_server, monkeypatch):
     # that fsync itself after the COMMIT (synchronous=NORMAL); a session with sql_log_bin=0 keeps synchronous=FULL
     import os
 
-    srv = open_server(gtid_mode="ON", log_bin=True, sync_binlog=1)
+    srv = open_server(gtid_mode="ON", log_bin=True, sync_binlog=1, gtidkit_file_per_schema=False)  # one WAL
     s = srv.session()
     s.execute("CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY)")
     synced: list[int] = []

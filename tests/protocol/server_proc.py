@@ -98,6 +98,10 @@ SUPERVISED_ENV = "GTIDKIT_TEST_SUPERVISED"
 #: and N worker processes sharing the datadir, issue 21; 1: supervised with one worker, as :data:`SUPERVISED_ENV`;
 #: 0 or unset: as :data:`SUPERVISED_ENV` says). ``make test-workers`` runs the server tests with N = 2.
 WORKERS_ENV = "GTIDKIT_TEST_WORKERS"
+#: Set to 1 to run every server the suite starts through its helpers (and every engine of tests/engine's
+#: ``open_server``) with ``gtidkit_file_per_schema`` ON unless the test sets it (issue 21 step 9: a SQLite file
+#: per schema; the lead's check of the option as a default)
+FILE_PER_SCHEMA_ENV = "GTIDKIT_TEST_FILE_PER_SCHEMA"
 
 
 def workers_by_default() -> int:
@@ -130,9 +134,10 @@ def mode_args(workers: int | None = None) -> tuple[str, ...]:
     that start `gtidkit server` without :func:`running_server` put these first in their command line, so that
     their own options win."""
     n = workers_by_default() if workers is None else workers
+    layout = ("--gtidkit-file-per-schema=ON",) if os.environ.get(FILE_PER_SCHEMA_ENV) == "1" else ()
     if n <= 0:
-        return ("--workers=1",)
-    return ("--supervised", f"--workers={n}")
+        return ("--workers=1", *layout)
+    return ("--supervised", f"--workers={n}", *layout)
 
 
 def children(pid: int) -> list[int]:

@@ -64,7 +64,12 @@ _LT_TYPE_AT = 19 + 1 + 16 + 8
 _SEQ = struct.Struct("<Q")
 
 #: The catalog's schema rows (a handful): CREATE / DROP / ALTER DATABASE change them without changing SQLite's schema.
-_SCHEMATA = "SELECT * FROM _gk_schemata ORDER BY SCHEMA_NAME"
+#: catalog rows a DDL may change without changing SQLite's schema: the schemas, and the views that read another
+#: schema's file (TEMP views of every connection: engine/schema_files.py)
+_SCHEMATA = (
+    "SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM _gk_schemata "
+    "UNION ALL SELECT NAME, DDL, NULL FROM _gk_cross_views ORDER BY 1, 3"
+)
 
 _SELECT = (
     f'SELECT seq, kind, sid, tag, gno, file, end_pos, substr(payload, 1, 64) FROM "{commit_log.TABLE}" '
@@ -261,8 +266,10 @@ class Follower:
             version = self._conn.schema_versions()  # main's and each schema file's (engine/schema_files.py)
             schemata = self._db.execute(_SCHEMATA).fetchall()
             # DDL committed (here or elsewhere): re-read the catalog. CREATE / DROP / ALTER DATABASE change only
-            # the catalog's _gk_schemata rows, not SQLite's schema, so those rows are compared too
-            if version != self._schema_version or schemata != self._schemata:
+            # the catalog's _gk_schemata rows, not SQLite's schema, so those rows are compared too; a DDL another
+            # process announced (``moved``) is re-read whatever they say (a view reading another schema's file
+            # changes neither SQLite's schema nor rows this process compared before its own DDL)
+            if moved or version != self._schema_version or schemata != self._schemata:
                 self._schema_version, self._schemata = version, schemata
                 server.storage.catalog.reload(self._conn)
         last = self._last

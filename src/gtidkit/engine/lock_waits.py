@@ -8,7 +8,8 @@ blocker; a DBA finds it in ``information_schema.INNODB_TRX`` (``trx_state`` ``LO
 (REQUESTING_* / BLOCKING_* pairs). These rows are filled here per query from :class:`WriteLockWaits`.
 
 Differences from InnoDB, by construction: one lock for the whole server (its lock id names no table or row:
-``<trx>:gtidkit:write``); a transaction id is its session's connection id; ``REQUESTING_THREAD_ID`` /
+``<trx>:gtidkit:write``), and with ``gtidkit_file_per_schema`` one per schema file (``<trx>:gtidkit:file:<schema>``,
+taken at a transaction's first write to the schema: engine/schema_files.py); a transaction id is its session's connection id; ``REQUESTING_THREAD_ID`` /
 ``BLOCKING_THREAD_ID`` are connection ids too (client sessions have no performance_schema.threads row here).
 
 Sources: RM8 "The INFORMATION_SCHEMA INNODB_TRX Table", "The data_lock_waits Table", "Using InnoDB Transaction
@@ -20,10 +21,12 @@ from __future__ import annotations
 import datetime as _dt
 import threading
 import time
-from collections.abc import Callable
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, Protocol
 
-__all__ = ["LockSnapshot", "WriteLockWaits", "data_lock_waits_rows", "innodb_trx_rows"]
+from gtidkit.engine.shared.file_waits import FileLock
+
+__all__ = ["LockSnapshot", "Trx", "WriteLockWaits", "data_lock_waits_rows", "innodb_trx_rows", "transactions"]
 
 
 class LockSnapshot(Protocol):
@@ -74,23 +77,78 @@ def _when(seconds: float) -> _dt.datetime:
     return _dt.datetime.fromtimestamp(int(seconds))
 
 
-def _lock_id(trx: int) -> str:
-    return f"{trx}:gtidkit:write"
+def _lock_id(trx: int, schema: str | None = None) -> str:
+    """A lock's id as a transaction holds or requests it: ``<trx>:gtidkit:write`` (the engine write lock) or
+    ``<trx>:gtidkit:file:<schema>`` (a schema file's write lock; InnoDB's ids are ``<trx>:<space>:<page>:<heap>``
+    and likewise start with the transaction)."""
+    return f"{trx}:gtidkit:write" if schema is None else f"{trx}:gtidkit:file:{schema}"
 
 
-def innodb_trx_rows(waits: LockSnapshot, isolation: Callable[[int], str]) -> list[tuple[Any, ...]]:
-    """``information_schema.INNODB_TRX``: the write lock's owner (``RUNNING``) and each waiter (``LOCK WAIT``).
+def _all_locks(
+    waits: LockSnapshot, files: Sequence[FileLock]
+) -> list[tuple[str | None, int | None, float, dict[int, float]]]:
+    """Every lock: ``(schema or None for the engine write lock, owner, since, {waiter: since})``."""
+    owner, since, waiters = waits.snapshot()
+    return [(None, owner, since, waiters), *((f.schema, f.owner, f.since, f.waiters) for f in files)]
+
+
+class Trx(NamedTuple):
+    """A transaction holding or waiting for a lock (:func:`transactions`)."""
+
+    #: its first lock taken or wait begun (seconds since the epoch)
+    started: float
+    #: the id of the lock it waits for (None: it waits for none)
+    requested: str | None = None
+    #: since when it waits
+    wait_started: float | None = None
+    #: the connection id holding the lock it waits for
+    holder: int | None = None
+    #: the schema whose file's lock it waits for (None: the engine write lock, or no wait)
+    schema: str | None = None
+
+
+def transactions(waits: LockSnapshot, files: Sequence[FileLock] = ()) -> dict[int, Trx]:
+    """Each transaction (by connection id) that holds or waits for a lock; a transaction waits for one lock at a
+    time.
+
+    Args:
+        waits: the engine write lock's owner and waiters.
+        files: the schema files' locks (``Storage.file_lock_view``).
+    """
+    out: dict[int, Trx] = {}
+    for schema, owner, since, waiters in _all_locks(waits, files):
+        if owner:
+            known = out.get(owner)
+            out[owner] = (
+                Trx(since)
+                if known is None
+                else Trx(
+                    min(known.started, since), known.requested, known.wait_started, known.holder, known.schema
+                )
+            )
+        for w, t in waiters.items():
+            known = out.get(w)
+            started = t if known is None else min(known.started, t)
+            out[w] = Trx(started, _lock_id(w, schema), t, owner or None, schema)
+    return out
+
+
+def innodb_trx_rows(
+    waits: LockSnapshot, isolation: Callable[[int], str], files: Sequence[FileLock] = ()
+) -> list[tuple[Any, ...]]:
+    """``information_schema.INNODB_TRX``: each transaction holding the write lock or a schema file's
+    (``RUNNING``), or waiting for one (``LOCK WAIT``, ``trx_requested_lock_id`` the lock it waits for).
 
     Args:
         waits: the server's lock registry.
         isolation: a session id's transaction isolation level (``REPEATABLE READ`` spelling).
+        files: the schema files' locks (``Storage.file_lock_view``; engine/schema_files.py).
     """
-    owner, since, waiters = waits.snapshot()
     rows: list[tuple[Any, ...]] = []
-    entries = ([(owner, since, None)] if owner else []) + [(w, t, t) for w, t in sorted(waiters.items())]
-    for trx, started, wait_started in entries:
-        state = "LOCK WAIT" if wait_started is not None else "RUNNING"
-        requested = _lock_id(trx) if wait_started is not None else None
+    for trx, (started, requested, wait_started, _holder, _schema) in sorted(
+        transactions(waits, files).items()
+    ):
+        state = "LOCK WAIT" if requested is not None else "RUNNING"
         rows.append(
             (trx, state, _when(started), requested, _when(wait_started) if wait_started else None, 1, trx, None,
              None, 0, 0, 1, 1136, 0, 0, 0, isolation(trx), 1, 1, None, 0, 0, 0, 0, None)
@@ -98,12 +156,15 @@ def innodb_trx_rows(waits: LockSnapshot, isolation: Callable[[int], str]) -> lis
     return rows
 
 
-def data_lock_waits_rows(waits: LockSnapshot) -> list[tuple[Any, ...]]:
-    """``performance_schema.data_lock_waits``: one row per waiting session, blocked by the lock's owner."""
-    owner, _since, waiters = waits.snapshot()
-    if not owner:
-        return []
-    return [
-        ("INNODB", _lock_id(w), w, w, None, 0, _lock_id(owner), owner, owner, None, 0)
-        for w in sorted(waiters)
-    ]
+def data_lock_waits_rows(waits: LockSnapshot, files: Sequence[FileLock] = ()) -> list[tuple[Any, ...]]:
+    """``performance_schema.data_lock_waits``: one row per waiting session and the lock it waits for (the write
+    lock or a schema file's), blocked by that lock's owner."""
+    rows = []
+    for schema, owner, _since, waiters in _all_locks(waits, files):
+        if not owner:
+            continue
+        for w in sorted(waiters):
+            rows.append(
+                ("INNODB", _lock_id(w, schema), w, w, None, 0, _lock_id(owner, schema), owner, owner, None, 0)
+            )
+    return rows

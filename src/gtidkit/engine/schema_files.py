@@ -24,8 +24,19 @@ What this module decides:
 Physical table names are unchanged (``"db.t"``, one quoted identifier) and live in their schema's file. SQLite
 resolves an unqualified name through temp, main, then the attached files in order, so every statement the
 executor generates finds its tables as before; statements that create (CREATE TABLE / INDEX / VIEW) qualify the
-name with ``Storage.qualifier``. A SQLite view can name only tables of its own file: a MySQL view lives in its
-schema's file and can select only from that schema's tables (another schema's: 1235) — a documented limitation.
+name with ``Storage.qualifier``. A SQLite view can name only tables of its own file: a MySQL view selecting only
+from its schema's file is a view in that file; one reading another file (another schema, a system table, such a
+view) is a TEMP view that every connection creates from ``_gk_cross_views`` in main (``Connection.sync_views``,
+``Storage.cross_views``; SQLite lets a TEMP view name any attached file).
+
+Consistent reads across files: a REPEATABLE READ transaction's first SELECT (or START TRANSACTION WITH CONSISTENT
+SNAPSHOT), and an autocommitted SELECT reading several files, open every file's snapshot at once
+(``Connection.open_read_snapshot``) under the commit gate (``gtidkit.commit.lock``, flock) taken shared, which a
+COMMIT writing schema files holds exclusively: no commit is half inside a read view. The snapshot ends at the
+transaction's first write (SQLite refuses a write on an older snapshot of a file).
+
+Lock waits: the holders and waiters of the files' locks (:class:`FileWaits`, or the shared page's slots with
+workers) are listed by INNODB_TRX, data_lock_waits and SHOW ENGINE INNODB STATUS (engine/lock_waits.py).
 
 Limits: ``SQLITE_LIMIT_ATTACHED`` is 10 in this build (§3.4); :data:`MAX_SCHEMA_FILES` = 9 leaves one slot for a
 tool's own ATTACH.
@@ -47,10 +58,17 @@ each redo row naming F whose id is above F's ``applied`` (:func:`apply_redo`: by
 order). With several worker processes the others go on, so taking F's lock (``Connection.lock_files``, with
 ``Storage.redo_at_lock``) does the same first, inside the locker's transaction. A file that missed R is therefore repaired before any later transaction reads it
 under its lock or writes it, in one process (start-up) and with workers (a worker killed inside its COMMIT: the
-next locker of F in any worker). Redo rows are trimmed only once every file they name has applied them. Not
-covered: DDL (its physical changes to a file carry no row images; CREATE / DROP / ALTER stay one SQLite
-transaction across two files, atomic except for a kill inside that COMMIT), and writes to schema files by the
-replica applier and the server's own maintenance, which take the engine write lock first.
+next locker of F in any worker). Redo rows are trimmed only once every file they name has applied them.
+
+DDL (MySQL 8.0's atomic DDL: the statement is in the data dictionary, the storage engine and the binary log, or
+in none): its physical statements on a schema file (``Connection.file_execute``: CREATE / DROP TABLE, INDEX and
+VIEW, the ALTER / RENAME rebuild with its rows as parameters, TRUNCATE) go into the same redo row (``ops``) and are
+replayed, in order, on a file that missed the commit, before its rows (CREATE TABLE ... SELECT); the catalog is in
+main, so after the replay the catalog, the file and the binary log agree. CREATE DATABASE makes its file before
+the catalog row commits (a file the catalog does not list is never attached) and starts it as having applied
+every redo row so far; DROP DATABASE removes the file after its commit, and a file left by a kill in between is
+removed by the next CREATE DATABASE of that name, whatever the option says. Not covered: writes to schema files by
+the replica applier and the server's own maintenance, which take the engine write lock first.
 """
 
 from __future__ import annotations
@@ -59,10 +77,12 @@ import os
 import pickle
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from gtidkit.engine.shared.file_waits import FileLock
 from gtidkit.mysql_errors import mysql_error
 
 __all__ = [
@@ -107,14 +127,28 @@ def file_name(schema: str) -> str:
     return "".join(out) + SCHEMA_FILE_SUFFIX
 
 
-def create_file(path: Path) -> None:
+def create_file(path: Path, main: Path | None = None) -> None:
     """Create an empty schema file at ``path`` in WAL mode with its :data:`FILE_TABLE` (replacing a stray
     file: one a dropped schema left behind, or a CREATE DATABASE that rolled back).
+
+    Args:
+        path: the new file.
+        main: the main file; the new file starts as having applied every redo row it holds (rows naming the same
+            ATTACH name belong to a dropped schema's file, never to this one).
 
     Raises:
         OSError / sqlite3.Error: the file cannot be created.
     """
     remove_file(path)
+    applied = 0
+    if main is not None:
+        reader = sqlite3.connect(str(main))
+        try:
+            applied = int(reader.execute(f"SELECT COALESCE(MAX(id), 0) FROM {REDO_TABLE}").fetchone()[0])
+        except sqlite3.OperationalError:  # no redo log yet
+            pass
+        finally:
+            reader.close()
     db = sqlite3.connect(str(path), isolation_level=None)
     try:
         db.execute("PRAGMA journal_mode=WAL")
@@ -122,7 +156,7 @@ def create_file(path: Path) -> None:
             f"CREATE TABLE {FILE_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), writes INTEGER NOT NULL, "
             "applied INTEGER NOT NULL)"
         )
-        db.execute(f"INSERT INTO {FILE_TABLE} VALUES (1, 0, 0)")
+        db.execute(f"INSERT INTO {FILE_TABLE} VALUES (1, 0, ?)", (applied,))
     finally:
         db.close()
     _fsync_dir(path.parent)
@@ -153,6 +187,9 @@ class FileWaits:
         self._lock = threading.Lock()
         self._holders: dict[str, object] = {}
         self._waiting: dict[object, str] = {}
+        #: since when (seconds since the epoch) each file's lock is held, each waiter waits
+        self._held_since: dict[str, float] = {}
+        self._wait_since: dict[object, float] = {}
 
     def wait(self, me: object, alias: str) -> None:
         """``me`` is about to wait for file ``alias``'s lock (recorded until :meth:`done_waiting`).
@@ -170,16 +207,41 @@ class FileWaits:
                 waits_for = self._waiting.get(holder)
                 holder = self._holders.get(waits_for) if waits_for is not None else None
             self._waiting[me] = alias
+            self._wait_since[me] = time.time()
 
     def done_waiting(self, me: object) -> None:
         """``me``'s wait ended (lock taken or failed)."""
         with self._lock:
             self._waiting.pop(me, None)
+            self._wait_since.pop(me, None)
 
     def acquired(self, me: object, alias: str) -> None:
         """``me`` holds file ``alias``'s lock until :meth:`release`."""
         with self._lock:
             self._holders[alias] = me
+            self._held_since[alias] = time.time()
+
+    def snapshot(self, files: dict[str, Path]) -> list[FileLock]:
+        """The schema files' locks at one instant, for INNODB_TRX / data_lock_waits / SHOW ENGINE INNODB STATUS
+        (engine/lock_waits.py): one entry per file held or waited for; sessions are named by their connection
+        id (the ``owner_id`` of the engine connection).
+
+        Args:
+            files: ``{schema: path}`` of the schema files (``Storage.schema_files``).
+        """
+        schema_of = {path.stem.lower(): schema for schema, path in files.items()}
+        with self._lock:
+            locks: dict[str, FileLock] = {}
+            for alias, me in self._holders.items():
+                if alias in schema_of:
+                    locks[alias] = FileLock(
+                        schema_of[alias], _owner(me), self._held_since.get(alias, 0.0), {}
+                    )
+            for me, alias in self._waiting.items():
+                if alias in schema_of:
+                    lock = locks.setdefault(alias, FileLock(schema_of[alias], None, 0.0, {}))
+                    lock.waiters[_owner(me) or 0] = self._wait_since.get(me, 0.0)
+        return list(locks.values())
 
     def release(self, me: object, aliases: set[str]) -> None:
         """``me``'s transaction ended: the locks of ``aliases`` it held are free."""
@@ -187,6 +249,12 @@ class FileWaits:
             for alias in aliases:
                 if self._holders.get(alias) is me:
                     del self._holders[alias]
+                    self._held_since.pop(alias, None)
+
+
+def _owner(me: object) -> int | None:
+    """The connection id of the engine connection ``me`` (0, the server's own connection: None)."""
+    return int(getattr(me, "owner_id", 0)) or None
 
 
 #: The redo log of the schema files, in the main file: one row per transaction that wrote schema files under
@@ -196,10 +264,19 @@ REDO_TABLE = "_gk_file_redo"
 REDO_KEEP = 1000
 
 
-def record_redo(db: Any, aliases: Iterable[str], changes: list[Any]) -> int:
+def record_redo(
+    db: Any, aliases: Iterable[str], changes: list[Any], ops: list[tuple[str, str, Any, bool]] | None = None
+) -> int:
     """Inside the committing transaction (engine write lock held): store the row images ``changes`` (RowChange
-    objects of schema-file tables) as a redo row naming the files ``aliases``, mark each file as having applied
-    it, and trim rows long complete. Returns the redo row's id.
+    objects of schema-file tables) and the physical statements ``ops`` a DDL ran on schema files (``(ATTACH
+    name, SQLite statement, parameters, executemany?)``, in order: ``Connection.file_execute``) as a redo row
+    naming the files ``aliases``, mark each file as having applied it, and trim rows long complete. Returns the
+    redo row's id.
+
+    A DDL's statements are replayed as they ran: the file's state before them is exactly what the recording
+    transaction saw (it held the file's write lock from its first write to its COMMIT, and a file commits its
+    whole transaction or none of it), and every row they write is a parameter (an ALTER's rebuild copies the
+    rows through Python), so replaying them once on a file that missed the commit gives the same file.
 
     Recovery argument (docs/design/multi_worker.md "Step 9 as built"): SQLite commits main first, then each
     attached file; a process killed between them leaves the redo row (main) without the file's rows, and the
@@ -207,9 +284,11 @@ def record_redo(db: Any, aliases: Iterable[str], changes: list[Any]) -> int:
     takes the file's lock, which :func:`apply_redo` (run then, and at start-up) uses to re-apply what the file
     missed before anything else is written to it.
     """
-    names = sorted(set(aliases))
+    ops = ops or []
+    names = sorted(set(aliases) | {op[0] for op in ops})
     images = [(c.schema, c.table, c.kind, c.before, c.after) for c in changes]
-    row = (" ".join(names), pickle.dumps(images, protocol=5))
+    payload: Any = {"rows": images, "ops": ops} if ops else images
+    row = (" ".join(names), pickle.dumps(payload, protocol=5))
     insert = f"INSERT INTO {REDO_TABLE} (files, changes) VALUES (?, ?)"
     try:
         cur = db.execute(insert, row)
@@ -273,7 +352,13 @@ def apply_redo(
     except sqlite3.OperationalError:  # no redo log yet
         return 0
     for rid, blob in rows:
-        for tschema, tname, kind, before, after in pickle.loads(blob):  # the datadir's own rows
+        payload = pickle.loads(blob)  # the datadir's own rows
+        if isinstance(
+            payload, dict
+        ):  # a DDL: its statements on this file, then rows (CREATE TABLE ... SELECT)
+            _replay_ops(db, alias, payload["ops"])
+            payload = payload["rows"]
+        for tschema, tname, kind, before, after in payload:
             if tschema != schema:
                 continue
             t = table_def(tschema, tname)
@@ -282,6 +367,13 @@ def apply_redo(
             _apply(db, f"{_q(alias)}.{_q(f'{tschema}.{tname}')}", t, kind, before, after)
         db.execute(f"UPDATE {_q(alias)}.{FILE_TABLE} SET applied = ?", (int(rid),))
     return len(rows)
+
+
+def _replay_ops(db: Any, alias: str, ops: list[tuple[str, str, Any, bool]]) -> None:
+    """Run, in order, the recorded DDL statements ``ops`` that changed file ``alias`` (:func:`record_redo`)."""
+    for op_alias, sql, params, many in ops:
+        if op_alias == alias:
+            (db.executemany if many else db.execute)(sql, params)
 
 
 def _apply(db: Any, table: str, t: Any, kind: str, before: Any, after: Any) -> None:

@@ -272,10 +272,10 @@ class Server:
         #: replica role refuses OFF while a channel uses SOURCE_AUTO_POSITION: 3111)
         self.gtid_mode_guards: list[Callable[[str, str], None]] = []
         self.storage.table_providers[("information_schema", "INNODB_TRX")] = lambda: (
-            lock_waits.innodb_trx_rows(self.lock_view(), self._isolation_of)
+            lock_waits.innodb_trx_rows(self.lock_view(), self._isolation_of, self.storage.file_lock_view())
         )
         self.storage.table_providers[("performance_schema", "data_lock_waits")] = lambda: (
-            lock_waits.data_lock_waits_rows(self.lock_view())
+            lock_waits.data_lock_waits_rows(self.lock_view(), self.storage.file_lock_view())
         )
         from gtidkit.engine.statements.admin import Admin
         from gtidkit.engine.statements.locks import LockManager

@@ -9,7 +9,8 @@ Design (why it looks like this)
   ``gtidkit_file_per_schema`` (:mod:`gtidkit.engine.schema_files`, issue 21 step 9) each new user schema gets a
   file of its own, ATTACHed to every connection (:meth:`Connection.sync_attachments`), whose write lock a
   transaction takes at its first write there (:meth:`Connection.lock_files`), so writers of different schemas do
-  not wait for each other; that mode is not yet crash-atomic across files (the module's docstring says why).
+  not wait for each other; a redo log in the main file makes transactions and DDL atomic across the files (the
+  module's docstring says how).
 * **WAL mode, ``synchronous=FULL`` by default**: every COMMIT fsyncs the WAL (about one fsync per commit, see
   ``../shared/research/tooling.md`` §6). ``synchronous`` is configurable (``OFF``/``NORMAL``/``FULL``/``EXTRA``).
   A binlogged transaction commits with ``NORMAL`` and its committer fsyncs the WAL right after
@@ -37,6 +38,7 @@ semantics (durable at commit).
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
 import re
@@ -51,6 +53,7 @@ from typing import Any
 
 from gtidkit.engine import schema_files
 from gtidkit.engine.datadir_lock import DatadirLock
+from gtidkit.engine.shared.file_waits import FileLock
 from gtidkit.engine.sql.catalog import Catalog
 from gtidkit.engine.sql.ddl import parse_create_table_text
 from gtidkit.engine.sql.names import physical_name, quote_ident
@@ -72,6 +75,11 @@ __all__ = [
 
 #: File name of the engine database inside a datadir.
 DB_FILE_NAME = "gtidkit.sqlite"
+#: The commit gate in the datadir (``Connection.open_read_snapshot``): a flock a transaction committing to several
+#: files holds exclusively during its COMMIT, and a read view holds shared while it opens its snapshot of each file.
+COMMIT_GATE = "gtidkit.commit.lock"
+#: a main-file table every datadir has, read to open main's snapshot (``Connection.open_read_snapshot``)
+_GATE_PROBE = "_gk_schemata"
 #: Accepted values of the ``synchronous`` option (SQLite PRAGMA synchronous).
 SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
 
@@ -121,6 +129,17 @@ class Connection:
     _reader: sqlite3.Connection | None = None
     #: the compiled row reader of ``raw`` (:meth:`rows_reader`): None until asked for, False when there is none
     _rows_reader: Any = None
+    #: a read-only snapshot across the files is open (:meth:`open_read_snapshot`)
+    _read_snapshot: bool = False
+    #: this connection's descriptor of the commit gate (:data:`COMMIT_GATE`), opened at first use
+    _gate_fd: int = -1
+    #: the TEMP views made by :meth:`sync_views`: physical name -> its statement; the key they match
+    _temp_views: dict[str, str] = field(default_factory=dict)
+    _views_key: tuple[int, int] = (-1, -1)
+    #: :meth:`sync_views` changed TEMP views inside the open transaction
+    _views_dirty: bool = False
+    #: the physical statements the open transaction ran on schema files, for their redo (:meth:`file_execute`)
+    _file_ops: list[tuple[str, str, Any, bool]] = field(default_factory=list)
 
     @property
     def attached(self) -> dict[str, tuple[Path, int]]:
@@ -162,6 +181,35 @@ class Connection:
             self._attached[alias] = (path, ino)
         self._attach_version = storage.files_version
 
+    def sync_views(self) -> None:
+        """Make this connection's TEMP views the storage's views that read another file's tables
+        (:meth:`Storage.cross_views`; SQLite lets only a TEMP view name tables of several files). A no-op (one
+        tuple compare) while the catalog has not changed since the last call. A view that a temporary table of
+        the same name shadows is left out (MySQL's temporary table hides it too)."""
+        if not self._attached and not self._temp_views:
+            return  # no schema file: no view can read several files
+        storage = self.storage
+        key = (storage.catalog.version, storage.cross_views_generation)
+        if key == self._views_key:
+            return
+        wanted = storage.cross_views()
+        # the TEMP views present (one Catalog.create_view made on this connection is not in the dict)
+        for (name,) in self.raw.execute("SELECT name FROM temp.sqlite_master WHERE type = 'view'").fetchall():
+            if name not in wanted or self._temp_views.get(name) != wanted[name]:
+                self.raw.execute(f"DROP VIEW temp.{quote_ident(name)}")
+                self._temp_views.pop(name, None)
+        for name, ddl in wanted.items():
+            if self._temp_views.get(name) == ddl:
+                continue
+            try:
+                self.raw.execute(ddl)
+            except sqlite3.Error:
+                continue  # shadowed by a temporary table of that name
+            self._temp_views[name] = ddl
+        if self.raw.in_transaction:
+            self._views_dirty = True  # a rollback undoes what was made here (forget_views)
+        self._views_key = key
+
     def schema_versions(self) -> tuple[tuple[str, int, int], ...]:
         """``(ATTACH name, inode, SQLite schema_version)`` of the main file (``("main", 0, v)``) and of each
         attached schema file: any DDL moves one, a schema dropped and made again changes its inode."""
@@ -198,7 +246,9 @@ class Connection:
             AUTO_INCREMENT counters are stale).
 
         Raises:
-            MySQLError: 1205 ER_LOCK_WAIT_TIMEOUT after ``timeout`` waiting for another writer; 1213
+            MySQLError: 1412 ER_TABLE_DEF_CHANGED when a file is not the one this connection attached (its
+                schema was created, or dropped and made again, by another process after this transaction
+                began); 1205 ER_LOCK_WAIT_TIMEOUT after ``timeout`` waiting for another writer; 1213
                 ER_LOCK_DEADLOCK when waiting would close a cycle with transactions of this process
                 (:class:`schema_files.FileWaits`), or when this transaction read the file before another one
                 committed to it (SQLite's SQLITE_BUSY_SNAPSHOT: it can never write it); 1317 ER_QUERY_INTERRUPTED
@@ -211,8 +261,17 @@ class Connection:
             if path is None:
                 continue
             alias = path.stem.lower()
-            if alias in self._locked or alias not in self._attached:
+            if alias in self._locked:
                 continue
+            known = self._attached.get(alias)
+            try:
+                current = os.stat(path).st_ino
+            except FileNotFoundError:
+                current = -1
+            if known is None or known[1] != current:
+                # the schema was created, or dropped and made again, after this transaction attached its files
+                # (another worker's DDL): writing would miss the file or reach the dropped one
+                raise mysql_error(1412)
             waits = self.storage.file_waits
             waits.wait(self, alias)  # 1213 when waiting would close a cycle
             try:
@@ -249,9 +308,101 @@ class Connection:
 
     def record_redo(self, changes: list[Any]) -> None:
         """At COMMIT (engine write lock held, transaction open): the redo row of the schema files this
-        transaction locked, with ``changes`` (its RowChanges of schema-file tables): schema_files.record_redo."""
-        if self._locked:
-            schema_files.record_redo(self.raw, self._locked, changes)
+        transaction locked, with ``changes`` (its RowChanges of schema-file tables) and the physical statements a
+        DDL ran on them (:meth:`file_execute`): schema_files.record_redo."""
+        if self._locked or self._file_ops:
+            schema_files.record_redo(self.raw, self._locked, changes, self._file_ops)
+
+    def file_execute(self, schema: str, sql: str, params: Any = (), *, many: bool = False) -> sqlite3.Cursor:
+        """Run a DDL's physical statement ``sql`` on the file holding ``schema``'s tables (``executemany`` with
+        ``many``) and, when that is a schema file, keep it for the transaction's redo row: a process killed
+        between main's commit (catalog, commit log, binary log) and the file's replays it at the file's next lock
+        or the start-up (engine/schema_files.py: MySQL 8.0's atomic DDL, the statement is in the binary log and
+        applied, or neither). Every statement that changes a schema file in a DDL must come through here; the
+        rows it writes must be parameters (a replay must not read another file).
+
+        Args:
+            schema: the MySQL schema whose file ``sql`` writes (qualified with :meth:`Storage.qualifier`).
+            sql: one SQLite statement.
+            params: its parameters (a sequence of them with ``many``).
+
+        Raises:
+            MySQLError: 1205 / 1213 / 1317 when the file's write lock cannot be taken (it is normally held
+                already: the DDL took its schemas' files before the engine write lock).
+        """
+        path = self.storage.schema_files().get(schema)
+        if path is None:
+            return self.raw.executemany(sql, params) if many else self.raw.execute(sql, params)
+        alias = path.stem.lower()
+        if alias not in self._locked and self.raw.in_transaction:
+            self.lock_files([schema])
+        if many:
+            params = [tuple(p) for p in params]
+        cur = self.raw.executemany(sql, params) if many else self.raw.execute(sql, params)
+        self._file_ops.append((alias, sql, params if many else tuple(params), many))
+        return cur
+
+    def _gate(self, mode: int) -> None:
+        """Take (LOCK_SH / LOCK_EX) or release (LOCK_UN) the commit gate on this connection's own descriptor
+        (flock locks belong to an open file description, so each connection has one: two sessions of one
+        process exclude each other as two processes do)."""
+        if self._gate_fd < 0:
+            self._gate_fd = os.open(self.storage.path.parent / COMMIT_GATE, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self._gate_fd, mode)
+
+    def open_read_snapshot(self) -> None:
+        """Open one read snapshot of the main file and every attached schema file now, at a single commit point
+        (REPEATABLE READ's consistent read view, which InnoDB opens at a transaction's first read or at START
+        TRANSACTION WITH CONSISTENT SNAPSHOT). SQLite opens a file's snapshot at the first read of it; a
+        transaction that commits to several files commits them one after the other (main first), so the
+        snapshots are opened under the commit gate shared, which such a commit holds exclusively (:meth:`commit`):
+        no commit is half inside the view. A no-op without schema files (one file is consistent by itself),
+        inside a transaction, or when a snapshot is open. Ended by :meth:`end_read_snapshot`, :meth:`rollback`, or
+        :meth:`begin` (a write transaction sees the latest commits: see there)."""
+        if not self._attached or self.raw.in_transaction:
+            return
+        self.raw.execute("BEGIN")
+        self._gate(fcntl.LOCK_SH)
+        try:
+            self.raw.execute(f"SELECT 1 FROM main.{_GATE_PROBE} LIMIT 1").fetchall()
+            for alias in self._attached:
+                self.raw.execute(
+                    f"SELECT writes FROM {quote_ident(alias)}.{schema_files.FILE_TABLE}"
+                ).fetchall()
+        except BaseException:
+            self.raw.execute("ROLLBACK")
+            raise
+        finally:
+            self._gate(fcntl.LOCK_UN)
+        self._read_snapshot = True
+
+    @property
+    def read_snapshot(self) -> bool:
+        """A read-only snapshot across the files is open (:meth:`open_read_snapshot`)."""
+        return self._read_snapshot
+
+    def end_read_snapshot(self) -> None:
+        """End the read snapshot (commits what the transaction wrote to temporary tables, nothing else)."""
+        if self._read_snapshot:
+            self._read_snapshot = False
+            if self.raw.in_transaction:
+                self.raw.execute("COMMIT")
+
+    def forget_views(self) -> None:
+        """A rollback may have undone TEMP views made inside the transaction (by :meth:`sync_views` or a DDL):
+        the next :meth:`sync_views` compares them with the storage's again."""
+        if self._views_dirty or self.ddl_in_transaction:
+            self._views_dirty = False
+            self._views_key = (-1, -1)
+            self._temp_views.clear()
+
+    def file_ops_mark(self) -> int:
+        """A mark of the DDL statements recorded so far (:meth:`drop_file_ops` after a statement rollback)."""
+        return len(self._file_ops)
+
+    def drop_file_ops(self, mark: int) -> None:
+        """A statement rolled back to its savepoint: forget the statements it recorded after ``mark``."""
+        del self._file_ops[mark:]
 
     def _bump(self, alias: str, timeout: float | None, killed: Callable[[], bool] | None) -> Any:
         """:meth:`lock_files`' counter bump of one file, retried while another writer holds the file."""
@@ -318,6 +469,10 @@ class Connection:
             MySQLError: 1205 (ER_LOCK_WAIT_TIMEOUT) when the lock is not obtained in time; 1399-like misuse if a
                 transaction is already open (programming error → ``RuntimeError``).
         """
+        # a read snapshot (open_read_snapshot) ends here: SQLite refuses a write on a snapshot older than the
+        # file's last commit, so a transaction that writes reads the latest commits from its first write on (InnoDB
+        # keeps the read view for plain SELECTs; its writes, like these, see the latest rows)
+        self.end_read_snapshot()
         if self.raw.in_transaction:
             raise RuntimeError("begin() inside an open transaction")
         self.sync_attachments()
@@ -333,6 +488,7 @@ class Connection:
             raise _lock_error(err) from err
         self._on_commit.clear()
         self._locked.clear()
+        self._file_ops.clear()
         self.savepoints = []
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
@@ -347,18 +503,29 @@ class Connection:
                 this transaction and every later one, never an earlier one: SQLite's WAL is ordered).
         """
         if self.raw.in_transaction:
+            gate = bool(
+                self._locked
+            )  # several files commit one after the other: not inside a read view's opening
+            if gate:
+                self._gate(fcntl.LOCK_EX)
             try:
                 self.raw.execute("COMMIT")
             except sqlite3.OperationalError as err:
                 raise _lock_error(err) from err
+            finally:
+                if gate:
+                    self._gate(fcntl.LOCK_UN)
             if self._sync_mode:
                 self._sync_pending = True
                 if sync:
                     self.sync_deferred()
+        self._read_snapshot = False
+        self._views_dirty = False
         self.savepoints = []
         self._sqlite_savepoints = []
         self.ddl_in_transaction = False
         work, self._on_commit = self._on_commit, []
+        self._file_ops.clear()
         if self._locked:
             self.storage.file_waits.release(self, self._locked)
             self._locked.clear()
@@ -391,9 +558,12 @@ class Connection:
         """Roll back the open transaction (no-op when none is open); reloads the catalog if DDL was undone."""
         if self.raw.in_transaction:
             self.raw.execute("ROLLBACK")
+        self._read_snapshot = False
         self.savepoints = []
         self._sqlite_savepoints = []
         self._on_commit.clear()
+        self._file_ops.clear()
+        self.forget_views()
         if self._locked:
             for alias in self._locked:  # its counter bump is undone: the next lock cannot tell, so it forgets
                 self.storage.file_writes.pop(alias, None)
@@ -490,6 +660,9 @@ class Connection:
             self.raw.close()
             if self._reader is not None:
                 self._reader.close()
+            if self._gate_fd >= 0:
+                os.close(self._gate_fd)
+                self._gate_fd = -1
             self.storage._forget(self)
 
 
@@ -633,6 +806,10 @@ class Storage:
         self.file_waits: Any = schema_files.FileWaits()
         #: schema WAL path -> (inode, size, mtime_ns) at its last fsync by this process (fsync_schema_wal)
         self._wal_synced: dict[str, tuple[int, int, int]] = {}
+        #: bumped when a view reading another file's tables is created or dropped here (:meth:`cross_views`)
+        self.cross_views_generation = 0
+        self._cross_views: dict[str, str] = {}
+        self._cross_views_key: tuple[int, int] = (-1, -1)
 
     @classmethod
     def open(
@@ -804,6 +981,38 @@ class Storage:
         _fsync_wal(path)
         self._wal_synced[wal] = mark
 
+    def file_lock_view(self) -> list[FileLock]:
+        """The schema files' write locks at one instant (holders and waiters of every process with workers), for
+        INNODB_TRX / data_lock_waits / SHOW ENGINE INNODB STATUS (engine/lock_waits.py); empty without files."""
+        files = self.schema_files()
+        return self.file_waits.snapshot(files) if files else []
+
+    def cross_views(self) -> dict[str, str]:
+        """The views that read tables of another SQLite file than their schema's (gtidkit_file_per_schema):
+        physical name -> the ``CREATE TEMP VIEW`` statement each connection runs (:meth:`Connection.sync_views`).
+        Re-read (committed rows, on a connection of its own: a transaction writing only schema files must not open
+        a snapshot of main) when the catalog changed; empty, with no read, when the datadir has no schema file."""
+        if not self.schema_files():
+            return {}
+        key = (self.catalog.version, self.cross_views_generation)
+        if key != self._cross_views_key:
+            from gtidkit.engine.sql.catalog import CROSS_VIEWS_TABLE
+
+            reader = sqlite3.connect(str(self.path), isolation_level=None)
+            try:
+                rows = reader.execute(f"SELECT NAME, DDL FROM {CROSS_VIEWS_TABLE}").fetchall()
+            except sqlite3.OperationalError:  # a datadir made before the table
+                rows = []
+            finally:
+                reader.close()
+            self._cross_views = {str(n): str(d) for n, d in rows}
+            self._cross_views_key = key
+        return self._cross_views
+
+    def cross_views_changed(self) -> None:
+        """A view reading another file was created or dropped (its transaction committed): re-read them."""
+        self.cross_views_generation += 1
+
     def has_file(self, schema: str) -> bool:
         """True when MySQL schema ``schema`` lives in a file of its own."""
         return schema in self.schema_files()
@@ -822,16 +1031,18 @@ class Storage:
         Raises:
             MySQLError: 1006 ER_CANT_CREATE_DB when the file cannot be created.
         """
-        if not self.file_per_schema:
-            return False
         path = self._file_path(schema)
         files = self.schema_files()
-        if path is None or len(files) >= schema_files.MAX_SCHEMA_FILES:
+        if path is None or any(p.stem.lower() == path.stem.lower() for p in files.values()):
             return False
-        if any(p.stem.lower() == path.stem.lower() for p in files.values()):
+        if not self.file_per_schema or len(files) >= schema_files.MAX_SCHEMA_FILES:
+            # a file a dropped schema of this name left behind (a kill after the DROP DATABASE committed, before
+            # its file was removed) must not become this schema's
+            if path.exists():
+                schema_files.remove_file(path)
             return False
         try:
-            schema_files.create_file(path)
+            schema_files.create_file(path, self.path)
         except (OSError, sqlite3.Error) as err:
             raise mysql_error(1006, schema, getattr(err, "errno", 0) or 0, str(err)) from err
         return True

@@ -17,14 +17,31 @@ the engine replaces by it when it runs with a shared page.
 
 from __future__ import annotations
 
+import os
 import threading
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from gtidkit.engine.shared import waiters
 from gtidkit.engine.shared.shm import SharedPage
 from gtidkit.mysql_errors import mysql_error
 
-__all__ = ["SharedFileWaits"]
+__all__ = ["FileLock", "SharedFileWaits"]
+
+
+@dataclass(frozen=True)
+class FileLock:
+    """One schema file's write lock as the lock-wait tables show it (``schema_files.FileWaits.snapshot``, :meth:`SharedFileWaits.snapshot`)."""
+
+    #: the schema whose file it is
+    schema: str
+    #: the connection id of the session holding it (None: nobody, or the server's own start-up redo)
+    owner: int | None
+    #: since when it is held (seconds since the epoch)
+    since: float
+    #: connection id -> since when it waits for the lock
+    waiters: dict[int, float]
 
 
 class SharedFileWaits:
@@ -95,6 +112,31 @@ class SharedFileWaits:
         )
         with self._lock:
             self._held[(id(me), alias)] = slot
+
+    def snapshot(self, files: dict[str, Path]) -> list[FileLock]:
+        """Every worker's schema-file locks at one instant (the shared page's FILE_HOLD / FILE_WAIT slots), as
+        :meth:`gtidkit.engine.schema_files.FileWaits.snapshot` gives one process's.
+
+        Args:
+            files: ``{schema: path}`` of the schema files (their inodes key the slots).
+        """
+        schema_of: dict[int, str] = {}
+        for schema, path in files.items():
+            try:
+                schema_of[os.stat(path).st_ino] = schema
+            except FileNotFoundError:
+                continue
+        with self.page.locked():
+            slots = waiters.read_locked(self.page)
+        locks: dict[int, FileLock] = {}
+        for w in slots:
+            if w.kind == waiters.FILE_HOLD and w.gno in schema_of:
+                locks[w.gno] = FileLock(schema_of[w.gno], w.connection_id or None, w.since, {})
+        for w in slots:
+            if w.kind == waiters.FILE_WAIT and w.gno in schema_of:
+                lock = locks.setdefault(w.gno, FileLock(schema_of[w.gno], None, 0.0, {}))
+                lock.waiters[w.connection_id] = w.since
+        return list(locks.values())
 
     def release(self, me: Any, aliases: set[str]) -> None:
         """``me``'s transaction ended: its locks on ``aliases`` are free."""

@@ -56,16 +56,21 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
     old_file, new_file = ex.storage.qualifier(old.schema), ex.storage.qualifier(new.schema)
     for ix in old.indexes:
         if not ix.primary:
-            conn.execute(f"DROP INDEX IF EXISTS {old_file}{quote_ident(old_phys + '.' + ix.name)}")
+            conn.file_execute(
+                old.schema, f"DROP INDEX IF EXISTS {old_file}{quote_ident(old_phys + '.' + ix.name)}"
+            )
     tmp = old_phys + "#gk_old"
     # legacy_alter_table: SQLite would rewrite the views naming the table to name the copy about to be dropped
     # (and fail on them); a MySQL view keeps naming the table, which is the rebuilt one
-    conn.execute("PRAGMA legacy_alter_table=ON")
+    # (file_execute: the statements that change a schema file are kept for its redo, engine/schema_files.py)
+    conn.file_execute(old.schema, "PRAGMA legacy_alter_table=ON")
     try:
         # main.: a session's temporary table of the same name (the temp schema) must not be the one renamed
-        conn.execute(f"ALTER TABLE {old_file}{quote_ident(old_phys)} RENAME TO {quote_ident(tmp)}")
+        conn.file_execute(
+            old.schema, f"ALTER TABLE {old_file}{quote_ident(old_phys)} RENAME TO {quote_ident(tmp)}"
+        )
     finally:
-        conn.execute("PRAGMA legacy_alter_table=OFF")
+        conn.file_execute(old.schema, "PRAGMA legacy_alter_table=OFF")
     rows = conn.execute(
         f"SELECT {', '.join(quote_ident(c.name) for c in old.columns)} FROM {old_file}{quote_ident(tmp)}"
     ).fetchall()
@@ -73,7 +78,7 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
     from gtidkit.engine.sql.catalog import physical_ddl
 
     for stmt in physical_ddl(new, new_file):
-        conn.execute(stmt)
+        conn.file_execute(new.schema, stmt)
     catalog.insert_catalog_rows(conn, new)
     idx = [old.column_index(s) if s is not None else -1 for s in sources]
     defaults = []
@@ -104,7 +109,7 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
             vals.append(to_sqlite(coerce(c, v, n)))
         out.append(vals)
     try:
-        conn.executemany(insert, out)
+        conn.file_execute(new.schema, insert, out, many=True)
     except Exception as err:
         if isinstance(err, IntegrityError):
             from gtidkit.engine.sql.dml import dup_entry_error, failed_index, integrity_error
@@ -123,7 +128,7 @@ def rebuild_table(ex: Executor, old: TableDef, new: TableDef, sources: list[str 
                     seen.add(key)
             raise integrity_error(err, new, out[0] if out else [None] * len(new.columns), 0) from err
         raise
-    conn.execute(f"DROP TABLE {old_file}{quote_ident(tmp)}")
+    conn.file_execute(old.schema, f"DROP TABLE {old_file}{quote_ident(tmp)}")
 
 
 def _position(cols: list[ColumnDef], col: ColumnDef, pos: exp.Expression | None) -> int:
@@ -312,6 +317,25 @@ def _rename_temporary(ex: Executor, key: tuple[str, str], dst_db: str | None, ds
     )
     ex.temp_tables[(dst_db, dst)] = replace(t, schema=dst_db, name=dst)
     temporary.mark_changed(ex)
+
+
+def rename_schemas(text: str, current_db: str | None) -> list[str]:
+    """The schemas (as written, or ``current_db``) of every table ``RENAME TABLE a TO b [, ...]`` names: the
+    files it writes (engine/schema_files.py: their locks are taken before the engine write lock). Empty when the
+    text is not a RENAME TABLE that :func:`run_rename` would run."""
+    m = _RENAME.match(text)
+    if not m:
+        return []
+    out = []
+    for pair in m.group(1).split(","):
+        p = _PAIR.match(pair)
+        if not p:
+            return []
+        a1, a2, b1, b2 = (_unid(g) for g in p.groups())
+        for db in (a1 if a2 else current_db, b1 if b2 else current_db):
+            if db is not None:
+                out.append(db)
+    return out
 
 
 def run_rename(ex: Executor, text: str, current_db: str | None) -> ExecResult:

@@ -789,6 +789,10 @@ def index_ddl(t: TableDef, ix: IndexDef, prefix: str = "") -> str:
 
 
 # ---------------------------------------------------------------- information_schema views ----------------
+#: The views that read another SQLite file's tables (gtidkit_file_per_schema): physical name -> the
+#: ``CREATE TEMP VIEW`` every connection runs (``Connection.sync_views``; a SQLite view in a file can name only
+#: that file's tables, a TEMP view any attached file's)
+CROSS_VIEWS_TABLE = "_gk_cross_views"
 _CATALOG_DDL = [
     (
         "CREATE TABLE IF NOT EXISTS _gk_schemata (SCHEMA_NAME TEXT PRIMARY KEY, DEFAULT_CHARACTER_SET_NAME TEXT, "
@@ -810,6 +814,8 @@ _CATALOG_DDL = [
         "CREATE TABLE IF NOT EXISTS _gk_statistics (TABLE_SCHEMA TEXT, TABLE_NAME TEXT, NON_UNIQUE INTEGER, "
         "INDEX_SCHEMA TEXT, INDEX_NAME TEXT, SEQ_IN_INDEX INTEGER, COLUMN_NAME TEXT, NULLABLE TEXT)"
     ),
+    # views reading tables of another SQLite file (engine/schema_files.py): each connection's TEMP view
+    f"CREATE TABLE IF NOT EXISTS {CROSS_VIEWS_TABLE} (NAME TEXT PRIMARY KEY, DDL TEXT NOT NULL)",
 ]
 
 _IS_VIEWS = {
@@ -1410,15 +1416,26 @@ class Catalog:
                 raise mysql_error(3552, t.schema)
             conn.ddl_in_transaction = True
             for stmt in physical_ddl(t, self.storage.qualifier(t.schema)):
-                conn.execute(stmt)
+                conn.file_execute(t.schema, stmt)  # kept for the schema file's redo (engine/schema_files.py)
             self._insert_table_rows(conn, t)
             self._auto_inc.pop((t.schema, t.name), None)
             return True
 
     def create_view(
-        self, conn: Connection, view: TableDef, sqlite_ddl: str, *, replace: bool = False
+        self,
+        conn: Connection,
+        view: TableDef,
+        sqlite_ddl: str,
+        *,
+        replace: bool = False,
+        cross_file: bool = False,
     ) -> None:
         """Create (or with ``replace``, redefine) the view ``view`` as the SQLite view ``sqlite_ddl`` defines.
+
+        Args:
+            cross_file: the view reads tables of another SQLite file than its schema's (gtidkit_file_per_schema):
+                ``sqlite_ddl`` is then a ``CREATE TEMP VIEW``, kept in :data:`CROSS_VIEWS_TABLE` and run by every
+                connection (``Connection.sync_views``), as SQLite lets only a TEMP view name several files.
 
         Raises:
             MySQLError: 1049 unknown database; 1050 the name exists (without ``replace``).
@@ -1432,7 +1449,16 @@ class Catalog:
                     raise mysql_error(1050, view.name)
                 self.drop_table(conn, view.schema, view.name)
             conn.ddl_in_transaction = True
-            conn.execute(sqlite_ddl)
+            if cross_file:
+                from gtidkit.engine.sql.names import physical_name
+
+                name = physical_name(view.schema, view.name)
+                conn.execute(f"INSERT INTO {CROSS_VIEWS_TABLE} (NAME, DDL) VALUES (?, ?)", (name, sqlite_ddl))
+                conn.execute(f"DROP VIEW IF EXISTS temp.{_q(name)}")
+                conn.execute(sqlite_ddl)  # this connection's now; the others' at their next statement
+                conn.after_commit(self.storage.cross_views_changed)
+            else:
+                conn.file_execute(view.schema, sqlite_ddl)
             self._insert_table_rows(conn, view)
 
     def _case_clash(self, schema: str, name: str) -> bool:
@@ -1455,9 +1481,13 @@ class Catalog:
                 raise mysql_error(3552, t.schema)
             conn.ddl_in_transaction = True
             kind = "VIEW" if t.table_type == "VIEW" else "TABLE"
-            conn.execute(
-                f"DROP {kind} {self.storage.qualifier(t.schema)}{_q(physical_name(t.schema, t.name))}"
-            )
+            phys = physical_name(t.schema, t.name)
+            if kind == "VIEW" and phys in self.storage.cross_views():
+                conn.execute(f"DELETE FROM {CROSS_VIEWS_TABLE} WHERE NAME = ?", (phys,))
+                conn.execute(f"DROP VIEW IF EXISTS temp.{_q(phys)}")
+                conn.after_commit(self.storage.cross_views_changed)
+            else:
+                conn.file_execute(t.schema, f"DROP {kind} {self.storage.qualifier(t.schema)}{_q(phys)}")
             _delete_catalog_rows(conn, t)
             del self._tables[(t.schema, t.name)]
             self._auto_inc.pop((t.schema, t.name), None)
@@ -1530,7 +1560,7 @@ class Catalog:
                 cols.append(col.name)
             ix = replace(ix, columns=tuple(cols))
             conn.ddl_in_transaction = True
-            conn.execute(index_ddl(t, ix, self.storage.qualifier(t.schema)))
+            conn.file_execute(t.schema, index_ddl(t, ix, self.storage.qualifier(t.schema)))
             self.replace_table(conn, replace(t, indexes=t.indexes + (ix,)))
 
     def drop_index(self, conn: Connection, schema: str, table: str, name: str) -> None:
@@ -1548,7 +1578,9 @@ class Catalog:
                 raise mysql_error(1091, name)
             ix = next(i for i in t.indexes if i not in keep)
             prefix = self.storage.qualifier(t.schema)
-            conn.execute(f"DROP INDEX {prefix}{_q(physical_name(t.schema, t.name) + '.' + ix.name)}")
+            conn.file_execute(
+                t.schema, f"DROP INDEX {prefix}{_q(physical_name(t.schema, t.name) + '.' + ix.name)}"
+            )
             self.replace_table(conn, replace(t, indexes=keep))
 
     # ---------------------------------------------------------------- AUTO_INCREMENT

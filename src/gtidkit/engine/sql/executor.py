@@ -840,11 +840,14 @@ class Executor:
         conn = self.conn
         if conn.in_transaction:
             conn.raw.execute('SAVEPOINT "_gk_stmt"')
+            mark = conn.file_ops_mark()
             try:
                 res = fn(stmt, current_db)
             except BaseException:
                 conn.raw.execute('ROLLBACK TO SAVEPOINT "_gk_stmt"')
                 conn.raw.execute('RELEASE SAVEPOINT "_gk_stmt"')
+                conn.drop_file_ops(mark)
+                conn.forget_views()
                 self.after_rollback()
                 if conn.ddl_in_transaction:
                     self.storage.catalog.reload(conn)
@@ -1861,7 +1864,11 @@ class Executor:
                 tdef = catalog.require_table(t.db or current_db, t.name)
                 if tdef.table_type != "BASE TABLE":
                     raise mysql_error(1044, "root", "localhost", tdef.schema)
-                conn.execute(f"DELETE FROM {quote_ident(physical_name(tdef.schema, tdef.name))}")
+                conn.file_execute(  # kept for the schema file's redo (engine/schema_files.py)
+                    tdef.schema,
+                    f"DELETE FROM {self.storage.qualifier(tdef.schema)}"
+                    f"{quote_ident(physical_name(tdef.schema, tdef.name))}",
+                )
                 catalog.forget_auto_increment(tdef.schema, tdef.name)
             return ExecResult()
         raise statement_error(stmt.text)

@@ -69,15 +69,20 @@ def create_view(ex: Executor, tree: exp.Create, text: str, current_db: str | Non
         if existing.table_type != "VIEW":
             raise mysql_error(1347, db, target.name, "VIEW")
     select_tree = parse_tree(query)
+    storage = ex.storage
+    cross_file = False
     for t in select_tree.find_all(exp.Table):
         tdb = t.db or current_db
         if tdb is not None and (catalog.canonical_schema(tdb), t.name) in ex.temp_tables:
             raise mysql_error(1352, t.name)
-        # a SQLite view names tables of its own file only (engine/schema_files.py)
-        if tdb is not None and ex.storage.qualifier(catalog.canonical_schema(tdb)) != ex.storage.qualifier(
-            db
-        ):
-            raise not_supported("a view selecting from another schema's file (gtidkit_file_per_schema)")
+        # a SQLite view names tables of its own file only (engine/schema_files.py): one reading another file's
+        # tables (or such a view) is a TEMP view of every connection instead (Catalog.create_view)
+        if tdb is not None and storage.schema_files():
+            tschema = catalog.canonical_schema(tdb)
+            if storage.qualifier(tschema) != storage.qualifier(db) or (
+                physical_name(tschema, t.name) in storage.cross_views()
+            ):
+                cross_file = True
     if any(True for _ in select_tree.find_all(exp.Parameter, exp.Placeholder)):
         raise mysql_error(1351)
     plan = ex.plan_select(select_tree, db if target.db else current_db, query)
@@ -123,11 +128,12 @@ def create_view(ex: Executor, tree: exp.Create, text: str, current_db: str | Non
         view_definition=query,
     )
     # in its schema's file: a SQLite view names tables of its own file only (engine/schema_files.py)
-    phys = ex.storage.qualifier(db) + quote_ident(physical_name(db, target.name))
     cols = ", ".join(quote_ident(c.name) for c in columns)
-    catalog.create_view(
-        ex.conn, view, f"CREATE VIEW {phys} ({cols}) AS {sqlite_select}", replace=existing is not None
-    )
+    if cross_file:
+        ddl = f"CREATE TEMP VIEW {quote_ident(physical_name(db, target.name))} ({cols}) AS {sqlite_select}"
+    else:
+        ddl = f"CREATE VIEW {storage.qualifier(db)}{quote_ident(physical_name(db, target.name))} ({cols}) AS {sqlite_select}"
+    catalog.create_view(ex.conn, view, ddl, replace=existing is not None, cross_file=cross_file)
     return ExecResult()
 
 

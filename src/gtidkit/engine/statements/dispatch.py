@@ -115,6 +115,14 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
     session.conn.sync_attachments()
     if session.deferred:  # gtidkit_row_locks: queued rows applied before a statement that may read them
         deferred.flush_before(session, stmt)
+    session.conn.sync_views()  # views reading another schema's file: this connection's TEMP views
+    # schema files: a statement reading several files reads them in one snapshot (engine/schema_files.py)
+    one_view = False
+    if stmt.kind == "select" and session.conn.attached and not session.holds_write_lock:
+        if session.explicit_trx:
+            trx.open_read_view(session)  # REPEATABLE READ's one commit point across the files
+        else:
+            one_view = trx.reads_several_files(session, stmt)
     if session.holds_write_lock and not session.holds_main_lock:
         trx.guard_main_reads(session, stmt)  # the engine write lock before the main file is read
     if server.table_locks.active:  # LOCK TABLES / FLUSH TABLES WITH READ LOCK held by some session
@@ -123,11 +131,24 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
     assert handler is not None, stmt.kind  # every row has one (tests/engine/test_statement_lifecycle.py)
     if spec.check is not None:
         spec.check(session, stmt)
+    if one_view:
+        return _in_one_view(session, stmt, spec, handler)
     if spec.innocent:
         if spec.starts_transaction or spec.implicit_commit:
             trx.pre_statement(session, stmt, spec)  # 1778 only: an innocent statement takes no GTID
         return handler(session, stmt)
     return _run(session, stmt, spec, handler)
+
+
+def _in_one_view(session: Session, stmt: Statement, spec: StatementSpec, handler: Handler) -> StatementResult:
+    """An autocommitted SELECT reading several files, in one snapshot of them (``Connection.open_read_snapshot``)."""
+    session.conn.open_read_snapshot()
+    try:
+        if spec.innocent:
+            return handler(session, stmt)
+        return _run(session, stmt, spec, handler)
+    finally:
+        session.conn.end_read_snapshot()
 
 
 def _run(session: Session, stmt: Statement, spec: StatementSpec, handler: Handler) -> StatementResult:

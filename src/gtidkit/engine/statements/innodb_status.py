@@ -42,6 +42,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from gtidkit.engine import lock_waits
 from gtidkit.engine.results import StatementResult
 from gtidkit.engine.shared.control import OP_INNODB_STATUS
 from gtidkit.engine.shared.service import PEER_TIMEOUT
@@ -205,7 +206,8 @@ _IO_THREADS = [
 def _transactions(server: Server, entries: list[dict[str, Any]], now: float, query: str) -> str:
     """TRANSACTIONS: the counters, then one block per session of every worker (``LIST OF TRANSACTIONS FOR EACH
     SESSION``; ``entries`` as :func:`_server_wide` returns them)."""
-    owner, owner_since, waiters = server.lock_view().snapshot()  # every worker's owner and waiters
+    # every worker's transactions holding or waiting for the write lock or a schema file's (engine/lock_waits.py)
+    trxs = lock_waits.transactions(server.lock_view(), server.storage.file_lock_view())
     counter = server.lock_waits.acquisitions + 1
     lines = [
         _section("TRANSACTIONS"),
@@ -216,26 +218,29 @@ def _transactions(server: Server, entries: list[dict[str, Any]], now: float, que
     ]
     for e in entries:
         sid = int(e["id"])
-        waiting_since = waiters.get(sid)
-        active = e["trx"] or sid == owner or waiting_since is not None
+        trx = trxs.get(sid)
+        requested, waiting_since = (trx.requested, trx.wait_started) if trx is not None else (None, None)
+        active = e["trx"] or trx is not None
         if not active:
             lines.append(f"---TRANSACTION {_NOT_STARTED_BASE + sid}, not started\n")
             lines.append("0 lock struct(s), heap size 1128, 0 row lock(s)\n")
         else:
-            started = owner_since if sid == owner else (waiting_since or now)
+            started = trx.started if trx is not None else now
             lines.append(f"---TRANSACTION {sid}, ACTIVE {max(0, int(now - started))} sec\n")
-            locks = 1 if sid == owner or waiting_since is not None else 0
-            wait = "LOCK WAIT " if waiting_since is not None else ""
+            locks = 1 if trx is not None else 0
+            wait = "LOCK WAIT " if requested is not None else ""
             lines.append(f"{wait}{locks} lock struct(s), heap size 1128, 0 row lock(s)\n")
         lines.append(e["line"])
         if e["asking"]:
             lines.append(f"{query.strip()}\n")
-        if waiting_since is not None:
+        if trx is not None and waiting_since is not None:
             lines.append(
                 f"------- TRX HAS BEEN WAITING {max(0, int(now - waiting_since))} SEC FOR THIS LOCK TO BE GRANTED:\n"
             )
-            holder = f" held by trx id {owner}" if owner else ""
-            lines.append(f"TABLE LOCK table `gtidkit`.`write` trx id {sid} lock mode X waiting{holder}\n")
+            held = f" held by trx id {trx.holder}" if trx.holder else ""
+            # the write lock, or a schema file's: every table of the schema (engine/schema_files.py)
+            table = "`gtidkit`.`write`" if trx.schema is None else f"`{trx.schema}`.`*`"
+            lines.append(f"TABLE LOCK table {table} trx id {sid} lock mode X waiting{held}\n")
             lines.append("------------------\n")
     return "".join(lines)
 

@@ -43,6 +43,7 @@ from sqlglot import exp
 from gtidkit.engine.gtid import commit as commit_mod
 from gtidkit.engine.gtid import gtid_next as gnx
 from gtidkit.engine.gtid.gtid_next import ANONYMOUS, ASSIGNED, implicit_commit_error
+from gtidkit.engine.sql.names import physical_name
 from gtidkit.engine.sql.parse import parse_error
 from gtidkit.engine.statements import deferred
 from gtidkit.engine.statements.specs import StatementSpec, spec_of
@@ -164,6 +165,47 @@ def begin(session: Session, text: str = "") -> None:
         commit(session)
     session.reset_one_shot_characteristics()  # a one-shot SET TRANSACTION applies to this transaction only
     _open_explicit(session, read_only)
+    if _CONSISTENT_SNAPSHOT.search(text):
+        open_read_view(session)
+
+
+#: ``START TRANSACTION WITH CONSISTENT SNAPSHOT`` (classify.py accepts it among the characteristics)
+_CONSISTENT_SNAPSHOT = re.compile(r"WITH\s+CONSISTENT\s+SNAPSHOT", re.IGNORECASE)
+
+
+def reads_several_files(session: Session, stmt: Statement) -> bool:
+    """Whether SELECT ``stmt`` (outside a transaction) reads tables of more than one SQLite file (schema files,
+    or one and the main file; a view reading another file counts as several): its statement then reads them in
+    one snapshot (``Connection.open_read_snapshot``), as InnoDB's statement-level read view of an autocommitted
+    SELECT sees one commit point."""
+    storage = session.executor.storage
+    named = session.named_tables(stmt)
+    if not named:
+        return False
+    canonical = storage.catalog.canonical_schema
+    cross = storage.cross_views()
+    files = set()
+    for db, name in named:
+        schema = canonical(db)
+        if cross and physical_name(schema, name) in cross:
+            return True
+        files.add(storage.qualifier(schema))
+    return len(files) > 1
+
+
+def open_read_view(session: Session) -> None:
+    """With schema files (engine/schema_files.py), a REPEATABLE READ transaction's consistent read view over every
+    file at one commit point (``Connection.open_read_snapshot``): at its first SELECT, or at START TRANSACTION
+    WITH CONSISTENT SNAPSHOT (RM8 "Consistent Nonlocking Reads": the snapshot is established by the first
+    consistent read, or at once WITH CONSISTENT SNAPSHOT; "only if the current isolation level is one that permits
+    a consistent read", REPEATABLE READ). A no-op without schema files (the one file is consistent by itself) or
+    once the transaction holds a snapshot or writes."""
+    conn = session.conn
+    if not conn.attached or conn.in_transaction:
+        return
+    if str(session.sysvar_show_value("transaction_isolation", None)).upper() != "REPEATABLE-READ":
+        return
+    conn.open_read_snapshot()
 
 
 def _open_explicit(session: Session, read_only: bool) -> None:
@@ -293,12 +335,13 @@ def _all_in_files(session: Session, named: tuple[tuple[str, str], ...]) -> list[
     temp = session.executor.temp_tables
     canonical = storage.catalog.canonical_schema
     schemas: list[str] = []
+    cross = storage.cross_views()
     for db, name in named:
         schema = canonical(db)
         if (schema, name) in temp:
             continue
-        if not storage.has_file(schema):
-            return None
+        if not storage.has_file(schema) or (cross and physical_name(schema, name) in cross):
+            return None  # (a view reading another file may read the main file)
         schemas.append(schema)
     return schemas
 
@@ -316,6 +359,20 @@ def ddl_file_schemas(session: Session, stmt: Statement) -> list[str]:
     if obj.kind == "DATABASE":
         return [obj.name] if obj.name else []
     canonical = storage.catalog.canonical_schema
+    if obj.verb == "RENAME":  # RENAME TABLE has no tree: its pairs' schemas
+        from gtidkit.engine.sql.alter import rename_schemas
+
+        return [canonical(db) for db in rename_schemas(stmt.text, session.current_db)]
+    try:
+        tree = stmt.tree if obj.verb == "CREATE" else None
+    except MySQLError:  # a CREATE with no sqlglot tree (its handler parses it): its named tables below
+        tree = None
+    if isinstance(tree, exp.Create) and str(tree.args.get("kind") or "").upper() == "VIEW":
+        # CREATE VIEW writes its own schema's file only: the tables it selects from are read (MySQL's shared
+        # metadata lock on them does not wait for their open write transactions)
+        target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+        db = target.db if isinstance(target, exp.Table) and target.db else session.current_db
+        return [canonical(db)] if db else []
     return [canonical(db) for db, _name in session.named_tables(stmt)]
 
 
