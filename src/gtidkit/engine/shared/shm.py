@@ -68,7 +68,7 @@ PAGE_FILE = "gtidkit.shm"
 PAGE_LOCK_FILE = "gtidkit.shm.lock"
 MAGIC = b"GTIDKSHM"
 #: layout version: a page of another version is refused (rebuilt by the next start-up)
-VERSION = 3
+VERSION = 4
 
 #: the named counters, in page order. One writer each, or written under the page lock only (``*_waiters``).
 COUNTERS: tuple[str, ...] = (
@@ -94,6 +94,7 @@ COUNTERS: tuple[str, ...] = (
     "gtid_saved_base",  # gtid_saved when the compressor was last asked for a pass by the period (page lock)
     "file_waiters",  # sessions waiting for a schema file's write lock (engine/shared/file_waits.py; page lock)
     "file_holders",  # schema-file write locks held (the deadlock detector's graph; page lock)
+    "write_holds",  # bumped by each taker of the write lock before it writes (its holder; engine/follow.py)
 )
 
 _HEADER = struct.Struct("=8sII16sQdIIII")  # magic, version, page size, token, pid, built at, 4 slot counts
