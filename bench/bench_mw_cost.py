@@ -11,8 +11,11 @@ total; the idle CPU of each server over ``--idle`` seconds before the runs (its 
 Load-independent: CPU per transaction does not depend on how long the run queue made the client wait, though it
 does grow with cache misses on a loaded machine, hence the interleaving.
 
-Usage: PYTHONPATH=src .venv/bin/python bench/bench_mw_cost.py [--config 'label=--workers=2' ...]
-           [--test oltp_read_write] [--threads 1] [--seconds 8] [--rounds 3] [--idle 5] [--src path]
+``--opcodes N`` counts instead the Python bytecodes each configuration's server runs per transaction (N transactions
+on one connection; bench/opcode_probe): a figure the machine's load does not move, blind to C code.
+
+Usage: PYTHONPATH=src .venv/bin/python bench/bench_mw_cost.py [--config 'label=--workers=2[|/tmp/base/src]' ...]
+           [--test oltp_read_write] [--threads 1] [--seconds 8] [--rounds 3] [--idle 5] [--src path] [--opcodes N]
 """
 
 from __future__ import annotations
@@ -164,28 +167,74 @@ def run(port: int, pgid: int, test: str, threads: int, seconds: int) -> dict[str
     )
     assert p.stdout is not None
     s0 = s1 = None
-    trx = 0.0
-    first, last = 2, seconds - 1
+    trx = counted = 0.0
+    first, last, at = 2, seconds - 1, 0
     for line in p.stdout:
         m = re.match(r"\[ *(\d+)s \] thds: \d+ tps: ([\d.]+)", line.strip())
         if not m:
             continue
         sec, tps = int(m.group(1)), float(m.group(2))
-        if sec == first:
-            s0 = snapshot(pgid)
-        elif first < sec <= last:
-            trx += tps
-            if sec == last:
-                s1 = snapshot(pgid)
+        if s0 is None and sec >= first:
+            s0, at = snapshot(pgid), sec
+        elif s0 is not None and sec <= last:
+            trx += tps * (sec - at)  # a report may cover more than 1 s on a loaded machine
+            counted += sec - at
+            at = sec
+            s1 = snapshot(pgid)
     p.wait()
     assert s0 is not None and s1 is not None, "sysbench printed too few reports"
-    return {"tps": trx / (last - first), "trx": trx, "per": delta(s0, s1), "load": os.getloadavg()[0]}
+    return {"tps": trx / max(counted, 1.0), "trx": trx, "per": delta(s0, s1), "load": os.getloadavg()[0]}
+
+
+def opcodes(label: str, opts: list[str], src: str, test: str, n: int, tmp: Path) -> dict[str, float]:
+    """Python bytecodes per transaction (per ``file:line:function``) that the server with options ``opts`` runs
+    for ``n`` sysbench ``test`` transactions on 1 connection, after two warm-up connections (round-robin placement:
+    each worker of a 2-worker server prepares the statements once first), counted by bench/opcode_probe."""
+    import glob
+
+    probe = tmp / f"{label.replace(' ', '_')}.probe"
+    probe.mkdir()
+    os.environ["GK_OPC_DIR"] = str(probe)
+    try:
+        proc, port = start(label, opts, f"{HERE / 'opcode_probe'}:{src}", tmp)
+    finally:
+        del os.environ["GK_OPC_DIR"]
+    sb = _sysbench(port)
+    try:
+        for _ in range(2):
+            subprocess.run(
+                [sb[0], test, *sb[1:], "--events=100", "--time=0", "run"], capture_output=True, check=True
+            )
+        (probe / "start").touch()
+        time.sleep(0.5)
+        subprocess.run(
+            [sb[0], test, *sb[1:], f"--events={n}", "--time=0", "run"], capture_output=True, check=True
+        )
+        (probe / "dump").touch()
+        for _ in range(3):  # the first traced call after `dump` writes the counts: reach every worker
+            subprocess.run(
+                [sb[0], test, *sb[1:], "--events=5", "--time=0", "run"], capture_output=True, check=False
+            )
+        time.sleep(2)
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(60)
+    total: dict[str, float] = {}
+    for f in glob.glob(str(probe / "opc.*.json")):
+        for k, v in json.loads(Path(f).read_text()).items():
+            total[k] = total.get(k, 0.0) + v / n
+    return total
 
 
 def main() -> None:
     """Run the configurations interleaved and print the per-process / per-thread CPU per transaction."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--config", action="append", default=[], help="label=options (space separated)")
+    ap.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        help="label=options (space separated)[|src dir of another tree]",
+    )
     ap.add_argument("--test", default="oltp_read_write")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seconds", type=int, default=8)
@@ -193,19 +242,41 @@ def main() -> None:
     ap.add_argument("--idle", type=float, default=5.0, help="seconds of idle CPU measured before the runs")
     ap.add_argument("--src", default=str(HERE.parent / "src"))
     ap.add_argument("--json", help="write the raw results here")
+    ap.add_argument(
+        "--opcodes", type=int, default=0, help="count Python bytecodes per transaction over this many instead"
+    )
     args = ap.parse_args()
-    configs = [(c.split("=", 1)[0], c.split("=", 1)[1].split()) for c in args.config] or [
-        ("1 worker", ["--workers=1"]),
-        ("2 workers", ["--workers=2"]),
-    ]
+    configs: list[tuple[str, list[str], str]] = []
+    for c in args.config:
+        label, rest = c.split("=", 1)
+        opts, _, src = rest.partition("|")
+        configs.append((label, opts.split(), src or args.src))
+    configs = configs or [("1 worker", ["--workers=1"], args.src), ("2 workers", ["--workers=2"], args.src)]
     tmp = Path(tempfile.mkdtemp(prefix="mwcost"))
+    if args.opcodes:
+        counts = {
+            label: opcodes(label, opts, src, args.test, args.opcodes, tmp) for label, opts, src in configs
+        }
+        shutil.rmtree(tmp, ignore_errors=True)
+        first = configs[0][0]
+        for label, c in counts.items():
+            print(f"{label}: {sum(c.values()):.0f} bytecodes per transaction")
+        for label, c in list(counts.items())[1:]:
+            a = counts[first]
+            rows = sorted(((c.get(f, 0) - a.get(f, 0), f) for f in set(a) | set(c)), key=lambda r: -abs(r[0]))
+            print(f"\n{label} - {first}: {sum(c.values()) - sum(a.values()):+.0f}; largest differences:")
+            for d, f in rows[:30]:
+                print(f"  {a.get(f, 0):9.1f} {c.get(f, 0):9.1f} {d:+9.1f}  {f}")
+        if args.json:
+            Path(args.json).write_text(json.dumps(counts))
+        return
     servers: dict[str, tuple[subprocess.Popen, int]] = {}
-    results: dict[str, list[dict[str, object]]] = {label: [] for label, _ in configs}
+    results: dict[str, list[dict[str, object]]] = {label: [] for label, _, _ in configs}
     idle: dict[str, dict[str, dict[str, float]]] = {}
     print(f"uptime: {os.getloadavg()}")
     try:
-        for label, opts in configs:
-            servers[label] = start(label, opts, args.src, tmp)
+        for label, opts, src in configs:
+            servers[label] = start(label, opts, src, tmp)
         time.sleep(1.0)
         for label, (proc, _port) in servers.items():
             a = snapshot(proc.pid)
