@@ -20,6 +20,17 @@ beside the process that ran recovery); they are one MySQL server, so each must s
   and the binary log continues at the last row's ``(file, end_pos)`` (:meth:`BinlogLog.follow`: a file another
   process rotated to is opened for appending) with the dependency tracker's ``sequence_number`` read from that
   row's Gtid event (its writeset history restarts there: safe, less parallelism for a replica).
+* **Only this process wrote since its last hold** (the usual case of one busy worker): every taker of the write
+  lock bumps the shared page's ``write_holds`` counter right after it takes the ``flock`` and before it writes
+  anything (it is the counter's one writer). A catch-up under the write lock that finds the counter where this
+  process's own previous acquisition left it (and ``committed`` where its own release left it) knows that no other
+  process has written since: every commit-log row past :attr:`Follower.last_seq` is this process's own, already in
+  its GTID state, its binary-log writer and its catalog, so the commit-log read is skipped (~1000 Python bytecodes
+  and a read on a connection whose page cache this process's own commit invalidated). A process killed while
+  holding the lock, after its COMMIT but before its release moved ``committed``, had bumped ``write_holds`` first,
+  so the next holder reads the commit log as before; one killed between the ``flock`` and the bump wrote nothing.
+  :attr:`Follower.last_seq` then trails this process's own rows until the next full catch-up reads them again
+  (idempotent), or finds them trimmed and reads mysql.gtid_executed (the gap path below).
 
 * **FLUSH / PURGE / RESET of another process** (step 6): the binary log's readers (SHOW BINARY LOGS, SHOW BINARY LOG
   STATUS, dump threads) read the end and the index from the shared page (:mod:`gtidkit.engine.shared.binlog_end`); a
@@ -126,6 +137,8 @@ class Follower:
     Attributes:
         last_seq: the highest commit-log ``seq`` this process has read.
         catch_ups: catch-ups that read at least one row (for tests and benchmarks).
+        own_holds: catch-ups under the write lock that skipped the commit-log read because no other process had
+            taken the lock since this one's previous hold (module docstring; for tests and benchmarks).
     """
 
     def __init__(self, server: Server, page: SharedPage) -> None:
@@ -138,11 +151,14 @@ class Follower:
         self._generation = 0
         self._catalog_generation = page.counter("catalog_generation")
         self._catalog_seen = -1
+        self._write_holds = page.counter("write_holds")
+        self._held = -1  # the ``write_holds`` value this process's last write-lock acquisition set
         self._held_catalog = -1  # the catalog's version when this process took the write lock
         self._released = -1  # the ``committed`` value this process's last write-lock release published
         self._seen = -1
         self.last_seq = 0
         self.catch_ups = 0
+        self.own_holds = 0
         self._last: tuple[Any, ...] | None = None  # the newest commit-log row read
         self._schema_version: tuple[tuple[str, int, int], ...] = ()
         self._schemata: list[Any] = []
@@ -242,6 +258,21 @@ class Follower:
         seen = self._committed.get()  # before reading: a commit after this read is caught up next time
         catalog_seen = self._catalog_generation.get()
         epoch = self._reset_epoch.get()  # moved before the RESET released the lock, so before `committed`
+        if under_write_lock:
+            # this process holds the flock: it is the counter's one writer until its release (module docstring)
+            holds = self._write_holds.get()
+            only_ours = holds == self._held and seen == self._released
+            self._held = holds + 1
+            self._write_holds.set(self._held)
+            if (
+                only_ours
+                and catalog_seen == self._catalog_seen
+                and epoch == self._epoch
+                and self._binlog_generation.get() == self._generation
+            ):
+                self._seen = seen
+                self.own_holds += 1
+                return 0
         if epoch != self._epoch:
             self._rebuild(epoch)
         generation = self._binlog_generation.get()

@@ -96,6 +96,7 @@ COUNTERS: tuple[str, ...] = (
     "file_holders",  # schema-file write locks held (the deadlock detector's graph; page lock)
     "row_waiters",  # sessions waiting for a row or table lock (engine/shared/row_locks.py; page lock)
     "row_holders",  # row and table locks held (gtidkit_row_locks; page lock)
+    "write_holds",  # bumped by each taker of the write lock before it writes (its holder; engine/follow.py)
 )
 
 _HEADER = struct.Struct("=8sII16sQdIIII")  # magic, version, page size, token, pid, built at, 4 slot counts
