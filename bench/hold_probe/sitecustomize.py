@@ -1,7 +1,7 @@
 """Write-lock probe for bench/bench_rw_hold.py (bench only; imported as ``sitecustomize`` when this directory is on
 PYTHONPATH, which only that script sets for the server it starts).
 
-In every process forked afterwards (the workers of ``gtidkit server --workers=N``) a thread waits for the file
+In every worker process of ``gtidkit server --workers=N`` (a process forked by the fork server) a thread waits for the file
 ``$GK_PROBE_DIR/start``, then wraps, for that process only: the shared write lock's acquire / try_acquire /
 release (wall time of each hold and of each blocking acquire, the holder thread's CPU during the hold,
 ``time.thread_time``), the WAL fsync of the sync stage (wall time, count), and the CPU of a few commit-path
@@ -107,5 +107,17 @@ def _watch() -> None:
         json.dump(_state["rec"], fh)
 
 
+def _after_fork() -> None:
+    """Start the watcher in a worker only: a process forked by the fork server (``gtidkit-forksrv``, which
+    refuses to run with a thread of its own: cli/fork_server.py), not in the fork server itself."""
+    try:
+        with open(f"/proc/{os.getppid()}/comm") as fh:
+            parent = fh.read().strip()
+    except OSError:
+        return
+    if parent == "gtidkit-forksrv":
+        threading.Thread(target=_watch, daemon=True).start()
+
+
 if _DIR:
-    os.register_at_fork(after_in_child=lambda: threading.Thread(target=_watch, daemon=True).start())
+    os.register_at_fork(after_in_child=_after_fork)
