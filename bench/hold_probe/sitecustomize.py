@@ -108,14 +108,16 @@ def _watch() -> None:
 
 
 def _after_fork() -> None:
-    """Start the watcher in a worker only: a process forked by the fork server (``gtidkit-forksrv``, which
-    refuses to run with a thread of its own: cli/fork_server.py), not in the fork server itself."""
+    """Start the watcher in a worker only: a process forked by the fork server or its intermediate child (it still
+    bears the fork server's name, ``gtidkit-forksrv``, inherited at the fork), not in the fork server itself, which
+    refuses to run with a thread of its own (cli/fork_server.py). The parent's name cannot tell: the intermediate
+    child has often exited by the time the worker looks."""
     try:
-        with open(f"/proc/{os.getppid()}/comm") as fh:
-            parent = fh.read().strip()
+        with open("/proc/self/comm") as fh:
+            name = fh.read().strip()
     except OSError:
         return
-    if parent == "gtidkit-forksrv":
+    if name == "gtidkit-forksrv":
         threading.Thread(target=_watch, daemon=True).start()
 
 
