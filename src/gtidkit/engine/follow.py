@@ -38,7 +38,7 @@ beside the process that ran recovery); they are one MySQL server, so each must s
   whole already) or when every hold since is described (their rows are applied from the ring); otherwise it reads
   the commit log as below. A holder killed between its COMMIT and its description leaves its slot undescribed (or
   describing an older hold), so its successor reads the commit log: the bump comes before any write, the
-  description after the COMMIT. CPU of the catch-up under the write lock: bench/RESULTS.md ``dml_catch_up``.
+  description after the COMMIT. CPU of the catch-up under the write lock: bench/RESULTS.md ``dml_cpu``.
 * **GTIDs without the binary log** (binlog off, ``sql_log_bin=0``): the committer writes a ``gtid`` row
   (:func:`commit_log.record_gtid`), which a catch-up adds to gtid_executed and gtid_purged (a lost GTID).
 * **When to catch up** (step 6, :meth:`Follower.refresh`): a read of GTID state catches up when the counter
