@@ -246,16 +246,18 @@ def xdist_scope(nodeid: str) -> str:
 _OWN_JVM = re.compile(r"\bpytest\.mark\.spark\b")
 
 #: the order in which units are handed out, by the directory of their tests: the Spark unit (the longest) first,
-#: then the units that start their own JVMs (the other worker takes them while the first runs the Spark unit), then
-#: the tests that start server processes (replication, CLI, wire), the pipeline's, then every other directory
-#: (binlog, gtid, the top-level checks such as test_collection's two collections); the in-process engine tests,
-#: thousands of small units, come last to fill the gaps, so that both workers finish together
+#: then the tests that start server processes (replication, CLI, wire), then the units that start their own JVMs
+#: (the CLI's ``--engine spark`` runs, the standalone cluster: by then the Spark unit is over, and its session's
+#: JVM has written the class-data archive those JVMs map, :func:`class_archive`, on a machine that had none), the
+#: pipeline's, then every other directory (binlog, gtid, the top-level checks such as test_collection's two
+#: collections); the in-process engine tests, thousands of small units, come last to fill the gaps, so that both
+#: workers finish together
 _RANK = (
     "spark",
-    "jvm",
     "tests/replication/",
     "tests/cli/",
     "tests/protocol/",
+    "jvm",
     "tests/pipeline/",
     "",
     "tests/engine/",

@@ -124,7 +124,7 @@ def test_units_are_handed_out_longest_first_and_engine_tests_last() -> None:
         "tests/protocol/test_q.py": {"tests/protocol/test_q.py::a": False},
         "tests/replication/test_r.py": {"tests/replication/test_r.py::a": False},
         "spark": {"tests/pipeline/test_fleet.py::a": False},
-        # modules whose tests start their own JVMs (marked spark): right after the Spark unit
+        # modules whose tests start their own JVMs (marked spark): after the server units (the Spark unit is over)
         "tests/pipeline/test_standalone_cluster.py::test_job": {
             "tests/pipeline/test_standalone_cluster.py::test_job": False
         },
@@ -139,12 +139,12 @@ def test_units_are_handed_out_longest_first_and_engine_tests_last() -> None:
     order = [scope for scope, _ in sorted(units.items(), key=lambda unit: _unit_rank(*unit))]
     assert order == [
         "spark",
-        "tests/pipeline/test_cli_run.py",  # two tests before one
-        "tests/pipeline/test_standalone_cluster.py::test_job",
         "tests/replication/test_r.py",
         "tests/cli/test_c.py::test_c",
         "tests/protocol/test_p.py",  # two tests before one
         "tests/protocol/test_q.py",
+        "tests/pipeline/test_cli_run.py",  # two tests before one
+        "tests/pipeline/test_standalone_cluster.py::test_job",
         "tests/pipeline/test_layout_and_state.py::test_v",
         "tests/test_collection.py::test_y",
         "tests/gtid/test_g.py::test_z",
