@@ -174,6 +174,23 @@ def _short_lived_jvms() -> None:
 
 _short_lived_jvms()
 
+
+def _map_a_class_archive_written_since() -> None:
+    """When the run started without a class-data archive (its JVM options are exactly the suite's own, without
+    ``-XX:SharedArchiveFile``) and the Spark session has written one since (:func:`end_spark`, in this worker or
+    the other), give it to the JVMs started from now on: the option variables that :func:`_short_lived_jvms` set
+    gain it. Without this a fresh machine's run would write the archive and never use it."""
+    if os.environ.get("SPARK_SUBMIT_OPTS") != SHORT_LIVED_JVM_OPTIONS:
+        return
+    archive = class_archive()
+    if archive is None or not archive.is_file():
+        return
+    options = f"{SHORT_LIVED_JVM_OPTIONS} -XX:SharedArchiveFile={archive} {_QUIET_CDS}"
+    for name in ("SPARK_SUBMIT_OPTS", "SPARK_DAEMON_JAVA_OPTS"):
+        if os.environ.get(name) == SHORT_LIVED_JVM_OPTIONS:
+            os.environ[name] = options
+
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = (ROOT / ".." / "shared").resolve()
 RESEARCH = SHARED / "research"
@@ -408,8 +425,11 @@ def _note_last_spark_user(session: pytest.Session) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
-    """After the last test that uses the ``spark`` session (:func:`_note_last_spark_user`), end it
-    (:func:`end_spark`)."""
+    """Before a test that starts its own JVMs (marked ``spark``), let them map a class-data archive written since the
+    run started (:func:`_map_a_class_archive_written_since`); after the last test that uses the ``spark`` session
+    (:func:`_note_last_spark_user`), end it (:func:`end_spark`)."""
+    if item.get_closest_marker("spark") is not None:
+        _map_a_class_archive_written_since()
     yield
     if item.nodeid == item.config.stash.get(_LAST_SPARK_USER, None):
         end_spark()

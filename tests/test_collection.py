@@ -235,3 +235,36 @@ def test_temporary_files_go_to_memory_when_there_is_room(
     finally:
         if not existed and run.exists():
             run.rmdir()
+
+
+@pytest.mark.parametrize(
+    ("submit", "written", "gains"),
+    [
+        ("suite", True, True),  # the run started without an archive, the session wrote one since
+        ("suite", False, False),  # none written yet
+        ("caller", True, False),  # options of the caller's own are kept
+    ],
+    ids=["written-since", "not-yet", "caller-options"],
+)
+def test_jvms_started_later_map_an_archive_written_since(
+    monkeypatch, tmp_path, submit, written, gains
+) -> None:
+    import tests.conftest as suite
+
+    archive = tmp_path / "spark-x.jsa"
+    if written:
+        archive.write_bytes(b"x")
+    own = suite.SHORT_LIVED_JVM_OPTIONS if submit == "suite" else "-Xmx1g"
+    monkeypatch.setenv("SPARK_SUBMIT_OPTS", own)
+    monkeypatch.setenv("SPARK_DAEMON_JAVA_OPTS", own)
+    monkeypatch.setattr(suite, "class_archive", lambda: archive)
+    suite._map_a_class_archive_written_since()
+    for name in ("SPARK_SUBMIT_OPTS", "SPARK_DAEMON_JAVA_OPTS"):
+        if gains:
+            assert os.environ[name].split() == [
+                *own.split(),
+                f"-XX:SharedArchiveFile={archive}",
+                *suite._QUIET_CDS.split(),
+            ]
+        else:
+            assert os.environ[name] == own
