@@ -51,13 +51,16 @@ _KEEP_ENDED_RUNS = 2
 
 
 def _tmpfs_mounts() -> set[str]:
-    """The mount points of tmpfs file systems (``/proc/self/mounts``); empty when unreadable."""
+    """The mount points of tmpfs file systems that allow executing files (``/proc/self/mounts``; a test may run
+    a script or interpreter it wrote into its ``tmp_path``); empty when unreadable."""
     try:
         lines = Path("/proc/self/mounts").read_text().splitlines()
     except OSError:
         return set()
     return {
-        fields[1] for fields in (line.split() for line in lines) if len(fields) > 2 and fields[2] == "tmpfs"
+        fields[1]
+        for fields in (line.split() for line in lines)
+        if len(fields) > 3 and fields[2] == "tmpfs" and "noexec" not in fields[3].split(",")
     }
 
 
