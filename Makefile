@@ -4,6 +4,8 @@
 #   make test   the test suite on 2 pytest-xdist workers (PYTEST_WORKERS=N for another count; `make test PYTEST_XDIST=`
 #               runs it serially) with the type check (mypy, config in pyproject.toml: gtid/, binlog/, engine/,
 #               protocol/) and the lint beside it; fails when any of the three fails (`make typecheck lint` alone: seconds)
+#               the suite's temporary files go to /dev/shm when it is a tmpfs with 4 GiB free, as mysql-test-run's
+#               --mem (GTIDKIT_TEST_TMPDIR=disk or a TMPDIR of your own keeps them where they were)
 #   make test-workers   the tests that talk to a server (tests/protocol, tests/replication, tests/cli) with every
 #               server they start running --workers=2 (GTIDKIT_TEST_WORKERS; SERVER_WORKERS=N for another count)
 PY ?= python3

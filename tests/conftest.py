@@ -6,10 +6,12 @@ import functools
 import gc
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,89 @@ def _bytecode_cache_for_subprocesses() -> None:
 
 _bytecode_cache_for_subprocesses()
 
+#: where :func:`_temporary_files_in_memory` keeps the temporary directory it replaced, for the processes that
+#: inherit its ``TMPDIR`` (xdist workers, test subprocesses, a second import of this module as ``tests.conftest``)
+_DISK_TMP_ENV = "GTIDKIT_TEST_DISK_TMPDIR"
+#: the temporary directory of the machine's disk, before :func:`_temporary_files_in_memory` points ``TMPDIR`` at
+#: memory: what must outlive a run (the JVMs' class-data archive, :func:`class_archive`) stays there
+DISK_TMP = Path(os.environ.get(_DISK_TMP_ENV) or tempfile.gettempdir())
+#: ``GTIDKIT_TEST_TMPDIR=disk`` keeps the suite's temporary files on the disk (``TMPDIR`` set by the caller does too)
+TMPDIR_ENV = "GTIDKIT_TEST_TMPDIR"
+#: the free space a memory file system must have for the suite's temporary files (a run's peak is well under 1 GiB
+#: with pytest's ``tmp_path_retention_policy = "failed"``: a passing test's directory goes at its teardown)
+_MEMORY_TMP_FREE = 4 << 30
+#: run directories of ended runs kept under the memory directory (the newest: a failed run's files, for a look)
+_KEEP_ENDED_RUNS = 2
+
+
+def _tmpfs_mounts() -> set[str]:
+    """The mount points of tmpfs file systems that allow executing files (``/proc/self/mounts``; a test may run
+    a script or interpreter it wrote into its ``tmp_path``); empty when unreadable."""
+    try:
+        lines = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return set()
+    return {
+        fields[1]
+        for fields in (line.split() for line in lines)
+        if len(fields) > 3 and fields[2] == "tmpfs" and "noexec" not in fields[3].split(",")
+    }
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _temporary_files_in_memory() -> Path | None:
+    """Point ``TMPDIR`` (and so pytest's ``tmp_path``, every ``tempfile`` of the tests and of the servers, CLIs and
+    drivers they start) at a per-run directory on ``/dev/shm`` when it is a tmpfs with room; returns that directory,
+    or None when the files stay where they were (``TMPDIR`` set by the caller, ``GTIDKIT_TEST_TMPDIR=disk``, no
+    tmpfs with :data:`_MEMORY_TMP_FREE` free).
+
+    MySQL's own test runner does the same (``mysql-test-run.pl --mem``). The engine fsyncs the WAL at each COMMIT
+    and the binary log at each group (``sync_binlog=1``): on this machine's disk an fsync took ~4 ms, and one behind
+    another process's writeback (Spark's Parquet, the generated fleets) seconds; on tmpfs the same calls return at
+    once. The code under test is unchanged (every fsync is still made); no test can lose power, and a SIGKILLed
+    process's writes survive in the page cache whatever the file system, so crash tests keep what they check.
+    Run directories of ended runs are removed at the next start but the newest :data:`_KEEP_ENDED_RUNS`; a run that
+    passes removes its own (:func:`pytest_unconfigure`)."""
+    if "TMPDIR" in os.environ or os.environ.get(TMPDIR_ENV, "") == "disk":
+        return None
+    shm = "/dev/shm"
+    if shm not in _tmpfs_mounts():
+        return None
+    try:
+        stat = os.statvfs(shm)
+    except OSError:
+        return None
+    if stat.f_bavail * stat.f_frsize < _MEMORY_TMP_FREE:
+        return None
+    root = Path(shm) / f"gtidkit-tests-{os.getuid()}"
+    try:
+        root.mkdir(mode=0o700, exist_ok=True)
+        ended = [d for d in root.iterdir() if d.name.isdigit() and not _pid_alive(int(d.name))]
+        ended.sort(key=lambda d: d.stat().st_mtime, reverse=True)
+        for old in ended[_KEEP_ENDED_RUNS:]:
+            shutil.rmtree(old, ignore_errors=True)
+        run = root / str(os.getpid())
+        run.mkdir(mode=0o700, exist_ok=True)
+    except OSError:
+        return None
+    os.environ[_DISK_TMP_ENV] = str(DISK_TMP)
+    os.environ["TMPDIR"] = str(run)
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+    return run
+
+
+#: this process's run directory in memory when it made one (the controller of an xdist run, or a serial run)
+_MEMORY_RUN = _temporary_files_in_memory()
+
 #: options of every JVM the tests start (C1 compiler only, serial GC): ``tests/conftest.py::_short_lived_jvms``
 SHORT_LIVED_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 #: the JVM's class-data-sharing messages are off: a JVM that cannot use the archive runs without it silently, and the
@@ -53,7 +138,6 @@ def class_archive() -> Path | None:
     """
     import hashlib
     import importlib.util
-    import shutil
 
     home = os.environ.get("JAVA_HOME")
     java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
@@ -67,7 +151,7 @@ def class_archive() -> Path | None:
     except OSError:
         return None
     key = hashlib.sha256(stamp.encode()).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / f"gtidkit-jvm-cds-{os.getuid()}" / f"spark-{key}.jsa"
+    return DISK_TMP / f"gtidkit-jvm-cds-{os.getuid()}" / f"spark-{key}.jsa"
 
 
 def _short_lived_jvms() -> None:
@@ -92,6 +176,23 @@ def _short_lived_jvms() -> None:
 
 
 _short_lived_jvms()
+
+
+def _map_a_class_archive_written_since() -> None:
+    """When the run started without a class-data archive (its JVM options are exactly the suite's own, without
+    ``-XX:SharedArchiveFile``) and the Spark session has written one since (:func:`end_spark`, in this worker or
+    the other), give it to the JVMs started from now on: the option variables that :func:`_short_lived_jvms` set
+    gain it. Without this a fresh machine's run would write the archive and never use it."""
+    if os.environ.get("SPARK_SUBMIT_OPTS") != SHORT_LIVED_JVM_OPTIONS:
+        return
+    archive = class_archive()
+    if archive is None or not archive.is_file():
+        return
+    options = f"{SHORT_LIVED_JVM_OPTIONS} -XX:SharedArchiveFile={archive} {_QUIET_CDS}"
+    for name in ("SPARK_SUBMIT_OPTS", "SPARK_DAEMON_JAVA_OPTS"):
+        if os.environ.get(name) == SHORT_LIVED_JVM_OPTIONS:
+            os.environ[name] = options
+
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = (ROOT / ".." / "shared").resolve()
@@ -165,16 +266,18 @@ def xdist_scope(nodeid: str) -> str:
 _OWN_JVM = re.compile(r"\bpytest\.mark\.spark\b")
 
 #: the order in which units are handed out, by the directory of their tests: the Spark unit (the longest) first,
-#: then the units that start their own JVMs (the other worker takes them while the first runs the Spark unit), then
-#: the tests that start server processes (replication, CLI, wire), the pipeline's, then every other directory
-#: (binlog, gtid, the top-level checks such as test_collection's two collections); the in-process engine tests,
-#: thousands of small units, come last to fill the gaps, so that both workers finish together
+#: then the tests that start server processes (replication, CLI, wire), then the units that start their own JVMs
+#: (the CLI's ``--engine spark`` runs, the standalone cluster: by then the Spark unit is over, and its session's
+#: JVM has written the class-data archive those JVMs map, :func:`class_archive`, on a machine that had none), the
+#: pipeline's, then every other directory (binlog, gtid, the top-level checks such as test_collection's two
+#: collections); the in-process engine tests, thousands of small units, come last to fill the gaps, so that both
+#: workers finish together
 _RANK = (
     "spark",
-    "jvm",
     "tests/replication/",
     "tests/cli/",
     "tests/protocol/",
+    "jvm",
     "tests/pipeline/",
     "",
     "tests/engine/",
@@ -232,14 +335,49 @@ def _remove_orphan_dumps(directory: Path) -> None:
             path.unlink(missing_ok=True)
 
 
+#: how to end this process's Spark session, once: set by the ``spark`` fixture, run by :func:`end_spark`
+_SPARK_END: list[Callable[[], None]] = []
+
+
+def end_spark() -> None:
+    """End the ``spark`` fixture's session now if it runs: its context stops and its JVM exits (writing the
+    class-data archive when the fixture asked it to). A no-op when there is none or it already ended."""
+    while _SPARK_END:
+        _SPARK_END.pop()()
+
+
+def _end_jvm(dump: Path | None, archive: Path | None) -> None:
+    """End the JVM of this process's pyspark gateway (its stdin closed, as pyspark's own exit does) and await it;
+    rename its class-data archive ``dump`` into ``archive`` when it wrote one."""
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    proc = getattr(gateway, "proc", None)
+    if proc is not None and proc.stdin is not None:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if dump is None or archive is None:
+        return
+    if dump.is_file() and dump.stat().st_size > 0 and proc is not None and proc.returncode == 0:
+        dump.replace(archive)
+    else:
+        dump.unlink(missing_ok=True)
+
+
 @pytest.fixture(scope="session")
 def spark():
-    """One local Spark session for the whole run (local[2], UI off), stopped at the end.
+    """One local Spark session for the whole run (local[2], UI off), ended after the last test that uses it
+    (:func:`pytest_runtest_protocol`) or at the end of the run.
 
     When this machine has no class-data archive yet (:func:`class_archive`) and the JVMs' options are the suite's
     own, this session's JVM writes it when it exits (``-XX:ArchiveClassesAtExit``, to a temporary name renamed into
-    place, so a concurrent run never maps half a file): at the end of the run the session's JVM is ended (its stdin
-    closed, as pyspark's own exit does) and awaited."""
+    place, so a concurrent run never maps half a file). The session's end closes the JVM's stdin (as pyspark's own
+    exit does) and awaits it: ended after its last user, its exit (and the archive's dump, ~15 s on an idle
+    machine) runs while the other xdist worker still has tests, instead of at the end of the run."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -258,24 +396,46 @@ def spark():
     finally:
         if saved is not None:
             os.environ["SPARK_SUBMIT_OPTS"] = saved
-    yield session
-    session.stop()
-    if dump is not None:
-        from pyspark import SparkContext
 
-        gateway = SparkContext._gateway
-        proc = getattr(gateway, "proc", None)
-        if proc is not None and proc.stdin is not None:
-            proc.stdin.close()
-            try:
-                proc.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        if dump.is_file() and dump.stat().st_size > 0 and proc is not None and proc.returncode == 0:
-            dump.replace(archive)
-        else:
-            dump.unlink(missing_ok=True)
+    def end() -> None:
+        session.stop()
+        _end_jvm(dump, archive)
+
+    _SPARK_END.append(end)
+    yield session
+    end_spark()
+
+
+#: the node id of the last test of the run that uses the ``spark`` session, when ending the session after it is
+#: safe (:func:`pytest_collection_finish`)
+_LAST_SPARK_USER = pytest.StashKey[str]()
+
+
+def _note_last_spark_user(session: pytest.Session) -> None:
+    """Remember the last of the run's tests that take the ``spark`` fixture (directly or through another fixture),
+    when the run gives its tests to a process in collection order, so that nothing after it uses the session: a
+    serial run, ``--dist load``, or ``--dist loadgroup`` with every such test in the one ``spark`` unit
+    (:func:`xdist_scope`; a unit's tests run in collection order on one worker)."""
+    users = [item for item in session.items if "spark" in getattr(item, "fixturenames", ())]
+    if not users:
+        return
+    dist = session.config.getoption("dist", "no")
+    if dist in ("no", "load") or (
+        dist == "loadgroup" and all(xdist_scope(i.nodeid) == "spark" for i in users)
+    ):
+        session.config.stash[_LAST_SPARK_USER] = users[-1].nodeid
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """Before a test that starts its own JVMs (marked ``spark``), let them map a class-data archive written since the
+    run started (:func:`_map_a_class_archive_written_since`); after the last test that uses the ``spark`` session
+    (:func:`_note_last_spark_user`), end it (:func:`end_spark`)."""
+    if item.get_closest_marker("spark") is not None:
+        _map_a_class_archive_written_since()
+    yield
+    if item.nodeid == item.config.stash.get(_LAST_SPARK_USER, None):
+        end_spark()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -353,5 +513,22 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     collection and freeze what is left (:func:`gc.freeze`): the modules, items and fixtures stay alive to the end
     of the run, and every later full collection (about one per ten tests of the engine) would walk them all again,
     as would the interpreter's exit. Objects made by the tests are collected as usual."""
+    _note_last_spark_user(session)
     gc.collect()
     gc.freeze()
+
+
+#: the run's exit status (:func:`pytest_sessionfinish`), read by :func:`pytest_unconfigure`
+_EXIT_STATUS = pytest.StashKey[int]()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Remember the run's exit status for :func:`pytest_unconfigure`."""
+    session.config.stash[_EXIT_STATUS] = int(exitstatus)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """A run that passed removes the run directory it made in memory (:func:`_temporary_files_in_memory`); a run
+    that failed leaves it for a look (the next runs remove it in time)."""
+    if _MEMORY_RUN is not None and config.stash.get(_EXIT_STATUS, 1) == 0:
+        shutil.rmtree(_MEMORY_RUN, ignore_errors=True)

@@ -124,7 +124,7 @@ def test_units_are_handed_out_longest_first_and_engine_tests_last() -> None:
         "tests/protocol/test_q.py": {"tests/protocol/test_q.py::a": False},
         "tests/replication/test_r.py": {"tests/replication/test_r.py::a": False},
         "spark": {"tests/pipeline/test_fleet.py::a": False},
-        # modules whose tests start their own JVMs (marked spark): right after the Spark unit
+        # modules whose tests start their own JVMs (marked spark): after the server units (the Spark unit is over)
         "tests/pipeline/test_standalone_cluster.py::test_job": {
             "tests/pipeline/test_standalone_cluster.py::test_job": False
         },
@@ -139,14 +139,132 @@ def test_units_are_handed_out_longest_first_and_engine_tests_last() -> None:
     order = [scope for scope, _ in sorted(units.items(), key=lambda unit: _unit_rank(*unit))]
     assert order == [
         "spark",
-        "tests/pipeline/test_cli_run.py",  # two tests before one
-        "tests/pipeline/test_standalone_cluster.py::test_job",
         "tests/replication/test_r.py",
         "tests/cli/test_c.py::test_c",
         "tests/protocol/test_p.py",  # two tests before one
         "tests/protocol/test_q.py",
+        "tests/pipeline/test_cli_run.py",  # two tests before one
+        "tests/pipeline/test_standalone_cluster.py::test_job",
         "tests/pipeline/test_layout_and_state.py::test_v",
         "tests/test_collection.py::test_y",
         "tests/gtid/test_g.py::test_z",
         "tests/engine/test_a.py::test_x",
     ]
+
+
+@pytest.mark.parametrize(
+    ("dist", "uses", "last"),
+    [
+        # loadgroup: every test that takes the session is in the one "spark" unit, run in collection order
+        (
+            "loadgroup",
+            {"tests/pipeline/test_fleet.py::a": True, "tests/pipeline/test_fleet.py::b": True},
+            "b",
+        ),
+        ("loadgroup", {"tests/pipeline/test_fleet.py::a": True, "tests/engine/test_e.py::c": False}, "a"),
+        # a session user outside the unit could run on the same worker after it: the session lives to the end
+        ("loadgroup", {"tests/pipeline/test_fleet.py::a": True, "tests/engine/test_e.py::c": True}, None),
+        # serial and --dist load run the tests in collection order
+        ("no", {"tests/pipeline/test_fleet.py::a": True, "tests/engine/test_e.py::c": True}, "c"),
+        ("load", {"tests/pipeline/test_fleet.py::a": True, "tests/engine/test_e.py::c": False}, "a"),
+        # a unit per module or file: modules run in any order
+        ("loadscope", {"tests/pipeline/test_fleet.py::a": True}, None),
+        ("no", {"tests/engine/test_e.py::c": False}, None),
+    ],
+    ids=[
+        "loadgroup",
+        "loadgroup-then-other",
+        "loadgroup-outside-user",
+        "serial",
+        "load",
+        "loadscope",
+        "no-user",
+    ],
+)
+def test_spark_session_ends_after_its_last_user(dist: str, uses: dict[str, bool], last: str | None) -> None:
+    from types import SimpleNamespace
+
+    from tests.conftest import _LAST_SPARK_USER, _note_last_spark_user
+
+    config = SimpleNamespace(getoption=lambda name, default=None: dist, stash=pytest.Stash())
+    items = [
+        SimpleNamespace(nodeid=n, fixturenames=["spark"] if u else ["tmp_path"]) for n, u in uses.items()
+    ]
+    _note_last_spark_user(SimpleNamespace(items=items, config=config))  # type: ignore[arg-type]
+    got = config.stash.get(_LAST_SPARK_USER, None)
+    assert (got.rsplit("::", 1)[1] if got else None) == last
+
+
+@pytest.mark.parametrize(
+    ("env", "tmpfs", "free_gib", "in_memory"),
+    [
+        ({}, True, 8, True),
+        ({}, True, 1, False),  # too little room
+        ({}, False, 8, False),  # /dev/shm is no tmpfs
+        ({"TMPDIR": "/var/tmp"}, True, 8, False),  # the caller chose
+        ({"GTIDKIT_TEST_TMPDIR": "disk"}, True, 8, False),
+    ],
+    ids=["tmpfs", "too-small", "no-tmpfs", "caller-tmpdir", "opt-out"],
+)
+def test_temporary_files_go_to_memory_when_there_is_room(
+    monkeypatch, env, tmpfs, free_gib, in_memory
+) -> None:
+    import tempfile
+    from types import SimpleNamespace
+
+    import tests.conftest as suite
+
+    for name in ("TMPDIR", "GTIDKIT_TEST_TMPDIR", "GTIDKIT_TEST_DISK_TMPDIR"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(tempfile, "tempdir", tempfile.tempdir)
+    monkeypatch.setattr(suite, "_tmpfs_mounts", lambda: {"/dev/shm"} if tmpfs else set())
+    monkeypatch.setattr(suite.os, "statvfs", lambda _p: SimpleNamespace(f_bavail=free_gib << 30, f_frsize=1))
+    run = Path("/dev/shm") / f"gtidkit-tests-{os.getuid()}" / str(os.getpid())
+    existed = run.exists()
+    try:
+        got = suite._temporary_files_in_memory()
+        if in_memory:
+            assert got == run and run.is_dir()
+            assert os.environ["TMPDIR"] == str(run) and tempfile.gettempdir() == str(run)
+            assert os.environ["GTIDKIT_TEST_DISK_TMPDIR"] == str(suite.DISK_TMP)
+        else:
+            assert got is None
+            assert os.environ.get("TMPDIR") == env.get("TMPDIR")
+    finally:
+        if not existed and run.exists():
+            run.rmdir()
+
+
+@pytest.mark.parametrize(
+    ("submit", "written", "gains"),
+    [
+        ("suite", True, True),  # the run started without an archive, the session wrote one since
+        ("suite", False, False),  # none written yet
+        ("caller", True, False),  # options of the caller's own are kept
+    ],
+    ids=["written-since", "not-yet", "caller-options"],
+)
+def test_jvms_started_later_map_an_archive_written_since(
+    monkeypatch, tmp_path, submit, written, gains
+) -> None:
+    import tests.conftest as suite
+
+    archive = tmp_path / "spark-x.jsa"
+    if written:
+        archive.write_bytes(b"x")
+    own = suite.SHORT_LIVED_JVM_OPTIONS if submit == "suite" else "-Xmx1g"
+    monkeypatch.setenv("SPARK_SUBMIT_OPTS", own)
+    monkeypatch.setenv("SPARK_DAEMON_JAVA_OPTS", own)
+    monkeypatch.setattr(suite, "class_archive", lambda: archive)
+    suite._map_a_class_archive_written_since()
+    for name in ("SPARK_SUBMIT_OPTS", "SPARK_DAEMON_JAVA_OPTS"):
+        if gains:
+            assert os.environ[name].split() == [
+                *own.split(),
+                f"-XX:SharedArchiveFile={archive}",
+                *suite._QUIET_CDS.split(),
+            ]
+        else:
+            assert os.environ[name] == own
