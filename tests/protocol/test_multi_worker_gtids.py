@@ -325,3 +325,39 @@ def test_racing_sessions_of_two_workers_execute_each_gtid_once(tmp_path: Path, l
         for c in conns[:2]:
             assert f"{SOURCE}:1-40" in flat(scalar(c, "SELECT @@GLOBAL.gtid_executed"))
             assert scalar(c, "SELECT @@GLOBAL.gtid_owned") == ""
+
+
+def test_a_prepare_in_another_worker_sees_a_table_created_just_before(tmp_path: Path) -> None:
+    """COM_STMT_PREPARE as a connection's first command after another worker's CREATE TABLE names the new table
+    (sysbench's threads prepare right after connecting): MySQL checks the tables at PREPARE (RM8 "Prepared
+    Statements"), and one server has one catalog, so the PREPARE succeeds instead of 1146."""
+    import mysql.connector
+
+    with running_server(
+        tmp_path / "data", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--skip-log-bin", workers=2
+    ) as srv:
+        s0 = pymysql.connect(host="127.0.0.1", port=srv.port, user="root", autocommit=True)
+        c1 = mysql.connector.connect(host="127.0.0.1", port=srv.port, user="root", autocommit=True)
+        with s0.cursor() as cur:
+            cur.execute("SELECT @@gtidkit_worker_id")
+            w0 = cur.fetchone()[0]
+        probe = c1.cursor()
+        probe.execute("SELECT @@gtidkit_worker_id")
+        assert (
+            probe.fetchall()[0][0] != w0
+        )  # round-robin placement: the two sessions are in different workers
+        probe.close()
+        try:
+            with s0.cursor() as cur:
+                cur.execute("CREATE DATABASE IF NOT EXISTS test")
+            for n in range(5):
+                with s0.cursor() as cur:
+                    cur.execute(f"CREATE TABLE IF NOT EXISTS test.p{n} (id INT PRIMARY KEY, k INT)")
+                    cur.execute(f"INSERT INTO test.p{n} VALUES (1, {n})")
+                cur1 = c1.cursor(prepared=True)
+                cur1.execute(f"SELECT k FROM test.p{n} WHERE id = %s", (1,))
+                assert cur1.fetchall() == [(n,)]
+                cur1.close()
+        finally:
+            c1.close()
+            s0.close()

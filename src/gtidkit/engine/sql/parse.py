@@ -527,6 +527,7 @@ def parse_tree(text: str, replace: bool = False) -> exp.Expression:
 
         raise statement_error(text)
     _check_arguments(text, tree)
+    _check_cast_types(text, tree)
     quoted = _string_as_table_name(src, tree)
     if quoted is not None:
         raise parse_error(text, quoted if src == text else None)
@@ -620,6 +621,41 @@ def _check_arguments(text: str, tree: exp.Expression) -> None:
                 if name not in upper and isinstance(node.parent, exp.Func):
                     name = node.parent.sql_name()
                 raise mysql_error(1582, name)
+
+
+#: the string and LOB types sqlglot accepts as a CAST / CONVERT target and MySQL's grammar does not (``cast_type``
+#: in sql/sql_yacc.yy: BINARY, CHAR, NCHAR, SIGNED, UNSIGNED, DATE, TIME, DATETIME, DECIMAL, FLOAT, DOUBLE, REAL,
+#: JSON, YEAR and the spatial types)
+_NOT_CAST_TYPES = frozenset(
+    {
+        exp.DataType.Type.TEXT,
+        exp.DataType.Type.TINYTEXT,
+        exp.DataType.Type.MEDIUMTEXT,
+        exp.DataType.Type.LONGTEXT,
+        exp.DataType.Type.BLOB,
+        exp.DataType.Type.TINYBLOB,
+        exp.DataType.Type.MEDIUMBLOB,
+        exp.DataType.Type.LONGBLOB,
+    }
+)
+
+
+_LOB_TYPE_WORD = re.compile(r"(?i)(?:\bAS|,)\s*((?:tiny|medium|long)?(?:text|blob))\b")
+
+
+def _check_cast_types(text: str, tree: exp.Expression) -> None:
+    """Reject ``CAST(x AS TEXT)`` / ``CONVERT(x, BLOB)`` and the other LOB targets MySQL's ``cast_type`` rule has
+    no row for (sqlglot builds them; before this check the engine answered a utf8mb4 column holding the operand's
+    raw bytes, e.g. ``CAST(x'ff' AS TEXT)``).
+
+    Raises:
+        MySQLError: 1064 ER_PARSE_ERROR, as MySQL's grammar (``sql/sql_yacc.yy`` ``cast_type``).
+    """
+    for node in tree.find_all(exp.Cast):
+        to = node.args.get("to")
+        if isinstance(to, exp.DataType) and to.this in _NOT_CAST_TYPES:
+            m = _LOB_TYPE_WORD.search(text)
+            raise parse_error(text, m.start(1) if m is not None else None)
 
 
 # ---------------------------------------------------------------- literal templating -------------------------

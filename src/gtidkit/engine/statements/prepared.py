@@ -315,6 +315,11 @@ def prepare(session: Session, sql: str) -> PreparedStatement:
     texts = [t for t in split_statements(sql) if t.strip()]
     if not texts:
         raise mysql_error(1065)
+    follower = session.server.follower
+    if follower is not None and follower.catalog_moved():
+        # another worker process ran DDL (engine/follow.py): its tables are named by this PREPARE (sysbench's
+        # threads prepare right after connecting, in a worker that has run nothing since the other's CREATE TABLE)
+        follower.catch_up()
     check_prepared_limit(session)
     if len(texts) > 1:
         raise mysql_error(
