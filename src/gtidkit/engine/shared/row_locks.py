@@ -22,7 +22,6 @@ to commit. A dead worker's slots go with its other waiter slots (:func:`.waiters
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import tempfile
 import threading
@@ -144,16 +143,14 @@ class RowLocks:
                         if waiting is not None:
                             waiters.free_locked(page, waiting)
                             waiting = None
-                        slot = waiters.register_locked(
+                        slot = waiters.register_here(
                             page,
                             waiters.ROW_HOLD,
                             worker_id=self.worker_id,
                             connection_id=connection_id,
-                            pid=os.getpid(),
-                            address=ws.address,
-                            since=time.time(),
                             sid_index=table,
                             gno=row,
+                            locked=True,
                         )
                         with self._lock:
                             self._held.setdefault(connection_id, {})[(table, row)] = slot
@@ -162,16 +159,14 @@ class RowLocks:
                         raise mysql_error(1213)
                     if waiting is None:
                         ws.drain()  # wake-ups queued before this wait are stale
-                        waiting = waiters.register_locked(
+                        waiting = waiters.register_here(
                             page,
                             waiters.ROW_WAIT,
                             worker_id=self.worker_id,
                             connection_id=connection_id,
-                            pid=os.getpid(),
-                            address=ws.address,
-                            since=time.time(),
                             sid_index=table,
                             gno=row,
+                            locked=True,
                         )
                 if killed is not None and killed():
                     raise mysql_error(1317)
