@@ -18,7 +18,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .client_tls import share_preferred_contexts
 from .prefork import popen_gtidkit, run_gtidkit
+
+#: every server test imports this module: its client connections share one TLS context per driver (client_tls.py:
+#: a connection otherwise re-reads the system CA bundle, ~40-80 ms of CPU, and still verifies nothing)
+share_preferred_contexts()
 
 
 @dataclass
