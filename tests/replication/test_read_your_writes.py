@@ -167,11 +167,13 @@ def test_timeout_must_be_positive(pair: tuple[ServerProcess, ServerProcess]) -> 
     [("db1", "db1", 3306), ("db1:3307", "db1", 3307), ("[::1]:3310", "::1", 3310), ("::1", "::1", 3306)],
     ids=["host", "host-port", "v6-port", "v6"],
 )
+@pytest.mark.parametrize("server_mode", ["plain"], indirect=True)  # no server: once is enough
 def test_endpoint_parse(text: str, host: str, port: int) -> None:
     e = Endpoint.parse(text, user="u")
     assert (e.host, e.port, e.user) == (host, port, "u")
 
 
+@pytest.mark.parametrize("server_mode", ["plain"], indirect=True)  # no server: once is enough
 def test_endpoint_parse_rejects_bad_ports() -> None:
     for bad in ("h:x", "h:0", "h:70000"):
         with pytest.raises(ValueError):

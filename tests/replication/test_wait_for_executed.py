@@ -154,6 +154,7 @@ def _commit_gtid(conn: Any, gtid: str) -> None:
         "negative-timeout",
     ],
 )
+@pytest.mark.parametrize("server_mode", ["plain"], indirect=True)  # the call's own argument checks: no wait
 def test_error_conditions(server: ServerProcess, sql: str, code: int, message: str) -> None:
     conn = _connect(server)
     _query(conn, "SET @null = NULL")
