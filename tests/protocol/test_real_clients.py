@@ -667,7 +667,8 @@ def test_privileges_grant_revoke_and_enforcement(srv: ServerProcess) -> None:
     root.close()
 
 
-@pytest.mark.parametrize("server_mode", ["plain"], indirect=True)  # framing is the connection's own: no worker crosses
+# packet framing is the connection's own (no worker crosses): one process is enough
+@pytest.mark.parametrize("server_mode", ["plain"], indirect=True)
 def test_packets_above_16_mib_both_directions(srv: ServerProcess) -> None:
     conn = _pymysql(srv)
     with conn.cursor() as cur:
