@@ -164,10 +164,11 @@ def _s(v: bytes) -> tuple[int, bytes]:
     return (VAR_STRING, bytes((len(v),)) + v)
 
 
-@pytest.fixture
-def base(tmp_path: Path) -> Path:
-    """A datadir with root@localhost (empty password) and app@localhost, and the app schema's tables."""
-    datadir = tmp_path / "base"
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A datadir with root@localhost (empty password) and app@localhost, and the app schema's tables, made once
+    per module (its bootstrap is most of a test's cost); tests copy it (:func:`base`)."""
+    datadir = tmp_path_factory.mktemp("fast-execute") / "base"
     engine = Server.open(datadir, gtid_mode="ON", log_bin=True)
     try:
         s = engine.session()
@@ -187,6 +188,13 @@ def base(tmp_path: Path) -> Path:
         s.close()
     finally:
         engine.shutdown()
+    return datadir
+
+
+@pytest.fixture
+def base(template: Path, tmp_path: Path) -> Path:
+    """A directory whose ``base`` is a copy of :func:`template`'s datadir (the root :class:`Pair` copies from)."""
+    shutil.copytree(template, tmp_path / "base")
     return tmp_path
 
 
