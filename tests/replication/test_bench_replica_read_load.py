@@ -24,7 +24,9 @@ def test_replica_read_load_quick_catches_up_with_equal_data() -> None:
             str(ROOT / "bench" / "bench_replica_read_load.py"),
             "--quick",
             "--seconds",
-            "3",
+            "2",  # each phase: what it checks (commits, applies, samples, catch-up, equal data) needs no more
+            "--table-size",
+            "200",
             "--no-write",
         ],
         capture_output=True,
