@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pymysql
 import pytest
 
+from tests.protocol.prefork import run_gtidkit
 from tests.protocol.server_proc import ServerProcess, running_server
 
 USER, PASSWORD = "checker", "s3cret!"
@@ -39,8 +39,8 @@ def check(
 ) -> subprocess.CompletedProcess[str]:
     """``gtidkit topology check ARGS`` with ``env`` added to the environment (MYSQL_PWD removed unless given)."""
     environ = {k: v for k, v in os.environ.items() if k != "MYSQL_PWD"}
-    return subprocess.run(
-        [sys.executable, "-m", "gtidkit", "topology", "check", *args],
+    return run_gtidkit(  # forked by the prefork process: a new interpreter's behaviour without its imports
+        ["topology", "check", *args],
         input=stdin,
         capture_output=True,
         text=True,

@@ -22,7 +22,7 @@ way the tests look at (a process, its sockets, its files, its exit); only the im
 
 A start is handed over to a prefork process started with the same executable and the same environment variables
 of start-up and import (``PYTHON*``, the locale, ``TZ``, ``GTIDKIT_*``: one prefork process per combination), when
-the call uses nothing else of ``Popen`` (``pass_fds``, ``start_new_session``, ...); otherwise, and with
+the call uses nothing else of ``Popen`` but ``start_new_session`` (``pass_fds``, ...); otherwise, and with
 ``GTIDKIT_TEST_NO_PREFORK=1``, :func:`popen_gtidkit` is plain ``subprocess.Popen``. The prefork process exits when the test process closes its stdin (its exit or death).
 """
 
@@ -221,7 +221,19 @@ def _prefork_for(env: Mapping[str, str]) -> _Prefork:
 
 #: ``Popen`` keyword arguments :func:`popen_gtidkit` hands over (any other one means plain ``Popen``)
 _HANDLED = frozenset(
-    {"stdin", "stdout", "stderr", "env", "cwd", "text", "universal_newlines", "encoding", "errors", "bufsize"}
+    {
+        "stdin",
+        "stdout",
+        "stderr",
+        "env",
+        "cwd",
+        "text",
+        "universal_newlines",
+        "encoding",
+        "errors",
+        "bufsize",
+        "start_new_session",
+    }
 )
 
 
@@ -240,7 +252,9 @@ def popen_python(pyargs: Sequence[str], **kwargs: Any) -> subprocess.Popen:
             interpreter option).
         kwargs: ``Popen``'s; ``stdin``/``stdout``/``stderr`` (``PIPE``, ``DEVNULL``, ``STDOUT`` for stderr, a
             file object or descriptor, None = this process's), ``env``, ``cwd``, ``text``/``universal_newlines``,
-            ``encoding``, ``errors``, ``bufsize``; any other one gives plain ``Popen``.
+            ``encoding``, ``errors``, ``bufsize``, ``start_new_session`` (the child is a session and process group
+            leader, ``setsid``, before its pid is returned, as ``Popen`` does before its exec); any other one gives
+            plain ``Popen``.
 
     Raises:
         OSError, RuntimeError: the prefork process could not be started or reached.
@@ -292,7 +306,13 @@ def popen_python(pyargs: Sequence[str], **kwargs: Any) -> subprocess.Popen:
             # a new interpreter keeps SIGINT ignored when its parent ignored it (exec keeps ignored signals)
             sigint_ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
             request = json.dumps(
-                {"argv": argv, "env": env, "cwd": cwd, "sigint_ignored": sigint_ignored}
+                {
+                    "argv": argv,
+                    "env": env,
+                    "cwd": cwd,
+                    "sigint_ignored": sigint_ignored,
+                    "new_session": bool(kwargs.get("start_new_session")),
+                }
             ).encode()
             socket.send_fds(channel, [_LENGTH.pack(len(request)) + request], theirs)
             pid_line = b""
@@ -433,9 +453,17 @@ def _serve(address: str) -> tuple[dict[str, Any], list[int]] | None:
                 except (OSError, EOFError, ValueError):
                     conn.close()
                     continue
+                # a new session's child reports its setsid() before its pid goes out (a killpg of the pid
+                # must find the group, as after Popen(start_new_session=True), whose exec follows the setsid)
+                session_r, session_w = os.pipe() if request.get("new_session") else (-1, -1)
                 pid = os.fork()
                 if pid == 0:
                     # the child: drop everything of the prefork process but the request's descriptors
+                    if session_w >= 0:
+                        os.setsid()
+                        os.close(session_r)
+                        os.write(session_w, b"s")
+                        os.close(session_w)
                     signal.set_wakeup_fd(-1)
                     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                     ignored = request.get("sigint_ignored")
@@ -450,6 +478,10 @@ def _serve(address: str) -> tuple[dict[str, Any], list[int]] | None:
                     return request, fds
                 for fd in fds:
                     os.close(fd)
+                if session_w >= 0:
+                    os.close(session_w)
+                    os.read(session_r, 1)  # one byte once the child leads its session (EOF: it died first)
+                    os.close(session_r)
                 with contextlib.suppress(OSError):  # the test process went away
                     conn.sendall(b"%d\n" % pid)
                 children[pid] = conn

@@ -216,3 +216,38 @@ def test_a_script_sees_what_it_imports_as_a_new_interpreter_would(
         outs.append(out)
     assert outs[0] == outs[1]
     assert outs[1].endswith(b" True\n")
+
+
+SESSION_PROBE = """
+import os, sys
+print(os.getsid(0) == os.getpid(), os.getpgid(0) == os.getpid(), os.getsid(0) == int(sys.argv[1]))
+sys.stdin.read()  # stays until the caller closes its stdin
+"""
+
+
+@pytest.mark.parametrize("new_session", [False, True], ids=["same-session", "start-new-session"])
+def test_start_new_session_as_plain_popen(tmp_path: Path, new_session: bool) -> None:
+    """``start_new_session=True``: the child leads a new session and process group (``setsid``) by the time its
+    pid is returned, so ``killpg(pid)`` at once reaches it, as with ``Popen``; without it, the caller's session."""
+    script = tmp_path / "session.py"
+    script.write_text(SESSION_PROBE)
+    outs = []
+    for preforked in (False, True):
+        argv = [script, str(os.getsid(0))]
+        kwargs = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "start_new_session": new_session}
+        if preforked:
+            proc = popen_python(argv, **kwargs)
+        else:
+            proc = subprocess.Popen([sys.executable, *argv], **kwargs)
+        assert isinstance(proc, PreforkedProcess) == preforked
+        if new_session:
+            assert os.getpgid(proc.pid) == proc.pid  # the group exists as soon as the pid is known
+        assert proc.stdout is not None
+        outs.append(proc.stdout.readline())
+        if new_session:
+            os.killpg(proc.pid, signal.SIGTERM)
+            assert proc.wait(60) == -signal.SIGTERM
+        else:
+            proc.communicate(b"", timeout=60)
+            assert proc.returncode == 0
+    assert outs[0] == outs[1] == (b"True True False\n" if new_session else b"False False True\n")
