@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import pymysql
 import pytest
 
 from gtidkit.binlog.file import read_transactions
-from tests.protocol.prefork import run_gtidkit
+from tests.protocol.prefork import popen_gtidkit, run_gtidkit
 from tests.protocol.server_proc import free_port, running_server
 
 SOURCE_ARGS = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=9")
@@ -165,9 +164,9 @@ def test_stop_never_follows_rotations_and_survives_a_source_restart(tmp_path: Pa
         _sql(port, "CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY)")
         first = _sql(port, "SHOW BINARY LOGS")[0][0]
         uuid = _sql(port, "SELECT @@server_uuid")[0][0]
-        copier = subprocess.Popen(
+        copier = popen_gtidkit(
             [
-                sys.executable, "-m", "gtidkit", "binlog", "show",
+                "binlog", "show",
                 "--read-from-remote-source=BINLOG-DUMP-GTIDS", "-h127.0.0.1", f"-P{port}", "-uroot",
                 "--raw", "--stop-never", "-r", f"{copy}/", first,
             ],
@@ -232,9 +231,9 @@ def test_stop_never_without_raw_prints_as_events_arrive(tmp_path: Path) -> None:
         first = _sql(port, "SHOW BINARY LOGS")[0][0]
         uuid = _sql(port, "SELECT @@server_uuid")[0][0]
         with out_path.open("wb") as out:
-            follower = subprocess.Popen(
+            follower = popen_gtidkit(
                 [
-                    sys.executable, "-m", "gtidkit", "binlog", "show",
+                    "binlog", "show",
                     "--read-from-remote-source=BINLOG-DUMP-GTIDS", "-h127.0.0.1", f"-P{port}", "-uroot",
                     "--stop-never", first,
                 ],
@@ -283,9 +282,9 @@ def test_stop_never_without_raw_ends_at_stop_datetime(tmp_path: Path) -> None:
         first = _sql(src.port, "SHOW BINARY LOGS")[0][0]
         uuid = _sql(src.port, "SELECT @@server_uuid")[0][0]
         stop = int(time.time()) + 2
-        follower = subprocess.Popen(
+        follower = popen_gtidkit(
             [
-                sys.executable, "-m", "gtidkit", "binlog", "show",
+                "binlog", "show",
                 "--read-from-remote-source=BINLOG-DUMP-GTIDS", "-h127.0.0.1", f"-P{src.port}", "-uroot",
                 "--stop-never", "--stop-datetime", time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stop)),
                 first,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from tests.cli.test_binlog_remote import (
     _sql,
     _wait_for,
 )
+from tests.protocol.prefork import popen_gtidkit
 from tests.protocol.server_proc import running_server
 
 pytest.importorskip("pyarrow.fs")
@@ -137,8 +137,8 @@ def test_raw_stop_never_to_s3_then_resume(tmp_path: Path, s3: dict[str, str]) ->
         _sql(port, "CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY)")
         first = _sql(port, "SHOW BINARY LOGS")[0][0]
         uuid = _sql(port, "SELECT @@server_uuid")[0][0]
-        copier = subprocess.Popen(
-            [sys.executable, "-m", "gtidkit", "binlog", "show", *common, "--stop-never", "-r", prefix,
+        copier = popen_gtidkit(
+            ["binlog", "show", *common, "--stop-never", "-r", prefix,
              *_fs_args(s3), first],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

@@ -21,7 +21,6 @@ from __future__ import annotations
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -31,7 +30,7 @@ import pytest
 
 from gtidkit.binlog.file import read_transactions
 from gtidkit.gtid import GtidSet
-from tests.protocol.prefork import run_gtidkit
+from tests.protocol.prefork import popen_gtidkit, run_gtidkit
 from tests.protocol.server_proc import free_port, initialize, running_server
 
 SOURCE = ("--log-bin", "--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1")
@@ -138,9 +137,9 @@ def test_point_in_time_recovery(tmp_path: Path, variant: str) -> None:
     with running_server(src_dir, *args, init=False) as src:
         if variant == "raw-copy-after-purge":
             first = _sql(port, "SHOW BINARY LOGS")[0][0]
-            copier = subprocess.Popen(
+            copier = popen_gtidkit(
                 [
-                    sys.executable, "-m", "gtidkit", "binlog", "show",
+                    "binlog", "show",
                     "--read-from-remote-source=BINLOG-DUMP-GTIDS", "-h127.0.0.1", f"-P{port}", "-uroot",
                     "--raw", "--stop-never", "-r", f"{copy_dir}/", first,
                 ],

@@ -18,7 +18,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -28,6 +27,7 @@ import pytest
 
 from gtidkit.binlog.file import read_events, read_previous_gtids
 from gtidkit.gtid import GtidSet
+from tests.protocol.prefork import popen_gtidkit
 from tests.protocol.server_proc import initialize, running_server
 
 GTIDS = ("--gtid-mode=ON", "--enforce-gtid-consistency=ON", "--server-id=1", "--log-bin")
@@ -448,9 +448,9 @@ def test_a_raw_stop_never_copy_of_a_two_worker_source_is_byte_identical(tmp_path
         uuid = query(a, "SELECT @@server_uuid")[0][0]
         query(a, "CREATE DATABASE d1")
         query(b, "CREATE TABLE d1.t (id INT PRIMARY KEY)")
-        copier = subprocess.Popen(
+        copier = popen_gtidkit(
             [
-                sys.executable, "-m", "gtidkit", "binlog", "show",
+                "binlog", "show",
                 "--read-from-remote-source=BINLOG-DUMP-GTIDS", "-h127.0.0.1", f"-P{srv.port}", "-uroot",
                 "--raw", "--stop-never", "-r", f"{copy}/", "binlog.000001",
             ],
