@@ -30,7 +30,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import pymysql
+from protocol.prefork import popen_gtidkit, run_gtidkit
 
 from gtidkit.binlog.file import read_previous_gtids, read_transactions
 from gtidkit.gtid import GtidSet
@@ -180,9 +180,6 @@ class ServerRun:
             AssertionError: it exited or did not become ready in ``timeout`` seconds (with its error log).
         """
         cmd = [
-            sys.executable,
-            "-m",
-            "gtidkit",
             "server",
             "--datadir",
             str(self.datadir),
@@ -194,7 +191,7 @@ class ServerRun:
             *SERVER_ARGS,
             *self.extra,
         ]
-        self.proc = subprocess.Popen(
+        self.proc = popen_gtidkit(  # forked by the prefork process, as the suite's other servers
             cmd,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -565,11 +562,8 @@ class Trials:
         """Initialize the datadir (unless it exists: a test copies an initialized one), start the server, create
         the table, count the set-up GTIDs."""
         if not self.datadir.exists():
-            subprocess.run(
+            run_gtidkit(
                 [
-                    sys.executable,
-                    "-m",
-                    "gtidkit",
                     "server",
                     "--initialize-insecure",
                     "--datadir",
