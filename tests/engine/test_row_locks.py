@@ -370,3 +370,31 @@ def test_a_long_transaction_locks_the_table_after_its_row_lock_budget(three):
     assert code_of(s2, "UPDATE db.t SET k = 0 WHERE id = 1") == 1205  # the table is locked now
     s1.execute("COMMIT")
     assert s2.execute("SELECT COUNT(*) FROM db.t")[-1].rows == [(4 + MAX_ROW_LOCKS + 1,)]
+
+
+#: (first row, second row, same lock key): keys are case-blind in the names, distinct per table and per key value
+ROW_KEY_CASES = [
+    ("same row", ("db", "t", 1), ("db", "t", 1), True),
+    ("names case-blind", ("db", "t", 1), ("DB", "T", 1), True),
+    ("next key", ("db", "t", 1), ("db", "t", 2), False),
+    ("negative key", ("db", "t", -1), ("db", "t", 1), False),
+    ("other table", ("db", "t", 1), ("db", "u", 1), False),
+    ("other schema", ("db", "t", 1), ("db2", "t", 1), False),
+]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "same"), [c[1:] for c in ROW_KEY_CASES], ids=[c[0] for c in ROW_KEY_CASES]
+)
+def test_row_keys(first, second, same):
+    from gtidkit.engine.shared.row_locks import row_key
+
+    assert (row_key(*first) == row_key(*second)) is same
+    assert 0 < row_key(*first) < 1 << 64
+
+
+def test_row_keys_of_one_table_do_not_collide():
+    from gtidkit.engine.shared.row_locks import row_key
+
+    keys = {row_key("sbtest", "sbtest1", pk) for pk in range(-5000, 200000)}
+    assert len(keys) == 205000

@@ -58,6 +58,43 @@ _SHAPES: dict[tuple[Any, ...], tuple[str, str, tuple[str, Any]] | None] = {}
 _SHADOW_DDL: dict[tuple[str, Any], str] = {}
 
 
+#: id(table definition) -> (the definition, its :class:`_Texts`): definitions are immutable (a DDL makes a new
+#: one), so the SQLite texts a deferred statement runs are built once per table
+_TEXTS: dict[int, tuple[TableDef, _Texts]] = {}
+
+
+class _Texts:
+    """The SQLite statements of one table's deferred rows (physical names, every column in table order)."""
+
+    __slots__ = ("delete", "insert", "phys", "replace", "select", "shadow_select")
+
+    def __init__(self, tdef: TableDef) -> None:
+        self.phys = quote_ident(physical_name(tdef.schema, tdef.name))
+        key = quote_ident(tdef.primary_key[0])
+        cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
+        marks = ", ".join("?" * len(tdef.columns))
+        #: the latest committed row, on the session's connection
+        self.select = f"SELECT {cols} FROM {self.phys} WHERE {key} = ?"
+        #: the row into the shadow, and its final state out of it
+        self.insert = f"INSERT INTO {self.phys} ({cols}) VALUES ({marks})"
+        self.shadow_select = self.select
+        #: a queued row applied (:func:`flush`)
+        self.delete = f"DELETE FROM main.{self.phys} WHERE {key} = ?"
+        self.replace = f"INSERT OR REPLACE INTO main.{self.phys} ({cols}) VALUES ({marks})"
+
+
+def _texts(tdef: TableDef) -> _Texts:
+    """The (cached) :class:`_Texts` of ``tdef``."""
+    hit = _TEXTS.get(id(tdef))
+    if hit is not None and hit[0] is tdef:
+        return hit[1]
+    texts = _Texts(tdef)
+    if len(_TEXTS) >= 1024:
+        _TEXTS.clear()
+    _TEXTS[id(tdef)] = (tdef, texts)
+    return texts
+
+
 def _pk_source(node: exp.Expression | None) -> tuple[str, Any] | None:
     """A key value's source in the template: a placeholder's name, or an integer literal."""
     if isinstance(node, exp.Placeholder) and node.name:
@@ -289,13 +326,11 @@ def try_deferred(session: Session, stmt: Statement, handler: Handler) -> Stateme
     if tdef.auto_increment_column is not None:
         # the counter starts from the real table's MAX(col), never from the shadow's one row
         ex.storage.catalog.next_auto_increment(conn, tdef, explicit=0)
-    phys = quote_ident(physical_name(tdef.schema, tdef.name))
-    key_col = quote_ident(tdef.primary_key[0])
-    cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
+    texts = _texts(tdef)
     queued = session.deferred.get((tkey, pk))
     try:
         if queued is None:  # the latest committed row (locked now, so it stays so until COMMIT)
-            current = conn.raw.execute(f"SELECT {cols} FROM {phys} WHERE {key_col} = ?", (pk,)).fetchone()
+            current = conn.raw.execute(texts.select, (pk,)).fetchone()
         else:
             current = queued[1]
         shadow = _shadow(session, tdef)
@@ -304,14 +339,13 @@ def try_deferred(session: Session, stmt: Statement, handler: Handler) -> Stateme
     shadow.execute("BEGIN")
     try:
         if current is not None:
-            marks = ", ".join("?" * len(tdef.columns))
-            shadow.execute(f"INSERT INTO {phys} ({cols}) VALUES ({marks})", tuple(current))
+            shadow.execute(texts.insert, current)
         before = len(session.row_changes)
         # a failure undoes its own changes (the executor's statement savepoint, on the shadow)
         res = ex.run_on(shadow, lambda: handler(session, stmt))
         if len(session.row_changes) != before:
-            final = shadow.execute(f"SELECT {cols} FROM {phys} WHERE {key_col} = ?", (pk,)).fetchone()
-            session.deferred[(tkey, pk)] = (tdef, None if final is None else tuple(final))
+            final = shadow.execute(texts.shadow_select, (pk,)).fetchone()
+            session.deferred[(tkey, pk)] = (tdef, final)
     finally:
         shadow.execute("ROLLBACK")  # the shadow table is empty again
     return res
@@ -330,14 +364,11 @@ def flush(session: Session) -> None:
     session.ensure_write_trx()
     raw = session.conn.raw
     for (_tkey, pk), (tdef, final) in queue.items():
-        phys = quote_ident(physical_name(tdef.schema, tdef.name))
+        texts = _texts(tdef)
         if final is None:
-            sql = f"DELETE FROM main.{phys} WHERE {quote_ident(tdef.primary_key[0])} = ?"
-            values: tuple[Any, ...] = (pk,)
+            sql, values = texts.delete, (pk,)
         else:
-            cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
-            marks = ", ".join("?" * len(tdef.columns))
-            sql, values = f"INSERT OR REPLACE INTO main.{phys} ({cols}) VALUES ({marks})", final
+            sql, values = texts.replace, final
         try:
             raw.execute(sql, values)
         except _db.Error as err:  # a full disk, an I/O error: MySQL's error, as the immediate path reports it
