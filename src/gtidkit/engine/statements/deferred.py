@@ -43,7 +43,17 @@ if TYPE_CHECKING:
     from gtidkit.engine.statements.classify import Statement
     from gtidkit.engine.statements.specs import Handler
 
-__all__ = ["flush", "flush_before", "lock_for_immediate", "takes_row_locks", "target", "try_deferred"]
+__all__ = [
+    "flush",
+    "flush_before",
+    "is_locking_select",
+    "lock_for_immediate",
+    "lock_for_select",
+    "may_defer",
+    "takes_row_locks",
+    "target",
+    "try_deferred",
+]
 
 #: the schemas whose tables are never deferred (system tables, MySQL's dictionaries)
 _SYSTEM = frozenset({"mysql", "sys", "information_schema", "performance_schema"})
@@ -54,6 +64,8 @@ _NO_FLUSH = frozenset({"commit", "rollback", "dml"})
 
 #: (template, current db, catalog version) -> (schema, table, value source) or None; source ("p", name) or ("c", v)
 _SHAPES: dict[tuple[Any, ...], tuple[str, str, tuple[str, Any]] | None] = {}
+#: the same for locking reads: (template, current db, catalog version) -> :func:`_select_shape`'s answer
+_SELECT_SHAPES: dict[tuple[Any, ...], tuple[str, Any] | None] = {}
 #: (physical table name, catalog version) -> its SQLite definition (CREATE TABLE text)
 _SHADOW_DDL: dict[tuple[str, Any], str] = {}
 
@@ -208,6 +220,96 @@ def _shape(
     return None
 
 
+def is_locking_select(tree: exp.Expression) -> bool:
+    """A SELECT with a locking clause (``FOR UPDATE``, ``FOR SHARE``, ``LOCK IN SHARE MODE``) at its top level."""
+    return isinstance(tree, exp.Select) and bool(tree.args.get("locks"))
+
+
+def _select_shape(session: Session, tree: exp.Expression, current_db: str | None) -> tuple[str, Any] | None:
+    """What a locking read locks: ``("row", (schema, table, key source))`` for one base table read by
+    ``pk = value`` (no join, no subquery), ``("tables", None)`` for any other locking SELECT (each named table
+    locked), None for a SELECT without a locking clause."""
+    if not is_locking_select(tree):
+        return None
+    table = tree.args.get("from_") or tree.args.get("from")
+    node = table.this if table is not None else None
+    if (
+        isinstance(node, exp.Table)
+        and not tree.args.get("joins")
+        and not any(s is not tree for s in tree.find_all(exp.Select))
+    ):
+        tdef = _eligible_table(session, node.db or current_db, node.name)
+        if tdef is not None:
+            src = _where_pk(tree.args.get("where"), tdef.primary_key[0].lower())
+            if src is not None:
+                return ("row", (tdef.schema, tdef.name, src))
+    return ("tables", None)
+
+
+def lock_for_select(session: Session, stmt: Statement) -> None:
+    """A locking read (``SELECT ... FOR UPDATE`` / ``FOR SHARE`` / ``LOCK IN SHARE MODE``) of an explicit
+    transaction takes its row lock (one base table read by its full primary key, as :func:`target` decides for
+    DML) or a table lock on each table it names, held to the transaction's end, before it reads: InnoDB's
+    locking read sets record locks on what it reads (RM8 "Locking Reads"), so another transaction's write of that
+    row waits for this one. A shared lock is taken as exclusive (the lock table has one mode: more waits than
+    InnoDB, never a missed conflict). A session holding the write lock does not wait (1213), as
+    :func:`lock_for_immediate`. Autocommitted locking reads lock nothing (their locks would end with them).
+
+    Raises:
+        MySQLError: 1205 / 1213 / 1317 / 1041 from the lock table.
+    """
+    if not session.explicit_trx or not takes_row_locks(session):
+        return
+    tpl = stmt.template or (stmt.text, [])
+    upper = tpl[0].upper()
+    if "FOR" not in upper and "SHARE" not in upper:  # no locking clause possible: no parse
+        return
+    catalog = session.executor.storage.catalog
+    key = (tpl[0], session.current_db, catalog.version)
+    if key in _SELECT_SHAPES:
+        shape = _SELECT_SHAPES[key]
+    else:
+        try:
+            tree = parse_tree(tpl[0])
+        except Exception:  # noqa: BLE001 - the statement itself reports its syntax error
+            tree = None
+        shape = _select_shape(session, tree, session.current_db) if tree is not None else None
+        if len(_SELECT_SHAPES) >= 4096:
+            _SELECT_SHAPES.clear()
+        _SELECT_SHAPES[key] = shape
+    if shape is None:
+        return
+    how, what = shape
+    may_wait = not session.holds_write_lock
+    if how == "row":
+        schema, name, (source, value) = what
+        if source == "p":
+            value = _param_value(stmt, tpl, value)
+        tdef = catalog.get_table(schema, name)
+        if (
+            type(value) is int
+            and tdef is not None
+            and (tdef.schema, tdef.name) not in session.executor.temp_tables
+        ):
+            tkey = table_key(tdef.schema, tdef.name)
+            _lock(session, tkey, row_key(tdef.schema, tdef.name, value), may_wait=may_wait)
+            return
+    temp = session.executor.temp_tables
+    for db, name in session.named_tables(stmt):
+        schema = catalog.canonical_schema(db)
+        if (schema, name) in temp or schema.lower() in _SYSTEM or catalog.get_table(schema, name) is None:
+            continue
+        _lock(session, table_key(schema, name), 0, may_wait=may_wait)
+
+
+def _param_value(stmt: Statement, tpl: tuple[str, list[Any]], name: str) -> Any:
+    """The value of a key placeholder: one of the template's literals (``:gk<i>``) or a prepared statement's
+    parameter."""
+    if name.startswith("gk") and name[2:].isdigit() and int(name[2:]) < len(tpl[1]):
+        return tpl[1][int(name[2:])]
+    return (stmt.params or {}).get(name)
+
+
 def takes_row_locks(session: Session) -> bool:
     """Client sessions take row locks; the replica applier's session (a class of its own whose ``applier`` is a
     property) does not: its row events never did (docs/design/multi_worker.md §5.7, "not covered")."""
@@ -242,10 +344,7 @@ def target(session: Session, stmt: Statement) -> tuple[TableDef, int] | None:
         return None
     schema, name, (how, value) = shape
     if how == "p":
-        if value.startswith("gk") and value[2:].isdigit() and int(value[2:]) < len(tpl[1]):
-            value = tpl[1][int(value[2:])]
-        else:
-            value = (stmt.params or {}).get(value)
+        value = _param_value(stmt, tpl, value)
     if type(value) is not int or value == 0:  # 0 or NULL may mean "generate" (AUTO_INCREMENT)
         return None
     tdef = catalog.get_table(schema, name)
@@ -298,6 +397,22 @@ def _shadow(session: Session, tdef: TableDef) -> Any:
         raw.execute(ddl)
         raw.gk_tables[phys] = ddl
     return raw
+
+
+def may_defer(session: Session, stmt: Statement) -> bool:
+    """Whether ``stmt`` is a DML statement :func:`try_deferred` will likely run under its row lock (the option is
+    ON, an explicit transaction without the write lock, an eligible statement): dispatch then skips the catch-up
+    with other workers' commits that a writing statement makes (engine/follow.py) unless the catalog moved. The
+    deferred statement reads only its locked row, current by construction; its COMMIT catches up under the write
+    lock. When it takes the immediate path after all, its write lock's catch-up runs before it writes."""
+    return (
+        stmt.kind == "dml"
+        and session.explicit_trx
+        and session.server.row_locks is not None
+        and not session.holds_write_lock
+        and takes_row_locks(session)
+        and target(session, stmt) is not None
+    )
 
 
 def try_deferred(session: Session, stmt: Statement, handler: Handler) -> StatementResult | None:

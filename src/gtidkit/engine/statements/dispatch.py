@@ -103,10 +103,13 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
         spec = server.statements.of(stmt)
     follower = server.follower
     if follower is not None:
-        if follower.stale() and (not spec.innocent or follower.catalog_moved()):
+        if follower.stale() and (
+            follower.catalog_moved() if spec.innocent or deferred.may_defer(session, stmt) else True
+        ):
             # another worker process committed (engine/follow.py): a statement that writes or takes a GTID
             # catches up now, an innocent one (SELECT, SHOW, SET ...) only when the catalog changed (DDL); its
-            # reads of GTID state catch up themselves (GtidState.refresh)
+            # reads of GTID state catch up themselves (GtidState.refresh). So does a row-locked DML (deferred.py):
+            # it reads the row it locked, and its COMMIT catches up under the write lock
             follower.catch_up()
         config = server.shared_config
         if config is not None and config.stale():  # it set a global, an account (engine/shared_config.py)
@@ -133,6 +136,12 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
         spec.check(session, stmt)
     if one_view:
         return _in_one_view(session, stmt, spec, handler)
+    if stmt.kind == "select" and server.row_locks is not None and session.explicit_trx:
+        try:  # gtidkit_row_locks: a locking read's row or table locks (deferred.py)
+            deferred.lock_for_select(session, stmt)
+        except BaseException as err:
+            trx.statement_failed(session, err)  # 1213: InnoDB's victim rolls back its whole transaction
+            raise
     if spec.innocent:
         if spec.starts_transaction or spec.implicit_commit:
             trx.pre_statement(session, stmt, spec)  # 1778 only: an innocent statement takes no GTID
