@@ -49,7 +49,6 @@ __all__ = [
     "is_locking_select",
     "lock_for_immediate",
     "lock_for_select",
-    "may_defer",
     "takes_row_locks",
     "target",
     "try_deferred",
@@ -397,22 +396,6 @@ def _shadow(session: Session, tdef: TableDef) -> Any:
         raw.execute(ddl)
         raw.gk_tables[phys] = ddl
     return raw
-
-
-def may_defer(session: Session, stmt: Statement) -> bool:
-    """Whether ``stmt`` is a DML statement :func:`try_deferred` will likely run under its row lock (the option is
-    ON, an explicit transaction without the write lock, an eligible statement): dispatch then skips the catch-up
-    with other workers' commits that a writing statement makes (engine/follow.py) unless the catalog moved. The
-    deferred statement reads only its locked row, current by construction; its COMMIT catches up under the write
-    lock. When it takes the immediate path after all, its write lock's catch-up runs before it writes."""
-    return (
-        stmt.kind == "dml"
-        and session.explicit_trx
-        and session.server.row_locks is not None
-        and not session.holds_write_lock
-        and takes_row_locks(session)
-        and target(session, stmt) is not None
-    )
 
 
 def try_deferred(session: Session, stmt: Statement, handler: Handler) -> StatementResult | None:

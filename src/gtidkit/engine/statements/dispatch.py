@@ -103,13 +103,10 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
         spec = server.statements.of(stmt)
     follower = server.follower
     if follower is not None:
-        if follower.stale() and (
-            follower.catalog_moved() if spec.innocent or deferred.may_defer(session, stmt) else True
-        ):
+        if follower.stale() and (not spec.innocent or follower.catalog_moved()):
             # another worker process committed (engine/follow.py): a statement that writes or takes a GTID
             # catches up now, an innocent one (SELECT, SHOW, SET ...) only when the catalog changed (DDL); its
-            # reads of GTID state catch up themselves (GtidState.refresh). So does a row-locked DML (deferred.py):
-            # it reads the row it locked, and its COMMIT catches up under the write lock
+            # reads of GTID state catch up themselves (GtidState.refresh)
             follower.catch_up()
         config = server.shared_config
         if config is not None and config.stale():  # it set a global, an account (engine/shared_config.py)
