@@ -464,3 +464,30 @@ def test_a_prepared_locking_read_locks_its_row(three):
     assert code_of(s2, "UPDATE db.t SET k = 0 WHERE id = 1") == 1205
     s2.execute("ROLLBACK")
     s1.execute("COMMIT")
+
+
+def test_row_lock_waits_are_listed_in_innodb_trx_and_data_lock_waits(three):
+    """RM8 "Using InnoDB Transaction and Locking Information": the waiting transaction is ``LOCK WAIT`` in
+    INNODB_TRX with the lock it requests, the holder ``RUNNING``; data_lock_waits pairs them."""
+    _srv, s1, s2, s3 = three
+    s2.execute("SET SESSION innodb_lock_wait_timeout = 10")
+    s1.execute("BEGIN; UPDATE db.t SET k = 1 WHERE id = 1")
+    s2.execute("BEGIN")
+    th, out = in_thread(s2, "UPDATE db.t SET k = 2 WHERE id = 1")
+    time.sleep(0.3)
+    trx = s3.execute(
+        "SELECT trx_mysql_thread_id, trx_state, trx_requested_lock_id IS NOT NULL FROM information_schema.INNODB_TRX"
+        " ORDER BY 1"
+    )[-1].rows
+    assert trx == [(s1.id, "RUNNING", 0), (s2.id, "LOCK WAIT", 1)]
+    waits = s3.execute(
+        "SELECT REQUESTING_ENGINE_TRANSACTION_ID, BLOCKING_ENGINE_TRANSACTION_ID, REQUESTING_ENGINE_LOCK_ID"
+        " FROM performance_schema.data_lock_waits"
+    )[-1].rows
+    assert [(r[0], r[1]) for r in waits] == [(s2.id, s1.id)]
+    assert waits[0][2].startswith(f"{s2.id}:gtidkit:row:")
+    s1.execute("COMMIT")
+    th.join(10)
+    assert out[0][0] == 0
+    s2.execute("COMMIT")
+    assert s3.execute("SELECT COUNT(*) FROM information_schema.INNODB_TRX")[-1].rows == [(0,)]

@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable
 
 from gtidkit.engine.shared import waiters
+from gtidkit.engine.shared.file_waits import FileLock
 from gtidkit.engine.shared.shm import Layout, SharedPage
 from gtidkit.engine.shared.wakeup import thread_wake_socket
 from gtidkit.mysql_errors import mysql_error
@@ -86,6 +87,15 @@ def _blockers(holds: list[waiters.Waiter], who: _Who, table: int, row: int) -> s
         and (row == 0 or h.gno == 0 or h.gno == row)
         and (h.worker_id, h.connection_id) != who
     }
+
+
+def _lock_name(table: int, row: int) -> str:
+    """A row or table lock's name in the lock-wait tables: its keys in hex."""
+    return f"{table:08x}:{row:016x}" if row else f"{table:08x}"
+
+
+def _lock_kind(row: int) -> str:
+    return "row" if row else "table"
 
 
 class RowLocks:
@@ -223,6 +233,47 @@ class RowLocks:
             if request is not None:
                 todo.extend(_blockers(holds, h, *request))
         return False
+
+    def snapshot(self) -> list[FileLock]:
+        """Every worker's row and table locks at one instant, for INNODB_TRX / data_lock_waits
+        (engine/lock_waits.py): per waiting session the lock it waits for, held by the oldest conflicting holder,
+        and per holding connection one entry without waiters (INNODB_TRX lists it ``RUNNING``). Lock names are
+        the keys in hex (``<table key>:<row key>`` for a row, ``<table key>`` for a table lock)."""
+        with self.page.locked():
+            slots = waiters.read_locked(self.page)
+        holds = sorted((w for w in slots if w.kind == waiters.ROW_HOLD), key=lambda w: w.since)
+        out: list[FileLock] = []
+        holders: dict[int, waiters.Waiter] = {}
+        for h in holds:
+            holders.setdefault(h.connection_id, h)
+        for h in holders.values():
+            out.append(
+                FileLock(_lock_name(h.sid_index, h.gno), h.connection_id, h.since, {}, _lock_kind(h.gno))
+            )
+        for w in slots:
+            if w.kind != waiters.ROW_WAIT:
+                continue
+            who = (w.worker_id, w.connection_id)
+            blocker = next(
+                (
+                    h
+                    for h in holds
+                    if (h.worker_id, h.connection_id) in _blockers([h], who, w.sid_index, w.gno)
+                ),
+                None,
+            )
+            if blocker is not None:
+                name = _lock_name(w.sid_index, w.gno)
+                out.append(
+                    FileLock(
+                        name,
+                        blocker.connection_id,
+                        blocker.since,
+                        {w.connection_id: w.since},
+                        _lock_kind(w.gno),
+                    )
+                )
+        return out
 
     def release_all(self, connection_id: int) -> None:
         """``connection_id``'s transaction ended: free its locks and wake the sessions waiting for row locks."""
