@@ -260,18 +260,18 @@ def lock_for_select(session: Session, stmt: Statement) -> None:
     if not session.explicit_trx or not takes_row_locks(session):
         return
     tpl = stmt.template or (stmt.text, [])
-    upper = tpl[0].upper()
-    if "FOR" not in upper and "SHARE" not in upper:  # no locking clause possible: no parse
-        return
     catalog = session.executor.storage.catalog
     key = (tpl[0], session.current_db, catalog.version)
     if key in _SELECT_SHAPES:
         shape = _SELECT_SHAPES[key]
     else:
-        try:
-            tree = parse_tree(tpl[0])
-        except Exception:  # noqa: BLE001 - the statement itself reports its syntax error
-            tree = None
+        upper = tpl[0].upper()
+        tree = None
+        if "FOR" in upper or "SHARE" in upper:  # else no locking clause is possible: no parse
+            try:
+                tree = parse_tree(tpl[0])
+            except Exception:  # noqa: BLE001 - the statement itself reports its syntax error
+                tree = None
         shape = _select_shape(session, tree, session.current_db) if tree is not None else None
         if len(_SELECT_SHAPES) >= 4096:
             _SELECT_SHAPES.clear()
