@@ -370,3 +370,124 @@ def test_a_long_transaction_locks_the_table_after_its_row_lock_budget(three):
     assert code_of(s2, "UPDATE db.t SET k = 0 WHERE id = 1") == 1205  # the table is locked now
     s1.execute("COMMIT")
     assert s2.execute("SELECT COUNT(*) FROM db.t")[-1].rows == [(4 + MAX_ROW_LOCKS + 1,)]
+
+
+#: (first row, second row, same lock key): keys are case-blind in the names, distinct per table and per key value
+ROW_KEY_CASES = [
+    ("same row", ("db", "t", 1), ("db", "t", 1), True),
+    ("names case-blind", ("db", "t", 1), ("DB", "T", 1), True),
+    ("next key", ("db", "t", 1), ("db", "t", 2), False),
+    ("negative key", ("db", "t", -1), ("db", "t", 1), False),
+    ("other table", ("db", "t", 1), ("db", "u", 1), False),
+    ("other schema", ("db", "t", 1), ("db2", "t", 1), False),
+]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "same"), [c[1:] for c in ROW_KEY_CASES], ids=[c[0] for c in ROW_KEY_CASES]
+)
+def test_row_keys(first, second, same):
+    from gtidkit.engine.shared.row_locks import row_key
+
+    assert (row_key(*first) == row_key(*second)) is same
+    assert 0 < row_key(*first) < 1 << 64
+
+
+def test_row_keys_of_one_table_do_not_collide():
+    from gtidkit.engine.shared.row_locks import row_key
+
+    keys = {row_key("sbtest", "sbtest1", pk) for pk in range(-5000, 200000)}
+    assert len(keys) == 205000
+
+
+#: (the first transaction's locking read, the second transaction's statement, does it wait)
+LOCKING_READS = [
+    ("for-update-row", "SELECT k FROM db.t WHERE id = 1 FOR UPDATE", "UPDATE db.t SET k = 0 WHERE id = 1", True),
+    ("for-update-other-row", "SELECT k FROM db.t WHERE id = 1 FOR UPDATE", "UPDATE db.t SET k = 0 WHERE id = 2", False),
+    ("for-share-row", "SELECT k FROM db.t WHERE id = 1 FOR SHARE", "DELETE FROM db.t WHERE id = 1", True),
+    ("lock-in-share-mode", "SELECT k FROM db.t WHERE id = 1 LOCK IN SHARE MODE", "UPDATE db.t SET k = 0 WHERE id = 1", True),
+    ("for-update-by-scan", "SELECT k FROM db.t WHERE k > 15 FOR UPDATE", "UPDATE db.t SET k = 0 WHERE id = 4", True),
+    ("for-update-other-table", "SELECT k FROM db.t WHERE id = 1 FOR UPDATE", "UPDATE db.u SET m = 2 WHERE id = 1", False),
+    ("plain-select", "SELECT k FROM db.t WHERE id = 1", "UPDATE db.t SET k = 0 WHERE id = 1", False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("read", "write", "waits"), [c[1:] for c in LOCKING_READS], ids=[c[0] for c in LOCKING_READS]
+)
+def test_a_locking_read_locks_what_it_reads(three, read, write, waits):
+    """RM8 "Locking Reads": SELECT ... FOR UPDATE / FOR SHARE in a transaction sets locks on the rows it reads, so
+    another transaction's write of them waits (1205 after innodb_lock_wait_timeout) until it ends; a plain
+    SELECT (a consistent read) sets none. By the primary key: that row only; otherwise the table."""
+    _srv, s1, s2, _s3 = three
+    s1.execute(f"BEGIN; {read}")
+    s2.execute("BEGIN")
+    started = time.monotonic()
+    assert code_of(s2, write) == (1205 if waits else 0)
+    assert (time.monotonic() - started > 0.9) is waits
+    s2.execute("ROLLBACK")
+    s1.execute("COMMIT")
+    s2.execute(f"BEGIN; {write}; COMMIT")  # the lock went with the transaction
+
+
+def test_a_locking_read_waits_for_the_rows_writer_and_reads_its_commit(three):
+    """A locking read of a row another transaction wrote waits for it and then reads the committed row (a
+    locking read reads the latest version, not a snapshot)."""
+    _srv, s1, s2, _s3 = three
+    s2.execute("SET SESSION innodb_lock_wait_timeout = 10")
+    s1.execute("BEGIN; UPDATE db.t SET k = 77 WHERE id = 1")
+    s2.execute("BEGIN")
+    th, out = in_thread(s2, "SELECT k FROM db.t WHERE id = 1 FOR UPDATE")
+    time.sleep(0.3)
+    assert not out
+    s1.execute("COMMIT")
+    th.join(10)
+    assert out[0][0] == 0
+    assert s2.execute("SELECT k FROM db.t WHERE id = 1")[-1].rows == [(77,)]
+    s2.execute("COMMIT")
+
+
+def test_autocommitted_locking_reads_keep_no_lock(three):
+    _srv, s1, s2, _s3 = three
+    s1.execute("SELECT k FROM db.t WHERE id = 1 FOR UPDATE")
+    s2.execute("BEGIN; UPDATE db.t SET k = 3 WHERE id = 1; COMMIT")
+
+
+def test_a_prepared_locking_read_locks_its_row(three):
+    """The prepared SELECT's short path does not skip the locking read's row lock."""
+    _srv, s1, s2, _s3 = three
+    ps = s1.prepare("SELECT k FROM db.t WHERE id = ? FOR UPDATE")
+    s1.execute("BEGIN")
+    for _ in range(2):  # the first execution classifies the short path, the second would take it
+        assert s1.execute_prepared(ps, [1])[-1].rows == [(10,)]
+    s2.execute("BEGIN")
+    assert code_of(s2, "UPDATE db.t SET k = 0 WHERE id = 1") == 1205
+    s2.execute("ROLLBACK")
+    s1.execute("COMMIT")
+
+
+def test_row_lock_waits_are_listed_in_innodb_trx_and_data_lock_waits(three):
+    """RM8 "Using InnoDB Transaction and Locking Information": the waiting transaction is ``LOCK WAIT`` in
+    INNODB_TRX with the lock it requests, the holder ``RUNNING``; data_lock_waits pairs them."""
+    _srv, s1, s2, s3 = three
+    s2.execute("SET SESSION innodb_lock_wait_timeout = 10")
+    s1.execute("BEGIN; UPDATE db.t SET k = 1 WHERE id = 1")
+    s2.execute("BEGIN")
+    th, out = in_thread(s2, "UPDATE db.t SET k = 2 WHERE id = 1")
+    time.sleep(0.3)
+    trx = s3.execute(
+        "SELECT trx_mysql_thread_id, trx_state, trx_requested_lock_id IS NOT NULL FROM information_schema.INNODB_TRX"
+        " ORDER BY 1"
+    )[-1].rows
+    assert trx == [(s1.id, "RUNNING", 0), (s2.id, "LOCK WAIT", 1)]
+    waits = s3.execute(
+        "SELECT REQUESTING_ENGINE_TRANSACTION_ID, BLOCKING_ENGINE_TRANSACTION_ID, REQUESTING_ENGINE_LOCK_ID"
+        " FROM performance_schema.data_lock_waits"
+    )[-1].rows
+    assert [(r[0], r[1]) for r in waits] == [(s2.id, s1.id)]
+    assert waits[0][2].startswith(f"{s2.id}:gtidkit:row:")
+    s1.execute("COMMIT")
+    th.join(10)
+    assert out[0][0] == 0
+    s2.execute("COMMIT")
+    assert s3.execute("SELECT COUNT(*) FROM information_schema.INNODB_TRX")[-1].rows == [(0,)]

@@ -77,19 +77,23 @@ def _when(seconds: float) -> _dt.datetime:
     return _dt.datetime.fromtimestamp(int(seconds))
 
 
-def _lock_id(trx: int, schema: str | None = None) -> str:
-    """A lock's id as a transaction holds or requests it: ``<trx>:gtidkit:write`` (the engine write lock) or
-    ``<trx>:gtidkit:file:<schema>`` (a schema file's write lock; InnoDB's ids are ``<trx>:<space>:<page>:<heap>``
-    and likewise start with the transaction)."""
-    return f"{trx}:gtidkit:write" if schema is None else f"{trx}:gtidkit:file:{schema}"
+def _lock_id(trx: int, schema: str | None = None, kind: str = "file") -> str:
+    """A lock's id as a transaction holds or requests it: ``<trx>:gtidkit:write`` (the engine write lock),
+    ``<trx>:gtidkit:file:<schema>`` (a schema file's write lock), ``<trx>:gtidkit:row:<table key>:<row key>`` /
+    ``<trx>:gtidkit:table:<table key>`` (``gtidkit_row_locks``, keys in hex); InnoDB's ids are
+    ``<trx>:<space>:<page>:<heap>`` and likewise start with the transaction."""
+    return f"{trx}:gtidkit:write" if schema is None else f"{trx}:gtidkit:{kind}:{schema}"
 
 
 def _all_locks(
     waits: LockSnapshot, files: Sequence[FileLock]
-) -> list[tuple[str | None, int | None, float, dict[int, float]]]:
-    """Every lock: ``(schema or None for the engine write lock, owner, since, {waiter: since})``."""
+) -> list[tuple[str | None, str, int | None, float, dict[int, float]]]:
+    """Every lock: ``(schema or None for the engine write lock, kind, owner, since, {waiter: since})``."""
     owner, since, waiters = waits.snapshot()
-    return [(None, owner, since, waiters), *((f.schema, f.owner, f.since, f.waiters) for f in files)]
+    return [
+        (None, "write", owner, since, waiters),
+        *((f.schema, f.kind, f.owner, f.since, f.waiters) for f in files),
+    ]
 
 
 class Trx(NamedTuple):
@@ -116,7 +120,7 @@ def transactions(waits: LockSnapshot, files: Sequence[FileLock] = ()) -> dict[in
         files: the schema files' locks (``Storage.file_lock_view``).
     """
     out: dict[int, Trx] = {}
-    for schema, owner, since, waiters in _all_locks(waits, files):
+    for schema, kind, owner, since, waiters in _all_locks(waits, files):
         if owner:
             known = out.get(owner)
             out[owner] = (
@@ -129,7 +133,9 @@ def transactions(waits: LockSnapshot, files: Sequence[FileLock] = ()) -> dict[in
         for w, t in waiters.items():
             known = out.get(w)
             started = t if known is None else min(known.started, t)
-            out[w] = Trx(started, _lock_id(w, schema), t, owner or None, schema)
+            out[w] = Trx(
+                started, _lock_id(w, schema, kind), t, owner or None, schema if kind == "file" else None
+            )
     return out
 
 
@@ -160,11 +166,12 @@ def data_lock_waits_rows(waits: LockSnapshot, files: Sequence[FileLock] = ()) ->
     """``performance_schema.data_lock_waits``: one row per waiting session and the lock it waits for (the write
     lock or a schema file's), blocked by that lock's owner."""
     rows = []
-    for schema, owner, _since, waiters in _all_locks(waits, files):
+    for schema, kind, owner, _since, waiters in _all_locks(waits, files):
         if not owner:
             continue
         for w in sorted(waiters):
             rows.append(
-                ("INNODB", _lock_id(w, schema), w, w, None, 0, _lock_id(owner, schema), owner, owner, None, 0)
-            )
+                ("INNODB", _lock_id(w, schema, kind), w, w, None, 0, _lock_id(owner, schema, kind), owner, owner,
+                 None, 0)
+            )  # fmt: skip
     return rows

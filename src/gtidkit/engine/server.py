@@ -45,7 +45,7 @@ from gtidkit.engine.session import Session, now_us
 from gtidkit.engine.shared import waiters, workers
 from gtidkit.engine.shared.binlog_end import BinlogEnd
 from gtidkit.engine.shared.control import OP_COMPRESS, OP_FLUSH_STATUS, OP_THREADS, ControlMessage
-from gtidkit.engine.shared.file_waits import SharedFileWaits
+from gtidkit.engine.shared.file_waits import FileLock, SharedFileWaits
 from gtidkit.engine.shared.row_locks import RowLocks, private_page
 from gtidkit.engine.shared.service import PEER_TIMEOUT, ControlService
 from gtidkit.engine.shared.shm import SharedPage
@@ -272,10 +272,10 @@ class Server:
         #: replica role refuses OFF while a channel uses SOURCE_AUTO_POSITION: 3111)
         self.gtid_mode_guards: list[Callable[[str, str], None]] = []
         self.storage.table_providers[("information_schema", "INNODB_TRX")] = lambda: (
-            lock_waits.innodb_trx_rows(self.lock_view(), self._isolation_of, self.storage.file_lock_view())
+            lock_waits.innodb_trx_rows(self.lock_view(), self._isolation_of, self._other_locks())
         )
         self.storage.table_providers[("performance_schema", "data_lock_waits")] = lambda: (
-            lock_waits.data_lock_waits_rows(self.lock_view(), self.storage.file_lock_view())
+            lock_waits.data_lock_waits_rows(self.lock_view(), self._other_locks())
         )
         from gtidkit.engine.statements.admin import Admin
         from gtidkit.engine.statements.locks import LockManager
@@ -805,6 +805,12 @@ class Server:
         in-process waiters."""
         shared = self._shared_lock
         return self.lock_waits if shared is None else _MergedLockView(self.lock_waits, shared)
+
+    def _other_locks(self) -> list[FileLock]:
+        """The locks besides the engine write lock for INNODB_TRX / data_lock_waits: the schema files' and, with
+        ``gtidkit_row_locks``, the row and table locks (every worker's)."""
+        files = self.storage.file_lock_view()
+        return files if self.row_locks is None else [*files, *self.row_locks.snapshot()]
 
     def wake_shared_waiter(self, session_id: int) -> None:
         """KILL [QUERY] of session ``session_id``: wake it if it waits for the write lock across processes (it

@@ -106,3 +106,47 @@ def test_owners_and_waiters_on_the_slot_tables(page: SharedPage) -> None:
     assert waiters.waiters(page) == []
     assert page.counter("gtid_waiters").get() == 0
     assert page.counter("waiters_high").get() == 0
+
+
+#: (leading words of the slots below the mark, 0 = free; the first free slot by the aligned read, -1 = none)
+FREE_CASES = [
+    ("none used", (), -1),
+    ("all used", (5, 6, 7), -1),
+    ("a hole", (5, 0, 7), 1),
+    ("the first", (0, 6), 0),
+    ("zeros inside used slots are not free", (5, 6), -1),
+]
+
+
+@pytest.mark.parametrize(("leading", "free"), [c[1:] for c in FREE_CASES], ids=[c[0] for c in FREE_CASES])
+def test_free_below_reads_only_the_leading_words(
+    page: SharedPage, leading: tuple[int, ...], free: int
+) -> None:
+    table = _table(page)
+    for slot, word in enumerate(leading):
+        _fill(
+            table, slot, word
+        )  # words 2-4 of every slot stay zero: a byte search for zeros would stop there
+    assert table.free_below(len(leading)) == free
+
+
+def test_keyed_locked_reads_the_slots_of_one_kind_and_key(tmp_path: Path) -> None:
+    page = SharedPage.create(tmp_path, Layout(owners=4, waiters=8))
+    try:
+        fields = {"pid": 1, "address": b"a", "since": 0.0}
+        rows = [
+            (waiters.ROW_HOLD, 0, 11, 7, 100),
+            (waiters.ROW_HOLD, 1, 12, 7, 0),
+            (waiters.ROW_HOLD, 0, 13, 8, 100),
+            (waiters.ROW_WAIT, 0, 14, 7, 100),
+        ]
+        with page.locked():
+            for kind, worker, conn, table, gno in rows:
+                waiters.register_locked(
+                    page, kind, worker_id=worker, connection_id=conn, sid_index=table, gno=gno, **fields
+                )
+            assert waiters.keyed_locked(page, waiters.ROW_HOLD, 7) == [(0, 11, 100), (1, 12, 0)]
+            assert waiters.keyed_locked(page, waiters.ROW_HOLD, 9) == []
+            assert waiters.keyed_locked(page, waiters.ROW_WAIT, 7) == [(0, 14, 100)]
+    finally:
+        page.close()

@@ -42,6 +42,9 @@ class FileLock:
     since: float
     #: connection id -> since when it waits for the lock
     waiters: dict[int, float]
+    #: what is locked: ``"file"`` (``schema`` names the schema), or a row-lock table entry (``"row"`` /
+    #: ``"table"``, ``schema`` the lock's key in hex; engine/shared/row_locks.py ``RowLocks.snapshot``)
+    kind: str = "file"
 
 
 class SharedFileWaits:

@@ -21,6 +21,7 @@ to commit. A dead worker's slots go with its other waiter slots (:func:`.waiters
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import shutil
 import tempfile
@@ -29,6 +30,7 @@ import time
 from collections.abc import Callable
 
 from gtidkit.engine.shared import waiters
+from gtidkit.engine.shared.file_waits import FileLock
 from gtidkit.engine.shared.shm import Layout, SharedPage
 from gtidkit.engine.shared.wakeup import thread_wake_socket
 from gtidkit.mysql_errors import mysql_error
@@ -38,16 +40,32 @@ __all__ = ["RowLocks", "private_page", "row_key", "table_key"]
 _Who = tuple[int, int]  # (worker id, connection id)
 
 
+@functools.lru_cache(maxsize=4096)
 def table_key(schema: str, table: str) -> int:
     """The table's 32-bit lock key (never 0), from its names compared as SQLite compares them (case-blind)."""
     digest = hashlib.blake2b(f"{schema}\0{table}".lower().encode(), digest_size=4).digest()
     return int.from_bytes(digest, "little") or 1
 
 
+@functools.lru_cache(maxsize=4096)
+def _row_seed(schema: str, table: str) -> int:
+    """A 64-bit hash of the table's names (case-blind), the seed of its rows' keys."""
+    digest = hashlib.blake2b(f"{schema}\0{table}\0row".lower().encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
+_M64 = (1 << 64) - 1
+
+
 def row_key(schema: str, table: str, pk: int) -> int:
-    """The row's 64-bit lock key (never 0: 0 means the whole table) for primary-key value ``pk``."""
-    digest = hashlib.blake2b(f"{schema}\0{table}\0{pk}".lower().encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") or 1
+    """The row's 64-bit lock key (never 0: 0 means the whole table) for primary-key value ``pk``: the table's seed
+    and the key mixed by splitmix64's finalizer (Steele, Lea, Flood 2014), a bijection of the 64-bit word, so two
+    keys of one table whose values differ below 2^64 share a lock key only through the one mixed to 0, which
+    becomes 1 (no hashing of text per statement)."""
+    x = (_row_seed(schema, table) + (pk & _M64) * 0x9E3779B97F4A7C15) & _M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+    return (x ^ (x >> 31)) or 1
 
 
 def private_page() -> SharedPage:
@@ -69,6 +87,15 @@ def _blockers(holds: list[waiters.Waiter], who: _Who, table: int, row: int) -> s
         and (row == 0 or h.gno == 0 or h.gno == row)
         and (h.worker_id, h.connection_id) != who
     }
+
+
+def _lock_name(table: int, row: int) -> str:
+    """A row or table lock's name in the lock-wait tables: its keys in hex."""
+    return f"{table:08x}:{row:016x}" if row else f"{table:08x}"
+
+
+def _lock_kind(row: int) -> str:
+    return "row" if row else "table"
 
 
 class RowLocks:
@@ -136,9 +163,12 @@ class RowLocks:
         try:
             while True:
                 with page.locked():
-                    slots = waiters.read_locked(page)
-                    holds = [w for w in slots if w.kind == waiters.ROW_HOLD]
-                    blockers = _blockers(holds, who, table, row)
+                    # the holds on this table's key only; every slot is read on a conflict (the deadlock check)
+                    blockers = {
+                        (worker, conn)
+                        for worker, conn, gno in waiters.keyed_locked(page, waiters.ROW_HOLD, table)
+                        if (row == 0 or gno == 0 or gno == row) and (worker, conn) != who
+                    }
                     if not blockers:
                         if waiting is not None:
                             waiters.free_locked(page, waiting)
@@ -155,7 +185,11 @@ class RowLocks:
                         with self._lock:
                             self._held.setdefault(connection_id, {})[(table, row)] = slot
                         return
-                    if not may_wait or self._closes_cycle(slots, holds, who, blockers):
+                    if not may_wait:
+                        raise mysql_error(1213)
+                    slots = waiters.read_locked(page)
+                    holds = [w for w in slots if w.kind == waiters.ROW_HOLD]
+                    if self._closes_cycle(slots, holds, who, blockers):
                         raise mysql_error(1213)
                     if waiting is None:
                         ws.drain()  # wake-ups queued before this wait are stale
@@ -199,6 +233,47 @@ class RowLocks:
             if request is not None:
                 todo.extend(_blockers(holds, h, *request))
         return False
+
+    def snapshot(self) -> list[FileLock]:
+        """Every worker's row and table locks at one instant, for INNODB_TRX / data_lock_waits
+        (engine/lock_waits.py): per waiting session the lock it waits for, held by the oldest conflicting holder,
+        and per holding connection one entry without waiters (INNODB_TRX lists it ``RUNNING``). Lock names are
+        the keys in hex (``<table key>:<row key>`` for a row, ``<table key>`` for a table lock)."""
+        with self.page.locked():
+            slots = waiters.read_locked(self.page)
+        holds = sorted((w for w in slots if w.kind == waiters.ROW_HOLD), key=lambda w: w.since)
+        out: list[FileLock] = []
+        holders: dict[int, waiters.Waiter] = {}
+        for h in holds:
+            holders.setdefault(h.connection_id, h)
+        for h in holders.values():
+            out.append(
+                FileLock(_lock_name(h.sid_index, h.gno), h.connection_id, h.since, {}, _lock_kind(h.gno))
+            )
+        for w in slots:
+            if w.kind != waiters.ROW_WAIT:
+                continue
+            who = (w.worker_id, w.connection_id)
+            blocker = next(
+                (
+                    h
+                    for h in holds
+                    if (h.worker_id, h.connection_id) in _blockers([h], who, w.sid_index, w.gno)
+                ),
+                None,
+            )
+            if blocker is not None:
+                name = _lock_name(w.sid_index, w.gno)
+                out.append(
+                    FileLock(
+                        name,
+                        blocker.connection_id,
+                        blocker.since,
+                        {w.connection_id: w.since},
+                        _lock_kind(w.gno),
+                    )
+                )
+        return out
 
     def release_all(self, connection_id: int) -> None:
         """``connection_id``'s transaction ended: free its locks and wake the sessions waiting for row locks."""

@@ -61,6 +61,11 @@ class SlotTable:
         raw = self.page.buf[self.base : self.base + self.top() * self.size]
         return [(i, row) for i, row in enumerate(layout.iter_unpack(raw)) if row[0]]
 
+    def unpack_used(self, layout: struct.Struct) -> list[tuple[Any, ...]]:
+        """The fields of every slot below the high-water mark unpacked with ``layout`` (the slot's size; free
+        slots included: their first field is 0, which callers filter on). Page lock held, or a racy view."""
+        return list(layout.iter_unpack(self.page.buf[self.base : self.base + self.top() * self.size]))
+
     def find(self, key: bytes, top: int | None = None) -> int:
         """The first slot below ``top`` (the high-water mark by default) whose leading bytes are ``key``, or -1."""
         start = self.base
@@ -71,6 +76,21 @@ class SlotTable:
             at = buf.find(key, at + 1, end)
         return -1 if at < 0 else (at - start) // self.size
 
+    def free_below(self, top: int) -> int:
+        """The first slot below ``top`` whose leading word is 0 (free), or -1: the slots' leading words read at
+        their stride (:meth:`find` of zero bytes stops at every zero inside a used slot)."""
+        if not top:
+            return -1
+        with (
+            memoryview(self.page.buf)[self.base : self.base + top * self.size] as region,
+            region.cast("Q") as words,
+        ):
+            leading = words[:: self.size // 8].tolist()
+        try:
+            return leading.index(0)
+        except ValueError:
+            return -1
+
     def claim_locked(self) -> int:
         """A free slot (the first one below the high-water mark, else the next one, which raises the mark); its
         bytes are zero for the caller to fill.
@@ -79,7 +99,7 @@ class SlotTable:
             MySQLError: 1041 ER_OUT_OF_RESOURCES when every slot is used.
         """
         top = self.top()
-        slot = self.find(_FREE, top)
+        slot = self.free_below(top)
         if slot < 0:
             slot = top
         if slot >= self.capacity:

@@ -38,6 +38,7 @@ __all__ = [
     "Waiter",
     "clear_worker_locked",
     "free_locked",
+    "keyed_locked",
     "read_locked",
     "register",
     "register_here",
@@ -80,6 +81,8 @@ _SLOT = struct.Struct(
     "=IIQdQ8sIIQ8x"
 )  # kind, worker, connection, since, pid, address, sid index, pad, gno; pad
 _KIND = struct.Struct("=I")
+#: the same slot, only kind, worker, connection, sid index and gno read (:func:`keyed_locked`)
+_KEYED = struct.Struct("=IIQ24xI4xQ8x")
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +239,17 @@ def clear_worker_locked(page: SharedPage, worker_id: int) -> list[Waiter]:
 def read_locked(page: SharedPage) -> list[Waiter]:
     """Every registered slot; the caller holds the page lock."""
     return _read(page)
+
+
+def keyed_locked(page: SharedPage, kind: int, sid_index: int) -> list[tuple[int, int, int]]:
+    """``(worker_id, connection_id, gno)`` of the registered slots of ``kind`` whose ``sid_index`` is ``sid_index``
+    (a row lock's table key); the caller holds the page lock. Reads only those fields and builds no
+    :class:`Waiter` (the row lock's check of every request)."""
+    return [
+        (worker, conn, gno)
+        for k, worker, conn, index, gno in slots.table(page, "waiters").unpack_used(_KEYED)
+        if k == kind and index == sid_index
+    ]
 
 
 def free_locked(page: SharedPage, slot: int) -> None:

@@ -43,7 +43,16 @@ if TYPE_CHECKING:
     from gtidkit.engine.statements.classify import Statement
     from gtidkit.engine.statements.specs import Handler
 
-__all__ = ["flush", "flush_before", "lock_for_immediate", "takes_row_locks", "target", "try_deferred"]
+__all__ = [
+    "flush",
+    "flush_before",
+    "is_locking_select",
+    "lock_for_immediate",
+    "lock_for_select",
+    "takes_row_locks",
+    "target",
+    "try_deferred",
+]
 
 #: the schemas whose tables are never deferred (system tables, MySQL's dictionaries)
 _SYSTEM = frozenset({"mysql", "sys", "information_schema", "performance_schema"})
@@ -54,8 +63,47 @@ _NO_FLUSH = frozenset({"commit", "rollback", "dml"})
 
 #: (template, current db, catalog version) -> (schema, table, value source) or None; source ("p", name) or ("c", v)
 _SHAPES: dict[tuple[Any, ...], tuple[str, str, tuple[str, Any]] | None] = {}
+#: the same for locking reads: (template, current db, catalog version) -> :func:`_select_shape`'s answer
+_SELECT_SHAPES: dict[tuple[Any, ...], tuple[str, Any] | None] = {}
 #: (physical table name, catalog version) -> its SQLite definition (CREATE TABLE text)
 _SHADOW_DDL: dict[tuple[str, Any], str] = {}
+
+
+#: id(table definition) -> (the definition, its :class:`_Texts`): definitions are immutable (a DDL makes a new
+#: one), so the SQLite texts a deferred statement runs are built once per table
+_TEXTS: dict[int, tuple[TableDef, _Texts]] = {}
+
+
+class _Texts:
+    """The SQLite statements of one table's deferred rows (physical names, every column in table order)."""
+
+    __slots__ = ("delete", "insert", "phys", "replace", "select", "shadow_select")
+
+    def __init__(self, tdef: TableDef) -> None:
+        self.phys = quote_ident(physical_name(tdef.schema, tdef.name))
+        key = quote_ident(tdef.primary_key[0])
+        cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
+        marks = ", ".join("?" * len(tdef.columns))
+        #: the latest committed row, on the session's connection
+        self.select = f"SELECT {cols} FROM {self.phys} WHERE {key} = ?"
+        #: the row into the shadow, and its final state out of it
+        self.insert = f"INSERT INTO {self.phys} ({cols}) VALUES ({marks})"
+        self.shadow_select = self.select
+        #: a queued row applied (:func:`flush`)
+        self.delete = f"DELETE FROM main.{self.phys} WHERE {key} = ?"
+        self.replace = f"INSERT OR REPLACE INTO main.{self.phys} ({cols}) VALUES ({marks})"
+
+
+def _texts(tdef: TableDef) -> _Texts:
+    """The (cached) :class:`_Texts` of ``tdef``."""
+    hit = _TEXTS.get(id(tdef))
+    if hit is not None and hit[0] is tdef:
+        return hit[1]
+    texts = _Texts(tdef)
+    if len(_TEXTS) >= 1024:
+        _TEXTS.clear()
+    _TEXTS[id(tdef)] = (tdef, texts)
+    return texts
 
 
 def _pk_source(node: exp.Expression | None) -> tuple[str, Any] | None:
@@ -171,6 +219,96 @@ def _shape(
     return None
 
 
+def is_locking_select(tree: exp.Expression) -> bool:
+    """A SELECT with a locking clause (``FOR UPDATE``, ``FOR SHARE``, ``LOCK IN SHARE MODE``) at its top level."""
+    return isinstance(tree, exp.Select) and bool(tree.args.get("locks"))
+
+
+def _select_shape(session: Session, tree: exp.Expression, current_db: str | None) -> tuple[str, Any] | None:
+    """What a locking read locks: ``("row", (schema, table, key source))`` for one base table read by
+    ``pk = value`` (no join, no subquery), ``("tables", None)`` for any other locking SELECT (each named table
+    locked), None for a SELECT without a locking clause."""
+    if not is_locking_select(tree):
+        return None
+    table = tree.args.get("from_") or tree.args.get("from")
+    node = table.this if table is not None else None
+    if (
+        isinstance(node, exp.Table)
+        and not tree.args.get("joins")
+        and not any(s is not tree for s in tree.find_all(exp.Select))
+    ):
+        tdef = _eligible_table(session, node.db or current_db, node.name)
+        if tdef is not None:
+            src = _where_pk(tree.args.get("where"), tdef.primary_key[0].lower())
+            if src is not None:
+                return ("row", (tdef.schema, tdef.name, src))
+    return ("tables", None)
+
+
+def lock_for_select(session: Session, stmt: Statement) -> None:
+    """A locking read (``SELECT ... FOR UPDATE`` / ``FOR SHARE`` / ``LOCK IN SHARE MODE``) of an explicit
+    transaction takes its row lock (one base table read by its full primary key, as :func:`target` decides for
+    DML) or a table lock on each table it names, held to the transaction's end, before it reads: InnoDB's
+    locking read sets record locks on what it reads (RM8 "Locking Reads"), so another transaction's write of that
+    row waits for this one. A shared lock is taken as exclusive (the lock table has one mode: more waits than
+    InnoDB, never a missed conflict). A session holding the write lock does not wait (1213), as
+    :func:`lock_for_immediate`. Autocommitted locking reads lock nothing (their locks would end with them).
+
+    Raises:
+        MySQLError: 1205 / 1213 / 1317 / 1041 from the lock table.
+    """
+    if not session.explicit_trx or not takes_row_locks(session):
+        return
+    tpl = stmt.template or (stmt.text, [])
+    catalog = session.executor.storage.catalog
+    key = (tpl[0], session.current_db, catalog.version)
+    if key in _SELECT_SHAPES:
+        shape = _SELECT_SHAPES[key]
+    else:
+        upper = tpl[0].upper()
+        tree = None
+        if "FOR" in upper or "SHARE" in upper:  # else no locking clause is possible: no parse
+            try:
+                tree = parse_tree(tpl[0])
+            except Exception:  # noqa: BLE001 - the statement itself reports its syntax error
+                tree = None
+        shape = _select_shape(session, tree, session.current_db) if tree is not None else None
+        if len(_SELECT_SHAPES) >= 4096:
+            _SELECT_SHAPES.clear()
+        _SELECT_SHAPES[key] = shape
+    if shape is None:
+        return
+    how, what = shape
+    may_wait = not session.holds_write_lock
+    if how == "row":
+        schema, name, (source, value) = what
+        if source == "p":
+            value = _param_value(stmt, tpl, value)
+        tdef = catalog.get_table(schema, name)
+        if (
+            type(value) is int
+            and tdef is not None
+            and (tdef.schema, tdef.name) not in session.executor.temp_tables
+        ):
+            tkey = table_key(tdef.schema, tdef.name)
+            _lock(session, tkey, row_key(tdef.schema, tdef.name, value), may_wait=may_wait)
+            return
+    temp = session.executor.temp_tables
+    for db, name in session.named_tables(stmt):
+        schema = catalog.canonical_schema(db)
+        if (schema, name) in temp or schema.lower() in _SYSTEM or catalog.get_table(schema, name) is None:
+            continue
+        _lock(session, table_key(schema, name), 0, may_wait=may_wait)
+
+
+def _param_value(stmt: Statement, tpl: tuple[str, list[Any]], name: str) -> Any:
+    """The value of a key placeholder: one of the template's literals (``:gk<i>``) or a prepared statement's
+    parameter."""
+    if name.startswith("gk") and name[2:].isdigit() and int(name[2:]) < len(tpl[1]):
+        return tpl[1][int(name[2:])]
+    return (stmt.params or {}).get(name)
+
+
 def takes_row_locks(session: Session) -> bool:
     """Client sessions take row locks; the replica applier's session (a class of its own whose ``applier`` is a
     property) does not: its row events never did (docs/design/multi_worker.md §5.7, "not covered")."""
@@ -205,10 +343,7 @@ def target(session: Session, stmt: Statement) -> tuple[TableDef, int] | None:
         return None
     schema, name, (how, value) = shape
     if how == "p":
-        if value.startswith("gk") and value[2:].isdigit() and int(value[2:]) < len(tpl[1]):
-            value = tpl[1][int(value[2:])]
-        else:
-            value = (stmt.params or {}).get(value)
+        value = _param_value(stmt, tpl, value)
     if type(value) is not int or value == 0:  # 0 or NULL may mean "generate" (AUTO_INCREMENT)
         return None
     tdef = catalog.get_table(schema, name)
@@ -289,13 +424,11 @@ def try_deferred(session: Session, stmt: Statement, handler: Handler) -> Stateme
     if tdef.auto_increment_column is not None:
         # the counter starts from the real table's MAX(col), never from the shadow's one row
         ex.storage.catalog.next_auto_increment(conn, tdef, explicit=0)
-    phys = quote_ident(physical_name(tdef.schema, tdef.name))
-    key_col = quote_ident(tdef.primary_key[0])
-    cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
+    texts = _texts(tdef)
     queued = session.deferred.get((tkey, pk))
     try:
         if queued is None:  # the latest committed row (locked now, so it stays so until COMMIT)
-            current = conn.raw.execute(f"SELECT {cols} FROM {phys} WHERE {key_col} = ?", (pk,)).fetchone()
+            current = conn.raw.execute(texts.select, (pk,)).fetchone()
         else:
             current = queued[1]
         shadow = _shadow(session, tdef)
@@ -304,14 +437,13 @@ def try_deferred(session: Session, stmt: Statement, handler: Handler) -> Stateme
     shadow.execute("BEGIN")
     try:
         if current is not None:
-            marks = ", ".join("?" * len(tdef.columns))
-            shadow.execute(f"INSERT INTO {phys} ({cols}) VALUES ({marks})", tuple(current))
+            shadow.execute(texts.insert, current)
         before = len(session.row_changes)
         # a failure undoes its own changes (the executor's statement savepoint, on the shadow)
         res = ex.run_on(shadow, lambda: handler(session, stmt))
         if len(session.row_changes) != before:
-            final = shadow.execute(f"SELECT {cols} FROM {phys} WHERE {key_col} = ?", (pk,)).fetchone()
-            session.deferred[(tkey, pk)] = (tdef, None if final is None else tuple(final))
+            final = shadow.execute(texts.shadow_select, (pk,)).fetchone()
+            session.deferred[(tkey, pk)] = (tdef, final)
     finally:
         shadow.execute("ROLLBACK")  # the shadow table is empty again
     return res
@@ -330,14 +462,11 @@ def flush(session: Session) -> None:
     session.ensure_write_trx()
     raw = session.conn.raw
     for (_tkey, pk), (tdef, final) in queue.items():
-        phys = quote_ident(physical_name(tdef.schema, tdef.name))
+        texts = _texts(tdef)
         if final is None:
-            sql = f"DELETE FROM main.{phys} WHERE {quote_ident(tdef.primary_key[0])} = ?"
-            values: tuple[Any, ...] = (pk,)
+            sql, values = texts.delete, (pk,)
         else:
-            cols = ", ".join(quote_ident(c.name) for c in tdef.columns)
-            marks = ", ".join("?" * len(tdef.columns))
-            sql, values = f"INSERT OR REPLACE INTO main.{phys} ({cols}) VALUES ({marks})", final
+            sql, values = texts.replace, final
         try:
             raw.execute(sql, values)
         except _db.Error as err:  # a full disk, an I/O error: MySQL's error, as the immediate path reports it

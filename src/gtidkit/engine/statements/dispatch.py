@@ -133,6 +133,12 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
         spec.check(session, stmt)
     if one_view:
         return _in_one_view(session, stmt, spec, handler)
+    if stmt.kind == "select" and server.row_locks is not None and session.explicit_trx:
+        try:  # gtidkit_row_locks: a locking read's row or table locks (deferred.py)
+            deferred.lock_for_select(session, stmt)
+        except BaseException as err:
+            trx.statement_failed(session, err)  # 1213: InnoDB's victim rolls back its whole transaction
+            raise
     if spec.innocent:
         if spec.starts_transaction or spec.implicit_commit:
             trx.pre_statement(session, stmt, spec)  # 1778 only: an innocent statement takes no GTID

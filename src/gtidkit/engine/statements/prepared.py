@@ -490,7 +490,19 @@ def classify_fast_select(stmt: PreparedStatement, bound: Statement) -> None:
         and "@" not in text  # SELECT ... INTO @var, @var := expr, @@var
         and not bound.info.get("sql_no_cache")
         and strip_calc_found_rows(text) is None
+        and not _locking_read(bound)  # FOR UPDATE / FOR SHARE: dispatch takes its row locks (deferred.py)
     )
+
+
+def _locking_read(bound: Statement) -> bool:
+    """A SELECT with a locking clause (parsed once per prepared statement, by :func:`classify_fast_select`)."""
+    from gtidkit.engine.statements.deferred import is_locking_select
+
+    try:
+        tree = bound.tree
+    except MySQLError:
+        return False
+    return tree is not None and is_locking_select(tree)
 
 
 def named_columns(columns: tuple[Column, ...]) -> tuple[Column, ...]:
