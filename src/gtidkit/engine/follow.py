@@ -280,9 +280,7 @@ class Follower:
             self._generation = generation
             self._purged_from_first_file()
         rows = self._db.execute(_SELECT, (self.last_seq,)).fetchall()
-        self._seen = seen
         moved = catalog_seen != self._catalog_seen
-        self._catalog_seen = catalog_seen
         lost = GtidSet()
         if rows:
             added, lost = self._read(rows)
@@ -325,6 +323,9 @@ class Follower:
             if foreign:
                 server.storage.catalog.forget_auto_increments()
             self._held_catalog = server.storage.catalog.version
+        # only now is this process caught up: another thread's lock-free stale() / catalog_moved() must not say so
+        # while the catalog or the GTIDs are still being read (it would plan against the old catalog: 1146)
+        self._seen, self._catalog_seen = seen, catalog_seen
         return len(rows)
 
     def reset_done(self, epoch: int) -> None:
