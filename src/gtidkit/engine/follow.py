@@ -46,6 +46,11 @@ beside the process that ran recovery); they are one MySQL server, so each must s
   statement start does only for statements that are not innocent (they write, or take a GTID) or when another
   process changed the catalog (the ``catalog_generation`` counter, bumped by a holder whose transaction changed it),
   so a point SELECT after a foreign commit pays one counter read more, not a commit-log read.
+* **Seen only when done**: :meth:`Follower.stale` and :meth:`Follower.catalog_moved` are lock-free reads that
+  other threads of the process trust, so a catch-up stores the counter values it read at its start only at its
+  end, once the catalog, the GTIDs and the binary log's end are this process's; a thread finding the process stale
+  meanwhile calls the catch-up, which waits on the follower's lock (a PREPARE in a second thread otherwise planned
+  against the old catalog: 1146, tests/engine/multi/test_follow_sibling_threads.py).
 """
 
 from __future__ import annotations
