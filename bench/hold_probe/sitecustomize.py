@@ -1,7 +1,7 @@
 """Write-lock probe for bench/bench_rw_hold.py (bench only; imported as ``sitecustomize`` when this directory is on
 PYTHONPATH, which only that script sets for the server it starts).
 
-In every process forked afterwards (the workers of ``gtidkit server --workers=N``) a thread waits for the file
+In every worker process of ``gtidkit server --workers=N`` (a process forked by the fork server) a thread waits for the file
 ``$GK_PROBE_DIR/start``, then wraps, for that process only: the shared write lock's acquire / try_acquire /
 release (wall time of each hold and of each blocking acquire, the holder thread's CPU during the hold,
 ``time.thread_time``), the WAL fsync of the sync stage (wall time, count), and the CPU of a few commit-path
@@ -107,14 +107,17 @@ def _watch() -> None:
         json.dump(_state["rec"], fh)
 
 
-#: forks since the server's first process: the supervisor forks the fork server (1), which forks the workers (2).
-#: The fork server must stay without a thread (it refuses to fork workers otherwise), so only depth 2 watches.
-_depth = [0]
-
-
 def _after_fork() -> None:
-    _depth[0] += 1
-    if _depth[0] >= 2:
+    """Start the watcher in a worker only: a process forked by the fork server or its intermediate child (it still
+    bears the fork server's name, ``gtidkit-forksrv``, inherited at the fork), not in the fork server itself, which
+    refuses to run with a thread of its own (cli/fork_server.py). The parent's name cannot tell: the intermediate
+    child has often exited by the time the worker looks."""
+    try:
+        with open("/proc/self/comm") as fh:
+            name = fh.read().strip()
+    except OSError:
+        return
+    if name == "gtidkit-forksrv":
         threading.Thread(target=_watch, daemon=True).start()
 
 

@@ -11,6 +11,7 @@ Version cut-overs marked [uncertain] are inferred from release notes, not from a
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_right
 
@@ -111,10 +112,12 @@ _TABLE_KEYS = [k for k, _ in POST_HEADER_TABLES]
 _VERSION_RE = re.compile(r"^\s*(\d+)\.(\d+)\.(\d+)")
 
 
+@functools.lru_cache(maxsize=64)
 def parse_server_version(text: str) -> tuple[int, int, int]:
     """``"5.6.51-91.0-log"`` → ``(5, 6, 51)`` (MySQL's ``do_server_version_split``).
 
-    Returns ``(0, 0, 0)`` for text that does not start with three dotted numbers, as MySQL does.
+    Returns ``(0, 0, 0)`` for text that does not start with three dotted numbers, as MySQL does. Cached: a
+    server asks for its own release's number at every commit (``Release.gtid_table_on_commit``).
     """
     m = _VERSION_RE.match(text)
     if not m:

@@ -15,6 +15,7 @@ templates).
 
 from __future__ import annotations
 
+import functools
 import os
 import struct
 import time
@@ -80,8 +81,10 @@ EventSpec = Any
 GTID_TIMESTAMPS_VERSION = 80001
 
 
+@functools.lru_cache(maxsize=64)
 def server_version_int(server_version: str) -> int:
     """``8.0.36-log`` → ``80036`` (major·10000 + minor·100 + patch), as MySQL's ``do_server_version_int``.
+    Cached (every transaction's encoding asks for its file's version).
 
     Raises:
         ValueError: ``server_version`` does not start with ``X.Y.Z``.

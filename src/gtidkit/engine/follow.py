@@ -20,17 +20,6 @@ beside the process that ran recovery); they are one MySQL server, so each must s
   and the binary log continues at the last row's ``(file, end_pos)`` (:meth:`BinlogLog.follow`: a file another
   process rotated to is opened for appending) with the dependency tracker's ``sequence_number`` read from that
   row's Gtid event (its writeset history restarts there: safe, less parallelism for a replica).
-* **Only this process wrote since its last hold** (the usual case of one busy worker): every taker of the write
-  lock bumps the shared page's ``write_holds`` counter right after it takes the ``flock`` and before it writes
-  anything (it is the counter's one writer). A catch-up under the write lock that finds the counter where this
-  process's own previous acquisition left it (and ``committed`` where its own release left it) knows that no other
-  process has written since: every commit-log row past :attr:`Follower.last_seq` is this process's own, already in
-  its GTID state, its binary-log writer and its catalog, so the commit-log read is skipped (~1000 Python bytecodes
-  and a read on a connection whose page cache this process's own commit invalidated). A process killed while
-  holding the lock, after its COMMIT but before its release moved ``committed``, had bumped ``write_holds`` first,
-  so the next holder reads the commit log as before; one killed between the ``flock`` and the bump wrote nothing.
-  :attr:`Follower.last_seq` then trails this process's own rows until the next full catch-up reads them again
-  (idempotent), or finds them trimmed and reads mysql.gtid_executed (the gap path below).
 
 * **FLUSH / PURGE / RESET of another process** (step 6): the binary log's readers (SHOW BINARY LOGS, SHOW BINARY LOG
   STATUS, dump threads) read the end and the index from the shared page (:mod:`gtidkit.engine.shared.binlog_end`); a
@@ -39,6 +28,17 @@ beside the process that ran recovery); they are one MySQL server, so each must s
   as the secondary open does (empty after a RESET) and forgets the binary log's writer, whose file is gone
   (:meth:`Follower.reset_done` is the RESET's own side).
 
+* **Catch-up without SQLite under the write lock**: every holder bumps the page's ``write_lock_holds`` as it
+  takes the lock, before it writes anything, and at its release describes its hold in the page's ring
+  (:mod:`gtidkit.engine.shared.holds`) when it knows the commit-log rows it committed exactly: none, or one
+  row-format transaction (with or without a GTID) or GTID without the binary log (:meth:`Follower.committed_row`:
+  the row's ``seq`` follows the last one it knew, and the binary log ends where the row says; anything else, a
+  rotation's ``file`` row, a RESET, a second transaction, a DDL, a tagged GTID, leaves the hold undescribed). The
+  next holder then needs no SQLite read when no other process held the lock since its own last hold (its state is
+  whole already) or when every hold since is described (their rows are applied from the ring); otherwise it reads
+  the commit log as below. A holder killed between its COMMIT and its description leaves its slot undescribed (or
+  describing an older hold), so its successor reads the commit log: the bump comes before any write, the
+  description after the COMMIT. CPU of the catch-up under the write lock: bench/RESULTS.md ``dml_cpu``.
 * **GTIDs without the binary log** (binlog off, ``sql_log_bin=0``): the committer writes a ``gtid`` row
   (:func:`commit_log.record_gtid`), which a catch-up adds to gtid_executed and gtid_purged (a lost GTID).
 * **When to catch up** (step 6, :meth:`Follower.refresh`): a read of GTID state catches up when the counter
@@ -46,6 +46,11 @@ beside the process that ran recovery); they are one MySQL server, so each must s
   statement start does only for statements that are not innocent (they write, or take a GTID) or when another
   process changed the catalog (the ``catalog_generation`` counter, bumped by a holder whose transaction changed it),
   so a point SELECT after a foreign commit pays one counter read more, not a commit-log read.
+* **Seen only when done**: :meth:`Follower.stale` and :meth:`Follower.catalog_moved` are lock-free reads that
+  other threads of the process trust, so a catch-up stores the counter values it read at its start only at its
+  end, once the catalog, the GTIDs and the binary log's end are this process's; a thread finding the process stale
+  meanwhile calls the catch-up, which waits on the follower's lock (a PREPARE in a second thread otherwise planned
+  against the old catalog: 1146, tests/engine/multi/test_follow_sibling_threads.py).
 """
 
 from __future__ import annotations
@@ -57,7 +62,9 @@ from uuid import UUID
 
 from gtidkit.binlog.file import read_previous_gtids
 from gtidkit.engine.binlog import commit_log
+from gtidkit.engine.binlog.log import file_name, file_number
 from gtidkit.engine.gtid import table as gtid_table
+from gtidkit.engine.shared import holds
 from gtidkit.errors import BinlogDecodeError
 from gtidkit.gtid import GtidSet
 
@@ -92,6 +99,27 @@ _SELECT = (
 #: other than BEGIN / COMMIT (every DDL; statement-format DML), never for a row-format DML transaction
 _GTID_FLAGS_AT = 19
 _MAY_HAVE_SBR = 1
+
+
+#: a UUID as the two big-endian 8-byte words of a described hold (engine/shared/holds.py)
+_SID_WORDS = struct.Struct(">QQ")
+#: no GTIDs (never modified: the catch-up only reads the sets it gets)
+_NOTHING = GtidSet()
+
+
+def _binlog_end(blog: Any) -> tuple[int, int] | None:
+    """(file number, offset) where this process's binary log writer appends now (None without one)."""
+    if blog is None or blog.writer is None or blog.active is None:
+        return None
+    return file_number(blog.active), int(blog.writer.position)
+
+
+def _end_of(row: tuple[Any, ...]) -> tuple[str, int, int | None]:
+    """Where a commit-log row as the catch-up reads it ends in the binary log: (file, end_pos, the
+    sequence_number of its Gtid event for a transaction, else None)."""
+    _seq, kind, _sid, _tag, _gno, file, end_pos, head = row
+    number = gtid_event_sequence_number(bytes(head or b"")) if kind == commit_log.TRANSACTION else None
+    return str(file), int(end_pos), number
 
 
 def may_change_catalog(rows: list[tuple[Any, ...]]) -> bool:
@@ -137,8 +165,6 @@ class Follower:
     Attributes:
         last_seq: the highest commit-log ``seq`` this process has read.
         catch_ups: catch-ups that read at least one row (for tests and benchmarks).
-        own_holds: catch-ups under the write lock that skipped the commit-log read because no other process had
-            taken the lock since this one's previous hold (module docstring; for tests and benchmarks).
     """
 
     def __init__(self, server: Server, page: SharedPage) -> None:
@@ -151,15 +177,27 @@ class Follower:
         self._generation = 0
         self._catalog_generation = page.counter("catalog_generation")
         self._catalog_seen = -1
-        self._write_holds = page.counter("write_holds")
-        self._held = -1  # the ``write_holds`` value this process's last write-lock acquisition set
         self._held_catalog = -1  # the catalog's version when this process took the write lock
         self._released = -1  # the ``committed`` value this process's last write-lock release published
         self._seen = -1
         self.last_seq = 0
         self.catch_ups = 0
-        self.own_holds = 0
-        self._last: tuple[Any, ...] | None = None  # the newest commit-log row read
+        #: catch-ups under the write lock that read no SQLite (for tests and benchmarks)
+        self.fast_catch_ups = 0
+        # where the newest commit-log row that moved the binary log ends: (file, end_pos, the sequence_number of
+        # its Gtid event or None)
+        self._last: tuple[str, int, int | None] | None = None
+        self._holds = page.counter("write_lock_holds")
+        self._current = (
+            -1
+        )  # the hold through which this process's state holds every commit-log row (-1: unknown)
+        self._hold = 0  # this process's present (or last) hold
+        # the commit-log rows this process committed in its present hold, as the page describes them (None: one
+        # it cannot describe)
+        self._hold_rows: list[tuple[int, ...]] | None = None
+        self._hold_end: tuple[int, int] | None = (
+            None  # where the binary log ended when the present hold began
+        )
         self._schema_version: tuple[tuple[str, int, int], ...] = ()
         self._schemata: list[Any] = []
         self._lock = threading.Lock()
@@ -197,7 +235,121 @@ class Follower:
         if version != self._held_catalog:
             self._catalog_seen = self._catalog_generation.add(1)
             self._held_catalog = version
+            self._hold_rows = None  # DDL: the next holder compares the catalog (the full catch-up)
+        self._describe_hold()
         self._seen = self._released = self._committed.add(1)
+
+    def committed_row(self, seq: int, kind: str, gtid: Any, file: str, end_pos: int, head: bytes) -> None:
+        """This process's write-lock holder committed commit-log row ``seq`` (the SQLite COMMIT succeeded): note
+        it for the hold's description (module docstring). A row whose ``seq`` does not follow the last one this
+        process knows (a row written some other way), a second row, a tagged GTID or a transaction that may
+        change the catalog leave the hold undescribed.
+
+        Args:
+            seq: the row's ``seq``; kind: :data:`commit_log.TRANSACTION` or :data:`commit_log.GTID`.
+            gtid: its GTID (None: anonymous); file, end_pos: where it ends in the binary log (a TRANSACTION).
+            head: the first bytes of its binlog payload (its Gtid event), empty for a GTID row.
+        """
+        with self._lock:
+            self._note_row(seq, kind, gtid, file, end_pos, head)
+
+    def _note_row(self, seq: int, kind: str, gtid: Any, file: str, end_pos: int, head: bytes) -> None:
+        """:meth:`committed_row`'s work; the follower's lock held."""
+        rows = self._hold_rows
+        if rows is None:
+            return
+        if rows or seq != self.last_seq + 1 or (gtid is not None and gtid.tag):
+            self._hold_rows = None
+            return
+        if kind == commit_log.TRANSACTION:
+            if may_change_catalog([(seq, kind, None, None, None, file, end_pos, head)]):
+                self._hold_rows = None
+                return
+            number = gtid_event_sequence_number(head)
+            code = holds.ANONYMOUS_TRX if gtid is None else holds.GTID_TRX
+            where = (file_number(file), end_pos, 0 if number is None else number + 1)
+        elif kind == commit_log.GTID and gtid is not None:
+            code, where = holds.LOST_GTID, (0, 0, 0)
+        else:
+            self._hold_rows = None
+            return
+        sid = gtid.sid.bytes if gtid is not None else bytes(16)
+        rows.append((code, seq, *_SID_WORDS.unpack(sid), gtid.gno if gtid is not None else 0, *where))
+
+    def hold_undescribed(self) -> None:
+        """This process's holder wrote the commit log some other way (a rotation's ``file`` row, RESET): the hold
+        is not described, and this process reads the commit log at its next hold."""
+        self._hold_rows = None
+
+    def _describe_hold(self) -> None:
+        """At the release of this process's hold: describe its commit-log row in the page's ring (its hold
+        number last, so a holder killed in between leaves no description of its hold), and take the row into this process's
+        own view (``last_seq``, the binary log's end), or mark that view incomplete. Called again in the same hold
+        (a commit that publishes before it rotates, then releases), it describes the hold as it is then."""
+        with self._lock:
+            self._describe_hold_locked()
+
+    def _describe_hold_locked(self) -> None:
+        """:meth:`_describe_hold`'s work; the follower's lock held."""
+        rows = self._hold_rows
+        hold = self._hold
+        end = _binlog_end(self.server.binlog)
+        # belt and braces: the binary log moved exactly as the noted row says (a rotation, a RESET, a row this
+        # process wrote some other way show there too)
+        expected = self._hold_end if not rows or rows[0][0] == holds.LOST_GTID else (rows[0][5], rows[0][6])
+        if not hold:
+            return
+        if rows is None or self._current not in (hold - 1, hold) or end != expected:
+            holds.forget(self.page, hold)
+            self._current = -1
+            return
+        holds.describe(self.page, hold, rows[0] if rows else None)
+        self._current = hold
+        if rows:
+            self._take_row(rows[0])
+
+    def _take_row(self, words: tuple[int, ...]) -> tuple[GtidSet, GtidSet, bool]:
+        """Advance this process's view past a described row; returns its GTID as (binlogged, lost) sets and
+        whether it moved the binary log."""
+        code, seq, hi, lo, gno, file, end, seqno = words
+        added, lost = GtidSet(), GtidSet()
+        self.last_seq = seq
+        if code == holds.LOST_GTID:
+            lost.add_in_place(_SID_WORDS.pack(hi, lo), "", gno)
+            return added, lost, False
+        if code == holds.GTID_TRX:
+            added.add_in_place(_SID_WORDS.pack(hi, lo), "", gno)
+        blog = self.server.binlog
+        name = file_name(file, blog.basename.name) if blog is not None else file_name(file)
+        self._last = (name, end, seqno - 1 if seqno else None)
+        return added, lost, True
+
+    def _described(self, previous: int) -> tuple[GtidSet, GtidSet, bool] | None:
+        """Under the write lock, hold ``previous`` being the last one before this process's: what the holds since
+        this process's view was whole committed, as the page's ring describes them (nothing when this process
+        held ``previous``: its view is whole already), as (binlogged GTIDs, lost GTIDs, whether the binary log
+        moved); None when one of them is not described, so the commit log must be read."""
+        current = self._current
+        if current < 0:  # unknown (a fresh process, a RESET, a rotation elsewhere, an undescribed hold)
+            return None
+        if previous == current:
+            return _NOTHING, _NOTHING, False
+        if not 0 < previous - current <= holds.slots(self.page):
+            return None
+        rows = []
+        for hold in range(current + 1, previous + 1):
+            words = holds.described(self.page, hold)
+            if words is None:
+                return None
+            if words[0] != holds.NO_ROW:
+                rows.append(words)
+        added, lost, moved = GtidSet(), GtidSet(), False
+        for words in rows:
+            a, lo, m = self._take_row(words)
+            added.union_in_place(a)
+            lost.union_in_place(lo)
+            moved = moved or m
+        return added, lost, moved
 
     def start(self) -> tuple[GtidSet, GtidSet]:
         """Start following from one read snapshot, and return the GTIDs committed in it: (all of them, those
@@ -227,10 +379,11 @@ class Follower:
                 db.execute("COMMIT")
             lost = GtidSet()
             self._last = None
+            self._current = -1
             for row in rows:
                 _seq, kind, sid, tag, gno = row[:5]
                 if kind != commit_log.GTID:
-                    self._last = row  # the newest row that moved the binary log
+                    self._last = _end_of(row)  # the newest row that moved the binary log
                 if sid is not None and kind in (commit_log.TRANSACTION, commit_log.GTID):
                     executed.add_in_place(UUID(sid).bytes, tag or "", int(gno))
                     if kind == commit_log.GTID:
@@ -258,40 +411,37 @@ class Follower:
         seen = self._committed.get()  # before reading: a commit after this read is caught up next time
         catalog_seen = self._catalog_generation.get()
         epoch = self._reset_epoch.get()  # moved before the RESET released the lock, so before `committed`
-        if under_write_lock:
-            # this process holds the flock: it is the counter's one writer until its release (module docstring)
-            holds = self._write_holds.get()
-            only_ours = holds == self._held and seen == self._released
-            self._held = holds + 1
-            self._write_holds.set(self._held)
-            if (
-                only_ours
-                and catalog_seen == self._catalog_seen
-                and epoch == self._epoch
-                and self._binlog_generation.get() == self._generation
-            ):
-                self._seen = seen
-                self.own_holds += 1
-                return 0
         if epoch != self._epoch:
             self._rebuild(epoch)
         generation = self._binlog_generation.get()
         if generation != self._generation:
             self._generation = generation
             self._purged_from_first_file()
-        rows = self._db.execute(_SELECT, (self.last_seq,)).fetchall()
-        self._seen = seen
+            self._current = -1  # another process rotated or purged: read the commit log (its ``file`` row)
         moved = catalog_seen != self._catalog_seen
-        self._catalog_seen = catalog_seen
-        lost = GtidSet()
-        if rows:
-            added, lost = self._read(rows)
-            for row in reversed(rows):
-                if row[1] != commit_log.GTID:
-                    self._last = row
-                    break
+        hold = 0
+        described = None
+        if under_write_lock:
+            hold = self._holds.add(1)  # before anything is written in this hold (module docstring)
+            self._hold, self._hold_rows = hold, None
+            if not moved:
+                described = self._described(hold - 1)
+        follow = True  # the binary log's end may have moved: continue after the last row
+        if described is not None:
+            rows: list[tuple[Any, ...]] = []
+            added, lost, follow = described
+            self.fast_catch_ups += 1
         else:
-            added = GtidSet()
+            rows = self._db.execute(_SELECT, (self.last_seq,)).fetchall()
+            lost = GtidSet()
+            if rows:
+                added, lost = self._read(rows)
+                for row in reversed(rows):
+                    if row[1] != commit_log.GTID:
+                        self._last = _end_of(row)
+                        break
+            else:
+                added = GtidSet()
         if moved or may_change_catalog(rows):
             self._conn.sync_attachments()
             version = self._conn.schema_versions()  # main's and each schema file's (engine/schema_files.py)
@@ -316,15 +466,17 @@ class Follower:
             # release): it may have inserted rows, with or without the binary log, so AUTO_INCREMENT counters
             # restart from MAX(col)+1
             foreign = seen != self._released
-            if blog is not None and last is not None:
-                _seq, kind, _sid, _tag, _gno, file, end_pos, head = last
-                number = (
-                    gtid_event_sequence_number(bytes(head or b"")) if kind == commit_log.TRANSACTION else None
-                )
-                foreign = blog.follow(str(file), int(end_pos), number) or foreign
+            if blog is not None and last is not None and follow:
+                file, end_pos, number = last
+                foreign = blog.follow(file, end_pos, number) or foreign
             if foreign:
                 server.storage.catalog.forget_auto_increments()
             self._held_catalog = server.storage.catalog.version
+            self._current, self._hold_rows = hold - 1, []  # whole up to this hold: its own rows are noted
+            self._hold_end = _binlog_end(blog)
+        # only now is this process caught up: another thread's lock-free stale() / catalog_moved() must not say so
+        # while the catalog or the GTIDs are still being read (it would plan against the old catalog: 1146)
+        self._seen, self._catalog_seen = seen, catalog_seen
         return len(rows)
 
     def reset_done(self, epoch: int) -> None:
@@ -334,6 +486,7 @@ class Follower:
             self._epoch = epoch
             self._generation = self._binlog_generation.get()
             self._last = None
+            self._hold_rows = None
 
     def _rebuild(self, epoch: int) -> None:
         """Another process ran RESET MASTER / RESET BINARY LOGS AND GTIDS: the GTID state as the secondary open
@@ -347,10 +500,11 @@ class Follower:
         self._last = None
         self.last_seq = 0
         lost = GtidSet()  # committed without the binary log: in gtid_purged too
+        self._current = -1
         for row in self._db.execute(_SELECT, (0,)).fetchall():
             self.last_seq = int(row[0])
             if row[1] != commit_log.GTID:
-                self._last = row
+                self._last = _end_of(row)
             if row[1] in (commit_log.TRANSACTION, commit_log.GTID) and row[2] is not None:
                 executed.add_in_place(UUID(row[2]).bytes, row[3] or "", int(row[4]))
                 if row[1] == commit_log.GTID:

@@ -510,6 +510,14 @@ class Server:
         """Other worker processes follow the commit log (a GTID committed without the binary log gets a row)."""
         return self.follower is not None
 
+    def commit_log_row_committed(
+        self, seq: int, kind: str, gtid: Any, file: str, end_pos: int, head: bytes
+    ) -> None:
+        """The write lock's holder committed commit-log row ``seq`` (:meth:`Follower.committed_row`: what this
+        hold tells the next holder); nothing without other processes."""
+        if self.follower is not None:
+            self.follower.committed_row(seq, kind, gtid, file, end_pos, head)
+
     def publish_commit(self) -> None:
         """The calling thread holds the write lock and committed a transaction (a commit without a sync stage,
         or one that keeps the lock to rotate): move the shared page's ``committed`` counter now, before the
@@ -1020,6 +1028,8 @@ class Server:
             if record_start and self.binlog is not None:
                 pos = self.binlog.position
                 commit_log.mark_file(db, pos.file, pos.pos)
+                if self.follower is not None:
+                    self.follower.hold_undescribed()  # the other processes read this row (engine/follow.py)
             conn.commit()
         except BaseException:
             conn.rollback()

@@ -194,11 +194,12 @@ class SharedConfig:
                 self._generation.get()
             )  # before reading: a change published after this is reloaded next time
             rows = self._db.execute(f'SELECT name, value FROM "{TABLE}"').fetchall()
-            self._seen = seen
             changed = [(name, text) for name, text in rows if self._applied.get(name) != text]
             for name, text in changed:
                 self._applied[name] = text
                 self._apply(name, text)
+            # only once applied: another thread's lock-free stale() must not skip a reload still running here
+            self._seen = seen
             if changed:
                 self.reloads += 1
             return len(changed)

@@ -127,7 +127,7 @@ def ensure_autoincrement(db: Any) -> bool:
 
 def record(
     db: Any, gtid: Gtid | None, file: str, start_pos: int, end_pos: int, payload: bytes, *, trim: bool
-) -> None:
+) -> int:
     """Insert a transaction's row inside the committing SQLite transaction on ``db``.
 
     Args:
@@ -137,21 +137,26 @@ def record(
         start_pos, end_pos: the transaction's offsets in ``file`` (bytes).
         payload: its framed bytes (``end_pos - start_pos`` of them).
         trim: the binlog was fsynced up to ``start_pos`` just now: every earlier row is deleted first.
+
+    Returns:
+        The row's ``seq``.
     """
     if trim:
         db.execute(f'DELETE FROM "{TABLE}"')
     if gtid is None:
-        db.execute(_INSERT, (TRANSACTION, None, None, None, file, start_pos, end_pos, payload))
+        cur = db.execute(_INSERT, (TRANSACTION, None, None, None, file, start_pos, end_pos, payload))
     else:
-        db.execute(
+        cur = db.execute(
             _INSERT,
             (TRANSACTION, str(gtid.sid), gtid.tag or None, gtid.gno, file, start_pos, end_pos, payload),
         )
+    return int(cur.lastrowid or 0)
 
 
-def record_gtid(db: Any, gtid: Gtid) -> None:
+def record_gtid(db: Any, gtid: Gtid) -> int:
     """Insert the row of a GTID committed without the binary log, inside the committing SQLite transaction on
-    ``db`` (only while several worker processes follow the table: they learn gtid_executed from it).
+    ``db`` (only while several worker processes follow the table: they learn gtid_executed from it); returns its
+    ``seq``.
 
     Every :data:`TRIM_INTERVAL` such rows the ``gtid`` rows older than the last :data:`TRIM_INTERVAL` are deleted.
     """
@@ -159,6 +164,7 @@ def record_gtid(db: Any, gtid: Gtid) -> None:
     seq = int(cur.lastrowid or 0)
     if seq and seq % TRIM_INTERVAL == 0:
         db.execute(f'DELETE FROM "{TABLE}" WHERE kind = ? AND seq <= ?', (GTID, seq - TRIM_INTERVAL))
+    return seq
 
 
 def mark_file(db: Any, file: str, pos: int) -> None:

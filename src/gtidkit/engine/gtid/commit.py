@@ -237,6 +237,7 @@ def commit(
                 exhausted = err
             plan = dataclasses.replace(plan, gtid=None, write_binlog=False, save_row=False, lost=False)
     written: WrittenTransaction | None = None
+    rows: list[tuple[Any, ...]] = []  # the commit-log rows: what the server's other processes are told
     try:
         if plan.save_row and plan.write_binlog:
             _persist_gtid(server, db, gtid)  # type: ignore[arg-type]
@@ -274,15 +275,19 @@ def commit(
                     gtid_table.save_gtid(db, server.gtid_table, gtid)
             else:
                 # the commit log's row commits with the data: the binlog bytes are as durable as the rows
-                commit_log.record(
+                seq = commit_log.record(
                     db, gtid, written.file, written.begin, written.end, written.data, trim=written.synced
                 )
+                rows.append((seq, commit_log.TRANSACTION, gtid, written.file, written.end, written.data[:64]))
         if plan.lost and gtid is not None and server.commit_log_followed:
             # other worker processes learn gtid_executed from the commit log: a GTID that reaches no binary log
             # gets a row there too (issue 21 step 6; engine/follow.py)
-            commit_log.record_gtid(db, gtid)
+            seq = commit_log.record_gtid(db, gtid)
+            rows.append((seq, commit_log.GTID, gtid, "", 0, b""))
         session.before_storage_commit(db)
         session.conn.commit(sync=False)
+        for row in rows:
+            server.commit_log_row_committed(*row)
     except BaseException as err:
         if written is not None:
             # The binlog file holds bytes the engine did not commit: stop accepting writes, as

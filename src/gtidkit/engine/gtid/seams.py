@@ -164,6 +164,12 @@ class CommitServer(LoggingServer, BinlogErrorServer, Protocol):
         """The write lock's holder committed: tell the other worker processes before the GTID is released."""
         ...
 
+    def commit_log_row_committed(
+        self, seq: int, kind: str, gtid: Any, file: str, end_pos: int, head: bytes
+    ) -> None:
+        """The write lock's holder committed commit-log row ``seq`` (kind, GTID, binlog end, payload head)."""
+        ...
+
     def acquire_write_lock(self, session: Any, timeout: float | None = None) -> None:
         """Take the engine write lock (``session`` None: the server itself).
 

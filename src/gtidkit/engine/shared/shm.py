@@ -18,6 +18,7 @@ sid map               ``sid index`` -> 16-byte server UUID + tag (MySQL's ``Sid_
 GTID owners           (gno, sid index, worker id, connection id, since) per owned GTID (:mod:`.owners`)
 waiters               who blocks on what, and the datagram address that wakes it (:mod:`.waiters`)
 workers               per-worker liveness: pid, incarnation, started at (:mod:`.workers`)
+write-lock holds      the last holds' commit-log rows, a ring written by the write lock's holder (:mod:`.holds`)
 ====================  ==========================================================================================
 
 Concurrency rules:
@@ -96,7 +97,8 @@ COUNTERS: tuple[str, ...] = (
     "file_holders",  # schema-file write locks held (the deadlock detector's graph; page lock)
     "row_waiters",  # sessions waiting for a row or table lock (engine/shared/row_locks.py; page lock)
     "row_holders",  # row and table locks held (gtidkit_row_locks; page lock)
-    "write_holds",  # bumped by each taker of the write lock before it writes (its holder; engine/follow.py)
+    # bumped by each write-lock holder as it takes the lock, before it writes anything (engine/shared/holds.py)
+    "write_lock_holds",
 )
 
 _HEADER = struct.Struct("=8sII16sQdIIII")  # magic, version, page size, token, pid, built at, 4 slot counts
@@ -106,6 +108,8 @@ _SID_SLOT = 64
 _OWNER_SLOT = 32
 _WAITER_SLOT = 64
 _WORKER_SLOT = 32
+#: bytes of one slot of the write-lock holds' ring (engine/shared/holds.py: nine 8-byte words)
+HOLD_SLOT = 72
 _WRITE_OWNER = struct.Struct("@QQQd")  # pid, worker id, connection id, since
 _WRITE_OWNER_TAIL = struct.Struct("@QQd")  # the same without the pid word
 _ALIGN = 64
@@ -138,6 +142,8 @@ class Layout:
     waiters: int = 1024
     workers: int = 64
     sids: int = 256
+    #: the ring of the last write-lock holds' commit-log rows (engine/shared/holds.py): slots
+    holds: int = 16
     #: region offsets, computed from the sizes (plain attributes: read on every table access)
     counters: int = field(init=False, repr=False, compare=False)
     write_owner: int = field(init=False, repr=False, compare=False)
@@ -145,6 +151,7 @@ class Layout:
     owner_table: int = field(init=False, repr=False, compare=False)
     waiter_table: int = field(init=False, repr=False, compare=False)
     worker_table: int = field(init=False, repr=False, compare=False)
+    hold_ring: int = field(init=False, repr=False, compare=False)
     #: the page's size in bytes (whole 4 KiB pages)
     size: int = field(init=False, repr=False, compare=False)
 
@@ -159,7 +166,8 @@ class Layout:
         offsets["owner_table"] = _align(offsets["sid_map"] + _SID_SLOT * self.sids)
         offsets["waiter_table"] = _align(offsets["owner_table"] + _OWNER_SLOT * self.owners)
         offsets["worker_table"] = _align(offsets["waiter_table"] + _WAITER_SLOT * self.waiters)
-        offsets["size"] = _align(offsets["worker_table"] + _WORKER_SLOT * self.workers, mmap.PAGESIZE)
+        offsets["hold_ring"] = _align(offsets["worker_table"] + _WORKER_SLOT * self.workers)
+        offsets["size"] = _align(offsets["hold_ring"] + HOLD_SLOT * self.holds, mmap.PAGESIZE)
         for name, value in offsets.items():
             object.__setattr__(self, name, value)
 

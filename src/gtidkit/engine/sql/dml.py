@@ -710,6 +710,8 @@ def run_dml(ex: Executor, plan: DmlPlan, params: dict[str, Any], current_db: str
         binds[slot[0]] = bindable(ex.variable_value(slot))
     binds["gkdb"] = current_db
     binds["gkver"] = ex.server_version()
+    if not _may_write_once(plan):
+        ex.statement_savepoint()  # several writes, or a check after the write: undone together when one fails
     if isinstance(plan, InsertPlan):
         return _run_insert(ex, plan, params, binds)
     if isinstance(plan, UpdatePlan):
@@ -717,6 +719,20 @@ def run_dml(ex: Executor, plan: DmlPlan, params: dict[str, Any], current_db: str
     if isinstance(plan, MultiPlan):
         return _run_multi(ex, plan, binds)
     return _run_delete(ex, plan, binds)
+
+
+def _may_write_once(plan: DmlPlan) -> bool:
+    """Whether ``plan`` may make exactly one SQLite write with nothing after it that can fail, so its statement
+    needs no savepoint of its own when that is so (:meth:`Executor.statement_savepoint`): a single-row INSERT
+    (no IGNORE / REPLACE / ON DUPLICATE KEY UPDATE, no SELECT), a single-table UPDATE of one stage on a table
+    without ON UPDATE columns, a single-table DELETE. UPDATE and DELETE open the savepoint before writing when
+    their SELECT found more than one row. SQLite undoes a failed statement itself (its ABORT conflict resolution
+    and the statement journal), so one write is atomic; the statements written here can fail only before it."""
+    if isinstance(plan, InsertPlan):
+        return plan.select_sql is None and plan.mode == "insert" and plan.odku is None and len(plan.rows) == 1
+    if isinstance(plan, UpdatePlan):
+        return len(plan.stages) == 1 and not any(c.on_update for c in plan.table.columns)
+    return isinstance(plan, DeletePlan)
 
 
 def _written(t: TableDef, assigned: Any, auto_increment: int | None, op: str) -> frozenset[int]:
@@ -777,10 +793,14 @@ def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any]) -> ExecRe
     from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
     rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
+    t = plan.table
+    changes = [
+        RowChange(t.schema, t.name, "delete", _image(t, r[1:]), None) for r in rows
+    ]  # before the write
+    if len(rows) > 1:
+        ex.statement_savepoint()
     if rows:
         ex.conn.raw.executemany(plan.delete_sql, [(r[0],) for r in rows])
-    t = plan.table
-    changes = [RowChange(t.schema, t.name, "delete", _image(t, r[1:]), None) for r in rows]
     warnings: list[tuple[str, int, str]] = []
     if ex.udf_warnings:  # the WHERE's conversion warnings without strict mode (comparison.py)
         warnings, ex.udf_warnings = ex.udf_warnings, []
@@ -793,6 +813,8 @@ def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any]) -> ExecRe
     t = plan.table
     store = ex.field_store()
     rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
+    if len(rows) > 1:
+        ex.statement_savepoint()
     changes = []
     written = _written(t, [i for st in plan.stages for i in st.columns], None, "update")
     # one stage per statement for a partial JSON update (a column assigned twice is not one)

@@ -178,6 +178,8 @@ class _SelectText:
 
 
 _DO = re.compile(r"^\s*DO\s+(.+?)\s*;?\s*$", re.IGNORECASE | re.DOTALL)
+#: a DML statement's savepoint in an open transaction: opened on demand (:meth:`Executor.statement_savepoint`), open
+_DEFERRED, _OPEN = object(), object()
 _PLAN_CACHE_MAX = 20000
 _ALLOWED_PLACEHOLDER_PARENTS = (
     exp.EQ,
@@ -456,6 +458,8 @@ class Executor:
         #: rows fed to GROUP_CONCAT in the running statement, and the 1260 warnings it raised (group_concat.py)
         self.group_concat_rows = [0]
         self.udf_warnings: list[tuple[str, int, str]] = []
+        #: the running statement's savepoint: None (none), deferred or open (:meth:`_atomic`)
+        self._savepoint: object | None = None
         self.interrupt = threading.Event()
         self.virtual_tables: dict[tuple[str, str], Callable[[], list[tuple]]] = {}
         self._registered: dict[str, Callable[..., Any]] = {}
@@ -836,23 +840,38 @@ class Executor:
         self, fn: Callable[[SqlStatement, str | None], ExecResult], stmt: SqlStatement, current_db: str | None
     ) -> ExecResult:
         """``fn(stmt, current_db)`` as one statement: under a savepoint inside an open transaction (undone alone
-        when it fails), else in a transaction of its own."""
+        when it fails), else in a transaction of its own.
+
+        A DML statement's savepoint is deferred (:meth:`statement_savepoint`): the DML code opens it before its
+        first write unless that write is the statement's only one and nothing after it can fail (one row by key:
+        SQLite undoes a failed statement itself, "ON CONFLICT" ABORT), which saves the SAVEPOINT / RELEASE pair of
+        sysbench's point UPDATE, DELETE and INSERT. MySQL's statement atomicity (a statement that fails is undone
+        alone, the transaction's earlier statements stay: ``THD::is_error`` -> ``trans_rollback_stmt``) holds
+        either way."""
         conn = self.conn
         if conn.in_transaction:
-            conn.raw.execute('SAVEPOINT "_gk_stmt"')
+            if stmt.kind == "dml" and not conn.ddl_in_transaction:
+                self._savepoint = _DEFERRED
+            else:
+                conn.raw.execute('SAVEPOINT "_gk_stmt"')
+                self._savepoint = _OPEN
             mark = conn.file_ops_mark()
             try:
                 res = fn(stmt, current_db)
             except BaseException:
-                conn.raw.execute('ROLLBACK TO SAVEPOINT "_gk_stmt"')
-                conn.raw.execute('RELEASE SAVEPOINT "_gk_stmt"')
+                if self._savepoint is _OPEN:
+                    conn.raw.execute('ROLLBACK TO SAVEPOINT "_gk_stmt"')
+                    conn.raw.execute('RELEASE SAVEPOINT "_gk_stmt"')
+                    conn.forget_views()
+                self._savepoint = None
                 conn.drop_file_ops(mark)
-                conn.forget_views()
                 self.after_rollback()
                 if conn.ddl_in_transaction:
                     self.storage.catalog.reload(conn)
                 raise
-            conn.raw.execute('RELEASE SAVEPOINT "_gk_stmt"')
+            if self._savepoint is _OPEN:
+                conn.raw.execute('RELEASE SAVEPOINT "_gk_stmt"')
+            self._savepoint = None
             return res
         conn.begin()
         try:
@@ -863,6 +882,14 @@ class Executor:
             raise
         conn.commit()
         return res
+
+    def statement_savepoint(self) -> None:
+        """Open the running DML statement's deferred savepoint (:meth:`_atomic`) now, before a write that is not
+        its only one or after which something may still fail; a no-op when it is open or the statement has none
+        (autocommit: it runs in a transaction of its own; ``execute_dml``: its caller's)."""
+        if self._savepoint is _DEFERRED:
+            self.conn.raw.execute('SAVEPOINT "_gk_stmt"')
+            self._savepoint = _OPEN
 
     # ---------------------------------------------------------------- planning helpers
     def _plan_key(self, stmt: SqlStatement, current_db: str | None) -> tuple[Any, dict[str, Any]]:

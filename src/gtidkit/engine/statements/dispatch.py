@@ -103,7 +103,9 @@ def dispatch(session: Session, stmt: Statement, spec: StatementSpec | None = Non
         spec = server.statements.of(stmt)
     follower = server.follower
     if follower is not None:
-        if follower.stale() and (not spec.innocent or follower.catalog_moved()):
+        if follower.stale() and (
+            (not spec.innocent and not _catches_up_at_lock(session, stmt, spec)) or follower.catalog_moved()
+        ):
             # another worker process committed (engine/follow.py): a statement that writes or takes a GTID
             # catches up now, an innocent one (SELECT, SHOW, SET ...) only when the catalog changed (DDL); its
             # reads of GTID state catch up themselves (GtidState.refresh)
@@ -155,6 +157,21 @@ def _in_one_view(session: Session, stmt: Statement, spec: StatementSpec, handler
         return _run(session, stmt, spec, handler)
     finally:
         session.conn.end_read_snapshot()
+
+
+def _catches_up_at_lock(session: Session, stmt: Statement, spec: StatementSpec) -> bool:
+    """A DML statement with an automatic GTID takes the engine write lock before it runs (:func:`_run`:
+    ``ensure_write_trx``), whose acquisition catches up with the other worker processes (engine/follow.py, from the
+    shared page when it can): catching up at its start as well would read the commit log for nothing. Not so with
+    an assigned GTID (the skip check reads gtid_executed first), an implicit commit, or schema files (their locks
+    come first, the engine write lock only at COMMIT)."""
+    return (
+        spec.writes
+        and stmt.kind == "dml"
+        and not spec.implicit_commit
+        and session.gtid.type is gnx.AUTOMATIC
+        and not session.server.storage.schema_files()
+    )
 
 
 def _run(session: Session, stmt: Statement, spec: StatementSpec, handler: Handler) -> StatementResult:
