@@ -87,6 +87,10 @@ def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
         # pytest-xdist's own group suffix wins; an '@' inside a parameter id is no group
         ("tests/engine/test_crash.py::test_z@mygroup", "mygroup"),
         ("tests/engine/test_accounts.py::test_w[root@localhost]", None),
+        # the checks that walk src/'s syntax trees (tests/source_tree.py): one unit, one parse per worker
+        ("tests/test_layers.py::test_import_direction[cli/main.py]", "source"),
+        ("tests/engine/test_show_routing.py::test_every_show_command_has_exactly_one_provider", "source"),
+        ("tests/test_readme.py::test_readme_python_example", None),
     ],
     ids=[
         "pipeline",
@@ -101,6 +105,9 @@ def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
         "function-only-2",
         "group",
         "at-in-id",
+        "source-checks",
+        "source-checks-engine",
+        "no-source-checks",
     ],
 )
 def test_xdist_units(nodeid: str, unit: str | None) -> None:
@@ -135,21 +142,26 @@ def test_units_are_handed_out_longest_first_and_engine_tests_last() -> None:
         "tests/pipeline/test_layout_and_state.py::test_v": {
             "tests/pipeline/test_layout_and_state.py::test_v": False
         },
+        "source": {"tests/engine/test_show_routing.py::a": False, "tests/test_layers.py::b": False},
     }
     order = [scope for scope, _ in sorted(units.items(), key=lambda unit: _unit_rank(*unit))]
-    assert order == [
-        "spark",
-        "tests/replication/test_r.py",
-        "tests/cli/test_c.py::test_c",
-        "tests/protocol/test_p.py",  # two tests before one
-        "tests/protocol/test_q.py",
-        "tests/pipeline/test_cli_run.py",  # two tests before one
-        "tests/pipeline/test_standalone_cluster.py::test_job",
-        "tests/pipeline/test_layout_and_state.py::test_v",
-        "tests/test_collection.py::test_y",
-        "tests/gtid/test_g.py::test_z",
-        "tests/engine/test_a.py::test_x",
-    ]
+    assert (
+        order
+        == [
+            "spark",
+            "tests/replication/test_r.py",
+            "tests/cli/test_c.py::test_c",
+            "tests/protocol/test_p.py",  # two tests before one
+            "tests/protocol/test_q.py",
+            "tests/pipeline/test_cli_run.py",  # two tests before one
+            "tests/pipeline/test_standalone_cluster.py::test_job",
+            "source",  # the static checks sharing one parse of src/: one long unit, before the pipeline's small ones
+            "tests/pipeline/test_layout_and_state.py::test_v",
+            "tests/test_collection.py::test_y",
+            "tests/gtid/test_g.py::test_z",
+            "tests/engine/test_a.py::test_x",
+        ]
+    )
 
 
 @pytest.mark.parametrize(
