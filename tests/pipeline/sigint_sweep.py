@@ -1,8 +1,8 @@
 """Run ``gtidkit ARGS...`` (the real entry point, :func:`gtidkit.cli.main.main`) once per point of its teardown with
 a real SIGINT delivered at that point, and print one JSON line per run: the point, the exit status, stdout, stderr.
 
-``python tests/pipeline/sigint_sweep.py ARGS...``. The points are the distinct Python trace events (a call, line or
-return of one code object at one line; a loop's later rounds add none) after the command's own callback has
+``python tests/pipeline/sigint_sweep.py ARGS...``. The points are the distinct places Python's tracing reports (a code
+object and a line; a loop's later rounds and a second call add none) after the command's own callback has
 returned or raised (the command's outcome is decided there): the rest of the
 group's ``invoke``, click's context teardown, ``main``'s clean-up, ``SystemExit``'s way out, the ``atexit``
 handlers. A first run counts them; then each run is a fork of this process (everything imported once) that raises
@@ -56,14 +56,21 @@ def _run(args: list[str], at: int, count_fd: int | None) -> None:
 
     leaf = _leaf_callback(args)
     state = {"armed": False, "n": 0}
-    seen: set[tuple[Any, int, str]] = set()
+    seen: set[tuple[Any, int]] = set()
 
     def tracer(frame: FrameType, event: str, _arg: object) -> Any:
         if not state["armed"]:
-            if event == "return" and frame.f_code is leaf:
-                state["armed"] = True
+            if frame.f_code is not leaf:
+                return None  # no line events before the command's end: only calls are seen
+            if event != "return":
+                return tracer
+            state["armed"] = True
+            outer = frame.f_back
+            while outer is not None:  # the frames the command returns into (click's, main()) are swept too
+                outer.f_trace = tracer
+                outer = outer.f_back
             return tracer
-        point = (frame.f_code, frame.f_lineno, event)
+        point = (frame.f_code, frame.f_lineno)
         if point in seen:  # a point already swept (a loop's next round, a second call)
             return tracer
         seen.add(point)
