@@ -52,13 +52,23 @@ def test_pipeline_demo_ctrl_c(tmp_path):
 
 @pytest.mark.parametrize("marker", ["== 2.", "== 5."], ids=["replication", "pipeline"])
 def test_demo_ctrl_c_stops_servers(tmp_path, marker):
-    """SIGINT to the whole group (servers included) while replication runs, or while the pipeline step runs."""
-    rc, _out, err, left = interrupt_when(
-        ["demo", "--output", str(tmp_path / "d"), "--skip-fleet"],
-        marker,
-        prefix=[sys.executable, "-m", "gtidkit"],
-        stream="stdout",
-    )
+    """SIGINT to the whole group (servers included) while replication runs, or while the pipeline step runs.
+
+    Step 5 is the demo's last with ``--skip-fleet`` and takes a second or two: under load the Ctrl-C can land
+    after it, while the demo ends; the demo then exits 0 with its output whole (never by the signal, never with a
+    traceback: test_ctrl_c_at_every_point_of_a_commands_end) and the test tries once more."""
+    for attempt in range(2):
+        rc, out, err, left = interrupt_when(
+            ["demo", "--output", str(tmp_path / f"d{attempt}"), "--skip-fleet"],
+            marker,
+            prefix=[sys.executable, "-m", "gtidkit"],
+            stream="stdout",
+        )
+        if not (rc == 0 and attempt == 0 and marker == "== 5."):
+            break
+        assert "interrupted" not in err and "Traceback" not in err, err
+        assert "pipeline's GTID_EXECUTED of the source's binlogs" in out, out  # step 5 ran to its end
+        assert not left, left
     assert rc == 130, err
     assert re.search(r"interrupted: during step \d\.", err), err
     assert "Traceback" not in err and "Aborted" not in err
