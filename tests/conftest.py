@@ -234,6 +234,11 @@ _SPARK = re.compile(r"\bdef \w+\([^)]*\b(?:spark|fleet_result|fixtures_result)\b
 #: what in a test module's text makes its tests one unit of work: a fixture shared by several of its tests
 _SHARED_FIXTURE = re.compile(r"""scope\s*=\s*["'](?:module|class|package|session)["']""")
 
+#: a module whose checks walk src/'s syntax trees through tests/source_tree.py (parsed once per process): all such
+#: modules are one unit of work, ``source``, so one worker parses src/ once for all of them
+_SOURCE_CHECKS = re.compile(r"^from tests\.source_tree import", re.MULTILINE)
+_SOURCE_UNIT = "source"
+
 
 @functools.cache
 def _module_text(path: str) -> str | None:
@@ -244,11 +249,19 @@ def _module_text(path: str) -> str | None:
         return None
 
 
+@functools.cache
+def _reads_source(path: str) -> bool:
+    """Whether the test module at ``path`` reads src/ through tests/source_tree.py (:data:`_SOURCE_CHECKS`)."""
+    text = _module_text(path)
+    return text is not None and _SOURCE_CHECKS.search(text) is not None
+
+
 def xdist_scope(nodeid: str) -> str:
     """The unit of work pytest-xdist hands to one worker under ``make test`` (``-n 2 --dist loadgroup``), from a test's
     node id: an explicit ``@pytest.mark.xdist_group`` name when pytest-xdist put one in the id; one unit for every
     test of a module that uses the Spark session (:data:`_SPARK`) under a directory of :data:`_ONE_WORKER_DIRS`
-    (so a run starts one local Spark); the module when it has a
+    (so a run starts one local Spark); one unit, ``source``, for the modules that read src/'s syntax trees through
+    tests/source_tree.py (one parse per worker instead of one per check); the module when it has a
     fixture broader than a test (so its server or cluster is set up once, on one worker, and its tests keep their
     order); else the test alone (any free worker takes it)."""
     path, _, rest = nodeid.partition("::")
@@ -258,6 +271,8 @@ def xdist_scope(nodeid: str) -> str:
     for prefix, group in _ONE_WORKER_DIRS.items():
         if path.startswith(prefix) and (text is None or _SPARK.search(text)):
             return group
+    if _reads_source(path):
+        return _SOURCE_UNIT
     return path if text is None or _SHARED_FIXTURE.search(text) else nodeid
 
 
@@ -269,7 +284,7 @@ _OWN_JVM = re.compile(r"\bpytest\.mark\.spark\b")
 #: then the tests that start server processes (replication, CLI, wire), then the units that start their own JVMs
 #: (the CLI's ``--engine spark`` runs, the standalone cluster: by then the Spark unit is over, and its session's
 #: JVM has written the class-data archive those JVMs map, :func:`class_archive`, on a machine that had none), the
-#: pipeline's, then every other directory (binlog, gtid, the top-level checks such as test_collection's two
+#: static checks that share one parse of src/ (``source``, :data:`_SOURCE_CHECKS`), the pipeline's, then every other directory (binlog, gtid, the top-level checks such as test_collection's two
 #: collections); the in-process engine tests, thousands of small units, come last to fill the gaps, so that both
 #: workers finish together
 _RANK = (
@@ -278,6 +293,7 @@ _RANK = (
     "tests/cli/",
     "tests/protocol/",
     "jvm",
+    _SOURCE_UNIT,
     "tests/pipeline/",
     "",
     "tests/engine/",
@@ -430,12 +446,19 @@ def _note_last_spark_user(session: pytest.Session) -> None:
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
     """Before a test that starts its own JVMs (marked ``spark``), let them map a class-data archive written since the
     run started (:func:`_map_a_class_archive_written_since`); after the last test that uses the ``spark`` session
-    (:func:`_note_last_spark_user`), end it (:func:`end_spark`)."""
+    (:func:`_note_last_spark_user`), end it (:func:`end_spark`); after the last test of a run of modules that read
+    src/'s syntax trees (:data:`_SOURCE_CHECKS`), drop the trees (``tests/source_tree.py``'s ``forget``): they
+    would otherwise stay under the garbage collector, walked by every later full collection."""
     if item.get_closest_marker("spark") is not None:
         _map_a_class_archive_written_since()
     yield
     if item.nodeid == item.config.stash.get(_LAST_SPARK_USER, None):
         end_spark()
+    path = item.nodeid.partition("::")[0]
+    if _reads_source(path) and (nextitem is None or not _reads_source(nextitem.nodeid.partition("::")[0])):
+        trees = sys.modules.get("tests.source_tree")
+        if trees is not None:
+            trees.forget()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -3,8 +3,10 @@
 The two ways of starting pytest differ in one thing: ``python -m pytest`` puts the current directory on
 ``sys.path``, the ``pytest`` script does not. A test module that imports a helper by a name only the current
 directory makes importable (``tests.protocol.server_proc`` without pyproject's ``pythonpath``, a conftest fallback)
-fails to import under the script and its tests silently vanish from that run. Both collections run here from the
-repository root, at the same time, each in a fresh process.
+fails to import under the script and its tests silently vanish from that run. The script's collection runs here
+from the repository root in a fresh process; the other side is this run's own collection when this run collected
+the whole suite (``make test``: a ``python -m pytest`` process, or pytest-xdist workers, which execnet starts with
+the current directory on ``sys.path`` too), else a ``python -m pytest`` process beside the script's.
 """
 
 from __future__ import annotations
@@ -28,9 +30,22 @@ def _script() -> list[str]:
     return [sys.executable, "-P", "-m", "pytest"]
 
 
-def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
+def _whole_suite(session: pytest.Session) -> set[str] | None:
+    """The node ids this run collected when it collected the whole suite (``tests``, no ``-k``, ``-m`` or
+    ``--deselect``), else None. In a pytest-xdist worker these are every item, not only the worker's share."""
+    config = session.config
+    whole = config.args_source == pytest.Config.ArgsSource.TESTPATHS or [
+        Path(a).resolve() for a in config.args
+    ] == [ROOT / "tests"]
+    if not whole or config.option.keyword or config.option.markexpr or config.option.deselect:
+        return None
+    return {item.nodeid for item in session.items}
+
+
+def test_pytest_and_python_m_pytest_collect_the_same_items(request: pytest.FixtureRequest) -> None:
     args = ["--collect-only", "-q", "-p", "no:cacheprovider", "tests"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    own = _whole_suite(request.session)
     runs = {
         "pytest": subprocess.Popen(
             [*_script(), *args],
@@ -40,16 +55,17 @@ def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
             stderr=subprocess.STDOUT,
             text=True,
         ),
-        "python -m pytest": subprocess.Popen(
+    }
+    if own is None:
+        runs["python -m pytest"] = subprocess.Popen(
             [sys.executable, "-m", "pytest", *args],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
-        ),
-    }
-    items = {}
+        )
+    items = {} if own is None else {"python -m pytest": own}
     for how, proc in runs.items():
         out, _ = proc.communicate(timeout=600)
         assert proc.returncode == 0, f"{how} --collect-only failed:\n{out[-4000:]}"
@@ -87,6 +103,10 @@ def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
         # pytest-xdist's own group suffix wins; an '@' inside a parameter id is no group
         ("tests/engine/test_crash.py::test_z@mygroup", "mygroup"),
         ("tests/engine/test_accounts.py::test_w[root@localhost]", None),
+        # the checks that walk src/'s syntax trees (tests/source_tree.py): one unit, one parse per worker
+        ("tests/test_layers.py::test_import_direction[cli/main.py]", "source"),
+        ("tests/engine/test_show_routing.py::test_every_show_command_has_exactly_one_provider", "source"),
+        ("tests/test_readme.py::test_readme_python_example", None),
     ],
     ids=[
         "pipeline",
@@ -101,6 +121,9 @@ def test_pytest_and_python_m_pytest_collect_the_same_items() -> None:
         "function-only-2",
         "group",
         "at-in-id",
+        "source-checks",
+        "source-checks-engine",
+        "no-source-checks",
     ],
 )
 def test_xdist_units(nodeid: str, unit: str | None) -> None:
@@ -135,21 +158,26 @@ def test_units_are_handed_out_longest_first_and_engine_tests_last() -> None:
         "tests/pipeline/test_layout_and_state.py::test_v": {
             "tests/pipeline/test_layout_and_state.py::test_v": False
         },
+        "source": {"tests/engine/test_show_routing.py::a": False, "tests/test_layers.py::b": False},
     }
     order = [scope for scope, _ in sorted(units.items(), key=lambda unit: _unit_rank(*unit))]
-    assert order == [
-        "spark",
-        "tests/replication/test_r.py",
-        "tests/cli/test_c.py::test_c",
-        "tests/protocol/test_p.py",  # two tests before one
-        "tests/protocol/test_q.py",
-        "tests/pipeline/test_cli_run.py",  # two tests before one
-        "tests/pipeline/test_standalone_cluster.py::test_job",
-        "tests/pipeline/test_layout_and_state.py::test_v",
-        "tests/test_collection.py::test_y",
-        "tests/gtid/test_g.py::test_z",
-        "tests/engine/test_a.py::test_x",
-    ]
+    assert (
+        order
+        == [
+            "spark",
+            "tests/replication/test_r.py",
+            "tests/cli/test_c.py::test_c",
+            "tests/protocol/test_p.py",  # two tests before one
+            "tests/protocol/test_q.py",
+            "tests/pipeline/test_cli_run.py",  # two tests before one
+            "tests/pipeline/test_standalone_cluster.py::test_job",
+            "source",  # the static checks sharing one parse of src/: one long unit, before the pipeline's small ones
+            "tests/pipeline/test_layout_and_state.py::test_v",
+            "tests/test_collection.py::test_y",
+            "tests/gtid/test_g.py::test_z",
+            "tests/engine/test_a.py::test_x",
+        ]
+    )
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "gtidkit"
+from tests.source_tree import SRC, python_files
+from tests.source_tree import tree as parsed
 
 
 def _missing(path: Path) -> list[str]:
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = parsed(path)
     out = [] if ast.get_docstring(tree) else ["module"]
     for node in tree.body:
         if not isinstance(
@@ -32,6 +33,6 @@ def _missing(path: Path) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC)))
+@pytest.mark.parametrize("path", python_files(), ids=lambda p: str(p.relative_to(SRC)))
 def test_public_api_has_docstrings(path: Path) -> None:
     assert _missing(path) == []

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "gtidkit"
+from tests.source_tree import SRC, nodes, python_files
 
 #: package -> packages of ours it may import (besides itself and gtidkit.errors / gtidkit top level).
 ALLOWED = {
@@ -37,10 +37,9 @@ PURE = {
 
 
 def _imports(path: Path) -> list[str]:
-    tree = ast.parse(path.read_text(), filename=str(path))
     pkg_parts = path.relative_to(SRC.parent).with_suffix("").parts[:-1]
     names: list[str] = []
-    for node in ast.walk(tree):
+    for node in nodes(path):
         if isinstance(node, ast.Import):
             names.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -55,7 +54,7 @@ def _imports(path: Path) -> list[str]:
 
 
 def _modules() -> list[Path]:
-    return sorted(p for p in SRC.rglob("*.py"))
+    return list(python_files())
 
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
@@ -107,13 +106,12 @@ def test_generate_is_imported_only_where_allowed() -> None:
 def _runtime_imports(path: Path) -> set[str]:
     """Modules of ours that ``path`` imports when run: module level and inside functions, but not the
     ``if TYPE_CHECKING:`` blocks (annotations only)."""
-    tree = ast.parse(path.read_text(), filename=str(path))
     skip: set[int] = set()
-    for node in ast.walk(tree):
+    for node in nodes(path):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
             skip.update(id(n) for n in ast.walk(node))
     out: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes(path):
         if id(node) in skip:
             continue
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("gtidkit"):

@@ -8,6 +8,7 @@ import pytest
 
 from gtidkit.errors import MySQLError
 from gtidkit.mysql_errors import ER, message, mysql_error
+from tests.source_tree import SRC, nodes, python_files
 
 
 def test_names_unique_and_sqlstates_well_formed() -> None:
@@ -84,15 +85,13 @@ NOT_FROM_TABLE = {
 def test_every_mysql_error_comes_from_the_table() -> None:
     """Issue 7, 'one error-message table': no module builds a MySQL error text of its own."""
     import ast
-    from pathlib import Path
 
-    src = Path(__file__).resolve().parents[1] / "src" / "gtidkit"
     found = []
-    for path in sorted(src.rglob("*.py")):
-        rel = path.relative_to(src).as_posix()
+    for path in python_files():
+        rel = path.relative_to(SRC).as_posix()
         if rel in {"errors.py", "mysql_errors.py"}:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "MySQLError" and node.args:
                 first = node.args[0]
                 key = first.value if isinstance(first, ast.Constant) else getattr(first, "id", "*")

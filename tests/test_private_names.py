@@ -14,9 +14,9 @@ Dunder names (``__init__``, ``__all__``) are not private. Third-party privates w
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "gtidkit"
+from tests.source_tree import SRC, nodes, python_files
+from tests.source_tree import tree as parsed
 
 #: (module path relative to src/gtidkit, private attribute) -> why the access is allowed.
 ALLOWED: dict[tuple[str, str], str] = {
@@ -68,9 +68,10 @@ def _defined(tree: ast.Module) -> set[str]:
     return out
 
 
-def violations(source: str, rel: str) -> list[str]:
-    """Every cross-module private-name use in module ``source`` (``rel``: its path under src/gtidkit)."""
-    tree = ast.parse(source, filename=rel)
+def violations(source: str | ast.Module, rel: str) -> list[str]:
+    """Every cross-module private-name use in module ``source`` (its text or syntax tree; ``rel``: its path under
+    src/gtidkit)."""
+    tree = source if isinstance(source, ast.Module) else ast.parse(source, filename=rel)
     defined = _defined(tree)
     out: list[str] = []
     for node in ast.walk(tree):
@@ -94,9 +95,7 @@ def violations(source: str, rel: str) -> list[str]:
 
 
 def test_no_cross_module_private_names() -> None:
-    found = [
-        v for p in sorted(SRC.rglob("*.py")) for v in violations(p.read_text(), p.relative_to(SRC).as_posix())
-    ]
+    found = [v for p in python_files() for v in violations(parsed(p), p.relative_to(SRC).as_posix())]
     assert found == []
 
 
@@ -104,8 +103,7 @@ def test_allowlist_entries_are_still_needed() -> None:
     # A stale entry would silently allow a future cross-module access of the same name.
     used: set[tuple[str, str]] = set()
     for rel, attr in ALLOWED:
-        tree = ast.parse((SRC / rel).read_text())
-        if any(isinstance(n, ast.Attribute) and n.attr == attr for n in ast.walk(tree)):
+        if any(isinstance(n, ast.Attribute) and n.attr == attr for n in nodes(SRC / rel)):
             used.add((rel, attr))
     assert used == set(ALLOWED)
 

@@ -12,7 +12,7 @@ import ast
 import re
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parent.parent / "src" / "gtidkit"
+from tests.source_tree import SRC, nodes, python_files
 
 #: The one module that turns statement text into typed statements.
 PARSER = "engine/statements/classify.py"
@@ -64,9 +64,8 @@ def _pattern_head(node: ast.expr) -> str | None:
 
 def statement_regexes(path: Path) -> list[tuple[int, str]]:
     """(line, pattern) of each statement-keyword regex in ``path``."""
-    tree = ast.parse(path.read_text(), filename=str(path))
     out = []
-    for node in ast.walk(tree):
+    for node in nodes(path):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
             continue
         func = node.func
@@ -95,7 +94,7 @@ def test_the_detector_sees_statement_regexes() -> None:
 
 def test_no_statement_keyword_regex_outside_the_parser() -> None:
     found = {}
-    for path in sorted(SRC.rglob("*.py")):
+    for path in python_files():
         rel = path.relative_to(SRC).as_posix()
         if rel == PARSER or rel in ALLOWED:
             continue

@@ -14,18 +14,17 @@ from gtidkit.binlog.events.control import FormatDescriptionEvent
 from gtidkit.engine import Server
 from gtidkit.generate import generate_fleet
 from gtidkit.version import MYSQL_VERSION, SERVER_VERSION
+from tests.source_tree import SRC, nodes, python_files
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "gtidkit"
 #: Modules allowed to spell versions: the constant itself and the tables of what real MySQL releases wrote.
 ALLOWED = {"version.py", "binlog/versions.py"}
 VERSION_RE = re.compile(r"^[5-9]\.\d+\.\d+")
 
 
 def _version_literals(path: Path) -> list[str]:
-    tree = ast.parse(path.read_text(), filename=str(path))
     docstrings = {
         id(node.body[0].value)
-        for node in ast.walk(tree)
+        for node in nodes(path)
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
         and node.body
         and isinstance(node.body[0], ast.Expr)
@@ -33,7 +32,7 @@ def _version_literals(path: Path) -> list[str]:
     }
     return [
         node.value
-        for node in ast.walk(tree)
+        for node in nodes(path)
         if isinstance(node, ast.Constant)
         and isinstance(node.value, str)
         and id(node) not in docstrings
@@ -41,7 +40,7 @@ def _version_literals(path: Path) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC)))
+@pytest.mark.parametrize("path", python_files(), ids=lambda p: str(p.relative_to(SRC)))
 def test_no_version_literal_outside_the_constant(path: Path) -> None:
     if path.relative_to(SRC).as_posix() in ALLOWED:
         return

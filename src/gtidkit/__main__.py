@@ -1,10 +1,10 @@
-"""``python -m gtidkit`` runs the CLI (Ctrl-C while it is still loading exits with 130, without a traceback)."""
+"""``python -m gtidkit`` runs the CLI. A Ctrl-C while it is still loading is held back and delivered when the command
+starts: exit status 130 and a note, without a traceback (:mod:`gtidkit.cli.interrupt`)."""
 
-import sys
+import signal
 
-try:
-    from gtidkit.cli.main import main
-except KeyboardInterrupt:
-    sys.exit(130)
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+from gtidkit.cli.main import main  # after SIGINT is held back
 
 main()

@@ -22,6 +22,7 @@ from gtidkit.engine.apply import MySQLRandom, read_transactions
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import Gtid, GtidSet
 from gtidkit.version import MYSQL_VERSION
+from tests.engine.datadirs import open_new
 
 ZALORA_SID = "10440e47-3885-11eb-ac5b-0242ac110002"
 
@@ -58,7 +59,7 @@ def test_zalora_gtid_fixture_rows_and_gtids(tmp_path, binlog_fixtures):
     """
     path = binlog_fixtures / "zalora__binlog-parser" / "gtid-fixtures" / "mysql-bin.01"
     failed: dict[int, int] = {}
-    with Server.open(tmp_path / "b", log_bin=False) as srv:
+    with open_new(tmp_path / "b", log_bin=False) as srv:
         ap = srv.applier_session()
         trxs = list(read_transactions(path))
         assert [t.gtid.gno for t in trxs] == list(range(6, 23))  # INDEX.md: gno 6..22
@@ -100,7 +101,7 @@ def test_percona_84_two_files(tmp_path, binlog_fixtures):
     """8.4.10: CREATE DATABASE t (gno 1), CREATE TABLE t.a (gno 2) in binlog.000002, a row insert (gno 3) in
     binlog.000003 (INDEX.md: WRITE_ROWS_V2×1; the one event carries three row images, ids 1-3)."""
     d = binlog_fixtures / "percona__percona-server-mysql-operator"
-    with Server.open(tmp_path / "b", log_bin=False) as srv, srv.applier_session() as ap:
+    with open_new(tmp_path / "b", log_bin=False) as srv, srv.applier_session() as ap:
         for name in ("binlog.000002", "binlog.000003"):
             for trx in read_transactions(d / name):
                 assert ap.apply(trx)
@@ -119,7 +120,7 @@ def test_ver_5_1_23_statements_intvar_rand_user_var(tmp_path, binlog_fixtures):
     this file through mysqlbinlog | mysql, where no applier check runs)."""
     path = binlog_fixtures / "blackbeam__rust_mysql_common" / "ver_5_1_23.001"
     opts = {"log_bin": False, "gtid_mode": "OFF", "replica_type_conversions": "ALL_NON_LOSSY"}
-    with Server.open(tmp_path / "b", **opts) as srv, srv.applier_session() as ap:
+    with open_new(tmp_path / "b", **opts) as srv, srv.applier_session() as ap:
         ap.execute("CREATE DATABASE test")  # mysql-test's servers have the `test` database
         codes = []
         for trx in read_transactions(path):
@@ -143,7 +144,7 @@ def test_yelp_50_statement_based(tmp_path, binlog_fixtures):
     """A 5.0.91 binlog: CREATE DATABASE / CREATE TABLE then statement-based INSERTs, three with an INSERT_ID
     Intvar (1, 2, 3) before them (INDEX.md: INTVAR×3)."""
     path = binlog_fixtures / "Yelp__ybinlogp" / "mysql-bin.default-path"
-    with Server.open(tmp_path / "b", log_bin=False, gtid_mode="OFF") as srv, srv.applier_session() as ap:
+    with open_new(tmp_path / "b", log_bin=False, gtid_mode="OFF") as srv, srv.applier_session() as ap:
         assert sum(ap.apply(t) for t in read_transactions(path)) == 14
         assert _rows(srv, "SELECT x FROM ybinlogp.test1 ORDER BY x") == [(i,) for i in range(1, 8)]
         assert _rows(srv, "SELECT * FROM foobar.test2 ORDER BY id") == [
@@ -162,7 +163,7 @@ def test_mysql_rand_matches_manual():
 
 # ------------------------------------------------------------------------------------------------ GTID behaviour
 def _source_with_workload(path: Path, *, binlog_format: str = "ROW") -> Server:
-    src = Server.open(path, log_bin=True, server_id=11, binlog_format=binlog_format)
+    src = open_new(path, log_bin=True, server_id=11, binlog_format=binlog_format)
     with src.session() as s:
         s.execute("CREATE DATABASE db")
         s.execute("CREATE TABLE db.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20), n DECIMAL(8,2))")
@@ -199,7 +200,7 @@ def test_round_trip_binlog_off(tmp_path, binlog_format):
     src = _source_with_workload(tmp_path / "a", binlog_format=binlog_format)
     try:
         trxs = _source_transactions(src)
-        with Server.open(tmp_path / "b", log_bin=False, server_id=22) as rep, rep.applier_session() as ap:
+        with open_new(tmp_path / "b", log_bin=False, server_id=22) as rep, rep.applier_session() as ap:
             for trx in trxs:
                 assert ap.apply(trx)
             assert checksum(rep) == checksum(src)
@@ -214,7 +215,7 @@ def test_skip_executed_gtid_counts_as_applied(tmp_path):
     src = _source_with_workload(tmp_path / "a")
     try:
         trxs = _source_transactions(src)
-        with Server.open(tmp_path / "b", log_bin=False) as rep, rep.applier_session() as ap:
+        with open_new(tmp_path / "b", log_bin=False) as rep, rep.applier_session() as ap:
             for trx in trxs[:4]:
                 ap.apply(trx)
             before = checksum(rep)
@@ -245,7 +246,7 @@ def test_log_replica_updates_on_relogs_original_gtid_timestamps_server_id(tmp_pa
     src = _source_with_workload(tmp_path / "a")
     try:
         trxs = _source_transactions(src)
-        with Server.open(tmp_path / "b", log_bin=True, log_replica_updates=True, server_id=22) as rep:
+        with open_new(tmp_path / "b", log_bin=True, log_replica_updates=True, server_id=22) as rep:
             with rep.applier_session() as ap:
                 for trx in trxs:
                     ap.apply(trx)
@@ -270,7 +271,7 @@ def test_log_replica_updates_off_applier_not_binlogged(tmp_path):
     src = _source_with_workload(tmp_path / "a")
     try:
         trxs = _source_transactions(src)
-        with Server.open(tmp_path / "b", log_bin=True, log_replica_updates=False, server_id=22) as rep:
+        with open_new(tmp_path / "b", log_bin=True, log_replica_updates=False, server_id=22) as rep:
             with rep.applier_session() as ap:
                 for trx in trxs:
                     ap.apply(trx)
@@ -290,10 +291,10 @@ def test_applier_survives_restart_position_and_gtids_agree(tmp_path):
     src = _source_with_workload(tmp_path / "a")
     try:
         trxs = _source_transactions(src)
-        with Server.open(tmp_path / "b", log_bin=False) as rep, rep.applier_session() as ap:
+        with open_new(tmp_path / "b", log_bin=False) as rep, rep.applier_session() as ap:
             for trx in trxs[:6]:
                 ap.apply(trx)
-        with Server.open(tmp_path / "b", log_bin=False) as rep, rep.applier_session() as ap:
+        with open_new(tmp_path / "b", log_bin=False) as rep, rep.applier_session() as ap:
             pos = ap.applied_position()
             assert pos.relay_log_pos == trxs[5].end_pos
             done = {t.gtid for t in trxs[:6]}
@@ -312,13 +313,13 @@ def test_anonymous_transactions_need_gtid_mode_below_on(tmp_path, binlog_fixture
     replica stops with), leaving nothing applied and nothing owned."""
     path = binlog_fixtures / "Yelp__ybinlogp" / "mysql-bin.default-path"
     first = next(read_transactions(path))  # CREATE DATABASE ybinlogp, no Gtid event (5.0.91)
-    with Server.open(tmp_path / "on", log_bin=False, gtid_mode="ON") as srv, srv.applier_session() as ap:
+    with open_new(tmp_path / "on", log_bin=False, gtid_mode="ON") as srv, srv.applier_session() as ap:
         with pytest.raises(MySQLError) as err:
             ap.apply(first)
         assert err.value.code == 1782
         assert _rows(srv, "SHOW DATABASES LIKE 'ybinlogp'") == []
     with (
-        Server.open(
+        open_new(
             tmp_path / "perm", log_bin=True, gtid_mode="OFF_PERMISSIVE", enforce_gtid_consistency="ON"
         ) as srv,
         srv.applier_session() as ap,
@@ -405,7 +406,7 @@ def test_auto_increment_increment_from_query_status_vars(tmp_path):
             ]
         )
     )
-    with Server.open(tmp_path / "b", log_bin=False) as srv, srv.applier_session() as ap:
+    with open_new(tmp_path / "b", log_bin=False) as srv, srv.applier_session() as ap:
         for trx in (ddl, ddl2, dml, ddl3, dml2):
             assert ap.apply(trx)
         assert _rows(srv, "SELECT col FROM test.autoinc1 ORDER BY col") == [(1,), (11,), (21,), (31,)]
@@ -435,7 +436,7 @@ def test_log_replica_updates_relogs_a_57_source_with_unknown_originals(tmp_path,
     path = binlog_fixtures / "zalora__binlog-parser" / "gtid-fixtures" / "mysql-bin.01"
     trxs = [t for t in read_transactions(path) if t.gtid.gno <= 17]  # the DDL (no FOREIGN KEY yet)
     source_ids = {t.events[0].header.server_id for t in trxs}
-    with Server.open(tmp_path / "b", log_bin=True, log_replica_updates=True, server_id=22) as rep:
+    with open_new(tmp_path / "b", log_bin=True, log_replica_updates=True, server_id=22) as rep:
         with rep.applier_session() as ap:
             for trx in trxs:
                 assert ap.apply(trx)
@@ -495,7 +496,7 @@ def test_transaction_ending_in_rollback_is_consumed(tmp_path):
         "relay.000001",
         400,
     )
-    with Server.open(tmp_path / "b", log_bin=False) as srv, srv.applier_session() as ap:
+    with open_new(tmp_path / "b", log_bin=False) as srv, srv.applier_session() as ap:
         for trx in [*setup, rolled]:
             ap.apply(trx)
         assert _rows(srv, "SELECT a FROM d.t") == []
@@ -513,7 +514,7 @@ def test_tagged_gtid_transaction_from_96(tmp_path, binlog_fixtures):
     presents 8.4 (tags are 8.3.0+; an 8.0 replica refuses them)."""
     path = binlog_fixtures / "blackbeam__rust_mysql_common" / "binlog_transaction_with_GTID_TAG.000001"
     (trx,) = list(read_transactions(path))
-    with Server.open(tmp_path / "b", log_bin=False, server_version="8.4") as srv, srv.applier_session() as ap:
+    with open_new(tmp_path / "b", log_bin=False, server_version="8.4") as srv, srv.applier_session() as ap:
         ap.execute("SET GTID_NEXT='AUTOMATIC'")
         with srv.session() as s:
             s.execute("CREATE DATABASE test")
@@ -577,7 +578,7 @@ def test_minimal_row_images(tmp_path):
         )
 
     with (
-        Server.open(tmp_path / "b", log_bin=True, log_replica_updates=True) as srv,
+        open_new(tmp_path / "b", log_bin=True, log_replica_updates=True) as srv,
         srv.applier_session() as ap,
     ):
         for trx in ddl:

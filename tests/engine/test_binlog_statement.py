@@ -23,6 +23,7 @@ from gtidkit.engine import Server
 from gtidkit.engine.apply import read_transactions
 from gtidkit.errors import MySQLError
 from gtidkit.gtid import GtidSet
+from tests.engine.datadirs import open_new
 
 
 def checksum(server: Server) -> str:
@@ -72,7 +73,7 @@ BASE64_FLAG_STEPS = [
 
 def test_mysqlbinlog_base64_flag_result(tmp_path):
     """Each step of mysqlbinlog_base64_flag.result: same error code (and 1609's text), same t1 after it."""
-    with Server.open(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
+    with open_new(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
         s.execute(
             "CREATE DATABASE test; USE test; CREATE TABLE t1 (a INT) ENGINE=InnoDB; INSERT INTO t1 VALUES (1),(1)"
         )
@@ -110,7 +111,7 @@ SOURCE_DML = [
 def _source(tmp_path):
     """A gtidkit server with log_bin: the DDL, then one transaction per DML; returns (server_uuid, binlog path,
     checksum of its tables, gtid_executed)."""
-    srv = Server.open(tmp_path / "src", log_bin=True, server_id=11)
+    srv = open_new(tmp_path / "src", log_bin=True, server_id=11)
     with srv.session() as s:
         for sql in SOURCE_DDL + SOURCE_DML:
             s.execute(sql)
@@ -158,7 +159,7 @@ def test_replay_keeps_original_gtids_and_is_idempotent(tmp_path):
     blocks = _mariadb_blocks(binlog)
     assert len(blocks) == 1 + len(SOURCE_DML)  # the Format_description, then one block per DML transaction
     script = _replay_script(uuid, blocks)
-    with Server.open(tmp_path / "dst", log_bin=True, server_id=22) as dst:
+    with open_new(tmp_path / "dst", log_bin=True, server_id=22) as dst:
         with dst.session() as s:
             s.execute("SET @@SESSION.GTID_NEXT='AUTOMATIC'")
             for sql in SOURCE_DDL:  # the DDL, as a backup would restore it; its GTIDs come from the source
@@ -202,7 +203,7 @@ REAL = [
 def _partial_json_binlog(tmp_path):
     """A gtidkit binlog with PARTIAL_UPDATE_ROWS (binlog_row_value_options=PARTIAL_JSON, MINIMAL images): the
     table and rows are written by gtidkit, the JSON diffs follow RM8 "Partial Updates of JSON Values"."""
-    with Server.open(tmp_path / "pj", log_bin=True, server_id=5) as srv, srv.session() as s:
+    with open_new(tmp_path / "pj", log_bin=True, server_id=5) as srv, srv.session() as s:
         s.execute("CREATE DATABASE j")
         s.execute("CREATE TABLE j.t (id INT PRIMARY KEY, doc JSON)")
         s.execute("""INSERT INTO j.t VALUES (1, '{"a": 1, "b": [1, 2]}'), (2, '{"name": "xxxxxxxxxx"}')""")
@@ -232,7 +233,7 @@ def test_real_binlog_rows_through_binlog_statements_equal_replica_apply(tmp_path
     failed: set[int] = (
         set()
     )  # transactions this engine cannot run (ALTER USER of a root it lacks ...): both ways
-    with Server.open(tmp_path / "a", **base) as a, a.applier_session() as ap:
+    with open_new(tmp_path / "a", **base) as a, a.applier_session() as ap:
         for i, trx in enumerate(read_transactions(path)):
             try:
                 ap.apply(trx)
@@ -240,7 +241,7 @@ def test_real_binlog_rows_through_binlog_statements_equal_replica_apply(tmp_path
                 failed.add(i)
         sum_a, gtids_a = checksum(a), a.gtid_state.executed()
     row_types: set[int] = set()
-    with Server.open(tmp_path / "b", **base) as b, b.applier_session() as ap, b.session() as s:
+    with open_new(tmp_path / "b", **base) as b, b.applier_session() as ap, b.session() as s:
         s.execute(f"BINLOG '\n{fde_b64}\n'")
         for i, trx in enumerate(read_transactions(path)):
             if i in failed:
@@ -290,7 +291,7 @@ def test_event_type_errors(tmp_path, which, code, text):
     """check_event_type: only FD and row events (1730 naming the type); an event cut short is 1149."""
     fde, query, gtid = _fde_and_query_b64(tmp_path)
     arg = {"query": query, "gtid": gtid, "cut": fde[:40]}[which]
-    with Server.open(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
+    with open_new(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
         s.execute(f"BINLOG '{fde}'")
         with pytest.raises(MySQLError) as ei:
             s.execute(f"BINLOG '{arg}'")
@@ -301,7 +302,7 @@ def test_event_type_errors(tmp_path, which, code, text):
 def test_pseudo_replica_mode_forgets_the_format_description(tmp_path):
     """SET pseudo_replica_mode=0 deletes the session's BINLOG state (rli_fake): the next rows block is 1609; the
     warnings are check_pseudo_replica_mode's."""
-    with Server.open(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
+    with open_new(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
         s.execute("CREATE DATABASE test; USE test; CREATE TABLE t1 (a INT)")
         steps = [
             (  # mysql-test variables.result: the alias warns
@@ -385,7 +386,7 @@ SESSION_CONTEXT = [
     ("sql", "var", "value"), SESSION_CONTEXT, ids=[s[1] + str(i) for i, s in enumerate(SESSION_CONTEXT)]
 )
 def test_mysqlbinlog_session_context_is_accepted(tmp_path, sql, var, value):
-    with Server.open(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
+    with open_new(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
         s.execute(sql)
         got = s.execute(f"SELECT {var}")[-1].rows[0][0]
         if value is not None:
@@ -403,7 +404,7 @@ def test_mysqlbinlog_session_context_is_accepted(tmp_path, sql, var, value):
     ],
 )
 def test_session_context_errors(tmp_path, sql, code):
-    with Server.open(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
+    with open_new(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
         if code is None:
             s.execute(sql)
             return
@@ -416,7 +417,7 @@ def test_rand_seeds_set_the_next_rand(tmp_path):
     """mysqlbinlog prints a Rand event as ``SET @@RAND_SEED1=A, @@RAND_SEED2=B``: the next RAND() continues from
     those seeds. The seeds RAND(3) starts from (``Item_func_rand::seed_random``: 3*0x10001+55555555 and 3*0x10000001)
     give the value the MySQL manual shows for ``SELECT RAND(3)``; the variables read as 0 (``read_rand_seed``)."""
-    with Server.open(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
+    with open_new(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
         s.execute("SET @@RAND_SEED1=55752166, @@RAND_SEED2=805306371")
         assert round(s.execute("SELECT RAND()")[-1].rows[0][0], 14) == 0.90576975597606
         assert s.execute("SELECT @@rand_seed1, @@session.rand_seed2")[-1].rows[0] == (0, 0)
@@ -455,7 +456,7 @@ def test_auto_increment_increment_and_offset_series(tmp_path):
     """Generated AUTO_INCREMENT values follow the session's increment and offset, as the manual's example shows
     (a replay under mysqlbinlog's ``SET @@session.auto_increment_increment=..., auto_increment_offset=...`` then
     matches the source), in base and temporary tables alike."""
-    with Server.open(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
+    with open_new(tmp_path / "d", log_bin=False) as srv, srv.session() as s:
         s.execute("CREATE DATABASE test")
         s.execute("USE test")
         for statements, table, values in AUTO_INCREMENT_SERIES:
@@ -470,7 +471,7 @@ def test_auto_increment_increment_and_offset_series(tmp_path):
 def test_new_session_takes_the_global_auto_increment_series(tmp_path):
     """A session starts with the GLOBAL auto_increment_increment / _offset (the manual: each is a global and
     session variable; a client's session value starts as the global one): 3, 8 with 5 and 3."""
-    with Server.open(tmp_path / "d", log_bin=False) as srv:
+    with open_new(tmp_path / "d", log_bin=False) as srv:
         with srv.session() as s:
             s.execute("CREATE DATABASE t")
             s.execute("CREATE TABLE t.a (id INT AUTO_INCREMENT PRIMARY KEY)")

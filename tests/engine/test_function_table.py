@@ -24,8 +24,8 @@ from gtidkit.engine.sql.function_table import Kind, ResultType, SqlFunction
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.storage import Storage
 from gtidkit.errors import MySQLError
+from tests.source_tree import SRC, nodes, python_files, source
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "gtidkit"
 TABLE = function_families.load_families()
 
 #: mysql-test r/parser.result and r/func_uuid.result: each call fails with 1582 naming the function as written
@@ -96,10 +96,9 @@ def test_gtid_functions_live_in_engine_gtid():
 
 
 def _calls(path: Path, attrs: set[str]) -> list[int]:
-    tree = ast.parse(path.read_text(), filename=str(path))
     return [
         n.lineno
-        for n in ast.walk(tree)
+        for n in nodes(path)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in attrs
     ]
 
@@ -109,7 +108,7 @@ def test_udfs_are_registered_only_from_the_table():
     rows; the table registers them on each connection)."""
     found = {
         str(p.relative_to(SRC)): lines
-        for p in SRC.rglob("*.py")
+        for p in python_files()
         if (lines := _calls(p, {"create_function", "create_aggregate", "create_window_function"}))
     }
     assert set(found) == {"engine/sql/function_table.py"}, found
@@ -119,16 +118,14 @@ def test_every_registering_module_is_a_family():
     """Each engine module that calls ``register(...)`` of the table is imported by function_families, so the
     table is complete whatever was imported first (the executor registers its own session functions)."""
     families = {m.__name__ for m in function_families.FAMILIES} | {"gtidkit.engine.sql.executor"}
-    for path in SRC.rglob("*.py"):
-        text = path.read_text()
-        if "function_table import" not in text or path.name == "function_families.py":
+    for path in python_files():
+        if "function_table import" not in source(path) or path.name == "function_families.py":
             continue
-        tree = ast.parse(text)
         registers = any(
             isinstance(n, ast.Call)
             and isinstance(n.func, ast.Name)
             and n.func.id in ("register", "register_nodes")
-            for n in ast.walk(tree)
+            for n in nodes(path)
         )
         module = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
         if registers:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "gtidkit"
+from tests.source_tree import SRC, nodes, python_files
 
 #: modules that must stay out of the Session / Server loop
 GTID_CORE = (
@@ -44,7 +44,7 @@ def _module_name(path: Path) -> str:
 def _all_imports(path: Path) -> set[str]:
     """Every module name an import statement of ``path`` mentions (TYPE_CHECKING and function level included)."""
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+    for node in nodes(path):
         if isinstance(node, ast.ImportFrom) and node.module:
             out.add(node.module)
             out.update(f"{node.module}.{alias.name}" for alias in node.names)
@@ -57,7 +57,7 @@ def _all_imports(path: Path) -> set[str]:
 def engine_graph() -> dict[str, set[str]]:
     """Module -> engine modules it imports, type-level edges included (read once per process, when a test first
     asks: not at collection, which every pytest-xdist worker runs)."""
-    modules = {_module_name(p): p for p in SRC.rglob("*.py") if _module_name(p).startswith("gtidkit.engine")}
+    modules = {_module_name(p): p for p in python_files() if _module_name(p).startswith("gtidkit.engine")}
     return {
         name: {d for d in _all_imports(path) if d in modules and d != name and not name.startswith(d + ".")}
         for name, path in modules.items()

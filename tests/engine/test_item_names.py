@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from gtidkit.engine import Server
+from tests.engine.datadirs import open_new
 
 
 @pytest.mark.parametrize(
@@ -33,7 +33,7 @@ from gtidkit.engine import Server
     ids=lambda item: item,
 )
 def test_unaliased_item_is_named_by_its_text(tmp_path, item: str) -> None:
-    with Server.open(tmp_path / "d", log_bin=False) as server, server.session() as s:
+    with open_new(tmp_path / "d", log_bin=False) as server, server.session() as s:
         s.execute("SET @a = ''")
         (res,) = s.execute(f"SELECT {item}")
         assert [c.name for c in res.columns] == [item]
@@ -45,7 +45,7 @@ def test_item_name_of_a_long_literal_with_parentheses_inside(tmp_path) -> None:
     ~5 s of CPU on the 17 MB query of tests/protocol/test_real_clients.py's >16 MiB packet test)."""
     literal = "x)(" * 1_400_000
     item = f"LENGTH('{literal}')"
-    with Server.open(tmp_path / "d", log_bin=False) as server, server.session() as s:
+    with open_new(tmp_path / "d", log_bin=False) as server, server.session() as s:
         (res,) = s.execute(f"SELECT {item}")
     assert res.rows == [(len(literal),)]
     assert res.columns[0].name == item

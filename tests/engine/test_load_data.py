@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from gtidkit.engine import Server
 from gtidkit.engine.statements.load_data import parse_load_data, split_lines
 from gtidkit.errors import MySQLError
+from tests.engine.datadirs import open_new
 
 BASE = "LOAD DATA INFILE 'f' INTO TABLE t"
 
@@ -112,7 +112,7 @@ def test_split_lines(data: str, clauses: str, lines: list[list[str | None]]) -> 
 def session(tmp_path: Path):
     files = tmp_path / "files"
     files.mkdir()
-    srv = Server.open(tmp_path / "d", secure_file_priv=str(files), log_bin=True, binlog_format="STATEMENT")
+    srv = open_new(tmp_path / "d", secure_file_priv=str(files), log_bin=True, binlog_format="STATEMENT")
     s = srv.session()
     for q in ("CREATE DATABASE d", "USE d", "CREATE TABLE t (a INT, b TEXT)"):
         s.execute(q)
@@ -226,7 +226,7 @@ def test_statement_format_text_replays_the_same_rows(session, tmp_path: Path, sq
     (files / "r.txt").write_text("1\ta\\\\b\n2\tit's\n3\t\\N\n4\ttab\\there\n5\tcafé 😀\n")
     s.execute(f"LOAD DATA INFILE '{files / 'r.txt'}' INTO TABLE t")
     logged = [r[5] for r in s.execute("SHOW BINLOG EVENTS")[0].rows if "INSERT INTO" in r[5]][-1]
-    replica = Server.open(tmp_path / "replica")
+    replica = open_new(tmp_path / "replica")
     try:
         r = replica.session()
         for q in (
@@ -266,7 +266,7 @@ def test_character_set(session, clause: str, data: bytes, expected: str) -> None
 def test_local_reader_and_gtid_skip(tmp_path: Path) -> None:
     """LOCAL asks the session's reader (the wire server's LOCAL INFILE request) for the file after the table
     checks; a statement whose GTID is already executed is skipped without asking (gtid_pre_statement_checks)."""
-    srv = Server.open(tmp_path / "d", gtid_mode="ON", local_infile=True)
+    srv = open_new(tmp_path / "d", gtid_mode="ON", local_infile=True)
     try:
         s = srv.session()
         asked: list[str] = []

@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 
-from gtidkit.engine import Server
 from gtidkit.engine.results import (
     Column,
     Condition,
@@ -32,6 +31,7 @@ from gtidkit.engine.results import (
 from gtidkit.engine.statements.classify import classify
 from gtidkit.engine.statements.prepared import bound_text, placeholder_positions
 from gtidkit.errors import MySQLError
+from tests.engine.datadirs import open_new
 
 UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 
@@ -145,7 +145,7 @@ def _run(
     datadir = tmp_path / name
     datadir.mkdir()
     (datadir / "auto.cnf").write_text(f"[auto]\nserver-uuid={UUID}\n")
-    srv = Server.open(datadir, log_bin=log_bin, binlog_format=fmt)
+    srv = open_new(datadir, log_bin=log_bin, binlog_format=fmt)
     try:
         s = srv.session()
         for sql in SETUP:
@@ -314,7 +314,7 @@ def _prepare_both(s, text: str) -> tuple[Any, Any]:
 )
 def test_short_select_path_equals_text(tmp_path, text, values):
     """A prepared SELECT on the session's short path answers as on the general path (session._execute_statement)."""
-    srv = Server.open(tmp_path, log_bin=True)
+    srv = open_new(tmp_path, log_bin=True)
     try:
         s = srv.session()
         for sql in SETUP:
@@ -335,7 +335,7 @@ def test_short_select_path_equals_text(tmp_path, text, values):
 def test_short_select_path_follows_schema_and_catalog(tmp_path):
     """A prepared SELECT's kept plan is made again after USE of another schema, a DDL, a temporary table of the
     same name; a dropped table fails with 1146, recorded once in the diagnostics area."""
-    srv = Server.open(tmp_path, log_bin=True)
+    srv = open_new(tmp_path, log_bin=True)
     try:
         s = srv.session()
         for sql in SETUP:
@@ -380,7 +380,7 @@ def test_short_select_path_follows_schema_and_catalog(tmp_path):
 def test_prepared_fast_select_reads_cte_depth_per_execution(tmp_path, depth, upto, expected):
     """A prepared SELECT on the short path reads ``cte_max_recursion_depth`` at each execution, as a text SELECT
     does (3636 ER_CTE_MAX_RECURSION_DEPTH, RM8 "Limiting Common Table Expression Recursion")."""
-    server = Server.open(tmp_path)
+    server = open_new(tmp_path)
     try:
         s = server.session()
         s.execute("CREATE DATABASE d; USE d; CREATE TABLE t (a INT); INSERT INTO t VALUES (1)")

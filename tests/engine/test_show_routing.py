@@ -18,8 +18,7 @@ import pytest
 from gtidkit.engine.statements.classify import SHOW_PARSERS, classify
 from gtidkit.engine.statements.show import ENGINE, PROTOCOL, REPLICATION, SHOWS
 from gtidkit.errors import MySQLError
-
-SRC = Path(__file__).resolve().parents[2] / "src" / "gtidkit"
+from tests.source_tree import SRC, nodes, python_files
 
 #: every command of the parser table
 COMMANDS = sorted({command for command, _words, _pattern in SHOW_PARSERS})
@@ -92,8 +91,8 @@ def test_other_shows_parse_to_no_command(text: str) -> None:
 def _registrations() -> dict[str, list[str]]:
     """SHOW command -> the modules that call ``provide_show("<command>", ...)``."""
     found: dict[str, list[str]] = {}
-    for path in sorted(SRC.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+    for path in python_files():
+        for node in nodes(path):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, (ast.Attribute, ast.Name))
@@ -195,9 +194,8 @@ _ALLOWED = {
 
 
 def _show_texts(path: Path) -> list[tuple[int, str]]:
-    tree = ast.parse(path.read_text())
     skip: set[int] = set()
-    for node in ast.walk(tree):
+    for node in nodes(path):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
@@ -215,7 +213,7 @@ def _show_texts(path: Path) -> list[tuple[int, str]]:
                 for arg in node.args:
                     skip.update(id(n) for n in ast.walk(arg))
     out = []
-    for node in ast.walk(tree):
+    for node in nodes(path):
         if id(node) in skip:
             continue
         text = None
@@ -243,7 +241,7 @@ def test_no_module_but_the_parser_matches_show_text() -> None:
     """No module other than the parser holds a SHOW statement's text to match against (a regex, a startswith, a
     table of spellings): what a SHOW is comes from its parsed command and arguments only."""
     found = {}
-    for path in sorted(SRC.rglob("*.py")):
+    for path in python_files():
         rel = path.relative_to(SRC).as_posix()
         if rel in _ALLOWED:
             continue

@@ -15,9 +15,9 @@ from decimal import Decimal
 
 import pytest
 
-from gtidkit.engine import Server
 from gtidkit.engine.apply import read_transactions
 from gtidkit.errors import MySQLError
+from tests.engine.datadirs import open_new
 
 ALWAYS, NON_LOSSY, LOSSY, NEVER = "1", "non_lossy", "lossy", "0"
 SMOOTH = "Smoothnoodlemaps"
@@ -116,12 +116,12 @@ FLAG_RUNS = {
 )
 def test_type_conversions_oracle(tmp_path, source, target, value, expected, can) -> None:
     src = tmp_path / "src"
-    with Server.open(src, log_bin=True, gtid_mode="OFF") as srv, srv.session() as s:
+    with open_new(src, log_bin=True, gtid_mode="OFF") as srv, srv.session() as s:
         s.execute("CREATE DATABASE test")
         s.execute(f"CREATE TABLE test.t1 (pk INT NOT NULL PRIMARY KEY, a {source}) CHARACTER SET latin1")
         s.execute(f"INSERT INTO test.t1 VALUES (1, {value})")
     insert = list(read_transactions(src / "binlog.000001"))[-1]
-    with Server.open(tmp_path / "rep", log_bin=False, gtid_mode="OFF") as r, r.session() as s:
+    with open_new(tmp_path / "rep", log_bin=False, gtid_mode="OFF") as r, r.session() as s:
         s.execute("CREATE DATABASE test")
         s.execute(f"CREATE TABLE test.t1 (pk INT NOT NULL PRIMARY KEY, a {target}) CHARACTER SET latin1")
         for flags, converts in FLAG_RUNS.items():
@@ -154,12 +154,12 @@ def test_type_conversions_oracle(tmp_path, source, target, value, expected, can)
 )
 def test_a_smaller_column_stops_the_applier_with_13146(tmp_path, source, target, message) -> None:
     src = tmp_path / "src"
-    with Server.open(src, log_bin=True, gtid_mode="OFF") as srv, srv.session() as s:
+    with open_new(src, log_bin=True, gtid_mode="OFF") as srv, srv.session() as s:
         s.execute("CREATE DATABASE test")
         s.execute(f"CREATE TABLE test.t1 (pk INT NOT NULL PRIMARY KEY, a {source}) CHARACTER SET latin1")
         s.execute("INSERT INTO test.t1 VALUES (1, 1)")
     insert = list(read_transactions(src / "binlog.000001"))[-1]
-    with Server.open(tmp_path / "rep", log_bin=False, gtid_mode="OFF") as r:
+    with open_new(tmp_path / "rep", log_bin=False, gtid_mode="OFF") as r:
         with r.session() as s:
             s.execute("CREATE DATABASE test")
             s.execute(f"CREATE TABLE test.t1 (pk INT NOT NULL PRIMARY KEY, a {target}) CHARACTER SET latin1")
@@ -219,12 +219,12 @@ def test_promoted_integer_signedness(tmp_path, flags, expected) -> None:
     # manual "Replication with Differing Table Definitions": ALL_UNSIGNED treats promoted integers as unsigned,
     # ALL_SIGNED (the default) as signed, and ALL_SIGNED wins when both are set
     src = tmp_path / "src"
-    with Server.open(src, log_bin=True, gtid_mode="OFF") as srv, srv.session() as s:
+    with open_new(src, log_bin=True, gtid_mode="OFF") as srv, srv.session() as s:
         s.execute("CREATE DATABASE test")
         s.execute("CREATE TABLE test.t1 (pk INT NOT NULL PRIMARY KEY, a SMALLINT)")
         s.execute("INSERT INTO test.t1 VALUES (1, -1)")
     insert = list(read_transactions(src / "binlog.000001"))[-1]
-    with Server.open(tmp_path / "rep", log_bin=False, gtid_mode="OFF", replica_type_conversions=flags) as r:
+    with open_new(tmp_path / "rep", log_bin=False, gtid_mode="OFF", replica_type_conversions=flags) as r:
         with r.session() as s:
             s.execute("CREATE DATABASE test")
             s.execute("CREATE TABLE test.t1 (pk INT NOT NULL PRIMARY KEY, a INT)")

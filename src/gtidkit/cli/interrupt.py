@@ -8,18 +8,36 @@ command that handles SIGINT itself (``server`` shuts down cleanly) calls :func:`
 
 A reader that goes away (``gtidkit binlog show f | head``) ends the command quietly with 141 (128 + SIGPIPE, what a
 C program killed by SIGPIPE reports) instead of a ``BrokenPipeError`` traceback.
+
+When the command is what the process runs (the console entry point, :func:`gtidkit.cli.main.main`, calls
+:func:`process_runs_one_command`), a Ctrl-C gives one of two outcomes whenever it lands: the interruption above,
+or, once the command's outcome is decided (it returned, exited or failed), nothing: the process ends with the
+command's own status and output. SIGINT is held back (blocked) from the start until the command runs, and ignored
+from the moment its outcome is decided: a Ctrl-C landing in click's set-up is delivered when the command starts
+(130), one landing in click's clean-up, ``SystemExit``'s way out or the interpreter's exit can neither turn a
+finished command into click's ``Aborted!`` (status 1) nor kill the process by the signal in its last
+milliseconds (a status of -2 seen by the caller, as ``gtidkit demo`` under load once did: the Ctrl-C of its test
+came after the demo's last step).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 from typing import Any, NoReturn
 
 import click
 
-__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "GtidkitGroup", "interrupted", "set_incomplete"]
+__all__ = [
+    "EXIT_BROKEN_PIPE",
+    "EXIT_INTERRUPTED",
+    "GtidkitGroup",
+    "interrupted",
+    "process_runs_one_command",
+    "set_incomplete",
+]
 
 #: Exit status after Ctrl-C: 128 + SIGINT (2).
 EXIT_INTERRUPTED = 130
@@ -28,6 +46,31 @@ EXIT_BROKEN_PIPE = 141
 
 _META_KEY = "gtidkit.incomplete"
 _DEFAULT_NOTE = "the command stopped before it finished; its output, if any, is partial"
+
+#: whether this process ends with the command it runs (:func:`process_runs_one_command`); False when the CLI is
+#: called in a process that goes on (click's test runner, a caller's own code): its signal handling is left alone
+_ONE_COMMAND = {"process": False}
+
+
+def process_runs_one_command() -> None:
+    """Say that this process runs one command and then exits (the console entry point): hold SIGINT back until
+    the command starts and ignore it once the command's outcome is decided (see the module docstring). Called
+    before click parses the command line; the signal mask is the main thread's, and no other thread runs yet."""
+    _ONE_COMMAND["process"] = True
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _command_starts() -> None:
+    """Deliver a Ctrl-C held back since the start (it raises ``KeyboardInterrupt`` here, inside the command)."""
+    if _ONE_COMMAND["process"]:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _outcome_decided() -> None:
+    """Ignore SIGINT from now on: the command returned, exited or failed, and the process is ending. A Ctrl-C
+    caught by Python but not yet handled is dropped too (CPython skips a signal whose handler is ``SIG_IGN``)."""
+    if _ONE_COMMAND["process"]:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def set_incomplete(note: str) -> None:
@@ -50,6 +93,7 @@ def interrupted(note: str | None = None) -> NoReturn:
     if note is None:
         ctx = click.get_current_context(silent=True)
         note = ctx.meta.get(_META_KEY) if ctx is not None else None
+    _outcome_decided()
     click.echo(f"gtidkit: interrupted: {note or _DEFAULT_NOTE}", err=True)
     sys.exit(EXIT_INTERRUPTED)
 
@@ -97,7 +141,11 @@ class GtidkitGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         """Run the subcommand; see the module docstring for what happens on Ctrl-C and on a closed pipe."""
         try:
-            return super().invoke(ctx)
+            try:
+                _command_starts()
+                return super().invoke(ctx)
+            finally:
+                _outcome_decided()
         except KeyboardInterrupt:
             interrupted()
         except BrokenPipeError:

@@ -13,7 +13,7 @@ import gc
 import click
 
 from gtidkit import __version__
-from gtidkit.cli.interrupt import GtidkitGroup
+from gtidkit.cli.interrupt import GtidkitGroup, process_runs_one_command
 
 #: command name -> "module:attribute" of its click command (``--help`` lists them sorted)
 SUBCOMMANDS = {
@@ -47,7 +47,11 @@ def main() -> None:
     non-daemon threads run as before, and objects freed by reference counting (files, sockets, SQLite handles)
     are closed as before; only garbage in reference cycles is left to the operating system (CPython does not
     promise to finalize those at exit either).
+
+    The process runs this one command (:func:`gtidkit.cli.interrupt.process_runs_one_command`): a Ctrl-C ends it
+    with 130 and a note, or, after the command's outcome is decided, leaves it the command's status.
     """
+    process_runs_one_command()
     try:
         cli()
     finally:
