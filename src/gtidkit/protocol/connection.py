@@ -241,10 +241,11 @@ def _frame_binary_text_column(
     Raises:
         LocalProtocolError: a row that is not one value wide, or a value its type cannot carry.
     """
-    framed = _frame_ascii_column(rows, seq, _BINARY_ROW_HEADERS)
-    if framed is not None:
-        add(framed[0])
-        return framed[1]
+    if type(rows) is not list or len(rows) >= _ONE_PASS_ROWS:  # a short list: the loop below (a point select)
+        framed = _frame_ascii_column(rows, seq, _BINARY_ROW_HEADERS)
+        if framed is not None:
+            add(framed[0])
+            return framed[1]
     pack = _SHORT_ROW.pack
     for row in rows:
         if len(row) != 1:
@@ -356,10 +357,10 @@ class ServerConnection:
         self._peer_closed = False
         self._columns_left = 0
         self._row_width = 0
-        #: id(column payloads) -> (those payloads, first sequence id, their framed packets, next sequence id): a
-        #: caller that keeps one payload list per statement (``ClientHandler``) gets its column count and
-        #: definitions framed once
-        self._framed_columns: dict[int, tuple[list[bytes], int, bytes, int]] = {}
+        #: id(column payloads) -> (those payloads, first sequence id, warning count, status flags, the framed column
+        #: count, definitions and EOF, next sequence id): a caller that keeps one payload list per statement
+        #: (``ClientHandler``) gets its result set's head framed once
+        self._framed_columns: dict[int, tuple[list[bytes], int, int, int, bytes, int]] = {}
 
     # ------------------------------------------------------------------ options
     @property
@@ -620,8 +621,19 @@ class ServerConnection:
         seq = self._seq
         parts: list[bytes] = []
         add = parts.append
-        framed_columns = self._framed_columns.get(id(column_payloads))
-        if framed_columns is None or framed_columns[0] is not column_payloads or framed_columns[1] != seq:
+        deprecate_eof = caps & CAP_DEPRECATE_EOF
+        protocol_41 = caps & CAP_PROTOCOL_41
+        # the column count, the definitions and (without CLIENT_DEPRECATE_EOF) the EOF after them, framed once per
+        # list of definitions, first sequence id, warning count and status flags: an execution of a prepared
+        # statement sends the same head again
+        head = self._framed_columns.get(id(column_payloads))
+        if (
+            head is None
+            or head[0] is not column_payloads
+            or head[1] != seq
+            or head[2] != warnings
+            or head[3] != status_flags
+        ):
             first = seq
             columns: list[bytes] = []
             # the column count is a length-encoded integer: 1 byte below 251, 3, 4 or 9 bytes from there
@@ -630,26 +642,19 @@ class ServerConnection:
             seq = (seq + 1) & 0xFF
             for payload in column_payloads:
                 seq = _add_packet(columns.append, payload, seq)
-            framed_columns = (column_payloads, first, b"".join(columns), seq)
+            if not deprecate_eof:
+                columns.append(_eof_packet(seq, protocol_41, warnings, status_flags))
+                seq = (seq + 1) & 0xFF
+            head = (column_payloads, first, warnings, status_flags, b"".join(columns), seq)
             if len(self._framed_columns) >= _FRAMED_COLUMNS_KEPT:
                 self._framed_columns.clear()
-            self._framed_columns[id(column_payloads)] = framed_columns
-        add(framed_columns[2])
-        seq = framed_columns[3]
-        deprecate_eof = caps & CAP_DEPRECATE_EOF
-        protocol_41 = caps & CAP_PROTOCOL_41
-        if not deprecate_eof:
-            add(_eof_packet(seq, protocol_41, warnings, status_flags))
-            seq = (seq + 1) & 0xFF
+            self._framed_columns[id(column_payloads)] = head
+        add(head[4])
+        seq = head[5]
         try:
-            framed = None
-            if width == 1:
-                if not binary:
-                    framed = _frame_ascii_column(rows, seq, _TEXT_ROW_HEADERS)
-                elif types[0] not in NON_TEXT_TYPES:
-                    seq = _frame_binary_text_column(rows, seq, add, types[0], bool(unsigned and unsigned[0]))
-                    framed = (b"", seq)
-            if framed is not None:
+            if width == 1 and binary and types[0] not in NON_TEXT_TYPES:
+                seq = _frame_binary_text_column(rows, seq, add, types[0], bool(unsigned and unsigned[0]))
+            elif width == 1 and not binary and (framed := _frame_ascii_column(rows, seq, _TEXT_ROW_HEADERS)):
                 add(framed[0])
                 seq = framed[1]
             else:
@@ -668,6 +673,9 @@ class ServerConnection:
             seq = _add_packet(
                 add, ok_payload(caps, 0, 0, int(status_flags), warnings, info, session_state, EOF_HEADER), seq
             )
+        elif protocol_41:
+            add(_EOF_41.pack(5 | seq << 24, EOF_HEADER, warnings, status_flags & _NOT_STATE_CHANGED))
+            seq = (seq + 1) & 0xFF
         else:
             add(_eof_packet(seq, protocol_41, warnings, status_flags))
             seq = (seq + 1) & 0xFF
