@@ -81,6 +81,7 @@ from gtidkit.protocol.messages import (
 )
 from gtidkit.protocol.packets import HEADER_LENGTH, MAX_PAYLOAD, PacketReader, frame
 from gtidkit.protocol.wire import lenenc_int
+from gtidkit.protocol.wire_fast import binary_rows
 
 
 class State(enum.Enum):
@@ -652,7 +653,10 @@ class ServerConnection:
         add(head[4])
         seq = head[5]
         try:
-            if width == 1 and binary and types[0] not in NON_TEXT_TYPES:
+            if binary and len(types) == width and (framed := binary_rows(rows, seq, types, unsigned)):
+                add(framed[0])  # the compiled loop (wire_fast); None: the rows are the Python loops' below
+                seq = framed[1]
+            elif width == 1 and binary and types[0] not in NON_TEXT_TYPES:
                 seq = _frame_binary_text_column(rows, seq, add, types[0], bool(unsigned and unsigned[0]))
             elif width == 1 and not binary and (framed := _frame_ascii_column(rows, seq, _TEXT_ROW_HEADERS)):
                 add(framed[0])

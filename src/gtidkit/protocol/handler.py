@@ -78,10 +78,10 @@ from gtidkit.protocol.messages import (
     SSLRequest,
     StmtPrepareOk,
     UnknownCommand,
-    execute_parameters,
 )
 from gtidkit.protocol.prepared import PreparedStatement
 from gtidkit.protocol.session_tracker import encode_state
+from gtidkit.protocol.wire_fast import execute_parameters
 from gtidkit.version import SERVER_VERSION
 
 log = logging.getLogger("gtidkit.server")

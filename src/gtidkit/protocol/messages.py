@@ -1211,6 +1211,13 @@ def execute_parameters(
     return values, types
 
 
+#: the tables above as :mod:`gtidkit.protocol.wire_fast` reads them for the compiled loops (the same objects: the
+#: type-block cache is shared by both decoders)
+INT_WIDTHS = _INT_WIDTHS
+STRING_PARAM_TYPES = _STRING_PARAM_TYPES
+PARAM_TYPE_CACHE = _PARAM_TYPES
+
+
 @dataclass(frozen=True, slots=True)
 class ComQuery:
     """COM_QUERY: ``0x03`` | [with QUERY_ATTRIBUTES: lenenc parameter_count, lenenc parameter_set_count (1),
