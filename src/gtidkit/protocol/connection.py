@@ -467,8 +467,7 @@ class ServerConnection:
         if (
             n <= 0
             or self.state is not State.COMMAND
-            or data[3]
-            or (data[0] | data[1] << 8 | data[2] << 16) != n
+            or _HEADER.unpack_from(data)[0] != n  # its length, and sequence id 0 (the header's high byte)
             or n >= MAX_PAYLOAD
             or self._reader.buffered
             or self._peer_closed

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -90,6 +91,8 @@ log = logging.getLogger("gtidkit.server")
 _EXECUTE_BYTE = b"\x17"
 #: command byte + statement_id (4) + flags (1) + iteration_count (4)
 _EXECUTE_FIXED = 10
+#: COM_STMT_EXECUTE's statement_id: 4 bytes little-endian after the command byte
+_STATEMENT_ID = struct.Struct("<I")
 #: prepared statements whose execution is ``session.execute_prepared`` behind the privilege hook
 _FAST_KINDS = frozenset({"select", "dml"})
 #: COM_BINLOG_DUMP and COM_BINLOG_DUMP_GTID (command bytes; their hooks are replication's)
@@ -767,7 +770,7 @@ class ClientHandler:
         payload = conn.peek_command(data)
         if payload is None or len(payload) < _EXECUTE_FIXED:
             return None
-        stmt = self.statements.get(payload[1] | payload[2] << 8 | payload[3] << 16 | payload[4] << 24)
+        stmt = self.statements.get(_STATEMENT_ID.unpack_from(payload, 1)[0])
         if stmt is None or stmt.long_data:
             return None
         prepared = stmt.engine

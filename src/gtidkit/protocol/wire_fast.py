@@ -72,13 +72,16 @@ def execute_parameters(
     return messages.execute_parameters(payload, num_params, query_attributes, previous_types)
 
 
-def binary_rows(
+def _no_rows(
     rows: Any, seq: int, types: tuple[int, ...], unsigned: tuple[bool, ...]
 ) -> tuple[bytes, int] | None:
-    """The binary-protocol rows of columns ``types`` framed with sequence ids from ``seq``: (bytes, next sequence
-    id), byte for byte :func:`messages.encode_binary_rows` then one packet each; None when the compiled loop is
-    off or leaves the rows to that function (a value it does not encode, one that does not fit its column, a
-    row of 16 MiB or more, an iterator), which the caller then runs."""
-    if COMPILED:
-        return _wirefast.binary_rows(rows, seq, types, unsigned)
+    """:func:`binary_rows` without the compiled module: always None (the caller's Python loops answer)."""
     return None
+
+
+#: ``binary_rows(rows, seq, types, unsigned)``: the binary-protocol rows of columns ``types`` framed with sequence ids
+#: from ``seq``: (bytes, next sequence id), byte for byte :func:`messages.encode_binary_rows` then one packet each;
+#: None when the compiled loop is off or leaves the rows to that function (a value it does not encode, one that does
+#: not fit its column, a row of 16 MiB or more, an iterator), which the caller then runs. The compiled function
+#: itself when it is on (no Python frame per result set).
+binary_rows = _wirefast.binary_rows if COMPILED else _no_rows
