@@ -210,8 +210,8 @@ def _executes(draw: Any) -> tuple[bytes, int, bool, Any]:
 @given(_executes())
 def test_execute_params_equal_the_python_decoder(case: tuple[bytes, int, bool, Any]) -> None:
     payload, n, qa, previous = case
-    expected = messages.execute_parameters(payload, n, qa, previous)
     got = _wirefast.execute_params(payload, n, qa, previous, messages.PARAM_TYPE_CACHE)
+    expected = messages.execute_parameters(payload, n, qa, previous)
     if got is not NotImplemented:
         assert got == expected
         if got is not None:
@@ -237,6 +237,22 @@ def test_execute_params_equal_the_python_decoder(case: tuple[bytes, int, bool, A
         (b"\x17\1\0\0\0\0\1\0\0\0\0\1\x03\0\1\0", 1, False, None, None),  # a LONG cut short
         (b"\x17\1\0\0\0\0\1\0\0\0", 0, False, None, ([], ())),
         (b"\x17\1\0\0\0\x08\1\0\0\0", 0, True, None, None),  # PARAMETER_COUNT_AVAILABLE with attributes
+        # a TIME of 35 days 1:02:03 is 841 hours: beyond TIME's range, 838:59:59 as mysqld's set_param_time makes it
+        (
+            b"\x17\1\0\0\0\0\1\0\0\0\0\1\x0b\0\x08\0\x23\0\0\0\1\2\3",
+            1,
+            False,
+            None,
+            ([dt.timedelta(hours=838, minutes=59, seconds=59)], ((11, False),)),
+        ),
+        # days * 24 wraps at 2**32 hours there (178956971 days = 2**32 + 8 hours): -8:00:00
+        (
+            b"\x17\1\0\0\0\0\1\0\0\0\0\1\x0b\0\x08\x01" + (178956971).to_bytes(4, "little") + b"\0\0\0",
+            1,
+            False,
+            None,
+            ([-dt.timedelta(hours=8)], ((11, False),)),
+        ),
     ],
     ids=[
         "longlong",
@@ -247,11 +263,13 @@ def test_execute_params_equal_the_python_decoder(case: tuple[bytes, int, bool, A
         "truncated",
         "none",
         "attributes",
+        "time-beyond-838-hours",
+        "time-hours-wrap",
     ],
 )
 def test_execute_params_cases(payload: bytes, n: int, qa: bool, previous: Any, expected: Any) -> None:
     assert messages.execute_parameters(payload, n, qa, previous) == expected
-    assert _wirefast.execute_params(payload, n, qa, previous, messages.PARAM_TYPE_CACHE) == expected
+    assert wire_fast.execute_parameters(payload, n, qa, previous) == expected
 
 
 def test_pure_python_switch() -> None:
