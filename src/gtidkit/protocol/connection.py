@@ -230,6 +230,8 @@ def _eof_packet(seq: int, protocol_41: int, warnings: int, status_flags: int) ->
 
 
 _EOF_41 = struct.Struct("<IBHH")
+#: CLIENT_PROTOCOL_41 | CLIENT_DEPRECATE_EOF: a result set's short path needs the first without the second
+_CAP_41_NO_DEPRECATE = CAP_PROTOCOL_41 | CAP_DEPRECATE_EOF
 _EOF_ONLY = bytes((EOF_HEADER,))
 
 
@@ -619,14 +621,33 @@ class ServerConnection:
             raise LocalProtocolError(f"cannot send a result set of {width} columns in state {state.name}")
         caps = self._caps
         seq = self._seq
-        parts: list[bytes] = []
-        add = parts.append
-        deprecate_eof = caps & CAP_DEPRECATE_EOF
-        protocol_41 = caps & CAP_PROTOCOL_41
         # the column count, the definitions and (without CLIENT_DEPRECATE_EOF) the EOF after them, framed once per
         # list of definitions, first sequence id, warning count and status flags: an execution of a prepared
         # statement sends the same head again
         head = self._framed_columns.get(id(column_payloads))
+        if (
+            head is not None
+            and binary
+            and head[0] is column_payloads
+            and head[1] == seq
+            and head[2] == warnings
+            and head[3] == status_flags
+            and caps & _CAP_41_NO_DEPRECATE == CAP_PROTOCOL_41
+            and len(types) == width
+            and (framed := binary_rows(rows, head[5], types, unsigned)) is not None
+        ):  # a prepared SELECT executed again: the kept head, the rows framed in C, the EOF
+            seq = framed[1]
+            eof = _EOF_41.pack(5 | seq << 24, EOF_HEADER, warnings, status_flags & _NOT_STATE_CHANGED)
+            if status_flags & STATUS_MORE_RESULTS_EXISTS:
+                self._seq = (seq + 1) & 0xFF
+            else:
+                self.state = State.COMMAND
+                self._seq = 0
+            return b"".join((head[4], framed[0], eof))
+        parts: list[bytes] = []
+        add = parts.append
+        deprecate_eof = caps & CAP_DEPRECATE_EOF
+        protocol_41 = caps & CAP_PROTOCOL_41
         if (
             head is None
             or head[0] is not column_payloads
