@@ -230,8 +230,6 @@ def _eof_packet(seq: int, protocol_41: int, warnings: int, status_flags: int) ->
 
 
 _EOF_41 = struct.Struct("<IBHH")
-#: CLIENT_PROTOCOL_41 | CLIENT_DEPRECATE_EOF: a result set's short path needs the first without the second
-_CAP_41_NO_DEPRECATE = CAP_PROTOCOL_41 | CAP_DEPRECATE_EOF
 _EOF_ONLY = bytes((EOF_HEADER,))
 
 
@@ -632,19 +630,27 @@ class ServerConnection:
             and head[1] == seq
             and head[2] == warnings
             and head[3] == status_flags
-            and caps & _CAP_41_NO_DEPRECATE == CAP_PROTOCOL_41
+            and caps & CAP_PROTOCOL_41
             and len(types) == width
             and (framed := binary_rows(rows, head[5], types, unsigned)) is not None
-        ):  # a prepared SELECT executed again: the kept head, the rows framed in C, the EOF
+        ):  # a prepared SELECT executed again: the kept head, the rows framed in C, the EOF (or its OK)
+            parts: list[bytes] = [head[4], framed[0]]
             seq = framed[1]
-            eof = _EOF_41.pack(5 | seq << 24, EOF_HEADER, warnings, status_flags & _NOT_STATE_CHANGED)
+            if caps & CAP_DEPRECATE_EOF:
+                ok = ok_payload(caps, 0, 0, int(status_flags), warnings, info, session_state, EOF_HEADER)
+                seq = _add_packet(parts.append, ok, seq)
+            else:
+                parts.append(
+                    _EOF_41.pack(5 | seq << 24, EOF_HEADER, warnings, status_flags & _NOT_STATE_CHANGED)
+                )
+                seq = (seq + 1) & 0xFF
             if status_flags & STATUS_MORE_RESULTS_EXISTS:
-                self._seq = (seq + 1) & 0xFF
+                self._seq = seq
             else:
                 self.state = State.COMMAND
                 self._seq = 0
-            return b"".join((head[4], framed[0], eof))
-        parts: list[bytes] = []
+            return b"".join(parts)
+        parts = []
         add = parts.append
         deprecate_eof = caps & CAP_DEPRECATE_EOF
         protocol_41 = caps & CAP_PROTOCOL_41
