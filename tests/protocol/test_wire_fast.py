@@ -27,7 +27,9 @@ from gtidkit.protocol import messages, wire_fast
 from gtidkit.protocol.constants import FieldType
 from gtidkit.protocol.packets import frame
 
-pytestmark = pytest.mark.skipif(not wire_fast.COMPILED, reason="_wirefast not built")
+pytestmark = pytest.mark.skipif(
+    not wire_fast.COMPILED, reason="_wirefast not built, or GTIDKIT_PURE_PYTHON=1"
+)
 
 _wirefast = wire_fast._wirefast
 
