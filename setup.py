@@ -1,5 +1,6 @@
 """Build of the optional compiled hot loops of ``gtidkit binlog show`` (gtidkit/binlog/_scriptfast.c), of its
-``--json`` (gtidkit/binlog/_jsonfast.c) and of a SELECT's row reading (gtidkit/engine/sql/_rowsfast.c, linked to the
+``--json`` (gtidkit/binlog/_jsonfast.c), of a COM_STMT_EXECUTE's parameters and binary rows
+(gtidkit/protocol/_wirefast.c) and of a SELECT's row reading (gtidkit/engine/sql/_rowsfast.c, linked to the
 system SQLite that Python's sqlite3 module calls); everything else is in pyproject.toml. The extensions are optional: without a
 C compiler the install goes on and the listing uses its pure-Python loops (the same output, slower)."""
 
@@ -18,6 +19,12 @@ setup(
             "gtidkit.binlog._jsonfast",
             ["src/gtidkit/binlog/_jsonfast.c"],
             depends=["src/gtidkit/binlog/_fastcommon.h"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
+        Extension(
+            "gtidkit.protocol._wirefast",
+            ["src/gtidkit/protocol/_wirefast.c"],
             optional=True,
             extra_compile_args=["-O2"],
         ),

@@ -505,6 +505,43 @@ def test_send_result_set_one_text_column(binary: bool, rows: list) -> None:
     assert whole.state is one.state is State.COMMAND
 
 
+@pytest.mark.parametrize("deprecate_eof", [False, True], ids=["eof", "deprecate-eof"])
+def test_send_result_set_again_with_other_counts(deprecate_eof: bool) -> None:
+    # a prepared statement executed again passes the same list of definitions: its head (count, definitions and
+    # the EOF after them) is framed once, but the EOF carries that execution's warning count and status flags, and
+    # the first sequence id moves after a result with SERVER_MORE_RESULTS_EXISTS; every send must still equal the
+    # message-by-message conversation
+    caps = CLIENT_CAPS | Capability.SESSION_TRACK | (Capability.DEPRECATE_EOF if deprecate_eof else 0)
+    types, unsigned = (int(FieldType.MYSQL_TYPE_STRING),), (False,)
+    definition = ColumnDefinition("c", FieldType.MYSQL_TYPE_STRING)
+    payloads = [definition.encode()]
+    one, whole = _authenticated(caps), _authenticated(caps)
+    more = int(ServerStatus.SERVER_MORE_RESULTS_EXISTS)
+    sends = [(0, 2), (0, 2), (3, 2), (3, 2 | more), (0, 2), (1, 3), (1, 3)]  # (warnings, status flags)
+    responding = False
+    for warnings, status in sends:
+        if not responding:
+            for conn in (one, whole):
+                conn.receive_data(frame(b"\x03SELECT c", 0)[0])
+                conn.next_event()
+        expected = one.send(ColumnCount(1)) + one.send(definition)
+        expected += one.send(Eof(warnings, status))
+        expected += one.send(BinaryRow(("x",), types, unsigned))
+        expected += one.send(Eof(warnings, status))
+        got = whole.send_result_set(
+            payloads,
+            [("x",)],
+            warnings=warnings,
+            status_flags=status,
+            binary=True,
+            types=types,
+            unsigned=unsigned,
+        )
+        assert got == expected, (warnings, status)
+        assert whole.state is one.state
+        responding = bool(status & more)
+
+
 def test_send_result_set_checks_state_and_width() -> None:
     conn = _authenticated()
     with pytest.raises(LocalProtocolError):  # not answering a command

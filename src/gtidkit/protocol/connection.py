@@ -81,6 +81,7 @@ from gtidkit.protocol.messages import (
 )
 from gtidkit.protocol.packets import HEADER_LENGTH, MAX_PAYLOAD, PacketReader, frame
 from gtidkit.protocol.wire import lenenc_int
+from gtidkit.protocol.wire_fast import binary_rows
 
 
 class State(enum.Enum):
@@ -241,10 +242,11 @@ def _frame_binary_text_column(
     Raises:
         LocalProtocolError: a row that is not one value wide, or a value its type cannot carry.
     """
-    framed = _frame_ascii_column(rows, seq, _BINARY_ROW_HEADERS)
-    if framed is not None:
-        add(framed[0])
-        return framed[1]
+    if type(rows) is not list or len(rows) >= _ONE_PASS_ROWS:  # a short list: the loop below (a point select)
+        framed = _frame_ascii_column(rows, seq, _BINARY_ROW_HEADERS)
+        if framed is not None:
+            add(framed[0])
+            return framed[1]
     pack = _SHORT_ROW.pack
     for row in rows:
         if len(row) != 1:
@@ -356,10 +358,10 @@ class ServerConnection:
         self._peer_closed = False
         self._columns_left = 0
         self._row_width = 0
-        #: id(column payloads) -> (those payloads, first sequence id, their framed packets, next sequence id): a
-        #: caller that keeps one payload list per statement (``ClientHandler``) gets its column count and
-        #: definitions framed once
-        self._framed_columns: dict[int, tuple[list[bytes], int, bytes, int]] = {}
+        #: id(column payloads) -> (those payloads, first sequence id, warning count, status flags, the framed column
+        #: count, definitions and EOF, next sequence id): a caller that keeps one payload list per statement
+        #: (``ClientHandler``) gets its result set's head framed once
+        self._framed_columns: dict[int, tuple[list[bytes], int, int, int, bytes, int]] = {}
 
     # ------------------------------------------------------------------ options
     @property
@@ -465,8 +467,7 @@ class ServerConnection:
         if (
             n <= 0
             or self.state is not State.COMMAND
-            or data[3]
-            or (data[0] | data[1] << 8 | data[2] << 16) != n
+            or _HEADER.unpack_from(data)[0] != n  # its length, and sequence id 0 (the header's high byte)
             or n >= MAX_PAYLOAD
             or self._reader.buffered
             or self._peer_closed
@@ -618,10 +619,48 @@ class ServerConnection:
             raise LocalProtocolError(f"cannot send a result set of {width} columns in state {state.name}")
         caps = self._caps
         seq = self._seq
-        parts: list[bytes] = []
+        # the column count, the definitions and (without CLIENT_DEPRECATE_EOF) the EOF after them, framed once per
+        # list of definitions, first sequence id, warning count and status flags: an execution of a prepared
+        # statement sends the same head again
+        head = self._framed_columns.get(id(column_payloads))
+        if (
+            head is not None
+            and binary
+            and head[0] is column_payloads
+            and head[1] == seq
+            and head[2] == warnings
+            and head[3] == status_flags
+            and caps & CAP_PROTOCOL_41
+            and len(types) == width
+            and (framed := binary_rows(rows, head[5], types, unsigned)) is not None
+        ):  # a prepared SELECT executed again: the kept head, the rows framed in C, the EOF (or its OK)
+            parts: list[bytes] = [head[4], framed[0]]
+            seq = framed[1]
+            if caps & CAP_DEPRECATE_EOF:
+                ok = ok_payload(caps, 0, 0, int(status_flags), warnings, info, session_state, EOF_HEADER)
+                seq = _add_packet(parts.append, ok, seq)
+            else:
+                parts.append(
+                    _EOF_41.pack(5 | seq << 24, EOF_HEADER, warnings, status_flags & _NOT_STATE_CHANGED)
+                )
+                seq = (seq + 1) & 0xFF
+            if status_flags & STATUS_MORE_RESULTS_EXISTS:
+                self._seq = seq
+            else:
+                self.state = State.COMMAND
+                self._seq = 0
+            return b"".join(parts)
+        parts = []
         add = parts.append
-        framed_columns = self._framed_columns.get(id(column_payloads))
-        if framed_columns is None or framed_columns[0] is not column_payloads or framed_columns[1] != seq:
+        deprecate_eof = caps & CAP_DEPRECATE_EOF
+        protocol_41 = caps & CAP_PROTOCOL_41
+        if (
+            head is None
+            or head[0] is not column_payloads
+            or head[1] != seq
+            or head[2] != warnings
+            or head[3] != status_flags
+        ):
             first = seq
             columns: list[bytes] = []
             # the column count is a length-encoded integer: 1 byte below 251, 3, 4 or 9 bytes from there
@@ -630,26 +669,22 @@ class ServerConnection:
             seq = (seq + 1) & 0xFF
             for payload in column_payloads:
                 seq = _add_packet(columns.append, payload, seq)
-            framed_columns = (column_payloads, first, b"".join(columns), seq)
+            if not deprecate_eof:
+                columns.append(_eof_packet(seq, protocol_41, warnings, status_flags))
+                seq = (seq + 1) & 0xFF
+            head = (column_payloads, first, warnings, status_flags, b"".join(columns), seq)
             if len(self._framed_columns) >= _FRAMED_COLUMNS_KEPT:
                 self._framed_columns.clear()
-            self._framed_columns[id(column_payloads)] = framed_columns
-        add(framed_columns[2])
-        seq = framed_columns[3]
-        deprecate_eof = caps & CAP_DEPRECATE_EOF
-        protocol_41 = caps & CAP_PROTOCOL_41
-        if not deprecate_eof:
-            add(_eof_packet(seq, protocol_41, warnings, status_flags))
-            seq = (seq + 1) & 0xFF
+            self._framed_columns[id(column_payloads)] = head
+        add(head[4])
+        seq = head[5]
         try:
-            framed = None
-            if width == 1:
-                if not binary:
-                    framed = _frame_ascii_column(rows, seq, _TEXT_ROW_HEADERS)
-                elif types[0] not in NON_TEXT_TYPES:
-                    seq = _frame_binary_text_column(rows, seq, add, types[0], bool(unsigned and unsigned[0]))
-                    framed = (b"", seq)
-            if framed is not None:
+            if binary and len(types) == width and (framed := binary_rows(rows, seq, types, unsigned)):
+                add(framed[0])  # the compiled loop (wire_fast); None: the rows are the Python loops' below
+                seq = framed[1]
+            elif width == 1 and binary and types[0] not in NON_TEXT_TYPES:
+                seq = _frame_binary_text_column(rows, seq, add, types[0], bool(unsigned and unsigned[0]))
+            elif width == 1 and not binary and (framed := _frame_ascii_column(rows, seq, _TEXT_ROW_HEADERS)):
                 add(framed[0])
                 seq = framed[1]
             else:
@@ -668,6 +703,9 @@ class ServerConnection:
             seq = _add_packet(
                 add, ok_payload(caps, 0, 0, int(status_flags), warnings, info, session_state, EOF_HEADER), seq
             )
+        elif protocol_41:
+            add(_EOF_41.pack(5 | seq << 24, EOF_HEADER, warnings, status_flags & _NOT_STATE_CHANGED))
+            seq = (seq + 1) & 0xFF
         else:
             add(_eof_packet(seq, protocol_41, warnings, status_flags))
             seq = (seq + 1) & 0xFF

@@ -387,6 +387,16 @@ def sysvar(session: SessionAPI, name: str) -> Any:
         return session.resolve_sysvar(name, "GLOBAL")
 
 
+def wait_timeout(session: SessionAPI) -> float:
+    """``@@SESSION.wait_timeout`` of ``session`` in seconds (the session value, else the global one): what
+    :func:`sysvar` gives for it, read from the variable dictionaries directly (the socket edge asks before every
+    command; an INT variable has no reader of its own and displays as stored)."""
+    sv = session.session_vars
+    return float(
+        sv["wait_timeout"] if "wait_timeout" in sv else session.server.globals.values["wait_timeout"]
+    )
+
+
 def connection_charsets(session: SessionAPI) -> tuple[str, str | None]:
     """``(character_set_client, character_set_results)`` of ``session`` (session values, else the global ones);
     results is None when ``character_set_results`` is NULL (RM 8.4 "Connection Character Sets and Collations":

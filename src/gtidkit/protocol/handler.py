@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -78,10 +79,10 @@ from gtidkit.protocol.messages import (
     SSLRequest,
     StmtPrepareOk,
     UnknownCommand,
-    execute_parameters,
 )
 from gtidkit.protocol.prepared import PreparedStatement
 from gtidkit.protocol.session_tracker import encode_state
+from gtidkit.protocol.wire_fast import execute_parameters
 from gtidkit.version import SERVER_VERSION
 
 log = logging.getLogger("gtidkit.server")
@@ -90,6 +91,8 @@ log = logging.getLogger("gtidkit.server")
 _EXECUTE_BYTE = b"\x17"
 #: command byte + statement_id (4) + flags (1) + iteration_count (4)
 _EXECUTE_FIXED = 10
+#: COM_STMT_EXECUTE's statement_id: 4 bytes little-endian after the command byte
+_STATEMENT_ID = struct.Struct("<I")
 #: prepared statements whose execution is ``session.execute_prepared`` behind the privilege hook
 _FAST_KINDS = frozenset({"select", "dml"})
 #: COM_BINLOG_DUMP and COM_BINLOG_DUMP_GTID (command bytes; their hooks are replication's)
@@ -349,7 +352,7 @@ class ClientHandler:
         """Seconds this connection may stay idle between commands: the session's ``wait_timeout``."""
         if self.session is None:
             return 28800.0  # closed: the default
-        return float(engine_seam.sysvar(self.session, "wait_timeout"))
+        return engine_seam.wait_timeout(self.session)
 
     @property
     def in_command_phase(self) -> bool:
@@ -755,13 +758,19 @@ class ClientHandler:
         the sandbox stay the same: the check is a pure function of them), KILL QUERY / CONNECTION, the engine's own per-statement work (diagnostics,
         status flags, session-state tracking), every OK / ERR / result-set byte.
         """
-        client, results_cs = engine_seam.connection_charsets(self.live_session)
-        if not (_native(client) and (results_cs is None or _native(results_cs))):
+        session = self.session
+        if session is None:
+            return None  # closed: the general path answers 2006
+        client, results_cs = engine_seam.connection_charsets(session)
+        if not (client in _NATIVE or _native(client)) or not (
+            results_cs is None or results_cs in _NATIVE or _native(results_cs)
+        ):
             return None  # text to convert: the general path converts it
-        payload = self.conn.peek_command(data)
+        conn = self.conn
+        payload = conn.peek_command(data)
         if payload is None or len(payload) < _EXECUTE_FIXED:
             return None
-        stmt = self.statements.get(payload[1] | payload[2] << 8 | payload[3] << 16 | payload[4] << 24)
+        stmt = self.statements.get(_STATEMENT_ID.unpack_from(payload, 1)[0])
         if stmt is None or stmt.long_data:
             return None
         prepared = stmt.engine
@@ -769,18 +778,18 @@ class ClientHandler:
             return None
         decoded = execute_parameters(
             payload,
-            stmt.param_count,
-            bool(self.conn.capability_bits & CAP_QUERY_ATTRIBUTES),
+            len(stmt.positions),
+            bool(conn.capability_bits & CAP_QUERY_ATTRIBUTES),
             stmt.types,
         )
         if decoded is None:
             return None
         values, stmt.types = decoded
-        self.conn.begin_response()
+        conn.begin_response()
         self.command = "Query"
         self.command_started = time.monotonic()
         try:
-            self.live_session.count_command("stmt_execute")
+            session.count_command("stmt_execute")
             fast = prepared.kind in _FAST_KINDS
             if not fast and not self._plain(stmt):  # SET, SHOW ...: as _stmt_execute goes on
                 return self._query(stmt.sql, binary=True, prepared=(prepared, values))
@@ -788,22 +797,27 @@ class ClientHandler:
             out = b""
             try:
                 if fast:  # the session checks privileges (once per statement and privileges in force)
-                    results = self.live_session.execute_prepared(prepared, values)
+                    results = session.execute_prepared(prepared, values)
                 else:  # BEGIN, COMMIT ...: what engine_seam.execute_prepared runs for them, without its steps
-                    results = self.live_session.execute(prepared.text, lexed=True)
+                    results = session.execute(prepared.text, lexed=True)
                 if not results:
                     raise StopIteration  # what next() on the general path's empty generator raises
-                last = len(results) - 1
-                for i, res in enumerate(results):
-                    out += self._send_result(res, more=i < last, binary=True, stmt=stmt if fast else None)
+                if len(results) == 1:
+                    out = self._send_result(results[0], more=False, binary=True, stmt=stmt if fast else None)
+                else:
+                    last = len(results) - 1
+                    for i, res in enumerate(results):
+                        out += self._send_result(res, more=i < last, binary=True, stmt=stmt if fast else None)
             except MySQLError as err:
-                out += self.conn.send(Err(err.code, err.message, err.sqlstate))
+                out += conn.send(Err(err.code, err.message, err.sqlstate))
             except ProtocolError:
                 raise
             except Exception as err:
                 log.exception("internal error in connection %d on %r", self.connection_id, stmt.sql[:200])
-                out += self.conn.send(Err(1815, f"Internal error: {type(err).__name__}: {err}"))
-            if self.killed or engine_seam.session_ended(self.live_session):
+                out += conn.send(Err(1815, f"Internal error: {type(err).__name__}: {err}"))
+            if (
+                self.killed or session.killed
+            ):  # KILL, or COMMIT / ROLLBACK RELEASE (engine_seam.session_ended)
                 self.closed = True
             return out
         finally:
@@ -947,9 +961,9 @@ class ClientHandler:
                 status |= STATUS_SESSION_STATE_CHANGED
         if not state:
             status &= ~STATUS_SESSION_STATE_CHANGED
-        info = res.info.encode() if res.info else b""
         columns = res.columns
         if columns is None:
+            info = res.info.encode() if res.info else b""
             # CLIENT_FOUND_ROWS: the client wants rows matched, not rows changed (UPDATE)
             affected = res.matched_rows if caps & CAP_FOUND_ROWS else res.affected_rows
             return self.conn.send_ok(affected, res.last_insert_id, status, res.warning_count, info, state)

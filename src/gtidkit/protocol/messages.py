@@ -1033,7 +1033,12 @@ def decode_binary_param(r: Reader, ftype: int, unsigned: bool) -> Any:
             return dt.timedelta(0)
         neg, days, h, mi, s = r.u8(), r.uint(4), r.u8(), r.u8(), r.u8()
         us = r.uint(4) if n >= 12 else 0
-        value = dt.timedelta(days=days, hours=h, minutes=mi, seconds=s, microseconds=us)
+        # sql_prepare.cc set_param_time: hours = hour + days * 24 in a 32-bit uint, and beyond TIME's 838 hours
+        # the value is 838:59:59 (no error)
+        hours = (h + days * 24) & 0xFFFFFFFF
+        if hours > 838:
+            hours, mi, s = 838, 59, 59
+        value = dt.timedelta(hours=hours, minutes=mi, seconds=s, microseconds=us)
         return -value if neg else value
     if ftype == FieldType.MYSQL_TYPE_NULL:
         return None
@@ -1209,6 +1214,13 @@ def execute_parameters(
     except (struct.error, RemoteProtocolError):
         return None
     return values, types
+
+
+#: the tables above as :mod:`gtidkit.protocol.wire_fast` reads them for the compiled loops (the same objects: the
+#: type-block cache is shared by both decoders)
+INT_WIDTHS = _INT_WIDTHS
+STRING_PARAM_TYPES = _STRING_PARAM_TYPES
+PARAM_TYPE_CACHE = _PARAM_TYPES
 
 
 @dataclass(frozen=True, slots=True)
