@@ -1,6 +1,7 @@
 """Build of the optional compiled hot loops of ``gtidkit binlog show`` (gtidkit/binlog/_scriptfast.c), of its
 ``--json`` (gtidkit/binlog/_jsonfast.c) and of a SELECT's row reading (gtidkit/engine/sql/_rowsfast.c, linked to the
-system SQLite that Python's sqlite3 module calls); everything else is in pyproject.toml. The extensions are optional: without a
+system SQLite that Python's sqlite3 module calls) and of a result set's row packets (gtidkit/protocol/_framefast.c);
+everything else is in pyproject.toml. The extensions are optional: without a
 C compiler the install goes on and the listing uses its pure-Python loops (the same output, slower)."""
 
 from setuptools import Extension, setup
@@ -25,6 +26,12 @@ setup(
             "gtidkit.engine.sql._rowsfast",
             ["src/gtidkit/engine/sql/_rowsfast.c"],
             libraries=["sqlite3"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
+        Extension(
+            "gtidkit.protocol._framefast",
+            ["src/gtidkit/protocol/_framefast.c"],
             optional=True,
             extra_compile_args=["-O2"],
         ),

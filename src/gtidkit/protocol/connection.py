@@ -80,6 +80,7 @@ from gtidkit.protocol.messages import (
     ok_payload,
 )
 from gtidkit.protocol.packets import HEADER_LENGTH, MAX_PAYLOAD, PacketReader, frame
+from gtidkit.protocol.row_frames import frame_rows
 from gtidkit.protocol.wire import lenenc_int
 
 
@@ -642,8 +643,9 @@ class ServerConnection:
             add(_eof_packet(seq, protocol_41, warnings, status_flags))
             seq = (seq + 1) & 0xFF
         try:
-            framed = None
-            if width == 1:
+            # the compiled framer (protocol/row_frames.py), else the loops below; None: rows it leaves to them
+            framed = frame_rows(rows, seq, width, binary, types, unsigned) if frame_rows is not None else None
+            if framed is None and width == 1:
                 if not binary:
                     framed = _frame_ascii_column(rows, seq, _TEXT_ROW_HEADERS)
                 elif types[0] not in NON_TEXT_TYPES:
