@@ -288,9 +288,24 @@ bind_all(Prepared *p, PyObject *binds)
     return 1;
 }
 
-/* one row as the module builds it; NULL with UnicodeDecodeError for text that is no UTF-8 */
+/* one value of the current row, read under the database mutex (see read_row) */
+typedef struct {
+    int type;
+    int nbytes;
+    union {
+        sqlite3_int64 i;
+        double d;
+        const void *p;
+    } v;
+} Cell;
+
+/* columns read in one hold of the database mutex; wider rows take the mutex per value (read_row_wide) */
+#define CELLS 32
+
+/* one row as the module builds it, each value through the sqlite3_column_* call that locks and unlocks the
+   database mutex; NULL with UnicodeDecodeError for text that is no UTF-8 */
 static PyObject *
-read_row(sqlite3_stmt *st, int ncols, Py_ssize_t *floats)
+read_row_wide(sqlite3_stmt *st, int ncols, Py_ssize_t *floats)
 {
     PyObject *row = PyTuple_New(ncols);
     if (row == NULL) {
@@ -323,6 +338,87 @@ read_row(sqlite3_stmt *st, int ncols, Py_ssize_t *floats)
             }
             break;
         }
+        default:
+            v = Py_NewRef(Py_None);
+            break;
+        }
+        if (v == NULL) {
+            Py_DECREF(row);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(row, i, v);
+    }
+    return row;
+}
+
+/* one row as the module builds it (INTEGER -> int, FLOAT -> float, TEXT -> str, BLOB -> bytes, NULL -> None);
+   NULL with UnicodeDecodeError for text that is no UTF-8.
+
+   The values are what sqlite3_column_type / _int64 / _double / _text / _blob / _bytes give, read through
+   sqlite3_column_value and the sqlite3_value_* calls with the database mutex held once for the row (each
+   sqlite3_column_* call takes and releases it: three lock pairs per text value); the Python objects are built
+   after the mutex is released, so no Python code (a finalizer the allocation runs) ever runs while it is held.
+   The text and blob pointers stay valid until the statement steps again, as those of sqlite3_column_text do. */
+static PyObject *
+read_row(sqlite3 *db, sqlite3_stmt *st, int ncols, Py_ssize_t *floats)
+{
+    if (ncols > CELLS) {
+        return read_row_wide(st, ncols, floats);
+    }
+    Cell cells[CELLS];
+    int nomem = 0;
+    sqlite3_mutex *mutex = sqlite3_db_mutex(db); /* NULL unless SQLite serializes the connection */
+    sqlite3_mutex_enter(mutex);
+    for (int i = 0; i < ncols; i++) {
+        sqlite3_value *value = sqlite3_column_value(st, i);
+        Cell *c = &cells[i];
+        c->type = sqlite3_value_type(value);
+        switch (c->type) {
+        case SQLITE_INTEGER:
+            c->v.i = sqlite3_value_int64(value);
+            break;
+        case SQLITE_FLOAT:
+            c->v.d = sqlite3_value_double(value);
+            break;
+        case SQLITE_TEXT:
+            c->v.p = sqlite3_value_text(value);
+            c->nbytes = sqlite3_value_bytes(value);
+            nomem |= c->v.p == NULL;
+            break;
+        case SQLITE_BLOB:
+            c->v.p = sqlite3_value_blob(value);
+            c->nbytes = sqlite3_value_bytes(value);
+            nomem |= c->v.p == NULL && c->nbytes;
+            break;
+        default:
+            break;
+        }
+    }
+    sqlite3_mutex_leave(mutex);
+    if (nomem) {
+        return PyErr_NoMemory();
+    }
+    PyObject *row = PyTuple_New(ncols);
+    if (row == NULL) {
+        return NULL;
+    }
+    for (int i = 0; i < ncols; i++) {
+        PyObject *v;
+        Cell *c = &cells[i];
+        switch (c->type) {
+        case SQLITE_INTEGER:
+            v = PyLong_FromLongLong(c->v.i);
+            break;
+        case SQLITE_FLOAT:
+            v = PyFloat_FromDouble(c->v.d);
+            ++*floats;
+            break;
+        case SQLITE_TEXT:
+            v = PyUnicode_DecodeUTF8((const char *)c->v.p, c->nbytes, NULL);
+            break;
+        case SQLITE_BLOB:
+            v = PyBytes_FromStringAndSize(c->v.p, c->nbytes);
+            break;
         default:
             v = Py_NewRef(Py_None);
             break;
@@ -432,7 +528,7 @@ run_prepared(sqlite3 *db, Prepared *p, PyObject *binds, Py_ssize_t *floats)
         if (PyErr_Occurred()) {
             goto failed; /* a callback left an exception */
         }
-        PyObject *row = read_row(st, ncols, floats);
+        PyObject *row = read_row(db, st, ncols, floats);
         if (row == NULL) {
             if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
                 /* the module raises OperationalError("Could not decode to UTF-8 ...") here, which the executor
