@@ -16,3 +16,8 @@ class Reader:
         """Finalize the cached statements."""
     def main_file(self) -> str:
         """``sqlite3_db_filename(db, 'main')`` of the connection."""
+    def run_sorted(
+        self, sql: str, binds: dict[str, Any], keys: tuple[tuple[int, bool], ...], distinct: bool
+    ) -> list[tuple[Any, ...]] | None:
+        """The rows of ``sql`` as SQLite's ORDER BY of the result columns ``keys`` (and DISTINCT) gives them, or
+        None when SQLite must sort (see ``_rowsfast.c``)."""
