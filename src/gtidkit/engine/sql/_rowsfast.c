@@ -1138,11 +1138,46 @@ static PyTypeObject ReaderType = {
     .tp_members = reader_members,
 };
 
+PyDoc_STRVAR(uniform_width_doc,
+             "uniform_width(rows, n) -> bool\n\n"
+             "True when `rows` is a list of tuples that are each `n` values wide (what `set(map(len, rows)) ==\n"
+             "{n}` says of such a list); False for anything else, which the caller then checks its own way.");
+
+static PyObject *
+uniform_width(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "uniform_width(rows, n)");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[1]);
+    if (n == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    PyObject *rows = args[0];
+    if (!PyList_CheckExact(rows)) {
+        Py_RETURN_FALSE;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(rows); i++) {
+        PyObject *row = PyList_GET_ITEM(rows, i);
+        if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != n) {
+            Py_RETURN_FALSE;
+        }
+    }
+    Py_RETURN_TRUE;
+}
+
+static PyMethodDef rowsfast_functions[] = {
+    {"uniform_width", (PyCFunction)(void (*)(void))uniform_width, METH_FASTCALL, uniform_width_doc},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef rowsfast_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "gtidkit.engine.sql._rowsfast",
     .m_doc = "A SELECT's rows read straight from SQLite (see _rowsfast.c).",
     .m_size = -1,
+    .m_methods = rowsfast_functions,
 };
 
 PyMODINIT_FUNC

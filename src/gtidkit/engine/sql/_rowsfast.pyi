@@ -3,6 +3,9 @@
 import sqlite3
 from typing import Any
 
+def uniform_width(rows: Any, n: int) -> bool:
+    """True when ``rows`` is a list of tuples each ``n`` values wide."""
+
 class Reader:
     """SELECT rows of one sqlite3 connection, read by prepared statements of its own (see ``_rowsfast.c``)."""
 
