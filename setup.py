@@ -1,7 +1,8 @@
 """Build of the optional compiled hot loops of ``gtidkit binlog show`` (gtidkit/binlog/_scriptfast.c), of its
 ``--json`` (gtidkit/binlog/_jsonfast.c), of a COM_STMT_EXECUTE's parameters and binary rows
-(gtidkit/protocol/_wirefast.c) and of a SELECT's row reading (gtidkit/engine/sql/_rowsfast.c, linked to the
-system SQLite that Python's sqlite3 module calls); everything else is in pyproject.toml. The extensions are optional: without a
+(gtidkit/protocol/_wirefast.c), of a SELECT's row reading (gtidkit/engine/sql/_rowsfast.c, linked to the
+system SQLite that Python's sqlite3 module calls) and of a result set's row packets (gtidkit/protocol/_framefast.c);
+everything else is in pyproject.toml. The extensions are optional: without a
 C compiler the install goes on and the listing uses its pure-Python loops (the same output, slower)."""
 
 from setuptools import Extension, setup
@@ -32,6 +33,12 @@ setup(
             "gtidkit.engine.sql._rowsfast",
             ["src/gtidkit/engine/sql/_rowsfast.c"],
             libraries=["sqlite3"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
+        Extension(
+            "gtidkit.protocol._framefast",
+            ["src/gtidkit/protocol/_framefast.c"],
             optional=True,
             extra_compile_args=["-O2"],
         ),

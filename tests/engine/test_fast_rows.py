@@ -327,3 +327,23 @@ def test_counts_the_floats_it_returned(tmp_path: Path, sql: str, floats: int) ->
     finally:
         reader.close()
         raw.close()
+
+
+@needs_reader
+@pytest.mark.parametrize(
+    ("rows", "n"),
+    [
+        ([(1, 2), (3, 4)], 2),
+        ([(1, 2), (3,)], 2),
+        ([(1, 2), [3, 4]], 2),  # a list row: the Python check decides
+        (((1, 2),), 2),  # a tuple of rows: the Python check decides
+        ([()], 0),
+        ([(1,)], 2),
+    ],
+    ids=["uniform", "ragged", "list-row", "tuple-of-rows", "empty-rows", "narrow"],
+)
+def test_uniform_width_agrees_with_the_width_set(rows: Any, n: int) -> None:
+    # True only where StatementResult.result_set's own check (one width, n) would pass; False leaves it to that check
+    assert fast_rows.uniform_width is not None
+    got = fast_rows.uniform_width(rows, n)
+    assert got is (type(rows) is list and all(type(r) is tuple for r in rows) and set(map(len, rows)) == {n})

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from enum import IntEnum, IntFlag
 from typing import Any
 
+from gtidkit.engine.sql.fast_rows import uniform_width as _uniform_width
+
 __all__ = [
     "CHARSET_BINARY",
     "CHARSET_UTF8MB3",
@@ -450,10 +452,12 @@ class StatementResult:
             )
         if rows:
             n = len(columns)
-            widths = set(map(len, rows))
-            if widths != {n}:
-                w = next(x for x in sorted(widths) if x != n)
-                raise ValueError(f"row of {w} values for {n} columns")
+            # a list of tuples (every SELECT's rows) checked in C when the compiled module is in use
+            if _uniform_width is None or not _uniform_width(rows, n):
+                widths = set(map(len, rows))
+                if widths != {n}:
+                    w = next(x for x in sorted(widths) if x != n)
+                    raise ValueError(f"row of {w} values for {n} columns")
         new = object.__new__(StatementResult)
         put = object.__setattr__  # as completed() does: one call less than a shared helper on this path
         put(new, "columns", columns)

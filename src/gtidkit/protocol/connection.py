@@ -80,6 +80,7 @@ from gtidkit.protocol.messages import (
     ok_payload,
 )
 from gtidkit.protocol.packets import HEADER_LENGTH, MAX_PAYLOAD, PacketReader, frame
+from gtidkit.protocol.row_frames import frame_rows
 from gtidkit.protocol.wire import lenenc_int
 from gtidkit.protocol.wire_fast import binary_rows
 
@@ -680,7 +681,10 @@ class ServerConnection:
         seq = head[5]
         try:
             if binary and len(types) == width and (framed := binary_rows(rows, seq, types, unsigned)):
-                add(framed[0])  # the compiled loop (wire_fast); None: the rows are the Python loops' below
+                add(framed[0])  # the compiled loop (wire_fast); None: the rows are the loops' below
+                seq = framed[1]
+            elif frame_rows is not None and (framed := frame_rows(rows, seq, width, binary, types, unsigned)):
+                add(framed[0])  # the compiled text-row framer (row_frames); None: the rows are the loops' below
                 seq = framed[1]
             elif width == 1 and binary and types[0] not in NON_TEXT_TYPES:
                 seq = _frame_binary_text_column(rows, seq, add, types[0], bool(unsigned and unsigned[0]))

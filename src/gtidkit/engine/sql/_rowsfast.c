@@ -288,9 +288,24 @@ bind_all(Prepared *p, PyObject *binds)
     return 1;
 }
 
-/* one row as the module builds it; NULL with UnicodeDecodeError for text that is no UTF-8 */
+/* one value of the current row, read under the database mutex (see read_row) */
+typedef struct {
+    int type;
+    int nbytes;
+    union {
+        sqlite3_int64 i;
+        double d;
+        const void *p;
+    } v;
+} Cell;
+
+/* columns read in one hold of the database mutex; wider rows take the mutex per value (read_row_wide) */
+#define CELLS 32
+
+/* one row as the module builds it, each value through the sqlite3_column_* call that locks and unlocks the
+   database mutex; NULL with UnicodeDecodeError for text that is no UTF-8 */
 static PyObject *
-read_row(sqlite3_stmt *st, int ncols, Py_ssize_t *floats)
+read_row_wide(sqlite3_stmt *st, int ncols, Py_ssize_t *floats)
 {
     PyObject *row = PyTuple_New(ncols);
     if (row == NULL) {
@@ -323,6 +338,87 @@ read_row(sqlite3_stmt *st, int ncols, Py_ssize_t *floats)
             }
             break;
         }
+        default:
+            v = Py_NewRef(Py_None);
+            break;
+        }
+        if (v == NULL) {
+            Py_DECREF(row);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(row, i, v);
+    }
+    return row;
+}
+
+/* one row as the module builds it (INTEGER -> int, FLOAT -> float, TEXT -> str, BLOB -> bytes, NULL -> None);
+   NULL with UnicodeDecodeError for text that is no UTF-8.
+
+   The values are what sqlite3_column_type / _int64 / _double / _text / _blob / _bytes give, read through
+   sqlite3_column_value and the sqlite3_value_* calls with the database mutex held once for the row (each
+   sqlite3_column_* call takes and releases it: three lock pairs per text value); the Python objects are built
+   after the mutex is released, so no Python code (a finalizer the allocation runs) ever runs while it is held.
+   The text and blob pointers stay valid until the statement steps again, as those of sqlite3_column_text do. */
+static PyObject *
+read_row(sqlite3 *db, sqlite3_stmt *st, int ncols, Py_ssize_t *floats)
+{
+    if (ncols > CELLS) {
+        return read_row_wide(st, ncols, floats);
+    }
+    Cell cells[CELLS];
+    int nomem = 0;
+    sqlite3_mutex *mutex = sqlite3_db_mutex(db); /* NULL unless SQLite serializes the connection */
+    sqlite3_mutex_enter(mutex);
+    for (int i = 0; i < ncols; i++) {
+        sqlite3_value *value = sqlite3_column_value(st, i);
+        Cell *c = &cells[i];
+        c->type = sqlite3_value_type(value);
+        switch (c->type) {
+        case SQLITE_INTEGER:
+            c->v.i = sqlite3_value_int64(value);
+            break;
+        case SQLITE_FLOAT:
+            c->v.d = sqlite3_value_double(value);
+            break;
+        case SQLITE_TEXT:
+            c->v.p = sqlite3_value_text(value);
+            c->nbytes = sqlite3_value_bytes(value);
+            nomem |= c->v.p == NULL;
+            break;
+        case SQLITE_BLOB:
+            c->v.p = sqlite3_value_blob(value);
+            c->nbytes = sqlite3_value_bytes(value);
+            nomem |= c->v.p == NULL && c->nbytes;
+            break;
+        default:
+            break;
+        }
+    }
+    sqlite3_mutex_leave(mutex);
+    if (nomem) {
+        return PyErr_NoMemory();
+    }
+    PyObject *row = PyTuple_New(ncols);
+    if (row == NULL) {
+        return NULL;
+    }
+    for (int i = 0; i < ncols; i++) {
+        PyObject *v;
+        Cell *c = &cells[i];
+        switch (c->type) {
+        case SQLITE_INTEGER:
+            v = PyLong_FromLongLong(c->v.i);
+            break;
+        case SQLITE_FLOAT:
+            v = PyFloat_FromDouble(c->v.d);
+            ++*floats;
+            break;
+        case SQLITE_TEXT:
+            v = PyUnicode_DecodeUTF8((const char *)c->v.p, c->nbytes, NULL);
+            break;
+        case SQLITE_BLOB:
+            v = PyBytes_FromStringAndSize(c->v.p, c->nbytes);
+            break;
         default:
             v = Py_NewRef(Py_None);
             break;
@@ -432,7 +528,7 @@ run_prepared(sqlite3 *db, Prepared *p, PyObject *binds, Py_ssize_t *floats)
         if (PyErr_Occurred()) {
             goto failed; /* a callback left an exception */
         }
-        PyObject *row = read_row(st, ncols, floats);
+        PyObject *row = read_row(db, st, ncols, floats);
         if (row == NULL) {
             if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
                 /* the module raises OperationalError("Could not decode to UTF-8 ...") here, which the executor
@@ -478,6 +574,419 @@ failed:
     sqlite3_clear_bindings(st);
     Py_DECREF(rows);
     return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------------------
+ * run_sorted: ORDER BY (and DISTINCT) of a SELECT's result columns done on the rows read, by SQLite's own rules.
+ *
+ * SQLite orders with sqlite3MemCompare under each term's collation (vdbeaux.c): NULL first, then INTEGER and
+ * REAL by value (an integer against a real exactly, sqlite3IntFloatCompare), then TEXT under the collation, then
+ * BLOB by memcmp and length; DESC reverses a term, NULLs included. Its sorter is stable (vdbesort.c merges the
+ * records in the order they were written, ties keeping that order), and SELECT DISTINCT ... ORDER BY keeps the first
+ * row of each set of equal rows in scan order and sorts those. The three built-in collations are BINARY (memcmp over
+ * the shorter length, then the lengths), NOCASE (sqlite3StrNICmp: ASCII letters folded, stopping at a NUL byte,
+ * then the lengths) and RTRIM (BINARY after trailing spaces are dropped). A term's collation is read from SQLite
+ * itself (the declared collation of the table column the result column comes from); any other collation, or a
+ * result column that is no table column, makes run_sorted decline (None) before anything runs.
+ * --------------------------------------------------------------------------------------------------------- */
+
+enum { COLL_BINARY = 0, COLL_NOCASE = 1, COLL_RTRIM = 2 };
+
+typedef struct {
+    int index; /* result column */
+    int coll;
+    int desc;
+} SortKey;
+
+typedef struct {
+    SortKey *keys;
+    int nkeys;
+    int failed; /* a value of another type than the reader builds: TypeError */
+} SortCtx;
+
+static const unsigned char *
+text_bytes(PyObject *v, Py_ssize_t *n)
+{
+    if (PyUnicode_IS_ASCII(v)) {
+        *n = PyUnicode_GET_LENGTH(v);
+        return (const unsigned char *)PyUnicode_DATA(v);
+    }
+    return (const unsigned char *)PyUnicode_AsUTF8AndSize(v, n);
+}
+
+static int
+class_of(PyObject *v)
+{
+    if (v == Py_None) {
+        return 0;
+    }
+    if (PyLong_CheckExact(v) || PyFloat_CheckExact(v)) {
+        return 1;
+    }
+    if (PyUnicode_CheckExact(v)) {
+        return 2;
+    }
+    if (PyBytes_CheckExact(v)) {
+        return 3;
+    }
+    return -1;
+}
+
+/* sqlite3UpperToLower for UTF-8 text: ASCII capitals to small letters, every other byte unchanged */
+static unsigned char fold_table[256];
+
+static void
+init_fold_table(void)
+{
+    for (int c = 0; c < 256; c++) {
+        fold_table[c] = (unsigned char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+}
+
+/* TEXT under a built-in collation: <0, 0, >0 (see the comment above) */
+static int
+compare_text(const unsigned char *x, Py_ssize_t na, const unsigned char *y, Py_ssize_t nb, int coll)
+{
+    if (coll == COLL_RTRIM) {
+        while (na && x[na - 1] == ' ') {
+            na--;
+        }
+        while (nb && y[nb - 1] == ' ') {
+            nb--;
+        }
+    }
+    Py_ssize_t n = na < nb ? na : nb;
+    int r;
+    if (coll == COLL_NOCASE) {
+        Py_ssize_t k = n;
+        while (k-- > 0 && *x != 0 && fold_table[*x] == fold_table[*y]) {
+            x++;
+            y++;
+        }
+        r = k < 0 ? 0 : fold_table[*x] - fold_table[*y];
+    }
+    else {
+        r = n ? memcmp(x, y, (size_t)n) : 0;
+    }
+    if (r == 0) {
+        return na < nb ? -1 : na > nb ? 1 : 0;
+    }
+    return r < 0 ? -1 : 1;
+}
+
+static int
+int_float_cmp(long long i, double r)
+{
+    if (r < -9223372036854775808.0) {
+        return 1;
+    }
+    if (r >= 9223372036854775808.0) {
+        return -1;
+    }
+    long long y = (long long)r;
+    if (i < y) {
+        return -1;
+    }
+    if (i > y) {
+        return 1;
+    }
+    double s = (double)i;
+    return s < r ? -1 : s > r ? 1 : 0;
+}
+
+static int
+compare_values(PyObject *a, PyObject *b, int coll, SortCtx *ctx)
+{
+    int ca = class_of(a), cb = class_of(b);
+    if (ca < 0 || cb < 0) {
+        ctx->failed = 1;
+        return 0;
+    }
+    if (ca != cb) {
+        return ca < cb ? -1 : 1;
+    }
+    switch (ca) {
+    case 0:
+        return 0;
+    case 1: {
+        int fa = PyFloat_CheckExact(a), fb = PyFloat_CheckExact(b);
+        if (fa && fb) {
+            double x = PyFloat_AS_DOUBLE(a), y = PyFloat_AS_DOUBLE(b);
+            return x < y ? -1 : x > y ? 1 : 0;
+        }
+        if (!fa && !fb) {
+            long long x = PyLong_AsLongLong(a), y = PyLong_AsLongLong(b);
+            if (PyErr_Occurred()) { /* beyond 64 bits: not a value SQLite returns */
+                PyErr_Clear();
+                ctx->failed = 1;
+                return 0;
+            }
+            return x < y ? -1 : x > y ? 1 : 0;
+        }
+        long long i = PyLong_AsLongLong(fa ? b : a);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            ctx->failed = 1;
+            return 0;
+        }
+        int r = int_float_cmp(i, PyFloat_AS_DOUBLE(fa ? a : b));
+        return fa ? -r : r;
+    }
+    case 2: {
+        Py_ssize_t na, nb;
+        const unsigned char *x = text_bytes(a, &na), *y = text_bytes(b, &nb);
+        if (x == NULL || y == NULL) {
+            PyErr_Clear();
+            ctx->failed = 1;
+            return 0;
+        }
+        return compare_text(x, na, y, nb, coll);
+    }
+    default: {
+        Py_ssize_t na = PyBytes_GET_SIZE(a), nb = PyBytes_GET_SIZE(b);
+        Py_ssize_t n = na < nb ? na : nb;
+        int r = n ? memcmp(PyBytes_AS_STRING(a), PyBytes_AS_STRING(b), (size_t)n) : 0;
+        if (r == 0) {
+            return na < nb ? -1 : na > nb ? 1 : 0;
+        }
+        return r < 0 ? -1 : 1;
+    }
+    }
+}
+
+static int
+compare_rows(PyObject *a, PyObject *b, SortCtx *ctx)
+{
+    for (int k = 0; k < ctx->nkeys; k++) {
+        SortKey *key = &ctx->keys[k];
+        int r = compare_values(PyTuple_GET_ITEM(a, key->index), PyTuple_GET_ITEM(b, key->index), key->coll, ctx);
+        if (r) {
+            return key->desc ? -r : r;
+        }
+    }
+    return 0;
+}
+
+/* a row with its first key's text read once (text != NULL: a TEXT value) */
+typedef struct {
+    PyObject *row;
+    const unsigned char *text;
+    Py_ssize_t len;
+} Entry;
+
+static int
+compare_entries(const Entry *a, const Entry *b, SortCtx *ctx)
+{
+    if (a->text != NULL && b->text != NULL) {
+        SortKey *key = &ctx->keys[0];
+        int r = compare_text(a->text, a->len, b->text, b->len, key->coll);
+        if (r) {
+            return key->desc ? -r : r;
+        }
+        if (ctx->nkeys == 1) {
+            return 0;
+        }
+    }
+    return compare_rows(a->row, b->row, ctx);
+}
+
+/* stable merge sort of items[0..n) (tmp: room for n / 2 + 1) */
+static void
+merge_sort(Entry *items, Entry *tmp, Py_ssize_t n, SortCtx *ctx)
+{
+    if (n < 2) {
+        return;
+    }
+    if (n <= 8) { /* insertion sort: stable */
+        for (Py_ssize_t i = 1; i < n; i++) {
+            Entry v = items[i];
+            Py_ssize_t j = i;
+            while (j > 0 && compare_entries(&items[j - 1], &v, ctx) > 0) {
+                items[j] = items[j - 1];
+                j--;
+            }
+            items[j] = v;
+        }
+        return;
+    }
+    Py_ssize_t half = n / 2;
+    merge_sort(items, tmp, half, ctx);
+    merge_sort(items + half, tmp, n - half, ctx);
+    if (compare_entries(&items[half - 1], &items[half], ctx) <= 0) {
+        return; /* already in order */
+    }
+    memcpy(tmp, items, (size_t)half * sizeof(Entry));
+    Py_ssize_t i = 0, j = half, o = 0;
+    while (i < half && j < n) {
+        if (compare_entries(&items[j], &tmp[i], ctx) < 0) {
+            items[o++] = items[j++];
+        }
+        else {
+            items[o++] = tmp[i++];
+        }
+    }
+    while (i < half) {
+        items[o++] = tmp[i++];
+    }
+}
+
+/* the collation of result column `i` of `st`: its table column's declared collation; -1 for no table column or
+   another collation than BINARY, NOCASE and RTRIM */
+static int
+column_collation(sqlite3 *db, sqlite3_stmt *st, int i)
+{
+    const char *dbname = sqlite3_column_database_name(st, i);
+    const char *table = sqlite3_column_table_name(st, i);
+    const char *column = sqlite3_column_origin_name(st, i);
+    if (dbname == NULL || table == NULL || column == NULL) {
+        return -1;
+    }
+    const char *coll = NULL;
+    if (sqlite3_table_column_metadata(db, dbname, table, column, NULL, &coll, NULL, NULL, NULL) != SQLITE_OK ||
+        coll == NULL) {
+        return -1;
+    }
+    if (sqlite3_stricmp(coll, "BINARY") == 0) {
+        return COLL_BINARY;
+    }
+    if (sqlite3_stricmp(coll, "NOCASE") == 0) {
+        return COLL_NOCASE;
+    }
+    if (sqlite3_stricmp(coll, "RTRIM") == 0) {
+        return COLL_RTRIM;
+    }
+    return -1;
+}
+
+PyDoc_STRVAR(reader_run_sorted_doc,
+             "run_sorted(sql, binds, keys, distinct) -> list of tuples, or None\n\n"
+             "The rows of the SELECT `sql` (run as run() does) in the order SQLite's ORDER BY of the result columns\n"
+             "`keys` (a tuple of (column index, descending)) gives them, and with `distinct` only the first of\n"
+             "each set of equal rows (`keys` then name every result column): what the same SELECT with that\n"
+             "ORDER BY (and DISTINCT) returns. None, with nothing run, when run() declines or a key's column is\n"
+             "no table column or has another collation than BINARY, NOCASE or RTRIM.");
+
+static PyObject *
+reader_run_sorted(Reader *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyUnicode_CheckExact(args[0]) || !PyDict_Check(args[1]) || !PyTuple_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "run_sorted(sql: str, binds: dict, keys: tuple, distinct: bool)");
+        return NULL;
+    }
+    int distinct = PyObject_IsTrue(args[3]);
+    if (distinct < 0) {
+        return NULL;
+    }
+    sqlite3 *db = reader_db(self);
+    if (db == NULL) {
+        Py_RETURN_NONE;
+    }
+    int plain = plain_connection(self);
+    if (plain <= 0) {
+        if (plain < 0) {
+            return NULL;
+        }
+        Py_RETURN_NONE;
+    }
+    PyObject *capsule = reader_prepare(self, args[0]);
+    if (capsule == NULL) {
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+        Py_RETURN_NONE;
+    }
+    Prepared *p = (Prepared *)PyCapsule_GetPointer(capsule, "gtidkit.rowsfast.prepared");
+    PyObject *rows = NULL;
+    SortKey keys[16];
+    Py_ssize_t nkeys = PyTuple_GET_SIZE(args[2]);
+    int ncols = p == NULL ? 0 : sqlite3_column_count(p->st);
+    if (p == NULL || nkeys == 0 || nkeys > 16 || (distinct && nkeys != ncols)) {
+        goto decline;
+    }
+    for (Py_ssize_t k = 0; k < nkeys; k++) {
+        PyObject *key = PyTuple_GET_ITEM(args[2], k);
+        long index;
+        int desc;
+        if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 2 ||
+            (index = PyLong_AsLong(PyTuple_GET_ITEM(key, 0))) < 0 || index >= ncols ||
+            (desc = PyObject_IsTrue(PyTuple_GET_ITEM(key, 1))) < 0) {
+            if (PyErr_Occurred()) {
+                Py_DECREF(capsule);
+                return NULL;
+            }
+            goto decline;
+        }
+        keys[k].index = (int)index;
+        keys[k].desc = desc;
+        keys[k].coll = column_collation(db, p->st, (int)index);
+        if (keys[k].coll < 0) {
+            goto decline;
+        }
+    }
+    if (distinct) { /* the keys name every result column, each once */
+        unsigned char seen[16] = {0};
+        for (Py_ssize_t k = 0; k < nkeys; k++) {
+            if (seen[keys[k].index]++) {
+                goto decline;
+            }
+        }
+    }
+    Py_ssize_t floats = 0;
+    rows = run_prepared(db, p, args[1], &floats);
+    Py_DECREF(capsule);
+    if (rows == NULL || rows == Py_None) {
+        return rows;
+    }
+    self->floats = floats;
+    Py_ssize_t n = PyList_GET_SIZE(rows);
+    SortCtx ctx = {keys, (int)nkeys, 0};
+    if (n > 1) {
+        PyObject **items = ((PyListObject *)rows)->ob_item;
+        Entry *entries = PyMem_Malloc((size_t)(n + n / 2 + 1) * sizeof(Entry));
+        if (entries == NULL) {
+            Py_DECREF(rows);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *v = PyTuple_GET_ITEM(items[i], keys[0].index);
+            entries[i].row = items[i];
+            entries[i].text = NULL;
+            if (PyUnicode_CheckExact(v)) {
+                entries[i].text = text_bytes(v, &entries[i].len);
+                if (entries[i].text == NULL) {
+                    PyErr_Clear();
+                    ctx.failed = 1;
+                }
+            }
+        }
+        merge_sort(entries, entries + n, n, &ctx);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            items[i] = entries[i].row;
+        }
+        PyMem_Free(entries);
+    }
+    if (distinct && n > 1 && !ctx.failed) {
+        PyObject **items = ((PyListObject *)rows)->ob_item;
+        Py_ssize_t o = 1;
+        for (Py_ssize_t i = 1; i < n; i++) {
+            if (compare_rows(items[o - 1], items[i], &ctx) == 0) {
+                Py_DECREF(items[i]);
+            }
+            else {
+                items[o++] = items[i];
+            }
+        }
+        Py_SET_SIZE(rows, o);
+    }
+    if (ctx.failed) {
+        Py_DECREF(rows);
+        PyErr_SetString(PyExc_TypeError, "run_sorted: a value SQLite does not return");
+        return NULL;
+    }
+    return rows;
+decline:
+    Py_DECREF(capsule);
+    Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(reader_close_doc, "close()\n\nFinalize the cached statements (before or after the connection closes).");
@@ -609,6 +1118,7 @@ static PyMemberDef reader_members[] = {
 
 static PyMethodDef reader_methods[] = {
     {"run", (PyCFunction)(void (*)(void))reader_run, METH_FASTCALL, reader_run_doc},
+    {"run_sorted", (PyCFunction)(void (*)(void))reader_run_sorted, METH_FASTCALL, reader_run_sorted_doc},
     {"close", (PyCFunction)reader_close, METH_NOARGS, reader_close_doc},
     {"main_file", (PyCFunction)reader_main_file, METH_NOARGS, reader_main_file_doc},
     {NULL, NULL, 0, NULL},
@@ -628,16 +1138,52 @@ static PyTypeObject ReaderType = {
     .tp_members = reader_members,
 };
 
+PyDoc_STRVAR(uniform_width_doc,
+             "uniform_width(rows, n) -> bool\n\n"
+             "True when `rows` is a list of tuples that are each `n` values wide (what `set(map(len, rows)) ==\n"
+             "{n}` says of such a list); False for anything else, which the caller then checks its own way.");
+
+static PyObject *
+uniform_width(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "uniform_width(rows, n)");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[1]);
+    if (n == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    PyObject *rows = args[0];
+    if (!PyList_CheckExact(rows)) {
+        Py_RETURN_FALSE;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(rows); i++) {
+        PyObject *row = PyList_GET_ITEM(rows, i);
+        if (!PyTuple_CheckExact(row) || PyTuple_GET_SIZE(row) != n) {
+            Py_RETURN_FALSE;
+        }
+    }
+    Py_RETURN_TRUE;
+}
+
+static PyMethodDef rowsfast_functions[] = {
+    {"uniform_width", (PyCFunction)(void (*)(void))uniform_width, METH_FASTCALL, uniform_width_doc},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef rowsfast_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "gtidkit.engine.sql._rowsfast",
     .m_doc = "A SELECT's rows read straight from SQLite (see _rowsfast.c).",
     .m_size = -1,
+    .m_methods = rowsfast_functions,
 };
 
 PyMODINIT_FUNC
 PyInit__rowsfast(void)
 {
+    init_fold_table();
     PyObject *sqlite3_mod = PyImport_ImportModule("sqlite3");
     if (sqlite3_mod == NULL) {
         return NULL;

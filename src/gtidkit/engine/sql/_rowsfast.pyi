@@ -3,6 +3,9 @@
 import sqlite3
 from typing import Any
 
+def uniform_width(rows: Any, n: int) -> bool:
+    """True when ``rows`` is a list of tuples each ``n`` values wide."""
+
 class Reader:
     """SELECT rows of one sqlite3 connection, read by prepared statements of its own (see ``_rowsfast.c``)."""
 
@@ -16,3 +19,8 @@ class Reader:
         """Finalize the cached statements."""
     def main_file(self) -> str:
         """``sqlite3_db_filename(db, 'main')`` of the connection."""
+    def run_sorted(
+        self, sql: str, binds: dict[str, Any], keys: tuple[tuple[int, bool], ...], distinct: bool
+    ) -> list[tuple[Any, ...]] | None:
+        """The rows of ``sql`` as SQLite's ORDER BY of the result columns ``keys`` (and DISTINCT) gives them, or
+        None when SQLite must sort (see ``_rowsfast.c``)."""

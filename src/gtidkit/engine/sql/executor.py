@@ -87,6 +87,7 @@ from gtidkit.engine.sql.numeric_types import (
 )
 from gtidkit.engine.sql.order_names import qualify_order_by
 from gtidkit.engine.sql.parse import SqlStatement, parse_error, parse_tree, templatize
+from gtidkit.engine.sql.reader_sort import ReaderSort, reader_sort
 from gtidkit.engine.sql.scopes import scoped_columns
 from gtidkit.engine.sql.sql_mode import DEFAULT_SQL_MODE, SqlMode, parse_sql_mode
 from gtidkit.engine.sql.temporal_types import temporal_converter
@@ -231,6 +232,9 @@ class SelectPlan:
     #: the statement reads a table with a JSON column or calls a JSON function: any string cell may be a stored
     #: document with typed scalars (through UNION or a subquery too), shown as MySQL's text (:func:`printed_text`)
     reads_json: bool = False
+    #: the ORDER BY (and DISTINCT) the compiled reader does on the rows read (engine/sql/reader_sort.py); None:
+    #: SQLite's, in :attr:`sql`
+    reader_sort: ReaderSort | None = None
     #: derived from :attr:`metadata` once, not per execution: it names an ``@@variable`` (whose metadata follows
     #: the value read)
     variable_metadata: bool = field(init=False, compare=False, repr=False)
@@ -1264,8 +1268,10 @@ class Executor:
         self.fix_functions(tree, current_db)
         slots = self.bind_variables(tree)
         sql = tree.sql(dialect=SQLITE, identify=True)
+        sort = reader_sort(tree, sql, self.conn.raw) if self.conn.rows_reader() is not None else None
         return SelectPlan(
             sql=sql,
+            reader_sort=sort,
             columns=columns,
             variables=tuple(slots),
             needs_threads=threads,
@@ -1512,8 +1518,12 @@ class Executor:
         reader = self.conn.rows_reader() if sql is None and plan.columns else None
         if reader is not None:
             self._udf_error = None
+            sort = plan.reader_sort
             try:
-                rows = reader.run(plan.sql, binds)
+                if sort is None:
+                    rows = reader.run(plan.sql, binds)
+                else:  # ORDER BY / DISTINCT done on the rows read (reader_sort.py); None: SQLite's below
+                    rows = reader.run_sorted(sort.sql, binds, sort.keys, sort.distinct)
             except _db.Error as err:
                 raise self.translate_error(err, plan.sql) from err
             if rows is not None:

@@ -21,7 +21,11 @@ except ImportError:  # pragma: no cover - no C compiler (or no sqlite3.h) at ins
 #: True when the compiled reader is installed and not turned off by ``GTIDKIT_PURE_PYTHON=1`` in the environment.
 COMPILED = _rowsfast is not None and os.environ.get("GTIDKIT_PURE_PYTHON", "") in ("", "0")
 
-__all__ = ["COMPILED", "fetch_rows", "reader_for"]
+#: ``uniform_width(rows, n)``: True when ``rows`` is a list of tuples each ``n`` values wide, checked in C (the
+#: width check of a result set, ``StatementResult.result_set``); None when the compiled module is not in use
+uniform_width = _rowsfast.uniform_width if COMPILED else None
+
+__all__ = ["COMPILED", "fetch_rows", "reader_for", "uniform_width"]
 
 
 def reader_for(raw: sqlite3.Connection) -> Any:
