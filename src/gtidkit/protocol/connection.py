@@ -684,7 +684,7 @@ class ServerConnection:
                 add(framed[0])  # the compiled loop (wire_fast); None: the rows are the loops' below
                 seq = framed[1]
             elif frame_rows is not None and (framed := frame_rows(rows, seq, width, binary, types, unsigned)):
-                add(framed[0])  # the compiled text-row framer (row_frames); None: the rows are the loops' below
+                add(framed[0])  # the compiled framer (row_frames); None: the loops below
                 seq = framed[1]
             elif width == 1 and binary and types[0] not in NON_TEXT_TYPES:
                 seq = _frame_binary_text_column(rows, seq, add, types[0], bool(unsigned and unsigned[0]))
