@@ -36,7 +36,10 @@ beside the process that ran recovery); they are one MySQL server, so each must s
   rotation's ``file`` row, a RESET, a second transaction, a DDL, a tagged GTID, leaves the hold undescribed). The
   next holder then needs no SQLite read when no other process held the lock since its own last hold (its state is
   whole already) or when every hold since is described (their rows are applied from the ring); otherwise it reads
-  the commit log as below. A holder killed between its COMMIT and its description leaves its slot undescribed (or
+  the commit log as below. The first case is an early return that reads no ring slot (:attr:`Follower.own_holds`):
+  the release that described this process's hold also advanced its own view (``last_seq``, the binary log's end,
+  kept for the next hold) without building GtidSets, so a process serving one client pays a counter bump and a
+  comparison per hold. A holder killed between its COMMIT and its description leaves its slot undescribed (or
   describing an older hold), so its successor reads the commit log: the bump comes before any write, the
   description after the COMMIT. CPU of the catch-up under the write lock: bench/RESULTS.md ``dml_cpu``.
 * **GTIDs without the binary log** (binlog off, ``sql_log_bin=0``): the committer writes a ``gtid`` row
@@ -107,13 +110,6 @@ _SID_WORDS = struct.Struct(">QQ")
 _NOTHING = GtidSet()
 
 
-def _binlog_end(blog: Any) -> tuple[int, int] | None:
-    """(file number, offset) where this process's binary log writer appends now (None without one)."""
-    if blog is None or blog.writer is None or blog.active is None:
-        return None
-    return file_number(blog.active), int(blog.writer.position)
-
-
 def _end_of(row: tuple[Any, ...]) -> tuple[str, int, int | None]:
     """Where a commit-log row as the catch-up reads it ends in the binary log: (file, end_pos, the
     sequence_number of its Gtid event for a transaction, else None)."""
@@ -133,14 +129,18 @@ def may_change_catalog(rows: list[tuple[Any, ...]]) -> bool:
     ``Gtid_log_event::Gtid_log_event`` (``sql/log_event.cc``: set when the transaction may hold statements)."""
     for row in rows:
         kind, head = row[1], row[7]
-        if kind != commit_log.TRANSACTION or head is None:
-            return True
-        head = bytes(head)
-        if len(head) <= _GTID_FLAGS_AT or head[4] not in (_GTID_LOG_EVENT, _ANONYMOUS_GTID_LOG_EVENT):
-            return True  # a tagged Gtid event (another body layout) or something unexpected: compare
-        if head[_GTID_FLAGS_AT] & _MAY_HAVE_SBR:
+        if kind != commit_log.TRANSACTION or head is None or not _row_format_dml(bytes(head)):
             return True
     return False
+
+
+def _row_format_dml(head: bytes) -> bool:
+    """Whether a binlogged transaction whose payload starts with ``head`` is row-format DML (its Gtid /
+    Anonymous_gtid event has ``FLAG_MAY_HAVE_SBR`` clear), which never changes the catalog; a tagged Gtid event
+    (another body layout) or anything unexpected is not (:func:`may_change_catalog`)."""
+    if len(head) <= _GTID_FLAGS_AT or head[4] not in (_GTID_LOG_EVENT, _ANONYMOUS_GTID_LOG_EVENT):
+        return False
+    return not head[_GTID_FLAGS_AT] & _MAY_HAVE_SBR
 
 
 def gtid_event_sequence_number(payload: bytes) -> int | None:
@@ -184,6 +184,11 @@ class Follower:
         self.catch_ups = 0
         #: catch-ups under the write lock that read no SQLite (for tests and benchmarks)
         self.fast_catch_ups = 0
+        #: of those, the ones whose previous hold was this process's own (the early return: no ring read, no
+        #: binary-log end recomputed; for tests and benchmarks)
+        self.own_holds = 0
+        self._numbers = ("", 0)  # the last binlog file name whose number was parsed, and that number
+        self._hold_file = ""  # the binlog file of the row noted in the present hold
         # where the newest commit-log row that moved the binary log ends: (file, end_pos, the sequence_number of
         # its Gtid event or None)
         self._last: tuple[str, int, int | None] | None = None
@@ -262,12 +267,13 @@ class Follower:
             self._hold_rows = None
             return
         if kind == commit_log.TRANSACTION:
-            if may_change_catalog([(seq, kind, None, None, None, file, end_pos, head)]):
+            if not _row_format_dml(head):
                 self._hold_rows = None
                 return
             number = gtid_event_sequence_number(head)
             code = holds.ANONYMOUS_TRX if gtid is None else holds.GTID_TRX
-            where = (file_number(file), end_pos, 0 if number is None else number + 1)
+            where = (self._number(file), end_pos, 0 if number is None else number + 1)
+            self._hold_file = file
         elif kind == commit_log.GTID and gtid is not None:
             code, where = holds.LOST_GTID, (0, 0, 0)
         else:
@@ -293,7 +299,7 @@ class Follower:
         """:meth:`_describe_hold`'s work; the follower's lock held."""
         rows = self._hold_rows
         hold = self._hold
-        end = _binlog_end(self.server.binlog)
+        end = self._binlog_end()
         # belt and braces: the binary log moved exactly as the noted row says (a rotation, a RESET, a row this
         # process wrote some other way show there too)
         expected = self._hold_end if not rows or rows[0][0] == holds.LOST_GTID else (rows[0][5], rows[0][6])
@@ -305,8 +311,27 @@ class Follower:
             return
         holds.describe(self.page, hold, rows[0] if rows else None)
         self._current = hold
+        self._hold_end = end  # where the next hold begins when it is this process's own (the early return)
         if rows:
-            self._take_row(rows[0])
+            # this process's own row: its view advances without GtidSets (the GTID is in gtid_executed already)
+            _code, seq, _hi, _lo, _gno, _file, end_pos, seqno = rows[0]
+            self.last_seq = seq
+            if _code != holds.LOST_GTID:
+                self._last = (self._hold_file, end_pos, seqno - 1 if seqno else None)
+
+    def _number(self, name: str) -> int:
+        """The number of binlog file ``name`` (parsed once per file: the holder asks at every release)."""
+        numbers = self._numbers
+        if numbers[0] != name:
+            numbers = self._numbers = (name, file_number(name))
+        return numbers[1]
+
+    def _binlog_end(self) -> tuple[int, int] | None:
+        """(file number, offset) where this process's binary log writer appends now (None without one)."""
+        blog = self.server.binlog
+        if blog is None or blog.writer is None or blog.active is None:
+            return None
+        return self._number(blog.active), int(blog.writer.position)
 
     def _take_row(self, words: tuple[int, ...]) -> tuple[GtidSet, GtidSet, bool]:
         """Advance this process's view past a described row; returns its GTID as (binlogged, lost) sets and
@@ -411,6 +436,24 @@ class Follower:
         seen = self._committed.get()  # before reading: a commit after this read is caught up next time
         catalog_seen = self._catalog_generation.get()
         epoch = self._reset_epoch.get()  # moved before the RESET released the lock, so before `committed`
+        if under_write_lock:
+            hold = self._holds.add(1)  # before anything is written in this hold (module docstring)
+            if (
+                hold - 1 == self._current
+                and seen == self._released
+                and catalog_seen == self._catalog_seen
+                and epoch == self._epoch
+                and self._binlog_generation.get() == self._generation
+            ):
+                # the early return: the last hold was this process's own, described at its release (which set
+                # ``_current`` to it and ``_hold_end`` to where the binary log ended), and nothing was published
+                # since: this process's state is whole, the ring is not read
+                self._hold, self._hold_rows, self._current = hold, [], hold - 1
+                self._held_catalog = server.storage.catalog.version
+                self._seen = seen
+                self.fast_catch_ups += 1
+                self.own_holds += 1
+                return 0
         if epoch != self._epoch:
             self._rebuild(epoch)
         generation = self._binlog_generation.get()
@@ -419,13 +462,13 @@ class Follower:
             self._purged_from_first_file()
             self._current = -1  # another process rotated or purged: read the commit log (its ``file`` row)
         moved = catalog_seen != self._catalog_seen
-        hold = 0
         described = None
         if under_write_lock:
-            hold = self._holds.add(1)  # before anything is written in this hold (module docstring)
             self._hold, self._hold_rows = hold, None
             if not moved:
                 described = self._described(hold - 1)
+        else:
+            hold = 0
         follow = True  # the binary log's end may have moved: continue after the last row
         if described is not None:
             rows: list[tuple[Any, ...]] = []
@@ -473,7 +516,7 @@ class Follower:
                 server.storage.catalog.forget_auto_increments()
             self._held_catalog = server.storage.catalog.version
             self._current, self._hold_rows = hold - 1, []  # whole up to this hold: its own rows are noted
-            self._hold_end = _binlog_end(blog)
+            self._hold_end = self._binlog_end()
         # only now is this process caught up: another thread's lock-free stale() / catalog_moved() must not say so
         # while the catalog or the GTIDs are still being read (it would plan against the old catalog: 1146)
         self._seen, self._catalog_seen = seen, catalog_seen

@@ -11,6 +11,8 @@ commit order holding each GTID once (RM8 "GTID Format and Storage"), every ackno
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from gtidkit.binlog.file import read_transactions
@@ -82,20 +84,41 @@ def _check_one_server(primary, worker, p, w, rows: int) -> None:
 
 @pytest.mark.parametrize(
     "pattern",
-    ["pwpwpwpw", "ppppwwww", "pwwpppww"],
-    ids=["alternating", "runs", "mixed"],
+    ["pwpwpwpw", "ppppwwww", "pwwpppww", "pppppppp"],
+    ids=["alternating", "runs", "mixed", "own-holds"],
 )
 def test_commits_in_turn_catch_up_from_the_page(pair, pattern: str) -> None:
     primary, worker, p, w = pair
     fast = {id(s): s.server.follower.fast_catch_ups for s in (p, w)}
+    own = {id(s): s.server.follower.own_holds for s in (p, w)}
     for i, who in enumerate(pattern):
         session = p if who == "p" else w
         _write(session, f"INSERT INTO d.t (v) VALUES ({i})")
         _write(session, f"UPDATE d.t SET v = v + 1 WHERE id = {i % 2 + 1}")
+    # the holds in order (two per letter; the fixture's last one was p's): a hold after this process's own takes
+    # the early return (no ring read), a hold after the other process's never does
+    order = "p" + "".join(2 * who for who in pattern)
     for s in (p, w):
+        me = "p" if s is p else "w"
         # every hold followed this process's own or one described hold: no commit-log read under the lock
-        assert s.server.follower.fast_catch_ups - fast[id(s)] == 2 * pattern.count("p" if s is p else "w")
+        assert s.server.follower.fast_catch_ups - fast[id(s)] == 2 * pattern.count(me)
+        expected = sum(1 for a, b in pairwise(order) if a == b == me)
+        assert s.server.follower.own_holds - own[id(s)] == expected
     _check_one_server(primary, worker, p, w, 2 + len(pattern))
+
+
+def test_an_own_hold_after_a_foreign_commit_reads_it(pair) -> None:
+    """The early return is for a hold right after this process's own: a worker whose last hold was its own but
+    whose next one follows the primary's must still take the primary's row (its GTID, the binary log's end), or it
+    would hand out that GNO again and write over the primary's binlog bytes."""
+    primary, worker, p, w = pair
+    _write(w, "INSERT INTO d.t (v) VALUES (1)")
+    _write(w, "INSERT INTO d.t (v) VALUES (2)")  # after its own hold: the early return
+    _write(p, "INSERT INTO d.t (v) VALUES (3)")
+    own = worker.follower.own_holds
+    _write(w, "INSERT INTO d.t (v) VALUES (4)")  # after the primary's: the ring
+    assert worker.follower.own_holds == own
+    _check_one_server(primary, worker, p, w, 6)
 
 
 def test_an_undescribed_hold_is_read_from_the_commit_log(pair) -> None:

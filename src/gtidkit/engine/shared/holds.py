@@ -17,6 +17,8 @@ holder sees no description of that hold and reads the commit log.
 
 from __future__ import annotations
 
+import struct
+
 from gtidkit.engine.shared.shm import HOLD_SLOT, SharedPage
 
 __all__ = ["ANONYMOUS_TRX", "GTID_TRX", "LOST_GTID", "NO_ROW", "describe", "described", "forget", "slots"]
@@ -25,6 +27,10 @@ __all__ = ["ANONYMOUS_TRX", "GTID_TRX", "LOST_GTID", "NO_ROW", "describe", "desc
 #: GTID committed without the binary log
 NO_ROW, GTID_TRX, ANONYMOUS_TRX, LOST_GTID = 0, 1, 2, 3
 _WORDS = HOLD_SLOT // 8
+#: a slot's eight row words in the page's native order (the page's words are a native ``Q`` memoryview); written
+#: and read in one call each (only under the write lock: the zero-fill of ``pack_into`` is seen by nobody)
+_ROW = struct.Struct(f"={_WORDS - 1}Q")
+_EMPTY = (NO_ROW, 0, 0, 0, 0, 0, 0, 0)
 
 
 def describe(page: SharedPage, hold: int, row: tuple[int, ...] | None) -> None:
@@ -38,8 +44,7 @@ def describe(page: SharedPage, hold: int, row: tuple[int, ...] | None) -> None:
     """
     base = _slot(page, hold)
     page.set_word(base, 0)
-    for i, value in enumerate(row or (NO_ROW, 0, 0, 0, 0, 0, 0, 0), 1):
-        page.set_word(base + 8 * i, value)
+    _ROW.pack_into(page.buf, base + 8, *(row or _EMPTY))
     page.set_word(base, hold)
 
 
@@ -55,7 +60,7 @@ def described(page: SharedPage, hold: int) -> tuple[int, ...] | None:
     base = _slot(page, hold)
     if page.word(base) != hold:
         return None
-    return tuple(page.word(base + 8 * i) for i in range(1, _WORDS))
+    return _ROW.unpack_from(page.buf, base + 8)
 
 
 def slots(page: SharedPage) -> int:
