@@ -344,6 +344,16 @@ def _reporting_session_functions(ex: Executor) -> dict[str, Callable[..., Any]]:
     return {"SLEEP": ex.sleep, "_GK_DIVISOR": ex._divisor, recursion.DEPTH_FUNCTION: ex._cte_depth}
 
 
+def _gone(name: str) -> Callable[..., Any]:
+    """What a pooled SQLite connection runs for session-bound function ``name`` that its previous session
+    registered and the running one did not: MySQL's error for a function that does not exist (1305)."""
+
+    def gone(*_args: Any) -> Any:
+        raise mysql_error(1305, "FUNCTION", name)
+
+    return gone
+
+
 def _group_concat(ex: Executor) -> dict[str, type]:
     """GROUP_CONCAT's aggregate for ``ex``'s session (its group_concat_max_len, its 1260 warnings)."""
     return {
@@ -585,6 +595,10 @@ class Executor:
         """
         return parse_time_zone(self.time_zone_source())
 
+    def registered_names(self) -> list[str]:
+        """The upper-case names of the session-bound functions registered on the session's SQLite connection."""
+        return [name.upper() for name in self._registered]
+
     def _sync_functions(self) -> None:
         if self._registered == self.functions:  # functions compare by identity: same names, same objects
             return
@@ -592,6 +606,11 @@ class Executor:
             if self._registered.get(name) is not fn:
                 function_table.register_bound(self.conn.raw, name.upper(), self._wrap_udf(fn, name.upper()))
         self._registered = dict(self.functions)
+        stale = self.conn.stale_bound
+        if stale:  # a pooled connection: what its previous session bound and this one does not must not run
+            self.conn.stale_bound = frozenset()
+            for name in stale.difference(self.registered_names()):
+                function_table.register_bound(self.conn.raw, name, self._wrap_udf(_gone(name), name))
 
     def run_on(self, raw: Any, fn: Callable[[], Any]) -> Any:
         """``fn()`` with this session's statements running on another SQLite connection ``raw`` (``gtidkit_row_locks``'
