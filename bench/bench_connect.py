@@ -25,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_mw_cost import _comm, _free_port, _stat_fields  # noqa: E402
+from bench_mw_cost import _comm, _free_port, _stat_fields
 
 TICK = os.sysconf("SC_CLK_TCK")
 

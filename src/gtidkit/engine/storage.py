@@ -143,6 +143,9 @@ class Connection:
     #: the session-bound function names a previous session of a pooled connection left registered on ``raw``
     #: (the executor registers its own over them: Executor._sync_functions)
     stale_bound: frozenset[str] = frozenset()
+    #: what the SQL layer left on ``raw`` for its next session (the functions' owner cell, Executor); kept with a
+    #: pooled connection
+    function_owner: Any = None
 
     @property
     def attached(self) -> dict[str, tuple[Path, int]]:
@@ -802,8 +805,9 @@ class Storage:
         self.table_providers: dict[tuple[str, str], Callable[[], list[tuple[Any, ...]]]] = {}
         self._lock = threading.Lock()
         self._connections: list[Connection] = []
-        #: idle SQLite connections for :meth:`connect`: (connection, session-bound function names on it, pid)
-        self._idle: list[tuple[sqlite3.Connection, frozenset[str], int]] = []
+        #: idle SQLite connections for :meth:`connect`: (connection, session-bound function names on it, the
+        #: functions' owner cell, pid)
+        self._idle: list[tuple[sqlite3.Connection, frozenset[str], Any, int]] = []
         self._closed = False
         #: SQL plans shared by all sessions, keyed by (statement shape, current db, catalog version, flags).
         self.plan_cache: dict[Any, Any] = {}
@@ -921,16 +925,20 @@ class Storage:
         """
         raw = None
         bound: frozenset[str] = frozenset()
+        owner = None
         if self._idle:
             with self._lock:
                 if self._idle:
-                    raw, bound, pid = self._idle.pop()
+                    raw, bound, owner, pid = self._idle.pop()
                     if pid != os.getpid():  # made before a fork: the parent's, never used here (nor closed)
                         self._idle.clear()
-                        raw = None
+                        raw = owner = None
         if raw is None:
             raw = sqlite3.connect(
-                str(self.path), isolation_level=None, check_same_thread=False, timeout=self.busy_timeout_ms / 1000
+                str(self.path),
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=self.busy_timeout_ms / 1000,
             )
             raw.execute(f"PRAGMA synchronous={self.synchronous}")
             raw.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
@@ -940,6 +948,7 @@ class Storage:
         # Plain LIKE is case-insensitive in SQLite and MySQL's default collation alike.
         conn = Connection(self, raw, [])
         conn.stale_bound = bound
+        conn.function_owner = owner
         with self._lock:
             self._connections.append(conn)
         conn.sync_attachments()
@@ -1091,20 +1100,16 @@ class Storage:
     def _pool_put(self, conn: Connection, bound: frozenset[str]) -> bool:
         """Keep ``conn``'s rolled-back SQLite connection for the next :meth:`connect` when the session left nothing
         on it: no transaction, no TEMP object (temporary tables, the views of :meth:`Connection.sync_views`), no
-        schema file attached, the storage's PRAGMA synchronous / busy_timeout, no progress handler. Returns False
-        (the caller closes it) otherwise, or when :data:`POOL_SIZE` connections are idle already."""
+        schema file attached; the storage's PRAGMA synchronous / busy_timeout and no progress handler are put
+        back. Returns False (the caller closes it) otherwise, or when :data:`POOL_SIZE` connections are idle."""
         raw = conn.raw
-        if (
-            len(self._idle) >= POOL_SIZE
-            or raw.in_transaction
-            or conn._attached
-            or conn._temp_views
-            or conn._sync_mode
-        ):
+        if len(self._idle) >= POOL_SIZE or raw.in_transaction or conn._attached or conn._temp_views:
             return False
         try:
             if raw.execute("SELECT 1 FROM temp.sqlite_master LIMIT 1").fetchone() is not None:
                 return False
+            if conn._sync_mode:  # a deferred-sync commit's NORMAL (Connection.begin)
+                raw.execute(f"PRAGMA synchronous={self.synchronous}")
             if conn._busy_ms not in (-1, self.busy_timeout_ms):
                 raw.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
             raw.set_progress_handler(None, 0)
@@ -1113,7 +1118,7 @@ class Storage:
         with self._lock:
             if len(self._idle) >= POOL_SIZE or self._closed:
                 return False
-            self._idle.append((raw, bound, os.getpid()))
+            self._idle.append((raw, bound, conn.function_owner, os.getpid()))
         return True
 
     def _forget(self, conn: Connection) -> None:
@@ -1154,7 +1159,7 @@ class Storage:
             conns, self._connections = self._connections, []
             idle, self._idle = self._idle, []
             self._closed = True
-        for raw, _bound, pid in idle:
+        for raw, _bound, _owner, pid in idle:
             if pid == os.getpid():
                 raw.close()
         try:
