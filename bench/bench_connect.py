@@ -8,7 +8,7 @@ the utime + stime ticks of every thread of every process of the server's process
 process: load-independent, unlike connections per second. MySQL 8.0's own figure is ~100-300 µs.
 
 Usage: PYTHONPATH=src .venv/bin/python bench/bench_connect.py [--config 'label=--workers=1[|/other/src]' ...]
-           [--connects 200] [--rounds 3]
+           [--connects 200] [--rounds 3] [--no-tls]
 """
 
 from __future__ import annotations
@@ -81,12 +81,13 @@ def start(label: str, opts: list[str], src: str, tmp: Path) -> tuple[subprocess.
     raise SystemExit(f"{label}: server did not start")
 
 
-def connects(port: int, n: int) -> None:
-    """``n`` connections one after the other: connect, ``SELECT 1``, close."""
+def connects(port: int, n: int, tls: bool = True) -> None:
+    """``n`` connections one after the other: connect (TLS as PyMySQL does by default, or plain), ``SELECT 1``,
+    close."""
     import pymysql
 
     for _ in range(n):
-        c = pymysql.connect(host="127.0.0.1", port=port, user="root", password="")
+        c = pymysql.connect(host="127.0.0.1", port=port, user="root", password="", ssl_disabled=not tls)
         cur = c.cursor()
         cur.execute("SELECT 1")
         cur.fetchall()
@@ -99,6 +100,7 @@ def main() -> None:
     ap.add_argument("--config", action="append", default=[])
     ap.add_argument("--connects", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--no-tls", action="store_true", help="plain connections (PyMySQL ssl_disabled=True)")
     args = ap.parse_args()
     src = os.environ.get("PYTHONPATH", str(HERE.parent / "src"))
     configs: list[tuple[str, list[str], str]] = []
@@ -118,7 +120,7 @@ def main() -> None:
                 order = order[r % len(order) :] + order[: r % len(order)]
                 for label, (proc, port) in order:
                     a = process_ticks(proc.pid)
-                    connects(port, args.connects)
+                    connects(port, args.connects, tls=not args.no_tls)
                     time.sleep(0.3)  # threads finishing a closed session
                     b = process_ticks(proc.pid)
                     total = 0
