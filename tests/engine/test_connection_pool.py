@@ -86,14 +86,21 @@ def test_a_plain_session_connection_is_reused_with_its_functions_rebound(open_se
     a.execute("INSERT INTO db.t VALUES (NULL), (NULL)")
     assert rows(a, "SELECT LAST_INSERT_ID()") == [(1,)]
     raw = a.conn.raw
+    levels = {"OFF": 0, "NORMAL": 1, "FULL": 2, "EXTRA": 3}
+    fresh = [(levels[srv.storage.synchronous],), (srv.storage.busy_timeout_ms,), (0,)]
+    a.conn.set_busy_timeout(7)  # what a schema-file transaction does (innodb_lock_wait_timeout)
+    a.execute("BEGIN; INSERT INTO db.t VALUES (NULL); COMMIT")  # a deferred-sync commit: PRAGMA synchronous
     a.close()
     b = srv.session()
     try:
         assert b.conn.raw is raw  # reused: the pool's point
+        assert [
+            raw.execute(f"PRAGMA {p}").fetchone() for p in ("synchronous", "busy_timeout", "foreign_keys")
+        ] == fresh
         assert rows(b, "SELECT CONNECTION_ID()") == [(b.id,)]
         assert rows(b, "SELECT LAST_INSERT_ID()") == [(0,)]
         assert code_of(b, "SELECT JSON_EXTRACT('not json', '$')") == 3141
-        assert rows(b, "SELECT COUNT(*) FROM db.t") == [(2,)]
+        assert rows(b, "SELECT COUNT(*) FROM db.t") == [(3,)]
     finally:
         b.close()
 
