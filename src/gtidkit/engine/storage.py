@@ -16,7 +16,9 @@ Design (why it looks like this)
   A binlogged transaction commits with ``NORMAL`` and its committer fsyncs the WAL right after
   (:meth:`Connection.begin` ``defer_sync``, :meth:`Connection.sync_deferred`): the same one fsync, in a stage of
   its own (the commit path's sync stage, whose failure ``binlog_error_action`` handles).
-* **One sqlite3 connection per engine session** (:meth:`Storage.connect`). Connections run in SQLite autocommit
+* **One sqlite3 connection per engine session** (:meth:`Storage.connect`; a closed session's connection is kept
+  for the next one when the session left nothing on it: :meth:`Storage._pool_put`, tests/engine/
+  test_connection_pool.py). Connections run in SQLite autocommit
   mode (``isolation_level=None``); transactions are explicit. :meth:`Connection.begin` issues ``BEGIN
   IMMEDIATE``, which takes the database write lock at BEGIN time. Two sessions that both read then write can
   therefore never hit ``SQLITE_BUSY_SNAPSHOT`` (a deferred reader upgraded to writer after another commit); the
