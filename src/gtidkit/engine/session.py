@@ -661,7 +661,7 @@ class Session:
         finally:
             self.server.table_locks.unlock(self.id)
             self.closed = True
-            self.conn.close()
+            self.conn.close(bound=frozenset(self.executor.registered_names()))
             self.server.forget_session(self)
 
     def __enter__(self) -> Self:

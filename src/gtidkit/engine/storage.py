@@ -16,7 +16,9 @@ Design (why it looks like this)
   A binlogged transaction commits with ``NORMAL`` and its committer fsyncs the WAL right after
   (:meth:`Connection.begin` ``defer_sync``, :meth:`Connection.sync_deferred`): the same one fsync, in a stage of
   its own (the commit path's sync stage, whose failure ``binlog_error_action`` handles).
-* **One sqlite3 connection per engine session** (:meth:`Storage.connect`). Connections run in SQLite autocommit
+* **One sqlite3 connection per engine session** (:meth:`Storage.connect`; a closed session's connection is kept
+  for the next one when the session left nothing on it: :meth:`Storage._pool_put`, tests/engine/
+  test_connection_pool.py). Connections run in SQLite autocommit
   mode (``isolation_level=None``); transactions are explicit. :meth:`Connection.begin` issues ``BEGIN
   IMMEDIATE``, which takes the database write lock at BEGIN time. Two sessions that both read then write can
   therefore never hit ``SQLITE_BUSY_SNAPSHOT`` (a deferred reader upgraded to writer after another commit); the
@@ -140,6 +142,12 @@ class Connection:
     _views_dirty: bool = False
     #: the physical statements the open transaction ran on schema files, for their redo (:meth:`file_execute`)
     _file_ops: list[tuple[str, str, Any, bool]] = field(default_factory=list)
+    #: the session-bound function names a previous session of a pooled connection left registered on ``raw``
+    #: (the executor registers its own over them: Executor._sync_functions)
+    stale_bound: frozenset[str] = frozenset()
+    #: what the SQL layer left on ``raw`` for its next session (the functions' owner cell, Executor); kept with a
+    #: pooled connection
+    function_owner: Any = None
 
     @property
     def attached(self) -> dict[str, tuple[Path, int]]:
@@ -649,21 +657,35 @@ class Connection:
             reader = self._rows_reader = reader_for(self.raw) or False
         return reader or None
 
-    def close(self) -> None:
-        """Roll back anything open and close the SQLite connection."""
+    def close(self, *, bound: frozenset[str] = frozenset()) -> None:
+        """Roll back anything open and give the SQLite connection back: to the storage's pool of idle connections
+        when nothing of the session is left on it (:meth:`Storage.connect` reuses it), else closed.
+
+        Args:
+            bound: the names of the session-bound functions the session registered on it (the next session
+                registers the same names over them: :meth:`Storage.connect`).
+        """
+        clean = False
         try:
             self.rollback()
+            clean = True
         finally:
             if self._rows_reader:  # its prepared statements before the connection they belong to
                 self._rows_reader.close()
             self._rows_reader = False
-            self.raw.close()
+            if not (clean and self.storage._pool_put(self, bound)):
+                self.raw.close()
             if self._reader is not None:
                 self._reader.close()
             if self._gate_fd >= 0:
                 os.close(self._gate_fd)
                 self._gate_fd = -1
             self.storage._forget(self)
+
+
+#: Idle SQLite connections a storage keeps for the next sessions (:meth:`Storage.connect`): enough for clients
+#: that connect one after the other, or a few at once; more idle ones would only hold memory (schema, page cache).
+POOL_SIZE = 4
 
 
 #: SQLite's extended result code for a write on a snapshot older than the file's last commit.
@@ -785,6 +807,10 @@ class Storage:
         self.table_providers: dict[tuple[str, str], Callable[[], list[tuple[Any, ...]]]] = {}
         self._lock = threading.Lock()
         self._connections: list[Connection] = []
+        #: idle SQLite connections for :meth:`connect`: (connection, session-bound function names on it, the
+        #: functions' owner cell, pid)
+        self._idle: list[tuple[sqlite3.Connection, frozenset[str], Any, int]] = []
+        self._closed = False
         #: SQL plans shared by all sessions, keyed by (statement shape, current db, catalog version, flags).
         self.plan_cache: dict[Any, Any] = {}
         self.catalog = Catalog(self, parse_ddl=parse_create_table_text)
@@ -895,17 +921,36 @@ class Storage:
         return raw
 
     def connect(self) -> Connection:
-        """Return a new per-session connection (autocommit at SQLite level; use ``begin()`` for transactions)."""
-        raw = sqlite3.connect(
-            str(self.path), isolation_level=None, check_same_thread=False, timeout=self.busy_timeout_ms / 1000
-        )
-        raw.execute(f"PRAGMA synchronous={self.synchronous}")
-        raw.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
-        raw.execute("PRAGMA foreign_keys=OFF")
-        raw.create_collation(DECIMAL_COLLATION, decimal_collation)
-        raw.create_collation(TIME_COLLATION, time_collation)
+        """Return a per-session connection (autocommit at SQLite level; use ``begin()`` for transactions): an idle
+        one of the pool (:meth:`_pool_put`) when there is one, else a new SQLite connection. A new one costs
+        about 1 ms of CPU, most of it SQLite reading the schema at its first statement; a pooled one has read it.
+        """
+        raw = None
+        bound: frozenset[str] = frozenset()
+        owner = None
+        if self._idle:
+            with self._lock:
+                if self._idle:
+                    raw, bound, owner, pid = self._idle.pop()
+                    if pid != os.getpid():  # made before a fork: the parent's, never used here (nor closed)
+                        self._idle.clear()
+                        raw = owner = None
+        if raw is None:
+            raw = sqlite3.connect(
+                str(self.path),
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=self.busy_timeout_ms / 1000,
+            )
+            raw.execute(f"PRAGMA synchronous={self.synchronous}")
+            raw.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
+            raw.execute("PRAGMA foreign_keys=OFF")
+            raw.create_collation(DECIMAL_COLLATION, decimal_collation)
+            raw.create_collation(TIME_COLLATION, time_collation)
         # Plain LIKE is case-insensitive in SQLite and MySQL's default collation alike.
         conn = Connection(self, raw, [])
+        conn.stale_bound = bound
+        conn.function_owner = owner
         with self._lock:
             self._connections.append(conn)
         conn.sync_attachments()
@@ -1054,6 +1099,30 @@ class Storage:
         if path is not None:
             conn.after_commit(lambda: schema_files.remove_file(path))
 
+    def _pool_put(self, conn: Connection, bound: frozenset[str]) -> bool:
+        """Keep ``conn``'s rolled-back SQLite connection for the next :meth:`connect` when the session left nothing
+        on it: no transaction, no TEMP object (temporary tables, the views of :meth:`Connection.sync_views`), no
+        schema file attached; the storage's PRAGMA synchronous / busy_timeout and no progress handler are put
+        back. Returns False (the caller closes it) otherwise, or when :data:`POOL_SIZE` connections are idle."""
+        raw = conn.raw
+        if len(self._idle) >= POOL_SIZE or raw.in_transaction or conn._attached or conn._temp_views:
+            return False
+        try:
+            if raw.execute("SELECT 1 FROM temp.sqlite_master LIMIT 1").fetchone() is not None:
+                return False
+            if conn._sync_mode:  # a deferred-sync commit's NORMAL (Connection.begin)
+                raw.execute(f"PRAGMA synchronous={self.synchronous}")
+            if conn._busy_ms not in (-1, self.busy_timeout_ms):
+                raw.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
+            raw.set_progress_handler(None, 0)
+        except sqlite3.Error:
+            return False
+        with self._lock:
+            if len(self._idle) >= POOL_SIZE or self._closed:
+                return False
+            self._idle.append((raw, bound, conn.function_owner, os.getpid()))
+        return True
+
     def _forget(self, conn: Connection) -> None:
         with self._lock:
             if conn in self._connections:
@@ -1090,6 +1159,11 @@ class Storage:
         database lock so another process may open it."""
         with self._lock:
             conns, self._connections = self._connections, []
+            idle, self._idle = self._idle, []
+            self._closed = True
+        for raw, _bound, _owner, pid in idle:
+            if pid == os.getpid():
+                raw.close()
         try:
             for c in conns:
                 try:

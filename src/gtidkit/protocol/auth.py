@@ -44,10 +44,19 @@ REQUEST_PUBLIC_KEY = b"\x02"
 SHA256_REQUEST_PUBLIC_KEY = b"\x01"
 
 
+#: the scramble's characters: printable ASCII but ``$`` (93 of them)
+_SCRAMBLE_ALPHABET = bytes(c for c in range(0x21, 0x7F) if c != 0x24)
+
+
 def generate_scramble() -> bytes:
-    """20 random bytes without NUL and ``$`` (printable-ASCII range, as MySQL's ``generate_user_salt``)."""
-    alphabet = bytes(c for c in range(0x21, 0x7F) if c != 0x24)
-    return bytes(secrets.choice(alphabet) for _ in range(SCRAMBLE_LENGTH))
+    """20 random bytes without NUL and ``$`` (printable-ASCII range, as MySQL's ``generate_user_salt``), uniform
+    over :data:`_SCRAMBLE_ALPHABET`: one ``os.urandom`` read per connection (random bytes below twice the
+    alphabet's size, taken modulo it), not one per character."""
+    n = len(_SCRAMBLE_ALPHABET)
+    out = bytearray()
+    while len(out) < SCRAMBLE_LENGTH:
+        out += bytes(_SCRAMBLE_ALPHABET[b % n] for b in secrets.token_bytes(2 * SCRAMBLE_LENGTH) if b < 2 * n)
+    return bytes(out[:SCRAMBLE_LENGTH])
 
 
 def _xor(a: bytes, b: bytes) -> bytes:

@@ -348,6 +348,28 @@ def _reporting_session_functions(ex: Executor) -> dict[str, Callable[..., Any]]:
     return {"SLEEP": ex.sleep, "_GK_DIVISOR": ex._divisor, recursion.DEPTH_FUNCTION: ex._cte_depth}
 
 
+class FunctionOwner:
+    """The executor a SQLite connection's function wrappers report errors to (:meth:`Executor._wrap_udf`): kept
+    with a pooled connection, so the rows registered once serve each session that uses it next."""
+
+    __slots__ = ("executor", "rows")
+
+    def __init__(self) -> None:
+        self.executor: Any = None
+        #: the function table's row count when all its rows were registered (function_table.row_count)
+        self.rows = -1
+
+
+def _gone(name: str) -> Callable[..., Any]:
+    """What a pooled SQLite connection runs for session-bound function ``name`` that its previous session
+    registered and the running one did not: MySQL's error for a function that does not exist (1305)."""
+
+    def gone(*_args: Any) -> Any:
+        raise mysql_error(1305, "FUNCTION", name)
+
+    return gone
+
+
 def _group_concat(ex: Executor) -> dict[str, type]:
     """GROUP_CONCAT's aggregate for ``ex``'s session (its group_concat_max_len, its 1260 warnings)."""
     return {
@@ -543,9 +565,21 @@ class Executor:
     # ---------------------------------------------------------------- functions
     def _register_builtins(self) -> None:
         """Register the function table's rows on this session's connection (its python-evaluated session
-        functions become :attr:`functions`)."""
+        functions become :attr:`functions`). A pooled connection (Storage.connect) keeps the rows that are the
+        same for every session: their error wrappers report to the connection's owner cell, which now names this
+        executor; only the session rows are registered again."""
+        owner = self.conn.function_owner
+        rows = function_table.row_count()
+        again = owner is not None and owner.rows == rows
+        if owner is None:
+            owner = self.conn.function_owner = FunctionOwner()
+        owner.executor = self
+        owner.rows = rows
+        self._owner = owner
         self.functions.update(
-            function_table.install(self.conn.raw, self, self._wrap_udf, self._wrap_aggregate)
+            function_table.install(
+                self.conn.raw, self, self._wrap_udf, self._wrap_aggregate, session_only=again
+            )
         )
 
     def rand_value(self, *seed: Any) -> float:
@@ -589,6 +623,10 @@ class Executor:
         """
         return parse_time_zone(self.time_zone_source())
 
+    def registered_names(self) -> list[str]:
+        """The upper-case names of the session-bound functions registered on the session's SQLite connection."""
+        return [name.upper() for name in self._registered]
+
     def _sync_functions(self) -> None:
         if self._registered == self.functions:  # functions compare by identity: same names, same objects
             return
@@ -596,6 +634,11 @@ class Executor:
             if self._registered.get(name) is not fn:
                 function_table.register_bound(self.conn.raw, name.upper(), self._wrap_udf(fn, name.upper()))
         self._registered = dict(self.functions)
+        stale = self.conn.stale_bound
+        if stale:  # a pooled connection: what its previous session bound and this one does not must not run
+            self.conn.stale_bound = frozenset()
+            for name in stale.difference(self.registered_names()):
+                function_table.register_bound(self.conn.raw, name, self._wrap_udf(_gone(name), name))
 
     def run_on(self, raw: Any, fn: Callable[[], Any]) -> Any:
         """``fn()`` with this session's statements running on another SQLite connection ``raw`` (``gtidkit_row_locks``'
@@ -686,12 +729,14 @@ class Executor:
         return 0
 
     def _wrap_udf(self, fn: Callable[..., Any], name: str = "") -> Callable[..., Any]:
+        owner = self._owner
+
         def call(*args: Any) -> Any:
             try:
                 v = fn(*args)
             except BaseException as err:
                 arity = _arity_error(fn, args, name) if isinstance(err, TypeError) else None
-                self._udf_error = arity or err
+                owner.executor._udf_error = arity or err
                 raise
             return str(v) if isinstance(v, Decimal) else v
 
@@ -700,14 +745,14 @@ class Executor:
     def _wrap_aggregate(self, cls: type) -> type:
         """``cls`` whose ``step`` errors (a MySQLError such as JSON_OBJECTAGG's 3158) reach the statement as
         :meth:`_wrap_udf`'s do."""
-        executor = self
+        owner = self._owner
 
         class Reporting(cls):  # type: ignore[valid-type, misc]
             def step(self, *args: Any) -> None:
                 try:
                     super().step(*args)
                 except BaseException as err:
-                    executor._udf_error = err
+                    owner.executor._udf_error = err
                     raise
 
         return Reporting

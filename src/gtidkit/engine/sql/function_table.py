@@ -329,6 +329,8 @@ def install(
     executor: Any,
     wrap: Callable[[Callable[..., Any], str], Callable[..., Any]],
     wrap_aggregate: Callable[[type], type],
+    *,
+    session_only: bool = False,
 ) -> dict[str, Callable[..., Any]]:
     """Register every UDF / aggregate row on the SQLite connection ``raw`` (the only place the engine does).
 
@@ -337,13 +339,15 @@ def install(
         executor: the session's executor, for the ``SESSION_*`` rows' factories.
         wrap: the executor's error-keeping wrapper of a scalar (``wrap(fn, name)``).
         wrap_aggregate: the same for an aggregate class.
+        session_only: register only the ``SESSION_*`` rows (``raw`` is a pooled connection that has the others,
+            whose wrappers report to the connection's owner cell: Executor._register_builtins).
 
     Returns:
         The python-evaluated session functions made (``{name: callable}``; the executor's ``functions``).
     """
     made: dict[Any, Mapping[str, Any]] = {}
     python: dict[str, Callable[..., Any]] = {}
-    for row in FUNCTIONS.values():
+    for row in _session_rows() if session_only else FUNCTIONS.values():
         kind = row.kind
         if kind in (Kind.REWRITE, Kind.BOUND, Kind.ROLE):
             continue
@@ -353,6 +357,8 @@ def install(
             if row.python_eval:
                 python[row.name] = impl
                 continue  # registered with the bound functions (Executor._sync_functions)
+        elif session_only:
+            continue
         else:
             impl = row.impl
         if kind in (Kind.AGGREGATE, Kind.SESSION_AGGREGATE):
@@ -363,6 +369,25 @@ def install(
             fn = wrap(impl, row.name) if row.reports_errors else impl
             raw.create_function(row.name, row.sqlite_args, fn, deterministic=row.deterministic)
     return python
+
+
+_SESSION_ROWS: tuple[int, tuple[SqlFunction, ...]] = (-1, ())
+
+
+def _session_rows() -> tuple[SqlFunction, ...]:
+    """The ``SESSION_*`` rows of :data:`FUNCTIONS` (remade when a family registered more rows)."""
+    global _SESSION_ROWS
+    n, rows = _SESSION_ROWS
+    if n != len(FUNCTIONS):
+        session = (Kind.SESSION_UDF, Kind.SESSION_AGGREGATE)
+        rows = tuple(row for row in FUNCTIONS.values() if row.kind in session)
+        _SESSION_ROWS = (len(FUNCTIONS), rows)
+    return rows
+
+
+def row_count() -> int:
+    """How many rows :data:`FUNCTIONS` has (a pooled connection installed with fewer needs a full install)."""
+    return len(FUNCTIONS)
 
 
 def register_bound(raw: Any, name: str, fn: Callable[..., Any]) -> None:
