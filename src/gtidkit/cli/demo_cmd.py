@@ -25,6 +25,8 @@ from typing import Any
 
 import click
 
+from gtidkit.cli.interrupt import interrupted, set_incomplete
+
 __all__ = ["demo"]
 
 
@@ -86,7 +88,13 @@ _CURRENT = {"step": "start-up"}
 
 def _step(title: str) -> None:
     _CURRENT["step"] = title
+    set_incomplete(_interrupted_note())
     click.secho(f"\n== {title}", bold=True)
+
+
+def _interrupted_note() -> str:
+    """What a Ctrl-C now leaves undone (for ``gtidkit: interrupted:``)."""
+    return f"during step {_CURRENT['step']}; the servers are stopped, the later steps were not run"
 
 
 def replication_story(out: Path) -> dict[str, Any]:
@@ -324,6 +332,7 @@ def demo(output: str, master: str, engine: str, skip_fleet: bool) -> None:
     Spark stopped)."""
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
+    set_incomplete(_interrupted_note())
     try:
         figures = replication_story(out)
         pipeline_over_source(out, master, figures, engine)
@@ -334,7 +343,5 @@ def demo(output: str, master: str, engine: str, skip_fleet: bool) -> None:
             _step("6. the fleet pipeline demo (generated fleet + the real MySQL binlogs of ../shared)")
             status = run_demo(str(out), master=master, fixtures=None, engine=engine)
     except KeyboardInterrupt:
-        from gtidkit.cli.interrupt import interrupted
-
-        interrupted(f"during step {_CURRENT['step']}; the servers are stopped, the later steps were not run")
+        interrupted(_interrupted_note())
     sys.exit(status)

@@ -67,10 +67,21 @@ def _command_starts() -> None:
 
 
 def _outcome_decided() -> None:
-    """Ignore SIGINT from now on: the command returned, exited or failed, and the process is ending. A Ctrl-C
-    caught by Python but not yet handled is dropped too (CPython skips a signal whose handler is ``SIG_IGN``)."""
-    if _ONE_COMMAND["process"]:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """Ignore SIGINT from now on: the command returned, exited or failed, and the process is ending.
+
+    Never raises: ``signal.signal`` first runs the Python handlers of signals that arrived but were not handled yet
+    (CPython's ``signal_signal_impl``: "Check for pending signals before changing signal handler"), so a Ctrl-C
+    landing just before this call raises ``KeyboardInterrupt`` from it; that Ctrl-C is dropped (the outcome is
+    decided) and the handler is set again. Without this, :func:`interrupted` called from a command's own
+    ``except KeyboardInterrupt`` (``gtidkit demo``) let a second Ctrl-C escape before its note was printed."""
+    if not _ONE_COMMAND["process"]:
+        return
+    while True:
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            return
+        except KeyboardInterrupt:
+            continue
 
 
 def set_incomplete(note: str) -> None:
