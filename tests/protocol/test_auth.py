@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pymysql._auth as client_auth
 import pytest
 
@@ -88,7 +90,15 @@ def test_account_store(tmp_path) -> None:  # type: ignore[no-untyped-def]
             -1
         ].rows
         assert [r[:2] for r in rows] == [("app", "%"), ("app", "127.0.0.1"), ("root", "localhost")]
-        assert all("pw" not in r[2] and "local" not in r[2] for r in rows)
+        # MySQL's stored forms: mysql_native_password '*' + 40 upper-case hex digits, caching_sha2_password
+        # '$A$005$' + a 20-byte random salt + 43 characters of digest (the salt may spell anything: look for the
+        # whole clear passwords only)
+        stored = {(r[0], r[1]): r[2] for r in rows}
+        assert re.fullmatch(r"\*[0-9A-F]{40}", stored["app", "%"]), stored
+        assert all(
+            v.startswith("$A$005$") and len(v) == 70 for k, v in stored.items() if k != ("app", "%")
+        ), stored
+        assert not any(pw in v for v in stored.values() for pw in ("apppw", "local", "rootpw")), stored
         with pytest.raises(Exception) as exc:
             s.execute("CREATE USER app@'%' IDENTIFIED BY 'x'")
         assert getattr(exc.value, "code", None) == 1396
