@@ -1025,7 +1025,7 @@ def decode_binary_param(r: Reader, ftype: int, unsigned: bool) -> Any:
             if ftype == FieldType.MYSQL_TYPE_DATE:
                 return dt.date(y, mo, d)
             return dt.datetime(y, mo, d, h, mi, s, us)
-        except ValueError:
+        except (ValueError, OverflowError):  # a field past its range (microseconds up to 2**32 - 1)
             return f"{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}".encode()
     if ftype == FieldType.MYSQL_TYPE_TIME:
         n = r.u8()
