@@ -123,6 +123,8 @@ def test_show_variables_like_agrees_with_where_like(open_server, scope, pattern)
     rows, RM8 15.7.7.41), in the same order, whichever way the engine reads it."""
     s = open_server(gtid_mode="ON").session()
     s.execute("SET SESSION sql_mode = 'ANSI_QUOTES'")  # a session value differing from the global one
+    # @@timestamp is the clock's unless set: fixed, so the two reads cannot straddle a second
+    s.execute("SET SESSION timestamp = 1700000000")
     like = s.execute(f"SHOW {scope}VARIABLES LIKE {pattern}")[-1]
     where = s.execute(f"SHOW {scope}VARIABLES WHERE Variable_name LIKE {pattern}")[-1]
     assert like.rows == where.rows
