@@ -186,7 +186,7 @@ def _from_unixtime(ex: Executor, n: Any, *rest: Any) -> Any:
         return None
     try:
         exact = Decimal(n.decode() if isinstance(n, bytes) else str(n))
-    except ArithmeticError:
+    except (ArithmeticError, ValueError):  # not a number (BIGINT UNSIGNED past 2**63 comes as bytes)
         return None
     if not 0 <= exact <= TIMESTAMP_MAX:
         return None
