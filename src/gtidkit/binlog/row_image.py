@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Sequence
 from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any, NamedTuple
 
-from gtidkit.binlog import json_diff
+from gtidkit.binlog import event_fast, json_diff
 from gtidkit.binlog.constants import EventType
 from gtidkit.binlog.cursor import Cursor, CursorError, Writer
 from gtidkit.binlog.events.rows import STMT_END_F, RowsEvent, TableMapEvent
@@ -508,6 +508,16 @@ def row_encoder(
         values = [v if v is None or f is None else f(v) for f, v in zip(pres, row)]
         return encode_row(specs, values)
 
+    kinds = tuple(_compiled_kind(spec, f) for spec, f in zip(specs, pres))
+    compiled = event_fast.encode_row
+    if compiled is not None and 0 not in kinds:  # every column one the compiled packer takes
+
+        def encode_compiled(row: Sequence[Any]) -> bytes:
+            image = compiled(kinds, pres, row)
+            return encode(row) if image is None else image  # declined: the packers below (and their errors)
+
+        encode_compiled.__doc__ = "A full row image (the compiled packer, else the Python packers)."
+
     def encode(row: Sequence[Any]) -> bytes:
         if len(row) != n:
             return checked(row)
@@ -526,7 +536,24 @@ def row_encoder(
         parts[0] = nulls.to_bytes(nbytes, "little")
         return b"".join(parts)
 
+    if compiled is not None and 0 not in kinds:
+        return encode_compiled
     return encode
+
+
+def _compiled_kind(spec: ColumnSpec, pre: Callable[[Any], Any] | None) -> int:
+    """The column's kind for :data:`gtidkit.binlog.event_fast.encode_row`, as :func:`_packer` chooses its packer:
+    an integer column without ``pre``: its width (negative when signed); a CHAR / VARCHAR column: 100 + its length
+    prefix; 0 for any other column (the compiled packer is not used for the row)."""
+    code, meta, unsigned = spec
+    width = _INT_BYTES.get(code)
+    if width is not None and pre is None:
+        return width if unsigned else -width
+    if (code == 254 and len(meta) == 2 and meta[0] not in _ENUM_SET) or (code == 15 and len(meta) == 2):
+        return 100 + (
+            2 if (_string_length(meta) if code == 254 else struct.unpack("<H", meta)[0]) > 255 else 1
+        )
+    return 0
 
 
 def _packer(spec: ColumnSpec, pre: Callable[[Any], Any] | None) -> Callable[[Any], bytes]:
