@@ -632,20 +632,26 @@ def rows_events(
             / ``NOBLOB`` leave columns out; for a Write_rows event ``columns_before`` is its one image's);
             ``None``: every column (:func:`full_bitmap`).
     """
-    update = rows_event_kind(type_code) == "update"
-    columns = full_bitmap(column_count)
-    before = columns if columns_before is None else columns_before
-    after = columns if columns_after is None else columns_after
-    chunks: list[list[bytes]] = [[]]
-    size = 0
-    for img in images:
-        if chunks[-1] and size + len(img) > max_size:
-            chunks.append([])
-            size = 0
-        chunks[-1].append(img)
-        size += len(img)
-    if not chunks[-1]:
+    update = _KIND_BY_TYPE.get(type_code) == "update"  # type: ignore[call-overload]
+    if columns_before is None or columns_after is None:
+        columns = full_bitmap(column_count)
+        before = columns if columns_before is None else columns_before
+        after = columns if columns_after is None else columns_after
+    else:
+        before, after = columns_before, columns_after
+    rows = images if isinstance(images, list) else list(images)
+    if not rows:
         return []
+    chunks: list[list[bytes]] = [rows]
+    if sum(map(len, rows)) > max_size:  # else one event (the loop below would not split)
+        chunks = [[]]
+        size = 0
+        for img in rows:
+            if chunks[-1] and size + len(img) > max_size:
+                chunks.append([])
+                size = 0
+            chunks[-1].append(img)
+            size += len(img)
     last = len(chunks) - 1
     return [
         RowsEvent(

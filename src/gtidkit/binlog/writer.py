@@ -25,7 +25,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from gtidkit.binlog.codec import check_layout, decode_event, encode_event, type_code_of
+from gtidkit.binlog.codec import (
+    _LAYOUTS_OK,
+    TYPE_CODES,
+    check_layout,
+    decode_event,
+    encode_event,
+    type_code_of,
+)
 from gtidkit.binlog.constants import (
     BINLOG_MAGIC,
     CHECKSUM_LEN,
@@ -48,6 +55,7 @@ from gtidkit.binlog.events.control import (
     RotateEvent,
     StopEvent,
     TransactionPayloadEvent,
+    untagged_gtid_body,
 )
 from gtidkit.binlog.events.statement import QueryEvent
 from gtidkit.binlog.header import HEADER_STRUCT
@@ -226,16 +234,30 @@ def encode_transaction(
     if not (0 <= timestamp <= _U32_MAX and 0 <= server_id <= _U32_MAX):
         raise ValueError(f"header timestamp {timestamp} or server_id {server_id} outside u32")
     footer = CHECKSUM_LEN if checksum else 0
-    bodies: list[tuple[int, int, bytearray]] = []
+    bodies: list[tuple[int, int, bytes | bytearray]] = []
     rest = 0
     sbr = False
+    layouts = fde.post_header_lengths
     for spec in events:
         if isinstance(spec, tuple):
             event, flags = spec
             flags = int(flags)
         else:
             event, flags = spec, None
-        type_code, body = _event_body(event, fde)
+        # _event_body inlined (11 events per sysbench write transaction): the class's type code, the layout
+        # check once per (FDE, type), one Writer per body
+        type_code = _CLASS_CODES.get(type(event))
+        if type_code is None:
+            type_code = type_code_of(event)
+        if (layouts, type_code) not in _LAYOUTS_OK:
+            check_layout(event, type_code, fde)
+        body: bytes | bytearray
+        if type_code == _TABLE_MAP:  # one immutable Table_map object serves every transaction on its table
+            body = _table_map_body(event, fde)
+        else:
+            out = Writer()
+            event.encode(out, fde)
+            body = out.getbuffer()
         if type_code == _QUERY and isinstance(event, QueryEvent):
             # Query_log_event sets LOG_EVENT_SUPPRESS_USE_F when the statement does not depend on the default
             # database; BEGIN/COMMIT always carry it (sql/log_event.cc, Query_log_event::Query_log_event).
@@ -276,6 +298,39 @@ def encode_transaction(
         return _event_body(event, fde)
 
     length = rest + _gtid_size_hint[0]
+    untagged = gtid is None or not gtid.tag
+    fast_type = _ANONYMOUS if gtid is None else _GTID
+    if untagged and commit_timestamps is not None and (layouts, fast_type) in _LAYOUTS_OK:
+        # the common Gtid event packed without building it (GtidEvent's defaults applied here; its checks are
+        # the fallback's when a field needs them)
+        def untagged_body(length: int) -> bytes | None:
+            return untagged_gtid_body(
+                fde,
+                gtid_flags,
+                gtid,
+                last_committed,
+                sequence_number,
+                commit_timestamps,
+                original_commit_timestamp,
+                length,
+                immediate_server_version,
+                original_server_version,
+                commit_group_ticket,
+            )
+
+        fast = untagged_body(length)
+        if fast is not None and 0 <= gtid_flags < 256:
+            exact = transaction_length_for(
+                rest, EVENT_HEADER_LEN + len(fast) + footer - packed_int_width(length)
+            )
+            if exact != length:
+                length = exact
+                fast = untagged_body(length)
+            if fast is not None:
+                _gtid_size_hint[0] = EVENT_HEADER_LEN + len(fast) + footer
+                return _framed(
+                    [(fast_type, 0, fast), *bodies], start_pos, timestamp, server_id, checksum, length
+                )
     gtid_type, gtid_body = gtid_event_at(length)
     gtid_size = EVENT_HEADER_LEN + len(gtid_body) + footer
     if gtid_type in _UNTAGGED_GTID_TYPES and commit_timestamps is not None:
@@ -295,7 +350,41 @@ def encode_transaction(
             length = rest + gtid_size
     _gtid_size_hint[0] = gtid_size
 
-    items = [(gtid_type, 0, gtid_body), *bodies]
+    return _framed([(gtid_type, 0, gtid_body), *bodies], start_pos, timestamp, server_id, checksum, length)
+
+
+def _table_map_body(event: Any, fde: FormatDescriptionEvent) -> bytes:
+    """The body of a Table_map event under ``fde``, encoded once per (event object, FDE): the engine keeps one
+    frozen :class:`~gtidkit.binlog.events.rows.TableMapEvent` per table definition and table id
+    (:func:`gtidkit.engine.sql.rowimage.table_map_event`), so every transaction touching the table writes the same
+    bytes. The entry holds both objects, so their ids cannot be reused while it exists."""
+    key = (id(event), id(fde))
+    hit = _TABLE_MAP_BODIES.get(key)
+    if hit is not None and hit[0] is event and hit[1] is fde:
+        return hit[2]
+    out = Writer()
+    event.encode(out, fde)
+    body = out.getvalue()
+    if len(_TABLE_MAP_BODIES) >= 1024:
+        _TABLE_MAP_BODIES.clear()
+    _TABLE_MAP_BODIES[key] = (event, fde, body)
+    return body
+
+
+#: (id(Table_map event), id(FDE)) -> (the event, the FDE, its body bytes): :func:`_table_map_body`
+_TABLE_MAP_BODIES: dict[tuple[int, int], tuple[Any, FormatDescriptionEvent, bytes]] = {}
+
+
+def _framed(
+    items: list[tuple[int, int, bytes | bytearray]],
+    start_pos: int,
+    timestamp: int,
+    server_id: int,
+    checksum: bool,
+    length: int,
+) -> tuple[bytes, list[tuple[int, int]]]:
+    """:func:`frame_events` (the compiled loop first, when it takes these values) of a transaction of
+    ``length`` bytes."""
     framed = _frame(items, start_pos, timestamp, server_id, checksum) if _frame is not None else None
     if framed is None:  # no compiled loop, or values it leaves to the reference
         framed = frame_events(items, start_pos, timestamp, server_id, checksum)
@@ -348,11 +437,17 @@ def frame_events(
 
 
 _U32_MAX = 0xFFFFFFFF
+#: event class -> its type code as an int (:data:`gtidkit.binlog.codec.TYPE_CODES`; the classes that carry their
+#: own code are not in it)
+_CLASS_CODES = {cls: int(code) for cls, code in TYPE_CODES.items()}
 _UNTAGGED_GTID_TYPES = frozenset({int(EventType.GTID_LOG_EVENT), int(EventType.ANONYMOUS_GTID_LOG_EVENT)})
 #: the size of the last Gtid event :func:`encode_transaction` wrote: the first guess at the next one's (a guess
 #: only: the length written is always computed)
 _gtid_size_hint = [0]
 _QUERY = int(EventType.QUERY_EVENT)
+_GTID = int(EventType.GTID_LOG_EVENT)
+_TABLE_MAP = int(EventType.TABLE_MAP_EVENT)
+_ANONYMOUS = int(EventType.ANONYMOUS_GTID_LOG_EVENT)
 _SUPPRESS_USE = int(EventFlags.SUPPRESS_USE)
 _MAY_HAVE_SBR = int(GtidFlags.MAY_HAVE_SBR)
 

@@ -546,49 +546,20 @@ class GtidEvent:
         """The 5.7.5+ untagged body :meth:`encode` writes, packed at once; None when a field needs its checks
         (out of range, absent where the layout needs it): :meth:`encode` then writes it field by field and
         raises its error."""
-        if fde.post_header_len(EventType.GTID_LOG_EVENT) < GTID_POST_HEADER_57:
-            return None
-        gtid = self.gtid
-        try:
-            head = _GTID_FIXED.pack(
-                self.flags,
-                _ZERO_SID if gtid is None else gtid.sid.bytes,
-                0 if gtid is None else gtid.gno,
-                LOGICAL_TIMESTAMP_TYPECODE,
-                self.last_committed,
-                self.sequence_number,
-            )
-        except struct.error:
-            return None
-        imm, orig = self.immediate_commit_timestamp, self.original_commit_timestamp
-        if imm is None:
-            return head + self.extra
-        if orig is None or not (0 <= imm < COMMIT_TIMESTAMP_FLAG and 0 <= orig < COMMIT_TIMESTAMP_FLAG):
-            return None
-        if orig != imm:
-            parts = [head, (imm | COMMIT_TIMESTAMP_FLAG).to_bytes(7, "little"), orig.to_bytes(7, "little")]
-        else:
-            parts = [head, imm.to_bytes(7, "little")]
-        length = self.transaction_length
-        if length is not None:
-            if not 0 <= length < 1 << 64:
-                return None
-            parts.append(packed_int_bytes(length))
-            iv, ov = self.immediate_server_version, self.original_server_version
-            if iv is not None:
-                if ov is None or not (0 <= iv < SERVER_VERSION_FLAG and 0 <= ov < SERVER_VERSION_FLAG):
-                    return None
-                if ov != iv:
-                    parts.append((iv | SERVER_VERSION_FLAG).to_bytes(4, "little") + ov.to_bytes(4, "little"))
-                else:
-                    parts.append(iv.to_bytes(4, "little"))
-                ticket = self.commit_group_ticket
-                if ticket:
-                    if not 0 <= ticket < 1 << 64:
-                        return None
-                    parts.append(ticket.to_bytes(8, "little"))
-        parts.append(self.extra)
-        return b"".join(parts)
+        return untagged_gtid_body(
+            fde,
+            self.flags,
+            self.gtid,
+            self.last_committed,
+            self.sequence_number,
+            self.immediate_commit_timestamp,
+            self.original_commit_timestamp,
+            self.transaction_length,
+            self.immediate_server_version,
+            self.original_server_version,
+            self.commit_group_ticket,
+            self.extra,
+        )
 
     # -- tagged layout (42) ------------------------------------------------------------------------------
 
@@ -700,6 +671,74 @@ class GtidEvent:
         out.bytes(head.getvalue())
         out.bytes(last_non_ignorable)
         out.bytes(payload)
+
+
+def untagged_gtid_body(
+    fde: FormatDescriptionEvent,
+    flags: int,
+    gtid: Gtid | None,
+    last_committed: int | None,
+    sequence_number: int | None,
+    immediate_commit_timestamp: int | None,
+    original_commit_timestamp: int | None,
+    transaction_length: int | None,
+    immediate_server_version: int | None,
+    original_server_version: int | None,
+    commit_group_ticket: int = 0,
+    extra: bytes = b"",
+) -> bytes | None:
+    """The body of the untagged (type 33 / 34) :class:`GtidEvent` of these fields in the 5.7.5+ layout, packed
+    at once, without building the event (a committing transaction's writer, :mod:`gtidkit.binlog.writer`).
+
+    The fields are the event's, with its defaults already applied (an original timestamp / version equal to the
+    immediate one when the event has none of its own). The GTID must be untagged (a tag makes a type 42 event).
+
+    Returns:
+        The body :meth:`GtidEvent.encode` writes, or None when a field needs that method's checks (out of range,
+        absent where the layout needs it, an FDE without the 5.7.5 layout).
+    """
+    if fde.post_header_len(EventType.GTID_LOG_EVENT) < GTID_POST_HEADER_57:
+        return None
+    try:
+        head = _GTID_FIXED.pack(
+            flags,
+            _ZERO_SID if gtid is None else gtid.sid.bytes,
+            0 if gtid is None else gtid.gno,
+            LOGICAL_TIMESTAMP_TYPECODE,
+            last_committed,
+            sequence_number,
+        )
+    except struct.error:
+        return None
+    imm, orig = immediate_commit_timestamp, original_commit_timestamp
+    if imm is None:
+        return head + extra
+    if orig is None or not (0 <= imm < COMMIT_TIMESTAMP_FLAG and 0 <= orig < COMMIT_TIMESTAMP_FLAG):
+        return None
+    if orig != imm:
+        parts = [head, (imm | COMMIT_TIMESTAMP_FLAG).to_bytes(7, "little"), orig.to_bytes(7, "little")]
+    else:
+        parts = [head, imm.to_bytes(7, "little")]
+    length = transaction_length
+    if length is not None:
+        if not 0 <= length < 1 << 64:
+            return None
+        parts.append(packed_int_bytes(length))
+        iv, ov = immediate_server_version, original_server_version
+        if iv is not None:
+            if ov is None or not (0 <= iv < SERVER_VERSION_FLAG and 0 <= ov < SERVER_VERSION_FLAG):
+                return None
+            if ov != iv:
+                parts.append((iv | SERVER_VERSION_FLAG).to_bytes(4, "little") + ov.to_bytes(4, "little"))
+            else:
+                parts.append(iv.to_bytes(4, "little"))
+            ticket = commit_group_ticket
+            if ticket:
+                if not 0 <= ticket < 1 << 64:
+                    return None
+                parts.append(ticket.to_bytes(8, "little"))
+    parts.append(extra)
+    return b"".join(parts)
 
 
 def gtid_event_size(

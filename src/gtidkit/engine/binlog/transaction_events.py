@@ -525,28 +525,37 @@ def row_events(server: LoggingServer, statements: list[list[Any]]) -> list[Any]:
     """
     catalog = server.storage.catalog
     events: list[Any] = []
+    g = server.globals.values
     # binlog_row_metadata is GLOBAL only: read when the Table_map is written (Table_map_log_event's constructor)
-    full_metadata = server.globals.values["binlog_row_metadata"] == "FULL"
+    full_metadata = g["binlog_row_metadata"] == "FULL"
+    # each table looked up once per transaction (its id, definition and Table_map event are the same for every
+    # statement of it; a table dropped since has no definition: the catalog says so)
+    table_ids: dict[tuple[str, str], int] = {}
+    table_defs: dict[tuple[str, str], Any] = {}
+    table_maps: dict[tuple[str, str], Any] = {}
     for changes in statements:
         if not changes:
             continue
-        mode = getattr(changes, "row_image", None) or server.globals.values["binlog_row_image"]
+        mode = getattr(changes, "row_image", None) or g["binlog_row_image"]
         query = getattr(changes, "query", None)
         if query is not None:
             events.append(RowsQueryEvent(query))
-        table_ids: dict[tuple[str, str], int] = {}
-        table_defs: dict[tuple[str, str], Any] = {}
+        mapped: set[tuple[str, str]] = set()  # the statement maps each table it touches once, in order
         for ch in changes:
             key = (ch.schema, ch.table)
-            if key not in table_ids:
+            if key in mapped:
+                continue
+            mapped.add(key)
+            table_map = table_maps.get(key)
+            if table_map is None:
                 table_ids[key] = server.table_id(*key)
                 table_def = table_defs[key] = catalog.get_table(*key)
                 if table_def is None:  # dropped by another session since the statement ran: nothing to map
                     raise mysql_error(1146, *key)
-                events.append(
-                    rowimage.table_map_event(table_def, table_ids[key], full_metadata=full_metadata)
+                table_map = table_maps[key] = rowimage.table_map_event(
+                    table_def, table_ids[key], full_metadata=full_metadata
                 )
-        # each table looked up once per statement (a table dropped since has no definition: the catalog says so)
+            events.append(table_map)
         events.extend(
             rowimage.rows_events(
                 changes,
