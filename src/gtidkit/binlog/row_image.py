@@ -642,16 +642,27 @@ def rows_events(
     rows = images if isinstance(images, list) else list(images)
     if not rows:
         return []
-    chunks: list[list[bytes]] = [rows]
-    if sum(map(len, rows)) > max_size:  # else one event (the loop below would not split)
-        chunks = [[]]
-        size = 0
-        for img in rows:
-            if chunks[-1] and size + len(img) > max_size:
-                chunks.append([])
-                size = 0
-            chunks[-1].append(img)
-            size += len(img)
+    if sum(map(len, rows)) <= max_size:  # one event (the loop below would not split)
+        return [
+            RowsEvent(
+                type_code,
+                table_id,
+                STMT_END_F,
+                b"",
+                column_count,
+                before,
+                after if update else None,
+                b"".join(rows),
+            )
+        ]
+    chunks: list[list[bytes]] = [[]]
+    size = 0
+    for img in rows:
+        if chunks[-1] and size + len(img) > max_size:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(img)
+        size += len(img)
     last = len(chunks) - 1
     return [
         RowsEvent(

@@ -148,9 +148,26 @@ def record(
     else:
         cur = db.execute(
             _INSERT,
-            (TRANSACTION, str(gtid.sid), gtid.tag or None, gtid.gno, file, start_pos, end_pos, payload),
+            (TRANSACTION, _sid_text(gtid.sid), gtid.tag or None, gtid.gno, file, start_pos, end_pos, payload),
         )
     return int(cur.lastrowid or 0)
+
+
+def _sid_text(sid: UUID) -> str:
+    """``str(sid)``, kept for the last UUID object seen (every automatic GTID carries the server's own object:
+    ``uuid.UUID.__str__`` is Python code, at every commit otherwise). One tuple, read and replaced whole, so
+    threads committing GTIDs of other UUIDs at once never pair a UUID with another's text."""
+    global _LAST_SID
+    last = _LAST_SID
+    if last[0] is sid:
+        return last[1]
+    text = str(sid)
+    _LAST_SID = (sid, text)
+    return text
+
+
+#: (the last UUID object :func:`_sid_text` formatted, its text)
+_LAST_SID: tuple[UUID | None, str] = (None, "")
 
 
 def record_gtid(db: Any, gtid: Gtid) -> int:
@@ -160,7 +177,7 @@ def record_gtid(db: Any, gtid: Gtid) -> int:
 
     Every :data:`TRIM_INTERVAL` such rows the ``gtid`` rows older than the last :data:`TRIM_INTERVAL` are deleted.
     """
-    cur = db.execute(_INSERT, (GTID, str(gtid.sid), gtid.tag or None, gtid.gno, "", 0, 0, None))
+    cur = db.execute(_INSERT, (GTID, _sid_text(gtid.sid), gtid.tag or None, gtid.gno, "", 0, 0, None))
     seq = int(cur.lastrowid or 0)
     if seq and seq % TRIM_INTERVAL == 0:
         db.execute(f'DELETE FROM "{TABLE}" WHERE kind = ? AND seq <= ?', (GTID, seq - TRIM_INTERVAL))

@@ -154,10 +154,10 @@ def extract_writeset(changes: Iterable[Any], catalog: Catalog) -> Writeset:
             if image is None:
                 continue
             for name, pos, ci in indexes:
-                if len(pos) == 1:  # a one-column key: no intermediate lists
+                if len(pos) == 1:  # a one-column key: no intermediate lists; an integer normalised here
                     v = image[pos[0]]
                     if v is not None:
-                        keys[(db, table, name, (_norm(v, ci[0]),))] = None
+                        keys[(db, table, name, (("n", v) if type(v) is int else _norm(v, ci[0]),))] = None
                     continue
                 vals = [image[p] for p in pos]
                 if any(v is None for v in vals):

@@ -62,21 +62,38 @@ class GroupSync:
 
     def __init__(self) -> None:
         self.shared: SharedSync | None = None
-        self._cond = threading.Condition(threading.Lock())
+        # the lock is taken directly (a C context manager); the condition only waits and wakes, and only when
+        # someone waits (``_waiting``, changed under the lock): every commit passes here three times
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._waiting = 0
         self.committed = 0
         self.synced = 0
         self.fsyncs = 0
         self._leading = False
         self._inflight = 0
 
+    def _wake(self) -> None:
+        """Wake every waiter (caller holds the lock); nothing to do when none waits."""
+        if self._waiting:
+            self._cond.notify_all()
+
+    def _wait(self, timeout: float | None = None) -> None:
+        """Wait for a wake-up (caller holds the lock), counted in ``_waiting``."""
+        self._waiting += 1
+        try:
+            self._cond.wait(timeout)
+        finally:
+            self._waiting -= 1
+
     def committed_one(self) -> int:
         """Count one transaction just COMMITted (caller holds the engine write lock); returns its sequence number.
         It is in flight until :meth:`done`."""
-        with self._cond:
+        with self._lock:
             shared = self.shared
             self.committed = shared.ticket() if shared is not None else self.committed + 1
             self._inflight += 1
-            self._cond.notify_all()  # a leader in its delay counts the group
+            self._wake()  # a leader in its delay counts the group
             return self.committed
 
     def wait_durable(
@@ -98,9 +115,9 @@ class GroupSync:
         Raises:
             OSError: this committer led and ``sync()`` failed (``seq`` is not known durable).
         """
-        cond = self._cond
+        lock = self._lock
         shared = self.shared
-        with cond:
+        with lock:
             while True:
                 if self.synced >= seq:
                     return False
@@ -108,49 +125,55 @@ class GroupSync:
                     done = shared.synced()
                     if done >= seq:  # another process's fsync covered it
                         self.synced = max(self.synced, done)
-                        cond.notify_all()
+                        self._wake()
                         return False
                 if not self._leading:
                     self._leading = True
                     break
-                cond.wait()
+                self._wait()
         led = True
         try:
             if delay_us > 0:
                 deadline = time.monotonic() + delay_us / 1e6
-                with cond:
+                with lock:
                     while not (no_delay_count and self.committed - self.synced >= no_delay_count):
                         left = deadline - time.monotonic()
                         if left <= 0:
                             break
-                        cond.wait(left)
-            with cond:
+                        self._wait(left)
+            with lock:
                 target = self.committed
             if shared is not None:
                 led, target = shared.sync(seq, sync)
             else:
                 sync()
         except BaseException:
-            with cond:
+            with lock:
                 self._leading = False
-                cond.notify_all()
+                self._wake()
             raise
-        with cond:
+        with lock:
             self.synced = max(self.synced, target)
             self.fsyncs += led
             self._leading = False
-            cond.notify_all()
+            self._wake()
         return led
 
     def done(self) -> None:
         """The transaction :meth:`committed_one` counted has finished its commit (durable or failed)."""
-        with self._cond:
+        with self._lock:
             self._inflight -= 1
-            self._cond.notify_all()
+            self._wake()
 
     def drain(self, timeout: float | None = None) -> bool:
         """Wait until no committed transaction is between its COMMIT and the end of its commit (gtid_executed and
         the binlog's published end updated): what rotation, RESET MASTER and shutdown need, with the write lock
         held, to see every committed transaction. Returns False on timeout."""
-        with self._cond:
-            return self._cond.wait_for(lambda: self._inflight == 0, timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while self._inflight != 0:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._wait(left)
+            return True
