@@ -57,6 +57,7 @@ from gtidkit.binlog.events.control import (
     TransactionPayloadEvent,
     untagged_gtid_body,
 )
+from gtidkit.binlog.events.rows import RowsEvent
 from gtidkit.binlog.events.statement import QueryEvent
 from gtidkit.binlog.header import HEADER_STRUCT
 from gtidkit.errors import BinlogDecodeError
@@ -246,9 +247,10 @@ def encode_transaction(
             event, flags = spec, None
         # _event_body inlined (11 events per sysbench write transaction): the class's type code, the layout
         # check once per (FDE, type), one Writer per body
-        type_code = _CLASS_CODES.get(type(event))
-        if type_code is None:
-            type_code = type_code_of(event)
+        cls = type(event)
+        type_code = _CLASS_CODES.get(cls)
+        if type_code is None:  # a rows event carries its own (4 of them in a sysbench write transaction)
+            type_code = int(event.type_code) if cls is RowsEvent else type_code_of(event)
         if (layouts, type_code) not in _LAYOUTS_OK:
             check_layout(event, type_code, fde)
         body: bytes | bytearray
