@@ -205,6 +205,19 @@ def test_encode_row_declines_when_a_pre_function_raises() -> None:
         row_encoder([ColumnSpec(15, struct.pack("<H", 10))], [boom])(("x",))
 
 
+def test_encode_row_declines_a_row_its_pre_function_changes() -> None:
+    """A pre function that empties a list row: the next value is not read from freed memory, the row is declined."""
+    row: list[Any] = ["a", "b"]
+
+    def shrink(v: Any) -> Any:
+        row.clear()
+        return v
+
+    assert compiled_row((101, 101), (shrink, shrink), row) is None
+    assert compiled_row((101, 1), (None, None), ("a", 1)) == b"\x00\x01a\x01"
+    assert compiled_row(("x", 1), (None, None), ("a", 1)) is None  # not a kind
+
+
 #: Write / Update / Delete rows, v1 and v2: the same row images
 ROWS_TYPES = (23, 24, 25, 30, 31, 32)
 

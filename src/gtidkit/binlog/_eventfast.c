@@ -287,7 +287,6 @@ encode_row(PyObject *self, PyObject *args)
     if (PyTuple_GET_SIZE(pres) != n || !(PyTuple_CheckExact(row) || PyList_CheckExact(row))) {
         Py_RETURN_NONE;
     }
-    PyObject **values = PySequence_Fast_ITEMS(row);
     if (PySequence_Fast_GET_SIZE(row) != n) {
         Py_RETURN_NONE;
     }
@@ -303,13 +302,23 @@ encode_row(PyObject *self, PyObject *args)
     b.len = nbytes;
     PyObject *result = NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *v = values[i];
+        /* read each value afresh and hold it: a pre function may change a list row (then its width is checked) */
+        if (PySequence_Fast_GET_SIZE(row) != n) {
+            result = Py_NewRef(Py_None);
+            goto out;
+        }
+        PyObject *v = PySequence_Fast_GET_ITEM(row, i);
         if (v == Py_None) {
             b.data[i / 8] |= (unsigned char)(1 << (i % 8));
             continue;
         }
         long kind = PyLong_AsLong(PyTuple_GET_ITEM(kinds, i));
+        if (kind == -1 && PyErr_Occurred()) { /* not a kind: declined */
+            PyErr_Clear();
+            kind = 0;
+        }
         int rc;
+        Py_INCREF(v);
         if (kind >= -8 && kind <= 8 && kind != 0) {
             rc = pack_int(&b, v, kind);
         }
@@ -317,9 +326,9 @@ encode_row(PyObject *self, PyObject *args)
             rc = pack_string(&b, v, PyTuple_GET_ITEM(pres, i), kind);
         }
         else {
-            PyErr_Clear();
             rc = 0;
         }
+        Py_DECREF(v);
         if (rc < 0) {
             goto out;
         }
