@@ -12,7 +12,9 @@ the same in both trees), plus half a ctypes call on each side (the same for both
 callgrind_annotate's inclusive table of the first tree (C functions: SQLite, zlib, the interpreter).
 
 ``--opcodes`` counts Python bytecodes per function inside COMMIT instead (``sys.settrace``, no valgrind), the
-profile that shows which Python code the instructions run: the top functions by own bytecodes.
+profile that shows which Python code the instructions run: the top functions by own bytecodes (``GK_TOP=N`` in
+the environment lists N of them, 40 by default; a dataclass's generated ``__init__`` is named after its class).
+Figures are printed, not written: bench/RESULTS.md ``commit_cpu_h_commitcpu`` is written by hand from them.
 
 Usage: .venv/bin/python bench/bench_commit_instructions.py [--baseline-src /tmp/base/src] [--tx 60]
            [--opcodes] [--annotate]
