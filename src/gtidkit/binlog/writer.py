@@ -57,7 +57,7 @@ from gtidkit.binlog.events.control import (
     TransactionPayloadEvent,
     untagged_gtid_body,
 )
-from gtidkit.binlog.events.rows import RowsEvent
+from gtidkit.binlog.events.rows import RowsEvent, TableMapEvent
 from gtidkit.binlog.events.statement import QueryEvent
 from gtidkit.binlog.header import HEADER_STRUCT
 from gtidkit.errors import BinlogDecodeError
@@ -254,7 +254,7 @@ def encode_transaction(
         if (layouts, type_code) not in _LAYOUTS_OK:
             check_layout(event, type_code, fde)
         body: bytes | bytearray
-        if type_code == _TABLE_MAP:  # one immutable Table_map object serves every transaction on its table
+        if cls is TableMapEvent:  # one frozen Table_map object serves every transaction on its table
             body = _table_map_body(event, fde)
         else:
             out = Writer()
@@ -355,7 +355,7 @@ def encode_transaction(
     return _framed([(gtid_type, 0, gtid_body), *bodies], start_pos, timestamp, server_id, checksum, length)
 
 
-def _table_map_body(event: Any, fde: FormatDescriptionEvent) -> bytes:
+def _table_map_body(event: TableMapEvent, fde: FormatDescriptionEvent) -> bytes:
     """The body of a Table_map event under ``fde``, encoded once per (event object, FDE): the engine keeps one
     frozen :class:`~gtidkit.binlog.events.rows.TableMapEvent` per table definition and table id
     (:func:`gtidkit.engine.sql.rowimage.table_map_event`), so every transaction touching the table writes the same
@@ -374,7 +374,7 @@ def _table_map_body(event: Any, fde: FormatDescriptionEvent) -> bytes:
 
 
 #: (id(Table_map event), id(FDE)) -> (the event, the FDE, its body bytes): :func:`_table_map_body`
-_TABLE_MAP_BODIES: dict[tuple[int, int], tuple[Any, FormatDescriptionEvent, bytes]] = {}
+_TABLE_MAP_BODIES: dict[tuple[int, int], tuple[TableMapEvent, FormatDescriptionEvent, bytes]] = {}
 
 
 def _framed(
@@ -448,7 +448,6 @@ _UNTAGGED_GTID_TYPES = frozenset({int(EventType.GTID_LOG_EVENT), int(EventType.A
 _gtid_size_hint = [0]
 _QUERY = int(EventType.QUERY_EVENT)
 _GTID = int(EventType.GTID_LOG_EVENT)
-_TABLE_MAP = int(EventType.TABLE_MAP_EVENT)
 _ANONYMOUS = int(EventType.ANONYMOUS_GTID_LOG_EVENT)
 _SUPPRESS_USE = int(EventFlags.SUPPRESS_USE)
 _MAY_HAVE_SBR = int(GtidFlags.MAY_HAVE_SBR)
