@@ -300,7 +300,9 @@ def test_the_option_is_a_read_only_startup_variable(open_server):
     s = srv.session()
     assert s.execute("SELECT @@GLOBAL.gtidkit_row_locks")[-1].rows == [(1,)]
     assert code_of(s, "SET GLOBAL gtidkit_row_locks = OFF") == 1238
-    off = open_server(Path(srv.datadir).parent / "off", log_bin=True)
+    default = open_server(Path(srv.datadir).parent / "default", log_bin=True)
+    assert default.session().execute("SELECT @@gtidkit_row_locks")[-1].rows == [(1,)]  # ON by default
+    off = open_server(Path(srv.datadir).parent / "off", log_bin=True, gtidkit_row_locks=False)
     assert off.session().execute("SELECT @@gtidkit_row_locks")[-1].rows == [(0,)]
 
 

@@ -128,6 +128,31 @@ class RowLocks:
         page = self.page
         return page.counter("row_holders").get() >= page.layout.waiters // 2
 
+    def try_lock(self, connection_id: int, table: int, row: int) -> bool:
+        """Take the lock on (``table``, ``row``) as :meth:`lock` does when no other connection's hold conflicts,
+        without a wait: False (nothing registered) on a conflict, where the caller goes on with :meth:`lock`. The
+        uncontended path of every row lock: no deadline, wake-up socket or kill check is prepared."""
+        if self.holds(connection_id, table, row):
+            return True
+        page = self.page
+        worker_id = self.worker_id
+        with page.locked():
+            for worker, conn, gno in waiters.keyed_locked(page, waiters.ROW_HOLD, table):
+                if (row == 0 or gno == 0 or gno == row) and (worker != worker_id or conn != connection_id):
+                    return False
+            slot = waiters.register_here(
+                page,
+                waiters.ROW_HOLD,
+                worker_id=worker_id,
+                connection_id=connection_id,
+                sid_index=table,
+                gno=row,
+                locked=True,
+            )
+            with self._lock:
+                self._held.setdefault(connection_id, {})[(table, row)] = slot
+        return True
+
     def lock(
         self,
         connection_id: int,
