@@ -27,6 +27,7 @@ table it names, before the write lock; a session already holding the write lock 
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -61,14 +62,33 @@ MAX_ROW_LOCKS = 64
 #: statement kinds that neither read nor write a table with queued rows: no flush before them
 _NO_FLUSH = frozenset({"commit", "rollback", "dml"})
 
-#: (template, current db, catalog version) -> (schema, table, value source, form) or None; source ("p", name) or
-#: ("c", v), form "insert" / "update" / "delete" (names, not definitions: the cache is shared by every server of
-#: the process, whose catalog versions may coincide)
-_SHAPES: dict[tuple[Any, ...], tuple[str, str, tuple[str, Any], str] | None] = {}
-#: the same for locking reads: (template, current db, catalog version) -> :func:`_select_shape`'s answer
-_SELECT_SHAPES: dict[tuple[Any, ...], tuple[str, Any] | None] = {}
-#: (physical table name, catalog version) -> its SQLite definition (CREATE TABLE text)
-_SHADOW_DDL: dict[tuple[str, Any], str] = {}
+
+class _Caches:
+    """One catalog's analysis caches (each server's catalog has its own: two servers of one process may have the
+    same catalog version with different tables)."""
+
+    __slots__ = ("ddl", "selects", "shapes")
+
+    def __init__(self) -> None:
+        #: (template, current db, catalog version) -> (schema, table, value source, form) or None; source
+        #: ("p", name) or ("c", v), form "insert" / "update" / "delete"
+        self.shapes: dict[tuple[Any, ...], tuple[str, str, tuple[str, Any], str] | None] = {}
+        #: the same for locking reads: (template, current db, catalog version) -> :func:`_select_shape`'s answer
+        self.selects: dict[tuple[Any, ...], tuple[str, Any] | None] = {}
+        #: (physical table name, catalog version) -> its SQLite definition (CREATE TABLE text)
+        self.ddl: dict[tuple[str, Any], str] = {}
+
+
+#: catalog -> its caches
+_CACHES: weakref.WeakKeyDictionary[Any, _Caches] = weakref.WeakKeyDictionary()
+
+
+def _caches(catalog: Any) -> _Caches:
+    """``catalog``'s :class:`_Caches`."""
+    found = _CACHES.get(catalog)
+    if found is None:
+        found = _CACHES[catalog] = _Caches()
+    return found
 
 
 #: id(table definition) -> (the definition, its :class:`_Texts`): definitions are immutable (a DDL makes a new
@@ -271,8 +291,9 @@ def lock_for_select(session: Session, stmt: Statement) -> None:
     tpl = stmt.template or (stmt.text, [])
     catalog = session.executor.storage.catalog
     key = (tpl[0], session.current_db, catalog.version)
-    if key in _SELECT_SHAPES:
-        shape = _SELECT_SHAPES[key]
+    cache = _caches(catalog).selects
+    if key in cache:
+        shape = cache[key]
     else:
         upper = tpl[0].upper()
         tree = None
@@ -282,9 +303,9 @@ def lock_for_select(session: Session, stmt: Statement) -> None:
             except Exception:  # noqa: BLE001 - the statement itself reports its syntax error
                 tree = None
         shape = _select_shape(session, tree, session.current_db) if tree is not None else None
-        if len(_SELECT_SHAPES) >= 4096:
-            _SELECT_SHAPES.clear()
-        _SELECT_SHAPES[key] = shape
+        if len(cache) >= 4096:
+            cache.clear()
+        cache[key] = shape
     if shape is None:
         return
     how, what = shape
@@ -346,17 +367,18 @@ def _target(session: Session, stmt: Statement) -> tuple[TableDef, int, str] | No
     ex = session.executor
     catalog = ex.storage.catalog
     key = (tpl[0], session.current_db, catalog.version)
-    if key in _SHAPES:
-        shape = _SHAPES[key]
+    cache = _caches(catalog).shapes
+    if key in cache:
+        shape = cache[key]
     else:
         try:
             tree = parse_tree(tpl[0])
         except Exception:  # noqa: BLE001 - unparsable here: the statement takes the immediate path
             tree = None
         shape = _shape(session, tree, session.current_db) if tree is not None else None
-        if len(_SHAPES) >= 4096:
-            _SHAPES.clear()
-        _SHAPES[key] = shape
+        if len(cache) >= 4096:
+            cache.clear()
+        cache[key] = shape
     if shape is None:
         return None
     schema, name, (how, value), form = shape
@@ -395,15 +417,16 @@ def _shadow_ddl(session: Session, tdef: TableDef) -> str:
     version."""
     phys = physical_name(tdef.schema, tdef.name)
     key = (phys, session.executor.storage.catalog.version)
-    ddl = _SHADOW_DDL.get(key)
+    cache = _caches(session.executor.storage.catalog).ddl
+    ddl = cache.get(key)
     if ddl is None:
         row = session.conn.raw.execute(
             "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", (phys,)
         ).fetchone()
         ddl = str(row[0])
-        if len(_SHADOW_DDL) >= 1024:
-            _SHADOW_DDL.clear()
-        _SHADOW_DDL[key] = ddl
+        if len(cache) >= 1024:
+            cache.clear()
+        cache[key] = ddl
     return ddl
 
 
