@@ -27,6 +27,7 @@ table it names, before the write lock; a session already holding the write lock 
 
 from __future__ import annotations
 
+import re
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +60,13 @@ __all__ = [
 _SYSTEM = frozenset({"mysql", "sys", "information_schema", "performance_schema"})
 #: row locks one transaction takes before its further statements lock whole tables instead (slots are shared)
 MAX_ROW_LOCKS = 64
+#: CREATE / ALTER VIEW (OR REPLACE, ALGORITHM, DEFINER, SQL SECURITY before VIEW): it writes no row of the tables it reads, so it takes no table
+#: lock on them (MySQL's CREATE VIEW holds shared metadata locks on them: it does not wait for their writers)
+_VIEW_DDL = re.compile(
+    r"\s*(?:CREATE|ALTER)\s+(?:OR\s+REPLACE\s+)?(?:ALGORITHM\s*=\s*\w+\s+)?(?:DEFINER\s*=\s*\S+\s+)?"
+    r"(?:SQL\s+SECURITY\s+\w+\s+)?VIEW\b",
+    re.IGNORECASE,
+)
 #: statement kinds that neither read nor write a table with queued rows: no flush before them
 _NO_FLUSH = frozenset({"commit", "rollback", "dml"})
 
@@ -309,7 +317,7 @@ def lock_for_select(session: Session, stmt: Statement) -> None:
     if shape is None:
         return
     how, what = shape
-    may_wait = not session.holds_write_lock
+    may_wait = not session.holds_main_lock  # its holders need the main write lock to commit
     if how == "row":
         schema, name, (source, value) = what
         if source == "p":
@@ -567,7 +575,7 @@ def lock_for_immediate(session: Session, stmt: Statement) -> None:
     """
     locks = session.server.row_locks
     assert locks is not None
-    may_wait = not session.holds_write_lock
+    may_wait = not session.holds_main_lock  # its holders need the main write lock to commit
     few = locks.held_count(session.id) < MAX_ROW_LOCKS and not locks.crowded()
     found = target(session, stmt) if few else None
     if found is not None:
@@ -578,7 +586,7 @@ def lock_for_immediate(session: Session, stmt: Statement) -> None:
     else:
         catalog = session.executor.storage.catalog
         temp = session.executor.temp_tables
-        named = list(session.named_tables(stmt))
+        named = [] if stmt.kind == "ddl" and _VIEW_DDL.match(stmt.text) else list(session.named_tables(stmt))
         if stmt.kind == "ddl" and stmt.ddl_object.kind == "DATABASE" and stmt.ddl_object.name:
             # DROP / ALTER DATABASE names no table: every table of the schema
             schema = catalog.canonical_schema(stmt.ddl_object.name)
