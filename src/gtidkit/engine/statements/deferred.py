@@ -1,9 +1,10 @@
 """Single-row primary-key DML under row locks, written at COMMIT (``gtidkit_row_locks``; multi_worker.md §5.7).
 
 SQLite has one writer, so a transaction holding the engine write lock from its first DML to its COMMIT keeps
-every other writer waiting through its client round trips. InnoDB locks rows. With ``--gtidkit-row-locks=ON`` a
-statement of an explicit transaction that provably changes at most one row by its full PRIMARY KEY (see
-:func:`target`) runs without the write lock:
+every other writer waiting through its client round trips. InnoDB locks rows. With ``--gtidkit-row-locks=ON``
+(the default; OFF keeps every writer on the write lock from its first write) a statement of an explicit
+transaction that provably changes at most one row by its full PRIMARY KEY (see :func:`target`) runs without the
+write lock:
 
 1. it takes an exclusive lock on the row (engine/shared/row_locks.py: 1205 after innodb_lock_wait_timeout, 1213
    on a cycle, 1317 on KILL), as InnoDB's locking read of the clustered index record;
@@ -11,18 +12,22 @@ statement of an explicit transaction that provably changes at most one row by it
    rows, LAST_INSERT_ID, the row images for the binary log: nothing re-implemented) against a *shadow*: the
    session's private in-memory SQLite database (:meth:`Storage.shadow_connection`, the session's functions
    registered on it: :meth:`Executor.run_on`) holding a table of the same name and SQLite definition, constraints
-   included, with one row: the row's current state, the transaction's own queued state, else the latest committed
-   row (the session's connection has no snapshot open, so the read is current);
-3. the row's final state (its stored values, or absent) is queued, and the shadow's transaction rolls back.
+   included, with the rows this transaction's deferred statements loaded: a row is loaded once, at the first
+   statement on its key, from the latest committed state (the session's connection has no snapshot open, so the
+   read is current), and keeps its latest state in the shadow from then on;
+3. a statement that changed its row queues the key; the shadow's transaction (one per engine transaction) is
+   rolled back when the queue is applied or the transaction ends (:meth:`ShadowConnection.end`).
 
-The queue is applied (:func:`flush`: the write lock, then one ``INSERT OR REPLACE`` / ``DELETE`` per row by its
-rowid, which is the key) before any other statement of the transaction that may read or write a queued table, and
-at COMMIT, which then runs as today (its binary log events come from the row images computed at statement time:
-the locked row cannot have changed). ROLLBACK drops the queue; row locks go when the transaction ends.
+The queue is applied (:func:`flush`: the write lock, then each queued row's final state read from the shadow and
+written by one ``INSERT OR REPLACE`` / ``DELETE`` by its rowid, which is the key) before any other statement of
+the transaction that may read or write a queued table, and at COMMIT, which then runs as today (its binary log
+events come from the row images computed at statement time: the locked row cannot have changed). ROLLBACK drops
+the queue; row locks go when the transaction ends.
 
 Every other writer respects the locks (:func:`lock_for_immediate`): an eligible statement on the immediate path
-(autocommit, or after the queue was applied) takes its row lock, any other writing statement a table lock on each
-table it names, before the write lock; a session already holding the write lock gets 1213 instead of waiting.
+(autocommit, or after the queue was applied) takes its row lock, any other writing statement (but CREATE / ALTER
+VIEW) a table lock on each table it names, before the write lock; a session already holding the main write lock
+gets 1213 instead of waiting (the holders need that lock to commit).
 """
 
 from __future__ import annotations
