@@ -221,8 +221,11 @@ def test_reset_waits_for_an_open_transaction_of_the_other_worker(tmp_path: Path)
     """A RESET needs the engine's write lock, which another worker's open write transaction holds: it waits and
     fails with 1205 after innodb_lock_wait_timeout, leaving everything as it was; once the transaction commits the
     RESET runs and removes it from the GTID state too (MySQL's RESET takes the global read lock instead, which an
-    idle open transaction does not hold: there the RESET runs first and the later COMMIT gets GNO 1)."""
-    with running_server(tmp_path / "d", *GTIDS, "--workers=2", base=(), supervised=True) as srv:
+    idle open transaction does not hold: there the RESET runs first and the later COMMIT gets GNO 1). Row locks
+    OFF: with ON the open transaction's single-row INSERT takes the write lock only at COMMIT."""
+    with running_server(
+        tmp_path / "d", *GTIDS, "--workers=2", "--gtidkit-row-locks=OFF", base=(), supervised=True
+    ) as srv:
         a, b = two_workers(srv.port)
         uuid = query(a, "SELECT @@server_uuid")[0][0]
         query(a, "CREATE DATABASE d1")

@@ -247,11 +247,11 @@ def test_kill_query_across_workers(srv2: ServerProcess) -> None:
         query(killer, f"KILL QUERY {vid}")
         t.join(30)
         assert out == [(1317, "Query execution was interrupted")]
-        # a lock wait (the write lock held by a transaction of another worker): 1317
+        # a lock wait (the row, with row locks OFF the write lock, held by a transaction of another worker): 1317
         query(holder, "BEGIN")
         query(holder, "INSERT INTO app.t VALUES (1, 'held')")
         out.clear()
-        t = in_thread(victim, "INSERT INTO app.t VALUES (2, 'waits')", out)
+        t = in_thread(victim, "INSERT INTO app.t VALUES (1, 'waits')", out)
         wait_running(killer, vid, "INSERT INTO app.t", out)
         query(killer, f"KILL QUERY {vid}")
         t.join(30)

@@ -658,8 +658,9 @@ def test_a_wait_for_a_schema_file_is_listed_where_mysql_lists_lock_waits(open_se
     ``trx_requested_lock_id`` and ``trx_wait_started`` for the waiter, RUNNING and NULL for the holder; "The
     data_lock_waits Table": one row, REQUESTING_* the waiter, BLOCKING_* the holder; "InnoDB Standard Monitor":
     ``LOCK WAIT`` and ``TRX HAS BEEN WAITING n SEC FOR THIS LOCK TO BE GRANTED``). The lock here is the schema's
-    file (``<trx>:gtidkit:file:db1``)."""
-    srv = open_server(**ON)
+    file (``<trx>:gtidkit:file:db1``): row locks OFF, with ON the INSERT's table lock is the first wait (listed the
+    same way, ``<trx>:gtidkit:table:<key>``: tests/engine/test_row_locks.py)."""
+    srv = open_server(**ON, gtidkit_row_locks=False)
     s1, s2, s3 = srv.session(), srv.session(), srv.session()
     schema_setup(s1)
     s1.execute("BEGIN; INSERT INTO db1.t (v) VALUES (1)")

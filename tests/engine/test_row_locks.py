@@ -300,8 +300,28 @@ def test_the_option_is_a_read_only_startup_variable(open_server):
     s = srv.session()
     assert s.execute("SELECT @@GLOBAL.gtidkit_row_locks")[-1].rows == [(1,)]
     assert code_of(s, "SET GLOBAL gtidkit_row_locks = OFF") == 1238
-    off = open_server(Path(srv.datadir).parent / "off", log_bin=True)
+    default = open_server(Path(srv.datadir).parent / "default", log_bin=True)
+    assert default.session().execute("SELECT @@gtidkit_row_locks")[-1].rows == [(1,)]  # ON by default
+    off = open_server(Path(srv.datadir).parent / "off", log_bin=True, gtidkit_row_locks=False)
     assert off.session().execute("SELECT @@gtidkit_row_locks")[-1].rows == [(0,)]
+
+
+def test_the_default_defers_and_off_keeps_the_write_lock_from_the_first_write(open_server):
+    """Row locks are ON by default: a transaction's UPDATE by key runs without the write lock and is queued;
+    ``gtidkit_row_locks=OFF`` keeps the path before them (no lock table, the write lock from the first write)."""
+    base = {k: v for k, v in ON.items() if k != "gtidkit_row_locks"}
+    default = open_server(**base)
+    off = open_server(Path(default.datadir).parent / "off", **base, gtidkit_row_locks=False)
+    assert default.row_locks is not None and off.row_locks is None
+    for srv, deferred in ((default, True), (off, False)):
+        s = srv.session()
+        s.execute(TABLE)
+        s.execute("BEGIN; UPDATE db.t SET k = 100 WHERE id = 1")
+        assert s.holds_write_lock is not deferred
+        assert bool(s.deferred) is deferred
+        s.execute("COMMIT")
+        assert s.execute("SELECT k FROM db.t WHERE id = 1")[-1].rows == [(100,)]
+        assert not s.deferred and not s.holds_write_lock
 
 
 def test_a_prepared_select_sees_the_transactions_own_queued_rows(three):

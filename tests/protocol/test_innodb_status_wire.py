@@ -49,7 +49,9 @@ TOOL_LINES = [
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     datadir = tmp_path_factory.mktemp("innostatus") / "data"
-    with running_server(datadir, "--server-id=23") as s:
+    # row locks OFF: SHOW ENGINE INNODB STATUS lists write-lock waits; row and table lock waits (the option ON)
+    # are not shown there yet (docs/design/multi_worker.md "Row locks as built")
+    with running_server(datadir, "--server-id=23", "--gtidkit-row-locks=OFF") as s:
         conn = _conn(s)
         with conn.cursor() as cur:
             cur.execute("CREATE DATABASE i")

@@ -7,6 +7,7 @@ exit status, signal deaths, working directory and the descriptors the process ho
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -123,8 +124,9 @@ def test_working_directory_environment_and_stdin(tmp_path: Path) -> None:
 
 
 def descriptor_kinds(pid: int, datadir: Path) -> list[str]:
-    """What each descriptor of ``pid`` is (a file under ``datadir`` by its relative name; pipe, socket, anon_inode
-    without their inode numbers)."""
+    """What each descriptor of ``pid`` is (a file under ``datadir`` by its relative name; the one-process row-lock
+    page's lock file, made in a fresh temporary directory, without that directory's random name; pipe, socket,
+    anon_inode without their inode numbers)."""
     kinds = []
     for fd in sorted(os.listdir(f"/proc/{pid}/fd"), key=int):
         try:
@@ -133,6 +135,7 @@ def descriptor_kinds(pid: int, datadir: Path) -> list[str]:
             continue
         if target.startswith(str(datadir)):
             target = "datadir:" + os.path.relpath(target, datadir)
+        target = re.sub(r"/gtidkit-rowlocks-[^/]+/", "/gtidkit-rowlocks-*/", target)  # row_locks.private_page
         kinds.append(f"{fd}={target.split(':[', 1)[0]}")
     return kinds
 

@@ -130,9 +130,9 @@ class Session:
         #: a one-shot ``SET TRANSACTION READ ONLY|READ WRITE`` for the next transaction (True / False), or None
         self.oneshot_read_only: bool | None = None
         self.holds_write_lock = False
-        #: ``gtidkit_row_locks``: the transaction's queued rows, (table key, primary key) -> (table, final stored
-        #: values or None when deleted), applied at COMMIT (engine/statements/deferred.py)
-        self.deferred: dict[tuple[int, int], tuple[Any, tuple[Any, ...] | None]] = {}
+        #: ``gtidkit_row_locks``: the transaction's queued rows, (table key, primary key) -> their table; their
+        #: final state is in the shadow, applied at COMMIT (engine/statements/deferred.py)
+        self.deferred: dict[tuple[int, int], Any] = {}
         #: its shadow connection (an in-memory SQLite database where deferred statements run), made on first use
         self.shadow: Any = None
         #: the engine write lock (main file: catalog, commit log, GTIDs, binary log) is held; with schema files a
@@ -1044,6 +1044,8 @@ class Session:
     def _reset_trx_state(self) -> None:
         if self.deferred:
             self.deferred.clear()
+        if self.shadow is not None:  # the rows the transaction's deferred statements loaded (deferred.py)
+            self.shadow.end()
         locks = self.server.row_locks
         if locks is not None:  # the transaction's row and table locks (engine/shared/row_locks.py)
             locks.release_all(self.id)

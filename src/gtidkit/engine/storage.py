@@ -778,11 +778,28 @@ def time_collation(a: str, b: str) -> int:
 
 
 class ShadowConnection(sqlite3.Connection):
-    """A shadow connection (:meth:`Storage.shadow_connection`): remembers which functions were registered on it."""
+    """A shadow connection (:meth:`Storage.shadow_connection`): remembers which functions were registered on it,
+    which tables it holds, and which rows the open transaction's deferred statements loaded into them (the rows
+    stay, in their latest state, until :meth:`end` rolls the shadow's transaction back)."""
 
     gk_functions: Any = None
     #: its tables: quoted physical name -> the definition it was made with
     gk_tables: dict[str, str]
+    #: (table lock key, primary key) of the rows loaded in the open transaction
+    gk_loaded: set[tuple[int, int]]
+    #: tables created or re-created inside the open transaction (its ROLLBACK undoes the DDL too)
+    gk_pending: set[str]
+
+    def end(self) -> None:
+        """The engine transaction ended (or its queue was applied): roll the shadow's transaction back, which
+        empties its tables, and forget the loaded rows and the tables the rollback undid."""
+        if self.in_transaction:
+            self.execute("ROLLBACK")
+        self.gk_loaded.clear()
+        if self.gk_pending:
+            for name in self.gk_pending:
+                self.gk_tables.pop(name, None)
+            self.gk_pending.clear()
 
 
 class Storage:

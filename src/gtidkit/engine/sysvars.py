@@ -750,8 +750,9 @@ SYSVARS: dict[str, SysVar] = {
         # schemas do not wait for each other. A start-up option, OFF until crash atomicity across files is built
         _v("gtidkit_file_per_schema", GLOBAL, BOOL, False, read_only=True),
         # InnoDB-style row locks for single-row primary-key DML (engine/statements/deferred.py,
-        # docs/design/multi_worker.md §5.7): the write lock is taken at COMMIT only. A start-up option, OFF by default
-        _v("gtidkit_row_locks", GLOBAL, BOOL, False, read_only=True),
+        # docs/design/multi_worker.md §5.7): the write lock is taken at COMMIT only. A start-up option, ON by default
+        # (--gtidkit-row-locks=OFF: every writer takes the write lock at its first write, as before h-rowlocks)
+        _v("gtidkit_row_locks", GLOBAL, BOOL, True, read_only=True),
         _v(
             "gtidkit_worker_id",
             SESSION,

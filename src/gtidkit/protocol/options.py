@@ -211,7 +211,10 @@ _OWN_OPTIONS = (
     # docs/design/multi_worker.md §5.7 (engine/statements/deferred.py): @@gtidkit_row_locks
     _from_sysvar(
         "gtidkit_row_locks",
-        help="Single-row primary-key DML in a transaction locks its row and takes the write lock only at COMMIT.",
+        help=(
+            "Single-row primary-key DML in a transaction locks its row and takes the write lock only at COMMIT "
+            "(ON by default; OFF: every writer takes the write lock at its first write)."
+        ),
     ),
     Option("datadir", STR, None, COMMAND, help="The data directory (-h)."),
     Option("initialize", FLAG, False, COMMAND, help="Create the datadir; print root@localhost's password."),

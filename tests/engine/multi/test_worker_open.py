@@ -23,7 +23,16 @@ from gtidkit.gtid import GtidSet
 from tests.protocol.prefork import popen_python
 
 WORKER = Path(__file__).with_name("engine_worker.py")
-OPTS = {"log_bin": True, "gtid_mode": "ON", "enforce_gtid_consistency": "ON", "server_id": 1}
+# the engine write lock's hand-off across processes is what these tests hold a transaction open for: row locks OFF,
+# so a transaction's single-row INSERT takes the write lock at once (with ON it takes it at COMMIT, and another
+# row's writer does not wait, as in InnoDB: tests/engine/test_row_locks.py, tests/protocol/test_row_locks_server.py)
+OPTS = {
+    "log_bin": True,
+    "gtid_mode": "ON",
+    "enforce_gtid_consistency": "ON",
+    "server_id": 1,
+    "gtidkit_row_locks": False,
+}
 
 
 class Worker:

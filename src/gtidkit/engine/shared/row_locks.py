@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import shutil
 import tempfile
 import threading
 import time
 from collections.abc import Callable
 
-from gtidkit.engine.shared import waiters
+from gtidkit.engine.shared import slots, waiters
 from gtidkit.engine.shared.file_waits import FileLock
 from gtidkit.engine.shared.shm import Layout, SharedPage
 from gtidkit.engine.shared.wakeup import thread_wake_socket
@@ -109,6 +110,8 @@ class RowLocks:
     def __init__(self, page: SharedPage, worker_id: int) -> None:
         self.page = page
         self.worker_id = worker_id
+        #: the page's waiter table, kept (the uncontended path reads and writes it directly)
+        self._table = slots.table(page, "waiters")
         self._lock = threading.Lock()
         #: connection id -> {(table key, row key): its ROW_HOLD slot}
         self._held: dict[int, dict[tuple[int, int], int]] = {}
@@ -127,6 +130,29 @@ class RowLocks:
         new statements then lock whole tables, one slot each, so the other waiters never run out of slots."""
         page = self.page
         return page.counter("row_holders").get() >= page.layout.waiters // 2
+
+    def try_lock(self, connection_id: int, table: int, row: int) -> bool:
+        """Take the lock on (``table``, ``row``) as :meth:`lock` does when no other connection's hold conflicts,
+        without a wait: False (nothing registered) on a conflict, where the caller goes on with :meth:`lock`. The
+        uncontended path of every row lock: no deadline, wake-up socket or kill check is prepared."""
+        mine = self._held.get(connection_id)
+        if mine is not None and ((table, row) in mine or (table, 0) in mine):
+            return True
+        worker_id = self.worker_id
+        slot_table = self._table
+        address = thread_wake_socket().address
+        with self.page.locked():
+            for worker, conn, gno in waiters.keyed_in(slot_table, waiters.ROW_HOLD, table):
+                if (row == 0 or gno == 0 or gno == row) and (worker != worker_id or conn != connection_id):
+                    return False
+            slot = waiters.hold_locked(
+                slot_table, waiters.ROW_HOLD, worker_id, connection_id, os.getpid(), address, table, row
+            )
+            with self._lock:
+                if mine is None:
+                    mine = self._held.setdefault(connection_id, {})
+                mine[(table, row)] = slot
+        return True
 
     def lock(
         self,
@@ -283,6 +309,5 @@ class RowLocks:
             return
         page = self.page
         with page.locked():
-            for slot in mine.values():
-                waiters.free_locked(page, slot)
+            waiters.free_slots_locked(self._table, waiters.ROW_HOLD, mine.values())
         waiters.wake_matching(page, waiters.ROW_WAIT)

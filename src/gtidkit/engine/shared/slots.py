@@ -81,15 +81,11 @@ class SlotTable:
         their stride (:meth:`find` of zero bytes stops at every zero inside a used slot)."""
         if not top:
             return -1
-        with (
-            memoryview(self.page.buf)[self.base : self.base + top * self.size] as region,
-            region.cast("Q") as words,
-        ):
-            leading = words[:: self.size // 8].tolist()
-        try:
-            return leading.index(0)
-        except ValueError:
-            return -1
+        first = self.base // 8
+        step = self.size // 8
+        leading = self.page.words[first : first + top * step : step].tolist()
+        # no exception on the common "all used" answer (a raised ValueError costs more than the search)
+        return leading.index(0) if 0 in leading else -1
 
     def claim_locked(self) -> int:
         """A free slot (the first one below the high-water mark, else the next one, which raises the mark); its
@@ -113,6 +109,11 @@ class SlotTable:
         page = self.page
         at = self.offset(slot)
         page.buf[at : at + self.size] = bytes(self.size)
+        self.lower_high_locked()
+
+    def lower_high_locked(self) -> None:
+        """Lower the high-water mark past the free slots at the table's top (after slots were zeroed)."""
+        page = self.page
         top = self.top()
         while top and not page.word(self.offset(top - 1)):
             top -= 1

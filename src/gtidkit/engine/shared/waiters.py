@@ -38,6 +38,9 @@ __all__ = [
     "Waiter",
     "clear_worker_locked",
     "free_locked",
+    "free_slots_locked",
+    "hold_locked",
+    "keyed_in",
     "keyed_locked",
     "read_locked",
     "register",
@@ -250,6 +253,69 @@ def keyed_locked(page: SharedPage, kind: int, sid_index: int) -> list[tuple[int,
         for k, worker, conn, index, gno in slots.table(page, "waiters").unpack_used(_KEYED)
         if k == kind and index == sid_index
     ]
+
+
+def keyed_in(table: slots.SlotTable, kind: int, sid_index: int) -> list[tuple[int, int, int]]:
+    """:func:`keyed_locked` on the caller's (kept) waiter :class:`~.slots.SlotTable` of the page: the row lock
+    table's check of every request, without building the table object each time. Page lock held."""
+    return [
+        (worker, conn, gno)
+        for k, worker, conn, index, gno in table.unpack_used(_KEYED)
+        if k == kind and index == sid_index
+    ]
+
+
+def hold_locked(
+    table: slots.SlotTable,
+    kind: int,
+    worker_id: int,
+    connection_id: int,
+    pid: int,
+    address: bytes,
+    sid_index: int,
+    gno: int,
+) -> int:
+    """:func:`register_locked` on the caller's (kept) waiter :class:`~.slots.SlotTable`, since now: a row lock's
+    ``ROW_HOLD`` slot on the uncontended path. Page lock held. Returns the slot.
+
+    Raises:
+        MySQLError: 1041 ER_OUT_OF_RESOURCES when every slot is used.
+    """
+    page = table.page
+    slot = table.claim_locked()
+    _SLOT.pack_into(
+        page.buf,
+        table.offset(slot),
+        kind,
+        worker_id,
+        connection_id,
+        time.time(),
+        pid,
+        address,
+        sid_index,
+        0,
+        gno,
+    )
+    page.counter(_COUNT[kind]).add(1)
+    return slot
+
+
+def free_slots_locked(table: slots.SlotTable, kind: int, used: Iterable[int]) -> None:
+    """Free the slots ``used``, all registered as ``kind`` (a transaction's row locks), and lower the table's
+    high-water mark once. Page lock held."""
+    page = table.page
+    buf = page.buf
+    size = table.size
+    blank = bytes(size)
+    freed = 0
+    for slot in used:
+        at = table.offset(slot)
+        if _KIND.unpack_from(buf, at)[0]:
+            buf[at : at + size] = blank
+            freed += 1
+    if freed:
+        page.counter(_COUNT[kind]).add(-freed)
+        table.lower_high_locked()
 
 
 def free_locked(page: SharedPage, slot: int) -> None:

@@ -1,9 +1,10 @@
 """Single-row primary-key DML under row locks, written at COMMIT (``gtidkit_row_locks``; multi_worker.md §5.7).
 
 SQLite has one writer, so a transaction holding the engine write lock from its first DML to its COMMIT keeps
-every other writer waiting through its client round trips. InnoDB locks rows. With ``--gtidkit-row-locks=ON`` a
-statement of an explicit transaction that provably changes at most one row by its full PRIMARY KEY (see
-:func:`target`) runs without the write lock:
+every other writer waiting through its client round trips. InnoDB locks rows. With ``--gtidkit-row-locks=ON``
+(the default; OFF keeps every writer on the write lock from its first write) a statement of an explicit
+transaction that provably changes at most one row by its full PRIMARY KEY (see :func:`target`) runs without the
+write lock:
 
 1. it takes an exclusive lock on the row (engine/shared/row_locks.py: 1205 after innodb_lock_wait_timeout, 1213
    on a cycle, 1317 on KILL), as InnoDB's locking read of the clustered index record;
@@ -11,22 +12,28 @@ statement of an explicit transaction that provably changes at most one row by it
    rows, LAST_INSERT_ID, the row images for the binary log: nothing re-implemented) against a *shadow*: the
    session's private in-memory SQLite database (:meth:`Storage.shadow_connection`, the session's functions
    registered on it: :meth:`Executor.run_on`) holding a table of the same name and SQLite definition, constraints
-   included, with one row: the row's current state, the transaction's own queued state, else the latest committed
-   row (the session's connection has no snapshot open, so the read is current);
-3. the row's final state (its stored values, or absent) is queued, and the shadow's transaction rolls back.
+   included, with the rows this transaction's deferred statements loaded: a row is loaded once, at the first
+   statement on its key, from the latest committed state (the session's connection has no snapshot open, so the
+   read is current), and keeps its latest state in the shadow from then on;
+3. a statement that changed its row queues the key; the shadow's transaction (one per engine transaction) is
+   rolled back when the queue is applied or the transaction ends (:meth:`ShadowConnection.end`).
 
-The queue is applied (:func:`flush`: the write lock, then one ``INSERT OR REPLACE`` / ``DELETE`` per row by its
-rowid, which is the key) before any other statement of the transaction that may read or write a queued table, and
-at COMMIT, which then runs as today (its binary log events come from the row images computed at statement time:
-the locked row cannot have changed). ROLLBACK drops the queue; row locks go when the transaction ends.
+The queue is applied (:func:`flush`: the write lock, then each queued row's final state read from the shadow and
+written by one ``INSERT OR REPLACE`` / ``DELETE`` by its rowid, which is the key) before any other statement of
+the transaction that may read or write a queued table, and at COMMIT, which then runs as today (its binary log
+events come from the row images computed at statement time: the locked row cannot have changed). ROLLBACK drops
+the queue; row locks go when the transaction ends.
 
 Every other writer respects the locks (:func:`lock_for_immediate`): an eligible statement on the immediate path
-(autocommit, or after the queue was applied) takes its row lock, any other writing statement a table lock on each
-table it names, before the write lock; a session already holding the write lock gets 1213 instead of waiting.
+(autocommit, or after the queue was applied) takes its row lock, any other writing statement (but CREATE / ALTER
+VIEW) a table lock on each table it names, before the write lock; a session already holding the main write lock
+gets 1213 instead of waiting (the holders need that lock to commit).
 """
 
 from __future__ import annotations
 
+import re
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -58,15 +65,43 @@ __all__ = [
 _SYSTEM = frozenset({"mysql", "sys", "information_schema", "performance_schema"})
 #: row locks one transaction takes before its further statements lock whole tables instead (slots are shared)
 MAX_ROW_LOCKS = 64
+#: CREATE / ALTER VIEW (OR REPLACE, ALGORITHM, DEFINER, SQL SECURITY before VIEW): it writes no row of the tables it reads, so it takes no table
+#: lock on them (MySQL's CREATE VIEW holds shared metadata locks on them: it does not wait for their writers)
+_VIEW_DDL = re.compile(
+    r"\s*(?:CREATE|ALTER)\s+(?:OR\s+REPLACE\s+)?(?:ALGORITHM\s*=\s*\w+\s+)?(?:DEFINER\s*=\s*\S+\s+)?"
+    r"(?:SQL\s+SECURITY\s+\w+\s+)?VIEW\b",
+    re.IGNORECASE,
+)
 #: statement kinds that neither read nor write a table with queued rows: no flush before them
 _NO_FLUSH = frozenset({"commit", "rollback", "dml"})
 
-#: (template, current db, catalog version) -> (schema, table, value source) or None; source ("p", name) or ("c", v)
-_SHAPES: dict[tuple[Any, ...], tuple[str, str, tuple[str, Any]] | None] = {}
-#: the same for locking reads: (template, current db, catalog version) -> :func:`_select_shape`'s answer
-_SELECT_SHAPES: dict[tuple[Any, ...], tuple[str, Any] | None] = {}
-#: (physical table name, catalog version) -> its SQLite definition (CREATE TABLE text)
-_SHADOW_DDL: dict[tuple[str, Any], str] = {}
+
+class _Caches:
+    """One catalog's analysis caches (each server's catalog has its own: two servers of one process may have the
+    same catalog version with different tables)."""
+
+    __slots__ = ("ddl", "selects", "shapes")
+
+    def __init__(self) -> None:
+        #: (template, current db, catalog version) -> (schema, table, value source, form) or None; source
+        #: ("p", name) or ("c", v), form "insert" / "update" / "delete"
+        self.shapes: dict[tuple[Any, ...], tuple[str, str, tuple[str, Any], str] | None] = {}
+        #: the same for locking reads: (template, current db, catalog version) -> :func:`_select_shape`'s answer
+        self.selects: dict[tuple[Any, ...], tuple[str, Any] | None] = {}
+        #: (physical table name, catalog version) -> its SQLite definition (CREATE TABLE text)
+        self.ddl: dict[tuple[str, Any], str] = {}
+
+
+#: catalog -> its caches
+_CACHES: weakref.WeakKeyDictionary[Any, _Caches] = weakref.WeakKeyDictionary()
+
+
+def _caches(catalog: Any) -> _Caches:
+    """``catalog``'s :class:`_Caches`."""
+    found = _CACHES.get(catalog)
+    if found is None:
+        found = _CACHES[catalog] = _Caches()
+    return found
 
 
 #: id(table definition) -> (the definition, its :class:`_Texts`): definitions are immutable (a DDL makes a new
@@ -77,7 +112,7 @@ _TEXTS: dict[int, tuple[TableDef, _Texts]] = {}
 class _Texts:
     """The SQLite statements of one table's deferred rows (physical names, every column in table order)."""
 
-    __slots__ = ("delete", "insert", "phys", "replace", "select", "shadow_select")
+    __slots__ = ("delete", "insert", "key", "phys", "replace", "select", "shadow_all")
 
     def __init__(self, tdef: TableDef) -> None:
         self.phys = quote_ident(physical_name(tdef.schema, tdef.name))
@@ -88,7 +123,12 @@ class _Texts:
         self.select = f"SELECT {cols} FROM {self.phys} WHERE {key} = ?"
         #: the row into the shadow, and its final state out of it
         self.insert = f"INSERT INTO {self.phys} ({cols}) VALUES ({marks})"
-        self.shadow_select = self.select
+        #: every row the shadow holds (the transaction's loaded rows, in their final state), read by :func:`flush`
+        self.shadow_all = f"SELECT {cols} FROM {self.phys}"
+        #: the key column's position in a row
+        self.key = next(
+            i for i, c in enumerate(tdef.columns) if c.name.lower() == tdef.primary_key[0].lower()
+        )
         #: a queued row applied (:func:`flush`)
         self.delete = f"DELETE FROM main.{self.phys} WHERE {key} = ?"
         self.replace = f"INSERT OR REPLACE INTO main.{self.phys} ({cols}) VALUES ({marks})"
@@ -162,8 +202,9 @@ def _eligible_table(session: Session, db: str | None, name: str) -> TableDef | N
 
 def _shape(
     session: Session, tree: exp.Expression, current_db: str | None
-) -> tuple[str, str, tuple[str, Any]] | None:
-    """The target table and key source of an eligible statement tree, else None."""
+) -> tuple[str, str, tuple[str, Any], str] | None:
+    """The target table's names, key source and form (``insert`` / ``update`` / ``delete``) of an eligible
+    statement tree, else None."""
     if isinstance(tree, exp.Insert):
         schema_node = tree.this
         source = tree.expression
@@ -190,7 +231,7 @@ def _shape(
         if pk not in names or len(items) != len(names):
             return None
         src = _pk_source(items[names.index(pk)])
-        return None if src is None else (tdef.schema, tdef.name, src)
+        return None if src is None else (tdef.schema, tdef.name, src, "insert")
     if isinstance(tree, (exp.Update, exp.Delete)):
         table = tree.this
         if (
@@ -215,7 +256,8 @@ def _shape(
                 ):
                     return None
         src = _where_pk(tree.args.get("where"), pk)
-        return None if src is None else (tdef.schema, tdef.name, src)
+        form = "update" if isinstance(tree, exp.Update) else "delete"
+        return None if src is None else (tdef.schema, tdef.name, src, form)
     return None
 
 
@@ -262,8 +304,9 @@ def lock_for_select(session: Session, stmt: Statement) -> None:
     tpl = stmt.template or (stmt.text, [])
     catalog = session.executor.storage.catalog
     key = (tpl[0], session.current_db, catalog.version)
-    if key in _SELECT_SHAPES:
-        shape = _SELECT_SHAPES[key]
+    cache = _caches(catalog).selects
+    if key in cache:
+        shape = cache[key]
     else:
         upper = tpl[0].upper()
         tree = None
@@ -273,13 +316,13 @@ def lock_for_select(session: Session, stmt: Statement) -> None:
             except Exception:  # noqa: BLE001 - the statement itself reports its syntax error
                 tree = None
         shape = _select_shape(session, tree, session.current_db) if tree is not None else None
-        if len(_SELECT_SHAPES) >= 4096:
-            _SELECT_SHAPES.clear()
-        _SELECT_SHAPES[key] = shape
+        if len(cache) >= 4096:
+            cache.clear()
+        cache[key] = shape
     if shape is None:
         return
     how, what = shape
-    may_wait = not session.holds_write_lock
+    may_wait = not session.holds_main_lock  # its holders need the main write lock to commit
     if how == "row":
         schema, name, (source, value) = what
         if source == "p":
@@ -320,7 +363,16 @@ def target(session: Session, stmt: Statement) -> tuple[TableDef, int] | None:
     or DELETE whose WHERE has ``pk = value`` among its top-level conjuncts and which does not assign the key, or a
     single-row INSERT / INSERT IGNORE giving the key; no subquery; a base table of the main file whose key is one
     integer column and which has no other UNIQUE key), else None. The analysis is cached per statement shape."""
-    if stmt.kind != "dml" or stmt.info.get("replace") or stmt.info.get("plan") is not None:
+    found = _target(session, stmt)
+    return None if found is None else (found[0], found[1])
+
+
+def _target(session: Session, stmt: Statement) -> tuple[TableDef, int, str] | None:
+    """:func:`target` with the statement's form (``insert`` / ``update`` / ``delete``)."""
+    if stmt.kind != "dml":
+        return None
+    info = stmt.info
+    if info and (info.get("replace") or info.get("plan") is not None):
         return None
     tpl = stmt.template
     if tpl is None:  # no literal to take out (a prepared statement's text with its parameters only)
@@ -328,33 +380,41 @@ def target(session: Session, stmt: Statement) -> tuple[TableDef, int] | None:
     ex = session.executor
     catalog = ex.storage.catalog
     key = (tpl[0], session.current_db, catalog.version)
-    if key in _SHAPES:
-        shape = _SHAPES[key]
+    cache = _caches(catalog).shapes
+    if key in cache:
+        shape = cache[key]
     else:
         try:
             tree = parse_tree(tpl[0])
         except Exception:  # noqa: BLE001 - unparsable here: the statement takes the immediate path
             tree = None
         shape = _shape(session, tree, session.current_db) if tree is not None else None
-        if len(_SHAPES) >= 4096:
-            _SHAPES.clear()
-        _SHAPES[key] = shape
+        if len(cache) >= 4096:
+            cache.clear()
+        cache[key] = shape
     if shape is None:
         return None
-    schema, name, (how, value) = shape
+    schema, name, (how, value), form = shape
     if how == "p":
         value = _param_value(stmt, tpl, value)
     if type(value) is not int or value == 0:  # 0 or NULL may mean "generate" (AUTO_INCREMENT)
         return None
     tdef = catalog.get_table(schema, name)
-    if tdef is None or (tdef.schema, tdef.name) in ex.temp_tables:
+    if tdef is None:
         return None
-    return tdef, value
+    temp = ex.temp_tables
+    if temp and (tdef.schema, tdef.name) in temp:  # a temporary table of that name hides the base table
+        return None
+    return tdef, value, form
 
 
 def _lock(session: Session, table: int, row: int, *, may_wait: bool) -> None:
+    """Take the row (``row`` != 0) or table lock for the session's transaction: at once when nobody conflicts,
+    else through :meth:`RowLocks.lock`'s wait (1205 / 1213 / 1317)."""
     locks = session.server.row_locks
     assert locks is not None
+    if locks.try_lock(session.id, table, row):
+        return
     locks.lock(
         session.id,
         table,
@@ -370,31 +430,37 @@ def _shadow_ddl(session: Session, tdef: TableDef) -> str:
     version."""
     phys = physical_name(tdef.schema, tdef.name)
     key = (phys, session.executor.storage.catalog.version)
-    ddl = _SHADOW_DDL.get(key)
+    cache = _caches(session.executor.storage.catalog).ddl
+    ddl = cache.get(key)
     if ddl is None:
         row = session.conn.raw.execute(
             "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?", (phys,)
         ).fetchone()
         ddl = str(row[0])
-        if len(_SHADOW_DDL) >= 1024:
-            _SHADOW_DDL.clear()
-        _SHADOW_DDL[key] = ddl
+        if len(cache) >= 1024:
+            cache.clear()
+        cache[key] = ddl
     return ddl
 
 
 def _shadow(session: Session, tdef: TableDef) -> Any:
-    """The session's shadow connection (:meth:`Storage.shadow_connection`) holding an empty table of ``tdef``'s
-    name and definition (made once per session, table and catalog version)."""
+    """The session's shadow connection (:meth:`Storage.shadow_connection`) holding a table of ``tdef``'s name and
+    definition (made once per session and table definition; a table first made inside the shadow's open
+    transaction is forgotten when that transaction rolls back, :meth:`ShadowConnection.end`)."""
     raw = session.shadow
     if raw is None:
         raw = session.shadow = session.executor.storage.shadow_connection()
         raw.gk_tables = {}
+        raw.gk_loaded = set()
+        raw.gk_pending = set()
     ddl = _shadow_ddl(session, tdef)
-    phys = quote_ident(physical_name(tdef.schema, tdef.name))
-    if raw.gk_tables.get(phys) is not ddl:
+    phys = _texts(tdef).phys
+    if raw.gk_tables.get(phys) != ddl:
         raw.execute(f"DROP TABLE IF EXISTS {phys}")
         raw.execute(ddl)
         raw.gk_tables[phys] = ddl
+        if raw.in_transaction:
+            raw.gk_pending.add(phys)
     return raw
 
 
@@ -411,41 +477,42 @@ def try_deferred(session: Session, stmt: Statement, handler: Handler) -> Stateme
     assert locks is not None
     if locks.held_count(session.id) >= MAX_ROW_LOCKS or locks.crowded():
         return None
-    found = target(session, stmt)
+    found = _target(session, stmt)
     if found is None:
         return None
-    tdef, pk = found
+    tdef, pk, form = found
     tkey = table_key(tdef.schema, tdef.name)
     _lock(session, tkey, row_key(tdef.schema, tdef.name, pk), may_wait=True)
     conn = session.conn
     ex = session.executor
     if ex.storage.catalog.get_table(tdef.schema, tdef.name) is not tdef:
         return None  # a DDL committed while it waited: the immediate path plans it again
-    if tdef.auto_increment_column is not None:
-        # the counter starts from the real table's MAX(col), never from the shadow's one row
+    ai = tdef.auto_increment_column
+    if ai is not None and (
+        form == "insert" or (form == "update" and ai.name.lower() != tdef.primary_key[0].lower())
+    ):
+        # the counter starts from the real table's MAX(col), never from the shadow's rows (a DELETE never moves
+        # it, an UPDATE moves it only through a column it may assign: not the key)
         ex.storage.catalog.next_auto_increment(conn, tdef, explicit=0)
     texts = _texts(tdef)
-    queued = session.deferred.get((tkey, pk))
     try:
-        if queued is None:  # the latest committed row (locked now, so it stays so until COMMIT)
-            current = conn.raw.execute(texts.select, (pk,)).fetchone()
-        else:
-            current = queued[1]
         shadow = _shadow(session, tdef)
+        if not shadow.in_transaction:  # one shadow transaction per engine transaction (ShadowConnection.end)
+            shadow.execute("BEGIN")
+        loaded = shadow.gk_loaded
+        if (tkey, pk) not in loaded:  # else the shadow holds its latest state (or its absence) already
+            # the latest committed row (locked now, so it stays so until COMMIT)
+            current = conn.raw.execute(texts.select, (pk,)).fetchone()
+            if current is not None:
+                shadow.execute(texts.insert, current)
+            loaded.add((tkey, pk))
     except _db.Error:  # a definition the shadow cannot hold: the immediate path (the row stays locked)
         return None
-    shadow.execute("BEGIN")
-    try:
-        if current is not None:
-            shadow.execute(texts.insert, current)
-        before = len(session.row_changes)
-        # a failure undoes its own changes (the executor's statement savepoint, on the shadow)
-        res = ex.run_on(shadow, lambda: handler(session, stmt))
-        if len(session.row_changes) != before:
-            final = shadow.execute(texts.shadow_select, (pk,)).fetchone()
-            session.deferred[(tkey, pk)] = (tdef, final)
-    finally:
-        shadow.execute("ROLLBACK")  # the shadow table is empty again
+    before = len(session.row_changes)
+    # a failure undoes its own changes (the executor's statement savepoint, on the shadow)
+    res = ex.run_on(shadow, lambda: handler(session, stmt))
+    if len(session.row_changes) != before:
+        session.deferred[(tkey, pk)] = tdef
     return res
 
 
@@ -461,17 +528,26 @@ def flush(session: Session) -> None:
         return
     session.ensure_write_trx()
     raw = session.conn.raw
-    for (_tkey, pk), (tdef, final) in queue.items():
+    shadow = session.shadow
+    tables: dict[int, tuple[TableDef, list[int]]] = {}
+    for (tkey, pk), tdef in queue.items():
+        tables.setdefault(tkey, (tdef, []))[1].append(pk)
+    for tdef, pks in tables.values():
         texts = _texts(tdef)
-        if final is None:
-            sql, values = texts.delete, (pk,)
-        else:
-            sql, values = texts.replace, final
-        try:
-            raw.execute(sql, values)
-        except _db.Error as err:  # a full disk, an I/O error: MySQL's error, as the immediate path reports it
-            raise session.executor.translate_error(err, sql) from err
+        at = texts.key
+        # the final state of every row the transaction loaded into the shadow (a queued key absent: deleted)
+        final = {row[at]: row for row in shadow.execute(texts.shadow_all)}
+        for pk in pks:
+            row = final.get(pk)
+            sql, values = (texts.delete, (pk,)) if row is None else (texts.replace, row)
+            try:
+                raw.execute(sql, values)
+            except (
+                _db.Error
+            ) as err:  # a full disk, an I/O error: MySQL's error, as the immediate path reports it
+                raise session.executor.translate_error(err, sql) from err
     queue.clear()
+    shadow.end()
 
 
 def flush_before(session: Session, stmt: Statement) -> None:
@@ -487,7 +563,7 @@ def flush_before(session: Session, stmt: Statement) -> None:
     if kind == "select":
         catalog = session.executor.storage.catalog
         named = {(catalog.canonical_schema(db), name) for db, name in session.named_tables(stmt)}
-        queued = {physical_name(t.schema, t.name).lower() for t, _final in session.deferred.values()}
+        queued = {physical_name(t.schema, t.name).lower() for t in session.deferred.values()}
         views = any((t := catalog.get_table(*n)) is not None and t.view_definition for n in named)
         if not views and not {physical_name(*n).lower() for n in named} & queued:
             return  # names neither a queued table nor a view (which may read one)
@@ -504,7 +580,7 @@ def lock_for_immediate(session: Session, stmt: Statement) -> None:
     """
     locks = session.server.row_locks
     assert locks is not None
-    may_wait = not session.holds_write_lock
+    may_wait = not session.holds_main_lock  # its holders need the main write lock to commit
     few = locks.held_count(session.id) < MAX_ROW_LOCKS and not locks.crowded()
     found = target(session, stmt) if few else None
     if found is not None:
@@ -515,7 +591,7 @@ def lock_for_immediate(session: Session, stmt: Statement) -> None:
     else:
         catalog = session.executor.storage.catalog
         temp = session.executor.temp_tables
-        named = list(session.named_tables(stmt))
+        named = [] if stmt.kind == "ddl" and _VIEW_DDL.match(stmt.text) else list(session.named_tables(stmt))
         if stmt.kind == "ddl" and stmt.ddl_object.kind == "DATABASE" and stmt.ddl_object.name:
             # DROP / ALTER DATABASE names no table: every table of the schema
             schema = catalog.canonical_schema(stmt.ddl_object.name)
