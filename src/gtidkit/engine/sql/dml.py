@@ -63,6 +63,7 @@ from gtidkit.engine.sql.json_functions import partial_update_ops
 from gtidkit.engine.sql.values import (
     FieldStore,
     coerce,
+    column_coercer,
     from_sqlite,
     holds_u64_blobs,
     implicit_default,
@@ -499,7 +500,7 @@ def _run_multi(ex: Executor, plan: MultiPlan, binds: dict[str, Any]) -> ExecResu
     from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
     store = ex.field_store()  # before the select: its WHERE's conversions report to it (comparison.py)
-    rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
+    rows = ex.run_sqlite(plan.select_sql, binds).fetchall()
     raw = ex.conn.raw
     seen: list[set[Any]] = [set() for _ in plan.targets]
     per_table: list[list[RowChange]] = [[] for _ in plan.targets]
@@ -701,24 +702,155 @@ def constant_insert_plan(
 
 
 # ---------------------------------------------------------------- execution ------------------------------------
-def run_dml(ex: Executor, plan: DmlPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
-    """Execute a DML plan with literal values ``params`` inside the caller's transaction."""
+def run_dml(
+    ex: Executor,
+    plan: DmlPlan,
+    params: dict[str, Any],
+    current_db: str | None,
+    binds: dict[str, Any] | None = None,
+) -> ExecResult:
+    """Execute a DML plan with literal values ``params`` inside the caller's transaction.
+
+    Args:
+        ex: the session's executor.
+        plan: the statement's plan (:func:`plan_dml`); what its executions share is derived once per plan
+            (:func:`_facts`).
+        params: ``gk<i>`` / ``gp<i>`` -> the statement's literal and parameter values.
+        current_db: the default database (``:gkdb``).
+        binds: ``params`` as sqlite3 binds them (:func:`bindable`) when the caller has them (a prepared
+            statement's literals are converted once per plan), else None; a new dict either way, the caller's is
+            not changed.
+
+    Raises:
+        MySQLError: what the statement fails with (MySQL's code and message).
+    """
     from gtidkit.engine.sql.exec_result import bindable
 
-    binds = {k: bindable(v) for k, v in params.items()}
+    facts = _facts(plan)
+    binds = {k: bindable(v) for k, v in params.items()} if binds is None else dict(binds)
     for slot in plan.variables:
         binds[slot[0]] = bindable(ex.variable_value(slot))
     binds["gkdb"] = current_db
-    binds["gkver"] = ex.server_version()
-    if not _may_write_once(plan):
+    if facts.needs_version:  # VERSION(): a system variable read, only for a plan whose SQL reads it
+        binds["gkver"] = ex.server_version()
+    if not facts.may_write_once:
         ex.statement_savepoint()  # several writes, or a check after the write: undone together when one fails
     if isinstance(plan, InsertPlan):
-        return _run_insert(ex, plan, params, binds)
+        return _run_insert(ex, plan, params, binds, facts)
     if isinstance(plan, UpdatePlan):
-        return _run_update(ex, plan, binds)
+        return _run_update(ex, plan, binds, facts)
     if isinstance(plan, MultiPlan):
         return _run_multi(ex, plan, binds)
     return _run_delete(ex, plan, binds)
+
+
+class _Facts:
+    """What every execution of one DML plan derives from the plan and its table alone, derived once per plan
+    (:func:`_facts`): a plan is immutable and the executor keeps it while the catalog version it was made for is
+    current, so these stay true for as long as the plan is run.
+
+    Attributes:
+        may_write_once: :func:`_may_write_once` (no statement savepoint).
+        needs_version: some SQL text of the plan binds ``:gkver`` (VERSION()).
+        written: the columns the statement writes (:func:`_written`; UPDATE, INSERT), else None.
+        odku_written: INSERT ... ON DUPLICATE KEY UPDATE's write set (inserted and updated columns), else None.
+        python_stages: per UPDATE stage, whether its new values go through :func:`coerce` in strict mode too
+            (:func:`_converted_in_python`).
+        touched: per UPDATE, the ON UPDATE CURRENT_TIMESTAMP columns its stages do not assign
+            (:func:`_touch_on_update`).
+        auto_increment: the table's AUTO_INCREMENT column index, else None.
+        stamps: the TIMESTAMP columns (stored in UTC).
+        missing: INSERT: the columns the statement leaves out (not the AUTO_INCREMENT one).
+        missing_no_default: those of ``missing`` without a default, in column order (1364 once per statement).
+        coercers: per column, :func:`gtidkit.engine.sql.values.column_coercer` (``coerce`` with its common
+            cases decided once).
+    """
+
+    __slots__ = (
+        "auto_increment",
+        "coercers",
+        "may_write_once",
+        "missing",
+        "missing_no_default",
+        "needs_version",
+        "odku_written",
+        "python_stages",
+        "stamps",
+        "touched",
+        "written",
+    )
+
+    def __init__(self, plan: DmlPlan) -> None:
+        self.may_write_once = _may_write_once(plan)
+        self.needs_version = any(":gkver" in sql for sql in _plan_sql(plan))
+        self.written: frozenset[int] | None = None
+        self.odku_written: frozenset[int] | None = None
+        self.python_stages: tuple[bool, ...] = ()
+        self.touched: tuple[int, ...] = ()
+        self.auto_increment: int | None = None
+        self.stamps: tuple[int, ...] = ()
+        self.missing: frozenset[int] = frozenset()
+        self.missing_no_default: tuple[ColumnDef, ...] = ()
+        self.coercers: tuple[Callable[..., Any], ...] = ()
+        if isinstance(plan, UpdatePlan):
+            t = plan.table
+            assigned = [i for st in plan.stages for i in st.columns]
+            self.written = _written(t, assigned, None, "update")
+            self.python_stages = tuple(
+                any(_converted_in_python(t.columns[i]) for i in st.columns) for st in plan.stages
+            )
+            self.touched = _on_update_columns(t, plan.stages)
+        elif isinstance(plan, InsertPlan):
+            t = plan.table
+            ai = next((i for i, c in enumerate(t.columns) if c.auto_increment), None)
+            self.auto_increment = ai
+            self.stamps = tuple(i for i, c in enumerate(t.columns) if c.type == "timestamp")
+            self.written = _written(t, plan.target, ai, "insert")
+            if plan.odku:
+                self.odku_written = self.written | _written(
+                    t, [i for st in plan.odku for i in st.columns], None, "update"
+                )
+            self.missing = frozenset(set(range(len(t.columns))) - set(plan.target) - {ai})
+            self.missing_no_default = tuple(
+                c
+                for i, c in enumerate(t.columns)
+                if i in self.missing and not c.has_default and c.default_expr != "CURRENT_TIMESTAMP"
+            )
+            self.coercers = tuple(column_coercer(c, t.name) for c in t.columns)
+
+
+def _plan_sql(plan: DmlPlan) -> list[str]:
+    """Every SQLite text ``plan`` runs (where its ``:gk...`` binds appear)."""
+    stages: tuple[Stage, ...] = ()
+    if isinstance(plan, InsertPlan):
+        out = [plan.insert_sql, plan.select_sql or "", *(e or "" for e in plan.row_exprs)]
+        stages = plan.odku or ()
+    elif isinstance(plan, UpdatePlan):
+        out = [plan.select_sql]
+        stages = plan.stages
+    elif isinstance(plan, DeletePlan):
+        out = [plan.select_sql, plan.delete_sql]
+    else:
+        out = [plan.select_sql]
+    for st in stages:
+        out += [st.sql, st.eval_sql, st.bound_sql]
+    return out
+
+
+#: id(plan) -> (plan, its facts): the plan is kept so its id cannot be reused while the entry exists
+_FACTS: dict[int, tuple[DmlPlan, _Facts]] = {}
+
+
+def _facts(plan: DmlPlan) -> _Facts:
+    """The :class:`_Facts` of ``plan``, derived at its first execution."""
+    hit = _FACTS.get(id(plan))
+    if hit is not None and hit[0] is plan:
+        return hit[1]
+    facts = _Facts(plan)
+    if len(_FACTS) >= 4096:
+        _FACTS.clear()
+    _FACTS[id(plan)] = (plan, facts)
+    return facts
 
 
 def _may_write_once(plan: DmlPlan) -> bool:
@@ -751,34 +883,51 @@ def _written(t: TableDef, assigned: Any, auto_increment: int | None, op: str) ->
 def _image(tdef: TableDef, values: Any) -> tuple:
     """The row image (storage form) of a row read from SQLite: :func:`from_sqlite` per column, with the columns it
     leaves unchanged (integers, temporal values, ...) passed through and a ``str`` in a string column kept."""
-    convert = _image_plan(tdef.columns)
-    return tuple(v if f is None else f(v) for f, v in zip(convert, values))
+    cols = tdef.columns
+    strings, others = _image_plan(cols)
+    row = tuple(values)
+    if not others:
+        for i in strings:
+            if type(row[i]) is not str:
+                break
+        else:
+            return row  # the common row: nothing to convert (one type test per string column)
+    out = list(row)
+    for i in strings:
+        v = out[i]
+        if type(v) is not str:
+            out[i] = from_sqlite(cols[i], v)
+    for i, f in others:
+        out[i] = f(out[i])
+    return tuple(out)
 
 
-def _image_converter(col: ColumnDef) -> Callable[[Any], Any] | None:
-    """``from_sqlite`` for ``col``, or None where it returns every value as it is."""
-    fam = col.info.family
-    if fam == "string":
-
-        def string(v: Any, col: ColumnDef = col) -> Any:
-            return v if type(v) is str else from_sqlite(col, v)
-
-        return string
-    if fam in ("decimal", "float", "binary", "bit") or holds_u64_blobs(col):
-        return functools.partial(from_sqlite, col)
-    return None
+#: id(columns) -> (columns, (the string columns, the (index, converter) of the columns always converted)): a
+#: table definition's columns are immutable and come back with every statement (the tuple is kept so its id
+#: cannot be reused while the entry exists)
+_IMAGE_PLANS: dict[
+    int,
+    tuple[tuple[ColumnDef, ...], tuple[tuple[int, ...], tuple[tuple[int, Callable[[Any], Any]], ...]]],
+] = {}
 
 
-#: id(columns) -> (columns, their converters): a table definition's columns are immutable and come back with every
-#: statement (the tuple is kept so its id cannot be reused while the entry exists)
-_IMAGE_PLANS: dict[int, tuple[tuple[ColumnDef, ...], tuple[Callable[[Any], Any] | None, ...]]] = {}
-
-
-def _image_plan(cols: tuple[ColumnDef, ...]) -> tuple[Callable[[Any], Any] | None, ...]:
+def _image_plan(
+    cols: tuple[ColumnDef, ...],
+) -> tuple[tuple[int, ...], tuple[tuple[int, Callable[[Any], Any]], ...]]:
+    """What :func:`_image` converts in a row of ``cols``: the string columns (``from_sqlite`` for a value that is
+    not a ``str``) and the columns whose every value goes through ``from_sqlite`` (DECIMAL, FLOAT, binary, BIT,
+    BIGINT UNSIGNED held as blobs); the others' values are their images."""
     hit = _IMAGE_PLANS.get(id(cols))
     if hit is not None and hit[0] is cols:
         return hit[1]
-    plan = tuple(_image_converter(c) for c in cols)
+    strings = tuple(i for i, c in enumerate(cols) if c.info.family == "string")
+    others = tuple(
+        (i, functools.partial(from_sqlite, c))
+        for i, c in enumerate(cols)
+        if c.info.family != "string"
+        and (c.info.family in ("decimal", "float", "binary", "bit") or holds_u64_blobs(c))
+    )
+    plan = (strings, others)
     if len(_IMAGE_PLANS) >= 4096:
         _IMAGE_PLANS.clear()
     _IMAGE_PLANS[id(cols)] = (cols, plan)
@@ -786,13 +935,15 @@ def _image_plan(cols: tuple[ColumnDef, ...]) -> tuple[Callable[[Any], Any] | Non
 
 
 def _select_binds(sql: str, binds: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in binds.items() if f":{k}" in sql}
+    """The binds for running ``sql``: a copy of the statement's ``binds`` (sqlite3 reads only the names the SQL
+    holds from a dict, so no filtering is needed; the copy is the caller's to add ``gkrowid`` to)."""
+    return binds.copy()
 
 
 def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any]) -> ExecResult:
     from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
-    rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
+    rows = ex.run_sqlite(plan.select_sql, binds).fetchall()
     t = plan.table
     changes = [
         RowChange(t.schema, t.name, "delete", _image(t, r[1:]), None) for r in rows
@@ -807,21 +958,23 @@ def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any]) -> ExecRe
     return ExecResult(affected_rows=len(rows), row_changes=changes, warnings=warnings)
 
 
-def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any]) -> ExecResult:
+def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any], facts: _Facts) -> ExecResult:
     from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
     t = plan.table
     store = ex.field_store()
-    rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
+    rows = ex.run_sqlite(plan.select_sql, binds).fetchall()
     if len(rows) > 1:
         ex.statement_savepoint()
     changes = []
-    written = _written(t, [i for st in plan.stages for i in st.columns], None, "update")
+    written = facts.written
     # one stage per statement for a partial JSON update (a column assigned twice is not one)
     json_ops = plan.stages[0].json_ops if len(plan.stages) == 1 and plan.stages[0].json_ops else None
     for n, r in enumerate(rows, 1):
         before = _image(t, r[1:])
-        _rowid, after_raw = _apply_stages(ex, t, plan.stages, r[0], r[1:], binds, n, store)
+        _rowid, after_raw = _apply_stages(
+            ex, t, plan.stages, r[0], r[1:], binds, n, store, facts.python_stages, facts.touched
+        )
         after = _image(t, after_raw)
         if after != before:
             changes.append(RowChange(t.schema, t.name, "update", before, after, written, json_ops))
@@ -844,17 +997,22 @@ def _apply_stages(
     binds: dict[str, Any],
     row_no: int,
     store: FieldStore,
+    python_stages: tuple[bool, ...] | None = None,
+    touched: tuple[int, ...] | None = None,
 ) -> tuple[int, tuple]:
     """Run the UPDATE ``stages`` on row ``rowid`` (full image ``current``); returns its rowid and new image.
 
     In strict mode each stage is one SQLite UPDATE whose CHECK constraints reject bad values (mapped to MySQL's
     errors); otherwise the new values are computed first and stored through :func:`coerce` with ``store``, so a
-    bad value is adjusted with a warning as MySQL does without strict mode.
+    bad value is adjusted with a warning as MySQL does without strict mode. ``python_stages`` and ``touched``:
+    the plan's :attr:`_Facts.python_stages` and :attr:`_Facts.touched` when the caller has them, else derived here.
     """
     raw = ex.conn.raw
     values = tuple(current)
-    for st in stages:
-        if not store.strict or any(_converted_in_python(t.columns[i]) for i in st.columns):
+    if python_stages is None:
+        python_stages = tuple(any(_converted_in_python(t.columns[i]) for i in st.columns) for st in stages)
+    for st, in_python in zip(stages, python_stages):
+        if not store.strict or in_python:
             # a JSON column's new value is parsed and normalized in Python (no CHECK constraint can do that), as
             # are ENUM / SET members, geometries and characters of a non-UTF-8 character set
             rowid, values = _apply_stage_converted(ex, t, st, rowid, values, binds, row_no, store)
@@ -876,8 +1034,10 @@ def _apply_stages(
         except _db.Error as err:
             raise ex.translate_error(err, st.sql) from err
         rowid, values = out[0], tuple(out[1:])
-    if values != tuple(current):
-        values = _touch_on_update(ex, t, stages, rowid, values)
+    if touched is None:
+        touched = _on_update_columns(t, stages)
+    if touched and values != tuple(current):
+        values = _touch_on_update(ex, t, stages, rowid, values, touched)
     return rowid, values
 
 
@@ -928,12 +1088,24 @@ def _apply_stage_converted(
     return out[0], tuple(out[1:])
 
 
-def _touch_on_update(
-    ex: Executor, t: TableDef, stages: tuple[Stage, ...], rowid: int, values: tuple
-) -> tuple:
-    """Set ON UPDATE CURRENT_TIMESTAMP columns the statement did not assign (the row changed)."""
+def _on_update_columns(t: TableDef, stages: tuple[Stage, ...]) -> tuple[int, ...]:
+    """The ON UPDATE CURRENT_TIMESTAMP columns of ``t`` that ``stages`` do not assign."""
     assigned = {i for st in stages for i in st.columns}
-    cols = [i for i, c in enumerate(t.columns) if c.on_update and i not in assigned]
+    return tuple(i for i, c in enumerate(t.columns) if c.on_update and i not in assigned)
+
+
+def _touch_on_update(
+    ex: Executor,
+    t: TableDef,
+    stages: tuple[Stage, ...],
+    rowid: int,
+    values: tuple,
+    cols: tuple[int, ...] | None = None,
+) -> tuple:
+    """Set ON UPDATE CURRENT_TIMESTAMP columns the statement did not assign (the row changed); ``cols``: those
+    columns (:func:`_on_update_columns`) when the caller has them."""
+    if cols is None:
+        cols = _on_update_columns(t, stages)
     if not cols:
         return values
     now = ex.now()
@@ -1079,25 +1251,25 @@ def _default_template(t: TableDef) -> tuple[tuple[Any, ...], tuple[int, ...]]:
     return value
 
 
-def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: dict[str, Any]) -> ExecResult:
+def _run_insert(
+    ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: dict[str, Any], facts: _Facts
+) -> ExecResult:
     from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
     t = plan.table
     raw = ex.conn.raw
-    ai = next((i for i, c in enumerate(t.columns) if c.auto_increment), None)
+    ai = facts.auto_increment
     forced, ex.forced_insert_id = ex.forced_insert_id, None  # SET INSERT_ID / Intvar: one statement only
     store = ex.field_store(ignore=plan.mode == "ignore")
     if plan.select_sql is not None:
-        src_rows: list[list[Any]] = [
-            list(r) for r in ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
-        ]
+        src_rows: list[list[Any]] = [list(r) for r in ex.run_sqlite(plan.select_sql, binds).fetchall()]
         for r in src_rows:
             if len(r) != len(plan.target):
                 raise mysql_error(1136, "1")
     else:
         src_rows = []
         for sources, expr_sql in zip(plan.rows, plan.row_exprs):
-            evald = ex.run_sqlite(expr_sql, _select_binds(expr_sql, binds)).fetchone() if expr_sql else ()
+            evald = ex.run_sqlite(expr_sql, binds).fetchone() if expr_sql else ()
             vals: list[Any] = []
             for kind, v in sources:
                 if kind == "p":
@@ -1123,25 +1295,21 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
     null_is_error = store.strict or (plan.select_sql is None and len(src_rows) == 1 and plan.mode != "ignore")
     # a column the statement leaves out that has no default: checked once per statement, before any row
     # (check_that_all_fields_are_given_values; strict.result "INSERT IGNORE INTO t1 (col1) values (3)")
-    missing = set(range(len(t.columns))) - set(plan.target) - {ai}
-    for i in sorted(missing):
-        c = t.columns[i]
-        if not c.has_default and c.default_expr != "CURRENT_TIMESTAMP" and src_rows:
+    missing = facts.missing
+    if src_rows:
+        for c in facts.missing_no_default:
             store.adjust(mysql_error(1364, c.name), None)
     affected = 0
     duplicates = 0
     first_generated = 0
     last_explicit = 0
     tz = ex.time_zone()
-    stamps = [i for i, c in enumerate(t.columns) if c.type == "timestamp"]
+    stamps = facts.stamps
     # the MINIMAL after image: the listed columns, AUTO_INCREMENT and function defaults (COPY_INFO)
-    written = _written(t, plan.target, ai, "insert")
+    written = facts.written
     # ON DUPLICATE KEY UPDATE: the one write_set holds the inserted and the updated columns
-    odku_written = (
-        written | _written(t, [i for st in plan.odku for i in st.columns], None, "update")
-        if plan.odku
-        else None
-    )
+    odku_written = facts.odku_written
+    coercers = facts.coercers
     for n, vals in enumerate(src_rows, 1):
         full = _defaults(t, ex.now)
         given = [False] * len(t.columns)
@@ -1149,7 +1317,7 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
             if v is _MISSING:
                 continue
             c = t.columns[idx]
-            full[idx] = coerce(c, v, n, store, t.name)
+            full[idx] = coercers[idx](v, n, store)
             given[idx] = True
             if full[idx] is None and not c.nullable and idx != ai:
                 # fill_record: NULL into NOT NULL is reported as the field is filled, in column-list order

@@ -1752,16 +1752,19 @@ class Executor:
         planned = stmt.info.get("plan")  # planned by its caller (LOAD DATA's rows: dml.constant_insert_plan)
         if planned is not None:
             return run_dml(self, planned, {}, current_db)
+        binds = None
         if slot is not None:
             self.prepared_plan(stmt, slot, current_db)
-            plan, params = slot.plan, slot.params
+            plan, params, binds = slot.plan, slot.params, slot.binds  # its literals converted once per plan
         else:
             plan, params = self._plan_key(stmt, current_db)
         bound = getattr(stmt, "params", None)  # a prepared statement's parameters (:gp<i>)
         if bound:
             params = {**params, **bound}
+            if binds is not None:
+                binds = {**binds, **{k: bindable(v) for k, v in bound.items()}}
         self._sync_functions()
-        return run_dml(self, plan, params, current_db)
+        return run_dml(self, plan, params, current_db, binds)
 
     def check(self, stmt: SqlStatement, current_db: str | None) -> None:
         """Plan a DML statement without running it (PREPARE): unknown tables and columns fail now.

@@ -459,8 +459,19 @@ def slot_of(stmt: Statement) -> int | None:
 _SET_SLOT = _SLOTS["set_option"]
 
 
+#: DML text -> its counter slot: a prepared statement's template (and an application's statement texts) come
+#: back with every execution, and the form is a few regular expressions over the text
+_DML_SLOTS: dict[str, int] = {}
+
+
 def _dml_slot(text: str) -> int:
-    return _SLOTS[dml_form(text)]  # insert, insert_select, update_multi ... (classify.py reads the form)
+    slot = _DML_SLOTS.get(text)
+    if slot is None:
+        slot = _SLOTS[dml_form(text)]  # insert, insert_select, update_multi ... (classify.py reads the form)
+        if len(_DML_SLOTS) >= 4096:
+            _DML_SLOTS.clear()
+        _DML_SLOTS[text] = slot
+    return slot
 
 
 def _explained_slot(text: str) -> int | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -90,6 +91,10 @@ def literal(value: Any, *, text: bool = True) -> str:
     Raises:
         MySQLError: 1210 for a value that has no literal form.
     """
+    if text:
+        of_type = _LITERAL_OF_TYPE.get(type(value))  # the common types, one dict lookup
+        if of_type is not None:
+            return of_type(value)
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -117,6 +122,27 @@ def literal(value: Any, *, text: bool = True) -> str:
     if isinstance(value, str):
         return "'" + _escaped(value) + "'"
     raise mysql_error(1210, "mysqld_stmt_execute")
+
+
+def _str_literal(value: str) -> str:
+    return "'" + _escaped(value) + "'"
+
+
+def _bytes_literal(value: bytes) -> str:
+    try:
+        return "'" + _escaped(value.decode("utf-8")) + "'"
+    except UnicodeDecodeError:
+        return "X'" + value.hex() + "'"
+
+
+#: exact type -> :func:`literal` (``text=True``) of a value of it: what the type tests below return for them
+_LITERAL_OF_TYPE: dict[type, Callable[[Any], str]] = {
+    int: str,
+    str: _str_literal,
+    bytes: _bytes_literal,
+    type(None): lambda _value: "NULL",
+    float: repr,
+}
 
 
 def _escaped(value: str) -> str:
