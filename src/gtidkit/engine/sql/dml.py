@@ -718,8 +718,8 @@ def run_dml(
         params: ``gk<i>`` / ``gp<i>`` -> the statement's literal and parameter values.
         current_db: the default database (``:gkdb``).
         binds: ``params`` as sqlite3 binds them (:func:`bindable`) when the caller has them (a prepared
-            statement's literals are converted once per plan), else None; a new dict either way, the caller's is
-            not changed.
+            statement's literals are converted once per plan), else None. A dict given becomes this execution's
+            own (names are added to it): the caller passes a fresh one.
 
     Raises:
         MySQLError: what the statement fails with (MySQL's code and message).
@@ -727,7 +727,8 @@ def run_dml(
     from gtidkit.engine.sql.exec_result import bindable
 
     facts = _facts(plan)
-    binds = {k: bindable(v) for k, v in params.items()} if binds is None else dict(binds)
+    if binds is None:
+        binds = {k: bindable(v) for k, v in params.items()}
     for slot in plan.variables:
         binds[slot[0]] = bindable(ex.variable_value(slot))
     binds["gkdb"] = current_db
@@ -741,7 +742,7 @@ def run_dml(
         return _run_update(ex, plan, binds, facts)
     if isinstance(plan, MultiPlan):
         return _run_multi(ex, plan, binds)
-    return _run_delete(ex, plan, binds)
+    return _run_delete(ex, plan, binds, facts)
 
 
 class _Facts:
@@ -764,11 +765,15 @@ class _Facts:
         missing_no_default: those of ``missing`` without a default, in column order (1364 once per statement).
         coercers: per column, :func:`gtidkit.engine.sql.values.column_coercer` (``coerce`` with its common
             cases decided once).
+        defaults: INSERT: :func:`_default_template` of the table.
+        image: :func:`_image_plan` of the table's columns (single-table statements), else None.
     """
 
     __slots__ = (
         "auto_increment",
         "coercers",
+        "defaults",
+        "image",
         "may_write_once",
         "missing",
         "missing_no_default",
@@ -792,6 +797,12 @@ class _Facts:
         self.missing: frozenset[int] = frozenset()
         self.missing_no_default: tuple[ColumnDef, ...] = ()
         self.coercers: tuple[Callable[..., Any], ...] = ()
+        self.defaults: tuple[tuple[Any, ...], tuple[int, ...]] | None = None
+        self.image: _ImagePlan | None = (
+            _image_plan(plan.table.columns)
+            if isinstance(plan, (UpdatePlan, DeletePlan, InsertPlan))
+            else None
+        )
         if isinstance(plan, UpdatePlan):
             t = plan.table
             assigned = [i for st in plan.stages for i in st.columns]
@@ -817,6 +828,7 @@ class _Facts:
                 if i in self.missing and not c.has_default and c.default_expr != "CURRENT_TIMESTAMP"
             )
             self.coercers = tuple(column_coercer(c, t.name) for c in t.columns)
+            self.defaults = _default_template(t)
 
 
 def _plan_sql(plan: DmlPlan) -> list[str]:
@@ -880,11 +892,12 @@ def _written(t: TableDef, assigned: Any, auto_increment: int | None, op: str) ->
     return frozenset(out)
 
 
-def _image(tdef: TableDef, values: Any) -> tuple:
+def _image(tdef: TableDef, values: Any, plan: _ImagePlan | None = None) -> tuple:
     """The row image (storage form) of a row read from SQLite: :func:`from_sqlite` per column, with the columns it
-    leaves unchanged (integers, temporal values, ...) passed through and a ``str`` in a string column kept."""
+    leaves unchanged (integers, temporal values, ...) passed through and a ``str`` in a string column kept;
+    ``plan``: :func:`_image_plan` of the table's columns when the caller has it."""
     cols = tdef.columns
-    strings, others = _image_plan(cols)
+    strings, others = plan or _image_plan(cols)
     row = tuple(values)
     if not others:
         for i in strings:
@@ -902,18 +915,14 @@ def _image(tdef: TableDef, values: Any) -> tuple:
     return tuple(out)
 
 
-#: id(columns) -> (columns, (the string columns, the (index, converter) of the columns always converted)): a
-#: table definition's columns are immutable and come back with every statement (the tuple is kept so its id
-#: cannot be reused while the entry exists)
-_IMAGE_PLANS: dict[
-    int,
-    tuple[tuple[ColumnDef, ...], tuple[tuple[int, ...], tuple[tuple[int, Callable[[Any], Any]], ...]]],
-] = {}
+#: (the string columns, the (index, converter) of the columns always converted): :func:`_image_plan`
+_ImagePlan = tuple[tuple[int, ...], tuple[tuple[int, Callable[[Any], Any]], ...]]
+#: id(columns) -> (columns, their :data:`_ImagePlan`): a table definition's columns are immutable and come back
+#: with every statement (the tuple is kept so its id cannot be reused while the entry exists)
+_IMAGE_PLANS: dict[int, tuple[tuple[ColumnDef, ...], _ImagePlan]] = {}
 
 
-def _image_plan(
-    cols: tuple[ColumnDef, ...],
-) -> tuple[tuple[int, ...], tuple[tuple[int, Callable[[Any], Any]], ...]]:
+def _image_plan(cols: tuple[ColumnDef, ...]) -> _ImagePlan:
     """What :func:`_image` converts in a row of ``cols``: the string columns (``from_sqlite`` for a value that is
     not a ``str``) and the columns whose every value goes through ``from_sqlite`` (DECIMAL, FLOAT, binary, BIT,
     BIGINT UNSIGNED held as blobs); the others' values are their images."""
@@ -940,18 +949,20 @@ def _select_binds(sql: str, binds: dict[str, Any]) -> dict[str, Any]:
     return binds.copy()
 
 
-def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any]) -> ExecResult:
+def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any], facts: _Facts) -> ExecResult:
     from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
     rows = ex.run_sqlite(plan.select_sql, binds).fetchall()
     t = plan.table
+    image = facts.image
     changes = [
-        RowChange(t.schema, t.name, "delete", _image(t, r[1:]), None) for r in rows
+        RowChange(t.schema, t.name, "delete", _image(t, r[1:], image), None) for r in rows
     ]  # before the write
     if len(rows) > 1:
         ex.statement_savepoint()
-    if rows:
         ex.conn.raw.executemany(plan.delete_sql, [(r[0],) for r in rows])
+    elif rows:
+        ex.conn.raw.execute(plan.delete_sql, (rows[0][0],))  # one row by key (sysbench's DELETE)
     warnings: list[tuple[str, int, str]] = []
     if ex.udf_warnings:  # the WHERE's conversion warnings without strict mode (comparison.py)
         warnings, ex.udf_warnings = ex.udf_warnings, []
@@ -970,12 +981,13 @@ def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any], facts: _F
     written = facts.written
     # one stage per statement for a partial JSON update (a column assigned twice is not one)
     json_ops = plan.stages[0].json_ops if len(plan.stages) == 1 and plan.stages[0].json_ops else None
+    image = facts.image
     for n, r in enumerate(rows, 1):
-        before = _image(t, r[1:])
+        before = _image(t, r[1:], image)
         _rowid, after_raw = _apply_stages(
             ex, t, plan.stages, r[0], r[1:], binds, n, store, facts.python_stages, facts.touched
         )
-        after = _image(t, after_raw)
+        after = _image(t, after_raw, image)
         if after != before:
             changes.append(RowChange(t.schema, t.name, "update", before, after, written, json_ops))
     info = f"Rows matched: {len(rows)}  Changed: {len(changes)}  Warnings: {len(store.warnings)}"
@@ -1213,10 +1225,15 @@ def integrity_error(err: _db.IntegrityError, t: TableDef, row: list | tuple, row
     return unknown_error(f"Unknown error: {text}")
 
 
-def _defaults(t: TableDef, now: Callable[[], _dt.datetime]) -> list[Any]:
+def _defaults(
+    t: TableDef,
+    now: Callable[[], _dt.datetime],
+    template_of_t: tuple[tuple[Any, ...], tuple[int, ...]] | None = None,
+) -> list[Any]:
     """Each column's default for a new row (``now()`` for CURRENT_TIMESTAMP, read only when a column has it),
-    :data:`_MISSING` where the column has none."""
-    template, now_columns = _default_template(t)
+    :data:`_MISSING` where the column has none; ``template_of_t``: :func:`_default_template` of ``t`` when the
+    caller has it."""
+    template, now_columns = template_of_t or _default_template(t)
     out = list(template)
     if now_columns:
         at = now()
@@ -1303,15 +1320,15 @@ def _run_insert(
     duplicates = 0
     first_generated = 0
     last_explicit = 0
-    tz = ex.time_zone()
     stamps = facts.stamps
+    tz = ex.time_zone() if stamps else None  # for TIMESTAMP columns only
     # the MINIMAL after image: the listed columns, AUTO_INCREMENT and function defaults (COPY_INFO)
     written = facts.written
     # ON DUPLICATE KEY UPDATE: the one write_set holds the inserted and the updated columns
     odku_written = facts.odku_written
     coercers = facts.coercers
     for n, vals in enumerate(src_rows, 1):
-        full = _defaults(t, ex.now)
+        full = _defaults(t, ex.now, facts.defaults)
         given = [False] * len(t.columns)
         for idx, v in zip(plan.target, vals):
             if v is _MISSING:
@@ -1400,7 +1417,9 @@ def _run_insert(
                 continue
             except _db.Error as err:
                 raise ex.translate_error(err, plan.insert_sql) from err
-            changes.append(RowChange(t.schema, t.name, "insert", None, _image(t, bound), written))
+            changes.append(
+                RowChange(t.schema, t.name, "insert", None, _image(t, bound, facts.image), written)
+            )
             affected += 1
             break
     if first_generated:

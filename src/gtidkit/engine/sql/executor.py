@@ -1755,14 +1755,16 @@ class Executor:
         binds = None
         if slot is not None:
             self.prepared_plan(stmt, slot, current_db)
-            plan, params, binds = slot.plan, slot.params, slot.binds  # its literals converted once per plan
+            plan, params = slot.plan, slot.params
+            binds = slot.binds.copy()  # its literals converted once per plan; the copy is this execution's
         else:
             plan, params = self._plan_key(stmt, current_db)
         bound = getattr(stmt, "params", None)  # a prepared statement's parameters (:gp<i>)
         if bound:
             params = {**params, **bound}
             if binds is not None:
-                binds = {**binds, **{k: bindable(v) for k, v in bound.items()}}
+                for k, v in bound.items():
+                    binds[k] = bindable(v)
         self._sync_functions()
         return run_dml(self, plan, params, current_db, binds)
 
