@@ -90,3 +90,28 @@ def test_column_coercer_examples(name: str, value: Any, stored: Any) -> None:
         assert err.value.code == 1406
     else:
         assert fast(value, 1, FieldStore(strict=True)) == stored
+
+
+@pytest.mark.parametrize("column", ["DECIMAL(5,2)", "DOUBLE", "FLOAT", "INT"])
+def test_prepared_insert_of_bytes_that_are_no_utf8_into_a_number_column(column: str, tmp_path: Any) -> None:
+    """A binary parameter that is no UTF-8 (``b'\\x80'``) into a numeric column fails as the same value's text with
+    U+FFFD does (1366 / 1265 with MySQL's message), not with a Python UnicodeDecodeError (DECIMAL and FLOAT / DOUBLE
+    decoded the bytes strictly)."""
+    from gtidkit.engine.server import Server
+
+    server = Server.open(tmp_path)
+    try:
+        s = server.session()
+        s.execute(f"CREATE DATABASE d; USE d; CREATE TABLE t (a {column})")
+        insert = s.prepare("INSERT INTO t VALUES (?)")
+        outcomes = []
+        for value in (b"1\x80", "1\ufffd"):
+            try:
+                s.execute_prepared(insert, [value])
+                outcomes.append(("ok", s.execute("SELECT a FROM t")[0].rows))
+                s.execute("DELETE FROM t")
+            except MySQLError as err:
+                outcomes.append(("error", err.code, err.message))
+        assert outcomes[0] == outcomes[1]
+    finally:
+        server.shutdown()

@@ -453,7 +453,7 @@ def _coerce_float(col: ColumnDef, v: Any, row: int, store: FieldStore) -> float:
     if type(v) is bytes and len(v) == 8 and v[0] & 0x80:
         v = int.from_bytes(v, "big")  # an integer literal above 2**63-1 as SQLite carries it (u64_to_sqlite)
     if isinstance(v, (bytes, str)):
-        text = v.decode() if isinstance(v, bytes) else v
+        text = v.decode("utf-8", "replace") if isinstance(v, bytes) else v
         f = float(_parse_number(col, text, row, "double", store))
     else:
         f = float(v)
@@ -483,7 +483,9 @@ def _coerce_decimal(col: ColumnDef, v: Any, row: int, store: FieldStore) -> Deci
         if not d.is_finite():
             raise InvalidOperation
     except (InvalidOperation, TypeError, ValueError):
-        d = _parse_number(col, v.decode() if isinstance(v, bytes) else str(v), row, "decimal", store)
+        d = _parse_number(
+            col, v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v), row, "decimal", store
+        )
     with localcontext(_WIDE):
         return _fit_decimal(col, d, row, store)
 
