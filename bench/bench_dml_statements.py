@@ -149,9 +149,10 @@ def _count(src: Path, tx: int, work: Path, lib: Path, first_write: bool) -> dict
                     break
     labels = (*(FIRST_WRITE_LABELS if first_write else KINDS), "marker")
     per_tx = len(labels)  # a marker before each statement, one after the last, then the next transaction's
-    segments = totals[1 : 1 + per_tx * tx]  # the first dump holds the start-up and the warm-up
-    if len(segments) != per_tx * tx:
-        raise SystemExit(f"expected {per_tx * tx} dumps after the first, got {len(segments)}")
+    # the first dump holds the start-up and the warm-up; the part after the last marker is in no numbered dump
+    segments = totals[1:]
+    if len(segments) != per_tx * tx - 1:
+        raise SystemExit(f"expected {per_tx * tx - 1} dumps after the first, got {len(segments)}")
     by_label: dict[str, list[int]] = {label: [] for label in labels}
     for n, value in enumerate(segments):
         by_label[labels[n % per_tx]].append(value)
