@@ -61,6 +61,7 @@ from gtidkit.engine.sql.exec_result import NEG_FUNCTION, neg_udf
 from gtidkit.engine.sql.function_table import Kind, SqlFunction, register, rows_from, session_rows
 from gtidkit.engine.sql.json_functions import partial_update_ops
 from gtidkit.engine.sql.values import (
+    U64_BLOB_MIN,
     FieldStore,
     coerce,
     column_coercer,
@@ -766,6 +767,9 @@ class _Facts:
         coercers: per column, :func:`gtidkit.engine.sql.values.column_coercer` (``coerce`` with its common
             cases decided once).
         defaults: INSERT: :func:`_default_template` of the table.
+        filled: INSERT: ``(index, column)`` of every column but the AUTO_INCREMENT one.
+        param_rows: INSERT: per VALUES row, the bind names of its values when every one is a literal or parameter
+            (``("p", name)`` sources, no expression SELECT), else None.
         image: :func:`_image_plan` of the table's columns (single-table statements), else None.
     """
 
@@ -773,12 +777,14 @@ class _Facts:
         "auto_increment",
         "coercers",
         "defaults",
+        "filled",
         "image",
         "may_write_once",
         "missing",
         "missing_no_default",
         "needs_version",
         "odku_written",
+        "param_rows",
         "python_stages",
         "stamps",
         "touched",
@@ -797,6 +803,8 @@ class _Facts:
         self.missing: frozenset[int] = frozenset()
         self.missing_no_default: tuple[ColumnDef, ...] = ()
         self.coercers: tuple[Callable[..., Any], ...] = ()
+        self.filled: tuple[tuple[int, ColumnDef], ...] = ()
+        self.param_rows: tuple[tuple[str, ...] | None, ...] = ()
         self.defaults: tuple[tuple[Any, ...], tuple[int, ...]] | None = None
         self.image: _ImagePlan | None = (
             _image_plan(plan.table.columns)
@@ -829,6 +837,13 @@ class _Facts:
             )
             self.coercers = tuple(column_coercer(c, t.name) for c in t.columns)
             self.defaults = _default_template(t)
+            self.filled = tuple((i, c) for i, c in enumerate(t.columns) if i != ai)
+            self.param_rows = tuple(
+                tuple(v for _kind, v in sources)
+                if expr_sql is None and all(kind == "p" for kind, _v in sources)
+                else None
+                for sources, expr_sql in zip(plan.rows, plan.row_exprs)
+            )
 
 
 def _plan_sql(plan: DmlPlan) -> list[str]:
@@ -1285,7 +1300,10 @@ def _run_insert(
                 raise mysql_error(1136, "1")
     else:
         src_rows = []
-        for sources, expr_sql in zip(plan.rows, plan.row_exprs):
+        for sources, expr_sql, names in zip(plan.rows, plan.row_exprs, facts.param_rows):
+            if names is not None:  # VALUES of literals and parameters only (sysbench's INSERT)
+                src_rows.append([binds[name] for name in names])
+                continue
             evald = ex.run_sqlite(expr_sql, binds).fetchone() if expr_sql else ()
             vals: list[Any] = []
             for kind, v in sources:
@@ -1341,20 +1359,19 @@ def _run_insert(
                 if null_is_error:
                     raise mysql_error(1048, c.name)
                 full[idx] = store_null(c, n, store)
-        for i, c in enumerate(t.columns):
-            if i == ai:
-                continue
-            if full[i] is _MISSING:
+        for i, c in facts.filled:  # every column but AUTO_INCREMENT
+            v = full[i]
+            if v is _MISSING:
                 if i in missing:
-                    full[i] = implicit_default(c)  # warned once above
+                    v = full[i] = implicit_default(c)  # warned once above
                 else:  # VALUES (..., DEFAULT, ...) for a column without a default
-                    full[i] = store.adjust(mysql_error(1364, c.name), implicit_default(c))
-            if full[i] is None and not c.nullable:
+                    v = full[i] = store.adjust(mysql_error(1364, c.name), implicit_default(c))
+            if v is None and not c.nullable:
                 if null_is_error:
                     raise mysql_error(1048, c.name)
-                full[i] = store_null(c, n, store)
-            if isinstance(full[i], _dt.datetime) and not given[i]:
-                full[i] = coerce(c, full[i], n, store, t.name)
+                v = full[i] = store_null(c, n, store)
+            if isinstance(v, _dt.datetime) and not given[i]:
+                full[i] = coerce(c, v, n, store, t.name)
         for i in stamps:  # TIMESTAMP: the session-zone value is stored in UTC
             full[i] = temporal.timestamp_to_storage(tz, full[i])
         # AUTO_INCREMENT is allocated when the row is written (handler::update_auto_increment), after the
@@ -1376,7 +1393,11 @@ def _run_insert(
                 # negative value (-5) is reported as 2**64 - 5, as mysql_insert_id() shows it
                 last_explicit = int(v) & _ULONGLONG
         row = tuple(full)
-        bound = [to_sqlite(v) for v in row]
+        # to_sqlite, its common values (text, NULL, an integer below 2**63) passed without a call
+        bound = [
+            v if v is None or (tv := type(v)) is str or (tv is int and v < U64_BLOB_MIN) else to_sqlite(v)
+            for v in row
+        ]
         for attempt in itertools.count():
             # REPLACE retries once per unique key at most (the count is only needed when it retries)
             if attempt > 1 and attempt >= len(t.unique_keys) + 2:
