@@ -6,7 +6,7 @@ statement's path shows on its own row. Load-independent (callgrind counts, not C
 How the split is made: a tiny C function ``gk_dump`` (compiled here into a temporary shared library, loaded with
 ctypes) is called before each statement and after the last; callgrind runs with ``--dump-before=gk_dump``, so each
 statement's instructions land in a dump file of their own (the marker's own cost, a ctypes call, is the ``marker``
-row: about 4.6 k instructions, included in each statement's figure). The transactions' parameters are drawn before
+row: about 3 k instructions, included in each statement's figure). The transactions' parameters are drawn before
 counting; 40 warm transactions run first (plans, encoders, caches).
 
 ``--first-write`` runs BEGIN, three UPDATEs of c, INSERT, COMMIT instead: the same statement as a transaction's
