@@ -709,6 +709,8 @@ def run_dml(
     params: dict[str, Any],
     current_db: str | None,
     binds: dict[str, Any] | None = None,
+    *,
+    reused: bool = True,
 ) -> ExecResult:
     """Execute a DML plan with literal values ``params`` inside the caller's transaction.
 
@@ -721,13 +723,16 @@ def run_dml(
         binds: ``params`` as sqlite3 binds them (:func:`bindable`) when the caller has them (a prepared
             statement's literals are converted once per plan), else None. A dict given becomes this execution's
             own (names are added to it): the caller passes a fresh one.
+        reused: the plan comes from the executor's plan cache or a prepared statement and runs again; False for a
+            plan its caller built for one execution (LOAD DATA's rows, :func:`constant_insert_plan`), whose facts
+            are not kept (keeping them would keep its rows alive).
 
     Raises:
         MySQLError: what the statement fails with (MySQL's code and message).
     """
     from gtidkit.engine.sql.exec_result import bindable
 
-    facts = _facts(plan)
+    facts = _facts(plan) if reused else _Facts(plan)
     if binds is None:
         binds = {k: bindable(v) for k, v in params.items()}
     for slot in plan.variables:

@@ -1751,7 +1751,7 @@ class Executor:
         )  # a prepared statement's: planned once per schema / catalog version
         planned = stmt.info.get("plan")  # planned by its caller (LOAD DATA's rows: dml.constant_insert_plan)
         if planned is not None:
-            return run_dml(self, planned, {}, current_db)
+            return run_dml(self, planned, {}, current_db, reused=False)  # one execution: its facts not kept
         binds = None
         if slot is not None:
             self.prepared_plan(stmt, slot, current_db)
