@@ -77,3 +77,15 @@ def test_literal_forms(value: Any, text: str) -> None:
 def test_bound_text_percent_in_text() -> None:
     text = "SELECT '100%' , ?"
     assert bound_text(text, tuple(placeholder_positions(text)), ["5%"]) == "SELECT '100%' , '5%'"
+
+
+def test_bound_text_of_a_long_text_is_not_kept() -> None:
+    """A text past the kept length takes the literal-by-literal path (a dump's statements are never kept)."""
+    from gtidkit.engine.statements import prepared
+
+    text = "INSERT INTO t VALUES " + ", ".join(["(?, 'x%')"] * 600)
+    positions = tuple(placeholder_positions(text))
+    values = list(range(600))
+    assert len(text) > prepared._KEPT_TEXT
+    assert bound_text(text, positions, values) == bound_text(text, list(positions), values)
+    assert text not in prepared._TEMPLATES

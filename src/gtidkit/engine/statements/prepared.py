@@ -189,7 +189,7 @@ def bound_text(text: str, positions: tuple[int, ...] | list[int], values: list[A
     Raises:
         MySQLError: 1210 for a value with no literal.
     """
-    if type(positions) is tuple and len(values) == len(positions):
+    if type(positions) is tuple and len(values) == len(positions) and len(text) <= _KEPT_TEXT:
         hit = _TEMPLATES.get(text)
         if hit is None or hit[0] != positions:
             hit = _TEMPLATES[text] = (positions, _percent_template(text, positions))
@@ -208,8 +208,9 @@ def bound_text(text: str, positions: tuple[int, ...] | list[int], values: list[A
 
 
 #: text -> (placeholder positions, :func:`_percent_template` of them): a prepared statement's text comes back with
-#: every execution
+#: every execution (texts up to :data:`_KEPT_TEXT` characters; longer ones take the literal-by-literal path)
 _TEMPLATES: dict[str, tuple[tuple[int, ...], str]] = {}
+_KEPT_TEXT = 4096
 
 
 def _percent_template(text: str, positions: tuple[int, ...]) -> str:
