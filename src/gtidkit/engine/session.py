@@ -525,7 +525,13 @@ class Session:
         db_before = self.current_db
         sv = self.session_vars
         gv = self.server.globals.values
-        max_errors = int(sv["max_error_count"] if "max_error_count" in sv else gv["max_error_count"])
+        # the limit in force when the statement started (a SET may change it); read later for other statements,
+        # which cannot, and only when a condition is recorded
+        max_errors = (
+            int(sv["max_error_count"] if "max_error_count" in sv else gv["max_error_count"])
+            if assignments
+            else -1
+        )
         tracker = self.tracker
         self._begin_tracking(sv, gv)
         try:
@@ -533,6 +539,8 @@ class Session:
                 tracker.check_set_transaction(assignments, self.in_transaction())
             res = dispatch(self, stmt, spec)
         except MySQLError as err:
+            if max_errors < 0:
+                max_errors = self._max_error_count()
             self.diagnostics.push(Condition("Error", err.code, err.message), max_errors)
             tracker.statement_failed()
             self.executor.row_count = -1  # a failed statement: ROW_COUNT() -1
@@ -540,6 +548,8 @@ class Session:
             raise
         self.note_result(res, select=kind == "select")
         if res.warnings:
+            if max_errors < 0:
+                max_errors = self._max_error_count()
             # sql_notes=0: notes are not recorded (RM8.4 sql_notes)
             notes = bool(self._session_value("sql_notes"))
             for w in res.warnings:
@@ -576,7 +586,16 @@ class Session:
             flags |= _DB_DROPPED
         if autocommit:
             flags |= _AUTOCOMMIT
-        if self.no_backslash_escapes():
+        mode = sv["sql_mode"] if "sql_mode" in sv else gv["sql_mode"]
+        no_backslash = _NO_BACKSLASH_IN.get(mode)
+        if (
+            no_backslash is None
+        ):  # a sql_mode value not met yet: its answer kept (as _prepared_select keeps it)
+            no_backslash = "NO_BACKSLASH_ESCAPES" in str(mode).upper()
+            if len(_NO_BACKSLASH_IN) >= 64:
+                _NO_BACKSLASH_IN.clear()
+            _NO_BACKSLASH_IN[mode] = no_backslash
+        if no_backslash:
             flags |= _NO_BACKSLASH_ESCAPES
         if more:
             flags |= _MORE_RESULTS_EXISTS
@@ -762,7 +781,11 @@ class Session:
                 intvars: tuple[Any, ...] = (
                     statement_intvars(sql, prev_last_insert_id, insert_id) if calls or insert_id else ()
                 )
-                updated = tuple(dict.fromkeys(ch.schema for ch in changes))
+                updated = (
+                    (changes[0].schema,)
+                    if len(changes) == 1
+                    else tuple(dict.fromkeys(ch.schema for ch in changes))
+                )
                 # a prepared statement: the text with its values
                 text = stmt.info.get("bound_text", sql)
                 # the zone it ran in, for the Query event's Q_TIME_ZONE_CODE
@@ -801,7 +824,9 @@ class Session:
             matched_rows=affected if er.matched_rows is None else int(er.matched_rows),
             last_insert_id=int(er.last_insert_id or 0),
             info=er.info or "",
-            warnings=tuple(Condition(*w) for w in (*(er.warnings or ()), *unsafe)),
+            warnings=tuple(Condition(*w) for w in (*(er.warnings or ()), *unsafe))
+            if er.warnings or unsafe
+            else (),
         )
 
     def _logs_statements(self) -> bool:

@@ -137,11 +137,23 @@ def parse_time_zone(value: object) -> TimeZone:
     Raises:
         MySQLError: 1298 ER_UNKNOWN_TIME_ZONE "Unknown or incorrect time zone: '%s'" (timezone2.result).
     """
+    if type(value) is str:  # every statement that logs or stores a time reads the session's zone
+        known = _PARSED.get(value)
+        if known is not None:
+            return known
     text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
     tz = find_time_zone(text)
     if tz is None:
         raise mysql_error(1298, text)
+    if type(value) is str:
+        if len(_PARSED) >= 256:
+            _PARSED.clear()
+        _PARSED[value] = tz
     return tz
+
+
+#: ``time_zone`` text -> its zone (:func:`find_time_zone` is a function of the text alone: SYSTEM or an offset)
+_PARSED: dict[str, TimeZone] = {}
 
 
 def system_time_zone_name() -> str:

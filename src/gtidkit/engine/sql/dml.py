@@ -61,8 +61,10 @@ from gtidkit.engine.sql.exec_result import NEG_FUNCTION, neg_udf
 from gtidkit.engine.sql.function_table import Kind, SqlFunction, register, rows_from, session_rows
 from gtidkit.engine.sql.json_functions import partial_update_ops
 from gtidkit.engine.sql.values import (
+    U64_BLOB_MIN,
     FieldStore,
     coerce,
+    column_coercer,
     from_sqlite,
     holds_u64_blobs,
     implicit_default,
@@ -499,7 +501,7 @@ def _run_multi(ex: Executor, plan: MultiPlan, binds: dict[str, Any]) -> ExecResu
     from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
     store = ex.field_store()  # before the select: its WHERE's conversions report to it (comparison.py)
-    rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
+    rows = ex.run_sqlite(plan.select_sql, binds).fetchall()
     raw = ex.conn.raw
     seen: list[set[Any]] = [set() for _ in plan.targets]
     per_table: list[list[RowChange]] = [[] for _ in plan.targets]
@@ -701,24 +703,186 @@ def constant_insert_plan(
 
 
 # ---------------------------------------------------------------- execution ------------------------------------
-def run_dml(ex: Executor, plan: DmlPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
-    """Execute a DML plan with literal values ``params`` inside the caller's transaction."""
+def run_dml(
+    ex: Executor,
+    plan: DmlPlan,
+    params: dict[str, Any],
+    current_db: str | None,
+    binds: dict[str, Any] | None = None,
+    *,
+    reused: bool = True,
+) -> ExecResult:
+    """Execute a DML plan with literal values ``params`` inside the caller's transaction.
+
+    Args:
+        ex: the session's executor.
+        plan: the statement's plan (:func:`plan_dml`); what its executions share is derived once per plan
+            (:func:`_facts`).
+        params: ``gk<i>`` / ``gp<i>`` -> the statement's literal and parameter values.
+        current_db: the default database (``:gkdb``).
+        binds: ``params`` as sqlite3 binds them (:func:`bindable`) when the caller has them (a prepared
+            statement's literals are converted once per plan), else None. A dict given becomes this execution's
+            own (names are added to it): the caller passes a fresh one.
+        reused: the plan comes from the executor's plan cache or a prepared statement and runs again; False for a
+            plan its caller built for one execution (LOAD DATA's rows, :func:`constant_insert_plan`), whose facts
+            are not kept (keeping them would keep its rows alive).
+
+    Raises:
+        MySQLError: what the statement fails with (MySQL's code and message).
+    """
     from gtidkit.engine.sql.exec_result import bindable
 
-    binds = {k: bindable(v) for k, v in params.items()}
+    facts = _facts(plan) if reused else _Facts(plan)
+    if binds is None:
+        binds = {k: bindable(v) for k, v in params.items()}
     for slot in plan.variables:
         binds[slot[0]] = bindable(ex.variable_value(slot))
     binds["gkdb"] = current_db
-    binds["gkver"] = ex.server_version()
-    if not _may_write_once(plan):
+    if facts.needs_version:  # VERSION(): a system variable read, only for a plan whose SQL reads it
+        binds["gkver"] = ex.server_version()
+    if not facts.may_write_once:
         ex.statement_savepoint()  # several writes, or a check after the write: undone together when one fails
     if isinstance(plan, InsertPlan):
-        return _run_insert(ex, plan, params, binds)
+        return _run_insert(ex, plan, params, binds, facts)
     if isinstance(plan, UpdatePlan):
-        return _run_update(ex, plan, binds)
+        return _run_update(ex, plan, binds, facts)
     if isinstance(plan, MultiPlan):
         return _run_multi(ex, plan, binds)
-    return _run_delete(ex, plan, binds)
+    return _run_delete(ex, plan, binds, facts)
+
+
+class _Facts:
+    """What every execution of one DML plan derives from the plan and its table alone, derived once per plan
+    (:func:`_facts`): a plan is immutable and the executor keeps it while the catalog version it was made for is
+    current, so these stay true for as long as the plan is run.
+
+    Attributes:
+        may_write_once: :func:`_may_write_once` (no statement savepoint).
+        needs_version: some SQL text of the plan binds ``:gkver`` (VERSION()).
+        written: the columns the statement writes (:func:`_written`; UPDATE, INSERT), else None.
+        odku_written: INSERT ... ON DUPLICATE KEY UPDATE's write set (inserted and updated columns), else None.
+        python_stages: per UPDATE stage, whether its new values go through :func:`coerce` in strict mode too
+            (:func:`_converted_in_python`).
+        touched: per UPDATE, the ON UPDATE CURRENT_TIMESTAMP columns its stages do not assign
+            (:func:`_touch_on_update`).
+        auto_increment: the table's AUTO_INCREMENT column index, else None.
+        stamps: the TIMESTAMP columns (stored in UTC).
+        missing: INSERT: the columns the statement leaves out (not the AUTO_INCREMENT one).
+        missing_no_default: those of ``missing`` without a default, in column order (1364 once per statement).
+        coercers: per column, :func:`gtidkit.engine.sql.values.column_coercer` (``coerce`` with its common
+            cases decided once).
+        defaults: INSERT: :func:`_default_template` of the table.
+        filled: INSERT: ``(index, column)`` of every column but the AUTO_INCREMENT one.
+        param_rows: INSERT: per VALUES row, the bind names of its values when every one is a literal or parameter
+            (``("p", name)`` sources, no expression SELECT), else None.
+        image: :func:`_image_plan` of the table's columns (single-table statements), else None.
+    """
+
+    __slots__ = (
+        "auto_increment",
+        "coercers",
+        "defaults",
+        "filled",
+        "image",
+        "may_write_once",
+        "missing",
+        "missing_no_default",
+        "needs_version",
+        "odku_written",
+        "param_rows",
+        "python_stages",
+        "stamps",
+        "touched",
+        "written",
+    )
+
+    def __init__(self, plan: DmlPlan) -> None:
+        self.may_write_once = _may_write_once(plan)
+        self.needs_version = any(":gkver" in sql for sql in _plan_sql(plan))
+        self.written: frozenset[int] | None = None
+        self.odku_written: frozenset[int] | None = None
+        self.python_stages: tuple[bool, ...] = ()
+        self.touched: tuple[int, ...] = ()
+        self.auto_increment: int | None = None
+        self.stamps: tuple[int, ...] = ()
+        self.missing: frozenset[int] = frozenset()
+        self.missing_no_default: tuple[ColumnDef, ...] = ()
+        self.coercers: tuple[Callable[..., Any], ...] = ()
+        self.filled: tuple[tuple[int, ColumnDef], ...] = ()
+        self.param_rows: tuple[tuple[str, ...] | None, ...] = ()
+        self.defaults: tuple[tuple[Any, ...], tuple[int, ...]] | None = None
+        self.image: _ImagePlan | None = (
+            _image_plan(plan.table.columns)
+            if isinstance(plan, (UpdatePlan, DeletePlan, InsertPlan))
+            else None
+        )
+        if isinstance(plan, UpdatePlan):
+            t = plan.table
+            assigned = [i for st in plan.stages for i in st.columns]
+            self.written = _written(t, assigned, None, "update")
+            self.python_stages = tuple(
+                any(_converted_in_python(t.columns[i]) for i in st.columns) for st in plan.stages
+            )
+            self.touched = _on_update_columns(t, plan.stages)
+        elif isinstance(plan, InsertPlan):
+            t = plan.table
+            ai = next((i for i, c in enumerate(t.columns) if c.auto_increment), None)
+            self.auto_increment = ai
+            self.stamps = tuple(i for i, c in enumerate(t.columns) if c.type == "timestamp")
+            self.written = _written(t, plan.target, ai, "insert")
+            if plan.odku:
+                self.odku_written = self.written | _written(
+                    t, [i for st in plan.odku for i in st.columns], None, "update"
+                )
+            self.missing = frozenset(set(range(len(t.columns))) - set(plan.target) - {ai})
+            self.missing_no_default = tuple(
+                c
+                for i, c in enumerate(t.columns)
+                if i in self.missing and not c.has_default and c.default_expr != "CURRENT_TIMESTAMP"
+            )
+            self.coercers = tuple(column_coercer(c, t.name) for c in t.columns)
+            self.defaults = _default_template(t)
+            self.filled = tuple((i, c) for i, c in enumerate(t.columns) if i != ai)
+            self.param_rows = tuple(
+                tuple(v for _kind, v in sources)
+                if expr_sql is None and all(kind == "p" for kind, _v in sources)
+                else None
+                for sources, expr_sql in zip(plan.rows, plan.row_exprs)
+            )
+
+
+def _plan_sql(plan: DmlPlan) -> list[str]:
+    """Every SQLite text ``plan`` runs (where its ``:gk...`` binds appear)."""
+    stages: tuple[Stage, ...] = ()
+    if isinstance(plan, InsertPlan):
+        out = [plan.insert_sql, plan.select_sql or "", *(e or "" for e in plan.row_exprs)]
+        stages = plan.odku or ()
+    elif isinstance(plan, UpdatePlan):
+        out = [plan.select_sql]
+        stages = plan.stages
+    elif isinstance(plan, DeletePlan):
+        out = [plan.select_sql, plan.delete_sql]
+    else:
+        out = [plan.select_sql]
+    for st in stages:
+        out += [st.sql, st.eval_sql, st.bound_sql]
+    return out
+
+
+#: id(plan) -> (plan, its facts): the plan is kept so its id cannot be reused while the entry exists
+_FACTS: dict[int, tuple[DmlPlan, _Facts]] = {}
+
+
+def _facts(plan: DmlPlan) -> _Facts:
+    """The :class:`_Facts` of ``plan``, derived at its first execution."""
+    hit = _FACTS.get(id(plan))
+    if hit is not None and hit[0] is plan:
+        return hit[1]
+    facts = _Facts(plan)
+    if len(_FACTS) >= 4096:
+        _FACTS.clear()
+    _FACTS[id(plan)] = (plan, facts)
+    return facts
 
 
 def _may_write_once(plan: DmlPlan) -> bool:
@@ -748,37 +912,51 @@ def _written(t: TableDef, assigned: Any, auto_increment: int | None, op: str) ->
     return frozenset(out)
 
 
-def _image(tdef: TableDef, values: Any) -> tuple:
+def _image(tdef: TableDef, values: Any, plan: _ImagePlan | None = None) -> tuple:
     """The row image (storage form) of a row read from SQLite: :func:`from_sqlite` per column, with the columns it
-    leaves unchanged (integers, temporal values, ...) passed through and a ``str`` in a string column kept."""
-    convert = _image_plan(tdef.columns)
-    return tuple(v if f is None else f(v) for f, v in zip(convert, values))
+    leaves unchanged (integers, temporal values, ...) passed through and a ``str`` in a string column kept;
+    ``plan``: :func:`_image_plan` of the table's columns when the caller has it."""
+    cols = tdef.columns
+    strings, others = plan or _image_plan(cols)
+    row = tuple(values)
+    if not others:
+        for i in strings:
+            if type(row[i]) is not str:
+                break
+        else:
+            return row  # the common row: nothing to convert (one type test per string column)
+    out = list(row)
+    for i in strings:
+        v = out[i]
+        if type(v) is not str:
+            out[i] = from_sqlite(cols[i], v)
+    for i, f in others:
+        out[i] = f(out[i])
+    return tuple(out)
 
 
-def _image_converter(col: ColumnDef) -> Callable[[Any], Any] | None:
-    """``from_sqlite`` for ``col``, or None where it returns every value as it is."""
-    fam = col.info.family
-    if fam == "string":
-
-        def string(v: Any, col: ColumnDef = col) -> Any:
-            return v if type(v) is str else from_sqlite(col, v)
-
-        return string
-    if fam in ("decimal", "float", "binary", "bit") or holds_u64_blobs(col):
-        return functools.partial(from_sqlite, col)
-    return None
+#: (the string columns, the (index, converter) of the columns always converted): :func:`_image_plan`
+_ImagePlan = tuple[tuple[int, ...], tuple[tuple[int, Callable[[Any], Any]], ...]]
+#: id(columns) -> (columns, their :data:`_ImagePlan`): a table definition's columns are immutable and come back
+#: with every statement (the tuple is kept so its id cannot be reused while the entry exists)
+_IMAGE_PLANS: dict[int, tuple[tuple[ColumnDef, ...], _ImagePlan]] = {}
 
 
-#: id(columns) -> (columns, their converters): a table definition's columns are immutable and come back with every
-#: statement (the tuple is kept so its id cannot be reused while the entry exists)
-_IMAGE_PLANS: dict[int, tuple[tuple[ColumnDef, ...], tuple[Callable[[Any], Any] | None, ...]]] = {}
-
-
-def _image_plan(cols: tuple[ColumnDef, ...]) -> tuple[Callable[[Any], Any] | None, ...]:
+def _image_plan(cols: tuple[ColumnDef, ...]) -> _ImagePlan:
+    """What :func:`_image` converts in a row of ``cols``: the string columns (``from_sqlite`` for a value that is
+    not a ``str``) and the columns whose every value goes through ``from_sqlite`` (DECIMAL, FLOAT, binary, BIT,
+    BIGINT UNSIGNED held as blobs); the others' values are their images."""
     hit = _IMAGE_PLANS.get(id(cols))
     if hit is not None and hit[0] is cols:
         return hit[1]
-    plan = tuple(_image_converter(c) for c in cols)
+    strings = tuple(i for i, c in enumerate(cols) if c.info.family == "string")
+    others = tuple(
+        (i, functools.partial(from_sqlite, c))
+        for i, c in enumerate(cols)
+        if c.info.family != "string"
+        and (c.info.family in ("decimal", "float", "binary", "bit") or holds_u64_blobs(c))
+    )
+    plan = (strings, others)
     if len(_IMAGE_PLANS) >= 4096:
         _IMAGE_PLANS.clear()
     _IMAGE_PLANS[id(cols)] = (cols, plan)
@@ -786,43 +964,50 @@ def _image_plan(cols: tuple[ColumnDef, ...]) -> tuple[Callable[[Any], Any] | Non
 
 
 def _select_binds(sql: str, binds: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in binds.items() if f":{k}" in sql}
+    """The binds for running ``sql``: a copy of the statement's ``binds`` (sqlite3 reads only the names the SQL
+    holds from a dict, so no filtering is needed; the copy is the caller's to add ``gkrowid`` to)."""
+    return binds.copy()
 
 
-def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any]) -> ExecResult:
+def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any], facts: _Facts) -> ExecResult:
     from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
-    rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
+    rows = ex.run_sqlite(plan.select_sql, binds).fetchall()
     t = plan.table
+    image = facts.image
     changes = [
-        RowChange(t.schema, t.name, "delete", _image(t, r[1:]), None) for r in rows
+        RowChange(t.schema, t.name, "delete", _image(t, r[1:], image), None) for r in rows
     ]  # before the write
     if len(rows) > 1:
         ex.statement_savepoint()
-    if rows:
         ex.conn.raw.executemany(plan.delete_sql, [(r[0],) for r in rows])
+    elif rows:
+        ex.conn.raw.execute(plan.delete_sql, (rows[0][0],))  # one row by key (sysbench's DELETE)
     warnings: list[tuple[str, int, str]] = []
     if ex.udf_warnings:  # the WHERE's conversion warnings without strict mode (comparison.py)
         warnings, ex.udf_warnings = ex.udf_warnings, []
     return ExecResult(affected_rows=len(rows), row_changes=changes, warnings=warnings)
 
 
-def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any]) -> ExecResult:
+def _run_update(ex: Executor, plan: UpdatePlan, binds: dict[str, Any], facts: _Facts) -> ExecResult:
     from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
     t = plan.table
     store = ex.field_store()
-    rows = ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
+    rows = ex.run_sqlite(plan.select_sql, binds).fetchall()
     if len(rows) > 1:
         ex.statement_savepoint()
     changes = []
-    written = _written(t, [i for st in plan.stages for i in st.columns], None, "update")
+    written = facts.written
     # one stage per statement for a partial JSON update (a column assigned twice is not one)
     json_ops = plan.stages[0].json_ops if len(plan.stages) == 1 and plan.stages[0].json_ops else None
+    image = facts.image
     for n, r in enumerate(rows, 1):
-        before = _image(t, r[1:])
-        _rowid, after_raw = _apply_stages(ex, t, plan.stages, r[0], r[1:], binds, n, store)
-        after = _image(t, after_raw)
+        before = _image(t, r[1:], image)
+        _rowid, after_raw = _apply_stages(
+            ex, t, plan.stages, r[0], r[1:], binds, n, store, facts.python_stages, facts.touched
+        )
+        after = _image(t, after_raw, image)
         if after != before:
             changes.append(RowChange(t.schema, t.name, "update", before, after, written, json_ops))
     info = f"Rows matched: {len(rows)}  Changed: {len(changes)}  Warnings: {len(store.warnings)}"
@@ -844,17 +1029,22 @@ def _apply_stages(
     binds: dict[str, Any],
     row_no: int,
     store: FieldStore,
+    python_stages: tuple[bool, ...] | None = None,
+    touched: tuple[int, ...] | None = None,
 ) -> tuple[int, tuple]:
     """Run the UPDATE ``stages`` on row ``rowid`` (full image ``current``); returns its rowid and new image.
 
     In strict mode each stage is one SQLite UPDATE whose CHECK constraints reject bad values (mapped to MySQL's
     errors); otherwise the new values are computed first and stored through :func:`coerce` with ``store``, so a
-    bad value is adjusted with a warning as MySQL does without strict mode.
+    bad value is adjusted with a warning as MySQL does without strict mode. ``python_stages`` and ``touched``:
+    the plan's :attr:`_Facts.python_stages` and :attr:`_Facts.touched` when the caller has them, else derived here.
     """
     raw = ex.conn.raw
     values = tuple(current)
-    for st in stages:
-        if not store.strict or any(_converted_in_python(t.columns[i]) for i in st.columns):
+    if python_stages is None:
+        python_stages = tuple(any(_converted_in_python(t.columns[i]) for i in st.columns) for st in stages)
+    for st, in_python in zip(stages, python_stages):
+        if not store.strict or in_python:
             # a JSON column's new value is parsed and normalized in Python (no CHECK constraint can do that), as
             # are ENUM / SET members, geometries and characters of a non-UTF-8 character set
             rowid, values = _apply_stage_converted(ex, t, st, rowid, values, binds, row_no, store)
@@ -876,8 +1066,10 @@ def _apply_stages(
         except _db.Error as err:
             raise ex.translate_error(err, st.sql) from err
         rowid, values = out[0], tuple(out[1:])
-    if values != tuple(current):
-        values = _touch_on_update(ex, t, stages, rowid, values)
+    if touched is None:
+        touched = _on_update_columns(t, stages)
+    if touched and values != tuple(current):
+        values = _touch_on_update(ex, t, stages, rowid, values, touched)
     return rowid, values
 
 
@@ -928,12 +1120,24 @@ def _apply_stage_converted(
     return out[0], tuple(out[1:])
 
 
-def _touch_on_update(
-    ex: Executor, t: TableDef, stages: tuple[Stage, ...], rowid: int, values: tuple
-) -> tuple:
-    """Set ON UPDATE CURRENT_TIMESTAMP columns the statement did not assign (the row changed)."""
+def _on_update_columns(t: TableDef, stages: tuple[Stage, ...]) -> tuple[int, ...]:
+    """The ON UPDATE CURRENT_TIMESTAMP columns of ``t`` that ``stages`` do not assign."""
     assigned = {i for st in stages for i in st.columns}
-    cols = [i for i, c in enumerate(t.columns) if c.on_update and i not in assigned]
+    return tuple(i for i, c in enumerate(t.columns) if c.on_update and i not in assigned)
+
+
+def _touch_on_update(
+    ex: Executor,
+    t: TableDef,
+    stages: tuple[Stage, ...],
+    rowid: int,
+    values: tuple,
+    cols: tuple[int, ...] | None = None,
+) -> tuple:
+    """Set ON UPDATE CURRENT_TIMESTAMP columns the statement did not assign (the row changed); ``cols``: those
+    columns (:func:`_on_update_columns`) when the caller has them."""
+    if cols is None:
+        cols = _on_update_columns(t, stages)
     if not cols:
         return values
     now = ex.now()
@@ -1041,10 +1245,15 @@ def integrity_error(err: _db.IntegrityError, t: TableDef, row: list | tuple, row
     return unknown_error(f"Unknown error: {text}")
 
 
-def _defaults(t: TableDef, now: Callable[[], _dt.datetime]) -> list[Any]:
+def _defaults(
+    t: TableDef,
+    now: Callable[[], _dt.datetime],
+    template_of_t: tuple[tuple[Any, ...], tuple[int, ...]] | None = None,
+) -> list[Any]:
     """Each column's default for a new row (``now()`` for CURRENT_TIMESTAMP, read only when a column has it),
-    :data:`_MISSING` where the column has none."""
-    template, now_columns = _default_template(t)
+    :data:`_MISSING` where the column has none; ``template_of_t``: :func:`_default_template` of ``t`` when the
+    caller has it."""
+    template, now_columns = template_of_t or _default_template(t)
     out = list(template)
     if now_columns:
         at = now()
@@ -1079,25 +1288,28 @@ def _default_template(t: TableDef) -> tuple[tuple[Any, ...], tuple[int, ...]]:
     return value
 
 
-def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: dict[str, Any]) -> ExecResult:
+def _run_insert(
+    ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: dict[str, Any], facts: _Facts
+) -> ExecResult:
     from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
     t = plan.table
     raw = ex.conn.raw
-    ai = next((i for i, c in enumerate(t.columns) if c.auto_increment), None)
+    ai = facts.auto_increment
     forced, ex.forced_insert_id = ex.forced_insert_id, None  # SET INSERT_ID / Intvar: one statement only
     store = ex.field_store(ignore=plan.mode == "ignore")
     if plan.select_sql is not None:
-        src_rows: list[list[Any]] = [
-            list(r) for r in ex.run_sqlite(plan.select_sql, _select_binds(plan.select_sql, binds)).fetchall()
-        ]
+        src_rows: list[list[Any]] = [list(r) for r in ex.run_sqlite(plan.select_sql, binds).fetchall()]
         for r in src_rows:
             if len(r) != len(plan.target):
                 raise mysql_error(1136, "1")
     else:
         src_rows = []
-        for sources, expr_sql in zip(plan.rows, plan.row_exprs):
-            evald = ex.run_sqlite(expr_sql, _select_binds(expr_sql, binds)).fetchone() if expr_sql else ()
+        for sources, expr_sql, names in zip(plan.rows, plan.row_exprs, facts.param_rows):
+            if names is not None:  # VALUES of literals and parameters only (sysbench's INSERT)
+                src_rows.append([binds[name] for name in names])
+                continue
+            evald = ex.run_sqlite(expr_sql, binds).fetchone() if expr_sql else ()
             vals: list[Any] = []
             for kind, v in sources:
                 if kind == "p":
@@ -1123,53 +1335,48 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
     null_is_error = store.strict or (plan.select_sql is None and len(src_rows) == 1 and plan.mode != "ignore")
     # a column the statement leaves out that has no default: checked once per statement, before any row
     # (check_that_all_fields_are_given_values; strict.result "INSERT IGNORE INTO t1 (col1) values (3)")
-    missing = set(range(len(t.columns))) - set(plan.target) - {ai}
-    for i in sorted(missing):
-        c = t.columns[i]
-        if not c.has_default and c.default_expr != "CURRENT_TIMESTAMP" and src_rows:
+    missing = facts.missing
+    if src_rows:
+        for c in facts.missing_no_default:
             store.adjust(mysql_error(1364, c.name), None)
     affected = 0
     duplicates = 0
     first_generated = 0
     last_explicit = 0
-    tz = ex.time_zone()
-    stamps = [i for i, c in enumerate(t.columns) if c.type == "timestamp"]
+    stamps = facts.stamps
+    tz = ex.time_zone() if stamps else None  # for TIMESTAMP columns only
     # the MINIMAL after image: the listed columns, AUTO_INCREMENT and function defaults (COPY_INFO)
-    written = _written(t, plan.target, ai, "insert")
+    written = facts.written
     # ON DUPLICATE KEY UPDATE: the one write_set holds the inserted and the updated columns
-    odku_written = (
-        written | _written(t, [i for st in plan.odku for i in st.columns], None, "update")
-        if plan.odku
-        else None
-    )
+    odku_written = facts.odku_written
+    coercers = facts.coercers
     for n, vals in enumerate(src_rows, 1):
-        full = _defaults(t, ex.now)
+        full = _defaults(t, ex.now, facts.defaults)
         given = [False] * len(t.columns)
         for idx, v in zip(plan.target, vals):
             if v is _MISSING:
                 continue
             c = t.columns[idx]
-            full[idx] = coerce(c, v, n, store, t.name)
+            full[idx] = coercers[idx](v, n, store)
             given[idx] = True
             if full[idx] is None and not c.nullable and idx != ai:
                 # fill_record: NULL into NOT NULL is reported as the field is filled, in column-list order
                 if null_is_error:
                     raise mysql_error(1048, c.name)
                 full[idx] = store_null(c, n, store)
-        for i, c in enumerate(t.columns):
-            if i == ai:
-                continue
-            if full[i] is _MISSING:
+        for i, c in facts.filled:  # every column but AUTO_INCREMENT
+            v = full[i]
+            if v is _MISSING:
                 if i in missing:
-                    full[i] = implicit_default(c)  # warned once above
+                    v = full[i] = implicit_default(c)  # warned once above
                 else:  # VALUES (..., DEFAULT, ...) for a column without a default
-                    full[i] = store.adjust(mysql_error(1364, c.name), implicit_default(c))
-            if full[i] is None and not c.nullable:
+                    v = full[i] = store.adjust(mysql_error(1364, c.name), implicit_default(c))
+            if v is None and not c.nullable:
                 if null_is_error:
                     raise mysql_error(1048, c.name)
-                full[i] = store_null(c, n, store)
-            if isinstance(full[i], _dt.datetime) and not given[i]:
-                full[i] = coerce(c, full[i], n, store, t.name)
+                v = full[i] = store_null(c, n, store)
+            if isinstance(v, _dt.datetime) and not given[i]:
+                full[i] = coerce(c, v, n, store, t.name)
         for i in stamps:  # TIMESTAMP: the session-zone value is stored in UTC
             full[i] = temporal.timestamp_to_storage(tz, full[i])
         # AUTO_INCREMENT is allocated when the row is written (handler::update_auto_increment), after the
@@ -1191,7 +1398,11 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                 # negative value (-5) is reported as 2**64 - 5, as mysql_insert_id() shows it
                 last_explicit = int(v) & _ULONGLONG
         row = tuple(full)
-        bound = [to_sqlite(v) for v in row]
+        # to_sqlite, its common values (text, NULL, an integer below 2**63) passed without a call
+        bound = [
+            v if v is None or (tv := type(v)) is str or (tv is int and v < U64_BLOB_MIN) else to_sqlite(v)
+            for v in row
+        ]
         for attempt in itertools.count():
             # REPLACE retries once per unique key at most (the count is only needed when it retries)
             if attempt > 1 and attempt >= len(t.unique_keys) + 2:
@@ -1232,7 +1443,9 @@ def _run_insert(ex: Executor, plan: InsertPlan, params: dict[str, Any], binds: d
                 continue
             except _db.Error as err:
                 raise ex.translate_error(err, plan.insert_sql) from err
-            changes.append(RowChange(t.schema, t.name, "insert", None, _image(t, bound), written))
+            changes.append(
+                RowChange(t.schema, t.name, "insert", None, _image(t, bound, facts.image), written)
+            )
             affected += 1
             break
     if first_generated:

@@ -1751,17 +1751,22 @@ class Executor:
         )  # a prepared statement's: planned once per schema / catalog version
         planned = stmt.info.get("plan")  # planned by its caller (LOAD DATA's rows: dml.constant_insert_plan)
         if planned is not None:
-            return run_dml(self, planned, {}, current_db)
+            return run_dml(self, planned, {}, current_db, reused=False)  # one execution: its facts not kept
+        binds = None
         if slot is not None:
             self.prepared_plan(stmt, slot, current_db)
             plan, params = slot.plan, slot.params
+            binds = slot.binds.copy()  # its literals converted once per plan; the copy is this execution's
         else:
             plan, params = self._plan_key(stmt, current_db)
         bound = getattr(stmt, "params", None)  # a prepared statement's parameters (:gp<i>)
         if bound:
             params = {**params, **bound}
+            if binds is not None:
+                for k, v in bound.items():
+                    binds[k] = bindable(v)
         self._sync_functions()
-        return run_dml(self, plan, params, current_db)
+        return run_dml(self, plan, params, current_db, binds)
 
     def check(self, stmt: SqlStatement, current_db: str | None) -> None:
         """Plan a DML statement without running it (PREPARE): unknown tables and columns fail now.

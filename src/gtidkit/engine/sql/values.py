@@ -24,6 +24,7 @@ import datetime as _dt
 import math
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
 from typing import Any
@@ -37,6 +38,7 @@ from gtidkit.mysql_errors import mysql_error
 __all__ = [
     "FieldStore",
     "coerce",
+    "column_coercer",
     "converts_on_read",
     "format_datetime",
     "from_sqlite",
@@ -287,6 +289,50 @@ def coerce(
     raise mysql_error(1235, "column type " + str(col.type))
 
 
+def column_coercer(col: ColumnDef, table: str | None = None) -> Callable[[Any, int, FieldStore | None], Any]:
+    """:func:`coerce` for the column ``col`` of the table ``table`` as a function of ``(v, row, store)``, with
+    what depends on the column alone decided once (a DML plan keeps one per column: dml.py ``_Facts``).
+
+    Two cases return the value without :func:`coerce`'s tests, because it would return it unchanged: an ``int``
+    (not a bool) within an integer column's range (``_coerce_int``), and an ASCII ``str`` no longer than a UTF-8
+    (utf8mb4 or none given) CHAR / VARCHAR / TEXT column's length (a CHAR's trailing spaces stripped, as
+    ``coerce`` strips them). Everything else is ``coerce(col, v, row, store, table)``, warnings and errors
+    included.
+    """
+    fam = col.info.family
+
+    def general(v: Any, row: int = 1, store: FieldStore | None = None) -> Any:
+        return coerce(col, v, row, store, table)
+
+    if fam == "int":
+        bounds = col.int_range()
+        assert bounds is not None  # an integer column has one
+        lo, hi = bounds
+
+        def integer(v: Any, row: int = 1, store: FieldStore | None = None) -> Any:
+            if type(v) is int and lo <= v <= hi:
+                return v
+            return coerce(col, v, row, store, table)
+
+        return integer
+    cs = col.charset
+    if (
+        fam == "string"
+        and col.type not in ("enum", "set")
+        and not (cs is not None and not charsets.is_utf8(cs) or cs == "utf8mb3")
+    ):
+        n = col.max_chars()
+        char = col.type == "char"
+
+        def string(v: Any, row: int = 1, store: FieldStore | None = None) -> Any:
+            if type(v) is str and v.isascii() and (n is None or len(v) <= n):
+                return v.rstrip(" ") if char else v
+            return coerce(col, v, row, store, table)
+
+        return string
+    return general
+
+
 def _in_charset(col: ColumnDef, s: str, row: int, store: FieldStore) -> str:
     """``s`` as the column's character set can hold it: a character it cannot (a 4-byte character in utf8mb3,
     'あ' in latin1) is ER_TRUNCATED_WRONG_VALUE_FOR_FIELD 1366 "Incorrect string value: '\\xE3\\x81\\x82' ..."
@@ -407,7 +453,7 @@ def _coerce_float(col: ColumnDef, v: Any, row: int, store: FieldStore) -> float:
     if type(v) is bytes and len(v) == 8 and v[0] & 0x80:
         v = int.from_bytes(v, "big")  # an integer literal above 2**63-1 as SQLite carries it (u64_to_sqlite)
     if isinstance(v, (bytes, str)):
-        text = v.decode() if isinstance(v, bytes) else v
+        text = v.decode("utf-8", "replace") if isinstance(v, bytes) else v
         f = float(_parse_number(col, text, row, "double", store))
     else:
         f = float(v)
@@ -437,7 +483,9 @@ def _coerce_decimal(col: ColumnDef, v: Any, row: int, store: FieldStore) -> Deci
         if not d.is_finite():
             raise InvalidOperation
     except (InvalidOperation, TypeError, ValueError):
-        d = _parse_number(col, v.decode() if isinstance(v, bytes) else str(v), row, "decimal", store)
+        d = _parse_number(
+            col, v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v), row, "decimal", store
+        )
     with localcontext(_WIDE):
         return _fit_decimal(col, d, row, store)
 

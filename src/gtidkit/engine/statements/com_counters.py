@@ -459,8 +459,22 @@ def slot_of(stmt: Statement) -> int | None:
 _SET_SLOT = _SLOTS["set_option"]
 
 
+#: DML text -> its counter slot: a prepared statement's template (and an application's statement texts) come
+#: back with every execution, and the form is a few regular expressions over the text. Only texts up to
+#: :data:`_KEPT_TEXT` characters are kept (a dump's multi-row INSERTs are megabytes each and never come back).
+_DML_SLOTS: dict[str, int] = {}
+_KEPT_TEXT = 1024
+
+
 def _dml_slot(text: str) -> int:
-    return _SLOTS[dml_form(text)]  # insert, insert_select, update_multi ... (classify.py reads the form)
+    slot = _DML_SLOTS.get(text)
+    if slot is None:
+        slot = _SLOTS[dml_form(text)]  # insert, insert_select, update_multi ... (classify.py reads the form)
+        if len(text) <= _KEPT_TEXT:
+            if len(_DML_SLOTS) >= 4096:
+                _DML_SLOTS.clear()
+            _DML_SLOTS[text] = slot
+    return slot
 
 
 def _explained_slot(text: str) -> int | None:

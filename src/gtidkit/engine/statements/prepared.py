@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -90,6 +91,10 @@ def literal(value: Any, *, text: bool = True) -> str:
     Raises:
         MySQLError: 1210 for a value that has no literal form.
     """
+    if text:
+        of_type = _LITERAL_OF_TYPE.get(type(value))  # the common types, one dict lookup
+        if of_type is not None:
+            return of_type(value)
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -117,6 +122,27 @@ def literal(value: Any, *, text: bool = True) -> str:
     if isinstance(value, str):
         return "'" + _escaped(value) + "'"
     raise mysql_error(1210, "mysqld_stmt_execute")
+
+
+def _str_literal(value: str) -> str:
+    return "'" + _escaped(value) + "'"
+
+
+def _bytes_literal(value: bytes) -> str:
+    try:
+        return "'" + _escaped(value.decode("utf-8")) + "'"
+    except UnicodeDecodeError:
+        return "X'" + value.hex() + "'"
+
+
+#: exact type -> :func:`literal` (``text=True``) of a value of it: what the type tests below return for them
+_LITERAL_OF_TYPE: dict[type, Callable[[Any], str]] = {
+    int: str,
+    str: _str_literal,
+    bytes: _bytes_literal,
+    type(None): lambda _value: "NULL",
+    float: repr,
+}
 
 
 def _escaped(value: str) -> str:
@@ -163,6 +189,14 @@ def bound_text(text: str, positions: tuple[int, ...] | list[int], values: list[A
     Raises:
         MySQLError: 1210 for a value with no literal.
     """
+    if type(positions) is tuple and len(values) == len(positions) and len(text) <= _KEPT_TEXT:
+        hit = _TEMPLATES.get(text)
+        if hit is None or hit[0] != positions:
+            hit = _TEMPLATES[text] = (positions, _percent_template(text, positions))
+            if len(_TEMPLATES) >= 4096:
+                _TEMPLATES.clear()
+                _TEMPLATES[text] = hit
+        return hit[1] % tuple(map(literal, values))  # a prepared statement's text: one C-speed format
     out = []
     last = 0
     for pos, value in zip(positions, values):
@@ -170,6 +204,24 @@ def bound_text(text: str, positions: tuple[int, ...] | list[int], values: list[A
         out.append(literal(value))
         last = pos + 1
     out.append(text[last:])
+    return "".join(out)
+
+
+#: text -> (placeholder positions, :func:`_percent_template` of them): a prepared statement's text comes back with
+#: every execution (texts up to :data:`_KEPT_TEXT` characters; longer ones take the literal-by-literal path)
+_TEMPLATES: dict[str, tuple[tuple[int, ...], str]] = {}
+_KEPT_TEXT = 4096
+
+
+def _percent_template(text: str, positions: tuple[int, ...]) -> str:
+    """``text`` as a ``%`` format with a ``%s`` at each of ``positions`` (its own ``%`` doubled)."""
+    out = []
+    last = 0
+    for pos in positions:
+        out.append(text[last:pos].replace("%", "%%"))
+        out.append("%s")
+        last = pos + 1
+    out.append(text[last:].replace("%", "%%"))
     return "".join(out)
 
 

@@ -263,10 +263,10 @@ def check_read_only(session: Session, stmt: Statement) -> None:
     """
     if session.replication_thread:
         return
-    g = session.server.globals
-    if not g.get("read_only") and not g.get("super_read_only"):
+    g = session.server.globals.values  # canonical names: no alias lookup on every write's two checks
+    if not g["read_only"] and not g["super_read_only"]:
         return
-    if session.read_only_exempt and not g.get("super_read_only"):
+    if session.read_only_exempt and not g["super_read_only"]:
         return
     if _writes_temporary_only(session, stmt):
         return
