@@ -775,9 +775,11 @@ class Session:
                 sql = stmt.text
                 calls = _CALLS_LAST_INSERT_ID.get(sql)
                 if calls is None:  # its LAST_INSERT_ID() call is what makes an event without an insert id
-                    if len(_CALLS_LAST_INSERT_ID) >= 4096:
-                        _CALLS_LAST_INSERT_ID.clear()
-                    calls = _CALLS_LAST_INSERT_ID[sql] = bool(statement_intvars(sql, 0, 0))
+                    calls = bool(statement_intvars(sql, 0, 0))
+                    if len(sql) <= _MEMO_TEXT_MAX:  # a restore's multi-megabyte INSERTs are not kept
+                        if len(_CALLS_LAST_INSERT_ID) >= 4096:
+                            _CALLS_LAST_INSERT_ID.clear()
+                        _CALLS_LAST_INSERT_ID[sql] = calls
                 intvars: tuple[Any, ...] = (
                     statement_intvars(sql, prev_last_insert_id, insert_id) if calls or insert_id else ()
                 )
@@ -1299,9 +1301,11 @@ def _uses_tables(stmt: Any) -> bool:
         text = stmt.text
         known = _SELECT_USES_TABLES.get(text)
         if known is None:
-            if len(_SELECT_USES_TABLES) >= 4096:
-                _SELECT_USES_TABLES.clear()
-            known = _SELECT_USES_TABLES[text] = bool(_FROM.search(text))
+            known = bool(_FROM.search(text))
+            if len(text) <= _MEMO_TEXT_MAX:
+                if len(_SELECT_USES_TABLES) >= 4096:
+                    _SELECT_USES_TABLES.clear()
+                _SELECT_USES_TABLES[text] = known
         return known
     if kind == "ddl":
         return bool(stmt.ddl_object.kind != "DATABASE")
@@ -1311,6 +1315,9 @@ def _uses_tables(stmt: Any) -> bool:
 #: DML text -> whether it logs a LAST_INSERT_ID Intvar event in STATEMENT format (it calls LAST_INSERT_ID(); see
 #: transaction_events.statement_intvars), remembered per text as prepared statements repeat theirs
 _CALLS_LAST_INSERT_ID: dict[str, bool] = {}
+
+#: the longest statement text the two memo tables above and below keep (4096 texts each at the most)
+_MEMO_TEXT_MAX = 8192
 
 #: SELECT text -> whether it reads a table (prepared statements and sysbench repeat a few texts)
 _SELECT_USES_TABLES: dict[str, bool] = {}
