@@ -57,10 +57,10 @@ def _comm(path: Path) -> str:
         return "?"
 
 
-def snapshot(pgid: int) -> dict[tuple[int, int], tuple[str, str, int, int, int]]:
-    """(pid, tid) -> (process name, thread name, utime, stime, voluntary context switches) of every thread of every
-    live process of process group ``pgid``."""
-    out: dict[tuple[int, int], tuple[str, str, int, int, int]] = {}
+def snapshot(pgid: int) -> dict[tuple[int, int], tuple[str, str, int, int, int, int]]:
+    """(pid, tid) -> (process name, thread name, utime, stime, voluntary and involuntary context switches) of every
+    thread of every live process of process group ``pgid``."""
+    out: dict[tuple[int, int], tuple[str, str, int, int, int, int]] = {}
     for p in os.listdir("/proc"):
         if not p.isdigit():
             continue
@@ -72,28 +72,31 @@ def snapshot(pgid: int) -> dict[tuple[int, int], tuple[str, str, int, int, int]]
             tf = _stat_fields(task / "stat")
             if tf is None:
                 continue
-            vcs = 0
+            vcs = ncs = 0
             try:
                 for line in (task / "status").read_text().splitlines():
                     if line.startswith("voluntary_ctxt_switches"):
                         vcs = int(line.split()[1])
+                    elif line.startswith("nonvoluntary_ctxt_switches"):
+                        ncs = int(line.split()[1])
             except OSError:
                 pass
-            out[(int(p), int(task.name))] = (pname, _comm(task / "comm"), int(tf[11]), int(tf[12]), vcs)
+            out[(int(p), int(task.name))] = (pname, _comm(task / "comm"), int(tf[11]), int(tf[12]), vcs, ncs)
     return out
 
 
 def delta(a: dict, b: dict) -> dict[str, dict[str, float]]:
-    """Per process name and per 'process/thread' name: user, system ticks and context switches between two
-    :func:`snapshot` calls (threads that ended in between are lost: none do during a run)."""
+    """Per process name and per 'process/thread' name: user, system ticks and voluntary / involuntary context
+    switches between two :func:`snapshot` calls (threads that ended in between are lost: none do during a run)."""
     per: dict[str, dict[str, float]] = {}
-    for key, (pname, tname, u, s, v) in b.items():
-        u0, s0, v0 = a.get(key, (pname, tname, 0, 0, 0))[2:]
+    for key, (pname, tname, u, s, v, n) in b.items():
+        u0, s0, v0, n0 = a.get(key, (pname, tname, 0, 0, 0, 0))[2:]
         for name in (f"P {pname}", f"T {pname}/{tname}"):
-            d = per.setdefault(name, {"user": 0.0, "sys": 0.0, "vcs": 0.0})
+            d = per.setdefault(name, {"user": 0.0, "sys": 0.0, "vcs": 0.0, "ics": 0.0})
             d["user"] += u - u0
             d["sys"] += s - s0
             d["vcs"] += v - v0
+            d["ics"] += n - n0
     return per
 
 
@@ -186,10 +189,13 @@ def run(port: int, pgid: int, test: str, threads: int, seconds: int) -> dict[str
     return {"tps": trx / max(counted, 1.0), "trx": trx, "per": delta(s0, s1), "load": os.getloadavg()[0]}
 
 
-def opcodes(label: str, opts: list[str], src: str, test: str, n: int, tmp: Path) -> dict[str, float]:
+def opcodes(
+    label: str, opts: list[str], src: str, test: str, n: int, tmp: Path, threads: int = 1
+) -> dict[str, float]:
     """Python bytecodes per transaction (per ``file:line:function``) that the server with options ``opts`` runs
-    for ``n`` sysbench ``test`` transactions on 1 connection, after two warm-up connections (round-robin placement:
-    each worker of a 2-worker server prepares the statements once first), counted by bench/opcode_probe."""
+    for ``n`` sysbench ``test`` transactions on ``threads`` connections, after two warm-up runs (round-robin
+    placement: each worker of a 2-worker server prepares the statements once first), counted by
+    bench/opcode_probe. With several threads the count includes what concurrency adds (lock waits, catch-ups)."""
     import glob
 
     probe = tmp / f"{label.replace(' ', '_')}.probe"
@@ -203,12 +209,16 @@ def opcodes(label: str, opts: list[str], src: str, test: str, n: int, tmp: Path)
     try:
         for _ in range(2):
             subprocess.run(
-                [sb[0], test, *sb[1:], "--events=100", "--time=0", "run"], capture_output=True, check=True
+                [sb[0], test, *sb[1:], "--events=100", "--time=0", f"--threads={threads}", "run"],
+                capture_output=True,
+                check=True,
             )
         (probe / "start").touch()
         time.sleep(0.5)
         subprocess.run(
-            [sb[0], test, *sb[1:], f"--events={n}", "--time=0", "run"], capture_output=True, check=True
+            [sb[0], test, *sb[1:], f"--events={n}", "--time=0", f"--threads={threads}", "run"],
+            capture_output=True,
+            check=True,
         )
         (probe / "dump").touch()
         for _ in range(3):  # the first traced call after `dump` writes the counts: reach every worker
@@ -255,7 +265,8 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="mwcost"))
     if args.opcodes:
         counts = {
-            label: opcodes(label, opts, src, args.test, args.opcodes, tmp) for label, opts, src in configs
+            label: opcodes(label, opts, src, args.test, args.opcodes, tmp, args.threads)
+            for label, opts, src in configs
         }
         shutil.rmtree(tmp, ignore_errors=True)
         first = configs[0][0]
@@ -310,16 +321,19 @@ def main() -> None:
         for name in names:
             vals = []
             for r in rs:
-                v = r["per"].get(name, {"user": 0, "sys": 0, "vcs": 0})  # type: ignore[union-attr]
+                v = r["per"].get(name, {"user": 0, "sys": 0, "vcs": 0, "ics": 0})  # type: ignore[union-attr]
                 n = max(float(r["trx"]), 1.0)
-                vals.append(((v["user"]) / TICK / n * 1e6, v["sys"] / TICK / n * 1e6, v["vcs"] / n))
-            tot = statistics.median(u + s for u, s, _ in vals)
+                vals.append(
+                    ((v["user"]) / TICK / n * 1e6, v["sys"] / TICK / n * 1e6, v["vcs"] / n, v["ics"] / n)
+                )
+            tot = statistics.median(u + s for u, s, _, _ in vals)
             if tot < 1 and not name.startswith("P "):
                 continue
             print(
-                f"  {name:45s} µs/trx {tot:7.0f} (user {statistics.median(u for u, _, _ in vals):6.0f}"
-                f" sys {statistics.median(s for _, s, _ in vals):6.0f}) vcs/trx "
-                f"{statistics.median(c for _, _, c in vals):6.1f}  idle ms/s {idle_s.get(name, 0.0):6.1f}"
+                f"  {name:45s} µs/trx {tot:7.0f} (user {statistics.median(u for u, _, _, _ in vals):6.0f}"
+                f" sys {statistics.median(s for _, s, _, _ in vals):6.0f}) vcs/trx "
+                f"{statistics.median(c for _, _, c, _ in vals):6.1f} ics/trx "
+                f"{statistics.median(c for _, _, _, c in vals):6.1f}  idle ms/s {idle_s.get(name, 0.0):6.1f}"
             )
         tot_all = [
             sum(v["user"] + v["sys"] for k, v in r["per"].items() if k.startswith("P "))

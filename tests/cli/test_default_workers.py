@@ -25,7 +25,7 @@ from pathlib import Path
 import pymysql
 import pytest
 
-from gtidkit.protocol.cpus import available_cpus, cgroup_cpu_limit
+from gtidkit.protocol.cpus import available_cpus, cgroup_cpu_limit, worker_cpu
 from gtidkit.protocol.options import COMMAND, help_text, load
 from tests.protocol.prefork import popen_gtidkit
 from tests.protocol.server_proc import ServerProcess, children, initialize, process_name
@@ -134,6 +134,40 @@ def test_workers_option_value(args: list[str], expected: int | None, warning: st
     opts = load(args)
     assert opts.command["gtidkit_workers"] == (available_cpus() if expected is None else expected)
     assert [w.text for w in opts.warnings] == ([warning] if warning else [])
+
+
+# ---------------------------------------------------------------------------------------------- worker CPUs
+@pytest.mark.parametrize(
+    ("workers", "allowed", "expected"),
+    [
+        pytest.param(1, {0, 1}, [None], id="one-worker-free"),
+        pytest.param(2, {0, 1}, [0, 1], id="two-on-two"),
+        pytest.param(3, {0, 1}, [0, 1, 0], id="three-on-two-in-turn"),
+        pytest.param(2, {7, 2, 5}, [2, 5], id="two-on-three-sorted"),
+        pytest.param(4, {3}, [3, 3, 3, 3], id="taskset-one-cpu"),
+        pytest.param(2, set(), [None, None], id="empty-mask"),
+    ],
+)
+def test_worker_cpu(workers: int, allowed: set[int], expected: list[int | None]) -> None:
+    """Each worker of several gets one CPU of the allowed set in turn, by worker id; one worker is not pinned."""
+    assert [worker_cpu(i, workers, allowed) for i in range(workers)] == expected
+
+
+def test_worker_cpu_affinity_option() -> None:
+    """``--worker-cpu-affinity`` is on unless ``--skip-worker-cpu-affinity`` / ``=OFF`` (a BOOL option)."""
+    assert load([]).command["worker_cpu_affinity"] is True
+    assert load(["--skip-worker-cpu-affinity"]).command["worker_cpu_affinity"] is False
+    assert load(["--worker-cpu-affinity=OFF"]).command["worker_cpu_affinity"] is False
+
+
+def _cpus_allowed(pid: int) -> set[str]:
+    """The ``Cpus_allowed_list`` of every thread of process ``pid``."""
+    out = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for line in (task / "status").read_text().splitlines():
+            if line.startswith("Cpus_allowed_list:"):
+                out.add(line.split(":", 1)[1].strip())
+    return out
 
 
 def test_short_help_names_the_process_model() -> None:
@@ -372,6 +406,24 @@ def test_workers_from_an_option_file(tmp_path: Path) -> None:
         assert query(c, "SELECT @@GLOBAL.gtidkit_workers") == ((3,),)
         workers = [p for p in children(srv.proc.pid) if process_name(p).startswith("gtidkit-worker")]
         assert len(workers) == 3
+        # --worker-cpu-affinity (on): every thread of worker i on the i-th CPU of this process's mask, in turn
+        mask = sorted(os.sched_getaffinity(0))
+        for p in workers:
+            index = int(process_name(p).removeprefix("gtidkit-worker"))
+            assert _cpus_allowed(p) == {str(mask[index % len(mask)])}
         assert srv.stop(signal.SIGTERM) == 0  # SIGTERM: a clean shutdown of every process
         wait_until(lambda: not any(alive(p) for p in workers), what="every worker to exit")
     assert "Shutdown complete" in (datadir / "error.log").read_text()
+
+
+def test_skip_worker_cpu_affinity_leaves_the_mask(tmp_path: Path) -> None:
+    """``--skip-worker-cpu-affinity``: the workers keep the whole mask they were started with."""
+    datadir = tmp_path / "d"
+    initialize(datadir)
+    with default_server(datadir, *ARGS, "--workers=2", "--skip-worker-cpu-affinity") as srv:
+        workers = [p for p in children(srv.proc.pid) if process_name(p).startswith("gtidkit-worker")]
+        assert len(workers) == 2
+        whole = _cpus_allowed(os.getpid())
+        for p in workers:
+            assert _cpus_allowed(p) == whole
+        assert srv.stop(signal.SIGTERM) == 0

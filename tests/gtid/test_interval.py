@@ -21,6 +21,17 @@ def gnos_of(flat: tuple[int, ...]) -> set[int]:
 small_sets = st.sets(st.integers(1, 60), max_size=40)
 
 
+@given(small_sets.filter(bool), small_sets, st.booleans())
+def test_union_of_adjacent_runs(a: set[int], rest: set[int], swap: bool) -> None:
+    """b starting at a's last GNO + 1 (the next GNOs of a source, the catch-up's common case) merges the two
+    intervals that touch, in either order."""
+    top = max(a)
+    b = {top + 1} | {top + 1 + g for g in rest}
+    fa, fb = flat_of(a), flat_of(b)
+    u = iv.union(fb, fa) if swap else iv.union(fa, fb)
+    assert gnos_of(u) == a | b and iv.is_normal(u)
+
+
 @given(small_sets, small_sets)
 def test_against_gno_model(a: set[int], b: set[int]) -> None:
     fa, fb = flat_of(a), flat_of(b)

@@ -260,6 +260,7 @@ def test_option_table_comes_from_the_sysvar_table() -> None:
         "server_version",  # gtidkit's own: the release presented (engine/server_version.py)
         "workers",  # gtidkit's own: worker processes (issue 21, cli/supervisor.py)
         "supervised",
+        "worker_cpu_affinity",  # gtidkit's own: each worker of several on one CPU (protocol/cpus.py, h-gil)
         "gtidkit_file_per_schema",  # gtidkit's own: a file per schema (issue 21 step 9)
         "gtidkit_row_locks",  # gtidkit's own: row locks, the write lock at COMMIT (multi_worker.md §5.7)
     }

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from gtidkit.cli import handoff
+from gtidkit.protocol.cpus import worker_cpu
 
 __all__ = ["FORK_SERVER_NAME", "WORKER_NAME", "IdClient", "die_with", "prctl", "run_worker"]
 
@@ -105,6 +106,19 @@ class IdClient:
         return int(reply.kind)
 
 
+def _pin(index: int, workers: int) -> None:
+    """Run this worker (its main thread now, every thread it starts later inherits it) on the CPU
+    :func:`~gtidkit.protocol.cpus.worker_cpu` gives it; nothing with one worker. Called before any thread starts:
+    ``sched_setaffinity`` sets the calling thread's mask only."""
+    try:
+        cpu = worker_cpu(index, workers, os.sched_getaffinity(0))
+        if cpu is not None:
+            os.sched_setaffinity(0, {cpu})
+            log.info("worker %d runs on CPU %d", index, cpu)
+    except (AttributeError, OSError) as err:  # not Linux, or a mask the kernel refuses (a CPU gone offline)
+        log.warning("worker %d: CPU affinity not set (%s)", index, err)
+
+
 def run_worker(
     datadir: Path,
     args: list[str],
@@ -155,6 +169,8 @@ def run_worker(
     except (OptionError, OSError) as err:
         log.error("worker %d could not start: %s", index, err)
         return 1
+    if opts.command.get("worker_cpu_affinity", True):
+        _pin(index, int(opts.command.get("gtidkit_workers") or 1))
     id_client = IdClient(ids)
     opening = time.monotonic()
     started = start_serving(

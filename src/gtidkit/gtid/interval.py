@@ -107,8 +107,12 @@ def union(a: Flat, b: Flat) -> Flat:
         return a
     if a[-1] + 1 < b[0]:  # all of a strictly before b
         return a + b
+    if a[-1] + 1 == b[0]:  # b starts right after a ends (a source's next GNOs): a's last and b's first join
+        return a[:-1] + b[1:]
     if b[-1] + 1 < a[0]:
         return b + a
+    if b[-1] + 1 == a[0]:
+        return b[:-1] + a[1:]
     # sorted() on two sorted runs is a linear timsort merge.
     return normalize_pairs(list(zip(a[0::2], a[1::2])) + list(zip(b[0::2], b[1::2])))
 

@@ -203,6 +203,15 @@ _OWN_OPTIONS = (
         COMMAND,
         help="Run a supervisor process that accepts and hands connections to worker processes (also with 1).",
     ),
+    # h-gil (bench/RESULTS.md gil_cost): each worker of several on one CPU of the affinity mask (protocol/cpus.py
+    # worker_cpu); --skip-worker-cpu-affinity leaves the placement to the scheduler
+    Option(
+        "worker_cpu_affinity",
+        BOOL,
+        True,
+        COMMAND,
+        help="Run each of several worker processes on one CPU of those this process may use, in turn.",
+    ),
     # issue 21 step 9 (engine/schema_files.py): @@gtidkit_file_per_schema
     _from_sysvar(
         "gtidkit_file_per_schema",

@@ -58,6 +58,9 @@ class SharedWriteLock:
         self.worker_id = worker_id
         self.path = Path(datadir) / WRITE_LOCK_FILE
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        # this process's pid, read once: os.getpid() is a system call at every use (glibc caches no pid), twice per
+        # hold; a handle never crosses a fork (its flock descriptor would be shared with the child)
+        self._pid = os.getpid()
         #: the connection id holding the lock through this handle, or None
         self.holder: int | None = None
 
@@ -78,7 +81,7 @@ class SharedWriteLock:
 
     def _record(self, connection_id: int) -> None:
         with self.page.locked():
-            self.page.set_write_owner(os.getpid(), self.worker_id, connection_id, time.time())
+            self.page.set_write_owner(self._pid, self.worker_id, connection_id, time.time())
         self.holder = connection_id
 
     def try_acquire(self, connection_id: int) -> bool:
@@ -162,7 +165,7 @@ class SharedWriteLock:
         page = self.page
         with page.locked():
             pid, _worker, conn, _since = page.write_owner()
-            if pid == os.getpid() and conn == self.holder:
+            if pid == self._pid and conn == self.holder:
                 page.set_write_owner(0, 0, 0, 0.0)
         self.holder = None
         fcntl.flock(self._fd, fcntl.LOCK_UN)
