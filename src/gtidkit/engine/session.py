@@ -376,9 +376,8 @@ class Session:
         server = self.server
         sv = self.session_vars
         gv = server.globals.values
-        self.diagnostics.begin_statement(diagnostic=False, uses_tables=shape.uses_tables)
-        tracker = self.tracker
-        track_trx_info = self._begin_tracking(sv, gv)
+        self.diagnostics.begin_plain_statement(shape.uses_tables)
+        tracker = self.tracker  # started at the end (end_select): a SELECT commits nothing in between
         executor = self.executor
         current_db = self.current_db
         general = None
@@ -436,15 +435,22 @@ class Session:
                     self.diagnostics.push(w, max_errors)
         explicit = self.explicit_trx
         autocommit = bool(sv["autocommit"] if "autocommit" in sv else gv["autocommit"])
-        changes = tracker.end_plain_statement(
-            "select",
+        changes = tracker.end_select(
+            str(sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]),
+            bool(
+                sv["session_track_state_change"]
+                if "session_track_state_change" in sv
+                else gv["session_track_state_change"]
+            ),
+            str(
+                sv["session_track_transaction_info"]
+                if "session_track_transaction_info" in sv
+                else gv["session_track_transaction_info"]
+            ),
             shape.classified[1],
-            None,
             shape.uses_tables,
-            True,
             autocommit,
             explicit,
-            track_trx_info,
             server.gtid_state.executed,
         )
         flags = _SESSION_STATE_CHANGED if changes else 0
@@ -868,14 +874,10 @@ class Session:
         Raises:
             KeyError: an unknown command name.
         """
-        com, question = com_counters.COMMAND_COUNTERS[command]
         counts = self.status_counts
-        if com is not None:
-            counts[com] += 1
-        if question:
-            counts[com_counters.QUESTIONS] += 1
-        if command not in com_counters.RUN_STATEMENTS:  # its query id (Queries); a statement takes its own
-            counts[_QUERIES] += 1
+        # its Com_ counter, Questions, and its query id (Queries) unless a statement takes its own
+        for slot in com_counters.COMMAND_SLOTS[command]:
+            counts[slot] += 1
 
     @property
     def owned_gtid(self) -> Gtid | None:

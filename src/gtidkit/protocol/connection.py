@@ -618,40 +618,19 @@ class ServerConnection:
         if self.state is not State.RESPONDING or width == 0:
             state, self.state = self.state, State.ERROR
             raise LocalProtocolError(f"cannot send a result set of {width} columns in state {state.name}")
+        if binary and len(types) == width:
+            again = self.send_binary_rows_again(
+                column_payloads, rows, warnings, status_flags, types, unsigned, info, session_state
+            )
+            if again is not None:
+                return again
         caps = self._caps
         seq = self._seq
         # the column count, the definitions and (without CLIENT_DEPRECATE_EOF) the EOF after them, framed once per
         # list of definitions, first sequence id, warning count and status flags: an execution of a prepared
-        # statement sends the same head again
+        # statement sends the same head again (send_binary_rows_again)
         head = self._framed_columns.get(id(column_payloads))
-        if (
-            head is not None
-            and binary
-            and head[0] is column_payloads
-            and head[1] == seq
-            and head[2] == warnings
-            and head[3] == status_flags
-            and caps & CAP_PROTOCOL_41
-            and len(types) == width
-            and (framed := binary_rows(rows, head[5], types, unsigned)) is not None
-        ):  # a prepared SELECT executed again: the kept head, the rows framed in C, the EOF (or its OK)
-            parts: list[bytes] = [head[4], framed[0]]
-            seq = framed[1]
-            if caps & CAP_DEPRECATE_EOF:
-                ok = ok_payload(caps, 0, 0, int(status_flags), warnings, info, session_state, EOF_HEADER)
-                seq = _add_packet(parts.append, ok, seq)
-            else:
-                parts.append(
-                    _EOF_41.pack(5 | seq << 24, EOF_HEADER, warnings, status_flags & _NOT_STATE_CHANGED)
-                )
-                seq = (seq + 1) & 0xFF
-            if status_flags & STATUS_MORE_RESULTS_EXISTS:
-                self._seq = seq
-            else:
-                self.state = State.COMMAND
-                self._seq = 0
-            return b"".join(parts)
-        parts = []
+        parts: list[bytes] = []
         add = parts.append
         deprecate_eof = caps & CAP_DEPRECATE_EOF
         protocol_41 = caps & CAP_PROTOCOL_41
@@ -720,6 +699,63 @@ class ServerConnection:
             self.state = State.COMMAND
             self._seq = 0
         return b"".join(parts)
+
+    def send_binary_rows_again(
+        self,
+        column_payloads: list[bytes],
+        rows: Any,
+        warnings: int,
+        status_flags: int,
+        types: tuple[int, ...],
+        unsigned: tuple[bool, ...],
+        info: bytes = b"",
+        session_state: bytes = b"",
+    ) -> bytes | None:
+        """:meth:`send_result_set` (``binary=True``) of a result whose head (column count, definitions, EOF) this
+        connection framed before for the same ``column_payloads`` list, first sequence id, warning count and
+        status flags: a prepared SELECT executed again. The kept head, the rows framed by the compiled loop
+        (:func:`~gtidkit.protocol.wire_fast.binary_rows`) and the closing EOF (or OK under CLIENT_DEPRECATE_EOF),
+        with :meth:`send_result_set`'s state change. None, with nothing changed, when no such head is kept, the
+        connection is not answering a command, ``types`` is not one type per column, or the compiled loop leaves
+        the rows to the Python ones: :meth:`send_result_set` answers then."""
+        head = self._framed_columns.get(id(column_payloads))
+        seq = self._seq
+        caps = self._caps
+        if (
+            head is None
+            or head[0] is not column_payloads
+            or head[1] != seq
+            or head[2] != warnings
+            or head[3] != status_flags
+            or self.state is not State.RESPONDING
+            or not caps & CAP_PROTOCOL_41
+            or len(types) != len(column_payloads)
+        ):
+            return None
+        framed = binary_rows(rows, head[5], types, unsigned)
+        if framed is None:
+            return None
+        seq = framed[1]
+        if caps & CAP_DEPRECATE_EOF:
+            parts = [head[4], framed[0]]
+            ok = ok_payload(caps, 0, 0, int(status_flags), warnings, info, session_state, EOF_HEADER)
+            seq = _add_packet(parts.append, ok, seq)
+            out = b"".join(parts)
+        else:
+            out = b"".join(
+                (
+                    head[4],
+                    framed[0],
+                    _EOF_41.pack(5 | seq << 24, EOF_HEADER, warnings, status_flags & _NOT_STATE_CHANGED),
+                )
+            )
+            seq = (seq + 1) & 0xFF
+        if status_flags & STATUS_MORE_RESULTS_EXISTS:
+            self._seq = seq
+        else:
+            self.state = State.COMMAND
+            self._seq = 0
+        return out
 
     def send_column_definitions(self, payloads: list[bytes]) -> bytes:
         """Send already-encoded column-definition payloads (:meth:`ColumnDefinition.encode`, cached by the

@@ -87,6 +87,8 @@ from gtidkit.version import SERVER_VERSION
 
 log = logging.getLogger("gtidkit.server")
 
+#: status flags without SERVER_MORE_RESULTS_EXISTS (the last result of a command)
+_NOT_MORE_RESULTS = ~STATUS_MORE_RESULTS_EXISTS & 0xFFFF
 #: the command byte of COM_STMT_EXECUTE, as the fifth byte of its packet
 _EXECUTE_BYTE = b"\x17"
 #: command byte + statement_id (4) + flags (1) + iteration_count (4)
@@ -761,10 +763,7 @@ class ClientHandler:
         session = self.session
         if session is None:
             return None  # closed: the general path answers 2006
-        client, results_cs = engine_seam.connection_charsets(session)
-        if not (client in _NATIVE or _native(client)) or not (
-            results_cs is None or results_cs in _NATIVE or _native(results_cs)
-        ):
+        if not engine_seam.native_charsets(session):
             return None  # text to convert: the general path converts it
         conn = self.conn
         payload = conn.peek_command(data)
@@ -803,7 +802,26 @@ class ClientHandler:
                 if not results:
                     raise StopIteration  # what next() on the general path's empty generator raises
                 if len(results) == 1:
-                    out = self._send_result(results[0], more=False, binary=True, stmt=stmt if fast else None)
+                    res = results[0]
+                    meta = stmt.result_meta if fast else None
+                    if (
+                        meta is None
+                        or res.columns is not meta[0]
+                        or res.state_changes
+                        or (
+                            again := conn.send_binary_rows_again(
+                                meta[1],
+                                res.rows,
+                                res.warning_count,
+                                res.status_flags & _NOT_MORE_RESULTS,
+                                meta[2],
+                                meta[3],
+                            )
+                        )
+                        is None
+                    ):
+                        again = self._send_result(res, more=False, binary=True, stmt=stmt if fast else None)
+                    out = again  # a prepared SELECT executed again: its result set's kept head and metadata
                 else:
                     last = len(results) - 1
                     for i, res in enumerate(results):
@@ -976,6 +994,10 @@ class ClientHandler:
         else:
             meta = stmt.result_meta
         # a statement's columns come back as a new tuple of the same Column objects: equal at identity speed
+        if meta is not None and columns is not meta[0] and columns == meta[0] and stmt is not None:
+            # the same columns in another tuple (a prepared SELECT keeps its result columns after its first
+            # executions): kept in their place, so the next execution finds them by identity (_fast_execute)
+            meta = stmt.result_meta = (columns, *meta[1:])
         if meta is None or (columns is not meta[0] and columns != meta[0]):
             meta = (
                 columns,

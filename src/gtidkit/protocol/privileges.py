@@ -140,7 +140,9 @@ class AccountAuthorizer:
         """The account as stored now and the sandbox flag: what :meth:`check`'s answers depend on besides the
         statement and the default schema."""
         h = self._handler
-        return (h.current_account(), h.sandbox)
+        # h.current_account() is a function of the store's version and the logged-in account: those two stand
+        # for it without the lookup
+        return (h.ctx.accounts.version, h.account, h.sandbox)
 
     def check(self, session: Any, stmt: Any) -> None:
         """Raise MySQL's access error when the connection's account may not run ``stmt`` (classified). A SELECT /

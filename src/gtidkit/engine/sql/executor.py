@@ -262,9 +262,12 @@ class PreparedPlan:
         simple: a :class:`SelectPlan` that :meth:`Executor.run_prepared_select` can run.
         columns: the session's result columns for this plan when they do not depend on the values (None: not
             known yet or value-dependent).
+        plain: a ``simple`` plan whose rows go out as the reader reads them (its columns and metadata known at
+            planning time, no DECIMAL / JSON conversion, no ``@@variable`` metadata): :meth:`Executor._run_plain`
+            runs it.
     """
 
-    __slots__ = ("binds", "columns", "key", "params", "plan", "simple")
+    __slots__ = ("binds", "columns", "key", "params", "plain", "plan", "simple")
 
     def __init__(self) -> None:
         self.key: tuple[Any, ...] | None = None
@@ -272,6 +275,7 @@ class PreparedPlan:
         self.params: dict[str, Any] = {}
         self.binds: dict[str, Any] = {}
         self.simple = False
+        self.plain = False
         self.columns: Any = None
 
 
@@ -1436,6 +1440,7 @@ class Executor:
                 and ":gkdb" not in plan.sql
                 and ":gkver" not in plan.sql
             )
+            slot.plain = slot.simple and _plain_rows(plan)
             slot.columns = None
             slot.key = key
         return slot
@@ -1500,10 +1505,45 @@ class Executor:
         if timeout_ms:  # max_execution_time / the hint, as :meth:`execute` sets it
             self.deadline = time.monotonic() + timeout_ms / 1000
         try:
+            if slot.plain:
+                return self._run_plain(slot.plan, binds)
             return self._run_plan(slot.plan, binds)
         finally:
             self._interruptible = False
             self.deadline = 0.0
+
+    def _run_plain(
+        self, plan: SelectPlan, binds: dict[str, Any]
+    ) -> tuple[list[str], list[tuple[Any, ...]], Any, list[tuple[str, int, str]]]:
+        """:meth:`_run_plan` of a plan :func:`_plain_rows` accepts: the same steps without the conversions such a
+        plan cannot need (DECIMAL / JSON values, ``@@variable`` metadata), read by the compiled reader; what the
+        reader leaves to the sqlite3 module (text that is no UTF-8), and everything without the reader, goes to
+        :meth:`_run_plan`, which reads the rows again."""
+        reader = self.conn.rows_reader()
+        if reader is None or self._registered != self.functions:
+            return self._run_plan(plan, binds)
+        self.group_concat_rows[0] = 0
+        if self.udf_warnings:
+            self.udf_warnings = []
+        self._udf_error = None
+        sort = plan.reader_sort
+        try:
+            if sort is None:
+                rows = reader.run(plan.sql, binds)
+            else:  # ORDER BY / DISTINCT done on the rows read (reader_sort.py); None: SQLite's
+                rows = reader.run_sorted(sort.sql, binds, sort.keys, sort.distinct)
+        except _db.Error as err:
+            raise self.translate_error(err, plan.sql) from err
+        if rows is None:
+            return self._run_plan(plan, binds, use_reader=False)
+        if rows and reader.floats != 0:  # the reader counted the floats, the only values that can be infinite
+            _check_finite(rows, plan.columns)  # type: ignore[arg-type]  # _plain_rows: columns are known
+        warnings = self.udf_warnings
+        if warnings:
+            self.udf_warnings = []
+        else:
+            warnings = []
+        return list(plan.columns), rows, plan.metadata, warnings  # type: ignore[arg-type]
 
     def run_select_plan(self, plan: SelectPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
         """Execute a :class:`SelectPlan` with placeholder values ``params``."""
@@ -1544,13 +1584,13 @@ class Executor:
             raw.text_factory = before
 
     def _run_plan(
-        self, plan: SelectPlan, binds: dict[str, Any], sql: str | None = None
+        self, plan: SelectPlan, binds: dict[str, Any], sql: str | None = None, *, use_reader: bool = True
     ) -> tuple[
         list[str], list[tuple[Any, ...]], tuple[Column | None, ...] | None, list[tuple[str, int, str]]
     ]:
         """Run ``plan.sql`` (or ``sql``, the text SQLite runs in its place: PREPARE's ``LIMIT 0``) with ``binds``
         (every placeholder's value, as sqlite3 binds it): (column names, rows converted to the columns' MySQL
-        types, metadata, warnings)."""
+        types, metadata, warnings). ``use_reader=False``: the compiled reader declined these rows already."""
         if self._registered != self.functions:
             self._sync_functions()
         self.group_concat_rows[0] = 0
@@ -1560,7 +1600,7 @@ class Executor:
         floats = None  # FLOAT values in rows, when the reader read them
         # the compiled reader (engine/sql/fast_rows.py): the same rows and errors as the sqlite3 module's fetchall,
         # without a GIL hand-over per row; None: the module's way answers (text that is no UTF-8, for one)
-        reader = self.conn.rows_reader() if sql is None and plan.columns else None
+        reader = self.conn.rows_reader() if use_reader and sql is None and plan.columns else None
         if reader is not None:
             self._udf_error = None
             sort = plan.reader_sort
@@ -1995,6 +2035,22 @@ def _arity_error(fn: Callable[..., Any], args: Sequence[Any], name: str) -> MySQ
 
 
 _INFINITIES = (float("inf"), float("-inf"))
+
+
+def _plain_rows(plan: SelectPlan) -> bool:
+    """``plan``'s rows need nothing after the reader: its column names and metadata known at planning time, no
+    DECIMAL column or expression to convert, no JSON value to print, no ``@@variable`` metadata (the steps of
+    :meth:`Executor._run_plan` after the read)."""
+    return (
+        bool(plan.columns)
+        and plan.decimals is None
+        and plan.convert is None
+        and plan.metadata is not None
+        and len(plan.metadata) == len(plan.columns or ())
+        and not plan.variable_metadata
+        and not plan.json_columns
+        and not plan.reads_json
+    )
 
 
 def _check_finite(rows: Sequence[Sequence[Any]], names: Sequence[str]) -> None:
