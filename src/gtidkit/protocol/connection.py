@@ -45,6 +45,7 @@ from gtidkit.protocol.constants import (
     CAP_DEPRECATE_EOF,
     CAP_PROTOCOL_41,
     EOF_HEADER,
+    OK_HEADER,
     SERVER_CAPABILITIES,
     STATUS_MORE_RESULTS_EXISTS,
     STATUS_SESSION_STATE_CHANGED,
@@ -231,6 +232,10 @@ def _eof_packet(seq: int, protocol_41: int, warnings: int, status_flags: int) ->
 
 
 _EOF_41 = struct.Struct("<IBHH")
+#: a framed OK packet without info or session state, counts below 251 (CLIENT_PROTOCOL_41): header word, OK header,
+#: affected rows, last insert id, status flags, warnings
+_OK_SHORT = struct.Struct("<IBBBHH")
+_MORE_OR_STATE_CHANGED = STATUS_MORE_RESULTS_EXISTS | STATUS_SESSION_STATE_CHANGED
 _EOF_ONLY = bytes((EOF_HEADER,))
 
 
@@ -545,6 +550,21 @@ class ServerConnection:
         """
         if self.state is not State.RESPONDING:
             return self.send(Ok(affected_rows, last_insert_id, status_flags, warnings, info, session_state))
+        if (
+            not info
+            and not status_flags & _MORE_OR_STATE_CHANGED
+            and 0 <= affected_rows < 0xFB
+            and 0 <= last_insert_id < 0xFB
+            and 0 <= status_flags <= 0xFFFF
+            and 0 <= warnings <= 0xFFFF
+            and self._caps & CAP_PROTOCOL_41
+        ):  # the common OK (a BEGIN's, a one-row DML's): ok_payload's 7 bytes, framed in one pack
+            seq = self._seq
+            self.state = State.COMMAND
+            self._seq = 0
+            return _OK_SHORT.pack(
+                7 | seq << 24, OK_HEADER, affected_rows, last_insert_id, status_flags, warnings
+            )
         payload = ok_payload(
             self._caps, affected_rows, last_insert_id, status_flags, warnings, info, session_state
         )

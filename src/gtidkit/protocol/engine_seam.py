@@ -456,6 +456,19 @@ def split(sql: str, session: Any = None) -> list[str]:
     return [s for s in split_statements(sql, backslash_escapes=escapes) if s.strip()]
 
 
+def one_statement(sql: str) -> bool:
+    """True when ``sql`` is one statement as it stands: :func:`split` of it is ``[sql]`` under any sql_mode (no
+    ``;``, no comment marker, no outer whitespace, not empty; ``split_statements``' own shortcut)."""
+    return (
+        ";" not in sql
+        and "--" not in sql
+        and "#" not in sql
+        and "/*" not in sql
+        and sql != ""
+        and sql.strip() == sql
+    )
+
+
 def execute(
     session: SessionAPI, sql: str, *, statements: list[str] | None = None, lexed: bool = False
 ) -> Iterator[StatementResult]:

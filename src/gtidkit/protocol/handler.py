@@ -91,6 +91,8 @@ log = logging.getLogger("gtidkit.server")
 _NOT_MORE_RESULTS = ~STATUS_MORE_RESULTS_EXISTS & 0xFFFF
 #: the command byte of COM_STMT_EXECUTE, as the fifth byte of its packet
 _EXECUTE_BYTE = b"\x17"
+#: the command byte of COM_QUERY, as the fifth byte of its packet
+_QUERY_BYTE = b"\x03"
 #: command byte + statement_id (4) + flags (1) + iteration_count (4)
 _EXECUTE_FIXED = 10
 #: COM_STMT_EXECUTE's statement_id: 4 bytes little-endian after the command byte
@@ -373,10 +375,16 @@ class ClientHandler:
             refresh is not None
         ):  # another worker process's SET GLOBAL / CREATE USER / GRANT, before this login
             refresh()  # step or command
-        if data and data[4:5] == _EXECUTE_BYTE and not (self.closed or self.want_tls):
-            fast = self._fast_execute(data)
-            if fast is not None:
-                return fast
+        if data and not (self.closed or self.want_tls):
+            command = data[4:5]
+            if command == _EXECUTE_BYTE:
+                fast = self._fast_execute(data)
+                if fast is not None:
+                    return fast
+            elif command == _QUERY_BYTE:
+                fast = self._fast_query(data)
+                if fast is not None:
+                    return fast
         self.conn.receive_data(data)
         out = bytearray()
         while not self.closed and not self.want_tls:
@@ -843,6 +851,65 @@ class ClientHandler:
             self.info = None
             self.command_started = time.monotonic()
 
+    def _fast_query(self, data: bytes) -> bytes | None:
+        """COM_QUERY of one statement arriving alone in one packet (BEGIN, COMMIT ...): the answer, byte for byte
+        what the general path (:meth:`receive_data` -> :meth:`_dispatch` -> :meth:`_command` -> :meth:`_query`)
+        sends, without its generic steps (packet buffering, the message object, the dispatch chain, the statement
+        splitting and the generator of :func:`engine_seam.execute`). None, with nothing changed, for anything else
+        (query attributes to decode, text to convert from character_set_client, more than one statement, an
+        empty query): then the general path answers.
+
+        Kept as the general path does: PROCESSLIST's Command / Time / Info, the Questions counter, KILL QUERY /
+        CONNECTION, LOAD DATA LOCAL's file request (:meth:`_read_local_file`), every OK / ERR / result-set byte.
+        """
+        session = self.session
+        conn = self.conn
+        if session is None or conn.capability_bits & CAP_QUERY_ATTRIBUTES:
+            return None  # closed (2006), or attributes the general decoder reads and checks
+        if not engine_seam.native_charsets(session):
+            return None  # text to convert: the general path converts it
+        payload = conn.peek_command(data)
+        if payload is None:
+            return None
+        sql = payload[1:].decode("utf-8", "surrogateescape")  # _text_in of a utf8* / binary client
+        if not engine_seam.one_statement(sql):
+            return None  # several statements (or none): the general path splits them
+        conn.begin_response()
+        self.command = "Query"
+        self.command_started = time.monotonic()
+        try:
+            session.count_command("query")
+            self.info = sql
+            out = self._out = bytearray()
+            try:
+                results = session.execute(sql, split=False)
+                if not results:
+                    raise StopIteration  # what next() on the general path's empty generator raises
+                last = len(results) - 1
+                for i, res in enumerate(results):
+                    out += self._send_result(res, more=i < last)
+            except MySQLError as err:
+                if conn.state not in (
+                    State.CLOSED,
+                    State.ERROR,
+                ):  # else the client left in a LOCAL INFILE file
+                    out += conn.send(Err(err.code, err.message, err.sqlstate))
+            except ProtocolError:
+                raise
+            except Exception as err:
+                log.exception("internal error in connection %d on %r", self.connection_id, sql[:200])
+                out += conn.send(Err(1815, f"Internal error: {type(err).__name__}: {err}"))
+            if (
+                self.killed or session.killed
+            ):  # KILL, or COMMIT / ROLLBACK RELEASE (engine_seam.session_ended)
+                self.closed = True
+            self._out = self._pending = None
+            return bytes(out)
+        finally:
+            self.command = "Sleep"
+            self.info = None
+            self.command_started = time.monotonic()
+
     @staticmethod
     def _plain(stmt: PreparedStatement) -> bool:
         """True for a prepared statement without placeholders whose execution on the general path
@@ -966,6 +1033,19 @@ class ClientHandler:
         results need no character-set conversion (such statements cannot change ``character_set_results``), and
         which keeps its own result-set metadata.
         """
+        columns = res.columns
+        if (
+            columns is None and not more and not res.state_changes
+        ):  # an OK, the last result (BEGIN, COMMIT, DML)
+            # no state changes: the flags have no SERVER_SESSION_STATE_CHANGED (StatementResult's invariant)
+            return self.conn.send_ok(
+                # CLIENT_FOUND_ROWS: the client wants rows matched, not rows changed (UPDATE)
+                res.matched_rows if self.conn.capability_bits & CAP_FOUND_ROWS else res.affected_rows,
+                res.last_insert_id,
+                res.status_flags & _NOT_MORE_RESULTS,
+                res.warning_count,
+                res.info.encode() if res.info else b"",
+            )
         status = res.status_flags
         if more:
             status |= STATUS_MORE_RESULTS_EXISTS
@@ -979,7 +1059,6 @@ class ClientHandler:
                 status |= STATUS_SESSION_STATE_CHANGED
         if not state:
             status &= ~STATUS_SESSION_STATE_CHANGED
-        columns = res.columns
         if columns is None:
             info = res.info.encode() if res.info else b""
             # CLIENT_FOUND_ROWS: the client wants rows matched, not rows changed (UPDATE)

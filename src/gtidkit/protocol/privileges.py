@@ -127,7 +127,7 @@ class AccountAuthorizer:
         handler: the connection (``current_account()``, ``user``, ``peer_host_name()``, ``sandbox``).
     """
 
-    __slots__ = ("_account", "_handler", "_passed")
+    __slots__ = ("_account", "_exempt", "_handler", "_passed")
 
     def __init__(self, handler: Any) -> None:
         self._handler = handler
@@ -135,6 +135,8 @@ class AccountAuthorizer:
         self._account: Account | None = None
         #: (kind, privileges needed, tables named) of SELECT / DML checks that passed for that account
         self._passed: set[tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]] = set()
+        #: (account, whether it has SUPER or CONNECTION_ADMIN): the read_only exemption of the last account checked
+        self._exempt: tuple[Account | None, bool] | None = None
 
     def state(self) -> object:
         """The account as stored now and the sandbox flag: what :meth:`check`'s answers depend on besides the
@@ -161,7 +163,12 @@ class AccountAuthorizer:
         if h.sandbox and kind != "set" and kind != "account":
             raise mysql_error(1820)
         account = h.current_account()
-        engine_seam.set_read_only_exempt(session, has_global(account, "SUPER", "CONNECTION_ADMIN"))
+        exempt = self._exempt
+        if (
+            exempt is None or exempt[0] is not account
+        ):  # accounts are frozen: the same object, the same answer
+            exempt = self._exempt = (account, has_global(account, "SUPER", "CONNECTION_ADMIN"))
+        engine_seam.set_read_only_exempt(session, exempt[1])
         if (
             account is None
             or _root_like(account.privileges)
