@@ -12,6 +12,7 @@ Sources: MySQL ``include/field_types.h`` (``enum_field_types``), ``include/mysql
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum, IntFlag
 from itertools import repeat
@@ -312,7 +313,7 @@ _STATE_CHANGED = int(ServerStatus.SERVER_SESSION_STATE_CHANGED)  # a plain int: 
 #: object.__setattr__ (a frozen dataclass's own way), and a consumer of the map of those calls
 _new = object.__new__
 _put = object.__setattr__
-_drain = deque(maxlen=0).extend
+_drain: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
 #: ``rows`` not given to the constructor (a new empty list each time, as ``field(default_factory=list)``)
 _NO_ROWS: Any = object()
 _AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
