@@ -381,32 +381,33 @@ class Session:
         executor = self.executor
         current_db = self.current_db
         general = None
+        # max_execution_time and /*+ MAX_EXECUTION_TIME(ms) */ as for a text SELECT (3024): the hint read once with
+        # the statement (its text keeps the comments), the session's variables at each execution
+        timeout_ms = shape.hint_ms
+        if timeout_ms is None:
+            timeout_ms = sv["max_execution_time"] if "max_execution_time" in sv else gv["max_execution_time"]
+        cte_limit = (
+            sv["cte_max_recursion_depth"] if "cte_max_recursion_depth" in sv else gv["cte_max_recursion_depth"]
+        )
         try:
             slot = shape.plan
-            if slot is None:
-                slot = shape.plan = PreparedPlan()
-            if not executor.plan_is_current(slot, current_db):
+            got = None
+            if slot is not None:  # None: its plan is not for this schema, catalog ... (prepared_plan decides)
+                got = executor.run_prepared_select(slot, values, current_db, timeout_ms, cte_limit)
+            if got is None:
+                if slot is None:
+                    slot = shape.plan = PreparedPlan()
                 stmt = prepared.bound_statement(prepared_stmt, params)
                 assert not isinstance(stmt, str)  # a SELECT with parameters is bound, never written out
                 executor.prepared_plan(stmt, slot, current_db)
                 if not slot.simple:  # planned as a constant or reading variables: the general path
                     general = stmt
+                else:
+                    got = executor.run_prepared_select(slot, values, current_db, timeout_ms, cte_limit)
+                    assert got is not None  # planned just now
             if general is None:
-                # max_execution_time and /*+ MAX_EXECUTION_TIME(ms) */ as for a text SELECT (3024): the hint read
-                # once with the statement (its text keeps the comments), the session's variables at each execution
-                timeout_ms = shape.hint_ms
-                if timeout_ms is None:
-                    timeout_ms = (
-                        sv["max_execution_time"] if "max_execution_time" in sv else gv["max_execution_time"]
-                    )
-                cte_limit = (
-                    sv["cte_max_recursion_depth"]
-                    if "cte_max_recursion_depth" in sv
-                    else gv["cte_max_recursion_depth"]
-                )
-                names, rows, meta, warnings = executor.run_prepared_select(
-                    slot, values, current_db, timeout_ms, cte_limit
-                )
+                assert got is not None
+                names, rows, meta, warnings = got
         except MySQLError as err:
             self.diagnostics.push(Condition("Error", err.code, err.message), self._max_error_count())
             tracker.statement_failed()

@@ -44,6 +44,7 @@ from gtidkit.errors import LocalProtocolError, ProtocolError, RemoteProtocolErro
 from gtidkit.protocol.constants import (
     CAP_DEPRECATE_EOF,
     CAP_PROTOCOL_41,
+    CAP_SESSION_TRACK,
     EOF_HEADER,
     OK_HEADER,
     SERVER_CAPABILITIES,
@@ -212,6 +213,14 @@ _SHORT_LENGTHS = tuple(bytes((i,)) for i in range(0xFB))
 _NOT_STATE_CHANGED = ~STATUS_SESSION_STATE_CHANGED & 0xFFFF
 
 
+def _peek_limit(max_allowed_packet: int | None) -> int:
+    """What a command's length must stay below for :meth:`ServerConnection.peek_command`: one physical packet
+    (below 16 MiB - 1) no longer than ``max_allowed_packet`` (None: no limit)."""
+    if max_allowed_packet is None:
+        return MAX_PAYLOAD
+    return min(MAX_PAYLOAD, max_allowed_packet + 1)
+
+
 def _add_packet(add: Callable[[bytes], None], payload: bytes, seq: int) -> int:
     """Append one framed payload (split when 16 MiB or longer) to a list's ``append``; returns the next id."""
     n = len(payload)
@@ -360,6 +369,9 @@ class ServerConnection:
         self.state = State.CONNECTED
         self.tls_requested = False
         self._reader = PacketReader(max_allowed_packet)
+        #: the length a command :meth:`peek_command` takes must stay below: one physical packet, at most
+        #: ``max_allowed_packet``
+        self._peek_limit = _peek_limit(max_allowed_packet)
         self._seq = 0
         self._peer_closed = False
         self._columns_left = 0
@@ -379,6 +391,7 @@ class ServerConnection:
     def max_allowed_packet(self, value: int) -> None:
         """Change the limit (SET GLOBAL max_allowed_packet applies to new reads)."""
         self._reader.max_payload = value
+        self._peek_limit = _peek_limit(value)
 
     @property
     def capability_bits(self) -> int:
@@ -471,16 +484,12 @@ class ServerConnection:
         """
         n = len(data) - HEADER_LENGTH
         if (
-            n <= 0
+            not 0 < n < self._peek_limit
             or self.state is not State.COMMAND
             or _HEADER.unpack_from(data)[0] != n  # its length, and sequence id 0 (the header's high byte)
-            or n >= MAX_PAYLOAD
-            or self._reader.buffered
             or self._peer_closed
+            or self._reader.buffered
         ):
-            return None
-        limit = self._reader.max_payload
-        if limit is not None and n > limit:
             return None
         return data[HEADER_LENGTH:]
 
@@ -550,21 +559,33 @@ class ServerConnection:
         """
         if self.state is not State.RESPONDING:
             return self.send(Ok(affected_rows, last_insert_id, status_flags, warnings, info, session_state))
+        caps = self._caps
         if (
-            not info
-            and not status_flags & _MORE_OR_STATE_CHANGED
+            not status_flags & _MORE_OR_STATE_CHANGED
             and 0 <= affected_rows < 0xFB
             and 0 <= last_insert_id < 0xFB
             and 0 <= status_flags <= 0xFFFF
             and 0 <= warnings <= 0xFFFF
-            and self._caps & CAP_PROTOCOL_41
-        ):  # the common OK (a BEGIN's, a one-row DML's): ok_payload's 7 bytes, framed in one pack
+            and caps & CAP_PROTOCOL_41
+            and len(info) < 0xFB
+        ):  # the common OK (a BEGIN's, a one-row DML's): ok_payload's bytes, framed in one pack
             seq = self._seq
             self.state = State.COMMAND
             self._seq = 0
-            return _OK_SHORT.pack(
-                7 | seq << 24, OK_HEADER, affected_rows, last_insert_id, status_flags, warnings
+            if not info:
+                return _OK_SHORT.pack(
+                    7 | seq << 24, OK_HEADER, affected_rows, last_insert_id, status_flags, warnings
+                )
+            n = len(info)
+            if caps & CAP_SESSION_TRACK:  # the info as a length-encoded string
+                head = _OK_SHORT.pack(
+                    8 + n | seq << 24, OK_HEADER, affected_rows, last_insert_id, status_flags, warnings
+                )
+                return head + _SHORT_LENGTHS[n] + info
+            head = _OK_SHORT.pack(
+                7 + n | seq << 24, OK_HEADER, affected_rows, last_insert_id, status_flags, warnings
             )
+            return head + info
         payload = ok_payload(
             self._caps, affected_rows, last_insert_id, status_flags, warnings, info, session_state
         )

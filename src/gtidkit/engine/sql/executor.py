@@ -1470,12 +1470,15 @@ class Executor:
         current_db: str | None,
         timeout_ms: int = 0,
         cte_limit: int = 1000,
-    ) -> tuple[
-        list[str], list[tuple[Any, ...]], tuple[Column | None, ...] | None, list[tuple[str, int, str]]
-    ]:
+    ) -> (
+        tuple[list[str], list[tuple[Any, ...]], tuple[Column | None, ...] | None, list[tuple[str, int, str]]]
+        | None
+    ):
         """Run a prepared SELECT whose :meth:`prepared_plan` slot is ``simple`` (a :class:`SelectPlan` reading no
         variable, virtual table or ``:gkdb`` / ``:gkver``), with its parameters ``values`` (``gp<i>`` -> value
-        as :func:`bindable` returns it): what :meth:`execute` does for it, without an :class:`ExecResult`.
+        as :func:`bindable` returns it): what :meth:`execute` does for it, without an :class:`ExecResult`. None,
+        with nothing run, when the slot's plan is not current (:meth:`plan_is_current`: :meth:`prepared_plan`
+        plans it again first).
 
         Args:
             slot: the statement's plan slot (:meth:`prepared_plan`).
@@ -1488,11 +1491,20 @@ class Executor:
             cte_limit: the session's ``cte_max_recursion_depth`` (3636 past it).
 
         Returns:
-            (column names, rows, metadata, warnings) as :meth:`run_select_plan` puts them in its result.
+            (column names, rows, metadata, warnings) as :meth:`run_select_plan` puts them in its result, or None.
 
         Raises:
             MySQLError: as :meth:`execute`.
         """
+        key = slot.key  # plan_is_current(slot, current_db), inline
+        if (
+            key is None
+            or key[0] != current_db
+            or key[1] != self.storage.catalog.version
+            or key[2] != self.temp_key
+            or key[3] != self.div_precision_increment
+        ):
+            return None
         self.current_db = current_db
         if self.interrupt.is_set():
             self.interrupt.clear()
