@@ -387,7 +387,9 @@ class Session:
         if timeout_ms is None:
             timeout_ms = sv["max_execution_time"] if "max_execution_time" in sv else gv["max_execution_time"]
         cte_limit = (
-            sv["cte_max_recursion_depth"] if "cte_max_recursion_depth" in sv else gv["cte_max_recursion_depth"]
+            sv["cte_max_recursion_depth"]
+            if "cte_max_recursion_depth" in sv
+            else gv["cte_max_recursion_depth"]
         )
         try:
             slot = shape.plan
