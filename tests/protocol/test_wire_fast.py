@@ -153,6 +153,42 @@ def test_binary_rows_answers_or_declines(
         assert got == _python_rows(rows, 7, types, unsigned)
 
 
+@pytest.mark.parametrize(
+    ("ftype", "unsigned", "value", "answered"),
+    [
+        (FieldType.MYSQL_TYPE_TINY, False, 255, True),  # to_bytes(1, signed=False)
+        (FieldType.MYSQL_TYPE_TINY, False, 256, False),
+        (FieldType.MYSQL_TYPE_TINY, False, -128, True),
+        (FieldType.MYSQL_TYPE_TINY, False, -129, False),
+        (FieldType.MYSQL_TYPE_TINY, True, -1, False),
+        (FieldType.MYSQL_TYPE_LONGLONG, True, 2**64 - 1, True),
+        (FieldType.MYSQL_TYPE_LONGLONG, False, 2**64 - 1, True),
+        (FieldType.MYSQL_TYPE_LONGLONG, False, 2**64, False),
+        (FieldType.MYSQL_TYPE_LONGLONG, False, -(2**63), True),
+        (FieldType.MYSQL_TYPE_LONGLONG, False, -(2**63) - 1, False),
+        (FieldType.MYSQL_TYPE_FLOAT, False, 3.5e38, False),  # struct.pack('<f') overflows
+        (FieldType.MYSQL_TYPE_FLOAT, False, 1.5, True),
+        (FieldType.MYSQL_TYPE_DOUBLE, False, float("inf"), True),
+        (FieldType.MYSQL_TYPE_STRING, False, 2**70, True),  # its decimal digits, as str() gives them
+        (FieldType.MYSQL_TYPE_STRING, False, -(2**63), True),
+        (FieldType.MYSQL_TYPE_STRING, False, True, False),  # bool: text_value's 1 / 0
+        (FieldType.MYSQL_TYPE_STRING, False, 1.5, False),  # float text: MySQL's shortest form, in Python
+        (FieldType.MYSQL_TYPE_STRING, False, "\udc80", False),  # surrogateescape, in Python
+        (FieldType.MYSQL_TYPE_DATE, False, "2024-01-01", False),  # a temporal type's binary form
+        (FieldType.MYSQL_TYPE_NEWDECIMAL, False, Decimal("1.5"), False),
+    ],
+    ids=lambda v: repr(v)[:20],
+)
+def test_binary_rows_edges(ftype: int, unsigned: bool, value: Any, answered: bool) -> None:
+    # the integer / float range edges of the one compiled binary framer (moved here from test_framefast.py when
+    # _framefast.c's copy of binary framing went)
+    types, uns = (int(ftype),), (unsigned,)
+    got = wire_fast.binary_rows([(value,)], 3, types, uns)
+    assert (got is not None) is answered
+    if got is not None:
+        assert got == _python_rows([(value,)], 3, types, uns)
+
+
 def test_binary_rows_declines_a_packet_of_16_mib() -> None:
     rows = [("x" * (2**24),)]
     assert wire_fast.binary_rows(rows, 0, (int(FieldType.MYSQL_TYPE_LONG_BLOB),), ()) is None

@@ -57,7 +57,7 @@ buf_reserve(Buf *b, Py_ssize_t more)
 {
     if (b->len + more <= b->cap)
         return 0;
-    Py_ssize_t cap = b->cap ? b->cap : 256;
+    Py_ssize_t cap = b->cap ? b->cap : 1024;
     while (cap < b->len + more)
         cap *= 2;
     char *p = PyMem_Realloc(b->data, cap);
@@ -404,11 +404,15 @@ put_value(Buf *b, PyObject *v, int kind, int w, int uns)
 }
 
 static PyObject *
-binary_rows(PyObject *self, PyObject *args)
+binary_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyObject *rows, *types, *unsigned_;
-    int seq;
-    if (!PyArg_ParseTuple(args, "OiOO", &rows, &seq, &types, &unsigned_))
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "binary_rows(rows, seq, types, unsigned) takes 4 arguments");
+        return NULL;
+    }
+    PyObject *rows = args[0], *types = args[2], *unsigned_ = args[3];
+    long seq = PyLong_AsLong(args[1]);
+    if (seq == -1 && PyErr_Occurred())
         return NULL;
     if (!configured || !(PyList_CheckExact(rows) || PyTuple_CheckExact(rows)) || !PyTuple_CheckExact(types) ||
         !PyTuple_CheckExact(unsigned_) || seq < 0 || seq > 255)
@@ -469,7 +473,14 @@ binary_rows(PyObject *self, PyObject *args)
     PyMem_Free(b.data);
     if (out == NULL)
         return NULL;
-    PyObject *result = Py_BuildValue("(Ni)", out, seq);
+    PyObject *next = PyLong_FromLong(seq);
+    if (next == NULL) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    PyObject *result = PyTuple_Pack(2, out, next);
+    Py_DECREF(out);
+    Py_DECREF(next);
     return result;
 fallback:
     PyMem_Free(b.data);
@@ -485,7 +496,7 @@ static PyMethodDef methods[] = {
     {"execute_params", execute_params, METH_VARARGS,
      "execute_params(payload, num_params, query_attributes, previous_types, type_cache) -> ([values], types), "
      "None or NotImplemented."},
-    {"binary_rows", binary_rows, METH_VARARGS,
+    {"binary_rows", (PyCFunction)(void (*)(void))binary_rows, METH_FASTCALL,
      "binary_rows(rows, seq, types, unsigned) -> (framed rows, next sequence id) or None."},
     {NULL, NULL, 0, NULL},
 };

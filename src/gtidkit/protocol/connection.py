@@ -703,8 +703,8 @@ class ServerConnection:
             if binary and len(types) == width and (framed := binary_rows(rows, seq, types, unsigned)):
                 add(framed[0])  # the compiled loop (wire_fast); None: the rows are the loops' below
                 seq = framed[1]
-            elif frame_rows is not None and (framed := frame_rows(rows, seq, width, binary, types, unsigned)):
-                add(framed[0])  # the compiled framer (row_frames); None: the loops below
+            elif frame_rows is not None and not binary and (framed := frame_rows(rows, seq, width)):
+                add(framed[0])  # the compiled text framer (row_frames); None: the loops below
                 seq = framed[1]
             elif width == 1 and binary and types[0] not in NON_TEXT_TYPES:
                 seq = _frame_binary_text_column(rows, seq, add, types[0], bool(unsigned and unsigned[0]))
