@@ -156,13 +156,27 @@ fixed_value(const unsigned char *p, int kind, int t, int uns)
 }
 
 static PyObject *
-execute_params(PyObject *self, PyObject *args)
+execute_params(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     Py_buffer buf;
-    Py_ssize_t n;
-    int query_attributes;
-    PyObject *previous, *cache;
-    if (!PyArg_ParseTuple(args, "y*npOO!", &buf, &n, &query_attributes, &previous, &PyDict_Type, &cache))
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "execute_params(payload, num_params, query_attributes, previous_types, type_cache) takes 5 "
+                        "arguments");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[1]);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    int query_attributes = PyObject_IsTrue(args[2]);
+    if (query_attributes < 0)
+        return NULL;
+    PyObject *previous = args[3], *cache = args[4];
+    if (!PyDict_Check(cache)) {
+        PyErr_SetString(PyExc_TypeError, "execute_params: type_cache must be a dict");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[0], &buf, PyBUF_SIMPLE) < 0)
         return NULL;
     const unsigned char *payload = buf.buf;
     Py_ssize_t end = buf.len, pos = 10;
@@ -493,7 +507,7 @@ error:
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(column_kinds, param_kinds, int_widths): the type tables (256 bytes each) from messages.py."},
-    {"execute_params", execute_params, METH_VARARGS,
+    {"execute_params", (PyCFunction)(void (*)(void))execute_params, METH_FASTCALL,
      "execute_params(payload, num_params, query_attributes, previous_types, type_cache) -> ([values], types), "
      "None or NotImplemented."},
     {"binary_rows", (PyCFunction)(void (*)(void))binary_rows, METH_FASTCALL,
