@@ -378,19 +378,22 @@ class SessionTracker:
         if kind == "begin":
             self._end_transaction()
             self._trx = "T"
-            snapshot = bool(_SNAPSHOT.search(text))
-            access = _ACCESS.search(text)
-            access_text = f"READ {access.group(1).upper()}" if access else self._oneshot_access
+            snapshot, access_text = _begin_marks(text)
+            if access_text is None:
+                access_text = self._oneshot_access
             if snapshot:
                 self._flags.add("R")
-            opts = (["WITH CONSISTENT SNAPSHOT"] if snapshot else []) + ([access_text] if access_text else [])
-            start = "START TRANSACTION" + (" " + ", ".join(opts) if opts else "") + ";"
-            iso = (
-                f"SET TRANSACTION ISOLATION LEVEL {self._oneshot_isolation}; "
-                if self._oneshot_isolation
-                else ""
-            )
-            self._chistics = iso + start
+            if not snapshot and not access_text and not self._oneshot_isolation:
+                self._chistics = "START TRANSACTION;"  # BEGIN, START TRANSACTION: what the lines below give
+            else:
+                opts = (["WITH CONSISTENT SNAPSHOT"] if snapshot else []) + ([access_text] if access_text else [])
+                start = "START TRANSACTION" + (" " + ", ".join(opts) if opts else "") + ";"
+                iso = (
+                    f"SET TRANSACTION ISOLATION LEVEL {self._oneshot_isolation}; "
+                    if self._oneshot_isolation
+                    else ""
+                )
+                self._chistics = iso + start
             self._oneshot_isolation = self._oneshot_access = None
         elif kind in ("commit", "rollback"):
             # the engine decided the completion (AND CHAIN, or completion_type=CHAIN without AND NO CHAIN): after
@@ -499,6 +502,14 @@ class SessionTracker:
                 "L" if self._locked else "_",
             )
         )
+
+
+@functools.lru_cache(maxsize=256)
+def _begin_marks(text: str) -> tuple[bool, str | None]:
+    """(WITH CONSISTENT SNAPSHOT, ``READ ONLY`` / ``READ WRITE`` or None) of a BEGIN / START TRANSACTION text — per
+    text, since clients send the same ones again."""
+    access = _ACCESS.search(text)
+    return bool(_SNAPSHOT.search(text)), f"READ {access.group(1).upper()}" if access else None
 
 
 @functools.lru_cache(maxsize=1024)
