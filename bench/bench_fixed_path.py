@@ -36,8 +36,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-#: the commands measured, in a transaction's order
-SHAPES = ("begin", "point_select", "simple_range", "update_non_index", "commit")
+#: the commands measured, in a transaction's order: BEGIN and COMMIT as sysbench 1.0.20 sends them to gtidkit
+#: (it prepares them: COM_STMT_EXECUTE, seen with strace), then as text (COM_QUERY: the mysql client, PyMySQL's
+#: begin() / commit()) in transactions of their own
+SHAPES = ("begin", "point_select", "simple_range", "update_non_index", "commit", "begin_text", "commit_text")
+#: the commands of one transaction, per shape measured
+_SEQUENCE = ("begin", "point_select", "simple_range", "update_non_index", "commit")
+_TEXT_SEQUENCE = ("begin_text", "point_select", "simple_range", "update_non_index", "commit_text")
+
+
+def _sequence(shape: str) -> tuple[str, ...]:
+    return _TEXT_SEQUENCE if shape.endswith("_text") else _SEQUENCE
+
 
 _TOGGLE_C = r"""
 #include <valgrind/callgrind.h>
@@ -100,32 +110,34 @@ def _prepare(handler: Any, sql: str) -> int:
     return int(struct.unpack("<I", prepared[5:9])[0])
 
 
-def _prepare_all(handler: Any) -> tuple[int, int, int]:
-    """The statement ids of the point select, the range and the UPDATE, prepared once as sysbench does."""
+def _prepare_all(handler: Any) -> tuple[int, ...]:
+    """The statement ids of the point select, the range, the UPDATE, BEGIN and COMMIT, prepared once as sysbench
+    does."""
     import bench_session
 
-    return (
-        _prepare(handler, bench_session.STATEMENTS["point_select"]),
-        _prepare(handler, bench_session.STATEMENTS["simple_range"]),
-        _prepare(handler, bench_session.STATEMENTS["update_non_index"]),
+    return tuple(
+        _prepare(handler, bench_session.STATEMENTS[name])
+        for name in ("point_select", "simple_range", "update_non_index", "begin", "commit")
     )
 
 
-def _transactions(ids: tuple[int, int, int], n: int, rng: random.Random) -> list[dict[str, bytes]]:
+def _transactions(ids: tuple[int, ...], n: int, rng: random.Random) -> list[dict[str, bytes]]:
     """``n`` transactions: each a dict shape -> the packet sent for it (parameters drawn as sysbench draws them)."""
     import bench_session
 
     from gtidkit.protocol.packets import frame
 
     rows = bench_session.TABLE_ROWS
-    point, rng_sid, upd = ids
+    point, rng_sid, upd, begin, commit = ids
     out = []
     for _ in range(n):
         lo = rng.randint(1, rows - 99)
         c = bench_session._c(rng, 12)[:120]
         out.append(
             {
-                "begin": frame(b"\x03BEGIN", 0)[0],
+                "begin": frame(b"\x17" + struct.pack("<IBI", begin, 0, 1), 0)[0],
+                "commit": frame(b"\x17" + struct.pack("<IBI", commit, 0, 1), 0)[0],
+                "begin_text": frame(b"\x03BEGIN", 0)[0],
                 "point_select": frame(
                     b"\x17"
                     + struct.pack("<IBI", point, 0, 1)
@@ -149,7 +161,7 @@ def _transactions(ids: tuple[int, int, int], n: int, rng: random.Random) -> list
                     + struct.pack("<q", rng.randint(1, rows)),
                     0,
                 )[0],
-                "commit": frame(b"\x03COMMIT", 0)[0],
+                "commit_text": frame(b"\x03COMMIT", 0)[0],
             }
         )
     return out
@@ -169,14 +181,15 @@ def _child(datadir: Path, n: int, mode: str, lib: str | None) -> None:
     try:
         ids = _prepare_all(handler)
         for tx in _transactions(ids, 30, rng):  # plans, privilege checks, result metadata cached
-            for shape in SHAPES:
-                _check(shape, handler.receive_data(tx[shape]))
+            for sequence in (_SEQUENCE, _TEXT_SEQUENCE):
+                for shape in sequence:
+                    _check(shape, handler.receive_data(tx[shape]))
         if mode == "callgrind":
             assert lib is not None
             cg = ctypes.CDLL(lib)
             for shape in SHAPES:
                 for tx in _transactions(ids, n, rng):
-                    for s in SHAPES:
+                    for s in _sequence(shape):
                         if s == shape:
                             cg.gk_toggle()
                             handler.receive_data(tx[s])
@@ -199,7 +212,7 @@ def _child(datadir: Path, n: int, mode: str, lib: str | None) -> None:
                 return local
 
             for tx in _transactions(ids, n, rng):
-                for s in SHAPES:
+                for s in _sequence(shape):
                     if s == shape:
                         sys.settrace(trace)
                         answer = handler.receive_data(tx[s])
