@@ -135,8 +135,9 @@ class AccountAuthorizer:
         self._account: Account | None = None
         #: (kind, privileges needed, tables named) of SELECT / DML checks that passed for that account
         self._passed: set[tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]] = set()
-        #: (account, whether it has SUPER or CONNECTION_ADMIN): the read_only exemption of the last account checked
-        self._exempt: tuple[Account | None, bool] | None = None
+        #: (account, whether it has SUPER or CONNECTION_ADMIN, whether it is root-like) of the last account checked:
+        #: its read_only exemption, and whether check_statement has anything to check for it
+        self._exempt: tuple[Account | None, bool, bool] | None = None
 
     def state(self) -> object:
         """The account as stored now and the sandbox flag: what :meth:`check`'s answers depend on besides the
@@ -166,12 +167,18 @@ class AccountAuthorizer:
         exempt = self._exempt
         if (
             exempt is None or exempt[0] is not account
-        ):  # accounts are frozen: the same object, the same answer
-            exempt = self._exempt = (account, has_global(account, "SUPER", "CONNECTION_ADMIN"))
+        ):  # accounts are frozen: the same object, the same answers
+            exempt = self._exempt = (
+                account,
+                has_global(account, "SUPER", "CONNECTION_ADMIN"),
+                account is not None and _root_like(account.privileges),
+            )
         engine_seam.set_read_only_exempt(session, exempt[1])
+        if exempt[2] and kind != "account":
+            return  # a root-like account: check_statement passes everything but its account statements' own check
         if (
             account is None
-            or _root_like(account.privileges)
+            or exempt[2]
             or (kind != "select" and kind != "dml")
             or "into_file" in stmt.info  # FILE, beside the tables: not remembered with them
         ):
