@@ -11,13 +11,11 @@ Sources: MySQL ``include/field_types.h`` (``enum_field_types``), ``include/mysql
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum, IntFlag
-from itertools import repeat
 from typing import Any
 
+from gtidkit.engine.sql.fast_rows import set_slots as _set_slots
 from gtidkit.engine.sql.fast_rows import uniform_width as _uniform_width
 
 __all__ = [
@@ -309,11 +307,9 @@ class Condition:
 
 
 _STATE_CHANGED = int(ServerStatus.SERVER_SESSION_STATE_CHANGED)  # a plain int: IntFlag "&" is slow
-#: a result's fields set without a Python-level call each (StatementResult.completed / result_set): object.__new__,
-#: object.__setattr__ (a frozen dataclass's own way), and a consumer of the map of those calls
+#: a result's fields set in one call (StatementResult's __init__ / completed / result_set): object.__new__, then
+#: object.__setattr__ of every field (a frozen dataclass's own way), in C when compiled (fast_rows.set_slots)
 _new = object.__new__
-_put = object.__setattr__
-_drain: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
 #: ``rows`` not given to the constructor (a new empty list each time, as ``field(default_factory=list)``)
 _NO_ROWS: Any = object()
 _AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
@@ -370,25 +366,22 @@ class StatementResult:
         warnings: tuple[Condition, ...] = (),
     ) -> None:
         """The dataclass's own ``__init__`` (the fields in order, ``rows`` a new empty list by default, then
-        :meth:`__post_init__`'s checks), its fields set in one C loop: every OK packet's result is built here."""
-        _drain(
-            map(
-                _put,
-                repeat(self),
-                _FIELDS,
-                (
-                    columns,
-                    [] if rows is _NO_ROWS else rows,
-                    affected_rows,
-                    matched_rows,
-                    last_insert_id,
-                    warning_count,
-                    info,
-                    status_flags,
-                    state_changes,
-                    warnings,
-                ),
-            )
+        :meth:`__post_init__`'s checks), its fields set in one call (``fast_rows.set_slots``): every OK packet's result is built here."""
+        _set_slots(
+            self,
+            _FIELDS,
+            (
+                columns,
+                [] if rows is _NO_ROWS else rows,
+                affected_rows,
+                matched_rows,
+                last_insert_id,
+                warning_count,
+                info,
+                status_flags,
+                state_changes,
+                warnings,
+            ),
         )
         self.__post_init__()
 
@@ -454,25 +447,22 @@ class StatementResult:
                 "SERVER_SESSION_STATE_CHANGED must be set exactly when state_changes is non-empty"
             )
         new = _new(StatementResult)
-        # frozen: the constructor's own way of setting fields (object.__setattr__), every field in one C loop
-        _drain(
-            map(
-                _put,
-                repeat(new),
-                _FIELDS,
-                (
-                    self.columns,
-                    self.rows,
-                    self.affected_rows,
-                    self.matched_rows,
-                    self.last_insert_id,
-                    warning_count,
-                    self.info,
-                    status_flags,
-                    state_changes,
-                    self.warnings,
-                ),
-            )
+        # frozen: the constructor's own way of setting fields (object.__setattr__), every field in one call
+        _set_slots(
+            new,
+            _FIELDS,
+            (
+                self.columns,
+                self.rows,
+                self.affected_rows,
+                self.matched_rows,
+                self.last_insert_id,
+                warning_count,
+                self.info,
+                status_flags,
+                state_changes,
+                self.warnings,
+            ),
         )
         return new
 
@@ -515,14 +505,11 @@ class StatementResult:
                     w = next(x for x in sorted(widths) if x != n)
                     raise ValueError(f"row of {w} values for {n} columns")
         new = _new(StatementResult)
-        # as completed() does: every field set in one C loop
-        _drain(
-            map(
-                _put,
-                repeat(new),
-                _FIELDS,
-                (columns, rows, 0, 0, 0, warning_count, "", status_flags, state_changes, warnings),
-            )
+        # as completed() does: every field set in one call
+        _set_slots(
+            new,
+            _FIELDS,
+            (columns, rows, 0, 0, 0, warning_count, "", status_flags, state_changes, warnings),
         )
         return new
 

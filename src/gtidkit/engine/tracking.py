@@ -386,7 +386,9 @@ class SessionTracker:
             if not snapshot and not access_text and not self._oneshot_isolation:
                 self._chistics = "START TRANSACTION;"  # BEGIN, START TRANSACTION: what the lines below give
             else:
-                opts = (["WITH CONSISTENT SNAPSHOT"] if snapshot else []) + ([access_text] if access_text else [])
+                opts = (["WITH CONSISTENT SNAPSHOT"] if snapshot else []) + (
+                    [access_text] if access_text else []
+                )
                 start = "START TRANSACTION" + (" " + ", ".join(opts) if opts else "") + ";"
                 iso = (
                     f"SET TRANSACTION ISOLATION LEVEL {self._oneshot_isolation}; "
