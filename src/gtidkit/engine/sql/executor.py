@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from dataclasses import replace as dc_replace
 from decimal import Decimal
 from inspect import signature
-from typing import Any
+from typing import Any, Self
 
 import sqlglot
 import sqlglot.errors
@@ -250,6 +250,56 @@ class SelectPlan:
         object.__setattr__(self, "json_columns", json_at)
 
 
+class FunctionTable(dict[str, Callable[..., Any]]):
+    """A session's SQL functions (upper-case name -> callable; :attr:`Executor.functions`) with a ``version`` that
+    every change bumps, so a statement tells whether the connection's registered functions are still these by one
+    comparison (:meth:`Executor._functions_synced`) instead of comparing the two dictionaries."""
+
+    __slots__ = ("version",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.version = 0
+
+    def __setitem__(self, key: str, value: Callable[..., Any]) -> None:
+        super().__setitem__(key, value)
+        self.version += 1
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self.version += 1
+
+    def __ior__(self, other: Any) -> Self:  # type: ignore[override,misc]
+        super().__ior__(other)
+        self.version += 1
+        return self
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        """``dict.update``, then a new version."""
+        super().update(*args, **kwargs)
+        self.version += 1
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        """``dict.setdefault``, then a new version."""
+        self.version += 1
+        return super().setdefault(key, default)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        """``dict.pop``, then a new version."""
+        self.version += 1
+        return super().pop(key, *default)
+
+    def popitem(self) -> tuple[str, Callable[..., Any]]:
+        """``dict.popitem``, then a new version."""
+        self.version += 1
+        return super().popitem()
+
+    def clear(self) -> None:
+        """``dict.clear``, then a new version."""
+        super().clear()
+        self.version += 1
+
+
 class PreparedPlan:
     """A prepared statement's plan, kept with the statement (:meth:`Executor.prepared_plan` fills it): valid for
     ``key`` = (default database, catalog version, temporary-table key, div_precision_increment).
@@ -458,7 +508,7 @@ class Executor:
         self.sysvar_resolver: Callable[[str, str | None], Any] | None = None
         #: ``name -> kind`` of a system variable (``bool``, ``int``, ``uint``, ``enum``, ``str``) for metadata
         self.sysvar_kind: Callable[[str], str | None] | None = None
-        self.functions: dict[str, Callable[..., Any]] = {}
+        self.functions: FunctionTable = FunctionTable()
         self.user_variables: dict[str, Any] = {}
         self.last_insert_id = 0
         self.forced_insert_id: int | None = None
@@ -493,6 +543,8 @@ class Executor:
         self.interrupt = threading.Event()
         self.virtual_tables: dict[tuple[str, str], Callable[[], list[tuple]]] = {}
         self._registered: dict[str, Callable[..., Any]] = {}
+        #: ``functions.version`` when ``_registered`` was last made equal to ``functions`` (-1: never)
+        self._registered_version = -1
         self._udf_error: BaseException | None = None
         #: the FieldStore of the DML statement running now (division by zero reports to it)
         self.dml_store: FieldStore | None = None
@@ -631,13 +683,27 @@ class Executor:
         """The upper-case names of the session-bound functions registered on the session's SQLite connection."""
         return [name.upper() for name in self._registered]
 
+    def _functions_synced(self) -> bool:
+        """``functions`` are the ones registered on the connection (:meth:`_sync_functions` has nothing to do): one
+        comparison of versions per statement, not of the two dictionaries."""
+        functions = self.functions
+        return (
+            self._registered_version == functions.version
+            if type(functions) is FunctionTable
+            else self._registered == functions
+        )
+
     def _sync_functions(self) -> None:
-        if self._registered == self.functions:  # functions compare by identity: same names, same objects
+        functions = self.functions
+        version = functions.version if type(functions) is FunctionTable else -1
+        if self._registered == functions:  # functions compare by identity: same names, same objects
+            self._registered_version = version
             return
-        for name, fn in self.functions.items():
+        for name, fn in functions.items():
             if self._registered.get(name) is not fn:
                 function_table.register_bound(self.conn.raw, name.upper(), self._wrap_udf(fn, name.upper()))
-        self._registered = dict(self.functions)
+        self._registered = dict(functions)
+        self._registered_version = version
         stale = self.conn.stale_bound
         if stale:  # a pooled connection: what its previous session bound and this one does not must not run
             self.conn.stale_bound = frozenset()
@@ -1532,7 +1598,7 @@ class Executor:
         reader leaves to the sqlite3 module (text that is no UTF-8), and everything without the reader, goes to
         :meth:`_run_plan`, which reads the rows again."""
         reader = self.conn.rows_reader()
-        if reader is None or self._registered != self.functions:
+        if reader is None or not self._functions_synced():
             return self._run_plan(plan, binds)
         self.group_concat_rows[0] = 0
         if self.udf_warnings:
@@ -1603,7 +1669,7 @@ class Executor:
         """Run ``plan.sql`` (or ``sql``, the text SQLite runs in its place: PREPARE's ``LIMIT 0``) with ``binds``
         (every placeholder's value, as sqlite3 binds it): (column names, rows converted to the columns' MySQL
         types, metadata, warnings). ``use_reader=False``: the compiled reader declined these rows already."""
-        if self._registered != self.functions:
+        if not self._functions_synced():
             self._sync_functions()
         self.group_concat_rows[0] = 0
         if self.udf_warnings:
