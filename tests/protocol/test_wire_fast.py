@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from gtidkit.errors import LocalProtocolError
 from gtidkit.protocol import messages, wire_fast
-from gtidkit.protocol.constants import FieldType
+from gtidkit.protocol.constants import Capability, FieldType, ServerStatus
 from gtidkit.protocol.packets import frame
 
 if wire_fast._wirefast is None and os.environ.get(
@@ -187,6 +187,33 @@ def test_binary_rows_edges(ftype: int, unsigned: bool, value: Any, answered: boo
     assert (got is not None) is answered
     if got is not None:
         assert got == _python_rows([(value,)], 3, types, uns)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.none() | st.text(max_size=20), st.integers(-(2**31), 2**31 - 1)), max_size=5),
+    st.integers(0, 255),
+    st.binary(max_size=40),
+    st.integers(-2, 0x10001),
+    st.integers(-2, 0x10001),
+)
+def test_binary_rows_with_head_and_eof(rows: Any, seq: int, head: bytes, warnings: int, status: int) -> None:
+    # the 7-argument form: head + the rows + the classic EOF packet, or None (nothing else) when a count does not
+    # fit its 2 bytes
+    types, uns = (int(FieldType.MYSQL_TYPE_STRING), int(FieldType.MYSQL_TYPE_LONG)), (False, False)
+    got = wire_fast.binary_rows(rows, seq, types, uns, head, warnings, status)
+    if not (0 <= warnings <= 0xFFFF and 0 <= status <= 0xFFFF):
+        assert got is None
+        return
+    body, after = _python_rows(rows, seq, types, uns)
+    # the status as given (the caller clears SERVER_SESSION_STATE_CHANGED, as Eof.encode does)
+    plain = status & ~int(ServerStatus.SERVER_SESSION_STATE_CHANGED)
+    assert wire_fast.binary_rows(rows, seq, types, uns, head, warnings, plain) == (
+        head + body + frame(messages.Eof(warnings, plain).encode(int(Capability.PROTOCOL_41)), after)[0],
+        (after + 1) & 0xFF,
+    )
+    eof = frame(bytes((0xFE,)) + warnings.to_bytes(2, "little") + status.to_bytes(2, "little"), after)
+    assert got == (head + body + eof[0], eof[1])
 
 
 def test_binary_rows_declines_a_packet_of_16_mib() -> None:

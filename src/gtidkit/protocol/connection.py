@@ -773,24 +773,21 @@ class ServerConnection:
             or len(types) != len(column_payloads)
         ):
             return None
-        framed = binary_rows(rows, head[5], types, unsigned)
-        if framed is None:
-            return None
-        seq = framed[1]
         if caps & CAP_DEPRECATE_EOF:
+            framed = binary_rows(rows, head[5], types, unsigned)
+            if framed is None:
+                return None
             parts = [head[4], framed[0]]
             ok = ok_payload(caps, 0, 0, int(status_flags), warnings, info, session_state, EOF_HEADER)
-            seq = _add_packet(parts.append, ok, seq)
+            seq = _add_packet(parts.append, ok, framed[1])
             out = b"".join(parts)
-        else:
-            out = b"".join(
-                (
-                    head[4],
-                    framed[0],
-                    _EOF_41.pack(5 | seq << 24, EOF_HEADER, warnings, status_flags & _NOT_STATE_CHANGED),
-                )
+        else:  # the head, the rows and the EOF (its status without SESSION_STATE_CHANGED) in one compiled pass
+            framed = binary_rows(
+                rows, head[5], types, unsigned, head[4], warnings, status_flags & _NOT_STATE_CHANGED
             )
-            seq = (seq + 1) & 0xFF
+            if framed is None:
+                return None
+            out, seq = framed
         if status_flags & STATUS_MORE_RESULTS_EXISTS:
             self._seq = seq
         else:
