@@ -71,8 +71,11 @@ def _make_datadir(path: Path) -> None:
     bench_reads._make_datadir(path)
 
 
-def _login(datadir: Path) -> tuple[Any, Any]:
-    """(server, handler) of root logged in with libmariadb's capabilities (sysbench 1.0.20's client)."""
+def _login(datadir: Path, user: str = "root") -> tuple[Any, Any]:
+    """(server, handler) of ``user`` (root, or ``app``: bench_session's application account, created here) logged in
+    with libmariadb's capabilities (sysbench 1.0.20's client)."""
+    import bench_session
+
     from gtidkit.engine import Server
     from gtidkit.protocol.constants import Capability
     from gtidkit.protocol.handler import ClientHandler, ServerContext
@@ -94,9 +97,14 @@ def _login(datadir: Path) -> tuple[Any, Any]:
         | Capability.CONNECT_WITH_DB
     )
     server = Server.open(datadir, log_bin=True)
+    if user == "app":
+        setup = server.session()
+        setup.execute("CREATE USER IF NOT EXISTS app@'%' IDENTIFIED BY ''")
+        setup.execute(bench_session.APP_GRANT)
+        setup.close()
     handler = ClientHandler(ServerContext(engine=server, accounts=server.accounts))
     handler.start()
-    login = HandshakeResponse(caps, "root", b"", "sbtest", "caching_sha2_password")
+    login = HandshakeResponse(caps, user, b"", "sbtest", "caching_sha2_password")
     ok = handler.receive_data(frame(login.encode(), 1)[0])
     assert ok[4] == 0, ok  # the OK packet: logged in
     return server, handler
@@ -172,12 +180,12 @@ def _check(shape: str, answer: bytes) -> None:
         raise SystemExit(f"{shape} answered an error: {answer[13:]!r}")
 
 
-def _child(datadir: Path, n: int, mode: str, lib: str | None) -> None:
+def _child(datadir: Path, n: int, mode: str, lib: str | None, user: str = "root") -> None:
     """Run in a child: warm up, then per shape one pass of ``n`` transactions counting only that shape's command
     (``mode`` "opcodes": JSON of bytecodes per command and per code object on stdout; "callgrind": collection
     toggled through ``lib`` and dumped per shape)."""
     rng = random.Random(9)
-    server, handler = _login(datadir)
+    server, handler = _login(datadir, user)
     try:
         ids = _prepare_all(handler)
         for tx in _transactions(ids, 30, rng):  # plans, privilege checks, result metadata cached
@@ -240,7 +248,7 @@ def _run_child(src: Path, args: list[str], valgrind: list[str] | None = None) ->
     return proc.stdout
 
 
-def _instructions(src: Path, datadir: Path, n: int, work: Path) -> dict[str, float]:
+def _instructions(src: Path, datadir: Path, n: int, work: Path, user: str = "root") -> dict[str, float]:
     """Instructions per command of each shape, tree ``src``, on a copy of ``datadir``."""
     run_dir = work / f"run.{os.urandom(4).hex()}"
     shutil.copytree(datadir, run_dir)
@@ -253,7 +261,9 @@ def _instructions(src: Path, datadir: Path, n: int, work: Path) -> dict[str, flo
     ]
     lib = _toggle_lib(work)
     _run_child(
-        src, ["--datadir", str(run_dir), "--n", str(n), "--mode", "callgrind", "--lib", str(lib)], valgrind
+        src,
+        ["--datadir", str(run_dir), "--n", str(n), "--mode", "callgrind", "--lib", str(lib), "--user", user],
+        valgrind,
     )
     counts: dict[str, float] = {}
     for dump in work.glob(f"cg.{run_dir.name}.out.*"):
@@ -272,10 +282,12 @@ def _instructions(src: Path, datadir: Path, n: int, work: Path) -> dict[str, flo
     return counts
 
 
-def _opcodes(src: Path, datadir: Path, n: int, work: Path) -> dict[str, Any]:
+def _opcodes(src: Path, datadir: Path, n: int, work: Path, user: str = "root") -> dict[str, Any]:
     run_dir = work / f"opc.{os.urandom(4).hex()}"
     shutil.copytree(datadir, run_dir)
-    got = json.loads(_run_child(src, ["--datadir", str(run_dir), "--n", str(n), "--mode", "opcodes"]))
+    got = json.loads(
+        _run_child(src, ["--datadir", str(run_dir), "--n", str(n), "--mode", "opcodes", "--user", user])
+    )
     shutil.rmtree(run_dir, ignore_errors=True)
     return dict(got)
 
@@ -303,6 +315,9 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=300, help="transactions counted per shape")
     ap.add_argument("--opcodes-only", action="store_true", help="no callgrind (seconds instead of minutes)")
     ap.add_argument("--profile", type=int, default=0, help="print the top N code objects per shape")
+    ap.add_argument(
+        "--user", default="root", help="root, or app (SELECT, INSERT, UPDATE, DELETE ON sbtest.*)"
+    )
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--make-datadir", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--datadir", help=argparse.SUPPRESS)
@@ -313,7 +328,7 @@ def main() -> int:
         if args.make_datadir:
             _make_datadir(Path(args.datadir))
         else:
-            _child(Path(args.datadir), args.n, args.mode, args.lib)
+            _child(Path(args.datadir), args.n, args.mode, args.lib, args.user)
         return 0
     this = Path(args.src).resolve() if args.src else Path(__file__).resolve().parent.parent / "src"
     trees = {"after": this}
@@ -328,9 +343,9 @@ def main() -> int:
         for label, src in trees.items():
             datadir = work / f"datadir.{label}"
             _run_child(src, ["--make-datadir", "--datadir", str(datadir)])
-            opc[label] = _opcodes(src, datadir, args.n, work)
+            opc[label] = _opcodes(src, datadir, args.n, work, args.user)
             if not args.opcodes_only:
-                instr[label] = _instructions(src, datadir, args.n, work)
+                instr[label] = _instructions(src, datadir, args.n, work, args.user)
     print(f"load average {os.getloadavg()}; {time.monotonic() - started:.0f} s")
     for shape in SHAPES:
         cells = []
