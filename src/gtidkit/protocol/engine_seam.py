@@ -424,8 +424,8 @@ def native_charsets(session: SessionAPI) -> bool:
     native = _NATIVE_PAIRS.get(key)
     if native is None:
         client, results = connection_charsets(session)
-        native = client.lower() in _NATIVE_CHARSETS and (
-            results is None or results.lower() in _NATIVE_CHARSETS
+        native = client.lower() in NATIVE_CHARSETS and (
+            results is None or results.lower() in NATIVE_CHARSETS
         )
         if len(_NATIVE_PAIRS) >= 64:
             _NATIVE_PAIRS.clear()
@@ -434,7 +434,7 @@ def native_charsets(session: SessionAPI) -> bool:
 
 
 #: character sets whose text the engine's UTF-8 strings are already (``binary`` is passed through)
-_NATIVE_CHARSETS = frozenset({"utf8mb4", "utf8mb3", "utf8", "binary"})
+NATIVE_CHARSETS = frozenset({"utf8mb4", "utf8mb3", "utf8", "binary"})
 #: (character_set_client, character_set_results) as stored for the session (:data:`_UNSET` when it has no value
 #: of its own), then as stored globally -> :func:`native_charsets`' answer
 _NATIVE_PAIRS: dict[tuple[Any, Any, Any, Any], bool] = {}

@@ -1169,7 +1169,7 @@ def _native(charset: str) -> bool:
     return charset in _NATIVE or charset.lower() in _NATIVE
 
 
-_NATIVE = frozenset({"utf8mb4", "utf8mb3", "utf8", "binary"})
+_NATIVE = engine_seam.NATIVE_CHARSETS
 
 
 def _params_in(values: list[Any], types: Any, client: str) -> list[Any]:
