@@ -424,9 +424,7 @@ def native_charsets(session: SessionAPI) -> bool:
     native = _NATIVE_PAIRS.get(key)
     if native is None:
         client, results = connection_charsets(session)
-        native = client.lower() in NATIVE_CHARSETS and (
-            results is None or results.lower() in NATIVE_CHARSETS
-        )
+        native = client.lower() in NATIVE_CHARSETS and (results is None or results.lower() in NATIVE_CHARSETS)
         if len(_NATIVE_PAIRS) >= 64:
             _NATIVE_PAIRS.clear()
         _NATIVE_PAIRS[key] = native
