@@ -347,3 +347,35 @@ def test_uniform_width_agrees_with_the_width_set(rows: Any, n: int) -> None:
     assert fast_rows.uniform_width is not None
     got = fast_rows.uniform_width(rows, n)
     assert got is (type(rows) is list and all(type(r) is tuple for r in rows) and set(map(len, rows)) == {n})
+
+
+@needs_reader
+@pytest.mark.parametrize(
+    ("names", "values", "error"),
+    [
+        (("columns", "rows"), ((), [(1,)]), None),
+        (("columns",), ((), [(1,)]), TypeError),  # fewer names than values
+        (["columns"], ((),), TypeError),  # not a tuple
+        ((1,), ((),), TypeError),  # a name that is not a str
+        (("nosuchfield",), (1,), AttributeError),  # a slotted object has no such attribute
+    ],
+    ids=["fields", "lengths", "list", "int-name", "unknown"],
+)
+def test_set_slots_is_object_setattr_of_each(names: Any, values: Any, error: type[Exception] | None) -> None:
+    # _rowsfast.set_slots against its Python reference (fast_rows._set_slots, object.__setattr__ of each pair):
+    # the same attributes on a frozen slotted dataclass (whose own __setattr__ refuses), the same error type
+    from gtidkit.engine.results import StatementResult
+
+    made = []
+    for fn in (fast_rows.set_slots, fast_rows._set_slots):
+        obj = StatementResult()
+        if error is not None:
+            with pytest.raises(error):
+                fn(obj, names, values)
+            continue
+        fn(obj, names, values)
+        made.append(obj)
+    if error is None:
+        assert made[0] == made[1]
+        assert (made[0].columns, made[0].rows, made[0].info) == ((), [(1,)], "")
+    assert fast_rows.set_slots is not fast_rows._set_slots  # the compiled one is in use (needs_reader)

@@ -411,6 +411,33 @@ def test_select_variables_and_registered_functions(ex):
     ex.functions["GTID_SUBTRACT"] = boom
     assert err(ex, "SELECT GTID_SUBTRACT(id, 'x') FROM t").code == 1772
     assert err(ex, "SELECT NO_SUCH_FN(1) FROM t").code == 1305
+    # a function replaced after statements ran (the executor compares its table's version, not the dictionaries)
+    ex.functions["GTID_SUBSET"] = lambda a, b: 42
+    assert run(ex, "SELECT GTID_SUBSET('a', 'b') FROM t WHERE id = 8").rows == [(42,)]
+    ex.functions.update({"GTID_SUBSET": lambda a, b: 43})
+    assert run(ex, "SELECT GTID_SUBSET('a', 'b') FROM t WHERE id = 8").rows == [(43,)]
+
+
+def test_function_table_versions_every_change() -> None:
+    from gtidkit.engine.sql.executor import FunctionTable
+
+    table = FunctionTable()
+    seen = {table.version}
+    steps = [
+        lambda: table.__setitem__("A", len),
+        lambda: table.update(B=len),
+        lambda: table.__ior__({"C": len}),
+        lambda: table.setdefault("D", len),
+        lambda: table.pop("D"),
+        lambda: table.__delitem__("C"),
+        lambda: table.popitem(),
+        lambda: table.clear(),
+    ]
+    for step in steps:
+        step()
+        assert table.version not in seen
+        seen.add(table.version)
+    assert table == {}
 
 
 def test_statement_atomicity_and_savepoints_inside_a_transaction(ex):

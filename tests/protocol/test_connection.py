@@ -8,6 +8,8 @@ import random
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gtidkit.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from gtidkit.protocol.connection import NEED_DATA, PAUSED, ConnectionClosed, ServerConnection, State
@@ -552,3 +554,33 @@ def test_send_result_set_checks_state_and_width() -> None:
     with pytest.raises(LocalProtocolError):
         conn.send_result_set([ColumnDefinition("a").encode()], [(1, 2)], warnings=0, status_flags=2)
     assert conn.state is State.ERROR
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    affected=st.one_of(st.integers(0, 300), st.integers(0, 2**64 - 1)),
+    last_insert_id=st.one_of(st.integers(0, 300), st.integers(0, 2**64 - 1)),
+    status=st.integers(0, 0xFFFF),
+    warnings=st.integers(0, 0xFFFF),
+    info=st.one_of(st.just(b""), st.binary(max_size=300)),
+    state=st.one_of(st.just(b""), st.binary(min_size=1, max_size=20)),
+    track=st.booleans(),
+)
+def test_send_ok_is_send_of_ok(
+    affected: int, last_insert_id: int, status: int, warnings: int, info: bytes, state: bytes, track: bool
+) -> None:
+    """``send_ok`` (its one-pack short form included: counts below 251, info below 251 bytes, no session state)
+    gives the bytes and the state change of ``send(Ok(...))``, with and without CLIENT_SESSION_TRACK."""
+    caps = CLIENT_CAPS | (Capability.SESSION_TRACK if track else 0)
+    if not status & ServerStatus.SERVER_SESSION_STATE_CHANGED:
+        state = b""
+    got, want = _authenticated(caps), _authenticated(caps)
+    for conn in (got, want):
+        conn.receive_data(frame(b"\x03DO 1", 0)[0])
+        conn.next_event()
+    a = got.send_ok(affected, last_insert_id, status, warnings, info, state)
+    b = want.send(Ok(affected, last_insert_id, status, warnings, info, state))
+    assert a == b
+    assert got.state is want.state
+    if got.state is State.RESPONDING:  # SERVER_MORE_RESULTS_EXISTS: the next packet's sequence id follows on
+        assert got.send(Ok()) == want.send(Ok())

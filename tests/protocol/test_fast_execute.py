@@ -302,3 +302,43 @@ def test_processlist_and_statement_counters_after_a_fast_execution(pair: Pair) -
             com_counters.slot("select"): 1,
         }
         assert (h.command, h.info) == ("Sleep", None)
+
+
+def test_text_queries_same_bytes_as_the_general_path(pair: Pair) -> None:
+    # ClientHandler._fast_query (a COM_QUERY of one statement alone in its packet) against the general path (the
+    # same bytes in two pieces): BEGIN / COMMIT as the mysql client and PyMySQL send them, reads, writes, errors;
+    # several statements, outer whitespace, comments and query attributes are the general path's on both sides
+    fast = pair.handlers[0]
+    original = fast._fast_query
+    hits = []
+
+    def spy(data: bytes) -> bytes | None:
+        out = original(data)
+        hits.append(out is not None)
+        return out
+
+    fast._fast_query = spy  # type: ignore[method-assign]
+    attributes = b"\x00\x01" if pair.caps & Capability.QUERY_ATTRIBUTES else b""
+    cases = [
+        ("USE app", True),
+        ("BEGIN", True),
+        ("SELECT c FROM t WHERE id=5", True),
+        ("UPDATE t SET k=k+1 WHERE id=3", True),
+        ("INSERT INTO t (id, k, c, pad) VALUES (1, 1, 'x', 'y')", True),  # 1062
+        ("SELECT no_such_column FROM t", True),  # 1054
+        ("COMMIT", True),
+        ("SELECT 1; SELECT 2", False),
+        (" SELECT 1", False),
+        ("SELECT 1 -- a comment", False),
+        ("START TRANSACTION READ ONLY", True),
+        ("SELECT c FROM t WHERE id BETWEEN 1 AND 30", True),
+        ("ROLLBACK", True),
+        ("SHOW SESSION STATUS LIKE 'Com_commit'", True),
+    ]
+    for sql, short in cases:
+        before = len(hits)
+        answer = pair.run(b"\x03" + attributes + sql.encode())
+        assert answer
+        took = hits[before:] == [True]
+        assert took is (short and not attributes), sql
+    assert (fast.command, fast.info) == ("Sleep", None)

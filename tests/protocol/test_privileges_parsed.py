@@ -121,7 +121,11 @@ def test_point_select_is_split_and_classified_once_and_never_parsed_again(
         counts = _Counts(monkeypatch)
         for i in (2, 3, 1):
             assert _query(h, f"SELECT c FROM t WHERE id={i}") == (0, "")
-        assert (counts.split, counts.classify, counts.parse) == (3, 3, 0)
+        # not split at all: a text without ``;`` or a comment marker is one statement as it stands (the handler's
+        # COM_QUERY short path, engine_seam.one_statement)
+        assert (counts.split, counts.classify, counts.parse) == (0, 3, 0)
+        assert _query(h, "SELECT c FROM t WHERE id=1;") == (0, "")  # a `;`: the general path splits it
+        assert (counts.split, counts.classify, counts.parse) == (1, 4, 0)
     finally:
         h.close()
 

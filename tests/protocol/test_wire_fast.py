@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from gtidkit.errors import LocalProtocolError
 from gtidkit.protocol import messages, wire_fast
-from gtidkit.protocol.constants import FieldType
+from gtidkit.protocol.constants import Capability, FieldType, ServerStatus
 from gtidkit.protocol.packets import frame
 
 if wire_fast._wirefast is None and os.environ.get(
@@ -151,6 +151,69 @@ def test_binary_rows_answers_or_declines(
     assert (got is not None) is handled
     if handled:
         assert got == _python_rows(rows, 7, types, unsigned)
+
+
+@pytest.mark.parametrize(
+    ("ftype", "unsigned", "value", "answered"),
+    [
+        (FieldType.MYSQL_TYPE_TINY, False, 255, True),  # to_bytes(1, signed=False)
+        (FieldType.MYSQL_TYPE_TINY, False, 256, False),
+        (FieldType.MYSQL_TYPE_TINY, False, -128, True),
+        (FieldType.MYSQL_TYPE_TINY, False, -129, False),
+        (FieldType.MYSQL_TYPE_TINY, True, -1, False),
+        (FieldType.MYSQL_TYPE_LONGLONG, True, 2**64 - 1, True),
+        (FieldType.MYSQL_TYPE_LONGLONG, False, 2**64 - 1, True),
+        (FieldType.MYSQL_TYPE_LONGLONG, False, 2**64, False),
+        (FieldType.MYSQL_TYPE_LONGLONG, False, -(2**63), True),
+        (FieldType.MYSQL_TYPE_LONGLONG, False, -(2**63) - 1, False),
+        (FieldType.MYSQL_TYPE_FLOAT, False, 3.5e38, False),  # struct.pack('<f') overflows
+        (FieldType.MYSQL_TYPE_FLOAT, False, 1.5, True),
+        (FieldType.MYSQL_TYPE_DOUBLE, False, float("inf"), True),
+        (FieldType.MYSQL_TYPE_STRING, False, 2**70, True),  # its decimal digits, as str() gives them
+        (FieldType.MYSQL_TYPE_STRING, False, -(2**63), True),
+        (FieldType.MYSQL_TYPE_STRING, False, True, False),  # bool: text_value's 1 / 0
+        (FieldType.MYSQL_TYPE_STRING, False, 1.5, False),  # float text: MySQL's shortest form, in Python
+        (FieldType.MYSQL_TYPE_STRING, False, "\udc80", False),  # surrogateescape, in Python
+        (FieldType.MYSQL_TYPE_DATE, False, "2024-01-01", False),  # a temporal type's binary form
+        (FieldType.MYSQL_TYPE_NEWDECIMAL, False, Decimal("1.5"), False),
+    ],
+    ids=lambda v: repr(v)[:20],
+)
+def test_binary_rows_edges(ftype: int, unsigned: bool, value: Any, answered: bool) -> None:
+    # the integer / float range edges of the one compiled binary framer (moved here from test_framefast.py when
+    # _framefast.c's copy of binary framing went)
+    types, uns = (int(ftype),), (unsigned,)
+    got = wire_fast.binary_rows([(value,)], 3, types, uns)
+    assert (got is not None) is answered
+    if got is not None:
+        assert got == _python_rows([(value,)], 3, types, uns)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.none() | st.text(max_size=20), st.integers(-(2**31), 2**31 - 1)), max_size=5),
+    st.integers(0, 255),
+    st.binary(max_size=40),
+    st.integers(-2, 0x10001),
+    st.integers(-2, 0x10001),
+)
+def test_binary_rows_with_head_and_eof(rows: Any, seq: int, head: bytes, warnings: int, status: int) -> None:
+    # the 7-argument form: head + the rows + the classic EOF packet, or None (nothing else) when a count does not
+    # fit its 2 bytes
+    types, uns = (int(FieldType.MYSQL_TYPE_STRING), int(FieldType.MYSQL_TYPE_LONG)), (False, False)
+    got = wire_fast.binary_rows(rows, seq, types, uns, head, warnings, status)
+    if not (0 <= warnings <= 0xFFFF and 0 <= status <= 0xFFFF):
+        assert got is None
+        return
+    body, after = _python_rows(rows, seq, types, uns)
+    # the status as given (the caller clears SERVER_SESSION_STATE_CHANGED, as Eof.encode does)
+    plain = status & ~int(ServerStatus.SERVER_SESSION_STATE_CHANGED)
+    assert wire_fast.binary_rows(rows, seq, types, uns, head, warnings, plain) == (
+        head + body + frame(messages.Eof(warnings, plain).encode(int(Capability.PROTOCOL_41)), after)[0],
+        (after + 1) & 0xFF,
+    )
+    eof = frame(bytes((0xFE,)) + warnings.to_bytes(2, "little") + status.to_bytes(2, "little"), after)
+    assert got == (head + body + eof[0], eof[1])
 
 
 def test_binary_rows_declines_a_packet_of_16_mib() -> None:

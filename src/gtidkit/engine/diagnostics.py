@@ -43,6 +43,18 @@ class DiagnosticsArea:
         if not diagnostic and uses_tables:
             self._clear()
 
+    def begin_plain_statement(self, uses_tables: bool) -> None:
+        """:meth:`begin_statement` of a statement that is not diagnostic (``diagnostic=False``), in one call: the
+        per-statement path of a prepared SELECT."""
+        self._statement += 1
+        self.statement_count = 0
+        self._read_only = False
+        if uses_tables:  # _clear()
+            self.conditions = []
+            self.warning_count = 0
+            self.error_count = 0
+            self._owner = self._statement
+
     def push(self, condition: Condition, max_error_count: int = 1024) -> None:
         """Record ``condition`` raised by the current statement (replacing an older statement's list first)."""
         if self._read_only:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum, IntFlag
 from typing import Any
 
+from gtidkit.engine.sql.fast_rows import set_slots as _set_slots
 from gtidkit.engine.sql.fast_rows import uniform_width as _uniform_width
 
 __all__ = [
@@ -306,10 +307,16 @@ class Condition:
 
 
 _STATE_CHANGED = int(ServerStatus.SERVER_SESSION_STATE_CHANGED)  # a plain int: IntFlag "&" is slow
+#: a result's fields set in one call (StatementResult's __init__ / completed / result_set): object.__new__, then
+#: object.__setattr__ of every field (a frozen dataclass's own way), in C when compiled (fast_rows.set_slots)
+_new = object.__new__
+#: ``rows`` not given to the constructor (a new empty list each time, as ``field(default_factory=list)``)
+_NO_ROWS: Any = object()
+_AUTOCOMMIT = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
 _U64 = 2**64 - 1
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class StatementResult:
     """What one statement of :meth:`gtidkit.engine.session.Session.execute` returns: a result set or an OK.
 
@@ -344,6 +351,39 @@ class StatementResult:
     status_flags: int = int(ServerStatus.SERVER_STATUS_AUTOCOMMIT)
     state_changes: tuple[StateChange, ...] = ()
     warnings: tuple[Condition, ...] = ()
+
+    def __init__(
+        self,
+        columns: tuple[Column, ...] | None = None,
+        rows: list[tuple[Any, ...]] = _NO_ROWS,
+        affected_rows: int = 0,
+        matched_rows: int = 0,
+        last_insert_id: int = 0,
+        warning_count: int = 0,
+        info: str = "",
+        status_flags: int = _AUTOCOMMIT,
+        state_changes: tuple[StateChange, ...] = (),
+        warnings: tuple[Condition, ...] = (),
+    ) -> None:
+        """The dataclass's own ``__init__`` (the fields in order, ``rows`` a new empty list by default, then
+        :meth:`__post_init__`'s checks), its fields set in one call (``fast_rows.set_slots``): every OK packet's result is built here."""
+        _set_slots(
+            self,
+            _FIELDS,
+            (
+                columns,
+                [] if rows is _NO_ROWS else rows,
+                affected_rows,
+                matched_rows,
+                last_insert_id,
+                warning_count,
+                info,
+                status_flags,
+                state_changes,
+                warnings,
+            ),
+        )
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         a, m, li, wc, sf = (
@@ -406,18 +446,24 @@ class StatementResult:
             raise ValueError(
                 "SERVER_SESSION_STATE_CHANGED must be set exactly when state_changes is non-empty"
             )
-        new = object.__new__(StatementResult)
-        put = object.__setattr__  # frozen: the constructor's own way of setting fields
-        put(new, "columns", self.columns)
-        put(new, "rows", self.rows)
-        put(new, "affected_rows", self.affected_rows)
-        put(new, "matched_rows", self.matched_rows)
-        put(new, "last_insert_id", self.last_insert_id)
-        put(new, "warning_count", warning_count)
-        put(new, "info", self.info)
-        put(new, "status_flags", status_flags)
-        put(new, "state_changes", state_changes)
-        put(new, "warnings", self.warnings)
+        new = _new(StatementResult)
+        # frozen: the constructor's own way of setting fields (object.__setattr__), every field in one call
+        _set_slots(
+            new,
+            _FIELDS,
+            (
+                self.columns,
+                self.rows,
+                self.affected_rows,
+                self.matched_rows,
+                self.last_insert_id,
+                warning_count,
+                self.info,
+                status_flags,
+                state_changes,
+                self.warnings,
+            ),
+        )
         return new
 
     @staticmethod
@@ -458,18 +504,13 @@ class StatementResult:
                 if widths != {n}:
                     w = next(x for x in sorted(widths) if x != n)
                     raise ValueError(f"row of {w} values for {n} columns")
-        new = object.__new__(StatementResult)
-        put = object.__setattr__  # as completed() does: one call less than a shared helper on this path
-        put(new, "columns", columns)
-        put(new, "rows", rows)
-        put(new, "affected_rows", 0)
-        put(new, "matched_rows", 0)
-        put(new, "last_insert_id", 0)
-        put(new, "warning_count", warning_count)
-        put(new, "info", "")
-        put(new, "status_flags", status_flags)
-        put(new, "state_changes", state_changes)
-        put(new, "warnings", warnings)
+        new = _new(StatementResult)
+        # as completed() does: every field set in one call
+        _set_slots(
+            new,
+            _FIELDS,
+            (columns, rows, 0, 0, 0, warning_count, "", status_flags, state_changes, warnings),
+        )
         return new
 
     @property
@@ -481,3 +522,20 @@ class StatementResult:
     def column_names(self) -> list[str]:
         """The result set's column names (empty without a result set)."""
         return [c.name for c in self.columns or ()]
+
+
+#: the fields of :class:`StatementResult` in the order ``completed`` / ``result_set`` give their values
+_FIELDS = (
+    "columns",
+    "rows",
+    "affected_rows",
+    "matched_rows",
+    "last_insert_id",
+    "warning_count",
+    "info",
+    "status_flags",
+    "state_changes",
+    "warnings",
+)
+if _FIELDS != StatementResult.__slots__:  # pragma: no cover - a field added without adding it here
+    raise ImportError("StatementResult's fields and results._FIELDS disagree")

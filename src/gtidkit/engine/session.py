@@ -376,38 +376,40 @@ class Session:
         server = self.server
         sv = self.session_vars
         gv = server.globals.values
-        self.diagnostics.begin_statement(diagnostic=False, uses_tables=shape.uses_tables)
-        tracker = self.tracker
-        track_trx_info = self._begin_tracking(sv, gv)
+        self.diagnostics.begin_plain_statement(shape.uses_tables)
+        tracker = self.tracker  # started at the end (end_select): a SELECT commits nothing in between
         executor = self.executor
         current_db = self.current_db
         general = None
+        # max_execution_time and /*+ MAX_EXECUTION_TIME(ms) */ as for a text SELECT (3024): the hint read once with
+        # the statement (its text keeps the comments), the session's variables at each execution
+        timeout_ms = shape.hint_ms
+        if timeout_ms is None:
+            timeout_ms = sv["max_execution_time"] if "max_execution_time" in sv else gv["max_execution_time"]
+        cte_limit = (
+            sv["cte_max_recursion_depth"]
+            if "cte_max_recursion_depth" in sv
+            else gv["cte_max_recursion_depth"]
+        )
         try:
             slot = shape.plan
-            if slot is None:
-                slot = shape.plan = PreparedPlan()
-            if not executor.plan_is_current(slot, current_db):
+            got = None
+            if slot is not None:  # None: its plan is not for this schema, catalog ... (prepared_plan decides)
+                got = executor.run_prepared_select(slot, values, current_db, timeout_ms, cte_limit)
+            if got is None:
+                if slot is None:
+                    slot = shape.plan = PreparedPlan()
                 stmt = prepared.bound_statement(prepared_stmt, params)
                 assert not isinstance(stmt, str)  # a SELECT with parameters is bound, never written out
                 executor.prepared_plan(stmt, slot, current_db)
                 if not slot.simple:  # planned as a constant or reading variables: the general path
                     general = stmt
+                else:
+                    got = executor.run_prepared_select(slot, values, current_db, timeout_ms, cte_limit)
+                    assert got is not None  # planned just now
             if general is None:
-                # max_execution_time and /*+ MAX_EXECUTION_TIME(ms) */ as for a text SELECT (3024): the hint read
-                # once with the statement (its text keeps the comments), the session's variables at each execution
-                timeout_ms = shape.hint_ms
-                if timeout_ms is None:
-                    timeout_ms = (
-                        sv["max_execution_time"] if "max_execution_time" in sv else gv["max_execution_time"]
-                    )
-                cte_limit = (
-                    sv["cte_max_recursion_depth"]
-                    if "cte_max_recursion_depth" in sv
-                    else gv["cte_max_recursion_depth"]
-                )
-                names, rows, meta, warnings = executor.run_prepared_select(
-                    slot, values, current_db, timeout_ms, cte_limit
-                )
+                assert got is not None
+                names, rows, meta, warnings = got
         except MySQLError as err:
             self.diagnostics.push(Condition("Error", err.code, err.message), self._max_error_count())
             tracker.statement_failed()
@@ -436,15 +438,22 @@ class Session:
                     self.diagnostics.push(w, max_errors)
         explicit = self.explicit_trx
         autocommit = bool(sv["autocommit"] if "autocommit" in sv else gv["autocommit"])
-        changes = tracker.end_plain_statement(
-            "select",
+        changes = tracker.end_select(
+            str(sv["session_track_gtids"] if "session_track_gtids" in sv else gv["session_track_gtids"]),
+            bool(
+                sv["session_track_state_change"]
+                if "session_track_state_change" in sv
+                else gv["session_track_state_change"]
+            ),
+            str(
+                sv["session_track_transaction_info"]
+                if "session_track_transaction_info" in sv
+                else gv["session_track_transaction_info"]
+            ),
             shape.classified[1],
-            None,
             shape.uses_tables,
-            True,
             autocommit,
             explicit,
-            track_trx_info,
             server.gtid_state.executed,
         )
         flags = _SESSION_STATE_CHANGED if changes else 0
@@ -895,14 +904,10 @@ class Session:
         Raises:
             KeyError: an unknown command name.
         """
-        com, question = com_counters.COMMAND_COUNTERS[command]
         counts = self.status_counts
-        if com is not None:
-            counts[com] += 1
-        if question:
-            counts[com_counters.QUESTIONS] += 1
-        if command not in com_counters.RUN_STATEMENTS:  # its query id (Queries); a statement takes its own
-            counts[_QUERIES] += 1
+        # its Com_ counter, Questions, and its query id (Queries) unless a statement takes its own
+        for slot in com_counters.COMMAND_SLOTS[command]:
+            counts[slot] += 1
 
     @property
     def owned_gtid(self) -> Gtid | None:

@@ -120,6 +120,9 @@ class SessionTracker:
         self._state_change_on = False
         self._trx_info_mode = "OFF"
         self._own = GtidSet()
+        #: a GTID was added to ``_own`` and not reported yet (``_own`` is non-empty), kept beside it so the
+        #: per-statement path tests a bool instead of the set
+        self._owns = False
         self._committed = False
         # transaction state (WL#6631)
         self._trx = ""  # "", "T" explicit, "I" implicit
@@ -165,6 +168,7 @@ class SessionTracker:
         self._committed = True
         if gtid is not None and self._gtids_mode == "OWN_GTID":
             self._own.add_in_place(gtid.sid, gtid.tag, gtid.gno)
+            self._owns = True
 
     def statement_failed(self) -> None:
         """The statement failed (an ERR packet carries no session state): forget its per-statement marks."""
@@ -198,6 +202,53 @@ class SessionTracker:
         out = [StateChange(_T.SESSION_TRACK_GTIDS, gtids)] if gtids is not None else []
         out.extend(self._trx_info_changes(track_trx_info, prev_mode))
         return tuple(out)
+
+    def end_select(
+        self,
+        track_gtids: str,
+        track_state_change: bool,
+        track_trx_info: str,
+        text: str,
+        uses_tables: bool,
+        autocommit: bool,
+        explicit_trx: bool,
+        gtid_executed: Callable[[], GtidSet],
+    ) -> tuple[StateChange, ...]:
+        """:meth:`begin_statement` then :meth:`end_plain_statement` of a SELECT (a result set) that succeeded, in
+        one call: a SELECT commits nothing, so nothing between the two reads the marks ``begin_statement`` sets
+        (the session's prepared SELECT short path). The arguments are :meth:`begin_statement`'s and
+        :meth:`end_plain_statement`'s of the same names; with the GTID and transaction-info trackers OFF and no GTID
+        of this session left to report, only the transaction marks are noted and nothing is reported."""
+        self._gtids_mode = track_gtids
+        self._state_change_on = track_state_change
+        self._trx_info_mode = track_trx_info
+        self._committed = False
+        if track_gtids != "OFF" or track_trx_info != "OFF" or self._owns:
+            return self.end_plain_statement(
+                "select",
+                text,
+                None,
+                uses_tables,
+                True,
+                autocommit,
+                explicit_trx,
+                track_trx_info,
+                gtid_executed,
+            )
+        # _note_statement("select", text, uses_tables, True, autocommit), inline
+        trx = self._trx
+        if uses_tables and not trx and not autocommit:
+            trx = self._trx = "I"
+        if trx:
+            flags = self._flags
+            if uses_tables:
+                flags.add("R")
+            flags.add("S")
+            if _text_marks(text)[1]:
+                flags.add("s")
+        self._reported_state = TRX_STATE_EMPTY
+        self._reported_chistics = ""
+        return ()
 
     def end_statement(self, facts: StatementFacts) -> tuple[StateChange, ...]:
         """The state changes to report for a statement that succeeded (empty tuple when none)."""
@@ -272,6 +323,7 @@ class SessionTracker:
         own = self._own
         if own:
             self._own = GtidSet()
+        self._owns = False
         if mode == "OWN_GTID":
             return own.to_text() if own else None
         if mode != "ALL_GTIDS":
@@ -326,19 +378,24 @@ class SessionTracker:
         if kind == "begin":
             self._end_transaction()
             self._trx = "T"
-            snapshot = bool(_SNAPSHOT.search(text))
-            access = _ACCESS.search(text)
-            access_text = f"READ {access.group(1).upper()}" if access else self._oneshot_access
+            snapshot, access_text = _begin_marks(text)
+            if access_text is None:
+                access_text = self._oneshot_access
             if snapshot:
                 self._flags.add("R")
-            opts = (["WITH CONSISTENT SNAPSHOT"] if snapshot else []) + ([access_text] if access_text else [])
-            start = "START TRANSACTION" + (" " + ", ".join(opts) if opts else "") + ";"
-            iso = (
-                f"SET TRANSACTION ISOLATION LEVEL {self._oneshot_isolation}; "
-                if self._oneshot_isolation
-                else ""
-            )
-            self._chistics = iso + start
+            if not snapshot and not access_text and not self._oneshot_isolation:
+                self._chistics = "START TRANSACTION;"  # BEGIN, START TRANSACTION: what the lines below give
+            else:
+                opts = (["WITH CONSISTENT SNAPSHOT"] if snapshot else []) + (
+                    [access_text] if access_text else []
+                )
+                start = "START TRANSACTION" + (" " + ", ".join(opts) if opts else "") + ";"
+                iso = (
+                    f"SET TRANSACTION ISOLATION LEVEL {self._oneshot_isolation}; "
+                    if self._oneshot_isolation
+                    else ""
+                )
+                self._chistics = iso + start
             self._oneshot_isolation = self._oneshot_access = None
         elif kind in ("commit", "rollback"):
             # the engine decided the completion (AND CHAIN, or completion_type=CHAIN without AND NO CHAIN): after
@@ -447,6 +504,14 @@ class SessionTracker:
                 "L" if self._locked else "_",
             )
         )
+
+
+@functools.lru_cache(maxsize=256)
+def _begin_marks(text: str) -> tuple[bool, str | None]:
+    """(WITH CONSISTENT SNAPSHOT, ``READ ONLY`` / ``READ WRITE`` or None) of a BEGIN / START TRANSACTION text — per
+    text, since clients send the same ones again."""
+    access = _ACCESS.search(text)
+    return bool(_SNAPSHOT.search(text)), f"READ {access.group(1).upper()}" if access else None
 
 
 @functools.lru_cache(maxsize=1024)

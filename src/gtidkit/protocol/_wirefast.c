@@ -5,13 +5,15 @@
  *       gtidkit.protocol.messages.execute_parameters gives them: ([values], types) or None (a layout that function
  *       leaves to the general path). NotImplemented for whatever this file does not decode (a string of 251 bytes
  *       or more, a temporal or NULL-typed value, an odd previous_types): the caller then runs the Python function.
- *   binary_rows(rows, seq, types, unsigned)
+ *   binary_rows(rows, seq, types, unsigned[, head, eof_warnings, eof_status])
  *       the framed binary-protocol rows of a result set (DEVDOC page_protocol_binary_resultset: 0x00, the NULL
  *       bitmap with its offset of 2, the values), packet headers with sequence ids from seq: (bytes, next seq),
  *       byte for byte what messages.encode_binary_rows then framing gives. None for anything else: a row that is
  *       not a tuple of the right width, a value other than None / int / float / str / bytes in the columns below,
  *       an integer that does not fit its column, text that is no UTF-8, a packet of 16 MiB or more. The caller
- *       then runs the Python path, which answers exactly (its LocalProtocolError included).
+ *       then runs the Python path, which answers exactly (its LocalProtocolError included). With `head` (bytes),
+ *       those bytes come first and a classic EOF packet (0xFE, eof_warnings, eof_status, 2 bytes each) last, its
+ *       sequence id the one after the rows': a prepared SELECT's whole answer (ServerConnection.send_binary_rows_again).
  *
  * Values handled by binary_rows, by column type (configure() gives each type's kind, from messages.py's tables):
  *   integer types (TINY 1, SHORT / YEAR 2, LONG / INT24 4, LONGLONG 8 bytes): an int that fits, little-endian,
@@ -57,7 +59,7 @@ buf_reserve(Buf *b, Py_ssize_t more)
 {
     if (b->len + more <= b->cap)
         return 0;
-    Py_ssize_t cap = b->cap ? b->cap : 256;
+    Py_ssize_t cap = b->cap ? b->cap : 1024;
     while (cap < b->len + more)
         cap *= 2;
     char *p = PyMem_Realloc(b->data, cap);
@@ -156,13 +158,27 @@ fixed_value(const unsigned char *p, int kind, int t, int uns)
 }
 
 static PyObject *
-execute_params(PyObject *self, PyObject *args)
+execute_params(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     Py_buffer buf;
-    Py_ssize_t n;
-    int query_attributes;
-    PyObject *previous, *cache;
-    if (!PyArg_ParseTuple(args, "y*npOO!", &buf, &n, &query_attributes, &previous, &PyDict_Type, &cache))
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "execute_params(payload, num_params, query_attributes, previous_types, type_cache) takes 5 "
+                        "arguments");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[1]);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    int query_attributes = PyObject_IsTrue(args[2]);
+    if (query_attributes < 0)
+        return NULL;
+    PyObject *previous = args[3], *cache = args[4];
+    if (!PyDict_Check(cache)) {
+        PyErr_SetString(PyExc_TypeError, "execute_params: type_cache must be a dict");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[0], &buf, PyBUF_SIMPLE) < 0)
         return NULL;
     const unsigned char *payload = buf.buf;
     Py_ssize_t end = buf.len, pos = 10;
@@ -404,12 +420,34 @@ put_value(Buf *b, PyObject *v, int kind, int w, int uns)
 }
 
 static PyObject *
-binary_rows(PyObject *self, PyObject *args)
+binary_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyObject *rows, *types, *unsigned_;
-    int seq;
-    if (!PyArg_ParseTuple(args, "OiOO", &rows, &seq, &types, &unsigned_))
+    if (nargs != 4 && nargs != 7) {
+        PyErr_SetString(PyExc_TypeError,
+                        "binary_rows(rows, seq, types, unsigned[, head, eof_warnings, eof_status]) takes 4 or 7 "
+                        "arguments");
         return NULL;
+    }
+    PyObject *rows = args[0], *types = args[2], *unsigned_ = args[3];
+    long seq = PyLong_AsLong(args[1]);
+    if (seq == -1 && PyErr_Occurred())
+        return NULL;
+    /* the 7-argument form: `head` (bytes: the framed column count, definitions and EOF) first, the classic EOF
+       (0xFE, warnings, status flags) after the rows; None when either number does not fit its 2 bytes */
+    PyObject *head = NULL;
+    long eof_warnings = 0, eof_status = 0;
+    if (nargs == 7) {
+        head = args[4];
+        eof_warnings = PyLong_AsLong(args[5]);
+        if (eof_warnings == -1 && PyErr_Occurred())
+            return NULL;
+        eof_status = PyLong_AsLong(args[6]);
+        if (eof_status == -1 && PyErr_Occurred())
+            return NULL;
+        if (!PyBytes_CheckExact(head) || eof_warnings < 0 || eof_warnings > 0xFFFF || eof_status < 0 ||
+            eof_status > 0xFFFF)
+            Py_RETURN_NONE;
+    }
     if (!configured || !(PyList_CheckExact(rows) || PyTuple_CheckExact(rows)) || !PyTuple_CheckExact(types) ||
         !PyTuple_CheckExact(unsigned_) || seq < 0 || seq > 255)
         Py_RETURN_NONE;
@@ -431,6 +469,13 @@ binary_rows(PyObject *self, PyObject *args)
     }
     Py_ssize_t bitmap = (ncols + 7 + 2) / 8;
     Buf b = {NULL, 0, 0};
+    if (head != NULL) {
+        Py_ssize_t n = PyBytes_GET_SIZE(head);
+        if (buf_reserve(&b, n) < 0)
+            goto error;
+        memcpy(b.data, PyBytes_AS_STRING(head), n);
+        b.len = n;
+    }
     PyObject **items = PySequence_Fast_ITEMS(rows);
     for (Py_ssize_t r = 0; r < nrows; r++) {
         PyObject *row = items[r];
@@ -465,11 +510,34 @@ binary_rows(PyObject *self, PyObject *args)
         b.data[start + 3] = (char)seq;
         seq = (seq + 1) & 0xFF;
     }
+    if (head != NULL) { /* the EOF packet: length 5, sequence id, 0xFE, warnings, status flags */
+        if (buf_reserve(&b, 9) < 0)
+            goto error;
+        char *e = b.data + b.len;
+        e[0] = 5;
+        e[1] = 0;
+        e[2] = 0;
+        e[3] = (char)seq;
+        e[4] = (char)0xFE;
+        e[5] = (char)(eof_warnings & 0xFF);
+        e[6] = (char)(eof_warnings >> 8);
+        e[7] = (char)(eof_status & 0xFF);
+        e[8] = (char)(eof_status >> 8);
+        b.len += 9;
+        seq = (seq + 1) & 0xFF;
+    }
     PyObject *out = PyBytes_FromStringAndSize(b.data ? b.data : "", b.len);
     PyMem_Free(b.data);
     if (out == NULL)
         return NULL;
-    PyObject *result = Py_BuildValue("(Ni)", out, seq);
+    PyObject *next = PyLong_FromLong(seq);
+    if (next == NULL) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    PyObject *result = PyTuple_Pack(2, out, next);
+    Py_DECREF(out);
+    Py_DECREF(next);
     return result;
 fallback:
     PyMem_Free(b.data);
@@ -482,11 +550,12 @@ error:
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(column_kinds, param_kinds, int_widths): the type tables (256 bytes each) from messages.py."},
-    {"execute_params", execute_params, METH_VARARGS,
+    {"execute_params", (PyCFunction)(void (*)(void))execute_params, METH_FASTCALL,
      "execute_params(payload, num_params, query_attributes, previous_types, type_cache) -> ([values], types), "
      "None or NotImplemented."},
-    {"binary_rows", binary_rows, METH_VARARGS,
-     "binary_rows(rows, seq, types, unsigned) -> (framed rows, next sequence id) or None."},
+    {"binary_rows", (PyCFunction)(void (*)(void))binary_rows, METH_FASTCALL,
+     "binary_rows(rows, seq, types, unsigned[, head, eof_warnings, eof_status]) -> (framed rows, next sequence "
+     "id) or None; with head: head + the rows + a classic EOF packet."},
     {NULL, NULL, 0, NULL},
 };
 

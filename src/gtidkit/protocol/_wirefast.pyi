@@ -15,6 +15,13 @@ def execute_params(
     """([values], types), None (the general path answers), or NotImplemented (the Python decoder answers)."""
 
 def binary_rows(
-    rows: Any, seq: int, types: tuple[int, ...], unsigned: tuple[bool, ...]
+    rows: Any,
+    seq: int,
+    types: tuple[int, ...],
+    unsigned: tuple[bool, ...],
+    head: bytes = ...,
+    eof_warnings: int = ...,
+    eof_status: int = ...,
 ) -> tuple[bytes, int] | None:
-    """(framed binary rows, next sequence id), or None (the Python encoder answers)."""
+    """(framed binary rows, next sequence id), or None (the Python encoder answers); with ``head`` and the EOF's
+    counts: head + the rows + a classic EOF packet."""

@@ -44,7 +44,9 @@ from gtidkit.errors import LocalProtocolError, ProtocolError, RemoteProtocolErro
 from gtidkit.protocol.constants import (
     CAP_DEPRECATE_EOF,
     CAP_PROTOCOL_41,
+    CAP_SESSION_TRACK,
     EOF_HEADER,
+    OK_HEADER,
     SERVER_CAPABILITIES,
     STATUS_MORE_RESULTS_EXISTS,
     STATUS_SESSION_STATE_CHANGED,
@@ -211,6 +213,14 @@ _SHORT_LENGTHS = tuple(bytes((i,)) for i in range(0xFB))
 _NOT_STATE_CHANGED = ~STATUS_SESSION_STATE_CHANGED & 0xFFFF
 
 
+def _peek_limit(max_allowed_packet: int | None) -> int:
+    """What a command's length must stay below for :meth:`ServerConnection.peek_command`: one physical packet
+    (below 16 MiB - 1) no longer than ``max_allowed_packet`` (None: no limit)."""
+    if max_allowed_packet is None:
+        return MAX_PAYLOAD
+    return min(MAX_PAYLOAD, max_allowed_packet + 1)
+
+
 def _add_packet(add: Callable[[bytes], None], payload: bytes, seq: int) -> int:
     """Append one framed payload (split when 16 MiB or longer) to a list's ``append``; returns the next id."""
     n = len(payload)
@@ -231,6 +241,10 @@ def _eof_packet(seq: int, protocol_41: int, warnings: int, status_flags: int) ->
 
 
 _EOF_41 = struct.Struct("<IBHH")
+#: a framed OK packet without info or session state, counts below 251 (CLIENT_PROTOCOL_41): header word, OK header,
+#: affected rows, last insert id, status flags, warnings
+_OK_SHORT = struct.Struct("<IBBBHH")
+_MORE_OR_STATE_CHANGED = STATUS_MORE_RESULTS_EXISTS | STATUS_SESSION_STATE_CHANGED
 _EOF_ONLY = bytes((EOF_HEADER,))
 
 
@@ -355,6 +369,9 @@ class ServerConnection:
         self.state = State.CONNECTED
         self.tls_requested = False
         self._reader = PacketReader(max_allowed_packet)
+        #: the length a command :meth:`peek_command` takes must stay below: one physical packet, at most
+        #: ``max_allowed_packet``
+        self._peek_limit = _peek_limit(max_allowed_packet)
         self._seq = 0
         self._peer_closed = False
         self._columns_left = 0
@@ -374,6 +391,7 @@ class ServerConnection:
     def max_allowed_packet(self, value: int) -> None:
         """Change the limit (SET GLOBAL max_allowed_packet applies to new reads)."""
         self._reader.max_payload = value
+        self._peek_limit = _peek_limit(value)
 
     @property
     def capability_bits(self) -> int:
@@ -466,16 +484,12 @@ class ServerConnection:
         """
         n = len(data) - HEADER_LENGTH
         if (
-            n <= 0
+            not 0 < n < self._peek_limit
             or self.state is not State.COMMAND
             or _HEADER.unpack_from(data)[0] != n  # its length, and sequence id 0 (the header's high byte)
-            or n >= MAX_PAYLOAD
-            or self._reader.buffered
             or self._peer_closed
+            or self._reader.buffered
         ):
-            return None
-        limit = self._reader.max_payload
-        if limit is not None and n > limit:
             return None
         return data[HEADER_LENGTH:]
 
@@ -545,6 +559,33 @@ class ServerConnection:
         """
         if self.state is not State.RESPONDING:
             return self.send(Ok(affected_rows, last_insert_id, status_flags, warnings, info, session_state))
+        caps = self._caps
+        if (
+            not status_flags & _MORE_OR_STATE_CHANGED
+            and 0 <= affected_rows < 0xFB
+            and 0 <= last_insert_id < 0xFB
+            and 0 <= status_flags <= 0xFFFF
+            and 0 <= warnings <= 0xFFFF
+            and caps & CAP_PROTOCOL_41
+            and len(info) < 0xFB
+        ):  # the common OK (a BEGIN's, a one-row DML's): ok_payload's bytes, framed in one pack
+            seq = self._seq
+            self.state = State.COMMAND
+            self._seq = 0
+            if not info:
+                return _OK_SHORT.pack(
+                    7 | seq << 24, OK_HEADER, affected_rows, last_insert_id, status_flags, warnings
+                )
+            n = len(info)
+            if caps & CAP_SESSION_TRACK:  # the info as a length-encoded string
+                head = _OK_SHORT.pack(
+                    8 + n | seq << 24, OK_HEADER, affected_rows, last_insert_id, status_flags, warnings
+                )
+                return head + _SHORT_LENGTHS[n] + info
+            head = _OK_SHORT.pack(
+                7 + n | seq << 24, OK_HEADER, affected_rows, last_insert_id, status_flags, warnings
+            )
+            return head + info
         payload = ok_payload(
             self._caps, affected_rows, last_insert_id, status_flags, warnings, info, session_state
         )
@@ -618,40 +659,19 @@ class ServerConnection:
         if self.state is not State.RESPONDING or width == 0:
             state, self.state = self.state, State.ERROR
             raise LocalProtocolError(f"cannot send a result set of {width} columns in state {state.name}")
+        if binary and len(types) == width:
+            again = self.send_binary_rows_again(
+                column_payloads, rows, warnings, status_flags, types, unsigned, info, session_state
+            )
+            if again is not None:
+                return again
         caps = self._caps
         seq = self._seq
         # the column count, the definitions and (without CLIENT_DEPRECATE_EOF) the EOF after them, framed once per
         # list of definitions, first sequence id, warning count and status flags: an execution of a prepared
-        # statement sends the same head again
+        # statement sends the same head again (send_binary_rows_again)
         head = self._framed_columns.get(id(column_payloads))
-        if (
-            head is not None
-            and binary
-            and head[0] is column_payloads
-            and head[1] == seq
-            and head[2] == warnings
-            and head[3] == status_flags
-            and caps & CAP_PROTOCOL_41
-            and len(types) == width
-            and (framed := binary_rows(rows, head[5], types, unsigned)) is not None
-        ):  # a prepared SELECT executed again: the kept head, the rows framed in C, the EOF (or its OK)
-            parts: list[bytes] = [head[4], framed[0]]
-            seq = framed[1]
-            if caps & CAP_DEPRECATE_EOF:
-                ok = ok_payload(caps, 0, 0, int(status_flags), warnings, info, session_state, EOF_HEADER)
-                seq = _add_packet(parts.append, ok, seq)
-            else:
-                parts.append(
-                    _EOF_41.pack(5 | seq << 24, EOF_HEADER, warnings, status_flags & _NOT_STATE_CHANGED)
-                )
-                seq = (seq + 1) & 0xFF
-            if status_flags & STATUS_MORE_RESULTS_EXISTS:
-                self._seq = seq
-            else:
-                self.state = State.COMMAND
-                self._seq = 0
-            return b"".join(parts)
-        parts = []
+        parts: list[bytes] = []
         add = parts.append
         deprecate_eof = caps & CAP_DEPRECATE_EOF
         protocol_41 = caps & CAP_PROTOCOL_41
@@ -683,8 +703,8 @@ class ServerConnection:
             if binary and len(types) == width and (framed := binary_rows(rows, seq, types, unsigned)):
                 add(framed[0])  # the compiled loop (wire_fast); None: the rows are the loops' below
                 seq = framed[1]
-            elif frame_rows is not None and (framed := frame_rows(rows, seq, width, binary, types, unsigned)):
-                add(framed[0])  # the compiled framer (row_frames); None: the loops below
+            elif frame_rows is not None and not binary and (framed := frame_rows(rows, seq, width)):
+                add(framed[0])  # the compiled text framer (row_frames); None: the loops below
                 seq = framed[1]
             elif width == 1 and binary and types[0] not in NON_TEXT_TYPES:
                 seq = _frame_binary_text_column(rows, seq, add, types[0], bool(unsigned and unsigned[0]))
@@ -720,6 +740,60 @@ class ServerConnection:
             self.state = State.COMMAND
             self._seq = 0
         return b"".join(parts)
+
+    def send_binary_rows_again(
+        self,
+        column_payloads: list[bytes],
+        rows: Any,
+        warnings: int,
+        status_flags: int,
+        types: tuple[int, ...],
+        unsigned: tuple[bool, ...],
+        info: bytes = b"",
+        session_state: bytes = b"",
+    ) -> bytes | None:
+        """:meth:`send_result_set` (``binary=True``) of a result whose head (column count, definitions, EOF) this
+        connection framed before for the same ``column_payloads`` list, first sequence id, warning count and
+        status flags: a prepared SELECT executed again. The kept head, the rows framed by the compiled loop
+        (:func:`~gtidkit.protocol.wire_fast.binary_rows`) and the closing EOF (or OK under CLIENT_DEPRECATE_EOF),
+        with :meth:`send_result_set`'s state change. None, with nothing changed, when no such head is kept, the
+        connection is not answering a command, ``types`` is not one type per column, or the compiled loop leaves
+        the rows to the Python ones: :meth:`send_result_set` answers then."""
+        head = self._framed_columns.get(id(column_payloads))
+        seq = self._seq
+        caps = self._caps
+        if (
+            head is None
+            or head[0] is not column_payloads
+            or head[1] != seq
+            or head[2] != warnings
+            or head[3] != status_flags
+            or self.state is not State.RESPONDING
+            or not caps & CAP_PROTOCOL_41
+            or len(types) != len(column_payloads)
+        ):
+            return None
+        if caps & CAP_DEPRECATE_EOF:
+            framed = binary_rows(rows, head[5], types, unsigned)
+            if framed is None:
+                return None
+            parts = [head[4], framed[0]]
+            ok = ok_payload(caps, 0, 0, int(status_flags), warnings, info, session_state, EOF_HEADER)
+            seq = _add_packet(parts.append, ok, framed[1])
+            out = b"".join(parts)
+        else:  # the head, the rows and the EOF (its status without SESSION_STATE_CHANGED) in one compiled pass
+            framed = binary_rows(
+                rows, head[5], types, unsigned, head[4], warnings, status_flags & _NOT_STATE_CHANGED
+            )
+            if framed is None:
+                return None
+            out, seq = framed
+        if status_flags & STATUS_MORE_RESULTS_EXISTS:
+            self._seq = seq
+        else:
+            self.state = State.COMMAND
+            self._seq = 0
+        return out
 
     def send_column_definitions(self, payloads: list[bytes]) -> bytes:
         """Send already-encoded column-definition payloads (:meth:`ColumnDefinition.encode`, cached by the

@@ -408,6 +408,38 @@ def connection_charsets(session: SessionAPI) -> tuple[str, str | None]:
     return str(client or "utf8mb4"), (None if results is None else str(results))
 
 
+def native_charsets(session: SessionAPI) -> bool:
+    """True when ``session``'s character_set_client and character_set_results (:func:`connection_charsets`) need no
+    conversion of statement text, parameters or results: each is utf8mb4 / utf8mb3 / utf8 / binary in any case,
+    results also NULL. The per-command test of the wire server's COM_STMT_EXECUTE short path: the answer is kept
+    per pair of stored values."""
+    sv = session.session_vars
+    glob = session.server.globals.values
+    key = (
+        sv.get("character_set_client", _UNSET),
+        sv.get("character_set_results", _UNSET),
+        glob["character_set_client"],
+        glob["character_set_results"],
+    )
+    native = _NATIVE_PAIRS.get(key)
+    if native is None:
+        client, results = connection_charsets(session)
+        native = client.lower() in NATIVE_CHARSETS and (results is None or results.lower() in NATIVE_CHARSETS)
+        if len(_NATIVE_PAIRS) >= 64:
+            _NATIVE_PAIRS.clear()
+        _NATIVE_PAIRS[key] = native
+    return native
+
+
+#: character sets whose text the engine's UTF-8 strings are already (``binary`` is passed through)
+NATIVE_CHARSETS = frozenset({"utf8mb4", "utf8mb3", "utf8", "binary"})
+#: (character_set_client, character_set_results) as stored for the session (:data:`_UNSET` when it has no value
+#: of its own), then as stored globally -> :func:`native_charsets`' answer
+_NATIVE_PAIRS: dict[tuple[Any, Any, Any, Any], bool] = {}
+#: a session variable without a session value
+_UNSET = object()
+
+
 def set_names(session: SessionAPI, charset: str) -> None:
     """What a HandshakeResponse's collation does (``thd_init_client_charset``): character_set_client,
     _connection and _results all become ``charset`` (its default collation for collation_connection)."""
@@ -420,6 +452,19 @@ def split(sql: str, session: Any = None) -> list[str]:
     lexed as ``session``'s sql_mode says (NO_BACKSLASH_ESCAPES)."""
     escapes = session is None or not session.no_backslash_escapes()
     return [s for s in split_statements(sql, backslash_escapes=escapes) if s.strip()]
+
+
+def one_statement(sql: str) -> bool:
+    """True when ``sql`` is one statement as it stands: :func:`split` of it is ``[sql]`` under any sql_mode (no
+    ``;``, no comment marker, no outer whitespace, not empty; ``split_statements``' own shortcut)."""
+    return (
+        ";" not in sql
+        and "--" not in sql
+        and "#" not in sql
+        and "/*" not in sql
+        and sql != ""
+        and sql.strip() == sql
+    )
 
 
 def execute(

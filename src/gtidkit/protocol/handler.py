@@ -87,8 +87,12 @@ from gtidkit.version import SERVER_VERSION
 
 log = logging.getLogger("gtidkit.server")
 
+#: status flags without SERVER_MORE_RESULTS_EXISTS (the last result of a command)
+_NOT_MORE_RESULTS = ~STATUS_MORE_RESULTS_EXISTS & 0xFFFF
 #: the command byte of COM_STMT_EXECUTE, as the fifth byte of its packet
 _EXECUTE_BYTE = b"\x17"
+#: the command byte of COM_QUERY, as the fifth byte of its packet
+_QUERY_BYTE = b"\x03"
 #: command byte + statement_id (4) + flags (1) + iteration_count (4)
 _EXECUTE_FIXED = 10
 #: COM_STMT_EXECUTE's statement_id: 4 bytes little-endian after the command byte
@@ -371,10 +375,16 @@ class ClientHandler:
             refresh is not None
         ):  # another worker process's SET GLOBAL / CREATE USER / GRANT, before this login
             refresh()  # step or command
-        if data and data[4:5] == _EXECUTE_BYTE and not (self.closed or self.want_tls):
-            fast = self._fast_execute(data)
-            if fast is not None:
-                return fast
+        if data and not (self.closed or self.want_tls):
+            command = data[4:5]
+            if command == _EXECUTE_BYTE:
+                fast = self._fast_execute(data)
+                if fast is not None:
+                    return fast
+            elif command == _QUERY_BYTE:
+                fast = self._fast_query(data)
+                if fast is not None:
+                    return fast
         self.conn.receive_data(data)
         out = bytearray()
         while not self.closed and not self.want_tls:
@@ -761,10 +771,7 @@ class ClientHandler:
         session = self.session
         if session is None:
             return None  # closed: the general path answers 2006
-        client, results_cs = engine_seam.connection_charsets(session)
-        if not (client in _NATIVE or _native(client)) or not (
-            results_cs is None or results_cs in _NATIVE or _native(results_cs)
-        ):
+        if not engine_seam.native_charsets(session):
             return None  # text to convert: the general path converts it
         conn = self.conn
         payload = conn.peek_command(data)
@@ -803,7 +810,26 @@ class ClientHandler:
                 if not results:
                     raise StopIteration  # what next() on the general path's empty generator raises
                 if len(results) == 1:
-                    out = self._send_result(results[0], more=False, binary=True, stmt=stmt if fast else None)
+                    res = results[0]
+                    meta = stmt.result_meta if fast else None
+                    if (
+                        meta is None
+                        or res.columns is not meta[0]
+                        or res.state_changes
+                        or (
+                            again := conn.send_binary_rows_again(
+                                meta[1],
+                                res.rows,
+                                res.warning_count,
+                                res.status_flags & _NOT_MORE_RESULTS,
+                                meta[2],
+                                meta[3],
+                            )
+                        )
+                        is None
+                    ):
+                        again = self._send_result(res, more=False, binary=True, stmt=stmt if fast else None)
+                    out = again  # a prepared SELECT executed again: its result set's kept head and metadata
                 else:
                     last = len(results) - 1
                     for i, res in enumerate(results):
@@ -820,6 +846,65 @@ class ClientHandler:
             ):  # KILL, or COMMIT / ROLLBACK RELEASE (engine_seam.session_ended)
                 self.closed = True
             return out
+        finally:
+            self.command = "Sleep"
+            self.info = None
+            self.command_started = time.monotonic()
+
+    def _fast_query(self, data: bytes) -> bytes | None:
+        """COM_QUERY of one statement arriving alone in one packet (BEGIN, COMMIT ...): the answer, byte for byte
+        what the general path (:meth:`receive_data` -> :meth:`_dispatch` -> :meth:`_command` -> :meth:`_query`)
+        sends, without its generic steps (packet buffering, the message object, the dispatch chain, the statement
+        splitting and the generator of :func:`engine_seam.execute`). None, with nothing changed, for anything else
+        (query attributes to decode, text to convert from character_set_client, more than one statement, an
+        empty query): then the general path answers.
+
+        Kept as the general path does: PROCESSLIST's Command / Time / Info, the Questions counter, KILL QUERY /
+        CONNECTION, LOAD DATA LOCAL's file request (:meth:`_read_local_file`), every OK / ERR / result-set byte.
+        """
+        session = self.session
+        conn = self.conn
+        if session is None or conn.capability_bits & CAP_QUERY_ATTRIBUTES:
+            return None  # closed (2006), or attributes the general decoder reads and checks
+        if not engine_seam.native_charsets(session):
+            return None  # text to convert: the general path converts it
+        payload = conn.peek_command(data)
+        if payload is None:
+            return None
+        sql = payload[1:].decode("utf-8", "surrogateescape")  # _text_in of a utf8* / binary client
+        if not engine_seam.one_statement(sql):
+            return None  # several statements (or none): the general path splits them
+        conn.begin_response()
+        self.command = "Query"
+        self.command_started = time.monotonic()
+        try:
+            session.count_command("query")
+            self.info = sql
+            out = self._out = bytearray()
+            try:
+                results = session.execute(sql, split=False)
+                if not results:
+                    raise StopIteration  # what next() on the general path's empty generator raises
+                last = len(results) - 1
+                for i, res in enumerate(results):
+                    out += self._send_result(res, more=i < last)
+            except MySQLError as err:
+                if conn.state not in (
+                    State.CLOSED,
+                    State.ERROR,
+                ):  # else the client left in a LOCAL INFILE file
+                    out += conn.send(Err(err.code, err.message, err.sqlstate))
+            except ProtocolError:
+                raise
+            except Exception as err:
+                log.exception("internal error in connection %d on %r", self.connection_id, sql[:200])
+                out += conn.send(Err(1815, f"Internal error: {type(err).__name__}: {err}"))
+            if (
+                self.killed or session.killed
+            ):  # KILL, or COMMIT / ROLLBACK RELEASE (engine_seam.session_ended)
+                self.closed = True
+            self._out = self._pending = None
+            return bytes(out)
         finally:
             self.command = "Sleep"
             self.info = None
@@ -948,6 +1033,19 @@ class ClientHandler:
         results need no character-set conversion (such statements cannot change ``character_set_results``), and
         which keeps its own result-set metadata.
         """
+        columns = res.columns
+        if (
+            columns is None and not more and not res.state_changes
+        ):  # an OK, the last result (BEGIN, COMMIT, DML)
+            # no state changes: the flags have no SERVER_SESSION_STATE_CHANGED (StatementResult's invariant)
+            return self.conn.send_ok(
+                # CLIENT_FOUND_ROWS: the client wants rows matched, not rows changed (UPDATE)
+                res.matched_rows if self.conn.capability_bits & CAP_FOUND_ROWS else res.affected_rows,
+                res.last_insert_id,
+                res.status_flags & _NOT_MORE_RESULTS,
+                res.warning_count,
+                res.info.encode() if res.info else b"",
+            )
         status = res.status_flags
         if more:
             status |= STATUS_MORE_RESULTS_EXISTS
@@ -961,7 +1059,6 @@ class ClientHandler:
                 status |= STATUS_SESSION_STATE_CHANGED
         if not state:
             status &= ~STATUS_SESSION_STATE_CHANGED
-        columns = res.columns
         if columns is None:
             info = res.info.encode() if res.info else b""
             # CLIENT_FOUND_ROWS: the client wants rows matched, not rows changed (UPDATE)
@@ -976,6 +1073,10 @@ class ClientHandler:
         else:
             meta = stmt.result_meta
         # a statement's columns come back as a new tuple of the same Column objects: equal at identity speed
+        if meta is not None and columns is not meta[0] and columns == meta[0] and stmt is not None:
+            # the same columns in another tuple (a prepared SELECT keeps its result columns after its first
+            # executions): kept in their place, so the next execution finds them by identity (_fast_execute)
+            meta = stmt.result_meta = (columns, *meta[1:])
         if meta is None or (columns is not meta[0] and columns != meta[0]):
             meta = (
                 columns,
@@ -1068,7 +1169,7 @@ def _native(charset: str) -> bool:
     return charset in _NATIVE or charset.lower() in _NATIVE
 
 
-_NATIVE = frozenset({"utf8mb4", "utf8mb3", "utf8", "binary"})
+_NATIVE = engine_seam.NATIVE_CHARSETS
 
 
 def _params_in(values: list[Any], types: Any, client: str) -> list[Any]:

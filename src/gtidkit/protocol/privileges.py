@@ -127,7 +127,7 @@ class AccountAuthorizer:
         handler: the connection (``current_account()``, ``user``, ``peer_host_name()``, ``sandbox``).
     """
 
-    __slots__ = ("_account", "_handler", "_passed")
+    __slots__ = ("_account", "_exempt", "_handler", "_passed")
 
     def __init__(self, handler: Any) -> None:
         self._handler = handler
@@ -135,12 +135,17 @@ class AccountAuthorizer:
         self._account: Account | None = None
         #: (kind, privileges needed, tables named) of SELECT / DML checks that passed for that account
         self._passed: set[tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]] = set()
+        #: (account, whether it has SUPER or CONNECTION_ADMIN, whether it is root-like) of the last account checked:
+        #: its read_only exemption, and whether check_statement has anything to check for it
+        self._exempt: tuple[Account | None, bool, bool] | None = None
 
     def state(self) -> object:
         """The account as stored now and the sandbox flag: what :meth:`check`'s answers depend on besides the
         statement and the default schema."""
         h = self._handler
-        return (h.current_account(), h.sandbox)
+        # h.current_account() is a function of the store's version and the logged-in account: those two stand
+        # for it without the lookup
+        return (h.ctx.accounts.version, h.account, h.sandbox)
 
     def check(self, session: Any, stmt: Any) -> None:
         """Raise MySQL's access error when the connection's account may not run ``stmt`` (classified). A SELECT /
@@ -159,10 +164,21 @@ class AccountAuthorizer:
         if h.sandbox and kind != "set" and kind != "account":
             raise mysql_error(1820)
         account = h.current_account()
-        engine_seam.set_read_only_exempt(session, has_global(account, "SUPER", "CONNECTION_ADMIN"))
+        exempt = self._exempt
+        if (
+            exempt is None or exempt[0] is not account
+        ):  # accounts are frozen: the same object, the same answers
+            exempt = self._exempt = (
+                account,
+                has_global(account, "SUPER", "CONNECTION_ADMIN"),
+                account is not None and _root_like(account.privileges),
+            )
+        engine_seam.set_read_only_exempt(session, exempt[1])
+        if exempt[2] and kind != "account":
+            return  # a root-like account: check_statement passes everything but its account statements' own check
         if (
             account is None
-            or _root_like(account.privileges)
+            or exempt[2]
             or (kind != "select" and kind != "dml")
             or "into_file" in stmt.info  # FILE, beside the tables: not remembered with them
         ):

@@ -73,7 +73,7 @@ def execute_parameters(
 
 
 def _no_rows(
-    rows: Any, seq: int, types: tuple[int, ...], unsigned: tuple[bool, ...]
+    rows: Any, seq: int, types: tuple[int, ...], unsigned: tuple[bool, ...], *head_and_eof: Any
 ) -> tuple[bytes, int] | None:
     """:func:`binary_rows` without the compiled module: always None (the caller's Python loops answer)."""
     return None
@@ -83,5 +83,7 @@ def _no_rows(
 #: from ``seq``: (bytes, next sequence id), byte for byte :func:`messages.encode_binary_rows` then one packet each;
 #: None when the compiled loop is off or leaves the rows to that function (a value it does not encode, one that does
 #: not fit its column, a row of 16 MiB or more, an iterator), which the caller then runs. The compiled function
-#: itself when it is on (no Python frame per result set).
+#: itself when it is on (no Python frame per result set). ``binary_rows(rows, seq, types, unsigned, head,
+#: eof_warnings, eof_status)``: ``head`` (bytes) + the rows + a classic EOF packet (0xFE, the warnings, the status
+#: flags as given) with the next sequence id, and the id after it; None as above or when a count does not fit 2 bytes.
 binary_rows = _wirefast.binary_rows if COMPILED else _no_rows

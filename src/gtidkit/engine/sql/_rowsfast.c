@@ -1167,8 +1167,41 @@ uniform_width(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nar
     Py_RETURN_TRUE;
 }
 
+PyDoc_STRVAR(set_slots_doc,
+             "set_slots(obj, names, values) -> None\n\n"
+             "object.__setattr__(obj, name, value) for each name of the tuple `names` and value of the tuple\n"
+             "`values` (as long), in order: the generic attribute setter, whatever the type's own __setattr__ (a\n"
+             "frozen dataclass's) says, without a call through object.__setattr__'s wrapper per value.");
+
+static PyObject *
+set_slots(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "set_slots(obj, names, values)");
+        return NULL;
+    }
+    PyObject *obj = args[0], *names = args[1], *values = args[2];
+    if (!PyTuple_CheckExact(names) || !PyTuple_CheckExact(values) ||
+        PyTuple_GET_SIZE(names) != PyTuple_GET_SIZE(values)) {
+        PyErr_SetString(PyExc_TypeError, "set_slots: names and values must be tuples of the same length");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
+        PyObject *name = PyTuple_GET_ITEM(names, i);
+        if (!PyUnicode_Check(name)) {
+            PyErr_SetString(PyExc_TypeError, "set_slots: attribute names must be str");
+            return NULL;
+        }
+        if (PyObject_GenericSetAttr(obj, name, PyTuple_GET_ITEM(values, i)) < 0) {
+            return NULL;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef rowsfast_functions[] = {
     {"uniform_width", (PyCFunction)(void (*)(void))uniform_width, METH_FASTCALL, uniform_width_doc},
+    {"set_slots", (PyCFunction)(void (*)(void))set_slots, METH_FASTCALL, set_slots_doc},
     {NULL, NULL, 0, NULL},
 };
 

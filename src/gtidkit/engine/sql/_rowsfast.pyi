@@ -24,3 +24,6 @@ class Reader:
     ) -> list[tuple[Any, ...]] | None:
         """The rows of ``sql`` as SQLite's ORDER BY of the result columns ``keys`` (and DISTINCT) gives them, or
         None when SQLite must sort (see ``_rowsfast.c``)."""
+
+def set_slots(obj: Any, names: tuple[str, ...], values: tuple[Any, ...]) -> None:
+    """``object.__setattr__(obj, name, value)`` for each pair, in order."""

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from dataclasses import replace as dc_replace
 from decimal import Decimal
 from inspect import signature
-from typing import Any
+from typing import Any, Self
 
 import sqlglot
 import sqlglot.errors
@@ -250,6 +250,56 @@ class SelectPlan:
         object.__setattr__(self, "json_columns", json_at)
 
 
+class FunctionTable(dict[str, Callable[..., Any]]):
+    """A session's SQL functions (upper-case name -> callable; :attr:`Executor.functions`) with a ``version`` that
+    every change bumps, so a statement tells whether the connection's registered functions are still these by one
+    comparison (:meth:`Executor._functions_synced`) instead of comparing the two dictionaries."""
+
+    __slots__ = ("version",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.version = 0
+
+    def __setitem__(self, key: str, value: Callable[..., Any]) -> None:
+        super().__setitem__(key, value)
+        self.version += 1
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self.version += 1
+
+    def __ior__(self, other: Any) -> Self:  # type: ignore[override,misc]
+        super().__ior__(other)
+        self.version += 1
+        return self
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        """``dict.update``, then a new version."""
+        super().update(*args, **kwargs)
+        self.version += 1
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        """``dict.setdefault``, then a new version."""
+        self.version += 1
+        return super().setdefault(key, default)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        """``dict.pop``, then a new version."""
+        self.version += 1
+        return super().pop(key, *default)
+
+    def popitem(self) -> tuple[str, Callable[..., Any]]:
+        """``dict.popitem``, then a new version."""
+        self.version += 1
+        return super().popitem()
+
+    def clear(self) -> None:
+        """``dict.clear``, then a new version."""
+        super().clear()
+        self.version += 1
+
+
 class PreparedPlan:
     """A prepared statement's plan, kept with the statement (:meth:`Executor.prepared_plan` fills it): valid for
     ``key`` = (default database, catalog version, temporary-table key, div_precision_increment).
@@ -262,9 +312,12 @@ class PreparedPlan:
         simple: a :class:`SelectPlan` that :meth:`Executor.run_prepared_select` can run.
         columns: the session's result columns for this plan when they do not depend on the values (None: not
             known yet or value-dependent).
+        plain: a ``simple`` plan whose rows go out as the reader reads them (its columns and metadata known at
+            planning time, no DECIMAL / JSON conversion, no ``@@variable`` metadata): :meth:`Executor._run_plain`
+            runs it.
     """
 
-    __slots__ = ("binds", "columns", "key", "params", "plan", "simple")
+    __slots__ = ("binds", "columns", "key", "params", "plain", "plan", "simple")
 
     def __init__(self) -> None:
         self.key: tuple[Any, ...] | None = None
@@ -272,6 +325,7 @@ class PreparedPlan:
         self.params: dict[str, Any] = {}
         self.binds: dict[str, Any] = {}
         self.simple = False
+        self.plain = False
         self.columns: Any = None
 
 
@@ -454,7 +508,7 @@ class Executor:
         self.sysvar_resolver: Callable[[str, str | None], Any] | None = None
         #: ``name -> kind`` of a system variable (``bool``, ``int``, ``uint``, ``enum``, ``str``) for metadata
         self.sysvar_kind: Callable[[str], str | None] | None = None
-        self.functions: dict[str, Callable[..., Any]] = {}
+        self.functions: FunctionTable = FunctionTable()
         self.user_variables: dict[str, Any] = {}
         self.last_insert_id = 0
         self.forced_insert_id: int | None = None
@@ -489,6 +543,8 @@ class Executor:
         self.interrupt = threading.Event()
         self.virtual_tables: dict[tuple[str, str], Callable[[], list[tuple]]] = {}
         self._registered: dict[str, Callable[..., Any]] = {}
+        #: ``functions.version`` when ``_registered`` was last made equal to ``functions`` (-1: never)
+        self._registered_version = -1
         self._udf_error: BaseException | None = None
         #: the FieldStore of the DML statement running now (division by zero reports to it)
         self.dml_store: FieldStore | None = None
@@ -627,13 +683,27 @@ class Executor:
         """The upper-case names of the session-bound functions registered on the session's SQLite connection."""
         return [name.upper() for name in self._registered]
 
+    def _functions_synced(self) -> bool:
+        """``functions`` are the ones registered on the connection (:meth:`_sync_functions` has nothing to do): one
+        comparison of versions per statement, not of the two dictionaries."""
+        functions = self.functions
+        return (
+            self._registered_version == functions.version
+            if type(functions) is FunctionTable
+            else self._registered == functions
+        )
+
     def _sync_functions(self) -> None:
-        if self._registered == self.functions:  # functions compare by identity: same names, same objects
+        functions = self.functions
+        version = functions.version if type(functions) is FunctionTable else -1
+        if self._registered == functions:  # functions compare by identity: same names, same objects
+            self._registered_version = version
             return
-        for name, fn in self.functions.items():
+        for name, fn in functions.items():
             if self._registered.get(name) is not fn:
                 function_table.register_bound(self.conn.raw, name.upper(), self._wrap_udf(fn, name.upper()))
-        self._registered = dict(self.functions)
+        self._registered = dict(functions)
+        self._registered_version = version
         stale = self.conn.stale_bound
         if stale:  # a pooled connection: what its previous session bound and this one does not must not run
             self.conn.stale_bound = frozenset()
@@ -1436,6 +1506,7 @@ class Executor:
                 and ":gkdb" not in plan.sql
                 and ":gkver" not in plan.sql
             )
+            slot.plain = slot.simple and _plain_rows(plan)
             slot.columns = None
             slot.key = key
         return slot
@@ -1465,12 +1536,15 @@ class Executor:
         current_db: str | None,
         timeout_ms: int = 0,
         cte_limit: int = 1000,
-    ) -> tuple[
-        list[str], list[tuple[Any, ...]], tuple[Column | None, ...] | None, list[tuple[str, int, str]]
-    ]:
+    ) -> (
+        tuple[list[str], list[tuple[Any, ...]], tuple[Column | None, ...] | None, list[tuple[str, int, str]]]
+        | None
+    ):
         """Run a prepared SELECT whose :meth:`prepared_plan` slot is ``simple`` (a :class:`SelectPlan` reading no
         variable, virtual table or ``:gkdb`` / ``:gkver``), with its parameters ``values`` (``gp<i>`` -> value
-        as :func:`bindable` returns it): what :meth:`execute` does for it, without an :class:`ExecResult`.
+        as :func:`bindable` returns it): what :meth:`execute` does for it, without an :class:`ExecResult`. None,
+        with nothing run, when the slot's plan is not current (:meth:`plan_is_current`: :meth:`prepared_plan`
+        plans it again first).
 
         Args:
             slot: the statement's plan slot (:meth:`prepared_plan`).
@@ -1483,11 +1557,20 @@ class Executor:
             cte_limit: the session's ``cte_max_recursion_depth`` (3636 past it).
 
         Returns:
-            (column names, rows, metadata, warnings) as :meth:`run_select_plan` puts them in its result.
+            (column names, rows, metadata, warnings) as :meth:`run_select_plan` puts them in its result, or None.
 
         Raises:
             MySQLError: as :meth:`execute`.
         """
+        key = slot.key  # plan_is_current(slot, current_db), inline
+        if (
+            key is None
+            or key[0] != current_db
+            or key[1] != self.storage.catalog.version
+            or key[2] != self.temp_key
+            or key[3] != self.div_precision_increment
+        ):
+            return None
         self.current_db = current_db
         if self.interrupt.is_set():
             self.interrupt.clear()
@@ -1500,10 +1583,45 @@ class Executor:
         if timeout_ms:  # max_execution_time / the hint, as :meth:`execute` sets it
             self.deadline = time.monotonic() + timeout_ms / 1000
         try:
+            if slot.plain:
+                return self._run_plain(slot.plan, binds)
             return self._run_plan(slot.plan, binds)
         finally:
             self._interruptible = False
             self.deadline = 0.0
+
+    def _run_plain(
+        self, plan: SelectPlan, binds: dict[str, Any]
+    ) -> tuple[list[str], list[tuple[Any, ...]], Any, list[tuple[str, int, str]]]:
+        """:meth:`_run_plan` of a plan :func:`_plain_rows` accepts: the same steps without the conversions such a
+        plan cannot need (DECIMAL / JSON values, ``@@variable`` metadata), read by the compiled reader; what the
+        reader leaves to the sqlite3 module (text that is no UTF-8), and everything without the reader, goes to
+        :meth:`_run_plan`, which reads the rows again."""
+        reader = self.conn.rows_reader()
+        if reader is None or not self._functions_synced():
+            return self._run_plan(plan, binds)
+        self.group_concat_rows[0] = 0
+        if self.udf_warnings:
+            self.udf_warnings = []
+        self._udf_error = None
+        sort = plan.reader_sort
+        try:
+            if sort is None:
+                rows = reader.run(plan.sql, binds)
+            else:  # ORDER BY / DISTINCT done on the rows read (reader_sort.py); None: SQLite's
+                rows = reader.run_sorted(sort.sql, binds, sort.keys, sort.distinct)
+        except _db.Error as err:
+            raise self.translate_error(err, plan.sql) from err
+        if rows is None:
+            return self._run_plan(plan, binds, use_reader=False)
+        if rows and reader.floats != 0:  # the reader counted the floats, the only values that can be infinite
+            _check_finite(rows, plan.columns)  # type: ignore[arg-type]  # _plain_rows: columns are known
+        warnings = self.udf_warnings
+        if warnings:
+            self.udf_warnings = []
+        else:
+            warnings = []
+        return list(plan.columns), rows, plan.metadata, warnings  # type: ignore[arg-type]
 
     def run_select_plan(self, plan: SelectPlan, params: dict[str, Any], current_db: str | None) -> ExecResult:
         """Execute a :class:`SelectPlan` with placeholder values ``params``."""
@@ -1544,14 +1662,14 @@ class Executor:
             raw.text_factory = before
 
     def _run_plan(
-        self, plan: SelectPlan, binds: dict[str, Any], sql: str | None = None
+        self, plan: SelectPlan, binds: dict[str, Any], sql: str | None = None, *, use_reader: bool = True
     ) -> tuple[
         list[str], list[tuple[Any, ...]], tuple[Column | None, ...] | None, list[tuple[str, int, str]]
     ]:
         """Run ``plan.sql`` (or ``sql``, the text SQLite runs in its place: PREPARE's ``LIMIT 0``) with ``binds``
         (every placeholder's value, as sqlite3 binds it): (column names, rows converted to the columns' MySQL
-        types, metadata, warnings)."""
-        if self._registered != self.functions:
+        types, metadata, warnings). ``use_reader=False``: the compiled reader declined these rows already."""
+        if not self._functions_synced():
             self._sync_functions()
         self.group_concat_rows[0] = 0
         if self.udf_warnings:
@@ -1560,7 +1678,7 @@ class Executor:
         floats = None  # FLOAT values in rows, when the reader read them
         # the compiled reader (engine/sql/fast_rows.py): the same rows and errors as the sqlite3 module's fetchall,
         # without a GIL hand-over per row; None: the module's way answers (text that is no UTF-8, for one)
-        reader = self.conn.rows_reader() if sql is None and plan.columns else None
+        reader = self.conn.rows_reader() if use_reader and sql is None and plan.columns else None
         if reader is not None:
             self._udf_error = None
             sort = plan.reader_sort
@@ -2000,6 +2118,22 @@ def _arity_error(fn: Callable[..., Any], args: Sequence[Any], name: str) -> MySQ
 
 
 _INFINITIES = (float("inf"), float("-inf"))
+
+
+def _plain_rows(plan: SelectPlan) -> bool:
+    """``plan``'s rows need nothing after the reader: its column names and metadata known at planning time, no
+    DECIMAL column or expression to convert, no JSON value to print, no ``@@variable`` metadata (the steps of
+    :meth:`Executor._run_plan` after the read)."""
+    return (
+        bool(plan.columns)
+        and plan.decimals is None
+        and plan.convert is None
+        and plan.metadata is not None
+        and len(plan.metadata) == len(plan.columns or ())
+        and not plan.variable_metadata
+        and not plan.json_columns
+        and not plan.reads_json
+    )
 
 
 def _check_finite(rows: Sequence[Sequence[Any]], names: Sequence[str]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 try:  # the compiled reader (setup.py builds it; optional)
@@ -25,7 +26,27 @@ COMPILED = _rowsfast is not None and os.environ.get("GTIDKIT_PURE_PYTHON", "") i
 #: width check of a result set, ``StatementResult.result_set``); None when the compiled module is not in use
 uniform_width = _rowsfast.uniform_width if COMPILED else None
 
-__all__ = ["COMPILED", "fetch_rows", "reader_for", "uniform_width"]
+
+def _set_slots(obj: Any, names: tuple[str, ...], values: tuple[Any, ...]) -> None:
+    """The reference of ``_rowsfast.set_slots``: ``object.__setattr__`` of each name and value, in order (a frozen
+    dataclass's own way of setting its fields).
+
+    Raises:
+        TypeError: ``names`` and ``values`` are not tuples of the same length, or a name is not a str.
+    """
+    if type(names) is not tuple or type(values) is not tuple or len(names) != len(values):
+        raise TypeError("set_slots: names and values must be tuples of the same length")
+    for name, value in zip(names, values):
+        object.__setattr__(obj, name, value)
+
+
+#: ``set_slots(obj, names, values)``: ``object.__setattr__(obj, name, value)`` for each pair, in C when compiled
+#: (one call for a whole result object: ``StatementResult``'s construction, every statement's)
+set_slots: Callable[[Any, tuple[str, ...], tuple[Any, ...]], None] = (
+    _rowsfast.set_slots if COMPILED else _set_slots
+)
+
+__all__ = ["COMPILED", "fetch_rows", "reader_for", "set_slots", "uniform_width"]
 
 
 def reader_for(raw: sqlite3.Connection) -> Any:

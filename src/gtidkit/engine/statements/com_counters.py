@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMMAND_COUNTERS",
+    "COMMAND_SLOTS",
     "COM_NAMES",
     "QUERIES",
     "QUESTIONS",
@@ -302,6 +303,16 @@ COMMAND_COUNTERS: dict[str, tuple[int | None, bool]] = {
 }
 #: the commands whose statements count their own query ids in the engine
 RUN_STATEMENTS = frozenset({"query", "init_db", "process_kill", "stmt_execute"})
+#: command -> the counter slots one such command bumps: its Com_ counter, Questions, Queries (as
+#: :data:`COMMAND_COUNTERS` and :data:`RUN_STATEMENTS` say; worked out once for ``Session.count_command``)
+COMMAND_SLOTS: dict[str, tuple[int, ...]] = {
+    command: (
+        *(() if com is None else (com,)),
+        *((QUESTIONS,) if question else ()),
+        *(() if command in RUN_STATEMENTS else (QUERIES,)),
+    )
+    for command, (com, question) in COMMAND_COUNTERS.items()
+}
 
 _SELECT = _SLOTS["select"]
 #: a parser command (classify.py's recogniser and SHOW rows) -> its counter

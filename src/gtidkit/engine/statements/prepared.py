@@ -518,7 +518,11 @@ def fast_select_values(stmt: PreparedStatement, params: list[Any] | tuple[Any, .
         return None
     if len(params) != stmt.param_count:
         raise mysql_error(1210, "mysqld_stmt_execute")
-    return {name: _sqlite_value(v) for name, v in zip(shape.names, params)}
+    for v in params:
+        t = type(v)
+        if not ((t is int and -(2**63) <= v < 2**63) or t is str):  # _sqlite_value would convert it
+            return {name: _sqlite_value(v) for name, v in zip(shape.names, params)}
+    return dict(zip(shape.names, params))  # sysbench's: integers and strings, bound as they are
 
 
 def _sqlite_value(value: Any) -> Any:
