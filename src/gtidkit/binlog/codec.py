@@ -343,20 +343,20 @@ def check_layout(event: Any, type_code: int, fde: FormatDescriptionEvent) -> Non
     Raises:
         ValueError: the FDE does not describe the event's layout.
     """
-    if (fde.post_header_lengths, type_code) in _LAYOUTS_OK or isinstance(event, UnknownEvent):
+    if (fde.post_header_lengths, type_code) in LAYOUTS_OK or isinstance(event, UnknownEvent):
         return
     if type_code in LAYOUTS and fde.post_header_len(type_code) not in LAYOUTS[type_code]:
         raise ValueError(
             f"the FDE of server {fde.server_version!r} does not describe {_type_name(type_code)} "
             f"(post-header length {fde.post_header_len(type_code)})"
         )
-    if len(_LAYOUTS_OK) > 4096:
-        _LAYOUTS_OK.clear()
-    _LAYOUTS_OK.add((fde.post_header_lengths, type_code))
+    if len(LAYOUTS_OK) > 4096:
+        LAYOUTS_OK.clear()
+    LAYOUTS_OK.add((fde.post_header_lengths, type_code))
 
 
 #: (FDE post-header table, type code) pairs :func:`check_layout` accepted: a writer checks each once per file
-_LAYOUTS_OK: set[tuple[bytes, int]] = set()
+LAYOUTS_OK: set[tuple[bytes, int]] = set()
 
 
 def encode_event(

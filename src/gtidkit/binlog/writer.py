@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from gtidkit.binlog.codec import (
-    _LAYOUTS_OK,
+    LAYOUTS_OK,
     TYPE_CODES,
     check_layout,
     decode_event,
@@ -251,7 +251,7 @@ def encode_transaction(
         type_code = _CLASS_CODES.get(cls)
         if type_code is None:  # a rows event carries its own (4 of them in a sysbench write transaction)
             type_code = int(event.type_code) if cls is RowsEvent else type_code_of(event)
-        if (layouts, type_code) not in _LAYOUTS_OK:
+        if (layouts, type_code) not in LAYOUTS_OK:
             check_layout(event, type_code, fde)
         body: bytes | bytearray
         if cls is TableMapEvent:  # one frozen Table_map object serves every transaction on its table
@@ -302,7 +302,7 @@ def encode_transaction(
     length = rest + _gtid_size_hint[0]
     untagged = gtid is None or not gtid.tag
     fast_type = _ANONYMOUS if gtid is None else _GTID
-    if untagged and commit_timestamps is not None and (layouts, fast_type) in _LAYOUTS_OK:
+    if untagged and commit_timestamps is not None and (layouts, fast_type) in LAYOUTS_OK:
         # the common Gtid event packed without building it (GtidEvent's defaults applied here; its checks are
         # the fallback's when a field needs them)
         def untagged_body(length: int) -> bytes | None:

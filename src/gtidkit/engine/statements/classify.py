@@ -207,7 +207,8 @@ class DdlObject:
     Attributes:
         verb: the first keyword, upper case (``CREATE``, ``DROP``, ``ALTER``, ``TRUNCATE``, ``RENAME`` ...).
         kind: ``DATABASE`` (SCHEMA too), ``INDEX`` (``CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX``, ``DROP INDEX``),
-            else "".
+            ``VIEW`` (``CREATE | ALTER [OR REPLACE] [ALGORITHM = ...] [DEFINER = ...] [SQL SECURITY ...] VIEW``;
+            not DROP VIEW), else "".
         name: the database of a CREATE / DROP DATABASE (backquotes removed), else None.
     """
 
@@ -223,6 +224,11 @@ _DDL_DATABASE_NAME = re.compile(
 _DDL_INDEX = re.compile(
     r"\s*(?:CREATE\s+(?:UNIQUE\s+|FULLTEXT\s+|SPATIAL\s+)?|DROP\s+)INDEX\b", re.IGNORECASE
 )
+_DDL_VIEW = re.compile(
+    r"\s*(?:CREATE|ALTER)\s+(?:OR\s+REPLACE\s+)?(?:ALGORITHM\s*=\s*\w+\s+)?(?:DEFINER\s*=\s*\S+\s+)?"
+    r"(?:SQL\s+SECURITY\s+\w+\s+)?VIEW\b",
+    re.IGNORECASE,
+)
 
 
 def ddl_object(text: str) -> DdlObject:
@@ -234,6 +240,8 @@ def ddl_object(text: str) -> DdlObject:
         return DdlObject(verb, "DATABASE", m.group(1) if m else None)
     if _DDL_INDEX.match(text):
         return DdlObject(verb, "INDEX")
+    if _DDL_VIEW.match(text):
+        return DdlObject(verb, "VIEW")
     return DdlObject(verb, "")
 
 

@@ -32,7 +32,6 @@ gets 1213 instead of waiting (the holders need that lock to commit).
 
 from __future__ import annotations
 
-import re
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -65,13 +64,6 @@ __all__ = [
 _SYSTEM = frozenset({"mysql", "sys", "information_schema", "performance_schema"})
 #: row locks one transaction takes before its further statements lock whole tables instead (slots are shared)
 MAX_ROW_LOCKS = 64
-#: CREATE / ALTER VIEW (OR REPLACE, ALGORITHM, DEFINER, SQL SECURITY before VIEW): it writes no row of the tables it reads, so it takes no table
-#: lock on them (MySQL's CREATE VIEW holds shared metadata locks on them: it does not wait for their writers)
-_VIEW_DDL = re.compile(
-    r"\s*(?:CREATE|ALTER)\s+(?:OR\s+REPLACE\s+)?(?:ALGORITHM\s*=\s*\w+\s+)?(?:DEFINER\s*=\s*\S+\s+)?"
-    r"(?:SQL\s+SECURITY\s+\w+\s+)?VIEW\b",
-    re.IGNORECASE,
-)
 #: statement kinds that neither read nor write a table with queued rows: no flush before them
 _NO_FLUSH = frozenset({"commit", "rollback", "dml"})
 
@@ -591,7 +583,11 @@ def lock_for_immediate(session: Session, stmt: Statement) -> None:
     else:
         catalog = session.executor.storage.catalog
         temp = session.executor.temp_tables
-        named = [] if stmt.kind == "ddl" and _VIEW_DDL.match(stmt.text) else list(session.named_tables(stmt))
+        # CREATE / ALTER VIEW writes no row of the tables it reads: no table lock on them (MySQL's CREATE VIEW
+        # holds shared metadata locks on them: it does not wait for their writers)
+        named = (
+            [] if stmt.kind == "ddl" and stmt.ddl_object.kind == "VIEW" else list(session.named_tables(stmt))
+        )
         if stmt.kind == "ddl" and stmt.ddl_object.kind == "DATABASE" and stmt.ddl_object.name:
             # DROP / ALTER DATABASE names no table: every table of the schema
             schema = catalog.canonical_schema(stmt.ddl_object.name)
