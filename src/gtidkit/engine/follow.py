@@ -171,11 +171,16 @@ class Follower:
         self.server = server
         self.page = page
         self._committed = page.counter("committed")
+        # the page's words and the indexes of ``committed`` / ``catalog_generation``: the per-command checks
+        # read them inline (one subscript, no method call)
+        self._words = self._committed.words
+        self._committed_at = self._committed.index
         self._reset_epoch = page.counter("reset_epoch")
         self._binlog_generation = page.counter("binlog_generation")
         self._epoch = 0
         self._generation = 0
         self._catalog_generation = page.counter("catalog_generation")
+        self._catalog_at = self._catalog_generation.index
         self._catalog_seen = -1
         self._held_catalog = -1  # the catalog's version when this process took the write lock
         self._released = -1  # the ``committed`` value this process's last write-lock release published
@@ -217,11 +222,11 @@ class Follower:
 
     def stale(self) -> bool:
         """Whether another process has released the write lock since this one last caught up (~0.1 µs)."""
-        return self._committed.get() != self._seen
+        return self._words[self._committed_at] != self._seen
 
     def catalog_moved(self) -> bool:
         """Whether another process changed the catalog (DDL) since this one last caught up (~0.1 µs)."""
-        return self._catalog_generation.get() != self._catalog_seen
+        return self._words[self._catalog_at] != self._catalog_seen
 
     def refresh(self, force: bool = False) -> None:
         """Catch up when another process committed since the last catch-up (``force``: whatever the counter says;
@@ -229,7 +234,7 @@ class Follower:
         the same thread (``GtidState.refresh``, which this is, may be reached from one)."""
         if getattr(self._inside, "active", False):
             return
-        if force or self._committed.get() != self._seen:
+        if force or self._words[self._committed_at] != self._seen:
             self.catch_up()
 
     def published(self) -> None:
