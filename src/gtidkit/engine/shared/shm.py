@@ -17,7 +17,8 @@ write-lock owner      pid, worker id, connection id, since (f64): written by the
 sid map               ``sid index`` -> 16-byte server UUID + tag (MySQL's ``Sid_map``; index 0 = none)
 GTID owners           (gno, sid index, worker id, connection id, since) per owned GTID (:mod:`.owners`)
 waiters               who blocks on what, and the datagram address that wakes it (:mod:`.waiters`)
-workers               per-worker liveness: pid, incarnation, started at (:mod:`.workers`)
+workers               per-worker liveness: pid, incarnation, started at; prepared statements, saved transactions
+                      (:mod:`.workers`)
 write-lock holds      the last holds' commit-log rows, a ring written by the write lock's holder (:mod:`.holds`)
 ====================  ==========================================================================================
 
@@ -69,7 +70,7 @@ PAGE_FILE = "gtidkit.shm"
 PAGE_LOCK_FILE = "gtidkit.shm.lock"
 MAGIC = b"GTIDKSHM"
 #: layout version: a page of another version is refused (rebuilt by the next start-up)
-VERSION = 4
+VERSION = 5
 
 #: the named counters, in page order. One writer each, or written under the page lock only (``*_waiters``).
 COUNTERS: tuple[str, ...] = (
@@ -91,8 +92,9 @@ COUNTERS: tuple[str, ...] = (
     "binlog_waiters",  # registered binlog readers (dump threads) waiting for the end to move
     "executed_waiters",  # registered WAIT_FOR_EXECUTED_GTID_SET waiters: committers wake them only when > 0
     "catalog_generation",  # bumped by the write lock's holder when its transaction changed the catalog (DDL)
-    "gtid_saved",  # transactions saved to mysql.gtid_executed with the binary log off, every process (page lock)
-    "gtid_saved_base",  # gtid_saved when the compressor was last asked for a pass by the period (page lock)
+    # the workers' saved transactions (engine/shared/workers.py saved_total) when the compressor was last asked
+    # for a pass by the period (page lock)
+    "gtid_saved_base",
     "file_waiters",  # sessions waiting for a schema file's write lock (engine/shared/file_waits.py; page lock)
     "file_holders",  # schema-file write locks held (the deadlock detector's graph; page lock)
     "row_waiters",  # sessions waiting for a row or table lock (engine/shared/row_locks.py; page lock)
@@ -107,7 +109,7 @@ _SID = struct.Struct("=16sB32s")  # server UUID, tag length, tag (MySQL tags hav
 _SID_SLOT = 64
 _OWNER_SLOT = 32
 _WAITER_SLOT = 64
-_WORKER_SLOT = 32
+_WORKER_SLOT = 64
 #: bytes of one slot of the write-lock holds' ring (engine/shared/holds.py: nine 8-byte words)
 HOLD_SLOT = 72
 _WRITE_OWNER = struct.Struct("@QQQd")  # pid, worker id, connection id, since
