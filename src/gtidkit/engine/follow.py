@@ -338,21 +338,20 @@ class Follower:
             return None
         return self._number(blog.active), int(blog.writer.position)
 
-    def _take_row(self, words: tuple[int, ...]) -> tuple[GtidSet, GtidSet, bool]:
-        """Advance this process's view past a described row; returns its GTID as (binlogged, lost) sets and
-        whether it moved the binary log."""
+    def _take_row(self, words: tuple[int, ...], added: GtidSet, lost: GtidSet) -> bool:
+        """Advance this process's view past a described row: add its GTID in place to ``added`` (binlogged) or
+        ``lost`` (committed without the binary log); returns whether it moved the binary log."""
         code, seq, hi, lo, gno, file, end, seqno = words
-        added, lost = GtidSet(), GtidSet()
         self.last_seq = seq
         if code == holds.LOST_GTID:
             lost.add_in_place(_SID_WORDS.pack(hi, lo), "", gno)
-            return added, lost, False
+            return False
         if code == holds.GTID_TRX:
             added.add_in_place(_SID_WORDS.pack(hi, lo), "", gno)
         blog = self.server.binlog
         name = file_name(file, blog.basename.name) if blog is not None else file_name(file)
         self._last = (name, end, seqno - 1 if seqno else None)
-        return added, lost, True
+        return True
 
     def _described(self, previous: int) -> tuple[GtidSet, GtidSet, bool] | None:
         """Under the write lock, hold ``previous`` being the last one before this process's: what the holds since
@@ -374,11 +373,8 @@ class Follower:
             if words[0] != holds.NO_ROW:
                 rows.append(words)
         added, lost, moved = GtidSet(), GtidSet(), False
-        for words in rows:
-            a, lo, m = self._take_row(words)
-            added.union_in_place(a)
-            lost.union_in_place(lo)
-            moved = moved or m
+        for words in rows:  # each GTID added in place: no set per row, no union
+            moved = self._take_row(words, added, lost) or moved
         return added, lost, moved
 
     def start(self) -> tuple[GtidSet, GtidSet]:
