@@ -109,7 +109,8 @@ _SID = struct.Struct("=16sB32s")  # server UUID, tag length, tag (MySQL tags hav
 _SID_SLOT = 64
 _OWNER_SLOT = 32
 _WAITER_SLOT = 64
-_WORKER_SLOT = 64
+#: bytes of one worker slot (engine/shared/workers.py: pid, incarnation, started at, prepared, saved, spare)
+WORKER_SLOT = 64
 #: bytes of one slot of the write-lock holds' ring (engine/shared/holds.py: nine 8-byte words)
 HOLD_SLOT = 72
 _WRITE_OWNER = struct.Struct("@QQQd")  # pid, worker id, connection id, since
@@ -168,7 +169,7 @@ class Layout:
         offsets["owner_table"] = _align(offsets["sid_map"] + _SID_SLOT * self.sids)
         offsets["waiter_table"] = _align(offsets["owner_table"] + _OWNER_SLOT * self.owners)
         offsets["worker_table"] = _align(offsets["waiter_table"] + _WAITER_SLOT * self.waiters)
-        offsets["hold_ring"] = _align(offsets["worker_table"] + _WORKER_SLOT * self.workers)
+        offsets["hold_ring"] = _align(offsets["worker_table"] + WORKER_SLOT * self.workers)
         offsets["size"] = _align(offsets["hold_ring"] + HOLD_SLOT * self.holds, mmap.PAGESIZE)
         for name, value in offsets.items():
             object.__setattr__(self, name, value)

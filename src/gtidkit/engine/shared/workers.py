@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 
 from gtidkit.engine.shared import owners, waiters
-from gtidkit.engine.shared.shm import SharedPage
+from gtidkit.engine.shared.shm import WORKER_SLOT, SharedPage
 
 __all__ = [
     "ClearedWorker",
@@ -40,7 +40,7 @@ __all__ = [
 
 _SLOT = struct.Struct("@QQd")  # pid (0 = free), incarnation, started at
 _TAIL = struct.Struct("@Qd")  # the same without the pid word (a single store of its own)
-_SIZE = 64  # shm.py's _WORKER_SLOT
+_SIZE = WORKER_SLOT
 _PREPARED = 24  # offset in the slot of the worker's prepared-statement count (one writer: the worker)
 _SAVED = 32  # offset in the slot of the transactions the worker saved to mysql.gtid_executed (one writer)
 
