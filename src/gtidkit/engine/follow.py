@@ -171,11 +171,16 @@ class Follower:
         self.server = server
         self.page = page
         self._committed = page.counter("committed")
+        # the page's words and the indexes of ``committed`` / ``catalog_generation``: the per-command checks
+        # read them inline (one subscript, no method call)
+        self._words = self._committed.words
+        self._committed_at = self._committed.index
         self._reset_epoch = page.counter("reset_epoch")
         self._binlog_generation = page.counter("binlog_generation")
         self._epoch = 0
         self._generation = 0
         self._catalog_generation = page.counter("catalog_generation")
+        self._catalog_at = self._catalog_generation.index
         self._catalog_seen = -1
         self._held_catalog = -1  # the catalog's version when this process took the write lock
         self._released = -1  # the ``committed`` value this process's last write-lock release published
@@ -217,11 +222,11 @@ class Follower:
 
     def stale(self) -> bool:
         """Whether another process has released the write lock since this one last caught up (~0.1 µs)."""
-        return self._committed.get() != self._seen
+        return self._words[self._committed_at] != self._seen
 
     def catalog_moved(self) -> bool:
         """Whether another process changed the catalog (DDL) since this one last caught up (~0.1 µs)."""
-        return self._catalog_generation.get() != self._catalog_seen
+        return self._words[self._catalog_at] != self._catalog_seen
 
     def refresh(self, force: bool = False) -> None:
         """Catch up when another process committed since the last catch-up (``force``: whatever the counter says;
@@ -229,7 +234,7 @@ class Follower:
         the same thread (``GtidState.refresh``, which this is, may be reached from one)."""
         if getattr(self._inside, "active", False):
             return
-        if force or self._committed.get() != self._seen:
+        if force or self._words[self._committed_at] != self._seen:
             self.catch_up()
 
     def published(self) -> None:
@@ -333,21 +338,20 @@ class Follower:
             return None
         return self._number(blog.active), int(blog.writer.position)
 
-    def _take_row(self, words: tuple[int, ...]) -> tuple[GtidSet, GtidSet, bool]:
-        """Advance this process's view past a described row; returns its GTID as (binlogged, lost) sets and
-        whether it moved the binary log."""
+    def _take_row(self, words: tuple[int, ...], added: GtidSet, lost: GtidSet) -> bool:
+        """Advance this process's view past a described row: add its GTID in place to ``added`` (binlogged) or
+        ``lost`` (committed without the binary log); returns whether it moved the binary log."""
         code, seq, hi, lo, gno, file, end, seqno = words
-        added, lost = GtidSet(), GtidSet()
         self.last_seq = seq
         if code == holds.LOST_GTID:
             lost.add_in_place(_SID_WORDS.pack(hi, lo), "", gno)
-            return added, lost, False
+            return False
         if code == holds.GTID_TRX:
             added.add_in_place(_SID_WORDS.pack(hi, lo), "", gno)
         blog = self.server.binlog
         name = file_name(file, blog.basename.name) if blog is not None else file_name(file)
         self._last = (name, end, seqno - 1 if seqno else None)
-        return added, lost, True
+        return True
 
     def _described(self, previous: int) -> tuple[GtidSet, GtidSet, bool] | None:
         """Under the write lock, hold ``previous`` being the last one before this process's: what the holds since
@@ -369,11 +373,8 @@ class Follower:
             if words[0] != holds.NO_ROW:
                 rows.append(words)
         added, lost, moved = GtidSet(), GtidSet(), False
-        for words in rows:
-            a, lo, m = self._take_row(words)
-            added.union_in_place(a)
-            lost.union_in_place(lo)
-            moved = moved or m
+        for words in rows:  # each GTID added in place: no set per row, no union
+            moved = self._take_row(words, added, lost) or moved
         return added, lost, moved
 
     def start(self) -> tuple[GtidSet, GtidSet]:

@@ -217,6 +217,8 @@ class Server:
         self.id_source: Callable[[], int] | None = None
         #: ``@@gtidkit_worker_id``: the worker process this engine serves in (0 when the server is one process)
         self.worker_id = 0
+        # the threads of this process that count saved transactions in its word of the shared page
+        self._saved_lock = threading.Lock()
         self._commit_observers: list[CommitObserver] = []
         #: ``fn(file, position)`` callbacks run after each binlog flush (commit.py); register via add_binlog_flush_observer.
         self.flush_observers: list[FlushObserver] = []
@@ -488,18 +490,27 @@ class Server:
 
         One process: the compressor counts them (``Compressor.transactions_saved``). Several: MySQL's compressor
         wakes every ``gtid_executed_compression_period`` transactions of the whole server
-        (``Gtid_state::update_gtids_impl`` counts every THD's commit), so every process adds to the shared page's
-        ``gtid_saved`` counter, and the one that completes a period asks for a pass (:meth:`request_compression`).
+        (``Gtid_state::update_gtids_impl`` counts every THD's commit), so every process adds to its own word of
+        the shared page (engine/shared/workers.py ``add_saved``: one writer, no page lock), and the one that
+        sees the sum complete a period asks for a pass (:meth:`request_compression`), after checking again under
+        the page lock, which moves ``gtid_saved_base`` (two processes completing the same period ask once).
         """
         page = self.shared_page
         if page is None:
             self.compressor.transactions_saved(n)
             return
+        if n:
+            with self._saved_lock:  # the threads of this process: the word's one writer
+                workers.add_saved(page, self.worker_id, n)
         period = int(self.globals.values["gtid_executed_compression_period"])
-        with page.locked():  # several writers: every committing process
-            total = page.counter("gtid_saved").add(n) if n else page.counter("gtid_saved").get()
-            base = page.counter("gtid_saved_base")
-            due = period > 0 and total - base.get() >= period
+        if period <= 0:
+            return
+        base = page.counter("gtid_saved_base")
+        if workers.saved_total(page) - base.get() < period:
+            return
+        with page.locked():  # the base has several writers: every committing process
+            total = workers.saved_total(page)
+            due = total - base.get() >= period
             if due:
                 base.set(total)
         if due:

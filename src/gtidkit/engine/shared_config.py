@@ -78,6 +78,10 @@ class SharedConfig:
         self.server = server
         self.page = page
         self._generation = page.counter("config_generation")
+        # the page's words and ``config_generation``'s index: :meth:`stale` / :meth:`refresh`, run before every
+        # client command, read the word inline (one subscript, no method call)
+        self._words = self._generation.words
+        self._at = self._generation.index
         self._reset_epoch = page.counter("reset_epoch")
         self._seen = -1
         self._lock = threading.RLock()
@@ -104,11 +108,11 @@ class SharedConfig:
     # ------------------------------------------------------------------ checks
     def stale(self) -> bool:
         """Whether some process published a change this process has not reloaded (~0.1 µs: one counter read)."""
-        return self._generation.get() != self._seen
+        return self._words[self._at] != self._seen
 
     def refresh(self) -> None:
         """:meth:`reload` when :meth:`stale`."""
-        if self._generation.get() != self._seen:
+        if self._words[self._at] != self._seen:
             self.reload()
 
     # ------------------------------------------------------------------ publishing

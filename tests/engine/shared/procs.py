@@ -230,3 +230,14 @@ def service_worker(datadir: str, worker_id: int, workers: int, ready) -> None:
     svc.start(page.token, worker_id, workers)
     ready.set()
     time.sleep(600)
+
+
+def saved_adder(datadir: str, worker_id: int, n: int, go) -> None:
+    """Count ``n`` saved transactions one at a time in worker ``worker_id``'s word, starting when ``go`` is set."""
+    from gtidkit.engine.shared.workers import add_saved
+
+    page = SharedPage.attach(datadir)
+    go.wait(10)
+    for _ in range(n):
+        add_saved(page, worker_id, 1)
+    page.close()

@@ -228,3 +228,22 @@ def test_sessions_of_one_process_hand_over_without_a_limit(tmp_path, page) -> No
     assert holder.snapshot()[0] == 2
     waiter.close()
     holder.close()
+
+
+def test_release_clears_only_its_own_owner_record(tmp_path) -> None:
+    """release() clears the owner record without the page lock: its own record only (pid and connection)."""
+    page = SharedPage.create(tmp_path)
+    lock = SharedWriteLock(page, tmp_path, 1)
+    try:
+        lock.acquire(10, timeout=5)
+        assert page.write_owner()[:3] == (os.getpid(), 1, 10)
+        lock.release()
+        assert page.write_owner_pid() == 0 and lock.snapshot()[0] is None
+        lock.acquire(11, timeout=5)
+        with page.locked():  # a record that is not this handle's (another connection of the same pid)
+            page.set_write_owner(os.getpid(), 1, 99, 1.0)
+        lock.release()
+        assert page.write_owner()[:3] == (os.getpid(), 1, 99)
+    finally:
+        lock.close()
+        page.close()

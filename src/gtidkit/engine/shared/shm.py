@@ -17,7 +17,8 @@ write-lock owner      pid, worker id, connection id, since (f64): written by the
 sid map               ``sid index`` -> 16-byte server UUID + tag (MySQL's ``Sid_map``; index 0 = none)
 GTID owners           (gno, sid index, worker id, connection id, since) per owned GTID (:mod:`.owners`)
 waiters               who blocks on what, and the datagram address that wakes it (:mod:`.waiters`)
-workers               per-worker liveness: pid, incarnation, started at (:mod:`.workers`)
+workers               per-worker liveness: pid, incarnation, started at; prepared statements, saved transactions
+                      (:mod:`.workers`)
 write-lock holds      the last holds' commit-log rows, a ring written by the write lock's holder (:mod:`.holds`)
 ====================  ==========================================================================================
 
@@ -69,7 +70,7 @@ PAGE_FILE = "gtidkit.shm"
 PAGE_LOCK_FILE = "gtidkit.shm.lock"
 MAGIC = b"GTIDKSHM"
 #: layout version: a page of another version is refused (rebuilt by the next start-up)
-VERSION = 4
+VERSION = 5
 
 #: the named counters, in page order. One writer each, or written under the page lock only (``*_waiters``).
 COUNTERS: tuple[str, ...] = (
@@ -91,8 +92,9 @@ COUNTERS: tuple[str, ...] = (
     "binlog_waiters",  # registered binlog readers (dump threads) waiting for the end to move
     "executed_waiters",  # registered WAIT_FOR_EXECUTED_GTID_SET waiters: committers wake them only when > 0
     "catalog_generation",  # bumped by the write lock's holder when its transaction changed the catalog (DDL)
-    "gtid_saved",  # transactions saved to mysql.gtid_executed with the binary log off, every process (page lock)
-    "gtid_saved_base",  # gtid_saved when the compressor was last asked for a pass by the period (page lock)
+    # the workers' saved transactions (engine/shared/workers.py saved_total) when the compressor was last asked
+    # for a pass by the period (page lock)
+    "gtid_saved_base",
     "file_waiters",  # sessions waiting for a schema file's write lock (engine/shared/file_waits.py; page lock)
     "file_holders",  # schema-file write locks held (the deadlock detector's graph; page lock)
     "row_waiters",  # sessions waiting for a row or table lock (engine/shared/row_locks.py; page lock)
@@ -107,7 +109,8 @@ _SID = struct.Struct("=16sB32s")  # server UUID, tag length, tag (MySQL tags hav
 _SID_SLOT = 64
 _OWNER_SLOT = 32
 _WAITER_SLOT = 64
-_WORKER_SLOT = 32
+#: bytes of one worker slot (engine/shared/workers.py: pid, incarnation, started at, prepared, saved, spare)
+WORKER_SLOT = 64
 #: bytes of one slot of the write-lock holds' ring (engine/shared/holds.py: nine 8-byte words)
 HOLD_SLOT = 72
 _WRITE_OWNER = struct.Struct("@QQQd")  # pid, worker id, connection id, since
@@ -166,7 +169,7 @@ class Layout:
         offsets["owner_table"] = _align(offsets["sid_map"] + _SID_SLOT * self.sids)
         offsets["waiter_table"] = _align(offsets["owner_table"] + _OWNER_SLOT * self.owners)
         offsets["worker_table"] = _align(offsets["waiter_table"] + _WAITER_SLOT * self.waiters)
-        offsets["hold_ring"] = _align(offsets["worker_table"] + _WORKER_SLOT * self.workers)
+        offsets["hold_ring"] = _align(offsets["worker_table"] + WORKER_SLOT * self.workers)
         offsets["size"] = _align(offsets["hold_ring"] + HOLD_SLOT * self.holds, mmap.PAGESIZE)
         for name, value in offsets.items():
             object.__setattr__(self, name, value)
@@ -187,9 +190,21 @@ class Counter:
         self._index = offset // 8
         self.name = name
 
+    @property
+    def words(self) -> memoryview:
+        """The page's 8-byte words: ``words[index]`` is :meth:`get` inline, one subscript instead of a method call
+        for the checks every command makes (Follower.stale, SharedConfig.stale)."""
+        return self._words
+
+    @property
+    def index(self) -> int:
+        """This counter's index in :attr:`words`."""
+        return self._index
+
     def get(self) -> int:
-        """The current value (one aligned 8-byte load; no lock)."""
-        return int(self._words[self._index])
+        """The current value (one aligned 8-byte load; no lock). A ``Q`` item is already an ``int``: no
+        conversion (a per-command read on every worker's path, lane h-xproc)."""
+        return self._words[self._index]
 
     def set(self, value: int) -> None:
         """Publish ``value`` (one aligned 8-byte store). Only the counter's one writer may call it.
@@ -201,7 +216,7 @@ class Counter:
 
     def add(self, delta: int = 1) -> int:
         """Add ``delta`` and return the new value. One writer only, or under :meth:`SharedPage.locked`."""
-        value = int(self._words[self._index]) + delta
+        value = self._words[self._index] + delta
         self._words[self._index] = value
         return value
 
@@ -372,7 +387,7 @@ class SharedPage:
     # -- raw words (for the table modules) -----------------------------------------------------------------------
     def word(self, offset: int) -> int:
         """The aligned 8-byte word at ``offset`` (lock-free read)."""
-        return int(self.words[offset // 8])
+        return self.words[offset // 8]
 
     def set_word(self, offset: int, value: int) -> None:
         """Store the aligned 8-byte word at ``offset`` (its one writer, or under :meth:`locked`)."""

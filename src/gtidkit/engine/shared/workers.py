@@ -3,7 +3,10 @@
 Slot ``worker_id`` (0 = the supervisor) holds the worker's pid, an incarnation number bumped at every
 registration (a replacement worker reuses the id of the one it replaces), its start time and the number of
 prepared statements its sessions hold (Prepared_stmt_count is the sum over the live workers: :func:`set_prepared`,
-:func:`prepared_total`; a dead worker's statements go with its slot). When a worker dies
+:func:`prepared_total`; a dead worker's statements go with its slot) and the transactions it saved to
+mysql.gtid_executed (the compressor's period counts every worker's: :func:`add_saved`, :func:`saved_total`; one
+writer per word, so a commit takes no page lock to count; a dead worker's count stays, its replacement continues
+it). When a worker dies
 (SIGKILL included) the kernel drops its ``flock`` locks, but its rows in the shared page stay: the supervisor, told
 by SIGCHLD, calls :func:`clear_worker`, which drops the GTIDs its sessions owned, its waiter slots and its record
 as the write lock's holder, then wakes whoever waited on them. That is what mysqld does for a thread that ends:
@@ -19,15 +22,17 @@ import time
 from dataclasses import dataclass
 
 from gtidkit.engine.shared import owners, waiters
-from gtidkit.engine.shared.shm import SharedPage
+from gtidkit.engine.shared.shm import WORKER_SLOT, SharedPage
 
 __all__ = [
     "ClearedWorker",
     "WorkerSlot",
+    "add_saved",
     "clear_worker",
     "is_alive",
     "prepared_total",
     "register_worker",
+    "saved_total",
     "set_prepared",
     "worker_slot",
     "workers",
@@ -35,8 +40,9 @@ __all__ = [
 
 _SLOT = struct.Struct("@QQd")  # pid (0 = free), incarnation, started at
 _TAIL = struct.Struct("@Qd")  # the same without the pid word (a single store of its own)
-_SIZE = 32
+_SIZE = WORKER_SLOT
 _PREPARED = 24  # offset in the slot of the worker's prepared-statement count (one writer: the worker)
+_SAVED = 32  # offset in the slot of the transactions the worker saved to mysql.gtid_executed (one writer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +133,29 @@ def prepared_total(page: SharedPage, exclude: int | None = None) -> int:
         if worker_id != exclude and page.word(base):
             total += page.word(base + _PREPARED)
     return total
+
+
+def add_saved(page: SharedPage, worker_id: int, n: int) -> None:
+    """Count ``n`` more transactions that worker ``worker_id`` saved to mysql.gtid_executed (one load and one
+    store: the worker is the word's only writer, so its threads call this under one lock of the process; the
+    word is neither reset at the worker's death nor at its replacement's registration, so the sum over the
+    workers only grows).
+
+    Raises:
+        ValueError: ``worker_id`` is outside the page's worker table.
+    """
+    index = (_base(page, worker_id) + _SAVED) // 8
+    words = page.words
+    words[index] = words[index] + n
+
+
+def saved_total(page: SharedPage) -> int:
+    """The transactions every worker (live or dead) saved to mysql.gtid_executed since the page was built: the
+    sum of the :func:`add_saved` words, read lock-free (each word one aligned load; a count added while the
+    sum is read is in this sum or the next). One C-level pass over a strided view of the page, no Python loop:
+    the commit path calls it."""
+    start = (page.layout.worker_table + _SAVED) // 8
+    return sum(page.words[start : start + page.layout.workers * (_SIZE // 8) : _SIZE // 8])
 
 
 def is_alive(page: SharedPage, worker_id: int) -> bool:
