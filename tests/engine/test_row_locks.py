@@ -511,3 +511,18 @@ def test_row_lock_waits_are_listed_in_innodb_trx_and_data_lock_waits(three):
     assert out[0][0] == 0
     s2.execute("COMMIT")
     assert s3.execute("SELECT COUNT(*) FROM information_schema.INNODB_TRX")[-1].rows == [(0,)]
+
+
+def test_a_prepared_statement_templatizes_its_text_once(three):
+    """Every execution of a prepared DML statement gets its text's ``templatize`` (``Statement.template``: row
+    locks' target analysis reads it) made at the first one."""
+    from gtidkit.engine.sql.parse import templatize
+    from gtidkit.engine.statements.prepared import bound_statement
+
+    _srv, s1, _s2, _s3 = three
+    ps = s1.prepare("UPDATE db.t SET k = k + 1 WHERE id = ?")
+    first, second, third, fourth = (bound_statement(ps, [i]) for i in (1, 2, 3, 4))
+    assert first.template == templatize(first.text) == ("UPDATE db.t SET k = k + :gk0 WHERE id = :gp0", [1])
+    assert second.template == first.template
+    assert third.template is second.template and fourth.template is second.template  # made once, then shared
+    assert fourth.params == {"gp0": 4}
