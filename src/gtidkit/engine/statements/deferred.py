@@ -99,11 +99,21 @@ class _Caches:
 _CACHES: weakref.WeakKeyDictionary[Any, _Caches] = weakref.WeakKeyDictionary()
 
 
+#: (a weak reference to the catalog asked for last, its caches): one catalog per process but in tests and tools,
+#: so its caches are found without the WeakKeyDictionary's Python-level lookup (three per deferred statement)
+_LAST: tuple[weakref.ref[Any], _Caches] | None = None
+
+
 def _caches(catalog: Any) -> _Caches:
     """``catalog``'s :class:`_Caches`."""
+    global _LAST
+    last = _LAST
+    if last is not None and last[0]() is catalog:
+        return last[1]
     found = _CACHES.get(catalog)
     if found is None:
         found = _CACHES[catalog] = _Caches()
+    _LAST = (weakref.ref(catalog), found)
     return found
 
 
