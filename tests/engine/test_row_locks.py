@@ -84,14 +84,6 @@ WORKLOAD = [
     "INSERT INTO db.t (id, k, c) VALUES (1, 5, 'y')",  # the key this transaction deleted
     "DELETE FROM db.t WHERE id = 3 LIMIT 1",  # not the key alone: the row goes through the shadow
     "UPDATE db.t SET k = 6 WHERE id = 98",
-    "INSERT INTO db.t (id, k, c) VALUES (13, 1, 'z')",
-    "DELETE FROM db.t WHERE id = 13",  # a new key inserted and deleted: nothing to write at COMMIT
-    "UPDATE db.u SET f = -0.0 WHERE id = 1",  # a REAL whose new value equals the old one in Python (0.5 -> -0.0 -> ...)
-    "UPDATE db.u SET f = 0.0 WHERE id = 1",
-    "COMMIT",
-    "BEGIN",
-    "UPDATE db.u SET f = -0.0 WHERE id = 1",  # 0.0 -> -0.0: equal in Python, not the same REAL
-    "UPDATE db.t SET c = 'c' WHERE id = 3",  # the value it had: no write at COMMIT
     "COMMIT",
     "SELECT * FROM db.t ORDER BY id",
     "SELECT * FROM db.u ORDER BY id",
@@ -585,41 +577,3 @@ def test_a_prepared_statement_templatizes_its_text_once(three):
     assert second.template == first.template
     assert third.template is second.template and fourth.template is second.template  # made once, then shared
     assert fourth.params == {"gp0": 4}
-
-
-def test_commit_writes_only_the_changed_columns_of_changed_rows(three):
-    """At COMMIT a queued row that existed is written by an UPDATE of the columns whose stored value changed, and
-    not at all when it ends as it was: the final rows are those of the statements (the option-independence test
-    compares them with OFF), and the main file sees fewer changes."""
-    _srv, s1, s2, _s3 = three
-
-    def commit_changes(*statements: str) -> int:
-        raw = s1.conn.raw
-        s1.execute("BEGIN")
-        for sql in statements:
-            s1.execute(sql)
-        before = raw.total_changes
-        s1.execute("COMMIT")
-        return raw.total_changes - before
-
-    one = commit_changes(
-        "UPDATE db.t SET k = 11 WHERE id = 1"
-    )  # one row written, and the commit's own writes
-    back = commit_changes(
-        "UPDATE db.t SET k = 12 WHERE id = 1",
-        "UPDATE db.t SET c = 'y' WHERE id = 2",
-        "UPDATE db.t SET c = 'b' WHERE id = 2",  # back to what it was: queued, not written
-    )
-    assert back == one
-    again = commit_changes(
-        "UPDATE db.t SET k = 13 WHERE id = 1",
-        "DELETE FROM db.t WHERE id = 3",
-        "INSERT INTO db.t VALUES (3, 30, 'c', 3)",  # inserted again as it was
-    )
-    assert again == one
-    assert s2.execute("SELECT * FROM db.t ORDER BY id")[-1].rows == [
-        (1, 13, "a", 1),
-        (2, 20, "b", 2),
-        (3, 30, "c", 3),
-        (4, 40, "d", 4),
-    ]

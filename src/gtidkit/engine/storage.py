@@ -785,9 +785,8 @@ class ShadowConnection(sqlite3.Connection):
     gk_functions: Any = None
     #: its tables: quoted physical name -> the definition it was made with
     gk_tables: dict[str, str]
-    #: (table lock key, primary key) of the rows loaded in the open transaction -> the row as the main file held
-    #: it then (None: no such row), which its COMMIT compares the final state with
-    gk_loaded: dict[tuple[int, int], tuple[Any, ...] | None]
+    #: (table lock key, primary key) of the rows loaded in the open transaction
+    gk_loaded: set[tuple[int, int]]
     #: tables created or re-created inside the open transaction (its ROLLBACK undoes the DDL too)
     gk_pending: set[str]
 

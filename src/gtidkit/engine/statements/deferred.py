@@ -125,7 +125,7 @@ _TEXTS: dict[int, tuple[TableDef, _Texts]] = {}
 class _Texts:
     """The SQLite statements of one table's deferred rows (physical names, every column in table order)."""
 
-    __slots__ = ("delete", "insert", "key", "names", "phys", "replace", "select", "shadow_all", "updates")
+    __slots__ = ("delete", "insert", "key", "phys", "replace", "select", "shadow_all")
 
     def __init__(self, tdef: TableDef) -> None:
         self.phys = quote_ident(physical_name(tdef.schema, tdef.name))
@@ -145,20 +145,6 @@ class _Texts:
         #: a queued row applied (:func:`flush`)
         self.delete = f"DELETE FROM main.{self.phys} WHERE {key} = ?"
         self.replace = f"INSERT OR REPLACE INTO main.{self.phys} ({cols}) VALUES ({marks})"
-        #: the quoted column names, and the UPDATE of a queued row's changed columns by their positions
-        self.names = tuple(quote_ident(c.name) for c in tdef.columns)
-        self.updates: dict[tuple[int, ...], str] = {}
-
-    def update(self, changed: tuple[int, ...]) -> str:
-        """``UPDATE main.t SET <the changed columns> = ? ... WHERE key = ?`` (made once per set of columns)."""
-        sql = self.updates.get(changed)
-        if sql is None:
-            sets = ", ".join(f"{self.names[i]} = ?" for i in changed)
-            sql = f"UPDATE main.{self.phys} SET {sets} WHERE {self.names[self.key]} = ?"
-            if len(self.updates) >= 256:
-                self.updates.clear()
-            self.updates[changed] = sql
-        return sql
 
 
 def _texts(tdef: TableDef) -> _Texts:
@@ -497,7 +483,7 @@ def _shadow(session: Session, tdef: TableDef) -> Any:
     if raw is None:
         raw = session.shadow = session.executor.storage.shadow_connection()
         raw.gk_tables = {}
-        raw.gk_loaded = {}
+        raw.gk_loaded = set()
         raw.gk_pending = set()
     ddl = _shadow_ddl(session, tdef)
     phys = _texts(tdef).phys
@@ -558,7 +544,7 @@ def try_deferred(session: Session, stmt: Statement, handler: Handler) -> Stateme
             else:
                 if current is not None:
                     shadow.execute(texts.insert, current)
-                loaded[(tkey, pk)] = current
+                loaded.add((tkey, pk))
     except _db.Error:  # a definition the shadow cannot hold: the immediate path (the row stays locked)
         return None
     before = len(session.row_changes)
@@ -569,7 +555,7 @@ def try_deferred(session: Session, stmt: Statement, handler: Handler) -> Stateme
     finally:
         ex.preselected = None  # not taken when the statement failed before its DELETE ran
     if preselected is not None:  # it ran: the row's state is its absence (a failed one left the row unloaded)
-        loaded[(tkey, pk)] = preselected[0][1:] if preselected else None
+        loaded.add((tkey, pk))
     if len(session.row_changes) != before:
         session.deferred[(tkey, pk)] = tdef
     return res
@@ -591,26 +577,14 @@ def flush(session: Session) -> None:
     tables: dict[int, tuple[TableDef, list[int]]] = {}
     for (tkey, pk), tdef in queue.items():
         tables.setdefault(tkey, (tdef, []))[1].append(pk)
-    loaded = shadow.gk_loaded
-    for tkey, (tdef, pks) in tables.items():
+    for tdef, pks in tables.values():
         texts = _texts(tdef)
         at = texts.key
         # the final state of every row the transaction loaded into the shadow (a queued key absent: deleted)
         final = {row[at]: row for row in shadow.execute(texts.shadow_all)}
         for pk in pks:
             row = final.get(pk)
-            first = loaded.get((tkey, pk), _UNKNOWN)  # the row in the main file (locked since it was read)
-            if row is None:
-                if first is None:
-                    continue  # absent then and now (an INSERT and a DELETE of a new key)
-                sql, values = texts.delete, (pk,)
-            elif first is None or first is _UNKNOWN:
-                sql, values = texts.replace, row
-            else:
-                changed = _changed(first, row)
-                if not changed:
-                    continue  # the same row (UPDATE t SET k = k, a row deleted and inserted again as it was)
-                sql, values = texts.update(changed), (*(row[i] for i in changed), pk)
+            sql, values = (texts.delete, (pk,)) if row is None else (texts.replace, row)
             try:
                 raw.execute(sql, values)
             except (
@@ -619,21 +593,6 @@ def flush(session: Session) -> None:
                 raise session.executor.translate_error(err, sql) from err
     queue.clear()
     shadow.end()
-
-
-#: a queued key the shadow's loaded rows do not know (never: every queued key was loaded first)
-_UNKNOWN = object()
-
-
-def _changed(first: tuple[Any, ...], last: tuple[Any, ...]) -> tuple[int, ...]:
-    """The positions whose stored value differs between two states of one row, as SQLite values: a different type
-    (1 and 1.0), a different value, and every REAL (-0.0 equals 0.0 in Python, NaN never equals itself) count as
-    changed. The key's position never differs."""
-    return tuple(
-        i
-        for i, (a, b) in enumerate(zip(first, last))
-        if a is not b and (type(a) is not type(b) or a != b or type(a) is float)
-    )
 
 
 def flush_before(session: Session, stmt: Statement) -> None:
