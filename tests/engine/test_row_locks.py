@@ -84,6 +84,15 @@ WORKLOAD = [
     "INSERT INTO db.t (id, k, c) VALUES (1, 5, 'y')",  # the key this transaction deleted
     "DELETE FROM db.t WHERE id = 3 LIMIT 1",  # not the key alone: the row goes through the shadow
     "UPDATE db.t SET k = 6 WHERE id = 98",
+    "INSERT INTO db.t (id, k, c) VALUES (13, 1, 'z')",
+    "DELETE FROM db.t WHERE id = 13",  # a new key inserted and deleted in one transaction
+    "UPDATE db.u SET f = -0.0 WHERE id = 1",
+    "UPDATE db.u SET f = 0.0 WHERE id = 1",
+    "COMMIT",
+    "BEGIN",
+    "UPDATE db.u SET f = -0.0 WHERE id = 1",  # 0.0 -> -0.0: equal in Python, not the same REAL
+    "UPDATE db.t SET c = 'y' WHERE id = 3",
+    "UPDATE db.t SET c = 'c' WHERE id = 3",  # back to the value it had
     "COMMIT",
     "SELECT * FROM db.t ORDER BY id",
     "SELECT * FROM db.u ORDER BY id",
