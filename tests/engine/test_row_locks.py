@@ -75,6 +75,25 @@ WORKLOAD = [
     "BEGIN",
     "DELETE FROM db.t WHERE id = 4",
     "COMMIT",
+    "BEGIN",
+    "UPDATE db.t SET k = k + 1 WHERE id = 2",
+    "DELETE FROM db.t WHERE id = 2",  # by the key alone, its row loaded already (the shadow's DELETE)
+    "DELETE FROM db.t WHERE (id = 1)",  # by the key alone, not loaded: the locked row is its image
+    "DELETE FROM db.t WHERE id = 1",  # deleted already in this transaction: 0 rows
+    "DELETE FROM db.t WHERE id = 98",  # no such row: 0 rows
+    "INSERT INTO db.t (id, k, c) VALUES (1, 5, 'y')",  # the key this transaction deleted
+    "DELETE FROM db.t WHERE id = 3 LIMIT 1",  # not the key alone: the row goes through the shadow
+    "UPDATE db.t SET k = 6 WHERE id = 98",
+    "INSERT INTO db.t (id, k, c) VALUES (13, 1, 'z')",
+    "DELETE FROM db.t WHERE id = 13",  # a new key inserted and deleted in one transaction
+    "UPDATE db.u SET f = -0.0 WHERE id = 1",
+    "UPDATE db.u SET f = 0.0 WHERE id = 1",
+    "COMMIT",
+    "BEGIN",
+    "UPDATE db.u SET f = -0.0 WHERE id = 1",  # 0.0 -> -0.0: equal in Python, not the same REAL
+    "UPDATE db.t SET c = 'y' WHERE id = 3",
+    "UPDATE db.t SET c = 'c' WHERE id = 3",  # back to the value it had
+    "COMMIT",
     "SELECT * FROM db.t ORDER BY id",
     "SELECT * FROM db.u ORDER BY id",
     "SELECT * FROM db.w ORDER BY id",
@@ -511,3 +530,59 @@ def test_row_lock_waits_are_listed_in_innodb_trx_and_data_lock_waits(three):
     assert out[0][0] == 0
     s2.execute("COMMIT")
     assert s3.execute("SELECT COUNT(*) FROM information_schema.INNODB_TRX")[-1].rows == [(0,)]
+
+
+def test_a_delete_by_the_key_alone_copies_nothing_into_the_shadow(three):
+    """``DELETE FROM t WHERE pk = v`` of a row the transaction has not touched: the row read from the main file is
+    its before image, nothing is written into the shadow (its absence there is the row's state), and the
+    transaction's next statements and the COMMIT see it deleted."""
+    _srv, s1, s2, _s3 = three
+    ps = s1.prepare("DELETE FROM db.t WHERE id = ?")
+    s1.execute("BEGIN; UPDATE db.t SET k = 0 WHERE id = 4")  # the shadow and its transaction exist
+    shadow = s1.shadow
+    changes = shadow.total_changes
+    assert s1.execute_prepared(ps, [1])[-1].affected_rows == 1
+    assert s1.execute("DELETE FROM db.t WHERE id = 2")[-1].affected_rows == 1
+    assert shadow.total_changes == changes  # before: each row copied in, then deleted there (2 changes each)
+    assert s1.execute_prepared(ps, [1])[-1].affected_rows == 0
+    assert s1.execute("UPDATE db.t SET k = 5 WHERE id = 2")[-1].affected_rows == 0
+    assert s2.execute("SELECT id FROM db.t ORDER BY id")[-1].rows == [(1,), (2,), (3,), (4,)]
+    s1.execute("COMMIT")
+    assert s2.execute("SELECT id, k FROM db.t ORDER BY id")[-1].rows == [(3, 30), (4, 0)]
+
+
+def test_a_failed_delete_by_the_key_alone_leaves_its_row(three, monkeypatch):
+    """A DELETE by the key that fails after its row was read (here its row image fails: a fault injected into the
+    image code) is undone alone, as MySQL's statement rollback: the row is still there for the transaction's
+    next statements and after COMMIT."""
+    from gtidkit.engine.sql import dml
+    from gtidkit.mysql_errors import mysql_error
+
+    _srv, s1, s2, _s3 = three
+    s1.execute("BEGIN; UPDATE db.t SET k = 0 WHERE id = 4")
+    image = dml._image
+
+    def failing(*args, **kwargs):
+        raise mysql_error(1317)
+
+    monkeypatch.setattr(dml, "_image", failing)
+    assert code_of(s1, "DELETE FROM db.t WHERE id = 1") == 1317
+    monkeypatch.setattr(dml, "_image", image)
+    assert s1.execute("UPDATE db.t SET k = 11 WHERE id = 1")[-1].affected_rows == 1
+    s1.execute("COMMIT")
+    assert s2.execute("SELECT id, k FROM db.t WHERE id = 1")[-1].rows == [(1, 11)]
+
+
+def test_a_prepared_statement_templatizes_its_text_once(three):
+    """Every execution of a prepared DML statement gets its text's ``templatize`` (``Statement.template``: row
+    locks' target analysis reads it) made at the first one."""
+    from gtidkit.engine.sql.parse import templatize
+    from gtidkit.engine.statements.prepared import bound_statement
+
+    _srv, s1, _s2, _s3 = three
+    ps = s1.prepare("UPDATE db.t SET k = k + 1 WHERE id = ?")
+    first, second, third, fourth = (bound_statement(ps, [i]) for i in (1, 2, 3, 4))
+    assert first.template == templatize(first.text) == ("UPDATE db.t SET k = k + :gk0 WHERE id = :gp0", [1])
+    assert second.template == first.template
+    assert third.template is second.template and fourth.template is second.template  # made once, then shared
+    assert fourth.params == {"gp0": 4}

@@ -115,6 +115,9 @@ class RowLocks:
         self._lock = threading.Lock()
         #: connection id -> {(table key, row key): its ROW_HOLD slot}
         self._held: dict[int, dict[tuple[int, int], int]] = {}
+        # this process's pid, read once (recorded in every hold's slot): os.getpid() is a system call at every use;
+        # the lock table is made by its process's server and never crosses a fork (as SharedWriteLock's handle)
+        self._pid = os.getpid()
 
     def holds(self, connection_id: int, table: int, row: int) -> bool:
         """Whether ``connection_id`` holds the lock on (``table``, ``row``) or on the whole table."""
@@ -146,7 +149,7 @@ class RowLocks:
                 if (row == 0 or gno == 0 or gno == row) and (worker != worker_id or conn != connection_id):
                     return False
             slot = waiters.hold_locked(
-                slot_table, waiters.ROW_HOLD, worker_id, connection_id, os.getpid(), address, table, row
+                slot_table, waiters.ROW_HOLD, worker_id, connection_id, self._pid, address, table, row
             )
             with self._lock:
                 if mine is None:

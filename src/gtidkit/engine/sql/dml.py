@@ -972,7 +972,11 @@ def _select_binds(sql: str, binds: dict[str, Any]) -> dict[str, Any]:
 def _run_delete(ex: Executor, plan: DeletePlan, binds: dict[str, Any], facts: _Facts) -> ExecResult:
     from gtidkit.engine.sql.exec_result import ExecResult, RowChange
 
-    rows = ex.run_sqlite(plan.select_sql, binds).fetchall()
+    rows = ex.preselected
+    if rows is None:
+        rows = ex.run_sqlite(plan.select_sql, binds).fetchall()
+    else:  # the caller read them (deferred.py: a DELETE by its whole primary key, the locked row)
+        ex.preselected = None
     t = plan.table
     image = facts.image
     changes = [

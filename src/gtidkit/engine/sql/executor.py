@@ -512,6 +512,10 @@ class Executor:
         self.user_variables: dict[str, Any] = {}
         self.last_insert_id = 0
         self.forced_insert_id: int | None = None
+        #: the rows (``(rowid, *columns)``) the next single-table DELETE's WHERE selects, given by its caller
+        #: instead of running the plan's SELECT (row locks' deferred DELETE by key: the locked row, read already;
+        #: engine/statements/deferred.py), else None; taken by that DELETE
+        self.preselected: list[tuple[Any, ...]] | None = None
         #: the session's RAND() sequence (its seeds are what a STATEMENT-format Rand event logs)
         self.rand: MySQLRandom = connection_random()
         #: RAND(N) generators of the running statement by seed (reset before each statement)

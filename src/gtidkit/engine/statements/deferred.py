@@ -15,6 +15,9 @@ write lock:
    included, with the rows this transaction's deferred statements loaded: a row is loaded once, at the first
    statement on its key, from the latest committed state (the session's connection has no snapshot open, so the
    read is current), and keeps its latest state in the shadow from then on;
+   A DELETE by the key alone (``DELETE FROM t WHERE pk = v``) of a row not loaded yet copies nothing: the row
+   read from the main file is given to the DELETE as what its WHERE selects (``Executor.preselected``: its before
+   image) and the row's absence in the shadow is its state from then on;
 3. a statement that changed its row queues the key; the shadow's transaction (one per engine transaction) is
    rolled back when the queue is applied or the transaction ends (:meth:`ShadowConnection.end`).
 
@@ -76,7 +79,7 @@ class _Caches:
 
     def __init__(self) -> None:
         #: (template, current db, catalog version) -> (schema, table, value source, form) or None; source
-        #: ("p", name) or ("c", v), form "insert" / "update" / "delete"
+        #: ("p", name) or ("c", v), form "insert" / "update" / "delete" / "delete_key" (:func:`_key_only`)
         self.shapes: dict[tuple[Any, ...], tuple[str, str, tuple[str, Any], str] | None] = {}
         #: the same for locking reads: (template, current db, catalog version) -> :func:`_select_shape`'s answer
         self.selects: dict[tuple[Any, ...], tuple[str, Any] | None] = {}
@@ -88,11 +91,21 @@ class _Caches:
 _CACHES: weakref.WeakKeyDictionary[Any, _Caches] = weakref.WeakKeyDictionary()
 
 
+#: (a weak reference to the catalog asked for last, its caches): one catalog per process but in tests and tools,
+#: so its caches are found without the WeakKeyDictionary's Python-level lookup (three per deferred statement)
+_LAST: tuple[weakref.ref[Any], _Caches] | None = None
+
+
 def _caches(catalog: Any) -> _Caches:
     """``catalog``'s :class:`_Caches`."""
+    global _LAST
+    last = _LAST
+    if last is not None and last[0]() is catalog:
+        return last[1]
     found = _CACHES.get(catalog)
     if found is None:
         found = _CACHES[catalog] = _Caches()
+    _LAST = (weakref.ref(catalog), found)
     return found
 
 
@@ -249,8 +262,27 @@ def _shape(
                     return None
         src = _where_pk(tree.args.get("where"), pk)
         form = "update" if isinstance(tree, exp.Update) else "delete"
+        if isinstance(tree, exp.Delete) and _key_only(tree, pk):
+            form = "delete_key"
         return None if src is None else (tdef.schema, tdef.name, src, form)
     return None
+
+
+def _key_only(tree: exp.Delete, pk: str) -> bool:
+    """A DELETE whose WHERE is ``pk = value`` alone, with nothing else (no ORDER BY / LIMIT / modifier): the rows
+    it selects are the key's row, when present, and nothing else."""
+    if any(v for k, v in tree.args.items() if k not in ("this", "where")):
+        return False
+    where = tree.args.get("where")
+    node = where.this if isinstance(where, exp.Where) else where
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if not isinstance(node, exp.EQ):
+        return False
+    return any(
+        isinstance(col, exp.Column) and col.name.lower() == pk and _pk_source(val) is not None
+        for col, val in ((node.this, node.expression), (node.expression, node.this))
+    )
 
 
 def is_locking_select(tree: exp.Expression) -> bool:
@@ -492,17 +524,30 @@ def try_deferred(session: Session, stmt: Statement, handler: Handler) -> Stateme
         if not shadow.in_transaction:  # one shadow transaction per engine transaction (ShadowConnection.end)
             shadow.execute("BEGIN")
         loaded = shadow.gk_loaded
+        preselected = None
         if (tkey, pk) not in loaded:  # else the shadow holds its latest state (or its absence) already
             # the latest committed row (locked now, so it stays so until COMMIT)
             current = conn.raw.execute(texts.select, (pk,)).fetchone()
-            if current is not None:
-                shadow.execute(texts.insert, current)
-            loaded.add((tkey, pk))
+            if form == "delete_key":
+                # a DELETE by the key alone selects that row: it is given to the DELETE (its before image) and
+                # never copied into the shadow, where its absence is then the row's state (the DELETE's own
+                # write on the shadow finds nothing)
+                preselected = [] if current is None else [(pk, *current)]
+            else:
+                if current is not None:
+                    shadow.execute(texts.insert, current)
+                loaded.add((tkey, pk))
     except _db.Error:  # a definition the shadow cannot hold: the immediate path (the row stays locked)
         return None
     before = len(session.row_changes)
     # a failure undoes its own changes (the executor's statement savepoint, on the shadow)
-    res = ex.run_on(shadow, lambda: handler(session, stmt))
+    ex.preselected = preselected
+    try:
+        res = ex.run_on(shadow, lambda: handler(session, stmt))
+    finally:
+        ex.preselected = None  # not taken when the statement failed before its DELETE ran
+    if preselected is not None:  # it ran: the row's state is its absence (a failed one left the row unloaded)
+        loaded.add((tkey, pk))
     if len(session.row_changes) != before:
         session.deferred[(tkey, pk)] = tdef
     return res
