@@ -113,6 +113,10 @@ def test_grant_revoke_alter_drop_apply_on_the_replica(pair: tuple[Node, Node]) -
 def test_readme_read_your_writes_example(pair: tuple[Node, Node]) -> None:
     """README: ReadYourWrites with the ``app`` account on the source and the replica (was 1045 on the replica)."""
     source, replica = pair
+    # the module's first test made these; run alone, this test makes them itself
+    source.query("CREATE DATABASE IF NOT EXISTS app")
+    source.query("CREATE TABLE IF NOT EXISTS app.t (id INT PRIMARY KEY, v VARCHAR(20))")
+    source.query("CREATE USER IF NOT EXISTS 'app'@'%' IDENTIFIED BY 'x'")
     source.query("GRANT ALL ON app.* TO 'app'@'%'")
     _sync(source, replica)
     with ReadYourWrites(
