@@ -49,8 +49,8 @@ TOOL_LINES = [
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     datadir = tmp_path_factory.mktemp("innostatus") / "data"
-    # row locks OFF: SHOW ENGINE INNODB STATUS lists write-lock waits; row and table lock waits (the option ON)
-    # are not shown there yet (docs/design/multi_worker.md "Row locks as built")
+    # row locks OFF: a one-row INSERT takes the engine write lock, whose wait this module's lock test shows
+    # (row-lock waits, the default: test_row_lock_wait below)
     with running_server(datadir, "--server-id=23", "--gtidkit-row-locks=OFF") as s:
         conn = _conn(s)
         with conn.cursor() as cur:
@@ -188,3 +188,60 @@ def test_row_operations_count_written_rows(srv: ServerProcess) -> None:
     after = _rows_line(_status(conn))
     assert tuple(a - b for a, b in zip(after, before)) == (3, 2, 1)
     conn.close()
+
+
+def test_row_lock_wait(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """With row locks (the default), a session waiting for a row another transaction updated is LOCK WAIT with TRX
+    HAS BEEN WAITING and a record lock line (``lock_mode X locks rec but not gap waiting``, as InnoDB prints a
+    waiting UPDATE by primary key); the holder is ACTIVE."""
+    datadir = tmp_path_factory.mktemp("innostatus_rows") / "data"
+    with running_server(datadir, "--server-id=24") as s:
+        holder, waiter, watcher = _conn(s), _conn(s), _conn(s)
+        holder_id, waiter_id = holder.thread_id(), waiter.thread_id()
+        with holder.cursor() as cur:
+            cur.execute("CREATE DATABASE r")
+            cur.execute("CREATE TABLE r.t (id INT PRIMARY KEY, v INT)")
+            cur.execute("INSERT INTO r.t VALUES (1, 0), (2, 0)")
+            cur.execute("BEGIN")
+            cur.execute("UPDATE r.t SET v = 1 WHERE id = 1")
+        failures: list[BaseException] = []
+
+        def blocked_update() -> None:
+            try:
+                with waiter.cursor() as cur:
+                    cur.execute("SET SESSION innodb_lock_wait_timeout = 20")
+                    cur.execute("BEGIN")
+                    cur.execute("UPDATE r.t SET v = 2 WHERE id = 2")  # another row: no wait
+                    cur.execute("UPDATE r.t SET v = 2 WHERE id = 1")
+                    cur.execute("ROLLBACK")
+            except BaseException as err:  # noqa: BLE001 - reported by the test below
+                failures.append(err)
+
+        t = threading.Thread(target=blocked_update)
+        t.start()
+        try:
+            status = ""
+            for _ in range(100):
+                status = _status(watcher)
+                if "LOCK WAIT" in status:
+                    break
+                time.sleep(0.1)
+            assert re.search(rf"^---TRANSACTION {holder_id}, ACTIVE \d+ sec$", status, re.MULTILINE)
+            assert re.search(
+                rf"^---TRANSACTION {waiter_id}, ACTIVE \d+ sec\nLOCK WAIT ", status, re.MULTILINE
+            )
+            assert re.search(
+                r"^------- TRX HAS BEEN WAITING \d+ SEC FOR THIS LOCK TO BE GRANTED:\n"
+                rf"RECORD LOCKS .* index PRIMARY trx id {waiter_id} lock_mode X locks rec but not gap waiting"
+                rf" held by trx id {holder_id}$",
+                status,
+                re.MULTILINE,
+            )
+        finally:
+            with holder.cursor() as cur:
+                cur.execute("COMMIT")
+            t.join(30)
+        assert not failures
+        assert f"---TRANSACTION {waiter_id}, ACTIVE" not in _status(watcher)
+        for c in (holder, waiter, watcher):
+            c.close()

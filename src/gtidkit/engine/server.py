@@ -274,10 +274,10 @@ class Server:
         #: replica role refuses OFF while a channel uses SOURCE_AUTO_POSITION: 3111)
         self.gtid_mode_guards: list[Callable[[str, str], None]] = []
         self.storage.table_providers[("information_schema", "INNODB_TRX")] = lambda: (
-            lock_waits.innodb_trx_rows(self.lock_view(), self._isolation_of, self._other_locks())
+            lock_waits.innodb_trx_rows(self.lock_view(), self._isolation_of, self.other_locks())
         )
         self.storage.table_providers[("performance_schema", "data_lock_waits")] = lambda: (
-            lock_waits.data_lock_waits_rows(self.lock_view(), self._other_locks())
+            lock_waits.data_lock_waits_rows(self.lock_view(), self.other_locks())
         )
         from gtidkit.engine.statements.admin import Admin
         from gtidkit.engine.statements.locks import LockManager
@@ -825,9 +825,9 @@ class Server:
         shared = self._shared_lock
         return self.lock_waits if shared is None else _MergedLockView(self.lock_waits, shared)
 
-    def _other_locks(self) -> list[FileLock]:
-        """The locks besides the engine write lock for INNODB_TRX / data_lock_waits: the schema files' and, with
-        ``gtidkit_row_locks``, the row and table locks (every worker's)."""
+    def other_locks(self) -> list[FileLock]:
+        """The locks besides the engine write lock for INNODB_TRX / data_lock_waits / SHOW ENGINE INNODB STATUS: the
+        schema files' and, with ``gtidkit_row_locks``, the row and table locks (every worker's)."""
         files = self.storage.file_lock_view()
         return files if self.row_locks is None else [*files, *self.row_locks.snapshot()]
 

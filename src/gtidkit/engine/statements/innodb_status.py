@@ -207,7 +207,8 @@ def _transactions(server: Server, entries: list[dict[str, Any]], now: float, que
     """TRANSACTIONS: the counters, then one block per session of every worker (``LIST OF TRANSACTIONS FOR EACH
     SESSION``; ``entries`` as :func:`_server_wide` returns them)."""
     # every worker's transactions holding or waiting for the write lock or a schema file's (engine/lock_waits.py)
-    trxs = lock_waits.transactions(server.lock_view(), server.storage.file_lock_view())
+    # and, with gtidkit_row_locks, the row and table locks (engine/shared/row_locks.py)
+    trxs = lock_waits.transactions(server.lock_view(), server.other_locks())
     counter = server.lock_waits.acquisitions + 1
     lines = [
         _section("TRANSACTIONS"),
@@ -237,12 +238,27 @@ def _transactions(server: Server, entries: list[dict[str, Any]], now: float, que
             lines.append(
                 f"------- TRX HAS BEEN WAITING {max(0, int(now - waiting_since))} SEC FOR THIS LOCK TO BE GRANTED:\n"
             )
-            held = f" held by trx id {trx.holder}" if trx.holder else ""
-            # the write lock, or a schema file's: every table of the schema (engine/schema_files.py)
-            table = "`gtidkit`.`write`" if trx.schema is None else f"`{trx.schema}`.`*`"
-            lines.append(f"TABLE LOCK table {table} trx id {sid} lock mode X waiting{held}\n")
+            lines.append(_waited_lock_line(sid, trx))
             lines.append("------------------\n")
     return "".join(lines)
+
+
+def _waited_lock_line(sid: int, trx: lock_waits.Trx) -> str:
+    """The line after ``TRX HAS BEEN WAITING``: the lock transaction ``sid`` waits for, as InnoDB's lock printer
+    writes a table lock (``TABLE LOCK table `db`.`t` trx id N lock mode X waiting``) or a record lock (``RECORD LOCKS
+    ... index PRIMARY of table ... trx id N lock_mode X locks rec but not gap waiting``, lock0lock.cc
+    ``lock_rec_print``). gtidkit's locks: the engine write lock (table `gtidkit`.`write`), a schema file's (every
+    table of the schema, engine/schema_files.py), and with ``gtidkit_row_locks`` a row or table lock, named by its
+    keys in hex as INNODB_TRX's lock ids name it (the lock table keeps hashes, not names: engine/shared/row_locks.py).
+    """
+    held = f" held by trx id {trx.holder}" if trx.holder else ""
+    kind, _, key = (trx.requested or "").partition(":gtidkit:")[2].partition(":")
+    if kind == "row":
+        return f"RECORD LOCKS gtidkit key {key} index PRIMARY trx id {sid} lock_mode X locks rec but not gap waiting{held}\n"
+    if kind == "table":
+        return f"TABLE LOCK table gtidkit key {key} trx id {sid} lock mode X waiting{held}\n"
+    table = "`gtidkit`.`write`" if trx.schema is None else f"`{trx.schema}`.`*`"
+    return f"TABLE LOCK table {table} trx id {sid} lock mode X waiting{held}\n"
 
 
 #: InnoDB prints a transaction that has not started with an id above every real one (its trx_t address based)
