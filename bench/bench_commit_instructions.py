@@ -42,6 +42,7 @@ CASES = {"one process": "single", "2 workers, alternating": "alternating", "2 wo
 ROWS = 2000
 KINDS = ("begin", "update_index", "update_non_index", "delete", "insert", "commit")
 TOGGLE_C = "#include <valgrind/callgrind.h>\nvoid gk_toggle(void) { CALLGRIND_TOGGLE_COLLECT; }\n"
+from _sbtest import load_sbtest1
 
 
 def _toggle_library(work: Path) -> Path:
@@ -72,16 +73,7 @@ def _workload(case: str, tx: int, around_commit: Callable[[Callable[[], None]], 
         servers = [primary]
         try:
             s = primary.session()
-            s.execute("CREATE DATABASE sbtest; USE sbtest")
-            s.execute(
-                "CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
-                "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))"
-            )
-            s.execute("CREATE INDEX k_1 ON sbtest1(k)")
-            rows = ",".join(
-                f"({i}, {rng.randrange(ROWS)}, '{_c(rng, 10).decode()}', '')" for i in range(1, ROWS + 1)
-            )
-            s.execute(f"INSERT INTO sbtest1 (id, k, c, pad) VALUES {rows}")
+            load_sbtest1(s.execute, rng, ROWS, lambda r: _c(r, 10).decode())
             if case != "single":
                 servers.append(Server.open(Path(tmp), role="worker", **opts))
             sessions = []

@@ -31,6 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _results import update_section
+from _sbtest import load_sbtest1
 
 #: case name -> what the child runs
 CASES = {"one process": "single", "2 workers, alternating": "alternating", "2 workers, same worker": "alone"}
@@ -56,16 +57,7 @@ def _child(case: str, tx: int) -> None:
         servers = [primary]
         try:
             s = primary.session()
-            s.execute("CREATE DATABASE sbtest; USE sbtest")
-            s.execute(
-                "CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
-                "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))"
-            )
-            s.execute("CREATE INDEX k_1 ON sbtest1(k)")
-            rows = ",".join(
-                f"({i}, {rng.randrange(ROWS)}, '{_c(rng, 10).decode()}', '')" for i in range(1, ROWS + 1)
-            )
-            s.execute(f"INSERT INTO sbtest1 (id, k, c, pad) VALUES {rows}")
+            load_sbtest1(s.execute, rng, ROWS, lambda r: _c(r, 10).decode())
             if case != "single":
                 servers.append(Server.open(Path(tmp), role="worker", **opts))
             sessions = []

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _sbtest import load_sbtest1
 
 ROWS = 2000
 KINDS = ("begin", "update_index", "update_non_index", "delete", "insert", "commit")
@@ -76,16 +77,7 @@ def _child(tx: int, lib: str, first_write: bool) -> None:
         server = Server.open(Path(tmp), **opts)
         try:
             s = server.session()
-            s.execute("CREATE DATABASE sbtest; USE sbtest")
-            s.execute(
-                "CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
-                "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))"
-            )
-            s.execute("CREATE INDEX k_1 ON sbtest1(k)")
-            rows = ",".join(
-                f"({i}, {rng.randrange(ROWS)}, '{_c(rng, 10).decode()}', '')" for i in range(1, ROWS + 1)
-            )
-            s.execute(f"INSERT INTO sbtest1 (id, k, c, pad) VALUES {rows}")
+            load_sbtest1(s.execute, rng, ROWS, lambda r: _c(r, 10).decode())
             session = server.session()
             session.execute("USE sbtest")
             prepared = {k: session.prepare(STATEMENTS[k]) for k in set(kinds)}

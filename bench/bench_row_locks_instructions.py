@@ -26,6 +26,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _sbtest import load_sbtest1
+
 KINDS = ("begin", "update_index", "update_non_index", "delete", "insert", "commit")
 STATEMENTS = {
     "begin": "BEGIN",
@@ -65,16 +68,7 @@ def _child(row_locks: bool, tx: int, helper: str) -> None:
         )
         try:
             s = srv.session()
-            s.execute("CREATE DATABASE sbtest; USE sbtest")
-            s.execute(
-                "CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
-                "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))"
-            )
-            s.execute("CREATE INDEX k_1 ON sbtest1(k)")
-            rows = ",".join(
-                f"({i}, {rng.randrange(ROWS)}, '{_text(rng, 10)}', '')" for i in range(1, ROWS + 1)
-            )
-            s.execute(f"INSERT INTO sbtest1 (id, k, c, pad) VALUES {rows}")
+            load_sbtest1(s.execute, rng, ROWS, lambda r: _text(r, 10))
             p = {k: s.prepare(STATEMENTS[k]) for k in KINDS}
 
             def params() -> list[list[Any]]:
